@@ -1,0 +1,79 @@
+import { Duration, Token } from 'aws-cdk-lib';
+
+/**
+ * Token-aware checks for construct props. Each error names the prop, the bound and the value given, e.g.
+ * `Subscriber 'Billing': maxReceiveCount must be 1 or more, but 0 was provided`.
+ * A value that is a CDK token (not known until deployment) is not checked.
+ */
+
+/** Fails unless `value` lies within `[min, max]` (either bound may be omitted). */
+export function validateNumberInRange(
+  owner: string,
+  prop: string,
+  value: number | undefined,
+  bounds: { min?: number; max?: number; integer?: boolean },
+): void {
+  if (value === undefined || Token.isUnresolved(value)) return;
+  if (Number.isNaN(value)) {
+    throw new Error(`${owner}: ${prop} must be a number, but NaN was provided`);
+  }
+  if (bounds.integer && !Number.isInteger(value)) {
+    throw new Error(`${owner}: ${prop} must be a whole number, but ${value} was provided`);
+  }
+  if (bounds.min !== undefined && value < bounds.min) {
+    throw new Error(`${owner}: ${prop} must be ${bounds.min} or more, but ${value} was provided`);
+  }
+  if (bounds.max !== undefined && value > bounds.max) {
+    throw new Error(`${owner}: ${prop} must be ${bounds.max} or less, but ${value} was provided`);
+  }
+}
+
+/** Fails unless `value` lies within `[min, max]`, comparing in seconds and reporting in the unit given. */
+export function validateDurationInRange(
+  owner: string,
+  prop: string,
+  value: Duration | undefined,
+  bounds: { min?: Duration; max?: Duration },
+): void {
+  if (value === undefined || value.isUnresolved()) return;
+  const seconds = value.toSeconds({ integral: false });
+  if (bounds.min !== undefined && seconds < bounds.min.toSeconds({ integral: false })) {
+    throw new Error(`${owner}: ${prop} must be ${bounds.min.toHumanString()} or more, but ${value.toHumanString()} was provided`);
+  }
+  if (bounds.max !== undefined && seconds > bounds.max.toSeconds({ integral: false })) {
+    throw new Error(`${owner}: ${prop} must be ${bounds.max.toHumanString()} or less, but ${value.toHumanString()} was provided`);
+  }
+}
+
+/**
+ * Fails unless `value` is at least `factor` times `reference` (e.g. visibility timeout ≥ 6 × function timeout).
+ * `relation` explains the bound in the message, e.g. `6 x timeout`.
+ */
+export function validateDurationAtLeast(
+  owner: string,
+  prop: string,
+  value: Duration | undefined,
+  minimum: Duration | undefined,
+  relation: string,
+): void {
+  if (value === undefined || minimum === undefined || value.isUnresolved() || minimum.isUnresolved()) return;
+  if (value.toSeconds({ integral: false }) < minimum.toSeconds({ integral: false })) {
+    throw new Error(
+      `${owner}: ${prop} must be at least ${relation} (${minimum.toHumanString()}), but ${value.toHumanString()} was provided`,
+    );
+  }
+}
+
+/** Fails unless a string matches `pattern`; `description` says what is allowed. */
+export function validateStringPattern(
+  owner: string,
+  prop: string,
+  value: string | undefined,
+  pattern: RegExp,
+  description: string,
+): void {
+  if (value === undefined || Token.isUnresolved(value)) return;
+  if (!pattern.test(value)) {
+    throw new Error(`${owner}: ${prop} must be ${description}, but '${value}' was provided`);
+  }
+}

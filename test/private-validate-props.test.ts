@@ -1,0 +1,60 @@
+import { Duration, Lazy } from 'aws-cdk-lib';
+import { describe, expect, test } from 'vitest';
+import {
+  validateDurationAtLeast,
+  validateDurationInRange,
+  validateNumberInRange,
+  validateStringPattern,
+} from '../lib/private/validate-props';
+
+describe('validateNumberInRange', () => {
+  test('fails below the minimum, naming prop, bound and value', () => {
+    expect(() => validateNumberInRange("Subscriber 'Billing'", 'maxReceiveCount', 0, { min: 1 })).toThrow(
+      "Subscriber 'Billing': maxReceiveCount must be 1 or more, but 0 was provided",
+    );
+  });
+  test('fails above the maximum', () => {
+    expect(() => validateNumberInRange('X', 'batchSize', 11, { min: 1, max: 10 })).toThrow(/batchSize must be 10 or less, but 11 was provided/);
+  });
+  test('fails on a fraction when a whole number is required', () => {
+    expect(() => validateNumberInRange('X', 'batchSize', 1.5, { integer: true })).toThrow(/must be a whole number, but 1.5/);
+  });
+  test('accepts the bounds themselves and skips tokens', () => {
+    expect(() => validateNumberInRange('X', 'n', 1, { min: 1, max: 10 })).not.toThrow();
+    expect(() => validateNumberInRange('X', 'n', 10, { min: 1, max: 10 })).not.toThrow();
+    const token = Lazy.number({ produce: () => 0 });
+    expect(() => validateNumberInRange('X', 'n', token, { min: 1 })).not.toThrow();
+  });
+});
+
+describe('validateDurationInRange', () => {
+  test('fails above the maximum in human units', () => {
+    expect(() => validateDurationInRange('X', 'maximumRecordAge', Duration.hours(25), { max: Duration.hours(23) })).toThrow(
+      'X: maximumRecordAge must be 23 hours or less, but 1 day 1 hour was provided',
+    );
+  });
+  test('fails below the minimum', () => {
+    expect(() => validateDurationInRange('X', 'd', Duration.seconds(30), { min: Duration.minutes(1) })).toThrow(
+      /must be 1 minute or more, but 30 seconds was provided/,
+    );
+  });
+});
+
+describe('validateDurationAtLeast', () => {
+  test('fails when the value is below the relation', () => {
+    expect(() =>
+      validateDurationAtLeast('X', 'visibilityTimeout', Duration.seconds(60), Duration.seconds(180), '6 x timeout'),
+    ).toThrow('X: visibilityTimeout must be at least 6 x timeout (3 minutes), but 1 minute was provided');
+  });
+  test('accepts equality', () => {
+    expect(() => validateDurationAtLeast('X', 'v', Duration.seconds(180), Duration.minutes(3), 'r')).not.toThrow();
+  });
+});
+
+describe('validateStringPattern', () => {
+  test('fails on a mismatch, quoting the value', () => {
+    expect(() => validateStringPattern('X', 'subscriberName', 'a b', /^[A-Za-z0-9]+$/, 'alphanumeric')).toThrow(
+      "X: subscriberName must be alphanumeric, but 'a b' was provided",
+    );
+  });
+});
