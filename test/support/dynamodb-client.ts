@@ -1,4 +1,11 @@
-import { CreateTableCommand, CreateTableCommandInput, DynamoDBClient, DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import {
+  AttributeDefinition,
+  CreateTableCommand,
+  CreateTableCommandInput,
+  DynamoDBClient,
+  DynamoDBClientConfig,
+  KeySchemaElement,
+} from '@aws-sdk/client-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { inject } from 'vitest';
 
@@ -27,11 +34,11 @@ export async function createTable(
   keys: { partitionKey: string; sortKey?: string },
   extra: Partial<CreateTableCommandInput> = {},
 ): Promise<void> {
-  const attributes = [{ AttributeName: keys.partitionKey, AttributeType: 'S' as const }];
-  const schema = [{ AttributeName: keys.partitionKey, KeyType: 'HASH' as const }];
+  const attributes: AttributeDefinition[] = [{ AttributeName: keys.partitionKey, AttributeType: 'S' }];
+  const schema: KeySchemaElement[] = [{ AttributeName: keys.partitionKey, KeyType: 'HASH' }];
   if (keys.sortKey !== undefined) {
-    attributes.push({ AttributeName: keys.sortKey, AttributeType: 'S' as const });
-    schema.push({ AttributeName: keys.sortKey, KeyType: 'RANGE' as const });
+    attributes.push({ AttributeName: keys.sortKey, AttributeType: 'S' });
+    schema.push({ AttributeName: keys.sortKey, KeyType: 'RANGE' });
   }
   await client.send(
     new CreateTableCommand({

@@ -1,0 +1,27 @@
+/**
+ * The parts of the Lambda SQS event and batch response the consumer uses. Structural, so `@types/aws-lambda`'s
+ * `SQSEvent` is accepted and its `SQSBatchResponse` is satisfied without a runtime dependency on those types.
+ */
+
+/** One SQS message as Lambda delivers it. */
+export interface SQSRecord {
+  readonly messageId: string;
+  readonly body: string;
+  /** System attributes; `ApproximateReceiveCount` is a decimal string. */
+  readonly attributes?: { readonly ApproximateReceiveCount?: string };
+}
+
+/** The event Lambda passes to an SQS-triggered function. */
+export interface SQSEvent {
+  readonly Records: readonly SQSRecord[];
+}
+
+/** One message to leave on the queue (it becomes visible again and is retried, then redriven to the DLQ). */
+export interface SQSBatchItemFailure {
+  itemIdentifier: string;
+}
+
+/** The partial batch response (`ReportBatchItemFailures`): only the listed messages are retried. */
+export interface SQSBatchResponse {
+  batchItemFailures: SQSBatchItemFailure[];
+}

@@ -1,0 +1,141 @@
+/**
+ * The event envelope: CloudEvents 1.0 in its JSON format. `id` is the deduplication key end to end.
+ * Pure: imports no AWS SDK.
+ */
+import { MalformedEnvelopeError } from './errors';
+
+/** The CloudEvents spec version this runtime writes and accepts. */
+export const CLOUDEVENTS_SPEC_VERSION = '1.0';
+
+/** The only data content type this runtime writes and accepts. */
+export const JSON_CONTENT_TYPE = 'application/json';
+
+/** A CloudEvents 1.0 event in JSON format, as written to the outbox and delivered to consumers. */
+export interface EventEnvelope<TData = unknown> {
+  readonly specversion: typeof CLOUDEVENTS_SPEC_VERSION;
+  /** Unique per event; the deduplication key (SNS and SQS message ids change on redelivery, this does not). */
+  readonly id: string;
+  /** Who produced the event, e.g. `orders-service`. */
+  readonly source: string;
+  /** What happened, e.g. `OrderPlaced`. */
+  readonly type: string;
+  /** The aggregate the event is about, e.g. the order id. */
+  readonly subject?: string;
+  /** When it happened, ISO-8601 / RFC 3339. */
+  readonly time: string;
+  readonly datacontenttype: typeof JSON_CONTENT_TYPE;
+  /** The event payload. */
+  readonly data: TData;
+}
+
+/** RFC 3339 date-time, as CloudEvents requires for `time`. */
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** How many wrappers (SNS notification, extra JSON-string encoding) are peeled off at most. */
+const MAX_UNWRAP_DEPTH = 3;
+
+function describeType(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'string') return value === '' ? 'an empty string' : 'a string';
+  if (typeof value === 'object') return 'an object';
+  return `a ${typeof value}`;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function parseJson(text: string, what: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new MalformedEnvelopeError(`${what} is not valid JSON (${(error as Error).message})`, { cause: error });
+  }
+}
+
+/** An SNS notification as delivered to SQS when raw message delivery is off. */
+function isSnsNotification(value: Record<string, unknown>): boolean {
+  return value.Type === 'Notification' && typeof value.Message === 'string' && !('specversion' in value);
+}
+
+/** Peels off an SNS notification wrapper and extra levels of JSON-string encoding until an object remains. */
+function unwrap(body: string): Record<string, unknown> {
+  let value = parseJson(body, 'message body');
+  for (let depth = 0; depth <= MAX_UNWRAP_DEPTH; depth++) {
+    if (typeof value === 'string') {
+      // the relay may deliver the envelope JSON as a JSON string (see wire-format.ts)
+      value = parseJson(value, 'the JSON string in the message body');
+    } else if (isRecord(value) && isSnsNotification(value)) {
+      value = parseJson(value.Message as string, "the SNS notification's Message");
+    } else {
+      break;
+    }
+  }
+  if (!isRecord(value)) {
+    throw new MalformedEnvelopeError(`the envelope must be a JSON object, but was ${describeType(value)}`);
+  }
+  return value;
+}
+
+function requireString(envelope: Record<string, unknown>, field: string): string {
+  const value = envelope[field];
+  if (typeof value !== 'string' || value === '') {
+    const actual = value === undefined ? 'missing' : describeType(value);
+    throw new MalformedEnvelopeError(`field '${field}' must be a non-empty string, but was ${actual}`);
+  }
+  return value;
+}
+
+/** Checks the parsed object against the CloudEvents 1.0 shape this runtime writes. */
+function validate<TData>(envelope: Record<string, unknown>): EventEnvelope<TData> {
+  if (envelope.specversion !== CLOUDEVENTS_SPEC_VERSION) {
+    const actual = envelope.specversion === undefined ? 'missing' : JSON.stringify(envelope.specversion);
+    throw new MalformedEnvelopeError(`field 'specversion' must be '${CLOUDEVENTS_SPEC_VERSION}', but was ${actual}`);
+  }
+  const id = requireString(envelope, 'id');
+  const source = requireString(envelope, 'source');
+  const type = requireString(envelope, 'type');
+  const time = requireString(envelope, 'time');
+  if (!RFC3339.test(time) || Number.isNaN(Date.parse(time))) {
+    throw new MalformedEnvelopeError(`field 'time' must be an RFC 3339 timestamp such as 2024-01-31T12:00:00Z, but was '${time}'`);
+  }
+  const subject = envelope.subject;
+  if (subject !== undefined && (typeof subject !== 'string' || subject === '')) {
+    throw new MalformedEnvelopeError(`field 'subject' must be a non-empty string when present, but was ${describeType(subject)}`);
+  }
+  // CloudEvents lets JSON-format events omit datacontenttype (it then means application/json)
+  const contentType = envelope.datacontenttype;
+  if (contentType !== undefined && contentType !== JSON_CONTENT_TYPE) {
+    throw new MalformedEnvelopeError(`field 'datacontenttype' must be '${JSON_CONTENT_TYPE}', but was ${JSON.stringify(contentType)}`);
+  }
+  if (!('data' in envelope)) {
+    throw new MalformedEnvelopeError("field 'data' is missing");
+  }
+  return {
+    specversion: CLOUDEVENTS_SPEC_VERSION,
+    id,
+    source,
+    type,
+    ...(subject !== undefined ? { subject } : {}),
+    time,
+    datacontenttype: JSON_CONTENT_TYPE,
+    data: envelope.data as TData,
+  };
+}
+
+/**
+ * Parses a message body into an {@link EventEnvelope}.
+ *
+ * Accepts the envelope JSON object, the envelope as a JSON string (double-encoded, as the relay's input template
+ * may deliver it), and an SNS notification wrapper (`{"Type":"Notification","Message":"..."}`, when raw message
+ * delivery is off). `data` is not validated: the type parameter is the caller's claim.
+ *
+ * @throws MalformedEnvelopeError naming the first problem found
+ */
+export function parseEnvelope<TData = unknown>(body: string): EventEnvelope<TData> {
+  if (typeof body !== 'string') {
+    throw new MalformedEnvelopeError(`message body must be a string, but was ${describeType(body)}`);
+  }
+  return validate<TData>(unwrap(body));
+}

@@ -1,0 +1,71 @@
+/**
+ * A tiny structured logger: one JSON object per line with `level`, `message`, `timestamp` and context fields.
+ * No dependencies, so it adds nothing to the bundle.
+ */
+
+/** Severity of a log line. */
+export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
+
+/** Context fields added to every line (subscriber, eventId, eventType, sqsMessageId, ...). */
+export type LogContext = Readonly<Record<string, unknown>>;
+
+/** Where finished lines go; defaults to standard output. */
+export type LogSink = (line: string) => void;
+
+/** Writes structured JSON lines. */
+export interface Logger {
+  debug(message: string, fields?: LogContext): void;
+  info(message: string, fields?: LogContext): void;
+  warn(message: string, fields?: LogContext): void;
+  error(message: string, fields?: LogContext): void;
+  /** A logger that adds `context` to every line, on top of this logger's own context. */
+  child(context: LogContext): Logger;
+}
+
+/** Options of {@link createLogger}. */
+export interface LoggerOptions {
+  /** Fields added to every line. @default no fields */
+  readonly context?: LogContext;
+  /** Receives each finished line (without the newline). @default writes the line to standard output */
+  readonly sink?: LogSink;
+  /** Clock for `timestamp`. @default the system clock */
+  readonly now?: () => Date;
+}
+
+const stdoutSink: LogSink = (line) => {
+  process.stdout.write(`${line}\n`);
+};
+
+/** Turns an error into plain JSON fields (name, message, cause chain); leaves other values as they are. */
+export function serializeError(value: unknown, depth = 0): unknown {
+  if (!(value instanceof Error)) return value;
+  const serialized: Record<string, unknown> = { name: value.name, message: value.message };
+  if (value.cause !== undefined && depth < 3) serialized.cause = serializeError(value.cause, depth + 1);
+  return serialized;
+}
+
+function stringify(record: Record<string, unknown>): string {
+  try {
+    return JSON.stringify(record, (_key, value: unknown) => (typeof value === 'bigint' ? value.toString() : serializeError(value)));
+  } catch {
+    // a circular field must not turn a log call into a crash
+    return JSON.stringify({ level: record.level, message: record.message, timestamp: record.timestamp, logError: 'unserializable fields' });
+  }
+}
+
+/** Creates a structured JSON logger. */
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const sink = options.sink ?? stdoutSink;
+  const now = options.now ?? (() => new Date());
+  const context = options.context ?? {};
+  const write = (level: LogLevel, message: string, fields: LogContext = {}): void => {
+    sink(stringify({ level, message, timestamp: now().toISOString(), ...context, ...fields }));
+  };
+  return {
+    debug: (message, fields) => write('DEBUG', message, fields),
+    info: (message, fields) => write('INFO', message, fields),
+    warn: (message, fields) => write('WARN', message, fields),
+    error: (message, fields) => write('ERROR', message, fields),
+    child: (extra) => createLogger({ sink, now, context: { ...context, ...extra } }),
+  };
+}

@@ -1,0 +1,73 @@
+/** What a producer passes to append an event, and how it becomes an {@link EventEnvelope}. */
+import { CLOUDEVENTS_SPEC_VERSION, EventEnvelope, JSON_CONTENT_TYPE } from '../envelope';
+import { InvalidEventError } from '../errors';
+
+/** An event to append to the outbox. */
+export interface NewEvent<TData = unknown> {
+  /** What happened, e.g. `OrderPlaced`; consumers filter and dispatch on it. */
+  readonly type: string;
+  /** The payload; must survive `JSON.stringify` (no `undefined`, functions, BigInt or cycles at the top). */
+  readonly data: TData;
+  /** The aggregate the event is about, e.g. the order id. @default no subject */
+  readonly subject?: string;
+  /**
+   * The event id. Choose it (e.g. derived from the request id) to make a retried producer idempotent: the outbox
+   * Put is conditional, so a second transaction with the same id is cancelled instead of writing a second event.
+   * @default a random UUID
+   */
+  readonly id?: string;
+  /** The CloudEvents `source`. @default the producer's configured event source */
+  readonly source?: string;
+  /** When it happened. @default now */
+  readonly time?: Date;
+}
+
+/** Defaults applied by {@link buildEnvelope}. */
+export interface EnvelopeDefaults {
+  readonly source: string;
+  readonly now: () => Date;
+  readonly newId: () => string;
+}
+
+function nonEmpty(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value === '') {
+    throw new InvalidEventError(`event ${field} must be a non-empty string, but was ${value === '' ? 'empty' : typeof value}`);
+  }
+  return value;
+}
+
+/** Serializes `data` once, failing with a clear message when JSON cannot carry it. */
+function assertSerializable(data: unknown, type: string): void {
+  let json: string | undefined;
+  try {
+    json = JSON.stringify(data);
+  } catch (error) {
+    throw new InvalidEventError(`event '${type}' data cannot be serialized to JSON: ${(error as Error).message}`, { cause: error });
+  }
+  if (json === undefined) {
+    throw new InvalidEventError(`event '${type}' data must be a JSON value, but was ${typeof data}`);
+  }
+}
+
+/** Builds the CloudEvents envelope of a new event, applying the defaults and validating every field. */
+export function buildEnvelope<TData>(event: NewEvent<TData>, defaults: EnvelopeDefaults): EventEnvelope<TData> {
+  const type = nonEmpty(event.type, 'type');
+  const id = nonEmpty(event.id ?? defaults.newId(), 'id');
+  const source = nonEmpty(event.source ?? defaults.source, 'source');
+  if (event.subject !== undefined) nonEmpty(event.subject, 'subject');
+  const time = event.time ?? defaults.now();
+  if (!(time instanceof Date) || Number.isNaN(time.getTime())) {
+    throw new InvalidEventError(`event '${type}' time must be a valid Date`);
+  }
+  assertSerializable(event.data, type);
+  return {
+    specversion: CLOUDEVENTS_SPEC_VERSION,
+    id,
+    source,
+    type,
+    ...(event.subject !== undefined ? { subject: event.subject } : {}),
+    time: time.toISOString(),
+    datacontenttype: JSON_CONTENT_TYPE,
+    data: event.data,
+  };
+}

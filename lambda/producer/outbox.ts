@@ -1,0 +1,100 @@
+/** The producer side: append events to the outbox in the same DynamoDB transaction as the business writes. */
+import { randomUUID } from 'node:crypto';
+import { TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteItem } from '@aws-sdk/lib-dynamodb';
+import { loadProducerConfig, type ProducerConfig } from '../config';
+import type { EventEnvelope } from '../envelope';
+import { describeAction } from '../transaction/actions';
+import { isTransactionCanceled, toTransactionCancelledError, type ActionDescription } from '../transaction/cancellation';
+import { toDocumentClient, type DynamoDBClientLike } from '../transaction/document-client';
+import { validateTransactionLimits } from '../transaction/limits';
+import { buildEnvelope, type NewEvent } from './new-event';
+import { outboxPut } from './outbox-item';
+
+/** Options of {@link Outbox}. */
+export interface OutboxOptions {
+  /** The client to write with; a low-level client is wrapped in a DocumentClient. */
+  readonly client: DynamoDBClientLike;
+  /** Where and how to write outbox items (see `loadProducerConfig`). */
+  readonly config: ProducerConfig;
+  /** Clock for event `time` and the TTL. @default the system clock */
+  readonly now?: () => Date;
+  /** Generator of event ids. @default `crypto.randomUUID` */
+  readonly newId?: () => string;
+}
+
+/** Input of {@link Outbox.transactWrite}. */
+export interface OutboxTransactWriteInput {
+  /** The caller's business actions, DocumentClient style. @default no business actions */
+  readonly items?: readonly TransactWriteItem[];
+  /** The events to append; each becomes one conditional outbox Put. */
+  readonly events: readonly NewEvent[];
+}
+
+/**
+ * Appends events to the transactional outbox. An event becomes an outbox item written in the same
+ * TransactWriteItems call as the business writes, so either both happen or neither does; the relay then
+ * publishes it from the table's stream.
+ */
+export class Outbox {
+  /** An outbox configured from the environment set by the constructs; call it once, at cold start. */
+  public static fromEnvironment(client?: DynamoDBClientLike): Outbox {
+    return new Outbox({ client: toDocumentClient(client), config: loadProducerConfig() });
+  }
+
+  private readonly client: DynamoDBDocumentClient;
+  private readonly config: ProducerConfig;
+  private readonly now: () => Date;
+  private readonly newId: () => string;
+
+  public constructor(options: OutboxOptions) {
+    this.client = toDocumentClient(options.client);
+    this.config = options.config;
+    this.now = options.now ?? (() => new Date());
+    this.newId = options.newId ?? randomUUID;
+  }
+
+  /**
+   * Builds the outbox Put of one event, for callers who send their own `TransactWriteCommand`.
+   * @throws InvalidEventError or EventTooLargeError before anything is sent
+   */
+  public event<TData>(event: NewEvent<TData>): TransactWriteItem {
+    return this.build(event).action;
+  }
+
+  /**
+   * Writes `items` and `events` in ONE TransactWriteItems call and returns the envelopes written.
+   *
+   * @throws TransactionLimitError, InvalidEventError or EventTooLargeError before any request is sent
+   * @throws TransactionCancelledError when DynamoDB cancels the transaction (a business condition failed, or an
+   *   event id was already written: see `failedActions` and `isDuplicateEvent`); nothing was written
+   */
+  public async transactWrite(input: OutboxTransactWriteInput): Promise<EventEnvelope[]> {
+    const items = input.items ?? [];
+    const built = input.events.map((event) => this.build(event));
+    const actions = [...items, ...built.map((event) => event.action)];
+    const describe = (index: number): ActionDescription => {
+      const event = built[index - items.length];
+      if (event === undefined) return { kind: 'item', description: `item ${describeAction(actions[index] as TransactWriteItem)}` };
+      const { id, type } = event.envelope;
+      return { kind: 'event', eventId: id, description: `event '${id}' (${type}) on table '${this.config.outboxTableName}'` };
+    };
+    validateTransactionLimits(actions, {
+      knownKeySchemas: new Map([[this.config.outboxTableName, { partitionKey: this.config.partitionKeyName, sortKey: this.config.sortKeyName }]]),
+      describe: (index) => describe(index).description,
+      breakdown: `${items.length} items + ${built.length} events`,
+    });
+    try {
+      await this.client.send(new TransactWriteCommand({ TransactItems: actions }));
+    } catch (error) {
+      if (isTransactionCanceled(error)) throw toTransactionCancelledError(error, describe);
+      throw error;
+    }
+    return built.map((event) => event.envelope);
+  }
+
+  private build<TData>(event: NewEvent<TData>): { envelope: EventEnvelope<TData>; action: TransactWriteItem } {
+    const now = this.now();
+    const envelope = buildEnvelope(event, { source: this.config.eventSource, now: () => now, newId: this.newId });
+    return { envelope, action: outboxPut(envelope, this.config, now) };
+  }
+}

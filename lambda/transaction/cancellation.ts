@@ -1,0 +1,61 @@
+/** Reading DynamoDB's `TransactionCanceledException`. */
+import { FailedTransactionAction, TransactionActionKind, TransactionCancelledError } from '../errors';
+
+/** DynamoDB's cancellation reason code for an action whose condition expression was false. */
+export const CONDITIONAL_CHECK_FAILED = 'ConditionalCheckFailed';
+
+/** DynamoDB's cancellation reason code for an action that did not fail. */
+const NO_FAILURE = 'None';
+
+/** The part of a `TransactionCanceledException` this runtime reads. */
+export interface TransactionCanceledLike {
+  readonly name: string;
+  readonly message: string;
+  readonly CancellationReasons?: ReadonlyArray<{ readonly Code?: string; readonly Message?: string }>;
+}
+
+/** True for the SDK's `TransactionCanceledException` (checked by name, so two bundled SDK copies still match). */
+export function isTransactionCanceled(error: unknown): error is TransactionCanceledLike {
+  return error instanceof Error && error.name === 'TransactionCanceledException';
+}
+
+/** True for the SDK's `ConditionalCheckFailedException` of a single conditional write. */
+export function isConditionalCheckFailed(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}
+
+/** The ordered reason codes, one per action (`None` where the action did not fail). */
+export function cancellationReasonCodes(error: TransactionCanceledLike): string[] {
+  return (error.CancellationReasons ?? []).map((reason) => reason.Code ?? NO_FAILURE);
+}
+
+/** How the caller describes action `index` of the cancelled transaction. */
+export interface ActionDescription {
+  readonly kind: TransactionActionKind;
+  readonly description: string;
+  readonly eventId?: string;
+}
+
+/** Turns a `TransactionCanceledException` into a {@link TransactionCancelledError} that says which actions failed and why. */
+export function toTransactionCancelledError(
+  error: TransactionCanceledLike,
+  describe: (index: number) => ActionDescription,
+): TransactionCancelledError {
+  const codes = cancellationReasonCodes(error);
+  const failedActions: FailedTransactionAction[] = [];
+  (error.CancellationReasons ?? []).forEach((reason, index) => {
+    const code = reason.Code ?? NO_FAILURE;
+    if (code === NO_FAILURE) return;
+    failedActions.push({
+      index,
+      code,
+      ...(reason.Message !== undefined ? { reasonMessage: reason.Message } : {}),
+      ...describe(index),
+    });
+  });
+  const summary =
+    failedActions.length === 0
+      ? error.message
+      : failedActions.map((action) => `action ${action.index} (${action.description}): ${action.code}`).join('; ');
+  return new TransactionCancelledError(`transaction cancelled, nothing was written: ${summary}`, { cancellationReasonCodes: codes, failedActions }, { cause: error });
+}

@@ -1,0 +1,2 @@
+export * from './outbox-table';
+export * from './outbox-relay';

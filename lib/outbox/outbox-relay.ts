@@ -1,0 +1,333 @@
+import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as pipes from 'aws-cdk-lib/aws-pipes';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { outboxFilterPattern, outboxInputTemplate } from '../../lambda/wire-format';
+import { validateDurationInRange, validateNumberInRange, validateStringPattern } from '../private/validate-props';
+import type { IOutboxTable } from './outbox-table';
+
+/**
+ * CloudWatch namespace of EventBridge Pipes metrics. Per the EventBridge user guide ("Logging and monitoring Amazon
+ * EventBridge Pipes", eb-pipes-monitoring.html), `ExecutionFailed`, `ExecutionPartiallyFailed`, `ExecutionTimeout`,
+ * `TargetStageFailed` etc. carry the dimension `PipeName`.
+ */
+const PIPES_METRIC_NAMESPACE = 'AWS/EventBridge/Pipes';
+
+/**
+ * Stream-read actions EventBridge Pipes needs for a DynamoDB stream source (EventBridge user guide, "Event source
+ * permissions for Amazon EventBridge Pipes", eb-pipes-permissions.html). All four, `ListStreams` included, are scoped
+ * to the stream ARN, as the DynamoDB developer guide's stream-only policy example and `Table.grantStreamRead` do.
+ */
+const STREAM_READ_ACTIONS = [
+  'dynamodb:DescribeStream',
+  'dynamodb:GetRecords',
+  'dynamodb:GetShardIterator',
+  'dynamodb:ListStreams',
+];
+
+/**
+ * Exact KMS actions for producing to an SSE-KMS topic or queue: the publisher (here the pipe role) needs
+ * `kms:GenerateDataKey` and `kms:Decrypt` on the key (SNS and SQS developer guides, encryption at rest). Named
+ * exactly (no `GenerateDataKey*`) so the role holds no wildcard actions and cdk-nag IAM5 has nothing to flag.
+ */
+const KMS_PRODUCE_ACTIONS = ['kms:Decrypt', 'kms:GenerateDataKey'];
+
+/** The valid `Name` of a pipe. */
+const PIPE_NAME_PATTERN = /^[.\-_A-Za-z0-9]{1,64}$/;
+
+/** How much an {@link OutboxRelay} logs about each pipe execution. */
+export enum OutboxRelayLogLevel {
+  /** No logs. */
+  OFF = 'OFF',
+  /** Only executions that failed or partly failed. */
+  ERROR = 'ERROR',
+  /** Failures and the main steps of each execution. */
+  INFO = 'INFO',
+  /** Every step of every execution. */
+  TRACE = 'TRACE',
+}
+
+/** Properties of an {@link OutboxRelay}. */
+export interface OutboxRelayProps {
+  /** The outbox table whose stream is relayed. */
+  readonly outboxTable: IOutboxTable;
+
+  /**
+   * The standard SNS topic events are published to (EventBridge Pipes can not target FIFO topics).
+   *
+   * If the topic is encrypted, the relay is granted use of `topic.masterKey`; import an existing encrypted topic with
+   * `Topic.fromTopicAttributes({ topicArn, keyArn })` so the key is known.
+   */
+  readonly topic: sns.ITopic;
+
+  /**
+   * Name of the pipe.
+   *
+   * @default - CloudFormation generates a unique name
+   */
+  readonly pipeName?: string;
+
+  /**
+   * Largest number of stream records the pipe publishes in one execution, 1 to 10.
+   *
+   * SNS is a batch target that takes at most 10 messages per call.
+   *
+   * @default 10
+   */
+  readonly batchSize?: number;
+
+  /**
+   * How often a failed batch is retried before its records go to the dead-letter queue, 0 to 185.
+   *
+   * Keeping this finite stops one record from blocking its shard until the stream drops it after 24 hours.
+   *
+   * @default 10
+   */
+  readonly maximumRetryAttempts?: number;
+
+  /**
+   * Oldest stream record the pipe still publishes; older records go to the dead-letter queue. 1 minute to 23 hours.
+   *
+   * Below the stream's 24-hour retention, so a dead-lettered record can still be read from the stream and replayed.
+   *
+   * @default Duration.hours(1)
+   */
+  readonly maximumRecordAge?: Duration;
+
+  /**
+   * How many batches from one shard the pipe processes at the same time, 1 to 10.
+   *
+   * Above 1, events keep their order only per outbox item key (SNS standard topics do not keep order anyway).
+   *
+   * @default 1
+   */
+  readonly parallelizationFactor?: number;
+
+  /**
+   * Queue that receives what the pipe could not publish after its retries (details of the failed batch).
+   *
+   * @default - a queue is created: encrypted with `deadLetterQueueEncryptionKey` (or SQS-managed keys), TLS-only,
+   * keeping messages 14 days, retained on removal per `removalPolicy`
+   */
+  readonly deadLetterQueue?: sqs.IQueue;
+
+  /**
+   * Customer-managed KMS key for the dead-letter queue the relay creates. Not allowed with `deadLetterQueue`.
+   *
+   * @default - the created queue uses SQS-managed encryption (SSE-SQS)
+   */
+  readonly deadLetterQueueEncryptionKey?: kms.IKey;
+
+  /**
+   * What happens to the created dead-letter queue and log group when they are removed from the stack.
+   *
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+
+  /**
+   * How much the pipe logs about each execution. The log group is created at every level; with `OFF` it stays empty.
+   *
+   * @default OutboxRelayLogLevel.ERROR
+   */
+  readonly logLevel?: OutboxRelayLogLevel;
+
+  /**
+   * How long the pipe's log group keeps log events.
+   *
+   * @default logs.RetentionDays.ONE_YEAR
+   */
+  readonly logRetention?: logs.RetentionDays;
+
+  /**
+   * Whether log records include execution data: the event payload and the AWS request and response.
+   *
+   * Events are business data and may be sensitive, so this is off unless you turn it on.
+   *
+   * @default false
+   */
+  readonly includeExecutionData?: boolean;
+}
+
+/**
+ * Relays outbox events from the outbox table's DynamoDB stream to an SNS topic with an EventBridge Pipe; no Lambda
+ * runs on the path.
+ *
+ * The pipe passes only INSERTs of outbox items (the filter from the shared wire format) and publishes each item's
+ * CloudEvents envelope as the message body. Retries and record age are finite, failing batches are bisected, and
+ * what still fails goes to a dead-letter queue. The pipe's role may read only this stream, publish only to this
+ * topic, send only to the dead-letter queue and write only to the pipe's log group.
+ */
+export class OutboxRelay extends Construct {
+  /** Name of the pipe. */
+  public readonly pipeName: string;
+
+  /** ARN of the pipe. */
+  public readonly pipeArn: string;
+
+  /** The role the pipe runs as. */
+  public readonly role: iam.IRole;
+
+  /** Queue receiving what the pipe could not publish. */
+  public readonly deadLetterQueue: sqs.IQueue;
+
+  /** Log group of the pipe's execution logs. */
+  public readonly logGroup: logs.ILogGroup;
+
+  public constructor(scope: Construct, id: string, props: OutboxRelayProps) {
+    super(scope, id);
+    const owner = `OutboxRelay '${id}'`;
+    validateStringPattern(owner, 'pipeName', props.pipeName, PIPE_NAME_PATTERN, '1 to 64 of A-Z, a-z, 0-9, ., - and _');
+    validateNumberInRange(owner, 'batchSize', props.batchSize, { min: 1, max: 10, integer: true });
+    validateNumberInRange(owner, 'maximumRetryAttempts', props.maximumRetryAttempts, { min: 0, max: 185, integer: true });
+    validateDurationInRange(owner, 'maximumRecordAge', props.maximumRecordAge, {
+      min: Duration.minutes(1),
+      max: Duration.hours(23),
+    });
+    validateNumberInRange(owner, 'parallelizationFactor', props.parallelizationFactor, { min: 1, max: 10, integer: true });
+    if (props.deadLetterQueue && props.deadLetterQueueEncryptionKey) {
+      throw new Error(
+        `${owner}: deadLetterQueueEncryptionKey only applies to the dead-letter queue the relay creates; ` +
+          'encrypt the deadLetterQueue you pass yourself, or pass only deadLetterQueueEncryptionKey',
+      );
+    }
+    if (props.topic.fifo) {
+      throw new Error(`${owner}: topic must be a standard SNS topic, because EventBridge Pipes can not target FIFO topics`);
+    }
+
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+
+    this.deadLetterQueue = props.deadLetterQueue ?? this.createDeadLetterQueue(props.deadLetterQueueEncryptionKey, removalPolicy);
+
+    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
+      retention: props.logRetention ?? logs.RetentionDays.ONE_YEAR,
+      removalPolicy,
+    });
+
+    const role = new iam.Role(this, 'Role', {
+      description: 'Runs the outbox relay pipe: reads the outbox stream and publishes its events to the topic',
+      // Confused-deputy guard: only pipes in this account may assume the role.
+      assumedBy: new iam.ServicePrincipal('pipes.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+      }),
+    });
+    this.role = role;
+
+    // Source: read the stream, and decrypt it when the table has a customer-managed key.
+    iam.Grant.addToPrincipal({
+      grantee: role,
+      actions: STREAM_READ_ACTIONS,
+      resourceArns: [props.outboxTable.tableStreamArn],
+    });
+    props.outboxTable.encryptionKey?.grant(role, 'kms:Decrypt');
+
+    // Target: publish (PublishBatch is authorized as sns:Publish) with the topic's key.
+    iam.Grant.addToPrincipalOrResource({
+      grantee: role,
+      actions: ['sns:Publish'],
+      resourceArns: [props.topic.topicArn],
+      resource: props.topic,
+    });
+    props.topic.masterKey?.grant(role, ...KMS_PRODUCE_ACTIONS);
+
+    // Dead letters: the pipe role sends them itself (eb-pipes-permissions.html lists sqs:SendMessage); without this
+    // grant the pipe does not stabilize.
+    this.deadLetterQueue.grant(role, 'sqs:SendMessage');
+    this.deadLetterQueue.encryptionMasterKey?.grant(role, ...KMS_PRODUCE_ACTIONS);
+
+    // Logs: the pipe writes to its CloudWatch Logs destination with its role.
+    this.logGroup.grantWrite(role);
+
+    const pipe = new pipes.CfnPipe(this, 'Resource', {
+      name: props.pipeName,
+      description: 'Relays outbox events from the DynamoDB stream to the SNS topic',
+      roleArn: role.roleArn,
+      source: props.outboxTable.tableStreamArn,
+      sourceParameters: {
+        filterCriteria: { filters: [{ pattern: JSON.stringify(outboxFilterPattern()) }] },
+        dynamoDbStreamParameters: {
+          // Relay everything still in the stream when the pipe starts, not only what arrives afterwards.
+          startingPosition: 'TRIM_HORIZON',
+          batchSize: props.batchSize ?? 10,
+          maximumRetryAttempts: props.maximumRetryAttempts ?? 10,
+          maximumRecordAgeInSeconds: (props.maximumRecordAge ?? Duration.hours(1)).toSeconds(),
+          onPartialBatchItemFailure: 'AUTOMATIC_BISECT',
+          parallelizationFactor: props.parallelizationFactor ?? 1,
+          deadLetterConfig: { arn: this.deadLetterQueue.queueArn },
+        },
+      },
+      target: props.topic.topicArn,
+      targetParameters: { inputTemplate: outboxInputTemplate() },
+      logConfiguration: {
+        cloudwatchLogsLogDestination: { logGroupArn: this.logGroup.logGroupArn },
+        level: props.logLevel ?? OutboxRelayLogLevel.ERROR,
+        includeExecutionData: props.includeExecutionData ? ['ALL'] : undefined,
+      },
+    });
+    // The pipe checks its role's permissions while it is created; create the role's policy first, or the pipe fails
+    // to stabilize. A dependency on the role covers every resource under it, including its default policy.
+    pipe.node.addDependency(role);
+
+    this.pipeName = pipe.ref;
+    this.pipeArn = pipe.attrArn;
+  }
+
+  private createDeadLetterQueue(encryptionKey: kms.IKey | undefined, removalPolicy: RemovalPolicy): sqs.IQueue {
+    const queue = new sqs.Queue(this, 'DeadLetterQueue', {
+      encryption: encryptionKey ? sqs.QueueEncryption.KMS : sqs.QueueEncryption.SQS_MANAGED,
+      encryptionMasterKey: encryptionKey,
+      enforceSSL: true,
+      // The longest SQS allows: time to inspect and replay what failed.
+      retentionPeriod: Duration.days(14),
+      removalPolicy,
+    });
+    // cdk-nag looks for a queue's redrive policy, or for another queue naming it as its DLQ. This queue is the pipe's
+    // dead-letter target (DeadLetterConfig), so neither applies, and a DLQ for the DLQ would only move the problem.
+    const reason =
+      "This queue is the outbox relay pipe's dead-letter queue (the pipe's DeadLetterConfig), not a work queue; " +
+      'a dead-letter queue of its own would only move failed records further from where they are inspected and replayed.';
+    Validations.of(queue).acknowledge(
+      { id: 'AwsSolutions-SQS3', reason },
+      { id: 'Serverless-SQSRedrivePolicy', reason },
+    );
+    return queue;
+  }
+
+  /**
+   * A metric of this pipe in the `AWS/EventBridge/Pipes` namespace, with the `PipeName` dimension.
+   *
+   * @param metricName e.g. `ExecutionFailed`, `ExecutionThrottled`, `TargetStageFailed`
+   * @param props overrides of the metric's options
+   */
+  public metric(metricName: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: PIPES_METRIC_NAMESPACE,
+      metricName,
+      dimensionsMap: { PipeName: this.pipeName },
+      ...props,
+    }).attachTo(this);
+  }
+
+  /**
+   * Executions of the pipe that failed (their batch is retried, then dead-lettered).
+   *
+   * @default - sum over 5 minutes
+   */
+  public metricExecutionFailed(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('ExecutionFailed', { statistic: cloudwatch.Stats.SUM, ...props });
+  }
+
+  /**
+   * Executions of the pipe in which part of the batch failed.
+   *
+   * @default - sum over 5 minutes
+   */
+  public metricExecutionPartiallyFailed(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('ExecutionPartiallyFailed', { statistic: cloudwatch.Stats.SUM, ...props });
+  }
+}

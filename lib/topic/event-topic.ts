@@ -1,0 +1,152 @@
+import { Annotations, Names, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import { validateStringPattern } from '../private/validate-props';
+
+/** SNS standard topic names: 1 to 256 of `A-Z a-z 0-9 - _`. */
+const TOPIC_NAME_PATTERN = /^[A-Za-z0-9_-]{1,256}$/;
+
+/**
+ * Exact KMS actions a publisher needs for an SSE-KMS topic (generate and decrypt the data key). Named exactly, so
+ * grants hold no wildcard actions.
+ */
+const KMS_PUBLISH_ACTIONS = ['kms:Decrypt', 'kms:GenerateDataKey'];
+
+/** Properties of an {@link EventTopic}. */
+export interface EventTopicProps {
+  /**
+   * Name of the topic.
+   *
+   * @default - a name derived from the construct path, so the key policy can name the topic's ARN without a
+   * circular reference
+   */
+  readonly topicName?: string;
+
+  /**
+   * Display name of the topic (shown for SMS and email subscriptions).
+   *
+   * @default - no display name
+   */
+  readonly displayName?: string;
+
+  /**
+   * Customer-managed KMS key to encrypt the topic with. Share it with subscriber queues so SNS can deliver to them.
+   *
+   * If the key is defined in this app, its key policy gets the statement that lets SNS deliver to queues encrypted
+   * with it. An imported key's policy can not be changed: add that statement yourself (a warning says so).
+   *
+   * @default - a key is created, with rotation on, retained on removal per `removalPolicy`
+   */
+  readonly encryptionKey?: kms.IKey;
+
+  /**
+   * What happens to the KMS key the topic creates when it is removed from the stack. The topic itself holds no
+   * messages and is always deleted.
+   *
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/**
+ * The SNS topic events are published to: a standard topic (EventBridge Pipes can not target FIFO topics), encrypted
+ * with a customer-managed KMS key, and accepting only TLS requests.
+ *
+ * The key policy lets SNS use the key for this topic's deliveries, so subscriber queues can be encrypted with
+ * {@link EventTopic.encryptionKey} too.
+ */
+export class EventTopic extends Construct {
+  /** The SNS topic. */
+  public readonly topic: sns.ITopic;
+
+  /** ARN of the topic. */
+  public readonly topicArn: string;
+
+  /** Name of the topic. */
+  public readonly topicName: string;
+
+  /** The KMS key the topic is encrypted with; SNS may use it to deliver to queues encrypted with it. */
+  public readonly encryptionKey: kms.IKey;
+
+  public constructor(scope: Construct, id: string, props: EventTopicProps = {}) {
+    super(scope, id);
+    validateStringPattern(`EventTopic '${id}'`, 'topicName', props.topicName, TOPIC_NAME_PATTERN, '1 to 256 of A-Z, a-z, 0-9, - and _');
+
+    // The key policy names this topic's ARN while the topic names the key: build the ARN from a known name to avoid a
+    // circular reference between the two resources.
+    const topicName = props.topicName ?? Names.uniqueResourceName(this, { maxLength: 256, separator: '-' });
+    const topicArn = Stack.of(this).formatArn({ service: 'sns', resource: topicName });
+
+    this.encryptionKey =
+      props.encryptionKey ??
+      new kms.Key(this, 'Key', {
+        description: `Encrypts the event topic ${topicName} and the queues subscribed to it`,
+        enableKeyRotation: true,
+        removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
+      });
+
+    // SNS encrypts each delivery to an SSE-KMS queue with the queue's key, so it needs this key when subscriber queues
+    // share it; scoped to deliveries from this topic.
+    const allowSnsDelivery = new iam.PolicyStatement({
+      sid: 'AllowSnsToDeliverToQueuesEncryptedWithThisKey',
+      principals: [new iam.ServicePrincipal('sns.amazonaws.com')],
+      actions: ['kms:GenerateDataKey*', 'kms:Decrypt'],
+      resources: ['*'],
+      conditions: { ArnEquals: { 'aws:SourceArn': topicArn } },
+    });
+    if (!this.encryptionKey.addToResourcePolicy(allowSnsDelivery, true).statementAdded) {
+      Annotations.of(this).addWarningV2(
+        'idempotent-event-flow:eventTopicKeyPolicy',
+        `The key policy of the imported encryptionKey can not be changed here. Allow principal sns.amazonaws.com ` +
+          `kms:GenerateDataKey* and kms:Decrypt with condition aws:SourceArn = ${topicArn}, or SNS can not deliver ` +
+          'to subscriber queues encrypted with this key.',
+      );
+    }
+
+    const topic = new sns.Topic(this, 'Resource', {
+      topicName,
+      displayName: props.displayName,
+      masterKey: this.encryptionKey,
+      enforceSSL: true,
+    });
+    this.topic = topic;
+    this.topicArn = topic.topicArn;
+    this.topicName = topic.topicName;
+  }
+
+  /**
+   * Grants `sns:Publish` on the topic, and `kms:Decrypt` and `kms:GenerateDataKey` on its key.
+   *
+   * @param grantee the publisher
+   */
+  public grantPublish(grantee: iam.IGrantable): iam.Grant {
+    const grant = iam.Grant.addToPrincipalOrResource({
+      grantee,
+      actions: ['sns:Publish'],
+      resourceArns: [this.topicArn],
+      resource: this.topic,
+    });
+    return grant.combine(this.encryptionKey.grant(grantee, ...KMS_PUBLISH_ACTIONS));
+  }
+
+  /**
+   * Messages SNS failed to deliver (after its delivery retries).
+   *
+   * @default - sum over 5 minutes
+   */
+  public metricNumberOfNotificationsFailed(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.topic.metricNumberOfNotificationsFailed(props);
+  }
+
+  /**
+   * Messages published to the topic.
+   *
+   * @default - sum over 5 minutes
+   */
+  public metricNumberOfMessagesPublished(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.topic.metricNumberOfMessagesPublished(props);
+  }
+}

@@ -1,0 +1,386 @@
+import { App, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import { describe, expect, test } from 'vitest';
+import { ENV, loadProducerConfig } from '../../lambda/config';
+import { OutboxTable, type IOutboxTable } from '../../lib/outbox';
+
+const STREAM_ARN = 'arn:aws:dynamodb:eu-west-1:111111111111:table/Orders/stream/2024-01-01T00:00:00.000';
+
+function newStack(): Stack {
+  return new Stack(new App(), 'Stack');
+}
+
+/** Statements of the one IAM policy in the stack. */
+function policyStatements(stack: Stack): unknown[] {
+  const policies = Template.fromStack(stack).findResources('AWS::IAM::Policy');
+  const [policy] = Object.values(policies) as Array<{ Properties: { PolicyDocument: { Statement: unknown[] } } }>;
+  return policy.Properties.PolicyDocument.Statement;
+}
+
+function grantToNewRole(stack: Stack, outbox: IOutboxTable): iam.Grant {
+  const role = new iam.Role(stack, 'Producer', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
+  return outbox.grantAppendEvents(role);
+}
+
+function existingTable(stack: Stack, stream?: dynamodb.StreamViewType): dynamodb.Table {
+  return new dynamodb.Table(stack, 'Business', {
+    partitionKey: { name: 'PK', type: dynamodb.AttributeType.STRING },
+    sortKey: { name: 'SK', type: dynamodb.AttributeType.STRING },
+    stream,
+  });
+}
+
+describe('OutboxTable', () => {
+  test('creates one table as its child "Resource"', () => {
+    // GIVEN
+    const stack = newStack();
+    // WHEN
+    const outbox = new OutboxTable(stack, 'Outbox');
+    // THEN
+    Template.fromStack(stack).resourceCountIs('AWS::DynamoDB::Table', 1);
+    expect(outbox.node.findChild('Resource')).toBe(outbox.table);
+  });
+
+  test('keys the table by pk (partition, S) and sk (sort, S)', () => {
+    const stack = newStack();
+    const outbox = new OutboxTable(stack, 'Outbox');
+    Template.fromStack(stack).hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      AttributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ],
+    });
+    expect([outbox.partitionKeyName, outbox.sortKeyName]).toEqual(['pk', 'sk']);
+  });
+
+  test('bills on demand', () => {
+    const stack = newStack();
+    new OutboxTable(stack, 'Outbox');
+    Template.fromStack(stack).hasResourceProperties('AWS::DynamoDB::Table', { BillingMode: 'PAY_PER_REQUEST' });
+  });
+
+  test('streams new images and exposes the stream ARN', () => {
+    const stack = newStack();
+    const outbox = new OutboxTable(stack, 'Outbox');
+    Template.fromStack(stack).hasResourceProperties('AWS::DynamoDB::Table', {
+      StreamSpecification: { StreamViewType: 'NEW_IMAGE' },
+    });
+    const cfnTable = outbox.table.node.defaultChild as dynamodb.CfnTable;
+    expect(stack.resolve(outbox.tableStreamArn)).toEqual({ 'Fn::GetAtt': [stack.getLogicalId(cfnTable), 'StreamArn'] });
+  });
+
+  test('expires items through the TTL attribute expiresAt', () => {
+    const stack = newStack();
+    const outbox = new OutboxTable(stack, 'Outbox');
+    Template.fromStack(stack).hasResourceProperties('AWS::DynamoDB::Table', {
+      TimeToLiveSpecification: { AttributeName: 'expiresAt', Enabled: true },
+    });
+    expect(outbox.timeToLiveAttributeName).toBe('expiresAt');
+  });
+
+  test('turns point-in-time recovery on', () => {
+    const stack = newStack();
+    new OutboxTable(stack, 'Outbox');
+    Template.fromStack(stack).hasResourceProperties('AWS::DynamoDB::Table', {
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    });
+  });
+
+  test('encrypts with the AWS managed KMS key by default', () => {
+    const stack = newStack();
+    const outbox = new OutboxTable(stack, 'Outbox');
+    Template.fromStack(stack).hasResourceProperties('AWS::DynamoDB::Table', {
+      SSESpecification: { SSEEnabled: true, KMSMasterKeyId: Match.absent() },
+    });
+    Template.fromStack(stack).resourceCountIs('AWS::KMS::Key', 0);
+    expect(outbox.encryptionKey).toBeUndefined();
+  });
+
+  test('encrypts with the customer-managed key it is given', () => {
+    const stack = newStack();
+    const key = new kms.Key(stack, 'Key');
+    const outbox = new OutboxTable(stack, 'Outbox', { encryptionKey: key });
+    Template.fromStack(stack).hasResourceProperties('AWS::DynamoDB::Table', {
+      SSESpecification: { SSEEnabled: true, SSEType: 'KMS', KMSMasterKeyId: stack.resolve(key.keyArn) },
+    });
+    expect(outbox.encryptionKey).toBe(key);
+  });
+
+  test('retains the table by default', () => {
+    const stack = newStack();
+    new OutboxTable(stack, 'Outbox');
+    Template.fromStack(stack).hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+  });
+
+  test('applies the removal policy it is given', () => {
+    const stack = newStack();
+    new OutboxTable(stack, 'Outbox', { removalPolicy: RemovalPolicy.DESTROY });
+    Template.fromStack(stack).hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Delete' });
+  });
+
+  test('lets CloudFormation name the table by default', () => {
+    const stack = newStack();
+    new OutboxTable(stack, 'Outbox');
+    Template.fromStack(stack).hasResourceProperties('AWS::DynamoDB::Table', { TableName: Match.absent() });
+  });
+
+  test('uses the table name it is given', () => {
+    const stack = newStack();
+    new OutboxTable(stack, 'Outbox', { tableName: 'orders-outbox' });
+    Template.fromStack(stack).hasResourceProperties('AWS::DynamoDB::Table', { TableName: 'orders-outbox' });
+  });
+
+  test('keeps events for 7 days by default', () => {
+    const stack = newStack();
+    const outbox = new OutboxTable(stack, 'Outbox');
+    expect(outbox.eventRetention.toDays()).toBe(7);
+  });
+
+  test('derives the default event source from the construct path', () => {
+    const stack = newStack();
+    const outbox = new OutboxTable(stack, 'Order Outbox');
+    expect(outbox.eventSource).toBe('/Stack/Order%20Outbox');
+  });
+
+  describe('producerEnvironment', () => {
+    test('carries table name, key names, TTL attribute, retention and event source under the ENV names', () => {
+      const stack = newStack();
+      const outbox = new OutboxTable(stack, 'Outbox');
+      expect(stack.resolve(outbox.producerEnvironment)).toEqual({
+        [ENV.OUTBOX_TABLE_NAME]: stack.resolve(outbox.table.tableName),
+        [ENV.OUTBOX_PARTITION_KEY_NAME]: 'pk',
+        [ENV.OUTBOX_SORT_KEY_NAME]: 'sk',
+        [ENV.OUTBOX_TIME_TO_LIVE_ATTRIBUTE_NAME]: 'expiresAt',
+        [ENV.OUTBOX_EVENT_RETENTION_SECONDS]: '604800',
+        [ENV.EVENT_SOURCE]: '/Stack/Outbox',
+      });
+    });
+
+    test('is read back by the runtime loader', () => {
+      const stack = newStack();
+      const outbox = new OutboxTable(stack, 'Outbox');
+      const config = loadProducerConfig(outbox.producerEnvironment);
+      expect(stack.resolve(config.outboxTableName)).toEqual(stack.resolve(outbox.table.tableName));
+      expect(config).toEqual({
+        outboxTableName: outbox.table.tableName,
+        partitionKeyName: 'pk',
+        sortKeyName: 'sk',
+        timeToLiveAttributeName: 'expiresAt',
+        eventRetentionSeconds: 604800,
+        eventSource: '/Stack/Outbox',
+      });
+    });
+
+    test('carries the event retention it is given, in seconds', () => {
+      const stack = newStack();
+      const outbox = new OutboxTable(stack, 'Outbox', { eventRetention: Duration.days(1) });
+      expect(outbox.producerEnvironment[ENV.OUTBOX_EVENT_RETENTION_SECONDS]).toBe('86400');
+    });
+
+    test('carries the event source it is given', () => {
+      const stack = newStack();
+      const outbox = new OutboxTable(stack, 'Outbox', { eventSource: 'urn:example:orders' });
+      expect(outbox.producerEnvironment[ENV.EVENT_SOURCE]).toBe('urn:example:orders');
+    });
+  });
+
+  describe('grantAppendEvents', () => {
+    test('grants only dynamodb:PutItem on the table', () => {
+      const stack = newStack();
+      const outbox = new OutboxTable(stack, 'Outbox');
+      grantToNewRole(stack, outbox);
+      expect(policyStatements(stack)).toEqual([
+        { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: stack.resolve(outbox.table.tableArn) },
+      ]);
+    });
+
+    test('adds kms:Encrypt and kms:Decrypt on a customer-managed key', () => {
+      const stack = newStack();
+      const key = new kms.Key(stack, 'Key');
+      const outbox = new OutboxTable(stack, 'Outbox', { encryptionKey: key });
+      grantToNewRole(stack, outbox);
+      expect(policyStatements(stack)).toEqual([
+        { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: stack.resolve(outbox.table.tableArn) },
+        { Action: ['kms:Encrypt', 'kms:Decrypt'], Effect: 'Allow', Resource: stack.resolve(key.keyArn) },
+      ]);
+    });
+
+    test('returns a grant that was applied to the principal', () => {
+      const stack = newStack();
+      const grant = grantToNewRole(stack, new OutboxTable(stack, 'Outbox'));
+      expect(grant.success).toBe(true);
+    });
+  });
+
+  describe('validation', () => {
+    test('fails if eventRetention is below 1 day', () => {
+      const stack = newStack();
+      expect(() => new OutboxTable(stack, 'Outbox', { eventRetention: Duration.hours(23) })).toThrow(
+        /OutboxTable 'Outbox': eventRetention must be 1 day or more, but 23 hours was provided/,
+      );
+    });
+
+    test('accepts an eventRetention of exactly 1 day', () => {
+      const stack = newStack();
+      expect(() => new OutboxTable(stack, 'Outbox', { eventRetention: Duration.days(1) })).not.toThrow();
+    });
+
+    test('fails if tableName has characters DynamoDB does not allow', () => {
+      const stack = newStack();
+      expect(() => new OutboxTable(stack, 'Outbox', { tableName: 'orders outbox' })).toThrow(
+        /tableName must be 3 to 255 of .*, but 'orders outbox' was provided/,
+      );
+    });
+
+    test('fails if tableName is shorter than 3 characters', () => {
+      const stack = newStack();
+      expect(() => new OutboxTable(stack, 'Outbox', { tableName: 'ab' })).toThrow(/tableName must be 3 to 255/);
+    });
+
+    test('fails if eventSource is empty', () => {
+      const stack = newStack();
+      expect(() => new OutboxTable(stack, 'Outbox', { eventSource: '' })).toThrow(/eventSource must be a non-empty URI-reference/);
+    });
+
+    test('fails if eventSource contains whitespace', () => {
+      const stack = newStack();
+      expect(() => new OutboxTable(stack, 'Outbox', { eventSource: 'orders service' })).toThrow(
+        /eventSource must be a non-empty URI-reference without whitespace, but 'orders service' was provided/,
+      );
+    });
+  });
+});
+
+describe('OutboxTable.fromTableAttributes', () => {
+  test('uses the existing table and its stream, creating no table', () => {
+    const stack = newStack();
+    const table = existingTable(stack, dynamodb.StreamViewType.NEW_AND_OLD_IMAGES);
+    const outbox = OutboxTable.fromTableAttributes(stack, 'Outbox', { table, partitionKeyName: 'PK', sortKeyName: 'SK' });
+    Template.fromStack(stack).resourceCountIs('AWS::DynamoDB::Table', 1);
+    expect(outbox.table).toBe(table);
+    expect(stack.resolve(outbox.tableStreamArn)).toEqual(stack.resolve(table.tableStreamArn));
+  });
+
+  test('prefers the tableStreamArn it is given', () => {
+    const stack = newStack();
+    const table = dynamodb.Table.fromTableName(stack, 'Orders', 'Orders');
+    const outbox = OutboxTable.fromTableAttributes(stack, 'Outbox', { table, tableStreamArn: STREAM_ARN, partitionKeyName: 'PK' });
+    expect(outbox.tableStreamArn).toBe(STREAM_ARN);
+  });
+
+  test('takes the stream ARN of a table imported with one', () => {
+    const stack = newStack();
+    const table = dynamodb.Table.fromTableAttributes(stack, 'Orders', { tableName: 'Orders', tableStreamArn: STREAM_ARN });
+    const outbox = OutboxTable.fromTableAttributes(stack, 'Outbox', { table, partitionKeyName: 'PK' });
+    expect(outbox.tableStreamArn).toBe(STREAM_ARN);
+  });
+
+  test('exposes the key schema it is given', () => {
+    const stack = newStack();
+    const outbox = OutboxTable.fromTableAttributes(stack, 'Outbox', {
+      table: existingTable(stack, dynamodb.StreamViewType.NEW_IMAGE),
+      partitionKeyName: 'PK',
+      sortKeyName: 'SK',
+      timeToLiveAttributeName: 'ttl',
+    });
+    expect([outbox.partitionKeyName, outbox.sortKeyName, outbox.timeToLiveAttributeName]).toEqual(['PK', 'SK', 'ttl']);
+  });
+
+  test('keeps events for 7 days by default', () => {
+    const stack = newStack();
+    const outbox = OutboxTable.fromTableAttributes(stack, 'Outbox', {
+      table: existingTable(stack, dynamodb.StreamViewType.NEW_IMAGE),
+      partitionKeyName: 'PK',
+    });
+    expect(outbox.eventRetention.toDays()).toBe(7);
+  });
+
+  test('leaves sort key and TTL attribute out of the producer environment when the table has neither', () => {
+    const stack = newStack();
+    const table = dynamodb.Table.fromTableAttributes(stack, 'Orders', { tableName: 'Orders', tableStreamArn: STREAM_ARN });
+    const outbox = OutboxTable.fromTableAttributes(stack, 'Outbox', { table, partitionKeyName: 'PK' });
+    expect(outbox.producerEnvironment).toEqual({
+      [ENV.OUTBOX_TABLE_NAME]: 'Orders',
+      [ENV.OUTBOX_PARTITION_KEY_NAME]: 'PK',
+      [ENV.OUTBOX_EVENT_RETENTION_SECONDS]: '604800',
+      [ENV.EVENT_SOURCE]: '/Stack/Outbox',
+    });
+  });
+
+  test('puts the sort key, TTL attribute, retention and event source it is given into the producer environment', () => {
+    const stack = newStack();
+    const table = dynamodb.Table.fromTableAttributes(stack, 'Orders', { tableName: 'Orders', tableStreamArn: STREAM_ARN });
+    const outbox = OutboxTable.fromTableAttributes(stack, 'Outbox', {
+      table,
+      partitionKeyName: 'PK',
+      sortKeyName: 'SK',
+      timeToLiveAttributeName: 'ttl',
+      eventRetention: Duration.days(2),
+      eventSource: 'urn:example:orders',
+    });
+    expect(outbox.producerEnvironment).toEqual({
+      [ENV.OUTBOX_TABLE_NAME]: 'Orders',
+      [ENV.OUTBOX_PARTITION_KEY_NAME]: 'PK',
+      [ENV.OUTBOX_SORT_KEY_NAME]: 'SK',
+      [ENV.OUTBOX_TIME_TO_LIVE_ATTRIBUTE_NAME]: 'ttl',
+      [ENV.OUTBOX_EVENT_RETENTION_SECONDS]: '172800',
+      [ENV.EVENT_SOURCE]: 'urn:example:orders',
+    });
+  });
+
+  test("takes the table's encryption key by default", () => {
+    const stack = newStack();
+    const key = new kms.Key(stack, 'Key');
+    const table = dynamodb.Table.fromTableAttributes(stack, 'Orders', { tableName: 'Orders', tableStreamArn: STREAM_ARN, encryptionKey: key });
+    const outbox = OutboxTable.fromTableAttributes(stack, 'Outbox', { table, partitionKeyName: 'PK' });
+    expect(outbox.encryptionKey).toBe(key);
+  });
+
+  test('grants dynamodb:PutItem on the existing table only', () => {
+    const stack = newStack();
+    const table = dynamodb.Table.fromTableAttributes(stack, 'Orders', { tableName: 'Orders', tableStreamArn: STREAM_ARN });
+    grantToNewRole(stack, OutboxTable.fromTableAttributes(stack, 'Outbox', { table, partitionKeyName: 'PK' }));
+    expect(policyStatements(stack)).toEqual([
+      { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: stack.resolve(table.tableArn) },
+    ]);
+  });
+
+  test('fails if the table has no stream ARN', () => {
+    const stack = newStack();
+    const table = existingTable(stack);
+    expect(() => OutboxTable.fromTableAttributes(stack, 'Outbox', { table, partitionKeyName: 'PK' })).toThrow(
+      /OutboxTable 'Outbox': the table has no stream ARN\. Enable a stream with new images .* pass tableStreamArn/,
+    );
+  });
+
+  test('fails if eventRetention is below 1 day', () => {
+    const stack = newStack();
+    const table = dynamodb.Table.fromTableAttributes(stack, 'Orders', { tableName: 'Orders', tableStreamArn: STREAM_ARN });
+    expect(() =>
+      OutboxTable.fromTableAttributes(stack, 'Outbox', { table, partitionKeyName: 'PK', eventRetention: Duration.hours(12) }),
+    ).toThrow(/eventRetention must be 1 day or more, but 12 hours was provided/);
+  });
+
+  test('fails if partitionKeyName is empty', () => {
+    const stack = newStack();
+    const table = dynamodb.Table.fromTableAttributes(stack, 'Orders', { tableName: 'Orders', tableStreamArn: STREAM_ARN });
+    expect(() => OutboxTable.fromTableAttributes(stack, 'Outbox', { table, partitionKeyName: '' })).toThrow(
+      /partitionKeyName must be 1 to 255 characters, but '' was provided/,
+    );
+  });
+
+  test('fails if eventSource contains whitespace', () => {
+    const stack = newStack();
+    const table = dynamodb.Table.fromTableAttributes(stack, 'Orders', { tableName: 'Orders', tableStreamArn: STREAM_ARN });
+    expect(() =>
+      OutboxTable.fromTableAttributes(stack, 'Outbox', { table, partitionKeyName: 'PK', eventSource: 'a b' }),
+    ).toThrow(/eventSource must be a non-empty URI-reference without whitespace/);
+  });
+});

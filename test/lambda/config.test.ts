@@ -1,0 +1,82 @@
+import { describe, expect, test } from 'vitest';
+import { ConfigurationError, ENV, loadConsumerConfig, loadProducerConfig } from '../../lambda/config';
+
+const consumerEnv = {
+  [ENV.SUBSCRIBER_NAME]: 'billing',
+  [ENV.INBOX_TABLE_NAME]: 'Inbox',
+  [ENV.DEDUPLICATION_WINDOW_SECONDS]: '86400',
+  [ENV.DEAD_LETTER_QUEUE_URL]: 'https://sqs.eu-west-1.amazonaws.com/1/dlq',
+};
+
+const producerEnv = {
+  [ENV.OUTBOX_TABLE_NAME]: 'Outbox',
+  [ENV.OUTBOX_PARTITION_KEY_NAME]: 'pk',
+  [ENV.OUTBOX_SORT_KEY_NAME]: 'sk',
+  [ENV.OUTBOX_TIME_TO_LIVE_ATTRIBUTE_NAME]: 'expiresAt',
+  [ENV.OUTBOX_EVENT_RETENTION_SECONDS]: '604800',
+  [ENV.EVENT_SOURCE]: 'orders',
+};
+
+describe('loadConsumerConfig', () => {
+  test('reads every value', () => {
+    expect(loadConsumerConfig(consumerEnv)).toEqual({
+      subscriberName: 'billing',
+      inboxTableName: 'Inbox',
+      deduplicationWindowSeconds: 86400,
+      deadLetterQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/1/dlq',
+    });
+  });
+
+  test('the dead-letter queue URL is optional', () => {
+    expect(loadConsumerConfig({ ...consumerEnv, [ENV.DEAD_LETTER_QUEUE_URL]: undefined }).deadLetterQueueUrl).toBeUndefined();
+    expect(loadConsumerConfig({ ...consumerEnv, [ENV.DEAD_LETTER_QUEUE_URL]: ' ' }).deadLetterQueueUrl).toBeUndefined();
+  });
+
+  test.each([ENV.SUBSCRIBER_NAME, ENV.INBOX_TABLE_NAME, ENV.DEDUPLICATION_WINDOW_SECONDS])('fails if %s is missing', (name) => {
+    expect(() => loadConsumerConfig({ ...consumerEnv, [name]: undefined })).toThrow(ConfigurationError);
+    expect(() => loadConsumerConfig({ ...consumerEnv, [name]: undefined })).toThrow(`environment variable ${name} must be set`);
+  });
+
+  test('fails if a required value is only whitespace', () => {
+    expect(() => loadConsumerConfig({ ...consumerEnv, [ENV.INBOX_TABLE_NAME]: '  ' })).toThrow(/IEF_INBOX_TABLE_NAME must be set/);
+  });
+
+  test.each(['0', '-5', '1.5', 'abc', '1e'])('fails if the deduplication window is %s', (raw) => {
+    expect(() => loadConsumerConfig({ ...consumerEnv, [ENV.DEDUPLICATION_WINDOW_SECONDS]: raw })).toThrow(
+      `environment variable IEF_DEDUPLICATION_WINDOW_SECONDS must be a positive whole number of seconds, but '${raw}' was given`,
+    );
+  });
+
+  test('the error is named ConfigurationError', () => {
+    expect(() => loadConsumerConfig({})).toThrow(expect.objectContaining({ name: 'ConfigurationError' }));
+  });
+});
+
+describe('loadProducerConfig', () => {
+  test('reads every value', () => {
+    expect(loadProducerConfig(producerEnv)).toEqual({
+      outboxTableName: 'Outbox',
+      partitionKeyName: 'pk',
+      sortKeyName: 'sk',
+      timeToLiveAttributeName: 'expiresAt',
+      eventRetentionSeconds: 604800,
+      eventSource: 'orders',
+    });
+  });
+
+  test('the sort key and TTL attribute are optional', () => {
+    const config = loadProducerConfig({ ...producerEnv, [ENV.OUTBOX_SORT_KEY_NAME]: undefined, [ENV.OUTBOX_TIME_TO_LIVE_ATTRIBUTE_NAME]: '' });
+    expect(config.sortKeyName).toBeUndefined();
+    expect(config.timeToLiveAttributeName).toBeUndefined();
+  });
+
+  test.each([ENV.OUTBOX_TABLE_NAME, ENV.OUTBOX_PARTITION_KEY_NAME, ENV.OUTBOX_EVENT_RETENTION_SECONDS, ENV.EVENT_SOURCE])('fails if %s is missing', (name) => {
+    expect(() => loadProducerConfig({ ...producerEnv, [name]: undefined })).toThrow(`environment variable ${name} must be set`);
+  });
+
+  test('fails if the retention is not a positive whole number', () => {
+    expect(() => loadProducerConfig({ ...producerEnv, [ENV.OUTBOX_EVENT_RETENTION_SECONDS]: '7d' })).toThrow(
+      "environment variable IEF_OUTBOX_EVENT_RETENTION_SECONDS must be a positive whole number of seconds, but '7d' was given",
+    );
+  });
+});

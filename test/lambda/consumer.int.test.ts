@@ -1,0 +1,352 @@
+import { GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
+import { ConfigurationError, ENV, type ConsumerConfig } from '../../lambda/config';
+import { createTransactionalConsumer, type TransactionalConsumerOptions } from '../../lambda/consumer/handler';
+import type { EventHandler } from '../../lambda/consumer/process-record';
+import { PermanentError } from '../../lambda/errors';
+import { INBOX_ITEM, TABLE_SCHEMA } from '../../lambda/wire-format';
+import { createTable, localClient, uniqueTableName } from '../support/dynamodb-client';
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+import { envelopeObject, outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from './helpers';
+
+const SUBSCRIBER = 'billing';
+const WINDOW_SECONDS = 3600;
+const TRANSACT = 'DynamoDB_20120810.TransactWriteItems';
+
+interface Deposit {
+  readonly account: string;
+  readonly amount: number;
+}
+
+let client: DynamoDBClient;
+let proxy: FaultProxy;
+let ledgerTable: string;
+let config: ConsumerConfig;
+
+beforeAll(async () => {
+  client = localClient();
+  proxy = await startFaultProxy(inject('dynamoDbEndpoint'));
+  ledgerTable = uniqueTableName('ledger');
+  const inboxTable = uniqueTableName('inbox');
+  await Promise.all([createTable(client, ledgerTable, { partitionKey: 'pk' }), createTable(client, inboxTable, { partitionKey: TABLE_SCHEMA.PARTITION_KEY })]);
+  config = { subscriberName: SUBSCRIBER, inboxTableName: inboxTable, deduplicationWindowSeconds: WINDOW_SECONDS };
+});
+afterAll(() => proxy.stop());
+
+/** Credits the account: the business write that must happen exactly once per event. */
+const credit: EventHandler<Deposit> = (envelope, tx) => {
+  tx.update({
+    TableName: ledgerTable,
+    Key: { pk: envelope.data.account },
+    UpdateExpression: 'ADD balance :amount',
+    ExpressionAttributeValues: { ':amount': envelope.data.amount },
+  });
+};
+
+function consumer(overrides: Partial<TransactionalConsumerOptions<Deposit>> = {}) {
+  const { logger, lines } = recordingLogger();
+  const deadLetter = new RecordingDeadLetterPublisher();
+  const handler = createTransactionalConsumer<Deposit>({ handle: credit, client, config, deadLetter, logger, ...overrides });
+  return { handler, lines, deadLetter };
+}
+
+function deposit(amount = 10, overrides: Record<string, unknown> = {}): { id: string; account: string; body: string } {
+  const account = `account-${crypto.randomUUID()}`;
+  const envelope = envelopeObject({ data: { account, amount }, ...overrides });
+  return { id: envelope.id as string, account, body: JSON.stringify(envelope) };
+}
+
+async function balance(account: string): Promise<number | undefined> {
+  const item = (await client.send(new GetItemCommand({ TableName: ledgerTable, Key: { pk: { S: account } }, ConsistentRead: true }))).Item;
+  return item?.balance?.N === undefined ? undefined : Number(item.balance.N);
+}
+
+async function inboxItem(eventId: string) {
+  const key = { [TABLE_SCHEMA.PARTITION_KEY]: { S: `${SUBSCRIBER}${INBOX_ITEM.KEY_SEPARATOR}${eventId}` } };
+  return (await client.send(new GetItemCommand({ TableName: config.inboxTableName, Key: key, ConsistentRead: true }))).Item;
+}
+
+describe('createTransactionalConsumer', () => {
+  test('applies a duplicate delivery once', async () => {
+    const { handler, lines } = consumer();
+    const message = deposit(10);
+
+    const first = await handler({ Records: [sqsRecord(message.body)] });
+    const second = await handler({ Records: [sqsRecord(message.body, { receiveCount: 1 })] });
+
+    expect(first.batchItemFailures).toEqual([]);
+    expect(second.batchItemFailures).toEqual([]);
+    expect(await balance(message.account)).toBe(10);
+    expect(outcomesOf(lines)).toEqual(['processed', 'duplicate']);
+  });
+
+  test('records the inbox item in the wire format, TTL in epoch seconds', async () => {
+    const now = new Date('2024-05-01T12:00:00.500Z');
+    const { handler } = consumer({ now: () => now });
+    const message = deposit(5, { type: 'FundsDeposited' });
+
+    await handler({ Records: [sqsRecord(message.body)] });
+
+    expect(await inboxItem(message.id)).toEqual({
+      pk: { S: `billing#${message.id}` },
+      eventId: { S: message.id },
+      eventType: { S: 'FundsDeposited' },
+      subscriber: { S: 'billing' },
+      processedAt: { S: '2024-05-01T12:00:00.500Z' },
+      expiresAt: { N: String(Math.floor(now.getTime() / 1000) + WINDOW_SECONDS) },
+    });
+  });
+
+  test('a crash after commit (response lost), then redelivery, applies once', async () => {
+    // the first invocation's client never retries, so the lost response surfaces as an error
+    const crashing = consumer({ client: localClient({ endpoint: proxy.endpoint, maxAttempts: 1 }) });
+    const message = deposit(25);
+    const record = sqsRecord(message.body);
+    const fired = proxy.inject({ target: TRANSACT, fault: { kind: 'drop-response' } });
+
+    const crashed = await crashing.handler({ Records: [record] });
+
+    expect(fired()).toBe(1);
+    expect(crashed.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+    expect(await balance(message.account)).toBe(25); // it did commit
+
+    const redelivery = consumer();
+    const redelivered = await redelivery.handler({ Records: [{ ...record, attributes: { ApproximateReceiveCount: '2' } }] });
+
+    expect(redelivered.batchItemFailures).toEqual([]);
+    expect(outcomesOf(redelivery.lines)).toEqual(['duplicate']);
+    expect(await balance(message.account)).toBe(25);
+  });
+
+  test('two concurrent deliveries of one message apply once', async () => {
+    const { handler, lines } = consumer();
+    const message = deposit(7);
+    const record = sqsRecord(message.body);
+
+    const responses = await Promise.all([handler({ Records: [record] }), handler({ Records: [record] })]);
+
+    expect(await balance(message.account)).toBe(7);
+    const outcomes = outcomesOf(lines).sort();
+    expect(outcomes.filter((outcome) => outcome === 'processed')).toHaveLength(1);
+    expect(['duplicate', 'failed']).toContain(outcomes.find((outcome) => outcome !== 'processed'));
+    // a delivery that lost a transaction conflict is retried by SQS; that retry must not apply it again
+    if (responses.some((response) => response.batchItemFailures.length > 0)) {
+      expect((await handler({ Records: [record] })).batchItemFailures).toEqual([]);
+    }
+    expect(await balance(message.account)).toBe(7);
+  });
+
+  test('a malformed message goes to the dead-letter publisher with its reason; the rest of the batch commits', async () => {
+    const { handler, deadLetter, lines } = consumer();
+    const good1 = deposit(1);
+    const good2 = deposit(2);
+    const malformed = sqsRecord(JSON.stringify({ ...envelopeObject(), id: 42 }), { receiveCount: 3 });
+
+    const response = await handler({ Records: [sqsRecord(good1.body), malformed, sqsRecord(good2.body)] });
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect([await balance(good1.account), await balance(good2.account)]).toEqual([1, 2]);
+    expect(deadLetter.published).toEqual([
+      {
+        body: malformed.body,
+        errorName: 'MalformedEnvelopeError',
+        errorMessage: "malformed event envelope: field 'id' must be a non-empty string, but was a number",
+        subscriber: SUBSCRIBER,
+        sourceMessageId: malformed.messageId,
+        approximateReceiveCount: 3,
+        eventId: undefined,
+      },
+    ]);
+    expect(outcomesOf(lines)).toEqual(['processed', 'dead-lettered', 'processed']);
+  });
+
+  test('a malformed message is reported as a batch item failure when the dead-letter send fails', async () => {
+    const { handler } = consumer({ deadLetter: new RecordingDeadLetterPublisher(true) });
+    const good1 = deposit(1);
+    const good2 = deposit(2);
+    const malformed = sqsRecord('not json at all');
+
+    const response = await handler({ Records: [sqsRecord(good1.body), malformed, sqsRecord(good2.body)] });
+
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: malformed.messageId }]);
+    expect([await balance(good1.account), await balance(good2.account)]).toEqual([1, 2]);
+  });
+
+  test('without a dead-letter queue URL, a malformed message is left for SQS redrive', async () => {
+    const { logger } = recordingLogger();
+    const handler = createTransactionalConsumer<Deposit>({ handle: credit, client, config, logger });
+    const malformed = sqsRecord('{}');
+    expect((await handler({ Records: [malformed] })).batchItemFailures).toEqual([{ itemIdentifier: malformed.messageId }]);
+  });
+
+  test('a PermanentError dead-letters the message with its reason and writes nothing', async () => {
+    const { handler, deadLetter } = consumer({
+      handle: (envelope, tx) => {
+        credit(envelope, tx, undefined as never);
+        throw new PermanentError(`account ${envelope.data.account} is closed`);
+      },
+    });
+    const message = deposit(9);
+    const record = sqsRecord(message.body);
+
+    const response = await handler({ Records: [record] });
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(deadLetter.published).toEqual([
+      expect.objectContaining({ body: message.body, errorName: 'PermanentError', errorMessage: `account ${message.account} is closed`, eventId: message.id }),
+    ]);
+    expect(await balance(message.account)).toBeUndefined();
+    expect(await inboxItem(message.id)).toBeUndefined();
+  });
+
+  test('throttling on one record reports only that record', async () => {
+    const { handler, lines } = consumer({ client: localClient({ endpoint: proxy.endpoint, maxAttempts: 1 }) });
+    const messages = [deposit(1), deposit(2), deposit(3)];
+    const records = messages.map((message) => sqsRecord(message.body));
+    const fired = proxy.inject({ target: TRANSACT, nth: 2, fault: { kind: 'throttle', errorType: 'ProvisionedThroughputExceededException' } });
+
+    const response = await handler({ Records: records });
+
+    expect(fired()).toBe(1);
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: records[1]?.messageId }]);
+    expect(await Promise.all(messages.map((message) => balance(message.account)))).toEqual([1, undefined, 3]);
+    expect(await inboxItem(messages[1]?.id as string)).toBeUndefined();
+    expect(lines.find((line) => line.outcome === 'failed')).toMatchObject({ error: { name: 'ProvisionedThroughputExceededException' } });
+
+    // SQS delivers it again: now it applies
+    expect((await handler({ Records: [records[1]!] })).batchItemFailures).toEqual([]);
+    expect(await balance(messages[1]?.account as string)).toBe(2);
+  });
+
+  test('a handler that stages nothing still records the inbox item, so a redelivery is a duplicate', async () => {
+    let calls = 0;
+    const { handler, lines } = consumer({ handle: () => void calls++, client: localClient({ endpoint: proxy.endpoint }) });
+    const message = deposit(1);
+    const putsBefore = proxy.requestCount('DynamoDB_20120810.PutItem');
+    const transactionsBefore = proxy.requestCount(TRANSACT);
+
+    await handler({ Records: [sqsRecord(message.body)] });
+    expect(await inboxItem(message.id)).toMatchObject({ eventId: { S: message.id }, subscriber: { S: SUBSCRIBER } });
+    await handler({ Records: [sqsRecord(message.body)] });
+
+    expect(outcomesOf(lines)).toEqual(['processed', 'duplicate']);
+    expect(calls).toBe(2); // the handler staged nothing, so running it again had no effect
+    // one conditional PutItem per delivery, no transaction
+    expect(proxy.requestCount('DynamoDB_20120810.PutItem') - putsBefore).toBe(2);
+    expect(proxy.requestCount(TRANSACT) - transactionsBefore).toBe(0);
+  });
+
+  test('an expired inbox record that TTL has not deleted yet does not block reprocessing; a live one does', async () => {
+    const { handler, lines } = consumer();
+    const nowEpochSeconds = Math.floor(Date.now() / 1000);
+    const expired = deposit(4);
+    const live = deposit(6);
+    const seed = (eventId: string, expiresAt: number) =>
+      client.send(
+        new PutItemCommand({
+          TableName: config.inboxTableName,
+          Item: { pk: { S: `${SUBSCRIBER}#${eventId}` }, eventId: { S: eventId }, expiresAt: { N: String(expiresAt) } },
+        }),
+      );
+    await seed(expired.id, nowEpochSeconds - 60);
+    await seed(live.id, nowEpochSeconds + 60);
+
+    const response = await handler({ Records: [sqsRecord(expired.body), sqsRecord(live.body)] });
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(outcomesOf(lines)).toEqual(['processed', 'duplicate']);
+    expect(await balance(expired.account)).toBe(4);
+    expect(await balance(live.account)).toBeUndefined();
+    expect(Number((await inboxItem(expired.id))?.expiresAt?.N)).toBeGreaterThanOrEqual(nowEpochSeconds + WINDOW_SECONDS);
+  });
+
+  test('a handler error reports only that record, and writes nothing for it', async () => {
+    const messages = [deposit(1), deposit(2), deposit(3)];
+    const { handler, lines } = consumer({
+      handle: (envelope, tx, context) => {
+        if (envelope.data.account === messages[1]?.account) throw new Error('downstream unavailable');
+        credit(envelope, tx, context);
+      },
+    });
+    const records = messages.map((message) => sqsRecord(message.body));
+
+    const response = await handler({ Records: records });
+
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: records[1]?.messageId }]);
+    expect(await Promise.all(messages.map((message) => balance(message.account)))).toEqual([1, undefined, 3]);
+    expect(await inboxItem(messages[1]?.id as string)).toBeUndefined();
+    expect(lines.find((line) => line.outcome === 'failed')).toMatchObject({
+      level: 'WARN',
+      subscriber: SUBSCRIBER,
+      eventId: messages[1]?.id,
+      sqsMessageId: records[1]?.messageId,
+      error: { name: 'Error', message: 'downstream unavailable' },
+    });
+  });
+
+  test('a failed business condition reports the record as failed, naming the staged action', async () => {
+    const { handler, lines } = consumer({
+      handle: (envelope, tx) => {
+        tx.conditionCheck({ TableName: ledgerTable, Key: { pk: envelope.data.account }, ConditionExpression: 'attribute_exists(pk)' });
+        tx.put({ TableName: ledgerTable, Item: { pk: `${envelope.data.account}-audit` } });
+      },
+    });
+    const message = deposit(1);
+    const record = sqsRecord(message.body);
+
+    expect((await handler({ Records: [record] })).batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+    expect(await inboxItem(message.id)).toBeUndefined();
+    const failed = lines.find((line) => line.outcome === 'failed') as { error: { name: string; message: string } };
+    expect(failed.error.name).toBe('TransactionCancelledError');
+    expect(failed.error.message).toMatch(/action 0 \(staged ConditionCheck on table '.*'\): ConditionalCheckFailed/);
+  });
+
+  test('fails a record whose handler stages two writes to one item, before any request', async () => {
+    const { handler, lines } = consumer({
+      client: localClient({ endpoint: proxy.endpoint }),
+      handle: (envelope, tx, context) => {
+        credit(envelope, tx, context);
+        credit(envelope, tx, context);
+      },
+    });
+    const message = deposit(1);
+    const sentBefore = proxy.requestCount();
+
+    const response = await handler({ Records: [sqsRecord(message.body)] });
+
+    expect(response.batchItemFailures).toHaveLength(1);
+    expect(proxy.requestCount() - sentBefore).toBe(0);
+    expect(lines.find((line) => line.outcome === 'failed')).toMatchObject({ error: { name: 'TransactionLimitError', message: expect.stringMatching(/both target the item/) } });
+  });
+
+  test('fails a record whose handler stages more writes than fit beside the inbox record', async () => {
+    const { handler, lines } = consumer({
+      handle: (envelope, tx) => {
+        for (let i = 0; i < 100; i++) tx.put({ TableName: ledgerTable, Item: { pk: `${envelope.id}-${i}` } });
+      },
+    });
+    const response = await handler({ Records: [sqsRecord(deposit(1).body)] });
+    expect(response.batchItemFailures).toHaveLength(1);
+    expect(lines.find((line) => line.outcome === 'failed')).toMatchObject({ error: { name: 'TransactionLimitError', message: expect.stringMatching(/at most 99 writes/) } });
+  });
+
+  test('accepts a double-encoded and an SNS-wrapped body', async () => {
+    const { handler } = consumer();
+    const doubled = deposit(3);
+    const wrapped = deposit(4);
+    const response = await handler({
+      Records: [sqsRecord(JSON.stringify(doubled.body)), sqsRecord(JSON.stringify({ Type: 'Notification', Message: wrapped.body }))],
+    });
+    expect(response.batchItemFailures).toEqual([]);
+    expect([await balance(doubled.account), await balance(wrapped.account)]).toEqual([3, 4]);
+  });
+
+  test('reads its configuration once, at creation, and fails fast when it is incomplete', () => {
+    vi.stubEnv(ENV.SUBSCRIBER_NAME, '');
+    try {
+      expect(() => createTransactionalConsumer({ handle: () => undefined, client })).toThrow(ConfigurationError);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+});

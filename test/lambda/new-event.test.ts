@@ -1,0 +1,93 @@
+import { describe, expect, test } from 'vitest';
+import type { ProducerConfig } from '../../lambda/config';
+import { parseEnvelope } from '../../lambda/envelope';
+import { EventTooLargeError, InvalidEventError } from '../../lambda/errors';
+import { buildEnvelope } from '../../lambda/producer/new-event';
+import { MAX_MESSAGE_BYTES, outboxPut } from '../../lambda/producer/outbox-item';
+
+const now = new Date('2024-05-01T12:00:00.000Z');
+const defaults = { source: 'orders', now: () => now, newId: () => 'generated-id' };
+const config: ProducerConfig = {
+  outboxTableName: 'Outbox',
+  partitionKeyName: 'pk',
+  sortKeyName: 'sk',
+  timeToLiveAttributeName: 'expiresAt',
+  eventRetentionSeconds: 3600,
+  eventSource: 'orders',
+};
+
+describe('buildEnvelope', () => {
+  test('applies the defaults and produces an envelope the consumer accepts', () => {
+    const envelope = buildEnvelope({ type: 'OrderPlaced', data: { orderId: 'o1' } }, defaults);
+    expect(envelope).toEqual({
+      specversion: '1.0',
+      id: 'generated-id',
+      source: 'orders',
+      type: 'OrderPlaced',
+      time: '2024-05-01T12:00:00.000Z',
+      datacontenttype: 'application/json',
+      data: { orderId: 'o1' },
+    });
+    expect(parseEnvelope(JSON.stringify(envelope))).toEqual(envelope);
+  });
+
+  test('keeps the caller id, source, subject and time', () => {
+    const time = new Date('2020-01-01T00:00:00Z');
+    const envelope = buildEnvelope({ type: 'T', data: 1, id: 'mine', source: 'other', subject: 'o1', time }, defaults);
+    expect([envelope.id, envelope.source, envelope.subject, envelope.time]).toEqual(['mine', 'other', 'o1', '2020-01-01T00:00:00.000Z']);
+  });
+
+  test.each<[string, Parameters<typeof buildEnvelope>[0], RegExp]>([
+    ['an empty type', { type: '', data: 1 }, /event type must be a non-empty string, but was empty/],
+    ['an empty id', { type: 'T', data: 1, id: '' }, /event id must be a non-empty string/],
+    ['an empty subject', { type: 'T', data: 1, subject: '' }, /event subject must be a non-empty string/],
+    ['undefined data', { type: 'T', data: undefined }, /event 'T' data must be a JSON value, but was undefined/],
+    ['BigInt data', { type: 'T', data: { n: 1n } }, /event 'T' data cannot be serialized to JSON/],
+    ['an invalid time', { type: 'T', data: 1, time: new Date('nope') }, /event 'T' time must be a valid Date/],
+  ])('fails on %s', (_name, event, message) => {
+    expect(() => buildEnvelope(event, defaults)).toThrow(InvalidEventError);
+    expect(() => buildEnvelope(event, defaults)).toThrow(message);
+  });
+});
+
+describe('outboxPut', () => {
+  test('builds the conditional Put in the wire format, TTL in epoch seconds', () => {
+    const envelope = buildEnvelope({ type: 'OrderPlaced', data: { orderId: 'o1' }, id: 'e1' }, defaults);
+    expect(outboxPut(envelope, config, now)).toEqual({
+      Put: {
+        TableName: 'Outbox',
+        Item: {
+          pk: 'OUTBOX#e1',
+          sk: 'OUTBOX#e1',
+          iefRecordType: 'OutboxEvent.v1',
+          iefEnvelope: JSON.stringify(envelope),
+          iefEventId: 'e1',
+          iefEventType: 'OrderPlaced',
+          expiresAt: Date.parse('2024-05-01T12:00:00Z') / 1000 + 3600,
+        },
+        ConditionExpression: 'attribute_not_exists(#pk)',
+        ExpressionAttributeNames: { '#pk': 'pk' },
+      },
+    });
+  });
+
+  test('uses the configured key names and omits the sort key and TTL when the table has none', () => {
+    const envelope = buildEnvelope({ type: 'T', data: 1, id: 'e2' }, defaults);
+    const put = outboxPut(envelope, { ...config, partitionKeyName: 'PK', sortKeyName: undefined, timeToLiveAttributeName: undefined }, now).Put;
+    expect(Object.keys(put?.Item ?? {}).sort()).toEqual(['PK', 'iefEnvelope', 'iefEventId', 'iefEventType', 'iefRecordType']);
+    expect(put?.ExpressionAttributeNames).toEqual({ '#pk': 'PK' });
+  });
+
+  test('fails when the envelope exceeds the SNS/SQS message limit, naming limit and size', () => {
+    const envelope = buildEnvelope({ type: 'T', data: 'x'.repeat(MAX_MESSAGE_BYTES), id: 'big' }, defaults);
+    expect(() => outboxPut(envelope, config, now)).toThrow(EventTooLargeError);
+    expect(() => outboxPut(envelope, config, now)).toThrow(/event 'big' \(T\) is too large: its envelope is 262,2\d\d bytes .* the SNS\/SQS message limit is 262,144 bytes/);
+  });
+
+  test('checks the double-encoded size, as the relay may deliver the envelope as a JSON string', () => {
+    // 100,000 quotes: about 200 kB as JSON, about 400 kB once more JSON-encoded
+    const envelope = buildEnvelope({ type: 'T', data: '"'.repeat(100_000), id: 'quotes' }, defaults);
+    expect(Buffer.byteLength(JSON.stringify(envelope))).toBeLessThan(MAX_MESSAGE_BYTES);
+    expect(() => outboxPut(envelope, config, now)).toThrow(/\(4\d\d,\d{3} bytes when delivered as a JSON string\)/);
+  });
+});

@@ -1,0 +1,260 @@
+import { GetItemCommand, ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, TransactWriteCommand, type TransactWriteItem } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
+import { ENV, type ProducerConfig } from '../../lambda/config';
+import { parseEnvelope } from '../../lambda/envelope';
+import { EventTooLargeError, TransactionCancelledError, TransactionLimitError } from '../../lambda/errors';
+import { Outbox } from '../../lambda/producer/outbox';
+import { OUTBOX_ITEM, TABLE_SCHEMA } from '../../lambda/wire-format';
+import { createTable, localClient, uniqueTableName } from '../support/dynamodb-client';
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+
+const RETENTION_SECONDS = 7 * 24 * 3600;
+const TRANSACT = 'DynamoDB_20120810.TransactWriteItems';
+
+let client: DynamoDBClient;
+let proxy: FaultProxy;
+let ordersTable: string;
+let config: ProducerConfig;
+
+beforeAll(async () => {
+  client = localClient();
+  proxy = await startFaultProxy(inject('dynamoDbEndpoint'));
+  ordersTable = uniqueTableName('orders');
+  const outboxTable = uniqueTableName('outbox');
+  await Promise.all([
+    createTable(client, ordersTable, { partitionKey: 'pk' }),
+    createTable(client, outboxTable, { partitionKey: TABLE_SCHEMA.PARTITION_KEY, sortKey: TABLE_SCHEMA.SORT_KEY }),
+  ]);
+  config = {
+    outboxTableName: outboxTable,
+    partitionKeyName: TABLE_SCHEMA.PARTITION_KEY,
+    sortKeyName: TABLE_SCHEMA.SORT_KEY,
+    timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE,
+    eventRetentionSeconds: RETENTION_SECONDS,
+    eventSource: 'orders-service',
+  };
+});
+afterAll(() => proxy.stop());
+
+const placeOrder = (orderId: string): TransactWriteItem => ({
+  Put: { TableName: ordersTable, Item: { pk: orderId, status: 'PLACED' }, ConditionExpression: 'attribute_not_exists(pk)' },
+});
+
+async function getOrder(orderId: string) {
+  return (await client.send(new GetItemCommand({ TableName: ordersTable, Key: { pk: { S: orderId } }, ConsistentRead: true }))).Item;
+}
+
+async function outboxItemsWithEventId(eventId: string, table = config.outboxTableName) {
+  const scanned = await client.send(
+    new ScanCommand({
+      TableName: table,
+      ConsistentRead: true,
+      FilterExpression: '#id = :id',
+      ExpressionAttributeNames: { '#id': OUTBOX_ITEM.EVENT_ID_ATTRIBUTE },
+      ExpressionAttributeValues: { ':id': { S: eventId } },
+    }),
+  );
+  return scanned.Items ?? [];
+}
+
+async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected a rejection');
+}
+
+describe('Outbox.transactWrite', () => {
+  test('writes the business item and the outbox item together, in the wire format', async () => {
+    const outbox = new Outbox({ client, config });
+    const orderId = `order-${crypto.randomUUID()}`;
+    const before = Date.now();
+    const [envelope] = await outbox.transactWrite({
+      items: [placeOrder(orderId)],
+      events: [{ type: 'OrderPlaced', subject: orderId, data: { orderId, totalCents: 1250 } }],
+    });
+    const after = Date.now();
+
+    expect(await getOrder(orderId)).toEqual({ pk: { S: orderId }, status: { S: 'PLACED' } });
+    const id = envelope?.id as string;
+    const key = { S: `${OUTBOX_ITEM.KEY_PREFIX}${id}` };
+    const item = (await client.send(new GetItemCommand({ TableName: config.outboxTableName, Key: { pk: key, sk: key }, ConsistentRead: true }))).Item;
+    // exact attribute set and DynamoDB types: the pipe filter and input template read `.S`
+    expect(Object.keys(item ?? {}).sort()).toEqual(['expiresAt', 'iefEnvelope', 'iefEventId', 'iefEventType', 'iefRecordType', 'pk', 'sk']);
+    expect(item?.[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]).toEqual({ S: OUTBOX_ITEM.RECORD_TYPE_VALUE });
+    expect(item?.[OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]).toEqual({ S: id });
+    expect(item?.[OUTBOX_ITEM.EVENT_TYPE_ATTRIBUTE]).toEqual({ S: 'OrderPlaced' });
+    const parsed = parseEnvelope(item?.[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]?.S as string);
+    expect(parsed).toEqual(envelope);
+    expect(parsed).toMatchObject({ specversion: '1.0', source: 'orders-service', type: 'OrderPlaced', subject: orderId, data: { orderId, totalCents: 1250 } });
+    expect(Date.parse(parsed.time)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(parsed.time)).toBeLessThanOrEqual(after);
+    // TTL in epoch SECONDS
+    const expiresAt = Number(item?.[TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE]?.N);
+    expect(Number.isInteger(expiresAt)).toBe(true);
+    expect(expiresAt).toBeGreaterThanOrEqual(Math.floor(before / 1000) + RETENTION_SECONDS);
+    expect(expiresAt).toBeLessThanOrEqual(Math.floor(after / 1000) + RETENTION_SECONDS);
+  });
+
+  test('writes no event when a business condition fails', async () => {
+    const outbox = new Outbox({ client, config });
+    const orderId = `order-${crypto.randomUUID()}`;
+    await outbox.transactWrite({ items: [placeOrder(orderId)], events: [] });
+    const eventId = crypto.randomUUID();
+
+    const error = await rejection(outbox.transactWrite({ items: [placeOrder(orderId)], events: [{ type: 'OrderPlaced', id: eventId, data: {} }] }));
+
+    expect(error).toBeInstanceOf(TransactionCancelledError);
+    const cancelled = error as TransactionCancelledError;
+    expect(cancelled.isDuplicateEvent).toBe(false);
+    expect(cancelled.cancellationReasonCodes).toEqual(['ConditionalCheckFailed', 'None']);
+    expect(cancelled.failedActions).toEqual([
+      expect.objectContaining({ index: 0, kind: 'item', code: 'ConditionalCheckFailed', description: `item Put on table '${ordersTable}'` }),
+    ]);
+    expect(cancelled.message).toMatch(/nothing was written: action 0 \(item Put on table '.*'\): ConditionalCheckFailed/);
+    expect(await outboxItemsWithEventId(eventId)).toHaveLength(0);
+  });
+
+  test('a retried producer reusing its event id cannot create a second event', async () => {
+    const outbox = new Outbox({ client, config });
+    const eventId = `checkout-${crypto.randomUUID()}`;
+    const firstOrder = `order-${crypto.randomUUID()}`;
+    const retriedOrder = `order-${crypto.randomUUID()}`;
+    await outbox.transactWrite({ items: [placeOrder(firstOrder)], events: [{ type: 'OrderPlaced', id: eventId, data: { n: 1 } }] });
+
+    const error = await rejection(
+      outbox.transactWrite({ items: [placeOrder(retriedOrder)], events: [{ type: 'OrderPlaced', id: eventId, data: { n: 2 } }] }),
+    );
+
+    expect(error).toBeInstanceOf(TransactionCancelledError);
+    expect((error as TransactionCancelledError).isDuplicateEvent).toBe(true);
+    expect((error as TransactionCancelledError).failedActions).toEqual([
+      expect.objectContaining({ index: 1, kind: 'event', eventId, code: 'ConditionalCheckFailed' }),
+    ]);
+    expect(await getOrder(retriedOrder)).toBeUndefined();
+    const items = await outboxItemsWithEventId(eventId);
+    expect(items).toHaveLength(1);
+    expect(parseEnvelope(items[0]?.[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]?.S as string).data).toEqual({ n: 1 });
+  });
+
+  test('a lost response is retried by the SDK with the same ClientRequestToken and writes once', async () => {
+    // DynamoDB Local honours ClientRequestToken; the SDK generates one per command and reuses it on retries
+    const outbox = new Outbox({ client: localClient({ endpoint: proxy.endpoint, maxAttempts: 2 }), config });
+    const eventId = crypto.randomUUID();
+    const orderId = `order-${crypto.randomUUID()}`;
+    const fired = proxy.inject({ target: TRANSACT, fault: { kind: 'drop-response' } });
+    const sentBefore = proxy.requestCount(TRANSACT);
+
+    await outbox.transactWrite({ items: [placeOrder(orderId)], events: [{ type: 'OrderPlaced', id: eventId, data: {} }] });
+
+    expect(fired()).toBe(1);
+    expect(proxy.requestCount(TRANSACT) - sentBefore).toBe(2);
+    expect(await outboxItemsWithEventId(eventId)).toHaveLength(1);
+    expect(await getOrder(orderId)).toBeDefined();
+  });
+
+  test('accepts a DocumentClient and several events in one transaction', async () => {
+    const outbox = new Outbox({ client: DynamoDBDocumentClient.from(client), config });
+    const envelopes = await outbox.transactWrite({ events: [{ type: 'A', data: 1 }, { type: 'B', data: 2 }] });
+    expect(envelopes.map((envelope) => envelope.type)).toEqual(['A', 'B']);
+    for (const envelope of envelopes) expect(await outboxItemsWithEventId(envelope.id)).toHaveLength(1);
+  });
+
+  test('writes to a table without sort key or TTL using its own partition key name', async () => {
+    const table = uniqueTableName('outbox-plain');
+    await createTable(client, table, { partitionKey: 'PK' });
+    const outbox = new Outbox({ client, config: { ...config, outboxTableName: table, partitionKeyName: 'PK', sortKeyName: undefined, timeToLiveAttributeName: undefined } });
+    const [envelope] = await outbox.transactWrite({ events: [{ type: 'T', data: null }] });
+    const [item] = await outboxItemsWithEventId(envelope?.id as string, table);
+    expect(Object.keys(item ?? {}).sort()).toEqual(['PK', 'iefEnvelope', 'iefEventId', 'iefEventType', 'iefRecordType']);
+    expect(item?.PK).toEqual({ S: `OUTBOX#${envelope?.id}` });
+  });
+});
+
+describe('Outbox limits fail before any request', () => {
+  let outbox: Outbox;
+  let sentBefore: number;
+  beforeAll(() => {
+    outbox = new Outbox({ client: localClient({ endpoint: proxy.endpoint }), config });
+  });
+  const expectNothingSent = () => expect(proxy.requestCount() - sentBefore).toBe(0);
+
+  test('fails on 101 actions', async () => {
+    sentBefore = proxy.requestCount();
+    const items = Array.from({ length: 100 }, (_, i) => placeOrder(`bulk-${i}`));
+    const error = await rejection(outbox.transactWrite({ items, events: [{ type: 'BulkPlaced', data: {} }] }));
+    expect(error).toBeInstanceOf(TransactionLimitError);
+    expect(error.message).toBe('a transaction may hold at most 100 actions (DynamoDB TransactWriteItems limit), but 101 were given (100 items + 1 events)');
+    expectNothingSent();
+  });
+
+  test('fails on two actions on one business item', async () => {
+    sentBefore = proxy.requestCount();
+    const update: TransactWriteItem = {
+      Update: { TableName: ordersTable, Key: { pk: 'o-dup' }, UpdateExpression: 'SET #s = :s', ExpressionAttributeNames: { '#s': 'status' }, ExpressionAttributeValues: { ':s': 'PAID' } },
+    };
+    const error = await rejection(outbox.transactWrite({ items: [placeOrder('o-dup'), update], events: [{ type: 'OrderPaid', data: {} }] }));
+    expect(error).toBeInstanceOf(TransactionLimitError);
+    expect(error.message).toMatch(/^actions 0 \(item Put on table '.*'\) and 1 \(item Update on table '.*'\) both target the item with key \{"pk":"o-dup"\}/);
+    expectNothingSent();
+  });
+
+  test('fails on two events with one id', async () => {
+    sentBefore = proxy.requestCount();
+    const error = await rejection(outbox.transactWrite({ events: [{ type: 'A', id: 'same', data: 1 }, { type: 'B', id: 'same', data: 2 }] }));
+    expect(error).toBeInstanceOf(TransactionLimitError);
+    expect(error.message).toMatch(/actions 0 \(event 'same' \(A\) .*\) and 1 \(event 'same' \(B\) .*\) both target the item/);
+    expectNothingSent();
+  });
+
+  test('fails on an oversized envelope, naming the limit and the size', async () => {
+    sentBefore = proxy.requestCount();
+    const error = await rejection(outbox.transactWrite({ items: [placeOrder('o-big')], events: [{ type: 'Huge', id: 'huge', data: 'x'.repeat(300_000) }] }));
+    expect(error).toBeInstanceOf(EventTooLargeError);
+    expect(error.message).toMatch(/event 'huge' \(Huge\) is too large: its envelope is 300,\d{3} bytes .* the SNS\/SQS message limit is 262,144 bytes/);
+    expect((error as EventTooLargeError).limitBytes).toBe(262_144);
+    expectNothingSent();
+  });
+});
+
+describe('Outbox.event and Outbox.fromEnvironment', () => {
+  test('event() builds a Put the caller can send in its own transaction, with injected clock and ids', async () => {
+    const now = new Date('2030-01-01T00:00:00.000Z');
+    const outbox = new Outbox({ client, config, now: () => now, newId: () => `fixed-${crypto.randomUUID()}` });
+    const put = outbox.event({ type: 'OrderShipped', data: { carrier: 'x' } });
+    await DynamoDBDocumentClient.from(client).send(new TransactWriteCommand({ TransactItems: [put] }));
+    const eventId = put.Put?.Item?.[OUTBOX_ITEM.EVENT_ID_ATTRIBUTE] as string;
+    expect(eventId).toMatch(/^fixed-/);
+    const [item] = await outboxItemsWithEventId(eventId);
+    expect(item?.expiresAt).toEqual({ N: String(Date.parse('2030-01-01T00:00:00Z') / 1000 + RETENTION_SECONDS) });
+    expect(parseEnvelope(item?.iefEnvelope?.S as string).time).toBe('2030-01-01T00:00:00.000Z');
+  });
+
+  test('fromEnvironment() writes to the table and with the source the environment names', async () => {
+    vi.stubEnv(ENV.OUTBOX_TABLE_NAME, config.outboxTableName);
+    vi.stubEnv(ENV.OUTBOX_PARTITION_KEY_NAME, 'pk');
+    vi.stubEnv(ENV.OUTBOX_SORT_KEY_NAME, 'sk');
+    vi.stubEnv(ENV.OUTBOX_TIME_TO_LIVE_ATTRIBUTE_NAME, 'expiresAt');
+    vi.stubEnv(ENV.OUTBOX_EVENT_RETENTION_SECONDS, '60');
+    vi.stubEnv(ENV.EVENT_SOURCE, 'env-source');
+    try {
+      const [envelope] = await Outbox.fromEnvironment(client).transactWrite({ events: [{ type: 'T', data: 1 }] });
+      expect(envelope?.source).toBe('env-source');
+      expect(await outboxItemsWithEventId(envelope?.id as string)).toHaveLength(1);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  test('fromEnvironment() fails fast when the environment is incomplete', () => {
+    vi.stubEnv(ENV.OUTBOX_TABLE_NAME, '');
+    try {
+      expect(() => Outbox.fromEnvironment(client)).toThrow(/IEF_OUTBOX_TABLE_NAME must be set/);
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+});
