@@ -1,6 +1,6 @@
 /** Processing one SQS record: parse, run the handler, commit with the inbox record, or dead-letter. */
 import { parseEnvelope, type EventEnvelope } from '../envelope';
-import { PermanentError } from '../errors';
+import { PermanentError, TransactionLimitError } from '../errors';
 import type { Logger } from '../logger';
 import type { RecordOutcome } from './batch';
 import type { DeadLetterPublisher } from './dead-letter';
@@ -36,9 +36,19 @@ export interface RecordDependencies<TData> {
   readonly lambdaContext?: unknown;
 }
 
-/** True for {@link PermanentError}; also by name, so an error from a second bundled copy of this runtime counts. */
+/** Names of errors that no retry can cure: the message goes to the dead-letter queue at once. */
+const PERMANENT_ERROR_NAMES: ReadonlySet<string> = new Set(['PermanentError', 'TransactionLimitError']);
+
+/**
+ * True for {@link PermanentError} and {@link TransactionLimitError} (a handler that stages more than a transaction can
+ * hold will do so on every delivery); also by name, so an error from a second bundled copy of this runtime counts.
+ */
 function isPermanent(error: unknown): error is Error {
-  return error instanceof PermanentError || (error instanceof Error && error.name === 'PermanentError');
+  return (
+    error instanceof PermanentError ||
+    error instanceof TransactionLimitError ||
+    (error instanceof Error && PERMANENT_ERROR_NAMES.has(error.name))
+  );
 }
 
 function receiveCount(record: SQSRecord): number | undefined {

@@ -301,8 +301,8 @@ describe('createTransactionalConsumer', () => {
     expect(failed.error.message).toMatch(/action 0 \(staged ConditionCheck on table '.*'\): ConditionalCheckFailed/);
   });
 
-  test('fails a record whose handler stages two writes to one item, before any request', async () => {
-    const { handler, lines } = consumer({
+  test('dead-letters a record whose handler stages two writes to one item, before any request', async () => {
+    const { handler, lines, deadLetter } = consumer({
       client: localClient({ endpoint: proxy.endpoint }),
       handle: (envelope, tx, context) => {
         credit(envelope, tx, context);
@@ -314,20 +314,23 @@ describe('createTransactionalConsumer', () => {
 
     const response = await handler({ Records: [sqsRecord(message.body)] });
 
-    expect(response.batchItemFailures).toHaveLength(1);
+    expect(response.batchItemFailures).toEqual([]);
     expect(proxy.requestCount() - sentBefore).toBe(0);
-    expect(lines.find((line) => line.outcome === 'failed')).toMatchObject({ error: { name: 'TransactionLimitError', message: expect.stringMatching(/both target the item/) } });
+    expect(deadLetter.published).toHaveLength(1);
+    expect(deadLetter.published[0]).toMatchObject({ errorName: 'TransactionLimitError', errorMessage: expect.stringMatching(/both target the item/) });
+    expect(lines.find((line) => line.outcome === 'dead-lettered')).toMatchObject({ error: { name: 'TransactionLimitError' } });
   });
 
-  test('fails a record whose handler stages more writes than fit beside the inbox record', async () => {
-    const { handler, lines } = consumer({
+  test('dead-letters a record whose handler stages more writes than fit beside the inbox record', async () => {
+    const { handler, lines, deadLetter } = consumer({
       handle: (envelope, tx) => {
         for (let i = 0; i < 100; i++) tx.put({ TableName: ledgerTable, Item: { pk: `${envelope.id}-${i}` } });
       },
     });
     const response = await handler({ Records: [sqsRecord(deposit(1).body)] });
-    expect(response.batchItemFailures).toHaveLength(1);
-    expect(lines.find((line) => line.outcome === 'failed')).toMatchObject({ error: { name: 'TransactionLimitError', message: expect.stringMatching(/at most 99 writes/) } });
+    expect(response.batchItemFailures).toEqual([]);
+    expect(deadLetter.published.map((letter) => letter.errorName)).toEqual(['TransactionLimitError']);
+    expect(lines.find((line) => line.outcome === 'dead-lettered')).toMatchObject({ error: { name: 'TransactionLimitError', message: expect.stringMatching(/at most 99 writes/) } });
   });
 
   test('accepts a double-encoded and an SNS-wrapped body', async () => {
