@@ -1,0 +1,26 @@
+import { createTransactionalConsumer } from '../../lambda';
+import { OrderPlaced } from './order-events';
+
+const SHIPMENTS_TABLE_NAME = process.env.SHIPMENTS_TABLE_NAME ?? '';
+
+/**
+ * Shipping: receives only orders with a shipping address (the subscription's filter policy on the message body)
+ * and creates one shipment per order, together with the inbox record.
+ */
+export const handler = createTransactionalConsumer<OrderPlaced>({
+  handle: async (event, tx) => {
+    const order = event.data;
+    if (!order.shippingAddress) return; // the filter policy should have kept this message away; record it and move on
+    tx.put({
+      TableName: SHIPMENTS_TABLE_NAME,
+      Item: {
+        pk: `SHIPMENT#${order.orderId}`,
+        orderId: order.orderId,
+        country: order.shippingAddress.country,
+        postalCode: order.shippingAddress.postalCode,
+        status: 'PENDING',
+        createdAt: event.time,
+      },
+    });
+  },
+});

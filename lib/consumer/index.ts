@@ -1,0 +1,4 @@
+export * from './consumer-queue';
+export * from './inbox-table';
+export * from './consumer-function';
+export * from './subscriber';

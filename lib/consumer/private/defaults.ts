@@ -1,0 +1,36 @@
+import { Duration } from 'aws-cdk-lib';
+import * as logs from 'aws-cdk-lib/aws-logs';
+
+/**
+ * Defaults shared by the subscriber-side constructs, kept in one place so the documented `@default`s,
+ * the cross-prop validation in `Subscriber` and the child constructs can not drift apart.
+ */
+export const CONSUMER_DEFAULTS = {
+  /** Receives before SQS moves a message to the dead-letter queue (AWS guidance: at least 5). */
+  MAX_RECEIVE_COUNT: 5,
+  /** Lambda function timeout. */
+  FUNCTION_TIMEOUT: Duration.seconds(30),
+  /** Queue visibility timeout = this factor x function timeout (AWS guidance for SQS event sources). */
+  VISIBILITY_TIMEOUT_FACTOR: 6,
+  /** SQS default message retention. */
+  RETENTION_PERIOD: Duration.days(4),
+  /** The SQS maximum, so a message can wait in the DLQ for as long as SQS allows. */
+  DEAD_LETTER_RETENTION_PERIOD: Duration.days(14),
+  /** Retention of the SNS subscription's redrive DLQ (the SQS maximum). */
+  SUBSCRIPTION_DEAD_LETTER_RETENTION_PERIOD: Duration.days(14),
+  /** Inbox TTL: covers 4 days of queue retention + 14 days in the DLQ, plus time to redrive. */
+  DEDUPLICATION_WINDOW: Duration.days(30),
+  /** Lambda memory in MiB. */
+  MEMORY_SIZE_MIB: 256,
+  /** Records per Lambda invocation (the SQS event source default). */
+  BATCH_SIZE: 10,
+  /** Retention of the consumer function's log group. */
+  LOG_RETENTION: logs.RetentionDays.ONE_YEAR,
+  /** Exported handler name in the entry file. */
+  HANDLER: 'handler',
+} as const;
+
+/** `6 x timeout`: the default and the minimum visibility timeout for a given function timeout. */
+export function minimumVisibilityTimeout(timeout: Duration): Duration {
+  return Duration.seconds(timeout.toSeconds() * CONSUMER_DEFAULTS.VISIBILITY_TIMEOUT_FACTOR);
+}

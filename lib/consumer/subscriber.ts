@@ -1,0 +1,384 @@
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as eventsources from 'aws-cdk-lib/aws-lambda-event-sources';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { validateDurationAtLeast, validateDurationInRange, validateNumberInRange } from '../private/validate-props';
+import { ConsumerBundlingOptions, ConsumerFunction } from './consumer-function';
+import { ConsumerQueue } from './consumer-queue';
+import { IInboxTable, InboxTable } from './inbox-table';
+import { CONSUMER_DEFAULTS, minimumVisibilityTimeout } from './private/defaults';
+import { validateFunctionOptions, validateQueueOptions, validateSubscriberName } from './private/validate-consumer-props';
+
+/**
+ * Everything that configures a {@link Subscriber} except what the event flow provides (the topic and its key):
+ * the options of `IdempotentEventFlow.addSubscriber`.
+ */
+export interface SubscriberOptions {
+  /**
+   * Path to the TypeScript or JavaScript file with the handler.
+   *
+   * The file typically exports `createTransactionalConsumer({ handle })` from `idempotent-event-flow/runtime`.
+   * It is bundled with the local esbuild (Docker is never used), AWS SDK included.
+   */
+  readonly entry: string;
+
+  /**
+   * The name of the exported handler in `entry`.
+   *
+   * @default 'handler'
+   */
+  readonly handler?: string;
+
+  /**
+   * The subscriber's name. It is part of every inbox key (`<subscriberName>#<eventId>`), so subscribers sharing an
+   * inbox table must have different names, and renaming a subscriber forgets which messages it processed.
+   *
+   * 1 to 64 letters, digits, `_`, `.` or `-`.
+   *
+   * @default - the construct id
+   */
+  readonly subscriberName?: string;
+
+  /**
+   * Filter policy applied to the message body.
+   *
+   * EventBridge Pipes can not set SNS message attributes, so the relay publishes the CloudEvents envelope as the
+   * body with no attributes; a filter must therefore match the body, e.g. `{ type: sns.FilterOrPolicy.filter(
+   * sns.SubscriptionFilter.stringFilter({ allowlist: ['OrderPlaced'] })) }`.
+   *
+   * @default - every message on the topic is delivered
+   */
+  readonly filterPolicyWithMessageBody?: { [attribute: string]: sns.FilterOrPolicy };
+
+  /**
+   * The inbox table to record processed messages in, e.g. one shared by several subscribers.
+   *
+   * @default - a new `InboxTable` for this subscriber
+   */
+  readonly inboxTable?: IInboxTable;
+
+  /**
+   * How long a processed message stays deduplicated: the TTL of its inbox record.
+   *
+   * It must cover the longest redelivery path, a message that waits out the queue's retention and then the
+   * dead-letter queue's before it is redriven: at least `retentionPeriod + deadLetterRetentionPeriod`.
+   * A whole number of seconds.
+   *
+   * @default Duration.days(30)
+   */
+  readonly deduplicationWindow?: Duration;
+
+  /**
+   * Additional environment variables for the handler. The `IEF_*` runtime variables may not be given here.
+   *
+   * @default - only the runtime contract's variables
+   */
+  readonly environment?: { [key: string]: string };
+
+  /**
+   * The function timeout. Between 1 second and 15 minutes, and at most `visibilityTimeout / 6`.
+   *
+   * @default Duration.seconds(30)
+   */
+  readonly timeout?: Duration;
+
+  /**
+   * The memory of the function in MiB. Between 128 and 10240.
+   *
+   * @default 256
+   */
+  readonly memorySize?: number;
+
+  /**
+   * How long the function's log group keeps log events.
+   *
+   * @default logs.RetentionDays.ONE_YEAR
+   */
+  readonly logRetention?: logs.RetentionDays;
+
+  /**
+   * X-Ray tracing mode of the function.
+   *
+   * @default lambda.Tracing.ACTIVE
+   */
+  readonly tracing?: lambda.Tracing;
+
+  /**
+   * esbuild options for the handler.
+   *
+   * @default - minified, no source map, tsconfig.json found by esbuild
+   */
+  readonly bundling?: ConsumerBundlingOptions;
+
+  /**
+   * How many times a message is received before SQS moves it to the dead-letter queue. Between 1 and 1000.
+   *
+   * @default 5
+   */
+  readonly maxReceiveCount?: number;
+
+  /**
+   * The queue's visibility timeout. At least 6 x `timeout`, at most 12 hours.
+   *
+   * @default - 6 x `timeout` (3 minutes with the default timeout)
+   */
+  readonly visibilityTimeout?: Duration;
+
+  /**
+   * How long the queue keeps an unconsumed message. Between 1 minute and 14 days.
+   *
+   * @default Duration.days(4)
+   */
+  readonly retentionPeriod?: Duration;
+
+  /**
+   * How long the dead-letter queue keeps a message. Between `retentionPeriod` and 14 days (a standard queue's
+   * dead-letter queue keeps the original enqueue timestamp).
+   *
+   * @default Duration.days(14)
+   */
+  readonly deadLetterRetentionPeriod?: Duration;
+
+  /**
+   * The largest number of messages per invocation. Between 1 and 10000; above 10 requires a `maxBatchingWindow` of at least 1 second.
+   *
+   * @default 10
+   */
+  readonly batchSize?: number;
+
+  /**
+   * How long Lambda gathers messages before it invokes the function. Between 0 seconds and 5 minutes.
+   *
+   * @default - no batching window: the function is invoked as soon as messages are available
+   */
+  readonly maxBatchingWindow?: Duration;
+
+  /**
+   * The most concurrent invocations the event source starts, e.g. to protect a downstream system. Between 2 and 1000.
+   *
+   * @default - no limit besides the function's and the account's concurrency
+   */
+  readonly maxConcurrency?: number;
+
+  /**
+   * What happens to the queues, the inbox table (when created here) and the log group when they are removed from
+   * the stack.
+   *
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/** Properties of a {@link Subscriber}. */
+export interface SubscriberProps extends SubscriberOptions {
+  /** The topic the outbox relay publishes events to. */
+  readonly topic: sns.ITopic;
+
+  /**
+   * Key that encrypts the consumer queue, its dead-letter queue and the subscription's dead-letter queue.
+   *
+   * Pass the topic's customer-managed key. SNS encrypts each delivery with the queue's key, so the key policy
+   * must let `sns.amazonaws.com` use `kms:GenerateDataKey*` and `kms:Decrypt` for deliveries from this topic
+   * (`EventTopic`'s key does); this construct does not change the key policy. The inbox table is not encrypted
+   * with it; pass an `inboxTable` for that.
+   *
+   * @default - SQS-managed server-side encryption (SSE-SQS)
+   */
+  readonly encryptionKey?: kms.IKey;
+}
+
+/**
+ * One idempotent consumer of the event topic.
+ *
+ * It subscribes an encrypted, TLS-only SQS queue (with its dead-letter queue) to the topic with raw message
+ * delivery and a redrive dead-letter queue of its own, and consumes the queue with a Lambda function that reports
+ * batch item failures. The function's runtime records each message's event id in the inbox table in the same
+ * DynamoDB transaction as the handler's writes, so every event takes effect at most once per subscriber within
+ * `deduplicationWindow`, and at least once as long as it is not dead-lettered.
+ */
+export class Subscriber extends Construct {
+  /** The subscriber's name, used in inbox keys and in the runtime's log lines. */
+  public readonly subscriberName: string;
+
+  /** The queue and its dead-letter queue, with the metric helpers that alarms use. */
+  public readonly consumerQueue: ConsumerQueue;
+
+  /** The queue the topic delivers to and the function consumes. */
+  public readonly queue: sqs.IQueue;
+
+  /** The consumer queue's dead-letter queue, for messages that kept failing or failed permanently. */
+  public readonly deadLetterQueue: sqs.IQueue;
+
+  /** Where SNS puts messages it could not deliver to the queue (e.g. after the queue or its key became unusable). */
+  public readonly subscriptionDeadLetterQueue: sqs.IQueue;
+
+  /** The topic subscription of the queue. */
+  public readonly subscription: sns.Subscription;
+
+  /** The inbox table the function records processed messages in. */
+  public readonly inboxTable: IInboxTable;
+
+  /** The consumer Lambda function; grant it access to the resources its handler writes. */
+  public readonly consumerFunction: ConsumerFunction;
+
+  public constructor(scope: Construct, id: string, props: SubscriberProps) {
+    super(scope, id);
+    const owner = `Subscriber '${id}'`;
+    this.subscriberName = props.subscriberName ?? id;
+    validateSubscriberProps(owner, this.subscriberName, props);
+
+    const timeout = props.timeout ?? CONSUMER_DEFAULTS.FUNCTION_TIMEOUT;
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+
+    this.consumerQueue = new ConsumerQueue(this, 'Queue', {
+      encryptionKey: props.encryptionKey,
+      maxReceiveCount: props.maxReceiveCount,
+      visibilityTimeout: props.visibilityTimeout ?? minimumVisibilityTimeout(timeout),
+      retentionPeriod: props.retentionPeriod,
+      deadLetterRetentionPeriod: props.deadLetterRetentionPeriod,
+      removalPolicy,
+    });
+    this.queue = this.consumerQueue.queue;
+    this.deadLetterQueue = this.consumerQueue.deadLetterQueue;
+
+    this.subscriptionDeadLetterQueue = this.createSubscriptionDeadLetterQueue(props.encryptionKey, removalPolicy);
+    this.subscription = this.subscribe(props.topic, props.filterPolicyWithMessageBody);
+
+    this.inboxTable = props.inboxTable ?? new InboxTable(this, 'InboxTable', { removalPolicy });
+
+    this.consumerFunction = new ConsumerFunction(this, 'Function', {
+      entry: props.entry,
+      handler: props.handler,
+      subscriberName: this.subscriberName,
+      inboxTable: this.inboxTable,
+      deduplicationWindow: props.deduplicationWindow ?? CONSUMER_DEFAULTS.DEDUPLICATION_WINDOW,
+      deadLetterQueue: this.deadLetterQueue,
+      environment: props.environment,
+      timeout,
+      memorySize: props.memorySize,
+      logRetention: props.logRetention,
+      tracing: props.tracing,
+      removalPolicy,
+      bundling: props.bundling,
+    });
+
+    // The event source grants ReceiveMessage/DeleteMessage/ChangeMessageVisibility/GetQueueAttributes/GetQueueUrl
+    // on the queue and kms:Decrypt on its key.
+    const fn = this.consumerFunction.lambdaFunction;
+    fn.addEventSource(
+      new eventsources.SqsEventSource(this.queue, {
+        batchSize: props.batchSize ?? CONSUMER_DEFAULTS.BATCH_SIZE,
+        maxBatchingWindow: props.maxBatchingWindow,
+        maxConcurrency: props.maxConcurrency,
+        reportBatchItemFailures: true,
+      }),
+    );
+    Validations.of(fn).acknowledge({
+      id: 'Serverless-LambdaEventSourceMappingDestination',
+      reason:
+        'SQS event source mappings do not support on-failure destinations. A message that keeps failing is moved to ' +
+        'the consumer dead-letter queue by the queue\'s redrive policy (maxReceiveCount), and the runtime sends ' +
+        'permanently failing messages there itself.',
+    });
+  }
+
+  private createSubscriptionDeadLetterQueue(encryptionKey: kms.IKey | undefined, removalPolicy: RemovalPolicy): sqs.IQueue {
+    const queue = new sqs.Queue(this, 'SubscriptionDeadLetterQueue', {
+      encryption: encryptionKey ? sqs.QueueEncryption.KMS : sqs.QueueEncryption.SQS_MANAGED,
+      encryptionMasterKey: encryptionKey,
+      enforceSSL: true,
+      retentionPeriod: CONSUMER_DEFAULTS.SUBSCRIPTION_DEAD_LETTER_RETENTION_PERIOD,
+      removalPolicy,
+    });
+    Validations.of(queue).acknowledge(
+      {
+        id: 'AwsSolutions-SQS3',
+        reason:
+          'This queue is itself a dead-letter queue: the redrive policy (RedrivePolicy) of the SNS subscription points ' +
+          'at it. cdk-nag only recognises dead-letter queues of SQS queues and Lambda functions.',
+      },
+      {
+        id: 'Serverless-SQSRedrivePolicy',
+        reason:
+          'This queue is the SNS subscription\'s dead-letter queue, the end of its redrive chain; messages here wait for ' +
+          'inspection and a manual re-publish. A further dead-letter queue would only move the problem.',
+      },
+    );
+    return queue;
+  }
+
+  private subscribe(
+    topic: sns.ITopic,
+    filterPolicyWithMessageBody: { [attribute: string]: sns.FilterOrPolicy } | undefined,
+  ): sns.Subscription {
+    const snsPrincipal = new iam.ServicePrincipal('sns.amazonaws.com');
+    const fromThisTopic = { ArnEquals: { 'aws:SourceArn': topic.topicArn } };
+
+    // What SqsSubscription does, with a construct id of our choosing: let this topic (only) send to the queue.
+    // Unlike SqsSubscription we leave the key policy alone: it is the topic's key, whose owner (EventTopic) lets SNS
+    // use it for this topic; a statement naming the topic's ARN here would make the key and the topic depend on
+    // each other when they share a stack.
+    const queuePolicy = this.queue.addToResourcePolicy(
+      new iam.PolicyStatement({
+        actions: ['sqs:SendMessage'],
+        principals: [snsPrincipal],
+        resources: [this.queue.queueArn],
+        conditions: fromThisTopic,
+      }),
+    );
+    // sns.Subscription adds the dead-letter queue's policy for this topic itself.
+    const subscription = new sns.Subscription(this, 'Subscription', {
+      topic,
+      protocol: sns.SubscriptionProtocol.SQS,
+      endpoint: this.queue.queueArn,
+      rawMessageDelivery: true,
+      filterPolicyWithMessageBody,
+      deadLetterQueue: this.subscriptionDeadLetterQueue,
+    });
+    if (queuePolicy.policyDependable) {
+      // SNS must be allowed to send before the subscription starts delivering.
+      subscription.node.addDependency(queuePolicy.policyDependable);
+    }
+    return subscription;
+  }
+}
+
+/** Every check runs before any child exists, and names this subscriber in the message. */
+function validateSubscriberProps(owner: string, subscriberName: string, props: SubscriberProps): void {
+  validateSubscriberName(owner, props.subscriberName === undefined ? 'subscriberName (the construct id)' : 'subscriberName', subscriberName);
+  validateFunctionOptions(owner, props);
+  validateQueueOptions(owner, props);
+
+  const timeout = props.timeout ?? CONSUMER_DEFAULTS.FUNCTION_TIMEOUT;
+  if (!timeout.isUnresolved()) {
+    validateDurationAtLeast(owner, 'visibilityTimeout', props.visibilityTimeout, minimumVisibilityTimeout(timeout), '6 x timeout');
+  }
+
+  const retention = props.retentionPeriod ?? CONSUMER_DEFAULTS.RETENTION_PERIOD;
+  const deadLetterRetention = props.deadLetterRetentionPeriod ?? CONSUMER_DEFAULTS.DEAD_LETTER_RETENTION_PERIOD;
+  if (!retention.isUnresolved() && !deadLetterRetention.isUnresolved()) {
+    validateDurationAtLeast(
+      owner,
+      'deduplicationWindow',
+      props.deduplicationWindow,
+      Duration.seconds(retention.toSeconds({ integral: false }) + deadLetterRetention.toSeconds({ integral: false })),
+      'retentionPeriod + deadLetterRetentionPeriod',
+    );
+  }
+
+  validateNumberInRange(owner, 'batchSize', props.batchSize, { min: 1, max: 10000, integer: true });
+  validateDurationInRange(owner, 'maxBatchingWindow', props.maxBatchingWindow, { min: Duration.seconds(0), max: Duration.minutes(5) });
+  // Lambda rejects a batch size above 10 without a batching window of at least 1 second.
+  const batchingWindowSeconds = props.maxBatchingWindow?.isUnresolved() ? 1 : (props.maxBatchingWindow?.toSeconds({ integral: false }) ?? 0);
+  if (props.batchSize !== undefined && props.batchSize > 10 && batchingWindowSeconds < 1) {
+    throw new Error(
+      `${owner}: batchSize must be 10 or less unless maxBatchingWindow is at least 1 second, but ${props.batchSize} was provided`,
+    );
+  }
+  validateNumberInRange(owner, 'maxConcurrency', props.maxConcurrency, { min: 2, max: 1000, integer: true });
+}

@@ -1,0 +1,182 @@
+import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { Construct } from 'constructs';
+import { Subscriber, SubscriberOptions } from './consumer/subscriber';
+import { RelayAlarms } from './monitoring/relay-alarms';
+import { SubscriberAlarms } from './monitoring/subscriber-alarms';
+import { IOutboxTable, OutboxTable } from './outbox/outbox-table';
+import { OutboxRelay } from './outbox/outbox-relay';
+import { EventTopic } from './topic/event-topic';
+
+/** Properties of {@link IdempotentEventFlow}. Every one is optional. */
+export interface IdempotentEventFlowProps {
+  /**
+   * The outbox to relay events from. Pass `OutboxTable.fromTableAttributes(...)` to use an existing table of yours
+   * (a single-table design with business items and outbox items side by side); the relay's filter lets only
+   * outbox items reach the topic.
+   *
+   * @default - a new `OutboxTable` (on-demand, stream with new images, TTL, PITR, retained on stack deletion)
+   */
+  readonly outboxTable?: IOutboxTable;
+
+  /**
+   * CloudEvents `source` of the events producers append (when they do not set one per event).
+   * Only for the outbox table this flow creates; with `outboxTable`, set it on that table.
+   *
+   * @default - `/` followed by the URI-encoded construct path of the outbox table, e.g. `/OrdersStack/Orders/OutboxTable`
+   */
+  readonly eventSource?: string;
+
+  /**
+   * Customer-managed KMS key that encrypts the topic and every queue of the flow.
+   *
+   * @default - a new key with rotation enabled, retained on stack deletion
+   */
+  readonly encryptionKey?: kms.IKey;
+
+  /**
+   * How many stream records the relay publishes per batch (1 to 10; SNS is a batch target of at most 10).
+   *
+   * @default 10
+   */
+  readonly relayBatchSize?: number;
+
+  /**
+   * How often the relay retries a failing batch before sending it to its dead-letter queue (0 to 185).
+   *
+   * @default 10
+   */
+  readonly relayMaximumRetryAttempts?: number;
+
+  /**
+   * How old a stream record may get before the relay sends it to its dead-letter queue instead of retrying
+   * (1 minute to 23 hours: below the stream's 24-hour retention, so it can still be replayed from the stream).
+   *
+   * @default Duration.hours(1)
+   */
+  readonly relayMaximumRecordAge?: Duration;
+
+  /**
+   * Actions for every alarm of the flow (relay and subscribers), e.g. `new SnsAction(opsTopic)`.
+   *
+   * @default - alarms are created without actions
+   */
+  readonly alarmActions?: cloudwatch.IAlarmAction[];
+
+  /**
+   * What happens to the stateful resources the flow creates (tables, queues) when they leave the stack.
+   *
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/**
+ * An effectively exactly-once event flow: a transactional outbox relayed to an SNS topic by an EventBridge Pipe
+ * (no Lambda on the path), and idempotent subscribers, each with its own queue, dead-letter queues, inbox table and
+ * consumer function.
+ *
+ * ```ts
+ * const flow = new IdempotentEventFlow(this, 'Orders');
+ * flow.grantPublish(placeOrderFunction);
+ * flow.addSubscriber('Billing', { entry: 'src/billing.ts' });
+ * ```
+ */
+export class IdempotentEventFlow extends Construct {
+  /** The outbox the relay reads (created or given). */
+  public readonly outboxTable: IOutboxTable;
+  /** The topic every event is published to. */
+  public readonly eventTopic: EventTopic;
+  /** The EventBridge Pipe from the outbox stream to the topic. */
+  public readonly relay: OutboxRelay;
+  /** The key that encrypts the topic and the queues. */
+  public readonly encryptionKey: kms.IKey;
+  /** The alarms of the relay. */
+  public readonly relayAlarms: RelayAlarms;
+
+  private readonly props: IdempotentEventFlowProps;
+  private readonly subscriberList: Subscriber[] = [];
+  private readonly alarmList: cloudwatch.IAlarm[] = [];
+
+  public constructor(scope: Construct, id: string, props: IdempotentEventFlowProps = {}) {
+    super(scope, id);
+    this.props = props;
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    if (props.outboxTable !== undefined && props.eventSource !== undefined) {
+      throw new Error(
+        `IdempotentEventFlow '${id}': eventSource can not be combined with outboxTable; set eventSource on the outbox table (OutboxTable.fromTableAttributes({ eventSource }))`,
+      );
+    }
+
+    this.outboxTable =
+      props.outboxTable ??
+      new OutboxTable(this, 'OutboxTable', { eventSource: props.eventSource, removalPolicy });
+    this.eventTopic = new EventTopic(this, 'EventTopic', { encryptionKey: props.encryptionKey });
+    this.encryptionKey = this.eventTopic.encryptionKey;
+    this.relay = new OutboxRelay(this, 'Relay', {
+      outboxTable: this.outboxTable,
+      topic: this.eventTopic.topic,
+      batchSize: props.relayBatchSize,
+      maximumRetryAttempts: props.relayMaximumRetryAttempts,
+      maximumRecordAge: props.relayMaximumRecordAge,
+      deadLetterQueueEncryptionKey: this.encryptionKey,
+      removalPolicy,
+    });
+    this.relayAlarms = new RelayAlarms(this, 'RelayAlarms', { relay: this.relay, alarmActions: props.alarmActions });
+    this.alarmList.push(...this.relayAlarms.alarms);
+  }
+
+  /** The SNS topic every event is published to. */
+  public get topic(): sns.ITopic {
+    return this.eventTopic.topic;
+  }
+
+  /** The subscribers added so far, in order. */
+  public get subscribers(): Subscriber[] {
+    return [...this.subscriberList];
+  }
+
+  /** Every alarm of the flow: the relay's and each subscriber's. */
+  public get alarms(): cloudwatch.IAlarm[] {
+    return [...this.alarmList];
+  }
+
+  /** Environment variables a producer function needs to append events with the runtime's `Outbox.fromEnvironment()`. */
+  public get producerEnvironment(): { [key: string]: string } {
+    return this.outboxTable.producerEnvironment;
+  }
+
+  /**
+   * Lets `grantee` append events to the outbox, in the same transaction as its business writes.
+   *
+   * Grants `dynamodb:PutItem` on the outbox table (and the table key's permissions if it has a customer key).
+   * Give the producer its business tables' permissions yourself; pass {@link producerEnvironment} to its environment.
+   */
+  public grantPublish(grantee: iam.IGrantable): iam.Grant {
+    return this.outboxTable.grantAppendEvents(grantee);
+  }
+
+  /**
+   * Adds a subscriber: its own queue and dead-letter queues, subscription, inbox table, consumer function and alarms.
+   *
+   * @param id the subscriber's construct id, also its name in inbox keys and logs unless `subscriberName` is set
+   */
+  public addSubscriber(id: string, options: SubscriberOptions): Subscriber {
+    const subscriber = new Subscriber(this, id, {
+      removalPolicy: this.props.removalPolicy,
+      ...options,
+      topic: this.eventTopic.topic,
+      encryptionKey: this.encryptionKey,
+    });
+    const alarms = new SubscriberAlarms(subscriber, 'Alarms', {
+      subscriber,
+      alarmActions: this.props.alarmActions,
+    });
+    this.subscriberList.push(subscriber);
+    this.alarmList.push(...alarms.alarms);
+    return subscriber;
+  }
+}

@@ -1,0 +1,222 @@
+import { RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import { describe, expect, test } from 'vitest';
+import { IInboxTable, InboxTable, InboxTableProps } from '../../lib/consumer';
+import { TABLE_SCHEMA } from '../../lambda/wire-format';
+import { nagFindings, newStack } from '../fixtures/construct-test-kit';
+
+function synth(props: InboxTableProps = {}): { stack: Stack; inbox: InboxTable; template: Template } {
+  const stack = newStack();
+  const inbox = new InboxTable(stack, 'Inbox', props);
+  return { stack, inbox, template: Template.fromStack(stack) };
+}
+
+/** The statements of the only IAM policy in the stack. */
+function policyStatements(stack: Stack): unknown[] {
+  const policies = Object.values(Template.fromStack(stack).findResources('AWS::IAM::Policy'));
+  expect(policies).toHaveLength(1);
+  return (policies[0] as { Properties: { PolicyDocument: { Statement: unknown[] } } }).Properties.PolicyDocument.Statement;
+}
+
+function grantToNewRole(stack: Stack, inbox: IInboxTable): void {
+  inbox.grantRecordMessages(new iam.Role(stack, 'Consumer', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') }));
+}
+
+describe('InboxTable: schema', () => {
+  test('has only the string partition key pk', () => {
+    // WHEN
+    const { template } = synth();
+    // THEN
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      KeySchema: [{ AttributeName: TABLE_SCHEMA.PARTITION_KEY, KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: TABLE_SCHEMA.PARTITION_KEY, AttributeType: 'S' }],
+    });
+  });
+
+  test('expires records through the TTL attribute expiresAt', () => {
+    // WHEN
+    const { template } = synth();
+    // THEN
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      TimeToLiveSpecification: { AttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE, Enabled: true },
+    });
+  });
+
+  test('bills on demand', () => {
+    // WHEN
+    const { template } = synth();
+    // THEN
+    template.hasResourceProperties('AWS::DynamoDB::Table', { BillingMode: 'PAY_PER_REQUEST' });
+  });
+
+  test('enables point-in-time recovery', () => {
+    // WHEN
+    const { template } = synth();
+    // THEN
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+    });
+  });
+
+  test('names the table Resource', () => {
+    // WHEN
+    const { inbox } = synth();
+    // THEN
+    expect(inbox.node.findChild('Resource')).toBe(inbox.table);
+  });
+});
+
+describe('InboxTable: encryption and removal', () => {
+  test('encrypts with the AWS-managed key by default', () => {
+    // WHEN
+    const { template } = synth();
+    // THEN
+    template.hasResourceProperties('AWS::DynamoDB::Table', { SSESpecification: Match.exact({ SSEEnabled: true }) });
+  });
+
+  test('encrypts with the given customer-managed key', () => {
+    // GIVEN
+    const stack = newStack();
+    const key = new kms.Key(stack, 'Key');
+    // WHEN
+    const inbox = new InboxTable(stack, 'Inbox', { encryptionKey: key });
+    // THEN
+    Template.fromStack(stack).hasResourceProperties('AWS::DynamoDB::Table', {
+      SSESpecification: { SSEEnabled: true, SSEType: 'KMS', KMSMasterKeyId: stack.resolve(key.keyArn) },
+    });
+    expect(inbox.encryptionKey).toBe(key);
+  });
+
+  test('retains the table by default', () => {
+    // WHEN
+    const { template } = synth();
+    // THEN
+    template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Retain', UpdateReplacePolicy: 'Retain' });
+  });
+
+  test('applies the given removal policy', () => {
+    // WHEN
+    const { template } = synth({ removalPolicy: RemovalPolicy.DESTROY });
+    // THEN
+    template.hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Delete' });
+  });
+
+  test('applyRemovalPolicy reaches the table', () => {
+    // GIVEN
+    const stack = newStack();
+    const inbox = new InboxTable(stack, 'Inbox');
+    // WHEN
+    inbox.applyRemovalPolicy(RemovalPolicy.DESTROY);
+    // THEN
+    Template.fromStack(stack).hasResource('AWS::DynamoDB::Table', { DeletionPolicy: 'Delete' });
+  });
+});
+
+describe('InboxTable: grantRecordMessages', () => {
+  test('grants only dynamodb:PutItem on the table', () => {
+    // GIVEN
+    const stack = newStack();
+    const inbox = new InboxTable(stack, 'Inbox');
+    // WHEN
+    grantToNewRole(stack, inbox);
+    // THEN
+    expect(policyStatements(stack)).toEqual([{ Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) }]);
+    expect(stack.resolve(inbox.tableArn)).toEqual({
+      'Fn::GetAtt': [stack.getLogicalId(inbox.table.node.defaultChild as dynamodb.CfnTable), 'Arn'],
+    });
+  });
+
+  test('also grants the key actions DynamoDB needs when a customer-managed key encrypts the table', () => {
+    // GIVEN
+    const stack = newStack();
+    const key = new kms.Key(stack, 'Key');
+    const inbox = new InboxTable(stack, 'Inbox', { encryptionKey: key });
+    // WHEN
+    grantToNewRole(stack, inbox);
+    // THEN
+    expect(policyStatements(stack)).toEqual([
+      { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
+      {
+        Action: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'],
+        Effect: 'Allow',
+        Resource: stack.resolve(key.keyArn),
+      },
+    ]);
+  });
+});
+
+describe('InboxTable: import', () => {
+  const arn = 'arn:aws:dynamodb:eu-west-1:111122223333:table/shared-inbox';
+
+  test('fromTableArn takes the name from the ARN', () => {
+    // GIVEN
+    const stack = newStack();
+    // WHEN
+    const inbox = InboxTable.fromTableArn(stack, 'Shared', arn);
+    // THEN
+    expect(inbox.tableArn).toBe(arn);
+    expect(stack.resolve(inbox.tableName)).toBe('shared-inbox');
+    expect(inbox.encryptionKey).toBeUndefined();
+  });
+
+  test('fromTableArn grants PutItem on the imported table only', () => {
+    // GIVEN
+    const stack = newStack();
+    const inbox = InboxTable.fromTableArn(stack, 'Shared', arn);
+    // WHEN
+    grantToNewRole(stack, inbox);
+    // THEN
+    expect(policyStatements(stack)).toEqual([{ Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: arn }]);
+  });
+
+  test('fromTableName builds the ARN in the importing stack', () => {
+    // GIVEN
+    const stack = newStack();
+    // WHEN
+    const inbox = InboxTable.fromTableName(stack, 'Shared', 'shared-inbox');
+    // THEN
+    expect(inbox.tableName).toBe('shared-inbox');
+    expect(stack.resolve(inbox.tableArn)).toEqual({
+      'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':dynamodb:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':table/shared-inbox']],
+    });
+  });
+
+  test('fromInboxTableAttributes with a key includes the key in grants', () => {
+    // GIVEN
+    const stack = newStack();
+    const key = kms.Key.fromKeyArn(stack, 'Key', 'arn:aws:kms:eu-west-1:111122223333:key/1234abcd-12ab-34cd-56ef-1234567890ab');
+    const inbox = InboxTable.fromInboxTableAttributes(stack, 'Shared', { tableArn: arn, encryptionKey: key });
+    // WHEN
+    grantToNewRole(stack, inbox);
+    // THEN
+    expect(policyStatements(stack)).toContainEqual({
+      Action: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'],
+      Effect: 'Allow',
+      Resource: key.keyArn,
+    });
+  });
+
+  test('fails if neither tableArn nor tableName is given', () => {
+    expect(() => InboxTable.fromInboxTableAttributes(newStack(), 'Shared', {})).toThrow(
+      /InboxTable 'Shared': exactly one of tableArn and tableName must be provided/,
+    );
+  });
+
+  test('fails if both tableArn and tableName are given', () => {
+    expect(() => InboxTable.fromInboxTableAttributes(newStack(), 'Shared', { tableArn: arn, tableName: 'shared-inbox' })).toThrow(
+      /exactly one of tableArn and tableName must be provided/,
+    );
+  });
+});
+
+describe('InboxTable: cdk-nag', () => {
+  test('has no unacknowledged AwsSolutions or Serverless findings', () => {
+    // GIVEN
+    const { inbox } = synth();
+    // THEN
+    expect(nagFindings(inbox)).toEqual([]);
+  });
+});
