@@ -9,6 +9,8 @@ import { RelayAlarms } from './monitoring/relay-alarms';
 import { SubscriberAlarms } from './monitoring/subscriber-alarms';
 import { IOutboxTable, OutboxTable } from './outbox/outbox-table';
 import { OutboxRelay } from './outbox/outbox-relay';
+import { ProducerFunction } from './outbox/producer-function';
+import { FunctionOptions } from './functions/function-options';
 import { EventTopic } from './topic/event-topic';
 
 /** Properties of {@link IdempotentEventFlow}. Every one is optional. */
@@ -65,6 +67,13 @@ export interface IdempotentEventFlowProps {
    * @default - alarms are created without actions
    */
   readonly alarmActions?: cloudwatch.IAlarmAction[];
+
+  /**
+   * Age of the oldest message in a subscriber's queue at which its `OldestMessageAge` alarm fires.
+   *
+   * @default Duration.minutes(5)
+   */
+  readonly maxMessageAge?: Duration;
 
   /**
    * What happens to the stateful resources the flow creates (tables, queues) when they leave the stack.
@@ -160,6 +169,19 @@ export class IdempotentEventFlow extends Construct {
   }
 
   /**
+   * Adds a producer function: your handler (using `Outbox.fromEnvironment()` from `idempotent-event-flow/runtime`)
+   * bundled with the runtime, with the outbox environment set and permission to append events. Grant it access to
+   * your business tables yourself.
+   */
+  public addProducer(id: string, options: FunctionOptions): ProducerFunction {
+    return new ProducerFunction(this, id, {
+      removalPolicy: this.props.removalPolicy,
+      ...options,
+      outboxTable: this.outboxTable,
+    });
+  }
+
+  /**
    * Adds a subscriber: its own queue and dead-letter queues, subscription, inbox table, consumer function and alarms.
    *
    * @param id the subscriber's construct id, also its name in inbox keys and logs unless `subscriberName` is set
@@ -174,6 +196,7 @@ export class IdempotentEventFlow extends Construct {
     const alarms = new SubscriberAlarms(subscriber, 'Alarms', {
       subscriber,
       alarmActions: this.props.alarmActions,
+      maxMessageAge: this.props.maxMessageAge,
     });
     this.subscriberList.push(subscriber);
     this.alarmList.push(...alarms.alarms);

@@ -1,67 +1,20 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../lambda/config';
+import { FunctionOptions } from '../functions/function-options';
+import { createSecureNodejsFunction, FUNCTION_DEFAULTS } from '../private/secure-nodejs-function';
 import type { IInboxTable } from './inbox-table';
 import { CONSUMER_DEFAULTS } from './private/defaults';
 import { validateFunctionOptions, validateSubscriberName } from './private/validate-consumer-props';
 
-/**
- * The esbuild options a consumer may change. Everything else is fixed: bundling always runs with the local
- * esbuild (never Docker) and bundles every module, the AWS SDK included.
- */
-export interface ConsumerBundlingOptions {
-  /**
-   * Whether to minify the bundle.
-   *
-   * @default true
-   */
-  readonly minify?: boolean;
-
-  /**
-   * Whether to emit a source map; also adds `--enable-source-maps` to `NODE_OPTIONS` so stack traces point at the
-   * source.
-   *
-   * @default false
-   */
-  readonly sourceMap?: boolean;
-
-  /**
-   * Path to the tsconfig.json esbuild reads.
-   *
-   * @default - esbuild uses the tsconfig.json nearest to the entry file
-   */
-  readonly tsconfig?: string;
-
-  /**
-   * Global identifiers esbuild replaces with constant expressions, e.g. `{ 'process.env.STAGE': '"prod"' }`.
-   *
-   * @default - no replacements
-   */
-  readonly define?: { [key: string]: string };
-}
 
 /** Properties of a {@link ConsumerFunction}. */
-export interface ConsumerFunctionProps {
-  /**
-   * Path to the TypeScript or JavaScript file with the handler.
-   *
-   * The file typically exports `createTransactionalConsumer({ handle })` from `idempotent-event-flow/runtime`.
-   * It is bundled with the local esbuild, so esbuild must be installed (Docker is never used).
-   */
-  readonly entry: string;
-
-  /**
-   * The name of the exported handler in `entry`.
-   *
-   * @default 'handler'
-   */
-  readonly handler?: string;
+export interface ConsumerFunctionProps extends FunctionOptions {
 
   /**
    * The subscriber's name: scopes inbox keys (`<subscriberName>#<eventId>`) and log lines.
@@ -93,56 +46,6 @@ export interface ConsumerFunctionProps {
    */
   readonly deadLetterQueue?: sqs.IQueue;
 
-  /**
-   * Additional environment variables for the handler.
-   *
-   * The `IEF_*` variables of the runtime contract are set by this construct and may not be given here.
-   *
-   * @default - only the runtime contract's variables
-   */
-  readonly environment?: { [key: string]: string };
-
-  /**
-   * The function timeout. Between 1 second and 15 minutes.
-   *
-   * @default Duration.seconds(30)
-   */
-  readonly timeout?: Duration;
-
-  /**
-   * The memory of the function in MiB (CPU scales with it). Between 128 and 10240.
-   *
-   * @default 256
-   */
-  readonly memorySize?: number;
-
-  /**
-   * How long the function's log group keeps log events.
-   *
-   * @default logs.RetentionDays.ONE_YEAR
-   */
-  readonly logRetention?: logs.RetentionDays;
-
-  /**
-   * X-Ray tracing mode.
-   *
-   * @default lambda.Tracing.ACTIVE
-   */
-  readonly tracing?: lambda.Tracing;
-
-  /**
-   * What happens to the function's log group when it is removed from the stack.
-   *
-   * @default RemovalPolicy.RETAIN
-   */
-  readonly removalPolicy?: RemovalPolicy;
-
-  /**
-   * esbuild options.
-   *
-   * @default - minified, no source map, tsconfig.json found by esbuild
-   */
-  readonly bundling?: ConsumerBundlingOptions;
 }
 
 /**
@@ -158,7 +61,7 @@ export class ConsumerFunction extends Construct implements iam.IGrantable {
   /**
    * The Node.js runtime: the latest that aws-cdk-lib offers, which cdk-nag's AwsSolutions-L1 requires.
    */
-  public static readonly RUNTIME = lambda.Runtime.NODEJS_24_X;
+  public static readonly RUNTIME = FUNCTION_DEFAULTS.RUNTIME;
 
   /** The Lambda function. */
   public readonly lambdaFunction: lambda.IFunction;
@@ -177,47 +80,14 @@ export class ConsumerFunction extends Construct implements iam.IGrantable {
     validateSubscriberName(owner, 'subscriberName', props.subscriberName);
     validateFunctionOptions(owner, props);
 
-    const logGroup = new logs.LogGroup(this, 'LogGroup', {
-      retention: props.logRetention ?? CONSUMER_DEFAULTS.LOG_RETENTION,
-      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
-    });
-    this.logGroup = logGroup;
-
-    // Our own role with an inline policy scoped to this log group, instead of AWSLambdaBasicExecutionRole
-    // (an AWS managed policy that may write to any log group).
-    const role = new iam.Role(this, 'Role', {
-      assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
-      description: `Consumer function of subscriber ${props.subscriberName}`,
-      inlinePolicies: {
-        Logs: new iam.PolicyDocument({
-          statements: [
-            new iam.PolicyStatement({
-              actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
-              // The log group's ARN attribute ends in ':*', which covers its log streams.
-              resources: [logGroup.logGroupArn],
-            }),
-          ],
-        }),
+    const parts = createSecureNodejsFunction(
+      this,
+      {
+        ...props,
+        description: `Consumer of subscriber ${props.subscriberName}`,
+        timeout: props.timeout ?? CONSUMER_DEFAULTS.FUNCTION_TIMEOUT,
       },
-    });
-    this.role = role;
-    this.grantPrincipal = role;
-
-    const bundling = props.bundling ?? {};
-    const fn = new nodejs.NodejsFunction(this, 'Resource', {
-      entry: props.entry,
-      handler: props.handler ?? CONSUMER_DEFAULTS.HANDLER,
-      runtime: ConsumerFunction.RUNTIME,
-      architecture: lambda.Architecture.ARM_64,
-      timeout: props.timeout ?? CONSUMER_DEFAULTS.FUNCTION_TIMEOUT,
-      memorySize: props.memorySize ?? CONSUMER_DEFAULTS.MEMORY_SIZE_MIB,
-      role,
-      logGroup,
-      loggingFormat: lambda.LoggingFormat.JSON,
-      tracing: props.tracing ?? lambda.Tracing.ACTIVE,
-      environment: {
-        ...props.environment,
-        ...(bundling.sourceMap ? { NODE_OPTIONS: withSourceMaps(props.environment?.NODE_OPTIONS) } : {}),
+      {
         [ENV.SUBSCRIBER_NAME]: props.subscriberName,
         [ENV.INBOX_TABLE_NAME]: props.inboxTable.tableName,
         [ENV.DEDUPLICATION_WINDOW_SECONDS]: String(
@@ -225,27 +95,14 @@ export class ConsumerFunction extends Construct implements iam.IGrantable {
         ),
         ...(props.deadLetterQueue ? { [ENV.DEAD_LETTER_QUEUE_URL]: props.deadLetterQueue.queueUrl } : {}),
       },
-      bundling: {
-        // Never Docker: the library promises local, reproducible bundling with the installed esbuild.
-        forceDockerBundling: false,
-        // Bundle everything, the AWS SDK included, so the deployed runtime matches the tested one.
-        externalModules: [],
-        minify: bundling.minify ?? true,
-        sourceMap: bundling.sourceMap ?? false,
-        tsconfig: bundling.tsconfig,
-        define: bundling.define,
-      },
-    });
+    );
+    const fn = parts.lambdaFunction;
+    const role = parts.role;
     this.lambdaFunction = fn;
+    this.role = role;
+    this.grantPrincipal = role;
+    this.logGroup = parts.logGroup;
 
-    if ((props.tracing ?? lambda.Tracing.ACTIVE) !== lambda.Tracing.DISABLED) {
-      Validations.of(role).acknowledge({
-        id: 'AwsSolutions-IAM5[Resource::*]',
-        reason:
-          'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords do not support resource-level permissions, ' +
-          'so Lambda adds them with Resource "*". Every other statement is scoped to a resource ARN.',
-      });
-    }
     Validations.of(fn).acknowledge({
       id: 'Serverless-LambdaDLQ',
       reason:
@@ -293,9 +150,4 @@ export class ConsumerFunction extends Construct implements iam.IGrantable {
   public metricDuration(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.lambdaFunction.metricDuration(props);
   }
-}
-
-/** `NODE_OPTIONS` with `--enable-source-maps` added to what the user set, if anything. */
-function withSourceMaps(nodeOptions: string | undefined): string {
-  return nodeOptions ? `--enable-source-maps ${nodeOptions}` : '--enable-source-maps';
 }

@@ -1,14 +1,13 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as eventsources from 'aws-cdk-lib/aws-lambda-event-sources';
-import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { validateDurationAtLeast, validateDurationInRange, validateNumberInRange } from '../private/validate-props';
-import { ConsumerBundlingOptions, ConsumerFunction } from './consumer-function';
+import { FunctionOptions } from '../functions/function-options';
+import { ConsumerFunction } from './consumer-function';
 import { ConsumerQueue } from './consumer-queue';
 import { IInboxTable, InboxTable } from './inbox-table';
 import { CONSUMER_DEFAULTS, minimumVisibilityTimeout } from './private/defaults';
@@ -18,21 +17,7 @@ import { validateFunctionOptions, validateQueueOptions, validateSubscriberName }
  * Everything that configures a {@link Subscriber} except what the event flow provides (the topic and its key):
  * the options of `IdempotentEventFlow.addSubscriber`.
  */
-export interface SubscriberOptions {
-  /**
-   * Path to the TypeScript or JavaScript file with the handler.
-   *
-   * The file typically exports `createTransactionalConsumer({ handle })` from `idempotent-event-flow/runtime`.
-   * It is bundled with the local esbuild (Docker is never used), AWS SDK included.
-   */
-  readonly entry: string;
-
-  /**
-   * The name of the exported handler in `entry`.
-   *
-   * @default 'handler'
-   */
-  readonly handler?: string;
+export interface SubscriberOptions extends FunctionOptions {
 
   /**
    * The subscriber's name. It is part of every inbox key (`<subscriberName>#<eventId>`), so subscribers sharing an
@@ -72,48 +57,6 @@ export interface SubscriberOptions {
    * @default Duration.days(30)
    */
   readonly deduplicationWindow?: Duration;
-
-  /**
-   * Additional environment variables for the handler. The `IEF_*` runtime variables may not be given here.
-   *
-   * @default - only the runtime contract's variables
-   */
-  readonly environment?: { [key: string]: string };
-
-  /**
-   * The function timeout. Between 1 second and 15 minutes, and at most `visibilityTimeout / 6`.
-   *
-   * @default Duration.seconds(30)
-   */
-  readonly timeout?: Duration;
-
-  /**
-   * The memory of the function in MiB. Between 128 and 10240.
-   *
-   * @default 256
-   */
-  readonly memorySize?: number;
-
-  /**
-   * How long the function's log group keeps log events.
-   *
-   * @default logs.RetentionDays.ONE_YEAR
-   */
-  readonly logRetention?: logs.RetentionDays;
-
-  /**
-   * X-Ray tracing mode of the function.
-   *
-   * @default lambda.Tracing.ACTIVE
-   */
-  readonly tracing?: lambda.Tracing;
-
-  /**
-   * esbuild options for the handler.
-   *
-   * @default - minified, no source map, tsconfig.json found by esbuild
-   */
-  readonly bundling?: ConsumerBundlingOptions;
 
   /**
    * How many times a message is received before SQS moves it to the dead-letter queue. Between 1 and 1000.
@@ -165,13 +108,6 @@ export interface SubscriberOptions {
    */
   readonly maxConcurrency?: number;
 
-  /**
-   * What happens to the queues, the inbox table (when created here) and the log group when they are removed from
-   * the stack.
-   *
-   * @default RemovalPolicy.RETAIN
-   */
-  readonly removalPolicy?: RemovalPolicy;
 }
 
 /** Properties of a {@link Subscriber}. */

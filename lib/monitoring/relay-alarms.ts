@@ -1,7 +1,8 @@
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import { OutboxRelay } from '../outbox/outbox-relay';
-import { ALARM_PERIOD, AlarmOptions, createThresholdAlarm } from './alarm-options';
+import { ALARM_PERIOD, createThresholdAlarm } from '../private/threshold-alarm';
+import { AlarmOptions } from './alarm-options';
 
 /** Properties of {@link RelayAlarms}. */
 export interface RelayAlarmsProps extends AlarmOptions {

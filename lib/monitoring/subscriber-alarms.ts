@@ -3,7 +3,8 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import { Subscriber } from '../consumer/subscriber';
 import { validateDurationInRange } from '../private/validate-props';
-import { ALARM_PERIOD, AlarmOptions, createThresholdAlarm } from './alarm-options';
+import { ALARM_PERIOD, createThresholdAlarm } from '../private/threshold-alarm';
+import { AlarmOptions } from './alarm-options';
 
 /** Options of {@link SubscriberAlarms} that {@link IdempotentEventFlow} passes through. */
 export interface SubscriberAlarmOptions extends AlarmOptions {

@@ -1,2 +1,3 @@
 export * from './outbox-table';
 export * from './outbox-relay';
+export * from './producer-function';

@@ -343,7 +343,7 @@ describe('ConsumerFunction: validation', () => {
   });
   test('fails if the environment sets a runtime contract variable', () => {
     expect(build({ environment: { [ENV.INBOX_TABLE_NAME]: 'other' } })).toThrow(
-      /environment must not set IEF_INBOX_TABLE_NAME \(the construct sets it for the consumer runtime\)/,
+      /environment must not set IEF_INBOX_TABLE_NAME \(the construct sets it for the runtime\)/,
     );
   });
   test('accepts the bounds', () => {

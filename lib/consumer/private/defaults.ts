@@ -1,5 +1,4 @@
 import { Duration } from 'aws-cdk-lib';
-import * as logs from 'aws-cdk-lib/aws-logs';
 
 /**
  * Defaults shared by the subscriber-side constructs, kept in one place so the documented `@default`s,
@@ -20,14 +19,8 @@ export const CONSUMER_DEFAULTS = {
   SUBSCRIPTION_DEAD_LETTER_RETENTION_PERIOD: Duration.days(14),
   /** Inbox TTL: covers 4 days of queue retention + 14 days in the DLQ, plus time to redrive. */
   DEDUPLICATION_WINDOW: Duration.days(30),
-  /** Lambda memory in MiB. */
-  MEMORY_SIZE_MIB: 256,
   /** Records per Lambda invocation (the SQS event source default). */
   BATCH_SIZE: 10,
-  /** Retention of the consumer function's log group. */
-  LOG_RETENTION: logs.RetentionDays.ONE_YEAR,
-  /** Exported handler name in the entry file. */
-  HANDLER: 'handler',
 } as const;
 
 /** `6 x timeout`: the default and the minimum visibility timeout for a given function timeout. */

@@ -1,4 +1,4 @@
-import { Duration, Token } from 'aws-cdk-lib';
+import { Duration } from 'aws-cdk-lib';
 import { ENV } from '../../../lambda/config';
 import {
   validateDurationAtLeast,
@@ -6,6 +6,8 @@ import {
   validateNumberInRange,
   validateStringPattern,
 } from '../../private/validate-props';
+import { FunctionOptions } from '../../functions/function-options';
+import { validateSecureFunctionOptions } from '../../private/secure-nodejs-function';
 import { CONSUMER_DEFAULTS } from './defaults';
 
 /**
@@ -15,9 +17,6 @@ import { CONSUMER_DEFAULTS } from './defaults';
 
 /** Subscriber names become part of inbox keys (`<subscriberName>#<eventId>`), so `#` is not allowed. */
 export const SUBSCRIBER_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
-
-/** An exported JavaScript identifier. */
-const HANDLER_PATTERN = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
 
 /** The environment variables the construct sets for the consumer runtime; users may not override them. */
 export const RESERVED_CONSUMER_ENVIRONMENT = [
@@ -64,29 +63,18 @@ export function validateQueueOptions(owner: string, props: QueueOptionsToValidat
   );
 }
 
-export interface FunctionOptionsToValidate {
-  readonly handler?: string;
-  readonly timeout?: Duration;
-  readonly memorySize?: number;
-  readonly environment?: { [key: string]: string };
+export interface FunctionOptionsToValidate extends FunctionOptions {
   readonly deduplicationWindow?: Duration;
 }
 
-/** Checks the ConsumerFunction props against the Lambda limits and the runtime contract. */
+/** Checks the ConsumerFunction props against the Lambda limits and the consumer runtime contract. */
 export function validateFunctionOptions(owner: string, props: FunctionOptionsToValidate): void {
-  validateStringPattern(owner, 'handler', props.handler, HANDLER_PATTERN, 'the name of an exported function');
-  validateDurationInRange(owner, 'timeout', props.timeout, { min: Duration.seconds(1), max: Duration.minutes(15) });
-  validateNumberInRange(owner, 'memorySize', props.memorySize, { min: 128, max: 10240, integer: true });
+  validateSecureFunctionOptions(owner, props, RESERVED_CONSUMER_ENVIRONMENT);
   validateDurationInRange(owner, 'deduplicationWindow', props.deduplicationWindow, { min: Duration.seconds(1) });
   if (props.deduplicationWindow !== undefined && !props.deduplicationWindow.isUnresolved()) {
     const seconds = props.deduplicationWindow.toSeconds({ integral: false });
     if (!Number.isInteger(seconds)) {
       throw new Error(`${owner}: deduplicationWindow must be a whole number of seconds, but ${props.deduplicationWindow.toHumanString()} was provided`);
-    }
-  }
-  for (const key of Object.keys(props.environment ?? {})) {
-    if (!Token.isUnresolved(key) && (RESERVED_CONSUMER_ENVIRONMENT as readonly string[]).includes(key)) {
-      throw new Error(`${owner}: environment must not set ${key} (the construct sets it for the consumer runtime), but it was provided`);
     }
   }
 }

@@ -1,0 +1,6 @@
+export * from './idempotent-event-flow';
+export * from './functions/function-options';
+export * from './outbox';
+export * from './topic';
+export * from './consumer';
+export * from './monitoring';

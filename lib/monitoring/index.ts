@@ -1,0 +1,3 @@
+export * from './alarm-options';
+export * from './relay-alarms';
+export * from './subscriber-alarms';

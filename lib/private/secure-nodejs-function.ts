@@ -1,0 +1,122 @@
+import { Duration, RemovalPolicy, Token, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { FunctionOptions } from '../functions/function-options';
+import { validateDurationInRange, validateNumberInRange, validateStringPattern } from './validate-props';
+
+/** Defaults of {@link FunctionOptions}, shared by every function this library creates. */
+export const FUNCTION_DEFAULTS = {
+  RUNTIME: lambda.Runtime.NODEJS_24_X,
+  HANDLER: 'handler',
+  MEMORY_SIZE_MIB: 256,
+  LOG_RETENTION: logs.RetentionDays.ONE_YEAR,
+} as const;
+
+/** The parts {@link createSecureNodejsFunction} creates. */
+export interface SecureNodejsFunctionParts {
+  readonly lambdaFunction: nodejs.NodejsFunction;
+  readonly role: iam.Role;
+  readonly logGroup: logs.LogGroup;
+}
+
+/**
+ * Creates, under `scope`, a function hardened the same way for consumers and producers: its own `LogGroup`
+ * (retention, RETAIN), its own `Role` without AWS managed policies (logs scoped to that log group), JSON logging,
+ * X-Ray tracing, ARM64 on the latest Node.js runtime, and `Resource`: a NodejsFunction bundled by the local esbuild
+ * with the AWS SDK inside, so the deployed runtime is the tested one.
+ */
+export function createSecureNodejsFunction(
+  scope: Construct,
+  options: FunctionOptions & { readonly description: string; readonly timeout: NonNullable<FunctionOptions['timeout']> },
+  contractEnvironment: { [key: string]: string },
+): SecureNodejsFunctionParts {
+  const logGroup = new logs.LogGroup(scope, 'LogGroup', {
+    retention: options.logRetention ?? FUNCTION_DEFAULTS.LOG_RETENTION,
+    removalPolicy: options.removalPolicy ?? RemovalPolicy.RETAIN,
+  });
+
+  // Our own role with an inline policy scoped to this log group, instead of AWSLambdaBasicExecutionRole
+  // (an AWS managed policy that may write to any log group).
+  const role = new iam.Role(scope, 'Role', {
+    assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com'),
+    description: options.description,
+    inlinePolicies: {
+      Logs: new iam.PolicyDocument({
+        statements: [
+          new iam.PolicyStatement({
+            actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+            // The log group's ARN attribute ends in ':*', which covers its log streams.
+            resources: [logGroup.logGroupArn],
+          }),
+        ],
+      }),
+    },
+  });
+
+  const bundling = options.bundling ?? {};
+  const tracing = options.tracing ?? lambda.Tracing.ACTIVE;
+  const lambdaFunction = new nodejs.NodejsFunction(scope, 'Resource', {
+    entry: options.entry,
+    handler: options.handler ?? FUNCTION_DEFAULTS.HANDLER,
+    description: options.description,
+    runtime: FUNCTION_DEFAULTS.RUNTIME,
+    architecture: lambda.Architecture.ARM_64,
+    timeout: options.timeout,
+    memorySize: options.memorySize ?? FUNCTION_DEFAULTS.MEMORY_SIZE_MIB,
+    role,
+    logGroup,
+    loggingFormat: lambda.LoggingFormat.JSON,
+    tracing,
+    environment: {
+      ...options.environment,
+      ...(bundling.sourceMap ? { NODE_OPTIONS: withSourceMaps(options.environment?.NODE_OPTIONS) } : {}),
+      ...contractEnvironment,
+    },
+    bundling: {
+      // Never Docker: the library promises local, reproducible bundling with the installed esbuild.
+      forceDockerBundling: false,
+      // Bundle everything, the AWS SDK included, so the deployed runtime matches the tested one.
+      externalModules: [],
+      minify: bundling.minify ?? true,
+      sourceMap: bundling.sourceMap ?? false,
+      tsconfig: bundling.tsconfig,
+      define: bundling.define,
+    },
+  });
+
+  if (tracing !== lambda.Tracing.DISABLED) {
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords do not support resource-level permissions, ' +
+        'so Lambda adds them with Resource "*". Every other statement is scoped to a resource ARN.',
+    });
+  }
+  return { lambdaFunction, role, logGroup };
+}
+
+/** `NODE_OPTIONS` with `--enable-source-maps` added to what the user set, if anything. */
+function withSourceMaps(nodeOptions: string | undefined): string {
+  return nodeOptions ? `--enable-source-maps ${nodeOptions}` : '--enable-source-maps';
+}
+
+/** An exported JavaScript identifier. */
+const HANDLER_PATTERN = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+/**
+ * Checks {@link FunctionOptions} against the Lambda limits, and that `environment` does not set a variable of the
+ * runtime contract (`reservedEnvironment`), which the construct sets itself.
+ */
+export function validateSecureFunctionOptions(owner: string, props: FunctionOptions, reservedEnvironment: readonly string[]): void {
+  validateStringPattern(owner, 'handler', props.handler, HANDLER_PATTERN, 'the name of an exported function');
+  validateDurationInRange(owner, 'timeout', props.timeout, { min: Duration.seconds(1), max: Duration.minutes(15) });
+  validateNumberInRange(owner, 'memorySize', props.memorySize, { min: 128, max: 10240, integer: true });
+  for (const key of Object.keys(props.environment ?? {})) {
+    if (!Token.isUnresolved(key) && reservedEnvironment.includes(key)) {
+      throw new Error(`${owner}: environment must not set ${key} (the construct sets it for the runtime), but it was provided`);
+    }
+  }
+}
