@@ -206,7 +206,6 @@ export abstract class OutboxTableBase extends Construct implements IOutboxTable 
       grantee,
       actions: ['dynamodb:PutItem'],
       resourceArns: [this.table.tableArn],
-      scope: this,
     });
     this.encryptionKey?.grant(grantee, 'kms:Encrypt', 'kms:Decrypt');
     return grant;
