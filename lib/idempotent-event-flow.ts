@@ -12,6 +12,7 @@ import { OutboxRelay } from './outbox/outbox-relay';
 import { ProducerFunction } from './outbox/producer-function';
 import { FunctionOptions } from './functions/function-options';
 import { EventTopic } from './topic/event-topic';
+import { validateMaxMessageAge, validateRelaySettings } from './private/shared-limits';
 
 /** Properties of {@link IdempotentEventFlow}. Every one is optional. */
 export interface IdempotentEventFlowProps {
@@ -119,6 +120,15 @@ export class IdempotentEventFlow extends Construct {
         `IdempotentEventFlow '${id}': eventSource can not be combined with outboxTable; set eventSource on the outbox table (OutboxTable.fromTableAttributes({ eventSource }))`,
       );
     }
+    // The parts check these too; checking here first makes the message name this flow and the prop the user passed,
+    // and an invalid maxMessageAge fails now rather than at the first addSubscriber.
+    const owner = `IdempotentEventFlow '${id}'`;
+    validateRelaySettings(
+      owner,
+      { batchSize: props.relayBatchSize, maximumRetryAttempts: props.relayMaximumRetryAttempts, maximumRecordAge: props.relayMaximumRecordAge },
+      (setting) => `relay${setting.charAt(0).toUpperCase()}${setting.slice(1)}`,
+    );
+    validateMaxMessageAge(owner, props.maxMessageAge);
 
     this.outboxTable =
       props.outboxTable ??

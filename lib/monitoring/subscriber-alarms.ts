@@ -2,7 +2,7 @@ import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import { Subscriber } from '../consumer/subscriber';
-import { validateDurationInRange } from '../private/validate-props';
+import { validateMaxMessageAge } from '../private/shared-limits';
 import { ALARM_PERIOD, createThresholdAlarm } from '../private/threshold-alarm';
 import { AlarmOptions } from './alarm-options';
 
@@ -44,10 +44,7 @@ export class SubscriberAlarms extends Construct {
   public constructor(scope: Construct, id: string, props: SubscriberAlarmsProps) {
     super(scope, id);
     const maxMessageAge = props.maxMessageAge ?? Duration.minutes(5);
-    validateDurationInRange(`SubscriberAlarms '${id}'`, 'maxMessageAge', maxMessageAge, {
-      min: Duration.minutes(1),
-      max: Duration.days(14),
-    });
+    validateMaxMessageAge(`SubscriberAlarms '${id}'`, maxMessageAge);
     const subscriber = props.subscriber;
     const name = subscriber.subscriberName;
     const visible = { period: ALARM_PERIOD, statistic: 'Maximum' };

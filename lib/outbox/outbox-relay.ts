@@ -8,7 +8,8 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { outboxFilterPattern, outboxInputTemplate } from '../../lambda/wire-format';
-import { validateDurationInRange, validateNumberInRange, validateStringPattern } from '../private/validate-props';
+import { validateRelaySettings } from '../private/shared-limits';
+import { validateStringPattern } from '../private/validate-props';
 import type { IOutboxTable } from './outbox-table';
 
 /**
@@ -183,13 +184,7 @@ export class OutboxRelay extends Construct {
     super(scope, id);
     const owner = `OutboxRelay '${id}'`;
     validateStringPattern(owner, 'pipeName', props.pipeName, PIPE_NAME_PATTERN, '1 to 64 of A-Z, a-z, 0-9, ., - and _');
-    validateNumberInRange(owner, 'batchSize', props.batchSize, { min: 1, max: 10, integer: true });
-    validateNumberInRange(owner, 'maximumRetryAttempts', props.maximumRetryAttempts, { min: 0, max: 185, integer: true });
-    validateDurationInRange(owner, 'maximumRecordAge', props.maximumRecordAge, {
-      min: Duration.minutes(1),
-      max: Duration.hours(23),
-    });
-    validateNumberInRange(owner, 'parallelizationFactor', props.parallelizationFactor, { min: 1, max: 10, integer: true });
+    validateRelaySettings(owner, props);
     if (props.deadLetterQueue && props.deadLetterQueueEncryptionKey) {
       throw new Error(
         `${owner}: deadLetterQueueEncryptionKey only applies to the dead-letter queue the relay creates; ` +

@@ -1,0 +1,143 @@
+import { type App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as cxapi from 'aws-cdk-lib/cx-api';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { IdempotentEventFlow, OutboxTable } from '../../lib';
+import { HANDLER_ENTRY } from '../fixtures/construct-test-kit';
+import { assertCompliant, checkCompliance, type ComplianceResult, complianceApp, formatComplianceResult } from '../support/compliance';
+
+interface Scenario {
+  readonly app: App;
+  readonly stack: Stack;
+  readonly flow: IdempotentEventFlow;
+  readonly result: ComplianceResult;
+  readonly template: Template;
+}
+
+/** Builds a stack on a compliance app, then synthesizes and checks it once. */
+function scenario(build: (stack: Stack) => IdempotentEventFlow): Scenario {
+  const app = complianceApp();
+  const stack = new Stack(app, 'FlowStack');
+  const flow = build(stack);
+  const result = checkCompliance(app);
+  // synth() is cached: this is the assembly checkCompliance validated.
+  const template = Template.fromJSON(app.synth().getStackByName(stack.stackName).template);
+  return { app, stack, flow, result, template };
+}
+
+/** The compliance assertions every scenario must pass. */
+function complianceTests(get: () => Scenario): void {
+  test('has no unanswered AwsSolutions or Serverless findings', () => {
+    const { result } = get();
+    expect(result.unansweredFindings, formatComplianceResult(result)).toEqual([]);
+    // Both packs really ran: each answered findings of its own.
+    expect(new Set(result.acknowledged.map((a) => a.source))).toEqual(new Set(['AwsSolutions', 'Serverless']));
+  });
+
+  test('has no CloudFormation validation findings in strict mode', () => {
+    const { app, result } = get();
+    expect(app.node.tryGetContext(cxapi.STRICT_CFN_VALIDATE_ERRORS)).toBe(true);
+    expect(result.cfnValidationErrors, formatComplianceResult(result)).toEqual([]);
+  });
+
+  test('gives a reason for every acknowledgement', () => {
+    const { result } = get();
+    expect(result.acknowledgementsWithoutReason).toEqual([]);
+    expect(result.acknowledged.filter((a) => a.reason.trim().length < 20)).toEqual([]);
+  });
+
+  test('passes assertCompliant', () => {
+    expect(() => assertCompliant(get().result)).not.toThrow();
+  });
+}
+
+describe('minimal flow: no props, one subscriber', () => {
+  let s: Scenario;
+  beforeAll(() => {
+    s = scenario((stack) => {
+      const flow = new IdempotentEventFlow(stack, 'Orders');
+      flow.addSubscriber('Billing', { entry: HANDLER_ENTRY });
+      return flow;
+    });
+  });
+
+  complianceTests(() => s);
+
+  test('synthesized the whole flow', () => {
+    s.template.resourceCountIs('AWS::Pipes::Pipe', 1);
+    s.template.resourceCountIs('AWS::DynamoDB::Table', 2);
+    s.template.resourceCountIs('AWS::Lambda::Function', 1);
+    s.template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
+  });
+});
+
+describe('flow over an existing single-table outbox with a customer-managed key and alarm actions', () => {
+  let s: Scenario;
+  let key: kms.Key;
+  let table: dynamodb.Table;
+  let ops: sns.Topic;
+
+  beforeAll(() => {
+    s = scenario((stack) => {
+      key = new kms.Key(stack, 'Key', { enableKeyRotation: true, description: 'Encrypts the orders table and the event flow' });
+      table = new dynamodb.Table(stack, 'SingleTable', {
+        partitionKey: { name: 'PK', type: dynamodb.AttributeType.STRING },
+        sortKey: { name: 'SK', type: dynamodb.AttributeType.STRING },
+        billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
+        stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES,
+        timeToLiveAttribute: 'ttl',
+        encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED,
+        encryptionKey: key,
+        pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      });
+      // CloudWatch alarms publish to an encrypted topic only if the key lets CloudWatch use it.
+      key.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+      ops = new sns.Topic(stack, 'Ops', { masterKey: key, enforceSSL: true });
+      const outboxTable = OutboxTable.fromTableAttributes(stack, 'Outbox', {
+        table,
+        partitionKeyName: 'PK',
+        sortKeyName: 'SK',
+        timeToLiveAttributeName: 'ttl',
+        eventSource: 'urn:example:orders',
+      });
+      const flow = new IdempotentEventFlow(stack, 'Orders', {
+        outboxTable,
+        encryptionKey: key,
+        alarmActions: [new cloudwatchActions.SnsAction(ops)],
+      });
+      flow.addSubscriber('Billing', { entry: HANDLER_ENTRY });
+      return flow;
+    });
+  });
+
+  complianceTests(() => s);
+
+  test('relays the stream of the existing table and creates no outbox table or key of its own', () => {
+    s.template.resourceCountIs('AWS::DynamoDB::Table', 2); // the single table and the inbox
+    s.template.resourceCountIs('AWS::KMS::Key', 1);
+    s.template.hasResourceProperties('AWS::Pipes::Pipe', { Source: s.stack.resolve(table.tableStreamArn) });
+  });
+
+  test('lets the relay decrypt the stream with the table key', () => {
+    const relayStatements = Object.values(
+      s.template.findResources('AWS::IAM::Policy', { Properties: { Roles: [s.stack.resolve(s.flow.relay.role.roleName)] } }),
+    ).flatMap((p) => (p as { Properties: { PolicyDocument: { Statement: Array<Record<string, unknown>> } } }).Properties.PolicyDocument.Statement);
+    expect(relayStatements).toContainEqual(
+      expect.objectContaining({ Action: expect.arrayContaining(['kms:Decrypt']), Resource: s.stack.resolve(key.keyArn) }),
+    );
+  });
+
+  test('notifies the ops topic from every alarm', () => {
+    const alarms = Object.values(s.template.findResources('AWS::CloudWatch::Alarm')) as Array<{ Properties: Record<string, unknown> }>;
+    expect(alarms).toHaveLength(6);
+    for (const alarm of alarms) {
+      expect(alarm.Properties.AlarmActions).toEqual([s.stack.resolve(ops.topicArn)]);
+      expect(alarm.Properties.OKActions).toEqual([s.stack.resolve(ops.topicArn)]);
+    }
+  });
+});
