@@ -21,7 +21,7 @@ export interface IdempotentEventFlowProps {
    * (a single-table design with business items and outbox items side by side); the relay's filter lets only
    * outbox items reach the topic.
    *
-   * @default - a new `OutboxTable` (on-demand, stream with new images, TTL, PITR, retained on stack deletion)
+   * @default - a new `OutboxTable` (on-demand, stream with new images, TTL, PITR, with this flow's `removalPolicy`)
    */
   readonly outboxTable?: IOutboxTable;
 
@@ -77,7 +77,9 @@ export interface IdempotentEventFlowProps {
   readonly maxMessageAge?: Duration;
 
   /**
-   * What happens to the stateful resources the flow creates (tables, queues) when they leave the stack.
+   * What happens to the stateful resources the flow creates when they leave the stack: the tables, the queues and the
+   * log groups of the relay and the functions. The topic's KMS key is always retained (deleting it would make
+   * retained encrypted data unreadable).
    *
    * @default RemovalPolicy.RETAIN
    */

@@ -1,0 +1,466 @@
+/**
+ * The published package, as a user gets it. `npm pack` (which runs `prepack`: clean + build), run in a copy of the
+ * checkout so the repo's own dist/ is never touched, must yield a tarball with the compiled library and runtime and
+ * nothing repo-only; and a CDK app installed from that tarball alone must type-check against it, load both entry
+ * points, and synthesize a flow whose consumer handler, importing `idempotent-event-flow/runtime`, is really bundled
+ * by the local esbuild.
+ *
+ * No network: the tarball is extracted into a throwaway project's node_modules, and the package's declared
+ * dependencies and peer dependencies (plus the esbuild, TypeScript types a CDK app has as dev dependencies) are
+ * symlinked from this repo's node_modules. Nothing else is linked, so an undeclared dependency fails to resolve.
+ */
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+
+const REPO = path.resolve(__dirname, '..', '..');
+const REPO_MODULES = path.join(REPO, 'node_modules');
+const PACKAGE_NAME = 'idempotent-event-flow';
+
+/** What `npm pack --json` reports per tarball. */
+interface PackReport {
+  readonly filename: string;
+  readonly files: ReadonlyArray<{ readonly path: string }>;
+}
+
+interface PackageJson {
+  readonly name: string;
+  readonly main: string;
+  readonly types: string;
+  readonly exports: Record<string, string | Record<string, string>>;
+  readonly dependencies?: Record<string, string>;
+  readonly peerDependencies?: Record<string, string>;
+}
+
+/**
+ * The environment for child processes: this one's, without the npm lifecycle variables of the `npm test` run and
+ * without any `node_modules/.bin` on PATH (npm puts the repo's there), so the user's project must bring its own
+ * esbuild; node and npm stay reachable.
+ */
+function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (!/^npm_/i.test(key) && key.toUpperCase() !== 'PATH') env[key] = value;
+  }
+  const pathEntries = (process.env.PATH ?? '').split(path.delimiter).filter((entry) => entry !== '' && !/node_modules[\\/]\.bin/.test(entry));
+  return {
+    ...env,
+    PATH: [path.dirname(process.execPath), ...pathEntries].join(path.delimiter),
+    // Never reach a registry: npx (which aws-cdk-lib uses to run esbuild) must find everything locally.
+    npm_config_offline: 'true',
+    npm_config_update_notifier: 'false',
+    ...extra,
+  };
+}
+
+/** Runs a command, failing with its output when it exits non-zero. */
+function run(command: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): string {
+  const result: SpawnSyncReturns<string> = spawnSync(command, args, {
+    cwd: options.cwd,
+    env: options.env ?? childEnv(),
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 120_000,
+  });
+  if (result.error !== undefined || result.status !== 0) {
+    throw new Error(
+      `\`${command} ${args.join(' ')}\` in ${options.cwd} failed (status ${result.status}, ${result.error?.message ?? 'no spawn error'})\n` +
+        `--- stdout ---\n${result.stdout}\n--- stderr ---\n${result.stderr}`,
+    );
+  }
+  return result.stdout;
+}
+
+function parsePackReport(stdout: string): PackReport {
+  const reports = JSON.parse(stdout) as PackReport[];
+  expect(reports).toHaveLength(1);
+  return reports[0] as PackReport;
+}
+
+/** Files under `dir` (relative, `/`-separated), recursively. */
+function listFiles(dir: string, prefix = ''): string[] {
+  return fs.readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const relative = prefix === '' ? entry.name : `${prefix}/${entry.name}`;
+    return entry.isDirectory() ? listFiles(path.join(dir, entry.name), relative) : [relative];
+  });
+}
+
+/** `<dir>/node_modules/<name>` -> the repo's copy (a scoped name gets its scope directory). */
+function linkModule(modulesDir: string, name: string, target = path.join(REPO_MODULES, name)): void {
+  expect(fs.existsSync(target), `${name} must be installed in the repo`).toBe(true);
+  const link = path.join(modulesDir, name);
+  fs.mkdirSync(path.dirname(link), { recursive: true });
+  fs.symlinkSync(target, link, 'dir');
+}
+
+/** The package name of a bare module specifier: `@scope/name/sub` -> `@scope/name`, `name/sub` -> `name`. */
+function packageNameOf(specifier: string): string {
+  const parts = specifier.split('/');
+  return (specifier.startsWith('@') ? parts.slice(0, 2) : parts.slice(0, 1)).join('/');
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The throwaway user project.
+
+const USER_MARKER = 'user-handler-marker-5b1e';
+
+const USER_FILES: Record<string, string> = {
+  'package.json': JSON.stringify(
+    {
+      name: 'user-cdk-app',
+      version: '1.0.0',
+      private: true,
+      dependencies: { [PACKAGE_NAME]: 'file:../package.tgz', 'aws-cdk-lib': '*', constructs: '*' },
+      devDependencies: { esbuild: '*', typescript: '*', '@types/node': '*' },
+    },
+    null,
+    2,
+  ),
+  // NodejsFunction takes the project root from the lock file; a user's project has one.
+  'package-lock.json': JSON.stringify({ name: 'user-cdk-app', version: '1.0.0', lockfileVersion: 3, requires: true, packages: {} }),
+  // As `cdk init app --language typescript` sets it up (NodeNext), emitting CommonJS to build/.
+  'tsconfig.json': JSON.stringify({
+    compilerOptions: {
+      target: 'ES2022',
+      module: 'NodeNext',
+      moduleResolution: 'NodeNext',
+      lib: ['es2022'],
+      strict: true,
+      skipLibCheck: true,
+      isolatedModules: true,
+      types: ['node'],
+      rootDir: '.',
+      outDir: 'build',
+    },
+    include: ['bin/**/*.ts', 'src/**/*.ts'],
+  }),
+  // Both entry points load from the installed package, with every documented name.
+  'bin/probe.ts': `
+import {
+  ConsumerFunction, ConsumerQueue, EventTopic, IdempotentEventFlow, InboxTable, OutboxRelay, OutboxTable,
+  ProducerFunction, RelayAlarms, Subscriber, SubscriberAlarms,
+} from '${PACKAGE_NAME}';
+import { Outbox, PermanentError, createTransactionalConsumer, parseEnvelope } from '${PACKAGE_NAME}/runtime';
+
+const lib = {
+  IdempotentEventFlow, OutboxTable, OutboxRelay, EventTopic, Subscriber, ConsumerQueue, InboxTable, ConsumerFunction,
+  ProducerFunction, RelayAlarms, SubscriberAlarms,
+};
+const runtime = { Outbox, createTransactionalConsumer, parseEnvelope, PermanentError };
+const types = (exports: Record<string, unknown>) => Object.fromEntries(Object.entries(exports).map(([k, v]) => [k, typeof v]));
+console.log(JSON.stringify({
+  resolved: { lib: require.resolve('${PACKAGE_NAME}'), runtime: require.resolve('${PACKAGE_NAME}/runtime') },
+  lib: types(lib),
+  runtime: types(runtime),
+  envelopeId: parseEnvelope<{ n: number }>(JSON.stringify({
+    specversion: '1.0', id: 'e-1', source: '/probe', type: 'Probed', time: '2024-01-31T12:00:00Z', data: { n: 1 },
+  })).id,
+  permanentError: new PermanentError('x') instanceof Error,
+}));
+`,
+  // The user's CDK app.
+  'bin/app.ts': `
+import * as path from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
+import { IdempotentEventFlow, type Subscriber } from '${PACKAGE_NAME}';
+
+const outdir = process.argv[2];
+if (outdir === undefined) throw new Error('usage: app.js <outdir>');
+const app = new App({ outdir });
+const stack = new Stack(app, 'UserStack');
+const flow = new IdempotentEventFlow(stack, 'Orders');
+const billing: Subscriber = flow.addSubscriber('Billing', { entry: path.join(__dirname, '..', '..', 'src', 'billing.ts') });
+app.synth();
+console.log(JSON.stringify({ subscriber: billing.subscriberName, subscribers: flow.subscribers.length }));
+`,
+  // The user's consumer handler, bundled by NodejsFunction from this TypeScript source.
+  'src/billing.ts': `
+import { PermanentError, createTransactionalConsumer, type HandlerContext } from '${PACKAGE_NAME}/runtime';
+
+interface OrderPlaced {
+  readonly orderId: string;
+  readonly totalCents: number;
+}
+
+export const handler = createTransactionalConsumer<OrderPlaced>({
+  handle: async (event, tx, context: HandlerContext) => {
+    if (event.data.totalCents < 0) throw new PermanentError('${USER_MARKER}: negative total');
+    context.logger.info('billing', { orderId: event.data.orderId });
+    tx.update({
+      TableName: 'Ledger',
+      Key: { pk: 'ORDER#' + event.data.orderId },
+      UpdateExpression: 'ADD totalCents :total',
+      ExpressionAttributeValues: { ':total': event.data.totalCents },
+    });
+  },
+});
+`,
+};
+
+// ---------------------------------------------------------------------------------------------------------------
+
+/** Top-level entries of the repo not copied into the staging checkout. */
+const NOT_STAGED = new Set(['node_modules', '.git', 'dist']);
+/** Planted in the staging checkout's dist/ before packing: prepack must clean it away. */
+const STALE_OUTPUT = 'dist/lib/stale-output-of-an-old-build.js';
+
+let tmp: string;
+let stage: string;
+let dryRun: PackReport;
+let packed: PackReport;
+let tarballEntries: string[];
+let manifest: PackageJson;
+
+beforeAll(() => {
+  tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ief-package-'));
+  // Pack a copy of the checkout (everything but node_modules, .git and dist, so the repo-only files are there to be
+  // left out), so the build never touches the repo's dist/ and concurrent runs can not race on it. node_modules is
+  // linked: prepack's `tsc` and its types resolve as in the repo, and npm never packs node_modules.
+  stage = path.join(tmp, 'stage');
+  fs.cpSync(REPO, stage, {
+    recursive: true,
+    filter: (source) => !(path.dirname(source) === REPO && NOT_STAGED.has(path.basename(source))),
+  });
+  fs.symlinkSync(REPO_MODULES, path.join(stage, 'node_modules'), 'dir');
+  fs.mkdirSync(path.dirname(path.join(stage, STALE_OUTPUT)), { recursive: true });
+  fs.writeFileSync(path.join(stage, STALE_OUTPUT), 'module.exports = "left over from a renamed source file";\n');
+  manifest = JSON.parse(fs.readFileSync(path.join(stage, 'package.json'), 'utf8')) as PackageJson;
+  // The listing `npm publish` would upload; runs prepack (clean + build) as a publish does.
+  dryRun = parsePackReport(run('npm', ['pack', '--dry-run', '--json'], { cwd: stage }));
+  // The same package for real, from the dist/ just built (no second build).
+  packed = parsePackReport(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], { cwd: stage }));
+  fs.renameSync(path.join(tmp, packed.filename), path.join(tmp, 'package.tgz'));
+  tarballEntries = run('tar', ['-tzf', 'package.tgz'], { cwd: tmp })
+    .split('\n')
+    .filter((line) => line !== '' && !line.endsWith('/'))
+    .map((line) => line.replace(/^package\//, ''))
+    .sort();
+}, 120_000);
+
+afterAll(() => {
+  if (tmp !== undefined) fs.rmSync(tmp, { recursive: true, force: true });
+});
+
+describe('npm pack', () => {
+  test('the dry run lists exactly what the tarball holds', () => {
+    expect(dryRun.files.map((f) => f.path).sort()).toEqual(tarballEntries);
+    expect(packed.files.map((f) => f.path).sort()).toEqual(tarballEntries);
+  });
+
+  test('ships both entry points with their typings, the README and package.json', () => {
+    expect(tarballEntries).toEqual(
+      expect.arrayContaining([
+        'dist/lib/index.js',
+        'dist/lib/index.d.ts',
+        'dist/lambda/index.js',
+        'dist/lambda/index.d.ts',
+        'README.md',
+        'package.json',
+      ]),
+    );
+    // every target the manifest points at is in the tarball
+    const targets = [manifest.main, manifest.types, ...Object.values(manifest.exports).flatMap((t) => (typeof t === 'string' ? [t] : Object.values(t)))];
+    for (const target of targets) {
+      expect(tarballEntries, `package.json points at ${target}`).toContain(path.posix.normalize(target));
+    }
+  });
+
+  test('ships nothing repo-only: no tests, cdk.out, example app, CI script or tooling config', () => {
+    const repoOnly = [
+      /(^|\/)test\//,
+      /\.test\.[cm]?[jt]s(\.map)?$/,
+      /\.test\.d\.ts$/,
+      /^cdk\.out\//,
+      /^example\//,
+      /^bin\//,
+      /^\.ci\//,
+      /^bench\//,
+      /^docs\//,
+      /^node_modules\//,
+      /^(cdk|tsconfig.*|package-lock)\.json$/,
+      /^vitest\.config\./,
+      /\.tgz$/,
+    ];
+    expect(tarballEntries.filter((entry) => repoOnly.some((pattern) => pattern.test(entry)))).toEqual([]);
+  });
+
+  test('prepack rebuilds dist/ from scratch: exactly the compiled lib/ and lambda/ sources, nothing stale or missing', () => {
+    expect(tarballEntries).not.toContain(STALE_OUTPUT);
+    const sources = ['lib', 'lambda'].flatMap((dir) =>
+      listFiles(path.join(stage, dir))
+        .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts') && !file.endsWith('.test.ts'))
+        .map((file) => `${dir}/${file.replace(/\.ts$/, '')}`),
+    );
+    const expected = sources.flatMap((base) => [`dist/${base}.js`, `dist/${base}.js.map`, `dist/${base}.d.ts`]).sort();
+    expect(tarballEntries.filter((entry) => entry.startsWith('dist/'))).toEqual(expected);
+    // the sources the source maps point at are shipped too (checked against the maps below)
+    expect(tarballEntries).toEqual(expect.arrayContaining(sources.map((base) => `${base}.ts`)));
+  });
+});
+
+describe('a CDK app installed from the tarball', () => {
+  let app: string;
+  let installed: string;
+  let installedPackage: PackageJson;
+
+  beforeAll(() => {
+    app = path.join(tmp, 'app');
+    const modules = path.join(app, 'node_modules');
+    installed = path.join(modules, PACKAGE_NAME);
+    fs.mkdirSync(path.join(tmp, 'extract'));
+    run('tar', ['-xzf', path.join(tmp, 'package.tgz'), '-C', path.join(tmp, 'extract')], { cwd: tmp });
+    fs.mkdirSync(modules, { recursive: true });
+    fs.renameSync(path.join(tmp, 'extract', 'package'), installed);
+    installedPackage = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8')) as PackageJson;
+
+    // What npm would install for the user: the package's dependencies and peer dependencies...
+    for (const name of [...Object.keys(installedPackage.dependencies ?? {}), ...Object.keys(installedPackage.peerDependencies ?? {})]) {
+      linkModule(modules, name);
+    }
+    // ...and the dev dependencies of a TypeScript CDK app that bundles with the local esbuild. aws-cdk-lib finds
+    // esbuild with require() (from its own location) and then runs `npx --no-install esbuild` in the project root,
+    // which needs esbuild declared in the project's package.json and runs it from the project's node_modules/.bin.
+    for (const name of ['esbuild', '@types/node']) linkModule(modules, name);
+    fs.mkdirSync(path.join(modules, '.bin'));
+    fs.symlinkSync(path.join('..', 'esbuild', 'bin', 'esbuild'), path.join(modules, '.bin', 'esbuild'));
+
+    for (const [file, content] of Object.entries(USER_FILES)) {
+      fs.mkdirSync(path.dirname(path.join(app, file)), { recursive: true });
+      fs.writeFileSync(path.join(app, file), content);
+    }
+    // The user's `tsc`: type-checks their app and handler against the published .d.ts files, and emits build/.
+    run(process.execPath, [path.join(REPO_MODULES, 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: app });
+  }, 60_000);
+
+  test('declares every package the compiled code imports', () => {
+    const declared = new Set([...Object.keys(installedPackage.dependencies ?? {}), ...Object.keys(installedPackage.peerDependencies ?? {})]);
+    const imported = new Set<string>();
+    for (const file of listFiles(path.join(installed, 'dist')).filter((f) => f.endsWith('.js') || f.endsWith('.d.ts'))) {
+      const code = fs.readFileSync(path.join(installed, 'dist', file), 'utf8');
+      for (const match of code.matchAll(/(?:require\(|from\s+|import\()\s*["']([^"'.][^"']*)["']/g)) {
+        const specifier = match[1] as string;
+        if (!specifier.startsWith('node:')) imported.add(packageNameOf(specifier));
+      }
+    }
+    expect([...imported].filter((name) => !declared.has(name))).toEqual([]);
+  });
+
+  test('every source map points at a shipped source file', () => {
+    const maps = listFiles(path.join(installed, 'dist')).filter((file) => file.endsWith('.js.map'));
+    expect(maps.length).toBeGreaterThan(0);
+    const dangling = maps.flatMap((file) => {
+      const map = JSON.parse(fs.readFileSync(path.join(installed, 'dist', file), 'utf8')) as { sources: string[] };
+      const dir = path.dirname(path.join(installed, 'dist', file));
+      return map.sources.filter((source) => !fs.existsSync(path.resolve(dir, source))).map((source) => `${file} -> ${source}`);
+    });
+    expect(dangling).toEqual([]);
+  });
+
+  test('both entry points load from the installed package and expose the documented API', () => {
+    const probe = JSON.parse(run(process.execPath, ['build/bin/probe.js'], { cwd: app })) as {
+      resolved: { lib: string; runtime: string };
+      lib: Record<string, string>;
+      runtime: Record<string, string>;
+      envelopeId: string;
+      permanentError: boolean;
+    };
+    const installedReal = fs.realpathSync(installed);
+    expect(probe.resolved).toEqual({
+      lib: path.join(installedReal, 'dist', 'lib', 'index.js'),
+      runtime: path.join(installedReal, 'dist', 'lambda', 'index.js'),
+    });
+    expect(probe.lib).toEqual({
+      IdempotentEventFlow: 'function',
+      OutboxTable: 'function',
+      OutboxRelay: 'function',
+      EventTopic: 'function',
+      Subscriber: 'function',
+      ConsumerQueue: 'function',
+      InboxTable: 'function',
+      ConsumerFunction: 'function',
+      ProducerFunction: 'function',
+      RelayAlarms: 'function',
+      SubscriberAlarms: 'function',
+    });
+    expect(probe.runtime).toEqual({
+      Outbox: 'function',
+      createTransactionalConsumer: 'function',
+      parseEnvelope: 'function',
+      PermanentError: 'function',
+    });
+    expect(probe.envelopeId).toBe('e-1');
+    expect(probe.permanentError).toBe(true);
+  });
+
+  test("synthesizes a flow whose consumer bundles the user's handler with the packaged runtime, by the local esbuild", () => {
+    // WHEN the user synthesizes their app
+    const outdir = path.join(tmp, 'cdk.out');
+    const output = run(process.execPath, ['build/bin/app.js', outdir], { cwd: app });
+    expect(JSON.parse(output.trim().split('\n').pop() as string)).toEqual({ subscriber: 'Billing', subscribers: 1 });
+
+    // THEN the Billing consumer's code asset is a real esbuild bundle
+    const template = JSON.parse(fs.readFileSync(path.join(outdir, 'UserStack.template.json'), 'utf8')) as {
+      Resources: Record<string, { Type: string; Properties: Record<string, unknown> }>;
+    };
+    const consumers = Object.values(template.Resources).filter(
+      (r) =>
+        r.Type === 'AWS::Lambda::Function' &&
+        (r.Properties.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables?.IEF_SUBSCRIBER_NAME === 'Billing',
+    );
+    expect(consumers).toHaveLength(1);
+    const s3Key = (consumers[0]?.Properties.Code as { S3Key: string }).S3Key;
+    const assetDir = path.join(outdir, `asset.${s3Key.replace(/\.zip$/, '')}`);
+    expect(fs.readdirSync(assetDir).sort()).toEqual(['index.js']);
+    const bundle = fs.readFileSync(path.join(assetDir, 'index.js'), 'utf8');
+
+    // with the user's code, the packaged runtime (inbox condition, duplicate detection, dead-letter attributes,
+    // its environment contract) and the AWS SDK inside: neither the package nor its dependencies are left to
+    // require at run time (the SDK's own guarded optional requires, e.g. the CRT signer, may remain)
+    expect(bundle).toContain(USER_MARKER);
+    expect(bundle).toContain('attribute_not_exists(#pk)');
+    expect(bundle).toContain('#expiresAt < :nowEpochSeconds');
+    expect(bundle).toContain('ConditionalCheckFailed');
+    expect(bundle).toContain('iefErrorName');
+    expect(bundle).toContain('IEF_INBOX_TABLE_NAME');
+    expect(bundle).toContain('TransactWriteItems');
+    const bundledAway = new Set([PACKAGE_NAME, ...Object.keys(manifest.dependencies ?? {})]);
+    const leftToRequire = [...bundle.matchAll(/require\(["']([^"'.][^"']*)["']\)/g)].map((m) => packageNameOf(m[1] as string));
+    expect(leftToRequire.filter((name) => bundledAway.has(name))).toEqual([]);
+
+    // AND the bundle runs: the user's PermanentError and a malformed body each fail alone (no dead-letter queue is
+    // configured here, so both stay on the queue), without any AWS call
+    const invoke = `
+      const { handler } = require(process.argv[1]);
+      const envelope = { specversion: '1.0', id: 'e-1', source: '/test', type: 'OrderPlaced', time: '2024-01-31T12:00:00Z',
+        data: { orderId: 'o-1', totalCents: -1 } };
+      handler({ Records: [
+        { messageId: 'm-permanent', body: JSON.stringify(envelope), attributes: { ApproximateReceiveCount: '1' } },
+        { messageId: 'm-malformed', body: 'not json', attributes: { ApproximateReceiveCount: '1' } },
+      ] }).then((response) => console.log('RESPONSE ' + JSON.stringify(response)));
+    `;
+    const lines = run(process.execPath, ['-e', invoke, path.join(assetDir, 'index.js')], {
+      cwd: tmp,
+      env: childEnv({
+        IEF_SUBSCRIBER_NAME: 'Billing',
+        IEF_INBOX_TABLE_NAME: 'InboxTable',
+        IEF_DEDUPLICATION_WINDOW_SECONDS: '60',
+        AWS_REGION: 'eu-west-1',
+        AWS_ACCESS_KEY_ID: 'test',
+        AWS_SECRET_ACCESS_KEY: 'test',
+      }),
+    })
+      .trim()
+      .split('\n');
+    expect(JSON.parse((lines.pop() as string).replace(/^RESPONSE /, ''))).toEqual({
+      batchItemFailures: [{ itemIdentifier: 'm-permanent' }, { itemIdentifier: 'm-malformed' }],
+    });
+    const logs = lines.map((line) => JSON.parse(line) as { subscriber: string; outcome: string; error: { name: string; message: string } });
+    expect(logs.map((l) => [l.subscriber, l.outcome, l.error.name])).toEqual([
+      ['Billing', 'failed', 'PermanentError'],
+      ['Billing', 'failed', 'MalformedEnvelopeError'],
+    ]);
+    expect(logs[0]?.error.message).toContain(USER_MARKER);
+  });
+});
