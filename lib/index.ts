@@ -4,3 +4,4 @@ export * from './outbox';
 export * from './topic';
 export * from './consumer';
 export * from './monitoring';
+export * from './functions/bundled-function-base';

@@ -1,13 +1,11 @@
 import { Duration, Validations } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as logs from 'aws-cdk-lib/aws-logs';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../lambda/config';
 import { FunctionOptions } from '../functions/function-options';
-import { createSecureNodejsFunction, FUNCTION_DEFAULTS } from '../private/secure-nodejs-function';
+import { BundledFunctionBase } from '../functions/bundled-function-base';
+import { FUNCTION_DEFAULTS } from '../private/secure-nodejs-function';
 import type { IInboxTable } from './inbox-table';
 import { CONSUMER_DEFAULTS } from './private/defaults';
 import { validateFunctionOptions, validateSubscriberName } from './private/validate-consumer-props';
@@ -57,29 +55,17 @@ export interface ConsumerFunctionProps extends FunctionOptions {
  *
  * It is an `IGrantable`: grant it access to the tables its handler writes, e.g. `table.grantWriteData(fn)`.
  */
-export class ConsumerFunction extends Construct implements iam.IGrantable {
+export class ConsumerFunction extends BundledFunctionBase {
   /** The Lambda runtime of every function this library creates: Node.js 24, the newest aws-cdk-lib 2.276 offers. */
   public static readonly RUNTIME = FUNCTION_DEFAULTS.RUNTIME;
 
-  /** The Lambda function. */
-  public readonly lambdaFunction: lambda.IFunction;
-
-  /** The function's execution role. */
-  public readonly role: iam.IRole;
-
-  /** The function's log group. */
-  public readonly logGroup: logs.ILogGroup;
-
-  public readonly grantPrincipal: iam.IPrincipal;
-
   public constructor(scope: Construct, id: string, props: ConsumerFunctionProps) {
-    super(scope, id);
     const owner = `ConsumerFunction '${id}'`;
     validateSubscriberName(owner, 'subscriberName', props.subscriberName);
     validateFunctionOptions(owner, props);
-
-    const parts = createSecureNodejsFunction(
-      this,
+    super(
+      scope,
+      id,
       {
         ...props,
         description: `Consumer of subscriber ${props.subscriberName}`,
@@ -94,12 +80,8 @@ export class ConsumerFunction extends Construct implements iam.IGrantable {
         ...(props.deadLetterQueue ? { [ENV.DEAD_LETTER_QUEUE_URL]: props.deadLetterQueue.queueUrl } : {}),
       },
     );
-    const fn = parts.lambdaFunction;
-    const role = parts.role;
-    this.lambdaFunction = fn;
-    this.role = role;
-    this.grantPrincipal = role;
-    this.logGroup = parts.logGroup;
+    const fn = this.lambdaFunction;
+    const role = this.role;
 
     Validations.of(fn).acknowledge({
       id: 'Serverless-LambdaDLQ',
@@ -119,33 +101,5 @@ export class ConsumerFunction extends Construct implements iam.IGrantable {
       // Sending to a KMS-encrypted queue needs a data key (and Decrypt to use a cached one).
       props.deadLetterQueue.encryptionMasterKey?.grant(role, 'kms:GenerateDataKey', 'kms:Decrypt');
     }
-  }
-
-  /**
-   * Invocations that ended in a function error (an unhandled exception or a timeout; failed batch items reported
-   * through `batchItemFailures` are not errors).
-   *
-   * @default - sum over 5 minutes
-   */
-  public metricErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.lambdaFunction.metricErrors(props);
-  }
-
-  /**
-   * Invocations that Lambda throttled.
-   *
-   * @default - sum over 5 minutes
-   */
-  public metricThrottles(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.lambdaFunction.metricThrottles(props);
-  }
-
-  /**
-   * How long invocations ran.
-   *
-   * @default - average over 5 minutes
-   */
-  public metricDuration(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.lambdaFunction.metricDuration(props);
   }
 }

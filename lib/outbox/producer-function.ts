@@ -1,12 +1,9 @@
 import { Duration } from 'aws-cdk-lib';
-import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as iam from 'aws-cdk-lib/aws-iam';
-import * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENV } from '../../lambda/config';
 import { FunctionOptions } from '../functions/function-options';
-import { createSecureNodejsFunction, validateSecureFunctionOptions } from '../private/secure-nodejs-function';
+import { BundledFunctionBase } from '../functions/bundled-function-base';
+import { validateSecureFunctionOptions } from '../private/secure-nodejs-function';
 import { IOutboxTable } from './outbox-table';
 
 /** The environment variables the construct sets for the producer runtime; users may not override them. */
@@ -33,37 +30,15 @@ export interface ProducerFunctionProps extends FunctionOptions {
  * It is hardened like the consumer functions: its own log group, its own role without AWS managed policies,
  * JSON logs, X-Ray tracing, ARM64 on the latest Node.js runtime, bundled by the local esbuild.
  */
-export class ProducerFunction extends Construct implements iam.IGrantable {
-  /** The Lambda function. */
-  public readonly lambdaFunction: lambda.IFunction;
-  /** The function's execution role. */
-  public readonly role: iam.IRole;
-  /** The function's log group. */
-  public readonly logGroup: logs.ILogGroup;
-  /** The principal to grant permissions to (the role). */
-  public readonly grantPrincipal: iam.IPrincipal;
-
+export class ProducerFunction extends BundledFunctionBase {
   public constructor(scope: Construct, id: string, props: ProducerFunctionProps) {
-    super(scope, id);
     validateSecureFunctionOptions(`ProducerFunction '${id}'`, props, RESERVED_PRODUCER_ENVIRONMENT);
-    const parts = createSecureNodejsFunction(
-      this,
+    super(
+      scope,
+      id,
       { ...props, description: `Producer appending events to ${props.outboxTable.node.path}`, timeout: props.timeout ?? Duration.seconds(30) },
       props.outboxTable.producerEnvironment,
     );
-    this.lambdaFunction = parts.lambdaFunction;
-    this.role = parts.role;
-    this.logGroup = parts.logGroup;
-    this.grantPrincipal = parts.role;
-    props.outboxTable.grantAppendEvents(parts.role);
-  }
-
-  /**
-   * Invocations that ended in a function error.
-   *
-   * @default - sum over 5 minutes
-   */
-  public metricErrors(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return this.lambdaFunction.metricErrors(props);
+    props.outboxTable.grantAppendEvents(this.role);
   }
 }
