@@ -5,6 +5,7 @@ import { Construct } from 'constructs';
 import { ENV } from '../../lambda/config';
 import { FunctionOptions } from '../functions/function-options';
 import { BundledFunctionBase } from '../functions/bundled-function-base';
+import { KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
 import { FUNCTION_DEFAULTS } from '../private/secure-nodejs-function';
 import type { IInboxTable } from './inbox-table';
 import { CONSUMER_DEFAULTS } from './private/defaults';
@@ -99,7 +100,7 @@ export class ConsumerFunction extends BundledFunctionBase {
         resourceArns: [props.deadLetterQueue.queueArn],
       });
       // Sending to a KMS-encrypted queue needs a data key (and Decrypt to use a cached one).
-      props.deadLetterQueue.encryptionMasterKey?.grant(role, 'kms:GenerateDataKey', 'kms:Decrypt');
+      props.deadLetterQueue.encryptionMasterKey?.grant(role, ...KMS_SEND_MESSAGE_ACTIONS);
     }
   }
 }

@@ -3,7 +3,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-import { TABLE_SCHEMA } from '../../lambda/wire-format';
+import { secureTableProps } from '../private/secure-table-props';
 
 /**
  * An inbox table: one record per processed message and subscriber, keyed `<subscriberName>#<eventId>`, kept until
@@ -140,15 +140,7 @@ export class InboxTable extends InboxTableBase {
   public constructor(scope: Construct, id: string, props: InboxTableProps = {}) {
     super(scope, id);
 
-    const table = new dynamodb.Table(this, 'Resource', {
-      partitionKey: { name: TABLE_SCHEMA.PARTITION_KEY, type: dynamodb.AttributeType.STRING },
-      timeToLiveAttribute: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE,
-      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      encryption: props.encryptionKey ? dynamodb.TableEncryption.CUSTOMER_MANAGED : dynamodb.TableEncryption.AWS_MANAGED,
-      encryptionKey: props.encryptionKey,
-      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
-    });
+    const table = new dynamodb.Table(this, 'Resource', secureTableProps(props.encryptionKey, props.removalPolicy));
     this.table = table;
     this.tableArn = table.tableArn;
     this.tableName = table.tableName;

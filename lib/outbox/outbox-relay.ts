@@ -8,6 +8,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { outboxFilterPattern, outboxInputTemplate } from '../../lambda/wire-format';
+import { KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
 import { validateRelaySettings } from '../private/shared-limits';
 import { validateStringPattern } from '../private/validate-props';
 import type { IOutboxTable } from './outbox-table';
@@ -31,12 +32,6 @@ const STREAM_READ_ACTIONS = [
   'dynamodb:ListStreams',
 ];
 
-/**
- * Exact KMS actions for producing to an SSE-KMS topic or queue: the publisher (here the pipe role) needs
- * `kms:GenerateDataKey` and `kms:Decrypt` on the key (SNS and SQS developer guides, encryption at rest). Named
- * exactly (no `GenerateDataKey*`) so the role holds no wildcard actions and cdk-nag IAM5 has nothing to flag.
- */
-const KMS_PRODUCE_ACTIONS = ['kms:Decrypt', 'kms:GenerateDataKey'];
 
 /** The valid `Name` of a pipe. */
 const PIPE_NAME_PATTERN = /^[.\-_A-Za-z0-9]{1,64}$/;
@@ -228,12 +223,12 @@ export class OutboxRelay extends Construct {
       resourceArns: [props.topic.topicArn],
       resource: props.topic,
     });
-    props.topic.masterKey?.grant(role, ...KMS_PRODUCE_ACTIONS);
+    props.topic.masterKey?.grant(role, ...KMS_SEND_MESSAGE_ACTIONS);
 
     // Dead letters: the pipe role sends them itself (eb-pipes-permissions.html lists sqs:SendMessage); without this
     // grant the pipe does not stabilize.
     this.deadLetterQueue.grant(role, 'sqs:SendMessage');
-    this.deadLetterQueue.encryptionMasterKey?.grant(role, ...KMS_PRODUCE_ACTIONS);
+    this.deadLetterQueue.encryptionMasterKey?.grant(role, ...KMS_SEND_MESSAGE_ACTIONS);
 
     // Logs: the pipe writes to its CloudWatch Logs destination with its role.
     this.logGroup.grantWrite(role);

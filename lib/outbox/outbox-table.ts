@@ -6,6 +6,7 @@ import { Construct, type IConstruct } from 'constructs';
 import { ENV } from '../../lambda/config';
 import { TABLE_SCHEMA } from '../../lambda/wire-format';
 import { validateDurationInRange, validateStringPattern } from '../private/validate-props';
+import { secureTableProps } from '../private/secure-table-props';
 
 /** Outbox items must outlive every replay path of their stream record, and the stream keeps records for 24 hours. */
 const MIN_EVENT_RETENTION = Duration.days(1);
@@ -305,17 +306,11 @@ export class OutboxTable extends OutboxTableBase {
     validateStringPattern(owner, 'eventSource', props.eventSource, EVENT_SOURCE_PATTERN, 'a non-empty URI-reference without whitespace');
 
     const table = new dynamodb.Table(this, 'Resource', {
+      ...secureTableProps(props.encryptionKey, props.removalPolicy),
       tableName: props.tableName,
-      partitionKey: { name: TABLE_SCHEMA.PARTITION_KEY, type: dynamodb.AttributeType.STRING },
       sortKey: { name: TABLE_SCHEMA.SORT_KEY, type: dynamodb.AttributeType.STRING },
-      billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
       // The relay reads the envelope from the new image; old images would only add cost.
       stream: dynamodb.StreamViewType.NEW_IMAGE,
-      timeToLiveAttribute: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE,
-      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
-      encryption: props.encryptionKey ? dynamodb.TableEncryption.CUSTOMER_MANAGED : dynamodb.TableEncryption.AWS_MANAGED,
-      encryptionKey: props.encryptionKey,
-      removalPolicy: props.removalPolicy ?? RemovalPolicy.RETAIN,
     });
 
     this.table = table;

@@ -5,15 +5,11 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { validateStringPattern } from '../private/validate-props';
+import { KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
 
 /** SNS standard topic names: 1 to 256 of `A-Z a-z 0-9 - _`. */
 const TOPIC_NAME_PATTERN = /^[A-Za-z0-9_-]{1,256}$/;
 
-/**
- * Exact KMS actions a publisher needs for an SSE-KMS topic (generate and decrypt the data key). Named exactly, so
- * grants hold no wildcard actions.
- */
-const KMS_PUBLISH_ACTIONS = ['kms:Decrypt', 'kms:GenerateDataKey'];
 
 /** Properties of an {@link EventTopic}. */
 export interface EventTopicProps {
@@ -129,7 +125,7 @@ export class EventTopic extends Construct {
       resourceArns: [this.topicArn],
       resource: this.topic,
     });
-    return grant.combine(this.encryptionKey.grant(grantee, ...KMS_PUBLISH_ACTIONS));
+    return grant.combine(this.encryptionKey.grant(grantee, ...KMS_SEND_MESSAGE_ACTIONS));
   }
 
   /**

@@ -200,7 +200,7 @@ describe('ConsumerFunction: role', () => {
     create(f);
     // THEN
     expect(defaultPolicyStatements(Template.fromStack(stack))).toContainEqual({
-      Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
+      Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
       Effect: 'Allow',
       Resource: ref(stack, key.keyArn),
     });
