@@ -28,7 +28,31 @@ export const ENV = {
   OUTBOX_EVENT_RETENTION_SECONDS: 'IEF_OUTBOX_EVENT_RETENTION_SECONDS',
   /** Default CloudEvents `source` for events this producer appends. */
   EVENT_SOURCE: 'IEF_EVENT_SOURCE',
+  /** The processing mode the subscriber was deployed with (one of {@link PROCESSING_MODE}); the runtime refuses a mismatch. */
+  PROCESSING_MODE: 'IEF_PROCESSING_MODE',
+  /** How long a lease on a message (lease and multi-step modes) lasts, in seconds. */
+  LEASE_DURATION_SECONDS: 'IEF_LEASE_DURATION_SECONDS',
 } as const;
+
+/**
+ * The processing modes. The construct's `ProcessingMode` enum uses these values, and each runtime factory checks
+ * that the deployed mode is its own, so a subscriber deployed as `lease` can not run a transactional handler.
+ */
+export const PROCESSING_MODE = {
+  /** Business writes and the inbox record in one DynamoDB transaction (`createTransactionalConsumer`). */
+  TRANSACTIONAL: 'transactional',
+  /** An owner-fenced lease around an effect outside DynamoDB (`createLeaseConsumer`). */
+  LEASE: 'lease',
+  /** Ordered steps with persisted status and context, each under a lease (`createMultiStepConsumer`). */
+  MULTI_STEP: 'multi-step',
+  /** Optimistic concurrency on one item that carries its processed message ids (`createAggregateConsumer`). */
+  AGGREGATE: 'aggregate',
+} as const;
+
+/** One of the {@link PROCESSING_MODE} values. */
+export type ProcessingModeName = (typeof PROCESSING_MODE)[keyof typeof PROCESSING_MODE];
+
+const PROCESSING_MODE_NAMES: readonly string[] = Object.values(PROCESSING_MODE);
 
 /** Raised when the environment does not carry what the runtime needs. Thrown at cold start. */
 export class ConfigurationError extends Error {
@@ -38,13 +62,25 @@ export class ConfigurationError extends Error {
   }
 }
 
-/** What a consumer needs from its environment. */
-export interface ConsumerConfig {
+/** What every consumer needs from its environment, whatever its mode. */
+export interface ConsumerBaseConfig {
   readonly subscriberName: string;
-  readonly inboxTableName: string;
-  readonly deduplicationWindowSeconds: number;
   /** Absent when the function was deployed without a dead-letter queue URL (then redrive is the only way there). */
   readonly deadLetterQueueUrl?: string;
+  /** The mode the subscriber was deployed with; absent outside the constructs (then any factory may run). */
+  readonly processingMode?: ProcessingModeName;
+}
+
+/** What a consumer that keeps per-message records in an inbox table needs (transactional, lease, multi-step). */
+export interface ConsumerConfig extends ConsumerBaseConfig {
+  readonly inboxTableName: string;
+  readonly deduplicationWindowSeconds: number;
+}
+
+/** What a lease or multi-step consumer needs: the inbox and the lease duration. */
+export interface LeaseConsumerConfig extends ConsumerConfig {
+  /** How long a claim on a message lasts before another delivery may act on it, in seconds. */
+  readonly leaseDurationSeconds: number;
 }
 
 /** What a producer needs from its environment. */
@@ -81,14 +117,50 @@ function positiveInteger(env: Env, name: string): number {
   return value;
 }
 
-/** Reads the consumer configuration; call once at cold start. Throws {@link ConfigurationError} on a missing value. */
-export function loadConsumerConfig(env: Env = process.env): ConsumerConfig {
+function processingMode(env: Env): ProcessingModeName | undefined {
+  const value = optional(env, ENV.PROCESSING_MODE);
+  if (value === undefined) return undefined;
+  if (!PROCESSING_MODE_NAMES.includes(value)) {
+    throw new ConfigurationError(`environment variable ${ENV.PROCESSING_MODE} must be one of ${PROCESSING_MODE_NAMES.join(', ')}, but '${value}' was given`);
+  }
+  return value as ProcessingModeName;
+}
+
+/** Reads what every consumer needs; call once at cold start. Throws {@link ConfigurationError} on a missing value. */
+export function loadConsumerBaseConfig(env: Env = process.env): ConsumerBaseConfig {
   return {
     subscriberName: required(env, ENV.SUBSCRIBER_NAME),
+    deadLetterQueueUrl: optional(env, ENV.DEAD_LETTER_QUEUE_URL),
+    processingMode: processingMode(env),
+  };
+}
+
+/** Reads the configuration of an inbox-backed consumer; call once at cold start. Throws {@link ConfigurationError} on a missing value. */
+export function loadConsumerConfig(env: Env = process.env): ConsumerConfig {
+  return {
+    ...loadConsumerBaseConfig(env),
     inboxTableName: required(env, ENV.INBOX_TABLE_NAME),
     deduplicationWindowSeconds: positiveInteger(env, ENV.DEDUPLICATION_WINDOW_SECONDS),
-    deadLetterQueueUrl: optional(env, ENV.DEAD_LETTER_QUEUE_URL),
   };
+}
+
+/** Reads the configuration of a lease or multi-step consumer; call once at cold start. */
+export function loadLeaseConsumerConfig(env: Env = process.env): LeaseConsumerConfig {
+  return { ...loadConsumerConfig(env), leaseDurationSeconds: positiveInteger(env, ENV.LEASE_DURATION_SECONDS) };
+}
+
+/**
+ * Throws {@link ConfigurationError} when the subscriber was deployed with another processing mode than the factory
+ * `factoryName` implements: the construct granted and configured for that mode, so running another would fail later
+ * and less clearly.
+ */
+export function assertProcessingMode(config: ConsumerBaseConfig, expected: ProcessingModeName, factoryName: string): void {
+  if (config.processingMode !== undefined && config.processingMode !== expected) {
+    throw new ConfigurationError(
+      `subscriber '${config.subscriberName}' was deployed with processingMode '${config.processingMode}', but its handler uses ${factoryName}, ` +
+        `which implements '${expected}'; set the subscriber's processingMode to '${expected}' or use the matching factory`,
+    );
+  }
 }
 
 /** Reads the producer configuration; call once at cold start. Throws {@link ConfigurationError} on a missing value. */

@@ -35,6 +35,117 @@ export class PermanentError extends EventFlowError {
   }
 }
 
+/**
+ * The event's data failed the subscriber's schema (the `parse` option threw). Retrying cannot fix a payload, so the
+ * message is dead-lettered at once with this error's message as the reason.
+ */
+export class SchemaValidationError extends PermanentError {
+  public constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'SchemaValidationError';
+  }
+}
+
+/**
+ * A message id arrived again with a different payload than the one already processed under it. That is a producer
+ * bug (an id reused for another event), not a redelivery, so it is rejected loudly (dead-lettered) instead of being
+ * acknowledged as a duplicate.
+ */
+export class PayloadMismatchError extends PermanentError {
+  /** The event id that was reused. */
+  public readonly eventId: string;
+  /** Fingerprint of the payload processed first. */
+  public readonly storedFingerprint: string;
+  /** Fingerprint of the payload that just arrived. */
+  public readonly receivedFingerprint: string;
+
+  public constructor(details: { eventId: string; storedFingerprint: string; receivedFingerprint: string; subscriber: string }) {
+    super(
+      `event id '${details.eventId}' was already processed by subscriber '${details.subscriber}' with a different payload ` +
+        `(stored ${details.storedFingerprint}, received ${details.receivedFingerprint}); an event id must not be reused for another event`,
+    );
+    this.name = 'PayloadMismatchError';
+    this.eventId = details.eventId;
+    this.storedFingerprint = details.storedFingerprint;
+    this.receivedFingerprint = details.receivedFingerprint;
+  }
+}
+
+/**
+ * Thrown by a lease or step effect to say "it failed and did NOT take effect, so it is safe to run again" (for example
+ * an HTTP 4xx that the remote side rejected before acting, or a connection refused). The lease is released at once
+ * and the message is retried. Any other error (except {@link PermanentError}) means "outcome unknown".
+ */
+export class RetryableError extends EventFlowError {
+  public constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'RetryableError';
+  }
+}
+
+/**
+ * The message is blocked for an operator: a step (or a lease-protected effect) may or may not have taken effect, so
+ * running it again could apply it twice. The message goes to the dead-letter queue with this error as the reason; the
+ * processing record keeps the step PROCESSING until an operator marks it SUCCESS or TRY_AGAIN and redrives it.
+ */
+export class MessageBlockedError extends EventFlowError {
+  /** The blocked event's id. */
+  public readonly eventId: string;
+  /** The step whose outcome is unknown (`effect` in lease mode). */
+  public readonly step: string;
+
+  public constructor(message: string, details: { eventId: string; step: string }, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'MessageBlockedError';
+    this.eventId = details.eventId;
+    this.step = details.step;
+  }
+}
+
+/**
+ * Another delivery of the same message holds a live lease on it. The message is reported as a batch item failure,
+ * so SQS delivers it again after the visibility timeout; it is never processed in parallel.
+ */
+export class MessageInProgressError extends EventFlowError {
+  /** The event's id. */
+  public readonly eventId: string;
+  /** When the other delivery's lease ends, in epoch milliseconds. */
+  public readonly leaseExpiresAtEpochMilliseconds: number;
+
+  public constructor(message: string, details: { eventId: string; leaseExpiresAtEpochMilliseconds: number }) {
+    super(message);
+    this.name = 'MessageInProgressError';
+    this.eventId = details.eventId;
+    this.leaseExpiresAtEpochMilliseconds = details.leaseExpiresAtEpochMilliseconds;
+  }
+}
+
+/**
+ * A worker's fenced write found that it no longer owns the message's record (its lease expired and another delivery
+ * took the record over, or an operator changed it). The stale worker stops; it never overwrites the newer owner's state.
+ */
+export class LeaseLostError extends EventFlowError {
+  /** The event's id. */
+  public readonly eventId: string;
+
+  public constructor(message: string, details: { eventId: string }, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'LeaseLostError';
+    this.eventId = details.eventId;
+  }
+}
+
+/**
+ * An aggregate's conditional update kept losing to concurrent writers after every attempt; the message is retried
+ * later (a batch item failure), nothing was applied.
+ */
+export class ConcurrentModificationError extends EventFlowError {
+  public constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ConcurrentModificationError';
+  }
+}
+
 /** A transaction that breaks a DynamoDB TransactWriteItems limit; detected before any request is sent. */
 export class TransactionLimitError extends EventFlowError {
   public constructor(message: string, options?: ErrorOptions) {

@@ -9,8 +9,9 @@ export type { NewEvent } from './producer/new-event';
 export { MAX_MESSAGE_BYTES } from './producer/outbox-item';
 
 // consumer
-export { createTransactionalConsumer, type SqsBatchHandler, type TransactionalConsumerOptions } from './consumer/handler';
-export type { EventHandler, HandlerContext } from './consumer/process-record';
+export { type ConsumerOptions, type SqsBatchHandler } from './consumer/create-consumer';
+export { createTransactionalConsumer, type EventHandler, type TransactionalConsumerOptions } from './consumer/transactional-consumer';
+export type { HandlerContext, PayloadParser } from './consumer/process-message';
 export { TransactionBuilder, MAX_STAGED_WRITES } from './consumer/transaction-builder';
 export {
   DEAD_LETTER_ATTRIBUTE,
@@ -25,6 +26,13 @@ export type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from 
 // shared
 export { parseEnvelope, type EventEnvelope } from './envelope';
 export {
+  ConcurrentModificationError,
+  LeaseLostError,
+  MessageBlockedError,
+  MessageInProgressError,
+  PayloadMismatchError,
+  RetryableError,
+  SchemaValidationError,
   EventFlowError,
   EventTooLargeError,
   InvalidEventError,
@@ -38,4 +46,18 @@ export {
 export { createLogger, type Logger, type LoggerOptions, type LogContext, type LogLevel, type LogSink } from './logger';
 export { MAX_TRANSACTION_ACTIONS } from './transaction/limits';
 export type { DynamoDBClientLike } from './transaction/document-client';
-export { ConfigurationError, loadConsumerConfig, loadProducerConfig, type ConsumerConfig, type ProducerConfig } from './config';
+export {
+  ConfigurationError,
+  loadConsumerBaseConfig,
+  loadConsumerConfig,
+  loadLeaseConsumerConfig,
+  loadProducerConfig,
+  PROCESSING_MODE,
+  type ConsumerBaseConfig,
+  type ConsumerConfig,
+  type LeaseConsumerConfig,
+  type ProcessingModeName,
+  type ProducerConfig,
+} from './config';
+export { CONSUMER_METRICS, ConsumerMetrics, type ConsumerMetricsOptions } from './metrics';
+export { payloadFingerprint } from './fingerprint';

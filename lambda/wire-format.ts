@@ -41,6 +41,79 @@ export const INBOX_ITEM = {
   EVENT_TYPE_ATTRIBUTE: 'eventType',
   SUBSCRIBER_ATTRIBUTE: 'subscriber',
   PROCESSED_AT_ATTRIBUTE: 'processedAt',
+  /** The payload fingerprint (`sha256:<hex>`, see fingerprint.ts) of the processed event. */
+  FINGERPRINT_ATTRIBUTE: 'payloadFingerprint',
+} as const;
+
+/**
+ * The processing record of lease and multi-step modes: one item per subscriber and message in the inbox table, under
+ * the same key as an inbox record (`<subscriberName>#<eventId>`) and with the same TTL attribute. It shares
+ * {@link INBOX_ITEM}'s event id, type, subscriber and fingerprint attributes.
+ */
+export const PROCESSING_RECORD = {
+  /** Marks an item as a processing record. */
+  RECORD_TYPE_ATTRIBUTE: 'recordType',
+  RECORD_TYPE_VALUE: 'ProcessingRecord.v1',
+  /** `IN_PROGRESS`, `COMPLETED` or `BLOCKED` (see {@link RECORD_STATUS}). */
+  STATUS_ATTRIBUTE: 'status',
+  /** The processing mode that wrote the record (`lease` or `multi-step`). */
+  MODE_ATTRIBUTE: 'mode',
+  /** The random token of the delivery that holds the lease; every write of a worker is conditioned on it. */
+  OWNER_ATTRIBUTE: 'owner',
+  /** When the owner's lease ends, in epoch milliseconds. */
+  LEASE_EXPIRES_AT_ATTRIBUTE: 'leaseExpiresAtEpochMilliseconds',
+  /** The step currently PROCESSING; absent when none is. */
+  ACTIVE_STEP_ATTRIBUTE: 'activeStep',
+  /** Step names in order (a list of strings). */
+  STEP_ORDER_ATTRIBUTE: 'stepOrder',
+  /** Map of step name to `{ status, attempts, updatedAt }`. */
+  STEPS_ATTRIBUTE: 'steps',
+  /** Map of what steps stored for later steps (e.g. the created invoice id). */
+  CONTEXT_ATTRIBUTE: 'context',
+  /** Incremented by every write; operator commands are conditioned on it. */
+  VERSION_ATTRIBUTE: 'version',
+  /** Why the message is blocked. */
+  BLOCKED_REASON_ATTRIBUTE: 'blockedReason',
+  /** The message body of a blocked message, kept for the operator (only written when blocking). */
+  BLOCKED_BODY_ATTRIBUTE: 'blockedBody',
+  /** Set to the subscriber name while blocked, removed when unblocked: the sparse index's partition key. */
+  BLOCKED_SUBSCRIBER_ATTRIBUTE: 'blockedSubscriber',
+  /** When the message was blocked (ISO-8601): the sparse index's sort key. */
+  BLOCKED_AT_ATTRIBUTE: 'blockedAt',
+  /** The sparse global secondary index of blocked messages (`blockedSubscriber`, `blockedAt`). */
+  BLOCKED_INDEX_NAME: 'BlockedMessages',
+  CREATED_AT_ATTRIBUTE: 'createdAt',
+  UPDATED_AT_ATTRIBUTE: 'updatedAt',
+} as const;
+
+/** Status of a processing record. */
+export const RECORD_STATUS = {
+  IN_PROGRESS: 'IN_PROGRESS',
+  COMPLETED: 'COMPLETED',
+  BLOCKED: 'BLOCKED',
+} as const;
+
+/** Status of one step of a processing record (seed 003). */
+export const STEP_STATUS = {
+  /** Not started yet. */
+  PENDING: 'PENDING',
+  /** Running now, or its outcome is unknown (the message is then blocked). */
+  PROCESSING: 'PROCESSING',
+  /** Done; never run again. */
+  SUCCESS: 'SUCCESS',
+  /** Failed in a way known to be safe to retry. */
+  TRY_AGAIN: 'TRY_AGAIN',
+} as const;
+
+/** The single step of a lease-mode processing record. */
+export const LEASE_STEP_NAME = 'effect';
+
+/** Attributes of an aggregate item (aggregate mode) that the runtime owns; the rest belongs to the handler. */
+export const AGGREGATE_ITEM = {
+  /** Incremented by every applied message; the conditional write checks it. */
+  VERSION_ATTRIBUTE: 'aggregateVersion',
+  /** The bounded list of `{ id, fingerprint }` of the most recent messages applied, newest last. */
+  PROCESSED_MESSAGES_ATTRIBUTE: 'processedMessages',
 } as const;
 
 /** The EventBridge Pipes filter pattern that passes only INSERTs of outbox events. */

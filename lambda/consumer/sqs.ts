@@ -7,8 +7,10 @@
 export interface SQSRecord {
   readonly messageId: string;
   readonly body: string;
-  /** System attributes; `ApproximateReceiveCount` is a decimal string. */
-  readonly attributes?: { readonly ApproximateReceiveCount?: string };
+  /**
+   * System attributes; `ApproximateReceiveCount` is a decimal string. `MessageGroupId` is set on FIFO queues only.
+   */
+  readonly attributes?: { readonly ApproximateReceiveCount?: string; readonly MessageGroupId?: string };
 }
 
 /** The event Lambda passes to an SQS-triggered function. */

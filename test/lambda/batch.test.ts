@@ -21,7 +21,7 @@ describe('processBatch', () => {
         if (record.messageId === 'b') throw new Error('boom');
         return 'processed';
       },
-      (record, error) => unexpected.push(`${record.messageId}:${(error as Error).message}`),
+      { onUnexpectedError: (record, error) => unexpected.push(`${record.messageId}:${(error as Error).message}`) },
     );
     expect(seen).toEqual(['a', 'b', 'c']);
     expect(unexpected).toEqual(['b:boom']);

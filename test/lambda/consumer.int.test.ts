@@ -1,8 +1,7 @@
 import { GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
 import { ConfigurationError, ENV, type ConsumerConfig } from '../../lambda/config';
-import { createTransactionalConsumer, type TransactionalConsumerOptions } from '../../lambda/consumer/handler';
-import type { EventHandler } from '../../lambda/consumer/process-record';
+import { createTransactionalConsumer, type EventHandler, type TransactionalConsumerOptions } from '../../lambda/consumer/transactional-consumer';
 import { PermanentError } from '../../lambda/errors';
 import { INBOX_ITEM, TABLE_SCHEMA } from '../../lambda/wire-format';
 import { createTable, localClient, uniqueTableName } from '../support/dynamodb-client';
@@ -46,7 +45,7 @@ const credit: EventHandler<Deposit> = (envelope, tx) => {
 function consumer(overrides: Partial<TransactionalConsumerOptions<Deposit>> = {}) {
   const { logger, lines } = recordingLogger();
   const deadLetter = new RecordingDeadLetterPublisher();
-  const handler = createTransactionalConsumer<Deposit>({ handle: credit, client, config, deadLetter, logger, ...overrides });
+  const handler = createTransactionalConsumer<Deposit>({ handle: credit, client, config, deadLetter, logger, metricsSink: () => undefined, ...overrides });
   return { handler, lines, deadLetter };
 }
 

@@ -1,0 +1,168 @@
+/**
+ * The per-message pipeline every processing mode shares: parse the envelope, check the payload against the
+ * subscriber's schema, run the mode, and turn the result or the error into an outcome (dead-lettering what no retry
+ * can cure). The mode itself is a {@link MessageExecutor}.
+ */
+import { parseEnvelope, type EventEnvelope } from '../envelope';
+import { MessageBlockedError, PermanentError, SchemaValidationError } from '../errors';
+import { payloadFingerprint } from '../fingerprint';
+import type { LogContext, Logger } from '../logger';
+import type { RecordOutcome } from './batch';
+import type { DeadLetterPublisher } from './dead-letter';
+import type { SQSRecord } from './sqs';
+
+/** What every mode's handler gets besides the envelope. */
+export interface HandlerContext {
+  /** The SQS record that carried the event. */
+  readonly sqsRecord: SQSRecord;
+  /** The Lambda context, when the runtime passed one. */
+  readonly lambdaContext?: unknown;
+  /** A logger whose lines carry the subscriber, event id, event type and SQS message id. */
+  readonly logger: Logger;
+}
+
+/** What a mode's executor gets: the handler context plus the payload fingerprint. */
+export interface MessageContext extends HandlerContext {
+  /** The payload fingerprint of the envelope as delivered (see fingerprint.ts). */
+  readonly fingerprint: string;
+}
+
+/** What a mode did with a message it did not throw on. */
+export interface ExecutionResult {
+  /** `processed`: applied now; `duplicate`: recognised as already applied, nothing done. */
+  readonly outcome: 'processed' | 'duplicate';
+  /** Extra fields for the outcome's log line (e.g. `stagedWrites`). */
+  readonly fields?: LogContext;
+}
+
+/**
+ * One processing mode: applies the message (exactly once, in its own way) or throws.
+ * - a {@link PermanentError} (or a subclass, or another name in {@link PERMANENT_ERROR_NAMES}): dead-lettered now;
+ * - {@link MessageBlockedError}: dead-lettered now as `blocked`, the record waits for an operator;
+ * - anything else: `failed`, so SQS delivers the message again.
+ */
+export type MessageExecutor<TData> = (envelope: EventEnvelope<TData>, context: MessageContext) => Promise<ExecutionResult>;
+
+/**
+ * Checks and types an event's data, e.g. `(data) => OrderPlacedSchema.parse(data)` with zod. A throw means the
+ * payload is invalid: the message is dead-lettered at once as a {@link SchemaValidationError}.
+ */
+export type PayloadParser<TData> = (data: unknown, envelope: EventEnvelope<unknown>) => TData;
+
+/** What {@link processMessage} works with. */
+export interface MessageDependencies<TData> {
+  readonly execute: MessageExecutor<TData>;
+  /** @default the data is passed on unchecked */
+  readonly parse?: PayloadParser<TData>;
+  readonly subscriberName: string;
+  /** Absent when no dead-letter queue is configured: permanent failures are then left to SQS redrive. */
+  readonly deadLetter?: DeadLetterPublisher;
+  readonly logger: Logger;
+  readonly now: () => Date;
+  readonly lambdaContext?: unknown;
+}
+
+/**
+ * Names of errors that no retry can cure. Checked by name as well as by class, so an error from a second bundled
+ * copy of this runtime still counts.
+ */
+export const PERMANENT_ERROR_NAMES: ReadonlySet<string> = new Set([
+  'PermanentError',
+  'SchemaValidationError',
+  'PayloadMismatchError',
+  'TransactionLimitError',
+  'EventTooLargeError',
+  'InvalidEventError',
+]);
+
+/** Errors that mean "another delivery is on it, or took it over": retried quietly, not alarming. */
+const CONTENDED_ERROR_NAMES: ReadonlySet<string> = new Set(['MessageInProgressError', 'LeaseLostError', 'ConcurrentModificationError']);
+
+function isPermanent(error: unknown): error is Error {
+  return error instanceof PermanentError || (error instanceof Error && PERMANENT_ERROR_NAMES.has(error.name));
+}
+
+function isBlocked(error: unknown): error is Error {
+  return error instanceof MessageBlockedError || (error instanceof Error && error.name === 'MessageBlockedError');
+}
+
+function receiveCount(record: SQSRecord): number | undefined {
+  const count = Number(record.attributes?.ApproximateReceiveCount);
+  return Number.isInteger(count) && count > 0 ? count : undefined;
+}
+
+/**
+ * Sends the record to the dead-letter queue and returns `outcome`; returns `failed` (so SQS keeps the message and
+ * redrives it eventually) when there is no dead-letter queue or the send fails.
+ */
+async function deadLetter<TData>(
+  record: SQSRecord,
+  error: Error,
+  outcome: 'dead-lettered' | 'blocked',
+  deps: MessageDependencies<TData>,
+  log: Logger,
+  fields: LogContext,
+  eventId?: string,
+): Promise<RecordOutcome> {
+  if (deps.deadLetter === undefined) {
+    log.warn('failed', { ...fields, outcome: 'failed', error, detail: `${outcome}, but no dead-letter queue is configured; left for SQS redrive` });
+    return 'failed';
+  }
+  try {
+    await deps.deadLetter.publish({
+      body: record.body,
+      errorName: error.name,
+      errorMessage: error.message,
+      subscriber: deps.subscriberName,
+      sourceMessageId: record.messageId,
+      approximateReceiveCount: receiveCount(record),
+      eventId,
+    });
+  } catch (publishError) {
+    log.error('failed', { ...fields, outcome: 'failed', error, publishError, detail: 'dead-letter send failed; left for SQS redrive' });
+    return 'failed';
+  }
+  log.error(outcome, { ...fields, outcome, error });
+  return outcome;
+}
+
+function parsePayload<TData>(envelope: EventEnvelope<unknown>, parse: PayloadParser<TData> | undefined): EventEnvelope<TData> {
+  if (parse === undefined) return envelope as EventEnvelope<TData>;
+  try {
+    return { ...envelope, data: parse(envelope.data, envelope) };
+  } catch (error) {
+    if (isPermanent(error)) throw error;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new SchemaValidationError(`event '${envelope.id}' (${envelope.type}) failed the subscriber's schema: ${reason}`, { cause: error });
+  }
+}
+
+/** Processes one record and returns its outcome; never throws. Logs one line per outcome. */
+export async function processMessage<TData>(record: SQSRecord, deps: MessageDependencies<TData>): Promise<RecordOutcome> {
+  const startedAt = deps.now().getTime();
+  const elapsed = (): LogContext => ({ durationMilliseconds: deps.now().getTime() - startedAt });
+  let log = deps.logger.child({ sqsMessageId: record.messageId });
+  let raw: EventEnvelope<unknown>;
+  try {
+    raw = parseEnvelope<unknown>(record.body);
+  } catch (error) {
+    return deadLetter(record, error as Error, 'dead-lettered', deps, log, elapsed());
+  }
+  log = log.child({ eventId: raw.id, eventType: raw.type });
+  try {
+    const envelope = parsePayload(raw, deps.parse);
+    const context: MessageContext = { sqsRecord: record, lambdaContext: deps.lambdaContext, logger: log, fingerprint: payloadFingerprint(raw) };
+    const result = await deps.execute(envelope, context);
+    log.info(result.outcome, { ...elapsed(), outcome: result.outcome, ...result.fields });
+    return result.outcome;
+  } catch (error) {
+    if (isPermanent(error)) return deadLetter(record, error, 'dead-lettered', deps, log, elapsed(), raw.id);
+    if (isBlocked(error)) return deadLetter(record, error, 'blocked', deps, log, elapsed(), raw.id);
+    if (error instanceof Error && CONTENDED_ERROR_NAMES.has(error.name)) {
+      log.info('failed', { ...elapsed(), outcome: 'failed', error, detail: 'retried later' });
+    } else {
+      log.warn('failed', { ...elapsed(), outcome: 'failed', error });
+    }
+    return 'failed';
+  }
+}

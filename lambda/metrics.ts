@@ -1,0 +1,94 @@
+/**
+ * Consumer metrics in CloudWatch Embedded Metric Format (EMF): one JSON line per batch on standard output, which
+ * Lambda's log pipeline turns into metrics with no API call. Names are defined here once; the constructs build their
+ * alarms and metric helpers from the same constants. Pure: imports no AWS SDK.
+ */
+import type { RecordOutcome } from './consumer/batch';
+
+/** Namespace, dimensions and metric names of consumer metrics. */
+export const CONSUMER_METRICS = {
+  NAMESPACE: 'IdempotentEventFlow',
+  SUBSCRIBER_DIMENSION: 'Subscriber',
+  PROCESSING_MODE_DIMENSION: 'ProcessingMode',
+  /** Messages whose effect was applied now. */
+  PROCESSED: 'Processed',
+  /** Redeliveries recognised and acknowledged without applying anything. */
+  DUPLICATES: 'Duplicates',
+  /** Messages left on the queue to be retried (transient failures, and FIFO messages skipped behind one). */
+  FAILED: 'Failed',
+  /** Messages blocked for an operator (an effect's outcome is unknown). */
+  BLOCKED: 'Blocked',
+  /** Messages sent to the dead-letter queue for a permanent reason. */
+  DEAD_LETTERED: 'DeadLettered',
+} as const;
+
+const METRIC_OF_OUTCOME: Readonly<Record<RecordOutcome, string>> = {
+  processed: CONSUMER_METRICS.PROCESSED,
+  duplicate: CONSUMER_METRICS.DUPLICATES,
+  failed: CONSUMER_METRICS.FAILED,
+  skipped: CONSUMER_METRICS.FAILED,
+  blocked: CONSUMER_METRICS.BLOCKED,
+  'dead-lettered': CONSUMER_METRICS.DEAD_LETTERED,
+};
+
+/** Every metric a consumer emits, in a fixed order (each batch line carries all of them, zeros included). */
+const METRIC_NAMES: readonly string[] = [
+  CONSUMER_METRICS.PROCESSED,
+  CONSUMER_METRICS.DUPLICATES,
+  CONSUMER_METRICS.FAILED,
+  CONSUMER_METRICS.BLOCKED,
+  CONSUMER_METRICS.DEAD_LETTERED,
+];
+
+/** Options of {@link ConsumerMetrics}. */
+export interface ConsumerMetricsOptions {
+  readonly subscriberName: string;
+  /** The processing mode, the second dimension. */
+  readonly processingMode: string;
+  /** Receives each EMF line (without the newline). @default writes the line to standard output */
+  readonly sink?: (line: string) => void;
+  /** Clock for the EMF timestamp. @default the system clock */
+  readonly now?: () => Date;
+}
+
+/** Counts outcomes over a batch and writes them as one EMF line. */
+export class ConsumerMetrics {
+  private readonly counts = new Map<string, number>();
+  private readonly sink: (line: string) => void;
+  private readonly now: () => Date;
+
+  public constructor(private readonly options: ConsumerMetricsOptions) {
+    this.sink = options.sink ?? ((line) => process.stdout.write(`${line}\n`));
+    this.now = options.now ?? (() => new Date());
+  }
+
+  /** Counts one record's outcome. */
+  public count(outcome: RecordOutcome): void {
+    const name = METRIC_OF_OUTCOME[outcome];
+    this.counts.set(name, (this.counts.get(name) ?? 0) + 1);
+  }
+
+  /** Writes the counts since the last flush as one EMF line (nothing when nothing was counted), then resets them. */
+  public flush(): void {
+    if (this.counts.size === 0) return;
+    const values = Object.fromEntries(METRIC_NAMES.map((name) => [name, this.counts.get(name) ?? 0]));
+    this.counts.clear();
+    this.sink(
+      JSON.stringify({
+        _aws: {
+          Timestamp: this.now().getTime(),
+          CloudWatchMetrics: [
+            {
+              Namespace: CONSUMER_METRICS.NAMESPACE,
+              Dimensions: [[CONSUMER_METRICS.SUBSCRIBER_DIMENSION, CONSUMER_METRICS.PROCESSING_MODE_DIMENSION]],
+              Metrics: METRIC_NAMES.map((name) => ({ Name: name, Unit: 'Count' })),
+            },
+          ],
+        },
+        [CONSUMER_METRICS.SUBSCRIBER_DIMENSION]: this.options.subscriberName,
+        [CONSUMER_METRICS.PROCESSING_MODE_DIMENSION]: this.options.processingMode,
+        ...values,
+      }),
+    );
+  }
+}
