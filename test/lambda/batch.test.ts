@@ -42,6 +42,49 @@ describe('processBatch', () => {
     expect(maxRunning).toBe(1);
   });
 
+  test('on a FIFO queue, a failure skips the rest of its message group only, and reports it in order', async () => {
+    const fifo = (id: string, group: string) => ({ ...sqsRecord(id, { messageId: id }), attributes: { ApproximateReceiveCount: '1', MessageGroupId: group } });
+    const records = [fifo('a1', 'a'), fifo('b1', 'b'), fifo('a2', 'a'), fifo('b2', 'b'), fifo('a3', 'a')];
+    const attempted: string[] = [];
+    const skipped: string[] = [];
+    const outcomes: string[] = [];
+
+    const response = await processBatch(
+      records,
+      async (record) => {
+        attempted.push(record.messageId);
+        return record.messageId === 'a2' ? 'failed' : 'processed';
+      },
+      { onSkipped: (record, group) => skipped.push(`${record.messageId}@${group}`), onOutcome: (record, outcome) => outcomes.push(`${record.messageId}:${outcome}`) },
+    );
+
+    expect(attempted).toEqual(['a1', 'b1', 'a2', 'b2']);
+    expect(skipped).toEqual(['a3@a']);
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'a2' }, { itemIdentifier: 'a3' }]);
+    expect(outcomes).toEqual(['a1:processed', 'b1:processed', 'a2:failed', 'b2:processed', 'a3:skipped']);
+  });
+
+  test('on a FIFO queue, a processor that throws also stops its group', async () => {
+    const fifo = (id: string) => ({ ...sqsRecord(id, { messageId: id }), attributes: { MessageGroupId: 'g' } });
+    const response = await processBatch([fifo('1'), fifo('2')], async (record) => {
+      if (record.messageId === '1') throw new Error('boom');
+      return 'processed';
+    });
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: '1' }, { itemIdentifier: '2' }]);
+  });
+
+  test('dead-lettered, blocked and duplicate records are acknowledged; they do not stop a FIFO group', async () => {
+    const outcomes: RecordOutcome[] = ['dead-lettered', 'blocked', 'duplicate', 'processed'];
+    const records = outcomes.map((outcome, index) => ({ ...sqsRecord(outcome, { messageId: `m${index}` }), attributes: { MessageGroupId: 'g' } }));
+    const seen: string[] = [];
+    const response = await processBatch(records, async (record) => {
+      seen.push(record.messageId);
+      return record.body as RecordOutcome;
+    });
+    expect(seen).toEqual(['m0', 'm1', 'm2', 'm3']);
+    expect(response.batchItemFailures).toEqual([]);
+  });
+
   test('an empty batch has no failures', async () => {
     expect(await processBatch([], async () => 'failed')).toEqual({ batchItemFailures: [] });
   });

@@ -1,5 +1,14 @@
 import { describe, expect, test } from 'vitest';
-import { ConfigurationError, ENV, loadConsumerConfig, loadProducerConfig } from '../../lambda/config';
+import {
+  assertProcessingMode,
+  ConfigurationError,
+  ENV,
+  loadConsumerBaseConfig,
+  loadConsumerConfig,
+  loadLeaseConsumerConfig,
+  loadProducerConfig,
+  PROCESSING_MODE,
+} from '../../lambda/config';
 
 const consumerEnv = {
   [ENV.SUBSCRIBER_NAME]: 'billing',
@@ -49,6 +58,51 @@ describe('loadConsumerConfig', () => {
 
   test('the error is named ConfigurationError', () => {
     expect(() => loadConsumerConfig({})).toThrow(expect.objectContaining({ name: 'ConfigurationError' }));
+  });
+});
+
+describe('processing mode and lease configuration', () => {
+  test('reads the deployed processing mode', () => {
+    expect(loadConsumerConfig({ ...consumerEnv, [ENV.PROCESSING_MODE]: 'multi-step' }).processingMode).toBe(PROCESSING_MODE.MULTI_STEP);
+  });
+
+  test('the processing mode is optional (a handler used outside the constructs)', () => {
+    expect(loadConsumerConfig(consumerEnv).processingMode).toBeUndefined();
+  });
+
+  test('fails if the processing mode is unknown, listing the valid ones', () => {
+    expect(() => loadConsumerConfig({ ...consumerEnv, [ENV.PROCESSING_MODE]: 'exactly-once' })).toThrow(
+      "environment variable IEF_PROCESSING_MODE must be one of transactional, lease, multi-step, aggregate, but 'exactly-once' was given",
+    );
+  });
+
+  test('the base configuration needs no inbox (aggregate mode)', () => {
+    expect(loadConsumerBaseConfig({ [ENV.SUBSCRIBER_NAME]: 'ledger', [ENV.PROCESSING_MODE]: 'aggregate' })).toEqual({
+      subscriberName: 'ledger',
+      deadLetterQueueUrl: undefined,
+      processingMode: 'aggregate',
+    });
+  });
+
+  test('a lease consumer reads the lease duration in seconds', () => {
+    expect(loadLeaseConsumerConfig({ ...consumerEnv, [ENV.LEASE_DURATION_SECONDS]: '45' }).leaseDurationSeconds).toBe(45);
+  });
+
+  test('fails if a lease consumer has no lease duration', () => {
+    expect(() => loadLeaseConsumerConfig(consumerEnv)).toThrow('environment variable IEF_LEASE_DURATION_SECONDS must be set');
+  });
+
+  test('fails if the factory does not implement the deployed mode, naming both', () => {
+    const config = loadConsumerConfig({ ...consumerEnv, [ENV.PROCESSING_MODE]: 'lease' });
+    expect(() => assertProcessingMode(config, PROCESSING_MODE.TRANSACTIONAL, 'createTransactionalConsumer')).toThrow(
+      /subscriber 'billing' was deployed with processingMode 'lease', but its handler uses createTransactionalConsumer, which implements 'transactional'/,
+    );
+  });
+
+  test('accepts the matching factory, and any factory when no mode was deployed', () => {
+    const lease = loadConsumerConfig({ ...consumerEnv, [ENV.PROCESSING_MODE]: 'lease' });
+    expect(() => assertProcessingMode(lease, PROCESSING_MODE.LEASE, 'createLeaseConsumer')).not.toThrow();
+    expect(() => assertProcessingMode(loadConsumerConfig(consumerEnv), PROCESSING_MODE.AGGREGATE, 'createAggregateConsumer')).not.toThrow();
   });
 });
 
