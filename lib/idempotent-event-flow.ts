@@ -194,7 +194,11 @@ export class IdempotentEventFlow extends Construct {
   }
 
   /**
-   * Adds a subscriber: its own queue and dead-letter queues, subscription, inbox table, consumer function and alarms.
+   * Adds a subscriber: its own queue and dead-letter queues, subscription, inbox table (none with
+   * `ProcessingMode.AGGREGATE`), consumer function and alarms.
+   *
+   * With `publishesEvents: true`, the consumer function also gets {@link producerEnvironment} and
+   * {@link grantPublish}'s permission, so its handler can append events to this flow's outbox in its own commit.
    *
    * @param id the subscriber's construct id, also its name in inbox keys and logs unless `subscriberName` is set
    */
@@ -204,6 +208,7 @@ export class IdempotentEventFlow extends Construct {
       ...options,
       topic: this.eventTopic.topic,
       encryptionKey: this.encryptionKey,
+      outboxTable: options.publishesEvents ? this.outboxTable : undefined,
     });
     const alarms = new SubscriberAlarms(subscriber, 'Alarms', {
       subscriber,

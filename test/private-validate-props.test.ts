@@ -3,8 +3,10 @@ import { describe, expect, test } from 'vitest';
 import {
   validateDurationAtLeast,
   validateDurationInRange,
+  validateDurationLessThan,
   validateNumberInRange,
   validateStringPattern,
+  validateWholeSeconds,
 } from '../lib/private/validate-props';
 
 describe('validateNumberInRange', () => {
@@ -48,6 +50,39 @@ describe('validateDurationAtLeast', () => {
   });
   test('accepts equality', () => {
     expect(() => validateDurationAtLeast('X', 'v', Duration.seconds(180), Duration.minutes(3), 'r')).not.toThrow();
+  });
+});
+
+describe('validateDurationLessThan', () => {
+  test('fails on equality, naming the bound, the reason and the value', () => {
+    expect(() =>
+      validateDurationLessThan('X', 'leaseDuration', Duration.minutes(3), Duration.seconds(180), 'visibilityTimeout', 'so it expires'),
+    ).toThrow('X: leaseDuration must be less than visibilityTimeout (3 minutes) (so it expires), but 3 minutes was provided');
+  });
+  test('fails above the bound without a reason', () => {
+    expect(() => validateDurationLessThan('X', 'd', Duration.seconds(61), Duration.minutes(1), 'b')).toThrow(
+      'X: d must be less than b (1 minute), but 1 minute 1 second was provided',
+    );
+  });
+  test('accepts a smaller value and skips tokens and undefined', () => {
+    expect(() => validateDurationLessThan('X', 'd', Duration.seconds(59), Duration.minutes(1), 'b')).not.toThrow();
+    const token = Duration.seconds(Lazy.number({ produce: () => 600 }));
+    expect(() => validateDurationLessThan('X', 'd', token, Duration.minutes(1), 'b')).not.toThrow();
+    expect(() => validateDurationLessThan('X', 'd', Duration.hours(1), token, 'b')).not.toThrow();
+    expect(() => validateDurationLessThan('X', 'd', undefined, Duration.minutes(1), 'b')).not.toThrow();
+  });
+});
+
+describe('validateWholeSeconds', () => {
+  test('fails on a fraction of a second', () => {
+    expect(() => validateWholeSeconds('X', 'leaseDuration', Duration.millis(1001))).toThrow(
+      'X: leaseDuration must be a whole number of seconds, but 1 second 1 milli was provided',
+    );
+  });
+  test('accepts whole seconds, tokens and undefined', () => {
+    expect(() => validateWholeSeconds('X', 'd', Duration.millis(2000))).not.toThrow();
+    expect(() => validateWholeSeconds('X', 'd', Duration.seconds(Lazy.number({ produce: () => 1.5 })))).not.toThrow();
+    expect(() => validateWholeSeconds('X', 'd', undefined)).not.toThrow();
   });
 });
 

@@ -1,16 +1,19 @@
-import { Duration, Validations } from 'aws-cdk-lib';
+import { Annotations, Duration, Tokenization, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../lambda/config';
 import { FunctionOptions } from '../functions/function-options';
 import { BundledFunctionBase } from '../functions/bundled-function-base';
+import type { IOutboxTable } from '../outbox/outbox-table';
 import { KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
 import { FUNCTION_DEFAULTS } from '../private/secure-nodejs-function';
+import { validateEventSource } from '../private/shared-limits';
 import type { IInboxTable } from './inbox-table';
+import { ProcessingMode } from './processing-mode';
 import { CONSUMER_DEFAULTS } from './private/defaults';
+import { modeLabel, runtimeModeName, usesInbox, usesLease } from './private/processing-modes';
 import { validateFunctionOptions, validateSubscriberName } from './private/validate-consumer-props';
-
 
 /** Properties of a {@link ConsumerFunction}. */
 export interface ConsumerFunctionProps extends FunctionOptions {
@@ -22,18 +25,44 @@ export interface ConsumerFunctionProps extends FunctionOptions {
    */
   readonly subscriberName: string;
 
-  /** The inbox the runtime records processed messages in; the function gets permission to write to it. */
-  readonly inboxTable: IInboxTable;
+  /**
+   * How the runtime makes each message take effect once; the handler must use the matching factory of
+   * `idempotent-event-flow/runtime` (the runtime refuses another). It decides the function's inbox permissions.
+   *
+   * @default ProcessingMode.TRANSACTIONAL
+   */
+  readonly processingMode?: ProcessingMode;
+
+  /**
+   * The inbox the runtime records processed messages (or processing records) in; the function gets the permissions
+   * its `processingMode` needs on it. Required unless `processingMode` is `ProcessingMode.AGGREGATE`, which has no
+   * inbox and rejects one.
+   *
+   * @default - no inbox: only valid with `ProcessingMode.AGGREGATE`
+   */
+  readonly inboxTable?: IInboxTable;
 
   /**
    * How long an inbox record keeps a message deduplicated (the inbox TTL).
    *
    * It must cover the longest time a message can be redelivered; `Subscriber` checks that against the queues.
-   * A whole number of seconds.
+   * A whole number of seconds. Not with `ProcessingMode.AGGREGATE`, which has no inbox.
    *
    * @default Duration.days(30)
    */
   readonly deduplicationWindow?: Duration;
+
+  /**
+   * How long a delivery's claim on a message (its lease, an absolute expiry written to DynamoDB) lasts, for
+   * `ProcessingMode.LEASE` and `ProcessingMode.MULTI_STEP` only.
+   *
+   * At least 1 second, a whole number of seconds, and less than the source queue's visibility timeout (so a
+   * redelivery after a crash finds the lease expired; `Subscriber` checks that). Shorter than `timeout` draws a
+   * warning: a slow but live invocation can lose its lease, which is safe but blocks the message.
+   *
+   * @default - the function's `timeout`, so a live invocation keeps its lease
+   */
+  readonly leaseDuration?: Duration;
 
   /**
    * The queue the runtime sends permanently failing messages to, with the reason as message attributes.
@@ -44,6 +73,22 @@ export interface ConsumerFunctionProps extends FunctionOptions {
    *   only through the source queue's redrive policy
    */
   readonly deadLetterQueue?: sqs.IQueue;
+
+  /**
+   * The outbox the handler appends events to (`tx.emit(...)` inside its own commit). The function gets the outbox's
+   * producer environment and `grantAppendEvents` on it.
+   *
+   * @default - the function does not publish events
+   */
+  readonly outboxTable?: IOutboxTable;
+
+  /**
+   * The CloudEvents `source` of the events this function appends, unless an event sets its own. Only with
+   * `outboxTable`.
+   *
+   * @default - the outbox table's `eventSource`
+   */
+  readonly eventSource?: string;
 
 }
 
@@ -62,23 +107,35 @@ export class ConsumerFunction extends BundledFunctionBase {
 
   public constructor(scope: Construct, id: string, props: ConsumerFunctionProps) {
     const owner = `ConsumerFunction '${id}'`;
-    validateSubscriberName(owner, 'subscriberName', props.subscriberName);
-    validateFunctionOptions(owner, props);
+    validateConsumerFunctionProps(owner, props);
+    const processingMode = props.processingMode ?? ProcessingMode.TRANSACTIONAL;
+    const timeout = props.timeout ?? CONSUMER_DEFAULTS.FUNCTION_TIMEOUT;
+    const leaseDuration = usesLease(processingMode) ? (props.leaseDuration ?? timeout) : undefined;
+    const inboxTable = usesInbox(processingMode) ? props.inboxTable : undefined;
     super(
       scope,
       id,
       {
         ...props,
         description: `Consumer of subscriber ${props.subscriberName}`,
-        timeout: props.timeout ?? CONSUMER_DEFAULTS.FUNCTION_TIMEOUT,
+        timeout,
       },
       {
         [ENV.SUBSCRIBER_NAME]: props.subscriberName,
-        [ENV.INBOX_TABLE_NAME]: props.inboxTable.tableName,
-        [ENV.DEDUPLICATION_WINDOW_SECONDS]: String(
-          (props.deduplicationWindow ?? CONSUMER_DEFAULTS.DEDUPLICATION_WINDOW).toSeconds(),
-        ),
+        [ENV.PROCESSING_MODE]: runtimeModeName(processingMode),
+        ...(inboxTable
+          ? {
+            [ENV.INBOX_TABLE_NAME]: inboxTable.tableName,
+            [ENV.DEDUPLICATION_WINDOW_SECONDS]: String(
+              (props.deduplicationWindow ?? CONSUMER_DEFAULTS.DEDUPLICATION_WINDOW).toSeconds(),
+            ),
+          }
+          : {}),
+        ...(leaseDuration ? { [ENV.LEASE_DURATION_SECONDS]: Tokenization.stringifyNumber(leaseDuration.toSeconds()) } : {}),
         ...(props.deadLetterQueue ? { [ENV.DEAD_LETTER_QUEUE_URL]: props.deadLetterQueue.queueUrl } : {}),
+        ...(props.outboxTable
+          ? { ...props.outboxTable.producerEnvironment, ...(props.eventSource !== undefined ? { [ENV.EVENT_SOURCE]: props.eventSource } : {}) }
+          : {}),
       },
     );
     const fn = this.lambdaFunction;
@@ -91,7 +148,22 @@ export class ConsumerFunction extends BundledFunctionBase {
         'to asynchronous invocations. Failed messages go to the source queue\'s dead-letter queue through its redrive policy.',
     });
 
-    props.inboxTable.grantRecordMessages(role);
+    if (leaseDuration && !leaseDuration.isUnresolved() && !timeout.isUnresolved()
+      && leaseDuration.toSeconds({ integral: false }) < timeout.toSeconds({ integral: false })) {
+      Annotations.of(this).addWarningV2(
+        'idempotent-event-flow:leaseDurationBelowTimeout',
+        `leaseDuration (${leaseDuration.toHumanString()}) is shorter than timeout (${timeout.toHumanString()}). ` +
+          'An invocation that runs longer than its lease loses it: that is safe (its fenced writes are refused), but the ' +
+          'message is blocked or retried instead of completing. Set leaseDuration to at least timeout unless you mean this.',
+      );
+    }
+
+    // Only what the mode's runtime does on the inbox; AGGREGATE has none.
+    if (inboxTable && processingMode === ProcessingMode.TRANSACTIONAL) {
+      inboxTable.grantRecordMessages(role);
+    } else if (inboxTable) {
+      inboxTable.grantProcessingRecords(role);
+    }
     if (props.deadLetterQueue) {
       // Only SendMessage (grantSendMessages would also add GetQueueAttributes/GetQueueUrl and wildcard KMS actions).
       iam.Grant.addToPrincipal({
@@ -102,5 +174,24 @@ export class ConsumerFunction extends BundledFunctionBase {
       // Sending to a KMS-encrypted queue needs a data key (and Decrypt to use a cached one).
       props.deadLetterQueue.encryptionMasterKey?.grant(role, ...KMS_SEND_MESSAGE_ACTIONS);
     }
+    // The same grant as a producer's (IdempotentEventFlow.grantPublish): the outbox Put inside the handler's commit.
+    props.outboxTable?.grantAppendEvents(role);
   }
+}
+
+/** Checks every prop before any child exists, naming this function in the message. */
+function validateConsumerFunctionProps(owner: string, props: ConsumerFunctionProps): void {
+  validateSubscriberName(owner, 'subscriberName', props.subscriberName);
+  validateFunctionOptions(owner, props, props.outboxTable !== undefined);
+  const processingMode = props.processingMode ?? ProcessingMode.TRANSACTIONAL;
+  if (usesInbox(processingMode) && props.inboxTable === undefined) {
+    throw new Error(
+      `${owner}: inboxTable must be provided with processingMode ${modeLabel(processingMode)} ` +
+        `(only ${modeLabel(ProcessingMode.AGGREGATE)} has no inbox), but none was provided`,
+    );
+  }
+  if (props.eventSource !== undefined && props.outboxTable === undefined) {
+    throw new Error(`${owner}: eventSource can only be used with outboxTable (it is the source of the events appended there), but no outboxTable was provided`);
+  }
+  validateEventSource(owner, 'eventSource', props.eventSource);
 }

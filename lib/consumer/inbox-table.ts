@@ -3,6 +3,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
+import { PROCESSING_RECORD } from '../../lambda/wire-format';
 import { secureTableProps } from '../private/secure-table-props';
 
 /**
@@ -28,11 +29,31 @@ export interface IInboxTable extends IResource {
   readonly encryptionKey?: kms.IKey;
 
   /**
-   * Lets `grantee` record processed messages: `dynamodb:PutItem` on this table, which also covers a Put inside
-   * `TransactWriteItems`. With a customer-managed key also `kms:Decrypt`, `kms:DescribeKey`, `kms:Encrypt` and
-   * `kms:GenerateDataKey` on that key.
+   * Lets `grantee` record processed messages, what a `ProcessingMode.TRANSACTIONAL` consumer needs:
+   * `dynamodb:PutItem` on this table (which also covers a Put inside `TransactWriteItems`) and `dynamodb:GetItem` (to
+   * read a duplicate's stored payload fingerprint). With a customer-managed key also `kms:Decrypt`, `kms:DescribeKey`,
+   * `kms:Encrypt` and `kms:GenerateDataKey` on that key.
    */
   grantRecordMessages(grantee: iam.IGrantable): iam.Grant;
+
+  /**
+   * Lets `grantee` claim, update and complete processing records, what a `ProcessingMode.LEASE` or
+   * `ProcessingMode.MULTI_STEP` consumer needs: `dynamodb:GetItem`, `dynamodb:PutItem` and `dynamodb:UpdateItem` on
+   * this table. With a customer-managed key also `kms:Decrypt`, `kms:DescribeKey`, `kms:Encrypt` and
+   * `kms:GenerateDataKey` on that key.
+   */
+  grantProcessingRecords(grantee: iam.IGrantable): iam.Grant;
+
+  /**
+   * Lets `grantee` (e.g. the role an operator uses with the operator CLI) list, inspect and resolve blocked messages:
+   * `dynamodb:GetItem` and `dynamodb:Query` on this table and on its `BlockedMessages` index, `dynamodb:Scan` on that
+   * index only (listing every subscriber's blocked messages scans the sparse index, which holds nothing else), and
+   * `dynamodb:UpdateItem` on this table. With a customer-managed key also `kms:Decrypt`, `kms:DescribeKey`,
+   * `kms:Encrypt` and `kms:GenerateDataKey` on that key.
+   *
+   * An imported table must have the `BlockedMessages` index (see `InboxTable`) for listing to work.
+   */
+  grantOperator(grantee: iam.IGrantable): iam.Grant;
 }
 
 /** Properties of an {@link InboxTable}. */
@@ -87,19 +108,58 @@ abstract class InboxTableBase extends Resource implements IInboxTable {
   public abstract readonly encryptionKey?: kms.IKey;
 
   public grantRecordMessages(grantee: iam.IGrantable): iam.Grant {
-    // The inbox write is a conditional Put (alone, or inside TransactWriteItems); the runtime never reads the table.
-    const grant = iam.Grant.addToPrincipal({ grantee, actions: ['dynamodb:PutItem'], resourceArns: [this.tableArn] });
-    this.encryptionKey?.grant(grantee, 'kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey');
+    // The inbox write is a conditional Put (alone, or inside TransactWriteItems); GetItem reads the stored payload
+    // fingerprint of a duplicate, to tell a redelivery from an event id reused for another payload.
+    return this.grantTable(grantee, [{ actions: ['dynamodb:GetItem', 'dynamodb:PutItem'], resourceArns: [this.tableArn] }]);
+  }
+
+  public grantProcessingRecords(grantee: iam.IGrantable): iam.Grant {
+    // Put claims a new record; Update takes over an expired lease, moves steps and completes, each fenced by a
+    // condition on the owner; Get reads the record to decide what to do.
+    return this.grantTable(grantee, [
+      { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resourceArns: [this.tableArn] },
+    ]);
+  }
+
+  public grantOperator(grantee: iam.IGrantable): iam.Grant {
+    const indexArn = `${this.tableArn}/index/${PROCESSING_RECORD.BLOCKED_INDEX_NAME}`;
+    return this.grantTable(grantee, [
+      { actions: ['dynamodb:GetItem', 'dynamodb:Query'], resourceArns: [this.tableArn, indexArn] },
+      // Listing without a subscriber scans the sparse index: it holds only blocked records, never the whole table.
+      { actions: ['dynamodb:Scan'], resourceArns: [indexArn] },
+      // Resolving a blocked message (mark a step done or retryable) is a conditional update of its record.
+      { actions: ['dynamodb:UpdateItem'], resourceArns: [this.tableArn] },
+    ]);
+  }
+
+  /** Adds `statements` to `grantee`, plus the key actions DynamoDB needs when a customer-managed key encrypts the table. */
+  private grantTable(
+    grantee: iam.IGrantable,
+    statements: ReadonlyArray<{ readonly actions: string[]; readonly resourceArns: string[] }>,
+  ): iam.Grant {
+    const grant = statements
+      .map((statement) => iam.Grant.addToPrincipal({ grantee, ...statement }))
+      .reduce((combined, next) => combined.combine(next));
+    this.encryptionKey?.grant(grantee, ...INBOX_KMS_ACTIONS);
     return grant;
   }
 }
+
+/** What DynamoDB needs of a customer-managed key for reads and writes on the principal's behalf. */
+const INBOX_KMS_ACTIONS: readonly string[] = ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'];
 
 /**
  * A DynamoDB table that records which messages a subscriber has processed.
  *
  * Partition key `pk` (string), TTL attribute `expiresAt`, on-demand capacity, point-in-time recovery on and
  * encryption at rest. The consumer runtime writes the inbox record in the same transaction as the handler's
- * business writes, so a redelivered message is recognised and skipped.
+ * business writes, so a redelivered message is recognised and skipped. Lease and multi-step consumers keep their
+ * processing records here too.
+ *
+ * It has a sparse global secondary index, `BlockedMessages` (partition key `blockedSubscriber`, sort key
+ * `blockedAt`, both strings, all attributes projected): only records of blocked messages carry `blockedSubscriber`,
+ * so the index lists exactly the messages waiting for an operator, per subscriber, oldest first. An imported inbox
+ * table used by lease or multi-step subscribers needs the same index for the operator to list blocked messages.
  */
 export class InboxTable extends InboxTableBase {
   /** Imports an inbox table by ARN; its encryption key is unknown, so grants cover the table only. */
@@ -141,6 +201,13 @@ export class InboxTable extends InboxTableBase {
     super(scope, id);
 
     const table = new dynamodb.Table(this, 'Resource', secureTableProps(props.encryptionKey, props.removalPolicy));
+    // Sparse: the runtime sets blockedSubscriber only while a message is blocked and removes it when it is resolved.
+    table.addGlobalSecondaryIndex({
+      indexName: PROCESSING_RECORD.BLOCKED_INDEX_NAME,
+      partitionKey: { name: PROCESSING_RECORD.BLOCKED_SUBSCRIBER_ATTRIBUTE, type: dynamodb.AttributeType.STRING },
+      sortKey: { name: PROCESSING_RECORD.BLOCKED_AT_ATTRIBUTE, type: dynamodb.AttributeType.STRING },
+      projectionType: dynamodb.ProjectionType.ALL,
+    });
     this.table = table;
     this.tableArn = table.tableArn;
     this.tableName = table.tableName;

@@ -1,3 +1,4 @@
+export * from './processing-mode';
 export * from './consumer-queue';
 export * from './inbox-table';
 export * from './consumer-function';

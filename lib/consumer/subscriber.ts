@@ -1,16 +1,27 @@
 import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as eventsources from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { validateDurationAtLeast, validateDurationInRange, validateNumberInRange } from '../private/validate-props';
+import { CONSUMER_METRICS } from '../../lambda/metrics';
+import type { IOutboxTable } from '../outbox/outbox-table';
+import { validateEventSource } from '../private/shared-limits';
+import {
+  validateDurationAtLeast,
+  validateDurationInRange,
+  validateDurationLessThan,
+  validateNumberInRange,
+} from '../private/validate-props';
 import { FunctionOptions } from '../functions/function-options';
 import { ConsumerFunction } from './consumer-function';
 import { ConsumerQueue } from './consumer-queue';
 import { IInboxTable, InboxTable } from './inbox-table';
+import { ProcessingMode } from './processing-mode';
 import { CONSUMER_DEFAULTS, minimumVisibilityTimeout } from './private/defaults';
+import { runtimeModeName, usesInbox, usesLease } from './private/processing-modes';
 import { validateFunctionOptions, validateQueueOptions, validateSubscriberName } from './private/validate-consumer-props';
 
 /**
@@ -41,9 +52,23 @@ export interface SubscriberOptions extends FunctionOptions {
   readonly filterPolicyWithMessageBody?: { [attribute: string]: sns.FilterOrPolicy };
 
   /**
-   * The inbox table to record processed messages in, e.g. one shared by several subscribers.
+   * How the runtime makes each message take effect once. The handler must call the matching factory of
+   * `idempotent-event-flow/runtime` (`createTransactionalConsumer`, `createLeaseConsumer`,
+   * `createMultiStepConsumer` or `createAggregateConsumer`); the runtime refuses another. The mode decides the
+   * function's inbox permissions, whether there is an inbox at all (not with `AGGREGATE`) and whether a `Blocked`
+   * alarm is added (`LEASE` and `MULTI_STEP`).
    *
-   * @default - a new `InboxTable` for this subscriber
+   * @default ProcessingMode.TRANSACTIONAL
+   */
+  readonly processingMode?: ProcessingMode;
+
+  /**
+   * The inbox table to record processed messages (or processing records) in, e.g. one shared by several subscribers.
+   * An imported table used with `ProcessingMode.LEASE` or `ProcessingMode.MULTI_STEP` needs the `BlockedMessages`
+   * index (see `InboxTable`) for the operator to list blocked messages. Not with `ProcessingMode.AGGREGATE`, which has
+   * no inbox.
+   *
+   * @default - a new `InboxTable` for this subscriber; none with `ProcessingMode.AGGREGATE`
    */
   readonly inboxTable?: IInboxTable;
 
@@ -52,11 +77,32 @@ export interface SubscriberOptions extends FunctionOptions {
    *
    * It must cover the longest redelivery path, a message that waits out the queue's retention and then the
    * dead-letter queue's before it is redriven: at least `retentionPeriod + deadLetterRetentionPeriod`.
-   * A whole number of seconds.
+   * A whole number of seconds. Not with `ProcessingMode.AGGREGATE`, which has no inbox.
    *
    * @default Duration.days(30)
    */
   readonly deduplicationWindow?: Duration;
+
+  /**
+   * How long a delivery's claim on a message lasts, for `ProcessingMode.LEASE` and `ProcessingMode.MULTI_STEP` only.
+   *
+   * The lease is an absolute expiry written to DynamoDB, not the Lambda deadline. At least 1 second, a whole number
+   * of seconds, and less than `visibilityTimeout`, so that a redelivery after a crash finds the lease expired.
+   * Shorter than `timeout` draws a warning: a slow but live invocation can lose its lease, which is safe but blocks
+   * the message.
+   *
+   * @default - the function's `timeout`, so a live invocation keeps its lease
+   */
+  readonly leaseDuration?: Duration;
+
+  /**
+   * Whether the handler appends events to the outbox (`tx.emit(...)` inside its own commit). The function then gets
+   * the outbox's producer environment and permission to append events, like a producer.
+   * `IdempotentEventFlow.addSubscriber` uses the flow's outbox; a standalone `Subscriber` needs `outboxTable`.
+   *
+   * @default false
+   */
+  readonly publishesEvents?: boolean;
 
   /**
    * How many times a message is received before SQS moves it to the dead-letter queue. Between 1 and 1000.
@@ -126,6 +172,22 @@ export interface SubscriberProps extends SubscriberOptions {
    * @default - SQS-managed server-side encryption (SSE-SQS)
    */
   readonly encryptionKey?: kms.IKey;
+
+  /**
+   * The outbox the handler appends events to; only with `publishesEvents: true`, which requires it.
+   * (`IdempotentEventFlow.addSubscriber` passes the flow's outbox.)
+   *
+   * @default - no outbox: the subscriber does not publish events
+   */
+  readonly outboxTable?: IOutboxTable;
+
+  /**
+   * The CloudEvents `source` of the events the handler appends, unless an event sets its own; only with
+   * `publishesEvents: true`.
+   *
+   * @default - the outbox table's `eventSource`
+   */
+  readonly eventSource?: string;
 }
 
 /**
@@ -133,9 +195,10 @@ export interface SubscriberProps extends SubscriberOptions {
  *
  * It subscribes an encrypted, TLS-only SQS queue (with its dead-letter queue) to the topic with raw message
  * delivery and a redrive dead-letter queue of its own, and consumes the queue with a Lambda function that reports
- * batch item failures. The function's runtime records each message's event id in the inbox table in the same
- * DynamoDB transaction as the handler's writes, so every event takes effect at most once per subscriber within
- * `deduplicationWindow`, and at least once as long as it is not dead-lettered.
+ * batch item failures. With the default `ProcessingMode.TRANSACTIONAL`, the function's runtime records each
+ * message's event id in the inbox table in the same DynamoDB transaction as the handler's writes, so every event
+ * takes effect at most once per subscriber within `deduplicationWindow`, and at least once as long as it is not
+ * dead-lettered. The other modes (see {@link ProcessingMode}) cover effects outside one DynamoDB transaction.
  */
 export class Subscriber extends Construct {
   /** The subscriber's name, used in inbox keys and in the runtime's log lines. */
@@ -156,8 +219,11 @@ export class Subscriber extends Construct {
   /** The topic subscription of the queue. */
   public readonly subscription: sns.Subscription;
 
-  /** The inbox table the function records processed messages in. */
-  public readonly inboxTable: IInboxTable;
+  /** How the runtime makes each message take effect once. */
+  public readonly processingMode: ProcessingMode;
+
+  /** The inbox table the function records processed messages in; undefined with `ProcessingMode.AGGREGATE`. */
+  public readonly inboxTable?: IInboxTable;
 
   /** The consumer Lambda function; grant it access to the resources its handler writes. */
   public readonly consumerFunction: ConsumerFunction;
@@ -167,6 +233,7 @@ export class Subscriber extends Construct {
     const owner = `Subscriber '${id}'`;
     this.subscriberName = props.subscriberName ?? id;
     validateSubscriberProps(owner, this.subscriberName, props);
+    this.processingMode = props.processingMode ?? ProcessingMode.TRANSACTIONAL;
 
     const timeout = props.timeout ?? CONSUMER_DEFAULTS.FUNCTION_TIMEOUT;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
@@ -185,15 +252,20 @@ export class Subscriber extends Construct {
     this.subscriptionDeadLetterQueue = this.createSubscriptionDeadLetterQueue(props.encryptionKey, removalPolicy);
     this.subscription = this.subscribe(props.topic, props.filterPolicyWithMessageBody);
 
-    this.inboxTable = props.inboxTable ?? new InboxTable(this, 'InboxTable', { removalPolicy });
+    const hasInbox = usesInbox(this.processingMode);
+    this.inboxTable = hasInbox ? (props.inboxTable ?? new InboxTable(this, 'InboxTable', { removalPolicy })) : undefined;
 
     this.consumerFunction = new ConsumerFunction(this, 'Function', {
       entry: props.entry,
       handler: props.handler,
       subscriberName: this.subscriberName,
+      processingMode: this.processingMode,
       inboxTable: this.inboxTable,
-      deduplicationWindow: props.deduplicationWindow ?? CONSUMER_DEFAULTS.DEDUPLICATION_WINDOW,
+      deduplicationWindow: hasInbox ? (props.deduplicationWindow ?? CONSUMER_DEFAULTS.DEDUPLICATION_WINDOW) : undefined,
+      leaseDuration: props.leaseDuration,
       deadLetterQueue: this.deadLetterQueue,
+      outboxTable: props.publishesEvents ? props.outboxTable : undefined,
+      eventSource: props.publishesEvents ? props.eventSource : undefined,
       environment: props.environment,
       timeout,
       memorySize: props.memorySize,
@@ -221,6 +293,72 @@ export class Subscriber extends Construct {
         'the consumer dead-letter queue by the queue\'s redrive policy (maxReceiveCount), and the runtime sends ' +
         'permanently failing messages there itself.',
     });
+  }
+
+  /**
+   * A consumer metric of this subscriber, in the `IdempotentEventFlow` namespace with the dimensions `Subscriber` and
+   * `ProcessingMode` (the runtime writes them as CloudWatch embedded metric format log lines, one per batch).
+   *
+   * @default - sum over 5 minutes
+   */
+  public metric(metricName: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return new cloudwatch.Metric({
+      namespace: CONSUMER_METRICS.NAMESPACE,
+      metricName,
+      dimensionsMap: {
+        [CONSUMER_METRICS.SUBSCRIBER_DIMENSION]: this.subscriberName,
+        [CONSUMER_METRICS.PROCESSING_MODE_DIMENSION]: runtimeModeName(this.processingMode),
+      },
+      statistic: cloudwatch.Stats.SUM,
+      period: Duration.minutes(5),
+      ...props,
+    }).attachTo(this);
+  }
+
+  /**
+   * Messages whose effect was applied.
+   *
+   * @default - sum over 5 minutes
+   */
+  public metricProcessed(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(CONSUMER_METRICS.PROCESSED, props);
+  }
+
+  /**
+   * Redeliveries recognised and acknowledged without applying anything.
+   *
+   * @default - sum over 5 minutes
+   */
+  public metricDuplicates(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(CONSUMER_METRICS.DUPLICATES, props);
+  }
+
+  /**
+   * Messages left on the queue to be retried (transient failures).
+   *
+   * @default - sum over 5 minutes
+   */
+  public metricFailed(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(CONSUMER_METRICS.FAILED, props);
+  }
+
+  /**
+   * Messages blocked for an operator because an effect's outcome is unknown (`ProcessingMode.LEASE` and
+   * `ProcessingMode.MULTI_STEP`).
+   *
+   * @default - sum over 5 minutes
+   */
+  public metricBlocked(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(CONSUMER_METRICS.BLOCKED, props);
+  }
+
+  /**
+   * Messages the runtime sent to the dead-letter queue for a permanent reason.
+   *
+   * @default - sum over 5 minutes
+   */
+  public metricDeadLettered(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(CONSUMER_METRICS.DEAD_LETTERED, props);
   }
 
   private createSubscriptionDeadLetterQueue(encryptionKey: kms.IKey | undefined, removalPolicy: RemovalPolicy): sqs.IQueue {
@@ -287,12 +425,23 @@ export class Subscriber extends Construct {
 /** Every check runs before any child exists, and names this subscriber in the message. */
 function validateSubscriberProps(owner: string, subscriberName: string, props: SubscriberProps): void {
   validateSubscriberName(owner, props.subscriberName === undefined ? 'subscriberName (the construct id)' : 'subscriberName', subscriberName);
-  validateFunctionOptions(owner, props);
+  validateFunctionOptions(owner, props, props.publishesEvents === true);
   validateQueueOptions(owner, props);
+  validatePublishing(owner, props);
 
   const timeout = props.timeout ?? CONSUMER_DEFAULTS.FUNCTION_TIMEOUT;
   if (!timeout.isUnresolved()) {
     validateDurationAtLeast(owner, 'visibilityTimeout', props.visibilityTimeout, minimumVisibilityTimeout(timeout), '6 x timeout');
+  }
+  if (usesLease(props.processingMode ?? ProcessingMode.TRANSACTIONAL) && !timeout.isUnresolved()) {
+    validateDurationLessThan(
+      owner,
+      'leaseDuration',
+      props.leaseDuration,
+      props.visibilityTimeout ?? minimumVisibilityTimeout(timeout),
+      'visibilityTimeout',
+      'so that a redelivery after a crash finds the lease expired',
+    );
   }
 
   const retention = props.retentionPeriod ?? CONSUMER_DEFAULTS.RETENTION_PERIOD;
@@ -317,4 +466,24 @@ function validateSubscriberProps(owner: string, subscriberName: string, props: S
     );
   }
   validateNumberInRange(owner, 'maxConcurrency', props.maxConcurrency, { min: 2, max: 1000, integer: true });
+}
+
+/** `publishesEvents` needs an outbox; `outboxTable` and `eventSource` mean nothing without `publishesEvents`. */
+function validatePublishing(owner: string, props: SubscriberProps): void {
+  if (props.publishesEvents) {
+    if (props.outboxTable === undefined) {
+      throw new Error(
+        `${owner}: publishesEvents requires outboxTable (the outbox the handler appends events to), but none was provided; ` +
+          'IdempotentEventFlow.addSubscriber passes the flow\'s outbox',
+      );
+    }
+  } else {
+    if (props.outboxTable !== undefined) {
+      throw new Error(`${owner}: outboxTable can only be used with publishesEvents: true, but publishesEvents is ${String(props.publishesEvents ?? false)}`);
+    }
+    if (props.eventSource !== undefined) {
+      throw new Error(`${owner}: eventSource can only be used with publishesEvents: true, but publishesEvents is ${String(props.publishesEvents ?? false)}`);
+    }
+  }
+  validateEventSource(owner, 'eventSource', props.eventSource);
 }

@@ -1,10 +1,14 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
+import { usesLease } from '../consumer/private/processing-modes';
 import { Subscriber } from '../consumer/subscriber';
 import { validateMaxMessageAge } from '../private/shared-limits';
 import { ALARM_PERIOD, createThresholdAlarm } from '../private/threshold-alarm';
 import { AlarmOptions } from './alarm-options';
+
+/** Period of the `Blocked` alarm: one blocked message within 5 minutes fires it. */
+const BLOCKED_ALARM_PERIOD = Duration.minutes(5);
 
 /** Options of {@link SubscriberAlarms} that {@link IdempotentEventFlow} passes through. */
 export interface SubscriberAlarmOptions extends AlarmOptions {
@@ -27,7 +31,9 @@ export interface SubscriberAlarmsProps extends SubscriberAlarmOptions {
  * - `DeadLetters`: the consumer queue's dead-letter queue holds a message;
  * - `SubscriptionDeadLetters`: SNS could not deliver a message to the queue;
  * - `Errors`: the consumer function reported an error;
- * - `OldestMessageAge`: the oldest message waited longer than `maxMessageAge`.
+ * - `OldestMessageAge`: the oldest message waited longer than `maxMessageAge`;
+ * - `Blocked` (`ProcessingMode.LEASE` and `ProcessingMode.MULTI_STEP` only): the runtime blocked a message for an
+ *   operator, because an effect's outcome is unknown.
  */
 export class SubscriberAlarms extends Construct {
   /** Fires as soon as the consumer queue's dead-letter queue holds a message. */
@@ -38,6 +44,11 @@ export class SubscriberAlarms extends Construct {
   public readonly errorsAlarm: cloudwatch.Alarm;
   /** Fires when the oldest message in the consumer queue is older than `maxMessageAge`. */
   public readonly oldestMessageAgeAlarm: cloudwatch.Alarm;
+  /**
+   * Fires when the runtime blocked a message for an operator; only for `ProcessingMode.LEASE` and
+   * `ProcessingMode.MULTI_STEP` subscribers, undefined for the other modes (they never block).
+   */
+  public readonly blockedAlarm?: cloudwatch.Alarm;
   /** Every alarm of this construct. */
   public readonly alarms: cloudwatch.IAlarm[];
 
@@ -80,6 +91,24 @@ export class SubscriberAlarms extends Construct {
       `Subscriber ${name}: the oldest message waited ${maxMessageAge.toHumanString()} or more; the consumer is falling behind or stuck.`,
       props,
     );
-    this.alarms = [this.deadLetterAlarm, this.subscriptionDeadLetterAlarm, this.errorsAlarm, this.oldestMessageAgeAlarm];
+    if (usesLease(subscriber.processingMode)) {
+      // The runtime's metric is counted per batch line; over 5 minutes a single blocked message is a datapoint of 1.
+      this.blockedAlarm = createThresholdAlarm(
+        this,
+        'Blocked',
+        subscriber.metricBlocked({ period: BLOCKED_ALARM_PERIOD }),
+        1,
+        `Subscriber ${name}: a message is blocked because an effect's outcome is unknown. Check whether it took effect, ` +
+          'resolve it with the operator CLI and redrive it from the dead-letter queue.',
+        props,
+      );
+    }
+    this.alarms = [
+      this.deadLetterAlarm,
+      this.subscriptionDeadLetterAlarm,
+      this.errorsAlarm,
+      this.oldestMessageAgeAlarm,
+      ...(this.blockedAlarm ? [this.blockedAlarm] : []),
+    ];
   }
 }

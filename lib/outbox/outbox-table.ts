@@ -7,6 +7,7 @@ import { ENV } from '../../lambda/config';
 import { TABLE_SCHEMA } from '../../lambda/wire-format';
 import { validateDurationInRange, validateStringPattern } from '../private/validate-props';
 import { secureTableProps } from '../private/secure-table-props';
+import { validateEventSource } from '../private/shared-limits';
 
 /** Outbox items must outlive every replay path of their stream record, and the stream keeps records for 24 hours. */
 const MIN_EVENT_RETENTION = Duration.days(1);
@@ -16,8 +17,6 @@ const DEFAULT_EVENT_RETENTION = Duration.days(7);
 const ATTRIBUTE_NAME_PATTERN = /^.{1,255}$/su;
 /** DynamoDB table names: 3 to 255 of `a-z A-Z 0-9 _ - .`. */
 const TABLE_NAME_PATTERN = /^[a-zA-Z0-9_.-]{3,255}$/;
-/** A CloudEvents `source` is a non-empty URI-reference; whitespace is never valid in one. */
-const EVENT_SOURCE_PATTERN = /^\S+$/u;
 
 /**
  * A DynamoDB table that producers append outbox events to, and whose stream the outbox relay reads.
@@ -269,7 +268,7 @@ export class OutboxTable extends OutboxTableBase {
       '1 to 255 characters',
     );
     validateDurationInRange(owner, 'eventRetention', attrs.eventRetention, { min: MIN_EVENT_RETENTION });
-    validateStringPattern(owner, 'eventSource', attrs.eventSource, EVENT_SOURCE_PATTERN, 'a non-empty URI-reference without whitespace');
+    validateEventSource(owner, 'eventSource', attrs.eventSource);
 
     class Import extends OutboxTableBase {
       public readonly table = attrs.table;
@@ -303,7 +302,7 @@ export class OutboxTable extends OutboxTableBase {
     const owner = `OutboxTable '${id}'`;
     validateStringPattern(owner, 'tableName', props.tableName, TABLE_NAME_PATTERN, '3 to 255 of a-z, A-Z, 0-9, _, - and .');
     validateDurationInRange(owner, 'eventRetention', props.eventRetention, { min: MIN_EVENT_RETENTION });
-    validateStringPattern(owner, 'eventSource', props.eventSource, EVENT_SOURCE_PATTERN, 'a non-empty URI-reference without whitespace');
+    validateEventSource(owner, 'eventSource', props.eventSource);
 
     const table = new dynamodb.Table(this, 'Resource', {
       ...secureTableProps(props.encryptionKey, props.removalPolicy),

@@ -1,20 +1,10 @@
 import { Duration } from 'aws-cdk-lib';
 import { Construct } from 'constructs';
-import { ENV } from '../../lambda/config';
 import { FunctionOptions } from '../functions/function-options';
 import { BundledFunctionBase } from '../functions/bundled-function-base';
+import { RESERVED_PRODUCER_ENVIRONMENT } from '../private/producer-environment';
 import { validateSecureFunctionOptions } from '../private/secure-nodejs-function';
 import { IOutboxTable } from './outbox-table';
-
-/** The environment variables the construct sets for the producer runtime; users may not override them. */
-const RESERVED_PRODUCER_ENVIRONMENT: readonly string[] = [
-  ENV.OUTBOX_TABLE_NAME,
-  ENV.OUTBOX_PARTITION_KEY_NAME,
-  ENV.OUTBOX_SORT_KEY_NAME,
-  ENV.OUTBOX_TIME_TO_LIVE_ATTRIBUTE_NAME,
-  ENV.OUTBOX_EVENT_RETENTION_SECONDS,
-  ENV.EVENT_SOURCE,
-];
 
 /** Properties of a {@link ProducerFunction}. */
 export interface ProducerFunctionProps extends FunctionOptions {

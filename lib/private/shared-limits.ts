@@ -1,5 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
-import { validateDurationInRange, validateNumberInRange } from './validate-props';
+import { validateDurationInRange, validateNumberInRange, validateStringPattern } from './validate-props';
 
 /**
  * Bounds that more than one construct checks (a part, and `IdempotentEventFlow`, which passes the same values under
@@ -37,4 +37,12 @@ export function validateRelaySettings(
 /** Checks the threshold of a subscriber's `OldestMessageAge` alarm: 1 minute to 14 days (the SQS retention maximum). */
 export function validateMaxMessageAge(owner: string, maxMessageAge: Duration | undefined): void {
   validateDurationInRange(owner, 'maxMessageAge', maxMessageAge, { min: Duration.minutes(1), max: Duration.days(14) });
+}
+
+/** A CloudEvents `source` is a non-empty URI-reference; whitespace is never valid in one. */
+const EVENT_SOURCE_PATTERN = /^\S+$/u;
+
+/** Checks a CloudEvents `source` (of an outbox table, or of a subscriber that publishes events). */
+export function validateEventSource(owner: string, prop: string, eventSource: string | undefined): void {
+  validateStringPattern(owner, prop, eventSource, EVENT_SOURCE_PATTERN, 'a non-empty URI-reference without whitespace');
 }

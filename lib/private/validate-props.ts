@@ -64,6 +64,35 @@ export function validateDurationAtLeast(
   }
 }
 
+/**
+ * Fails unless `value` is strictly less than `bound` (e.g. a lease shorter than the queue's visibility timeout).
+ * `relation` names the bound in the message, e.g. `visibilityTimeout`; `why` (optional) says why it matters.
+ */
+export function validateDurationLessThan(
+  owner: string,
+  prop: string,
+  value: Duration | undefined,
+  bound: Duration | undefined,
+  relation: string,
+  why?: string,
+): void {
+  if (value === undefined || bound === undefined || value.isUnresolved() || bound.isUnresolved()) return;
+  if (value.toSeconds({ integral: false }) >= bound.toSeconds({ integral: false })) {
+    const reason = why === undefined ? '' : ` (${why})`;
+    throw new Error(
+      `${owner}: ${prop} must be less than ${relation} (${bound.toHumanString()})${reason}, but ${value.toHumanString()} was provided`,
+    );
+  }
+}
+
+/** Fails unless `value` is a whole number of seconds (what the runtime's `*_SECONDS` variables carry). */
+export function validateWholeSeconds(owner: string, prop: string, value: Duration | undefined): void {
+  if (value === undefined || value.isUnresolved()) return;
+  if (!Number.isInteger(value.toSeconds({ integral: false }))) {
+    throw new Error(`${owner}: ${prop} must be a whole number of seconds, but ${value.toHumanString()} was provided`);
+  }
+}
+
 /** Fails unless a string matches `pattern`; `description` says what is allowed. */
 export function validateStringPattern(
   owner: string,

@@ -7,7 +7,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { IdempotentEventFlow, OutboxTable } from '../../lib';
+import { IdempotentEventFlow, OutboxTable, ProcessingMode, type Subscriber } from '../../lib';
 import { HANDLER_ENTRY } from '../fixtures/construct-test-kit';
 import { assertCompliant, checkCompliance, type ComplianceResult, complianceApp, formatComplianceResult } from '../support/compliance';
 
@@ -73,6 +73,51 @@ describe('minimal flow: no props, one subscriber', () => {
     s.template.resourceCountIs('AWS::DynamoDB::Table', 2);
     s.template.resourceCountIs('AWS::Lambda::Function', 1);
     s.template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
+  });
+});
+
+describe('minimal flow: one subscriber per processing mode, one of them publishing, and an operator role', () => {
+  let s: Scenario;
+  let subscribers: Subscriber[];
+  let operator: iam.Role;
+
+  beforeAll(() => {
+    s = scenario((stack) => {
+      const flow = new IdempotentEventFlow(stack, 'Orders');
+      subscribers = [
+        flow.addSubscriber('Billing', { entry: HANDLER_ENTRY, processingMode: ProcessingMode.TRANSACTIONAL, publishesEvents: true }),
+        flow.addSubscriber('Payments', { entry: HANDLER_ENTRY, processingMode: ProcessingMode.LEASE }),
+        flow.addSubscriber('Fulfilment', { entry: HANDLER_ENTRY, processingMode: ProcessingMode.MULTI_STEP }),
+        flow.addSubscriber('Ledger', { entry: HANDLER_ENTRY, processingMode: ProcessingMode.AGGREGATE }),
+      ];
+      // The operator CLI's role: list, inspect and resolve blocked messages of the lease subscriber.
+      operator = new iam.Role(stack, 'Operator', { assumedBy: new iam.AccountRootPrincipal() });
+      subscribers[1].inboxTable!.grantOperator(operator);
+      return flow;
+    });
+  });
+
+  complianceTests(() => s);
+
+  test('synthesized one subscriber per mode: inboxes for all but the aggregate one, Blocked alarms for lease and multi-step', () => {
+    expect(subscribers.map((sub) => sub.processingMode)).toEqual([
+      ProcessingMode.TRANSACTIONAL,
+      ProcessingMode.LEASE,
+      ProcessingMode.MULTI_STEP,
+      ProcessingMode.AGGREGATE,
+    ]);
+    s.template.resourceCountIs('AWS::DynamoDB::Table', 1 + 3);
+    s.template.resourceCountIs('AWS::Lambda::Function', 4);
+    s.template.resourceCountIs('AWS::CloudWatch::Alarm', 2 + 4 * 4 + 2);
+  });
+
+  test("scoped the operator role to the lease inbox and its BlockedMessages index", () => {
+    const statements = Object.values(
+      s.template.findResources('AWS::IAM::Policy', { Properties: { Roles: [s.stack.resolve(operator.roleName)] } }),
+    ).flatMap((p) => (p as { Properties: { PolicyDocument: { Statement: unknown[] } } }).Properties.PolicyDocument.Statement);
+    const inboxArn = s.stack.resolve(subscribers[1].inboxTable!.tableArn);
+    expect(JSON.stringify(statements)).toContain('/index/BlockedMessages');
+    expect(JSON.stringify(statements)).toContain(JSON.stringify(inboxArn));
   });
 });
 

@@ -5,7 +5,7 @@ import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { describe, expect, test } from 'vitest';
-import { Subscriber } from '../../lib/consumer';
+import { ProcessingMode, Subscriber, type SubscriberProps } from '../../lib/consumer';
 import { RelayAlarms, SubscriberAlarms, type SubscriberAlarmsProps } from '../../lib/monitoring';
 import { OutboxRelay, OutboxTable } from '../../lib/outbox';
 import { HANDLER_ENTRY, newStack } from '../fixtures/construct-test-kit';
@@ -107,14 +107,17 @@ describe('RelayAlarms', () => {
 });
 
 describe('SubscriberAlarms', () => {
-  function subscriberFixture(): { stack: Stack; subscriber: Subscriber } {
+  function subscriberFixture(subscriberProps: Partial<SubscriberProps> = {}): { stack: Stack; subscriber: Subscriber } {
     const stack = newStack();
-    const subscriber = new Subscriber(stack, 'Billing', { topic: new sns.Topic(stack, 'Topic'), entry: HANDLER_ENTRY });
+    const subscriber = new Subscriber(stack, 'Billing', { topic: new sns.Topic(stack, 'Topic'), entry: HANDLER_ENTRY, ...subscriberProps });
     return { stack, subscriber };
   }
 
-  function create(props: Partial<SubscriberAlarmsProps> = {}): { stack: Stack; subscriber: Subscriber; alarms: SubscriberAlarms } {
-    const { stack, subscriber } = subscriberFixture();
+  function create(
+    props: Partial<SubscriberAlarmsProps> = {},
+    subscriberProps: Partial<SubscriberProps> = {},
+  ): { stack: Stack; subscriber: Subscriber; alarms: SubscriberAlarms } {
+    const { stack, subscriber } = subscriberFixture(subscriberProps);
     return { stack, subscriber, alarms: new SubscriberAlarms(subscriber, 'Alarms', { subscriber, ...props }) };
   }
 
@@ -205,6 +208,66 @@ describe('SubscriberAlarms', () => {
     // THEN
     Template.fromStack(stack).resourceCountIs('AWS::CloudWatch::Alarm', 4);
     expect(alarms.alarms).toEqual([alarms.deadLetterAlarm, alarms.subscriptionDeadLetterAlarm, alarms.errorsAlarm, alarms.oldestMessageAgeAlarm]);
+  });
+
+  test.each([
+    [ProcessingMode.LEASE, 'lease'],
+    [ProcessingMode.MULTI_STEP, 'multi-step'],
+  ])('in mode %s, alarms when a message is blocked within 5 minutes', (processingMode, runtimeName) => {
+    // WHEN
+    const { alarms } = create({}, { processingMode });
+    // THEN
+    expect(alarms.blockedAlarm).toBeDefined();
+    expect(alarmProperties(alarms.blockedAlarm!)).toEqual({
+      ...ALARM_SHAPE,
+      Period: 300,
+      Namespace: 'IdempotentEventFlow',
+      MetricName: 'Blocked',
+      Dimensions: [
+        { Name: 'ProcessingMode', Value: runtimeName },
+        { Name: 'Subscriber', Value: 'Billing' },
+      ],
+      Statistic: 'Sum',
+      Threshold: 1,
+      AlarmDescription: expect.stringMatching(/^Subscriber Billing: a message is blocked because an effect's outcome is unknown/),
+    });
+  });
+
+  test.each([ProcessingMode.LEASE, ProcessingMode.MULTI_STEP])('in mode %s, creates the Blocked alarm as a fifth alarm', (processingMode) => {
+    // WHEN
+    const { stack, alarms } = create({}, { processingMode });
+    // THEN
+    Template.fromStack(stack).resourceCountIs('AWS::CloudWatch::Alarm', 5);
+    expect(alarms.node.tryFindChild('Blocked')).toBe(alarms.blockedAlarm);
+    expect(alarms.alarms).toEqual([
+      alarms.deadLetterAlarm,
+      alarms.subscriptionDeadLetterAlarm,
+      alarms.errorsAlarm,
+      alarms.oldestMessageAgeAlarm,
+      alarms.blockedAlarm,
+    ]);
+  });
+
+  test.each([ProcessingMode.TRANSACTIONAL, ProcessingMode.AGGREGATE])('in mode %s, has no Blocked alarm', (processingMode) => {
+    // WHEN
+    const { stack, alarms } = create({}, { processingMode });
+    // THEN
+    expect(alarms.blockedAlarm).toBeUndefined();
+    expect(alarms.node.tryFindChild('Blocked')).toBeUndefined();
+    Template.fromStack(stack).resourceCountIs('AWS::CloudWatch::Alarm', 4);
+  });
+
+  test('notifies the alarm actions of the Blocked alarm on ALARM and on OK', () => {
+    // GIVEN
+    const { stack, subscriber } = subscriberFixture({ processingMode: ProcessingMode.LEASE });
+    const ops = opsAction(stack);
+    // WHEN
+    const alarms = new SubscriberAlarms(subscriber, 'Alarms', { subscriber, alarmActions: [ops.action] });
+    // THEN
+    expect(alarmProperties(alarms.blockedAlarm!)).toMatchObject({
+      AlarmActions: [r(stack, ops.topic.topicArn)],
+      OKActions: [r(stack, ops.topic.topicArn)],
+    });
   });
 
   test('notifies the alarm actions on ALARM and on OK', () => {

@@ -1,5 +1,5 @@
 import { App, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -9,8 +9,9 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, test } from 'vitest';
-import { ConsumerFunction, ConsumerFunctionProps, InboxTable } from '../../lib/consumer';
-import { ENV } from '../../lambda/config';
+import { ConsumerFunction, ConsumerFunctionProps, InboxTable, ProcessingMode } from '../../lib/consumer';
+import { OutboxTable } from '../../lib/outbox';
+import { ENV, PROCESSING_MODE } from '../../lambda/config';
 import { HANDLER_ENTRY, nagFindings, newStack } from '../fixtures/construct-test-kit';
 
 interface Fixture {
@@ -182,7 +183,7 @@ describe('ConsumerFunction: role', () => {
     // THEN
     expect(defaultPolicyStatements(template)).toEqual([
       { Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Effect: 'Allow', Resource: '*' },
-      { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: ref(f.stack, f.inbox.tableArn) },
+      { Action: ['dynamodb:GetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: ref(f.stack, f.inbox.tableArn) },
       { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: ref(f.stack, f.deadLetterQueue.queueArn) },
     ]);
   });
@@ -213,7 +214,7 @@ describe('ConsumerFunction: role', () => {
     create(f, { deadLetterQueue: undefined, tracing: lambda.Tracing.DISABLED });
     // THEN
     expect(defaultPolicyStatements(Template.fromStack(f.stack))).toEqual([
-      { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: ref(f.stack, f.inbox.tableArn) },
+      { Action: ['dynamodb:GetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: ref(f.stack, f.inbox.tableArn) },
     ]);
   });
 
@@ -242,6 +243,7 @@ describe('ConsumerFunction: environment', () => {
       Environment: {
         Variables: Match.exact({
           [ENV.SUBSCRIBER_NAME]: 'Billing',
+          [ENV.PROCESSING_MODE]: PROCESSING_MODE.TRANSACTIONAL,
           [ENV.INBOX_TABLE_NAME]: ref(f.stack, f.inbox.tableName),
           [ENV.DEDUPLICATION_WINDOW_SECONDS]: String(30 * 86400),
           [ENV.DEAD_LETTER_QUEUE_URL]: ref(f.stack, f.deadLetterQueue.queueUrl),
@@ -284,6 +286,187 @@ describe('ConsumerFunction: environment', () => {
     template.hasResourceProperties('AWS::Lambda::Function', {
       Environment: { Variables: { NODE_OPTIONS: '--enable-source-maps --max-old-space-size=200' } },
     });
+  });
+});
+
+describe('ConsumerFunction: processing modes', () => {
+  /** The function's environment variables. */
+  function variables(template: Template): Record<string, unknown> {
+    const functions = Object.values(template.findResources('AWS::Lambda::Function'));
+    expect(functions).toHaveLength(1);
+    return (functions[0] as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables;
+  }
+
+  test('runs in transactional mode by default', () => {
+    // WHEN
+    const { template } = synth();
+    // THEN
+    expect(variables(template)[ENV.PROCESSING_MODE]).toBe('transactional');
+  });
+
+  test.each([
+    [ProcessingMode.TRANSACTIONAL, PROCESSING_MODE.TRANSACTIONAL],
+    [ProcessingMode.LEASE, PROCESSING_MODE.LEASE],
+    [ProcessingMode.MULTI_STEP, PROCESSING_MODE.MULTI_STEP],
+    [ProcessingMode.AGGREGATE, PROCESSING_MODE.AGGREGATE],
+  ])('tells the runtime the mode %s as %s', (processingMode, runtimeName) => {
+    // WHEN
+    const { template } = synth(processingMode === ProcessingMode.AGGREGATE ? { processingMode, inboxTable: undefined } : { processingMode });
+    // THEN
+    expect(variables(template)[ENV.PROCESSING_MODE]).toBe(runtimeName);
+  });
+
+  test('sets no lease duration in transactional mode', () => {
+    // WHEN
+    const { template } = synth();
+    // THEN
+    expect(variables(template)).not.toHaveProperty(ENV.LEASE_DURATION_SECONDS);
+  });
+
+  test.each([ProcessingMode.LEASE, ProcessingMode.MULTI_STEP])('leases for the function timeout by default in mode %s', (processingMode) => {
+    // WHEN
+    const { template } = synth({ processingMode, timeout: Duration.seconds(45) });
+    // THEN
+    expect(variables(template)[ENV.LEASE_DURATION_SECONDS]).toBe('45');
+  });
+
+  test('leases for the default timeout of 30 seconds', () => {
+    // WHEN
+    const { template } = synth({ processingMode: ProcessingMode.LEASE });
+    // THEN
+    expect(variables(template)[ENV.LEASE_DURATION_SECONDS]).toBe('30');
+  });
+
+  test('leases for the given duration in whole seconds', () => {
+    // WHEN
+    const { template } = synth({ processingMode: ProcessingMode.MULTI_STEP, leaseDuration: Duration.minutes(2) });
+    // THEN
+    expect(variables(template)[ENV.LEASE_DURATION_SECONDS]).toBe('120');
+  });
+
+  test.each([ProcessingMode.LEASE, ProcessingMode.MULTI_STEP])('keeps the inbox and its window in mode %s', (processingMode) => {
+    // WHEN
+    const { f, template } = synth({ processingMode });
+    // THEN
+    expect(variables(template)).toMatchObject({
+      [ENV.INBOX_TABLE_NAME]: ref(f.stack, f.inbox.tableName),
+      [ENV.DEDUPLICATION_WINDOW_SECONDS]: String(30 * 86400),
+    });
+  });
+
+  test.each([ProcessingMode.LEASE, ProcessingMode.MULTI_STEP])(
+    'may get, put and update processing records in the inbox in mode %s, nothing more on it',
+    (processingMode) => {
+      // WHEN
+      const { f, template } = synth({ processingMode });
+      // THEN
+      expect(defaultPolicyStatements(template)).toEqual([
+        { Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Effect: 'Allow', Resource: '*' },
+        { Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: ref(f.stack, f.inbox.tableArn) },
+        { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: ref(f.stack, f.deadLetterQueue.queueArn) },
+      ]);
+    },
+  );
+
+  test('has neither inbox variables nor a lease in aggregate mode', () => {
+    // WHEN
+    const { f, template } = synth({ processingMode: ProcessingMode.AGGREGATE, inboxTable: undefined });
+    // THEN
+    expect(variables(template)).toEqual({
+      [ENV.SUBSCRIBER_NAME]: 'Billing',
+      [ENV.PROCESSING_MODE]: PROCESSING_MODE.AGGREGATE,
+      [ENV.DEAD_LETTER_QUEUE_URL]: ref(f.stack, f.deadLetterQueue.queueUrl),
+    });
+  });
+
+  test('has no DynamoDB permission in aggregate mode', () => {
+    // WHEN
+    const { f, template } = synth({ processingMode: ProcessingMode.AGGREGATE, inboxTable: undefined });
+    // THEN
+    expect(defaultPolicyStatements(template)).toEqual([
+      { Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Effect: 'Allow', Resource: '*' },
+      { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: ref(f.stack, f.deadLetterQueue.queueArn) },
+    ]);
+  });
+
+  test('warns if the lease is shorter than the timeout', () => {
+    // GIVEN
+    const f = fixture();
+    // WHEN
+    create(f, { processingMode: ProcessingMode.LEASE, timeout: Duration.minutes(1), leaseDuration: Duration.seconds(50) });
+    // THEN
+    Annotations.fromStack(f.stack).hasWarning(
+      '/TestStack/Function',
+      Match.stringLikeRegexp("leaseDuration \\(50 seconds\\) is shorter than timeout \\(1 minute\\)"),
+    );
+  });
+
+  test.each([Duration.minutes(1), Duration.minutes(2), undefined])('does not warn with a lease of %s and a timeout of 1 minute', (leaseDuration) => {
+    // GIVEN
+    const f = fixture();
+    // WHEN
+    create(f, { processingMode: ProcessingMode.LEASE, timeout: Duration.minutes(1), leaseDuration });
+    // THEN
+    Annotations.fromStack(f.stack).hasNoWarning('*', Match.anyValue());
+  });
+});
+
+describe('ConsumerFunction: publishing events', () => {
+  function publishing(props: Partial<ConsumerFunctionProps> = {}): { f: Fixture; fn: ConsumerFunction; outbox: OutboxTable; template: Template } {
+    const f = fixture();
+    const outbox = new OutboxTable(f.stack, 'Outbox');
+    const fn = create(f, { outboxTable: outbox, ...props });
+    return { f, fn, outbox, template: Template.fromStack(f.stack) };
+  }
+
+  test('does not publish by default: no producer environment', () => {
+    // WHEN
+    const { template } = synth();
+    // THEN
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: { [ENV.OUTBOX_TABLE_NAME]: Match.absent(), [ENV.EVENT_SOURCE]: Match.absent() } },
+    });
+  });
+
+  test('adds the outbox producer environment', () => {
+    // WHEN
+    const { f, outbox, template } = publishing();
+    // THEN
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: { [ENV.SUBSCRIBER_NAME]: 'Billing', ...(f.stack.resolve(outbox.producerEnvironment) as object) } },
+    });
+  });
+
+  test('may append events to the outbox', () => {
+    // WHEN
+    const { f, outbox, template } = publishing();
+    // THEN
+    expect(defaultPolicyStatements(template)).toContainEqual({ Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: ref(f.stack, outbox.table.tableArn) });
+  });
+
+  test('uses the given event source instead of the outbox table one', () => {
+    // WHEN
+    const { template } = publishing({ eventSource: 'urn:example:billing' });
+    // THEN
+    template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: { [ENV.EVENT_SOURCE]: 'urn:example:billing' } } });
+  });
+
+  test('fails if the environment sets a producer variable', () => {
+    expect(() => publishing({ environment: { [ENV.OUTBOX_TABLE_NAME]: 'other' } })).toThrow(
+      /ConsumerFunction 'Function': environment must not set IEF_OUTBOX_TABLE_NAME \(the construct sets it for the runtime\)/,
+    );
+  });
+
+  test('fails if eventSource is given without outboxTable', () => {
+    expect(() => create(fixture(), { eventSource: 'urn:example:billing' })).toThrow(
+      /ConsumerFunction 'Function': eventSource can only be used with outboxTable .*but no outboxTable was provided/,
+    );
+  });
+
+  test('fails if eventSource has whitespace', () => {
+    expect(() => publishing({ eventSource: 'urn:example billing' })).toThrow(
+      /ConsumerFunction 'Function': eventSource must be a non-empty URI-reference without whitespace, but 'urn:example billing' was provided/,
+    );
   });
 });
 
@@ -346,7 +529,60 @@ describe('ConsumerFunction: validation', () => {
       /environment must not set IEF_INBOX_TABLE_NAME \(the construct sets it for the runtime\)/,
     );
   });
+  test('fails if the environment sets the processing mode', () => {
+    expect(build({ environment: { [ENV.PROCESSING_MODE]: 'lease' } })).toThrow(/environment must not set IEF_PROCESSING_MODE/);
+  });
+  test('fails if the environment sets the lease duration', () => {
+    expect(build({ environment: { [ENV.LEASE_DURATION_SECONDS]: '10' } })).toThrow(/environment must not set IEF_LEASE_DURATION_SECONDS/);
+  });
+  test('fails if inboxTable is missing in transactional mode', () => {
+    expect(build({ inboxTable: undefined })).toThrow(
+      /ConsumerFunction 'Function': inboxTable must be provided with processingMode ProcessingMode\.TRANSACTIONAL \(only ProcessingMode\.AGGREGATE has no inbox\), but none was provided/,
+    );
+  });
+  test('fails if inboxTable is missing in lease mode', () => {
+    expect(build({ inboxTable: undefined, processingMode: ProcessingMode.LEASE })).toThrow(
+      /inboxTable must be provided with processingMode ProcessingMode\.LEASE/,
+    );
+  });
+  test('fails if inboxTable is given in aggregate mode', () => {
+    expect(build({ processingMode: ProcessingMode.AGGREGATE })).toThrow(
+      /ConsumerFunction 'Function': inboxTable can not be used with processingMode ProcessingMode\.AGGREGATE \(.*has no inbox\), but an inbox table was provided/,
+    );
+  });
+  test('fails if deduplicationWindow is given in aggregate mode', () => {
+    expect(build({ processingMode: ProcessingMode.AGGREGATE, inboxTable: undefined, deduplicationWindow: Duration.days(20) })).toThrow(
+      /ConsumerFunction 'Function': deduplicationWindow can not be used with processingMode ProcessingMode\.AGGREGATE .*but 20 days was provided/,
+    );
+  });
+  test('fails if leaseDuration is given in transactional mode', () => {
+    expect(build({ leaseDuration: Duration.seconds(30) })).toThrow(
+      /ConsumerFunction 'Function': leaseDuration can only be used with processingMode ProcessingMode\.LEASE or ProcessingMode\.MULTI_STEP, but it was provided with ProcessingMode\.TRANSACTIONAL/,
+    );
+  });
+  test('fails if leaseDuration is given in aggregate mode', () => {
+    expect(build({ processingMode: ProcessingMode.AGGREGATE, inboxTable: undefined, leaseDuration: Duration.seconds(30) })).toThrow(
+      /leaseDuration can only be used with .*but it was provided with ProcessingMode\.AGGREGATE/,
+    );
+  });
+  test('fails if leaseDuration is below 1 second', () => {
+    expect(build({ processingMode: ProcessingMode.LEASE, leaseDuration: Duration.millis(500) })).toThrow(
+      /ConsumerFunction 'Function': leaseDuration must be 1 second or more, but 500 millis was provided/,
+    );
+  });
+  test('fails if leaseDuration is not a whole number of seconds', () => {
+    expect(build({ processingMode: ProcessingMode.MULTI_STEP, leaseDuration: Duration.millis(1500) })).toThrow(
+      /ConsumerFunction 'Function': leaseDuration must be a whole number of seconds, but 1 second 500 millis was provided/,
+    );
+  });
+  test('fails if processingMode is not a ProcessingMode', () => {
+    expect(build({ processingMode: 'exactly-once' as ProcessingMode })).toThrow(
+      /processingMode must be one of 'transactional', 'lease', 'multi-step', 'aggregate', but 'exactly-once' was provided/,
+    );
+  });
   test('accepts the bounds', () => {
+    expect(build({ processingMode: ProcessingMode.LEASE, leaseDuration: Duration.seconds(1) })).not.toThrow();
+    expect(build({ processingMode: ProcessingMode.AGGREGATE, inboxTable: undefined })).not.toThrow();
     expect(build({ timeout: Duration.seconds(1), memorySize: 128, subscriberName: 'a'.repeat(64) })).not.toThrow();
     expect(build({ timeout: Duration.minutes(15), memorySize: 10240, subscriberName: 'A-z_0.9' })).not.toThrow();
   });

@@ -11,7 +11,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct } from 'constructs';
 import { describe, expect, test } from 'vitest';
 import { ENV } from '../../lambda/config';
-import { IdempotentEventFlow, type IdempotentEventFlowProps, OutboxTable, ProducerFunction, Subscriber } from '../../lib';
+import { IdempotentEventFlow, type IdempotentEventFlowProps, OutboxTable, ProcessingMode, ProducerFunction, Subscriber } from '../../lib';
 import { HANDLER_ENTRY, newStack } from '../fixtures/construct-test-kit';
 
 interface Fixture {
@@ -315,6 +315,105 @@ describe('IdempotentEventFlow: producers', () => {
       Action: 'dynamodb:PutItem',
       Effect: 'Allow',
       Resource: r(stack, flow.outboxTable.table.tableArn),
+    });
+  });
+});
+
+describe('IdempotentEventFlow: processing modes', () => {
+  test('gives each subscriber the mode it asks for', () => {
+    // GIVEN
+    const { stack, flow } = fixture();
+    // WHEN
+    const subscribers = Object.values(ProcessingMode).map((processingMode) => addSubscriber(flow, `S${processingMode.replace('-', '')}`, { processingMode }));
+    // THEN
+    const template = Template.fromStack(stack);
+    expect(subscribers.map((s) => s.processingMode)).toEqual(Object.values(ProcessingMode));
+    for (const subscriber of subscribers) {
+      template.hasResourceProperties('AWS::Lambda::Function', {
+        Environment: { Variables: { [ENV.SUBSCRIBER_NAME]: subscriber.subscriberName, [ENV.PROCESSING_MODE]: subscriber.processingMode } },
+      });
+    }
+  });
+
+  test('creates no inbox table for an aggregate subscriber', () => {
+    // GIVEN
+    const { stack, flow } = fixture();
+    // WHEN
+    const ledger = addSubscriber(flow, 'Ledger', { processingMode: ProcessingMode.AGGREGATE });
+    // THEN
+    expect(ledger.inboxTable).toBeUndefined();
+    Template.fromStack(stack).resourceCountIs('AWS::DynamoDB::Table', 1); // the outbox only
+  });
+
+  test.each([
+    [ProcessingMode.TRANSACTIONAL, 4],
+    [ProcessingMode.LEASE, 5],
+    [ProcessingMode.MULTI_STEP, 5],
+    [ProcessingMode.AGGREGATE, 4],
+  ])('adds the alarms of a %s subscriber (%i) to the flow alarms', (processingMode, subscriberAlarms) => {
+    // GIVEN
+    const { stack, flow } = fixture();
+    // WHEN
+    addSubscriber(flow, 'Billing', { processingMode });
+    // THEN
+    expect(flow.alarms).toHaveLength(2 + subscriberAlarms);
+    Template.fromStack(stack).resourceCountIs('AWS::CloudWatch::Alarm', 2 + subscriberAlarms);
+  });
+});
+
+describe('IdempotentEventFlow: subscribers that publish events', () => {
+  test('gives a publishing subscriber the producer environment of the flow', () => {
+    // GIVEN
+    const { stack, flow } = fixture();
+    // WHEN
+    const billing = addSubscriber(flow, 'Billing', { publishesEvents: true });
+    // THEN
+    const template = Template.fromStack(stack);
+    const fn = template.findResources('AWS::Lambda::Function')[logicalIdOf(billing.consumerFunction.lambdaFunction)];
+    expect(fn.Properties.Environment.Variables).toMatchObject(r(stack, flow.producerEnvironment) as object);
+  });
+
+  test('lets a publishing subscriber append events to the flow outbox, as grantPublish does', () => {
+    // GIVEN
+    const { stack, flow } = fixture();
+    // WHEN
+    const billing = addSubscriber(flow, 'Billing', { publishesEvents: true });
+    // THEN
+    expect(policyStatements(stack, Template.fromStack(stack), billing.consumerFunction.role)).toContainEqual({
+      Action: 'dynamodb:PutItem',
+      Effect: 'Allow',
+      Resource: r(stack, flow.outboxTable.table.tableArn),
+    });
+  });
+
+  test('gives a subscriber that does not publish neither the producer environment nor the outbox grant', () => {
+    // GIVEN
+    const { stack, flow } = fixture();
+    // WHEN
+    const billing = addSubscriber(flow, 'Billing');
+    // THEN
+    const template = Template.fromStack(stack);
+    const fn = template.findResources('AWS::Lambda::Function')[logicalIdOf(billing.consumerFunction.lambdaFunction)];
+    expect(fn.Properties.Environment.Variables).not.toHaveProperty(ENV.OUTBOX_TABLE_NAME);
+    expect(JSON.stringify(policyStatements(stack, template, billing.consumerFunction.role))).not.toContain(
+      JSON.stringify(r(stack, flow.outboxTable.table.tableArn)),
+    );
+  });
+
+  test('publishes from an existing outbox table with its event source', () => {
+    // GIVEN
+    const stack = newStack();
+    const table = new dynamodb.Table(stack, 'SingleTable', {
+      partitionKey: { name: 'PK', type: dynamodb.AttributeType.STRING },
+      stream: dynamodb.StreamViewType.NEW_IMAGE,
+    });
+    const outboxTable = OutboxTable.fromTableAttributes(stack, 'Outbox', { table, partitionKeyName: 'PK', eventSource: 'urn:orders' });
+    const flow = new IdempotentEventFlow(stack, 'Orders', { outboxTable });
+    // WHEN
+    addSubscriber(flow, 'Billing', { publishesEvents: true });
+    // THEN
+    Template.fromStack(stack).hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: { [ENV.OUTBOX_TABLE_NAME]: r(stack, table.tableName), [ENV.EVENT_SOURCE]: 'urn:orders' } },
     });
   });
 });

@@ -5,7 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { describe, expect, test } from 'vitest';
 import { IInboxTable, InboxTable, InboxTableProps } from '../../lib/consumer';
-import { TABLE_SCHEMA } from '../../lambda/wire-format';
+import { PROCESSING_RECORD, TABLE_SCHEMA } from '../../lambda/wire-format';
 import { nagFindings, newStack } from '../fixtures/construct-test-kit';
 
 function synth(props: InboxTableProps = {}): { stack: Stack; inbox: InboxTable; template: Template } {
@@ -21,9 +21,18 @@ function policyStatements(stack: Stack): unknown[] {
   return (policies[0] as { Properties: { PolicyDocument: { Statement: unknown[] } } }).Properties.PolicyDocument.Statement;
 }
 
-function grantToNewRole(stack: Stack, inbox: IInboxTable): void {
-  inbox.grantRecordMessages(new iam.Role(stack, 'Consumer', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') }));
+type GrantMethod = 'grantRecordMessages' | 'grantProcessingRecords' | 'grantOperator';
+
+function grantToNewRole(stack: Stack, inbox: IInboxTable, method: GrantMethod = 'grantRecordMessages'): iam.Grant {
+  return inbox[method](new iam.Role(stack, 'Consumer', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') }));
 }
+
+/** The ARN of the inbox's BlockedMessages index, as the policy holds it. */
+function blockedIndexArn(stack: Stack, inbox: IInboxTable): unknown {
+  return stack.resolve(`${inbox.tableArn}/index/${PROCESSING_RECORD.BLOCKED_INDEX_NAME}`);
+}
+
+const KEY_ACTIONS = ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'];
 
 describe('InboxTable: schema', () => {
   test('has only the string partition key pk', () => {
@@ -32,8 +41,39 @@ describe('InboxTable: schema', () => {
     // THEN
     template.hasResourceProperties('AWS::DynamoDB::Table', {
       KeySchema: [{ AttributeName: TABLE_SCHEMA.PARTITION_KEY, KeyType: 'HASH' }],
-      AttributeDefinitions: [{ AttributeName: TABLE_SCHEMA.PARTITION_KEY, AttributeType: 'S' }],
     });
+  });
+
+  test('defines string attributes for the key and the BlockedMessages index only', () => {
+    // WHEN
+    const { template } = synth();
+    // THEN
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      AttributeDefinitions: [
+        { AttributeName: TABLE_SCHEMA.PARTITION_KEY, AttributeType: 'S' },
+        { AttributeName: PROCESSING_RECORD.BLOCKED_SUBSCRIBER_ATTRIBUTE, AttributeType: 'S' },
+        { AttributeName: PROCESSING_RECORD.BLOCKED_AT_ATTRIBUTE, AttributeType: 'S' },
+      ],
+    });
+  });
+
+  test('has the sparse BlockedMessages index on blockedSubscriber and blockedAt, projecting all attributes', () => {
+    // WHEN
+    const { template } = synth();
+    // THEN
+    template.hasResourceProperties('AWS::DynamoDB::Table', {
+      GlobalSecondaryIndexes: [
+        {
+          IndexName: 'BlockedMessages',
+          KeySchema: [
+            { AttributeName: 'blockedSubscriber', KeyType: 'HASH' },
+            { AttributeName: 'blockedAt', KeyType: 'RANGE' },
+          ],
+          Projection: { ProjectionType: 'ALL' },
+        },
+      ],
+    });
+    expect(PROCESSING_RECORD.BLOCKED_INDEX_NAME).toBe('BlockedMessages');
   });
 
   test('expires records through the TTL attribute expiresAt', () => {
@@ -116,14 +156,16 @@ describe('InboxTable: encryption and removal', () => {
 });
 
 describe('InboxTable: grantRecordMessages', () => {
-  test('grants only dynamodb:PutItem on the table', () => {
+  test('grants only dynamodb:GetItem and dynamodb:PutItem on the table', () => {
     // GIVEN
     const stack = newStack();
     const inbox = new InboxTable(stack, 'Inbox');
     // WHEN
     grantToNewRole(stack, inbox);
     // THEN
-    expect(policyStatements(stack)).toEqual([{ Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) }]);
+    expect(policyStatements(stack)).toEqual([
+      { Action: ['dynamodb:GetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
+    ]);
     expect(stack.resolve(inbox.tableArn)).toEqual({
       'Fn::GetAtt': [stack.getLogicalId(inbox.table.node.defaultChild as dynamodb.CfnTable), 'Arn'],
     });
@@ -138,12 +180,104 @@ describe('InboxTable: grantRecordMessages', () => {
     grantToNewRole(stack, inbox);
     // THEN
     expect(policyStatements(stack)).toEqual([
-      { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
+      { Action: ['dynamodb:GetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
       {
         Action: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'],
         Effect: 'Allow',
         Resource: stack.resolve(key.keyArn),
       },
+    ]);
+  });
+});
+
+describe('InboxTable: grantProcessingRecords', () => {
+  test('grants only dynamodb:GetItem, dynamodb:PutItem and dynamodb:UpdateItem on the table', () => {
+    // GIVEN
+    const stack = newStack();
+    const inbox = new InboxTable(stack, 'Inbox');
+    // WHEN
+    const grant = grantToNewRole(stack, inbox, 'grantProcessingRecords');
+    // THEN
+    expect(grant.success).toBe(true);
+    expect(policyStatements(stack)).toEqual([
+      { Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
+    ]);
+  });
+
+  test('also grants the key actions when a customer-managed key encrypts the table', () => {
+    // GIVEN
+    const stack = newStack();
+    const key = new kms.Key(stack, 'Key');
+    const inbox = new InboxTable(stack, 'Inbox', { encryptionKey: key });
+    // WHEN
+    grantToNewRole(stack, inbox, 'grantProcessingRecords');
+    // THEN
+    expect(policyStatements(stack)).toContainEqual({ Action: KEY_ACTIONS, Effect: 'Allow', Resource: stack.resolve(key.keyArn) });
+  });
+});
+
+describe('InboxTable: grantOperator', () => {
+  test('grants GetItem and Query on the table and its BlockedMessages index, Scan on the index only, UpdateItem on the table', () => {
+    // GIVEN
+    const stack = newStack();
+    const inbox = new InboxTable(stack, 'Inbox');
+    // WHEN
+    const grant = grantToNewRole(stack, inbox, 'grantOperator');
+    // THEN
+    expect(grant.success).toBe(true);
+    expect(policyStatements(stack)).toEqual([
+      {
+        Action: ['dynamodb:GetItem', 'dynamodb:Query'],
+        Effect: 'Allow',
+        Resource: [stack.resolve(inbox.tableArn), blockedIndexArn(stack, inbox)],
+      },
+      { Action: 'dynamodb:Scan', Effect: 'Allow', Resource: blockedIndexArn(stack, inbox) },
+      { Action: 'dynamodb:UpdateItem', Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
+    ]);
+  });
+
+  test('names the index by its ARN under the table', () => {
+    // GIVEN
+    const stack = newStack();
+    const inbox = new InboxTable(stack, 'Inbox');
+    // WHEN
+    grantToNewRole(stack, inbox, 'grantOperator');
+    // THEN
+    const [read] = policyStatements(stack) as Array<{ Resource: unknown[] }>;
+    expect(read.Resource[1]).toEqual({
+      'Fn::Join': ['', [{ 'Fn::GetAtt': [stack.getLogicalId(inbox.table.node.defaultChild as dynamodb.CfnTable), 'Arn'] }, '/index/BlockedMessages']],
+    });
+  });
+
+  test('also grants the key actions when a customer-managed key encrypts the table', () => {
+    // GIVEN
+    const stack = newStack();
+    const key = new kms.Key(stack, 'Key');
+    const inbox = new InboxTable(stack, 'Inbox', { encryptionKey: key });
+    // WHEN
+    grantToNewRole(stack, inbox, 'grantOperator');
+    // THEN
+    expect(policyStatements(stack)).toContainEqual({ Action: KEY_ACTIONS, Effect: 'Allow', Resource: stack.resolve(key.keyArn) });
+  });
+
+  test('grants on an imported table and its index by ARN', () => {
+    // GIVEN
+    const stack = newStack();
+    const inbox = InboxTable.fromTableArn(stack, 'Shared', 'arn:aws:dynamodb:eu-west-1:111122223333:table/shared-inbox');
+    // WHEN
+    grantToNewRole(stack, inbox, 'grantOperator');
+    // THEN
+    expect(policyStatements(stack)).toEqual([
+      {
+        Action: ['dynamodb:GetItem', 'dynamodb:Query'],
+        Effect: 'Allow',
+        Resource: [
+          'arn:aws:dynamodb:eu-west-1:111122223333:table/shared-inbox',
+          'arn:aws:dynamodb:eu-west-1:111122223333:table/shared-inbox/index/BlockedMessages',
+        ],
+      },
+      { Action: 'dynamodb:Scan', Effect: 'Allow', Resource: 'arn:aws:dynamodb:eu-west-1:111122223333:table/shared-inbox/index/BlockedMessages' },
+      { Action: 'dynamodb:UpdateItem', Effect: 'Allow', Resource: 'arn:aws:dynamodb:eu-west-1:111122223333:table/shared-inbox' },
     ]);
   });
 });
@@ -162,14 +296,14 @@ describe('InboxTable: import', () => {
     expect(inbox.encryptionKey).toBeUndefined();
   });
 
-  test('fromTableArn grants PutItem on the imported table only', () => {
+  test('fromTableArn grants GetItem and PutItem on the imported table only', () => {
     // GIVEN
     const stack = newStack();
     const inbox = InboxTable.fromTableArn(stack, 'Shared', arn);
     // WHEN
     grantToNewRole(stack, inbox);
     // THEN
-    expect(policyStatements(stack)).toEqual([{ Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: arn }]);
+    expect(policyStatements(stack)).toEqual([{ Action: ['dynamodb:GetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: arn }]);
   });
 
   test('fromTableName builds the ARN in the importing stack', () => {

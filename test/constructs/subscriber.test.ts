@@ -1,12 +1,14 @@
-import { App, Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { App, Duration, Lazy, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, expect, test } from 'vitest';
-import { ConsumerFunction, ConsumerQueue, InboxTable, Subscriber, SubscriberProps } from '../../lib/consumer';
-import { ENV } from '../../lambda/config';
+import { ConsumerFunction, ConsumerQueue, InboxTable, ProcessingMode, Subscriber, SubscriberProps } from '../../lib/consumer';
+import { OutboxTable } from '../../lib/outbox';
+import { ENV, PROCESSING_MODE } from '../../lambda/config';
+import { CONSUMER_METRICS } from '../../lambda/metrics';
 import { HANDLER_ENTRY, nagFindings, newStack } from '../fixtures/construct-test-kit';
 
 interface Fixture {
@@ -254,7 +256,7 @@ describe('Subscriber: inbox and function', () => {
     const { f, subscriber, template } = synth();
     // THEN
     template.hasResourceProperties('AWS::Lambda::Function', {
-      Environment: { Variables: { [ENV.INBOX_TABLE_NAME]: r(f.stack, subscriber.inboxTable.tableName) } },
+      Environment: { Variables: { [ENV.INBOX_TABLE_NAME]: r(f.stack, subscriber.inboxTable!.tableName) } },
     });
   });
 
@@ -272,7 +274,7 @@ describe('Subscriber: inbox and function', () => {
       Environment: { Variables: { [ENV.INBOX_TABLE_NAME]: 'shared-inbox' } },
     });
     expect(consumerPolicyStatements(template)).toContainEqual({
-      Action: 'dynamodb:PutItem',
+      Action: ['dynamodb:GetItem', 'dynamodb:PutItem'],
       Effect: 'Allow',
       Resource: r(f.stack, shared.tableArn),
     });
@@ -369,7 +371,7 @@ describe('Subscriber: least privilege', () => {
     // THEN
     expect(consumerPolicyStatements(template)).toEqual([
       { Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Effect: 'Allow', Resource: '*' },
-      { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: r(f.stack, subscriber.inboxTable.tableArn) },
+      { Action: ['dynamodb:GetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: r(f.stack, subscriber.inboxTable!.tableArn) },
       { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: r(f.stack, subscriber.deadLetterQueue.queueArn) },
       {
         Action: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
@@ -389,6 +391,211 @@ describe('Subscriber: least privilege', () => {
     const statements = consumerPolicyStatements(Template.fromStack(f.stack));
     expect(statements).toContainEqual({ Action: ['kms:Decrypt', 'kms:GenerateDataKey'], Effect: 'Allow', Resource: r(f.stack, key.keyArn) });
     expect(statements).toContainEqual({ Action: 'kms:Decrypt', Effect: 'Allow', Resource: r(f.stack, key.keyArn) });
+  });
+});
+
+describe('Subscriber: processing modes', () => {
+  /** The consumer function's environment variables. */
+  function variables(template: Template): Record<string, unknown> {
+    const functions = Object.values(template.findResources('AWS::Lambda::Function'));
+    expect(functions).toHaveLength(1);
+    return (functions[0] as { Properties: { Environment: { Variables: Record<string, unknown> } } }).Properties.Environment.Variables;
+  }
+
+  test('is transactional by default', () => {
+    // WHEN
+    const { subscriber, template } = synth();
+    // THEN
+    expect(subscriber.processingMode).toBe(ProcessingMode.TRANSACTIONAL);
+    expect(variables(template)[ENV.PROCESSING_MODE]).toBe(PROCESSING_MODE.TRANSACTIONAL);
+    expect(variables(template)).not.toHaveProperty(ENV.LEASE_DURATION_SECONDS);
+  });
+
+  test.each([
+    [ProcessingMode.LEASE, PROCESSING_MODE.LEASE],
+    [ProcessingMode.MULTI_STEP, PROCESSING_MODE.MULTI_STEP],
+  ])('in mode %s, tells the runtime the mode and a lease of the function timeout', (processingMode, runtimeName) => {
+    // WHEN
+    const { subscriber, template } = synth({ processingMode, timeout: Duration.seconds(40) });
+    // THEN
+    expect(subscriber.processingMode).toBe(processingMode);
+    expect(variables(template)).toMatchObject({
+      [ENV.PROCESSING_MODE]: runtimeName,
+      [ENV.LEASE_DURATION_SECONDS]: '40',
+      [ENV.DEDUPLICATION_WINDOW_SECONDS]: String(30 * 86400),
+    });
+  });
+
+  test('passes the given lease duration to the function', () => {
+    // WHEN
+    const { template } = synth({ processingMode: ProcessingMode.LEASE, leaseDuration: Duration.seconds(90) });
+    // THEN
+    expect(variables(template)[ENV.LEASE_DURATION_SECONDS]).toBe('90');
+  });
+
+  test.each([ProcessingMode.LEASE, ProcessingMode.MULTI_STEP])(
+    'in mode %s, lets the function get, put and update its inbox records, nothing more on it',
+    (processingMode) => {
+      // WHEN
+      const { f, subscriber, template } = synth({ processingMode });
+      // THEN
+      const dynamodbStatements = consumerPolicyStatements(template).filter((st) => JSON.stringify(st).includes('dynamodb:'));
+      expect(dynamodbStatements).toEqual([
+        {
+          Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+          Effect: 'Allow',
+          Resource: r(f.stack, subscriber.inboxTable!.tableArn),
+        },
+      ]);
+    },
+  );
+
+  test('in aggregate mode, creates no inbox table', () => {
+    // WHEN
+    const { subscriber, template } = synth({ processingMode: ProcessingMode.AGGREGATE });
+    // THEN
+    expect(subscriber.inboxTable).toBeUndefined();
+    expect(subscriber.node.tryFindChild('InboxTable')).toBeUndefined();
+    expect(subscriber.node.children.map((c) => c.node.id)).toEqual(['Queue', 'SubscriptionDeadLetterQueue', 'Subscription', 'Function']);
+    template.resourceCountIs('AWS::DynamoDB::Table', 0);
+  });
+
+  test('in aggregate mode, gives the function no inbox, window or lease variables', () => {
+    // WHEN
+    const { f, subscriber, template } = synth({ processingMode: ProcessingMode.AGGREGATE });
+    // THEN
+    expect(variables(template)).toEqual({
+      [ENV.SUBSCRIBER_NAME]: 'Billing',
+      [ENV.PROCESSING_MODE]: PROCESSING_MODE.AGGREGATE,
+      [ENV.DEAD_LETTER_QUEUE_URL]: r(f.stack, subscriber.deadLetterQueue.queueUrl),
+    });
+  });
+
+  test('in aggregate mode, grants the function nothing on DynamoDB', () => {
+    // WHEN
+    const { template } = synth({ processingMode: ProcessingMode.AGGREGATE });
+    // THEN
+    expect(JSON.stringify(consumerPolicyStatements(template))).not.toContain('dynamodb:');
+  });
+
+  test('warns if the lease is shorter than the timeout', () => {
+    // WHEN
+    const { f } = synth({ processingMode: ProcessingMode.MULTI_STEP, timeout: Duration.seconds(60), leaseDuration: Duration.seconds(30) });
+    // THEN
+    Annotations.fromStack(f.stack).hasWarning(
+      '/TestStack/Billing/Function',
+      Match.stringLikeRegexp('leaseDuration \\(30 seconds\\) is shorter than timeout \\(1 minute\\)'),
+    );
+  });
+
+  test('does not warn with the default lease', () => {
+    // WHEN
+    const { f } = synth({ processingMode: ProcessingMode.LEASE });
+    // THEN
+    Annotations.fromStack(f.stack).hasNoWarning('*', Match.anyValue());
+  });
+});
+
+describe('Subscriber: publishing events', () => {
+  function publishing(props: Partial<SubscriberProps> = {}): { f: Fixture; outbox: OutboxTable; subscriber: Subscriber; template: Template } {
+    const f = fixture();
+    const outbox = new OutboxTable(f.stack, 'Outbox');
+    const subscriber = create(f, { publishesEvents: true, outboxTable: outbox, ...props });
+    return { f, outbox, subscriber, template: Template.fromStack(f.stack) };
+  }
+
+  test('does not publish by default: no producer environment and no outbox permission', () => {
+    // WHEN
+    const { template } = synth();
+    // THEN
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: { [ENV.OUTBOX_TABLE_NAME]: Match.absent(), [ENV.EVENT_SOURCE]: Match.absent() } },
+    });
+    expect(consumerPolicyStatements(template).filter((st) => JSON.stringify(st).includes('dynamodb:'))).toHaveLength(1);
+  });
+
+  test('gives the function the outbox producer environment', () => {
+    // WHEN
+    const { f, outbox, template } = publishing();
+    // THEN
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: r(f.stack, outbox.producerEnvironment) as Record<string, unknown> },
+    });
+  });
+
+  test('lets the function append events to the outbox', () => {
+    // WHEN
+    const { f, outbox, template } = publishing();
+    // THEN
+    expect(consumerPolicyStatements(template)).toContainEqual({
+      Action: 'dynamodb:PutItem',
+      Effect: 'Allow',
+      Resource: r(f.stack, outbox.table.tableArn),
+    });
+  });
+
+  test('uses the given event source', () => {
+    // WHEN
+    const { template } = publishing({ eventSource: 'urn:example:billing' });
+    // THEN
+    template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: { [ENV.EVENT_SOURCE]: 'urn:example:billing' } } });
+  });
+
+  test('publishes from any processing mode', () => {
+    // WHEN
+    const { f, outbox, template } = publishing({ processingMode: ProcessingMode.AGGREGATE });
+    // THEN
+    expect(consumerPolicyStatements(template)).toContainEqual({
+      Action: 'dynamodb:PutItem',
+      Effect: 'Allow',
+      Resource: r(f.stack, outbox.table.tableArn),
+    });
+  });
+});
+
+describe('Subscriber: metrics', () => {
+  test.each([
+    ['metricProcessed', CONSUMER_METRICS.PROCESSED],
+    ['metricDuplicates', CONSUMER_METRICS.DUPLICATES],
+    ['metricFailed', CONSUMER_METRICS.FAILED],
+    ['metricBlocked', CONSUMER_METRICS.BLOCKED],
+    ['metricDeadLettered', CONSUMER_METRICS.DEAD_LETTERED],
+  ] as const)('%s is the %s sum over 5 minutes with the Subscriber and ProcessingMode dimensions', (method, metricName) => {
+    // GIVEN
+    const { subscriber } = synth({ subscriberName: 'billing-v2', processingMode: ProcessingMode.MULTI_STEP });
+    // WHEN
+    const metric = subscriber[method]();
+    // THEN
+    expect(metric.namespace).toBe('IdempotentEventFlow');
+    expect(metric.metricName).toBe(metricName);
+    expect(metric.dimensions).toEqual({ Subscriber: 'billing-v2', ProcessingMode: 'multi-step' });
+    expect(metric.statistic).toBe('Sum');
+    expect(metric.period.toSeconds()).toBe(300);
+  });
+
+  test('uses the runtime names of namespace, dimensions and metrics', () => {
+    // GIVEN
+    const { subscriber } = synth();
+    // WHEN
+    const metric = subscriber.metricProcessed();
+    // THEN
+    expect(metric.namespace).toBe(CONSUMER_METRICS.NAMESPACE);
+    expect(metric.dimensions).toEqual({
+      [CONSUMER_METRICS.SUBSCRIBER_DIMENSION]: 'Billing',
+      [CONSUMER_METRICS.PROCESSING_MODE_DIMENSION]: PROCESSING_MODE.TRANSACTIONAL,
+    });
+  });
+
+  test('takes the given metric options', () => {
+    // GIVEN
+    const { subscriber } = synth();
+    // WHEN
+    const metric = subscriber.metricFailed({ statistic: 'Maximum', period: Duration.minutes(1), label: 'failed' });
+    // THEN
+    expect(metric.statistic).toBe('Maximum');
+    expect(metric.period.toSeconds()).toBe(60);
+    expect(metric.label).toBe('failed');
+    expect(metric.metricName).toBe('Failed');
   });
 });
 
@@ -494,6 +701,100 @@ describe('Subscriber: validation', () => {
   test('fails if maxConcurrency is above 1000', () => {
     expect(build({ maxConcurrency: 1001 })).toThrow(/maxConcurrency must be 1000 or less, but 1001 was provided/);
   });
+  test('fails if leaseDuration is given in transactional mode', () => {
+    expect(build({ leaseDuration: Duration.seconds(30) })).toThrow(
+      /Subscriber 'Billing': leaseDuration can only be used with processingMode ProcessingMode\.LEASE or ProcessingMode\.MULTI_STEP, but it was provided with ProcessingMode\.TRANSACTIONAL/,
+    );
+  });
+  test('fails if leaseDuration is given in aggregate mode', () => {
+    expect(build({ processingMode: ProcessingMode.AGGREGATE, leaseDuration: Duration.seconds(30) })).toThrow(
+      /Subscriber 'Billing': leaseDuration can only be used with .*but it was provided with ProcessingMode\.AGGREGATE/,
+    );
+  });
+  test('fails if leaseDuration is below 1 second', () => {
+    expect(build({ processingMode: ProcessingMode.LEASE, leaseDuration: Duration.seconds(0) })).toThrow(
+      /Subscriber 'Billing': leaseDuration must be 1 second or more, but 0 seconds was provided/,
+    );
+  });
+  test('fails if leaseDuration is not a whole number of seconds', () => {
+    expect(build({ processingMode: ProcessingMode.LEASE, leaseDuration: Duration.millis(2500) })).toThrow(
+      /Subscriber 'Billing': leaseDuration must be a whole number of seconds, but 2 seconds 500 millis was provided/,
+    );
+  });
+  test('fails if leaseDuration equals the default visibilityTimeout', () => {
+    expect(build({ processingMode: ProcessingMode.LEASE, leaseDuration: Duration.minutes(3) })).toThrow(
+      /Subscriber 'Billing': leaseDuration must be less than visibilityTimeout \(3 minutes\) \(so that a redelivery after a crash finds the lease expired\), but 3 minutes was provided/,
+    );
+  });
+  test('fails if leaseDuration is longer than the given visibilityTimeout', () => {
+    expect(build({ processingMode: ProcessingMode.MULTI_STEP, visibilityTimeout: Duration.minutes(10), leaseDuration: Duration.minutes(11) })).toThrow(
+      /Subscriber 'Billing': leaseDuration must be less than visibilityTimeout \(10 minutes\).*but 11 minutes was provided/,
+    );
+  });
+  test('fails if inboxTable is given in aggregate mode', () => {
+    // GIVEN
+    const f = fixture();
+    const shared = InboxTable.fromTableName(f.stack, 'Shared', 'shared-inbox');
+    // THEN
+    expect(() => create(f, { processingMode: ProcessingMode.AGGREGATE, inboxTable: shared })).toThrow(
+      /Subscriber 'Billing': inboxTable can not be used with processingMode ProcessingMode\.AGGREGATE \(an aggregate consumer keeps the ids of applied messages on the aggregate item and has no inbox\), but an inbox table was provided/,
+    );
+  });
+  test('fails if deduplicationWindow is given in aggregate mode', () => {
+    expect(build({ processingMode: ProcessingMode.AGGREGATE, deduplicationWindow: Duration.days(30) })).toThrow(
+      /Subscriber 'Billing': deduplicationWindow can not be used with processingMode ProcessingMode\.AGGREGATE .*but 30 days was provided/,
+    );
+  });
+  test('fails if publishesEvents is true without outboxTable', () => {
+    expect(build({ publishesEvents: true })).toThrow(
+      /Subscriber 'Billing': publishesEvents requires outboxTable \(the outbox the handler appends events to\), but none was provided/,
+    );
+  });
+  test('fails if outboxTable is given without publishesEvents', () => {
+    // GIVEN
+    const f = fixture();
+    const outbox = new OutboxTable(f.stack, 'Outbox');
+    // THEN
+    expect(() => create(f, { outboxTable: outbox })).toThrow(
+      /Subscriber 'Billing': outboxTable can only be used with publishesEvents: true, but publishesEvents is false/,
+    );
+  });
+  test('fails if eventSource is given without publishesEvents', () => {
+    expect(build({ eventSource: 'urn:example:billing' })).toThrow(
+      /Subscriber 'Billing': eventSource can only be used with publishesEvents: true, but publishesEvents is false/,
+    );
+  });
+  test('fails if eventSource has whitespace', () => {
+    // GIVEN
+    const f = fixture();
+    const outbox = new OutboxTable(f.stack, 'Outbox');
+    // THEN
+    expect(() => create(f, { publishesEvents: true, outboxTable: outbox, eventSource: 'a b' })).toThrow(
+      /Subscriber 'Billing': eventSource must be a non-empty URI-reference without whitespace, but 'a b' was provided/,
+    );
+  });
+  test('fails if a publishing subscriber sets a producer variable in its environment', () => {
+    // GIVEN
+    const f = fixture();
+    const outbox = new OutboxTable(f.stack, 'Outbox');
+    // THEN
+    expect(() => create(f, { publishesEvents: true, outboxTable: outbox, environment: { [ENV.EVENT_SOURCE]: 'x' } })).toThrow(
+      /Subscriber 'Billing': environment must not set IEF_EVENT_SOURCE/,
+    );
+  });
+  test('does not check a lease duration that is a token, and passes it to the runtime', () => {
+    // GIVEN
+    const leaseDuration = Duration.seconds(Lazy.number({ produce: () => 200 }));
+    // WHEN
+    const { f, template } = synth({ processingMode: ProcessingMode.LEASE, leaseDuration });
+    // THEN
+    template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: { [ENV.LEASE_DURATION_SECONDS]: '200' } } });
+    Annotations.fromStack(f.stack).hasNoWarning('*', Match.anyValue());
+  });
+  test('accepts a lease just below the visibility timeout', () => {
+    expect(build({ processingMode: ProcessingMode.LEASE, leaseDuration: Duration.seconds(179) })).not.toThrow();
+    expect(build({ processingMode: ProcessingMode.MULTI_STEP, leaseDuration: Duration.seconds(1) })).not.toThrow();
+  });
   test('accepts the bounds', () => {
     expect(
       build({
@@ -542,4 +843,14 @@ describe('Subscriber: cdk-nag and CloudFormation validation', () => {
     // THEN
     expect(() => app.synth()).not.toThrow();
   });
+
+  test.each([ProcessingMode.LEASE, ProcessingMode.MULTI_STEP, ProcessingMode.AGGREGATE])(
+    'has no unacknowledged AwsSolutions or Serverless findings in mode %s',
+    (processingMode) => {
+      // GIVEN
+      const { subscriber } = synth({ processingMode });
+      // THEN
+      expect(nagFindings(subscriber)).toEqual([]);
+    },
+  );
 });

@@ -5,10 +5,15 @@ import {
   validateDurationInRange,
   validateNumberInRange,
   validateStringPattern,
+  validateWholeSeconds,
 } from '../../private/validate-props';
 import { FunctionOptions } from '../../functions/function-options';
+import { RESERVED_PRODUCER_ENVIRONMENT } from '../../private/producer-environment';
 import { validateSecureFunctionOptions } from '../../private/secure-nodejs-function';
+import type { IInboxTable } from '../inbox-table';
+import { ProcessingMode } from '../processing-mode';
 import { CONSUMER_DEFAULTS } from './defaults';
+import { modeLabel, usesInbox, usesLease } from './processing-modes';
 
 /**
  * Prop checks shared by the consumer constructs. `Subscriber` runs them with its own name as the owner before
@@ -24,7 +29,12 @@ export const RESERVED_CONSUMER_ENVIRONMENT = [
   ENV.INBOX_TABLE_NAME,
   ENV.DEDUPLICATION_WINDOW_SECONDS,
   ENV.DEAD_LETTER_QUEUE_URL,
+  ENV.PROCESSING_MODE,
+  ENV.LEASE_DURATION_SECONDS,
 ] as const;
+
+/** What a consumer that publishes events may not set either: the construct sets the outbox's producer environment. */
+const RESERVED_PUBLISHING_CONSUMER_ENVIRONMENT: readonly string[] = [...RESERVED_CONSUMER_ENVIRONMENT, ...RESERVED_PRODUCER_ENVIRONMENT];
 
 export function validateSubscriberName(owner: string, prop: string, value: string | undefined): void {
   validateStringPattern(
@@ -65,16 +75,55 @@ export function validateQueueOptions(owner: string, props: QueueOptionsToValidat
 
 export interface FunctionOptionsToValidate extends FunctionOptions {
   readonly deduplicationWindow?: Duration;
+  readonly processingMode?: ProcessingMode;
+  readonly leaseDuration?: Duration;
+  readonly inboxTable?: IInboxTable;
 }
 
-/** Checks the ConsumerFunction props against the Lambda limits and the consumer runtime contract. */
-export function validateFunctionOptions(owner: string, props: FunctionOptionsToValidate): void {
-  validateSecureFunctionOptions(owner, props, RESERVED_CONSUMER_ENVIRONMENT);
+/**
+ * Checks the ConsumerFunction props against the Lambda limits and the consumer runtime contract.
+ *
+ * @param publishesEvents whether the function gets an outbox's producer environment, which the user may then not set
+ */
+export function validateFunctionOptions(owner: string, props: FunctionOptionsToValidate, publishesEvents: boolean): void {
+  validateSecureFunctionOptions(
+    owner,
+    props,
+    publishesEvents ? RESERVED_PUBLISHING_CONSUMER_ENVIRONMENT : RESERVED_CONSUMER_ENVIRONMENT,
+  );
   validateDurationInRange(owner, 'deduplicationWindow', props.deduplicationWindow, { min: Duration.seconds(1) });
-  if (props.deduplicationWindow !== undefined && !props.deduplicationWindow.isUnresolved()) {
-    const seconds = props.deduplicationWindow.toSeconds({ integral: false });
-    if (!Number.isInteger(seconds)) {
-      throw new Error(`${owner}: deduplicationWindow must be a whole number of seconds, but ${props.deduplicationWindow.toHumanString()} was provided`);
+  validateWholeSeconds(owner, 'deduplicationWindow', props.deduplicationWindow);
+  validateModeOptions(owner, props);
+}
+
+/**
+ * Checks that the props fit the processing mode: AGGREGATE has no inbox (so neither `inboxTable` nor
+ * `deduplicationWindow`), only LEASE and MULTI_STEP take a `leaseDuration`, of at least 1 whole second.
+ */
+function validateModeOptions(owner: string, props: FunctionOptionsToValidate): void {
+  const mode = props.processingMode ?? ProcessingMode.TRANSACTIONAL;
+  const modes: readonly string[] = Object.values(ProcessingMode);
+  if (!modes.includes(mode)) {
+    throw new Error(`${owner}: processingMode must be one of ${modes.map((m) => `'${m}'`).join(', ')}, but '${String(mode)}' was provided`);
+  }
+  if (!usesInbox(mode)) {
+    const why = 'an aggregate consumer keeps the ids of applied messages on the aggregate item and has no inbox';
+    if (props.inboxTable !== undefined) {
+      throw new Error(`${owner}: inboxTable can not be used with processingMode ${modeLabel(mode)} (${why}), but an inbox table was provided`);
+    }
+    if (props.deduplicationWindow !== undefined) {
+      throw new Error(
+        `${owner}: deduplicationWindow can not be used with processingMode ${modeLabel(mode)} (${why}), ` +
+          `but ${props.deduplicationWindow.isUnresolved() ? 'a value' : props.deduplicationWindow.toHumanString()} was provided`,
+      );
     }
   }
+  if (props.leaseDuration !== undefined && !usesLease(mode)) {
+    throw new Error(
+      `${owner}: leaseDuration can only be used with processingMode ${modeLabel(ProcessingMode.LEASE)} or ` +
+        `${modeLabel(ProcessingMode.MULTI_STEP)}, but it was provided with ${modeLabel(mode)}`,
+    );
+  }
+  validateDurationInRange(owner, 'leaseDuration', props.leaseDuration, { min: Duration.seconds(1) });
+  validateWholeSeconds(owner, 'leaseDuration', props.leaseDuration);
 }
