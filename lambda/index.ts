@@ -12,6 +12,35 @@ export { MAX_MESSAGE_BYTES } from './producer/outbox-item';
 export { type ConsumerOptions, type SqsBatchHandler } from './consumer/create-consumer';
 export { createTransactionalConsumer, type EventHandler, type TransactionalConsumerOptions } from './consumer/transactional-consumer';
 export type { HandlerContext, PayloadParser } from './consumer/process-message';
+export { createLeaseConsumer } from './processing/lease-consumer';
+export { createMultiStepConsumer } from './processing/multi-step-consumer';
+export type {
+  ErrorClassification,
+  ErrorClassifier,
+  ExpiredLeasePolicy,
+  LeaseConsumerOptions,
+  LeaseHandlerContext,
+  LeaseProcessingOptions,
+  MultiStepConsumerOptions,
+  ProcessingStep,
+  StepContext,
+  StepOutput,
+} from './processing/types';
+export { defaultErrorClassifier } from './processing/error-classification';
+export { MAX_BLOCKED_BODY_BYTES, MAX_CONTEXT_BYTES, ProcessingContextError } from './processing/processing-context';
+export { MAX_STEPS, STEP_NAME_PATTERN } from './processing/validate-options';
+export type { BlockedState, ProcessingRecordView, RecordStatus, Resolution, StepState, StepStatus } from './processing/processing-record';
+
+// operator
+export {
+  BlockedMessages,
+  ResolveRefusedError,
+  type BlockedMessage,
+  type BlockedMessagesOptions,
+  type ListBlockedMessagesOptions,
+  type ResolveBlockedMessageInput,
+  type ResolveRefusal,
+} from './operator/blocked-messages';
 export { TransactionBuilder, MAX_STAGED_WRITES } from './consumer/transaction-builder';
 export {
   DEAD_LETTER_ATTRIBUTE,

@@ -84,6 +84,15 @@ export const PROCESSING_RECORD = {
   BLOCKED_INDEX_NAME: 'BlockedMessages',
   CREATED_AT_ATTRIBUTE: 'createdAt',
   UPDATED_AT_ATTRIBUTE: 'updatedAt',
+  /**
+   * `<owner>:<version>` of the last write. A writer whose response was lost (and whose SDK retry then failed the
+   * condition) recognises its own applied write by it.
+   */
+  LAST_WRITE_ATTRIBUTE: 'lastWrite',
+  /** The deduplication window the record was written with, in seconds; restores `expiresAt` when a blocked record is resolved. */
+  DEDUPLICATION_WINDOW_SECONDS_ATTRIBUTE: 'deduplicationWindowSeconds',
+  /** The bounded audit list of operator resolutions, oldest first: `{ at, by, step, status, reason }`. */
+  RESOLUTIONS_ATTRIBUTE: 'resolutions',
 } as const;
 
 /** Status of a processing record. */

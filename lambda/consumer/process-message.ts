@@ -73,6 +73,7 @@ export const PERMANENT_ERROR_NAMES: ReadonlySet<string> = new Set([
   'TransactionLimitError',
   'EventTooLargeError',
   'InvalidEventError',
+  'ProcessingContextError',
 ]);
 
 /** Errors that mean "another delivery is on it, or took it over": retried quietly, not alarming. */

@@ -1,0 +1,229 @@
+/**
+ * `idempotent-event-flow blocked list|show|resolve`: the operator's commands for messages blocked in lease and
+ * multi-step modes, on top of the `BlockedMessages` API.
+ */
+import { BlockedMessages, type BlockedMessage } from '../lambda/operator/blocked-messages';
+import type { ProcessingRecordView } from '../lambda/processing/processing-record';
+import { STEP_STATUS } from '../lambda/wire-format';
+import type { Command, CommandContext, ParsedArguments } from './main';
+
+const USAGE = `Usage:
+  idempotent-event-flow blocked list --table <inbox table> [--subscriber <name>] [--limit <n>] [--json]
+  idempotent-event-flow blocked show --table <inbox table> --subscriber <name> --event-id <id> [--json]
+  idempotent-event-flow blocked resolve --table <inbox table> --subscriber <name> --event-id <id> --step <name>
+      --status SUCCESS|TRY_AGAIN [--context '<json object>'] [--reason <text>] [--resolved-by <name>]
+      [--expected-version <n>] [--json]
+
+Lists, shows and resolves messages that lease and multi-step consumers blocked because a step's outcome is unknown.
+Resolve a blocked step as SUCCESS (it took effect: never run it again; --context stores what later steps need) or
+TRY_AGAIN (it did not: run it again). Then redrive the message from the subscriber's dead-letter queue (SQS DLQ
+redrive); the next delivery resumes where the record says.
+
+Options:
+  --table <name>            the subscriber's inbox table
+  --subscriber <name>       the subscriber (list: only its messages)
+  --event-id <id>           the event's id
+  --step <name>             the blocked step ('effect' in lease mode)
+  --status <status>         SUCCESS or TRY_AGAIN
+  --context <json>          a JSON object merged into the record's context (SUCCESS: what the step would have returned)
+  --reason <text>           why, for the audit entry
+  --resolved-by <name>      who, for the audit entry (default: the OS user)
+  --expected-version <n>    refuse unless the record is at this version (as listed)
+  --limit <n>               list at most n messages (default 100)
+  --json                    print JSON instead of a table
+  --region, --endpoint      see idempotent-event-flow --help
+`;
+
+type Action = 'list' | 'show' | 'resolve';
+
+/** Which options each action takes, besides --table, --json and the global ones. */
+const ACTION_OPTIONS: Readonly<Record<Action, { readonly required: readonly string[]; readonly optional: readonly string[] }>> = {
+  list: { required: [], optional: ['subscriber', 'limit'] },
+  show: { required: ['subscriber', 'event-id'], optional: [] },
+  resolve: { required: ['subscriber', 'event-id', 'step', 'status'], optional: ['context', 'reason', 'resolved-by', 'expected-version'] },
+};
+
+const ALWAYS_ALLOWED = new Set(['table', 'json', 'region', 'endpoint', 'help']);
+
+/** Formats rows as an aligned text table with a header line. */
+export function formatTable(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells
+      .map((cell, column) => (column === cells.length - 1 ? cell : cell.padEnd(widths[column] as number)))
+      .join('  ')
+      .trimEnd();
+  return `${[line(headers), ...rows.map(line)].join('\n')}\n`;
+}
+
+function shorten(text: string, length: number): string {
+  const flat = text.replace(/\s+/g, ' ');
+  return flat.length <= length ? flat : `${flat.slice(0, length - 1)}…`;
+}
+
+function json(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+function listOutput(messages: readonly BlockedMessage[]): string {
+  if (messages.length === 0) return 'no blocked messages\n';
+  return formatTable(
+    ['SUBSCRIBER', 'EVENT ID', 'STEP', 'BLOCKED AT', 'VERSION', 'REASON'],
+    messages.map((message) => [message.subscriber, message.eventId, message.step ?? '-', message.blockedAt, String(message.version), shorten(message.reason, 100)]),
+  );
+}
+
+function showOutput(record: ProcessingRecordView): string {
+  const time = (epochMilliseconds: number | undefined) => (epochMilliseconds === undefined || epochMilliseconds <= 0 ? '-' : new Date(epochMilliseconds).toISOString());
+  const fields: Array<[string, string]> = [
+    ['record', record.key],
+    ['event', `${record.eventId}${record.eventType === undefined ? '' : ` (${record.eventType})`}`],
+    ['subscriber', record.subscriber],
+    ['mode', record.mode ?? '-'],
+    ['status', record.status],
+    ['version', String(record.version)],
+    ['active step', record.activeStep ?? '-'],
+    ['owner', record.owner ?? '-'],
+    ['lease until', time(record.leaseExpiresAtEpochMilliseconds)],
+    ['expires at', record.expiresAtEpochSeconds === undefined ? '- (no TTL while blocked)' : time(record.expiresAtEpochSeconds * 1000)],
+    ['created at', record.createdAt ?? '-'],
+    ['updated at', record.updatedAt ?? '-'],
+  ];
+  if (record.blocked !== undefined) fields.push(['blocked at', record.blocked.at], ['reason', record.blocked.reason]);
+  const width = Math.max(...fields.map(([name]) => name.length));
+  const sections = [fields.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join('\n') + '\n'];
+  sections.push(
+    formatTable(
+      ['STEP', 'STATUS', 'ATTEMPTS', 'UPDATED AT'],
+      record.stepOrder.map((name) => {
+        const step = record.steps[name];
+        return [name === record.activeStep ? `${name} *` : name, step?.status ?? STEP_STATUS.PENDING, String(step?.attempts ?? 0), step?.updatedAt ?? '-'];
+      }),
+    ),
+  );
+  sections.push(`context\n${JSON.stringify(record.context, null, 2)}\n`);
+  if (record.resolutions.length > 0) {
+    sections.push(
+      `resolutions\n${formatTable(
+        ['AT', 'BY', 'STEP', 'STATUS', 'REASON'],
+        record.resolutions.map((entry) => [entry.at, entry.by, entry.step, entry.status, entry.reason ?? '']),
+      )}`,
+    );
+  }
+  if (record.blocked?.body !== undefined) sections.push(`blocked message body\n${shorten(record.blocked.body, 2000)}\n`);
+  return sections.join('\n');
+}
+
+function resolveOutput(record: ProcessingRecordView, step: string, status: string): string {
+  const next = record.stepOrder.find((name) => record.steps[name]?.status !== STEP_STATUS.SUCCESS);
+  const after =
+    record.status === 'COMPLETED'
+      ? 'Redrive the message from the dead-letter queue (or delete it there): its redelivery is acknowledged as a duplicate.'
+      : `Redrive the message from the dead-letter queue: the next delivery resumes at step '${next ?? step}'.`;
+  return `resolved step '${step}' of event '${record.eventId}' (subscriber '${record.subscriber}') as ${status}: the record is now ${record.status} at version ${record.version}.\n${after}\n`;
+}
+
+function requireString(parsed: ParsedArguments, name: string): string {
+  return parsed.values[name] as string;
+}
+
+function positiveInteger(value: string, name: string): number | string {
+  const parsed = Number(value);
+  return /^\d+$/.test(value) && Number.isSafeInteger(parsed) ? parsed : `--${name} must be a whole number, but '${value}' was given`;
+}
+
+async function run(parsed: ParsedArguments, context: CommandContext): Promise<number> {
+  const [action, ...extra] = parsed.positionals;
+  if (action === undefined) return context.usageError('missing action: list, show or resolve');
+  if (action !== 'list' && action !== 'show' && action !== 'resolve') return context.usageError(`unknown action '${action}'; expected list, show or resolve`);
+  if (extra.length > 0) return context.usageError(`unexpected argument '${extra[0]}'`);
+  const allowed = ACTION_OPTIONS[action];
+  for (const name of Object.keys(parsed.values)) {
+    if (!ALWAYS_ALLOWED.has(name) && !allowed.required.includes(name) && !allowed.optional.includes(name)) {
+      return context.usageError(`option --${name} does not apply to 'blocked ${action}'`);
+    }
+  }
+  for (const name of ['table', ...allowed.required]) {
+    const value = parsed.values[name];
+    if (typeof value !== 'string' || value.trim() === '') return context.usageError(`'blocked ${action}' needs --${name}`);
+  }
+  const asJson = parsed.values.json === true;
+  // created only once the arguments are known to be valid, so a usage error never touches AWS
+  const blockedMessages = () => new BlockedMessages({ client: context.client(), tableName: requireString(parsed, 'table'), now: () => context.now() });
+
+  if (action === 'list') {
+    let limit: number | undefined;
+    if (typeof parsed.values.limit === 'string') {
+      const value = positiveInteger(parsed.values.limit, 'limit');
+      if (typeof value === 'string' || value === 0) return context.usageError(typeof value === 'string' ? value : '--limit must be at least 1');
+      limit = value;
+    }
+    const subscriber = parsed.values.subscriber as string | undefined;
+    const messages = await blockedMessages().list({ ...(subscriber !== undefined ? { subscriber } : {}), ...(limit !== undefined ? { limit } : {}) });
+    context.io.stdout(asJson ? json(messages) : listOutput(messages));
+    return 0;
+  }
+
+  const subscriber = requireString(parsed, 'subscriber');
+  const eventId = requireString(parsed, 'event-id');
+  if (action === 'show') {
+    const record = await blockedMessages().get(subscriber, eventId);
+    if (record === undefined) return context.fail(`event '${eventId}' of subscriber '${subscriber}' has no processing record in table '${requireString(parsed, 'table')}'`);
+    context.io.stdout(asJson ? json(record) : showOutput(record));
+    return 0;
+  }
+
+  const status = requireString(parsed, 'status');
+  if (status !== 'SUCCESS' && status !== 'TRY_AGAIN') return context.usageError(`--status must be SUCCESS or TRY_AGAIN, but '${status}' was given`);
+  let stepContext: Record<string, unknown> | undefined;
+  if (typeof parsed.values.context === 'string') {
+    let value: unknown;
+    try {
+      value = JSON.parse(parsed.values.context);
+    } catch (error) {
+      return context.usageError(`--context must be a JSON object: ${(error as Error).message}`);
+    }
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return context.usageError('--context must be a JSON object, e.g. \'{"invoiceId":"inv-1"}\'');
+    stepContext = value as Record<string, unknown>;
+  }
+  let expectedVersion: number | undefined;
+  if (typeof parsed.values['expected-version'] === 'string') {
+    const value = positiveInteger(parsed.values['expected-version'], 'expected-version');
+    if (typeof value === 'string') return context.usageError(value);
+    expectedVersion = value;
+  }
+  const step = requireString(parsed, 'step');
+  const record = await blockedMessages().resolve({
+    subscriber,
+    eventId,
+    step,
+    status,
+    resolvedBy: (parsed.values['resolved-by'] as string | undefined) ?? context.user,
+    ...(stepContext !== undefined ? { context: stepContext } : {}),
+    ...(typeof parsed.values.reason === 'string' ? { reason: parsed.values.reason } : {}),
+    ...(expectedVersion !== undefined ? { expectedVersion } : {}),
+  });
+  context.io.stdout(asJson ? json(record) : resolveOutput(record, step, status));
+  return 0;
+}
+
+/** The `blocked` command. */
+export const blockedCommand: Command = {
+  name: 'blocked',
+  summary: 'list, show and resolve messages blocked for an operator (lease and multi-step modes)',
+  usage: USAGE,
+  options: {
+    table: { type: 'string' },
+    subscriber: { type: 'string' },
+    'event-id': { type: 'string' },
+    step: { type: 'string' },
+    status: { type: 'string' },
+    context: { type: 'string' },
+    reason: { type: 'string' },
+    'resolved-by': { type: 'string' },
+    'expected-version': { type: 'string' },
+    limit: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  run,
+};

@@ -1,0 +1,182 @@
+#!/usr/bin/env node
+/**
+ * The `idempotent-event-flow` command line: a dispatcher of subcommands (`blocked`; more register in {@link COMMANDS}).
+ * `main(argv, io)` runs in-process, so tests call it with captured output; run as a script, it uses the process.
+ *
+ * Exit codes: 0 success, 1 the command failed (stderr says why), 2 usage error.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { userInfo } from 'node:os';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { blockedCommand } from './blocked-command';
+
+/** The program's name, as users type it. */
+export const PROGRAM = 'idempotent-event-flow';
+
+/** Exit codes. */
+export const EXIT_CODE = { OK: 0, FAILURE: 1, USAGE: 2 } as const;
+
+/** Where a run reads and writes; tests pass their own. */
+export interface CliIo {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+  /** Creates the DynamoDB client. @default `new DynamoDBClient({ region, endpoint })`, credentials from the environment */
+  readonly createClient?: (options: ClientOptions) => DynamoDBClient;
+  /** The clock of operator timestamps. @default the system clock */
+  readonly now?: () => Date;
+  /** Who runs the command, for audit entries. @default the OS user name */
+  readonly user?: string;
+}
+
+/** What the global options say about the DynamoDB client. */
+export interface ClientOptions {
+  readonly region?: string;
+  readonly endpoint?: string;
+}
+
+/** The parsed command line of a subcommand (its own options merged with the global ones). */
+export interface ParsedArguments {
+  readonly values: Readonly<Record<string, string | boolean | undefined>>;
+  readonly positionals: readonly string[];
+}
+
+/** What a subcommand gets to run with. */
+export interface CommandContext {
+  readonly io: CliIo;
+  readonly clientOptions: ClientOptions;
+  /** The DynamoDB client (created on first use). */
+  client(): DynamoDBClient;
+  now(): Date;
+  /** Who runs the command. */
+  readonly user: string;
+  /** Writes `error: <message>` to stderr and returns {@link EXIT_CODE.FAILURE}. */
+  fail(message: string): number;
+  /** Writes `error: <message>` and the command's usage to stderr and returns {@link EXIT_CODE.USAGE}. */
+  usageError(message: string): number;
+}
+
+/** A subcommand. */
+export interface Command {
+  readonly name: string;
+  /** One line for the program's help. */
+  readonly summary: string;
+  /** The command's help text. */
+  readonly usage: string;
+  /** Its options (`parseArgs` format); the global options are added. */
+  readonly options: NonNullable<ParseArgsConfig['options']>;
+  run(parsed: ParsedArguments, context: CommandContext): Promise<number>;
+}
+
+/** The subcommands, by name. */
+export const COMMANDS: ReadonlyMap<string, Command> = new Map([[blockedCommand.name, blockedCommand]]);
+
+/** Options every command accepts. */
+export const GLOBAL_OPTIONS = {
+  region: { type: 'string' },
+  endpoint: { type: 'string' },
+  help: { type: 'boolean', short: 'h' },
+} as const satisfies NonNullable<ParseArgsConfig['options']>;
+
+function programUsage(): string {
+  const width = Math.max(...[...COMMANDS.keys()].map((name) => name.length));
+  const commands = [...COMMANDS.values()].map((command) => `  ${command.name.padEnd(width)}  ${command.summary}`).join('\n');
+  return [
+    `Usage: ${PROGRAM} <command> [options]`,
+    '',
+    'Commands:',
+    commands,
+    '',
+    'Global options:',
+    '  --region <region>   AWS region (default: from the environment)',
+    '  --endpoint <url>    DynamoDB endpoint, e.g. http://localhost:8000 for DynamoDB Local',
+    '  -h, --help          show help (also after a command)',
+    '',
+  ].join('\n');
+}
+
+/** Index of the command name in `argv`: the first token that is not a global option or its value. */
+function commandIndex(argv: readonly string[]): number {
+  let index = 0;
+  while (index < argv.length) {
+    const token = argv[index] as string;
+    if (token === '--region' || token === '--endpoint') index += 2;
+    else if (token.startsWith('--region=') || token.startsWith('--endpoint=') || token === '--help' || token === '-h') index += 1;
+    else break;
+  }
+  return index;
+}
+
+function defaultUser(): string {
+  try {
+    return userInfo().username || 'operator';
+  } catch {
+    return 'operator';
+  }
+}
+
+/** Runs the command line `argv` (without `node` and the script) and returns the exit code. Never throws. */
+export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+  const index = commandIndex(argv);
+  const name = argv[index];
+  if (name === undefined) {
+    const asksForHelp = argv.includes('--help') || argv.includes('-h');
+    (asksForHelp ? io.stdout : io.stderr)(programUsage());
+    return asksForHelp ? EXIT_CODE.OK : EXIT_CODE.USAGE;
+  }
+  const command = COMMANDS.get(name);
+  if (command === undefined) {
+    io.stderr(`error: ${name.startsWith('-') ? `unknown option '${name}'` : `unknown command '${name}'`}\n\n${programUsage()}`);
+    return EXIT_CODE.USAGE;
+  }
+  const usageError = (message: string): number => {
+    io.stderr(`error: ${message}\n\n${command.usage}`);
+    return EXIT_CODE.USAGE;
+  };
+  let parsed: ParsedArguments;
+  try {
+    const { values, positionals } = parseArgs({
+      args: [...argv.slice(0, index), ...argv.slice(index + 1)],
+      options: { ...command.options, ...GLOBAL_OPTIONS },
+      allowPositionals: true,
+      strict: true,
+    });
+    parsed = { values: values as ParsedArguments['values'], positionals };
+  } catch (error) {
+    return usageError((error as Error).message);
+  }
+  if (parsed.values.help === true) {
+    io.stdout(command.usage);
+    return EXIT_CODE.OK;
+  }
+  const clientOptions: ClientOptions = {
+    ...(typeof parsed.values.region === 'string' ? { region: parsed.values.region } : {}),
+    ...(typeof parsed.values.endpoint === 'string' ? { endpoint: parsed.values.endpoint } : {}),
+  };
+  let client: DynamoDBClient | undefined;
+  const context: CommandContext = {
+    io,
+    clientOptions,
+    client: () => (client ??= io.createClient?.(clientOptions) ?? new DynamoDBClient(clientOptions)),
+    now: io.now ?? (() => new Date()),
+    user: io.user ?? defaultUser(),
+    fail: (message) => {
+      io.stderr(`error: ${message}\n`);
+      return EXIT_CODE.FAILURE;
+    },
+    usageError,
+  };
+  try {
+    return await command.run(parsed, context);
+  } catch (error) {
+    return context.fail(error instanceof Error ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}` : String(error));
+  } finally {
+    client?.destroy();
+  }
+}
+
+// run as a script (not when imported, e.g. by tests)
+if (typeof require !== 'undefined' && typeof module !== 'undefined' && require.main === module) {
+  void main(process.argv.slice(2), { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) }).then((code) => {
+    process.exitCode = code;
+  });
+}

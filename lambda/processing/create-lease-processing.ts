@@ -1,0 +1,58 @@
+/** The wiring the lease and multi-step factories share: configuration, record store, engine and batch handler. */
+import { randomUUID } from 'node:crypto';
+import { assertProcessingMode, loadLeaseConsumerConfig, ConfigurationError } from '../config';
+import { consumerLogger, createBatchHandler, type SqsBatchHandler } from '../consumer/create-consumer';
+import { toDocumentClient } from '../transaction/document-client';
+import { defaultErrorClassifier } from './error-classification';
+import { ProcessingRecordStore } from './record-store';
+import { createStepExecutor, type EngineStep } from './step-engine';
+import type { LeaseProcessingOptions } from './types';
+import { validateLeaseOptions } from './validate-options';
+
+/** What a factory adds to the shared wiring. */
+export interface LeaseProcessingSetup<TData> {
+  readonly mode: 'lease' | 'multi-step';
+  readonly factoryName: string;
+  readonly options: LeaseProcessingOptions<TData>;
+  readonly steps: readonly EngineStep<TData>[];
+  readonly idempotencyKey: (recordKey: string, step: string) => string;
+}
+
+/** Builds the batch handler of a lease or multi-step consumer. */
+export function createLeaseProcessingHandler<TData>(setup: LeaseProcessingSetup<TData>): SqsBatchHandler {
+  const { options } = setup;
+  validateLeaseOptions(options as LeaseProcessingOptions<unknown>, setup.factoryName);
+  const config = options.config ?? loadLeaseConsumerConfig();
+  assertProcessingMode(config, setup.mode, setup.factoryName);
+  if (!Number.isInteger(config.leaseDurationSeconds) || config.leaseDurationSeconds <= 0) {
+    throw new ConfigurationError(`${setup.factoryName}: leaseDurationSeconds must be a positive whole number of seconds, but ${config.leaseDurationSeconds} was given`);
+  }
+  const now = options.now ?? (() => new Date());
+  const logger = consumerLogger(config, setup.mode, options.logger);
+  const store = new ProcessingRecordStore({
+    client: toDocumentClient(options.client),
+    tableName: config.inboxTableName,
+    subscriberName: config.subscriberName,
+    deduplicationWindowSeconds: config.deduplicationWindowSeconds,
+    leaseDurationSeconds: config.leaseDurationSeconds,
+    mode: setup.mode,
+    now,
+  });
+  return createBatchHandler<TData>({
+    config,
+    processingMode: setup.mode,
+    options,
+    logger,
+    now,
+    execute: createStepExecutor<TData>({
+      store,
+      steps: setup.steps,
+      subscriberName: config.subscriberName,
+      onExpiredLease: options.onExpiredLease ?? 'block',
+      classifyError: options.classifyError ?? defaultErrorClassifier,
+      newOwnerToken: options.newOwnerToken ?? randomUUID,
+      now,
+      idempotencyKey: setup.idempotencyKey,
+    }),
+  });
+}

@@ -1,0 +1,433 @@
+/**
+ * The processing record's writes: the claim on delivery, the takeover of a released or expired record, and the
+ * owner-fenced writes of the holder (advance, release, block). Every write increments `version` and stamps
+ * `lastWrite` = `<owner>:<version>`, so a writer whose response was lost recognises its own applied write.
+ */
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ProcessingModeName } from '../config';
+import type { EventEnvelope } from '../envelope';
+import { LeaseLostError, MessageInProgressError } from '../errors';
+import { isConditionalCheckFailed } from '../transaction/cancellation';
+import { INBOX_ITEM, RECORD_STATUS, STEP_STATUS, TABLE_SCHEMA } from '../wire-format';
+import { fromAttributeMap } from './attribute-values';
+import { MAX_BLOCKED_BODY_BYTES } from './processing-context';
+import { parseProcessingRecord, processingRecordKey, type ProcessingRecordView, type StepState } from './processing-record';
+import { RECORD_ATTRIBUTES as A } from './record-attributes';
+
+/** Condition part: no record for this subscriber and event id. */
+const RECORD_ABSENT = 'attribute_not_exists(#pk)';
+/** Condition part: a record exists but its deduplication window is over (TTL deletes lag by days; a blocked record has no TTL). */
+const RECORD_EXPIRED = '#expiresAt < :nowEpochSeconds';
+/** The claim's condition. */
+const RECORD_CLAIMABLE = `${RECORD_ABSENT} OR ${RECORD_EXPIRED}`;
+/** The holder's writes: still the owner, and nobody wrote since. */
+const HELD_BY_ME = '#owner = :owner AND #version = :observedVersion';
+/** A takeover or an expired-lease block: nobody wrote since the record was read. */
+const UNCHANGED_IN_PROGRESS = '#version = :observedVersion AND #status = :inProgress';
+
+/** What a delivery holds after claiming or taking over a record. */
+export interface HeldRecord {
+  readonly key: string;
+  readonly eventId: string;
+  /** This delivery's token. */
+  readonly owner: string;
+  /** The version of the record as this delivery last wrote it. */
+  readonly version: number;
+  readonly stepOrder: readonly string[];
+  readonly steps: Readonly<Record<string, StepState>>;
+  readonly context: Readonly<Record<string, unknown>>;
+  /** The step marked PROCESSING for this owner; absent once the record is COMPLETED. */
+  readonly activeStep?: string;
+  readonly leaseExpiresAtEpochMilliseconds: number;
+}
+
+/** What a claim found. */
+export type ClaimResult =
+  | { readonly claimed: true; readonly held: HeldRecord }
+  /** A live record exists; `existing` is it (absent only if it vanished between the write and the read). */
+  | { readonly claimed: false; readonly existing?: ProcessingRecordView };
+
+/** Options of {@link ProcessingRecordStore}. */
+export interface ProcessingRecordStoreOptions {
+  readonly client: DynamoDBDocumentClient;
+  readonly tableName: string;
+  readonly subscriberName: string;
+  readonly deduplicationWindowSeconds: number;
+  readonly leaseDurationSeconds: number;
+  readonly mode: ProcessingModeName;
+  readonly now: () => Date;
+}
+
+type Item = Record<string, unknown>;
+
+/** The parts of a write: attributes to set and to remove, and the condition. */
+interface Write {
+  readonly set: Item;
+  readonly remove: readonly string[];
+  readonly condition: string;
+  readonly conditionValues: Item;
+}
+
+type WriteResult = { readonly applied: true } | { readonly applied: false; readonly current?: ProcessingRecordView };
+
+const CONDITION_NAMES: Readonly<Record<string, string>> = {
+  '#pk': TABLE_SCHEMA.PARTITION_KEY,
+  '#expiresAt': TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE,
+  '#owner': A.OWNER_ATTRIBUTE,
+  '#version': A.VERSION_ATTRIBUTE,
+  '#status': A.STATUS_ATTRIBUTE,
+};
+
+/** Builds `SET #a0 = :a0, ... REMOVE #r0, ...` with placeholders, so any attribute name is safe. */
+function updateParts(write: Write): { UpdateExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Item } {
+  const names: Record<string, string> = {};
+  const values: Item = {};
+  const sets = Object.entries(write.set).map(([name, value], index) => {
+    names[`#s${index}`] = name;
+    values[`:s${index}`] = value;
+    return `#s${index} = :s${index}`;
+  });
+  const removes = write.remove.map((name, index) => {
+    names[`#r${index}`] = name;
+    return `#r${index}`;
+  });
+  for (const [placeholder, name] of Object.entries(CONDITION_NAMES)) if (write.condition.includes(placeholder)) names[placeholder] = name;
+  const expression = [sets.length > 0 ? `SET ${sets.join(', ')}` : '', removes.length > 0 ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean).join(' ');
+  return { UpdateExpression: expression, ExpressionAttributeNames: names, ExpressionAttributeValues: { ...values, ...write.conditionValues } };
+}
+
+/** A blocked message's body, when it is small enough to keep on the record. */
+function keptBody(body: string): Item {
+  return Buffer.byteLength(body, 'utf8') <= MAX_BLOCKED_BODY_BYTES ? { [A.BLOCKED_BODY_ATTRIBUTE]: body } : {};
+}
+
+/** Longest blocked reason kept on a record, in characters (it quotes error messages, which have no bound). */
+export const MAX_BLOCKED_REASON_CHARACTERS = 2048;
+
+/** `text`, cut to `length` characters (with an ellipsis) when longer. */
+export function truncate(text: string, length: number): string {
+  return text.length <= length ? text : `${text.slice(0, length - 1)}…`;
+}
+
+/** A short description of a record's state, for error messages. */
+export function describeRecord(record: ProcessingRecordView | undefined): string {
+  if (record === undefined) return 'the record is gone';
+  const holder = record.owner === undefined ? 'no owner' : `owner '${record.owner}'`;
+  return `the record is ${record.status} at version ${record.version} with ${holder}`;
+}
+
+/** Reads and writes the processing records of one subscriber. */
+export class ProcessingRecordStore {
+  public constructor(private readonly options: ProcessingRecordStoreOptions) {}
+
+  /** The partition key value of an event's record. */
+  public key(eventId: string): string {
+    return processingRecordKey(this.options.subscriberName, eventId);
+  }
+
+  /** A consistent read of an event's record. */
+  public async read(key: string): Promise<ProcessingRecordView | undefined> {
+    const response = await this.options.client.send(
+      new GetCommand({ TableName: this.options.tableName, Key: { [TABLE_SCHEMA.PARTITION_KEY]: key }, ConsistentRead: true }),
+    );
+    return response.Item === undefined ? undefined : parseProcessingRecord(response.Item);
+  }
+
+  /**
+   * Claims the message: one conditional PutItem that creates the record IN_PROGRESS, owned by `owner` under a fresh
+   * lease, with the first step already PROCESSING. Fails (returning the existing record) when a live record exists.
+   */
+  public async claim(envelope: EventEnvelope<unknown>, fingerprint: string, owner: string, stepOrder: readonly string[]): Promise<ClaimResult> {
+    const now = this.options.now();
+    const updatedAt = now.toISOString();
+    const key = this.key(envelope.id);
+    const [first] = stepOrder;
+    const steps: Record<string, StepState> = {};
+    for (const name of stepOrder) {
+      steps[name] = name === first ? { status: STEP_STATUS.PROCESSING, attempts: 1, updatedAt } : { status: STEP_STATUS.PENDING, attempts: 0, updatedAt };
+    }
+    const leaseExpiresAtEpochMilliseconds = this.leaseFrom(now);
+    const lastWrite = `${owner}:1`;
+    const item: Item = {
+      [TABLE_SCHEMA.PARTITION_KEY]: key,
+      [A.RECORD_TYPE_ATTRIBUTE]: A.RECORD_TYPE_VALUE,
+      [A.MODE_ATTRIBUTE]: this.options.mode,
+      [INBOX_ITEM.EVENT_ID_ATTRIBUTE]: envelope.id,
+      [INBOX_ITEM.EVENT_TYPE_ATTRIBUTE]: envelope.type,
+      [INBOX_ITEM.SUBSCRIBER_ATTRIBUTE]: this.options.subscriberName,
+      [INBOX_ITEM.FINGERPRINT_ATTRIBUTE]: fingerprint,
+      [A.STATUS_ATTRIBUTE]: RECORD_STATUS.IN_PROGRESS,
+      [A.OWNER_ATTRIBUTE]: owner,
+      [A.LEASE_EXPIRES_AT_ATTRIBUTE]: leaseExpiresAtEpochMilliseconds,
+      [A.ACTIVE_STEP_ATTRIBUTE]: first,
+      [A.STEP_ORDER_ATTRIBUTE]: [...stepOrder],
+      [A.STEPS_ATTRIBUTE]: steps,
+      [A.CONTEXT_ATTRIBUTE]: {},
+      [A.VERSION_ATTRIBUTE]: 1,
+      [A.LAST_WRITE_ATTRIBUTE]: lastWrite,
+      [TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE]: this.expiresAtFrom(now),
+      [A.DEDUPLICATION_WINDOW_SECONDS_ATTRIBUTE]: this.options.deduplicationWindowSeconds,
+      [A.CREATED_AT_ATTRIBUTE]: updatedAt,
+      [A.UPDATED_AT_ATTRIBUTE]: updatedAt,
+    };
+    const result = await this.conditionalWrite(
+      new PutCommand({
+        TableName: this.options.tableName,
+        Item: item,
+        ConditionExpression: RECORD_CLAIMABLE,
+        ExpressionAttributeNames: { '#pk': TABLE_SCHEMA.PARTITION_KEY, '#expiresAt': TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE },
+        ExpressionAttributeValues: { ':nowEpochSeconds': Math.floor(now.getTime() / 1000) },
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      }),
+      key,
+      lastWrite,
+    );
+    if (!result.applied) return { claimed: false, ...(result.current !== undefined ? { existing: result.current } : {}) };
+    return {
+      claimed: true,
+      held: { key, eventId: envelope.id, owner, version: 1, stepOrder, steps, context: {}, activeStep: first, leaseExpiresAtEpochMilliseconds },
+    };
+  }
+
+  /**
+   * Takes over an IN_PROGRESS record whose lease is over: new owner and lease, and the next step that is not SUCCESS
+   * (or, with `rerunActiveStep`, the step that was PROCESSING) marked PROCESSING. Conditioned on the version read,
+   * so of two deliveries only one takes over. When no step remains, the record is completed instead.
+   *
+   * @throws MessageInProgressError when another writer changed the record first
+   */
+  public async takeOver(existing: ProcessingRecordView, owner: string, stepOrder: readonly string[], rerunActiveStep: boolean): Promise<HeldRecord> {
+    const now = this.options.now();
+    const updatedAt = now.toISOString();
+    const steps: Record<string, StepState> = {};
+    for (const name of stepOrder) steps[name] = existing.steps[name] ?? { status: STEP_STATUS.PENDING, attempts: 0, updatedAt };
+    const rerun = rerunActiveStep && existing.activeStep !== undefined && stepOrder.includes(existing.activeStep) ? existing.activeStep : undefined;
+    const next = rerun ?? stepOrder.find((name) => steps[name]?.status !== STEP_STATUS.SUCCESS);
+    const version = existing.version + 1;
+    const lastWrite = `${owner}:${version}`;
+    const leaseExpiresAtEpochMilliseconds = this.leaseFrom(now);
+    const common: Item = {
+      [A.STEP_ORDER_ATTRIBUTE]: [...stepOrder],
+      [A.VERSION_ATTRIBUTE]: version,
+      [A.LAST_WRITE_ATTRIBUTE]: lastWrite,
+      [A.UPDATED_AT_ATTRIBUTE]: updatedAt,
+      [TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE]: this.expiresAtFrom(now),
+    };
+    let write: Write;
+    if (next === undefined) {
+      write = {
+        set: { ...common, [A.STEPS_ATTRIBUTE]: steps, [A.STATUS_ATTRIBUTE]: RECORD_STATUS.COMPLETED },
+        remove: [A.OWNER_ATTRIBUTE, A.ACTIVE_STEP_ATTRIBUTE, A.LEASE_EXPIRES_AT_ATTRIBUTE],
+        condition: UNCHANGED_IN_PROGRESS,
+        conditionValues: { ':observedVersion': existing.version, ':inProgress': RECORD_STATUS.IN_PROGRESS },
+      };
+    } else {
+      const previous = steps[next] as StepState;
+      steps[next] = { status: STEP_STATUS.PROCESSING, attempts: previous.attempts + 1, updatedAt };
+      write = {
+        set: {
+          ...common,
+          [A.STEPS_ATTRIBUTE]: steps,
+          [A.OWNER_ATTRIBUTE]: owner,
+          [A.LEASE_EXPIRES_AT_ATTRIBUTE]: leaseExpiresAtEpochMilliseconds,
+          [A.ACTIVE_STEP_ATTRIBUTE]: next,
+        },
+        remove: [],
+        condition: UNCHANGED_IN_PROGRESS,
+        conditionValues: { ':observedVersion': existing.version, ':inProgress': RECORD_STATUS.IN_PROGRESS },
+      };
+    }
+    const result = await this.update(existing.key, write, lastWrite);
+    if (!result.applied) {
+      throw new MessageInProgressError(`event '${existing.eventId}' was taken over by another delivery first (${describeRecord(result.current)})`, {
+        eventId: existing.eventId,
+        leaseExpiresAtEpochMilliseconds: result.current?.leaseExpiresAtEpochMilliseconds ?? 0,
+      });
+    }
+    return {
+      key: existing.key,
+      eventId: existing.eventId,
+      owner,
+      version,
+      stepOrder,
+      steps,
+      context: existing.context,
+      ...(next !== undefined ? { activeStep: next } : {}),
+      leaseExpiresAtEpochMilliseconds,
+    };
+  }
+
+  /**
+   * The holder's one write after step `step` succeeded: the step becomes SUCCESS and `context` is stored; then either
+   * `next` becomes PROCESSING under a renewed lease, or (no `next`) the record is COMPLETED, its owner, active step and
+   * lease removed and its TTL refreshed.
+   *
+   * @throws LeaseLostError when this delivery no longer holds the record
+   */
+  public async advance(held: HeldRecord, step: string, context: Readonly<Record<string, unknown>>, next: string | undefined): Promise<HeldRecord> {
+    const now = this.options.now();
+    const updatedAt = now.toISOString();
+    const steps: Record<string, StepState> = { ...held.steps };
+    const done = steps[step] ?? { status: STEP_STATUS.PROCESSING, attempts: 1, updatedAt };
+    steps[step] = { ...done, status: STEP_STATUS.SUCCESS, updatedAt };
+    const set: Item = { [A.STEPS_ATTRIBUTE]: steps, [A.CONTEXT_ATTRIBUTE]: context, [TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE]: this.expiresAtFrom(now) };
+    let remove: string[] = [];
+    const leaseExpiresAtEpochMilliseconds = next === undefined ? 0 : this.leaseFrom(now);
+    if (next === undefined) {
+      set[A.STATUS_ATTRIBUTE] = RECORD_STATUS.COMPLETED;
+      remove = [A.OWNER_ATTRIBUTE, A.ACTIVE_STEP_ATTRIBUTE, A.LEASE_EXPIRES_AT_ATTRIBUTE];
+    } else {
+      const previous = steps[next] ?? { status: STEP_STATUS.PENDING, attempts: 0, updatedAt };
+      steps[next] = { status: STEP_STATUS.PROCESSING, attempts: previous.attempts + 1, updatedAt };
+      set[A.ACTIVE_STEP_ATTRIBUTE] = next;
+      set[A.LEASE_EXPIRES_AT_ATTRIBUTE] = leaseExpiresAtEpochMilliseconds;
+    }
+    const version = await this.fencedUpdate(held, set, remove, `recording the success of step '${step}'`);
+    const { activeStep: _previousStep, ...rest } = held;
+    return { ...rest, version, steps, context, ...(next !== undefined ? { activeStep: next } : {}), leaseExpiresAtEpochMilliseconds };
+  }
+
+  /**
+   * The holder gives the record up after step `step` failed without taking effect: the step becomes TRY_AGAIN, the
+   * active step and owner are removed and the lease ends now, so the next delivery proceeds at once.
+   *
+   * @throws LeaseLostError when this delivery no longer holds the record
+   */
+  public async release(held: HeldRecord, step: string): Promise<void> {
+    const updatedAt = this.options.now().toISOString();
+    const steps: Record<string, StepState> = { ...held.steps };
+    const failed = steps[step] ?? { status: STEP_STATUS.PROCESSING, attempts: 1, updatedAt };
+    steps[step] = { ...failed, status: STEP_STATUS.TRY_AGAIN, updatedAt };
+    await this.fencedUpdate(
+      held,
+      { [A.STEPS_ATTRIBUTE]: steps, [A.LEASE_EXPIRES_AT_ATTRIBUTE]: 0 },
+      [A.OWNER_ATTRIBUTE, A.ACTIVE_STEP_ATTRIBUTE],
+      `releasing the lease after step '${step}' failed`,
+    );
+  }
+
+  /**
+   * The holder blocks the record for an operator: step `step` stays PROCESSING (its outcome is unknown), the record
+   * becomes BLOCKED with the reason and the delivery's body, and its TTL is removed so it can never expire unseen.
+   *
+   * @throws LeaseLostError when this delivery no longer holds the record
+   */
+  public async blockHeld(held: HeldRecord, reason: string, body: string): Promise<void> {
+    await this.fencedUpdate(held, this.blockedAttributes(reason, body), this.blockedRemovals(), 'blocking the message');
+  }
+
+  /**
+   * Blocks a record whose holder's lease expired in the middle of a step, on behalf of delivery `owner`. Conditioned
+   * on the version read.
+   *
+   * @returns false when another writer changed the record first (nothing written)
+   */
+  public async blockExpired(existing: ProcessingRecordView, owner: string, reason: string, body: string): Promise<boolean> {
+    const version = existing.version + 1;
+    const lastWrite = `${owner}:${version}`;
+    const result = await this.update(
+      existing.key,
+      {
+        set: { ...this.blockedAttributes(reason, body), [A.VERSION_ATTRIBUTE]: version, [A.LAST_WRITE_ATTRIBUTE]: lastWrite },
+        remove: this.blockedRemovals(),
+        condition: UNCHANGED_IN_PROGRESS,
+        conditionValues: { ':observedVersion': existing.version, ':inProgress': RECORD_STATUS.IN_PROGRESS },
+      },
+      lastWrite,
+    );
+    return result.applied;
+  }
+
+  private blockedAttributes(reason: string, body: string): Item {
+    const now = this.options.now().toISOString();
+    return {
+      [A.STATUS_ATTRIBUTE]: RECORD_STATUS.BLOCKED,
+      [A.BLOCKED_SUBSCRIBER_ATTRIBUTE]: this.options.subscriberName,
+      [A.BLOCKED_AT_ATTRIBUTE]: now,
+      [A.BLOCKED_REASON_ATTRIBUTE]: truncate(reason, MAX_BLOCKED_REASON_CHARACTERS),
+      [A.UPDATED_AT_ATTRIBUTE]: now,
+      ...keptBody(body),
+    };
+  }
+
+  private blockedRemovals(): string[] {
+    // no TTL while blocked: the record must wait for the operator however long that takes
+    return [TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE, A.OWNER_ATTRIBUTE, A.LEASE_EXPIRES_AT_ATTRIBUTE];
+  }
+
+  /** A write of the holder, conditioned on its ownership and the version it last wrote; returns the new version. */
+  private async fencedUpdate(held: HeldRecord, set: Item, remove: readonly string[], what: string): Promise<number> {
+    const version = held.version + 1;
+    const lastWrite = `${held.owner}:${version}`;
+    const result = await this.update(
+      held.key,
+      {
+        set: { ...set, [A.VERSION_ATTRIBUTE]: version, [A.LAST_WRITE_ATTRIBUTE]: lastWrite, [A.UPDATED_AT_ATTRIBUTE]: this.options.now().toISOString() },
+        remove,
+        condition: HELD_BY_ME,
+        conditionValues: { ':owner': held.owner, ':observedVersion': held.version },
+      },
+      lastWrite,
+    );
+    if (!result.applied) {
+      throw new LeaseLostError(
+        `${what} failed: event '${held.eventId}' is no longer held by this delivery (expected version ${held.version} owned by '${held.owner}', ` +
+          `but ${describeRecord(result.current)}); this delivery stops without writing`,
+        { eventId: held.eventId },
+      );
+    }
+    return version;
+  }
+
+  private update(key: string, write: Write, expectedLastWrite: string): Promise<WriteResult> {
+    return this.conditionalWrite(
+      new UpdateCommand({
+        TableName: this.options.tableName,
+        Key: { [TABLE_SCHEMA.PARTITION_KEY]: key },
+        ConditionExpression: write.condition,
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+        ...updateParts(write),
+      }),
+      key,
+      expectedLastWrite,
+    );
+  }
+
+  /**
+   * Sends a conditional write. A failed condition whose existing item carries `expectedLastWrite` means this very
+   * write was applied and its response lost (the SDK retried it): that counts as applied. After any other error the
+   * outcome is unknown, so the record is read once: if it carries `expectedLastWrite` the write was applied,
+   * otherwise the error is rethrown.
+   */
+  private async conditionalWrite(command: PutCommand | UpdateCommand, key: string, expectedLastWrite: string): Promise<WriteResult> {
+    try {
+      if (command instanceof PutCommand) await this.options.client.send(command);
+      else await this.options.client.send(command);
+      return { applied: true };
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) {
+        const old = (error as { Item?: Record<string, AttributeValue> }).Item;
+        const current = old !== undefined ? parseProcessingRecord(fromAttributeMap(old)) : await this.read(key);
+        if (current?.lastWrite === expectedLastWrite) return { applied: true };
+        return { applied: false, ...(current !== undefined ? { current } : {}) };
+      }
+      let current: ProcessingRecordView | undefined;
+      try {
+        current = await this.read(key);
+      } catch {
+        throw error;
+      }
+      if (current?.lastWrite === expectedLastWrite) return { applied: true };
+      throw error;
+    }
+  }
+
+  private leaseFrom(now: Date): number {
+    return now.getTime() + this.options.leaseDurationSeconds * 1000;
+  }
+
+  private expiresAtFrom(now: Date): number {
+    return Math.floor(now.getTime() / 1000) + this.options.deduplicationWindowSeconds;
+  }
+}

@@ -1,0 +1,213 @@
+/**
+ * The engine of lease and multi-step modes (lease mode is one step named `effect`): claim the message's processing
+ * record, or decide what an existing one means, then run the steps in order under an owner-fenced lease.
+ *
+ * Writes per message on the happy path: 1 (the claim, which also starts the first step) + 1 per step (each records
+ * the step's success and starts the next step, or completes the record).
+ */
+import type { MessageContext, MessageExecutor } from '../consumer/process-message';
+import type { EventEnvelope } from '../envelope';
+import { EventFlowError, LeaseLostError, MessageBlockedError, MessageInProgressError, PayloadMismatchError, PermanentError, RetryableError } from '../errors';
+import type { Logger } from '../logger';
+import { RECORD_STATUS, STEP_STATUS } from '../wire-format';
+import { classify, defaultErrorClassifier } from './error-classification';
+import { mergeContext } from './processing-context';
+import type { ProcessingRecordView } from './processing-record';
+import { describeRecord, type HeldRecord, type ProcessingRecordStore } from './record-store';
+import type { ErrorClassifier, ExpiredLeasePolicy, StepContext, StepOutput } from './types';
+
+/** One step as the engine runs it. */
+export interface EngineStep<TData> {
+  readonly name: string;
+  readonly run: (envelope: EventEnvelope<TData>, context: StepContext) => Promise<StepOutput> | StepOutput;
+}
+
+/** Options of {@link createStepExecutor}. */
+export interface StepEngineOptions<TData> {
+  readonly store: ProcessingRecordStore;
+  readonly steps: readonly EngineStep<TData>[];
+  readonly subscriberName: string;
+  readonly onExpiredLease: ExpiredLeasePolicy;
+  readonly classifyError: ErrorClassifier;
+  readonly newOwnerToken: () => string;
+  readonly now: () => Date;
+  /** The idempotency key handed to step `step` of the record `recordKey`. */
+  readonly idempotencyKey: (recordKey: string, step: string) => string;
+}
+
+function errorSummary(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+function isLeaseLost(error: unknown): boolean {
+  return error instanceof LeaseLostError || (error instanceof Error && error.name === 'LeaseLostError');
+}
+
+/** The mode's {@link MessageExecutor}. */
+export function createStepExecutor<TData>(options: StepEngineOptions<TData>): MessageExecutor<TData> {
+  const { store } = options;
+  const stepOrder = options.steps.map((step) => step.name);
+  const byName = new Map(options.steps.map((step) => [step.name, step]));
+
+  /** Decides what an existing record means for this delivery: a duplicate, an error, or a takeover. */
+  async function resolveExisting(
+    envelope: EventEnvelope<TData>,
+    context: MessageContext,
+    existing: ProcessingRecordView | undefined,
+    owner: string,
+  ): Promise<HeldRecord | 'duplicate'> {
+    if (existing === undefined) {
+      throw new MessageInProgressError(`the record of event '${envelope.id}' changed while it was being claimed; retried later`, {
+        eventId: envelope.id,
+        leaseExpiresAtEpochMilliseconds: 0,
+      });
+    }
+    if (existing.payloadFingerprint !== undefined && existing.payloadFingerprint !== context.fingerprint) {
+      throw new PayloadMismatchError({
+        eventId: envelope.id,
+        storedFingerprint: existing.payloadFingerprint,
+        receivedFingerprint: context.fingerprint,
+        subscriber: options.subscriberName,
+      });
+    }
+    if (existing.status === RECORD_STATUS.COMPLETED) return 'duplicate';
+    if (existing.status === RECORD_STATUS.BLOCKED) {
+      const step = existing.activeStep ?? '(unknown)';
+      throw new MessageBlockedError(
+        `event '${envelope.id}' is blocked for an operator since ${existing.blocked?.at ?? '(unknown)'} at step '${step}': ${existing.blocked?.reason ?? ''}`,
+        { eventId: envelope.id, step },
+      );
+    }
+    const nowEpochMilliseconds = options.now().getTime();
+    if (existing.leaseExpiresAtEpochMilliseconds > nowEpochMilliseconds) {
+      throw new MessageInProgressError(
+        `event '${envelope.id}' is being processed by another delivery (lease until ${new Date(existing.leaseExpiresAtEpochMilliseconds).toISOString()}); retried later`,
+        { eventId: envelope.id, leaseExpiresAtEpochMilliseconds: existing.leaseExpiresAtEpochMilliseconds },
+      );
+    }
+    if (existing.activeStep !== undefined && options.onExpiredLease === 'block') {
+      const step = existing.activeStep;
+      const reason =
+        `step '${step}' was PROCESSING under owner '${existing.owner ?? '(none)'}', whose lease expired at ` +
+        `${new Date(existing.leaseExpiresAtEpochMilliseconds).toISOString()}: that delivery crashed or stalled, so the step may or may not ` +
+        'have taken effect; it is not run again until an operator resolves it';
+      if (!(await store.blockExpired(existing, owner, reason, context.sqsRecord.body))) {
+        throw new MessageInProgressError(`event '${envelope.id}' changed while it was being blocked; retried later`, {
+          eventId: envelope.id,
+          leaseExpiresAtEpochMilliseconds: 0,
+        });
+      }
+      context.logger.warn('lease expired mid-step; blocked', { step, previousOwner: existing.owner, version: existing.version + 1 });
+      throw new MessageBlockedError(reason, { eventId: envelope.id, step });
+    }
+    const held = await store.takeOver(existing, owner, stepOrder, existing.activeStep !== undefined);
+    context.logger.info('took over', {
+      previousOwner: existing.owner,
+      step: held.activeStep,
+      rerun: existing.activeStep !== undefined,
+      version: held.version,
+    });
+    return held;
+  }
+
+  /** Blocks the held record after step `step` ended with an unknown outcome; always throws. */
+  async function block(held: HeldRecord, step: string, reason: string, cause: unknown, context: MessageContext, log: Logger): Promise<never> {
+    try {
+      await store.blockHeld(held, reason, context.sqsRecord.body);
+    } catch (blockError) {
+      if (isLeaseLost(blockError)) {
+        log.error('step effect may have run under a lost lease', { step, error: blockError, stepError: cause });
+        throw blockError;
+      }
+      throw new EventFlowError(
+        `could not block event '${held.eventId}' after step '${step}' (${errorSummary(blockError)}); the step stays PROCESSING, ` +
+          'so a later delivery blocks it once the lease expires',
+        { cause: blockError },
+      );
+    }
+    throw new MessageBlockedError(reason, { eventId: held.eventId, step }, { cause });
+  }
+
+  /** Handles a step's throw: release and rethrow, or block; always throws. */
+  async function fail(held: HeldRecord, step: string, error: unknown, context: MessageContext, log: Logger): Promise<never> {
+    const kind = classify(options.classifyError, error);
+    if (kind === 'unknown') {
+      const reason =
+        `step '${step}' failed with an unknown outcome (${errorSummary(error)}); it may or may not have taken effect, ` +
+        'so it is not run again until an operator resolves it';
+      return block(held, step, reason, error, context, log);
+    }
+    try {
+      await store.release(held, step);
+    } catch (releaseError) {
+      // the step did not take effect, so losing the lease here endangers nothing
+      if (isLeaseLost(releaseError)) throw releaseError;
+      log.warn('lease release failed; the next delivery waits for the lease to expire', { step, error: releaseError });
+    }
+    // the shared pipeline dead-letters the PermanentError family and retries the rest: make the error say what the classifier said
+    const permanent = defaultErrorClassifier(error) === 'permanent';
+    if (kind === 'permanent' && !permanent) throw new PermanentError(`step '${step}' failed permanently: ${errorSummary(error)}`, { cause: error });
+    if (kind === 'retry' && permanent) throw new RetryableError(`step '${step}' failed and is retried: ${errorSummary(error)}`, { cause: error });
+    throw error;
+  }
+
+  /** Runs the held record's steps from its active step on; returns how many ran. */
+  async function runSteps(envelope: EventEnvelope<TData>, context: MessageContext, start: HeldRecord): Promise<number> {
+    let held = start;
+    let ran = 0;
+    while (held.activeStep !== undefined) {
+      const step = held.activeStep;
+      const definition = byName.get(step) as EngineStep<TData>;
+      const log = context.logger.child({ step });
+      const stepContext: StepContext = {
+        sqsRecord: context.sqsRecord,
+        lambdaContext: context.lambdaContext,
+        logger: log,
+        idempotencyKey: options.idempotencyKey(held.key, step),
+        leaseExpiresAtEpochMilliseconds: held.leaseExpiresAtEpochMilliseconds,
+        attempt: held.steps[step]?.attempts ?? 1,
+        step,
+        stepContext: Object.freeze({ ...held.context }),
+      };
+      let output: StepOutput;
+      try {
+        output = await definition.run(envelope, stepContext);
+      } catch (error) {
+        return fail(held, step, error, context, log);
+      }
+      ran += 1;
+      let merged: Record<string, unknown>;
+      try {
+        merged = mergeContext(held.context, output, `the output of step '${step}'`);
+      } catch (error) {
+        // the step took effect, so it must not run again: block it for an operator, who can store a smaller context
+        const reason = `step '${step}' succeeded, but its output can not be stored (${errorSummary(error)}); an operator must resolve it`;
+        return block(held, step, reason, error, context, log);
+      }
+      const current = held;
+      const next = stepOrder.find((name) => name !== step && current.steps[name]?.status !== STEP_STATUS.SUCCESS);
+      try {
+        held = await store.advance(held, step, merged, next);
+      } catch (error) {
+        if (isLeaseLost(error)) log.error('step effect may have run under a lost lease', { step, error });
+        throw error;
+      }
+    }
+    return ran;
+  }
+
+  return async (envelope, context) => {
+    const owner = options.newOwnerToken();
+    const claim = await store.claim(envelope, context.fingerprint, owner, stepOrder);
+    let held: HeldRecord;
+    if (claim.claimed) {
+      held = claim.held;
+    } else {
+      const resolved = await resolveExisting(envelope, context, claim.existing, owner);
+      if (resolved === 'duplicate') return { outcome: 'duplicate', fields: { detail: describeRecord(claim.existing) } };
+      held = resolved;
+    }
+    const stepsRun = await runSteps(envelope, context, held);
+    return { outcome: 'processed', fields: { stepsRun } };
+  };
+}

@@ -1,0 +1,258 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { beforeAll, describe, expect, test } from 'vitest';
+import type { LeaseConsumerConfig } from '../../../lambda/config';
+import { BlockedMessages, ResolveRefusedError } from '../../../lambda/operator/blocked-messages';
+import { createLeaseConsumer } from '../../../lambda/processing/lease-consumer';
+import { createMultiStepConsumer } from '../../../lambda/processing/multi-step-consumer';
+import type { ProcessingStep } from '../../../lambda/processing/types';
+import { localClient, uniqueTableName } from '../../support/dynamodb-client';
+import { outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from '../helpers';
+import { createInboxTable, FakeClock, newMessage, rawRecord, type TestMessage } from './fixtures';
+
+const WINDOW_SECONDS = 7200;
+
+let client: DynamoDBClient;
+let tableName: string;
+
+beforeAll(async () => {
+  client = localClient();
+  tableName = uniqueTableName('blocked-inbox');
+  await createInboxTable(client, tableName);
+});
+
+const configFor = (subscriberName: string): LeaseConsumerConfig => ({
+  subscriberName,
+  inboxTableName: tableName,
+  deduplicationWindowSeconds: WINDOW_SECONDS,
+  leaseDurationSeconds: 60,
+});
+
+/** A two-step consumer whose second step fails with an unknown outcome until `healthy` is set. */
+function invoicing(subscriber: string, clock = new FakeClock()) {
+  const state = { healthy: false, created: [] as string[], emailed: [] as Array<{ eventId: string; context: unknown }> };
+  const steps: ProcessingStep<unknown>[] = [
+    { name: 'create-invoice', run: (envelope) => (state.created.push(envelope.id), { createdInvoiceId: `inv-${envelope.id}` }) },
+    {
+      name: 'email-invoice',
+      run: (envelope, context) => {
+        if (!state.healthy) throw new Error('SMTP timeout after DATA');
+        state.emailed.push({ eventId: envelope.id, context: context.stepContext });
+      },
+    },
+  ];
+  const { logger, lines } = recordingLogger();
+  const deadLetter = new RecordingDeadLetterPublisher();
+  const handler = createMultiStepConsumer({ steps, client, config: configFor(subscriber), deadLetter, logger, now: clock.now, metricsSink: () => undefined });
+  const deliver = (message: TestMessage) => handler({ Records: [sqsRecord(message.body, { messageId: `sqs-${message.id}` })] });
+  return { state, deliver, lines, deadLetter, clock };
+}
+
+const operator = (clock = new FakeClock()) => new BlockedMessages({ client, tableName, now: clock.now });
+
+describe('BlockedMessages', () => {
+  test('lists the blocked messages of a subscriber, oldest first, and of all subscribers', async () => {
+    const clock = new FakeClock();
+    const a = invoicing('list-a', clock);
+    const b = invoicing('list-b', clock);
+    const first = newMessage();
+    const second = newMessage();
+    const other = newMessage();
+    await a.deliver(first);
+    clock.advanceSeconds(1);
+    await a.deliver(second);
+    await b.deliver(other);
+
+    const listed = await operator().list({ subscriber: 'list-a' });
+    const all = await operator().list();
+
+    expect(listed).toEqual([
+      expect.objectContaining({ subscriber: 'list-a', eventId: first.id, eventType: 'OrderPaid', step: 'email-invoice', mode: 'multi-step', version: 3, blockedAt: '2024-05-01T12:00:00.000Z' }),
+      expect.objectContaining({ subscriber: 'list-a', eventId: second.id, blockedAt: '2024-05-01T12:00:01.000Z' }),
+    ]);
+    expect(listed[0]?.reason).toMatch(/step 'email-invoice' failed with an unknown outcome \(Error: SMTP timeout after DATA\)/);
+    expect(all.map((message) => message.eventId)).toEqual(expect.arrayContaining([first.id, second.id, other.id]));
+    expect(await operator().list({ subscriber: 'list-a', limit: 1 })).toHaveLength(1);
+  });
+
+  test('shows one record with its steps, context and blocked state', async () => {
+    const flow = invoicing('show');
+    const message = newMessage();
+    await flow.deliver(message);
+
+    const shown = await operator().get('show', message.id);
+
+    expect(shown).toMatchObject({
+      key: `show#${message.id}`,
+      status: 'BLOCKED',
+      activeStep: 'email-invoice',
+      stepOrder: ['create-invoice', 'email-invoice'],
+      steps: { 'create-invoice': { status: 'SUCCESS', attempts: 1 }, 'email-invoice': { status: 'PROCESSING', attempts: 1 } },
+      context: { createdInvoiceId: `inv-${message.id}` },
+      blocked: { subscriber: 'show', body: message.body },
+    });
+    expect(shown?.expiresAtEpochSeconds).toBeUndefined();
+    expect(await operator().get('show', 'no-such-event')).toBeUndefined();
+  });
+
+  test('resolve SUCCESS on the blocked step completes the record; the redriven message is a duplicate', async () => {
+    const clock = new FakeClock();
+    const flow = invoicing('resolve-success', clock);
+    const message = newMessage();
+    await flow.deliver(message);
+    clock.advanceSeconds(600);
+
+    const resolved = await operator(clock).resolve({
+      subscriber: 'resolve-success',
+      eventId: message.id,
+      step: 'email-invoice',
+      status: 'SUCCESS',
+      context: { emailMessageId: 'smtp-42' },
+      reason: 'the customer confirmed the email arrived',
+      resolvedBy: 'alice',
+    });
+
+    expect(resolved).toMatchObject({
+      status: 'COMPLETED',
+      version: 4,
+      steps: { 'email-invoice': { status: 'SUCCESS' } },
+      context: { createdInvoiceId: `inv-${message.id}`, emailMessageId: 'smtp-42' },
+      expiresAtEpochSeconds: Math.floor(clock.now().getTime() / 1000) + WINDOW_SECONDS,
+      resolutions: [{ at: clock.now().toISOString(), by: 'alice', step: 'email-invoice', status: 'SUCCESS', reason: 'the customer confirmed the email arrived' }],
+    });
+    expect(resolved.blocked).toBeUndefined();
+    expect(resolved.activeStep).toBeUndefined();
+    expect(await operator().list({ subscriber: 'resolve-success' })).toEqual([]);
+    flow.state.healthy = true;
+    await flow.deliver(message);
+    expect(outcomesOf(flow.lines)).toEqual(['blocked', 'duplicate']);
+    expect(flow.state.emailed).toEqual([]);
+  });
+
+  test('resolve SUCCESS on a step that is not the last: the redelivery runs the rest with the context', async () => {
+    const clock = new FakeClock();
+    const flow = invoicing('resolve-middle', clock);
+    const message = newMessage();
+    flow.state.healthy = true;
+    // block the first step: the worker crashed after creating the invoice, its lease expired
+    const crashSteps: ProcessingStep<unknown>[] = [
+      { name: 'create-invoice', run: () => Promise.reject(new Error('HTTP 504 from the accounting system')) },
+      { name: 'email-invoice', run: () => undefined },
+    ];
+    const { logger } = recordingLogger();
+    const blocking = createMultiStepConsumer({ steps: crashSteps, client, config: configFor('resolve-middle'), deadLetter: new RecordingDeadLetterPublisher(), logger, now: clock.now, metricsSink: () => undefined });
+    await blocking({ Records: [sqsRecord(message.body)] });
+
+    await operator(clock).resolve({ subscriber: 'resolve-middle', eventId: message.id, step: 'create-invoice', status: 'SUCCESS', context: { createdInvoiceId: 'inv-found-by-hand' } });
+    const response = await flow.deliver(message);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(flow.state.created).toEqual([]);
+    expect(flow.state.emailed).toEqual([{ eventId: message.id, context: { createdInvoiceId: 'inv-found-by-hand' } }]);
+    expect(await rawRecord(client, tableName, 'resolve-middle', message.id)).toMatchObject({ status: { S: 'COMPLETED' } });
+  });
+
+  test('resolve TRY_AGAIN: the redelivery runs the blocked step again and completes', async () => {
+    const clock = new FakeClock();
+    const flow = invoicing('resolve-retry', clock);
+    const message = newMessage();
+    await flow.deliver(message);
+
+    const resolved = await operator(clock).resolve({ subscriber: 'resolve-retry', eventId: message.id, step: 'email-invoice', status: 'TRY_AGAIN' });
+    expect(resolved).toMatchObject({ status: 'IN_PROGRESS', leaseExpiresAtEpochMilliseconds: 0, steps: { 'email-invoice': { status: 'TRY_AGAIN' } } });
+    expect(resolved.owner).toBeUndefined();
+    expect(resolved.resolutions).toEqual([expect.objectContaining({ by: 'operator', status: 'TRY_AGAIN' })]);
+    flow.state.healthy = true;
+    const response = await flow.deliver(message);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(outcomesOf(flow.lines)).toEqual(['blocked', 'processed']);
+    expect(flow.state.created).toEqual([message.id]);
+    expect(flow.state.emailed).toEqual([{ eventId: message.id, context: { createdInvoiceId: `inv-${message.id}` } }]);
+  });
+
+  test('resolve works for lease mode: the effect step is resolved', async () => {
+    const clock = new FakeClock();
+    let fail = true;
+    const sent: string[] = [];
+    const { logger } = recordingLogger();
+    const handler = createLeaseConsumer({
+      handle: (envelope) => {
+        if (fail) throw new Error('timeout');
+        sent.push(envelope.id);
+      },
+      client,
+      config: configFor('resolve-lease'),
+      deadLetter: new RecordingDeadLetterPublisher(),
+      logger,
+      now: clock.now,
+      metricsSink: () => undefined,
+    });
+    const message = newMessage();
+    await handler({ Records: [sqsRecord(message.body)] });
+
+    await operator(clock).resolve({ subscriber: 'resolve-lease', eventId: message.id, step: 'effect', status: 'TRY_AGAIN', expectedVersion: 2 });
+    fail = false;
+    await handler({ Records: [sqsRecord(message.body)] });
+
+    expect(sent).toEqual([message.id]);
+  });
+
+  test('fails to resolve a record that is not blocked', async () => {
+    const flow = invoicing('not-blocked');
+    flow.state.healthy = true;
+    const message = newMessage();
+    await flow.deliver(message);
+
+    const attempt = operator().resolve({ subscriber: 'not-blocked', eventId: message.id, step: 'email-invoice', status: 'SUCCESS' });
+
+    await expect(attempt).rejects.toThrow(ResolveRefusedError);
+    await expect(attempt).rejects.toMatchObject({ refusal: 'not-blocked', message: expect.stringMatching(/is not blocked \(it is COMPLETED\)/) });
+  });
+
+  test('fails to resolve a missing record', async () => {
+    await expect(operator().resolve({ subscriber: 'nobody', eventId: 'nothing', step: 'effect', status: 'SUCCESS' })).rejects.toMatchObject({
+      refusal: 'not-found',
+      message: expect.stringContaining(`event 'nothing' of subscriber 'nobody' has no processing record in table '${tableName}'`),
+    });
+  });
+
+  test('fails to resolve a step that is not the blocked one', async () => {
+    const flow = invoicing('wrong-step');
+    const message = newMessage();
+    await flow.deliver(message);
+
+    await expect(operator().resolve({ subscriber: 'wrong-step', eventId: message.id, step: 'create-invoice', status: 'TRY_AGAIN' })).rejects.toMatchObject({
+      refusal: 'wrong-step',
+      message: expect.stringMatching(/step 'create-invoice' is SUCCESS; the blocked step is 'email-invoice'/),
+    });
+    await expect(operator().resolve({ subscriber: 'wrong-step', eventId: message.id, step: 'print', status: 'TRY_AGAIN' })).rejects.toMatchObject({
+      refusal: 'wrong-step',
+      message: expect.stringMatching(/has no step 'print' \(steps: create-invoice, email-invoice\)/),
+    });
+  });
+
+  test('fails to resolve at another version than expected', async () => {
+    const flow = invoicing('version');
+    const message = newMessage();
+    await flow.deliver(message);
+
+    await expect(
+      operator().resolve({ subscriber: 'version', eventId: message.id, step: 'email-invoice', status: 'SUCCESS', expectedVersion: 2 }),
+    ).rejects.toMatchObject({ refusal: 'version-mismatch', message: expect.stringMatching(/is at version 3, not the expected 2/) });
+    expect(await rawRecord(client, tableName, 'version', message.id)).toMatchObject({ status: { S: 'BLOCKED' } });
+  });
+
+  test('keeps at most 20 resolutions', async () => {
+    const clock = new FakeClock();
+    const flow = invoicing('audit', clock);
+    const message = newMessage();
+    let resolutions = 0;
+    for (let round = 0; round < 21; round += 1) {
+      await flow.deliver(message);
+      const resolved = await operator(clock).resolve({ subscriber: 'audit', eventId: message.id, step: 'email-invoice', status: 'TRY_AGAIN', reason: `round ${round}` });
+      resolutions = resolved.resolutions.length;
+      expect(resolved.resolutions.at(-1)?.reason).toBe(`round ${round}`);
+    }
+    expect(resolutions).toBe(20);
+  });
+});

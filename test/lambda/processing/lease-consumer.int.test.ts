@@ -1,0 +1,539 @@
+import { UpdateItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import type { LeaseConsumerConfig } from '../../../lambda/config';
+import { PermanentError, RetryableError } from '../../../lambda/errors';
+import { payloadFingerprint } from '../../../lambda/fingerprint';
+import { BlockedMessages } from '../../../lambda/operator/blocked-messages';
+import { createLeaseConsumer } from '../../../lambda/processing/lease-consumer';
+import type { LeaseConsumerOptions, LeaseHandlerContext } from '../../../lambda/processing/types';
+import { localClient, uniqueTableName } from '../../support/dynamodb-client';
+import { startFaultProxy, type FaultProxy } from '../../support/fault-proxy';
+import { outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from '../helpers';
+import { createInboxTable, deferred, FakeClock, interruptibleClient, newMessage, rawRecord, type TestMessage } from './fixtures';
+
+const SUBSCRIBER = 'mailer';
+const WINDOW_SECONDS = 3600;
+const LEASE_SECONDS = 60;
+const PUT = 'DynamoDB_20120810.PutItem';
+const UPDATE = 'DynamoDB_20120810.UpdateItem';
+const GET = 'DynamoDB_20120810.GetItem';
+
+let client: DynamoDBClient;
+let proxy: FaultProxy;
+let config: LeaseConsumerConfig;
+
+beforeAll(async () => {
+  client = localClient();
+  proxy = await startFaultProxy(inject('dynamoDbEndpoint'));
+  const inboxTableName = uniqueTableName('lease-inbox');
+  await createInboxTable(client, inboxTableName);
+  config = { subscriberName: SUBSCRIBER, inboxTableName, deduplicationWindowSeconds: WINDOW_SECONDS, leaseDurationSeconds: LEASE_SECONDS };
+});
+afterAll(() => proxy.stop());
+
+/** The external effect: sends recorded per event id, with the context each saw. */
+class Mailbox {
+  public readonly sent: Array<{ eventId: string; context: LeaseHandlerContext }> = [];
+  public count(eventId: string): number {
+    return this.sent.filter((entry) => entry.eventId === eventId).length;
+  }
+}
+
+function consumer(overrides: Partial<LeaseConsumerOptions<unknown>> = {}, clock = new FakeClock()) {
+  const { logger, lines } = recordingLogger();
+  const deadLetter = new RecordingDeadLetterPublisher();
+  const mailbox = new Mailbox();
+  const handler = createLeaseConsumer({
+    handle: (envelope, context) => void mailbox.sent.push({ eventId: envelope.id, context }),
+    client,
+    config,
+    deadLetter,
+    logger,
+    now: clock.now,
+    metricsSink: () => undefined,
+    ...overrides,
+  });
+  return { handler, lines, deadLetter, mailbox, clock };
+}
+
+const deliver = (handler: ReturnType<typeof consumer>['handler'], message: TestMessage, receiveCount = 1) =>
+  handler({ Records: [sqsRecord(message.body, { messageId: `sqs-${message.id}`, receiveCount })] });
+
+const record = (eventId: string) => rawRecord(client, config.inboxTableName, SUBSCRIBER, eventId);
+
+describe('createLeaseConsumer', () => {
+  test('the claim writes the record in the wire format: IN_PROGRESS, owned, leased, the effect step PROCESSING', async () => {
+    const message = newMessage();
+    let duringEffect: Awaited<ReturnType<typeof record>>;
+    const { handler, clock } = consumer({
+      newOwnerToken: () => 'owner-1',
+      handle: async (envelope) => {
+        duringEffect = await record(envelope.id);
+      },
+    });
+    const nowEpochMilliseconds = clock.now().getTime();
+
+    await deliver(handler, message);
+
+    expect(duringEffect).toEqual({
+      pk: { S: `${SUBSCRIBER}#${message.id}` },
+      recordType: { S: 'ProcessingRecord.v1' },
+      mode: { S: 'lease' },
+      eventId: { S: message.id },
+      eventType: { S: 'OrderPaid' },
+      subscriber: { S: SUBSCRIBER },
+      payloadFingerprint: { S: payloadFingerprint(message.envelope as never) },
+      status: { S: 'IN_PROGRESS' },
+      owner: { S: 'owner-1' },
+      leaseExpiresAtEpochMilliseconds: { N: String(nowEpochMilliseconds + LEASE_SECONDS * 1000) },
+      activeStep: { S: 'effect' },
+      stepOrder: { L: [{ S: 'effect' }] },
+      steps: { M: { effect: { M: { status: { S: 'PROCESSING' }, attempts: { N: '1' }, updatedAt: { S: '2024-05-01T12:00:00.000Z' } } } } },
+      context: { M: {} },
+      version: { N: '1' },
+      lastWrite: { S: 'owner-1:1' },
+      expiresAt: { N: String(nowEpochMilliseconds / 1000 + WINDOW_SECONDS) },
+      deduplicationWindowSeconds: { N: String(WINDOW_SECONDS) },
+      createdAt: { S: '2024-05-01T12:00:00.000Z' },
+      updatedAt: { S: '2024-05-01T12:00:00.000Z' },
+    });
+  });
+
+  test('the completion write marks the record COMPLETED and removes owner, active step and lease', async () => {
+    const message = newMessage();
+    const { handler, lines, mailbox } = consumer({ newOwnerToken: () => 'owner-2' });
+
+    const response = await deliver(handler, message);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(mailbox.count(message.id)).toBe(1);
+    expect(outcomesOf(lines)).toEqual(['processed']);
+    const item = await record(message.id);
+    expect(item).toMatchObject({
+      status: { S: 'COMPLETED' },
+      steps: { M: { effect: { M: { status: { S: 'SUCCESS' }, attempts: { N: '1' } } } } },
+      version: { N: '2' },
+      lastWrite: { S: 'owner-2:2' },
+    });
+    expect(item).not.toHaveProperty('owner');
+    expect(item).not.toHaveProperty('activeStep');
+    expect(item).not.toHaveProperty('leaseExpiresAtEpochMilliseconds');
+  });
+
+  test('hands the effect an idempotency key, its lease and the attempt', async () => {
+    const message = newMessage();
+    const { handler, mailbox, clock } = consumer();
+
+    await deliver(handler, message);
+
+    expect(mailbox.sent[0]?.context).toMatchObject({
+      idempotencyKey: `${SUBSCRIBER}#${message.id}`,
+      leaseExpiresAtEpochMilliseconds: clock.now().getTime() + LEASE_SECONDS * 1000,
+      attempt: 1,
+    });
+  });
+
+  test('a redelivery after completion is a duplicate: the effect does not run again', async () => {
+    const message = newMessage();
+    const { handler, lines, mailbox } = consumer();
+
+    await deliver(handler, message);
+    const second = await deliver(handler, message, 2);
+
+    expect(second.batchItemFailures).toEqual([]);
+    expect(mailbox.count(message.id)).toBe(1);
+    expect(outcomesOf(lines)).toEqual(['processed', 'duplicate']);
+  });
+
+  test('an event id reused with another payload is dead-lettered as PayloadMismatchError', async () => {
+    const message = newMessage({ amountCents: 1 });
+    const reused = newMessage({ amountCents: 2 }, { id: message.id });
+    const { handler, deadLetter, mailbox } = consumer();
+
+    await deliver(handler, message);
+    const response = await deliver(handler, reused);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(mailbox.count(message.id)).toBe(1);
+    expect(deadLetter.published).toEqual([expect.objectContaining({ body: reused.body, errorName: 'PayloadMismatchError', eventId: message.id })]);
+  });
+
+  test('a delivery that finds a live lease is a batch item failure and does not run the effect', async () => {
+    const message = newMessage();
+    const hold = deferred();
+    const entered = deferred();
+    let runs = 0;
+    const { handler, lines } = consumer({
+      handle: async () => {
+        runs += 1;
+        entered.resolve();
+        await hold.promise;
+      },
+    });
+
+    const first = deliver(handler, message);
+    await entered.promise;
+    const concurrent = await deliver(handler, message);
+    hold.resolve();
+    await first;
+
+    expect(concurrent.batchItemFailures).toEqual([{ itemIdentifier: `sqs-${message.id}` }]);
+    expect(runs).toBe(1);
+    expect(lines.find((line) => line.outcome === 'failed')).toMatchObject({ level: 'INFO', error: { name: 'MessageInProgressError' } });
+  });
+
+  test('a record whose lease expired with no step active is taken over, and the effect runs', async () => {
+    const message = newMessage();
+    const { handler, mailbox, clock } = consumer({ newOwnerToken: () => 'owner-new' });
+    // a holder that was released (or resolved) and left: IN_PROGRESS, no active step, lease over
+    const first = consumer({ handle: () => Promise.reject(new RetryableError('mail server said 503 before accepting')) }, clock);
+    await deliver(first.handler, message);
+    await client.send(
+      new UpdateItemCommand({
+        TableName: config.inboxTableName,
+        Key: { pk: { S: `${SUBSCRIBER}#${message.id}` } },
+        UpdateExpression: 'SET #owner = :ghost, #lease = :past',
+        ExpressionAttributeNames: { '#owner': 'owner', '#lease': 'leaseExpiresAtEpochMilliseconds' },
+        ExpressionAttributeValues: { ':ghost': { S: 'ghost' }, ':past': { N: String(clock.now().getTime() - 1) } },
+      }),
+    );
+
+    const response = await deliver(handler, message);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(mailbox.count(message.id)).toBe(1);
+    expect(mailbox.sent[0]?.context.attempt).toBe(2);
+    expect(await record(message.id)).toMatchObject({ status: { S: 'COMPLETED' }, lastWrite: { S: 'owner-new:4' } });
+  });
+
+  test('a record whose holder crashed mid-effect is blocked when its lease expires: DLQ, BLOCKED, body kept, TTL removed, listed', async () => {
+    const message = newMessage();
+    const clock = new FakeClock();
+    const crashing = interruptibleClient();
+    const first = consumer({ client: crashing.client, handle: () => crashing.crash() }, clock);
+    const crashed = await deliver(first.handler, message);
+    expect(crashed.batchItemFailures).toHaveLength(1);
+
+    const { handler, deadLetter, mailbox, lines } = consumer({}, clock);
+    const tooEarly = await deliver(handler, message, 2);
+    expect(tooEarly.batchItemFailures).toHaveLength(1); // the lease is still live
+    clock.advanceSeconds(LEASE_SECONDS + 1);
+    const response = await deliver(handler, message, 3);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(mailbox.count(message.id)).toBe(0);
+    expect(outcomesOf(lines)).toEqual(['failed', 'blocked']);
+    expect(deadLetter.published).toEqual([
+      expect.objectContaining({ body: message.body, errorName: 'MessageBlockedError', errorMessage: expect.stringMatching(/step 'effect' was PROCESSING under owner '.+', whose lease expired/) }),
+    ]);
+    const item = await record(message.id);
+    expect(item).toMatchObject({
+      status: { S: 'BLOCKED' },
+      activeStep: { S: 'effect' },
+      blockedSubscriber: { S: SUBSCRIBER },
+      blockedAt: { S: clock.now().toISOString() },
+      blockedBody: { S: message.body },
+      steps: { M: { effect: { M: { status: { S: 'PROCESSING' } } } } },
+    });
+    expect(item).not.toHaveProperty('expiresAt');
+    expect(item).not.toHaveProperty('owner');
+    const listed = await new BlockedMessages({ client, tableName: config.inboxTableName }).list({ subscriber: SUBSCRIBER });
+    expect(listed).toContainEqual(expect.objectContaining({ eventId: message.id, step: 'effect', subscriber: SUBSCRIBER }));
+  });
+
+  test('a blocked message delivered again goes to the DLQ again, the record unchanged', async () => {
+    const message = newMessage();
+    const { handler, deadLetter } = consumer({ handle: () => Promise.reject(new Error('connection reset after sending')) });
+    await deliver(handler, message);
+    const before = await record(message.id);
+
+    await deliver(handler, message, 2);
+
+    expect(deadLetter.published.map((letter) => letter.errorName)).toEqual(['MessageBlockedError', 'MessageBlockedError']);
+    expect(deadLetter.published[1]?.errorMessage).toMatch(/is blocked for an operator since .* at step 'effect': step 'effect' failed with an unknown outcome/);
+    expect(await record(message.id)).toEqual(before);
+  });
+
+  test("with onExpiredLease 'retry', a record whose holder crashed mid-effect is taken over and the effect runs again", async () => {
+    const message = newMessage();
+    const clock = new FakeClock();
+    const crashing = interruptibleClient();
+    const first = consumer({ client: crashing.client, handle: () => crashing.crash() }, clock);
+    await deliver(first.handler, message);
+    clock.advanceSeconds(LEASE_SECONDS + 1);
+    const { handler, mailbox, lines } = consumer({ onExpiredLease: 'retry' }, clock);
+
+    const response = await deliver(handler, message, 2);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(mailbox.sent.map((entry) => entry.context.attempt)).toEqual([2]);
+    expect(outcomesOf(lines)).toEqual(['processed']);
+    expect(await record(message.id)).toMatchObject({ status: { S: 'COMPLETED' } });
+  });
+
+  test('a RetryableError releases the lease (TRY_AGAIN) and the next delivery runs the effect at once', async () => {
+    const message = newMessage();
+    let calls = 0;
+    const { handler, lines } = consumer({
+      handle: () => {
+        calls += 1;
+        if (calls === 1) throw new RetryableError('mail server answered 429 before accepting');
+      },
+    });
+
+    const first = await deliver(handler, message);
+    const released = await record(message.id);
+    const second = await deliver(handler, message, 2); // same clock: no waiting for a lease
+
+    expect(first.batchItemFailures).toHaveLength(1);
+    expect(released).toMatchObject({
+      status: { S: 'IN_PROGRESS' },
+      leaseExpiresAtEpochMilliseconds: { N: '0' },
+      steps: { M: { effect: { M: { status: { S: 'TRY_AGAIN' }, attempts: { N: '1' } } } } },
+    });
+    expect(released).not.toHaveProperty('owner');
+    expect(released).not.toHaveProperty('activeStep');
+    expect(second.batchItemFailures).toEqual([]);
+    expect(calls).toBe(2);
+    expect(outcomesOf(lines)).toEqual(['failed', 'processed']);
+  });
+
+  test('a PermanentError releases the lease and dead-letters the message; a redrive runs the effect again', async () => {
+    const message = newMessage();
+    let calls = 0;
+    const { handler, deadLetter } = consumer({
+      handle: () => {
+        calls += 1;
+        if (calls === 1) throw new PermanentError('recipient address rejected');
+      },
+    });
+
+    await deliver(handler, message);
+    expect(deadLetter.published).toEqual([expect.objectContaining({ errorName: 'PermanentError', errorMessage: 'recipient address rejected' })]);
+    expect(await record(message.id)).toMatchObject({ status: { S: 'IN_PROGRESS' }, steps: { M: { effect: { M: { status: { S: 'TRY_AGAIN' } } } } } });
+    expect((await deliver(handler, message, 1)).batchItemFailures).toEqual([]);
+    expect(calls).toBe(2);
+  });
+
+  test('an error of unknown outcome blocks the message with the error as the cause', async () => {
+    const message = newMessage();
+    const { handler, deadLetter, lines } = consumer({ handle: () => Promise.reject(new Error('socket hang up')) });
+
+    const response = await deliver(handler, message);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(outcomesOf(lines)).toEqual(['blocked']);
+    expect(deadLetter.published).toEqual([expect.objectContaining({ errorName: 'MessageBlockedError', errorMessage: expect.stringContaining('Error: socket hang up') })]);
+    expect(lines.find((line) => line.outcome === 'blocked')).toMatchObject({ error: { name: 'MessageBlockedError', cause: { message: 'socket hang up' } } });
+    const item = await record(message.id);
+    expect(item).toMatchObject({ status: { S: 'BLOCKED' }, activeStep: { S: 'effect' }, blockedBody: { S: message.body } });
+    expect(item).not.toHaveProperty('expiresAt');
+  });
+
+  test('classifyError decides what an error means', async () => {
+    const message = newMessage();
+    const { handler, lines } = consumer({
+      handle: () => Promise.reject(Object.assign(new Error('HTTP 400'), { statusCode: 400 })),
+      classifyError: (error) => ((error as { statusCode?: number }).statusCode === 400 ? 'retry' : 'unknown'),
+    });
+
+    await deliver(handler, message);
+
+    expect(outcomesOf(lines)).toEqual(['failed']);
+    expect(await record(message.id)).toMatchObject({ steps: { M: { effect: { M: { status: { S: 'TRY_AGAIN' } } } } } });
+  });
+
+  test("an error classified 'permanent' is dead-lettered even when it is not a PermanentError", async () => {
+    const message = newMessage();
+    const { handler, deadLetter } = consumer({
+      handle: () => Promise.reject(Object.assign(new Error('HTTP 422: unknown recipient'), { statusCode: 422 })),
+      classifyError: (error) => ((error as { statusCode?: number }).statusCode === 422 ? 'permanent' : 'unknown'),
+    });
+
+    await deliver(handler, message);
+
+    expect(deadLetter.published).toEqual([
+      expect.objectContaining({ errorName: 'PermanentError', errorMessage: "step 'effect' failed permanently: Error: HTTP 422: unknown recipient" }),
+    ]);
+    expect(await record(message.id)).toMatchObject({ steps: { M: { effect: { M: { status: { S: 'TRY_AGAIN' } } } } } });
+  });
+
+  test('a stale worker whose lease was taken over can not complete: LeaseLostError, the record unchanged', async () => {
+    const message = newMessage();
+    const clock = new FakeClock();
+    const staleHold = deferred();
+    const staleEntered = deferred();
+    const stale = consumer({
+      handle: async () => {
+        staleEntered.resolve();
+        await staleHold.promise;
+      },
+    }, clock);
+    const staleRun = deliver(stale.handler, message);
+    await staleEntered.promise;
+    clock.advanceSeconds(LEASE_SECONDS + 1);
+    const newerHold = deferred();
+    const newerEntered = deferred();
+    const newer = consumer({
+      onExpiredLease: 'retry',
+      handle: async () => {
+        newerEntered.resolve();
+        await newerHold.promise;
+      },
+    }, clock);
+    const newerRun = deliver(newer.handler, message, 2);
+    await newerEntered.promise;
+    const before = await record(message.id);
+
+    const staleResponse = await (staleHold.resolve(), staleRun);
+
+    expect(staleResponse.batchItemFailures).toHaveLength(1);
+    expect(await record(message.id)).toEqual(before);
+    expect(stale.lines.find((line) => line.outcome === 'failed')).toMatchObject({ error: { name: 'LeaseLostError' } });
+    expect(stale.lines.find((line) => line.message === 'step effect may have run under a lost lease')).toMatchObject({ level: 'ERROR', step: 'effect' });
+    newerHold.resolve();
+    expect((await newerRun).batchItemFailures).toEqual([]);
+    expect(await record(message.id)).toMatchObject({ status: { S: 'COMPLETED' } });
+  });
+
+  test('a stale worker whose lease was taken over can not release it either', async () => {
+    const message = newMessage();
+    const clock = new FakeClock();
+    const staleHold = deferred();
+    const staleEntered = deferred();
+    const stale = consumer({
+      handle: async () => {
+        staleEntered.resolve();
+        await staleHold.promise;
+        throw new RetryableError('rejected before sending');
+      },
+    }, clock);
+    const staleRun = deliver(stale.handler, message);
+    await staleEntered.promise;
+    clock.advanceSeconds(LEASE_SECONDS + 1);
+    const newerHold = deferred();
+    const newerEntered = deferred();
+    const newer = consumer({ onExpiredLease: 'retry', handle: async () => (newerEntered.resolve(), newerHold.promise) }, clock);
+    const newerRun = deliver(newer.handler, message, 2);
+    await newerEntered.promise;
+    const before = await record(message.id);
+
+    staleHold.resolve();
+    const staleResponse = await staleRun;
+
+    expect(staleResponse.batchItemFailures).toHaveLength(1);
+    expect(await record(message.id)).toEqual(before);
+    expect(stale.lines.find((line) => line.outcome === 'failed')).toMatchObject({ error: { name: 'LeaseLostError' } });
+    newerHold.resolve();
+    await newerRun;
+  });
+
+  test('a lost response of the completion write is recognised by lastWrite after the SDK retries', async () => {
+    const message = newMessage();
+    const { handler, mailbox, lines } = consumer({ client: localClient({ endpoint: proxy.endpoint }) });
+    const updatesBefore = proxy.requestCount(UPDATE);
+    const fired = proxy.inject({ target: UPDATE, fault: { kind: 'drop-response' } });
+
+    const response = await deliver(handler, message);
+
+    expect(fired()).toBe(1);
+    expect(proxy.requestCount(UPDATE) - updatesBefore).toBe(2); // the applied write, then the SDK's retry whose condition failed
+    expect(response.batchItemFailures).toEqual([]);
+    expect(outcomesOf(lines)).toEqual(['processed']);
+    expect(mailbox.count(message.id)).toBe(1);
+    expect(await record(message.id)).toMatchObject({ status: { S: 'COMPLETED' }, version: { N: '2' } });
+  });
+
+  test('a lost response of the claim is recognised by lastWrite: the effect runs once', async () => {
+    const message = newMessage();
+    const { handler, mailbox } = consumer({ client: localClient({ endpoint: proxy.endpoint }) });
+    const fired = proxy.inject({ target: PUT, fault: { kind: 'drop-response' } });
+
+    const response = await deliver(handler, message);
+
+    expect(fired()).toBe(1);
+    expect(response.batchItemFailures).toEqual([]);
+    expect(mailbox.count(message.id)).toBe(1);
+  });
+
+  test('a lost response with no SDK retry is reconciled by one read', async () => {
+    const message = newMessage();
+    const { handler, mailbox } = consumer({ client: localClient({ endpoint: proxy.endpoint, maxAttempts: 1 }) });
+    const getsBefore = proxy.requestCount(GET);
+    proxy.inject({ target: UPDATE, fault: { kind: 'drop-response' } });
+
+    const response = await deliver(handler, message);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(proxy.requestCount(GET) - getsBefore).toBe(1);
+    expect(mailbox.count(message.id)).toBe(1);
+    expect(await record(message.id)).toMatchObject({ status: { S: 'COMPLETED' } });
+  });
+
+  test('DynamoDB requests per message: 2 writes processed, 1 duplicate, 2 blocked, 1 blocked again; no reads', async () => {
+    const counted = localClient({ endpoint: proxy.endpoint });
+    const processed = consumer({ client: counted });
+    const blocking = consumer({ client: counted, handle: () => Promise.reject(new Error('timeout')) });
+    const requests = (target: string) => proxy.requestCount(target);
+    const snapshot = () => [requests(PUT), requests(UPDATE), requests(GET)];
+    const delta = async (run: () => Promise<unknown>) => {
+      const before = snapshot();
+      await run();
+      return snapshot().map((count, index) => count - (before[index] as number));
+    };
+    const message = newMessage();
+    const unlucky = newMessage();
+
+    expect(await delta(() => deliver(processed.handler, message))).toEqual([1, 1, 0]);
+    expect(await delta(() => deliver(processed.handler, message, 2))).toEqual([1, 0, 0]);
+    expect(await delta(() => deliver(blocking.handler, unlucky))).toEqual([1, 1, 0]);
+    expect(await delta(() => deliver(blocking.handler, unlucky, 2))).toEqual([1, 0, 0]);
+  });
+
+  test('throttled writes are retried by the SDK', async () => {
+    const message = newMessage();
+    const { handler, mailbox } = consumer({ client: localClient({ endpoint: proxy.endpoint }) });
+    const putThrottled = proxy.inject({ target: PUT, fault: { kind: 'throttle' } });
+    const updateThrottled = proxy.inject({ target: UPDATE, fault: { kind: 'throttle', errorType: 'ProvisionedThroughputExceededException' } });
+
+    const response = await deliver(handler, message);
+
+    expect([putThrottled(), updateThrottled()]).toEqual([1, 1]);
+    expect(response.batchItemFailures).toEqual([]);
+    expect(mailbox.count(message.id)).toBe(1);
+    expect(await record(message.id)).toMatchObject({ status: { S: 'COMPLETED' } });
+  });
+
+  test('an expired record that TTL has not deleted yet is claimed afresh', async () => {
+    const message = newMessage();
+    const { handler, mailbox, clock } = consumer();
+    await client.send(
+      new PutItemCommand({
+        TableName: config.inboxTableName,
+        Item: {
+          pk: { S: `${SUBSCRIBER}#${message.id}` },
+          recordType: { S: 'ProcessingRecord.v1' },
+          status: { S: 'COMPLETED' },
+          version: { N: '2' },
+          expiresAt: { N: String(Math.floor(clock.now().getTime() / 1000) - 1) },
+        },
+      }),
+    );
+
+    const response = await deliver(handler, message);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(mailbox.count(message.id)).toBe(1);
+    expect(await record(message.id)).toMatchObject({ status: { S: 'COMPLETED' }, version: { N: '2' }, mode: { S: 'lease' } });
+  });
+
+  test('refuses to start when the subscriber was deployed with another mode', () => {
+    expect(() => consumer({ config: { ...config, processingMode: 'multi-step' } })).toThrow(
+      /deployed with processingMode 'multi-step', but its handler uses createLeaseConsumer/,
+    );
+  });
+
+  test("fails if onExpiredLease is not 'block' or 'retry'", () => {
+    expect(() => consumer({ onExpiredLease: 'ignore' as never })).toThrow(/onExpiredLease must be 'block' or 'retry', but 'ignore' was given/);
+  });
+});

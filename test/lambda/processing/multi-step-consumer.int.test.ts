@@ -1,0 +1,236 @@
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import type { LeaseConsumerConfig } from '../../../lambda/config';
+import { PermanentError, RetryableError } from '../../../lambda/errors';
+import { createMultiStepConsumer } from '../../../lambda/processing/multi-step-consumer';
+import { MAX_CONTEXT_BYTES } from '../../../lambda/processing/processing-context';
+import type { MultiStepConsumerOptions, ProcessingStep, StepContext } from '../../../lambda/processing/types';
+import { localClient, uniqueTableName } from '../../support/dynamodb-client';
+import { startFaultProxy, type FaultProxy } from '../../support/fault-proxy';
+import { outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from '../helpers';
+import { createInboxTable, FakeClock, newMessage, rawRecord, type TestMessage } from './fixtures';
+
+const SUBSCRIBER = 'invoicing';
+const LEASE_SECONDS = 60;
+const WRITES = ['DynamoDB_20120810.PutItem', 'DynamoDB_20120810.UpdateItem'];
+const READS = ['DynamoDB_20120810.GetItem', 'DynamoDB_20120810.Query', 'DynamoDB_20120810.Scan'];
+
+let client: DynamoDBClient;
+let proxy: FaultProxy;
+let config: LeaseConsumerConfig;
+
+beforeAll(async () => {
+  client = localClient();
+  proxy = await startFaultProxy(inject('dynamoDbEndpoint'));
+  const inboxTableName = uniqueTableName('steps-inbox');
+  await createInboxTable(client, inboxTableName);
+  config = { subscriberName: SUBSCRIBER, inboxTableName, deduplicationWindowSeconds: 3600, leaseDurationSeconds: LEASE_SECONDS };
+});
+afterAll(() => proxy.stop());
+
+type StepBehaviour = (context: StepContext, call: number) => unknown;
+
+/** The seed's two steps (create an invoice, email it) plus calls recorded per step, with what each saw. */
+function invoiceSteps(behaviour: Partial<Record<string, StepBehaviour>> = {}) {
+  const calls: Array<{ step: string; eventId: string; context: StepContext }> = [];
+  const step = (name: string, output: (eventId: string) => Record<string, unknown> | void): ProcessingStep<unknown> => ({
+    name,
+    run: (envelope, context) => {
+      calls.push({ step: name, eventId: envelope.id, context });
+      const custom = behaviour[name];
+      if (custom !== undefined) return custom(context, calls.filter((entry) => entry.step === name).length) as Record<string, unknown> | void;
+      return output(envelope.id);
+    },
+  });
+  const steps = [step('create-invoice', (eventId) => ({ createdInvoiceId: `inv-${eventId}` })), step('email-invoice', () => undefined)];
+  return { steps, calls, count: (name: string) => calls.filter((entry) => entry.step === name).length };
+}
+
+function consumer(overrides: Partial<MultiStepConsumerOptions<unknown>> = {}, clock = new FakeClock()) {
+  const { logger, lines } = recordingLogger();
+  const deadLetter = new RecordingDeadLetterPublisher();
+  const handler = createMultiStepConsumer({ steps: invoiceSteps().steps, client, config, deadLetter, logger, now: clock.now, metricsSink: () => undefined, ...overrides });
+  return { handler, lines, deadLetter, clock };
+}
+
+const deliver = (handler: ReturnType<typeof consumer>['handler'], message: TestMessage, receiveCount = 1) =>
+  handler({ Records: [sqsRecord(message.body, { messageId: `sqs-${message.id}`, receiveCount })] });
+
+const record = (eventId: string) => rawRecord(client, config.inboxTableName, SUBSCRIBER, eventId);
+
+function requests(targets: readonly string[]): number {
+  return targets.reduce((total, target) => total + proxy.requestCount(target), 0);
+}
+
+describe('createMultiStepConsumer', () => {
+  test('passes what step 1 returned to step 2, and stores it in the record', async () => {
+    const invoice = invoiceSteps();
+    const { handler, lines } = consumer({ steps: invoice.steps });
+    const message = newMessage();
+
+    await deliver(handler, message);
+
+    expect(outcomesOf(lines)).toEqual(['processed']);
+    expect(invoice.calls.map((call) => call.step)).toEqual(['create-invoice', 'email-invoice']);
+    expect(invoice.calls[0]?.context.stepContext).toEqual({});
+    expect(invoice.calls[1]?.context.stepContext).toEqual({ createdInvoiceId: `inv-${message.id}` });
+    expect(await record(message.id)).toMatchObject({
+      status: { S: 'COMPLETED' },
+      mode: { S: 'multi-step' },
+      stepOrder: { L: [{ S: 'create-invoice' }, { S: 'email-invoice' }] },
+      context: { M: { createdInvoiceId: { S: `inv-${message.id}` } } },
+      steps: { M: { 'create-invoice': { M: { status: { S: 'SUCCESS' } } }, 'email-invoice': { M: { status: { S: 'SUCCESS' } } } } },
+    });
+  });
+
+  test('hands each step its own idempotency key', async () => {
+    const invoice = invoiceSteps();
+    const { handler } = consumer({ steps: invoice.steps });
+    const message = newMessage();
+
+    await deliver(handler, message);
+
+    expect(invoice.calls.map((call) => call.context.idempotencyKey)).toEqual([
+      `${SUBSCRIBER}#${message.id}#create-invoice`,
+      `${SUBSCRIBER}#${message.id}#email-invoice`,
+    ]);
+    expect(invoice.calls.map((call) => [call.context.step, call.context.attempt])).toEqual([
+      ['create-invoice', 1],
+      ['email-invoice', 1],
+    ]);
+  });
+
+  test('a redelivery skips the steps that succeeded and resumes with their context', async () => {
+    const invoice = invoiceSteps({
+      'email-invoice': (_context, call) => {
+        if (call === 1) throw new RetryableError('SMTP 451: try again later');
+      },
+    });
+    const { handler, lines } = consumer({ steps: invoice.steps });
+    const message = newMessage();
+
+    const first = await deliver(handler, message);
+    expect(first.batchItemFailures).toHaveLength(1);
+    expect(await record(message.id)).toMatchObject({
+      status: { S: 'IN_PROGRESS' },
+      steps: { M: { 'create-invoice': { M: { status: { S: 'SUCCESS' } } }, 'email-invoice': { M: { status: { S: 'TRY_AGAIN' } } } } },
+    });
+    const second = await deliver(handler, message, 2);
+
+    expect(second.batchItemFailures).toEqual([]);
+    expect(outcomesOf(lines)).toEqual(['failed', 'processed']);
+    expect(invoice.count('create-invoice')).toBe(1);
+    expect(invoice.calls.filter((call) => call.step === 'email-invoice').map((call) => [call.context.attempt, call.context.stepContext])).toEqual([
+      [1, { createdInvoiceId: `inv-${message.id}` }],
+      [2, { createdInvoiceId: `inv-${message.id}` }],
+    ]);
+  });
+
+  test('writes 1 + number of steps per message, and reads nothing; a duplicate costs 1 write', async () => {
+    const three: ProcessingStep<unknown>[] = ['a', 'b', 'c'].map((name) => ({ name, run: () => ({ [name]: true }) }));
+    const { handler } = consumer({ steps: three, client: localClient({ endpoint: proxy.endpoint }) });
+    const message = newMessage();
+    const writesBefore = requests(WRITES);
+    const readsBefore = requests(READS);
+
+    await deliver(handler, message);
+    const writesProcessed = requests(WRITES) - writesBefore;
+    await deliver(handler, message, 2);
+
+    expect(writesProcessed).toBe(1 + three.length);
+    expect(requests(WRITES) - writesBefore - writesProcessed).toBe(1);
+    expect(requests(READS) - readsBefore).toBe(0);
+  });
+
+  test('a step of unknown outcome blocks the message at that step; the steps before it stay done', async () => {
+    const invoice = invoiceSteps({
+      'email-invoice': () => {
+        throw new Error('SMTP connection dropped after DATA');
+      },
+    });
+    const { handler, deadLetter } = consumer({ steps: invoice.steps });
+    const message = newMessage();
+
+    await deliver(handler, message);
+    await deliver(handler, message, 2);
+
+    expect(deadLetter.published.map((letter) => letter.errorName)).toEqual(['MessageBlockedError', 'MessageBlockedError']);
+    expect(invoice.count('create-invoice')).toBe(1);
+    expect(invoice.count('email-invoice')).toBe(1);
+    const item = await record(message.id);
+    expect(item).toMatchObject({
+      status: { S: 'BLOCKED' },
+      activeStep: { S: 'email-invoice' },
+      steps: { M: { 'create-invoice': { M: { status: { S: 'SUCCESS' } } }, 'email-invoice': { M: { status: { S: 'PROCESSING' } } } } },
+      context: { M: { createdInvoiceId: { S: `inv-${message.id}` } } },
+    });
+    expect(item).not.toHaveProperty('expiresAt');
+  });
+
+  test('a PermanentError in a step dead-letters the message and leaves the step TRY_AGAIN for a redrive', async () => {
+    const invoice = invoiceSteps({
+      'create-invoice': () => {
+        throw new PermanentError('customer has no billing address');
+      },
+    });
+    const { handler, deadLetter } = consumer({ steps: invoice.steps });
+    const message = newMessage();
+
+    await deliver(handler, message);
+
+    expect(deadLetter.published).toEqual([expect.objectContaining({ errorName: 'PermanentError', errorMessage: 'customer has no billing address' })]);
+    expect(await record(message.id)).toMatchObject({ steps: { M: { 'create-invoice': { M: { status: { S: 'TRY_AGAIN' } } } } } });
+  });
+
+  test('a step output that makes the context too large blocks the message (the step took effect); it is not run again', async () => {
+    const invoice = invoiceSteps({ 'create-invoice': () => ({ pdf: 'x'.repeat(MAX_CONTEXT_BYTES) }) });
+    const { handler, deadLetter, lines } = consumer({ steps: invoice.steps });
+    const message = newMessage();
+
+    await deliver(handler, message);
+    await deliver(handler, message, 2);
+
+    expect(invoice.count('create-invoice')).toBe(1);
+    expect(deadLetter.published[0]).toMatchObject({ errorName: 'MessageBlockedError', errorMessage: expect.stringContaining('over the limit of 65536 bytes') });
+    expect(lines.find((line) => line.outcome === 'blocked')).toMatchObject({ error: { cause: { name: 'ProcessingContextError' } } });
+    expect(await record(message.id)).toMatchObject({ status: { S: 'BLOCKED' }, activeStep: { S: 'create-invoice' }, context: { M: {} } });
+  });
+
+  test('a step output that is not a plain object blocks the message', async () => {
+    const invoice = invoiceSteps({ 'create-invoice': () => ['inv-1'] });
+    const { handler, deadLetter } = consumer({ steps: invoice.steps });
+
+    await deliver(handler, newMessage());
+
+    expect(deadLetter.published[0]?.errorMessage).toMatch(/the output of step 'create-invoice' must be a plain object \(or nothing\), but was an array/);
+  });
+
+  test('refuses to start when the subscriber was deployed as lease', () => {
+    expect(() => consumer({ config: { ...config, processingMode: 'lease' } })).toThrow(/but its handler uses createMultiStepConsumer, which implements 'multi-step'/);
+  });
+});
+
+describe('createMultiStepConsumer options', () => {
+  const run = () => undefined;
+
+  test('fails if no steps are given', () => {
+    expect(() => consumer({ steps: [] })).toThrow(/steps must list at least 1 step, but none was given/);
+  });
+
+  test('fails if more than 20 steps are given', () => {
+    const steps = Array.from({ length: 21 }, (_unused, index) => ({ name: `s${index}`, run }));
+    expect(() => consumer({ steps })).toThrow(/steps must list at most 20 steps, but 21 were given/);
+  });
+
+  test('fails if a step name repeats', () => {
+    expect(() => consumer({ steps: [{ name: 'send', run }, { name: 'send', run }] })).toThrow(/step names must be unique, but 'send' is given twice/);
+  });
+
+  test.each([[''], ['has space'], ['a#b'], ['x'.repeat(65)]])('fails if a step name is %j', (name) => {
+    expect(() => consumer({ steps: [{ name, run }] })).toThrow(/step 0 name must be 1 to 64 characters of A-Z a-z 0-9 _ \. -/);
+  });
+
+  test('fails if a step has no run function', () => {
+    expect(() => consumer({ steps: [{ name: 'send' } as never] })).toThrow(/step 'send' must have a run function/);
+  });
+});
