@@ -4,7 +4,7 @@
  */
 
 // producer
-export { Outbox, type OutboxOptions, type OutboxTransactWriteInput } from './producer/outbox';
+export { Outbox, type OutboxEnvironmentOptions, type OutboxOptions, type OutboxTransactWriteInput, type PreparedEvent } from './producer/outbox';
 export type { NewEvent } from './producer/new-event';
 export { MAX_MESSAGE_BYTES } from './producer/outbox-item';
 
@@ -41,7 +41,9 @@ export {
   type ResolveBlockedMessageInput,
   type ResolveRefusal,
 } from './operator/blocked-messages';
-export { TransactionBuilder, MAX_STAGED_WRITES } from './consumer/transaction-builder';
+export { TransactionBuilder, MAX_STAGED_WRITES, type TransactionBuilderOptions } from './consumer/transaction-builder';
+export { createAggregateConsumer, type AggregateChange, type AggregateConsumerOptions, type AggregateHandler } from './aggregate/aggregate-consumer';
+export type { AggregateLocation } from './aggregate/aggregate-store';
 export {
   DEAD_LETTER_ATTRIBUTE,
   SqsDeadLetterPublisher,
@@ -73,7 +75,8 @@ export {
   type TransactionActionKind,
 } from './errors';
 export { createLogger, type Logger, type LoggerOptions, type LogContext, type LogLevel, type LogSink } from './logger';
-export { MAX_TRANSACTION_ACTIONS } from './transaction/limits';
+export { MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES } from './transaction/limits';
+export { MAX_ITEM_BYTES, itemSize } from './transaction/item-size';
 export type { DynamoDBClientLike } from './transaction/document-client';
 export {
   ConfigurationError,
@@ -89,4 +92,4 @@ export {
   type ProducerConfig,
 } from './config';
 export { CONSUMER_METRICS, ConsumerMetrics, type ConsumerMetricsOptions } from './metrics';
-export { payloadFingerprint } from './fingerprint';
+export { derivedEventId, payloadFingerprint } from './fingerprint';

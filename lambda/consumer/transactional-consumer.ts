@@ -1,6 +1,8 @@
 /** `createTransactionalConsumer`: the default mode, business writes and the inbox record in one transaction. */
 import { assertProcessingMode, loadConsumerConfig, PROCESSING_MODE, type ConsumerConfig } from '../config';
 import type { EventEnvelope } from '../envelope';
+import { consumerOutbox, emittedEventPreparer } from '../producer/emitted-events';
+import type { Outbox } from '../producer/outbox';
 import { toDocumentClient } from '../transaction/document-client';
 import { consumerLogger, createBatchHandler, type ConsumerOptions, type SqsBatchHandler } from './create-consumer';
 import { Inbox } from './inbox';
@@ -8,8 +10,9 @@ import type { HandlerContext } from './process-message';
 import { TransactionBuilder } from './transaction-builder';
 
 /**
- * A transactional consumer's business logic. Stage writes on `tx`; do not write to DynamoDB directly, or those writes
- * escape the exactly-once guarantee. Throw `PermanentError` when retrying cannot help; any other throw means "retry".
+ * A transactional consumer's business logic. Stage writes on `tx` and emit events with `tx.emit`; do not write to
+ * DynamoDB directly, or those writes escape the exactly-once guarantee. Throw `PermanentError` when retrying cannot
+ * help; any other throw means "retry".
  */
 export type EventHandler<TData> = (envelope: EventEnvelope<TData>, tx: TransactionBuilder, context: HandlerContext) => Promise<void> | void;
 
@@ -19,12 +22,19 @@ export interface TransactionalConsumerOptions<TData> extends ConsumerOptions<TDa
   readonly handle: EventHandler<TData>;
   /** @default read from the environment once, at creation (`loadConsumerConfig`); throws `ConfigurationError` if incomplete */
   readonly config?: ConsumerConfig;
+  /**
+   * Where events emitted with `tx.emit` go, in the same transaction as the staged writes and the inbox record.
+   * @default `Outbox.fromEnvironment(client)` when the IEF_OUTBOX_TABLE_NAME environment variable is set (the
+   *   constructs set it for a subscriber deployed with `publishesEvents: true`), else none: `tx.emit` then fails
+   */
+  readonly outbox?: Outbox;
 }
 
 /**
- * Creates the Lambda handler of a transactional consumer. Each event's staged writes and its inbox record commit in
- * one DynamoDB transaction, so a redelivered event is acknowledged without being applied twice. Failed records are
- * reported individually; the rest of the batch is unaffected.
+ * Creates the Lambda handler of a transactional consumer. Each event's staged writes, the outbox items of the events
+ * it emits and its inbox record commit in one DynamoDB transaction, so a redelivered event is acknowledged without
+ * being applied (or emitting) twice. A redelivered id with a different payload is dead-lettered as
+ * `PayloadMismatchError`. Failed records are reported individually; the rest of the batch is unaffected.
  *
  * Call it at module scope: configuration is read once and a missing value fails the cold start.
  */
@@ -33,12 +43,15 @@ export function createTransactionalConsumer<TData = unknown>(options: Transactio
   assertProcessingMode(config, PROCESSING_MODE.TRANSACTIONAL, 'createTransactionalConsumer');
   const now = options.now ?? (() => new Date());
   const logger = consumerLogger(config, PROCESSING_MODE.TRANSACTIONAL, options.logger);
+  const client = toDocumentClient(options.client);
+  const outbox = consumerOutbox(options.outbox, client, now);
   const inbox = new Inbox({
-    client: toDocumentClient(options.client),
+    client,
     tableName: config.inboxTableName,
     subscriberName: config.subscriberName,
     deduplicationWindowSeconds: config.deduplicationWindowSeconds,
     now,
+    knownKeySchemas: outbox === undefined ? undefined : new Map([[outbox.tableName, outbox.keySchema]]),
   });
   return createBatchHandler<TData>({
     config,
@@ -47,10 +60,16 @@ export function createTransactionalConsumer<TData = unknown>(options: Transactio
     logger,
     now,
     execute: async (envelope, context) => {
-      const tx = new TransactionBuilder();
+      const tx = new TransactionBuilder({
+        prepareEvent: emittedEventPreparer({ outbox, subscriberName: config.subscriberName, consumedEventId: envelope.id }),
+      });
       await options.handle(envelope, tx, context);
-      const outcome = await inbox.commit(envelope, tx.items);
-      return { outcome, fields: { stagedWrites: tx.items.length } };
+      const result = await inbox.commit(envelope, tx.items, context.fingerprint, tx.events);
+      if (result.unverifiedPayload !== undefined) {
+        context.logger.warn('payload not verified', { detail: `${result.unverifiedPayload}; acknowledged as a duplicate`, fingerprint: context.fingerprint });
+      }
+      const fields = tx.events.length === 0 ? { stagedWrites: tx.items.length } : { stagedWrites: tx.items.length, emittedEvents: tx.events.length };
+      return { outcome: result.outcome, fields };
     },
   });
 }

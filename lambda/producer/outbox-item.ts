@@ -2,14 +2,23 @@
 import type { TransactWriteItem } from '@aws-sdk/lib-dynamodb';
 import type { ProducerConfig } from '../config';
 import type { EventEnvelope } from '../envelope';
-import { EventTooLargeError } from '../errors';
+import { EventTooLargeError, InvalidEventError } from '../errors';
+import { itemSize, MAX_ITEM_BYTES } from '../transaction/item-size';
 import { OUTBOX_ITEM } from '../wire-format';
 
 /**
  * The SNS and SQS message size limit, in bytes (256 KiB). The envelope is the message body, so it must fit.
- * This also keeps the outbox item well under the DynamoDB item limit (400 KB), which therefore never binds first.
+ * The outbox item holds the envelope plus copies of the id and type, so it is checked against the DynamoDB item limit
+ * (400 KB) as well: an event with a very long type can fit the message and still not fit the item.
  */
 export const MAX_MESSAGE_BYTES = 262_144;
+
+/** DynamoDB's limits on a key attribute value, in bytes: a partition key 2048, a sort key 1024. */
+const MAX_PARTITION_KEY_BYTES = 2048;
+const MAX_SORT_KEY_BYTES = 1024;
+
+/** At most this many characters of an event type go into an error message. */
+const MAX_TYPE_CHARACTERS_IN_MESSAGES = 100;
 
 /** Condition on the outbox Put: an event id can be written once. `#pk` is the table's partition key. */
 const EVENT_ID_NOT_TAKEN = 'attribute_not_exists(#pk)';
@@ -21,6 +30,36 @@ export function outboxKeyValue(eventId: string): string {
 
 const bytes = (value: number): string => value.toLocaleString('en-US');
 
+/** The event's id and type for an error message, with a runaway type shortened. */
+function nameOf(envelope: EventEnvelope): string {
+  const type = envelope.type.length <= MAX_TYPE_CHARACTERS_IN_MESSAGES ? envelope.type : `${envelope.type.slice(0, MAX_TYPE_CHARACTERS_IN_MESSAGES)}…`;
+  return `event '${envelope.id}' (${type})`;
+}
+
+/** Throws {@link InvalidEventError} when the event's outbox key value is longer than DynamoDB allows for a key. */
+function assertKeyFits(envelope: EventEnvelope, key: string, config: ProducerConfig): void {
+  const keyBytes = Buffer.byteLength(key, 'utf8');
+  const limit = config.sortKeyName === undefined ? MAX_PARTITION_KEY_BYTES : MAX_SORT_KEY_BYTES;
+  if (keyBytes > limit) {
+    throw new InvalidEventError(
+      `${nameOf(envelope)} has an id that is too long: its outbox key is ${bytes(keyBytes)} bytes, but DynamoDB allows at most ` +
+        `${bytes(limit)} bytes for a ${config.sortKeyName === undefined ? 'partition' : 'sort'} key value`,
+    );
+  }
+}
+
+/** Throws {@link EventTooLargeError} when the outbox item is larger than the DynamoDB item limit. */
+function assertFitsItem(envelope: EventEnvelope, item: Readonly<Record<string, unknown>>): void {
+  const size = itemSize(item);
+  if (size > MAX_ITEM_BYTES) {
+    throw new EventTooLargeError(
+      `${nameOf(envelope)} is too large: its outbox item is ${bytes(size)} bytes, but the DynamoDB item size limit is ${bytes(MAX_ITEM_BYTES)} bytes (400 KB); ` +
+        'shorten the event type or put large payloads in S3 and send a reference',
+      { eventId: envelope.id, sizeBytes: size, limitBytes: MAX_ITEM_BYTES },
+    );
+  }
+}
+
 /**
  * Throws {@link EventTooLargeError} when the envelope does not fit an SNS/SQS message. The relay may deliver the
  * envelope as a JSON string (see wire-format.ts), so the larger, double-encoded size is the one checked.
@@ -30,7 +69,7 @@ export function assertFitsMessage(envelope: EventEnvelope, envelopeJson: string)
   const encodedBytes = Buffer.byteLength(JSON.stringify(envelopeJson), 'utf8');
   if (encodedBytes > MAX_MESSAGE_BYTES) {
     throw new EventTooLargeError(
-      `event '${envelope.id}' (${envelope.type}) is too large: its envelope is ${bytes(bodyBytes)} bytes ` +
+      `${nameOf(envelope)} is too large: its envelope is ${bytes(bodyBytes)} bytes ` +
         `(${bytes(encodedBytes)} bytes when delivered as a JSON string), but the SNS/SQS message limit is ${bytes(MAX_MESSAGE_BYTES)} bytes; ` +
         'put large payloads in S3 and send a reference',
       { eventId: envelope.id, sizeBytes: encodedBytes, limitBytes: MAX_MESSAGE_BYTES },
@@ -38,11 +77,17 @@ export function assertFitsMessage(envelope: EventEnvelope, envelopeJson: string)
   }
 }
 
-/** Builds the conditional Put of an event's outbox item. `now` sets the TTL (epoch seconds) when the table has one. */
+/**
+ * Builds the conditional Put of an event's outbox item. `now` sets the TTL (epoch seconds) when the table has one.
+ *
+ * @throws EventTooLargeError when the envelope does not fit an SNS/SQS message or the item the DynamoDB item limit
+ * @throws InvalidEventError when the id makes a key value longer than DynamoDB allows
+ */
 export function outboxPut(envelope: EventEnvelope, config: ProducerConfig, now: Date): TransactWriteItem {
   const envelopeJson = JSON.stringify(envelope);
   assertFitsMessage(envelope, envelopeJson);
   const key = outboxKeyValue(envelope.id);
+  assertKeyFits(envelope, key, config);
   const item: Record<string, unknown> = {
     [config.partitionKeyName]: key,
     [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: OUTBOX_ITEM.RECORD_TYPE_VALUE,
@@ -55,6 +100,7 @@ export function outboxPut(envelope: EventEnvelope, config: ProducerConfig, now: 
     const expiresAtEpochSeconds = Math.floor(now.getTime() / 1000) + config.eventRetentionSeconds;
     item[config.timeToLiveAttributeName] = expiresAtEpochSeconds;
   }
+  assertFitsItem(envelope, item);
   return {
     Put: {
       TableName: config.outboxTableName,

@@ -6,7 +6,7 @@ import type { EventEnvelope } from '../envelope';
 import { describeAction } from '../transaction/actions';
 import { isTransactionCanceled, toTransactionCancelledError, type ActionDescription } from '../transaction/cancellation';
 import { toDocumentClient, type DynamoDBClientLike } from '../transaction/document-client';
-import { validateTransactionLimits } from '../transaction/limits';
+import { validateTransactionLimits, type KeySchema } from '../transaction/limits';
 import { buildEnvelope, type NewEvent } from './new-event';
 import { outboxPut } from './outbox-item';
 
@@ -30,6 +30,18 @@ export interface OutboxTransactWriteInput {
   readonly events: readonly NewEvent[];
 }
 
+/** An event ready to go into a transaction: its envelope and the conditional Put of its outbox item. */
+export interface PreparedEvent<TData = unknown> {
+  readonly envelope: EventEnvelope<TData>;
+  readonly action: TransactWriteItem;
+}
+
+/** Options of {@link Outbox.fromEnvironment}. */
+export interface OutboxEnvironmentOptions {
+  /** Clock for event `time` and the TTL. @default the system clock */
+  readonly now?: () => Date;
+}
+
 /**
  * Appends events to the transactional outbox. An event becomes an outbox item written in the same
  * TransactWriteItems call as the business writes, so either both happen or neither does; the relay then
@@ -37,8 +49,8 @@ export interface OutboxTransactWriteInput {
  */
 export class Outbox {
   /** An outbox configured from the environment set by the constructs; call it once, at cold start. */
-  public static fromEnvironment(client?: DynamoDBClientLike): Outbox {
-    return new Outbox({ client: toDocumentClient(client), config: loadProducerConfig() });
+  public static fromEnvironment(client?: DynamoDBClientLike, options: OutboxEnvironmentOptions = {}): Outbox {
+    return new Outbox({ client: toDocumentClient(client), config: loadProducerConfig(), now: options.now });
   }
 
   private readonly client: DynamoDBDocumentClient;
@@ -53,12 +65,30 @@ export class Outbox {
     this.newId = options.newId ?? randomUUID;
   }
 
+  /** The name of the outbox table. */
+  public get tableName(): string {
+    return this.config.outboxTableName;
+  }
+
+  /** The key attribute names of the outbox table (for transaction limit checks). */
+  public get keySchema(): KeySchema {
+    return { partitionKey: this.config.partitionKeyName, sortKey: this.config.sortKeyName };
+  }
+
   /**
    * Builds the outbox Put of one event, for callers who send their own `TransactWriteCommand`.
    * @throws InvalidEventError or EventTooLargeError before anything is sent
    */
   public event<TData>(event: NewEvent<TData>): TransactWriteItem {
     return this.build(event).action;
+  }
+
+  /**
+   * Builds the envelope and the outbox Put of one event (what {@link Outbox.event} does, keeping the envelope too).
+   * @throws InvalidEventError or EventTooLargeError before anything is sent
+   */
+  public prepare<TData>(event: NewEvent<TData>): PreparedEvent<TData> {
+    return this.build(event);
   }
 
   /**
@@ -79,7 +109,7 @@ export class Outbox {
       return { kind: 'event', eventId: id, description: `event '${id}' (${type}) on table '${this.config.outboxTableName}'` };
     };
     validateTransactionLimits(actions, {
-      knownKeySchemas: new Map([[this.config.outboxTableName, { partitionKey: this.config.partitionKeyName, sortKey: this.config.sortKeyName }]]),
+      knownKeySchemas: new Map([[this.config.outboxTableName, this.keySchema]]),
       describe: (index) => describe(index).description,
       breakdown: `${items.length} items + ${built.length} events`,
     });
@@ -92,7 +122,7 @@ export class Outbox {
     return built.map((event) => event.envelope);
   }
 
-  private build<TData>(event: NewEvent<TData>): { envelope: EventEnvelope<TData>; action: TransactWriteItem } {
+  private build<TData>(event: NewEvent<TData>): PreparedEvent<TData> {
     const now = this.now();
     const envelope = buildEnvelope(event, { source: this.config.eventSource, now: () => now, newId: this.newId });
     return { envelope, action: outboxPut(envelope, this.config, now) };

@@ -11,7 +11,31 @@ const NO_FAILURE = 'None';
 export interface TransactionCanceledLike {
   readonly name: string;
   readonly message: string;
-  readonly CancellationReasons?: ReadonlyArray<{ readonly Code?: string; readonly Message?: string }>;
+  readonly CancellationReasons?: ReadonlyArray<{ readonly Code?: string; readonly Message?: string; readonly Item?: Readonly<Record<string, unknown>> }>;
+}
+
+/**
+ * The item an action's condition failed on, when the action asked for it with `ReturnValuesOnConditionCheckFailure:
+ * 'ALL_OLD'`: `CancellationReasons[index].Item` of a cancelled transaction. In the low-level wire format
+ * (`{ attr: { S: '...' } }`): the DocumentClient does not translate errors. Read values with {@link storedString}.
+ */
+export function cancellationItem(error: TransactionCanceledLike, index: number): Readonly<Record<string, unknown>> | undefined {
+  return error.CancellationReasons?.[index]?.Item;
+}
+
+/** The item a single conditional write failed on (`ConditionalCheckFailedException.Item`, with `ALL_OLD`). */
+export function conditionalCheckItem(error: unknown): Readonly<Record<string, unknown>> | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const item = (error as { Item?: unknown }).Item;
+  return typeof item === 'object' && item !== null ? (item as Record<string, unknown>) : undefined;
+}
+
+/** A string attribute of a returned item, whether it came in the wire format (`{ S: 'x' }`) or translated (`'x'`). */
+export function storedString(item: Readonly<Record<string, unknown>> | undefined, attribute: string): string | undefined {
+  const value = item?.[attribute];
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && value !== null && typeof (value as { S?: unknown }).S === 'string') return (value as { S: string }).S;
+  return undefined;
 }
 
 /** True for the SDK's `TransactionCanceledException` (checked by name, so two bundled SDK copies still match). */

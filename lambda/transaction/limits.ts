@@ -5,9 +5,13 @@
 import type { TransactWriteItem } from '@aws-sdk/lib-dynamodb';
 import { TransactionLimitError } from '../errors';
 import { describeAction, operationOf, operationsOf, tableOf } from './actions';
+import { itemSize, MAX_ITEM_BYTES } from './item-size';
 
 /** DynamoDB's maximum number of actions in one TransactWriteItems call. */
 export const MAX_TRANSACTION_ACTIONS = 100;
+
+/** DynamoDB's limit on the aggregate size of the items in one TransactWriteItems call: 4 MB. */
+export const MAX_TRANSACTION_BYTES = 4 * 1024 * 1024;
 
 /** Key attribute names of a table. */
 export interface KeySchema {
@@ -62,12 +66,60 @@ function keySchemasOf(actions: readonly TransactWriteItem[], known: ReadonlyMap<
   return schemas;
 }
 
+const bytes = (value: number): string => value.toLocaleString('en-US');
+
+/**
+ * How many bytes of item an action carries, as far as the request shows: a Put its whole item; an Update its key and
+ * expression values; a Delete or ConditionCheck its key. For an Update that is a lower bound of the item it leaves
+ * (the item may hold more), so the 4 MB check can pass a transaction that DynamoDB still rejects, never the reverse.
+ */
+export function actionItemBytes(action: TransactWriteItem): number {
+  const operation = operationOf(action);
+  if (operation === 'Put') return itemSize(action.Put?.Item ?? {});
+  if (operation === 'Update') return itemSize(action.Update?.Key ?? {}) + itemSize(action.Update?.ExpressionAttributeValues ?? {});
+  if (operation === undefined) return 0;
+  return itemSize(action[operation]?.Key ?? {});
+}
+
+/**
+ * Throws {@link TransactionLimitError} when an item to be written is larger than DynamoDB's item limit
+ * ({@link MAX_ITEM_BYTES}, 400 KB), naming the limit, the size and `description` (e.g. `action 2 (Put on table 'T')`).
+ */
+export function assertItemFits(item: Readonly<Record<string, unknown>>, description: string): void {
+  const size = itemSize(item);
+  if (size > MAX_ITEM_BYTES) {
+    throw new TransactionLimitError(
+      `${description} writes an item of ${bytes(size)} bytes, but the DynamoDB item size limit is ${bytes(MAX_ITEM_BYTES)} bytes (400 KB)`,
+    );
+  }
+}
+
+function validateSizes(actions: readonly TransactWriteItem[], describe: (index: number) => string): void {
+  let total = 0;
+  let largest = { index: 0, size: -1 };
+  actions.forEach((action, index) => {
+    if (operationOf(action) === 'Put') assertItemFits(action.Put?.Item ?? {}, `action ${index} (${describe(index)})`);
+    const size = actionItemBytes(action);
+    total += size;
+    if (size > largest.size) largest = { index, size };
+  });
+  if (total > MAX_TRANSACTION_BYTES) {
+    throw new TransactionLimitError(
+      `the items of a transaction may add up to at most ${bytes(MAX_TRANSACTION_BYTES)} bytes (4 MB, DynamoDB TransactWriteItems limit), ` +
+        `but these add up to at least ${bytes(total)} bytes; the largest is action ${largest.index} (${describe(largest.index)}) with ${bytes(largest.size)} bytes`,
+    );
+  }
+}
+
 /**
  * Throws {@link TransactionLimitError} when `actions` break a TransactWriteItems limit: no action or more than
- * {@link MAX_TRANSACTION_ACTIONS}, an action without exactly one operation, or two actions on the same item.
+ * {@link MAX_TRANSACTION_ACTIONS}, an action without exactly one operation, two actions on the same item, a Put of an
+ * item over the 400 KB item limit, or items that add up to more than {@link MAX_TRANSACTION_BYTES} (4 MB).
  *
  * The same-item check compares keys. A `Put` names no key, so it is compared only on tables whose key schema is
- * known or can be learnt from another action's `Key`; DynamoDB itself rejects the remaining cases.
+ * known or can be learnt from another action's `Key`; DynamoDB itself rejects the remaining cases. Sizes follow
+ * DynamoDB's documented rules (see item-size.ts); an Update counts only what the request shows (see
+ * {@link actionItemBytes}).
  */
 export function validateTransactionLimits(actions: readonly TransactWriteItem[], options: TransactionLimitOptions = {}): void {
   const describe = options.describe ?? ((index: number) => describeAction(actions[index] as TransactWriteItem));
@@ -109,4 +161,5 @@ export function validateTransactionLimits(actions: readonly TransactWriteItem[],
     }
     seen.set(id, index);
   });
+  validateSizes(actions, describe);
 }

@@ -30,9 +30,10 @@ export interface IInboxTable extends IResource {
 
   /**
    * Lets `grantee` record processed messages, what a `ProcessingMode.TRANSACTIONAL` consumer needs:
-   * `dynamodb:PutItem` on this table (which also covers a Put inside `TransactWriteItems`) and `dynamodb:GetItem` (to
-   * read a duplicate's stored payload fingerprint). With a customer-managed key also `kms:Decrypt`, `kms:DescribeKey`,
-   * `kms:Encrypt` and `kms:GenerateDataKey` on that key.
+   * `dynamodb:PutItem` on this table (which also covers a Put inside `TransactWriteItems`; a duplicate's stored payload
+   * fingerprint comes back with the failed condition, `ReturnValuesOnConditionCheckFailure: ALL_OLD`, so no read is
+   * needed). With a customer-managed key also `kms:Decrypt`, `kms:DescribeKey`, `kms:Encrypt` and
+   * `kms:GenerateDataKey` on that key.
    */
   grantRecordMessages(grantee: iam.IGrantable): iam.Grant;
 
@@ -108,9 +109,10 @@ abstract class InboxTableBase extends Resource implements IInboxTable {
   public abstract readonly encryptionKey?: kms.IKey;
 
   public grantRecordMessages(grantee: iam.IGrantable): iam.Grant {
-    // The inbox write is a conditional Put (alone, or inside TransactWriteItems); GetItem reads the stored payload
-    // fingerprint of a duplicate, to tell a redelivery from an event id reused for another payload.
-    return this.grantTable(grantee, [{ actions: ['dynamodb:GetItem', 'dynamodb:PutItem'], resourceArns: [this.tableArn] }]);
+    // The inbox write is a conditional Put (alone, or inside TransactWriteItems). A duplicate's stored payload
+    // fingerprint is returned by the failed condition itself (ReturnValuesOnConditionCheckFailure: ALL_OLD), which
+    // needs no permission beyond the Put.
+    return this.grantTable(grantee, [{ actions: ['dynamodb:PutItem'], resourceArns: [this.tableArn] }]);
   }
 
   public grantProcessingRecords(grantee: iam.IGrantable): iam.Grant {

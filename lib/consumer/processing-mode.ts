@@ -13,7 +13,7 @@ export enum ProcessingMode {
    * Use it when the whole effect is DynamoDB writes (up to 99 staged actions). Guarantees exactly-once effect per
    * subscriber within the deduplication window: a redelivery finds the inbox record and applies nothing, and two
    * concurrent deliveries can not both commit. The handler calls `createTransactionalConsumer` from
-   * `idempotent-event-flow/runtime`. The function gets `dynamodb:PutItem` and `dynamodb:GetItem` on the inbox table.
+   * `idempotent-event-flow/runtime`. The function gets `dynamodb:PutItem` on the inbox table.
    */
   TRANSACTIONAL = 'transactional',
 

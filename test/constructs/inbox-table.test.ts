@@ -156,7 +156,7 @@ describe('InboxTable: encryption and removal', () => {
 });
 
 describe('InboxTable: grantRecordMessages', () => {
-  test('grants only dynamodb:GetItem and dynamodb:PutItem on the table', () => {
+  test('grants only dynamodb:PutItem on the table', () => {
     // GIVEN
     const stack = newStack();
     const inbox = new InboxTable(stack, 'Inbox');
@@ -164,7 +164,7 @@ describe('InboxTable: grantRecordMessages', () => {
     grantToNewRole(stack, inbox);
     // THEN
     expect(policyStatements(stack)).toEqual([
-      { Action: ['dynamodb:GetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
+      { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
     ]);
     expect(stack.resolve(inbox.tableArn)).toEqual({
       'Fn::GetAtt': [stack.getLogicalId(inbox.table.node.defaultChild as dynamodb.CfnTable), 'Arn'],
@@ -180,7 +180,7 @@ describe('InboxTable: grantRecordMessages', () => {
     grantToNewRole(stack, inbox);
     // THEN
     expect(policyStatements(stack)).toEqual([
-      { Action: ['dynamodb:GetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
+      { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
       {
         Action: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'],
         Effect: 'Allow',
@@ -296,14 +296,14 @@ describe('InboxTable: import', () => {
     expect(inbox.encryptionKey).toBeUndefined();
   });
 
-  test('fromTableArn grants GetItem and PutItem on the imported table only', () => {
+  test('fromTableArn grants PutItem on the imported table only', () => {
     // GIVEN
     const stack = newStack();
     const inbox = InboxTable.fromTableArn(stack, 'Shared', arn);
     // WHEN
     grantToNewRole(stack, inbox);
     // THEN
-    expect(policyStatements(stack)).toEqual([{ Action: ['dynamodb:GetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: arn }]);
+    expect(policyStatements(stack)).toEqual([{ Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: arn }]);
   });
 
   test('fromTableName builds the ARN in the importing stack', () => {

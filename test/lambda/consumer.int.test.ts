@@ -1,9 +1,12 @@
-import { GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand, ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
-import { ConfigurationError, ENV, type ConsumerConfig } from '../../lambda/config';
+import { ConfigurationError, ENV, type ConsumerConfig, type ProducerConfig } from '../../lambda/config';
 import { createTransactionalConsumer, type EventHandler, type TransactionalConsumerOptions } from '../../lambda/consumer/transactional-consumer';
+import { parseEnvelope } from '../../lambda/envelope';
 import { PermanentError } from '../../lambda/errors';
-import { INBOX_ITEM, TABLE_SCHEMA } from '../../lambda/wire-format';
+import { derivedEventId, payloadFingerprint } from '../../lambda/fingerprint';
+import { Outbox } from '../../lambda/producer/outbox';
+import { INBOX_ITEM, OUTBOX_ITEM, TABLE_SCHEMA } from '../../lambda/wire-format';
 import { createTable, localClient, uniqueTableName } from '../support/dynamodb-client';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { envelopeObject, outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from './helpers';
@@ -21,14 +24,28 @@ let client: DynamoDBClient;
 let proxy: FaultProxy;
 let ledgerTable: string;
 let config: ConsumerConfig;
+let outboxConfig: ProducerConfig;
 
 beforeAll(async () => {
   client = localClient();
   proxy = await startFaultProxy(inject('dynamoDbEndpoint'));
   ledgerTable = uniqueTableName('ledger');
   const inboxTable = uniqueTableName('inbox');
-  await Promise.all([createTable(client, ledgerTable, { partitionKey: 'pk' }), createTable(client, inboxTable, { partitionKey: TABLE_SCHEMA.PARTITION_KEY })]);
+  const outboxTable = uniqueTableName('outbox');
+  await Promise.all([
+    createTable(client, ledgerTable, { partitionKey: 'pk' }),
+    createTable(client, inboxTable, { partitionKey: TABLE_SCHEMA.PARTITION_KEY }),
+    createTable(client, outboxTable, { partitionKey: TABLE_SCHEMA.PARTITION_KEY, sortKey: TABLE_SCHEMA.SORT_KEY }),
+  ]);
   config = { subscriberName: SUBSCRIBER, inboxTableName: inboxTable, deduplicationWindowSeconds: WINDOW_SECONDS };
+  outboxConfig = {
+    outboxTableName: outboxTable,
+    partitionKeyName: TABLE_SCHEMA.PARTITION_KEY,
+    sortKeyName: TABLE_SCHEMA.SORT_KEY,
+    timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE,
+    eventRetentionSeconds: 3600,
+    eventSource: 'billing-service',
+  };
 });
 afterAll(() => proxy.stop());
 
@@ -79,7 +96,7 @@ describe('createTransactionalConsumer', () => {
     expect(outcomesOf(lines)).toEqual(['processed', 'duplicate']);
   });
 
-  test('records the inbox item in the wire format, TTL in epoch seconds', async () => {
+  test('records the inbox item in the wire format, with the payload fingerprint and the TTL in epoch seconds', async () => {
     const now = new Date('2024-05-01T12:00:00.500Z');
     const { handler } = consumer({ now: () => now });
     const message = deposit(5, { type: 'FundsDeposited' });
@@ -92,6 +109,7 @@ describe('createTransactionalConsumer', () => {
       eventType: { S: 'FundsDeposited' },
       subscriber: { S: 'billing' },
       processedAt: { S: '2024-05-01T12:00:00.500Z' },
+      payloadFingerprint: { S: payloadFingerprint(parseEnvelope(message.body)) },
       expiresAt: { N: String(Math.floor(now.getTime() / 1000) + WINDOW_SECONDS) },
     });
   });
@@ -235,30 +253,6 @@ describe('createTransactionalConsumer', () => {
     expect(proxy.requestCount(TRANSACT) - transactionsBefore).toBe(0);
   });
 
-  test('an expired inbox record that TTL has not deleted yet does not block reprocessing; a live one does', async () => {
-    const { handler, lines } = consumer();
-    const nowEpochSeconds = Math.floor(Date.now() / 1000);
-    const expired = deposit(4);
-    const live = deposit(6);
-    const seed = (eventId: string, expiresAt: number) =>
-      client.send(
-        new PutItemCommand({
-          TableName: config.inboxTableName,
-          Item: { pk: { S: `${SUBSCRIBER}#${eventId}` }, eventId: { S: eventId }, expiresAt: { N: String(expiresAt) } },
-        }),
-      );
-    await seed(expired.id, nowEpochSeconds - 60);
-    await seed(live.id, nowEpochSeconds + 60);
-
-    const response = await handler({ Records: [sqsRecord(expired.body), sqsRecord(live.body)] });
-
-    expect(response.batchItemFailures).toEqual([]);
-    expect(outcomesOf(lines)).toEqual(['processed', 'duplicate']);
-    expect(await balance(expired.account)).toBe(4);
-    expect(await balance(live.account)).toBeUndefined();
-    expect(Number((await inboxItem(expired.id))?.expiresAt?.N)).toBeGreaterThanOrEqual(nowEpochSeconds + WINDOW_SECONDS);
-  });
-
   test('a handler error reports only that record, and writes nothing for it', async () => {
     const messages = [deposit(1), deposit(2), deposit(3)];
     const { handler, lines } = consumer({
@@ -332,6 +326,17 @@ describe('createTransactionalConsumer', () => {
     expect(lines.find((line) => line.outcome === 'dead-lettered')).toMatchObject({ error: { name: 'TransactionLimitError', message: expect.stringMatching(/at most 99 writes/) } });
   });
 
+  test('dead-letters an event whose id is too long for the inbox key, before any request', async () => {
+    const { handler, deadLetter } = consumer({ client: localClient({ endpoint: proxy.endpoint }) });
+    const sentBefore = proxy.requestCount();
+    await handler({ Records: [sqsRecord(deposit(1, { id: 'i'.repeat(2_041) }).body)] });
+    expect(proxy.requestCount() - sentBefore).toBe(0);
+    expect(deadLetter.published[0]).toMatchObject({
+      errorName: 'PermanentError',
+      errorMessage: "event id of 2041 characters is too long for the inbox: its key 'billing#<id>' is 2049 bytes, but DynamoDB allows at most 2048 bytes for a partition key value",
+    });
+  });
+
   test('accepts a double-encoded and an SNS-wrapped body', async () => {
     const { handler } = consumer();
     const doubled = deposit(3);
@@ -350,5 +355,279 @@ describe('createTransactionalConsumer', () => {
     } finally {
       vi.unstubAllEnvs();
     }
+  });
+});
+
+/** Seeds an inbox record as if an earlier delivery had written it (or an older runtime, without fingerprint). */
+async function seedInboxRecord(eventId: string, expiresAtEpochSeconds: number, fingerprint?: string): Promise<void> {
+  await client.send(
+    new PutItemCommand({
+      TableName: config.inboxTableName,
+      Item: {
+        pk: { S: `${SUBSCRIBER}#${eventId}` },
+        eventId: { S: eventId },
+        expiresAt: { N: String(expiresAtEpochSeconds) },
+        ...(fingerprint === undefined ? {} : { payloadFingerprint: { S: fingerprint } }),
+      },
+    }),
+  );
+}
+
+/** A handler that stages nothing: the inbox record is then one conditional PutItem instead of a transaction. */
+const stagesNothing: EventHandler<Deposit> = () => undefined;
+
+describe('payload fingerprints', () => {
+  // both ways an inbox record is written: in a transaction (a staged write) and alone (a conditional PutItem)
+  describe.each([
+    ['TransactWriteItems', credit],
+    ['PutItem', stagesNothing],
+  ] as const)('through %s', (_path, handle) => {
+    test('a reused id with a different payload is dead-lettered as PayloadMismatchError, naming both fingerprints; nothing is applied', async () => {
+      const { handler, deadLetter, lines } = consumer({ handle, client: localClient({ endpoint: proxy.endpoint }) });
+      const original = deposit(10);
+      const reused = JSON.stringify({ ...JSON.parse(original.body), data: { account: original.account, amount: 999 } });
+      await handler({ Records: [sqsRecord(original.body)] });
+      const readsBefore = proxy.requestCount('DynamoDB_20120810.GetItem');
+
+      const response = await handler({ Records: [sqsRecord(reused)] });
+
+      expect(response.batchItemFailures).toEqual([]);
+      expect(outcomesOf(lines)).toEqual(['processed', 'dead-lettered']);
+      const stored = payloadFingerprint(parseEnvelope(original.body));
+      const received = payloadFingerprint(parseEnvelope(reused));
+      expect(deadLetter.published).toEqual([
+        expect.objectContaining({
+          body: reused,
+          errorName: 'PayloadMismatchError',
+          eventId: original.id,
+          errorMessage: `event id '${original.id}' was already processed by subscriber '${SUBSCRIBER}' with a different payload (stored ${stored}, received ${received}); an event id must not be reused for another event`,
+        }),
+      ]);
+      if (handle === credit) expect(await balance(original.account)).toBe(10);
+      // the stored record came back with the failed condition (ALL_OLD): no read was needed
+      expect(proxy.requestCount('DynamoDB_20120810.GetItem') - readsBefore).toBe(0);
+    });
+
+    test('a redelivery whose envelope was rebuilt with a new time and source is still a duplicate', async () => {
+      const { handler, lines, deadLetter } = consumer({ handle });
+      const original = deposit(10);
+      const rebuilt = JSON.stringify({ ...JSON.parse(original.body), time: '2030-01-01T00:00:00Z', source: 'another-source' });
+      await handler({ Records: [sqsRecord(original.body)] });
+      await handler({ Records: [sqsRecord(rebuilt)] });
+      expect(outcomesOf(lines)).toEqual(['processed', 'duplicate']);
+      expect(deadLetter.published).toEqual([]);
+    });
+
+    test('a live record without fingerprint (written before fingerprints) is a duplicate, with a warning', async () => {
+      const { handler, lines, deadLetter } = consumer({ handle });
+      const message = deposit(3);
+      await seedInboxRecord(message.id, Math.floor(Date.now() / 1000) + 60);
+
+      const response = await handler({ Records: [sqsRecord(message.body)] });
+
+      expect(response.batchItemFailures).toEqual([]);
+      expect(outcomesOf(lines)).toEqual(['duplicate']);
+      expect(deadLetter.published).toEqual([]);
+      expect(await balance(message.account)).toBeUndefined();
+      expect(lines.find((line) => line.level === 'WARN')).toMatchObject({
+        message: 'payload not verified',
+        eventId: message.id,
+        detail: 'the live inbox record has no payload fingerprint; acknowledged as a duplicate',
+      });
+    });
+  });
+});
+
+/**
+ * TTL deletes expired items in the background, typically within a few days, and until then AWS says they "still appear"
+ * in reads and must be filtered by comparing the TTL attribute with the current time
+ * (https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/ttl-expired-items.html). The inbox condition
+ * (`attribute_not_exists(pk) OR expiresAt < :now`) therefore treats an expired record as absent.
+ */
+describe('expired inbox records that TTL has not deleted yet', () => {
+  describe.each([
+    ['TransactWriteItems', credit],
+    ['PutItem', stagesNothing],
+  ] as const)('through %s', (_path, handle) => {
+    test('an expired record does not block reprocessing, even with another fingerprint, and is replaced by a live one', async () => {
+      const { handler, lines, deadLetter } = consumer({ handle });
+      const nowEpochSeconds = Math.floor(Date.now() / 1000);
+      const message = deposit(4);
+      await seedInboxRecord(message.id, nowEpochSeconds - 1, 'sha256:from-an-older-event-with-the-same-id');
+
+      const response = await handler({ Records: [sqsRecord(message.body)] });
+
+      expect(response.batchItemFailures).toEqual([]);
+      expect(outcomesOf(lines)).toEqual(['processed']);
+      expect(deadLetter.published).toEqual([]);
+      if (handle === credit) expect(await balance(message.account)).toBe(4);
+      const record = await inboxItem(message.id);
+      expect(Number(record?.expiresAt?.N)).toBeGreaterThanOrEqual(nowEpochSeconds + WINDOW_SECONDS);
+      expect(record?.payloadFingerprint).toEqual({ S: payloadFingerprint(parseEnvelope(message.body)) });
+    });
+
+    test('a live record (TTL still ahead) makes the delivery a duplicate', async () => {
+      const { handler, lines } = consumer({ handle });
+      const message = deposit(6);
+      await seedInboxRecord(message.id, Math.floor(Date.now() / 1000) + 60, payloadFingerprint(parseEnvelope(message.body)));
+
+      expect((await handler({ Records: [sqsRecord(message.body)] })).batchItemFailures).toEqual([]);
+
+      expect(outcomesOf(lines)).toEqual(['duplicate']);
+      expect(await balance(message.account)).toBeUndefined();
+    });
+  });
+});
+
+describe('emitting events (tx.emit)', () => {
+  /** Credits the account and emits one event about it. */
+  const creditAndNotify: EventHandler<Deposit> = (envelope, tx, context) => {
+    credit(envelope, tx, context);
+    tx.emit({ type: 'AccountCredited', subject: envelope.data.account, data: { account: envelope.data.account, amount: envelope.data.amount } });
+  };
+
+  async function emitted(consumedEventId: string, index = 0) {
+    const id = derivedEventId(SUBSCRIBER, consumedEventId, index);
+    const scanned = await client.send(
+      new ScanCommand({
+        TableName: outboxConfig.outboxTableName,
+        ConsistentRead: true,
+        FilterExpression: '#id = :id',
+        ExpressionAttributeNames: { '#id': OUTBOX_ITEM.EVENT_ID_ATTRIBUTE },
+        ExpressionAttributeValues: { ':id': { S: id } },
+      }),
+    );
+    return { id, items: scanned.Items ?? [] };
+  }
+
+  const outboxFor = (overrides: Partial<ProducerConfig> = {}) => new Outbox({ client, config: { ...outboxConfig, ...overrides } });
+
+  test('the emitted event, the business write and the inbox record commit together', async () => {
+    const { handler, lines } = consumer({ handle: creditAndNotify, outbox: outboxFor() });
+    const message = deposit(12);
+
+    expect((await handler({ Records: [sqsRecord(message.body)] })).batchItemFailures).toEqual([]);
+
+    expect(await balance(message.account)).toBe(12);
+    expect(await inboxItem(message.id)).toBeDefined();
+    const { id, items } = await emitted(message.id);
+    expect(items).toHaveLength(1);
+    expect(parseEnvelope(items[0]?.[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]?.S as string)).toMatchObject({
+      id,
+      source: 'billing-service',
+      type: 'AccountCredited',
+      subject: message.account,
+      data: { account: message.account, amount: 12 },
+    });
+    expect(lines.find((line) => line.outcome === 'processed')).toMatchObject({ stagedWrites: 1, emittedEvents: 1 });
+  });
+
+  test('a failed business condition writes neither the event nor the inbox record', async () => {
+    const { handler } = consumer({
+      outbox: outboxFor(),
+      handle: (envelope, tx) => {
+        tx.conditionCheck({ TableName: ledgerTable, Key: { pk: envelope.data.account }, ConditionExpression: 'attribute_exists(pk)' });
+        tx.emit({ type: 'AccountCredited', data: {} });
+      },
+    });
+    const message = deposit(1);
+    const record = sqsRecord(message.body);
+
+    expect((await handler({ Records: [record] })).batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+
+    expect((await emitted(message.id)).items).toHaveLength(0);
+    expect(await inboxItem(message.id)).toBeUndefined();
+  });
+
+  test('a duplicate delivery emits nothing', async () => {
+    const { handler, lines } = consumer({ handle: creditAndNotify, outbox: outboxFor() });
+    const message = deposit(5);
+
+    await handler({ Records: [sqsRecord(message.body)] });
+    await handler({ Records: [sqsRecord(message.body)] });
+
+    expect(outcomesOf(lines)).toEqual(['processed', 'duplicate']);
+    expect((await emitted(message.id)).items).toHaveLength(1);
+    expect(await balance(message.account)).toBe(5);
+  });
+
+  test('a crash after commit (response lost), then redelivery, emits exactly one event', async () => {
+    const crashing = consumer({ handle: creditAndNotify, outbox: outboxFor(), client: localClient({ endpoint: proxy.endpoint, maxAttempts: 1 }) });
+    const message = deposit(8);
+    const record = sqsRecord(message.body);
+    const fired = proxy.inject({ target: TRANSACT, fault: { kind: 'drop-response' } });
+
+    expect((await crashing.handler({ Records: [record] })).batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+    expect(fired()).toBe(1);
+
+    const redelivery = consumer({ handle: creditAndNotify, outbox: outboxFor() });
+    expect((await redelivery.handler({ Records: [{ ...record, attributes: { ApproximateReceiveCount: '2' } }] })).batchItemFailures).toEqual([]);
+
+    expect(outcomesOf(redelivery.lines)).toEqual(['duplicate']);
+    expect((await emitted(message.id)).items).toHaveLength(1);
+    expect(await balance(message.account)).toBe(8);
+  });
+
+  test('a handler that only emits commits the event and the inbox record in a transaction', async () => {
+    const { handler } = consumer({ handle: (envelope, tx) => void tx.emit({ type: 'Seen', data: { id: envelope.id } }), outbox: outboxFor() });
+    const message = deposit(1);
+    await handler({ Records: [sqsRecord(message.body)] });
+    expect((await emitted(message.id)).items).toHaveLength(1);
+    expect(await inboxItem(message.id)).toBeDefined();
+  });
+
+  test('emitting without an outbox dead-letters the message, saying to deploy with publishesEvents: true', async () => {
+    const { handler, deadLetter } = consumer({ handle: creditAndNotify });
+    const message = deposit(2);
+
+    expect((await handler({ Records: [sqsRecord(message.body)] })).batchItemFailures).toEqual([]);
+
+    expect(deadLetter.published).toEqual([
+      expect.objectContaining({ errorName: 'InvalidEventError', errorMessage: expect.stringMatching(/subscriber 'billing' has no outbox\. Deploy the subscriber with `publishesEvents: true`/) }),
+    ]);
+    expect(await balance(message.account)).toBeUndefined();
+    expect(await inboxItem(message.id)).toBeUndefined();
+  });
+
+  test('an invalid emitted event dead-letters the message and writes nothing', async () => {
+    const { handler, deadLetter } = consumer({ outbox: outboxFor(), handle: (_envelope, tx) => void tx.emit({ type: '', data: {} }) });
+    const message = deposit(2);
+    await handler({ Records: [sqsRecord(message.body)] });
+    expect(deadLetter.published.map((letter) => letter.errorName)).toEqual(['InvalidEventError']);
+    expect(await inboxItem(message.id)).toBeUndefined();
+  });
+
+  test('uses the outbox the environment describes when IEF_OUTBOX_TABLE_NAME is set', async () => {
+    vi.stubEnv(ENV.OUTBOX_TABLE_NAME, outboxConfig.outboxTableName);
+    vi.stubEnv(ENV.OUTBOX_PARTITION_KEY_NAME, 'pk');
+    vi.stubEnv(ENV.OUTBOX_SORT_KEY_NAME, 'sk');
+    vi.stubEnv(ENV.OUTBOX_EVENT_RETENTION_SECONDS, '60');
+    vi.stubEnv(ENV.EVENT_SOURCE, 'from-environment');
+    let handler;
+    try {
+      handler = consumer({ handle: creditAndNotify }).handler;
+    } finally {
+      vi.unstubAllEnvs();
+    }
+    const message = deposit(3);
+    await handler({ Records: [sqsRecord(message.body)] });
+    const { items } = await emitted(message.id);
+    expect(items).toHaveLength(1);
+    expect(parseEnvelope(items[0]?.[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]?.S as string).source).toBe('from-environment');
+  });
+
+  test('counts emitted events in the transaction limit, dead-lettering before any request', async () => {
+    const { handler, deadLetter } = consumer({
+      outbox: outboxFor(),
+      client: localClient({ endpoint: proxy.endpoint }),
+      handle: (envelope, tx) => {
+        for (let i = 0; i < 60; i++) tx.put({ TableName: ledgerTable, Item: { pk: `${envelope.id}-${i}` } });
+        for (let i = 0; i < 40; i++) tx.emit({ type: 'Many', data: i });
+      },
+    });
+    const sentBefore = proxy.requestCount();
+    await handler({ Records: [sqsRecord(deposit(1).body)] });
+    expect(proxy.requestCount() - sentBefore).toBe(0);
+    expect(deadLetter.published[0]).toMatchObject({ errorName: 'TransactionLimitError', errorMessage: expect.stringMatching(/staged event number 100 \(60 writes and 39 events before it\)/) });
   });
 });

@@ -90,4 +90,33 @@ describe('outboxPut', () => {
     expect(Buffer.byteLength(JSON.stringify(envelope))).toBeLessThan(MAX_MESSAGE_BYTES);
     expect(() => outboxPut(envelope, config, now)).toThrow(/\(4\d\d,\d{3} bytes when delivered as a JSON string\)/);
   });
+
+  test('fails when the outbox item exceeds the DynamoDB item limit although the envelope fits a message', () => {
+    // the type is stored twice (in the envelope and as iefEventType): 205,000 bytes each is over 400 KB in total
+    const envelope = buildEnvelope({ type: 'T'.repeat(205_000), data: {}, id: 'long-type' }, defaults);
+    expect(Buffer.byteLength(JSON.stringify(JSON.stringify(envelope)))).toBeLessThan(MAX_MESSAGE_BYTES);
+    let thrown: unknown;
+    try {
+      outboxPut(envelope, config, now);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(EventTooLargeError);
+    expect((thrown as Error).message).toMatch(
+      /^event 'long-type' \(T{100}…\) is too large: its outbox item is 410,\d{3} bytes, but the DynamoDB item size limit is 409,600 bytes \(400 KB\)/,
+    );
+    expect(thrown).toMatchObject({ eventId: 'long-type', limitBytes: 409_600 });
+  });
+
+  test('fails when the event id makes the outbox key longer than DynamoDB allows for a key', () => {
+    const id = 'i'.repeat(1_018); // 'OUTBOX#' + 1,018 = 1,025 bytes: over the 1,024 bytes of a sort key value
+    expect(() => outboxPut(buildEnvelope({ type: 'T', data: 1, id }, defaults), config, now)).toThrow(InvalidEventError);
+    expect(() => outboxPut(buildEnvelope({ type: 'T', data: 1, id }, defaults), config, now)).toThrow(
+      /has an id that is too long: its outbox key is 1,025 bytes, but DynamoDB allows at most 1,024 bytes for a sort key value/,
+    );
+    // without a sort key, the partition key's 2,048 bytes apply
+    const withoutSortKey = { ...config, sortKeyName: undefined };
+    expect(() => outboxPut(buildEnvelope({ type: 'T', data: 1, id }, defaults), withoutSortKey, now)).not.toThrow();
+    expect(() => outboxPut(buildEnvelope({ type: 'T', data: 1, id: 'i'.repeat(2_042) }, defaults), withoutSortKey, now)).toThrow(/at most 2,048 bytes for a partition key value/);
+  });
 });

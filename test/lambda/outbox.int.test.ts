@@ -156,6 +156,33 @@ describe('Outbox.transactWrite', () => {
     expect(await getOrder(orderId)).toBeDefined();
   });
 
+  test('commits several events and several business items atomically', async () => {
+    const outbox = new Outbox({ client, config });
+    const orders = [`order-${crypto.randomUUID()}`, `order-${crypto.randomUUID()}`];
+    const events = ['OrderPlaced', 'PaymentRequested', 'StockReserved'].map((type) => ({ type, id: `${type}-${crypto.randomUUID()}`, data: { orders } }));
+
+    const envelopes = await outbox.transactWrite({ items: orders.map(placeOrder), events });
+
+    expect(envelopes.map((envelope) => envelope.id)).toEqual(events.map((event) => event.id));
+    for (const orderId of orders) expect(await getOrder(orderId)).toBeDefined();
+    for (const event of events) expect(await outboxItemsWithEventId(event.id)).toHaveLength(1);
+  });
+
+  test('writes none of several events when one business condition fails', async () => {
+    const outbox = new Outbox({ client, config });
+    const existing = `order-${crypto.randomUUID()}`;
+    await outbox.transactWrite({ items: [placeOrder(existing)], events: [] });
+    const fresh = `order-${crypto.randomUUID()}`;
+    const events = ['OrderPlaced', 'PaymentRequested', 'StockReserved'].map((type) => ({ type, id: `${type}-${crypto.randomUUID()}`, data: {} }));
+
+    const error = await rejection(outbox.transactWrite({ items: [placeOrder(fresh), placeOrder(existing)], events }));
+
+    expect(error).toBeInstanceOf(TransactionCancelledError);
+    expect((error as TransactionCancelledError).cancellationReasonCodes).toEqual(['None', 'ConditionalCheckFailed', 'None', 'None', 'None']);
+    expect(await getOrder(fresh)).toBeUndefined();
+    for (const event of events) expect(await outboxItemsWithEventId(event.id)).toHaveLength(0);
+  });
+
   test('accepts a DocumentClient and several events in one transaction', async () => {
     const outbox = new Outbox({ client: DynamoDBDocumentClient.from(client), config });
     const envelopes = await outbox.transactWrite({ events: [{ type: 'A', data: 1 }, { type: 'B', data: 2 }] });
@@ -216,6 +243,23 @@ describe('Outbox limits fail before any request', () => {
     expect(error).toBeInstanceOf(EventTooLargeError);
     expect(error.message).toMatch(/event 'huge' \(Huge\) is too large: its envelope is 300,\d{3} bytes .* the SNS\/SQS message limit is 262,144 bytes/);
     expect((error as EventTooLargeError).limitBytes).toBe(262_144);
+    expectNothingSent();
+  });
+
+  test('fails on an outbox item over the DynamoDB item limit, naming limit and size', async () => {
+    sentBefore = proxy.requestCount();
+    const error = await rejection(outbox.transactWrite({ events: [{ type: 'T'.repeat(205_000), id: 'long-type', data: {} }] }));
+    expect(error).toBeInstanceOf(EventTooLargeError);
+    expect(error.message).toMatch(/its outbox item is 410,\d{3} bytes, but the DynamoDB item size limit is 409,600 bytes/);
+    expectNothingSent();
+  });
+
+  test('fails on business items adding up to more than 4 MB, naming the limit', async () => {
+    sentBefore = proxy.requestCount();
+    const items = Array.from({ length: 11 }, (_, i): TransactWriteItem => ({ Put: { TableName: ordersTable, Item: { pk: `big-${i}`, blob: 'x'.repeat(390_000) } } }));
+    const error = await rejection(outbox.transactWrite({ items, events: [{ type: 'BulkPlaced', data: {} }] }));
+    expect(error).toBeInstanceOf(TransactionLimitError);
+    expect(error.message).toMatch(/may add up to at most 4,194,304 bytes \(4 MB, DynamoDB TransactWriteItems limit\), but these add up to at least 4,290,\d{3} bytes/);
     expectNothingSent();
   });
 });

@@ -1,7 +1,8 @@
 import type { TransactWriteItem } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, test } from 'vitest';
 import { TransactionLimitError } from '../../lambda/errors';
-import { validateTransactionLimits } from '../../lambda/transaction/limits';
+import { itemSize, MAX_ITEM_BYTES } from '../../lambda/transaction/item-size';
+import { actionItemBytes, assertItemFits, MAX_TRANSACTION_BYTES, validateTransactionLimits } from '../../lambda/transaction/limits';
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 
 const update = (table: string, key: Record<string, unknown>): TransactWriteItem => ({
@@ -74,6 +75,54 @@ describe('validateTransactionLimits', () => {
   test('uses the caller description of each action', () => {
     expect(() => validateTransactionLimits([update('T', { pk: 'a' }), update('T', { pk: 'a' })], { describe: (i) => `thing ${i}` })).toThrow(
       /actions 0 \(thing 0\) and 1 \(thing 1\)/,
+    );
+  });
+});
+
+/** An item of exactly `bytes` bytes (by the documented rules): `pk` plus a padding string. */
+function itemOf(pk: string, bytes: number): Record<string, unknown> {
+  const padding = bytes - itemSize({ pk, pad: '' });
+  return { pk, pad: 'x'.repeat(padding) };
+}
+
+describe('validateTransactionLimits: sizes', () => {
+  test('accepts a Put of an item of exactly 400 KB', () => {
+    expect(itemSize(itemOf('a', MAX_ITEM_BYTES))).toBe(409_600);
+    expect(() => validateTransactionLimits([put('T', itemOf('a', MAX_ITEM_BYTES))])).not.toThrow();
+  });
+
+  test('fails on a Put of an item over 400 KB, naming the limit, the size and the action', () => {
+    const actions = [update('T', { pk: 'a' }), put('Ledger', itemOf('b', MAX_ITEM_BYTES + 1))];
+    expect(() => validateTransactionLimits(actions, { describe: (i) => `staged write ${i}` })).toThrow(TransactionLimitError);
+    expect(() => validateTransactionLimits(actions, { describe: (i) => `staged write ${i}` })).toThrow(
+      'action 1 (staged write 1) writes an item of 409,601 bytes, but the DynamoDB item size limit is 409,600 bytes (400 KB)',
+    );
+  });
+
+  test('fails when the items add up to more than 4 MB, naming the limit, the total and the largest action', () => {
+    // eleven items of 390,000 bytes: each fits, together 4,290,000 > 4,194,304
+    const actions = Array.from({ length: 11 }, (_, i) => put('T', itemOf(`k${i}`, i === 7 ? 390_001 : 390_000)));
+    expect(MAX_TRANSACTION_BYTES).toBe(4_194_304);
+    expect(() => validateTransactionLimits(actions)).toThrow(
+      "the items of a transaction may add up to at most 4,194,304 bytes (4 MB, DynamoDB TransactWriteItems limit), but these add up to at least 4,290,001 bytes; the largest is action 7 (Put on table 'T') with 390,001 bytes",
+    );
+  });
+
+  test('accepts items that add up to exactly 4 MB', () => {
+    const actions = Array.from({ length: 16 }, (_, i) => put('T', itemOf(`k${i}`, MAX_TRANSACTION_BYTES / 16)));
+    expect(() => validateTransactionLimits(actions)).not.toThrow();
+  });
+
+  test('counts what each action shows: a Put its item, an Update its key and values, a Delete or ConditionCheck its key', () => {
+    expect(actionItemBytes(put('T', { pk: 'abc', n: 7 }))).toBe(2 + 3 + 1 + 2);
+    expect(actionItemBytes(update('T', { pk: 'abc' }))).toBe(2 + 3 + (2 + 2));
+    expect(actionItemBytes({ Delete: { TableName: 'T', Key: { pk: 'abc' } } })).toBe(5);
+    expect(actionItemBytes({ ConditionCheck: { TableName: 'T', Key: { pk: 'abc' }, ConditionExpression: 'attribute_exists(pk)' } })).toBe(5);
+  });
+
+  test('assertItemFits names the item it was given', () => {
+    expect(() => assertItemFits(itemOf('a', MAX_ITEM_BYTES + 10), "inbox record 'x'")).toThrow(
+      "inbox record 'x' writes an item of 409,610 bytes, but the DynamoDB item size limit is 409,600 bytes (400 KB)",
     );
   });
 });

@@ -1,0 +1,185 @@
+/**
+ * Reading an aggregate item and writing its next version with ONE conditional write: the condition checks the version
+ * that was read, and the written item carries the new state, the next version and the processed-message list. Used by
+ * `createAggregateConsumer`.
+ */
+import { GetCommand, PutCommand, TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteItem, type TransactWritePut } from '@aws-sdk/lib-dynamodb';
+import { PermanentError } from '../errors';
+import type { PreparedEvent } from '../producer/outbox';
+import {
+  CONDITIONAL_CHECK_FAILED,
+  cancellationReasonCodes,
+  isConditionalCheckFailed,
+  isTransactionCanceled,
+  toTransactionCancelledError,
+  type ActionDescription,
+} from '../transaction/cancellation';
+import { assertItemFits, validateTransactionLimits, type KeySchema } from '../transaction/limits';
+import { AGGREGATE_ITEM } from '../wire-format';
+import { parseProcessedMessages, type ProcessedMessage } from './processed-messages';
+
+/** Where an aggregate lives: its table and its full primary key (partition key, and sort key if the table has one). */
+export interface AggregateLocation {
+  readonly tableName: string;
+  readonly key: Record<string, unknown>;
+}
+
+/** An aggregate as read, split into what the runtime owns and what the handler owns. */
+export interface AggregateSnapshot {
+  /** Whether the item exists. */
+  readonly exists: boolean;
+  /** The stored version; absent when the item does not exist or was never written by this runtime. */
+  readonly version?: number;
+  /** The messages the aggregate remembers applying, oldest first. */
+  readonly processed: readonly ProcessedMessage[];
+  /** The item without its key and the runtime-owned attributes; absent when the item does not exist. */
+  readonly state?: Record<string, unknown>;
+}
+
+/** What a write attempt came to. `contended`: another writer changed the aggregate since it was read; read again. */
+export type WriteOutcome = 'written' | 'contended';
+
+/** The attributes a handler may not set: the runtime owns them. */
+export const RUNTIME_OWNED_ATTRIBUTES: readonly string[] = [AGGREGATE_ITEM.VERSION_ATTRIBUTE, AGGREGATE_ITEM.PROCESSED_MESSAGES_ATTRIBUTE];
+
+/** Cancellation reasons of the aggregate Put that mean "someone else wrote it first". */
+const CONTENDED_CODES: ReadonlySet<string> = new Set([CONDITIONAL_CHECK_FAILED, 'TransactionConflict']);
+
+/** Condition of the first write of an aggregate: nobody created it meanwhile. */
+const ITEM_ABSENT = 'attribute_not_exists(#key)';
+/** Condition on an item that exists but was never versioned (created outside this runtime): still unversioned. */
+const ITEM_UNVERSIONED = 'attribute_exists(#key) AND attribute_not_exists(#version)';
+/** Condition on a versioned item: still at the version that was read. */
+const VERSION_UNCHANGED = '#version = :expectedVersion';
+
+/** Throws PermanentError when `locate` returned something that cannot name an item. */
+export function assertLocation(location: AggregateLocation, eventId: string): void {
+  const valid =
+    typeof location === 'object' &&
+    location !== null &&
+    typeof location.tableName === 'string' &&
+    location.tableName !== '' &&
+    typeof location.key === 'object' &&
+    location.key !== null &&
+    Object.keys(location.key).length > 0;
+  if (!valid) {
+    throw new PermanentError(`locate returned no usable aggregate location for event '${eventId}': it needs a tableName and a non-empty key, but returned ${JSON.stringify(location)}`);
+  }
+}
+
+/** Options of {@link AggregateStore}. */
+export interface AggregateStoreOptions {
+  readonly client: DynamoDBDocumentClient;
+  /** Key schemas of other tables a write touches (the outbox), for the one-action-per-item check. @default none */
+  readonly knownKeySchemas?: ReadonlyMap<string, KeySchema>;
+}
+
+/** Reads aggregates and writes their next version conditionally. */
+export class AggregateStore {
+  public constructor(private readonly options: AggregateStoreOptions) {}
+
+  /** A strongly consistent read of the aggregate: the version the write will be conditioned on must be the latest. */
+  public async read(location: AggregateLocation): Promise<AggregateSnapshot> {
+    const { Item: item } = await this.options.client.send(new GetCommand({ TableName: location.tableName, Key: location.key, ConsistentRead: true }));
+    if (item === undefined) return { exists: false, processed: [] };
+    const storedVersion = item[AGGREGATE_ITEM.VERSION_ATTRIBUTE];
+    if (storedVersion !== undefined && (typeof storedVersion !== 'number' || !Number.isInteger(storedVersion))) {
+      throw new PermanentError(
+        `aggregate ${describeLocation(location)} has a ${AGGREGATE_ITEM.VERSION_ATTRIBUTE} that is not a whole number (${JSON.stringify(storedVersion)}); the runtime owns that attribute`,
+      );
+    }
+    const state: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(item)) {
+      if (name in location.key || RUNTIME_OWNED_ATTRIBUTES.includes(name)) continue;
+      state[name] = value;
+    }
+    return {
+      exists: true,
+      ...(storedVersion === undefined ? {} : { version: storedVersion }),
+      processed: parseProcessedMessages(item[AGGREGATE_ITEM.PROCESSED_MESSAGES_ATTRIBUTE]),
+      state,
+    };
+  }
+
+  /**
+   * The conditional Put of the aggregate's next version: `state` plus the key, the version after `read.version` and the
+   * processed list. Its condition holds only if the item is still as it was read.
+   */
+  public nextVersionPut(location: AggregateLocation, read: AggregateSnapshot, state: Readonly<Record<string, unknown>>, processed: readonly ProcessedMessage[]): TransactWritePut {
+    const keyName = Object.keys(location.key)[0] as string;
+    const nextVersion = (read.version ?? 0) + 1;
+    const item = {
+      ...state,
+      ...location.key,
+      [AGGREGATE_ITEM.VERSION_ATTRIBUTE]: nextVersion,
+      [AGGREGATE_ITEM.PROCESSED_MESSAGES_ATTRIBUTE]: processed.map((message) => ({ ...message })),
+    };
+    if (!read.exists) {
+      return { TableName: location.tableName, Item: item, ConditionExpression: ITEM_ABSENT, ExpressionAttributeNames: { '#key': keyName } };
+    }
+    if (read.version === undefined) {
+      return {
+        TableName: location.tableName,
+        Item: item,
+        ConditionExpression: ITEM_UNVERSIONED,
+        ExpressionAttributeNames: { '#key': keyName, '#version': AGGREGATE_ITEM.VERSION_ATTRIBUTE },
+      };
+    }
+    return {
+      TableName: location.tableName,
+      Item: item,
+      ConditionExpression: VERSION_UNCHANGED,
+      ExpressionAttributeNames: { '#version': AGGREGATE_ITEM.VERSION_ATTRIBUTE },
+      ExpressionAttributeValues: { ':expectedVersion': read.version },
+    };
+  }
+
+  /**
+   * Sends the aggregate Put alone (one PutItem) or, with events, in one TransactWriteItems with their outbox Puts.
+   *
+   * @throws TransactionLimitError before sending, when the item or the transaction breaks a DynamoDB limit
+   * @throws TransactionCancelledError when the transaction is cancelled for another reason than contention on the aggregate
+   */
+  public async write(location: AggregateLocation, put: TransactWritePut, events: readonly PreparedEvent[]): Promise<WriteOutcome> {
+    const description = `aggregate ${describeLocation(location)}`;
+    if (events.length === 0) {
+      assertItemFits(put.Item ?? {}, description);
+      try {
+        await this.options.client.send(new PutCommand(put));
+        return 'written';
+      } catch (error) {
+        if (isConditionalCheckFailed(error) || isTransactionConflict(error)) return 'contended';
+        throw error;
+      }
+    }
+    const actions: TransactWriteItem[] = [{ Put: put }, ...events.map((event) => event.action)];
+    const describe = (index: number): ActionDescription => {
+      const event = events[index - 1];
+      if (index === 0 || event === undefined) return { kind: 'item', description };
+      return { kind: 'event', eventId: event.envelope.id, description: `emitted event '${event.envelope.id}' (${event.envelope.type})` };
+    };
+    validateTransactionLimits(actions, {
+      knownKeySchemas: this.options.knownKeySchemas,
+      describe: (index) => describe(index).description,
+      breakdown: `1 aggregate write + ${events.length} emitted events`,
+    });
+    try {
+      await this.options.client.send(new TransactWriteCommand({ TransactItems: actions }));
+      return 'written';
+    } catch (error) {
+      if (!isTransactionCanceled(error)) throw error;
+      if (CONTENDED_CODES.has(cancellationReasonCodes(error)[0] ?? '')) return 'contended';
+      throw toTransactionCancelledError(error, describe);
+    }
+  }
+}
+
+/** `'<table>' <key JSON>`, for messages. */
+export function describeLocation(location: AggregateLocation): string {
+  return `'${location.tableName}' ${JSON.stringify(location.key)}`;
+}
+
+/** A single write that ran into a transaction in progress on the same item. */
+function isTransactionConflict(error: unknown): boolean {
+  return error instanceof Error && error.name === 'TransactionConflictException';
+}

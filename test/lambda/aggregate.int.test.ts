@@ -1,0 +1,347 @@
+import { GetItemCommand, PutItemCommand, ScanCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { createAggregateConsumer, type AggregateConsumerOptions, type AggregateHandler } from '../../lambda/aggregate/aggregate-consumer';
+import { ConfigurationError, PROCESSING_MODE, type ConsumerBaseConfig, type ProducerConfig } from '../../lambda/config';
+import { parseEnvelope } from '../../lambda/envelope';
+import { derivedEventId, payloadFingerprint } from '../../lambda/fingerprint';
+import { Outbox } from '../../lambda/producer/outbox';
+import { OUTBOX_ITEM, TABLE_SCHEMA } from '../../lambda/wire-format';
+import { createTable, localClient, uniqueTableName } from '../support/dynamodb-client';
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+import { envelopeObject, outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from './helpers';
+
+const SUBSCRIBER = 'balances';
+
+interface Deposit {
+  readonly account: string;
+  readonly amount: number;
+}
+
+interface Account extends Record<string, unknown> {
+  readonly balance: number;
+  readonly deposits: number;
+}
+
+let client: DynamoDBClient;
+let documents: DynamoDBDocumentClient;
+let proxy: FaultProxy;
+let accountsTable: string;
+let outboxConfig: ProducerConfig;
+const config: ConsumerBaseConfig = { subscriberName: SUBSCRIBER };
+
+beforeAll(async () => {
+  client = localClient();
+  documents = DynamoDBDocumentClient.from(client);
+  proxy = await startFaultProxy(inject('dynamoDbEndpoint'));
+  accountsTable = uniqueTableName('accounts');
+  const outboxTable = uniqueTableName('outbox');
+  await Promise.all([
+    createTable(client, accountsTable, { partitionKey: 'pk' }),
+    createTable(client, outboxTable, { partitionKey: TABLE_SCHEMA.PARTITION_KEY, sortKey: TABLE_SCHEMA.SORT_KEY }),
+  ]);
+  outboxConfig = {
+    outboxTableName: outboxTable,
+    partitionKeyName: TABLE_SCHEMA.PARTITION_KEY,
+    sortKeyName: TABLE_SCHEMA.SORT_KEY,
+    eventRetentionSeconds: 3600,
+    eventSource: 'balances-service',
+  };
+});
+afterAll(() => proxy.stop());
+
+/** Adds the deposit to the account's balance. */
+const deposit: AggregateHandler<Deposit, Account> = (current, envelope) => ({
+  state: { balance: (current?.balance ?? 0) + envelope.data.amount, deposits: (current?.deposits ?? 0) + 1 },
+});
+
+function consumer(overrides: Partial<AggregateConsumerOptions<Deposit, Account>> = {}) {
+  const { logger, lines } = recordingLogger();
+  const deadLetter = new RecordingDeadLetterPublisher();
+  const handler = createAggregateConsumer<Deposit, Account>({
+    locate: (envelope) => ({ tableName: accountsTable, key: { pk: envelope.data.account } }),
+    apply: deposit,
+    client,
+    config,
+    deadLetter,
+    logger,
+    metricsSink: () => undefined,
+    ...overrides,
+  });
+  return { handler, lines, deadLetter };
+}
+
+function message(account: string, amount = 10, overrides: Record<string, unknown> = {}): { id: string; body: string } {
+  const envelope = envelopeObject({ data: { account, amount }, ...overrides });
+  return { id: envelope.id as string, body: JSON.stringify(envelope) };
+}
+
+const newAccount = (): string => `account-${crypto.randomUUID()}`;
+
+async function aggregate(account: string): Promise<Record<string, unknown> | undefined> {
+  return (await documents.send(new GetCommand({ TableName: accountsTable, Key: { pk: account }, ConsistentRead: true }))).Item;
+}
+
+async function emittedEvents(eventId: string) {
+  const scanned = await client.send(
+    new ScanCommand({
+      TableName: outboxConfig.outboxTableName,
+      ConsistentRead: true,
+      FilterExpression: '#id = :id',
+      ExpressionAttributeNames: { '#id': OUTBOX_ITEM.EVENT_ID_ATTRIBUTE },
+      ExpressionAttributeValues: { ':id': { S: eventId } },
+    }),
+  );
+  return scanned.Items ?? [];
+}
+
+describe('createAggregateConsumer', () => {
+  test('creates the aggregate with its state, version 1 and the message in its processed list', async () => {
+    const seen: Array<Account | undefined> = [];
+    const { handler, lines } = consumer({ apply: (current, envelope, context) => (seen.push(current), deposit(current, envelope, context)) });
+    const account = newAccount();
+    const first = message(account, 10);
+    const second = message(account, 5);
+
+    await handler({ Records: [sqsRecord(first.body)] });
+    await handler({ Records: [sqsRecord(second.body)] });
+
+    expect(seen).toEqual([undefined, { balance: 10, deposits: 1 }]); // no key, no runtime-owned attributes
+    expect(await aggregate(account)).toEqual({
+      pk: account,
+      balance: 15,
+      deposits: 2,
+      aggregateVersion: 2,
+      processedMessages: [
+        { id: first.id, fingerprint: payloadFingerprint(parseEnvelope(first.body)) },
+        { id: second.id, fingerprint: payloadFingerprint(parseEnvelope(second.body)) },
+      ],
+    });
+    expect(outcomesOf(lines)).toEqual(['processed', 'processed']);
+    expect(lines.filter((line) => line.outcome === 'processed').map((line) => line.aggregateVersion)).toEqual([1, 2]);
+  });
+
+  test('a duplicate delivery is recognised from the processed list: nothing is applied, apply is not called', async () => {
+    let calls = 0;
+    const { handler, lines } = consumer({ apply: (current, envelope, context) => (calls++, deposit(current, envelope, context)) });
+    const account = newAccount();
+    const deposited = message(account, 7);
+
+    await handler({ Records: [sqsRecord(deposited.body)] });
+    const response = await handler({ Records: [sqsRecord(deposited.body)] });
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(outcomesOf(lines)).toEqual(['processed', 'duplicate']);
+    expect(calls).toBe(1);
+    expect(await aggregate(account)).toMatchObject({ balance: 7, aggregateVersion: 1 });
+  });
+
+  test('a reused id with a different payload is dead-lettered as PayloadMismatchError', async () => {
+    const { handler, deadLetter } = consumer();
+    const account = newAccount();
+    const original = message(account, 7);
+    const reused = JSON.stringify({ ...JSON.parse(original.body), data: { account, amount: 700 } });
+
+    await handler({ Records: [sqsRecord(original.body)] });
+    expect((await handler({ Records: [sqsRecord(reused)] })).batchItemFailures).toEqual([]);
+
+    expect(deadLetter.published).toEqual([expect.objectContaining({ errorName: 'PayloadMismatchError', eventId: original.id, errorMessage: expect.stringMatching(/different payload/) })]);
+    expect(await aggregate(account)).toMatchObject({ balance: 7, aggregateVersion: 1 });
+  });
+
+  test('the bound: a redelivery after maxProcessedMessages newer messages is no longer recognised', async () => {
+    const { handler, lines } = consumer({ maxProcessedMessages: 2 });
+    const account = newAccount();
+    const [first, second, third] = [message(account, 1), message(account, 10), message(account, 100)];
+
+    for (const m of [first, second, third]) await handler({ Records: [sqsRecord(m!.body)] });
+    expect(((await aggregate(account))?.processedMessages as Array<{ id: string }>).map((entry) => entry.id)).toEqual([second!.id, third!.id]);
+    await handler({ Records: [sqsRecord(third!.body)] }); // still remembered
+    await handler({ Records: [sqsRecord(first!.body)] }); // forgotten: applied again
+
+    expect(outcomesOf(lines)).toEqual(['processed', 'processed', 'processed', 'duplicate', 'processed']);
+    expect(await aggregate(account)).toMatchObject({ balance: 112, aggregateVersion: 4 });
+  });
+
+  test('concurrent messages on one aggregate all apply once: losers re-read and retry', async () => {
+    const { handler, lines } = consumer({ maxAttempts: 10 });
+    const account = newAccount();
+    const messages = Array.from({ length: 8 }, (_, i) => message(account, i + 1));
+
+    const responses = await Promise.all(messages.map((m) => handler({ Records: [sqsRecord(m.body)] })));
+    // what still lost every race is delivered again by SQS
+    const retried = responses.flatMap((response, i) => (response.batchItemFailures.length > 0 ? [messages[i]!] : []));
+    for (const m of retried) expect((await handler({ Records: [sqsRecord(m.body)] })).batchItemFailures).toEqual([]);
+
+    expect(await aggregate(account)).toMatchObject({ balance: 36, deposits: 8, aggregateVersion: 8 });
+    const attempts = lines.filter((line) => line.outcome === 'processed').map((line) => line.attempts as number);
+    expect(Math.max(...attempts)).toBeGreaterThan(1); // there was contention
+  });
+
+  test('gives up after maxAttempts lost races with ConcurrentModificationError: retried quietly, nothing applied', async () => {
+    const account = newAccount();
+    const rival = localClient();
+    const { handler, lines } = consumer({
+      maxAttempts: 2,
+      // another writer changes the aggregate between every read and write
+      apply: async (current, envelope, context) => {
+        await rival.send(
+          new UpdateItemCommand({ TableName: accountsTable, Key: { pk: { S: account } }, UpdateExpression: 'ADD aggregateVersion :one', ExpressionAttributeValues: { ':one': { N: '1' } } }),
+        );
+        return deposit(current, envelope, context);
+      },
+    });
+    const m = message(account, 5);
+    const record = sqsRecord(m.body);
+
+    expect((await handler({ Records: [record] })).batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+
+    expect(lines.find((line) => line.outcome === 'failed')).toMatchObject({
+      level: 'INFO',
+      detail: 'retried later',
+      error: { name: 'ConcurrentModificationError', message: expect.stringMatching(/changed by other writers during all 2 attempts/) },
+    });
+    expect((await aggregate(account))?.balance).toBeUndefined();
+  });
+
+  test('takes over an item created outside the runtime (no version yet), keeping its attributes as the state', async () => {
+    const account = newAccount();
+    await client.send(new PutItemCommand({ TableName: accountsTable, Item: { pk: { S: account }, balance: { N: '100' }, deposits: { N: '0' } } }));
+    const { handler } = consumer();
+
+    await handler({ Records: [sqsRecord(message(account, 1).body)] });
+
+    expect(await aggregate(account)).toMatchObject({ balance: 101, deposits: 1, aggregateVersion: 1 });
+  });
+
+  test('works on a table with a sort key', async () => {
+    const table = uniqueTableName('ledgers');
+    await createTable(client, table, { partitionKey: 'pk', sortKey: 'sk' });
+    const { handler } = consumer({ locate: (envelope) => ({ tableName: table, key: { pk: envelope.data.account, sk: 'BALANCE' } }) });
+    const account = newAccount();
+    const m = message(account, 3);
+
+    await handler({ Records: [sqsRecord(m.body)] });
+    await handler({ Records: [sqsRecord(m.body)] });
+
+    const item = (await client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: account }, sk: { S: 'BALANCE' } }, ConsistentRead: true }))).Item;
+    expect(item?.balance).toEqual({ N: '3' });
+    expect(item?.aggregateVersion).toEqual({ N: '1' });
+  });
+
+  test('a crash after the PutItem committed (response lost), then redelivery, applies once', async () => {
+    const crashing = consumer({ client: localClient({ endpoint: proxy.endpoint, maxAttempts: 1 }) });
+    const account = newAccount();
+    const m = message(account, 9);
+    const record = sqsRecord(m.body);
+    const fired = proxy.inject({ target: 'DynamoDB_20120810.PutItem', fault: { kind: 'drop-response' } });
+
+    expect((await crashing.handler({ Records: [record] })).batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+    expect(fired()).toBe(1);
+
+    const redelivery = consumer();
+    await redelivery.handler({ Records: [record] });
+    expect(outcomesOf(redelivery.lines)).toEqual(['duplicate']);
+    expect(await aggregate(account)).toMatchObject({ balance: 9, aggregateVersion: 1 });
+  });
+
+  describe('handler mistakes are dead-lettered with a clear reason', () => {
+    test.each([
+      ['the key', { pk: 'x', balance: 1 }, /apply returned state with 'pk' .* but the key \(pk\) and aggregateVersion, processedMessages are set by the runtime/],
+      ['the version', { aggregateVersion: 7 }, /apply returned state with 'aggregateVersion'/],
+      ['the processed list', { processedMessages: [] }, /apply returned state with 'processedMessages'/],
+    ])('state that sets %s', async (_name, state, reason) => {
+      const { handler, deadLetter } = consumer({ apply: () => ({ state: state as unknown as Account }) });
+      const account = newAccount();
+      await handler({ Records: [sqsRecord(message(account).body)] });
+      expect(deadLetter.published).toEqual([expect.objectContaining({ errorName: 'PermanentError', errorMessage: expect.stringMatching(reason) })]);
+      expect(await aggregate(account)).toBeUndefined();
+    });
+
+    test('a location without key', async () => {
+      const { handler, deadLetter } = consumer({ locate: () => ({ tableName: accountsTable, key: {} }) });
+      await handler({ Records: [sqsRecord(message(newAccount()).body)] });
+      expect(deadLetter.published[0]).toMatchObject({ errorName: 'PermanentError', errorMessage: expect.stringMatching(/locate returned no usable aggregate location/) });
+    });
+
+    test('an aggregate over 400 KB, before any request is sent', async () => {
+      const { handler, deadLetter } = consumer({ client: localClient({ endpoint: proxy.endpoint }), apply: () => ({ state: { balance: 0, deposits: 0, blob: 'x'.repeat(410_000) } }) });
+      const putsBefore = proxy.requestCount('DynamoDB_20120810.PutItem');
+      await handler({ Records: [sqsRecord(message(newAccount()).body)] });
+      expect(deadLetter.published[0]).toMatchObject({ errorName: 'TransactionLimitError', errorMessage: expect.stringMatching(/^aggregate '.*' \{.*\} writes an item of 410,\d{3} bytes, but the DynamoDB item size limit is 409,600 bytes/) });
+      expect(proxy.requestCount('DynamoDB_20120810.PutItem') - putsBefore).toBe(0);
+    });
+  });
+
+  describe('configuration', () => {
+    test('fails at creation when the subscriber was deployed with another processing mode', () => {
+      expect(() => consumer({ config: { subscriberName: SUBSCRIBER, processingMode: PROCESSING_MODE.TRANSACTIONAL } })).toThrow(
+        /deployed with processingMode 'transactional', but its handler uses createAggregateConsumer, which implements 'aggregate'/,
+      );
+      expect(() => consumer({ config: { subscriberName: SUBSCRIBER, processingMode: PROCESSING_MODE.AGGREGATE } })).not.toThrow();
+    });
+
+    test.each([
+      [{ maxProcessedMessages: 0 }, 'maxProcessedMessages must be a whole number from 1 to 1000, but 0 was given'],
+      [{ maxProcessedMessages: 1001 }, 'maxProcessedMessages must be a whole number from 1 to 1000, but 1001 was given'],
+      [{ maxAttempts: 0 }, 'maxAttempts must be a whole number from 1 to 100, but 0 was given'],
+    ])('fails on %o', (options, text) => {
+      expect(() => consumer(options)).toThrow(ConfigurationError);
+      expect(() => consumer(options)).toThrow(text);
+    });
+  });
+});
+
+describe('createAggregateConsumer emitting events', () => {
+  const notify: AggregateHandler<Deposit, Account> = (current, envelope, context) => ({
+    ...deposit(current, envelope, context),
+    events: [{ type: 'BalanceChanged', subject: envelope.data.account, data: { account: envelope.data.account, amount: envelope.data.amount } }],
+  });
+  const outbox = () => new Outbox({ client, config: outboxConfig });
+
+  test('the events and the aggregate commit in one transaction, with derived ids', async () => {
+    const { handler, lines } = consumer({ apply: notify, outbox: outbox() });
+    const account = newAccount();
+    const m = message(account, 4);
+
+    await handler({ Records: [sqsRecord(m.body)] });
+
+    const items = await emittedEvents(derivedEventId(SUBSCRIBER, m.id, 0));
+    expect(items).toHaveLength(1);
+    expect(parseEnvelope(items[0]?.[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]?.S as string)).toMatchObject({ type: 'BalanceChanged', source: 'balances-service', data: { account, amount: 4 } });
+    expect(await aggregate(account)).toMatchObject({ balance: 4, aggregateVersion: 1 });
+    expect(lines.find((line) => line.outcome === 'processed')).toMatchObject({ emittedEvents: 1 });
+  });
+
+  test('a duplicate delivery emits nothing', async () => {
+    const { handler, lines } = consumer({ apply: notify, outbox: outbox() });
+    const m = message(newAccount(), 4);
+    await handler({ Records: [sqsRecord(m.body)] });
+    await handler({ Records: [sqsRecord(m.body)] });
+    expect(outcomesOf(lines)).toEqual(['processed', 'duplicate']);
+    expect(await emittedEvents(derivedEventId(SUBSCRIBER, m.id, 0))).toHaveLength(1);
+  });
+
+  test('a crash after the transaction committed (response lost), then redelivery, emits exactly one event', async () => {
+    const crashing = consumer({ apply: notify, outbox: outbox(), client: localClient({ endpoint: proxy.endpoint, maxAttempts: 1 }) });
+    const account = newAccount();
+    const m = message(account, 6);
+    const record = sqsRecord(m.body);
+    const fired = proxy.inject({ target: 'DynamoDB_20120810.TransactWriteItems', fault: { kind: 'drop-response' } });
+
+    expect((await crashing.handler({ Records: [record] })).batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+    expect(fired()).toBe(1);
+    await consumer({ apply: notify, outbox: outbox() }).handler({ Records: [record] });
+
+    expect(await emittedEvents(derivedEventId(SUBSCRIBER, m.id, 0))).toHaveLength(1);
+    expect(await aggregate(account)).toMatchObject({ balance: 6, aggregateVersion: 1 });
+  });
+
+  test('events without an outbox dead-letter the message, saying to deploy with publishesEvents: true', async () => {
+    const { handler, deadLetter } = consumer({ apply: notify });
+    const account = newAccount();
+    await handler({ Records: [sqsRecord(message(account).body)] });
+    expect(deadLetter.published[0]).toMatchObject({ errorName: 'InvalidEventError', errorMessage: expect.stringMatching(/`publishesEvents: true`/) });
+    expect(await aggregate(account)).toBeUndefined();
+  });
+});
