@@ -9,7 +9,9 @@ import { OrdersExampleStack } from '../example/orders-example-stack';
  */
 const app = new App();
 new OrdersExampleStack(app, 'IdempotentEventFlowExample', {
-  description: 'idempotent-event-flow example: orders -> billing (exactly-once ledger) and shipping (filtered)',
+  description:
+    'idempotent-event-flow example: orders (outbox) -> billing (transactional, emits OrderBilled), invoicing (multi-step), ' +
+    'notifications (lease), shipping (transactional, filtered); OrderBilled -> customer stats (aggregate)',
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
 app.synth();

@@ -6,8 +6,8 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import * as path from 'node:path';
-import { IdempotentEventFlow } from '../lib';
-import { ORDER_PLACED } from './functions/order-events';
+import { IdempotentEventFlow, ProcessingMode } from '../lib';
+import { ORDER_BILLED, ORDER_PLACED } from './functions/order-events';
 
 /** Properties of {@link OrdersExampleStack}. */
 export interface OrdersExampleStackProps extends StackProps {
@@ -20,9 +20,17 @@ export interface OrdersExampleStackProps extends StackProps {
 }
 
 /**
- * The example: an orders producer writes an order and its `OrderPlaced` event in one transaction; a billing
- * subscriber debits the customer's ledger exactly once per order; a shipping subscriber, behind a filter policy on
- * the message body, creates one shipment per order that has a shipping address. Every alarm notifies an ops topic.
+ * The example, one subscriber per processing mode. An orders producer writes an order and its `OrderPlaced` event in
+ * one transaction (the outbox). Subscribers of `OrderPlaced`:
+ * - Billing (TRANSACTIONAL): debits the customer's ledger and emits `OrderBilled` in the same commit;
+ * - Invoicing (MULTI_STEP): creates an invoice in the accounting system, then emails it through the mail gateway;
+ * - Notifications (LEASE): sends one order confirmation through the mail gateway;
+ * - Shipping (TRANSACTIONAL, filtered on the body): creates a shipment for orders with a shipping address.
+ * Subscriber of `OrderBilled`:
+ * - CustomerStats (AGGREGATE): keeps one item per customer with its order count and billed total, no inbox.
+ * The accounting system and the mail gateway are stood in for by DynamoDB tables written without transactions (see
+ * `functions/stand-ins.ts`). Every function gets only the actions it needs on each table. Every alarm notifies an ops
+ * topic.
  */
 export class OrdersExampleStack extends Stack {
   /** The flow, exposed for tests. */
@@ -35,6 +43,10 @@ export class OrdersExampleStack extends Stack {
     const orders = businessTable(this, 'OrdersTable', removalPolicy);
     const ledger = businessTable(this, 'LedgerTable', removalPolicy);
     const shipments = businessTable(this, 'ShipmentsTable', removalPolicy);
+    const customerStats = businessTable(this, 'CustomerStatsTable', removalPolicy);
+    // Stand-ins for systems outside DynamoDB (an accounting system, a mail gateway), written without transactions.
+    const accountingInvoices = businessTable(this, 'AccountingInvoicesTable', removalPolicy);
+    const mail = businessTable(this, 'MailTable', removalPolicy);
 
     this.flow = new IdempotentEventFlow(this, 'Orders', {
       eventSource: 'urn:example:orders',
@@ -58,15 +70,35 @@ export class OrdersExampleStack extends Stack {
     const billing = this.flow.addSubscriber('Billing', {
       entry: path.join(__dirname, 'functions', 'billing.ts'),
       environment: { LEDGER_TABLE_NAME: ledger.tableName },
+      filterPolicyWithMessageBody: { type: eventType(ORDER_PLACED) },
+      // emits OrderBilled in its own commit: the outbox environment and PutItem on the outbox
+      publishesEvents: true,
     });
     ledger.grant(billing.consumerFunction, 'dynamodb:UpdateItem');
+
+    const invoicing = this.flow.addSubscriber('Invoicing', {
+      entry: path.join(__dirname, 'functions', 'invoicing.ts'),
+      processingMode: ProcessingMode.MULTI_STEP,
+      environment: { ACCOUNTING_INVOICES_TABLE_NAME: accountingInvoices.tableName, MAIL_TABLE_NAME: mail.tableName },
+      filterPolicyWithMessageBody: { type: eventType(ORDER_PLACED) },
+    });
+    accountingInvoices.grant(invoicing.consumerFunction, 'dynamodb:PutItem');
+    mail.grant(invoicing.consumerFunction, 'dynamodb:UpdateItem');
+
+    const notifications = this.flow.addSubscriber('Notifications', {
+      entry: path.join(__dirname, 'functions', 'notifications.ts'),
+      processingMode: ProcessingMode.LEASE,
+      environment: { MAIL_TABLE_NAME: mail.tableName },
+      filterPolicyWithMessageBody: { type: eventType(ORDER_PLACED) },
+    });
+    mail.grant(notifications.consumerFunction, 'dynamodb:UpdateItem');
 
     const shipping = this.flow.addSubscriber('Shipping', {
       entry: path.join(__dirname, 'functions', 'shipping.ts'),
       environment: { SHIPMENTS_TABLE_NAME: shipments.tableName },
       // Only OrderPlaced events whose data has a shipping address reach the shipping queue.
       filterPolicyWithMessageBody: {
-        type: sns.FilterOrPolicy.filter(sns.SubscriptionFilter.stringFilter({ allowlist: [ORDER_PLACED] })),
+        type: eventType(ORDER_PLACED),
         data: sns.FilterOrPolicy.policy({
           shippingAddress: sns.FilterOrPolicy.policy({
             country: sns.FilterOrPolicy.filter(sns.SubscriptionFilter.existsFilter()),
@@ -75,7 +107,21 @@ export class OrdersExampleStack extends Stack {
       },
     });
     shipments.grant(shipping.consumerFunction, 'dynamodb:PutItem');
+
+    const customerStatsSubscriber = this.flow.addSubscriber('CustomerStats', {
+      entry: path.join(__dirname, 'functions', 'customer-stats.ts'),
+      processingMode: ProcessingMode.AGGREGATE,
+      environment: { CUSTOMER_STATS_TABLE_NAME: customerStats.tableName },
+      filterPolicyWithMessageBody: { type: eventType(ORDER_BILLED) },
+    });
+    // a strongly consistent read of the customer's item, then one conditional Put of its next version
+    customerStats.grant(customerStatsSubscriber.consumerFunction, 'dynamodb:GetItem', 'dynamodb:PutItem');
   }
+}
+
+/** A body filter policy entry that passes events of one type. */
+function eventType(type: string): sns.FilterOrPolicy {
+  return sns.FilterOrPolicy.filter(sns.SubscriptionFilter.stringFilter({ allowlist: [type] }));
 }
 
 /** A business table of the example: on-demand, PITR, encrypted with the AWS managed key. */

@@ -1,6 +1,10 @@
-/** The events of the example's orders domain, shared by the producer and the subscribers. */
+/**
+ * The events of the example's orders domain, shared by the producers and the subscribers: each event's type constant,
+ * the shape of its data, and a hand-written check of that shape for the subscribers' `parse` option (a message whose
+ * data fails it is dead-lettered at once as a `SchemaValidationError`, before any effect).
+ */
 
-/** Event type of {@link OrderPlaced}. */
+/** Event type of {@link OrderPlaced}, written by the PlaceOrder producer. */
 export const ORDER_PLACED = 'com.example.orders.OrderPlaced';
 
 /** Data of an `OrderPlaced` event. */
@@ -13,4 +17,63 @@ export interface OrderPlaced {
     readonly country: string;
     readonly postalCode: string;
   };
+}
+
+/** Event type of {@link OrderBilled}, emitted by the billing subscriber in the commit that debits the ledger. */
+export const ORDER_BILLED = 'com.example.billing.OrderBilled';
+
+/** Data of an `OrderBilled` event. */
+export interface OrderBilled {
+  readonly orderId: string;
+  readonly customerId: string;
+  /** What the customer's ledger was debited. */
+  readonly amountCents: number;
+}
+
+/** Checks that `data` is an {@link OrderPlaced}; throws an error naming the first problem. */
+export function parseOrderPlaced(data: unknown): OrderPlaced {
+  const order = object(data, 'OrderPlaced data');
+  text(order, 'orderId', 'OrderPlaced');
+  text(order, 'customerId', 'OrderPlaced');
+  cents(order, 'totalCents', 'OrderPlaced');
+  if (order.shippingAddress !== undefined) {
+    const address = object(order.shippingAddress, 'OrderPlaced shippingAddress');
+    text(address, 'country', 'OrderPlaced shippingAddress');
+    text(address, 'postalCode', 'OrderPlaced shippingAddress');
+  }
+  return order as unknown as OrderPlaced;
+}
+
+/** Checks that `data` is an {@link OrderBilled}; throws an error naming the first problem. */
+export function parseOrderBilled(data: unknown): OrderBilled {
+  const billed = object(data, 'OrderBilled data');
+  text(billed, 'orderId', 'OrderBilled');
+  text(billed, 'customerId', 'OrderBilled');
+  cents(billed, 'amountCents', 'OrderBilled');
+  return billed as unknown as OrderBilled;
+}
+
+function object(value: unknown, what: string): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new Error(`${what} must be an object, but ${describe(value)} was given`);
+  }
+  return value as Record<string, unknown>;
+}
+
+function text(container: Record<string, unknown>, name: string, what: string): void {
+  const value = container[name];
+  if (typeof value !== 'string' || value.trim() === '') {
+    throw new Error(`${what} ${name} must be a non-empty string, but ${describe(value)} was given`);
+  }
+}
+
+function cents(container: Record<string, unknown>, name: string, what: string): void {
+  const value = container[name];
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) {
+    throw new Error(`${what} ${name} must be a whole number of cents, 0 or more, but ${describe(value)} was given`);
+  }
+}
+
+function describe(value: unknown): string {
+  return value === undefined ? 'nothing' : JSON.stringify(value);
 }

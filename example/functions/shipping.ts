@@ -1,3 +1,8 @@
+/**
+ * Shipping: the TRANSACTIONAL mode behind a filter policy on the message body. Only `OrderPlaced` events with a
+ * shipping address reach its queue (see the stack); the shipment and the inbox record commit in one transaction.
+ * No stand-in: the shipments table is the subscriber's own.
+ */
 import { createTransactionalConsumer } from '../../lambda';
 import { OrderPlaced } from './order-events';
 

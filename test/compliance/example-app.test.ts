@@ -1,11 +1,12 @@
-import type { App } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import type { App, CfnResource } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { OrdersExampleStack } from '../../example/orders-example-stack';
-import type { ProducerFunction } from '../../lib';
+import { ENV } from '../../lambda/config';
+import type { ProducerFunction, Subscriber, SubscriberAlarms } from '../../lib';
 import { assertCompliant, checkCompliance, type ComplianceResult, complianceApp, formatComplianceResult } from '../support/compliance';
 
 // The example app of bin/example-app.ts, synthesized once with both cdk-nag packs and strict CloudFormation validation.
@@ -17,7 +18,9 @@ let template: Template;
 beforeAll(() => {
   app = complianceApp();
   stack = new OrdersExampleStack(app, 'IdempotentEventFlowExample', {
-    description: 'idempotent-event-flow example: orders -> billing (exactly-once ledger) and shipping (filtered)',
+    description:
+      'idempotent-event-flow example: orders (outbox) -> billing (transactional, emits OrderBilled), invoicing (multi-step), ' +
+      'notifications (lease), shipping (transactional, filtered); OrderBilled -> customer stats (aggregate)',
   });
   result = checkCompliance(app);
   // synth() is cached: this is the assembly checkCompliance validated.
@@ -34,6 +37,49 @@ function roleStatements(roleName: string): Array<{ Action: string | string[]; Re
   expect(policies).toHaveLength(1);
   return (policies[0] as { Properties: { PolicyDocument: { Statement: Array<{ Action: string | string[]; Resource: unknown }> } } }).Properties
     .PolicyDocument.Statement;
+}
+
+function subscriber(name: string): Subscriber {
+  const found = stack.flow.subscribers.find((s) => s.subscriberName === name);
+  expect(found, `subscriber ${name}`).toBeDefined();
+  return found as Subscriber;
+}
+
+/** The environment variables of a subscriber's function. */
+function environmentOf(name: string): Record<string, unknown> {
+  const fn = subscriber(name).consumerFunction.lambdaFunction.node.defaultChild as CfnResource;
+  const resource = template.toJSON().Resources[stack.getLogicalId(fn)] as { Properties: { Environment: { Variables: Record<string, unknown> } } };
+  return resource.Properties.Environment.Variables;
+}
+
+/** The body filter policy of a subscriber's subscription (undefined: none). */
+function filterPolicyOf(name: string): unknown {
+  const subscriptions = Object.values(
+    template.findResources('AWS::SNS::Subscription', { Properties: { Endpoint: r(subscriber(name).queue.queueArn) } }),
+  ) as Array<{ Properties: Record<string, unknown> }>;
+  expect(subscriptions).toHaveLength(1);
+  return subscriptions[0].Properties.FilterPolicy;
+}
+
+/** For a table of the stack: every action any role is allowed on it (or on its indexes), keyed by the role's reference. */
+function grantsOnTable(tableId: string): Record<string, string[]> {
+  const logicalId = stack.getLogicalId((stack.node.findChild(tableId) as dynamodb.Table).node.defaultChild as CfnResource);
+  const byRole: Record<string, string[]> = {};
+  const policies = Object.values(template.findResources('AWS::IAM::Policy')) as Array<{
+    Properties: { Roles: unknown[]; PolicyDocument: { Statement: Array<{ Action: string | string[]; Resource: unknown }> } };
+  }>;
+  for (const policy of policies) {
+    for (const [action, resource] of grants(policy.Properties.PolicyDocument.Statement)) {
+      if (!JSON.stringify(resource).includes(`"${logicalId}"`)) continue;
+      for (const role of policy.Properties.Roles) (byRole[JSON.stringify(role)] ??= []).push(action);
+    }
+  }
+  for (const actions of Object.values(byRole)) actions.sort();
+  return byRole;
+}
+
+function roleKey(name: string): string {
+  return JSON.stringify(r(subscriber(name).consumerFunction.role.roleName));
 }
 
 function asList<T>(value: T | T[]): T[] {
@@ -83,15 +129,71 @@ describe('example app: wiring', () => {
     });
   });
 
-  test('delivers every event to billing', () => {
+  test('delivers only OrderPlaced events to billing, invoicing and notifications, and only OrderBilled to customer stats', () => {
+    for (const name of ['Billing', 'Invoicing', 'Notifications']) {
+      expect(filterPolicyOf(name), name).toEqual({ type: ['com.example.orders.OrderPlaced'] });
+    }
+    expect(filterPolicyOf('CustomerStats')).toEqual({ type: ['com.example.billing.OrderBilled'] });
+  });
+
+  test('runs each subscriber in its processing mode', () => {
+    const modes: Record<string, string> = {
+      Billing: 'transactional',
+      Invoicing: 'multi-step',
+      Notifications: 'lease',
+      Shipping: 'transactional',
+      CustomerStats: 'aggregate',
+    };
+    expect(stack.flow.subscribers.map((s) => s.subscriberName).sort()).toEqual(Object.keys(modes).sort());
+    for (const [name, mode] of Object.entries(modes)) {
+      expect(subscriber(name).processingMode, name).toBe(mode);
+      expect(environmentOf(name)[ENV.PROCESSING_MODE], name).toBe(mode);
+    }
+  });
+
+  test('lets billing, and only billing, append the events it emits to the outbox', () => {
     // GIVEN
-    const billing = stack.flow.subscribers.find((s) => s.subscriberName === 'Billing')!;
+    const outboxArn = r(stack.flow.outboxTable.table.tableArn);
     // THEN
-    const subscriptions = Object.values(
-      template.findResources('AWS::SNS::Subscription', { Properties: { Endpoint: r(billing.queue.queueArn) } }),
-    ) as Array<{ Properties: Record<string, unknown> }>;
-    expect(subscriptions).toHaveLength(1);
-    expect(subscriptions[0].Properties.FilterPolicy).toBeUndefined();
+    expect(environmentOf('Billing')).toMatchObject(r(stack.flow.producerEnvironment) as Record<string, unknown>);
+    const billingGrants = grants(roleStatements(subscriber('Billing').consumerFunction.role.roleName));
+    expect(billingGrants.filter(([, resource]) => JSON.stringify(resource) === JSON.stringify(outboxArn))).toEqual([['dynamodb:PutItem', outboxArn]]);
+    for (const name of ['Invoicing', 'Notifications', 'Shipping', 'CustomerStats']) {
+      expect(environmentOf(name)[ENV.OUTBOX_TABLE_NAME], name).toBeUndefined();
+      expect(JSON.stringify(roleStatements(subscriber(name).consumerFunction.role.roleName)), name).not.toContain(JSON.stringify(outboxArn));
+    }
+  });
+
+  test('gives customer stats (aggregate) no inbox table', () => {
+    // GIVEN
+    const stats = subscriber('CustomerStats');
+    // THEN
+    expect(stats.inboxTable).toBeUndefined();
+    expect(environmentOf('CustomerStats')[ENV.INBOX_TABLE_NAME]).toBeUndefined();
+    expect(stats.node.tryFindChild('InboxTable')).toBeUndefined();
+    // one inbox table for each of the other four subscribers, and no grant of the customer stats role names one
+    const inboxIds = Object.keys(template.findResources('AWS::DynamoDB::Table')).filter((id) => id.includes('InboxTable'));
+    expect(inboxIds).toHaveLength(4);
+    const statsPolicy = JSON.stringify(roleStatements(stats.consumerFunction.role.roleName));
+    for (const id of inboxIds) expect(statsPolicy).not.toContain(id);
+  });
+
+  test('alarms on blocked messages for the lease and multi-step subscribers only', () => {
+    for (const name of ['Invoicing', 'Notifications', 'Billing', 'Shipping', 'CustomerStats']) {
+      const alarms = subscriber(name).node.findChild('Alarms') as SubscriberAlarms;
+      const expected = name === 'Invoicing' || name === 'Notifications';
+      expect(alarms.blockedAlarm !== undefined, name).toBe(expected);
+      const blocked = template.findResources('AWS::CloudWatch::Alarm', {
+        Properties: { MetricName: 'Blocked', Dimensions: Match.arrayWith([{ Name: 'Subscriber', Value: name }]) },
+      });
+      expect(Object.keys(blocked), name).toHaveLength(expected ? 1 : 0);
+    }
+  });
+
+  test('gives each function exactly the actions it needs on the stand-in and stats tables', () => {
+    expect(grantsOnTable('AccountingInvoicesTable')).toEqual({ [roleKey('Invoicing')]: ['dynamodb:PutItem'] });
+    expect(grantsOnTable('MailTable')).toEqual({ [roleKey('Invoicing')]: ['dynamodb:UpdateItem'], [roleKey('Notifications')]: ['dynamodb:UpdateItem'] });
+    expect(grantsOnTable('CustomerStatsTable')).toEqual({ [roleKey('CustomerStats')]: ['dynamodb:GetItem', 'dynamodb:PutItem'] });
   });
 
   test('lets the billing function UpdateItem the ledger table and nothing else on it', () => {
@@ -119,7 +221,8 @@ describe('example app: wiring', () => {
     const ops = stack.node.findChild('OpsAlarms') as sns.Topic;
     // THEN
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Array<{ Properties: Record<string, unknown> }>;
-    expect(alarms).toHaveLength(2 + 4 * 2);
+    // relay: 2; Billing, Shipping, CustomerStats: 4 each; Invoicing, Notifications: 5 each (with Blocked)
+    expect(alarms).toHaveLength(2 + 4 * 3 + 5 * 2);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([r(ops.topicArn)]);
       expect(alarm.Properties.OKActions).toEqual([r(ops.topicArn)]);
