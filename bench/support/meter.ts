@@ -6,14 +6,16 @@
  *   operation name, and adds up the `ConsumedCapacity` `CapacityUnits` of the response (or notes that none came back,
  *   which is what DynamoDB Local does for a cancelled transaction or a failed conditional write);
  * - step `deserialize` (below the SDK's retry middleware): counts HTTP attempts, so SDK retries would show;
- * - step `build` (optional "rule check"): reads the wire request, fetches each written item before and after with a
- *   separate, unmetered client, and computes what AWS's documented rule charges (1 WCU per started KB of the larger
- *   of the old and new item, x2 in a transaction), to compare with what DynamoDB Local reported.
+ * - step `build` (optional "rule check"): reads the wire request, fetches each item it touches before (and, for an
+ *   update, after) with a separate, unmetered client, and computes what AWS's documented rules charge, to compare with
+ *   what DynamoDB Local reported (see `capacity-rules.ts`). Failed conditional writes and cancelled transactions are
+ *   charged by the rule too, and kept apart (`failedRuleUnits`), because DynamoDB Local reports nothing for them.
  */
 import { DescribeTableCommand, GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { failedWriteUnits, indexWriteUnits, isReadOperation, readUnits, type TableShape } from './capacity-rules';
 import { itemSize, writeUnits, type WireItem } from './item-size';
 
-/** What one operation (e.g. `TransactWriteItems`) did during a measurement. */
+/** What one operation (e.g. `TransactWriteItems`) did during a measurement. Units are WCU for writes, RCU for reads. */
 export interface OperationFigures {
   /** Commands sent (one per `client.send`, whatever the retries). */
   requests: number;
@@ -29,9 +31,11 @@ export interface OperationFigures {
   unreported: number;
   /** Units by AWS's rule for the commands that succeeded and were checked (rule check on). */
   ruleUnits: number;
-  /** Commands checked against the rule. */
+  /** Units by AWS's rule for the failed conditional writes and cancelled transactions that were checked. */
+  failedRuleUnits: number;
+  /** Commands checked against the rule (succeeded or failed). */
   ruleChecked: number;
-  /** Commands where Local's figure differs from the rule, described. */
+  /** Successful commands where Local's figure differs from the rule, described. */
   ruleMismatches: string[];
 }
 
@@ -51,11 +55,15 @@ const METERED: ReadonlySet<string> = new Set([
   'TransactGetItems',
 ]);
 
+/** Errors that mean "the condition failed, nothing was written" (AWS still charges the write). */
+const FAILED_CONDITION_ERRORS: ReadonlySet<string> = new Set(['ConditionalCheckFailedException', 'TransactionCanceledException']);
+
 const STATE = Symbol('bench-meter');
 
 interface RequestState {
   readonly op: string;
   ruleUnits?: number;
+  failedRuleUnits?: number;
   ruleDetail?: string;
 }
 
@@ -67,8 +75,8 @@ interface WriteAction {
   readonly key?: WireItem;
 }
 
-function emptyFigures(): OperationFigures {
-  return { requests: 0, attempts: 0, errors: {}, reportedUnits: 0, reported: 0, unreported: 0, ruleUnits: 0, ruleChecked: 0, ruleMismatches: [] };
+export function emptyFigures(): OperationFigures {
+  return { requests: 0, attempts: 0, errors: {}, reportedUnits: 0, reported: 0, unreported: 0, ruleUnits: 0, failedRuleUnits: 0, ruleChecked: 0, ruleMismatches: [] };
 }
 
 function capacityUnits(consumed: unknown): number | undefined {
@@ -89,14 +97,14 @@ function writesOf(op: string, body: Record<string, unknown>): WriteAction[] | 'u
     }
     return actions;
   }
-  return METERED.has(op) && !['GetItem', 'Query', 'Scan', 'BatchGetItem', 'TransactGetItems'].includes(op) ? 'unsupported' : undefined;
+  return METERED.has(op) && !isReadOperation(op) ? 'unsupported' : undefined;
 }
 
 /** Meters one DynamoDB client. */
 export class Meter {
   private figures = new Map<string, OperationFigures>();
-  private readonly keySchemas = new Map<string, string[]>();
-  /** Compare every successful write with AWS's rule (costs unmetered reads; off for long runs if they are too slow). */
+  private readonly shapes = new Map<string, TableShape>();
+  /** Compare every request with AWS's rule (costs unmetered reads; can be switched off for long runs). */
   public ruleCheck: boolean;
 
   /**
@@ -141,6 +149,10 @@ export class Meter {
             tally.reported += 1;
             tally.reportedUnits += units;
           }
+          if (state.failedRuleUnits !== undefined) {
+            tally.ruleChecked += 1;
+            tally.failedRuleUnits += state.failedRuleUnits;
+          }
           throw error;
         }
       },
@@ -152,16 +164,44 @@ export class Meter {
         if (state === undefined || !this.ruleCheck) return next(args);
         const body = (args.request as { body?: unknown }).body;
         const text = typeof body === 'string' ? body : new TextDecoder().decode(body as Uint8Array);
-        const writes = writesOf(state.op, JSON.parse(text) as Record<string, unknown>);
+        const request = JSON.parse(text) as Record<string, unknown>;
+        if (isReadOperation(state.op)) {
+          if (state.op !== 'GetItem') throw new Error(`bench meter: the rule check does not model ${state.op}`);
+          const table = request.TableName as string;
+          const item = await this.fetch(table, request.Key as WireItem);
+          const result = await next(args);
+          const bytes = itemSize(item);
+          state.ruleUnits = readUnits(bytes, request.ConsistentRead === true);
+          state.ruleDetail = `${table} ${bytes} B${item === undefined ? ' (absent)' : ''}${request.ConsistentRead === true ? ', consistent' : ''}`;
+          return result;
+        }
+        const writes = writesOf(state.op, request);
         if (writes === undefined) return next(args);
         if (writes === 'unsupported') throw new Error(`bench meter: the rule check does not model ${state.op}`);
         const keys = await Promise.all(writes.map(async (write) => write.key ?? (await this.keyOf(write.table, write.item as WireItem))));
         const before = await Promise.all(writes.map((write, i) => this.fetch(write.table, keys[i] as WireItem)));
-        const result = await next(args);
+        let result: Awaited<ReturnType<typeof next>>;
+        try {
+          result = await next(args);
+        } catch (error) {
+          if (error instanceof Error && FAILED_CONDITION_ERRORS.has(error.name)) {
+            const sizes = writes.map((write, i) => failedWriteUnits(before[i], write.kind === 'Put' ? write.item : undefined, write.transactional));
+            state.failedRuleUnits = sizes.reduce((sum, units) => sum + units, 0);
+          }
+          throw error;
+        }
         const after = await Promise.all(writes.map((write, i) => (write.kind === 'Put' ? write.item : this.fetch(write.table, keys[i] as WireItem))));
+        const shapes = await Promise.all(writes.map((write) => this.shapeOf(write.table)));
         const sizes = writes.map((_, i) => Math.max(itemSize(before[i]), itemSize(after[i])));
-        state.ruleUnits = writes.reduce((sum, write, i) => sum + writeUnits(sizes[i] as number, write.transactional), 0);
-        state.ruleDetail = writes.map((write, i) => `${write.kind} ${write.table} ${sizes[i]} B`).join(' + ');
+        const indexUnits = writes.map((write, i) => {
+          const units = indexWriteUnits(shapes[i] as TableShape, before[i], after[i]);
+          if (units > 0 && write.transactional) throw new Error('bench meter: the rule check does not model index writes inside a transaction');
+          return units;
+        });
+        state.ruleUnits = writes.reduce((sum, write, i) => sum + writeUnits(sizes[i] as number, write.transactional) + (indexUnits[i] as number), 0);
+        state.ruleDetail = writes
+          .map((write, i) => `${write.kind} ${write.table} ${sizes[i]} B${(indexUnits[i] as number) > 0 ? ` (+${indexUnits[i]} index WCU)` : ''}`)
+          .join(' + ');
         return result;
       },
       { step: 'build', name: 'benchMeterRuleCheck' },
@@ -189,6 +229,17 @@ export class Meter {
     return snapshot;
   }
 
+  /** Runs `body` with the rule check off (for setup that is not measured), restoring the setting after. */
+  public async unchecked<T>(body: () => Promise<T>): Promise<T> {
+    const previous = this.ruleCheck;
+    this.ruleCheck = false;
+    try {
+      return await body();
+    } finally {
+      this.ruleCheck = previous;
+    }
+  }
+
   private tally(op: string): OperationFigures {
     let figures = this.figures.get(op);
     if (figures === undefined) {
@@ -198,14 +249,27 @@ export class Meter {
     return figures;
   }
 
-  private async keyOf(table: string, item: WireItem): Promise<WireItem> {
-    let schema = this.keySchemas.get(table);
-    if (schema === undefined) {
-      const described = await this.checker.send(new DescribeTableCommand({ TableName: table }));
-      schema = (described.Table?.KeySchema ?? []).map((element) => element.AttributeName as string);
-      this.keySchemas.set(table, schema);
+  private async shapeOf(table: string): Promise<TableShape> {
+    let shape = this.shapes.get(table);
+    if (shape === undefined) {
+      const described = (await this.checker.send(new DescribeTableCommand({ TableName: table }))).Table;
+      shape = {
+        keyAttributes: (described?.KeySchema ?? []).map((element) => element.AttributeName as string),
+        indexes: (described?.GlobalSecondaryIndexes ?? []).map((index) => ({
+          name: index.IndexName as string,
+          keyAttributes: (index.KeySchema ?? []).map((element) => element.AttributeName as string),
+          projection: index.Projection?.ProjectionType ?? 'ALL',
+          nonKeyAttributes: index.Projection?.NonKeyAttributes ?? [],
+        })),
+      };
+      this.shapes.set(table, shape);
     }
-    return Object.fromEntries(schema.map((name) => [name, item[name] as WireItem[string]]));
+    return shape;
+  }
+
+  private async keyOf(table: string, item: WireItem): Promise<WireItem> {
+    const { keyAttributes } = await this.shapeOf(table);
+    return Object.fromEntries(keyAttributes.map((name) => [name, item[name] as WireItem[string]]));
   }
 
   private async fetch(table: string, key: WireItem): Promise<WireItem | undefined> {

@@ -1,0 +1,192 @@
+/**
+ * Transactional mode (`createTransactionalConsumer`): the handler's staged writes, the outbox items of the events it
+ * emits and the inbox record (with the payload fingerprint) commit in one TransactWriteItems, or, with nothing staged
+ * or emitted, one conditional PutItem. Scenarios T1-T5; T5 ends in the ledger check.
+ */
+import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { createTransactionalConsumer, Outbox, type EventHandler, type ProducerConfig, type SqsBatchHandler } from '../../../lambda/index';
+import { atLeastOnce, deliverAll, type DeliveryPlan } from '../deliveries';
+import {
+  countingLogger,
+  createTable,
+  CUSTOMERS,
+  customerId,
+  DEDUPLICATION_WINDOW_SECONDS,
+  expectNoFailures,
+  newMessage,
+  noMetrics,
+  now,
+  progress,
+  SAMPLE,
+  sqsRecord,
+  type BenchContext,
+  type Message,
+  type OrderPlaced,
+} from '../fixtures';
+import type { Prng } from '../prng';
+import { count, fixed, ruleWriteUnits, type ModeResult, type Row } from '../report';
+import { scanCount, storedSize } from '../tables';
+
+export const TRANSACTIONAL_TABLES = {
+  ledger: 'bench-ledger',
+  billingInbox: 'bench-inbox-billing',
+  shippingInbox: 'bench-inbox-shipping',
+  paymentsLedger: 'bench-ledger-payments',
+  paymentsInbox: 'bench-inbox-payments',
+} as const;
+
+/** What the baseline needs from this mode: the same first deliveries and the same run. */
+export interface TransactionalResult extends ModeResult {
+  readonly firstDeliveries: readonly Message[];
+  readonly plan: DeliveryPlan;
+}
+
+/** A handler that credits the order total to the customer's balance in `table`. */
+export const credit =
+  (table: string): EventHandler<OrderPlaced> =>
+  (envelope, tx) => {
+    tx.update({
+      TableName: table,
+      Key: { pk: `CUSTOMER#${envelope.data.customerId}` },
+      UpdateExpression: 'ADD balanceCents :amount',
+      ExpressionAttributeValues: { ':amount': envelope.data.totalCents },
+    });
+  };
+
+/** Balances per customer that `messages` add up to. */
+export function expectedBalances(messages: readonly Message[]): Map<string, number> {
+  const expected = new Map<string, number>();
+  for (const message of messages) expected.set(message.envelope.data.customerId, (expected.get(message.envelope.data.customerId) ?? 0) + message.envelope.data.totalCents);
+  return expected;
+}
+
+export async function transactionalScenarios(context: BenchContext, prng: Prng, outboxConfig: ProducerConfig): Promise<TransactionalResult> {
+  const { admin, metered, meter, args } = context;
+  const tables = TRANSACTIONAL_TABLES;
+  await Promise.all(Object.values(tables).map((table) => createTable(admin, table)));
+  const config = (subscriberName: string, inboxTableName: string) => ({ subscriberName, inboxTableName, deduplicationWindowSeconds: DEDUPLICATION_WINDOW_SECONDS });
+
+  const billingLog = countingLogger();
+  const billing: SqsBatchHandler = createTransactionalConsumer<OrderPlaced>({
+    handle: credit(tables.ledger),
+    client: metered,
+    config: config('Billing', tables.billingInbox),
+    now,
+    logger: billingLog.logger,
+    metricsSink: noMetrics,
+  });
+  const shipping: SqsBatchHandler = createTransactionalConsumer<OrderPlaced>({
+    handle: () => undefined,
+    client: metered,
+    config: config('Shipping', tables.shippingInbox),
+    now,
+    logger: countingLogger().logger,
+    metricsSink: noMetrics,
+  });
+  // credits its own ledger and emits PaymentRequested in the same transaction (the outbox Put of a derived-id event)
+  const payments: SqsBatchHandler = createTransactionalConsumer<OrderPlaced>({
+    handle: (envelope, tx, handlerContext) => {
+      void credit(tables.paymentsLedger)(envelope, tx, handlerContext);
+      tx.emit({
+        type: 'PaymentRequested',
+        subject: envelope.data.orderId,
+        data: { orderId: envelope.data.orderId, customerId: envelope.data.customerId, amountCents: envelope.data.totalCents, currency: envelope.data.currency },
+      });
+    },
+    client: metered,
+    config: config('Payments', tables.paymentsInbox),
+    outbox: new Outbox({ client: metered, config: outboxConfig, now }),
+    now,
+    logger: countingLogger().logger,
+    metricsSink: noMetrics,
+  });
+
+  const rows: Row[] = [];
+  const deliver = (handler: SqsBatchHandler, messages: readonly Message[], receiveCount: number, what: string) =>
+    meter.measure(async () => expectNoFailures(await handler({ Records: messages.map((message) => sqsRecord(prng, message, receiveCount)) }), what));
+
+  progress('transactional: single messages');
+  const firstDeliveries = Array.from({ length: SAMPLE }, (_, i) => newMessage(prng, customerId(1000 + i)));
+  rows.push({
+    scenario: 'T1. First delivery, handler stages 1 Update (ledger credit)',
+    figures: await deliver(billing, firstDeliveries, 1, 'T1'),
+    messages: SAMPLE,
+    notes: 'ledger Update + inbox Put in one transaction',
+  });
+  rows.push({
+    scenario: 'T2. First delivery, handler stages 1 Update and emits 1 event (`tx.emit`)',
+    figures: await deliver(payments, firstDeliveries, 1, 'T2'),
+    messages: SAMPLE,
+    notes: 'ledger Update + outbox Put (derived event id) + inbox Put in one transaction',
+  });
+  rows.push({
+    scenario: 'T3. First delivery, handler stages nothing',
+    figures: await deliver(shipping, firstDeliveries, 1, 'T3'),
+    messages: SAMPLE,
+    notes: 'inbox record alone: one conditional PutItem, no transaction',
+  });
+  rows.push({
+    scenario: 'T4a. Duplicate delivery (already processed), handler stages 1 Update',
+    figures: await deliver(billing, firstDeliveries, 2, 'T4a'),
+    messages: SAMPLE,
+    notes: 'cancelled by the inbox condition (the stored record comes back with the cancellation, so no read); acknowledged, nothing applied',
+  });
+  rows.push({
+    scenario: 'T4b. Duplicate delivery, handler stages 1 Update and emits 1 event',
+    figures: await deliver(payments, firstDeliveries, 2, 'T4b'),
+    messages: SAMPLE,
+    notes: 'the 3-item transaction is cancelled; nothing applied, nothing emitted',
+  });
+  rows.push({
+    scenario: 'T4c. Duplicate delivery, handler stages nothing',
+    figures: await deliver(shipping, firstDeliveries, 2, 'T4c'),
+    messages: SAMPLE,
+    notes: 'conditional PutItem fails (ALL_OLD returns the stored record); acknowledged',
+  });
+  const violations: string[] = [];
+  const duplicatesSeen = billingLog.outcomes.get('duplicate') ?? 0;
+  if (duplicatesSeen !== SAMPLE) violations.push(`T4a: expected ${SAMPLE} duplicates, the consumer logged ${duplicatesSeen}`);
+
+  const sample = firstDeliveries[0] as Message;
+  const sizes: Array<[string, number]> = [
+    ['inbox record (transactional, with payload fingerprint)', await storedSize(admin, tables.billingInbox, { pk: { S: `Billing#${sample.envelope.id}` } })],
+    ['ledger item', await storedSize(admin, tables.ledger, { pk: { S: `CUSTOMER#${sample.envelope.data.customerId}` } })],
+  ];
+
+  // -- T5: N deliveries with duplicates, then the ledger check -------------------------------------------------------
+  progress(`transactional: ${args.messages} deliveries, duplicate rate ${args.duplicateRate}`);
+  const plan = atLeastOnce(prng, args.messages, args.duplicateRate, () => newMessage(prng, customerId(prng.int(1, CUSTOMERS))));
+  billingLog.outcomes.clear();
+  let redelivered = 0;
+  const runFigures = await meter.measure(async () => {
+    redelivered = await deliverAll(billing, plan.records, 'T5');
+  });
+  const processed = billingLog.outcomes.get('processed') ?? 0;
+  const duplicates = billingLog.outcomes.get('duplicate') ?? 0;
+  rows.push({
+    scenario: `T5. ${count(args.messages)} deliveries in batches of 10, duplicate rate ${args.duplicateRate} (seed ${args.seed})`,
+    figures: runFigures,
+    messages: args.messages,
+    notes:
+      `${count(plan.distinct.length)} distinct messages + ${count(args.messages - plan.distinct.length)} duplicate deliveries over ${CUSTOMERS} ledger accounts; ` +
+      `outcomes: ${count(processed)} processed, ${count(duplicates)} duplicate, ${count(redelivered)} redelivered after a failure; ` +
+      `${fixed(ruleWriteUnits(runFigures) / plan.distinct.length)} WCU per distinct message by the rule, duplicates included`,
+  });
+
+  progress('transactional: ledger check');
+  const expected = expectedBalances(plan.distinct);
+  for (const [customer, cents] of [...expected.entries()].sort()) {
+    const item = (await admin.send(new GetItemCommand({ TableName: tables.ledger, Key: { pk: { S: `CUSTOMER#${customer}` } }, ConsistentRead: true }))).Item;
+    const balance = Number(item?.balanceCents?.N ?? 0);
+    if (balance !== cents) violations.push(`transactional: ${customer} has ${balance}, the sum of its distinct messages is ${cents}`);
+  }
+  const inboxCount = await scanCount(admin, tables.billingInbox);
+  if (inboxCount !== plan.distinct.length + SAMPLE) violations.push(`transactional: the inbox holds ${inboxCount} records, expected ${plan.distinct.length + SAMPLE}`);
+  if (processed !== plan.distinct.length) violations.push(`transactional: ${processed} deliveries were processed, but there are ${plan.distinct.length} distinct messages`);
+  const section =
+    violations.length === 0
+      ? `- transactional (T5): every one of the ${expected.size} ledger balances equals the sum of its distinct messages; the inbox holds one record per ` +
+        `distinct message (${count(plan.distinct.length)} from T5 + ${SAMPLE} from T1); ${count(processed)} processed = ${count(plan.distinct.length)} distinct.`
+      : `- transactional (T5): VIOLATED (see below)`;
+  return { rows, checks: [section], violations, sizes, firstDeliveries, plan };
+}
