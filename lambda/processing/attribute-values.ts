@@ -1,5 +1,5 @@
 /**
- * Reading raw DynamoDB attribute values and measuring item sizes.
+ * Reading raw DynamoDB attribute values (item sizes are measured by transaction/item-size.ts).
  *
  * `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'` puts the existing item on the SDK's error in the low-level format
  * (the DocumentClient does not translate errors), so the few lines here read it without adding a dependency.
@@ -26,37 +26,4 @@ export function fromAttributeMap(item: Readonly<Record<string, AttributeValue>>)
   const result: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(item)) result[name] = fromAttributeValue(value);
   return result;
-}
-
-function numberSizeBytes(value: number): number {
-  // DynamoDB stores up to 38 significant digits in about (digits / 2) + 1 bytes, at most 21
-  const digits = String(Math.abs(value)).replace(/e.*$/i, '').replace('.', '').replace(/^0+/, '').length;
-  return Math.min(21, Math.ceil(Math.max(digits, 1) / 2) + 1);
-}
-
-/**
- * The size DynamoDB counts for a plain value, in bytes (the rules of "Item sizes and formats": strings in UTF-8,
- * 3 bytes per list or map plus 1 per element, map keys as strings). Used to keep a record far below the 400 KB limit.
- */
-export function attributeSizeBytes(value: unknown): number {
-  if (value === undefined) return 0;
-  if (value === null || typeof value === 'boolean') return 1;
-  if (typeof value === 'string') return Buffer.byteLength(value, 'utf8');
-  if (typeof value === 'number' || typeof value === 'bigint') return numberSizeBytes(Number(value));
-  if (value instanceof Uint8Array) return value.byteLength;
-  if (value instanceof Set) {
-    let total = 0;
-    for (const element of value) total += attributeSizeBytes(element);
-    return total;
-  }
-  if (Array.isArray(value)) return value.reduce<number>((total, element) => total + 1 + attributeSizeBytes(element), 3);
-  if (typeof value === 'object') {
-    let total = 3;
-    for (const [key, element] of Object.entries(value as Record<string, unknown>)) {
-      if (element === undefined) continue;
-      total += 1 + Buffer.byteLength(key, 'utf8') + attributeSizeBytes(element);
-    }
-    return total;
-  }
-  return Buffer.byteLength(String(value), 'utf8');
 }

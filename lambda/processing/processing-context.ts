@@ -1,9 +1,10 @@
 /**
  * The processing context: what steps store for later steps (e.g. the created invoice id). It lives in the processing
- * record, so it is kept JSON-shaped and far below DynamoDB's 400 KB item limit. Pure: imports no AWS SDK.
+ * record, so it is kept JSON-shaped and far below DynamoDB's 400 KB item limit, measured with the runtime's DynamoDB
+ * item-size calculator (transaction/item-size.ts).
  */
 import { PermanentError } from '../errors';
-import { attributeSizeBytes } from './attribute-values';
+import { attributeValueSize } from '../transaction/item-size';
 
 /**
  * Largest processing context, in bytes as DynamoDB counts them. With a blocked message's body (up to
@@ -50,7 +51,7 @@ export function mergeContext(base: Readonly<Record<string, unknown>>, addition: 
     throw new ProcessingContextError(`${what} must be JSON-serializable: ${(error as Error).message}`, { cause: error });
   }
   const merged = { ...base, ...normalized };
-  const sizeBytes = attributeSizeBytes(merged);
+  const sizeBytes = attributeValueSize(merged);
   if (sizeBytes > MAX_CONTEXT_BYTES) {
     throw new ProcessingContextError(
       `the processing context with ${what} would be ${sizeBytes} bytes, over the limit of ${MAX_CONTEXT_BYTES} bytes; ` +

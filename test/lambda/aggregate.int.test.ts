@@ -1,14 +1,17 @@
-import { GetItemCommand, PutItemCommand, ScanCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAggregateConsumer, type AggregateConsumerOptions, type AggregateHandler } from '../../lambda/aggregate/aggregate-consumer';
 import { ConfigurationError, PROCESSING_MODE, type ConsumerBaseConfig, type ProducerConfig } from '../../lambda/config';
 import { parseEnvelope } from '../../lambda/envelope';
 import { derivedEventId, payloadFingerprint } from '../../lambda/fingerprint';
 import { Outbox } from '../../lambda/producer/outbox';
-import { OUTBOX_ITEM, TABLE_SCHEMA } from '../../lambda/wire-format';
+import { OUTBOX_ITEM } from '../../lambda/wire-format';
 import { createTable, localClient, uniqueTableName } from '../support/dynamodb-client';
-import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+import type { FaultProxy } from '../support/fault-proxy';
+import { outboxItemsWithEventId } from '../support/proof/table-reads';
+import { createKeyedTable, createOutbox } from '../support/proof/tables';
+import { startTestbed } from '../support/proof/testbed';
 import { envelopeObject, outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from './helpers';
 
 const SUBSCRIBER = 'balances';
@@ -31,22 +34,9 @@ let outboxConfig: ProducerConfig;
 const config: ConsumerBaseConfig = { subscriberName: SUBSCRIBER };
 
 beforeAll(async () => {
-  client = localClient();
+  ({ client, proxy } = await startTestbed());
   documents = DynamoDBDocumentClient.from(client);
-  proxy = await startFaultProxy(inject('dynamoDbEndpoint'));
-  accountsTable = uniqueTableName('accounts');
-  const outboxTable = uniqueTableName('outbox');
-  await Promise.all([
-    createTable(client, accountsTable, { partitionKey: 'pk' }),
-    createTable(client, outboxTable, { partitionKey: TABLE_SCHEMA.PARTITION_KEY, sortKey: TABLE_SCHEMA.SORT_KEY }),
-  ]);
-  outboxConfig = {
-    outboxTableName: outboxTable,
-    partitionKeyName: TABLE_SCHEMA.PARTITION_KEY,
-    sortKeyName: TABLE_SCHEMA.SORT_KEY,
-    eventRetentionSeconds: 3600,
-    eventSource: 'balances-service',
-  };
+  [accountsTable, outboxConfig] = await Promise.all([createKeyedTable(client, 'accounts'), createOutbox(client, { eventSource: 'balances-service' })]);
 });
 afterAll(() => proxy.stop());
 
@@ -82,18 +72,7 @@ async function aggregate(account: string): Promise<Record<string, unknown> | und
   return (await documents.send(new GetCommand({ TableName: accountsTable, Key: { pk: account }, ConsistentRead: true }))).Item;
 }
 
-async function emittedEvents(eventId: string) {
-  const scanned = await client.send(
-    new ScanCommand({
-      TableName: outboxConfig.outboxTableName,
-      ConsistentRead: true,
-      FilterExpression: '#id = :id',
-      ExpressionAttributeNames: { '#id': OUTBOX_ITEM.EVENT_ID_ATTRIBUTE },
-      ExpressionAttributeValues: { ':id': { S: eventId } },
-    }),
-  );
-  return scanned.Items ?? [];
-}
+const emittedEvents = (eventId: string) => outboxItemsWithEventId(client, outboxConfig.outboxTableName, eventId);
 
 describe('createAggregateConsumer', () => {
   test('creates the aggregate with its state, version 1 and the message in its processed list', async () => {

@@ -1,5 +1,5 @@
-import { GetItemCommand, PutItemCommand, ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
+import { GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { ConfigurationError, ENV, type ConsumerConfig, type ProducerConfig } from '../../lambda/config';
 import { createTransactionalConsumer, type EventHandler, type TransactionalConsumerOptions } from '../../lambda/consumer/transactional-consumer';
 import { parseEnvelope } from '../../lambda/envelope';
@@ -7,8 +7,11 @@ import { PermanentError } from '../../lambda/errors';
 import { derivedEventId, payloadFingerprint } from '../../lambda/fingerprint';
 import { Outbox } from '../../lambda/producer/outbox';
 import { INBOX_ITEM, OUTBOX_ITEM, TABLE_SCHEMA } from '../../lambda/wire-format';
-import { createTable, localClient, uniqueTableName } from '../support/dynamodb-client';
-import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+import { localClient } from '../support/dynamodb-client';
+import type { FaultProxy } from '../support/fault-proxy';
+import { outboxItemsWithEventId } from '../support/proof/table-reads';
+import { createInbox, createKeyedTable, createOutbox } from '../support/proof/tables';
+import { startTestbed } from '../support/proof/testbed';
 import { envelopeObject, outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from './helpers';
 
 const SUBSCRIBER = 'billing';
@@ -27,25 +30,12 @@ let config: ConsumerConfig;
 let outboxConfig: ProducerConfig;
 
 beforeAll(async () => {
-  client = localClient();
-  proxy = await startFaultProxy(inject('dynamoDbEndpoint'));
-  ledgerTable = uniqueTableName('ledger');
-  const inboxTable = uniqueTableName('inbox');
-  const outboxTable = uniqueTableName('outbox');
-  await Promise.all([
-    createTable(client, ledgerTable, { partitionKey: 'pk' }),
-    createTable(client, inboxTable, { partitionKey: TABLE_SCHEMA.PARTITION_KEY }),
-    createTable(client, outboxTable, { partitionKey: TABLE_SCHEMA.PARTITION_KEY, sortKey: TABLE_SCHEMA.SORT_KEY }),
+  ({ client, proxy } = await startTestbed());
+  [ledgerTable, config, outboxConfig] = await Promise.all([
+    createKeyedTable(client, 'ledger'),
+    createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: WINDOW_SECONDS }),
+    createOutbox(client, { eventSource: 'billing-service', timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE }),
   ]);
-  config = { subscriberName: SUBSCRIBER, inboxTableName: inboxTable, deduplicationWindowSeconds: WINDOW_SECONDS };
-  outboxConfig = {
-    outboxTableName: outboxTable,
-    partitionKeyName: TABLE_SCHEMA.PARTITION_KEY,
-    sortKeyName: TABLE_SCHEMA.SORT_KEY,
-    timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE,
-    eventRetentionSeconds: 3600,
-    eventSource: 'billing-service',
-  };
 });
 afterAll(() => proxy.stop());
 
@@ -488,16 +478,7 @@ describe('emitting events (tx.emit)', () => {
 
   async function emitted(consumedEventId: string, index = 0) {
     const id = derivedEventId(SUBSCRIBER, consumedEventId, index);
-    const scanned = await client.send(
-      new ScanCommand({
-        TableName: outboxConfig.outboxTableName,
-        ConsistentRead: true,
-        FilterExpression: '#id = :id',
-        ExpressionAttributeNames: { '#id': OUTBOX_ITEM.EVENT_ID_ATTRIBUTE },
-        ExpressionAttributeValues: { ':id': { S: id } },
-      }),
-    );
-    return { id, items: scanned.Items ?? [] };
+    return { id, items: await outboxItemsWithEventId(client, outboxConfig.outboxTableName, id) };
   }
 
   const outboxFor = (overrides: Partial<ProducerConfig> = {}) => new Outbox({ client, config: { ...outboxConfig, ...overrides } });

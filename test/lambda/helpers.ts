@@ -1,8 +1,6 @@
 /** Shared fixtures of the runtime tests. Not a test file (vitest only runs `*.test.ts`). */
 import { randomUUID } from 'node:crypto';
-import type { DeadLetter, DeadLetterPublisher } from '../../lambda/consumer/dead-letter';
 import type { SQSRecord } from '../../lambda/consumer/sqs';
-import { createLogger, type Logger } from '../../lambda/logger';
 
 /** A valid CloudEvents envelope object, with overrides. */
 export function envelopeObject(overrides: Record<string, unknown> = {}): Record<string, unknown> {
@@ -28,24 +26,5 @@ export function sqsRecord(body: string, options: { messageId?: string; receiveCo
   };
 }
 
-/** A logger that keeps its lines, parsed, instead of printing them. */
-export function recordingLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
-  const lines: Array<Record<string, unknown>> = [];
-  return { logger: createLogger({ sink: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) }), lines };
-}
-
-/** The outcomes logged per event id, in order. */
-export function outcomesOf(lines: ReadonlyArray<Record<string, unknown>>): string[] {
-  return lines.filter((line) => typeof line.outcome === 'string').map((line) => line.outcome as string);
-}
-
-/** A dead-letter publisher that records what it is given, or fails when told to. */
-export class RecordingDeadLetterPublisher implements DeadLetterPublisher {
-  public readonly published: DeadLetter[] = [];
-  public constructor(private readonly fail = false) {}
-
-  public async publish(deadLetter: DeadLetter): Promise<void> {
-    if (this.fail) throw new Error('SQS is unavailable (recording fake)');
-    this.published.push(deadLetter);
-  }
-}
+/** The recording logger and dead-letter publisher, shared with the integration and proof support. */
+export { outcomesOf, RecordingDeadLetterPublisher, recordingLogger } from '../support/proof/recorders';

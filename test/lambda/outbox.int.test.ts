@@ -1,13 +1,16 @@
-import { GetItemCommand, ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, TransactWriteCommand, type TransactWriteItem } from '@aws-sdk/lib-dynamodb';
-import { afterAll, beforeAll, describe, expect, inject, test, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { ENV, type ProducerConfig } from '../../lambda/config';
 import { parseEnvelope } from '../../lambda/envelope';
 import { EventTooLargeError, TransactionCancelledError, TransactionLimitError } from '../../lambda/errors';
 import { Outbox } from '../../lambda/producer/outbox';
 import { OUTBOX_ITEM, TABLE_SCHEMA } from '../../lambda/wire-format';
 import { createTable, localClient, uniqueTableName } from '../support/dynamodb-client';
-import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
+import type { FaultProxy } from '../support/fault-proxy';
+import { outboxItemsWithEventId } from '../support/proof/table-reads';
+import { createKeyedTable, createOutbox } from '../support/proof/tables';
+import { startTestbed } from '../support/proof/testbed';
 
 const RETENTION_SECONDS = 7 * 24 * 3600;
 const TRANSACT = 'DynamoDB_20120810.TransactWriteItems';
@@ -18,22 +21,11 @@ let ordersTable: string;
 let config: ProducerConfig;
 
 beforeAll(async () => {
-  client = localClient();
-  proxy = await startFaultProxy(inject('dynamoDbEndpoint'));
-  ordersTable = uniqueTableName('orders');
-  const outboxTable = uniqueTableName('outbox');
-  await Promise.all([
-    createTable(client, ordersTable, { partitionKey: 'pk' }),
-    createTable(client, outboxTable, { partitionKey: TABLE_SCHEMA.PARTITION_KEY, sortKey: TABLE_SCHEMA.SORT_KEY }),
+  ({ client, proxy } = await startTestbed());
+  [ordersTable, config] = await Promise.all([
+    createKeyedTable(client, 'orders'),
+    createOutbox(client, { eventSource: 'orders-service', eventRetentionSeconds: RETENTION_SECONDS, timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE }),
   ]);
-  config = {
-    outboxTableName: outboxTable,
-    partitionKeyName: TABLE_SCHEMA.PARTITION_KEY,
-    sortKeyName: TABLE_SCHEMA.SORT_KEY,
-    timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE,
-    eventRetentionSeconds: RETENTION_SECONDS,
-    eventSource: 'orders-service',
-  };
 });
 afterAll(() => proxy.stop());
 
@@ -45,18 +37,8 @@ async function getOrder(orderId: string) {
   return (await client.send(new GetItemCommand({ TableName: ordersTable, Key: { pk: { S: orderId } }, ConsistentRead: true }))).Item;
 }
 
-async function outboxItemsWithEventId(eventId: string, table = config.outboxTableName) {
-  const scanned = await client.send(
-    new ScanCommand({
-      TableName: table,
-      ConsistentRead: true,
-      FilterExpression: '#id = :id',
-      ExpressionAttributeNames: { '#id': OUTBOX_ITEM.EVENT_ID_ATTRIBUTE },
-      ExpressionAttributeValues: { ':id': { S: eventId } },
-    }),
-  );
-  return scanned.Items ?? [];
-}
+/** The outbox items (of this file's outbox table, or `table`) that carry event `eventId`. */
+const itemsWithEventId = (eventId: string, table = config.outboxTableName) => outboxItemsWithEventId(client, table, eventId);
 
 async function rejection(promise: Promise<unknown>): Promise<Error> {
   try {
@@ -115,7 +97,7 @@ describe('Outbox.transactWrite', () => {
       expect.objectContaining({ index: 0, kind: 'item', code: 'ConditionalCheckFailed', description: `item Put on table '${ordersTable}'` }),
     ]);
     expect(cancelled.message).toMatch(/nothing was written: action 0 \(item Put on table '.*'\): ConditionalCheckFailed/);
-    expect(await outboxItemsWithEventId(eventId)).toHaveLength(0);
+    expect(await itemsWithEventId(eventId)).toHaveLength(0);
   });
 
   test('a retried producer reusing its event id cannot create a second event', async () => {
@@ -135,7 +117,7 @@ describe('Outbox.transactWrite', () => {
       expect.objectContaining({ index: 1, kind: 'event', eventId, code: 'ConditionalCheckFailed' }),
     ]);
     expect(await getOrder(retriedOrder)).toBeUndefined();
-    const items = await outboxItemsWithEventId(eventId);
+    const items = await itemsWithEventId(eventId);
     expect(items).toHaveLength(1);
     expect(parseEnvelope(items[0]?.[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]?.S as string).data).toEqual({ n: 1 });
   });
@@ -152,7 +134,7 @@ describe('Outbox.transactWrite', () => {
 
     expect(fired()).toBe(1);
     expect(proxy.requestCount(TRANSACT) - sentBefore).toBe(2);
-    expect(await outboxItemsWithEventId(eventId)).toHaveLength(1);
+    expect(await itemsWithEventId(eventId)).toHaveLength(1);
     expect(await getOrder(orderId)).toBeDefined();
   });
 
@@ -165,7 +147,7 @@ describe('Outbox.transactWrite', () => {
 
     expect(envelopes.map((envelope) => envelope.id)).toEqual(events.map((event) => event.id));
     for (const orderId of orders) expect(await getOrder(orderId)).toBeDefined();
-    for (const event of events) expect(await outboxItemsWithEventId(event.id)).toHaveLength(1);
+    for (const event of events) expect(await itemsWithEventId(event.id)).toHaveLength(1);
   });
 
   test('writes none of several events when one business condition fails', async () => {
@@ -180,14 +162,14 @@ describe('Outbox.transactWrite', () => {
     expect(error).toBeInstanceOf(TransactionCancelledError);
     expect((error as TransactionCancelledError).cancellationReasonCodes).toEqual(['None', 'ConditionalCheckFailed', 'None', 'None', 'None']);
     expect(await getOrder(fresh)).toBeUndefined();
-    for (const event of events) expect(await outboxItemsWithEventId(event.id)).toHaveLength(0);
+    for (const event of events) expect(await itemsWithEventId(event.id)).toHaveLength(0);
   });
 
   test('accepts a DocumentClient and several events in one transaction', async () => {
     const outbox = new Outbox({ client: DynamoDBDocumentClient.from(client), config });
     const envelopes = await outbox.transactWrite({ events: [{ type: 'A', data: 1 }, { type: 'B', data: 2 }] });
     expect(envelopes.map((envelope) => envelope.type)).toEqual(['A', 'B']);
-    for (const envelope of envelopes) expect(await outboxItemsWithEventId(envelope.id)).toHaveLength(1);
+    for (const envelope of envelopes) expect(await itemsWithEventId(envelope.id)).toHaveLength(1);
   });
 
   test('writes to a table without sort key or TTL using its own partition key name', async () => {
@@ -195,7 +177,7 @@ describe('Outbox.transactWrite', () => {
     await createTable(client, table, { partitionKey: 'PK' });
     const outbox = new Outbox({ client, config: { ...config, outboxTableName: table, partitionKeyName: 'PK', sortKeyName: undefined, timeToLiveAttributeName: undefined } });
     const [envelope] = await outbox.transactWrite({ events: [{ type: 'T', data: null }] });
-    const [item] = await outboxItemsWithEventId(envelope?.id as string, table);
+    const [item] = await itemsWithEventId(envelope?.id as string, table);
     expect(Object.keys(item ?? {}).sort()).toEqual(['PK', 'iefEnvelope', 'iefEventId', 'iefEventType', 'iefRecordType']);
     expect(item?.PK).toEqual({ S: `OUTBOX#${envelope?.id}` });
   });
@@ -272,7 +254,7 @@ describe('Outbox.event and Outbox.fromEnvironment', () => {
     await DynamoDBDocumentClient.from(client).send(new TransactWriteCommand({ TransactItems: [put] }));
     const eventId = put.Put?.Item?.[OUTBOX_ITEM.EVENT_ID_ATTRIBUTE] as string;
     expect(eventId).toMatch(/^fixed-/);
-    const [item] = await outboxItemsWithEventId(eventId);
+    const [item] = await itemsWithEventId(eventId);
     expect(item?.expiresAt).toEqual({ N: String(Date.parse('2030-01-01T00:00:00Z') / 1000 + RETENTION_SECONDS) });
     expect(parseEnvelope(item?.iefEnvelope?.S as string).time).toBe('2030-01-01T00:00:00.000Z');
   });
@@ -287,7 +269,7 @@ describe('Outbox.event and Outbox.fromEnvironment', () => {
     try {
       const [envelope] = await Outbox.fromEnvironment(client).transactWrite({ events: [{ type: 'T', data: 1 }] });
       expect(envelope?.source).toBe('env-source');
-      expect(await outboxItemsWithEventId(envelope?.id as string)).toHaveLength(1);
+      expect(await itemsWithEventId(envelope?.id as string)).toHaveLength(1);
     } finally {
       vi.unstubAllEnvs();
     }

@@ -6,8 +6,10 @@ import { createLeaseConsumer } from '../../../lambda/processing/lease-consumer';
 import { createMultiStepConsumer } from '../../../lambda/processing/multi-step-consumer';
 import type { ProcessingStep } from '../../../lambda/processing/types';
 import { localClient, uniqueTableName } from '../../support/dynamodb-client';
+import { rawRecord } from '../../support/proof/table-reads';
+import { createInboxTable } from '../../support/proof/tables';
 import { outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from '../helpers';
-import { createInboxTable, FakeClock, newMessage, rawRecord, type TestMessage } from './fixtures';
+import { FakeClock, newMessage, type TestMessage } from './fixtures';
 
 const WINDOW_SECONDS = 7200;
 

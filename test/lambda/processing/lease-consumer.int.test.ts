@@ -1,15 +1,18 @@
 import { UpdateItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { LeaseConsumerConfig } from '../../../lambda/config';
 import { PermanentError, RetryableError } from '../../../lambda/errors';
 import { payloadFingerprint } from '../../../lambda/fingerprint';
 import { BlockedMessages } from '../../../lambda/operator/blocked-messages';
 import { createLeaseConsumer } from '../../../lambda/processing/lease-consumer';
 import type { LeaseConsumerOptions, LeaseHandlerContext } from '../../../lambda/processing/types';
-import { localClient, uniqueTableName } from '../../support/dynamodb-client';
-import { startFaultProxy, type FaultProxy } from '../../support/fault-proxy';
+import { localClient } from '../../support/dynamodb-client';
+import type { FaultProxy } from '../../support/fault-proxy';
+import { interruptibleClient } from '../../support/proof/crash-injector';
+import { rawRecord } from '../../support/proof/table-reads';
+import { startLeaseTestbed } from '../../support/proof/testbed';
 import { outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from '../helpers';
-import { createInboxTable, deferred, FakeClock, interruptibleClient, newMessage, rawRecord, type TestMessage } from './fixtures';
+import { deferred, FakeClock, newMessage, type TestMessage } from './fixtures';
 
 const SUBSCRIBER = 'mailer';
 const WINDOW_SECONDS = 3600;
@@ -23,11 +26,7 @@ let proxy: FaultProxy;
 let config: LeaseConsumerConfig;
 
 beforeAll(async () => {
-  client = localClient();
-  proxy = await startFaultProxy(inject('dynamoDbEndpoint'));
-  const inboxTableName = uniqueTableName('lease-inbox');
-  await createInboxTable(client, inboxTableName);
-  config = { subscriberName: SUBSCRIBER, inboxTableName, deduplicationWindowSeconds: WINDOW_SECONDS, leaseDurationSeconds: LEASE_SECONDS };
+  ({ client, proxy, config } = await startLeaseTestbed({ subscriberName: SUBSCRIBER, deduplicationWindowSeconds: WINDOW_SECONDS, leaseDurationSeconds: LEASE_SECONDS }));
 });
 afterAll(() => proxy.stop());
 
@@ -60,6 +59,49 @@ const deliver = (handler: ReturnType<typeof consumer>['handler'], message: TestM
   handler({ Records: [sqsRecord(message.body, { messageId: `sqs-${message.id}`, receiveCount })] });
 
 const record = (eventId: string) => rawRecord(client, config.inboxTableName, SUBSCRIBER, eventId);
+
+/**
+ * Delivers `message` to a new consumer whose effect, once started, waits until `resume()` (then runs `afterPause`);
+ * returns once the effect has started. A worker that is slow, or that loses its lease meanwhile.
+ */
+async function startPaused(message: TestMessage, options: { clock?: FakeClock; receiveCount?: number; overrides?: Partial<LeaseConsumerOptions<unknown>>; afterPause?: () => void }) {
+  const hold = deferred();
+  const entered = deferred();
+  let runs = 0;
+  const worker = consumer(
+    {
+      ...options.overrides,
+      handle: async () => {
+        runs += 1;
+        entered.resolve();
+        await hold.promise;
+        options.afterPause?.();
+      },
+    },
+    options.clock,
+  );
+  const run = deliver(worker.handler, message, options.receiveCount);
+  await entered.promise;
+  const resume = () => {
+    hold.resolve();
+    return run;
+  };
+  return { ...worker, runs: () => runs, resume };
+}
+
+/**
+ * A worker pauses mid-effect, its lease expires, a newer worker takes the message over and pauses too; then the stale
+ * worker resumes (running `staleAfterPause`). Returns the record as it was before the stale worker resumed, its
+ * response, and the newer worker (to resume).
+ */
+async function staleWorkerResumes(message: TestMessage, staleAfterPause?: () => void) {
+  const clock = new FakeClock();
+  const stale = await startPaused(message, { clock, ...(staleAfterPause ? { afterPause: staleAfterPause } : {}) });
+  clock.advanceSeconds(LEASE_SECONDS + 1);
+  const newer = await startPaused(message, { clock, receiveCount: 2, overrides: { onExpiredLease: 'retry' } });
+  const before = await record(message.id);
+  return { before, staleResponse: await stale.resume(), staleLines: stale.lines, newer };
+}
 
 describe('createLeaseConsumer', () => {
   test('the claim writes the record in the wire format: IN_PROGRESS, owned, leased, the effect step PROCESSING', async () => {
@@ -160,26 +202,14 @@ describe('createLeaseConsumer', () => {
 
   test('a delivery that finds a live lease is a batch item failure and does not run the effect', async () => {
     const message = newMessage();
-    const hold = deferred();
-    const entered = deferred();
-    let runs = 0;
-    const { handler, lines } = consumer({
-      handle: async () => {
-        runs += 1;
-        entered.resolve();
-        await hold.promise;
-      },
-    });
+    const first = await startPaused(message, {});
 
-    const first = deliver(handler, message);
-    await entered.promise;
-    const concurrent = await deliver(handler, message);
-    hold.resolve();
-    await first;
+    const concurrent = await deliver(first.handler, message);
+    await first.resume();
 
     expect(concurrent.batchItemFailures).toEqual([{ itemIdentifier: `sqs-${message.id}` }]);
-    expect(runs).toBe(1);
-    expect(lines.find((line) => line.outcome === 'failed')).toMatchObject({ level: 'INFO', error: { name: 'MessageInProgressError' } });
+    expect(first.runs()).toBe(1);
+    expect(first.lines.find((line) => line.outcome === 'failed')).toMatchObject({ level: 'INFO', error: { name: 'MessageInProgressError' } });
   });
 
   test('a record whose lease expired with no step active is taken over, and the effect runs', async () => {
@@ -360,72 +390,28 @@ describe('createLeaseConsumer', () => {
 
   test('a stale worker whose lease was taken over can not complete: LeaseLostError, the record unchanged', async () => {
     const message = newMessage();
-    const clock = new FakeClock();
-    const staleHold = deferred();
-    const staleEntered = deferred();
-    const stale = consumer({
-      handle: async () => {
-        staleEntered.resolve();
-        await staleHold.promise;
-      },
-    }, clock);
-    const staleRun = deliver(stale.handler, message);
-    await staleEntered.promise;
-    clock.advanceSeconds(LEASE_SECONDS + 1);
-    const newerHold = deferred();
-    const newerEntered = deferred();
-    const newer = consumer({
-      onExpiredLease: 'retry',
-      handle: async () => {
-        newerEntered.resolve();
-        await newerHold.promise;
-      },
-    }, clock);
-    const newerRun = deliver(newer.handler, message, 2);
-    await newerEntered.promise;
-    const before = await record(message.id);
 
-    const staleResponse = await (staleHold.resolve(), staleRun);
+    const { before, staleResponse, staleLines, newer } = await staleWorkerResumes(message);
 
     expect(staleResponse.batchItemFailures).toHaveLength(1);
     expect(await record(message.id)).toEqual(before);
-    expect(stale.lines.find((line) => line.outcome === 'failed')).toMatchObject({ error: { name: 'LeaseLostError' } });
-    expect(stale.lines.find((line) => line.message === 'step effect may have run under a lost lease')).toMatchObject({ level: 'ERROR', step: 'effect' });
-    newerHold.resolve();
-    expect((await newerRun).batchItemFailures).toEqual([]);
+    expect(staleLines.find((line) => line.outcome === 'failed')).toMatchObject({ error: { name: 'LeaseLostError' } });
+    expect(staleLines.find((line) => line.message === 'step effect may have run under a lost lease')).toMatchObject({ level: 'ERROR', step: 'effect' });
+    expect((await newer.resume()).batchItemFailures).toEqual([]);
     expect(await record(message.id)).toMatchObject({ status: { S: 'COMPLETED' } });
   });
 
   test('a stale worker whose lease was taken over can not release it either', async () => {
     const message = newMessage();
-    const clock = new FakeClock();
-    const staleHold = deferred();
-    const staleEntered = deferred();
-    const stale = consumer({
-      handle: async () => {
-        staleEntered.resolve();
-        await staleHold.promise;
-        throw new RetryableError('rejected before sending');
-      },
-    }, clock);
-    const staleRun = deliver(stale.handler, message);
-    await staleEntered.promise;
-    clock.advanceSeconds(LEASE_SECONDS + 1);
-    const newerHold = deferred();
-    const newerEntered = deferred();
-    const newer = consumer({ onExpiredLease: 'retry', handle: async () => (newerEntered.resolve(), newerHold.promise) }, clock);
-    const newerRun = deliver(newer.handler, message, 2);
-    await newerEntered.promise;
-    const before = await record(message.id);
 
-    staleHold.resolve();
-    const staleResponse = await staleRun;
+    const { before, staleResponse, staleLines, newer } = await staleWorkerResumes(message, () => {
+      throw new RetryableError('rejected before sending');
+    });
 
     expect(staleResponse.batchItemFailures).toHaveLength(1);
     expect(await record(message.id)).toEqual(before);
-    expect(stale.lines.find((line) => line.outcome === 'failed')).toMatchObject({ error: { name: 'LeaseLostError' } });
-    newerHold.resolve();
-    await newerRun;
+    expect(staleLines.find((line) => line.outcome === 'failed')).toMatchObject({ error: { name: 'LeaseLostError' } });
+    await newer.resume();
   });
 
   test('a lost response of the completion write is recognised by lastWrite after the SDK retries', async () => {

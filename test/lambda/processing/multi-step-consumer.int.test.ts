@@ -1,14 +1,16 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { LeaseConsumerConfig } from '../../../lambda/config';
 import { PermanentError, RetryableError } from '../../../lambda/errors';
 import { createMultiStepConsumer } from '../../../lambda/processing/multi-step-consumer';
 import { MAX_CONTEXT_BYTES } from '../../../lambda/processing/processing-context';
 import type { MultiStepConsumerOptions, ProcessingStep, StepContext } from '../../../lambda/processing/types';
-import { localClient, uniqueTableName } from '../../support/dynamodb-client';
-import { startFaultProxy, type FaultProxy } from '../../support/fault-proxy';
+import { localClient } from '../../support/dynamodb-client';
+import type { FaultProxy } from '../../support/fault-proxy';
+import { rawRecord } from '../../support/proof/table-reads';
+import { startLeaseTestbed } from '../../support/proof/testbed';
 import { outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from '../helpers';
-import { createInboxTable, FakeClock, newMessage, rawRecord, type TestMessage } from './fixtures';
+import { FakeClock, newMessage, type TestMessage } from './fixtures';
 
 const SUBSCRIBER = 'invoicing';
 const LEASE_SECONDS = 60;
@@ -20,11 +22,7 @@ let proxy: FaultProxy;
 let config: LeaseConsumerConfig;
 
 beforeAll(async () => {
-  client = localClient();
-  proxy = await startFaultProxy(inject('dynamoDbEndpoint'));
-  const inboxTableName = uniqueTableName('steps-inbox');
-  await createInboxTable(client, inboxTableName);
-  config = { subscriberName: SUBSCRIBER, inboxTableName, deduplicationWindowSeconds: 3600, leaseDurationSeconds: LEASE_SECONDS };
+  ({ client, proxy, config } = await startLeaseTestbed({ subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600, leaseDurationSeconds: LEASE_SECONDS }, 'steps-inbox'));
 });
 afterAll(() => proxy.stop());
 
