@@ -4,23 +4,22 @@
  * - baseline: the process dies after the business Update, before the COMPLETED Update; SQS redelivers after the
  *   visibility timeout, when the INPROGRESS record's in-progress expiry has passed.
  */
-import { GetItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createTransactionalConsumer, type EventHandler } from '../../lambda/index';
 import type { FaultProxy } from '../../test/support/fault-proxy';
-import { client, countingLogger, DEDUPLICATION_WINDOW_SECONDS, EPOCH, newMessage, noMetrics, sqsRecord, type OrderPlaced } from './fixtures';
+import { client, countingLogger, EPOCH, newMessage, noMetrics, sqsRecord, type OrderPlaced } from './fixtures';
 import { baselineIdempotency, BASELINE_TABLES } from './modes/baseline';
-import { credit, TRANSACTIONAL_TABLES } from './modes/transactional';
+import { credit, ledgerBalance, TRANSACTIONAL_TABLES } from './modes/transactional';
 import { SimulatedCrash } from './powertools-style';
 import type { Prng } from './prng';
+import { inboxConfig } from './scenario-steps';
 
 export async function crashCheck(prng: Prng, admin: DynamoDBClient, proxy: FaultProxy): Promise<{ section: string; violations: string[] }> {
   const violations: string[] = [];
-  const balance = async (table: string, customer: string): Promise<number> =>
-    Number((await admin.send(new GetItemCommand({ TableName: table, Key: { pk: { S: `CUSTOMER#${customer}` } }, ConsistentRead: true }))).Item?.balanceCents?.N ?? 0);
 
   // inbox
   const inboxMessage = newMessage(prng, 'crash-inbox');
-  const config = { subscriberName: 'Billing', inboxTableName: TRANSACTIONAL_TABLES.billingInbox, deduplicationWindowSeconds: DEDUPLICATION_WINDOW_SECONDS };
+  const config = inboxConfig('Billing', TRANSACTIONAL_TABLES.billingInbox);
   const handle: EventHandler<OrderPlaced> = credit(TRANSACTIONAL_TABLES.ledger);
   const quiet = countingLogger();
   const options = { handle, config, now: () => EPOCH, logger: quiet.logger, metricsSink: noMetrics };
@@ -30,7 +29,7 @@ export async function crashCheck(prng: Prng, admin: DynamoDBClient, proxy: Fault
   const first = await crashing({ Records: [record] });
   const redelivery = createTransactionalConsumer<OrderPlaced>({ ...options, client: admin });
   const second = await redelivery({ Records: [{ ...record, attributes: { ApproximateReceiveCount: '2' } }] });
-  const inboxApplied = (await balance(TRANSACTIONAL_TABLES.ledger, 'crash-inbox')) / inboxMessage.envelope.data.totalCents;
+  const inboxApplied = (await ledgerBalance(admin, TRANSACTIONAL_TABLES.ledger, 'crash-inbox')) / inboxMessage.envelope.data.totalCents;
   if (fired() !== 1 || first.batchItemFailures.length !== 1 || second.batchItemFailures.length !== 0) {
     violations.push(`crash check (inbox): the fault did not play out as set up (fired ${fired()}, first failures ${first.batchItemFailures.length}, second failures ${second.batchItemFailures.length})`);
   }
@@ -58,7 +57,7 @@ export async function crashCheck(prng: Prng, admin: DynamoDBClient, proxy: Fault
   }
   clock += 180_000; // the queue's visibility timeout (6 x a 30 s function timeout) passes; SQS delivers again
   const redeliveredOutcome = await crashBaseline.process(baselineMessage.envelope.id, effect);
-  const baselineApplied = (await balance(BASELINE_TABLES.ledger, 'crash-baseline')) / baselineMessage.envelope.data.totalCents;
+  const baselineApplied = (await ledgerBalance(admin, BASELINE_TABLES.ledger, 'crash-baseline')) / baselineMessage.envelope.data.totalCents;
   if (!crashed || redeliveredOutcome !== 'processed' || baselineApplied !== 2) {
     violations.push(`crash check (baseline): expected the documented double application, got crashed=${crashed}, redelivery ${redeliveredOutcome}, applied ${baselineApplied}x (bench bug)`);
   }

@@ -9,7 +9,7 @@ import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dy
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { Outbox } from '../../lambda';
-import { ENV, loadConsumerBaseConfig, loadConsumerConfig, loadLeaseConsumerConfig, loadProducerConfig, PROCESSING_MODE } from '../../lambda/config';
+import { ENV, loadConsumerBaseConfig, loadConsumerConfig, loadLeaseConsumerConfig, loadProducerConfig, PROCESSING_MODE, type ProcessingModeName } from '../../lambda/config';
 import type { SqsBatchHandler } from '../../lambda/consumer/create-consumer';
 import { OUTBOX_ITEM, TABLE_SCHEMA } from '../../lambda/wire-format';
 import { createTable, localClient, uniqueTableName } from '../support/dynamodb-client';
@@ -40,31 +40,35 @@ const producerEnvironment: Environment = {
   [ENV.EVENT_SOURCE]: 'urn:example:orders',
 };
 
+/**
+ * What the constructs set on a subscriber with an inbox (every mode but AGGREGATE): its name, its mode, the inbox and
+ * the default deduplication window (30 days).
+ */
+function inboxSubscriberEnvironment(subscriberName: string, processingMode: ProcessingModeName, inboxTableName: string): Environment {
+  return {
+    [ENV.SUBSCRIBER_NAME]: subscriberName,
+    [ENV.PROCESSING_MODE]: processingMode,
+    [ENV.INBOX_TABLE_NAME]: inboxTableName,
+    [ENV.DEDUPLICATION_WINDOW_SECONDS]: String(30 * 86_400),
+  };
+}
+
 /** Each function's environment as the example stack deploys it (dead-letter queue URLs left out: a recorder stands in). */
 const environments = {
   placeOrder: { ...producerEnvironment, ORDERS_TABLE_NAME: tables.orders },
   billing: {
     ...producerEnvironment,
-    [ENV.SUBSCRIBER_NAME]: 'Billing',
-    [ENV.PROCESSING_MODE]: PROCESSING_MODE.TRANSACTIONAL,
-    [ENV.INBOX_TABLE_NAME]: tables.billingInbox,
-    [ENV.DEDUPLICATION_WINDOW_SECONDS]: String(30 * 86_400),
+    ...inboxSubscriberEnvironment('Billing', PROCESSING_MODE.TRANSACTIONAL, tables.billingInbox),
     LEDGER_TABLE_NAME: tables.ledger,
   },
   invoicing: {
-    [ENV.SUBSCRIBER_NAME]: 'Invoicing',
-    [ENV.PROCESSING_MODE]: PROCESSING_MODE.MULTI_STEP,
-    [ENV.INBOX_TABLE_NAME]: tables.invoicingInbox,
-    [ENV.DEDUPLICATION_WINDOW_SECONDS]: String(30 * 86_400),
+    ...inboxSubscriberEnvironment('Invoicing', PROCESSING_MODE.MULTI_STEP, tables.invoicingInbox),
     [ENV.LEASE_DURATION_SECONDS]: '30',
     ACCOUNTING_INVOICES_TABLE_NAME: tables.accountingInvoices,
     MAIL_TABLE_NAME: tables.mail,
   },
   notifications: {
-    [ENV.SUBSCRIBER_NAME]: 'Notifications',
-    [ENV.PROCESSING_MODE]: PROCESSING_MODE.LEASE,
-    [ENV.INBOX_TABLE_NAME]: tables.notificationsInbox,
-    [ENV.DEDUPLICATION_WINDOW_SECONDS]: String(30 * 86_400),
+    ...inboxSubscriberEnvironment('Notifications', PROCESSING_MODE.LEASE, tables.notificationsInbox),
     [ENV.LEASE_DURATION_SECONDS]: '30',
     MAIL_TABLE_NAME: tables.mail,
   },

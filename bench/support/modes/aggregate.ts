@@ -6,11 +6,9 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { createAggregateConsumer, Outbox, type AggregateHandler, type ProducerConfig, type SqsBatchHandler } from '../../../lambda/index';
 import { AGGREGATE_ITEM } from '../../../lambda/wire-format';
-import { atLeastOnce, deliverAll } from '../deliveries';
 import {
   countingLogger,
   createTable,
-  CUSTOMERS,
   customerId,
   deferred,
   expectNoFailures,
@@ -25,7 +23,8 @@ import {
   type OrderPlaced,
 } from '../fixtures';
 import type { Prng } from '../prng';
-import { count, fixed, ruleWriteUnits, type ModeResult, type Row } from '../report';
+import { count, type ModeResult, type Row } from '../report';
+import { batchDelivery, measureRun, processedCheck, runPlan, sampleMessages } from '../scenario-steps';
 import { scanAll, storedSize } from '../tables';
 
 export const AGGREGATE_TABLES = { accounts: 'bench-accounts', runAccounts: 'bench-accounts-run' } as const;
@@ -81,8 +80,7 @@ export async function aggregateScenarios(context: BenchContext, prng: Prng, outb
   };
   const { handler } = consumer(AGGREGATE_TABLES.accounts);
   const emitting = consumer(AGGREGATE_TABLES.accounts, { emit: true });
-  const deliver = (target: SqsBatchHandler, messages: readonly Message[], receiveCount: number, what: string) =>
-    meter.measure(async () => expectNoFailures(await target({ Records: messages.map((message) => sqsRecord(prng, message, receiveCount)) }), what));
+  const deliver = batchDelivery(context, prng);
   /** Delivers `perCustomer` messages to each customer, one by one, outside any measurement (no rule check). */
   const prepare = (customers: readonly string[], perCustomer: number) =>
     meter.unchecked(async () => {
@@ -95,9 +93,8 @@ export async function aggregateScenarios(context: BenchContext, prng: Prng, outb
   const rows: Row[] = [];
   const sizes: Array<[string, number]> = [];
   progress('aggregate: single messages');
-  const fresh = (base: number) => Array.from({ length: SAMPLE }, (_, i) => newMessage(prng, customerId(base + i)));
 
-  const newItems = fresh(4000);
+  const newItems = sampleMessages(prng, 4000);
   rows.push({
     scenario: 'A1. New aggregate (0 remembered ids)',
     figures: await deliver(handler, newItems, 1, 'A1'),
@@ -133,7 +130,7 @@ export async function aggregateScenarios(context: BenchContext, prng: Prng, outb
       `the item is ${count(fullBytes)} B, about ${Math.round(perId)} B per remembered id (event ids of ${(fullItems[0] as Message).envelope.id.length} characters)`,
   });
 
-  const emittingItems = fresh(4300);
+  const emittingItems = sampleMessages(prng, 4300);
   rows.push({
     scenario: 'A4. New aggregate, handler emits 1 event',
     figures: await deliver(emitting.handler, emittingItems, 1, 'A4'),
@@ -156,7 +153,7 @@ export async function aggregateScenarios(context: BenchContext, prng: Prng, outb
 
   // -- A6: two concurrent deliveries to one (new) aggregate; the second reads before the first writes, and loses ------
   progress('aggregate: lost races');
-  const raceWinners = fresh(4400);
+  const raceWinners = sampleMessages(prng, 4400);
   const raceLosers = raceWinners.map((winner) => newMessage(prng, winner.envelope.data.customerId));
   const holds = new Map<string, () => Promise<void>>();
   beforeApply = async (eventId) => {
@@ -195,32 +192,13 @@ export async function aggregateScenarios(context: BenchContext, prng: Prng, outb
   const run = consumer(AGGREGATE_TABLES.runAccounts);
   // a duplicate is drawn only while its id is still in its aggregate's list (fewer than 100 newer messages there),
   // since the bounded list is documented to forget older ones
-  const plan = atLeastOnce(
-    prng,
-    args.modeMessages,
-    args.duplicateRate,
-    () => newMessage(prng, customerId(prng.int(1, CUSTOMERS))),
-    (candidate, index, distinct) => {
-      let newer = 0;
-      for (let i = index + 1; i < distinct.length; i++) if ((distinct[i] as Message).envelope.data.customerId === candidate.envelope.data.customerId) newer += 1;
-      return newer < DEFAULT_MAX_PROCESSED;
-    },
-  );
-  let redelivered = 0;
-  const runFigures = await meter.measure(async () => {
-    redelivered = await deliverAll(run.handler, plan.records, 'A7');
+  const plan = runPlan(context, prng, args.modeMessages, (candidate, index, distinct) => {
+    let newer = 0;
+    for (let i = index + 1; i < distinct.length; i++) if ((distinct[i] as Message).envelope.data.customerId === candidate.envelope.data.customerId) newer += 1;
+    return newer < DEFAULT_MAX_PROCESSED;
   });
-  const processed = run.outcomes.get('processed') ?? 0;
-  const duplicates = run.outcomes.get('duplicate') ?? 0;
-  rows.push({
-    scenario: `A7. ${count(args.modeMessages)} deliveries in batches of 10, duplicate rate ${args.duplicateRate} (seed ${args.seed})`,
-    figures: runFigures,
-    messages: args.modeMessages,
-    notes:
-      `${count(plan.distinct.length)} distinct messages + ${count(args.modeMessages - plan.distinct.length)} duplicate deliveries over ${CUSTOMERS} aggregates; ` +
-      `outcomes: ${count(processed)} processed, ${count(duplicates)} duplicate, ${count(redelivered)} redelivered after a failure; ` +
-      `${fixed(ruleWriteUnits(runFigures) / plan.distinct.length)} WCU per distinct message by the rule, duplicates included`,
-  });
+  const { row, processed } = await measureRun(context, { id: 'A7', handler: run.handler, outcomes: run.outcomes, plan, accounts: 'aggregates' });
+  rows.push(row);
 
   const violations: string[] = [];
   const expected = new Map<string, { messages: number; cents: number }>();
@@ -238,7 +216,7 @@ export async function aggregateScenarios(context: BenchContext, prng: Prng, outb
     if (cents !== want.cents) violations.push(`aggregate A7: ${key} totals ${cents}, the sum of its distinct messages is ${want.cents}`);
   }
   if (items.size !== expected.size) violations.push(`aggregate A7: ${items.size} aggregates exist, expected ${expected.size}`);
-  if (processed !== plan.distinct.length) violations.push(`aggregate A7: ${processed} deliveries were processed, but there are ${plan.distinct.length} distinct messages`);
+  violations.push(...processedCheck('aggregate A7', processed, plan));
   const checks = [
     violations.length === 0
       ? `- aggregate (A7): each of the ${expected.size} aggregates is at version = the number of distinct messages that changed it, ` +

@@ -2,13 +2,14 @@
  * The comparison baseline (`powertools-style.ts`): Powertools idempotency's request sequence around the same ledger
  * credit, on the same deliveries as transactional mode. Scenarios B1-B3.
  */
-import { GetItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DeliveryPlan } from '../deliveries';
 import { createTable, now, progress, SAMPLE, type BenchContext, type Message } from '../fixtures';
-import { PowertoolsStyleIdempotency } from '../powertools-style';
-import { count, fixed, ruleWriteUnits, type ModeResult, type Row } from '../report';
+import { PowertoolsStyleIdempotency, type BaselineOutcome } from '../powertools-style';
+import { count, type ModeResult, type Row } from '../report';
+import { wcuPerDistinctMessage } from '../scenario-steps';
 import { storedSize } from '../tables';
-import { expectedBalances } from './transactional';
+import { ledgerCheck } from './transactional';
 
 export const BASELINE_TABLES = {
   records: 'bench-powertools-idempotency',
@@ -43,27 +44,25 @@ export async function baselineScenarios(context: BenchContext, firstDeliveries: 
       }),
     );
   };
+  /** Measures processing each of `firstDeliveries` once, each with the outcome `expected` (`what` names the scenario). */
+  const deliverEach = (expected: BaselineOutcome, what: string) =>
+    meter.measure(async () => {
+      for (const message of firstDeliveries) {
+        const outcome = await baseline.process(message.envelope.id, baselineCredit(message));
+        if (outcome !== expected) throw new Error(`${what}: expected ${expected}, got ${outcome}`);
+      }
+    });
   const rows: Row[] = [];
   progress('baseline: single messages');
   rows.push({
     scenario: 'B1. First delivery, 1 ledger Update',
-    figures: await meter.measure(async () => {
-      for (const message of firstDeliveries) {
-        const outcome = await baseline.process(message.envelope.id, baselineCredit(message));
-        if (outcome !== 'processed') throw new Error(`B1: expected processed, got ${outcome}`);
-      }
-    }),
+    figures: await deliverEach('processed', 'B1'),
     messages: SAMPLE,
     notes: 'INPROGRESS Put, business Update, COMPLETED Update: three separate writes',
   });
   rows.push({
     scenario: 'B2. Duplicate delivery',
-    figures: await meter.measure(async () => {
-      for (const message of firstDeliveries) {
-        const outcome = await baseline.process(message.envelope.id, baselineCredit(message));
-        if (outcome !== 'duplicate') throw new Error(`B2: expected duplicate, got ${outcome}`);
-      }
-    }),
+    figures: await deliverEach('duplicate', 'B2'),
     messages: SAMPLE,
     notes: 'conditional Put fails (ALL_OLD returns the COMPLETED record, so no extra read)',
   });
@@ -82,22 +81,16 @@ export async function baselineScenarios(context: BenchContext, firstDeliveries: 
     messages: plan.deliveries.length,
     notes:
       `outcomes: ${count(outcomes.get('processed') ?? 0)} processed, ${count(outcomes.get('duplicate') ?? 0)} duplicate; ` +
-      `${fixed(ruleWriteUnits(runFigures) / plan.distinct.length)} WCU per distinct message by the rule, duplicates included`,
+      wcuPerDistinctMessage(runFigures, plan),
   });
 
-  const violations: string[] = [];
-  const expected = expectedBalances(plan.distinct);
-  for (const [customer, cents] of [...expected.entries()].sort()) {
-    const item = (await admin.send(new GetItemCommand({ TableName: BASELINE_TABLES.ledger, Key: { pk: { S: `CUSTOMER#${customer}` } }, ConsistentRead: true }))).Item;
-    const balance = Number(item?.balanceCents?.N ?? 0);
-    if (balance !== cents) violations.push(`baseline: ${customer} has ${balance}, the sum of its distinct messages is ${cents}`);
-  }
+  const { balances, violations } = await ledgerCheck(admin, 'baseline', BASELINE_TABLES.ledger, plan.distinct);
   const sample = firstDeliveries[0] as Message;
   return {
     rows,
     checks: [
       violations.length === 0
-        ? `- baseline (B3, no crash): every one of the ${expected.size} ledger balances equals the sum of its distinct messages.`
+        ? `- baseline (B3, no crash): every one of the ${balances} ledger balances equals the sum of its distinct messages.`
         : '- baseline (B3): VIOLATED (see below)',
     ],
     violations,

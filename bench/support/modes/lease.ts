@@ -3,32 +3,14 @@
  * processing record in the inbox table: a conditional PutItem claims the message, an UpdateItem completes it.
  * Scenarios L1-L4; L4 ends in the effect-ledger check.
  */
-import { createLeaseConsumer, RetryableError, type LeaseConsumerConfig, type SqsBatchHandler } from '../../../lambda/index';
-import { PROCESSING_RECORD, RECORD_STATUS } from '../../../lambda/wire-format';
-import { atLeastOnce, deliverAll } from '../deliveries';
+import { createLeaseConsumer, RetryableError, type SqsBatchHandler } from '../../../lambda/index';
+import { deliverAll } from '../deliveries';
 import { EffectLedger } from '../effect-ledger';
-import {
-  countingLogger,
-  createTable,
-  CUSTOMERS,
-  customerId,
-  DEDUPLICATION_WINDOW_SECONDS,
-  expectNoFailures,
-  LEASE_DURATION_SECONDS,
-  MemoryDeadLetters,
-  newMessage,
-  noMetrics,
-  now,
-  progress,
-  SAMPLE,
-  sqsRecord,
-  type BenchContext,
-  type Message,
-  type OrderPlaced,
-} from '../fixtures';
+import { createTable, progress, SAMPLE, sqsRecord, type BenchContext, type Message, type OrderPlaced } from '../fixtures';
 import type { Prng } from '../prng';
-import { count, fixed, ruleWriteUnits, type ModeResult, type Row } from '../report';
-import { scanCount, storedSize } from '../tables';
+import { count, type ModeResult, type Row } from '../report';
+import { batchDelivery, completedRecordsCheck, leaseConsumerParts, measureRun, processedCheck, runPlan, sampleMessages } from '../scenario-steps';
+import { storedSize } from '../tables';
 
 export const LEASE_TABLES = { inbox: 'bench-inbox-lease', runInbox: 'bench-inbox-lease-run' } as const;
 const SUBSCRIBER = 'Mailer';
@@ -37,27 +19,20 @@ const SUBSCRIBER = 'Mailer';
 const effectKey = (message: Message): string => `${message.envelope.id}#effect`;
 
 export async function leaseScenarios(context: BenchContext, prng: Prng): Promise<ModeResult> {
-  const { admin, metered, meter, args } = context;
+  const { admin, meter, args } = context;
   await Promise.all(Object.values(LEASE_TABLES).map((table) => createTable(admin, table, { blockedMessagesIndex: true })));
 
   /** A lease consumer on `inboxTableName` whose effect "sends the order confirmation" into `ledger`; `failOnce` ids throw RetryableError the first time. */
   const consumer = (inboxTableName: string, ledger: EffectLedger, failOnce = new Set<string>()) => {
-    const log = countingLogger();
-    const config: LeaseConsumerConfig = { subscriberName: SUBSCRIBER, inboxTableName, deduplicationWindowSeconds: DEDUPLICATION_WINDOW_SECONDS, leaseDurationSeconds: LEASE_DURATION_SECONDS };
+    const { options, outcomes } = leaseConsumerParts(context, prng, SUBSCRIBER, inboxTableName);
     const handler: SqsBatchHandler = createLeaseConsumer<OrderPlaced>({
+      ...options,
       handle: (envelope) => {
         if (failOnce.delete(envelope.id)) throw new RetryableError('mail server answered 421 (try again later); nothing was sent');
         ledger.apply(`${envelope.id}#effect`);
       },
-      client: metered,
-      config,
-      now,
-      logger: log.logger,
-      metricsSink: noMetrics,
-      deadLetter: new MemoryDeadLetters(),
-      newOwnerToken: () => prng.uuid(),
     });
-    return { handler, outcomes: log.outcomes };
+    return { handler, outcomes };
   };
 
   const rows: Row[] = [];
@@ -66,23 +41,22 @@ export async function leaseScenarios(context: BenchContext, prng: Prng): Promise
   const ledger = new EffectLedger();
   const failOnce = new Set<string>();
   const { handler } = consumer(LEASE_TABLES.inbox, ledger, failOnce);
-  const deliver = (messages: readonly Message[], receiveCount: number, what: string) =>
-    meter.measure(async () => expectNoFailures(await handler({ Records: messages.map((message) => sqsRecord(prng, message, receiveCount)) }), what));
+  const deliver = batchDelivery(context, prng);
 
-  const firstDeliveries = Array.from({ length: SAMPLE }, (_, i) => newMessage(prng, customerId(2000 + i)));
+  const firstDeliveries = sampleMessages(prng, 2000);
   rows.push({
     scenario: 'L1. First delivery (happy path)',
-    figures: await deliver(firstDeliveries, 1, 'L1'),
+    figures: await deliver(handler, firstDeliveries, 1, 'L1'),
     messages: SAMPLE,
     notes: 'claim: conditional PutItem of the processing record (IN_PROGRESS, lease, step PROCESSING); the effect; completion: owner-fenced UpdateItem (COMPLETED)',
   });
   rows.push({
     scenario: 'L2. Duplicate delivery (already completed)',
-    figures: await deliver(firstDeliveries, 2, 'L2'),
+    figures: await deliver(handler, firstDeliveries, 2, 'L2'),
     messages: SAMPLE,
     notes: 'the claim fails; ALL_OLD returns the COMPLETED record, so no read; acknowledged, the effect does not run',
   });
-  const retried = Array.from({ length: SAMPLE }, (_, i) => newMessage(prng, customerId(2100 + i)));
+  const retried = sampleMessages(prng, 2100);
   for (const message of retried) failOnce.add(message.envelope.id);
   let redelivered = 0;
   const retryFigures = await meter.measure(async () => {
@@ -105,26 +79,14 @@ export async function leaseScenarios(context: BenchContext, prng: Prng): Promise
   progress(`lease: ${args.modeMessages} deliveries, duplicate rate ${args.duplicateRate}`);
   const runLedger = new EffectLedger();
   const run = consumer(LEASE_TABLES.runInbox, runLedger);
-  const plan = atLeastOnce(prng, args.modeMessages, args.duplicateRate, () => newMessage(prng, customerId(prng.int(1, CUSTOMERS))));
-  let runRedelivered = 0;
-  const runFigures = await meter.measure(async () => {
-    runRedelivered = await deliverAll(run.handler, plan.records, 'L4');
-  });
-  const processed = run.outcomes.get('processed') ?? 0;
-  const duplicates = run.outcomes.get('duplicate') ?? 0;
-  rows.push({
-    scenario: `L4. ${count(args.modeMessages)} deliveries in batches of 10, duplicate rate ${args.duplicateRate} (seed ${args.seed})`,
-    figures: runFigures,
-    messages: args.modeMessages,
-    notes:
-      `${count(plan.distinct.length)} distinct messages + ${count(args.modeMessages - plan.distinct.length)} duplicate deliveries; ` +
-      `outcomes: ${count(processed)} processed, ${count(duplicates)} duplicate, ${count(runRedelivered)} redelivered after a failure; ` +
-      `${fixed(ruleWriteUnits(runFigures) / plan.distinct.length)} WCU per distinct message by the rule, duplicates included`,
-  });
-  const runViolations = runLedger.check(plan.distinct.map(effectKey), 'lease L4');
-  const completed = await scanCount(admin, LEASE_TABLES.runInbox, (item) => item[PROCESSING_RECORD.STATUS_ATTRIBUTE]?.S === RECORD_STATUS.COMPLETED);
-  if (completed !== plan.distinct.length) runViolations.push(`lease L4: ${completed} COMPLETED records, expected ${plan.distinct.length}`);
-  if (processed !== plan.distinct.length) runViolations.push(`lease L4: ${processed} deliveries were processed, but there are ${plan.distinct.length} distinct messages`);
+  const plan = runPlan(context, prng, args.modeMessages);
+  const { row, processed } = await measureRun(context, { id: 'L4', handler: run.handler, outcomes: run.outcomes, plan });
+  rows.push(row);
+  const runViolations = [
+    ...runLedger.check(plan.distinct.map(effectKey), 'lease L4'),
+    ...(await completedRecordsCheck(context, 'lease L4', LEASE_TABLES.runInbox, plan)),
+    ...processedCheck('lease L4', processed, plan),
+  ];
   violations.push(...runViolations);
   const checks = [
     runViolations.length === 0

@@ -3,32 +3,13 @@
  * claim (which starts step 1), then one UpdateItem per step (records its success and starts the next, or completes).
  * Scenarios M1-M4 for k = 1, 2, 3; M4 ends in the effect-ledger check.
  */
-import { createMultiStepConsumer, type LeaseConsumerConfig, type ProcessingStep, type SqsBatchHandler } from '../../../lambda/index';
-import { PROCESSING_RECORD, RECORD_STATUS } from '../../../lambda/wire-format';
-import { atLeastOnce, deliverAll } from '../deliveries';
+import { createMultiStepConsumer, type ProcessingStep, type SqsBatchHandler } from '../../../lambda/index';
 import { EffectLedger } from '../effect-ledger';
-import {
-  countingLogger,
-  createTable,
-  CUSTOMERS,
-  customerId,
-  DEDUPLICATION_WINDOW_SECONDS,
-  expectNoFailures,
-  LEASE_DURATION_SECONDS,
-  MemoryDeadLetters,
-  newMessage,
-  noMetrics,
-  now,
-  progress,
-  SAMPLE,
-  sqsRecord,
-  type BenchContext,
-  type Message,
-  type OrderPlaced,
-} from '../fixtures';
+import { createTable, progress, SAMPLE, type BenchContext, type Message, type OrderPlaced } from '../fixtures';
 import type { Prng } from '../prng';
-import { count, fixed, ruleWriteUnits, type ModeResult, type Row } from '../report';
-import { scanCount, storedSize } from '../tables';
+import { count, type ModeResult, type Row } from '../report';
+import { batchDelivery, completedRecordsCheck, leaseConsumerParts, measureRun, processedCheck, runPlan, sampleMessages } from '../scenario-steps';
+import { storedSize } from '../tables';
 
 export const MULTI_STEP_TABLES = { inbox: 'bench-inbox-steps', runInbox: 'bench-inbox-steps-run' } as const;
 /** The steps, in order; a consumer with k steps runs the first k. */
@@ -55,30 +36,15 @@ function steps(k: number, ledger: EffectLedger, unknownAtStep?: number): Process
 }
 
 export async function multiStepScenarios(context: BenchContext, prng: Prng): Promise<ModeResult> {
-  const { admin, metered, meter, args } = context;
+  const { admin, args } = context;
   await Promise.all(Object.values(MULTI_STEP_TABLES).map((table) => createTable(admin, table, { blockedMessagesIndex: true })));
 
   const consumer = (subscriberName: string, inboxTableName: string, stepList: ProcessingStep<OrderPlaced>[]) => {
-    const log = countingLogger();
-    const deadLetter = new MemoryDeadLetters();
-    const config: LeaseConsumerConfig = { subscriberName, inboxTableName, deduplicationWindowSeconds: DEDUPLICATION_WINDOW_SECONDS, leaseDurationSeconds: LEASE_DURATION_SECONDS };
-    const handler: SqsBatchHandler = createMultiStepConsumer<OrderPlaced>({
-      steps: stepList,
-      client: metered,
-      config,
-      now,
-      logger: log.logger,
-      metricsSink: noMetrics,
-      deadLetter,
-      newOwnerToken: () => prng.uuid(),
-    });
-    return { handler, outcomes: log.outcomes, deadLetter };
+    const { options, outcomes, deadLetter } = leaseConsumerParts(context, prng, subscriberName, inboxTableName);
+    const handler: SqsBatchHandler = createMultiStepConsumer<OrderPlaced>({ ...options, steps: stepList });
+    return { handler, outcomes, deadLetter };
   };
-  const deliver = (handler: SqsBatchHandler, messages: readonly Message[], receiveCount: number, what: string, allowFailures = false) =>
-    meter.measure(async () => {
-      const response = await handler({ Records: messages.map((message) => sqsRecord(prng, message, receiveCount)) });
-      if (!allowFailures) expectNoFailures(response, what);
-    });
+  const deliver = batchDelivery(context, prng);
 
   const rows: Row[] = [];
   const violations: string[] = [];
@@ -90,7 +56,7 @@ export async function multiStepScenarios(context: BenchContext, prng: Prng): Pro
   for (let k = 1; k <= STEP_NAMES.length; k++) {
     const subscriber = `Invoicing-k${k}`;
     const { handler } = consumer(subscriber, MULTI_STEP_TABLES.inbox, steps(k, happyLedger));
-    const messages = Array.from({ length: SAMPLE }, (_, i) => newMessage(prng, customerId(3000 + 100 * k + i)));
+    const messages = sampleMessages(prng, 3000 + 100 * k);
     happyMessages.push(...messages);
     rows.push({
       scenario: `M1. k = ${k}: first delivery (happy path)`,
@@ -113,7 +79,7 @@ export async function multiStepScenarios(context: BenchContext, prng: Prng): Pro
     const subscriber = `Blocking-k${k}`;
     const blockedLedger = new EffectLedger();
     const { handler, outcomes, deadLetter } = consumer(subscriber, MULTI_STEP_TABLES.inbox, steps(k, blockedLedger, 2));
-    const messages = Array.from({ length: SAMPLE }, (_, i) => newMessage(prng, customerId(3500 + 100 * k + i)));
+    const messages = sampleMessages(prng, 3500 + 100 * k);
     rows.push({
       scenario: `M3. k = ${k}: blocked at step 2 by an unknown error`,
       figures: await deliver(handler, messages, 1, `M3 k=${k}`),
@@ -132,26 +98,14 @@ export async function multiStepScenarios(context: BenchContext, prng: Prng): Pro
   progress(`multi-step: ${args.modeMessages} deliveries (k = ${RUN_STEPS}), duplicate rate ${args.duplicateRate}`);
   const runLedger = new EffectLedger();
   const run = consumer('Invoicing-run', MULTI_STEP_TABLES.runInbox, steps(RUN_STEPS, runLedger));
-  const plan = atLeastOnce(prng, args.modeMessages, args.duplicateRate, () => newMessage(prng, customerId(prng.int(1, CUSTOMERS))));
-  let redelivered = 0;
-  const runFigures = await meter.measure(async () => {
-    redelivered = await deliverAll(run.handler, plan.records, 'M4');
-  });
-  const processed = run.outcomes.get('processed') ?? 0;
-  const duplicates = run.outcomes.get('duplicate') ?? 0;
-  rows.push({
-    scenario: `M4. k = ${RUN_STEPS}: ${count(args.modeMessages)} deliveries in batches of 10, duplicate rate ${args.duplicateRate} (seed ${args.seed})`,
-    figures: runFigures,
-    messages: args.modeMessages,
-    notes:
-      `${count(plan.distinct.length)} distinct messages + ${count(args.modeMessages - plan.distinct.length)} duplicate deliveries; ` +
-      `outcomes: ${count(processed)} processed, ${count(duplicates)} duplicate, ${count(redelivered)} redelivered after a failure; ` +
-      `${fixed(ruleWriteUnits(runFigures) / plan.distinct.length)} WCU per distinct message by the rule, duplicates included`,
-  });
-  const runViolations = runLedger.check(plan.distinct.flatMap((message) => effectKeys(message, RUN_STEPS)), 'multi-step M4');
-  const completed = await scanCount(admin, MULTI_STEP_TABLES.runInbox, (item) => item[PROCESSING_RECORD.STATUS_ATTRIBUTE]?.S === RECORD_STATUS.COMPLETED);
-  if (completed !== plan.distinct.length) runViolations.push(`multi-step M4: ${completed} COMPLETED records, expected ${plan.distinct.length}`);
-  if (processed !== plan.distinct.length) runViolations.push(`multi-step M4: ${processed} deliveries were processed, but there are ${plan.distinct.length} distinct messages`);
+  const plan = runPlan(context, prng, args.modeMessages);
+  const { row, processed } = await measureRun(context, { id: 'M4', detail: `k = ${RUN_STEPS}`, handler: run.handler, outcomes: run.outcomes, plan });
+  rows.push(row);
+  const runViolations = [
+    ...runLedger.check(plan.distinct.flatMap((message) => effectKeys(message, RUN_STEPS)), 'multi-step M4'),
+    ...(await completedRecordsCheck(context, 'multi-step M4', MULTI_STEP_TABLES.runInbox, plan)),
+    ...processedCheck('multi-step M4', processed, plan),
+  ];
   violations.push(...runViolations);
   const checks = [
     runViolations.length === 0

@@ -3,28 +3,13 @@
  * emits and the inbox record (with the payload fingerprint) commit in one TransactWriteItems, or, with nothing staged
  * or emitted, one conditional PutItem. Scenarios T1-T5; T5 ends in the ledger check.
  */
-import { GetItemCommand } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createTransactionalConsumer, Outbox, type EventHandler, type ProducerConfig, type SqsBatchHandler } from '../../../lambda/index';
-import { atLeastOnce, deliverAll, type DeliveryPlan } from '../deliveries';
-import {
-  countingLogger,
-  createTable,
-  CUSTOMERS,
-  customerId,
-  DEDUPLICATION_WINDOW_SECONDS,
-  expectNoFailures,
-  newMessage,
-  noMetrics,
-  now,
-  progress,
-  SAMPLE,
-  sqsRecord,
-  type BenchContext,
-  type Message,
-  type OrderPlaced,
-} from '../fixtures';
+import type { DeliveryPlan } from '../deliveries';
+import { countingLogger, createTable, noMetrics, now, progress, SAMPLE, type BenchContext, type Message, type OrderPlaced } from '../fixtures';
 import type { Prng } from '../prng';
-import { count, fixed, ruleWriteUnits, type ModeResult, type Row } from '../report';
+import { count, type ModeResult, type Row } from '../report';
+import { batchDelivery, inboxConfig, measureRun, processedCheck, runPlan, sampleMessages } from '../scenario-steps';
 import { scanCount, storedSize } from '../tables';
 
 export const TRANSACTIONAL_TABLES = {
@@ -53,24 +38,37 @@ export const credit =
     });
   };
 
-/** Balances per customer that `messages` add up to. */
-export function expectedBalances(messages: readonly Message[]): Map<string, number> {
+/** The balance {@link credit} left on `customer`'s item in the ledger `table`, read consistently (0 when there is none). */
+export async function ledgerBalance(admin: DynamoDBClient, table: string, customer: string): Promise<number> {
+  const item = (await admin.send(new GetItemCommand({ TableName: table, Key: { pk: { S: `CUSTOMER#${customer}` } }, ConsistentRead: true }))).Item;
+  return Number(item?.balanceCents?.N ?? 0);
+}
+
+/**
+ * Checks that every balance in the ledger `table` is the sum of the distinct `messages` to its customer: how many
+ * balances there are, and a violation (reported as `who`) per balance that is not.
+ */
+export async function ledgerCheck(admin: DynamoDBClient, who: string, table: string, messages: readonly Message[]): Promise<{ balances: number; violations: string[] }> {
   const expected = new Map<string, number>();
   for (const message of messages) expected.set(message.envelope.data.customerId, (expected.get(message.envelope.data.customerId) ?? 0) + message.envelope.data.totalCents);
-  return expected;
+  const violations: string[] = [];
+  for (const [customer, cents] of [...expected.entries()].sort()) {
+    const balance = await ledgerBalance(admin, table, customer);
+    if (balance !== cents) violations.push(`${who}: ${customer} has ${balance}, the sum of its distinct messages is ${cents}`);
+  }
+  return { balances: expected.size, violations };
 }
 
 export async function transactionalScenarios(context: BenchContext, prng: Prng, outboxConfig: ProducerConfig): Promise<TransactionalResult> {
-  const { admin, metered, meter, args } = context;
+  const { admin, metered, args } = context;
   const tables = TRANSACTIONAL_TABLES;
   await Promise.all(Object.values(tables).map((table) => createTable(admin, table)));
-  const config = (subscriberName: string, inboxTableName: string) => ({ subscriberName, inboxTableName, deduplicationWindowSeconds: DEDUPLICATION_WINDOW_SECONDS });
 
   const billingLog = countingLogger();
   const billing: SqsBatchHandler = createTransactionalConsumer<OrderPlaced>({
     handle: credit(tables.ledger),
     client: metered,
-    config: config('Billing', tables.billingInbox),
+    config: inboxConfig('Billing', tables.billingInbox),
     now,
     logger: billingLog.logger,
     metricsSink: noMetrics,
@@ -78,7 +76,7 @@ export async function transactionalScenarios(context: BenchContext, prng: Prng, 
   const shipping: SqsBatchHandler = createTransactionalConsumer<OrderPlaced>({
     handle: () => undefined,
     client: metered,
-    config: config('Shipping', tables.shippingInbox),
+    config: inboxConfig('Shipping', tables.shippingInbox),
     now,
     logger: countingLogger().logger,
     metricsSink: noMetrics,
@@ -94,7 +92,7 @@ export async function transactionalScenarios(context: BenchContext, prng: Prng, 
       });
     },
     client: metered,
-    config: config('Payments', tables.paymentsInbox),
+    config: inboxConfig('Payments', tables.paymentsInbox),
     outbox: new Outbox({ client: metered, config: outboxConfig, now }),
     now,
     logger: countingLogger().logger,
@@ -102,11 +100,10 @@ export async function transactionalScenarios(context: BenchContext, prng: Prng, 
   });
 
   const rows: Row[] = [];
-  const deliver = (handler: SqsBatchHandler, messages: readonly Message[], receiveCount: number, what: string) =>
-    meter.measure(async () => expectNoFailures(await handler({ Records: messages.map((message) => sqsRecord(prng, message, receiveCount)) }), what));
+  const deliver = batchDelivery(context, prng);
 
   progress('transactional: single messages');
-  const firstDeliveries = Array.from({ length: SAMPLE }, (_, i) => newMessage(prng, customerId(1000 + i)));
+  const firstDeliveries = sampleMessages(prng, 1000);
   rows.push({
     scenario: 'T1. First delivery, handler stages 1 Update (ledger credit)',
     figures: await deliver(billing, firstDeliveries, 1, 'T1'),
@@ -155,37 +152,20 @@ export async function transactionalScenarios(context: BenchContext, prng: Prng, 
 
   // -- T5: N deliveries with duplicates, then the ledger check -------------------------------------------------------
   progress(`transactional: ${args.messages} deliveries, duplicate rate ${args.duplicateRate}`);
-  const plan = atLeastOnce(prng, args.messages, args.duplicateRate, () => newMessage(prng, customerId(prng.int(1, CUSTOMERS))));
+  const plan = runPlan(context, prng, args.messages);
   billingLog.outcomes.clear();
-  let redelivered = 0;
-  const runFigures = await meter.measure(async () => {
-    redelivered = await deliverAll(billing, plan.records, 'T5');
-  });
-  const processed = billingLog.outcomes.get('processed') ?? 0;
-  const duplicates = billingLog.outcomes.get('duplicate') ?? 0;
-  rows.push({
-    scenario: `T5. ${count(args.messages)} deliveries in batches of 10, duplicate rate ${args.duplicateRate} (seed ${args.seed})`,
-    figures: runFigures,
-    messages: args.messages,
-    notes:
-      `${count(plan.distinct.length)} distinct messages + ${count(args.messages - plan.distinct.length)} duplicate deliveries over ${CUSTOMERS} ledger accounts; ` +
-      `outcomes: ${count(processed)} processed, ${count(duplicates)} duplicate, ${count(redelivered)} redelivered after a failure; ` +
-      `${fixed(ruleWriteUnits(runFigures) / plan.distinct.length)} WCU per distinct message by the rule, duplicates included`,
-  });
+  const { row, processed } = await measureRun(context, { id: 'T5', handler: billing, outcomes: billingLog.outcomes, plan, accounts: 'ledger accounts' });
+  rows.push(row);
 
   progress('transactional: ledger check');
-  const expected = expectedBalances(plan.distinct);
-  for (const [customer, cents] of [...expected.entries()].sort()) {
-    const item = (await admin.send(new GetItemCommand({ TableName: tables.ledger, Key: { pk: { S: `CUSTOMER#${customer}` } }, ConsistentRead: true }))).Item;
-    const balance = Number(item?.balanceCents?.N ?? 0);
-    if (balance !== cents) violations.push(`transactional: ${customer} has ${balance}, the sum of its distinct messages is ${cents}`);
-  }
+  const ledger = await ledgerCheck(admin, 'transactional', tables.ledger, plan.distinct);
+  violations.push(...ledger.violations);
   const inboxCount = await scanCount(admin, tables.billingInbox);
   if (inboxCount !== plan.distinct.length + SAMPLE) violations.push(`transactional: the inbox holds ${inboxCount} records, expected ${plan.distinct.length + SAMPLE}`);
-  if (processed !== plan.distinct.length) violations.push(`transactional: ${processed} deliveries were processed, but there are ${plan.distinct.length} distinct messages`);
+  violations.push(...processedCheck('transactional', processed, plan));
   const section =
     violations.length === 0
-      ? `- transactional (T5): every one of the ${expected.size} ledger balances equals the sum of its distinct messages; the inbox holds one record per ` +
+      ? `- transactional (T5): every one of the ${ledger.balances} ledger balances equals the sum of its distinct messages; the inbox holds one record per ` +
         `distinct message (${count(plan.distinct.length)} from T5 + ${SAMPLE} from T1); ${count(processed)} processed = ${count(plan.distinct.length)} distinct.`
       : `- transactional (T5): VIOLATED (see below)`;
   return { rows, checks: [section], violations, sizes, firstDeliveries, plan };
