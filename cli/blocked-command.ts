@@ -147,6 +147,10 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     const value = parsed.values[name];
     if (typeof value !== 'string' || value.trim() === '') return context.usageError(`'blocked ${action}' needs --${name}`);
   }
+  for (const [name, value] of Object.entries(parsed.values)) {
+    // an empty --subscriber would list nothing (or fail in DynamoDB), an empty --resolved-by would sign the audit entry with nothing
+    if (typeof value === 'string' && value.trim() === '') return context.usageError(`--${name} must not be empty`);
+  }
   const asJson = parsed.values.json === true;
   // created only once the arguments are known to be valid, so a usage error never touches AWS
   const blockedMessages = () => new BlockedMessages({ client: context.client(), tableName: requireString(parsed, 'table'), now: () => context.now() });

@@ -3,8 +3,11 @@
  * index, read one, and resolve its blocked step as SUCCESS or TRY_AGAIN. After resolving, redrive the message from the
  * dead-letter queue (SQS DLQ redrive); the next delivery resumes where the record says.
  */
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { randomUUID } from 'node:crypto';
 import { EventFlowError } from '../errors';
+import { fromAttributeMap } from '../processing/attribute-values';
 import { mergeContext } from '../processing/processing-context';
 import { parseProcessingRecord, processingRecordKey, type ProcessingRecordView, type Resolution, type StepState } from '../processing/processing-record';
 import { MAX_RESOLUTIONS, RECORD_ATTRIBUTES as A } from '../processing/record-attributes';
@@ -157,10 +160,12 @@ export class BlockedMessages {
    * Resolves a blocked step: sets it to `status`, merges `context`, unblocks the record (IN_PROGRESS, or COMPLETED
    * when no step remains), releases any lease, restores the TTL and appends an audit entry. Conditioned on the
    * record still being blocked at that step and unchanged since it was read (and at `expectedVersion`, if given).
-   * Then redrive the message from the dead-letter queue.
+   * A lost response is recognised (the record carries this call's own `lastWrite`): the resolution is then returned,
+   * not refused. Then redrive the message from the dead-letter queue.
    *
    * @throws ResolveRefusedError when the record is missing, not blocked, blocked at another step, or changed
-   * @throws ProcessingContextError when `context` is not a plain object or makes the context too large
+   * @throws ProcessingContextError when `context` is not a plain object, holds a value that can not be stored, or makes
+   * the context too large
    */
   public async resolve(input: ResolveBlockedMessageInput): Promise<ProcessingRecordView> {
     if (input.status !== STEP_STATUS.SUCCESS && input.status !== STEP_STATUS.TRY_AGAIN) {
@@ -172,7 +177,7 @@ export class BlockedMessages {
     if (record.status !== RECORD_STATUS.BLOCKED) {
       throw new ResolveRefusedError(`${what} is not blocked (it is ${record.status}); only a blocked message can be resolved`, 'not-blocked');
     }
-    const current = record.steps[input.step];
+    const current = Object.hasOwn(record.steps, input.step) ? record.steps[input.step] : undefined;
     if (current?.status !== STEP_STATUS.PROCESSING) {
       const state = current === undefined ? `has no step '${input.step}' (steps: ${record.stepOrder.join(', ')})` : `step '${input.step}' is ${current.status}`;
       throw new ResolveRefusedError(`${what} ${state}; the blocked step is '${record.activeStep ?? '(unknown)'}'`, 'wrong-step');
@@ -193,13 +198,15 @@ export class BlockedMessages {
       ...(input.reason !== undefined ? { reason: truncate(input.reason, MAX_RESOLUTION_TEXT_CHARACTERS) } : {}),
     };
     const version = record.version + 1;
+    // unique to this call, so a lost response is recognised as our own write and never as another operator's
+    const lastWrite = `operator-${randomUUID()}:${version}`;
     const window = record.deduplicationWindowSeconds ?? DEFAULT_DEDUPLICATION_WINDOW_SECONDS;
     const set: Record<string, unknown> = {
       [A.STATUS_ATTRIBUTE]: remaining ? RECORD_STATUS.IN_PROGRESS : RECORD_STATUS.COMPLETED,
       [A.STEPS_ATTRIBUTE]: steps,
       [A.CONTEXT_ATTRIBUTE]: context,
       [A.VERSION_ATTRIBUTE]: version,
-      [A.LAST_WRITE_ATTRIBUTE]: `operator:${version}`,
+      [A.LAST_WRITE_ATTRIBUTE]: lastWrite,
       [A.UPDATED_AT_ATTRIBUTE]: at,
       [A.RESOLUTIONS_ATTRIBUTE]: [...record.resolutions, resolution].slice(-MAX_RESOLUTIONS),
       [TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE]: Math.floor(now.getTime() / 1000) + window,
@@ -242,12 +249,37 @@ export class BlockedMessages {
           ExpressionAttributeNames: names,
           ExpressionAttributeValues: values,
           ReturnValues: 'ALL_NEW',
+          ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
       );
       return parseProcessingRecord(response.Attributes ?? {});
     } catch (error) {
+      // the response of an applied write may be lost (and the SDK's retry then fail the condition): recognise our own write
+      const applied = await this.ownWrite(error, input, lastWrite);
+      if (applied !== undefined) return applied;
       if (!isConditionalCheckFailed(error)) throw error;
       throw new ResolveRefusedError(`${what} changed while it was being resolved (it was at version ${record.version}); look at it again`, 'concurrent-change');
     }
+  }
+
+  /**
+   * The record as our resolution wrote it, when the failed call was in fact applied: the item that failed the
+   * condition (or, after any other error, the record read again) carries our `lastWrite`. Undefined otherwise.
+   */
+  private async ownWrite(error: unknown, input: ResolveBlockedMessageInput, lastWrite: string): Promise<ProcessingRecordView | undefined> {
+    if (isConditionalCheckFailed(error)) {
+      const old = (error as { Item?: Record<string, AttributeValue> }).Item;
+      if (old !== undefined) {
+        const current = parseProcessingRecord(fromAttributeMap(old));
+        return current.lastWrite === lastWrite ? current : undefined;
+      }
+    }
+    let current: ProcessingRecordView | undefined;
+    try {
+      current = await this.get(input.subscriber, input.eventId);
+    } catch {
+      return undefined;
+    }
+    return current?.lastWrite === lastWrite ? current : undefined;
   }
 }

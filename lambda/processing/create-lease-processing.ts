@@ -24,8 +24,11 @@ export function createLeaseProcessingHandler<TData>(setup: LeaseProcessingSetup<
   validateLeaseOptions(options as LeaseProcessingOptions<unknown>, setup.factoryName);
   const config = options.config ?? loadLeaseConsumerConfig();
   assertProcessingMode(config, setup.mode, setup.factoryName);
-  if (!Number.isInteger(config.leaseDurationSeconds) || config.leaseDurationSeconds <= 0) {
-    throw new ConfigurationError(`${setup.factoryName}: leaseDurationSeconds must be a positive whole number of seconds, but ${config.leaseDurationSeconds} was given`);
+  // an explicit config skips the environment's checks: a window of 0 (or NaN) would let every record expire at once
+  for (const name of ['leaseDurationSeconds', 'deduplicationWindowSeconds'] as const) {
+    if (!Number.isInteger(config[name]) || config[name] <= 0) {
+      throw new ConfigurationError(`${setup.factoryName}: ${name} must be a positive whole number of seconds, but ${config[name]} was given`);
+    }
   }
   const now = options.now ?? (() => new Date());
   const logger = consumerLogger(config, setup.mode, options.logger);

@@ -8,11 +8,15 @@ import { attributeValueSize } from '../transaction/item-size';
 
 /**
  * Largest processing context, in bytes as DynamoDB counts them. With a blocked message's body (up to
- * {@link MAX_BLOCKED_BODY_BYTES}) and the bookkeeping attributes, the record stays far below 400 KB.
+ * {@link MAX_BLOCKED_BODY_BYTES}) and the bookkeeping attributes, the record stays below 400 KB, unless the operators'
+ * audit list is unusually long (long non-ASCII reasons): a block is then written without the body.
  */
 export const MAX_CONTEXT_BYTES = 64 * 1024;
 
-/** Longest SQS body kept on a blocked record for the operator; a longer one is left out (the DLQ has it anyway). */
+/**
+ * Longest SQS body kept on a blocked record for the operator; a longer one is left out (the DLQ has it anyway), as is
+ * one that would take the record over DynamoDB's item limit.
+ */
 export const MAX_BLOCKED_BODY_BYTES = 256 * 1024;
 
 /**
@@ -26,6 +30,46 @@ export class ProcessingContextError extends PermanentError {
   }
 }
 
+/**
+ * Deepest nesting of maps and lists a context may have, the context map itself counting as 1: DynamoDB refuses an item
+ * whose attributes nest 32 levels deep (checked against DynamoDB Local).
+ */
+export const MAX_CONTEXT_DEPTH = 31;
+
+/** Smallest magnitude of a non-zero number DynamoDB stores (1E-130); a smaller one is refused as an underflow. */
+const MIN_NUMBER_MAGNITUDE = 1e-130;
+
+/**
+ * Why a JSON-normalized value can not be written as DynamoDB stores it through the DocumentClient, or undefined when it
+ * can: a number beyond Number.MAX_SAFE_INTEGER (the DocumentClient refuses to send it, and it is not exact anyway), a
+ * non-zero number smaller than 1E-130 (DynamoDB underflow), an empty map key or one named `__proto__` (lost when read
+ * back into an object), or nesting deeper than {@link MAX_CONTEXT_DEPTH}.
+ */
+function unstorable(value: unknown, path: string, depth: number): string | undefined {
+  if (typeof value === 'number') {
+    if (Math.abs(value) > Number.MAX_SAFE_INTEGER) return `${path} is ${value}, beyond Number.MAX_SAFE_INTEGER (store it as a string)`;
+    if (value !== 0 && Math.abs(value) < MIN_NUMBER_MAGNITUDE) return `${path} is ${value}, smaller than DynamoDB's smallest number 1E-130`;
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (depth > MAX_CONTEXT_DEPTH) return `${path} nests deeper than ${MAX_CONTEXT_DEPTH} levels of maps and lists`;
+  if (Array.isArray(value)) {
+    for (const [index, element] of value.entries()) {
+      const problem = unstorable(element, `${path}[${index}]`, depth + 1);
+      if (problem !== undefined) return problem;
+    }
+    return undefined;
+  }
+  for (const [key, element] of Object.entries(value)) {
+    if (key === '') return `${path} has an empty key, which DynamoDB refuses`;
+    // the DocumentClient (and the runtime) read a map into a plain object, where this key sets the prototype instead
+    if (key === '__proto__') return `${path} has the key '__proto__', which would be lost when the context is read back`;
+    const problem = unstorable(element, `${path}.${key}`, depth + 1);
+    if (problem !== undefined) return problem;
+  }
+  return undefined;
+}
+
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
   const prototype = Object.getPrototypeOf(value) as unknown;
@@ -37,7 +81,9 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
  * ISO string, `undefined` values are dropped).
  *
  * @param what names the addition in errors, e.g. `the output of step 'create-invoice'`
- * @throws ProcessingContextError when `addition` is not a plain object or the result exceeds {@link MAX_CONTEXT_BYTES}
+ * @throws ProcessingContextError when `addition` is not a plain object, holds a value that can not be stored (a number
+ * beyond Number.MAX_SAFE_INTEGER or below 1E-130 in magnitude, an empty key or `__proto__`, nesting deeper than
+ * {@link MAX_CONTEXT_DEPTH}), or the result exceeds {@link MAX_CONTEXT_BYTES}
  */
 export function mergeContext(base: Readonly<Record<string, unknown>>, addition: unknown, what: string): Record<string, unknown> {
   if (addition === undefined || addition === null) return { ...base };
@@ -50,6 +96,8 @@ export function mergeContext(base: Readonly<Record<string, unknown>>, addition: 
   } catch (error) {
     throw new ProcessingContextError(`${what} must be JSON-serializable: ${(error as Error).message}`, { cause: error });
   }
+  const problem = unstorable(normalized, 'context', 1);
+  if (problem !== undefined) throw new ProcessingContextError(`${what} can not be stored: ${problem}`);
   const merged = { ...base, ...normalized };
   const sizeBytes = attributeValueSize(merged);
   if (sizeBytes > MAX_CONTEXT_BYTES) {

@@ -7,7 +7,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ProcessingModeName } from '../config';
 import type { EventEnvelope } from '../envelope';
-import { LeaseLostError, MessageInProgressError } from '../errors';
+import { LeaseLostError, MessageInProgressError, PermanentError } from '../errors';
 import { isConditionalCheckFailed } from '../transaction/cancellation';
 import { INBOX_ITEM, RECORD_STATUS, STEP_STATUS, TABLE_SCHEMA } from '../wire-format';
 import { fromAttributeMap } from './attribute-values';
@@ -23,8 +23,22 @@ const RECORD_EXPIRED = '#expiresAt < :nowEpochSeconds';
 const RECORD_CLAIMABLE = `${RECORD_ABSENT} OR ${RECORD_EXPIRED}`;
 /** The holder's writes: still the owner, and nobody wrote since. */
 const HELD_BY_ME = '#owner = :owner AND #version = :observedVersion';
-/** A takeover or an expired-lease block: nobody wrote since the record was read. */
-const UNCHANGED_IN_PROGRESS = '#version = :observedVersion AND #status = :inProgress';
+/**
+ * A takeover or an expired-lease block: nobody wrote since the record was read. The version alone can not say so: a
+ * record that expired is claimed afresh at version 1 again, so the condition also names the last write read
+ * (`<owner>:<version>`, unique to its writer).
+ */
+function unchangedInProgress(existing: ProcessingRecordView): Pick<Write, 'condition' | 'conditionValues'> {
+  const lastWrite = existing.lastWrite === undefined ? 'attribute_not_exists(#lastWrite)' : '#lastWrite = :observedLastWrite';
+  return {
+    condition: `#version = :observedVersion AND #status = :inProgress AND ${lastWrite}`,
+    conditionValues: {
+      ':observedVersion': existing.version,
+      ':inProgress': RECORD_STATUS.IN_PROGRESS,
+      ...(existing.lastWrite === undefined ? {} : { ':observedLastWrite': existing.lastWrite }),
+    },
+  };
+}
 
 /** What a delivery holds after claiming or taking over a record. */
 export interface HeldRecord {
@@ -77,6 +91,7 @@ const CONDITION_NAMES: Readonly<Record<string, string>> = {
   '#owner': A.OWNER_ATTRIBUTE,
   '#version': A.VERSION_ATTRIBUTE,
   '#status': A.STATUS_ATTRIBUTE,
+  '#lastWrite': A.LAST_WRITE_ATTRIBUTE,
 };
 
 /** Builds `SET #a0 = :a0, ... REMOVE #r0, ...` with placeholders, so any attribute name is safe. */
@@ -97,9 +112,20 @@ function updateParts(write: Write): { UpdateExpression: string; ExpressionAttrib
   return { UpdateExpression: expression, ExpressionAttributeNames: names, ExpressionAttributeValues: { ...values, ...write.conditionValues } };
 }
 
-/** A blocked message's body, when it is small enough to keep on the record. */
-function keptBody(body: string): Item {
-  return Buffer.byteLength(body, 'utf8') <= MAX_BLOCKED_BODY_BYTES ? { [A.BLOCKED_BODY_ATTRIBUTE]: body } : {};
+/** Whether a blocked message's body is kept on the record: when `wanted` and small enough. */
+function keepsBody(body: string, wanted: boolean): boolean {
+  return wanted && Buffer.byteLength(body, 'utf8') <= MAX_BLOCKED_BODY_BYTES;
+}
+
+/** Longest partition key value DynamoDB accepts, in bytes. */
+export const MAX_PARTITION_KEY_BYTES = 2048;
+
+/**
+ * True for DynamoDB's refusal of a write whose item would exceed the 400 KB item limit (nothing was written). A blocked
+ * record keeps the message body next to the context and the audit list, which together can exceed it.
+ */
+function isItemTooLarge(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ValidationException' && /item size/i.test(error.message);
 }
 
 /** Longest blocked reason kept on a record, in characters (it quotes error messages, which have no bound). */
@@ -142,6 +168,14 @@ export class ProcessingRecordStore {
     const now = this.options.now();
     const updatedAt = now.toISOString();
     const key = this.key(envelope.id);
+    const keyBytes = Buffer.byteLength(key, 'utf8');
+    if (keyBytes > MAX_PARTITION_KEY_BYTES) {
+      // DynamoDB would refuse every claim (and the read after it): no retry can help, so dead-letter it with the reason
+      throw new PermanentError(
+        `event id of ${envelope.id.length} characters is too long for the inbox: its key '${this.options.subscriberName}#<id>' is ${keyBytes} bytes, ` +
+          `but DynamoDB allows at most ${MAX_PARTITION_KEY_BYTES} bytes for a partition key value`,
+      );
+    }
     const [first] = stepOrder;
     const steps: Record<string, StepState> = {};
     for (const name of stepOrder) {
@@ -166,7 +200,7 @@ export class ProcessingRecordStore {
       [A.CONTEXT_ATTRIBUTE]: {},
       [A.VERSION_ATTRIBUTE]: 1,
       [A.LAST_WRITE_ATTRIBUTE]: lastWrite,
-      [TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE]: this.expiresAtFrom(now),
+      [TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE]: this.expiresAtFrom(now, leaseExpiresAtEpochMilliseconds),
       [A.DEDUPLICATION_WINDOW_SECONDS_ATTRIBUTE]: this.options.deduplicationWindowSeconds,
       [A.CREATED_AT_ATTRIBUTE]: updatedAt,
       [A.UPDATED_AT_ATTRIBUTE]: updatedAt,
@@ -192,8 +226,9 @@ export class ProcessingRecordStore {
 
   /**
    * Takes over an IN_PROGRESS record whose lease is over: new owner and lease, and the next step that is not SUCCESS
-   * (or, with `rerunActiveStep`, the step that was PROCESSING) marked PROCESSING. Conditioned on the version read,
-   * so of two deliveries only one takes over. When no step remains, the record is completed instead.
+   * (or, with `rerunActiveStep`, the step that was PROCESSING) marked PROCESSING. Conditioned on the version and last
+   * write read, so of two deliveries only one takes over, and none takes over a record claimed afresh since. When no
+   * step remains, the record is completed instead.
    *
    * @throws MessageInProgressError when another writer changed the record first
    */
@@ -212,15 +247,14 @@ export class ProcessingRecordStore {
       [A.VERSION_ATTRIBUTE]: version,
       [A.LAST_WRITE_ATTRIBUTE]: lastWrite,
       [A.UPDATED_AT_ATTRIBUTE]: updatedAt,
-      [TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE]: this.expiresAtFrom(now),
+      [TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE]: this.expiresAtFrom(now, next === undefined ? 0 : leaseExpiresAtEpochMilliseconds),
     };
     let write: Write;
     if (next === undefined) {
       write = {
         set: { ...common, [A.STEPS_ATTRIBUTE]: steps, [A.STATUS_ATTRIBUTE]: RECORD_STATUS.COMPLETED },
         remove: [A.OWNER_ATTRIBUTE, A.ACTIVE_STEP_ATTRIBUTE, A.LEASE_EXPIRES_AT_ATTRIBUTE],
-        condition: UNCHANGED_IN_PROGRESS,
-        conditionValues: { ':observedVersion': existing.version, ':inProgress': RECORD_STATUS.IN_PROGRESS },
+        ...unchangedInProgress(existing),
       };
     } else {
       const previous = steps[next] as StepState;
@@ -234,8 +268,7 @@ export class ProcessingRecordStore {
           [A.ACTIVE_STEP_ATTRIBUTE]: next,
         },
         remove: [],
-        condition: UNCHANGED_IN_PROGRESS,
-        conditionValues: { ':observedVersion': existing.version, ':inProgress': RECORD_STATUS.IN_PROGRESS },
+        ...unchangedInProgress(existing),
       };
     }
     const result = await this.update(existing.key, write, lastWrite);
@@ -271,9 +304,13 @@ export class ProcessingRecordStore {
     const steps: Record<string, StepState> = { ...held.steps };
     const done = steps[step] ?? { status: STEP_STATUS.PROCESSING, attempts: 1, updatedAt };
     steps[step] = { ...done, status: STEP_STATUS.SUCCESS, updatedAt };
-    const set: Item = { [A.STEPS_ATTRIBUTE]: steps, [A.CONTEXT_ATTRIBUTE]: context, [TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE]: this.expiresAtFrom(now) };
-    let remove: string[] = [];
     const leaseExpiresAtEpochMilliseconds = next === undefined ? 0 : this.leaseFrom(now);
+    const set: Item = {
+      [A.STEPS_ATTRIBUTE]: steps,
+      [A.CONTEXT_ATTRIBUTE]: context,
+      [TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE]: this.expiresAtFrom(now, leaseExpiresAtEpochMilliseconds),
+    };
+    let remove: string[] = [];
     if (next === undefined) {
       set[A.STATUS_ATTRIBUTE] = RECORD_STATUS.COMPLETED;
       remove = [A.OWNER_ATTRIBUTE, A.ACTIVE_STEP_ATTRIBUTE, A.LEASE_EXPIRES_AT_ATTRIBUTE];
@@ -310,36 +347,54 @@ export class ProcessingRecordStore {
   /**
    * The holder blocks the record for an operator: step `step` stays PROCESSING (its outcome is unknown), the record
    * becomes BLOCKED with the reason and the delivery's body, and its TTL is removed so it can never expire unseen.
+   * When the body would take the record over DynamoDB's item limit, the record is blocked without it.
    *
    * @throws LeaseLostError when this delivery no longer holds the record
    */
   public async blockHeld(held: HeldRecord, reason: string, body: string): Promise<void> {
-    await this.fencedUpdate(held, this.blockedAttributes(reason, body), this.blockedRemovals(), 'blocking the message');
+    await this.withoutBodyIfTooLarge((keepBody) =>
+      this.fencedUpdate(held, this.blockedAttributes(reason, body, keepBody), this.blockedRemovals(body, keepBody), 'blocking the message'),
+    );
   }
 
   /**
    * Blocks a record whose holder's lease expired in the middle of a step, on behalf of delivery `owner`. Conditioned
-   * on the version read.
+   * on the version and last write read. When the body would take the record over DynamoDB's item limit, the record is
+   * blocked without it.
    *
    * @returns false when another writer changed the record first (nothing written)
    */
   public async blockExpired(existing: ProcessingRecordView, owner: string, reason: string, body: string): Promise<boolean> {
     const version = existing.version + 1;
     const lastWrite = `${owner}:${version}`;
-    const result = await this.update(
-      existing.key,
-      {
-        set: { ...this.blockedAttributes(reason, body), [A.VERSION_ATTRIBUTE]: version, [A.LAST_WRITE_ATTRIBUTE]: lastWrite },
-        remove: this.blockedRemovals(),
-        condition: UNCHANGED_IN_PROGRESS,
-        conditionValues: { ':observedVersion': existing.version, ':inProgress': RECORD_STATUS.IN_PROGRESS },
-      },
-      lastWrite,
+    const result = await this.withoutBodyIfTooLarge((keepBody) =>
+      this.update(
+        existing.key,
+        {
+          set: { ...this.blockedAttributes(reason, body, keepBody), [A.VERSION_ATTRIBUTE]: version, [A.LAST_WRITE_ATTRIBUTE]: lastWrite },
+          remove: this.blockedRemovals(body, keepBody),
+          ...unchangedInProgress(existing),
+        },
+        lastWrite,
+      ),
     );
     return result.applied;
   }
 
-  private blockedAttributes(reason: string, body: string): Item {
+  /**
+   * Runs a block write with the body kept; if DynamoDB refuses it because the record would exceed the item limit
+   * (nothing written), runs it again without the body (the dead-letter queue has the message anyway).
+   */
+  private async withoutBodyIfTooLarge<T>(write: (keepBody: boolean) => Promise<T>): Promise<T> {
+    try {
+      return await write(true);
+    } catch (error) {
+      if (!isItemTooLarge(error)) throw error;
+      return write(false);
+    }
+  }
+
+  private blockedAttributes(reason: string, body: string, keepBody: boolean): Item {
     const now = this.options.now().toISOString();
     return {
       [A.STATUS_ATTRIBUTE]: RECORD_STATUS.BLOCKED,
@@ -347,13 +402,16 @@ export class ProcessingRecordStore {
       [A.BLOCKED_AT_ATTRIBUTE]: now,
       [A.BLOCKED_REASON_ATTRIBUTE]: truncate(reason, MAX_BLOCKED_REASON_CHARACTERS),
       [A.UPDATED_AT_ATTRIBUTE]: now,
-      ...keptBody(body),
+      ...(keepsBody(body, keepBody) ? { [A.BLOCKED_BODY_ATTRIBUTE]: body } : {}),
     };
   }
 
-  private blockedRemovals(): string[] {
+  private blockedRemovals(body: string, keepBody: boolean): string[] {
     // no TTL while blocked: the record must wait for the operator however long that takes
-    return [TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE, A.OWNER_ATTRIBUTE, A.LEASE_EXPIRES_AT_ATTRIBUTE];
+    const removals: string[] = [TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE, A.OWNER_ATTRIBUTE, A.LEASE_EXPIRES_AT_ATTRIBUTE];
+    // a body that is not kept leaves no older one behind
+    if (!keepsBody(body, keepBody)) removals.push(A.BLOCKED_BODY_ATTRIBUTE);
+    return removals;
   }
 
   /** A write of the holder, conditioned on its ownership and the version it last wrote; returns the new version. */
@@ -427,7 +485,12 @@ export class ProcessingRecordStore {
     return now.getTime() + this.options.leaseDurationSeconds * 1000;
   }
 
-  private expiresAtFrom(now: Date): number {
-    return Math.floor(now.getTime() / 1000) + this.options.deduplicationWindowSeconds;
+  /**
+   * The TTL (epoch seconds) of a write at `now`: the deduplication window from now, but never before the lease the
+   * write grants ends (`leaseExpiresAtEpochMilliseconds`, 0 for none). A record whose lease is live must not read as
+   * expired, or a concurrent delivery's claim would replace it and run the step in parallel.
+   */
+  private expiresAtFrom(now: Date, leaseExpiresAtEpochMilliseconds: number): number {
+    return Math.max(Math.floor(now.getTime() / 1000) + this.options.deduplicationWindowSeconds, Math.ceil(leaseExpiresAtEpochMilliseconds / 1000));
   }
 }

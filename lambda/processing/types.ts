@@ -30,7 +30,10 @@ export type StepOutput = Record<string, unknown> | void;
 
 /** One step of a multi-step consumer. */
 export interface ProcessingStep<TData> {
-  /** Unique among the steps, 1 to 64 of `A-Z a-z 0-9 _ . -`; persisted, so renaming a step restarts it for messages in flight. */
+  /**
+   * Unique among the steps, 1 to 64 of `A-Z a-z 0-9 _ . -`, and not a name of `Object.prototype` (`__proto__`,
+   * `constructor`, `toString`, ...); persisted, so renaming a step restarts it for messages in flight.
+   */
   readonly name: string;
   /**
    * The step's effect. Return what later steps need (merged into `context.stepContext`). Throw `RetryableError` when

@@ -8,7 +8,10 @@ export const MAX_STEPS = 20;
 /** What a step name may look like: it is persisted and shown to operators. */
 export const STEP_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
 
-/** Throws {@link ConfigurationError} when `steps` is empty, too long, or has a bad or repeated name or no `run`. */
+/**
+ * Throws {@link ConfigurationError} when `steps` is empty, too long, or has a bad or repeated name (or one of
+ * `Object.prototype`'s, such as `__proto__` or `constructor`) or no `run`.
+ */
 export function validateSteps(steps: readonly ProcessingStep<unknown>[] | undefined, factoryName: string): void {
   if (!Array.isArray(steps) || steps.length === 0) {
     throw new ConfigurationError(`${factoryName}: steps must list at least 1 step, but ${Array.isArray(steps) ? 'none' : 'no list'} was given`);
@@ -23,6 +26,10 @@ export function validateSteps(steps: readonly ProcessingStep<unknown>[] | undefi
       throw new ConfigurationError(
         `${factoryName}: step ${index} name must be 1 to 64 characters of A-Z a-z 0-9 _ . -, but ${JSON.stringify(name) ?? String(name)} was given`,
       );
+    }
+    if (name in Object.prototype) {
+      // the steps are kept in a map keyed by name: '__proto__' would not be stored, and 'constructor' would be found on every map
+      throw new ConfigurationError(`${factoryName}: step ${index} name must not be '${name}', a name every JavaScript object already has`);
     }
     if (seen.has(name)) throw new ConfigurationError(`${factoryName}: step names must be unique, but '${name}' is given twice`);
     seen.add(name);

@@ -189,6 +189,8 @@ describe('idempotent-event-flow usage', () => {
     [['blocked', 'resolve', '--table', 't', '--subscriber', 's', '--event-id', 'e', '--step', 'x', '--status', 'SUCCESS', '--context', '{oops'], /--context must be a JSON object: /],
     [['blocked', 'resolve', '--table', 't', '--subscriber', 's', '--event-id', 'e', '--step', 'x', '--status', 'SUCCESS', '--expected-version', 'v3'], /--expected-version must be a whole number, but 'v3' was given/],
     [['blocked', 'list'], /'blocked list' needs --table/],
+    [['blocked', 'list', '--table', 't', '--subscriber', ''], /--subscriber must not be empty/],
+    [['blocked', 'resolve', '--table', 't', '--subscriber', 's', '--event-id', 'e', '--step', 'x', '--status', 'SUCCESS', '--resolved-by', ' '], /--resolved-by must not be empty/],
     [['blocked', 'list', '--table', 't', '--step', 'x'], /option --step does not apply to 'blocked list'/],
     [['blocked', 'show', '--table', 't', '--subscriber', 's'], /'blocked show' needs --event-id/],
     [['blocked', 'list', '--table', 't', '--bogus'], /Unknown option '--bogus'/],

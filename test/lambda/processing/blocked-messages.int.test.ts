@@ -1,11 +1,13 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import type { LeaseConsumerConfig } from '../../../lambda/config';
 import { BlockedMessages, ResolveRefusedError } from '../../../lambda/operator/blocked-messages';
 import { createLeaseConsumer } from '../../../lambda/processing/lease-consumer';
 import { createMultiStepConsumer } from '../../../lambda/processing/multi-step-consumer';
+import { ProcessingContextError } from '../../../lambda/processing/processing-context';
 import type { ProcessingStep } from '../../../lambda/processing/types';
 import { localClient, uniqueTableName } from '../../support/dynamodb-client';
+import { startFaultProxy, type FaultProxy } from '../../support/fault-proxy';
 import { rawRecord } from '../../support/proof/table-reads';
 import { createInboxTable } from '../../support/proof/tables';
 import { outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from '../helpers';
@@ -15,12 +17,17 @@ const WINDOW_SECONDS = 7200;
 
 let client: DynamoDBClient;
 let tableName: string;
+let proxy: FaultProxy;
 
 beforeAll(async () => {
   client = localClient();
   tableName = uniqueTableName('blocked-inbox');
   await createInboxTable(client, tableName);
+  proxy = await startFaultProxy(inject('dynamoDbEndpoint'));
 });
+afterAll(() => proxy.stop());
+
+const UPDATE = 'DynamoDB_20120810.UpdateItem';
 
 const configFor = (subscriberName: string): LeaseConsumerConfig => ({
   subscriberName,
@@ -256,5 +263,94 @@ describe('BlockedMessages', () => {
       expect(resolved.resolutions.at(-1)?.reason).toBe(`round ${round}`);
     }
     expect(resolutions).toBe(20);
+  });
+
+  test('a lost response of the resolution is recognised as applied after the SDK retries: no refusal, nothing written twice', async () => {
+    const clock = new FakeClock();
+    const flow = invoicing('lost-resolve', clock);
+    const message = newMessage();
+    await flow.deliver(message);
+    const throughProxy = new BlockedMessages({ client: localClient({ endpoint: proxy.endpoint }), tableName, now: clock.now });
+    const updatesBefore = proxy.requestCount(UPDATE);
+    const fired = proxy.inject({ target: UPDATE, fault: { kind: 'drop-response' } });
+
+    const resolved = await throughProxy.resolve({ subscriber: 'lost-resolve', eventId: message.id, step: 'email-invoice', status: 'SUCCESS', reason: 'sent' });
+
+    expect(fired()).toBe(1);
+    expect(proxy.requestCount(UPDATE) - updatesBefore).toBe(2); // the applied write, then the SDK's retry whose condition failed
+    expect(resolved).toMatchObject({ status: 'COMPLETED', version: 4, resolutions: [expect.objectContaining({ step: 'email-invoice', status: 'SUCCESS' })] });
+    expect(await operator().get('lost-resolve', message.id)).toEqual(resolved);
+  });
+
+  test('a lost response of the resolution with no SDK retry is reconciled by one read', async () => {
+    const clock = new FakeClock();
+    const flow = invoicing('lost-resolve-once', clock);
+    const message = newMessage();
+    await flow.deliver(message);
+    const noRetry = new BlockedMessages({ client: localClient({ endpoint: proxy.endpoint, maxAttempts: 1 }), tableName, now: clock.now });
+    proxy.inject({ target: UPDATE, fault: { kind: 'drop-response' } });
+
+    const resolved = await noRetry.resolve({ subscriber: 'lost-resolve-once', eventId: message.id, step: 'email-invoice', status: 'TRY_AGAIN' });
+
+    expect(resolved).toMatchObject({ status: 'IN_PROGRESS', version: 4, steps: { 'email-invoice': { status: 'TRY_AGAIN' } } });
+  });
+
+  test("another operator's resolution that lands first is refused as a concurrent change, never taken for ours", async () => {
+    const clock = new FakeClock();
+    const flow = invoicing('two-operators', clock);
+    const message = newMessage();
+    await flow.deliver(message);
+    const racing = localClient();
+    let raced = false;
+    // the other operator resolves between our read and our write
+    racing.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'UpdateItemCommand' && !raced) {
+          raced = true;
+          await operator(clock).resolve({ subscriber: 'two-operators', eventId: message.id, step: 'email-invoice', status: 'TRY_AGAIN', resolvedBy: 'bob' });
+        }
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+
+    const attempt = new BlockedMessages({ client: racing, tableName, now: clock.now }).resolve({
+      subscriber: 'two-operators',
+      eventId: message.id,
+      step: 'email-invoice',
+      status: 'SUCCESS',
+      resolvedBy: 'alice',
+    });
+
+    await expect(attempt).rejects.toMatchObject({ name: 'ResolveRefusedError', refusal: 'concurrent-change' });
+    expect(await operator().get('two-operators', message.id)).toMatchObject({
+      status: 'IN_PROGRESS',
+      version: 4,
+      resolutions: [expect.objectContaining({ by: 'bob', status: 'TRY_AGAIN' })],
+    });
+  });
+
+  test('refuses an operator context DynamoDB can not store, and writes nothing', async () => {
+    const flow = invoicing('unstorable-context');
+    const message = newMessage();
+    await flow.deliver(message);
+    const before = await rawRecord(client, tableName, 'unstorable-context', message.id);
+
+    const attempt = operator().resolve({ subscriber: 'unstorable-context', eventId: message.id, step: 'email-invoice', status: 'SUCCESS', context: { smtpId: 2 ** 60 } });
+
+    await expect(attempt).rejects.toThrow(ProcessingContextError);
+    await expect(attempt).rejects.toThrow(/the operator context can not be stored: context\.smtpId is 1152921504606847000, beyond Number\.MAX_SAFE_INTEGER/);
+    expect(await rawRecord(client, tableName, 'unstorable-context', message.id)).toEqual(before);
+  });
+
+  test('a step named like a member of every JavaScript object is not one of the record\'s steps', async () => {
+    const flow = invoicing('prototype-step');
+    const message = newMessage();
+    await flow.deliver(message);
+
+    await expect(operator().resolve({ subscriber: 'prototype-step', eventId: message.id, step: 'constructor', status: 'SUCCESS' })).rejects.toMatchObject({
+      refusal: 'wrong-step',
+      message: expect.stringMatching(/has no step 'constructor' \(steps: create-invoice, email-invoice\)/),
+    });
   });
 });

@@ -513,9 +513,99 @@ describe('createLeaseConsumer', () => {
     expect(await record(message.id)).toMatchObject({ status: { S: 'COMPLETED' }, version: { N: '2' }, mode: { S: 'lease' } });
   });
 
+  test('dead-letters an event whose id is too long for the record key, before any request, instead of failing on every retry', async () => {
+    const requestsBefore = proxy.requestCount();
+    const { handler, deadLetter, mailbox, lines } = consumer({ client: localClient({ endpoint: proxy.endpoint }) });
+    const message = newMessage(undefined, { id: 'x'.repeat(2042) }); // 'mailer#' + 2042 characters: 2049 bytes
+
+    const response = await deliver(handler, message);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(outcomesOf(lines)).toEqual(['dead-lettered']);
+    expect(mailbox.count(message.id)).toBe(0);
+    expect(deadLetter.published).toEqual([
+      expect.objectContaining({
+        errorName: 'PermanentError',
+        errorMessage: "event id of 2042 characters is too long for the inbox: its key 'mailer#<id>' is 2049 bytes, but DynamoDB allows at most 2048 bytes for a partition key value",
+      }),
+    ]);
+    expect(proxy.requestCount() - requestsBefore).toBe(0);
+  });
+
+  test('an event id that just fits the record key is processed', async () => {
+    const { handler, mailbox } = consumer();
+    const message = newMessage(undefined, { id: 'x'.repeat(2041) });
+
+    expect((await deliver(handler, message)).batchItemFailures).toEqual([]);
+    expect(mailbox.count(message.id)).toBe(1);
+  });
+
+  test('a record with a live lease is never treated as expired, even with a deduplication window shorter than the lease', async () => {
+    const message = newMessage();
+    const clock = new FakeClock();
+    const shortWindow = { ...config, deduplicationWindowSeconds: 30 }; // the lease is 60 seconds
+    const first = await startPaused(message, { clock, overrides: { config: shortWindow } });
+    clock.advanceSeconds(45); // past the window, within the lease
+    const concurrent = consumer({ config: shortWindow }, clock);
+
+    const response = await deliver(concurrent.handler, message, 2);
+    await first.resume();
+
+    expect(response.batchItemFailures).toHaveLength(1);
+    expect(concurrent.mailbox.count(message.id)).toBe(0);
+    expect(first.runs()).toBe(1);
+    expect(concurrent.lines.find((line) => line.outcome === 'failed')).toMatchObject({ error: { name: 'MessageInProgressError' } });
+    expect(await record(message.id)).toMatchObject({ status: { S: 'COMPLETED' }, version: { N: '2' } });
+  });
+
+  test('a delivery that read an expired record can not block its successor: the record expired and was claimed afresh (version 1 again) in between', async () => {
+    const message = newMessage();
+    const clock = new FakeClock();
+    const window = { ...config, deduplicationWindowSeconds: 120 }; // the lease is 60 seconds
+    const crashing = interruptibleClient();
+    await deliver(consumer({ config: window, client: crashing.client, handle: () => crashing.crash() }, clock).handler, message);
+    clock.advanceSeconds(LEASE_SECONDS + 1); // the crashed holder's lease is over, its record (version 1) not yet expired
+    let successor: Awaited<ReturnType<typeof startPaused>> | undefined;
+    const slow = localClient();
+    // the slow delivery read version 1 and decided to block it; before its write lands, the record expires and a new delivery claims it
+    slow.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'UpdateItemCommand' && successor === undefined) {
+          clock.advanceSeconds(120);
+          successor = await startPaused(message, { clock, receiveCount: 3, overrides: { config: window } });
+        }
+        return next(args);
+      },
+      { step: 'initialize' },
+    );
+    const stale = consumer({ config: window, client: slow }, clock);
+
+    const staleResponse = await deliver(stale.handler, message, 2);
+    const successorResponse = await (successor as NonNullable<typeof successor>).resume();
+
+    expect(staleResponse.batchItemFailures).toHaveLength(1);
+    expect(stale.lines.find((line) => line.outcome === 'failed')).toMatchObject({ error: { name: 'MessageInProgressError' } });
+    expect(stale.deadLetter.published).toEqual([]);
+    expect(successorResponse.batchItemFailures).toEqual([]);
+    expect(successor?.runs()).toBe(1);
+    expect(await record(message.id)).toMatchObject({ status: { S: 'COMPLETED' }, version: { N: '2' } });
+  });
+
   test('refuses to start when the subscriber was deployed with another mode', () => {
     expect(() => consumer({ config: { ...config, processingMode: 'multi-step' } })).toThrow(
       /deployed with processingMode 'multi-step', but its handler uses createLeaseConsumer/,
+    );
+  });
+
+  test.each([[0], [-60], [1.5], [Number.NaN]])('fails if an explicit config has a deduplication window of %s seconds (every record would expire at once)', (seconds) => {
+    expect(() => consumer({ config: { ...config, deduplicationWindowSeconds: seconds } })).toThrow(
+      `createLeaseConsumer: deduplicationWindowSeconds must be a positive whole number of seconds, but ${seconds} was given`,
+    );
+  });
+
+  test('fails if an explicit config has no positive whole lease duration', () => {
+    expect(() => consumer({ config: { ...config, leaseDurationSeconds: 0 } })).toThrow(
+      'createLeaseConsumer: leaseDurationSeconds must be a positive whole number of seconds, but 0 was given',
     );
   });
 

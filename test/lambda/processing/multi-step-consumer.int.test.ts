@@ -1,4 +1,5 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { BlockedMessages } from '../../../lambda/operator/blocked-messages';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { LeaseConsumerConfig } from '../../../lambda/config';
 import { PermanentError, RetryableError } from '../../../lambda/errors';
@@ -194,6 +195,57 @@ describe('createMultiStepConsumer', () => {
     expect(await record(message.id)).toMatchObject({ status: { S: 'BLOCKED' }, activeStep: { S: 'create-invoice' }, context: { M: {} } });
   });
 
+  test.each([
+    ['a number beyond Number.MAX_SAFE_INTEGER', { externalId: 2 ** 60 }, /context\.externalId is 1152921504606847000, beyond Number\.MAX_SAFE_INTEGER/],
+    ['a number DynamoDB underflows on', { rate: 1e-200 }, /context\.rate is 1e-200, smaller than DynamoDB's smallest number/],
+    ['an empty map key', { headers: { '': 'x' } }, /context\.headers has an empty key/],
+  ])('a step output with %s blocks the message at once (the step took effect); it is not run again', async (_what, output, reason) => {
+    const invoice = invoiceSteps({ 'create-invoice': () => output });
+    const { handler, deadLetter, lines, clock } = consumer({ steps: invoice.steps });
+    const message = newMessage();
+
+    const first = await deliver(handler, message);
+    clock.advanceSeconds(LEASE_SECONDS + 1);
+    await deliver(handler, message, 2);
+
+    expect(first.batchItemFailures).toEqual([]);
+    expect(outcomesOf(lines)).toEqual(['blocked', 'blocked']);
+    expect(invoice.count('create-invoice')).toBe(1);
+    expect(deadLetter.published[0]).toMatchObject({ errorName: 'MessageBlockedError', errorMessage: expect.stringMatching(reason) });
+    expect(lines.find((line) => line.outcome === 'blocked')).toMatchObject({ error: { cause: { name: 'ProcessingContextError' } } });
+    expect(await record(message.id)).toMatchObject({ status: { S: 'BLOCKED' }, activeStep: { S: 'create-invoice' }, context: { M: {} } });
+  });
+
+  test('a block that the body would take over the item limit is written without the body: the message is still blocked', async () => {
+    // a large message and context, and an audit list of long non-ASCII resolutions (3 bytes a character), as an operator may leave them
+    const large = newMessage({ invoiceFor: 'order-1', lines: 'l'.repeat(250_000) });
+    const invoice = invoiceSteps({
+      'create-invoice': () => ({ pdfSummary: 's'.repeat(60_000) }),
+      'email-invoice': () => {
+        throw new Error('SMTP connection dropped after DATA');
+      },
+    });
+    const clock = new FakeClock();
+    const { handler, lines } = consumer({ steps: invoice.steps }, clock);
+    const operator = new BlockedMessages({ client, tableName: config.inboxTableName, now: clock.now });
+    const note = '確'.repeat(1024);
+    let response = await deliver(handler, large);
+    expect(await record(large.id)).toMatchObject({ status: { S: 'BLOCKED' }, blockedBody: { S: large.body } }); // kept while it fits
+    for (let round = 0; round < 20 && outcomesOf(lines).at(-1) === 'blocked'; round += 1) {
+      await operator.resolve({ subscriber: SUBSCRIBER, eventId: large.id, step: 'email-invoice', status: 'TRY_AGAIN', reason: note, resolvedBy: note });
+      response = await deliver(handler, large, round + 2);
+    }
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(outcomesOf(lines).every((outcome) => outcome === 'blocked')).toBe(true);
+    expect(lines.filter((line) => line.outcome === 'blocked')).toHaveLength(21);
+    const item = await record(large.id);
+    expect(item).toMatchObject({ status: { S: 'BLOCKED' }, activeStep: { S: 'email-invoice' }, blockedSubscriber: { S: SUBSCRIBER } });
+    expect(item).not.toHaveProperty('blockedBody');
+    expect(item).not.toHaveProperty('expiresAt');
+    expect(invoice.count('create-invoice')).toBe(1);
+  });
+
   test('a step output that is not a plain object blocks the message', async () => {
     const invoice = invoiceSteps({ 'create-invoice': () => ['inv-1'] });
     const { handler, deadLetter } = consumer({ steps: invoice.steps });
@@ -226,6 +278,10 @@ describe('createMultiStepConsumer options', () => {
 
   test.each([[''], ['has space'], ['a#b'], ['x'.repeat(65)]])('fails if a step name is %j', (name) => {
     expect(() => consumer({ steps: [{ name, run }] })).toThrow(/step 0 name must be 1 to 64 characters of A-Z a-z 0-9 _ \. -/);
+  });
+
+  test.each([['__proto__'], ['constructor'], ['toString']])('fails if a step is named %j, a name every JavaScript object has', (name) => {
+    expect(() => consumer({ steps: [{ name: 'first', run }, { name, run }] })).toThrow(`step 1 name must not be '${name}', a name every JavaScript object already has`);
   });
 
   test('fails if a step has no run function', () => {

@@ -8,6 +8,7 @@ import type { LeaseConsumerConfig } from '../../../lambda/config';
 import type { SqsBatchHandler } from '../../../lambda/consumer/create-consumer';
 import { BlockedMessages, type BlockedMessage, type ResolveBlockedMessageInput } from '../../../lambda/operator/blocked-messages';
 import { deliverAtLeastOnce, seededRandom } from '../at-least-once';
+import { localClient } from '../dynamodb-client';
 import { CrashInjector, LEASE_CRASH_POINTS, type LeaseCrashPoint } from './crash-injector';
 import { EffectLedger, type EffectFailureRates } from './effect-ledger';
 import { FakeClock } from './fake-clock';
@@ -114,7 +115,8 @@ export class LeaseProof {
 
   /**
    * Phase 2: crashes and effect failures stop; up to 4 passes, the operator resolves every blocked message as
-   * `resolution` says (from the ledger's truth), the clock moves past the lease, and every message that is not
+   * `resolution` says (from the ledger's truth; the response of the first resolution of each pass is lost, so the
+   * operator must recognise its own applied write), the clock moves past the lease, and every message that is not
    * COMPLETED is redelivered to the run's consumer (with 10% duplicates); stops once all are COMPLETED.
    */
   public async finishAsOperator(
@@ -124,11 +126,14 @@ export class LeaseProof {
   ): Promise<void> {
     this.injector.disable();
     this.ledger.heal();
-    const { config, direct } = this;
+    const { config } = this;
     const { seed } = this.setup;
-    const operator = new BlockedMessages({ client: direct, tableName: config.inboxTableName, now: this.clock.now });
+    const { proxy } = this.testbed;
+    const operator = new BlockedMessages({ client: localClient({ endpoint: proxy.endpoint }), tableName: config.inboxTableName, now: this.clock.now });
     for (let pass = 0; pass < 4; pass += 1) {
-      for (const entry of await operator.list({ subscriber: config.subscriberName, limit: messages.length })) {
+      const blocked = await operator.list({ subscriber: config.subscriberName, limit: messages.length });
+      if (blocked.length > 0) proxy.inject({ target: 'DynamoDB_20120810.UpdateItem', fault: { kind: 'drop-response' } });
+      for (const entry of blocked) {
         await operator.resolve({
           subscriber: config.subscriberName,
           eventId: entry.eventId,
