@@ -135,10 +135,31 @@ export function loadConsumerBaseConfig(env: Env = process.env): ConsumerBaseConf
   };
 }
 
+/** The modes the constructs deploy with an inbox table (and so with its environment variables). */
+const INBOX_MODES: readonly ProcessingModeName[] = [PROCESSING_MODE.TRANSACTIONAL, PROCESSING_MODE.LEASE, PROCESSING_MODE.MULTI_STEP];
+/** The modes the constructs deploy with a lease duration. */
+const LEASE_MODES: readonly ProcessingModeName[] = [PROCESSING_MODE.LEASE, PROCESSING_MODE.MULTI_STEP];
+
+const quoted = (modes: readonly string[]): string => modes.map((mode) => `'${mode}'`).join(' and ');
+
+/**
+ * A handler whose factory needs what its deployed mode does not provide (an inbox in aggregate mode, a lease duration in
+ * transactional mode) must fail naming the mode, not the environment variable the construct deliberately left unset.
+ */
+function assertModeProvides(base: ConsumerBaseConfig, env: Env, name: string, what: string, modes: readonly ProcessingModeName[]): void {
+  if (base.processingMode === undefined || modes.includes(base.processingMode) || optional(env, name) !== undefined) return;
+  throw new ConfigurationError(
+    `subscriber '${base.subscriberName}' was deployed with processingMode '${base.processingMode}', which ${what} (${name} is not set), but its handler needs one: ` +
+      `only ${quoted(modes)} subscribers have it; set the subscriber's processingMode to the mode of its handler's factory or use the factory of '${base.processingMode}'`,
+  );
+}
+
 /** Reads the configuration of an inbox-backed consumer; call once at cold start. Throws {@link ConfigurationError} on a missing value. */
 export function loadConsumerConfig(env: Env = process.env): ConsumerConfig {
+  const base = loadConsumerBaseConfig(env);
+  assertModeProvides(base, env, ENV.INBOX_TABLE_NAME, 'has no inbox table', INBOX_MODES);
   return {
-    ...loadConsumerBaseConfig(env),
+    ...base,
     inboxTableName: required(env, ENV.INBOX_TABLE_NAME),
     deduplicationWindowSeconds: positiveInteger(env, ENV.DEDUPLICATION_WINDOW_SECONDS),
   };
@@ -146,7 +167,9 @@ export function loadConsumerConfig(env: Env = process.env): ConsumerConfig {
 
 /** Reads the configuration of a lease or multi-step consumer; call once at cold start. */
 export function loadLeaseConsumerConfig(env: Env = process.env): LeaseConsumerConfig {
-  return { ...loadConsumerConfig(env), leaseDurationSeconds: positiveInteger(env, ENV.LEASE_DURATION_SECONDS) };
+  const config = loadConsumerConfig(env);
+  assertModeProvides(config, env, ENV.LEASE_DURATION_SECONDS, 'sets no lease duration', LEASE_MODES);
+  return { ...config, leaseDurationSeconds: positiveInteger(env, ENV.LEASE_DURATION_SECONDS) };
 }
 
 /**

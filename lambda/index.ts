@@ -5,6 +5,7 @@
 
 // producer
 export { Outbox, type OutboxEnvironmentOptions, type OutboxOptions, type OutboxTransactWriteInput, type PreparedEvent } from './producer/outbox';
+export type { EventPreparer } from './producer/emitted-events';
 export type { NewEvent } from './producer/new-event';
 export { MAX_MESSAGE_BYTES } from './producer/outbox-item';
 
@@ -75,7 +76,7 @@ export {
   type TransactionActionKind,
 } from './errors';
 export { createLogger, type Logger, type LoggerOptions, type LogContext, type LogLevel, type LogSink } from './logger';
-export { MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES } from './transaction/limits';
+export { MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, type KeySchema } from './transaction/limits';
 export { MAX_ITEM_BYTES, itemSize } from './transaction/item-size';
 export type { DynamoDBClientLike } from './transaction/document-client';
 export {

@@ -45,8 +45,11 @@ export type AggregateHandler<TData, TState> = (
 /** Options of {@link createAggregateConsumer}. */
 export interface AggregateConsumerOptions<TData, TState> extends ConsumerOptions<TData> {
   /**
-   * Which item the event changes. A location without table name or key dead-letters the message; a throw is treated
-   * like a throw from `apply` (`PermanentError` dead-letters, anything else retries).
+   * Which item the event changes. It must name the same item on every delivery of an event (derive it from the event
+   * alone, never from the clock or a lookup that can change): a redelivery is recognised only by the item that applied
+   * it. A location without table name, or with a key value DynamoDB cannot take as a key (undefined, null, NaN, an
+   * empty string, an object), dead-letters the message; a throw is treated like a throw from `apply` (`PermanentError`
+   * dead-letters, anything else retries).
    */
   readonly locate: (envelope: EventEnvelope<TData>) => AggregateLocation;
   /** The change. */
@@ -88,7 +91,7 @@ function assertOwnState(state: unknown, location: AggregateLocation, eventId: st
   if (typeof state !== 'object' || state === null || Array.isArray(state)) {
     throw new PermanentError(`apply must return { state } with state an object, but returned ${state === null ? 'null' : typeof state} for event '${eventId}'`);
   }
-  const forbidden = Object.keys(state).filter((name) => name in location.key || RUNTIME_OWNED_ATTRIBUTES.includes(name));
+  const forbidden = Object.keys(state).filter((name) => Object.hasOwn(location.key, name) || RUNTIME_OWNED_ATTRIBUTES.includes(name));
   if (forbidden.length > 0) {
     throw new PermanentError(
       `apply returned state with ${forbidden.map((name) => `'${name}'`).join(', ')} for event '${eventId}', but the key (${Object.keys(location.key).join(', ')}) ` +

@@ -15,6 +15,7 @@ import {
   type ActionDescription,
 } from '../transaction/cancellation';
 import { assertItemFits, validateTransactionLimits, type KeySchema } from '../transaction/limits';
+import { isNumberValue } from '../transaction/item-size';
 import { AGGREGATE_ITEM } from '../wire-format';
 import { parseProcessedMessages, type ProcessedMessage } from './processed-messages';
 
@@ -52,6 +53,58 @@ const ITEM_UNVERSIONED = 'attribute_exists(#key) AND attribute_not_exists(#versi
 /** Condition on a versioned item: still at the version that was read. */
 const VERSION_UNCHANGED = '#version = :expectedVersion';
 
+/**
+ * A value DynamoDB accepts as a key attribute (a non-empty string, a finite number, a bigint, a `NumberValue`, or
+ * non-empty binary). Anything else (undefined, null, NaN, '', an object) fails the same way on every retry.
+ */
+function isKeyValue(value: unknown): boolean {
+  if (typeof value === 'string') return value !== '';
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (typeof value === 'bigint') return true;
+  if (typeof value !== 'object' || value === null) return false;
+  if (value instanceof ArrayBuffer || ArrayBuffer.isView(value)) return value.byteLength > 0;
+  return isNumberValue(value);
+}
+
+/** JSON for messages that never throws: bigints, NumberValues, binary, undefined and NaN are shown, not lost. */
+function describeValue(value: unknown): string {
+  try {
+    return JSON.stringify(value, (_name, item: unknown) => {
+      if (item === undefined || typeof item === 'bigint' || (typeof item === 'number' && !Number.isFinite(item))) return String(item);
+      if (typeof item === 'object' && item !== null) {
+        if (item instanceof ArrayBuffer || ArrayBuffer.isView(item)) return `<${item.byteLength} bytes>`;
+        if (isNumberValue(item)) return item.value;
+      }
+      return item;
+    }) ?? String(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/**
+ * The stored version as a number. A caller's DocumentClient with `wrapNumbers` reads it as a `NumberValue`; anything
+ * that is not a whole number is returned as it is, for the caller to reject.
+ */
+function versionOf(stored: unknown): unknown {
+  if (typeof stored === 'object' && stored !== null && isNumberValue(stored)) {
+    const value = Number(stored.value);
+    return Number.isSafeInteger(value) ? value : stored;
+  }
+  return stored;
+}
+
+/** Plain objects and arrays are copied without their `undefined` members (what `removeUndefinedValues` does). */
+function withoutUndefined<T>(value: T): T {
+  if (Array.isArray(value)) return value.filter((element) => element !== undefined).map((element) => withoutUndefined(element)) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  const prototype = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return value; // a Set, binary, NumberValue or class instance
+  const copy: Record<string, unknown> = {};
+  for (const [name, element] of Object.entries(value)) if (element !== undefined) copy[name] = withoutUndefined(element);
+  return copy as T;
+}
+
 /** Throws PermanentError when `locate` returned something that cannot name an item. */
 export function assertLocation(location: AggregateLocation, eventId: string): void {
   const valid =
@@ -61,9 +114,13 @@ export function assertLocation(location: AggregateLocation, eventId: string): vo
     location.tableName !== '' &&
     typeof location.key === 'object' &&
     location.key !== null &&
-    Object.keys(location.key).length > 0;
+    Object.keys(location.key).length > 0 &&
+    Object.values(location.key).every(isKeyValue);
   if (!valid) {
-    throw new PermanentError(`locate returned no usable aggregate location for event '${eventId}': it needs a tableName and a non-empty key, but returned ${JSON.stringify(location)}`);
+    throw new PermanentError(
+      `locate returned no usable aggregate location for event '${eventId}': it needs a tableName and a non-empty key whose values are non-empty strings, ` +
+        `numbers or binary, but returned ${describeValue(location)}`,
+    );
   }
 }
 
@@ -82,15 +139,15 @@ export class AggregateStore {
   public async read(location: AggregateLocation): Promise<AggregateSnapshot> {
     const { Item: item } = await this.options.client.send(new GetCommand({ TableName: location.tableName, Key: location.key, ConsistentRead: true }));
     if (item === undefined) return { exists: false, processed: [] };
-    const storedVersion = item[AGGREGATE_ITEM.VERSION_ATTRIBUTE];
-    if (storedVersion !== undefined && (typeof storedVersion !== 'number' || !Number.isInteger(storedVersion))) {
+    const storedVersion = versionOf(item[AGGREGATE_ITEM.VERSION_ATTRIBUTE]);
+    if (storedVersion !== undefined && (typeof storedVersion !== 'number' || !Number.isSafeInteger(storedVersion))) {
       throw new PermanentError(
-        `aggregate ${describeLocation(location)} has a ${AGGREGATE_ITEM.VERSION_ATTRIBUTE} that is not a whole number (${JSON.stringify(storedVersion)}); the runtime owns that attribute`,
+        `aggregate ${describeLocation(location)} has a ${AGGREGATE_ITEM.VERSION_ATTRIBUTE} that is not a whole number (${describeValue(storedVersion)}); the runtime owns that attribute`,
       );
     }
     const state: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(item)) {
-      if (name in location.key || RUNTIME_OWNED_ATTRIBUTES.includes(name)) continue;
+      if (Object.hasOwn(location.key, name) || RUNTIME_OWNED_ATTRIBUTES.includes(name)) continue;
       state[name] = value;
     }
     return {
@@ -108,12 +165,13 @@ export class AggregateStore {
   public nextVersionPut(location: AggregateLocation, read: AggregateSnapshot, state: Readonly<Record<string, unknown>>, processed: readonly ProcessedMessage[]): TransactWritePut {
     const keyName = Object.keys(location.key)[0] as string;
     const nextVersion = (read.version ?? 0) + 1;
-    const item = {
+    // undefined attributes are dropped here, not by the client: a caller's client may not be set to remove them
+    const item = withoutUndefined({
       ...state,
       ...location.key,
       [AGGREGATE_ITEM.VERSION_ATTRIBUTE]: nextVersion,
       [AGGREGATE_ITEM.PROCESSED_MESSAGES_ATTRIBUTE]: processed.map((message) => ({ ...message })),
-    };
+    });
     if (!read.exists) {
       return { TableName: location.tableName, Item: item, ConditionExpression: ITEM_ABSENT, ExpressionAttributeNames: { '#key': keyName } };
     }
@@ -176,7 +234,7 @@ export class AggregateStore {
 
 /** `'<table>' <key JSON>`, for messages. */
 export function describeLocation(location: AggregateLocation): string {
-  return `'${location.tableName}' ${JSON.stringify(location.key)}`;
+  return `'${location.tableName}' ${describeValue(location.key)}`;
 }
 
 /** A single write that ran into a transaction in progress on the same item. */

@@ -10,7 +10,11 @@ import type { SQSBatchResponse, SQSEvent } from './sqs';
 
 /** Options every consumer factory accepts. */
 export interface ConsumerOptions<TData> {
-  /** The DynamoDB client; a low-level client is wrapped in a DocumentClient. @default a client from the Lambda environment */
+  /**
+   * The DynamoDB client; a low-level client is wrapped in a DocumentClient that removes undefined attribute values,
+   * unless it was already wrapped with `DynamoDBDocumentClient.from` (the SDK shares those options with it; they then apply).
+   * @default a client from the Lambda environment
+   */
   readonly client?: DynamoDBClientLike;
   /**
    * Checks and types each event's data before the handler runs, e.g. `(data) => schema.parse(data)`. A throw

@@ -21,7 +21,7 @@ import {
   toTransactionCancelledError,
   type ActionDescription,
 } from '../transaction/cancellation';
-import { assertItemFits, validateTransactionLimits, type KeySchema } from '../transaction/limits';
+import { assertItemFits, limitErrorOf, validateTransactionLimits, type KeySchema } from '../transaction/limits';
 import { INBOX_ITEM, TABLE_SCHEMA } from '../wire-format';
 
 /** Condition part: no record for this subscriber and event id. */
@@ -110,7 +110,9 @@ export class Inbox {
    * the same payload fingerprint already exists; nothing is applied then.
    *
    * @throws PayloadMismatchError when a live record holds a different payload fingerprint (the id was reused)
-   * @throws TransactionLimitError before sending, when the transaction breaks a DynamoDB limit
+   * @throws TransactionLimitError before sending, when the transaction breaks a DynamoDB limit, or when DynamoDB refuses
+   *   it for a limit only DynamoDB can check (two Puts of one item in a table of unknown key schema, an Update that grows
+   *   an item past 400 KB)
    * @throws TransactionCancelledError when DynamoDB cancels it for another reason (business condition, conflict, throttling)
    */
   public async commit(
@@ -142,12 +144,15 @@ export class Inbox {
       await this.options.client.send(new TransactWriteCommand({ TransactItems: actions }));
       return { outcome: 'processed' };
     } catch (error) {
-      if (!isTransactionCanceled(error)) throw error;
       // a live inbox record wins over any other reason: the event's effects are already applied
-      if (cancellationReasonCodes(error)[inboxIndex] === CONDITIONAL_CHECK_FAILED) {
+      if (isTransactionCanceled(error) && cancellationReasonCodes(error)[inboxIndex] === CONDITIONAL_CHECK_FAILED) {
         return this.duplicate(envelope, cancellationItem(error, inboxIndex), fingerprint);
       }
-      throw toTransactionCancelledError(error, describe);
+      // a limit only DynamoDB could check fails the same way on every retry: dead-letter it now, with the reason
+      const limitError = limitErrorOf(error, (index) => describe(index).description);
+      if (limitError !== undefined) throw limitError;
+      if (isTransactionCanceled(error)) throw toTransactionCancelledError(error, describe);
+      throw error;
     }
   }
 

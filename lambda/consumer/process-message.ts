@@ -127,13 +127,29 @@ async function deadLetter<TData>(
   return outcome;
 }
 
+/** What a throw of something other than an Error said: a string as it is, anything else as JSON where it can be. */
+function describeThrown(value: unknown): string {
+  if (typeof value === 'string') return value;
+  try {
+    const json = JSON.stringify(value);
+    if (json !== undefined && json !== '{}') return json;
+  } catch {
+    // a cycle or a bigint: fall through
+  }
+  try {
+    return String(value);
+  } catch {
+    return Object.prototype.toString.call(value); // an object without prototype has no toString
+  }
+}
+
 function parsePayload<TData>(envelope: EventEnvelope<unknown>, parse: PayloadParser<TData> | undefined): EventEnvelope<TData> {
   if (parse === undefined) return envelope as EventEnvelope<TData>;
   try {
     return { ...envelope, data: parse(envelope.data, envelope) };
   } catch (error) {
     if (isPermanent(error)) throw error;
-    const reason = error instanceof Error ? error.message : String(error);
+    const reason = error instanceof Error ? error.message : describeThrown(error);
     throw new SchemaValidationError(`event '${envelope.id}' (${envelope.type}) failed the subscriber's schema: ${reason}`, { cause: error });
   }
 }

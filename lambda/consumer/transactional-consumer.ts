@@ -1,5 +1,5 @@
 /** `createTransactionalConsumer`: the default mode, business writes and the inbox record in one transaction. */
-import { assertProcessingMode, loadConsumerConfig, PROCESSING_MODE, type ConsumerConfig } from '../config';
+import { assertProcessingMode, loadConsumerBaseConfig, loadConsumerConfig, PROCESSING_MODE, type ConsumerConfig } from '../config';
 import type { EventEnvelope } from '../envelope';
 import { consumerOutbox, emittedEventPreparer } from '../producer/emitted-events';
 import type { Outbox } from '../producer/outbox';
@@ -39,6 +39,8 @@ export interface TransactionalConsumerOptions<TData> extends ConsumerOptions<TDa
  * Call it at module scope: configuration is read once and a missing value fails the cold start.
  */
 export function createTransactionalConsumer<TData = unknown>(options: TransactionalConsumerOptions<TData>): SqsBatchHandler {
+  // the deployed mode first: a subscriber deployed in aggregate mode has no inbox variables, and the mismatch is the news
+  if (options.config === undefined) assertProcessingMode(loadConsumerBaseConfig(), PROCESSING_MODE.TRANSACTIONAL, 'createTransactionalConsumer');
   const config = options.config ?? loadConsumerConfig();
   assertProcessingMode(config, PROCESSING_MODE.TRANSACTIONAL, 'createTransactionalConsumer');
   const now = options.now ?? (() => new Date());

@@ -13,7 +13,9 @@ export interface NewEvent<TData = unknown> {
   /**
    * The event id. Choose it (e.g. derived from the request id) to make a retried producer idempotent: the outbox
    * Put is conditional, so a second transaction with the same id is cancelled instead of writing a second event.
-   * @default a random UUID
+   * @default a random UUID from a producer's `Outbox`; for an event a consumer emits (`tx.emit`, or returned by an
+   *   aggregate's `apply`), an id derived from the subscriber, the consumed event's id and the event's position, so a
+   *   re-run of the same message names it the same
    */
   readonly id?: string;
   /** The CloudEvents `source`. @default the producer's configured event source */

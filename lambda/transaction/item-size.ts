@@ -50,8 +50,8 @@ export function numberSize(text: string): number {
   return last - first + 1 + (sign === '-' ? 1 : 0);
 }
 
-function isNumberValue(value: object): value is { value: string } {
-  // duck-typed as well, so a NumberValue from a second bundled copy of lib-dynamodb still counts as a number
+/** True for lib-dynamodb's `NumberValue`, also from a second bundled copy of lib-dynamodb. */
+export function isNumberValue(value: object): value is { value: string } {
   return value instanceof NumberValue || (value.constructor?.name === 'NumberValue' && typeof (value as { value?: unknown }).value === 'string');
 }
 

@@ -5,7 +5,9 @@
 import type { TransactWriteItem } from '@aws-sdk/lib-dynamodb';
 import { TransactionLimitError } from '../errors';
 import { describeAction, operationOf, operationsOf, tableOf } from './actions';
-import { itemSize, MAX_ITEM_BYTES } from './item-size';
+import { attributeValueSize, itemSize, MAX_ITEM_BYTES } from './item-size';
+
+const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 
 /** DynamoDB's maximum number of actions in one TransactWriteItems call. */
 export const MAX_TRANSACTION_ACTIONS = 100;
@@ -68,17 +70,48 @@ function keySchemasOf(actions: readonly TransactWriteItem[], known: ReadonlyMap<
 
 const bytes = (value: number): string => value.toLocaleString('en-US');
 
+/** A `:value` or `#name` placeholder in an expression. */
+const PLACEHOLDER = /[:#][A-Za-z0-9_]+/g;
+
+/** What one expression counts: its UTF-8 text plus every value and name it references, once per reference. */
+function expressionBytes(expression: string | undefined, names: Readonly<Record<string, string>> | undefined, values: Readonly<Record<string, unknown>> | undefined): number {
+  if (expression === undefined) return 0;
+  let total = utf8Bytes(expression);
+  for (const placeholder of expression.match(PLACEHOLDER) ?? []) {
+    if (placeholder.startsWith(':')) {
+      if (values !== undefined && Object.hasOwn(values, placeholder)) total += attributeValueSize(values[placeholder]);
+    } else if (names !== undefined && Object.hasOwn(names, placeholder)) {
+      total += utf8Bytes(names[placeholder] as string);
+    }
+  }
+  return total;
+}
+
 /**
- * How many bytes of item an action carries, as far as the request shows: a Put its whole item; an Update its key and
- * expression values; a Delete or ConditionCheck its key. For an Update that is a lower bound of the item it leaves
- * (the item may hold more), so the 4 MB check can pass a transaction that DynamoDB still rejects, never the reverse.
+ * How many bytes an action counts towards the 4 MB limit of a transaction, the way DynamoDB Local counts its
+ * "transaction payload" (checked to the byte in test/lambda/transaction-payload.int.test.ts): a Put its item; an
+ * Update, Delete or ConditionCheck its key; and every action its expressions (`UpdateExpression`,
+ * `ConditionExpression`): their UTF-8 text plus each `:value` and `#name` they reference, once per reference. A value
+ * only compared in a condition therefore counts as much as one that is written.
  */
-export function actionItemBytes(action: TransactWriteItem): number {
+export function actionPayloadBytes(action: TransactWriteItem): number {
   const operation = operationOf(action);
-  if (operation === 'Put') return itemSize(action.Put?.Item ?? {});
-  if (operation === 'Update') return itemSize(action.Update?.Key ?? {}) + itemSize(action.Update?.ExpressionAttributeValues ?? {});
   if (operation === undefined) return 0;
-  return itemSize(action[operation]?.Key ?? {});
+  const params = action[operation] as {
+    readonly Item?: Record<string, unknown>;
+    readonly Key?: Record<string, unknown>;
+    readonly UpdateExpression?: string;
+    readonly ConditionExpression?: string;
+    readonly ExpressionAttributeNames?: Record<string, string>;
+    readonly ExpressionAttributeValues?: Record<string, unknown>;
+  };
+  const names = params.ExpressionAttributeNames;
+  const values = params.ExpressionAttributeValues;
+  return (
+    itemSize((operation === 'Put' ? params.Item : params.Key) ?? {}) +
+    expressionBytes(params.UpdateExpression, names, values) +
+    expressionBytes(params.ConditionExpression, names, values)
+  );
 }
 
 /**
@@ -99,7 +132,7 @@ function validateSizes(actions: readonly TransactWriteItem[], describe: (index: 
   let largest = { index: 0, size: -1 };
   actions.forEach((action, index) => {
     if (operationOf(action) === 'Put') assertItemFits(action.Put?.Item ?? {}, `action ${index} (${describe(index)})`);
-    const size = actionItemBytes(action);
+    const size = actionPayloadBytes(action);
     total += size;
     if (size > largest.size) largest = { index, size };
   });
@@ -117,9 +150,10 @@ function validateSizes(actions: readonly TransactWriteItem[], describe: (index: 
  * item over the 400 KB item limit, or items that add up to more than {@link MAX_TRANSACTION_BYTES} (4 MB).
  *
  * The same-item check compares keys. A `Put` names no key, so it is compared only on tables whose key schema is
- * known or can be learnt from another action's `Key`; DynamoDB itself rejects the remaining cases. Sizes follow
- * DynamoDB's documented rules (see item-size.ts); an Update counts only what the request shows (see
- * {@link actionItemBytes}).
+ * known or can be learnt from another action's `Key`; DynamoDB itself rejects the remaining cases (see
+ * {@link limitErrorOf}). Item sizes follow DynamoDB's documented rules (see item-size.ts); the 4 MB total counts what
+ * DynamoDB Local counts (see {@link actionPayloadBytes}). An Update's resulting item is not known before it is
+ * applied, so an Update that grows an item past 400 KB is left to DynamoDB as well.
  */
 export function validateTransactionLimits(actions: readonly TransactWriteItem[], options: TransactionLimitOptions = {}): void {
   const describe = options.describe ?? ((index: number) => describeAction(actions[index] as TransactWriteItem));
@@ -162,4 +196,30 @@ export function validateTransactionLimits(actions: readonly TransactWriteItem[],
     seen.set(id, index);
   });
   validateSizes(actions, describe);
+}
+
+/** DynamoDB's messages for a transaction that breaks a limit only it can check (a ValidationException before any action). */
+const REQUEST_LIMIT_MESSAGES: readonly RegExp[] = [/multiple operations on one item/i, /payload size cannot exceed/i, /size.*exceed.*4\s?MB/i];
+/** DynamoDB's message for an action whose item would outgrow 400 KB (cancellation reason `ValidationError`). */
+const ITEM_SIZE_MESSAGE = /item size/i;
+
+/**
+ * The {@link TransactionLimitError} for a TransactWriteItems call DynamoDB refused for a limit the checks before the
+ * call could not see: two Puts of one item in a table whose key schema is unknown, an Update that grows an item past
+ * 400 KB, or a payload DynamoDB counts differently. Such a transaction fails the same way on every retry. Returns
+ * `undefined` for any other error.
+ */
+export function limitErrorOf(error: unknown, describe: (index: number) => string): TransactionLimitError | undefined {
+  if (!(error instanceof Error)) return undefined;
+  if (error.name === 'ValidationException' && REQUEST_LIMIT_MESSAGES.some((pattern) => pattern.test(error.message))) {
+    return new TransactionLimitError(`DynamoDB refused the transaction for a TransactWriteItems limit: ${error.message}`, { cause: error });
+  }
+  if (error.name !== 'TransactionCanceledException') return undefined;
+  const reasons = (error as { CancellationReasons?: ReadonlyArray<{ Code?: string; Message?: string }> }).CancellationReasons ?? [];
+  const index = reasons.findIndex((reason) => reason.Code === 'ValidationError' && ITEM_SIZE_MESSAGE.test(reason.Message ?? ''));
+  if (index < 0) return undefined;
+  return new TransactionLimitError(
+    `action ${index} (${describe(index)}) would make an item larger than the DynamoDB item size limit of ${bytes(MAX_ITEM_BYTES)} bytes (400 KB): ${reasons[index]?.Message}`,
+    { cause: error },
+  );
 }

@@ -1,7 +1,7 @@
-import { GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { CreateTableCommand, GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, NumberValue } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { createAggregateConsumer, type AggregateConsumerOptions, type AggregateHandler } from '../../lambda/aggregate/aggregate-consumer';
+import { createAggregateConsumer, type AggregateChange, type AggregateConsumerOptions, type AggregateHandler } from '../../lambda/aggregate/aggregate-consumer';
 import { ConfigurationError, PROCESSING_MODE, type ConsumerBaseConfig, type ProducerConfig } from '../../lambda/config';
 import { parseEnvelope } from '../../lambda/envelope';
 import { derivedEventId, payloadFingerprint } from '../../lambda/fingerprint';
@@ -322,5 +322,129 @@ describe('createAggregateConsumer emitting events', () => {
     await handler({ Records: [sqsRecord(message(account).body)] });
     expect(deadLetter.published[0]).toMatchObject({ errorName: 'InvalidEventError', errorMessage: expect.stringMatching(/`publishesEvents: true`/) });
     expect(await aggregate(account)).toBeUndefined();
+  });
+});
+
+describe('createAggregateConsumer: keys and attribute names', () => {
+  let numberKeyed: string;
+
+  beforeAll(async () => {
+    numberKeyed = uniqueTableName('accounts-by-number');
+    await client.send(
+      new CreateTableCommand({
+        TableName: numberKeyed,
+        AttributeDefinitions: [{ AttributeName: 'accountNumber', AttributeType: 'N' }],
+        KeySchema: [{ AttributeName: 'accountNumber', KeyType: 'HASH' }],
+        BillingMode: 'PAY_PER_REQUEST',
+      }),
+    );
+  });
+
+  const numberOf = async (accountNumber: number) =>
+    (await documents.send(new GetCommand({ TableName: numberKeyed, Key: { accountNumber }, ConsistentRead: true }))).Item;
+
+  test.each([
+    ['a number', (n: number): unknown => n],
+    ['a bigint', (n: number): unknown => BigInt(n)],
+    ['a NumberValue', (n: number): unknown => NumberValue.from(String(n))],
+  ])('works on a table whose key is a number, given as %s', async (_name, asKey) => {
+    const accountNumber = Math.floor(Math.random() * 1e12);
+    const { handler, lines, deadLetter } = consumer({ locate: () => ({ tableName: numberKeyed, key: { accountNumber: asKey(accountNumber) } }) });
+    const first = message('ignored', 5);
+    const second = message('ignored', 7);
+
+    for (const m of [first, second, first]) expect((await handler({ Records: [sqsRecord(m.body)] })).batchItemFailures).toEqual([]);
+
+    expect(deadLetter.published).toEqual([]);
+    expect(outcomesOf(lines)).toEqual(['processed', 'processed', 'duplicate']);
+    expect(await numberOf(accountNumber)).toMatchObject({ accountNumber, balance: 12, deposits: 2, aggregateVersion: 2 });
+  });
+
+  test.each([
+    ['an undefined value', { pk: undefined }],
+    ['an empty string', { pk: '' }],
+    ['null', { pk: null }],
+    ['an object', { pk: { nested: 'x' } }],
+    ['NaN', { pk: Number.NaN }],
+  ])('a key with %s is dead-lettered at once, not retried', async (_name, key) => {
+    const { handler, deadLetter, lines } = consumer({ locate: () => ({ tableName: accountsTable, key: key as Record<string, unknown> }) });
+    const m = message(newAccount());
+
+    expect((await handler({ Records: [sqsRecord(m.body)] })).batchItemFailures).toEqual([]);
+
+    expect(outcomesOf(lines)).toEqual(['dead-lettered']);
+    expect(deadLetter.published[0]).toMatchObject({ errorName: 'PermanentError', errorMessage: expect.stringMatching(/locate returned no usable aggregate location/) });
+  });
+
+  test.each(['constructor', 'toString', 'hasOwnProperty'])("keeps an attribute named '%s' (a name every object inherits)", async (name) => {
+    const account = newAccount();
+    await client.send(new PutItemCommand({ TableName: accountsTable, Item: { pk: { S: account }, balance: { N: '1' }, deposits: { N: '0' }, [name]: { S: 'kept' } } }));
+    const seen: Array<Record<string, unknown> | undefined> = [];
+    const { handler, deadLetter } = consumer({
+      apply: (current, envelope, context) => {
+        seen.push(current);
+        return { state: { ...current!, ...(deposit(current, envelope, context) as AggregateChange<Account>).state } };
+      },
+    });
+
+    await handler({ Records: [sqsRecord(message(account, 2).body)] });
+
+    expect(deadLetter.published).toEqual([]);
+    expect(Object.hasOwn(seen[0] ?? {}, name)).toBe(true);
+    expect(await aggregate(account)).toMatchObject({ balance: 3, deposits: 1, aggregateVersion: 1, [name]: 'kept' });
+  });
+
+  test("accepts the caller's DocumentClient that reads numbers as NumberValue (wrapNumbers)", async () => {
+    // its own low-level client: DynamoDBDocumentClient.from writes its options into the low-level client's shared config
+    const wrapping = DynamoDBDocumentClient.from(localClient(), { unmarshallOptions: { wrapNumbers: true } });
+    const { handler, lines, deadLetter } = consumer({
+      client: wrapping,
+      apply: (current, envelope) => ({ state: { balance: Number(current?.balance ?? 0) + envelope.data.amount, deposits: Number(current?.deposits ?? 0) + 1 } }),
+    });
+    const account = newAccount();
+    const [first, second] = [message(account, 2), message(account, 3)];
+
+    for (const m of [first, second, second]) await handler({ Records: [sqsRecord(m.body)] });
+
+    expect(deadLetter.published).toEqual([]);
+    expect(outcomesOf(lines)).toEqual(['processed', 'processed', 'duplicate']);
+    expect(await aggregate(account)).toMatchObject({ balance: 5, deposits: 2, aggregateVersion: 2 });
+  });
+
+  test('a state with undefined attributes is written without them, also through a low-level client the caller wrapped in its own DocumentClient', async () => {
+    const shared = localClient();
+    // the caller's own DocumentClient, without removeUndefinedValues, built from the client it hands the runtime
+    DynamoDBDocumentClient.from(shared);
+    const { handler, lines, deadLetter } = consumer({
+      client: shared,
+      apply: (current, envelope) => ({
+        state: { balance: (current?.balance ?? 0) + envelope.data.amount, deposits: (current?.deposits ?? 0) + 1, note: undefined, nested: { kept: 1, dropped: undefined } },
+      }),
+    });
+    const account = newAccount();
+
+    expect((await handler({ Records: [sqsRecord(message(account, 4).body)] })).batchItemFailures).toEqual([]);
+
+    expect(deadLetter.published).toEqual([]);
+    expect(outcomesOf(lines)).toEqual(['processed']);
+    const item = await aggregate(account);
+    expect(item).toMatchObject({ balance: 4, deposits: 1, aggregateVersion: 1, nested: { kept: 1 } });
+    expect(Object.keys(item ?? {})).not.toContain('note');
+  });
+
+  test('concurrent messages on an item created outside the runtime (no version yet) all apply once', async () => {
+    const account = newAccount();
+    await client.send(new PutItemCommand({ TableName: accountsTable, Item: { pk: { S: account }, balance: { N: '100' }, deposits: { N: '0' } } }));
+    const { handler } = consumer({ maxAttempts: 20 });
+    const messages = Array.from({ length: 6 }, (_, i) => message(account, i + 1));
+
+    const responses = await Promise.all(messages.map((m) => handler({ Records: [sqsRecord(m.body)] })));
+    for (const [i, response] of responses.entries()) {
+      if (response.batchItemFailures.length > 0) await handler({ Records: [sqsRecord(messages[i]!.body)] });
+    }
+    // and every one of them again: all duplicates
+    await Promise.all(messages.map((m) => handler({ Records: [sqsRecord(m.body)] })));
+
+    expect(await aggregate(account)).toMatchObject({ balance: 121, deposits: 6, aggregateVersion: 6 });
   });
 });

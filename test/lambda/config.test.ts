@@ -1,4 +1,5 @@
-import { describe, expect, test } from 'vitest';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { describe, expect, test, vi } from 'vitest';
 import {
   assertProcessingMode,
   ConfigurationError,
@@ -9,6 +10,7 @@ import {
   loadProducerConfig,
   PROCESSING_MODE,
 } from '../../lambda/config';
+import { createTransactionalConsumer } from '../../lambda/consumer/transactional-consumer';
 
 const consumerEnv = {
   [ENV.SUBSCRIBER_NAME]: 'billing',
@@ -132,5 +134,44 @@ describe('loadProducerConfig', () => {
     expect(() => loadProducerConfig({ ...producerEnv, [ENV.OUTBOX_EVENT_RETENTION_SECONDS]: '7d' })).toThrow(
       "environment variable IEF_OUTBOX_EVENT_RETENTION_SECONDS must be a positive whole number of seconds, but '7d' was given",
     );
+  });
+});
+
+describe('a factory used under another deployed mode names both modes, even when that mode lacks its variables', () => {
+  // what the constructs set per mode: aggregate mode has no inbox, transactional mode no lease duration
+  const deployed = {
+    aggregate: { [ENV.SUBSCRIBER_NAME]: 'stats', [ENV.PROCESSING_MODE]: 'aggregate' },
+    transactional: { ...consumerEnv, [ENV.PROCESSING_MODE]: 'transactional' },
+  };
+
+  test('createTransactionalConsumer in a subscriber deployed as aggregate (no inbox variables)', () => {
+    vi.stubEnv(ENV.OUTBOX_TABLE_NAME, '');
+    for (const [name, value] of Object.entries(deployed.aggregate)) vi.stubEnv(name, value);
+    try {
+      expect(() => createTransactionalConsumer({ handle: () => undefined, client: new DynamoDBClient({ region: 'us-east-1' }) })).toThrow(
+        /subscriber 'stats' was deployed with processingMode 'aggregate', but its handler uses createTransactionalConsumer, which implements 'transactional'/,
+      );
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  test('loadConsumerConfig in a subscriber deployed as aggregate says the mode has no inbox', () => {
+    expect(() => loadConsumerConfig(deployed.aggregate)).toThrow(ConfigurationError);
+    expect(() => loadConsumerConfig(deployed.aggregate)).toThrow(
+      /subscriber 'stats' was deployed with processingMode 'aggregate', which has no inbox table \(IEF_INBOX_TABLE_NAME is not set\), but its handler needs one/,
+    );
+  });
+
+  test('loadLeaseConsumerConfig in a subscriber deployed as transactional says the mode has no lease', () => {
+    expect(() => loadLeaseConsumerConfig(deployed.transactional)).toThrow(ConfigurationError);
+    expect(() => loadLeaseConsumerConfig(deployed.transactional)).toThrow(
+      /subscriber 'billing' was deployed with processingMode 'transactional', which sets no lease duration \(IEF_LEASE_DURATION_SECONDS is not set\), but its handler needs one: only 'lease' and 'multi-step' subscribers/,
+    );
+  });
+
+  test('without a deployed mode, or in a mode that sets them, a missing variable is still reported as missing', () => {
+    expect(() => loadConsumerConfig({ [ENV.SUBSCRIBER_NAME]: 'x' })).toThrow('environment variable IEF_INBOX_TABLE_NAME must be set');
+    expect(() => loadLeaseConsumerConfig({ ...consumerEnv, [ENV.PROCESSING_MODE]: 'lease' })).toThrow('environment variable IEF_LEASE_DURATION_SECONDS must be set');
   });
 });

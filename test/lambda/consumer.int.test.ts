@@ -612,3 +612,75 @@ describe('emitting events (tx.emit)', () => {
     expect(deadLetter.published[0]).toMatchObject({ errorName: 'TransactionLimitError', errorMessage: expect.stringMatching(/staged event number 100 \(60 writes and 39 events before it\)/) });
   });
 });
+
+/**
+ * "A handler that breaks [a transaction limit] is dead-lettered at once (it would on every retry)": also when the
+ * breach is in expression values, or only DynamoDB can see it (two Puts of one item in a table whose key schema the
+ * runtime does not know, an Update that grows an item past 400 KB).
+ */
+describe('staged writes that break a DynamoDB limit are dead-lettered at once, not retried', () => {
+  test('ConditionChecks whose values add up to more than 4 MB, before any request', async () => {
+    const { handler, deadLetter, lines } = consumer({
+      client: localClient({ endpoint: proxy.endpoint }),
+      handle: (envelope, tx) => {
+        for (let i = 0; i < 11; i++) {
+          tx.conditionCheck({
+            TableName: ledgerTable,
+            Key: { pk: `${envelope.id}-${i}` },
+            ConditionExpression: 'attribute_not_exists(note) OR note <> :note',
+            ExpressionAttributeValues: { ':note': 'x'.repeat(390_000) },
+          });
+        }
+      },
+    });
+    const transactionsBefore = proxy.requestCount(TRANSACT);
+    const message = deposit(1);
+
+    expect((await handler({ Records: [sqsRecord(message.body)] })).batchItemFailures).toEqual([]);
+
+    expect(outcomesOf(lines)).toEqual(['dead-lettered']);
+    expect(deadLetter.published).toEqual([expect.objectContaining({ errorName: 'TransactionLimitError', errorMessage: expect.stringMatching(/may add up to at most 4,194,304 bytes/) })]);
+    expect(proxy.requestCount(TRANSACT) - transactionsBefore).toBe(0);
+    expect(await inboxItem(message.id)).toBeUndefined();
+  });
+
+  test('two Puts of one item in a table of unknown key schema', async () => {
+    const { handler, deadLetter, lines } = consumer({
+      handle: (envelope, tx) => {
+        tx.put({ TableName: ledgerTable, Item: { pk: envelope.data.account, balance: 1 } });
+        tx.put({ TableName: ledgerTable, Item: { pk: envelope.data.account, balance: 2 } });
+      },
+    });
+    const message = deposit(1);
+
+    expect((await handler({ Records: [sqsRecord(message.body)] })).batchItemFailures).toEqual([]);
+
+    expect(outcomesOf(lines)).toEqual(['dead-lettered']);
+    expect(deadLetter.published).toEqual([
+      expect.objectContaining({ errorName: 'TransactionLimitError', errorMessage: expect.stringMatching(/Transaction request cannot include multiple operations on one item/) }),
+    ]);
+    expect(await balance(message.account)).toBeUndefined();
+    expect(await inboxItem(message.id)).toBeUndefined();
+  });
+
+  test('an Update that grows an item past 400 KB, naming the action', async () => {
+    const account = `account-${crypto.randomUUID()}`;
+    await client.send(new PutItemCommand({ TableName: ledgerTable, Item: { pk: { S: account }, history: { S: 'x'.repeat(405_000) } } }));
+    const { handler, deadLetter, lines } = consumer({
+      handle: (envelope, tx) =>
+        tx.update({ TableName: ledgerTable, Key: { pk: envelope.data.account }, UpdateExpression: 'SET note = :note', ExpressionAttributeValues: { ':note': 'y'.repeat(5_000) } }),
+    });
+    const message = deposit(1, { data: { account, amount: 1 } });
+
+    expect((await handler({ Records: [sqsRecord(message.body)] })).batchItemFailures).toEqual([]);
+
+    expect(outcomesOf(lines)).toEqual(['dead-lettered']);
+    expect(deadLetter.published).toEqual([
+      expect.objectContaining({
+        errorName: 'TransactionLimitError',
+        errorMessage: expect.stringMatching(new RegExp(`action 0 \\(staged Update on table '${ledgerTable}'\\).*Item size to update has exceeded the maximum allowed size`)),
+      }),
+    ]);
+    expect(await inboxItem(message.id)).toBeUndefined();
+  });
+});

@@ -63,6 +63,22 @@ describe('processMessage', () => {
     ]);
   });
 
+  test.each([
+    ['a string', 'amount is required', 'amount is required'],
+    ['a plain object (a validation library\'s issue list)', { issues: [{ path: ['amount'], message: 'Required' }] }, '{"issues":[{"path":["amount"],"message":"Required"}]}'],
+    ['an object without prototype', Object.assign(Object.create(null) as object, { field: 'amount' }), '{"field":"amount"}'],
+    ['undefined', undefined, 'undefined'],
+  ])('dead-letters a schema that throws %s, with what was thrown as the reason', async (_name, thrown, reason) => {
+    const { deps, deadLetter } = dependencies(processed, {
+      parse: () => {
+        throw thrown;
+      },
+    });
+    const envelope = envelopeObject();
+    expect(await processMessage(sqsRecord(JSON.stringify(envelope)), deps)).toBe('dead-lettered');
+    expect(deadLetter.published[0]).toMatchObject({ errorName: 'SchemaValidationError', errorMessage: `event '${envelope.id}' (FundsDeposited) failed the subscriber's schema: ${reason}` });
+  });
+
   test('keeps a PermanentError thrown by the schema as it is', async () => {
     const { deps, deadLetter } = dependencies(processed, {
       parse: () => {

@@ -2,7 +2,7 @@ import type { TransactWriteItem } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, test } from 'vitest';
 import { TransactionLimitError } from '../../lambda/errors';
 import { itemSize, MAX_ITEM_BYTES } from '../../lambda/transaction/item-size';
-import { actionItemBytes, assertItemFits, MAX_TRANSACTION_BYTES, validateTransactionLimits } from '../../lambda/transaction/limits';
+import { actionPayloadBytes, assertItemFits, MAX_TRANSACTION_BYTES, validateTransactionLimits } from '../../lambda/transaction/limits';
 import { NumberValue } from '@aws-sdk/lib-dynamodb';
 
 const update = (table: string, key: Record<string, unknown>): TransactWriteItem => ({
@@ -113,11 +113,16 @@ describe('validateTransactionLimits: sizes', () => {
     expect(() => validateTransactionLimits(actions)).not.toThrow();
   });
 
-  test('counts what each action shows: a Put its item, an Update its key and values, a Delete or ConditionCheck its key', () => {
-    expect(actionItemBytes(put('T', { pk: 'abc', n: 7 }))).toBe(2 + 3 + 1 + 2);
-    expect(actionItemBytes(update('T', { pk: 'abc' }))).toBe(2 + 3 + (2 + 2));
-    expect(actionItemBytes({ Delete: { TableName: 'T', Key: { pk: 'abc' } } })).toBe(5);
-    expect(actionItemBytes({ ConditionCheck: { TableName: 'T', Key: { pk: 'abc' }, ConditionExpression: 'attribute_exists(pk)' } })).toBe(5);
+  test('counts what DynamoDB Local counts: a Put its item, the others their key, and every action its expressions with each value and name they reference', () => {
+    expect(actionPayloadBytes(put('T', { pk: 'abc', n: 7 }))).toBe(2 + 3 + 1 + 2);
+    // key + 'SET x = :x' + the value 1
+    expect(actionPayloadBytes(update('T', { pk: 'abc' }))).toBe(2 + 3 + 10 + 2);
+    expect(actionPayloadBytes({ Delete: { TableName: 'T', Key: { pk: 'abc' } } })).toBe(5);
+    expect(actionPayloadBytes({ ConditionCheck: { TableName: 'T', Key: { pk: 'abc' }, ConditionExpression: 'attribute_exists(pk)' } })).toBe(5 + 20);
+    // a value referenced twice counts twice, a name counts its own length, per reference
+    expect(
+      actionPayloadBytes({ ConditionCheck: { TableName: 'T', Key: { pk: 'abc' }, ConditionExpression: '#n = :v OR #n = :v', ExpressionAttributeNames: { '#n': 'name' }, ExpressionAttributeValues: { ':v': 'xyz' } } }),
+    ).toBe(5 + 18 + 2 * 4 + 2 * 3);
   });
 
   test('assertItemFits names the item it was given', () => {
