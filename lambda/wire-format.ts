@@ -121,8 +121,18 @@ export const LEASE_STEP_NAME = 'effect';
 export const AGGREGATE_ITEM = {
   /** Incremented by every applied message; the conditional write checks it. */
   VERSION_ATTRIBUTE: 'aggregateVersion',
-  /** The bounded list of `{ id, fingerprint }` of the most recent messages applied, newest last. */
+  /**
+   * The bounded list of the most recent messages applied, newest last (a list of strings). Each entry is
+   * `<eventId><PROCESSED_MESSAGE_SEPARATOR><fingerprint prefix>`: the event id, one space, then the first
+   * {@link AGGREGATE_ITEM.FINGERPRINT_PREFIX_HEX_DIGITS} hex digits of the payload fingerprint's SHA-256 (`sha256:<hex>`,
+   * see fingerprint.ts, without `sha256:`), e.g. `7d444840-9dc0-11d1-b245-5ffdce74fad2 0123456789abcdef`. An event id
+   * may itself contain spaces, so an entry is split on its LAST separator.
+   */
   PROCESSED_MESSAGES_ATTRIBUTE: 'processedMessages',
+  /** Between the event id and the fingerprint prefix of a `processedMessages` entry. */
+  PROCESSED_MESSAGE_SEPARATOR: ' ',
+  /** How many hex digits of the SHA-256 fingerprint an entry keeps: 16, i.e. 64 bits. */
+  FINGERPRINT_PREFIX_HEX_DIGITS: 16,
 } as const;
 
 /** The EventBridge Pipes filter pattern that passes only INSERTs of outbox events. */

@@ -6,6 +6,7 @@
  */
 import { assertProcessingMode, ConfigurationError, loadConsumerBaseConfig, PROCESSING_MODE, type ConsumerBaseConfig } from '../config';
 import { consumerLogger, createBatchHandler, type ConsumerOptions, type SqsBatchHandler } from '../consumer/create-consumer';
+import { describeEmittedEvents } from '../consumer/inbox';
 import type { HandlerContext, MessageContext } from '../consumer/process-message';
 import type { EventEnvelope } from '../envelope';
 import { ConcurrentModificationError, PayloadMismatchError, PermanentError } from '../errors';
@@ -14,7 +15,7 @@ import type { NewEvent } from '../producer/new-event';
 import type { Outbox } from '../producer/outbox';
 import { toDocumentClient } from '../transaction/document-client';
 import { assertLocation, AggregateStore, describeLocation, RUNTIME_OWNED_ATTRIBUTES, type AggregateLocation } from './aggregate-store';
-import { appendProcessed, findProcessed, PROCESSED_MESSAGES_LIMITS } from './processed-messages';
+import { appendProcessed, findProcessed, PROCESSED_MESSAGES_LIMITS, processedMessageFor } from './processed-messages';
 
 /** What a handler returns: the aggregate's new state and, optionally, events to emit in the same write. */
 export interface AggregateChange<TState> {
@@ -56,10 +57,13 @@ export interface AggregateConsumerOptions<TData, TState> extends ConsumerOptions
   readonly apply: AggregateHandler<TData, TState>;
   /**
    * How many applied message ids the aggregate remembers (newest kept). A redelivery is recognised while its id is in
-   * the list; one that arrives after this many NEWER messages changed the same aggregate is applied again. Each entry
-   * costs about 126 bytes of item size with UUID event ids, and every change rewrites the whole item: with 100 entries
-   * the item is about 12.6 KB, so each change costs about 13 WCU and each strongly consistent read 4 RCU. Lower it when
-   * the redelivery window allows.
+   * the list; one that arrives after this many NEWER messages changed the same aggregate is applied again (unless it
+   * emits events: an event it emitted, with a derived id, still in the outbox shows it was applied). Each entry is one
+   * string, `<eventId> <first 16 hex digits of the payload fingerprint>`: 54 bytes of item size with UUID event ids.
+   * Every change rewrites the whole item and every read reads it: with 100 entries the list is about 5.4 KB, so with a
+   * small state each change costs about 6 WCU (twice that when it emits events, in a transaction) and each strongly
+   * consistent read 2 RCU; with about 15 entries or fewer a small item stays under 1 KB (1 WCU, 1 RCU). See
+   * docs/BENCHMARKS.md. Lower it when the redelivery window allows.
    * @default 100 (from 1 to 1000)
    */
   readonly maxProcessedMessages?: number;
@@ -102,15 +106,18 @@ function assertOwnState(state: unknown, location: AggregateLocation, eventId: st
 
 /**
  * Creates the Lambda handler of an aggregate consumer. For each message: a strongly consistent read of the aggregate;
- * if its `processedMessages` list holds the event id, the message is a duplicate (or, with another payload fingerprint,
- * a `PayloadMismatchError`); otherwise `apply` computes the new state and ONE conditional Put writes it with the next
- * `aggregateVersion` and the id appended, on the condition that the version is still the one read. With events, that
- * Put and the events' outbox Puts are one transaction. A lost race re-reads and retries (jittered backoff); after
- * `maxAttempts` the message fails with `ConcurrentModificationError` and SQS delivers it again.
+ * if its `processedMessages` list holds the event id, the message is a duplicate (or, when the payload fingerprint
+ * prefix the entry keeps differs, a `PayloadMismatchError`); otherwise `apply` computes the new state and ONE
+ * conditional Put writes it with the next `aggregateVersion` and the id appended, on the condition that the version is
+ * still the one read. With events, that Put and the events' outbox Puts are one transaction. A lost race re-reads and
+ * retries (jittered backoff); after `maxAttempts` the message fails with `ConcurrentModificationError` and SQS delivers
+ * it again.
  *
  * The bound: the list keeps the newest `maxProcessedMessages` ids, so a redelivery that arrives after that many newer
- * messages changed the same aggregate is no longer recognised and is applied again. Size the bound to the redelivery
- * window times the aggregate's message rate.
+ * messages changed the same aggregate is no longer recognised and is applied again. Except when `apply` emits events
+ * without choosing their ids: their derived ids are unique to this subscriber and event, so when the transaction fails
+ * only because they are already in the outbox, the message is acknowledged as a duplicate (with a warning; its payload
+ * cannot be compared then). Size the bound to the redelivery window times the aggregate's message rate.
  *
  * Call it at module scope: configuration is read once and a missing value fails the cold start.
  */
@@ -131,25 +138,42 @@ export function createAggregateConsumer<TData = unknown, TState extends Record<s
     const location = options.locate(envelope);
     assertLocation(location, envelope.id);
     const prepareEvent = emittedEventPreparer({ outbox, subscriberName: config.subscriberName, consumedEventId: envelope.id });
+    const received = processedMessageFor(envelope.id, context.fingerprint);
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       const read = await store.read(location);
       const seen = findProcessed(read.processed, envelope.id);
       if (seen !== undefined) {
-        if (seen.fingerprint === undefined) {
-          context.logger.warn('payload not verified', { detail: 'the processed-message entry has no payload fingerprint; acknowledged as a duplicate' });
-        } else if (seen.fingerprint !== context.fingerprint) {
-          throw new PayloadMismatchError({ eventId: envelope.id, storedFingerprint: seen.fingerprint, receivedFingerprint: context.fingerprint, subscriber: config.subscriberName });
+        // compared on the 64-bit prefix the entry keeps (see processed-messages.ts for why that is enough)
+        if (seen.fingerprintPrefix !== received.fingerprintPrefix) {
+          throw new PayloadMismatchError({
+            eventId: envelope.id,
+            storedFingerprint: seen.fingerprintPrefix,
+            receivedFingerprint: received.fingerprintPrefix,
+            subscriber: config.subscriberName,
+          });
         }
         return { outcome: 'duplicate' as const, fields: { aggregateVersion: read.version } };
       }
       const change = await options.apply(read.state as TState | undefined, envelope, context);
       assertOwnState(change?.state, location, envelope.id);
       const events = (change.events ?? []).map((event, index) => prepareEvent(event, index));
-      const processed = appendProcessed(read.processed, { id: envelope.id, fingerprint: context.fingerprint }, maxProcessed);
+      const processed = appendProcessed(read.processed, received, maxProcessed);
       const put = store.nextVersionPut(location, read, change.state, processed);
-      if ((await store.write(location, put, events)) === 'written') {
+      const written = await store.write(location, put, events, { subscriberName: config.subscriberName, eventId: envelope.id });
+      if (written.kind === 'written') {
         const fields = { aggregateVersion: (read.version ?? 0) + 1, attempts: attempt, ...(events.length > 0 ? { emittedEvents: events.length } : {}) };
         return { outcome: 'processed' as const, fields };
+      }
+      if (written.kind === 'already-emitted') {
+        const { eventIds } = written;
+        context.logger.warn('redelivery recognised by its emitted events', {
+          detail:
+            `the event id is no longer among the ${maxProcessed} ids aggregate ${describeLocation(location)} remembers, but ${describeEmittedEvents(eventIds)}, ` +
+            `whose id this subscriber derived from this event, ${eventIds.length === 1 ? 'is' : 'are'} already in the outbox: the event was applied before; ` +
+            'acknowledged as a duplicate (its payload could not be compared)',
+          emittedEventIds: eventIds,
+        });
+        return { outcome: 'duplicate' as const, fields: { aggregateVersion: read.version } };
       }
       if (attempt < maxAttempts) {
         await sleep(Math.random() * Math.min(BACKOFF_CAP_MILLISECONDS, BACKOFF_BASE_MILLISECONDS * 2 ** (attempt - 1)));

@@ -4,6 +4,7 @@
  * `createAggregateConsumer`.
  */
 import { GetCommand, PutCommand, TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteItem, type TransactWritePut } from '@aws-sdk/lib-dynamodb';
+import { derivedEventActions, existingDerivedEvents } from '../consumer/inbox';
 import { PermanentError } from '../errors';
 import type { PreparedEvent } from '../producer/outbox';
 import {
@@ -17,7 +18,7 @@ import {
 import { assertItemFits, validateTransactionLimits, type KeySchema } from '../transaction/limits';
 import { isNumberValue } from '../transaction/item-size';
 import { AGGREGATE_ITEM } from '../wire-format';
-import { parseProcessedMessages, type ProcessedMessage } from './processed-messages';
+import { formatProcessedMessage, parseProcessedMessages, type ProcessedMessage } from './processed-messages';
 
 /** Where an aggregate lives: its table and its full primary key (partition key, and sort key if the table has one). */
 export interface AggregateLocation {
@@ -37,8 +38,25 @@ export interface AggregateSnapshot {
   readonly state?: Record<string, unknown>;
 }
 
-/** What a write attempt came to. `contended`: another writer changed the aggregate since it was read; read again. */
-export type WriteOutcome = 'written' | 'contended';
+/**
+ * What a write attempt came to. `contended`: another writer changed the aggregate since it was read; read again.
+ * `already-emitted`: the aggregate was still as read, but the transaction failed only because events with
+ * runtime-derived ids are already in the outbox (see `existingDerivedEvents`): the message was applied before, and
+ * its id has since left the bounded list. Nothing was written.
+ */
+export type WriteOutcome =
+  | { readonly kind: 'written' }
+  | { readonly kind: 'contended' }
+  | { readonly kind: 'already-emitted'; readonly eventIds: readonly string[] };
+
+/** The message a write applies: whose emitted events' ids the runtime derives from. */
+export interface ConsumedMessage {
+  readonly subscriberName: string;
+  readonly eventId: string;
+}
+
+const WRITTEN: WriteOutcome = { kind: 'written' };
+const CONTENDED: WriteOutcome = { kind: 'contended' };
 
 /** The attributes a handler may not set: the runtime owns them. */
 export const RUNTIME_OWNED_ATTRIBUTES: readonly string[] = [AGGREGATE_ITEM.VERSION_ATTRIBUTE, AGGREGATE_ITEM.PROCESSED_MESSAGES_ATTRIBUTE];
@@ -170,7 +188,7 @@ export class AggregateStore {
       ...state,
       ...location.key,
       [AGGREGATE_ITEM.VERSION_ATTRIBUTE]: nextVersion,
-      [AGGREGATE_ITEM.PROCESSED_MESSAGES_ATTRIBUTE]: processed.map((message) => ({ ...message })),
+      [AGGREGATE_ITEM.PROCESSED_MESSAGES_ATTRIBUTE]: processed.map(formatProcessedMessage),
     });
     if (!read.exists) {
       return { TableName: location.tableName, Item: item, ConditionExpression: ITEM_ABSENT, ExpressionAttributeNames: { '#key': keyName } };
@@ -196,17 +214,18 @@ export class AggregateStore {
    * Sends the aggregate Put alone (one PutItem) or, with events, in one TransactWriteItems with their outbox Puts.
    *
    * @throws TransactionLimitError before sending, when the item or the transaction breaks a DynamoDB limit
-   * @throws TransactionCancelledError when the transaction is cancelled for another reason than contention on the aggregate
+   * @throws TransactionCancelledError when the transaction is cancelled for another reason than contention on the
+   *   aggregate or derived events already in the outbox (a handler-chosen event id already taken, throttling, ...)
    */
-  public async write(location: AggregateLocation, put: TransactWritePut, events: readonly PreparedEvent[]): Promise<WriteOutcome> {
+  public async write(location: AggregateLocation, put: TransactWritePut, events: readonly PreparedEvent[], consumed: ConsumedMessage): Promise<WriteOutcome> {
     const description = `aggregate ${describeLocation(location)}`;
     if (events.length === 0) {
       assertItemFits(put.Item ?? {}, description);
       try {
         await this.options.client.send(new PutCommand(put));
-        return 'written';
+        return WRITTEN;
       } catch (error) {
-        if (isConditionalCheckFailed(error) || isTransactionConflict(error)) return 'contended';
+        if (isConditionalCheckFailed(error) || isTransactionConflict(error)) return CONTENDED;
         throw error;
       }
     }
@@ -223,10 +242,13 @@ export class AggregateStore {
     });
     try {
       await this.options.client.send(new TransactWriteCommand({ TransactItems: actions }));
-      return 'written';
+      return WRITTEN;
     } catch (error) {
       if (!isTransactionCanceled(error)) throw error;
-      if (CONTENDED_CODES.has(cancellationReasonCodes(error)[0] ?? '')) return 'contended';
+      const codes = cancellationReasonCodes(error);
+      if (CONTENDED_CODES.has(codes[0] ?? '')) return CONTENDED;
+      const existing = existingDerivedEvents(codes, derivedEventActions(events, 1, consumed.subscriberName, consumed.eventId));
+      if (existing !== undefined) return { kind: 'already-emitted', eventIds: existing };
       throw toTransactionCancelledError(error, describe);
     }
   }

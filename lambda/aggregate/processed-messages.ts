@@ -1,30 +1,64 @@
 /**
  * The bounded list of recently applied messages an aggregate item carries (`processedMessages`, see AGGREGATE_ITEM in
- * wire-format.ts): `{ id, fingerprint }` maps, newest last. Pure: no AWS SDK.
+ * wire-format.ts): compact strings `<eventId> <first 16 hex digits of the payload fingerprint>`, newest last. Pure: no
+ * AWS SDK.
+ *
+ * Why 64 bits of the fingerprint are enough: the entry is compared with the fingerprint of a delivery carrying the SAME
+ * event id, to tell a redelivery from an id reused for another payload (a producer bug). That is one comparison
+ * between two SHA-256 digests, not a search for any colliding pair among many (no birthday bound applies): a changed
+ * payload passes for the original only if its digest happens to share the first 64 bits, with probability 2^-64
+ * (about 5 × 10^-20) per reused id. The check guards against accidents, not attackers: a producer that chooses event
+ * ids can already make a consumer skip its events (by reusing ids) and needs no hash collision for it. The full
+ * fingerprint would cost 55 more bytes per entry (`sha256:` and 48 more hex digits), rewritten and read with every
+ * message.
  */
+import { FINGERPRINT_PREFIX } from '../fingerprint';
+import { AGGREGATE_ITEM } from '../wire-format';
 
-/** One applied message, as stored on the aggregate. */
+/** One applied message, as remembered on the aggregate. */
 export interface ProcessedMessage {
   /** The event id. */
   readonly id: string;
-  /** The payload fingerprint of the event when it was applied; absent only on entries written by hand. */
-  readonly fingerprint?: string;
+  /** The first {@link AGGREGATE_ITEM.FINGERPRINT_PREFIX_HEX_DIGITS} hex digits of the payload fingerprint's digest. */
+  readonly fingerprintPrefix: string;
 }
 
 /** The default and the bounds of how many processed messages an aggregate remembers. */
 export const PROCESSED_MESSAGES_LIMITS = { DEFAULT: 100, MIN: 1, MAX: 1000 } as const;
 
-/** Reads the stored list, ignoring anything that is not a `{ id: string }` map (so a hand-edited item cannot crash it). */
+const SEPARATOR = AGGREGATE_ITEM.PROCESSED_MESSAGE_SEPARATOR;
+/** A well-formed fingerprint prefix: exactly that many lowercase hex digits (what `digest('hex')` writes). */
+const PREFIX_PATTERN = new RegExp(`^[0-9a-f]{${AGGREGATE_ITEM.FINGERPRINT_PREFIX_HEX_DIGITS}}$`);
+
+/** The part of a payload fingerprint (`sha256:<64 hex>`) an entry keeps: the first 16 hex digits of the digest. */
+export function fingerprintPrefix(fingerprint: string): string {
+  const digest = fingerprint.startsWith(FINGERPRINT_PREFIX) ? fingerprint.slice(FINGERPRINT_PREFIX.length) : fingerprint;
+  return digest.slice(0, AGGREGATE_ITEM.FINGERPRINT_PREFIX_HEX_DIGITS);
+}
+
+/** The entry of event `id` delivered with payload `fingerprint`. */
+export function processedMessageFor(id: string, fingerprint: string): ProcessedMessage {
+  return { id, fingerprintPrefix: fingerprintPrefix(fingerprint) };
+}
+
+/** The stored form of an entry: `<eventId> <fingerprint prefix>`. */
+export function formatProcessedMessage(message: ProcessedMessage): string {
+  return `${message.id}${SEPARATOR}${message.fingerprintPrefix}`;
+}
+
+/** One stored entry, split on its LAST separator (an event id may contain spaces); undefined when malformed. */
+function parseEntry(entry: unknown): ProcessedMessage | undefined {
+  if (typeof entry !== 'string') return undefined;
+  const at = entry.lastIndexOf(SEPARATOR);
+  if (at <= 0) return undefined; // no separator, or an empty id
+  const prefix = entry.slice(at + SEPARATOR.length);
+  return PREFIX_PATTERN.test(prefix) ? { id: entry.slice(0, at), fingerprintPrefix: prefix } : undefined;
+}
+
+/** Reads the stored list, ignoring anything that is not a `<id> <16 hex digits>` string (so a hand-edited item cannot crash it). */
 export function parseProcessedMessages(stored: unknown): ProcessedMessage[] {
   if (!Array.isArray(stored)) return [];
-  const messages: ProcessedMessage[] = [];
-  for (const entry of stored) {
-    if (typeof entry !== 'object' || entry === null) continue;
-    const { id, fingerprint } = entry as { id?: unknown; fingerprint?: unknown };
-    if (typeof id !== 'string') continue;
-    messages.push(typeof fingerprint === 'string' ? { id, fingerprint } : { id });
-  }
-  return messages;
+  return stored.map(parseEntry).filter((message): message is ProcessedMessage => message !== undefined);
 }
 
 /** The entry of `eventId`, if the aggregate remembers applying it. */

@@ -7,7 +7,8 @@ import {
   type TransactWritePut,
 } from '@aws-sdk/lib-dynamodb';
 import type { EventEnvelope } from '../envelope';
-import { PayloadMismatchError, PermanentError } from '../errors';
+import { MessageBlockedError, PayloadMismatchError, PermanentError } from '../errors';
+import { derivedEventId } from '../fingerprint';
 import type { PreparedEvent } from '../producer/outbox';
 import { describeAction } from '../transaction/actions';
 import {
@@ -22,7 +23,7 @@ import {
   type ActionDescription,
 } from '../transaction/cancellation';
 import { assertItemFits, limitErrorOf, validateTransactionLimits, type KeySchema } from '../transaction/limits';
-import { INBOX_ITEM, TABLE_SCHEMA } from '../wire-format';
+import { INBOX_ITEM, PROCESSING_RECORD, RECORD_STATUS, TABLE_SCHEMA } from '../wire-format';
 
 /** Condition part: no record for this subscriber and event id. */
 const RECORD_ABSENT = 'attribute_not_exists(#pk)';
@@ -40,6 +41,51 @@ const RECORD_CLAIMABLE = `${RECORD_ABSENT} OR ${RECORD_EXPIRED}`;
 /** DynamoDB's limit on a partition key value, in bytes. */
 const MAX_PARTITION_KEY_BYTES = 2048;
 
+/** DynamoDB's cancellation reason code of an action that did not fail. */
+const NOT_FAILED = 'None';
+
+/**
+ * The emitted events of a transaction whose ids the runtime derived (the handler gave none), by action index: the
+ * `position`-th event emitted for `consumedEventId` sits at action `firstActionIndex + position`, and its id was derived
+ * when it is `derivedEventId(subscriberName, consumedEventId, position)` (see emittedEventPreparer).
+ */
+export function derivedEventActions(
+  events: readonly PreparedEvent[],
+  firstActionIndex: number,
+  subscriberName: string,
+  consumedEventId: string,
+): ReadonlyMap<number, string> {
+  const derived = new Map<number, string>();
+  events.forEach((event, position) => {
+    if (event.envelope.id === derivedEventId(subscriberName, consumedEventId, position)) derived.set(firstActionIndex + position, event.envelope.id);
+  });
+  return derived;
+}
+
+/**
+ * The ids of the derived events already in the outbox, when a cancelled transaction failed ONLY because outbox Puts of
+ * events with runtime-derived ids found their id taken (`ConditionalCheckFailed`); otherwise undefined. A derived id is
+ * unique to the subscriber, the consumed event and the event's position, so one already in the outbox proves that this
+ * subscriber already processed the consumed event: the message is a duplicate, even when its own record of that (the
+ * inbox record, the aggregate's bounded list) is gone. Any other failure (another action's condition, a conflict,
+ * throttling, a taken id the handler chose) leaves the transaction an error, as it was.
+ */
+export function existingDerivedEvents(codes: readonly string[], derived: ReadonlyMap<number, string>): string[] | undefined {
+  const ids: string[] = [];
+  for (const [index, code] of codes.entries()) {
+    if (code === NOT_FAILED) continue;
+    const id = derived.get(index);
+    if (code !== CONDITIONAL_CHECK_FAILED || id === undefined) return undefined;
+    ids.push(id);
+  }
+  return ids.length > 0 ? ids : undefined;
+}
+
+/** `emitted event 'a'` or `emitted events 'a', 'b'`, for messages. */
+export function describeEmittedEvents(ids: readonly string[]): string {
+  return `emitted event${ids.length === 1 ? '' : 's'} ${ids.map((id) => `'${id}'`).join(', ')}`;
+}
+
 /** What committing an event did. */
 export type CommitOutcome = 'processed' | 'duplicate';
 
@@ -48,7 +94,8 @@ export interface CommitResult {
   readonly outcome: CommitOutcome;
   /**
    * On a duplicate whose payload could not be compared, why: the live record carries no fingerprint (it was written
-   * before fingerprints existed), or DynamoDB did not return the record. It is treated as a duplicate; the caller
+   * before fingerprints existed), DynamoDB did not return the record, or there was no live record but an event this
+   * subscriber emitted for the message (derived id) is already in the outbox. It is treated as a duplicate; the caller
    * should log a warning with this reason.
    */
   readonly unverifiedPayload?: string;
@@ -107,9 +154,14 @@ export class Inbox {
   /**
    * Commits the staged writes, the emitted events' outbox items and the inbox record in one TransactWriteItems call
    * (or, with nothing staged or emitted, one conditional PutItem). Returns `duplicate` when a live inbox record with
-   * the same payload fingerprint already exists; nothing is applied then.
+   * the same payload fingerprint (or a COMPLETED processing record of lease or multi-step mode) already exists, or when
+   * the only failures are outbox Puts of events with runtime-derived ids that are already in the outbox (the inbox
+   * record expired, but those events prove the message was processed; see {@link existingDerivedEvents}); nothing is
+   * applied then.
    *
    * @throws PayloadMismatchError when a live record holds a different payload fingerprint (the id was reused)
+   * @throws MessageBlockedError when the live record is a processing record of lease or multi-step mode that is not
+   *   COMPLETED: the subscriber's processing mode changed while the message was in flight, and an operator decides
    * @throws TransactionLimitError before sending, when the transaction breaks a DynamoDB limit, or when DynamoDB refuses
    *   it for a limit only DynamoDB can check (two Puts of one item in a table of unknown key schema, an Update that grows
    *   an item past 400 KB)
@@ -135,6 +187,7 @@ export class Inbox {
       }
       return { kind: 'item', description: `staged ${describeAction(actions[index] as TransactWriteItem)}` };
     };
+    const derived = derivedEventActions(events, staged.length, this.options.subscriberName, envelope.id);
     validateTransactionLimits(actions, {
       knownKeySchemas: new Map([...(this.options.knownKeySchemas ?? []), [this.options.tableName, { partitionKey: TABLE_SCHEMA.PARTITION_KEY }]]),
       describe: (index) => describe(index).description,
@@ -144,9 +197,20 @@ export class Inbox {
       await this.options.client.send(new TransactWriteCommand({ TransactItems: actions }));
       return { outcome: 'processed' };
     } catch (error) {
-      // a live inbox record wins over any other reason: the event's effects are already applied
-      if (isTransactionCanceled(error) && cancellationReasonCodes(error)[inboxIndex] === CONDITIONAL_CHECK_FAILED) {
-        return this.duplicate(envelope, cancellationItem(error, inboxIndex), fingerprint);
+      if (isTransactionCanceled(error)) {
+        const codes = cancellationReasonCodes(error);
+        // a live inbox record wins over any other reason: the event's effects are already applied
+        if (codes[inboxIndex] === CONDITIONAL_CHECK_FAILED) return this.duplicate(envelope, cancellationItem(error, inboxIndex), fingerprint);
+        const existing = existingDerivedEvents(codes, derived);
+        if (existing !== undefined) {
+          return {
+            outcome: 'duplicate',
+            unverifiedPayload:
+              `the inbox record of this event has expired or was deleted (its deduplication window is over), but ${describeEmittedEvents(existing)}, ` +
+              `whose id this subscriber derived from this event, ${existing.length === 1 ? 'is' : 'are'} already in the outbox: ` +
+              'this subscriber already processed it; its payload could not be compared',
+          };
+        }
       }
       // a limit only DynamoDB could check fails the same way on every retry: dead-letter it now, with the reason
       const limitError = limitErrorOf(error, (index) => describe(index).description);
@@ -177,14 +241,42 @@ export class Inbox {
     }
   }
 
-  /** A live record exists: a redelivery when its fingerprint matches (or it has none), else a reused id. */
+  /**
+   * A live record exists: a redelivery when its fingerprint matches (or it has none), else a reused id. A processing
+   * record of lease or multi-step mode under the same key counts only when it is COMPLETED.
+   */
   private duplicate(envelope: EventEnvelope, stored: Readonly<Record<string, unknown>> | undefined, fingerprint: string): CommitResult {
     if (stored === undefined) return { outcome: 'duplicate', unverifiedPayload: 'DynamoDB did not return the live inbox record' };
     const storedFingerprint = storedString(stored, INBOX_ITEM.FINGERPRINT_ATTRIBUTE);
-    if (storedFingerprint === undefined) return { outcome: 'duplicate', unverifiedPayload: 'the live inbox record has no payload fingerprint' };
-    if (storedFingerprint !== fingerprint) {
+    if (storedFingerprint !== undefined && storedFingerprint !== fingerprint) {
       throw new PayloadMismatchError({ eventId: envelope.id, storedFingerprint, receivedFingerprint: fingerprint, subscriber: this.options.subscriberName });
     }
+    this.assertNotInFlight(envelope, stored);
+    if (storedFingerprint === undefined) return { outcome: 'duplicate', unverifiedPayload: 'the live inbox record has no payload fingerprint' };
     return { outcome: 'duplicate' };
+  }
+
+  /**
+   * The subscriber ran in lease or multi-step mode when the message was first delivered, and was switched to this mode
+   * while the message was in flight: the live item is that mode's processing record, IN_PROGRESS (a worker may still be
+   * running it, or it waits for a retry) or BLOCKED (a step's outcome is unknown). Its effects may be partly applied,
+   * so it is neither a duplicate nor safe to process here: the message is blocked for an operator.
+   */
+  private assertNotInFlight(envelope: EventEnvelope, stored: Readonly<Record<string, unknown>>): void {
+    if (storedString(stored, PROCESSING_RECORD.RECORD_TYPE_ATTRIBUTE) !== PROCESSING_RECORD.RECORD_TYPE_VALUE) return;
+    const status = storedString(stored, PROCESSING_RECORD.STATUS_ATTRIBUTE);
+    if (status === RECORD_STATUS.COMPLETED) return;
+    const mode = storedString(stored, PROCESSING_RECORD.MODE_ATTRIBUTE) ?? 'lease or multi-step';
+    const step = storedString(stored, PROCESSING_RECORD.ACTIVE_STEP_ATTRIBUTE);
+    const { tableName, subscriberName } = this.options;
+    throw new MessageBlockedError(
+      `event '${envelope.id}' is ${status ?? 'in an unknown state'} under ${mode} processing (its processing record '${this.key(envelope.id)}' in table '${tableName}'` +
+        `${step === undefined ? '' : `, step '${step}'`}): subscriber '${subscriberName}' is now transactional, its processing mode changed while it was in flight, ` +
+        'so its effects may be partly applied and it is not acknowledged as a duplicate. An operator must resolve it ' +
+        `(\`npx idempotent-event-flow blocked show --table ${tableName} --subscriber ${subscriberName} --event-id ${envelope.id}\` shows the record, ` +
+        '`blocked resolve` settles a BLOCKED step) ' +
+        'before redriving it from the dead-letter queue; once its record is COMPLETED, a redelivery is acknowledged as a duplicate',
+      { eventId: envelope.id, step: step ?? '(none)' },
+    );
   }
 }

@@ -1,27 +1,75 @@
 import { describe, expect, test } from 'vitest';
-import { appendProcessed, findProcessed, parseProcessedMessages, PROCESSED_MESSAGES_LIMITS } from '../../lambda/aggregate/processed-messages';
+import {
+  appendProcessed,
+  findProcessed,
+  fingerprintPrefix,
+  formatProcessedMessage,
+  parseProcessedMessages,
+  PROCESSED_MESSAGES_LIMITS,
+  processedMessageFor,
+} from '../../lambda/aggregate/processed-messages';
+import { payloadFingerprint } from '../../lambda/fingerprint';
+import { itemSize } from '../../lambda/transaction/item-size';
+import { AGGREGATE_ITEM } from '../../lambda/wire-format';
+
+const HEX_A = '0123456789abcdef';
+const HEX_B = 'fedcba9876543210';
 
 describe('processed messages of an aggregate', () => {
+  test('the entry format is defined once in the wire format: `<eventId> <first 16 hex digits of the fingerprint>`', () => {
+    expect(AGGREGATE_ITEM.PROCESSED_MESSAGE_SEPARATOR).toBe(' ');
+    expect(AGGREGATE_ITEM.FINGERPRINT_PREFIX_HEX_DIGITS).toBe(16);
+    const fingerprint = `sha256:${HEX_A}${'9'.repeat(48)}`;
+    expect(fingerprintPrefix(fingerprint)).toBe(HEX_A);
+    expect(processedMessageFor('e-1', fingerprint)).toEqual({ id: 'e-1', fingerprintPrefix: HEX_A });
+    expect(formatProcessedMessage(processedMessageFor('e-1', fingerprint))).toBe(`e-1 ${HEX_A}`);
+  });
+
+  test('an entry of a UUID id is 53 characters, a list of 100 of them about 5.4 KB of item size', () => {
+    const id = '7d444840-9dc0-11d1-b245-5ffdce74fad2';
+    const entry = formatProcessedMessage(processedMessageFor(id, payloadFingerprint({ type: 't', data: {} })));
+    expect(entry).toHaveLength(53);
+    const size = itemSize({ [AGGREGATE_ITEM.PROCESSED_MESSAGES_ATTRIBUTE]: Array.from({ length: 100 }, () => entry) });
+    expect(size).toBeLessThan(5_500);
+  });
+
   test('append keeps the newest entries, newest last', () => {
     let list = parseProcessedMessages(undefined);
-    for (const id of ['a', 'b', 'c', 'd']) list = appendProcessed(list, { id, fingerprint: `f-${id}` }, 3);
-    expect(list).toEqual([
-      { id: 'b', fingerprint: 'f-b' },
-      { id: 'c', fingerprint: 'f-c' },
-      { id: 'd', fingerprint: 'f-d' },
-    ]);
+    for (const id of ['a', 'b', 'c', 'd']) list = appendProcessed(list, { id, fingerprintPrefix: HEX_A }, 3);
+    expect(list.map((message) => message.id)).toEqual(['b', 'c', 'd']);
     expect(findProcessed(list, 'a')).toBeUndefined();
-    expect(findProcessed(list, 'c')).toEqual({ id: 'c', fingerprint: 'f-c' });
+    expect(findProcessed(list, 'c')).toEqual({ id: 'c', fingerprintPrefix: HEX_A });
   });
 
   test('a limit of 1 remembers only the last message', () => {
-    expect(appendProcessed([{ id: 'a' }], { id: 'b' }, 1)).toEqual([{ id: 'b' }]);
+    expect(appendProcessed([{ id: 'a', fingerprintPrefix: HEX_A }], { id: 'b', fingerprintPrefix: HEX_B }, 1)).toEqual([{ id: 'b', fingerprintPrefix: HEX_B }]);
   });
 
-  test('parsing ignores entries that are not { id: string } maps, and keeps entries without fingerprint', () => {
-    expect(parseProcessedMessages([{ id: 'a', fingerprint: 'f' }, { id: 'b' }, 'c', null, { id: 3 }, { fingerprint: 'x' }])).toEqual([
-      { id: 'a', fingerprint: 'f' },
-      { id: 'b' },
+  test('an event id may contain spaces: an entry splits on its LAST space, and round-trips', () => {
+    const message = { id: ' order 42  placed ', fingerprintPrefix: HEX_B };
+    const stored = formatProcessedMessage(message);
+    expect(stored).toBe(` order 42  placed  ${HEX_B}`);
+    expect(parseProcessedMessages([stored])).toEqual([message]);
+    expect(findProcessed(parseProcessedMessages([stored]), ' order 42  placed ')).toEqual(message);
+  });
+
+  test('parsing ignores entries that are not `<id> <16 hex digits>` strings, so a hand-edited item cannot crash it', () => {
+    expect(
+      parseProcessedMessages([
+        `a ${HEX_A}`,
+        { id: 'map', fingerprint: `sha256:${HEX_A}` },
+        'no-separator',
+        ` ${HEX_A}`, // empty id
+        `short ${HEX_A.slice(1)}`,
+        `upper ${HEX_A.toUpperCase()}`,
+        `trailing ${HEX_A} `,
+        null,
+        3,
+        `b ${HEX_B}`,
+      ]),
+    ).toEqual([
+      { id: 'a', fingerprintPrefix: HEX_A },
+      { id: 'b', fingerprintPrefix: HEX_B },
     ]);
     expect(parseProcessedMessages('not a list')).toEqual([]);
   });

@@ -74,6 +74,13 @@ async function aggregate(account: string): Promise<Record<string, unknown> | und
 
 const emittedEvents = (eventId: string) => outboxItemsWithEventId(client, outboxConfig.outboxTableName, eventId);
 
+/** The first 16 hex digits (64 bits) of a message's payload fingerprint (`sha256:<64 hex>`): what an entry keeps. */
+const prefixOf = (body: string): string => payloadFingerprint(parseEnvelope(body)).slice('sha256:'.length, 'sha256:'.length + 16);
+
+/** The event ids of the aggregate's processed list: each entry is `<eventId> <fingerprint prefix>`, split on the last space. */
+const rememberedIds = (item: Record<string, unknown> | undefined): string[] =>
+  ((item?.processedMessages ?? []) as string[]).map((entry) => entry.slice(0, entry.lastIndexOf(' ')));
+
 describe('createAggregateConsumer', () => {
   test('creates the aggregate with its state, version 1 and the message in its processed list', async () => {
     const seen: Array<Account | undefined> = [];
@@ -91,10 +98,8 @@ describe('createAggregateConsumer', () => {
       balance: 15,
       deposits: 2,
       aggregateVersion: 2,
-      processedMessages: [
-        { id: first.id, fingerprint: payloadFingerprint(parseEnvelope(first.body)) },
-        { id: second.id, fingerprint: payloadFingerprint(parseEnvelope(second.body)) },
-      ],
+      // compact entries: `<eventId> <first 16 hex digits of the payload fingerprint>`
+      processedMessages: [`${first.id} ${prefixOf(first.body)}`, `${second.id} ${prefixOf(second.body)}`],
     });
     expect(outcomesOf(lines)).toEqual(['processed', 'processed']);
     expect(lines.filter((line) => line.outcome === 'processed').map((line) => line.aggregateVersion)).toEqual([1, 2]);
@@ -124,8 +129,31 @@ describe('createAggregateConsumer', () => {
     await handler({ Records: [sqsRecord(original.body)] });
     expect((await handler({ Records: [sqsRecord(reused)] })).batchItemFailures).toEqual([]);
 
-    expect(deadLetter.published).toEqual([expect.objectContaining({ errorName: 'PayloadMismatchError', eventId: original.id, errorMessage: expect.stringMatching(/different payload/) })]);
+    // the error names the 64-bit prefixes it compared
+    expect(deadLetter.published).toEqual([
+      expect.objectContaining({
+        errorName: 'PayloadMismatchError',
+        eventId: original.id,
+        errorMessage: expect.stringContaining(`with a different payload (stored ${prefixOf(original.body)}, received ${prefixOf(reused)})`),
+      }),
+    ]);
+    expect(prefixOf(original.body)).not.toBe(prefixOf(reused));
     expect(await aggregate(account)).toMatchObject({ balance: 7, aggregateVersion: 1 });
+  });
+
+  test('an event id containing spaces is remembered whole (an entry splits on its last space) and recognised', async () => {
+    const { handler, lines, deadLetter } = consumer();
+    const account = newAccount();
+    const spaced = message(account, 3, { id: `order 42 placed ${crypto.randomUUID()}` });
+    const reused = JSON.stringify({ ...JSON.parse(spaced.body), data: { account, amount: 300 } });
+
+    for (const body of [spaced.body, spaced.body, reused]) await handler({ Records: [sqsRecord(body)] });
+
+    expect(outcomesOf(lines)).toEqual(['processed', 'duplicate', 'dead-lettered']);
+    expect(deadLetter.published).toEqual([expect.objectContaining({ errorName: 'PayloadMismatchError', eventId: spaced.id })]);
+    const item = await aggregate(account);
+    expect(item).toMatchObject({ balance: 3, aggregateVersion: 1, processedMessages: [`${spaced.id} ${prefixOf(spaced.body)}`] });
+    expect(rememberedIds(item)).toEqual([spaced.id]);
   });
 
   test('the bound: a redelivery after maxProcessedMessages newer messages is no longer recognised', async () => {
@@ -134,7 +162,7 @@ describe('createAggregateConsumer', () => {
     const [first, second, third] = [message(account, 1), message(account, 10), message(account, 100)];
 
     for (const m of [first, second, third]) await handler({ Records: [sqsRecord(m!.body)] });
-    expect(((await aggregate(account))?.processedMessages as Array<{ id: string }>).map((entry) => entry.id)).toEqual([second!.id, third!.id]);
+    expect(rememberedIds(await aggregate(account))).toEqual([second!.id, third!.id]);
     await handler({ Records: [sqsRecord(third!.body)] }); // still remembered
     await handler({ Records: [sqsRecord(first!.body)] }); // forgotten: applied again
 
@@ -314,6 +342,48 @@ describe('createAggregateConsumer emitting events', () => {
 
     expect(await emittedEvents(derivedEventId(SUBSCRIBER, m.id, 0))).toHaveLength(1);
     expect(await aggregate(account)).toMatchObject({ balance: 6, aggregateVersion: 1 });
+  });
+
+  test('a redelivery whose id left the bounded list is a duplicate when the event it emitted (derived id) is in the outbox', async () => {
+    const { handler, lines, deadLetter } = consumer({ apply: notify, outbox: outbox(), maxProcessedMessages: 1 });
+    const account = newAccount();
+    const [first, second] = [message(account, 4), message(account, 5)];
+    for (const m of [first, second]) await handler({ Records: [sqsRecord(m.body)] });
+    expect(rememberedIds(await aggregate(account))).toEqual([second.id]); // the first id left the list
+
+    const response = await handler({ Records: [sqsRecord(first.body)] });
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(outcomesOf(lines)).toEqual(['processed', 'processed', 'duplicate']);
+    expect(deadLetter.published).toEqual([]);
+    expect(await aggregate(account)).toMatchObject({ balance: 9, aggregateVersion: 2 });
+    const derived = derivedEventId(SUBSCRIBER, first.id, 0);
+    expect(await emittedEvents(derived)).toHaveLength(1);
+    expect(lines.find((line) => line.level === 'WARN')).toMatchObject({
+      eventId: first.id,
+      detail: expect.stringMatching(new RegExp(`no longer among the 1 ids .* remembers.*emitted event '${derived}'.* is already in the outbox.*acknowledged as a duplicate`)),
+    });
+  });
+
+  test('a redelivery whose id left the bounded list still fails when the event in the outbox has an id the handler chose', async () => {
+    const chosen = `chosen-${crypto.randomUUID()}`;
+    const { handler, lines } = consumer({
+      apply: (current, envelope, context) => ({ ...deposit(current, envelope, context), events: envelope.data.amount === 4 ? [{ id: chosen, type: 'BalanceChanged', data: {} }] : [] }),
+      outbox: outbox(),
+      maxProcessedMessages: 1,
+    });
+    const account = newAccount();
+    const [first, second] = [message(account, 4), message(account, 5)];
+    for (const m of [first, second]) await handler({ Records: [sqsRecord(m.body)] });
+    const record = sqsRecord(first.body);
+
+    expect((await handler({ Records: [record] })).batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+
+    expect(outcomesOf(lines)).toEqual(['processed', 'processed', 'failed']);
+    expect(lines.find((line) => line.outcome === 'failed')).toMatchObject({
+      error: { name: 'TransactionCancelledError', message: expect.stringMatching(new RegExp(`emitted event '${chosen}' \\(BalanceChanged\\)\\): ConditionalCheckFailed`)) },
+    });
+    expect(await aggregate(account)).toMatchObject({ balance: 9, aggregateVersion: 2 });
   });
 
   test('events without an outbox dead-letter the message, saying to deploy with publishesEvents: true', async () => {

@@ -1,12 +1,13 @@
-import { GetItemCommand, PutItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { ConfigurationError, ENV, type ConsumerConfig, type ProducerConfig } from '../../lambda/config';
 import { createTransactionalConsumer, type EventHandler, type TransactionalConsumerOptions } from '../../lambda/consumer/transactional-consumer';
 import { parseEnvelope } from '../../lambda/envelope';
-import { PermanentError } from '../../lambda/errors';
+import { PermanentError, RetryableError } from '../../lambda/errors';
 import { derivedEventId, payloadFingerprint } from '../../lambda/fingerprint';
+import { createLeaseConsumer } from '../../lambda/processing/lease-consumer';
 import { Outbox } from '../../lambda/producer/outbox';
-import { INBOX_ITEM, OUTBOX_ITEM, TABLE_SCHEMA } from '../../lambda/wire-format';
+import { INBOX_ITEM, OUTBOX_ITEM, PROCESSING_RECORD, RECORD_STATUS, TABLE_SCHEMA } from '../../lambda/wire-format';
 import { localClient } from '../support/dynamodb-client';
 import type { FaultProxy } from '../support/fault-proxy';
 import { outboxItemsWithEventId } from '../support/proof/table-reads';
@@ -469,6 +470,90 @@ describe('expired inbox records that TTL has not deleted yet', () => {
   });
 });
 
+/**
+ * A subscriber switched from lease or multi-step mode to transactional while a message was in flight: the inbox table
+ * holds that message's processing record under the key its inbox record would take. Only a COMPLETED one means "done".
+ */
+describe('a processing record left by lease or multi-step mode (the processing mode changed while the message was in flight)', () => {
+  /** Runs the message through a lease consumer on the same inbox table with `effect`; returns the record's status. */
+  async function leaveProcessingRecord(message: { id: string; body: string }, effect: () => void): Promise<string | undefined> {
+    const lease = createLeaseConsumer({
+      handle: effect,
+      client,
+      config: { ...config, leaseDurationSeconds: 60 },
+      deadLetter: new RecordingDeadLetterPublisher(),
+      logger: recordingLogger().logger,
+      metricsSink: () => undefined,
+    });
+    await lease({ Records: [sqsRecord(message.body)] });
+    const record = await inboxItem(message.id);
+    expect(record?.[PROCESSING_RECORD.RECORD_TYPE_ATTRIBUTE]).toEqual({ S: PROCESSING_RECORD.RECORD_TYPE_VALUE });
+    return record?.[PROCESSING_RECORD.STATUS_ATTRIBUTE]?.S;
+  }
+
+  const unknownOutcome = (): void => {
+    throw new Error('connection reset: outcome unknown');
+  };
+  const refused = (): void => {
+    throw new RetryableError('refused before acting');
+  };
+
+  describe.each([
+    ['TransactWriteItems', credit],
+    ['PutItem', stagesNothing],
+  ] as const)('through %s', (_path, handle) => {
+    test.each([
+      [RECORD_STATUS.BLOCKED, unknownOutcome],
+      [RECORD_STATUS.IN_PROGRESS, refused],
+    ])('a %s record is not a duplicate: the message is dead-lettered as blocked, for an operator; nothing is applied', async (status, effect) => {
+      const message = deposit(5);
+      expect(await leaveProcessingRecord(message, effect)).toBe(status);
+      const before = await inboxItem(message.id);
+      const { handler, lines, deadLetter } = consumer({ handle });
+
+      expect((await handler({ Records: [sqsRecord(message.body)] })).batchItemFailures).toEqual([]);
+
+      expect(outcomesOf(lines)).toEqual(['blocked']);
+      expect(deadLetter.published).toEqual([
+        expect.objectContaining({
+          body: message.body,
+          errorName: 'MessageBlockedError',
+          eventId: message.id,
+          errorMessage: expect.stringMatching(
+            new RegExp(`^event '${message.id}' is ${status} under lease processing .*processing mode changed while it was in flight.*npx idempotent-event-flow blocked .*before redriving`),
+          ),
+        }),
+      ]);
+      expect(await balance(message.account)).toBeUndefined();
+      expect(await inboxItem(message.id)).toEqual(before); // the record is the operator's, untouched
+    });
+
+    test('a COMPLETED record with the same payload is a duplicate', async () => {
+      const message = deposit(5);
+      expect(await leaveProcessingRecord(message, () => undefined)).toBe(RECORD_STATUS.COMPLETED);
+      const { handler, lines, deadLetter } = consumer({ handle });
+
+      expect((await handler({ Records: [sqsRecord(message.body)] })).batchItemFailures).toEqual([]);
+
+      expect(outcomesOf(lines)).toEqual(['duplicate']);
+      expect(deadLetter.published).toEqual([]);
+      expect(await balance(message.account)).toBeUndefined();
+    });
+
+    test('a COMPLETED record with another payload is a PayloadMismatchError', async () => {
+      const message = deposit(5);
+      expect(await leaveProcessingRecord(message, () => undefined)).toBe(RECORD_STATUS.COMPLETED);
+      const reused = JSON.stringify({ ...JSON.parse(message.body), data: { account: message.account, amount: 500 } });
+      const { handler, deadLetter } = consumer({ handle });
+
+      await handler({ Records: [sqsRecord(reused)] });
+
+      expect(deadLetter.published).toEqual([expect.objectContaining({ errorName: 'PayloadMismatchError', eventId: message.id })]);
+      expect(await balance(message.account)).toBeUndefined();
+    });
+  });
+});
+
 describe('emitting events (tx.emit)', () => {
   /** Credits the account and emits one event about it. */
   const creditAndNotify: EventHandler<Deposit> = (envelope, tx, context) => {
@@ -547,6 +632,81 @@ describe('emitting events (tx.emit)', () => {
     expect(outcomesOf(redelivery.lines)).toEqual(['duplicate']);
     expect((await emitted(message.id)).items).toHaveLength(1);
     expect(await balance(message.account)).toBe(8);
+  });
+
+  /** Moves the message's inbox record past its deduplication window (TTL has not deleted it yet). */
+  async function expireInboxRecord(eventId: string): Promise<void> {
+    await client.send(
+      new UpdateItemCommand({
+        TableName: config.inboxTableName,
+        Key: { pk: { S: `${SUBSCRIBER}#${eventId}` } },
+        UpdateExpression: 'SET expiresAt = :past',
+        ExpressionAttributeValues: { ':past': { N: String(Math.floor(Date.now() / 1000) - 1) } },
+      }),
+    );
+  }
+
+  test('a redelivery after its inbox record expired is a duplicate when the event it emitted (derived id) is in the outbox', async () => {
+    const { handler, lines, deadLetter } = consumer({ handle: creditAndNotify, outbox: outboxFor() });
+    const message = deposit(7);
+    await handler({ Records: [sqsRecord(message.body)] });
+    await expireInboxRecord(message.id);
+
+    expect((await handler({ Records: [sqsRecord(message.body)] })).batchItemFailures).toEqual([]);
+
+    expect(outcomesOf(lines)).toEqual(['processed', 'duplicate']);
+    expect(deadLetter.published).toEqual([]);
+    expect(await balance(message.account)).toBe(7);
+    const { id, items } = await emitted(message.id);
+    expect(items).toHaveLength(1);
+    expect(lines.find((line) => line.level === 'WARN')).toMatchObject({
+      message: 'payload not verified',
+      eventId: message.id,
+      detail: expect.stringMatching(new RegExp(`inbox record .*expired.*emitted event '${id}'.* is already in the outbox.*acknowledged as a duplicate$`)),
+    });
+  });
+
+  test('after the inbox record expired, an event id the handler chose that is already in the outbox still fails the transaction', async () => {
+    const chosen = `chosen-${crypto.randomUUID()}`;
+    const { handler, lines } = consumer({
+      outbox: outboxFor(),
+      handle: (envelope, tx, context) => {
+        credit(envelope, tx, context);
+        tx.emit({ id: chosen, type: 'AccountCredited', data: {} });
+      },
+    });
+    const message = deposit(7);
+    await handler({ Records: [sqsRecord(message.body)] });
+    await expireInboxRecord(message.id);
+    const record = sqsRecord(message.body);
+
+    expect((await handler({ Records: [record] })).batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+
+    expect(outcomesOf(lines)).toEqual(['processed', 'failed']);
+    expect(lines.find((line) => line.outcome === 'failed')).toMatchObject({
+      error: { name: 'TransactionCancelledError', message: expect.stringMatching(new RegExp(`emitted event '${chosen}' \\(AccountCredited\\)\\): ConditionalCheckFailed`)) },
+    });
+    expect(await balance(message.account)).toBe(7);
+  });
+
+  test('after the inbox record expired, a derived event in the outbox does not hide another failed condition', async () => {
+    const { handler, lines } = consumer({
+      outbox: outboxFor(),
+      handle: (envelope, tx, context) => {
+        // an audit item written once: on the redelivery its condition fails too
+        tx.put({ TableName: ledgerTable, Item: { pk: `${envelope.data.account}-audit` }, ConditionExpression: 'attribute_not_exists(pk)' });
+        creditAndNotify(envelope, tx, context);
+      },
+    });
+    const message = deposit(7);
+    await handler({ Records: [sqsRecord(message.body)] });
+    await expireInboxRecord(message.id);
+
+    const record = sqsRecord(message.body);
+    expect((await handler({ Records: [record] })).batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+
+    expect(outcomesOf(lines)).toEqual(['processed', 'failed']);
+    expect(lines.find((line) => line.outcome === 'failed')).toMatchObject({ error: { name: 'TransactionCancelledError', message: expect.stringMatching(/action 0 \(staged Put on table '.*'\): ConditionalCheckFailed/) } });
   });
 
   test('a handler that only emits commits the event and the inbox record in a transaction', async () => {
