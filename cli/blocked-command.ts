@@ -4,6 +4,7 @@
  */
 import { BlockedMessages, type BlockedMessage } from '../lambda/operator/blocked-messages';
 import type { ProcessingRecordView } from '../lambda/processing/processing-record';
+import { truncate } from '../lambda/processing/record-store';
 import { STEP_STATUS } from '../lambda/wire-format';
 import type { Command, CommandContext, ParsedArguments } from './main';
 
@@ -56,9 +57,9 @@ export function formatTable(headers: readonly string[], rows: ReadonlyArray<read
   return `${[line(headers), ...rows.map(line)].join('\n')}\n`;
 }
 
+/** `text` on one line, cut to `length` characters. */
 function shorten(text: string, length: number): string {
-  const flat = text.replace(/\s+/g, ' ');
-  return flat.length <= length ? flat : `${flat.slice(0, length - 1)}…`;
+  return truncate(text.replace(/\s+/g, ' '), length);
 }
 
 function json(value: unknown): string {

@@ -1,18 +1,16 @@
-/** A small seeded PRNG (mulberry32), so a run is reproducible from its `--seed`. */
+import { seededRandom } from '../../test/support/at-least-once';
+
+/** A small seeded PRNG (the proof tests' mulberry32), so a run is reproducible from its `--seed`. */
 export class Prng {
-  private state: number;
+  private readonly random: () => number;
 
   public constructor(seed: number) {
-    this.state = seed >>> 0;
+    this.random = seededRandom(seed);
   }
 
   /** A float in [0, 1). */
   public next(): number {
-    this.state = (this.state + 0x6d2b79f5) >>> 0;
-    let t = this.state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return this.random();
   }
 
   /** An integer in [min, max]. */

@@ -6,7 +6,7 @@
  */
 import { assertProcessingMode, ConfigurationError, loadConsumerBaseConfig, PROCESSING_MODE, type ConsumerBaseConfig } from '../config';
 import { consumerLogger, createBatchHandler, type ConsumerOptions, type SqsBatchHandler } from '../consumer/create-consumer';
-import { describeEmittedEvents } from '../consumer/inbox';
+import { derivedEventsInOutbox } from '../consumer/inbox';
 import type { HandlerContext, MessageContext } from '../consumer/process-message';
 import type { EventEnvelope } from '../envelope';
 import { ConcurrentModificationError, PayloadMismatchError, PermanentError } from '../errors';
@@ -168,9 +168,8 @@ export function createAggregateConsumer<TData = unknown, TState extends Record<s
         const { eventIds } = written;
         context.logger.warn('redelivery recognised by its emitted events', {
           detail:
-            `the event id is no longer among the ${maxProcessed} ids aggregate ${describeLocation(location)} remembers, but ${describeEmittedEvents(eventIds)}, ` +
-            `whose id this subscriber derived from this event, ${eventIds.length === 1 ? 'is' : 'are'} already in the outbox: the event was applied before; ` +
-            'acknowledged as a duplicate (its payload could not be compared)',
+            `the event id is no longer among the ${maxProcessed} ids aggregate ${describeLocation(location)} remembers, but ${derivedEventsInOutbox(eventIds)}: ` +
+            'the event was applied before; acknowledged as a duplicate (its payload could not be compared)',
           emittedEventIds: eventIds,
         });
         return { outcome: 'duplicate' as const, fields: { aggregateVersion: read.version } };

@@ -4,7 +4,7 @@
  * `createAggregateConsumer`.
  */
 import { GetCommand, PutCommand, TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteItem, type TransactWritePut } from '@aws-sdk/lib-dynamodb';
-import { derivedEventActions, existingDerivedEvents } from '../consumer/inbox';
+import { derivedEventActions, emittedEventAction, existingDerivedEvents } from '../consumer/inbox';
 import { PermanentError } from '../errors';
 import type { PreparedEvent } from '../producer/outbox';
 import {
@@ -233,7 +233,7 @@ export class AggregateStore {
     const describe = (index: number): ActionDescription => {
       const event = events[index - 1];
       if (index === 0 || event === undefined) return { kind: 'item', description };
-      return { kind: 'event', eventId: event.envelope.id, description: `emitted event '${event.envelope.id}' (${event.envelope.type})` };
+      return emittedEventAction(event);
     };
     validateTransactionLimits(actions, {
       knownKeySchemas: this.options.knownKeySchemas,

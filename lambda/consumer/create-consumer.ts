@@ -5,7 +5,7 @@ import { ConsumerMetrics } from '../metrics';
 import type { DynamoDBClientLike } from '../transaction/document-client';
 import { processBatch } from './batch';
 import { SqsDeadLetterPublisher, type DeadLetterPublisher } from './dead-letter';
-import { processMessage, type MessageExecutor, type PayloadParser } from './process-message';
+import { processMessage, type MessageDependencies, type MessageExecutor, type PayloadParser } from './process-message';
 import type { SQSBatchResponse, SQSEvent } from './sqs';
 
 /** Options every consumer factory accepts. */
@@ -66,19 +66,11 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
   const deadLetter = deadLetterPublisher(config, setup.options.deadLetter);
   const metrics = new ConsumerMetrics({ subscriberName: config.subscriberName, processingMode: setup.processingMode, sink: setup.options.metricsSink, now });
   return async (event, lambdaContext) => {
+    const deps: MessageDependencies<TData> = { execute: setup.execute, parse: setup.options.parse, subscriberName: config.subscriberName, deadLetter, logger, now, lambdaContext };
     try {
       return await processBatch(
         event.Records,
-        (record) =>
-          processMessage(record, {
-            execute: setup.execute,
-            parse: setup.options.parse,
-            subscriberName: config.subscriberName,
-            deadLetter,
-            logger,
-            now,
-            lambdaContext,
-          }),
+        (record) => processMessage(record, deps),
         {
           onUnexpectedError: (record, error) => logger.error('failed', { sqsMessageId: record.messageId, outcome: 'failed', error }),
           onSkipped: (record, groupId) =>

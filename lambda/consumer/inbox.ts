@@ -13,6 +13,7 @@ import type { PreparedEvent } from '../producer/outbox';
 import { describeAction } from '../transaction/actions';
 import {
   CONDITIONAL_CHECK_FAILED,
+  NO_FAILURE,
   cancellationItem,
   cancellationReasonCodes,
   conditionalCheckItem,
@@ -22,6 +23,7 @@ import {
   toTransactionCancelledError,
   type ActionDescription,
 } from '../transaction/cancellation';
+import { MAX_PARTITION_KEY_BYTES, utf8Bytes } from '../transaction/item-size';
 import { assertItemFits, limitErrorOf, validateTransactionLimits, type KeySchema } from '../transaction/limits';
 import { INBOX_ITEM, PROCESSING_RECORD, RECORD_STATUS, TABLE_SCHEMA } from '../wire-format';
 
@@ -38,11 +40,30 @@ const RECORD_EXPIRED = '#expiresAt < :nowEpochSeconds';
 /** The inbox Put's condition: it succeeds unless a live record shows the event was already processed. */
 const RECORD_CLAIMABLE = `${RECORD_ABSENT} OR ${RECORD_EXPIRED}`;
 
-/** DynamoDB's limit on a partition key value, in bytes. */
-const MAX_PARTITION_KEY_BYTES = 2048;
+/**
+ * The condition of a Put that claims a message's key as of `now`: the inbox record's, and the processing record's of
+ * lease and multi-step modes, which shares its key and TTL. It succeeds unless a live record exists.
+ */
+export function claimCondition(now: Date): Pick<TransactWritePut, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> {
+  return {
+    ConditionExpression: RECORD_CLAIMABLE,
+    ExpressionAttributeNames: { '#pk': TABLE_SCHEMA.PARTITION_KEY, '#expiresAt': TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE },
+    ExpressionAttributeValues: { ':nowEpochSeconds': Math.floor(now.getTime() / 1000) },
+  };
+}
 
-/** DynamoDB's cancellation reason code of an action that did not fail. */
-const NOT_FAILED = 'None';
+/**
+ * Throws {@link PermanentError} when `key`, the inbox (or processing record) key of `eventId`, is longer than DynamoDB
+ * allows for a partition key value: every write of it (and the read after it) would be refused, so no retry can help.
+ */
+export function assertInboxKeyFits(subscriberName: string, eventId: string, key: string): void {
+  const keyBytes = utf8Bytes(key);
+  if (keyBytes > MAX_PARTITION_KEY_BYTES) {
+    throw new PermanentError(
+      `event id of ${eventId.length} characters is too long for the inbox: its key '${subscriberName}#<id>' is ${keyBytes} bytes, but DynamoDB allows at most ${MAX_PARTITION_KEY_BYTES} bytes for a partition key value`,
+    );
+  }
+}
 
 /**
  * The emitted events of a transaction whose ids the runtime derived (the handler gave none), by action index: the
@@ -73,7 +94,7 @@ export function derivedEventActions(
 export function existingDerivedEvents(codes: readonly string[], derived: ReadonlyMap<number, string>): string[] | undefined {
   const ids: string[] = [];
   for (const [index, code] of codes.entries()) {
-    if (code === NOT_FAILED) continue;
+    if (code === NO_FAILURE) continue;
     const id = derived.get(index);
     if (code !== CONDITIONAL_CHECK_FAILED || id === undefined) return undefined;
     ids.push(id);
@@ -81,9 +102,21 @@ export function existingDerivedEvents(codes: readonly string[], derived: Readonl
   return ids.length > 0 ? ids : undefined;
 }
 
-/** `emitted event 'a'` or `emitted events 'a', 'b'`, for messages. */
-export function describeEmittedEvents(ids: readonly string[]): string {
-  return `emitted event${ids.length === 1 ? '' : 's'} ${ids.map((id) => `'${id}'`).join(', ')}`;
+/**
+ * `emitted event 'a', whose id this subscriber derived from this event, is already in the outbox` (`emitted events
+ * 'a', 'b', ... are`), for the messages of a redelivery recognised by {@link existingDerivedEvents}.
+ */
+export function derivedEventsInOutbox(ids: readonly string[]): string {
+  return (
+    `emitted event${ids.length === 1 ? '' : 's'} ${ids.map((id) => `'${id}'`).join(', ')}, ` +
+    `whose id this subscriber derived from this event, ${ids.length === 1 ? 'is' : 'are'} already in the outbox`
+  );
+}
+
+/** How an emitted event's outbox Put is named in a transaction's error messages. */
+export function emittedEventAction(event: PreparedEvent): ActionDescription {
+  const { id, type } = event.envelope;
+  return { kind: 'event', eventId: id, description: `emitted event '${id}' (${type})` };
 }
 
 /** What committing an event did. */
@@ -121,7 +154,12 @@ export interface InboxOptions {
  * the duplicate path reads the stored fingerprint from the failed write itself: no GetItem, no extra request.
  */
 export class Inbox {
-  public constructor(private readonly options: InboxOptions) {}
+  /** The key schemas of the tables a commit writes (the inbox and the known others), built once. */
+  private readonly keySchemas: ReadonlyMap<string, KeySchema>;
+
+  public constructor(private readonly options: InboxOptions) {
+    this.keySchemas = new Map([...(options.knownKeySchemas ?? []), [options.tableName, { partitionKey: TABLE_SCHEMA.PARTITION_KEY }]]);
+  }
 
   /** The inbox partition key value of an event: `<subscriber>#<eventId>`. */
   public key(eventId: string): string {
@@ -130,8 +168,7 @@ export class Inbox {
 
   /** The conditional Put of the inbox record of `envelope`, as of `now`, carrying the payload `fingerprint`. */
   public recordPut(envelope: EventEnvelope, now: Date, fingerprint: string): TransactWritePut {
-    const nowEpochSeconds = Math.floor(now.getTime() / 1000);
-    const expiresAtEpochSeconds = nowEpochSeconds + this.options.deduplicationWindowSeconds;
+    const expiresAtEpochSeconds = Math.floor(now.getTime() / 1000) + this.options.deduplicationWindowSeconds;
     return {
       TableName: this.options.tableName,
       Item: {
@@ -143,9 +180,7 @@ export class Inbox {
         [INBOX_ITEM.FINGERPRINT_ATTRIBUTE]: fingerprint,
         [TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE]: expiresAtEpochSeconds,
       },
-      ConditionExpression: RECORD_CLAIMABLE,
-      ExpressionAttributeNames: { '#pk': TABLE_SCHEMA.PARTITION_KEY, '#expiresAt': TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE },
-      ExpressionAttributeValues: { ':nowEpochSeconds': nowEpochSeconds },
+      ...claimCondition(now),
       // the live record comes back with the failed condition: the duplicate path compares fingerprints without a read
       ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
     };
@@ -173,7 +208,8 @@ export class Inbox {
     fingerprint: string,
     events: readonly PreparedEvent[] = [],
   ): Promise<CommitResult> {
-    this.assertKeyFits(envelope.id);
+    // an id too long for the inbox key could never be recorded: dead-letter it rather than retry it
+    assertInboxKeyFits(this.options.subscriberName, envelope.id, this.key(envelope.id));
     const record = this.recordPut(envelope, this.options.now(), fingerprint);
     if (staged.length === 0 && events.length === 0) return this.putAlone(envelope, record, fingerprint);
     const actions: TransactWriteItem[] = [...staged, ...events.map((event) => event.action), { Put: record }];
@@ -181,15 +217,12 @@ export class Inbox {
     const describe = (index: number): ActionDescription => {
       if (index === inboxIndex) return { kind: 'inbox', eventId: envelope.id, description: `inbox record '${this.key(envelope.id)}'` };
       const event = events[index - staged.length];
-      if (event !== undefined) {
-        const { id, type } = event.envelope;
-        return { kind: 'event', eventId: id, description: `emitted event '${id}' (${type})` };
-      }
+      if (event !== undefined) return emittedEventAction(event);
       return { kind: 'item', description: `staged ${describeAction(actions[index] as TransactWriteItem)}` };
     };
     const derived = derivedEventActions(events, staged.length, this.options.subscriberName, envelope.id);
     validateTransactionLimits(actions, {
-      knownKeySchemas: new Map([...(this.options.knownKeySchemas ?? []), [this.options.tableName, { partitionKey: TABLE_SCHEMA.PARTITION_KEY }]]),
+      knownKeySchemas: this.keySchemas,
       describe: (index) => describe(index).description,
       breakdown: `${staged.length} staged writes + ${events.length} emitted events + 1 inbox record`,
     });
@@ -206,8 +239,7 @@ export class Inbox {
           return {
             outcome: 'duplicate',
             unverifiedPayload:
-              `the inbox record of this event has expired or was deleted (its deduplication window is over), but ${describeEmittedEvents(existing)}, ` +
-              `whose id this subscriber derived from this event, ${existing.length === 1 ? 'is' : 'are'} already in the outbox: ` +
+              `the inbox record of this event has expired or was deleted (its deduplication window is over), but ${derivedEventsInOutbox(existing)}: ` +
               'this subscriber already processed it; its payload could not be compared',
           };
         }
@@ -217,16 +249,6 @@ export class Inbox {
       if (limitError !== undefined) throw limitError;
       if (isTransactionCanceled(error)) throw toTransactionCancelledError(error, describe);
       throw error;
-    }
-  }
-
-  /** An id too long for the inbox key could never be recorded: dead-letter it rather than retry it. */
-  private assertKeyFits(eventId: string): void {
-    const keyBytes = Buffer.byteLength(this.key(eventId), 'utf8');
-    if (keyBytes > MAX_PARTITION_KEY_BYTES) {
-      throw new PermanentError(
-        `event id of ${eventId.length} characters is too long for the inbox: its key '${this.options.subscriberName}#<id>' is ${keyBytes} bytes, but DynamoDB allows at most ${MAX_PARTITION_KEY_BYTES} bytes for a partition key value`,
-      );
     }
   }
 

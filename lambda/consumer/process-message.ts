@@ -66,7 +66,7 @@ export interface MessageDependencies<TData> {
  * Names of errors that no retry can cure. Checked by name as well as by class, so an error from a second bundled
  * copy of this runtime still counts.
  */
-export const PERMANENT_ERROR_NAMES: ReadonlySet<string> = new Set([
+const PERMANENT_ERROR_NAMES: ReadonlySet<string> = new Set([
   'PermanentError',
   'SchemaValidationError',
   'PayloadMismatchError',
@@ -79,7 +79,8 @@ export const PERMANENT_ERROR_NAMES: ReadonlySet<string> = new Set([
 /** Errors that mean "another delivery is on it, or took it over": retried quietly, not alarming. */
 const CONTENDED_ERROR_NAMES: ReadonlySet<string> = new Set(['MessageInProgressError', 'LeaseLostError', 'ConcurrentModificationError']);
 
-function isPermanent(error: unknown): error is Error {
+/** True for the {@link PermanentError} family: by class, or by one of {@link PERMANENT_ERROR_NAMES}. */
+export function isPermanent(error: unknown): error is Error {
   return error instanceof PermanentError || (error instanceof Error && PERMANENT_ERROR_NAMES.has(error.name));
 }
 

@@ -3,21 +3,21 @@
  * index, read one, and resolve its blocked step as SUCCESS or TRY_AGAIN. After resolving, redrive the message from the
  * dead-letter queue (SQS DLQ redrive); the next delivery resumes where the record says.
  */
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { EventFlowError } from '../errors';
-import { fromAttributeMap } from '../processing/attribute-values';
 import { mergeContext } from '../processing/processing-context';
 import { parseProcessingRecord, processingRecordKey, type ProcessingRecordView, type Resolution, type StepState } from '../processing/processing-record';
-import { MAX_RESOLUTIONS, RECORD_ATTRIBUTES as A } from '../processing/record-attributes';
-import { truncate } from '../processing/record-store';
+import { failedConditionRecord, setRemoveExpression, truncate } from '../processing/record-store';
 import { isConditionalCheckFailed } from '../transaction/cancellation';
 import { toDocumentClient, type DynamoDBClientLike } from '../transaction/document-client';
-import { RECORD_STATUS, STEP_STATUS, TABLE_SCHEMA } from '../wire-format';
+import { PROCESSING_RECORD as A, RECORD_STATUS, STEP_STATUS, TABLE_SCHEMA } from '../wire-format';
 
 /** The deduplication window restored on a record that does not carry its own (written by an older runtime): 30 days. */
 export const DEFAULT_DEDUPLICATION_WINDOW_SECONDS = 30 * 24 * 60 * 60;
+
+/** How many operator resolutions a record keeps (the oldest are dropped). */
+export const MAX_RESOLUTIONS = 20;
 
 /** Longest reason (and `resolvedBy`) kept in an audit entry, in characters. */
 export const MAX_RESOLUTION_TEXT_CHARACTERS = 1024;
@@ -222,32 +222,24 @@ export class BlockedMessages {
       A.ACTIVE_STEP_ATTRIBUTE,
       ...(remaining ? [] : [A.LEASE_EXPIRES_AT_ATTRIBUTE]),
     ];
-    const names: Record<string, string> = {
+    const conditionNames: Record<string, string> = {
       '#status': A.STATUS_ATTRIBUTE,
       '#steps': A.STEPS_ATTRIBUTE,
       '#step': input.step,
       '#stepStatus': 'status',
       '#version': A.VERSION_ATTRIBUTE,
     };
-    const values: Record<string, unknown> = { ':blocked': RECORD_STATUS.BLOCKED, ':processing': STEP_STATUS.PROCESSING, ':observedVersion': record.version };
-    const sets = Object.entries(set).map(([name, value], index) => {
-      names[`#s${index}`] = name;
-      values[`:s${index}`] = value;
-      return `#s${index} = :s${index}`;
-    });
-    const removes = remove.map((name, index) => {
-      names[`#r${index}`] = name;
-      return `#r${index}`;
-    });
+    const conditionValues: Record<string, unknown> = { ':blocked': RECORD_STATUS.BLOCKED, ':processing': STEP_STATUS.PROCESSING, ':observedVersion': record.version };
+    const update = setRemoveExpression(set, remove);
     try {
       const response = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { [TABLE_SCHEMA.PARTITION_KEY]: record.key },
-          UpdateExpression: `SET ${sets.join(', ')} REMOVE ${removes.join(', ')}`,
+          UpdateExpression: update.UpdateExpression,
           ConditionExpression: '#status = :blocked AND #steps.#step.#stepStatus = :processing AND #version = :observedVersion',
-          ExpressionAttributeNames: names,
-          ExpressionAttributeValues: values,
+          ExpressionAttributeNames: { ...conditionNames, ...update.ExpressionAttributeNames },
+          ExpressionAttributeValues: { ...conditionValues, ...update.ExpressionAttributeValues },
           ReturnValues: 'ALL_NEW',
           ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         }),
@@ -268,11 +260,8 @@ export class BlockedMessages {
    */
   private async ownWrite(error: unknown, input: ResolveBlockedMessageInput, lastWrite: string): Promise<ProcessingRecordView | undefined> {
     if (isConditionalCheckFailed(error)) {
-      const old = (error as { Item?: Record<string, AttributeValue> }).Item;
-      if (old !== undefined) {
-        const current = parseProcessingRecord(fromAttributeMap(old));
-        return current.lastWrite === lastWrite ? current : undefined;
-      }
+      const current = failedConditionRecord(error);
+      if (current !== undefined) return current.lastWrite === lastWrite ? current : undefined;
     }
     let current: ProcessingRecordView | undefined;
     try {

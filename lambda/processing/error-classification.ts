@@ -1,6 +1,6 @@
 /** The default classification of a failed effect. Pure: imports no AWS SDK. */
-import { PERMANENT_ERROR_NAMES } from '../consumer/process-message';
-import { PermanentError, RetryableError } from '../errors';
+import { isPermanent } from '../consumer/process-message';
+import { RetryableError } from '../errors';
 import type { ErrorClassification, ErrorClassifier } from './types';
 
 /**
@@ -9,7 +9,7 @@ import type { ErrorClassification, ErrorClassifier } from './types';
  */
 export const defaultErrorClassifier: ErrorClassifier = (error) => {
   if (error instanceof RetryableError || (error instanceof Error && error.name === 'RetryableError')) return 'retry';
-  if (error instanceof PermanentError || (error instanceof Error && PERMANENT_ERROR_NAMES.has(error.name))) return 'permanent';
+  if (isPermanent(error)) return 'permanent';
   return 'unknown';
 };
 

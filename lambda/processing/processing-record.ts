@@ -2,8 +2,7 @@
  * The processing record as the runtime and the operator API read it: one item per subscriber and message in the inbox
  * table (`<subscriber>#<eventId>`). Pure: imports no AWS SDK.
  */
-import { INBOX_ITEM, RECORD_STATUS, STEP_STATUS, TABLE_SCHEMA } from '../wire-format';
-import { RECORD_ATTRIBUTES as A } from './record-attributes';
+import { INBOX_ITEM, PROCESSING_RECORD as A, RECORD_STATUS, STEP_STATUS, TABLE_SCHEMA } from '../wire-format';
 
 /** One of the {@link RECORD_STATUS} values. */
 export type RecordStatus = (typeof RECORD_STATUS)[keyof typeof RECORD_STATUS];
@@ -107,11 +106,6 @@ function resolution(value: unknown): Resolution | undefined {
   if (status === undefined || step === undefined) return undefined;
   const reason = text(value.reason);
   return { at: text(value.at) ?? '', by: text(value.by) ?? '', step, status, ...(reason !== undefined ? { reason } : {}) };
-}
-
-/** True when the item is a processing record (not, say, a transactional inbox record under the same key). */
-export function isProcessingRecordItem(item: Readonly<Record<string, unknown>>): boolean {
-  return item[A.RECORD_TYPE_ATTRIBUTE] === A.RECORD_TYPE_VALUE;
 }
 
 /**

@@ -6,21 +6,15 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ProcessingModeName } from '../config';
+import { assertInboxKeyFits, claimCondition } from '../consumer/inbox';
 import type { EventEnvelope } from '../envelope';
-import { LeaseLostError, MessageInProgressError, PermanentError } from '../errors';
-import { isConditionalCheckFailed } from '../transaction/cancellation';
-import { INBOX_ITEM, RECORD_STATUS, STEP_STATUS, TABLE_SCHEMA } from '../wire-format';
+import { LeaseLostError, MessageInProgressError } from '../errors';
+import { conditionalCheckItem, isConditionalCheckFailed } from '../transaction/cancellation';
+import { INBOX_ITEM, PROCESSING_RECORD as A, RECORD_STATUS, STEP_STATUS, TABLE_SCHEMA } from '../wire-format';
 import { fromAttributeMap } from './attribute-values';
 import { MAX_BLOCKED_BODY_BYTES } from './processing-context';
 import { parseProcessingRecord, processingRecordKey, type ProcessingRecordView, type StepState } from './processing-record';
-import { RECORD_ATTRIBUTES as A } from './record-attributes';
 
-/** Condition part: no record for this subscriber and event id. */
-const RECORD_ABSENT = 'attribute_not_exists(#pk)';
-/** Condition part: a record exists but its deduplication window is over (TTL deletes lag by days; a blocked record has no TTL). */
-const RECORD_EXPIRED = '#expiresAt < :nowEpochSeconds';
-/** The claim's condition. */
-const RECORD_CLAIMABLE = `${RECORD_ABSENT} OR ${RECORD_EXPIRED}`;
 /** The holder's writes: still the owner, and nobody wrote since. */
 const HELD_BY_ME = '#owner = :owner AND #version = :observedVersion';
 /**
@@ -94,31 +88,53 @@ const CONDITION_NAMES: Readonly<Record<string, string>> = {
   '#lastWrite': A.LAST_WRITE_ATTRIBUTE,
 };
 
-/** Builds `SET #a0 = :a0, ... REMOVE #r0, ...` with placeholders, so any attribute name is safe. */
-function updateParts(write: Write): { UpdateExpression: string; ExpressionAttributeNames: Record<string, string>; ExpressionAttributeValues: Item } {
+/** The parts of an UpdateItem request: its expression and the names and values it references. */
+export interface UpdateParts {
+  readonly UpdateExpression: string;
+  readonly ExpressionAttributeNames: Record<string, string>;
+  readonly ExpressionAttributeValues: Item;
+}
+
+/**
+ * Builds `SET #s0 = :s0, ... REMOVE #r0, ...` with placeholders, so any attribute name is safe (the record store's
+ * writes and the operator's resolution).
+ */
+export function setRemoveExpression(set: Readonly<Item>, remove: readonly string[]): UpdateParts {
   const names: Record<string, string> = {};
   const values: Item = {};
-  const sets = Object.entries(write.set).map(([name, value], index) => {
+  const sets = Object.entries(set).map(([name, value], index) => {
     names[`#s${index}`] = name;
     values[`:s${index}`] = value;
     return `#s${index} = :s${index}`;
   });
-  const removes = write.remove.map((name, index) => {
+  const removes = remove.map((name, index) => {
     names[`#r${index}`] = name;
     return `#r${index}`;
   });
-  for (const [placeholder, name] of Object.entries(CONDITION_NAMES)) if (write.condition.includes(placeholder)) names[placeholder] = name;
   const expression = [sets.length > 0 ? `SET ${sets.join(', ')}` : '', removes.length > 0 ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean).join(' ');
-  return { UpdateExpression: expression, ExpressionAttributeNames: names, ExpressionAttributeValues: { ...values, ...write.conditionValues } };
+  return { UpdateExpression: expression, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
+}
+
+/** {@link setRemoveExpression} of a write, with the names its condition uses and its condition values. */
+function updateParts(write: Write): UpdateParts {
+  const parts = setRemoveExpression(write.set, write.remove);
+  for (const [placeholder, name] of Object.entries(CONDITION_NAMES)) if (write.condition.includes(placeholder)) parts.ExpressionAttributeNames[placeholder] = name;
+  return { ...parts, ExpressionAttributeValues: { ...parts.ExpressionAttributeValues, ...write.conditionValues } };
+}
+
+/**
+ * The record a conditional write failed on: `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'` puts it on the error, in
+ * the low-level format. Undefined when the error carries none.
+ */
+export function failedConditionRecord(error: unknown): ProcessingRecordView | undefined {
+  const old = conditionalCheckItem(error);
+  return old === undefined ? undefined : parseProcessingRecord(fromAttributeMap(old as Readonly<Record<string, AttributeValue>>));
 }
 
 /** Whether a blocked message's body is kept on the record: when `wanted` and small enough. */
 function keepsBody(body: string, wanted: boolean): boolean {
   return wanted && Buffer.byteLength(body, 'utf8') <= MAX_BLOCKED_BODY_BYTES;
 }
-
-/** Longest partition key value DynamoDB accepts, in bytes. */
-export const MAX_PARTITION_KEY_BYTES = 2048;
 
 /**
  * True for DynamoDB's refusal of a write whose item would exceed the 400 KB item limit (nothing was written). A blocked
@@ -168,14 +184,8 @@ export class ProcessingRecordStore {
     const now = this.options.now();
     const updatedAt = now.toISOString();
     const key = this.key(envelope.id);
-    const keyBytes = Buffer.byteLength(key, 'utf8');
-    if (keyBytes > MAX_PARTITION_KEY_BYTES) {
-      // DynamoDB would refuse every claim (and the read after it): no retry can help, so dead-letter it with the reason
-      throw new PermanentError(
-        `event id of ${envelope.id.length} characters is too long for the inbox: its key '${this.options.subscriberName}#<id>' is ${keyBytes} bytes, ` +
-          `but DynamoDB allows at most ${MAX_PARTITION_KEY_BYTES} bytes for a partition key value`,
-      );
-    }
+    // DynamoDB would refuse every claim (and the read after it): no retry can help, so dead-letter it with the reason
+    assertInboxKeyFits(this.options.subscriberName, envelope.id, key);
     const [first] = stepOrder;
     const steps: Record<string, StepState> = {};
     for (const name of stepOrder) {
@@ -209,9 +219,8 @@ export class ProcessingRecordStore {
       new PutCommand({
         TableName: this.options.tableName,
         Item: item,
-        ConditionExpression: RECORD_CLAIMABLE,
-        ExpressionAttributeNames: { '#pk': TABLE_SCHEMA.PARTITION_KEY, '#expiresAt': TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE },
-        ExpressionAttributeValues: { ':nowEpochSeconds': Math.floor(now.getTime() / 1000) },
+        // the inbox record's claim: a live record of either kind (a blocked record has no TTL) makes it fail
+        ...claimCondition(now),
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
       key,
@@ -465,8 +474,7 @@ export class ProcessingRecordStore {
       return { applied: true };
     } catch (error) {
       if (isConditionalCheckFailed(error)) {
-        const old = (error as { Item?: Record<string, AttributeValue> }).Item;
-        const current = old !== undefined ? parseProcessingRecord(fromAttributeMap(old)) : await this.read(key);
+        const current = failedConditionRecord(error) ?? (await this.read(key));
         if (current?.lastWrite === expectedLastWrite) return { applied: true };
         return { applied: false, ...(current !== undefined ? { current } : {}) };
       }

@@ -3,7 +3,7 @@ import type { TransactWriteItem } from '@aws-sdk/lib-dynamodb';
 import type { ProducerConfig } from '../config';
 import type { EventEnvelope } from '../envelope';
 import { EventTooLargeError, InvalidEventError } from '../errors';
-import { itemSize, MAX_ITEM_BYTES } from '../transaction/item-size';
+import { itemSize, MAX_ITEM_BYTES, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from '../transaction/item-size';
 import { OUTBOX_ITEM } from '../wire-format';
 
 /**
@@ -12,10 +12,6 @@ import { OUTBOX_ITEM } from '../wire-format';
  * (400 KB) as well: an event with a very long type can fit the message and still not fit the item.
  */
 export const MAX_MESSAGE_BYTES = 262_144;
-
-/** DynamoDB's limits on a key attribute value, in bytes: a partition key 2048, a sort key 1024. */
-const MAX_PARTITION_KEY_BYTES = 2048;
-const MAX_SORT_KEY_BYTES = 1024;
 
 /** At most this many characters of an event type go into an error message. */
 const MAX_TYPE_CHARACTERS_IN_MESSAGES = 100;

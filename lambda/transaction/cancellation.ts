@@ -5,7 +5,7 @@ import { FailedTransactionAction, TransactionActionKind, TransactionCancelledErr
 export const CONDITIONAL_CHECK_FAILED = 'ConditionalCheckFailed';
 
 /** DynamoDB's cancellation reason code for an action that did not fail. */
-const NO_FAILURE = 'None';
+export const NO_FAILURE = 'None';
 
 /** The part of a `TransactionCanceledException` this runtime reads. */
 export interface TransactionCanceledLike {

@@ -17,12 +17,17 @@ import { NumberValue } from '@aws-sdk/lib-dynamodb';
 /** DynamoDB's item size limit: 400 KB, attribute names included. */
 export const MAX_ITEM_BYTES = 400 * 1024;
 
+/** DynamoDB's limits on a key attribute value, in bytes: a partition key 2048, a sort key 1024. */
+export const MAX_PARTITION_KEY_BYTES = 2048;
+export const MAX_SORT_KEY_BYTES = 1024;
+
 /** Bytes every list or map costs on top of its elements. */
 const CONTAINER_OVERHEAD_BYTES = 3;
 /** Bytes each element of a list or map costs on top of its own size. */
 const ELEMENT_OVERHEAD_BYTES = 1;
 
-const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
+/** The UTF-8 length of `text`, in bytes. */
+export const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
 
 /**
  * Size of a number from its decimal text, e.g. `'-12.50'` or `'1.5e+21'`. DynamoDB stores a number as one byte of

@@ -5,9 +5,7 @@
 import type { TransactWriteItem } from '@aws-sdk/lib-dynamodb';
 import { TransactionLimitError } from '../errors';
 import { describeAction, operationOf, operationsOf, tableOf } from './actions';
-import { attributeValueSize, itemSize, MAX_ITEM_BYTES } from './item-size';
-
-const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8');
+import { attributeValueSize, itemSize, MAX_ITEM_BYTES, utf8Bytes } from './item-size';
 
 /** DynamoDB's maximum number of actions in one TransactWriteItems call. */
 export const MAX_TRANSACTION_ACTIONS = 100;

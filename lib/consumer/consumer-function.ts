@@ -111,7 +111,8 @@ export class ConsumerFunction extends BundledFunctionBase {
     const processingMode = props.processingMode ?? ProcessingMode.TRANSACTIONAL;
     const timeout = props.timeout ?? CONSUMER_DEFAULTS.FUNCTION_TIMEOUT;
     const leaseDuration = usesLease(processingMode) ? (props.leaseDuration ?? timeout) : undefined;
-    const inboxTable = usesInbox(processingMode) ? props.inboxTable : undefined;
+    // the checks above: an inbox table is given exactly when the mode uses one
+    const inboxTable = props.inboxTable;
     super(
       scope,
       id,

@@ -264,8 +264,9 @@ export class Subscriber extends Construct {
       deduplicationWindow: hasInbox ? (props.deduplicationWindow ?? CONSUMER_DEFAULTS.DEDUPLICATION_WINDOW) : undefined,
       leaseDuration: props.leaseDuration,
       deadLetterQueue: this.deadLetterQueue,
-      outboxTable: props.publishesEvents ? props.outboxTable : undefined,
-      eventSource: props.publishesEvents ? props.eventSource : undefined,
+      // validatePublishing: both are given only with publishesEvents
+      outboxTable: props.outboxTable,
+      eventSource: props.eventSource,
       environment: props.environment,
       timeout,
       memorySize: props.memorySize,

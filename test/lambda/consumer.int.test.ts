@@ -1,6 +1,7 @@
 import { GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
 import { ConfigurationError, ENV, type ConsumerConfig, type ProducerConfig } from '../../lambda/config';
+import type { SqsBatchHandler } from '../../lambda/consumer/create-consumer';
 import { createTransactionalConsumer, type EventHandler, type TransactionalConsumerOptions } from '../../lambda/consumer/transactional-consumer';
 import { parseEnvelope } from '../../lambda/envelope';
 import { PermanentError, RetryableError } from '../../lambda/errors';
@@ -646,6 +647,22 @@ describe('emitting events (tx.emit)', () => {
     );
   }
 
+  /**
+   * Processes a deposit, expires its inbox record and redelivers it through `handler`; checks that the redelivery is
+   * reported for retry (logged `failed` after `processed`) and returns the deposit and the `failed` line.
+   */
+  async function failingRedeliveryAfterExpiry(handler: SqsBatchHandler, lines: ReadonlyArray<Record<string, unknown>>) {
+    const message = deposit(7);
+    await handler({ Records: [sqsRecord(message.body)] });
+    await expireInboxRecord(message.id);
+    const record = sqsRecord(message.body);
+
+    expect((await handler({ Records: [record] })).batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+
+    expect(outcomesOf(lines)).toEqual(['processed', 'failed']);
+    return { message, failed: lines.find((line) => line.outcome === 'failed') };
+  }
+
   test('a redelivery after its inbox record expired is a duplicate when the event it emitted (derived id) is in the outbox', async () => {
     const { handler, lines, deadLetter } = consumer({ handle: creditAndNotify, outbox: outboxFor() });
     const message = deposit(7);
@@ -675,15 +692,9 @@ describe('emitting events (tx.emit)', () => {
         tx.emit({ id: chosen, type: 'AccountCredited', data: {} });
       },
     });
-    const message = deposit(7);
-    await handler({ Records: [sqsRecord(message.body)] });
-    await expireInboxRecord(message.id);
-    const record = sqsRecord(message.body);
+    const { message, failed } = await failingRedeliveryAfterExpiry(handler, lines);
 
-    expect((await handler({ Records: [record] })).batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
-
-    expect(outcomesOf(lines)).toEqual(['processed', 'failed']);
-    expect(lines.find((line) => line.outcome === 'failed')).toMatchObject({
+    expect(failed).toMatchObject({
       error: { name: 'TransactionCancelledError', message: expect.stringMatching(new RegExp(`emitted event '${chosen}' \\(AccountCredited\\)\\): ConditionalCheckFailed`)) },
     });
     expect(await balance(message.account)).toBe(7);
@@ -698,15 +709,9 @@ describe('emitting events (tx.emit)', () => {
         creditAndNotify(envelope, tx, context);
       },
     });
-    const message = deposit(7);
-    await handler({ Records: [sqsRecord(message.body)] });
-    await expireInboxRecord(message.id);
+    const { failed } = await failingRedeliveryAfterExpiry(handler, lines);
 
-    const record = sqsRecord(message.body);
-    expect((await handler({ Records: [record] })).batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
-
-    expect(outcomesOf(lines)).toEqual(['processed', 'failed']);
-    expect(lines.find((line) => line.outcome === 'failed')).toMatchObject({ error: { name: 'TransactionCancelledError', message: expect.stringMatching(/action 0 \(staged Put on table '.*'\): ConditionalCheckFailed/) } });
+    expect(failed).toMatchObject({ error: { name: 'TransactionCancelledError', message: expect.stringMatching(/action 0 \(staged Put on table '.*'\): ConditionalCheckFailed/) } });
   });
 
   test('a handler that only emits commits the event and the inbox record in a transaction', async () => {

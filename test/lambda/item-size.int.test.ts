@@ -6,7 +6,8 @@
 import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { itemSize, MAX_ITEM_BYTES } from '../../lambda/transaction/item-size';
-import { createTable, localClient, uniqueTableName } from '../support/dynamodb-client';
+import { localClient } from '../support/dynamodb-client';
+import { createKeyedTable } from '../support/proof/tables';
 
 let documents: DynamoDBDocumentClient;
 let table: string;
@@ -14,8 +15,7 @@ let table: string;
 beforeAll(async () => {
   const client = localClient();
   documents = DynamoDBDocumentClient.from(client);
-  table = uniqueTableName('item-size');
-  await createTable(client, table, { partitionKey: 'pk' });
+  table = await createKeyedTable(client, 'item-size');
 });
 
 /** `base` padded with a string attribute so that the calculator sizes it at exactly `bytes`. */

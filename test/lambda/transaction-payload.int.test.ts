@@ -7,7 +7,8 @@
 import { DynamoDBDocumentClient, TransactWriteCommand, type TransactWriteItem } from '@aws-sdk/lib-dynamodb';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { actionPayloadBytes, MAX_TRANSACTION_BYTES, validateTransactionLimits } from '../../lambda/transaction/limits';
-import { createTable, localClient, uniqueTableName } from '../support/dynamodb-client';
+import { localClient } from '../support/dynamodb-client';
+import { createKeyedTable } from '../support/proof/tables';
 
 let documents: DynamoDBDocumentClient;
 let table: string;
@@ -15,8 +16,7 @@ let table: string;
 beforeAll(async () => {
   const client = localClient();
   documents = DynamoDBDocumentClient.from(client);
-  table = uniqueTableName('payload');
-  await createTable(client, table, { partitionKey: 'pk' });
+  table = await createKeyedTable(client, 'payload');
 });
 
 /** Eleven Puts of 390,000-byte items: over 4 MB on their own. */
