@@ -1,0 +1,157 @@
+/**
+ * The event flow as the synthesized CloudFormation templates describe it: what the simulator runs. Every field comes
+ * from a template property (named in its doc comment); defaults are CloudFormation's own, so what is simulated is what
+ * `cdk deploy` would create. Resources are identified by {@link ResourceKey}, `<stack name>/<logical id>`, because
+ * logical ids are unique per stack only.
+ */
+
+/** `<stack name>/<logical id>` of a template resource. */
+export type ResourceKey = string;
+
+/** What every modelled resource carries. */
+export interface ModelledResource {
+  /** `<stack name>/<logical id>` */
+  readonly key: ResourceKey;
+  readonly stackName: string;
+  readonly logicalId: string;
+  /** The construct path (`aws:cdk:path` metadata), when the template has it; the readable name in reports. */
+  readonly constructPath?: string;
+}
+
+/** `AWS::DynamoDB::Table` */
+export interface TableModel extends ModelledResource {
+  /** `TableName`, when the template sets one. */
+  readonly tableName?: string;
+  /** `KeySchema` */
+  readonly keySchema: readonly { readonly AttributeName: string; readonly KeyType: 'HASH' | 'RANGE' }[];
+  /** `AttributeDefinitions` */
+  readonly attributeDefinitions: readonly { readonly AttributeName: string; readonly AttributeType: 'S' | 'N' | 'B' }[];
+  /** `GlobalSecondaryIndexes`, as in the template (IndexName, KeySchema, Projection). @default none */
+  readonly globalSecondaryIndexes: readonly Record<string, unknown>[];
+  /** `LocalSecondaryIndexes`, as in the template. @default none */
+  readonly localSecondaryIndexes: readonly Record<string, unknown>[];
+  /** `StreamSpecification.StreamViewType`: the table has a stream when set. */
+  readonly streamViewType?: 'KEYS_ONLY' | 'NEW_IMAGE' | 'OLD_IMAGE' | 'NEW_AND_OLD_IMAGES';
+  /** `TimeToLiveSpecification.AttributeName` when `Enabled`. */
+  readonly timeToLiveAttribute?: string;
+}
+
+/** `AWS::Pipes::Pipe` with a DynamoDB stream source and an SNS topic target: the outbox relay. */
+export interface RelayModel extends ModelledResource {
+  /** The table whose stream is `Source` (`Fn::GetAtt [table, StreamArn]`). */
+  readonly sourceTable: ResourceKey;
+  /** The topic that is `Target` (`Ref topic`). */
+  readonly targetTopic: ResourceKey;
+  /** `SourceParameters.DynamoDBStreamParameters.BatchSize` @default 100 */
+  readonly batchSize: number;
+  /** `...StartingPosition` (`TRIM_HORIZON` or `LATEST`) */
+  readonly startingPosition: string;
+  /** `...MaximumRetryAttempts` @default -1 (infinite, as AWS) */
+  readonly maximumRetryAttempts: number;
+  /** `...DeadLetterConfig.Arn`, when it names a queue of the template. */
+  readonly deadLetterQueue?: ResourceKey;
+  /** `SourceParameters.FilterCriteria.Filters[].Pattern`, each a JSON event pattern; none means every record passes. */
+  readonly filterPatterns: readonly string[];
+  /** `TargetParameters.InputTemplate` @default the record itself, as JSON */
+  readonly inputTemplate?: string;
+}
+
+/** `AWS::SNS::Topic` */
+export interface TopicModel extends ModelledResource {
+  /** `TopicName`, when set. */
+  readonly topicName?: string;
+  /** `FifoTopic` @default false */
+  readonly fifo: boolean;
+}
+
+/** `AWS::SNS::Subscription` with protocol `sqs` (others are reported as not simulated). */
+export interface SubscriptionModel extends ModelledResource {
+  /** `TopicArn` (`Ref topic`). */
+  readonly topic: ResourceKey;
+  /** `Endpoint` (`Fn::GetAtt [queue, Arn]`). */
+  readonly queue: ResourceKey;
+  /** `RawMessageDelivery` @default false */
+  readonly rawMessageDelivery: boolean;
+  /** `FilterPolicy` @default none: every message passes */
+  readonly filterPolicy?: Record<string, unknown>;
+  /** `FilterPolicyScope` @default 'MessageAttributes' */
+  readonly filterPolicyScope: 'MessageAttributes' | 'MessageBody';
+  /** `RedrivePolicy.deadLetterTargetArn`: where SNS puts messages it cannot deliver. */
+  readonly deadLetterQueue?: ResourceKey;
+}
+
+/** `AWS::SQS::Queue` */
+export interface QueueModel extends ModelledResource {
+  /** `QueueName`, when set. */
+  readonly queueName?: string;
+  /** `FifoQueue` @default false */
+  readonly fifo: boolean;
+  /** `VisibilityTimeout` @default 30 */
+  readonly visibilityTimeoutSeconds: number;
+  /** `MessageRetentionPeriod` @default 345600 (4 days) */
+  readonly messageRetentionSeconds: number;
+  /** `RedrivePolicy` */
+  readonly redrive?: { readonly deadLetterQueue: ResourceKey; readonly maxReceiveCount: number };
+}
+
+/** `AWS::Lambda::EventSourceMapping` whose source is a queue of the template. */
+export interface EventSourceMappingModel extends ModelledResource {
+  readonly queue: ResourceKey;
+  /** `FunctionName` (`Ref function`). */
+  readonly function: ResourceKey;
+  /** `BatchSize` @default 10 */
+  readonly batchSize: number;
+  /** `FunctionResponseTypes` includes `ReportBatchItemFailures` */
+  readonly reportBatchItemFailures: boolean;
+  /** `ScalingConfig.MaximumConcurrency`, when set. */
+  readonly maximumConcurrency?: number;
+  /** `Enabled` @default true */
+  readonly enabled: boolean;
+}
+
+/** `AWS::Lambda::Function` whose code is an asset of the cloud assembly (Node.js runtimes only). */
+export interface FunctionModel extends ModelledResource {
+  /** Absolute path of the asset directory in the cloud assembly (`aws:asset:path` metadata). */
+  readonly assetDirectory: string;
+  /** `Handler`, e.g. `index.handler` */
+  readonly handler: string;
+  /** `Runtime`, e.g. `nodejs24.x` */
+  readonly runtime: string;
+  /** `Timeout` @default 3 */
+  readonly timeoutSeconds: number;
+  /** `MemorySize` @default 128 */
+  readonly memorySizeMb: number;
+  /** `Environment.Variables`, unresolved: values may be intrinsics (`Ref`, `Fn::GetAtt`, ...). */
+  readonly environment: Readonly<Record<string, unknown>>;
+}
+
+/** The whole flow. */
+export interface FlowModel {
+  /** Absolute path of the cloud assembly directory. */
+  readonly assemblyDirectory: string;
+  readonly stackNames: readonly string[];
+  readonly tables: readonly TableModel[];
+  readonly relays: readonly RelayModel[];
+  readonly topics: readonly TopicModel[];
+  readonly subscriptions: readonly SubscriptionModel[];
+  readonly queues: readonly QueueModel[];
+  readonly eventSourceMappings: readonly EventSourceMappingModel[];
+  readonly functions: readonly FunctionModel[];
+  /** What the templates hold that the simulator does not run (e.g. an HTTP subscription), one line each. */
+  readonly notSimulated: readonly string[];
+}
+
+/**
+ * The local names the resources get, which intrinsic functions in environment variables resolve to. Supplied by the
+ * simulator once it has created the tables and queues.
+ */
+export interface LocalNames {
+  /** What `Ref` of the resource resolves to (table name, queue URL, topic ARN, function name); undefined if unknown. */
+  ref(key: ResourceKey): string | undefined;
+  /** What `Fn::GetAtt [resource, attribute]` resolves to; undefined if unknown. */
+  getAtt(key: ResourceKey, attribute: string): string | undefined;
+  /** `AWS::Region` */
+  readonly region: string;
+  /** `AWS::AccountId` */
+  readonly accountId: string;
+}

@@ -1,0 +1,56 @@
+/**
+ * What the simulated services report as they work. The run's ledger implements it and turns the reports into the
+ * figures and the invariant checks; the services only report facts, they never decide what is a violation.
+ */
+import type { FaultKind } from '../faults/fault-plan';
+import type { ResourceKey } from '../model/flow-model';
+
+/** Where an SQS message came from, kept with it so the ledger can follow one event through the flow. */
+export interface MessageOrigin {
+  /** The envelope id of the event it carries, when the body parsed as an envelope (`id` field). */
+  readonly eventId?: string;
+  /** The subscription that delivered it, for messages fanned out by a topic. */
+  readonly subscription?: ResourceKey;
+  /** How it got on the queue. */
+  readonly via: 'sns' | 'send-message' | 'redrive';
+  /** For `redrive`: the queue it was moved from and its receive count there. */
+  readonly redrivenFrom?: { readonly queue: ResourceKey; readonly receiveCount: number };
+}
+
+/** What became of one invocation. */
+export type InvocationOutcome =
+  | { readonly kind: 'returned'; readonly response: unknown }
+  | { readonly kind: 'threw'; readonly errorName: string; readonly errorMessage: string }
+  | { readonly kind: 'crashed'; readonly atRequest: number; readonly afterCommit: boolean }
+  | { readonly kind: 'timed-out'; readonly timeoutSeconds: number };
+
+/** Reports of the simulated services. All optional: a component tested alone passes `{}`. */
+export interface SimulationObserver {
+  /** The relay read a stream record; `published` says whether it passed the filter and went to the topic. */
+  onStreamRecord?(relay: ResourceKey, record: { readonly eventId?: string; readonly published: boolean; readonly duplicate: boolean }): void;
+  /** A topic delivered (or, filtered out, did not deliver) a message to a subscription's queue. */
+  onFanOut?(subscription: ResourceKey, delivery: { readonly eventId?: string; readonly matched: boolean; readonly copies: number }): void;
+  /** A message was put on a queue. */
+  onEnqueued?(queue: ResourceKey, message: { readonly messageId: string; readonly origin: MessageOrigin }): void;
+  /** A message was deleted from a queue (acknowledged). */
+  onDeleted?(queue: ResourceKey, message: { readonly messageId: string; readonly origin: MessageOrigin; readonly receiveCount: number }): void;
+  /** SQS moved a message to the queue's dead-letter queue after `maxReceiveCount` receives. */
+  onRedriven?(queue: ResourceKey, message: { readonly messageId: string; readonly origin: MessageOrigin; readonly receiveCount: number; readonly deadLetterQueue: ResourceKey }): void;
+  /** A message outlived the queue's retention period and is gone. */
+  onExpired?(queue: ResourceKey, message: { readonly messageId: string; readonly origin: MessageOrigin }): void;
+  /** A function was invoked by an event source mapping with these messages. */
+  onInvocation?(
+    mapping: ResourceKey,
+    invocation: {
+      readonly functionKey: ResourceKey;
+      readonly messages: readonly { readonly messageId: string; readonly origin: MessageOrigin; readonly receiveCount: number }[];
+      readonly outcome: InvocationOutcome;
+      /** Message ids the function reported as failed (`batchItemFailures`); all of them when the whole batch failed. */
+      readonly failedMessageIds: readonly string[];
+    },
+  ): void;
+  /** A fault was injected. `subject` says on what (a function, a queue, a subscription). */
+  onFault?(kind: FaultKind, subject: ResourceKey): void;
+  /** A line a function wrote to stdout or stderr (its logs and EMF metrics). */
+  onFunctionOutput?(functionKey: ResourceKey, line: string, stream: 'stdout' | 'stderr'): void;
+}
