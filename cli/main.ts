@@ -9,6 +9,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { userInfo } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { blockedCommand } from './blocked-command';
+import { simulateCommand } from './simulate-command';
 
 /** The program's name, as users type it. */
 export const PROGRAM = 'idempotent-event-flow';
@@ -26,6 +27,10 @@ export interface CliIo {
   readonly now?: () => Date;
   /** Who runs the command, for audit entries. @default the OS user name */
   readonly user?: string;
+  /** The directory relative paths are read from. @default the process's working directory */
+  readonly cwd?: string;
+  /** Whether stderr is a terminal (progress is then redrawn in place). @default false */
+  readonly stderrIsTerminal?: boolean;
 }
 
 /** What the global options say about the DynamoDB client. */
@@ -68,7 +73,10 @@ export interface Command {
 }
 
 /** The subcommands, by name. */
-export const COMMANDS: ReadonlyMap<string, Command> = new Map([[blockedCommand.name, blockedCommand]]);
+export const COMMANDS: ReadonlyMap<string, Command> = new Map([
+  [blockedCommand.name, blockedCommand],
+  [simulateCommand.name, simulateCommand],
+]);
 
 /** Options every command accepts. */
 export const GLOBAL_OPTIONS = {
@@ -176,7 +184,14 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
 
 // run as a script (not when imported, e.g. by tests)
 if (typeof require !== 'undefined' && typeof module !== 'undefined' && require.main === module) {
-  void main(process.argv.slice(2), { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) }).then((code) => {
+  // Ctrl-C: exit through Node's exit handlers, which stop child processes such as the simulator's DynamoDB Local
+  process.once('SIGINT', () => process.exit(130));
+  process.once('SIGTERM', () => process.exit(143));
+  void main(process.argv.slice(2), {
+    stdout: (text) => process.stdout.write(text),
+    stderr: (text) => process.stderr.write(text),
+    stderrIsTerminal: process.stderr.isTTY === true,
+  }).then((code) => {
     process.exitCode = code;
   });
 }

@@ -17,7 +17,7 @@ import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-
 import { randomUUID } from 'node:crypto';
 import { createMultiStepConsumer, PermanentError, RetryableError, type MultiStepConsumerOptions, type SqsBatchHandler } from '../../lambda';
 import { OrderPlaced, parseOrderPlaced } from './order-events';
-import { standInFailure } from './stand-ins';
+import { mailGatewayClient, standInFailure } from './stand-ins';
 
 const ACCOUNTING_INVOICES_TABLE_NAME = process.env.ACCOUNTING_INVOICES_TABLE_NAME ?? '';
 const MAIL_TABLE_NAME = process.env.MAIL_TABLE_NAME ?? '';
@@ -26,12 +26,15 @@ const MAIL_TABLE_NAME = process.env.MAIL_TABLE_NAME ?? '';
 export interface InvoicingOptions extends Omit<MultiStepConsumerOptions<OrderPlaced>, 'steps' | 'parse' | 'client'> {
   /** The client of the runtime and of the stand-ins. @default a client from the Lambda environment */
   readonly client?: DynamoDBClient;
+  /** The client of the mail gateway stand-in. @default `client` when given, else {@link mailGatewayClient} (no retries) */
+  readonly mailClient?: DynamoDBClient;
 }
 
 /** Creates the invoicing handler; tests pass a client and the configuration. */
 export function createInvoicingHandler(options: InvoicingOptions = {}): SqsBatchHandler {
   const client = options.client ?? new DynamoDBClient({});
   const documents = DynamoDBDocumentClient.from(client);
+  const mail = DynamoDBDocumentClient.from(options.mailClient ?? options.client ?? mailGatewayClient());
   return createMultiStepConsumer<OrderPlaced>({
     ...options,
     client,
@@ -71,7 +74,7 @@ export function createInvoicingHandler(options: InvoicingOptions = {}): SqsBatch
             throw new PermanentError(`step 'create-invoice' stored no invoiceId (stepContext: ${JSON.stringify(context.stepContext)}); no mail was sent`);
           }
           try {
-            await documents.send(
+            await mail.send(
               new UpdateCommand({
                 TableName: MAIL_TABLE_NAME,
                 Key: { pk: `INVOICE#${invoiceId}` },

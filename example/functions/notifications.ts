@@ -15,7 +15,7 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { createLeaseConsumer, type LeaseConsumerOptions, type SqsBatchHandler } from '../../lambda';
 import { OrderPlaced, parseOrderPlaced } from './order-events';
-import { standInFailure } from './stand-ins';
+import { mailGatewayClient, standInFailure } from './stand-ins';
 
 const MAIL_TABLE_NAME = process.env.MAIL_TABLE_NAME ?? '';
 
@@ -23,12 +23,14 @@ const MAIL_TABLE_NAME = process.env.MAIL_TABLE_NAME ?? '';
 export interface NotificationsOptions extends Omit<LeaseConsumerOptions<OrderPlaced>, 'handle' | 'parse' | 'client'> {
   /** The client of the runtime and of the stand-in. @default a client from the Lambda environment */
   readonly client?: DynamoDBClient;
+  /** The client of the mail gateway stand-in. @default `client` when given, else {@link mailGatewayClient} (no retries) */
+  readonly mailClient?: DynamoDBClient;
 }
 
 /** Creates the notifications handler; tests pass a client and the configuration. */
 export function createNotificationsHandler(options: NotificationsOptions = {}): SqsBatchHandler {
   const client = options.client ?? new DynamoDBClient({});
-  const documents = DynamoDBDocumentClient.from(client);
+  const mail = DynamoDBDocumentClient.from(options.mailClient ?? options.client ?? mailGatewayClient());
   return createLeaseConsumer<OrderPlaced>({
     ...options,
     client,
@@ -36,7 +38,7 @@ export function createNotificationsHandler(options: NotificationsOptions = {}): 
     handle: async (event, context) => {
       const order = event.data;
       try {
-        await documents.send(
+        await mail.send(
           new UpdateCommand({
             TableName: MAIL_TABLE_NAME,
             Key: { pk: `CONFIRMATION#${order.orderId}` },

@@ -7,6 +7,7 @@
  *
  * What a failed call tells the runtime decides what happens to the message ({@link standInFailure}).
  */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { PermanentError, RetryableError } from '../../lambda';
 
 /** Errors of a request that DynamoDB refused before applying it: nothing was written, trying again is safe. */
@@ -31,4 +32,15 @@ export function standInFailure(system: string, error: unknown): Error {
     return new PermanentError(`the ${system} rejected the call as invalid (${detail}); nothing was written, and retrying would not help`, { cause: error });
   }
   return error instanceof Error ? error : new Error(detail);
+}
+
+/**
+ * The client of the mail gateway stand-in: it never re-sends a call. A mail API call is not idempotent (the same
+ * request sent twice sends two mails), so, like an HTTP client posting to such an API, it does not retry on its own
+ * after a timeout or a lost connection; the error reaches the runtime, which blocks the message for an operator
+ * because the mail may or may not have gone out. (The SDK's default of 3 attempts would silently send a second mail
+ * whenever a response is lost; `npx idempotent-event-flow simulate` catches exactly that.)
+ */
+export function mailGatewayClient(): DynamoDBClient {
+  return new DynamoDBClient({ maxAttempts: 1 });
 }

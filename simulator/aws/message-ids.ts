@@ -1,0 +1,54 @@
+/**
+ * Identifiers of the simulated messaging services. They must not depend on chance (no `Math.random`, no
+ * `randomUUID`): the same sequence of operations gives the same ids, so a seeded run replays exactly.
+ */
+import { createHash } from 'node:crypto';
+
+/**
+ * A UUID-shaped id (the version-4 layout SQS and SNS message ids have) that depends only on `namespace` and
+ * `sequence`: the first 122 bits of SHA-256 of both.
+ */
+export function deterministicUuid(namespace: string, sequence: number): string {
+  const hex = createHash('sha256').update(`${namespace}\n${sequence}`).digest('hex');
+  const variant = ((Number.parseInt(hex.charAt(16), 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/** Hands out {@link deterministicUuid}s of one namespace in order: 1st, 2nd, ... */
+export class IdSequence {
+  private issued = 0;
+
+  public constructor(private readonly namespace: string) {}
+
+  /** The next id of the namespace. */
+  public next(): string {
+    this.issued += 1;
+    return deterministicUuid(this.namespace, this.issued);
+  }
+}
+
+function parseObject(text: string): Record<string, unknown> | undefined {
+  if (!text.startsWith('{')) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The envelope id an SQS message body or SNS message carries, so the ledger can follow one event through the flow:
+ * the string `id` field of a JSON object body, or, for an SNS notification (`Type: 'Notification'`, what a
+ * subscription without raw delivery puts on its queue), the `id` of its `Message`. Undefined otherwise.
+ */
+export function eventIdOf(body: string): string | undefined {
+  const object = parseObject(body.trimStart());
+  if (object === undefined) return undefined;
+  if (typeof object.id === 'string') return object.id;
+  if (object.Type === 'Notification' && typeof object.Message === 'string') {
+    const message = parseObject(object.Message.trimStart());
+    if (message !== undefined && typeof message.id === 'string') return message.id;
+  }
+  return undefined;
+}

@@ -1,0 +1,171 @@
+/**
+ * A standard SNS topic with SQS subscriptions, emulated in process: Publish fans a message out to every subscription
+ * whose filter policy matches, as the SNS Developer Guide describes the delivery to SQS (sns-sqs-as-subscriber.html):
+ * - without raw delivery the queue gets the SNS notification JSON (Type, MessageId, TopicArn, Message, Timestamp,
+ *   SignatureVersion, Signature, SigningCertURL, UnsubscribeURL, and MessageAttributes when there are any);
+ * - with `RawMessageDelivery` it gets the message itself, and the message attributes become SQS message attributes
+ *   (sns-large-payload-raw-message-delivery.html);
+ * - delivery is at least once: the fault plan decides when a delivery arrives twice (two SQS messages with the same
+ *   SNS MessageId, as an SNS retry would give).
+ *
+ * Not emulated: FIFO topics (refused: EventBridge Pipes cannot target one, eb-pipes-event-target.html), subscription
+ * protocols other than `sqs`, delivery failures and the subscription's dead-letter queue (delivery to a local queue
+ * never fails), message signatures (the Signature is a placeholder that does not verify), Subject, MessageStructure.
+ */
+import { createHash } from 'node:crypto';
+import type { FaultPlan } from '../faults/fault-plan';
+import type { SubscriptionModel, TopicModel } from '../model/flow-model';
+import type { MessageOrigin, SimulationObserver } from '../run/observer';
+import type { VirtualClock } from './clock';
+import { deterministicUuid, eventIdOf, IdSequence } from './message-ids';
+import type { SimulatedQueue, SqsMessageAttribute } from './queue';
+
+/** Largest message SNS Publish accepts, message and attributes together: 256 KiB. */
+export const MAX_SNS_MESSAGE_BYTES = 262_144;
+
+/** A subscription of the topic and the queue it delivers to. */
+export interface TopicSubscriptionTarget {
+  readonly model: SubscriptionModel;
+  readonly queue: SimulatedQueue;
+}
+
+/** What a filter policy is matched against. */
+export interface PublishedMessage {
+  readonly body: string;
+  readonly attributes: Readonly<Record<string, SqsMessageAttribute>>;
+}
+
+/** A Publish SNS would refuse. */
+export class SnsPublishError extends Error {
+  public constructor(
+    /** The SNS error code, e.g. `InvalidParameter` */
+    public readonly code: string,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'SnsPublishError';
+  }
+}
+
+/** One attribute of the `MessageAttributes` of an SNS notification. */
+interface NotificationAttribute {
+  readonly Type: string;
+  readonly Value: string;
+}
+
+function regionOf(topicArn: string): string {
+  const region = topicArn.split(':')[3];
+  if (region === undefined || region.length === 0) throw new Error(`topic ARN '${topicArn}' does not name a region (expected arn:aws:sns:<region>:<account>:<name>)`);
+  return region;
+}
+
+/** A standard SNS topic whose subscriptions deliver to simulated SQS queues. */
+export class SimulatedTopic {
+  public readonly arn: string;
+  public readonly model: TopicModel;
+
+  private readonly subscriptions: readonly TopicSubscriptionTarget[];
+  private readonly faults: FaultPlan;
+  private readonly clock: VirtualClock;
+  private readonly observer: SimulationObserver;
+  private readonly matches: (subscription: SubscriptionModel, message: PublishedMessage) => boolean;
+  private readonly messageIds: IdSequence;
+  private readonly region: string;
+
+  public constructor(options: {
+    model: TopicModel;
+    arn: string;
+    subscriptions: readonly TopicSubscriptionTarget[];
+    faults: FaultPlan;
+    clock: VirtualClock;
+    observer?: SimulationObserver;
+    /** decides whether a subscription's filter policy matches; the lead wires simulator/patterns/filter-policy.ts here (another helper writes it) */
+    matches: (subscription: SubscriptionModel, message: PublishedMessage) => boolean;
+  }) {
+    const { model } = options;
+    if (model.fifo) {
+      throw new Error(`topic ${model.key} is a FIFO topic; the simulator emulates standard topics only (EventBridge Pipes cannot target a FIFO topic either)`);
+    }
+    for (const { model: subscription, queue } of options.subscriptions) {
+      if (subscription.topic !== model.key) throw new Error(`subscription ${subscription.key} belongs to topic ${subscription.topic}, not to ${model.key}`);
+      if (subscription.queue !== queue.model.key) throw new Error(`subscription ${subscription.key} delivers to queue ${subscription.queue}, but was given queue ${queue.model.key}`);
+      if (queue.model.fifo) throw new Error(`subscription ${subscription.key} delivers to FIFO queue ${queue.model.key}; a standard SNS topic cannot deliver to a FIFO queue`);
+    }
+    this.model = model;
+    this.arn = options.arn;
+    this.region = regionOf(options.arn);
+    this.subscriptions = options.subscriptions;
+    this.faults = options.faults;
+    this.clock = options.clock;
+    this.observer = options.observer ?? {};
+    this.matches = options.matches;
+    this.messageIds = new IdSequence(`sns:${options.arn}`);
+  }
+
+  /** Publish: fans the message out to every subscription whose filter policy matches. */
+  public publish(message: string, options: { messageAttributes?: Record<string, SqsMessageAttribute> } = {}): { readonly messageId: string } {
+    const attributes = options.messageAttributes ?? {};
+    checkPublishable(this.model.key, message, attributes);
+    const messageId = this.messageIds.next();
+    const timestamp = new Date(this.clock.now()).toISOString();
+    const eventId = eventIdOf(message);
+    for (const target of this.subscriptions) {
+      const subscription = target.model;
+      const matched = this.matches(subscription, { body: message, attributes });
+      let copies = 0;
+      if (matched) {
+        const duplicate = this.faults.happens(this.faults.rates.duplicate, 'duplicate-delivery', subscription.key, messageId);
+        copies = duplicate ? 2 : 1;
+        const origin: MessageOrigin = { via: 'sns', ...(eventId === undefined ? {} : { eventId }), subscription: subscription.key };
+        const delivery = subscription.rawMessageDelivery
+          ? { body: message, messageAttributes: attributes }
+          : { body: this.notification(subscription, messageId, message, timestamp, attributes) };
+        for (let copy = 0; copy < copies; copy += 1) target.queue.send({ ...delivery, origin });
+        if (duplicate) this.observer.onFault?.('duplicate-delivery', subscription.key);
+      }
+      this.observer.onFanOut?.(subscription.key, { ...(eventId === undefined ? {} : { eventId }), matched, copies });
+    }
+    return { messageId };
+  }
+
+  /** The SNS notification JSON an SQS subscription without raw delivery receives. */
+  private notification(subscription: SubscriptionModel, messageId: string, message: string, timestamp: string, attributes: Readonly<Record<string, SqsMessageAttribute>>): string {
+    const subscriptionArn = `${this.arn}:${deterministicUuid(`sns-subscription:${subscription.key}`, 0)}`;
+    const signed = `${messageId}\n${this.arn}\n${timestamp}\n${message}`;
+    const notification: Record<string, unknown> = {
+      Type: 'Notification',
+      MessageId: messageId,
+      TopicArn: this.arn,
+      Message: message,
+      Timestamp: timestamp,
+      SignatureVersion: '1',
+      // a placeholder: the simulator has no SNS signing key, so a consumer that verifies signatures rejects it
+      Signature: createHash('sha256').update(signed).digest('base64'),
+      SigningCertURL: `https://sns.${this.region}.amazonaws.com/SimpleNotificationService-simulated.pem`,
+      UnsubscribeURL: `https://sns.${this.region}.amazonaws.com/?Action=Unsubscribe&SubscriptionArn=${subscriptionArn}`,
+    };
+    const names = Object.keys(attributes);
+    if (names.length > 0) {
+      const messageAttributes: Record<string, NotificationAttribute> = {};
+      for (const name of names) {
+        const attribute = attributes[name];
+        if (attribute !== undefined) messageAttributes[name] = { Type: attribute.DataType, Value: attribute.StringValue ?? attribute.BinaryValue ?? '' };
+      }
+      notification.MessageAttributes = messageAttributes;
+    }
+    return JSON.stringify(notification);
+  }
+}
+
+/** Throws the {@link SnsPublishError} SNS answers an empty or oversized message with. */
+function checkPublishable(topic: string, message: string, attributes: Readonly<Record<string, SqsMessageAttribute>>): void {
+  if (typeof message !== 'string' || message.length === 0) throw new SnsPublishError('InvalidParameter', `publish to topic ${topic}: the message must not be empty`);
+  let bytes = Buffer.byteLength(message);
+  for (const [name, attribute] of Object.entries(attributes)) {
+    bytes += Buffer.byteLength(name) + Buffer.byteLength(attribute.DataType);
+    bytes += attribute.BinaryValue !== undefined ? Buffer.from(attribute.BinaryValue, 'base64').length : Buffer.byteLength(attribute.StringValue ?? '');
+  }
+  if (bytes > MAX_SNS_MESSAGE_BYTES) {
+    throw new SnsPublishError('InvalidParameter', `publish to topic ${topic}: the message is ${bytes} bytes long with its attributes; SNS accepts at most ${MAX_SNS_MESSAGE_BYTES}`);
+  }
+}

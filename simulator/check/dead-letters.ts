@@ -1,0 +1,55 @@
+/**
+ * Reads what is in a subscriber's dead-letter queues at the end of a run and says why each message is there: the
+ * runtime's own reason (the `iefErrorName`/`iefErrorMessage` attributes it sends with every dead letter), or, for a
+ * message SQS moved after `maxReceiveCount` receives, the last failure the run recorded for it. A message with neither
+ * is unexplained.
+ */
+import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
+import type { SimulatedQueue, StoredMessage } from '../aws/queue';
+import type { RunLedger } from '../run/ledger';
+
+/** One dead letter and why it is there. */
+export interface DeadLetterFinding {
+  readonly queueName: string;
+  readonly messageId: string;
+  /** The envelope id of the event it carries, when known. */
+  readonly eventId?: string;
+  /** Why it is there; undefined when nothing explains it. */
+  readonly explanation?: string;
+}
+
+function envelopeId(body: string): string | undefined {
+  try {
+    const parsed = JSON.parse(body) as unknown;
+    const envelope = typeof parsed === 'string' ? (JSON.parse(parsed) as unknown) : parsed;
+    if (typeof envelope === 'object' && envelope !== null && typeof (envelope as { id?: unknown }).id === 'string') return (envelope as { id: string }).id;
+  } catch {
+    // not an envelope: a malformed message, explained (or not) by its attributes
+  }
+  return undefined;
+}
+
+function explain(message: StoredMessage, ledger: RunLedger): string | undefined {
+  const attribute = (name: string): string | undefined => message.messageAttributes[name]?.StringValue;
+  const errorName = attribute(DEAD_LETTER_ATTRIBUTE.ERROR_NAME);
+  if (errorName !== undefined) return `${errorName}: ${attribute(DEAD_LETTER_ATTRIBUTE.ERROR_MESSAGE) ?? ''}`;
+  if (message.origin.via === 'redrive') {
+    const failure = ledger.lastFailure.get(message.messageId);
+    const receives = message.origin.redrivenFrom?.receiveCount ?? message.receiveCount;
+    if (failure !== undefined) return `moved by SQS after ${receives} receives; last failure: ${failure}`;
+  }
+  return undefined;
+}
+
+/** The dead letters of `queues`, each with its explanation. */
+export function readDeadLetters(queues: readonly SimulatedQueue[], ledger: RunLedger): DeadLetterFinding[] {
+  return queues.flatMap((queue) =>
+    queue.messages().map((message) => ({
+      queueName: queue.address.name,
+      messageId: message.messageId,
+      eventId:
+        message.messageAttributes[DEAD_LETTER_ATTRIBUTE.EVENT_ID]?.StringValue ?? message.origin.eventId ?? envelopeId(message.body),
+      explanation: explain(message, ledger),
+    })),
+  );
+}

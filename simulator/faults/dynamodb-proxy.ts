@@ -1,0 +1,197 @@
+/**
+ * A fault-injecting HTTP proxy on 127.0.0.1 in front of DynamoDB Local, one per Lambda execution environment: the
+ * environment's `AWS_ENDPOINT_URL_DYNAMODB` points here, so every request the proxy sees belongs to the invocation the
+ * environment is running, and each request can be given a fault by its number within that invocation.
+ */
+import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
+
+/**
+ * What happens to one DynamoDB request:
+ * - `none`: forwarded, and its reply returned;
+ * - `throttle`: refused with a 400 `ThrottlingException` before DynamoDB sees it;
+ * - `lose-response`: forwarded (DynamoDB applies it), then the client's connection is dropped without a reply;
+ * - `crash-before`: the process dies before sending it: not forwarded, never answered;
+ * - `crash-after`: the process dies once DynamoDB has applied it: forwarded, never answered.
+ */
+export type RequestFault = 'none' | 'throttle' | 'lose-response' | 'crash-before' | 'crash-after';
+
+/** A request the proxy received during an invocation. */
+export interface ProxiedRequest {
+  /** The operation, from `X-Amz-Target` (`DynamoDB_20120810.TransactWriteItems` → `TransactWriteItems`). */
+  readonly operation: string;
+  /** 1-based number of the request within the current invocation, in order of arrival. */
+  readonly index: number;
+  /** The request body (DynamoDB JSON). */
+  readonly body: Buffer;
+}
+
+/** What a crash fault reports. */
+export interface ProxiedCrash {
+  /** The {@link ProxiedRequest.index} of the request the process died at. */
+  readonly atRequest: number;
+  /** Whether DynamoDB applied that request before the process died (`crash-after`). */
+  readonly afterCommit: boolean;
+}
+
+/** A running proxy. */
+export interface DynamoDbProxy {
+  /** `http://127.0.0.1:<port>`: the endpoint to give the environment. */
+  readonly endpoint: string;
+  /**
+   * From now on requests are numbered from 1 and `decide` picks each one's fault; `onCrash` is called when a crash
+   * fault fires (the proxy then never answers that request, nor any later request of the invocation).
+   */
+  beginInvocation(decide: (request: ProxiedRequest) => RequestFault, onCrash: (crash: ProxiedCrash) => void): void;
+  /** Ends the current invocation: later requests are forwarded without faults. */
+  endInvocation(): void;
+  /** Closes the proxy and every connection to it. */
+  stop(): Promise<void>;
+}
+
+const TARGET_HEADER = 'x-amz-target';
+/** Headers that describe one connection, not the message: never copied from one side to the other. */
+const HOP_BY_HOP_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
+
+interface CurrentInvocation {
+  readonly decide: (request: ProxiedRequest) => RequestFault;
+  readonly onCrash: (crash: ProxiedCrash) => void;
+  requests: number;
+  crashed: boolean;
+}
+
+interface UpstreamReply {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  readonly body: Buffer;
+}
+
+/** Starts a proxy in front of `targetEndpoint` (DynamoDB Local, e.g. `http://127.0.0.1:8000`). */
+export async function startDynamoDbProxy(targetEndpoint: string): Promise<DynamoDbProxy> {
+  const target = new URL(targetEndpoint);
+  if (target.protocol !== 'http:') throw new Error(`the DynamoDB proxy forwards to an http:// endpoint only, got '${targetEndpoint}'`);
+  const upstreamAgent = new Agent({ keepAlive: true });
+  const clientSockets = new Set<Socket>();
+  let invocation: CurrentInvocation | undefined;
+
+  const forward = (incoming: IncomingMessage, body: Buffer): Promise<UpstreamReply> =>
+    new Promise((resolve, reject) => {
+      const outgoing = httpRequest(
+        {
+          host: target.hostname,
+          port: target.port,
+          method: incoming.method,
+          path: incoming.url,
+          headers: withoutHopByHop(incoming.headers),
+          agent: upstreamAgent,
+        },
+        (reply) => {
+          readBody(reply).then((replyBody) => resolve({ status: reply.statusCode ?? 502, headers: reply.headers, body: replyBody }), reject);
+        },
+      );
+      outgoing.on('error', reject);
+      outgoing.end(body);
+    });
+
+  const handle = async (incoming: IncomingMessage, response: ServerResponse): Promise<void> => {
+    const body = await readBody(incoming);
+    const current = invocation;
+    if (current === undefined) return reply(response, await forward(incoming, body));
+    // the process died at an earlier request of this invocation: nothing it still sends goes anywhere
+    if (current.crashed) return;
+    current.requests += 1;
+    const request: ProxiedRequest = { operation: operationOf(incoming.headers), index: current.requests, body };
+    const fault = current.decide(request);
+    switch (fault) {
+      case 'none':
+        return reply(response, await forward(incoming, body));
+      case 'throttle':
+        return throttle(response);
+      case 'lose-response':
+        await forward(incoming, body);
+        // DynamoDB has applied the request; the client never learns it
+        incoming.socket.destroy();
+        return;
+      case 'crash-before':
+        current.crashed = true;
+        current.onCrash({ atRequest: request.index, afterCommit: false });
+        return;
+      case 'crash-after':
+        await forward(incoming, body);
+        current.crashed = true;
+        current.onCrash({ atRequest: request.index, afterCommit: true });
+        return;
+    }
+  };
+
+  const server = createServer((incoming, response) => {
+    handle(incoming, response).catch((error: unknown) => {
+      if (response.headersSent || response.destroyed) return;
+      const message = `DynamoDB proxy: forwarding to ${targetEndpoint} failed: ${error instanceof Error ? error.message : String(error)}`;
+      response.writeHead(502, { 'Content-Type': 'text/plain' });
+      response.end(message);
+    });
+  });
+  server.on('connection', (socket) => {
+    clientSockets.add(socket);
+    socket.on('close', () => clientSockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  const { port } = server.address() as AddressInfo;
+
+  return {
+    endpoint: `http://127.0.0.1:${port}`,
+    beginInvocation(decide, onCrash) {
+      invocation = { decide, onCrash, requests: 0, crashed: false };
+    },
+    endInvocation() {
+      invocation = undefined;
+    },
+    stop: () =>
+      new Promise<void>((resolve) => {
+        invocation = undefined;
+        for (const socket of clientSockets) socket.destroy();
+        upstreamAgent.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** `DynamoDB_20120810.PutItem` → `PutItem`; the whole header when it has no dot; `''` when absent. */
+function operationOf(headers: IncomingHttpHeaders): string {
+  const target = String(headers[TARGET_HEADER] ?? '');
+  return target.slice(target.lastIndexOf('.') + 1);
+}
+
+function withoutHopByHop(headers: IncomingHttpHeaders): IncomingHttpHeaders {
+  return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP_HEADERS.has(name.toLowerCase())));
+}
+
+function reply(response: ServerResponse, upstream: UpstreamReply): void {
+  const headers = withoutHopByHop(upstream.headers);
+  headers['content-length'] = String(upstream.body.length);
+  response.writeHead(upstream.status, headers);
+  response.end(upstream.body);
+}
+
+/** A 400 with the body DynamoDB sends when it throttles a request; the SDK retries it. */
+function throttle(response: ServerResponse): void {
+  const body = JSON.stringify({
+    __type: 'com.amazonaws.dynamodb.v20120810#ThrottlingException',
+    message: 'Rate of requests exceeds the allowed throughput. (injected by the simulator)',
+  });
+  response.writeHead(400, { 'Content-Type': 'application/x-amz-json-1.0', 'Content-Length': Buffer.byteLength(body), 'x-amzn-RequestId': 'simulator-throttle' });
+  response.end(body);
+}
+
+function readBody(message: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    message.on('data', (chunk: Buffer) => chunks.push(chunk));
+    message.on('end', () => resolve(Buffer.concat(chunks)));
+    message.on('error', reject);
+  });
+}

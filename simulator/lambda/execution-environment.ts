@@ -1,0 +1,196 @@
+/**
+ * One Lambda execution environment: a worker thread running the function's code (its own `process.env`, module cache
+ * and global `Date`) and its own DynamoDB fault proxy. It runs one invocation at a time and stays warm until an
+ * invocation crashes, times out, or kills the runtime (uncaught exception, unhandled rejection, exit); then it is
+ * disposed and the runner starts a new one for the next invocation (a cold start).
+ */
+import { createInterface } from 'node:readline';
+import { Worker } from 'node:worker_threads';
+import type { VirtualClock } from '../aws/clock';
+import { startDynamoDbProxy, type DynamoDbProxy, type ProxiedRequest, type RequestFault } from '../faults/dynamodb-proxy';
+import type { FunctionModel } from '../model/flow-model';
+import type { InvocationOutcome } from '../run/observer';
+import { lambdaEnvironmentVariables } from './environment-variables';
+import { lambdaContextData, newLogStreamName, type LambdaFunctionIdentity } from './lambda-context';
+import { WORKER_BOOTSTRAP_SOURCE } from './worker-bootstrap';
+import type { InvokeMessage, ReportedError, WorkerData, WorkerMessage } from './worker-protocol';
+
+/**
+ * How long loading the handler may take, in real time: Lambda's init phase limit
+ * (https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html#runtimes-lifecycle-ib).
+ */
+export const INIT_TIMEOUT_SECONDS = 10;
+
+/** What an environment is started with. */
+export interface ExecutionEnvironmentOptions {
+  readonly fn: FunctionModel;
+  readonly identity: LambdaFunctionIdentity;
+  /** The function's variables, resolved to local names. */
+  readonly functionVariables: Readonly<Record<string, string>>;
+  readonly clock: VirtualClock;
+  /** The real DynamoDB Local: the environment's proxy forwards to it. */
+  readonly dynamoDbEndpoint: string;
+  readonly sqsEndpoint: string;
+  /** Where calls to services that are not simulated go. */
+  readonly blockedEndpoint: string;
+  /** Each line the function writes. */
+  readonly onOutput: (line: string, stream: 'stdout' | 'stderr') => void;
+}
+
+type InitResult = { readonly ok: true } | ({ readonly ok: false } & ReportedError) | { readonly ok: false; readonly timedOut: true };
+
+interface RunningInvocation {
+  readonly invocationId: number;
+  /** Ends the invocation with `outcome`; the environment is disposed first unless `keepWarm`. */
+  finish(outcome: InvocationOutcome, keepWarm: boolean): void;
+}
+
+/** A started environment. */
+export class ExecutionEnvironment {
+  /** Starts the proxy and the worker; the handler loads in the background (the first invocation waits for it). */
+  public static async start(options: ExecutionEnvironmentOptions): Promise<ExecutionEnvironment> {
+    const proxy = await startDynamoDbProxy(options.dynamoDbEndpoint);
+    return new ExecutionEnvironment(options, proxy);
+  }
+
+  private readonly worker: Worker;
+  private readonly initialized: Promise<InitResult>;
+  private resolveInit!: (result: InitResult) => void;
+  private readonly logStreamName: string;
+  private current: RunningInvocation | undefined;
+  private invocationCount = 0;
+  private disposal: Promise<void> | undefined;
+
+  private constructor(
+    private readonly options: ExecutionEnvironmentOptions,
+    private readonly proxy: DynamoDbProxy,
+  ) {
+    this.logStreamName = newLogStreamName(options.clock.now());
+    this.initialized = new Promise<InitResult>((resolve) => {
+      this.resolveInit = resolve;
+    });
+    const workerData: WorkerData = { clockBuffer: options.clock.buffer, taskRoot: options.fn.assetDirectory, handler: options.fn.handler };
+    this.worker = new Worker(WORKER_BOOTSTRAP_SOURCE, {
+      eval: true,
+      workerData,
+      execArgv: [],
+      stdout: true,
+      stderr: true,
+      env: lambdaEnvironmentVariables({
+        functionVariables: options.functionVariables,
+        functionName: options.identity.functionName,
+        region: options.identity.region,
+        memorySizeMb: options.identity.memorySizeMb,
+        taskRoot: options.fn.assetDirectory,
+        handler: options.fn.handler,
+        runtime: options.fn.runtime,
+        logStreamName: this.logStreamName,
+        dynamoDbEndpoint: proxy.endpoint,
+        sqsEndpoint: options.sqsEndpoint,
+        blockedEndpoint: options.blockedEndpoint,
+      }),
+    });
+    createInterface({ input: this.worker.stdout, crlfDelay: Infinity }).on('line', (line) => options.onOutput(line, 'stdout'));
+    createInterface({ input: this.worker.stderr, crlfDelay: Infinity }).on('line', (line) => options.onOutput(line, 'stderr'));
+    this.worker.on('message', (message: WorkerMessage) => this.onMessage(message));
+    this.worker.on('error', (error) => this.onRuntimeDeath({ errorName: error.name, errorMessage: error.message }));
+    this.worker.on('exit', (code) => {
+      if (this.disposal === undefined) this.onRuntimeDeath({ errorName: 'Runtime.ExitError', errorMessage: `Runtime exited with error: exit status ${code}` });
+    });
+  }
+
+  /** Whether the environment can take another invocation. */
+  public get alive(): boolean {
+    return this.disposal === undefined;
+  }
+
+  /**
+   * Runs one invocation: waits for the handler to load (a cold start), sends the event, and resolves with what became of
+   * it. `decide` picks the fault of each DynamoDB request the invocation makes.
+   */
+  public async invoke(event: unknown, decide: (request: ProxiedRequest) => RequestFault): Promise<InvocationOutcome> {
+    if (!this.alive) throw new Error(`the execution environment of function ${this.options.fn.key} was disposed; it cannot be invoked`);
+    if (this.current !== undefined) throw new Error(`the execution environment of function ${this.options.fn.key} is already running an invocation`);
+    const init = await this.initOrTimeOut();
+    if (!init.ok) {
+      await this.dispose();
+      if ('timedOut' in init) return { kind: 'timed-out', timeoutSeconds: INIT_TIMEOUT_SECONDS };
+      return { kind: 'threw', errorName: init.errorName, errorMessage: init.errorMessage };
+    }
+    if (!this.alive) return { kind: 'threw', errorName: 'Runtime.ExitError', errorMessage: 'the runtime exited before the invocation started' };
+
+    const invocationId = ++this.invocationCount;
+    const { timeoutSeconds } = this.options.identity;
+    return new Promise<InvocationOutcome>((resolve) => {
+      let settled = false;
+      const timer = setTimeout(() => invocation.finish({ kind: 'timed-out', timeoutSeconds }, false), timeoutSeconds * 1000);
+      const invocation: RunningInvocation = {
+        invocationId,
+        finish: (outcome, keepWarm) => {
+          if (settled) return;
+          settled = true;
+          clearTimeout(timer);
+          this.current = undefined;
+          if (keepWarm) {
+            this.proxy.endInvocation();
+            resolve(outcome);
+          } else {
+            // the process is gone before anyone hears of the outcome: it can send nothing more
+            void this.dispose().then(() => resolve(outcome));
+          }
+        },
+      };
+      this.current = invocation;
+      this.proxy.beginInvocation(decide, (crash) => invocation.finish({ kind: 'crashed', atRequest: crash.atRequest, afterCommit: crash.afterCommit }, false));
+      const message: InvokeMessage = { type: 'invoke', invocationId, event, context: lambdaContextData(this.options.identity, this.logStreamName, Date.now()) };
+      this.worker.postMessage(message);
+    });
+  }
+
+  /** Terminates the worker and stops the proxy; an invocation still running ends as `Runtime.ExitError`. */
+  public dispose(): Promise<void> {
+    if (this.disposal === undefined) {
+      this.disposal = (async () => {
+        this.resolveInit({ ok: false, errorName: 'Runtime.ExitError', errorMessage: 'the execution environment was disposed' });
+        await this.worker.terminate();
+        await this.proxy.stop();
+      })();
+      this.current?.finish({ kind: 'threw', errorName: 'Runtime.ExitError', errorMessage: 'the execution environment was disposed during the invocation' }, false);
+    }
+    return this.disposal;
+  }
+
+  private initOrTimeOut(): Promise<InitResult> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<InitResult>((resolve) => {
+      timer = setTimeout(() => resolve({ ok: false, timedOut: true }), INIT_TIMEOUT_SECONDS * 1000);
+    });
+    return Promise.race([this.initialized, timeout]).finally(() => clearTimeout(timer));
+  }
+
+  private onMessage(message: WorkerMessage): void {
+    switch (message.type) {
+      case 'ready':
+        return this.resolveInit({ ok: true });
+      case 'init-failed':
+        return this.resolveInit({ ok: false, errorName: message.errorName, errorMessage: message.errorMessage });
+      case 'returned':
+        if (this.current?.invocationId === message.invocationId) this.current.finish({ kind: 'returned', response: message.response }, true);
+        return;
+      case 'threw':
+        if (this.current?.invocationId === message.invocationId) this.current.finish({ kind: 'threw', errorName: message.errorName, errorMessage: message.errorMessage }, true);
+        return;
+      case 'fatal':
+        return this.onRuntimeDeath(message);
+    }
+  }
+
+  /** The runtime would exit: the invocation (or the init) fails with `error` and the environment is disposed. */
+  private onRuntimeDeath(error: ReportedError): void {
+    if (this.disposal !== undefined) return;
+    const { errorName, errorMessage } = error;
+    this.resolveInit({ ok: false, errorName, errorMessage });
+    if (this.current !== undefined) this.current.finish({ kind: 'threw', errorName, errorMessage }, false);
+    else void this.dispose();
+  }
+}

@@ -1,0 +1,220 @@
+/**
+ * Runs one function of the cloud assembly the way Lambda does: each execution environment is a worker thread with
+ * its own `process.env`, module cache and DynamoDB fault proxy (see execution-environment.ts); at most
+ * `maxEnvironments` exist at once; an environment runs one invocation at a time and is reused (warm) until it crashes,
+ * times out or its runtime dies, and a new one is created on demand (a cold start).
+ *
+ * The function's AWS calls stay on this machine: DynamoDB goes to the environment's proxy in front of DynamoDB Local,
+ * SQS to the simulator's endpoint, and every other service to a loopback port that resets the connection
+ * (environment-variables.ts, blocked-endpoint.ts); each blocked call is reported as a stderr line of the function.
+ *
+ * Not emulated: the memory limit (`memorySizeMb` is only reported to the function), `callbackWaitsForEmptyEventLoop`,
+ * freezing between invocations (timers of a warm environment keep running), reserved and provisioned concurrency,
+ * Lambda's throttling and its own retries (an event source mapping retries through the queue).
+ */
+import type { VirtualClock } from '../aws/clock';
+import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
+import type { FaultKind } from '../faults/fault-plan';
+import type { FunctionModel } from '../model/flow-model';
+import type { InvocationOutcome, SimulationObserver } from '../run/observer';
+import { startBlockedEndpoint, type BlockedEndpoint } from './blocked-endpoint';
+import { ExecutionEnvironment } from './execution-environment';
+import type { LambdaFunctionIdentity } from './lambda-context';
+
+/** What a runner needs. */
+export interface FunctionRunnerOptions {
+  /** The function: asset directory, handler (`index.handler`), timeout, memory size, runtime. */
+  readonly fn: FunctionModel;
+  /** The function's variables, already resolved to local names. */
+  readonly environment: Readonly<Record<string, string>>;
+  /** The simulation's clock: the workers' `Date` reads it. */
+  readonly clock: VirtualClock;
+  /** The real DynamoDB Local; each environment gets a fault proxy in front of it. */
+  readonly dynamoDbEndpoint: string;
+  /** The simulator's SQS endpoint (`AWS_ENDPOINT_URL_SQS`). */
+  readonly sqsEndpoint: string;
+  readonly region: string;
+  /** How many execution environments may exist at once (a whole number, at least 1). */
+  readonly maxEnvironments: number;
+  /**
+   * Hears each line the function writes (`onFunctionOutput`), and each fault that fires (`onFault`: `crash`,
+   * `crash-after-commit`, `throttle`, `lost-response`, with the function's key as subject).
+   * @default nothing is reported
+   */
+  readonly observer?: SimulationObserver;
+  /** Picks each DynamoDB request's fault; `invocationKey` is what {@link FunctionRunner.invoke} was given. @default no faults */
+  readonly decideFault?: (invocationKey: string, request: ProxiedRequest) => RequestFault;
+  /** `AWS_LAMBDA_FUNCTION_NAME` and the context's `functionName`. @default `<stack name>-<logical id>`, cut to 64 characters */
+  readonly functionName?: string;
+  /** The account in the context's `invokedFunctionArn`. @default '000000000000' */
+  readonly accountId?: string;
+}
+
+/** What a runner has done so far. */
+export interface FunctionRunnerStats {
+  /** Calls of {@link FunctionRunner.invoke}. */
+  readonly invocations: number;
+  /** Execution environments created. */
+  readonly coldStarts: number;
+  /** Invocations that ended `crashed` (a crash fault at a DynamoDB request). */
+  readonly crashes: number;
+}
+
+/** The fault kind reported for each request fault. */
+const FAULT_KIND_OF: Readonly<Record<Exclude<RequestFault, 'none'>, FaultKind>> = {
+  throttle: 'throttle',
+  'lose-response': 'lost-response',
+  'crash-before': 'crash',
+  'crash-after': 'crash-after-commit',
+};
+
+/** The longest function name Lambda accepts. */
+const MAX_FUNCTION_NAME_LENGTH = 64;
+
+interface Waiter {
+  resolve(environment: ExecutionEnvironment): void;
+  reject(error: Error): void;
+}
+
+/** Runs invocations of one function in a pool of execution environments. */
+export class FunctionRunner {
+  private readonly identity: LambdaFunctionIdentity;
+  private readonly idle: ExecutionEnvironment[] = [];
+  private readonly environments = new Set<ExecutionEnvironment>();
+  private readonly waiting: Waiter[] = [];
+  /** Environments that exist or are being started. */
+  private environmentCount = 0;
+  private invocations = 0;
+  private coldStarts = 0;
+  private crashes = 0;
+  private blockedEndpoint: Promise<BlockedEndpoint> | undefined;
+  private stopped = false;
+
+  public constructor(private readonly options: FunctionRunnerOptions) {
+    if (!Number.isInteger(options.maxEnvironments) || options.maxEnvironments < 1) {
+      throw new RangeError(`maxEnvironments of function ${options.fn.key} must be a whole number of at least 1, got ${options.maxEnvironments}`);
+    }
+    if (!(options.fn.timeoutSeconds > 0)) {
+      throw new RangeError(`timeoutSeconds of function ${options.fn.key} must be more than 0, got ${options.fn.timeoutSeconds}`);
+    }
+    this.identity = {
+      functionName: options.functionName ?? `${options.fn.stackName}-${options.fn.logicalId}`.slice(0, MAX_FUNCTION_NAME_LENGTH),
+      region: options.region,
+      accountId: options.accountId ?? '000000000000',
+      memorySizeMb: options.fn.memorySizeMb,
+      timeoutSeconds: options.fn.timeoutSeconds,
+    };
+  }
+
+  /**
+   * Invokes the function with `event` in a free environment (waiting for one when `maxEnvironments` are busy) and
+   * resolves with what became of the invocation; it never rejects for the function's own failures.
+   * `invocationKey` is passed to `decideFault` to decide the faults of this invocation's DynamoDB requests.
+   */
+  public async invoke(event: unknown, invocationKey: string): Promise<InvocationOutcome> {
+    if (this.stopped) throw new Error(`function ${this.options.fn.key} was stopped; it cannot be invoked`);
+    this.invocations += 1;
+    const environment = await this.acquire();
+    try {
+      const outcome = await environment.invoke(event, this.decider(invocationKey));
+      if (outcome.kind === 'crashed') this.crashes += 1;
+      return outcome;
+    } finally {
+      this.release(environment);
+    }
+  }
+
+  /** Counts so far. */
+  public stats(): FunctionRunnerStats {
+    return { invocations: this.invocations, coldStarts: this.coldStarts, crashes: this.crashes };
+  }
+
+  /** Disposes every environment (running invocations end as `Runtime.ExitError`); later invocations are refused. */
+  public async stop(): Promise<void> {
+    this.stopped = true;
+    for (const waiter of this.waiting.splice(0)) waiter.reject(new Error(`function ${this.options.fn.key} was stopped while an invocation waited for an environment`));
+    await Promise.all([...this.environments].map((environment) => environment.dispose()));
+    this.idle.length = 0;
+    const blocked = this.blockedEndpoint;
+    this.blockedEndpoint = undefined;
+    if (blocked !== undefined) await (await blocked).stop();
+  }
+
+  private decider(invocationKey: string): (request: ProxiedRequest) => RequestFault {
+    const { decideFault, observer, fn } = this.options;
+    return (request) => {
+      const fault = decideFault?.(invocationKey, request) ?? 'none';
+      if (fault !== 'none') observer?.onFault?.(FAULT_KIND_OF[fault], fn.key);
+      return fault;
+    };
+  }
+
+  private async acquire(): Promise<ExecutionEnvironment> {
+    for (let warm = this.idle.pop(); warm !== undefined; warm = this.idle.pop()) {
+      if (warm.alive) return warm;
+      this.forget(warm);
+    }
+    if (this.environmentCount < this.options.maxEnvironments) return this.startEnvironment();
+    return new Promise<ExecutionEnvironment>((resolve, reject) => this.waiting.push({ resolve, reject }));
+  }
+
+  private release(environment: ExecutionEnvironment): void {
+    if (!environment.alive || this.stopped) {
+      this.forget(environment);
+      return;
+    }
+    const next = this.waiting.shift();
+    if (next !== undefined) next.resolve(environment);
+    else this.idle.push(environment);
+  }
+
+  /** A disposed environment leaves the pool; a waiting invocation gets a new one in its place. */
+  private forget(environment: ExecutionEnvironment): void {
+    if (!this.environments.delete(environment)) return;
+    this.environmentCount -= 1;
+    void environment.dispose();
+    if (this.stopped) return;
+    const next = this.waiting.shift();
+    if (next !== undefined) this.startEnvironment().then(next.resolve, next.reject);
+  }
+
+  private async startEnvironment(): Promise<ExecutionEnvironment> {
+    this.environmentCount += 1;
+    this.coldStarts += 1;
+    const { fn, observer } = this.options;
+    try {
+      if (this.stopped) throw new Error(`function ${fn.key} was stopped; no environment is started`);
+      const blocked = await this.blocked();
+      const environment = await ExecutionEnvironment.start({
+        fn,
+        identity: this.identity,
+        functionVariables: this.options.environment,
+        clock: this.options.clock,
+        dynamoDbEndpoint: this.options.dynamoDbEndpoint,
+        sqsEndpoint: this.options.sqsEndpoint,
+        blockedEndpoint: blocked.endpoint,
+        onOutput: (line, stream) => observer?.onFunctionOutput?.(fn.key, line, stream),
+      });
+      if (this.stopped) {
+        await environment.dispose();
+        throw new Error(`function ${fn.key} was stopped while an environment started`);
+      }
+      this.environments.add(environment);
+      return environment;
+    } catch (error) {
+      this.environmentCount -= 1;
+      throw error;
+    }
+  }
+
+  private blocked(): Promise<BlockedEndpoint> {
+    this.blockedEndpoint ??= startBlockedEndpoint((call) =>
+      this.options.observer?.onFunctionOutput?.(
+        this.options.fn.key,
+        `[simulator] blocked a call to AWS service '${call.service}' (${call.method} ${call.path}): only DynamoDB and SQS are simulated`,
+        'stderr',
+      ),
+    );
+    return this.blockedEndpoint;
+  }
+}

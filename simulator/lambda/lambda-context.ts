@@ -1,0 +1,61 @@
+/**
+ * The Lambda context object's data, built by the runner for each invocation and sent to the worker, which adds
+ * `getRemainingTimeInMillis()` and `callbackWaitsForEmptyEventLoop` (functions cannot cross threads).
+ * Field names and formats as the Node.js runtime sets them: https://docs.aws.amazon.com/lambda/latest/dg/nodejs-context.html
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+
+/** The serializable part of the context object. */
+export interface LambdaContextData {
+  readonly awsRequestId: string;
+  readonly functionName: string;
+  /** `$LATEST`: the simulator runs the unpublished function. */
+  readonly functionVersion: string;
+  /** `arn:aws:lambda:<region>:<account>:function:<name>` */
+  readonly invokedFunctionArn: string;
+  /** A string, as in the Node.js runtime. */
+  readonly memoryLimitInMB: string;
+  /** `/aws/lambda/<name>` */
+  readonly logGroupName: string;
+  /** `<yyyy>/<mm>/<dd>/[$LATEST]<32 hex digits>`, one per execution environment. */
+  readonly logStreamName: string;
+  /** When the invocation times out, in REAL epoch milliseconds (the timeout is measured in real time). */
+  readonly deadlineMs: number;
+}
+
+/** The function's identity, the same for every invocation. */
+export interface LambdaFunctionIdentity {
+  readonly functionName: string;
+  readonly region: string;
+  readonly accountId: string;
+  readonly memorySizeMb: number;
+  readonly timeoutSeconds: number;
+}
+
+/** The version the simulator reports: the function is never published. */
+export const FUNCTION_VERSION = '$LATEST';
+
+/** `/aws/lambda/<function name>` */
+export function logGroupNameOf(functionName: string): string {
+  return `/aws/lambda/${functionName}`;
+}
+
+/** A new log stream name for an execution environment started at `epochMs`: `<yyyy>/<mm>/<dd>/[$LATEST]<hex>`. */
+export function newLogStreamName(epochMs: number): string {
+  const day = new Date(epochMs).toISOString().slice(0, 10).replaceAll('-', '/');
+  return `${day}/[${FUNCTION_VERSION}]${randomBytes(16).toString('hex')}`;
+}
+
+/** The context data of one invocation starting now (`realNowMs`, real time). */
+export function lambdaContextData(identity: LambdaFunctionIdentity, logStreamName: string, realNowMs: number): LambdaContextData {
+  return {
+    awsRequestId: randomUUID(),
+    functionName: identity.functionName,
+    functionVersion: FUNCTION_VERSION,
+    invokedFunctionArn: `arn:aws:lambda:${identity.region}:${identity.accountId}:function:${identity.functionName}`,
+    memoryLimitInMB: String(identity.memorySizeMb),
+    logGroupName: logGroupNameOf(identity.functionName),
+    logStreamName,
+    deadlineMs: realNowMs + identity.timeoutSeconds * 1000,
+  };
+}

@@ -1,0 +1,200 @@
+/**
+ * The code of a Lambda execution environment's worker thread, as a JavaScript source string: the runner starts it
+ * with `new Worker(WORKER_BOOTSTRAP_SOURCE, { eval: true, ... })`, which works the same whether the simulator runs
+ * from TypeScript sources (tsx, vitest) or from the compiled package (no file to locate next to this one).
+ *
+ * In order, the worker:
+ * 1. replaces the global `Date` so that `Date.now()`, `new Date()` and `Date()` read the simulation's
+ *    {@link VirtualClock} (the shared buffer in `workerData.clockBuffer`); every other behaviour is the real `Date`'s
+ *    (`Date.parse`, `Date.UTC`, the constructor with arguments, `instanceof Date`, subclasses, the prototype methods);
+ * 2. loads the handler the way the Lambda Node.js runtime does (aws-lambda-nodejs-runtime-interface-client,
+ *    src/UserFunction.js): `dir/module.fn.nested` → `<task root>/dir/module` tried as an extensionless file, then `.js`
+ *    (CommonJS, or ESM when the nearest package.json says `"type": "module"`), `.mjs` (ESM through `import()` of a
+ *    file URL), `.cjs`, then `require.resolve(module)` from the task root; failures are reported as
+ *    `Runtime.MalformedHandlerName`, `Runtime.ImportModuleError`, `Runtime.UserCodeSyntaxError` and
+ *    `Runtime.HandlerNotFound`, or as the error the module's own code threw;
+ * 3. posts `ready` (or `init-failed`), then runs each `invoke` message: async handlers (a returned promise) and
+ *    callback handlers (3 parameters: the first of the callback or the returned promise decides), with a context object
+ *    carrying `getRemainingTimeInMillis()` (real time left until the deadline) and `callbackWaitsForEmptyEventLoop`;
+ *    the response is JSON round-tripped (`undefined` → `null`), as Lambda serializes it; every reply is posted once
+ *    the function's stdout and stderr writes have reached the parent, so its log lines come before its outcome;
+ * 4. reports an uncaught exception or an unhandled rejection as `fatal` (Lambda fails the invocation and restarts the
+ *    runtime; the runner terminates this worker).
+ *
+ * The messages are those of worker-protocol.ts. Not emulated: waiting for the event loop to empty
+ * (`callbackWaitsForEmptyEventLoop` is only a flag), response streaming, `process.chdir` to the task root (workers
+ * cannot change directory; relative paths resolve from the simulator's directory).
+ */
+export const WORKER_BOOTSTRAP_SOURCE = String.raw`
+'use strict';
+const { parentPort, workerData } = require('node:worker_threads');
+const fs = require('node:fs');
+const path = require('node:path');
+const { pathToFileURL } = require('node:url');
+const { createRequire } = require('node:module');
+// an eval'd worker gets the CommonJS wrapper's names as globals; a Lambda function's ES modules do not see them
+for (const name of ['require', 'module', 'exports', '__filename', '__dirname']) delete globalThis[name];
+
+// 1. simulated time
+const RealDate = globalThis.Date;
+const realNow = RealDate.now;
+const clockOffset = new BigInt64Array(workerData.clockBuffer);
+const virtualNow = function now() { return realNow() + Number(Atomics.load(clockOffset, 0)); };
+const VirtualDate = function Date(...args) {
+  if (new.target === undefined) return new RealDate(virtualNow()).toString();
+  return Reflect.construct(RealDate, args.length === 0 ? [virtualNow()] : args, new.target);
+};
+Object.defineProperty(VirtualDate, 'length', { value: RealDate.length });
+Object.defineProperty(VirtualDate, 'prototype', { value: RealDate.prototype, writable: false });
+for (const name of ['parse', 'UTC']) {
+  Object.defineProperty(VirtualDate, name, { value: RealDate[name], writable: true, configurable: true, enumerable: false });
+}
+Object.defineProperty(VirtualDate, 'now', { value: virtualNow, writable: true, configurable: true, enumerable: false });
+Object.defineProperty(RealDate.prototype, 'constructor', { value: VirtualDate, writable: true, configurable: true, enumerable: false });
+Object.defineProperty(globalThis, 'Date', { value: VirtualDate, writable: true, configurable: true, enumerable: false });
+
+// errors as the runtime reports them
+function runtimeError(name, message) {
+  const error = new Error(message);
+  error.name = name;
+  return error;
+}
+function describe(value) {
+  if (value !== null && typeof value === 'object' && typeof value.message === 'string') {
+    return { errorName: typeof value.name === 'string' && value.name !== '' ? value.name : 'Error', errorMessage: value.message };
+  }
+  let text;
+  try { text = typeof value === 'string' ? value : JSON.stringify(value); } catch { text = String(value); }
+  return { errorName: typeof value, errorMessage: String(text) };
+}
+
+// 2. the handler
+const FUNCTION_EXPR = /^([^.]*)\.(.*)$/;
+const requireFromTaskRoot = createRequire(path.join(workerData.taskRoot, '__simulator_bootstrap__.js'));
+
+function tryRequireFile(file) {
+  return fs.existsSync(file) ? requireFromTaskRoot(file) : undefined;
+}
+async function tryImportFile(file) {
+  return fs.existsSync(file) ? await import(pathToFileURL(file).href) : undefined;
+}
+function hasPackageJsonTypeModule(folder) {
+  if (folder.endsWith(path.sep + 'node_modules')) return false;
+  const packageJson = path.join(folder, 'package.json');
+  if (fs.existsSync(packageJson)) {
+    try {
+      return JSON.parse(fs.readFileSync(packageJson, 'utf8')).type === 'module';
+    } catch {
+      return false;
+    }
+  }
+  const parent = path.dirname(folder);
+  return parent === folder ? false : hasPackageJsonTypeModule(parent);
+}
+async function loadModule(taskRoot, moduleRoot, moduleName) {
+  const file = path.resolve(taskRoot, moduleRoot, moduleName);
+  const extensionless = tryRequireFile(file);
+  if (extensionless) return extensionless;
+  const typeModule = hasPackageJsonTypeModule(path.dirname(file));
+  if (!typeModule) {
+    const commonJs = tryRequireFile(file + '.js');
+    if (commonJs) return commonJs;
+  }
+  const loaded = (typeModule && (await tryImportFile(file + '.js'))) || (await tryImportFile(file + '.mjs')) || tryRequireFile(file + '.cjs');
+  if (loaded) return loaded;
+  return requireFromTaskRoot(requireFromTaskRoot.resolve(moduleName, { paths: [taskRoot, path.resolve(taskRoot, moduleRoot)] }));
+}
+async function loadHandler(taskRoot, fullHandler) {
+  if (fullHandler.includes('..')) {
+    throw runtimeError('Runtime.MalformedHandlerName', "'" + fullHandler + "' is not a valid handler name. Use absolute paths when specifying root directories in handler names.");
+  }
+  const handlerString = path.basename(fullHandler);
+  const moduleRoot = fullHandler.substring(0, fullHandler.indexOf(handlerString));
+  const match = handlerString.match(FUNCTION_EXPR);
+  if (!match) throw runtimeError('Runtime.MalformedHandlerName', "Bad handler '" + fullHandler + "': expected <module>.<function>");
+  const [, moduleName, handlerPath] = match;
+  let app;
+  try {
+    app = await loadModule(taskRoot, moduleRoot, moduleName);
+  } catch (error) {
+    if (error instanceof SyntaxError) throw runtimeError('Runtime.UserCodeSyntaxError', 'SyntaxError: ' + error.message);
+    if (error && (error.code === 'MODULE_NOT_FOUND' || error.code === 'ERR_MODULE_NOT_FOUND')) {
+      throw runtimeError('Runtime.ImportModuleError', "Error: Cannot find module '" + moduleRoot + moduleName + "' in " + taskRoot + ': ' + error.message.split('\n')[0]);
+    }
+    throw error;
+  }
+  const handler = handlerPath.split('.').reduce((nested, key) => nested && nested[key], app);
+  if (!handler) throw runtimeError('Runtime.HandlerNotFound', fullHandler + ' is undefined or not exported');
+  if (typeof handler !== 'function') throw runtimeError('Runtime.HandlerNotFound', fullHandler + ' is not a function');
+  return handler;
+}
+
+// what the function wrote reaches the parent before the message that follows it: a write's callback runs once the
+// parent has taken the data in, so an empty write after the others says everything before it has arrived
+function flushOutput() {
+  return Promise.all([process.stdout, process.stderr].map((stream) => new Promise((resolve) => stream.write('', () => resolve()))));
+}
+function postAfterOutput(message) {
+  flushOutput().then(() => parentPort.postMessage(message));
+}
+
+// 4. what would make the runtime exit
+process.on('uncaughtException', (error) => {
+  postAfterOutput({ type: 'fatal', ...describe(error) });
+});
+process.on('unhandledRejection', (reason) => {
+  const { errorName, errorMessage } = describe(reason);
+  postAfterOutput({ type: 'fatal', errorName: 'Runtime.UnhandledPromiseRejection', errorMessage: errorName + ': ' + errorMessage });
+});
+
+// 3. invocations
+let handler;
+function invoke(message) {
+  const { invocationId, event, context: data } = message;
+  let settled = false;
+  const settle = (reply) => {
+    if (settled) return;
+    settled = true;
+    postAfterOutput(reply);
+  };
+  const fail = (error) => settle({ type: 'threw', invocationId, ...describe(error) });
+  const succeed = (response) => {
+    let serialized;
+    try {
+      const text = JSON.stringify(response);
+      serialized = text === undefined ? null : JSON.parse(text);
+    } catch (error) {
+      return fail(runtimeError('Runtime.MarshalError', 'Unable to stringify response body: ' + describe(error).errorMessage));
+    }
+    settle({ type: 'returned', invocationId, response: serialized });
+  };
+  const { deadlineMs, ...fields } = data;
+  const context = {
+    ...fields,
+    callbackWaitsForEmptyEventLoop: true,
+    getRemainingTimeInMillis: () => Math.max(0, deadlineMs - realNow()),
+  };
+  try {
+    if (handler.length >= 3) {
+      const callback = (error, response) => (error !== undefined && error !== null ? fail(error) : succeed(response));
+      const result = handler(event, context, callback);
+      if (result !== null && typeof result === 'object' && typeof result.then === 'function') result.then(succeed, fail);
+    } else {
+      Promise.resolve(handler(event, context)).then(succeed, fail);
+    }
+  } catch (error) {
+    fail(error);
+  }
+}
+
+parentPort.on('message', (message) => {
+  if (message && message.type === 'invoke') invoke(message);
+});
+loadHandler(workerData.taskRoot, workerData.handler).then(
+  (loaded) => {
+    handler = loaded;
+    parentPort.postMessage({ type: 'ready' });
+  },
+  (error) => parentPort.postMessage({ type: 'init-failed', ...describe(error) }),
+);
+`;

@@ -1,0 +1,129 @@
+/**
+ * Reads a synthesized cloud assembly into the {@link FlowModel} the simulator runs: every table, outbox relay, topic,
+ * subscription, queue, event source mapping and function of the selected stacks, with CloudFormation's defaults
+ * applied. What the templates hold that the simulator cannot run (another subscription protocol, inline code, a
+ * reference to a resource outside the templates, ...) becomes a line of `notSimulated`, never an error; a property
+ * value that would not deploy (e.g. `maxReceiveCount: 0`) is an error naming the resource, the property and the value.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { type AssemblyStack, listStacks } from './assembly-manifest';
+import { linkFlow, type UnlinkedFlow } from './flow-links';
+import type { FlowModel } from './flow-model';
+import { RESOURCE_TYPES } from './references';
+import { readEventSourceMapping } from './resources/event-source-mapping';
+import { readFunction } from './resources/function';
+import { readQueue } from './resources/queue';
+import { readRelay } from './resources/relay';
+import { readSubscription } from './resources/subscription';
+import { readTable } from './resources/table';
+import { readTopic } from './resources/topic';
+import { StackTemplate, type TemplateResource } from './stack-template';
+import { NotSimulatedError } from './template-values';
+
+/** Options of {@link readAssembly}. */
+export interface ReadAssemblyOptions {
+  /**
+   * The stacks to read, each named by its stack name, artifact id or construct path (`displayName`).
+   * @default every stack of the assembly and its nested (Stage) assemblies
+   */
+  readonly stacks?: readonly string[];
+}
+
+/**
+ * Resource types that carry messages or invoke functions in ways the simulator does not emulate: each resource of
+ * these types is listed as not simulated.
+ */
+const UNSIMULATED_MESSAGE_PATHS: Readonly<Record<string, string>> = {
+  'AWS::CloudFormation::Stack': 'nested stacks are not read',
+  'AWS::Events::Rule': 'EventBridge rules are not simulated',
+  'AWS::Scheduler::Schedule': 'EventBridge Scheduler schedules are not simulated',
+  'AWS::Kinesis::Stream': 'Kinesis streams are not simulated',
+  'AWS::StepFunctions::StateMachine': 'Step Functions state machines are not simulated',
+  'AWS::Lambda::Url': 'function URLs are not simulated',
+  'AWS::ApiGateway::RestApi': 'API Gateway APIs are not simulated',
+  'AWS::ApiGatewayV2::Api': 'API Gateway APIs are not simulated',
+};
+
+/** Reads the cloud assembly (manifest.json + each stack's template) into the flow the simulator runs. */
+export function readAssembly(assemblyDirectory: string, options: ReadAssemblyOptions = {}): FlowModel {
+  const directory = path.resolve(assemblyDirectory);
+  const stacks = selectStacks(listStacks(directory), options.stacks, directory);
+  const flow: UnlinkedFlow = {
+    tables: [],
+    relays: [],
+    topics: [],
+    subscriptions: [],
+    queues: [],
+    eventSourceMappings: [],
+    functions: [],
+    notSimulated: [],
+  };
+  for (const stack of stacks) {
+    const template = new StackTemplate(stack.stackName, stack.assemblyDirectory, readTemplate(stack));
+    for (const resource of template.resources) readResource(resource, flow);
+  }
+  return { assemblyDirectory: directory, stackNames: stacks.map((stack) => stack.stackName), ...linkFlow(flow) };
+}
+
+/** How each flow resource type is read into the flow (what a reader only partly simulates, it says in `notSimulated`). */
+const READERS: Readonly<Record<string, (resource: TemplateResource, flow: UnlinkedFlow) => void>> = {
+  [RESOURCE_TYPES.TABLE]: (resource, flow) => flow.tables.push(readTable(resource)),
+  [RESOURCE_TYPES.GLOBAL_TABLE]: (resource, flow) => flow.tables.push(readTable(resource)),
+  [RESOURCE_TYPES.PIPE]: (resource, flow) => flow.relays.push(readRelay(resource, flow.notSimulated)),
+  [RESOURCE_TYPES.TOPIC]: (resource, flow) => flow.topics.push(readTopic(resource, flow.notSimulated)),
+  [RESOURCE_TYPES.SUBSCRIPTION]: (resource, flow) => flow.subscriptions.push(readSubscription(resource, flow.notSimulated)),
+  [RESOURCE_TYPES.QUEUE]: (resource, flow) => flow.queues.push(readQueue(resource, flow.notSimulated)),
+  [RESOURCE_TYPES.EVENT_SOURCE_MAPPING]: (resource, flow) => flow.eventSourceMappings.push(readEventSourceMapping(resource)),
+  [RESOURCE_TYPES.FUNCTION]: (resource, flow) => flow.functions.push(readFunction(resource, flow.notSimulated)),
+};
+
+/** Reads one resource into the flow; a resource the simulator cannot run becomes a line of `notSimulated`. */
+function readResource(resource: TemplateResource, flow: UnlinkedFlow): void {
+  const reader = READERS[resource.type];
+  try {
+    if (reader === undefined) {
+      const reason = UNSIMULATED_MESSAGE_PATHS[resource.type];
+      if (reason !== undefined) throw new NotSimulatedError(resource, reason);
+      return;
+    }
+    if (resource.condition !== undefined) {
+      throw new NotSimulatedError(resource, `it exists only when condition ${resource.condition} holds, and conditions are not evaluated`);
+    }
+    reader(resource, flow);
+  } catch (error) {
+    if (!(error instanceof NotSimulatedError)) throw error;
+    flow.notSimulated.push(error.message);
+  }
+}
+
+function selectStacks(stacks: AssemblyStack[], wanted: readonly string[] | undefined, directory: string): AssemblyStack[] {
+  const matches = (stack: AssemblyStack, name: string): boolean =>
+    stack.stackName === name || stack.artifactId === name || stack.displayName === name;
+  for (const name of wanted ?? []) {
+    if (!stacks.some((stack) => matches(stack, name))) {
+      throw new Error(`Cloud assembly ${directory} has no stack ${name}; its stacks: ${stacks.map((stack) => stack.displayName).join(', ') || '(none)'}`);
+    }
+  }
+  const selected = wanted === undefined ? stacks : stacks.filter((stack) => wanted.some((name) => matches(stack, name)));
+  const byName = new Map<string, AssemblyStack>();
+  for (const stack of selected) {
+    const other = byName.get(stack.stackName);
+    if (other !== undefined) {
+      throw new Error(
+        `Cloud assembly ${directory} has two stacks named ${stack.stackName} (artifacts ${other.artifactId} and ${stack.artifactId}); ` +
+          'select one of them with the stacks option',
+      );
+    }
+    byName.set(stack.stackName, stack);
+  }
+  return selected;
+}
+
+function readTemplate(stack: AssemblyStack): unknown {
+  try {
+    return JSON.parse(fs.readFileSync(stack.templateFile, 'utf8'));
+  } catch (error) {
+    throw new Error(`Cannot read the template of stack ${stack.stackName} (${stack.templateFile}): ${(error as Error).message}`);
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * `AWS::Pipes::Pipe` from a DynamoDB stream to an SNS topic: the outbox relay. Defaults and bounds are those of
+ * `PipeSourceDynamoDBStreamParameters` (EventBridge Pipes API reference): `BatchSize` 1 to 10,000 (the DynamoDB
+ * Streams source default is 100, as for Lambda event source mappings), `MaximumRetryAttempts` -1 (infinite) to
+ * 10,000, default -1; `StartingPosition` required.
+ */
+import type { RelayModel } from '../flow-model';
+import { describeExpression } from '../intrinsics';
+import { queueByArn, tableByStreamArn, topicByArn } from '../references';
+import type { TemplateResource } from '../stack-template';
+import {
+  InvalidTemplateValueError,
+  isPlainObject,
+  NotSimulatedError,
+  readEnum,
+  readInteger,
+  readList,
+  readObject,
+  readString,
+} from '../template-values';
+
+/** `BatchSize` of a DynamoDB stream source. */
+export const PIPE_BATCH_SIZE = { min: 1, max: 10_000, default: 100 } as const;
+/** `MaximumRetryAttempts`: -1 is infinite. */
+export const PIPE_MAXIMUM_RETRY_ATTEMPTS = { min: -1, max: 10_000, default: -1 } as const;
+
+const STARTING_POSITIONS = ['TRIM_HORIZON', 'LATEST'] as const;
+
+/**
+ * Reads a pipe. A source that is not the stream of a table of the stack, a target that is not a topic of the stack,
+ * an enrichment, or `DesiredState: STOPPED` is a {@link NotSimulatedError}; a dead-letter target the reader cannot
+ * follow is left out and said in `notes`.
+ */
+export function readRelay(resource: TemplateResource, notes: string[]): RelayModel {
+  const properties = resource.properties;
+  const stack = resource.template.stackName;
+  const table = tableByStreamArn(resource.template, properties.Source);
+  if (table === undefined) {
+    throw new NotSimulatedError(resource, `Source ${describeExpression(properties.Source)} is not the stream of a DynamoDB table of stack ${stack}`);
+  }
+  const topic = topicByArn(resource.template, properties.Target);
+  if (topic === undefined) {
+    throw new NotSimulatedError(resource, `Target ${describeExpression(properties.Target)} is not an SNS topic of stack ${stack}`);
+  }
+  if (properties.Enrichment !== undefined) {
+    throw new NotSimulatedError(resource, `Enrichment ${describeExpression(properties.Enrichment)} is not simulated`);
+  }
+  if (readString(resource, 'DesiredState', properties.DesiredState) === 'STOPPED') {
+    throw new NotSimulatedError(resource, 'DesiredState is STOPPED: the pipe does not run');
+  }
+  const sourceParameters = readObject(resource, 'SourceParameters', properties.SourceParameters) ?? {};
+  const streamParameters = readObject(resource, 'SourceParameters.DynamoDBStreamParameters', sourceParameters.DynamoDBStreamParameters) ?? {};
+  const startingPosition = readEnum(resource, 'SourceParameters.DynamoDBStreamParameters.StartingPosition', streamParameters.StartingPosition, STARTING_POSITIONS);
+  if (startingPosition === undefined) {
+    throw new InvalidTemplateValueError(resource, 'SourceParameters.DynamoDBStreamParameters.StartingPosition', undefined, 'it is required for a DynamoDB stream source');
+  }
+  const targetParameters = readObject(resource, 'TargetParameters', properties.TargetParameters) ?? {};
+  const inputTemplate = readString(resource, 'TargetParameters.InputTemplate', targetParameters.InputTemplate);
+  return {
+    ...resource.modelled(),
+    sourceTable: table.key,
+    targetTopic: topic.key,
+    batchSize: readInteger(resource, 'SourceParameters.DynamoDBStreamParameters.BatchSize', streamParameters.BatchSize, PIPE_BATCH_SIZE, PIPE_BATCH_SIZE.default),
+    startingPosition,
+    maximumRetryAttempts: readInteger(
+      resource,
+      'SourceParameters.DynamoDBStreamParameters.MaximumRetryAttempts',
+      streamParameters.MaximumRetryAttempts,
+      PIPE_MAXIMUM_RETRY_ATTEMPTS,
+      PIPE_MAXIMUM_RETRY_ATTEMPTS.default,
+    ),
+    ...deadLetterQueueOf(resource, streamParameters, notes),
+    filterPatterns: filterPatternsOf(resource, sourceParameters),
+    ...(inputTemplate === undefined ? {} : { inputTemplate }),
+  };
+}
+
+function deadLetterQueueOf(resource: TemplateResource, streamParameters: Record<string, unknown>, notes: string[]): Pick<RelayModel, 'deadLetterQueue'> {
+  const property = 'SourceParameters.DynamoDBStreamParameters.DeadLetterConfig';
+  const config = readObject(resource, property, streamParameters.DeadLetterConfig) ?? {};
+  if (config.Arn === undefined) return {};
+  const queue = queueByArn(resource.template, config.Arn);
+  if (queue === undefined) {
+    notes.push(
+      `${resource.label}: ${property}.Arn ${describeExpression(config.Arn)} is not a queue of stack ${resource.template.stackName}; ` +
+        'records that exhaust their retries are discarded instead',
+    );
+    return {};
+  }
+  return { deadLetterQueue: queue.key };
+}
+
+function filterPatternsOf(resource: TemplateResource, sourceParameters: Record<string, unknown>): string[] {
+  const criteria = readObject(resource, 'SourceParameters.FilterCriteria', sourceParameters.FilterCriteria) ?? {};
+  return readList(resource, 'SourceParameters.FilterCriteria.Filters', criteria.Filters).map((filter, index) => {
+    const property = `SourceParameters.FilterCriteria.Filters[${index}].Pattern`;
+    const pattern = readString(resource, property, (readObject(resource, `SourceParameters.FilterCriteria.Filters[${index}]`, filter) ?? {}).Pattern);
+    if (pattern === undefined) throw new InvalidTemplateValueError(resource, property, undefined, 'it is required');
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(pattern);
+    } catch (error) {
+      throw new InvalidTemplateValueError(resource, property, pattern, `it must be a JSON event pattern (${(error as Error).message})`);
+    }
+    if (!isPlainObject(parsed)) throw new InvalidTemplateValueError(resource, property, pattern, 'it must be a JSON object');
+    return pattern;
+  });
+}

@@ -1,0 +1,141 @@
+/**
+ * Synthesizes a CDK app into a cloud assembly with the CDK CLI of the user's project, without AWS: no credentials are
+ * offered to the CLI (so it looks up no account), no context lookups, no notices, no version check, no telemetry.
+ */
+import { spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import { createRequire } from 'node:module';
+import * as os from 'node:os';
+import * as path from 'node:path';
+
+/** Options of {@link synthesize}. */
+export interface SynthesizeOptions {
+  /** The app command, e.g. `npx tsx bin/app.ts`. @default the `app` of cdk.json in `cwd` (the CLI reads it) */
+  readonly app?: string;
+  /** The project directory: where cdk.json is and whose `aws-cdk` CLI runs. */
+  readonly cwd: string;
+  /** Where the cloud assembly goes; relative paths are relative to `cwd`. */
+  readonly outputDirectory: string;
+  /** Context values, each passed as `--context key=value`. @default none */
+  readonly context?: Readonly<Record<string, string>>;
+}
+
+/** Synthesis failed; the message has the exit code, the command and the last lines of its output. */
+export class SynthesisError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'SynthesisError';
+  }
+}
+
+/** How many trailing lines of the CLI's output a {@link SynthesisError} quotes. */
+const QUOTED_OUTPUT_LINES = 40;
+/** How much trailing output is kept while the CLI runs. */
+const KEPT_OUTPUT_CHARACTERS = 64 * 1024;
+
+/**
+ * Environment variables that would give the CLI AWS credentials or a profile: removed, so that `cdk synth` does not
+ * call STS to find the default account (the synthesized templates are then environment-agnostic, the same on every
+ * machine).
+ */
+const CREDENTIAL_VARIABLES = [
+  'AWS_PROFILE',
+  'AWS_DEFAULT_PROFILE',
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+  'AWS_SECURITY_TOKEN',
+  'AWS_WEB_IDENTITY_TOKEN_FILE',
+  'AWS_ROLE_ARN',
+  'AWS_ROLE_SESSION_NAME',
+  'AWS_CONTAINER_CREDENTIALS_RELATIVE_URI',
+  'AWS_CONTAINER_CREDENTIALS_FULL_URI',
+  'AWS_CONTAINER_AUTHORIZATION_TOKEN',
+  'AWS_CONTAINER_AUTHORIZATION_TOKEN_FILE',
+] as const;
+
+/** Runs `cdk synth` of the app into outputDirectory (no AWS credentials needed) and returns the assembly directory. */
+export async function synthesize(options: SynthesizeOptions): Promise<string> {
+  const cwd = path.resolve(options.cwd);
+  const outputDirectory = path.resolve(cwd, options.outputDirectory);
+  const cli = cdkCommand(cwd);
+  const args = [
+    ...cli.args,
+    'synth',
+    ...(options.app === undefined ? [] : ['--app', options.app]),
+    '--output',
+    outputDirectory,
+    '--quiet',
+    '--no-notices',
+    '--no-lookups',
+    '--no-color',
+    ...Object.entries(options.context ?? {}).flatMap(([key, value]) => ['--context', `${key}=${value}`]),
+  ];
+  const commandLine = [cli.command, ...args].map(quoteForDisplay).join(' ');
+  const { exitCode, signal, output } = await run(cli.command, args, cwd, cli.shell);
+  if (exitCode !== 0) {
+    const how = signal === null ? `exit code ${exitCode}` : `signal ${signal}`;
+    throw new SynthesisError(`cdk synth failed (${how}) in ${cwd}: ${commandLine}\n${lastLines(output, QUOTED_OUTPUT_LINES)}`);
+  }
+  if (!fs.existsSync(path.join(outputDirectory, 'manifest.json'))) {
+    throw new SynthesisError(`cdk synth wrote no cloud assembly to ${outputDirectory} (no manifest.json): ${commandLine}\n${lastLines(output, QUOTED_OUTPUT_LINES)}`);
+  }
+  return outputDirectory;
+}
+
+/** The project's own CLI (`aws-cdk/bin/cdk` resolved from cwd), run by this Node.js; else `npx --no-install cdk`. */
+function cdkCommand(cwd: string): { command: string; args: string[]; shell: boolean } {
+  try {
+    const bin = createRequire(path.join(cwd, 'package.json')).resolve('aws-cdk/bin/cdk');
+    return { command: process.execPath, args: [bin], shell: false };
+  } catch {
+    // npx is a .cmd script on Windows, which only a shell can start.
+    return { command: 'npx', args: ['--no-install', 'cdk'], shell: process.platform === 'win32' };
+  }
+}
+
+function synthesisEnvironment(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    CDK_DISABLE_VERSION_CHECK: '1',
+    CDK_DISABLE_CLI_TELEMETRY: 'true',
+    // No credentials from ~/.aws, the instance metadata service or a container: the account lookup finds none.
+    AWS_CONFIG_FILE: os.devNull,
+    AWS_SHARED_CREDENTIALS_FILE: os.devNull,
+    AWS_EC2_METADATA_DISABLED: 'true',
+  };
+  for (const variable of CREDENTIAL_VARIABLES) delete env[variable];
+  return env;
+}
+
+function run(
+  command: string,
+  args: readonly string[],
+  cwd: string,
+  shell: boolean,
+): Promise<{ exitCode: number | null; signal: NodeJS.Signals | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, shell ? args.map(quoteForShell) : args, { cwd, env: synthesisEnvironment(), shell, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    const keep = (chunk: Buffer): void => {
+      output = (output + chunk.toString('utf8')).slice(-KEPT_OUTPUT_CHARACTERS);
+    };
+    child.stdout.on('data', keep);
+    child.stderr.on('data', keep);
+    child.on('error', (error) => reject(new SynthesisError(`Cannot start the CDK CLI (${command}) in ${cwd}: ${error.message}`)));
+    child.on('close', (exitCode, signal) => resolve({ exitCode, signal, output }));
+  });
+}
+
+function lastLines(output: string, count: number): string {
+  const lines = output.trimEnd().split(/\r?\n/);
+  return lines.length === 0 || (lines.length === 1 && lines[0] === '') ? '(no output)' : lines.slice(-count).join('\n');
+}
+
+function quoteForDisplay(argument: string): string {
+  return /^[\w./:=@+,-]+$/.test(argument) ? argument : JSON.stringify(argument);
+}
+
+function quoteForShell(argument: string): string {
+  return /^[\w./:=@+,-]+$/.test(argument) ? argument : `"${argument.replace(/"/g, '\\"')}"`;
+}

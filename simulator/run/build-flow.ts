@@ -1,0 +1,224 @@
+/**
+ * Builds the local flow from the model: tables in DynamoDB Local, queues, topics with their subscriptions, relays,
+ * the functions' runners and the event source mappings; and, for each subscription, the view the report and the checks
+ * use (its queue, dead-letter queues, consumer function and resolved environment).
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { SimulatedQueue } from '../aws/queue';
+import { startSqsEndpoint } from '../aws/sqs-endpoint';
+import { SimulatedRelay } from '../aws/stream-relay';
+import { createTables, type LocalTable } from '../aws/tables';
+import { SimulatedTopic } from '../aws/topic';
+import type { VirtualClock } from '../aws/clock';
+import type { FaultPlan } from '../faults/fault-plan';
+import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
+import { SimulatedEventSourceMapping } from '../lambda/event-source-mapping';
+import { FunctionRunner } from '../lambda/function-runner';
+import { resolveEnvironment } from '../model/intrinsics';
+import type { EventSourceMappingModel, FlowModel, FunctionModel, QueueModel, ResourceKey, SubscriptionModel } from '../model/flow-model';
+import { compilePipeFilterCriteria } from '../patterns/event-pattern';
+import { compileFilterPolicy } from '../patterns/filter-policy';
+import { compileInputTemplate } from '../patterns/input-template';
+import { generatedName, LocalResourceNames, registerStaticNames } from './local-names';
+import type { SimulationObserver } from './observer';
+
+/** One subscription and what consumes it, as the report and the checks see it. */
+export interface SubscriberView {
+  /** `IEF_SUBSCRIBER_NAME` of the consumer, else the subscription's construct path or key. */
+  readonly name: string;
+  readonly subscription: SubscriptionModel;
+  readonly queue: SimulatedQueue;
+  /** Every queue where this subscriber's messages can end up dead: the queue's redrive target, the subscription's, the runtime's own. */
+  readonly deadLetterQueues: readonly SimulatedQueue[];
+  readonly mapping?: EventSourceMappingModel;
+  readonly function?: FunctionModel;
+  /** The consumer's resolved environment (empty without a consumer). */
+  readonly environment: Readonly<Record<string, string>>;
+}
+
+/** The local flow of a run. */
+export interface LocalFlow {
+  readonly names: LocalResourceNames;
+  readonly tables: ReadonlyMap<ResourceKey, LocalTable>;
+  readonly queues: ReadonlyMap<ResourceKey, SimulatedQueue>;
+  readonly relays: readonly SimulatedRelay[];
+  readonly runners: ReadonlyMap<ResourceKey, FunctionRunner>;
+  readonly mappings: readonly SimulatedEventSourceMapping[];
+  readonly subscribers: readonly SubscriberView[];
+  readonly environments: ReadonlyMap<ResourceKey, Readonly<Record<string, string>>>;
+  /** Stops the runners and the SQS endpoint. */
+  stop(): Promise<void>;
+}
+
+/** What {@link buildLocalFlow} needs. */
+export interface LocalFlowDependencies {
+  readonly client: DynamoDBClient;
+  readonly streams: DynamoDBStreamsClient;
+  readonly dynamoDbEndpoint: string;
+  readonly clock: VirtualClock;
+  readonly faults: FaultPlan;
+  readonly observer: SimulationObserver;
+  readonly region: string;
+  readonly concurrency: number;
+  /** Functions to run besides the consumers of the event source mappings (the producer). */
+  readonly extraFunctions: readonly ResourceKey[];
+  /** Picks the fault of each DynamoDB request of a function. */
+  readonly decideFault: (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest) => RequestFault;
+}
+
+const SUBSCRIBER_NAME_VARIABLE = 'IEF_SUBSCRIBER_NAME';
+const DEAD_LETTER_QUEUE_URL_VARIABLE = 'IEF_DEAD_LETTER_QUEUE_URL';
+
+function byKey<T extends { readonly key: ResourceKey }>(items: readonly T[]): Map<ResourceKey, T> {
+  return new Map(items.map((item) => [item.key, item]));
+}
+
+/** Creates everything locally; on failure, stops what was started. */
+export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependencies): Promise<LocalFlow> {
+  const names = new LocalResourceNames(deps.region);
+  registerStaticNames(model, names);
+
+  const tables = await createTables(deps.client, model.tables, (table) => table.tableName ?? generatedName(table, 255));
+  for (const [key, table] of tables) {
+    names.register(key, { ref: table.tableName, attributes: { Arn: table.tableArn, ...(table.streamArn ? { StreamArn: table.streamArn } : {}) } });
+  }
+
+  const queuesByUrl = new Map<string, SimulatedQueue>();
+  const sqs = await startSqsEndpoint({ resolveQueue: (url) => queuesByUrl.get(url), observer: deps.observer });
+  const runners = new Map<ResourceKey, FunctionRunner>();
+  const stop = async (): Promise<void> => {
+    await Promise.all([...runners.values()].map((runner) => runner.stop()));
+    await sqs.stop();
+  };
+  try {
+    const queueModels = byKey(model.queues);
+    const queues = new Map<ResourceKey, SimulatedQueue>();
+    const createQueue = (queueModel: QueueModel): SimulatedQueue => {
+      const existing = queues.get(queueModel.key);
+      if (existing !== undefined) return existing;
+      const deadLetterModel = queueModel.redrive ? queueModels.get(queueModel.redrive.deadLetterQueue) : undefined;
+      const deadLetterQueue = deadLetterModel ? createQueue(deadLetterModel) : undefined;
+      const name = queueModel.queueName ?? generatedName(queueModel, 80, queueModel.fifo ? '.fifo' : '');
+      const address = { name, url: `${sqs.endpoint}/${names.accountId}/${name}`, arn: names.arn('sqs', name) };
+      const queue = new SimulatedQueue({ model: queueModel, address, clock: deps.clock, deadLetterQueue, observer: deps.observer });
+      queues.set(queueModel.key, queue);
+      queuesByUrl.set(address.url, queue);
+      names.register(queueModel.key, { ref: address.url, attributes: { Arn: address.arn, QueueName: name, QueueUrl: address.url } });
+      return queue;
+    };
+    model.queues.forEach(createQueue);
+
+    const topics = new Map<ResourceKey, SimulatedTopic>();
+    for (const topicModel of model.topics) {
+      const subscriptions = model.subscriptions
+        .filter((subscription) => subscription.topic === topicModel.key && queues.has(subscription.queue))
+        .map((subscription) => ({ model: subscription, queue: queues.get(subscription.queue)! }));
+      const policies = new Map(
+        subscriptions.map(({ model: subscription }) => [
+          subscription.key,
+          subscription.filterPolicy ? compileFilterPolicy(subscription.filterPolicy, subscription.filterPolicyScope) : () => true,
+        ]),
+      );
+      const arn = names.ref(topicModel.key)!;
+      topics.set(
+        topicModel.key,
+        new SimulatedTopic({
+          model: topicModel,
+          arn,
+          subscriptions,
+          faults: deps.faults,
+          clock: deps.clock,
+          observer: deps.observer,
+          matches: (subscription, message) => policies.get(subscription.key)?.(message) ?? false,
+        }),
+      );
+    }
+
+    const relays = model.relays.flatMap((relayModel) => {
+      const table = tables.get(relayModel.sourceTable);
+      const topic = topics.get(relayModel.targetTopic);
+      if (table?.streamArn === undefined || topic === undefined) return [];
+      // one criteria function: a record passes if any of the pipe's patterns matches it (or there are none)
+      const filters = [compilePipeFilterCriteria(relayModel.filterPatterns)];
+      const render = compileInputTemplate(relayModel.inputTemplate);
+      const pipeName = generatedName(relayModel, 64);
+      const reserved = { pipeName, pipeArn: names.arn('pipes', `pipe/${pipeName}`), sourceArn: table.streamArn, targetArn: topic.arn };
+      return [
+        new SimulatedRelay({
+          model: relayModel,
+          streamArn: table.streamArn,
+          streams: deps.streams,
+          target: topic,
+          faults: deps.faults,
+          region: deps.region,
+          observer: deps.observer,
+          filters,
+          render: (event: unknown) => render(event, reserved),
+        }),
+      ];
+    });
+
+    const functions = byKey(model.functions);
+    const environments = new Map<ResourceKey, Readonly<Record<string, string>>>();
+    const runnerOf = (functionKey: ResourceKey): FunctionRunner | undefined => {
+      const fn = functions.get(functionKey);
+      if (fn === undefined) return undefined;
+      let runner = runners.get(functionKey);
+      if (runner === undefined) {
+        const environment = resolveEnvironment(fn, names);
+        environments.set(functionKey, environment);
+        runner = new FunctionRunner({
+          fn,
+          environment,
+          clock: deps.clock,
+          dynamoDbEndpoint: deps.dynamoDbEndpoint,
+          sqsEndpoint: sqs.endpoint,
+          region: deps.region,
+          maxEnvironments: deps.concurrency,
+          observer: deps.observer,
+          decideFault: (invocationKey, request) => deps.decideFault(functionKey, invocationKey, request),
+        });
+        runners.set(functionKey, runner);
+      }
+      return runner;
+    };
+
+    const mappings = model.eventSourceMappings.flatMap((mappingModel) => {
+      const queue = queues.get(mappingModel.queue);
+      const runner = runnerOf(mappingModel.function);
+      if (queue === undefined || runner === undefined) return [];
+      return [new SimulatedEventSourceMapping({ model: mappingModel, queue, runner, faults: deps.faults, region: deps.region, observer: deps.observer })];
+    });
+    deps.extraFunctions.forEach(runnerOf);
+
+    const subscribers = model.subscriptions.flatMap((subscription): SubscriberView[] => {
+      const queue = queues.get(subscription.queue);
+      if (queue === undefined) return [];
+      const mapping = model.eventSourceMappings.find((candidate) => candidate.queue === subscription.queue);
+      const fn = mapping ? functions.get(mapping.function) : undefined;
+      const environment = (fn && environments.get(fn.key)) ?? {};
+      const deadLetterQueues = new Set<SimulatedQueue>();
+      const redriveTarget = queue.model.redrive ? queues.get(queue.model.redrive.deadLetterQueue) : undefined;
+      const subscriptionTarget = subscription.deadLetterQueue ? queues.get(subscription.deadLetterQueue) : undefined;
+      const runtimeTarget = environment[DEAD_LETTER_QUEUE_URL_VARIABLE] ? queuesByUrl.get(environment[DEAD_LETTER_QUEUE_URL_VARIABLE]) : undefined;
+      for (const target of [redriveTarget, subscriptionTarget, runtimeTarget]) if (target) deadLetterQueues.add(target);
+      return [
+        {
+          name: environment[SUBSCRIBER_NAME_VARIABLE] ?? subscription.constructPath ?? subscription.key,
+          subscription,
+          queue,
+          deadLetterQueues: [...deadLetterQueues],
+          mapping,
+          function: fn,
+          environment,
+        },
+      ];
+    });
+
+    return { names, tables, queues, relays, runners, mappings, subscribers, environments, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}

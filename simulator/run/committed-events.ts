@@ -1,0 +1,72 @@
+/**
+ * What the outboxes hold at the end of a run: each relay's source table is scanned, and every item is put through the
+ * pipe's own filter and input template as the INSERT stream record it was, so "committed events" means exactly what the
+ * deployed pipe would relay. The rendered messages are parsed as envelopes, which the effect probes receive.
+ */
+import { ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { FlowModel } from '../model/flow-model';
+import { compilePipeFilterCriteria } from '../patterns/event-pattern';
+import { compileInputTemplate } from '../patterns/input-template';
+import type { LocalFlow } from './build-flow';
+import type { SimulatedEvent } from './scenario';
+
+/** The committed events of every relay, and every envelope by id. */
+export interface CommittedOutbox {
+  readonly eventIdsByRelay: ReadonlyMap<string, readonly string[]>;
+  readonly eventsById: ReadonlyMap<string, SimulatedEvent>;
+}
+
+/** Parses a relayed message as an envelope (raw JSON, or a JSON string holding it); undefined if it is not one. */
+export function parseEnvelope(message: string): SimulatedEvent | undefined {
+  try {
+    let parsed = JSON.parse(message) as unknown;
+    if (typeof parsed === 'string') parsed = JSON.parse(parsed) as unknown;
+    if (typeof parsed !== 'object' || parsed === null) return undefined;
+    const candidate = parsed as Record<string, unknown>;
+    if (typeof candidate.id !== 'string' || typeof candidate.type !== 'string') return undefined;
+    return { id: candidate.id, type: candidate.type, subject: typeof candidate.subject === 'string' ? candidate.subject : undefined, data: candidate.data };
+  } catch {
+    return undefined;
+  }
+}
+
+async function scanAll(client: DynamoDBClient, tableName: string): Promise<Record<string, AttributeValue>[]> {
+  const items: Record<string, AttributeValue>[] = [];
+  let startKey: Record<string, AttributeValue> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: startKey, ConsistentRead: true }));
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey !== undefined);
+  return items;
+}
+
+/** Reads the committed events of every relay of the flow. */
+export async function readCommittedOutbox(model: FlowModel, flow: LocalFlow, client: DynamoDBClient): Promise<CommittedOutbox> {
+  const eventIdsByRelay = new Map<string, string[]>();
+  const eventsById = new Map<string, SimulatedEvent>();
+  for (const relay of model.relays) {
+    const table = flow.tables.get(relay.sourceTable);
+    const tableModel = model.tables.find((candidate) => candidate.key === relay.sourceTable);
+    if (table === undefined || tableModel === undefined) continue;
+    const passes = compilePipeFilterCriteria(relay.filterPatterns);
+    const render = compileInputTemplate(relay.inputTemplate);
+    const keyNames = tableModel.keySchema.map((key) => key.AttributeName);
+    const ids: string[] = [];
+    for (const item of await scanAll(client, table.tableName)) {
+      const record = {
+        eventName: 'INSERT',
+        eventSource: 'aws:dynamodb',
+        eventSourceARN: table.streamArn,
+        dynamodb: { Keys: Object.fromEntries(keyNames.map((name) => [name, item[name]])), NewImage: item, StreamViewType: tableModel.streamViewType },
+      };
+      if (!passes(record)) continue;
+      const event = parseEnvelope(render(record));
+      if (event === undefined) continue;
+      ids.push(event.id);
+      eventsById.set(event.id, event);
+    }
+    eventIdsByRelay.set(relay.key, ids);
+  }
+  return { eventIdsByRelay, eventsById };
+}

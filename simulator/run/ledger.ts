@@ -1,0 +1,180 @@
+/**
+ * The run's books: every report of the simulated services ({@link SimulationObserver}) is recorded here, and the
+ * figures of the summary table and the inputs of the invariant checks are read from it. It never judges; the checks do.
+ */
+import type { FaultKind } from '../faults/fault-plan';
+import type { ResourceKey } from '../model/flow-model';
+import type { InvocationOutcome, MessageOrigin, SimulationObserver } from './observer';
+
+/** The runtime's EMF counters, summed over a function's batches (namespace `IdempotentEventFlow`). */
+export interface RuntimeCounters {
+  Processed: number;
+  Duplicates: number;
+  Failed: number;
+  Blocked: number;
+  DeadLettered: number;
+}
+
+const RUNTIME_COUNTER_NAMES: readonly (keyof RuntimeCounters)[] = ['Processed', 'Duplicates', 'Failed', 'Blocked', 'DeadLettered'];
+
+/** What the ledger knows about one event mapping (one consumer). */
+export interface MappingFigures {
+  invocations: number;
+  /** Messages handed to the function, counting every receive. */
+  deliveries: number;
+  /** Deliveries of a message that had been received before (receive count > 1). */
+  redeliveries: number;
+  /** Invocations that threw, crashed or timed out. */
+  failedInvocations: number;
+}
+
+function emptyCounters(): RuntimeCounters {
+  return { Processed: 0, Duplicates: 0, Failed: 0, Blocked: 0, DeadLettered: 0 };
+}
+
+function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
+  let value = map.get(key);
+  if (value === undefined) {
+    value = create();
+    map.set(key, value);
+  }
+  return value;
+}
+
+function describeOutcome(outcome: InvocationOutcome): string | undefined {
+  switch (outcome.kind) {
+    case 'returned':
+      return undefined;
+    case 'threw':
+      return `the invocation threw ${outcome.errorName}: ${outcome.errorMessage}`;
+    case 'crashed':
+      return `the consumer crashed at DynamoDB request ${outcome.atRequest} (${outcome.afterCommit ? 'after' : 'before'} DynamoDB applied it)`;
+    case 'timed-out':
+      return `the invocation timed out after ${outcome.timeoutSeconds} s`;
+  }
+}
+
+/** Records what happened; read by the report and the checks. */
+export class RunLedger implements SimulationObserver {
+  /** Event ids each relay published (and how often). */
+  public readonly published = new Map<ResourceKey, Map<string, number>>();
+  public streamRecords = 0;
+  /** Per subscription: the events that matched its filter policy and were put on its queue. */
+  public readonly matchedEvents = new Map<ResourceKey, Set<string>>();
+  /** Per subscription: the events at least one of whose messages was deleted from its queue (acknowledged). */
+  public readonly acknowledgedEvents = new Map<ResourceKey, Set<string>>();
+  /** Per queue: messages SQS moved to the dead-letter queue after maxReceiveCount. */
+  public readonly redriven = new Map<ResourceKey, number>();
+  /** Messages that outlived their queue's retention: lost. */
+  public readonly expired: { queue: ResourceKey; messageId: string; eventId?: string }[] = [];
+  public readonly mappings = new Map<ResourceKey, MappingFigures>();
+  /** Faults by the resource they hit, then by kind. */
+  public readonly faults = new Map<ResourceKey, Map<FaultKind, number>>();
+  /** The runtime's own EMF counters per function. */
+  public readonly runtimeCounters = new Map<ResourceKey, RuntimeCounters>();
+  /** Why a message last failed (by SQS message id), from the invocation outcome or the runtime's log line. */
+  public readonly lastFailure = new Map<string, string>();
+  private readonly outputSinks: ((functionKey: ResourceKey, line: string, stream: 'stdout' | 'stderr') => void)[] = [];
+
+  /** Also sends every function output line to `sink` (the log file). */
+  public addOutputSink(sink: (functionKey: ResourceKey, line: string, stream: 'stdout' | 'stderr') => void): void {
+    this.outputSinks.push(sink);
+  }
+
+  public onStreamRecord(relay: ResourceKey, record: { readonly eventId?: string; readonly published: boolean; readonly duplicate: boolean }): void {
+    this.streamRecords += 1;
+    if (!record.published || record.eventId === undefined) return;
+    const published = getOrCreate(this.published, relay, () => new Map<string, number>());
+    // `duplicate`: the relay published this record twice (an injected at-least-once redelivery)
+    published.set(record.eventId, (published.get(record.eventId) ?? 0) + (record.duplicate ? 2 : 1));
+  }
+
+  public onFanOut(subscription: ResourceKey, delivery: { readonly eventId?: string; readonly matched: boolean; readonly copies: number }): void {
+    if (!delivery.matched || delivery.eventId === undefined) return;
+    getOrCreate(this.matchedEvents, subscription, () => new Set()).add(delivery.eventId);
+  }
+
+  public onDeleted(_queue: ResourceKey, message: { readonly messageId: string; readonly origin: MessageOrigin; readonly receiveCount: number }): void {
+    const { subscription, eventId } = message.origin;
+    if (subscription === undefined || eventId === undefined) return;
+    getOrCreate(this.acknowledgedEvents, subscription, () => new Set()).add(eventId);
+  }
+
+  public onRedriven(queue: ResourceKey): void {
+    this.redriven.set(queue, (this.redriven.get(queue) ?? 0) + 1);
+  }
+
+  public onExpired(queue: ResourceKey, message: { readonly messageId: string; readonly origin: MessageOrigin }): void {
+    this.expired.push({ queue, messageId: message.messageId, eventId: message.origin.eventId });
+  }
+
+  public onInvocation(
+    mapping: ResourceKey,
+    invocation: {
+      readonly messages: readonly { readonly messageId: string; readonly receiveCount: number }[];
+      readonly outcome: InvocationOutcome;
+      readonly failedMessageIds: readonly string[];
+    },
+  ): void {
+    const figures = getOrCreate(this.mappings, mapping, () => ({ invocations: 0, deliveries: 0, redeliveries: 0, failedInvocations: 0 }));
+    figures.invocations += 1;
+    figures.deliveries += invocation.messages.length;
+    figures.redeliveries += invocation.messages.filter((message) => message.receiveCount > 1).length;
+    const reason = describeOutcome(invocation.outcome);
+    if (reason !== undefined) {
+      figures.failedInvocations += 1;
+      for (const message of invocation.messages) this.lastFailure.set(message.messageId, reason);
+    } else {
+      for (const messageId of invocation.failedMessageIds) {
+        if (!this.lastFailure.has(messageId)) this.lastFailure.set(messageId, 'reported as a batch item failure');
+      }
+    }
+  }
+
+  public onFault(kind: FaultKind, subject: ResourceKey): void {
+    const byKind = getOrCreate(this.faults, subject, () => new Map<FaultKind, number>());
+    byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
+  }
+
+  public onFunctionOutput(functionKey: ResourceKey, line: string, stream: 'stdout' | 'stderr'): void {
+    for (const sink of this.outputSinks) sink(functionKey, line, stream);
+    if (!line.startsWith('{')) return;
+    let parsed: Record<string, unknown>;
+    try {
+      parsed = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    if (typeof parsed._aws === 'object' && parsed._aws !== null) {
+      const counters = getOrCreate(this.runtimeCounters, functionKey, emptyCounters);
+      for (const name of RUNTIME_COUNTER_NAMES) {
+        const value = parsed[name];
+        if (typeof value === 'number') counters[name] += value;
+      }
+      return;
+    }
+    const messageId = parsed.sqsMessageId;
+    if (typeof messageId === 'string' && parsed.outcome === 'failed') {
+      const error = parsed.error as { name?: unknown; message?: unknown } | undefined;
+      const detail = error !== undefined ? `${String(error.name ?? 'Error')}: ${String(error.message ?? '')}` : String(parsed.detail ?? parsed.message ?? 'failed');
+      this.lastFailure.set(messageId, `the runtime reported: ${detail}`);
+    }
+  }
+
+  /** Total faults of `kinds` that hit any of `subjects`. */
+  public faultCount(subjects: readonly (ResourceKey | undefined)[], kinds?: readonly FaultKind[]): number {
+    let total = 0;
+    for (const subject of subjects) {
+      if (subject === undefined) continue;
+      for (const [kind, count] of this.faults.get(subject) ?? []) if (kinds === undefined || kinds.includes(kind)) total += count;
+    }
+    return total;
+  }
+
+  /** Total of all faults injected. */
+  public totalFaults(): number {
+    let total = 0;
+    for (const byKind of this.faults.values()) for (const count of byKind.values()) total += count;
+    return total;
+  }
+}

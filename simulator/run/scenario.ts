@@ -1,0 +1,112 @@
+/**
+ * A scenario tells the simulator what only the app knows: which producer function to drive and with what, and how to
+ * count each subscriber's effects in its own tables. It is a module that exports `scenario` (or a default export) of
+ * type {@link SimulationScenario}; `.ts` modules are bundled with esbuild first, so the app's own TypeScript works.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { createRequire } from 'node:module';
+import * as path from 'node:path';
+
+/** An event as the flow carried it: the envelope fields the effect probes need. */
+export interface SimulatedEvent {
+  readonly id: string;
+  readonly type: string;
+  readonly subject?: string;
+  readonly data: unknown;
+}
+
+/** What the probe of one subscriber observed: how often the effect of some events was applied. */
+export interface EffectTally {
+  /** What was counted, e.g. `customer C1 orderCount` or `order O7 invoices`: shown when the count is wrong. */
+  readonly subject: string;
+  /** The events whose effects this count covers (one for a per-event effect, several for an aggregate). */
+  readonly eventIds: readonly string[];
+  /** How many effect applications were observed for them together. */
+  readonly applied: number;
+}
+
+/** What a probe can read. */
+export interface EffectProbeContext {
+  /** A client of the local DynamoDB (not through any fault). */
+  readonly client: DynamoDBDocumentClient;
+  /** The subscriber consumer's environment variables, resolved to local names (e.g. its table names). */
+  readonly environment: Readonly<Record<string, string>>;
+  /** The events that reached the subscriber's queue (matched its filter policy), once each. */
+  readonly events: readonly SimulatedEvent[];
+}
+
+/** Counts a subscriber's effects after the run. */
+export type EffectProbe = (context: EffectProbeContext) => Promise<readonly EffectTally[]>;
+
+/** The producer the simulator drives. */
+export interface ScenarioProducer {
+  /** The producer function: its construct path (or a unique suffix of it), or its logical id. */
+  readonly function: string;
+  /** The payloads to invoke it with, `count` of them, drawn from `random` (seeded: same seed, same payloads). */
+  commands(count: number, random: () => number): readonly unknown[];
+}
+
+/** What `--scenario <module>` exports. */
+export interface SimulationScenario {
+  /** @default no producer: events come from `--events` */
+  readonly producer?: ScenarioProducer;
+  /** Effect probes by subscriber name (`IEF_SUBSCRIBER_NAME` of its consumer, or its subscription's construct path). @default effects are not counted */
+  readonly effects?: Readonly<Record<string, EffectProbe>>;
+}
+
+/** Thrown when a scenario module cannot be loaded or does not export a scenario. */
+export class ScenarioError extends Error {
+  public override readonly name = 'ScenarioError';
+}
+
+function asScenario(exports: Record<string, unknown>, file: string): SimulationScenario {
+  const candidate = exports.scenario ?? exports.default;
+  if (typeof candidate !== 'object' || candidate === null) {
+    throw new ScenarioError(`scenario module ${file} must export 'scenario' (or a default export), an object with 'producer' and/or 'effects'`);
+  }
+  const scenario = candidate as SimulationScenario;
+  if (scenario.producer !== undefined && (typeof scenario.producer.function !== 'string' || typeof scenario.producer.commands !== 'function')) {
+    throw new ScenarioError(`scenario module ${file}: 'producer' needs a 'function' (construct path or logical id) and a 'commands(count, random)' function`);
+  }
+  for (const [subscriber, probe] of Object.entries(scenario.effects ?? {})) {
+    if (typeof probe !== 'function') throw new ScenarioError(`scenario module ${file}: effects.${subscriber} must be a function, got ${typeof probe}`);
+  }
+  return scenario;
+}
+
+/** Loads a scenario module; TypeScript is bundled with the project's esbuild into a temporary CommonJS file. */
+export async function loadScenario(file: string, cwd: string): Promise<SimulationScenario> {
+  const absolute = path.resolve(cwd, file);
+  if (!/\.(c|m)?ts$/.test(absolute)) {
+    return asScenario(createRequire(absolute)(absolute) as Record<string, unknown>, file);
+  }
+  let esbuild: typeof import('esbuild');
+  try {
+    esbuild = createRequire(absolute)('esbuild') as typeof import('esbuild');
+  } catch {
+    throw new ScenarioError(`scenario module ${file} is TypeScript, which needs esbuild to load: npm install --save-dev esbuild (or pass a .js module)`);
+  }
+  try {
+    const result = await esbuild.build({
+      entryPoints: [absolute],
+      bundle: true,
+      platform: 'node',
+      format: 'cjs',
+      target: `node${process.versions.node.split('.')[0]}`,
+      write: false,
+      logLevel: 'silent',
+      // packages stay external: they resolve from the scenario's own folder, as in the app
+      packages: 'external',
+      absWorkingDir: cwd,
+    });
+    const source = result.outputFiles[0]?.text ?? '';
+    const moduleObject = { exports: {} as Record<string, unknown> };
+    const requireFromScenario = createRequire(absolute);
+    // evaluated like a CommonJS module that lives where the scenario file does
+    new Function('module', 'exports', 'require', '__filename', '__dirname', source)(moduleObject, moduleObject.exports, requireFromScenario, absolute, path.dirname(absolute));
+    return asScenario(moduleObject.exports, file);
+  } catch (error) {
+    if (error instanceof ScenarioError) throw error;
+    throw new ScenarioError(`scenario module ${file} could not be loaded: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}

@@ -1,0 +1,292 @@
+/**
+ * One simulation run, start to end: synthesize (or read) the cloud assembly, model the flow from its templates, start
+ * DynamoDB Local and build the local flow, drive the producer, then run rounds until everything settles:
+ *
+ *   each round: the producer's next commands → every relay reads its stream → every event source mapping runs its
+ *   batches (concurrently) → when nothing was visible, the clock jumps to the next message's visibility timeout.
+ *
+ * Then the checks run and the result says what happened and what, if anything, broke.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { VirtualClock } from '../aws/clock';
+import { startDynamoDbLocal } from '../aws/dynamodb-local';
+import { readDeadLetters, type DeadLetterFinding } from '../check/dead-letters';
+import { checkDeliveries, checkEffects, checkRelayed, expectedApplications, type Violation } from '../check/invariants';
+import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
+import { FaultPlan } from '../faults/fault-plan';
+import { readAssembly } from '../model/read-assembly';
+import { synthesize } from '../model/synthesize';
+import type { FlowModel, ResourceKey } from '../model/flow-model';
+import { buildLocalFlow, type LocalFlow } from './build-flow';
+import { readCommittedOutbox } from './committed-events';
+import { RunLedger } from './ledger';
+import { checkInteger, DEFAULT_FAULT_RATES, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type SimulationOptions } from './options';
+import { appendUserEvents, findFunction, ProducerDriver, producerKeys, type ProducerFigures } from './producer-driver';
+import { seededRandom, seedNumber } from './seeded-random';
+
+/** DynamoDB operations that write: the ones a crash or a lost response is injected at. */
+const WRITE_OPERATIONS: ReadonlySet<string> = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem']);
+
+/** The figures of one subscriber, as the summary table shows them. */
+export interface SubscriberReport {
+  readonly name: string;
+  /** `IEF_PROCESSING_MODE` of its consumer, when set. */
+  readonly processingMode?: string;
+  /** Events that matched its filter policy. */
+  readonly events: number;
+  /** Messages handed to its consumer, every receive counted. */
+  readonly deliveries: number;
+  /** Deliveries the runtime recognised as already applied (its `Duplicates` metric). */
+  readonly duplicatesSuppressed: number;
+  /** Faults injected on its subscription, queue and consumer. */
+  readonly faults: number;
+  /** Deliveries of a message received before. */
+  readonly retries: number;
+  /** Messages in its dead-letter queues at the end. */
+  readonly deadLettered: number;
+  /** Effect applications the scenario's probe counted, and the range exactly-once allows; absent without a probe. */
+  readonly effects?: { readonly applied: number; readonly min: number; readonly max: number };
+}
+
+/** What a run did and found. */
+export interface SimulationResult {
+  readonly assemblyDirectory: string;
+  readonly seed: string;
+  readonly producer: ProducerFigures;
+  readonly relay: { readonly streamRecords: number; readonly committedEvents: number };
+  readonly subscribers: readonly SubscriberReport[];
+  /** Every dead letter with its explanation, by subscriber name. */
+  readonly deadLetters: ReadonlyMap<string, readonly DeadLetterFinding[]>;
+  readonly violations: readonly Violation[];
+  /** Subscribers without an effect probe (their effects were not counted). */
+  readonly effectsNotCounted: readonly string[];
+  readonly notSimulated: readonly string[];
+  readonly rounds: number;
+  readonly simulatedSeconds: number;
+  readonly realSeconds: number;
+  readonly totalFaults: number;
+}
+
+/** Thrown when the app has nothing the simulator can run. */
+export class NothingToSimulateError extends Error {
+  public override readonly name = 'NothingToSimulateError';
+}
+
+function faultDecider(plan: FaultPlan): (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest) => RequestFault {
+  const { rates } = plan;
+  return (_functionKey, invocationKey, request) => {
+    const write = WRITE_OPERATIONS.has(request.operation);
+    const key = [invocationKey, request.index] as const;
+    if (write && plan.happens(rates.crash, 'crash', ...key)) return plan.fraction('crash-side', ...key) < 0.5 ? 'crash-before' : 'crash-after';
+    if (plan.happens(rates.throttle, 'throttle', ...key)) return 'throttle';
+    if (write && plan.happens(rates.lostResponse, 'lost-response', ...key)) return 'lose-response';
+    return 'none';
+  };
+}
+
+/** A UUID-shaped id drawn from a seeded generator (for user events without an id). */
+function seededUuid(random: () => number): () => string {
+  return () => {
+    const hex = Array.from({ length: 32 }, () => Math.floor(random() * 16).toString(16)).join('');
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  };
+}
+
+async function runRounds(flow: LocalFlow, ledger: RunLedger, clock: VirtualClock, driver: ProducerDriver | undefined, options: Required<Pick<SimulationOptions, 'concurrency' | 'maxSimulatedSeconds'>> & Pick<SimulationOptions, 'onProgress'>, toProduce: number): Promise<number> {
+  let rounds = 0;
+  let idleChecks = 0;
+  const progress = (): void => {
+    let settled = 0;
+    let matched = 0;
+    for (const subscriber of flow.subscribers) {
+      matched += ledger.matchedEvents.get(subscriber.subscription.key)?.size ?? 0;
+      settled += ledger.acknowledgedEvents.get(subscriber.subscription.key)?.size ?? 0;
+    }
+    let deliveries = 0;
+    for (const figures of ledger.mappings.values()) deliveries += figures.deliveries;
+    options.onProgress?.({
+      produced: driver ? driver.figures.total - driver.remaining : toProduce,
+      toProduce,
+      settled: Math.min(settled, matched),
+      matched,
+      deliveries,
+      faults: ledger.totalFaults(),
+      simulatedSecondsAhead: Math.round(clock.offsetMs() / 1000),
+    });
+  };
+  // a relay starting at LATEST takes its position at its first poll: before anything is produced
+  for (const relay of flow.relays) await relay.poll();
+  for (;;) {
+    rounds += 1;
+    let work = 0;
+    if (driver !== undefined && driver.remaining > 0) work += await driver.next(options.concurrency);
+    for (const relay of flow.relays) work += await relay.poll();
+    const invocations = await Promise.all(flow.mappings.map((mapping) => mapping.runRound(options.concurrency)));
+    work += invocations.reduce((sum: number, count: number) => sum + count, 0);
+    progress();
+    if (work > 0) {
+      idleChecks = 0;
+      continue;
+    }
+    let next: number | undefined;
+    for (const queue of flow.queues.values()) {
+      const visibleAt = queue.nextVisibleAt();
+      if (visibleAt !== undefined && (next === undefined || visibleAt < next)) next = visibleAt;
+    }
+    if (next === undefined) {
+      // nothing in flight anywhere; look at the streams once more after a moment before calling it settled
+      idleChecks += 1;
+      if (idleChecks >= 2) return rounds;
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      continue;
+    }
+    idleChecks = 0;
+    if (clock.offsetMs() + Math.max(0, next - clock.now()) > options.maxSimulatedSeconds * 1000) return rounds;
+    clock.advanceTo(next);
+  }
+}
+
+/** Runs a simulation; see the module comment. The caller decides what a violation means (the CLI exits 1). */
+export async function runSimulation(options: SimulationOptions): Promise<SimulationResult> {
+  const startedAt = Date.now();
+  const seed = options.seed ?? SIMULATION_DEFAULTS.seed;
+  const count = checkInteger('--count', options.count ?? SIMULATION_DEFAULTS.count, SIMULATION_BOUNDS.count);
+  const concurrency = checkInteger('--concurrency', options.concurrency ?? SIMULATION_DEFAULTS.concurrency, SIMULATION_BOUNDS.concurrency);
+  const region = options.region ?? SIMULATION_DEFAULTS.region;
+  const plan = new FaultPlan(seed, options.rates ?? DEFAULT_FAULT_RATES);
+  if (options.scenario?.producer === undefined && options.events === undefined) {
+    throw new NothingToSimulateError('nothing drives the flow: give a scenario with a producer (--scenario) or events (--events)');
+  }
+
+  const workDirectory = mkdtempSync(path.join(tmpdir(), 'ief-simulate-'));
+  let database: { endpoint: string; stop(): Promise<void> } | undefined;
+  let flow: LocalFlow | undefined;
+  try {
+    const assemblyDirectory =
+      options.assemblyDirectory !== undefined
+        ? path.resolve(options.cwd, options.assemblyDirectory)
+        : await synthesize({ app: options.app, cwd: options.cwd, outputDirectory: path.join(workDirectory, 'cdk.out') });
+    const model: FlowModel = readAssembly(assemblyDirectory, { stacks: options.stacks });
+    if (model.eventSourceMappings.length === 0 || model.subscriptions.length === 0) {
+      throw new NothingToSimulateError(
+        `the app has no SNS → SQS → Lambda subscriber the simulator can run (${model.subscriptions.length} subscription(s), ${model.eventSourceMappings.length} SQS event source mapping(s))` +
+          (model.notSimulated.length ? `; not simulated: ${model.notSimulated.join('; ')}` : ''),
+      );
+    }
+    const producer = options.scenario?.producer ? findFunction(model, options.scenario.producer.function) : undefined;
+
+    database = options.dynamoDbEndpoint ? { endpoint: options.dynamoDbEndpoint, stop: async () => undefined } : await startDynamoDbLocal();
+    const clientConfig = { endpoint: database.endpoint, region, credentials: { accessKeyId: 'simulator', secretAccessKey: 'simulator' } };
+    const client = new DynamoDBClient(clientConfig);
+    const streams = new DynamoDBStreamsClient(clientConfig);
+    const clock = new VirtualClock();
+    const ledger = new RunLedger();
+    if (options.logFile !== undefined) {
+      const logFile = path.resolve(options.cwd, options.logFile);
+      mkdirSync(path.dirname(logFile), { recursive: true });
+      writeFileSync(logFile, '');
+      ledger.addOutputSink((functionKey, line, stream) => appendFileSync(logFile, `${JSON.stringify({ function: functionKey, stream, line })}\n`));
+    }
+    flow = await buildLocalFlow(model, {
+      client,
+      streams,
+      dynamoDbEndpoint: database.endpoint,
+      clock,
+      faults: plan,
+      observer: ledger,
+      region,
+      concurrency,
+      extraFunctions: producerKeys(producer),
+      decideFault: faultDecider(plan),
+    });
+
+    const random = seededRandom(seedNumber(seed));
+    let driver: ProducerDriver | undefined;
+    let producerFigures: ProducerFigures;
+    if (producer !== undefined && options.scenario?.producer !== undefined) {
+      driver = new ProducerDriver(flow.runners.get(producer.key)!, options.scenario.producer.commands(count, random));
+      producerFigures = driver.figures;
+    } else {
+      producerFigures = await appendUserEvents(model, flow, client, options.events ?? [], seededUuid(random));
+    }
+
+    const rounds = await runRounds(flow, ledger, clock, driver, { concurrency, maxSimulatedSeconds: options.maxSimulatedSeconds ?? SIMULATION_DEFAULTS.maxSimulatedSeconds, onProgress: options.onProgress }, producerFigures.total);
+
+    const committed = await readCommittedOutbox(model, flow, client);
+    const violations: Violation[] = [...checkRelayed(committed.eventIdsByRelay, ledger)];
+    const documents = DynamoDBDocumentClient.from(client);
+    const deadLetters = new Map<string, readonly DeadLetterFinding[]>();
+    const effectsNotCounted: string[] = [];
+    const subscribers: SubscriberReport[] = [];
+    for (const subscriber of flow.subscribers) {
+      const findings = readDeadLetters(subscriber.deadLetterQueues, ledger);
+      deadLetters.set(subscriber.name, findings);
+      violations.push(...checkDeliveries(subscriber, findings, ledger));
+      const matched = ledger.matchedEvents.get(subscriber.subscription.key) ?? new Set<string>();
+      let effects: SubscriberReport['effects'];
+      const probe = options.scenario?.effects?.[subscriber.name];
+      if (probe === undefined) {
+        effectsNotCounted.push(subscriber.name);
+      } else {
+        try {
+          const events = [...matched].flatMap((id) => {
+            const event = committed.eventsById.get(id);
+            return event ? [event] : [];
+          });
+          const tallies = await probe({ client: documents, environment: subscriber.environment, events });
+          violations.push(...checkEffects(subscriber, tallies, findings, ledger));
+          const acknowledged = ledger.acknowledgedEvents.get(subscriber.subscription.key) ?? new Set<string>();
+          const deadLettered = new Set(findings.flatMap((finding) => (finding.eventId ? [finding.eventId] : [])));
+          effects = tallies.reduce(
+            (sum, tally) => {
+              const range = expectedApplications(tally, acknowledged, deadLettered);
+              return { applied: sum.applied + tally.applied, min: sum.min + range.min, max: sum.max + range.max };
+            },
+            { applied: 0, min: 0, max: 0 },
+          );
+        } catch (error) {
+          violations.push({ kind: 'probe-failed', subscriber: subscriber.name, detail: `the effect probe threw: ${error instanceof Error ? error.message : String(error)}` });
+        }
+      }
+      const mapping = subscriber.mapping ? ledger.mappings.get(subscriber.mapping.key) : undefined;
+      const counters = subscriber.function ? ledger.runtimeCounters.get(subscriber.function.key) : undefined;
+      subscribers.push({
+        name: subscriber.name,
+        processingMode: subscriber.environment.IEF_PROCESSING_MODE,
+        events: matched.size,
+        deliveries: mapping?.deliveries ?? 0,
+        duplicatesSuppressed: counters?.Duplicates ?? 0,
+        faults: ledger.faultCount([subscriber.subscription.key, subscriber.queue.model.key, subscriber.function?.key]),
+        retries: mapping?.redeliveries ?? 0,
+        deadLettered: findings.length,
+        effects,
+      });
+    }
+    let committedEvents = 0;
+    for (const ids of committed.eventIdsByRelay.values()) committedEvents += ids.length;
+    return {
+      assemblyDirectory,
+      seed,
+      producer: producerFigures,
+      relay: { streamRecords: ledger.streamRecords, committedEvents },
+      subscribers,
+      deadLetters,
+      violations,
+      effectsNotCounted,
+      notSimulated: model.notSimulated,
+      rounds,
+      simulatedSeconds: Math.round((Date.now() - startedAt + clock.offsetMs()) / 1000),
+      realSeconds: Math.round((Date.now() - startedAt) / 100) / 10,
+      totalFaults: ledger.totalFaults(),
+    };
+  } finally {
+    await flow?.stop();
+    await database?.stop();
+    rmSync(workDirectory, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,181 @@
+import { describe, expect, it } from 'vitest';
+import { eventIdOf } from '../../../simulator/aws/message-ids';
+import type { SimulatedQueue } from '../../../simulator/aws/queue';
+import { MAX_SNS_MESSAGE_BYTES, SimulatedTopic, SnsPublishError, type TopicSubscriptionTarget } from '../../../simulator/aws/topic';
+import { FaultPlan, NO_FAULTS } from '../../../simulator/faults/fault-plan';
+import type { SubscriptionModel, TopicModel } from '../../../simulator/model/flow-model';
+import { frozenClock, makeQueue, queueModel, recordingObserver, START_MS } from './queue-test-kit';
+
+const TOPIC_ARN = 'arn:aws:sns:eu-west-1:000000000000:orders';
+const topicModel: TopicModel = { key: 'Stack/Topic', stackName: 'Stack', logicalId: 'Topic', fifo: false };
+
+function subscriptionModel(logicalId: string, queue: SimulatedQueue, overrides: Partial<SubscriptionModel> = {}): SubscriptionModel {
+  return {
+    key: `Stack/${logicalId}`,
+    stackName: 'Stack',
+    logicalId,
+    topic: topicModel.key,
+    queue: queue.model.key,
+    rawMessageDelivery: false,
+    filterPolicyScope: 'MessageAttributes',
+    ...overrides,
+  };
+}
+
+/** A topic with one raw and one enveloped subscription; the `skip` subscription's filter never matches. */
+function fanOut(options: { duplicateRate?: number; seed?: string } = {}) {
+  const clock = frozenClock();
+  const observer = recordingObserver();
+  const raw = makeQueue(queueModel('RawQueue'), { clock });
+  const enveloped = makeQueue(queueModel('EnvelopedQueue'), { clock });
+  const skipped = makeQueue(queueModel('SkippedQueue'), { clock });
+  const subscriptions: TopicSubscriptionTarget[] = [
+    { model: subscriptionModel('RawSub', raw, { rawMessageDelivery: true }), queue: raw },
+    { model: subscriptionModel('EnvelopedSub', enveloped), queue: enveloped },
+    { model: subscriptionModel('SkippedSub', skipped), queue: skipped },
+  ];
+  const faults = new FaultPlan(options.seed ?? 'seed', { ...NO_FAULTS, duplicate: options.duplicateRate ?? 0 });
+  const matched: { subscription: string; body: string }[] = [];
+  const topic = new SimulatedTopic({
+    model: topicModel,
+    arn: TOPIC_ARN,
+    subscriptions,
+    faults,
+    clock,
+    observer,
+    matches: (subscription, message) => {
+      matched.push({ subscription: subscription.key, body: message.body });
+      return subscription.key !== 'Stack/SkippedSub';
+    },
+  });
+  return { topic, raw, enveloped, skipped, observer, matched };
+}
+
+describe('SimulatedTopic', () => {
+  const event = JSON.stringify({ id: 'event-1', type: 'com.example.OrderPlaced' });
+  const attributes = { kind: { DataType: 'String', StringValue: 'order' } };
+
+  it('with raw delivery, puts the message itself on the queue and its attributes become SQS message attributes', () => {
+    const { topic, raw } = fanOut();
+    topic.publish(event, { messageAttributes: attributes });
+    const [message] = raw.messages();
+    expect(message?.body).toBe(event);
+    expect(message?.messageAttributes).toEqual(attributes);
+    expect(message?.origin).toEqual({ via: 'sns', eventId: 'event-1', subscription: 'Stack/RawSub' });
+  });
+
+  it('without raw delivery, puts the SNS notification JSON on the queue', () => {
+    const { topic, enveloped } = fanOut();
+    const { messageId } = topic.publish(event, { messageAttributes: attributes });
+    const [message] = enveloped.messages();
+    const notification = JSON.parse(message!.body) as Record<string, unknown>;
+    expect(Object.keys(notification)).toEqual([
+      'Type',
+      'MessageId',
+      'TopicArn',
+      'Message',
+      'Timestamp',
+      'SignatureVersion',
+      'Signature',
+      'SigningCertURL',
+      'UnsubscribeURL',
+      'MessageAttributes',
+    ]);
+    expect(notification).toMatchObject({
+      Type: 'Notification',
+      MessageId: messageId,
+      TopicArn: TOPIC_ARN,
+      Message: event,
+      Timestamp: new Date(START_MS).toISOString(),
+      SignatureVersion: '1',
+      SigningCertURL: expect.stringMatching(/^https:\/\/sns\.eu-west-1\.amazonaws\.com\//),
+      UnsubscribeURL: expect.stringContaining(`SubscriptionArn=${TOPIC_ARN}:`),
+      MessageAttributes: { kind: { Type: 'String', Value: 'order' } },
+    });
+    expect(message?.messageAttributes).toEqual({});
+    expect(message?.origin).toEqual({ via: 'sns', eventId: 'event-1', subscription: 'Stack/EnvelopedSub' });
+    expect(eventIdOf(message!.body)).toBe('event-1');
+  });
+
+  it('leaves MessageAttributes out of the notification when there are none', () => {
+    const { topic, enveloped } = fanOut();
+    topic.publish('hello');
+    const notification = JSON.parse(enveloped.messages()[0]!.body) as Record<string, unknown>;
+    expect(notification).not.toHaveProperty('MessageAttributes');
+    expect(notification.Message).toBe('hello');
+  });
+
+  it('asks the filter of every subscription and reports each fan-out, matched or not', () => {
+    const { topic, skipped, observer, matched } = fanOut();
+    topic.publish(event);
+    expect(matched.map((call) => call.subscription)).toEqual(['Stack/RawSub', 'Stack/EnvelopedSub', 'Stack/SkippedSub']);
+    expect(matched.every((call) => call.body === event)).toBe(true);
+    expect(skipped.counts().total).toBe(0);
+    expect(observer.calls.filter(([method]) => method === 'onFanOut')).toEqual([
+      ['onFanOut', 'Stack/RawSub', { eventId: 'event-1', matched: true, copies: 1 }],
+      ['onFanOut', 'Stack/EnvelopedSub', { eventId: 'event-1', matched: true, copies: 1 }],
+      ['onFanOut', 'Stack/SkippedSub', { eventId: 'event-1', matched: false, copies: 0 }],
+    ]);
+    expect(observer.calls.some(([method]) => method === 'onFault')).toBe(false);
+  });
+
+  it('delivers a second copy, with the same SNS message id, when the fault plan says so', () => {
+    const { topic, raw, enveloped, observer } = fanOut({ duplicateRate: 1 });
+    topic.publish(event);
+    expect(raw.messages().map((message) => message.body)).toEqual([event, event]);
+    const [first, second] = enveloped.messages();
+    expect(first?.messageId).not.toBe(second?.messageId);
+    expect(first?.body).toBe(second?.body);
+    expect(observer.calls.filter(([method]) => method === 'onFault')).toEqual([
+      ['onFault', 'duplicate-delivery', 'Stack/RawSub'],
+      ['onFault', 'duplicate-delivery', 'Stack/EnvelopedSub'],
+    ]);
+    expect(observer.calls.filter(([method]) => method === 'onFanOut').map(([, , delivery]) => delivery)).toEqual([
+      { eventId: 'event-1', matched: true, copies: 2 },
+      { eventId: 'event-1', matched: true, copies: 2 },
+      { eventId: 'event-1', matched: false, copies: 0 },
+    ]);
+  });
+
+  it('decides duplicates by seed, subscription and message: the same seed replays the same deliveries', () => {
+    const copies = (seed: string): number[] => {
+      const { topic, raw } = fanOut({ duplicateRate: 0.5, seed });
+      for (let index = 0; index < 20; index += 1) topic.publish(JSON.stringify({ id: `event-${index}` }));
+      return raw.messages().map((message) => Number(eventIdOf(message.body)?.slice('event-'.length)));
+    };
+    const first = copies('seed-a');
+    expect(copies('seed-a')).toEqual(first);
+    expect(first.length).toBeGreaterThan(20);
+    expect(first.length).toBeLessThan(40);
+  });
+
+  it('gives deterministic SNS message ids', () => {
+    const ids = (): string[] => {
+      const { topic } = fanOut();
+      return [topic.publish('a').messageId, topic.publish('b').messageId];
+    };
+    expect(ids()).toEqual(ids());
+    expect(new Set(ids()).size).toBe(2);
+  });
+
+  it('refuses an empty or oversized message', () => {
+    const { topic, raw } = fanOut();
+    expect(() => topic.publish('')).toThrow(SnsPublishError);
+    expect(() => topic.publish('x'.repeat(MAX_SNS_MESSAGE_BYTES + 1))).toThrow(/262145 bytes long .* at most 262144/);
+    expect(raw.counts().total).toBe(0);
+  });
+
+  it('refuses a FIFO topic, a FIFO queue subscription and a subscription of another topic', () => {
+    const clock = frozenClock();
+    const queue = makeQueue(queueModel('Queue'), { clock });
+    const fifoQueue = makeQueue(queueModel('FifoQueue', { fifo: true }), { clock });
+    const base = { arn: TOPIC_ARN, faults: new FaultPlan('s', NO_FAULTS), clock, matches: () => true };
+    expect(() => new SimulatedTopic({ ...base, model: { ...topicModel, fifo: true }, subscriptions: [] })).toThrow(/topic Stack\/Topic is a FIFO topic/);
+    expect(() => new SimulatedTopic({ ...base, model: topicModel, subscriptions: [{ model: subscriptionModel('Sub', fifoQueue), queue: fifoQueue }] })).toThrow(
+      /delivers to FIFO queue Stack\/FifoQueue/,
+    );
+    expect(() => new SimulatedTopic({ ...base, model: topicModel, subscriptions: [{ model: subscriptionModel('Sub', queue, { topic: 'Stack/Other' }), queue }] })).toThrow(
+      /belongs to topic Stack\/Other/,
+    );
+  });
+});

@@ -1,0 +1,89 @@
+/**
+ * DynamoDB faults through the runner: a handler writing to DynamoDB Local through its environment's proxy (found by
+ * the SDK in AWS_ENDPOINT_URL_DYNAMODB), with crashes before and after the commit, throttles and lost responses.
+ */
+import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { RequestFault } from '../../../simulator/faults/dynamodb-proxy';
+import type { FaultKind } from '../../../simulator/faults/fault-plan';
+import type { FunctionRunner } from '../../../simulator/lambda/function-runner';
+import { createTable, localClient, uniqueTableName } from '../../support/dynamodb-client';
+import { assetDirectory, functionModel, requireOf, runner } from './handler-kit';
+
+const table = uniqueTableName('runner-faults');
+const WRITER = `
+const { DynamoDBClient, PutItemCommand } = ${requireOf('@aws-sdk/client-dynamodb')};
+const client = new DynamoDBClient({});
+exports.handler = async (event) => {
+  await client.send(new PutItemCommand({ TableName: process.env.TABLE_NAME, Item: { pk: { S: event.pk } } }));
+  return 'stored ' + event.pk;
+};
+`;
+
+/** invocation key → request index → fault */
+const plan: Record<string, Record<number, RequestFault>> = {
+  'crash-before': { 1: 'crash-before' },
+  'crash-after': { 1: 'crash-after' },
+  throttle: { 1: 'throttle' },
+  'lose-response': { 1: 'lose-response' },
+};
+const requests: { invocationKey: string; index: number; operation: string }[] = [];
+const faults: [FaultKind, string][] = [];
+let client: DynamoDBClient;
+let asset: { directory: string; remove(): void };
+let run: FunctionRunner;
+
+beforeAll(async () => {
+  client = localClient();
+  await createTable(client, table, { partitionKey: 'pk' });
+  asset = assetDirectory({ 'index.js': WRITER });
+  run = runner(functionModel(asset.directory, { key: 'Stack/Writer' }), {
+    environment: { TABLE_NAME: table },
+    decideFault: (invocationKey, request) => {
+      requests.push({ invocationKey, index: request.index, operation: request.operation });
+      return plan[invocationKey]?.[request.index] ?? 'none';
+    },
+    observer: { onFault: (kind, subject) => faults.push([kind, subject]) },
+  });
+});
+afterAll(async () => {
+  await run.stop();
+  asset.remove();
+});
+
+async function stored(pk: string): Promise<boolean> {
+  const { Item } = await client.send(new GetItemCommand({ TableName: table, Key: { pk: { S: pk } }, ConsistentRead: true }));
+  return Item !== undefined;
+}
+
+describe('FunctionRunner with DynamoDB faults', () => {
+  test('crash before the request: the invocation ends crashed, nothing is written, the next invocation is a cold start', async () => {
+    expect(await run.invoke({ pk: 'crash-before' }, 'crash-before')).toEqual({ kind: 'crashed', atRequest: 1, afterCommit: false });
+    expect(await stored('crash-before')).toBe(false);
+    expect(faults).toContainEqual(['crash', 'Stack/Writer']);
+    expect(await run.invoke({ pk: 'after-crash' }, 'after-crash')).toEqual({ kind: 'returned', response: 'stored after-crash' });
+    expect(run.stats()).toEqual({ invocations: 2, coldStarts: 2, crashes: 1 });
+  });
+
+  test('crash after the commit: the invocation ends crashed, but the write was applied', async () => {
+    expect(await run.invoke({ pk: 'crash-after' }, 'crash-after')).toEqual({ kind: 'crashed', atRequest: 1, afterCommit: true });
+    expect(await stored('crash-after')).toBe(true);
+    expect(faults).toContainEqual(['crash-after-commit', 'Stack/Writer']);
+  });
+
+  test('a throttled request is retried by the SDK and the invocation succeeds', async () => {
+    expect(await run.invoke({ pk: 'throttle' }, 'throttle')).toEqual({ kind: 'returned', response: 'stored throttle' });
+    expect(requests.filter(({ invocationKey }) => invocationKey === 'throttle')).toEqual([
+      { invocationKey: 'throttle', index: 1, operation: 'PutItem' },
+      { invocationKey: 'throttle', index: 2, operation: 'PutItem' },
+    ]);
+    expect(faults).toContainEqual(['throttle', 'Stack/Writer']);
+  });
+
+  test('a lost response is retried by the SDK (the write was already applied) and the invocation succeeds', async () => {
+    expect(await run.invoke({ pk: 'lose-response' }, 'lose-response')).toEqual({ kind: 'returned', response: 'stored lose-response' });
+    expect(requests.filter(({ invocationKey }) => invocationKey === 'lose-response').map(({ index }) => index)).toEqual([1, 2]);
+    expect(faults).toContainEqual(['lost-response', 'Stack/Writer']);
+    expect(await stored('lose-response')).toBe(true);
+  });
+});

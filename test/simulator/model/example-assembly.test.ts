@@ -1,0 +1,221 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { FlowModel, LocalNames, ModelledResource } from '../../../simulator/model/flow-model';
+import { resolveEnvironment } from '../../../simulator/model/intrinsics';
+import { readAssembly } from '../../../simulator/model/read-assembly';
+import { SynthesisError, synthesize } from '../../../simulator/model/synthesize';
+
+// The example app of this repository (cdk.json), synthesized once into a temporary directory with synthesize().
+const PROJECT = path.resolve(__dirname, '../../..');
+const STACK = 'IdempotentEventFlowExample';
+const SUBSCRIBERS = ['Billing', 'Invoicing', 'Notifications', 'Shipping', 'CustomerStats'] as const;
+
+let workDirectory: string;
+let model: FlowModel;
+
+beforeAll(async () => {
+  workDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'ief-example-'));
+  const assemblyDirectory = await synthesize({ cwd: PROJECT, outputDirectory: path.join(workDirectory, 'cdk.out') });
+  expect(assemblyDirectory).toBe(path.join(workDirectory, 'cdk.out'));
+  model = readAssembly(assemblyDirectory);
+});
+
+afterAll(() => {
+  if (workDirectory !== undefined) fs.rmSync(workDirectory, { recursive: true, force: true });
+});
+
+/** The one resource of `list` with this construct path (relative to the stack). */
+function at<T extends ModelledResource>(list: readonly T[], constructPath: string): T {
+  const found = list.filter((resource) => resource.constructPath === `${STACK}/${constructPath}`);
+  expect(found, constructPath).toHaveLength(1);
+  return found[0];
+}
+
+const keyAt = (list: readonly ModelledResource[], constructPath: string): string => at(list, constructPath).key;
+
+describe('readAssembly of the example app', () => {
+  it('reads one stack and finds nothing it cannot simulate', () => {
+    expect(model.stackNames).toEqual([STACK]);
+    expect(model.notSimulated).toEqual([]);
+  });
+
+  it('reads 11 tables: the outbox with its NEW_IMAGE stream and TTL, the inboxes with the BlockedMessages index', () => {
+    expect(model.tables).toHaveLength(11);
+    expect(at(model.tables, 'Orders/OutboxTable/Resource/Resource')).toEqual({
+      key: expect.stringMatching(new RegExp(`^${STACK}/OrdersOutboxTable`)),
+      stackName: STACK,
+      logicalId: expect.stringMatching(/^OrdersOutboxTable/),
+      constructPath: `${STACK}/Orders/OutboxTable/Resource/Resource`,
+      keySchema: [
+        { AttributeName: 'pk', KeyType: 'HASH' },
+        { AttributeName: 'sk', KeyType: 'RANGE' },
+      ],
+      attributeDefinitions: [
+        { AttributeName: 'pk', AttributeType: 'S' },
+        { AttributeName: 'sk', AttributeType: 'S' },
+      ],
+      globalSecondaryIndexes: [],
+      localSecondaryIndexes: [],
+      streamViewType: 'NEW_IMAGE',
+      timeToLiveAttribute: 'expiresAt',
+    });
+    for (const subscriber of ['Billing', 'Invoicing', 'Notifications', 'Shipping']) {
+      expect(at(model.tables, `Orders/${subscriber}/InboxTable/Resource/Resource`)).toMatchObject({
+        keySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+        globalSecondaryIndexes: [
+          {
+            IndexName: 'BlockedMessages',
+            KeySchema: [
+              { AttributeName: 'blockedSubscriber', KeyType: 'HASH' },
+              { AttributeName: 'blockedAt', KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'ALL' },
+          },
+        ],
+        timeToLiveAttribute: 'expiresAt',
+      });
+    }
+    expect(model.tables.filter((table) => table.streamViewType !== undefined)).toHaveLength(1);
+  });
+
+  it('reads the relay: filter pattern, input template, batch size 10, 10 retries and its dead-letter queue', () => {
+    expect(model.relays).toEqual([
+      {
+        key: expect.stringMatching(new RegExp(`^${STACK}/OrdersRelay`)),
+        stackName: STACK,
+        logicalId: expect.stringMatching(/^OrdersRelay/),
+        constructPath: `${STACK}/Orders/Relay/Resource`,
+        sourceTable: keyAt(model.tables, 'Orders/OutboxTable/Resource/Resource'),
+        targetTopic: keyAt(model.topics, 'Orders/EventTopic/Resource/Resource'),
+        batchSize: 10,
+        startingPosition: 'TRIM_HORIZON',
+        maximumRetryAttempts: 10,
+        deadLetterQueue: keyAt(model.queues, 'Orders/Relay/DeadLetterQueue/Resource'),
+        filterPatterns: ['{"eventName":["INSERT"],"dynamodb":{"NewImage":{"iefRecordType":{"S":["OutboxEvent.v1"]}}}}'],
+        inputTemplate: '<$.dynamodb.NewImage.iefEnvelope.S>',
+      },
+    ]);
+  });
+
+  it('reads the event topic (and the alarm topic, which has no subscription)', () => {
+    expect(at(model.topics, 'Orders/EventTopic/Resource/Resource')).toMatchObject({ topicName: `${STACK}-Orders-EventTopic-F6AA008B`, fifo: false });
+    expect(model.topics.map((topic) => topic.constructPath)).toEqual([`${STACK}/OpsAlarms/Resource`, `${STACK}/Orders/EventTopic/Resource/Resource`]);
+  });
+
+  it('reads 5 raw-delivery subscriptions with MessageBody filter policies and their dead-letter queues', () => {
+    expect(model.subscriptions).toHaveLength(5);
+    const eventTopic = keyAt(model.topics, 'Orders/EventTopic/Resource/Resource');
+    const filterPolicies: Record<(typeof SUBSCRIBERS)[number], Record<string, unknown>> = {
+      Billing: { type: ['com.example.orders.OrderPlaced'] },
+      Invoicing: { type: ['com.example.orders.OrderPlaced'] },
+      Notifications: { type: ['com.example.orders.OrderPlaced'] },
+      Shipping: { type: ['com.example.orders.OrderPlaced'], data: { shippingAddress: { country: [{ exists: true }] } } },
+      CustomerStats: { type: ['com.example.billing.OrderBilled'] },
+    };
+    for (const subscriber of SUBSCRIBERS) {
+      const subscription = at(model.subscriptions, `Orders/${subscriber}/Subscription/Resource`);
+      expect(subscription).toEqual({
+        key: subscription.key,
+        stackName: STACK,
+        logicalId: subscription.logicalId,
+        constructPath: `${STACK}/Orders/${subscriber}/Subscription/Resource`,
+        topic: eventTopic,
+        queue: keyAt(model.queues, `Orders/${subscriber}/Queue/Resource/Resource`),
+        rawMessageDelivery: true,
+        filterPolicy: filterPolicies[subscriber],
+        filterPolicyScope: 'MessageBody',
+        deadLetterQueue: keyAt(model.queues, `Orders/${subscriber}/SubscriptionDeadLetterQueue/Resource`),
+      });
+    }
+  });
+
+  it('reads 16 queues: subscriber queues (visibility 180 s, 5 receives, then their dead-letter queue) and 11 dead-letter queues', () => {
+    expect(model.queues).toHaveLength(16);
+    for (const subscriber of SUBSCRIBERS) {
+      const queue = at(model.queues, `Orders/${subscriber}/Queue/Resource/Resource`);
+      expect(queue).toEqual({
+        key: queue.key,
+        stackName: STACK,
+        logicalId: queue.logicalId,
+        constructPath: `${STACK}/Orders/${subscriber}/Queue/Resource/Resource`,
+        fifo: false,
+        visibilityTimeoutSeconds: 180,
+        messageRetentionSeconds: 345_600,
+        redrive: { deadLetterQueue: keyAt(model.queues, `Orders/${subscriber}/Queue/DeadLetterQueue/Resource`), maxReceiveCount: 5 },
+      });
+    }
+    const deadLetterQueues = model.queues.filter((queue) => queue.redrive === undefined);
+    expect(deadLetterQueues).toHaveLength(11);
+    for (const queue of deadLetterQueues) {
+      expect(queue).toMatchObject({ fifo: false, visibilityTimeoutSeconds: 30, messageRetentionSeconds: 1_209_600 });
+    }
+  });
+
+  it('reads 5 event source mappings: batch size 10, ReportBatchItemFailures, from each subscriber queue to its function', () => {
+    expect(model.eventSourceMappings).toHaveLength(5);
+    for (const subscriber of SUBSCRIBERS) {
+      const queue = keyAt(model.queues, `Orders/${subscriber}/Queue/Resource/Resource`);
+      const mapping = model.eventSourceMappings.find((candidate) => candidate.queue === queue);
+      expect(mapping, subscriber).toEqual({
+        key: mapping?.key,
+        stackName: STACK,
+        logicalId: mapping?.logicalId,
+        constructPath: mapping?.constructPath,
+        queue,
+        function: keyAt(model.functions, `Orders/${subscriber}/Function/Resource/Resource`),
+        batchSize: 10,
+        reportBatchItemFailures: true,
+        enabled: true,
+      });
+    }
+  });
+
+  it('reads 6 Node.js functions whose asset directories in the assembly hold index.js', () => {
+    expect(model.functions).toHaveLength(6);
+    for (const fn of model.functions) {
+      expect(fn).toMatchObject({ handler: 'index.handler', runtime: 'nodejs24.x', timeoutSeconds: 30, memorySizeMb: 256 });
+      expect(path.dirname(fn.assetDirectory)).toBe(model.assemblyDirectory);
+      expect(fs.existsSync(path.join(fn.assetDirectory, 'index.js')), fn.assetDirectory).toBe(true);
+    }
+    expect(model.functions.map((fn) => fn.constructPath)).toContain(`${STACK}/Orders/PlaceOrder/Resource/Resource`);
+  });
+
+  it("resolves the Billing consumer's environment with the local names", () => {
+    const names: LocalNames = {
+      ref: (key) => `ref:${key}`,
+      getAtt: (key, attribute) => `getAtt:${key}.${attribute}`,
+      region: 'us-east-1',
+      accountId: '000000000000',
+    };
+    const billing = at(model.functions, 'Orders/Billing/Function/Resource/Resource');
+    expect(resolveEnvironment(billing, names)).toEqual({
+      LEDGER_TABLE_NAME: `ref:${keyAt(model.tables, 'LedgerTable/Resource')}`,
+      IEF_SUBSCRIBER_NAME: 'Billing',
+      IEF_PROCESSING_MODE: 'transactional',
+      IEF_INBOX_TABLE_NAME: `ref:${keyAt(model.tables, 'Orders/Billing/InboxTable/Resource/Resource')}`,
+      IEF_DEDUPLICATION_WINDOW_SECONDS: '2592000',
+      IEF_DEAD_LETTER_QUEUE_URL: `ref:${keyAt(model.queues, 'Orders/Billing/Queue/DeadLetterQueue/Resource')}`,
+      IEF_OUTBOX_TABLE_NAME: `ref:${keyAt(model.tables, 'Orders/OutboxTable/Resource/Resource')}`,
+      IEF_OUTBOX_PARTITION_KEY_NAME: 'pk',
+      IEF_OUTBOX_SORT_KEY_NAME: 'sk',
+      IEF_OUTBOX_TIME_TO_LIVE_ATTRIBUTE_NAME: 'expiresAt',
+      IEF_OUTBOX_EVENT_RETENTION_SECONDS: '604800',
+      IEF_EVENT_SOURCE: 'urn:example:orders',
+    });
+  });
+});
+
+describe('synthesize', () => {
+  it('fails with the exit code, the command and the last lines of the output', async () => {
+    const failing = synthesize({
+      cwd: PROJECT,
+      app: `node -e "console.error('cannot build the app: missing prop'); process.exit(3)"`,
+      outputDirectory: path.join(workDirectory, 'failed.out'),
+      context: { 'ief:probe': 'yes' },
+    });
+    await expect(failing).rejects.toThrow(SynthesisError);
+    await expect(failing).rejects.toThrow(/^cdk synth failed \(exit code [1-9]\d*\) in .*synth --app .*--output .*failed\.out.* --context ief:probe=yes\n[\s\S]*cannot build the app: missing prop/);
+  });
+});

@@ -1,0 +1,346 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { readAssembly } from '../../../simulator/model/read-assembly';
+import { nodeFunction, writeAsset, writeAssembly } from './assembly-fixture';
+
+const created: string[] = [];
+afterEach(() => {
+  for (const directory of created.splice(0)) fs.rmSync(directory, { recursive: true, force: true });
+});
+
+/** Writes a one-stack assembly named `Shop` with these resources (and parameters), plus asset `asset.fn`. */
+function shop(resources: Record<string, unknown>, parameters: Record<string, unknown> = {}): string {
+  const directory = writeAssembly({ Shop: { template: { Parameters: parameters, Resources: resources } } });
+  created.push(directory);
+  writeAsset(directory, 'asset.fn');
+  return directory;
+}
+
+const queueArn = (logicalId: string): unknown => ({ 'Fn::GetAtt': [logicalId, 'Arn'] });
+
+/** The smallest flow: outbox table -> pipe -> topic -> subscription -> queue -> mapping -> function, all defaults. */
+const MINIMAL_FLOW = {
+  Outbox: {
+    Type: 'AWS::DynamoDB::Table',
+    Properties: {
+      KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+      AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+      StreamSpecification: { StreamViewType: 'NEW_IMAGE' },
+    },
+  },
+  Relay: {
+    Type: 'AWS::Pipes::Pipe',
+    Properties: {
+      Source: { 'Fn::GetAtt': ['Outbox', 'StreamArn'] },
+      Target: { Ref: 'Topic' },
+      RoleArn: 'arn:aws:iam::123456789012:role/relay',
+      SourceParameters: { DynamoDBStreamParameters: { StartingPosition: 'LATEST' } },
+    },
+  },
+  Topic: { Type: 'AWS::SNS::Topic' },
+  Subscription: { Type: 'AWS::SNS::Subscription', Properties: { Protocol: 'sqs', TopicArn: { Ref: 'Topic' }, Endpoint: queueArn('Queue') } },
+  Queue: { Type: 'AWS::SQS::Queue' },
+  Mapping: { Type: 'AWS::Lambda::EventSourceMapping', Properties: { EventSourceArn: queueArn('Queue'), FunctionName: { Ref: 'Consumer' } } },
+  Consumer: nodeFunction('asset.fn'),
+};
+
+describe('readAssembly of hand-written templates', () => {
+  it('applies the CloudFormation defaults', () => {
+    const directory = shop(MINIMAL_FLOW);
+    expect(readAssembly(directory)).toEqual({
+      assemblyDirectory: directory,
+      stackNames: ['Shop'],
+      tables: [
+        {
+          key: 'Shop/Outbox',
+          stackName: 'Shop',
+          logicalId: 'Outbox',
+          keySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
+          attributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }],
+          globalSecondaryIndexes: [],
+          localSecondaryIndexes: [],
+          streamViewType: 'NEW_IMAGE',
+        },
+      ],
+      relays: [
+        {
+          key: 'Shop/Relay',
+          stackName: 'Shop',
+          logicalId: 'Relay',
+          sourceTable: 'Shop/Outbox',
+          targetTopic: 'Shop/Topic',
+          batchSize: 100,
+          startingPosition: 'LATEST',
+          maximumRetryAttempts: -1,
+          filterPatterns: [],
+        },
+      ],
+      topics: [{ key: 'Shop/Topic', stackName: 'Shop', logicalId: 'Topic', fifo: false }],
+      subscriptions: [
+        {
+          key: 'Shop/Subscription',
+          stackName: 'Shop',
+          logicalId: 'Subscription',
+          topic: 'Shop/Topic',
+          queue: 'Shop/Queue',
+          rawMessageDelivery: false,
+          filterPolicyScope: 'MessageAttributes',
+        },
+      ],
+      queues: [{ key: 'Shop/Queue', stackName: 'Shop', logicalId: 'Queue', fifo: false, visibilityTimeoutSeconds: 30, messageRetentionSeconds: 345_600 }],
+      eventSourceMappings: [
+        {
+          key: 'Shop/Mapping',
+          stackName: 'Shop',
+          logicalId: 'Mapping',
+          queue: 'Shop/Queue',
+          function: 'Shop/Consumer',
+          batchSize: 10,
+          reportBatchItemFailures: false,
+          enabled: true,
+        },
+      ],
+      functions: [
+        {
+          key: 'Shop/Consumer',
+          stackName: 'Shop',
+          logicalId: 'Consumer',
+          assetDirectory: path.join(directory, 'asset.fn'),
+          handler: 'index.handler',
+          runtime: 'nodejs22.x',
+          timeoutSeconds: 3,
+          memorySizeMb: 128,
+          environment: {},
+        },
+      ],
+      notSimulated: [],
+    });
+  });
+
+  it('reads FilterPolicy and RedrivePolicy given as JSON strings, and numbers and booleans given as strings', () => {
+    const directory = shop({
+      ...MINIMAL_FLOW,
+      Subscription: {
+        Type: 'AWS::SNS::Subscription',
+        Properties: {
+          Protocol: 'sqs',
+          TopicArn: { Ref: 'Topic' },
+          Endpoint: queueArn('Queue'),
+          RawMessageDelivery: 'true',
+          FilterPolicyScope: 'MessageBody',
+          FilterPolicy: '{"type":["OrderPlaced"],"total":[{"numeric":[">",100]}]}',
+          RedrivePolicy: '{"deadLetterTargetArn":"arn:aws:sqs:eu-west-1:123456789012:shop-subscription-dlq"}',
+        },
+      },
+      Queue: {
+        Type: 'AWS::SQS::Queue',
+        Properties: {
+          VisibilityTimeout: '180',
+          MessageRetentionPeriod: 1_209_600,
+          RedrivePolicy: '{"deadLetterTargetArn":"arn:aws:sqs:eu-west-1:123456789012:shop-dlq","maxReceiveCount":"3"}',
+        },
+      },
+      DeadLetterQueue: { Type: 'AWS::SQS::Queue', Properties: { QueueName: 'shop-dlq' } },
+      SubscriptionDeadLetterQueue: { Type: 'AWS::SQS::Queue', Properties: { QueueName: 'shop-subscription-dlq' } },
+    });
+    const model = readAssembly(directory);
+    expect(model.subscriptions[0]).toMatchObject({
+      rawMessageDelivery: true,
+      filterPolicyScope: 'MessageBody',
+      filterPolicy: { type: ['OrderPlaced'], total: [{ numeric: ['>', 100] }] },
+      deadLetterQueue: 'Shop/SubscriptionDeadLetterQueue',
+    });
+    expect(model.queues.find((queue) => queue.key === 'Shop/Queue')).toEqual({
+      key: 'Shop/Queue',
+      stackName: 'Shop',
+      logicalId: 'Queue',
+      fifo: false,
+      visibilityTimeoutSeconds: 180,
+      messageRetentionSeconds: 1_209_600,
+      redrive: { deadLetterQueue: 'Shop/DeadLetterQueue', maxReceiveCount: 3 },
+    });
+    expect(model.queues.find((queue) => queue.key === 'Shop/DeadLetterQueue')?.queueName).toBe('shop-dlq');
+    expect(model.notSimulated).toEqual([]);
+  });
+
+  it('reads the full relay, subscription, mapping and function settings', () => {
+    const directory = shop({
+      ...MINIMAL_FLOW,
+      Relay: {
+        Type: 'AWS::Pipes::Pipe',
+        Properties: {
+          Source: { 'Fn::GetAtt': 'Outbox.StreamArn' },
+          Target: { 'Fn::GetAtt': ['Topic', 'TopicArn'] },
+          SourceParameters: {
+            DynamoDBStreamParameters: { StartingPosition: 'TRIM_HORIZON', BatchSize: 10, MaximumRetryAttempts: 10, DeadLetterConfig: { Arn: queueArn('RelayDlq') } },
+            FilterCriteria: { Filters: [{ Pattern: '{"eventName":["INSERT"]}' }] },
+          },
+          TargetParameters: { InputTemplate: '<$.dynamodb.NewImage.body.S>' },
+        },
+      },
+      RelayDlq: { Type: 'AWS::SQS::Queue' },
+      Topic: { Type: 'AWS::SNS::Topic', Properties: { TopicName: 'events.fifo', FifoTopic: true } },
+      Mapping: {
+        Type: 'AWS::Lambda::EventSourceMapping',
+        Properties: {
+          EventSourceArn: queueArn('Queue'),
+          FunctionName: { Ref: 'ConsumerAlias' },
+          BatchSize: 5,
+          FunctionResponseTypes: ['ReportBatchItemFailures'],
+          ScalingConfig: { MaximumConcurrency: 4 },
+          Enabled: false,
+        },
+      },
+      ConsumerAlias: { Type: 'AWS::Lambda::Alias', Properties: { FunctionName: { Ref: 'Consumer' }, FunctionVersion: '1', Name: 'live' } },
+      Consumer: nodeFunction('asset.fn', { Timeout: 30, MemorySize: 1024, Environment: { Variables: { TABLE: { Ref: 'Outbox' } } } }),
+    });
+    const model = readAssembly(directory);
+    expect(model.relays).toEqual([
+      {
+        key: 'Shop/Relay',
+        stackName: 'Shop',
+        logicalId: 'Relay',
+        sourceTable: 'Shop/Outbox',
+        targetTopic: 'Shop/Topic',
+        batchSize: 10,
+        startingPosition: 'TRIM_HORIZON',
+        maximumRetryAttempts: 10,
+        deadLetterQueue: 'Shop/RelayDlq',
+        filterPatterns: ['{"eventName":["INSERT"]}'],
+        inputTemplate: '<$.dynamodb.NewImage.body.S>',
+      },
+    ]);
+    expect(model.topics).toEqual([{ key: 'Shop/Topic', stackName: 'Shop', logicalId: 'Topic', topicName: 'events.fifo', fifo: true }]);
+    expect(model.eventSourceMappings[0]).toMatchObject({ function: 'Shop/Consumer', batchSize: 5, reportBatchItemFailures: true, maximumConcurrency: 4, enabled: false });
+    expect(model.functions[0]).toMatchObject({ timeoutSeconds: 30, memorySizeMb: 1024, environment: { TABLE: { Ref: 'Outbox' } } });
+  });
+
+  it('lists what it cannot simulate, one line each, and leaves out what depends on it', () => {
+    const directory = shop({
+      ...MINIMAL_FLOW,
+      Email: { Type: 'AWS::SNS::Subscription', Properties: { Protocol: 'email', TopicArn: { Ref: 'Topic' }, Endpoint: 'ops@example.com' } },
+      Imported: {
+        Type: 'AWS::SNS::Subscription',
+        Properties: { Protocol: 'sqs', TopicArn: { Ref: 'Topic' }, Endpoint: { 'Fn::ImportValue': 'SharedQueueArn' } },
+        Metadata: { 'aws:cdk:path': 'Shop/Imported/Resource' },
+      },
+      Inline: { Type: 'AWS::Lambda::Function', Properties: { Code: { ZipFile: 'exports.handler = () => {}' }, Handler: 'index.handler', Runtime: 'nodejs22.x' } },
+      InlineMapping: { Type: 'AWS::Lambda::EventSourceMapping', Properties: { EventSourceArn: queueArn('Queue'), FunctionName: { Ref: 'Inline' } } },
+      Python: nodeFunction('asset.fn', { Runtime: 'python3.13' }),
+      StreamMapping: {
+        Type: 'AWS::Lambda::EventSourceMapping',
+        Properties: { EventSourceArn: { 'Fn::GetAtt': ['Outbox', 'StreamArn'] }, FunctionName: { Ref: 'Consumer' }, StartingPosition: 'LATEST' },
+      },
+      ToQueue: {
+        Type: 'AWS::Pipes::Pipe',
+        Properties: { Source: { 'Fn::GetAtt': ['Outbox', 'StreamArn'] }, Target: queueArn('Queue'), SourceParameters: { DynamoDBStreamParameters: { StartingPosition: 'LATEST' } } },
+      },
+      ExternalDlq: {
+        Type: 'AWS::SQS::Queue',
+        Properties: { RedrivePolicy: { deadLetterTargetArn: 'arn:aws:sqs:eu-west-1:123456789012:elsewhere', maxReceiveCount: 5 } },
+      },
+      Conditional: { Type: 'AWS::SQS::Queue', Condition: 'IsProd' },
+      ConditionalSubscription: { Type: 'AWS::SNS::Subscription', Properties: { Protocol: 'sqs', TopicArn: { Ref: 'Topic' }, Endpoint: queueArn('Conditional') } },
+      Rule: { Type: 'AWS::Events::Rule', Properties: {} },
+      Role: { Type: 'AWS::IAM::Role', Properties: {} },
+    });
+    const model = readAssembly(directory);
+    expect(model.notSimulated).toEqual([
+      'AWS::SNS::Subscription Shop/Email: protocol email is not simulated (only sqs)',
+      'AWS::SNS::Subscription Shop/Imported (Shop/Imported/Resource): Endpoint {"Fn::ImportValue":"SharedQueueArn"} is not a queue of stack Shop',
+      'AWS::Lambda::Function Shop/Inline: its code is inline (Code.ZipFile); only Node.js code assets are run',
+      'AWS::Lambda::Function Shop/Python: runtime python3.13 is not simulated (only Node.js runtimes)',
+      'AWS::Lambda::EventSourceMapping Shop/StreamMapping: EventSourceArn {"Fn::GetAtt":["Outbox","StreamArn"]} is a DynamoDB stream, not a queue of stack Shop',
+      'AWS::Pipes::Pipe Shop/ToQueue: Target {"Fn::GetAtt":["Queue","Arn"]} is not an SNS topic of stack Shop',
+      'AWS::SQS::Queue Shop/ExternalDlq: RedrivePolicy.deadLetterTargetArn "arn:aws:sqs:eu-west-1:123456789012:elsewhere" is not a queue of stack Shop; ' +
+        'messages are never moved to a dead-letter queue (they are received until the retention period ends)',
+      'AWS::SQS::Queue Shop/Conditional: it exists only when condition IsProd holds, and conditions are not evaluated',
+      'AWS::Events::Rule Shop/Rule: EventBridge rules are not simulated',
+      'AWS::SNS::Subscription Shop/ConditionalSubscription: its queue Shop/Conditional is not simulated',
+      'AWS::Lambda::EventSourceMapping Shop/InlineMapping: its function Shop/Inline is not simulated',
+    ]);
+    expect(model.subscriptions.map((subscription) => subscription.key)).toEqual(['Shop/Subscription']);
+    expect(model.eventSourceMappings.map((mapping) => mapping.key)).toEqual(['Shop/Mapping']);
+    expect(model.functions.map((fn) => fn.key)).toEqual(['Shop/Consumer']);
+    expect(model.relays.map((relay) => relay.key)).toEqual(['Shop/Relay']);
+    expect(model.queues.find((queue) => queue.key === 'Shop/ExternalDlq')?.redrive).toBeUndefined();
+  });
+
+  it('does not simulate a relay whose source table has no stream', () => {
+    const directory = shop({ ...MINIMAL_FLOW, Outbox: { ...MINIMAL_FLOW.Outbox, Properties: { ...MINIMAL_FLOW.Outbox.Properties, StreamSpecification: undefined } } });
+    const model = readAssembly(directory);
+    expect(model.relays).toEqual([]);
+    expect(model.notSimulated).toEqual(['AWS::Pipes::Pipe Shop/Relay: its source table Shop/Outbox has no stream (StreamSpecification)']);
+  });
+
+  it.each([
+    ['AWS::SQS::Queue Shop/Queue: RedrivePolicy.maxReceiveCount is 0; it must be an integer from 1 to 1000', 'Queue', { Type: 'AWS::SQS::Queue', Properties: { RedrivePolicy: { deadLetterTargetArn: queueArn('Queue'), maxReceiveCount: 0 } } }],
+    ['AWS::SQS::Queue Shop/Queue: VisibilityTimeout is "soon"; it must be an integer from 0 to 43200', 'Queue', { Type: 'AWS::SQS::Queue', Properties: { VisibilityTimeout: 'soon' } }],
+    ['AWS::SQS::Queue Shop/Queue: MessageRetentionPeriod is 30; it must be an integer from 60 to 1209600', 'Queue', { Type: 'AWS::SQS::Queue', Properties: { MessageRetentionPeriod: 30 } }],
+    ['AWS::Lambda::Function Shop/Consumer: Timeout is 901; it must be an integer from 1 to 900', 'Consumer', nodeFunction('asset.fn', { Timeout: 901 })],
+    ['AWS::Lambda::Function Shop/Consumer: MemorySize is 64; it must be an integer from 128 to 10240', 'Consumer', nodeFunction('asset.fn', { MemorySize: 64 })],
+    ['AWS::Lambda::EventSourceMapping Shop/Mapping: BatchSize is 0; it must be an integer from 1 to 10000', 'Mapping', { Type: 'AWS::Lambda::EventSourceMapping', Properties: { EventSourceArn: queueArn('Queue'), FunctionName: { Ref: 'Consumer' }, BatchSize: 0 } }],
+    ['AWS::SNS::Subscription Shop/Subscription: FilterPolicy is "{\\"type\\":"; it must be a JSON object', 'Subscription', { Type: 'AWS::SNS::Subscription', Properties: { Protocol: 'sqs', TopicArn: { Ref: 'Topic' }, Endpoint: queueArn('Queue'), FilterPolicy: '{"type":' } }],
+    ['AWS::SNS::Subscription Shop/Subscription: RawMessageDelivery is "yes"; it must be true or false', 'Subscription', { Type: 'AWS::SNS::Subscription', Properties: { Protocol: 'sqs', TopicArn: { Ref: 'Topic' }, Endpoint: queueArn('Queue'), RawMessageDelivery: 'yes' } }],
+    ['AWS::Pipes::Pipe Shop/Relay: SourceParameters.DynamoDBStreamParameters.MaximumRetryAttempts is -2; it must be an integer from -1 to 10000', 'Relay', { Type: 'AWS::Pipes::Pipe', Properties: { Source: { 'Fn::GetAtt': ['Outbox', 'StreamArn'] }, Target: { Ref: 'Topic' }, SourceParameters: { DynamoDBStreamParameters: { StartingPosition: 'LATEST', MaximumRetryAttempts: -2 } } } }],
+    ['AWS::DynamoDB::Table Shop/Outbox: KeySchema is [{"AttributeName":"pk","KeyType":"RANGE"}]; it must be a HASH key, optionally followed by a RANGE key', 'Outbox', { Type: 'AWS::DynamoDB::Table', Properties: { KeySchema: [{ AttributeName: 'pk', KeyType: 'RANGE' }], AttributeDefinitions: [] } }],
+  ])('refuses a value that would not deploy: %s', (message, logicalId, resource) => {
+    const directory = shop({ ...MINIMAL_FLOW, [logicalId]: resource });
+    expect(() => readAssembly(directory)).toThrow(message);
+  });
+
+  it('replaces template parameters by their defaults, but not SSM-backed ones', () => {
+    const directory = shop(
+      {
+        ...MINIMAL_FLOW,
+        Queue: { Type: 'AWS::SQS::Queue', Properties: { VisibilityTimeout: { Ref: 'Visibility' } } },
+        Consumer: nodeFunction('asset.fn', {
+          Environment: { Variables: { STAGE: { Ref: 'Stage' }, URL: { 'Fn::Sub': 'https://${Stage}.example.com/${Outbox}' }, SECRET: { Ref: 'FromSsm' } } },
+        }),
+      },
+      {
+        Visibility: { Type: 'Number', Default: 90 },
+        Stage: { Type: 'String', Default: 'test' },
+        FromSsm: { Type: 'AWS::SSM::Parameter::Value<String>', Default: '/shop/secret' },
+      },
+    );
+    const model = readAssembly(directory);
+    expect(model.queues[0].visibilityTimeoutSeconds).toBe(90);
+    expect(model.functions[0].environment).toEqual({
+      STAGE: 'test',
+      URL: { 'Fn::Sub': 'https://test.example.com/${Outbox}' },
+      SECRET: { Ref: 'FromSsm' },
+    });
+  });
+
+  it('reads the nested assemblies of stages, with asset paths relative to them, and selects stacks', () => {
+    const root = writeAssembly(
+      { Shared: { template: { Resources: { Topic: { Type: 'AWS::SNS::Topic' } } } } },
+      { 'assembly-Prod': { ProdShop: { stackName: 'Prod-Shop', displayName: 'Prod/Shop', template: { Resources: MINIMAL_FLOW } } } },
+    );
+    created.push(root);
+    const { Consumer: _consumer, ...withoutConsumer } = MINIMAL_FLOW;
+    fs.writeFileSync(
+      path.join(root, 'assembly-Prod', 'ProdShop.template.json'),
+      JSON.stringify({ Resources: { ...withoutConsumer, Consumer: nodeFunction('../asset.fn') } }),
+    );
+    writeAsset(root, 'asset.fn');
+    const model = readAssembly(root);
+    expect(model.stackNames).toEqual(['Shared', 'Prod-Shop']);
+    expect(model.functions).toEqual([expect.objectContaining({ key: 'Prod-Shop/Consumer', assetDirectory: path.join(root, 'asset.fn') })]);
+    expect(model.topics.map((topic) => topic.key)).toEqual(['Shared/Topic', 'Prod-Shop/Topic']);
+    expect(readAssembly(root, { stacks: ['Prod/Shop'] }).stackNames).toEqual(['Prod-Shop']);
+    expect(readAssembly(root, { stacks: ['ProdShop', 'Shared'] }).stackNames).toEqual(['Shared', 'Prod-Shop']);
+    expect(() => readAssembly(root, { stacks: ['Staging/Shop'] })).toThrow(`Cloud assembly ${root} has no stack Staging/Shop; its stacks: Shared, Prod/Shop`);
+  });
+
+  it('refuses two stacks of the same name, and a directory without an assembly', () => {
+    const root = writeAssembly({ A: { stackName: 'Shop', template: { Resources: {} } }, B: { stackName: 'Shop', template: { Resources: {} } } });
+    created.push(root);
+    expect(() => readAssembly(root)).toThrow(`Cloud assembly ${root} has two stacks named Shop (artifacts A and B)`);
+    expect(readAssembly(root, { stacks: ['B'] }).stackNames).toEqual(['Shop']);
+    const empty = path.join(root, 'nothing-here');
+    expect(() => readAssembly(empty)).toThrow(`No cloud assembly in ${empty}: manifest.json is missing`);
+  });
+});
