@@ -122,6 +122,8 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     throw error;
   }
   const scenario = scenarioFile !== undefined ? await loadScenario(scenarioFile, cwd) : undefined;
+  // Lambda runs in UTC; worker threads take the time zone of this process
+  process.env.TZ = 'UTC';
   const progress = parsed.values.quiet === true ? undefined : createProgressBar(io.stderr, io.stderrIsTerminal === true);
   const stacks = parsed.values.stack;
   const result = await runSimulation({

@@ -204,7 +204,10 @@ export class SimulatedRelay {
     }
     const message = render(event);
     target.publish(message);
-    const duplicate = faults.happens(faults.rates.duplicate, 'duplicate-delivery', model.key, event.eventID);
+    // keyed on what the record is about (its event name and item key), not on its eventID (DynamoDB Local draws those
+    // at random) or its sequence number (DynamoDB Local counts every write to every table, so concurrent consumers
+    // shift it): a seed then replays the same duplicates
+    const duplicate = faults.happens(faults.rates.duplicate, 'duplicate-delivery', model.key, event.eventName, JSON.stringify(event.dynamodb.Keys ?? {}));
     if (duplicate) {
       target.publish(message);
       observer?.onFault?.('duplicate-delivery', model.key);

@@ -72,5 +72,7 @@ export function lambdaEnvironmentVariables(input: EnvironmentVariablesInput): Re
     AWS_ENDPOINT_URL: input.blockedEndpoint,
     AWS_ENDPOINT_URL_DYNAMODB: input.dynamoDbEndpoint,
     AWS_ENDPOINT_URL_SQS: input.sqsEndpoint,
+    // the SDK's notice about the LOCAL Node.js version; the function runs on `Runtime` in AWS, not on this one
+    AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };
 }

@@ -89,7 +89,13 @@ export class SimulatedEventSourceMapping {
     if (!this.model.enabled) return 0;
     const concurrency = Math.min(parallelism, this.model.maximumConcurrency ?? parallelism);
     const batches = this.queue.model.fifo ? this.fifoBatches(concurrency) : this.standardBatches(concurrency);
-    await Promise.all(batches.map((batch) => this.process(batch)));
+    if (concurrency === 1) {
+      // no concurrency asked for: the round's batches (a received copy's included) run one after another, so a run
+      // with --concurrency 1 has no races and replays figure for figure from its seed
+      for (const batch of batches) await this.process(batch);
+    } else {
+      await Promise.all(batches.map((batch) => this.process(batch)));
+    }
     return batches.length;
   }
 

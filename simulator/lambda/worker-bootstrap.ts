@@ -38,8 +38,12 @@ for (const name of ['require', 'module', 'exports', '__filename', '__dirname']) 
 // 1. simulated time
 const RealDate = globalThis.Date;
 const realNow = RealDate.now;
-const clockOffset = new BigInt64Array(workerData.clockBuffer);
-const virtualNow = function now() { return realNow() + Number(Atomics.load(clockOffset, 0)); };
+// the clock's shared state (simulator/aws/clock.ts): [offset ms, frozen-at ms or 0 when running with real time]
+const clockState = new BigInt64Array(workerData.clockBuffer);
+const virtualNow = function now() {
+  const frozenAt = Number(Atomics.load(clockState, 1));
+  return (frozenAt === 0 ? realNow() : frozenAt) + Number(Atomics.load(clockState, 0));
+};
 const VirtualDate = function Date(...args) {
   if (new.target === undefined) return new RealDate(virtualNow()).toString();
   return Reflect.construct(RealDate, args.length === 0 ? [virtualNow()] : args, new.target);

@@ -63,6 +63,11 @@ export interface LocalFlowDependencies {
   readonly concurrency: number;
   /** Functions to run besides the consumers of the event source mappings (the producer). */
   readonly extraFunctions: readonly ResourceKey[];
+  /**
+   * Appended to every table name, so runs against a shared DynamoDB Local do not collide (a template's own
+   * `TableName` included). @default none
+   */
+  readonly tableNameSuffix?: string;
   /** Picks the fault of each DynamoDB request of a function. */
   readonly decideFault: (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest) => RequestFault;
 }
@@ -79,7 +84,10 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
   const names = new LocalResourceNames(deps.region);
   registerStaticNames(model, names);
 
-  const tables = await createTables(deps.client, model.tables, (table) => table.tableName ?? generatedName(table, 255));
+  const suffix = deps.tableNameSuffix ?? '';
+  const tables = await createTables(deps.client, model.tables, (table) =>
+    table.tableName !== undefined ? `${table.tableName.slice(0, 255 - suffix.length)}${suffix}` : generatedName(table, 255, suffix),
+  );
   for (const [key, table] of tables) {
     names.register(key, { ref: table.tableName, attributes: { Arn: table.tableArn, ...(table.streamArn ? { StreamArn: table.streamArn } : {}) } });
   }
@@ -170,6 +178,8 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
         environments.set(functionKey, environment);
         runner = new FunctionRunner({
           fn,
+          functionName: names.ref(functionKey),
+          accountId: names.accountId,
           environment,
           clock: deps.clock,
           dynamoDbEndpoint: deps.dynamoDbEndpoint,

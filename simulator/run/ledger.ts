@@ -171,6 +171,16 @@ export class RunLedger implements SimulationObserver {
     return total;
   }
 
+  /** Faults of every kind that hit any of `subjects`, by kind. */
+  public faultsByKind(subjects: readonly (ResourceKey | undefined)[]): Partial<Record<FaultKind, number>> {
+    const byKind: Partial<Record<FaultKind, number>> = {};
+    for (const subject of subjects) {
+      if (subject === undefined) continue;
+      for (const [kind, count] of this.faults.get(subject) ?? []) byKind[kind] = (byKind[kind] ?? 0) + count;
+    }
+    return byKind;
+  }
+
   /** Total of all faults injected. */
   public totalFaults(): number {
     let total = 0;

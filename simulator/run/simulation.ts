@@ -18,12 +18,13 @@ import { startDynamoDbLocal } from '../aws/dynamodb-local';
 import { readDeadLetters, type DeadLetterFinding } from '../check/dead-letters';
 import { checkDeliveries, checkEffects, checkRelayed, expectedApplications, type Violation } from '../check/invariants';
 import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
-import { FaultPlan } from '../faults/fault-plan';
+import { FaultPlan, type FaultKind } from '../faults/fault-plan';
 import { readAssembly } from '../model/read-assembly';
 import { synthesize } from '../model/synthesize';
 import type { FlowModel, ResourceKey } from '../model/flow-model';
 import { buildLocalFlow, type LocalFlow } from './build-flow';
 import { readCommittedOutbox } from './committed-events';
+import { CatchingUpRelay } from './relay-catch-up';
 import { RunLedger } from './ledger';
 import { checkInteger, DEFAULT_FAULT_RATES, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type SimulationOptions } from './options';
 import { appendUserEvents, findFunction, ProducerDriver, producerKeys, type ProducerFigures } from './producer-driver';
@@ -45,6 +46,8 @@ export interface SubscriberReport {
   readonly duplicatesSuppressed: number;
   /** Faults injected on its subscription, queue and consumer. */
   readonly faults: number;
+  /** The same faults by kind. */
+  readonly faultsByKind: Partial<Record<FaultKind, number>>;
   /** Deliveries of a message received before. */
   readonly retries: number;
   /** Messages in its dead-letter queues at the end. */
@@ -97,7 +100,7 @@ function seededUuid(random: () => number): () => string {
   };
 }
 
-async function runRounds(flow: LocalFlow, ledger: RunLedger, clock: VirtualClock, driver: ProducerDriver | undefined, options: Required<Pick<SimulationOptions, 'concurrency' | 'maxSimulatedSeconds'>> & Pick<SimulationOptions, 'onProgress'>, toProduce: number): Promise<number> {
+async function runRounds(flow: LocalFlow, relays: readonly CatchingUpRelay[], ledger: RunLedger, clock: VirtualClock, driver: ProducerDriver | undefined, options: Required<Pick<SimulationOptions, 'concurrency' | 'maxSimulatedSeconds'>> & Pick<SimulationOptions, 'onProgress'>, toProduce: number): Promise<number> {
   let rounds = 0;
   let idleChecks = 0;
   const progress = (): void => {
@@ -120,12 +123,12 @@ async function runRounds(flow: LocalFlow, ledger: RunLedger, clock: VirtualClock
     });
   };
   // a relay starting at LATEST takes its position at its first poll: before anything is produced
-  for (const relay of flow.relays) await relay.poll();
+  for (const relay of relays) await relay.poll();
   for (;;) {
     rounds += 1;
     let work = 0;
     if (driver !== undefined && driver.remaining > 0) work += await driver.next(options.concurrency);
-    for (const relay of flow.relays) work += await relay.poll();
+    for (const relay of relays) work += await relay.poll();
     const invocations = await Promise.all(flow.mappings.map((mapping) => mapping.runRound(options.concurrency)));
     work += invocations.reduce((sum: number, count: number) => sum + count, 0);
     progress();
@@ -184,7 +187,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     const clientConfig = { endpoint: database.endpoint, region, credentials: { accessKeyId: 'simulator', secretAccessKey: 'simulator' } };
     const client = new DynamoDBClient(clientConfig);
     const streams = new DynamoDBStreamsClient(clientConfig);
-    const clock = new VirtualClock();
+    // frozen: time moves only when the run moves it, so a seeded run does not depend on this machine's speed
+    const clock = VirtualClock.frozen();
     const ledger = new RunLedger();
     if (options.logFile !== undefined) {
       const logFile = path.resolve(options.cwd, options.logFile);
@@ -202,6 +206,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       region,
       concurrency,
       extraFunctions: producerKeys(producer),
+      // a DynamoDB Local we did not start may hold the tables of an earlier run
+      tableNameSuffix: options.dynamoDbEndpoint ? `-${Date.now().toString(36)}${Math.floor(Math.random() * 1296).toString(36)}` : undefined,
       decideFault: faultDecider(plan),
     });
 
@@ -215,7 +221,11 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       producerFigures = await appendUserEvents(model, flow, client, options.events ?? [], seededUuid(random));
     }
 
-    const rounds = await runRounds(flow, ledger, clock, driver, { concurrency, maxSimulatedSeconds: options.maxSimulatedSeconds ?? SIMULATION_DEFAULTS.maxSimulatedSeconds, onProgress: options.onProgress }, producerFigures.total);
+    const relays = flow.relays.map((relay) => {
+      const source = model.relays.find((candidate) => candidate.key === relay.key)!.sourceTable;
+      return new CatchingUpRelay(relay, client, flow!.tables.get(source)!.tableName);
+    });
+    const rounds = await runRounds(flow, relays, ledger, clock, driver, { concurrency, maxSimulatedSeconds: options.maxSimulatedSeconds ?? SIMULATION_DEFAULTS.maxSimulatedSeconds, onProgress: options.onProgress }, producerFigures.total);
 
     const committed = await readCommittedOutbox(model, flow, client);
     const violations: Violation[] = [...checkRelayed(committed.eventIdsByRelay, ledger)];
@@ -262,6 +272,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         deliveries: mapping?.deliveries ?? 0,
         duplicatesSuppressed: counters?.Duplicates ?? 0,
         faults: ledger.faultCount([subscriber.subscription.key, subscriber.queue.model.key, subscriber.function?.key]),
+        faultsByKind: ledger.faultsByKind([subscriber.subscription.key, subscriber.queue.model.key, subscriber.function?.key]),
         retries: mapping?.redeliveries ?? 0,
         deadLettered: findings.length,
         effects,
@@ -280,7 +291,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       effectsNotCounted,
       notSimulated: model.notSimulated,
       rounds,
-      simulatedSeconds: Math.round((Date.now() - startedAt + clock.offsetMs()) / 1000),
+      simulatedSeconds: Math.round(clock.offsetMs() / 1000),
       realSeconds: Math.round((Date.now() - startedAt) / 100) / 10,
       totalFaults: ledger.totalFaults(),
     };

@@ -1,5 +1,5 @@
 /** Queues, a frozen clock and a recording observer for the tests of the simulated SQS and SNS. */
-import { VirtualClock } from '../../../simulator/aws/clock';
+import { CLOCK_BUFFER_BYTES, VirtualClock } from '../../../simulator/aws/clock';
 import { SimulatedQueue } from '../../../simulator/aws/queue';
 import type { QueueModel } from '../../../simulator/model/flow-model';
 import type { SimulationObserver } from '../../../simulator/run/observer';
@@ -9,7 +9,7 @@ export const START_MS = 1_700_000_000_000;
 
 /** A virtual clock whose real time never moves: only `advanceBy` moves it. */
 export function frozenClock(): VirtualClock {
-  return new VirtualClock(new SharedArrayBuffer(8), () => START_MS);
+  return new VirtualClock(new SharedArrayBuffer(CLOCK_BUFFER_BYTES), () => START_MS);
 }
 
 /** A queue model with CloudFormation's defaults, overridable. */

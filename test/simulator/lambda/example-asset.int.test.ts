@@ -3,12 +3,10 @@
  * run by the function runner against DynamoDB Local: it processes an SQS event built from a simulated queue, and a
  * crash after its commit followed by a redelivery leaves exactly one shipment and one inbox record.
  *
- * The assembly is the project's cdk.out when it exists (`npx cdk synth`), else a fresh synthesis in a temporary
- * directory (about 10 s).
+ * The assembly is synthesized from the current sources once per test run (test/support/example-assembly.ts).
  */
 import { ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { VirtualClock } from '../../../simulator/aws/clock';
@@ -17,29 +15,19 @@ import { lambdaSqsEvent } from '../../../simulator/lambda/sqs-event';
 import type { FunctionModel, LocalNames, ResourceKey } from '../../../simulator/model/flow-model';
 import { resolveEnvironment } from '../../../simulator/model/intrinsics';
 import { readAssembly } from '../../../simulator/model/read-assembly';
-import { synthesize } from '../../../simulator/model/synthesize';
+import { exampleAssembly } from '../../support/example-assembly';
 import { createTable, localClient, uniqueTableName } from '../../support/dynamodb-client';
 import { envelopeObject } from '../../lambda/helpers';
 import { makeQueue, queueModel } from '../aws/queue-test-kit';
 import { runner } from './handler-kit';
 
-const PROJECT = path.resolve(__dirname, '../../..');
 const ORDER_PLACED = 'com.example.orders.OrderPlaced';
 
-let temporaryAssembly: string | undefined;
 let client: DynamoDBClient;
 let shipping: FunctionModel;
 let tables: { shipments: string; inbox: string };
 let run: FunctionRunner;
 const output: string[] = [];
-
-/** The project's cdk.out, or a new synthesis of the example app. */
-async function assemblyDirectory(): Promise<string> {
-  const existing = path.join(PROJECT, 'cdk.out');
-  if (fs.existsSync(path.join(existing, 'manifest.json'))) return existing;
-  temporaryAssembly = fs.mkdtempSync(path.join(os.tmpdir(), 'ief-runner-assembly-'));
-  return synthesize({ cwd: PROJECT, outputDirectory: path.join(temporaryAssembly, 'cdk.out') });
-}
 
 /** The key of the resource a function variable `Ref`s. */
 function referencedKey(fn: FunctionModel, variable: string): ResourceKey {
@@ -49,7 +37,7 @@ function referencedKey(fn: FunctionModel, variable: string): ResourceKey {
 }
 
 beforeAll(async () => {
-  const model = readAssembly(await assemblyDirectory());
+  const model = readAssembly(await exampleAssembly());
   const found = model.functions.filter((fn) => fn.environment.IEF_SUBSCRIBER_NAME === 'Shipping');
   expect(found).toHaveLength(1);
   shipping = found[0];
@@ -75,7 +63,6 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await run?.stop();
-  if (temporaryAssembly !== undefined) fs.rmSync(temporaryAssembly, { recursive: true, force: true });
 });
 
 async function items(tableName: string): Promise<Record<string, unknown>[]> {

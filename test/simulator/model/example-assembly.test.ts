@@ -1,29 +1,21 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
 import type { FlowModel, LocalNames, ModelledResource } from '../../../simulator/model/flow-model';
 import { resolveEnvironment } from '../../../simulator/model/intrinsics';
 import { readAssembly } from '../../../simulator/model/read-assembly';
 import { SynthesisError, synthesize } from '../../../simulator/model/synthesize';
+import { exampleAssembly } from '../../support/example-assembly';
 
-// The example app of this repository (cdk.json), synthesized once into a temporary directory with synthesize().
+// The example app of this repository (cdk.json), synthesized once per test run (test/support/example-assembly.ts).
 const PROJECT = path.resolve(__dirname, '../../..');
 const STACK = 'IdempotentEventFlowExample';
 const SUBSCRIBERS = ['Billing', 'Invoicing', 'Notifications', 'Shipping', 'CustomerStats'] as const;
 
-let workDirectory: string;
 let model: FlowModel;
 
 beforeAll(async () => {
-  workDirectory = fs.mkdtempSync(path.join(os.tmpdir(), 'ief-example-'));
-  const assemblyDirectory = await synthesize({ cwd: PROJECT, outputDirectory: path.join(workDirectory, 'cdk.out') });
-  expect(assemblyDirectory).toBe(path.join(workDirectory, 'cdk.out'));
-  model = readAssembly(assemblyDirectory);
-});
-
-afterAll(() => {
-  if (workDirectory !== undefined) fs.rmSync(workDirectory, { recursive: true, force: true });
+  model = readAssembly(await exampleAssembly());
 });
 
 /** The one resource of `list` with this construct path (relative to the stack). */
@@ -212,7 +204,7 @@ describe('synthesize', () => {
     const failing = synthesize({
       cwd: PROJECT,
       app: `node -e "console.error('cannot build the app: missing prop'); process.exit(3)"`,
-      outputDirectory: path.join(workDirectory, 'failed.out'),
+      outputDirectory: path.join(inject('testRunDirectory'), 'failed.out'),
       context: { 'ief:probe': 'yes' },
     });
     await expect(failing).rejects.toThrow(SynthesisError);
