@@ -7,7 +7,7 @@ import * as path from 'node:path';
 import type { FaultRates } from '../simulator/faults/fault-plan';
 import { createProgressBar } from '../simulator/report/progress-bar';
 import { formatSummary } from '../simulator/report/summary';
-import { DEFAULT_FAULT_RATES, SIMULATION_DEFAULTS, type UserEvent } from '../simulator/run/options';
+import { DEFAULT_FAULT_RATES, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type UserEvent } from '../simulator/run/options';
 import { loadScenario } from '../simulator/run/scenario';
 import { runSimulation } from '../simulator/run/simulation';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
@@ -58,10 +58,13 @@ function text(parsed: ParsedArguments, name: string): string | undefined {
   return typeof value === 'string' ? value : undefined;
 }
 
-function integer(parsed: ParsedArguments, name: string): number | undefined {
+function integer(parsed: ParsedArguments, name: keyof typeof SIMULATION_BOUNDS): number | undefined {
   const value = text(parsed, name);
   if (value === undefined) return undefined;
-  if (!/^\d+$/.test(value)) throw new UsageProblem(`--${name} must be a whole number, but '${value}' was given`);
+  const { min, max } = SIMULATION_BOUNDS[name];
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) {
+    throw new UsageProblem(`--${name} must be a whole number from ${min} to ${max}, but '${value}' was given`);
+  }
   return Number(value);
 }
 

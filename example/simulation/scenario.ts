@@ -9,7 +9,7 @@
  *   once for an acknowledged event, at most once for a dead-lettered one.
  */
 import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { EffectProbe, EffectTally, SimulatedEvent, SimulationScenario } from '../../simulator/run/scenario';
+import type { EffectProbe, EffectTally, SimulatedEvent, SimulationScenario } from '../../simulator';
 import type { PlaceOrderCommand } from '../functions/place-order';
 
 const CUSTOMERS = 6;

@@ -26,22 +26,35 @@ export function formatTable(rows: readonly SubscriberReport[]): string {
   return [line(COLUMNS.map((column) => column.title)), line(widths.map((width) => '-'.repeat(width))), ...cells.map(line)].join('\n');
 }
 
-/** Longest reason shown in the report (the JSON result has them whole). */
-const MAX_REASON_CHARACTERS = 200;
+/** Longest example reason shown in the report (the JSON result has every reason whole). */
+const MAX_REASON_CHARACTERS = 160;
+/** Event ids listed per kind of reason. */
+const MAX_EVENTS_LISTED = 4;
 
-/** One line per dead-lettered event of a subscriber: its copies and the first reason. */
+function truncate(text: string): string {
+  return text.length > MAX_REASON_CHARACTERS ? `${text.slice(0, MAX_REASON_CHARACTERS - 1)}…` : text;
+}
+
+/** What kind of reason a dead letter has: the error name before the first colon, or how SQS moved it. */
+function reasonKind(explanation: string | undefined): string {
+  if (explanation === undefined) return 'UNEXPLAINED';
+  if (explanation.startsWith('moved by SQS')) return 'moved by SQS after maxReceiveCount';
+  return explanation.split(':')[0] ?? explanation;
+}
+
+/** One line per kind of reason of a subscriber's dead letters: how many events, which, and one reason in full. */
 export function deadLetterLines(subscriber: string, findings: readonly DeadLetterFinding[]): string[] {
-  const byEvent = new Map<string, DeadLetterFinding[]>();
+  const byKind = new Map<string, { events: Set<string>; copies: number; example: string }>();
   for (const finding of findings) {
-    const key = finding.eventId ?? `message ${finding.messageId}`;
-    byEvent.set(key, [...(byEvent.get(key) ?? []), finding]);
+    const kind = reasonKind(finding.explanation);
+    const entry = byKind.get(kind) ?? { events: new Set<string>(), copies: 0, example: finding.explanation ?? 'no reason attribute and no recorded failure' };
+    entry.events.add(finding.eventId ?? `message ${finding.messageId}`);
+    entry.copies += 1;
+    byKind.set(kind, entry);
   }
-  return [...byEvent].map(([event, copies]) => {
-    const unexplained = copies.filter((copy) => copy.explanation === undefined).length;
-    const reason = copies.find((copy) => copy.explanation !== undefined)?.explanation ?? 'UNEXPLAINED';
-    const shown = reason.length > MAX_REASON_CHARACTERS ? `${reason.slice(0, MAX_REASON_CHARACTERS - 1)}…` : reason;
-    const count = copies.length > 1 ? ` (${copies.length} copies${unexplained ? `, ${unexplained} UNEXPLAINED` : ''})` : '';
-    return `  ${subscriber}: ${event}${count}: ${shown}`;
+  return [...byKind].map(([kind, { events, copies, example }]) => {
+    const listed = [...events].slice(0, MAX_EVENTS_LISTED).join(', ') + (events.size > MAX_EVENTS_LISTED ? ', …' : '');
+    return `  ${subscriber}: ${events.size} event(s) in ${copies} message(s), ${kind} (${listed})\n      e.g. ${truncate(example)}`;
   });
 }
 
@@ -52,14 +65,17 @@ export function formatSummary(result: SimulationResult): string {
   out.push(
     `seed ${result.seed} · ${result.rounds} rounds · ${result.realSeconds} s real, ${result.simulatedSeconds} s simulated · ${result.totalFaults} faults injected`,
     `producer: ${producer.succeeded}/${producer.total} succeeded, ${producer.retried} retried, ${producer.failed.length} failed` +
-      (producer.failed.length ? ` (${producer.failed.slice(0, 3).map((failure) => `#${failure.index}: ${failure.reason}`).join('; ')})` : ''),
+      (producer.failed.length
+        ? ` (${producer.failed.slice(0, 3).map((failure) => `#${failure.index}: ${truncate(failure.reason)}`).join('; ')}` +
+          '; a command that failed may still have committed before the failure was seen, e.g. a crash or lost response after the commit; the relay check counts what committed)'
+        : ''),
     `relay: ${result.relay.committedEvents} events committed to the outbox, ${result.relay.streamRecords} stream records read`,
     '',
     formatTable(result.subscribers),
   );
   const deadLetters = [...result.deadLetters].filter(([, findings]) => findings.length > 0);
   if (deadLetters.length > 0) {
-    out.push('', 'dead letters (one line per event; every copy is explained, the first reason is shown):');
+    out.push('', 'dead letters, by reason (every one is explained; --json has each reason in full):');
     for (const [subscriber, findings] of deadLetters) out.push(...deadLetterLines(subscriber, findings));
   }
   if (result.effectsNotCounted.length > 0) out.push('', `effects not counted (no probe in the scenario): ${result.effectsNotCounted.join(', ')}`);

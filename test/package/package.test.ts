@@ -137,24 +137,27 @@ const USER_FILES: Record<string, string> = {
     },
     include: ['bin/**/*.ts', 'src/**/*.ts'],
   }),
-  // Both entry points load from the installed package, with every documented name.
+  // Every entry point (library, runtime, simulator) loads from the installed package, with every documented name.
   'bin/probe.ts': `
 import {
   ConsumerFunction, ConsumerQueue, EventTopic, IdempotentEventFlow, InboxTable, OutboxRelay, OutboxTable,
   ProducerFunction, RelayAlarms, Subscriber, SubscriberAlarms,
 } from '${PACKAGE_NAME}';
 import { Outbox, PermanentError, createTransactionalConsumer, parseEnvelope } from '${PACKAGE_NAME}/runtime';
+import { formatSummary, loadScenario, runSimulation } from '${PACKAGE_NAME}/simulator';
 
 const lib = {
   IdempotentEventFlow, OutboxTable, OutboxRelay, EventTopic, Subscriber, ConsumerQueue, InboxTable, ConsumerFunction,
   ProducerFunction, RelayAlarms, SubscriberAlarms,
 };
 const runtime = { Outbox, createTransactionalConsumer, parseEnvelope, PermanentError };
+const simulator = { runSimulation, loadScenario, formatSummary };
 const types = (exports: Record<string, unknown>) => Object.fromEntries(Object.entries(exports).map(([k, v]) => [k, typeof v]));
 console.log(JSON.stringify({
-  resolved: { lib: require.resolve('${PACKAGE_NAME}'), runtime: require.resolve('${PACKAGE_NAME}/runtime') },
+  resolved: { lib: require.resolve('${PACKAGE_NAME}'), runtime: require.resolve('${PACKAGE_NAME}/runtime'), simulator: require.resolve('${PACKAGE_NAME}/simulator') },
   lib: types(lib),
   runtime: types(runtime),
+  simulator: types(simulator),
   envelopeId: parseEnvelope<{ n: number }>(JSON.stringify({
     specversion: '1.0', id: 'e-1', source: '/probe', type: 'Probed', time: '2024-01-31T12:00:00Z', data: { n: 1 },
   })).id,
@@ -250,13 +253,16 @@ describe('npm pack', () => {
     expect(packed.files.map((f) => f.path).sort()).toEqual(tarballEntries);
   });
 
-  test('ships both entry points with their typings, the README and package.json', () => {
+  test('ships every entry point with its typings, the README and package.json', () => {
     expect(tarballEntries).toEqual(
       expect.arrayContaining([
         'dist/lib/index.js',
         'dist/lib/index.d.ts',
         'dist/lambda/index.js',
         'dist/lambda/index.d.ts',
+        'dist/simulator/index.js',
+        'dist/simulator/index.d.ts',
+        'dist/cli/simulate-command.js',
         'README.md',
         'package.json',
       ]),
@@ -287,9 +293,9 @@ describe('npm pack', () => {
     expect(tarballEntries.filter((entry) => repoOnly.some((pattern) => pattern.test(entry)))).toEqual([]);
   });
 
-  test('prepack rebuilds dist/ from scratch: exactly the compiled lib/, lambda/ and cli/ sources, nothing stale or missing', () => {
+  test('prepack rebuilds dist/ from scratch: exactly the compiled lib/, lambda/, cli/ and simulator/ sources, nothing stale or missing', () => {
     expect(tarballEntries).not.toContain(STALE_OUTPUT);
-    const sources = ['lib', 'lambda', 'cli'].flatMap((dir) =>
+    const sources = ['lib', 'lambda', 'cli', 'simulator'].flatMap((dir) =>
       listFiles(path.join(stage, dir))
         .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts') && !file.endsWith('.test.ts'))
         .map((file) => `${dir}/${file.replace(/\.ts$/, '')}`),
@@ -359,11 +365,12 @@ describe('a CDK app installed from the tarball', () => {
     expect(dangling).toEqual([]);
   });
 
-  test('both entry points load from the installed package and expose the documented API', () => {
+  test('every entry point loads from the installed package and expose the documented API', () => {
     const probe = JSON.parse(run(process.execPath, ['build/bin/probe.js'], { cwd: app })) as {
-      resolved: { lib: string; runtime: string };
+      resolved: { lib: string; runtime: string; simulator: string };
       lib: Record<string, string>;
       runtime: Record<string, string>;
+      simulator: Record<string, string>;
       envelopeId: string;
       permanentError: boolean;
     };
@@ -371,7 +378,9 @@ describe('a CDK app installed from the tarball', () => {
     expect(probe.resolved).toEqual({
       lib: path.join(installedReal, 'dist', 'lib', 'index.js'),
       runtime: path.join(installedReal, 'dist', 'lambda', 'index.js'),
+      simulator: path.join(installedReal, 'dist', 'simulator', 'index.js'),
     });
+    expect(probe.simulator).toEqual({ runSimulation: 'function', loadScenario: 'function', formatSummary: 'function' });
     expect(probe.lib).toEqual({
       IdempotentEventFlow: 'function',
       OutboxTable: 'function',

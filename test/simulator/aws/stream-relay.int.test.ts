@@ -211,13 +211,15 @@ describe('SimulatedRelay against DynamoDB Local', () => {
     ]);
   });
 
-  test('duplicates follow the fault plan: keyed by the relay and the stream record eventID', async () => {
+  test("duplicates follow the fault plan: keyed by the relay, the record's event name and its item key", async () => {
     const events: PipeStreamEvent[] = [];
     const { tableName, target, reports, relay } = await setUp({ duplicateRate: 0.5, render: (event) => (events.push(event as PipeStreamEvent), envelopeOf(event)) });
     for (let index = 0; index < 12; index++) await putOutboxEvent(tableName, `r${index}`);
     await relay.poll();
     const plan = new FaultPlan('relay-test', { ...NO_FAULTS, duplicate: 0.5 });
-    const expected = events.filter((event) => plan.happens(0.5, 'duplicate-delivery', RELAY.key, event.eventID)).map((event) => idsOf([envelopeOf(event)])[0]);
+    const expected = events
+      .filter((event) => plan.happens(0.5, 'duplicate-delivery', RELAY.key, event.eventName, JSON.stringify(event.dynamodb.Keys)))
+      .map((event) => idsOf([envelopeOf(event)])[0]);
     const duplicated = reports.records.filter((record) => record.duplicate).map((record) => record.eventId);
     expect(duplicated).toEqual(expected);
     expect(duplicated.length).toBeGreaterThan(0);

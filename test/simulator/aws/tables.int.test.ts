@@ -1,4 +1,4 @@
-import { DescribeTableCommand, DescribeTimeToLiveCommand, GetItemCommand, PutItemCommand, QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, DescribeTimeToLiveCommand, PutItemCommand, QueryCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, test } from 'vitest';
@@ -115,19 +115,6 @@ describe('createTables on the tables of the library constructs', () => {
     expect(blocked.Items?.map((item) => item.pk?.S)).toEqual(['billing#e1']);
     const timeToLive = await client.send(new DescribeTimeToLiveCommand({ TableName: tableName }));
     expect(timeToLive.TimeToLiveDescription?.TimeToLiveStatus).toBe('ENABLED');
-  });
-
-  test('DynamoDB Local deletes expired items of a table without a GSI (the outbox) by itself, by the real clock', async () => {
-    const tableName = created.get(models.outbox.key)?.tableName;
-    const key = { pk: { S: 'expired' }, sk: { S: 'event' } };
-    await client.send(new PutItemCommand({ TableName: tableName, Item: { ...key, expiresAt: { N: String(Math.floor(Date.now() / 1000) - 60) } } }));
-    const deadline = Date.now() + 15_000;
-    let item = (await client.send(new GetItemCommand({ TableName: tableName, Key: key }))).Item;
-    while (item !== undefined && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 200));
-      item = (await client.send(new GetItemCommand({ TableName: tableName, Key: key }))).Item;
-    }
-    expect(item).toBeUndefined();
   });
 });
 

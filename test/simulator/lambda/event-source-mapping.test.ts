@@ -242,7 +242,7 @@ describe('SimulatedEventSourceMapping: SQS faults', () => {
       return kind === 'concurrent-receive' && key[1] === firstId;
     });
     const { mapping, queue, faults: reported } = setup({ bodies: ['one', 'two', 'three'], runner: fn.runner, faults });
-    expect(await mapping.runRound(1)).toBe(2);
+    expect(await mapping.runRound(2)).toBe(2);
     expect(fn.invocations.map((invocation) => invocation.bodies)).toEqual([
       ['one', 'two'],
       ['one', 'three'],
@@ -255,6 +255,20 @@ describe('SimulatedEventSourceMapping: SQS faults', () => {
     expect(reported).toEqual([['concurrent-receive', 'Stack/Orders']]);
     // the copy's receipt handle is the latest: its batch's delete removed the message
     expect(queue.counts().total).toBe(0);
+  });
+
+  test('at parallelism 1 the copy of a concurrent receive runs in a second batch AFTER the first: nothing runs concurrently', async () => {
+    const fn = scriptedFunction();
+    let firstId: string | undefined;
+    const faults = new ScriptedFaults((kind, key) => {
+      firstId ??= String(key[1]);
+      return kind === 'concurrent-receive' && key[1] === firstId;
+    });
+    const { mapping, faults: reported } = setup({ bodies: ['one', 'two'], runner: fn.runner, faults });
+    expect(await mapping.runRound(1)).toBe(2);
+    expect(fn.invocations.map((invocation) => invocation.bodies)).toEqual([['one', 'two'], ['one']]);
+    expect(fn.maxRunning()).toBe(1);
+    expect(reported).toEqual([['concurrent-receive', 'Stack/Orders']]);
   });
 
   test('a lost delete leaves the message on the queue: it comes back after the visibility timeout', async () => {

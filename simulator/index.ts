@@ -1,0 +1,14 @@
+/**
+ * `idempotent-event-flow/simulator`: run a synthesized flow on this machine with faults injected and check it is
+ * exactly-once (docs/SIMULATOR.md). The command line is `npx idempotent-event-flow simulate`; this is its API, and
+ * the types a scenario module is written against.
+ */
+export type { EffectProbe, EffectProbeContext, EffectTally, ScenarioProducer, SimulatedEvent, SimulationScenario } from './run/scenario';
+export { loadScenario, ScenarioError } from './run/scenario';
+export type { SimulationOptions, SimulationProgress, UserEvent } from './run/options';
+export { DEFAULT_FAULT_RATES, SimulationOptionError } from './run/options';
+export type { FaultKind, FaultRates } from './faults/fault-plan';
+export { NothingToSimulateError, runSimulation, type SimulationResult, type SubscriberReport } from './run/simulation';
+export type { Violation, ViolationKind } from './check/invariants';
+export type { DeadLetterFinding } from './check/dead-letters';
+export { formatSummary } from './report/summary';

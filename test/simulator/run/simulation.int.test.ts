@@ -1,0 +1,89 @@
+/**
+ * The simulator end to end on the example app: its synthesized templates, its real bundled Lambda assets, the shared
+ * DynamoDB Local, and the example's scenario (PlaceOrder commands and five effect probes).
+ */
+import * as path from 'node:path';
+import { beforeAll, describe, expect, inject, test } from 'vitest';
+import { placeOrderCommands } from '../../../example/simulation/scenario';
+import type { FaultKind } from '../../../simulator/faults/fault-plan';
+import { loadScenario, type SimulationScenario } from '../../../simulator/run/scenario';
+import { seededRandom, seedNumber } from '../../../simulator/run/seeded-random';
+import { runSimulation, type SimulationResult } from '../../../simulator/run/simulation';
+import { exampleAssembly } from '../../support/example-assembly';
+
+const PROJECT = path.resolve(__dirname, '../../..');
+const SUBSCRIBERS = ['Billing', 'Invoicing', 'Notifications', 'Shipping', 'CustomerStats'];
+/** A seed whose first orders include a malformed one (checked in the test). */
+const SEED = 'ci-7';
+
+let assemblyDirectory: string;
+let scenario: SimulationScenario;
+
+beforeAll(async () => {
+  assemblyDirectory = await exampleAssembly();
+  scenario = await loadScenario('example/simulation/scenario.ts', PROJECT);
+});
+
+function simulate(options: { count: number; seed: string; concurrency: number; rates?: Parameters<typeof runSimulation>[0]['rates'] }): Promise<SimulationResult> {
+  return runSimulation({ cwd: PROJECT, assemblyDirectory, scenario, dynamoDbEndpoint: inject('dynamoDbEndpoint'), ...options });
+}
+
+function faultsOfKind(result: SimulationResult, kind: FaultKind): number {
+  return result.subscribers.reduce((sum, subscriber) => sum + (subscriber.faultsByKind[kind] ?? 0), 0);
+}
+
+describe('simulating the example app', () => {
+  test('every event reaches every matching subscriber exactly once under every kind of fault', async () => {
+    // GIVEN seeded orders that include a malformed one, and high fault rates
+    const commands = placeOrderCommands(16, seededRandom(seedNumber(SEED)));
+    const malformed = commands.filter((command) => !Number.isInteger(command.totalCents));
+    expect(malformed.length).toBeGreaterThan(0);
+
+    // WHEN
+    const result = await simulate({ count: 16, seed: SEED, concurrency: 2, rates: { duplicate: 0.25, lostResponse: 0.06, throttle: 0.06, crash: 0.06 } });
+
+    // THEN no invariant is violated, and every subscriber saw events, redeliveries and effects
+    expect(result.violations).toEqual([]);
+    expect(result.subscribers.map((subscriber) => subscriber.name).sort()).toEqual([...SUBSCRIBERS].sort());
+    for (const subscriber of result.subscribers) {
+      expect(subscriber.events, subscriber.name).toBeGreaterThan(0);
+      expect(subscriber.deliveries, subscriber.name).toBeGreaterThan(subscriber.events);
+      expect(subscriber.effects, subscriber.name).toBeDefined();
+    }
+    expect(result.producer).toMatchObject({ total: 16, succeeded: 16 });
+    expect(result.relay.committedEvents).toBe(16 + 16 - malformed.length);
+    // every kind of fault was injected somewhere, and the runtime suppressed the duplicates it caused
+    for (const kind of ['duplicate-delivery', 'concurrent-receive', 'lost-delete', 'lost-response', 'throttle'] as const) {
+      expect(faultsOfKind(result, kind), kind).toBeGreaterThan(0);
+    }
+    expect(faultsOfKind(result, 'crash') + faultsOfKind(result, 'crash-after-commit')).toBeGreaterThan(0);
+    expect(result.subscribers.reduce((sum, subscriber) => sum + subscriber.duplicatesSuppressed, 0)).toBeGreaterThan(0);
+    // the malformed order was dead-lettered by the validating subscribers, with its reason, and never applied
+    const billingDeadLetters = result.deadLetters.get('Billing') ?? [];
+    for (const order of malformed) {
+      expect(billingDeadLetters.find((finding) => finding.eventId === `order-placed-${order.orderId}`)?.explanation).toMatch(/^SchemaValidationError: .*totalCents/);
+    }
+  });
+
+  test('a clean run delivers each event once: no retries, no duplicates, only the malformed order dead-lettered', async () => {
+    const result = await simulate({ count: 6, seed: SEED, concurrency: 2, rates: { duplicate: 0, lostResponse: 0, throttle: 0, crash: 0 } });
+
+    expect(result.violations).toEqual([]);
+    expect(result.totalFaults).toBe(0);
+    for (const subscriber of result.subscribers) {
+      expect(subscriber.deliveries, subscriber.name).toBe(subscriber.events);
+      expect(subscriber.retries, subscriber.name).toBe(0);
+      expect(subscriber.duplicatesSuppressed, subscriber.name).toBe(0);
+      expect(subscriber.effects?.applied, subscriber.name).toBe(subscriber.effects?.max);
+    }
+  });
+
+  test('a seed replays a run figure for figure at concurrency 1', async () => {
+    const first = await simulate({ count: 6, seed: 'replay', concurrency: 1, rates: { duplicate: 0.3, lostResponse: 0.05, throttle: 0.05, crash: 0.05 } });
+    const second = await simulate({ count: 6, seed: 'replay', concurrency: 1, rates: { duplicate: 0.3, lostResponse: 0.05, throttle: 0.05, crash: 0.05 } });
+
+    expect(first.totalFaults).toBeGreaterThan(0);
+    expect(second.subscribers).toEqual(first.subscribers);
+    expect(second.rounds).toBe(first.rounds);
+  });
+});
