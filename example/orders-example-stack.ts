@@ -59,7 +59,7 @@ export class OrdersExampleStack extends Stack {
       environment: { ORDERS_TABLE_NAME: orders.tableName },
       removalPolicy,
     });
-    orders.grant(placeOrder, 'dynamodb:PutItem');
+    orders.grant(placeOrder, 'dynamodb:PutItem', 'dynamodb:GetItem');
     Validations.of(placeOrder.lambdaFunction).acknowledge({
       id: 'Serverless-LambdaDLQ',
       reason:

@@ -3,7 +3,8 @@
  * DynamoDB transaction; the relay (stream -> pipe -> topic) publishes the event after the commit. No stand-in.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { Outbox } from '../../lambda';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { Outbox, PermanentError, TransactionCancelledError } from '../../lambda';
 import { ORDER_PLACED, OrderPlaced } from './order-events';
 
 /** The command this producer accepts (invoke the function with it as the payload). */
@@ -18,21 +19,39 @@ const ORDERS_TABLE_NAME = process.env.ORDERS_TABLE_NAME ?? '';
 
 /** Options of {@link createPlaceOrderHandler}. Lambda uses the defaults. */
 export interface PlaceOrderOptions {
-  /** The outbox the order and its event are written through. @default `Outbox.fromEnvironment()` with a client from the Lambda environment */
+  /** The client of the outbox and of the order reads. @default a client from the Lambda environment */
+  readonly client?: DynamoDBClient;
+  /** The outbox the order and its event are written through. @default `Outbox.fromEnvironment(client)` */
   readonly outbox?: Outbox;
+}
+
+/** The same order id was placed before with other contents: nothing was written, and retrying cannot help. */
+export class OrderConflictError extends PermanentError {
+  public override readonly name = 'OrderConflictError';
+}
+
+function sameOrder(stored: Record<string, unknown>, order: OrderPlaced): boolean {
+  return (
+    stored.customerId === order.customerId &&
+    stored.totalCents === order.totalCents &&
+    JSON.stringify(stored.shippingAddress ?? null) === JSON.stringify(order.shippingAddress ?? null)
+  );
 }
 
 /**
  * Places an order: the order item and its `OrderPlaced` event commit in ONE DynamoDB transaction, so an event
- * exists exactly when the order does. Placing the same order twice fails on the order's condition and writes
- * no second event. The event id is derived from the order id, so even a retry that re-sends the transaction can
- * never create a second event (an SDK-level retry after a lost response succeeds idempotently through the
- * transaction's ClientRequestToken).
+ * exists exactly when the order does. The event id is derived from the order id, so a retry can never create a
+ * second event: an SDK-level retry after a lost response succeeds through the transaction's ClientRequestToken, and
+ * a client that invokes the command again (its first answer lost to a crash or a timeout after the commit) finds the
+ * order's condition failed; the handler then reads the order and, if it is this very order, answers as the first
+ * attempt would have. The same order id with other contents is refused with an {@link OrderConflictError}.
  *
  * Tests pass an outbox with their own client and configuration.
  */
 export function createPlaceOrderHandler(options: PlaceOrderOptions = {}): (command: PlaceOrderCommand) => Promise<{ orderId: string; eventId: string }> {
-  const outbox = options.outbox ?? Outbox.fromEnvironment(new DynamoDBClient({}));
+  const client = options.client ?? new DynamoDBClient({});
+  const outbox = options.outbox ?? Outbox.fromEnvironment(client);
+  const documents = DynamoDBDocumentClient.from(client);
   return async (command) => {
     if (!ORDERS_TABLE_NAME) throw new Error('ORDERS_TABLE_NAME must be set');
     const order: OrderPlaced = {
@@ -41,19 +60,29 @@ export function createPlaceOrderHandler(options: PlaceOrderOptions = {}): (comma
       totalCents: command.totalCents,
       ...(command.shippingAddress ? { shippingAddress: command.shippingAddress } : {}),
     };
-    const [event] = await outbox.transactWrite({
-      items: [
-        {
-          Put: {
-            TableName: ORDERS_TABLE_NAME,
-            Item: { pk: `ORDER#${order.orderId}`, ...order, status: 'PLACED' },
-            ConditionExpression: 'attribute_not_exists(pk)',
+    const eventId = `order-placed-${order.orderId}`;
+    try {
+      await outbox.transactWrite({
+        items: [
+          {
+            Put: {
+              TableName: ORDERS_TABLE_NAME,
+              Item: { pk: `ORDER#${order.orderId}`, ...order, status: 'PLACED' },
+              ConditionExpression: 'attribute_not_exists(pk)',
+            },
           },
-        },
-      ],
-      events: [{ id: `order-placed-${order.orderId}`, type: ORDER_PLACED, subject: order.orderId, data: order }],
-    });
-    return { orderId: order.orderId, eventId: event.id };
+        ],
+        events: [{ id: eventId, type: ORDER_PLACED, subject: order.orderId, data: order }],
+      });
+    } catch (error) {
+      if (!(error instanceof TransactionCancelledError && error.isDuplicateEvent)) throw error;
+      // placed before: by an earlier attempt of this command (same order), or a conflicting one
+      const { Item: stored } = await documents.send(new GetCommand({ TableName: ORDERS_TABLE_NAME, Key: { pk: `ORDER#${order.orderId}` }, ConsistentRead: true }));
+      if (stored === undefined || !sameOrder(stored, order)) {
+        throw new OrderConflictError(`order '${order.orderId}' was placed before with other contents; nothing was written`, { cause: error });
+      }
+    }
+    return { orderId: order.orderId, eventId };
   };
 }
 

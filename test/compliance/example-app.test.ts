@@ -229,7 +229,7 @@ describe('example app: wiring', () => {
     }
   });
 
-  test('lets the producer append events and put orders, nothing more on its tables', () => {
+  test('lets the producer append events, put orders and read an order back (to answer a retried command), nothing more', () => {
     // GIVEN
     const placeOrder = stack.node.findChild('Orders').node.findChild('PlaceOrder') as ProducerFunction;
     const ordersArn = r((stack.node.findChild('OrdersTable') as dynamodb.Table).tableArn);
@@ -237,6 +237,7 @@ describe('example app: wiring', () => {
     const dynamoGrants = grants(roleStatements(placeOrder.role.roleName)).filter(([action]) => action.startsWith('dynamodb:'));
     expect(dynamoGrants).toEqual([
       ['dynamodb:PutItem', r(stack.flow.outboxTable.table.tableArn)],
+      ['dynamodb:GetItem', ordersArn],
       ['dynamodb:PutItem', ordersArn],
     ]);
   });

@@ -138,7 +138,7 @@ function handlers(lambdaClient: DynamoDBClient = client) {
   const notifications = observed();
   const customerStats = observed();
   return {
-    placeOrder: modules.placeOrder.createPlaceOrderHandler({ outbox }),
+    placeOrder: modules.placeOrder.createPlaceOrderHandler({ client: lambdaClient, outbox }),
     billing: {
       ...billing,
       handler: modules.billing.createBillingHandler({ ...billing.options, client: lambdaClient, config: loadConsumerConfig(environments.billing), outbox }),
@@ -254,6 +254,24 @@ describe('example handlers, end to end', () => {
       lastOrderId: order.orderId,
       aggregateVersion: 1,
     });
+  });
+
+  test('placing an order again answers as the first time (a client retry), and the same id with other contents is refused', async () => {
+    // GIVEN an order placed once
+    const flow = handlers();
+    const order = newOrder();
+    const first = await flow.placeOrder(order);
+
+    // WHEN the client sends the same command again, and then another order with the same id
+    const again = await flow.placeOrder(order);
+    const conflicting = flow.placeOrder({ ...order, totalCents: order.totalCents + 1 });
+
+    // THEN the retry gets the same answer, the conflict is refused as permanent, and there is still one event
+    expect(again).toEqual(first);
+    await expect(conflicting).rejects.toMatchObject({ name: 'OrderConflictError', message: expect.stringContaining(`order '${order.orderId}' was placed before with other contents`) });
+    const events = (await scan(tables.outbox)).filter((entry) => entry[OUTBOX_ITEM.EVENT_ID_ATTRIBUTE] === first.eventId);
+    expect(events).toHaveLength(1);
+    expect(await item(tables.orders, `ORDER#${order.orderId}`)).toMatchObject({ totalCents: order.totalCents });
   });
 
   test('billing dead-letters an OrderPlaced whose data fails its checks, before debiting anything', async () => {
