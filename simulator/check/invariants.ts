@@ -1,20 +1,29 @@
 /**
  * The invariants a run must end with. Each violation names the subscriber, the event and what is wrong:
- * - every event committed to an outbox (and passing the pipe's filter) was relayed to the topic;
+ * - every event committed to an outbox (and passing the pipe's filter) was relayed to the topic, and carries an id the
+ *   simulator can follow it by;
+ * - the run settled before its time limit;
  * - every event that matched a subscription's filter policy was either acknowledged by its consumer or is in one of its
  *   dead-letter queues, and nothing is left on a consumer queue;
  * - every dead letter is explained (the runtime's reason, or the failures that made SQS move it);
  * - no message outlived its queue's retention;
- * - effects, where the scenario counts them: an acknowledged event's effect applied exactly once, a dead-lettered
- *   event's at most once (a message blocked for an operator may or may not have had its effect: never twice).
+ * - effects, where the scenario counts them: an acknowledged event's effect applied exactly once (even when another
+ *   copy of it was dead-lettered), an event that is only dead-lettered at most once (a message blocked for an operator
+ *   may or may not have had its effect: never twice).
+ *
+ * "Acknowledged" is the ledger's: the consumer deleted a message of the event from the subscription's queue after
+ * handling it; a deletion after the runtime dead-lettered that receive does not count (its event is settled only while
+ * its dead letter is on a dead-letter queue).
  */
 import type { SubscriberView } from '../run/build-flow';
+import type { UntrackedItem } from '../run/committed-events';
 import type { RunLedger } from '../run/ledger';
+import type { RoundsOutcome } from '../run/rounds';
 import type { EffectTally } from '../run/scenario';
 import type { DeadLetterFinding } from './dead-letters';
 
 /** What kind of invariant a violation breaks. */
-export type ViolationKind = 'not-relayed' | 'lost' | 'not-drained' | 'unexplained-dead-letter' | 'effect-count' | 'probe-failed';
+export type ViolationKind = 'not-relayed' | 'untracked' | 'lost' | 'not-drained' | 'not-settled' | 'unexplained-dead-letter' | 'effect-count' | 'probe-failed';
 
 /** A broken invariant. */
 export interface Violation {
@@ -39,6 +48,23 @@ export function checkRelayed(committed: CommittedEvents, ledger: RunLedger): Vio
   return violations;
 }
 
+/** Every committed outbox item the pipe relays carries an event id, so its deliveries could be followed and checked. */
+export function checkTracked(untracked: readonly UntrackedItem[]): Violation[] {
+  return untracked.map(({ relay, item }) => ({
+    kind: 'untracked',
+    detail: `outbox item ${item} passes the filter of relay ${relay}, but the message it renders has no event id ('id'), so the simulator cannot follow it to check it was delivered`,
+  }));
+}
+
+/** The run settled: it did not stop at its time limit with messages still in flight. */
+export function checkSettled(outcome: RoundsOutcome): Violation[] {
+  if (outcome.cutOff === undefined) return [];
+  const { limit, maxSimulatedSeconds, maxRounds, inFlight } = outcome.cutOff;
+  const queues = inFlight.map(({ queue, messages }) => `${messages} on ${queue}`).join(', ') || 'none in flight';
+  const stoppedAt = limit === 'rounds' ? `${maxRounds} rounds (work was still being done in every round)` : `${maxSimulatedSeconds} simulated seconds`;
+  return [{ kind: 'not-settled', detail: `the run stopped at its limit of ${stoppedAt} before it settled (messages in flight: ${queues})` }];
+}
+
 /** Every matched event was acknowledged or dead-lettered with a reason; queues are drained; nothing expired. */
 export function checkDeliveries(subscriber: SubscriberView, deadLetters: readonly DeadLetterFinding[], ledger: RunLedger): Violation[] {
   const violations: Violation[] = [];
@@ -47,9 +73,14 @@ export function checkDeliveries(subscriber: SubscriberView, deadLetters: readonl
   if (total > 0) violations.push({ kind: 'not-drained', subscriber: name, detail: `${total} message(s) still on queue ${subscriber.queue.address.name} when the run ended` });
   const deadLettered = new Set(deadLetters.map((finding) => finding.eventId).filter((id): id is string => id !== undefined));
   const acknowledged = ledger.acknowledgedEvents.get(subscriber.subscription.key) ?? new Set<string>();
+  const deadLetterQueueKeys = new Set(subscriber.deadLetterQueues.map((queue) => queue.model.key));
+  // an event with a message still on the queue is reported as not drained, not as lost
+  const stillQueued = new Set(subscriber.queue.messages().flatMap((message) => (message.origin.eventId === undefined ? [] : [message.origin.eventId])));
   for (const eventId of ledger.matchedEvents.get(subscriber.subscription.key) ?? []) {
-    if (!acknowledged.has(eventId) && !deadLettered.has(eventId) && total === 0) {
-      violations.push({ kind: 'lost', subscriber: name, detail: `event ${eventId} matched the filter policy but was neither acknowledged nor dead-lettered` });
+    if (!acknowledged.has(eventId) && !deadLettered.has(eventId) && !stillQueued.has(eventId)) {
+      const expired = ledger.expired.find((entry) => entry.eventId === eventId && deadLetterQueueKeys.has(entry.queue));
+      const why = expired ? `: its dead letter ${expired.messageId} outlived the retention period of ${expired.queue}` : '';
+      violations.push({ kind: 'lost', subscriber: name, detail: `event ${eventId} matched the filter policy but was neither acknowledged nor dead-lettered${why}` });
     }
   }
   for (const finding of deadLetters) {
@@ -65,16 +96,18 @@ export function checkDeliveries(subscriber: SubscriberView, deadLetters: readonl
   return violations;
 }
 
-/** The effect count a tally must have: [min, max]. */
+/**
+ * The effect count a tally must have: [min, max]. Per event: exactly 1 when acknowledged (a copy was handled and
+ * deleted, so its effect is done, whatever became of other copies), 0 to 1 when only dead-lettered, else 0.
+ */
 export function expectedApplications(tally: EffectTally, acknowledged: ReadonlySet<string>, deadLettered: ReadonlySet<string>): { readonly min: number; readonly max: number } {
   let min = 0;
   let max = 0;
   for (const eventId of tally.eventIds) {
-    if (deadLettered.has(eventId)) max += 1;
-    else if (acknowledged.has(eventId)) {
+    if (acknowledged.has(eventId)) {
       min += 1;
       max += 1;
-    }
+    } else if (deadLettered.has(eventId)) max += 1;
   }
   return { min, max };
 }

@@ -181,7 +181,7 @@ export class SimulatedEventSourceMapping {
   private deleteMessage(message: ReceivedMessage): void {
     const queueKey = this.queue.model.key;
     if (this.faults.happens(this.faults.rates.duplicate, 'lost-delete', queueKey, message.messageId, message.receiveCount)) {
-      this.observer.onFault?.('lost-delete', queueKey);
+      this.observer.onFault?.('lost-delete', queueKey, { messageId: message.messageId });
       return;
     }
     this.queue.delete(message.receiptHandle);

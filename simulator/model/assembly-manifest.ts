@@ -18,6 +18,8 @@ export interface AssemblyStack {
   readonly assemblyDirectory: string;
   /** Absolute path of the template file. */
   readonly templateFile: string;
+  /** Absolute paths of the asset manifests (`cdk:asset-manifest` artifacts) the stack depends on. */
+  readonly assetManifestFiles: readonly string[];
 }
 
 /** Lists the stacks of the assembly in `assemblyDirectory` and of its nested assemblies, in manifest order. */
@@ -42,12 +44,19 @@ function listStacksIn(directory: string, depth: number): AssemblyStack[] {
     if (!isObject(artifact)) continue;
     const properties = isObject(artifact.properties) ? artifact.properties : {};
     if (artifact.type === 'aws:cloudformation:stack' && typeof properties.templateFile === 'string') {
+      const dependencies = Array.isArray(artifact.dependencies) ? artifact.dependencies : [];
+      const assetManifestFiles = dependencies.flatMap((dependency) => {
+        const other = typeof dependency === 'string' ? artifacts[dependency] : undefined;
+        if (!isObject(other) || other.type !== 'cdk:asset-manifest' || !isObject(other.properties) || typeof other.properties.file !== 'string') return [];
+        return [path.resolve(directory, other.properties.file)];
+      });
       stacks.push({
         stackName: typeof properties.stackName === 'string' ? properties.stackName : artifactId,
         artifactId,
         displayName: typeof artifact.displayName === 'string' ? artifact.displayName : artifactId,
         assemblyDirectory: directory,
         templateFile: path.resolve(directory, properties.templateFile),
+        assetManifestFiles,
       });
     } else if (artifact.type === 'cdk:cloud-assembly' && typeof properties.directoryName === 'string') {
       if (depth >= 20) throw new Error(`Cloud assembly ${directory}: nested assemblies deeper than 20 levels (artifact ${artifactId})`);

@@ -2,7 +2,8 @@
  * Links the resources read from the templates: a resource that points at a flow resource which is not simulated (a
  * queue of a condition, a function with inline code, ...) cannot run either. Its main links (a relay's table and
  * topic, a subscription's topic and queue, a mapping's queue and function) make it not simulated; a dead-letter
- * link only drops the dead-letter target, with a line saying so.
+ * link only drops the dead-letter target, with a line saying so. A subscription whose queue has no simulated consumer
+ * (no event source mapping, or one whose function cannot run) is not simulated either: nothing here would drain it.
  */
 import type {
   EventSourceMappingModel,
@@ -70,23 +71,6 @@ export function linkFlow(flow: UnlinkedFlow): LinkedFlow {
     return [withoutDeadLetterQueue];
   });
 
-  const subscriptions = flow.subscriptions.flatMap((subscription): SubscriptionModel[] => {
-    const label = describe('AWS::SNS::Subscription', subscription);
-    const missing = !topics.has(subscription.topic)
-      ? `its topic ${subscription.topic} is not simulated`
-      : !queueKeys.has(subscription.queue)
-        ? `its queue ${subscription.queue} is not simulated`
-        : undefined;
-    if (missing !== undefined) {
-      notSimulated.push(`${label}: ${missing}`);
-      return [];
-    }
-    if (subscription.deadLetterQueue === undefined || queueKeys.has(subscription.deadLetterQueue)) return [subscription];
-    notSimulated.push(`${label}: its dead-letter queue ${subscription.deadLetterQueue} is not simulated; messages SNS cannot deliver are discarded instead`);
-    const { deadLetterQueue: _dropped, ...withoutDeadLetterQueue } = subscription;
-    return [withoutDeadLetterQueue];
-  });
-
   const eventSourceMappings = flow.eventSourceMappings.flatMap((mapping): EventSourceMappingModel[] => {
     const label = describe('AWS::Lambda::EventSourceMapping', mapping);
     const missing = !queueKeys.has(mapping.queue)
@@ -102,6 +86,29 @@ export function linkFlow(flow: UnlinkedFlow): LinkedFlow {
       throw new Error(`${label}: BatchSize is ${mapping.batchSize}; a FIFO queue source allows 1 to 10`);
     }
     return [mapping];
+  });
+
+  // a queue nobody consumes here (its consumer is outside the app, or cannot run) would only fill up: not a subscriber
+  const consumedQueues = new Set(eventSourceMappings.map((mapping) => mapping.queue));
+
+  const subscriptions = flow.subscriptions.flatMap((subscription): SubscriptionModel[] => {
+    const label = describe('AWS::SNS::Subscription', subscription);
+    const missing = !topics.has(subscription.topic)
+      ? `its topic ${subscription.topic} is not simulated`
+      : !queueKeys.has(subscription.queue)
+        ? `its queue ${subscription.queue} is not simulated`
+        : !consumedQueues.has(subscription.queue)
+          ? `its queue ${subscription.queue} has no consumer the simulator runs (no SQS event source mapping of a simulated function); ` +
+            'what the topic delivers to it is neither simulated nor checked'
+          : undefined;
+    if (missing !== undefined) {
+      notSimulated.push(`${label}: ${missing}`);
+      return [];
+    }
+    if (subscription.deadLetterQueue === undefined || queueKeys.has(subscription.deadLetterQueue)) return [subscription];
+    notSimulated.push(`${label}: its dead-letter queue ${subscription.deadLetterQueue} is not simulated; messages SNS cannot deliver are discarded instead`);
+    const { deadLetterQueue: _dropped, ...withoutDeadLetterQueue } = subscription;
+    return [withoutDeadLetterQueue];
   });
 
   return { tables: flow.tables, relays, topics: flow.topics, subscriptions, queues, eventSourceMappings, functions: flow.functions, notSimulated };

@@ -4,9 +4,11 @@
  * so on, as {@link LocalNames} says. Supported: `Ref`, `Fn::GetAtt`, `Fn::Join`, `Fn::Sub`, `Fn::Select`,
  * `Fn::Split` and the pseudo parameters `AWS::Region`, `AWS::AccountId`, `AWS::Partition`, `AWS::StackName`,
  * `AWS::StackId`, `AWS::URLSuffix` and `AWS::NoValue` (CloudFormation User Guide, "Intrinsic function reference" and
- * "Pseudo parameters reference"). Template parameters are substituted by their defaults when the assembly is read
+ * "Pseudo parameters reference"), and the cross-stack references to outputs of the assembly's other stacks
+ * (`Fn::GetStackOutput`, `Fn::ImportValue`), which the assembly reader has replaced by a {@link CrossStackValue}. Template parameters are substituted by their defaults when the assembly is read
  * (see template-parameters.ts), so a `Ref` that reaches this module names a resource.
  */
+import { CrossStackValue } from './cross-stack-value';
 import type { FunctionModel, LocalNames } from './flow-model';
 
 /** A template value that cannot be turned into a string locally; the message names where it is and the expression. */
@@ -74,6 +76,8 @@ class Resolver {
 
   string(value: unknown): string {
     if (typeof value === 'string') return value;
+    // evaluated in the stack whose output it is
+    if (value instanceof CrossStackValue) return new Resolver(value.stackName, this.names, this.where, this.whole).string(value.value);
     if (typeof value === 'number' || typeof value === 'boolean') return String(value);
     if (Array.isArray(value)) this.fail(value, 'a list is not a string');
     if (!isObject(value)) this.fail(value, `${value === null ? 'null' : typeof value} is not a template value`);
@@ -92,7 +96,9 @@ class Resolver {
       case 'Fn::Split':
         return this.fail(value, 'Fn::Split gives a list, not a string');
       case 'Fn::ImportValue':
-        return this.fail(value, 'Fn::ImportValue reads an export of another stack, which the simulator does not follow');
+        return this.fail(value, 'Fn::ImportValue names no export of a stack of the cloud assembly');
+      case 'Fn::GetStackOutput':
+        return this.fail(value, 'Fn::GetStackOutput names no output of a stack of the cloud assembly');
       default:
         return this.fail(value, `${name} is not supported by the simulator (supported: Ref, Fn::GetAtt, Fn::Join, Fn::Sub, Fn::Select, Fn::Split)`);
     }
@@ -232,5 +238,5 @@ function partitionOf(region: string): string {
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof CrossStackValue);
 }

@@ -18,7 +18,7 @@ import { readRelay } from './resources/relay';
 import { readSubscription } from './resources/subscription';
 import { readTable } from './resources/table';
 import { readTopic } from './resources/topic';
-import { StackTemplate, type TemplateResource } from './stack-template';
+import { StackIndex, StackTemplate, type TemplateResource } from './stack-template';
 import { NotSimulatedError } from './template-values';
 
 /** Options of {@link readAssembly}. */
@@ -45,10 +45,21 @@ const UNSIMULATED_MESSAGE_PATHS: Readonly<Record<string, string>> = {
   'AWS::ApiGatewayV2::Api': 'API Gateway APIs are not simulated',
 };
 
+/** The stacks option names a stack the assembly does not have (or two stacks share a name): the caller's mistake. */
+export class StackSelectionError extends Error {
+  public override readonly name = 'StackSelectionError';
+}
+
 /** Reads the cloud assembly (manifest.json + each stack's template) into the flow the simulator runs. */
 export function readAssembly(assemblyDirectory: string, options: ReadAssemblyOptions = {}): FlowModel {
   const directory = path.resolve(assemblyDirectory);
-  const stacks = selectStacks(listStacks(directory), options.stacks, directory);
+  const all = listStacks(directory);
+  const stacks = selectStacks(all, options.stacks);
+  // every stack's outputs, so that a reference from a selected stack into one that is not can say so
+  const index = new StackIndex();
+  const templates = stacks.map((stack) => ({ stack, body: readTemplate(stack) }));
+  for (const { stack, body } of templates) index.addOutputs(stack.stackName, body);
+  for (const stack of all) if (!stacks.includes(stack) && !index.hasStack(stack.stackName)) index.addOutputs(stack.stackName, readTemplateIfAny(stack));
   const flow: UnlinkedFlow = {
     tables: [],
     relays: [],
@@ -59,8 +70,9 @@ export function readAssembly(assemblyDirectory: string, options: ReadAssemblyOpt
     functions: [],
     notSimulated: [],
   };
-  for (const stack of stacks) {
-    const template = new StackTemplate(stack.stackName, stack.assemblyDirectory, readTemplate(stack));
+  // every selected template is in the index before any resource is read: references may point forward
+  const stackTemplates = templates.map(({ stack, body }) => new StackTemplate(stack.stackName, stack.assemblyDirectory, body, index, readFileAssets(stack)));
+  for (const template of stackTemplates) {
     for (const resource of template.resources) readResource(resource, flow);
   }
   return { assemblyDirectory: directory, stackNames: stacks.map((stack) => stack.stackName), ...linkFlow(flow) };
@@ -97,12 +109,17 @@ function readResource(resource: TemplateResource, flow: UnlinkedFlow): void {
   }
 }
 
-function selectStacks(stacks: AssemblyStack[], wanted: readonly string[] | undefined, directory: string): AssemblyStack[] {
+/** `Stage/Stack (stack name Stage-Stack)`: the construct path, and the stack name when it differs. */
+function describeStack(stack: AssemblyStack): string {
+  return stack.stackName === stack.displayName ? stack.displayName : `${stack.displayName} (stack name ${stack.stackName})`;
+}
+
+function selectStacks(stacks: AssemblyStack[], wanted: readonly string[] | undefined): AssemblyStack[] {
   const matches = (stack: AssemblyStack, name: string): boolean =>
     stack.stackName === name || stack.artifactId === name || stack.displayName === name;
   for (const name of wanted ?? []) {
     if (!stacks.some((stack) => matches(stack, name))) {
-      throw new Error(`Cloud assembly ${directory} has no stack ${name}; its stacks: ${stacks.map((stack) => stack.displayName).join(', ') || '(none)'}`);
+      throw new StackSelectionError(`no stack of the app is ${name}; its stacks: ${stacks.map(describeStack).join(', ') || '(none)'}`);
     }
   }
   const selected = wanted === undefined ? stacks : stacks.filter((stack) => wanted.some((name) => matches(stack, name)));
@@ -110,14 +127,52 @@ function selectStacks(stacks: AssemblyStack[], wanted: readonly string[] | undef
   for (const stack of selected) {
     const other = byName.get(stack.stackName);
     if (other !== undefined) {
-      throw new Error(
-        `Cloud assembly ${directory} has two stacks named ${stack.stackName} (artifacts ${other.artifactId} and ${stack.artifactId}); ` +
-          'select one of them with the stacks option',
+      throw new StackSelectionError(
+        `the app has two stacks named ${stack.stackName} (${other.displayName} and ${stack.displayName}); ` +
+          'select one of them with the stacks option (--stack)',
       );
     }
     byName.set(stack.stackName, stack);
   }
   return selected;
+}
+
+/**
+ * The file assets of the stack's asset manifests, by the S3 object key each is published to: the absolute path of its
+ * source. An unreadable manifest adds none (the asset metadata of the template, when there is any, still works).
+ */
+function readFileAssets(stack: AssemblyStack): Map<string, string> {
+  const assets = new Map<string, string>();
+  for (const file of stack.assetManifestFiles) {
+    let manifest: unknown;
+    try {
+      manifest = JSON.parse(fs.readFileSync(file, 'utf8'));
+    } catch {
+      continue;
+    }
+    const files = isObject(manifest) && isObject(manifest.files) ? manifest.files : {};
+    for (const asset of Object.values(files)) {
+      if (!isObject(asset) || !isObject(asset.source) || typeof asset.source.path !== 'string') continue;
+      const source = path.resolve(path.dirname(file), asset.source.path);
+      for (const destination of Object.values(isObject(asset.destinations) ? asset.destinations : {})) {
+        if (isObject(destination) && typeof destination.objectKey === 'string') assets.set(destination.objectKey, source);
+      }
+    }
+  }
+  return assets;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** A template of a stack that is not selected, read only for its outputs: unreadable is as good as none. */
+function readTemplateIfAny(stack: AssemblyStack): unknown {
+  try {
+    return readTemplate(stack);
+  } catch {
+    return {};
+  }
 }
 
 function readTemplate(stack: AssemblyStack): unknown {

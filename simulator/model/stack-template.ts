@@ -1,10 +1,97 @@
 /**
  * One stack's synthesized template, its resources with template parameters already replaced by their defaults, and
- * how a property value points at another resource of the same stack.
+ * how a property value points at another resource: of the same stack, or of another stack of the assembly through a
+ * cross-stack reference (`Fn::GetStackOutput`, as CDK writes a reference to another stack, or `Fn::ImportValue` of an
+ * export), which is replaced by a {@link CrossStackValue} when the assembly is read.
  */
+import { CrossStackValue } from './cross-stack-value';
 import type { ModelledResource, ResourceKey } from './flow-model';
+import { resolveValue } from './intrinsics';
 import { parameterDefaults, substituteParameters } from './template-parameters';
 import { isPlainObject, type ResourceLabel } from './template-values';
+
+export { CrossStackValue };
+
+/** How deep outputs that import other outputs are followed. */
+const MAX_CROSS_STACK_DEPTH = 10;
+
+/**
+ * The stacks of an assembly as cross-stack references see them: every stack's outputs (selected or not), and the
+ * templates of the selected stacks, which references resolve to.
+ */
+export class StackIndex {
+  private readonly outputs = new Map<string, ReadonlyMap<string, unknown>>();
+  private readonly exports = new Map<string, { readonly stackName: string; readonly value: unknown }>();
+  private readonly templates = new Map<string, StackTemplate>();
+
+  /** Records the outputs (and exports) of a stack's template; the first stack of a name wins. */
+  addOutputs(stackName: string, template: unknown): void {
+    if (this.outputs.has(stackName)) return;
+    const body = isPlainObject(template) ? template : {};
+    const parameters = parameterDefaults(body.Parameters);
+    const outputs = new Map<string, unknown>();
+    for (const [name, output] of Object.entries(isPlainObject(body.Outputs) ? body.Outputs : {})) {
+      if (!isPlainObject(output) || output.Value === undefined) continue;
+      const value = substituteParameters(output.Value, parameters);
+      outputs.set(name, value);
+      const exportName = isPlainObject(output.Export) ? literalName(substituteParameters(output.Export.Name, parameters), stackName) : undefined;
+      if (exportName !== undefined && !this.exports.has(exportName)) this.exports.set(exportName, { stackName, value });
+    }
+    this.outputs.set(stackName, outputs);
+  }
+
+  /** Makes a selected stack's resources reachable by cross-stack references. */
+  register(template: StackTemplate): void {
+    this.templates.set(template.stackName, template);
+  }
+
+  /** The selected stack of this name. */
+  template(stackName: string): StackTemplate | undefined {
+    return this.templates.get(stackName);
+  }
+
+  /** Whether the assembly has a stack of this name (selected or not). */
+  hasStack(stackName: string): boolean {
+    return this.outputs.has(stackName);
+  }
+
+  /**
+   * Returns `value` (of stack `stackName`) with each cross-stack reference to an output of the assembly replaced by a
+   * {@link CrossStackValue}; a reference to nothing the assembly has is left as it is.
+   */
+  link(value: unknown, stackName: string, depth = 0): unknown {
+    if (Array.isArray(value)) return value.map((element) => this.link(element, stackName, depth));
+    if (!isPlainObject(value)) return value;
+    const keys = Object.keys(value);
+    if (keys.length === 1 && depth < MAX_CROSS_STACK_DEPTH) {
+      const target = keys[0] === 'Fn::ImportValue' ? this.imported(value['Fn::ImportValue'], stackName) : keys[0] === 'Fn::GetStackOutput' ? this.output(value['Fn::GetStackOutput']) : undefined;
+      if (target !== undefined) return new CrossStackValue(target.stackName, this.link(target.value, target.stackName, depth + 1), value);
+    }
+    return Object.fromEntries(Object.entries(value).map(([key, element]) => [key, this.link(element, stackName, depth)]));
+  }
+
+  private imported(name: unknown, stackName: string): { readonly stackName: string; readonly value: unknown } | undefined {
+    const exportName = literalName(name, stackName);
+    return exportName === undefined ? undefined : this.exports.get(exportName);
+  }
+
+  private output(argument: unknown): { readonly stackName: string; readonly value: unknown } | undefined {
+    if (!isPlainObject(argument) || typeof argument.StackName !== 'string' || typeof argument.OutputName !== 'string') return undefined;
+    const outputs = this.outputs.get(argument.StackName);
+    return outputs?.has(argument.OutputName) ? { stackName: argument.StackName, value: outputs.get(argument.OutputName) } : undefined;
+  }
+}
+
+/** An export name: a string, or an expression of literals and pseudo parameters (e.g. `${AWS::StackName}-Arn`). */
+function literalName(name: unknown, stackName: string): string | undefined {
+  if (typeof name === 'string') return name;
+  try {
+    // no resource has a name here: only literals and the stack's pseudo parameters resolve
+    return resolveValue(name, stackName, { ref: () => undefined, getAtt: () => undefined, region: 'us-east-1', accountId: '000000000000' }, 'an export name');
+  } catch {
+    return undefined;
+  }
+}
 
 /** A resource of a stack template. */
 export class TemplateResource implements ResourceLabel {
@@ -26,7 +113,7 @@ export class TemplateResource implements ResourceLabel {
   ) {
     this.key = `${template.stackName}/${logicalId}`;
     this.properties = isPlainObject(declaration.Properties)
-      ? (substituteParameters(declaration.Properties, template.parameters) as Record<string, unknown>)
+      ? (template.index.link(substituteParameters(declaration.Properties, template.parameters), template.stackName) as Record<string, unknown>)
       : {};
     this.metadata = isPlainObject(declaration.Metadata) ? declaration.Metadata : {};
     this.condition = typeof declaration.Condition === 'string' ? declaration.Condition : undefined;
@@ -63,12 +150,19 @@ export class StackTemplate {
    * @param assemblyDirectory absolute path of the (possibly nested) cloud assembly whose manifest lists the stack:
    *   asset paths in the template's metadata are relative to it
    * @param template the parsed template JSON
+   * @param index the assembly's stacks, for cross-stack references; the template registers itself in it
+   * @param fileAssets the stack's file assets by S3 object key (absolute source paths, from its asset manifests): where
+   *   a function's code is when the template has no asset metadata
    */
   constructor(
     readonly stackName: string,
     readonly assemblyDirectory: string,
     template: unknown,
+    readonly index: StackIndex = new StackIndex(),
+    readonly fileAssets: ReadonlyMap<string, string> = new Map(),
   ) {
+    index.addOutputs(stackName, template);
+    index.register(this);
     const body = isPlainObject(template) ? template : {};
     this.parameters = parameterDefaults(body.Parameters);
     const declarations = isPlainObject(body.Resources) ? body.Resources : {};
@@ -84,14 +178,21 @@ export class StackTemplate {
     return resource !== undefined && types.includes(resource.type) ? resource : undefined;
   }
 
+  /** The selected stack a cross-stack value is of, or undefined when `value` is not one (or its stack is not selected). */
+  private crossStack(value: unknown): StackTemplate | undefined {
+    return value instanceof CrossStackValue ? this.index.template(value.stackName) : undefined;
+  }
+
   /** The resource `{ Ref: id }` names, when `value` is exactly that and the resource has one of `types`. */
   refTarget(value: unknown, types: readonly string[]): TemplateResource | undefined {
+    if (value instanceof CrossStackValue) return this.crossStack(value)?.refTarget(value.value, types);
     if (!isPlainObject(value) || Object.keys(value).length !== 1 || typeof value.Ref !== 'string') return undefined;
     return this.resource(value.Ref, types);
   }
 
   /** The resource `Fn::GetAtt` names (`[id, attribute]` or `"id.attribute"`), when the attribute is one of `attributes`. */
   getAttTarget(value: unknown, types: readonly string[], attributes: readonly string[]): TemplateResource | undefined {
+    if (value instanceof CrossStackValue) return this.crossStack(value)?.getAttTarget(value.value, types, attributes);
     if (!isPlainObject(value) || Object.keys(value).length !== 1) return undefined;
     const argument = value['Fn::GetAtt'];
     let logicalId: unknown;
@@ -110,6 +211,7 @@ export class StackTemplate {
    * `type` sets `nameProperty` to that name: a hard-coded ARN of a resource the template itself creates by name.
    */
   arnTarget(value: unknown, service: string, type: string, nameProperty: string): TemplateResource | undefined {
+    if (value instanceof CrossStackValue) return this.crossStack(value)?.arnTarget(value.value, service, type, nameProperty);
     if (typeof value !== 'string') return undefined;
     const parts = value.split(':');
     if (parts.length !== 6 || parts[0] !== 'arn' || parts[2] !== service) return undefined;

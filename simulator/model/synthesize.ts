@@ -28,6 +28,14 @@ export class SynthesisError extends Error {
   }
 }
 
+/** Nothing names the app: no `app` option, and no cdk.json (or ~/.cdk.json) with an `app` command. */
+export class NoAppError extends SynthesisError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NoAppError';
+  }
+}
+
 /** How many trailing lines of the CLI's output a {@link SynthesisError} quotes. */
 const QUOTED_OUTPUT_LINES = 40;
 /** How much trailing output is kept while the CLI runs. */
@@ -58,6 +66,12 @@ const CREDENTIAL_VARIABLES = [
 export async function synthesize(options: SynthesizeOptions): Promise<string> {
   const cwd = path.resolve(options.cwd);
   const outputDirectory = path.resolve(cwd, options.outputDirectory);
+  if (options.app === undefined && !hasAppCommand(path.join(cwd, 'cdk.json')) && !hasAppCommand(path.join(os.homedir(), '.cdk.json'))) {
+    throw new NoAppError(
+      `no app to synthesize: ${cwd} has no cdk.json with an "app" command, and no --app was given. ` +
+        'Run in the directory of your CDK app, or pass --app "<command>" (e.g. --app "npx tsx bin/app.ts"), or --assembly <dir> with a synthesized cloud assembly',
+    );
+  }
   const cli = cdkCommand(cwd);
   const args = [
     ...cli.args,
@@ -83,15 +97,50 @@ export async function synthesize(options: SynthesizeOptions): Promise<string> {
   return outputDirectory;
 }
 
-/** The project's own CLI (`aws-cdk/bin/cdk` resolved from cwd), run by this Node.js; else `npx --no-install cdk`. */
+/** Whether a CDK settings file (cdk.json, ~/.cdk.json) names the app command. */
+function hasAppCommand(file: string): boolean {
+  try {
+    const settings: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
+    return typeof settings === 'object' && settings !== null && typeof (settings as { app?: unknown }).app === 'string';
+  } catch (error) {
+    // a cdk.json that is there but is not JSON: the CLI says what is wrong with it
+    return (error as NodeJS.ErrnoException).code === undefined;
+  }
+}
+
+/** The project's own CLI (`aws-cdk/bin/cdk` resolved from cwd), run by this Node.js; else a `cdk` on the PATH. */
 function cdkCommand(cwd: string): { command: string; args: string[]; shell: boolean } {
   try {
     const bin = createRequire(path.join(cwd, 'package.json')).resolve('aws-cdk/bin/cdk');
     return { command: process.execPath, args: [bin], shell: false };
   } catch {
-    // npx is a .cmd script on Windows, which only a shell can start.
-    return { command: 'npx', args: ['--no-install', 'cdk'], shell: process.platform === 'win32' };
+    const onPath = findOnPath(process.platform === 'win32' ? ['cdk.cmd', 'cdk.exe', 'cdk'] : ['cdk']);
+    if (onPath === undefined) {
+      throw new SynthesisError(
+        `the AWS CDK CLI was not found: aws-cdk is not installed in ${cwd} and there is no cdk on the PATH; npm install --save-dev aws-cdk ` +
+          '(or pass --assembly <dir> with a cloud assembly synthesized by other means)',
+      );
+    }
+    // a .cmd script on Windows only a shell can start
+    return { command: onPath, args: [], shell: process.platform === 'win32' };
   }
+}
+
+/** The first of these executable names in a directory of the PATH. */
+function findOnPath(names: readonly string[]): string | undefined {
+  for (const directory of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (directory === '') continue;
+    for (const name of names) {
+      const candidate = path.join(directory, name);
+      try {
+        fs.accessSync(candidate, fs.constants.X_OK);
+        if (fs.statSync(candidate).isFile()) return candidate;
+      } catch {
+        // not here
+      }
+    }
+  }
+  return undefined;
 }
 
 function synthesisEnvironment(): NodeJS.ProcessEnv {
@@ -115,7 +164,7 @@ function run(
   shell: boolean,
 ): Promise<{ exitCode: number | null; signal: NodeJS.Signals | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, shell ? args.map(quoteForShell) : args, { cwd, env: synthesisEnvironment(), shell, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(shell ? quoteForShell(command) : command, shell ? args.map(quoteForShell) : args, { cwd, env: synthesisEnvironment(), shell, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     const keep = (chunk: Buffer): void => {
       output = (output + chunk.toString('utf8')).slice(-KEPT_OUTPUT_CHARACTERS);

@@ -4,6 +4,7 @@
  * {@link InvalidTemplateValueError} (the template would not deploy); a value the reader cannot evaluate (an intrinsic
  * function left after parameter substitution, such as `Fn::If`) makes the resource a {@link NotSimulatedError}.
  */
+import { CrossStackValue } from './cross-stack-value';
 import { describeExpression } from './intrinsics';
 
 /** What a value reader needs to know of the resource, for its messages. */
@@ -36,14 +37,15 @@ export interface IntegerBounds {
 
 /** True for an intrinsic function or `Ref`: an object whose one key is `Ref` or starts with `Fn::`. */
 export function isIntrinsic(value: unknown): value is Record<string, unknown> {
+  if (value instanceof CrossStackValue) return true;
   if (!isPlainObject(value)) return false;
   const keys = Object.keys(value);
   return keys.length === 1 && (keys[0] === 'Ref' || keys[0].startsWith('Fn::'));
 }
 
-/** True for a JSON object (not an array, not null). */
+/** True for a JSON object (not an array, not null, not a {@link CrossStackValue}). */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof CrossStackValue);
 }
 
 /** Throws {@link NotSimulatedError} when `value` is an intrinsic function the reader cannot evaluate. */

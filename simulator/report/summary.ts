@@ -78,12 +78,26 @@ export function formatSummary(result: SimulationResult): string {
     out.push('', 'dead letters, by reason (every one is explained; --json has each reason in full):');
     for (const [subscriber, findings] of deadLetters) out.push(...deadLetterLines(subscriber, findings));
   }
-  if (result.effectsNotCounted.length > 0) out.push('', `effects not counted (no probe in the scenario): ${result.effectsNotCounted.join(', ')}`);
+  const unreached = result.producer.total > 0 ? result.subscribers.filter((row) => row.events === 0).map((row) => row.name) : [];
+  if (unreached.length > 0) {
+    out.push(
+      '',
+      `no event reached ${unreached.join(', ')}: none matched its filter policy, or its topic is fed by another outbox than the one ` +
+        'the run wrote to (--events go to the first outbox; a scenario producer writes where its code does). Nothing was checked for it.',
+    );
+  }
   if (result.notSimulated.length > 0) out.push('', 'not simulated:', ...result.notSimulated.map((line) => `  ${line}`));
   out.push('');
   if (result.violations.length === 0) {
-    out.push('OK: every event reached every matching subscriber; each effect applied exactly once (at most once when dead-lettered); every dead letter explained.');
+    const notCounted = result.effectsNotCounted;
+    const counted = result.subscribers.length - notCounted.length;
+    const effects = counted === 0 ? '' : `${notCounted.length === 0 ? 'each effect' : 'each counted effect'} applied exactly once (at most once when dead-lettered); `;
+    out.push(`OK: every event reached every matching subscriber; ${effects}every dead letter explained.`);
+    if (notCounted.length > 0) {
+      out.push(`Effects were NOT checked for ${notCounted.join(', ')} (no effect probe in the scenario): exactly-once is unproven for them.`);
+    }
   } else {
+    if (result.effectsNotCounted.length > 0) out.push(`effects not counted (no effect probe in the scenario): ${result.effectsNotCounted.join(', ')}`);
     out.push(`VIOLATED: ${result.violations.length} invariant violation(s):`);
     for (const violation of result.violations) out.push(`  [${violation.kind}]${violation.subscriber ? ` ${violation.subscriber}:` : ''} ${violation.detail}`);
   }

@@ -1,19 +1,30 @@
 /**
  * What the outboxes hold at the end of a run: each relay's source table is scanned, and every item is put through the
  * pipe's own filter and input template as the INSERT stream record it was, so "committed events" means exactly what the
- * deployed pipe would relay. The rendered messages are parsed as envelopes, which the effect probes receive.
+ * deployed pipe would relay. Each rendered message is known by its event id (what the topic and the queues follow);
+ * one with none is untracked, which the checks report, since none of its deliveries could be followed. The messages
+ * that parse as envelopes are what the effect probes receive.
  */
 import { ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { eventIdOf } from '../aws/message-ids';
 import type { FlowModel } from '../model/flow-model';
 import { compilePipeFilterCriteria } from '../patterns/event-pattern';
 import { compileInputTemplate } from '../patterns/input-template';
 import type { LocalFlow } from './build-flow';
 import type { SimulatedEvent } from './scenario';
 
-/** The committed events of every relay, and every envelope by id. */
+/** An outbox item the pipe relays as a message with no event id: nothing downstream can be followed to it. */
+export interface UntrackedItem {
+  readonly relay: string;
+  /** The item's key, as JSON. */
+  readonly item: string;
+}
+
+/** The committed events of every relay, every envelope by id, and the items whose messages carry no id. */
 export interface CommittedOutbox {
   readonly eventIdsByRelay: ReadonlyMap<string, readonly string[]>;
   readonly eventsById: ReadonlyMap<string, SimulatedEvent>;
+  readonly untracked: readonly UntrackedItem[];
 }
 
 /** Parses a relayed message as an envelope (raw JSON, or a JSON string holding it); undefined if it is not one. */
@@ -28,6 +39,11 @@ export function parseEnvelope(message: string): SimulatedEvent | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** A key attribute's value without its type tag (`{ S: 'a' }` → `'a'`). */
+function plainValue(value: AttributeValue | undefined): unknown {
+  return value === undefined ? undefined : Object.values(value)[0];
 }
 
 async function scanAll(client: DynamoDBClient, tableName: string): Promise<Record<string, AttributeValue>[]> {
@@ -45,6 +61,7 @@ async function scanAll(client: DynamoDBClient, tableName: string): Promise<Recor
 export async function readCommittedOutbox(model: FlowModel, flow: LocalFlow, client: DynamoDBClient): Promise<CommittedOutbox> {
   const eventIdsByRelay = new Map<string, string[]>();
   const eventsById = new Map<string, SimulatedEvent>();
+  const untracked: UntrackedItem[] = [];
   for (const relay of model.relays) {
     const table = flow.tables.get(relay.sourceTable);
     const tableModel = model.tables.find((candidate) => candidate.key === relay.sourceTable);
@@ -61,12 +78,18 @@ export async function readCommittedOutbox(model: FlowModel, flow: LocalFlow, cli
         dynamodb: { Keys: Object.fromEntries(keyNames.map((name) => [name, item[name]])), NewImage: item, StreamViewType: tableModel.streamViewType },
       };
       if (!passes(record)) continue;
-      const event = parseEnvelope(render(record));
-      if (event === undefined) continue;
-      ids.push(event.id);
-      eventsById.set(event.id, event);
+      const message = render(record);
+      // the id the topic and the queues follow a message by (a type is not needed for that)
+      const id = eventIdOf(message);
+      if (id === undefined) {
+        untracked.push({ relay: relay.key, item: JSON.stringify(Object.fromEntries(keyNames.map((name) => [name, plainValue(item[name])]))) });
+        continue;
+      }
+      ids.push(id);
+      const event = parseEnvelope(message);
+      if (event !== undefined) eventsById.set(id, event);
     }
     eventIdsByRelay.set(relay.key, ids);
   }
-  return { eventIdsByRelay, eventsById };
+  return { eventIdsByRelay, eventsById, untracked };
 }

@@ -61,8 +61,13 @@ export class RunLedger implements SimulationObserver {
   public streamRecords = 0;
   /** Per subscription: the events that matched its filter policy and were put on its queue. */
   public readonly matchedEvents = new Map<ResourceKey, Set<string>>();
-  /** Per subscription: the events at least one of whose messages was deleted from its queue (acknowledged). */
+  /**
+   * Per subscription: the events at least one of whose messages its consumer deleted from the subscription's queue
+   * after handling it (acknowledged). A deletion after the runtime dead-lettered that receive is not one of these.
+   */
   public readonly acknowledgedEvents = new Map<ResourceKey, Set<string>>();
+  /** Per subscription: the events a message of which was deleted because the runtime had dead-lettered it (no effect promised). */
+  public readonly deadLetterDeletedEvents = new Map<ResourceKey, Set<string>>();
   /** Per queue: messages SQS moved to the dead-letter queue after maxReceiveCount. */
   public readonly redriven = new Map<ResourceKey, number>();
   /** Messages that outlived their queue's retention: lost. */
@@ -74,6 +79,8 @@ export class RunLedger implements SimulationObserver {
   public readonly runtimeCounters = new Map<ResourceKey, RuntimeCounters>();
   /** Why a message last failed (by SQS message id), from the invocation outcome or the runtime's log line. */
   public readonly lastFailure = new Map<string, string>();
+  /** The consumer-queue receives the runtime sent to a dead-letter queue: `<message id>#<receive count>`, or `<message id>#*` when it did not say which receive. */
+  private readonly runtimeDeadLetters = new Set<string>();
   private readonly outputSinks: ((functionKey: ResourceKey, line: string, stream: 'stdout' | 'stderr') => void)[] = [];
 
   /** Also sends every function output line to `sink` (the log file). */
@@ -94,10 +101,17 @@ export class RunLedger implements SimulationObserver {
     getOrCreate(this.matchedEvents, subscription, () => new Set()).add(delivery.eventId);
   }
 
+  public onEnqueued(_queue: ResourceKey, message: { readonly messageId: string; readonly origin: MessageOrigin }): void {
+    const source = message.origin.deadLetterOf;
+    if (message.origin.via === 'send-message' && source !== undefined) this.runtimeDeadLetters.add(`${source.messageId}#${source.receiveCount ?? '*'}`);
+  }
+
   public onDeleted(_queue: ResourceKey, message: { readonly messageId: string; readonly origin: MessageOrigin; readonly receiveCount: number }): void {
-    const { subscription, eventId } = message.origin;
-    if (subscription === undefined || eventId === undefined) return;
-    getOrCreate(this.acknowledgedEvents, subscription, () => new Set()).add(eventId);
+    const { subscription, eventId, via } = message.origin;
+    // only a deletion from the queue the subscription delivered to acknowledges (not one from a dead-letter queue)
+    if (via !== 'sns' || subscription === undefined || eventId === undefined) return;
+    const deadLettered = this.runtimeDeadLetters.has(`${message.messageId}#${message.receiveCount}`) || this.runtimeDeadLetters.has(`${message.messageId}#*`);
+    getOrCreate(deadLettered ? this.deadLetterDeletedEvents : this.acknowledgedEvents, subscription, () => new Set()).add(eventId);
   }
 
   public onRedriven(queue: ResourceKey): void {
@@ -131,9 +145,11 @@ export class RunLedger implements SimulationObserver {
     }
   }
 
-  public onFault(kind: FaultKind, subject: ResourceKey): void {
+  public onFault(kind: FaultKind, subject: ResourceKey, detail?: { readonly messageId?: string }): void {
     const byKind = getOrCreate(this.faults, subject, () => new Map<FaultKind, number>());
     byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
+    // handled, yet back on the queue: if SQS moves it after maxReceiveCount receives, this is why
+    if (kind === 'lost-delete' && detail?.messageId !== undefined) this.lastFailure.set(detail.messageId, 'handled, but its delete was lost (an injected fault)');
   }
 
   public onFunctionOutput(functionKey: ResourceKey, line: string, stream: 'stdout' | 'stderr'): void {

@@ -15,6 +15,11 @@ export interface MessageOrigin {
   readonly via: 'sns' | 'send-message' | 'redrive';
   /** For `redrive`: the queue it was moved from and its receive count there. */
   readonly redrivenFrom?: { readonly queue: ResourceKey; readonly receiveCount: number };
+  /**
+   * For `send-message`: the consumer-queue message this is a dead letter of, as the runtime names it in its
+   * `iefSourceMessageId` and `iefApproximateReceiveCount` attributes (the receive it dead-lettered, when it says).
+   */
+  readonly deadLetterOf?: { readonly messageId: string; readonly receiveCount?: number };
 }
 
 /** What became of one invocation. */
@@ -49,8 +54,8 @@ export interface SimulationObserver {
       readonly failedMessageIds: readonly string[];
     },
   ): void;
-  /** A fault was injected. `subject` says on what (a function, a queue, a subscription). */
-  onFault?(kind: FaultKind, subject: ResourceKey): void;
+  /** A fault was injected. `subject` says on what (a function, a queue, a subscription); `detail.messageId` the SQS message it hit, when one. */
+  onFault?(kind: FaultKind, subject: ResourceKey, detail?: { readonly messageId?: string }): void;
   /** A line a function wrote to stdout or stderr (its logs and EMF metrics). */
   onFunctionOutput?(functionKey: ResourceKey, line: string, stream: 'stdout' | 'stderr'): void;
 }

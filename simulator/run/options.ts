@@ -53,6 +53,12 @@ export interface SimulationOptions {
   readonly dynamoDbEndpoint?: string;
   /** The run stops (and reports what is not drained) after this much simulated time. @default 86400 (one day) */
   readonly maxSimulatedSeconds?: number;
+  /**
+   * The run stops (and reports that it did not settle) after this many rounds: what ends a flow that keeps feeding
+   * itself, where every round has work and the clock never moves.
+   * @default one round per `concurrency` producer commands, plus 10000
+   */
+  readonly maxRounds?: number;
   /** Where the functions' output and the run's events are written. @default no log */
   readonly logFile?: string;
   /** Told the progress after every round. @default ignored */
@@ -63,7 +69,7 @@ export interface SimulationOptions {
 export const DEFAULT_FAULT_RATES: FaultRates = { duplicate: 0.1, lostResponse: 0.03, throttle: 0.03, crash: 0.02 };
 
 /** The defaults of the numeric options. */
-export const SIMULATION_DEFAULTS = { count: 100, concurrency: 4, seed: '1', region: 'us-east-1', maxSimulatedSeconds: 86_400 } as const;
+export const SIMULATION_DEFAULTS = { count: 100, concurrency: 4, seed: '1', region: 'us-east-1', maxSimulatedSeconds: 86_400, extraRounds: 10_000 } as const;
 
 /** Bounds of the numeric options. */
 export const SIMULATION_BOUNDS = { count: { min: 1, max: 100_000 }, concurrency: { min: 1, max: 64 } } as const;

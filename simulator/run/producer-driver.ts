@@ -48,9 +48,10 @@ export function findFunction(model: FlowModel, reference: string): FunctionModel
     return wanted.length <= path.length && wanted.every((part, index) => path[path.length - wanted.length + index] === part);
   });
   if (matches.length === 1) return matches[0]!;
-  const known = model.functions.map((fn) => fn.constructPath ?? fn.key).join(', ');
-  if (matches.length === 0) throw new ProducerNotFoundError(`no function of the app is '${reference}'; its functions are: ${known}`);
-  throw new ProducerNotFoundError(`'${reference}' names ${matches.length} functions (${matches.map((fn) => fn.constructPath ?? fn.key).join(', ')}); give more of the construct path`);
+  const shown = (fn: FunctionModel): string => (fn.constructPath !== undefined ? segments(fn.constructPath).join('/') : fn.key);
+  const known = model.functions.map(shown).join(', ');
+  if (matches.length === 0) throw new ProducerNotFoundError(`scenario producer.function '${reference}' names no function of the app; its functions are: ${known}`);
+  throw new ProducerNotFoundError(`scenario producer.function '${reference}' names ${matches.length} functions (${matches.map(shown).join(', ')}); give more of the construct path`);
 }
 
 /** Invokes the producer with each command in turn (`concurrency` at a time, by {@link ProducerDriver.next}). */

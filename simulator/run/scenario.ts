@@ -4,6 +4,7 @@
  * type {@link SimulationScenario}; `.ts` modules are bundled with esbuild first, so the app's own TypeScript works.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
 
@@ -74,11 +75,18 @@ function asScenario(exports: Record<string, unknown>, file: string): SimulationS
   return scenario;
 }
 
-/** Loads a scenario module; TypeScript is bundled with the project's esbuild into a temporary CommonJS file. */
+/** Loads a scenario module; TypeScript is bundled in memory with the project's esbuild and evaluated as CommonJS. */
 export async function loadScenario(file: string, cwd: string): Promise<SimulationScenario> {
   const absolute = path.resolve(cwd, file);
+  if (!existsSync(absolute)) throw new ScenarioError(`scenario module ${file}: there is no file ${absolute}`);
   if (!/\.(c|m)?ts$/.test(absolute)) {
-    return asScenario(createRequire(absolute)(absolute) as Record<string, unknown>, file);
+    let exports: Record<string, unknown>;
+    try {
+      exports = createRequire(absolute)(absolute) as Record<string, unknown>;
+    } catch (error) {
+      throw new ScenarioError(`scenario module ${file} could not be loaded: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    }
+    return asScenario(exports, file);
   }
   let esbuild: typeof import('esbuild');
   try {

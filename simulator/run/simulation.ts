@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import { VirtualClock } from '../aws/clock';
 import { startDynamoDbLocal } from '../aws/dynamodb-local';
 import { readDeadLetters, type DeadLetterFinding } from '../check/dead-letters';
-import { checkDeliveries, checkEffects, checkRelayed, expectedApplications, type Violation } from '../check/invariants';
+import { checkDeliveries, checkEffects, checkRelayed, checkSettled, checkTracked, expectedApplications, type Violation } from '../check/invariants';
 import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
 import { FaultPlan, type FaultKind } from '../faults/fault-plan';
 import { readAssembly } from '../model/read-assembly';
@@ -26,6 +26,7 @@ import { buildLocalFlow, type LocalFlow } from './build-flow';
 import { readCommittedOutbox } from './committed-events';
 import { CatchingUpRelay } from './relay-catch-up';
 import { RunLedger } from './ledger';
+import { runRounds } from './rounds';
 import { checkInteger, DEFAULT_FAULT_RATES, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type SimulationOptions } from './options';
 import { appendUserEvents, findFunction, ProducerDriver, producerKeys, type ProducerFigures } from './producer-driver';
 import { seededRandom, seedNumber } from './seeded-random';
@@ -100,60 +101,6 @@ function seededUuid(random: () => number): () => string {
   };
 }
 
-async function runRounds(flow: LocalFlow, relays: readonly CatchingUpRelay[], ledger: RunLedger, clock: VirtualClock, driver: ProducerDriver | undefined, options: Required<Pick<SimulationOptions, 'concurrency' | 'maxSimulatedSeconds'>> & Pick<SimulationOptions, 'onProgress'>, toProduce: number): Promise<number> {
-  let rounds = 0;
-  let idleChecks = 0;
-  const progress = (): void => {
-    let settled = 0;
-    let matched = 0;
-    for (const subscriber of flow.subscribers) {
-      matched += ledger.matchedEvents.get(subscriber.subscription.key)?.size ?? 0;
-      settled += ledger.acknowledgedEvents.get(subscriber.subscription.key)?.size ?? 0;
-    }
-    let deliveries = 0;
-    for (const figures of ledger.mappings.values()) deliveries += figures.deliveries;
-    options.onProgress?.({
-      produced: driver ? driver.figures.total - driver.remaining : toProduce,
-      toProduce,
-      settled: Math.min(settled, matched),
-      matched,
-      deliveries,
-      faults: ledger.totalFaults(),
-      simulatedSecondsAhead: Math.round(clock.offsetMs() / 1000),
-    });
-  };
-  // a relay starting at LATEST takes its position at its first poll: before anything is produced
-  for (const relay of relays) await relay.poll();
-  for (;;) {
-    rounds += 1;
-    let work = 0;
-    if (driver !== undefined && driver.remaining > 0) work += await driver.next(options.concurrency);
-    for (const relay of relays) work += await relay.poll();
-    const invocations = await Promise.all(flow.mappings.map((mapping) => mapping.runRound(options.concurrency)));
-    work += invocations.reduce((sum: number, count: number) => sum + count, 0);
-    progress();
-    if (work > 0) {
-      idleChecks = 0;
-      continue;
-    }
-    let next: number | undefined;
-    for (const queue of flow.queues.values()) {
-      const visibleAt = queue.nextVisibleAt();
-      if (visibleAt !== undefined && (next === undefined || visibleAt < next)) next = visibleAt;
-    }
-    if (next === undefined) {
-      // nothing in flight anywhere; look at the streams once more after a moment before calling it settled
-      idleChecks += 1;
-      if (idleChecks >= 2) return rounds;
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      continue;
-    }
-    idleChecks = 0;
-    if (clock.offsetMs() + Math.max(0, next - clock.now()) > options.maxSimulatedSeconds * 1000) return rounds;
-    clock.advanceTo(next);
-  }
-}
-
 /** Runs a simulation; see the module comment. The caller decides what a violation means (the CLI exits 1). */
 export async function runSimulation(options: SimulationOptions): Promise<SimulationResult> {
   const startedAt = Date.now();
@@ -183,7 +130,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     }
     const producer = options.scenario?.producer ? findFunction(model, options.scenario.producer.function) : undefined;
 
-    database = options.dynamoDbEndpoint ? { endpoint: options.dynamoDbEndpoint, stop: async () => undefined } : await startDynamoDbLocal();
+    database = options.dynamoDbEndpoint ? { endpoint: options.dynamoDbEndpoint, stop: async () => undefined } : await startDynamoDbLocal({ projectDirectory: options.cwd });
     const clientConfig = { endpoint: database.endpoint, region, credentials: { accessKeyId: 'simulator', secretAccessKey: 'simulator' } };
     const client = new DynamoDBClient(clientConfig);
     const streams = new DynamoDBStreamsClient(clientConfig);
@@ -225,10 +172,14 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       const source = model.relays.find((candidate) => candidate.key === relay.key)!.sourceTable;
       return new CatchingUpRelay(relay, client, flow!.tables.get(source)!.tableName);
     });
-    const rounds = await runRounds(flow, relays, ledger, clock, driver, { concurrency, maxSimulatedSeconds: options.maxSimulatedSeconds ?? SIMULATION_DEFAULTS.maxSimulatedSeconds, onProgress: options.onProgress }, producerFigures.total);
+    const maxSimulatedSeconds = options.maxSimulatedSeconds ?? SIMULATION_DEFAULTS.maxSimulatedSeconds;
+    // enough rounds for the producer at one command per invocation slot, plus a margin no settling flow comes near
+    const maxRounds = options.maxRounds ?? Math.ceil(producerFigures.total / concurrency) + SIMULATION_DEFAULTS.extraRounds;
+    const roundsOutcome = await runRounds(flow, relays, ledger, clock, driver, { concurrency, maxSimulatedSeconds, maxRounds, toProduce: producerFigures.total, onProgress: options.onProgress });
 
     const committed = await readCommittedOutbox(model, flow, client);
-    const violations: Violation[] = [...checkRelayed(committed.eventIdsByRelay, ledger)];
+    const { rounds } = roundsOutcome;
+    const violations: Violation[] = [...checkSettled(roundsOutcome), ...checkTracked(committed.untracked), ...checkRelayed(committed.eventIdsByRelay, ledger)];
     const documents = DynamoDBDocumentClient.from(client);
     const deadLetters = new Map<string, readonly DeadLetterFinding[]>();
     const effectsNotCounted: string[] = [];

@@ -2,14 +2,21 @@
  * `idempotent-event-flow simulate` through the command line: option errors, and the deliberately non-idempotent app
  * (test/simulator/fixtures/non-idempotent) caught with exit code 1.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, inject, test } from 'vitest';
 import { EXIT_CODE, main } from '../../cli/main';
+import { writeAssembly } from '../simulator/model/assembly-fixture';
 
 const PROJECT = path.resolve(__dirname, '../..');
 const FIXTURE = 'test/simulator/fixtures/non-idempotent';
+
+function eventsFile(events: unknown[]): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), 'ief-events-')), 'events.json');
+  writeFileSync(file, JSON.stringify(events));
+  return file;
+}
 
 async function cli(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
@@ -31,10 +38,79 @@ describe('simulate: options', () => {
     [['--count', '2.5'], "--count must be a whole number from 1 to 100000, but '2.5' was given"],
     [['--concurrency', '0'], "--concurrency must be a whole number from 1 to 64, but '0' was given"],
     [['--no-faults', '--throttle-rate', '0.1'], '--no-faults contradicts --throttle-rate'],
+    [['--app', 'npx tsx bin/app.ts', '--assembly', 'cdk.out'], '--app synthesizes the app and --assembly reads one already synthesized; give one of them'],
   ])('fails on %j naming the option and the value', async (options, message) => {
     const { code, stderr } = await cli('simulate', '--scenario', 'example/simulation/scenario.ts', ...options);
     expect(code).toBe(EXIT_CODE.USAGE);
     expect(stderr).toContain(message);
+  });
+
+  test('refuses --events together with a scenario that has a producer: only one can drive the flow', async () => {
+    const { code, stderr } = await cli('simulate', '--scenario', 'example/simulation/scenario.ts', '--events', eventsFile([{ type: 'A', data: {} }]));
+    expect(code).toBe(EXIT_CODE.USAGE);
+    expect(stderr).toContain("--events and the producer of scenario example/simulation/scenario.ts both drive the flow; give one of them");
+  });
+
+  test('refuses --count with --events, which produce exactly the file\'s events', async () => {
+    const { code, stderr } = await cli('simulate', '--events', eventsFile([{ type: 'A', data: {} }]), '--count', '5');
+    expect(code).toBe(EXIT_CODE.USAGE);
+    expect(stderr).toContain("--count sets how many commands a scenario's producer runs; with --events, each event of the file is appended once");
+  });
+
+  test('fails on a scenario module that does not exist, naming it (usage error)', async () => {
+    for (const missing of ['simulation/nope.ts', 'simulation/nope.js']) {
+      const { code, stderr } = await cli('simulate', '--scenario', missing);
+      expect(code).toBe(EXIT_CODE.USAGE);
+      expect(stderr).toContain(`--scenario ${missing}: there is no file ${path.join(PROJECT, missing)}`);
+    }
+  });
+
+  test.each([
+    ['syntax.js', 'module.exports = { scenario: { ;', /scenario module .*syntax\.js could not be loaded: .*Unexpected token/],
+    ['syntax.ts', 'export const scenario = { effects: { A: ( } };', /scenario module .*syntax\.ts could not be loaded: [\s\S]*syntax\.ts:1:\d+: ERROR/],
+    ['throws.js', "throw new Error('no table configured');", /scenario module .*throws\.js could not be loaded: no table configured/],
+    ['wrong-export.js', 'module.exports = { scenarios: {} };', /scenario module .*wrong-export\.js must export 'scenario' \(or a default export\)/],
+    ['wrong-export.ts', 'export const effects = {};', /scenario module .*wrong-export\.ts must export 'scenario' \(or a default export\)/],
+  ])('fails on a scenario module %s that cannot be used, naming it (exit code 1)', async (name, source, message) => {
+    const directory = mkdtempSync(path.join(tmpdir(), 'ief-scenario-'));
+    // a project of its own with the esbuild a TypeScript scenario is bundled with
+    symlinkSync(path.join(PROJECT, 'node_modules'), path.join(directory, 'node_modules'), 'dir');
+    const file = path.join(directory, name);
+    writeFileSync(file, source);
+    const { code, stderr } = await cli('simulate', '--scenario', file);
+    expect(code).toBe(EXIT_CODE.FAILURE);
+    expect(stderr).toMatch(message);
+  });
+
+  test('fails on a --stack that names no stack of the app, listing them (usage error)', async () => {
+    const assembly = writeAssembly({ Core: { template: { Resources: {} } } }, { 'assembly-Dev': { DevShop: { stackName: 'Dev-Shop', displayName: 'Dev/Shop', template: { Resources: {} } } } });
+    const { code, stderr } = await cli('simulate', '--assembly', assembly, '--events', eventsFile([{ type: 'A', data: {} }]), '--stack', 'Shop');
+    expect(code).toBe(EXIT_CODE.USAGE);
+    expect(stderr).toContain('error: --stack: no stack of the app is Shop; its stacks: Core, Dev/Shop (stack name Dev-Shop)');
+  });
+
+  test('accepts --dynamodb-endpoint, the name DynamoDB Local\'s own error messages use, as --endpoint', async () => {
+    const { code, stderr } = await cli('simulate', '--events', eventsFile([{ type: 'A', data: {} }]), '--dynamodb-endpoint', 'http://127.0.0.1:1', '--endpoint', 'http://127.0.0.1:2');
+    expect(code).toBe(EXIT_CODE.USAGE);
+    expect(stderr).toContain('--dynamodb-endpoint http://127.0.0.1:1 contradicts --endpoint http://127.0.0.1:2');
+  });
+
+  test('without --app in a directory without cdk.json, says how to name the app (usage error)', async () => {
+    const directory = mkdtempSync(path.join(tmpdir(), 'ief-no-app-'));
+    let stderr = '';
+    const home = process.env.HOME;
+    process.env.HOME = directory; // no ~/.cdk.json either
+    try {
+      const code = await main(['simulate', '--events', eventsFile([{ type: 'A', data: {} }]), '--endpoint', 'http://127.0.0.1:1'], {
+        stdout: () => undefined,
+        stderr: (text) => void (stderr += text),
+        cwd: directory,
+      });
+      expect(code).toBe(EXIT_CODE.USAGE);
+    } finally {
+      process.env.HOME = home;
+    }
+    expect(stderr).toContain(`error: no app to synthesize: ${directory} has no cdk.json with an "app" command, and no --app was given`);
   });
 
   test('fails on an events file that is not an array of events, naming the event', async () => {

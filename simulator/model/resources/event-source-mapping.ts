@@ -5,7 +5,7 @@
  */
 import type { EventSourceMappingModel } from '../flow-model';
 import { describeExpression } from '../intrinsics';
-import { functionByName, queueByArn, tableByStreamArn } from '../references';
+import { functionByName, notFollowed, queueByArn, tableByStreamArn } from '../references';
 import type { TemplateResource } from '../stack-template';
 import { NotSimulatedError, readBoolean, readInteger, readList, readObject } from '../template-values';
 
@@ -20,16 +20,20 @@ export const MAXIMUM_CONCURRENCY = { min: 2, max: 1_000 } as const;
  */
 export function readEventSourceMapping(resource: TemplateResource): EventSourceMappingModel {
   const properties = resource.properties;
-  const stack = resource.template.stackName;
   const source = properties.EventSourceArn;
   const queue = queueByArn(resource.template, source);
   if (queue === undefined) {
-    const kind = tableByStreamArn(resource.template, source) === undefined ? 'is not a queue' : 'is a DynamoDB stream, not a queue';
-    throw new NotSimulatedError(resource, `EventSourceArn ${describeExpression(source)} ${kind} of stack ${stack}`);
+    const stream = tableByStreamArn(resource.template, source);
+    throw new NotSimulatedError(
+      resource,
+      stream === undefined
+        ? notFollowed(resource.template, 'EventSourceArn', source, 'a queue')
+        : `EventSourceArn ${describeExpression(source)} is a DynamoDB stream, not a queue of stack ${stream.template.stackName}`,
+    );
   }
   const fn = functionByName(resource.template, properties.FunctionName);
   if (fn === undefined) {
-    throw new NotSimulatedError(resource, `FunctionName ${describeExpression(properties.FunctionName)} is not a function of stack ${stack}`);
+    throw new NotSimulatedError(resource, notFollowed(resource.template, 'FunctionName', properties.FunctionName, 'a function'));
   }
   if (properties.FilterCriteria !== undefined) {
     throw new NotSimulatedError(resource, `FilterCriteria ${describeExpression(properties.FilterCriteria)} is not emulated`);

@@ -30,7 +30,7 @@ export function readFunction(resource: TemplateResource, notes: string[]): Funct
   if (runtime === undefined || !runtime.startsWith('nodejs')) {
     throw new NotSimulatedError(resource, `runtime ${runtime ?? '(none)'} is not simulated (only Node.js runtimes)`);
   }
-  const assetDirectory = assetDirectoryOf(resource);
+  const assetDirectory = assetDirectoryOf(resource, code);
   const handler = readString(resource, 'Handler', properties.Handler);
   if (handler === undefined) throw new InvalidTemplateValueError(resource, 'Handler', undefined, 'it is required for code assets');
   const environment = readObject(resource, 'Environment', properties.Environment) ?? {};
@@ -50,14 +50,27 @@ export function readFunction(resource: TemplateResource, notes: string[]): Funct
   };
 }
 
-/** The absolute asset directory (`aws:asset:path` metadata, relative to the assembly that lists the stack). */
-function assetDirectoryOf(resource: TemplateResource): string {
+/**
+ * The absolute asset directory: the `aws:asset:path` metadata (relative to the assembly that lists the stack), else,
+ * for a template synthesized without asset metadata, the file asset of the stack's asset manifests that `Code.S3Key`
+ * is published as.
+ */
+function assetDirectoryOf(resource: TemplateResource, code: Readonly<Record<string, unknown>>): string {
   const assetPath = resource.metadata['aws:asset:path'];
   const assetProperty = resource.metadata['aws:asset:property'];
-  if (typeof assetPath !== 'string' || (assetProperty !== undefined && assetProperty !== 'Code')) {
-    throw new NotSimulatedError(resource, 'its code is not an asset of the cloud assembly (no aws:asset:path metadata for Code)');
+  let directory: string;
+  if (typeof assetPath === 'string' && (assetProperty === undefined || assetProperty === 'Code')) {
+    directory = path.resolve(resource.template.assemblyDirectory, assetPath);
+  } else {
+    const source = typeof code.S3Key === 'string' ? resource.template.fileAssets.get(code.S3Key) : undefined;
+    if (source === undefined) {
+      throw new NotSimulatedError(
+        resource,
+        `its code is not an asset of the cloud assembly (no aws:asset:path metadata, and its S3Key ${JSON.stringify(code.S3Key ?? null)} is no file asset of the stack's asset manifests)`,
+      );
+    }
+    directory = source;
   }
-  const directory = path.resolve(resource.template.assemblyDirectory, assetPath);
   let isDirectory: boolean;
   try {
     isDirectory = fs.statSync(directory).isDirectory();

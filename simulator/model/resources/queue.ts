@@ -1,7 +1,6 @@
 /** `AWS::SQS::Queue`, with the defaults and bounds of the SQS API reference (`SetQueueAttributes`). */
 import type { QueueModel } from '../flow-model';
-import { describeExpression } from '../intrinsics';
-import { queueByArn } from '../references';
+import { notFollowed, queueByArn } from '../references';
 import type { TemplateResource } from '../stack-template';
 import { InvalidTemplateValueError, readBoolean, readInteger, readJsonObject } from '../template-values';
 
@@ -45,7 +44,7 @@ function redriveOf(resource: TemplateResource, notes: string[]): Pick<QueueModel
   const deadLetterQueue = queueByArn(resource.template, target);
   if (deadLetterQueue === undefined) {
     notes.push(
-      `${resource.label}: RedrivePolicy.deadLetterTargetArn ${describeExpression(target)} is not a queue of stack ${resource.template.stackName}; ` +
+      `${resource.label}: ${notFollowed(resource.template, 'RedrivePolicy.deadLetterTargetArn', target, 'a queue')}; ` +
         'messages are never moved to a dead-letter queue (they are received until the retention period ends)',
     );
     return {};

@@ -6,7 +6,7 @@
  */
 import type { RelayModel } from '../flow-model';
 import { describeExpression } from '../intrinsics';
-import { queueByArn, tableByStreamArn, topicByArn } from '../references';
+import { notFollowed, queueByArn, tableByStreamArn, topicByArn } from '../references';
 import type { TemplateResource } from '../stack-template';
 import {
   InvalidTemplateValueError,
@@ -33,14 +33,13 @@ const STARTING_POSITIONS = ['TRIM_HORIZON', 'LATEST'] as const;
  */
 export function readRelay(resource: TemplateResource, notes: string[]): RelayModel {
   const properties = resource.properties;
-  const stack = resource.template.stackName;
   const table = tableByStreamArn(resource.template, properties.Source);
   if (table === undefined) {
-    throw new NotSimulatedError(resource, `Source ${describeExpression(properties.Source)} is not the stream of a DynamoDB table of stack ${stack}`);
+    throw new NotSimulatedError(resource, notFollowed(resource.template, 'Source', properties.Source, 'the stream of a DynamoDB table'));
   }
   const topic = topicByArn(resource.template, properties.Target);
   if (topic === undefined) {
-    throw new NotSimulatedError(resource, `Target ${describeExpression(properties.Target)} is not an SNS topic of stack ${stack}`);
+    throw new NotSimulatedError(resource, notFollowed(resource.template, 'Target', properties.Target, 'an SNS topic'));
   }
   if (properties.Enrichment !== undefined) {
     throw new NotSimulatedError(resource, `Enrichment ${describeExpression(properties.Enrichment)} is not simulated`);
@@ -82,7 +81,7 @@ function deadLetterQueueOf(resource: TemplateResource, streamParameters: Record<
   const queue = queueByArn(resource.template, config.Arn);
   if (queue === undefined) {
     notes.push(
-      `${resource.label}: ${property}.Arn ${describeExpression(config.Arn)} is not a queue of stack ${resource.template.stackName}; ` +
+      `${resource.label}: ${notFollowed(resource.template, `${property}.Arn`, config.Arn, 'a queue')}; ` +
         'records that exhaust their retries are discarded instead',
     );
     return {};

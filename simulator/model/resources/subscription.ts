@@ -1,7 +1,6 @@
-/** `AWS::SNS::Subscription` of protocol `sqs` to a queue of the same stack. */
+/** `AWS::SNS::Subscription` of protocol `sqs` to a queue of the assembly. */
 import type { SubscriptionModel } from '../flow-model';
-import { describeExpression } from '../intrinsics';
-import { queueByArn, topicByArn } from '../references';
+import { notFollowed, queueByArn, topicByArn } from '../references';
 import type { TemplateResource } from '../stack-template';
 import { InvalidTemplateValueError, NotSimulatedError, readBoolean, readEnum, readJsonObject, readString } from '../template-values';
 
@@ -14,16 +13,15 @@ const FILTER_POLICY_SCOPES = ['MessageAttributes', 'MessageBody'] as const;
  */
 export function readSubscription(resource: TemplateResource, notes: string[]): SubscriptionModel {
   const properties = resource.properties;
-  const stack = resource.template.stackName;
   const protocol = readString(resource, 'Protocol', properties.Protocol);
   if (protocol !== 'sqs') throw new NotSimulatedError(resource, `protocol ${protocol ?? '(none)'} is not simulated (only sqs)`);
   const topic = topicByArn(resource.template, properties.TopicArn);
   if (topic === undefined) {
-    throw new NotSimulatedError(resource, `TopicArn ${describeExpression(properties.TopicArn)} is not a topic of stack ${stack}`);
+    throw new NotSimulatedError(resource, notFollowed(resource.template, 'TopicArn', properties.TopicArn, 'a topic'));
   }
   const queue = queueByArn(resource.template, properties.Endpoint);
   if (queue === undefined) {
-    throw new NotSimulatedError(resource, `Endpoint ${describeExpression(properties.Endpoint)} is not a queue of stack ${stack}`);
+    throw new NotSimulatedError(resource, notFollowed(resource.template, 'Endpoint', properties.Endpoint, 'a queue'));
   }
   const filterPolicy = readJsonObject(resource, 'FilterPolicy', properties.FilterPolicy);
   return {
@@ -45,7 +43,7 @@ function deadLetterQueueOf(resource: TemplateResource, notes: string[]): Pick<Su
   const queue = queueByArn(resource.template, target);
   if (queue === undefined) {
     notes.push(
-      `${resource.label}: RedrivePolicy.deadLetterTargetArn ${describeExpression(target)} is not a queue of stack ${resource.template.stackName}; ` +
+      `${resource.label}: ${notFollowed(resource.template, 'RedrivePolicy.deadLetterTargetArn', target, 'a queue')}; ` +
         'messages SNS cannot deliver are discarded instead',
     );
     return {};

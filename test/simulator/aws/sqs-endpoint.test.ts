@@ -72,6 +72,23 @@ describe('the SQS endpoint, used by the real @aws-sdk/client-sqs', () => {
     expect(stored?.messageAttributes.blob).toEqual({ DataType: 'Binary', BinaryValue: 'AAEC/v8=' });
   });
 
+  it("SendMessage of the runtime's dead letter: the origin names the consumer-queue message and the receive it stands for", async () => {
+    const body = JSON.stringify({ id: 'event-2', type: 'com.example.OrderPlaced' });
+    const result = await client.send(
+      new SendMessageCommand({
+        QueueUrl: orders.address.url,
+        MessageBody: body,
+        MessageAttributes: {
+          iefErrorName: { DataType: 'String', StringValue: 'MessageBlockedError' },
+          iefSourceMessageId: { DataType: 'String', StringValue: 'source-message-1' },
+          iefApproximateReceiveCount: { DataType: 'Number', StringValue: '3' },
+        },
+      }),
+    );
+    const stored = orders.messages().find((message) => message.messageId === result.MessageId);
+    expect(stored?.origin).toEqual({ via: 'send-message', eventId: 'event-2', deadLetterOf: { messageId: 'source-message-1', receiveCount: 3 } });
+  });
+
   it('reaches the queue through its QueueUrl when the client has no endpoint (as the Lambda runtime builds it)', async () => {
     const defaultClient = new SQSClient(clientConfig);
     try {

@@ -67,11 +67,11 @@ describe('resolveValue', () => {
       new UnresolvableValueError(
         'environment variable BUCKET of function Shop/Fn',
         expression,
-        'Fn::ImportValue reads an export of another stack, which the simulator does not follow',
+        'Fn::ImportValue names no export of a stack of the cloud assembly',
       ),
     );
     expect(() => resolveValue(expression, STACK, names, 'environment variable BUCKET of function Shop/Fn')).toThrow(
-      'Cannot resolve environment variable BUCKET of function Shop/Fn: Fn::ImportValue reads an export of another stack, which the simulator does not follow (expression: {"Fn::ImportValue":"SharedBucketName"})',
+      'Cannot resolve environment variable BUCKET of function Shop/Fn: Fn::ImportValue names no export of a stack of the cloud assembly (expression: {"Fn::ImportValue":"SharedBucketName"})',
     );
   });
 

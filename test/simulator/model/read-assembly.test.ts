@@ -1,7 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { readAssembly } from '../../../simulator/model/read-assembly';
+import { resolveEnvironment } from '../../../simulator/model/intrinsics';
+import { readAssembly, StackSelectionError } from '../../../simulator/model/read-assembly';
 import { nodeFunction, writeAsset, writeAssembly } from './assembly-fixture';
 
 const created: string[] = [];
@@ -257,8 +258,8 @@ describe('readAssembly of hand-written templates', () => {
         'messages are never moved to a dead-letter queue (they are received until the retention period ends)',
       'AWS::SQS::Queue Shop/Conditional: it exists only when condition IsProd holds, and conditions are not evaluated',
       'AWS::Events::Rule Shop/Rule: EventBridge rules are not simulated',
-      'AWS::SNS::Subscription Shop/ConditionalSubscription: its queue Shop/Conditional is not simulated',
       'AWS::Lambda::EventSourceMapping Shop/InlineMapping: its function Shop/Inline is not simulated',
+      'AWS::SNS::Subscription Shop/ConditionalSubscription: its queue Shop/Conditional is not simulated',
     ]);
     expect(model.subscriptions.map((subscription) => subscription.key)).toEqual(['Shop/Subscription']);
     expect(model.eventSourceMappings.map((mapping) => mapping.key)).toEqual(['Shop/Mapping']);
@@ -332,15 +333,151 @@ describe('readAssembly of hand-written templates', () => {
     expect(model.topics.map((topic) => topic.key)).toEqual(['Shared/Topic', 'Prod-Shop/Topic']);
     expect(readAssembly(root, { stacks: ['Prod/Shop'] }).stackNames).toEqual(['Prod-Shop']);
     expect(readAssembly(root, { stacks: ['ProdShop', 'Shared'] }).stackNames).toEqual(['Shared', 'Prod-Shop']);
-    expect(() => readAssembly(root, { stacks: ['Staging/Shop'] })).toThrow(`Cloud assembly ${root} has no stack Staging/Shop; its stacks: Shared, Prod/Shop`);
+    expect(() => readAssembly(root, { stacks: ['Staging/Shop'] })).toThrow('no stack of the app is Staging/Shop; its stacks: Shared, Prod/Shop (stack name Prod-Shop)');
   });
 
   it('refuses two stacks of the same name, and a directory without an assembly', () => {
     const root = writeAssembly({ A: { stackName: 'Shop', template: { Resources: {} } }, B: { stackName: 'Shop', template: { Resources: {} } } });
     created.push(root);
-    expect(() => readAssembly(root)).toThrow(`Cloud assembly ${root} has two stacks named Shop (artifacts A and B)`);
+    expect(() => readAssembly(root)).toThrow('the app has two stacks named Shop (A and B); select one of them with the stacks option (--stack)');
     expect(readAssembly(root, { stacks: ['B'] }).stackNames).toEqual(['Shop']);
     const empty = path.join(root, 'nothing-here');
     expect(() => readAssembly(empty)).toThrow(`No cloud assembly in ${empty}: manifest.json is missing`);
+  });
+});
+
+describe('readAssembly of an app split over stacks', () => {
+  /** Stack Core: the outbox, the relay and the topic, each shared with stack Service through an output. */
+  const CORE = {
+    Parameters: { Stage: { Type: 'String', Default: 'dev' } },
+    Resources: {
+      Outbox: MINIMAL_FLOW.Outbox,
+      Relay: MINIMAL_FLOW.Relay,
+      Topic: MINIMAL_FLOW.Topic,
+      Ledger: { Type: 'AWS::DynamoDB::Table', Properties: MINIMAL_FLOW.Outbox.Properties },
+    },
+    Outputs: {
+      // what CDK writes for a reference from another stack (Fn::GetStackOutput on the importing side) ...
+      PublishOutputRefTopic: { Value: { Ref: 'Topic' } },
+      // ... and what it wrote before, and what a hand-written export looks like (Fn::ImportValue)
+      ExportsOutputRefLedger: { Value: { Ref: 'Ledger' }, Export: { Name: 'Core:ExportsOutputRefLedger' } },
+      LedgerArn: { Value: { 'Fn::GetAtt': ['Ledger', 'Arn'] }, Export: { Name: { 'Fn::Sub': '${AWS::StackName}-${Stage}-LedgerArn' } } },
+    },
+  };
+  /** Stack Service: a subscriber of Core's topic, whose consumer writes to Core's ledger. */
+  const SERVICE = {
+    Resources: {
+      Subscription: {
+        Type: 'AWS::SNS::Subscription',
+        Properties: {
+          Protocol: 'sqs',
+          TopicArn: { 'Fn::GetStackOutput': { StackName: 'Core', Region: { Ref: 'AWS::Region' }, OutputName: 'PublishOutputRefTopic' } },
+          Endpoint: queueArn('Queue'),
+        },
+      },
+      Queue: MINIMAL_FLOW.Queue,
+      Mapping: MINIMAL_FLOW.Mapping,
+      Consumer: nodeFunction('asset.fn', {
+        Environment: {
+          Variables: {
+            LEDGER: { 'Fn::ImportValue': 'Core:ExportsOutputRefLedger' },
+            LEDGER_ARN: { 'Fn::ImportValue': 'Core-dev-LedgerArn' },
+            TOPIC: { 'Fn::GetStackOutput': { StackName: 'Core', OutputName: 'PublishOutputRefTopic' } },
+          },
+        },
+      }),
+    },
+  };
+
+  function split(): string {
+    const directory = writeAssembly({ Core: { template: CORE }, Service: { template: SERVICE } });
+    created.push(directory);
+    writeAsset(directory, 'asset.fn');
+    return directory;
+  }
+
+  it('follows references to another stack (Fn::GetStackOutput, Fn::ImportValue) to its resources', () => {
+    const model = readAssembly(split());
+    expect(model.notSimulated).toEqual([]);
+    expect(model.relays.map((relay) => [relay.sourceTable, relay.targetTopic])).toEqual([['Core/Outbox', 'Core/Topic']]);
+    expect(model.subscriptions.map((subscription) => [subscription.topic, subscription.queue])).toEqual([['Core/Topic', 'Service/Queue']]);
+    expect(model.eventSourceMappings.map((mapping) => mapping.function)).toEqual(['Service/Consumer']);
+
+    // the consumer's environment resolves to the local names of Core's resources
+    const local: Record<string, string> = { 'Core/Ledger': 'ledger-local', 'Core/Topic': 'arn:aws:sns:us-east-1:000000000000:topic' };
+    const environment = resolveEnvironment(model.functions[0], {
+      ref: (key) => local[key],
+      getAtt: (key, attribute) => (key === 'Core/Ledger' && attribute === 'Arn' ? 'ledger-arn' : undefined),
+      region: 'us-east-1',
+      accountId: '000000000000',
+    });
+    expect(environment).toEqual({ LEDGER: 'ledger-local', LEDGER_ARN: 'ledger-arn', TOPIC: 'arn:aws:sns:us-east-1:000000000000:topic' });
+  });
+
+  it('says which stack to select when a selected stack refers to one that is not', () => {
+    const model = readAssembly(split(), { stacks: ['Service'] });
+    expect(model.subscriptions).toEqual([]);
+    expect(model.notSimulated).toEqual(
+      expect.arrayContaining([
+        expect.stringContaining(
+          'AWS::SNS::Subscription Service/Subscription: TopicArn {"Fn::GetStackOutput":{"StackName":"Core","Region":{"Ref":"AWS::Region"},"OutputName":"PublishOutputRefTopic"}} is in stack Core, which is not selected (add --stack Core)',
+        ),
+      ]),
+    );
+  });
+
+  it('leaves out a subscription whose queue nothing the simulator runs consumes, saying so', () => {
+    const directory = shop({
+      ...MINIMAL_FLOW,
+      Audit: { Type: 'AWS::SNS::Subscription', Properties: { Protocol: 'sqs', TopicArn: { Ref: 'Topic' }, Endpoint: queueArn('AuditQueue') } },
+      AuditQueue: { Type: 'AWS::SQS::Queue' },
+      Inline: { Type: 'AWS::Lambda::Function', Properties: { Code: { ZipFile: 'exports.handler = () => {}' }, Handler: 'index.handler', Runtime: 'nodejs22.x' } },
+      Python: { Type: 'AWS::SNS::Subscription', Properties: { Protocol: 'sqs', TopicArn: { Ref: 'Topic' }, Endpoint: queueArn('PythonQueue') } },
+      PythonQueue: { Type: 'AWS::SQS::Queue' },
+      PythonMapping: { Type: 'AWS::Lambda::EventSourceMapping', Properties: { EventSourceArn: queueArn('PythonQueue'), FunctionName: { Ref: 'Inline' } } },
+    });
+    const model = readAssembly(directory);
+    expect(model.subscriptions.map((subscription) => subscription.key)).toEqual(['Shop/Subscription']);
+    expect(model.notSimulated).toEqual([
+      'AWS::Lambda::Function Shop/Inline: its code is inline (Code.ZipFile); only Node.js code assets are run',
+      'AWS::Lambda::EventSourceMapping Shop/PythonMapping: its function Shop/Inline is not simulated',
+      'AWS::SNS::Subscription Shop/Audit: its queue Shop/AuditQueue has no consumer the simulator runs (no SQS event source mapping of a simulated function); what the topic delivers to it is neither simulated nor checked',
+      'AWS::SNS::Subscription Shop/Python: its queue Shop/PythonQueue has no consumer the simulator runs (no SQS event source mapping of a simulated function); what the topic delivers to it is neither simulated nor checked',
+    ]);
+  });
+
+  it('refuses a stack selection that names no stack, with a StackSelectionError listing stack names and paths', () => {
+    const root = writeAssembly({}, { 'assembly-Dev': { DevShop: { stackName: 'Dev-Shop', displayName: 'Dev/Shop', template: { Resources: MINIMAL_FLOW } } } });
+    created.push(root);
+    expect(() => readAssembly(root, { stacks: ['Shop'] })).toThrow(StackSelectionError);
+    expect(() => readAssembly(root, { stacks: ['Shop'] })).toThrow('no stack of the app is Shop; its stacks: Dev/Shop (stack name Dev-Shop)');
+  });
+});
+
+describe('readAssembly of an assembly synthesized without asset metadata (app.synth() without the CDK CLI, --no-asset-metadata)', () => {
+  it("finds a function's code asset through the stack's asset manifest, by its S3Key", () => {
+    const { Consumer: _consumer, ...withoutConsumer } = MINIMAL_FLOW;
+    const consumer = { Type: 'AWS::Lambda::Function', Properties: { Code: { S3Bucket: { 'Fn::Sub': 'cdk-assets-${AWS::AccountId}' }, S3Key: 'abc123.zip' }, Handler: 'index.handler', Runtime: 'nodejs22.x' } };
+    const orphan = { ...consumer, Properties: { ...consumer.Properties, Code: { S3Bucket: 'b', S3Key: 'elsewhere.zip' } } };
+    const root = writeAssembly({}, { 'assembly-Dev': { DevShop: { stackName: 'Dev-Shop', template: { Resources: { ...withoutConsumer, Consumer: consumer, Orphan: orphan } } } } });
+    created.push(root);
+    writeAsset(root, 'asset.abc123');
+    const nested = path.join(root, 'assembly-Dev');
+    // as CDK writes it: the stack depends on its asset manifest, whose paths are relative to the manifest's directory
+    fs.writeFileSync(
+      path.join(nested, 'DevShop.assets.json'),
+      JSON.stringify({ version: '55.0.0', files: { abc123: { source: { path: '../asset.abc123', packaging: 'zip' }, destinations: { current: { bucketName: 'b', objectKey: 'abc123.zip' } } } } }),
+    );
+    const manifest = JSON.parse(fs.readFileSync(path.join(nested, 'manifest.json'), 'utf8')) as { artifacts: Record<string, Record<string, unknown>> };
+    manifest.artifacts['DevShop.assets'] = { type: 'cdk:asset-manifest', properties: { file: 'DevShop.assets.json' } };
+    manifest.artifacts.DevShop.dependencies = ['DevShop.assets'];
+    fs.writeFileSync(path.join(nested, 'manifest.json'), JSON.stringify(manifest));
+
+    const model = readAssembly(root);
+    expect(model.functions).toEqual([expect.objectContaining({ key: 'Dev-Shop/Consumer', assetDirectory: path.join(root, 'asset.abc123') })]);
+    expect(model.eventSourceMappings.map((mapping) => mapping.function)).toEqual(['Dev-Shop/Consumer']);
+    expect(model.notSimulated).toEqual([
+      'AWS::Lambda::Function Dev-Shop/Orphan: its code is not an asset of the cloud assembly (no aws:asset:path metadata, and its S3Key "elsewhere.zip" is no file asset of the stack\'s asset manifests)',
+    ]);
   });
 });

@@ -1,0 +1,49 @@
+/** The report `simulate` prints: its verdict says what was checked, and points at subscribers nothing reached. */
+import { describe, expect, test } from 'vitest';
+import { formatSummary } from '../../simulator/report/summary';
+import type { SimulationResult, SubscriberReport } from '../../simulator/run/simulation';
+
+function subscriber(name: string, events: number, effects?: SubscriberReport['effects']): SubscriberReport {
+  return { name, events, deliveries: events, duplicatesSuppressed: 0, faults: 0, faultsByKind: {}, retries: 0, deadLettered: 0, ...(effects ? { effects } : {}) };
+}
+
+function result(subscribers: SubscriberReport[], effectsNotCounted: string[]): SimulationResult {
+  return {
+    assemblyDirectory: '/tmp/cdk.out',
+    seed: '1',
+    producer: { total: 2, succeeded: 2, retried: 0, failed: [] },
+    relay: { streamRecords: 2, committedEvents: 2 },
+    subscribers,
+    deadLetters: new Map(),
+    violations: [],
+    effectsNotCounted,
+    notSimulated: [],
+    rounds: 3,
+    simulatedSeconds: 0,
+    realSeconds: 1,
+    totalFaults: 0,
+  } as SimulationResult;
+}
+
+describe('formatSummary', () => {
+  test('claims exactly-once effects only when every subscriber had a probe', () => {
+    const counted = formatSummary(result([subscriber('A', 2, { applied: 2, min: 2, max: 2 })], []));
+    expect(counted).toContain('OK: every event reached every matching subscriber; each effect applied exactly once');
+  });
+
+  test('says that exactly-once was not checked for subscribers without a probe', () => {
+    const none = formatSummary(result([subscriber('A', 2), subscriber('B', 2)], ['A', 'B']));
+    expect(none).not.toContain('each effect applied exactly once');
+    expect(none).toContain('OK: every event reached every matching subscriber; every dead letter explained.');
+    expect(none).toContain('Effects were NOT checked for A, B (no effect probe in the scenario): exactly-once is unproven for them.');
+
+    const some = formatSummary(result([subscriber('A', 2, { applied: 2, min: 2, max: 2 }), subscriber('B', 2)], ['B']));
+    expect(some).toContain('each counted effect applied exactly once (at most once when dead-lettered)');
+    expect(some).toContain('Effects were NOT checked for B (no effect probe in the scenario)');
+  });
+
+  test('points at subscribers that no event reached', () => {
+    const text = formatSummary(result([subscriber('A1', 2), subscriber('B1', 0)], []));
+    expect(text).toMatch(/no event reached B1: none matched its filter policy, or its topic is fed by another outbox/);
+  });
+});

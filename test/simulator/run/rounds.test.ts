@@ -1,0 +1,63 @@
+/** The run loop on a real simulated queue and mapping with a scripted function: when it stops, and what it says then. */
+import { describe, expect, test } from 'vitest';
+import { checkSettled } from '../../../simulator/check/invariants';
+import { FaultPlan, NO_FAULTS } from '../../../simulator/faults/fault-plan';
+import { SimulatedEventSourceMapping, type MappedFunction } from '../../../simulator/lambda/event-source-mapping';
+import type { InvocationOutcome } from '../../../simulator/run/observer';
+import { RunLedger } from '../../../simulator/run/ledger';
+import { runRounds } from '../../../simulator/run/rounds';
+import { frozenClock, makeQueue, queueModel } from '../aws/queue-test-kit';
+
+function flowWith(outcome: InvocationOutcome) {
+  const clock = frozenClock();
+  const ledger = new RunLedger();
+  // a queue that is no subscriber's (e.g. one a consumer sends to): no "not drained" check looks at it
+  const queue = makeQueue(queueModel('Downstream', { visibilityTimeoutSeconds: 60 }), { clock, observer: ledger });
+  const runner: MappedFunction = { invoke: async () => outcome };
+  const mapping = new SimulatedEventSourceMapping({
+    model: { key: 'Stack/Mapping', stackName: 'Stack', logicalId: 'Mapping', queue: queue.model.key, function: 'Stack/Fn', batchSize: 10, reportBatchItemFailures: true, enabled: true },
+    queue,
+    runner,
+    faults: new FaultPlan('none', NO_FAULTS),
+    region: 'us-east-1',
+    observer: ledger,
+  });
+  queue.send({ body: 'work', origin: { via: 'send-message' } });
+  const flow = { queues: new Map([[queue.model.key, queue]]), mappings: [mapping], subscribers: [] };
+  return { clock, ledger, flow };
+}
+
+const OPTIONS = { concurrency: 1, maxSimulatedSeconds: 300, maxRounds: 1000, toProduce: 0 };
+
+describe('runRounds', () => {
+  test('a run that reaches maxSimulatedSeconds with messages in flight says it was cut off, and the check reports it', async () => {
+    // GIVEN a function that always fails: its message comes back after every visibility timeout
+    const { clock, ledger, flow } = flowWith({ kind: 'threw', errorName: 'Error', errorMessage: 'boom' });
+
+    const outcome = await runRounds(flow, [], ledger, clock, undefined, OPTIONS);
+
+    expect(outcome.cutOff).toEqual({ limit: 'simulated-time', maxSimulatedSeconds: 300, maxRounds: 1000, inFlight: [{ queue: 'Downstream', messages: 1 }] });
+    expect(checkSettled(outcome)).toEqual([expect.objectContaining({ kind: 'not-settled', detail: expect.stringContaining('Downstream') })]);
+  });
+
+  test('a run that does work in every round (a flow feeding itself) stops at maxRounds, and the check reports it', async () => {
+    // GIVEN a producer that never runs out of commands: every round has work, so the clock never moves
+    const { clock, ledger, flow } = flowWith({ kind: 'returned', response: null });
+    const endless = { remaining: 1, figures: { total: 1, succeeded: 0, retried: 0, failed: [] }, next: async () => 1 };
+
+    const outcome = await runRounds(flow, [], ledger, clock, endless, { ...OPTIONS, maxRounds: 25 });
+
+    expect(outcome.rounds).toBe(25);
+    expect(outcome.cutOff?.limit).toBe('rounds');
+    expect(checkSettled(outcome)).toEqual([expect.objectContaining({ kind: 'not-settled', detail: expect.stringContaining('25 rounds (work was still being done in every round)') })]);
+  });
+
+  test('a run where everything was handled is settled', async () => {
+    const { clock, ledger, flow } = flowWith({ kind: 'returned', response: null });
+
+    const outcome = await runRounds(flow, [], ledger, clock, undefined, OPTIONS);
+
+    expect(outcome.cutOff).toBeUndefined();
+    expect(checkSettled(outcome)).toEqual([]);
+  });
+});
