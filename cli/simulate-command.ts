@@ -40,6 +40,8 @@ The run:
   --throttle-rate <p>          DynamoDB requests throttled (default ${DEFAULT_FAULT_RATES.throttle})
   --crash-rate <p>             consumer crashes at a DynamoDB write, before or after it applies (default ${DEFAULT_FAULT_RATES.crash})
   --no-faults                  all rates 0 (a clean run)
+  --no-operator                leave blocked messages in the dead-letter queues (no operator pass: see the scenario's
+                               'operator')
   --log <file>                 write every function's output (JSON lines) here
   --json <file>                write the result as JSON here
   --quiet                      no progress bar
@@ -134,9 +136,10 @@ async function scenarioOf(file: string, cwd: string): Promise<SimulationScenario
   }
 }
 
-/** The scenario's effect probes that name no subscriber of the run: a typo would leave effects silently unchecked. */
+/** The scenario's effect probes and operator decisions that name no subscriber of the run: a typo would silently skip them. */
 function unknownProbes(scenario: SimulationScenario | undefined, subscribers: readonly string[]): string[] {
-  return Object.keys(scenario?.effects ?? {}).filter((name) => !subscribers.includes(name));
+  const named = new Set([...Object.keys(scenario?.effects ?? {}), ...Object.keys(scenario?.operator ?? {})]);
+  return [...named].filter((name) => !subscribers.includes(name));
 }
 
 async function run(parsed: ParsedArguments, context: CommandContext): Promise<number> {
@@ -192,6 +195,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       region: context.clientOptions.region,
       dynamoDbEndpoint,
       logFile: text(parsed, 'log'),
+      operator: parsed.values['no-operator'] !== true,
       onProgress: progress ? (update) => progress.update(update) : undefined,
     });
   } catch (error) {
@@ -211,7 +215,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   const unknown = unknownProbes(scenario, subscribers);
   if (unknown.length > 0) {
     return context.fail(
-      `scenario ${scenarioFile} has effect probes for ${unknown.join(', ')}, which no subscriber of the app is; its subscribers: ${subscribers.join(', ') || '(none)'} ` +
+      `scenario ${scenarioFile} has effect probes or operator decisions for ${unknown.join(', ')}, which no subscriber of the app is; its subscribers: ${subscribers.join(', ') || '(none)'} ` +
         '(a probe is keyed by the IEF_SUBSCRIBER_NAME of the consumer, else the construct path of its subscription)',
     );
   }
@@ -237,6 +241,7 @@ export const simulateCommand: Command = {
     'throttle-rate': { type: 'string' },
     'crash-rate': { type: 'string' },
     'no-faults': { type: 'boolean' },
+    'no-operator': { type: 'boolean' },
     log: { type: 'string' },
     json: { type: 'string' },
     quiet: { type: 'boolean' },

@@ -5,6 +5,7 @@
  */
 export type { EffectProbe, EffectProbeContext, EffectTally, ScenarioProducer, SimulatedEvent, SimulationScenario } from './run/scenario';
 export { loadScenario, ScenarioError } from './run/scenario';
+export type { BlockedStep, OperatorDecision, OperatorFigures, OperatorResolution } from './run/operator';
 export type { SimulationOptions, SimulationProgress, UserEvent } from './run/options';
 export { DEFAULT_FAULT_RATES, SimulationOptionError } from './run/options';
 export type { FaultKind, FaultRates } from './faults/fault-plan';

@@ -7,9 +7,14 @@
  * - Effect probes: each reads the subscriber's own tables (found through its consumer's environment variables, resolved
  *   to the local tables) and counts how often each effect was applied. The simulator then checks the counts: exactly
  *   once for an acknowledged event, at most once for a dead-lettered one.
+ * - Operator: when a crash or a lost response leaves the outcome of a mail or an invoice unknown, the lease and
+ *   multi-step subscribers block the message instead of trying again. Once the run settles, the simulator plays the
+ *   operator with these decisions: look at the mail gateway or the accounting system (the stand-in tables) and resolve
+ *   the step as SUCCESS (it happened; for an invoice, with its id) or TRY_AGAIN (it did not), then redrive the
+ *   dead-letter queue; the run goes on until everything settles again.
  */
 import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { EffectProbe, EffectTally, SimulatedEvent, SimulationScenario } from '../../simulator';
+import type { EffectProbe, EffectTally, OperatorDecision, SimulatedEvent, SimulationScenario } from '../../simulator';
 import type { PlaceOrderCommand } from '../functions/place-order';
 
 const CUSTOMERS = 6;
@@ -103,8 +108,40 @@ const notifications: EffectProbe = async ({ client, environment, events }) => {
 const customerStats: EffectProbe = async ({ client, environment, events }) =>
   perCustomer(events, await scanAll(client, tableOf(environment, 'CUSTOMER_STATS_TABLE_NAME')), 'stats orderCount');
 
+/** The order a blocked message is about (every blocked message of the example carries an `OrderPlaced`). */
+function blockedOrderId(event: SimulatedEvent | undefined, eventId: string): string {
+  if (event === undefined) throw new Error(`event ${eventId} is not in the outbox: the operator cannot tell which order it is about`);
+  return orderIdOf(event);
+}
+
+/** Notifications: was the confirmation mail sent? The mail gateway (its table) knows. */
+const notificationsOperator: OperatorDecision = async ({ record, event, client, environment }) => {
+  const orderId = blockedOrderId(event, record.eventId);
+  const mails = (await scanAll(client, tableOf(environment, 'MAIL_TABLE_NAME'))).filter((item) => item.pk === `CONFIRMATION#${orderId}`);
+  return mails.length > 0
+    ? { status: 'SUCCESS', reason: `the mail gateway has the confirmation of ${orderId}` }
+    : { status: 'TRY_AGAIN', reason: `the mail gateway has no confirmation of ${orderId}` };
+};
+
+/** Invoicing: was the invoice created (and with which id), or was it mailed? The accounting system and the mail gateway know. */
+const invoicingOperator: OperatorDecision = async ({ record, step, event, client, environment }) => {
+  const orderId = blockedOrderId(event, record.eventId);
+  if (step === 'create-invoice') {
+    const invoices = (await scanAll(client, tableOf(environment, 'ACCOUNTING_INVOICES_TABLE_NAME'))).filter((item) => item.orderId === orderId);
+    return invoices.length > 0
+      ? { status: 'SUCCESS', context: { invoiceId: invoices[0]!.invoiceId }, reason: `the accounting system has invoice ${String(invoices[0]!.invoiceId)} for ${orderId}` }
+      : { status: 'TRY_AGAIN', reason: `the accounting system has no invoice for ${orderId}` };
+  }
+  const invoiceId = record.context.invoiceId;
+  const mails = (await scanAll(client, tableOf(environment, 'MAIL_TABLE_NAME'))).filter((item) => item.pk === `INVOICE#${String(invoiceId)}`);
+  return mails.length > 0
+    ? { status: 'SUCCESS', reason: `the mail gateway has the mail of invoice ${String(invoiceId)}` }
+    : { status: 'TRY_AGAIN', reason: `the mail gateway has no mail of invoice ${String(invoiceId)}` };
+};
+
 /** The scenario `npm run demo` runs. */
 export const scenario: SimulationScenario = {
   producer: { function: 'Orders/PlaceOrder', commands: placeOrderCommands },
   effects: { Billing: billing, Shipping: shipping, Invoicing: invoicing, Notifications: notifications, CustomerStats: customerStats },
+  operator: { Invoicing: invoicingOperator, Notifications: notificationsOperator },
 };

@@ -11,6 +11,7 @@
  * authenticated (the signature is not checked).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { keepConnectionsOpen } from './keep-connections-open';
 import type { AddressInfo } from 'node:net';
 import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
 import type { MessageOrigin, SimulationObserver } from '../run/observer';
@@ -343,6 +344,7 @@ export async function startSqsEndpoint(options: SqsEndpointOptions): Promise<Sqs
     })();
   });
 
+  keepConnectionsOpen(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => {

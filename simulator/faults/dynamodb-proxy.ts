@@ -3,6 +3,7 @@
  * environment's `AWS_ENDPOINT_URL_DYNAMODB` points here, so every request the proxy sees belongs to the invocation the
  * environment is running, and each request can be given a fault by its number within that invocation.
  */
+import { keepConnectionsOpen } from '../aws/keep-connections-open';
 import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 
@@ -70,7 +71,9 @@ interface UpstreamReply {
 export async function startDynamoDbProxy(targetEndpoint: string): Promise<DynamoDbProxy> {
   const target = new URL(targetEndpoint);
   if (target.protocol !== 'http:') throw new Error(`the DynamoDB proxy forwards to an http:// endpoint only, got '${targetEndpoint}'`);
-  const upstreamAgent = new Agent({ keepAlive: true });
+  // a new upstream connection per request: a pooled one that DynamoDB Local closed while idle would fail the next
+  // forward at random (a 502 the SDK retries), which would shift request numbers and so the seeded fault decisions
+  const upstreamAgent = new Agent({ keepAlive: false });
   const clientSockets = new Set<Socket>();
   let invocation: CurrentInvocation | undefined;
 
@@ -132,6 +135,9 @@ export async function startDynamoDbProxy(targetEndpoint: string): Promise<Dynamo
       response.end(message);
     });
   });
+  // never close an idle client connection: the SDK in the worker reuses its pooled sockets, and one closed under it
+  // (Node's default keep-alive timeout is 5 s) fails a request at random, which would make a seeded run unrepeatable
+  keepConnectionsOpen(server);
   server.on('connection', (socket) => {
     clientSockets.add(socket);
     socket.on('close', () => clientSockets.delete(socket));

@@ -70,9 +70,16 @@ export function formatSummary(result: SimulationResult): string {
           '; a command that failed may still have committed before the failure was seen, e.g. a crash or lost response after the commit; the relay check counts what committed)'
         : ''),
     `relay: ${result.relay.committedEvents} events committed to the outbox, ${result.relay.streamRecords} stream records read`,
-    '',
-    formatTable(result.subscribers),
   );
+  const operator = result.operator;
+  if (operator !== undefined) {
+    out.push(
+      `operator: ${operator.resolvedSuccess + operator.resolvedTryAgain} blocked step(s) resolved (${operator.resolvedSuccess} SUCCESS, ${operator.resolvedTryAgain} TRY_AGAIN) ` +
+        `in ${operator.passes} pass(es), ${operator.movedBack} dead letter(s) moved back` +
+        (operator.refused.length ? `; ${operator.refused.length} resolution(s) refused (${truncate(operator.refused[0]!)})` : ''),
+    );
+  }
+  out.push('', formatTable(result.subscribers));
   const deadLetters = [...result.deadLetters].filter(([, findings]) => findings.length > 0);
   if (deadLetters.length > 0) {
     out.push('', 'dead letters, by reason (every one is explained; --json has each reason in full):');

@@ -108,8 +108,9 @@ export class RunLedger implements SimulationObserver {
 
   public onDeleted(_queue: ResourceKey, message: { readonly messageId: string; readonly origin: MessageOrigin; readonly receiveCount: number }): void {
     const { subscription, eventId, via } = message.origin;
-    // only a deletion from the queue the subscription delivered to acknowledges (not one from a dead-letter queue)
-    if (via !== 'sns' || subscription === undefined || eventId === undefined) return;
+    // only a deletion from the subscription's own queue acknowledges (a message SNS put there, or one the operator
+    // moved back there from a dead-letter queue), not a deletion from a dead-letter queue
+    if ((via !== 'sns' && via !== 'moved-back') || subscription === undefined || eventId === undefined) return;
     const deadLettered = this.runtimeDeadLetters.has(`${message.messageId}#${message.receiveCount}`) || this.runtimeDeadLetters.has(`${message.messageId}#*`);
     getOrCreate(deadLettered ? this.deadLetterDeletedEvents : this.acknowledgedEvents, subscription, () => new Set()).add(eventId);
   }

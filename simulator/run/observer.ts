@@ -12,7 +12,12 @@ export interface MessageOrigin {
   /** The subscription that delivered it, for messages fanned out by a topic. */
   readonly subscription?: ResourceKey;
   /** How it got on the queue. */
-  readonly via: 'sns' | 'send-message' | 'redrive';
+  readonly via:
+    | 'sns'
+    | 'send-message'
+    | 'redrive'
+    /** moved back from a dead-letter queue to the subscriber's queue by the (simulated) operator's redrive */
+    | 'moved-back';
   /** For `redrive`: the queue it was moved from and its receive count there. */
   readonly redrivenFrom?: { readonly queue: ResourceKey; readonly receiveCount: number };
   /**

@@ -37,6 +37,11 @@ export interface SimulationOptions {
   readonly stacks?: readonly string[];
   /** What to drive and how to count effects. @default none: then `events` must be given */
   readonly scenario?: SimulationScenario;
+  /**
+   * Whether the scenario's operator (if it has one) resolves blocked messages and redrives the dead letters once the
+   * run settles. @default true
+   */
+  readonly operator?: boolean;
   /** Events to append to the outbox. @default none */
   readonly events?: readonly UserEvent[];
   /** How many producer commands to run (ignored for `events`). @default 100 */

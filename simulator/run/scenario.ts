@@ -4,6 +4,7 @@
  * type {@link SimulationScenario}; `.ts` modules are bundled with esbuild first, so the app's own TypeScript works.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { OperatorDecision } from './operator';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
@@ -49,6 +50,12 @@ export interface ScenarioProducer {
 
 /** What `--scenario <module>` exports. */
 export interface SimulationScenario {
+  /**
+   * How an operator decides the blocked steps of lease and multi-step subscribers, by subscriber name. Once the run
+   * settles, the simulator resolves each blocked step with it and redrives the subscriber's dead-letter queues
+   * (simulator/run/operator.ts). @default blocked messages stay in the dead-letter queues
+   */
+  readonly operator?: Readonly<Record<string, OperatorDecision>>;
   /** @default no producer: events come from `--events` */
   readonly producer?: ScenarioProducer;
   /** Effect probes by subscriber name (`IEF_SUBSCRIBER_NAME` of its consumer, or its subscription's construct path). @default effects are not counted */
@@ -68,6 +75,9 @@ function asScenario(exports: Record<string, unknown>, file: string): SimulationS
   const scenario = candidate as SimulationScenario;
   if (scenario.producer !== undefined && (typeof scenario.producer.function !== 'string' || typeof scenario.producer.commands !== 'function')) {
     throw new ScenarioError(`scenario module ${file}: 'producer' needs a 'function' (construct path or logical id) and a 'commands(count, random)' function`);
+  }
+  for (const [subscriber, decide] of Object.entries(scenario.operator ?? {})) {
+    if (typeof decide !== 'function') throw new ScenarioError(`scenario module ${file}: operator.${subscriber} must be a function, got ${typeof decide}`);
   }
   for (const [subscriber, probe] of Object.entries(scenario.effects ?? {})) {
     if (typeof probe !== 'function') throw new ScenarioError(`scenario module ${file}: effects.${subscriber} must be a function, got ${typeof probe}`);

@@ -25,6 +25,7 @@ import type { FlowModel, ResourceKey } from '../model/flow-model';
 import { buildLocalFlow, type LocalFlow } from './build-flow';
 import { readCommittedOutbox } from './committed-events';
 import { CatchingUpRelay } from './relay-catch-up';
+import { MAX_OPERATOR_PASSES, noOperatorFigures, operatorPass, type OperatorFigures } from './operator';
 import { RunLedger } from './ledger';
 import { runRounds } from './rounds';
 import { checkInteger, DEFAULT_FAULT_RATES, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type SimulationOptions } from './options';
@@ -74,6 +75,8 @@ export interface SimulationResult {
   readonly simulatedSeconds: number;
   readonly realSeconds: number;
   readonly totalFaults: number;
+  /** What the scenario's operator resolved and redrove; absent when the scenario has no operator (or it was off). */
+  readonly operator?: OperatorFigures;
 }
 
 /** Thrown when the app has nothing the simulator can run. */
@@ -175,12 +178,26 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     const maxSimulatedSeconds = options.maxSimulatedSeconds ?? SIMULATION_DEFAULTS.maxSimulatedSeconds;
     // enough rounds for the producer at one command per invocation slot, plus a margin no settling flow comes near
     const maxRounds = options.maxRounds ?? Math.ceil(producerFigures.total / concurrency) + SIMULATION_DEFAULTS.extraRounds;
-    const roundsOutcome = await runRounds(flow, relays, ledger, clock, driver, { concurrency, maxSimulatedSeconds, maxRounds, toProduce: producerFigures.total, onProgress: options.onProgress });
+    const roundsOptions = { concurrency, maxSimulatedSeconds, maxRounds, toProduce: producerFigures.total, onProgress: options.onProgress };
+    let roundsOutcome = await runRounds(flow, relays, ledger, clock, driver, roundsOptions);
+    let rounds = roundsOutcome.rounds;
+    const documents = DynamoDBDocumentClient.from(client);
+
+    // the operator: resolve blocked steps, redrive the dead letters, let the run settle again
+    const decisions = options.operator === false ? undefined : options.scenario?.operator;
+    const operator = decisions !== undefined ? noOperatorFigures() : undefined;
+    if (decisions !== undefined && operator !== undefined) {
+      for (let pass = 1; pass <= MAX_OPERATOR_PASSES && roundsOutcome.cutOff === undefined; pass += 1) {
+        const { eventsById } = await readCommittedOutbox(model, flow, client);
+        const resolved = await operatorPass(flow.subscribers, decisions, { client, documents, clock, eventsById }, operator);
+        if (resolved === 0) break;
+        roundsOutcome = await runRounds(flow, relays, ledger, clock, undefined, roundsOptions);
+        rounds += roundsOutcome.rounds;
+      }
+    }
 
     const committed = await readCommittedOutbox(model, flow, client);
-    const { rounds } = roundsOutcome;
     const violations: Violation[] = [...checkSettled(roundsOutcome), ...checkTracked(committed.untracked), ...checkRelayed(committed.eventIdsByRelay, ledger)];
-    const documents = DynamoDBDocumentClient.from(client);
     const deadLetters = new Map<string, readonly DeadLetterFinding[]>();
     const effectsNotCounted: string[] = [];
     const subscribers: SubscriberReport[] = [];
@@ -245,6 +262,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       simulatedSeconds: Math.round(clock.offsetMs() / 1000),
       realSeconds: Math.round((Date.now() - startedAt) / 100) / 10,
       totalFaults: ledger.totalFaults(),
+      operator,
     };
   } finally {
     await flow?.stop();

@@ -61,7 +61,7 @@ describe('simulate: an app of hand-composed parts over two stacks', () => {
       'simulate', '--assembly', assembly, '--scenario', scenario, '--events', events, '--no-faults', '--quiet', '--endpoint', inject('dynamoDbEndpoint'),
     );
     expect(stdout).toMatch(/^Audit\s+transactional\s+6\s/m);
-    expect(stderr).toContain(`error: scenario ${scenario} has effect probes for Audti, which no subscriber of the app is; its subscribers: Audit`);
+    expect(stderr).toContain(`error: scenario ${scenario} has effect probes or operator decisions for Audti, which no subscriber of the app is; its subscribers: Audit`);
     expect(code).toBe(EXIT_CODE.FAILURE);
   });
 });

@@ -1,0 +1,135 @@
+/**
+ * Plays the operator of the lease and multi-step modes once a run has settled, the way docs/PROCESSING-MODES.md tells a
+ * human to: list the subscriber's blocked messages, decide for each blocked step whether it took effect (the
+ * scenario's {@link OperatorDecision} looks at the effect, as an operator would look at the mail gateway or the
+ * accounting system), resolve it through the runtime's `BlockedMessages` API (audited, version-checked), then redrive
+ * the subscriber's dead-letter queues to its queue (as SQS's dead-letter queue redrive does: every message, moved
+ * back). The run then goes on until it settles again; a message blocked again (faults go on) is resolved in the next
+ * pass.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { BlockedMessages, ResolveRefusedError } from '../../lambda/operator/blocked-messages';
+import type { ProcessingRecordView } from '../../lambda/processing/processing-record';
+import type { VirtualClock } from '../aws/clock';
+import type { SubscriberView } from './build-flow';
+import type { SimulatedEvent } from './scenario';
+
+/** What an operator decides about one blocked step. */
+export interface OperatorResolution {
+  /** `SUCCESS`: the step took effect, never run it again; `TRY_AGAIN`: it did not, run it on the next delivery. */
+  readonly status: 'SUCCESS' | 'TRY_AGAIN';
+  /** Merged into the record's context (e.g. the `invoiceId` a step that took effect created). @default nothing */
+  readonly context?: Readonly<Record<string, unknown>>;
+  /** Why: kept in the record's audit trail. */
+  readonly reason: string;
+}
+
+/** What an {@link OperatorDecision} is shown. */
+export interface BlockedStep {
+  /** The blocked processing record, as the operator command shows it (steps, context, reason, version). */
+  readonly record: ProcessingRecordView;
+  /** The blocked step (`effect` in lease mode). */
+  readonly step: string;
+  /** The event the message carries, when the outbox holds it. */
+  readonly event?: SimulatedEvent;
+  /** A client of the local DynamoDB (no faults), to look at the effect. */
+  readonly client: DynamoDBDocumentClient;
+  /** The subscriber consumer's resolved environment (its table names). */
+  readonly environment: Readonly<Record<string, string>>;
+}
+
+/** Decides a blocked step of one subscriber, by looking at whether its effect happened. */
+export type OperatorDecision = (blocked: BlockedStep) => Promise<OperatorResolution>;
+
+/** What the operator did over a run. */
+export interface OperatorFigures {
+  /** Passes that resolved something. */
+  passes: number;
+  resolvedSuccess: number;
+  resolvedTryAgain: number;
+  /** Dead letters moved back to their subscriber's queue. */
+  movedBack: number;
+  /** Resolutions the runtime refused (e.g. the record changed meanwhile), with why. */
+  readonly refused: string[];
+}
+
+/** How many operator passes a run makes at most (each after the run settled again). */
+export const MAX_OPERATOR_PASSES = 5;
+
+/** The environment variable naming a subscriber's inbox table (where its processing records are). */
+const INBOX_TABLE_VARIABLE = 'IEF_INBOX_TABLE_NAME';
+
+/** Empty figures. */
+export function noOperatorFigures(): OperatorFigures {
+  return { passes: 0, resolvedSuccess: 0, resolvedTryAgain: 0, movedBack: 0, refused: [] };
+}
+
+/** Moves every message of the subscriber's dead-letter queues back to its queue; returns how many. */
+function redrive(subscriber: SubscriberView): number {
+  let moved = 0;
+  for (const deadLetterQueue of subscriber.deadLetterQueues) {
+    for (;;) {
+      const messages = deadLetterQueue.receive(10);
+      if (messages.length === 0) break;
+      for (const message of messages) {
+        subscriber.queue.send({
+          body: message.body,
+          messageAttributes: { ...message.messageAttributes },
+          origin: { via: 'moved-back', eventId: message.origin.eventId, subscription: subscriber.subscription.key },
+        });
+        deadLetterQueue.delete(message.receiptHandle);
+        moved += 1;
+      }
+    }
+  }
+  return moved;
+}
+
+/**
+ * One operator pass over every subscriber with a decision: resolves each blocked step, then redrives the dead-letter
+ * queues of the subscribers it resolved something for. Returns how many steps it resolved.
+ */
+export async function operatorPass(
+  subscribers: readonly SubscriberView[],
+  decisions: Readonly<Record<string, OperatorDecision>>,
+  deps: { readonly client: DynamoDBClient; readonly documents: DynamoDBDocumentClient; readonly clock: VirtualClock; readonly eventsById: ReadonlyMap<string, SimulatedEvent> },
+  figures: OperatorFigures,
+): Promise<number> {
+  let resolved = 0;
+  for (const subscriber of subscribers) {
+    const decide = decisions[subscriber.name];
+    const tableName = subscriber.environment[INBOX_TABLE_VARIABLE];
+    if (decide === undefined || tableName === undefined) continue;
+    const blockedMessages = new BlockedMessages({ client: deps.client, tableName, now: () => new Date(deps.clock.now()) });
+    let resolvedHere = 0;
+    for (const blocked of await blockedMessages.list({ subscriber: subscriber.name, limit: 1000 })) {
+      const record = await blockedMessages.get(subscriber.name, blocked.eventId);
+      if (record === undefined || blocked.step === undefined) continue;
+      const resolution = await decide({ record, step: blocked.step, event: deps.eventsById.get(blocked.eventId), client: deps.documents, environment: subscriber.environment });
+      try {
+        await blockedMessages.resolve({
+          subscriber: subscriber.name,
+          eventId: blocked.eventId,
+          step: blocked.step,
+          status: resolution.status,
+          context: resolution.context,
+          reason: resolution.reason,
+          resolvedBy: 'simulator (scenario operator)',
+          expectedVersion: record.version,
+        });
+      } catch (error) {
+        if (!(error instanceof ResolveRefusedError)) throw error;
+        figures.refused.push(`${subscriber.name} ${blocked.eventId}: ${error.message}`);
+        continue;
+      }
+      if (resolution.status === 'SUCCESS') figures.resolvedSuccess += 1;
+      else figures.resolvedTryAgain += 1;
+      resolvedHere += 1;
+    }
+    if (resolvedHere > 0) figures.movedBack += redrive(subscriber);
+    resolved += resolvedHere;
+  }
+  if (resolved > 0) figures.passes += 1;
+  return resolved;
+}
