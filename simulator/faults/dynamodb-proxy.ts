@@ -4,8 +4,8 @@
  * environment is running, and each request can be given a fault by its number within that invocation.
  */
 import { keepConnectionsOpen } from '../aws/keep-connections-open';
+import { listenOnLoopback, readBody } from '../aws/loopback-server';
 import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
 
 /**
  * What happens to one DynamoDB request:
@@ -74,7 +74,6 @@ export async function startDynamoDbProxy(targetEndpoint: string): Promise<Dynamo
   // a new upstream connection per request: a pooled one that DynamoDB Local closed while idle would fail the next
   // forward at random (a 502 the SDK retries), which would shift request numbers and so the seeded fault decisions
   const upstreamAgent = new Agent({ keepAlive: false });
-  const clientSockets = new Set<Socket>();
   let invocation: CurrentInvocation | undefined;
 
   const forward = (incoming: IncomingMessage, body: Buffer): Promise<UpstreamReply> =>
@@ -138,31 +137,23 @@ export async function startDynamoDbProxy(targetEndpoint: string): Promise<Dynamo
   // never close an idle client connection: the SDK in the worker reuses its pooled sockets, and one closed under it
   // (Node's default keep-alive timeout is 5 s) fails a request at random, which would make a seeded run unrepeatable
   keepConnectionsOpen(server);
-  server.on('connection', (socket) => {
-    clientSockets.add(socket);
-    socket.on('close', () => clientSockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
+  const loopback = await listenOnLoopback(server);
 
   return {
-    endpoint: `http://127.0.0.1:${port}`,
+    endpoint: loopback.endpoint,
     beginInvocation(decide, onCrash) {
       invocation = { decide, onCrash, requests: 0, crashed: false };
     },
     endInvocation() {
       invocation = undefined;
     },
-    stop: () =>
-      new Promise<void>((resolve) => {
-        invocation = undefined;
-        for (const socket of clientSockets) socket.destroy();
-        upstreamAgent.destroy();
-        server.close(() => resolve());
-      }),
+    stop: () => {
+      invocation = undefined;
+      // destroys the client connections and starts closing the server before the upstream agent goes
+      const stopped = loopback.stop();
+      upstreamAgent.destroy();
+      return stopped;
+    },
   };
 }
 
@@ -191,13 +182,4 @@ function throttle(response: ServerResponse): void {
   });
   response.writeHead(400, { 'Content-Type': 'application/x-amz-json-1.0', 'Content-Length': Buffer.byteLength(body), 'x-amzn-RequestId': 'simulator-throttle' });
   response.end(body);
-}
-
-function readBody(message: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    message.on('data', (chunk: Buffer) => chunks.push(chunk));
-    message.on('end', () => resolve(Buffer.concat(chunks)));
-    message.on('error', reject);
-  });
 }

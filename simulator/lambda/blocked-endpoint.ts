@@ -5,7 +5,7 @@
  * service named in the request's SigV4 credential scope.
  */
 import { createServer, type IncomingHttpHeaders } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { listenOnLoopback } from '../aws/loopback-server';
 
 /** A call that was refused. */
 export interface BlockedCall {
@@ -24,28 +24,11 @@ export interface BlockedEndpoint {
 
 /** Starts a blocked endpoint; `onBlocked` hears of each refused call. */
 export async function startBlockedEndpoint(onBlocked: (call: BlockedCall) => void = () => undefined): Promise<BlockedEndpoint> {
-  const sockets = new Set<Socket>();
   const server = createServer((request) => {
     onBlocked({ service: signingServiceOf(request.headers), method: request.method ?? 'GET', path: request.url ?? '/' });
     request.socket.resetAndDestroy();
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
-  });
-  const { port } = server.address() as AddressInfo;
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    stop: () =>
-      new Promise<void>((resolve) => {
-        for (const socket of sockets) socket.destroy();
-        server.close(() => resolve());
-      }),
-  };
+  return listenOnLoopback(server);
 }
 
 /** `AWS4-HMAC-SHA256 Credential=AKID/20240101/us-east-1/sns/aws4_request, ...` → `sns` */

@@ -1,5 +1,6 @@
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { readBody } from '../../simulator/aws/loopback-server';
 
 /**
  * A fault-injecting HTTP proxy on 127.0.0.1 in front of DynamoDB Local. It forwards every request unchanged,
@@ -41,15 +42,6 @@ interface ActiveRule {
 }
 
 const TARGET_HEADER = 'x-amz-target';
-
-function readBody(message: IncomingMessage): Promise<Buffer> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    message.on('data', (chunk: Buffer) => chunks.push(chunk));
-    message.on('end', () => resolve(Buffer.concat(chunks)));
-    message.on('error', reject);
-  });
-}
 
 function throttle(response: ServerResponse, fault: Extract<Fault, { kind: 'throttle' }>): void {
   const errorType = fault.errorType ?? 'ThrottlingException';

@@ -8,6 +8,7 @@ import { FaultPlan, NO_FAULTS, type FaultKind } from '../../../simulator/faults/
 import type { RelayModel, TableModel } from '../../../simulator/model/flow-model';
 import type { SimulationObserver } from '../../../simulator/run/observer';
 import { LOCAL_CREDENTIALS, localClient, uniqueTableName } from '../../support/dynamodb-client';
+import { OUTBOX_RELAY_SETTINGS, OUTBOX_TABLE_SETTINGS } from '../support/example-models';
 
 const REGION = 'eu-west-1';
 
@@ -16,18 +17,7 @@ const OUTBOX_TABLE: TableModel = {
   key: 'Example/OrdersOutboxTable',
   stackName: 'Example',
   logicalId: 'OrdersOutboxTable',
-  keySchema: [
-    { AttributeName: 'pk', KeyType: 'HASH' },
-    { AttributeName: 'sk', KeyType: 'RANGE' },
-  ],
-  attributeDefinitions: [
-    { AttributeName: 'pk', AttributeType: 'S' },
-    { AttributeName: 'sk', AttributeType: 'S' },
-  ],
-  globalSecondaryIndexes: [],
-  localSecondaryIndexes: [],
-  streamViewType: 'NEW_IMAGE',
-  timeToLiveAttribute: 'expiresAt',
+  ...OUTBOX_TABLE_SETTINGS,
 };
 
 /** The example app's pipe (IdempotentEventFlowExample/OrdersRelay), as its template defines it. */
@@ -37,12 +27,8 @@ const RELAY: RelayModel = {
   logicalId: 'OrdersRelay',
   sourceTable: OUTBOX_TABLE.key,
   targetTopic: 'Example/OrdersEventTopic',
-  batchSize: 10,
-  startingPosition: 'TRIM_HORIZON',
-  maximumRetryAttempts: 10,
   deadLetterQueue: 'Example/OrdersRelayDeadLetterQueue',
-  filterPatterns: ['{"eventName":["INSERT"],"dynamodb":{"NewImage":{"iefRecordType":{"S":["OutboxEvent.v1"]}}}}'],
-  inputTemplate: '<$.dynamodb.NewImage.iefEnvelope.S>',
+  ...OUTBOX_RELAY_SETTINGS,
 };
 
 type Image = Record<string, { S?: string }>;

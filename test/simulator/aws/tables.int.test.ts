@@ -7,6 +7,7 @@ import { OutboxTable } from '../../../lib/outbox';
 import { createTableInput, createTables, type LocalTable } from '../../../simulator/aws/tables';
 import type { TableModel } from '../../../simulator/model/flow-model';
 import { localClient, uniqueTableName } from '../../support/dynamodb-client';
+import { BLOCKED_MESSAGES_INDEX } from '../support/example-models';
 
 const STACK = 'TablesTest';
 
@@ -92,15 +93,7 @@ describe('createTables on the tables of the library constructs', () => {
   test('creates the inbox with its BlockedMessages index (keys and projection kept), and the index answers queries', async () => {
     const table = await describeTable(models.inbox.key);
     expect(table?.GlobalSecondaryIndexes?.map(({ IndexName, KeySchema, Projection, IndexStatus }) => ({ IndexName, KeySchema, Projection, IndexStatus }))).toEqual([
-      {
-        IndexName: 'BlockedMessages',
-        KeySchema: [
-          { AttributeName: 'blockedSubscriber', KeyType: 'HASH' },
-          { AttributeName: 'blockedAt', KeyType: 'RANGE' },
-        ],
-        Projection: { ProjectionType: 'ALL' },
-        IndexStatus: 'ACTIVE',
-      },
+      { ...BLOCKED_MESSAGES_INDEX, IndexStatus: 'ACTIVE' },
     ]);
     const tableName = created.get(models.inbox.key)?.tableName;
     await client.send(new PutItemCommand({ TableName: tableName, Item: { pk: { S: 'billing#e1' }, blockedSubscriber: { S: 'billing' }, blockedAt: { S: '2024-01-01T00:00:00Z' } } }));

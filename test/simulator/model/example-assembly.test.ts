@@ -6,6 +6,7 @@ import { resolveEnvironment } from '../../../simulator/model/intrinsics';
 import { readAssembly } from '../../../simulator/model/read-assembly';
 import { SynthesisError, synthesize } from '../../../simulator/model/synthesize';
 import { exampleAssembly } from '../../support/example-assembly';
+import { BLOCKED_MESSAGES_INDEX, OUTBOX_RELAY_SETTINGS, OUTBOX_TABLE_SETTINGS } from '../support/example-models';
 
 // The example app of this repository (cdk.json), synthesized once per test run (test/support/example-assembly.ts).
 const PROJECT = path.resolve(__dirname, '../../..');
@@ -40,32 +41,12 @@ describe('readAssembly of the example app', () => {
       stackName: STACK,
       logicalId: expect.stringMatching(/^OrdersOutboxTable/),
       constructPath: `${STACK}/Orders/OutboxTable/Resource/Resource`,
-      keySchema: [
-        { AttributeName: 'pk', KeyType: 'HASH' },
-        { AttributeName: 'sk', KeyType: 'RANGE' },
-      ],
-      attributeDefinitions: [
-        { AttributeName: 'pk', AttributeType: 'S' },
-        { AttributeName: 'sk', AttributeType: 'S' },
-      ],
-      globalSecondaryIndexes: [],
-      localSecondaryIndexes: [],
-      streamViewType: 'NEW_IMAGE',
-      timeToLiveAttribute: 'expiresAt',
+      ...OUTBOX_TABLE_SETTINGS,
     });
     for (const subscriber of ['Billing', 'Invoicing', 'Notifications', 'Shipping']) {
       expect(at(model.tables, `Orders/${subscriber}/InboxTable/Resource/Resource`)).toMatchObject({
         keySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }],
-        globalSecondaryIndexes: [
-          {
-            IndexName: 'BlockedMessages',
-            KeySchema: [
-              { AttributeName: 'blockedSubscriber', KeyType: 'HASH' },
-              { AttributeName: 'blockedAt', KeyType: 'RANGE' },
-            ],
-            Projection: { ProjectionType: 'ALL' },
-          },
-        ],
+        globalSecondaryIndexes: [BLOCKED_MESSAGES_INDEX],
         timeToLiveAttribute: 'expiresAt',
       });
     }
@@ -81,12 +62,8 @@ describe('readAssembly of the example app', () => {
         constructPath: `${STACK}/Orders/Relay/Resource`,
         sourceTable: keyAt(model.tables, 'Orders/OutboxTable/Resource/Resource'),
         targetTopic: keyAt(model.topics, 'Orders/EventTopic/Resource/Resource'),
-        batchSize: 10,
-        startingPosition: 'TRIM_HORIZON',
-        maximumRetryAttempts: 10,
         deadLetterQueue: keyAt(model.queues, 'Orders/Relay/DeadLetterQueue/Resource'),
-        filterPatterns: ['{"eventName":["INSERT"],"dynamodb":{"NewImage":{"iefRecordType":{"S":["OutboxEvent.v1"]}}}}'],
-        inputTemplate: '<$.dynamodb.NewImage.iefEnvelope.S>',
+        ...OUTBOX_RELAY_SETTINGS,
       },
     ]);
   });
