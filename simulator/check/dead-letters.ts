@@ -31,8 +31,10 @@ function envelopeId(body: string): string | undefined {
 
 function explain(message: StoredMessage, ledger: RunLedger): string | undefined {
   const attribute = (name: string): string | undefined => message.messageAttributes[name]?.StringValue;
+  // a message SQS moved keeps the attributes it had on the consumer queue: a `iefErrorName` there is the reason of an
+  // earlier dead letter (one the operator moved back), not why SQS moved it now
   const errorName = attribute(DEAD_LETTER_ATTRIBUTE.ERROR_NAME);
-  if (errorName !== undefined) return `${errorName}: ${attribute(DEAD_LETTER_ATTRIBUTE.ERROR_MESSAGE) ?? ''}`;
+  if (errorName !== undefined && message.origin.via !== 'redrive') return `${errorName}: ${attribute(DEAD_LETTER_ATTRIBUTE.ERROR_MESSAGE) ?? ''}`;
   if (message.origin.via === 'redrive') {
     const failure = ledger.lastFailure.get(message.messageId);
     const receives = message.origin.redrivenFrom?.receiveCount ?? message.receiveCount;

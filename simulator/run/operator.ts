@@ -3,15 +3,17 @@
  * human to: list the subscriber's blocked messages, decide for each blocked step whether it took effect (the
  * scenario's {@link OperatorDecision} looks at the effect, as an operator would look at the mail gateway or the
  * accounting system), resolve it through the runtime's `BlockedMessages` API (audited, version-checked), then redrive
- * the subscriber's dead-letter queues to its queue (as SQS's dead-letter queue redrive does: every message, moved
- * back). The run then goes on until it settles again; a message blocked again (faults go on) is resolved in the next
+ * the subscriber's dead-letter queues to its queue (as SQS's dead-letter queue redrive does: every message of the
+ * subscriber, moved back; another subscriber's dead letters in a shared queue stay). The run then goes on until it settles again; a message blocked again (faults go on) is resolved in the next
  * pass.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BlockedMessages, ResolveRefusedError } from '../../lambda/operator/blocked-messages';
 import type { ProcessingRecordView } from '../../lambda/processing/processing-record';
+import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
 import type { VirtualClock } from '../aws/clock';
+import type { StoredMessage } from '../aws/queue';
 import type { SubscriberView } from './build-flow';
 import type { SimulatedEvent } from './scenario';
 
@@ -65,14 +67,32 @@ export function noOperatorFigures(): OperatorFigures {
   return { passes: 0, resolvedSuccess: 0, resolvedTryAgain: 0, movedBack: 0, refused: [] };
 }
 
-/** Moves every message of the subscriber's dead-letter queues back to its queue; returns how many. */
-function redrive(subscriber: SubscriberView): number {
+/**
+ * Whether a dead letter is `subscriber`'s: a message SQS moved there from the subscriber's queue, or one the runtime
+ * sent naming it (`iefSubscriber`). A dead-letter queue may be shared by several subscribers: a message that names
+ * another subscriber or queue stays where it is (moving it to this queue would hand it to the wrong consumer).
+ */
+function isDeadLetterOf(message: StoredMessage, subscriber: SubscriberView): boolean {
+  const movedFrom = message.origin.redrivenFrom?.queue;
+  if (movedFrom !== undefined) return movedFrom === subscriber.queue.model.key;
+  const named = message.messageAttributes[DEAD_LETTER_ATTRIBUTE.SUBSCRIBER]?.StringValue;
+  return named === undefined || named === subscriber.name;
+}
+
+/** Moves every dead letter of the subscriber (see {@link isDeadLetterOf}) from its dead-letter queues back to its queue; returns how many. */
+export function redriveDeadLetters(subscriber: SubscriberView): number {
   let moved = 0;
   for (const deadLetterQueue of subscriber.deadLetterQueues) {
+    const own = new Set(deadLetterQueue.messages().filter((message) => isDeadLetterOf(message, subscriber)).map((message) => message.messageId));
+    const received = new Set<string>();
     for (;;) {
-      const messages = deadLetterQueue.receive(10);
-      if (messages.length === 0) break;
-      for (const message of messages) {
+      // a received message that is not ours stays on the queue (visible again after its visibility timeout); stop when
+      // a receive brings nothing new (with no visibility timeout, the same messages come again)
+      const batch = deadLetterQueue.receive(10);
+      if (batch.every((message) => received.has(message.messageId))) break;
+      for (const message of batch) {
+        received.add(message.messageId);
+        if (!own.has(message.messageId)) continue;
         subscriber.queue.send({
           body: message.body,
           messageAttributes: { ...message.messageAttributes },
@@ -127,7 +147,7 @@ export async function operatorPass(
       else figures.resolvedTryAgain += 1;
       resolvedHere += 1;
     }
-    if (resolvedHere > 0) figures.movedBack += redrive(subscriber);
+    if (resolvedHere > 0) figures.movedBack += redriveDeadLetters(subscriber);
     resolved += resolvedHere;
   }
   if (resolved > 0) figures.passes += 1;

@@ -12,7 +12,14 @@ describe('DynamoDB Local harness', () => {
       { AttributeName: 'pk', KeyType: 'HASH' },
       { AttributeName: 'sk', KeyType: 'RANGE' },
     ]);
-    const listed = await client.send(new ListTablesCommand({}));
-    expect(listed.TableNames).toContain(tableName);
+    // every page: the shared server holds the tables of every test file (a page has at most 100 names)
+    const listed: string[] = [];
+    let startAfter: string | undefined;
+    do {
+      const page = await client.send(new ListTablesCommand({ ExclusiveStartTableName: startAfter }));
+      listed.push(...(page.TableNames ?? []));
+      startAfter = page.LastEvaluatedTableName;
+    } while (startAfter !== undefined);
+    expect(listed).toContain(tableName);
   });
 });
