@@ -46,28 +46,34 @@ export class ContentIds {
   }
 }
 
-function parseObject(text: string): Record<string, unknown> | undefined {
-  if (!text.startsWith('{')) return undefined;
+function parseJson(text: string): unknown {
   try {
-    const parsed: unknown = JSON.parse(text);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+    return JSON.parse(text);
   } catch {
     return undefined;
   }
 }
 
+function asObject(value: unknown): Record<string, unknown> | undefined {
+  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+}
+
 /**
- * The envelope id an SQS message body or SNS message carries, so the ledger can follow one event through the flow:
- * the string `id` field of a JSON object body, or, for an SNS notification (`Type: 'Notification'`, what a
- * subscription without raw delivery puts on its queue), the `id` of its `Message`. Undefined otherwise.
+ * The event envelope a message carries, as a JSON object, so one event can be followed through the flow: a JSON object
+ * body itself; a JSON string holding one (a pipe input template may render the envelope quoted; the consumer accepts
+ * both); or, for an SNS notification (`Type: 'Notification'`, what a subscription without raw delivery puts on its
+ * queue), the envelope in its `Message`. Undefined for anything else.
  */
+export function envelopeObjectOf(body: string): Record<string, unknown> | undefined {
+  let parsed = parseJson(body);
+  if (typeof parsed === 'string') parsed = parseJson(parsed);
+  const object = asObject(parsed);
+  if (object?.Type === 'Notification' && typeof object.Message === 'string') return envelopeObjectOf(object.Message);
+  return object;
+}
+
+/** The envelope id ({@link envelopeObjectOf}'s string `id`) a message carries; undefined when it carries none. */
 export function eventIdOf(body: string): string | undefined {
-  const object = parseObject(body.trimStart());
-  if (object === undefined) return undefined;
-  if (typeof object.id === 'string') return object.id;
-  if (object.Type === 'Notification' && typeof object.Message === 'string') {
-    const message = parseObject(object.Message.trimStart());
-    if (message !== undefined && typeof message.id === 'string') return message.id;
-  }
-  return undefined;
+  const id = envelopeObjectOf(body)?.id;
+  return typeof id === 'string' ? id : undefined;
 }

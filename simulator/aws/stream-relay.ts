@@ -6,6 +6,7 @@ import { DescribeStreamCommand, GetRecordsCommand, GetShardIteratorCommand, type
 import type { FaultPlan } from '../faults/fault-plan';
 import type { RelayModel, ResourceKey } from '../model/flow-model';
 import type { SimulationObserver } from '../run/observer';
+import { eventIdOf } from './message-ids';
 import { toPipeStreamEvent, type PipeStreamEvent } from './stream-record';
 
 /** Where the relay publishes: the topic. `SimulatedTopic` satisfies it. */
@@ -212,7 +213,7 @@ export class SimulatedRelay {
       target.publish(message);
       observer?.onFault?.('duplicate-delivery', model.key);
     }
-    const eventId = envelopeIdOf(message);
+    const eventId = eventIdOf(message);
     observer?.onStreamRecord?.(model.key, { ...(eventId !== undefined && { eventId }), published: true, duplicate });
   }
 
@@ -228,20 +229,6 @@ export class SimulatedRelay {
     const reason = error instanceof Error ? error.message : String(error);
     return new Error(`relay ${this.options.model.key}: ${what} on stream ${this.options.streamArn} failed: ${reason}`, { cause: error });
   }
-}
-
-/** The `id` of the message when it is a JSON object with a string `id` (an event envelope); otherwise undefined. */
-export function envelopeIdOf(message: string): string | undefined {
-  try {
-    const parsed: unknown = JSON.parse(message);
-    if (typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)) {
-      const id = (parsed as { id?: unknown }).id;
-      return typeof id === 'string' ? id : undefined;
-    }
-  } catch {
-    // not JSON: no envelope
-  }
-  return undefined;
 }
 
 function errorName(error: unknown): string | undefined {

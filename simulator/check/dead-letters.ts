@@ -5,6 +5,7 @@
  * is unexplained.
  */
 import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
+import { eventIdOf } from '../aws/message-ids';
 import type { SimulatedQueue, StoredMessage } from '../aws/queue';
 import type { RunLedger } from '../run/ledger';
 
@@ -16,17 +17,6 @@ export interface DeadLetterFinding {
   readonly eventId?: string;
   /** Why it is there; undefined when nothing explains it. */
   readonly explanation?: string;
-}
-
-function envelopeId(body: string): string | undefined {
-  try {
-    const parsed = JSON.parse(body) as unknown;
-    const envelope = typeof parsed === 'string' ? (JSON.parse(parsed) as unknown) : parsed;
-    if (typeof envelope === 'object' && envelope !== null && typeof (envelope as { id?: unknown }).id === 'string') return (envelope as { id: string }).id;
-  } catch {
-    // not an envelope: a malformed message, explained (or not) by its attributes
-  }
-  return undefined;
 }
 
 function explain(message: StoredMessage, ledger: RunLedger): string | undefined {
@@ -50,7 +40,7 @@ export function readDeadLetters(queues: readonly SimulatedQueue[], ledger: RunLe
       queueName: queue.address.name,
       messageId: message.messageId,
       eventId:
-        message.messageAttributes[DEAD_LETTER_ATTRIBUTE.EVENT_ID]?.StringValue ?? message.origin.eventId ?? envelopeId(message.body),
+        message.messageAttributes[DEAD_LETTER_ATTRIBUTE.EVENT_ID]?.StringValue ?? message.origin.eventId ?? eventIdOf(message.body),
       explanation: explain(message, ledger),
     })),
   );

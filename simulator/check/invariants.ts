@@ -65,13 +65,18 @@ export function checkSettled(outcome: RoundsOutcome): Violation[] {
   return [{ kind: 'not-settled', detail: `the run stopped at its limit of ${stoppedAt} before it settled (messages in flight: ${queues})` }];
 }
 
+/** The ids of the events the dead letters carry. */
+export function deadLetteredEventIds(deadLetters: readonly DeadLetterFinding[]): Set<string> {
+  return new Set(deadLetters.flatMap((finding) => (finding.eventId === undefined ? [] : [finding.eventId])));
+}
+
 /** Every matched event was acknowledged or dead-lettered with a reason; queues are drained; nothing expired. */
 export function checkDeliveries(subscriber: SubscriberView, deadLetters: readonly DeadLetterFinding[], ledger: RunLedger): Violation[] {
   const violations: Violation[] = [];
   const name = subscriber.name;
   const { total } = subscriber.queue.counts();
   if (total > 0) violations.push({ kind: 'not-drained', subscriber: name, detail: `${total} message(s) still on queue ${subscriber.queue.address.name} when the run ended` });
-  const deadLettered = new Set(deadLetters.map((finding) => finding.eventId).filter((id): id is string => id !== undefined));
+  const deadLettered = deadLetteredEventIds(deadLetters);
   const acknowledged = ledger.acknowledgedEvents.get(subscriber.subscription.key) ?? new Set<string>();
   const deadLetterQueueKeys = new Set(subscriber.deadLetterQueues.map((queue) => queue.model.key));
   // an event with a message still on the queue is reported as not drained, not as lost
@@ -112,14 +117,26 @@ export function expectedApplications(tally: EffectTally, acknowledged: ReadonlyS
   return { min, max };
 }
 
+/** What {@link checkEffects} found: the violations, and the counts summed over the tallies (for the report). */
+export interface EffectsCheck {
+  readonly violations: Violation[];
+  readonly totals: { readonly applied: number; readonly min: number; readonly max: number };
+}
+
 /** Each tally is within what exactly-once allows. */
-export function checkEffects(subscriber: SubscriberView, tallies: readonly EffectTally[], deadLetters: readonly DeadLetterFinding[], ledger: RunLedger): Violation[] {
+export function checkEffects(subscriber: SubscriberView, tallies: readonly EffectTally[], deadLetters: readonly DeadLetterFinding[], ledger: RunLedger): EffectsCheck {
   const acknowledged = ledger.acknowledgedEvents.get(subscriber.subscription.key) ?? new Set<string>();
-  const deadLettered = new Set(deadLetters.map((finding) => finding.eventId).filter((id): id is string => id !== undefined));
-  return tallies.flatMap((tally): Violation[] => {
+  const deadLettered = deadLetteredEventIds(deadLetters);
+  const violations: Violation[] = [];
+  const totals = { applied: 0, min: 0, max: 0 };
+  for (const tally of tallies) {
     const { min, max } = expectedApplications(tally, acknowledged, deadLettered);
-    if (tally.applied >= min && tally.applied <= max) return [];
+    totals.applied += tally.applied;
+    totals.min += min;
+    totals.max += max;
+    if (tally.applied >= min && tally.applied <= max) continue;
     const expected = min === max ? `exactly ${min}` : `${min} to ${max}`;
-    return [{ kind: 'effect-count', subscriber: subscriber.name, detail: `${tally.subject}: applied ${tally.applied} time(s), expected ${expected} (events ${tally.eventIds.join(', ')})` }];
-  });
+    violations.push({ kind: 'effect-count', subscriber: subscriber.name, detail: `${tally.subject}: applied ${tally.applied} time(s), expected ${expected} (events ${tally.eventIds.join(', ')})` });
+  }
+  return { violations, totals };
 }

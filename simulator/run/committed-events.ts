@@ -6,7 +6,7 @@
  * that parse as envelopes are what the effect probes receive.
  */
 import { ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { eventIdOf } from '../aws/message-ids';
+import { envelopeObjectOf, eventIdOf } from '../aws/message-ids';
 import type { FlowModel } from '../model/flow-model';
 import { compilePipeFilterCriteria } from '../patterns/event-pattern';
 import { compileInputTemplate } from '../patterns/input-template';
@@ -29,16 +29,9 @@ export interface CommittedOutbox {
 
 /** Parses a relayed message as an envelope (raw JSON, or a JSON string holding it); undefined if it is not one. */
 export function parseEnvelope(message: string): SimulatedEvent | undefined {
-  try {
-    let parsed = JSON.parse(message) as unknown;
-    if (typeof parsed === 'string') parsed = JSON.parse(parsed) as unknown;
-    if (typeof parsed !== 'object' || parsed === null) return undefined;
-    const candidate = parsed as Record<string, unknown>;
-    if (typeof candidate.id !== 'string' || typeof candidate.type !== 'string') return undefined;
-    return { id: candidate.id, type: candidate.type, subject: typeof candidate.subject === 'string' ? candidate.subject : undefined, data: candidate.data };
-  } catch {
-    return undefined;
-  }
+  const candidate = envelopeObjectOf(message);
+  if (candidate === undefined || typeof candidate.id !== 'string' || typeof candidate.type !== 'string') return undefined;
+  return { id: candidate.id, type: candidate.type, subject: typeof candidate.subject === 'string' ? candidate.subject : undefined, data: candidate.data };
 }
 
 /** A key attribute's value without its type tag (`{ S: 'a' }` → `'a'`). */

@@ -4,7 +4,7 @@
  */
 import type { FaultKind } from '../faults/fault-plan';
 import type { ResourceKey } from '../model/flow-model';
-import type { InvocationOutcome, MessageOrigin, SimulationObserver } from './observer';
+import { describeFailure, type InvocationOutcome, type MessageOrigin, type SimulationObserver } from './observer';
 
 /** The runtime's EMF counters, summed over a function's batches (namespace `IdempotentEventFlow`). */
 export interface RuntimeCounters {
@@ -39,19 +39,6 @@ function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
     map.set(key, value);
   }
   return value;
-}
-
-function describeOutcome(outcome: InvocationOutcome): string | undefined {
-  switch (outcome.kind) {
-    case 'returned':
-      return undefined;
-    case 'threw':
-      return `the invocation threw ${outcome.errorName}: ${outcome.errorMessage}`;
-    case 'crashed':
-      return `the consumer crashed at DynamoDB request ${outcome.atRequest} (${outcome.afterCommit ? 'after' : 'before'} DynamoDB applied it)`;
-    case 'timed-out':
-      return `the invocation timed out after ${outcome.timeoutSeconds} s`;
-  }
 }
 
 /** Records what happened; read by the report and the checks. */
@@ -135,7 +122,7 @@ export class RunLedger implements SimulationObserver {
     figures.invocations += 1;
     figures.deliveries += invocation.messages.length;
     figures.redeliveries += invocation.messages.filter((message) => message.receiveCount > 1).length;
-    const reason = describeOutcome(invocation.outcome);
+    const reason = describeFailure(invocation.outcome);
     if (reason !== undefined) {
       figures.failedInvocations += 1;
       for (const message of invocation.messages) this.lastFailure.set(message.messageId, reason);
@@ -176,16 +163,6 @@ export class RunLedger implements SimulationObserver {
       const detail = error !== undefined ? `${String(error.name ?? 'Error')}: ${String(error.message ?? '')}` : String(parsed.detail ?? parsed.message ?? 'failed');
       this.lastFailure.set(messageId, `the runtime reported: ${detail}`);
     }
-  }
-
-  /** Total faults of `kinds` that hit any of `subjects`. */
-  public faultCount(subjects: readonly (ResourceKey | undefined)[], kinds?: readonly FaultKind[]): number {
-    let total = 0;
-    for (const subject of subjects) {
-      if (subject === undefined) continue;
-      for (const [kind, count] of this.faults.get(subject) ?? []) if (kinds === undefined || kinds.includes(kind)) total += count;
-    }
-    return total;
   }
 
   /** Faults of every kind that hit any of `subjects`, by kind. */

@@ -34,6 +34,20 @@ export type InvocationOutcome =
   | { readonly kind: 'crashed'; readonly atRequest: number; readonly afterCommit: boolean }
   | { readonly kind: 'timed-out'; readonly timeoutSeconds: number };
 
+/** Why an invocation failed, in words (for dead-letter explanations and producer figures); undefined when it returned. */
+export function describeFailure(outcome: InvocationOutcome): string | undefined {
+  switch (outcome.kind) {
+    case 'returned':
+      return undefined;
+    case 'threw':
+      return `the invocation threw ${outcome.errorName}: ${outcome.errorMessage}`;
+    case 'crashed':
+      return `the function crashed at DynamoDB request ${outcome.atRequest} (${outcome.afterCommit ? 'after' : 'before'} DynamoDB applied it)`;
+    case 'timed-out':
+      return `the invocation timed out after ${outcome.timeoutSeconds} s`;
+  }
+}
+
 /** Reports of the simulated services. All optional: a component tested alone passes `{}`. */
 export interface SimulationObserver {
   /** The relay read a stream record; `published` says whether it passed the filter and went to the topic. */

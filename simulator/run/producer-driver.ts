@@ -9,6 +9,7 @@ import { loadProducerConfig, ENV } from '../../lambda/config';
 import type { FunctionRunner } from '../lambda/function-runner';
 import type { FlowModel, FunctionModel, ResourceKey } from '../model/flow-model';
 import type { LocalFlow } from './build-flow';
+import { describeFailure } from './observer';
 import type { UserEvent } from './options';
 
 /** How many times a client invokes a producer command before giving up on it. */
@@ -82,17 +83,12 @@ export class ProducerDriver {
   private async invoke(index: number): Promise<void> {
     let reason = '';
     for (let attempt = 1; attempt <= PRODUCER_ATTEMPTS; attempt += 1) {
-      const outcome = await this.runner.invoke(this.commands[index], `producer|${index}|${attempt}`);
-      if (outcome.kind === 'returned') {
+      const failure = describeFailure(await this.runner.invoke(this.commands[index], `producer|${index}|${attempt}`));
+      if (failure === undefined) {
         this.figures.succeeded += 1;
         return;
       }
-      reason =
-        outcome.kind === 'threw'
-          ? `${outcome.errorName}: ${outcome.errorMessage}`
-          : outcome.kind === 'crashed'
-            ? `crashed at DynamoDB request ${outcome.atRequest}`
-            : `timed out after ${outcome.timeoutSeconds} s`;
+      reason = failure;
       if (attempt < PRODUCER_ATTEMPTS) this.figures.retried += 1;
     }
     this.figures.failed.push({ index, reason });

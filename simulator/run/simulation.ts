@@ -16,7 +16,7 @@ import * as path from 'node:path';
 import { VirtualClock } from '../aws/clock';
 import { startDynamoDbLocal } from '../aws/dynamodb-local';
 import { readDeadLetters, type DeadLetterFinding } from '../check/dead-letters';
-import { checkDeliveries, checkEffects, checkRelayed, checkSettled, checkTracked, expectedApplications, type Violation } from '../check/invariants';
+import { checkDeliveries, checkEffects, checkRelayed, checkSettled, checkTracked, type Violation } from '../check/invariants';
 import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
 import { FaultPlan, type FaultKind } from '../faults/fault-plan';
 import { readAssembly } from '../model/read-assembly';
@@ -217,30 +217,24 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
             return event ? [event] : [];
           });
           const tallies = await probe({ client: documents, environment: subscriber.environment, events });
-          violations.push(...checkEffects(subscriber, tallies, findings, ledger));
-          const acknowledged = ledger.acknowledgedEvents.get(subscriber.subscription.key) ?? new Set<string>();
-          const deadLettered = new Set(findings.flatMap((finding) => (finding.eventId ? [finding.eventId] : [])));
-          effects = tallies.reduce(
-            (sum, tally) => {
-              const range = expectedApplications(tally, acknowledged, deadLettered);
-              return { applied: sum.applied + tally.applied, min: sum.min + range.min, max: sum.max + range.max };
-            },
-            { applied: 0, min: 0, max: 0 },
-          );
+          const checked = checkEffects(subscriber, tallies, findings, ledger);
+          violations.push(...checked.violations);
+          effects = checked.totals;
         } catch (error) {
           violations.push({ kind: 'probe-failed', subscriber: subscriber.name, detail: `the effect probe threw: ${error instanceof Error ? error.message : String(error)}` });
         }
       }
       const mapping = subscriber.mapping ? ledger.mappings.get(subscriber.mapping.key) : undefined;
       const counters = subscriber.function ? ledger.runtimeCounters.get(subscriber.function.key) : undefined;
+      const faultsByKind = ledger.faultsByKind([subscriber.subscription.key, subscriber.queue.model.key, subscriber.function?.key]);
       subscribers.push({
         name: subscriber.name,
         processingMode: subscriber.environment.IEF_PROCESSING_MODE,
         events: matched.size,
         deliveries: mapping?.deliveries ?? 0,
         duplicatesSuppressed: counters?.Duplicates ?? 0,
-        faults: ledger.faultCount([subscriber.subscription.key, subscriber.queue.model.key, subscriber.function?.key]),
-        faultsByKind: ledger.faultsByKind([subscriber.subscription.key, subscriber.queue.model.key, subscriber.function?.key]),
+        faults: Object.values(faultsByKind).reduce((sum, count) => sum + count, 0),
+        faultsByKind,
         retries: mapping?.redeliveries ?? 0,
         deadLettered: findings.length,
         effects,

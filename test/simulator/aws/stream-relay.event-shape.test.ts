@@ -1,7 +1,7 @@
 import type { _Record } from '@aws-sdk/client-dynamodb-streams';
 import { describe, expect, test } from 'vitest';
 import { toDynamoDbJson, toPipeStreamEvent } from '../../../simulator/aws/stream-record';
-import { envelopeIdOf } from '../../../simulator/aws/stream-relay';
+import { eventIdOf } from '../../../simulator/aws/message-ids';
 
 const CONTEXT = { region: 'eu-west-1', streamArn: 'arn:aws:dynamodb:ddblocal:000000000000:table/Outbox/stream/2024-01-01T00:00:00.000' };
 
@@ -109,12 +109,16 @@ describe('toDynamoDbJson', () => {
   });
 });
 
-describe('envelopeIdOf', () => {
+describe('eventIdOf on what a relay renders', () => {
   test('is the string id of a JSON object message, undefined otherwise', () => {
-    expect(envelopeIdOf('{"id":"evt-1","type":"X"}')).toBe('evt-1');
-    expect(envelopeIdOf('{"id":7}')).toBeUndefined();
-    expect(envelopeIdOf('["evt-1"]')).toBeUndefined();
-    expect(envelopeIdOf('"evt-1"')).toBeUndefined();
-    expect(envelopeIdOf('not json')).toBeUndefined();
+    expect(eventIdOf('{"id":"evt-1","type":"X"}')).toBe('evt-1');
+    expect(eventIdOf('{"id":7}')).toBeUndefined();
+    expect(eventIdOf('["evt-1"]')).toBeUndefined();
+    expect(eventIdOf('"evt-1"')).toBeUndefined();
+    expect(eventIdOf('not json')).toBeUndefined();
+  });
+
+  test('reads the id of an envelope the input template rendered as a JSON string', () => {
+    expect(eventIdOf(JSON.stringify('{"id":"evt-2","type":"X"}'))).toBe('evt-2');
   });
 });

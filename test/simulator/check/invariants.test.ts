@@ -10,7 +10,7 @@ import { receiveAll, subscriberKit, SUBSCRIPTION_KEY } from './check-kit';
 function check(kit: ReturnType<typeof subscriberKit>, applied?: number) {
   const findings = readDeadLetters(kit.subscriber.deadLetterQueues, kit.ledger);
   const deliveries = checkDeliveries(kit.subscriber, findings, kit.ledger);
-  const effects = applied === undefined ? [] : checkEffects(kit.subscriber, [{ subject: 'order 1', eventIds: ['event-1'], applied }], findings, kit.ledger);
+  const effects = applied === undefined ? [] : checkEffects(kit.subscriber, [{ subject: 'order 1', eventIds: ['event-1'], applied }], findings, kit.ledger).violations;
   return { deliveries, effects };
 }
 
