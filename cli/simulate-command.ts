@@ -8,6 +8,7 @@ import { dynamoDbLocalDirectory } from '../simulator/aws/dynamodb-local';
 import type { FaultRates } from '../simulator/faults/fault-plan';
 import { createProgressBar } from '../simulator/report/progress-bar';
 import { formatSummary } from '../simulator/report/summary';
+import { HOW_TO_INSTALL_POLICY_ENGINE, loadPolicyEngine, POLICY_ENGINE_PACKAGE } from '../simulator/iam/policy-engine';
 import { DEFAULT_FAULT_RATES, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type UserEvent } from '../simulator/run/options';
 import { StackSelectionError } from '../simulator/model/read-assembly';
 import { NoAppError } from '../simulator/model/synthesize';
@@ -42,6 +43,9 @@ The run:
   --no-faults                  all rates 0 (a clean run)
   --no-operator                leave blocked messages in the dead-letter queues (no operator pass: see the scenario's
                                'operator')
+  --iam <on|off>               authorize every request as AWS would, from the templates' roles, resource policies and
+                               key policies (default on when ${POLICY_ENGINE_PACKAGE} is installed; off says so in the
+                               verdict)
   --log <file>                 write every function's output (JSON lines) here
   --json <file>                write the result as JSON here
   --quiet                      no progress bar
@@ -159,7 +163,11 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     if (eventsFile !== undefined && text(parsed, 'count') !== undefined) {
       throw new UsageProblem("--count sets how many commands a scenario's producer runs; with --events, each event of the file is appended once");
     }
+    const iam = text(parsed, 'iam');
+    if (iam !== undefined && iam !== 'on' && iam !== 'off') throw new UsageProblem(`--iam must be on or off, but '${iam}' was given`);
+    if (iam === 'on' && loadPolicyEngine(cwd) === undefined) throw new UsageProblem(`--iam on needs ${POLICY_ENGINE_PACKAGE}, which is not installed: ${HOW_TO_INSTALL_POLICY_ENGINE}`);
     options = {
+      iam: iam !== 'off',
       rates: rates(parsed),
       count: integer(parsed, 'count'),
       concurrency: integer(parsed, 'concurrency'),
@@ -242,6 +250,7 @@ export const simulateCommand: Command = {
     'crash-rate': { type: 'string' },
     'no-faults': { type: 'boolean' },
     'no-operator': { type: 'boolean' },
+    iam: { type: 'string' },
     log: { type: 'string' },
     json: { type: 'string' },
     quiet: { type: 'boolean' },

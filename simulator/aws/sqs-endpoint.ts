@@ -37,6 +37,17 @@ export interface SqsEndpointOptions {
   observer?: SimulationObserver;
   /** The account of GetQueueUrl's queue URLs when the request names none (`QueueOwnerAWSAccountId`). @default '000000000000' */
   accountId?: string;
+  /**
+   * Decides whether IAM allows a request: undefined when it does, else the message of the `AccessDenied` error SQS
+   * answers with. `accessKeyId` is the caller's (from the request's signature), which names the function.
+   * @default every request is allowed
+   */
+  authorize?(request: { readonly accessKeyId?: string; readonly action: string; readonly queue?: SimulatedQueue }): Promise<string | undefined>;
+}
+
+/** The access key id a SigV4 `Authorization` header names (`Credential=<key id>/<date>/<region>/<service>/aws4_request`). */
+export function accessKeyIdOf(authorization: string | undefined): string | undefined {
+  return /Credential=([^/,\s]+)\//.exec(authorization ?? '')?.[1];
 }
 
 /** The actions the endpoint emulates. */
@@ -331,7 +342,14 @@ export async function startSqsEndpoint(options: SqsEndpointOptions): Promise<Sqs
           throw invalidParameter('the request body is not valid JSON');
         }
         if (!isObject(input)) throw invalidParameter('the request body must be a JSON object');
-        writeResult(response, requestId, actions.handle(target.slice('AmazonSQS.'.length), input));
+        const action = target.slice('AmazonSQS.'.length);
+        if (options.authorize !== undefined) {
+          const queueUrl = typeof input.QueueUrl === 'string' ? input.QueueUrl : undefined;
+          const queue = queueUrl === undefined ? undefined : options.resolveQueue(queueUrl);
+          const denied = await options.authorize({ accessKeyId: accessKeyIdOf(request.headers.authorization), action, ...(queue === undefined ? {} : { queue }) });
+          if (denied !== undefined) throw new SqsError('AccessDeniedException', denied);
+        }
+        writeResult(response, requestId, actions.handle(action, input));
       } catch (error) {
         if (error instanceof SqsError) {
           writeError(response, requestId, error);

@@ -21,6 +21,8 @@ const SQS_ERROR_CODES = {
   BatchEntryIdsNotDistinct: { queryCode: 'AWS.SimpleQueueService.BatchEntryIdsNotDistinct', httpStatus: 400 },
   InvalidBatchEntryId: { queryCode: 'AWS.SimpleQueueService.InvalidBatchEntryId', httpStatus: 400 },
   BatchRequestTooLong: { queryCode: 'AWS.SimpleQueueService.BatchRequestTooLong', httpStatus: 400 },
+  /** IAM (or the queue's policy, or its key's policy) does not allow the request. */
+  AccessDeniedException: { queryCode: 'AccessDenied', httpStatus: 403 },
 } as const;
 
 /** The name of an SQS error (the part after `#` in `__type`). */

@@ -32,6 +32,8 @@ export interface SimulatedRelayOptions {
   readonly filters: readonly ((event: unknown) => boolean)[];
   /** Renders the pipe's input template (or the event itself, as JSON, when it has none) into the message. */
   readonly render: (event: unknown) => string;
+  /** Whether IAM lets the pipe's role read the stream (undefined) or why not; a pipe that may not read it reads nothing. @default it may */
+  readonly authorizeRead?: () => Promise<string | undefined>;
 }
 
 /** GetRecords returns at most 1000 records (DynamoDB Streams API reference, `Limit`). */
@@ -100,7 +102,14 @@ export class SimulatedRelay {
     return run;
   }
 
+  /** Set once IAM refused the pipe's role the stream: nothing is read. */
+  public readDenied = false;
+
   private async readAvailable(): Promise<number> {
+    if (this.options.authorizeRead !== undefined && (await this.options.authorizeRead()) !== undefined) {
+      this.readDenied = true;
+      return 0;
+    }
     await this.discoverShards();
     const readThisPoll = new Set<string>();
     let read = 0;

@@ -23,7 +23,17 @@ import type { EffectTally } from '../run/scenario';
 import type { DeadLetterFinding } from './dead-letters';
 
 /** What kind of invariant a violation breaks. */
-export type ViolationKind = 'not-relayed' | 'untracked' | 'lost' | 'not-drained' | 'not-settled' | 'unexplained-dead-letter' | 'effect-count' | 'probe-failed';
+export type ViolationKind =
+  | 'not-relayed'
+  | 'untracked'
+  | 'lost'
+  | 'not-drained'
+  | 'not-settled'
+  | 'unexplained-dead-letter'
+  | 'effect-count'
+  | 'probe-failed'
+  /** IAM (an identity, resource or key policy) denied a request the flow made: deployed, it would fail the same way. */
+  | 'access-denied';
 
 /** A broken invariant. */
 export interface Violation {

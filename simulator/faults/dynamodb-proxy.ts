@@ -67,8 +67,14 @@ interface UpstreamReply {
   readonly body: Buffer;
 }
 
+/**
+ * Decides whether IAM allows a request: undefined when it does, else the message of the `AccessDeniedException` DynamoDB
+ * answers with (the request is refused whole, before any fault and before DynamoDB sees it).
+ */
+export type AuthorizeDynamoDbRequest = (request: { readonly operation: string; readonly body: Buffer }) => Promise<string | undefined>;
+
 /** Starts a proxy in front of `targetEndpoint` (DynamoDB Local, e.g. `http://127.0.0.1:8000`). */
-export async function startDynamoDbProxy(targetEndpoint: string): Promise<DynamoDbProxy> {
+export async function startDynamoDbProxy(targetEndpoint: string, authorize?: AuthorizeDynamoDbRequest): Promise<DynamoDbProxy> {
   const target = new URL(targetEndpoint);
   if (target.protocol !== 'http:') throw new Error(`the DynamoDB proxy forwards to an http:// endpoint only, got '${targetEndpoint}'`);
   // a new upstream connection per request: a pooled one that DynamoDB Local closed while idle would fail the next
@@ -98,11 +104,14 @@ export async function startDynamoDbProxy(targetEndpoint: string): Promise<Dynamo
   const handle = async (incoming: IncomingMessage, response: ServerResponse): Promise<void> => {
     const body = await readBody(incoming);
     const current = invocation;
-    if (current === undefined) return reply(response, await forward(incoming, body));
+    const operation = operationOf(incoming.headers);
+    const denied = authorize === undefined ? undefined : await authorize({ operation, body });
+    if (current === undefined) return denied === undefined ? reply(response, await forward(incoming, body)) : accessDenied(response, denied);
     // the process died at an earlier request of this invocation: nothing it still sends goes anywhere
     if (current.crashed) return;
     current.requests += 1;
-    const request: ProxiedRequest = { operation: operationOf(incoming.headers), index: current.requests, body };
+    if (denied !== undefined) return accessDenied(response, denied);
+    const request: ProxiedRequest = { operation, index: current.requests, body };
     const fault = current.decide(request);
     switch (fault) {
       case 'none':
@@ -172,6 +181,13 @@ function reply(response: ServerResponse, upstream: UpstreamReply): void {
   headers['content-length'] = String(upstream.body.length);
   response.writeHead(upstream.status, headers);
   response.end(upstream.body);
+}
+
+/** A 400 with the body DynamoDB sends when IAM denies a request; the SDK does not retry it. */
+function accessDenied(response: ServerResponse, message: string): void {
+  const body = JSON.stringify({ __type: 'com.amazon.coral.service#AccessDeniedException', Message: message });
+  response.writeHead(400, { 'Content-Type': 'application/x-amz-json-1.0', 'Content-Length': Buffer.byteLength(body), 'x-amzn-RequestId': 'simulator-access-denied' });
+  response.end(body);
 }
 
 /** A 400 with the body DynamoDB sends when it throttles a request; the SDK retries it. */

@@ -33,7 +33,12 @@ export interface EnvironmentVariablesInput {
   readonly sqsEndpoint: string;
   /** Where every other AWS service's calls go (and fail). */
   readonly blockedEndpoint: string;
+  /** `AWS_ACCESS_KEY_ID`, which names the function to the simulator's endpoints. @default {@link SHARED_ACCESS_KEY_ID} */
+  readonly accessKeyId?: string;
 }
+
+/** The dummy access key id of an environment given none. */
+export const SHARED_ACCESS_KEY_ID = 'SIMULATORACCESSKEY';
 
 /** A path that exists on no machine: the SDK finds no shared config or credentials file there. */
 export const NO_SHARED_AWS_FILE = join('/', 'nonexistent-idempotent-event-flow-simulator', 'aws-config');
@@ -63,7 +68,7 @@ export function lambdaEnvironmentVariables(input: EnvironmentVariablesInput): Re
     _HANDLER: input.handler,
     TZ: ':UTC',
     LANG: 'en_US.UTF-8',
-    AWS_ACCESS_KEY_ID: 'SIMULATORACCESSKEY',
+    AWS_ACCESS_KEY_ID: input.accessKeyId ?? SHARED_ACCESS_KEY_ID,
     AWS_SECRET_ACCESS_KEY: 'simulator-secret-access-key',
     AWS_SESSION_TOKEN: 'simulator-session-token',
     AWS_CONFIG_FILE: NO_SHARED_AWS_FILE,

@@ -47,6 +47,11 @@ export interface SimulatedEventSourceMappingOptions {
   readonly region: string;
   /** Hears each invocation (`onInvocation`) and each fault (`onFault`, with the queue's key as subject). @default nothing is reported */
   readonly observer?: SimulationObserver;
+  /**
+   * Whether IAM lets the mapping poll its queue under the function's role (undefined) or why not. A mapping that may
+   * not poll receives nothing, as Lambda leaves such a mapping unable to read its source. @default it may
+   */
+  readonly authorizePolling?: () => Promise<string | undefined>;
 }
 
 /** The most messages one ReceiveMessage call returns. */
@@ -73,7 +78,10 @@ export class SimulatedEventSourceMapping {
     this.faults = options.faults;
     this.region = options.region;
     this.observer = options.observer ?? {};
+    this.authorizePolling = options.authorizePolling;
   }
+
+  private readonly authorizePolling: (() => Promise<string | undefined>) | undefined;
 
   /**
    * Receives the visible messages (up to `parallelism` × `BatchSize`, `parallelism` capped by the mapping's
@@ -87,6 +95,7 @@ export class SimulatedEventSourceMapping {
       throw new RangeError(`runRound of event source mapping ${this.model.key}: parallelism must be a whole number of at least 1, got ${parallelism}`);
     }
     if (!this.model.enabled) return 0;
+    if (this.authorizePolling !== undefined && (await this.authorizePolling()) !== undefined) return 0;
     const concurrency = Math.min(parallelism, this.model.maximumConcurrency ?? parallelism);
     const batches = this.queue.model.fifo ? this.fifoBatches(concurrency) : this.standardBatches(concurrency);
     if (concurrency === 1) {

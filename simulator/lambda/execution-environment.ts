@@ -7,7 +7,7 @@
 import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
 import type { VirtualClock } from '../aws/clock';
-import { startDynamoDbProxy, type DynamoDbProxy, type ProxiedRequest, type RequestFault } from '../faults/dynamodb-proxy';
+import { startDynamoDbProxy, type AuthorizeDynamoDbRequest, type DynamoDbProxy, type ProxiedRequest, type RequestFault } from '../faults/dynamodb-proxy';
 import type { FunctionModel } from '../model/flow-model';
 import type { InvocationOutcome } from '../run/observer';
 import { lambdaEnvironmentVariables } from './environment-variables';
@@ -35,6 +35,10 @@ export interface ExecutionEnvironmentOptions {
   readonly blockedEndpoint: string;
   /** Each line the function writes. */
   readonly onOutput: (line: string, stream: 'stdout' | 'stderr') => void;
+  /** Authorizes each DynamoDB request (IAM). @default every request is allowed */
+  readonly authorizeDynamoDb?: AuthorizeDynamoDbRequest;
+  /** The environment's `AWS_ACCESS_KEY_ID`: names the function to the simulator's SQS endpoint. @default a shared dummy key */
+  readonly accessKeyId?: string;
 }
 
 type InitResult = { readonly ok: true } | ({ readonly ok: false } & ReportedError) | { readonly ok: false; readonly timedOut: true };
@@ -49,7 +53,7 @@ interface RunningInvocation {
 export class ExecutionEnvironment {
   /** Starts the proxy and the worker; the handler loads in the background (the first invocation waits for it). */
   public static async start(options: ExecutionEnvironmentOptions): Promise<ExecutionEnvironment> {
-    const proxy = await startDynamoDbProxy(options.dynamoDbEndpoint);
+    const proxy = await startDynamoDbProxy(options.dynamoDbEndpoint, options.authorizeDynamoDb);
     return new ExecutionEnvironment(options, proxy);
   }
 
@@ -88,6 +92,7 @@ export class ExecutionEnvironment {
         dynamoDbEndpoint: proxy.endpoint,
         sqsEndpoint: options.sqsEndpoint,
         blockedEndpoint: options.blockedEndpoint,
+        ...(options.accessKeyId === undefined ? {} : { accessKeyId: options.accessKeyId }),
       }),
     });
     createInterface({ input: this.worker.stdout, crlfDelay: Infinity }).on('line', (line) => options.onOutput(line, 'stdout'));

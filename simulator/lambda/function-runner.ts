@@ -13,7 +13,7 @@
  * Lambda's throttling and its own retries (an event source mapping retries through the queue).
  */
 import type { VirtualClock } from '../aws/clock';
-import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
+import type { AuthorizeDynamoDbRequest, ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
 import type { FaultKind } from '../faults/fault-plan';
 import type { FunctionModel } from '../model/flow-model';
 import type { InvocationOutcome, SimulationObserver } from '../run/observer';
@@ -48,6 +48,10 @@ export interface FunctionRunnerOptions {
   readonly functionName?: string;
   /** The account in the context's `invokedFunctionArn`. @default '000000000000' */
   readonly accountId?: string;
+  /** Authorizes each DynamoDB request of the function (IAM). @default every request is allowed */
+  readonly authorizeDynamoDb?: AuthorizeDynamoDbRequest;
+  /** The `AWS_ACCESS_KEY_ID` of its environments, which names the function to the simulator's SQS endpoint. @default a shared dummy key */
+  readonly accessKeyId?: string;
 }
 
 /** What a runner has done so far. */
@@ -194,6 +198,8 @@ export class FunctionRunner {
         sqsEndpoint: this.options.sqsEndpoint,
         blockedEndpoint: blocked.endpoint,
         onOutput: (line, stream) => observer?.onFunctionOutput?.(fn.key, line, stream),
+        ...(this.options.authorizeDynamoDb === undefined ? {} : { authorizeDynamoDb: this.options.authorizeDynamoDb }),
+        ...(this.options.accessKeyId === undefined ? {} : { accessKeyId: this.options.accessKeyId }),
       });
       if (this.stopped) {
         await environment.dispose();

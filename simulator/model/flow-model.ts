@@ -5,6 +5,8 @@
  * logical ids are unique per stack only.
  */
 
+import type { AccessModel } from './access-model';
+
 /** `<stack name>/<logical id>` of a template resource. */
 export type ResourceKey = string;
 
@@ -139,6 +141,8 @@ export interface FlowModel {
   readonly functions: readonly FunctionModel[];
   /** What the templates hold that the simulator does not run (e.g. an HTTP subscription), one line each. */
   readonly notSimulated: readonly string[];
+  /** Roles, policies and keys, for IAM evaluation. @default none: requests are not evaluated */
+  readonly access?: AccessModel;
 }
 
 /**

@@ -11,6 +11,7 @@ import { type AssemblyStack, listStacks } from './assembly-manifest';
 import { linkFlow, type UnlinkedFlow } from './flow-links';
 import type { FlowModel } from './flow-model';
 import { RESOURCE_TYPES } from './references';
+import { readAccessModel } from './resources/access';
 import { readEventSourceMapping } from './resources/event-source-mapping';
 import { readFunction } from './resources/function';
 import { readQueue } from './resources/queue';
@@ -75,7 +76,8 @@ export function readAssembly(assemblyDirectory: string, options: ReadAssemblyOpt
   for (const template of stackTemplates) {
     for (const resource of template.resources) readResource(resource, flow);
   }
-  return { assemblyDirectory: directory, stackNames: stacks.map((stack) => stack.stackName), ...linkFlow(flow) };
+  const access = readAccessModel(stackTemplates.flatMap((template) => template.resources));
+  return { assemblyDirectory: directory, stackNames: stacks.map((stack) => stack.stackName), ...linkFlow(flow), access };
 }
 
 /** How each flow resource type is read into the flow (what a reader only partly simulates, it says in `notSimulated`). */

@@ -58,6 +58,27 @@ export function deadLetterLines(subscriber: string, findings: readonly DeadLette
   });
 }
 
+/** Unused permissions listed per role in the report (the JSON result has them all). */
+const MAX_UNUSED_LISTED = 3;
+
+/** The IAM line: requests authorized and denied, roles evaluated, permissions granted that no request used. */
+export function iamLine(result: SimulationResult): string {
+  const iam = result.iam;
+  if (!iam.evaluated) return `IAM: not evaluated. ${iam.reason}`;
+  const unused = Object.values(iam.unusedPermissions).reduce((sum, permissions) => sum + permissions.length, 0);
+  const lines = [
+    `IAM: ${iam.requests} requests evaluated, ${iam.authorized} authorized, ${iam.denied} denied` +
+      (iam.notEvaluated > 0 ? `, ${iam.notEvaluated} not evaluated` : '') +
+      ` · ${iam.rolesEvaluated} roles evaluated · ${unused} granted permission(s) unused`,
+  ];
+  for (const [role, permissions] of Object.entries(iam.unusedPermissions)) {
+    const shown = permissions.slice(0, MAX_UNUSED_LISTED).map((permission) => `${permission.action} on ${permission.resource}`);
+    lines.push(`  unused by ${role}: ${shown.join(', ')}${permissions.length > MAX_UNUSED_LISTED ? `, … (${permissions.length} in all)` : ''}`);
+  }
+  for (const reason of iam.notEvaluatedReasons.slice(0, MAX_UNUSED_LISTED)) lines.push(`  not evaluated: ${truncate(reason)}`);
+  return lines.join('\n');
+}
+
 /** The whole report. */
 export function formatSummary(result: SimulationResult): string {
   const out: string[] = [];
@@ -71,6 +92,7 @@ export function formatSummary(result: SimulationResult): string {
         : ''),
     `relay: ${result.relay.committedEvents} events committed to the outbox, ${result.relay.streamRecords} stream records read`,
   );
+  out.push(iamLine(result));
   const operator = result.operator;
   if (operator !== undefined) {
     out.push(

@@ -20,6 +20,8 @@ import type { EventSourceMappingModel, FlowModel, FunctionModel, QueueModel, Res
 import { compilePipeFilterCriteria } from '../patterns/event-pattern';
 import { compileFilterPolicy } from '../patterns/filter-policy';
 import { compileInputTemplate } from '../patterns/input-template';
+import { FlowAccess } from '../iam/flow-access';
+import type { PolicyEngine } from '../iam/policy-engine';
 import { generatedName, LocalResourceNames, registerStaticNames } from './local-names';
 import type { SimulationObserver } from './observer';
 
@@ -47,6 +49,8 @@ export interface LocalFlow {
   readonly mappings: readonly SimulatedEventSourceMapping[];
   readonly subscribers: readonly SubscriberView[];
   readonly environments: ReadonlyMap<ResourceKey, Readonly<Record<string, string>>>;
+  /** IAM of the run: undefined when requests are not evaluated. */
+  readonly access?: FlowAccess;
   /** Stops the runners and the SQS endpoint. */
   stop(): Promise<void>;
 }
@@ -68,6 +72,8 @@ export interface LocalFlowDependencies {
    * `TableName` included). @default none
    */
   readonly tableNameSuffix?: string;
+  /** Evaluates IAM on every request when given (and the model has an access model). @default requests are not evaluated */
+  readonly policyEngine?: PolicyEngine;
   /** Picks the fault of each DynamoDB request of a function. */
   readonly decideFault: (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest) => RequestFault;
 }
@@ -92,8 +98,9 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
     names.register(key, { ref: table.tableName, attributes: { Arn: table.tableArn, ...(table.streamArn ? { StreamArn: table.streamArn } : {}) } });
   }
 
+  const access = deps.policyEngine !== undefined && model.access !== undefined ? new FlowAccess(model.access, names, tables, deps.policyEngine) : undefined;
   const queuesByUrl = new Map<string, SimulatedQueue>();
-  const sqs = await startSqsEndpoint({ resolveQueue: (url) => queuesByUrl.get(url), observer: deps.observer });
+  const sqs = await startSqsEndpoint({ resolveQueue: (url) => queuesByUrl.get(url), observer: deps.observer, ...(access === undefined ? {} : { authorize: access.sqsCheck() }) });
   const runners = new Map<ResourceKey, FunctionRunner>();
   const stop = async (): Promise<void> => {
     await Promise.all([...runners.values()].map((runner) => runner.stop()));
@@ -163,6 +170,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
           observer: deps.observer,
           filters,
           render: (event: unknown) => render(event, reserved),
+          ...(access === undefined ? {} : { authorizeRead: access.streamReadCheck(relayModel.key, relayModel.sourceTable) }),
         }),
       ];
     });
@@ -188,6 +196,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
           maxEnvironments: deps.concurrency,
           observer: deps.observer,
           decideFault: (invocationKey, request) => deps.decideFault(functionKey, invocationKey, request),
+          ...(access === undefined ? {} : { authorizeDynamoDb: access.dynamoDbCheck(functionKey), accessKeyId: access.accessKeyIdOf(functionKey) }),
         });
         runners.set(functionKey, runner);
       }
@@ -198,7 +207,17 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
       const queue = queues.get(mappingModel.queue);
       const runner = runnerOf(mappingModel.function);
       if (queue === undefined || runner === undefined) return [];
-      return [new SimulatedEventSourceMapping({ model: mappingModel, queue, runner, faults: deps.faults, region: deps.region, observer: deps.observer })];
+      return [
+        new SimulatedEventSourceMapping({
+          model: mappingModel,
+          queue,
+          runner,
+          faults: deps.faults,
+          region: deps.region,
+          observer: deps.observer,
+          ...(access === undefined ? {} : { authorizePolling: access.pollingCheck(mappingModel.function, mappingModel.queue) }),
+        }),
+      ];
     });
     deps.extraFunctions.forEach(runnerOf);
 
@@ -226,7 +245,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
       ];
     });
 
-    return { names, tables, queues, relays, runners, mappings, subscribers, environments, stop };
+    return { names, tables, queues, relays, runners, mappings, subscribers, environments, stop, ...(access === undefined ? {} : { access }) };
   } catch (error) {
     await stop();
     throw error;

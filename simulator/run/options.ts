@@ -66,6 +66,12 @@ export interface SimulationOptions {
   readonly maxRounds?: number;
   /** Where the functions' output and the run's events are written. @default no log */
   readonly logFile?: string;
+  /**
+   * Whether every request is authorized by IAM as AWS would, from the templates' roles, policies and keys (needs the
+   * optional `@cloud-copilot/iam-simulate` package; without it the run says IAM was not evaluated).
+   * @default true
+   */
+  readonly iam?: boolean;
   /** Told the progress after every round. @default ignored */
   readonly onProgress?: (progress: SimulationProgress) => void;
 }

@@ -16,6 +16,9 @@ import * as path from 'node:path';
 import { VirtualClock } from '../aws/clock';
 import { startDynamoDbLocal } from '../aws/dynamodb-local';
 import { readDeadLetters, type DeadLetterFinding } from '../check/dead-letters';
+import { checkAccess } from '../check/access';
+import type { IamFigures } from '../iam/access-control';
+import { HOW_TO_INSTALL_POLICY_ENGINE, loadPolicyEngine } from '../iam/policy-engine';
 import { checkDeliveries, checkEffects, checkRelayed, checkSettled, checkTracked, type Violation } from '../check/invariants';
 import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
 import { FaultPlan, type FaultKind } from '../faults/fault-plan';
@@ -77,7 +80,12 @@ export interface SimulationResult {
   readonly totalFaults: number;
   /** What the scenario's operator resolved and redrove; absent when the scenario has no operator (or it was off). */
   readonly operator?: OperatorFigures;
+  /** IAM: the figures of the evaluated requests, or why requests were not evaluated. */
+  readonly iam: IamReport;
 }
+
+/** What IAM evaluation did in a run. */
+export type IamReport = ({ readonly evaluated: true } & IamFigures) | { readonly evaluated: false; readonly reason: string };
 
 /** Thrown when the app has nothing the simulator can run. */
 export class NothingToSimulateError extends Error {
@@ -132,6 +140,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       );
     }
     const producer = options.scenario?.producer ? findFunction(model, options.scenario.producer.function) : undefined;
+    const policyEngine = options.iam === false ? undefined : loadPolicyEngine(options.cwd);
 
     database = options.dynamoDbEndpoint ? { endpoint: options.dynamoDbEndpoint, stop: async () => undefined } : await startDynamoDbLocal({ projectDirectory: options.cwd });
     const clientConfig = { endpoint: database.endpoint, region, credentials: { accessKeyId: 'simulator', secretAccessKey: 'simulator' } };
@@ -159,6 +168,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       // a DynamoDB Local we did not start may hold the tables of an earlier run
       tableNameSuffix: options.dynamoDbEndpoint ? `-${Date.now().toString(36)}${Math.floor(Math.random() * 1296).toString(36)}` : undefined,
       decideFault: faultDecider(plan),
+      ...(policyEngine === undefined ? {} : { policyEngine }),
     });
 
     const random = seededRandom(seedNumber(seed));
@@ -240,6 +250,11 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         effects,
       });
     }
+    const iam: IamReport =
+      flow.access !== undefined
+        ? { evaluated: true, ...flow.access.control.figures() }
+        : { evaluated: false, reason: options.iam === false ? 'IAM evaluation is off (--iam off)' : `IAM was not evaluated: ${HOW_TO_INSTALL_POLICY_ENGINE}` };
+    if (iam.evaluated) violations.push(...checkAccess(iam));
     let committedEvents = 0;
     for (const ids of committed.eventIdsByRelay.values()) committedEvents += ids.length;
     return {
@@ -257,6 +272,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       realSeconds: Math.round((Date.now() - startedAt) / 100) / 10,
       totalFaults: ledger.totalFaults(),
       operator,
+      iam,
     };
   } finally {
     await flow?.stop();

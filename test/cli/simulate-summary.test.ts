@@ -22,6 +22,7 @@ function result(subscribers: SubscriberReport[], effectsNotCounted: string[]): S
     simulatedSeconds: 0,
     realSeconds: 1,
     totalFaults: 0,
+    iam: { evaluated: false, reason: 'IAM evaluation is off (--iam off)' },
   } as SimulationResult;
 }
 

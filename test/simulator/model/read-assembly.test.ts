@@ -116,6 +116,7 @@ describe('readAssembly of hand-written templates', () => {
         },
       ],
       notSimulated: [],
+      access: expect.objectContaining({ roles: [], keys: [], resourcePolicies: {}, encryption: {} }),
     });
   });
 
@@ -478,6 +479,40 @@ describe('readAssembly of an assembly synthesized without asset metadata (app.sy
     expect(model.eventSourceMappings.map((mapping) => mapping.function)).toEqual(['Dev-Shop/Consumer']);
     expect(model.notSimulated).toEqual([
       'AWS::Lambda::Function Dev-Shop/Orphan: its code is not an asset of the cloud assembly (no aws:asset:path metadata, and its S3Key "elsewhere.zip" is no file asset of the stack\'s asset manifests)',
+    ]);
+  });
+});
+
+describe('readAssembly: roles, policies and keys, for IAM evaluation', () => {
+  it('reads roles with the policies attached to them, resource and key policies, and which key encrypts what', () => {
+    const directory = shop({
+      ...MINIMAL_FLOW,
+      Relay: { ...MINIMAL_FLOW.Relay, Properties: { ...MINIMAL_FLOW.Relay.Properties, RoleArn: { 'Fn::GetAtt': ['RelayRole', 'Arn'] } } },
+      Consumer: { ...(nodeFunction('asset.fn') as Record<string, unknown>), Properties: { ...((nodeFunction('asset.fn') as { Properties: object }).Properties), Role: 'arn:aws:iam::123456789012:role/imported' } },
+      RelayRole: { Type: 'AWS::IAM::Role', Properties: { Policies: [{ PolicyName: 'Inline', PolicyDocument: { Statement: [] } }], ManagedPolicyArns: ['arn:aws:iam::aws:policy/AdministratorAccess'] } },
+      RelayPolicy: { Type: 'AWS::IAM::Policy', Properties: { PolicyDocument: { Statement: [{ Effect: 'Allow', Action: 'sns:Publish', Resource: { Ref: 'Topic' } }] }, Roles: [{ Ref: 'RelayRole' }] } },
+      Key: { Type: 'AWS::KMS::Key', Properties: { KeyPolicy: { Statement: [] } } },
+      Queue: { Type: 'AWS::SQS::Queue', Properties: { KmsMasterKeyId: { 'Fn::GetAtt': ['Key', 'Arn'] } } },
+      QueuePolicy: { Type: 'AWS::SQS::QueuePolicy', Properties: { Queues: [{ Ref: 'Queue' }], PolicyDocument: { Statement: [] } } },
+    });
+
+    const access = readAssembly(directory).access!;
+
+    expect(access.roles).toEqual([
+      expect.objectContaining({
+        key: 'Shop/RelayRole',
+        policies: [expect.objectContaining({ name: 'Shop/RelayRole#Inline' }), expect.objectContaining({ name: 'Shop/RelayPolicy', stackName: 'Shop' })],
+        unevaluatedManagedPolicies: ['"arn:aws:iam::aws:policy/AdministratorAccess"'],
+      }),
+    ]);
+    expect(access.executionRoles).toEqual({ 'Shop/Relay': { role: 'Shop/RelayRole' }, 'Shop/Consumer': { external: '"arn:aws:iam::123456789012:role/imported"' } });
+    expect(access.encryption).toEqual({ 'Shop/Queue': { key: 'Shop/Key' } });
+    expect(Object.keys(access.resourcePolicies)).toEqual(['Shop/Queue']);
+    expect(access.keys.map((key) => key.key)).toEqual(['Shop/Key']);
+    // an imported role and an AWS managed policy are named as not evaluated, never taken as allowing anything
+    expect(access.notEvaluated).toEqual([
+      expect.stringContaining('Shop/Consumer: its Role "arn:aws:iam::123456789012:role/imported" is not a role of the app'),
+      expect.stringContaining('managed policy "arn:aws:iam::aws:policy/AdministratorAccess" is not a policy of the app'),
     ]);
   });
 });

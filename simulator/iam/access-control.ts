@@ -1,0 +1,385 @@
+/**
+ * IAM for a run: authorizes each request the simulated flow makes the way AWS would, from the synthesized templates
+ * (see ../model/access-model.ts), with the policy engine (./policy-engine.ts), and keeps the books: requests
+ * authorized, denied and not evaluated, each denial with the principal, action, resource, decisive reason and the grant
+ * that would fix it, and which granted permissions no request used (least privilege, measured).
+ *
+ * Requests are answered from a cache: the same principal, action, resource and context always get the same answer.
+ */
+import type { AccessModel, EncryptionKey, TemplatePolicy } from '../model/access-model';
+import type { ResourceKey } from '../model/flow-model';
+import { UnresolvableValueError } from '../model/intrinsics';
+import { grantHint } from './grant-hints';
+import type { IamNames } from './iam-names';
+import type { PolicyAnswer, PolicyEngine } from './policy-engine';
+import { asList, resolvePolicy, statementId, type PolicyDocument } from './resolve-policy';
+
+/** Who makes a request: a function or pipe under its execution role, or an AWS service principal on a resource's behalf. */
+export type Caller =
+  | { readonly kind: 'role'; /** the function or pipe */ readonly via: ResourceKey }
+  | {
+      readonly kind: 'service';
+      /** e.g. `sns.amazonaws.com` */
+      readonly service: string;
+      /** The resource the service acts for (its ARN is the request's `aws:SourceArn`), e.g. the topic. */
+      readonly source: ResourceKey;
+    };
+
+/** One request to authorize. */
+export interface AccessRequest {
+  readonly caller: Caller;
+  readonly action: string;
+  /** The resource of the templates it is made on (a table, queue, topic or key). */
+  readonly resource: ResourceKey;
+  /** The ARN when it is not the resource's own (an index or stream of a table). @default the resource's ARN */
+  readonly resourceArn?: string;
+  /** Request context keys beyond those every request carries. @default none */
+  readonly context?: Readonly<Record<string, string | readonly string[]>>;
+}
+
+/** A denied request, as the report and the violation show it. */
+export interface AccessDenial {
+  /** Construct path of the role (or the service principal). */
+  readonly principal: string;
+  /** Construct path of the function or pipe that made the request, or of the resource a service acted for. */
+  readonly caller: string;
+  readonly action: string;
+  /** Construct path of the resource, and its ARN. */
+  readonly resource: string;
+  readonly resourceArn: string;
+  /** The decisive reason: no statement allows it, an explicit deny, or the key policy. */
+  readonly reason: string;
+  /** The CDK grant that would fix it. */
+  readonly fix: string;
+  /** How many requests were denied for this. */
+  count: number;
+}
+
+/** What became of one request. */
+export interface AccessOutcome {
+  readonly allowed: boolean;
+  /** False when IAM could not judge it (an imported role, a key from outside the app, an engine error): then allowed. */
+  readonly evaluated: boolean;
+  /** The error message AWS would answer with, when denied. */
+  readonly message?: string;
+}
+
+/** A permission an identity policy grants: one action pattern on one resource pattern of one statement. */
+export interface GrantedPermission {
+  readonly policy: string;
+  readonly statement: string;
+  readonly action: string;
+  readonly resource: string;
+}
+
+/** The IAM figures of a run. */
+export interface IamFigures {
+  readonly requests: number;
+  readonly authorized: number;
+  readonly denied: number;
+  readonly notEvaluated: number;
+  /** Roles whose requests were evaluated. */
+  readonly rolesEvaluated: number;
+  readonly denials: readonly AccessDenial[];
+  /** Per role (construct path): the permissions it was granted for dynamodb, sqs, sns and kms that no request used. */
+  readonly unusedPermissions: Readonly<Record<string, readonly GrantedPermission[]>>;
+  /** Why some requests or policies were not evaluated, one line each. */
+  readonly notEvaluatedReasons: readonly string[];
+}
+
+/** Services whose requests the simulator makes, so whose unused permissions it can judge. */
+const JUDGED_SERVICES = new Set(['dynamodb', 'sqs', 'sns', 'kms']);
+
+/** The key policy CloudFormation gives a key without `KeyPolicy`: the account's IAM policies decide. */
+function defaultKeyPolicy(accountId: string): PolicyDocument {
+  return { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { AWS: `arn:aws:iam::${accountId}:root` }, Action: 'kms:*', Resource: '*' }] };
+}
+
+interface ResolvedRole {
+  readonly path: string;
+  readonly arn: string;
+  readonly policies: readonly { readonly name: string; readonly policy: PolicyDocument }[];
+  readonly unevaluatedManagedPolicies: readonly string[];
+}
+
+function pathOr(resource: { readonly constructPath?: string; readonly key: ResourceKey } | undefined, key: ResourceKey): string {
+  const path = resource?.constructPath ?? key;
+  return path.endsWith('/Resource') ? path.slice(0, -'/Resource'.length) : path;
+}
+
+/** Authorizes the requests of one run; see the module comment. */
+export class AccessControl {
+  private readonly roles = new Map<ResourceKey, ResolvedRole | { readonly unresolved: string }>();
+  private readonly resourcePolicies = new Map<ResourceKey, PolicyDocument | { readonly unresolved: string } | undefined>();
+  private readonly cache = new Map<string, Promise<AccessOutcome>>();
+  private readonly denials = new Map<string, AccessDenial>();
+  private readonly used = new Set<string>();
+  private readonly evaluatedRoles = new Set<ResourceKey>();
+  private readonly notEvaluatedReasons = new Set<string>();
+  private requests = 0;
+  private denied = 0;
+  private notEvaluated = 0;
+
+  public constructor(
+    private readonly access: AccessModel,
+    private readonly names: IamNames,
+    private readonly engine: PolicyEngine,
+  ) {
+    for (const line of access.notEvaluated) this.notEvaluatedReasons.add(line);
+  }
+
+  /** The ARN of a resource of the templates. */
+  public arnOf(key: ResourceKey): string {
+    return this.names.getAtt(key, 'Arn') ?? this.names.getAtt(key, 'TopicArn') ?? this.names.ref(key) ?? key;
+  }
+
+  /** The customer-managed key that encrypts a table, queue or topic, if any. */
+  public encryptionKeyOf(key: ResourceKey): EncryptionKey | undefined {
+    return this.access.encryption[key];
+  }
+
+  /** Authorizes a request (answers from the cache when the same one was asked before) and counts it. */
+  public async authorize(request: AccessRequest): Promise<AccessOutcome> {
+    const resourceArn = request.resourceArn ?? this.arnOf(request.resource);
+    const cacheKey = JSON.stringify([request.caller, request.action, resourceArn, request.context ?? {}]);
+    let pending = this.cache.get(cacheKey);
+    if (pending === undefined) {
+      pending = this.evaluate(request, resourceArn);
+      this.cache.set(cacheKey, pending);
+    }
+    const outcome = await pending;
+    this.requests += 1;
+    if (!outcome.evaluated) this.notEvaluated += 1;
+    else if (!outcome.allowed) {
+      this.denied += 1;
+      this.denials.get(cacheKey)!.count += 1;
+    }
+    return outcome;
+  }
+
+  /** Authorizes several requests that one call needs (a transaction's actions, an action and its key); the first denial wins. */
+  public async authorizeAll(requests: readonly AccessRequest[]): Promise<AccessOutcome> {
+    let outcome: AccessOutcome = { allowed: true, evaluated: true };
+    for (const request of requests) {
+      const next = await this.authorize(request);
+      if (!next.allowed) return next;
+      if (!next.evaluated) outcome = next;
+    }
+    return outcome;
+  }
+
+  /**
+   * The request and, when `resource` is encrypted with a customer-managed key, the KMS requests the service makes with
+   * the caller's permissions (`kms:ViaService` the service's endpoint, the encryption context it sets).
+   */
+  public withKey(request: AccessRequest, kmsActions: readonly string[], viaService: string, encryptionContext: Readonly<Record<string, string>>): AccessRequest[] {
+    const key = this.access.encryption[request.resource];
+    const requests: AccessRequest[] = [request];
+    if (key === undefined) return requests;
+    if ('external' in key) {
+      this.notEvaluatedReasons.add(`${pathOr(this.access.resources[request.resource], request.resource)} is encrypted with ${key.external}, a key outside the app: its key policy is not evaluated`);
+      return requests;
+    }
+    const context: Record<string, string> = { 'kms:ViaService': `${viaService}.${this.names.region}.amazonaws.com`, 'kms:CallerAccount': this.names.accountId };
+    for (const [name, value] of Object.entries(encryptionContext)) context[`kms:EncryptionContext:${name}`] = value;
+    for (const action of kmsActions) requests.push({ caller: request.caller, action, resource: key.key, context });
+    return requests;
+  }
+
+  /** The run's figures. */
+  public figures(): IamFigures {
+    const unusedPermissions: Record<string, GrantedPermission[]> = {};
+    const named = this.resourcesByArn();
+    for (const roleKey of this.evaluatedRoles) {
+      const role = this.roles.get(roleKey);
+      if (role === undefined || 'unresolved' in role) continue;
+      const unused = this.grantedPermissions(role)
+        .filter((permission) => !this.used.has(permissionKey(roleKey, permission)))
+        .map((permission) => ({ ...permission, resource: describeArn(permission.resource, named) }));
+      if (unused.length > 0) unusedPermissions[role.path] = unused;
+    }
+    return {
+      requests: this.requests,
+      authorized: this.requests - this.denied - this.notEvaluated,
+      denied: this.denied,
+      notEvaluated: this.notEvaluated,
+      rolesEvaluated: this.evaluatedRoles.size,
+      denials: [...this.denials.values()].filter((denial) => denial.count > 0),
+      unusedPermissions,
+      notEvaluatedReasons: [...this.notEvaluatedReasons],
+    };
+  }
+
+  /** Each template resource by its ARN, for naming resources in the report. */
+  private resourcesByArn(): Map<string, string> {
+    const byArn = new Map<string, string>();
+    for (const key of Object.keys(this.access.resources)) {
+      const arn = this.names.getAtt(key, 'Arn');
+      if (arn !== undefined) byArn.set(arn, this.describe(key));
+      const stream = this.names.getAtt(key, 'StreamArn');
+      if (stream !== undefined) byArn.set(stream, `the stream of ${this.describe(key)}`);
+    }
+    return byArn;
+  }
+
+  private async evaluate(request: AccessRequest, resourceArn: string): Promise<AccessOutcome> {
+    const { caller } = request;
+    let principal: string;
+    let identityPolicies: { name: string; policy: PolicyDocument }[] = [];
+    let roleKey: ResourceKey | undefined;
+    let role: ResolvedRole | undefined;
+    const context: Record<string, string | readonly string[]> = {
+      'aws:SecureTransport': 'true',
+      'aws:RequestedRegion': this.names.region,
+      ...request.context,
+    };
+    if (caller.kind === 'role') {
+      const executionRole = this.access.executionRoles[caller.via];
+      if (executionRole === undefined || 'external' in executionRole) return this.skip(`${this.describe(caller.via)} runs under a role from outside the app: its requests are not evaluated`);
+      roleKey = executionRole.role;
+      const resolved = this.role(roleKey);
+      if ('unresolved' in resolved) return this.skip(resolved.unresolved);
+      role = resolved;
+      principal = role.arn;
+      identityPolicies = [...role.policies];
+      context['aws:PrincipalArn'] = role.arn;
+      context['aws:PrincipalAccount'] = this.names.accountId;
+      context['aws:PrincipalType'] = 'AssumedRole';
+      this.evaluatedRoles.add(roleKey);
+    } else {
+      principal = caller.service;
+      context['aws:SourceArn'] = this.arnOf(caller.source);
+      context['aws:SourceAccount'] = this.names.accountId;
+      context['aws:PrincipalServiceName'] = caller.service;
+    }
+    const resourcePolicy = this.resourcePolicy(request.resource);
+    if (resourcePolicy !== undefined && 'unresolved' in resourcePolicy) return this.skip(resourcePolicy.unresolved);
+
+    const answer = await this.engine.evaluate({
+      principal,
+      action: request.action,
+      resourceArn,
+      resourceAccount: this.names.accountId,
+      identityPolicies,
+      ...(resourcePolicy === undefined ? {} : { resourcePolicy }),
+      context,
+    });
+    if (answer.error !== undefined) return this.skip(`${request.action} on ${resourceArn} by ${principal} could not be evaluated: ${answer.error}`);
+    if (answer.decision === 'Allowed') {
+      if (roleKey !== undefined) for (const statement of answer.identityAllows) for (const action of statement.actions) for (const resource of statement.resources) this.used.add(permissionKey(roleKey, { policy: statement.policy, statement: statement.statement, action, resource }));
+      return { allowed: true, evaluated: true };
+    }
+    const denial = this.denial(request, resourceArn, answer, role);
+    this.denials.set(JSON.stringify([request.caller, request.action, resourceArn, request.context ?? {}]), denial);
+    const who = role !== undefined ? `arn:aws:sts::${this.names.accountId}:assumed-role/${role.arn.split('/').pop()}/${this.names.ref(request.caller.kind === 'role' ? request.caller.via : '') ?? 'session'}` : principal;
+    return { allowed: false, evaluated: true, message: `User: ${who} is not authorized to perform: ${request.action} on resource: ${resourceArn} because ${denial.reason} (simulated IAM evaluation)` };
+  }
+
+  private skip(reason: string): AccessOutcome {
+    this.notEvaluatedReasons.add(reason);
+    return { allowed: true, evaluated: false };
+  }
+
+  private describe(key: ResourceKey): string {
+    return pathOr(this.access.resources[key], key);
+  }
+
+  private denial(request: AccessRequest, resourceArn: string, answer: PolicyAnswer, role: ResolvedRole | undefined): AccessDenial {
+    const { caller } = request;
+    const resource = this.access.resources[request.resource];
+    const resourcePath = this.describe(request.resource);
+    const explicit = answer.denies[0];
+    const isKey = resource?.type === 'AWS::KMS::Key';
+    let reason: string;
+    if (answer.decision === 'ExplicitlyDenied' && explicit !== undefined) reason = `an explicit Deny in ${explicit.policy} (statement ${explicit.statement}) matches it`;
+    else if (caller.kind === 'service') reason = `the ${isKey ? 'key policy' : 'resource policy'} of ${resourcePath} does not allow ${caller.service} to ${request.action} for ${this.describe(caller.source)} (aws:SourceArn)`;
+    else if (isKey && answer.identityAllows.length > 0) reason = `the key policy of ${resourcePath} neither allows the role nor delegates to the account's IAM policies`;
+    else reason = `no identity-based policy allows the ${request.action} action${isKey ? ` (the key policy of ${resourcePath} leaves it to IAM policies)` : ''}`;
+    if (role !== undefined && role.unevaluatedManagedPolicies.length > 0) reason += `; the role's managed policies ${role.unevaluatedManagedPolicies.join(', ')} were not evaluated`;
+    const callerPath = caller.kind === 'role' ? this.describe(caller.via) : caller.service;
+    const fix = grantHint({
+      action: request.action,
+      resourceType: resource?.type ?? 'unknown',
+      resourcePath,
+      callerPath,
+      service: caller.kind === 'service',
+      ...(caller.kind === 'service' ? { sourcePath: this.describe(caller.source) } : {}),
+      ...(answer.decision === 'ExplicitlyDenied' && explicit !== undefined ? { explicitDeny: `${explicit.policy}, statement ${explicit.statement}` } : {}),
+    });
+    return {
+      principal: role?.path ?? (caller.kind === 'service' ? caller.service : callerPath),
+      caller: caller.kind === 'role' ? callerPath : this.describe(caller.source),
+      action: request.action,
+      resource: resourcePath,
+      resourceArn,
+      reason,
+      fix,
+      count: 0,
+    };
+  }
+
+  private role(key: ResourceKey): ResolvedRole | { readonly unresolved: string } {
+    let role = this.roles.get(key);
+    if (role !== undefined) return role;
+    const model = this.access.roles.find((candidate) => candidate.key === key);
+    const path = pathOr(model, key);
+    if (model === undefined) role = { unresolved: `role ${key} is not in the templates` };
+    else {
+      try {
+        role = {
+          path,
+          arn: this.names.getAtt(key, 'Arn')!,
+          policies: model.policies.map((policy) => ({ name: policy.name, policy: resolvePolicy(policy, this.names) })),
+          unevaluatedManagedPolicies: model.unevaluatedManagedPolicies,
+        };
+      } catch (error) {
+        if (!(error instanceof UnresolvableValueError) && !(error instanceof Error)) throw error;
+        role = { unresolved: `the policies of role ${path} are not evaluated: ${error.message}` };
+      }
+    }
+    this.roles.set(key, role);
+    return role;
+  }
+
+  private resourcePolicy(key: ResourceKey): PolicyDocument | { readonly unresolved: string } | undefined {
+    if (this.resourcePolicies.has(key)) return this.resourcePolicies.get(key);
+    const keyModel = this.access.keys.find((candidate) => candidate.key === key);
+    const policies: readonly TemplatePolicy[] = keyModel !== undefined ? [keyModel.keyPolicy] : (this.access.resourcePolicies[key] ?? []);
+    let resolved: PolicyDocument | { readonly unresolved: string } | undefined;
+    try {
+      const documents = policies.filter((policy) => policy.document !== undefined).map((policy) => resolvePolicy(policy, this.names));
+      if (keyModel !== undefined && documents.length === 0) resolved = defaultKeyPolicy(this.names.accountId);
+      else if (documents.length > 0) resolved = { Version: '2012-10-17', Statement: documents.flatMap((document) => document.Statement) };
+    } catch (error) {
+      resolved = { unresolved: `the policy of ${this.describe(key)} is not evaluated: ${error instanceof Error ? error.message : String(error)}` };
+    }
+    this.resourcePolicies.set(key, resolved);
+    return resolved;
+  }
+
+  /** The dynamodb/sqs/sns/kms permissions a role's Allow statements grant. */
+  private grantedPermissions(role: ResolvedRole): GrantedPermission[] {
+    return role.policies.flatMap(({ name, policy }) =>
+      policy.Statement.flatMap((statement, index) => {
+        if (statement.Effect !== 'Allow' || statement.Action === undefined || statement.Resource === undefined) return [];
+        const id = statementId(statement, index);
+        return asList(statement.Action)
+          .filter((action) => JUDGED_SERVICES.has(action.split(':')[0]!.toLowerCase()))
+          .flatMap((action) => asList(statement.Resource).map((resource) => ({ policy: name, statement: id, action, resource })));
+      }),
+    );
+  }
+}
+
+/** A resource pattern of a statement, named by construct path when it is one resource's ARN (or its indexes). */
+function describeArn(pattern: string, byArn: ReadonlyMap<string, string>): string {
+  const exact = byArn.get(pattern);
+  if (exact !== undefined) return exact;
+  const index = /^(.*)\/index\/(.+)$/.exec(pattern);
+  const table = index === null ? undefined : byArn.get(index[1]!);
+  return table !== undefined ? `index ${index![2]} of ${table}` : pattern;
+}
+
+function permissionKey(role: ResourceKey, permission: GrantedPermission): string {
+  return JSON.stringify([role, permission.policy, permission.statement, permission.action, permission.resource]);
+}

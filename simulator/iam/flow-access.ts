@@ -1,0 +1,95 @@
+/**
+ * IAM for the local flow: builds the run's {@link AccessControl} and hands each simulated part the check it runs before
+ * a request — the DynamoDB proxy of every execution environment, the SQS endpoint (the caller is the function whose
+ * access key id signed the request), every event source mapping before it polls, every pipe before it reads its stream
+ * or publishes, every subscription before SNS delivers to its queue. Each check answers undefined when the request is
+ * allowed, else the message of the error AWS would answer with.
+ */
+import { createHash } from 'node:crypto';
+import type { AccessModel } from '../model/access-model';
+import type { LocalNames, ResourceKey } from '../model/flow-model';
+import { AccessControl, type AccessRequest } from './access-control';
+import { FlowRequests } from './flow-requests';
+import { IamNames } from './iam-names';
+import type { PolicyEngine } from './policy-engine';
+
+/** A table as the flow created it. */
+export interface CreatedTable {
+  readonly tableName: string;
+  /** The local stream ARN (`.../stream/<label>`), when the table has a stream. */
+  readonly streamArn?: string;
+}
+
+/** The checks of one run; see the module comment. */
+export class FlowAccess {
+  public readonly control: AccessControl;
+  private readonly requests: FlowRequests;
+  private readonly names: IamNames;
+  private readonly functionsByAccessKey = new Map<string, ResourceKey>();
+
+  public constructor(access: AccessModel, localNames: LocalNames, tables: ReadonlyMap<ResourceKey, CreatedTable>, engine: PolicyEngine) {
+    const tableNames = new Map<ResourceKey, { tableName: string; streamLabel?: string }>();
+    const tableByName = new Map<string, ResourceKey>();
+    for (const [key, table] of tables) {
+      const streamLabel = table.streamArn?.split('/stream/')[1];
+      tableNames.set(key, { tableName: table.tableName, ...(streamLabel === undefined ? {} : { streamLabel }) });
+      tableByName.set(table.tableName, key);
+    }
+    this.names = new IamNames(localNames, access.resources, tableNames);
+    this.control = new AccessControl(access, this.names, engine);
+    this.requests = new FlowRequests(this.control, tableByName);
+  }
+
+  /** The `AWS_ACCESS_KEY_ID` of a function's environments: unique per function, so its SQS calls name it. */
+  public accessKeyIdOf(functionKey: ResourceKey): string {
+    const accessKeyId = `ASIASIM${createHash('sha256').update(functionKey).digest('hex').slice(0, 13).toUpperCase()}`;
+    this.functionsByAccessKey.set(accessKeyId, functionKey);
+    return accessKeyId;
+  }
+
+  /** The check of a function's DynamoDB requests (by its environments' proxies). */
+  public dynamoDbCheck(functionKey: ResourceKey): (request: { readonly operation: string; readonly body: Buffer }) => Promise<string | undefined> {
+    return (request) => this.check(this.requests.dynamoDb(functionKey, request.operation, request.body));
+  }
+
+  /** The check of the SQS endpoint: a request signed by a function's access key is made under that function's role. */
+  public sqsCheck(): (request: { readonly accessKeyId?: string; readonly action: string; readonly queue?: { readonly model: { readonly key: ResourceKey } } }) => Promise<string | undefined> {
+    return async ({ accessKeyId, action, queue }) => {
+      const functionKey = accessKeyId === undefined ? undefined : this.functionsByAccessKey.get(accessKeyId);
+      if (functionKey === undefined || queue === undefined) return undefined;
+      return this.check(this.requests.sqs({ kind: 'role', via: functionKey }, action, queue.model.key));
+    };
+  }
+
+  /** The check of an event source mapping before it polls its queue. */
+  public pollingCheck(functionKey: ResourceKey, queue: ResourceKey): () => Promise<string | undefined> {
+    return () => this.check(this.requests.consume(functionKey, queue));
+  }
+
+  /** The check of a pipe before it reads its source table's stream. */
+  public streamReadCheck(pipe: ResourceKey, table: ResourceKey): () => Promise<string | undefined> {
+    const streamArn = this.names.streamArn(table) ?? `${this.names.tableArn(table) ?? table}/stream/*`;
+    return () => this.check(this.requests.readStream(pipe, table, streamArn));
+  }
+
+  /** The check of a pipe before it publishes to its topic. */
+  public publishCheck(pipe: ResourceKey, topic: ResourceKey): () => Promise<string | undefined> {
+    return () => this.check(this.requests.publish(pipe, topic));
+  }
+
+  /** The check of a pipe before it sends to its dead-letter queue. */
+  public pipeDeadLetterCheck(pipe: ResourceKey, queue: ResourceKey): () => Promise<string | undefined> {
+    return () => this.check(this.requests.sqs({ kind: 'role', via: pipe }, 'SendMessage', queue));
+  }
+
+  /** The check of SNS before it delivers a message of `topic` to `queue`. */
+  public deliveryCheck(topic: ResourceKey, queue: ResourceKey): () => Promise<string | undefined> {
+    return () => this.check(this.requests.deliver(topic, queue));
+  }
+
+  private async check(requests: readonly AccessRequest[]): Promise<string | undefined> {
+    if (requests.length === 0) return undefined;
+    const outcome = await this.control.authorizeAll(requests);
+    return outcome.allowed ? undefined : (outcome.message ?? 'access denied');
+  }
+}

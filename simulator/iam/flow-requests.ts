@@ -1,0 +1,84 @@
+/**
+ * The requests each part of the flow makes in AWS, as the services document them, ready for {@link AccessControl}:
+ * - a function's DynamoDB call: each action of the call on its table or index (./dynamodb-actions.ts), and `kms:Decrypt`
+ *   through DynamoDB when the table is under a customer-managed key (DynamoDB decrypts the table key with the caller's
+ *   permissions);
+ * - an SQS send: `sqs:SendMessage`, and `kms:GenerateDataKey` + `kms:Decrypt` through SQS for an encrypted queue;
+ * - an event source mapping polling its queue under the function's role: `sqs:ReceiveMessage`, `sqs:DeleteMessage`,
+ *   `sqs:GetQueueAttributes` (Lambda Developer Guide, "Execution role permissions" for SQS) and `kms:Decrypt`;
+ * - the pipe reading its stream (`dynamodb:DescribeStream`, `GetRecords`, `GetShardIterator`, `ListStreams`) and
+ *   publishing (`sns:Publish`, with `kms:GenerateDataKey` + `kms:Decrypt` through SNS for an encrypted topic);
+ * - SNS delivering to a queue: `sns.amazonaws.com` with the topic as `aws:SourceArn`, `sqs:SendMessage` under the
+ *   queue's policy and the KMS actions under the queue key's policy.
+ */
+import type { ResourceKey } from '../model/flow-model';
+import type { AccessControl, AccessRequest, Caller } from './access-control';
+import { dynamoDbAccesses } from './dynamodb-actions';
+
+/** The actions an SQS event source mapping needs on its queue. */
+export const EVENT_SOURCE_MAPPING_ACTIONS = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'] as const;
+/** The actions the pipe needs on a DynamoDB stream source (`dynamodb:ListStreams` names no resource: `*`). */
+export const STREAM_READ_ACTIONS = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'] as const;
+/** Actions IAM authorizes on `*` only (no resource type). */
+const WILDCARD_ONLY_ACTIONS: ReadonlySet<string> = new Set(['dynamodb:ListStreams']);
+/** KMS actions of a sender to an encrypted queue or topic. */
+const SEND_KMS_ACTIONS = ['kms:GenerateDataKey', 'kms:Decrypt'];
+
+/** Builds the requests of the flow's parts for one run's access control. */
+export class FlowRequests {
+  /**
+   * @param access the run's access control
+   * @param tableByName the table of the templates each local table name is
+   */
+  public constructor(
+    private readonly access: AccessControl,
+    private readonly tableByName: ReadonlyMap<string, ResourceKey>,
+  ) {}
+
+  /** A function's DynamoDB call; undefined when it names no table of the templates (nothing to evaluate). */
+  public dynamoDb(functionKey: ResourceKey, operation: string, body: Buffer | string): AccessRequest[] {
+    const caller: Caller = { kind: 'role', via: functionKey };
+    return dynamoDbAccesses(operation, body).flatMap((access) => {
+      const table = this.tableByName.get(access.tableName);
+      if (table === undefined) return [];
+      const tableArn = this.access.arnOf(table);
+      const request: AccessRequest = {
+        caller,
+        action: access.action,
+        resource: table,
+        ...(access.indexName === undefined ? {} : { resourceArn: `${tableArn}/index/${access.indexName}` }),
+      };
+      return this.access.withKey(request, ['kms:Decrypt'], 'dynamodb', { 'aws:dynamodb:tableName': access.tableName, 'aws:dynamodb:subscriberId': '*' });
+    });
+  }
+
+  /** `sqs:<action>` by `caller` on a queue, with the KMS requests of a send to an encrypted queue. */
+  public sqs(caller: Caller, action: string, queue: ResourceKey): AccessRequest[] {
+    const request: AccessRequest = { caller, action: `sqs:${action}`, resource: queue };
+    const sends = action === 'SendMessage' || action === 'SendMessageBatch';
+    return sends ? this.access.withKey(request, SEND_KMS_ACTIONS, 'sqs', { 'aws:sqs:arn': this.access.arnOf(queue) }) : [request];
+  }
+
+  /** An event source mapping polling its queue. */
+  public consume(functionKey: ResourceKey, queue: ResourceKey): AccessRequest[] {
+    const caller: Caller = { kind: 'role', via: functionKey };
+    const requests = EVENT_SOURCE_MAPPING_ACTIONS.map((action): AccessRequest => ({ caller, action, resource: queue }));
+    const [first, ...rest] = requests;
+    return [...this.access.withKey(first!, ['kms:Decrypt'], 'sqs', { 'aws:sqs:arn': this.access.arnOf(queue) }), ...rest];
+  }
+
+  /** The pipe reading its source table's stream. */
+  public readStream(pipe: ResourceKey, table: ResourceKey, streamArn: string): AccessRequest[] {
+    return STREAM_READ_ACTIONS.map((action) => ({ caller: { kind: 'role', via: pipe }, action, resource: table, resourceArn: WILDCARD_ONLY_ACTIONS.has(action) ? '*' : streamArn }));
+  }
+
+  /** The pipe publishing to its topic. */
+  public publish(pipe: ResourceKey, topic: ResourceKey): AccessRequest[] {
+    return this.access.withKey({ caller: { kind: 'role', via: pipe }, action: 'sns:Publish', resource: topic }, SEND_KMS_ACTIONS, 'sns', { 'aws:sns:topicArn': this.access.arnOf(topic) });
+  }
+
+  /** SNS delivering a message of `topic` to `queue` (a subscription's queue or its dead-letter queue). */
+  public deliver(topic: ResourceKey, queue: ResourceKey): AccessRequest[] {
+    return this.sqs({ kind: 'service', service: 'sns.amazonaws.com', source: topic }, 'SendMessage', queue);
+  }
+}

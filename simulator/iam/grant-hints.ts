@@ -1,0 +1,78 @@
+/**
+ * The grant that would fix a denied request, in CDK terms: the call a CDK user writes in the stack (for example
+ * `ledgerTable.grant(billingFunction, 'dynamodb:UpdateItem')`), naming the constructs by their ids.
+ */
+
+/** What a hint is about. */
+export interface HintSubject {
+  /** The action that was denied, e.g. `dynamodb:UpdateItem`. */
+  readonly action: string;
+  /** The CloudFormation type of the resource it was denied on. */
+  readonly resourceType: string;
+  /** The construct path of that resource. */
+  readonly resourcePath: string;
+  /** The construct path of what made the request (a function, a pipe), or the service principal (`sns.amazonaws.com`). */
+  readonly callerPath: string;
+  /** Whether the caller is a service principal (then the resource's own policy must allow it). */
+  readonly service: boolean;
+  /** For a service principal: the ARN its requests carry as `aws:SourceArn`, and what it is. */
+  readonly sourcePath?: string;
+  /** For a request denied by an explicit Deny: which policy and statement. */
+  readonly explicitDeny?: string;
+}
+
+/** Segments of a construct path that say nothing of what the construct is. */
+const FILLER = new Set(['Resource', 'Default', 'ServiceRole', 'Role', 'DefaultPolicy']);
+/** Last segments too generic to name a variable alone: the segment before them is prefixed. */
+const GENERIC = new Set(['Function', 'Table', 'Queue', 'Topic', 'Key', 'Pipe', 'Relay', 'InboxTable', 'OutboxTable', 'EventTopic', 'DeadLetterQueue']);
+
+/** A variable name for a construct path, as a CDK user would call it: `.../Orders/Billing/Function/Resource` → `billingFunction`. */
+export function variableName(constructPath: string): string {
+  const parts = constructPath.split('/').slice(1).filter((part) => part !== '' && !FILLER.has(part));
+  if (parts.length === 0) return 'construct';
+  const last = parts[parts.length - 1]!;
+  const words = GENERIC.has(last) && parts.length > 1 ? [parts[parts.length - 2]!, last] : [last];
+  const joined = words.map((word) => word.replace(/[^A-Za-z0-9]/g, '')).join('');
+  return joined.charAt(0).toLowerCase() + joined.slice(1);
+}
+
+const TABLE_READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'ConditionCheckItem', 'DescribeTable']);
+const TABLE_WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem']);
+const STREAM_READS = new Set(['DescribeStream', 'GetRecords', 'GetShardIterator', 'ListStreams']);
+
+/** The CDK call that grants the denied request. */
+export function grantHint(subject: HintSubject): string {
+  const resource = variableName(subject.resourcePath);
+  const caller = variableName(subject.callerPath);
+  const [service, operation = ''] = subject.action.split(':');
+  if (subject.explicitDeny !== undefined) {
+    return `an explicit Deny (${subject.explicitDeny}) matches it, and no grant overrides an explicit Deny: narrow or remove that statement`;
+  }
+  if (subject.service) {
+    const source = subject.sourcePath === undefined ? '' : ` with the condition { ArnEquals: { 'aws:SourceArn': ${variableName(subject.sourcePath)}.topicArn } }`;
+    if (service === 'kms') {
+      return `let ${subject.callerPath} use the key in its key policy: ${resource}.addToResourcePolicy(new iam.PolicyStatement({ principals: [new iam.ServicePrincipal('${subject.callerPath}')], actions: ['kms:Decrypt', 'kms:GenerateDataKey*'], resources: ['*']${source ? `, conditions: { ArnEquals: { 'aws:SourceArn': ${variableName(subject.sourcePath!)}.topicArn } }` : ''} }))`;
+    }
+    if (subject.action === 'sqs:SendMessage' && subject.sourcePath !== undefined) {
+      return `${variableName(subject.sourcePath)}.addSubscription(new subscriptions.SqsSubscription(${resource})) adds the queue policy statement; for a queue you subscribe otherwise: ${resource}.addToResourcePolicy(new iam.PolicyStatement({ principals: [new iam.ServicePrincipal('sns.amazonaws.com')], actions: ['sqs:SendMessage'], resources: [${resource}.queueArn]${source ? `, conditions: { ArnEquals: { 'aws:SourceArn': ${variableName(subject.sourcePath)}.topicArn } }` : ''} }))`;
+    }
+    return `${resource}.addToResourcePolicy(...) allowing ${subject.callerPath} to ${subject.action}${source}`;
+  }
+  switch (service) {
+    case 'dynamodb':
+      if (STREAM_READS.has(operation)) return `${resource}.grantStreamRead(${caller})`;
+      if (TABLE_READS.has(operation)) return `${resource}.grant(${caller}, '${subject.action}') (or ${resource}.grantReadData(${caller}) for every read)`;
+      if (TABLE_WRITES.has(operation)) return `${resource}.grant(${caller}, '${subject.action}') (or ${resource}.grantWriteData(${caller}) for every write)`;
+      return `${resource}.grant(${caller}, '${subject.action}')`;
+    case 'kms':
+      return operation === 'Decrypt' ? `${resource}.grantDecrypt(${caller}) (or ${resource}.grantEncryptDecrypt(${caller}) when it writes too)` : `${resource}.grantEncryptDecrypt(${caller})`;
+    case 'sqs':
+      if (operation === 'SendMessage') return `${resource}.grantSendMessages(${caller})`;
+      if (operation === 'ReceiveMessage' || operation === 'DeleteMessage' || operation === 'GetQueueAttributes') return `${resource}.grantConsumeMessages(${caller})`;
+      return `${resource}.grant(${caller}, '${subject.action}')`;
+    case 'sns':
+      return operation === 'Publish' ? `${resource}.grantPublish(${caller})` : `${resource}.grant(${caller}, '${subject.action}')`;
+    default:
+      return `grant ${subject.action} on ${subject.resourcePath} to ${subject.callerPath}`;
+  }
+}
