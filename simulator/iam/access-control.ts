@@ -103,8 +103,10 @@ interface ResolvedRole {
 }
 
 function pathOr(resource: { readonly constructPath?: string; readonly key: ResourceKey } | undefined, key: ResourceKey): string {
-  const path = resource?.constructPath ?? key;
-  return path.endsWith('/Resource') ? path.slice(0, -'/Resource'.length) : path;
+  let path = resource?.constructPath ?? key;
+  // an L2 construct's CloudFormation resource is its `Resource` child (a function's, two levels down)
+  while (path.endsWith('/Resource')) path = path.slice(0, -'/Resource'.length);
+  return path;
 }
 
 /** Authorizes the requests of one run; see the module comment. */

@@ -17,10 +17,13 @@ import { dynamoDbAccesses } from './dynamodb-actions';
 
 /** The actions an SQS event source mapping needs on its queue. */
 export const EVENT_SOURCE_MAPPING_ACTIONS = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'] as const;
-/** The actions the pipe needs on a DynamoDB stream source (`dynamodb:ListStreams` names no resource: `*`). */
-export const STREAM_READ_ACTIONS = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'] as const;
-/** Actions IAM authorizes on `*` only (no resource type). */
-const WILDCARD_ONLY_ACTIONS: ReadonlySet<string> = new Set(['dynamodb:ListStreams']);
+/**
+ * The requests the pipe makes to read a DynamoDB stream it knows by ARN: DescribeStream (its shards), GetShardIterator
+ * and GetRecords. `dynamodb:ListStreams`, which the Pipes guide also lists, finds streams by table and is not needed to
+ * read a known one; IAM authorizes it on `*` only (it takes no resource), so a grant scoped to the stream ARN does not
+ * allow it. It is not requested here; docs/SIMULATOR.md says so.
+ */
+export const STREAM_READ_ACTIONS = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'] as const;
 /** KMS actions of a sender to an encrypted queue or topic. */
 const SEND_KMS_ACTIONS = ['kms:GenerateDataKey', 'kms:Decrypt'];
 
@@ -69,7 +72,7 @@ export class FlowRequests {
 
   /** The pipe reading its source table's stream. */
   public readStream(pipe: ResourceKey, table: ResourceKey, streamArn: string): AccessRequest[] {
-    return STREAM_READ_ACTIONS.map((action) => ({ caller: { kind: 'role', via: pipe }, action, resource: table, resourceArn: WILDCARD_ONLY_ACTIONS.has(action) ? '*' : streamArn }));
+    return STREAM_READ_ACTIONS.map((action) => ({ caller: { kind: 'role', via: pipe }, action, resource: table, resourceArn: streamArn }));
   }
 
   /** The pipe publishing to its topic. */

@@ -1,0 +1,88 @@
+/**
+ * IAM evaluation end to end, through the command line, on copies of the example app broken the way apps most often
+ * fail after `cdk deploy`: each run must exit 1 with an `access-denied` violation that names the role, the action, the
+ * resource, the reason and the grant that fixes it. The unmodified example passing with IAM on is checked by
+ * simulation.int.test.ts and the demo.
+ */
+import * as path from 'node:path';
+import { afterEach, describe, expect, inject, test } from 'vitest';
+import { EXIT_CODE, main } from '../../../cli/main';
+import { exampleCopy, replaceOnce, type ExampleCopy } from '../../support/example-copy';
+
+const PROJECT = path.resolve(__dirname, '../../..');
+
+const copies: ExampleCopy[] = [];
+afterEach(() => {
+  for (const copy of copies.splice(0)) copy.remove();
+});
+
+async function simulateCopy(copy: ExampleCopy, ...extra: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  copies.push(copy);
+  let stdout = '';
+  let stderr = '';
+  const code = await main(
+    [
+      'simulate',
+      '--app', copy.app,
+      '--scenario', path.join(path.relative(PROJECT, copy.directory), 'example/simulation/scenario.ts'),
+      '--count', '3', '--no-faults', '--no-operator', '--quiet', '--seed', 'iam',
+      '--endpoint', inject('dynamoDbEndpoint'),
+      ...extra,
+    ],
+    { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), cwd: PROJECT },
+  );
+  return { code, stdout, stderr };
+}
+
+describe('simulate with IAM evaluation', () => {
+  test('a removed table grant is denied as in AWS, named with the grant that fixes it, and the run exits 1', async () => {
+    // GIVEN the example without Billing's UpdateItem grant on the ledger
+    const copy = exampleCopy((stack) => replaceOnce(stack, "ledger.grant(billing.consumerFunction, 'dynamodb:UpdateItem');", ''));
+
+    // WHEN
+    const { code, stdout } = await simulateCopy(copy);
+
+    // THEN the denial names the role, the action, the table, why and the fix
+    expect(code).toBe(EXIT_CODE.FAILURE);
+    expect(stdout).toMatch(
+      /\[access-denied\] IdempotentEventFlowExample\/Orders\/Billing\/Function\/Role \(IdempotentEventFlowExample\/Orders\/Billing\/Function\) may not dynamodb:UpdateItem on IdempotentEventFlowExample\/LedgerTable \(arn:aws:dynamodb:us-east-1:000000000000:table\/[^)]+\): no identity-based policy allows the dynamodb:UpdateItem action; denied [1-9]\d* time\(s\)\. Fix: ledgerTable\.grant\(billingFunction, 'dynamodb:UpdateItem'\)/,
+    );
+    expect(stdout).toMatch(/IAM: \d+ requests evaluated, \d+ authorized, [1-9]\d* denied/);
+    // and deployed, no order would be billed: the messages fail with AccessDeniedException
+    expect(stdout).toContain('AccessDeniedException');
+    // nothing else was denied
+    expect(stdout.match(/\[access-denied\]/g)).toHaveLength(1);
+  });
+
+  test("a business table under a customer-managed key the function's role may not use is denied at kms:Decrypt", async () => {
+    // GIVEN the ledger encrypted with its own key: Table.grant gives the table action, not the key
+    const copy = exampleCopy((stack) =>
+      replaceOnce(
+        stack,
+        "const ledger = businessTable(this, 'LedgerTable', removalPolicy);",
+        "const ledger = new dynamodb.Table(this, 'LedgerTable', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING }, " +
+          "billingMode: dynamodb.BillingMode.PAY_PER_REQUEST, encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: new kms.Key(this, 'LedgerKey', { enableKeyRotation: true }), removalPolicy });",
+      ),
+    );
+
+    // WHEN
+    const { code, stdout } = await simulateCopy(copy);
+
+    // THEN
+    expect(code).toBe(EXIT_CODE.FAILURE);
+    expect(stdout).toMatch(
+      /\[access-denied\] IdempotentEventFlowExample\/Orders\/Billing\/Function\/Role \(IdempotentEventFlowExample\/Orders\/Billing\/Function\) may not kms:Decrypt on IdempotentEventFlowExample\/LedgerKey \(arn:aws:kms:us-east-1:000000000000:key\/[0-9a-f-]+\): no identity-based policy allows the kms:Decrypt action \(the key policy of IdempotentEventFlowExample\/LedgerKey leaves it to IAM policies\); denied [1-9]\d* time\(s\)\. Fix: ledgerKey\.grantDecrypt\(billingFunction\)/,
+    );
+  });
+
+  test('--iam off runs without evaluation and says so', async () => {
+    const copy = exampleCopy((stack) => replaceOnce(stack, "ledger.grant(billing.consumerFunction, 'dynamodb:UpdateItem');", ''));
+
+    const { code, stdout } = await simulateCopy(copy, '--iam', 'off');
+
+    // the missing grant goes unseen without IAM: the verdict must say evaluation was off
+    expect(stdout).toContain('IAM: not evaluated. IAM evaluation is off (--iam off)');
+    expect(stdout).not.toContain('[access-denied]');
+    expect(code).toBe(EXIT_CODE.OK);
+  });
+});
