@@ -85,6 +85,8 @@ export class IamNames implements LocalNames {
     if (local !== undefined) return local;
     const resource = this.resources[key];
     if (resource === undefined) return undefined;
+    // a topic's Ref is its ARN
+    if (resource.type === 'AWS::SNS::Topic' && (attribute === 'Arn' || attribute === 'TopicArn')) return this.ref(key);
     if (resource.type === 'AWS::KMS::Key') return attribute === 'Arn' ? this.arn('kms', `key/${this.keyId(key)}`) : attribute === 'KeyId' ? this.keyId(key) : undefined;
     const name = generatedName(resource, 64);
     if (attribute !== 'Arn') return name;
