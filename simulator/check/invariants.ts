@@ -23,7 +23,26 @@ import type { EffectTally } from '../run/scenario';
 import type { DeadLetterFinding } from './dead-letters';
 
 /** What kind of invariant a violation breaks. */
-export type ViolationKind = 'not-relayed' | 'untracked' | 'lost' | 'not-drained' | 'not-settled' | 'unexplained-dead-letter' | 'effect-count' | 'probe-failed';
+export type ViolationKind =
+  | 'not-relayed'
+  | 'untracked'
+  | 'lost'
+  | 'not-drained'
+  | 'not-settled'
+  | 'unexplained-dead-letter'
+  | 'effect-count'
+  | 'probe-failed'
+  // the "no false OK" checks: each in its own module under simulator/check/
+  /** A producer command failed every attempt (producer-failures.ts). */
+  | 'producer-failed'
+  /** Events matched a subscriber, and it acknowledged none of them (nothing-acknowledged.ts). */
+  | 'nothing-acknowledged'
+  /** Dead letters whose reason is a configuration or deployment error, not the event (configuration-dead-letters.ts). */
+  | 'configuration-error'
+  /** A batch response acknowledged a record the runtime logged as failed (acknowledged-failures.ts). */
+  | 'acknowledged-failure'
+  /** A producer's business change without its outbox event, or an outbox event without its change (dual-writes.ts). */
+  | 'dual-write';
 
 /** A broken invariant. */
 export interface Violation {

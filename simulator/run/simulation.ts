@@ -17,6 +17,8 @@ import { VirtualClock } from '../aws/clock';
 import { startDynamoDbLocal } from '../aws/dynamodb-local';
 import { readDeadLetters, type DeadLetterFinding } from '../check/dead-letters';
 import { checkDeliveries, checkEffects, checkRelayed, checkSettled, checkTracked, type Violation } from '../check/invariants';
+import { checkProducerFailures } from '../check/producer-failures';
+import { checkSubscriberHealth } from '../check/subscriber-health';
 import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
 import { FaultPlan, type FaultKind } from '../faults/fault-plan';
 import { readAssembly } from '../model/read-assembly';
@@ -29,7 +31,7 @@ import { MAX_OPERATOR_PASSES, noOperatorFigures, operatorPass, type OperatorFigu
 import { RunLedger } from './ledger';
 import { runRounds } from './rounds';
 import { checkInteger, DEFAULT_FAULT_RATES, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type SimulationOptions } from './options';
-import { appendUserEvents, findFunction, ProducerDriver, producerKeys, type ProducerFigures } from './producer-driver';
+import { appendUserEvents, findFunction, PRODUCER_ATTEMPTS, ProducerDriver, producerKeys, type ProducerFigures } from './producer-driver';
 import { seededRandom, seedNumber } from './seeded-random';
 
 /** DynamoDB operations that write: the ones a crash or a lost response is injected at. */
@@ -198,6 +200,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
 
     const committed = await readCommittedOutbox(model, flow, client);
     const violations: Violation[] = [...checkSettled(roundsOutcome), ...checkTracked(committed.untracked), ...checkRelayed(committed.eventIdsByRelay, ledger)];
+    violations.push(...checkProducerFailures(producerFigures, driver !== undefined ? PRODUCER_ATTEMPTS : 1));
     const deadLetters = new Map<string, readonly DeadLetterFinding[]>();
     const effectsNotCounted: string[] = [];
     const subscribers: SubscriberReport[] = [];
@@ -205,6 +208,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       const findings = readDeadLetters(subscriber.deadLetterQueues, ledger);
       deadLetters.set(subscriber.name, findings);
       violations.push(...checkDeliveries(subscriber, findings, ledger));
+      violations.push(...checkSubscriberHealth(subscriber, findings, ledger));
       const matched = ledger.matchedEvents.get(subscriber.subscription.key) ?? new Set<string>();
       let effects: SubscriberReport['effects'];
       const probe = options.scenario?.effects?.[subscriber.name];
