@@ -25,7 +25,7 @@ export function checkProducerFailures(figures: ProducerFigures, attempts: number
     byKind.set(kind, entry);
   }
   return [...byKind.values()].map(({ indexes, example }) => {
-    const listed = indexes.slice(0, MAX_COMMANDS_LISTED).map((index) => `#${index}`).join(', ') + (indexes.length > MAX_COMMANDS_LISTED ? ', …' : '');
+    const listed = [...indexes].sort((a, b) => a - b).slice(0, MAX_COMMANDS_LISTED).map((index) => `#${index}`).join(', ') + (indexes.length > MAX_COMMANDS_LISTED ? ', …' : '');
     return {
       kind: 'producer-failed' as const,
       detail: `${indexes.length} of ${figures.total} producer command(s) failed all ${attempts} attempt(s) (${listed}): ${example}`,

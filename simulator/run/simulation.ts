@@ -32,6 +32,7 @@ import { RunLedger } from './ledger';
 import { runRounds } from './rounds';
 import { checkInteger, DEFAULT_FAULT_RATES, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type SimulationOptions } from './options';
 import { appendUserEvents, findFunction, PRODUCER_ATTEMPTS, ProducerDriver, producerKeys, type ProducerFigures } from './producer-driver';
+import { checkProducerWrites } from './producer-probe';
 import { seededRandom, seedNumber } from './seeded-random';
 
 /** DynamoDB operations that write: the ones a crash or a lost response is injected at. */
@@ -201,6 +202,9 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     const committed = await readCommittedOutbox(model, flow, client);
     const violations: Violation[] = [...checkSettled(roundsOutcome), ...checkTracked(committed.untracked), ...checkRelayed(committed.eventIdsByRelay, ledger)];
     violations.push(...checkProducerFailures(producerFigures, driver !== undefined ? PRODUCER_ATTEMPTS : 1));
+    if (producer !== undefined && options.scenario?.producer !== undefined) {
+      violations.push(...(await checkProducerWrites(options.scenario.producer, { model, flow, documents, committed, producerKey: producer.key })));
+    }
     const deadLetters = new Map<string, readonly DeadLetterFinding[]>();
     const effectsNotCounted: string[] = [];
     const subscribers: SubscriberReport[] = [];
