@@ -5,9 +5,10 @@
  * runtime sent the message to its dead-letter queue), `failed` and `skipped` are reported as batch item failures
  * (lambda/consumer/batch.ts). These lines are the witness a batch response is checked against.
  */
+import { RETRIED_OUTCOMES as RUNTIME_RETRIED_OUTCOMES } from '../../lambda/consumer/batch';
 
-/** The outcomes after which the runtime reports the record in `batchItemFailures`, so SQS delivers it again. */
-export const RETRIED_OUTCOMES: ReadonlySet<string> = new Set(['failed', 'skipped']);
+/** The outcomes after which the runtime reports the record in `batchItemFailures`, so SQS delivers it again (the runtime's own list). */
+export const RETRIED_OUTCOMES: ReadonlySet<string> = RUNTIME_RETRIED_OUTCOMES;
 
 /** One record's outcome as the runtime logged it. */
 export interface LoggedRecordOutcome {

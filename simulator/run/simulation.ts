@@ -80,6 +80,8 @@ export interface SimulationResult {
   readonly totalFaults: number;
   /** What the scenario's operator resolved and redrove; absent when the scenario has no operator (or it was off). */
   readonly operator?: OperatorFigures;
+  /** Whether the scenario's producer probe ran, so the producer's business changes were checked against the outbox. */
+  readonly producerWritesChecked?: boolean;
 }
 
 /** Thrown when the app has nothing the simulator can run. */
@@ -265,6 +267,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       realSeconds: Math.round((Date.now() - startedAt) / 100) / 10,
       totalFaults: ledger.totalFaults(),
       operator,
+      producerWritesChecked: producer !== undefined && options.scenario?.producer?.probe !== undefined,
     };
   } finally {
     await flow?.stop();
