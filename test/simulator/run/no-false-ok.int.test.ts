@@ -1,7 +1,8 @@
 /**
  * No false OK: deliberately broken apps (test/simulator/fixtures/broken-apps, one stack each, synthesized once) make
  * `simulate` fail with the broken invariant named: a dual-write producer, a producer that refuses every command, a
- * consumer whose handler is not exported, and a wrapper that swallows the runtime's failures. The shared DynamoDB Local.
+ * consumer whose handler is not exported, one built with another mode's factory, and a wrapper that swallows the
+ * runtime's failures. The shared DynamoDB Local.
  */
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -58,6 +59,16 @@ describe('simulate: no false OK', () => {
     expect(code).toBe(EXIT_CODE.FAILURE);
     expect(stdout).toMatch(/\[dual-write\] \d+ event\(s\) of committed business changes are not in the outbox \(the change committed without its event\): order order-\d+: event order-placed-order-\d+ missing/);
     expect(stdout).toContain('producer: 100/100 succeeded');
+  });
+
+  test('fails with configuration-error naming ConfigurationError when the consumer is built with the factory of another mode', async () => {
+    const result = await runSimulation({ cwd: PROJECT, assemblyDirectory: assembly, stacks: ['WrongFactory'], events: EVENTS, rates: NO_FAULTS, dynamoDbEndpoint: inject('dynamoDbEndpoint') });
+
+    expect(result.violations).toContainEqual({
+      kind: 'configuration-error',
+      subscriber: 'Audit',
+      detail: expect.stringMatching(/^4 dead letter\(s\) failed with ConfigurationError, a configuration or deployment error.*initialization \(cold start\) threw ConfigurationError: subscriber 'Audit' was deployed with processingMode 'transactional'/),
+    });
   });
 
   test('fails with acknowledged-failure when a wrapper answers no batch item failures though the runtime logged failures', async () => {
