@@ -3,7 +3,17 @@
  * exactly-once (docs/SIMULATOR.md). The command line is `npx idempotent-event-flow simulate`; this is its API, and
  * the types a scenario module is written against.
  */
-export type { EffectProbe, EffectProbeContext, EffectTally, ScenarioProducer, SimulatedEvent, SimulationScenario } from './run/scenario';
+export type {
+  BusinessChange,
+  EffectProbe,
+  EffectProbeContext,
+  EffectTally,
+  ProducerProbe,
+  ProducerProbeContext,
+  ScenarioProducer,
+  SimulatedEvent,
+  SimulationScenario,
+} from './run/scenario';
 export { loadScenario, ScenarioError } from './run/scenario';
 export type { BlockedStep, OperatorDecision, OperatorFigures, OperatorResolution } from './run/operator';
 export type { SimulationOptions, SimulationProgress, UserEvent } from './run/options';

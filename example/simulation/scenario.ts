@@ -3,7 +3,8 @@
  *
  * - Producer: the `PlaceOrder` Lambda, invoked with seeded orders spread over a few customers (so the aggregate and the
  *   ledger see concurrent updates of the same item). About 1 order in 40 has a malformed total: the subscribers that
- *   validate their input dead-letter it at once with the reason, and it must never be applied.
+ *   validate their input dead-letter it at once with the reason, and it must never be applied. Its probe reads the
+ *   orders table: each order must have its `OrderPlaced` event in the outbox, and each such event its order.
  * - Effect probes: each reads the subscriber's own tables (found through its consumer's environment variables, resolved
  *   to the local tables) and counts how often each effect was applied. The simulator then checks the counts: exactly
  *   once for an acknowledged event, at most once for a dead-lettered one.
@@ -14,7 +15,8 @@
  *   dead-letter queue; the run goes on until everything settles again.
  */
 import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { EffectProbe, EffectTally, OperatorDecision, SimulatedEvent, SimulationScenario } from '../../simulator';
+import type { EffectProbe, EffectTally, OperatorDecision, ProducerProbe, SimulatedEvent, SimulationScenario } from '../../simulator';
+import { ORDER_PLACED } from '../functions/order-events';
 import type { PlaceOrderCommand } from '../functions/place-order';
 
 const CUSTOMERS = 6;
@@ -77,6 +79,16 @@ function perCustomer(events: readonly SimulatedEvent[], items: readonly Record<s
   const orderCounts = new Map(items.map((item) => [String(item.pk).replace(/^CUSTOMER#/, ''), Number(item.orderCount ?? 0)]));
   return [...eventsByCustomer].map(([customerId, eventIds]) => ({ subject: `customer ${customerId} ${what}`, eventIds, applied: orderCounts.get(customerId) ?? 0 }));
 }
+
+/**
+ * PlaceOrder's business changes: every order in its table must have committed with its `OrderPlaced` event (and every
+ * `OrderPlaced` in the outbox must have its order): the producer side of the outbox.
+ */
+const placedOrders: ProducerProbe = async ({ client, environment }) =>
+  (await scanAll(client, tableOf(environment, 'ORDERS_TABLE_NAME'))).map((item) => ({
+    subject: `order ${String(item.orderId)}`,
+    eventIds: [`order-placed-${String(item.orderId)}`],
+  }));
 
 /** Billing debits the customer's ledger item once per order: its `orderCount`. */
 const billing: EffectProbe = async ({ client, environment, events }) =>
@@ -141,7 +153,8 @@ const invoicingOperator: OperatorDecision = async ({ record, step, event, client
 
 /** The scenario `npm run demo` runs. */
 export const scenario: SimulationScenario = {
-  producer: { function: 'Orders/PlaceOrder', commands: placeOrderCommands },
+  // OrderBilled events share the outbox (Billing publishes them): only OrderPlaced events are PlaceOrder's
+  producer: { function: 'Orders/PlaceOrder', commands: placeOrderCommands, probe: placedOrders, eventTypes: [ORDER_PLACED] },
   effects: { Billing: billing, Shipping: shipping, Invoicing: invoicing, Notifications: notifications, CustomerStats: customerStats },
   operator: { Invoicing: invoicingOperator, Notifications: notificationsOperator },
 };

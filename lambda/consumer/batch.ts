@@ -33,7 +33,7 @@ export interface BatchOptions<TRecord extends SQSRecord> {
 }
 
 /** Outcomes that leave the message on the queue, reported as batch item failures. */
-const RETRIED_OUTCOMES: ReadonlySet<RecordOutcome> = new Set(['failed', 'skipped']);
+export const RETRIED_OUTCOMES: ReadonlySet<RecordOutcome> = new Set(['failed', 'skipped']);
 
 /**
  * Processes the records one after another and reports every record whose outcome is `failed` (or whose processor

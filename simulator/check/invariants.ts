@@ -33,7 +33,18 @@ export type ViolationKind =
   | 'effect-count'
   | 'probe-failed'
   /** IAM (an identity, resource or key policy) denied a request the flow made: deployed, it would fail the same way. */
-  | 'access-denied';
+  | 'access-denied'
+  // the "no false OK" checks: each in its own module under simulator/check/
+  /** A producer command failed every attempt (producer-failures.ts). */
+  | 'producer-failed'
+  /** Events matched a subscriber, and it acknowledged none of them (nothing-acknowledged.ts). */
+  | 'nothing-acknowledged'
+  /** Dead letters whose reason is a configuration or deployment error, not the event (configuration-dead-letters.ts). */
+  | 'configuration-error'
+  /** A batch response acknowledged a record the runtime logged as failed (acknowledged-failures.ts). */
+  | 'acknowledged-failure'
+  /** A producer's business change without its outbox event, or an outbox event without its change (dual-writes.ts). */
+  | 'dual-write';
 
 /** A broken invariant. */
 export interface Violation {

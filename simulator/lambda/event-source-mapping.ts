@@ -164,13 +164,15 @@ export class SimulatedEventSourceMapping {
   private async process(batch: readonly ReceivedMessage[]): Promise<void> {
     const [first] = batch;
     const invocationKey = `${this.model.key}|${first.messageId}|${first.receiveCount}`;
-    const outcome = await this.runner.invoke(lambdaSqsEvent(batch, this.queue.address.arn, this.region), invocationKey);
+    const output: string[] = [];
+    const outcome = await this.runner.invoke(lambdaSqsEvent(batch, this.queue.address.arn, this.region), invocationKey, (line) => output.push(line));
     const failedMessageIds = this.failedMessageIdsOf(outcome, batch);
     this.observer.onInvocation?.(this.model.key, {
       functionKey: this.model.function,
       messages: batch.map(({ messageId, origin, receiveCount }) => ({ messageId, origin, receiveCount })),
       outcome,
       failedMessageIds,
+      output,
     });
     const failed = new Set(failedMessageIds);
     for (const message of batch) {

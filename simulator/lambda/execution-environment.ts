@@ -120,7 +120,7 @@ export class ExecutionEnvironment {
     if (!init.ok) {
       await this.dispose();
       if ('timedOut' in init) return { kind: 'timed-out', timeoutSeconds: INIT_TIMEOUT_SECONDS };
-      return { kind: 'threw', errorName: init.errorName, errorMessage: init.errorMessage };
+      return { kind: 'threw', errorName: init.errorName, errorMessage: init.errorMessage, atInit: true };
     }
     if (!this.alive) return { kind: 'threw', errorName: 'Runtime.ExitError', errorMessage: 'the runtime exited before the invocation started' };
 

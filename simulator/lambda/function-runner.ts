@@ -93,6 +93,8 @@ export class FunctionRunner {
   private crashes = 0;
   private blockedEndpoint: Promise<BlockedEndpoint> | undefined;
   private stopped = false;
+  /** Who hears the lines of the invocation each busy environment is running (see {@link FunctionRunner.invoke}). */
+  private readonly outputListeners = new Map<ExecutionEnvironment, (line: string, stream: 'stdout' | 'stderr') => void>();
 
   public constructor(private readonly options: FunctionRunnerOptions) {
     if (!Number.isInteger(options.maxEnvironments) || options.maxEnvironments < 1) {
@@ -114,16 +116,20 @@ export class FunctionRunner {
    * Invokes the function with `event` in a free environment (waiting for one when `maxEnvironments` are busy) and
    * resolves with what became of the invocation; it never rejects for the function's own failures.
    * `invocationKey` is passed to `decideFault` to decide the faults of this invocation's DynamoDB requests.
+   * `onOutput` hears the lines the environment writes while it runs this invocation (a cold start's init included),
+   * and no other invocation's: the per-invocation view of the function's log.
    */
-  public async invoke(event: unknown, invocationKey: string): Promise<InvocationOutcome> {
+  public async invoke(event: unknown, invocationKey: string, onOutput?: (line: string, stream: 'stdout' | 'stderr') => void): Promise<InvocationOutcome> {
     if (this.stopped) throw new Error(`function ${this.options.fn.key} was stopped; it cannot be invoked`);
     this.invocations += 1;
     const environment = await this.acquire();
+    if (onOutput !== undefined) this.outputListeners.set(environment, onOutput);
     try {
       const outcome = await environment.invoke(event, this.decider(invocationKey));
       if (outcome.kind === 'crashed') this.crashes += 1;
       return outcome;
     } finally {
+      this.outputListeners.delete(environment);
       this.release(environment);
     }
   }
@@ -189,6 +195,8 @@ export class FunctionRunner {
     try {
       if (this.stopped) throw new Error(`function ${fn.key} was stopped; no environment is started`);
       const blocked = await this.blocked();
+      // assigned once started; the worker writes nothing before its first event-loop turn, which comes after that
+      let started: ExecutionEnvironment | undefined;
       const environment = await ExecutionEnvironment.start({
         fn,
         identity: this.identity,
@@ -197,10 +205,14 @@ export class FunctionRunner {
         dynamoDbEndpoint: this.options.dynamoDbEndpoint,
         sqsEndpoint: this.options.sqsEndpoint,
         blockedEndpoint: blocked.endpoint,
-        onOutput: (line, stream) => observer?.onFunctionOutput?.(fn.key, line, stream),
+        onOutput: (line, stream) => {
+          observer?.onFunctionOutput?.(fn.key, line, stream);
+          if (started !== undefined) this.outputListeners.get(started)?.(line, stream);
+        },
         ...(this.options.authorizeDynamoDb === undefined ? {} : { authorizeDynamoDb: this.options.authorizeDynamoDb }),
         ...(this.options.accessKeyId === undefined ? {} : { accessKeyId: this.options.accessKeyId }),
       });
+      started = environment;
       if (this.stopped) {
         await environment.dispose();
         throw new Error(`function ${fn.key} was stopped while an environment started`);

@@ -121,7 +121,8 @@ export function formatSummary(result: SimulationResult): string {
     const notCounted = result.effectsNotCounted;
     const counted = result.subscribers.length - notCounted.length;
     const effects = counted === 0 ? '' : `${notCounted.length === 0 ? 'each effect' : 'each counted effect'} applied exactly once (at most once when dead-lettered); `;
-    out.push(`OK: every event reached every matching subscriber; ${effects}every dead letter explained.`);
+    const producerWrites = result.producerWritesChecked === true ? "every business change of the producer committed with its events; " : '';
+    out.push(`OK: ${producerWrites}every event reached every matching subscriber; ${effects}every dead letter explained.`);
     if (notCounted.length > 0) {
       out.push(`Effects were NOT checked for ${notCounted.join(', ')} (no effect probe in the scenario): exactly-once is unproven for them.`);
     }

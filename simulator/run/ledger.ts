@@ -5,6 +5,7 @@
 import type { FaultKind } from '../faults/fault-plan';
 import type { ResourceKey } from '../model/flow-model';
 import { describeFailure, type InvocationOutcome, type MessageOrigin, type SimulationObserver } from './observer';
+import { loggedRecordOutcomes, RETRIED_OUTCOMES } from './record-outcomes';
 
 /** The runtime's EMF counters, summed over a function's batches (namespace `IdempotentEventFlow`). */
 export interface RuntimeCounters {
@@ -26,6 +27,16 @@ export interface MappingFigures {
   redeliveries: number;
   /** Invocations that threw, crashed or timed out. */
   failedInvocations: number;
+}
+
+/** A record the runtime logged as to be retried (`failed`, `skipped`) in an invocation that returned. */
+export interface LoggedRetry {
+  readonly messageId: string;
+  readonly eventId?: string;
+  /** What the runtime logged: the outcome, and its error or detail. */
+  readonly logged: string;
+  /** Whether the invocation's response reported it (`batchItemFailures`); false means the mapping deleted it: acknowledged. */
+  readonly reported: boolean;
 }
 
 function emptyCounters(): RuntimeCounters {
@@ -66,6 +77,11 @@ export class RunLedger implements SimulationObserver {
   public readonly runtimeCounters = new Map<ResourceKey, RuntimeCounters>();
   /** Why a message last failed (by SQS message id), from the invocation outcome or the runtime's log line. */
   public readonly lastFailure = new Map<string, string>();
+  /**
+   * Per event mapping: the records the runtime's own outcome line said were to be retried, in invocations that
+   * returned, each with whether the batch response reported them (correlated per invocation, not across the run).
+   */
+  public readonly loggedRetries = new Map<ResourceKey, LoggedRetry[]>();
   /** The consumer-queue receives the runtime sent to a dead-letter queue: `<message id>#<receive count>`, or `<message id>#*` when it did not say which receive. */
   private readonly runtimeDeadLetters = new Set<string>();
   private readonly outputSinks: ((functionKey: ResourceKey, line: string, stream: 'stdout' | 'stderr') => void)[] = [];
@@ -113,11 +129,13 @@ export class RunLedger implements SimulationObserver {
   public onInvocation(
     mapping: ResourceKey,
     invocation: {
-      readonly messages: readonly { readonly messageId: string; readonly receiveCount: number }[];
+      readonly messages: readonly { readonly messageId: string; readonly receiveCount: number; readonly origin?: MessageOrigin }[];
       readonly outcome: InvocationOutcome;
       readonly failedMessageIds: readonly string[];
+      readonly output?: readonly string[];
     },
   ): void {
+    if (invocation.outcome.kind === 'returned' && invocation.output !== undefined) this.recordLoggedRetries(mapping, invocation);
     const figures = getOrCreate(this.mappings, mapping, () => ({ invocations: 0, deliveries: 0, redeliveries: 0, failedInvocations: 0 }));
     figures.invocations += 1;
     figures.deliveries += invocation.messages.length;
@@ -130,6 +148,21 @@ export class RunLedger implements SimulationObserver {
       for (const messageId of invocation.failedMessageIds) {
         if (!this.lastFailure.has(messageId)) this.lastFailure.set(messageId, 'reported as a batch item failure');
       }
+    }
+  }
+
+  private recordLoggedRetries(
+    mapping: ResourceKey,
+    invocation: { readonly messages: readonly { readonly messageId: string; readonly origin?: MessageOrigin }[]; readonly failedMessageIds: readonly string[]; readonly output?: readonly string[] },
+  ): void {
+    const reported = new Set(invocation.failedMessageIds);
+    for (const [messageId, logged] of loggedRecordOutcomes(invocation.output ?? [])) {
+      if (!RETRIED_OUTCOMES.has(logged.outcome)) continue;
+      // a line about a message of another batch (a handler that logs for others) is not this invocation's witness
+      const message = invocation.messages.find((candidate) => candidate.messageId === messageId);
+      if (message === undefined) continue;
+      const retries = getOrCreate(this.loggedRetries, mapping, () => []);
+      retries.push({ messageId, eventId: message.origin?.eventId, logged: logged.detail ? `${logged.outcome} (${logged.detail})` : logged.outcome, reported: reported.has(messageId) });
     }
   }
 

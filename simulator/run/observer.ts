@@ -30,9 +30,13 @@ export interface MessageOrigin {
 /** What became of one invocation. */
 export type InvocationOutcome =
   | { readonly kind: 'returned'; readonly response: unknown }
-  | { readonly kind: 'threw'; readonly errorName: string; readonly errorMessage: string }
+  /** `atInit`: the handler could not be loaded (the runtime's init phase, at a cold start), so no invocation ran. */
+  | { readonly kind: 'threw'; readonly errorName: string; readonly errorMessage: string; readonly atInit?: boolean }
   | { readonly kind: 'crashed'; readonly atRequest: number; readonly afterCommit: boolean }
   | { readonly kind: 'timed-out'; readonly timeoutSeconds: number };
+
+/** How {@link describeFailure} starts the reason of an invocation whose handler could not be loaded. */
+export const INIT_FAILURE_PREFIX = "the function's initialization (cold start) threw";
 
 /** Why an invocation failed, in words (for dead-letter explanations and producer figures); undefined when it returned. */
 export function describeFailure(outcome: InvocationOutcome): string | undefined {
@@ -40,6 +44,7 @@ export function describeFailure(outcome: InvocationOutcome): string | undefined 
     case 'returned':
       return undefined;
     case 'threw':
+      if (outcome.atInit === true) return `${INIT_FAILURE_PREFIX} ${outcome.errorName}: ${outcome.errorMessage}`;
       return `the invocation threw ${outcome.errorName}: ${outcome.errorMessage}`;
     case 'crashed':
       return `the function crashed at DynamoDB request ${outcome.atRequest} (${outcome.afterCommit ? 'after' : 'before'} DynamoDB applied it)`;
@@ -71,6 +76,8 @@ export interface SimulationObserver {
       readonly outcome: InvocationOutcome;
       /** Message ids the function reported as failed (`batchItemFailures`); all of them when the whole batch failed. */
       readonly failedMessageIds: readonly string[];
+      /** The lines the function wrote during this invocation (its per-record outcome lines among them), when captured. */
+      readonly output?: readonly string[];
     },
   ): void;
   /** A fault was injected. `subject` says on what (a function, a queue, a subscription); `detail.messageId` the SQS message it hit, when one. */

@@ -40,12 +40,47 @@ export interface EffectProbeContext {
 /** Counts a subscriber's effects after the run. */
 export type EffectProbe = (context: EffectProbeContext) => Promise<readonly EffectTally[]>;
 
+/** A business change the producer's commands committed, and the events that had to commit with it. */
+export interface BusinessChange {
+  /** What changed, e.g. `order O7`: shown when its event is missing. */
+  readonly subject: string;
+  /** The ids of the events that must be in the outbox because this change exists (usually one). */
+  readonly eventIds: readonly string[];
+}
+
+/** What a producer probe can read. */
+export interface ProducerProbeContext {
+  /** A client of the local DynamoDB (not through any fault). */
+  readonly client: DynamoDBDocumentClient;
+  /** The producer function's environment variables, resolved to local names (e.g. its business table's name). */
+  readonly environment: Readonly<Record<string, string>>;
+  /** The producer's committed outbox events: those of the outbox it writes to, of its `eventTypes` when given. */
+  readonly events: readonly SimulatedEvent[];
+}
+
+/**
+ * Reads, after the run, the business changes the producer's commands committed, from the app's own tables. The
+ * simulator then checks the producer side of the outbox (`dual-write`): every change has its events in the outbox,
+ * and every event of the producer belongs to a change.
+ */
+export type ProducerProbe = (context: ProducerProbeContext) => Promise<readonly BusinessChange[]>;
+
 /** The producer the simulator drives. */
 export interface ScenarioProducer {
   /** The producer function: its construct path (or a unique suffix of it), or its logical id. */
   readonly function: string;
   /** The payloads to invoke it with, `count` of them, drawn from `random` (seeded: same seed, same payloads). */
   commands(count: number, random: () => number): readonly unknown[];
+  /**
+   * Reads the business changes the commands committed, each with the events it must have committed with it (see
+   * {@link ProducerProbe}). @default the producer side is not checked: a business write without its event goes unseen
+   */
+  readonly probe?: ProducerProbe;
+  /**
+   * The types of the events this producer writes, when other writers (a subscriber that publishes events) share its
+   * outbox: only these must each belong to a business change. @default every event in the outbox it writes to
+   */
+  readonly eventTypes?: readonly string[];
 }
 
 /** What `--scenario <module>` exports. */
@@ -75,6 +110,13 @@ function asScenario(exports: Record<string, unknown>, file: string): SimulationS
   const scenario = candidate as SimulationScenario;
   if (scenario.producer !== undefined && (typeof scenario.producer.function !== 'string' || typeof scenario.producer.commands !== 'function')) {
     throw new ScenarioError(`scenario module ${file}: 'producer' needs a 'function' (construct path or logical id) and a 'commands(count, random)' function`);
+  }
+  if (scenario.producer?.probe !== undefined && typeof scenario.producer.probe !== 'function') {
+    throw new ScenarioError(`scenario module ${file}: producer.probe must be a function, got ${typeof scenario.producer.probe}`);
+  }
+  const eventTypes: unknown = scenario.producer?.eventTypes;
+  if (eventTypes !== undefined && !(Array.isArray(eventTypes) && eventTypes.every((type) => typeof type === 'string'))) {
+    throw new ScenarioError(`scenario module ${file}: producer.eventTypes must be a list of event type names`);
   }
   for (const [subscriber, decide] of Object.entries(scenario.operator ?? {})) {
     if (typeof decide !== 'function') throw new ScenarioError(`scenario module ${file}: operator.${subscriber} must be a function, got ${typeof decide}`);

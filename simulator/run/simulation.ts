@@ -20,6 +20,8 @@ import { checkAccess } from '../check/access';
 import type { IamFigures } from '../iam/access-control';
 import { HOW_TO_INSTALL_POLICY_ENGINE, loadPolicyEngine } from '../iam/policy-engine';
 import { checkDeliveries, checkEffects, checkRelayed, checkSettled, checkTracked, type Violation } from '../check/invariants';
+import { checkProducerFailures } from '../check/producer-failures';
+import { checkSubscriberHealth } from '../check/subscriber-health';
 import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
 import { FaultPlan, type FaultKind } from '../faults/fault-plan';
 import { readAssembly } from '../model/read-assembly';
@@ -32,7 +34,8 @@ import { MAX_OPERATOR_PASSES, noOperatorFigures, operatorPass, type OperatorFigu
 import { RunLedger } from './ledger';
 import { runRounds } from './rounds';
 import { checkInteger, DEFAULT_FAULT_RATES, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type SimulationOptions } from './options';
-import { appendUserEvents, findFunction, ProducerDriver, producerKeys, type ProducerFigures } from './producer-driver';
+import { appendUserEvents, findFunction, PRODUCER_ATTEMPTS, ProducerDriver, producerKeys, type ProducerFigures } from './producer-driver';
+import { checkProducerWrites } from './producer-probe';
 import { seededRandom, seedNumber } from './seeded-random';
 
 /** DynamoDB operations that write: the ones a crash or a lost response is injected at. */
@@ -82,6 +85,8 @@ export interface SimulationResult {
   readonly operator?: OperatorFigures;
   /** IAM: the figures of the evaluated requests, or why requests were not evaluated. */
   readonly iam: IamReport;
+  /** Whether the scenario's producer probe ran, so the producer's business changes were checked against the outbox. */
+  readonly producerWritesChecked?: boolean;
 }
 
 /** What IAM evaluation did in a run. */
@@ -208,6 +213,10 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
 
     const committed = await readCommittedOutbox(model, flow, client);
     const violations: Violation[] = [...checkSettled(roundsOutcome), ...checkTracked(committed.untracked), ...checkRelayed(committed.eventIdsByRelay, ledger)];
+    violations.push(...checkProducerFailures(producerFigures, driver !== undefined ? PRODUCER_ATTEMPTS : 1));
+    if (producer !== undefined && options.scenario?.producer !== undefined) {
+      violations.push(...(await checkProducerWrites(options.scenario.producer, { model, flow, documents, committed, producerKey: producer.key })));
+    }
     const deadLetters = new Map<string, readonly DeadLetterFinding[]>();
     const effectsNotCounted: string[] = [];
     const subscribers: SubscriberReport[] = [];
@@ -215,6 +224,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       const findings = readDeadLetters(subscriber.deadLetterQueues, ledger);
       deadLetters.set(subscriber.name, findings);
       violations.push(...checkDeliveries(subscriber, findings, ledger));
+      violations.push(...checkSubscriberHealth(subscriber, findings, ledger));
       const matched = ledger.matchedEvents.get(subscriber.subscription.key) ?? new Set<string>();
       let effects: SubscriberReport['effects'];
       const probe = options.scenario?.effects?.[subscriber.name];
@@ -273,6 +283,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       totalFaults: ledger.totalFaults(),
       operator,
       iam,
+      producerWritesChecked: producer !== undefined && options.scenario?.producer?.probe !== undefined,
     };
   } finally {
     await flow?.stop();

@@ -71,6 +71,7 @@ describe('simulate: options', () => {
     ['throws.js', "throw new Error('no table configured');", /scenario module .*throws\.js could not be loaded: no table configured/],
     ['wrong-export.js', 'module.exports = { scenarios: {} };', /scenario module .*wrong-export\.js must export 'scenario' \(or a default export\)/],
     ['wrong-export.ts', 'export const effects = {};', /scenario module .*wrong-export\.ts must export 'scenario' \(or a default export\)/],
+    ['bad-probe.js', "module.exports = { scenario: { producer: { function: 'P', commands: () => [], probe: 'orders' } } };", /scenario module .*bad-probe\.js: producer\.probe must be a function, got string/],
   ])('fails on a scenario module %s that cannot be used, naming it (exit code 1)', async (name, source, message) => {
     const directory = mkdtempSync(path.join(tmpdir(), 'ief-scenario-'));
     // a project of its own with the esbuild a TypeScript scenario is bundled with

@@ -43,6 +43,25 @@ describe('formatSummary', () => {
     expect(some).toContain('Effects were NOT checked for B (no effect probe in the scenario)');
   });
 
+  test('claims the producer wrote each business change with its events only when its probe checked it', () => {
+    const unchecked = formatSummary(result([subscriber('A', 2, { applied: 2, min: 2, max: 2 })], []));
+    expect(unchecked).not.toContain('business change');
+
+    const checked = formatSummary({ ...result([subscriber('A', 2, { applied: 2, min: 2, max: 2 })], []), producerWritesChecked: true });
+    expect(checked).toContain('OK: every business change of the producer committed with its events; every event reached every matching subscriber;');
+  });
+
+  test('lists the new kinds of violation with their detail', () => {
+    const violations = [
+      { kind: 'producer-failed' as const, detail: '3 of 3 producer command(s) failed all 3 attempt(s) (#0, #1, #2): the invocation threw Error: down' },
+      { kind: 'configuration-error' as const, subscriber: 'A', detail: '4 dead letter(s) failed with Runtime.HandlerNotFound, a configuration or deployment error' },
+    ];
+    const text = formatSummary({ ...result([subscriber('A', 2)], ['A']), violations });
+    expect(text).toContain('VIOLATED: 2 invariant violation(s):');
+    expect(text).toContain('  [producer-failed] 3 of 3 producer command(s) failed all 3 attempt(s)');
+    expect(text).toContain('  [configuration-error] A: 4 dead letter(s) failed with Runtime.HandlerNotFound');
+  });
+
   test('points at subscribers that no event reached', () => {
     const text = formatSummary(result([subscriber('A1', 2), subscriber('B1', 0)], []));
     expect(text).toMatch(/no event reached B1: none matched its filter policy, or its topic is fed by another outbox/);

@@ -37,8 +37,9 @@ function scriptedFunction(respond: (event: LambdaSqsEvent) => InvocationOutcome 
   let running = 0;
   let maxRunning = 0;
   const runner: MappedFunction = {
-    invoke: async (event, key) => {
+    invoke: async (event, key, onOutput) => {
       const sqsEvent = event as LambdaSqsEvent;
+      onOutput?.(`invoked ${key}`, 'stdout');
       invocations.push({ key, bodies: sqsEvent.Records.map((record) => record.body), event: sqsEvent });
       running += 1;
       maxRunning = Math.max(maxRunning, running);
@@ -106,7 +107,7 @@ const failIfBodyStartsWith =
   });
 
 describe('SimulatedEventSourceMapping: batches', () => {
-  test('invokes with Lambda SQS records, a deterministic invocation key, and reports the invocation', async () => {
+  test('invokes with Lambda SQS records, a deterministic invocation key, and reports the invocation with its output', async () => {
     const fn = scriptedFunction();
     const { mapping, queue, calls } = setup({ bodies: ['a', 'b'], runner: fn.runner });
     expect(await mapping.runRound(1)).toBe(1);
@@ -126,6 +127,8 @@ describe('SimulatedEventSourceMapping: batches', () => {
           ],
           outcome: { kind: 'returned', response: null },
           failedMessageIds: [],
+          // the lines the function wrote during this invocation, for the per-invocation checks
+          output: [`invoked ${invocation.key}`],
         },
       ],
     ]);

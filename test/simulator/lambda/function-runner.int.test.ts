@@ -217,10 +217,20 @@ describe('FunctionRunner: handler styles and loading', () => {
     const directory = asset({ 'index.js': 'exports.other = async () => 1;' });
     const missingFile = track(runner(functionModel(directory, { handler: 'missing.handler' })));
     const fileOutcome = await missingFile.invoke({}, 'missing-file');
-    expect(fileOutcome).toMatchObject({ kind: 'threw', errorName: 'Runtime.ImportModuleError', errorMessage: expect.stringContaining("Cannot find module 'missing'") });
+    expect(fileOutcome).toMatchObject({ kind: 'threw', errorName: 'Runtime.ImportModuleError', errorMessage: expect.stringContaining("Cannot find module 'missing'"), atInit: true });
 
     const missingExport = track(runner(functionModel(directory)));
-    expect(await missingExport.invoke({}, 'missing-export')).toEqual({ kind: 'threw', errorName: 'Runtime.HandlerNotFound', errorMessage: 'index.handler is undefined or not exported' });
+    expect(await missingExport.invoke({}, 'missing-export')).toEqual({
+      kind: 'threw',
+      errorName: 'Runtime.HandlerNotFound',
+      errorMessage: 'index.handler is undefined or not exported',
+      atInit: true,
+    });
+  });
+
+  test('an error the module throws while it loads fails the invocation at init, with the error as the module threw it', async () => {
+    const throwsAtLoad = track(runner(functionModel(asset({ 'index.js': "class ConfigurationError extends Error { name = 'ConfigurationError'; }\nthrow new ConfigurationError('IEF_INBOX_TABLE_NAME is not set');" }))));
+    expect(await throwsAtLoad.invoke({}, 'throws-at-load')).toEqual({ kind: 'threw', errorName: 'ConfigurationError', errorMessage: 'IEF_INBOX_TABLE_NAME is not set', atInit: true });
   });
 });
 
@@ -271,6 +281,15 @@ describe('FunctionRunner: failures, timeouts and output', () => {
       ['Stack/EchoFunction', 'third', 'stdout'],
     ]);
     expect(lines.filter(([, , stream]) => stream === 'stderr')).toEqual([['Stack/EchoFunction', 'an error line', 'stderr']]);
+  });
+
+  test('the output listener of an invocation hears its lines and no other invocation\'s, when two run at once', async () => {
+    const handler = `exports.handler = async (event) => { console.log('start ' + event.n); await new Promise((resolve) => setTimeout(resolve, 50)); console.log('end ' + event.n); return event.n; };`;
+    const run = track(runner(functionModel(asset({ 'index.js': handler })), { maxEnvironments: 2 }));
+    const heard: string[][] = [[], []];
+    const outcomes = await Promise.all([0, 1].map((n) => run.invoke({ n }, `concurrent-${n}`, (line) => heard[n]!.push(line))));
+    expect(outcomes).toEqual([0, 1].map((n) => ({ kind: 'returned', response: n })));
+    expect(heard).toEqual([['start 0', 'end 0'], ['start 1', 'end 1']]);
   });
 
   test('a call to a service that is not simulated fails on this machine and is reported', async () => {

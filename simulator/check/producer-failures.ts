@@ -1,0 +1,34 @@
+/**
+ * Every producer command must succeed within its attempts: a command that failed every one was refused for good, so
+ * the events it was meant to commit are missing, and the flow's delivery checks cannot see that (they only follow what
+ * did commit). One violation per kind of reason (the error name), naming the commands and one reason in full.
+ */
+import type { ProducerFigures } from '../run/producer-driver';
+import type { Violation } from './invariants';
+
+/** Commands named per violation. */
+const MAX_COMMANDS_LISTED = 5;
+
+/** What kind of reason a failure has: its text up to the first `: ` (e.g. `the invocation threw Error`). */
+function reasonKind(reason: string): string {
+  const colon = reason.indexOf(': ');
+  return colon === -1 ? reason : reason.slice(0, colon);
+}
+
+/** A violation per kind of reason among the commands that failed every attempt. */
+export function checkProducerFailures(figures: ProducerFigures, attempts: number): Violation[] {
+  const byKind = new Map<string, { indexes: number[]; example: string }>();
+  for (const failure of figures.failed) {
+    const kind = reasonKind(failure.reason);
+    const entry = byKind.get(kind) ?? { indexes: [], example: failure.reason };
+    entry.indexes.push(failure.index);
+    byKind.set(kind, entry);
+  }
+  return [...byKind.values()].map(({ indexes, example }) => {
+    const listed = [...indexes].sort((a, b) => a - b).slice(0, MAX_COMMANDS_LISTED).map((index) => `#${index}`).join(', ') + (indexes.length > MAX_COMMANDS_LISTED ? ', …' : '');
+    return {
+      kind: 'producer-failed' as const,
+      detail: `${indexes.length} of ${figures.total} producer command(s) failed all ${attempts} attempt(s) (${listed}): ${example}`,
+    };
+  });
+}

@@ -1,0 +1,48 @@
+/**
+ * Runs the scenario's producer probe after a run: finds the outbox the producer writes to (its `IEF_OUTBOX_TABLE_NAME`,
+ * resolved to the local table) and that outbox's committed events, hands the probe the producer's environment and its
+ * events, and checks the business changes it reports against the outbox (check/dual-writes.ts).
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { ENV } from '../../lambda/config';
+import { checkDualWrites } from '../check/dual-writes';
+import type { Violation } from '../check/invariants';
+import type { FlowModel, ResourceKey } from '../model/flow-model';
+import type { LocalFlow } from './build-flow';
+import type { CommittedOutbox } from './committed-events';
+import type { ScenarioProducer, SimulatedEvent } from './scenario';
+
+/** What the probe run needs from the run. */
+export interface ProducerProbeRun {
+  readonly model: FlowModel;
+  readonly flow: LocalFlow;
+  readonly documents: DynamoDBDocumentClient;
+  readonly committed: CommittedOutbox;
+  /** The producer function's key. */
+  readonly producerKey: ResourceKey;
+}
+
+/** The committed event ids of the relays that read the outbox table the producer writes to; all relays' when it names none. */
+function outboxEventIds(run: ProducerProbeRun, environment: Readonly<Record<string, string>>): Set<string> {
+  const outboxTable = environment[ENV.OUTBOX_TABLE_NAME];
+  const relays = run.model.relays.filter((relay) => outboxTable === undefined || run.flow.tables.get(relay.sourceTable)?.tableName === outboxTable);
+  return new Set(relays.flatMap((relay) => run.committed.eventIdsByRelay.get(relay.key) ?? []));
+}
+
+/** Runs `producer.probe` (when the scenario gives one) and returns the violations: `dual-write`, or `probe-failed`. */
+export async function checkProducerWrites(producer: ScenarioProducer, run: ProducerProbeRun): Promise<Violation[]> {
+  if (producer.probe === undefined) return [];
+  const environment = run.flow.environments.get(run.producerKey) ?? {};
+  const inOutbox = outboxEventIds(run, environment);
+  const types = producer.eventTypes === undefined ? undefined : new Set(producer.eventTypes);
+  const events = [...inOutbox].flatMap((id): SimulatedEvent[] => {
+    const event = run.committed.eventsById.get(id);
+    return event !== undefined && (types === undefined || types.has(event.type)) ? [event] : [];
+  });
+  try {
+    const changes = await producer.probe({ client: run.documents, environment, events });
+    return checkDualWrites(changes, inOutbox, new Set(events.map((event) => event.id)));
+  } catch (error) {
+    return [{ kind: 'probe-failed', detail: `the producer probe threw: ${error instanceof Error ? error.message : String(error)}` }];
+  }
+}

@@ -1,0 +1,174 @@
+/**
+ * The checks that keep a broken app from ending in an OK, on a real simulated queue and dead-letter queue observed by
+ * the run's ledger: configuration errors among the dead letters, acknowledged failures, nothing acknowledged, and
+ * producer commands that never succeeded.
+ */
+import { describe, expect, test } from 'vitest';
+import { readDeadLetters } from '../../../simulator/check/dead-letters';
+import { checkProducerFailures } from '../../../simulator/check/producer-failures';
+import { checkSubscriberHealth } from '../../../simulator/check/subscriber-health';
+import type { EventSourceMappingModel } from '../../../simulator/model/flow-model';
+import type { InvocationOutcome } from '../../../simulator/run/observer';
+import { receiveAll, subscriberKit } from './check-kit';
+
+const MAPPING: EventSourceMappingModel = {
+  key: 'Stack/Mapping',
+  stackName: 'Stack',
+  logicalId: 'Mapping',
+  queue: 'Stack/Orders',
+  function: 'Stack/Consumer',
+  batchSize: 10,
+  enabled: true,
+  reportBatchItemFailures: true,
+};
+
+function kitWithMapping(options: Parameters<typeof subscriberKit>[0] = {}) {
+  const kit = subscriberKit(options);
+  const subscriber = { ...kit.subscriber, mapping: MAPPING };
+  const check = () => checkSubscriberHealth(subscriber, readDeadLetters(subscriber.deadLetterQueues, kit.ledger), kit.ledger);
+  return { ...kit, check };
+}
+
+/** The runtime's outcome line for a record, as lambda/consumer/process-message.ts writes it. */
+function outcomeLine(messageId: string, outcome: string, error?: { name: string; message: string }): string {
+  return JSON.stringify({ level: outcome === 'failed' ? 'WARN' : 'INFO', message: outcome, subscriber: 'Billing', sqsMessageId: messageId, outcome, ...(error ? { error } : {}) });
+}
+
+const returned = (failed: readonly string[]): InvocationOutcome => ({ kind: 'returned', response: { batchItemFailures: failed.map((itemIdentifier) => ({ itemIdentifier })) } });
+
+describe('acknowledged-failure', () => {
+  test('fails when a response acknowledges a record the runtime logged as failed in that invocation, naming it and what was logged', () => {
+    // GIVEN two records; the runtime logs the second as failed, and the response (a swallowing wrapper's) lists none
+    const kit = kitWithMapping();
+    kit.deliver('event-1');
+    kit.deliver('event-2');
+    const [first, second] = receiveAll(kit.queue);
+    const messages = [first!, second!].map(({ messageId, origin, receiveCount }) => ({ messageId, origin, receiveCount }));
+    const output = [outcomeLine(first!.messageId, 'processed'), outcomeLine(second!.messageId, 'failed', { name: 'Error', message: 'downstream unavailable' })];
+
+    // WHEN
+    kit.ledger.onInvocation(MAPPING.key, { messages, outcome: returned([]), failedMessageIds: [], output });
+
+    // THEN
+    expect(kit.check()).toContainEqual({
+      kind: 'acknowledged-failure',
+      subscriber: 'Billing',
+      detail: expect.stringContaining(`message ${second!.messageId} (event event-2) logged failed (Error: downstream unavailable)`),
+    });
+  });
+
+  test('passes a failed record the response reported, and records the runtime dead-lettered or blocked', () => {
+    const kit = kitWithMapping();
+    for (const id of ['event-1', 'event-2', 'event-3']) kit.deliver(id);
+    const received = receiveAll(kit.queue);
+    const messages = received.map(({ messageId, origin, receiveCount }) => ({ messageId, origin, receiveCount }));
+    const [failed, deadLettered, blocked] = received.map((message) => message.messageId);
+    const output = [outcomeLine(failed!, 'failed'), outcomeLine(deadLettered!, 'dead-lettered'), outcomeLine(blocked!, 'blocked')];
+
+    kit.ledger.onInvocation(MAPPING.key, { messages, outcome: returned([failed!]), failedMessageIds: [failed!], output });
+
+    expect(kit.check().filter((violation) => violation.kind === 'acknowledged-failure')).toEqual([]);
+  });
+
+  test('correlates per invocation: a failed line of another batch, or of an invocation that threw, is no witness', () => {
+    const kit = kitWithMapping();
+    kit.deliver('event-1');
+    const [message] = receiveAll(kit.queue);
+    const messages = [{ messageId: message!.messageId, origin: message!.origin, receiveCount: message!.receiveCount }];
+
+    // a line about a message not in this batch, then an invocation that threw after logging a failure
+    kit.ledger.onInvocation(MAPPING.key, { messages, outcome: returned([]), failedMessageIds: [], output: [outcomeLine('other-message', 'failed')] });
+    const threw: InvocationOutcome = { kind: 'threw', errorName: 'Error', errorMessage: 'boom' };
+    kit.ledger.onInvocation(MAPPING.key, { messages, outcome: threw, failedMessageIds: [message!.messageId], output: [outcomeLine(message!.messageId, 'failed')] });
+
+    expect(kit.check().filter((violation) => violation.kind === 'acknowledged-failure')).toEqual([]);
+  });
+});
+
+describe('nothing-acknowledged', () => {
+  test('fails when events matched the subscriber and it acknowledged none, even if each was dead-lettered with a reason', () => {
+    const kit = kitWithMapping();
+    kit.deliver('event-1');
+    const [message] = receiveAll(kit.queue);
+    kit.deadLetterByRuntime(message!, 'event-1');
+
+    expect(kit.check()).toEqual([
+      { kind: 'nothing-acknowledged', subscriber: 'Billing', detail: expect.stringContaining('1 event(s) matched its filter policy and its consumer acknowledged none of them (1 dead letter(s))') },
+    ]);
+  });
+
+  test('passes once one event was acknowledged', () => {
+    const kit = kitWithMapping();
+    kit.deliver('event-1');
+    kit.deliver('event-2');
+    const [first, second] = receiveAll(kit.queue);
+    kit.queue.delete(first!.receiptHandle);
+    kit.deadLetterByRuntime(second!, 'event-2');
+
+    expect(kit.check()).toEqual([]);
+  });
+});
+
+describe('configuration-error', () => {
+  test('fails once per error name for the dead letters SQS moved after a handler that is not exported, with the count and one reason', () => {
+    // GIVEN three events whose only receive failed: the handler could not be loaded
+    const kit = kitWithMapping({ maxReceiveCount: 1, visibilityTimeoutSeconds: 30 });
+    for (const id of ['event-1', 'event-2', 'event-3']) kit.deliver(id);
+    for (const message of receiveAll(kit.queue)) {
+      kit.ledger.onInvocation(MAPPING.key, {
+        messages: [{ messageId: message.messageId, origin: message.origin, receiveCount: message.receiveCount }],
+        outcome: { kind: 'threw', errorName: 'Runtime.HandlerNotFound', errorMessage: 'index.handler is undefined or not exported', atInit: true },
+        failedMessageIds: [message.messageId],
+        output: [],
+      });
+    }
+    // WHEN they come back and SQS moves them to the dead-letter queue
+    kit.clock.advanceBy(31_000);
+    expect(kit.queue.receive(10)).toEqual([]);
+
+    // THEN one violation names the error, the count and a reason
+    const violations = kit.check().filter((violation) => violation.kind === 'configuration-error');
+    expect(violations).toEqual([
+      {
+        kind: 'configuration-error',
+        subscriber: 'Billing',
+        detail: expect.stringMatching(/^3 dead letter\(s\) failed with Runtime\.HandlerNotFound, a configuration or deployment error.*index\.handler is undefined or not exported/),
+      },
+    ]);
+  });
+
+  test('passes dead letters of bad events', () => {
+    const kit = kitWithMapping();
+    kit.deliver('event-1');
+    kit.deliver('event-2');
+    const [first, second] = receiveAll(kit.queue);
+    kit.queue.delete(first!.receiptHandle);
+    kit.deadLetterByRuntime(second!, 'event-2');
+
+    expect(kit.check().filter((violation) => violation.kind === 'configuration-error')).toEqual([]);
+  });
+});
+
+describe('producer-failed', () => {
+  test('fails once per kind of reason, naming the commands and one reason', () => {
+    const figures = {
+      total: 4,
+      succeeded: 1,
+      retried: 6,
+      failed: [
+        { index: 0, reason: 'the invocation threw Error: order-1 refused' },
+        { index: 2, reason: 'the invocation threw Error: order-3 refused' },
+        { index: 3, reason: 'the invocation timed out after 3 s' },
+      ],
+    };
+
+    expect(checkProducerFailures(figures, 3)).toEqual([
+      { kind: 'producer-failed', detail: '2 of 4 producer command(s) failed all 3 attempt(s) (#0, #2): the invocation threw Error: order-1 refused' },
+      { kind: 'producer-failed', detail: '1 of 4 producer command(s) failed all 3 attempt(s) (#3): the invocation timed out after 3 s' },
+    ]);
+  });
+
+  test('passes when every command succeeded', () => {
+    expect(checkProducerFailures({ total: 2, succeeded: 2, retried: 1, failed: [] }, 3)).toEqual([]);
+  });
+});

@@ -1,0 +1,94 @@
+/**
+ * No false OK: deliberately broken apps (test/simulator/fixtures/broken-apps, one stack each, synthesized once) make
+ * `simulate` fail with the broken invariant named: a dual-write producer, a producer that refuses every command, a
+ * consumer whose handler is not exported, one built with another mode's factory, and a wrapper that swallows the
+ * runtime's failures. The shared DynamoDB Local.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { EXIT_CODE, main } from '../../../cli/main';
+import { NO_FAULTS } from '../../../simulator/faults/fault-plan';
+import { synthesize } from '../../../simulator/model/synthesize';
+import { loadScenario } from '../../../simulator/run/scenario';
+import { runSimulation } from '../../../simulator/run/simulation';
+
+const PROJECT = path.resolve(__dirname, '../../..');
+const FIXTURE = 'test/simulator/fixtures/broken-apps';
+/** Events for the consumer-side apps: the swallowing wrapper's handler fails the odd ones. */
+const EVENTS = Array.from({ length: 4 }, (_, index) => ({ type: 'com.example.Audited', data: { index } }));
+
+let directory: string;
+let assembly: string;
+let eventsFile: string;
+
+beforeAll(async () => {
+  directory = mkdtempSync(path.join(tmpdir(), 'ief-broken-apps-'));
+  assembly = await synthesize({ app: `npx tsx ${FIXTURE}/app.ts`, cwd: PROJECT, outputDirectory: path.join(directory, 'cdk.out') });
+  eventsFile = path.join(directory, 'events.json');
+  writeFileSync(eventsFile, JSON.stringify(EVENTS));
+});
+
+afterAll(() => {
+  if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
+});
+
+async function cli(...argv: string[]): Promise<{ code: number; stdout: string }> {
+  let stdout = '';
+  const code = await main([...argv, '--assembly', assembly, '--quiet', '--endpoint', inject('dynamoDbEndpoint')], {
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stdout += text),
+    cwd: PROJECT,
+  });
+  return { code, stdout };
+}
+
+describe('simulate: no false OK', () => {
+  test('fails with configuration-error naming Runtime.HandlerNotFound when the consumer\'s handler is not exported (exit code 1)', async () => {
+    const { code, stdout } = await cli('simulate', '--stack', 'MissingHandler', '--events', eventsFile, '--no-faults');
+
+    expect(code).toBe(EXIT_CODE.FAILURE);
+    expect(stdout).toMatch(/\[configuration-error\] Audit: 4 dead letter\(s\) failed with Runtime\.HandlerNotFound, a configuration or deployment error.*index\.main is undefined or not exported/);
+    expect(stdout).toContain('[nothing-acknowledged] Audit: 4 event(s) matched its filter policy and its consumer acknowledged none of them');
+  });
+
+  test('fails with dual-write when the producer writes the business item and its event separately (default rates, 100 commands, exit code 1)', async () => {
+    const { code, stdout } = await cli('simulate', '--stack', 'DualWrite', '--scenario', `${FIXTURE}/dual-write-scenario.ts`, '--count', '100');
+
+    expect(code).toBe(EXIT_CODE.FAILURE);
+    expect(stdout).toMatch(/\[dual-write\] \d+ event\(s\) of committed business changes are not in the outbox \(the change committed without its event\): order order-\d+: event order-placed-order-\d+ missing/);
+    expect(stdout).toContain('producer: 100/100 succeeded');
+  });
+
+  test('fails with configuration-error naming ConfigurationError when the consumer is built with the factory of another mode', async () => {
+    const result = await runSimulation({ cwd: PROJECT, assemblyDirectory: assembly, stacks: ['WrongFactory'], events: EVENTS, rates: NO_FAULTS, dynamoDbEndpoint: inject('dynamoDbEndpoint') });
+
+    expect(result.violations).toContainEqual({
+      kind: 'configuration-error',
+      subscriber: 'Audit',
+      detail: expect.stringMatching(/^4 dead letter\(s\) failed with ConfigurationError, a configuration or deployment error.*initialization \(cold start\) threw ConfigurationError: subscriber 'Audit' was deployed with processingMode 'transactional'/),
+    });
+  });
+
+  test('fails with acknowledged-failure when a wrapper answers no batch item failures though the runtime logged failures', async () => {
+    const result = await runSimulation({ cwd: PROJECT, assemblyDirectory: assembly, stacks: ['SwallowedFailures'], events: EVENTS, rates: NO_FAULTS, dynamoDbEndpoint: inject('dynamoDbEndpoint') });
+
+    expect(result.violations).toEqual([
+      {
+        kind: 'acknowledged-failure',
+        subscriber: 'Audit',
+        detail: expect.stringMatching(/^2 record\(s\) the runtime logged as failed were acknowledged by the batch response .*logged failed \(Error: the downstream service is unavailable\)/),
+      },
+    ]);
+  });
+
+  test('fails with producer-failed naming the commands when the producer refuses every command', async () => {
+    const scenario = await loadScenario(`${FIXTURE}/failing-producer-scenario.ts`, PROJECT);
+    const result = await runSimulation({ cwd: PROJECT, assemblyDirectory: assembly, stacks: ['FailingProducer'], scenario, count: 3, rates: NO_FAULTS, dynamoDbEndpoint: inject('dynamoDbEndpoint') });
+
+    expect(result.violations).toEqual([
+      { kind: 'producer-failed', detail: '3 of 3 producer command(s) failed all 3 attempt(s) (#0, #1, #2): ' + `the invocation threw Error: the order service is down; order order-${result.producer.failed[0]!.index + 1} was not placed` },
+    ]);
+  });
+});
