@@ -93,6 +93,15 @@ export class OrdersExampleStack extends Stack {
     });
     mail.grant(notifications.consumerFunction, 'dynamodb:UpdateItem');
 
+    // The on-call operator lists and resolves the messages the lease and multi-step subscribers block
+    // (`npx idempotent-event-flow blocked ...`), and may do nothing else.
+    const operator = new iam.Role(this, 'OperatorRole', {
+      assumedBy: new iam.AccountRootPrincipal(),
+      description: 'On-call operator: lists and resolves the blocked messages of the Invoicing and Notifications subscribers',
+    });
+    invoicing.inboxTable?.grantOperator(operator);
+    notifications.inboxTable?.grantOperator(operator);
+
     const shipping = this.flow.addSubscriber('Shipping', {
       entry: path.join(__dirname, 'functions', 'shipping.ts'),
       environment: { SHIPMENTS_TABLE_NAME: shipments.tableName },

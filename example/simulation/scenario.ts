@@ -157,4 +157,6 @@ export const scenario: SimulationScenario = {
   producer: { function: 'Orders/PlaceOrder', commands: placeOrderCommands, probe: placedOrders, eventTypes: [ORDER_PLACED] },
   effects: { Billing: billing, Shipping: shipping, Invoicing: invoicing, Notifications: notifications, CustomerStats: customerStats },
   operator: { Invoicing: invoicingOperator, Notifications: notificationsOperator },
+  // the operator's BlockedMessages calls are authorized under this role's policies (its grantOperator grants)
+  operatorRole: 'OperatorRole',
 };

@@ -16,7 +16,7 @@ import { asList, resolvePolicy, statementId, type PolicyDocument } from './resol
 
 /** Who makes a request: a function or pipe under its execution role, or an AWS service principal on a resource's behalf. */
 export type Caller =
-  | { readonly kind: 'role'; /** the function or pipe */ readonly via: ResourceKey }
+  | { readonly kind: 'role'; /** the function or pipe (under its execution role), or a role itself */ readonly via: ResourceKey }
   | {
       readonly kind: 'service';
       /** e.g. `sns.amazonaws.com` */
@@ -236,7 +236,7 @@ export class AccessControl {
       ...request.context,
     };
     if (caller.kind === 'role') {
-      const executionRole = this.access.executionRoles[caller.via];
+      const executionRole = this.access.executionRoles[caller.via] ?? (this.access.resources[caller.via]?.type === 'AWS::IAM::Role' ? { role: caller.via } : undefined);
       if (executionRole === undefined || 'external' in executionRole) return this.skip(`${this.describe(caller.via)} runs under a role from outside the app: its requests are not evaluated`);
       roleKey = executionRole.role;
       const resolved = this.role(roleKey);

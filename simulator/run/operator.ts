@@ -123,11 +123,21 @@ export async function operatorPass(
     if (decide === undefined || tableName === undefined) continue;
     const blockedMessages = new BlockedMessages({ client: deps.client, tableName, now: () => new Date(deps.clock.now()) });
     let resolvedHere = 0;
-    for (const blocked of await blockedMessages.list({ subscriber: subscriber.name, limit: 1000 })) {
-      const record = await blockedMessages.get(subscriber.name, blocked.eventId);
-      if (record === undefined || blocked.step === undefined) continue;
-      const resolution = await decide({ record, step: blocked.step, event: deps.eventsById.get(blocked.eventId), client: deps.documents, environment: subscriber.environment });
+    let listed;
+    try {
+      listed = await blockedMessages.list({ subscriber: subscriber.name, limit: 1000 });
+    } catch (error) {
+      // the operator's role may not list them (IAM): the run reports the denial; nothing is resolved here
+      if (!(error instanceof Error && error.name === 'AccessDeniedException')) throw error;
+      figures.refused.push(`${subscriber.name}: listing the blocked messages was denied: ${error.message}`);
+      continue;
+    }
+    for (const blocked of listed) {
+      let resolution: Awaited<ReturnType<OperatorDecision>>;
       try {
+        const record = await blockedMessages.get(subscriber.name, blocked.eventId);
+        if (record === undefined || blocked.step === undefined) continue;
+        resolution = await decide({ record, step: blocked.step, event: deps.eventsById.get(blocked.eventId), client: deps.documents, environment: subscriber.environment });
         await blockedMessages.resolve({
           subscriber: subscriber.name,
           eventId: blocked.eventId,
@@ -139,8 +149,10 @@ export async function operatorPass(
           expectedVersion: record.version,
         });
       } catch (error) {
-        if (!(error instanceof ResolveRefusedError)) throw error;
-        figures.refused.push(`${subscriber.name} ${blocked.eventId}: ${error.message}`);
+        // a refused resolution, or a call the operator's role may not make (IAM): the run reports it and goes on
+        const denied = error instanceof Error && error.name === 'AccessDeniedException';
+        if (!(error instanceof ResolveRefusedError) && !denied) throw error;
+        figures.refused.push(`${subscriber.name} ${blocked.eventId}: ${(error as Error).message}`);
         continue;
       }
       if (resolution.status === 'SUCCESS') figures.resolvedSuccess += 1;

@@ -7,6 +7,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Outbox } from '../../lambda/producer/outbox';
 import { loadProducerConfig, ENV } from '../../lambda/config';
 import type { FunctionRunner } from '../lambda/function-runner';
+import { resourcesNamed, shownName } from '../model/find-resource';
 import type { FlowModel, FunctionModel, ResourceKey } from '../model/flow-model';
 import type { LocalFlow } from './build-flow';
 import { describeFailure } from './observer';
@@ -32,24 +33,11 @@ export class ProducerNotFoundError extends Error {
   public override readonly name = 'ProducerNotFoundError';
 }
 
-function segments(constructPath: string): string[] {
-  const parts = constructPath.split('/');
-  // an L2 function's CloudFormation resource is its `Resource` child
-  while (parts.length > 1 && parts[parts.length - 1] === 'Resource') parts.pop();
-  return parts;
-}
-
 /** Finds a function by logical id, construct path, or a trailing part of its construct path (e.g. `Orders/PlaceOrder`). */
 export function findFunction(model: FlowModel, reference: string): FunctionModel {
-  const wanted = reference.split('/').filter((part) => part !== '');
-  const matches = model.functions.filter((fn) => {
-    if (fn.logicalId === reference || fn.key === reference) return true;
-    if (fn.constructPath === undefined) return false;
-    const path = segments(fn.constructPath);
-    return wanted.length <= path.length && wanted.every((part, index) => path[path.length - wanted.length + index] === part);
-  });
+  const matches = resourcesNamed(model.functions, reference);
   if (matches.length === 1) return matches[0]!;
-  const shown = (fn: FunctionModel): string => (fn.constructPath !== undefined ? segments(fn.constructPath).join('/') : fn.key);
+  const shown = shownName;
   const known = model.functions.map(shown).join(', ');
   if (matches.length === 0) throw new ProducerNotFoundError(`scenario producer.function '${reference}' names no function of the app; its functions are: ${known}`);
   throw new ProducerNotFoundError(`scenario producer.function '${reference}' names ${matches.length} functions (${matches.map(shown).join(', ')}); give more of the construct path`);

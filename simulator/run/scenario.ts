@@ -91,6 +91,12 @@ export interface SimulationScenario {
    * (simulator/run/operator.ts). @default blocked messages stay in the dead-letter queues
    */
   readonly operator?: Readonly<Record<string, OperatorDecision>>;
+  /**
+   * The role the operator works under (its construct path, a trailing part of it, or its logical id): with IAM on, the
+   * operator's `BlockedMessages` calls are authorized under its policies, e.g. a role given `inboxTable.grantOperator`.
+   * @default the operator's calls are not evaluated
+   */
+  readonly operatorRole?: string;
   /** @default no producer: events come from `--events` */
   readonly producer?: ScenarioProducer;
   /** Effect probes by subscriber name (`IEF_SUBSCRIBER_NAME` of its consumer, or its subscription's construct path). @default effects are not counted */
@@ -117,6 +123,9 @@ function asScenario(exports: Record<string, unknown>, file: string): SimulationS
   const eventTypes: unknown = scenario.producer?.eventTypes;
   if (eventTypes !== undefined && !(Array.isArray(eventTypes) && eventTypes.every((type) => typeof type === 'string'))) {
     throw new ScenarioError(`scenario module ${file}: producer.eventTypes must be a list of event type names`);
+  }
+  if (scenario.operatorRole !== undefined && typeof scenario.operatorRole !== 'string') {
+    throw new ScenarioError(`scenario module ${file}: 'operatorRole' must be a role's construct path or logical id, got ${typeof scenario.operatorRole}`);
   }
   for (const [subscriber, decide] of Object.entries(scenario.operator ?? {})) {
     if (typeof decide !== 'function') throw new ScenarioError(`scenario module ${file}: operator.${subscriber} must be a function, got ${typeof decide}`);

@@ -18,6 +18,7 @@ import { startDynamoDbLocal } from '../aws/dynamodb-local';
 import { readDeadLetters, type DeadLetterFinding } from '../check/dead-letters';
 import { checkAccess } from '../check/access';
 import type { IamFigures } from '../iam/access-control';
+import { startOperatorClient } from '../iam/operator-access';
 import { HOW_TO_INSTALL_POLICY_ENGINE, loadPolicyEngine } from '../iam/policy-engine';
 import { checkDeliveries, checkEffects, checkRelayed, checkSettled, checkTracked, type Violation } from '../check/invariants';
 import { checkProducerFailures } from '../check/producer-failures';
@@ -202,12 +203,21 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     const decisions = options.operator === false ? undefined : options.scenario?.operator;
     const operator = decisions !== undefined ? noOperatorFigures() : undefined;
     if (decisions !== undefined && operator !== undefined) {
-      for (let pass = 1; pass <= MAX_OPERATOR_PASSES && roundsOutcome.cutOff === undefined; pass += 1) {
-        const { eventsById } = await readCommittedOutbox(model, flow, client);
-        const resolved = await operatorPass(flow.subscribers, decisions, { client, documents, clock, eventsById }, operator);
-        if (resolved === 0) break;
-        roundsOutcome = await runRounds(flow, relays, ledger, clock, undefined, roundsOptions);
-        rounds += roundsOutcome.rounds;
+      const operatorRole = options.scenario?.operatorRole;
+      const operatorClient =
+        operatorRole !== undefined && flow.access !== undefined && model.access !== undefined
+          ? await startOperatorClient(model.access, flow.access, operatorRole, clientConfig)
+          : undefined;
+      try {
+        for (let pass = 1; pass <= MAX_OPERATOR_PASSES && roundsOutcome.cutOff === undefined; pass += 1) {
+          const { eventsById } = await readCommittedOutbox(model, flow, client);
+          const resolved = await operatorPass(flow.subscribers, decisions, { client: operatorClient?.client ?? client, documents, clock, eventsById }, operator);
+          if (resolved === 0) break;
+          roundsOutcome = await runRounds(flow, relays, ledger, clock, undefined, roundsOptions);
+          rounds += roundsOutcome.rounds;
+        }
+      } finally {
+        await operatorClient?.stop();
       }
     }
 

@@ -16,7 +16,7 @@ afterEach(() => {
   for (const copy of copies.splice(0)) copy.remove();
 });
 
-async function simulateCopy(copy: ExampleCopy, ...extra: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+async function simulateCopy(copy: ExampleCopy, ...extra: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   copies.push(copy);
   let stdout = '';
   let stderr = '';
@@ -25,7 +25,7 @@ async function simulateCopy(copy: ExampleCopy, ...extra: string[]): Promise<{ co
       'simulate',
       '--app', copy.app,
       '--scenario', path.join(path.relative(PROJECT, copy.directory), 'example/simulation/scenario.ts'),
-      '--count', '3', '--no-faults', '--no-operator', '--quiet', '--seed', 'iam',
+      '--count', '3', '--no-faults', '--quiet', '--seed', 'iam',
       '--endpoint', inject('dynamoDbEndpoint'),
       ...extra,
     ],
@@ -73,6 +73,21 @@ describe('simulate with IAM evaluation', () => {
     expect(stdout).toMatch(
       /\[access-denied\] IdempotentEventFlowExample\/Orders\/Billing\/Function\/Role \(IdempotentEventFlowExample\/Orders\/Billing\/Function\) may not kms:Decrypt on IdempotentEventFlowExample\/LedgerKey \(arn:aws:kms:us-east-1:000000000000:key\/[0-9a-f-]+\): no identity-based policy allows the kms:Decrypt action \(the key policy of IdempotentEventFlowExample\/LedgerKey leaves it to IAM policies\); denied [1-9]\d* time\(s\)\. Fix: ledgerKey\.grantDecrypt\(billingFunction\)/,
     );
+  });
+
+  test("the operator's BlockedMessages calls are authorized under the scenario's operator role", async () => {
+    // GIVEN the operator role without its grant on the Notifications inbox
+    const copy = exampleCopy((stack) => replaceOnce(stack, 'notifications.inboxTable?.grantOperator(operator);', ''));
+
+    // WHEN the operator pass lists the blocked messages of each subscriber it has a decision for
+    const { code, stdout } = await simulateCopy(copy);
+
+    // THEN listing Notifications' blocked messages is denied, and only that
+    expect(code).toBe(EXIT_CODE.FAILURE);
+    expect(stdout).toMatch(
+      /\[access-denied\] IdempotentEventFlowExample\/OperatorRole \(IdempotentEventFlowExample\/OperatorRole\) may not dynamodb:Query on IdempotentEventFlowExample\/Orders\/Notifications\/InboxTable \(arn:aws:dynamodb:us-east-1:000000000000:table\/[^/]+\/index\/[^)]+\): no identity-based policy allows the dynamodb:Query action/,
+    );
+    expect(stdout.match(/\[access-denied\]/g)).toHaveLength(1);
   });
 
   test('--iam off runs without evaluation and says so', async () => {
