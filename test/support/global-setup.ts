@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import type { TestProject } from 'vitest/node';
@@ -17,10 +17,19 @@ declare module 'vitest' {
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const server = await startDynamoDbLocal();
   const runDirectory = mkdtempSync(path.join(tmpdir(), 'ief-test-run-'));
+  // Everything the tests put in the system's temporary directory (CDK's cdk.out* of every App synthesized without an
+  // outdir, the simulator's work directories, ...) goes under the run's directory instead, which is removed at the end:
+  // test processes are started after this and inherit TMPDIR.
+  const temporary = path.join(runDirectory, 'tmp');
+  mkdirSync(temporary);
+  const previousTemporary = process.env.TMPDIR;
+  process.env.TMPDIR = temporary;
   project.provide('dynamoDbEndpoint', server.endpoint);
   project.provide('testRunDirectory', runDirectory);
   return async () => {
     await server.stop();
+    if (previousTemporary === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = previousTemporary;
     rmSync(runDirectory, { recursive: true, force: true });
   };
 }
