@@ -34,6 +34,11 @@ export interface SimulatedRelayOptions {
   readonly render: (event: unknown) => string;
   /** Whether IAM lets the pipe's role read the stream (undefined) or why not; a pipe that may not read it reads nothing. @default it may */
   readonly authorizeRead?: () => Promise<string | undefined>;
+  /**
+   * Whether IAM lets the pipe's role publish to the topic (and use its key): undefined, or why not. A denied publish
+   * fails every retry, so the record is not relayed (the run reports the denial and the events not relayed). @default it may
+   */
+  readonly authorizePublish?: () => string | undefined;
 }
 
 /** GetRecords returns at most 1000 records (DynamoDB Streams API reference, `Limit`). */
@@ -213,6 +218,10 @@ export class SimulatedRelay {
       return;
     }
     const message = render(event);
+    if (this.options.authorizePublish?.() !== undefined) {
+      observer?.onStreamRecord?.(model.key, { published: false, duplicate: false });
+      return;
+    }
     target.publish(message);
     // keyed on what the record is about (its event name and item key), not on its eventID (DynamoDB Local draws those
     // at random) or its sequence number (DynamoDB Local counts every write to every table, so concurrent consumers

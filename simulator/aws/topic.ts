@@ -27,6 +27,16 @@ export const MAX_SNS_MESSAGE_BYTES = 262_144;
 export interface TopicSubscriptionTarget {
   readonly model: SubscriptionModel;
   readonly queue: SimulatedQueue;
+  /** The subscription's dead-letter queue (`RedrivePolicy`), where SNS puts what it cannot deliver. @default none */
+  readonly deadLetterQueue?: SimulatedQueue;
+  /**
+   * Whether SNS may deliver to the queue (undefined) or why not (IAM: the queue's policy, its key's policy); each call
+   * is one delivery attempt. A denied delivery fails every retry of SNS's delivery policy, so the message goes to the
+   * dead-letter queue, or is lost when there is none or SNS may not send there either. @default every delivery is allowed
+   */
+  readonly authorizeDelivery?: () => string | undefined;
+  /** The same for the dead-letter queue. @default allowed */
+  readonly authorizeDeadLetter?: () => string | undefined;
 }
 
 /** What a filter policy is matched against. */
@@ -122,8 +132,17 @@ export class SimulatedTopic {
         const delivery = subscription.rawMessageDelivery
           ? { body: message, messageAttributes: attributes }
           : { body: this.notification(subscription, messageId, message, timestamp, attributes) };
-        for (let copy = 0; copy < copies; copy += 1) target.queue.send({ ...delivery, origin });
-        if (duplicate) this.observer.onFault?.('duplicate-delivery', subscription.key);
+        const denied = target.authorizeDelivery?.();
+        if (denied !== undefined) {
+          // SNS retries a delivery it may not make until its delivery policy gives up: it never succeeds
+          copies = 0;
+          const deadLetterDenied = target.deadLetterQueue === undefined ? 'the subscription has no dead-letter queue' : target.authorizeDeadLetter?.();
+          if (deadLetterDenied === undefined) target.deadLetterQueue!.send({ ...delivery, origin: { ...origin, via: 'sns-dead-letter', deliveryFailure: denied } });
+          else this.observer.onUndeliverable?.(subscription.key, { ...(eventId === undefined ? {} : { eventId }), reason: `${denied}; and ${deadLetterDenied}` });
+        } else {
+          for (let copy = 0; copy < copies; copy += 1) target.queue.send({ ...delivery, origin });
+          if (duplicate) this.observer.onFault?.('duplicate-delivery', subscription.key);
+        }
       }
       this.observer.onFanOut?.(subscription.key, { ...(eventId === undefined ? {} : { eventId }), matched, copies });
     }

@@ -25,6 +25,7 @@ function explain(message: StoredMessage, ledger: RunLedger): string | undefined 
   // earlier dead letter (one the operator moved back), not why SQS moved it now
   const errorName = attribute(DEAD_LETTER_ATTRIBUTE.ERROR_NAME);
   if (errorName !== undefined && message.origin.via !== 'redrive') return `${errorName}: ${attribute(DEAD_LETTER_ATTRIBUTE.ERROR_MESSAGE) ?? ''}`;
+  if (message.origin.via === 'sns-dead-letter') return `SNS could not deliver it to the subscription's queue: ${message.origin.deliveryFailure ?? 'no reason recorded'}`;
   if (message.origin.via === 'redrive') {
     const failure = ledger.lastFailure.get(message.messageId);
     const receives = message.origin.redrivenFrom?.receiveCount ?? message.receiveCount;

@@ -105,7 +105,12 @@ export function checkDeliveries(subscriber: SubscriberView, deadLetters: readonl
   for (const eventId of ledger.matchedEvents.get(subscriber.subscription.key) ?? []) {
     if (!acknowledged.has(eventId) && !deadLettered.has(eventId) && !stillQueued.has(eventId)) {
       const expired = ledger.expired.find((entry) => entry.eventId === eventId && deadLetterQueueKeys.has(entry.queue));
-      const why = expired ? `: its dead letter ${expired.messageId} outlived the retention period of ${expired.queue}` : '';
+      const undeliverable = ledger.undeliverable.find((entry) => entry.eventId === eventId && entry.subscription === subscriber.subscription.key);
+      const why = expired
+        ? `: its dead letter ${expired.messageId} outlived the retention period of ${expired.queue}`
+        : undeliverable
+          ? `: SNS could not deliver it (${undeliverable.reason})`
+          : '';
       violations.push({ kind: 'lost', subscriber: name, detail: `event ${eventId} matched the filter policy but was neither acknowledged nor dead-lettered${why}` });
     }
   }

@@ -142,21 +142,8 @@ export class AccessControl {
 
   /** Authorizes a request (answers from the cache when the same one was asked before) and counts it. */
   public async authorize(request: AccessRequest): Promise<AccessOutcome> {
-    const resourceArn = request.resourceArn ?? this.arnOf(request.resource);
-    const cacheKey = JSON.stringify([request.caller, request.action, resourceArn, request.context ?? {}]);
-    let pending = this.cache.get(cacheKey);
-    if (pending === undefined) {
-      pending = this.evaluate(request, resourceArn);
-      this.cache.set(cacheKey, pending);
-    }
-    const outcome = await pending;
-    this.requests += 1;
-    if (!outcome.evaluated) this.notEvaluated += 1;
-    else if (!outcome.allowed) {
-      this.denied += 1;
-      this.denials.get(cacheKey)!.count += 1;
-    }
-    return outcome;
+    const { cacheKey, outcome } = await this.decide(request);
+    return this.count(cacheKey, outcome);
   }
 
   /** Authorizes several requests that one call needs (a transaction's actions, an action and its key); the first denial wins. */
@@ -166,6 +153,46 @@ export class AccessControl {
       const next = await this.authorize(request);
       if (!next.allowed) return next;
       if (!next.evaluated) outcome = next;
+    }
+    return outcome;
+  }
+
+  /**
+   * Decides `requests` now, without counting them, and returns a synchronous check that counts and answers them as
+   * {@link authorizeAll} would, each time it is called: for the parts that work synchronously (SNS deliveries), whose
+   * requests never change.
+   */
+  public async prepare(requests: readonly AccessRequest[]): Promise<() => AccessOutcome> {
+    const decided: { readonly cacheKey: string; readonly outcome: AccessOutcome }[] = [];
+    for (const request of requests) decided.push(await this.decide(request));
+    return () => {
+      let outcome: AccessOutcome = { allowed: true, evaluated: true };
+      for (const { cacheKey, outcome: next } of decided) {
+        this.count(cacheKey, next);
+        if (!next.allowed) return next;
+        if (!next.evaluated) outcome = next;
+      }
+      return outcome;
+    };
+  }
+
+  private async decide(request: AccessRequest): Promise<{ readonly cacheKey: string; readonly outcome: AccessOutcome }> {
+    const resourceArn = request.resourceArn ?? this.arnOf(request.resource);
+    const cacheKey = JSON.stringify([request.caller, request.action, resourceArn, request.context ?? {}]);
+    let pending = this.cache.get(cacheKey);
+    if (pending === undefined) {
+      pending = this.evaluate(request, resourceArn);
+      this.cache.set(cacheKey, pending);
+    }
+    return { cacheKey, outcome: await pending };
+  }
+
+  private count(cacheKey: string, outcome: AccessOutcome): AccessOutcome {
+    this.requests += 1;
+    if (!outcome.evaluated) this.notEvaluated += 1;
+    else if (!outcome.allowed) {
+      this.denied += 1;
+      this.denials.get(cacheKey)!.count += 1;
     }
     return outcome;
   }

@@ -72,9 +72,13 @@ export class FlowAccess {
     return () => this.check(this.requests.readStream(pipe, table, streamArn));
   }
 
-  /** The check of a pipe before it publishes to its topic. */
-  public publishCheck(pipe: ResourceKey, topic: ResourceKey): () => Promise<string | undefined> {
-    return () => this.check(this.requests.publish(pipe, topic));
+  /** The check of a pipe before it publishes to its topic, decided now and synchronous from then on. */
+  public async publishCheck(pipe: ResourceKey, topic: ResourceKey): Promise<() => string | undefined> {
+    const check = await this.control.prepare(this.requests.publish(pipe, topic));
+    return () => {
+      const outcome = check();
+      return outcome.allowed ? undefined : (outcome.message ?? 'access denied');
+    };
   }
 
   /** The check of a pipe before it sends to its dead-letter queue. */
@@ -82,9 +86,16 @@ export class FlowAccess {
     return () => this.check(this.requests.sqs({ kind: 'role', via: pipe }, 'SendMessage', queue));
   }
 
-  /** The check of SNS before it delivers a message of `topic` to `queue`. */
-  public deliveryCheck(topic: ResourceKey, queue: ResourceKey): () => Promise<string | undefined> {
-    return () => this.check(this.requests.deliver(topic, queue));
+  /**
+   * The check of SNS before it delivers a message of `topic` to `queue` (a subscription's queue or its dead-letter
+   * queue), decided now and synchronous from then on (the topic publishes synchronously).
+   */
+  public async deliveryCheck(topic: ResourceKey, queue: ResourceKey): Promise<() => string | undefined> {
+    const check = await this.control.prepare(this.requests.deliver(topic, queue));
+    return () => {
+      const outcome = check();
+      return outcome.allowed ? undefined : (outcome.message ?? 'access denied');
+    };
   }
 
   private async check(requests: readonly AccessRequest[]): Promise<string | undefined> {

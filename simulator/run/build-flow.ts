@@ -9,7 +9,7 @@ import { SimulatedQueue } from '../aws/queue';
 import { startSqsEndpoint } from '../aws/sqs-endpoint';
 import { SimulatedRelay } from '../aws/stream-relay';
 import { createTables, type LocalTable } from '../aws/tables';
-import { SimulatedTopic } from '../aws/topic';
+import { SimulatedTopic, type TopicSubscriptionTarget } from '../aws/topic';
 import type { VirtualClock } from '../aws/clock';
 import type { FaultPlan } from '../faults/fault-plan';
 import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
@@ -126,9 +126,22 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
 
     const topics = new Map<ResourceKey, SimulatedTopic>();
     for (const topicModel of model.topics) {
-      const subscriptions = model.subscriptions
-        .filter((subscription) => subscription.topic === topicModel.key && queues.has(subscription.queue))
-        .map((subscription) => ({ model: subscription, queue: queues.get(subscription.queue)! }));
+      const subscriptions: TopicSubscriptionTarget[] = [];
+      for (const subscription of model.subscriptions) {
+        if (subscription.topic !== topicModel.key || !queues.has(subscription.queue)) continue;
+        const deadLetterQueue = subscription.deadLetterQueue === undefined ? undefined : queues.get(subscription.deadLetterQueue);
+        subscriptions.push({
+          model: subscription,
+          queue: queues.get(subscription.queue)!,
+          ...(deadLetterQueue === undefined ? {} : { deadLetterQueue }),
+          ...(access === undefined
+            ? {}
+            : {
+                authorizeDelivery: await access.deliveryCheck(topicModel.key, subscription.queue),
+                ...(deadLetterQueue === undefined ? {} : { authorizeDeadLetter: await access.deliveryCheck(topicModel.key, deadLetterQueue.model.key) }),
+              }),
+        });
+      }
       const policies = new Map(
         subscriptions.map(({ model: subscription }) => [
           subscription.key,
@@ -150,16 +163,17 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
       );
     }
 
-    const relays = model.relays.flatMap((relayModel) => {
+    const relays: SimulatedRelay[] = [];
+    for (const relayModel of model.relays) {
       const table = tables.get(relayModel.sourceTable);
       const topic = topics.get(relayModel.targetTopic);
-      if (table?.streamArn === undefined || topic === undefined) return [];
+      if (table?.streamArn === undefined || topic === undefined) continue;
       // one criteria function: a record passes if any of the pipe's patterns matches it (or there are none)
       const filters = [compilePipeFilterCriteria(relayModel.filterPatterns)];
       const render = compileInputTemplate(relayModel.inputTemplate);
       const pipeName = generatedName(relayModel, 64);
       const reserved = { pipeName, pipeArn: names.arn('pipes', `pipe/${pipeName}`), sourceArn: table.streamArn, targetArn: topic.arn };
-      return [
+      relays.push(
         new SimulatedRelay({
           model: relayModel,
           streamArn: table.streamArn,
@@ -170,10 +184,12 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
           observer: deps.observer,
           filters,
           render: (event: unknown) => render(event, reserved),
-          ...(access === undefined ? {} : { authorizeRead: access.streamReadCheck(relayModel.key, relayModel.sourceTable) }),
+          ...(access === undefined
+            ? {}
+            : { authorizeRead: access.streamReadCheck(relayModel.key, relayModel.sourceTable), authorizePublish: await access.publishCheck(relayModel.key, relayModel.targetTopic) }),
         }),
-      ];
-    });
+      );
+    }
 
     const functions = byKey(model.functions);
     const environments = new Map<ResourceKey, Readonly<Record<string, string>>>();

@@ -68,6 +68,8 @@ export class RunLedger implements SimulationObserver {
   public readonly deadLetterDeletedEvents = new Map<ResourceKey, Set<string>>();
   /** Per queue: messages SQS moved to the dead-letter queue after maxReceiveCount. */
   public readonly redriven = new Map<ResourceKey, number>();
+  /** Messages SNS could not deliver and had no dead-letter queue for: lost, with why. */
+  public readonly undeliverable: { subscription: ResourceKey; eventId?: string; reason: string }[] = [];
   /** Messages that outlived their queue's retention: lost. */
   public readonly expired: { queue: ResourceKey; messageId: string; eventId?: string }[] = [];
   public readonly mappings = new Map<ResourceKey, MappingFigures>();
@@ -116,6 +118,10 @@ export class RunLedger implements SimulationObserver {
     if ((via !== 'sns' && via !== 'moved-back') || subscription === undefined || eventId === undefined) return;
     const deadLettered = this.runtimeDeadLetters.has(`${message.messageId}#${message.receiveCount}`) || this.runtimeDeadLetters.has(`${message.messageId}#*`);
     getOrCreate(deadLettered ? this.deadLetterDeletedEvents : this.acknowledgedEvents, subscription, () => new Set()).add(eventId);
+  }
+
+  public onUndeliverable(subscription: ResourceKey, message: { readonly eventId?: string; readonly reason: string }): void {
+    this.undeliverable.push({ subscription, ...message });
   }
 
   public onRedriven(queue: ResourceKey): void {

@@ -17,7 +17,11 @@ export interface MessageOrigin {
     | 'send-message'
     | 'redrive'
     /** moved back from a dead-letter queue to the subscriber's queue by the (simulated) operator's redrive */
-    | 'moved-back';
+    | 'moved-back'
+    /** put on a subscription's dead-letter queue by SNS, which could not deliver it to the subscription's queue */
+    | 'sns-dead-letter';
+  /** For `sns-dead-letter`: why SNS could not deliver it. */
+  readonly deliveryFailure?: string;
   /** For `redrive`: the queue it was moved from and its receive count there. */
   readonly redrivenFrom?: { readonly queue: ResourceKey; readonly receiveCount: number };
   /**
@@ -59,6 +63,11 @@ export interface SimulationObserver {
   onStreamRecord?(relay: ResourceKey, record: { readonly eventId?: string; readonly published: boolean; readonly duplicate: boolean }): void;
   /** A topic delivered (or, filtered out, did not deliver) a message to a subscription's queue. */
   onFanOut?(subscription: ResourceKey, delivery: { readonly eventId?: string; readonly matched: boolean; readonly copies: number }): void;
+  /**
+   * SNS could not deliver a message to a subscription's queue (its queue or key policy denies SNS) and has no
+   * dead-letter queue it may put it on: the message is gone.
+   */
+  onUndeliverable?(subscription: ResourceKey, message: { readonly eventId?: string; readonly reason: string }): void;
   /** A message was put on a queue. */
   onEnqueued?(queue: ResourceKey, message: { readonly messageId: string; readonly origin: MessageOrigin }): void;
   /** A message was deleted from a queue (acknowledged). */

@@ -25,8 +25,15 @@ export function replaceOnce(source: string, search: string, replacement: string)
   return source.replace(search, replacement);
 }
 
-/** Copies the example and applies `change` to `example/orders-example-stack.ts` (and `changeFiles` to its functions). */
-export function exampleCopy(change: (stackSource: string) => string, changeFiles: Readonly<Record<string, (source: string) => string>> = {}): ExampleCopy {
+/**
+ * Copies the example and applies `change` to `example/orders-example-stack.ts` (and `changeFiles` to its functions and
+ * scenario, by path under `example/`); `addFiles` are written under `example/` too.
+ */
+export function exampleCopy(
+  change: (stackSource: string) => string,
+  changeFiles: Readonly<Record<string, (source: string) => string>> = {},
+  addFiles: Readonly<Record<string, string>> = {},
+): ExampleCopy {
   const directory = mkdtempSync(path.join(PROJECT, 'test', '.example-copy-'));
   const example = path.join(directory, 'example');
   cpSync(path.join(PROJECT, 'example'), example, { recursive: true });
@@ -43,6 +50,7 @@ export function exampleCopy(change: (stackSource: string) => string, changeFiles
   for (const folder of ['functions', 'simulation']) {
     for (const name of readdirSync(path.join(example, folder))) repoint(path.join(example, folder, name), changeFiles[`${folder}/${name}`]);
   }
+  for (const [relative, content] of Object.entries(addFiles)) writeFileSync(path.join(example, relative), content);
   const app = path.join(directory, 'app.ts');
   writeFileSync(
     app,

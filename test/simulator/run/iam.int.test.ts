@@ -75,6 +75,43 @@ describe('simulate with IAM evaluation', () => {
     );
   });
 
+  test('a queue subscribed by hand whose policy does not let the topic send gets nothing: SNS is denied, the events are lost and named', async () => {
+    // GIVEN a user's own queue and consumer, subscribed to the flow's topic without the queue policy SqsSubscription adds
+    const copy = exampleCopy(
+      (stack) =>
+        replaceOnce(
+          replaceOnce(stack, "import * as sns from 'aws-cdk-lib/aws-sns';", [
+            "import * as sns from 'aws-cdk-lib/aws-sns';",
+            "import * as sqs from 'aws-cdk-lib/aws-sqs';",
+            "import * as lambda from 'aws-cdk-lib/aws-lambda';",
+            "import * as lambdaNodejs from 'aws-cdk-lib/aws-lambda-nodejs';",
+            "import * as lambdaEventSources from 'aws-cdk-lib/aws-lambda-event-sources';",
+          ].join('\n')),
+          'const operator = new iam.Role(',
+          [
+            "const auditQueue = new sqs.Queue(this, 'AuditQueue', { enforceSSL: true });",
+            "new sns.Subscription(this, 'AuditSubscription', { topic: this.flow.eventTopic.topic, protocol: sns.SubscriptionProtocol.SQS, endpoint: auditQueue.queueArn, rawMessageDelivery: true });",
+            "const audit = new lambdaNodejs.NodejsFunction(this, 'Audit', { entry: path.join(__dirname, 'functions', 'audit.ts'), runtime: lambda.Runtime.NODEJS_22_X });",
+            'audit.addEventSource(new lambdaEventSources.SqsEventSource(auditQueue, { reportBatchItemFailures: true }));',
+            'const operator = new iam.Role(',
+          ].join('\n    '),
+        ),
+      {},
+      { 'functions/audit.ts': 'export const handler = async (): Promise<{ batchItemFailures: never[] }> => ({ batchItemFailures: [] });\n' },
+    );
+
+    // WHEN
+    const { code, stdout } = await simulateCopy(copy);
+
+    // THEN SNS's deliveries are denied by the queue's policy, and with no dead-letter queue on the subscription, lost
+    expect(code).toBe(EXIT_CODE.FAILURE);
+    expect(stdout).toMatch(
+      /\[access-denied\] sns\.amazonaws\.com \(IdempotentEventFlowExample\/Orders\/EventTopic\) may not sqs:SendMessage on IdempotentEventFlowExample\/AuditQueue \(arn:aws:sqs:us-east-1:000000000000:[^)]+\): the resource policy of IdempotentEventFlowExample\/AuditQueue does not allow sns\.amazonaws\.com to sqs:SendMessage for IdempotentEventFlowExample\/Orders\/EventTopic \(aws:SourceArn\); denied [1-9]\d* time\(s\)\. Fix: ordersEventTopic\.addSubscription\(new subscriptions\.SqsSubscription\(auditQueue\)\)/,
+    );
+    expect(stdout).toMatch(/\[lost\] IdempotentEventFlowExample\/AuditSubscription\/Resource: event order-placed-\S+ matched the filter policy but was neither acknowledged nor dead-lettered: SNS could not deliver it \(User: sns\.amazonaws\.com is not authorized to perform: sqs:SendMessage/);
+    expect(stdout.match(/\[access-denied\]/g)).toHaveLength(1);
+  });
+
   test("the operator's BlockedMessages calls are authorized under the scenario's operator role", async () => {
     // GIVEN the operator role without its grant on the Notifications inbox
     const copy = exampleCopy((stack) => replaceOnce(stack, 'notifications.inboxTable?.grantOperator(operator);', ''));
