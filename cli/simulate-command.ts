@@ -5,7 +5,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { dynamoDbLocalDirectory } from '../simulator/aws/dynamodb-local';
-import type { FaultRates } from '../simulator/faults/fault-plan';
+import { NO_FAULTS, type FaultRates } from '../simulator/faults/fault-plan';
 import { createProgressBar } from '../simulator/report/progress-bar';
 import { formatSummary } from '../simulator/report/summary';
 import { HOW_TO_INSTALL_POLICY_ENGINE, loadPolicyEngine, POLICY_ENGINE_PACKAGE } from '../simulator/iam/policy-engine';
@@ -40,6 +40,11 @@ The run:
   --lost-response-rate <p>     DynamoDB writes applied whose response is lost (default ${DEFAULT_FAULT_RATES.lostResponse})
   --throttle-rate <p>          DynamoDB requests throttled (default ${DEFAULT_FAULT_RATES.throttle})
   --crash-rate <p>             consumer crashes at a DynamoDB write, before or after it applies (default ${DEFAULT_FAULT_RATES.crash})
+  --relay-failure-rate <p>     each attempt of the pipe to publish a stream record fails; retried under the pipe's
+                               retry policy, then its dead-letter queue (default ${DEFAULT_FAULT_RATES.relayFailure})
+  --sns-delivery-failure-rate <p>
+                               each attempt of SNS to deliver to a subscription's queue fails; retried under SNS's
+                               delivery policy, then the subscription's dead-letter queue (default ${DEFAULT_FAULT_RATES.snsDeliveryFailure})
   --no-faults                  all rates 0 (a clean run)
   --no-operator                leave blocked messages in the dead-letter queues (no operator pass: see the scenario's
                                'operator')
@@ -59,6 +64,8 @@ const RATE_OPTIONS: readonly { readonly option: string; readonly rate: keyof Fau
   { option: 'lost-response-rate', rate: 'lostResponse' },
   { option: 'throttle-rate', rate: 'throttle' },
   { option: 'crash-rate', rate: 'crash' },
+  { option: 'relay-failure-rate', rate: 'relayFailure' },
+  { option: 'sns-delivery-failure-rate', rate: 'snsDeliveryFailure' },
 ];
 
 class UsageProblem extends Error {}
@@ -82,7 +89,7 @@ function rates(parsed: ParsedArguments): FaultRates {
   if (parsed.values['no-faults'] === true) {
     const given = RATE_OPTIONS.filter(({ option }) => text(parsed, option) !== undefined);
     if (given.length > 0) throw new UsageProblem(`--no-faults contradicts --${given[0]!.option}`);
-    return { duplicate: 0, lostResponse: 0, throttle: 0, crash: 0 };
+    return NO_FAULTS;
   }
   const result: Record<keyof FaultRates, number> = { ...DEFAULT_FAULT_RATES };
   for (const { option, rate } of RATE_OPTIONS) {
@@ -248,6 +255,8 @@ export const simulateCommand: Command = {
     'lost-response-rate': { type: 'string' },
     'throttle-rate': { type: 'string' },
     'crash-rate': { type: 'string' },
+    'relay-failure-rate': { type: 'string' },
+    'sns-delivery-failure-rate': { type: 'string' },
     'no-faults': { type: 'boolean' },
     'no-operator': { type: 'boolean' },
     iam: { type: 'string' },

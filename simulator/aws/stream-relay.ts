@@ -7,6 +7,8 @@ import type { FaultPlan } from '../faults/fault-plan';
 import type { RelayModel, ResourceKey } from '../model/flow-model';
 import type { SimulationObserver } from '../run/observer';
 import { eventIdOf } from './message-ids';
+import type { SimulatedQueue } from './queue';
+import { pipeRetryOutcome, STREAM_RETENTION_SECONDS, type PipeGiveUpCondition } from './retry-policies';
 import { toPipeStreamEvent, type PipeStreamEvent } from './stream-record';
 
 /** Where the relay publishes: the topic. `SimulatedTopic` satisfies it. */
@@ -36,9 +38,32 @@ export interface SimulatedRelayOptions {
   readonly authorizeRead?: () => Promise<string | undefined>;
   /**
    * Whether IAM lets the pipe's role publish to the topic (and use its key): undefined, or why not. A denied publish
-   * fails every retry, so the record is not relayed (the run reports the denial and the events not relayed). @default it may
+   * is not retried: the record goes straight to the dead-letter queue, as Pipes does with access errors. @default it may
    */
   readonly authorizePublish?: () => string | undefined;
+  /** The pipe's dead-letter queue (`DeadLetterConfig`), where records go once retries run out. @default none: they are discarded */
+  readonly deadLetterQueue?: SimulatedQueue;
+  /** Whether IAM lets the pipe's role send to its dead-letter queue (and use its key): undefined, or why not. @default it may */
+  readonly authorizeDeadLetter?: () => string | undefined;
+  /** The pipe's ARN, named in its dead letters. @default a placeholder ARN */
+  readonly pipeArn?: string;
+}
+
+/** A stream record the relay is publishing: the record, its pipe event and the message it renders to. */
+interface RelayedRecord {
+  readonly record: _Record;
+  readonly event: PipeStreamEvent;
+  readonly message: string;
+  readonly eventId?: string;
+}
+
+/** A record the pipe gave up on, and why. */
+interface GivenUp extends RelayedRecord {
+  readonly reason: string;
+  readonly condition: PipeGiveUpCondition | 'AccessDenied';
+  readonly attempts: number;
+  /** Retried until the stream trimmed it: gone, with no dead letter whatever the pipe has. */
+  readonly trimmed?: boolean;
 }
 
 /** GetRecords returns at most 1000 records (DynamoDB Streams API reference, `Limit`). */
@@ -68,13 +93,19 @@ interface ShardCursor {
  * template.
  *
  * At-least-once, as a pipe is: a published record is published a second time when the plan says so
- * (`duplicate-delivery`, as when the pipe retries a batch after a partial failure). If publishing, rendering or a filter
- * throws, {@link SimulatedRelay.poll} rejects and the next poll starts again at that record.
+ * (`duplicate-delivery`, as when the pipe retries a batch after a partial failure). If rendering or a filter throws,
+ * {@link SimulatedRelay.poll} rejects and the next poll starts again at that record.
  *
- * Not emulated: publishing is in process and does not fail, so the pipe's `MaximumRetryAttempts`, dead-letter queue,
- * `MaximumRecordAgeInSeconds`, bisection and parallelization factor are read from the template but never exercised;
- * batching windows do not exist (a poll reads everything available). With `StartingPosition` `LATEST`, the position is
- * taken at the first poll, which stands for the pipe's creation: call it before anything is written.
+ * Failures, as the pipe's retry policy handles them (./retry-policies.ts): the plan decides how many publish attempts
+ * of a record fail (`relay-publish-failure`, each counted as a fault); the pipe retries up to `MaximumRetryAttempts` or
+ * `MaximumRecordAgeInSeconds`, then puts the batch's metadata on its dead-letter queue (one message per record with
+ * `AUTOMATIC_BISECT`), or discards the record without one; a record retried until the stream trims it is lost. A
+ * publish IAM denies goes to the dead-letter queue at once. Every record given up is reported (`onRelayGaveUp`).
+ *
+ * Not emulated: retries take no simulated time and do not hold back the records behind them in the shard (a real
+ * pipe keeps a shard's order, so a failing batch delays the rest of its shard); the parallelization factor; batching
+ * windows (a poll reads everything available). With `StartingPosition` `LATEST`, the position is taken at the first
+ * poll, which stands for the pipe's creation: call it before anything is written.
  */
 export class SimulatedRelay {
   private readonly options: SimulatedRelayOptions;
@@ -177,9 +208,12 @@ export class SimulatedRelay {
         throw this.failure(`GetRecords on shard ${shard.shardId}`, error);
       }
       const records = page.Records ?? [];
+      // a page is one batch of the pipe (its Limit is the batch size): what fails in it is dead-lettered together
+      const givenUp: GivenUp[] = [];
       for (const record of records) {
         try {
-          this.relay(record);
+          const failed = this.relay(record);
+          if (failed !== undefined) givenUp.push(failed);
         } catch (error) {
           shard.iterator = undefined;
           throw this.failure(`relaying stream record ${String(record.eventID)} (sequence number ${String(record.dynamodb?.SequenceNumber)})`, error);
@@ -187,6 +221,7 @@ export class SimulatedRelay {
         shard.lastSequenceNumber = record.dynamodb?.SequenceNumber ?? shard.lastSequenceNumber;
         read += 1;
       }
+      this.deadLetter(shard.shardId, givenUp);
       shard.iterator = page.NextShardIterator;
       if (page.NextShardIterator === undefined) {
         shard.finished = true;
@@ -208,31 +243,115 @@ export class SimulatedRelay {
     return iterator;
   }
 
-  /** Filters, renders and publishes one record (twice when the plan injects a duplicate delivery); reports it. */
-  private relay(record: _Record): void {
+  /**
+   * Filters, renders and publishes one record (twice when the plan injects a duplicate delivery); reports it. A record
+   * whose publish attempts fail until the pipe's retry policy gives up (or that IAM does not let it publish) is
+   * returned, to be dead-lettered with its batch.
+   */
+  private relay(record: _Record): GivenUp | undefined {
     const { model, streamArn, region, filters, render, target, faults, observer } = this.options;
     const event: PipeStreamEvent = toPipeStreamEvent(record, { region, streamArn });
     const passes = filters.length === 0 || filters.some((matches) => matches(event));
     if (!passes) {
       observer?.onStreamRecord?.(model.key, { published: false, duplicate: false });
-      return;
+      return undefined;
     }
     const message = render(event);
-    if (this.options.authorizePublish?.() !== undefined) {
-      observer?.onStreamRecord?.(model.key, { published: false, duplicate: false });
-      return;
+    const eventId = eventIdOf(message);
+    const relayed: RelayedRecord = { record, event, message, ...(eventId !== undefined && { eventId }) };
+    const recordKey = [model.key, event.eventName, JSON.stringify(event.dynamodb.Keys ?? {})] as const;
+    const denied = this.options.authorizePublish?.();
+    if (denied !== undefined) {
+      // Pipes sends what fails on an access error straight to the dead-letter queue, without retries
+      observer?.onStreamRecord?.(model.key, { ...(eventId !== undefined && { eventId }), published: false, duplicate: false });
+      return { ...relayed, reason: `the pipe may not publish to its topic: ${denied}`, condition: 'AccessDenied', attempts: 1 };
+    }
+    const failedAttempts = faults.failedAttempts(faults.rates.relayFailure ?? 0, 'relay-publish-failure', ...recordKey);
+    const outcome = pipeRetryOutcome(failedAttempts, model);
+    const failures = outcome.kind === 'published' ? outcome.retries : outcome.attempts;
+    if (failures > 0) observer?.onFault?.('relay-publish-failure', model.key, { count: failures });
+    if (outcome.kind !== 'published') {
+      observer?.onStreamRecord?.(model.key, { ...(eventId !== undefined && { eventId }), published: false, duplicate: false });
+      const retries = `MaximumRetryAttempts ${model.maximumRetryAttempts}, MaximumRecordAgeInSeconds ${model.maximumRecordAgeSeconds}`;
+      if (outcome.kind === 'trimmed') {
+        return {
+          ...relayed,
+          reason: `every publish attempt failed and the pipe retried it until DynamoDB Streams trimmed it after ${STREAM_RETENTION_SECONDS / 3600} hours (${retries}: both infinite)`,
+          condition: 'RecordAgeExceeded',
+          attempts: outcome.attempts,
+          trimmed: true,
+        };
+      }
+      const why = outcome.condition === 'RetryAttemptsExhausted' ? 'its retries ran out' : 'it grew older than the maximum record age';
+      return { ...relayed, reason: `${outcome.attempts} publish attempt(s) failed (injected) and ${why} (${retries})`, condition: outcome.condition, attempts: outcome.attempts };
     }
     target.publish(message);
     // keyed on what the record is about (its event name and item key), not on its eventID (DynamoDB Local draws those
     // at random) or its sequence number (DynamoDB Local counts every write to every table, so concurrent consumers
     // shift it): a seed then replays the same duplicates
-    const duplicate = faults.happens(faults.rates.duplicate, 'duplicate-delivery', model.key, event.eventName, JSON.stringify(event.dynamodb.Keys ?? {}));
+    const duplicate = faults.happens(faults.rates.duplicate, 'duplicate-delivery', ...recordKey);
     if (duplicate) {
       target.publish(message);
       observer?.onFault?.('duplicate-delivery', model.key);
     }
-    const eventId = eventIdOf(message);
     observer?.onStreamRecord?.(model.key, { ...(eventId !== undefined && { eventId }), published: true, duplicate });
+    return undefined;
+  }
+
+  /**
+   * Puts what the pipe gave up on in a batch on its dead-letter queue: one message per record when the pipe bisects
+   * failing batches (the halving ends with the failing record alone), else one for the batch. A record retried until
+   * the stream trimmed it is lost whatever the pipe has; so is one the pipe has no dead-letter queue for, or may not
+   * send there.
+   */
+  private deadLetter(shardId: string, givenUp: readonly GivenUp[]): void {
+    if (givenUp.length === 0) return;
+    const { model, deadLetterQueue, observer } = this.options;
+    for (const item of givenUp) if (item.trimmed === true) observer?.onRelayGaveUp?.(model.key, { eventIds: idsOf([item]), reason: item.reason });
+    const remaining = givenUp.filter((item) => item.trimmed !== true);
+    const batches = model.bisectOnFailure ? remaining.map((item) => [item]) : remaining.length > 0 ? [remaining] : [];
+    for (const batch of batches) {
+      const reason = batch[0]!.reason;
+      const denied = deadLetterQueue === undefined ? 'the pipe has no dead-letter queue (DeadLetterConfig), so the record is discarded' : this.options.authorizeDeadLetter?.();
+      if (denied !== undefined || deadLetterQueue === undefined) {
+        observer?.onRelayGaveUp?.(model.key, { eventIds: idsOf(batch), reason: `${reason}; and ${denied ?? 'no dead-letter queue'}` });
+        continue;
+      }
+      const eventIds = idsOf(batch);
+      deadLetterQueue.send({
+        body: JSON.stringify(this.batchInfo(shardId, batch)),
+        origin: { via: 'pipe-dead-letter', ...(eventIds.length === 1 && { eventId: eventIds[0] }), deliveryFailure: reason },
+      });
+      observer?.onRelayGaveUp?.(model.key, { eventIds, reason, deadLetterQueue: deadLetterQueue.model.key });
+    }
+  }
+
+  /**
+   * The dead letter of a stream batch: metadata that points into the stream, not the records (they stay in the stream
+   * until it trims them). Shaped as Lambda documents its on-failure record for DynamoDB streams
+   * (`DDBStreamBatchInfo`); EventBridge documents no sample for pipes, so read only the batch info from it.
+   */
+  private batchInfo(shardId: string, batch: readonly GivenUp[]): Record<string, unknown> {
+    const first = batch[0]!;
+    const last = batch[batch.length - 1]!;
+    const arrival = (item: GivenUp): string | undefined => {
+      const seconds = item.event.dynamodb.ApproximateCreationDateTime;
+      return typeof seconds === 'number' ? new Date(seconds * 1000).toISOString() : undefined;
+    };
+    return {
+      requestContext: { pipeArn: this.options.pipeArn ?? `arn:aws:pipes:${this.options.region}:000000000000:pipe/${this.options.model.key}`, condition: first.condition, approximateInvokeCount: Math.max(...batch.map((item) => item.attempts)) },
+      version: '1.0',
+      timestamp: new Date().toISOString(),
+      DDBStreamBatchInfo: {
+        shardId,
+        startSequenceNumber: first.record.dynamodb?.SequenceNumber,
+        endSequenceNumber: last.record.dynamodb?.SequenceNumber,
+        approximateArrivalOfFirstRecord: arrival(first),
+        approximateArrivalOfLastRecord: arrival(last),
+        batchSize: batch.length,
+        streamArn: this.options.streamArn,
+      },
+    };
   }
 
   private async send<T>(what: string, request: () => Promise<T>): Promise<T> {
@@ -247,6 +366,10 @@ export class SimulatedRelay {
     const reason = error instanceof Error ? error.message : String(error);
     return new Error(`relay ${this.options.model.key}: ${what} on stream ${this.options.streamArn} failed: ${reason}`, { cause: error });
   }
+}
+
+function idsOf(items: readonly RelayedRecord[]): string[] {
+  return items.flatMap((item) => (item.eventId === undefined ? [] : [item.eventId]));
 }
 
 function errorName(error: unknown): string | undefined {

@@ -6,11 +6,15 @@
  * - with `RawMessageDelivery` it gets the message itself, and the message attributes become SQS message attributes
  *   (sns-large-payload-raw-message-delivery.html);
  * - delivery is at least once: the fault plan decides when a delivery arrives twice (two SQS messages with the same
- *   SNS MessageId, as an SNS retry would give).
+ *   SNS MessageId, as an SNS retry would give);
+ * - delivery attempts fail when the plan says so (`sns-delivery-failure`, each counted as a fault) and are retried
+ *   under the delivery policy for SQS endpoints; when it runs out (every attempt failed), or when IAM does not let SNS
+ *   deliver (the queue's policy, its key's policy), the message goes to the subscription's dead-letter queue, or is
+ *   lost (and reported) when there is none or SNS may not send there either.
  *
  * Not emulated: FIFO topics (refused: EventBridge Pipes cannot target one, eb-pipes-event-target.html), subscription
- * protocols other than `sqs`, delivery failures and the subscription's dead-letter queue (delivery to a local queue
- * never fails), message signatures (the Signature is a placeholder that does not verify), Subject, MessageStructure.
+ * protocols other than `sqs`, the delay of a retried delivery (it arrives at once), message signatures (the Signature
+ * is a placeholder that does not verify), Subject, MessageStructure.
  */
 import { createHash } from 'node:crypto';
 import type { FaultPlan } from '../faults/fault-plan';
@@ -18,7 +22,8 @@ import type { SubscriptionModel, TopicModel } from '../model/flow-model';
 import type { MessageOrigin, SimulationObserver } from '../run/observer';
 import type { VirtualClock } from './clock';
 import { ContentIds, deterministicUuid, eventIdOf } from './message-ids';
-import type { SimulatedQueue, SqsMessageAttribute } from './queue';
+import type { SendMessageInput, SimulatedQueue, SqsMessageAttribute } from './queue';
+import { SNS_SQS_DELIVERY_ATTEMPTS, snsDelivers } from './retry-policies';
 
 /** Largest message SNS Publish accepts, message and attributes together: 256 KiB. */
 export const MAX_SNS_MESSAGE_BYTES = 262_144;
@@ -133,12 +138,19 @@ export class SimulatedTopic {
           ? { body: message, messageAttributes: attributes }
           : { body: this.notification(subscription, messageId, message, timestamp, attributes) };
         const denied = target.authorizeDelivery?.();
-        if (denied !== undefined) {
-          // SNS retries a delivery it may not make until its delivery policy gives up: it never succeeds
+        // the delivery attempts that fail before one succeeds (the same for both copies of a duplicate delivery)
+        const failedAttempts = denied !== undefined ? 0 : this.faults.failedAttempts(this.faults.rates.snsDeliveryFailure ?? 0, 'sns-delivery-failure', subscription.key, messageId);
+        const failure =
+          denied ??
+          (snsDelivers(failedAttempts)
+            ? undefined
+            : `every delivery attempt failed (injected) until SNS's delivery policy for SQS endpoints ran out (${SNS_SQS_DELIVERY_ATTEMPTS} attempts over 23 days)`);
+        const failedCount = Math.min(failedAttempts, SNS_SQS_DELIVERY_ATTEMPTS);
+        if (failedCount > 0) this.observer.onFault?.('sns-delivery-failure', subscription.key, { count: failedCount });
+        if (failure !== undefined) {
+          // SNS retries a delivery it may not (or cannot) make until its delivery policy gives up
           copies = 0;
-          const deadLetterDenied = target.deadLetterQueue === undefined ? 'the subscription has no dead-letter queue' : target.authorizeDeadLetter?.();
-          if (deadLetterDenied === undefined) target.deadLetterQueue!.send({ ...delivery, origin: { ...origin, via: 'sns-dead-letter', deliveryFailure: denied } });
-          else this.observer.onUndeliverable?.(subscription.key, { ...(eventId === undefined ? {} : { eventId }), reason: `${denied}; and ${deadLetterDenied}` });
+          this.giveUp(target, delivery, origin, failure);
         } else {
           for (let copy = 0; copy < copies; copy += 1) target.queue.send({ ...delivery, origin });
           if (duplicate) this.observer.onFault?.('duplicate-delivery', subscription.key);
@@ -147,6 +159,16 @@ export class SimulatedTopic {
       this.observer.onFanOut?.(subscription.key, { ...(eventId === undefined ? {} : { eventId }), matched, copies });
     }
     return { messageId };
+  }
+
+  /** A message SNS could not deliver: onto the subscription's dead-letter queue, or lost (and reported) without one it may use. */
+  private giveUp(target: TopicSubscriptionTarget, delivery: Omit<SendMessageInput, 'origin'>, origin: MessageOrigin, failure: string): void {
+    const deadLetterDenied = target.deadLetterQueue === undefined ? 'the subscription has no dead-letter queue' : target.authorizeDeadLetter?.();
+    if (deadLetterDenied === undefined) {
+      target.deadLetterQueue!.send({ ...delivery, origin: { ...origin, via: 'sns-dead-letter', deliveryFailure: failure } });
+      return;
+    }
+    this.observer.onUndeliverable?.(target.model.key, { ...(origin.eventId === undefined ? {} : { eventId: origin.eventId }), reason: `${failure}; and ${deadLetterDenied}` });
   }
 
   /** The SNS notification JSON an SQS subscription without raw delivery receives. */

@@ -44,7 +44,9 @@ export type ViolationKind =
   /** A batch response acknowledged a record the runtime logged as failed (acknowledged-failures.ts). */
   | 'acknowledged-failure'
   /** A producer's business change without its outbox event, or an outbox event without its change (dual-writes.ts). */
-  | 'dual-write';
+  | 'dual-write'
+  /** Dead letters on a queue no CloudWatch alarm of the templates watches: nobody would be told (unwatched-dead-letters.ts). */
+  | 'unwatched-dead-letters';
 
 /** A broken invariant. */
 export interface Violation {
@@ -57,13 +59,22 @@ export interface Violation {
 /** Events committed to the outboxes: per relay key, the event ids that pass its filter. */
 export type CommittedEvents = ReadonlyMap<string, readonly string[]>;
 
-/** Every committed event reached the topic. */
+/**
+ * Every committed event reached the topic, or is accounted for in the relay's dead-letter queue (the pipe gave up on
+ * it and put its stream batch's metadata there; the queue-alarm check says whether anyone would be told). An event the
+ * pipe gave up on without a dead letter (no dead-letter queue, the pipe may not send there, the stream trimmed it) is
+ * lost, with the reason.
+ */
 export function checkRelayed(committed: CommittedEvents, ledger: RunLedger): Violation[] {
   const violations: Violation[] = [];
   for (const [relay, eventIds] of committed) {
     const published = ledger.published.get(relay);
     for (const eventId of eventIds) {
-      if (!published?.has(eventId)) violations.push({ kind: 'not-relayed', detail: `event ${eventId} is in the outbox but relay ${relay} never published it` });
+      if (published?.has(eventId)) continue;
+      const gaveUp = ledger.relayGaveUp.find((entry) => entry.relay === relay && entry.eventIds.includes(eventId));
+      if (gaveUp?.deadLetterQueue !== undefined) continue;
+      const why = gaveUp === undefined ? '' : `: the pipe gave up on it and it is lost (${gaveUp.reason})`;
+      violations.push({ kind: 'not-relayed', detail: `event ${eventId} is in the outbox but relay ${relay} never published it${why}` });
     }
   }
   return violations;

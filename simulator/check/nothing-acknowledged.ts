@@ -6,14 +6,14 @@
  */
 import type { Violation } from './invariants';
 
-/** A violation when `matched` events reached the subscriber and `acknowledged` of them were acknowledged is 0. */
-export function checkSomethingAcknowledged(subscriber: string, figures: { readonly matched: number; readonly acknowledged: number; readonly deadLettered: number }): Violation[] {
-  if (figures.matched === 0 || figures.acknowledged > 0) return [];
+/** A violation when `delivered` events reached the subscriber's queue and `acknowledged` of them were acknowledged is 0. */
+export function checkSomethingAcknowledged(subscriber: string, figures: { readonly delivered: number; readonly acknowledged: number; readonly deadLettered: number }): Violation[] {
+  if (figures.delivered === 0 || figures.acknowledged > 0) return [];
   return [
     {
       kind: 'nothing-acknowledged',
       subscriber,
-      detail: `${figures.matched} event(s) matched its filter policy and its consumer acknowledged none of them (${figures.deadLettered} dead letter(s)): nothing it was meant to do was done`,
+      detail: `${figures.delivered} event(s) matched its filter policy and reached its queue, and its consumer acknowledged none of them (${figures.deadLettered} dead letter(s)): nothing it was meant to do was done`,
     },
   ];
 }

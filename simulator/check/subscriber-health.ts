@@ -13,11 +13,13 @@ import { checkSomethingAcknowledged } from './nothing-acknowledged';
 /** Runs the three checks on one subscriber, from its dead letters and the run's ledger. */
 export function checkSubscriberHealth(subscriber: SubscriberView, deadLetters: readonly DeadLetterFinding[], ledger: RunLedger): Violation[] {
   const { name, subscription, mapping } = subscriber;
-  const matched = ledger.matchedEvents.get(subscription.key)?.size ?? 0;
+  // what reached its queue: an event SNS could not deliver is the delivery's failure (dead-lettered or lost, and
+  // reported as such), not the consumer's
+  const delivered = ledger.deliveredEvents.get(subscription.key)?.size ?? 0;
   const acknowledged = ledger.acknowledgedEvents.get(subscription.key)?.size ?? 0;
   return [
     ...checkConfigurationErrors(name, deadLetters),
     ...checkAcknowledgedFailures(name, mapping === undefined ? [] : (ledger.loggedRetries.get(mapping.key) ?? [])),
-    ...checkSomethingAcknowledged(name, { matched, acknowledged, deadLettered: deadLetters.length }),
+    ...checkSomethingAcknowledged(name, { delivered, acknowledged, deadLettered: deadLetters.length }),
   ];
 }

@@ -16,13 +16,36 @@ export interface FaultRates {
   readonly throttle: number;
   /** The consumer process dies at a DynamoDB request: half the time before sending it, half after DynamoDB applied it. */
   readonly crash: number;
+  /**
+   * An attempt of the outbox relay (the pipe) to publish a stream record to its topic fails with a transient target
+   * error, so the pipe retries it under its retry policy (`MaximumRetryAttempts`, `MaximumRecordAgeInSeconds`) and
+   * dead-letters it when the policy runs out. Decided per attempt. @default 0
+   */
+  readonly relayFailure?: number;
+  /**
+   * An attempt of SNS to deliver a message to a subscription's SQS queue fails, so SNS retries it under its delivery
+   * policy for SQS endpoints and puts it on the subscription's dead-letter queue when the policy runs out. Decided per
+   * attempt. @default 0
+   */
+  readonly snsDeliveryFailure?: number;
 }
 
 /** The kinds of decision, named in the figures of a run. */
-export type FaultKind = 'duplicate-delivery' | 'concurrent-receive' | 'lost-delete' | 'lost-response' | 'throttle' | 'crash' | 'crash-after-commit';
+export type FaultKind =
+  | 'duplicate-delivery'
+  | 'concurrent-receive'
+  | 'lost-delete'
+  | 'lost-response'
+  | 'throttle'
+  | 'crash'
+  | 'crash-after-commit'
+  /** one failed attempt of the relay to publish a stream record */
+  | 'relay-publish-failure'
+  /** one failed attempt of SNS to deliver a message to a subscription's queue */
+  | 'sns-delivery-failure';
 
 /** No faults at all. */
-export const NO_FAULTS: FaultRates = { duplicate: 0, lostResponse: 0, throttle: 0, crash: 0 };
+export const NO_FAULTS: Required<FaultRates> = { duplicate: 0, lostResponse: 0, throttle: 0, crash: 0, relayFailure: 0, snsDeliveryFailure: 0 };
 
 /** Seeded, order-independent fault decisions. */
 export class FaultPlan {
@@ -39,6 +62,19 @@ export class FaultPlan {
   public fraction(...key: readonly (string | number)[]): number {
     const digest = createHash('sha256').update(JSON.stringify([this.seed, ...key])).digest();
     return digest.readUIntBE(0, 6) / 2 ** 48;
+  }
+
+  /**
+   * How many attempts in a row fail before one succeeds, when each attempt fails with probability `rate`
+   * independently: a geometric draw from one fraction of the seed and `key` (so a thousand retries cost one hash).
+   * 0 when `rate` is 0; `Infinity` when it is 1 (no attempt ever succeeds).
+   */
+  public failedAttempts(rate: number, kind: FaultKind, ...key: readonly (string | number)[]): number {
+    if (rate <= 0) return 0;
+    if (rate >= 1) return Number.POSITIVE_INFINITY;
+    // P(failures >= n) = rate^n, so failures = floor(ln(u) / ln(rate)) for u uniform in (0, 1]
+    const u = 1 - this.fraction(kind, ...key);
+    return Math.floor(Math.log(u) / Math.log(rate));
   }
 
   /** Whether the fault happens: `fraction(kind, ...key) < rate`. */

@@ -81,9 +81,13 @@ export class FlowAccess {
     };
   }
 
-  /** The check of a pipe before it sends to its dead-letter queue. */
-  public pipeDeadLetterCheck(pipe: ResourceKey, queue: ResourceKey): () => Promise<string | undefined> {
-    return () => this.check(this.requests.sqs({ kind: 'role', via: pipe }, 'SendMessage', queue));
+  /** The check of a pipe before it sends to its dead-letter queue (and uses the queue's key), decided now and synchronous from then on. */
+  public async pipeDeadLetterCheck(pipe: ResourceKey, queue: ResourceKey): Promise<() => string | undefined> {
+    const check = await this.control.prepare(this.requests.sqs({ kind: 'role', via: pipe }, 'SendMessage', queue));
+    return () => {
+      const outcome = check();
+      return outcome.allowed ? undefined : (outcome.message ?? 'access denied');
+    };
   }
 
   /**

@@ -50,6 +50,10 @@ export interface RelayModel extends ModelledResource {
   readonly startingPosition: string;
   /** `...MaximumRetryAttempts` @default -1 (infinite, as AWS) */
   readonly maximumRetryAttempts: number;
+  /** `...MaximumRecordAgeInSeconds` @default -1 (infinite, as AWS) */
+  readonly maximumRecordAgeSeconds: number;
+  /** `...OnPartialBatchItemFailure` is `AUTOMATIC_BISECT`: a failing batch is halved until the failing record is alone. @default false */
+  readonly bisectOnFailure: boolean;
   /** `...DeadLetterConfig.Arn`, when it names a queue of the template. */
   readonly deadLetterQueue?: ResourceKey;
   /** `SourceParameters.FilterCriteria.Filters[].Pattern`, each a JSON event pattern; none means every record passes. */
@@ -143,6 +147,8 @@ export interface FlowModel {
   readonly notSimulated: readonly string[];
   /** Roles, policies and keys, for IAM evaluation. @default none: requests are not evaluated */
   readonly access?: AccessModel;
+  /** The CloudWatch alarms watching each queue (by queue key: the alarms' construct paths). @default no queue is watched */
+  readonly queueAlarms?: ReadonlyMap<ResourceKey, readonly string[]>;
 }
 
 /**

@@ -15,6 +15,7 @@ import { readAccessModel } from './resources/access';
 import { readEventSourceMapping } from './resources/event-source-mapping';
 import { readFunction } from './resources/function';
 import { readQueue } from './resources/queue';
+import { readQueueAlarms } from './resources/queue-alarms';
 import { readRelay } from './resources/relay';
 import { readSubscription } from './resources/subscription';
 import { readTable } from './resources/table';
@@ -76,8 +77,9 @@ export function readAssembly(assemblyDirectory: string, options: ReadAssemblyOpt
   for (const template of stackTemplates) {
     for (const resource of template.resources) readResource(resource, flow);
   }
-  const access = readAccessModel(stackTemplates.flatMap((template) => template.resources));
-  return { assemblyDirectory: directory, stackNames: stacks.map((stack) => stack.stackName), ...linkFlow(flow), access };
+  const resources = stackTemplates.flatMap((template) => template.resources);
+  const access = readAccessModel(resources);
+  return { assemblyDirectory: directory, stackNames: stacks.map((stack) => stack.stackName), ...linkFlow(flow), access, queueAlarms: readQueueAlarms(resources) };
 }
 
 /** How each flow resource type is read into the flow (what a reader only partly simulates, it says in `notSimulated`). */

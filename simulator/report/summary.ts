@@ -79,6 +79,26 @@ export function iamLine(result: SimulationResult): string {
   return lines.join('\n');
 }
 
+/** The relay line: records read, publish attempts that failed and were retried, what the pipes gave up on. */
+export function relayLine(result: SimulationResult): string {
+  const { committedEvents, streamRecords, failedAttempts, deadLettered, deadLetterMessages, lost } = result.relay;
+  return (
+    `relay: ${committedEvents} events committed to the outbox, ${streamRecords} stream records read, ${failedAttempts} publish attempt(s) failed and retried` +
+    (deadLettered > 0 ? `, ${deadLettered} event(s) given up and dead-lettered by the pipe (${deadLetterMessages} message(s) of stream-batch metadata: replay them from the stream before it trims them)` : '') +
+    (lost > 0 ? `, ${lost} event(s) given up and LOST` : '')
+  );
+}
+
+/** The SNS line: delivery attempts that failed and were retried, messages put on subscription dead-letter queues, lost. */
+export function snsLine(result: SimulationResult): string {
+  const { failedAttempts, deadLettered, undeliverable } = result.sns;
+  return (
+    `sns: ${failedAttempts} delivery attempt(s) to queues failed and retried` +
+    (deadLettered > 0 ? `, ${deadLettered} message(s) put on subscription dead-letter queues` : '') +
+    (undeliverable > 0 ? `, ${undeliverable} message(s) undeliverable and LOST` : '')
+  );
+}
+
 /** The whole report. */
 export function formatSummary(result: SimulationResult): string {
   const out: string[] = [];
@@ -90,7 +110,8 @@ export function formatSummary(result: SimulationResult): string {
         ? ` (${producer.failed.slice(0, 3).map((failure) => `#${failure.index}: ${truncate(failure.reason)}`).join('; ')}` +
           '; a command that failed may still have committed before the failure was seen, e.g. a crash or lost response after the commit; the relay check counts what committed)'
         : ''),
-    `relay: ${result.relay.committedEvents} events committed to the outbox, ${result.relay.streamRecords} stream records read`,
+    relayLine(result),
+    snsLine(result),
   );
   out.push(iamLine(result));
   const operator = result.operator;
@@ -122,7 +143,12 @@ export function formatSummary(result: SimulationResult): string {
     const counted = result.subscribers.length - notCounted.length;
     const effects = counted === 0 ? '' : `${notCounted.length === 0 ? 'each effect' : 'each counted effect'} applied exactly once (at most once when dead-lettered); `;
     const producerWrites = result.producerWritesChecked === true ? "every business change of the producer committed with its events; " : '';
-    out.push(`OK: ${producerWrites}every event reached every matching subscriber; ${effects}every dead letter explained.`);
+    const givenUp = result.relay.deadLettered + result.sns.deadLettered;
+    const reached =
+      givenUp === 0
+        ? 'every event reached every matching subscriber'
+        : `every event reached every matching subscriber or is on a dead-letter queue an alarm watches (${result.relay.deadLettered} given up by the relay, ${result.sns.deadLettered} by SNS)`;
+    out.push(`OK: ${producerWrites}${reached}; ${effects}every dead letter explained.`);
     if (notCounted.length > 0) {
       out.push(`Effects were NOT checked for ${notCounted.join(', ')} (no effect probe in the scenario): exactly-once is unproven for them.`);
     }

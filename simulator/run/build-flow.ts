@@ -173,6 +173,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
       const render = compileInputTemplate(relayModel.inputTemplate);
       const pipeName = generatedName(relayModel, 64);
       const reserved = { pipeName, pipeArn: names.arn('pipes', `pipe/${pipeName}`), sourceArn: table.streamArn, targetArn: topic.arn };
+      const deadLetterQueue = relayModel.deadLetterQueue === undefined ? undefined : queues.get(relayModel.deadLetterQueue);
       relays.push(
         new SimulatedRelay({
           model: relayModel,
@@ -184,9 +185,15 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
           observer: deps.observer,
           filters,
           render: (event: unknown) => render(event, reserved),
+          pipeArn: reserved.pipeArn,
+          ...(deadLetterQueue === undefined ? {} : { deadLetterQueue }),
           ...(access === undefined
             ? {}
-            : { authorizeRead: access.streamReadCheck(relayModel.key, relayModel.sourceTable), authorizePublish: await access.publishCheck(relayModel.key, relayModel.targetTopic) }),
+            : {
+                authorizeRead: access.streamReadCheck(relayModel.key, relayModel.sourceTable),
+                authorizePublish: await access.publishCheck(relayModel.key, relayModel.targetTopic),
+                ...(deadLetterQueue === undefined ? {} : { authorizeDeadLetter: await access.pipeDeadLetterCheck(relayModel.key, deadLetterQueue.model.key) }),
+              }),
         }),
       );
     }

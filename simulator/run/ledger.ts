@@ -59,6 +59,8 @@ export class RunLedger implements SimulationObserver {
   public streamRecords = 0;
   /** Per subscription: the events that matched its filter policy and were put on its queue. */
   public readonly matchedEvents = new Map<ResourceKey, Set<string>>();
+  /** Per subscription: the matched events SNS delivered to its queue (not those it could not deliver). */
+  public readonly deliveredEvents = new Map<ResourceKey, Set<string>>();
   /**
    * Per subscription: the events at least one of whose messages its consumer deleted from the subscription's queue
    * after handling it (acknowledged). A deletion after the runtime dead-lettered that receive is not one of these.
@@ -68,6 +70,13 @@ export class RunLedger implements SimulationObserver {
   public readonly deadLetterDeletedEvents = new Map<ResourceKey, Set<string>>();
   /** Per queue: messages SQS moved to the dead-letter queue after maxReceiveCount. */
   public readonly redriven = new Map<ResourceKey, number>();
+  /**
+   * Stream records each relay gave up on: the events, why, and the dead-letter queue their dead letter went to
+   * (none: discarded, lost).
+   */
+  public readonly relayGaveUp: { relay: ResourceKey; eventIds: readonly string[]; reason: string; deadLetterQueue?: ResourceKey }[] = [];
+  /** Messages SNS put on a subscription's dead-letter queue because it could not deliver them. */
+  public snsDeadLettered = 0;
   /** Messages SNS could not deliver and had no dead-letter queue for: lost, with why. */
   public readonly undeliverable: { subscription: ResourceKey; eventId?: string; reason: string }[] = [];
   /** Messages that outlived their queue's retention: lost. */
@@ -104,9 +113,15 @@ export class RunLedger implements SimulationObserver {
   public onFanOut(subscription: ResourceKey, delivery: { readonly eventId?: string; readonly matched: boolean; readonly copies: number }): void {
     if (!delivery.matched || delivery.eventId === undefined) return;
     getOrCreate(this.matchedEvents, subscription, () => new Set()).add(delivery.eventId);
+    if (delivery.copies > 0) getOrCreate(this.deliveredEvents, subscription, () => new Set()).add(delivery.eventId);
+  }
+
+  public onRelayGaveUp(relay: ResourceKey, records: { readonly eventIds: readonly string[]; readonly reason: string; readonly deadLetterQueue?: ResourceKey }): void {
+    this.relayGaveUp.push({ relay, ...records });
   }
 
   public onEnqueued(_queue: ResourceKey, message: { readonly messageId: string; readonly origin: MessageOrigin }): void {
+    if (message.origin.via === 'sns-dead-letter') this.snsDeadLettered += 1;
     const source = message.origin.deadLetterOf;
     if (message.origin.via === 'send-message' && source !== undefined) this.runtimeDeadLetters.add(`${source.messageId}#${source.receiveCount ?? '*'}`);
   }
@@ -172,9 +187,9 @@ export class RunLedger implements SimulationObserver {
     }
   }
 
-  public onFault(kind: FaultKind, subject: ResourceKey, detail?: { readonly messageId?: string }): void {
+  public onFault(kind: FaultKind, subject: ResourceKey, detail?: { readonly messageId?: string; readonly count?: number }): void {
     const byKind = getOrCreate(this.faults, subject, () => new Map<FaultKind, number>());
-    byKind.set(kind, (byKind.get(kind) ?? 0) + 1);
+    byKind.set(kind, (byKind.get(kind) ?? 0) + (detail?.count ?? 1));
     // handled, yet back on the queue: if SQS moves it after maxReceiveCount receives, this is why
     if (kind === 'lost-delete' && detail?.messageId !== undefined) this.lastFailure.set(detail.messageId, 'handled, but its delete was lost (an injected fault)');
   }
@@ -212,6 +227,13 @@ export class RunLedger implements SimulationObserver {
       for (const [kind, count] of this.faults.get(subject) ?? []) byKind[kind] = (byKind[kind] ?? 0) + count;
     }
     return byKind;
+  }
+
+  /** Faults of `kind` summed over every subject. */
+  public faultsOfKind(kind: FaultKind): number {
+    let total = 0;
+    for (const byKind of this.faults.values()) total += byKind.get(kind) ?? 0;
+    return total;
   }
 
   /** Total of all faults injected. */

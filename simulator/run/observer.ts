@@ -19,8 +19,10 @@ export interface MessageOrigin {
     /** moved back from a dead-letter queue to the subscriber's queue by the (simulated) operator's redrive */
     | 'moved-back'
     /** put on a subscription's dead-letter queue by SNS, which could not deliver it to the subscription's queue */
-    | 'sns-dead-letter';
-  /** For `sns-dead-letter`: why SNS could not deliver it. */
+    | 'sns-dead-letter'
+    /** put on the outbox relay's dead-letter queue by the pipe, which could not publish the stream record(s) it points at */
+    | 'pipe-dead-letter';
+  /** For `sns-dead-letter` and `pipe-dead-letter`: why SNS could not deliver it, or the pipe publish it. */
   readonly deliveryFailure?: string;
   /** For `redrive`: the queue it was moved from and its receive count there. */
   readonly redrivenFrom?: { readonly queue: ResourceKey; readonly receiveCount: number };
@@ -68,6 +70,11 @@ export interface SimulationObserver {
    * dead-letter queue it may put it on: the message is gone.
    */
   onUndeliverable?(subscription: ResourceKey, message: { readonly eventId?: string; readonly reason: string }): void;
+  /**
+   * The relay (the pipe) gave up on stream records it could not publish: `deadLetterQueue` is where their dead letter
+   * went; without it they are gone (no dead-letter queue, the pipe may not send there, or the stream trimmed them).
+   */
+  onRelayGaveUp?(relay: ResourceKey, records: { readonly eventIds: readonly string[]; readonly reason: string; readonly deadLetterQueue?: ResourceKey }): void;
   /** A message was put on a queue. */
   onEnqueued?(queue: ResourceKey, message: { readonly messageId: string; readonly origin: MessageOrigin }): void;
   /** A message was deleted from a queue (acknowledged). */
@@ -89,8 +96,11 @@ export interface SimulationObserver {
       readonly output?: readonly string[];
     },
   ): void;
-  /** A fault was injected. `subject` says on what (a function, a queue, a subscription); `detail.messageId` the SQS message it hit, when one. */
-  onFault?(kind: FaultKind, subject: ResourceKey, detail?: { readonly messageId?: string }): void;
+  /**
+   * A fault was injected. `subject` says on what (a function, a queue, a subscription, a relay); `detail.messageId` the
+   * SQS message it hit, when one; `detail.count` how many times it happened at once (failed attempts of one delivery). @default count 1
+   */
+  onFault?(kind: FaultKind, subject: ResourceKey, detail?: { readonly messageId?: string; readonly count?: number }): void;
   /** A line a function wrote to stdout or stderr (its logs and EMF metrics). */
   onFunctionOutput?(functionKey: ResourceKey, line: string, stream: 'stdout' | 'stderr'): void;
 }

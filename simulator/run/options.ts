@@ -77,7 +77,7 @@ export interface SimulationOptions {
 }
 
 /** Fault rates of a run when none are given: enough to hit every path in a 100-event run. */
-export const DEFAULT_FAULT_RATES: FaultRates = { duplicate: 0.1, lostResponse: 0.03, throttle: 0.03, crash: 0.02 };
+export const DEFAULT_FAULT_RATES: Required<FaultRates> = { duplicate: 0.1, lostResponse: 0.03, throttle: 0.03, crash: 0.02, relayFailure: 0.05, snsDeliveryFailure: 0.05 };
 
 /** The defaults of the numeric options. */
 export const SIMULATION_DEFAULTS = { count: 100, concurrency: 4, seed: '1', region: 'us-east-1', maxSimulatedSeconds: 86_400, extraRounds: 10_000 } as const;

@@ -23,6 +23,7 @@ import { HOW_TO_INSTALL_POLICY_ENGINE, loadPolicyEngine } from '../iam/policy-en
 import { checkDeliveries, checkEffects, checkRelayed, checkSettled, checkTracked, type Violation } from '../check/invariants';
 import { checkProducerFailures } from '../check/producer-failures';
 import { checkSubscriberHealth } from '../check/subscriber-health';
+import { checkUnwatchedDeadLetters, type DeadLetterQueueContents } from '../check/unwatched-dead-letters';
 import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
 import { FaultPlan, type FaultKind } from '../faults/fault-plan';
 import { readAssembly } from '../model/read-assembly';
@@ -70,7 +71,9 @@ export interface SimulationResult {
   readonly assemblyDirectory: string;
   readonly seed: string;
   readonly producer: ProducerFigures;
-  readonly relay: { readonly streamRecords: number; readonly committedEvents: number };
+  readonly relay: RelayFigures;
+  /** SNS → SQS deliveries: attempts that failed (and were retried), messages put on subscription DLQs, messages lost. */
+  readonly sns: { readonly failedAttempts: number; readonly deadLettered: number; readonly undeliverable: number };
   readonly subscribers: readonly SubscriberReport[];
   /** Every dead letter with its explanation, by subscriber name. */
   readonly deadLetters: ReadonlyMap<string, readonly DeadLetterFinding[]>;
@@ -90,6 +93,19 @@ export interface SimulationResult {
   readonly producerWritesChecked?: boolean;
 }
 
+/** What the outbox relays did: records read, publish attempts that failed, what they gave up on. */
+export interface RelayFigures {
+  readonly streamRecords: number;
+  readonly committedEvents: number;
+  /** Publish attempts that failed (each retried, or the last before the pipe gave up). */
+  readonly failedAttempts: number;
+  /** Events the pipes put on their dead-letter queues (as stream-batch metadata), and in how many messages. */
+  readonly deadLettered: number;
+  readonly deadLetterMessages: number;
+  /** Events the pipes gave up on with no dead letter: lost. */
+  readonly lost: number;
+}
+
 /** What IAM evaluation did in a run. */
 export type IamReport = ({ readonly evaluated: true } & IamFigures) | { readonly evaluated: false; readonly reason: string };
 
@@ -107,6 +123,19 @@ function faultDecider(plan: FaultPlan): (functionKey: ResourceKey, invocationKey
     if (plan.happens(rates.throttle, 'throttle', ...key)) return 'throttle';
     if (write && plan.happens(rates.lostResponse, 'lost-response', ...key)) return 'lose-response';
     return 'none';
+  };
+}
+
+function relayFigures(ledger: RunLedger, committedEvents: number): RelayFigures {
+  const dead = ledger.relayGaveUp.filter((entry) => entry.deadLetterQueue !== undefined);
+  const lost = ledger.relayGaveUp.filter((entry) => entry.deadLetterQueue === undefined);
+  return {
+    streamRecords: ledger.streamRecords,
+    committedEvents,
+    failedAttempts: ledger.faultsOfKind('relay-publish-failure'),
+    deadLettered: dead.reduce((sum, entry) => sum + entry.eventIds.length, 0),
+    deadLetterMessages: dead.length,
+    lost: lost.reduce((sum, entry) => sum + entry.eventIds.length, 0),
   };
 }
 
@@ -227,6 +256,10 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     if (producer !== undefined && options.scenario?.producer !== undefined) {
       violations.push(...(await checkProducerWrites(options.scenario.producer, { model, flow, documents, committed, producerKey: producer.key })));
     }
+    const deadLetterQueues: DeadLetterQueueContents[] = model.relays.flatMap((relay) => {
+      const queue = relay.deadLetterQueue === undefined ? undefined : flow!.queues.get(relay.deadLetterQueue);
+      return queue === undefined ? [] : [{ queue, owner: `relay ${relay.constructPath ?? relay.key}` }];
+    });
     const deadLetters = new Map<string, readonly DeadLetterFinding[]>();
     const effectsNotCounted: string[] = [];
     const subscribers: SubscriberReport[] = [];
@@ -235,6 +268,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       deadLetters.set(subscriber.name, findings);
       violations.push(...checkDeliveries(subscriber, findings, ledger));
       violations.push(...checkSubscriberHealth(subscriber, findings, ledger));
+      deadLetterQueues.push(...subscriber.deadLetterQueues.map((queue) => ({ queue, owner: `subscriber ${subscriber.name}` })));
       const matched = ledger.matchedEvents.get(subscriber.subscription.key) ?? new Set<string>();
       let effects: SubscriberReport['effects'];
       const probe = options.scenario?.effects?.[subscriber.name];
@@ -275,13 +309,15 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         ? { evaluated: true, ...flow.access.control.figures() }
         : { evaluated: false, reason: options.iam === false ? 'IAM evaluation is off (--iam off)' : `IAM was not evaluated: ${HOW_TO_INSTALL_POLICY_ENGINE}` };
     if (iam.evaluated) violations.push(...checkAccess(iam));
+    violations.push(...checkUnwatchedDeadLetters(deadLetterQueues, model.queueAlarms));
     let committedEvents = 0;
     for (const ids of committed.eventIdsByRelay.values()) committedEvents += ids.length;
     return {
       assemblyDirectory,
       seed,
       producer: producerFigures,
-      relay: { streamRecords: ledger.streamRecords, committedEvents },
+      relay: relayFigures(ledger, committedEvents),
+      sns: { failedAttempts: ledger.faultsOfKind('sns-delivery-failure'), deadLettered: ledger.snsDeadLettered, undeliverable: ledger.undeliverable.length },
       subscribers,
       deadLetters,
       violations,

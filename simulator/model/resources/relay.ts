@@ -2,7 +2,8 @@
  * `AWS::Pipes::Pipe` from a DynamoDB stream to an SNS topic: the outbox relay. Defaults and bounds are those of
  * `PipeSourceDynamoDBStreamParameters` (EventBridge Pipes API reference): `BatchSize` 1 to 10,000 (the DynamoDB
  * Streams source default is 100, as for Lambda event source mappings), `MaximumRetryAttempts` -1 (infinite) to
- * 10,000, default -1; `StartingPosition` required.
+ * 10,000, default -1; `MaximumRecordAgeInSeconds` -1 (infinite) to 604,800, default -1; `OnPartialBatchItemFailure`
+ * `AUTOMATIC_BISECT` or unset; `StartingPosition` required.
  */
 import type { RelayModel } from '../flow-model';
 import { describeExpression } from '../intrinsics';
@@ -23,6 +24,10 @@ import {
 export const PIPE_BATCH_SIZE = { min: 1, max: 10_000, default: 100 } as const;
 /** `MaximumRetryAttempts`: -1 is infinite. */
 export const PIPE_MAXIMUM_RETRY_ATTEMPTS = { min: -1, max: 10_000, default: -1 } as const;
+/** `MaximumRecordAgeInSeconds`: -1 is infinite (API reference: -1 to 604,800). */
+export const PIPE_MAXIMUM_RECORD_AGE_SECONDS = { min: -1, max: 604_800, default: -1 } as const;
+
+const PARTIAL_BATCH_ITEM_FAILURE = ['AUTOMATIC_BISECT'] as const;
 
 const STARTING_POSITIONS = ['TRIM_HORIZON', 'LATEST'] as const;
 
@@ -68,6 +73,16 @@ export function readRelay(resource: TemplateResource, notes: string[]): RelayMod
       PIPE_MAXIMUM_RETRY_ATTEMPTS,
       PIPE_MAXIMUM_RETRY_ATTEMPTS.default,
     ),
+    maximumRecordAgeSeconds: readInteger(
+      resource,
+      'SourceParameters.DynamoDBStreamParameters.MaximumRecordAgeInSeconds',
+      streamParameters.MaximumRecordAgeInSeconds,
+      PIPE_MAXIMUM_RECORD_AGE_SECONDS,
+      PIPE_MAXIMUM_RECORD_AGE_SECONDS.default,
+    ),
+    bisectOnFailure:
+      readEnum(resource, 'SourceParameters.DynamoDBStreamParameters.OnPartialBatchItemFailure', streamParameters.OnPartialBatchItemFailure, PARTIAL_BATCH_ITEM_FAILURE) ===
+      'AUTOMATIC_BISECT',
     ...deadLetterQueueOf(resource, streamParameters, notes),
     filterPatterns: filterPatternsOf(resource, sourceParameters),
     ...(inputTemplate === undefined ? {} : { inputTemplate }),

@@ -1,6 +1,7 @@
 import { PutItemCommand, TransactWriteItemsCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { beforeAll, describe, expect, inject, test } from 'vitest';
+import type { SimulatedQueue } from '../../../simulator/aws/queue';
 import { SimulatedRelay, type RelayTarget } from '../../../simulator/aws/stream-relay';
 import type { PipeStreamEvent } from '../../../simulator/aws/stream-record';
 import { createTables } from '../../../simulator/aws/tables';
@@ -9,8 +10,10 @@ import type { RelayModel, TableModel } from '../../../simulator/model/flow-model
 import type { SimulationObserver } from '../../../simulator/run/observer';
 import { LOCAL_CREDENTIALS, localClient, uniqueTableName } from '../../support/dynamodb-client';
 import { OUTBOX_RELAY_SETTINGS, OUTBOX_TABLE_SETTINGS } from '../support/example-models';
+import { frozenClock, makeQueue, queueModel } from './queue-test-kit';
 
 const REGION = 'eu-west-1';
+const PIPE_ARN = 'arn:aws:pipes:eu-west-1:000000000000:pipe/orders-relay';
 
 /** The example app's outbox table (IdempotentEventFlowExample/OrdersOutboxTable), as its template defines it. */
 const OUTBOX_TABLE: TableModel = {
@@ -59,12 +62,14 @@ class RecordingTarget implements RelayTarget {
 /** An observer that records the relay's reports. */
 function recordingObserver() {
   const records: { relay: string; eventId?: string; published: boolean; duplicate: boolean }[] = [];
-  const faults: { kind: FaultKind; subject: string }[] = [];
+  const faults: { kind: FaultKind; subject: string; count?: number }[] = [];
+  const gaveUp: { relay: string; eventIds: readonly string[]; reason: string; deadLetterQueue?: string }[] = [];
   const observer: SimulationObserver = {
     onStreamRecord: (relay, record) => records.push({ relay, ...record }),
-    onFault: (kind, subject) => faults.push({ kind, subject }),
+    onFault: (kind, subject, detail) => faults.push({ kind, subject, ...(detail?.count === undefined ? {} : { count: detail.count }) }),
+    onRelayGaveUp: (relay, given) => gaveUp.push({ relay, ...given }),
   };
-  return { observer, records, faults };
+  return { observer, records, faults, gaveUp };
 }
 
 interface Setup {
@@ -76,7 +81,17 @@ interface Setup {
 }
 
 /** A fresh outbox table (its own stream) and a relay on it. */
-async function setUp(options: { duplicateRate?: number; relay?: Partial<RelayModel>; render?: (event: unknown) => string } = {}): Promise<Setup> {
+async function setUp(
+  options: {
+    duplicateRate?: number;
+    relayFailureRate?: number;
+    relay?: Partial<RelayModel>;
+    render?: (event: unknown) => string;
+    deadLetterQueue?: SimulatedQueue;
+    authorizeDeadLetter?: () => string | undefined;
+    authorizePublish?: () => string | undefined;
+  } = {},
+): Promise<Setup> {
   const tableName = uniqueTableName('Outbox');
   const local = (await createTables(client, [OUTBOX_TABLE], () => tableName)).get(OUTBOX_TABLE.key);
   if (local?.streamArn === undefined) throw new Error('the outbox has no stream');
@@ -87,11 +102,15 @@ async function setUp(options: { duplicateRate?: number; relay?: Partial<RelayMod
     streamArn: local.streamArn,
     streams,
     target,
-    faults: new FaultPlan('relay-test', { ...NO_FAULTS, duplicate: options.duplicateRate ?? 0 }),
+    faults: new FaultPlan('relay-test', { ...NO_FAULTS, duplicate: options.duplicateRate ?? 0, relayFailure: options.relayFailureRate ?? 0 }),
     region: REGION,
     observer: reports.observer,
     filters: [isOutboxInsert],
     render: options.render ?? envelopeOf,
+    pipeArn: PIPE_ARN,
+    ...(options.deadLetterQueue === undefined ? {} : { deadLetterQueue: options.deadLetterQueue }),
+    ...(options.authorizeDeadLetter === undefined ? {} : { authorizeDeadLetter: options.authorizeDeadLetter }),
+    ...(options.authorizePublish === undefined ? {} : { authorizePublish: options.authorizePublish }),
   });
   return { tableName, streamArn: local.streamArn, target, reports, relay };
 }
@@ -247,5 +266,101 @@ describe('SimulatedRelay against DynamoDB Local', () => {
     const counts = await Promise.all([relay.poll(), relay.poll(), relay.poll()]);
     expect(counts.reduce((sum, count) => sum + count, 0)).toBe(3);
     expect(idsOf(target.messages)).toEqual(['p1', 'p2', 'p3']);
+  });
+
+  describe('publish failures, under the pipe\'s retry policy', () => {
+    const deadLetterQueue = () => makeQueue(queueModel('RelayDeadLetterQueue', { messageRetentionSeconds: 1_209_600 }), { clock: frozenClock() });
+    type BatchInfo = { requestContext: { pipeArn: string; condition: string; approximateInvokeCount: number }; DDBStreamBatchInfo: Record<string, unknown> };
+    const batchInfoOf = (queue: SimulatedQueue): BatchInfo[] => queue.messages().map((message) => JSON.parse(message.body) as BatchInfo);
+
+    test('retries a failing publish and publishes it once an attempt succeeds, counting the failed attempts', async () => {
+      const { tableName, target, reports, relay } = await setUp({ relayFailureRate: 0.5, deadLetterQueue: deadLetterQueue() });
+      const ids = Array.from({ length: 12 }, (_, index) => `retried-${index}`);
+      for (const id of ids) await putOutboxEvent(tableName, id);
+      await relay.poll();
+      // at rate 0.5 the chance that one of 12 records fails 11 attempts in a row is below 1%; the seed is fixed
+      expect(idsOf(target.messages)).toEqual(ids);
+      const failed = reports.faults.filter((fault) => fault.kind === 'relay-publish-failure').reduce((sum, fault) => sum + (fault.count ?? 1), 0);
+      expect(failed).toBeGreaterThan(0);
+      expect(reports.gaveUp).toEqual([]);
+    });
+
+    test('gives up after MaximumRetryAttempts and puts the stream batch metadata on the dead-letter queue, one message per record with bisection', async () => {
+      const queue = deadLetterQueue();
+      const { tableName, streamArn, target, reports, relay } = await setUp({ relayFailureRate: 1, deadLetterQueue: queue, relay: { maximumRetryAttempts: 2, bisectOnFailure: true } });
+      for (const id of ['d1', 'd2']) await putOutboxEvent(tableName, id);
+      await relay.poll();
+
+      expect(target.messages).toEqual([]);
+      // the first attempt and two retries failed, per record
+      expect(reports.faults).toEqual([
+        { kind: 'relay-publish-failure', subject: RELAY.key, count: 3 },
+        { kind: 'relay-publish-failure', subject: RELAY.key, count: 3 },
+      ]);
+      expect(reports.gaveUp).toEqual([
+        { relay: RELAY.key, eventIds: ['d1'], reason: expect.stringContaining('3 publish attempt(s) failed (injected) and its retries ran out (MaximumRetryAttempts 2'), deadLetterQueue: queue.model.key },
+        { relay: RELAY.key, eventIds: ['d2'], reason: expect.stringContaining('its retries ran out'), deadLetterQueue: queue.model.key },
+      ]);
+      const letters = batchInfoOf(queue);
+      expect(letters).toHaveLength(2);
+      for (const letter of letters) {
+        expect(letter.requestContext).toEqual({ pipeArn: PIPE_ARN, condition: 'RetryAttemptsExhausted', approximateInvokeCount: 3 });
+        expect(letter.DDBStreamBatchInfo).toMatchObject({ batchSize: 1, streamArn, shardId: expect.stringMatching(/^shardId-/) });
+        // a batch of one record: it starts and ends at that record
+        expect(letter.DDBStreamBatchInfo.startSequenceNumber).toBe(letter.DDBStreamBatchInfo.endSequenceNumber);
+      }
+      // no record body in a dead letter: it points into the stream
+      expect(queue.messages().map((message) => message.body).join('')).not.toContain('OrderPlaced');
+    });
+
+    test('without bisection, what a batch gave up on is one dead letter spanning its sequence numbers', async () => {
+      const queue = deadLetterQueue();
+      const { tableName, reports, relay } = await setUp({ relayFailureRate: 1, deadLetterQueue: queue, relay: { maximumRetryAttempts: 0, bisectOnFailure: false } });
+      for (const id of ['b1', 'b2', 'b3']) await putOutboxEvent(tableName, id);
+      await relay.poll();
+
+      expect(reports.gaveUp).toEqual([{ relay: RELAY.key, eventIds: ['b1', 'b2', 'b3'], reason: expect.stringContaining('1 publish attempt(s) failed'), deadLetterQueue: queue.model.key }]);
+      const [letter] = batchInfoOf(queue);
+      expect(letter?.DDBStreamBatchInfo.batchSize).toBe(3);
+      expect(BigInt(String(letter?.DDBStreamBatchInfo.endSequenceNumber))).toBeGreaterThan(BigInt(String(letter?.DDBStreamBatchInfo.startSequenceNumber)));
+    });
+
+    test('infinite retries and record age: retried until the stream trims the record, and lost even with a dead-letter queue', async () => {
+      const queue = deadLetterQueue();
+      const { tableName, reports, relay } = await setUp({ relayFailureRate: 1, deadLetterQueue: queue, relay: { maximumRetryAttempts: -1, maximumRecordAgeSeconds: -1 } });
+      await putOutboxEvent(tableName, 'trimmed');
+      await relay.poll();
+
+      expect(queue.messages()).toEqual([]);
+      expect(reports.gaveUp).toEqual([{ relay: RELAY.key, eventIds: ['trimmed'], reason: expect.stringContaining('until DynamoDB Streams trimmed it after 24 hours') }]);
+    });
+
+    test('a pipe without a dead-letter queue discards what it gives up on, and says so', async () => {
+      const { tableName, reports, relay } = await setUp({ relayFailureRate: 1, relay: { maximumRetryAttempts: 1 } });
+      await putOutboxEvent(tableName, 'discarded');
+      await relay.poll();
+      expect(reports.gaveUp).toEqual([{ relay: RELAY.key, eventIds: ['discarded'], reason: expect.stringContaining('the pipe has no dead-letter queue (DeadLetterConfig), so the record is discarded') }]);
+    });
+
+    test('a publish IAM denies goes straight to the dead-letter queue; one the pipe may not send there either is lost', async () => {
+      const queue = deadLetterQueue();
+      const denied = await setUp({ deadLetterQueue: queue, authorizePublish: () => 'no identity-based policy allows the sns:Publish action' });
+      await putOutboxEvent(denied.tableName, 'denied');
+      await denied.relay.poll();
+      expect(denied.reports.faults).toEqual([]);
+      expect(denied.reports.gaveUp).toEqual([
+        { relay: RELAY.key, eventIds: ['denied'], reason: 'the pipe may not publish to its topic: no identity-based policy allows the sns:Publish action', deadLetterQueue: queue.model.key },
+      ]);
+      expect(batchInfoOf(queue)[0]?.requestContext.condition).toBe('AccessDenied');
+
+      const nowhere = await setUp({
+        deadLetterQueue: deadLetterQueue(),
+        authorizePublish: () => 'no identity-based policy allows the sns:Publish action',
+        authorizeDeadLetter: () => 'no identity-based policy allows the sqs:SendMessage action',
+      });
+      await putOutboxEvent(nowhere.tableName, 'nowhere');
+      await nowhere.relay.poll();
+      expect(nowhere.reports.gaveUp).toEqual([{ relay: RELAY.key, eventIds: ['nowhere'], reason: expect.stringContaining('; and no identity-based policy allows the sqs:SendMessage action') }]);
+    });
   });
 });

@@ -109,6 +109,8 @@ const MODEL: RelayModel = {
   batchSize: 2,
   startingPosition: 'TRIM_HORIZON',
   maximumRetryAttempts: -1,
+  maximumRecordAgeSeconds: -1,
+  bisectOnFailure: false,
   filterPatterns: [],
 };
 

@@ -179,3 +179,58 @@ describe('SimulatedTopic', () => {
     );
   });
 });
+
+describe('SimulatedTopic delivery failures, under the SQS delivery policy', () => {
+  const event = JSON.stringify({ id: 'event-2', type: 'com.example.OrderPlaced' });
+
+  function failing(rate: number, withDeadLetterQueue: boolean) {
+    const clock = frozenClock();
+    const observer = { ...recordingObserver(), undeliverable: [] as { subscription: string; reason: string }[] };
+    observer.onUndeliverable = (subscription, message) => void observer.undeliverable.push({ subscription, reason: message.reason });
+    const queue = makeQueue(queueModel('Queue'), { clock });
+    const deadLetterQueue = makeQueue(queueModel('SubscriptionDlq'), { clock });
+    const topic = new SimulatedTopic({
+      model: topicModel,
+      arn: TOPIC_ARN,
+      subscriptions: [{ model: subscriptionModel('Sub', queue), queue, ...(withDeadLetterQueue ? { deadLetterQueue } : {}) }],
+      faults: new FaultPlan('sns-failures', { ...NO_FAULTS, snsDeliveryFailure: rate }),
+      clock,
+      observer,
+      matches: () => true,
+    });
+    return { topic, queue, deadLetterQueue, observer };
+  }
+
+  it('retries failed attempts and delivers once one succeeds, counting the failed attempts as faults', () => {
+    const { topic, queue, observer } = failing(0.9, true);
+    for (let index = 0; index < 20; index += 1) topic.publish(JSON.stringify({ id: `event-${index}`, type: 't' }));
+    expect(queue.messages()).toHaveLength(20);
+    const failed = observer.calls
+      .filter(([method, kind]) => method === 'onFault' && kind === 'sns-delivery-failure')
+      .reduce((sum, [, , , detail]) => sum + ((detail as { count?: number } | undefined)?.count ?? 1), 0);
+    // about 9 failed attempts per delivery at rate 0.9
+    expect(failed).toBeGreaterThan(20 * 4);
+  });
+
+  it('puts a message on the subscription dead-letter queue, with why, once every attempt of the policy failed', () => {
+    const { topic, queue, deadLetterQueue, observer } = failing(1, true);
+    topic.publish(event);
+    expect(queue.messages()).toEqual([]);
+    const [dead] = deadLetterQueue.messages();
+    expect(dead?.origin).toEqual({
+      via: 'sns-dead-letter',
+      eventId: 'event-2',
+      subscription: 'Stack/Sub',
+      deliveryFailure: 'every delivery attempt failed (injected) until SNS\'s delivery policy for SQS endpoints ran out (100015 attempts over 23 days)',
+    });
+    expect(observer.calls).toContainEqual(['onFault', 'sns-delivery-failure', 'Stack/Sub', { count: 100_015 }]);
+    expect(observer.calls).toContainEqual(['onFanOut', 'Stack/Sub', { eventId: 'event-2', matched: true, copies: 0 }]);
+  });
+
+  it('loses (and reports) what it cannot deliver when the subscription has no dead-letter queue', () => {
+    const { topic, queue, observer } = failing(1, false);
+    topic.publish(event);
+    expect(queue.messages()).toEqual([]);
+    expect(observer.undeliverable).toEqual([{ subscription: 'Stack/Sub', reason: expect.stringContaining('ran out (100015 attempts over 23 days); and the subscription has no dead-letter queue') }]);
+  });
+});

@@ -93,7 +93,7 @@ describe('nothing-acknowledged', () => {
     kit.deadLetterByRuntime(message!, 'event-1');
 
     expect(kit.check()).toEqual([
-      { kind: 'nothing-acknowledged', subscriber: 'Billing', detail: expect.stringContaining('1 event(s) matched its filter policy and its consumer acknowledged none of them (1 dead letter(s))') },
+      { kind: 'nothing-acknowledged', subscriber: 'Billing', detail: expect.stringContaining('1 event(s) matched its filter policy and reached its queue, and its consumer acknowledged none of them (1 dead letter(s))') },
     ]);
   });
 

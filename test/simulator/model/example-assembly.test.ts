@@ -122,6 +122,21 @@ describe('readAssembly of the example app', () => {
     }
   });
 
+  it('reads the alarms that watch queues: every dead-letter queue of the flow has one, and so does each subscriber queue', () => {
+    const alarms = model.queueAlarms!;
+    expect(alarms.get(keyAt(model.queues, 'Orders/Relay/DeadLetterQueue/Resource'))).toEqual([`${STACK}/Orders/RelayAlarms/DeadLetters/Resource`]);
+    for (const subscriber of SUBSCRIBERS) {
+      expect(alarms.get(keyAt(model.queues, `Orders/${subscriber}/Queue/DeadLetterQueue/Resource`)), subscriber).toEqual([`${STACK}/Orders/${subscriber}/Alarms/DeadLetters/Resource`]);
+      expect(alarms.get(keyAt(model.queues, `Orders/${subscriber}/SubscriptionDeadLetterQueue/Resource`)), subscriber).toEqual([
+        `${STACK}/Orders/${subscriber}/Alarms/SubscriptionDeadLetters/Resource`,
+      ]);
+      // ApproximateAgeOfOldestMessage watches the work queue too
+      expect(alarms.get(keyAt(model.queues, `Orders/${subscriber}/Queue/Resource/Resource`)), subscriber).toEqual([`${STACK}/Orders/${subscriber}/Alarms/OldestMessageAge/Resource`]);
+    }
+    // the alarm topic and nothing else: no other queue is watched
+    expect(alarms.size).toBe(1 + SUBSCRIBERS.length * 3);
+  });
+
   it('reads 5 event source mappings: batch size 10, ReportBatchItemFailures, from each subscriber queue to its function', () => {
     expect(model.eventSourceMappings).toHaveLength(5);
     for (const subscriber of SUBSCRIBERS) {

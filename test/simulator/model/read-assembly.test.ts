@@ -74,6 +74,8 @@ describe('readAssembly of hand-written templates', () => {
           batchSize: 100,
           startingPosition: 'LATEST',
           maximumRetryAttempts: -1,
+          maximumRecordAgeSeconds: -1,
+          bisectOnFailure: false,
           filterPatterns: [],
         },
       ],
@@ -117,6 +119,7 @@ describe('readAssembly of hand-written templates', () => {
       ],
       notSimulated: [],
       access: expect.objectContaining({ roles: [], keys: [], resourcePolicies: {}, encryption: {} }),
+      queueAlarms: new Map(),
     });
   });
 
@@ -175,7 +178,14 @@ describe('readAssembly of hand-written templates', () => {
           Source: { 'Fn::GetAtt': 'Outbox.StreamArn' },
           Target: { 'Fn::GetAtt': ['Topic', 'TopicArn'] },
           SourceParameters: {
-            DynamoDBStreamParameters: { StartingPosition: 'TRIM_HORIZON', BatchSize: 10, MaximumRetryAttempts: 10, DeadLetterConfig: { Arn: queueArn('RelayDlq') } },
+            DynamoDBStreamParameters: {
+              StartingPosition: 'TRIM_HORIZON',
+              BatchSize: 10,
+              MaximumRetryAttempts: 10,
+              MaximumRecordAgeInSeconds: 3600,
+              OnPartialBatchItemFailure: 'AUTOMATIC_BISECT',
+              DeadLetterConfig: { Arn: queueArn('RelayDlq') },
+            },
             FilterCriteria: { Filters: [{ Pattern: '{"eventName":["INSERT"]}' }] },
           },
           TargetParameters: { InputTemplate: '<$.dynamodb.NewImage.body.S>' },
@@ -208,6 +218,8 @@ describe('readAssembly of hand-written templates', () => {
         batchSize: 10,
         startingPosition: 'TRIM_HORIZON',
         maximumRetryAttempts: 10,
+        maximumRecordAgeSeconds: 3600,
+        bisectOnFailure: true,
         deadLetterQueue: 'Shop/RelayDlq',
         filterPatterns: ['{"eventName":["INSERT"]}'],
         inputTemplate: '<$.dynamodb.NewImage.body.S>',

@@ -28,6 +28,8 @@ const RELAY: RelayModel = {
   batchSize: 10,
   startingPosition: 'TRIM_HORIZON',
   maximumRetryAttempts: 3,
+  maximumRecordAgeSeconds: -1,
+  bisectOnFailure: false,
   filterPatterns: [],
   inputTemplate: '<$.dynamodb.NewImage.message.S>',
 };

@@ -50,7 +50,7 @@ describe('simulate: no false OK', () => {
 
     expect(code).toBe(EXIT_CODE.FAILURE);
     expect(stdout).toMatch(/\[configuration-error\] Audit: 4 dead letter\(s\) failed with Runtime\.HandlerNotFound, a configuration or deployment error.*index\.main is undefined or not exported/);
-    expect(stdout).toContain('[nothing-acknowledged] Audit: 4 event(s) matched its filter policy and its consumer acknowledged none of them');
+    expect(stdout).toContain('[nothing-acknowledged] Audit: 4 event(s) matched its filter policy and reached its queue, and its consumer acknowledged none of them');
   });
 
   test('fails with dual-write when the producer writes the business item and its event separately (default rates, 100 commands, exit code 1)', async () => {

@@ -35,6 +35,8 @@ export const OUTBOX_RELAY_SETTINGS = {
   batchSize: 10,
   startingPosition: 'TRIM_HORIZON',
   maximumRetryAttempts: 10,
+  maximumRecordAgeSeconds: 3600,
+  bisectOnFailure: true,
   filterPatterns: ['{"eventName":["INSERT"],"dynamodb":{"NewImage":{"iefRecordType":{"S":["OutboxEvent.v1"]}}}}'],
   inputTemplate: '<$.dynamodb.NewImage.iefEnvelope.S>',
 } as const satisfies Omit<RelayModel, keyof ModelledResource | 'sourceTable' | 'targetTopic' | 'deadLetterQueue'>;

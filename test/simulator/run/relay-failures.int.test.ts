@@ -1,0 +1,68 @@
+/**
+ * The relay's failure paths end to end, through the command line on the example app: a pipe whose every publish
+ * attempt fails retries each record under its retry policy and dead-letters it, and the run accounts for every event
+ * there (the example's relay dead-letter queue has an alarm); a copy of the example whose relay dead-letter queue no
+ * alarm watches fails the run; SNS delivery failures are retried and counted.
+ */
+import * as path from 'node:path';
+import { afterEach, describe, expect, inject, test } from 'vitest';
+import { EXIT_CODE, main } from '../../../cli/main';
+import { exampleCopy, replaceOnce, type ExampleCopy } from '../../support/example-copy';
+
+const PROJECT = path.resolve(__dirname, '../../..');
+const NO_OTHER_FAULTS = ['--duplicate-rate', '0', '--lost-response-rate', '0', '--throttle-rate', '0', '--crash-rate', '0'] as const;
+
+const copies: ExampleCopy[] = [];
+afterEach(() => {
+  for (const copy of copies.splice(0)) copy.remove();
+});
+
+async function simulate(...args: readonly string[]): Promise<{ code: number; stdout: string }> {
+  let stdout = '';
+  const code = await main(['simulate', '--count', '3', '--quiet', '--seed', 'relay', '--endpoint', inject('dynamoDbEndpoint'), ...NO_OTHER_FAULTS, ...args], {
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stdout += text),
+    cwd: PROJECT,
+  });
+  return { code, stdout };
+}
+
+describe('simulate: the relay and SNS failure paths', () => {
+  test('a pipe that never publishes dead-letters every event after its 10 retries; the watched dead-letter queue accounts for them', async () => {
+    // WHEN every publish attempt of the example's pipe fails (MaximumRetryAttempts 10, AUTOMATIC_BISECT)
+    const { code, stdout } = await simulate('--scenario', 'example/simulation/scenario.ts', '--relay-failure-rate', '1', '--sns-delivery-failure-rate', '0');
+
+    // THEN each of the 3 OrderPlaced events was attempted 11 times and dead-lettered alone
+    expect(stdout).toContain('relay: 3 events committed to the outbox, 3 stream records read, 33 publish attempt(s) failed and retried, 3 event(s) given up and dead-lettered by the pipe (3 message(s) of stream-batch metadata');
+    // nothing reached a subscriber, and the verdict says where the events are
+    expect(stdout).toMatch(/OK: .*every event reached every matching subscriber or is on a dead-letter queue an alarm watches \(3 given up by the relay, 0 by SNS\)/);
+    expect(code).toBe(EXIT_CODE.OK);
+  });
+
+  test('the same failures with no alarm on the relay dead-letter queue fail the run: nobody would be told', async () => {
+    const copy = exampleCopy((stack) =>
+      replaceOnce(stack, '    const placeOrder = this.flow.addProducer(', "    this.flow.relayAlarms.node.tryRemoveChild('DeadLetters');\n    const placeOrder = this.flow.addProducer("),
+    );
+    copies.push(copy);
+
+    const { code, stdout } = await simulate(
+      '--app', copy.app,
+      '--scenario', path.join(path.relative(PROJECT, copy.directory), 'example/simulation/scenario.ts'),
+      '--relay-failure-rate', '1', '--sns-delivery-failure-rate', '0',
+    );
+
+    expect(code).toBe(EXIT_CODE.FAILURE);
+    expect(stdout).toMatch(
+      /\[unwatched-dead-letters\] 3 dead letter\(s\) of relay IdempotentEventFlowExample\/Orders\/Relay\/Resource are on queue IdempotentEventFlowExample\/Orders\/Relay\/DeadLetterQueue\/Resource, and no CloudWatch alarm in the templates watches it/,
+    );
+  });
+
+  test('SNS delivery failures are retried under the SQS delivery policy, counted, and every event still arrives', async () => {
+    const { code, stdout } = await simulate('--scenario', 'example/simulation/scenario.ts', '--relay-failure-rate', '0', '--sns-delivery-failure-rate', '0.5');
+    const failed = Number(/sns: (\d+) delivery attempt\(s\) to queues failed and retried/.exec(stdout)?.[1]);
+    expect(failed).toBeGreaterThan(0);
+    expect(stdout).not.toContain('subscription dead-letter queues');
+    expect(stdout).toMatch(/OK: .*every event reached every matching subscriber;/);
+    expect(code).toBe(EXIT_CODE.OK);
+  });
+});
