@@ -47,6 +47,8 @@ export interface SimulatedRelayOptions {
   readonly authorizeDeadLetter?: () => string | undefined;
   /** The pipe's ARN, named in its dead letters. @default a placeholder ARN */
   readonly pipeArn?: string;
+  /** The time its dead letters are stamped with (the run's virtual clock). @default Date.now */
+  readonly now?: () => number;
 }
 
 /** A stream record the relay is publishing: the record, its pipe event and the message it renders to. */
@@ -312,12 +314,16 @@ export class SimulatedRelay {
     const batches = model.bisectOnFailure ? remaining.map((item) => [item]) : remaining.length > 0 ? [remaining] : [];
     for (const batch of batches) {
       const reason = batch[0]!.reason;
-      const denied = deadLetterQueue === undefined ? 'the pipe has no dead-letter queue (DeadLetterConfig), so the record is discarded' : this.options.authorizeDeadLetter?.();
-      if (denied !== undefined || deadLetterQueue === undefined) {
-        observer?.onRelayGaveUp?.(model.key, { eventIds: idsOf(batch), reason: `${reason}; and ${denied ?? 'no dead-letter queue'}` });
+      const eventIds = idsOf(batch);
+      if (deadLetterQueue === undefined) {
+        observer?.onRelayGaveUp?.(model.key, { eventIds, reason: `${reason}; and the pipe has no dead-letter queue (DeadLetterConfig), so the record is discarded` });
         continue;
       }
-      const eventIds = idsOf(batch);
+      const denied = this.options.authorizeDeadLetter?.();
+      if (denied !== undefined) {
+        observer?.onRelayGaveUp?.(model.key, { eventIds, reason: `${reason}; and ${denied}` });
+        continue;
+      }
       deadLetterQueue.send({
         body: JSON.stringify(this.batchInfo(shardId, batch)),
         origin: { via: 'pipe-dead-letter', ...(eventIds.length === 1 && { eventId: eventIds[0] }), deliveryFailure: reason },
@@ -341,7 +347,7 @@ export class SimulatedRelay {
     return {
       requestContext: { pipeArn: this.options.pipeArn ?? `arn:aws:pipes:${this.options.region}:000000000000:pipe/${this.options.model.key}`, condition: first.condition, approximateInvokeCount: Math.max(...batch.map((item) => item.attempts)) },
       version: '1.0',
-      timestamp: new Date().toISOString(),
+      timestamp: new Date((this.options.now ?? Date.now)()).toISOString(),
       DDBStreamBatchInfo: {
         shardId,
         startSequenceNumber: first.record.dynamodb?.SequenceNumber,

@@ -186,6 +186,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
           filters,
           render: (event: unknown) => render(event, reserved),
           pipeArn: reserved.pipeArn,
+          now: () => deps.clock.now(),
           ...(deadLetterQueue === undefined ? {} : { deadLetterQueue }),
           ...(access === undefined
             ? {}
