@@ -12,7 +12,8 @@ import { HOW_TO_INSTALL_POLICY_ENGINE, loadPolicyEngine, POLICY_ENGINE_PACKAGE }
 import { DEFAULT_FAULT_RATES, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type UserEvent } from '../simulator/run/options';
 import { StackSelectionError } from '../simulator/model/read-assembly';
 import { NoAppError } from '../simulator/model/synthesize';
-import { loadScenario, ScenarioError, type SimulationScenario } from '../simulator/run/scenario';
+import { loadScenario, ScenarioError, scenarioProducers, type SimulationScenario } from '../simulator/run/scenario';
+import { UnknownFlowError } from '../simulator/run/producer-driver';
 import { runSimulation } from '../simulator/run/simulation';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
 
@@ -24,7 +25,8 @@ every matching subscriber's effect exactly once. Exits 1 if an invariant is viol
 
 What drives the flow (one of):
   --scenario <module>          a module exporting \`scenario\`: the producer to invoke and the effect probes (.ts or .js)
-  --events <file.json>         a JSON array of events ({ type, subject?, data, id? }) appended to the outbox
+  --events <file.json>         a JSON array of events ({ type, subject?, data, id?, flow? }) appended to the outbox of
+                               the flow each names (e.g. "flow": "Orders"), else to the app's first outbox
 
 The app:
   --app <command>              the app command, as for \`cdk synth --app\` (default: cdk.json's "app")
@@ -118,6 +120,9 @@ function readEvents(file: string, cwd: string): UserEvent[] {
     if (typeof candidate !== 'object' || candidate === null || typeof candidate.type !== 'string' || !('data' in candidate)) {
       throw new UsageProblem(`--events ${file}: event ${index} must be an object with a string 'type' and a 'data' field`);
     }
+    if (candidate.flow !== undefined && typeof candidate.flow !== 'string') {
+      throw new UsageProblem(`--events ${file}: event ${index}'s 'flow' must name a flow (e.g. "Orders"), its relay or its outbox table, but it is ${typeof candidate.flow}`);
+    }
     return candidate as UserEvent;
   });
 }
@@ -182,8 +187,8 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     };
     dynamoDbEndpoint = endpoint(parsed, context);
     scenario = scenarioFile !== undefined ? await scenarioOf(scenarioFile, cwd) : undefined;
-    if (eventsFile !== undefined && scenario?.producer !== undefined) {
-      throw new UsageProblem(`--events and the producer of scenario ${scenarioFile} both drive the flow; give one of them (a scenario without 'producer' can go with --events)`);
+    if (eventsFile !== undefined && scenarioProducers(scenario).length > 0) {
+      throw new UsageProblem(`--events and the producer(s) of scenario ${scenarioFile} both drive the flow; give one of them (a scenario without 'producer' or 'producers' can go with --events)`);
     }
   } catch (error) {
     if (error instanceof UsageProblem) return context.usageError(error.message);
@@ -218,6 +223,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     // --stack named no stack: only known once the app is synthesized, but still the caller's option
     if (error instanceof StackSelectionError) return context.usageError(`--stack: ${error.message}`);
     if (error instanceof NoAppError) return context.usageError(error.message);
+    if (error instanceof UnknownFlowError) return context.usageError(`--events: ${error.message}`);
     throw error;
   }
   progress?.done();

@@ -15,20 +15,21 @@ function reasonKind(reason: string): string {
   return colon === -1 ? reason : reason.slice(0, colon);
 }
 
-/** A violation per kind of reason among the commands that failed every attempt. */
+/** A violation per producer and kind of reason among the commands that failed every attempt. */
 export function checkProducerFailures(figures: ProducerFigures, attempts: number): Violation[] {
-  const byKind = new Map<string, { indexes: number[]; example: string }>();
+  const byKind = new Map<string, { producer?: string; indexes: number[]; example: string }>();
   for (const failure of figures.failed) {
-    const kind = reasonKind(failure.reason);
-    const entry = byKind.get(kind) ?? { indexes: [], example: failure.reason };
+    const key = JSON.stringify([failure.producer ?? null, reasonKind(failure.reason)]);
+    const entry = byKind.get(key) ?? { ...(failure.producer === undefined ? {} : { producer: failure.producer }), indexes: [], example: failure.reason };
     entry.indexes.push(failure.index);
-    byKind.set(kind, entry);
+    byKind.set(key, entry);
   }
-  return [...byKind.values()].map(({ indexes, example }) => {
+  return [...byKind.values()].map(({ producer, indexes, example }) => {
     const listed = [...indexes].sort((a, b) => a - b).slice(0, MAX_COMMANDS_LISTED).map((index) => `#${index}`).join(', ') + (indexes.length > MAX_COMMANDS_LISTED ? ', …' : '');
+    const total = producer === undefined ? figures.total : (figures.byProducer?.find((entry) => entry.producer === producer)?.total ?? figures.total);
     return {
       kind: 'producer-failed' as const,
-      detail: `${indexes.length} of ${figures.total} producer command(s) failed all ${attempts} attempt(s) (${listed}): ${example}`,
+      detail: `${indexes.length} of ${total} ${producer === undefined ? 'producer' : `${producer}`} command(s) failed all ${attempts} attempt(s) (${listed}): ${example}`,
     };
   });
 }

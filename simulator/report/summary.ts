@@ -109,7 +109,10 @@ export function formatSummary(result: SimulationResult): string {
       (producer.failed.length
         ? ` (${producer.failed.slice(0, 3).map((failure) => `#${failure.index}: ${truncate(failure.reason)}`).join('; ')}` +
           '; a command that failed may still have committed before the failure was seen, e.g. a crash or lost response after the commit; the relay check counts what committed)'
-        : ''),
+        : '') +
+      (producer.byProducer === undefined
+        ? ''
+        : ` · ${producer.byProducer.map((entry) => `${entry.producer} ${entry.succeeded}/${entry.total}`).join(', ')}`),
     relayLine(result),
     snsLine(result),
   );
@@ -133,7 +136,8 @@ export function formatSummary(result: SimulationResult): string {
     out.push(
       '',
       `no event reached ${unreached.join(', ')}: none matched its filter policy, or its topic is fed by another outbox than the one ` +
-        'the run wrote to (--events go to the first outbox; a scenario producer writes where its code does). Nothing was checked for it.',
+        "the run wrote to (an --events event goes to the first outbox unless it names its 'flow'; a scenario producer writes where its code does; " +
+          "a scenario's 'producers' drive several flows). Nothing was checked for it.",
     );
   }
   if (result.notSimulated.length > 0) out.push('', 'not simulated:', ...result.notSimulated.map((line) => `  ${line}`));
@@ -142,7 +146,8 @@ export function formatSummary(result: SimulationResult): string {
     const notCounted = result.effectsNotCounted;
     const counted = result.subscribers.length - notCounted.length;
     const effects = counted === 0 ? '' : `${notCounted.length === 0 ? 'each effect' : 'each counted effect'} applied exactly once (at most once when dead-lettered); `;
-    const producerWrites = result.producerWritesChecked === true ? "every business change of the producer committed with its events; " : '';
+    const producerWrites =
+      result.producerWritesChecked === true ? `every business change of the producer${result.producer.byProducer === undefined ? '' : 's'} committed with its events; ` : '';
     const givenUp = result.relay.deadLettered + result.sns.deadLettered;
     const reached =
       givenUp === 0

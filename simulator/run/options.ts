@@ -9,6 +9,11 @@ export interface UserEvent {
   readonly data: unknown;
   /** @default a UUID drawn from the run's seed */
   readonly id?: string;
+  /**
+   * The flow whose outbox the event is appended to: the flow's construct path or a trailing part of it (e.g. `Orders`),
+   * or its relay's or outbox table's. @default the app's first outbox
+   */
+  readonly flow?: string;
 }
 
 /** What a run did so far, for the progress bar. */

@@ -7,8 +7,8 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Outbox } from '../../lambda/producer/outbox';
 import { loadProducerConfig, ENV } from '../../lambda/config';
 import type { FunctionRunner } from '../lambda/function-runner';
-import { resourcesNamed, shownName } from '../model/find-resource';
-import type { FlowModel, FunctionModel, ResourceKey } from '../model/flow-model';
+import { constructSegments, resourcesNamed, shownName } from '../model/find-resource';
+import type { FlowModel, FunctionModel, ModelledResource, RelayModel, ResourceKey } from '../model/flow-model';
 import type { LocalFlow } from './build-flow';
 import { describeFailure } from './observer';
 import type { UserEvent } from './options';
@@ -25,7 +25,19 @@ export interface ProducerFigures {
   /** Invocations that failed and were tried again. */
   retried: number;
   /** Commands that failed every attempt, with the last reason (their events may still have committed: a lost response). */
-  readonly failed: { readonly index: number; readonly reason: string }[];
+  readonly failed: { readonly index: number; readonly reason: string; readonly producer?: string }[];
+  /** Per producer (by its function's construct path), when the scenario drives several. @default one producer */
+  readonly byProducer?: readonly ProducerFiguresOf[];
+}
+
+/** The figures of one of several producers. */
+export interface ProducerFiguresOf {
+  /** The producer function, as the report names it (its construct path). */
+  readonly producer: string;
+  readonly total: number;
+  readonly succeeded: number;
+  readonly retried: number;
+  readonly failed: number;
 }
 
 /** Thrown when the scenario's producer names no function, or several. */
@@ -48,9 +60,15 @@ export class ProducerDriver {
   public readonly figures: ProducerFigures;
   private nextIndex = 0;
 
+  /**
+   * @param runner the producer function's runner
+   * @param commands the payloads, in order
+   * @param name the producer as its failed commands are named when the scenario drives several @default unnamed
+   */
   public constructor(
     private readonly runner: FunctionRunner,
     private readonly commands: readonly unknown[],
+    public readonly name?: string,
   ) {
     this.figures = { total: commands.length, succeeded: 0, retried: 0, failed: [] };
   }
@@ -79,21 +97,80 @@ export class ProducerDriver {
       reason = failure;
       if (attempt < PRODUCER_ATTEMPTS) this.figures.retried += 1;
     }
-    this.figures.failed.push({ index, reason });
+    this.figures.failed.push({ index, reason, ...(this.name === undefined ? {} : { producer: this.name }) });
   }
 }
 
-/**
- * Appends user events to the outbox of the flow's first relay. The outbox settings are those of a function that writes
- * to that table (its `IEF_OUTBOX_*` variables), else they are read from the table's key schema.
- */
-export async function appendUserEvents(model: FlowModel, flow: LocalFlow, client: DynamoDBClient, events: readonly UserEvent[], newId: () => string): Promise<ProducerFigures> {
-  const relay = model.relays[0];
-  const table = relay ? model.tables.find((candidate) => candidate.key === relay.sourceTable) : undefined;
-  const local = table ? flow.tables.get(table.key) : undefined;
-  if (relay === undefined || table === undefined || local === undefined) {
-    throw new Error('--events needs an outbox: the app has no pipe from a DynamoDB table stream to an SNS topic');
+/** Several producers driven together: each round runs the next commands of every one of them. */
+export class ProducerDrivers {
+  public constructor(private readonly drivers: readonly ProducerDriver[]) {}
+
+  /** Commands not started yet, of all producers. */
+  public get remaining(): number {
+    return this.drivers.reduce((sum, driver) => sum + driver.remaining, 0);
   }
+
+  /** Runs the next `count` commands of each producer, all concurrently. */
+  public async next(count: number): Promise<number> {
+    const started = await Promise.all(this.drivers.map((driver) => driver.next(count)));
+    return started.reduce((sum, commands) => sum + commands, 0);
+  }
+
+  /** The figures summed over the producers, and each producer's own when there are several. */
+  public get figures(): ProducerFigures {
+    const all = this.drivers.map((driver) => driver.figures);
+    return {
+      total: all.reduce((sum, figures) => sum + figures.total, 0),
+      succeeded: all.reduce((sum, figures) => sum + figures.succeeded, 0),
+      retried: all.reduce((sum, figures) => sum + figures.retried, 0),
+      failed: all.flatMap((figures) => figures.failed),
+      ...(this.drivers.length > 1 && {
+        byProducer: this.drivers.map(({ name, figures }) => ({
+          producer: name ?? '(unnamed)',
+          total: figures.total,
+          succeeded: figures.succeeded,
+          retried: figures.retried,
+          failed: figures.failed.length,
+        })),
+      }),
+    };
+  }
+}
+
+/** Thrown when a user event's `flow` names no outbox relay of the app, or several. */
+export class UnknownFlowError extends Error {
+  public override readonly name = 'UnknownFlowError';
+}
+
+/**
+ * The relay whose outbox a user event goes to: the one `reference` names (the flow that owns it, e.g. `Orders`, the
+ * relay or the outbox table, each by construct path or a trailing part of it, or logical id), else the app's first.
+ */
+export function relayFor(model: FlowModel, reference: string | undefined): RelayModel {
+  const first = model.relays[0];
+  if (first === undefined) throw new Error('--events needs an outbox: the app has no pipe from a DynamoDB table stream to an SNS topic');
+  if (reference === undefined) return first;
+  const owner = (resource: ModelledResource | undefined): ModelledResource[] => {
+    if (resource?.constructPath === undefined) return [];
+    const segments = constructSegments(resource.constructPath);
+    return [{ ...resource, constructPath: segments.slice(0, -1).join('/') }];
+  };
+  const matches = model.relays.filter((relay) => {
+    const table = model.tables.find((candidate) => candidate.key === relay.sourceTable);
+    const names = [relay, ...(table ? [table] : []), ...owner(relay), ...owner(table)];
+    return resourcesNamed(names, reference).length > 0;
+  });
+  const known = model.relays.map((relay) => `${shownName(relay)} (outbox ${shownName(model.tables.find((table) => table.key === relay.sourceTable) ?? relay)})`).join(', ');
+  if (matches.length === 1) return matches[0]!;
+  if (matches.length === 0) throw new UnknownFlowError(`event flow '${reference}' names no outbox relay of the app; its relays are: ${known}`);
+  throw new UnknownFlowError(`event flow '${reference}' names ${matches.length} outbox relays (${matches.map(shownName).join(', ')}); give more of the construct path`);
+}
+
+/** The outbox a user event is appended through: its table's settings, from a function that writes there or its key schema. */
+function outboxFor(model: FlowModel, flow: LocalFlow, client: DynamoDBClient, relay: RelayModel, newId: () => string): Outbox {
+  const table = model.tables.find((candidate) => candidate.key === relay.sourceTable);
+  const local = table ? flow.tables.get(table.key) : undefined;
+  if (table === undefined || local === undefined) throw new Error(`--events: the outbox table of relay ${shownName(relay)} is not simulated`);
   const producerEnvironment = [...flow.environments.values()].find((environment) => environment[ENV.OUTBOX_TABLE_NAME] === local.tableName);
   const config = producerEnvironment
     ? loadProducerConfig(producerEnvironment)
@@ -105,11 +182,29 @@ export async function appendUserEvents(model: FlowModel, flow: LocalFlow, client
         eventRetentionSeconds: 7 * 24 * 3600,
         eventSource: 'urn:idempotent-event-flow:simulator',
       };
-  const outbox = new Outbox({ client, config, newId });
+  return new Outbox({ client, config, newId });
+}
+
+/**
+ * Appends user events to the outbox of the flow each names (`flow`), or of the app's first relay. The outbox settings
+ * are those of a function that writes to that table (its `IEF_OUTBOX_*` variables), else they are read from the
+ * table's key schema. Every event's flow is resolved before any is written, so a wrong name writes nothing.
+ */
+export async function appendUserEvents(model: FlowModel, flow: LocalFlow, client: DynamoDBClient, events: readonly UserEvent[], newId: () => string): Promise<ProducerFigures> {
+  const relays = events.map((event) => relayFor(model, event.flow));
+  if (events.length === 0) relayFor(model, undefined);
+  const outboxes = new Map<ResourceKey, Outbox>();
   const figures: ProducerFigures = { total: events.length, succeeded: 0, retried: 0, failed: [] };
   for (const [index, event] of events.entries()) {
+    const relay = relays[index]!;
+    let outbox = outboxes.get(relay.key);
+    if (outbox === undefined) {
+      outbox = outboxFor(model, flow, client, relay, newId);
+      outboxes.set(relay.key, outbox);
+    }
+    const { flow: _flow, ...newEvent } = event;
     try {
-      await outbox.transactWrite({ items: [], events: [event] });
+      await outbox.transactWrite({ items: [], events: [newEvent] });
       figures.succeeded += 1;
     } catch (error) {
       figures.failed.push({ index, reason: error instanceof Error ? `${error.name}: ${error.message}` : String(error) });
@@ -119,6 +214,6 @@ export async function appendUserEvents(model: FlowModel, flow: LocalFlow, client
 }
 
 /** The keys of the functions a run needs besides the consumers. */
-export function producerKeys(producer: FunctionModel | undefined): ResourceKey[] {
-  return producer ? [producer.key] : [];
+export function producerKeys(producers: readonly FunctionModel[]): ResourceKey[] {
+  return producers.map((producer) => producer.key);
 }

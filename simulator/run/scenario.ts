@@ -97,8 +97,14 @@ export interface SimulationScenario {
    * @default the operator's calls are not evaluated
    */
   readonly operatorRole?: string;
-  /** @default no producer: events come from `--events` */
+  /** The producer the run drives. Not with `producers`. @default no producer: events come from `--events` */
   readonly producer?: ScenarioProducer;
+  /**
+   * Several producers, e.g. one per flow of the app, so one run drives and checks the whole app: each runs `--count`
+   * commands (interleaved, each with its own commands, probe and event types). Not with `producer`.
+   * @default only `producer`
+   */
+  readonly producers?: readonly ScenarioProducer[];
   /** Effect probes by subscriber name (`IEF_SUBSCRIBER_NAME` of its consumer, or its subscription's construct path). @default effects are not counted */
   readonly effects?: Readonly<Record<string, EffectProbe>>;
 }
@@ -108,21 +114,39 @@ export class ScenarioError extends Error {
   public override readonly name = 'ScenarioError';
 }
 
+/** The producers a scenario drives: `producers`, or its one `producer`, or none. */
+export function scenarioProducers(scenario: SimulationScenario | undefined): readonly ScenarioProducer[] {
+  return scenario?.producers ?? (scenario?.producer === undefined ? [] : [scenario.producer]);
+}
+
+function checkProducer(producer: ScenarioProducer | null | undefined, label: string, file: string): void {
+  if (typeof producer !== 'object' || producer === null || typeof producer.function !== 'string' || typeof producer.commands !== 'function') {
+    throw new ScenarioError(`scenario module ${file}: '${label}' needs a 'function' (construct path or logical id) and a 'commands(count, random)' function`);
+  }
+  if (producer.probe !== undefined && typeof producer.probe !== 'function') {
+    throw new ScenarioError(`scenario module ${file}: ${label}.probe must be a function, got ${typeof producer.probe}`);
+  }
+  const eventTypes: unknown = producer.eventTypes;
+  if (eventTypes !== undefined && !(Array.isArray(eventTypes) && eventTypes.every((type) => typeof type === 'string'))) {
+    throw new ScenarioError(`scenario module ${file}: ${label}.eventTypes must be a list of event type names`);
+  }
+}
+
 function asScenario(exports: Record<string, unknown>, file: string): SimulationScenario {
   const candidate = exports.scenario ?? exports.default;
   if (typeof candidate !== 'object' || candidate === null) {
     throw new ScenarioError(`scenario module ${file} must export 'scenario' (or a default export), an object with 'producer' and/or 'effects'`);
   }
   const scenario = candidate as SimulationScenario;
-  if (scenario.producer !== undefined && (typeof scenario.producer.function !== 'string' || typeof scenario.producer.commands !== 'function')) {
-    throw new ScenarioError(`scenario module ${file}: 'producer' needs a 'function' (construct path or logical id) and a 'commands(count, random)' function`);
+  if (scenario.producer !== undefined && scenario.producers !== undefined) {
+    throw new ScenarioError(`scenario module ${file}: give 'producer' or 'producers', not both (put the one producer in the list)`);
   }
-  if (scenario.producer?.probe !== undefined && typeof scenario.producer.probe !== 'function') {
-    throw new ScenarioError(`scenario module ${file}: producer.probe must be a function, got ${typeof scenario.producer.probe}`);
-  }
-  const eventTypes: unknown = scenario.producer?.eventTypes;
-  if (eventTypes !== undefined && !(Array.isArray(eventTypes) && eventTypes.every((type) => typeof type === 'string'))) {
-    throw new ScenarioError(`scenario module ${file}: producer.eventTypes must be a list of event type names`);
+  if (scenario.producer !== undefined) checkProducer(scenario.producer, 'producer', file);
+  if (scenario.producers !== undefined) {
+    if (!Array.isArray(scenario.producers) || scenario.producers.length === 0) {
+      throw new ScenarioError(`scenario module ${file}: 'producers' must be a non-empty list of producers`);
+    }
+    scenario.producers.forEach((producer, index) => checkProducer(producer, `producers[${index}]`, file));
   }
   if (scenario.operatorRole !== undefined && typeof scenario.operatorRole !== 'string') {
     throw new ScenarioError(`scenario module ${file}: 'operatorRole' must be a role's construct path or logical id, got ${typeof scenario.operatorRole}`);

@@ -36,7 +36,9 @@ import { MAX_OPERATOR_PASSES, noOperatorFigures, operatorPass, type OperatorFigu
 import { RunLedger } from './ledger';
 import { runRounds } from './rounds';
 import { checkInteger, DEFAULT_FAULT_RATES, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type SimulationOptions } from './options';
-import { appendUserEvents, findFunction, PRODUCER_ATTEMPTS, ProducerDriver, producerKeys, type ProducerFigures } from './producer-driver';
+import { shownName } from '../model/find-resource';
+import { appendUserEvents, findFunction, PRODUCER_ATTEMPTS, ProducerDriver, ProducerDrivers, producerKeys, type ProducerFigures } from './producer-driver';
+import { scenarioProducers } from './scenario';
 import { checkProducerWrites } from './producer-probe';
 import { seededRandom, seedNumber } from './seeded-random';
 
@@ -155,7 +157,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   const concurrency = checkInteger('--concurrency', options.concurrency ?? SIMULATION_DEFAULTS.concurrency, SIMULATION_BOUNDS.concurrency);
   const region = options.region ?? SIMULATION_DEFAULTS.region;
   const plan = new FaultPlan(seed, options.rates ?? DEFAULT_FAULT_RATES);
-  if (options.scenario?.producer === undefined && options.events === undefined) {
+  const scenarioDrivers = scenarioProducers(options.scenario);
+  if (scenarioDrivers.length === 0 && options.events === undefined) {
     throw new NothingToSimulateError('nothing drives the flow: give a scenario with a producer (--scenario) or events (--events)');
   }
 
@@ -174,7 +177,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
           (model.notSimulated.length ? `; not simulated: ${model.notSimulated.join('; ')}` : ''),
       );
     }
-    const producer = options.scenario?.producer ? findFunction(model, options.scenario.producer.function) : undefined;
+    const producers = scenarioDrivers.map((producer) => ({ producer, fn: findFunction(model, producer.function) }));
     const policyEngine = options.iam === false ? undefined : loadPolicyEngine(options.cwd);
 
     database = options.dynamoDbEndpoint ? { endpoint: options.dynamoDbEndpoint, stop: async () => undefined } : await startDynamoDbLocal({ projectDirectory: options.cwd });
@@ -199,7 +202,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       observer: ledger,
       region,
       concurrency,
-      extraFunctions: producerKeys(producer),
+      extraFunctions: producerKeys(producers.map(({ fn }) => fn)),
       // a DynamoDB Local we did not start may hold the tables of an earlier run
       tableNameSuffix: options.dynamoDbEndpoint ? `-${Date.now().toString(36)}${Math.floor(Math.random() * 1296).toString(36)}` : undefined,
       decideFault: faultDecider(plan),
@@ -207,10 +210,12 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     });
 
     const random = seededRandom(seedNumber(seed));
-    let driver: ProducerDriver | undefined;
+    let driver: ProducerDrivers | undefined;
     let producerFigures: ProducerFigures;
-    if (producer !== undefined && options.scenario?.producer !== undefined) {
-      driver = new ProducerDriver(flow.runners.get(producer.key)!, options.scenario.producer.commands(count, random));
+    if (producers.length > 0) {
+      driver = new ProducerDrivers(
+        producers.map(({ producer, fn }) => new ProducerDriver(flow!.runners.get(fn.key)!, producer.commands(count, random), producers.length > 1 ? shownName(fn) : undefined)),
+      );
       producerFigures = driver.figures;
     } else {
       producerFigures = await appendUserEvents(model, flow, client, options.events ?? [], seededUuid(random));
@@ -252,9 +257,11 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
 
     const committed = await readCommittedOutbox(model, flow, client);
     const violations: Violation[] = [...checkSettled(roundsOutcome), ...checkTracked(committed.untracked), ...checkRelayed(committed.eventIdsByRelay, ledger)];
+    // the drivers' figures are summed when read: read them now that every command ran
+    producerFigures = driver?.figures ?? producerFigures;
     violations.push(...checkProducerFailures(producerFigures, driver !== undefined ? PRODUCER_ATTEMPTS : 1));
-    if (producer !== undefined && options.scenario?.producer !== undefined) {
-      violations.push(...(await checkProducerWrites(options.scenario.producer, { model, flow, documents, committed, producerKey: producer.key })));
+    for (const { producer, fn } of producers) {
+      violations.push(...(await checkProducerWrites(producer, { model, flow, documents, committed, producerKey: fn.key })));
     }
     const deadLetterQueues: DeadLetterQueueContents[] = model.relays.flatMap((relay) => {
       const queue = relay.deadLetterQueue === undefined ? undefined : flow!.queues.get(relay.deadLetterQueue);
@@ -329,7 +336,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       totalFaults: ledger.totalFaults(),
       operator,
       iam,
-      producerWritesChecked: producer !== undefined && options.scenario?.producer?.probe !== undefined,
+      producerWritesChecked: producers.length > 0 && producers.every(({ producer }) => producer.probe !== undefined),
     };
   } finally {
     await flow?.stop();

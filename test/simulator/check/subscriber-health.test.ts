@@ -171,4 +171,25 @@ describe('producer-failed', () => {
   test('passes when every command succeeded', () => {
     expect(checkProducerFailures({ total: 2, succeeded: 2, retried: 1, failed: [] }, 3)).toEqual([]);
   });
+
+  test('with several producers, names the producer and counts against its own commands', () => {
+    const figures = {
+      total: 6,
+      succeeded: 4,
+      retried: 6,
+      failed: [
+        { index: 1, reason: 'the invocation threw Error: refused', producer: 'App/Payments/Produce' },
+        { index: 2, reason: 'the invocation threw Error: refused', producer: 'App/Orders/Produce' },
+      ],
+      byProducer: [
+        { producer: 'App/Orders/Produce', total: 4, succeeded: 3, retried: 3, failed: 1 },
+        { producer: 'App/Payments/Produce', total: 2, succeeded: 1, retried: 3, failed: 1 },
+      ],
+    };
+
+    expect(checkProducerFailures(figures, 3)).toEqual([
+      { kind: 'producer-failed', detail: '1 of 2 App/Payments/Produce command(s) failed all 3 attempt(s) (#1): the invocation threw Error: refused' },
+      { kind: 'producer-failed', detail: '1 of 4 App/Orders/Produce command(s) failed all 3 attempt(s) (#2): the invocation threw Error: refused' },
+    ]);
+  });
 });
