@@ -48,7 +48,7 @@ describe('simulate: options', () => {
   test('refuses --events together with a scenario that has a producer: only one can drive the flow', async () => {
     const { code, stderr } = await cli('simulate', '--scenario', 'example/simulation/scenario.ts', '--events', eventsFile([{ type: 'A', data: {} }]));
     expect(code).toBe(EXIT_CODE.USAGE);
-    expect(stderr).toContain("--events and the producer of scenario example/simulation/scenario.ts both drive the flow; give one of them");
+    expect(stderr).toContain("--events and the producer(s) of scenario example/simulation/scenario.ts both drive the flow; give one of them");
   });
 
   test('refuses --count with --events, which produce exactly the file\'s events', async () => {
