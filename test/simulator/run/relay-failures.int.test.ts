@@ -7,6 +7,7 @@
 import * as path from 'node:path';
 import { afterEach, describe, expect, inject, test } from 'vitest';
 import { EXIT_CODE, main } from '../../../cli/main';
+import { exampleAssembly } from '../../support/example-assembly';
 import { exampleCopy, replaceOnce, type ExampleCopy } from '../../support/example-copy';
 
 const PROJECT = path.resolve(__dirname, '../../..');
@@ -30,7 +31,7 @@ async function simulate(...args: readonly string[]): Promise<{ code: number; std
 describe('simulate: the relay and SNS failure paths', () => {
   test('a pipe that never publishes dead-letters every event after its 10 retries; the watched dead-letter queue accounts for them', async () => {
     // WHEN every publish attempt of the example's pipe fails (MaximumRetryAttempts 10, AUTOMATIC_BISECT)
-    const { code, stdout } = await simulate('--scenario', 'example/simulation/scenario.ts', '--relay-failure-rate', '1', '--sns-delivery-failure-rate', '0');
+    const { code, stdout } = await simulate('--assembly', await exampleAssembly(), '--scenario', 'example/simulation/scenario.ts', '--relay-failure-rate', '1', '--sns-delivery-failure-rate', '0');
 
     // THEN each of the 3 OrderPlaced events was attempted 11 times and dead-lettered alone
     expect(stdout).toContain('relay: 3 events committed to the outbox, 3 stream records read, 33 publish attempt(s) failed and retried, 3 event(s) given up and dead-lettered by the pipe (3 message(s) of stream-batch metadata');
@@ -58,7 +59,7 @@ describe('simulate: the relay and SNS failure paths', () => {
   });
 
   test('SNS delivery failures are retried under the SQS delivery policy, counted, and every event still arrives', async () => {
-    const { code, stdout } = await simulate('--scenario', 'example/simulation/scenario.ts', '--relay-failure-rate', '0', '--sns-delivery-failure-rate', '0.5');
+    const { code, stdout } = await simulate('--assembly', await exampleAssembly(), '--scenario', 'example/simulation/scenario.ts', '--relay-failure-rate', '0', '--sns-delivery-failure-rate', '0.5');
     const failed = Number(/sns: (\d+) delivery attempt\(s\) to queues failed and retried/.exec(stdout)?.[1]);
     expect(failed).toBeGreaterThan(0);
     expect(stdout).not.toContain('subscription dead-letter queues');
