@@ -1,4 +1,4 @@
-import { RemovalPolicy, Stack, StackProps, Validations } from 'aws-cdk-lib';
+import { ArnFormat, RemovalPolicy, Stack, StackProps, Validations } from 'aws-cdk-lib';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -150,7 +150,20 @@ function opsTopic(scope: Construct): sns.Topic {
     enableKeyRotation: true,
     description: 'Encrypts the ops alarm topic of the idempotent-event-flow example',
   });
-  // CloudWatch alarms publish to an encrypted topic only if the key lets CloudWatch use it.
-  key.grant(new iam.ServicePrincipal('cloudwatch.amazonaws.com'), 'kms:Decrypt', 'kms:GenerateDataKey*');
+  // CloudWatch alarms publish to an encrypted topic only if the key lets CloudWatch use it: only for alarms of this
+  // account and region (confused-deputy guard).
+  const stack = Stack.of(scope);
+  key.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'AllowCloudWatchAlarmsOfThisAccountToPublish',
+      principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+      actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+      resources: ['*'],
+      conditions: {
+        StringEquals: { 'aws:SourceAccount': stack.account },
+        ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'cloudwatch', resource: 'alarm', resourceName: '*', arnFormat: ArnFormat.COLON_RESOURCE_NAME }) },
+      },
+    }),
+  );
   return new sns.Topic(scope, 'OpsAlarms', { masterKey: key, enforceSSL: true });
 }

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Annotations, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
@@ -65,7 +65,8 @@ export interface IdempotentEventFlowProps {
   /**
    * Actions for every alarm of the flow (relay and subscribers), e.g. `new SnsAction(opsTopic)`.
    *
-   * @default - alarms are created without actions
+   * @default - alarms are created without actions, and the flow gets a warning annotation saying that nobody is
+   * notified when they fire
    */
   readonly alarmActions?: cloudwatch.IAlarmAction[];
 
@@ -144,9 +145,17 @@ export class IdempotentEventFlow extends Construct {
       maximumRetryAttempts: props.relayMaximumRetryAttempts,
       maximumRecordAge: props.relayMaximumRecordAge,
       deadLetterQueueEncryptionKey: this.encryptionKey,
+      encryptionKey: this.encryptionKey,
       removalPolicy,
     });
     this.relayAlarms = new RelayAlarms(this, 'RelayAlarms', { relay: this.relay, alarmActions: props.alarmActions });
+    if ((props.alarmActions ?? []).length === 0) {
+      Annotations.of(this).addWarningV2(
+        'idempotent-event-flow:noAlarmActions',
+        'The flow has no alarmActions: its alarms (relay failures, old or dead-lettered or blocked messages) change state ' +
+          'but notify nobody. Pass alarmActions, e.g. [new SnsAction(opsTopic)].',
+      );
+    }
     this.alarmList.push(...this.relayAlarms.alarms);
   }
 

@@ -6,7 +6,7 @@ import { ENV } from '../../lambda/config';
 import { FunctionOptions } from '../functions/function-options';
 import { BundledFunctionBase } from '../functions/bundled-function-base';
 import type { IOutboxTable } from '../outbox/outbox-table';
-import { KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
+import { grantKeyViaService, KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
 import { FUNCTION_DEFAULTS } from '../private/secure-nodejs-function';
 import { validateEventSource } from '../private/shared-limits';
 import type { IInboxTable } from './inbox-table';
@@ -173,7 +173,7 @@ export class ConsumerFunction extends BundledFunctionBase {
         resourceArns: [props.deadLetterQueue.queueArn],
       });
       // Sending to a KMS-encrypted queue needs a data key (and Decrypt to use a cached one).
-      props.deadLetterQueue.encryptionMasterKey?.grant(role, ...KMS_SEND_MESSAGE_ACTIONS);
+      grantKeyViaService(props.deadLetterQueue.encryptionMasterKey, role, 'sqs', KMS_SEND_MESSAGE_ACTIONS);
     }
     // The same grant as a producer's (IdempotentEventFlow.grantPublish): the outbox Put inside the handler's commit.
     props.outboxTable?.grantAppendEvents(role);

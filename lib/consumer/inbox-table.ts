@@ -4,6 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { PROCESSING_RECORD } from '../../lambda/wire-format';
+import { grantKeyViaService } from '../private/kms-actions';
 import { secureTableProps } from '../private/secure-table-props';
 
 /**
@@ -142,7 +143,7 @@ abstract class InboxTableBase extends Resource implements IInboxTable {
     const grant = statements
       .map((statement) => iam.Grant.addToPrincipal({ grantee, ...statement }))
       .reduce((combined, next) => combined.combine(next));
-    this.encryptionKey?.grant(grantee, ...INBOX_KMS_ACTIONS);
+    grantKeyViaService(this.encryptionKey, grantee, 'dynamodb', INBOX_KMS_ACTIONS);
     return grant;
   }
 }

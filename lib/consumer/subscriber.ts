@@ -1,13 +1,13 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, Names, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
-import * as eventsources from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CONSUMER_METRICS } from '../../lambda/metrics';
 import type { IOutboxTable } from '../outbox/outbox-table';
+import { grantKeyViaService } from '../private/kms-actions';
 import { validateEventSource } from '../private/shared-limits';
 import {
   validateDurationAtLeast,
@@ -23,6 +23,12 @@ import { ProcessingMode } from './processing-mode';
 import { CONSUMER_DEFAULTS, minimumVisibilityTimeout } from './private/defaults';
 import { runtimeModeName, usesInbox, usesLease } from './private/processing-modes';
 import { validateFunctionOptions, validateQueueOptions, validateSubscriberName } from './private/validate-consumer-props';
+
+/**
+ * What Lambda's SQS event source mapping does with the queue on the function's behalf (Lambda developer guide,
+ * "Execution role permissions" for SQS; the actions `Queue.grantConsumeMessages` grants).
+ */
+const SQS_CONSUME_ACTIONS = ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'];
 
 /**
  * Everything that configures a {@link Subscriber} except what the event flow provides (the topic and its key):
@@ -276,17 +282,19 @@ export class Subscriber extends Construct {
       bundling: props.bundling,
     });
 
-    // The event source grants ReceiveMessage/DeleteMessage/ChangeMessageVisibility/GetQueueAttributes/GetQueueUrl
-    // on the queue and kms:Decrypt on its key.
+    // What SqsEventSource does, under the same construct id (so the mapping keeps its logical id), except the key
+    // grant: SqsEventSource grants kms:Decrypt on the queue's key for any use; here the key may be used through SQS
+    // only (kms:ViaService).
     const fn = this.consumerFunction.lambdaFunction;
-    fn.addEventSource(
-      new eventsources.SqsEventSource(this.queue, {
-        batchSize: props.batchSize ?? CONSUMER_DEFAULTS.BATCH_SIZE,
-        maxBatchingWindow: props.maxBatchingWindow,
-        maxConcurrency: props.maxConcurrency,
-        reportBatchItemFailures: true,
-      }),
-    );
+    fn.addEventSourceMapping(`SqsEventSource:${Names.nodeUniqueId(this.queue.node)}`, {
+      eventSourceArn: this.queue.queueArn,
+      batchSize: props.batchSize ?? CONSUMER_DEFAULTS.BATCH_SIZE,
+      maxBatchingWindow: props.maxBatchingWindow,
+      maxConcurrency: props.maxConcurrency,
+      reportBatchItemFailures: true,
+    });
+    this.queue.grant(fn, ...SQS_CONSUME_ACTIONS);
+    grantKeyViaService(this.consumerQueue.encryptionKey, fn, 'sqs', ['kms:Decrypt']);
     Validations.of(fn).acknowledge({
       id: 'Serverless-LambdaEventSourceMappingDestination',
       reason:

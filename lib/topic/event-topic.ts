@@ -5,7 +5,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { validateStringPattern } from '../private/validate-props';
-import { KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
+import { grantKeyViaService, KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
 
 /** SNS standard topic names: 1 to 256 of `A-Z a-z 0-9 - _`. */
 const TOPIC_NAME_PATTERN = /^[A-Za-z0-9_-]{1,256}$/;
@@ -106,8 +106,18 @@ export class EventTopic extends Construct {
       topicName,
       displayName: props.displayName,
       masterKey: this.encryptionKey,
-      enforceSSL: true,
     });
+    // TLS only, for every SNS action (Topic's enforceSSL denies only sns:Publish).
+    topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'DenyEveryActionWithoutTls',
+        effect: iam.Effect.DENY,
+        principals: [new iam.AnyPrincipal()],
+        actions: ['sns:*'],
+        resources: [topic.topicArn],
+        conditions: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
+    );
     this.topic = topic;
     this.topicArn = topic.topicArn;
     this.topicName = topic.topicName;
@@ -125,7 +135,7 @@ export class EventTopic extends Construct {
       resourceArns: [this.topicArn],
       resource: this.topic,
     });
-    return grant.combine(this.encryptionKey.grant(grantee, ...KMS_SEND_MESSAGE_ACTIONS));
+    return grant.combine(grantKeyViaService(this.encryptionKey, grantee, 'sns', KMS_SEND_MESSAGE_ACTIONS)!);
   }
 
   /**

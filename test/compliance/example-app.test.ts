@@ -1,6 +1,7 @@
 import type { App, CfnResource } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { beforeAll, describe, expect, test } from 'vitest';
@@ -227,6 +228,33 @@ describe('example app: wiring', () => {
       expect(alarm.Properties.AlarmActions).toEqual([r(ops.topicArn)]);
       expect(alarm.Properties.OKActions).toEqual([r(ops.topicArn)]);
     }
+  });
+
+  test("lets CloudWatch use the ops topic's key only for alarms of this account and region", () => {
+    const key = stack.node.findChild('OpsAlarmsKey') as kms.Key;
+    const keyResource = template.toJSON().Resources[stack.getLogicalId(key.node.defaultChild as CfnResource)] as {
+      Properties: { KeyPolicy: { Statement: Array<Record<string, unknown>> } };
+    };
+    const forCloudWatch = keyResource.Properties.KeyPolicy.Statement.filter(
+      (s) => JSON.stringify(s.Principal).includes('cloudwatch.amazonaws.com'),
+    );
+    expect(forCloudWatch).toEqual([
+      {
+        Sid: 'AllowCloudWatchAlarmsOfThisAccountToPublish',
+        Effect: 'Allow',
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        Resource: '*',
+        Condition: {
+          StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+          ArnLike: {
+            'aws:SourceArn': {
+              'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':cloudwatch:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':alarm:*']],
+            },
+          },
+        },
+      },
+    ]);
   });
 
   test('lets the producer append events, put orders and read an order back (to answer a retried command), nothing more', () => {

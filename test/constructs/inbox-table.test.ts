@@ -7,6 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { IInboxTable, InboxTable, InboxTableProps } from '../../lib/consumer';
 import { PROCESSING_RECORD, TABLE_SCHEMA } from '../../lambda/wire-format';
 import { nagFindings, newStack } from '../fixtures/construct-test-kit';
+import { viaService } from '../fixtures/kms-conditions';
 
 function synth(props: InboxTableProps = {}): { stack: Stack; inbox: InboxTable; template: Template } {
   const stack = newStack();
@@ -183,6 +184,7 @@ describe('InboxTable: grantRecordMessages', () => {
       { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
       {
         Action: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'],
+        Condition: viaService(stack, key, 'dynamodb'),
         Effect: 'Allow',
         Resource: stack.resolve(key.keyArn),
       },
@@ -212,7 +214,7 @@ describe('InboxTable: grantProcessingRecords', () => {
     // WHEN
     grantToNewRole(stack, inbox, 'grantProcessingRecords');
     // THEN
-    expect(policyStatements(stack)).toContainEqual({ Action: KEY_ACTIONS, Effect: 'Allow', Resource: stack.resolve(key.keyArn) });
+    expect(policyStatements(stack)).toContainEqual({ Action: KEY_ACTIONS, Condition: viaService(stack, key, 'dynamodb'), Effect: 'Allow', Resource: stack.resolve(key.keyArn) });
   });
 });
 
@@ -257,7 +259,7 @@ describe('InboxTable: grantOperator', () => {
     // WHEN
     grantToNewRole(stack, inbox, 'grantOperator');
     // THEN
-    expect(policyStatements(stack)).toContainEqual({ Action: KEY_ACTIONS, Effect: 'Allow', Resource: stack.resolve(key.keyArn) });
+    expect(policyStatements(stack)).toContainEqual({ Action: KEY_ACTIONS, Condition: viaService(stack, key, 'dynamodb'), Effect: 'Allow', Resource: stack.resolve(key.keyArn) });
   });
 
   test('grants on an imported table and its index by ARN', () => {
@@ -328,6 +330,7 @@ describe('InboxTable: import', () => {
     // THEN
     expect(policyStatements(stack)).toContainEqual({
       Action: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'],
+      Condition: viaService(stack, key, 'dynamodb'),
       Effect: 'Allow',
       Resource: key.keyArn,
     });

@@ -10,6 +10,7 @@ import { OutboxTable } from '../../lib/outbox';
 import { ENV, PROCESSING_MODE } from '../../lambda/config';
 import { CONSUMER_METRICS } from '../../lambda/metrics';
 import { HANDLER_ENTRY, nagFindings, newStack } from '../fixtures/construct-test-kit';
+import { viaService } from '../fixtures/kms-conditions';
 
 interface Fixture {
   readonly stack: Stack;
@@ -389,8 +390,13 @@ describe('Subscriber: least privilege', () => {
     create(f, { encryptionKey: key });
     // THEN
     const statements = consumerPolicyStatements(Template.fromStack(f.stack));
-    expect(statements).toContainEqual({ Action: ['kms:Decrypt', 'kms:GenerateDataKey'], Effect: 'Allow', Resource: r(f.stack, key.keyArn) });
-    expect(statements).toContainEqual({ Action: 'kms:Decrypt', Effect: 'Allow', Resource: r(f.stack, key.keyArn) });
+    const throughSqs = viaService(f.stack, key, 'sqs');
+    expect(statements).toContainEqual({ Action: ['kms:Decrypt', 'kms:GenerateDataKey'], Condition: throughSqs, Effect: 'Allow', Resource: r(f.stack, key.keyArn) });
+    expect(statements).toContainEqual({ Action: 'kms:Decrypt', Condition: throughSqs, Effect: 'Allow', Resource: r(f.stack, key.keyArn) });
+    // and never without it: every statement on the key is conditioned on kms:ViaService sqs
+    const onTheKey = statements.filter((s) => JSON.stringify((s as { Resource: unknown }).Resource) === JSON.stringify(r(f.stack, key.keyArn)));
+    expect(onTheKey.length).toBeGreaterThan(0);
+    for (const statement of onTheKey) expect(statement).toMatchObject({ Condition: throughSqs });
   });
 });
 
