@@ -48,14 +48,29 @@ export interface IInboxTable extends IResource {
 
   /**
    * Lets `grantee` (e.g. the role an operator uses with the operator CLI) list, inspect and resolve blocked messages:
-   * `dynamodb:GetItem` and `dynamodb:Query` on this table and on its `BlockedMessages` index, `dynamodb:Scan` on that
-   * index only (listing every subscriber's blocked messages scans the sparse index, which holds nothing else), and
-   * `dynamodb:UpdateItem` on this table. With a customer-managed key also `kms:Decrypt`, `kms:DescribeKey`,
-   * `kms:Encrypt` and `kms:GenerateDataKey` on that key.
+   * {@link grantOperatorRead} and {@link grantOperatorResolve} together, i.e. `dynamodb:Query` and `dynamodb:Scan` on
+   * the `BlockedMessages` index, `dynamodb:GetItem` and `dynamodb:UpdateItem` on this table. With a customer-managed
+   * key also `kms:Decrypt`, `kms:DescribeKey`, `kms:Encrypt` and `kms:GenerateDataKey` on that key, through DynamoDB
+   * only.
    *
    * An imported table must have the `BlockedMessages` index (see `InboxTable`) for listing to work.
    */
   grantOperator(grantee: iam.IGrantable): iam.Grant;
+
+  /**
+   * Lets `grantee` list and show blocked messages (the CLI's `blocked list` and `blocked show`), and change nothing:
+   * `dynamodb:Query` and `dynamodb:Scan` on the `BlockedMessages` index (listing every subscriber's blocked messages
+   * scans the sparse index, which holds only blocked records) and `dynamodb:GetItem` on this table. With a
+   * customer-managed key also the key actions DynamoDB needs, through DynamoDB only.
+   */
+  grantOperatorRead(grantee: iam.IGrantable): iam.Grant;
+
+  /**
+   * Lets `grantee` resolve a blocked message (the CLI's `blocked resolve`): `dynamodb:GetItem` (the record is read
+   * first) and `dynamodb:UpdateItem` (a conditional update of the record) on this table. With a customer-managed key
+   * also the key actions DynamoDB needs, through DynamoDB only.
+   */
+  grantOperatorResolve(grantee: iam.IGrantable): iam.Grant;
 }
 
 /** Properties of an {@link InboxTable}. */
@@ -125,14 +140,27 @@ abstract class InboxTableBase extends Resource implements IInboxTable {
   }
 
   public grantOperator(grantee: iam.IGrantable): iam.Grant {
-    const indexArn = `${this.tableArn}/index/${PROCESSING_RECORD.BLOCKED_INDEX_NAME}`;
     return this.grantTable(grantee, [
-      { actions: ['dynamodb:GetItem', 'dynamodb:Query'], resourceArns: [this.tableArn, indexArn] },
-      // Listing without a subscriber scans the sparse index: it holds only blocked records, never the whole table.
-      { actions: ['dynamodb:Scan'], resourceArns: [indexArn] },
-      // Resolving a blocked message (mark a step done or retryable) is a conditional update of its record.
-      { actions: ['dynamodb:UpdateItem'], resourceArns: [this.tableArn] },
+      { actions: OPERATOR_LIST_ACTIONS, resourceArns: [this.blockedIndexArn] },
+      { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resourceArns: [this.tableArn] },
     ]);
+  }
+
+  public grantOperatorRead(grantee: iam.IGrantable): iam.Grant {
+    return this.grantTable(grantee, [
+      { actions: OPERATOR_LIST_ACTIONS, resourceArns: [this.blockedIndexArn] },
+      // `blocked show`: a consistent read of one record.
+      { actions: ['dynamodb:GetItem'], resourceArns: [this.tableArn] },
+    ]);
+  }
+
+  public grantOperatorResolve(grantee: iam.IGrantable): iam.Grant {
+    // Resolving reads the record, then updates it under a condition (mark a step done or retryable).
+    return this.grantTable(grantee, [{ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resourceArns: [this.tableArn] }]);
+  }
+
+  private get blockedIndexArn(): string {
+    return `${this.tableArn}/index/${PROCESSING_RECORD.BLOCKED_INDEX_NAME}`;
   }
 
   /** Adds `statements` to `grantee`, plus the key actions DynamoDB needs when a customer-managed key encrypts the table. */
@@ -147,6 +175,9 @@ abstract class InboxTableBase extends Resource implements IInboxTable {
     return grant;
   }
 }
+
+/** `blocked list`: a Query of the BlockedMessages index for one subscriber, a Scan of it for all. */
+const OPERATOR_LIST_ACTIONS = ['dynamodb:Query', 'dynamodb:Scan'];
 
 /** What DynamoDB needs of a customer-managed key for reads and writes on the principal's behalf. */
 const INBOX_KMS_ACTIONS: readonly string[] = ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'];

@@ -22,7 +22,7 @@ function policyStatements(stack: Stack): unknown[] {
   return (policies[0] as { Properties: { PolicyDocument: { Statement: unknown[] } } }).Properties.PolicyDocument.Statement;
 }
 
-type GrantMethod = 'grantRecordMessages' | 'grantProcessingRecords' | 'grantOperator';
+type GrantMethod = 'grantRecordMessages' | 'grantProcessingRecords' | 'grantOperator' | 'grantOperatorRead' | 'grantOperatorResolve';
 
 function grantToNewRole(stack: Stack, inbox: IInboxTable, method: GrantMethod = 'grantRecordMessages'): iam.Grant {
   return inbox[method](new iam.Role(stack, 'Consumer', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') }));
@@ -219,7 +219,7 @@ describe('InboxTable: grantProcessingRecords', () => {
 });
 
 describe('InboxTable: grantOperator', () => {
-  test('grants GetItem and Query on the table and its BlockedMessages index, Scan on the index only, UpdateItem on the table', () => {
+  test('grants exactly what the CLI calls: Query and Scan on the BlockedMessages index, GetItem and UpdateItem on the table', () => {
     // GIVEN
     const stack = newStack();
     const inbox = new InboxTable(stack, 'Inbox');
@@ -228,13 +228,29 @@ describe('InboxTable: grantOperator', () => {
     // THEN
     expect(grant.success).toBe(true);
     expect(policyStatements(stack)).toEqual([
-      {
-        Action: ['dynamodb:GetItem', 'dynamodb:Query'],
-        Effect: 'Allow',
-        Resource: [stack.resolve(inbox.tableArn), blockedIndexArn(stack, inbox)],
-      },
-      { Action: 'dynamodb:Scan', Effect: 'Allow', Resource: blockedIndexArn(stack, inbox) },
-      { Action: 'dynamodb:UpdateItem', Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
+      { Action: ['dynamodb:Query', 'dynamodb:Scan'], Effect: 'Allow', Resource: blockedIndexArn(stack, inbox) },
+      { Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
+    ]);
+  });
+
+  test('grantOperatorRead (list, show) grants no write: Query and Scan on the index, GetItem on the table', () => {
+    const stack = newStack();
+    const inbox = new InboxTable(stack, 'Inbox');
+    const grant = grantToNewRole(stack, inbox, 'grantOperatorRead');
+    expect(grant.success).toBe(true);
+    expect(policyStatements(stack)).toEqual([
+      { Action: ['dynamodb:Query', 'dynamodb:Scan'], Effect: 'Allow', Resource: blockedIndexArn(stack, inbox) },
+      { Action: 'dynamodb:GetItem', Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
+    ]);
+  });
+
+  test('grantOperatorResolve grants GetItem and UpdateItem on the table, nothing on the index', () => {
+    const stack = newStack();
+    const inbox = new InboxTable(stack, 'Inbox');
+    const grant = grantToNewRole(stack, inbox, 'grantOperatorResolve');
+    expect(grant.success).toBe(true);
+    expect(policyStatements(stack)).toEqual([
+      { Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
     ]);
   });
 
@@ -245,8 +261,8 @@ describe('InboxTable: grantOperator', () => {
     // WHEN
     grantToNewRole(stack, inbox, 'grantOperator');
     // THEN
-    const [read] = policyStatements(stack) as Array<{ Resource: unknown[] }>;
-    expect(read.Resource[1]).toEqual({
+    const [read] = policyStatements(stack) as Array<{ Resource: unknown }>;
+    expect(read!.Resource).toEqual({
       'Fn::Join': ['', [{ 'Fn::GetAtt': [stack.getLogicalId(inbox.table.node.defaultChild as dynamodb.CfnTable), 'Arn'] }, '/index/BlockedMessages']],
     });
   });
@@ -271,15 +287,11 @@ describe('InboxTable: grantOperator', () => {
     // THEN
     expect(policyStatements(stack)).toEqual([
       {
-        Action: ['dynamodb:GetItem', 'dynamodb:Query'],
+        Action: ['dynamodb:Query', 'dynamodb:Scan'],
         Effect: 'Allow',
-        Resource: [
-          'arn:aws:dynamodb:eu-west-1:111122223333:table/shared-inbox',
-          'arn:aws:dynamodb:eu-west-1:111122223333:table/shared-inbox/index/BlockedMessages',
-        ],
+        Resource: 'arn:aws:dynamodb:eu-west-1:111122223333:table/shared-inbox/index/BlockedMessages',
       },
-      { Action: 'dynamodb:Scan', Effect: 'Allow', Resource: 'arn:aws:dynamodb:eu-west-1:111122223333:table/shared-inbox/index/BlockedMessages' },
-      { Action: 'dynamodb:UpdateItem', Effect: 'Allow', Resource: 'arn:aws:dynamodb:eu-west-1:111122223333:table/shared-inbox' },
+      { Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: 'arn:aws:dynamodb:eu-west-1:111122223333:table/shared-inbox' },
     ]);
   });
 });
