@@ -41,6 +41,16 @@ export interface IdempotentEventFlowProps {
   readonly encryptionKey?: kms.IKey;
 
   /**
+   * Customer-managed KMS key that encrypts the log groups of the flow: the relay's and those of the functions added
+   * with `addSubscriber` and `addProducer` (a function's own `logEncryptionKey` overrides it). Its key policy gets the
+   * statement CloudWatch Logs needs, conditioned on the encryption context of log groups of this account and region.
+   * It may be the same key as `encryptionKey`.
+   *
+   * @default - log groups are encrypted by CloudWatch Logs with its own key
+   */
+  readonly logEncryptionKey?: kms.IKey;
+
+  /**
    * How many stream records the relay publishes per batch (1 to 10; SNS is a batch target of at most 10).
    *
    * @default 10
@@ -146,6 +156,7 @@ export class IdempotentEventFlow extends Construct {
       maximumRecordAge: props.relayMaximumRecordAge,
       deadLetterQueueEncryptionKey: this.encryptionKey,
       encryptionKey: this.encryptionKey,
+      logEncryptionKey: props.logEncryptionKey,
       removalPolicy,
     });
     this.relayAlarms = new RelayAlarms(this, 'RelayAlarms', { relay: this.relay, alarmActions: props.alarmActions });
@@ -197,6 +208,7 @@ export class IdempotentEventFlow extends Construct {
   public addProducer(id: string, options: FunctionOptions): ProducerFunction {
     return new ProducerFunction(this, id, {
       removalPolicy: this.props.removalPolicy,
+      logEncryptionKey: this.props.logEncryptionKey,
       ...options,
       outboxTable: this.outboxTable,
     });
@@ -214,6 +226,7 @@ export class IdempotentEventFlow extends Construct {
   public addSubscriber(id: string, options: SubscriberOptions): Subscriber {
     const subscriber = new Subscriber(this, id, {
       removalPolicy: this.props.removalPolicy,
+      logEncryptionKey: this.props.logEncryptionKey,
       ...options,
       topic: this.eventTopic.topic,
       encryptionKey: this.encryptionKey,

@@ -9,6 +9,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { outboxFilterPattern, outboxInputTemplate } from '../../lambda/wire-format';
 import { grantKeyViaService, KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
+import { allowLogsToUseKey } from '../private/log-encryption';
 import { validateRelaySettings } from '../private/shared-limits';
 import { validateStringPattern } from '../private/validate-props';
 import type { IOutboxTable } from './outbox-table';
@@ -142,6 +143,14 @@ export interface OutboxRelayProps {
   readonly logRetention?: logs.RetentionDays;
 
   /**
+   * Customer-managed KMS key that encrypts the pipe's log group. Its key policy gets the statement CloudWatch Logs
+   * needs, conditioned on the encryption context of log groups of this account and region.
+   *
+   * @default - the log group is encrypted by CloudWatch Logs with its own key
+   */
+  readonly logEncryptionKey?: kms.IKey;
+
+  /**
    * Whether log records include execution data: the event payload and the AWS request and response.
    *
    * Events are business data and may be sensitive, so this is off unless you turn it on.
@@ -204,9 +213,11 @@ export class OutboxRelay extends Construct {
 
     this.deadLetterQueue = props.deadLetterQueue ?? this.createDeadLetterQueue(props.deadLetterQueueEncryptionKey, removalPolicy);
 
+    if (props.logEncryptionKey !== undefined) allowLogsToUseKey(this, props.logEncryptionKey);
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
       retention: props.logRetention ?? logs.RetentionDays.ONE_YEAR,
       removalPolicy,
+      encryptionKey: props.logEncryptionKey,
     });
 
     // The trust policy names the pipe's ARN while the pipe names the role: build the ARN from a known name to avoid a
