@@ -1,9 +1,11 @@
 import { Annotations, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { InboxTable } from './consumer/inbox-table';
 import { Subscriber, SubscriberOptions } from './consumer/subscriber';
 import { RelayAlarms } from './monitoring/relay-alarms';
 import { SubscriberAlarms } from './monitoring/subscriber-alarms';
@@ -173,6 +175,22 @@ export class IdempotentEventFlow extends Construct {
   /** The SNS topic every event is published to. */
   public get topic(): sns.ITopic {
     return this.eventTopic.topic;
+  }
+
+  /**
+   * The DynamoDB tables this flow created so far: its outbox table (unless `outboxTable` was given) and the inbox
+   * tables its subscribers created. Point-in-time recovery is on for each; to also keep them in an AWS Backup plan,
+   * after the last `addSubscriber`:
+   * `plan.addSelection('EventFlow', { resources: flow.tables.map((t) => backup.BackupResource.fromDynamoDbTable(t)) })`.
+   */
+  public get tables(): dynamodb.ITable[] {
+    const created: dynamodb.ITable[] = [];
+    if (this.props.outboxTable === undefined) created.push(this.outboxTable.table);
+    for (const subscriber of this.subscriberList) {
+      const inbox = subscriber.node.tryFindChild('InboxTable');
+      if (inbox instanceof InboxTable) created.push(inbox.table);
+    }
+    return created;
   }
 
   /** The subscribers added so far, in order. */

@@ -7,6 +7,7 @@ import { FunctionOptions } from '../functions/function-options';
 import { BundledFunctionBase } from '../functions/bundled-function-base';
 import type { IOutboxTable } from '../outbox/outbox-table';
 import { grantKeyViaService, KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
+import { acknowledgeInRegulatoryPacks } from '../private/regulatory-acknowledgements';
 import { FUNCTION_DEFAULTS } from '../private/secure-nodejs-function';
 import { validateEventSource } from '../private/shared-limits';
 import type { IInboxTable } from './inbox-table';
@@ -142,12 +143,11 @@ export class ConsumerFunction extends BundledFunctionBase {
     const fn = this.lambdaFunction;
     const role = this.role;
 
-    Validations.of(fn).acknowledge({
-      id: 'Serverless-LambdaDLQ',
-      reason:
-        'The function is invoked synchronously by an SQS event source mapping; a Lambda dead-letter queue only applies ' +
-        'to asynchronous invocations. Failed messages go to the source queue\'s dead-letter queue through its redrive policy.',
-    });
+    const noLambdaDlq =
+      'The function is invoked synchronously by an SQS event source mapping; a Lambda dead-letter queue only applies ' +
+      'to asynchronous invocations. Failed messages go to the source queue\'s dead-letter queue through its redrive policy.';
+    Validations.of(fn).acknowledge({ id: 'Serverless-LambdaDLQ', reason: noLambdaDlq });
+    acknowledgeInRegulatoryPacks(fn, 'LambdaDLQ', noLambdaDlq);
 
     if (leaseDuration && !leaseDuration.isUnresolved() && !timeout.isUnresolved()
       && leaseDuration.toSeconds({ integral: false }) < timeout.toSeconds({ integral: false })) {

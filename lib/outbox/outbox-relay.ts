@@ -10,6 +10,7 @@ import { Construct } from 'constructs';
 import { outboxFilterPattern, outboxInputTemplate } from '../../lambda/wire-format';
 import { grantKeyViaService, KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
 import { allowLogsToUseKey } from '../private/log-encryption';
+import { acknowledgeInRegulatoryPacks, INLINE_POLICY_REASON } from '../private/regulatory-acknowledgements';
 import { validateRelaySettings } from '../private/shared-limits';
 import { validateStringPattern } from '../private/validate-props';
 import type { IOutboxTable } from './outbox-table';
@@ -232,6 +233,7 @@ export class OutboxRelay extends Construct {
       }),
     });
     this.role = role;
+    acknowledgeInRegulatoryPacks(role, 'IAMNoInlinePolicy', INLINE_POLICY_REASON);
 
     // Source: read the stream, and decrypt it when the table has a customer-managed key.
     iam.Grant.addToPrincipal({

@@ -6,6 +6,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { FunctionOptions } from '../functions/function-options';
 import { allowLogsToUseKey } from './log-encryption';
+import { acknowledgeInRegulatoryPacks, INLINE_POLICY_REASON } from './regulatory-acknowledgements';
 import { validateDurationInRange, validateNumberInRange, validateStringPattern } from './validate-props';
 
 /** Defaults of {@link FunctionOptions}, shared by every function this library creates. */
@@ -119,6 +120,7 @@ export function createSecureNodejsFunction(
         'so they are granted on Resource "*". Every other statement is scoped to a resource ARN.',
     });
   }
+  acknowledgeInRegulatoryPacks(role, 'IAMNoInlinePolicy', INLINE_POLICY_REASON);
   return { lambdaFunction, role, logGroup };
 }
 

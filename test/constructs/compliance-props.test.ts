@@ -2,7 +2,7 @@ import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { describe, expect, test } from 'vitest';
-import { IdempotentEventFlow } from '../../lib';
+import { IdempotentEventFlow, InboxTable, OutboxTable, ProcessingMode } from '../../lib';
 import { HANDLER_ENTRY, newStack } from '../fixtures/construct-test-kit';
 
 /** The KMS key ids of every log group of the template, by logical id. */
@@ -122,5 +122,24 @@ describe('VPC (vpc, vpcSubnets, securityGroups)', () => {
     const flow = new IdempotentEventFlow(stack, 'Orders');
     const value = prop === 'vpcSubnets' ? { subnetType: ec2.SubnetType.PRIVATE_ISOLATED } : [];
     expect(() => flow.addSubscriber('Billing', { entry: HANDLER_ENTRY, [prop]: value })).toThrow(`${prop} can only be used with vpc, but no vpc was provided`);
+  });
+});
+
+describe('tables (for an AWS Backup selection)', () => {
+  test('lists the outbox the flow created and the inbox tables its subscribers created, not an aggregate one (no inbox)', () => {
+    const stack = newStack();
+    const flow = new IdempotentEventFlow(stack, 'Orders');
+    const billing = flow.addSubscriber('Billing', { entry: HANDLER_ENTRY });
+    flow.addSubscriber('Stats', { entry: HANDLER_ENTRY, processingMode: ProcessingMode.AGGREGATE });
+    expect(flow.tables).toEqual([flow.outboxTable.table, (billing.inboxTable as InboxTable).table]);
+  });
+
+  test('leaves out tables the flow was given: an outbox table and a shared inbox table', () => {
+    const stack = newStack();
+    const shared = new InboxTable(stack, 'SharedInbox');
+    const outboxTable = new OutboxTable(stack, 'Outbox');
+    const flow = new IdempotentEventFlow(stack, 'Orders', { outboxTable });
+    flow.addSubscriber('Billing', { entry: HANDLER_ENTRY, inboxTable: shared });
+    expect(flow.tables).toEqual([]);
   });
 });
