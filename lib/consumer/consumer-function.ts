@@ -66,6 +66,16 @@ export interface ConsumerFunctionProps extends FunctionOptions {
   readonly leaseDuration?: Duration;
 
   /**
+   * Whether a blocked message's body is kept on its processing record in the inbox table (`ProcessingMode.LEASE` and
+   * `ProcessingMode.MULTI_STEP` only), with no TTL until an operator resolves it, so `blocked show` can print it.
+   * Otherwise the record keeps the event id, type, payload fingerprint, step and reason, and the message itself is in
+   * the subscriber's dead-letter queue (its `iefEventId` attribute names the event).
+   *
+   * @default false
+   */
+  readonly keepBlockedMessageBody?: boolean;
+
+  /**
    * The queue the runtime sends permanently failing messages to, with the reason as message attributes.
    *
    * The function gets `sqs:SendMessage` on it (and the key permissions to encrypt for it).
@@ -134,6 +144,7 @@ export class ConsumerFunction extends BundledFunctionBase {
           }
           : {}),
         ...(leaseDuration ? { [ENV.LEASE_DURATION_SECONDS]: Tokenization.stringifyNumber(leaseDuration.toSeconds()) } : {}),
+        ...(props.keepBlockedMessageBody === true ? { [ENV.KEEP_BLOCKED_MESSAGE_BODY]: 'true' } : {}),
         ...(props.deadLetterQueue ? { [ENV.DEAD_LETTER_QUEUE_URL]: props.deadLetterQueue.queueUrl } : {}),
         ...(props.outboxTable
           ? { ...props.outboxTable.producerEnvironment, ...(props.eventSource !== undefined ? { [ENV.EVENT_SOURCE]: props.eventSource } : {}) }

@@ -3,7 +3,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-import { PROCESSING_RECORD } from '../../lambda/wire-format';
+import { INBOX_ITEM, PROCESSING_RECORD } from '../../lambda/wire-format';
 import { grantKeyViaService } from '../private/kms-actions';
 import { secureTableProps } from '../private/secure-table-props';
 
@@ -78,8 +78,12 @@ export interface InboxTableProps {
   /**
    * Customer-managed key that encrypts the table at rest.
    *
-   * The table holds only event ids, types and timestamps; a customer-managed key adds KMS requests but lets you
-   * control and audit access.
+   * What the table stores: per processed message its key (`<subscriber>#<eventId>`), event type, a SHA-256
+   * fingerprint of the payload and timestamps; for lease and multi-step subscribers also the processing record: the
+   * steps and their status, the context the handler's steps return (which may hold business data), the operators'
+   * resolutions and, while a message is blocked, the reason, and its body only for a subscriber with
+   * `keepBlockedMessageBody`. A customer-managed key adds KMS requests but lets you control and audit access;
+   * `Subscriber` (and so `IdempotentEventFlow`) passes its key to the inbox table it creates.
    *
    * @default - the AWS-managed key for DynamoDB (`alias/aws/dynamodb`)
    */
@@ -176,6 +180,21 @@ abstract class InboxTableBase extends Resource implements IInboxTable {
   }
 }
 
+/**
+ * The attributes the `BlockedMessages` index projects besides the keys: what the operator's listing reads
+ * (`BlockedMessages.list` in `lambda/operator/blocked-messages.ts`). `blocked show` reads the record from the table.
+ */
+const BLOCKED_INDEX_ATTRIBUTES = [
+  PROCESSING_RECORD.STATUS_ATTRIBUTE,
+  PROCESSING_RECORD.MODE_ATTRIBUTE,
+  PROCESSING_RECORD.ACTIVE_STEP_ATTRIBUTE,
+  PROCESSING_RECORD.VERSION_ATTRIBUTE,
+  PROCESSING_RECORD.BLOCKED_REASON_ATTRIBUTE,
+  INBOX_ITEM.SUBSCRIBER_ATTRIBUTE,
+  INBOX_ITEM.EVENT_ID_ATTRIBUTE,
+  INBOX_ITEM.EVENT_TYPE_ATTRIBUTE,
+] as const;
+
 /** `blocked list`: a Query of the BlockedMessages index for one subscriber, a Scan of it for all. */
 const OPERATOR_LIST_ACTIONS = ['dynamodb:Query', 'dynamodb:Scan'];
 
@@ -240,7 +259,9 @@ export class InboxTable extends InboxTableBase {
       indexName: PROCESSING_RECORD.BLOCKED_INDEX_NAME,
       partitionKey: { name: PROCESSING_RECORD.BLOCKED_SUBSCRIBER_ATTRIBUTE, type: dynamodb.AttributeType.STRING },
       sortKey: { name: PROCESSING_RECORD.BLOCKED_AT_ATTRIBUTE, type: dynamodb.AttributeType.STRING },
-      projectionType: dynamodb.ProjectionType.ALL,
+      // Only what `blocked list` reads: never the message body or the handler's context.
+      projectionType: dynamodb.ProjectionType.INCLUDE,
+      nonKeyAttributes: [...BLOCKED_INDEX_ATTRIBUTES],
     });
     this.table = table;
     this.tableArn = table.tableArn;

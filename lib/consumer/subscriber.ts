@@ -102,6 +102,16 @@ export interface SubscriberOptions extends FunctionOptions {
   readonly leaseDuration?: Duration;
 
   /**
+   * Whether a blocked message's body is kept on its processing record in the inbox table (`ProcessingMode.LEASE` and
+   * `ProcessingMode.MULTI_STEP` only), with no TTL until an operator resolves it, so `blocked show` can print it.
+   * Otherwise the record keeps the event id, type, payload fingerprint, step and reason, and the message itself is in
+   * the subscriber's dead-letter queue (its `iefEventId` attribute names the event).
+   *
+   * @default false
+   */
+  readonly keepBlockedMessageBody?: boolean;
+
+  /**
    * Whether the handler appends events to the outbox (`tx.emit(...)` inside its own commit). The function then gets
    * the outbox's producer environment and permission to append events, like a producer.
    * `IdempotentEventFlow.addSubscriber` uses the flow's outbox; a standalone `Subscriber` needs `outboxTable`.
@@ -172,8 +182,8 @@ export interface SubscriberProps extends SubscriberOptions {
    *
    * Pass the topic's customer-managed key. SNS encrypts each delivery with the queue's key, so the key policy
    * must let `sns.amazonaws.com` use `kms:GenerateDataKey*` and `kms:Decrypt` for deliveries from this topic
-   * (`EventTopic`'s key does); this construct does not change the key policy. The inbox table is not encrypted
-   * with it; pass an `inboxTable` for that.
+   * (`EventTopic`'s key does); this construct does not change the key policy. The inbox table this construct
+   * creates is encrypted with it too (an `inboxTable` you pass keeps its own encryption).
    *
    * @default - SQS-managed server-side encryption (SSE-SQS)
    */
@@ -259,7 +269,7 @@ export class Subscriber extends Construct {
     this.subscription = this.subscribe(props.topic, props.filterPolicyWithMessageBody);
 
     const hasInbox = usesInbox(this.processingMode);
-    this.inboxTable = hasInbox ? (props.inboxTable ?? new InboxTable(this, 'InboxTable', { removalPolicy })) : undefined;
+    this.inboxTable = hasInbox ? (props.inboxTable ?? new InboxTable(this, 'InboxTable', { removalPolicy, encryptionKey: props.encryptionKey })) : undefined;
 
     this.consumerFunction = new ConsumerFunction(this, 'Function', {
       entry: props.entry,
@@ -269,6 +279,7 @@ export class Subscriber extends Construct {
       inboxTable: this.inboxTable,
       deduplicationWindow: hasInbox ? (props.deduplicationWindow ?? CONSUMER_DEFAULTS.DEDUPLICATION_WINDOW) : undefined,
       leaseDuration: props.leaseDuration,
+      keepBlockedMessageBody: props.keepBlockedMessageBody,
       deadLetterQueue: this.deadLetterQueue,
       // validatePublishing: both are given only with publishesEvents
       outboxTable: props.outboxTable,

@@ -58,7 +58,7 @@ describe('InboxTable: schema', () => {
     });
   });
 
-  test('has the sparse BlockedMessages index on blockedSubscriber and blockedAt, projecting all attributes', () => {
+  test('has the sparse BlockedMessages index on blockedSubscriber and blockedAt, projecting only what the operator listing reads (never the body)', () => {
     // WHEN
     const { template } = synth();
     // THEN
@@ -70,11 +70,12 @@ describe('InboxTable: schema', () => {
             { AttributeName: 'blockedSubscriber', KeyType: 'HASH' },
             { AttributeName: 'blockedAt', KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'ALL' },
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['status', 'mode', 'activeStep', 'version', 'blockedReason', 'subscriber', 'eventId', 'eventType'] },
         },
       ],
     });
     expect(PROCESSING_RECORD.BLOCKED_INDEX_NAME).toBe('BlockedMessages');
+    expect(JSON.stringify(template.toJSON())).not.toContain(PROCESSING_RECORD.BLOCKED_BODY_ATTRIBUTE);
   });
 
   test('expires records through the TTL attribute expiresAt', () => {
