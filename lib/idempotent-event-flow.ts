@@ -43,6 +43,15 @@ export interface IdempotentEventFlowProps {
   readonly encryptionKey?: kms.IKey;
 
   /**
+   * Whether the topic denies `sns:Publish` to every principal but the relay's role (and roles given
+   * `flow.eventTopic.grantPublish`), so that nobody else in the account can inject events that consumers apply exactly
+   * once. Publishing through the outbox is unaffected.
+   *
+   * @default true
+   */
+  readonly restrictTopicPublishers?: boolean;
+
+  /**
    * Customer-managed KMS key that encrypts the log groups of the flow: the relay's and those of the functions added
    * with `addSubscriber` and `addProducer` (a function's own `logEncryptionKey` overrides it). Its key policy gets the
    * statement CloudWatch Logs needs, conditioned on the encryption context of log groups of this account and region.
@@ -161,6 +170,7 @@ export class IdempotentEventFlow extends Construct {
       logEncryptionKey: props.logEncryptionKey,
       removalPolicy,
     });
+    if (props.restrictTopicPublishers !== false) this.eventTopic.restrictPublishersTo(this.relay.role);
     this.relayAlarms = new RelayAlarms(this, 'RelayAlarms', { relay: this.relay, alarmActions: props.alarmActions });
     if ((props.alarmActions ?? []).length === 0) {
       Annotations.of(this).addWarningV2(
