@@ -112,6 +112,12 @@ function showOutput(record: ProcessingRecordView): string {
     );
   }
   if (record.blocked?.body !== undefined) sections.push(`blocked message body\n${shorten(record.blocked.body, 2000)}\n`);
+  else if (record.blocked !== undefined) {
+    sections.push(
+      'blocked message body\nnot kept on the record (keepBlockedMessageBody is off): the message is in the subscriber\'s ' +
+        `dead-letter queue, with iefEventId = ${record.eventId}\n`,
+    );
+  }
   return sections.join('\n');
 }
 

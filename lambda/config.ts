@@ -32,6 +32,11 @@ export const ENV = {
   PROCESSING_MODE: 'IEF_PROCESSING_MODE',
   /** How long a lease on a message (lease and multi-step modes) lasts, in seconds. */
   LEASE_DURATION_SECONDS: 'IEF_LEASE_DURATION_SECONDS',
+  /**
+   * `true` when a blocked message's body is kept on its processing record (lease and multi-step modes); unset or
+   * `false`: it is not, and the dead-letter queue holds the message (found by its `iefEventId`).
+   */
+  KEEP_BLOCKED_MESSAGE_BODY: 'IEF_KEEP_BLOCKED_MESSAGE_BODY',
 } as const;
 
 /**
@@ -81,6 +86,11 @@ export interface ConsumerConfig extends ConsumerBaseConfig {
 export interface LeaseConsumerConfig extends ConsumerConfig {
   /** How long a claim on a message lasts before another delivery may act on it, in seconds. */
   readonly leaseDurationSeconds: number;
+  /**
+   * Whether a blocked message's body is kept on its processing record, with no TTL until an operator resolves it.
+   * @default false - only the event id, type, payload fingerprint and reason are kept; the body is in the dead-letter queue
+   */
+  readonly keepBlockedMessageBody?: boolean;
 }
 
 /** What a producer needs from its environment. */
@@ -169,7 +179,11 @@ export function loadConsumerConfig(env: Env = process.env): ConsumerConfig {
 export function loadLeaseConsumerConfig(env: Env = process.env): LeaseConsumerConfig {
   const config = loadConsumerConfig(env);
   assertModeProvides(config, env, ENV.LEASE_DURATION_SECONDS, 'sets no lease duration', LEASE_MODES);
-  return { ...config, leaseDurationSeconds: positiveInteger(env, ENV.LEASE_DURATION_SECONDS) };
+  const keep = env[ENV.KEEP_BLOCKED_MESSAGE_BODY];
+  if (keep !== undefined && keep !== 'true' && keep !== 'false') {
+    throw new ConfigurationError(`${ENV.KEEP_BLOCKED_MESSAGE_BODY} must be 'true' or 'false', but '${keep}' was given`);
+  }
+  return { ...config, leaseDurationSeconds: positiveInteger(env, ENV.LEASE_DURATION_SECONDS), keepBlockedMessageBody: keep === 'true' };
 }
 
 /**

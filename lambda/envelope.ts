@@ -2,6 +2,7 @@
  * The event envelope: CloudEvents 1.0 in its JSON format. `id` is the deduplication key end to end.
  * Pure: imports no AWS SDK.
  */
+import { redactValues } from './redact';
 import { MalformedEnvelopeError } from './errors';
 
 /** The CloudEvents spec version this runtime writes and accepts. */
@@ -46,11 +47,14 @@ function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
-function parseJson(text: string, what: string): unknown {
+/** JSON.parse's error quotes the start of the text: redacted, and not attached as the cause, unless `logPayloadValues`. */
+function parseJson(text: string, what: string, logPayloadValues: boolean): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new MalformedEnvelopeError(`${what} is not valid JSON (${(error as Error).message})`, { cause: error });
+    const message = (error as Error).message;
+    if (logPayloadValues) throw new MalformedEnvelopeError(`${what} is not valid JSON (${message})`, { cause: error });
+    throw new MalformedEnvelopeError(`${what} is not valid JSON (${redactValues(message)})`);
   }
 }
 
@@ -60,14 +64,14 @@ function isSnsNotification(value: Record<string, unknown>): boolean {
 }
 
 /** Peels off an SNS notification wrapper and extra levels of JSON-string encoding until an object remains. */
-function unwrap(body: string): Record<string, unknown> {
-  let value = parseJson(body, 'message body');
+function unwrap(body: string, logPayloadValues: boolean): Record<string, unknown> {
+  let value = parseJson(body, 'message body', logPayloadValues);
   for (let depth = 0; depth <= MAX_UNWRAP_DEPTH; depth++) {
     if (typeof value === 'string') {
       // the relay may deliver the envelope JSON as a JSON string (see wire-format.ts)
-      value = parseJson(value, 'the JSON string in the message body');
+      value = parseJson(value, 'the JSON string in the message body', logPayloadValues);
     } else if (isRecord(value) && isSnsNotification(value)) {
-      value = parseJson(value.Message as string, "the SNS notification's Message");
+      value = parseJson(value.Message as string, "the SNS notification's Message", logPayloadValues);
     } else {
       break;
     }
@@ -124,6 +128,15 @@ function validate<TData>(envelope: Record<string, unknown>): EventEnvelope<TData
   };
 }
 
+/** Options of {@link parseEnvelope}. */
+export interface ParseEnvelopeOptions {
+  /**
+   * Keep the text `JSON.parse` quotes from an unreadable body in the error (and the parse error as its cause).
+   * @default false - the quoted text is redacted (see `redactValues`)
+   */
+  readonly logPayloadValues?: boolean;
+}
+
 /**
  * Parses a message body into an {@link EventEnvelope}.
  *
@@ -131,11 +144,12 @@ function validate<TData>(envelope: Record<string, unknown>): EventEnvelope<TData
  * may deliver it), and an SNS notification wrapper (`{"Type":"Notification","Message":"..."}`, when raw message
  * delivery is off). `data` is not validated: the type parameter is the caller's claim.
  *
- * @throws MalformedEnvelopeError naming the first problem found
+ * @throws MalformedEnvelopeError naming the first problem found (what `JSON.parse` quoted of the body redacted, unless
+ * `options.logPayloadValues`)
  */
-export function parseEnvelope<TData = unknown>(body: string): EventEnvelope<TData> {
+export function parseEnvelope<TData = unknown>(body: string, options: ParseEnvelopeOptions = {}): EventEnvelope<TData> {
   if (typeof body !== 'string') {
     throw new MalformedEnvelopeError(`message body must be a string, but was ${describeType(body)}`);
   }
-  return validate<TData>(unwrap(body));
+  return validate<TData>(unwrap(body, options.logPayloadValues === true));
 }

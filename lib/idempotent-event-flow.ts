@@ -1,9 +1,11 @@
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Annotations, Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { InboxTable } from './consumer/inbox-table';
 import { Subscriber, SubscriberOptions } from './consumer/subscriber';
 import { RelayAlarms } from './monitoring/relay-alarms';
 import { SubscriberAlarms } from './monitoring/subscriber-alarms';
@@ -41,6 +43,25 @@ export interface IdempotentEventFlowProps {
   readonly encryptionKey?: kms.IKey;
 
   /**
+   * Whether the topic denies `sns:Publish` to every principal but the relay's role (and roles given
+   * `flow.eventTopic.grantPublish`), so that nobody else in the account can inject events that consumers apply exactly
+   * once. Publishing through the outbox is unaffected.
+   *
+   * @default true
+   */
+  readonly restrictTopicPublishers?: boolean;
+
+  /**
+   * Customer-managed KMS key that encrypts the log groups of the flow: the relay's and those of the functions added
+   * with `addSubscriber` and `addProducer` (a function's own `logEncryptionKey` overrides it). Its key policy gets the
+   * statement CloudWatch Logs needs, conditioned on the encryption context of log groups of this account and region.
+   * It may be the same key as `encryptionKey`.
+   *
+   * @default - log groups are encrypted by CloudWatch Logs with its own key
+   */
+  readonly logEncryptionKey?: kms.IKey;
+
+  /**
    * How many stream records the relay publishes per batch (1 to 10; SNS is a batch target of at most 10).
    *
    * @default 10
@@ -65,7 +86,8 @@ export interface IdempotentEventFlowProps {
   /**
    * Actions for every alarm of the flow (relay and subscribers), e.g. `new SnsAction(opsTopic)`.
    *
-   * @default - alarms are created without actions
+   * @default - alarms are created without actions, and the flow gets a warning annotation saying that nobody is
+   * notified when they fire
    */
   readonly alarmActions?: cloudwatch.IAlarmAction[];
 
@@ -144,15 +166,41 @@ export class IdempotentEventFlow extends Construct {
       maximumRetryAttempts: props.relayMaximumRetryAttempts,
       maximumRecordAge: props.relayMaximumRecordAge,
       deadLetterQueueEncryptionKey: this.encryptionKey,
+      encryptionKey: this.encryptionKey,
+      logEncryptionKey: props.logEncryptionKey,
       removalPolicy,
     });
+    if (props.restrictTopicPublishers !== false) this.eventTopic.restrictPublishersTo(this.relay.role);
     this.relayAlarms = new RelayAlarms(this, 'RelayAlarms', { relay: this.relay, alarmActions: props.alarmActions });
+    if ((props.alarmActions ?? []).length === 0) {
+      Annotations.of(this).addWarningV2(
+        'idempotent-event-flow:noAlarmActions',
+        'The flow has no alarmActions: its alarms (relay failures, old or dead-lettered or blocked messages) change state ' +
+          'but notify nobody. Pass alarmActions, e.g. [new SnsAction(opsTopic)].',
+      );
+    }
     this.alarmList.push(...this.relayAlarms.alarms);
   }
 
   /** The SNS topic every event is published to. */
   public get topic(): sns.ITopic {
     return this.eventTopic.topic;
+  }
+
+  /**
+   * The DynamoDB tables this flow created so far: its outbox table (unless `outboxTable` was given) and the inbox
+   * tables its subscribers created. Point-in-time recovery is on for each; to also keep them in an AWS Backup plan,
+   * after the last `addSubscriber`:
+   * `plan.addSelection('EventFlow', { resources: flow.tables.map((t) => backup.BackupResource.fromDynamoDbTable(t)) })`.
+   */
+  public get tables(): dynamodb.ITable[] {
+    const created: dynamodb.ITable[] = [];
+    if (this.props.outboxTable === undefined) created.push(this.outboxTable.table);
+    for (const subscriber of this.subscriberList) {
+      const inbox = subscriber.node.tryFindChild('InboxTable');
+      if (inbox instanceof InboxTable) created.push(inbox.table);
+    }
+    return created;
   }
 
   /** The subscribers added so far, in order. */
@@ -188,6 +236,7 @@ export class IdempotentEventFlow extends Construct {
   public addProducer(id: string, options: FunctionOptions): ProducerFunction {
     return new ProducerFunction(this, id, {
       removalPolicy: this.props.removalPolicy,
+      logEncryptionKey: this.props.logEncryptionKey,
       ...options,
       outboxTable: this.outboxTable,
     });
@@ -205,6 +254,7 @@ export class IdempotentEventFlow extends Construct {
   public addSubscriber(id: string, options: SubscriberOptions): Subscriber {
     const subscriber = new Subscriber(this, id, {
       removalPolicy: this.props.removalPolicy,
+      logEncryptionKey: this.props.logEncryptionKey,
       ...options,
       topic: this.eventTopic.topic,
       encryptionKey: this.encryptionKey,

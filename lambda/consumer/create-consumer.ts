@@ -22,6 +22,13 @@ export interface ConsumerOptions<TData> {
    * @default the data is passed on unchecked
    */
   readonly parse?: PayloadParser<TData>;
+  /**
+   * Keep payload values in error messages (what a `parse` error echoes of the refused value, what `JSON.parse` quotes
+   * of a body that is not JSON) in the logs and the dead-letter attributes. For debugging only: `parse` functions
+   * should not echo values in the first place.
+   * @default false - redacted: quoted values and numbers replaced, the message bounded
+   */
+  readonly logPayloadValues?: boolean;
   /** Where permanent failures and blocked messages go. @default SQS SendMessage to the configured dead-letter queue URL; none when it is unset */
   readonly deadLetter?: DeadLetterPublisher;
   /** The clock for TTLs, leases and timestamps. @default the system clock */
@@ -66,7 +73,16 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
   const deadLetter = deadLetterPublisher(config, setup.options.deadLetter);
   const metrics = new ConsumerMetrics({ subscriberName: config.subscriberName, processingMode: setup.processingMode, sink: setup.options.metricsSink, now });
   return async (event, lambdaContext) => {
-    const deps: MessageDependencies<TData> = { execute: setup.execute, parse: setup.options.parse, subscriberName: config.subscriberName, deadLetter, logger, now, lambdaContext };
+    const deps: MessageDependencies<TData> = {
+      execute: setup.execute,
+      parse: setup.options.parse,
+      subscriberName: config.subscriberName,
+      deadLetter,
+      logger,
+      now,
+      lambdaContext,
+      logPayloadValues: setup.options.logPayloadValues === true,
+    };
     try {
       return await processBatch(
         event.Records,

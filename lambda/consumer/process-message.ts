@@ -6,6 +6,7 @@
 import { parseEnvelope, type EventEnvelope } from '../envelope';
 import { MessageBlockedError, PermanentError, SchemaValidationError } from '../errors';
 import { payloadFingerprint } from '../fingerprint';
+import { redactValues } from '../redact';
 import type { LogContext, Logger } from '../logger';
 import type { RecordOutcome } from './batch';
 import type { DeadLetterPublisher } from './dead-letter';
@@ -60,6 +61,12 @@ export interface MessageDependencies<TData> {
   readonly logger: Logger;
   readonly now: () => Date;
   readonly lambdaContext?: unknown;
+  /**
+   * Keep payload values in error messages (a schema error's echo of the refused value, the start of a body that is not
+   * JSON) in the logs and the dead-letter attributes, for debugging.
+   * @default false - they are redacted (`redactValues`): the error name and a bounded message without the values
+   */
+  readonly logPayloadValues?: boolean;
 }
 
 /**
@@ -144,14 +151,17 @@ function describeThrown(value: unknown): string {
   }
 }
 
-function parsePayload<TData>(envelope: EventEnvelope<unknown>, parse: PayloadParser<TData> | undefined): EventEnvelope<TData> {
+function parsePayload<TData>(envelope: EventEnvelope<unknown>, parse: PayloadParser<TData> | undefined, logPayloadValues: boolean): EventEnvelope<TData> {
   if (parse === undefined) return envelope as EventEnvelope<TData>;
   try {
     return { ...envelope, data: parse(envelope.data, envelope) };
   } catch (error) {
     if (isPermanent(error)) throw error;
-    const reason = error instanceof Error ? error.message : describeThrown(error);
-    throw new SchemaValidationError(`event '${envelope.id}' (${envelope.type}) failed the subscriber's schema: ${reason}`, { cause: error });
+    const thrown = error instanceof Error ? error.message : describeThrown(error);
+    const what = `event '${envelope.id}' (${envelope.type}) failed the subscriber's schema`;
+    // a schema library may echo the value it refused: redacted, and the original not attached as the cause
+    if (logPayloadValues) throw new SchemaValidationError(`${what}: ${thrown}`, { cause: error });
+    throw new SchemaValidationError(`${what}: ${redactValues(thrown)}`);
   }
 }
 
@@ -162,13 +172,13 @@ export async function processMessage<TData>(record: SQSRecord, deps: MessageDepe
   let log = deps.logger.child({ sqsMessageId: record.messageId });
   let raw: EventEnvelope<unknown>;
   try {
-    raw = parseEnvelope<unknown>(record.body);
+    raw = parseEnvelope<unknown>(record.body, { logPayloadValues: deps.logPayloadValues === true });
   } catch (error) {
     return deadLetter(record, error as Error, 'dead-lettered', deps, log, elapsed());
   }
   log = log.child({ eventId: raw.id, eventType: raw.type });
   try {
-    const envelope = parsePayload(raw, deps.parse);
+    const envelope = parsePayload(raw, deps.parse, deps.logPayloadValues === true);
     const context: MessageContext = { sqsRecord: record, lambdaContext: deps.lambdaContext, logger: log, fingerprint: payloadFingerprint(raw) };
     const result = await deps.execute(envelope, context);
     log.info(result.outcome, { ...elapsed(), outcome: result.outcome, ...result.fields });

@@ -38,6 +38,7 @@ export function createLeaseProcessingHandler<TData>(setup: LeaseProcessingSetup<
     subscriberName: config.subscriberName,
     deduplicationWindowSeconds: config.deduplicationWindowSeconds,
     leaseDurationSeconds: config.leaseDurationSeconds,
+    keepBlockedBody: config.keepBlockedMessageBody ?? false,
     mode: setup.mode,
     now,
   });

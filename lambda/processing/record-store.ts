@@ -63,6 +63,8 @@ export interface ProcessingRecordStoreOptions {
   readonly subscriberName: string;
   readonly deduplicationWindowSeconds: number;
   readonly leaseDurationSeconds: number;
+  /** Whether a blocked message's body is kept on its record. @default false */
+  readonly keepBlockedBody?: boolean;
   readonly mode: ProcessingModeName;
   readonly now: () => Date;
 }
@@ -395,6 +397,8 @@ export class ProcessingRecordStore {
    * (nothing written), runs it again without the body (the dead-letter queue has the message anyway).
    */
   private async withoutBodyIfTooLarge<T>(write: (keepBody: boolean) => Promise<T>): Promise<T> {
+    // kept only by explicit choice: by default the dead-letter queue is the one place the payload is
+    if (this.options.keepBlockedBody !== true) return write(false);
     try {
       return await write(true);
     } catch (error) {

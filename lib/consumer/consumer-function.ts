@@ -6,7 +6,8 @@ import { ENV } from '../../lambda/config';
 import { FunctionOptions } from '../functions/function-options';
 import { BundledFunctionBase } from '../functions/bundled-function-base';
 import type { IOutboxTable } from '../outbox/outbox-table';
-import { KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
+import { grantKeyViaService, KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
+import { acknowledgeInRegulatoryPacks } from '../private/regulatory-acknowledgements';
 import { FUNCTION_DEFAULTS } from '../private/secure-nodejs-function';
 import { validateEventSource } from '../private/shared-limits';
 import type { IInboxTable } from './inbox-table';
@@ -63,6 +64,16 @@ export interface ConsumerFunctionProps extends FunctionOptions {
    * @default - the function's `timeout`, so a live invocation keeps its lease
    */
   readonly leaseDuration?: Duration;
+
+  /**
+   * Whether a blocked message's body is kept on its processing record in the inbox table (`ProcessingMode.LEASE` and
+   * `ProcessingMode.MULTI_STEP` only), with no TTL until an operator resolves it, so `blocked show` can print it.
+   * Otherwise the record keeps the event id, type, payload fingerprint, step and reason, and the message itself is in
+   * the subscriber's dead-letter queue (its `iefEventId` attribute names the event).
+   *
+   * @default false
+   */
+  readonly keepBlockedMessageBody?: boolean;
 
   /**
    * The queue the runtime sends permanently failing messages to, with the reason as message attributes.
@@ -133,6 +144,7 @@ export class ConsumerFunction extends BundledFunctionBase {
           }
           : {}),
         ...(leaseDuration ? { [ENV.LEASE_DURATION_SECONDS]: Tokenization.stringifyNumber(leaseDuration.toSeconds()) } : {}),
+        ...(props.keepBlockedMessageBody === true ? { [ENV.KEEP_BLOCKED_MESSAGE_BODY]: 'true' } : {}),
         ...(props.deadLetterQueue ? { [ENV.DEAD_LETTER_QUEUE_URL]: props.deadLetterQueue.queueUrl } : {}),
         ...(props.outboxTable
           ? { ...props.outboxTable.producerEnvironment, ...(props.eventSource !== undefined ? { [ENV.EVENT_SOURCE]: props.eventSource } : {}) }
@@ -142,12 +154,11 @@ export class ConsumerFunction extends BundledFunctionBase {
     const fn = this.lambdaFunction;
     const role = this.role;
 
-    Validations.of(fn).acknowledge({
-      id: 'Serverless-LambdaDLQ',
-      reason:
-        'The function is invoked synchronously by an SQS event source mapping; a Lambda dead-letter queue only applies ' +
-        'to asynchronous invocations. Failed messages go to the source queue\'s dead-letter queue through its redrive policy.',
-    });
+    const noLambdaDlq =
+      'The function is invoked synchronously by an SQS event source mapping; a Lambda dead-letter queue only applies ' +
+      'to asynchronous invocations. Failed messages go to the source queue\'s dead-letter queue through its redrive policy.';
+    Validations.of(fn).acknowledge({ id: 'Serverless-LambdaDLQ', reason: noLambdaDlq });
+    acknowledgeInRegulatoryPacks(fn, 'LambdaDLQ', noLambdaDlq);
 
     if (leaseDuration && !leaseDuration.isUnresolved() && !timeout.isUnresolved()
       && leaseDuration.toSeconds({ integral: false }) < timeout.toSeconds({ integral: false })) {
@@ -173,7 +184,7 @@ export class ConsumerFunction extends BundledFunctionBase {
         resourceArns: [props.deadLetterQueue.queueArn],
       });
       // Sending to a KMS-encrypted queue needs a data key (and Decrypt to use a cached one).
-      props.deadLetterQueue.encryptionMasterKey?.grant(role, ...KMS_SEND_MESSAGE_ACTIONS);
+      grantKeyViaService(props.deadLetterQueue.encryptionMasterKey, role, 'sqs', KMS_SEND_MESSAGE_ACTIONS);
     }
     // The same grant as a producer's (IdempotentEventFlow.grantPublish): the outbox Put inside the handler's commit.
     props.outboxTable?.grantAppendEvents(role);

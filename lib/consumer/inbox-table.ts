@@ -3,7 +3,8 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-import { PROCESSING_RECORD } from '../../lambda/wire-format';
+import { INBOX_ITEM, PROCESSING_RECORD } from '../../lambda/wire-format';
+import { grantKeyViaService } from '../private/kms-actions';
 import { secureTableProps } from '../private/secure-table-props';
 
 /**
@@ -47,14 +48,29 @@ export interface IInboxTable extends IResource {
 
   /**
    * Lets `grantee` (e.g. the role an operator uses with the operator CLI) list, inspect and resolve blocked messages:
-   * `dynamodb:GetItem` and `dynamodb:Query` on this table and on its `BlockedMessages` index, `dynamodb:Scan` on that
-   * index only (listing every subscriber's blocked messages scans the sparse index, which holds nothing else), and
-   * `dynamodb:UpdateItem` on this table. With a customer-managed key also `kms:Decrypt`, `kms:DescribeKey`,
-   * `kms:Encrypt` and `kms:GenerateDataKey` on that key.
+   * {@link grantOperatorRead} and {@link grantOperatorResolve} together, i.e. `dynamodb:Query` and `dynamodb:Scan` on
+   * the `BlockedMessages` index, `dynamodb:GetItem` and `dynamodb:UpdateItem` on this table. With a customer-managed
+   * key also `kms:Decrypt`, `kms:DescribeKey`, `kms:Encrypt` and `kms:GenerateDataKey` on that key, through DynamoDB
+   * only.
    *
    * An imported table must have the `BlockedMessages` index (see `InboxTable`) for listing to work.
    */
   grantOperator(grantee: iam.IGrantable): iam.Grant;
+
+  /**
+   * Lets `grantee` list and show blocked messages (the CLI's `blocked list` and `blocked show`), and change nothing:
+   * `dynamodb:Query` and `dynamodb:Scan` on the `BlockedMessages` index (listing every subscriber's blocked messages
+   * scans the sparse index, which holds only blocked records) and `dynamodb:GetItem` on this table. With a
+   * customer-managed key also the key actions DynamoDB needs, through DynamoDB only.
+   */
+  grantOperatorRead(grantee: iam.IGrantable): iam.Grant;
+
+  /**
+   * Lets `grantee` resolve a blocked message (the CLI's `blocked resolve`): `dynamodb:GetItem` (the record is read
+   * first) and `dynamodb:UpdateItem` (a conditional update of the record) on this table. With a customer-managed key
+   * also the key actions DynamoDB needs, through DynamoDB only.
+   */
+  grantOperatorResolve(grantee: iam.IGrantable): iam.Grant;
 }
 
 /** Properties of an {@link InboxTable}. */
@@ -62,8 +78,12 @@ export interface InboxTableProps {
   /**
    * Customer-managed key that encrypts the table at rest.
    *
-   * The table holds only event ids, types and timestamps; a customer-managed key adds KMS requests but lets you
-   * control and audit access.
+   * What the table stores: per processed message its key (`<subscriber>#<eventId>`), event type, a SHA-256
+   * fingerprint of the payload and timestamps; for lease and multi-step subscribers also the processing record: the
+   * steps and their status, the context the handler's steps return (which may hold business data), the operators'
+   * resolutions and, while a message is blocked, the reason, and its body only for a subscriber with
+   * `keepBlockedMessageBody`. A customer-managed key adds KMS requests but lets you control and audit access;
+   * `Subscriber` (and so `IdempotentEventFlow`) passes its key to the inbox table it creates.
    *
    * @default - the AWS-managed key for DynamoDB (`alias/aws/dynamodb`)
    */
@@ -124,14 +144,27 @@ abstract class InboxTableBase extends Resource implements IInboxTable {
   }
 
   public grantOperator(grantee: iam.IGrantable): iam.Grant {
-    const indexArn = `${this.tableArn}/index/${PROCESSING_RECORD.BLOCKED_INDEX_NAME}`;
     return this.grantTable(grantee, [
-      { actions: ['dynamodb:GetItem', 'dynamodb:Query'], resourceArns: [this.tableArn, indexArn] },
-      // Listing without a subscriber scans the sparse index: it holds only blocked records, never the whole table.
-      { actions: ['dynamodb:Scan'], resourceArns: [indexArn] },
-      // Resolving a blocked message (mark a step done or retryable) is a conditional update of its record.
-      { actions: ['dynamodb:UpdateItem'], resourceArns: [this.tableArn] },
+      { actions: OPERATOR_LIST_ACTIONS, resourceArns: [this.blockedIndexArn] },
+      { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resourceArns: [this.tableArn] },
     ]);
+  }
+
+  public grantOperatorRead(grantee: iam.IGrantable): iam.Grant {
+    return this.grantTable(grantee, [
+      { actions: OPERATOR_LIST_ACTIONS, resourceArns: [this.blockedIndexArn] },
+      // `blocked show`: a consistent read of one record.
+      { actions: ['dynamodb:GetItem'], resourceArns: [this.tableArn] },
+    ]);
+  }
+
+  public grantOperatorResolve(grantee: iam.IGrantable): iam.Grant {
+    // Resolving reads the record, then updates it under a condition (mark a step done or retryable).
+    return this.grantTable(grantee, [{ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resourceArns: [this.tableArn] }]);
+  }
+
+  private get blockedIndexArn(): string {
+    return `${this.tableArn}/index/${PROCESSING_RECORD.BLOCKED_INDEX_NAME}`;
   }
 
   /** Adds `statements` to `grantee`, plus the key actions DynamoDB needs when a customer-managed key encrypts the table. */
@@ -142,10 +175,28 @@ abstract class InboxTableBase extends Resource implements IInboxTable {
     const grant = statements
       .map((statement) => iam.Grant.addToPrincipal({ grantee, ...statement }))
       .reduce((combined, next) => combined.combine(next));
-    this.encryptionKey?.grant(grantee, ...INBOX_KMS_ACTIONS);
+    grantKeyViaService(this.encryptionKey, grantee, 'dynamodb', INBOX_KMS_ACTIONS);
     return grant;
   }
 }
+
+/**
+ * The attributes the `BlockedMessages` index projects besides the keys: what the operator's listing reads
+ * (`BlockedMessages.list` in `lambda/operator/blocked-messages.ts`). `blocked show` reads the record from the table.
+ */
+const BLOCKED_INDEX_ATTRIBUTES = [
+  PROCESSING_RECORD.STATUS_ATTRIBUTE,
+  PROCESSING_RECORD.MODE_ATTRIBUTE,
+  PROCESSING_RECORD.ACTIVE_STEP_ATTRIBUTE,
+  PROCESSING_RECORD.VERSION_ATTRIBUTE,
+  PROCESSING_RECORD.BLOCKED_REASON_ATTRIBUTE,
+  INBOX_ITEM.SUBSCRIBER_ATTRIBUTE,
+  INBOX_ITEM.EVENT_ID_ATTRIBUTE,
+  INBOX_ITEM.EVENT_TYPE_ATTRIBUTE,
+] as const;
+
+/** `blocked list`: a Query of the BlockedMessages index for one subscriber, a Scan of it for all. */
+const OPERATOR_LIST_ACTIONS = ['dynamodb:Query', 'dynamodb:Scan'];
 
 /** What DynamoDB needs of a customer-managed key for reads and writes on the principal's behalf. */
 const INBOX_KMS_ACTIONS: readonly string[] = ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'];
@@ -208,7 +259,9 @@ export class InboxTable extends InboxTableBase {
       indexName: PROCESSING_RECORD.BLOCKED_INDEX_NAME,
       partitionKey: { name: PROCESSING_RECORD.BLOCKED_SUBSCRIBER_ATTRIBUTE, type: dynamodb.AttributeType.STRING },
       sortKey: { name: PROCESSING_RECORD.BLOCKED_AT_ATTRIBUTE, type: dynamodb.AttributeType.STRING },
-      projectionType: dynamodb.ProjectionType.ALL,
+      // Only what `blocked list` reads: never the message body or the handler's context.
+      projectionType: dynamodb.ProjectionType.INCLUDE,
+      nonKeyAttributes: [...BLOCKED_INDEX_ATTRIBUTES],
     });
     this.table = table;
     this.tableArn = table.tableArn;

@@ -1,13 +1,13 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, Names, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
-import * as eventsources from 'aws-cdk-lib/aws-lambda-event-sources';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CONSUMER_METRICS } from '../../lambda/metrics';
 import type { IOutboxTable } from '../outbox/outbox-table';
+import { grantKeyViaService } from '../private/kms-actions';
 import { validateEventSource } from '../private/shared-limits';
 import {
   validateDurationAtLeast,
@@ -23,6 +23,12 @@ import { ProcessingMode } from './processing-mode';
 import { CONSUMER_DEFAULTS, minimumVisibilityTimeout } from './private/defaults';
 import { runtimeModeName, usesInbox, usesLease } from './private/processing-modes';
 import { validateFunctionOptions, validateQueueOptions, validateSubscriberName } from './private/validate-consumer-props';
+
+/**
+ * What Lambda's SQS event source mapping does with the queue on the function's behalf (Lambda developer guide,
+ * "Execution role permissions" for SQS; the actions `Queue.grantConsumeMessages` grants).
+ */
+const SQS_CONSUME_ACTIONS = ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'];
 
 /**
  * Everything that configures a {@link Subscriber} except what the event flow provides (the topic and its key):
@@ -96,6 +102,16 @@ export interface SubscriberOptions extends FunctionOptions {
   readonly leaseDuration?: Duration;
 
   /**
+   * Whether a blocked message's body is kept on its processing record in the inbox table (`ProcessingMode.LEASE` and
+   * `ProcessingMode.MULTI_STEP` only), with no TTL until an operator resolves it, so `blocked show` can print it.
+   * Otherwise the record keeps the event id, type, payload fingerprint, step and reason, and the message itself is in
+   * the subscriber's dead-letter queue (its `iefEventId` attribute names the event).
+   *
+   * @default false
+   */
+  readonly keepBlockedMessageBody?: boolean;
+
+  /**
    * Whether the handler appends events to the outbox (`tx.emit(...)` inside its own commit). The function then gets
    * the outbox's producer environment and permission to append events, like a producer.
    * `IdempotentEventFlow.addSubscriber` uses the flow's outbox; a standalone `Subscriber` needs `outboxTable`.
@@ -166,8 +182,8 @@ export interface SubscriberProps extends SubscriberOptions {
    *
    * Pass the topic's customer-managed key. SNS encrypts each delivery with the queue's key, so the key policy
    * must let `sns.amazonaws.com` use `kms:GenerateDataKey*` and `kms:Decrypt` for deliveries from this topic
-   * (`EventTopic`'s key does); this construct does not change the key policy. The inbox table is not encrypted
-   * with it; pass an `inboxTable` for that.
+   * (`EventTopic`'s key does); this construct does not change the key policy. The inbox table this construct
+   * creates is encrypted with it too (an `inboxTable` you pass keeps its own encryption).
    *
    * @default - SQS-managed server-side encryption (SSE-SQS)
    */
@@ -253,7 +269,7 @@ export class Subscriber extends Construct {
     this.subscription = this.subscribe(props.topic, props.filterPolicyWithMessageBody);
 
     const hasInbox = usesInbox(this.processingMode);
-    this.inboxTable = hasInbox ? (props.inboxTable ?? new InboxTable(this, 'InboxTable', { removalPolicy })) : undefined;
+    this.inboxTable = hasInbox ? (props.inboxTable ?? new InboxTable(this, 'InboxTable', { removalPolicy, encryptionKey: props.encryptionKey })) : undefined;
 
     this.consumerFunction = new ConsumerFunction(this, 'Function', {
       entry: props.entry,
@@ -263,6 +279,7 @@ export class Subscriber extends Construct {
       inboxTable: this.inboxTable,
       deduplicationWindow: hasInbox ? (props.deduplicationWindow ?? CONSUMER_DEFAULTS.DEDUPLICATION_WINDOW) : undefined,
       leaseDuration: props.leaseDuration,
+      keepBlockedMessageBody: props.keepBlockedMessageBody,
       deadLetterQueue: this.deadLetterQueue,
       // validatePublishing: both are given only with publishesEvents
       outboxTable: props.outboxTable,
@@ -271,22 +288,29 @@ export class Subscriber extends Construct {
       timeout,
       memorySize: props.memorySize,
       logRetention: props.logRetention,
+      logEncryptionKey: props.logEncryptionKey,
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
+      vpc: props.vpc,
+      vpcSubnets: props.vpcSubnets,
+      securityGroups: props.securityGroups,
       tracing: props.tracing,
       removalPolicy,
       bundling: props.bundling,
     });
 
-    // The event source grants ReceiveMessage/DeleteMessage/ChangeMessageVisibility/GetQueueAttributes/GetQueueUrl
-    // on the queue and kms:Decrypt on its key.
+    // What SqsEventSource does, under the same construct id (so the mapping keeps its logical id), except the key
+    // grant: SqsEventSource grants kms:Decrypt on the queue's key for any use; here the key may be used through SQS
+    // only (kms:ViaService).
     const fn = this.consumerFunction.lambdaFunction;
-    fn.addEventSource(
-      new eventsources.SqsEventSource(this.queue, {
-        batchSize: props.batchSize ?? CONSUMER_DEFAULTS.BATCH_SIZE,
-        maxBatchingWindow: props.maxBatchingWindow,
-        maxConcurrency: props.maxConcurrency,
-        reportBatchItemFailures: true,
-      }),
-    );
+    fn.addEventSourceMapping(`SqsEventSource:${Names.nodeUniqueId(this.queue.node)}`, {
+      eventSourceArn: this.queue.queueArn,
+      batchSize: props.batchSize ?? CONSUMER_DEFAULTS.BATCH_SIZE,
+      maxBatchingWindow: props.maxBatchingWindow,
+      maxConcurrency: props.maxConcurrency,
+      reportBatchItemFailures: true,
+    });
+    this.queue.grant(fn, ...SQS_CONSUME_ACTIONS);
+    grantKeyViaService(this.consumerQueue.encryptionKey, fn, 'sqs', ['kms:Decrypt']);
     Validations.of(fn).acknowledge({
       id: 'Serverless-LambdaEventSourceMappingDestination',
       reason:

@@ -1,5 +1,7 @@
 import { Duration, RemovalPolicy } from 'aws-cdk-lib';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
+import type * as ec2 from 'aws-cdk-lib/aws-ec2';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as logs from 'aws-cdk-lib/aws-logs';
 
 /** esbuild options for a function's handler. The local esbuild is used; Docker never is. */
@@ -82,6 +84,49 @@ export interface FunctionOptions {
    * @default logs.RetentionDays.ONE_YEAR
    */
   readonly logRetention?: logs.RetentionDays;
+
+  /**
+   * Customer-managed KMS key that encrypts the function's log group. Its key policy gets the statement CloudWatch Logs
+   * needs, conditioned on the encryption context of log groups of this account and region (an imported key's policy
+   * can not be changed: a warning names the statement). `IdempotentEventFlow` passes its `logEncryptionKey` unless a
+   * function sets its own.
+   *
+   * @default - the log group is encrypted by CloudWatch Logs with its own key
+   */
+  readonly logEncryptionKey?: kms.IKey;
+
+  /**
+   * Concurrent executions reserved for the function (and the most it may run at once), e.g. to keep it from starving
+   * other functions of the account or from overwhelming a downstream system. At least 1.
+   *
+   * @default - no reservation: the function shares the account's unreserved concurrency
+   */
+  readonly reservedConcurrentExecutions?: number;
+
+  /**
+   * VPC to run the function in, e.g. to reach private resources or to keep its traffic off the internet. The function
+   * then needs a route to the AWS services it calls: gateway endpoints for DynamoDB (and S3), interface endpoints for
+   * SQS (the runtime's dead-letter sends), for KMS when keys are customer-managed, for CloudWatch Logs and X-Ray, or a
+   * NAT gateway. The role is given the network-interface actions Lambda needs (they have no resource-level
+   * permissions).
+   *
+   * @default - the function runs outside any VPC
+   */
+  readonly vpc?: ec2.IVpc;
+
+  /**
+   * Where in `vpc` the function's network interfaces go. Only with `vpc`.
+   *
+   * @default - the VPC's private subnets
+   */
+  readonly vpcSubnets?: ec2.SubnetSelection;
+
+  /**
+   * Security groups of the function's network interfaces. Only with `vpc`.
+   *
+   * @default - a security group is created, allowing all outbound traffic
+   */
+  readonly securityGroups?: ec2.ISecurityGroup[];
 
   /**
    * X-Ray tracing mode.

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -8,7 +8,9 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { outboxFilterPattern, outboxInputTemplate } from '../../lambda/wire-format';
-import { KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
+import { grantKeyViaService, KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
+import { allowLogsToUseKey } from '../private/log-encryption';
+import { acknowledgeInRegulatoryPacks, INLINE_POLICY_REASON } from '../private/regulatory-acknowledgements';
 import { validateRelaySettings } from '../private/shared-limits';
 import { validateStringPattern } from '../private/validate-props';
 import type { IOutboxTable } from './outbox-table';
@@ -64,7 +66,8 @@ export interface OutboxRelayProps {
   /**
    * Name of the pipe.
    *
-   * @default - CloudFormation generates a unique name
+   * @default - a name derived from the construct path (at most 64 characters), so the role's trust policy can name
+   * the pipe's ARN (`aws:SourceArn`) without a circular reference
    */
   readonly pipeName?: string;
 
@@ -141,6 +144,14 @@ export interface OutboxRelayProps {
   readonly logRetention?: logs.RetentionDays;
 
   /**
+   * Customer-managed KMS key that encrypts the pipe's log group. Its key policy gets the statement CloudWatch Logs
+   * needs, conditioned on the encryption context of log groups of this account and region.
+   *
+   * @default - the log group is encrypted by CloudWatch Logs with its own key
+   */
+  readonly logEncryptionKey?: kms.IKey;
+
+  /**
    * Whether log records include execution data: the event payload and the AWS request and response.
    *
    * Events are business data and may be sensitive, so this is off unless you turn it on.
@@ -148,6 +159,15 @@ export interface OutboxRelayProps {
    * @default false
    */
   readonly includeExecutionData?: boolean;
+
+  /**
+   * Customer-managed KMS key that encrypts the pipe's data at rest (its filter pattern and input template; events
+   * flowing through a pipe are never stored). The pipe's role is granted `kms:DescribeKey`, `kms:GenerateDataKey` and
+   * `kms:Decrypt` on it. `IdempotentEventFlow` passes its key.
+   *
+   * @default - an AWS owned key
+   */
+  readonly encryptionKey?: kms.IKey;
 }
 
 /**
@@ -194,19 +214,26 @@ export class OutboxRelay extends Construct {
 
     this.deadLetterQueue = props.deadLetterQueue ?? this.createDeadLetterQueue(props.deadLetterQueueEncryptionKey, removalPolicy);
 
+    if (props.logEncryptionKey !== undefined) allowLogsToUseKey(this, props.logEncryptionKey);
     this.logGroup = new logs.LogGroup(this, 'LogGroup', {
       retention: props.logRetention ?? logs.RetentionDays.ONE_YEAR,
       removalPolicy,
+      encryptionKey: props.logEncryptionKey,
     });
 
+    // The trust policy names the pipe's ARN while the pipe names the role: build the ARN from a known name to avoid a
+    // circular reference between the two resources.
+    const pipeName = props.pipeName ?? Names.uniqueResourceName(this, { maxLength: 64, separator: '-' });
+    const pipeArn = Stack.of(this).formatArn({ service: 'pipes', resource: 'pipe', resourceName: pipeName });
     const role = new iam.Role(this, 'Role', {
       description: 'Runs the outbox relay pipe: reads the outbox stream and publishes its events to the topic',
-      // Confused-deputy guard: only pipes in this account may assume the role.
+      // Confused-deputy guard: only this pipe, in this account, may assume the role.
       assumedBy: new iam.ServicePrincipal('pipes.amazonaws.com', {
-        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account } },
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account }, ArnEquals: { 'aws:SourceArn': pipeArn } },
       }),
     });
     this.role = role;
+    acknowledgeInRegulatoryPacks(role, 'IAMNoInlinePolicy', INLINE_POLICY_REASON);
 
     // Source: read the stream, and decrypt it when the table has a customer-managed key.
     iam.Grant.addToPrincipal({
@@ -214,7 +241,7 @@ export class OutboxRelay extends Construct {
       actions: STREAM_READ_ACTIONS,
       resourceArns: [props.outboxTable.tableStreamArn],
     });
-    props.outboxTable.encryptionKey?.grant(role, 'kms:Decrypt');
+    grantKeyViaService(props.outboxTable.encryptionKey, role, 'dynamodb', ['kms:Decrypt']);
 
     // Target: publish (PublishBatch is authorized as sns:Publish) with the topic's key.
     iam.Grant.addToPrincipalOrResource({
@@ -223,18 +250,30 @@ export class OutboxRelay extends Construct {
       resourceArns: [props.topic.topicArn],
       resource: props.topic,
     });
-    props.topic.masterKey?.grant(role, ...KMS_SEND_MESSAGE_ACTIONS);
+    grantKeyViaService(props.topic.masterKey, role, 'sns', KMS_SEND_MESSAGE_ACTIONS);
 
     // Dead letters: the pipe role sends them itself (eb-pipes-permissions.html lists sqs:SendMessage); without this
     // grant the pipe does not stabilize.
     this.deadLetterQueue.grant(role, 'sqs:SendMessage');
-    this.deadLetterQueue.encryptionMasterKey?.grant(role, ...KMS_SEND_MESSAGE_ACTIONS);
+    grantKeyViaService(this.deadLetterQueue.encryptionMasterKey, role, 'sqs', KMS_SEND_MESSAGE_ACTIONS);
+
+    // The pipe's own data at rest (filter and input template), when it is encrypted with a customer-managed key. The
+    // EventBridge user guide ("Encrypting EventBridge Pipes data with AWS KMS keys") lists these three actions for the
+    // pipe's execution role; the key is named, the encryption-context condition is not (the guide spells its key two
+    // ways, and a wrong one would stop the pipe from starting).
+    if (props.encryptionKey !== undefined) {
+      iam.Grant.addToPrincipal({
+        grantee: role,
+        actions: ['kms:DescribeKey', 'kms:GenerateDataKey', 'kms:Decrypt'],
+        resourceArns: [props.encryptionKey.keyArn],
+      });
+    }
 
     // Logs: the pipe writes to its CloudWatch Logs destination with its role.
     this.logGroup.grantWrite(role);
 
     const pipe = new pipes.CfnPipe(this, 'Resource', {
-      name: props.pipeName,
+      name: pipeName,
       description: 'Relays outbox events from the DynamoDB stream to the SNS topic',
       roleArn: role.roleArn,
       source: props.outboxTable.tableStreamArn,
@@ -258,6 +297,7 @@ export class OutboxRelay extends Construct {
         level: props.logLevel ?? OutboxRelayLogLevel.ERROR,
         includeExecutionData: props.includeExecutionData ? ['ALL'] : undefined,
       },
+      kmsKeyIdentifier: props.encryptionKey?.keyArn,
     });
     // The pipe checks its role's permissions while it is created; create the role's policy first, or the pipe fails
     // to stabilize. A dependency on the role covers every resource under it, including its default policy.

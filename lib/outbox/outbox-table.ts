@@ -6,6 +6,7 @@ import { Construct, type IConstruct } from 'constructs';
 import { ENV } from '../../lambda/config';
 import { TABLE_SCHEMA } from '../../lambda/wire-format';
 import { validateDurationInRange, validateStringPattern } from '../private/validate-props';
+import { grantKeyViaService } from '../private/kms-actions';
 import { secureTableProps } from '../private/secure-table-props';
 import { validateEventSource } from '../private/shared-limits';
 
@@ -207,7 +208,7 @@ export abstract class OutboxTableBase extends Construct implements IOutboxTable 
       actions: ['dynamodb:PutItem'],
       resourceArns: [this.table.tableArn],
     });
-    this.encryptionKey?.grant(grantee, 'kms:Encrypt', 'kms:Decrypt');
+    grantKeyViaService(this.encryptionKey, grantee, 'dynamodb', ['kms:Encrypt', 'kms:Decrypt']);
     return grant;
   }
 

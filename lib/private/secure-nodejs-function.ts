@@ -5,6 +5,8 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { FunctionOptions } from '../functions/function-options';
+import { allowLogsToUseKey } from './log-encryption';
+import { acknowledgeInRegulatoryPacks, INLINE_POLICY_REASON } from './regulatory-acknowledgements';
 import { validateDurationInRange, validateNumberInRange, validateStringPattern } from './validate-props';
 
 /** Defaults of {@link FunctionOptions}, shared by every function this library creates. */
@@ -33,9 +35,11 @@ export function createSecureNodejsFunction(
   options: FunctionOptions & { readonly description: string; readonly timeout: NonNullable<FunctionOptions['timeout']> },
   contractEnvironment: { [key: string]: string },
 ): SecureNodejsFunctionParts {
+  if (options.logEncryptionKey !== undefined) allowLogsToUseKey(scope, options.logEncryptionKey);
   const logGroup = new logs.LogGroup(scope, 'LogGroup', {
     retention: options.logRetention ?? FUNCTION_DEFAULTS.LOG_RETENTION,
     removalPolicy: options.removalPolicy ?? RemovalPolicy.RETAIN,
+    encryptionKey: options.logEncryptionKey,
   });
 
   // Our own role with an inline policy scoped to this log group, instead of AWSLambdaBasicExecutionRole
@@ -70,6 +74,10 @@ export function createSecureNodejsFunction(
     logGroup,
     loggingFormat: lambda.LoggingFormat.JSON,
     tracing,
+    reservedConcurrentExecutions: options.reservedConcurrentExecutions,
+    vpc: options.vpc,
+    vpcSubnets: options.vpcSubnets,
+    securityGroups: options.securityGroups,
     environment: {
       ...options.environment,
       ...(bundling.sourceMap ? { NODE_OPTIONS: withSourceMaps(options.environment?.NODE_OPTIONS) } : {}),
@@ -87,14 +95,32 @@ export function createSecureNodejsFunction(
     },
   });
 
-  if (tracing !== lambda.Tracing.DISABLED) {
+  if (options.vpc !== undefined) {
+    // What AWSLambdaVPCAccessExecutionRole grants, inline (Lambda adds that managed policy only to roles it creates).
+    role.addToPolicy(
+      new iam.PolicyStatement({
+        actions: [
+          'ec2:CreateNetworkInterface',
+          'ec2:DescribeNetworkInterfaces',
+          'ec2:DescribeSubnets',
+          'ec2:DeleteNetworkInterface',
+          'ec2:AssignPrivateIpAddresses',
+          'ec2:UnassignPrivateIpAddresses',
+        ],
+        resources: ['*'],
+      }),
+    );
+  }
+  if (tracing !== lambda.Tracing.DISABLED || options.vpc !== undefined) {
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
-        'X-Ray tracing: xray:PutTraceSegments and xray:PutTelemetryRecords do not support resource-level permissions, ' +
-        'so Lambda adds them with Resource "*". Every other statement is scoped to a resource ARN.',
+        'X-Ray tracing (xray:PutTraceSegments, xray:PutTelemetryRecords) and, in a VPC, the network-interface actions of ' +
+        'AWSLambdaVPCAccessExecutionRole (ec2:CreateNetworkInterface, ...) do not support resource-level permissions, ' +
+        'so they are granted on Resource "*". Every other statement is scoped to a resource ARN.',
     });
   }
+  acknowledgeInRegulatoryPacks(role, 'IAMNoInlinePolicy', INLINE_POLICY_REASON);
   return { lambdaFunction, role, logGroup };
 }
 
@@ -114,6 +140,12 @@ export function validateSecureFunctionOptions(owner: string, props: FunctionOpti
   validateStringPattern(owner, 'handler', props.handler, HANDLER_PATTERN, 'the name of an exported function');
   validateDurationInRange(owner, 'timeout', props.timeout, { min: Duration.seconds(1), max: Duration.minutes(15) });
   validateNumberInRange(owner, 'memorySize', props.memorySize, { min: 128, max: 10240, integer: true });
+  validateNumberInRange(owner, 'reservedConcurrentExecutions', props.reservedConcurrentExecutions, { min: 1, integer: true });
+  if (props.vpc === undefined) {
+    for (const prop of ['vpcSubnets', 'securityGroups'] as const) {
+      if (props[prop] !== undefined) throw new Error(`${owner}: ${prop} can only be used with vpc, but no vpc was provided`);
+    }
+  }
   for (const key of Object.keys(props.environment ?? {})) {
     if (!Token.isUnresolved(key) && reservedEnvironment.includes(key)) {
       throw new Error(`${owner}: environment must not set ${key} (the construct sets it for the runtime), but it was provided`);

@@ -1,11 +1,11 @@
-import { Annotations, Names, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Annotations, Lazy, Names, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { validateStringPattern } from '../private/validate-props';
-import { KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
+import { grantKeyViaService, KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
 
 /** SNS standard topic names: 1 to 256 of `A-Z a-z 0-9 - _`. */
 const TOPIC_NAME_PATTERN = /^[A-Za-z0-9_-]{1,256}$/;
@@ -67,6 +67,9 @@ export class EventTopic extends Construct {
   /** The KMS key the topic is encrypted with; SNS may use it to deliver to queues encrypted with it. */
   public readonly encryptionKey: kms.IKey;
 
+  /** Role ARNs allowed to publish once {@link restrictPublishersTo} was called; undefined: no restriction. */
+  private allowedPublisherArns?: string[];
+
   public constructor(scope: Construct, id: string, props: EventTopicProps = {}) {
     super(scope, id);
     validateStringPattern(`EventTopic '${id}'`, 'topicName', props.topicName, TOPIC_NAME_PATTERN, '1 to 256 of A-Z, a-z, 0-9, - and _');
@@ -106,26 +109,76 @@ export class EventTopic extends Construct {
       topicName,
       displayName: props.displayName,
       masterKey: this.encryptionKey,
-      enforceSSL: true,
     });
+    // TLS only, for every SNS action (Topic's enforceSSL denies only sns:Publish).
+    topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: 'DenyEveryActionWithoutTls',
+        effect: iam.Effect.DENY,
+        principals: [new iam.AnyPrincipal()],
+        actions: ['sns:*'],
+        resources: [topic.topicArn],
+        conditions: { Bool: { 'aws:SecureTransport': 'false' } },
+      }),
+    );
     this.topic = topic;
     this.topicArn = topic.topicArn;
     this.topicName = topic.topicName;
   }
 
   /**
-   * Grants `sns:Publish` on the topic, and `kms:Decrypt` and `kms:GenerateDataKey` on its key.
+   * Denies `sns:Publish` on the topic to every principal but `roles` (and the roles later given
+   * {@link grantPublish}): a topic policy statement with `ArnNotEquals` `aws:PrincipalArn`. Anyone else in the account
+   * with a broad `sns:Publish` can then not inject events that consumers would apply exactly once.
+   * `IdempotentEventFlow` calls it with its relay's role unless `restrictTopicPublishers` is false.
+   *
+   * @param roles the roles that may publish, e.g. the outbox relay's
+   */
+  public restrictPublishersTo(...roles: iam.IRole[]): void {
+    if (this.allowedPublisherArns === undefined) {
+      const allowed: string[] = [];
+      this.allowedPublisherArns = allowed;
+      this.topic.addToResourcePolicy(
+        new iam.PolicyStatement({
+          sid: 'DenyPublishingToAllButTheRelay',
+          effect: iam.Effect.DENY,
+          principals: [new iam.AnyPrincipal()],
+          actions: ['sns:Publish'],
+          resources: [this.topicArn],
+          conditions: { ArnNotEquals: { 'aws:PrincipalArn': Lazy.list({ produce: () => allowed }) } },
+        }),
+      );
+    }
+    this.allowedPublisherArns.push(...roles.map((role) => role.roleArn));
+  }
+
+  /**
+   * Grants `sns:Publish` on the topic, and `kms:Decrypt` and `kms:GenerateDataKey` on its key. When publishers are
+   * restricted ({@link restrictPublishersTo}), a role grantee is added to the allowed publishers; another grantee (a
+   * user, an account) draws a warning, since the topic policy denies it.
    *
    * @param grantee the publisher
    */
   public grantPublish(grantee: iam.IGrantable): iam.Grant {
+    if (this.allowedPublisherArns !== undefined) {
+      const principal = grantee.grantPrincipal;
+      if (principal instanceof iam.Role || (principal as Partial<iam.IRole>).roleArn !== undefined) {
+        this.allowedPublisherArns.push((principal as iam.IRole).roleArn);
+      } else {
+        Annotations.of(this).addWarningV2(
+          'idempotent-event-flow:publisherNotAllowed',
+          'grantPublish was given a principal that is not a role, but the topic denies sns:Publish to every principal but ' +
+            'its allowed roles (restrictPublishersTo): publish through a role, or create the flow with restrictTopicPublishers: false.',
+        );
+      }
+    }
     const grant = iam.Grant.addToPrincipalOrResource({
       grantee,
       actions: ['sns:Publish'],
       resourceArns: [this.topicArn],
       resource: this.topic,
     });
-    return grant.combine(this.encryptionKey.grant(grantee, ...KMS_SEND_MESSAGE_ACTIONS));
+    return grant.combine(grantKeyViaService(this.encryptionKey, grantee, 'sns', KMS_SEND_MESSAGE_ACTIONS)!);
   }
 
   /**

@@ -39,7 +39,7 @@ async function cli(...argv: string[]) {
 }
 
 /** Blocks a message at its second step ('email-invoice'), as a multi-step consumer does on an unknown outcome. */
-async function blockedMessage(subscriber = SUBSCRIBER): Promise<TestMessage> {
+async function blockedMessage(subscriber = SUBSCRIBER, keepBlockedMessageBody = false): Promise<TestMessage> {
   const message = newMessage();
   const { logger } = recordingLogger();
   const handler = createMultiStepConsumer({
@@ -53,7 +53,7 @@ async function blockedMessage(subscriber = SUBSCRIBER): Promise<TestMessage> {
       },
     ],
     client: localClient(),
-    config: { subscriberName: subscriber, inboxTableName: tableName, deduplicationWindowSeconds: 3600, leaseDurationSeconds: 60 },
+    config: { subscriberName: subscriber, inboxTableName: tableName, deduplicationWindowSeconds: 3600, leaseDurationSeconds: 60, keepBlockedMessageBody },
     deadLetter: new RecordingDeadLetterPublisher(),
     logger,
     now: new FakeClock().now,
@@ -94,8 +94,22 @@ describe('idempotent-event-flow blocked', () => {
     expect(result).toMatchObject({ code: 0, stdout: 'no blocked messages\n' });
   });
 
-  test('show prints the record: fields, steps, context and the blocked body', async () => {
+  test('show prints the record: fields, steps, context and where the body is (not kept by default: the dead-letter queue)', async () => {
     const message = await blockedMessage();
+
+    const result = await cli('blocked', 'show', '--table', tableName, '--subscriber', SUBSCRIBER, '--event-id', message.id, '--endpoint', endpoint);
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('status       BLOCKED');
+    expect(result.stdout).toContain('"createdInvoiceId": "inv-1"');
+    expect(result.stdout).not.toContain(message.body);
+    expect(result.stdout).toContain(
+      `blocked message body\nnot kept on the record (keepBlockedMessageBody is off): the message is in the subscriber's dead-letter queue, with iefEventId = ${message.id}`,
+    );
+  });
+
+  test('show prints the record: fields, steps, context and the blocked body, for a subscriber that keeps it', async () => {
+    const message = await blockedMessage(SUBSCRIBER, true);
 
     const result = await cli('blocked', 'show', '--table', tableName, '--subscriber', SUBSCRIBER, '--event-id', message.id, '--endpoint', endpoint);
 

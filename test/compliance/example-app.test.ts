@@ -1,6 +1,7 @@
 import type { App, CfnResource } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { beforeAll, describe, expect, test } from 'vitest';
@@ -16,7 +17,7 @@ let result: ComplianceResult;
 let template: Template;
 
 beforeAll(() => {
-  app = complianceApp();
+  app = complianceApp({ regulatoryPacks: true });
   stack = new OrdersExampleStack(app, 'IdempotentEventFlowExample', {
     description:
       'idempotent-event-flow example: orders (outbox) -> billing (transactional, emits OrderBilled), invoicing (multi-step), ' +
@@ -92,10 +93,28 @@ function grants(statements: Array<{ Action: string | string[]; Resource: unknown
 }
 
 describe('example app: compliance', () => {
-  test('has no unanswered AwsSolutions or Serverless findings', () => {
+  test('has no unanswered AwsSolutions, Serverless, NIST 800-53 R5, HIPAA Security or PCI DSS 3.2.1 findings', () => {
     expect(result.unansweredFindings, formatComplianceResult(result)).toEqual([]);
-    // Both packs really ran: each answered findings of its own.
-    expect(new Set(result.acknowledged.map((a) => a.source))).toEqual(new Set(['AwsSolutions', 'Serverless']));
+    // Every pack really ran: each answered findings of its own.
+    expect(new Set(result.acknowledged.map((a) => a.source))).toEqual(
+      new Set(['AwsSolutions', 'Serverless', 'NIST.800.53.R5', 'HIPAA.Security', 'PCI.DSS.321']),
+    );
+  });
+
+  test('answers the regulatory rules the docs say it answers, and only by acknowledgement where the docs say so', () => {
+    const rules = (suffix: string) => new Set(result.acknowledged.filter((a) => a.ruleId.endsWith(`-${suffix}`)).map((a) => a.source));
+    // acknowledged with reasons: inline policies (library and the example's operator role), Lambda DLQs
+    expect(rules('IAMNoInlinePolicy')).toEqual(new Set(['NIST.800.53.R5', 'HIPAA.Security', 'PCI.DSS.321']));
+    expect(rules('LambdaDLQ')).toEqual(new Set(['Serverless', 'NIST.800.53.R5', 'HIPAA.Security']));
+    // opt-in props the example leaves off, acknowledged in the example
+    expect(rules('LambdaConcurrency')).toEqual(new Set(['NIST.800.53.R5', 'HIPAA.Security']));
+    expect(rules('LambdaInsideVPC')).toEqual(new Set(['NIST.800.53.R5', 'HIPAA.Security', 'PCI.DSS.321']));
+    // fixed, not acknowledged: log groups under the logs key, every table in the backup plan
+    expect(rules('CloudWatchLogGroupEncrypted')).toEqual(new Set());
+    expect(rules('DynamoDBInBackupPlan')).toEqual(new Set());
+    const logGroups = Object.values(template.findResources('AWS::Logs::LogGroup')) as Array<{ Properties: { KmsKeyId?: unknown } }>;
+    expect(logGroups.length).toBe(7);
+    for (const group of logGroups) expect(group.Properties.KmsKeyId).toBeDefined();
   });
 
   test('has no CloudFormation validation findings in strict mode', () => {
@@ -227,6 +246,33 @@ describe('example app: wiring', () => {
       expect(alarm.Properties.AlarmActions).toEqual([r(ops.topicArn)]);
       expect(alarm.Properties.OKActions).toEqual([r(ops.topicArn)]);
     }
+  });
+
+  test("lets CloudWatch use the ops topic's key only for alarms of this account and region", () => {
+    const key = stack.node.findChild('OpsAlarmsKey') as kms.Key;
+    const keyResource = template.toJSON().Resources[stack.getLogicalId(key.node.defaultChild as CfnResource)] as {
+      Properties: { KeyPolicy: { Statement: Array<Record<string, unknown>> } };
+    };
+    const forCloudWatch = keyResource.Properties.KeyPolicy.Statement.filter(
+      (s) => JSON.stringify(s.Principal).includes('cloudwatch.amazonaws.com'),
+    );
+    expect(forCloudWatch).toEqual([
+      {
+        Sid: 'AllowCloudWatchAlarmsOfThisAccountToPublish',
+        Effect: 'Allow',
+        Principal: { Service: 'cloudwatch.amazonaws.com' },
+        Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        Resource: '*',
+        Condition: {
+          StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+          ArnLike: {
+            'aws:SourceArn': {
+              'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':cloudwatch:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':alarm:*']],
+            },
+          },
+        },
+      },
+    ]);
   });
 
   test('lets the producer append events, put orders and read an order back (to answer a retried command), nothing more', () => {

@@ -1,13 +1,15 @@
-import { type App, Stack } from 'aws-cdk-lib';
+import { Annotations, type App, Stack, Validations } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import * as backup from 'aws-cdk-lib/aws-backup';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
+import * as ec2 from 'aws-cdk-lib/aws-ec2';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { IdempotentEventFlow, OutboxTable, ProcessingMode, type Subscriber } from '../../lib';
+import { IdempotentEventFlow, OutboxTable, ProcessingMode, type ProducerFunction, type Subscriber } from '../../lib';
 import { HANDLER_ENTRY } from '../fixtures/construct-test-kit';
 import { assertCompliant, checkCompliance, type ComplianceResult, complianceApp, formatComplianceResult } from '../support/compliance';
 
@@ -20,8 +22,8 @@ interface Scenario {
 }
 
 /** Builds a stack on a compliance app, then synthesizes and checks it once. */
-function scenario(build: (stack: Stack) => IdempotentEventFlow): Scenario {
-  const app = complianceApp();
+function scenario(build: (stack: Stack) => IdempotentEventFlow, options: { regulatoryPacks?: boolean } = {}): Scenario {
+  const app = complianceApp(options);
   const stack = new Stack(app, 'FlowStack');
   const flow = build(stack);
   const result = checkCompliance(app);
@@ -30,13 +32,21 @@ function scenario(build: (stack: Stack) => IdempotentEventFlow): Scenario {
   return { app, stack, flow, result, template };
 }
 
+/**
+ * A flow without alarmActions warns that its alarms notify nobody (a finding in strict mode); a user who means it
+ * acknowledges the warning, as these test stacks do.
+ */
+function acknowledgeNoAlarmActions(flow: IdempotentEventFlow): void {
+  Annotations.of(flow).acknowledgeWarning('idempotent-event-flow:noAlarmActions', 'A test stack: nobody is on call for it.');
+}
+
 /** The compliance assertions every scenario must pass. */
-function complianceTests(get: () => Scenario): void {
-  test('has no unanswered AwsSolutions or Serverless findings', () => {
+function complianceTests(get: () => Scenario, packs: string[] = ['AwsSolutions', 'Serverless']): void {
+  test(`has no unanswered ${packs.join(', ')} findings`, () => {
     const { result } = get();
     expect(result.unansweredFindings, formatComplianceResult(result)).toEqual([]);
-    // Both packs really ran: each answered findings of its own.
-    expect(new Set(result.acknowledged.map((a) => a.source))).toEqual(new Set(['AwsSolutions', 'Serverless']));
+    // Every pack really ran: each answered findings of its own.
+    expect(new Set(result.acknowledged.map((a) => a.source))).toEqual(new Set(packs));
   });
 
   test('has no CloudFormation validation findings in strict mode', () => {
@@ -62,6 +72,7 @@ describe('minimal flow: no props, one subscriber', () => {
     s = scenario((stack) => {
       const flow = new IdempotentEventFlow(stack, 'Orders');
       flow.addSubscriber('Billing', { entry: HANDLER_ENTRY });
+      acknowledgeNoAlarmActions(flow);
       return flow;
     });
   });
@@ -93,6 +104,7 @@ describe('minimal flow: one subscriber per processing mode, one of them publishi
       // The operator CLI's role: list, inspect and resolve blocked messages of the lease subscriber.
       operator = new iam.Role(stack, 'Operator', { assumedBy: new iam.AccountRootPrincipal() });
       subscribers[1].inboxTable!.grantOperator(operator);
+      acknowledgeNoAlarmActions(flow);
       return flow;
     });
   });
@@ -183,6 +195,86 @@ describe('flow over an existing single-table outbox with a customer-managed key 
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([s.stack.resolve(ops.topicArn)]);
       expect(alarm.Properties.OKActions).toEqual([s.stack.resolve(ops.topicArn)]);
+    }
+  });
+});
+
+describe('minimal flow with the compliance props set, under AwsSolutions, Serverless, NIST 800-53 R5, HIPAA Security and PCI DSS 3.2.1', () => {
+  let s: Scenario;
+  let logKey: kms.Key;
+
+  beforeAll(() => {
+    s = scenario(
+      (stack) => {
+        logKey = new kms.Key(stack, 'LogsKey', { enableKeyRotation: true });
+        const opsKey = new kms.Key(stack, 'OpsKey', { enableKeyRotation: true });
+        opsKey.addToResourcePolicy(
+          new iam.PolicyStatement({
+            principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
+            actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+            resources: ['*'],
+            conditions: { StringEquals: { 'aws:SourceAccount': stack.account } },
+          }),
+        );
+        const ops = new sns.Topic(stack, 'Ops', { masterKey: opsKey, enforceSSL: true });
+        const vpc = new ec2.Vpc(stack, 'Vpc', {
+          maxAzs: 2,
+          natGateways: 0,
+          subnetConfiguration: [{ name: 'Isolated', subnetType: ec2.SubnetType.PRIVATE_ISOLATED }],
+          restrictDefaultSecurityGroup: false,
+        });
+        const flow = new IdempotentEventFlow(stack, 'Orders', {
+          logEncryptionKey: logKey,
+          alarmActions: [new cloudwatchActions.SnsAction(ops)],
+        });
+        flow.addSubscriber('Billing', { entry: HANDLER_ENTRY, reservedConcurrentExecutions: 5, vpc });
+        flow.addProducer('PlaceOrder', { entry: HANDLER_ENTRY, reservedConcurrentExecutions: 5, vpc });
+        const plan = new backup.BackupPlan(stack, 'Backups', {
+          backupVault: new backup.BackupVault(stack, 'Vault', { encryptionKey: new kms.Key(stack, 'BackupKey', { enableKeyRotation: true }) }),
+          backupPlanRules: [backup.BackupPlanRule.daily()],
+        });
+        const selection = plan.addSelection('EventFlow', { resources: flow.tables.map((t) => backup.BackupResource.fromDynamoDbTable(t)) });
+        // the user's side, not the library's: a VPC (its flow logs) and AWS Backup's own service role policy
+        Validations.of(vpc).acknowledge(
+          ...['AwsSolutions-VPC7', 'NIST.800.53.R5-VPCFlowLogsEnabled', 'HIPAA.Security-VPCFlowLogsEnabled', 'PCI.DSS.321-VPCFlowLogsEnabled'].map((id) => ({
+            id,
+            reason: 'A test VPC with isolated subnets only; flow logs are the account owner\'s choice, not the library\'s.',
+          })),
+          ...['NIST.800.53.R5', 'HIPAA.Security', 'PCI.DSS.321'].map((pack) => ({
+            id: `${pack}-VPCDefaultSecurityGroupClosed`,
+            reason: 'A test VPC: closing its default security group takes a custom resource, the account owner\'s choice.',
+          })),
+        );
+        Validations.of(selection).acknowledge({
+          id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForBackup]',
+          reason: "AWS Backup's own service role policy, assumable by backup.amazonaws.com only.",
+        });
+        // a producer's invocation type is the caller's choice; this test's caller invokes synchronously
+        const producer = flow.node.findChild('PlaceOrder') as ProducerFunction;
+        Validations.of(producer.lambdaFunction).acknowledge(
+          ...['Serverless-LambdaDLQ', 'NIST.800.53.R5-LambdaDLQ', 'HIPAA.Security-LambdaDLQ'].map((id) => ({
+            id,
+            reason: 'Invoked synchronously (RequestResponse) by its caller; a Lambda DLQ only applies to asynchronous invocations.',
+          })),
+        );
+        return flow;
+      },
+      { regulatoryPacks: true },
+    );
+  });
+
+  complianceTests(() => s, ['AwsSolutions', 'Serverless', 'NIST.800.53.R5', 'HIPAA.Security', 'PCI.DSS.321']);
+
+  test('answers the regulatory rules with the props, not with acknowledgements (only inline policies and Lambda DLQs are acknowledged)', () => {
+    const regulatory = s.result.acknowledged.filter((a) => !['AwsSolutions', 'Serverless'].includes(a.source));
+    const libraryRules = new Set(regulatory.filter((a) => a.path.startsWith('FlowStack/Orders/')).map((a) => a.ruleId.replace(/^[^-]+-/, '')));
+    expect(libraryRules).toEqual(new Set(['IAMNoInlinePolicy', 'LambdaDLQ']));
+    for (const group of Object.values(s.template.findResources('AWS::Logs::LogGroup')) as Array<{ Properties: { KmsKeyId?: unknown } }>) {
+      expect(group.Properties.KmsKeyId).toEqual(s.stack.resolve(logKey.keyArn));
+    }
+    for (const fn of Object.values(s.template.findResources('AWS::Lambda::Function')) as Array<{ Properties: Record<string, unknown> }>) {
+      expect(fn.Properties.ReservedConcurrentExecutions).toBe(5);
+      expect(fn.Properties.VpcConfig).toBeDefined();
     }
   });
 });

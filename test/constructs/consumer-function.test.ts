@@ -13,6 +13,7 @@ import { ConsumerFunction, ConsumerFunctionProps, InboxTable, ProcessingMode } f
 import { OutboxTable } from '../../lib/outbox';
 import { ENV, PROCESSING_MODE } from '../../lambda/config';
 import { HANDLER_ENTRY, nagFindings, newStack } from '../fixtures/construct-test-kit';
+import { viaService } from '../fixtures/kms-conditions';
 
 interface Fixture {
   readonly stack: Stack;
@@ -202,6 +203,7 @@ describe('ConsumerFunction: role', () => {
     // THEN
     expect(defaultPolicyStatements(Template.fromStack(stack))).toContainEqual({
       Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+      Condition: viaService(stack, key, 'sqs'),
       Effect: 'Allow',
       Resource: ref(stack, key.keyArn),
     });

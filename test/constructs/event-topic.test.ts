@@ -56,22 +56,23 @@ describe('EventTopic', () => {
     expect(topicProperties(again).TopicName).toBe(name);
   });
 
-  test('accepts only TLS requests', () => {
+  test('accepts only TLS requests, for every SNS action', () => {
     const stack = newStack();
     const events = new EventTopic(stack, 'Events');
-    Template.fromStack(stack).hasResourceProperties('AWS::SNS::TopicPolicy', {
-      Topics: [stack.resolve(events.topicArn)],
-      PolicyDocument: {
-        Statement: Match.arrayWith([
-          Match.objectLike({
-            Effect: 'Deny',
-            Action: 'sns:Publish',
-            Principal: '*',
-            Condition: { Bool: { 'aws:SecureTransport': 'false' } },
-          }),
-        ]),
+    const policies = Object.values(Template.fromStack(stack).findResources('AWS::SNS::TopicPolicy'));
+    expect(policies).toHaveLength(1);
+    expect(policies[0]!.Properties.Topics).toEqual([stack.resolve(events.topicArn)]);
+    const denials = (policies[0]!.Properties.PolicyDocument.Statement as Array<Record<string, unknown>>).filter((s) => s.Effect === 'Deny');
+    expect(denials).toEqual([
+      {
+        Sid: 'DenyEveryActionWithoutTls',
+        Effect: 'Deny',
+        Action: 'sns:*',
+        Principal: { AWS: '*' },
+        Resource: stack.resolve(events.topicArn),
+        Condition: { Bool: { 'aws:SecureTransport': 'false' } },
       },
-    });
+    ]);
   });
 
   describe('encryption key', () => {

@@ -1,5 +1,5 @@
 import { CfnElement, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -436,7 +436,7 @@ describe('IdempotentEventFlow: alarms', () => {
     }
   });
 
-  test('creates the alarms without actions by default', () => {
+  test('creates the alarms without actions by default, and warns on the flow that nobody is notified', () => {
     // GIVEN
     const { stack, flow } = fixture();
     // WHEN
@@ -446,6 +446,15 @@ describe('IdempotentEventFlow: alarms', () => {
       expect(alarm.AlarmActions).toBeUndefined();
       expect(alarm.OKActions).toBeUndefined();
     }
+    const warnings = Annotations.fromStack(stack).findWarning(`/${stack.stackName}/Orders`, Match.stringLikeRegexp('alarmActions'));
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]!.entry.data).toMatch(/no alarmActions.*notif/i);
+  });
+
+  test('does not warn about alarm actions when alarmActions are given', () => {
+    const stack = newStack();
+    new IdempotentEventFlow(stack, 'Flow', { alarmActions: [new cloudwatchActions.SnsAction(new sns.Topic(stack, 'Ops'))] });
+    expect(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('alarmActions'))).toEqual([]);
   });
 
   test('alarms when the oldest message is 300 seconds old by default', () => {

@@ -7,6 +7,7 @@ import { describe, expect, test } from 'vitest';
 import { IInboxTable, InboxTable, InboxTableProps } from '../../lib/consumer';
 import { PROCESSING_RECORD, TABLE_SCHEMA } from '../../lambda/wire-format';
 import { nagFindings, newStack } from '../fixtures/construct-test-kit';
+import { viaService } from '../fixtures/kms-conditions';
 
 function synth(props: InboxTableProps = {}): { stack: Stack; inbox: InboxTable; template: Template } {
   const stack = newStack();
@@ -21,7 +22,7 @@ function policyStatements(stack: Stack): unknown[] {
   return (policies[0] as { Properties: { PolicyDocument: { Statement: unknown[] } } }).Properties.PolicyDocument.Statement;
 }
 
-type GrantMethod = 'grantRecordMessages' | 'grantProcessingRecords' | 'grantOperator';
+type GrantMethod = 'grantRecordMessages' | 'grantProcessingRecords' | 'grantOperator' | 'grantOperatorRead' | 'grantOperatorResolve';
 
 function grantToNewRole(stack: Stack, inbox: IInboxTable, method: GrantMethod = 'grantRecordMessages'): iam.Grant {
   return inbox[method](new iam.Role(stack, 'Consumer', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') }));
@@ -57,7 +58,7 @@ describe('InboxTable: schema', () => {
     });
   });
 
-  test('has the sparse BlockedMessages index on blockedSubscriber and blockedAt, projecting all attributes', () => {
+  test('has the sparse BlockedMessages index on blockedSubscriber and blockedAt, projecting only what the operator listing reads (never the body)', () => {
     // WHEN
     const { template } = synth();
     // THEN
@@ -69,11 +70,12 @@ describe('InboxTable: schema', () => {
             { AttributeName: 'blockedSubscriber', KeyType: 'HASH' },
             { AttributeName: 'blockedAt', KeyType: 'RANGE' },
           ],
-          Projection: { ProjectionType: 'ALL' },
+          Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['status', 'mode', 'activeStep', 'version', 'blockedReason', 'subscriber', 'eventId', 'eventType'] },
         },
       ],
     });
     expect(PROCESSING_RECORD.BLOCKED_INDEX_NAME).toBe('BlockedMessages');
+    expect(JSON.stringify(template.toJSON())).not.toContain(PROCESSING_RECORD.BLOCKED_BODY_ATTRIBUTE);
   });
 
   test('expires records through the TTL attribute expiresAt', () => {
@@ -183,6 +185,7 @@ describe('InboxTable: grantRecordMessages', () => {
       { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
       {
         Action: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'],
+        Condition: viaService(stack, key, 'dynamodb'),
         Effect: 'Allow',
         Resource: stack.resolve(key.keyArn),
       },
@@ -212,12 +215,12 @@ describe('InboxTable: grantProcessingRecords', () => {
     // WHEN
     grantToNewRole(stack, inbox, 'grantProcessingRecords');
     // THEN
-    expect(policyStatements(stack)).toContainEqual({ Action: KEY_ACTIONS, Effect: 'Allow', Resource: stack.resolve(key.keyArn) });
+    expect(policyStatements(stack)).toContainEqual({ Action: KEY_ACTIONS, Condition: viaService(stack, key, 'dynamodb'), Effect: 'Allow', Resource: stack.resolve(key.keyArn) });
   });
 });
 
 describe('InboxTable: grantOperator', () => {
-  test('grants GetItem and Query on the table and its BlockedMessages index, Scan on the index only, UpdateItem on the table', () => {
+  test('grants exactly what the CLI calls: Query and Scan on the BlockedMessages index, GetItem and UpdateItem on the table', () => {
     // GIVEN
     const stack = newStack();
     const inbox = new InboxTable(stack, 'Inbox');
@@ -226,13 +229,29 @@ describe('InboxTable: grantOperator', () => {
     // THEN
     expect(grant.success).toBe(true);
     expect(policyStatements(stack)).toEqual([
-      {
-        Action: ['dynamodb:GetItem', 'dynamodb:Query'],
-        Effect: 'Allow',
-        Resource: [stack.resolve(inbox.tableArn), blockedIndexArn(stack, inbox)],
-      },
-      { Action: 'dynamodb:Scan', Effect: 'Allow', Resource: blockedIndexArn(stack, inbox) },
-      { Action: 'dynamodb:UpdateItem', Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
+      { Action: ['dynamodb:Query', 'dynamodb:Scan'], Effect: 'Allow', Resource: blockedIndexArn(stack, inbox) },
+      { Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
+    ]);
+  });
+
+  test('grantOperatorRead (list, show) grants no write: Query and Scan on the index, GetItem on the table', () => {
+    const stack = newStack();
+    const inbox = new InboxTable(stack, 'Inbox');
+    const grant = grantToNewRole(stack, inbox, 'grantOperatorRead');
+    expect(grant.success).toBe(true);
+    expect(policyStatements(stack)).toEqual([
+      { Action: ['dynamodb:Query', 'dynamodb:Scan'], Effect: 'Allow', Resource: blockedIndexArn(stack, inbox) },
+      { Action: 'dynamodb:GetItem', Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
+    ]);
+  });
+
+  test('grantOperatorResolve grants GetItem and UpdateItem on the table, nothing on the index', () => {
+    const stack = newStack();
+    const inbox = new InboxTable(stack, 'Inbox');
+    const grant = grantToNewRole(stack, inbox, 'grantOperatorResolve');
+    expect(grant.success).toBe(true);
+    expect(policyStatements(stack)).toEqual([
+      { Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
     ]);
   });
 
@@ -243,8 +262,8 @@ describe('InboxTable: grantOperator', () => {
     // WHEN
     grantToNewRole(stack, inbox, 'grantOperator');
     // THEN
-    const [read] = policyStatements(stack) as Array<{ Resource: unknown[] }>;
-    expect(read.Resource[1]).toEqual({
+    const [read] = policyStatements(stack) as Array<{ Resource: unknown }>;
+    expect(read!.Resource).toEqual({
       'Fn::Join': ['', [{ 'Fn::GetAtt': [stack.getLogicalId(inbox.table.node.defaultChild as dynamodb.CfnTable), 'Arn'] }, '/index/BlockedMessages']],
     });
   });
@@ -257,7 +276,7 @@ describe('InboxTable: grantOperator', () => {
     // WHEN
     grantToNewRole(stack, inbox, 'grantOperator');
     // THEN
-    expect(policyStatements(stack)).toContainEqual({ Action: KEY_ACTIONS, Effect: 'Allow', Resource: stack.resolve(key.keyArn) });
+    expect(policyStatements(stack)).toContainEqual({ Action: KEY_ACTIONS, Condition: viaService(stack, key, 'dynamodb'), Effect: 'Allow', Resource: stack.resolve(key.keyArn) });
   });
 
   test('grants on an imported table and its index by ARN', () => {
@@ -269,15 +288,11 @@ describe('InboxTable: grantOperator', () => {
     // THEN
     expect(policyStatements(stack)).toEqual([
       {
-        Action: ['dynamodb:GetItem', 'dynamodb:Query'],
+        Action: ['dynamodb:Query', 'dynamodb:Scan'],
         Effect: 'Allow',
-        Resource: [
-          'arn:aws:dynamodb:eu-west-1:111122223333:table/shared-inbox',
-          'arn:aws:dynamodb:eu-west-1:111122223333:table/shared-inbox/index/BlockedMessages',
-        ],
+        Resource: 'arn:aws:dynamodb:eu-west-1:111122223333:table/shared-inbox/index/BlockedMessages',
       },
-      { Action: 'dynamodb:Scan', Effect: 'Allow', Resource: 'arn:aws:dynamodb:eu-west-1:111122223333:table/shared-inbox/index/BlockedMessages' },
-      { Action: 'dynamodb:UpdateItem', Effect: 'Allow', Resource: 'arn:aws:dynamodb:eu-west-1:111122223333:table/shared-inbox' },
+      { Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: 'arn:aws:dynamodb:eu-west-1:111122223333:table/shared-inbox' },
     ]);
   });
 });
@@ -328,6 +343,7 @@ describe('InboxTable: import', () => {
     // THEN
     expect(policyStatements(stack)).toContainEqual({
       Action: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'],
+      Condition: viaService(stack, key, 'dynamodb'),
       Effect: 'Allow',
       Resource: key.keyArn,
     });

@@ -11,6 +11,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, test } from 'vitest';
 import { outboxFilterPattern, outboxInputTemplate } from '../../lambda/wire-format';
 import { OutboxRelay, OutboxRelayLogLevel, OutboxTable, type IOutboxTable, type OutboxRelayProps } from '../../lib/outbox';
+import { viaService } from '../fixtures/kms-conditions';
 
 const STREAM_ARN = 'arn:aws:dynamodb:eu-west-1:111111111111:table/Orders/stream/2024-01-01T00:00:00.000';
 
@@ -83,10 +84,13 @@ describe('OutboxRelay', () => {
       expect(pipeProperties(f.stack).TargetParameters).toEqual({ InputTemplate: outboxInputTemplate() });
     });
 
-    test('lets CloudFormation name the pipe by default', () => {
+    test('derives a valid, stable pipe name from the construct path by default (so the trust policy can name the pipe)', () => {
       const f = fixture();
-      relay(f);
-      expect(pipeProperties(f.stack).Name).toBeUndefined();
+      const r = relay(f);
+      const name = pipeProperties(f.stack).Name;
+      expect(name).toMatch(/^[.\-_A-Za-z0-9]{1,64}$/);
+      expect(name).toMatch(/^Stack-Relay-/);
+      expect(f.stack.resolve(r.pipeName)).toEqual({ Ref: expect.any(String) });
     });
 
     test('uses the pipe name it is given', () => {
@@ -233,6 +237,7 @@ describe('OutboxRelay', () => {
           { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: 'arn:aws:sqs:eu-west-1:111111111111:relay-dlq' },
           {
             Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+            Condition: { StringEquals: { 'kms:ViaService': 'sqs.eu-west-1.amazonaws.com' } },
             Effect: 'Allow',
             Resource: 'arn:aws:kms:eu-west-1:111111111111:key/dlq-key',
           },
@@ -241,23 +246,59 @@ describe('OutboxRelay', () => {
     });
   });
 
-  describe('role', () => {
-    test('is the child "Role", assumable only by EventBridge Pipes of this account', () => {
+  describe('encryption of the pipe', () => {
+    test('uses an AWS owned key unless given one: no KmsKeyIdentifier', () => {
       const f = fixture();
-      const r = relay(f);
-      expect(r.node.findChild('Role')).toBe(r.role);
-      Template.fromStack(f.stack).hasResourceProperties('AWS::IAM::Role', {
-        AssumeRolePolicyDocument: {
-          Statement: [
-            {
-              Action: 'sts:AssumeRole',
-              Effect: 'Allow',
-              Principal: { Service: 'pipes.amazonaws.com' },
-              Condition: { StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } } },
-            },
-          ],
-        },
+      relay(f);
+      expect(pipeProperties(f.stack)).not.toHaveProperty('KmsKeyIdentifier');
+    });
+
+    test('uses the encryptionKey it is given, which its role may describe and use', () => {
+      const f = fixture();
+      const key = new kms.Key(f.stack, 'PipeKey');
+      const r = relay(f, { encryptionKey: key });
+      expect(pipeProperties(f.stack).KmsKeyIdentifier).toEqual(f.stack.resolve(key.keyArn));
+      expect(roleStatements(f.stack, r)).toContainEqual({
+        Action: ['kms:DescribeKey', 'kms:GenerateDataKey', 'kms:Decrypt'],
+        Effect: 'Allow',
+        Resource: f.stack.resolve(key.keyArn),
       });
+    });
+  });
+
+  describe('role', () => {
+    test('is the child "Role", assumable only by this pipe (aws:SourceArn) of this account (aws:SourceAccount)', () => {
+      const f = fixture();
+      const r = relay(f, { pipeName: 'orders-relay' });
+      expect(r.node.findChild('Role')).toBe(r.role);
+      const roles = Template.fromStack(f.stack).findResources('AWS::IAM::Role');
+      const trust = Object.values(roles).map((role) => role.Properties.AssumeRolePolicyDocument.Statement);
+      expect(trust).toEqual([
+        [
+          {
+            Action: 'sts:AssumeRole',
+            Effect: 'Allow',
+            Principal: { Service: 'pipes.amazonaws.com' },
+            Condition: {
+              StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
+              ArnEquals: {
+                'aws:SourceArn': {
+                  'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':pipes:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':pipe/orders-relay']],
+                },
+              },
+            },
+          },
+        ],
+      ]);
+    });
+
+    test("names the pipe's ARN in the trust policy with the default name too, without a circular reference", () => {
+      const f = fixture();
+      relay(f);
+      const name = pipeProperties(f.stack).Name as string;
+      const roles = Object.values(Template.fromStack(f.stack).findResources('AWS::IAM::Role'));
+      expect(JSON.stringify(roles[0]!.Properties.AssumeRolePolicyDocument)).toContain(`:pipe/${name}`);
+      expect(JSON.stringify(roles[0]!.Properties.AssumeRolePolicyDocument)).not.toContain('Pipes::Pipe');
     });
 
     test('may do exactly: read the stream, publish to the topic with its key, send to the DLQ, write its logs', () => {
@@ -271,7 +312,7 @@ describe('OutboxRelay', () => {
           Resource: resolve(f.outboxTable.tableStreamArn),
         },
         { Action: 'sns:Publish', Effect: 'Allow', Resource: resolve(f.topic.topicArn) },
-        { Action: ['kms:Decrypt', 'kms:GenerateDataKey'], Effect: 'Allow', Resource: resolve(f.topicKey.keyArn) },
+        { Action: ['kms:Decrypt', 'kms:GenerateDataKey'], Condition: viaService(f.stack, f.topicKey, 'sns'), Effect: 'Allow', Resource: resolve(f.topicKey.keyArn) },
         { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: resolve(r.deadLetterQueue.queueArn) },
         { Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Effect: 'Allow', Resource: resolve(r.logGroup.logGroupArn) },
       ]);
@@ -289,6 +330,7 @@ describe('OutboxRelay', () => {
       const r = relay(f);
       expect(roleStatements(f.stack, r)).toContainEqual({
         Action: 'kms:Decrypt',
+        Condition: viaService(f.stack, f.outboxTable.encryptionKey!, 'dynamodb'),
         Effect: 'Allow',
         Resource: f.stack.resolve(f.outboxTable.encryptionKey!.keyArn),
       });
@@ -300,6 +342,7 @@ describe('OutboxRelay', () => {
       const r = relay(f, { deadLetterQueueEncryptionKey: key });
       expect(roleStatements(f.stack, r)).toContainEqual({
         Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+        Condition: viaService(f.stack, key, 'sqs'),
         Effect: 'Allow',
         Resource: f.stack.resolve(key.keyArn),
       });
@@ -327,6 +370,7 @@ describe('OutboxRelay', () => {
           { Action: 'sns:Publish', Effect: 'Allow', Resource: 'arn:aws:sns:eu-west-1:111111111111:events' },
           {
             Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
+            Condition: { StringEquals: { 'kms:ViaService': 'sns.eu-west-1.amazonaws.com' } },
             Effect: 'Allow',
             Resource: 'arn:aws:kms:eu-west-1:111111111111:key/topic-key',
           },
@@ -350,6 +394,12 @@ describe('OutboxRelay', () => {
       const f = fixture();
       relay(f, { logLevel: OutboxRelayLogLevel.TRACE });
       expect(pipeProperties(f.stack).LogConfiguration.Level).toBe('TRACE');
+    });
+
+    test('never include execution data (payloads) unless asked to', () => {
+      const f = fixture();
+      relay(f, { logLevel: OutboxRelayLogLevel.TRACE });
+      expect(pipeProperties(f.stack).LogConfiguration).not.toHaveProperty('IncludeExecutionData');
     });
 
     test('include execution data when asked to', () => {

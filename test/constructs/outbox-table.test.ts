@@ -6,6 +6,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import { describe, expect, test } from 'vitest';
 import { ENV, loadProducerConfig } from '../../lambda/config';
 import { OutboxTable, type IOutboxTable } from '../../lib/outbox';
+import { viaService } from '../fixtures/kms-conditions';
 
 const STREAM_ARN = 'arn:aws:dynamodb:eu-west-1:111111111111:table/Orders/stream/2024-01-01T00:00:00.000';
 
@@ -208,7 +209,7 @@ describe('OutboxTable', () => {
       grantToNewRole(stack, outbox);
       expect(policyStatements(stack)).toEqual([
         { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: stack.resolve(outbox.table.tableArn) },
-        { Action: ['kms:Encrypt', 'kms:Decrypt'], Effect: 'Allow', Resource: stack.resolve(key.keyArn) },
+        { Action: ['kms:Encrypt', 'kms:Decrypt'], Condition: viaService(stack, key, 'dynamodb'), Effect: 'Allow', Resource: stack.resolve(key.keyArn) },
       ]);
     });
 

@@ -8,6 +8,7 @@ import { describe, expect, test } from 'vitest';
 import { ENV, loadProducerConfig } from '../../lambda/config';
 import { type IOutboxTable, OutboxTable, ProducerFunction, type ProducerFunctionProps } from '../../lib/outbox';
 import { HANDLER_ENTRY, nagFindings, newStack } from '../fixtures/construct-test-kit';
+import { viaService } from '../fixtures/kms-conditions';
 
 /** The producer runtime's variables, which the construct sets and the user may not. */
 const PRODUCER_ENV_KEYS = [
@@ -217,6 +218,7 @@ describe('ProducerFunction: permissions', () => {
     // THEN
     expect(producerPolicyStatements(Template.fromStack(f.stack))).toContainEqual({
       Action: ['kms:Encrypt', 'kms:Decrypt'],
+      Condition: viaService(f.stack, f.outboxTable.encryptionKey!, 'dynamodb'),
       Effect: 'Allow',
       Resource: r(f.stack, f.outboxTable.encryptionKey!.keyArn),
     });

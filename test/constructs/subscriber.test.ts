@@ -10,6 +10,7 @@ import { OutboxTable } from '../../lib/outbox';
 import { ENV, PROCESSING_MODE } from '../../lambda/config';
 import { CONSUMER_METRICS } from '../../lambda/metrics';
 import { HANDLER_ENTRY, nagFindings, newStack } from '../fixtures/construct-test-kit';
+import { viaService } from '../fixtures/kms-conditions';
 
 interface Fixture {
   readonly stack: Stack;
@@ -196,6 +197,20 @@ describe('Subscriber: queues', () => {
     create(f, { encryptionKey: key });
     // THEN
     Template.fromStack(f.stack).resourcePropertiesCountIs('AWS::SQS::Queue', { KmsMasterKeyId: r(f.stack, key.keyArn) }, 3);
+  });
+
+  test('encrypts the inbox table it creates with the given key, and lets the function use it through DynamoDB only', () => {
+    const f = fixture();
+    const key = new kms.Key(f.stack, 'Key');
+    create(f, { encryptionKey: key });
+    const template = Template.fromStack(f.stack);
+    template.hasResourceProperties('AWS::DynamoDB::Table', { SSESpecification: { SSEEnabled: true, SSEType: 'KMS', KMSMasterKeyId: r(f.stack, key.keyArn) } });
+    expect(consumerPolicyStatements(template)).toContainEqual({
+      Action: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'],
+      Condition: viaService(f.stack, key, 'dynamodb'),
+      Effect: 'Allow',
+      Resource: r(f.stack, key.keyArn),
+    });
   });
 
   test('does not change the key policy (the topic owns its key)', () => {
@@ -389,8 +404,15 @@ describe('Subscriber: least privilege', () => {
     create(f, { encryptionKey: key });
     // THEN
     const statements = consumerPolicyStatements(Template.fromStack(f.stack));
-    expect(statements).toContainEqual({ Action: ['kms:Decrypt', 'kms:GenerateDataKey'], Effect: 'Allow', Resource: r(f.stack, key.keyArn) });
-    expect(statements).toContainEqual({ Action: 'kms:Decrypt', Effect: 'Allow', Resource: r(f.stack, key.keyArn) });
+    const throughSqs = viaService(f.stack, key, 'sqs');
+    expect(statements).toContainEqual({ Action: ['kms:Decrypt', 'kms:GenerateDataKey'], Condition: throughSqs, Effect: 'Allow', Resource: r(f.stack, key.keyArn) });
+    expect(statements).toContainEqual({ Action: 'kms:Decrypt', Condition: throughSqs, Effect: 'Allow', Resource: r(f.stack, key.keyArn) });
+    // and never without a service: every statement on the key is conditioned on kms:ViaService (SQS, or DynamoDB for the inbox)
+    const onTheKey = statements.filter((s) => JSON.stringify((s as { Resource: unknown }).Resource) === JSON.stringify(r(f.stack, key.keyArn)));
+    expect(onTheKey.length).toBeGreaterThan(0);
+    for (const statement of onTheKey) {
+      expect([throughSqs, viaService(f.stack, key, 'dynamodb')]).toContainEqual((statement as { Condition: unknown }).Condition);
+    }
   });
 });
 

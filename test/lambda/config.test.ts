@@ -90,6 +90,14 @@ describe('processing mode and lease configuration', () => {
     expect(loadLeaseConsumerConfig({ ...consumerEnv, [ENV.LEASE_DURATION_SECONDS]: '45' }).leaseDurationSeconds).toBe(45);
   });
 
+  test('a lease consumer keeps blocked bodies only when IEF_KEEP_BLOCKED_MESSAGE_BODY is true', () => {
+    const env = { ...consumerEnv, [ENV.LEASE_DURATION_SECONDS]: '45' };
+    expect(loadLeaseConsumerConfig(env).keepBlockedMessageBody).toBe(false);
+    expect(loadLeaseConsumerConfig({ ...env, [ENV.KEEP_BLOCKED_MESSAGE_BODY]: 'false' }).keepBlockedMessageBody).toBe(false);
+    expect(loadLeaseConsumerConfig({ ...env, [ENV.KEEP_BLOCKED_MESSAGE_BODY]: 'true' }).keepBlockedMessageBody).toBe(true);
+    expect(() => loadLeaseConsumerConfig({ ...env, [ENV.KEEP_BLOCKED_MESSAGE_BODY]: 'yes' })).toThrow("IEF_KEEP_BLOCKED_MESSAGE_BODY must be 'true' or 'false', but 'yes' was given");
+  });
+
   test('fails if a lease consumer has no lease duration', () => {
     expect(() => loadLeaseConsumerConfig(consumerEnv)).toThrow('environment variable IEF_LEASE_DURATION_SECONDS must be set');
   });

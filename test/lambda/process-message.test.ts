@@ -65,10 +65,10 @@ describe('processMessage', () => {
 
   test.each([
     ['a string', 'amount is required', 'amount is required'],
-    ['a plain object (a validation library\'s issue list)', { issues: [{ path: ['amount'], message: 'Required' }] }, '{"issues":[{"path":["amount"],"message":"Required"}]}'],
-    ['an object without prototype', Object.assign(Object.create(null) as object, { field: 'amount' }), '{"field":"amount"}'],
+    ['a plain object (a validation library\'s issue list)', { issues: [{ path: ['amount'], message: 'Required' }] }, '{"issues":[{"path":["…"],"message":"…"}]}'],
+    ['an object without prototype', Object.assign(Object.create(null) as object, { field: 'amount' }), '{"field":"…"}'],
     ['undefined', undefined, 'undefined'],
-  ])('dead-letters a schema that throws %s, with what was thrown as the reason', async (_name, thrown, reason) => {
+  ])('dead-letters a schema that throws %s, with what was thrown as the reason, its values redacted', async (_name, thrown, reason) => {
     const { deps, deadLetter } = dependencies(processed, {
       parse: () => {
         throw thrown;
@@ -77,6 +77,40 @@ describe('processMessage', () => {
     const envelope = envelopeObject();
     expect(await processMessage(sqsRecord(JSON.stringify(envelope)), deps)).toBe('dead-lettered');
     expect(deadLetter.published[0]).toMatchObject({ errorName: 'SchemaValidationError', errorMessage: `event '${envelope.id}' (FundsDeposited) failed the subscriber's schema: ${reason}` });
+  });
+
+  test('never copies the payload values a schema error echoes into the dead-letter attributes or the log, unless logPayloadValues', async () => {
+    const schemaError = new Error('amount: Number must be less than or equal to 1000, received 1999.5');
+    const parse = (): never => {
+      throw schemaError;
+    };
+    const envelope = envelopeObject({ data: { account: 'a-1', amount: 1999.5 } });
+
+    const redacted = dependencies(processed, { parse });
+    expect(await processMessage(sqsRecord(JSON.stringify(envelope)), redacted.deps)).toBe('dead-lettered');
+    expect(redacted.deadLetter.published[0]!.errorMessage).toBe(
+      `event '${envelope.id}' (FundsDeposited) failed the subscriber's schema: amount: Number must be less than or equal to #, received #`,
+    );
+    expect(JSON.stringify(redacted.lines)).not.toContain('1999.5');
+    expect(JSON.stringify(redacted.lines)).toContain('SchemaValidationError');
+
+    const revealed = dependencies(processed, { parse, logPayloadValues: true });
+    expect(await processMessage(sqsRecord(JSON.stringify(envelope)), revealed.deps)).toBe('dead-lettered');
+    expect(revealed.deadLetter.published[0]!.errorMessage).toContain('received 1999.5');
+    expect(JSON.stringify(revealed.lines)).toContain('1999.5');
+  });
+
+  test("never copies the start of a body that is not JSON (JSON.parse quotes it) into the dead letter's reason or the log, unless logPayloadValues", async () => {
+    const body = 'card=4111111111111111;cvv=123';
+    const redacted = dependencies(processed);
+    expect(await processMessage(sqsRecord(body), redacted.deps)).toBe('dead-lettered');
+    expect(redacted.deadLetter.published[0]).toMatchObject({ errorName: 'MalformedEnvelopeError', errorMessage: expect.stringContaining('message body is not valid JSON') });
+    expect(redacted.deadLetter.published[0]!.errorMessage).not.toContain('4111');
+    expect(JSON.stringify(redacted.lines)).not.toContain('4111');
+
+    const revealed = dependencies(processed, { logPayloadValues: true });
+    expect(await processMessage(sqsRecord(body), revealed.deps)).toBe('dead-lettered');
+    expect(revealed.deadLetter.published[0]!.errorMessage).toContain('card=4111');
   });
 
   test('keeps a PermanentError thrown by the schema as it is', async () => {

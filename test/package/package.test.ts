@@ -290,6 +290,8 @@ describe('npm pack', () => {
         'dist/simulator/index.js',
         'dist/simulator/index.d.ts',
         'dist/cli/simulate-command.js',
+        // the launcher that binds DynamoDB Local to 127.0.0.1 (run from source by `java`, see simulator/aws/dynamodb-local.ts)
+        'simulator/aws/LoopbackDynamoDbLocal.java',
         'README.md',
         'package.json',
       ]),

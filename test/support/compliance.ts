@@ -16,7 +16,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { App, Validations } from 'aws-cdk-lib';
 import * as cxapi from 'aws-cdk-lib/cx-api';
-import { AwsSolutionsChecks, NagPack, ServerlessChecks } from 'cdk-nag';
+import { AwsSolutionsChecks, HIPAASecurityChecks, NagPack, NIST80053R5Checks, PCIDSS321Checks, ServerlessChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 
 /** Props for {@link complianceApp}. */
@@ -41,6 +41,13 @@ export interface ComplianceAppProps {
    * @default - a new directory under `os.tmpdir()` named `idempotent-event-flow-compliance-*`
    */
   readonly outdir?: string;
+
+  /**
+   * Also run cdk-nag's regulatory packs: NIST 800-53 rev 5, HIPAA Security and PCI DSS 3.2.1.
+   *
+   * @default false - AwsSolutions and Serverless only
+   */
+  readonly regulatoryPacks?: boolean;
 }
 
 /** A cdk-nag (or construct annotation) finding that no acknowledgement answers. */
@@ -106,11 +113,13 @@ export interface ComplianceResult {
 }
 
 const NAG_PACKS = [AwsSolutionsChecks, ServerlessChecks] as const;
+/** The packs a regulated workload adds (see docs/COMPLIANCE.md, "Regulatory packs"). */
+export const REGULATORY_NAG_PACKS = [NIST80053R5Checks, HIPAASecurityChecks, PCIDSS321Checks] as const;
 const CFN_VALIDATE_PLUGIN_NAME = 'CloudFormation Validate';
 const CDK_JSON_PATH = path.resolve(__dirname, '..', '..', 'cdk.json');
 
-/** Apps made by complianceApp(), so checkCompliance() can refuse an App without the nag packs. */
-const complianceApps = new WeakSet<App>();
+/** Apps made by complianceApp(), with their nag packs, so checkCompliance() can refuse an App without them. */
+const complianceApps = new WeakMap<App, ReadonlyArray<new () => NagPack>>();
 
 /**
  * An App configured like `cdk synth` in this repository, plus cdk-nag.
@@ -133,8 +142,9 @@ export function complianceApp(props: ComplianceAppProps = {}): App {
     postCliContext: forced,
     builtinCloudFormationValidation: true,
   });
-  Validations.of(app).addPlugins(...NAG_PACKS.map((Pack) => new Pack(app)));
-  complianceApps.add(app);
+  const packs: ReadonlyArray<new () => NagPack> = [...NAG_PACKS, ...(props.regulatoryPacks ? REGULATORY_NAG_PACKS : [])];
+  Validations.of(app).addPlugins(...packs.map((Pack) => new Pack()));
+  complianceApps.set(app, packs);
   return app;
 }
 
@@ -265,7 +275,7 @@ export function formatComplianceResult(result: ComplianceResult): string {
 function findingsHiddenByCdkNag(app: App, reported: Set<string>): AcknowledgedFinding[] {
   const constructsByPath = new Map(app.node.findAll().map((c) => [c.node.path, c]));
   const hidden: AcknowledgedFinding[] = [];
-  for (const Pack of NAG_PACKS) {
+  for (const Pack of complianceApps.get(app) ?? NAG_PACKS) {
     const pack = ignoringAcknowledgements(new Pack());
     for (const violation of pack.validateScope(app).violations) {
       for (const resource of violation.violatingResources) {

@@ -31,6 +31,7 @@ export const RESERVED_CONSUMER_ENVIRONMENT = [
   ENV.DEAD_LETTER_QUEUE_URL,
   ENV.PROCESSING_MODE,
   ENV.LEASE_DURATION_SECONDS,
+  ENV.KEEP_BLOCKED_MESSAGE_BODY,
 ] as const;
 
 /** What a consumer that publishes events may not set either: the construct sets the outbox's producer environment. */
@@ -77,6 +78,7 @@ export interface FunctionOptionsToValidate extends FunctionOptions {
   readonly deduplicationWindow?: Duration;
   readonly processingMode?: ProcessingMode;
   readonly leaseDuration?: Duration;
+  readonly keepBlockedMessageBody?: boolean;
   readonly inboxTable?: IInboxTable;
 }
 
@@ -122,6 +124,12 @@ function validateModeOptions(owner: string, props: FunctionOptionsToValidate): v
     throw new Error(
       `${owner}: leaseDuration can only be used with processingMode ${modeLabel(ProcessingMode.LEASE)} or ` +
         `${modeLabel(ProcessingMode.MULTI_STEP)}, but it was provided with ${modeLabel(mode)}`,
+    );
+  }
+  if (props.keepBlockedMessageBody !== undefined && !usesLease(mode)) {
+    throw new Error(
+      `${owner}: keepBlockedMessageBody can only be used with processingMode ${modeLabel(ProcessingMode.LEASE)} or ` +
+        `${modeLabel(ProcessingMode.MULTI_STEP)} (only they block messages), but it was provided with ${modeLabel(mode)}`,
     );
   }
   validateDurationInRange(owner, 'leaseDuration', props.leaseDuration, { min: Duration.seconds(1) });

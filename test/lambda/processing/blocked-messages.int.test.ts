@@ -34,6 +34,8 @@ const configFor = (subscriberName: string): LeaseConsumerConfig => ({
   inboxTableName: tableName,
   deduplicationWindowSeconds: WINDOW_SECONDS,
   leaseDurationSeconds: 60,
+  // `show` prints the body when the subscriber chose to keep it
+  keepBlockedMessageBody: true,
 });
 
 /** A two-step consumer whose second step fails with an unknown outcome until `healthy` is set. */

@@ -262,9 +262,10 @@ describe('createLeaseConsumer', () => {
       activeStep: { S: 'effect' },
       blockedSubscriber: { S: SUBSCRIBER },
       blockedAt: { S: clock.now().toISOString() },
-      blockedBody: { S: message.body },
       steps: { M: { effect: { M: { status: { S: 'PROCESSING' } } } } },
     });
+    // the payload is not kept at rest by default: the dead letter above is where it is
+    expect(item).not.toHaveProperty('blockedBody');
     expect(item).not.toHaveProperty('expiresAt');
     expect(item).not.toHaveProperty('owner');
     const listed = await new BlockedMessages({ client, tableName: config.inboxTableName }).list({ subscriber: SUBSCRIBER });
@@ -356,8 +357,16 @@ describe('createLeaseConsumer', () => {
     expect(deadLetter.published).toEqual([expect.objectContaining({ errorName: 'MessageBlockedError', errorMessage: expect.stringContaining('Error: socket hang up') })]);
     expect(lines.find((line) => line.outcome === 'blocked')).toMatchObject({ error: { name: 'MessageBlockedError', cause: { message: 'socket hang up' } } });
     const item = await record(message.id);
-    expect(item).toMatchObject({ status: { S: 'BLOCKED' }, activeStep: { S: 'effect' }, blockedBody: { S: message.body } });
+    expect(item).toMatchObject({ status: { S: 'BLOCKED' }, activeStep: { S: 'effect' } });
+    expect(item).not.toHaveProperty('blockedBody');
     expect(item).not.toHaveProperty('expiresAt');
+  });
+
+  test('keeps the blocked message body on the record only when keepBlockedMessageBody is chosen', async () => {
+    const message = newMessage();
+    const { handler } = consumer({ config: { ...config, keepBlockedMessageBody: true }, handle: () => Promise.reject(new Error('socket hang up')) });
+    await deliver(handler, message);
+    expect(await record(message.id)).toMatchObject({ status: { S: 'BLOCKED' }, blockedBody: { S: message.body } });
   });
 
   test('classifyError decides what an error means', async () => {

@@ -216,7 +216,7 @@ describe('createMultiStepConsumer', () => {
     expect(await record(message.id)).toMatchObject({ status: { S: 'BLOCKED' }, activeStep: { S: 'create-invoice' }, context: { M: {} } });
   });
 
-  test('a block that the body would take over the item limit is written without the body: the message is still blocked', async () => {
+  test('with keepBlockedMessageBody, a block that the body would take over the item limit is written without the body: the message is still blocked', async () => {
     // a large message and context, and an audit list of long non-ASCII resolutions (3 bytes a character), as an operator may leave them
     const large = newMessage({ invoiceFor: 'order-1', lines: 'l'.repeat(250_000) });
     const invoice = invoiceSteps({
@@ -226,7 +226,7 @@ describe('createMultiStepConsumer', () => {
       },
     });
     const clock = new FakeClock();
-    const { handler, lines } = consumer({ steps: invoice.steps }, clock);
+    const { handler, lines } = consumer({ steps: invoice.steps, config: { ...config, keepBlockedMessageBody: true } }, clock);
     const operator = new BlockedMessages({ client, tableName: config.inboxTableName, now: clock.now });
     const note = '確'.repeat(1024);
     let response = await deliver(handler, large);

@@ -27,7 +27,7 @@ export const BLOCKED_MESSAGES_INDEX = {
     { AttributeName: 'blockedSubscriber', KeyType: 'HASH' },
     { AttributeName: 'blockedAt', KeyType: 'RANGE' },
   ],
-  Projection: { ProjectionType: 'ALL' },
+  Projection: { ProjectionType: 'INCLUDE', NonKeyAttributes: ['status', 'mode', 'activeStep', 'version', 'blockedReason', 'subscriber', 'eventId', 'eventType'] },
 } as const;
 
 /** The settings of the example's relay (`OrdersRelay`) as a relay model, without its identity, source, target and dead-letter queue. */
