@@ -3,8 +3,9 @@ import type { AddressInfo, Socket } from 'node:net';
 import { readBody } from '../../simulator/aws/loopback-server';
 
 /**
- * A fault-injecting HTTP proxy on 127.0.0.1 in front of DynamoDB Local. It forwards every request unchanged,
- * except that a rule can, for the Nth request with a given `X-Amz-Target` (counted from when the rule was added):
+ * A fault-injecting HTTP proxy on 127.0.0.1 in front of DynamoDB Local. It forwards every request unchanged (after
+ * `delayMs`, if given: a fixed latency per request, as a network hop to a real endpoint adds), except that a rule can,
+ * for the Nth request with a given `X-Amz-Target` (counted from when the rule was added):
  * - `drop-response`: forward it (so DynamoDB applies it), read the reply, then destroy the client socket without
  *   replying: a crash after commit, seen from the client;
  * - `throttle`: answer 400 with a DynamoDB throttling error body, without forwarding.
@@ -22,6 +23,15 @@ export interface FaultRule {
   /** How many consecutive matching requests, from the nth on, get the fault. @default 1 */
   readonly times?: number;
   readonly fault: Fault;
+}
+
+/** How the proxy behaves besides its fault rules. */
+export interface FaultProxyOptions {
+  /**
+   * Milliseconds every request waits in the proxy before it is forwarded (or answered by a fault), to model the
+   * round trip to a real DynamoDB endpoint; requests wait concurrently, each its own delay. @default 0
+   */
+  readonly delayMs?: number;
 }
 
 /** A running proxy. */
@@ -51,7 +61,9 @@ function throttle(response: ServerResponse, fault: Extract<Fault, { kind: 'throt
 }
 
 /** Starts a proxy in front of `targetEndpoint` (e.g. DynamoDB Local's `http://127.0.0.1:8000`). */
-export async function startFaultProxy(targetEndpoint: string): Promise<FaultProxy> {
+export async function startFaultProxy(targetEndpoint: string, options: FaultProxyOptions = {}): Promise<FaultProxy> {
+  const delayMs = options.delayMs ?? 0;
+  if (!Number.isFinite(delayMs) || delayMs < 0) throw new RangeError(`delayMs must be a finite number of milliseconds >= 0, but was ${delayMs}`);
   const target = new URL(targetEndpoint);
   const rules: ActiveRule[] = [];
   const counts = new Map<string, number>();
@@ -72,6 +84,7 @@ export async function startFaultProxy(targetEndpoint: string): Promise<FaultProx
   const server: Server = createServer((incoming, response) => {
     void (async () => {
       const body = await readBody(incoming);
+      if (delayMs > 0) await new Promise((resolve) => setTimeout(resolve, delayMs));
       const amzTarget = String(incoming.headers[TARGET_HEADER] ?? '');
       counts.set(amzTarget, (counts.get(amzTarget) ?? 0) + 1);
       let fault: Fault | undefined;

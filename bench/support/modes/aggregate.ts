@@ -3,7 +3,7 @@
  * of its next version carrying the bounded list of processed message ids (default 100), or a TransactWriteItems with
  * the outbox Puts when it emits events. No inbox. Scenarios A1-A7; A7 ends in the version check.
  */
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
+import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createAggregateConsumer, Outbox, type AggregateHandler, type ProducerConfig, type SqsBatchHandler } from '../../../lambda/index';
 import { AGGREGATE_ITEM } from '../../../lambda/wire-format';
 import {
@@ -32,14 +32,15 @@ export const AGGREGATE_TABLES = { accounts: 'bench-accounts', runAccounts: 'benc
 const DEFAULT_MAX_PROCESSED = 100;
 
 /** The customer account the aggregate consumer keeps: order count and total, and the last order. */
-interface CustomerAccount extends Record<string, unknown> {
+export interface CustomerAccount extends Record<string, unknown> {
   readonly orderCount: number;
   readonly totalCents: number;
   readonly lastOrderId: string;
   readonly currency: string;
 }
 
-const recordOrder: AggregateHandler<OrderPlaced, CustomerAccount> = (current, envelope) => ({
+/** The aggregate handler of every aggregate consumer in the bench: counts the order and adds its total. */
+export const recordOrder: AggregateHandler<OrderPlaced, CustomerAccount> = (current, envelope) => ({
   state: {
     orderCount: (current?.orderCount ?? 0) + 1,
     totalCents: (current?.totalCents ?? 0) + envelope.data.totalCents,
@@ -48,7 +49,33 @@ const recordOrder: AggregateHandler<OrderPlaced, CustomerAccount> = (current, en
   },
 });
 
-const accountKey = (customer: string): string => `CUSTOMER#${customer}`;
+/** The key (`pk`) of a customer's account aggregate. */
+export const accountKey = (customer: string): string => `CUSTOMER#${customer}`;
+
+/**
+ * The version check of an aggregate run: every account aggregate in `table` is at version = the number of distinct
+ * `messages` that changed it, its total equals their sum, and no other aggregate exists. Returns how many aggregates
+ * were expected and a violation (reported as `who`) per difference.
+ */
+export async function versionCheck(admin: DynamoDBClient, who: string, table: string, messages: readonly Message[]): Promise<{ aggregates: number; violations: string[] }> {
+  const violations: string[] = [];
+  const expected = new Map<string, { messages: number; cents: number }>();
+  for (const message of messages) {
+    const key = accountKey(message.envelope.data.customerId);
+    const entry = expected.get(key) ?? { messages: 0, cents: 0 };
+    expected.set(key, { messages: entry.messages + 1, cents: entry.cents + message.envelope.data.totalCents });
+  }
+  const items = new Map((await scanAll(admin, table)).map((item) => [item.pk?.S as string, item] as [string, Record<string, AttributeValue>]));
+  for (const [key, want] of [...expected.entries()].sort()) {
+    const item = items.get(key);
+    const version = Number(item?.[AGGREGATE_ITEM.VERSION_ATTRIBUTE]?.N ?? 0);
+    const cents = Number(item?.totalCents?.N ?? 0);
+    if (version !== want.messages) violations.push(`${who}: ${key} is at version ${version}, but ${want.messages} distinct messages changed it`);
+    if (cents !== want.cents) violations.push(`${who}: ${key} totals ${cents}, the sum of its distinct messages is ${want.cents}`);
+  }
+  if (items.size !== expected.size) violations.push(`${who}: ${items.size} aggregates exist, expected ${expected.size}`);
+  return { aggregates: expected.size, violations };
+}
 
 export async function aggregateScenarios(context: BenchContext, prng: Prng, outboxConfig: ProducerConfig): Promise<ModeResult> {
   const { admin, metered, meter, args } = context;
@@ -200,26 +227,11 @@ export async function aggregateScenarios(context: BenchContext, prng: Prng, outb
   const { row, processed } = await measureRun(context, { id: 'A7', handler: run.handler, outcomes: run.outcomes, plan, accounts: 'aggregates' });
   rows.push(row);
 
-  const violations: string[] = [];
-  const expected = new Map<string, { messages: number; cents: number }>();
-  for (const message of plan.distinct) {
-    const key = accountKey(message.envelope.data.customerId);
-    const entry = expected.get(key) ?? { messages: 0, cents: 0 };
-    expected.set(key, { messages: entry.messages + 1, cents: entry.cents + message.envelope.data.totalCents });
-  }
-  const items = new Map((await scanAll(admin, AGGREGATE_TABLES.runAccounts)).map((item) => [item.pk?.S as string, item] as [string, Record<string, AttributeValue>]));
-  for (const [key, want] of [...expected.entries()].sort()) {
-    const item = items.get(key);
-    const version = Number(item?.[AGGREGATE_ITEM.VERSION_ATTRIBUTE]?.N ?? 0);
-    const cents = Number(item?.totalCents?.N ?? 0);
-    if (version !== want.messages) violations.push(`aggregate A7: ${key} is at version ${version}, but ${want.messages} distinct messages changed it`);
-    if (cents !== want.cents) violations.push(`aggregate A7: ${key} totals ${cents}, the sum of its distinct messages is ${want.cents}`);
-  }
-  if (items.size !== expected.size) violations.push(`aggregate A7: ${items.size} aggregates exist, expected ${expected.size}`);
+  const { aggregates, violations } = await versionCheck(admin, 'aggregate A7', AGGREGATE_TABLES.runAccounts, plan.distinct);
   violations.push(...processedCheck('aggregate A7', processed, plan));
   const checks = [
     violations.length === 0
-      ? `- aggregate (A7): each of the ${expected.size} aggregates is at version = the number of distinct messages that changed it, ` +
+      ? `- aggregate (A7): each of the ${aggregates} aggregates is at version = the number of distinct messages that changed it, ` +
         `and its total equals their sum (${count(plan.distinct.length)} distinct, ${count(processed)} processed).`
       : '- aggregate (A7): VIOLATED (see below)',
   ];

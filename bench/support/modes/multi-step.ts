@@ -17,14 +17,15 @@ const STEP_NAMES = ['create-invoice', 'email-invoice', 'notify-crm'] as const;
 /** Steps of the run of N deliveries. */
 const RUN_STEPS = 3;
 
-const effectKeys = (message: Message, steps: number): string[] => STEP_NAMES.slice(0, steps).map((step) => `${message.envelope.id}#${step}`);
+/** The effect-ledger keys of a message's first `steps` steps (`<event id>#<step name>`). */
+export const effectKeys = (message: Message, steps: number): string[] => STEP_NAMES.slice(0, steps).map((step) => `${message.envelope.id}#${step}`);
 
 /**
  * The first `k` steps. Each records its effect in `ledger`; step 1 returns the created invoice id for the later steps.
  * With `unknownAtStep`, that step throws an error that is neither `RetryableError` nor `PermanentError`, after which
  * its outcome is unknown (the call may have reached the provider), so the message is blocked.
  */
-function steps(k: number, ledger: EffectLedger, unknownAtStep?: number): ProcessingStep<OrderPlaced>[] {
+export function steps(k: number, ledger: EffectLedger, unknownAtStep?: number): ProcessingStep<OrderPlaced>[] {
   return STEP_NAMES.slice(0, k).map((name, index) => ({
     name,
     run: (envelope) => {

@@ -1,0 +1,213 @@
+/**
+ * Time per SQS batch of idempotent-event-flow's four consumer modes against Powertools for AWS Lambda
+ * (`BatchProcessor` + `makeIdempotent` with its DynamoDB persistence layer), side by side in one run, on the same
+ * batches of 10 records, against a real DynamoDB Local behind a proxy that adds a fixed latency to every request, at
+ * 0 % and 20 % redeliveries: p50 and p95 per batch, records per second, DynamoDB requests, WCU and RCU (AWS rule) per
+ * record, and the exactly-once check of every run; ratios to Powertools.
+ *
+ *   npx tsx bench/batch-latency.ts [--batches N] [--seed S]
+ *
+ * Results (Markdown) go to standard output, progress to standard error. Timings vary from run to run (and with the
+ * machine's load); counts and capacity depend only on the arguments, except where Powertools' concurrent records race.
+ * Exits 1 if an exactly-once check fails, 2 on any other error. See docs/BENCHMARKS.md.
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import { cpus, loadavg } from 'node:os';
+import * as path from 'node:path';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { startDynamoDbLocal, type DynamoDbLocal } from '../test/support/dynamodb-local';
+import { startFaultProxy, type FaultProxy } from '../test/support/fault-proxy';
+import { isReadOperation } from './support/capacity-rules';
+import type { DeliveryPlan } from './support/deliveries';
+import { client, InvariantViolation, progress } from './support/fixtures';
+import { CONSUMER_KINDS, type ConsumerKind } from './support/latency/consumers';
+import { percentile } from './support/latency/percentile';
+import { renderLatencyTable, renderTargets, type LatencyRow } from './support/latency/report';
+import { latencyPlan, timedDelivery, type TimedRun } from './support/latency/timed-delivery';
+import { Meter, type Figures } from './support/meter';
+import { Prng } from './support/prng';
+import { ruleReadUnits, ruleWriteUnits, totalOf } from './support/report';
+
+/** Added latency per request, in milliseconds: none, and a real DynamoDB endpoint's round trip as the issue models it. */
+const DELAYS_MS = [0, 8] as const;
+const REDELIVERY_RATES = [0, 0.2] as const;
+const DEFAULTS = { batches: 40, seed: 42 };
+const MAX_BATCHES = 10_000;
+const USAGE = 'usage: npx tsx bench/batch-latency.ts [--batches N] [--seed S]';
+
+function usage(problem: string): never {
+  process.stderr.write(`${problem}\n${USAGE}\n`);
+  process.exit(2);
+}
+
+function parseArguments(argv: readonly string[]): { batches: number; seed: number } {
+  const values: Record<string, string> = {};
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] as string;
+    const match = /^--(batches|seed)(?:=(.*))?$/.exec(arg);
+    if (match === null) usage(`unknown argument '${arg}'`);
+    const value = match[2] ?? argv[++i];
+    if (value === undefined) usage(`${arg} needs a value`);
+    values[match[1] as string] = value;
+  }
+  const batches = Number(values.batches ?? DEFAULTS.batches);
+  const seed = Number(values.seed ?? DEFAULTS.seed);
+  if (!Number.isInteger(batches) || batches < 1 || batches > MAX_BATCHES) usage(`--batches must be a whole number from 1 to ${MAX_BATCHES}, but was '${values.batches}'`);
+  if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) usage(`--seed must be a whole number from 0 to 4294967295, but was '${values.seed}'`);
+  return { batches, seed };
+}
+
+/** The installed version of package `name` (found from its entry point upwards: some packages do not export `./package.json`). */
+function packageVersion(name: string): string {
+  for (let directory = path.dirname(require.resolve(name)); directory !== path.dirname(directory); directory = path.dirname(directory)) {
+    const file = path.join(directory, 'package.json');
+    if (!existsSync(file)) continue;
+    const manifest = JSON.parse(readFileSync(file, 'utf8')) as { name?: string; version: string };
+    if (manifest.name === name) return manifest.version;
+  }
+  return 'unknown';
+}
+
+/** A client through `proxy` with its own meter (rule check on only where asked: its reads would add to the timings). */
+function meteredClient(proxy: FaultProxy, admin: DynamoDBClient, ruleCheck: boolean): { client: DynamoDBClient; meter: Meter } {
+  const metered = client(proxy.endpoint);
+  return { client: metered, meter: new Meter(metered, admin, { ruleCheck }) };
+}
+
+interface RunResult {
+  readonly timed: TimedRun;
+  readonly figures: Figures;
+  readonly handlerRuns: number;
+  readonly violations: string[];
+}
+
+let runs = 0;
+/** What each consumer's exactly-once check verifies, by consumer name (for the report). */
+const checkDescriptions = new Map<string, string>();
+
+/** One consumer on fresh tables: delivers `plan`, timed and metered, then checks exactly-once. */
+async function runOnce(kind: ConsumerKind, plan: DeliveryPlan, setup: { admin: DynamoDBClient; client: DynamoDBClient; meter: Meter; prng: Prng }, what: string): Promise<RunResult> {
+  runs += 1;
+  const consumer = await kind.create({ admin: setup.admin, client: setup.client, prng: setup.prng, suffix: String(runs) });
+  checkDescriptions.set(kind.name, consumer.checks);
+  let timed: TimedRun | undefined;
+  const figures = await setup.meter.measure(async () => {
+    timed = await timedDelivery(consumer.handler, plan.records, what);
+  });
+  return { timed: timed as TimedRun, figures, handlerRuns: consumer.handlerRuns(), violations: await consumer.check(plan) };
+}
+
+async function run(args: { batches: number; seed: number }, local: DynamoDbLocal, proxies: ReadonlyMap<number, FaultProxy>): Promise<string> {
+  const admin = client(local.endpoint);
+  const prng = new Prng(args.seed);
+  const plans = new Map(REDELIVERY_RATES.map((rate, index) => [rate, latencyPlan(new Prng((args.seed + 7919 * (index + 1)) >>> 0), args.batches, rate)] as const));
+
+  // capacity: every plan once per consumer with no added latency and the rule check on (its reads before and after each
+  // write would add to the timings, so the timed runs below go without it); doubles as the warm-up of every code path
+  const capacity = meteredClient(proxies.get(0) as FaultProxy, admin, true);
+  const capacityRuns = new Map<string, RunResult>();
+  for (const rate of REDELIVERY_RATES) {
+    for (const kind of CONSUMER_KINDS) {
+      progress(`capacity: ${kind.name}, ${rate * 100} % redeliveries`);
+      capacityRuns.set(`${kind.name}@${rate}`, await runOnce(kind, plans.get(rate) as DeliveryPlan, { admin, ...capacity, prng }, `capacity ${kind.name}`));
+    }
+  }
+
+  // timed: per latency and rate, the consumers one after another (Powertools first), so each ratio compares runs made
+  // minutes apart at most
+  const rows: LatencyRow[] = [];
+  for (const delayMs of DELAYS_MS) {
+    const timing = meteredClient(proxies.get(delayMs) as FaultProxy, admin, false);
+    for (const rate of REDELIVERY_RATES) {
+      const plan = plans.get(rate) as DeliveryPlan;
+      for (const kind of CONSUMER_KINDS) {
+        const started = Date.now();
+        const result = await runOnce(kind, plan, { admin, ...timing, prng }, `${kind.name} ${delayMs} ms`);
+        const cost = capacityRuns.get(`${kind.name}@${rate}`) as RunResult;
+        const records = plan.records.length;
+        const writes = totalOf(cost.figures, (op) => !isReadOperation(op));
+        rows.push({
+          delayMs,
+          redeliveryRate: rate,
+          consumer: kind.name,
+          records,
+          distinct: plan.distinct.length,
+          p50Ms: percentile(result.timed.batchMs, 50),
+          p95Ms: percentile(result.timed.batchMs, 95),
+          recordsPerSecond: records / (result.timed.totalMs / 1000),
+          requestsPerRecord: totalOf(result.figures).requests / records,
+          wcuPerRecord: ruleWriteUnits(cost.figures) / records,
+          failedWcuPerRecord: writes.failedRuleUnits / records,
+          rcuPerRecord: ruleReadUnits(cost.figures) / records,
+          handlerRunsPerRecord: result.handlerRuns / records,
+          failedRedelivered: result.timed.redelivered,
+          violations: [...result.violations, ...cost.violations.map((violation) => `capacity run: ${violation}`)],
+        });
+        progress(`${delayMs} ms, ${rate * 100} %, ${kind.name}: p50 ${percentile(result.timed.batchMs, 50).toFixed(1)} ms (${((Date.now() - started) / 1000).toFixed(1)} s)`);
+      }
+    }
+  }
+
+  const violations = rows.flatMap((row) => row.violations.map((violation) => `${row.delayMs} ms, ${row.redeliveryRate * 100} %, ${row.consumer}: ${violation}`));
+  const retries = [...capacityRuns.values()].reduce((sum, result) => sum + totalOf(result.figures).attempts - totalOf(result.figures).requests, 0);
+  const out = [
+    '# Time per batch: the four modes against Powertools (`BatchProcessor` + `makeIdempotent`)',
+    '',
+    `- command: \`npx tsx bench/batch-latency.ts --batches ${args.batches} --seed ${args.seed}\``,
+    `- ${args.batches} batches of 10 records per row; added latency per request ${DELAYS_MS.join(' and ')} ms (fault proxy); redeliveries ${REDELIVERY_RATES.map((rate) => `${rate * 100} %`).join(' and ')}`,
+    `- @aws-lambda-powertools/batch ${packageVersion('@aws-lambda-powertools/batch')}, @aws-lambda-powertools/idempotency ${packageVersion('@aws-lambda-powertools/idempotency')}; ` +
+      `AWS SDK for JavaScript v3 ${packageVersion('@aws-sdk/client-dynamodb')}; Node.js ${process.versions.node}`,
+    `- machine: ${cpus().length} cores, load average ${loadavg().map((value) => value.toFixed(1)).join(' / ')} at the end of the run`,
+    `- SDK retries in the capacity runs: ${retries === 0 ? 'none happened' : retries}`,
+    '',
+    renderLatencyTable(rows),
+    '',
+    'p50 and p95 over the invocations with a batch of the plan (redeliveries of failed records excluded); records/s = records of the plan / wall time of all ' +
+      'invocations, redeliveries of failed records included; requests per record from the timed run; WCU and RCU per record by the AWS rule (failed writes ' +
+      'included, shown apart), from a run of the same plan with no added latency and the rule check on; "vs PT": ratio to Powertools at the same latency and rate.',
+    '',
+    '## Targets of issue 11',
+    '',
+    renderTargets(rows),
+    '',
+    '## Exactly-once checks (every row, timed run and capacity run)',
+    '',
+    ...CONSUMER_KINDS.map((kind) => `- ${kind.name}: ${checkDescriptions.get(kind.name) ?? ''}`),
+  ].join('\n');
+  if (violations.length > 0) throw new InvariantViolation(`${out}\n\n## Exactly-once invariant VIOLATED\n\n${violations.map((violation) => `- ${violation}`).join('\n')}`);
+  return out;
+}
+
+async function main(): Promise<void> {
+  const args = parseArguments(process.argv.slice(2));
+  const started = Date.now();
+  progress('starting DynamoDB Local');
+  const local = await startDynamoDbLocal();
+  const proxies = new Map<number, FaultProxy>();
+  const stopAll = async (): Promise<void> => {
+    for (const proxy of proxies.values()) await proxy.stop();
+    await local.stop();
+  };
+  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+    process.once(signal, () => void stopAll().finally(() => process.exit(130)));
+  }
+  let exitCode = 0;
+  try {
+    for (const delayMs of DELAYS_MS) proxies.set(delayMs, await startFaultProxy(local.endpoint, { delayMs }));
+    process.stdout.write(`${await run(args, local, proxies)}\n`);
+  } catch (error) {
+    if (error instanceof InvariantViolation) {
+      process.stdout.write(`${error.message}\n`);
+      exitCode = 1;
+    } else {
+      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+      exitCode = 2;
+    }
+  } finally {
+    await stopAll();
+  }
+  progress(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  process.exitCode = exitCode;
+}
+
+void main();

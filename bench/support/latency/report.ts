@@ -1,0 +1,98 @@
+/** The batch-latency bench's rows, their Markdown table (ratios to Powertools in the same run) and the issue's targets. Pure. */
+import { fixed } from '../report';
+
+/** One consumer at one added latency and redelivery rate. */
+export interface LatencyRow {
+  readonly delayMs: number;
+  readonly redeliveryRate: number;
+  readonly consumer: string;
+  /** Records of the plan (first deliveries + planned redeliveries). */
+  readonly records: number;
+  readonly distinct: number;
+  readonly p50Ms: number;
+  readonly p95Ms: number;
+  readonly recordsPerSecond: number;
+  readonly requestsPerRecord: number;
+  /** From the capacity run of the same plan (no added latency, rule check on). */
+  readonly wcuPerRecord: number;
+  readonly failedWcuPerRecord: number;
+  readonly rcuPerRecord: number;
+  readonly handlerRunsPerRecord: number;
+  /** Records reported failed and redelivered by the run. */
+  readonly failedRedelivered: number;
+  /** Exactly-once violations of the timed run and of the capacity run. */
+  readonly violations: readonly string[];
+}
+
+export const POWERTOOLS_NAME = 'Powertools';
+
+const ms = (value: number): string => value.toFixed(1);
+const ratio = (value: number, reference: number): string => (reference === 0 ? (value === 0 ? '1.00×' : '—') : `${(value / reference).toFixed(2)}×`);
+const percent = (rate: number): string => `${Math.round(rate * 100)} %`;
+
+/** The Powertools row of the same latency and redelivery rate as `row`. */
+export function referenceOf(rows: readonly LatencyRow[], row: LatencyRow): LatencyRow {
+  const reference = rows.find((candidate) => candidate.consumer === POWERTOOLS_NAME && candidate.delayMs === row.delayMs && candidate.redeliveryRate === row.redeliveryRate);
+  if (reference === undefined) throw new Error(`no Powertools row at ${row.delayMs} ms, ${percent(row.redeliveryRate)}`);
+  return reference;
+}
+
+/** The results table: one line per row, ratios to the Powertools row of the same latency and redelivery rate. */
+export function renderLatencyTable(rows: readonly LatencyRow[]): string {
+  const lines = [
+    '| added latency | redeliveries | consumer | p50 ms/batch | p95 ms/batch | records/s | requests/record | WCU/record | RCU/record | handler runs/record | ' +
+      'p50 vs PT | p95 vs PT | records/s vs PT | requests vs PT | WCU vs PT | failed, redelivered | exactly-once |',
+    '|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+  ];
+  for (const row of rows) {
+    const pt = referenceOf(rows, row);
+    const failed = row.failedWcuPerRecord > 0 ? ` (failed: ${fixed(row.failedWcuPerRecord)})` : '';
+    lines.push(
+      `| ${row.delayMs} ms | ${percent(row.redeliveryRate)} | ${row.consumer} | ${ms(row.p50Ms)} | ${ms(row.p95Ms)} | ${Math.round(row.recordsPerSecond)} | ` +
+        `${fixed(row.requestsPerRecord)} | ${fixed(row.wcuPerRecord)}${failed} | ${fixed(row.rcuPerRecord)} | ${fixed(row.handlerRunsPerRecord)} | ` +
+        `${ratio(row.p50Ms, pt.p50Ms)} | ${ratio(row.p95Ms, pt.p95Ms)} | ${ratio(row.recordsPerSecond, pt.recordsPerSecond)} | ` +
+        `${ratio(row.requestsPerRecord, pt.requestsPerRecord)} | ${ratio(row.wcuPerRecord, pt.wcuPerRecord)} | ${row.failedRedelivered} | ` +
+        `${row.violations.length === 0 ? 'ok' : `**VIOLATED** (${row.violations.length})`} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/**
+ * The targets of issue 11, each with the figure of this run: p50 ratios at the highest added latency and the highest
+ * redelivery rate, requests per record, and what a redelivery costs the transactional consumer (WCU and handler runs
+ * beyond those of its distinct records, from the capacity runs at 0 % and at the highest rate).
+ */
+export function renderTargets(rows: readonly LatencyRow[]): string {
+  const delay = Math.max(...rows.map((row) => row.delayMs));
+  const rate = Math.max(...rows.map((row) => row.redeliveryRate));
+  const at = (consumer: string, delayMs = delay, redeliveryRate = rate): LatencyRow | undefined =>
+    rows.find((row) => row.consumer.startsWith(consumer) && row.delayMs === delayMs && row.redeliveryRate === redeliveryRate);
+  const lines: string[] = [];
+  const p50Target = (consumer: string, bound: number): void => {
+    const row = at(consumer);
+    if (row === undefined) return;
+    const value = row.p50Ms / referenceOf(rows, row).p50Ms;
+    lines.push(`- ${consumer}, ${delay} ms, ${percent(rate)}: p50 ${value.toFixed(2)}× Powertools (target ≤ ${bound}×): ${value <= bound ? 'met' : 'not met'}`);
+  };
+  p50Target('transactional', 0.5);
+  const transactional = at('transactional');
+  if (transactional !== undefined) {
+    const value = transactional.requestsPerRecord;
+    lines.push(`- transactional, ${delay} ms, ${percent(rate)}: requests per record ${fixed(value)} (target ≤ 1.1): ${value <= 1.1 ? 'met' : 'not met'}`);
+    const fresh = rows.find((row) => row.consumer === 'transactional' && row.delayMs === delay && row.redeliveryRate === 0);
+    const redeliveries = transactional.records - transactional.distinct;
+    if (fresh !== undefined && redeliveries > 0) {
+      const extraWcu = (transactional.wcuPerRecord * transactional.records - fresh.wcuPerRecord * transactional.distinct) / redeliveries;
+      const extraRuns = (transactional.handlerRunsPerRecord * transactional.records - transactional.distinct) / redeliveries;
+      lines.push(
+        `- transactional, ${percent(rate)}: per redelivery ${fixed(Number(extraWcu.toFixed(3)))} WCU and ${fixed(Number(extraRuns.toFixed(3)))} handler runs ` +
+          `(beyond what its distinct records cost at the 0 % rate's WCU per record; target 0 and 0): ${Math.abs(extraWcu) < 0.05 && extraRuns === 0 ? 'met' : 'not met'}`,
+      );
+    }
+  }
+  p50Target('lease', 1);
+  p50Target('multi-step', 1);
+  p50Target('aggregate', 0.5);
+  return lines.join('\n');
+}

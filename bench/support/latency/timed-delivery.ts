@@ -1,0 +1,73 @@
+/** The batches of a latency run: the plan (SQS-shaped batches with redeliveries) and the clock around each invocation. */
+import type { SQSRecord, SqsBatchHandler } from '../../../lambda/index';
+import { atLeastOnce, MAX_REDELIVERY_ROUNDS, type DeliveryPlan } from '../deliveries';
+import { CUSTOMERS, customerId, newMessage, SQS_BATCH_SIZE, type Message } from '../fixtures';
+import type { Prng } from '../prng';
+
+/** Remembered ids per aggregate by default: a redelivery is drawn only while its aggregate still remembers it. */
+const AGGREGATE_MEMORY = 100;
+
+/**
+ * `batches` batches of {@link SQS_BATCH_SIZE} records, each record with probability `redeliveryRate` a redelivery of an
+ * earlier record (a new SQS message with the same body, as after a lost acknowledgement; possibly of a record in the
+ * same batch), otherwise a new `OrderPlaced` to one of {@link CUSTOMERS} customers. A redelivery is drawn only among
+ * messages fewer than 100 newer messages of the same customer ago, so the aggregate consumer's bounded id list still
+ * remembers it (the same plan goes to every consumer).
+ */
+export function latencyPlan(prng: Prng, batches: number, redeliveryRate: number): DeliveryPlan {
+  const perCustomer = new Map<string, number>();
+  const ordinal = new Map<Message, number>();
+  return atLeastOnce(
+    prng,
+    batches * SQS_BATCH_SIZE,
+    redeliveryRate,
+    () => {
+      const message = newMessage(prng, customerId(prng.int(1, CUSTOMERS)));
+      const customer = message.envelope.data.customerId;
+      ordinal.set(message, perCustomer.get(customer) ?? 0);
+      perCustomer.set(customer, (ordinal.get(message) as number) + 1);
+      return message;
+    },
+    (candidate) => (perCustomer.get(candidate.envelope.data.customerId) as number) - (ordinal.get(candidate) as number) - 1 < AGGREGATE_MEMORY,
+  );
+}
+
+/** The clock of a run. */
+export interface TimedRun {
+  /** Wall time of each invocation with a batch of the plan, in order, in milliseconds. */
+  readonly batchMs: number[];
+  /** Wall time of every invocation, redeliveries of failed records included, in milliseconds. */
+  readonly totalMs: number;
+  /** Records reported failed and redelivered (as SQS does after the visibility timeout). */
+  readonly redelivered: number;
+}
+
+/**
+ * Invokes `handler` with the plan's `records` in batches of {@link SQS_BATCH_SIZE}, one invocation at a time (one
+ * Lambda instance), timing each; then redelivers the records reported failed, in batches, until none fail (their
+ * invocations count in `totalMs`, not in `batchMs`). Throws (naming `what`) if records still fail after
+ * {@link MAX_REDELIVERY_ROUNDS} rounds.
+ */
+export async function timedDelivery(handler: SqsBatchHandler, records: readonly SQSRecord[], what: string): Promise<TimedRun> {
+  const batchMs: number[] = [];
+  let totalMs = 0;
+  let redelivered = 0;
+  let queue = [...records];
+  for (let round = 0; queue.length > 0; round++) {
+    if (round > MAX_REDELIVERY_ROUNDS) throw new Error(`${what}: ${queue.length} records still failing after ${MAX_REDELIVERY_ROUNDS} redeliveries`);
+    const failed: SQSRecord[] = [];
+    for (let start = 0; start < queue.length; start += SQS_BATCH_SIZE) {
+      const batch = queue.slice(start, start + SQS_BATCH_SIZE);
+      const started = performance.now();
+      const response = await handler({ Records: batch });
+      const elapsed = performance.now() - started;
+      totalMs += elapsed;
+      if (round === 0) batchMs.push(elapsed);
+      const failedIds = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
+      failed.push(...batch.filter((record) => failedIds.has(record.messageId)));
+    }
+    redelivered += failed.length;
+    queue = failed.map((record) => ({ ...record, attributes: { ...record.attributes, ApproximateReceiveCount: String(Number(record.attributes?.ApproximateReceiveCount ?? 1) + 1) } }));
+  }
+  return { batchMs, totalMs, redelivered };
+}
