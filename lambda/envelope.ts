@@ -4,6 +4,7 @@
  */
 import { redactValues } from './redact';
 import { MalformedEnvelopeError } from './errors';
+import { unpairedSurrogate } from './unicode';
 
 /** The CloudEvents spec version this runtime writes and accepts. */
 export const CLOUDEVENTS_SPEC_VERSION = '1.0';
@@ -22,8 +23,11 @@ export interface EventEnvelope<TData = unknown> {
   readonly type: string;
   /** The aggregate the event is about, e.g. the order id. */
   readonly subject?: string;
-  /** When it happened, ISO-8601 / RFC 3339. */
-  readonly time: string;
+  /**
+   * When it happened, RFC 3339. Optional in CloudEvents 1.0, so an event from another producer may lack it; this
+   * runtime's producers always set it.
+   */
+  readonly time?: string;
   readonly datacontenttype: typeof JSON_CONTENT_TYPE;
   /** The event payload. */
   readonly data: TData;
@@ -34,6 +38,14 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:
 
 /** How many wrappers (SNS notification, extra JSON-string encoding) are peeled off at most. */
 const MAX_UNWRAP_DEPTH = 3;
+
+/**
+ * How deeply the envelope may nest objects and arrays, the envelope object itself being level 1 (its `data` object
+ * level 2). DynamoDB stores documents at most 32 levels deep, so no event that could be written as an item comes near
+ * it; a body nested deeper (20,000 levels fit in a 40 KB message) would overflow the stack of every recursive walk of
+ * it (the fingerprint, a schema library, the handler's own code), which is retried until SQS redrives it with no reason.
+ */
+export const MAX_ENVELOPE_DEPTH = 64;
 
 function describeType(value: unknown): string {
   if (value === null) return 'null';
@@ -82,13 +94,38 @@ function unwrap(body: string, logPayloadValues: boolean): Record<string, unknown
   return value;
 }
 
+/**
+ * Throws unless `value` is well-formed Unicode: CloudEvents strings are sequences of Unicode characters, and the id
+ * becomes a DynamoDB key, which cannot tell ids apart that differ only in an unpaired surrogate (see unicode.ts).
+ */
+function requireWellFormed(value: string, field: string): string {
+  const problem = unpairedSurrogate(value);
+  if (problem !== undefined) throw new MalformedEnvelopeError(`field '${field}' must be well-formed Unicode, but has ${problem}`);
+  return value;
+}
+
 function requireString(envelope: Record<string, unknown>, field: string): string {
   const value = envelope[field];
   if (typeof value !== 'string' || value === '') {
     const actual = value === undefined ? 'missing' : describeType(value);
     throw new MalformedEnvelopeError(`field '${field}' must be a non-empty string, but was ${actual}`);
   }
-  return value;
+  return requireWellFormed(value, field);
+}
+
+/** Throws when `root` nests objects and arrays more than {@link MAX_ENVELOPE_DEPTH} levels deep. Iterative: any depth is safe to measure. */
+function assertDepthWithinBound(root: Record<string, unknown>): void {
+  const pending: Array<readonly [unknown, number]> = [[root, 1]];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    const [value, depth] = next;
+    if (depth > MAX_ENVELOPE_DEPTH) {
+      throw new MalformedEnvelopeError(`the envelope is nested more than ${MAX_ENVELOPE_DEPTH} levels deep (objects and arrays); DynamoDB stores at most 32`);
+    }
+    const children = Array.isArray(value) ? value : Object.values(value as Record<string, unknown>);
+    for (const child of children) {
+      if (typeof child === 'object' && child !== null) pending.push([child, depth + 1]);
+    }
+  }
 }
 
 /** Checks the parsed object against the CloudEvents 1.0 shape this runtime writes. */
@@ -100,14 +137,16 @@ function validate<TData>(envelope: Record<string, unknown>): EventEnvelope<TData
   const id = requireString(envelope, 'id');
   const source = requireString(envelope, 'source');
   const type = requireString(envelope, 'type');
-  const time = requireString(envelope, 'time');
-  if (!RFC3339.test(time) || Number.isNaN(Date.parse(time))) {
+  // optional in CloudEvents 1.0 (docs/DESIGN.md says which attributes are required, and why)
+  const time = envelope.time === undefined ? undefined : requireString(envelope, 'time');
+  if (time !== undefined && (!RFC3339.test(time) || Number.isNaN(Date.parse(time)))) {
     throw new MalformedEnvelopeError(`field 'time' must be an RFC 3339 timestamp such as 2024-01-31T12:00:00Z, but was '${time}'`);
   }
   const subject = envelope.subject;
   if (subject !== undefined && (typeof subject !== 'string' || subject === '')) {
     throw new MalformedEnvelopeError(`field 'subject' must be a non-empty string when present, but was ${describeType(subject)}`);
   }
+  if (subject !== undefined) requireWellFormed(subject, 'subject');
   // CloudEvents lets JSON-format events omit datacontenttype (it then means application/json)
   const contentType = envelope.datacontenttype;
   if (contentType !== undefined && contentType !== JSON_CONTENT_TYPE) {
@@ -122,7 +161,7 @@ function validate<TData>(envelope: Record<string, unknown>): EventEnvelope<TData
     source,
     type,
     ...(subject !== undefined ? { subject } : {}),
-    time,
+    ...(time !== undefined ? { time } : {}),
     datacontenttype: JSON_CONTENT_TYPE,
     data: envelope.data as TData,
   };
@@ -142,7 +181,8 @@ export interface ParseEnvelopeOptions {
  *
  * Accepts the envelope JSON object, the envelope as a JSON string (double-encoded, as the relay's input template
  * may deliver it), and an SNS notification wrapper (`{"Type":"Notification","Message":"..."}`, when raw message
- * delivery is off). `data` is not validated: the type parameter is the caller's claim.
+ * delivery is off). `data` is not validated (beyond nesting at most {@link MAX_ENVELOPE_DEPTH} levels deep): the type
+ * parameter is the caller's claim. The id, source, type and subject must be well-formed Unicode.
  *
  * @throws MalformedEnvelopeError naming the first problem found (what `JSON.parse` quoted of the body redacted, unless
  * `options.logPayloadValues`)
@@ -151,5 +191,7 @@ export function parseEnvelope<TData = unknown>(body: string, options: ParseEnvel
   if (typeof body !== 'string') {
     throw new MalformedEnvelopeError(`message body must be a string, but was ${describeType(body)}`);
   }
-  return validate<TData>(unwrap(body, options.logPayloadValues === true));
+  const envelope = unwrap(body, options.logPayloadValues === true);
+  assertDepthWithinBound(envelope);
+  return validate<TData>(envelope);
 }

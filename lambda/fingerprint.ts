@@ -23,7 +23,11 @@ export function canonicalJson(value: unknown): string {
 /**
  * The fingerprint of what an event means: its `type`, `subject` and `data`. `time` and `source` are left out on
  * purpose: a producer that retries with the same id after a crash rebuilds the envelope with a new `time`, and that
- * is the same event.
+ * is the same event. The consumer takes it from the envelope as delivered, before `parse`.
+ *
+ * Limit: numbers are compared as the doubles `JSON.parse` reads, so payloads that differ only beyond double precision
+ * (`9007199254740993` vs `9007199254740992`) have the same fingerprint; send such values as strings
+ * (docs/DESIGN.md, "Payload fingerprint").
  */
 export function payloadFingerprint(envelope: Pick<EventEnvelope, 'type' | 'subject' | 'data'>): string {
   const canonical = canonicalJson({ type: envelope.type, subject: envelope.subject, data: envelope.data });

@@ -1,8 +1,10 @@
 /** The wiring every processing mode's factory shares: logger, dead letters, metrics and the batch loop. */
-import type { ConsumerBaseConfig, ProcessingModeName } from '../config';
+import { ConfigurationError, type ConsumerBaseConfig, type ProcessingModeName } from '../config';
 import { createLogger, type Logger } from '../logger';
 import { ConsumerMetrics } from '../metrics';
 import type { DynamoDBClientLike } from '../transaction/document-client';
+import { unpairedSurrogate } from '../unicode';
+import { INBOX_ITEM } from '../wire-format';
 import { processBatch } from './batch';
 import { SqsDeadLetterPublisher, type DeadLetterPublisher } from './dead-letter';
 import { processMessage, type MessageDependencies, type MessageExecutor, type PayloadParser } from './process-message';
@@ -65,11 +67,26 @@ function deadLetterPublisher(config: ConsumerBaseConfig, deadLetter?: DeadLetter
 }
 
 /**
+ * Throws {@link ConfigurationError} for a subscriber name that cannot be part of a record key: one with the key
+ * separator `#` (`billing#x` and event `y` would share a key with `billing` and event `x#y`), or not well-formed
+ * Unicode (see unicode.ts). The constructs only deploy names of `A-Z a-z 0-9 _ . -`; a `config` given by hand is
+ * checked here.
+ */
+function assertSubscriberNameUsable(subscriberName: string): void {
+  const problem = unpairedSurrogate(subscriberName);
+  if (problem !== undefined) throw new ConfigurationError(`the subscriber name must be well-formed Unicode, but has ${problem}`);
+  if (subscriberName.includes(INBOX_ITEM.KEY_SEPARATOR)) {
+    throw new ConfigurationError(`the subscriber name must not contain '${INBOX_ITEM.KEY_SEPARATOR}', the record keys' separator, but was '${subscriberName}'`);
+  }
+}
+
+/**
  * Builds the Lambda handler: each record goes through the shared pipeline (`processMessage`) with the mode's
  * executor; failures are reported per record (FIFO groups stop at their first failure); one EMF line per batch.
  */
 export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsBatchHandler {
   const { config, logger, now } = setup;
+  assertSubscriberNameUsable(config.subscriberName);
   const deadLetter = deadLetterPublisher(config, setup.options.deadLetter);
   const metrics = new ConsumerMetrics({ subscriberName: config.subscriberName, processingMode: setup.processingMode, sink: setup.options.metricsSink, now });
   return async (event, lambdaContext) => {

@@ -1,6 +1,7 @@
 /** What a producer passes to append an event, and how it becomes an {@link EventEnvelope}. */
 import { CLOUDEVENTS_SPEC_VERSION, EventEnvelope, JSON_CONTENT_TYPE } from '../envelope';
 import { InvalidEventError } from '../errors';
+import { unpairedSurrogate } from '../unicode';
 
 /** An event to append to the outbox. */
 export interface NewEvent<TData = unknown> {
@@ -31,10 +32,13 @@ export interface EnvelopeDefaults {
   readonly newId: () => string;
 }
 
+/** A non-empty, well-formed Unicode string (the id becomes a DynamoDB key; see unicode.ts), or an {@link InvalidEventError}. */
 function nonEmpty(value: unknown, field: string): string {
   if (typeof value !== 'string' || value === '') {
     throw new InvalidEventError(`event ${field} must be a non-empty string, but was ${value === '' ? 'empty' : typeof value}`);
   }
+  const problem = unpairedSurrogate(value);
+  if (problem !== undefined) throw new InvalidEventError(`event ${field} must be well-formed Unicode, but has ${problem}`);
   return value;
 }
 

@@ -34,6 +34,18 @@ describe('parseEnvelope accepts', () => {
   test('a time with a numeric offset', () => {
     expect(parseEnvelope(JSON.stringify({ ...valid, time: '2024-05-01T14:00:00+02:00' })).time).toBe('2024-05-01T14:00:00+02:00');
   });
+
+  test('no time (optional in CloudEvents 1.0): the envelope has none either', () => {
+    const { time: _time, ...rest } = valid;
+    const parsed = parseEnvelope(JSON.stringify(rest));
+    expect(parsed).toEqual(rest);
+    expect('time' in parsed).toBe(false);
+  });
+
+  test('ids with whole emoji (surrogate pairs) and data nested exactly 64 levels deep', () => {
+    const data = JSON.parse(`${'['.repeat(63)}${']'.repeat(63)}`) as unknown;
+    expect(parseEnvelope(JSON.stringify({ ...valid, id: 'order-1-😀', data })).id).toBe('order-1-😀');
+  });
 });
 
 describe('parseEnvelope fails with a precise reason', () => {
@@ -53,7 +65,11 @@ describe('parseEnvelope fails with a precise reason', () => {
     ['a numeric id', JSON.stringify({ ...valid, id: 7 }), /field 'id' must be a non-empty string, but was a number/],
     ['an empty source', JSON.stringify({ ...valid, source: '' }), /field 'source' must be a non-empty string, but was an empty string/],
     ['a type that is an object', JSON.stringify({ ...valid, type: {} }), /field 'type' must be a non-empty string, but was an object/],
-    ['a missing time', JSON.stringify({ ...valid, time: undefined }), /field 'time' must be a non-empty string, but was missing/],
+    ['an empty time', JSON.stringify({ ...valid, time: '' }), /field 'time' must be a non-empty string, but was an empty string/],
+    ['an id cut in the middle of an emoji', JSON.stringify({ ...valid, id: 'order-1-😀'.slice(0, -1) }), /field 'id' must be well-formed Unicode, but has an unpaired UTF-16 surrogate \(U\+D83D at index 8\)/],
+    ['a source with a lone low surrogate', JSON.stringify({ ...valid, source: 'svc\udfff' }), /field 'source' must be well-formed Unicode/],
+    ['a subject with a lone surrogate', JSON.stringify({ ...valid, subject: '\ud800' }), /field 'subject' must be well-formed Unicode/],
+    ['data nested 65 levels deep', JSON.stringify({ ...valid, data: JSON.parse(`${'['.repeat(64)}${']'.repeat(64)}`) }), /the envelope is nested more than 64 levels deep/],
     ['a time that is not RFC 3339', JSON.stringify({ ...valid, time: '01/05/2024 12:00' }), /field 'time' must be an RFC 3339 timestamp .* but was '01\/05\/2024 12:00'/],
     ['an impossible date', JSON.stringify({ ...valid, time: '2024-13-45T12:00:00Z' }), /field 'time' must be an RFC 3339 timestamp/],
     ['a non-string subject', JSON.stringify({ ...valid, subject: 5 }), /field 'subject' must be a non-empty string when present, but was a number/],

@@ -72,8 +72,8 @@ describe('Outbox.transactWrite', () => {
     const parsed = parseEnvelope(item?.[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]?.S as string);
     expect(parsed).toEqual(envelope);
     expect(parsed).toMatchObject({ specversion: '1.0', source: 'orders-service', type: 'OrderPlaced', subject: orderId, data: { orderId, totalCents: 1250 } });
-    expect(Date.parse(parsed.time)).toBeGreaterThanOrEqual(before);
-    expect(Date.parse(parsed.time)).toBeLessThanOrEqual(after);
+    expect(Date.parse(parsed.time ?? "missing")).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(parsed.time ?? "missing")).toBeLessThanOrEqual(after);
     // TTL in epoch SECONDS
     const expiresAt = Number(item?.[TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE]?.N);
     expect(Number.isInteger(expiresAt)).toBe(true);
