@@ -154,6 +154,19 @@ export class TransactionLimitError extends EventFlowError {
   }
 }
 
+/**
+ * A write that DynamoDB can never accept, whatever the retry: a staged value the DocumentClient cannot marshal (`NaN`,
+ * `Infinity`, a number past `Number.MAX_SAFE_INTEGER`, a class instance such as `Date`), or a request DynamoDB refuses
+ * as invalid (`ValidationException`, e.g. a low-level `{ N: '7' }` attribute value where a plain number belongs). The
+ * consumer dead-letters the message at once with this reason instead of retrying it until SQS redrives it.
+ */
+export class InvalidWriteError extends PermanentError {
+  public constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'InvalidWriteError';
+  }
+}
+
 /** An event whose envelope does not fit the SNS/SQS message limit or the DynamoDB item limit; detected before sending. */
 export class EventTooLargeError extends EventFlowError {
   /** The event's id. */

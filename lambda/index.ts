@@ -72,6 +72,7 @@ export {
   PermanentError,
   TransactionCancelledError,
   TransactionLimitError,
+  InvalidWriteError,
   type FailedTransactionAction,
   type TransactionActionKind,
 } from './errors';

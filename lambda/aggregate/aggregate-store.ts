@@ -16,6 +16,7 @@ import {
   type ActionDescription,
 } from '../transaction/cancellation';
 import { assertItemFits, validateTransactionLimits, type KeySchema } from '../transaction/limits';
+import { assertWritable, invalidWriteErrorOf, marshallOptionsOf } from '../transaction/writable-values';
 import { isNumberValue } from '../transaction/item-size';
 import { AGGREGATE_ITEM } from '../wire-format';
 import { formatProcessedMessage, parseProcessedMessages, type ProcessedMessage } from './processed-messages';
@@ -219,14 +220,16 @@ export class AggregateStore {
    */
   public async write(location: AggregateLocation, put: TransactWritePut, events: readonly PreparedEvent[], consumed: ConsumedMessage): Promise<WriteOutcome> {
     const description = `aggregate ${describeLocation(location)}`;
+    const marshallOptions = marshallOptionsOf(this.options.client);
     if (events.length === 0) {
+      assertWritable([{ Put: put }], () => description, marshallOptions);
       assertItemFits(put.Item ?? {}, description);
       try {
         await this.options.client.send(new PutCommand(put));
         return WRITTEN;
       } catch (error) {
         if (isConditionalCheckFailed(error) || isTransactionConflict(error)) return CONTENDED;
-        throw error;
+        throw invalidWriteErrorOf(error, () => description) ?? error;
       }
     }
     const actions: TransactWriteItem[] = [{ Put: put }, ...events.map((event) => event.action)];
@@ -235,6 +238,8 @@ export class AggregateStore {
       if (index === 0 || event === undefined) return { kind: 'item', description };
       return emittedEventAction(event);
     };
+    // values must be writable before their sizes can be measured
+    assertWritable(actions, (index) => describe(index).description, marshallOptions);
     validateTransactionLimits(actions, {
       knownKeySchemas: this.options.knownKeySchemas,
       describe: (index) => describe(index).description,
@@ -244,12 +249,12 @@ export class AggregateStore {
       await this.options.client.send(new TransactWriteCommand({ TransactItems: actions }));
       return WRITTEN;
     } catch (error) {
-      if (!isTransactionCanceled(error)) throw error;
+      if (!isTransactionCanceled(error)) throw invalidWriteErrorOf(error, (index) => describe(index).description) ?? error;
       const codes = cancellationReasonCodes(error);
       if (CONTENDED_CODES.has(codes[0] ?? '')) return CONTENDED;
       const existing = existingDerivedEvents(codes, derivedEventActions(events, 1, consumed.subscriberName, consumed.eventId));
       if (existing !== undefined) return { kind: 'already-emitted', eventIds: existing };
-      throw toTransactionCancelledError(error, describe);
+      throw invalidWriteErrorOf(error, (index) => describe(index).description) ?? toTransactionCancelledError(error, describe);
     }
   }
 }

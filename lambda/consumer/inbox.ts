@@ -25,6 +25,7 @@ import {
 } from '../transaction/cancellation';
 import { MAX_PARTITION_KEY_BYTES, utf8Bytes } from '../transaction/item-size';
 import { assertItemFits, limitErrorOf, validateTransactionLimits, type KeySchema } from '../transaction/limits';
+import { assertWritable, invalidWriteErrorOf, marshallOptionsOf } from '../transaction/writable-values';
 import { INBOX_ITEM, PROCESSING_RECORD, RECORD_STATUS, TABLE_SCHEMA } from '../wire-format';
 
 /** Condition part: no record for this subscriber and event id. */
@@ -200,6 +201,8 @@ export class Inbox {
    * @throws TransactionLimitError before sending, when the transaction breaks a DynamoDB limit, or when DynamoDB refuses
    *   it for a limit only DynamoDB can check (two Puts of one item in a table of unknown key schema, an Update that grows
    *   an item past 400 KB)
+   * @throws InvalidWriteError when a staged value cannot be marshalled (before sending), or DynamoDB refuses the write
+   *   as invalid (`ValidationException`)
    * @throws TransactionCancelledError when DynamoDB cancels it for another reason (business condition, conflict, throttling)
    */
   public async commit(
@@ -221,6 +224,8 @@ export class Inbox {
       return { kind: 'item', description: `staged ${describeAction(actions[index] as TransactWriteItem)}` };
     };
     const derived = derivedEventActions(events, staged.length, this.options.subscriberName, envelope.id);
+    // values must be writable before their sizes can be measured
+    assertWritable(actions, (index) => describe(index).description, marshallOptionsOf(this.options.client));
     validateTransactionLimits(actions, {
       knownKeySchemas: this.keySchemas,
       describe: (index) => describe(index).description,
@@ -247,6 +252,9 @@ export class Inbox {
       // a limit only DynamoDB could check fails the same way on every retry: dead-letter it now, with the reason
       const limitError = limitErrorOf(error, (index) => describe(index).description);
       if (limitError !== undefined) throw limitError;
+      // so is a write DynamoDB refuses as invalid (a low-level attribute value where a plain one belongs, ...)
+      const invalidError = invalidWriteErrorOf(error, (index) => describe(index).description);
+      if (invalidError !== undefined) throw invalidError;
       if (isTransactionCanceled(error)) throw toTransactionCancelledError(error, describe);
       throw error;
     }

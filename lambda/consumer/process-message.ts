@@ -78,6 +78,7 @@ const PERMANENT_ERROR_NAMES: ReadonlySet<string> = new Set([
   'SchemaValidationError',
   'PayloadMismatchError',
   'TransactionLimitError',
+  'InvalidWriteError',
   'EventTooLargeError',
   'InvalidEventError',
   'ProcessingContextError',

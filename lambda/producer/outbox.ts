@@ -7,6 +7,7 @@ import { describeAction } from '../transaction/actions';
 import { isTransactionCanceled, toTransactionCancelledError, type ActionDescription } from '../transaction/cancellation';
 import { toDocumentClient, type DynamoDBClientLike } from '../transaction/document-client';
 import { validateTransactionLimits, type KeySchema } from '../transaction/limits';
+import { assertWritable, marshallOptionsOf } from '../transaction/writable-values';
 import { buildEnvelope, type NewEvent } from './new-event';
 import { outboxPut } from './outbox-item';
 
@@ -94,7 +95,8 @@ export class Outbox {
   /**
    * Writes `items` and `events` in ONE TransactWriteItems call and returns the envelopes written.
    *
-   * @throws TransactionLimitError, InvalidEventError or EventTooLargeError before any request is sent
+   * @throws TransactionLimitError, InvalidEventError, EventTooLargeError or InvalidWriteError (a value the DocumentClient
+   *   cannot marshal) before any request is sent
    * @throws TransactionCancelledError when DynamoDB cancels the transaction (a business condition failed, or an
    *   event id was already written: see `failedActions` and `isDuplicateEvent`); nothing was written
    */
@@ -108,6 +110,8 @@ export class Outbox {
       const { id, type } = event.envelope;
       return { kind: 'event', eventId: id, description: `event '${id}' (${type}) on table '${this.config.outboxTableName}'` };
     };
+    // values must be writable before their sizes can be measured
+    assertWritable(actions, (index) => describe(index).description, marshallOptionsOf(this.client));
     validateTransactionLimits(actions, {
       knownKeySchemas: new Map([[this.config.outboxTableName, this.keySchema]]),
       describe: (index) => describe(index).description,

@@ -170,7 +170,7 @@ describe('values that can never be written (issue 10, item 7)', () => {
     expect(response.batchItemFailures).toEqual([]);
     expect(outcomesOf(lines)).toEqual(['dead-lettered']);
     expect(deadLetter.published[0]?.errorName).toBe('InvalidWriteError');
-    expect(deadLetter.published[0]?.errorMessage).toMatch(new RegExp(`staged Put of an item in '${ledgerTable}'.*cannot be written`));
+    expect(deadLetter.published[0]?.errorMessage).toMatch(new RegExp(`action 0 \\(staged Put on table '${ledgerTable}'\\): its Item attribute 'value' cannot be written`));
     expect(deadLetter.published[0]?.errorMessage).toMatch(reason);
     expect(await balance(account)).toBeUndefined();
   });
@@ -193,7 +193,7 @@ describe('values that can never be written (issue 10, item 7)', () => {
     expect(response.batchItemFailures).toEqual([]);
     expect(outcomesOf(lines)).toEqual(['dead-lettered']);
     expect(deadLetter.published[0]?.errorName).toBe('InvalidWriteError');
-    expect(deadLetter.published[0]?.errorMessage).toMatch(/DynamoDB refused the transaction as invalid.*operand type: MAP/);
+    expect(deadLetter.published[0]?.errorMessage).toMatch(/DynamoDB refused the write as invalid: .*operand type: MAP/);
   });
 });
 
