@@ -43,6 +43,12 @@ export const INBOX_ITEM = {
   PROCESSED_AT_ATTRIBUTE: 'processedAt',
   /** The payload fingerprint (`sha256:<hex>`, see fingerprint.ts) of the processed event. */
   FINGERPRINT_ATTRIBUTE: 'payloadFingerprint',
+  /**
+   * A random token of the commit that wrote the record. A commit whose PutItem response was lost, and whose SDK retry
+   * then failed the condition on its own record, recognises the record as its own write (processed, not a duplicate).
+   * The same attribute as a processing record's `lastWrite`.
+   */
+  LAST_WRITE_ATTRIBUTE: 'lastWrite',
 } as const;
 
 /**

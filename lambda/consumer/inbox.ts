@@ -1,4 +1,5 @@
 /** The consumer's inbox: one record per processed event id, written in the same transaction as the handler's writes. */
+import { randomUUID } from 'node:crypto';
 import {
   PutCommand,
   TransactWriteCommand,
@@ -145,6 +146,8 @@ export interface InboxOptions {
   readonly now: () => Date;
   /** Key schemas of other tables the commits write (the outbox), for the one-action-per-item check. @default none */
   readonly knownKeySchemas?: ReadonlyMap<string, KeySchema>;
+  /** A new token per commit, unique to it (see `INBOX_ITEM.LAST_WRITE_ATTRIBUTE`). @default `randomUUID` */
+  readonly newWriteToken?: () => string;
 }
 
 /**
@@ -158,7 +161,10 @@ export class Inbox {
   /** The key schemas of the tables a commit writes (the inbox and the known others), built once. */
   private readonly keySchemas: ReadonlyMap<string, KeySchema>;
 
-  public constructor(private readonly options: InboxOptions) {
+  private readonly options: InboxOptions & { readonly newWriteToken: () => string };
+
+  public constructor(options: InboxOptions) {
+    this.options = { ...options, newWriteToken: options.newWriteToken ?? randomUUID };
     this.keySchemas = new Map([...(options.knownKeySchemas ?? []), [options.tableName, { partitionKey: TABLE_SCHEMA.PARTITION_KEY }]]);
   }
 
@@ -167,8 +173,11 @@ export class Inbox {
     return `${this.options.subscriberName}${INBOX_ITEM.KEY_SEPARATOR}${eventId}`;
   }
 
-  /** The conditional Put of the inbox record of `envelope`, as of `now`, carrying the payload `fingerprint`. */
-  public recordPut(envelope: EventEnvelope, now: Date, fingerprint: string): TransactWritePut {
+  /**
+   * The conditional Put of the inbox record of `envelope`, as of `now`, carrying the payload `fingerprint` and the
+   * commit's `writeToken` (see `INBOX_ITEM.LAST_WRITE_ATTRIBUTE`).
+   */
+  public recordPut(envelope: EventEnvelope, now: Date, fingerprint: string, writeToken: string): TransactWritePut {
     const expiresAtEpochSeconds = Math.floor(now.getTime() / 1000) + this.options.deduplicationWindowSeconds;
     return {
       TableName: this.options.tableName,
@@ -179,6 +188,7 @@ export class Inbox {
         [INBOX_ITEM.SUBSCRIBER_ATTRIBUTE]: this.options.subscriberName,
         [INBOX_ITEM.PROCESSED_AT_ATTRIBUTE]: now.toISOString(),
         [INBOX_ITEM.FINGERPRINT_ATTRIBUTE]: fingerprint,
+        [INBOX_ITEM.LAST_WRITE_ATTRIBUTE]: writeToken,
         [TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE]: expiresAtEpochSeconds,
       },
       ...claimCondition(now),
@@ -213,8 +223,9 @@ export class Inbox {
   ): Promise<CommitResult> {
     // an id too long for the inbox key could never be recorded: dead-letter it rather than retry it
     assertInboxKeyFits(this.options.subscriberName, envelope.id, this.key(envelope.id));
-    const record = this.recordPut(envelope, this.options.now(), fingerprint);
-    if (staged.length === 0 && events.length === 0) return this.putAlone(envelope, record, fingerprint);
+    const writeToken = this.options.newWriteToken();
+    const record = this.recordPut(envelope, this.options.now(), fingerprint, writeToken);
+    if (staged.length === 0 && events.length === 0) return this.putAlone(envelope, record, fingerprint, writeToken);
     const actions: TransactWriteItem[] = [...staged, ...events.map((event) => event.action), { Put: record }];
     const inboxIndex = actions.length - 1;
     const describe = (index: number): ActionDescription => {
@@ -260,14 +271,21 @@ export class Inbox {
     }
   }
 
-  private async putAlone(envelope: EventEnvelope, record: TransactWritePut, fingerprint: string): Promise<CommitResult> {
+  /**
+   * The record alone, in one PutItem. PutItem has no idempotency token (TransactWriteItems has, and the SDK reuses it
+   * on retries): when the first attempt's response is lost and the SDK retries, the retry fails the condition on the
+   * record the first attempt wrote. The write token tells that record apart from an earlier delivery's.
+   */
+  private async putAlone(envelope: EventEnvelope, record: TransactWritePut, fingerprint: string, writeToken: string): Promise<CommitResult> {
     assertItemFits(record.Item ?? {}, `inbox record '${this.key(envelope.id)}'`);
     try {
       await this.options.client.send(new PutCommand(record));
       return { outcome: 'processed' };
     } catch (error) {
-      if (isConditionalCheckFailed(error)) return this.duplicate(envelope, conditionalCheckItem(error), fingerprint);
-      throw error;
+      if (!isConditionalCheckFailed(error)) throw error;
+      const stored = conditionalCheckItem(error);
+      if (stored !== undefined && storedString(stored, INBOX_ITEM.LAST_WRITE_ATTRIBUTE) === writeToken) return { outcome: 'processed' };
+      return this.duplicate(envelope, stored, fingerprint);
     }
   }
 

@@ -102,6 +102,7 @@ describe('createTransactionalConsumer', () => {
       subscriber: { S: 'billing' },
       processedAt: { S: '2024-05-01T12:00:00.500Z' },
       payloadFingerprint: { S: payloadFingerprint(parseEnvelope(message.body)) },
+      lastWrite: { S: expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/) },
       expiresAt: { N: String(Math.floor(now.getTime() / 1000) + WINDOW_SECONDS) },
     });
   });
