@@ -1,5 +1,9 @@
-/** Sending a message that retrying cannot help straight to the dead-letter queue, with its reason. */
-import { SendMessageCommand, SQSClient, type MessageAttributeValue } from '@aws-sdk/client-sqs';
+/**
+ * Sending a message that retrying cannot help straight to the dead-letter queue, with its reason. `@aws-sdk/client-sqs`
+ * is loaded on the first send, not at import: this module is on every consumer's cold start, and most invocations never
+ * dead-letter anything.
+ */
+import type { MessageAttributeValue, SQSClient } from '@aws-sdk/client-sqs';
 
 /** A message to dead-letter, with why. */
 export interface DeadLetter {
@@ -32,20 +36,38 @@ export const DEAD_LETTER_ATTRIBUTE = {
   EVENT_ID: 'iefEventId',
 } as const;
 
-/** Longest error message kept in an attribute, in characters; attributes count towards the 256 KiB message limit. */
+/**
+ * Longest string attribute value kept (the error message, and any other), in characters; attributes count towards the
+ * queue's message size limit together with the unchanged body.
+ */
 export const MAX_ERROR_MESSAGE_CHARACTERS = 1024;
 
-const text = (value: string): MessageAttributeValue => ({ DataType: 'String', StringValue: value });
+/**
+ * What SQS refuses in a message attribute: characters outside XML 1.0's (`#x9 | #xA | #xD | #x20-#xD7FF |
+ * #xE000-#xFFFD | #x10000-#x10FFFF`), so other control characters, U+FFFE and U+FFFF, and unpaired surrogates.
+ */
+const NOT_ALLOWED_BY_SQS = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
+/** Cuts `value` to the bound, never between the two halves of a surrogate pair. */
 function truncate(value: string): string {
-  return value.length <= MAX_ERROR_MESSAGE_CHARACTERS ? value : `${value.slice(0, MAX_ERROR_MESSAGE_CHARACTERS - 1)}…`;
+  if (value.length <= MAX_ERROR_MESSAGE_CHARACTERS) return value;
+  let end = MAX_ERROR_MESSAGE_CHARACTERS - 1;
+  const last = value.charCodeAt(end - 1);
+  if (last >= 0xd800 && last <= 0xdbff) end -= 1; // a high surrogate whose partner would be cut off
+  return `${value.slice(0, end)}…`;
+}
+
+/** A String attribute SQS accepts: its disallowed characters replaced by U+FFFD, bounded, and never empty. */
+function text(value: string, empty = '(empty)'): MessageAttributeValue {
+  const allowed = truncate(value.replace(NOT_ALLOWED_BY_SQS, '\uFFFD'));
+  return { DataType: 'String', StringValue: allowed === '' ? empty : allowed };
 }
 
 /** The SQS message attributes of a dead letter. */
 export function deadLetterAttributes(deadLetter: DeadLetter): Record<string, MessageAttributeValue> {
   const attributes: Record<string, MessageAttributeValue> = {
     [DEAD_LETTER_ATTRIBUTE.ERROR_NAME]: text(deadLetter.errorName),
-    [DEAD_LETTER_ATTRIBUTE.ERROR_MESSAGE]: text(truncate(deadLetter.errorMessage || '(no message)')),
+    [DEAD_LETTER_ATTRIBUTE.ERROR_MESSAGE]: text(deadLetter.errorMessage, '(no message)'),
     [DEAD_LETTER_ATTRIBUTE.SUBSCRIBER]: text(deadLetter.subscriber),
     [DEAD_LETTER_ATTRIBUTE.SOURCE_MESSAGE_ID]: text(deadLetter.sourceMessageId),
   };
@@ -60,7 +82,11 @@ export function deadLetterAttributes(deadLetter: DeadLetter): Record<string, Mes
 export interface SqsDeadLetterPublisherOptions {
   /** URL of the dead-letter queue. */
   readonly queueUrl: string;
-  /** @default a client created from the Lambda environment on first use */
+  /**
+   * @default a client created on first use the way the runtime creates its DynamoDB client: region, credentials and
+   *   endpoint from the environment (`AWS_ENDPOINT_URL_SQS` honoured), sending to that endpoint rather than to the
+   *   queue URL's host
+   */
   readonly client?: SQSClient;
 }
 
@@ -73,8 +99,10 @@ export class SqsDeadLetterPublisher implements DeadLetterPublisher {
   }
 
   public async publish(deadLetter: DeadLetter): Promise<void> {
-    // created lazily: most invocations never dead-letter anything
-    this.client ??= new SQSClient({});
+    const { SendMessageCommand, SQSClient: Client } = await import('@aws-sdk/client-sqs');
+    // the queue URL names the queue; the endpoint comes from the environment, as for every other client of the runtime
+    // (by default the SDK would send to the URL's host instead, ignoring AWS_ENDPOINT_URL_SQS, and warn on every send)
+    this.client ??= new Client({ useQueueUrlAsEndpoint: false });
     await this.client.send(
       new SendMessageCommand({ QueueUrl: this.options.queueUrl, MessageBody: deadLetter.body, MessageAttributes: deadLetterAttributes(deadLetter) }),
     );
