@@ -88,8 +88,11 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
   const { config, logger, now } = setup;
   assertSubscriberNameUsable(config.subscriberName);
   const deadLetter = deadLetterPublisher(config, setup.options.deadLetter);
-  const metrics = new ConsumerMetrics({ subscriberName: config.subscriberName, processingMode: setup.processingMode, sink: setup.options.metricsSink, now });
+  const metricsOptions = { subscriberName: config.subscriberName, processingMode: setup.processingMode, sink: setup.options.metricsSink, now };
+  // Everything below is per invocation: Lambda Managed Instances run several invocations at once in one execution
+  // environment, and a batch's metrics (or anything else keyed by "the current batch") must not take in another's.
   return async (event, lambdaContext) => {
+    const metrics = new ConsumerMetrics(metricsOptions);
     const deps: MessageDependencies<TData> = {
       execute: setup.execute,
       parse: setup.options.parse,

@@ -1,0 +1,77 @@
+/**
+ * Lambda Managed Instances run several invocations at once in one execution environment: one handler, called for two
+ * batches concurrently in one process, must keep each batch's response, metrics and log lines to itself (issue 10,
+ * item 18). Against DynamoDB Local.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import type { ConsumerConfig } from '../../lambda/config';
+import { createTransactionalConsumer, type EventHandler } from '../../lambda/consumer/transactional-consumer';
+import { RetryableError } from '../../lambda/errors';
+import { CONSUMER_METRICS } from '../../lambda/metrics';
+import type { FaultProxy } from '../support/fault-proxy';
+import { createInbox, createKeyedTable } from '../support/proof/tables';
+import { startTestbed } from '../support/proof/testbed';
+import { envelopeObject, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from './helpers';
+
+interface Step {
+  readonly account: string;
+  readonly amount: number;
+  /** `wait`: hold until the other batch is done; `fail`: throw (retried). */
+  readonly act?: 'wait' | 'fail';
+}
+
+let client: DynamoDBClient;
+let proxy: FaultProxy;
+let ledgerTable: string;
+let config: ConsumerConfig;
+
+beforeAll(async () => {
+  ({ client, proxy } = await startTestbed());
+  [ledgerTable, config] = await Promise.all([createKeyedTable(client, 'ledger'), createInbox(client, { subscriberName: 'concurrent', deduplicationWindowSeconds: 3600 })]);
+});
+afterAll(() => proxy.stop());
+
+test('two batches of one handler, run concurrently, keep their responses, metrics and outcome lines apart', async () => {
+  let releaseWaiting!: () => void;
+  const otherBatchDone = new Promise<void>((resolve) => (releaseWaiting = resolve));
+  const handle: EventHandler<Step> = async (envelope, tx) => {
+    if (envelope.data.act === 'wait') await otherBatchDone;
+    if (envelope.data.act === 'fail') throw new RetryableError('not yet');
+    tx.update({ TableName: ledgerTable, Key: { pk: envelope.data.account }, UpdateExpression: 'ADD balance :a', ExpressionAttributeValues: { ':a': envelope.data.amount } });
+  };
+  const { logger, lines } = recordingLogger();
+  const metrics: Array<Record<string, unknown>> = [];
+  const handler = createTransactionalConsumer<Step>({
+    handle,
+    client,
+    config,
+    logger,
+    deadLetter: new RecordingDeadLetterPublisher(),
+    metricsSink: (line) => metrics.push(JSON.parse(line) as Record<string, unknown>),
+  });
+  const record = (data: Step) => sqsRecord(JSON.stringify(envelopeObject({ data })));
+  // batch A: one record done at once, one failing, one waiting for batch B to finish
+  const a = [record({ account: 'a1', amount: 1 }), record({ account: 'a2', amount: 1, act: 'fail' }), record({ account: 'a3', amount: 1, act: 'wait' })];
+  // batch B: two records, both processed while A is still running
+  const b = [record({ account: 'b1', amount: 1 }), record({ account: 'b2', amount: 1 })];
+
+  const runningA = handler({ Records: a });
+  await new Promise((resolve) => setTimeout(resolve, 50)); // A's first two records are through, its third waits
+  const responseB = await handler({ Records: b });
+  releaseWaiting();
+  const responseA = await runningA;
+
+  expect(responseB.batchItemFailures).toEqual([]);
+  expect(responseA.batchItemFailures).toEqual([{ itemIdentifier: a[1]?.messageId }]);
+  const counts = metrics.map((line) => [line[CONSUMER_METRICS.PROCESSED], line[CONSUMER_METRICS.FAILED]]);
+  expect(counts).toEqual([
+    [2, 0], // B's line, written first: B's records only
+    [2, 1], // A's line
+  ]);
+  const idsOf = (batch: typeof a) => batch.map((r) => r.messageId).sort();
+  const linesOf = (batch: typeof a) => lines.filter((line) => idsOf(batch).includes(String(line.sqsMessageId)));
+  expect(linesOf(a).map((line) => line.sqsMessageId).sort()).toEqual(idsOf(a));
+  expect(linesOf(b).map((line) => line.sqsMessageId).sort()).toEqual(idsOf(b));
+  expect(linesOf(a).length + linesOf(b).length).toBe(lines.length);
+});
