@@ -20,6 +20,12 @@ export const CONSUMER_METRICS = {
   BLOCKED: 'Blocked',
   /** Messages sent to the dead-letter queue for a permanent reason. */
   DEAD_LETTERED: 'DeadLettered',
+  /**
+   * Aggregate mode only: messages applied that may be redeliveries of ones the bounded processed-messages list had
+   * already forgotten (the list was full and the event is older than every one it remembers). Not an outcome: each is
+   * also counted as `Processed`.
+   */
+  EVICTED_REDELIVERY: 'EvictedRedelivery',
 } as const;
 
 const METRIC_OF_OUTCOME: Readonly<Record<RecordOutcome, string>> = {
@@ -49,6 +55,8 @@ export interface ConsumerMetricsOptions {
   readonly sink?: (line: string) => void;
   /** Clock for the EMF timestamp. @default the system clock */
   readonly now?: () => Date;
+  /** Metrics besides the outcomes that this consumer counts with {@link ConsumerMetrics.countMetric}. @default none */
+  readonly additionalMetrics?: readonly string[];
 }
 
 /** Counts outcomes over a batch and writes them as one EMF line. */
@@ -56,22 +64,28 @@ export class ConsumerMetrics {
   private readonly counts = new Map<string, number>();
   private readonly sink: (line: string) => void;
   private readonly now: () => Date;
+  private readonly names: readonly string[];
 
   public constructor(private readonly options: ConsumerMetricsOptions) {
     this.sink = options.sink ?? ((line) => process.stdout.write(`${line}\n`));
     this.now = options.now ?? (() => new Date());
+    this.names = [...METRIC_NAMES, ...(options.additionalMetrics ?? [])];
   }
 
   /** Counts one record's outcome. */
   public count(outcome: RecordOutcome): void {
-    const name = METRIC_OF_OUTCOME[outcome];
+    this.countMetric(METRIC_OF_OUTCOME[outcome]);
+  }
+
+  /** Counts one occurrence of `name`, an outcome's metric or one of the `additionalMetrics`. */
+  public countMetric(name: string): void {
     this.counts.set(name, (this.counts.get(name) ?? 0) + 1);
   }
 
   /** Writes the counts since the last flush as one EMF line (nothing when nothing was counted), then resets them. */
   public flush(): void {
     if (this.counts.size === 0) return;
-    const values = Object.fromEntries(METRIC_NAMES.map((name) => [name, this.counts.get(name) ?? 0]));
+    const values = Object.fromEntries(this.names.map((name) => [name, this.counts.get(name) ?? 0]));
     this.counts.clear();
     this.sink(
       JSON.stringify({
@@ -81,7 +95,7 @@ export class ConsumerMetrics {
             {
               Namespace: CONSUMER_METRICS.NAMESPACE,
               Dimensions: [[CONSUMER_METRICS.SUBSCRIBER_DIMENSION, CONSUMER_METRICS.PROCESSING_MODE_DIMENSION]],
-              Metrics: METRIC_NAMES.map((name) => ({ Name: name, Unit: 'Count' })),
+              Metrics: this.names.map((name) => ({ Name: name, Unit: 'Count' })),
             },
           ],
         },

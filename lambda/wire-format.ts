@@ -131,7 +131,9 @@ export const AGGREGATE_ITEM = {
    * The bounded list of the most recent messages applied, newest last (a list of strings). Each entry is
    * `<eventId><PROCESSED_MESSAGE_SEPARATOR><fingerprint prefix>`: the event id, one space, then the first
    * {@link AGGREGATE_ITEM.FINGERPRINT_PREFIX_HEX_DIGITS} hex digits of the payload fingerprint's SHA-256 (`sha256:<hex>`,
-   * see fingerprint.ts, without `sha256:`), e.g. `7d444840-9dc0-11d1-b245-5ffdce74fad2 0123456789abcdef`. An event id
+   * see fingerprint.ts, without `sha256:`), e.g. `7d444840-9dc0-11d1-b245-5ffdce74fad2 0123456789abcdef`; when the
+   * event has a `time`, followed by {@link AGGREGATE_ITEM.EVENT_TIME_SEPARATOR} and its epoch seconds in base 36
+   * (`...fad2 0123456789abcdef@sd6z0g`), so a redelivery older than every remembered message can be noticed. An event id
    * may itself contain spaces, so an entry is split on its LAST separator.
    */
   PROCESSED_MESSAGES_ATTRIBUTE: 'processedMessages',
@@ -139,6 +141,8 @@ export const AGGREGATE_ITEM = {
   PROCESSED_MESSAGE_SEPARATOR: ' ',
   /** How many hex digits of the SHA-256 fingerprint an entry keeps: 16, i.e. 64 bits. */
   FINGERPRINT_PREFIX_HEX_DIGITS: 16,
+  /** Between the fingerprint prefix and the event time (epoch seconds, base 36) of a `processedMessages` entry. */
+  EVENT_TIME_SEPARATOR: '@',
 } as const;
 
 /** The EventBridge Pipes filter pattern that passes only INSERTs of outbox events. */

@@ -10,12 +10,13 @@ import { derivedEventsInOutbox } from '../consumer/inbox';
 import type { HandlerContext, MessageContext } from '../consumer/process-message';
 import type { EventEnvelope } from '../envelope';
 import { ConcurrentModificationError, PayloadMismatchError, PermanentError } from '../errors';
+import { CONSUMER_METRICS } from '../metrics';
 import { consumerOutbox, emittedEventPreparer } from '../producer/emitted-events';
 import type { NewEvent } from '../producer/new-event';
 import type { Outbox } from '../producer/outbox';
 import { toDocumentClient } from '../transaction/document-client';
 import { assertLocation, AggregateStore, describeLocation, RUNTIME_OWNED_ATTRIBUTES, type AggregateLocation } from './aggregate-store';
-import { appendProcessed, findProcessed, PROCESSED_MESSAGES_LIMITS, processedMessageFor } from './processed-messages';
+import { appendProcessed, findProcessed, mayBeEvictedRedelivery, PROCESSED_MESSAGES_LIMITS, processedMessageFor } from './processed-messages';
 
 /** What a handler returns: the aggregate's new state and, optionally, events to emit in the same write. */
 export interface AggregateChange<TState> {
@@ -138,7 +139,7 @@ export function createAggregateConsumer<TData = unknown, TState extends Record<s
     const location = options.locate(envelope);
     assertLocation(location, envelope.id);
     const prepareEvent = emittedEventPreparer({ outbox, subscriberName: config.subscriberName, consumedEventId: envelope.id });
-    const received = processedMessageFor(envelope.id, context.fingerprint);
+    const received = processedMessageFor(envelope.id, context.fingerprint, envelope.time);
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
       const read = await store.read(location);
       const seen = findProcessed(read.processed, envelope.id);
@@ -162,7 +163,14 @@ export function createAggregateConsumer<TData = unknown, TState extends Record<s
       const written = await store.write(location, put, events, { subscriberName: config.subscriberName, eventId: envelope.id });
       if (written.kind === 'written') {
         const fields = { aggregateVersion: (read.version ?? 0) + 1, attempts: attempt, ...(events.length > 0 ? { emittedEvents: events.length } : {}) };
-        return { outcome: 'processed' as const, fields };
+        if (!mayBeEvictedRedelivery(read.processed, received, maxProcessed)) return { outcome: 'processed' as const, fields };
+        context.logger.warn('redelivery past the processed-messages bound', {
+          detail:
+            `the event time ${envelope.time} is older than the oldest of the ${maxProcessed} ids aggregate ${describeLocation(location)} remembers ` +
+            `(${new Date((read.processed[0]?.eventTimeEpochSeconds ?? 0) * 1000).toISOString()}): if this is a redelivery of a message the list has forgotten, ` +
+            'it was applied again; raise maxProcessedMessages to cover the redelivery window',
+        });
+        return { outcome: 'processed' as const, fields, metrics: [CONSUMER_METRICS.EVICTED_REDELIVERY] };
       }
       if (written.kind === 'already-emitted') {
         const { eventIds } = written;
@@ -183,5 +191,13 @@ export function createAggregateConsumer<TData = unknown, TState extends Record<s
     );
   };
 
-  return createBatchHandler<TData>({ config, processingMode: PROCESSING_MODE.AGGREGATE, options, logger, now, execute });
+  return createBatchHandler<TData>({
+    config,
+    processingMode: PROCESSING_MODE.AGGREGATE,
+    options,
+    logger,
+    now,
+    execute,
+    additionalMetrics: [CONSUMER_METRICS.EVICTED_REDELIVERY],
+  });
 }

@@ -21,14 +21,20 @@ export interface ProcessedMessage {
   readonly id: string;
   /** The first {@link AGGREGATE_ITEM.FINGERPRINT_PREFIX_HEX_DIGITS} hex digits of the payload fingerprint's digest. */
   readonly fingerprintPrefix: string;
+  /** The event's `time` in whole epoch seconds. @default absent: the event had no `time`, or the entry predates times */
+  readonly eventTimeEpochSeconds?: number;
 }
 
 /** The default and the bounds of how many processed messages an aggregate remembers. */
 export const PROCESSED_MESSAGES_LIMITS = { DEFAULT: 100, MIN: 1, MAX: 1000 } as const;
 
 const SEPARATOR = AGGREGATE_ITEM.PROCESSED_MESSAGE_SEPARATOR;
-/** A well-formed fingerprint prefix: exactly that many lowercase hex digits (what `digest('hex')` writes). */
-const PREFIX_PATTERN = new RegExp(`^[0-9a-f]{${AGGREGATE_ITEM.FINGERPRINT_PREFIX_HEX_DIGITS}}$`);
+const TIME_SEPARATOR = AGGREGATE_ITEM.EVENT_TIME_SEPARATOR;
+/**
+ * A well-formed fingerprint prefix: exactly that many lowercase hex digits (what `digest('hex')` writes), optionally
+ * followed by the event time (epoch seconds in base 36).
+ */
+const PREFIX_PATTERN = new RegExp(`^([0-9a-f]{${AGGREGATE_ITEM.FINGERPRINT_PREFIX_HEX_DIGITS}})(?:${TIME_SEPARATOR}([0-9a-z]{1,10}))?$`);
 
 /** The part of a payload fingerprint (`sha256:<64 hex>`) an entry keeps: the first 16 hex digits of the digest. */
 export function fingerprintPrefix(fingerprint: string): string {
@@ -36,14 +42,17 @@ export function fingerprintPrefix(fingerprint: string): string {
   return digest.slice(0, AGGREGATE_ITEM.FINGERPRINT_PREFIX_HEX_DIGITS);
 }
 
-/** The entry of event `id` delivered with payload `fingerprint`. */
-export function processedMessageFor(id: string, fingerprint: string): ProcessedMessage {
-  return { id, fingerprintPrefix: fingerprintPrefix(fingerprint) };
+/** The entry of event `id` delivered with payload `fingerprint` and, when it has one, the event's RFC 3339 `time`. */
+export function processedMessageFor(id: string, fingerprint: string, time?: string): ProcessedMessage {
+  const epochMilliseconds = time === undefined ? Number.NaN : Date.parse(time);
+  if (Number.isNaN(epochMilliseconds) || epochMilliseconds < 0) return { id, fingerprintPrefix: fingerprintPrefix(fingerprint) };
+  return { id, fingerprintPrefix: fingerprintPrefix(fingerprint), eventTimeEpochSeconds: Math.floor(epochMilliseconds / 1000) };
 }
 
-/** The stored form of an entry: `<eventId> <fingerprint prefix>`. */
+/** The stored form of an entry: `<eventId> <fingerprint prefix>`, then `@<event time in base 36>` when it has one. */
 export function formatProcessedMessage(message: ProcessedMessage): string {
-  return `${message.id}${SEPARATOR}${message.fingerprintPrefix}`;
+  const time = message.eventTimeEpochSeconds === undefined ? '' : `${TIME_SEPARATOR}${message.eventTimeEpochSeconds.toString(36)}`;
+  return `${message.id}${SEPARATOR}${message.fingerprintPrefix}${time}`;
 }
 
 /** One stored entry, split on its LAST separator (an event id may contain spaces); undefined when malformed. */
@@ -51,8 +60,11 @@ function parseEntry(entry: unknown): ProcessedMessage | undefined {
   if (typeof entry !== 'string') return undefined;
   const at = entry.lastIndexOf(SEPARATOR);
   if (at <= 0) return undefined; // no separator, or an empty id
-  const prefix = entry.slice(at + SEPARATOR.length);
-  return PREFIX_PATTERN.test(prefix) ? { id: entry.slice(0, at), fingerprintPrefix: prefix } : undefined;
+  const match = PREFIX_PATTERN.exec(entry.slice(at + SEPARATOR.length));
+  if (match === null) return undefined;
+  const [, prefix = '', time] = match;
+  const message = { id: entry.slice(0, at), fingerprintPrefix: prefix };
+  return time === undefined ? message : { ...message, eventTimeEpochSeconds: parseInt(time, 36) };
 }
 
 /** Reads the stored list, ignoring anything that is not a `<id> <16 hex digits>` string (so a hand-edited item cannot crash it). */
@@ -64,6 +76,18 @@ export function parseProcessedMessages(stored: unknown): ProcessedMessage[] {
 /** The entry of `eventId`, if the aggregate remembers applying it. */
 export function findProcessed(messages: readonly ProcessedMessage[], eventId: string): ProcessedMessage | undefined {
   return messages.find((message) => message.id === eventId);
+}
+
+/**
+ * True when `message`, not among `messages`, may be a redelivery of one the bounded list has already forgotten: the list
+ * is full (`limit` entries; at least one was evicted to keep it so) and the event is older than the oldest one
+ * remembered. Either is unknown without event times, and then the answer is false. A late event that was never applied
+ * looks the same; the caller can only warn.
+ */
+export function mayBeEvictedRedelivery(messages: readonly ProcessedMessage[], message: ProcessedMessage, limit: number): boolean {
+  const oldest = messages[0]?.eventTimeEpochSeconds;
+  if (messages.length < limit || oldest === undefined || message.eventTimeEpochSeconds === undefined) return false;
+  return message.eventTimeEpochSeconds < oldest;
 }
 
 /** The list with `message` appended, keeping only the newest `limit` entries. */

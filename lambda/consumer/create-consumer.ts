@@ -53,6 +53,8 @@ export interface BatchHandlerSetup<TData> {
   readonly logger: Logger;
   readonly now: () => Date;
   readonly execute: MessageExecutor<TData>;
+  /** Metrics the mode's executor counts besides the outcomes (see `ExecutionResult.metrics`). @default none */
+  readonly additionalMetrics?: readonly string[];
 }
 
 /** The logger of a consumer: the caller's, or JSON lines on standard output, with subscriber and mode on every line. */
@@ -88,7 +90,13 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
   const { config, logger, now } = setup;
   assertSubscriberNameUsable(config.subscriberName);
   const deadLetter = deadLetterPublisher(config, setup.options.deadLetter);
-  const metricsOptions = { subscriberName: config.subscriberName, processingMode: setup.processingMode, sink: setup.options.metricsSink, now };
+  const metricsOptions = {
+    subscriberName: config.subscriberName,
+    processingMode: setup.processingMode,
+    sink: setup.options.metricsSink,
+    now,
+    additionalMetrics: setup.additionalMetrics,
+  };
   // Everything below is per invocation: Lambda Managed Instances run several invocations at once in one execution
   // environment, and a batch's metrics (or anything else keyed by "the current batch") must not take in another's.
   return async (event, lambdaContext) => {
@@ -102,6 +110,7 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
       now,
       lambdaContext,
       logPayloadValues: setup.options.logPayloadValues === true,
+      countMetric: (name) => metrics.countMetric(name),
     };
     try {
       return await processBatch(

@@ -34,6 +34,8 @@ export interface ExecutionResult {
   readonly outcome: 'processed' | 'duplicate';
   /** Extra fields for the outcome's log line (e.g. `stagedWrites`). */
   readonly fields?: LogContext;
+  /** Metrics besides the outcome to count once each (e.g. `EvictedRedelivery`). @default none */
+  readonly metrics?: readonly string[];
 }
 
 /**
@@ -61,6 +63,8 @@ export interface MessageDependencies<TData> {
   readonly logger: Logger;
   readonly now: () => Date;
   readonly lambdaContext?: unknown;
+  /** Counts a metric an executor names in its result's `metrics`, for this invocation. @default not counted */
+  readonly countMetric?: (name: string) => void;
   /**
    * Keep payload values in error messages (a schema error's echo of the refused value, the start of a body that is not
    * JSON) in the logs and the dead-letter attributes, for debugging.
@@ -182,6 +186,7 @@ export async function processMessage<TData>(record: SQSRecord, deps: MessageDepe
     const envelope = parsePayload(raw, deps.parse, deps.logPayloadValues === true);
     const context: MessageContext = { sqsRecord: record, lambdaContext: deps.lambdaContext, logger: log, fingerprint: payloadFingerprint(raw) };
     const result = await deps.execute(envelope, context);
+    for (const name of result.metrics ?? []) deps.countMetric?.(name);
     log.info(result.outcome, { ...elapsed(), outcome: result.outcome, ...result.fields });
     return result.outcome;
   } catch (error) {

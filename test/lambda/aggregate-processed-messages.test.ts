@@ -4,6 +4,7 @@ import {
   findProcessed,
   fingerprintPrefix,
   formatProcessedMessage,
+  mayBeEvictedRedelivery,
   parseProcessedMessages,
   PROCESSED_MESSAGES_LIMITS,
   processedMessageFor,
@@ -31,6 +32,24 @@ describe('processed messages of an aggregate', () => {
     expect(entry).toHaveLength(53);
     const size = itemSize({ [AGGREGATE_ITEM.PROCESSED_MESSAGES_ATTRIBUTE]: Array.from({ length: 100 }, () => entry) });
     expect(size).toBeLessThan(5_500);
+  });
+
+  test('an entry keeps the event time, when the event has one, as epoch seconds in base 36 after @, and round-trips', () => {
+    const fingerprint = `sha256:${HEX_A}${'9'.repeat(48)}`;
+    const message = processedMessageFor('e 1', fingerprint, '2024-05-01T12:00:00.900Z');
+    expect(message).toEqual({ id: 'e 1', fingerprintPrefix: HEX_A, eventTimeEpochSeconds: 1714564800 });
+    expect(formatProcessedMessage(message)).toBe(`e 1 ${HEX_A}@${(1714564800).toString(36)}`);
+    expect(parseProcessedMessages([formatProcessedMessage(message), `old ${HEX_B}`])).toEqual([message, { id: 'old', fingerprintPrefix: HEX_B }]);
+  });
+
+  test('a message may be an evicted redelivery only when the list is full and it is older than the oldest remembered', () => {
+    const at = (id: string, seconds?: number) => ({ id, fingerprintPrefix: HEX_A, ...(seconds === undefined ? {} : { eventTimeEpochSeconds: seconds }) });
+    const full = [at('b', 200), at('c', 300)];
+    expect(mayBeEvictedRedelivery(full, at('a', 100), 2)).toBe(true);
+    expect(mayBeEvictedRedelivery(full, at('a', 200), 2)).toBe(false); // as old as the oldest: not older
+    expect(mayBeEvictedRedelivery(full.slice(1), at('a', 100), 2)).toBe(false); // not full: nothing was evicted
+    expect(mayBeEvictedRedelivery(full, at('a'), 2)).toBe(false); // no time: unknown
+    expect(mayBeEvictedRedelivery([at('b'), at('c', 300)], at('a', 100), 2)).toBe(false); // the oldest has no time
   });
 
   test('append keeps the newest entries, newest last', () => {

@@ -77,6 +77,9 @@ const emittedEvents = (eventId: string) => outboxItemsWithEventId(client, outbox
 /** The first 16 hex digits (64 bits) of a message's payload fingerprint (`sha256:<64 hex>`): what an entry keeps. */
 const prefixOf = (body: string): string => payloadFingerprint(parseEnvelope(body)).slice('sha256:'.length, 'sha256:'.length + 16);
 
+/** What an entry keeps of the event time: whole epoch seconds in base 36, after '@'. */
+const timeOf = (body: string): string => `@${Math.floor(Date.parse(parseEnvelope(body).time ?? '') / 1000).toString(36)}`;
+
 /** The event ids of the aggregate's processed list: each entry is `<eventId> <fingerprint prefix>`, split on the last space. */
 const rememberedIds = (item: Record<string, unknown> | undefined): string[] =>
   ((item?.processedMessages ?? []) as string[]).map((entry) => entry.slice(0, entry.lastIndexOf(' ')));
@@ -99,7 +102,7 @@ describe('createAggregateConsumer', () => {
       deposits: 2,
       aggregateVersion: 2,
       // compact entries: `<eventId> <first 16 hex digits of the payload fingerprint>`
-      processedMessages: [`${first.id} ${prefixOf(first.body)}`, `${second.id} ${prefixOf(second.body)}`],
+      processedMessages: [`${first.id} ${prefixOf(first.body)}${timeOf(first.body)}`, `${second.id} ${prefixOf(second.body)}${timeOf(second.body)}`],
     });
     expect(outcomesOf(lines)).toEqual(['processed', 'processed']);
     expect(lines.filter((line) => line.outcome === 'processed').map((line) => line.aggregateVersion)).toEqual([1, 2]);
@@ -152,7 +155,7 @@ describe('createAggregateConsumer', () => {
     expect(outcomesOf(lines)).toEqual(['processed', 'duplicate', 'dead-lettered']);
     expect(deadLetter.published).toEqual([expect.objectContaining({ errorName: 'PayloadMismatchError', eventId: spaced.id })]);
     const item = await aggregate(account);
-    expect(item).toMatchObject({ balance: 3, aggregateVersion: 1, processedMessages: [`${spaced.id} ${prefixOf(spaced.body)}`] });
+    expect(item).toMatchObject({ balance: 3, aggregateVersion: 1, processedMessages: [`${spaced.id} ${prefixOf(spaced.body)}${timeOf(spaced.body)}`] });
     expect(rememberedIds(item)).toEqual([spaced.id]);
   });
 
@@ -168,6 +171,26 @@ describe('createAggregateConsumer', () => {
 
     expect(outcomesOf(lines)).toEqual(['processed', 'processed', 'processed', 'duplicate', 'processed']);
     expect(await aggregate(account)).toMatchObject({ balance: 112, aggregateVersion: 4 });
+  });
+
+  test('a redelivery older than every remembered message while the list is full: applied again, but with a warning and an EvictedRedelivery metric', async () => {
+    const metrics: Array<Record<string, unknown>> = [];
+    const { handler, lines } = consumer({ maxProcessedMessages: 2, metricsSink: (line) => metrics.push(JSON.parse(line) as Record<string, unknown>) });
+    const account = newAccount();
+    const at = (minute: number) => ({ time: `2024-05-01T12:0${minute}:00Z` });
+    const [first, second, third] = [message(account, 1, at(1)), message(account, 10, at(2)), message(account, 100, at(3))];
+    const late = message(account, 1000, at(4)); // newer than every remembered one: no sign of an eviction
+
+    for (const m of [first, second, third]) await handler({ Records: [sqsRecord(m!.body)] });
+    await handler({ Records: [sqsRecord(first!.body)] }); // forgotten, and older than the oldest remembered (12:02)
+    await handler({ Records: [sqsRecord(late.body)] });
+
+    expect(outcomesOf(lines)).toEqual(['processed', 'processed', 'processed', 'processed', 'processed']);
+    const warnings = lines.filter((line) => line.level === 'WARN');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ message: 'redelivery past the processed-messages bound', eventId: first!.id });
+    expect(String(warnings[0]?.detail)).toMatch(/event time 2024-05-01T12:01:00Z is older than the oldest of the 2 ids .* remembers \(2024-05-01T12:02:00\.000Z\)/);
+    expect(metrics.map((line) => line.EvictedRedelivery)).toEqual([0, 0, 0, 1, 0]);
   });
 
   test('concurrent messages on one aggregate all apply once: losers re-read and retry', async () => {
