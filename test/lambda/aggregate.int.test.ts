@@ -193,6 +193,19 @@ describe('createAggregateConsumer', () => {
     expect(metrics.map((line) => line.EvictedRedelivery)).toEqual([0, 0, 0, 1, 0]);
   });
 
+  test('a new state that can never be written (NaN) is dead-lettered at once as InvalidWriteError, not retried', async () => {
+    const { handler, lines, deadLetter } = consumer({ apply: () => ({ state: { balance: Number.NaN, deposits: 1 } }) });
+    const account = newAccount();
+
+    const response = await handler({ Records: [sqsRecord(message(account, 1).body)] });
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(outcomesOf(lines)).toEqual(['dead-lettered']);
+    expect(deadLetter.published[0]).toMatchObject({ errorName: 'InvalidWriteError' });
+    expect(deadLetter.published[0]?.errorMessage).toMatch(/its Item attribute 'balance' cannot be written: Special numeric value NaN is not allowed/);
+    expect(await aggregate(account)).toBeUndefined();
+  });
+
   test('concurrent messages on one aggregate all apply once: losers re-read and retry', async () => {
     const { handler, lines } = consumer({ maxAttempts: 10 });
     const account = newAccount();
