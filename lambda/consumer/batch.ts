@@ -30,45 +30,87 @@ export interface BatchOptions<TRecord extends SQSRecord> {
   readonly onSkipped?: (record: TRecord, groupId: string) => void;
   /** Told the outcome of every record, skipped ones included (for metrics). @default ignored */
   readonly onOutcome?: (record: TRecord, outcome: RecordOutcome) => void;
+  /** How many records are processed at once (a whole number, at least 1). @default 1 - one after another */
+  readonly concurrency?: number;
+  /**
+   * Records with the same lane run one after another, in batch order (e.g. two copies of one event, or two messages of
+   * one aggregate), never at the same time. A FIFO record's lane is always its message group. @default every record
+   * of a standard queue is a lane of its own
+   */
+  readonly laneOf?: (record: TRecord) => string | undefined;
 }
 
 /** Outcomes that leave the message on the queue, reported as batch item failures. */
 export const RETRIED_OUTCOMES: ReadonlySet<RecordOutcome> = new Set(['failed', 'skipped']);
 
+/** Records that run one after another; `groupId` when they are a FIFO message group (a failure stops the rest). */
+interface Lane<TRecord> {
+  readonly groupId?: string;
+  readonly records: Array<{ readonly record: TRecord; readonly index: number }>;
+}
+
+/** The batch's lanes, in the order of their first record. */
+function lanesOf<TRecord extends SQSRecord>(records: readonly TRecord[], laneOf?: (record: TRecord) => string | undefined): Lane<TRecord>[] {
+  const lanes: Lane<TRecord>[] = [];
+  const byKey = new Map<string, Lane<TRecord>>();
+  records.forEach((record, index) => {
+    const groupId = record.attributes?.MessageGroupId;
+    const key = groupId !== undefined ? `group\u0000${groupId}` : ((lane) => (lane === undefined ? undefined : `lane\u0000${lane}`))(laneOf?.(record));
+    let lane = key === undefined ? undefined : byKey.get(key);
+    if (lane === undefined) {
+      lane = { ...(groupId !== undefined ? { groupId } : {}), records: [] };
+      lanes.push(lane);
+      if (key !== undefined) byKey.set(key, lane);
+    }
+    lane.records.push({ record, index });
+  });
+  return lanes;
+}
+
 /**
- * Processes the records one after another and reports every record whose outcome is `failed` (or whose processor
- * threw) as a batch item failure. On a standard queue one record's failure never affects the others.
+ * Processes the records, at most `concurrency` at once, and reports every record whose outcome is `failed` (or whose
+ * processor threw) as a batch item failure, in batch order. On a standard queue one record's failure never affects the
+ * others.
  *
- * On a FIFO queue (records carry `MessageGroupId`), order within a group must hold: after the first failure in a
- * group, the group's later records in the batch are not attempted and are reported too (`skipped`), so they are
- * retried in order after it. Other groups go on.
+ * On a FIFO queue (records carry `MessageGroupId`), order within a group must hold: a group's records run one after
+ * another, and after the first failure in a group its later records in the batch are not attempted and are reported
+ * too (`skipped`), so they are retried in order after it. Other groups go on, concurrently.
  */
 export async function processBatch<TRecord extends SQSRecord>(
   records: readonly TRecord[],
   processRecord: RecordProcessor<TRecord>,
   options: BatchOptions<TRecord> = {},
 ): Promise<SQSBatchResponse> {
-  const response: SQSBatchResponse = { batchItemFailures: [] };
-  const failedGroups = new Set<string>();
-  for (const record of records) {
-    const groupId = record.attributes?.MessageGroupId;
-    let outcome: RecordOutcome;
-    if (groupId !== undefined && failedGroups.has(groupId)) {
-      options.onSkipped?.(record, groupId);
-      outcome = 'skipped';
-    } else {
-      try {
-        outcome = await processRecord(record);
-      } catch (error) {
-        options.onUnexpectedError?.(record, error);
-        outcome = 'failed';
+  const concurrency = options.concurrency ?? 1;
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`concurrency must be a whole number of at least 1, but was ${concurrency}`);
+  const outcomes: RecordOutcome[] = new Array<RecordOutcome>(records.length);
+  const lanes = lanesOf(records, options.laneOf);
+  const runLane = async (lane: Lane<TRecord>): Promise<void> => {
+    let failed = false;
+    for (const { record, index } of lane.records) {
+      let outcome: RecordOutcome;
+      if (failed && lane.groupId !== undefined) {
+        options.onSkipped?.(record, lane.groupId);
+        outcome = 'skipped';
+      } else {
+        try {
+          outcome = await processRecord(record);
+        } catch (error) {
+          options.onUnexpectedError?.(record, error);
+          outcome = 'failed';
+        }
       }
+      options.onOutcome?.(record, outcome);
+      outcomes[index] = outcome;
+      if (RETRIED_OUTCOMES.has(outcome)) failed = true;
     }
-    options.onOutcome?.(record, outcome);
-    if (RETRIED_OUTCOMES.has(outcome)) {
-      response.batchItemFailures.push({ itemIdentifier: record.messageId });
-      if (groupId !== undefined) failedGroups.add(groupId);
-    }
-  }
-  return response;
+  };
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    for (let lane = lanes[next++]; lane !== undefined; lane = lanes[next++]) await runLane(lane);
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, lanes.length) }, worker));
+  return {
+    batchItemFailures: records.flatMap((record, index) => (RETRIED_OUTCOMES.has(outcomes[index] as RecordOutcome) ? [{ itemIdentifier: record.messageId }] : [])),
+  };
 }

@@ -58,10 +58,69 @@ describe('processBatch', () => {
       { onSkipped: (record, group) => skipped.push(`${record.messageId}@${group}`), onOutcome: (record, outcome) => outcomes.push(`${record.messageId}:${outcome}`) },
     );
 
-    expect(attempted).toEqual(['a1', 'b1', 'a2', 'b2']);
+    // groups are independent (and run concurrently when allowed); within a group, batch order holds
+    const inGroup = (group: string, list: string[]) => list.filter((entry) => entry.startsWith(group));
+    expect(inGroup('a', attempted)).toEqual(['a1', 'a2']);
+    expect(inGroup('b', attempted)).toEqual(['b1', 'b2']);
     expect(skipped).toEqual(['a3@a']);
     expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'a2' }, { itemIdentifier: 'a3' }]);
-    expect(outcomes).toEqual(['a1:processed', 'b1:processed', 'a2:failed', 'b2:processed', 'a3:skipped']);
+    expect(inGroup('a', outcomes)).toEqual(['a1:processed', 'a2:failed', 'a3:skipped']);
+    expect(inGroup('b', outcomes)).toEqual(['b1:processed', 'b2:processed']);
+  });
+
+  test('concurrency: at most that many records at once; FIFO groups run concurrently, each in order, stopping at its first failure', async () => {
+    const fifo = (id: string, group: string) => ({ ...sqsRecord(id, { messageId: id }), attributes: { ApproximateReceiveCount: '1', MessageGroupId: group } });
+    const records = ['a', 'b', 'c', 'd'].flatMap((group) => [1, 2, 3].map((n) => fifo(`${group}${n}`, group)));
+    let running = 0;
+    let maxRunning = 0;
+    const started: string[] = [];
+    const response = await processBatch(
+      records,
+      async (record) => {
+        started.push(record.messageId);
+        running += 1;
+        maxRunning = Math.max(maxRunning, running);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        running -= 1;
+        return record.messageId === 'b2' ? 'failed' : 'processed';
+      },
+      { concurrency: 3 },
+    );
+    expect(maxRunning).toBe(3);
+    for (const group of ['a', 'c', 'd']) expect(started.filter((id) => id.startsWith(group))).toEqual([`${group}1`, `${group}2`, `${group}3`]);
+    expect(started.filter((id) => id.startsWith('b'))).toEqual(['b1', 'b2']);
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'b2' }, { itemIdentifier: 'b3' }]);
+  });
+
+  test('concurrency on a standard queue: records of one lane run one after another, in batch order; other records run alongside', async () => {
+    const records = ['x1', 'y1', 'x2', 'z1', 'x3'].map((id) => sqsRecord(id, { messageId: id }));
+    const running = new Set<string>();
+    const overlapsWithinLane: string[] = [];
+    const order: string[] = [];
+    let maxRunning = 0;
+    const response = await processBatch(
+      records,
+      async (record) => {
+        const lane = record.messageId[0] as string;
+        if ([...running].some((id) => id.startsWith(lane))) overlapsWithinLane.push(record.messageId);
+        running.add(record.messageId);
+        maxRunning = Math.max(maxRunning, running.size);
+        order.push(record.messageId);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+        running.delete(record.messageId);
+        return record.messageId === 'x1' ? 'failed' : 'processed';
+      },
+      { concurrency: 10, laneOf: (record) => record.messageId[0] },
+    );
+    expect(overlapsWithinLane).toEqual([]);
+    expect(order.filter((id) => id.startsWith('x'))).toEqual(['x1', 'x2', 'x3']);
+    expect(maxRunning).toBe(3);
+    // a standard queue's lane does not stop at a failure
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'x1' }]);
+  });
+
+  test.each([0, 1.5, Number.NaN])('refuses a concurrency of %s', async (concurrency) => {
+    await expect(processBatch([sqsRecord('a')], async () => 'processed', { concurrency })).rejects.toThrow(/concurrency must be a whole number of at least 1/);
   });
 
   test('on a FIFO queue, a processor that throws also stops its group', async () => {
