@@ -199,5 +199,10 @@ export function createAggregateConsumer<TData = unknown, TState extends Record<s
     now,
     execute,
     additionalMetrics: [CONSUMER_METRICS.EVICTED_REDELIVERY],
+    // messages of one aggregate run one after another: concurrently they would only lose version races
+    laneOf: (envelope) => {
+      const location = options.locate(envelope as EventEnvelope<TData>);
+      return `${location.tableName}\u0000${JSON.stringify(location.key)}`;
+    },
   });
 }

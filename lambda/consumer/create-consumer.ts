@@ -5,9 +5,11 @@ import { ConsumerMetrics } from '../metrics';
 import type { DynamoDBClientLike } from '../transaction/document-client';
 import { unpairedSurrogate } from '../unicode';
 import { INBOX_ITEM } from '../wire-format';
+import type { EventEnvelope } from '../envelope';
 import { processBatch } from './batch';
 import { SqsDeadLetterPublisher, type DeadLetterPublisher } from './dead-letter';
-import { processMessage, type MessageDependencies, type MessageExecutor, type PayloadParser } from './process-message';
+import { KnownRecords, type KnownRecordsSource } from './known-records';
+import { parseRecordBody, processMessage, type MessageDependencies, type MessageExecutor, type ParsedBody, type PayloadParser } from './process-message';
 import type { SQSBatchResponse, SQSEvent } from './sqs';
 
 /** Options every consumer factory accepts. */
@@ -39,7 +41,19 @@ export interface ConsumerOptions<TData> {
   readonly logger?: Logger;
   /** Receives one CloudWatch EMF line per batch with the outcome counts. @default standard output (Lambda turns it into metrics) */
   readonly metricsSink?: (line: string) => void;
+  /**
+   * How many records of a batch are processed at once, 1 to {@link MAX_CONCURRENCY}. Records of one FIFO message group
+   * always run one after another in order (groups run concurrently), and so do copies of one event, and (aggregate
+   * mode) messages of one aggregate. Lower it when the handler's effects must not run in parallel.
+   * @default 10
+   */
+  readonly maxConcurrency?: number;
 }
+
+/** The default of `maxConcurrency`. */
+export const DEFAULT_CONCURRENCY = 10;
+/** The largest `maxConcurrency` (the DynamoDB client's default socket pool is 50; each record holds one at a time). */
+export const MAX_CONCURRENCY = 50;
 
 /** A Lambda handler for an SQS event source mapping with `ReportBatchItemFailures`. */
 export type SqsBatchHandler = (event: SQSEvent, context?: unknown) => Promise<SQSBatchResponse>;
@@ -55,6 +69,13 @@ export interface BatchHandlerSetup<TData> {
   readonly execute: MessageExecutor<TData>;
   /** Metrics the mode's executor counts besides the outcomes (see `ExecutionResult.metrics`). @default none */
   readonly additionalMetrics?: readonly string[];
+  /** Where the batch read finds the records that prove a message applied. @default no batch read (aggregate mode) */
+  readonly knownRecordsSource?: KnownRecordsSource;
+  /**
+   * Messages with the same lane run one after another, never at once (besides FIFO groups and copies of one event).
+   * @default the event id
+   */
+  readonly laneOf?: (envelope: EventEnvelope<unknown>) => string | undefined;
 }
 
 /** The logger of a consumer: the caller's, or JSON lines on standard output, with subscriber and mode on every line. */
@@ -89,6 +110,18 @@ function assertSubscriberNameUsable(subscriberName: string): void {
 export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsBatchHandler {
   const { config, logger, now } = setup;
   assertSubscriberNameUsable(config.subscriberName);
+  const concurrency = setup.options.maxConcurrency ?? DEFAULT_CONCURRENCY;
+  if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {
+    throw new ConfigurationError(`maxConcurrency must be a whole number from 1 to ${MAX_CONCURRENCY}, but ${String(concurrency)} was given`);
+  }
+  const logPayloadValues = setup.options.logPayloadValues === true;
+  const laneOfEnvelope = (envelope: EventEnvelope<unknown>): string | undefined => {
+    try {
+      return setup.laneOf?.(envelope) ?? envelope.id;
+    } catch {
+      return envelope.id; // the mode's own path reports what is wrong with the message
+    }
+  };
   const deadLetter = deadLetterPublisher(config, setup.options.deadLetter);
   const metricsOptions = {
     subscriberName: config.subscriberName,
@@ -101,6 +134,12 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
   // environment, and a batch's metrics (or anything else keyed by "the current batch") must not take in another's.
   return async (event, lambdaContext) => {
     const metrics = new ConsumerMetrics(metricsOptions);
+    const parsed = new Map<object, ParsedBody>(event.Records.map((record) => [record, parseRecordBody(record, logPayloadValues)]));
+    const eventIds = [...parsed.values()].flatMap((body) => ('envelope' in body ? [body.envelope.id] : []));
+    const knownRecords =
+      setup.knownRecordsSource === undefined || eventIds.length === 0
+        ? undefined
+        : await KnownRecords.read(setup.knownRecordsSource, eventIds, now(), logger);
     const deps: MessageDependencies<TData> = {
       execute: setup.execute,
       parse: setup.options.parse,
@@ -109,14 +148,20 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
       logger,
       now,
       lambdaContext,
-      logPayloadValues: setup.options.logPayloadValues === true,
+      logPayloadValues,
       countMetric: (name) => metrics.countMetric(name),
+      knownRecords,
     };
     try {
       return await processBatch(
         event.Records,
-        (record) => processMessage(record, deps),
+        (record) => processMessage(record, deps, parsed.get(record)),
         {
+          concurrency,
+          laneOf: (record) => {
+            const body = parsed.get(record);
+            return body !== undefined && 'envelope' in body ? laneOfEnvelope(body.envelope) : undefined;
+          },
           onUnexpectedError: (record, error) => logger.error('failed', { sqsMessageId: record.messageId, outcome: 'failed', error }),
           onSkipped: (record, groupId) =>
             logger.info('skipped', { sqsMessageId: record.messageId, outcome: 'skipped', messageGroupId: groupId, detail: 'an earlier message of this FIFO group failed' }),

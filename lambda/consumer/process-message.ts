@@ -10,6 +10,7 @@ import { redactValues } from '../redact';
 import type { LogContext, Logger } from '../logger';
 import type { RecordOutcome } from './batch';
 import type { DeadLetterPublisher } from './dead-letter';
+import type { KnownRecords } from './known-records';
 import type { SQSRecord } from './sqs';
 
 /** What every mode's handler gets besides the envelope. */
@@ -65,6 +66,11 @@ export interface MessageDependencies<TData> {
   readonly lambdaContext?: unknown;
   /** Counts a metric an executor names in its result's `metrics`, for this invocation. @default not counted */
   readonly countMetric?: (name: string) => void;
+  /**
+   * What this batch knows to be applied already (the batch read): a message it recognises is a duplicate without
+   * running `parse`, the handler or any write. @default nothing known: every message goes the mode's path
+   */
+  readonly knownRecords?: KnownRecords;
   /**
    * Keep payload values in error messages (a schema error's echo of the refused value, the start of a body that is not
    * JSON) in the logs and the dead-letter attributes, for debugging.
@@ -170,23 +176,45 @@ function parsePayload<TData>(envelope: EventEnvelope<unknown>, parse: PayloadPar
   }
 }
 
-/** Processes one record and returns its outcome; never throws. Logs one line per outcome. */
-export async function processMessage<TData>(record: SQSRecord, deps: MessageDependencies<TData>): Promise<RecordOutcome> {
+/** A record's body parsed into an envelope, or why it could not be. */
+export type ParsedBody = { readonly envelope: EventEnvelope<unknown> } | { readonly error: Error };
+
+/** Parses a record's body once (the batch reads the ids before processing); never throws. */
+export function parseRecordBody(record: SQSRecord, logPayloadValues: boolean): ParsedBody {
+  try {
+    return { envelope: parseEnvelope<unknown>(record.body, { logPayloadValues }) };
+  } catch (error) {
+    return { error: error as Error };
+  }
+}
+
+/**
+ * Processes one record and returns its outcome; never throws. Logs one line per outcome. `parsed` is the record's
+ * body as {@link parseRecordBody} read it, when the batch already did.
+ */
+export async function processMessage<TData>(
+  record: SQSRecord,
+  deps: MessageDependencies<TData>,
+  parsed: ParsedBody = parseRecordBody(record, deps.logPayloadValues === true),
+): Promise<RecordOutcome> {
   const startedAt = deps.now().getTime();
   const elapsed = (): LogContext => ({ durationMilliseconds: deps.now().getTime() - startedAt });
   let log = deps.logger.child({ sqsMessageId: record.messageId });
-  let raw: EventEnvelope<unknown>;
-  try {
-    raw = parseEnvelope<unknown>(record.body, { logPayloadValues: deps.logPayloadValues === true });
-  } catch (error) {
-    return deadLetter(record, error as Error, 'dead-lettered', deps, log, elapsed());
-  }
+  if ('error' in parsed) return deadLetter(record, parsed.error, 'dead-lettered', deps, log, elapsed());
+  const raw = parsed.envelope;
   log = log.child({ eventId: raw.id, eventType: raw.type });
   try {
+    const fingerprint = payloadFingerprint(raw);
+    if (deps.knownRecords?.recognise(raw.id, fingerprint) === 'duplicate') {
+      log.info('duplicate', { ...elapsed(), outcome: 'duplicate', detail: 'recognised by the batch read: no handler run, nothing written' });
+      return 'duplicate';
+    }
     const envelope = parsePayload(raw, deps.parse, deps.logPayloadValues === true);
-    const context: MessageContext = { sqsRecord: record, lambdaContext: deps.lambdaContext, logger: log, fingerprint: payloadFingerprint(raw) };
+    const context: MessageContext = { sqsRecord: record, lambdaContext: deps.lambdaContext, logger: log, fingerprint };
     const result = await deps.execute(envelope, context);
     for (const name of result.metrics ?? []) deps.countMetric?.(name);
+    // a later copy of this event in the batch is then a duplicate without a write
+    deps.knownRecords?.remember(raw.id, fingerprint);
     log.info(result.outcome, { ...elapsed(), outcome: result.outcome, ...result.fields });
     return result.outcome;
   } catch (error) {

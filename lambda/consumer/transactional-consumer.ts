@@ -16,6 +16,42 @@ import { TransactionBuilder } from './transaction-builder';
  */
 export type EventHandler<TData> = (envelope: EventEnvelope<TData>, tx: TransactionBuilder, context: HandlerContext) => Promise<void> | void;
 
+/** How often a transaction that lost a conflict to another transaction on one of its items is tried in all. */
+export const MAX_CONFLICT_ATTEMPTS = 4;
+const CONFLICT_BACKOFF_BASE_MILLISECONDS = 20;
+const CONFLICT_BACKOFF_CAP_MILLISECONDS = 200;
+
+/**
+ * True when DynamoDB refused the write only because another transaction was working on one of its items at the same
+ * moment (`TransactionConflict`, or `TransactionConflictException` for the single PutItem): nothing was written, and the
+ * same write a moment later may well succeed. Records of one batch that touch one item run concurrently, so they meet this.
+ */
+function lostConflict(error: unknown): boolean {
+  if (!(error instanceof Error)) return false;
+  if (error.name === 'TransactionConflictException') return true;
+  const codes = (error as { cancellationReasonCodes?: readonly string[] }).cancellationReasonCodes;
+  if (error.name !== 'TransactionCancelledError' || codes === undefined) return false;
+  const failures = codes.filter((code) => code !== 'None');
+  return failures.length > 0 && failures.every((code) => code === 'TransactionConflict');
+}
+
+/**
+ * Runs `attempt` (the handler and the commit) until it does not lose a transaction conflict, at most
+ * {@link MAX_CONFLICT_ATTEMPTS} times with jittered exponential backoff; the last conflict is thrown (the message is
+ * then retried by SQS). The handler runs again on each attempt: it only stages writes, so that is safe.
+ */
+async function commitWithConflictRetries<T>(attempt: () => Promise<T>): Promise<T & { readonly attempts: number }> {
+  for (let attempts = 1; ; attempts++) {
+    try {
+      return { ...(await attempt()), attempts };
+    } catch (error) {
+      if (!lostConflict(error) || attempts >= MAX_CONFLICT_ATTEMPTS) throw error;
+      const ceiling = Math.min(CONFLICT_BACKOFF_CAP_MILLISECONDS, CONFLICT_BACKOFF_BASE_MILLISECONDS * 2 ** (attempts - 1));
+      await new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling));
+    }
+  }
+}
+
 /** Options of {@link createTransactionalConsumer}. */
 export interface TransactionalConsumerOptions<TData> extends ConsumerOptions<TData> {
   /** The business logic, called once per delivery of an event that was not processed before. */
@@ -61,16 +97,24 @@ export function createTransactionalConsumer<TData = unknown>(options: Transactio
     options,
     logger,
     now,
+    // a live inbox record answers a redelivery before the handler runs
+    knownRecordsSource: { client, tableName: config.inboxTableName, subscriberName: config.subscriberName, accepts: 'inbox-or-completed' },
     execute: async (envelope, context) => {
-      const tx = new TransactionBuilder({
-        prepareEvent: emittedEventPreparer({ outbox, subscriberName: config.subscriberName, consumedEventId: envelope.id }),
+      const { tx, result, attempts } = await commitWithConflictRetries(async () => {
+        const tx = new TransactionBuilder({
+          prepareEvent: emittedEventPreparer({ outbox, subscriberName: config.subscriberName, consumedEventId: envelope.id }),
+        });
+        await options.handle(envelope, tx, context);
+        return { tx, result: await inbox.commit(envelope, tx.items, context.fingerprint, tx.events) };
       });
-      await options.handle(envelope, tx, context);
-      const result = await inbox.commit(envelope, tx.items, context.fingerprint, tx.events);
       if (result.unverifiedPayload !== undefined) {
         context.logger.warn('payload not verified', { detail: `${result.unverifiedPayload}; acknowledged as a duplicate`, fingerprint: context.fingerprint });
       }
-      const fields = tx.events.length === 0 ? { stagedWrites: tx.items.length } : { stagedWrites: tx.items.length, emittedEvents: tx.events.length };
+      const fields = {
+        stagedWrites: tx.items.length,
+        ...(tx.events.length === 0 ? {} : { emittedEvents: tx.events.length }),
+        ...(attempts === 1 ? {} : { attempts }),
+      };
       return { outcome: result.outcome, fields };
     },
   });

@@ -32,8 +32,9 @@ export function createLeaseProcessingHandler<TData>(setup: LeaseProcessingSetup<
   }
   const now = options.now ?? (() => new Date());
   const logger = consumerLogger(config, setup.mode, options.logger);
+  const client = toDocumentClient(options.client);
   const store = new ProcessingRecordStore({
-    client: toDocumentClient(options.client),
+    client,
     tableName: config.inboxTableName,
     subscriberName: config.subscriberName,
     deduplicationWindowSeconds: config.deduplicationWindowSeconds,
@@ -48,6 +49,8 @@ export function createLeaseProcessingHandler<TData>(setup: LeaseProcessingSetup<
     options,
     logger,
     now,
+    // a COMPLETED record answers a redelivery before any claim
+    knownRecordsSource: { client, tableName: config.inboxTableName, subscriberName: config.subscriberName, accepts: 'completed' },
     execute: createStepExecutor<TData>({
       store,
       steps: setup.steps,

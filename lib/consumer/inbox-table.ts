@@ -32,8 +32,8 @@ export interface IInboxTable extends IResource {
   /**
    * Lets `grantee` record processed messages, what a `ProcessingMode.TRANSACTIONAL` consumer needs:
    * `dynamodb:PutItem` on this table (which also covers a Put inside `TransactWriteItems`; a duplicate's stored payload
-   * fingerprint comes back with the failed condition, `ReturnValuesOnConditionCheckFailure: ALL_OLD`, so no read is
-   * needed). With a customer-managed key also `kms:Decrypt`, `kms:DescribeKey`, `kms:Encrypt` and
+   * fingerprint comes back with the failed condition, `ReturnValuesOnConditionCheckFailure: ALL_OLD`) and
+   * `dynamodb:BatchGetItem` (one read per batch answers redeliveries before any write). With a customer-managed key also `kms:Decrypt`, `kms:DescribeKey`, `kms:Encrypt` and
    * `kms:GenerateDataKey` on that key.
    */
   grantRecordMessages(grantee: iam.IGrantable): iam.Grant;
@@ -41,7 +41,7 @@ export interface IInboxTable extends IResource {
   /**
    * Lets `grantee` claim, update and complete processing records, what a `ProcessingMode.LEASE` or
    * `ProcessingMode.MULTI_STEP` consumer needs: `dynamodb:GetItem`, `dynamodb:PutItem` and `dynamodb:UpdateItem` on
-   * this table. With a customer-managed key also `kms:Decrypt`, `kms:DescribeKey`, `kms:Encrypt` and
+   * this table, and `dynamodb:BatchGetItem` (one read per batch answers redeliveries of completed messages). With a customer-managed key also `kms:Decrypt`, `kms:DescribeKey`, `kms:Encrypt` and
    * `kms:GenerateDataKey` on that key.
    */
   grantProcessingRecords(grantee: iam.IGrantable): iam.Grant;
@@ -131,15 +131,16 @@ abstract class InboxTableBase extends Resource implements IInboxTable {
   public grantRecordMessages(grantee: iam.IGrantable): iam.Grant {
     // The inbox write is a conditional Put (alone, or inside TransactWriteItems). A duplicate's stored payload
     // fingerprint is returned by the failed condition itself (ReturnValuesOnConditionCheckFailure: ALL_OLD), which
-    // needs no permission beyond the Put.
-    return this.grantTable(grantee, [{ actions: ['dynamodb:PutItem'], resourceArns: [this.tableArn] }]);
+    // needs no permission beyond the Put. BatchGetItem: the one read per batch that answers redeliveries before any write.
+    return this.grantTable(grantee, [{ actions: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'], resourceArns: [this.tableArn] }]);
   }
 
   public grantProcessingRecords(grantee: iam.IGrantable): iam.Grant {
     // Put claims a new record; Update takes over an expired lease, moves steps and completes, each fenced by a
-    // condition on the owner; Get reads the record to decide what to do.
+    // condition on the owner; Get reads the record to decide what to do; BatchGetItem is the one read per batch that
+    // answers redeliveries of completed messages before any write.
     return this.grantTable(grantee, [
-      { actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resourceArns: [this.tableArn] },
+      { actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resourceArns: [this.tableArn] },
     ]);
   }
 

@@ -13,7 +13,7 @@ export enum ProcessingMode {
    * Use it when the whole effect is DynamoDB writes (up to 99 staged actions). Guarantees exactly-once effect per
    * subscriber within the deduplication window: a redelivery finds the inbox record and applies nothing, and two
    * concurrent deliveries can not both commit. The handler calls `createTransactionalConsumer` from
-   * `idempotent-event-flow/runtime`. The function gets `dynamodb:PutItem` on the inbox table.
+   * `idempotent-event-flow/runtime`. The function gets `dynamodb:BatchGetItem` and `dynamodb:PutItem` on the inbox table.
    */
   TRANSACTIONAL = 'transactional',
 
@@ -27,8 +27,8 @@ export enum ProcessingMode {
    * a newer owner's lease. When the outcome of an attempt is unknown (an unclassified error, or a delivery that died
    * mid-effect), the message is blocked for an operator instead of being retried blindly: it goes to the dead-letter
    * queue with the reason and stays blocked until an operator marks it SUCCESS or TRY_AGAIN (see the `Blocked`
-   * alarm and `npx idempotent-event-flow blocked`). The handler calls `createLeaseConsumer`. The function gets `dynamodb:GetItem`, `dynamodb:PutItem` and `dynamodb:UpdateItem`
-   * on the inbox table.
+   * alarm and `npx idempotent-event-flow blocked`). The handler calls `createLeaseConsumer`. The function gets `dynamodb:BatchGetItem`, `dynamodb:GetItem`,
+   * `dynamodb:PutItem` and `dynamodb:UpdateItem` on the inbox table.
    */
   LEASE = 'lease',
 
@@ -38,8 +38,8 @@ export enum ProcessingMode {
    * Use it for a message that drives several effects (e.g. create an invoice, then charge it, then notify), so a
    * retry resumes after the last completed step instead of starting over. Guarantees per step what `LEASE`
    * guarantees per message; a step whose outcome is unknown blocks the message for an operator. The handler calls
-   * `createMultiStepConsumer`. The function gets `dynamodb:GetItem`, `dynamodb:PutItem` and `dynamodb:UpdateItem` on
-   * the inbox table.
+   * `createMultiStepConsumer`. The function gets `dynamodb:BatchGetItem`, `dynamodb:GetItem`, `dynamodb:PutItem` and
+   * `dynamodb:UpdateItem` on the inbox table.
    */
   MULTI_STEP = 'multi-step',
 

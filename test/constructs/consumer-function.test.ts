@@ -184,7 +184,7 @@ describe('ConsumerFunction: role', () => {
     // THEN
     expect(defaultPolicyStatements(template)).toEqual([
       { Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Effect: 'Allow', Resource: '*' },
-      { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: ref(f.stack, f.inbox.tableArn) },
+      { Action: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: ref(f.stack, f.inbox.tableArn) },
       { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: ref(f.stack, f.deadLetterQueue.queueArn) },
     ]);
   });
@@ -216,7 +216,7 @@ describe('ConsumerFunction: role', () => {
     create(f, { deadLetterQueue: undefined, tracing: lambda.Tracing.DISABLED });
     // THEN
     expect(defaultPolicyStatements(Template.fromStack(f.stack))).toEqual([
-      { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: ref(f.stack, f.inbox.tableArn) },
+      { Action: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: ref(f.stack, f.inbox.tableArn) },
     ]);
   });
 
@@ -357,14 +357,14 @@ describe('ConsumerFunction: processing modes', () => {
   });
 
   test.each([ProcessingMode.LEASE, ProcessingMode.MULTI_STEP])(
-    'may get, put and update processing records in the inbox in mode %s, nothing more on it',
+    'may batch-get, get, put and update processing records in the inbox in mode %s, nothing more on it',
     (processingMode) => {
       // WHEN
       const { f, template } = synth({ processingMode });
       // THEN
       expect(defaultPolicyStatements(template)).toEqual([
         { Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Effect: 'Allow', Resource: '*' },
-        { Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: ref(f.stack, f.inbox.tableArn) },
+        { Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: ref(f.stack, f.inbox.tableArn) },
         { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: ref(f.stack, f.deadLetterQueue.queueArn) },
       ]);
     },

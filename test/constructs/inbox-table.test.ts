@@ -158,7 +158,7 @@ describe('InboxTable: encryption and removal', () => {
 });
 
 describe('InboxTable: grantRecordMessages', () => {
-  test('grants only dynamodb:PutItem on the table', () => {
+  test('grants only dynamodb:BatchGetItem and dynamodb:PutItem on the table', () => {
     // GIVEN
     const stack = newStack();
     const inbox = new InboxTable(stack, 'Inbox');
@@ -166,7 +166,7 @@ describe('InboxTable: grantRecordMessages', () => {
     grantToNewRole(stack, inbox);
     // THEN
     expect(policyStatements(stack)).toEqual([
-      { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
+      { Action: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
     ]);
     expect(stack.resolve(inbox.tableArn)).toEqual({
       'Fn::GetAtt': [stack.getLogicalId(inbox.table.node.defaultChild as dynamodb.CfnTable), 'Arn'],
@@ -182,7 +182,7 @@ describe('InboxTable: grantRecordMessages', () => {
     grantToNewRole(stack, inbox);
     // THEN
     expect(policyStatements(stack)).toEqual([
-      { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
+      { Action: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
       {
         Action: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'],
         Condition: viaService(stack, key, 'dynamodb'),
@@ -194,7 +194,7 @@ describe('InboxTable: grantRecordMessages', () => {
 });
 
 describe('InboxTable: grantProcessingRecords', () => {
-  test('grants only dynamodb:GetItem, dynamodb:PutItem and dynamodb:UpdateItem on the table', () => {
+  test('grants only dynamodb:BatchGetItem, dynamodb:GetItem, dynamodb:PutItem and dynamodb:UpdateItem on the table', () => {
     // GIVEN
     const stack = newStack();
     const inbox = new InboxTable(stack, 'Inbox');
@@ -203,7 +203,7 @@ describe('InboxTable: grantProcessingRecords', () => {
     // THEN
     expect(grant.success).toBe(true);
     expect(policyStatements(stack)).toEqual([
-      { Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
+      { Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
     ]);
   });
 
@@ -311,14 +311,14 @@ describe('InboxTable: import', () => {
     expect(inbox.encryptionKey).toBeUndefined();
   });
 
-  test('fromTableArn grants PutItem on the imported table only', () => {
+  test('fromTableArn grants BatchGetItem and PutItem on the imported table only', () => {
     // GIVEN
     const stack = newStack();
     const inbox = InboxTable.fromTableArn(stack, 'Shared', arn);
     // WHEN
     grantToNewRole(stack, inbox);
     // THEN
-    expect(policyStatements(stack)).toEqual([{ Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: arn }]);
+    expect(policyStatements(stack)).toEqual([{ Action: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: arn }]);
   });
 
   test('fromTableName builds the ARN in the importing stack', () => {

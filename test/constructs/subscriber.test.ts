@@ -289,7 +289,7 @@ describe('Subscriber: inbox and function', () => {
       Environment: { Variables: { [ENV.INBOX_TABLE_NAME]: 'shared-inbox' } },
     });
     expect(consumerPolicyStatements(template)).toContainEqual({
-      Action: 'dynamodb:PutItem',
+      Action: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'],
       Effect: 'Allow',
       Resource: r(f.stack, shared.tableArn),
     });
@@ -386,7 +386,7 @@ describe('Subscriber: least privilege', () => {
     // THEN
     expect(consumerPolicyStatements(template)).toEqual([
       { Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Effect: 'Allow', Resource: '*' },
-      { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: r(f.stack, subscriber.inboxTable!.tableArn) },
+      { Action: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: r(f.stack, subscriber.inboxTable!.tableArn) },
       { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: r(f.stack, subscriber.deadLetterQueue.queueArn) },
       {
         Action: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
@@ -456,7 +456,7 @@ describe('Subscriber: processing modes', () => {
   });
 
   test.each([ProcessingMode.LEASE, ProcessingMode.MULTI_STEP])(
-    'in mode %s, lets the function get, put and update its inbox records, nothing more on it',
+    'in mode %s, lets the function batch-get, get, put and update its inbox records, nothing more on it',
     (processingMode) => {
       // WHEN
       const { f, subscriber, template } = synth({ processingMode });
@@ -464,7 +464,7 @@ describe('Subscriber: processing modes', () => {
       const dynamodbStatements = consumerPolicyStatements(template).filter((st) => JSON.stringify(st).includes('dynamodb:'));
       expect(dynamodbStatements).toEqual([
         {
-          Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+          Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
           Effect: 'Allow',
           Resource: r(f.stack, subscriber.inboxTable!.tableArn),
         },

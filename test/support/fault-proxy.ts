@@ -8,11 +8,15 @@ import { readBody } from '../../simulator/aws/loopback-server';
  * for the Nth request with a given `X-Amz-Target` (counted from when the rule was added):
  * - `drop-response`: forward it (so DynamoDB applies it), read the reply, then destroy the client socket without
  *   replying: a crash after commit, seen from the client;
- * - `throttle`: answer 400 with a DynamoDB throttling error body, without forwarding.
+ * - `throttle`: answer 400 with a DynamoDB throttling error body, without forwarding;
+ * - `transaction-conflict`: answer a TransactWriteItems with `TransactionCanceledException`, the first action's reason
+ *   `TransactionConflict` and the others' `None`, without forwarding: what DynamoDB answers when another transaction
+ *   holds one of the items at that moment (DynamoDB Local serializes transactions and never does).
  */
 export type Fault =
   | { readonly kind: 'drop-response' }
-  | { readonly kind: 'throttle'; readonly errorType?: 'ThrottlingException' | 'ProvisionedThroughputExceededException' };
+  | { readonly kind: 'throttle'; readonly errorType?: 'ThrottlingException' | 'ProvisionedThroughputExceededException' }
+  | { readonly kind: 'transaction-conflict' };
 
 /** When a fault applies. */
 export interface FaultRule {
@@ -60,6 +64,20 @@ function throttle(response: ServerResponse, fault: Extract<Fault, { kind: 'throt
   response.end(body);
 }
 
+function transactionConflict(response: ServerResponse, requestBody: Buffer): void {
+  const actions = (JSON.parse(requestBody.toString('utf8')) as { TransactItems?: unknown[] }).TransactItems?.length ?? 1;
+  const reasons = Array.from({ length: actions }, (_, index) =>
+    index === 0 ? { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' } : { Code: 'None' },
+  );
+  const body = JSON.stringify({
+    __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
+    Message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((reason) => reason.Code).join(', ')}]`,
+    CancellationReasons: reasons,
+  });
+  response.writeHead(400, { 'Content-Type': 'application/x-amz-json-1.0', 'Content-Length': Buffer.byteLength(body), 'x-amzn-RequestId': 'fault-proxy' });
+  response.end(body);
+}
+
 /** Starts a proxy in front of `targetEndpoint` (e.g. DynamoDB Local's `http://127.0.0.1:8000`). */
 export async function startFaultProxy(targetEndpoint: string, options: FaultProxyOptions = {}): Promise<FaultProxy> {
   const delayMs = options.delayMs ?? 0;
@@ -99,6 +117,7 @@ export async function startFaultProxy(targetEndpoint: string, options: FaultProx
         }
       }
       if (fault?.kind === 'throttle') return throttle(response, fault);
+      if (fault?.kind === 'transaction-conflict') return transactionConflict(response, body);
       const reply = await forward(incoming, body);
       if (fault?.kind === 'drop-response') {
         // DynamoDB has applied the request; the client never learns it

@@ -465,12 +465,12 @@ describe('createLeaseConsumer', () => {
     expect(await record(message.id)).toMatchObject({ status: { S: 'COMPLETED' } });
   });
 
-  test('DynamoDB requests per message: 2 writes processed, 1 duplicate, 2 blocked, 1 blocked again; no reads', async () => {
+  test('DynamoDB requests per message: 2 writes processed, none for a duplicate (the batch read answers it), 2 blocked, 1 blocked again; one batch read per batch, no other reads', async () => {
     const counted = localClient({ endpoint: proxy.endpoint });
     const processed = consumer({ client: counted });
     const blocking = consumer({ client: counted, handle: () => Promise.reject(new Error('timeout')) });
     const requests = (target: string) => proxy.requestCount(target);
-    const snapshot = () => [requests(PUT), requests(UPDATE), requests(GET)];
+    const snapshot = () => [requests(PUT), requests(UPDATE), requests(GET), requests('DynamoDB_20120810.BatchGetItem')];
     const delta = async (run: () => Promise<unknown>) => {
       const before = snapshot();
       await run();
@@ -479,10 +479,10 @@ describe('createLeaseConsumer', () => {
     const message = newMessage();
     const unlucky = newMessage();
 
-    expect(await delta(() => deliver(processed.handler, message))).toEqual([1, 1, 0]);
-    expect(await delta(() => deliver(processed.handler, message, 2))).toEqual([1, 0, 0]);
-    expect(await delta(() => deliver(blocking.handler, unlucky))).toEqual([1, 1, 0]);
-    expect(await delta(() => deliver(blocking.handler, unlucky, 2))).toEqual([1, 0, 0]);
+    expect(await delta(() => deliver(processed.handler, message))).toEqual([1, 1, 0, 1]);
+    expect(await delta(() => deliver(processed.handler, message, 2))).toEqual([0, 0, 0, 1]);
+    expect(await delta(() => deliver(blocking.handler, unlucky))).toEqual([1, 1, 0, 1]);
+    expect(await delta(() => deliver(blocking.handler, unlucky, 2))).toEqual([1, 0, 0, 1]);
   });
 
   test('throttled writes are retried by the SDK', async () => {

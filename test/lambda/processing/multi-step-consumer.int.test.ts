@@ -125,20 +125,22 @@ describe('createMultiStepConsumer', () => {
     ]);
   });
 
-  test('writes 1 + number of steps per message, and reads nothing; a duplicate costs 1 write', async () => {
+  test('writes 1 + number of steps per message, and reads only once per batch (the batch read); a duplicate costs no write', async () => {
     const three: ProcessingStep<unknown>[] = ['a', 'b', 'c'].map((name) => ({ name, run: () => ({ [name]: true }) }));
     const { handler } = consumer({ steps: three, client: localClient({ endpoint: proxy.endpoint }) });
     const message = newMessage();
     const writesBefore = requests(WRITES);
     const readsBefore = requests(READS);
+    const batchReadsBefore = requests(['DynamoDB_20120810.BatchGetItem']);
 
     await deliver(handler, message);
     const writesProcessed = requests(WRITES) - writesBefore;
     await deliver(handler, message, 2);
 
     expect(writesProcessed).toBe(1 + three.length);
-    expect(requests(WRITES) - writesBefore - writesProcessed).toBe(1);
+    expect(requests(WRITES) - writesBefore - writesProcessed).toBe(0);
     expect(requests(READS) - readsBefore).toBe(0);
+    expect(requests(['DynamoDB_20120810.BatchGetItem']) - batchReadsBefore).toBe(2); // one per delivered batch
   });
 
   test('a step of unknown outcome blocks the message at that step; the steps before it stay done', async () => {

@@ -1,0 +1,132 @@
+/**
+ * Duplicates answered before any write: one eventually consistent BatchGetItem per batch reads the inbox (or
+ * processing) records of the batch's event ids, and a message whose record is live and carries the same payload
+ * fingerprint is acknowledged as a duplicate without running the handler or sending a write. The conditional write
+ * stays the arbiter: a record the read did not see (not yet visible, expired, another mode's, in flight) leaves the
+ * message to the mode's normal path, which decides as before.
+ */
+import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { PayloadMismatchError } from '../errors';
+import type { Logger } from '../logger';
+import { MAX_PARTITION_KEY_BYTES, utf8Bytes } from '../transaction/item-size';
+import { INBOX_ITEM, PROCESSING_RECORD, RECORD_STATUS, TABLE_SCHEMA } from '../wire-format';
+
+/** BatchGetItem reads at most 100 keys per request. */
+export const MAX_KEYS_PER_BATCH_GET = 100;
+
+/** Which live records prove that a message was applied, per mode. */
+export type AppliedRecordKind =
+  /** Transactional mode: an inbox record, or a COMPLETED processing record (the mode changed after it completed). */
+  | 'inbox-or-completed'
+  /** Lease and multi-step modes: a COMPLETED processing record only. */
+  | 'completed';
+
+/** Where a consumer's records are, and which of them prove a message applied. */
+export interface KnownRecordsSource {
+  readonly client: DynamoDBDocumentClient;
+  readonly tableName: string;
+  readonly subscriberName: string;
+  readonly accepts: AppliedRecordKind;
+}
+
+/** The live record that proves an event applied: its payload fingerprint. */
+interface AppliedRecord {
+  readonly fingerprint: string;
+}
+
+/** The record's key: `<subscriber>#<eventId>`, as the inbox and the processing records write it. */
+function keyOf(subscriberName: string, eventId: string): string {
+  return `${subscriberName}${INBOX_ITEM.KEY_SEPARATOR}${eventId}`;
+}
+
+/** The record, when it is live as of `nowEpochSeconds` and proves its event applied under `accepts`; else undefined. */
+function appliedRecordOf(item: Readonly<Record<string, unknown>>, accepts: AppliedRecordKind, nowEpochSeconds: number): AppliedRecord | undefined {
+  const expiresAt = item[TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE];
+  const fingerprint = item[INBOX_ITEM.FINGERPRINT_ATTRIBUTE];
+  // as the claim's condition says: a record whose expiresAt has passed counts as absent (see inbox.ts)
+  if (typeof expiresAt !== 'number' || expiresAt < nowEpochSeconds || typeof fingerprint !== 'string') return undefined;
+  const isProcessingRecord = item[PROCESSING_RECORD.RECORD_TYPE_ATTRIBUTE] === PROCESSING_RECORD.RECORD_TYPE_VALUE;
+  if (isProcessingRecord) return item[PROCESSING_RECORD.STATUS_ATTRIBUTE] === RECORD_STATUS.COMPLETED ? { fingerprint } : undefined;
+  return accepts === 'inbox-or-completed' ? { fingerprint } : undefined;
+}
+
+/** What one batch knows to be applied already: read once before the batch, added to as its messages are applied. */
+export class KnownRecords {
+  private readonly applied = new Map<string, AppliedRecord>();
+
+  private constructor(private readonly subscriberName: string) {}
+
+  /** Nothing known: every message goes its mode's normal path. */
+  public static none(subscriberName: string): KnownRecords {
+    return new KnownRecords(subscriberName);
+  }
+
+  /**
+   * Reads the records of `eventIds` (eventually consistent, 100 keys per request, the requests concurrently). A read that
+   * fails, or keys DynamoDB leaves unprocessed, only mean less is known: it is logged, and those messages go their
+   * normal path.
+   */
+  public static async read(source: KnownRecordsSource, eventIds: readonly string[], now: Date, logger: Logger): Promise<KnownRecords> {
+    const known = new KnownRecords(source.subscriberName);
+    // an id too long for a key would make DynamoDB refuse the whole read; its own path dead-letters it
+    const unique = [...new Set(eventIds)].filter((id) => utf8Bytes(keyOf(source.subscriberName, id)) <= MAX_PARTITION_KEY_BYTES);
+    const nowEpochSeconds = Math.floor(now.getTime() / 1000);
+    if (unique.length === 0) return known;
+    const chunks: string[][] = [];
+    for (let start = 0; start < unique.length; start += MAX_KEYS_PER_BATCH_GET) chunks.push(unique.slice(start, start + MAX_KEYS_PER_BATCH_GET));
+    await Promise.all(
+      chunks.map(async (ids) => {
+        try {
+          const response = await source.client.send(
+            new BatchGetCommand({
+              RequestItems: {
+                [source.tableName]: {
+                  Keys: ids.map((id) => ({ [TABLE_SCHEMA.PARTITION_KEY]: keyOf(source.subscriberName, id) })),
+                  ProjectionExpression: '#eventId, #fingerprint, #expiresAt, #recordType, #status',
+                  ExpressionAttributeNames: {
+                    '#eventId': INBOX_ITEM.EVENT_ID_ATTRIBUTE,
+                    '#fingerprint': INBOX_ITEM.FINGERPRINT_ATTRIBUTE,
+                    '#expiresAt': TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE,
+                    '#recordType': PROCESSING_RECORD.RECORD_TYPE_ATTRIBUTE,
+                    '#status': PROCESSING_RECORD.STATUS_ATTRIBUTE,
+                  },
+                },
+              },
+            }),
+          );
+          for (const item of response.Responses?.[source.tableName] ?? []) {
+            const eventId = item[INBOX_ITEM.EVENT_ID_ATTRIBUTE];
+            const record = appliedRecordOf(item, source.accepts, nowEpochSeconds);
+            if (typeof eventId === 'string' && record !== undefined) known.applied.set(eventId, record);
+          }
+        } catch (error) {
+          logger.warn('batch read of known records failed', {
+            error,
+            detail: `${ids.length} messages go the write path instead (the conditional write decides as before); check that the function may call dynamodb:BatchGetItem on '${source.tableName}'`,
+          });
+        }
+      }),
+    );
+    return known;
+  }
+
+  /**
+   * `duplicate` when `eventId` is known applied with this `fingerprint`; undefined when it is not known (the normal
+   * path decides).
+   *
+   * @throws PayloadMismatchError when it is known applied with another fingerprint (the id was reused)
+   */
+  public recognise(eventId: string, fingerprint: string): 'duplicate' | undefined {
+    const record = this.applied.get(eventId);
+    if (record === undefined) return undefined;
+    if (record.fingerprint !== fingerprint) {
+      throw new PayloadMismatchError({ eventId, storedFingerprint: record.fingerprint, receivedFingerprint: fingerprint, subscriber: this.subscriberName });
+    }
+    return 'duplicate';
+  }
+
+  /** Records that `eventId` was just applied (or found applied) with `fingerprint`, for later copies in the batch. */
+  public remember(eventId: string, fingerprint: string): void {
+    this.applied.set(eventId, { fingerprint });
+  }
+}

@@ -1,0 +1,227 @@
+/**
+ * A batch in one round trip (issue 11, parts 1 and 2), against DynamoDB Local through the proxy: records run
+ * concurrently, duplicates are answered by one batch read before any write, and exactly-once holds where records of
+ * one batch meet (two copies of one event, two records on one item).
+ */
+import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { ConsumerConfig } from '../../lambda/config';
+import { createTransactionalConsumer, MAX_CONFLICT_ATTEMPTS, type EventHandler, type TransactionalConsumerOptions } from '../../lambda/consumer/transactional-consumer';
+import { ConfigurationError } from '../../lambda/config';
+import { CONSUMER_METRICS } from '../../lambda/metrics';
+import { localClient } from '../support/dynamodb-client';
+import type { FaultProxy } from '../support/fault-proxy';
+import { createInbox, createKeyedTable } from '../support/proof/tables';
+import { startTestbed } from '../support/proof/testbed';
+import { envelopeObject, outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from './helpers';
+
+const TRANSACT = 'DynamoDB_20120810.TransactWriteItems';
+const BATCH_GET = 'DynamoDB_20120810.BatchGetItem';
+
+interface Deposit {
+  readonly account: string;
+  readonly amount: number;
+}
+
+let client: DynamoDBClient;
+let proxy: FaultProxy;
+let ledgerTable: string;
+let config: ConsumerConfig;
+
+beforeAll(async () => {
+  ({ client, proxy } = await startTestbed());
+  [ledgerTable, config] = await Promise.all([createKeyedTable(client, 'ledger'), createInbox(client, { subscriberName: 'batch', deduplicationWindowSeconds: 3600 })]);
+});
+afterAll(() => proxy.stop());
+
+let handlerRuns = 0;
+let running = 0;
+let maxRunning = 0;
+const credit: EventHandler<Deposit> = async (envelope, tx) => {
+  handlerRuns += 1;
+  running += 1;
+  maxRunning = Math.max(maxRunning, running);
+  await new Promise((resolve) => setTimeout(resolve, 10));
+  running -= 1;
+  tx.update({ TableName: ledgerTable, Key: { pk: envelope.data.account }, UpdateExpression: 'ADD balance :a', ExpressionAttributeValues: { ':a': envelope.data.amount } });
+};
+
+function consumer(overrides: Partial<TransactionalConsumerOptions<Deposit>> = {}) {
+  const { logger, lines } = recordingLogger();
+  const deadLetter = new RecordingDeadLetterPublisher();
+  const metrics: Array<Record<string, unknown>> = [];
+  const handler = createTransactionalConsumer<Deposit>({
+    handle: credit,
+    client: localClient({ endpoint: proxy.endpoint }),
+    config,
+    logger,
+    deadLetter,
+    metricsSink: (line) => metrics.push(JSON.parse(line) as Record<string, unknown>),
+    ...overrides,
+  });
+  handlerRuns = 0;
+  maxRunning = 0;
+  return { handler, lines, deadLetter, metrics };
+}
+
+const newAccount = (): string => `account-${crypto.randomUUID()}`;
+const deposit = (account: string, amount: number, overrides: Record<string, unknown> = {}) => sqsRecord(JSON.stringify(envelopeObject({ data: { account, amount }, ...overrides })));
+
+async function balance(account: string): Promise<number | undefined> {
+  const { Item } = await client.send(new GetItemCommand({ TableName: ledgerTable, Key: { pk: { S: account } }, ConsistentRead: true }));
+  return Item?.balance?.N === undefined ? undefined : Number(Item.balance.N);
+}
+
+function requestsDuring() {
+  const before = { transactions: proxy.requestCount(TRANSACT), batchReads: proxy.requestCount(BATCH_GET), all: proxy.requestCount() };
+  return () => ({
+    transactions: proxy.requestCount(TRANSACT) - before.transactions,
+    batchReads: proxy.requestCount(BATCH_GET) - before.batchReads,
+    all: proxy.requestCount() - before.all,
+  });
+}
+
+describe('concurrent records (issue 11, part 1)', () => {
+  test('a batch of 10 runs its records concurrently, at most maxConcurrency at once', async () => {
+    const { handler } = consumer({ maxConcurrency: 4 });
+    const records = Array.from({ length: 10 }, () => deposit(newAccount(), 1));
+
+    expect((await handler({ Records: records })).batchItemFailures).toEqual([]);
+
+    expect(maxRunning).toBe(4);
+    expect(handlerRuns).toBe(10);
+  });
+
+  test('maxConcurrency 1 runs one record at a time', async () => {
+    const { handler } = consumer({ maxConcurrency: 1 });
+    await handler({ Records: Array.from({ length: 3 }, () => deposit(newAccount(), 1)) });
+    expect(maxRunning).toBe(1);
+  });
+
+  test.each([0, 51, 2.5])('refuses maxConcurrency %s at creation', (maxConcurrency) => {
+    expect(() => consumer({ maxConcurrency })).toThrow(ConfigurationError);
+    expect(() => consumer({ maxConcurrency })).toThrow(`maxConcurrency must be a whole number from 1 to 50, but ${maxConcurrency} was given`);
+  });
+
+  test('ten records of one batch on ONE item all apply exactly once', async () => {
+    const { handler } = consumer({ maxConcurrency: 10 });
+    const account = newAccount();
+    const records = Array.from({ length: 10 }, (_, index) => deposit(account, 2 ** index));
+
+    const response = await handler({ Records: records });
+    // what still lost every retry is left to SQS; its redelivery applies it (once)
+    const retried = records.filter((record) => response.batchItemFailures.some((failure) => failure.itemIdentifier === record.messageId));
+    if (retried.length > 0) expect((await handler({ Records: retried })).batchItemFailures).toEqual([]);
+
+    expect(await balance(account)).toBe(1023); // each power of two exactly once
+  });
+
+  test('a TransactionConflict is retried inside the invocation (the handler runs again), and applies once', async () => {
+    const { handler, lines } = consumer();
+    const account = newAccount();
+    const conflicts = proxy.inject({ target: TRANSACT, times: 2, fault: { kind: 'transaction-conflict' } });
+
+    const response = await handler({ Records: [deposit(account, 9)] });
+
+    expect(conflicts()).toBe(2);
+    expect(response.batchItemFailures).toEqual([]);
+    expect(lines.find((line) => line.outcome === 'processed')).toMatchObject({ attempts: 3 });
+    expect(handlerRuns).toBe(3);
+    expect(await balance(account)).toBe(9);
+  });
+
+  test('a conflict that outlasts every attempt leaves the message to SQS, nothing applied', async () => {
+    const { handler, lines } = consumer();
+    const account = newAccount();
+    const record = deposit(account, 9);
+    const conflicts = proxy.inject({ target: TRANSACT, times: MAX_CONFLICT_ATTEMPTS, fault: { kind: 'transaction-conflict' } });
+
+    const response = await handler({ Records: [record] });
+
+    expect(conflicts()).toBe(MAX_CONFLICT_ATTEMPTS);
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: record.messageId }]);
+    expect(lines.find((line) => line.outcome === 'failed')).toMatchObject({ error: { name: 'TransactionCancelledError' } });
+    expect(await balance(account)).toBeUndefined();
+  });
+});
+
+describe('duplicates answered before any write (issue 11, part 2)', () => {
+  test('two copies of one event in one batch: applied once, the second a duplicate with no handler run and no write', async () => {
+    const { handler, lines, metrics } = consumer();
+    const account = newAccount();
+    const copy = deposit(account, 5);
+    const requests = requestsDuring();
+
+    const response = await handler({ Records: [copy, { ...copy, messageId: 'second-copy' }] });
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(await balance(account)).toBe(5);
+    expect(outcomesOf(lines)).toEqual(['processed', 'duplicate']);
+    expect(handlerRuns).toBe(1);
+    expect(requests()).toEqual({ batchReads: 1, transactions: 1, all: 2 });
+    expect(metrics[0]).toMatchObject({ [CONSUMER_METRICS.PROCESSED]: 1, [CONSUMER_METRICS.DUPLICATES]: 1 });
+  });
+
+  test('a batch of 10 with 2 redeliveries: 1 batch read + 8 transactions, the handler runs 8 times, the redeliveries cost no write', async () => {
+    const first = consumer();
+    const accounts = Array.from({ length: 10 }, newAccount);
+    const records = accounts.map((account) => deposit(account, 3));
+    await first.handler({ Records: records.slice(0, 2) });
+
+    const { handler, lines } = consumer();
+    const requests = requestsDuring();
+    const response = await handler({ Records: records });
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(handlerRuns).toBe(8);
+    expect(requests()).toEqual({ batchReads: 1, transactions: 8, all: 9 });
+    expect(lines.filter((line) => line.outcome === 'duplicate').map((line) => line.detail)).toEqual([
+      'recognised by the batch read: no handler run, nothing written',
+      'recognised by the batch read: no handler run, nothing written',
+    ]);
+    for (const account of accounts) expect(await balance(account)).toBe(3);
+  });
+
+  test('a reused id with another payload, recognised by the batch read, is dead-lettered as PayloadMismatchError', async () => {
+    const id = crypto.randomUUID();
+    const account = newAccount();
+    await consumer().handler({ Records: [deposit(account, 1, { id })] });
+
+    const { handler, deadLetter } = consumer();
+    const requests = requestsDuring();
+    await handler({ Records: [deposit(account, 999, { id })] });
+
+    expect(deadLetter.published.map((letter) => letter.errorName)).toEqual(['PayloadMismatchError']);
+    expect(requests()).toEqual({ batchReads: 1, transactions: 0, all: 1 });
+    expect(await balance(account)).toBe(1);
+  });
+
+  test('an expired inbox record is not taken as a duplicate by the batch read: the message is applied again, as the write path decides', async () => {
+    const account = newAccount();
+    const record = deposit(account, 4);
+    const later = new Date(Date.now() + 2 * 3600 * 1000); // past the 1 h window
+    await consumer().handler({ Records: [record] });
+
+    const { handler, lines } = consumer({ now: () => later });
+    await handler({ Records: [record] });
+
+    expect(outcomesOf(lines)).toEqual(['processed']);
+    expect(await balance(account)).toBe(8);
+  });
+
+  test('a batch read that fails (throttled) only costs the shortcut: every message goes the write path and applies once', async () => {
+    const account = newAccount();
+    const record = deposit(account, 6);
+    await consumer().handler({ Records: [record] });
+    const throttled = proxy.inject({ target: BATCH_GET, times: 10, fault: { kind: 'throttle' } });
+
+    const { handler, lines } = consumer({ client: localClient({ endpoint: proxy.endpoint, maxAttempts: 1 }) });
+    const response = await handler({ Records: [record, deposit(account, 1)] });
+
+    expect(throttled()).toBe(1);
+    expect(response.batchItemFailures).toEqual([]);
+    expect(lines.find((line) => line.message === 'batch read of known records failed')).toMatchObject({ level: 'WARN' });
+    expect(outcomesOf(lines).sort()).toEqual(['duplicate', 'processed']);
+    expect(await balance(account)).toBe(7);
+  });
+});
