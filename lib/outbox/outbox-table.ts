@@ -9,6 +9,7 @@ import { validateDurationInRange, validateStringPattern } from '../private/valid
 import { grantKeyViaService } from '../private/kms-actions';
 import { secureTableProps } from '../private/secure-table-props';
 import { validateEventSource } from '../private/shared-limits';
+import { validateExistingOutboxTable } from './private/validate-existing-table';
 
 /** Outbox items must outlive every replay path of their stream record, and the stream keeps records for 24 hours. */
 const MIN_EVENT_RETENTION = Duration.days(1);
@@ -270,6 +271,12 @@ export class OutboxTable extends OutboxTableBase {
     );
     validateDurationInRange(owner, 'eventRetention', attrs.eventRetention, { min: MIN_EVENT_RETENTION });
     validateEventSource(owner, 'eventSource', attrs.eventSource);
+    validateExistingOutboxTable(owner, attrs.table, {
+      tableStreamArnGiven: attrs.tableStreamArn !== undefined,
+      partitionKeyName: attrs.partitionKeyName,
+      sortKeyName: attrs.sortKeyName,
+      timeToLiveAttributeName: attrs.timeToLiveAttributeName,
+    });
 
     class Import extends OutboxTableBase {
       public readonly table = attrs.table;
