@@ -71,7 +71,13 @@ function deadLetterPublisher(config: ConsumerBaseConfig, deadLetter?: DeadLetter
 export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsBatchHandler {
   const { config, logger, now } = setup;
   const deadLetter = deadLetterPublisher(config, setup.options.deadLetter);
-  const metrics = new ConsumerMetrics({ subscriberName: config.subscriberName, processingMode: setup.processingMode, sink: setup.options.metricsSink, now });
+  const metrics = new ConsumerMetrics({
+    subscriberName: config.subscriberName,
+    processingMode: setup.processingMode,
+    functionName: config.functionName,
+    sink: setup.options.metricsSink,
+    now,
+  });
   return async (event, lambdaContext) => {
     const deps: MessageDependencies<TData> = {
       execute: setup.execute,

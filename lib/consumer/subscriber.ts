@@ -327,8 +327,10 @@ export class Subscriber extends Construct {
   }
 
   /**
-   * A consumer metric of this subscriber, in the `IdempotentEventFlow` namespace with the dimensions `Subscriber` and
-   * `ProcessingMode` (the runtime writes them as CloudWatch embedded metric format log lines, one per batch).
+   * A consumer metric of this subscriber, in the `IdempotentEventFlow` namespace with the dimensions `Subscriber`,
+   * `ProcessingMode` and `FunctionName` (the consumer function's name, unique per deployment, so another stack or stage
+   * with a subscriber of the same name in this account and region has metrics of its own). The runtime writes them as
+   * CloudWatch embedded metric format log lines, one per batch.
    *
    * @default - sum over 5 minutes
    */
@@ -339,6 +341,8 @@ export class Subscriber extends Construct {
       dimensionsMap: {
         [CONSUMER_METRICS.SUBSCRIBER_DIMENSION]: this.subscriberName,
         [CONSUMER_METRICS.PROCESSING_MODE_DIMENSION]: runtimeModeName(this.processingMode),
+        // The runtime reads the same name from AWS_LAMBDA_FUNCTION_NAME (LAMBDA_ENV.FUNCTION_NAME).
+        [CONSUMER_METRICS.FUNCTION_NAME_DIMENSION]: this.consumerFunction.lambdaFunction.functionName,
       },
       statistic: cloudwatch.Stats.SUM,
       period: Duration.minutes(5),
