@@ -40,6 +40,18 @@ export const ENV = {
 } as const;
 
 /**
+ * Names of environment variables Lambda itself sets in every function (reserved: the constructs can not set them). The
+ * runtime reads them; `lib/` refers to the same values through the function's attributes (e.g. `functionName`).
+ */
+export const LAMBDA_ENV = {
+  /**
+   * The function's name: unique per deployment in an account and region, so it is the dimension that tells two
+   * stacks or stages with a subscriber of one name apart in the consumer metrics (`FunctionName`).
+   */
+  FUNCTION_NAME: 'AWS_LAMBDA_FUNCTION_NAME',
+} as const;
+
+/**
  * The processing modes. The construct's `ProcessingMode` enum uses these values, and each runtime factory checks
  * that the deployed mode is its own, so a subscriber deployed as `lease` can not run a transactional handler.
  */
@@ -74,6 +86,11 @@ export interface ConsumerBaseConfig {
   readonly deadLetterQueueUrl?: string;
   /** The mode the subscriber was deployed with; absent outside the constructs (then any factory may run). */
   readonly processingMode?: ProcessingModeName;
+  /**
+   * The Lambda function's name (`AWS_LAMBDA_FUNCTION_NAME`), a dimension of the consumer metrics; absent outside Lambda
+   * (then the metrics have the subscriber and mode dimensions only).
+   */
+  readonly functionName?: string;
 }
 
 /** What a consumer that keeps per-message records in an inbox table needs (transactional, lease, multi-step). */
@@ -142,6 +159,7 @@ export function loadConsumerBaseConfig(env: Env = process.env): ConsumerBaseConf
     subscriberName: required(env, ENV.SUBSCRIBER_NAME),
     deadLetterQueueUrl: optional(env, ENV.DEAD_LETTER_QUEUE_URL),
     processingMode: processingMode(env),
+    functionName: optional(env, LAMBDA_ENV.FUNCTION_NAME),
   };
 }
 

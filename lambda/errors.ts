@@ -244,3 +244,20 @@ export class TransactionCancelledError extends EventFlowError {
     return this.failedActions.some((action) => action.kind === 'event' && action.code === 'ConditionalCheckFailed');
   }
 }
+
+/**
+ * DynamoDB refused an outbox item because its key attributes do not fit the outbox table's key schema: the producer
+ * environment (`IEF_OUTBOX_PARTITION_KEY_NAME`, `IEF_OUTBOX_SORT_KEY_NAME`, set from `OutboxTable.fromTableAttributes`)
+ * names other key attributes than the table has, or the table's keys are not strings. Nothing was written; no retry can
+ * help until the configuration is fixed. Its `cause` is DynamoDB's `ValidationException`.
+ */
+export class OutboxKeySchemaError extends EventFlowError {
+  /** The outbox table that refused the item. */
+  public readonly tableName: string;
+
+  public constructor(message: string, details: { tableName: string }, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'OutboxKeySchemaError';
+    this.tableName = details.tableName;
+  }
+}

@@ -69,6 +69,7 @@ export {
   EventTooLargeError,
   InvalidEventError,
   MalformedEnvelopeError,
+  OutboxKeySchemaError,
   PermanentError,
   TransactionCancelledError,
   TransactionLimitError,

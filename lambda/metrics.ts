@@ -10,6 +10,12 @@ export const CONSUMER_METRICS = {
   NAMESPACE: 'IdempotentEventFlow',
   SUBSCRIBER_DIMENSION: 'Subscriber',
   PROCESSING_MODE_DIMENSION: 'ProcessingMode',
+  /**
+   * The consumer function's name (Lambda's `AWS_LAMBDA_FUNCTION_NAME`; in `lib/` the function's `functionName`): unique
+   * per deployment, so two stacks or stages in one account and region with a subscriber of one name do not share a
+   * metric, and one's blocked message does not fire the other's alarm.
+   */
+  FUNCTION_NAME_DIMENSION: 'FunctionName',
   /** Messages whose effect was applied now. */
   PROCESSED: 'Processed',
   /** Redeliveries recognised and acknowledged without applying anything. */
@@ -51,6 +57,11 @@ export interface ConsumerMetricsOptions {
   readonly subscriberName: string;
   /** The processing mode, the second dimension. */
   readonly processingMode: string;
+  /**
+   * The Lambda function's name, the third dimension, unique per deployment.
+   * @default none: outside Lambda the lines carry the subscriber and mode dimensions only
+   */
+  readonly functionName?: string;
   /** Receives each EMF line (without the newline). @default writes the line to standard output */
   readonly sink?: (line: string) => void;
   /** Clock for the EMF timestamp. @default the system clock */
@@ -70,6 +81,13 @@ export class ConsumerMetrics {
     this.sink = options.sink ?? ((line) => process.stdout.write(`${line}\n`));
     this.now = options.now ?? (() => new Date());
     this.names = [...METRIC_NAMES, ...(options.additionalMetrics ?? [])];
+  }
+
+  /** The dimensions of every line: subscriber and mode, and the function name when it runs in Lambda. */
+  private get dimensionNames(): string[] {
+    const names: string[] = [CONSUMER_METRICS.SUBSCRIBER_DIMENSION, CONSUMER_METRICS.PROCESSING_MODE_DIMENSION];
+    if (this.options.functionName !== undefined) names.push(CONSUMER_METRICS.FUNCTION_NAME_DIMENSION);
+    return names;
   }
 
   /** Counts one record's outcome. */
@@ -94,13 +112,16 @@ export class ConsumerMetrics {
           CloudWatchMetrics: [
             {
               Namespace: CONSUMER_METRICS.NAMESPACE,
-              Dimensions: [[CONSUMER_METRICS.SUBSCRIBER_DIMENSION, CONSUMER_METRICS.PROCESSING_MODE_DIMENSION]],
+              // One dimension set only: the set without the function name would be shared by every deployment
+              // with a subscriber of this name (what item 17 of issue 10 fixed), and would double the custom metrics.
+              Dimensions: [this.dimensionNames],
               Metrics: this.names.map((name) => ({ Name: name, Unit: 'Count' })),
             },
           ],
         },
         [CONSUMER_METRICS.SUBSCRIBER_DIMENSION]: this.options.subscriberName,
         [CONSUMER_METRICS.PROCESSING_MODE_DIMENSION]: this.options.processingMode,
+        ...(this.options.functionName !== undefined ? { [CONSUMER_METRICS.FUNCTION_NAME_DIMENSION]: this.options.functionName } : {}),
         ...values,
       }),
     );

@@ -249,9 +249,22 @@ export class IdempotentEventFlow extends Construct {
    * With `publishesEvents: true`, the consumer function also gets {@link producerEnvironment} and
    * {@link grantPublish}'s permission, so its handler can append events to this flow's outbox in its own commit.
    *
+   * Fails if another subscriber of this flow has the same `subscriberName`, or another subscriber (of any flow in the
+   * app) uses that name on the same inbox table.
+   *
    * @param id the subscriber's construct id, also its name in inbox keys and logs unless `subscriberName` is set
    */
   public addSubscriber(id: string, options: SubscriberOptions): Subscriber {
+    const subscriberName = options.subscriberName ?? id;
+    const namesake = this.subscriberList.find((existing) => existing.subscriberName === subscriberName);
+    if (namesake !== undefined) {
+      // The name tells subscribers apart in inbox keys, log lines, alarm descriptions, dead-letter attributes and the
+      // operator CLI; two of one flow under one name would be confused everywhere (and share records on a shared inbox).
+      throw new Error(
+        `IdempotentEventFlow '${this.node.id}': subscriberName '${subscriberName}' of ${this.node.path}/${id} is already the name of ` +
+          `${namesake.node.path}; subscribers of one flow must have different names. Set subscriberName on one of them`,
+      );
+    }
     const subscriber = new Subscriber(this, id, {
       removalPolicy: this.props.removalPolicy,
       logEncryptionKey: this.props.logEncryptionKey,

@@ -126,6 +126,7 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
   const metricsOptions = {
     subscriberName: config.subscriberName,
     processingMode: setup.processingMode,
+    functionName: config.functionName,
     sink: setup.options.metricsSink,
     now,
     additionalMetrics: setup.additionalMetrics,

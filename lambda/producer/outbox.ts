@@ -10,6 +10,7 @@ import { validateTransactionLimits, type KeySchema } from '../transaction/limits
 import { assertWritable, marshallOptionsOf } from '../transaction/writable-values';
 import { buildEnvelope, type NewEvent } from './new-event';
 import { outboxPut } from './outbox-item';
+import { OutboxKeySchemaCheck } from './outbox-key-schema';
 
 /** Options of {@link Outbox}. */
 export interface OutboxOptions {
@@ -58,10 +59,12 @@ export class Outbox {
   private readonly config: ProducerConfig;
   private readonly now: () => Date;
   private readonly newId: () => string;
+  private readonly keySchemaCheck: OutboxKeySchemaCheck;
 
   public constructor(options: OutboxOptions) {
     this.client = toDocumentClient(options.client);
     this.config = options.config;
+    this.keySchemaCheck = new OutboxKeySchemaCheck(this.client, this.config);
     this.now = options.now ?? (() => new Date());
     this.newId = options.newId ?? randomUUID;
   }
@@ -99,6 +102,9 @@ export class Outbox {
    *   cannot marshal) before any request is sent
    * @throws TransactionCancelledError when DynamoDB cancels the transaction (a business condition failed, or an
    *   event id was already written: see `failedActions` and `isDuplicateEvent`); nothing was written
+   * @throws OutboxKeySchemaError when DynamoDB refused the write as invalid and a probe of the outbox table showed that
+   *   its key schema is not the configured one (`IEF_OUTBOX_PARTITION_KEY_NAME`, `IEF_OUTBOX_SORT_KEY_NAME`); nothing
+   *   was written
    */
   public async transactWrite(input: OutboxTransactWriteInput): Promise<EventEnvelope[]> {
     const items = input.items ?? [];
@@ -120,6 +126,8 @@ export class Outbox {
     try {
       await this.client.send(new TransactWriteCommand({ TransactItems: actions }));
     } catch (error) {
+      // An outbox table imported by name or ARN is not checked at synth: say so if its key schema is the cause.
+      if (built.length > 0) await this.keySchemaCheck.explain(error);
       if (isTransactionCanceled(error)) throw toTransactionCancelledError(error, describe);
       throw error;
     }

@@ -14,13 +14,15 @@ import type { IInboxTable } from './inbox-table';
 import { ProcessingMode } from './processing-mode';
 import { CONSUMER_DEFAULTS } from './private/defaults';
 import { modeLabel, runtimeModeName, usesInbox, usesLease } from './private/processing-modes';
+import { claimSubscriberName } from './private/subscriber-names';
 import { validateFunctionOptions, validateSubscriberName } from './private/validate-consumer-props';
 
 /** Properties of a {@link ConsumerFunction}. */
 export interface ConsumerFunctionProps extends FunctionOptions {
 
   /**
-   * The subscriber's name: scopes inbox keys (`<subscriberName>#<eventId>`) and log lines.
+   * The subscriber's name: scopes inbox keys (`<subscriberName>#<eventId>`) and log lines. Synth fails if another
+   * subscriber of the app uses it on the same inbox table.
    *
    * 1 to 64 letters, digits, `_`, `.` or `-`.
    */
@@ -119,6 +121,8 @@ export class ConsumerFunction extends BundledFunctionBase {
   public constructor(scope: Construct, id: string, props: ConsumerFunctionProps) {
     const owner = `ConsumerFunction '${id}'`;
     validateConsumerFunctionProps(owner, props);
+    // The Subscriber that creates this function has claimed the name already; a function inside it is that subscriber.
+    if (props.inboxTable) claimSubscriberName(owner, props.inboxTable, props.subscriberName, `${scope.node.path}/${id}`);
     const processingMode = props.processingMode ?? ProcessingMode.TRANSACTIONAL;
     const timeout = props.timeout ?? CONSUMER_DEFAULTS.FUNCTION_TIMEOUT;
     const leaseDuration = usesLease(processingMode) ? (props.leaseDuration ?? timeout) : undefined;

@@ -22,6 +22,7 @@ import { IInboxTable, InboxTable } from './inbox-table';
 import { ProcessingMode } from './processing-mode';
 import { CONSUMER_DEFAULTS, minimumVisibilityTimeout } from './private/defaults';
 import { runtimeModeName, usesInbox, usesLease } from './private/processing-modes';
+import { claimSubscriberName } from './private/subscriber-names';
 import { validateFunctionOptions, validateQueueOptions, validateSubscriberName } from './private/validate-consumer-props';
 
 /**
@@ -38,7 +39,10 @@ export interface SubscriberOptions extends FunctionOptions {
 
   /**
    * The subscriber's name. It is part of every inbox key (`<subscriberName>#<eventId>`), so subscribers sharing an
-   * inbox table must have different names, and renaming a subscriber forgets which messages it processed.
+   * inbox table must have different names, and renaming a subscriber forgets which messages it processed. Synth fails
+   * if another subscriber of the app uses the same name on the same inbox table (an `InboxTable` of the app, an import
+   * of its name or ARN, or a literal table name imported in the same account and region, or in the same
+   * environment-agnostic stack), or within one `IdempotentEventFlow`.
    *
    * 1 to 64 letters, digits, `_`, `.` or `-`.
    *
@@ -270,6 +274,8 @@ export class Subscriber extends Construct {
 
     const hasInbox = usesInbox(this.processingMode);
     this.inboxTable = hasInbox ? (props.inboxTable ?? new InboxTable(this, 'InboxTable', { removalPolicy, encryptionKey: props.encryptionKey })) : undefined;
+    // Two subscribers of one name on one table would share inbox records (claimed here, before the function exists).
+    if (this.inboxTable) claimSubscriberName(owner, this.inboxTable, this.subscriberName, this.node.path);
 
     this.consumerFunction = new ConsumerFunction(this, 'Function', {
       entry: props.entry,
@@ -321,8 +327,10 @@ export class Subscriber extends Construct {
   }
 
   /**
-   * A consumer metric of this subscriber, in the `IdempotentEventFlow` namespace with the dimensions `Subscriber` and
-   * `ProcessingMode` (the runtime writes them as CloudWatch embedded metric format log lines, one per batch).
+   * A consumer metric of this subscriber, in the `IdempotentEventFlow` namespace with the dimensions `Subscriber`,
+   * `ProcessingMode` and `FunctionName` (the consumer function's name, unique per deployment, so another stack or stage
+   * with a subscriber of the same name in this account and region has metrics of its own). The runtime writes them as
+   * CloudWatch embedded metric format log lines, one per batch.
    *
    * @default - sum over 5 minutes
    */
@@ -333,6 +341,8 @@ export class Subscriber extends Construct {
       dimensionsMap: {
         [CONSUMER_METRICS.SUBSCRIBER_DIMENSION]: this.subscriberName,
         [CONSUMER_METRICS.PROCESSING_MODE_DIMENSION]: runtimeModeName(this.processingMode),
+        // The runtime reads the same name from AWS_LAMBDA_FUNCTION_NAME (LAMBDA_ENV.FUNCTION_NAME).
+        [CONSUMER_METRICS.FUNCTION_NAME_DIMENSION]: this.consumerFunction.lambdaFunction.functionName,
       },
       statistic: cloudwatch.Stats.SUM,
       period: Duration.minutes(5),

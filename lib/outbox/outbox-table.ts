@@ -9,6 +9,7 @@ import { validateDurationInRange, validateStringPattern } from '../private/valid
 import { grantKeyViaService } from '../private/kms-actions';
 import { secureTableProps } from '../private/secure-table-props';
 import { validateEventSource } from '../private/shared-limits';
+import { validateExistingOutboxTable } from './private/validate-existing-table';
 
 /** Outbox items must outlive every replay path of their stream record, and the stream keeps records for 24 hours. */
 const MIN_EVENT_RETENTION = Duration.days(1);
@@ -85,6 +86,11 @@ export interface OutboxTableAttributes {
   /**
    * The existing table. Its stream must include new images (`NEW_IMAGE` or `NEW_AND_OLD_IMAGES`), because the
    * relay reads the envelope from the new image; a `KEYS_ONLY` or `OLD_IMAGE` stream relays nothing.
+   *
+   * A `Table` or `TableV2` of this app is checked at synth against `partitionKeyName`, `sortKeyName` and
+   * `timeToLiveAttributeName` and for its stream view type. A table imported by name or ARN can not be: its key schema
+   * is checked by the producer runtime when a write is refused (`OutboxKeySchemaError`); its stream view type and TTL
+   * attribute are not checked at all.
    */
   readonly table: dynamodb.ITable;
 
@@ -100,14 +106,15 @@ export interface OutboxTableAttributes {
   readonly partitionKeyName: string;
 
   /**
-   * Name of the table's sort key attribute; it must be of type S.
+   * Name of the table's sort key attribute; it must be of type S. Required when the table has a sort key.
    *
    * @default - the table has no sort key
    */
   readonly sortKeyName?: string;
 
   /**
-   * Name of the table's TTL attribute, set by producers to the outbox item's expiry in epoch seconds.
+   * Name of the table's TTL attribute, set by producers to the outbox item's expiry in epoch seconds. It must be the
+   * attribute the table's TTL is enabled on, or outbox items never expire.
    *
    * @default - producers set no expiry and outbox items stay in the table until you delete them
    */
@@ -270,6 +277,12 @@ export class OutboxTable extends OutboxTableBase {
     );
     validateDurationInRange(owner, 'eventRetention', attrs.eventRetention, { min: MIN_EVENT_RETENTION });
     validateEventSource(owner, 'eventSource', attrs.eventSource);
+    validateExistingOutboxTable(owner, attrs.table, {
+      tableStreamArnGiven: attrs.tableStreamArn !== undefined,
+      partitionKeyName: attrs.partitionKeyName,
+      sortKeyName: attrs.sortKeyName,
+      timeToLiveAttributeName: attrs.timeToLiveAttributeName,
+    });
 
     class Import extends OutboxTableBase {
       public readonly table = attrs.table;

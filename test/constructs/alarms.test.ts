@@ -1,5 +1,5 @@
-import { CfnElement, Duration, Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { App, CfnElement, Duration, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as kms from 'aws-cdk-lib/aws-kms';
@@ -8,6 +8,8 @@ import { describe, expect, test } from 'vitest';
 import { ProcessingMode, Subscriber, type SubscriberProps } from '../../lib/consumer';
 import { RelayAlarms, SubscriberAlarms, type SubscriberAlarmsProps } from '../../lib/monitoring';
 import { OutboxRelay, OutboxTable } from '../../lib/outbox';
+import { CONSUMER_METRICS } from '../../lambda/metrics';
+import { IdempotentEventFlow } from '../../lib/idempotent-event-flow';
 import { HANDLER_ENTRY, newStack } from '../fixtures/construct-test-kit';
 
 /** What every alarm of the library shares: fires on the first breaching one-minute datapoint, no data is OK. */
@@ -215,7 +217,7 @@ describe('SubscriberAlarms', () => {
     [ProcessingMode.MULTI_STEP, 'multi-step'],
   ])('in mode %s, alarms when a message is blocked within 5 minutes', (processingMode, runtimeName) => {
     // WHEN
-    const { alarms } = create({}, { processingMode });
+    const { stack, alarms, subscriber } = create({}, { processingMode });
     // THEN
     expect(alarms.blockedAlarm).toBeDefined();
     expect(alarmProperties(alarms.blockedAlarm!)).toEqual({
@@ -224,6 +226,7 @@ describe('SubscriberAlarms', () => {
       Namespace: 'IdempotentEventFlow',
       MetricName: 'Blocked',
       Dimensions: [
+        { Name: 'FunctionName', Value: r(stack, subscriber.consumerFunction.lambdaFunction.functionName) },
         { Name: 'ProcessingMode', Value: runtimeName },
         { Name: 'Subscriber', Value: 'Billing' },
       ],
@@ -231,6 +234,30 @@ describe('SubscriberAlarms', () => {
       Threshold: 1,
       AlarmDescription: expect.stringMatching(/^Subscriber Billing: a message is blocked because an effect's outcome is unknown/),
     });
+  });
+
+  test('watches only its own deployment: the Blocked alarms of two stages with one subscriber name differ by function name', () => {
+    // GIVEN two stages of one app in one account and region, each with a lease subscriber named Billing
+    const app = new App({ builtinCloudFormationValidation: false, context: { 'aws:cdk:bundling-stacks': [] } });
+    const env = { account: '111111111111', region: 'eu-west-1' };
+    const stages = ['Staging', 'Prod'].map((name) => {
+      const stack = new Stack(app, name, { env });
+      const flow = new IdempotentEventFlow(stack, 'Orders');
+      const subscriber = flow.addSubscriber('Billing', { entry: HANDLER_ENTRY, processingMode: ProcessingMode.LEASE });
+      return { stack, subscriber };
+    });
+    // THEN each Blocked alarm has the function of its own stage as a dimension
+    for (const { stack, subscriber } of stages) {
+      const functionLogicalId = stack.getLogicalId(subscriber.consumerFunction.lambdaFunction.node.defaultChild as CfnElement);
+      Template.fromStack(stack).hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: CONSUMER_METRICS.NAMESPACE,
+        MetricName: CONSUMER_METRICS.BLOCKED,
+        Dimensions: Match.arrayWith([
+          { Name: CONSUMER_METRICS.FUNCTION_NAME_DIMENSION, Value: { Ref: functionLogicalId } },
+          { Name: CONSUMER_METRICS.SUBSCRIBER_DIMENSION, Value: 'Billing' },
+        ]),
+      });
+    }
   });
 
   test.each([ProcessingMode.LEASE, ProcessingMode.MULTI_STEP])('in mode %s, creates the Blocked alarm as a fifth alarm', (processingMode) => {

@@ -544,7 +544,7 @@ describe('IdempotentEventFlow: existing outbox table', () => {
     // GIVEN
     const stack = newStack();
     const table = existingTable(stack);
-    const outboxTable = OutboxTable.fromTableAttributes(stack, 'Outbox', { table, partitionKeyName: 'PK', eventSource: 'urn:orders' });
+    const outboxTable = OutboxTable.fromTableAttributes(stack, 'Outbox', { table, partitionKeyName: 'PK', sortKeyName: 'SK', eventSource: 'urn:orders' });
     const flow = new IdempotentEventFlow(stack, 'Orders', { outboxTable });
     const role = new iam.Role(stack, 'Producer', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
     // WHEN
@@ -556,6 +556,7 @@ describe('IdempotentEventFlow: existing outbox table', () => {
     expect(r(stack, flow.producerEnvironment)).toEqual({
       [ENV.OUTBOX_TABLE_NAME]: r(stack, table.tableName),
       [ENV.OUTBOX_PARTITION_KEY_NAME]: 'PK',
+      [ENV.OUTBOX_SORT_KEY_NAME]: 'SK',
       [ENV.OUTBOX_EVENT_RETENTION_SECONDS]: String(7 * 86400),
       [ENV.EVENT_SOURCE]: 'urn:orders',
     });

@@ -5,7 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { describe, expect, test } from 'vitest';
 import { ENV, loadProducerConfig } from '../../lambda/config';
-import { OutboxTable, type IOutboxTable } from '../../lib/outbox';
+import { OutboxTable, type IOutboxTable, type OutboxTableAttributes } from '../../lib/outbox';
 import { viaService } from '../fixtures/kms-conditions';
 
 const STREAM_ARN = 'arn:aws:dynamodb:eu-west-1:111111111111:table/Orders/stream/2024-01-01T00:00:00.000';
@@ -26,11 +26,12 @@ function grantToNewRole(stack: Stack, outbox: IOutboxTable): iam.Grant {
   return outbox.grantAppendEvents(role);
 }
 
-function existingTable(stack: Stack, stream?: dynamodb.StreamViewType): dynamodb.Table {
+function existingTable(stack: Stack, stream?: dynamodb.StreamViewType, timeToLiveAttribute?: string): dynamodb.Table {
   return new dynamodb.Table(stack, 'Business', {
     partitionKey: { name: 'PK', type: dynamodb.AttributeType.STRING },
     sortKey: { name: 'SK', type: dynamodb.AttributeType.STRING },
     stream,
+    timeToLiveAttribute,
   });
 }
 
@@ -286,7 +287,7 @@ describe('OutboxTable.fromTableAttributes', () => {
   test('exposes the key schema it is given', () => {
     const stack = newStack();
     const outbox = OutboxTable.fromTableAttributes(stack, 'Outbox', {
-      table: existingTable(stack, dynamodb.StreamViewType.NEW_IMAGE),
+      table: existingTable(stack, dynamodb.StreamViewType.NEW_IMAGE, 'ttl'),
       partitionKeyName: 'PK',
       sortKeyName: 'SK',
       timeToLiveAttributeName: 'ttl',
@@ -299,6 +300,7 @@ describe('OutboxTable.fromTableAttributes', () => {
     const outbox = OutboxTable.fromTableAttributes(stack, 'Outbox', {
       table: existingTable(stack, dynamodb.StreamViewType.NEW_IMAGE),
       partitionKeyName: 'PK',
+      sortKeyName: 'SK',
     });
     expect(outbox.eventRetention.toDays()).toBe(7);
   });
@@ -383,5 +385,98 @@ describe('OutboxTable.fromTableAttributes', () => {
     expect(() =>
       OutboxTable.fromTableAttributes(stack, 'Outbox', { table, partitionKeyName: 'PK', eventSource: 'a b' }),
     ).toThrow(/eventSource must be a non-empty URI-reference without whitespace/);
+  });
+});
+
+/**
+ * Item 16 of issue 10: a table of this app (an L2 `Table` or `TableV2`) is checked against what the outbox needs, through
+ * its CloudFormation resource: the stream view type, the key schema and its attribute types, the TTL attribute.
+ */
+describe('OutboxTable.fromTableAttributes: a table of this app', () => {
+  function table(stack: Stack, props: Partial<dynamodb.TableProps> = {}): dynamodb.Table {
+    return new dynamodb.Table(stack, 'Business', {
+      partitionKey: { name: 'PK', type: dynamodb.AttributeType.STRING },
+      sortKey: { name: 'SK', type: dynamodb.AttributeType.STRING },
+      stream: dynamodb.StreamViewType.NEW_IMAGE,
+      timeToLiveAttribute: 'ttl',
+      ...props,
+    });
+  }
+  const attrs = { partitionKeyName: 'PK', sortKeyName: 'SK', timeToLiveAttributeName: 'ttl' };
+  const build = (props: Partial<dynamodb.TableProps>, given: Partial<OutboxTableAttributes> = {}) => () => {
+    const stack = newStack();
+    return OutboxTable.fromTableAttributes(stack, 'Outbox', { table: table(stack, props), ...attrs, ...given });
+  };
+
+  test('accepts a table that matches, with NEW_IMAGE or NEW_AND_OLD_IMAGES', () => {
+    expect(build({})).not.toThrow();
+    expect(build({ stream: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES })).not.toThrow();
+  });
+  test('fails if the stream is KEYS_ONLY', () => {
+    expect(build({ stream: dynamodb.StreamViewType.KEYS_ONLY })).toThrow(
+      /OutboxTable 'Outbox': table must have a stream with new images \(NEW_IMAGE or NEW_AND_OLD_IMAGES\), but the stream of Stack\/Business is KEYS_ONLY/,
+    );
+  });
+  test('fails if the stream is OLD_IMAGE', () => {
+    expect(build({ stream: dynamodb.StreamViewType.OLD_IMAGE })).toThrow(/table must have a stream with new images .* but the stream of Stack\/Business is OLD_IMAGE/);
+  });
+  test('fails if tableStreamArn is given for a table of this app that has no stream', () => {
+    expect(build({ stream: undefined }, { tableStreamArn: STREAM_ARN })).toThrow(
+      /table must have a stream with new images .* but Stack\/Business has no stream/,
+    );
+  });
+  test('fails if partitionKeyName is not the table\'s partition key', () => {
+    expect(build({}, { partitionKeyName: 'pk' })).toThrow(
+      /OutboxTable 'Outbox': partitionKeyName must be the partition key of Stack\/Business \('PK'\), but 'pk' was provided/,
+    );
+  });
+  test('fails if the partition key is a NUMBER', () => {
+    expect(build({ partitionKey: { name: 'PK', type: dynamodb.AttributeType.NUMBER } })).toThrow(
+      /partitionKeyName must name a key of type S \(string\), but 'PK' of Stack\/Business is of type N/,
+    );
+  });
+  test('fails if sortKeyName is missing on a table with a sort key', () => {
+    expect(build({}, { sortKeyName: undefined })).toThrow(
+      /OutboxTable 'Outbox': sortKeyName must be the sort key of Stack\/Business \('SK'\), but none was provided/,
+    );
+  });
+  test('fails if sortKeyName is not the table\'s sort key', () => {
+    expect(build({}, { sortKeyName: 'sk' })).toThrow(/sortKeyName must be the sort key of Stack\/Business \('SK'\), but 'sk' was provided/);
+  });
+  test('fails if sortKeyName is given for a table without a sort key', () => {
+    expect(build({ sortKey: undefined })).toThrow(/sortKeyName must be omitted \(Stack\/Business has no sort key\), but 'SK' was provided/);
+  });
+  test('fails if the sort key is BINARY', () => {
+    expect(build({ sortKey: { name: 'SK', type: dynamodb.AttributeType.BINARY } })).toThrow(
+      /sortKeyName must name a key of type S \(string\), but 'SK' of Stack\/Business is of type B/,
+    );
+  });
+  test('fails if timeToLiveAttributeName is not the table\'s TTL attribute', () => {
+    expect(build({}, { timeToLiveAttributeName: 'expiresAt' })).toThrow(
+      /OutboxTable 'Outbox': timeToLiveAttributeName must be the TTL attribute of Stack\/Business \('ttl'\), but 'expiresAt' was provided/,
+    );
+  });
+  test('fails if timeToLiveAttributeName is given for a table without TTL', () => {
+    expect(build({ timeToLiveAttribute: undefined })).toThrow(
+      /timeToLiveAttributeName must be the TTL attribute of Stack\/Business \(none: enable TTL on the table or omit timeToLiveAttributeName\), but 'ttl' was provided/,
+    );
+  });
+  test('accepts no timeToLiveAttributeName on a table with TTL (outbox items are then kept)', () => {
+    expect(build({}, { timeToLiveAttributeName: undefined })).not.toThrow();
+  });
+  test('checks a TableV2 too', () => {
+    const stack = newStack();
+    const tableV2 = new dynamodb.TableV2(stack, 'Business', {
+      partitionKey: { name: 'PK', type: dynamodb.AttributeType.NUMBER },
+      dynamoStream: dynamodb.StreamViewType.NEW_IMAGE,
+    });
+    expect(() => OutboxTable.fromTableAttributes(stack, 'Outbox', { table: tableV2, partitionKeyName: 'PK' })).toThrow(
+      /partitionKeyName must name a key of type S \(string\), but 'PK' of Stack\/Business is of type N/,
+    );
+  });
+  test('does not check a table imported by name (nothing is known at synth)', () => {
+    const stack = newStack();
+    const imported = dynamodb.Table.fromTableAttributes(stack, 'Orders', { tableName: 'Orders', tableStreamArn: STREAM_ARN });
+    expect(() => OutboxTable.fromTableAttributes(stack, 'Outbox', { table: imported, partitionKeyName: 'anything', sortKeyName: 'x', timeToLiveAttributeName: 'y' })).not.toThrow();
   });
 });

@@ -582,7 +582,7 @@ describe('Subscriber: metrics', () => {
     ['metricFailed', CONSUMER_METRICS.FAILED],
     ['metricBlocked', CONSUMER_METRICS.BLOCKED],
     ['metricDeadLettered', CONSUMER_METRICS.DEAD_LETTERED],
-  ] as const)('%s is the %s sum over 5 minutes with the Subscriber and ProcessingMode dimensions', (method, metricName) => {
+  ] as const)('%s is the %s sum over 5 minutes with the Subscriber, ProcessingMode and FunctionName dimensions', (method, metricName) => {
     // GIVEN
     const { subscriber } = synth({ subscriberName: 'billing-v2', processingMode: ProcessingMode.MULTI_STEP });
     // WHEN
@@ -590,7 +590,11 @@ describe('Subscriber: metrics', () => {
     // THEN
     expect(metric.namespace).toBe('IdempotentEventFlow');
     expect(metric.metricName).toBe(metricName);
-    expect(metric.dimensions).toEqual({ Subscriber: 'billing-v2', ProcessingMode: 'multi-step' });
+    expect(metric.dimensions).toEqual({
+      Subscriber: 'billing-v2',
+      ProcessingMode: 'multi-step',
+      FunctionName: subscriber.consumerFunction.lambdaFunction.functionName,
+    });
     expect(metric.statistic).toBe('Sum');
     expect(metric.period.toSeconds()).toBe(300);
   });
@@ -605,6 +609,7 @@ describe('Subscriber: metrics', () => {
     expect(metric.dimensions).toEqual({
       [CONSUMER_METRICS.SUBSCRIBER_DIMENSION]: 'Billing',
       [CONSUMER_METRICS.PROCESSING_MODE_DIMENSION]: PROCESSING_MODE.TRANSACTIONAL,
+      [CONSUMER_METRICS.FUNCTION_NAME_DIMENSION]: subscriber.consumerFunction.lambdaFunction.functionName,
     });
   });
 

@@ -4,6 +4,7 @@ import {
   assertProcessingMode,
   ConfigurationError,
   ENV,
+  LAMBDA_ENV,
   loadConsumerBaseConfig,
   loadConsumerConfig,
   loadLeaseConsumerConfig,
@@ -84,6 +85,12 @@ describe('processing mode and lease configuration', () => {
       deadLetterQueueUrl: undefined,
       processingMode: 'aggregate',
     });
+  });
+
+  test('reads the function name Lambda sets (AWS_LAMBDA_FUNCTION_NAME), for the metrics dimension unique per deployment', () => {
+    expect(LAMBDA_ENV.FUNCTION_NAME).toBe('AWS_LAMBDA_FUNCTION_NAME');
+    expect(loadConsumerBaseConfig({ [ENV.SUBSCRIBER_NAME]: 'ledger', [LAMBDA_ENV.FUNCTION_NAME]: 'Prod-Billing-Fn' }).functionName).toBe('Prod-Billing-Fn');
+    expect(loadConsumerBaseConfig({ [ENV.SUBSCRIBER_NAME]: 'ledger' }).functionName).toBeUndefined();
   });
 
   test('a lease consumer reads the lease duration in seconds', () => {

@@ -169,6 +169,26 @@ describe('processMessage', () => {
 });
 
 describe('createBatchHandler', () => {
+  test('puts the deployed function name on every metrics line', async () => {
+    // GIVEN
+    const metricLines: Array<Record<string, unknown>> = [];
+    const { logger } = recordingLogger();
+    const handler = createBatchHandler<Deposit>({
+      config: { subscriberName: 'billing', functionName: 'Staging-Billing-Fn' },
+      processingMode: 'lease',
+      options: { deadLetter: new RecordingDeadLetterPublisher(), metricsSink: (line) => metricLines.push(JSON.parse(line) as Record<string, unknown>) },
+      logger,
+      now: () => new Date(),
+      execute: async () => ({ outcome: 'processed' }),
+    });
+    // WHEN
+    await handler({ Records: [sqsRecord(JSON.stringify(envelopeObject({ data: { account: 'a', amount: 1 } })))] });
+    // THEN
+    expect(metricLines).toHaveLength(1);
+    expect(metricLines[0]).toMatchObject({ Subscriber: 'billing', ProcessingMode: 'lease', FunctionName: 'Staging-Billing-Fn', Processed: 1 });
+    expect(JSON.stringify(metricLines[0]?._aws)).toContain('"Dimensions":[["Subscriber","ProcessingMode","FunctionName"]]');
+  });
+
   test('reports failures per record and writes one metrics line per batch with the mode dimension', async () => {
     const metricLines: Array<Record<string, unknown>> = [];
     const { logger } = recordingLogger();
