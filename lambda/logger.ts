@@ -22,6 +22,23 @@ export interface Logger {
   child(context: LogContext): Logger;
 }
 
+/** The order of the levels: a logger writes its level and those after it. */
+const LEVEL_ORDER: Readonly<Record<LogLevel, number>> = { DEBUG: 0, INFO: 1, WARN: 2, ERROR: 3 };
+
+/** Lambda's application log levels (`AWS_LAMBDA_LOG_LEVEL`) mapped onto this logger's. */
+const LAMBDA_LOG_LEVELS: Readonly<Record<string, LogLevel>> = { TRACE: 'DEBUG', DEBUG: 'DEBUG', INFO: 'INFO', WARN: 'WARN', ERROR: 'ERROR', FATAL: 'ERROR' };
+
+/** The environment variable Lambda sets to a function's application log level (`LoggingConfig.ApplicationLogLevel`). */
+export const LOG_LEVEL_ENVIRONMENT_VARIABLE = 'AWS_LAMBDA_LOG_LEVEL';
+
+/**
+ * The level of `AWS_LAMBDA_LOG_LEVEL` (`TRACE` counts as DEBUG, `FATAL` as ERROR), or INFO when it is unset or not a
+ * level. Lambda sets it from the function's application log level (the constructs' `applicationLogLevel`).
+ */
+export function logLevelFromEnvironment(env: Readonly<Record<string, string | undefined>> = process.env): LogLevel {
+  return LAMBDA_LOG_LEVELS[(env[LOG_LEVEL_ENVIRONMENT_VARIABLE] ?? '').trim().toUpperCase()] ?? 'INFO';
+}
+
 /** Options of {@link createLogger}. */
 export interface LoggerOptions {
   /** Fields added to every line. @default no fields */
@@ -30,6 +47,8 @@ export interface LoggerOptions {
   readonly sink?: LogSink;
   /** Clock for `timestamp`. @default the system clock */
   readonly now?: () => Date;
+  /** The lowest level written; lines below it cost nothing. @default `logLevelFromEnvironment()`: INFO unless Lambda says otherwise */
+  readonly level?: LogLevel;
 }
 
 const stdoutSink: LogSink = (line) => {
@@ -58,7 +77,10 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const sink = options.sink ?? stdoutSink;
   const now = options.now ?? (() => new Date());
   const context = options.context ?? {};
+  const threshold = options.level ?? logLevelFromEnvironment();
+  const lowest = LEVEL_ORDER[threshold];
   const write = (level: LogLevel, message: string, fields: LogContext = {}): void => {
+    if (LEVEL_ORDER[level] < lowest) return;
     sink(stringify({ level, message, timestamp: now().toISOString(), ...context, ...fields }));
   };
   return {
@@ -66,6 +88,6 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     info: (message, fields) => write('INFO', message, fields),
     warn: (message, fields) => write('WARN', message, fields),
     error: (message, fields) => write('ERROR', message, fields),
-    child: (extra) => createLogger({ sink, now, context: { ...context, ...extra } }),
+    child: (extra) => createLogger({ sink, now, level: threshold, context: { ...context, ...extra } }),
   };
 }

@@ -144,14 +144,19 @@ export function sqsRecord(prng: Prng, message: Message, receiveCount: number): S
   return { messageId: prng.uuid(), body: message.body, attributes: { ApproximateReceiveCount: String(receiveCount) } };
 }
 
-/** Counts consumer outcomes from its log lines instead of printing them. */
+/**
+ * Counts consumer outcomes from each batch's summary line instead of printing them, at the default level (INFO), as a
+ * deployed consumer logs: the per-record DEBUG lines are not even built.
+ */
 export function countingLogger(): { logger: Logger; outcomes: Map<string, number> } {
   const outcomes = new Map<string, number>();
   const logger = createLogger({
     now: () => EPOCH,
+    level: 'INFO',
     sink: (line) => {
-      const outcome = (JSON.parse(line) as { outcome?: unknown }).outcome;
-      if (typeof outcome === 'string') outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+      const summary = (JSON.parse(line) as { message?: unknown; outcomes?: Record<string, number> }).outcomes;
+      if (summary === undefined) return;
+      for (const [outcome, count] of Object.entries(summary)) outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + count);
     },
   });
   return { logger, outcomes };

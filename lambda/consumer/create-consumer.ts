@@ -6,7 +6,7 @@ import type { DynamoDBClientLike } from '../transaction/document-client';
 import { unpairedSurrogate } from '../unicode';
 import { INBOX_ITEM } from '../wire-format';
 import type { EventEnvelope } from '../envelope';
-import { processBatch } from './batch';
+import { processBatch, type RecordOutcome } from './batch';
 import { SqsDeadLetterPublisher, type DeadLetterPublisher } from './dead-letter';
 import { KnownRecords, type KnownRecordsSource } from './known-records';
 import { parseRecordBody, processMessage, type MessageDependencies, type MessageExecutor, type ParsedBody, type PayloadParser } from './process-message';
@@ -135,6 +135,8 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
   // environment, and a batch's metrics (or anything else keyed by "the current batch") must not take in another's.
   return async (event, lambdaContext) => {
     const metrics = new ConsumerMetrics(metricsOptions);
+    const startedAt = now().getTime();
+    const outcomes: Partial<Record<RecordOutcome, number>> = {};
     const parsed = new Map<object, ParsedBody>(event.Records.map((record) => [record, parseRecordBody(record, logPayloadValues)]));
     const eventIds = [...parsed.values()].flatMap((body) => ('envelope' in body ? [body.envelope.id] : []));
     const knownRecords =
@@ -166,11 +168,16 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
           onUnexpectedError: (record, error) => logger.error('failed', { sqsMessageId: record.messageId, outcome: 'failed', error }),
           onSkipped: (record, groupId) =>
             logger.info('skipped', { sqsMessageId: record.messageId, outcome: 'skipped', messageGroupId: groupId, detail: 'an earlier message of this FIFO group failed' }),
-          onOutcome: (_record, outcome) => metrics.count(outcome),
+          onOutcome: (_record, outcome) => {
+            metrics.count(outcome);
+            outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
+          },
         },
       );
     } finally {
       metrics.flush();
+      // the one line per batch at the default level (each applied or duplicate record has a DEBUG line)
+      logger.info('batch', { records: event.Records.length, outcomes, durationMilliseconds: now().getTime() - startedAt });
     }
   };
 }

@@ -189,7 +189,8 @@ export function parseRecordBody(record: SQSRecord, logPayloadValues: boolean): P
 }
 
 /**
- * Processes one record and returns its outcome; never throws. Logs one line per outcome. `parsed` is the record's
+ * Processes one record and returns its outcome; never throws. Logs one line per outcome: DEBUG for `processed` and
+ * `duplicate` (the batch's summary line counts them at INFO), WARN or ERROR otherwise. `parsed` is the record's
  * body as {@link parseRecordBody} read it, when the batch already did.
  */
 export async function processMessage<TData>(
@@ -206,7 +207,7 @@ export async function processMessage<TData>(
   try {
     const fingerprint = payloadFingerprint(raw);
     if (deps.knownRecords?.recognise(raw.id, fingerprint) === 'duplicate') {
-      log.info('duplicate', { ...elapsed(), outcome: 'duplicate', detail: 'recognised by the batch read: no handler run, nothing written' });
+      log.debug('duplicate', { ...elapsed(), outcome: 'duplicate', detail: 'recognised by the batch read: no handler run, nothing written' });
       return 'duplicate';
     }
     const envelope = parsePayload(raw, deps.parse, deps.logPayloadValues === true);
@@ -215,7 +216,8 @@ export async function processMessage<TData>(
     for (const name of result.metrics ?? []) deps.countMetric?.(name);
     // a later copy of this event in the batch is then a duplicate without a write
     deps.knownRecords?.remember(raw.id, fingerprint);
-    log.info(result.outcome, { ...elapsed(), outcome: result.outcome, ...result.fields });
+    // DEBUG: at volume a line per applied message is a cost (CloudWatch Logs ingestion); the batch has a summary line
+    log.debug(result.outcome, { ...elapsed(), outcome: result.outcome, ...result.fields });
     return result.outcome;
   } catch (error) {
     if (isPermanent(error)) return deadLetter(record, error, 'dead-lettered', deps, log, elapsed(), raw.id);

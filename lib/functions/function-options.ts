@@ -136,6 +136,16 @@ export interface FunctionOptions {
   readonly tracing?: lambda.Tracing;
 
   /**
+   * The function's application log level (`LoggingConfig.ApplicationLogLevel`; Lambda passes it to the code as
+   * `AWS_LAMBDA_LOG_LEVEL`). The runtime honours it: at `INFO` a consumer writes one summary line per batch and a line
+   * per record only for records that failed, were dead-lettered or blocked; `DEBUG` adds a line per applied or
+   * duplicate record, which at volume is a cost (CloudWatch Logs ingestion).
+   *
+   * @default - not set: the runtime logs at INFO
+   */
+  readonly applicationLogLevel?: lambda.ApplicationLogLevel;
+
+  /**
    * What happens to the stateful resources the construct creates when they are removed from the stack: the
    * function's log group, and for a subscriber also its queues and its inbox table (when it creates one).
    *

@@ -73,6 +73,7 @@ export function createSecureNodejsFunction(
     role,
     logGroup,
     loggingFormat: lambda.LoggingFormat.JSON,
+    applicationLogLevelV2: options.applicationLogLevel,
     tracing,
     reservedConcurrentExecutions: options.reservedConcurrentExecutions,
     vpc: options.vpc,

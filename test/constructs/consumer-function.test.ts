@@ -116,6 +116,20 @@ describe('ConsumerFunction: runtime settings', () => {
     template.hasResourceProperties('AWS::Lambda::Function', { TracingConfig: { Mode: 'PassThrough' } });
   });
 
+  test('logs in JSON without an application log level by default (the runtime then logs at INFO)', () => {
+    // WHEN
+    const { template } = synth();
+    // THEN
+    template.hasResourceProperties('AWS::Lambda::Function', { LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: Match.absent() } });
+  });
+
+  test('sets the given application log level, which Lambda passes to the runtime as AWS_LAMBDA_LOG_LEVEL', () => {
+    // WHEN
+    const { template } = synth({ applicationLogLevel: lambda.ApplicationLogLevel.DEBUG });
+    // THEN
+    template.hasResourceProperties('AWS::Lambda::Function', { LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'DEBUG' } });
+  });
+
   test('names the function Resource, its role Role and its log group LogGroup', () => {
     // WHEN
     const { fn } = synth();

@@ -73,5 +73,11 @@ test('two batches of one handler, run concurrently, keep their responses, metric
   const linesOf = (batch: typeof a) => lines.filter((line) => idsOf(batch).includes(String(line.sqsMessageId)));
   expect(linesOf(a).map((line) => line.sqsMessageId).sort()).toEqual(idsOf(a));
   expect(linesOf(b).map((line) => line.sqsMessageId).sort()).toEqual(idsOf(b));
-  expect(linesOf(a).length + linesOf(b).length).toBe(lines.length);
+  const recordLines = lines.filter((line) => line.sqsMessageId !== undefined);
+  expect(linesOf(a).length + linesOf(b).length).toBe(recordLines.length);
+  // each batch's summary line counts its own records only
+  expect(lines.filter((line) => line.message === 'batch').map((line) => [line.records, line.outcomes])).toEqual([
+    [2, { processed: 2 }],
+    [3, { processed: 2, failed: 1 }],
+  ]);
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { createLogger } from '../../lambda/logger';
+import { createLogger, logLevelFromEnvironment } from '../../lambda/logger';
 
 describe('createLogger', () => {
   const now = () => new Date('2024-05-01T12:00:00.000Z');
@@ -36,5 +36,28 @@ describe('createLogger', () => {
     circular.self = circular;
     createLogger({ sink: (line) => lines.push(line), now }).info('odd', { circular });
     expect(JSON.parse(lines[0] as string)).toMatchObject({ level: 'INFO', message: 'odd', logError: 'unserializable fields' });
+  });
+
+  test('writes its level and those above it; a child keeps the level', () => {
+    const lines: string[] = [];
+    const logger = createLogger({ sink: (line) => lines.push(line), now, level: 'WARN' });
+    logger.debug('d');
+    logger.info('i');
+    logger.child({ a: 1 }).info('child info');
+    logger.warn('w');
+    logger.child({ a: 1 }).error('e');
+    expect(lines.map((line) => (JSON.parse(line) as { message: string }).message)).toEqual(['w', 'e']);
+  });
+
+  test('the level defaults to AWS_LAMBDA_LOG_LEVEL (TRACE as DEBUG, FATAL as ERROR), else INFO', () => {
+    expect(logLevelFromEnvironment({})).toBe('INFO');
+    expect(logLevelFromEnvironment({ AWS_LAMBDA_LOG_LEVEL: 'DEBUG' })).toBe('DEBUG');
+    expect(logLevelFromEnvironment({ AWS_LAMBDA_LOG_LEVEL: 'trace' })).toBe('DEBUG');
+    expect(logLevelFromEnvironment({ AWS_LAMBDA_LOG_LEVEL: 'WARN' })).toBe('WARN');
+    expect(logLevelFromEnvironment({ AWS_LAMBDA_LOG_LEVEL: 'FATAL' })).toBe('ERROR');
+    expect(logLevelFromEnvironment({ AWS_LAMBDA_LOG_LEVEL: 'LOUD' })).toBe('INFO');
+    const lines: string[] = [];
+    createLogger({ sink: (line) => lines.push(line), now }).debug('hidden at the default INFO');
+    expect(lines).toEqual([]);
   });
 });

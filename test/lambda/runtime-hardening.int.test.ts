@@ -7,6 +7,7 @@ import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ConsumerConfig } from '../../lambda/config';
 import { createTransactionalConsumer, type EventHandler, type TransactionalConsumerOptions } from '../../lambda/consumer/transactional-consumer';
+import { createLogger } from '../../lambda/logger';
 import { CONSUMER_METRICS } from '../../lambda/metrics';
 import { localClient } from '../support/dynamodb-client';
 import type { FaultProxy } from '../support/fault-proxy';
@@ -252,5 +253,37 @@ describe('CloudEvents without time (issue 10, item 10)', () => {
     expect((await handler({ Records: [sqsRecord(JSON.stringify(envelope))] })).batchItemFailures).toEqual([]);
     expect(outcomesOf(lines)).toEqual(['processed']);
     expect(await balance(account)).toBe(6);
+  });
+});
+
+describe('log volume at the default level (issue 11, part 3)', () => {
+  test('at INFO a batch writes one summary line and no line per applied or duplicate record; failures keep theirs', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logger = createLogger({ level: 'INFO', sink: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) });
+    const handler = createTransactionalConsumer<Deposit>({
+      handle: (envelope, tx, context) => {
+        if (envelope.data.amount < 0) throw new Error('negative');
+        return credit(envelope, tx, context);
+      },
+      client,
+      config,
+      logger,
+      deadLetter: new RecordingDeadLetterPublisher(),
+      metricsSink: () => undefined,
+    });
+    const record = (amount: number) => sqsRecord(JSON.stringify(envelopeObject({ data: { account: newAccount(), amount } })));
+    const applied = record(1);
+    await handler({ Records: [applied] });
+    lines.length = 0;
+
+    const failing = record(-1);
+    await handler({ Records: [applied, record(2), record(3), failing] });
+
+    expect(lines.filter((line) => line.message === 'batch')).toEqual([
+      expect.objectContaining({ level: 'INFO', subscriber: SUBSCRIBER, records: 4, outcomes: { processed: 2, duplicate: 1, failed: 1 } }),
+    ]);
+    expect(lines.filter((line) => typeof line.outcome === 'string')).toEqual([
+      expect.objectContaining({ level: 'WARN', outcome: 'failed', sqsMessageId: failing.messageId }),
+    ]);
   });
 });

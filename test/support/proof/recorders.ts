@@ -7,7 +7,8 @@ import { createLogger, type Logger } from '../../../lambda/logger';
 /** A logger that keeps its lines, parsed, instead of printing them. */
 export function recordingLogger(): { logger: Logger; lines: Array<Record<string, unknown>> } {
   const lines: Array<Record<string, unknown>> = [];
-  return { logger: createLogger({ sink: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) }), lines };
+  // every line, the per-record DEBUG outcome lines included
+  return { logger: createLogger({ level: 'DEBUG', sink: (line) => lines.push(JSON.parse(line) as Record<string, unknown>) }), lines };
 }
 
 /** The outcomes logged per event id, in order. */
