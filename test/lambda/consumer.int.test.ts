@@ -186,7 +186,7 @@ describe('createTransactionalConsumer', () => {
 
   test('without a dead-letter queue URL, a malformed message is left for SQS redrive', async () => {
     const { logger } = recordingLogger();
-    const handler = createTransactionalConsumer<Deposit>({ handle: credit, client, config, logger });
+    const handler = createTransactionalConsumer<Deposit>({ handle: credit, client, config, logger, metricsSink: () => undefined });
     const malformed = sqsRecord('{}');
     expect((await handler({ Records: [malformed] })).batchItemFailures).toEqual([{ itemIdentifier: malformed.messageId }]);
   });
