@@ -165,6 +165,18 @@ export class Meter {
         const body = (args.request as { body?: unknown }).body;
         const text = typeof body === 'string' ? body : new TextDecoder().decode(body as Uint8Array);
         const request = JSON.parse(text) as Record<string, unknown>;
+        if (state.op === 'BatchGetItem') {
+          // each key is read as its own GetItem would be: rounded up to 4 KB per item, halved when eventually consistent,
+          // the minimum charged for a key with no item too
+          const requested = Object.entries(request.RequestItems as Record<string, { Keys: WireItem[]; ConsistentRead?: boolean }>);
+          const reads = await Promise.all(
+            requested.flatMap(([table, { Keys, ConsistentRead }]) => Keys.map(async (key) => ({ table, consistent: ConsistentRead === true, item: await this.fetch(table, key) }))),
+          );
+          const result = await next(args);
+          state.ruleUnits = reads.reduce((sum, read) => sum + readUnits(itemSize(read.item), read.consistent), 0);
+          state.ruleDetail = `${reads.length} keys, ${reads.filter((read) => read.item !== undefined).length} found${reads.some((read) => read.consistent) ? '' : ', eventually consistent'}`;
+          return result;
+        }
         if (isReadOperation(state.op)) {
           if (state.op !== 'GetItem') throw new Error(`bench meter: the rule check does not model ${state.op}`);
           const table = request.TableName as string;
