@@ -241,9 +241,14 @@ export class ProcessingRecordStore {
    * write read, so of two deliveries only one takes over, and none takes over a record claimed afresh since. When no
    * step remains, the record is completed instead.
    *
+   * The record keeps the step list it was claimed with (`existing.stepOrder`), whatever the deployed handler's steps
+   * are now: a step added by a later deploy does not run for a message in flight, and a step it removed is not
+   * skipped (the engine blocks the message when it reaches a step it does not have).
+   *
    * @throws MessageInProgressError when another writer changed the record first
    */
-  public async takeOver(existing: ProcessingRecordView, owner: string, stepOrder: readonly string[], rerunActiveStep: boolean): Promise<HeldRecord> {
+  public async takeOver(existing: ProcessingRecordView, owner: string, rerunActiveStep: boolean): Promise<HeldRecord> {
+    const { stepOrder } = existing;
     const now = this.options.now();
     const updatedAt = now.toISOString();
     const steps: Record<string, StepState> = {};
@@ -254,6 +259,7 @@ export class ProcessingRecordStore {
     const lastWrite = `${owner}:${version}`;
     const leaseExpiresAtEpochMilliseconds = this.leaseFrom(now);
     const common: Item = {
+      // written back as read: a record from a writer that kept no list gets the one derived from its steps
       [A.STEP_ORDER_ATTRIBUTE]: [...stepOrder],
       [A.VERSION_ATTRIBUTE]: version,
       [A.LAST_WRITE_ATTRIBUTE]: lastWrite,

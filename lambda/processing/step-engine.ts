@@ -100,7 +100,7 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
       context.logger.warn('lease expired mid-step; blocked', { step, previousOwner: existing.owner, version: existing.version + 1 });
       throw new MessageBlockedError(reason, { eventId: envelope.id, step });
     }
-    const held = await store.takeOver(existing, owner, stepOrder, existing.activeStep !== undefined);
+    const held = await store.takeOver(existing, owner, existing.activeStep !== undefined);
     context.logger.info('took over', {
       previousOwner: existing.owner,
       step: held.activeStep,
@@ -157,8 +157,15 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
     let ran = 0;
     while (held.activeStep !== undefined) {
       const step = held.activeStep;
-      const definition = byName.get(step) as EngineStep<TData>;
+      const definition = byName.get(step);
       const log = context.logger.child({ step });
+      if (definition === undefined) {
+        // the record keeps the step list it was claimed with; a deploy removed (or renamed) this step since
+        const reason =
+          `step '${step}' of this message's step list (${held.stepOrder.join(', ')}) is not a step of the deployed handler ` +
+          `(${stepOrder.join(', ')}); it has not run. Resolve it SUCCESS to skip it, or deploy a handler that has it and resolve it TRY_AGAIN`;
+        return block(held, step, reason, undefined, context, log);
+      }
       const stepContext: StepContext = {
         sqsRecord: context.sqsRecord,
         lambdaContext: context.lambdaContext,
@@ -185,7 +192,7 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
         return block(held, step, reason, error, context, log);
       }
       const current = held;
-      const next = stepOrder.find((name) => name !== step && current.steps[name]?.status !== STEP_STATUS.SUCCESS);
+      const next = current.stepOrder.find((name) => name !== step && current.steps[name]?.status !== STEP_STATUS.SUCCESS);
       try {
         held = await store.advance(held, step, merged, next);
       } catch (error) {

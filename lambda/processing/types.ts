@@ -32,7 +32,8 @@ export type StepOutput = Record<string, unknown> | void;
 export interface ProcessingStep<TData> {
   /**
    * Unique among the steps, 1 to 64 of `A-Z a-z 0-9 _ . -`, and not a name of `Object.prototype` (`__proto__`,
-   * `constructor`, `toString`, ...); persisted, so renaming a step restarts it for messages in flight.
+   * `constructor`, `toString`, ...). Persisted: a message in flight keeps the step list it was claimed with, so
+   * renaming (or removing) a step blocks the messages in flight that still have to run it, for an operator.
    */
   readonly name: string;
   /**
