@@ -30,8 +30,11 @@ export interface MessageContext extends HandlerContext {
 
 /** What a mode did with a message it did not throw on. */
 export interface ExecutionResult {
-  /** `processed`: applied now; `duplicate`: recognised as already applied, nothing done. */
-  readonly outcome: 'processed' | 'duplicate';
+  /**
+   * `processed`: applied now; `duplicate`: recognised as already applied, nothing done; `already-blocked`: another
+   * delivery blocked the message for an operator and dead-lettered it, nothing done.
+   */
+  readonly outcome: 'processed' | 'duplicate' | 'already-blocked';
   /** Extra fields for the outcome's log line (e.g. `stagedWrites`). */
   readonly fields?: LogContext;
 }

@@ -7,6 +7,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ProcessingModeName } from '../config';
 import { assertInboxKeyFits, claimCondition } from '../consumer/inbox';
+import type { SQSRecord } from '../consumer/sqs';
 import type { EventEnvelope } from '../envelope';
 import { LeaseLostError, MessageInProgressError } from '../errors';
 import { conditionalCheckItem, isConditionalCheckFailed } from '../transaction/cancellation';
@@ -363,14 +364,15 @@ export class ProcessingRecordStore {
 
   /**
    * The holder blocks the record for an operator: step `step` stays PROCESSING (its outcome is unknown), the record
-   * becomes BLOCKED with the reason and the delivery's body, and its TTL is removed so it can never expire unseen.
-   * When the body would take the record over DynamoDB's item limit, the record is blocked without it.
+   * becomes BLOCKED with the reason, the delivery's SQS message id and (if kept) its body, and its TTL is removed so it
+   * can never expire unseen. When the body would take the record over DynamoDB's item limit, the record is blocked
+   * without it.
    *
    * @throws LeaseLostError when this delivery no longer holds the record
    */
-  public async blockHeld(held: HeldRecord, reason: string, body: string): Promise<void> {
+  public async blockHeld(held: HeldRecord, reason: string, delivery: SQSRecord): Promise<void> {
     await this.withoutBodyIfTooLarge((keepBody) =>
-      this.fencedUpdate(held, this.blockedAttributes(reason, body, keepBody), this.blockedRemovals(body, keepBody), 'blocking the message'),
+      this.fencedUpdate(held, this.blockedAttributes(reason, delivery, keepBody), this.blockedRemovals(delivery.body, keepBody), 'blocking the message'),
     );
   }
 
@@ -381,15 +383,15 @@ export class ProcessingRecordStore {
    *
    * @returns false when another writer changed the record first (nothing written)
    */
-  public async blockExpired(existing: ProcessingRecordView, owner: string, reason: string, body: string): Promise<boolean> {
+  public async blockExpired(existing: ProcessingRecordView, owner: string, reason: string, delivery: SQSRecord): Promise<boolean> {
     const version = existing.version + 1;
     const lastWrite = `${owner}:${version}`;
     const result = await this.withoutBodyIfTooLarge((keepBody) =>
       this.update(
         existing.key,
         {
-          set: { ...this.blockedAttributes(reason, body, keepBody), [A.VERSION_ATTRIBUTE]: version, [A.LAST_WRITE_ATTRIBUTE]: lastWrite },
-          remove: this.blockedRemovals(body, keepBody),
+          set: { ...this.blockedAttributes(reason, delivery, keepBody), [A.VERSION_ATTRIBUTE]: version, [A.LAST_WRITE_ATTRIBUTE]: lastWrite },
+          remove: this.blockedRemovals(delivery.body, keepBody),
           ...unchangedInProgress(existing),
         },
         lastWrite,
@@ -413,15 +415,16 @@ export class ProcessingRecordStore {
     }
   }
 
-  private blockedAttributes(reason: string, body: string, keepBody: boolean): Item {
+  private blockedAttributes(reason: string, delivery: SQSRecord, keepBody: boolean): Item {
     const now = this.options.now().toISOString();
     return {
       [A.STATUS_ATTRIBUTE]: RECORD_STATUS.BLOCKED,
       [A.BLOCKED_SUBSCRIBER_ATTRIBUTE]: this.options.subscriberName,
       [A.BLOCKED_AT_ATTRIBUTE]: now,
       [A.BLOCKED_REASON_ATTRIBUTE]: truncate(reason, MAX_BLOCKED_REASON_CHARACTERS),
+      [A.BLOCKED_SQS_MESSAGE_ID_ATTRIBUTE]: delivery.messageId,
       [A.UPDATED_AT_ATTRIBUTE]: now,
-      ...(keepsBody(body, keepBody) ? { [A.BLOCKED_BODY_ATTRIBUTE]: body } : {}),
+      ...(keepsBody(delivery.body, keepBody) ? { [A.BLOCKED_BODY_ATTRIBUTE]: delivery.body } : {}),
     };
   }
 

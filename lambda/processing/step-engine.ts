@@ -5,7 +5,9 @@
  * Writes per message on the happy path: 1 (the claim, which also starts the first step) + 1 per step (each records
  * the step's success and starts the next step, or completes the record).
  */
+import { DEAD_LETTER_ATTRIBUTE } from '../consumer/dead-letter';
 import type { MessageContext, MessageExecutor } from '../consumer/process-message';
+import type { SQSRecord } from '../consumer/sqs';
 import type { EventEnvelope } from '../envelope';
 import { EventFlowError, LeaseLostError, MessageBlockedError, MessageInProgressError, PayloadMismatchError, PermanentError, RetryableError } from '../errors';
 import type { Logger } from '../logger';
@@ -39,6 +41,16 @@ function errorSummary(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
+/** A delivery that found its record blocked by another copy of the message: why nothing was done. */
+interface AlreadyBlocked {
+  readonly alreadyBlocked: string;
+}
+
+/** Whether an SQS message is a dead letter this runtime sent (it carries the reason), e.g. redriven from the DLQ. */
+function isDeadLetter(record: SQSRecord): boolean {
+  return record.messageAttributes?.[DEAD_LETTER_ATTRIBUTE.ERROR_NAME] !== undefined;
+}
+
 function isLeaseLost(error: unknown): boolean {
   return error instanceof LeaseLostError || (error instanceof Error && error.name === 'LeaseLostError');
 }
@@ -55,7 +67,7 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
     context: MessageContext,
     existing: ProcessingRecordView | undefined,
     owner: string,
-  ): Promise<HeldRecord | 'duplicate'> {
+  ): Promise<HeldRecord | 'duplicate' | AlreadyBlocked> {
     if (existing === undefined) {
       throw new MessageInProgressError(`the record of event '${envelope.id}' changed while it was being claimed; retried later`, {
         eventId: envelope.id,
@@ -73,8 +85,22 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
     if (existing.status === RECORD_STATUS.COMPLETED) return 'duplicate';
     if (existing.status === RECORD_STATUS.BLOCKED) {
       const step = existing.activeStep ?? '(unknown)';
+      const since = `since ${existing.blocked?.at ?? '(unknown)'} at step '${step}'`;
+      const blockedBy = existing.blocked?.sqsMessageId;
+      if (blockedBy !== undefined && blockedBy !== context.sqsRecord.messageId && !isDeadLetter(context.sqsRecord)) {
+        // another copy (an SNS or relay duplicate): the blocking delivery's dead letter holds the message, and a second
+        // one would only add to the operator's queue
+        return {
+          alreadyBlocked:
+            `blocked for an operator ${since} by SQS message '${blockedBy}', whose dead letter holds the message; this copy is ` +
+            'acknowledged without another dead letter or write. Resolve the record, then redrive that dead letter',
+        };
+      }
+      // the only copy there may be: the blocking delivery's own message (its dead letter may not have been sent), a dead
+      // letter redriven before the block was resolved, or a record of an older writer that did not say which delivery blocked it
       throw new MessageBlockedError(
-        `event '${envelope.id}' is blocked for an operator since ${existing.blocked?.at ?? '(unknown)'} at step '${step}': ${existing.blocked?.reason ?? ''}`,
+        `event '${envelope.id}' is blocked for an operator ${since}: ${existing.blocked?.reason ?? ''} ` +
+          '(resolve the record before redriving its dead letter, or this happens again)',
         { eventId: envelope.id, step },
       );
     }
@@ -91,7 +117,7 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
         `step '${step}' was PROCESSING under owner '${existing.owner ?? '(none)'}', whose lease expired at ` +
         `${new Date(existing.leaseExpiresAtEpochMilliseconds).toISOString()}: that delivery crashed or stalled, so the step may or may not ` +
         'have taken effect; it is not run again until an operator resolves it';
-      if (!(await store.blockExpired(existing, owner, reason, context.sqsRecord.body))) {
+      if (!(await store.blockExpired(existing, owner, reason, context.sqsRecord))) {
         throw new MessageInProgressError(`event '${envelope.id}' changed while it was being blocked; retried later`, {
           eventId: envelope.id,
           leaseExpiresAtEpochMilliseconds: 0,
@@ -113,7 +139,7 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
   /** Blocks the held record after step `step` ended with an unknown outcome; always throws. */
   async function block(held: HeldRecord, step: string, reason: string, cause: unknown, context: MessageContext, log: Logger): Promise<never> {
     try {
-      await store.blockHeld(held, reason, context.sqsRecord.body);
+      await store.blockHeld(held, reason, context.sqsRecord);
     } catch (blockError) {
       if (isLeaseLost(blockError)) {
         log.error('step effect may have run under a lost lease', { step, error: blockError, stepError: cause });
@@ -212,6 +238,7 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
     } else {
       const resolved = await resolveExisting(envelope, context, claim.existing, owner);
       if (resolved === 'duplicate') return { outcome: 'duplicate', fields: { detail: describeRecord(claim.existing) } };
+      if ('alreadyBlocked' in resolved) return { outcome: 'already-blocked', fields: { detail: resolved.alreadyBlocked } };
       held = resolved;
     }
     const stepsRun = await runSteps(envelope, context, held);

@@ -272,7 +272,59 @@ describe('createLeaseConsumer', () => {
     expect(listed).toContainEqual(expect.objectContaining({ eventId: message.id, step: 'effect', subscriber: SUBSCRIBER }));
   });
 
-  test('a blocked message delivered again goes to the DLQ again, the record unchanged', async () => {
+  test('another copy of a blocked message (an SNS or relay duplicate) is acknowledged as already-blocked: no dead letter, no write', async () => {
+    const message = newMessage();
+    const emf: string[] = [];
+    const { handler, deadLetter, lines } = consumer({
+      client: localClient({ endpoint: proxy.endpoint }),
+      handle: () => Promise.reject(new Error('connection reset after sending')),
+      metricsSink: (line) => void emf.push(line),
+    });
+    await deliver(handler, message);
+    const before = await record(message.id);
+    const [puts, updates] = [proxy.requestCount(PUT), proxy.requestCount(UPDATE)];
+
+    const response = await handler({ Records: [sqsRecord(message.body, { messageId: `sqs-copy-${message.id}` })] });
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(deadLetter.published.map((letter) => letter.sourceMessageId)).toEqual([`sqs-${message.id}`]);
+    expect([proxy.requestCount(PUT) - puts, proxy.requestCount(UPDATE) - updates]).toEqual([1, 0]); // the claim that found it, nothing else
+    expect(await record(message.id)).toEqual(before);
+    expect(outcomesOf(lines)).toEqual(['blocked', 'already-blocked']);
+    expect(lines.at(-1)).toMatchObject({
+      level: 'INFO',
+      sqsMessageId: `sqs-copy-${message.id}`,
+      detail: expect.stringMatching(/blocked for an operator since .* at step 'effect' by SQS message 'sqs-.+', whose dead letter holds the message/),
+    });
+    expect(emf.map((line) => JSON.parse(line) as Record<string, unknown>)).toEqual([
+      expect.objectContaining({ Blocked: 1, AlreadyBlocked: 0 }),
+      expect.objectContaining({ Blocked: 0, AlreadyBlocked: 1 }),
+    ]);
+  });
+
+  test('a dead letter of a blocked message redriven before the block is resolved goes back to the DLQ (it is the only copy)', async () => {
+    const message = newMessage();
+    const { handler, deadLetter, lines } = consumer({ handle: () => Promise.reject(new Error('connection reset after sending')) });
+    await deliver(handler, message);
+    const before = await record(message.id);
+    const redriven = {
+      ...sqsRecord(message.body, { messageId: `sqs-redriven-${message.id}` }),
+      messageAttributes: { iefErrorName: { stringValue: 'MessageBlockedError', dataType: 'String' } },
+    };
+
+    const response = await handler({ Records: [redriven] });
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(deadLetter.published.map((letter) => [letter.sourceMessageId, letter.errorName])).toEqual([
+      [`sqs-${message.id}`, 'MessageBlockedError'],
+      [`sqs-redriven-${message.id}`, 'MessageBlockedError'],
+    ]);
+    expect(deadLetter.published[1]?.errorMessage).toMatch(/is blocked for an operator since .* at step 'effect'.*resolve the record before redriving/);
+    expect(outcomesOf(lines)).toEqual(['blocked', 'blocked']);
+    expect(await record(message.id)).toEqual(before);
+  });
+
+  test('the message whose delivery blocked it, delivered again (its dead letter may not have been sent), goes to the DLQ again, the record unchanged', async () => {
     const message = newMessage();
     const { handler, deadLetter } = consumer({ handle: () => Promise.reject(new Error('connection reset after sending')) });
     await deliver(handler, message);
