@@ -18,6 +18,15 @@ import type { ProcessingRecordView } from './processing-record';
 import { describeRecord, type HeldRecord, type ProcessingRecordStore } from './record-store';
 import type { ErrorClassifier, ExpiredLeasePolicy, StepContext, StepOutput } from './types';
 
+/** How often a holder tries to release its lease after a step failed without taking effect. */
+export const MAX_RELEASE_ATTEMPTS = 3;
+
+/** Backoff between release attempts: full jitter over an exponential ceiling, in milliseconds. */
+const RELEASE_BACKOFF_BASE_MILLISECONDS = 50;
+const RELEASE_BACKOFF_CAP_MILLISECONDS = 400;
+
+const sleep = (milliseconds: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, milliseconds));
+
 /** One step as the engine runs it. */
 export interface EngineStep<TData> {
   readonly name: string;
@@ -154,6 +163,38 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
     throw new MessageBlockedError(reason, { eventId: held.eventId, step }, { cause });
   }
 
+  /**
+   * Releases the lease after step `step` failed without taking effect, retrying a failed write (throttling, a network
+   * error) up to {@link MAX_RELEASE_ATTEMPTS} times with jittered backoff: a release that never lands leaves the step
+   * PROCESSING, which the next delivery can not tell from a crash mid-step. Never throws but for a lost lease.
+   */
+  async function releaseWithRetries(held: HeldRecord, step: string, log: Logger): Promise<void> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await store.release(held, step);
+        return;
+      } catch (releaseError) {
+        // the step did not take effect, so losing the lease here endangers nothing
+        if (isLeaseLost(releaseError)) throw releaseError;
+        if (attempt >= MAX_RELEASE_ATTEMPTS) {
+          const lease = `once its lease expires (${new Date(held.leaseExpiresAtEpochMilliseconds).toISOString()})`;
+          const next =
+            options.onExpiredLease === 'block'
+              ? `the next delivery blocks the message for an operator: resolve it TRY_AGAIN`
+              : `the next delivery takes it over and runs the step again (onExpiredLease 'retry')`;
+          log.error(`lease release failed after ${attempt} attempts; the step stays PROCESSING`, {
+            step,
+            error: releaseError,
+            detail: `the step did not take effect, but ${lease} ${next}`,
+          });
+          return;
+        }
+        log.warn('lease release failed; retrying', { step, attempt, error: releaseError });
+        await sleep(Math.random() * Math.min(RELEASE_BACKOFF_CAP_MILLISECONDS, RELEASE_BACKOFF_BASE_MILLISECONDS * 2 ** (attempt - 1)));
+      }
+    }
+  }
+
   /** Handles a step's throw: release and rethrow, or block; always throws. */
   async function fail(held: HeldRecord, step: string, error: unknown, context: MessageContext, log: Logger): Promise<never> {
     const kind = classify(options.classifyError, error);
@@ -163,13 +204,7 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
         'so it is not run again until an operator resolves it';
       return block(held, step, reason, error, context, log);
     }
-    try {
-      await store.release(held, step);
-    } catch (releaseError) {
-      // the step did not take effect, so losing the lease here endangers nothing
-      if (isLeaseLost(releaseError)) throw releaseError;
-      log.warn('lease release failed; the next delivery waits for the lease to expire', { step, error: releaseError });
-    }
+    await releaseWithRetries(held, step, log);
     // the shared pipeline dead-letters the PermanentError family and retries the rest: make the error say what the classifier said
     const permanent = defaultErrorClassifier(error) === 'permanent';
     if (kind === 'permanent' && !permanent) throw new PermanentError(`step '${step}' failed permanently: ${errorSummary(error)}`, { cause: error });

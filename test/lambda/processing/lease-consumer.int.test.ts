@@ -5,6 +5,7 @@ import { PermanentError, RetryableError } from '../../../lambda/errors';
 import { payloadFingerprint } from '../../../lambda/fingerprint';
 import { BlockedMessages } from '../../../lambda/operator/blocked-messages';
 import { createLeaseConsumer } from '../../../lambda/processing/lease-consumer';
+import { MAX_RELEASE_ATTEMPTS } from '../../../lambda/processing/step-engine';
 import type { LeaseConsumerOptions, LeaseHandlerContext } from '../../../lambda/processing/types';
 import { localClient } from '../../support/dynamodb-client';
 import type { FaultProxy } from '../../support/fault-proxy';
@@ -379,6 +380,60 @@ describe('createLeaseConsumer', () => {
     expect(second.batchItemFailures).toEqual([]);
     expect(calls).toBe(2);
     expect(outcomesOf(lines)).toEqual(['failed', 'processed']);
+  });
+
+  test('a RetryableError whose lease release is throttled is released by a retry: the next delivery runs the effect at once', async () => {
+    const message = newMessage();
+    let calls = 0;
+    const { handler, lines } = consumer({
+      client: localClient({ endpoint: proxy.endpoint, maxAttempts: 1 }), // no SDK retry: the runtime's own must do it
+      handle: () => {
+        calls += 1;
+        if (calls === 1) throw new RetryableError('mail server answered 429 before accepting');
+      },
+    });
+    const throttled = proxy.inject({ target: UPDATE, fault: { kind: 'throttle' } }); // the first UpdateItem: the release
+
+    const first = await deliver(handler, message);
+    const released = await record(message.id);
+    const second = await deliver(handler, message, 2); // same clock: no waiting for a lease
+
+    expect(throttled()).toBe(1);
+    expect(first.batchItemFailures).toHaveLength(1);
+    expect(released).toMatchObject({ status: { S: 'IN_PROGRESS' }, steps: { M: { effect: { M: { status: { S: 'TRY_AGAIN' } } } } } });
+    expect(second.batchItemFailures).toEqual([]);
+    expect(calls).toBe(2);
+    expect(outcomesOf(lines)).toEqual(['failed', 'processed']);
+    expect(lines.filter((line) => line.message === 'lease release failed; retrying')).toHaveLength(1);
+  });
+
+  test('a release that fails every attempt says truthfully what follows: the step stays PROCESSING and is blocked once the lease expires', async () => {
+    const message = newMessage();
+    const clock = new FakeClock();
+    const { handler, lines } = consumer(
+      { client: localClient({ endpoint: proxy.endpoint, maxAttempts: 1 }), handle: () => Promise.reject(new RetryableError('rejected before sending')) },
+      clock,
+    );
+    const updatesBefore = proxy.requestCount(UPDATE);
+    const throttled = proxy.inject({ target: UPDATE, times: MAX_RELEASE_ATTEMPTS, fault: { kind: 'throttle' } });
+
+    const response = await deliver(handler, message);
+
+    expect(throttled()).toBe(MAX_RELEASE_ATTEMPTS);
+    expect(proxy.requestCount(UPDATE) - updatesBefore).toBe(MAX_RELEASE_ATTEMPTS);
+    expect(response.batchItemFailures).toHaveLength(1);
+    expect(lines.find((line) => String(line.message).startsWith('lease release failed after'))).toMatchObject({
+      level: 'ERROR',
+      message: `lease release failed after ${MAX_RELEASE_ATTEMPTS} attempts; the step stays PROCESSING`,
+      detail: expect.stringMatching(/^the step did not take effect, but once its lease expires .* the next delivery blocks the message for an operator: resolve it TRY_AGAIN$/),
+    });
+    expect(await record(message.id)).toMatchObject({ status: { S: 'IN_PROGRESS' }, steps: { M: { effect: { M: { status: { S: 'PROCESSING' } } } } } });
+    // and that is what happens
+    clock.advanceSeconds(LEASE_SECONDS + 120); // past the lease, within the deduplication window
+    const after = consumer({}, clock);
+    await deliver(after.handler, message, 2);
+    expect(outcomesOf(after.lines)).toEqual(['blocked']);
+    expect(after.mailbox.count(message.id)).toBe(0);
   });
 
   test('a PermanentError releases the lease and dead-letters the message; a redrive runs the effect again', async () => {
