@@ -113,10 +113,12 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
         { eventId: envelope.id, step },
       );
     }
-    const nowEpochMilliseconds = options.now().getTime();
-    if (existing.leaseExpiresAtEpochMilliseconds > nowEpochMilliseconds) {
+    // live until its expiry plus the clock-skew allowance (the holder's clock may be behind ours); the takeover and the
+    // block below are conditioned on the same in DynamoDB
+    if (store.isLeaseLive(existing)) {
       throw new MessageInProgressError(
-        `event '${envelope.id}' is being processed by another delivery (lease until ${new Date(existing.leaseExpiresAtEpochMilliseconds).toISOString()}); retried later`,
+        `event '${envelope.id}' is being processed by another delivery (lease until ${new Date(existing.leaseExpiresAtEpochMilliseconds).toISOString()}, ` +
+          `plus ${store.clockSkewAllowanceSeconds} s allowed for clock skew); retried later`,
         { eventId: envelope.id, leaseExpiresAtEpochMilliseconds: existing.leaseExpiresAtEpochMilliseconds },
       );
     }
@@ -177,7 +179,7 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
         // the step did not take effect, so losing the lease here endangers nothing
         if (isLeaseLost(releaseError)) throw releaseError;
         if (attempt >= MAX_RELEASE_ATTEMPTS) {
-          const lease = `once its lease expires (${new Date(held.leaseExpiresAtEpochMilliseconds).toISOString()})`;
+          const lease = `once its lease expires (${new Date(held.leaseExpiresAtEpochMilliseconds).toISOString()}, plus ${store.clockSkewAllowanceSeconds} s allowed for clock skew)`;
           const next =
             options.onExpiredLease === 'block'
               ? `the next delivery blocks the message for an operator: resolve it TRY_AGAIN`

@@ -6,6 +6,8 @@ import { payloadFingerprint } from '../../../lambda/fingerprint';
 import { BlockedMessages } from '../../../lambda/operator/blocked-messages';
 import { createLeaseConsumer } from '../../../lambda/processing/lease-consumer';
 import { MAX_RELEASE_ATTEMPTS } from '../../../lambda/processing/step-engine';
+import { DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS, ProcessingRecordStore } from '../../../lambda/processing/record-store';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { LeaseConsumerOptions, LeaseHandlerContext } from '../../../lambda/processing/types';
 import { localClient } from '../../support/dynamodb-client';
 import type { FaultProxy } from '../../support/fault-proxy';
@@ -98,7 +100,7 @@ async function startPaused(message: TestMessage, options: { clock?: FakeClock; r
 async function staleWorkerResumes(message: TestMessage, staleAfterPause?: () => void) {
   const clock = new FakeClock();
   const stale = await startPaused(message, { clock, ...(staleAfterPause ? { afterPause: staleAfterPause } : {}) });
-  clock.advanceSeconds(LEASE_SECONDS + 1);
+  clock.advanceSeconds(LEASE_SECONDS + DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS + 1);
   const newer = await startPaused(message, { clock, receiveCount: 2, overrides: { onExpiredLease: 'retry' } });
   const before = await record(message.id);
   return { before, staleResponse: await stale.resume(), staleLines: stale.lines, newer };
@@ -225,7 +227,8 @@ describe('createLeaseConsumer', () => {
         Key: { pk: { S: `${SUBSCRIBER}#${message.id}` } },
         UpdateExpression: 'SET #owner = :ghost, #lease = :past',
         ExpressionAttributeNames: { '#owner': 'owner', '#lease': 'leaseExpiresAtEpochMilliseconds' },
-        ExpressionAttributeValues: { ':ghost': { S: 'ghost' }, ':past': { N: String(clock.now().getTime() - 1) } },
+        // over by more than the clock-skew allowance
+        ExpressionAttributeValues: { ':ghost': { S: 'ghost' }, ':past': { N: String(clock.now().getTime() - DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS * 1000 - 1) } },
       }),
     );
 
@@ -248,7 +251,7 @@ describe('createLeaseConsumer', () => {
     const { handler, deadLetter, mailbox, lines } = consumer({}, clock);
     const tooEarly = await deliver(handler, message, 2);
     expect(tooEarly.batchItemFailures).toHaveLength(1); // the lease is still live
-    clock.advanceSeconds(LEASE_SECONDS + 1);
+    clock.advanceSeconds(LEASE_SECONDS + DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS + 1);
     const response = await deliver(handler, message, 3);
 
     expect(response.batchItemFailures).toEqual([]);
@@ -344,7 +347,7 @@ describe('createLeaseConsumer', () => {
     const crashing = interruptibleClient();
     const first = consumer({ client: crashing.client, handle: () => crashing.crash() }, clock);
     await deliver(first.handler, message);
-    clock.advanceSeconds(LEASE_SECONDS + 1);
+    clock.advanceSeconds(LEASE_SECONDS + DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS + 1);
     const { handler, mailbox, lines } = consumer({ onExpiredLease: 'retry' }, clock);
 
     const response = await deliver(handler, message, 2);
@@ -680,7 +683,7 @@ describe('createLeaseConsumer', () => {
     const window = { ...config, deduplicationWindowSeconds: 120 }; // the lease is 60 seconds
     const crashing = interruptibleClient();
     await deliver(consumer({ config: window, client: crashing.client, handle: () => crashing.crash() }, clock).handler, message);
-    clock.advanceSeconds(LEASE_SECONDS + 1); // the crashed holder's lease is over, its record (version 1) not yet expired
+    clock.advanceSeconds(LEASE_SECONDS + DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS + 1); // the crashed holder's lease is over, its record (version 1) not yet expired
     let successor: Awaited<ReturnType<typeof startPaused>> | undefined;
     const slow = localClient();
     // the slow delivery read version 1 and decided to block it; before its write lands, the record expires and a new delivery claims it
@@ -705,6 +708,87 @@ describe('createLeaseConsumer', () => {
     expect(successorResponse.batchItemFailures).toEqual([]);
     expect(successor?.runs()).toBe(1);
     expect(await record(message.id)).toMatchObject({ status: { S: 'COMPLETED' }, version: { N: '2' } });
+  });
+
+  test.each([['retry'], ['block']] as const)(
+    "with onExpiredLease '%s', a delivery on an instance whose clock is ahead by less than the skew allowance leaves a live lease alone",
+    async (onExpiredLease) => {
+      const message = newMessage();
+      const holderClock = new FakeClock();
+      const holder = await startPaused(message, { clock: holderClock });
+      // 1 second of real time later, on an instance whose clock is LEASE_SECONDS + 1 seconds ahead: the lease looks 2 seconds over
+      const aheadClock = new FakeClock(holderClock.now().getTime() + (LEASE_SECONDS + 2) * 1000);
+      const ahead = consumer({ onExpiredLease }, aheadClock);
+
+      const response = await deliver(ahead.handler, message, 2);
+      const holderResponse = await holder.resume();
+
+      expect(response.batchItemFailures).toHaveLength(1);
+      expect(ahead.lines.find((line) => line.outcome === 'failed')).toMatchObject({ error: { name: 'MessageInProgressError' } });
+      expect(ahead.mailbox.count(message.id)).toBe(0);
+      expect(ahead.deadLetter.published).toEqual([]);
+      expect(holderResponse.batchItemFailures).toEqual([]);
+      expect(holder.runs()).toBe(1);
+      expect(await record(message.id)).toMatchObject({ status: { S: 'COMPLETED' }, version: { N: '2' } });
+    },
+  );
+
+  test('a lease is taken over once it is over by the skew allowance, not before', async () => {
+    const message = newMessage();
+    const clock = new FakeClock();
+    const crashing = interruptibleClient();
+    await deliver(consumer({ client: crashing.client, handle: () => crashing.crash() }, clock).handler, message);
+    const { handler, mailbox } = consumer({ onExpiredLease: 'retry' }, clock);
+    clock.advanceSeconds(LEASE_SECONDS + DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS - 1);
+    expect((await deliver(handler, message, 2)).batchItemFailures).toHaveLength(1); // 1 second short of the allowance: still live
+
+    clock.advanceSeconds(1);
+    const response = await deliver(handler, message, 3);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(mailbox.count(message.id)).toBe(1);
+  });
+
+  test('clockSkewAllowanceSeconds sets the allowance: 0 takes over as soon as the lease is over', async () => {
+    const message = newMessage();
+    const clock = new FakeClock();
+    const crashing = interruptibleClient();
+    await deliver(consumer({ client: crashing.client, handle: () => crashing.crash() }, clock).handler, message);
+    clock.advanceSeconds(LEASE_SECONDS + 1);
+    const { handler, mailbox } = consumer({ onExpiredLease: 'retry', clockSkewAllowanceSeconds: 0 }, clock);
+
+    expect((await deliver(handler, message, 2)).batchItemFailures).toEqual([]);
+    expect(mailbox.count(message.id)).toBe(1);
+  });
+
+  test('the takeover and the expired-lease block are refused by DynamoDB itself while the lease (plus the allowance) is live, whatever the caller decided', async () => {
+    const message = newMessage();
+    const clock = new FakeClock();
+    const store = new ProcessingRecordStore({
+      client: DynamoDBDocumentClient.from(client),
+      tableName: config.inboxTableName,
+      subscriberName: SUBSCRIBER,
+      deduplicationWindowSeconds: WINDOW_SECONDS,
+      leaseDurationSeconds: LEASE_SECONDS,
+      clockSkewAllowanceSeconds: DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS,
+      mode: 'lease',
+      now: clock.now,
+    });
+    const claim = await store.claim(message.envelope as never, 'sha256:x', 'holder', ['effect']);
+    expect(claim.claimed).toBe(true);
+    const existing = await store.read(store.key(message.id));
+    const before = await record(message.id);
+    clock.advanceSeconds(LEASE_SECONDS + DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS - 1);
+
+    await expect(store.takeOver(existing!, 'intruder', true)).rejects.toThrow(/its lease is still live/);
+    expect(await store.blockExpired(existing!, 'intruder', 'reason', sqsRecord(message.body))).toBe(false);
+    expect(await record(message.id)).toEqual(before);
+  });
+
+  test.each([[-1], [1.5], [Number.NaN], [Number.POSITIVE_INFINITY]])('fails if clockSkewAllowanceSeconds is %s', (seconds) => {
+    expect(() => consumer({ clockSkewAllowanceSeconds: seconds })).toThrow(
+      `createLeaseConsumer: clockSkewAllowanceSeconds must be a whole number of seconds, 0 or more, but ${seconds} was given`,
+    );
   });
 
   test('refuses to start when the subscriber was deployed with another mode', () => {
