@@ -91,6 +91,8 @@ function showOutput(record: ProcessingRecordView): string {
     ['updated at', record.updatedAt ?? '-'],
   ];
   if (record.blocked !== undefined) fields.push(['blocked at', record.blocked.at], ['reason', record.blocked.reason]);
+  // its dead letter carries the same id as iefSourceMessageId; other copies of the message were acknowledged without one
+  if (record.blocked?.sqsMessageId !== undefined) fields.push(['blocked by', `SQS message ${record.blocked.sqsMessageId} (iefSourceMessageId of its dead letter)`]);
   const width = Math.max(...fields.map(([name]) => name.length));
   const sections = [fields.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join('\n') + '\n'];
   sections.push(

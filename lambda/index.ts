@@ -30,6 +30,7 @@ export type {
 export { defaultErrorClassifier } from './processing/error-classification';
 export { MAX_BLOCKED_BODY_BYTES, MAX_CONTEXT_BYTES, ProcessingContextError } from './processing/processing-context';
 export { MAX_STEPS, STEP_NAME_PATTERN } from './processing/validate-options';
+export { DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS } from './processing/record-store';
 export type { BlockedState, ProcessingRecordView, RecordStatus, Resolution, StepState, StepStatus } from './processing/processing-record';
 
 // operator

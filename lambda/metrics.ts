@@ -32,6 +32,11 @@ export const CONSUMER_METRICS = {
    * also counted as `Processed`.
    */
   EVICTED_REDELIVERY: 'EvictedRedelivery',
+  /**
+   * Copies of a message already blocked for an operator (SNS or relay duplicates), acknowledged without another dead
+   * letter: the first copy's dead letter and the record are what the operator works from.
+   */
+  ALREADY_BLOCKED: 'AlreadyBlocked',
 } as const;
 
 const METRIC_OF_OUTCOME: Readonly<Record<RecordOutcome, string>> = {
@@ -41,6 +46,7 @@ const METRIC_OF_OUTCOME: Readonly<Record<RecordOutcome, string>> = {
   skipped: CONSUMER_METRICS.FAILED,
   blocked: CONSUMER_METRICS.BLOCKED,
   'dead-lettered': CONSUMER_METRICS.DEAD_LETTERED,
+  'already-blocked': CONSUMER_METRICS.ALREADY_BLOCKED,
 };
 
 /** Every metric a consumer emits, in a fixed order (each batch line carries all of them, zeros included). */
@@ -50,6 +56,7 @@ const METRIC_NAMES: readonly string[] = [
   CONSUMER_METRICS.FAILED,
   CONSUMER_METRICS.BLOCKED,
   CONSUMER_METRICS.DEAD_LETTERED,
+  CONSUMER_METRICS.ALREADY_BLOCKED,
 ];
 
 /** Options of {@link ConsumerMetrics}. */

@@ -86,6 +86,12 @@ export const PROCESSING_RECORD = {
   BLOCKED_SUBSCRIBER_ATTRIBUTE: 'blockedSubscriber',
   /** When the message was blocked (ISO-8601): the sparse index's sort key. */
   BLOCKED_AT_ATTRIBUTE: 'blockedAt',
+  /**
+   * The SQS message id of the delivery that blocked the message (and sent it to the dead-letter queue). Another copy
+   * of the message that finds the record blocked is acknowledged without a second dead letter; this message coming
+   * back (its dead letter may not have been sent) is dead-lettered again.
+   */
+  BLOCKED_SQS_MESSAGE_ID_ATTRIBUTE: 'blockedSqsMessageId',
   /** The sparse global secondary index of blocked messages (`blockedSubscriber`, `blockedAt`). */
   BLOCKED_INDEX_NAME: 'BlockedMessages',
   CREATED_AT_ATTRIBUTE: 'createdAt',

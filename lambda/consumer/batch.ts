@@ -14,6 +14,11 @@ export type RecordOutcome =
    * is in the dead-letter queue with the reason: acknowledged.
    */
   | 'blocked'
+  /**
+   * Lease/multi-step: the record was already blocked for an operator by another delivery, whose dead letter holds the
+   * message: acknowledged with no dead letter and no write.
+   */
+  | 'already-blocked'
   /** A FIFO message not attempted because an earlier message of its group failed in this batch: reported for retry. */
   | 'skipped'
   /** Anything else: reported in `batchItemFailures`, so SQS delivers it again. */

@@ -31,8 +31,11 @@ export interface MessageContext extends HandlerContext {
 
 /** What a mode did with a message it did not throw on. */
 export interface ExecutionResult {
-  /** `processed`: applied now; `duplicate`: recognised as already applied, nothing done. */
-  readonly outcome: 'processed' | 'duplicate';
+  /**
+   * `processed`: applied now; `duplicate`: recognised as already applied, nothing done; `already-blocked`: another
+   * delivery blocked the message for an operator and dead-lettered it, nothing done.
+   */
+  readonly outcome: 'processed' | 'duplicate' | 'already-blocked';
   /** Extra fields for the outcome's log line (e.g. `stagedWrites`). */
   readonly fields?: LogContext;
   /** Metrics besides the outcome to count once each (e.g. `EvictedRedelivery`). @default none */
@@ -214,10 +217,13 @@ export async function processMessage<TData>(
     const context: MessageContext = { sqsRecord: record, lambdaContext: deps.lambdaContext, logger: log, fingerprint };
     const result = await deps.execute(envelope, context);
     for (const name of result.metrics ?? []) deps.countMetric?.(name);
-    // a later copy of this event in the batch is then a duplicate without a write
-    deps.knownRecords?.remember(raw.id, fingerprint);
-    // DEBUG: at volume a line per applied message is a cost (CloudWatch Logs ingestion); the batch has a summary line
-    log.debug(result.outcome, { ...elapsed(), outcome: result.outcome, ...result.fields });
+    // a later copy of this event in the batch is then a duplicate without a write (a blocked one is not applied)
+    if (result.outcome !== 'already-blocked') deps.knownRecords?.remember(raw.id, fingerprint);
+    // DEBUG for an applied message or a duplicate: at volume a line each is a cost (CloudWatch Logs ingestion), and the
+    // batch has a summary line; a copy of a blocked message stays worth a line at INFO
+    const fields = { ...elapsed(), outcome: result.outcome, ...result.fields };
+    if (result.outcome === 'already-blocked') log.info(result.outcome, fields);
+    else log.debug(result.outcome, fields);
     return result.outcome;
   } catch (error) {
     if (isPermanent(error)) return deadLetter(record, error, 'dead-lettered', deps, log, elapsed(), raw.id);

@@ -11,6 +11,11 @@ export interface SQSRecord {
    * System attributes; `ApproximateReceiveCount` is a decimal string. `MessageGroupId` is set on FIFO queues only.
    */
   readonly attributes?: { readonly ApproximateReceiveCount?: string; readonly MessageGroupId?: string };
+  /**
+   * Message attributes, as Lambda delivers them. A dead letter the runtime sent carries its reason here
+   * (`iefErrorName`, ...), also after it was redriven to the queue.
+   */
+  readonly messageAttributes?: { readonly [name: string]: { readonly stringValue?: string; readonly dataType?: string } | undefined };
 }
 
 /** The event Lambda passes to an SQS-triggered function. */

@@ -4,7 +4,7 @@ import { assertProcessingMode, loadLeaseConsumerConfig, ConfigurationError } fro
 import { consumerLogger, createBatchHandler, type SqsBatchHandler } from '../consumer/create-consumer';
 import { toDocumentClient } from '../transaction/document-client';
 import { defaultErrorClassifier } from './error-classification';
-import { ProcessingRecordStore } from './record-store';
+import { DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS, ProcessingRecordStore } from './record-store';
 import { createStepExecutor, type EngineStep } from './step-engine';
 import type { LeaseProcessingOptions } from './types';
 import { validateLeaseOptions } from './validate-options';
@@ -39,6 +39,7 @@ export function createLeaseProcessingHandler<TData>(setup: LeaseProcessingSetup<
     subscriberName: config.subscriberName,
     deduplicationWindowSeconds: config.deduplicationWindowSeconds,
     leaseDurationSeconds: config.leaseDurationSeconds,
+    clockSkewAllowanceSeconds: options.clockSkewAllowanceSeconds ?? DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS,
     keepBlockedBody: config.keepBlockedMessageBody ?? false,
     mode: setup.mode,
     now,

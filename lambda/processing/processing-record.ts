@@ -39,6 +39,8 @@ export interface BlockedState {
   readonly reason: string;
   /** The SQS body of the delivery that blocked it, when it was small enough to keep. */
   readonly body?: string;
+  /** The SQS message id of the delivery that blocked it (and dead-lettered it); absent on records of older writers. */
+  readonly sqsMessageId?: string;
 }
 
 /** A processing record, read from the table. */
@@ -126,6 +128,7 @@ export function parseProcessingRecord(item: Readonly<Record<string, unknown>>): 
   const stepOrder = Array.isArray(rawOrder) ? rawOrder.filter((name): name is string => typeof name === 'string') : Object.keys(steps);
   const blockedSubscriber = text(item[A.BLOCKED_SUBSCRIBER_ATTRIBUTE]);
   const blockedBody = text(item[A.BLOCKED_BODY_ATTRIBUTE]);
+  const blockedSqsMessageId = text(item[A.BLOCKED_SQS_MESSAGE_ID_ATTRIBUTE]);
   const blocked: BlockedState | undefined =
     status === RECORD_STATUS.BLOCKED || blockedSubscriber !== undefined
       ? {
@@ -133,6 +136,7 @@ export function parseProcessingRecord(item: Readonly<Record<string, unknown>>): 
           at: text(item[A.BLOCKED_AT_ATTRIBUTE]) ?? '',
           reason: text(item[A.BLOCKED_REASON_ATTRIBUTE]) ?? '',
           ...(blockedBody !== undefined ? { body: blockedBody } : {}),
+          ...(blockedSqsMessageId !== undefined ? { sqsMessageId: blockedSqsMessageId } : {}),
         }
       : undefined;
   const rawResolutions = item[A.RESOLUTIONS_ATTRIBUTE];

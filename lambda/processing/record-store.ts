@@ -7,6 +7,7 @@ import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ProcessingModeName } from '../config';
 import { assertInboxKeyFits, claimCondition } from '../consumer/inbox';
+import type { SQSRecord } from '../consumer/sqs';
 import type { EventEnvelope } from '../envelope';
 import { LeaseLostError, MessageInProgressError } from '../errors';
 import { conditionalCheckItem, isConditionalCheckFailed } from '../transaction/cancellation';
@@ -15,20 +16,34 @@ import { fromAttributeMap } from './attribute-values';
 import { MAX_BLOCKED_BODY_BYTES } from './processing-context';
 import { parseProcessingRecord, processingRecordKey, type ProcessingRecordView, type StepState } from './processing-record';
 
+/**
+ * How far apart the clocks of two Lambda instances may be, in seconds, by default: a lease counts as live until its
+ * expiry plus this allowance (`clockSkewAllowanceSeconds` of the lease and multi-step consumers).
+ */
+export const DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS = 5;
+
 /** The holder's writes: still the owner, and nobody wrote since. */
 const HELD_BY_ME = '#owner = :owner AND #version = :observedVersion';
 /**
- * A takeover or an expired-lease block: nobody wrote since the record was read. The version alone can not say so: a
- * record that expired is claimed afresh at version 1 again, so the condition also names the last write read
- * (`<owner>:<version>`, unique to its writer).
+ * The lease is over, allowance for clock skew included, at the time the request carries (`:leaseOverBy` = the
+ * writer's now minus the allowance, epoch milliseconds): checked by DynamoDB in the write itself, not only by the client
+ * that read the record. A released lease is 0; a record of an older writer may have none.
  */
-function unchangedInProgress(existing: ProcessingRecordView): Pick<Write, 'condition' | 'conditionValues'> {
+const LEASE_OVER = '(attribute_not_exists(#lease) OR #lease <= :leaseOverBy)';
+
+/**
+ * A takeover or an expired-lease block: nobody wrote since the record was read, and its lease is over
+ * ({@link LEASE_OVER}). The version alone can not say the former: a record that expired is claimed afresh at version 1
+ * again, so the condition also names the last write read (`<owner>:<version>`, unique to its writer).
+ */
+function unchangedInProgressAndLeaseOver(existing: ProcessingRecordView, leaseOverByEpochMilliseconds: number): Pick<Write, 'condition' | 'conditionValues'> {
   const lastWrite = existing.lastWrite === undefined ? 'attribute_not_exists(#lastWrite)' : '#lastWrite = :observedLastWrite';
   return {
-    condition: `#version = :observedVersion AND #status = :inProgress AND ${lastWrite}`,
+    condition: `#version = :observedVersion AND #status = :inProgress AND ${lastWrite} AND ${LEASE_OVER}`,
     conditionValues: {
       ':observedVersion': existing.version,
       ':inProgress': RECORD_STATUS.IN_PROGRESS,
+      ':leaseOverBy': leaseOverByEpochMilliseconds,
       ...(existing.lastWrite === undefined ? {} : { ':observedLastWrite': existing.lastWrite }),
     },
   };
@@ -63,6 +78,11 @@ export interface ProcessingRecordStoreOptions {
   readonly subscriberName: string;
   readonly deduplicationWindowSeconds: number;
   readonly leaseDurationSeconds: number;
+  /**
+   * How far apart the clocks of two instances may be: a lease counts as live until its expiry plus this allowance.
+   * @default DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS (5)
+   */
+  readonly clockSkewAllowanceSeconds?: number;
   /** Whether a blocked message's body is kept on its record. @default false */
   readonly keepBlockedBody?: boolean;
   readonly mode: ProcessingModeName;
@@ -88,6 +108,7 @@ const CONDITION_NAMES: Readonly<Record<string, string>> = {
   '#version': A.VERSION_ATTRIBUTE,
   '#status': A.STATUS_ATTRIBUTE,
   '#lastWrite': A.LAST_WRITE_ATTRIBUTE,
+  '#lease': A.LEASE_EXPIRES_AT_ATTRIBUTE,
 };
 
 /** The parts of an UpdateItem request: its expression and the names and values it references. */
@@ -163,7 +184,24 @@ export function describeRecord(record: ProcessingRecordView | undefined): string
 
 /** Reads and writes the processing records of one subscriber. */
 export class ProcessingRecordStore {
-  public constructor(private readonly options: ProcessingRecordStoreOptions) {}
+  private readonly skewAllowanceMilliseconds: number;
+
+  public constructor(private readonly options: ProcessingRecordStoreOptions) {
+    this.skewAllowanceMilliseconds = (options.clockSkewAllowanceSeconds ?? DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS) * 1000;
+  }
+
+  /**
+   * Whether `record`'s lease is live at this instance's now: until its expiry plus the clock-skew allowance, since the
+   * holder's clock may be behind this one's.
+   */
+  public isLeaseLive(record: ProcessingRecordView): boolean {
+    return record.leaseExpiresAtEpochMilliseconds + this.skewAllowanceMilliseconds > this.options.now().getTime();
+  }
+
+  /** The clock-skew allowance, in seconds. */
+  public get clockSkewAllowanceSeconds(): number {
+    return this.skewAllowanceMilliseconds / 1000;
+  }
 
   /** The partition key value of an event's record. */
   public key(eventId: string): string {
@@ -241,9 +279,14 @@ export class ProcessingRecordStore {
    * write read, so of two deliveries only one takes over, and none takes over a record claimed afresh since. When no
    * step remains, the record is completed instead.
    *
+   * The record keeps the step list it was claimed with (`existing.stepOrder`), whatever the deployed handler's steps
+   * are now: a step added by a later deploy does not run for a message in flight, and a step it removed is not
+   * skipped (the engine blocks the message when it reaches a step it does not have).
+   *
    * @throws MessageInProgressError when another writer changed the record first
    */
-  public async takeOver(existing: ProcessingRecordView, owner: string, stepOrder: readonly string[], rerunActiveStep: boolean): Promise<HeldRecord> {
+  public async takeOver(existing: ProcessingRecordView, owner: string, rerunActiveStep: boolean): Promise<HeldRecord> {
+    const { stepOrder } = existing;
     const now = this.options.now();
     const updatedAt = now.toISOString();
     const steps: Record<string, StepState> = {};
@@ -254,6 +297,7 @@ export class ProcessingRecordStore {
     const lastWrite = `${owner}:${version}`;
     const leaseExpiresAtEpochMilliseconds = this.leaseFrom(now);
     const common: Item = {
+      // written back as read: a record from a writer that kept no list gets the one derived from its steps
       [A.STEP_ORDER_ATTRIBUTE]: [...stepOrder],
       [A.VERSION_ATTRIBUTE]: version,
       [A.LAST_WRITE_ATTRIBUTE]: lastWrite,
@@ -265,7 +309,7 @@ export class ProcessingRecordStore {
       write = {
         set: { ...common, [A.STEPS_ATTRIBUTE]: steps, [A.STATUS_ATTRIBUTE]: RECORD_STATUS.COMPLETED },
         remove: [A.OWNER_ATTRIBUTE, A.ACTIVE_STEP_ATTRIBUTE, A.LEASE_EXPIRES_AT_ATTRIBUTE],
-        ...unchangedInProgress(existing),
+        ...unchangedInProgressAndLeaseOver(existing, this.leaseOverBy(now)),
       };
     } else {
       const previous = steps[next] as StepState;
@@ -279,15 +323,19 @@ export class ProcessingRecordStore {
           [A.ACTIVE_STEP_ATTRIBUTE]: next,
         },
         remove: [],
-        ...unchangedInProgress(existing),
+        ...unchangedInProgressAndLeaseOver(existing, this.leaseOverBy(now)),
       };
     }
     const result = await this.update(existing.key, write, lastWrite);
     if (!result.applied) {
-      throw new MessageInProgressError(`event '${existing.eventId}' was taken over by another delivery first (${describeRecord(result.current)})`, {
+      throw new MessageInProgressError(
+        `event '${existing.eventId}' could not be taken over: another delivery changed it first, or its lease is still live ` +
+          `(clock-skew allowance included) (${describeRecord(result.current)})`,
+        {
         eventId: existing.eventId,
-        leaseExpiresAtEpochMilliseconds: result.current?.leaseExpiresAtEpochMilliseconds ?? 0,
-      });
+          leaseExpiresAtEpochMilliseconds: result.current?.leaseExpiresAtEpochMilliseconds ?? 0,
+        },
+      );
     }
     return {
       key: existing.key,
@@ -357,34 +405,35 @@ export class ProcessingRecordStore {
 
   /**
    * The holder blocks the record for an operator: step `step` stays PROCESSING (its outcome is unknown), the record
-   * becomes BLOCKED with the reason and the delivery's body, and its TTL is removed so it can never expire unseen.
-   * When the body would take the record over DynamoDB's item limit, the record is blocked without it.
+   * becomes BLOCKED with the reason, the delivery's SQS message id and (if kept) its body, and its TTL is removed so it
+   * can never expire unseen. When the body would take the record over DynamoDB's item limit, the record is blocked
+   * without it.
    *
    * @throws LeaseLostError when this delivery no longer holds the record
    */
-  public async blockHeld(held: HeldRecord, reason: string, body: string): Promise<void> {
+  public async blockHeld(held: HeldRecord, reason: string, delivery: SQSRecord): Promise<void> {
     await this.withoutBodyIfTooLarge((keepBody) =>
-      this.fencedUpdate(held, this.blockedAttributes(reason, body, keepBody), this.blockedRemovals(body, keepBody), 'blocking the message'),
+      this.fencedUpdate(held, this.blockedAttributes(reason, delivery, keepBody), this.blockedRemovals(delivery.body, keepBody), 'blocking the message'),
     );
   }
 
   /**
    * Blocks a record whose holder's lease expired in the middle of a step, on behalf of delivery `owner`. Conditioned
-   * on the version and last write read. When the body would take the record over DynamoDB's item limit, the record is
+   * on the version and last write read, and on the lease being over (clock-skew allowance included). When the body would take the record over DynamoDB's item limit, the record is
    * blocked without it.
    *
    * @returns false when another writer changed the record first (nothing written)
    */
-  public async blockExpired(existing: ProcessingRecordView, owner: string, reason: string, body: string): Promise<boolean> {
+  public async blockExpired(existing: ProcessingRecordView, owner: string, reason: string, delivery: SQSRecord): Promise<boolean> {
     const version = existing.version + 1;
     const lastWrite = `${owner}:${version}`;
     const result = await this.withoutBodyIfTooLarge((keepBody) =>
       this.update(
         existing.key,
         {
-          set: { ...this.blockedAttributes(reason, body, keepBody), [A.VERSION_ATTRIBUTE]: version, [A.LAST_WRITE_ATTRIBUTE]: lastWrite },
-          remove: this.blockedRemovals(body, keepBody),
-          ...unchangedInProgress(existing),
+          set: { ...this.blockedAttributes(reason, delivery, keepBody), [A.VERSION_ATTRIBUTE]: version, [A.LAST_WRITE_ATTRIBUTE]: lastWrite },
+          remove: this.blockedRemovals(delivery.body, keepBody),
+          ...unchangedInProgressAndLeaseOver(existing, this.leaseOverBy(this.options.now())),
         },
         lastWrite,
       ),
@@ -407,15 +456,16 @@ export class ProcessingRecordStore {
     }
   }
 
-  private blockedAttributes(reason: string, body: string, keepBody: boolean): Item {
+  private blockedAttributes(reason: string, delivery: SQSRecord, keepBody: boolean): Item {
     const now = this.options.now().toISOString();
     return {
       [A.STATUS_ATTRIBUTE]: RECORD_STATUS.BLOCKED,
       [A.BLOCKED_SUBSCRIBER_ATTRIBUTE]: this.options.subscriberName,
       [A.BLOCKED_AT_ATTRIBUTE]: now,
       [A.BLOCKED_REASON_ATTRIBUTE]: truncate(reason, MAX_BLOCKED_REASON_CHARACTERS),
+      [A.BLOCKED_SQS_MESSAGE_ID_ATTRIBUTE]: delivery.messageId,
       [A.UPDATED_AT_ATTRIBUTE]: now,
-      ...(keepsBody(body, keepBody) ? { [A.BLOCKED_BODY_ATTRIBUTE]: body } : {}),
+      ...(keepsBody(delivery.body, keepBody) ? { [A.BLOCKED_BODY_ATTRIBUTE]: delivery.body } : {}),
     };
   }
 
@@ -493,16 +543,22 @@ export class ProcessingRecordStore {
     }
   }
 
+  /** The latest lease expiry that is over at `now`, clock-skew allowance included (epoch milliseconds). */
+  private leaseOverBy(now: Date): number {
+    return now.getTime() - this.skewAllowanceMilliseconds;
+  }
+
   private leaseFrom(now: Date): number {
     return now.getTime() + this.options.leaseDurationSeconds * 1000;
   }
 
   /**
    * The TTL (epoch seconds) of a write at `now`: the deduplication window from now, but never before the lease the
-   * write grants ends (`leaseExpiresAtEpochMilliseconds`, 0 for none). A record whose lease is live must not read as
-   * expired, or a concurrent delivery's claim would replace it and run the step in parallel.
+   * write grants ends, clock-skew allowance included (`leaseExpiresAtEpochMilliseconds`, 0 for none). A record whose
+   * lease is live must not read as expired, or a concurrent delivery's claim would replace it and run the step in parallel.
    */
   private expiresAtFrom(now: Date, leaseExpiresAtEpochMilliseconds: number): number {
-    return Math.max(Math.floor(now.getTime() / 1000) + this.options.deduplicationWindowSeconds, Math.ceil(leaseExpiresAtEpochMilliseconds / 1000));
+    const leaseOver = leaseExpiresAtEpochMilliseconds === 0 ? 0 : leaseExpiresAtEpochMilliseconds + this.skewAllowanceMilliseconds;
+    return Math.max(Math.floor(now.getTime() / 1000) + this.options.deduplicationWindowSeconds, Math.ceil(leaseOver / 1000));
   }
 }

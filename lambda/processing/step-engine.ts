@@ -5,7 +5,9 @@
  * Writes per message on the happy path: 1 (the claim, which also starts the first step) + 1 per step (each records
  * the step's success and starts the next step, or completes the record).
  */
+import { DEAD_LETTER_ATTRIBUTE } from '../consumer/dead-letter';
 import type { MessageContext, MessageExecutor } from '../consumer/process-message';
+import type { SQSRecord } from '../consumer/sqs';
 import type { EventEnvelope } from '../envelope';
 import { EventFlowError, LeaseLostError, MessageBlockedError, MessageInProgressError, PayloadMismatchError, PermanentError, RetryableError } from '../errors';
 import type { Logger } from '../logger';
@@ -15,6 +17,15 @@ import { mergeContext } from './processing-context';
 import type { ProcessingRecordView } from './processing-record';
 import { describeRecord, type HeldRecord, type ProcessingRecordStore } from './record-store';
 import type { ErrorClassifier, ExpiredLeasePolicy, StepContext, StepOutput } from './types';
+
+/** How often a holder tries to release its lease after a step failed without taking effect. */
+export const MAX_RELEASE_ATTEMPTS = 3;
+
+/** Backoff between release attempts: full jitter over an exponential ceiling, in milliseconds. */
+const RELEASE_BACKOFF_BASE_MILLISECONDS = 50;
+const RELEASE_BACKOFF_CAP_MILLISECONDS = 400;
+
+const sleep = (milliseconds: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, milliseconds));
 
 /** One step as the engine runs it. */
 export interface EngineStep<TData> {
@@ -39,6 +50,16 @@ function errorSummary(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
+/** A delivery that found its record blocked by another copy of the message: why nothing was done. */
+interface AlreadyBlocked {
+  readonly alreadyBlocked: string;
+}
+
+/** Whether an SQS message is a dead letter this runtime sent (it carries the reason), e.g. redriven from the DLQ. */
+function isDeadLetter(record: SQSRecord): boolean {
+  return record.messageAttributes?.[DEAD_LETTER_ATTRIBUTE.ERROR_NAME] !== undefined;
+}
+
 function isLeaseLost(error: unknown): boolean {
   return error instanceof LeaseLostError || (error instanceof Error && error.name === 'LeaseLostError');
 }
@@ -55,7 +76,7 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
     context: MessageContext,
     existing: ProcessingRecordView | undefined,
     owner: string,
-  ): Promise<HeldRecord | 'duplicate'> {
+  ): Promise<HeldRecord | 'duplicate' | AlreadyBlocked> {
     if (existing === undefined) {
       throw new MessageInProgressError(`the record of event '${envelope.id}' changed while it was being claimed; retried later`, {
         eventId: envelope.id,
@@ -73,15 +94,31 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
     if (existing.status === RECORD_STATUS.COMPLETED) return 'duplicate';
     if (existing.status === RECORD_STATUS.BLOCKED) {
       const step = existing.activeStep ?? '(unknown)';
+      const since = `since ${existing.blocked?.at ?? '(unknown)'} at step '${step}'`;
+      const blockedBy = existing.blocked?.sqsMessageId;
+      if (blockedBy !== undefined && blockedBy !== context.sqsRecord.messageId && !isDeadLetter(context.sqsRecord)) {
+        // another copy (an SNS or relay duplicate): the blocking delivery's dead letter holds the message, and a second
+        // one would only add to the operator's queue
+        return {
+          alreadyBlocked:
+            `blocked for an operator ${since} by SQS message '${blockedBy}', whose dead letter holds the message; this copy is ` +
+            'acknowledged without another dead letter or write. Resolve the record, then redrive that dead letter',
+        };
+      }
+      // the only copy there may be: the blocking delivery's own message (its dead letter may not have been sent), a dead
+      // letter redriven before the block was resolved, or a record of an older writer that did not say which delivery blocked it
       throw new MessageBlockedError(
-        `event '${envelope.id}' is blocked for an operator since ${existing.blocked?.at ?? '(unknown)'} at step '${step}': ${existing.blocked?.reason ?? ''}`,
+        `event '${envelope.id}' is blocked for an operator ${since}: ${existing.blocked?.reason ?? ''} ` +
+          '(resolve the record before redriving its dead letter, or this happens again)',
         { eventId: envelope.id, step },
       );
     }
-    const nowEpochMilliseconds = options.now().getTime();
-    if (existing.leaseExpiresAtEpochMilliseconds > nowEpochMilliseconds) {
+    // live until its expiry plus the clock-skew allowance (the holder's clock may be behind ours); the takeover and the
+    // block below are conditioned on the same in DynamoDB
+    if (store.isLeaseLive(existing)) {
       throw new MessageInProgressError(
-        `event '${envelope.id}' is being processed by another delivery (lease until ${new Date(existing.leaseExpiresAtEpochMilliseconds).toISOString()}); retried later`,
+        `event '${envelope.id}' is being processed by another delivery (lease until ${new Date(existing.leaseExpiresAtEpochMilliseconds).toISOString()}, ` +
+          `plus ${store.clockSkewAllowanceSeconds} s allowed for clock skew); retried later`,
         { eventId: envelope.id, leaseExpiresAtEpochMilliseconds: existing.leaseExpiresAtEpochMilliseconds },
       );
     }
@@ -91,7 +128,7 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
         `step '${step}' was PROCESSING under owner '${existing.owner ?? '(none)'}', whose lease expired at ` +
         `${new Date(existing.leaseExpiresAtEpochMilliseconds).toISOString()}: that delivery crashed or stalled, so the step may or may not ` +
         'have taken effect; it is not run again until an operator resolves it';
-      if (!(await store.blockExpired(existing, owner, reason, context.sqsRecord.body))) {
+      if (!(await store.blockExpired(existing, owner, reason, context.sqsRecord))) {
         throw new MessageInProgressError(`event '${envelope.id}' changed while it was being blocked; retried later`, {
           eventId: envelope.id,
           leaseExpiresAtEpochMilliseconds: 0,
@@ -100,7 +137,7 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
       context.logger.warn('lease expired mid-step; blocked', { step, previousOwner: existing.owner, version: existing.version + 1 });
       throw new MessageBlockedError(reason, { eventId: envelope.id, step });
     }
-    const held = await store.takeOver(existing, owner, stepOrder, existing.activeStep !== undefined);
+    const held = await store.takeOver(existing, owner, existing.activeStep !== undefined);
     context.logger.info('took over', {
       previousOwner: existing.owner,
       step: held.activeStep,
@@ -113,7 +150,7 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
   /** Blocks the held record after step `step` ended with an unknown outcome; always throws. */
   async function block(held: HeldRecord, step: string, reason: string, cause: unknown, context: MessageContext, log: Logger): Promise<never> {
     try {
-      await store.blockHeld(held, reason, context.sqsRecord.body);
+      await store.blockHeld(held, reason, context.sqsRecord);
     } catch (blockError) {
       if (isLeaseLost(blockError)) {
         log.error('step effect may have run under a lost lease', { step, error: blockError, stepError: cause });
@@ -128,6 +165,38 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
     throw new MessageBlockedError(reason, { eventId: held.eventId, step }, { cause });
   }
 
+  /**
+   * Releases the lease after step `step` failed without taking effect, retrying a failed write (throttling, a network
+   * error) up to {@link MAX_RELEASE_ATTEMPTS} times with jittered backoff: a release that never lands leaves the step
+   * PROCESSING, which the next delivery can not tell from a crash mid-step. Never throws but for a lost lease.
+   */
+  async function releaseWithRetries(held: HeldRecord, step: string, log: Logger): Promise<void> {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        await store.release(held, step);
+        return;
+      } catch (releaseError) {
+        // the step did not take effect, so losing the lease here endangers nothing
+        if (isLeaseLost(releaseError)) throw releaseError;
+        if (attempt >= MAX_RELEASE_ATTEMPTS) {
+          const lease = `once its lease expires (${new Date(held.leaseExpiresAtEpochMilliseconds).toISOString()}, plus ${store.clockSkewAllowanceSeconds} s allowed for clock skew)`;
+          const next =
+            options.onExpiredLease === 'block'
+              ? `the next delivery blocks the message for an operator: resolve it TRY_AGAIN`
+              : `the next delivery takes it over and runs the step again (onExpiredLease 'retry')`;
+          log.error(`lease release failed after ${attempt} attempts; the step stays PROCESSING`, {
+            step,
+            error: releaseError,
+            detail: `the step did not take effect, but ${lease} ${next}`,
+          });
+          return;
+        }
+        log.warn('lease release failed; retrying', { step, attempt, error: releaseError });
+        await sleep(Math.random() * Math.min(RELEASE_BACKOFF_CAP_MILLISECONDS, RELEASE_BACKOFF_BASE_MILLISECONDS * 2 ** (attempt - 1)));
+      }
+    }
+  }
+
   /** Handles a step's throw: release and rethrow, or block; always throws. */
   async function fail(held: HeldRecord, step: string, error: unknown, context: MessageContext, log: Logger): Promise<never> {
     const kind = classify(options.classifyError, error);
@@ -137,13 +206,7 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
         'so it is not run again until an operator resolves it';
       return block(held, step, reason, error, context, log);
     }
-    try {
-      await store.release(held, step);
-    } catch (releaseError) {
-      // the step did not take effect, so losing the lease here endangers nothing
-      if (isLeaseLost(releaseError)) throw releaseError;
-      log.warn('lease release failed; the next delivery waits for the lease to expire', { step, error: releaseError });
-    }
+    await releaseWithRetries(held, step, log);
     // the shared pipeline dead-letters the PermanentError family and retries the rest: make the error say what the classifier said
     const permanent = defaultErrorClassifier(error) === 'permanent';
     if (kind === 'permanent' && !permanent) throw new PermanentError(`step '${step}' failed permanently: ${errorSummary(error)}`, { cause: error });
@@ -157,8 +220,15 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
     let ran = 0;
     while (held.activeStep !== undefined) {
       const step = held.activeStep;
-      const definition = byName.get(step) as EngineStep<TData>;
+      const definition = byName.get(step);
       const log = context.logger.child({ step });
+      if (definition === undefined) {
+        // the record keeps the step list it was claimed with; a deploy removed (or renamed) this step since
+        const reason =
+          `step '${step}' of this message's step list (${held.stepOrder.join(', ')}) is not a step of the deployed handler ` +
+          `(${stepOrder.join(', ')}); it has not run. Resolve it SUCCESS to skip it, or deploy a handler that has it and resolve it TRY_AGAIN`;
+        return block(held, step, reason, undefined, context, log);
+      }
       const stepContext: StepContext = {
         sqsRecord: context.sqsRecord,
         lambdaContext: context.lambdaContext,
@@ -185,7 +255,7 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
         return block(held, step, reason, error, context, log);
       }
       const current = held;
-      const next = stepOrder.find((name) => name !== step && current.steps[name]?.status !== STEP_STATUS.SUCCESS);
+      const next = current.stepOrder.find((name) => name !== step && current.steps[name]?.status !== STEP_STATUS.SUCCESS);
       try {
         held = await store.advance(held, step, merged, next);
       } catch (error) {
@@ -205,6 +275,7 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
     } else {
       const resolved = await resolveExisting(envelope, context, claim.existing, owner);
       if (resolved === 'duplicate') return { outcome: 'duplicate', fields: { detail: describeRecord(claim.existing) } };
+      if ('alreadyBlocked' in resolved) return { outcome: 'already-blocked', fields: { detail: resolved.alreadyBlocked } };
       held = resolved;
     }
     const stepsRun = await runSteps(envelope, context, held);

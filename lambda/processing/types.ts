@@ -32,7 +32,8 @@ export type StepOutput = Record<string, unknown> | void;
 export interface ProcessingStep<TData> {
   /**
    * Unique among the steps, 1 to 64 of `A-Z a-z 0-9 _ . -`, and not a name of `Object.prototype` (`__proto__`,
-   * `constructor`, `toString`, ...); persisted, so renaming a step restarts it for messages in flight.
+   * `constructor`, `toString`, ...). Persisted: a message in flight keeps the step list it was claimed with, so
+   * renaming (or removing) a step blocks the messages in flight that still have to run it, for an operator.
    */
   readonly name: string;
   /**
@@ -71,6 +72,16 @@ export interface LeaseProcessingOptions<TData> extends ConsumerOptions<TData> {
   readonly onExpiredLease?: ExpiredLeasePolicy;
   /** @default `RetryableError` → retry; the `PermanentError` family → permanent; anything else → unknown */
   readonly classifyError?: ErrorClassifier;
+  /**
+   * How far apart, in whole seconds, the clocks of two Lambda instances may be. A lease counts as live until its expiry
+   * plus this allowance, so a delivery on an instance whose clock is ahead neither takes over (`onExpiredLease:
+   * 'retry'`) nor blocks (`'block'`) a record whose holder is still within its lease; the takeover's and the block's
+   * DynamoDB condition carry the same check. A larger allowance delays the takeover of a crashed holder's record by as
+   * much (the message is retried meanwhile).
+   *
+   * @default 5 seconds (`DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS`)
+   */
+  readonly clockSkewAllowanceSeconds?: number;
   /** Creates the random token that identifies a delivery as the record's owner. @default `crypto.randomUUID()` */
   readonly newOwnerToken?: () => string;
 }

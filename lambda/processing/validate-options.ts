@@ -42,6 +42,10 @@ export function validateLeaseOptions(options: LeaseProcessingOptions<unknown>, f
   if (options.onExpiredLease !== undefined && options.onExpiredLease !== 'block' && options.onExpiredLease !== 'retry') {
     throw new ConfigurationError(`${factoryName}: onExpiredLease must be 'block' or 'retry', but '${String(options.onExpiredLease)}' was given`);
   }
+  const skew = options.clockSkewAllowanceSeconds;
+  if (skew !== undefined && !(Number.isInteger(skew) && skew >= 0)) {
+    throw new ConfigurationError(`${factoryName}: clockSkewAllowanceSeconds must be a whole number of seconds, 0 or more, but ${skew} was given`);
+  }
   if (options.classifyError !== undefined && typeof options.classifyError !== 'function') {
     throw new ConfigurationError(`${factoryName}: classifyError must be a function`);
   }

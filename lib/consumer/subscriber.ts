@@ -396,6 +396,16 @@ export class Subscriber extends Construct {
     return this.metric(CONSUMER_METRICS.DEAD_LETTERED, props);
   }
 
+  /**
+   * Copies of a message already blocked for an operator (SNS or relay duplicates) that were acknowledged without
+   * another dead letter (`ProcessingMode.LEASE` and `ProcessingMode.MULTI_STEP`). Not counted in `metricBlocked()`.
+   *
+   * @default - sum over 5 minutes
+   */
+  public metricAlreadyBlocked(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(CONSUMER_METRICS.ALREADY_BLOCKED, props);
+  }
+
   private createSubscriptionDeadLetterQueue(encryptionKey: kms.IKey | undefined, removalPolicy: RemovalPolicy): sqs.IQueue {
     const queue = new sqs.Queue(this, 'SubscriptionDeadLetterQueue', {
       encryption: encryptionKey ? sqs.QueueEncryption.KMS : sqs.QueueEncryption.SQS_MANAGED,

@@ -14,9 +14,10 @@ export interface RuntimeCounters {
   Failed: number;
   Blocked: number;
   DeadLettered: number;
+  AlreadyBlocked: number;
 }
 
-const RUNTIME_COUNTER_NAMES: readonly (keyof RuntimeCounters)[] = ['Processed', 'Duplicates', 'Failed', 'Blocked', 'DeadLettered'];
+const RUNTIME_COUNTER_NAMES: readonly (keyof RuntimeCounters)[] = ['Processed', 'Duplicates', 'Failed', 'Blocked', 'DeadLettered', 'AlreadyBlocked'];
 
 /** What the ledger knows about one event mapping (one consumer). */
 export interface MappingFigures {
@@ -40,7 +41,7 @@ export interface LoggedRetry {
 }
 
 function emptyCounters(): RuntimeCounters {
-  return { Processed: 0, Duplicates: 0, Failed: 0, Blocked: 0, DeadLettered: 0 };
+  return { Processed: 0, Duplicates: 0, Failed: 0, Blocked: 0, DeadLettered: 0, AlreadyBlocked: 0 };
 }
 
 function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
@@ -66,7 +67,10 @@ export class RunLedger implements SimulationObserver {
    * after handling it (acknowledged). A deletion after the runtime dead-lettered that receive is not one of these.
    */
   public readonly acknowledgedEvents = new Map<ResourceKey, Set<string>>();
-  /** Per subscription: the events a message of which was deleted because the runtime had dead-lettered it (no effect promised). */
+  /**
+   * Per subscription: the events a message of which was deleted because the runtime had dead-lettered it, or had found
+   * it already blocked for an operator by another copy's delivery (`already-blocked`): no effect promised.
+   */
   public readonly deadLetterDeletedEvents = new Map<ResourceKey, Set<string>>();
   /** Per queue: messages SQS moved to the dead-letter queue after maxReceiveCount. */
   public readonly redriven = new Map<ResourceKey, number>();
@@ -95,6 +99,8 @@ export class RunLedger implements SimulationObserver {
   public readonly loggedRetries = new Map<ResourceKey, LoggedRetry[]>();
   /** The consumer-queue receives the runtime sent to a dead-letter queue: `<message id>#<receive count>`, or `<message id>#*` when it did not say which receive. */
   private readonly runtimeDeadLetters = new Set<string>();
+  /** The consumer-queue receives the runtime logged as `already-blocked` (`<message id>#<receive count>`): acknowledged, no effect promised. */
+  private readonly alreadyBlockedReceives = new Set<string>();
   private readonly outputSinks: ((functionKey: ResourceKey, line: string, stream: 'stdout' | 'stderr') => void)[] = [];
 
   /** Also sends every function output line to `sink` (the log file). */
@@ -131,7 +137,8 @@ export class RunLedger implements SimulationObserver {
     // only a deletion from the subscription's own queue acknowledges (a message SNS put there, or one the operator
     // moved back there from a dead-letter queue), not a deletion from a dead-letter queue
     if ((via !== 'sns' && via !== 'moved-back') || subscription === undefined || eventId === undefined) return;
-    const deadLettered = this.runtimeDeadLetters.has(`${message.messageId}#${message.receiveCount}`) || this.runtimeDeadLetters.has(`${message.messageId}#*`);
+    const receive = `${message.messageId}#${message.receiveCount}`;
+    const deadLettered = this.runtimeDeadLetters.has(receive) || this.runtimeDeadLetters.has(`${message.messageId}#*`) || this.alreadyBlockedReceives.has(receive);
     getOrCreate(deadLettered ? this.deadLetterDeletedEvents : this.acknowledgedEvents, subscription, () => new Set()).add(eventId);
   }
 
@@ -156,7 +163,10 @@ export class RunLedger implements SimulationObserver {
       readonly output?: readonly string[];
     },
   ): void {
-    if (invocation.outcome.kind === 'returned' && invocation.output !== undefined) this.recordLoggedRetries(mapping, invocation);
+    if (invocation.outcome.kind === 'returned' && invocation.output !== undefined) {
+      this.recordLoggedRetries(mapping, invocation);
+      this.recordAlreadyBlocked(invocation.messages, invocation.output);
+    }
     const figures = getOrCreate(this.mappings, mapping, () => ({ invocations: 0, deliveries: 0, redeliveries: 0, failedInvocations: 0 }));
     figures.invocations += 1;
     figures.deliveries += invocation.messages.length;
@@ -169,6 +179,15 @@ export class RunLedger implements SimulationObserver {
       for (const messageId of invocation.failedMessageIds) {
         if (!this.lastFailure.has(messageId)) this.lastFailure.set(messageId, 'reported as a batch item failure');
       }
+    }
+  }
+
+  /** Notes the receives the runtime logged as `already-blocked`: their deletion acknowledges no effect. */
+  private recordAlreadyBlocked(messages: readonly { readonly messageId: string; readonly receiveCount: number }[], output: readonly string[]): void {
+    for (const [messageId, logged] of loggedRecordOutcomes(output)) {
+      if (logged.outcome !== 'already-blocked') continue;
+      const message = messages.find((candidate) => candidate.messageId === messageId);
+      if (message !== undefined) this.alreadyBlockedReceives.add(`${messageId}#${message.receiveCount}`);
     }
   }
 

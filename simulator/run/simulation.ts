@@ -303,7 +303,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         processingMode: subscriber.environment.IEF_PROCESSING_MODE,
         events: matched.size,
         deliveries: mapping?.deliveries ?? 0,
-        duplicatesSuppressed: counters?.Duplicates ?? 0,
+        // copies of a blocked message acknowledged without another dead letter are suppressed duplicates too
+        duplicatesSuppressed: (counters?.Duplicates ?? 0) + (counters?.AlreadyBlocked ?? 0),
         faults: Object.values(faultsByKind).reduce((sum, count) => sum + count, 0),
         faultsByKind,
         retries: mapping?.redeliveries ?? 0,

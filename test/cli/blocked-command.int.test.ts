@@ -59,7 +59,7 @@ async function blockedMessage(subscriber = SUBSCRIBER, keepBlockedMessageBody = 
     now: new FakeClock().now,
     metricsSink: () => undefined,
   });
-  await handler({ Records: [sqsRecord(message.body)] });
+  await handler({ Records: [sqsRecord(message.body, { messageId: `sqs-${message.id}` })] });
   return message;
 }
 
@@ -101,6 +101,7 @@ describe('idempotent-event-flow blocked', () => {
 
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('status       BLOCKED');
+    expect(result.stdout).toContain(`blocked by   SQS message sqs-${message.id} (iefSourceMessageId of its dead letter)`);
     expect(result.stdout).toContain('"createdInvoiceId": "inv-1"');
     expect(result.stdout).not.toContain(message.body);
     expect(result.stdout).toContain(

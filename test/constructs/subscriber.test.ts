@@ -582,6 +582,7 @@ describe('Subscriber: metrics', () => {
     ['metricFailed', CONSUMER_METRICS.FAILED],
     ['metricBlocked', CONSUMER_METRICS.BLOCKED],
     ['metricDeadLettered', CONSUMER_METRICS.DEAD_LETTERED],
+    ['metricAlreadyBlocked', CONSUMER_METRICS.ALREADY_BLOCKED],
   ] as const)('%s is the %s sum over 5 minutes with the Subscriber, ProcessingMode and FunctionName dimensions', (method, metricName) => {
     // GIVEN
     const { subscriber } = synth({ subscriberName: 'billing-v2', processingMode: ProcessingMode.MULTI_STEP });

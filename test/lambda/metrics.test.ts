@@ -30,7 +30,7 @@ describe('ConsumerMetrics', () => {
 
   test('outside Lambda (no function name), writes one EMF line per flush with the counts, the two dimensions and every metric declared', () => {
     const { metrics, lines } = recorder();
-    for (const outcome of ['processed', 'processed', 'duplicate', 'failed', 'skipped', 'blocked', 'dead-lettered'] as const) metrics.count(outcome);
+    for (const outcome of ['processed', 'processed', 'duplicate', 'failed', 'skipped', 'blocked', 'dead-lettered', 'already-blocked'] as const) metrics.count(outcome);
 
     metrics.flush();
 
@@ -42,7 +42,7 @@ describe('ConsumerMetrics', () => {
             {
               Namespace: 'IdempotentEventFlow',
               Dimensions: [['Subscriber', 'ProcessingMode']],
-              Metrics: ['Processed', 'Duplicates', 'Failed', 'Blocked', 'DeadLettered'].map((Name) => ({ Name, Unit: 'Count' })),
+              Metrics: ['Processed', 'Duplicates', 'Failed', 'Blocked', 'DeadLettered', 'AlreadyBlocked'].map((Name) => ({ Name, Unit: 'Count' })),
             },
           ],
         },
@@ -53,6 +53,7 @@ describe('ConsumerMetrics', () => {
         Failed: 2,
         Blocked: 1,
         DeadLettered: 1,
+        AlreadyBlocked: 1,
       },
     ]);
   });

@@ -99,7 +99,7 @@ describe('BlockedMessages', () => {
       stepOrder: ['create-invoice', 'email-invoice'],
       steps: { 'create-invoice': { status: 'SUCCESS', attempts: 1 }, 'email-invoice': { status: 'PROCESSING', attempts: 1 } },
       context: { createdInvoiceId: `inv-${message.id}` },
-      blocked: { subscriber: 'show', body: message.body },
+      blocked: { subscriber: 'show', body: message.body, sqsMessageId: `sqs-${message.id}` },
     });
     expect(shown?.expiresAtEpochSeconds).toBeUndefined();
     expect(await operator().get('show', 'no-such-event')).toBeUndefined();
@@ -132,6 +132,8 @@ describe('BlockedMessages', () => {
     });
     expect(resolved.blocked).toBeUndefined();
     expect(resolved.activeStep).toBeUndefined();
+    const item = await rawRecord(client, tableName, 'resolve-success', message.id);
+    for (const blockedAttribute of ['blockedSubscriber', 'blockedAt', 'blockedReason', 'blockedSqsMessageId']) expect(item).not.toHaveProperty(blockedAttribute);
     expect(await operator().list({ subscriber: 'resolve-success' })).toEqual([]);
     flow.state.healthy = true;
     await flow.deliver(message);

@@ -5,6 +5,9 @@ import { PermanentError, RetryableError } from '../../../lambda/errors';
 import { payloadFingerprint } from '../../../lambda/fingerprint';
 import { BlockedMessages } from '../../../lambda/operator/blocked-messages';
 import { createLeaseConsumer } from '../../../lambda/processing/lease-consumer';
+import { MAX_RELEASE_ATTEMPTS } from '../../../lambda/processing/step-engine';
+import { DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS, ProcessingRecordStore } from '../../../lambda/processing/record-store';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { LeaseConsumerOptions, LeaseHandlerContext } from '../../../lambda/processing/types';
 import { localClient } from '../../support/dynamodb-client';
 import type { FaultProxy } from '../../support/fault-proxy';
@@ -97,7 +100,7 @@ async function startPaused(message: TestMessage, options: { clock?: FakeClock; r
 async function staleWorkerResumes(message: TestMessage, staleAfterPause?: () => void) {
   const clock = new FakeClock();
   const stale = await startPaused(message, { clock, ...(staleAfterPause ? { afterPause: staleAfterPause } : {}) });
-  clock.advanceSeconds(LEASE_SECONDS + 1);
+  clock.advanceSeconds(LEASE_SECONDS + DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS + 1);
   const newer = await startPaused(message, { clock, receiveCount: 2, overrides: { onExpiredLease: 'retry' } });
   const before = await record(message.id);
   return { before, staleResponse: await stale.resume(), staleLines: stale.lines, newer };
@@ -224,7 +227,8 @@ describe('createLeaseConsumer', () => {
         Key: { pk: { S: `${SUBSCRIBER}#${message.id}` } },
         UpdateExpression: 'SET #owner = :ghost, #lease = :past',
         ExpressionAttributeNames: { '#owner': 'owner', '#lease': 'leaseExpiresAtEpochMilliseconds' },
-        ExpressionAttributeValues: { ':ghost': { S: 'ghost' }, ':past': { N: String(clock.now().getTime() - 1) } },
+        // over by more than the clock-skew allowance
+        ExpressionAttributeValues: { ':ghost': { S: 'ghost' }, ':past': { N: String(clock.now().getTime() - DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS * 1000 - 1) } },
       }),
     );
 
@@ -247,7 +251,7 @@ describe('createLeaseConsumer', () => {
     const { handler, deadLetter, mailbox, lines } = consumer({}, clock);
     const tooEarly = await deliver(handler, message, 2);
     expect(tooEarly.batchItemFailures).toHaveLength(1); // the lease is still live
-    clock.advanceSeconds(LEASE_SECONDS + 1);
+    clock.advanceSeconds(LEASE_SECONDS + DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS + 1);
     const response = await deliver(handler, message, 3);
 
     expect(response.batchItemFailures).toEqual([]);
@@ -272,7 +276,59 @@ describe('createLeaseConsumer', () => {
     expect(listed).toContainEqual(expect.objectContaining({ eventId: message.id, step: 'effect', subscriber: SUBSCRIBER }));
   });
 
-  test('a blocked message delivered again goes to the DLQ again, the record unchanged', async () => {
+  test('another copy of a blocked message (an SNS or relay duplicate) is acknowledged as already-blocked: no dead letter, no write', async () => {
+    const message = newMessage();
+    const emf: string[] = [];
+    const { handler, deadLetter, lines } = consumer({
+      client: localClient({ endpoint: proxy.endpoint }),
+      handle: () => Promise.reject(new Error('connection reset after sending')),
+      metricsSink: (line) => void emf.push(line),
+    });
+    await deliver(handler, message);
+    const before = await record(message.id);
+    const [puts, updates] = [proxy.requestCount(PUT), proxy.requestCount(UPDATE)];
+
+    const response = await handler({ Records: [sqsRecord(message.body, { messageId: `sqs-copy-${message.id}` })] });
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(deadLetter.published.map((letter) => letter.sourceMessageId)).toEqual([`sqs-${message.id}`]);
+    expect([proxy.requestCount(PUT) - puts, proxy.requestCount(UPDATE) - updates]).toEqual([1, 0]); // the claim that found it, nothing else
+    expect(await record(message.id)).toEqual(before);
+    expect(outcomesOf(lines)).toEqual(['blocked', 'already-blocked']);
+    expect(lines.filter((line) => line.outcome !== undefined).at(-1)).toMatchObject({
+      level: 'INFO',
+      sqsMessageId: `sqs-copy-${message.id}`,
+      detail: expect.stringMatching(/blocked for an operator since .* at step 'effect' by SQS message 'sqs-.+', whose dead letter holds the message/),
+    });
+    expect(emf.map((line) => JSON.parse(line) as Record<string, unknown>)).toEqual([
+      expect.objectContaining({ Blocked: 1, AlreadyBlocked: 0 }),
+      expect.objectContaining({ Blocked: 0, AlreadyBlocked: 1 }),
+    ]);
+  });
+
+  test('a dead letter of a blocked message redriven before the block is resolved goes back to the DLQ (it is the only copy)', async () => {
+    const message = newMessage();
+    const { handler, deadLetter, lines } = consumer({ handle: () => Promise.reject(new Error('connection reset after sending')) });
+    await deliver(handler, message);
+    const before = await record(message.id);
+    const redriven = {
+      ...sqsRecord(message.body, { messageId: `sqs-redriven-${message.id}` }),
+      messageAttributes: { iefErrorName: { stringValue: 'MessageBlockedError', dataType: 'String' } },
+    };
+
+    const response = await handler({ Records: [redriven] });
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(deadLetter.published.map((letter) => [letter.sourceMessageId, letter.errorName])).toEqual([
+      [`sqs-${message.id}`, 'MessageBlockedError'],
+      [`sqs-redriven-${message.id}`, 'MessageBlockedError'],
+    ]);
+    expect(deadLetter.published[1]?.errorMessage).toMatch(/is blocked for an operator since .* at step 'effect'.*resolve the record before redriving/);
+    expect(outcomesOf(lines)).toEqual(['blocked', 'blocked']);
+    expect(await record(message.id)).toEqual(before);
+  });
+
+  test('the message whose delivery blocked it, delivered again (its dead letter may not have been sent), goes to the DLQ again, the record unchanged', async () => {
     const message = newMessage();
     const { handler, deadLetter } = consumer({ handle: () => Promise.reject(new Error('connection reset after sending')) });
     await deliver(handler, message);
@@ -291,7 +347,7 @@ describe('createLeaseConsumer', () => {
     const crashing = interruptibleClient();
     const first = consumer({ client: crashing.client, handle: () => crashing.crash() }, clock);
     await deliver(first.handler, message);
-    clock.advanceSeconds(LEASE_SECONDS + 1);
+    clock.advanceSeconds(LEASE_SECONDS + DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS + 1);
     const { handler, mailbox, lines } = consumer({ onExpiredLease: 'retry' }, clock);
 
     const response = await deliver(handler, message, 2);
@@ -327,6 +383,60 @@ describe('createLeaseConsumer', () => {
     expect(second.batchItemFailures).toEqual([]);
     expect(calls).toBe(2);
     expect(outcomesOf(lines)).toEqual(['failed', 'processed']);
+  });
+
+  test('a RetryableError whose lease release is throttled is released by a retry: the next delivery runs the effect at once', async () => {
+    const message = newMessage();
+    let calls = 0;
+    const { handler, lines } = consumer({
+      client: localClient({ endpoint: proxy.endpoint, maxAttempts: 1 }), // no SDK retry: the runtime's own must do it
+      handle: () => {
+        calls += 1;
+        if (calls === 1) throw new RetryableError('mail server answered 429 before accepting');
+      },
+    });
+    const throttled = proxy.inject({ target: UPDATE, fault: { kind: 'throttle' } }); // the first UpdateItem: the release
+
+    const first = await deliver(handler, message);
+    const released = await record(message.id);
+    const second = await deliver(handler, message, 2); // same clock: no waiting for a lease
+
+    expect(throttled()).toBe(1);
+    expect(first.batchItemFailures).toHaveLength(1);
+    expect(released).toMatchObject({ status: { S: 'IN_PROGRESS' }, steps: { M: { effect: { M: { status: { S: 'TRY_AGAIN' } } } } } });
+    expect(second.batchItemFailures).toEqual([]);
+    expect(calls).toBe(2);
+    expect(outcomesOf(lines)).toEqual(['failed', 'processed']);
+    expect(lines.filter((line) => line.message === 'lease release failed; retrying')).toHaveLength(1);
+  });
+
+  test('a release that fails every attempt says truthfully what follows: the step stays PROCESSING and is blocked once the lease expires', async () => {
+    const message = newMessage();
+    const clock = new FakeClock();
+    const { handler, lines } = consumer(
+      { client: localClient({ endpoint: proxy.endpoint, maxAttempts: 1 }), handle: () => Promise.reject(new RetryableError('rejected before sending')) },
+      clock,
+    );
+    const updatesBefore = proxy.requestCount(UPDATE);
+    const throttled = proxy.inject({ target: UPDATE, times: MAX_RELEASE_ATTEMPTS, fault: { kind: 'throttle' } });
+
+    const response = await deliver(handler, message);
+
+    expect(throttled()).toBe(MAX_RELEASE_ATTEMPTS);
+    expect(proxy.requestCount(UPDATE) - updatesBefore).toBe(MAX_RELEASE_ATTEMPTS);
+    expect(response.batchItemFailures).toHaveLength(1);
+    expect(lines.find((line) => String(line.message).startsWith('lease release failed after'))).toMatchObject({
+      level: 'ERROR',
+      message: `lease release failed after ${MAX_RELEASE_ATTEMPTS} attempts; the step stays PROCESSING`,
+      detail: expect.stringMatching(/^the step did not take effect, but once its lease expires .* the next delivery blocks the message for an operator: resolve it TRY_AGAIN$/),
+    });
+    expect(await record(message.id)).toMatchObject({ status: { S: 'IN_PROGRESS' }, steps: { M: { effect: { M: { status: { S: 'PROCESSING' } } } } } });
+    // and that is what happens
+    clock.advanceSeconds(LEASE_SECONDS + 120); // past the lease, within the deduplication window
+    const after = consumer({}, clock);
+    await deliver(after.handler, message, 2);
+    expect(outcomesOf(after.lines)).toEqual(['blocked']);
+    expect(after.mailbox.count(message.id)).toBe(0);
   });
 
   test('a PermanentError releases the lease and dead-letters the message; a redrive runs the effect again', async () => {
@@ -573,7 +683,7 @@ describe('createLeaseConsumer', () => {
     const window = { ...config, deduplicationWindowSeconds: 120 }; // the lease is 60 seconds
     const crashing = interruptibleClient();
     await deliver(consumer({ config: window, client: crashing.client, handle: () => crashing.crash() }, clock).handler, message);
-    clock.advanceSeconds(LEASE_SECONDS + 1); // the crashed holder's lease is over, its record (version 1) not yet expired
+    clock.advanceSeconds(LEASE_SECONDS + DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS + 1); // the crashed holder's lease is over, its record (version 1) not yet expired
     let successor: Awaited<ReturnType<typeof startPaused>> | undefined;
     const slow = localClient();
     // the slow delivery read version 1 and decided to block it; before its write lands, the record expires and a new delivery claims it
@@ -598,6 +708,87 @@ describe('createLeaseConsumer', () => {
     expect(successorResponse.batchItemFailures).toEqual([]);
     expect(successor?.runs()).toBe(1);
     expect(await record(message.id)).toMatchObject({ status: { S: 'COMPLETED' }, version: { N: '2' } });
+  });
+
+  test.each([['retry'], ['block']] as const)(
+    "with onExpiredLease '%s', a delivery on an instance whose clock is ahead by less than the skew allowance leaves a live lease alone",
+    async (onExpiredLease) => {
+      const message = newMessage();
+      const holderClock = new FakeClock();
+      const holder = await startPaused(message, { clock: holderClock });
+      // 1 second of real time later, on an instance whose clock is LEASE_SECONDS + 1 seconds ahead: the lease looks 2 seconds over
+      const aheadClock = new FakeClock(holderClock.now().getTime() + (LEASE_SECONDS + 2) * 1000);
+      const ahead = consumer({ onExpiredLease }, aheadClock);
+
+      const response = await deliver(ahead.handler, message, 2);
+      const holderResponse = await holder.resume();
+
+      expect(response.batchItemFailures).toHaveLength(1);
+      expect(ahead.lines.find((line) => line.outcome === 'failed')).toMatchObject({ error: { name: 'MessageInProgressError' } });
+      expect(ahead.mailbox.count(message.id)).toBe(0);
+      expect(ahead.deadLetter.published).toEqual([]);
+      expect(holderResponse.batchItemFailures).toEqual([]);
+      expect(holder.runs()).toBe(1);
+      expect(await record(message.id)).toMatchObject({ status: { S: 'COMPLETED' }, version: { N: '2' } });
+    },
+  );
+
+  test('a lease is taken over once it is over by the skew allowance, not before', async () => {
+    const message = newMessage();
+    const clock = new FakeClock();
+    const crashing = interruptibleClient();
+    await deliver(consumer({ client: crashing.client, handle: () => crashing.crash() }, clock).handler, message);
+    const { handler, mailbox } = consumer({ onExpiredLease: 'retry' }, clock);
+    clock.advanceSeconds(LEASE_SECONDS + DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS - 1);
+    expect((await deliver(handler, message, 2)).batchItemFailures).toHaveLength(1); // 1 second short of the allowance: still live
+
+    clock.advanceSeconds(1);
+    const response = await deliver(handler, message, 3);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(mailbox.count(message.id)).toBe(1);
+  });
+
+  test('clockSkewAllowanceSeconds sets the allowance: 0 takes over as soon as the lease is over', async () => {
+    const message = newMessage();
+    const clock = new FakeClock();
+    const crashing = interruptibleClient();
+    await deliver(consumer({ client: crashing.client, handle: () => crashing.crash() }, clock).handler, message);
+    clock.advanceSeconds(LEASE_SECONDS + 1);
+    const { handler, mailbox } = consumer({ onExpiredLease: 'retry', clockSkewAllowanceSeconds: 0 }, clock);
+
+    expect((await deliver(handler, message, 2)).batchItemFailures).toEqual([]);
+    expect(mailbox.count(message.id)).toBe(1);
+  });
+
+  test('the takeover and the expired-lease block are refused by DynamoDB itself while the lease (plus the allowance) is live, whatever the caller decided', async () => {
+    const message = newMessage();
+    const clock = new FakeClock();
+    const store = new ProcessingRecordStore({
+      client: DynamoDBDocumentClient.from(client),
+      tableName: config.inboxTableName,
+      subscriberName: SUBSCRIBER,
+      deduplicationWindowSeconds: WINDOW_SECONDS,
+      leaseDurationSeconds: LEASE_SECONDS,
+      clockSkewAllowanceSeconds: DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS,
+      mode: 'lease',
+      now: clock.now,
+    });
+    const claim = await store.claim(message.envelope as never, 'sha256:x', 'holder', ['effect']);
+    expect(claim.claimed).toBe(true);
+    const existing = await store.read(store.key(message.id));
+    const before = await record(message.id);
+    clock.advanceSeconds(LEASE_SECONDS + DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS - 1);
+
+    await expect(store.takeOver(existing!, 'intruder', true)).rejects.toThrow(/its lease is still live/);
+    expect(await store.blockExpired(existing!, 'intruder', 'reason', sqsRecord(message.body))).toBe(false);
+    expect(await record(message.id)).toEqual(before);
+  });
+
+  test.each([[-1], [1.5], [Number.NaN], [Number.POSITIVE_INFINITY]])('fails if clockSkewAllowanceSeconds is %s', (seconds) => {
+    expect(() => consumer({ clockSkewAllowanceSeconds: seconds })).toThrow(
+      `createLeaseConsumer: clockSkewAllowanceSeconds must be a whole number of seconds, 0 or more, but ${seconds} was given`,
+    );
   });
 
   test('refuses to start when the subscriber was deployed with another mode', () => {

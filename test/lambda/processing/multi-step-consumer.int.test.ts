@@ -257,6 +257,64 @@ describe('createMultiStepConsumer', () => {
     expect(deadLetter.published[0]?.errorMessage).toMatch(/the output of step 'create-invoice' must be a plain object \(or nothing\), but was an array/);
   });
 
+  test('a message in flight keeps the step list it was claimed with: a step added by a later deploy does not run for it', async () => {
+    const before = invoiceSteps({
+      'email-invoice': () => {
+        throw new RetryableError('SMTP 451: try again later');
+      },
+    });
+    const message = newMessage();
+    await deliver(consumer({ steps: before.steps }).handler, message);
+    // the next deploy adds a step between the two
+    const after = invoiceSteps();
+    const audited: string[] = [];
+    const added: ProcessingStep<unknown> = { name: 'audit-invoice', run: (envelope) => void audited.push(envelope.id) };
+    const deployed = consumer({ steps: [after.steps[0] as ProcessingStep<unknown>, added, after.steps[1] as ProcessingStep<unknown>] });
+
+    const response = await deliver(deployed.handler, message, 2);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(outcomesOf(deployed.lines)).toEqual(['processed']);
+    expect(audited).toEqual([]);
+    expect(after.calls.map((call) => call.step)).toEqual(['email-invoice']);
+    const item = await record(message.id);
+    expect(item).toMatchObject({ status: { S: 'COMPLETED' }, stepOrder: { L: [{ S: 'create-invoice' }, { S: 'email-invoice' }] } });
+    expect(item?.steps?.M).not.toHaveProperty('audit-invoice');
+  });
+
+  test('a step of the record that the deployed handler no longer has blocks the message with the reason; it is not skipped', async () => {
+    const before = invoiceSteps({
+      'email-invoice': () => {
+        throw new RetryableError('SMTP 451: try again later');
+      },
+    });
+    const message = newMessage();
+    await deliver(consumer({ steps: before.steps }).handler, message);
+    // the next deploy replaces 'email-invoice' with another step
+    const after = invoiceSteps();
+    const archived: string[] = [];
+    const replacement: ProcessingStep<unknown> = { name: 'archive-invoice', run: (envelope) => void archived.push(envelope.id) };
+    const deployed = consumer({ steps: [after.steps[0] as ProcessingStep<unknown>, replacement] });
+
+    const response = await deliver(deployed.handler, message, 2);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(outcomesOf(deployed.lines)).toEqual(['blocked']);
+    expect(archived).toEqual([]);
+    expect(after.calls).toEqual([]);
+    const reason = /step 'email-invoice' of this message's step list \(create-invoice, email-invoice\) is not a step of the deployed handler \(create-invoice, archive-invoice\); it has not run/;
+    expect(deployed.deadLetter.published).toEqual([expect.objectContaining({ errorName: 'MessageBlockedError', errorMessage: expect.stringMatching(reason) })]);
+    const item = await record(message.id);
+    expect(item).toMatchObject({
+      status: { S: 'BLOCKED' },
+      activeStep: { S: 'email-invoice' },
+      blockedReason: { S: expect.stringMatching(reason) },
+      stepOrder: { L: [{ S: 'create-invoice' }, { S: 'email-invoice' }] },
+      steps: { M: { 'create-invoice': { M: { status: { S: 'SUCCESS' } } }, 'email-invoice': { M: { status: { S: 'PROCESSING' } } } } },
+    });
+    expect(item?.steps?.M).not.toHaveProperty('archive-invoice');
+  });
+
   test('refuses to start when the subscriber was deployed as lease', () => {
     expect(() => consumer({ config: { ...config, processingMode: 'lease' } })).toThrow(/but its handler uses createMultiStepConsumer, which implements 'multi-step'/);
   });

@@ -86,6 +86,26 @@ describe('acknowledged, dead-lettered, lost', () => {
     expect(check(kit, 0).effects).toHaveLength(1);
   });
 
+  test('a copy the runtime acknowledged as already-blocked promises no effect: the blocked event may have had it at most once', () => {
+    // GIVEN two copies of one event: the first blocked (dead-lettered), the second found the record blocked and was deleted
+    const kit = subscriberKit();
+    kit.deliver('event-1', 2);
+    const [first, second] = receiveAll(kit.queue);
+    kit.deadLetterByRuntime(first!, 'event-1');
+    kit.ledger.onInvocation('Stack/Mapping', {
+      messages: [{ messageId: second!.messageId, receiveCount: second!.receiveCount }],
+      outcome: { kind: 'returned', response: { batchItemFailures: [] } },
+      failedMessageIds: [],
+      output: [JSON.stringify({ level: 'INFO', message: 'already-blocked', sqsMessageId: second!.messageId, outcome: 'already-blocked' })],
+    });
+    kit.queue.delete(second!.receiptHandle);
+
+    // THEN it is not an acknowledgement: 0 or 1 applications are both fine
+    expect(kit.ledger.acknowledgedEvents.get(SUBSCRIPTION_KEY)?.has('event-1') ?? false).toBe(false);
+    expect(check(kit, 0)).toEqual({ deliveries: [], effects: [] });
+    expect(check(kit, 1)).toEqual({ deliveries: [], effects: [] });
+  });
+
   test('a message left on the queue does not hide another event that was lost', () => {
     // GIVEN event-2 still on the queue, and event-1 matched but never put on it
     const kit = subscriberKit();

@@ -15,6 +15,7 @@ import { FakeClock } from './fake-clock';
 import { deliverHostile, expectCompletedOrDeadLettered, expectHostile, type ConsumerDependencies, type HostileDelivery } from './hostile-delivery';
 import { recordStatus } from './table-reads';
 import { startLeaseTestbed, type Testbed } from './testbed';
+import { DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS } from '../../../lambda/processing/record-store';
 
 /** A message of the run. */
 export interface ProofMessage {
@@ -143,7 +144,7 @@ export class LeaseProof {
           expectedVersion: entry.version,
         });
       }
-      this.clock.advanceSeconds(config.leaseDurationSeconds + 1);
+      this.clock.advanceSeconds(config.leaseDurationSeconds + DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS + 1);
       const statuses = await Promise.all(messages.map(this.statusOf));
       const pending = messages.filter((_message, index) => statuses[index] !== 'COMPLETED');
       if (pending.length === 0) break;
