@@ -25,6 +25,6 @@ describe('RunLedger: the runtime EMF counters', () => {
     metrics.count('processed');
     metrics.flush();
     // THEN
-    expect(ledger.runtimeCounters.get(functionKey)).toEqual({ Processed: 2, Duplicates: 0, Failed: 0, Blocked: 1, DeadLettered: 0 });
+    expect(ledger.runtimeCounters.get(functionKey)).toEqual({ Processed: 2, Duplicates: 0, Failed: 0, Blocked: 1, DeadLettered: 0, AlreadyBlocked: 0 });
   });
 });
