@@ -33,6 +33,8 @@ export interface EnvironmentVariablesInput {
   readonly sqsEndpoint: string;
   /** Where every other AWS service's calls go (and fail). */
   readonly blockedEndpoint: string;
+  /** `AWS_LAMBDA_LOG_LEVEL`, from the function's `LoggingConfig.ApplicationLogLevel`. @default not set */
+  readonly applicationLogLevel?: string;
   /** `AWS_ACCESS_KEY_ID`, which names the function to the simulator's endpoints. @default {@link SHARED_ACCESS_KEY_ID} */
   readonly accessKeyId?: string;
 }
@@ -63,6 +65,7 @@ export function lambdaEnvironmentVariables(input: EnvironmentVariablesInput): Re
     AWS_LAMBDA_INITIALIZATION_TYPE: 'on-demand',
     AWS_LAMBDA_LOG_GROUP_NAME: logGroupNameOf(input.functionName),
     AWS_LAMBDA_LOG_STREAM_NAME: input.logStreamName,
+    ...(input.applicationLogLevel === undefined ? {} : { AWS_LAMBDA_LOG_LEVEL: input.applicationLogLevel }),
     AWS_EXECUTION_ENV: `AWS_Lambda_${input.runtime}`,
     LAMBDA_TASK_ROOT: input.taskRoot,
     _HANDLER: input.handler,

@@ -92,6 +92,7 @@ export class ExecutionEnvironment {
         dynamoDbEndpoint: proxy.endpoint,
         sqsEndpoint: options.sqsEndpoint,
         blockedEndpoint: options.blockedEndpoint,
+        ...(options.fn.applicationLogLevel === undefined ? {} : { applicationLogLevel: options.fn.applicationLogLevel }),
         ...(options.accessKeyId === undefined ? {} : { accessKeyId: options.accessKeyId }),
       }),
     });

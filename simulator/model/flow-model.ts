@@ -129,6 +129,11 @@ export interface FunctionModel extends ModelledResource {
   readonly memorySizeMb: number;
   /** `Environment.Variables`, unresolved: values may be intrinsics (`Ref`, `Fn::GetAtt`, ...). */
   readonly environment: Readonly<Record<string, unknown>>;
+  /**
+   * `LoggingConfig.ApplicationLogLevel` (with `LogFormat: JSON`), which Lambda passes to the code as
+   * `AWS_LAMBDA_LOG_LEVEL`. @default not set
+   */
+  readonly applicationLogLevel?: string;
 }
 
 /** The whole flow. */

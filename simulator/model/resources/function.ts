@@ -39,8 +39,11 @@ export function readFunction(resource: TemplateResource, notes: string[]): Funct
   if (properties.ReservedConcurrentExecutions !== undefined) {
     notes.push(`${resource.label}: ReservedConcurrentExecutions ${JSON.stringify(properties.ReservedConcurrentExecutions)} is not enforced`);
   }
+  const loggingConfig = readObject(resource, 'LoggingConfig', properties.LoggingConfig) ?? {};
+  const applicationLogLevel = readString(resource, 'LoggingConfig.ApplicationLogLevel', loggingConfig.ApplicationLogLevel);
   return {
     ...resource.modelled(),
+    ...(applicationLogLevel !== undefined && loggingConfig.LogFormat === 'JSON' ? { applicationLogLevel } : {}),
     assetDirectory,
     handler,
     runtime,

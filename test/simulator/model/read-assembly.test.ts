@@ -205,7 +205,12 @@ describe('readAssembly of hand-written templates', () => {
         },
       },
       ConsumerAlias: { Type: 'AWS::Lambda::Alias', Properties: { FunctionName: { Ref: 'Consumer' }, FunctionVersion: '1', Name: 'live' } },
-      Consumer: nodeFunction('asset.fn', { Timeout: 30, MemorySize: 1024, Environment: { Variables: { TABLE: { Ref: 'Outbox' } } } }),
+      Consumer: nodeFunction('asset.fn', {
+        Timeout: 30,
+        MemorySize: 1024,
+        Environment: { Variables: { TABLE: { Ref: 'Outbox' } } },
+        LoggingConfig: { LogFormat: 'JSON', ApplicationLogLevel: 'DEBUG' },
+      }),
     });
     const model = readAssembly(directory);
     expect(model.relays).toEqual([
@@ -227,7 +232,7 @@ describe('readAssembly of hand-written templates', () => {
     ]);
     expect(model.topics).toEqual([{ key: 'Shop/Topic', stackName: 'Shop', logicalId: 'Topic', topicName: 'events.fifo', fifo: true }]);
     expect(model.eventSourceMappings[0]).toMatchObject({ function: 'Shop/Consumer', batchSize: 5, reportBatchItemFailures: true, maximumConcurrency: 4, enabled: false });
-    expect(model.functions[0]).toMatchObject({ timeoutSeconds: 30, memorySizeMb: 1024, environment: { TABLE: { Ref: 'Outbox' } } });
+    expect(model.functions[0]).toMatchObject({ timeoutSeconds: 30, memorySizeMb: 1024, environment: { TABLE: { Ref: 'Outbox' } }, applicationLogLevel: 'DEBUG' });
   });
 
   it('lists what it cannot simulate, one line each, and leaves out what depends on it', () => {
