@@ -3,34 +3,24 @@
  * concurrently, duplicates are answered by one batch read before any write, and exactly-once holds where records of
  * one batch meet (two copies of one event, two records on one item).
  */
-import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { ConsumerConfig } from '../../lambda/config';
-import { createTransactionalConsumer, MAX_CONFLICT_ATTEMPTS, type EventHandler, type TransactionalConsumerOptions } from '../../lambda/consumer/transactional-consumer';
 import { ConfigurationError } from '../../lambda/config';
+import { createTransactionalConsumer, MAX_CONFLICT_ATTEMPTS, type EventHandler, type TransactionalConsumerOptions } from '../../lambda/consumer/transactional-consumer';
 import { CONSUMER_METRICS } from '../../lambda/metrics';
 import { localClient } from '../support/dynamodb-client';
 import type { FaultProxy } from '../support/fault-proxy';
-import { createInbox, createKeyedTable } from '../support/proof/tables';
-import { startTestbed } from '../support/proof/testbed';
+import { startLedgerTestbed, type Deposit, type LedgerTestbed } from '../support/proof/ledger-testbed';
 import { envelopeObject, outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from './helpers';
 
 const TRANSACT = 'DynamoDB_20120810.TransactWriteItems';
 const BATCH_GET = 'DynamoDB_20120810.BatchGetItem';
 
-interface Deposit {
-  readonly account: string;
-  readonly amount: number;
-}
-
-let client: DynamoDBClient;
+let testbed: LedgerTestbed;
 let proxy: FaultProxy;
-let ledgerTable: string;
-let config: ConsumerConfig;
 
 beforeAll(async () => {
-  ({ client, proxy } = await startTestbed());
-  [ledgerTable, config] = await Promise.all([createKeyedTable(client, 'ledger'), createInbox(client, { subscriberName: 'batch', deduplicationWindowSeconds: 3600 })]);
+  testbed = await startLedgerTestbed('batch');
+  ({ proxy } = testbed);
 });
 afterAll(() => proxy.stop());
 
@@ -43,7 +33,7 @@ const credit: EventHandler<Deposit> = async (envelope, tx) => {
   maxRunning = Math.max(maxRunning, running);
   await new Promise((resolve) => setTimeout(resolve, 10));
   running -= 1;
-  tx.update({ TableName: ledgerTable, Key: { pk: envelope.data.account }, UpdateExpression: 'ADD balance :a', ExpressionAttributeValues: { ':a': envelope.data.amount } });
+  testbed.credit(envelope, tx);
 };
 
 function consumer(overrides: Partial<TransactionalConsumerOptions<Deposit>> = {}) {
@@ -53,7 +43,7 @@ function consumer(overrides: Partial<TransactionalConsumerOptions<Deposit>> = {}
   const handler = createTransactionalConsumer<Deposit>({
     handle: credit,
     client: localClient({ endpoint: proxy.endpoint }),
-    config,
+    config: testbed.config,
     logger,
     deadLetter,
     metricsSink: (line) => metrics.push(JSON.parse(line) as Record<string, unknown>),
@@ -67,10 +57,7 @@ function consumer(overrides: Partial<TransactionalConsumerOptions<Deposit>> = {}
 const newAccount = (): string => `account-${crypto.randomUUID()}`;
 const deposit = (account: string, amount: number, overrides: Record<string, unknown> = {}) => sqsRecord(JSON.stringify(envelopeObject({ data: { account, amount }, ...overrides })));
 
-async function balance(account: string): Promise<number | undefined> {
-  const { Item } = await client.send(new GetItemCommand({ TableName: ledgerTable, Key: { pk: { S: account } }, ConsistentRead: true }));
-  return Item?.balance?.N === undefined ? undefined : Number(Item.balance.N);
-}
+const balance = (account: string) => testbed.balance(account);
 
 function requestsDuring() {
   const before = { transactions: proxy.requestCount(TRANSACT), batchReads: proxy.requestCount(BATCH_GET), all: proxy.requestCount() };

@@ -3,34 +3,25 @@
  * batches concurrently in one process, must keep each batch's response, metrics and log lines to itself (issue 10,
  * item 18). Against DynamoDB Local.
  */
-import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { ConsumerConfig } from '../../lambda/config';
 import { createTransactionalConsumer, type EventHandler } from '../../lambda/consumer/transactional-consumer';
 import { RetryableError } from '../../lambda/errors';
 import { CONSUMER_METRICS } from '../../lambda/metrics';
-import type { FaultProxy } from '../support/fault-proxy';
-import { createInbox, createKeyedTable } from '../support/proof/tables';
-import { startTestbed } from '../support/proof/testbed';
+import { startLedgerTestbed, type Deposit, type LedgerTestbed } from '../support/proof/ledger-testbed';
 import { envelopeObject, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from './helpers';
 
-interface Step {
-  readonly account: string;
-  readonly amount: number;
+/** A deposit that may also wait for the other batch, or fail. */
+interface Step extends Deposit {
   /** `wait`: hold until the other batch is done; `fail`: throw (retried). */
   readonly act?: 'wait' | 'fail';
 }
 
-let client: DynamoDBClient;
-let proxy: FaultProxy;
-let ledgerTable: string;
-let config: ConsumerConfig;
+let testbed: LedgerTestbed;
 
 beforeAll(async () => {
-  ({ client, proxy } = await startTestbed());
-  [ledgerTable, config] = await Promise.all([createKeyedTable(client, 'ledger'), createInbox(client, { subscriberName: 'concurrent', deduplicationWindowSeconds: 3600 })]);
+  testbed = await startLedgerTestbed('concurrent');
 });
-afterAll(() => proxy.stop());
+afterAll(() => testbed.proxy.stop());
 
 test('two batches of one handler, run concurrently, keep their responses, metrics and outcome lines apart', async () => {
   let releaseWaiting!: () => void;
@@ -38,14 +29,14 @@ test('two batches of one handler, run concurrently, keep their responses, metric
   const handle: EventHandler<Step> = async (envelope, tx) => {
     if (envelope.data.act === 'wait') await otherBatchDone;
     if (envelope.data.act === 'fail') throw new RetryableError('not yet');
-    tx.update({ TableName: ledgerTable, Key: { pk: envelope.data.account }, UpdateExpression: 'ADD balance :a', ExpressionAttributeValues: { ':a': envelope.data.amount } });
+    testbed.credit(envelope, tx);
   };
   const { logger, lines } = recordingLogger();
   const metrics: Array<Record<string, unknown>> = [];
   const handler = createTransactionalConsumer<Step>({
     handle,
-    client,
-    config,
+    client: testbed.client,
+    config: testbed.config,
     logger,
     deadLetter: new RecordingDeadLetterPublisher(),
     metricsSink: (line) => metrics.push(JSON.parse(line) as Record<string, unknown>),

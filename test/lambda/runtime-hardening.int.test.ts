@@ -3,48 +3,30 @@
  * through the transactional consumer, faults through the proxy: what each delivery applies, acknowledges or
  * dead-letters, and why.
  */
-import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ConsumerConfig } from '../../lambda/config';
 import { createTransactionalConsumer, type EventHandler, type TransactionalConsumerOptions } from '../../lambda/consumer/transactional-consumer';
 import { createLogger } from '../../lambda/logger';
 import { CONSUMER_METRICS } from '../../lambda/metrics';
 import { localClient } from '../support/dynamodb-client';
-import type { FaultProxy } from '../support/fault-proxy';
-import { createInbox, createKeyedTable } from '../support/proof/tables';
-import { startTestbed } from '../support/proof/testbed';
+import { startLedgerTestbed, type Deposit, type LedgerTestbed } from '../support/proof/ledger-testbed';
 import { envelopeObject, outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from './helpers';
 
 const SUBSCRIBER = 'hardening';
 const PUT_ITEM = 'DynamoDB_20120810.PutItem';
 
-interface Deposit {
-  readonly account: string;
-  readonly amount: number;
-}
-
-let client: DynamoDBClient;
-let proxy: FaultProxy;
-let ledgerTable: string;
+let testbed: LedgerTestbed;
 let config: ConsumerConfig;
+let ledgerTable: string;
 
 beforeAll(async () => {
-  ({ client, proxy } = await startTestbed());
-  [ledgerTable, config] = await Promise.all([
-    createKeyedTable(client, 'ledger'),
-    createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 }),
-  ]);
+  testbed = await startLedgerTestbed(SUBSCRIBER);
+  ({ config, ledgerTable } = testbed);
 });
-afterAll(() => proxy.stop());
+afterAll(() => testbed.proxy.stop());
 
-const credit: EventHandler<Deposit> = (envelope, tx) => {
-  tx.update({
-    TableName: ledgerTable,
-    Key: { pk: envelope.data.account },
-    UpdateExpression: 'ADD balance :amount',
-    ExpressionAttributeValues: { ':amount': envelope.data.amount },
-  });
-};
+const credit: EventHandler<Deposit> = (envelope, tx) => testbed.credit(envelope, tx);
+const balance = (account: string) => testbed.balance(account);
 
 function consumer(overrides: Partial<TransactionalConsumerOptions<Deposit>> = {}) {
   const { logger, lines } = recordingLogger();
@@ -52,7 +34,7 @@ function consumer(overrides: Partial<TransactionalConsumerOptions<Deposit>> = {}
   const metrics: Record<string, unknown>[] = [];
   const handler = createTransactionalConsumer<Deposit>({
     handle: credit,
-    client,
+    client: testbed.client,
     config,
     deadLetter,
     logger,
@@ -65,10 +47,6 @@ function consumer(overrides: Partial<TransactionalConsumerOptions<Deposit>> = {}
 let accounts = 0;
 const newAccount = (): string => `account-${process.pid}-${++accounts}-${Date.now()}`;
 
-async function balance(account: string): Promise<number | undefined> {
-  const { Item } = await client.send(new GetItemCommand({ TableName: ledgerTable, Key: { pk: { S: account } }, ConsistentRead: true }));
-  return Item?.balance?.N === undefined ? undefined : Number(Item.balance.N);
-}
 
 describe('ids that are not well-formed Unicode (issue 10, item 1)', () => {
   test('two ids differing only in an unpaired surrogate are each dead-lettered as malformed, neither taken for the other', async () => {
@@ -219,9 +197,9 @@ describe('a lost PutItem response on the nothing-staged path (issue 10, item 9)'
   test('the SDK retry that finds the runtime\'s own record counts the message as processed, not as a duplicate', async () => {
     const { handler, lines, metrics } = consumer({
       handle: () => undefined, // nothing staged: the inbox record alone, one PutItem
-      client: localClient({ endpoint: proxy.endpoint, maxAttempts: 3 }),
+      client: localClient({ endpoint: testbed.proxy.endpoint, maxAttempts: 3 }),
     });
-    const fired = proxy.inject({ target: PUT_ITEM, times: 1, fault: { kind: 'drop-response' } });
+    const fired = testbed.proxy.inject({ target: PUT_ITEM, times: 1, fault: { kind: 'drop-response' } });
 
     const response = await handler({ Records: [sqsRecord(JSON.stringify(envelopeObject()))] });
 
@@ -265,7 +243,7 @@ describe('log volume at the default level (issue 11, part 3)', () => {
         if (envelope.data.amount < 0) throw new Error('negative');
         return credit(envelope, tx, context);
       },
-      client,
+      client: testbed.client,
       config,
       logger,
       deadLetter: new RecordingDeadLetterPublisher(),
