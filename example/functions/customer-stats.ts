@@ -14,7 +14,7 @@ import { OrderBilled, parseOrderBilled } from './order-events';
 const CUSTOMER_STATS_TABLE_NAME = process.env.CUSTOMER_STATS_TABLE_NAME ?? '';
 
 /** One customer's stats: the item's own attributes (the runtime adds `aggregateVersion` and `processedMessages`). */
-export interface CustomerStats extends Record<string, unknown> {
+export interface CustomerStats {
   readonly customerId: string;
   readonly orderCount: number;
   readonly billedCents: number;

@@ -60,10 +60,10 @@ export interface AggregateConsumerOptions<TData, TState> extends ConsumerOptions
    * How many applied message ids the aggregate remembers (newest kept). A redelivery is recognised while its id is in
    * the list; one that arrives after this many NEWER messages changed the same aggregate is applied again (unless it
    * emits events: an event it emitted, with a derived id, still in the outbox shows it was applied). Each entry is one
-   * string, `<eventId> <first 16 hex digits of the payload fingerprint>`: 54 bytes of item size with UUID event ids.
-   * Every change rewrites the whole item and every read reads it: with 100 entries the list is about 5.4 KB, so with a
-   * small state each change costs about 6 WCU (twice that when it emits events, in a transaction) and each strongly
-   * consistent read 2 RCU; with about 15 entries or fewer a small item stays under 1 KB (1 WCU, 1 RCU). See
+   * string, `<eventId> <first 16 hex digits of the payload fingerprint>@<event time>`: about 61 bytes of item size with
+   * UUID event ids. Every change rewrites the whole item and every read reads it: with 100 entries the list is about
+   * 6.1 KB, so with a small state each change costs about 7 WCU (twice that when it emits events, in a transaction) and
+   * each strongly consistent read 2 RCU; with about 15 entries or fewer a small item stays under 1 KB (1 WCU, 1 RCU). See
    * docs/BENCHMARKS.md. Lower it when the redelivery window allows.
    * @default 100 (from 1 to 1000)
    */
@@ -122,7 +122,7 @@ function assertOwnState(state: unknown, location: AggregateLocation, eventId: st
  *
  * Call it at module scope: configuration is read once and a missing value fails the cold start.
  */
-export function createAggregateConsumer<TData = unknown, TState extends Record<string, unknown> = Record<string, unknown>>(
+export function createAggregateConsumer<TData = unknown, TState extends object = Record<string, unknown>>(
   options: AggregateConsumerOptions<TData, TState>,
 ): SqsBatchHandler {
   const config = options.config ?? loadConsumerBaseConfig();

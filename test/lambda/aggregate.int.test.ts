@@ -21,7 +21,8 @@ interface Deposit {
   readonly amount: number;
 }
 
-interface Account extends Record<string, unknown> {
+/** A plain interface, as a user declares state: no index signature (issue 12, item 5: it must be accepted). */
+interface Account {
   readonly balance: number;
   readonly deposits: number;
 }
@@ -485,7 +486,7 @@ describe('createAggregateConsumer: keys and attribute names', () => {
   test.each(['constructor', 'toString', 'hasOwnProperty'])("keeps an attribute named '%s' (a name every object inherits)", async (name) => {
     const account = newAccount();
     await client.send(new PutItemCommand({ TableName: accountsTable, Item: { pk: { S: account }, balance: { N: '1' }, deposits: { N: '0' }, [name]: { S: 'kept' } } }));
-    const seen: Array<Record<string, unknown> | undefined> = [];
+    const seen: Array<object | undefined> = [];
     const { handler, deadLetter } = consumer({
       apply: (current, envelope, context) => {
         seen.push(current);
