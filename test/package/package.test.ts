@@ -303,6 +303,16 @@ describe('npm pack', () => {
     }
   });
 
+  test('every relative link of the README resolves to a file in the tarball (the docs ship with it), except the repository-only example, which the README says is not in the package', () => {
+    const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
+    const targets = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((match) => match[1] as string).filter((target) => !/^[a-z]+:/i.test(target));
+    expect(targets).toEqual(expect.arrayContaining(['docs/API.md', 'docs/SIMULATOR.md', 'docs/PROCESSING-MODES.md']));
+    const repositoryOnly = targets.filter((target) => /^(example|bin)(\/|$)/.test(target));
+    expect(targets.filter((target) => !repositoryOnly.includes(target) && !tarballEntries.includes(path.posix.normalize(target)))).toEqual([]);
+    expect([...new Set(repositoryOnly)]).toEqual(['example', 'bin/example-app.ts']);
+    expect(readme).toContain('(in the repository, not in the package)');
+  });
+
   test('ships nothing repo-only: no tests, cdk.out, example app, CI script or tooling config', () => {
     const repoOnly = [
       /(^|\/)test\//,
@@ -313,7 +323,6 @@ describe('npm pack', () => {
       /^bin\//,
       /^\.ci\//,
       /^bench\//,
-      /^docs\//,
       /^node_modules\//,
       /^(cdk|tsconfig.*|package-lock)\.json$/,
       /^vitest\.config\./,
