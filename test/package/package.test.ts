@@ -114,7 +114,8 @@ const USER_FILES: Record<string, string> = {
       version: '1.0.0',
       private: true,
       dependencies: { [PACKAGE_NAME]: 'file:../package.tgz', 'aws-cdk-lib': '*', constructs: '*' },
-      devDependencies: { esbuild: '*', typescript: '*', '@types/node': '*' },
+      // no esbuild: idempotent-event-flow brings it (a dependency), so the app never falls back to Docker bundling
+      devDependencies: { typescript: '*', '@types/node': '*' },
     },
     null,
     2,
@@ -364,10 +365,11 @@ describe('a CDK app installed from the tarball', () => {
     for (const name of [...Object.keys(installedPackage.dependencies ?? {}), ...Object.keys(installedPackage.peerDependencies ?? {})]) {
       linkModule(modules, name);
     }
-    // ...and the dev dependencies of a TypeScript CDK app that bundles with the local esbuild. aws-cdk-lib finds
-    // esbuild with require() (from its own location) and then runs `npx --no-install esbuild` in the project root,
-    // which needs esbuild declared in the project's package.json and runs it from the project's node_modules/.bin.
-    for (const name of ['esbuild', '@types/node']) linkModule(modules, name);
+    // ...and the types of a TypeScript CDK app. esbuild is one of the package's dependencies: npm hoists it and links its
+    // bin into node_modules/.bin, where aws-cdk-lib (which finds it with require() from its own location) runs it with
+    // `npx --no-install esbuild` from the project root.
+    expect(installedPackage.dependencies?.esbuild, 'esbuild is a dependency the package brings').toBeDefined();
+    linkModule(modules, '@types/node');
     fs.mkdirSync(path.join(modules, '.bin'));
     fs.symlinkSync(path.join('..', 'esbuild', 'bin', 'esbuild'), path.join(modules, '.bin', 'esbuild'));
 
