@@ -4,7 +4,7 @@
  */
 
 // producer
-export { Outbox, type OutboxEnvironmentOptions, type OutboxOptions, type OutboxTransactWriteInput, type PreparedEvent } from './producer/outbox';
+export { Outbox, type OutboxEnvironmentOptions, type OutboxOptions, type OutboxTransactWriteInput, type OutboxWriteResult, type PreparedEvent } from './producer/outbox';
 export type { EventPreparer } from './producer/emitted-events';
 export type { NewEvent } from './producer/new-event';
 export { MAX_MESSAGE_BYTES } from './producer/outbox-item';

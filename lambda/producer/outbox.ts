@@ -2,15 +2,39 @@
 import { randomUUID } from 'node:crypto';
 import { TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteItem } from '@aws-sdk/lib-dynamodb';
 import { loadProducerConfig, type ProducerConfig } from '../config';
-import type { EventEnvelope } from '../envelope';
+import { parseEnvelope, type EventEnvelope } from '../envelope';
+import { InvalidEventError, TransactionCancelledError } from '../errors';
+import { payloadFingerprint } from '../fingerprint';
 import { describeAction } from '../transaction/actions';
-import { isTransactionCanceled, toTransactionCancelledError, type ActionDescription } from '../transaction/cancellation';
+import {
+  cancellationItem,
+  CONDITIONAL_CHECK_FAILED,
+  isTransactionCanceled,
+  NO_FAILURE,
+  storedString,
+  toTransactionCancelledError,
+  type ActionDescription,
+  type TransactionCanceledLike,
+} from '../transaction/cancellation';
 import { toDocumentClient, type DynamoDBClientLike } from '../transaction/document-client';
 import { validateTransactionLimits, type KeySchema } from '../transaction/limits';
 import { assertWritable, marshallOptionsOf } from '../transaction/writable-values';
 import { buildEnvelope, type NewEvent } from './new-event';
 import { outboxPut } from './outbox-item';
 import { OutboxKeySchemaCheck } from './outbox-key-schema';
+import { OUTBOX_ITEM } from '../wire-format';
+
+/** The result of {@link Outbox.transactWriteOnce}. */
+export interface OutboxWriteResult {
+  /**
+   * `true`: this call committed the items and events. `false`: an earlier call committed this very transaction (every
+   * event id is already in the outbox with the same payload), typically a client's retry after a response was lost;
+   * nothing was written now.
+   */
+  readonly written: boolean;
+  /** The envelopes in the outbox: the ones written now, or, when `written` is false, the ones written before. */
+  readonly events: readonly EventEnvelope[];
+}
 
 /** Options of {@link Outbox}. */
 export interface OutboxOptions {
@@ -107,9 +131,89 @@ export class Outbox {
    *   was written
    */
   public async transactWrite(input: OutboxTransactWriteInput): Promise<EventEnvelope[]> {
+    return (await this.write(input, false)).map((event) => event.envelope);
+  }
+
+  /**
+   * {@link Outbox.transactWrite} for a producer whose callers retry: every event carries an id the caller derived from
+   * the request (e.g. `order-placed-${orderId}`), and when DynamoDB cancels the transaction because every one of those
+   * ids is already in the outbox with the same payload (and any other failed condition is the items' own, e.g. an
+   * `attribute_not_exists` on the business item), an earlier call committed it: the result says `written: false` with
+   * the stored envelopes, instead of throwing. Payloads are compared by their fingerprints (type, subject, data).
+   *
+   * An outbox item lives for the table's event retention (TTL); a retry later than that writes the events again.
+   *
+   * @throws InvalidEventError before anything is sent when an event has no id (a random id cannot name a retry)
+   * @throws TransactionCancelledError when the cancellation is anything else: a business condition while the events
+   *   are new, some ids taken and others not, or an id already in the outbox with another payload (reused)
+   * @throws whatever {@link Outbox.transactWrite} throws before sending
+   */
+  public async transactWriteOnce(input: OutboxTransactWriteInput): Promise<OutboxWriteResult> {
+    input.events.forEach((event, index) => {
+      if (event.id === undefined) {
+        throw new InvalidEventError(
+          `transactWriteOnce: event ${index} (${event.type}) needs an id chosen by the caller, derived from the request (e.g. \`order-placed-\${orderId}\`), ` +
+            'so that a retry names it the same; use transactWrite for events with random ids',
+        );
+      }
+    });
+    try {
+      return { written: true, events: (await this.write(input, true)).map((event) => event.envelope) };
+    } catch (error) {
+      const cancelled = error instanceof TransactionCancelledError && isTransactionCanceled(error.cause) ? error.cause : undefined;
+      if (cancelled === undefined) throw error;
+      const stored = this.committedBefore(cancelled, (input.items ?? []).length, input.events.length);
+      if (stored === undefined) throw error;
+      const built = input.events.map((event) => this.build(event).envelope);
+      const reused = built.find((envelope, index) => payloadFingerprint(envelope) !== payloadFingerprint(stored[index] as EventEnvelope));
+      if (reused !== undefined) {
+        throw new TransactionCancelledError(
+          `${(error as Error).message}; event '${reused.id}' (${reused.type}) is already in the outbox with another payload: an event id must not be reused for another event`,
+          { cancellationReasonCodes: (error as TransactionCancelledError).cancellationReasonCodes, failedActions: (error as TransactionCancelledError).failedActions },
+          { cause: cancelled },
+        );
+      }
+      return { written: false, events: stored };
+    }
+  }
+
+  /**
+   * The stored envelopes of the events, when the cancellation means "this transaction's events are already in the
+   * outbox": every event action failed its condition and returned its item, and every item action failed its own
+   * condition or not at all. Undefined otherwise.
+   */
+  private committedBefore(cancelled: TransactionCanceledLike, itemCount: number, eventCount: number): EventEnvelope[] | undefined {
+    const reasons = cancelled.CancellationReasons ?? [];
+    if (eventCount === 0 || reasons.length !== itemCount + eventCount) return undefined;
+    for (let index = 0; index < itemCount; index++) {
+      const code = reasons[index]?.Code ?? NO_FAILURE;
+      if (code !== NO_FAILURE && code !== CONDITIONAL_CHECK_FAILED) return undefined;
+    }
+    const stored: EventEnvelope[] = [];
+    for (let index = itemCount; index < itemCount + eventCount; index++) {
+      if (reasons[index]?.Code !== CONDITIONAL_CHECK_FAILED) return undefined;
+      const json = storedString(cancellationItem(cancelled, index), OUTBOX_ITEM.ENVELOPE_ATTRIBUTE);
+      if (json === undefined) return undefined;
+      try {
+        stored.push(parseEnvelope(json));
+      } catch {
+        return undefined; // not an outbox item this runtime wrote: not ours to call a retry
+      }
+    }
+    return stored;
+  }
+
+  /**
+   * Writes `items` and `events` in one TransactWriteItems call; with `returnStoredEvents`, an event Put whose id is
+   * taken returns the stored item with the cancellation (`ALL_OLD`, no extra read).
+   */
+  private async write(input: OutboxTransactWriteInput, returnStoredEvents: boolean): Promise<PreparedEvent[]> {
     const items = input.items ?? [];
     const built = input.events.map((event) => this.build(event));
-    const actions = [...items, ...built.map((event) => event.action)];
+    const eventActions = built.map((event) =>
+      returnStoredEvents && event.action.Put !== undefined ? { Put: { ...event.action.Put, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } } : event.action,
+    );
+    const actions = [...items, ...eventActions];
     const describe = (index: number): ActionDescription => {
       const event = built[index - items.length];
       if (event === undefined) return { kind: 'item', description: `item ${describeAction(actions[index] as TransactWriteItem)}` };
@@ -131,7 +235,7 @@ export class Outbox {
       if (isTransactionCanceled(error)) throw toTransactionCancelledError(error, describe);
       throw error;
     }
-    return built.map((event) => event.envelope);
+    return built;
   }
 
   private build<TData>(event: NewEvent<TData>): PreparedEvent<TData> {

@@ -284,3 +284,66 @@ describe('Outbox.event and Outbox.fromEnvironment', () => {
     }
   });
 });
+
+describe('Outbox.transactWriteOnce: a retry-safe producer in one call (issue 12, item 6)', () => {
+  const order = (orderId: string, totalCents = 1250) => ({
+    items: [placeOrder(orderId)],
+    events: [{ id: `order-placed-${orderId}`, type: 'OrderPlaced', subject: orderId, data: { orderId, totalCents } }],
+  });
+
+  test('writes like transactWrite and says so', async () => {
+    const outbox = new Outbox({ client, config });
+    const orderId = `order-${crypto.randomUUID()}`;
+
+    const result = await outbox.transactWriteOnce(order(orderId));
+
+    expect(result.written).toBe(true);
+    expect(result.events.map((event) => event.id)).toEqual([`order-placed-${orderId}`]);
+    expect(await getOrder(orderId)).toBeDefined();
+  });
+
+  test("a client's retry after a commit whose response was lost is answered 'already written': no error, no second event", async () => {
+    const orderId = `order-${crypto.randomUUID()}`;
+    const losing = new Outbox({ client: localClient({ endpoint: proxy.endpoint, maxAttempts: 1 }), config });
+    const fired = proxy.inject({ target: TRANSACT, fault: { kind: 'drop-response' } });
+    await expect(losing.transactWriteOnce(order(orderId))).rejects.toThrow(); // the caller saw a network error...
+    expect(fired()).toBe(1);
+    expect(await getOrder(orderId)).toBeDefined(); // ...but it committed
+
+    const retried = await new Outbox({ client, config }).transactWriteOnce(order(orderId));
+
+    expect(retried.written).toBe(false);
+    expect(retried.events).toEqual([expect.objectContaining({ id: `order-placed-${orderId}`, type: 'OrderPlaced', data: { orderId, totalCents: 1250 } })]);
+    expect(await itemsWithEventId(`order-placed-${orderId}`)).toHaveLength(1);
+  });
+
+  test('the same event id with another payload is not a retry: TransactionCancelledError, as transactWrite throws', async () => {
+    const orderId = `order-${crypto.randomUUID()}`;
+    const outbox = new Outbox({ client, config });
+    await outbox.transactWriteOnce(order(orderId));
+
+    const error = await rejection(outbox.transactWriteOnce(order(orderId, 999)));
+
+    expect(error).toBeInstanceOf(TransactionCancelledError);
+    expect((error as TransactionCancelledError).isDuplicateEvent).toBe(true);
+    expect(error.message).toMatch(/event 'order-placed-order-[^']+' .*already in the outbox with another payload/);
+  });
+
+  test('a business condition that fails while the events are new is not a retry either', async () => {
+    const orderId = `order-${crypto.randomUUID()}`;
+    const outbox = new Outbox({ client, config });
+    await outbox.transactWriteOnce(order(orderId));
+
+    const error = await rejection(outbox.transactWriteOnce({ ...order(orderId), events: [{ id: `other-${orderId}`, type: 'OrderPlaced', data: {} }] }));
+
+    expect(error).toBeInstanceOf(TransactionCancelledError);
+    expect((error as TransactionCancelledError).isDuplicateEvent).toBe(false);
+  });
+
+  test('every event needs an id chosen by the caller (derived from the request): a random one could not name a retry', async () => {
+    const outbox = new Outbox({ client, config });
+    await expect(outbox.transactWriteOnce({ events: [{ type: 'OrderPlaced', data: {} }] })).rejects.toThrow(
+      /transactWriteOnce: event 0 \(OrderPlaced\) needs an id chosen by the caller/,
+    );
+  });
+});
