@@ -6,6 +6,7 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { FunctionOptions } from '../functions/function-options';
 import { allowLogsToUseKey } from './log-encryption';
+import { assertHandlerEntry } from './handler-entry';
 import { assertLocalEsbuild } from './local-esbuild';
 import { acknowledgeInRegulatoryPacks, INLINE_POLICY_REASON } from './regulatory-acknowledgements';
 import { validateDurationInRange, validateNumberInRange, validateStringPattern } from './validate-props';
@@ -37,6 +38,7 @@ export function createSecureNodejsFunction(
   contractEnvironment: { [key: string]: string },
 ): SecureNodejsFunctionParts {
   assertLocalEsbuild(scope);
+  assertHandlerEntry(scope, options.entry, options.handler ?? FUNCTION_DEFAULTS.HANDLER);
   if (options.logEncryptionKey !== undefined) allowLogsToUseKey(scope, options.logEncryptionKey);
   const logGroup = new logs.LogGroup(scope, 'LogGroup', {
     retention: options.logRetention ?? FUNCTION_DEFAULTS.LOG_RETENTION,

@@ -1,0 +1,56 @@
+/**
+ * What can be known at synth about a function's handler module: that its `entry` file exists, and, when esbuild can
+ * read it as an ES module, that it exports the configured handler. Otherwise the first is aws-cdk-lib's
+ * `CannotFindEntryFile` without the construct's name, and the second passes synth and fails every invocation with
+ * `Runtime.HandlerNotFound`.
+ */
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Stack } from 'aws-cdk-lib';
+import type { IConstruct } from 'constructs';
+
+/** The named exports of `entry` (an ES module, its local imports followed, packages left out), or undefined when not knowable. */
+export function exportsOfEntry(entry: string): readonly string[] | undefined {
+  let result: { metafile?: { inputs: Record<string, { format?: string }>; outputs: Record<string, { exports: string[]; entryPoint?: string }> } };
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when a stack bundles
+    const esbuild = require('esbuild') as typeof import('esbuild');
+    result = esbuild.buildSync({
+      entryPoints: [entry],
+      bundle: true,
+      packages: 'external',
+      platform: 'node',
+      format: 'esm',
+      write: false,
+      metafile: true,
+      logLevel: 'silent',
+      outdir: 'out',
+    });
+  } catch {
+    return undefined; // a build error: the real bundling reports it with its own words
+  }
+  const metafile = result.metafile;
+  if (metafile === undefined) return undefined;
+  const input = Object.entries(metafile.inputs).find(([file]) => path.resolve(file) === path.resolve(entry))?.[1];
+  // a CommonJS module's exports are only known when it runs
+  if (input?.format !== 'esm') return undefined;
+  return Object.values(metafile.outputs).find((output) => output.entryPoint !== undefined)?.exports;
+}
+
+/**
+ * Throws when `entry` does not exist, or (when the stack bundles) when it is an ES module that does not export
+ * `handler`, naming the construct, the prop and what was found.
+ */
+export function assertHandlerEntry(scope: IConstruct, entry: string, handler: string): void {
+  if (!fs.existsSync(entry) || !fs.statSync(entry).isFile()) {
+    throw new Error(`${scope.node.path}: entry must be the handler's source file, but '${entry}' does not exist (resolved to ${path.resolve(entry)})`);
+  }
+  if (!Stack.of(scope).bundlingRequired) return;
+  const exported = exportsOfEntry(entry);
+  if (exported === undefined || exported.includes(handler)) return;
+  throw new Error(
+    `${scope.node.path}: handler must be a function '${entry}' exports, but it exports no '${handler}' ` +
+      `(its exports: ${exported.length === 0 ? 'none' : exported.map((name) => `'${name}'`).join(', ')}); ` +
+      `every invocation would fail with Runtime.HandlerNotFound. Export it (export const ${handler} = ...) or set the handler prop`,
+  );
+}
