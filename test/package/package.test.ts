@@ -107,15 +107,43 @@ function packageNameOf(specifier: string): string {
 
 const USER_MARKER = 'user-handler-marker-5b1e';
 
+/** What README's "Install" block tells a user to install: packages for `dependencies` and for `devDependencies`. */
+interface ReadmeInstall {
+  readonly dependencies: readonly string[];
+  readonly devDependencies: readonly string[];
+}
+
+/** Reads the `npm install` lines of the sh block under README's "## Install" heading, literally. */
+function readmeInstall(): ReadmeInstall {
+  const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
+  const section = /^## Install\n([\s\S]*?)^## /m.exec(readme)?.[1];
+  const block = section === undefined ? undefined : /```sh\n([\s\S]*?)```/.exec(section)?.[1];
+  if (block === undefined) throw new Error('README.md has no ```sh block under "## Install"');
+  const dependencies: string[] = [];
+  const devDependencies: string[] = [];
+  for (const line of block.split('\n').map((text) => text.replace(/#.*$/, '').trim()).filter((text) => text !== '')) {
+    const words = line.split(/\s+/);
+    if (words[0] !== 'npm' || words[1] !== 'install') throw new Error(`README's install block has a line that is not an npm install: '${line}'`);
+    const dev = words.includes('--save-dev');
+    const names = words.slice(2).filter((word) => !word.startsWith('-'));
+    (dev ? devDependencies : dependencies).push(...names);
+  }
+  return { dependencies, devDependencies };
+}
+
+const INSTALL = readmeInstall();
+/** What a CDK TypeScript app already has, as README says. */
+const CDK_TYPESCRIPT_APP_DEV_DEPENDENCIES = ['typescript', '@types/node'];
+
 const USER_FILES: Record<string, string> = {
   'package.json': JSON.stringify(
     {
       name: 'user-cdk-app',
       version: '1.0.0',
       private: true,
-      dependencies: { [PACKAGE_NAME]: 'file:../package.tgz', 'aws-cdk-lib': '*', constructs: '*' },
-      // no esbuild: idempotent-event-flow brings it (a dependency), so the app never falls back to Docker bundling
-      devDependencies: { typescript: '*', '@types/node': '*' },
+      // exactly what README's install block says (no esbuild: idempotent-event-flow brings it, so no Docker bundling)
+      dependencies: Object.fromEntries(INSTALL.dependencies.map((name) => [name, name === PACKAGE_NAME ? 'file:../package.tgz' : '*'])),
+      devDependencies: Object.fromEntries([...CDK_TYPESCRIPT_APP_DEV_DEPENDENCIES, ...INSTALL.devDependencies].map((name) => [name, '*'])),
     },
     null,
     2,
@@ -361,15 +389,20 @@ describe('a CDK app installed from the tarball', () => {
     fs.renameSync(path.join(tmp, 'extract', 'package'), installed);
     installedPackage = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8')) as PackageJson;
 
-    // What npm would install for the user: the package's dependencies and peer dependencies...
-    for (const name of [...Object.keys(installedPackage.dependencies ?? {}), ...Object.keys(installedPackage.peerDependencies ?? {})]) {
-      linkModule(modules, name);
-    }
-    // ...and the types of a TypeScript CDK app. esbuild is one of the package's dependencies: npm hoists it and links its
-    // bin into node_modules/.bin, where aws-cdk-lib (which finds it with require() from its own location) runs it with
+    // What npm would install for a user who follows README's install block literally: what it names, the package's
+    // own dependencies (npm installs and hoists them), and what a CDK TypeScript app already has. Nothing else: an
+    // install step the README forgot fails here. esbuild is one of the package's dependencies: npm links its bin into
+    // node_modules/.bin, where aws-cdk-lib (which finds it with require() from its own location) runs it with
     // `npx --no-install esbuild` from the project root.
+    expect(INSTALL.dependencies).toEqual(expect.arrayContaining([PACKAGE_NAME, 'aws-cdk-lib', 'constructs']));
     expect(installedPackage.dependencies?.esbuild, 'esbuild is a dependency the package brings').toBeDefined();
-    linkModule(modules, '@types/node');
+    const linked = new Set([
+      ...INSTALL.dependencies.filter((name) => name !== PACKAGE_NAME),
+      ...INSTALL.devDependencies,
+      ...Object.keys(installedPackage.dependencies ?? {}),
+      ...CDK_TYPESCRIPT_APP_DEV_DEPENDENCIES.filter((name) => name !== 'typescript'), // the user's tsc is run from the repo
+    ]);
+    for (const name of linked) linkModule(modules, name);
     fs.mkdirSync(path.join(modules, '.bin'));
     fs.symlinkSync(path.join('..', 'esbuild', 'bin', 'esbuild'), path.join(modules, '.bin', 'esbuild'));
 
