@@ -19,7 +19,7 @@ import { startDynamoDbLocal, type DynamoDbLocal } from '../test/support/dynamodb
 import { startFaultProxy, type FaultProxy } from '../test/support/fault-proxy';
 import { isReadOperation } from './support/capacity-rules';
 import type { DeliveryPlan } from './support/deliveries';
-import { client, InvariantViolation, progress } from './support/fixtures';
+import { client, InvariantViolation, progress, reportFailure } from './support/fixtures';
 import { CONSUMER_KINDS, type ConsumerKind } from './support/latency/consumers';
 import { percentile } from './support/latency/percentile';
 import { renderLatencyTable, renderTargets, type LatencyRow } from './support/latency/report';
@@ -196,13 +196,7 @@ async function main(): Promise<void> {
     for (const delayMs of DELAYS_MS) proxies.set(delayMs, await startFaultProxy(local.endpoint, { delayMs }));
     process.stdout.write(`${await run(args, local, proxies)}\n`);
   } catch (error) {
-    if (error instanceof InvariantViolation) {
-      process.stdout.write(`${error.message}\n`);
-      exitCode = 1;
-    } else {
-      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      exitCode = 2;
-    }
+    exitCode = reportFailure(error);
   } finally {
     await stopAll();
   }

@@ -14,7 +14,7 @@ import { dynamoDbLocalDirectory, startDynamoDbLocal, type DynamoDbLocal } from '
 import { startFaultProxy, type FaultProxy } from '../test/support/fault-proxy';
 import { calibrationSection } from './support/calibration';
 import { crashCheck } from './support/crash-check';
-import { client, InvariantViolation, progress, type Arguments, type BenchContext } from './support/fixtures';
+import { client, InvariantViolation, progress, reportFailure, type Arguments, type BenchContext } from './support/fixtures';
 import { writeUnits } from './support/item-size';
 import { Meter } from './support/meter';
 import { aggregateScenarios } from './support/modes/aggregate';
@@ -254,13 +254,7 @@ async function main(): Promise<void> {
     proxy = await startFaultProxy(local.endpoint);
     process.stdout.write(`${await run(args, local, proxy)}\n`);
   } catch (error) {
-    if (error instanceof InvariantViolation) {
-      process.stdout.write(`${error.message}\n`);
-      exitCode = 1;
-    } else {
-      process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-      exitCode = 2;
-    }
+    exitCode = reportFailure(error);
   } finally {
     await stopAll();
   }

@@ -179,6 +179,19 @@ export const progress = (message: string): void => void process.stderr.write(`[b
 /** Raised (with the report) when an exactly-once check fails: the bench exits 1. */
 export class InvariantViolation extends Error {}
 
+/**
+ * Reports why a bench run failed and returns its exit code: an {@link InvariantViolation}'s report goes to standard
+ * output (it is the result) with 1; anything else to standard error with 2.
+ */
+export function reportFailure(error: unknown): 1 | 2 {
+  if (error instanceof InvariantViolation) {
+    process.stdout.write(`${error.message}\n`);
+    return 1;
+  }
+  process.stderr.write(`${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  return 2;
+}
+
 /** Throws when a batch reported failures that the scenario did not expect. */
 export function expectNoFailures(response: { batchItemFailures: unknown[] }, what: string): void {
   if (response.batchItemFailures.length > 0) throw new Error(`${what}: ${response.batchItemFailures.length} records failed unexpectedly`);

@@ -28,3 +28,13 @@ export function sqsRecord(body: string, options: { messageId?: string; receiveCo
 
 /** The recording logger and dead-letter publisher, shared with the integration and proof support. */
 export { outcomesOf, RecordingDeadLetterPublisher, recordingLogger } from '../support/proof/recorders';
+
+/** What `promise` rejected with; throws when it resolved. */
+export async function rejection(promise: Promise<unknown>): Promise<Error> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error('expected a rejection');
+}

@@ -1,6 +1,7 @@
 import { ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { TransactWriteItem } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { rejection } from './helpers';
 import { ENV, type ProducerConfig } from '../../lambda/config';
 import { OutboxKeySchemaError } from '../../lambda/errors';
 import { Outbox } from '../../lambda/producer/outbox';
@@ -49,14 +50,6 @@ async function outboxOn(
   return { outboxTableName, eventRetentionSeconds: 3600, eventSource: 'orders-service', ...keys };
 }
 
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 async function itemCount(tableName: string): Promise<number> {
   return (await client.send(new ScanCommand({ TableName: tableName, Select: 'COUNT', ConsistentRead: true }))).Count ?? 0;

@@ -1,6 +1,7 @@
 import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, TransactWriteCommand, type TransactWriteItem } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
+import { rejection } from './helpers';
 import { ENV, type ProducerConfig } from '../../lambda/config';
 import { parseEnvelope } from '../../lambda/envelope';
 import { EventTooLargeError, TransactionCancelledError, TransactionLimitError } from '../../lambda/errors';
@@ -40,14 +41,6 @@ async function getOrder(orderId: string) {
 /** The outbox items (of this file's outbox table, or `table`) that carry event `eventId`. */
 const itemsWithEventId = (eventId: string, table = config.outboxTableName) => outboxItemsWithEventId(client, table, eventId);
 
-async function rejection(promise: Promise<unknown>): Promise<Error> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as Error;
-  }
-  throw new Error('expected a rejection');
-}
 
 describe('Outbox.transactWrite', () => {
   test('writes the business item and the outbox item together, in the wire format', async () => {
