@@ -9,9 +9,22 @@ import * as path from 'node:path';
 import { Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 
-/** The named exports of `entry` (an ES module, its local imports followed, packages left out), or undefined when not knowable. */
+/**
+ * What esbuild prints for a star re-export it cannot resolve to names: `export * from "<package>"` (packages are left
+ * out of the check), or its `__reExport` helper (a CommonJS module's names are only known when it runs). The listed
+ * exports then miss those names.
+ */
+const UNLISTED_STAR_EXPORT = /^export \* from |\b__reExport\(/m;
+
+/**
+ * The named exports of `entry` (an ES module, its local imports followed, packages left out), or undefined when not
+ * knowable: a CommonJS entry, a build error, or a star re-export of a package or a CommonJS module.
+ */
 export function exportsOfEntry(entry: string): readonly string[] | undefined {
-  let result: { metafile?: { inputs: Record<string, { format?: string }>; outputs: Record<string, { exports: string[]; entryPoint?: string }> } };
+  let result: {
+    metafile?: { inputs: Record<string, { format?: string }>; outputs: Record<string, { exports: string[]; entryPoint?: string }> };
+    outputFiles?: ReadonlyArray<{ text: string }>;
+  };
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports -- loaded only when a stack bundles
     const esbuild = require('esbuild') as typeof import('esbuild');
@@ -25,6 +38,7 @@ export function exportsOfEntry(entry: string): readonly string[] | undefined {
       metafile: true,
       logLevel: 'silent',
       outdir: 'out',
+      minify: false,
     });
   } catch {
     return undefined; // a build error: the real bundling reports it with its own words
@@ -34,6 +48,7 @@ export function exportsOfEntry(entry: string): readonly string[] | undefined {
   const input = Object.entries(metafile.inputs).find(([file]) => path.resolve(file) === path.resolve(entry))?.[1];
   // a CommonJS module's exports are only known when it runs
   if (input?.format !== 'esm') return undefined;
+  if (result.outputFiles?.some((output) => UNLISTED_STAR_EXPORT.test(output.text)) !== false) return undefined;
   return Object.values(metafile.outputs).find((output) => output.entryPoint !== undefined)?.exports;
 }
 

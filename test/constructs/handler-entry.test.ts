@@ -53,6 +53,26 @@ describe('a handler entry checked at synth (issue 12, item 8)', () => {
     expect(exportsOfEntry(file('common.js', 'module.exports.handler = async () => ({ batchItemFailures: [] });\n'))).toBeUndefined();
   });
 
+  test('a star re-export whose names esbuild cannot list (a package, a CommonJS module) is not refused: its exports are unknowable', () => {
+    // GIVEN entries whose handler comes through `export *` from a package (left out of the check) or a CommonJS file
+    file('cjs-impl.js', 'module.exports.handler = async () => ({ batchItemFailures: [] });\n');
+    const fromPackage = file('from-package.ts', "export * from 'some-handler-package';\n");
+    const fromCommonJs = file('from-commonjs.ts', "export * from './cjs-impl';\nexport const other = 1;\n");
+    const throughLocal = file('through-local.ts', "export * from './from-package';\n");
+    // THEN nothing is claimed about their exports, and synth lets them through
+    for (const entry of [fromPackage, fromCommonJs, throughLocal]) {
+      expect(exportsOfEntry(entry), entry).toBeUndefined();
+      expect(() => assertHandlerEntry(new Construct(bundlingStack(), 'Billing'), entry, 'handler')).not.toThrow();
+    }
+  });
+
+  test('a star re-export of a local ES module is followed: its names count', () => {
+    file('esm-impl.ts', 'export const main = async () => ({ batchItemFailures: [] });\n');
+    const entry = file('star-local.ts', "export * from './esm-impl';\n");
+    expect(exportsOfEntry(entry)).toEqual(['main']);
+    expect(() => assertHandlerEntry(new Construct(bundlingStack(), 'Billing'), entry, 'handler')).toThrow(/exports no 'handler' \(its exports: 'main'\)/);
+  });
+
   test("the library's own test handler exports handler", () => {
     expect(exportsOfEntry(HANDLER_ENTRY)).toContain('handler');
   });
