@@ -57,6 +57,10 @@ export function exportsOfEntry(entry: string): readonly string[] | undefined {
  * `handler`, naming the construct, the prop and what was found.
  */
 export function assertHandlerEntry(scope: IConstruct, entry: string, handler: string): void {
+  // a JavaScript caller is not held to the required prop by the compiler
+  if (typeof entry !== 'string' || entry.trim() === '') {
+    throw new Error(`${scope.node.path}: entry must be the path of the handler's source file, but ${JSON.stringify(entry) ?? 'undefined'} was provided`);
+  }
   if (!fs.existsSync(entry) || !fs.statSync(entry).isFile()) {
     throw new Error(`${scope.node.path}: entry must be the handler's source file, but '${entry}' does not exist (resolved to ${path.resolve(entry)})`);
   }

@@ -32,6 +32,13 @@ describe('a handler entry checked at synth (issue 12, item 8)', () => {
     );
   });
 
+  test('fails if entry is not given (a JavaScript caller), naming the subscriber and the prop', () => {
+    const stack = newStack();
+    expect(() => new Subscriber(stack, 'Billing', { topic: new sns.Topic(stack, 'Topic') } as never)).toThrow(
+      "TestStack/Billing/Function: entry must be the path of the handler's source file, but undefined was provided",
+    );
+  });
+
   test('an ES module that does not export the configured handler fails, listing what it exports', () => {
     const stack = bundlingStack();
     const entry = file('wrong-export.ts', 'export const main = async () => ({ batchItemFailures: [] });\nexport const other = 1;\n');
