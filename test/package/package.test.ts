@@ -113,12 +113,27 @@ interface ReadmeInstall {
   readonly devDependencies: readonly string[];
 }
 
-/** Reads the `npm install` lines of the sh block under README's "## Install" heading, literally. */
-function readmeInstall(): ReadmeInstall {
+/** The sh block under README's "## Install" heading. */
+function readmeInstallBlock(): string {
   const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
   const section = /^## Install\n([\s\S]*?)^## /m.exec(readme)?.[1];
   const block = section === undefined ? undefined : /```sh\n([\s\S]*?)```/.exec(section)?.[1];
   if (block === undefined) throw new Error('README.md has no ```sh block under "## Install"');
+  return block;
+}
+
+/** The AWS SDK packages README's install block says the runtime brings: those named in its comment on the runtime. */
+function readmeRuntimeSdkPackages(): string[] {
+  const paragraph = readmeInstallBlock()
+    .split(/\n\s*\n/)
+    .find((text) => text.includes(`${PACKAGE_NAME}/runtime`));
+  if (paragraph === undefined) throw new Error(`README's install block says nothing of ${PACKAGE_NAME}/runtime`);
+  return [...new Set([...paragraph.matchAll(/@aws-sdk\/[a-z0-9-]+/g)].map((match) => match[0]))].sort();
+}
+
+/** Reads the `npm install` lines of the sh block under README's "## Install" heading, literally. */
+function readmeInstall(): ReadmeInstall {
+  const block = readmeInstallBlock();
   const dependencies: string[] = [];
   const devDependencies: string[] = [];
   for (const line of block.split('\n').map((text) => text.replace(/#.*$/, '').trim()).filter((text) => text !== '')) {
@@ -425,6 +440,24 @@ describe('a CDK app installed from the tarball', () => {
       }
     }
     expect([...imported].filter((name) => !declared.has(name))).toEqual([]);
+  });
+
+  test("README's install block names the peers as the manifest declares them: required peers installed with the package, optional ones as dev dependencies for the simulator", () => {
+    const meta = (installedPackage as PackageJson & { peerDependenciesMeta?: Record<string, { optional?: boolean }> }).peerDependenciesMeta ?? {};
+    const peers = Object.keys(installedPackage.peerDependencies ?? {});
+    expect(peers.filter((name) => meta[name]?.optional !== true && !INSTALL.dependencies.includes(name))).toEqual([]);
+    expect(peers.filter((name) => meta[name]?.optional === true && !INSTALL.devDependencies.includes(name))).toEqual([]);
+  });
+
+  test("README's install block names every AWS SDK package the runtime (idempotent-event-flow/runtime) imports, and only those, as brought by the package", () => {
+    const imported = new Set<string>();
+    for (const file of listFiles(path.join(installed, 'dist', 'lambda')).filter((f) => f.endsWith('.js'))) {
+      const code = fs.readFileSync(path.join(installed, 'dist', 'lambda', file), 'utf8');
+      for (const match of code.matchAll(/(?:require\(|from\s+|import\()\s*["'](@aws-sdk\/[^"'/]+)/g)) imported.add(match[1] as string);
+    }
+    expect(readmeRuntimeSdkPackages()).toEqual([...imported].sort());
+    // brought by the package: regular dependencies, so "nothing more to install" holds
+    expect([...imported].filter((name) => installedPackage.dependencies?.[name] === undefined)).toEqual([]);
   });
 
   test('every source map points at a shipped source file', () => {
