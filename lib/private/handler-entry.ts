@@ -10,7 +10,7 @@ import { Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 
 /**
- * What esbuild prints for a star re-export it cannot resolve to names: `export * from "<package>"` (packages are left
+ * What esbuild prints for a star re-export it cannot resolve to names: `export * from` a package (packages are left
  * out of the check), or its `__reExport` helper (a CommonJS module's names are only known when it runs). The listed
  * exports then miss those names.
  */

