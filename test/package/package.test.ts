@@ -359,6 +359,21 @@ describe('npm pack', () => {
     expect(readme).toContain('(in the repository, not in the package)');
   });
 
+  test('every relative link of the shipped docs (docs/**/*.md, the generated reference included) resolves to a file in the tarball', () => {
+    const docs = tarballEntries.filter((entry) => entry.startsWith('docs/') && entry.endsWith('.md'));
+    expect(docs).toEqual(expect.arrayContaining(['docs/API.md', 'docs/SIMULATOR.md', 'docs/PROCESSING-MODES.md', 'docs/reference/index.md']));
+    const dangling = docs.flatMap((doc) => {
+      // fenced code is not Markdown: a `](` there is code
+      const text = fs.readFileSync(path.join(stage, doc), 'utf8').replace(/```[\s\S]*?```/g, '');
+      return [...text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
+        .map((match) => match[1] as string)
+        .filter((target) => !/^[a-z]+:/i.test(target))
+        .filter((target) => !tarballEntries.includes(path.posix.normalize(path.posix.join(path.posix.dirname(doc), target))))
+        .map((target) => `${doc} -> ${target}`);
+    });
+    expect(dangling).toEqual([]);
+  });
+
   test('ships nothing repo-only: no tests, cdk.out, example app, CI script or tooling config', () => {
     const repoOnly = [
       /(^|\/)test\//,
