@@ -20,7 +20,7 @@ const UNLISTED_STAR_EXPORT = /^export \* from |\b__reExport\(/m;
  * The named exports of `entry` (an ES module, its local imports followed, packages left out), or undefined when not
  * knowable: a CommonJS entry, a build error, or a star re-export of a package or a CommonJS module.
  */
-export function exportsOfEntry(entry: string): readonly string[] | undefined {
+export function exportsOfEntry(entry: string, tsconfig?: string): readonly string[] | undefined {
   let result: {
     metafile?: { inputs: Record<string, { format?: string }>; outputs: Record<string, { exports: string[]; entryPoint?: string }> };
     outputFiles?: ReadonlyArray<{ text: string }>;
@@ -39,6 +39,8 @@ export function exportsOfEntry(entry: string): readonly string[] | undefined {
       logLevel: 'silent',
       outdir: 'out',
       minify: false,
+      // as NodejsFunction bundles it: its paths aliases resolve the same way
+      tsconfig,
     });
   } catch {
     return undefined; // a build error: the real bundling reports it with its own words
@@ -54,9 +56,9 @@ export function exportsOfEntry(entry: string): readonly string[] | undefined {
 
 /**
  * Throws when `entry` does not exist, or (when the stack bundles) when it is an ES module that does not export
- * `handler`, naming the construct, the prop and what was found.
+ * `handler`, naming the construct, the prop and what was found. `tsconfig` is the function's bundling tsconfig.
  */
-export function assertHandlerEntry(scope: IConstruct, entry: string, handler: string): void {
+export function assertHandlerEntry(scope: IConstruct, entry: string, handler: string, tsconfig?: string): void {
   // a JavaScript caller is not held to the required prop by the compiler
   if (typeof entry !== 'string' || entry.trim() === '') {
     throw new Error(`${scope.node.path}: entry must be the path of the handler's source file, but ${JSON.stringify(entry) ?? 'undefined'} was provided`);
@@ -65,7 +67,7 @@ export function assertHandlerEntry(scope: IConstruct, entry: string, handler: st
     throw new Error(`${scope.node.path}: entry must be the handler's source file, but '${entry}' does not exist (resolved to ${path.resolve(entry)})`);
   }
   if (!Stack.of(scope).bundlingRequired) return;
-  const exported = exportsOfEntry(entry);
+  const exported = exportsOfEntry(entry, tsconfig);
   if (exported === undefined || exported.includes(handler)) return;
   throw new Error(
     `${scope.node.path}: handler must be a function '${entry}' exports, but it exports no '${handler}' ` +

@@ -1,7 +1,7 @@
 import { App, Stack } from 'aws-cdk-lib';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
@@ -78,6 +78,23 @@ describe('a handler entry checked at synth (issue 12, item 8)', () => {
     const entry = file('star-local.ts', "export * from './esm-impl';\n");
     expect(exportsOfEntry(entry)).toEqual(['main']);
     expect(() => assertHandlerEntry(new Construct(bundlingStack(), 'Billing'), entry, 'handler')).toThrow(/exports no 'handler' \(its exports: 'main'\)/);
+  });
+
+  test("the exports are read with the function's bundling tsconfig, as esbuild bundles it (its paths resolve)", () => {
+    // GIVEN an entry importing through a path alias that only a tsconfig kept elsewhere defines
+    const lib = path.join(directory, 'aliased');
+    const configs = path.join(directory, 'configs');
+    mkdirSync(lib, { recursive: true });
+    mkdirSync(configs, { recursive: true });
+    writeFileSync(path.join(lib, 'impl.ts'), 'export const main = async () => ({ batchItemFailures: [] });\n');
+    const tsconfig = path.join(configs, 'tsconfig.lambda.json');
+    writeFileSync(tsconfig, JSON.stringify({ compilerOptions: { baseUrl: '..', paths: { '@impl/*': ['aliased/*'] } } }));
+    const entry = file('aliased-entry.ts', "export * from '@impl/impl';\n");
+    const stack = bundlingStack();
+    // THEN synth knows what it exports and names the missing handler
+    expect(() =>
+      new Subscriber(stack, 'Billing', { topic: new sns.Topic(stack, 'Topic'), entry, bundling: { tsconfig } }),
+    ).toThrow(/^Shop\/Billing\/Function: handler must be a function .* exports no 'handler' \(its exports: 'main'\)/);
   });
 
   test("the library's own test handler exports handler", () => {
