@@ -45,11 +45,15 @@ export interface FunctionOptions {
    * Path to the TypeScript or JavaScript file with the handler.
    *
    * It is bundled with the local esbuild, AWS SDK included, so esbuild must be installed (Docker is never used).
+   * Synth fails naming the construct when the file does not exist.
    */
   readonly entry: string;
 
   /**
    * The name of the exported handler in `entry`.
+   *
+   * When the stack bundles, synth fails listing the module's exports if `entry` is an ES module that does not export
+   * it. A CommonJS module, or a star re-export of a package or of a CommonJS module, is only known when it runs.
    *
    * @default 'handler'
    */

@@ -38,7 +38,7 @@ export function createSecureNodejsFunction(
   contractEnvironment: { [key: string]: string },
 ): SecureNodejsFunctionParts {
   assertLocalEsbuild(scope);
-  assertHandlerEntry(scope, options.entry, options.handler ?? FUNCTION_DEFAULTS.HANDLER);
+  assertHandlerEntry(scope, options.entry, options.handler ?? FUNCTION_DEFAULTS.HANDLER, options.bundling?.tsconfig);
   if (options.logEncryptionKey !== undefined) allowLogsToUseKey(scope, options.logEncryptionKey);
   const logGroup = new logs.LogGroup(scope, 'LogGroup', {
     retention: options.logRetention ?? FUNCTION_DEFAULTS.LOG_RETENTION,

