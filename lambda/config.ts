@@ -120,9 +120,10 @@ export interface ProducerConfig {
   readonly eventSource: string;
 }
 
-type Env = Readonly<Record<string, string | undefined>>;
+/** Environment variables as the `load*Config` functions read them (`process.env` by default). */
+export type EnvironmentVariables = Readonly<Record<string, string | undefined>>;
 
-function required(env: Env, name: string): string {
+function required(env: EnvironmentVariables, name: string): string {
   const value = env[name];
   if (value === undefined || value.trim() === '') {
     throw new ConfigurationError(`environment variable ${name} must be set (it is set by the idempotent-event-flow constructs)`);
@@ -130,12 +131,12 @@ function required(env: Env, name: string): string {
   return value;
 }
 
-function optional(env: Env, name: string): string | undefined {
+function optional(env: EnvironmentVariables, name: string): string | undefined {
   const value = env[name];
   return value === undefined || value.trim() === '' ? undefined : value;
 }
 
-function positiveInteger(env: Env, name: string): number {
+function positiveInteger(env: EnvironmentVariables, name: string): number {
   const raw = required(env, name);
   const value = Number(raw);
   if (!Number.isInteger(value) || value <= 0) {
@@ -144,7 +145,7 @@ function positiveInteger(env: Env, name: string): number {
   return value;
 }
 
-function processingMode(env: Env): ProcessingModeName | undefined {
+function processingMode(env: EnvironmentVariables): ProcessingModeName | undefined {
   const value = optional(env, ENV.PROCESSING_MODE);
   if (value === undefined) return undefined;
   if (!PROCESSING_MODE_NAMES.includes(value)) {
@@ -154,7 +155,7 @@ function processingMode(env: Env): ProcessingModeName | undefined {
 }
 
 /** Reads what every consumer needs; call once at cold start. Throws {@link ConfigurationError} on a missing value. */
-export function loadConsumerBaseConfig(env: Env = process.env): ConsumerBaseConfig {
+export function loadConsumerBaseConfig(env: EnvironmentVariables = process.env): ConsumerBaseConfig {
   return {
     subscriberName: required(env, ENV.SUBSCRIBER_NAME),
     deadLetterQueueUrl: optional(env, ENV.DEAD_LETTER_QUEUE_URL),
@@ -174,7 +175,7 @@ const quoted = (modes: readonly string[]): string => modes.map((mode) => `'${mod
  * A handler whose factory needs what its deployed mode does not provide (an inbox in aggregate mode, a lease duration in
  * transactional mode) must fail naming the mode, not the environment variable the construct deliberately left unset.
  */
-function assertModeProvides(base: ConsumerBaseConfig, env: Env, name: string, what: string, modes: readonly ProcessingModeName[]): void {
+function assertModeProvides(base: ConsumerBaseConfig, env: EnvironmentVariables, name: string, what: string, modes: readonly ProcessingModeName[]): void {
   if (base.processingMode === undefined || modes.includes(base.processingMode) || optional(env, name) !== undefined) return;
   throw new ConfigurationError(
     `subscriber '${base.subscriberName}' was deployed with processingMode '${base.processingMode}', which ${what} (${name} is not set), but its handler needs one: ` +
@@ -183,7 +184,7 @@ function assertModeProvides(base: ConsumerBaseConfig, env: Env, name: string, wh
 }
 
 /** Reads the configuration of an inbox-backed consumer; call once at cold start. Throws {@link ConfigurationError} on a missing value. */
-export function loadConsumerConfig(env: Env = process.env): ConsumerConfig {
+export function loadConsumerConfig(env: EnvironmentVariables = process.env): ConsumerConfig {
   const base = loadConsumerBaseConfig(env);
   assertModeProvides(base, env, ENV.INBOX_TABLE_NAME, 'has no inbox table', INBOX_MODES);
   return {
@@ -194,7 +195,7 @@ export function loadConsumerConfig(env: Env = process.env): ConsumerConfig {
 }
 
 /** Reads the configuration of a lease or multi-step consumer; call once at cold start. */
-export function loadLeaseConsumerConfig(env: Env = process.env): LeaseConsumerConfig {
+export function loadLeaseConsumerConfig(env: EnvironmentVariables = process.env): LeaseConsumerConfig {
   const config = loadConsumerConfig(env);
   assertModeProvides(config, env, ENV.LEASE_DURATION_SECONDS, 'sets no lease duration', LEASE_MODES);
   const keep = env[ENV.KEEP_BLOCKED_MESSAGE_BODY];
@@ -219,7 +220,7 @@ export function assertProcessingMode(config: ConsumerBaseConfig, expected: Proce
 }
 
 /** Reads the producer configuration; call once at cold start. Throws {@link ConfigurationError} on a missing value. */
-export function loadProducerConfig(env: Env = process.env): ProducerConfig {
+export function loadProducerConfig(env: EnvironmentVariables = process.env): ProducerConfig {
   return {
     outboxTableName: required(env, ENV.OUTBOX_TABLE_NAME),
     partitionKeyName: required(env, ENV.OUTBOX_PARTITION_KEY_NAME),

@@ -1,6 +1,8 @@
 /**
  * The public runtime API, imported by users' Lambda handlers as `idempotent-event-flow/runtime`.
  * Re-exports only.
+ *
+ * @module idempotent-event-flow/runtime
  */
 
 // producer
@@ -10,7 +12,7 @@ export type { NewEvent } from './producer/new-event';
 export { MAX_MESSAGE_BYTES } from './producer/outbox-item';
 
 // consumer
-export { type ConsumerOptions, type SqsBatchHandler } from './consumer/create-consumer';
+export { MAX_CONCURRENCY, type ConsumerOptions, type SqsBatchHandler } from './consumer/create-consumer';
 export { createTransactionalConsumer, type EventHandler, type TransactionalConsumerOptions } from './consumer/transactional-consumer';
 export type { HandlerContext, PayloadParser } from './consumer/process-message';
 export { createLeaseConsumer } from './processing/lease-consumer';
@@ -32,6 +34,7 @@ export { MAX_BLOCKED_BODY_BYTES, MAX_CONTEXT_BYTES, ProcessingContextError } fro
 export { MAX_STEPS, STEP_NAME_PATTERN } from './processing/validate-options';
 export { DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS } from './processing/record-store';
 export type { BlockedState, ProcessingRecordView, RecordStatus, Resolution, StepState, StepStatus } from './processing/processing-record';
+export { RECORD_STATUS, STEP_STATUS } from './wire-format';
 
 // operator
 export {
@@ -57,7 +60,7 @@ export type { RecordOutcome } from './consumer/batch';
 export type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from './consumer/sqs';
 
 // shared
-export { parseEnvelope, type EventEnvelope } from './envelope';
+export { MAX_ENVELOPE_DEPTH, parseEnvelope, type EventEnvelope, type ParseEnvelopeOptions } from './envelope';
 export {
   ConcurrentModificationError,
   LeaseLostError,
@@ -91,6 +94,7 @@ export {
   PROCESSING_MODE,
   type ConsumerBaseConfig,
   type ConsumerConfig,
+  type EnvironmentVariables,
   type LeaseConsumerConfig,
   type ProcessingModeName,
   type ProducerConfig,

@@ -1,3 +1,9 @@
+/**
+ * `idempotent-event-flow`: the AWS CDK constructs of the flow (outbox table, relay, topic, subscribers, producers and
+ * their alarms). Re-exports only.
+ *
+ * @module idempotent-event-flow
+ */
 export * from './idempotent-event-flow';
 export * from './functions/function-options';
 export * from './outbox';

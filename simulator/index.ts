@@ -2,6 +2,8 @@
  * `idempotent-event-flow/simulator`: run a synthesized flow on this machine with faults injected and check it is
  * exactly-once (docs/SIMULATOR.md). The command line is `npx idempotent-event-flow simulate`; this is its API, and
  * the types a scenario module is written against.
+ *
+ * @module idempotent-event-flow/simulator
  */
 export type {
   BusinessChange,
@@ -19,7 +21,9 @@ export type { BlockedStep, OperatorDecision, OperatorFigures, OperatorResolution
 export type { SimulationOptions, SimulationProgress, UserEvent } from './run/options';
 export { DEFAULT_FAULT_RATES, SimulationOptionError } from './run/options';
 export type { FaultKind, FaultRates } from './faults/fault-plan';
-export { NothingToSimulateError, runSimulation, type SimulationResult, type SubscriberReport } from './run/simulation';
+export type { AccessDenial, GrantedPermission, IamFigures } from './iam/access-control';
+export type { ProducerFigures, ProducerFiguresOf } from './run/producer-driver';
+export { NothingToSimulateError, runSimulation, type IamReport, type RelayFigures, type SimulationResult, type SubscriberReport } from './run/simulation';
 export type { Violation, ViolationKind } from './check/invariants';
 export type { DeadLetterFinding } from './check/dead-letters';
 export { formatSummary } from './report/summary';

@@ -3,7 +3,6 @@
  * DynamoDB transaction; the relay (stream -> pipe -> topic) publishes the event after the commit. No stand-in.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { Outbox, PermanentError, TransactionCancelledError } from '../../lambda';
 import { ORDER_PLACED, OrderPlaced } from './order-events';
 
@@ -30,28 +29,20 @@ export class OrderConflictError extends PermanentError {
   public override readonly name = 'OrderConflictError';
 }
 
-function sameOrder(stored: Record<string, unknown>, order: OrderPlaced): boolean {
-  return (
-    stored.customerId === order.customerId &&
-    stored.totalCents === order.totalCents &&
-    JSON.stringify(stored.shippingAddress ?? null) === JSON.stringify(order.shippingAddress ?? null)
-  );
-}
-
 /**
  * Places an order: the order item and its `OrderPlaced` event commit in ONE DynamoDB transaction, so an event
  * exists exactly when the order does. The event id is derived from the order id, so a retry can never create a
  * second event: an SDK-level retry after a lost response succeeds through the transaction's ClientRequestToken, and
- * a client that invokes the command again (its first answer lost to a crash or a timeout after the commit) finds the
- * order's condition failed; the handler then reads the order and, if it is this very order, answers as the first
- * attempt would have. The same order id with other contents is refused with an {@link OrderConflictError}.
+ * a client that invokes the command again (its first answer lost to a crash or a timeout after the commit) is answered
+ * by `Outbox.transactWriteOnce` as "already written" (the event is in the outbox with the same payload, which carries
+ * the whole order), so the handler answers as the first attempt would have. The same order id with other contents is
+ * refused with an {@link OrderConflictError}.
  *
  * Tests pass an outbox with their own client and configuration.
  */
 export function createPlaceOrderHandler(options: PlaceOrderOptions = {}): (command: PlaceOrderCommand) => Promise<{ orderId: string; eventId: string }> {
   const client = options.client ?? new DynamoDBClient({});
   const outbox = options.outbox ?? Outbox.fromEnvironment(client);
-  const documents = DynamoDBDocumentClient.from(client);
   return async (command) => {
     if (!ORDERS_TABLE_NAME) throw new Error('ORDERS_TABLE_NAME must be set');
     const order: OrderPlaced = {
@@ -62,7 +53,8 @@ export function createPlaceOrderHandler(options: PlaceOrderOptions = {}): (comma
     };
     const eventId = `order-placed-${order.orderId}`;
     try {
-      await outbox.transactWrite({
+      // retry-safe in one call: a client's retry of a committed command is answered { written: false }
+      await outbox.transactWriteOnce({
         items: [
           {
             Put: {
@@ -75,12 +67,11 @@ export function createPlaceOrderHandler(options: PlaceOrderOptions = {}): (comma
         events: [{ id: eventId, type: ORDER_PLACED, subject: order.orderId, data: order }],
       });
     } catch (error) {
-      if (!(error instanceof TransactionCancelledError && error.isDuplicateEvent)) throw error;
-      // placed before: by an earlier attempt of this command (same order), or a conflicting one
-      const { Item: stored } = await documents.send(new GetCommand({ TableName: ORDERS_TABLE_NAME, Key: { pk: `ORDER#${order.orderId}` }, ConsistentRead: true }));
-      if (stored === undefined || !sameOrder(stored, order)) {
+      // the event id is in the outbox with another payload: the same order id was placed with other contents
+      if (error instanceof TransactionCancelledError && error.isDuplicateEvent) {
         throw new OrderConflictError(`order '${order.orderId}' was placed before with other contents; nothing was written`, { cause: error });
       }
+      throw error;
     }
     return { orderId: order.orderId, eventId };
   };

@@ -121,6 +121,10 @@ function assertOwnState(state: unknown, location: AggregateLocation, eventId: st
  * cannot be compared then). Size the bound to the redelivery window times the aggregate's message rate.
  *
  * Call it at module scope: configuration is read once and a missing value fails the cold start.
+ *
+ * @typeParam TData - the type of the events' `data` (check it at run time with the `parse` option)
+ * @typeParam TState - the aggregate's own attributes as `apply` sees and returns them: any object type, a plain
+ *   `interface` included (no index signature needed)
  */
 export function createAggregateConsumer<TData = unknown, TState extends object = Record<string, unknown>>(
   options: AggregateConsumerOptions<TData, TState>,

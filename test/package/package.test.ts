@@ -298,7 +298,8 @@ beforeAll(() => {
   stage = path.join(tmp, 'stage');
   fs.cpSync(REPO, stage, {
     recursive: true,
-    filter: (source) => !(path.dirname(source) === REPO && NOT_STAGED.has(path.basename(source))),
+    // nested node_modules too (the API reference tools' in scripts/api-reference/): npm never packs them either
+    filter: (source) => !(path.dirname(source) === REPO && NOT_STAGED.has(path.basename(source))) && path.basename(source) !== 'node_modules',
   });
   fs.symlinkSync(REPO_MODULES, path.join(stage, 'node_modules'), 'dir');
   fs.mkdirSync(path.dirname(path.join(stage, STALE_OUTPUT)), { recursive: true });
