@@ -51,6 +51,11 @@ export const INBOX_ITEM = {
   LAST_WRITE_ATTRIBUTE: 'lastWrite',
 } as const;
 
+/** The partition key value of a message's inbox record, or processing record: `<subscriberName>#<eventId>`. */
+export function recordKey(subscriberName: string, eventId: string): string {
+  return `${subscriberName}${INBOX_ITEM.KEY_SEPARATOR}${eventId}`;
+}
+
 /**
  * The processing record of lease and multi-step modes: one item per subscriber and message in the inbox table, under
  * the same key as an inbox record (`<subscriberName>#<eventId>`) and with the same TTL attribute. It shares

@@ -12,7 +12,9 @@ import {
   cancellationReasonCodes,
   isConditionalCheckFailed,
   isTransactionCanceled,
+  isTransactionConflict,
   toTransactionCancelledError,
+  TRANSACTION_CONFLICT,
   type ActionDescription,
 } from '../transaction/cancellation';
 import { assertItemFits, validateTransactionLimits, type KeySchema } from '../transaction/limits';
@@ -63,7 +65,7 @@ const CONTENDED: WriteOutcome = { kind: 'contended' };
 export const RUNTIME_OWNED_ATTRIBUTES: readonly string[] = [AGGREGATE_ITEM.VERSION_ATTRIBUTE, AGGREGATE_ITEM.PROCESSED_MESSAGES_ATTRIBUTE];
 
 /** Cancellation reasons of the aggregate Put that mean "someone else wrote it first". */
-const CONTENDED_CODES: ReadonlySet<string> = new Set([CONDITIONAL_CHECK_FAILED, 'TransactionConflict']);
+const CONTENDED_CODES: ReadonlySet<string> = new Set([CONDITIONAL_CHECK_FAILED, TRANSACTION_CONFLICT]);
 
 /** Condition of the first write of an aggregate: nobody created it meanwhile. */
 const ITEM_ABSENT = 'attribute_not_exists(#key)';
@@ -262,9 +264,4 @@ export class AggregateStore {
 /** `'<table>' <key JSON>`, for messages. */
 export function describeLocation(location: AggregateLocation): string {
   return `'${location.tableName}' ${describeValue(location.key)}`;
-}
-
-/** A single write that ran into a transaction in progress on the same item. */
-function isTransactionConflict(error: unknown): boolean {
-  return error instanceof Error && error.name === 'TransactionConflictException';
 }

@@ -60,7 +60,8 @@ function lanesOf<TRecord extends SQSRecord>(records: readonly TRecord[], laneOf?
   const byKey = new Map<string, Lane<TRecord>>();
   records.forEach((record, index) => {
     const groupId = record.attributes?.MessageGroupId;
-    const key = groupId !== undefined ? `group\u0000${groupId}` : ((lane) => (lane === undefined ? undefined : `lane\u0000${lane}`))(laneOf?.(record));
+    const laneKey = groupId === undefined ? laneOf?.(record) : undefined;
+    const key = groupId !== undefined ? `group\u0000${groupId}` : laneKey !== undefined ? `lane\u0000${laneKey}` : undefined;
     let lane = key === undefined ? undefined : byKey.get(key);
     if (lane === undefined) {
       lane = { ...(groupId !== undefined ? { groupId } : {}), records: [] };

@@ -27,7 +27,7 @@ import {
 import { MAX_PARTITION_KEY_BYTES, utf8Bytes } from '../transaction/item-size';
 import { assertItemFits, limitErrorOf, validateTransactionLimits, type KeySchema } from '../transaction/limits';
 import { assertWritable, invalidWriteErrorOf, marshallOptionsOf } from '../transaction/writable-values';
-import { INBOX_ITEM, PROCESSING_RECORD, RECORD_STATUS, TABLE_SCHEMA } from '../wire-format';
+import { INBOX_ITEM, PROCESSING_RECORD, RECORD_STATUS, recordKey, TABLE_SCHEMA } from '../wire-format';
 
 /** Condition part: no record for this subscriber and event id. */
 const RECORD_ABSENT = 'attribute_not_exists(#pk)';
@@ -170,7 +170,7 @@ export class Inbox {
 
   /** The inbox partition key value of an event: `<subscriber>#<eventId>`. */
   public key(eventId: string): string {
-    return `${this.options.subscriberName}${INBOX_ITEM.KEY_SEPARATOR}${eventId}`;
+    return recordKey(this.options.subscriberName, eventId);
   }
 
   /**

@@ -9,7 +9,7 @@ import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynam
 import { PayloadMismatchError } from '../errors';
 import type { Logger } from '../logger';
 import { MAX_PARTITION_KEY_BYTES, utf8Bytes } from '../transaction/item-size';
-import { INBOX_ITEM, PROCESSING_RECORD, RECORD_STATUS, TABLE_SCHEMA } from '../wire-format';
+import { INBOX_ITEM, PROCESSING_RECORD, RECORD_STATUS, recordKey, TABLE_SCHEMA } from '../wire-format';
 
 /** BatchGetItem reads at most 100 keys per request. */
 export const MAX_KEYS_PER_BATCH_GET = 100;
@@ -34,11 +34,6 @@ interface AppliedRecord {
   readonly fingerprint: string;
 }
 
-/** The record's key: `<subscriber>#<eventId>`, as the inbox and the processing records write it. */
-function keyOf(subscriberName: string, eventId: string): string {
-  return `${subscriberName}${INBOX_ITEM.KEY_SEPARATOR}${eventId}`;
-}
-
 /** The record, when it is live as of `nowEpochSeconds` and proves its event applied under `accepts`; else undefined. */
 function appliedRecordOf(item: Readonly<Record<string, unknown>>, accepts: AppliedRecordKind, nowEpochSeconds: number): AppliedRecord | undefined {
   const expiresAt = item[TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE];
@@ -56,11 +51,6 @@ export class KnownRecords {
 
   private constructor(private readonly subscriberName: string) {}
 
-  /** Nothing known: every message goes its mode's normal path. */
-  public static none(subscriberName: string): KnownRecords {
-    return new KnownRecords(subscriberName);
-  }
-
   /**
    * Reads the records of `eventIds` (eventually consistent, 100 keys per request, the requests concurrently). A read that
    * fails, or keys DynamoDB leaves unprocessed, only mean less is known: it is logged, and those messages go their
@@ -69,7 +59,7 @@ export class KnownRecords {
   public static async read(source: KnownRecordsSource, eventIds: readonly string[], now: Date, logger: Logger): Promise<KnownRecords> {
     const known = new KnownRecords(source.subscriberName);
     // an id too long for a key would make DynamoDB refuse the whole read; its own path dead-letters it
-    const unique = [...new Set(eventIds)].filter((id) => utf8Bytes(keyOf(source.subscriberName, id)) <= MAX_PARTITION_KEY_BYTES);
+    const unique = [...new Set(eventIds)].filter((id) => utf8Bytes(recordKey(source.subscriberName, id)) <= MAX_PARTITION_KEY_BYTES);
     const nowEpochSeconds = Math.floor(now.getTime() / 1000);
     if (unique.length === 0) return known;
     const chunks: string[][] = [];
@@ -81,7 +71,7 @@ export class KnownRecords {
             new BatchGetCommand({
               RequestItems: {
                 [source.tableName]: {
-                  Keys: ids.map((id) => ({ [TABLE_SCHEMA.PARTITION_KEY]: keyOf(source.subscriberName, id) })),
+                  Keys: ids.map((id) => ({ [TABLE_SCHEMA.PARTITION_KEY]: recordKey(source.subscriberName, id) })),
                   ProjectionExpression: '#eventId, #fingerprint, #expiresAt, #recordType, #status',
                   ExpressionAttributeNames: {
                     '#eventId': INBOX_ITEM.EVENT_ID_ATTRIBUTE,

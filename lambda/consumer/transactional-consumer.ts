@@ -3,6 +3,7 @@ import { assertProcessingMode, loadConsumerBaseConfig, loadConsumerConfig, PROCE
 import type { EventEnvelope } from '../envelope';
 import { consumerOutbox, emittedEventPreparer } from '../producer/emitted-events';
 import type { Outbox } from '../producer/outbox';
+import { isTransactionConflict, NO_FAILURE, TRANSACTION_CONFLICT } from '../transaction/cancellation';
 import { toDocumentClient } from '../transaction/document-client';
 import { consumerLogger, createBatchHandler, type ConsumerOptions, type SqsBatchHandler } from './create-consumer';
 import { Inbox } from './inbox';
@@ -27,12 +28,11 @@ const CONFLICT_BACKOFF_CAP_MILLISECONDS = 200;
  * same write a moment later may well succeed. Records of one batch that touch one item run concurrently, so they meet this.
  */
 function lostConflict(error: unknown): boolean {
-  if (!(error instanceof Error)) return false;
-  if (error.name === 'TransactionConflictException') return true;
-  const codes = (error as { cancellationReasonCodes?: readonly string[] }).cancellationReasonCodes;
-  if (error.name !== 'TransactionCancelledError' || codes === undefined) return false;
-  const failures = codes.filter((code) => code !== 'None');
-  return failures.length > 0 && failures.every((code) => code === 'TransactionConflict');
+  if (isTransactionConflict(error)) return true;
+  if (!(error instanceof Error) || error.name !== 'TransactionCancelledError') return false;
+  const codes = (error as { cancellationReasonCodes?: readonly string[] }).cancellationReasonCodes ?? [];
+  const failures = codes.filter((code) => code !== NO_FAILURE);
+  return failures.length > 0 && failures.every((code) => code === TRANSACTION_CONFLICT);
 }
 
 /**

@@ -7,11 +7,11 @@ import { GetCommand, QueryCommand, ScanCommand, UpdateCommand, type DynamoDBDocu
 import { randomUUID } from 'node:crypto';
 import { EventFlowError } from '../errors';
 import { mergeContext } from '../processing/processing-context';
-import { parseProcessingRecord, processingRecordKey, type ProcessingRecordView, type Resolution, type StepState } from '../processing/processing-record';
+import { parseProcessingRecord, type ProcessingRecordView, type Resolution, type StepState } from '../processing/processing-record';
 import { failedConditionRecord, setRemoveExpression, truncate } from '../processing/record-store';
 import { isConditionalCheckFailed } from '../transaction/cancellation';
 import { toDocumentClient, type DynamoDBClientLike } from '../transaction/document-client';
-import { PROCESSING_RECORD as A, RECORD_STATUS, STEP_STATUS, TABLE_SCHEMA } from '../wire-format';
+import { PROCESSING_RECORD as A, RECORD_STATUS, recordKey, STEP_STATUS, TABLE_SCHEMA } from '../wire-format';
 
 /** The deduplication window restored on a record that does not carry its own (written by an older runtime): 30 days. */
 export const DEFAULT_DEDUPLICATION_WINDOW_SECONDS = 30 * 24 * 60 * 60;
@@ -151,7 +151,7 @@ export class BlockedMessages {
   /** One message's processing record (a consistent read), or undefined when there is none. */
   public async get(subscriber: string, eventId: string): Promise<ProcessingRecordView | undefined> {
     const response = await this.client.send(
-      new GetCommand({ TableName: this.tableName, Key: { [TABLE_SCHEMA.PARTITION_KEY]: processingRecordKey(subscriber, eventId) }, ConsistentRead: true }),
+      new GetCommand({ TableName: this.tableName, Key: { [TABLE_SCHEMA.PARTITION_KEY]: recordKey(subscriber, eventId) }, ConsistentRead: true }),
     );
     return response.Item === undefined ? undefined : parseProcessingRecord(response.Item);
   }

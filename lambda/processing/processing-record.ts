@@ -79,10 +79,6 @@ export interface ProcessingRecordView {
   readonly resolutions: readonly Resolution[];
 }
 
-/** The partition key value of a message's record: `<subscriber>#<eventId>`. */
-export function processingRecordKey(subscriber: string, eventId: string): string {
-  return `${subscriber}${INBOX_ITEM.KEY_SEPARATOR}${eventId}`;
-}
 
 const STEP_STATUSES: ReadonlySet<string> = new Set(Object.values(STEP_STATUS));
 const RECORD_STATUSES: ReadonlySet<string> = new Set(Object.values(RECORD_STATUS));

@@ -11,10 +11,10 @@ import type { SQSRecord } from '../consumer/sqs';
 import type { EventEnvelope } from '../envelope';
 import { LeaseLostError, MessageInProgressError } from '../errors';
 import { conditionalCheckItem, isConditionalCheckFailed } from '../transaction/cancellation';
-import { INBOX_ITEM, PROCESSING_RECORD as A, RECORD_STATUS, STEP_STATUS, TABLE_SCHEMA } from '../wire-format';
+import { INBOX_ITEM, PROCESSING_RECORD as A, RECORD_STATUS, recordKey, STEP_STATUS, TABLE_SCHEMA } from '../wire-format';
 import { fromAttributeMap } from './attribute-values';
 import { MAX_BLOCKED_BODY_BYTES } from './processing-context';
-import { parseProcessingRecord, processingRecordKey, type ProcessingRecordView, type StepState } from './processing-record';
+import { parseProcessingRecord, type ProcessingRecordView, type StepState } from './processing-record';
 
 /**
  * How far apart the clocks of two Lambda instances may be, in seconds, by default: a lease counts as live until its
@@ -205,7 +205,7 @@ export class ProcessingRecordStore {
 
   /** The partition key value of an event's record. */
   public key(eventId: string): string {
-    return processingRecordKey(this.options.subscriberName, eventId);
+    return recordKey(this.options.subscriberName, eventId);
   }
 
   /** A consistent read of an event's record. */

@@ -131,7 +131,9 @@ export class Outbox {
    *   was written
    */
   public async transactWrite(input: OutboxTransactWriteInput): Promise<EventEnvelope[]> {
-    return (await this.write(input, false)).map((event) => event.envelope);
+    const built = input.events.map((event) => this.build(event));
+    await this.write(input.items ?? [], built, false);
+    return built.map((event) => event.envelope);
   }
 
   /**
@@ -157,20 +159,21 @@ export class Outbox {
         );
       }
     });
+    const items = input.items ?? [];
+    const built = input.events.map((event) => this.build(event));
     try {
-      return { written: true, events: (await this.write(input, true)).map((event) => event.envelope) };
+      await this.write(items, built, true);
+      return { written: true, events: built.map((event) => event.envelope) };
     } catch (error) {
-      const cancelled = error instanceof TransactionCancelledError && isTransactionCanceled(error.cause) ? error.cause : undefined;
-      if (cancelled === undefined) throw error;
-      const stored = this.committedBefore(cancelled, (input.items ?? []).length, input.events.length);
+      if (!(error instanceof TransactionCancelledError) || !isTransactionCanceled(error.cause)) throw error;
+      const stored = this.committedBefore(error.cause, items.length, built.length);
       if (stored === undefined) throw error;
-      const built = input.events.map((event) => this.build(event).envelope);
-      const reused = built.find((envelope, index) => payloadFingerprint(envelope) !== payloadFingerprint(stored[index] as EventEnvelope));
+      const reused = built.find((event, index) => payloadFingerprint(event.envelope) !== payloadFingerprint(stored[index] as EventEnvelope))?.envelope;
       if (reused !== undefined) {
         throw new TransactionCancelledError(
-          `${(error as Error).message}; event '${reused.id}' (${reused.type}) is already in the outbox with another payload: an event id must not be reused for another event`,
-          { cancellationReasonCodes: (error as TransactionCancelledError).cancellationReasonCodes, failedActions: (error as TransactionCancelledError).failedActions },
-          { cause: cancelled },
+          `${error.message}; event '${reused.id}' (${reused.type}) is already in the outbox with another payload: an event id must not be reused for another event`,
+          { cancellationReasonCodes: error.cancellationReasonCodes, failedActions: error.failedActions },
+          { cause: error.cause },
         );
       }
       return { written: false, events: stored };
@@ -204,12 +207,10 @@ export class Outbox {
   }
 
   /**
-   * Writes `items` and `events` in one TransactWriteItems call; with `returnStoredEvents`, an event Put whose id is
-   * taken returns the stored item with the cancellation (`ALL_OLD`, no extra read).
+   * Writes `items` and the `built` events in one TransactWriteItems call; with `returnStoredEvents`, an event Put whose
+   * id is taken returns the stored item with the cancellation (`ALL_OLD`, no extra read).
    */
-  private async write(input: OutboxTransactWriteInput, returnStoredEvents: boolean): Promise<PreparedEvent[]> {
-    const items = input.items ?? [];
-    const built = input.events.map((event) => this.build(event));
+  private async write(items: readonly TransactWriteItem[], built: readonly PreparedEvent[], returnStoredEvents: boolean): Promise<void> {
     const eventActions = built.map((event) =>
       returnStoredEvents && event.action.Put !== undefined ? { Put: { ...event.action.Put, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' as const } } : event.action,
     );
@@ -235,7 +236,6 @@ export class Outbox {
       if (isTransactionCanceled(error)) throw toTransactionCancelledError(error, describe);
       throw error;
     }
-    return built;
   }
 
   private build<TData>(event: NewEvent<TData>): PreparedEvent<TData> {

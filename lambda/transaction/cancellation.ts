@@ -7,6 +7,14 @@ export const CONDITIONAL_CHECK_FAILED = 'ConditionalCheckFailed';
 /** DynamoDB's cancellation reason code for an action that did not fail. */
 export const NO_FAILURE = 'None';
 
+/** DynamoDB's cancellation reason code for an action whose item another transaction was working on at that moment. */
+export const TRANSACTION_CONFLICT = 'TransactionConflict';
+
+/** A single write (not a transaction) that ran into a transaction in progress on the same item. */
+export function isTransactionConflict(error: unknown): boolean {
+  return error instanceof Error && error.name === 'TransactionConflictException';
+}
+
 /** The part of a `TransactionCanceledException` this runtime reads. */
 export interface TransactionCanceledLike {
   readonly name: string;
