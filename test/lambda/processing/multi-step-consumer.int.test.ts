@@ -257,7 +257,8 @@ describe('createMultiStepConsumer', () => {
     expect(deadLetter.published[0]?.errorMessage).toMatch(/the output of step 'create-invoice' must be a plain object \(or nothing\), but was an array/);
   });
 
-  test('a message in flight keeps the step list it was claimed with: a step added by a later deploy does not run for it', async () => {
+  /** A message claimed with the invoice steps, invoiced, whose email step failed retryably: in flight for a later deploy. */
+  async function claimedWithEmailToRetry() {
     const before = invoiceSteps({
       'email-invoice': () => {
         throw new RetryableError('SMTP 451: try again later');
@@ -265,6 +266,11 @@ describe('createMultiStepConsumer', () => {
     });
     const message = newMessage();
     await deliver(consumer({ steps: before.steps }).handler, message);
+    return message;
+  }
+
+  test('a message in flight keeps the step list it was claimed with: a step added by a later deploy does not run for it', async () => {
+    const message = await claimedWithEmailToRetry();
     // the next deploy adds a step between the two
     const after = invoiceSteps();
     const audited: string[] = [];
@@ -283,13 +289,7 @@ describe('createMultiStepConsumer', () => {
   });
 
   test('a step of the record that the deployed handler no longer has blocks the message with the reason; it is not skipped', async () => {
-    const before = invoiceSteps({
-      'email-invoice': () => {
-        throw new RetryableError('SMTP 451: try again later');
-      },
-    });
-    const message = newMessage();
-    await deliver(consumer({ steps: before.steps }).handler, message);
+    const message = await claimedWithEmailToRetry();
     // the next deploy replaces 'email-invoice' with another step
     const after = invoiceSteps();
     const archived: string[] = [];
