@@ -82,7 +82,8 @@ export {
   type TransactionActionKind,
 } from './errors';
 export { createLogger, type Logger, type LoggerOptions, type LogContext, type LogLevel, type LogSink } from './logger';
-export { MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES, type KeySchema } from './transaction/limits';
+export { MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES } from './transaction/limits';
+export type { KeySchema } from './transaction/item-identity';
 export { MAX_ITEM_BYTES, itemSize } from './transaction/item-size';
 export type { DynamoDBClientLike } from './transaction/document-client';
 export {

@@ -15,7 +15,8 @@ import { consumerOutbox, emittedEventPreparer } from '../producer/emitted-events
 import type { NewEvent } from '../producer/new-event';
 import type { Outbox } from '../producer/outbox';
 import { toDocumentClient } from '../transaction/document-client';
-import { assertLocation, AggregateStore, describeLocation, RUNTIME_OWNED_ATTRIBUTES, type AggregateLocation } from './aggregate-store';
+import { identity } from '../transaction/item-identity';
+import { assertLocation, AggregateStore, describeLocation, RUNTIME_OWNED_ATTRIBUTES, type AggregateLocation, type AggregateSnapshot } from './aggregate-store';
 import { appendProcessed, findProcessed, mayBeEvictedRedelivery, PROCESSED_MESSAGES_LIMITS, processedMessageFor } from './processed-messages';
 
 /** What a handler returns: the aggregate's new state and, optionally, events to emit in the same write. */
@@ -105,9 +106,15 @@ function assertOwnState(state: unknown, location: AggregateLocation, eventId: st
   }
 }
 
+/** The lane of an aggregate's messages: its item's identity (table and key; a number key the same as number, bigint or NumberValue). */
+function laneKey(location: AggregateLocation): string {
+  return identity(location.tableName, Object.keys(location.key).sort(), location.key) ?? `${location.tableName}\u0000${String(Object.keys(location.key))}`;
+}
+
 /**
- * Creates the Lambda handler of an aggregate consumer. For each message: a strongly consistent read of the aggregate;
- * if its `processedMessages` list holds the event id, the message is a duplicate (or, when the payload fingerprint
+ * Creates the Lambda handler of an aggregate consumer. For each message: a strongly consistent read of the aggregate
+ * (none for a message that follows another to the same aggregate in the batch: it starts from the aggregate as that one
+ * wrote or found it, and the version condition below still decides); if its `processedMessages` list holds the event id, the message is a duplicate (or, when the payload fingerprint
  * prefix the entry keeps differs, a `PayloadMismatchError`); otherwise `apply` computes the new state and ONE
  * conditional Put writes it with the next `aggregateVersion` and the id appended, on the condition that the version is
  * still the one read. With events, that Put and the events' outbox Puts are one transaction. A lost race re-reads and
@@ -142,10 +149,14 @@ export function createAggregateConsumer<TData = unknown, TState extends object =
   const execute = async (envelope: EventEnvelope<TData>, context: MessageContext) => {
     const location = options.locate(envelope);
     assertLocation(location, envelope.id);
+    // the aggregate as the previous message of this batch to it wrote it: no read needed (its version is checked by the write)
+    const lane = laneKey(location);
+    const handedOver = context.handOff.get(lane) as AggregateSnapshot | undefined;
+    context.handOff.delete(lane);
     const prepareEvent = emittedEventPreparer({ outbox, subscriberName: config.subscriberName, consumedEventId: envelope.id });
     const received = processedMessageFor(envelope.id, context.fingerprint, envelope.time);
     for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      const read = await store.read(location);
+      const read = attempt === 1 && handedOver !== undefined ? handedOver : await store.read(location);
       const seen = findProcessed(read.processed, envelope.id);
       if (seen !== undefined) {
         // compared on the 64-bit prefix the entry keeps (see processed-messages.ts for why that is enough)
@@ -157,6 +168,7 @@ export function createAggregateConsumer<TData = unknown, TState extends object =
             subscriber: config.subscriberName,
           });
         }
+        context.handOff.set(lane, read); // unchanged: the next message to this aggregate starts from it too
         return { outcome: 'duplicate' as const, fields: { aggregateVersion: read.version } };
       }
       const change = await options.apply(read.state as TState | undefined, envelope, context);
@@ -166,6 +178,7 @@ export function createAggregateConsumer<TData = unknown, TState extends object =
       const put = store.nextVersionPut(location, read, change.state, processed);
       const written = await store.write(location, put, events, { subscriberName: config.subscriberName, eventId: envelope.id });
       if (written.kind === 'written') {
+        context.handOff.set(lane, store.snapshotAfter(location, put));
         const fields = { aggregateVersion: (read.version ?? 0) + 1, attempts: attempt, ...(events.length > 0 ? { emittedEvents: events.length } : {}) };
         if (!mayBeEvictedRedelivery(read.processed, received, maxProcessed)) return { outcome: 'processed' as const, fields };
         context.logger.warn('redelivery past the processed-messages bound', {
@@ -204,9 +217,6 @@ export function createAggregateConsumer<TData = unknown, TState extends object =
     execute,
     additionalMetrics: [CONSUMER_METRICS.EVICTED_REDELIVERY],
     // messages of one aggregate run one after another: concurrently they would only lose version races
-    laneOf: (envelope) => {
-      const location = options.locate(envelope as EventEnvelope<TData>);
-      return `${location.tableName}\u0000${JSON.stringify(location.key)}`;
-    },
+    laneOf: (envelope) => laneKey(options.locate(envelope as EventEnvelope<TData>)),
   });
 }

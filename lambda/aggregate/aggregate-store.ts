@@ -4,6 +4,7 @@
  * `createAggregateConsumer`.
  */
 import { GetCommand, PutCommand, TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteItem, type TransactWritePut } from '@aws-sdk/lib-dynamodb';
+import { marshall, unmarshall, type marshallOptions, type unmarshallOptions } from '@aws-sdk/util-dynamodb';
 import { derivedEventActions, emittedEventAction, existingDerivedEvents } from '../consumer/inbox';
 import { PermanentError } from '../errors';
 import type { PreparedEvent } from '../producer/outbox';
@@ -17,7 +18,8 @@ import {
   TRANSACTION_CONFLICT,
   type ActionDescription,
 } from '../transaction/cancellation';
-import { assertItemFits, validateTransactionLimits, type KeySchema } from '../transaction/limits';
+import type { KeySchema } from '../transaction/item-identity';
+import { assertItemFits, validateTransactionLimits } from '../transaction/limits';
 import { assertWritable, invalidWriteErrorOf, marshallOptionsOf } from '../transaction/writable-values';
 import { isNumberValue } from '../transaction/item-size';
 import { AGGREGATE_ITEM } from '../wire-format';
@@ -159,6 +161,24 @@ export class AggregateStore {
   /** A strongly consistent read of the aggregate: the version the write will be conditioned on must be the latest. */
   public async read(location: AggregateLocation): Promise<AggregateSnapshot> {
     const { Item: item } = await this.options.client.send(new GetCommand({ TableName: location.tableName, Key: location.key, ConsistentRead: true }));
+    return this.snapshotOf(location, item);
+  }
+
+  /**
+   * The aggregate as a read right after `put` succeeded would return it, without the read: the written item taken
+   * through the client's own marshalling and unmarshalling (so `apply` sees the same types and a copy of its own, as
+   * from a read). The next message of the batch to the same aggregate starts from it; its write's version condition
+   * still decides, so if another writer changed the aggregate meanwhile, that write fails and the aggregate is read.
+   */
+  public snapshotAfter(location: AggregateLocation, put: TransactWritePut): AggregateSnapshot {
+    const translateConfig = (this.options.client.config as { translateConfig?: { marshallOptions?: marshallOptions; unmarshallOptions?: unmarshallOptions } }).translateConfig;
+    // the DocumentClient's options are for its commands' top-level containers; here the item is the top level
+    const item = marshall(put.Item ?? {}, { ...translateConfig?.marshallOptions, convertTopLevelContainer: false });
+    const stored = unmarshall(item, { ...translateConfig?.unmarshallOptions, convertWithoutMapWrapper: false });
+    return this.snapshotOf(location, stored);
+  }
+
+  private snapshotOf(location: AggregateLocation, item: Record<string, unknown> | undefined): AggregateSnapshot {
     if (item === undefined) return { exists: false, processed: [] };
     const storedVersion = versionOf(item[AGGREGATE_ITEM.VERSION_ATTRIBUTE]);
     if (storedVersion !== undefined && (typeof storedVersion !== 'number' || !Number.isSafeInteger(storedVersion))) {

@@ -8,6 +8,7 @@ import { INBOX_ITEM } from '../wire-format';
 import type { EventEnvelope } from '../envelope';
 import { processBatch, type RecordOutcome } from './batch';
 import { SqsDeadLetterPublisher, type DeadLetterPublisher } from './dead-letter';
+import { ItemLocks } from './item-locks';
 import { KnownRecords, type KnownRecordsSource } from './known-records';
 import { parseRecordBody, processMessage, type MessageDependencies, type MessageExecutor, type ParsedBody, type PayloadParser } from './process-message';
 import type { SQSBatchResponse, SQSEvent } from './sqs';
@@ -154,6 +155,8 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
       logPayloadValues,
       countMetric: (name) => metrics.countMetric(name),
       knownRecords,
+      itemLocks: new ItemLocks(),
+      handOff: new Map(),
     };
     try {
       return await processBatch(

@@ -25,8 +25,10 @@ import {
   type ActionDescription,
 } from '../transaction/cancellation';
 import { MAX_PARTITION_KEY_BYTES, utf8Bytes } from '../transaction/item-size';
-import { assertItemFits, limitErrorOf, validateTransactionLimits, type KeySchema } from '../transaction/limits';
+import { actionItemIdentity, keySchemasOf, type KeySchema } from '../transaction/item-identity';
+import { assertItemFits, limitErrorOf, validateTransactionLimits } from '../transaction/limits';
 import { assertWritable, invalidWriteErrorOf, marshallOptionsOf } from '../transaction/writable-values';
+import type { ItemLocks } from './item-locks';
 import { INBOX_ITEM, PROCESSING_RECORD, RECORD_STATUS, recordKey, TABLE_SCHEMA } from '../wire-format';
 
 /** Condition part: no record for this subscriber and event id. */
@@ -160,6 +162,11 @@ export interface InboxOptions {
 export class Inbox {
   /** The key schemas of the tables a commit writes (the inbox and the known others), built once. */
   private readonly keySchemas: ReadonlyMap<string, KeySchema>;
+  /**
+   * Key attribute names by table: the known schemas and those learnt from the `Key` of any action committed so far (a
+   * table's key never changes), so a staged Put's item can be told apart for the item locks.
+   */
+  private readonly keyNamesByTable = new Map<string, string[]>();
 
   private readonly options: InboxOptions & { readonly newWriteToken: () => string };
 
@@ -214,12 +221,17 @@ export class Inbox {
    * @throws InvalidWriteError when a staged value cannot be marshalled (before sending), or DynamoDB refuses the write
    *   as invalid (`ValidationException`)
    * @throws TransactionCancelledError when DynamoDB cancels it for another reason (business condition, conflict, throttling)
+   *
+   * With `itemLocks`, the transaction is sent only once no other commit of the batch holding one of its items is
+   * under way (see item-locks.ts); a staged Put counts when its table's key is known (the outbox, the inbox, or a table
+   * another action named by `Key`).
    */
   public async commit(
     envelope: EventEnvelope,
     staged: readonly TransactWriteItem[],
     fingerprint: string,
     events: readonly PreparedEvent[] = [],
+    itemLocks?: ItemLocks,
   ): Promise<CommitResult> {
     // an id too long for the inbox key could never be recorded: dead-letter it rather than retry it
     assertInboxKeyFits(this.options.subscriberName, envelope.id, this.key(envelope.id));
@@ -242,6 +254,7 @@ export class Inbox {
       describe: (index) => describe(index).description,
       breakdown: `${staged.length} staged writes + ${events.length} emitted events + 1 inbox record`,
     });
+    const lease = itemLocks === undefined ? undefined : await itemLocks.acquire(this.itemIdentities(actions));
     try {
       await this.options.client.send(new TransactWriteCommand({ TransactItems: actions }));
       return { outcome: 'processed' };
@@ -268,7 +281,15 @@ export class Inbox {
       if (invalidError !== undefined) throw invalidError;
       if (isTransactionCanceled(error)) throw toTransactionCancelledError(error, describe);
       throw error;
+    } finally {
+      lease?.release();
     }
+  }
+
+  /** The items `actions` write or check, where they can be told (see `actionItemIdentity`). */
+  private itemIdentities(actions: readonly TransactWriteItem[]): string[] {
+    keySchemasOf(actions, this.keySchemas, this.keyNamesByTable);
+    return actions.flatMap((action) => actionItemIdentity(action, this.keyNamesByTable) ?? []);
   }
 
   /**

@@ -10,6 +10,7 @@ import { redactValues } from '../redact';
 import type { LogContext, Logger } from '../logger';
 import type { RecordOutcome } from './batch';
 import type { DeadLetterPublisher } from './dead-letter';
+import { ItemLocks } from './item-locks';
 import type { KnownRecords } from './known-records';
 import type { SQSRecord } from './sqs';
 
@@ -23,10 +24,17 @@ export interface HandlerContext {
   readonly logger: Logger;
 }
 
-/** What a mode's executor gets: the handler context plus the payload fingerprint. */
+/** What a mode's executor gets: the handler context plus the payload fingerprint and the batch's item locks. */
 export interface MessageContext extends HandlerContext {
   /** The payload fingerprint of the envelope as delivered (see fingerprint.ts). */
   readonly fingerprint: string;
+  /** The batch's locks on the items its records commit (see item-locks.ts): one per invocation, shared by its records. */
+  readonly itemLocks: ItemLocks;
+  /**
+   * What a record of the batch left for the next record of its lane, by lane key (aggregate mode: the aggregate as it
+   * wrote it, so the next message to it needs no read). One per invocation, shared by its records.
+   */
+  readonly handOff: Map<string, unknown>;
 }
 
 /** What a mode did with a message it did not throw on. */
@@ -74,6 +82,10 @@ export interface MessageDependencies<TData> {
    * running `parse`, the handler or any write. @default nothing known: every message goes the mode's path
    */
   readonly knownRecords?: KnownRecords;
+  /** The batch's item locks, shared by its records. @default locks of this record alone (nothing to wait for) */
+  readonly itemLocks?: ItemLocks;
+  /** The batch's hand-offs between records of one lane (see `MessageContext.handOff`). @default this record's alone */
+  readonly handOff?: Map<string, unknown>;
   /**
    * Keep payload values in error messages (a schema error's echo of the refused value, the start of a body that is not
    * JSON) in the logs and the dead-letter attributes, for debugging.
@@ -214,7 +226,7 @@ export async function processMessage<TData>(
       return 'duplicate';
     }
     const envelope = parsePayload(raw, deps.parse, deps.logPayloadValues === true);
-    const context: MessageContext = { sqsRecord: record, lambdaContext: deps.lambdaContext, logger: log, fingerprint };
+    const context: MessageContext = { sqsRecord: record, lambdaContext: deps.lambdaContext, logger: log, fingerprint, itemLocks: deps.itemLocks ?? new ItemLocks(), handOff: deps.handOff ?? new Map() };
     const result = await deps.execute(envelope, context);
     for (const name of result.metrics ?? []) deps.countMetric?.(name);
     // a later copy of this event in the batch is then a duplicate without a write (a blocked one is not applied)

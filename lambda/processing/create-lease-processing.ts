@@ -50,8 +50,10 @@ export function createLeaseProcessingHandler<TData>(setup: LeaseProcessingSetup<
     options,
     logger,
     now,
-    // a COMPLETED record answers a redelivery before any claim
-    knownRecordsSource: { client, tableName: config.inboxTableName, subscriberName: config.subscriberName, accepts: 'completed' },
+    // when asked: a COMPLETED record answers a redelivery before any claim (else the failed claim does)
+    ...(options.batchRead === true
+      ? { knownRecordsSource: { client, tableName: config.inboxTableName, subscriberName: config.subscriberName, accepts: 'completed' as const } }
+      : {}),
     execute: createStepExecutor<TData>({
       store,
       steps: setup.steps,

@@ -17,7 +17,8 @@ import {
   type TransactionCanceledLike,
 } from '../transaction/cancellation';
 import { toDocumentClient, type DynamoDBClientLike } from '../transaction/document-client';
-import { validateTransactionLimits, type KeySchema } from '../transaction/limits';
+import type { KeySchema } from '../transaction/item-identity';
+import { validateTransactionLimits } from '../transaction/limits';
 import { assertWritable, marshallOptionsOf } from '../transaction/writable-values';
 import { buildEnvelope, type NewEvent } from './new-event';
 import { outboxPut } from './outbox-item';

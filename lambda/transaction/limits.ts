@@ -5,6 +5,7 @@
 import type { TransactWriteItem } from '@aws-sdk/lib-dynamodb';
 import { TransactionLimitError } from '../errors';
 import { describeAction, operationOf, operationsOf, tableOf } from './actions';
+import { identity, keyAttributes, keySchemasOf, type KeySchema } from './item-identity';
 import { attributeValueSize, itemSize, MAX_ITEM_BYTES, utf8Bytes } from './item-size';
 
 /** DynamoDB's maximum number of actions in one TransactWriteItems call. */
@@ -12,12 +13,6 @@ export const MAX_TRANSACTION_ACTIONS = 100;
 
 /** DynamoDB's limit on the aggregate size of the items in one TransactWriteItems call: 4 MB. */
 export const MAX_TRANSACTION_BYTES = 4 * 1024 * 1024;
-
-/** Key attribute names of a table. */
-export interface KeySchema {
-  readonly partitionKey: string;
-  readonly sortKey?: string;
-}
 
 /** Options of {@link validateTransactionLimits}. */
 export interface TransactionLimitOptions {
@@ -27,43 +22,6 @@ export interface TransactionLimitOptions {
   readonly describe?: (index: number) => string;
   /** Explains what the actions are, for the count message, e.g. `99 staged writes + 1 inbox record`. */
   readonly breakdown?: string;
-}
-
-function keyNames(schema: KeySchema): string[] {
-  return schema.sortKey === undefined ? [schema.partitionKey] : [schema.partitionKey, schema.sortKey];
-}
-
-/** A key attribute value in a form where equal DynamoDB values are equal strings. */
-function canonicalValue(value: unknown): string {
-  if (typeof value === 'string') return `S:${value}`;
-  if (typeof value === 'number' || typeof value === 'bigint') return `N:${String(value)}`;
-  if (value instanceof Uint8Array) return `B:${Buffer.from(value).toString('base64')}`;
-  // lib-dynamodb's NumberValue
-  if (typeof value === 'object' && value !== null && 'value' in value) return `N:${String((value as { value: unknown }).value)}`;
-  return `?:${JSON.stringify(value)}`;
-}
-
-function identity(table: string, names: readonly string[], attributes: Readonly<Record<string, unknown>>): string | undefined {
-  if (names.some((name) => attributes[name] === undefined)) return undefined;
-  return [table, ...names.map((name) => `${name}=${canonicalValue(attributes[name])}`)].join('\u0000');
-}
-
-function keyAttributes(action: TransactWriteItem): Readonly<Record<string, unknown>> | undefined {
-  const operation = operationOf(action);
-  if (operation === undefined || operation === 'Put') return undefined;
-  return action[operation]?.Key;
-}
-
-/** Learns the key schema of every table touched by a `Key`-carrying action, without overriding known schemas. */
-function keySchemasOf(actions: readonly TransactWriteItem[], known: ReadonlyMap<string, KeySchema>): Map<string, string[]> {
-  const schemas = new Map<string, string[]>();
-  for (const [table, schema] of known) schemas.set(table, keyNames(schema));
-  for (const action of actions) {
-    const table = tableOf(action);
-    const key = keyAttributes(action);
-    if (table !== undefined && key !== undefined && !schemas.has(table)) schemas.set(table, Object.keys(key).sort());
-  }
-  return schemas;
 }
 
 const bytes = (value: number): string => value.toLocaleString('en-US');

@@ -41,7 +41,8 @@ export interface IInboxTable extends IResource {
   /**
    * Lets `grantee` claim, update and complete processing records, what a `ProcessingMode.LEASE` or
    * `ProcessingMode.MULTI_STEP` consumer needs: `dynamodb:GetItem`, `dynamodb:PutItem` and `dynamodb:UpdateItem` on
-   * this table, and `dynamodb:BatchGetItem` (one read per batch answers redeliveries of completed messages). With a customer-managed key also `kms:Decrypt`, `kms:DescribeKey`, `kms:Encrypt` and
+   * this table, and `dynamodb:BatchGetItem` for the batch read a consumer created with `batchRead: true` makes (it reads
+   * nothing `GetItem` could not). With a customer-managed key also `kms:Decrypt`, `kms:DescribeKey`, `kms:Encrypt` and
    * `kms:GenerateDataKey` on that key.
    */
   grantProcessingRecords(grantee: iam.IGrantable): iam.Grant;
@@ -137,8 +138,9 @@ abstract class InboxTableBase extends Resource implements IInboxTable {
 
   public grantProcessingRecords(grantee: iam.IGrantable): iam.Grant {
     // Put claims a new record; Update takes over an expired lease, moves steps and completes, each fenced by a
-    // condition on the owner; Get reads the record to decide what to do; BatchGetItem is the one read per batch that
-    // answers redeliveries of completed messages before any write.
+    // condition on the owner; Get reads the record to decide what to do; BatchGetItem is the batch read that answers
+    // redeliveries of completed messages before any claim, off unless the consumer sets `batchRead: true` (kept in the
+    // grant so turning it on needs no deployment change: it reads nothing Get cannot).
     return this.grantTable(grantee, [
       { actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resourceArns: [this.tableArn] },
     ]);

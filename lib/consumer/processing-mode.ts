@@ -27,8 +27,9 @@ export enum ProcessingMode {
    * a newer owner's lease. When the outcome of an attempt is unknown (an unclassified error, or a delivery that died
    * mid-effect), the message is blocked for an operator instead of being retried blindly: it goes to the dead-letter
    * queue with the reason and stays blocked until an operator marks it SUCCESS or TRY_AGAIN (see the `Blocked`
-   * alarm and `npx idempotent-event-flow blocked`). The handler calls `createLeaseConsumer`. The function gets `dynamodb:BatchGetItem`, `dynamodb:GetItem`,
-   * `dynamodb:PutItem` and `dynamodb:UpdateItem` on the inbox table.
+   * alarm and `npx idempotent-event-flow blocked`). The handler calls `createLeaseConsumer`. The function gets `dynamodb:GetItem`,
+   * `dynamodb:PutItem` and `dynamodb:UpdateItem` on the inbox table, and `dynamodb:BatchGetItem` for the batch read
+   * (`batchRead: true`; off by default in this mode).
    */
   LEASE = 'lease',
 
@@ -38,8 +39,9 @@ export enum ProcessingMode {
    * Use it for a message that drives several effects (e.g. create an invoice, then charge it, then notify), so a
    * retry resumes after the last completed step instead of starting over. Guarantees per step what `LEASE`
    * guarantees per message; a step whose outcome is unknown blocks the message for an operator. The handler calls
-   * `createMultiStepConsumer`. The function gets `dynamodb:BatchGetItem`, `dynamodb:GetItem`, `dynamodb:PutItem` and
-   * `dynamodb:UpdateItem` on the inbox table.
+   * `createMultiStepConsumer`. The function gets `dynamodb:GetItem`, `dynamodb:PutItem` and
+   * `dynamodb:UpdateItem` on the inbox table, and `dynamodb:BatchGetItem` for the batch read (`batchRead: true`; off by
+   * default in this mode).
    */
   MULTI_STEP = 'multi-step',
 

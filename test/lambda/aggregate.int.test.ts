@@ -222,6 +222,49 @@ describe('createAggregateConsumer', () => {
     expect(Math.max(...attempts)).toBeGreaterThan(1); // there was contention
   });
 
+  test('messages to one aggregate in one batch: one read, then each starts from the aggregate as the one before wrote it', async () => {
+    const counted = localClient({ endpoint: proxy.endpoint });
+    const seen: Array<Account | undefined> = [];
+    const { handler } = consumer({ client: counted, apply: (current, envelope, context) => (seen.push(current), deposit(current, envelope, context)) });
+    const account = newAccount();
+    const [gets, puts] = [proxy.requestCount('DynamoDB_20120810.GetItem'), proxy.requestCount('DynamoDB_20120810.PutItem')];
+
+    const batch = [message(account, 1), message(account, 2), message(account, 4)].map((m) => sqsRecord(m.body));
+    expect((await handler({ Records: [...batch, { ...batch[1]!, messageId: 'copy-of-second' }] })).batchItemFailures).toEqual([]);
+
+    expect(proxy.requestCount('DynamoDB_20120810.GetItem') - gets).toBe(1);
+    expect(proxy.requestCount('DynamoDB_20120810.PutItem') - puts).toBe(3); // the copy: a duplicate, found in the handed-over list
+    expect(seen).toEqual([undefined, { balance: 1, deposits: 1 }, { balance: 3, deposits: 2 }]);
+    expect(await aggregate(account)).toMatchObject({ balance: 7, deposits: 3, aggregateVersion: 3 });
+  });
+
+  test('the handed-over aggregate is only a starting point: another writer in between fails the version check, and the message reads and applies once', async () => {
+    const counted = localClient({ endpoint: proxy.endpoint });
+    const account = newAccount();
+    const rival = localClient();
+    let rivalWrites = 0;
+    const { handler, lines } = consumer({
+      client: counted,
+      apply: async (current, envelope, context) => {
+        if (envelope.data.amount === 2 && rivalWrites === 0) {
+          rivalWrites += 1; // between the first message's write and the second's
+          await rival.send(
+            new UpdateItemCommand({ TableName: accountsTable, Key: { pk: { S: account } }, UpdateExpression: 'ADD aggregateVersion :one, audits :one', ExpressionAttributeValues: { ':one': { N: '1' } } }),
+          );
+        }
+        return deposit(current, envelope, context);
+      },
+    });
+    const gets = proxy.requestCount('DynamoDB_20120810.GetItem');
+
+    const batch = [message(account, 1), message(account, 2)].map((m) => sqsRecord(m.body));
+    expect((await handler({ Records: batch })).batchItemFailures).toEqual([]);
+
+    expect(proxy.requestCount('DynamoDB_20120810.GetItem') - gets).toBe(2); // the first message's, and the re-read after the lost race
+    expect(lines.filter((line) => line.outcome === 'processed').map((line) => line.attempts)).toEqual([1, 2]);
+    expect(await aggregate(account)).toMatchObject({ balance: 3, deposits: 2, aggregateVersion: 3 });
+  });
+
   test('gives up after maxAttempts lost races with ConcurrentModificationError: retried quietly, nothing applied', async () => {
     const account = newAccount();
     const rival = localClient();

@@ -103,6 +103,42 @@ describe('concurrent records (issue 11, part 1)', () => {
     expect(await balance(account)).toBe(1023); // each power of two exactly once
   });
 
+  test('records of one batch on one item commit one after another (DynamoDB would refuse the later as a TransactionConflict); records on other items still commit at once', async () => {
+    const client = localClient({ endpoint: proxy.endpoint });
+    // every TransactWriteItems as sent and answered, with the accounts it credits
+    const commits: Array<{ accounts: string[]; sent: number; answered: number }> = [];
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        const request = args.request as { headers: Record<string, string>; body: string };
+        if (request.headers['x-amz-target'] !== TRANSACT) return next(args);
+        const items = (JSON.parse(request.body) as { TransactItems: Array<{ Update?: { Key: { pk: { S: string } } } }> }).TransactItems;
+        const accounts = items.flatMap((item) => (item.Update === undefined ? [] : [item.Update.Key.pk.S]));
+        const sent = performance.now();
+        try {
+          return await next(args);
+        } finally {
+          commits.push({ accounts, sent, answered: performance.now() });
+        }
+      },
+      { step: 'finalizeRequest' },
+    );
+    const { handler } = consumer({ client, maxConcurrency: 10 });
+    const [shared, other1, other2] = [newAccount(), newAccount(), newAccount()];
+    const records = [deposit(shared, 1), deposit(other1, 10), deposit(shared, 2), deposit(other2, 20), deposit(shared, 4)];
+
+    expect((await handler({ Records: records })).batchItemFailures).toEqual([]);
+
+    const onShared = commits.filter((commit) => commit.accounts.includes(shared)).sort((a, b) => a.sent - b.sent);
+    expect(onShared).toHaveLength(3);
+    for (let i = 1; i < onShared.length; i++) expect(onShared[i]!.sent).toBeGreaterThanOrEqual(onShared[i - 1]!.answered);
+    // the first commit on the shared item and the two on other items were under way together
+    const first = onShared[0]!;
+    const others = commits.filter((commit) => !commit.accounts.includes(shared));
+    expect(others).toHaveLength(2);
+    for (const other of others) expect(other.sent).toBeLessThan(first.answered);
+    expect([await balance(shared), await balance(other1), await balance(other2)]).toEqual([7, 10, 20]);
+  });
+
   test('a TransactionConflict is retried inside the invocation (the handler runs again), and applies once', async () => {
     const { handler, lines } = consumer();
     const account = newAccount();
@@ -166,6 +202,23 @@ describe('duplicates answered before any write (issue 11, part 2)', () => {
       'recognised by the batch read: no handler run, nothing written',
       'recognised by the batch read: no handler run, nothing written',
     ]);
+    for (const account of accounts) expect(await balance(account)).toBe(3);
+  });
+
+  test('batchRead false: no batch read; the 2 redeliveries run the handler and their transactions are cancelled on the inbox record, nothing applied twice', async () => {
+    const first = consumer();
+    const accounts = Array.from({ length: 10 }, newAccount);
+    const records = accounts.map((account) => deposit(account, 3));
+    await first.handler({ Records: records.slice(0, 2) });
+
+    const { handler, lines } = consumer({ batchRead: false });
+    const requests = requestsDuring();
+    const response = await handler({ Records: records });
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(handlerRuns).toBe(10);
+    expect(requests()).toEqual({ batchReads: 0, transactions: 10, all: 10 });
+    expect(outcomesOf(lines).filter((outcome) => outcome === 'duplicate')).toHaveLength(2);
     for (const account of accounts) expect(await balance(account)).toBe(3);
   });
 

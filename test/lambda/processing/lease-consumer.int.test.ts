@@ -575,10 +575,14 @@ describe('createLeaseConsumer', () => {
     expect(await record(message.id)).toMatchObject({ status: { S: 'COMPLETED' } });
   });
 
-  test('DynamoDB requests per message: 2 writes processed, none for a duplicate (the batch read answers it), 2 blocked, 1 blocked again; one batch read per batch, no other reads', async () => {
+  test.each([
+    // [PutItem, UpdateItem, GetItem, BatchGetItem] per delivery
+    { batchRead: false, duplicate: [1, 0, 0, 0], perBatchRead: 0, what: 'the failed claim answers a duplicate (1 write unit), no reads' },
+    { batchRead: true, duplicate: [0, 0, 0, 1], perBatchRead: 1, what: 'the batch read answers a duplicate with no write; one batch read per batch' },
+  ])('DynamoDB requests per message with batchRead $batchRead: 2 writes processed, 2 blocked, 1 blocked again; $what', async ({ batchRead, duplicate, perBatchRead }) => {
     const counted = localClient({ endpoint: proxy.endpoint });
-    const processed = consumer({ client: counted });
-    const blocking = consumer({ client: counted, handle: () => Promise.reject(new Error('timeout')) });
+    const processed = consumer({ client: counted, batchRead });
+    const blocking = consumer({ client: counted, batchRead, handle: () => Promise.reject(new Error('timeout')) });
     const requests = (target: string) => proxy.requestCount(target);
     const snapshot = () => [requests(PUT), requests(UPDATE), requests(GET), requests('DynamoDB_20120810.BatchGetItem')];
     const delta = async (run: () => Promise<unknown>) => {
@@ -589,10 +593,11 @@ describe('createLeaseConsumer', () => {
     const message = newMessage();
     const unlucky = newMessage();
 
-    expect(await delta(() => deliver(processed.handler, message))).toEqual([1, 1, 0, 1]);
-    expect(await delta(() => deliver(processed.handler, message, 2))).toEqual([0, 0, 0, 1]);
-    expect(await delta(() => deliver(blocking.handler, unlucky))).toEqual([1, 1, 0, 1]);
-    expect(await delta(() => deliver(blocking.handler, unlucky, 2))).toEqual([1, 0, 0, 1]);
+    expect(await delta(() => deliver(processed.handler, message))).toEqual([1, 1, 0, perBatchRead]);
+    expect(await delta(() => deliver(processed.handler, message, 2))).toEqual(duplicate);
+    expect(processed.mailbox.count(message.id)).toBe(1);
+    expect(await delta(() => deliver(blocking.handler, unlucky))).toEqual([1, 1, 0, perBatchRead]);
+    expect(await delta(() => deliver(blocking.handler, unlucky, 2))).toEqual([1, 0, 0, perBatchRead]);
   });
 
   test('throttled writes are retried by the SDK', async () => {

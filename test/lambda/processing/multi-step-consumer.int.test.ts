@@ -125,9 +125,12 @@ describe('createMultiStepConsumer', () => {
     ]);
   });
 
-  test('writes 1 + number of steps per message, and reads only once per batch (the batch read); a duplicate costs no write', async () => {
+  test.each([
+    { batchRead: false, duplicateWrites: 1, batchReads: 0, what: 'the failed claim answers a duplicate (1 write), no reads' },
+    { batchRead: true, duplicateWrites: 0, batchReads: 2, what: 'one batch read per batch answers a duplicate with no write' },
+  ])('writes 1 + number of steps per message and reads nothing else; batchRead $batchRead: $what', async ({ batchRead, duplicateWrites, batchReads }) => {
     const three: ProcessingStep<unknown>[] = ['a', 'b', 'c'].map((name) => ({ name, run: () => ({ [name]: true }) }));
-    const { handler } = consumer({ steps: three, client: localClient({ endpoint: proxy.endpoint }) });
+    const { handler } = consumer({ steps: three, client: localClient({ endpoint: proxy.endpoint }), batchRead });
     const message = newMessage();
     const writesBefore = requests(WRITES);
     const readsBefore = requests(READS);
@@ -138,9 +141,9 @@ describe('createMultiStepConsumer', () => {
     await deliver(handler, message, 2);
 
     expect(writesProcessed).toBe(1 + three.length);
-    expect(requests(WRITES) - writesBefore - writesProcessed).toBe(0);
+    expect(requests(WRITES) - writesBefore - writesProcessed).toBe(duplicateWrites);
     expect(requests(READS) - readsBefore).toBe(0);
-    expect(requests(['DynamoDB_20120810.BatchGetItem']) - batchReadsBefore).toBe(2); // one per delivered batch
+    expect(requests(['DynamoDB_20120810.BatchGetItem']) - batchReadsBefore).toBe(batchReads);
   });
 
   test('a step of unknown outcome blocks the message at that step; the steps before it stay done', async () => {
