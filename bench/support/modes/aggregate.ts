@@ -153,7 +153,7 @@ export async function aggregateScenarios(context: BenchContext, prng: Prng, outb
     figures: await deliver(handler, fullItems, 1, 'A3'),
     messages: SAMPLE,
     notes:
-      `${SAMPLE} messages in a row to one aggregate whose list is full: each reads ${DEFAULT_MAX_PROCESSED} ids and writes ${DEFAULT_MAX_PROCESSED} (the oldest dropped); ` +
+      `${SAMPLE} messages in one batch to one aggregate whose list is full: the first reads ${DEFAULT_MAX_PROCESSED} ids, each writes ${DEFAULT_MAX_PROCESSED} (the oldest dropped), and each later one starts from what the one before wrote (no read); ` +
       `the item is ${count(fullBytes)} B, about ${Math.round(perId)} B per remembered id (event ids of ${(fullItems[0] as Message).envelope.id.length} characters)`,
   });
 
@@ -175,7 +175,7 @@ export async function aggregateScenarios(context: BenchContext, prng: Prng, outb
     scenario: `A5b. Duplicate delivery (aggregate with ${DEFAULT_MAX_PROCESSED} ids, from A3)`,
     figures: await deliver(handler, fullItems, 2, 'A5b'),
     messages: SAMPLE,
-    notes: 'the same, reading the full list',
+    notes: 'the same, reading the full list once for the batch (the later messages start from it)',
   });
 
   // -- A6: two concurrent deliveries to one (new) aggregate; the second reads before the first writes, and loses ------

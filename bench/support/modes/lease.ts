@@ -54,7 +54,7 @@ export async function leaseScenarios(context: BenchContext, prng: Prng): Promise
     scenario: 'L2. Duplicate delivery (already completed)',
     figures: await deliver(handler, firstDeliveries, 2, 'L2'),
     messages: SAMPLE,
-    notes: 'the batch read finds the COMPLETED record: acknowledged with no claim and no write, the effect does not run',
+    notes: 'the claim (conditional PutItem) fails on the COMPLETED record and returns it: acknowledged, the effect does not run (no batch read: `batchRead` is off by default in this mode)',
   });
   const retried = sampleMessages(prng, 2100);
   for (const message of retried) failOnce.add(message.envelope.id);

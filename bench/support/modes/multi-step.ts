@@ -69,7 +69,7 @@ export async function multiStepScenarios(context: BenchContext, prng: Prng): Pro
       scenario: `M2. k = ${k}: duplicate delivery (already completed)`,
       figures: await deliver(handler, messages, 2, `M2 k=${k}`),
       messages: SAMPLE,
-      notes: 'the batch read finds the COMPLETED record: no claim, no write, no step runs',
+      notes: 'the claim fails on the COMPLETED record and returns it: no step runs (no batch read: `batchRead` is off by default in this mode)',
     });
     sizes.push([`processing record, ${k} step${k === 1 ? '' : 's'}, COMPLETED`, await storedSize(admin, MULTI_STEP_TABLES.inbox, { pk: { S: `${subscriber}#${(messages[0] as Message).envelope.id}` } })]);
   }
