@@ -21,6 +21,7 @@ export type { BlockedStep, OperatorDecision, OperatorFigures, OperatorResolution
 export type { SimulationOptions, SimulationProgress, UserEvent } from './run/options';
 export { DEFAULT_FAULT_RATES, SimulationOptionError } from './run/options';
 export type { FaultKind, FaultRates } from './faults/fault-plan';
+export type { ConflictingOperation, TransactionConflictFigures } from './aws/transaction-conflicts';
 export type { AccessDenial, GrantedPermission, IamFigures } from './iam/access-control';
 export type { ProducerFigures, ProducerFiguresOf } from './run/producer-driver';
 export { NothingToSimulateError, runSimulation, type IamReport, type RelayFigures, type SimulationResult, type SubscriberReport } from './run/simulation';

@@ -1,10 +1,13 @@
 /**
  * A fault-injecting HTTP proxy on 127.0.0.1 in front of DynamoDB Local, one per Lambda execution environment: the
  * environment's `AWS_ENDPOINT_URL_DYNAMODB` points here, so every request the proxy sees belongs to the invocation the
- * environment is running, and each request can be given a fault by its number within that invocation.
+ * environment is running, and each request can be given a fault by its number within that invocation. With the run's
+ * shared {@link TransactionConflicts}, it also refuses a request that meets an ongoing one on the same item, as DynamoDB
+ * does and DynamoDB Local does not.
  */
 import { keepConnectionsOpen } from '../aws/keep-connections-open';
 import { listenOnLoopback, readBody } from '../aws/loopback-server';
+import type { TransactionConflicts } from '../aws/transaction-conflicts';
 import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 
 /**
@@ -31,7 +34,7 @@ export interface ProxiedRequest {
 export interface ProxiedCrash {
   /** The {@link ProxiedRequest.index} of the request the process died at. */
   readonly atRequest: number;
-  /** Whether DynamoDB applied that request before the process died (`crash-after`). */
+  /** Whether DynamoDB applied that request before the process died (`crash-after`, unless it refused the request with a transaction conflict). */
   readonly afterCommit: boolean;
 }
 
@@ -73,8 +76,23 @@ interface UpstreamReply {
  */
 export type AuthorizeDynamoDbRequest = (request: { readonly operation: string; readonly body: Buffer }) => Promise<string | undefined>;
 
+/** What a proxy checks besides its faults. */
+export interface DynamoDbProxyOptions {
+  /** Authorizes each request (IAM). @default every request is allowed */
+  readonly authorize?: AuthorizeDynamoDbRequest;
+  /**
+   * Refuses a request that meets an ongoing request on the same item as DynamoDB does (a transaction conflict, which
+   * DynamoDB Local never reports), shared by every proxy of a run. It decides last: after IAM, and after the fault
+   * decision, when the request would be forwarded; a refused request is not forwarded, and its refusal is the reply
+   * (which a `lose-response` or `crash-after` fault then keeps from the client, as it would DynamoDB Local's).
+   * @default no conflicts: DynamoDB Local serializes the requests
+   */
+  readonly transactionConflicts?: TransactionConflicts;
+}
+
 /** Starts a proxy in front of `targetEndpoint` (DynamoDB Local, e.g. `http://127.0.0.1:8000`). */
-export async function startDynamoDbProxy(targetEndpoint: string, authorize?: AuthorizeDynamoDbRequest): Promise<DynamoDbProxy> {
+export async function startDynamoDbProxy(targetEndpoint: string, options: DynamoDbProxyOptions = {}): Promise<DynamoDbProxy> {
+  const { authorize, transactionConflicts } = options;
   const target = new URL(targetEndpoint);
   if (target.protocol !== 'http:') throw new Error(`the DynamoDB proxy forwards to an http:// endpoint only, got '${targetEndpoint}'`);
   // a new upstream connection per request: a pooled one that DynamoDB Local closed while idle would fail the next
@@ -101,12 +119,23 @@ export async function startDynamoDbProxy(targetEndpoint: string, authorize?: Aut
       outgoing.end(body);
     });
 
+  /** Forwards the request, unless it conflicts: then DynamoDB's refusal is the reply, and nothing was applied. */
+  const forwardUnlessConflicting = async (incoming: IncomingMessage, operation: string, body: Buffer): Promise<{ reply: UpstreamReply; forwarded: boolean }> => {
+    const admission = await transactionConflicts?.admit(operation, body);
+    if (admission?.admitted === false) return { reply: admission.reply, forwarded: false };
+    try {
+      return { reply: await forward(incoming, body), forwarded: true };
+    } finally {
+      admission?.release();
+    }
+  };
+
   const handle = async (incoming: IncomingMessage, response: ServerResponse): Promise<void> => {
     const body = await readBody(incoming);
     const current = invocation;
     const operation = operationOf(incoming.headers);
     const denied = authorize === undefined ? undefined : await authorize({ operation, body });
-    if (current === undefined) return denied === undefined ? reply(response, await forward(incoming, body)) : accessDenied(response, denied);
+    if (current === undefined) return denied === undefined ? reply(response, (await forwardUnlessConflicting(incoming, operation, body)).reply) : accessDenied(response, denied);
     // the process died at an earlier request of this invocation: nothing it still sends goes anywhere
     if (current.crashed) return;
     current.requests += 1;
@@ -115,23 +144,24 @@ export async function startDynamoDbProxy(targetEndpoint: string, authorize?: Aut
     const fault = current.decide(request);
     switch (fault) {
       case 'none':
-        return reply(response, await forward(incoming, body));
+        return reply(response, (await forwardUnlessConflicting(incoming, operation, body)).reply);
       case 'throttle':
         return throttle(response);
       case 'lose-response':
-        await forward(incoming, body);
-        // DynamoDB has applied the request; the client never learns it
+        await forwardUnlessConflicting(incoming, operation, body);
+        // DynamoDB has answered (and applied the request, unless it refused it with a conflict); the client never learns it
         incoming.socket.destroy();
         return;
       case 'crash-before':
         current.crashed = true;
         current.onCrash({ atRequest: request.index, afterCommit: false });
         return;
-      case 'crash-after':
-        await forward(incoming, body);
+      case 'crash-after': {
+        const { forwarded } = await forwardUnlessConflicting(incoming, operation, body);
         current.crashed = true;
-        current.onCrash({ atRequest: request.index, afterCommit: true });
+        current.onCrash({ atRequest: request.index, afterCommit: forwarded });
         return;
+      }
     }
   };
 

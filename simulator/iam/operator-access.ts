@@ -5,6 +5,7 @@
  * like any other, and the call fails with `AccessDeniedException`.
  */
 import { DynamoDBClient, type DynamoDBClientConfig } from '@aws-sdk/client-dynamodb';
+import type { TransactionConflicts } from '../aws/transaction-conflicts';
 import { startDynamoDbProxy } from '../faults/dynamodb-proxy';
 import { resourcesNamed, shownName } from '../model/find-resource';
 import type { AccessModel } from '../model/access-model';
@@ -21,8 +22,17 @@ export interface OperatorClient {
   stop(): Promise<void>;
 }
 
-/** Starts the operator's client for the role `reference` names (construct path, a trailing part of it, or logical id). */
-export async function startOperatorClient(access: AccessModel, flowAccess: FlowAccess, reference: string, config: DynamoDBClientConfig & { readonly endpoint: string }): Promise<OperatorClient> {
+/**
+ * Starts the operator's client for the role `reference` names (construct path, a trailing part of it, or logical id).
+ * Its requests meet the functions' in `transactionConflicts`, the run's arbiter, when given.
+ */
+export async function startOperatorClient(
+  access: AccessModel,
+  flowAccess: FlowAccess,
+  reference: string,
+  config: DynamoDBClientConfig & { readonly endpoint: string },
+  transactionConflicts?: TransactionConflicts,
+): Promise<OperatorClient> {
   const matches = resourcesNamed(access.roles, reference);
   if (matches.length !== 1) {
     const known = access.roles.map(shownName).join(', ') || '(none)';
@@ -32,7 +42,7 @@ export async function startOperatorClient(access: AccessModel, flowAccess: FlowA
         : `scenario operatorRole '${reference}' names ${matches.length} roles (${matches.map(shownName).join(', ')}); give more of the construct path`,
     );
   }
-  const proxy = await startDynamoDbProxy(config.endpoint, flowAccess.dynamoDbCheck(matches[0]!.key));
+  const proxy = await startDynamoDbProxy(config.endpoint, { authorize: flowAccess.dynamoDbCheck(matches[0]!.key), transactionConflicts });
   const client = new DynamoDBClient({ ...config, endpoint: proxy.endpoint, maxAttempts: 1 });
   return {
     client,

@@ -7,6 +7,7 @@
 import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
 import type { VirtualClock } from '../aws/clock';
+import type { TransactionConflicts } from '../aws/transaction-conflicts';
 import { startDynamoDbProxy, type AuthorizeDynamoDbRequest, type DynamoDbProxy, type ProxiedRequest, type RequestFault } from '../faults/dynamodb-proxy';
 import type { FunctionModel } from '../model/flow-model';
 import type { InvocationOutcome } from '../run/observer';
@@ -37,6 +38,11 @@ export interface ExecutionEnvironmentOptions {
   readonly onOutput: (line: string, stream: 'stdout' | 'stderr') => void;
   /** Authorizes each DynamoDB request (IAM). @default every request is allowed */
   readonly authorizeDynamoDb?: AuthorizeDynamoDbRequest;
+  /**
+   * Refuses DynamoDB requests that meet an ongoing request on the same item, as DynamoDB does: one arbiter shared by
+   * every environment of a run. @default no transaction conflicts (DynamoDB Local serializes the requests)
+   */
+  readonly transactionConflicts?: TransactionConflicts;
   /** The environment's `AWS_ACCESS_KEY_ID`: names the function to the simulator's SQS endpoint. @default a shared dummy key */
   readonly accessKeyId?: string;
 }
@@ -53,7 +59,7 @@ interface RunningInvocation {
 export class ExecutionEnvironment {
   /** Starts the proxy and the worker; the handler loads in the background (the first invocation waits for it). */
   public static async start(options: ExecutionEnvironmentOptions): Promise<ExecutionEnvironment> {
-    const proxy = await startDynamoDbProxy(options.dynamoDbEndpoint, options.authorizeDynamoDb);
+    const proxy = await startDynamoDbProxy(options.dynamoDbEndpoint, { authorize: options.authorizeDynamoDb, transactionConflicts: options.transactionConflicts });
     return new ExecutionEnvironment(options, proxy);
   }
 

@@ -13,6 +13,7 @@
  * Lambda's throttling and its own retries (an event source mapping retries through the queue).
  */
 import type { VirtualClock } from '../aws/clock';
+import type { TransactionConflicts } from '../aws/transaction-conflicts';
 import type { AuthorizeDynamoDbRequest, ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
 import type { FaultKind } from '../faults/fault-plan';
 import type { FunctionModel } from '../model/flow-model';
@@ -50,6 +51,11 @@ export interface FunctionRunnerOptions {
   readonly accountId?: string;
   /** Authorizes each DynamoDB request of the function (IAM). @default every request is allowed */
   readonly authorizeDynamoDb?: AuthorizeDynamoDbRequest;
+  /**
+   * Refuses DynamoDB requests of its environments that meet an ongoing request on the same item, as DynamoDB does:
+   * give every runner of a run the same arbiter. @default no transaction conflicts (DynamoDB Local serializes the requests)
+   */
+  readonly transactionConflicts?: TransactionConflicts;
   /** The `AWS_ACCESS_KEY_ID` of its environments, which names the function to the simulator's SQS endpoint. @default a shared dummy key */
   readonly accessKeyId?: string;
 }
@@ -210,6 +216,7 @@ export class FunctionRunner {
           if (started !== undefined) this.outputListeners.get(started)?.(line, stream);
         },
         ...(this.options.authorizeDynamoDb === undefined ? {} : { authorizeDynamoDb: this.options.authorizeDynamoDb }),
+        ...(this.options.transactionConflicts === undefined ? {} : { transactionConflicts: this.options.transactionConflicts }),
         ...(this.options.accessKeyId === undefined ? {} : { accessKeyId: this.options.accessKeyId }),
       });
       started = environment;

@@ -99,6 +99,16 @@ export function snsLine(result: SimulationResult): string {
   );
 }
 
+/**
+ * The DynamoDB line: requests refused with a transaction conflict, as DynamoDB refuses a request that meets an ongoing
+ * one on the same item, by operation.
+ */
+export function dynamoDbLine(result: SimulationResult): string {
+  const { refused, byOperation } = result.transactionConflicts;
+  const operations = Object.entries(byOperation).map(([operation, count]) => `${count} ${operation}`);
+  return `dynamodb: ${refused} request(s) refused with a transaction conflict` + (operations.length > 0 ? ` (${operations.join(', ')})` : '');
+}
+
 /** The whole report. */
 export function formatSummary(result: SimulationResult): string {
   const out: string[] = [];
@@ -115,6 +125,7 @@ export function formatSummary(result: SimulationResult): string {
         : ` · ${producer.byProducer.map((entry) => `${entry.producer} ${entry.succeeded}/${entry.total}`).join(', ')}`),
     relayLine(result),
     snsLine(result),
+    dynamoDbLine(result),
   );
   out.push(iamLine(result));
   const operator = result.operator;

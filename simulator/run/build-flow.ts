@@ -9,6 +9,7 @@ import { SimulatedQueue } from '../aws/queue';
 import { startSqsEndpoint } from '../aws/sqs-endpoint';
 import { SimulatedRelay } from '../aws/stream-relay';
 import { createTables, type LocalTable } from '../aws/tables';
+import { TransactionConflicts } from '../aws/transaction-conflicts';
 import { SimulatedTopic, type TopicSubscriptionTarget } from '../aws/topic';
 import type { VirtualClock } from '../aws/clock';
 import type { FaultPlan } from '../faults/fault-plan';
@@ -51,6 +52,8 @@ export interface LocalFlow {
   readonly environments: ReadonlyMap<ResourceKey, Readonly<Record<string, string>>>;
   /** IAM of the run: undefined when requests are not evaluated. */
   readonly access?: FlowAccess;
+  /** The run's one arbiter of transaction conflicts, shared by every DynamoDB proxy (the functions' and the operator's). */
+  readonly transactionConflicts: TransactionConflicts;
   /** Stops the runners and the SQS endpoint. */
   stop(): Promise<void>;
 }
@@ -97,6 +100,10 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
   for (const [key, table] of tables) {
     names.register(key, { ref: table.tableName, attributes: { Arn: table.tableArn, ...(table.streamArn ? { StreamArn: table.streamArn } : {}) } });
   }
+
+  // a Put names its item by the key attributes of the table's key schema, as the template defines it
+  const keySchemas = new Map(model.tables.map((table) => [tables.get(table.key)!.tableName, table.keySchema.map(({ AttributeName }) => AttributeName)]));
+  const transactionConflicts = new TransactionConflicts(async (tableName) => keySchemas.get(tableName));
 
   const access = deps.policyEngine !== undefined && model.access !== undefined ? new FlowAccess(model.access, names, tables, deps.policyEngine) : undefined;
   const queuesByUrl = new Map<string, SimulatedQueue>();
@@ -220,6 +227,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
           maxEnvironments: deps.concurrency,
           observer: deps.observer,
           decideFault: (invocationKey, request) => deps.decideFault(functionKey, invocationKey, request),
+          transactionConflicts,
           ...(access === undefined ? {} : { authorizeDynamoDb: access.dynamoDbCheck(functionKey), accessKeyId: access.accessKeyIdOf(functionKey) }),
         });
         runners.set(functionKey, runner);
@@ -269,7 +277,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
       ];
     });
 
-    return { names, tables, queues, relays, runners, mappings, subscribers, environments, stop, ...(access === undefined ? {} : { access }) };
+    return { names, tables, queues, relays, runners, mappings, subscribers, environments, transactionConflicts, stop, ...(access === undefined ? {} : { access }) };
   } catch (error) {
     await stop();
     throw error;

@@ -14,6 +14,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { VirtualClock } from '../aws/clock';
+import type { TransactionConflictFigures } from '../aws/transaction-conflicts';
 import { startDynamoDbLocal } from '../aws/dynamodb-local';
 import { readDeadLetters, type DeadLetterFinding } from '../check/dead-letters';
 import { checkAccess } from '../check/access';
@@ -76,6 +77,11 @@ export interface SimulationResult {
   readonly relay: RelayFigures;
   /** SNS → SQS deliveries: attempts that failed (and were retried), messages put on subscription DLQs, messages lost. */
   readonly sns: { readonly failedAttempts: number; readonly deadLettered: number; readonly undeliverable: number };
+  /**
+   * DynamoDB requests of the functions (and of the operator under its role) refused with a transaction conflict, as
+   * DynamoDB refuses a request that meets an ongoing one on the same item (DynamoDB Local never does; docs/SIMULATOR.md).
+   */
+  readonly transactionConflicts: TransactionConflictFigures;
   readonly subscribers: readonly SubscriberReport[];
   /** Every dead letter with its explanation, by subscriber name. */
   readonly deadLetters: ReadonlyMap<string, readonly DeadLetterFinding[]>;
@@ -240,7 +246,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       const operatorRole = options.scenario?.operatorRole;
       const operatorClient =
         operatorRole !== undefined && flow.access !== undefined && model.access !== undefined
-          ? await startOperatorClient(model.access, flow.access, operatorRole, clientConfig)
+          ? await startOperatorClient(model.access, flow.access, operatorRole, clientConfig, flow.transactionConflicts)
           : undefined;
       try {
         for (let pass = 1; pass <= MAX_OPERATOR_PASSES && roundsOutcome.cutOff === undefined; pass += 1) {
@@ -326,6 +332,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       producer: producerFigures,
       relay: relayFigures(ledger, committedEvents),
       sns: { failedAttempts: ledger.faultsOfKind('sns-delivery-failure'), deadLettered: ledger.snsDeadLettered, undeliverable: ledger.undeliverable.length },
+      transactionConflicts: flow.transactionConflicts.figures(),
       subscribers,
       deadLetters,
       violations,

@@ -14,6 +14,7 @@ function result(subscribers: SubscriberReport[], effectsNotCounted: string[]): S
     producer: { total: 2, succeeded: 2, retried: 0, failed: [] },
     relay: { streamRecords: 2, committedEvents: 2, failedAttempts: 0, deadLettered: 0, deadLetterMessages: 0, lost: 0 },
     sns: { failedAttempts: 0, deadLettered: 0, undeliverable: 0 },
+    transactionConflicts: { refused: 0, byOperation: {} },
     subscribers,
     deadLetters: new Map(),
     violations: [],
@@ -61,6 +62,14 @@ describe('formatSummary', () => {
     expect(text).toContain('VIOLATED: 2 invariant violation(s):');
     expect(text).toContain('  [producer-failed] 3 of 3 producer command(s) failed all 3 attempt(s)');
     expect(text).toContain('  [configuration-error] A: 4 dead letter(s) failed with Runtime.HandlerNotFound');
+  });
+
+  test('counts the DynamoDB requests refused with a transaction conflict, by operation, after the sns line', () => {
+    const none = formatSummary(result([subscriber('A', 2)], ['A']));
+    expect(none).toMatch(/\nsns: .*\ndynamodb: 0 request\(s\) refused with a transaction conflict\n/);
+
+    const some = formatSummary({ ...result([subscriber('A', 2)], ['A']), transactionConflicts: { refused: 5, byOperation: { TransactWriteItems: 3, PutItem: 2 } } });
+    expect(some).toContain('dynamodb: 5 request(s) refused with a transaction conflict (3 TransactWriteItems, 2 PutItem)\n');
   });
 
   test('points at subscribers that no event reached', () => {

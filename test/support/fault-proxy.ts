@@ -1,6 +1,9 @@
-import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createServer, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { readBody } from '../../simulator/aws/loopback-server';
+import { conflictReply, TransactionConflicts, type TransactionConflictFigures } from '../../simulator/aws/transaction-conflicts';
+import { describedKeySchemas } from './described-key-schemas';
 
 /**
  * A fault-injecting HTTP proxy on 127.0.0.1 in front of DynamoDB Local. It forwards every request unchanged (after
@@ -36,6 +39,16 @@ export interface FaultProxyOptions {
    * round trip to a real DynamoDB endpoint; requests wait concurrently, each its own delay. @default 0
    */
   readonly delayMs?: number;
+  /**
+   * Answers requests as real DynamoDB does when they meet an ongoing request on the same item (a
+   * `TransactionConflictException`, or a `TransactionCanceledException` with `TransactionConflict` reasons: see
+   * simulator/aws/transaction-conflicts.ts), which DynamoDB Local never does. The check comes after the `delayMs` wait,
+   * when the request would be forwarded; a refused request is answered at once and never forwarded. `true` gives the
+   * proxy its own arbiter, which reads key schemas from the upstream with DescribeTable; pass one
+   * {@link TransactionConflicts} to several proxies to arbitrate between all their requests.
+   * @default no conflicts: every request is forwarded, as DynamoDB Local serializes them
+   */
+  readonly transactionConflicts?: boolean | TransactionConflicts;
 }
 
 /** A running proxy. */
@@ -46,7 +59,16 @@ export interface FaultProxy {
   inject(rule: FaultRule): () => number;
   /** How many requests with `target` (or in total) the proxy has received. */
   requestCount(target?: string): number;
+  /** What the `transactionConflicts` arbiter refused so far (all proxies sharing it); none when the option is off. */
+  transactionConflictFigures(): TransactionConflictFigures;
   stop(): Promise<void>;
+}
+
+/** What goes back to the client: DynamoDB Local's reply, or DynamoDB's refusal of a conflicting request. */
+interface Reply {
+  readonly status: number;
+  readonly headers: OutgoingHttpHeaders;
+  readonly body: Buffer;
 }
 
 interface ActiveRule {
@@ -66,16 +88,12 @@ function throttle(response: ServerResponse, fault: Extract<Fault, { kind: 'throt
 
 function transactionConflict(response: ServerResponse, requestBody: Buffer): void {
   const actions = (JSON.parse(requestBody.toString('utf8')) as { TransactItems?: unknown[] }).TransactItems?.length ?? 1;
-  const reasons = Array.from({ length: actions }, (_, index) =>
-    index === 0 ? { Code: 'TransactionConflict', Message: 'Transaction is ongoing for the item' } : { Code: 'None' },
-  );
-  const body = JSON.stringify({
-    __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
-    Message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((reason) => reason.Code).join(', ')}]`,
-    CancellationReasons: reasons,
-  });
-  response.writeHead(400, { 'Content-Type': 'application/x-amz-json-1.0', 'Content-Length': Buffer.byteLength(body), 'x-amzn-RequestId': 'fault-proxy' });
-  response.end(body);
+  send(response, conflictReply('TransactWriteItems', Array.from({ length: actions }, (_, index) => index === 0)));
+}
+
+function send(response: ServerResponse, reply: Reply): void {
+  response.writeHead(reply.status, reply.headers);
+  response.end(reply.body);
 }
 
 /** Starts a proxy in front of `targetEndpoint` (e.g. DynamoDB Local's `http://127.0.0.1:8000`). */
@@ -83,11 +101,22 @@ export async function startFaultProxy(targetEndpoint: string, options: FaultProx
   const delayMs = options.delayMs ?? 0;
   if (!Number.isFinite(delayMs) || delayMs < 0) throw new RangeError(`delayMs must be a finite number of milliseconds >= 0, but was ${delayMs}`);
   const target = new URL(targetEndpoint);
+  // with `transactionConflicts: true`, the proxy's own arbiter learns key schemas through this client
+  const describer =
+    options.transactionConflicts === true
+      ? new DynamoDBClient({ endpoint: targetEndpoint, region: 'us-east-1', credentials: { accessKeyId: 'local', secretAccessKey: 'local' } })
+      : undefined;
+  const conflicts =
+    options.transactionConflicts instanceof TransactionConflicts
+      ? options.transactionConflicts
+      : describer === undefined
+        ? undefined
+        : new TransactionConflicts(describedKeySchemas(describer));
   const rules: ActiveRule[] = [];
   const counts = new Map<string, number>();
   const sockets = new Set<Socket>();
 
-  const forward = (incoming: IncomingMessage, body: Buffer): Promise<{ status: number; headers: IncomingMessage['headers']; body: Buffer }> =>
+  const forward = (incoming: IncomingMessage, body: Buffer): Promise<Reply> =>
     new Promise((resolve, reject) => {
       const outgoing = httpRequest(
         { host: target.hostname, port: target.port, method: incoming.method, path: incoming.url, headers: incoming.headers },
@@ -98,6 +127,17 @@ export async function startFaultProxy(targetEndpoint: string, options: FaultProx
       outgoing.on('error', reject);
       outgoing.end(body);
     });
+
+  // the conflict check comes when the request would be forwarded: a refused request is DynamoDB's answer, never forwarded
+  const forwardUnlessConflicting = async (incoming: IncomingMessage, operation: string, body: Buffer): Promise<Reply> => {
+    const admission = await conflicts?.admit(operation, body);
+    if (admission?.admitted === false) return admission.reply;
+    try {
+      return await forward(incoming, body);
+    } finally {
+      admission?.release();
+    }
+  };
 
   const server: Server = createServer((incoming, response) => {
     void (async () => {
@@ -118,14 +158,13 @@ export async function startFaultProxy(targetEndpoint: string, options: FaultProx
       }
       if (fault?.kind === 'throttle') return throttle(response, fault);
       if (fault?.kind === 'transaction-conflict') return transactionConflict(response, body);
-      const reply = await forward(incoming, body);
+      const reply = await forwardUnlessConflicting(incoming, amzTarget.slice(amzTarget.lastIndexOf('.') + 1), body);
       if (fault?.kind === 'drop-response') {
-        // DynamoDB has applied the request; the client never learns it
+        // DynamoDB has answered (and applied the request, unless it refused it with a conflict); the client never learns it
         incoming.socket.destroy();
         return;
       }
-      response.writeHead(reply.status, reply.headers);
-      response.end(reply.body);
+      send(response, reply);
     })().catch((error: unknown) => {
       response.writeHead(502, { 'Content-Type': 'text/plain' });
       response.end(`fault-proxy: ${String(error)}`);
@@ -151,10 +190,11 @@ export async function startFaultProxy(targetEndpoint: string, options: FaultProx
       for (const count of counts.values()) total += count;
       return total;
     },
+    transactionConflictFigures: () => conflicts?.figures() ?? { refused: 0, byOperation: {} },
     stop: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
         server.close(() => resolve());
-      }),
+      }).finally(() => describer?.destroy()),
   };
 }

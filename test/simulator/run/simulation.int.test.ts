@@ -58,6 +58,9 @@ describe('simulating the example app', () => {
     }
     expect(faultsOfKind(result, 'crash') + faultsOfKind(result, 'crash-after-commit')).toBeGreaterThan(0);
     expect(result.subscribers.reduce((sum, subscriber) => sum + subscriber.duplicatesSuppressed, 0)).toBeGreaterThan(0);
+    // requests refused with a transaction conflict (as DynamoDB refuses them; how many depends on timing) are counted by operation
+    const { refused, byOperation } = result.transactionConflicts;
+    expect(Object.values(byOperation).reduce((sum, count) => sum + count, 0)).toBe(refused);
     // the operator resolved the steps whose outcome the faults left unknown, and redrove their messages
     expect(result.operator).toBeDefined();
     expect((result.operator?.resolvedSuccess ?? 0) + (result.operator?.resolvedTryAgain ?? 0)).toBeGreaterThan(0);
