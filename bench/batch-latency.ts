@@ -3,9 +3,11 @@
  * (`BatchProcessor` + `makeIdempotent` with its DynamoDB persistence layer), side by side in one run, on the same
  * batches of 10 records, against a real DynamoDB Local behind a proxy that adds a fixed latency to every request, at
  * 0 % and 20 % redeliveries: p50 and p95 per batch, records per second, DynamoDB requests, WCU and RCU (AWS rule) per
- * record, and the exactly-once check of every run; ratios to Powertools.
+ * record, and the exactly-once check of every run; ratios to Powertools. By default (`--conflicts aws`) the proxy also
+ * refuses what DynamoDB refuses as a transaction conflict (a request on an item an ongoing transaction holds), which
+ * DynamoDB Local, serializing transactions, never does; `--conflicts none` measures without it.
  *
- *   npx tsx bench/batch-latency.ts [--batches N] [--seed S]
+ *   npx tsx bench/batch-latency.ts [--batches N] [--seed S] [--conflicts aws|none]
  *
  * Results (Markdown) go to standard output, progress to standard error. Timings vary from run to run (and with the
  * machine's load); counts and capacity depend only on the arguments, except where Powertools' concurrent records race.
@@ -31,20 +33,31 @@ import { ruleReadUnits, ruleWriteUnits, totalOf } from './support/report';
 /** Added latency per request, in milliseconds: none, and a real DynamoDB endpoint's round trip as the issue models it. */
 const DELAYS_MS = [0, 8] as const;
 const REDELIVERY_RATES = [0, 0.2] as const;
-const DEFAULTS = { batches: 40, seed: 42 };
+const DEFAULTS = { batches: 40, seed: 42, conflicts: 'aws' } as const;
 const MAX_BATCHES = 10_000;
-const USAGE = 'usage: npx tsx bench/batch-latency.ts [--batches N] [--seed S]';
+const USAGE = 'usage: npx tsx bench/batch-latency.ts [--batches N] [--seed S] [--conflicts aws|none]';
 
 function usage(problem: string): never {
   process.stderr.write(`${problem}\n${USAGE}\n`);
   process.exit(2);
 }
 
-function parseArguments(argv: readonly string[]): { batches: number; seed: number } {
+/** The bench's arguments. */
+interface Arguments {
+  readonly batches: number;
+  readonly seed: number;
+  /**
+   * `aws`: the proxies refuse what DynamoDB refuses as a transaction conflict (a request on an item an ongoing
+   * transaction holds), which DynamoDB Local, serializing transactions, never does; `none`: DynamoDB Local's behaviour.
+   */
+  readonly conflicts: 'aws' | 'none';
+}
+
+function parseArguments(argv: readonly string[]): Arguments {
   const values: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    const match = /^--(batches|seed)(?:=(.*))?$/.exec(arg);
+    const match = /^--(batches|seed|conflicts)(?:=(.*))?$/.exec(arg);
     if (match === null) usage(`unknown argument '${arg}'`);
     const value = match[2] ?? argv[++i];
     if (value === undefined) usage(`${arg} needs a value`);
@@ -54,7 +67,9 @@ function parseArguments(argv: readonly string[]): { batches: number; seed: numbe
   const seed = Number(values.seed ?? DEFAULTS.seed);
   if (!Number.isInteger(batches) || batches < 1 || batches > MAX_BATCHES) usage(`--batches must be a whole number from 1 to ${MAX_BATCHES}, but was '${values.batches}'`);
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) usage(`--seed must be a whole number from 0 to 4294967295, but was '${values.seed}'`);
-  return { batches, seed };
+  const conflicts = values.conflicts ?? DEFAULTS.conflicts;
+  if (conflicts !== 'aws' && conflicts !== 'none') usage(`--conflicts must be 'aws' or 'none', but was '${conflicts}'`);
+  return { batches, seed, conflicts };
 }
 
 /** The installed version of package `name` (found from its entry point upwards: some packages do not export `./package.json`). */
@@ -97,7 +112,7 @@ async function runOnce(kind: ConsumerKind, plan: DeliveryPlan, setup: { admin: D
   return { timed: timed as TimedRun, figures, handlerRuns: consumer.handlerRuns(), violations: await consumer.check(plan) };
 }
 
-async function run(args: { batches: number; seed: number }, local: DynamoDbLocal, proxies: ReadonlyMap<number, FaultProxy>): Promise<string> {
+async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<number, FaultProxy>): Promise<string> {
   const admin = client(local.endpoint);
   const prng = new Prng(args.seed);
   const plans = new Map(REDELIVERY_RATES.map((rate, index) => [rate, latencyPlan(new Prng((args.seed + 7919 * (index + 1)) >>> 0), args.batches, rate)] as const));
@@ -122,7 +137,10 @@ async function run(args: { batches: number; seed: number }, local: DynamoDbLocal
       const plan = plans.get(rate) as DeliveryPlan;
       for (const kind of CONSUMER_KINDS) {
         const started = Date.now();
+        const proxy = proxies.get(delayMs) as FaultProxy;
+        const refusedBefore = proxy.transactionConflictFigures().refused;
         const result = await runOnce(kind, plan, { admin, ...timing, prng }, `${kind.name} ${delayMs} ms`);
+        const conflictsRefused = proxy.transactionConflictFigures().refused - refusedBefore;
         const cost = capacityRuns.get(`${kind.name}@${rate}`) as RunResult;
         const records = plan.records.length;
         const writes = totalOf(cost.figures, (op) => !isReadOperation(op));
@@ -141,6 +159,7 @@ async function run(args: { batches: number; seed: number }, local: DynamoDbLocal
           rcuPerRecord: ruleReadUnits(cost.figures) / records,
           handlerRunsPerRecord: result.handlerRuns / records,
           failedRedelivered: result.timed.redelivered,
+          ...(args.conflicts === 'aws' ? { conflictsRefused } : {}),
           violations: [...result.violations, ...cost.violations.map((violation) => `capacity run: ${violation}`)],
         });
         progress(`${delayMs} ms, ${rate * 100} %, ${kind.name}: p50 ${percentile(result.timed.batchMs, 50).toFixed(1)} ms (${((Date.now() - started) / 1000).toFixed(1)} s)`);
@@ -153,7 +172,10 @@ async function run(args: { batches: number; seed: number }, local: DynamoDbLocal
   const out = [
     '# Time per batch: the four modes against Powertools (`BatchProcessor` + `makeIdempotent`)',
     '',
-    `- command: \`npx tsx bench/batch-latency.ts --batches ${args.batches} --seed ${args.seed}\``,
+    `- command: \`npx tsx bench/batch-latency.ts --batches ${args.batches} --seed ${args.seed} --conflicts ${args.conflicts}\``,
+    args.conflicts === 'aws'
+      ? '- transaction conflicts as AWS answers them: a request on an item an ongoing transaction holds is refused (`TransactionConflict`), which DynamoDB Local never does'
+      : '- transaction conflicts: none (DynamoDB Local serializes transactions; AWS would refuse some of these requests)',
     `- ${args.batches} batches of 10 records per row; added latency per request ${DELAYS_MS.join(' and ')} ms (fault proxy); redeliveries ${REDELIVERY_RATES.map((rate) => `${rate * 100} %`).join(' and ')}`,
     `- @aws-lambda-powertools/batch ${packageVersion('@aws-lambda-powertools/batch')}, @aws-lambda-powertools/idempotency ${packageVersion('@aws-lambda-powertools/idempotency')}; ` +
       `AWS SDK for JavaScript v3 ${packageVersion('@aws-sdk/client-dynamodb')}; Node.js ${process.versions.node}`,
@@ -193,7 +215,7 @@ async function main(): Promise<void> {
   }
   let exitCode = 0;
   try {
-    for (const delayMs of DELAYS_MS) proxies.set(delayMs, await startFaultProxy(local.endpoint, { delayMs }));
+    for (const delayMs of DELAYS_MS) proxies.set(delayMs, await startFaultProxy(local.endpoint, { delayMs, transactionConflicts: args.conflicts === 'aws' }));
     process.stdout.write(`${await run(args, local, proxies)}\n`);
   } catch (error) {
     exitCode = reportFailure(error);

@@ -3,12 +3,12 @@
  * concurrently, duplicates are answered by one batch read before any write, and exactly-once holds where records of
  * one batch meet (two copies of one event, two records on one item).
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { ConfigurationError } from '../../lambda/config';
 import { createTransactionalConsumer, MAX_CONFLICT_ATTEMPTS, type EventHandler, type TransactionalConsumerOptions } from '../../lambda/consumer/transactional-consumer';
 import { CONSUMER_METRICS } from '../../lambda/metrics';
 import { localClient } from '../support/dynamodb-client';
-import type { FaultProxy } from '../support/fault-proxy';
+import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { startLedgerTestbed, type Deposit, type LedgerTestbed } from '../support/proof/ledger-testbed';
 import { envelopeObject, outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from './helpers';
 
@@ -137,6 +137,23 @@ describe('concurrent records (issue 11, part 1)', () => {
     expect(others).toHaveLength(2);
     for (const other of others) expect(other.sent).toBeLessThan(first.answered);
     expect([await balance(shared), await balance(other1), await balance(other2)]).toEqual([7, 10, 20]);
+  });
+
+  test('under the conflict rule of real DynamoDB (the proxy refuses a transaction on an item an ongoing one holds): ten records on one item meet no conflict, one transaction each', async () => {
+    const aws = await startFaultProxy(inject('dynamoDbEndpoint'), { transactionConflicts: true });
+    try {
+      const { handler } = consumer({ client: localClient({ endpoint: aws.endpoint }), maxConcurrency: 10 });
+      const [shared, other] = [newAccount(), newAccount()];
+      const records = [...Array.from({ length: 9 }, (_, index) => deposit(shared, 2 ** index)), deposit(other, 1000)];
+
+      expect((await handler({ Records: records })).batchItemFailures).toEqual([]);
+
+      expect(aws.transactionConflictFigures().refused).toBe(0);
+      expect(aws.requestCount(TRANSACT)).toBe(10);
+      expect([await balance(shared), await balance(other)]).toEqual([511, 1000]);
+    } finally {
+      await aws.stop();
+    }
   });
 
   test('a TransactionConflict is retried inside the invocation (the handler runs again), and applies once', async () => {

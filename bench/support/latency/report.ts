@@ -20,6 +20,11 @@ export interface LatencyRow {
   readonly handlerRunsPerRecord: number;
   /** Records reported failed and redelivered by the run. */
   readonly failedRedelivered: number;
+  /**
+   * Requests of the timed run refused as DynamoDB refuses a request on an item an ongoing transaction holds
+   * (`TransactionConflict`), by the proxy's conflict model; undefined when the model was off.
+   */
+  readonly conflictsRefused?: number;
   /** Exactly-once violations of the timed run and of the capacity run. */
   readonly violations: readonly string[];
 }
@@ -41,8 +46,8 @@ export function referenceOf(rows: readonly LatencyRow[], row: LatencyRow): Laten
 export function renderLatencyTable(rows: readonly LatencyRow[]): string {
   const lines = [
     '| added latency | redeliveries | consumer | p50 ms/batch | p95 ms/batch | records/s | requests/record | WCU/record | RCU/record | handler runs/record | ' +
-      'p50 vs PT | p95 vs PT | records/s vs PT | requests vs PT | WCU vs PT | failed, redelivered | exactly-once |',
-    '|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
+      'p50 vs PT | p95 vs PT | records/s vs PT | requests vs PT | WCU vs PT | failed, redelivered | conflicts refused | exactly-once |',
+    '|---:|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|',
   ];
   for (const row of rows) {
     const pt = referenceOf(rows, row);
@@ -51,7 +56,7 @@ export function renderLatencyTable(rows: readonly LatencyRow[]): string {
       `| ${row.delayMs} ms | ${percent(row.redeliveryRate)} | ${row.consumer} | ${ms(row.p50Ms)} | ${ms(row.p95Ms)} | ${Math.round(row.recordsPerSecond)} | ` +
         `${fixed(row.requestsPerRecord)} | ${fixed(row.wcuPerRecord)}${failed} | ${fixed(row.rcuPerRecord)} | ${fixed(row.handlerRunsPerRecord)} | ` +
         `${ratio(row.p50Ms, pt.p50Ms)} | ${ratio(row.p95Ms, pt.p95Ms)} | ${ratio(row.recordsPerSecond, pt.recordsPerSecond)} | ` +
-        `${ratio(row.requestsPerRecord, pt.requestsPerRecord)} | ${ratio(row.wcuPerRecord, pt.wcuPerRecord)} | ${row.failedRedelivered} | ` +
+        `${ratio(row.requestsPerRecord, pt.requestsPerRecord)} | ${ratio(row.wcuPerRecord, pt.wcuPerRecord)} | ${row.failedRedelivered} | ${row.conflictsRefused ?? '—'} | ` +
         `${row.violations.length === 0 ? 'ok' : `**VIOLATED** (${row.violations.length})`} |`,
     );
   }
