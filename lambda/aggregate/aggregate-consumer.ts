@@ -113,11 +113,11 @@ function laneKey(location: AggregateLocation): string {
 
 /**
  * Creates the Lambda handler of an aggregate consumer. For each message: a strongly consistent read of the aggregate
- * (none for a message that follows another to the same aggregate in the batch: it starts from the aggregate as that one
- * wrote or found it, and the version condition below still decides); if its `processedMessages` list holds the event id, the message is a duplicate (or, when the payload fingerprint
- * prefix the entry keeps differs, a `PayloadMismatchError`); otherwise `apply` computes the new state and ONE
- * conditional Put writes it with the next `aggregateVersion` and the id appended, on the condition that the version is
- * still the one read. With events, that Put and the events' outbox Puts are one transaction. A lost race re-reads and
+ * (none for a message that follows another to the same aggregate in the batch: it starts from the aggregate as that
+ * one wrote or found it, and the version condition below still decides); if its `processedMessages` list holds the
+ * event id, the message is a duplicate (or, when the payload fingerprint prefix the entry keeps differs, a
+ * `PayloadMismatchError`); otherwise `apply` computes the new state and ONE conditional Put writes it with the next
+ * `aggregateVersion` and the id appended, on the condition that the version is still the one read. With events, that Put and the events' outbox Puts are one transaction. A lost race re-reads and
  * retries (jittered backoff); after `maxAttempts` the message fails with `ConcurrentModificationError` and SQS delivers
  * it again.
  *
