@@ -17,11 +17,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import * as path from 'node:path';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../test/support/dynamodb-local';
+import type { DynamoDbLocal } from '../test/support/dynamodb-local';
 import { startFaultProxy, type FaultProxy } from '../test/support/fault-proxy';
 import { isReadOperation } from './support/capacity-rules';
 import type { DeliveryPlan } from './support/deliveries';
-import { client, InvariantViolation, progress, reportFailure } from './support/fixtures';
+import { benchMain } from './support/bench-main';
+import { client, InvariantViolation, progress } from './support/fixtures';
 import { CONSUMER_KINDS, type ConsumerKind } from './support/latency/consumers';
 import { percentile } from './support/latency/percentile';
 import { renderLatencyTable, renderTargets, type LatencyRow } from './support/latency/report';
@@ -202,28 +203,13 @@ async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<n
 
 async function main(): Promise<void> {
   const args = parseArguments(process.argv.slice(2));
-  const started = Date.now();
-  progress('starting DynamoDB Local');
-  const local = await startDynamoDbLocal();
-  const proxies = new Map<number, FaultProxy>();
-  const stopAll = async (): Promise<void> => {
-    for (const proxy of proxies.values()) await proxy.stop();
-    await local.stop();
-  };
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => void stopAll().finally(() => process.exit(130)));
-  }
-  let exitCode = 0;
-  try {
-    for (const delayMs of DELAYS_MS) proxies.set(delayMs, await startFaultProxy(local.endpoint, { delayMs, transactionConflicts: args.conflicts === 'aws' }));
-    process.stdout.write(`${await run(args, local, proxies)}\n`);
-  } catch (error) {
-    exitCode = reportFailure(error);
-  } finally {
-    await stopAll();
-  }
-  progress(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  process.exitCode = exitCode;
+  await benchMain(async (local, stopWith) => {
+    const proxies = new Map<number, FaultProxy>();
+    for (const delayMs of DELAYS_MS) {
+      proxies.set(delayMs, stopWith(await startFaultProxy(local.endpoint, { delayMs, transactionConflicts: args.conflicts === 'aws' })));
+    }
+    return run(args, local, proxies);
+  });
 }
 
 void main();

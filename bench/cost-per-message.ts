@@ -10,11 +10,12 @@
  */
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { dynamoDbLocalDirectory, startDynamoDbLocal, type DynamoDbLocal } from '../test/support/dynamodb-local';
+import { dynamoDbLocalDirectory, type DynamoDbLocal } from '../test/support/dynamodb-local';
 import { startFaultProxy, type FaultProxy } from '../test/support/fault-proxy';
 import { calibrationSection } from './support/calibration';
 import { crashCheck } from './support/crash-check';
-import { client, InvariantViolation, progress, reportFailure, type Arguments, type BenchContext } from './support/fixtures';
+import { benchMain } from './support/bench-main';
+import { client, InvariantViolation, progress, type Arguments, type BenchContext } from './support/fixtures';
 import { writeUnits } from './support/item-size';
 import { Meter } from './support/meter';
 import { aggregateScenarios } from './support/modes/aggregate';
@@ -238,28 +239,7 @@ async function run(args: Arguments, local: DynamoDbLocal, proxy: FaultProxy): Pr
 
 async function main(): Promise<void> {
   const args = parseArguments(process.argv.slice(2));
-  const started = Date.now();
-  progress('starting DynamoDB Local');
-  const local = await startDynamoDbLocal();
-  let proxy: FaultProxy | undefined;
-  const stopAll = async (): Promise<void> => {
-    await proxy?.stop();
-    await local.stop();
-  };
-  for (const signal of ['SIGINT', 'SIGTERM'] as const) {
-    process.once(signal, () => void stopAll().finally(() => process.exit(130)));
-  }
-  let exitCode = 0;
-  try {
-    proxy = await startFaultProxy(local.endpoint);
-    process.stdout.write(`${await run(args, local, proxy)}\n`);
-  } catch (error) {
-    exitCode = reportFailure(error);
-  } finally {
-    await stopAll();
-  }
-  progress(`done in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-  process.exitCode = exitCode;
+  await benchMain(async (local, stopWith) => run(args, local, stopWith(await startFaultProxy(local.endpoint))));
 }
 
 void main();

@@ -47,11 +47,24 @@ export function atLeastOnce(
   return { distinct, deliveries, records: deliveries.map((delivery) => sqsRecord(prng, delivery.message, delivery.receiveCount)) };
 }
 
+/** One invocation of {@link deliverAll}: its round (0 for the records as given, then one per redelivery) and wall time. */
+export interface Invocation {
+  readonly round: number;
+  readonly elapsedMs: number;
+}
+
 /**
- * Delivers `records` in batches of {@link SQS_BATCH_SIZE}, then redelivers the ones reported as failed (as SQS does
- * after the visibility timeout) until none fail. Returns how many records were redelivered.
+ * Delivers `records` in batches of {@link SQS_BATCH_SIZE}, one invocation at a time, then redelivers the ones reported
+ * as failed (as SQS does after the visibility timeout, with `ApproximateReceiveCount` one higher) until none fail;
+ * `onInvocation` is told each invocation's wall time. Returns how many records were redelivered. Throws (naming
+ * `what`) if records still fail after {@link MAX_REDELIVERY_ROUNDS} rounds.
  */
-export async function deliverAll(handler: SqsBatchHandler, records: readonly SQSRecord[], what: string): Promise<number> {
+export async function deliverAll(
+  handler: SqsBatchHandler,
+  records: readonly SQSRecord[],
+  what: string,
+  onInvocation?: (invocation: Invocation) => void,
+): Promise<number> {
   let redelivered = 0;
   let queue = [...records];
   for (let round = 0; queue.length > 0; round++) {
@@ -59,7 +72,9 @@ export async function deliverAll(handler: SqsBatchHandler, records: readonly SQS
     const failed: SQSRecord[] = [];
     for (let start = 0; start < queue.length; start += SQS_BATCH_SIZE) {
       const batch = queue.slice(start, start + SQS_BATCH_SIZE);
+      const started = performance.now();
       const response = await handler({ Records: batch });
+      onInvocation?.({ round, elapsedMs: performance.now() - started });
       const failedIds = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
       failed.push(...batch.filter((record) => failedIds.has(record.messageId)));
     }

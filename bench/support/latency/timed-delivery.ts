@@ -1,6 +1,6 @@
 /** The batches of a latency run: the plan (SQS-shaped batches with redeliveries) and the clock around each invocation. */
 import type { SQSRecord, SqsBatchHandler } from '../../../lambda/index';
-import { atLeastOnce, MAX_REDELIVERY_ROUNDS, type DeliveryPlan } from '../deliveries';
+import { atLeastOnce, deliverAll, type DeliveryPlan } from '../deliveries';
 import { CUSTOMERS, customerId, newMessage, SQS_BATCH_SIZE, type Message } from '../fixtures';
 import type { Prng } from '../prng';
 
@@ -43,31 +43,16 @@ export interface TimedRun {
 }
 
 /**
- * Invokes `handler` with the plan's `records` in batches of {@link SQS_BATCH_SIZE}, one invocation at a time (one
- * Lambda instance), timing each; then redelivers the records reported failed, in batches, until none fail (their
- * invocations count in `totalMs`, not in `batchMs`). Throws (naming `what`) if records still fail after
- * {@link MAX_REDELIVERY_ROUNDS} rounds.
+ * Delivers the plan's `records` as {@link deliverAll} does (batches of {@link SQS_BATCH_SIZE}, one invocation at a time,
+ * as one Lambda instance; failed records redelivered until none fail), timing each invocation: the redeliveries count in
+ * `totalMs`, not in `batchMs`.
  */
 export async function timedDelivery(handler: SqsBatchHandler, records: readonly SQSRecord[], what: string): Promise<TimedRun> {
   const batchMs: number[] = [];
   let totalMs = 0;
-  let redelivered = 0;
-  let queue = [...records];
-  for (let round = 0; queue.length > 0; round++) {
-    if (round > MAX_REDELIVERY_ROUNDS) throw new Error(`${what}: ${queue.length} records still failing after ${MAX_REDELIVERY_ROUNDS} redeliveries`);
-    const failed: SQSRecord[] = [];
-    for (let start = 0; start < queue.length; start += SQS_BATCH_SIZE) {
-      const batch = queue.slice(start, start + SQS_BATCH_SIZE);
-      const started = performance.now();
-      const response = await handler({ Records: batch });
-      const elapsed = performance.now() - started;
-      totalMs += elapsed;
-      if (round === 0) batchMs.push(elapsed);
-      const failedIds = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
-      failed.push(...batch.filter((record) => failedIds.has(record.messageId)));
-    }
-    redelivered += failed.length;
-    queue = failed.map((record) => ({ ...record, attributes: { ...record.attributes, ApproximateReceiveCount: String(Number(record.attributes?.ApproximateReceiveCount ?? 1) + 1) } }));
-  }
+  const redelivered = await deliverAll(handler, records, what, ({ round, elapsedMs }) => {
+    totalMs += elapsedMs;
+    if (round === 0) batchMs.push(elapsedMs);
+  });
   return { batchMs, totalMs, redelivered };
 }
