@@ -8,16 +8,37 @@ import type { EventEnvelope } from './envelope';
 /** Prefix of every fingerprint, naming the algorithm so it can change without ambiguity. */
 export const FINGERPRINT_PREFIX = 'sha256:';
 
-/** JSON with object keys sorted at every level, so equal values always serialize to equal text. */
-export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item === undefined ? null : item)).join(',')}]`;
-  if (value !== null && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, item]) => item !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([key, item]) => `${JSON.stringify(key)}:${canonicalJson(item)}`).join(',')}}`;
+/** What JSON.stringify writes for `value` under `key`: the result of its `toJSON` (a Date's ISO string), or itself. */
+function jsonValueOf(value: unknown, key: string): unknown {
+  if (value !== null && typeof value === 'object' && typeof (value as { toJSON?: unknown }).toJSON === 'function') {
+    return (value as { toJSON: (key: string) => unknown }).toJSON(key);
   }
-  return JSON.stringify(value) ?? 'null';
+  // boxed primitives are written as their primitive
+  if (value instanceof Number || value instanceof String || value instanceof Boolean) return value.valueOf();
+  return value;
+}
+
+/** True for what JSON.stringify leaves out of an object (and writes as `null` in an array). */
+function omittedByJson(value: unknown): boolean {
+  return value === undefined || typeof value === 'function' || typeof value === 'symbol';
+}
+
+/**
+ * JSON with object keys sorted at every level, so equal values always serialize to equal text. It follows
+ * JSON.stringify's semantics exactly (`toJSON`, so a Date is its ISO string; members whose value is undefined, a
+ * function or a symbol left out; such array items written as `null`; non-finite numbers as `null`), so a value and its
+ * JSON round trip, which is what the outbox stores and the consumer receives, have the same canonical text.
+ */
+export function canonicalJson(value: unknown, key = ''): string {
+  const json = jsonValueOf(value, key);
+  if (Array.isArray(json)) return `[${json.map((item, index) => (omittedByJson(jsonValueOf(item, String(index))) ? 'null' : canonicalJson(item, String(index)))).join(',')}]`;
+  if (json !== null && typeof json === 'object') {
+    const entries = Object.entries(json as Record<string, unknown>)
+      .filter(([name, item]) => !omittedByJson(jsonValueOf(item, name)))
+      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+    return `{${entries.map(([name, item]) => `${JSON.stringify(name)}:${canonicalJson(item, name)}`).join(',')}}`;
+  }
+  return JSON.stringify(json) ?? 'null';
 }
 
 /**

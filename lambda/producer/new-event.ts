@@ -42,8 +42,37 @@ function nonEmpty(value: unknown, field: string): string {
   return value;
 }
 
-/** Serializes `data` once, failing with a clear message when JSON cannot carry it. */
+/**
+ * The path of the first Map or Set in `value` (`data.lines`, `data[0]`), or undefined. JSON.stringify writes both as
+ * `{}`, so an event carrying one would be stored without its contents and nobody told.
+ */
+function lossyCollectionPath(value: unknown, path: string, seen: Set<object>): { path: string; kind: 'Map' | 'Set' } | undefined {
+  if (value === null || typeof value !== 'object' || seen.has(value)) return undefined;
+  if (value instanceof Map) return { path, kind: 'Map' };
+  if (value instanceof Set) return { path, kind: 'Set' };
+  if (typeof (value as { toJSON?: unknown }).toJSON === 'function') return undefined; // it says how it is written
+  seen.add(value);
+  if (Array.isArray(value)) {
+    for (const [index, item] of value.entries()) {
+      const found = lossyCollectionPath(item, `${path}[${index}]`, seen);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  for (const [name, item] of Object.entries(value)) {
+    const found = lossyCollectionPath(item, /^[A-Za-z_$][\w$]*$/.test(name) ? `${path}.${name}` : `${path}[${JSON.stringify(name)}]`, seen);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** Serializes `data` once, failing with a clear message when JSON cannot carry it (or would silently drop a Map's or Set's contents). */
 function assertSerializable(data: unknown, type: string): void {
+  const lossy = lossyCollectionPath(data, 'data', new Set());
+  if (lossy !== undefined) {
+    const convert = lossy.kind === 'Map' ? 'Object.fromEntries(map)' : 'Array.from(set)';
+    throw new InvalidEventError(`event '${type}' data holds a ${lossy.kind} at ${lossy.path}, which JSON writes as {}: convert it before emitting (e.g. ${convert})`);
+  }
   let json: string | undefined;
   try {
     json = JSON.stringify(data);

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
 import { canonicalJson, derivedEventId, payloadFingerprint } from '../../lambda/fingerprint';
 
@@ -8,6 +9,31 @@ describe('canonicalJson', () => {
 
   test('drops undefined object members and writes undefined array items as null, as JSON.stringify does', () => {
     expect(canonicalJson({ a: undefined, b: [undefined, 1] })).toBe('{"b":[null,1]}');
+  });
+});
+
+describe('canonicalJson follows JSON semantics: it fingerprints what is stored', () => {
+  test('a Date is its ISO string, as JSON.stringify writes it (toJSON)', () => {
+    expect(canonicalJson({ at: new Date('2026-11-26T10:00:00.000Z') })).toBe('{"at":"2026-11-26T10:00:00.000Z"}');
+  });
+
+  test('any toJSON is called with its key, and members whose JSON value is undefined are dropped', () => {
+    const custom = { toJSON: (key: string) => `custom:${key}` };
+    expect(canonicalJson({ a: custom, b: () => 1, c: [() => 1, Symbol('s')] })).toBe('{"a":"custom:a","c":[null,null]}');
+  });
+
+  test('property: the fingerprint of a value equals the fingerprint of its JSON round trip (what the outbox stores)', () => {
+    const leaf = fc.oneof(fc.string(), fc.double(), fc.integer(), fc.boolean(), fc.constant(null), fc.constant(undefined), fc.date({ noInvalidDate: true }));
+    const { tree } = fc.letrec((tie) => ({
+      tree: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('tree'), { maxLength: 4 }), fc.dictionary(fc.string({ maxLength: 6 }), tie('tree'), { maxKeys: 4 })),
+    }));
+    fc.assert(
+      fc.property(tree, (data) => {
+        const stored = JSON.parse(JSON.stringify({ type: 'T', data: data === undefined ? null : data })) as { type: string; data: unknown };
+        expect(payloadFingerprint({ type: 'T', data: data === undefined ? null : data })).toBe(payloadFingerprint(stored));
+      }),
+      { numRuns: 300 },
+    );
   });
 });
 

@@ -47,6 +47,9 @@ describe('buildEnvelope', () => {
     ['undefined data', { type: 'T', data: undefined }, /event 'T' data must be a JSON value, but was undefined/],
     ['BigInt data', { type: 'T', data: { n: 1n } }, /event 'T' data cannot be serialized to JSON/],
     ['an invalid time', { type: 'T', data: 1, time: new Date('nope') }, /event 'T' time must be a valid Date/],
+    // JSON.stringify writes a Map or a Set as {}: the stored event would silently lose its contents
+    ['a Map in the data', { type: 'T', data: { lines: new Map([['a', 1]]) } }, /event 'T' data holds a Map at data\.lines, which JSON writes as \{\}: convert it .*Object\.fromEntries/],
+    ['a Set in the data', { type: 'T', data: [new Set([1])] }, /event 'T' data holds a Set at data\[0\], which JSON writes as \{\}: convert it .*Array\.from/],
   ])('fails on %s', (_name, event, message) => {
     expect(() => buildEnvelope(event, defaults)).toThrow(InvalidEventError);
     expect(() => buildEnvelope(event, defaults)).toThrow(message);

@@ -310,6 +310,21 @@ describe('Outbox.transactWriteOnce: a retry-safe producer in one call (issue 12,
     expect(await itemsWithEventId(`order-placed-${orderId}`)).toHaveLength(1);
   });
 
+  test("a retry whose data holds a Date (or any value with toJSON, or an undefined member) is answered 'already written', not refused as a reused id", async () => {
+    const orderId = `order-${crypto.randomUUID()}`;
+    const outbox = new Outbox({ client, config });
+    const input = () => ({
+      items: [placeOrder(orderId)],
+      events: [{ id: `order-placed-${orderId}`, type: 'OrderPlaced', data: { orderId, placedAt: new Date('2026-11-26T10:00:00.000Z'), note: undefined, lines: [undefined, 1] } }],
+    });
+    await outbox.transactWriteOnce(input());
+
+    const retried = await outbox.transactWriteOnce(input());
+
+    expect(retried.written).toBe(false);
+    expect(retried.events[0]?.data).toEqual({ orderId, placedAt: '2026-11-26T10:00:00.000Z', lines: [null, 1] });
+  });
+
   test('the same event id with another payload is not a retry: TransactionCancelledError, as transactWrite throws', async () => {
     const orderId = `order-${crypto.randomUUID()}`;
     const outbox = new Outbox({ client, config });
