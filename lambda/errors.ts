@@ -93,12 +93,18 @@ export class MessageBlockedError extends EventFlowError {
   public readonly eventId: string;
   /** The step whose outcome is unknown (`effect` in lease mode). */
   public readonly step: string;
+  /**
+   * The version of the processing record as blocked, when known: the runtime records the dead letter's send on that
+   * version only (see `PROCESSING_RECORD.BLOCKED_DEAD_LETTER_SQS_MESSAGE_ID_ATTRIBUTE`).
+   */
+  public readonly recordVersion?: number;
 
-  public constructor(message: string, details: { eventId: string; step: string }, options?: ErrorOptions) {
+  public constructor(message: string, details: { eventId: string; step: string; recordVersion?: number }, options?: ErrorOptions) {
     super(message, options);
     this.name = 'MessageBlockedError';
     this.eventId = details.eventId;
     this.step = details.step;
+    if (details.recordVersion !== undefined) this.recordVersion = details.recordVersion;
   }
 }
 
@@ -164,6 +170,20 @@ export class InvalidWriteError extends PermanentError {
   public constructor(message: string, options?: ErrorOptions) {
     super(message, options);
     this.name = 'InvalidWriteError';
+  }
+}
+
+/**
+ * A write DynamoDB refused as invalid in the item's CURRENT state (`ValidationException`), which another event can
+ * change: a document path into a map that does not exist yet (`SET days.#day = :v` before the event that creates
+ * `days`), an operand of the wrong type in the stored item, an attribute the expression reads that the item lacks.
+ * On a standard queue events arrive in any order, so it is not permanent: the message fails like any other error and
+ * is retried, and the queue's maxReceiveCount decides when it goes to the dead-letter queue.
+ */
+export class ItemStateValidationError extends EventFlowError {
+  public constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ItemStateValidationError';
   }
 }
 

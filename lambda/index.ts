@@ -78,6 +78,7 @@ export {
   TransactionCancelledError,
   TransactionLimitError,
   InvalidWriteError,
+  ItemStateValidationError,
   type FailedTransactionAction,
   type TransactionActionKind,
 } from './errors';

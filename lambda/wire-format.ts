@@ -97,6 +97,15 @@ export const PROCESSING_RECORD = {
    * back (its dead letter may not have been sent) is dead-lettered again.
    */
   BLOCKED_SQS_MESSAGE_ID_ATTRIBUTE: 'blockedSqsMessageId',
+  /**
+   * The SQS message id of a delivery whose dead letter of the blocked message was sent AND confirmed (the send
+   * succeeded), recorded after the send. Only then (or when `blockedBody` keeps the message) is another copy of the
+   * message acknowledged as already-blocked: otherwise the copy is dead-lettered, since SQS may have moved the blocking
+   * delivery to the DLQ itself (without our reason attributes) and a redrive gives it a new message id.
+   */
+  BLOCKED_DEAD_LETTER_SQS_MESSAGE_ID_ATTRIBUTE: 'blockedDeadLetterSqsMessageId',
+  /** When that dead letter's send was recorded (ISO-8601). */
+  BLOCKED_DEAD_LETTER_AT_ATTRIBUTE: 'blockedDeadLetterAt',
   /** The sparse global secondary index of blocked messages (`blockedSubscriber`, `blockedAt`). */
   BLOCKED_INDEX_NAME: 'BlockedMessages',
   CREATED_AT_ATTRIBUTE: 'createdAt',

@@ -55,7 +55,10 @@ export interface AggregateConsumerOptions<TData, TState> extends ConsumerOptions
    * dead-letters, anything else retries).
    */
   readonly locate: (envelope: EventEnvelope<TData>) => AggregateLocation;
-  /** The change. */
+  /**
+   * The change. It runs once per attempt: again, on the newer state, each time a concurrent writer changed the
+   * aggregate first (up to `maxAttempts` times per delivery), each time with a fresh event parsed again from the message.
+   */
   readonly apply: AggregateHandler<TData, TState>;
   /**
    * How many applied message ids the aggregate remembers (newest kept). A redelivery is recognised while its id is in
@@ -146,7 +149,7 @@ export function createAggregateConsumer<TData = unknown, TState extends object =
   const outbox = consumerOutbox(options.outbox, client, now);
   const store = new AggregateStore({ client, knownKeySchemas: outbox === undefined ? undefined : new Map([[outbox.tableName, outbox.keySchema]]) });
 
-  const execute = async (envelope: EventEnvelope<TData>, context: MessageContext) => {
+  const execute = async (envelope: EventEnvelope<TData>, context: MessageContext<TData>) => {
     const location = options.locate(envelope);
     assertLocation(location, envelope.id);
     // the aggregate as the previous message of this batch to it wrote it: no read needed (its version is checked by the write)
@@ -171,7 +174,8 @@ export function createAggregateConsumer<TData = unknown, TState extends object =
         context.handOff.set(lane, read); // unchanged: the next message to this aggregate starts from it too
         return { outcome: 'duplicate' as const, fields: { aggregateVersion: read.version } };
       }
-      const change = await options.apply(read.state as TState | undefined, envelope, context);
+      // a fresh event each attempt: an apply that changes its event in place must not change it twice
+      const change = await options.apply(read.state as TState | undefined, context.freshEnvelope(), context);
       assertOwnState(change?.state, location, envelope.id);
       const events = (change.events ?? []).map((event, index) => prepareEvent(event, index));
       const processed = appendProcessed(read.processed, received, maxProcessed);

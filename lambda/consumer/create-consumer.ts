@@ -53,6 +53,13 @@ export interface ConsumerOptions<TData> {
 
 /** The default of `maxConcurrency`. */
 export const DEFAULT_CONCURRENCY = 10;
+
+/**
+ * The fewest parsed records a batch needs for the batch read (where the mode has one). With one record the read only
+ * adds a round trip: the record's own conditional write recognises a redelivery too (measured in docs/BENCHMARKS.md,
+ * "Batch read at batch size 1").
+ */
+export const MIN_RECORDS_FOR_BATCH_READ = 2;
 /** The largest `maxConcurrency` (the DynamoDB client's default socket pool is 50; each record holds one at a time). */
 export const MAX_CONCURRENCY = 50;
 
@@ -70,8 +77,14 @@ export interface BatchHandlerSetup<TData> {
   readonly execute: MessageExecutor<TData>;
   /** Metrics the mode's executor counts besides the outcomes (see `ExecutionResult.metrics`). @default none */
   readonly additionalMetrics?: readonly string[];
-  /** Where the batch read finds the records that prove a message applied. @default no batch read (aggregate mode) */
+  /**
+   * Where the batch read finds the records that prove a message applied. A batch of one record skips the read: its
+   * own write (the inbox Put, the claim) answers a redelivery in the same round trip the read would cost.
+   * @default no batch read (aggregate mode)
+   */
   readonly knownRecordsSource?: KnownRecordsSource;
+  /** See `MessageDependencies.onBlockedDeadLetter`. @default nothing recorded */
+  readonly onBlockedDeadLetter?: MessageDependencies<TData>['onBlockedDeadLetter'];
   /**
    * Messages with the same lane run one after another, never at once (besides FIFO groups and copies of one event).
    * @default the event id
@@ -140,8 +153,9 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
     const outcomes: Partial<Record<RecordOutcome, number>> = {};
     const parsed = new Map<object, ParsedBody>(event.Records.map((record) => [record, parseRecordBody(record, logPayloadValues)]));
     const eventIds = [...parsed.values()].flatMap((body) => ('envelope' in body ? [body.envelope.id] : []));
+    // a one-record batch pays the read and then its own write anyway, which answers a redelivery by itself: no read
     const knownRecords =
-      setup.knownRecordsSource === undefined || eventIds.length === 0
+      setup.knownRecordsSource === undefined || eventIds.length < MIN_RECORDS_FOR_BATCH_READ
         ? undefined
         : await KnownRecords.read(setup.knownRecordsSource, eventIds, now(), logger);
     const deps: MessageDependencies<TData> = {
@@ -157,6 +171,7 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
       knownRecords,
       itemLocks: new ItemLocks(),
       handOff: new Map(),
+      onBlockedDeadLetter: setup.onBlockedDeadLetter,
     };
     try {
       return await processBatch(

@@ -175,6 +175,15 @@ export class Inbox {
     this.keySchemas = new Map([...(options.knownKeySchemas ?? []), [options.tableName, { partitionKey: TABLE_SCHEMA.PARTITION_KEY }]]);
   }
 
+  /**
+   * A new write token (see `INBOX_ITEM.LAST_WRITE_ATTRIBUTE`). Pass one token to every {@link Inbox.commit} of one
+   * delivery, so a commit that landed but was not seen (its response lost) is recognised by the next attempt as this
+   * delivery's own.
+   */
+  public newWriteToken(): string {
+    return this.options.newWriteToken();
+  }
+
   /** The inbox partition key value of an event: `<subscriber>#<eventId>`. */
   public key(eventId: string): string {
     return recordKey(this.options.subscriberName, eventId);
@@ -219,8 +228,13 @@ export class Inbox {
    *   it for a limit only DynamoDB can check (two Puts of one item in a table of unknown key schema, an Update that grows
    *   an item past 400 KB)
    * @throws InvalidWriteError when a staged value cannot be marshalled (before sending), or DynamoDB refuses the write
-   *   as invalid (`ValidationException`)
+   *   as invalid whatever the items hold (`ValidationException`)
+   * @throws ItemStateValidationError when DynamoDB refuses the write as invalid in an item's current state (a map it
+   *   sets a path in does not exist yet): retried, as another event may change that state
    * @throws TransactionCancelledError when DynamoDB cancels it for another reason (business condition, conflict, throttling)
+   *
+   * `writeToken` marks the inbox record as this commit's (one token for all attempts of one delivery, see
+   * {@link Inbox.newWriteToken}): a live record carrying it was written by this delivery, so the outcome is `processed`.
    *
    * With `itemLocks`, the transaction is sent only once no other commit of the batch holding one of its items is
    * under way (see item-locks.ts); a staged Put counts when its table's key is known (the outbox, the inbox, or a table
@@ -232,10 +246,10 @@ export class Inbox {
     fingerprint: string,
     events: readonly PreparedEvent[] = [],
     itemLocks?: ItemLocks,
+    writeToken: string = this.newWriteToken(),
   ): Promise<CommitResult> {
     // an id too long for the inbox key could never be recorded: dead-letter it rather than retry it
     assertInboxKeyFits(this.options.subscriberName, envelope.id, this.key(envelope.id));
-    const writeToken = this.options.newWriteToken();
     const record = this.recordPut(envelope, this.options.now(), fingerprint, writeToken);
     if (staged.length === 0 && events.length === 0) return this.putAlone(envelope, record, fingerprint, writeToken);
     const actions: TransactWriteItem[] = [...staged, ...events.map((event) => event.action), { Put: record }];
@@ -262,7 +276,12 @@ export class Inbox {
       if (isTransactionCanceled(error)) {
         const codes = cancellationReasonCodes(error);
         // a live inbox record wins over any other reason: the event's effects are already applied
-        if (codes[inboxIndex] === CONDITIONAL_CHECK_FAILED) return this.duplicate(envelope, cancellationItem(error, inboxIndex), fingerprint);
+        if (codes[inboxIndex] === CONDITIONAL_CHECK_FAILED) {
+          const stored = cancellationItem(error, inboxIndex);
+          // this delivery's own earlier attempt committed (its response was lost): applied once, by this delivery
+          if (stored !== undefined && storedString(stored, INBOX_ITEM.LAST_WRITE_ATTRIBUTE) === writeToken) return { outcome: 'processed' };
+          return this.duplicate(envelope, stored, fingerprint);
+        }
         const existing = existingDerivedEvents(codes, derived);
         if (existing !== undefined) {
           return {

@@ -25,7 +25,14 @@ export interface HandlerContext {
 }
 
 /** What a mode's executor gets: the handler context plus the payload fingerprint and the batch's item locks. */
-export interface MessageContext extends HandlerContext {
+export interface MessageContext<TData = unknown> extends HandlerContext {
+  /**
+   * A new copy of the event, parsed again from the message body (and checked again by `parse`), for each run of the
+   * user's code: a handler, `apply` or step that changes its event in place must not see that change again when it
+   * runs again in the same delivery (a transaction conflict, a lost version race, the next step). Executors pass this
+   * to user code and keep the envelope they were given for themselves.
+   */
+  readonly freshEnvelope: () => EventEnvelope<TData>;
   /** The payload fingerprint of the envelope as delivered (see fingerprint.ts). */
   readonly fingerprint: string;
   /** The batch's locks on the items its records commit (see item-locks.ts): one per invocation, shared by its records. */
@@ -56,7 +63,16 @@ export interface ExecutionResult {
  * - {@link MessageBlockedError}: dead-lettered now as `blocked`, the record waits for an operator;
  * - anything else: `failed`, so SQS delivers the message again.
  */
-export type MessageExecutor<TData> = (envelope: EventEnvelope<TData>, context: MessageContext) => Promise<ExecutionResult>;
+export type MessageExecutor<TData> = (envelope: EventEnvelope<TData>, context: MessageContext<TData>) => Promise<ExecutionResult>;
+
+/** What a mode learns when the dead letter of a message it blocked was sent (the send confirmed). */
+export interface BlockedDeadLetter {
+  readonly eventId: string;
+  /** The SQS message id of the delivery whose dead letter holds the message. */
+  readonly sqsMessageId: string;
+  /** The version of the processing record the block was decided on (see `MessageBlockedError.recordVersion`). */
+  readonly recordVersion?: number;
+}
 
 /**
  * Checks and types an event's data, e.g. `(data) => OrderPlacedSchema.parse(data)` with zod. A throw means the
@@ -86,6 +102,12 @@ export interface MessageDependencies<TData> {
   readonly itemLocks?: ItemLocks;
   /** The batch's hand-offs between records of one lane (see `MessageContext.handOff`). @default this record's alone */
   readonly handOff?: Map<string, unknown>;
+  /**
+   * Called once the dead letter of a blocked message was sent, so the mode can record that the message is kept (lease
+   * and multi-step modes: a later copy is then acknowledged as already-blocked). A throw is logged; the message is
+   * acknowledged all the same, as its dead letter holds it. @default nothing recorded
+   */
+  readonly onBlockedDeadLetter?: (deadLetter: BlockedDeadLetter) => Promise<void>;
   /**
    * Keep payload values in error messages (a schema error's echo of the refused value, the start of a body that is not
    * JSON) in the logs and the dead-letter attributes, for debugging.
@@ -157,6 +179,15 @@ async function deadLetter<TData>(
     log.error('failed', { ...fields, outcome: 'failed', error, publishError, detail: 'dead-letter send failed; left for SQS redrive' });
     return 'failed';
   }
+  if (outcome === 'blocked' && eventId !== undefined && deps.onBlockedDeadLetter !== undefined) {
+    const recordVersion = (error as { recordVersion?: unknown }).recordVersion;
+    try {
+      await deps.onBlockedDeadLetter({ eventId, sqsMessageId: record.messageId, ...(typeof recordVersion === 'number' ? { recordVersion } : {}) });
+    } catch (recordError) {
+      // the dead letter holds the message; a later copy is dead-lettered too instead of acknowledged, which is safe
+      log.warn('dead letter sent but not recorded', { ...fields, error: recordError, detail: 'a later copy of this message is dead-lettered too' });
+    }
+  }
   log.error(outcome, { ...fields, outcome, error });
   return outcome;
 }
@@ -225,8 +256,19 @@ export async function processMessage<TData>(
       log.debug('duplicate', { ...elapsed(), outcome: 'duplicate', detail: 'recognised by the batch read: no handler run, nothing written' });
       return 'duplicate';
     }
-    const envelope = parsePayload(raw, deps.parse, deps.logPayloadValues === true);
-    const context: MessageContext = { sqsRecord: record, lambdaContext: deps.lambdaContext, logger: log, fingerprint, itemLocks: deps.itemLocks ?? new ItemLocks(), handOff: deps.handOff ?? new Map() };
+    const logPayloadValues = deps.logPayloadValues === true;
+    const envelope = parsePayload(raw, deps.parse, logPayloadValues);
+    // parsed again for each run of user code: what one run changes in place never reaches the next
+    const freshEnvelope = (): EventEnvelope<TData> => parsePayload(parseEnvelope<unknown>(record.body, { logPayloadValues }), deps.parse, logPayloadValues);
+    const context: MessageContext<TData> = {
+      sqsRecord: record,
+      lambdaContext: deps.lambdaContext,
+      logger: log,
+      fingerprint,
+      itemLocks: deps.itemLocks ?? new ItemLocks(),
+      handOff: deps.handOff ?? new Map(),
+      freshEnvelope,
+    };
     const result = await deps.execute(envelope, context);
     for (const name of result.metrics ?? []) deps.countMetric?.(name);
     // a later copy of this event in the batch is then a duplicate without a write (a blocked one is not applied)

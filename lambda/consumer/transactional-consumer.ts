@@ -42,7 +42,8 @@ function lostConflict(error: unknown): boolean {
  * {@link MAX_CONFLICT_ATTEMPTS} times with jittered exponential backoff; the last conflict is thrown (the message is
  * then retried by SQS). Before a retry it also waits for the batch's commits under way to finish (one of them may hold
  * the item, e.g. through a staged Put whose key the item locks could not tell). The handler runs again on each
- * attempt: it only stages writes, so that is safe.
+ * attempt, with a fresh event parsed again from the message: it only stages writes, so that is safe, and a change it
+ * made in place to the previous attempt's event is gone.
  */
 async function commitWithConflictRetries<T>(attempt: () => Promise<T>, itemLocks: ItemLocks): Promise<T & { readonly attempts: number }> {
   for (let attempts = 1; ; attempts++) {
@@ -58,7 +59,13 @@ async function commitWithConflictRetries<T>(attempt: () => Promise<T>, itemLocks
 
 /** Options of {@link createTransactionalConsumer}. */
 export interface TransactionalConsumerOptions<TData> extends ConsumerOptions<TData> {
-  /** The business logic, called once per delivery of an event that was not processed before. */
+  /**
+   * The business logic, for each delivery of an event that was not processed before. It may run more than once per
+   * delivery: up to {@link MAX_CONFLICT_ATTEMPTS} times when DynamoDB refuses the commit because another transaction
+   * held one of its items at that moment (`TransactionConflict`). Each run gets a fresh event, parsed again from the
+   * message, and a new transaction; only the last run's staged writes commit. So stage writes on `tx` and keep effects
+   * outside DynamoDB out of it (use lease or multi-step mode for those).
+   */
   readonly handle: EventHandler<TData>;
   /** @default read from the environment once, at creation (`loadConsumerConfig`); throws `ConfigurationError` if incomplete */
   readonly config?: ConsumerConfig;
@@ -117,12 +124,16 @@ export function createTransactionalConsumer<TData = unknown>(options: Transactio
       ? {}
       : { knownRecordsSource: { client, tableName: config.inboxTableName, subscriberName: config.subscriberName, accepts: 'inbox-or-completed' as const } }),
     execute: async (envelope, context) => {
+      // one token for every attempt of this delivery: an attempt whose commit landed unseen (its response lost, the
+      // SDK's retry refused) is recognised by the next attempt as this delivery's own, so `processed`, not `duplicate`
+      const writeToken = inbox.newWriteToken();
       const { tx, result, attempts } = await commitWithConflictRetries(async () => {
         const tx = new TransactionBuilder({
           prepareEvent: emittedEventPreparer({ outbox, subscriberName: config.subscriberName, consumedEventId: envelope.id }),
         });
-        await options.handle(envelope, tx, context);
-        return { tx, result: await inbox.commit(envelope, tx.items, context.fingerprint, tx.events, context.itemLocks) };
+        // a fresh event each attempt: a handler that changes its event in place must not change it twice
+        await options.handle(context.freshEnvelope(), tx, context);
+        return { tx, result: await inbox.commit(envelope, tx.items, context.fingerprint, tx.events, context.itemLocks, writeToken) };
       }, context.itemLocks);
       if (result.unverifiedPayload !== undefined) {
         context.logger.warn('payload not verified', { detail: `${result.unverifiedPayload}; acknowledged as a duplicate`, fingerprint: context.fingerprint });

@@ -54,6 +54,8 @@ export function createLeaseProcessingHandler<TData>(setup: LeaseProcessingSetup<
     ...(options.batchRead === true
       ? { knownRecordsSource: { client, tableName: config.inboxTableName, subscriberName: config.subscriberName, accepts: 'completed' as const } }
       : {}),
+    // the blocked message's dead letter was sent: noted on the record, so a later copy is acknowledged, not dead-lettered
+    onBlockedDeadLetter: async ({ eventId, sqsMessageId, recordVersion }) => void (await store.recordBlockedDeadLetter(eventId, sqsMessageId, recordVersion)),
     execute: createStepExecutor<TData>({
       store,
       steps: setup.steps,

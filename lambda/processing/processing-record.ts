@@ -41,6 +41,12 @@ export interface BlockedState {
   readonly body?: string;
   /** The SQS message id of the delivery that blocked it (and dead-lettered it); absent on records of older writers. */
   readonly sqsMessageId?: string;
+  /**
+   * The SQS message id of a delivery whose dead letter of this message was sent and confirmed; absent until one was
+   * (the send failed, or the invocation died before it). Another copy is acknowledged as already-blocked only when
+   * this or `body` says the message is kept.
+   */
+  readonly deadLetterSqsMessageId?: string;
 }
 
 /** A processing record, read from the table. */
@@ -125,6 +131,7 @@ export function parseProcessingRecord(item: Readonly<Record<string, unknown>>): 
   const blockedSubscriber = text(item[A.BLOCKED_SUBSCRIBER_ATTRIBUTE]);
   const blockedBody = text(item[A.BLOCKED_BODY_ATTRIBUTE]);
   const blockedSqsMessageId = text(item[A.BLOCKED_SQS_MESSAGE_ID_ATTRIBUTE]);
+  const deadLetterSqsMessageId = text(item[A.BLOCKED_DEAD_LETTER_SQS_MESSAGE_ID_ATTRIBUTE]);
   const blocked: BlockedState | undefined =
     status === RECORD_STATUS.BLOCKED || blockedSubscriber !== undefined
       ? {
@@ -133,6 +140,7 @@ export function parseProcessingRecord(item: Readonly<Record<string, unknown>>): 
           reason: text(item[A.BLOCKED_REASON_ATTRIBUTE]) ?? '',
           ...(blockedBody !== undefined ? { body: blockedBody } : {}),
           ...(blockedSqsMessageId !== undefined ? { sqsMessageId: blockedSqsMessageId } : {}),
+          ...(deadLetterSqsMessageId !== undefined ? { deadLetterSqsMessageId } : {}),
         }
       : undefined;
   const rawResolutions = item[A.RESOLUTIONS_ATTRIBUTE];

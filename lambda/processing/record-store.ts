@@ -407,12 +407,12 @@ export class ProcessingRecordStore {
    * The holder blocks the record for an operator: step `step` stays PROCESSING (its outcome is unknown), the record
    * becomes BLOCKED with the reason, the delivery's SQS message id and (if kept) its body, and its TTL is removed so it
    * can never expire unseen. When the body would take the record over DynamoDB's item limit, the record is blocked
-   * without it.
+   * without it. Returns the record's new version.
    *
    * @throws LeaseLostError when this delivery no longer holds the record
    */
-  public async blockHeld(held: HeldRecord, reason: string, delivery: SQSRecord): Promise<void> {
-    await this.withoutBodyIfTooLarge((keepBody) =>
+  public async blockHeld(held: HeldRecord, reason: string, delivery: SQSRecord): Promise<number> {
+    return this.withoutBodyIfTooLarge((keepBody) =>
       this.fencedUpdate(held, this.blockedAttributes(reason, delivery, keepBody), this.blockedRemovals(delivery.body, keepBody), 'blocking the message'),
     );
   }
@@ -439,6 +439,46 @@ export class ProcessingRecordStore {
       ),
     );
     return result.applied;
+  }
+
+  /**
+   * Records that the dead letter of the blocked message was sent by delivery `sqsMessageId` (the send succeeded), so a
+   * later copy of the message can be acknowledged as already-blocked: the dead-letter queue holds the message. Written
+   * only while the record is still BLOCKED at `recordVersion` (the version the block was decided on), so it never
+   * lands on a record an operator resolved (and maybe blocked again) since. Neither the version nor the last write
+   * changes: this is a note on the block, not a change of state, and an operator's resolve of the version they saw
+   * still goes through.
+   *
+   * @returns false when the record is no longer that block (nothing written)
+   */
+  public async recordBlockedDeadLetter(eventId: string, sqsMessageId: string, recordVersion?: number): Promise<boolean> {
+    const versionCondition = recordVersion === undefined ? '' : ' AND #version = :version';
+    try {
+      await this.options.client.send(
+        new UpdateCommand({
+          TableName: this.options.tableName,
+          Key: { [TABLE_SCHEMA.PARTITION_KEY]: this.key(eventId) },
+          UpdateExpression: 'SET #deadLetter = :sqsMessageId, #deadLetterAt = :at',
+          ConditionExpression: `#status = :blocked${versionCondition}`,
+          ExpressionAttributeNames: {
+            '#deadLetter': A.BLOCKED_DEAD_LETTER_SQS_MESSAGE_ID_ATTRIBUTE,
+            '#deadLetterAt': A.BLOCKED_DEAD_LETTER_AT_ATTRIBUTE,
+            '#status': A.STATUS_ATTRIBUTE,
+            ...(recordVersion === undefined ? {} : { '#version': A.VERSION_ATTRIBUTE }),
+          },
+          ExpressionAttributeValues: {
+            ':sqsMessageId': sqsMessageId,
+            ':at': this.options.now().toISOString(),
+            ':blocked': RECORD_STATUS.BLOCKED,
+            ...(recordVersion === undefined ? {} : { ':version': recordVersion }),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailed(error)) return false;
+      throw error;
+    }
   }
 
   /**
@@ -471,7 +511,14 @@ export class ProcessingRecordStore {
 
   private blockedRemovals(body: string, keepBody: boolean): string[] {
     // no TTL while blocked: the record must wait for the operator however long that takes
-    const removals: string[] = [TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE, A.OWNER_ATTRIBUTE, A.LEASE_EXPIRES_AT_ATTRIBUTE];
+    // a new block has no confirmed dead letter yet: that is recorded once its send succeeds
+    const removals: string[] = [
+      TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE,
+      A.OWNER_ATTRIBUTE,
+      A.LEASE_EXPIRES_AT_ATTRIBUTE,
+      A.BLOCKED_DEAD_LETTER_SQS_MESSAGE_ID_ATTRIBUTE,
+      A.BLOCKED_DEAD_LETTER_AT_ATTRIBUTE,
+    ];
     // a body that is not kept leaves no older one behind
     if (!keepsBody(body, keepBody)) removals.push(A.BLOCKED_BODY_ATTRIBUTE);
     return removals;

@@ -55,6 +55,17 @@ interface AlreadyBlocked {
   readonly alreadyBlocked: string;
 }
 
+/**
+ * What keeps a blocked message, said for the log, or undefined when nothing is known to: the record's copy of its
+ * body, or a dead letter whose send was confirmed and recorded. Only then may another copy be acknowledged.
+ */
+function keeperOf(record: ProcessingRecordView): string | undefined {
+  if (record.blocked?.body !== undefined) return 'the record keeps the message body';
+  const deadLetter = record.blocked?.deadLetterSqsMessageId;
+  if (deadLetter !== undefined) return `the dead letter of SQS message '${deadLetter}' holds the message (its send was confirmed)`;
+  return undefined;
+}
+
 /** Whether an SQS message is a dead letter this runtime sent (it carries the reason), e.g. redriven from the DLQ. */
 function isDeadLetter(record: SQSRecord): boolean {
   return record.messageAttributes?.[DEAD_LETTER_ATTRIBUTE.ERROR_NAME] !== undefined;
@@ -73,7 +84,7 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
   /** Decides what an existing record means for this delivery: a duplicate, an error, or a takeover. */
   async function resolveExisting(
     envelope: EventEnvelope<TData>,
-    context: MessageContext,
+    context: MessageContext<TData>,
     existing: ProcessingRecordView | undefined,
     owner: string,
   ): Promise<HeldRecord | 'duplicate' | AlreadyBlocked> {
@@ -95,22 +106,23 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
     if (existing.status === RECORD_STATUS.BLOCKED) {
       const step = existing.activeStep ?? '(unknown)';
       const since = `since ${existing.blocked?.at ?? '(unknown)'} at step '${step}'`;
-      const blockedBy = existing.blocked?.sqsMessageId;
-      if (blockedBy !== undefined && blockedBy !== context.sqsRecord.messageId && !isDeadLetter(context.sqsRecord)) {
-        // another copy (an SNS or relay duplicate): the blocking delivery's dead letter holds the message, and a second
-        // one would only add to the operator's queue
+      const keptBy = keeperOf(existing);
+      if (keptBy !== undefined && !isDeadLetter(context.sqsRecord)) {
+        // another copy (an SNS or relay duplicate, or this message again after its dead letter was sent): the message is
+        // kept, and a second dead letter would only add to the operator's queue
         return {
           alreadyBlocked:
-            `blocked for an operator ${since} by SQS message '${blockedBy}', whose dead letter holds the message; this copy is ` +
+            `blocked for an operator ${since} by SQS message '${existing.blocked?.sqsMessageId ?? '(unknown)'}'; ${keptBy}; this copy is ` +
             'acknowledged without another dead letter or write. Resolve the record, then redrive that dead letter',
         };
       }
-      // the only copy there may be: the blocking delivery's own message (its dead letter may not have been sent), a dead
-      // letter redriven before the block was resolved, or a record of an older writer that did not say which delivery blocked it
+      // nothing is known to keep the message, so this copy may be the only one: the blocking delivery's dead-letter send
+      // failed or never happened (and SQS may have moved it to the DLQ itself, without our reason; a redrive from there
+      // gives it a new message id), a dead letter redriven before the block was resolved, or a record of an older writer
       throw new MessageBlockedError(
         `event '${envelope.id}' is blocked for an operator ${since}: ${existing.blocked?.reason ?? ''} ` +
           '(resolve the record before redriving its dead letter, or this happens again)',
-        { eventId: envelope.id, step },
+        { eventId: envelope.id, step, recordVersion: existing.version },
       );
     }
     // live until its expiry plus the clock-skew allowance (the holder's clock may be behind ours); the takeover and the
@@ -135,7 +147,7 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
         });
       }
       context.logger.warn('lease expired mid-step; blocked', { step, previousOwner: existing.owner, version: existing.version + 1 });
-      throw new MessageBlockedError(reason, { eventId: envelope.id, step });
+      throw new MessageBlockedError(reason, { eventId: envelope.id, step, recordVersion: existing.version + 1 });
     }
     const held = await store.takeOver(existing, owner, existing.activeStep !== undefined);
     context.logger.info('took over', {
@@ -148,9 +160,10 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
   }
 
   /** Blocks the held record after step `step` ended with an unknown outcome; always throws. */
-  async function block(held: HeldRecord, step: string, reason: string, cause: unknown, context: MessageContext, log: Logger): Promise<never> {
+  async function block(held: HeldRecord, step: string, reason: string, cause: unknown, context: MessageContext<TData>, log: Logger): Promise<never> {
+    let recordVersion: number;
     try {
-      await store.blockHeld(held, reason, context.sqsRecord);
+      recordVersion = await store.blockHeld(held, reason, context.sqsRecord);
     } catch (blockError) {
       if (isLeaseLost(blockError)) {
         log.error('step effect may have run under a lost lease', { step, error: blockError, stepError: cause });
@@ -162,7 +175,7 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
         { cause: blockError },
       );
     }
-    throw new MessageBlockedError(reason, { eventId: held.eventId, step }, { cause });
+    throw new MessageBlockedError(reason, { eventId: held.eventId, step, recordVersion }, { cause });
   }
 
   /**
@@ -198,7 +211,7 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
   }
 
   /** Handles a step's throw: release and rethrow, or block; always throws. */
-  async function fail(held: HeldRecord, step: string, error: unknown, context: MessageContext, log: Logger): Promise<never> {
+  async function fail(held: HeldRecord, step: string, error: unknown, context: MessageContext<TData>, log: Logger): Promise<never> {
     const kind = classify(options.classifyError, error);
     if (kind === 'unknown') {
       const reason =
@@ -215,7 +228,7 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
   }
 
   /** Runs the held record's steps from its active step on; returns how many ran. */
-  async function runSteps(envelope: EventEnvelope<TData>, context: MessageContext, start: HeldRecord): Promise<number> {
+  async function runSteps(context: MessageContext<TData>, start: HeldRecord): Promise<number> {
     let held = start;
     let ran = 0;
     while (held.activeStep !== undefined) {
@@ -241,7 +254,9 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
       };
       let output: StepOutput;
       try {
-        output = await definition.run(envelope, stepContext);
+        // a fresh event for each step: what one step changes in place must not reach the next (a redelivery that resumes
+        // at the next step would not see it either)
+        output = await definition.run(context.freshEnvelope(), stepContext);
       } catch (error) {
         return fail(held, step, error, context, log);
       }
@@ -278,7 +293,7 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
       if ('alreadyBlocked' in resolved) return { outcome: 'already-blocked', fields: { detail: resolved.alreadyBlocked } };
       held = resolved;
     }
-    const stepsRun = await runSteps(envelope, context, held);
+    const stepsRun = await runSteps(context, held);
     return { outcome: 'processed', fields: { stepsRun } };
   };
 }

@@ -1,11 +1,34 @@
 /**
- * Writes no retry can cure: staged values the DocumentClient cannot marshal (checked before sending, with the SDK's
- * own marshaller and the client's options), and requests DynamoDB refuses as invalid (`ValidationException`). Both are
- * {@link InvalidWriteError}s, so the consumer dead-letters the message at once with the reason.
+ * Writes DynamoDB refuses as invalid. Those no retry can cure: staged values the DocumentClient cannot marshal (checked
+ * before sending, with the SDK's own marshaller and the client's options), and requests DynamoDB refuses as invalid
+ * whatever the item holds (`ValidationException`: a syntax error, an unused value, a low-level attribute value); both
+ * are {@link InvalidWriteError}s, so the consumer dead-letters the message at once with the reason. And those that
+ * depend on the item's current state, which another event can change ({@link ItemStateValidationError}): retried.
  */
 import { convertToAttr, type marshallOptions } from '@aws-sdk/util-dynamodb';
 import type { TransactWriteItem } from '@aws-sdk/lib-dynamodb';
-import { InvalidWriteError } from '../errors';
+import { InvalidWriteError, ItemStateValidationError } from '../errors';
+
+/**
+ * DynamoDB's messages for an expression that is valid but does not fit the item as it is now: another event may create
+ * the map, the attribute or the type it needs. Checked against DynamoDB Local's answers (test/lambda/exactly-once-defects.int.test.ts)
+ * and the messages the DynamoDB Developer Guide quotes for update expressions.
+ */
+export const ITEM_STATE_VALIDATION_MESSAGES: readonly RegExp[] = [
+  /The document path provided in the update expression is invalid for update/i,
+  /An operand in the update expression has an incorrect data type/i,
+  /The provided expression refers to an attribute that does not exist in the item/i,
+];
+
+/** True when DynamoDB's validation message depends on the item's current state (see {@link ITEM_STATE_VALIDATION_MESSAGES}). */
+export function dependsOnItemState(message: string): boolean {
+  return ITEM_STATE_VALIDATION_MESSAGES.some((pattern) => pattern.test(message));
+}
+
+/** What a retry of a write refused in the item's current state means for the message. */
+const RETRIED_IN_ITS_STATE =
+  'the item does not have what the expression needs yet (another event may create it: on a standard queue events ' +
+  "arrive in any order), so the message is retried; the queue's maxReceiveCount decides when it is dead-lettered";
 
 /** What a handler's staged values must be, said with every marshalling error. */
 const PLAIN_VALUES =
@@ -54,17 +77,25 @@ export function assertWritable(actions: readonly TransactWriteItem[], describe: 
 /**
  * The {@link InvalidWriteError} for a write DynamoDB refused as invalid: a `ValidationException` (the request as a
  * whole, e.g. `Incorrect operand type for operator or function; operator: ADD, operand type: MAP`), or a cancelled
- * transaction whose reason for some action is `ValidationError`. Call it after `limitErrorOf`, which claims the
- * ValidationExceptions that are limits. Returns `undefined` for any other error.
+ * transaction whose reason for some action is `ValidationError`; or the {@link ItemStateValidationError} when the
+ * refusal depends on the item's current state (see {@link ITEM_STATE_VALIDATION_MESSAGES}), which is retried. Call it
+ * after `limitErrorOf`, which claims the ValidationExceptions that are limits. Returns `undefined` for any other error.
  */
-export function invalidWriteErrorOf(error: unknown, describe: (index: number) => string): InvalidWriteError | undefined {
+export function invalidWriteErrorOf(error: unknown, describe: (index: number) => string): InvalidWriteError | ItemStateValidationError | undefined {
   if (!(error instanceof Error)) return undefined;
   if (error.name === 'ValidationException') {
+    if (dependsOnItemState(error.message)) {
+      return new ItemStateValidationError(`DynamoDB refused the write in the item's current state: ${error.message}; ${RETRIED_IN_ITS_STATE}`, { cause: error });
+    }
     return new InvalidWriteError(`DynamoDB refused the write as invalid: ${error.message}; ${PLAIN_VALUES}`, { cause: error });
   }
   if (error.name !== 'TransactionCanceledException') return undefined;
   const reasons = (error as { CancellationReasons?: ReadonlyArray<{ Code?: string; Message?: string }> }).CancellationReasons ?? [];
   const index = reasons.findIndex((reason) => reason.Code === 'ValidationError');
   if (index < 0) return undefined;
-  return new InvalidWriteError(`DynamoDB refused action ${index} (${describe(index)}) as invalid: ${reasons[index]?.Message ?? '(no message)'}`, { cause: error });
+  const message = reasons[index]?.Message ?? '(no message)';
+  if (dependsOnItemState(message)) {
+    return new ItemStateValidationError(`DynamoDB refused action ${index} (${describe(index)}) in the item's current state: ${message}; ${RETRIED_IN_ITS_STATE}`, { cause: error });
+  }
+  return new InvalidWriteError(`DynamoDB refused action ${index} (${describe(index)}) as invalid: ${message}`, { cause: error });
 }

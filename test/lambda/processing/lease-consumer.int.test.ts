@@ -298,12 +298,59 @@ describe('createLeaseConsumer', () => {
     expect(lines.filter((line) => line.outcome !== undefined).at(-1)).toMatchObject({
       level: 'INFO',
       sqsMessageId: `sqs-copy-${message.id}`,
-      detail: expect.stringMatching(/blocked for an operator since .* at step 'effect' by SQS message 'sqs-.+', whose dead letter holds the message/),
+      detail: expect.stringMatching(
+        /blocked for an operator since .* at step 'effect' by SQS message 'sqs-.+'; the dead letter of SQS message 'sqs-.+' holds the message \(its send was confirmed\)/,
+      ),
     });
     expect(emf.map((line) => JSON.parse(line) as Record<string, unknown>)).toEqual([
       expect.objectContaining({ Blocked: 1, AlreadyBlocked: 0 }),
       expect.objectContaining({ Blocked: 0, AlreadyBlocked: 1 }),
     ]);
+  });
+
+  test('a copy redriven with a new message id, after SQS moved the blocked message to the DLQ itself (our dead letter never sent), is dead-lettered: the event is not lost', async () => {
+    const message = newMessage();
+    // the blocking delivery's own dead-letter send fails: SQS keeps the message and, at maxReceiveCount, moves it to
+    // the DLQ itself, without our reason attributes; a redrive gives it a NEW message id
+    const failing = consumer({ handle: () => Promise.reject(new Error('connection reset after sending')), deadLetter: new RecordingDeadLetterPublisher(true) });
+    const first = await deliver(failing.handler, message);
+    expect(first.batchItemFailures).toHaveLength(1);
+    expect(await record(message.id)).toMatchObject({ status: { S: 'BLOCKED' } });
+    const { handler, deadLetter, lines } = consumer({ handle: () => Promise.reject(new Error('must not run')) });
+
+    const response = await handler({ Records: [sqsRecord(message.body, { messageId: `sqs-redriven-by-sqs-${message.id}` })] });
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(deadLetter.published.map((letter) => [letter.sourceMessageId, letter.errorName])).toEqual([[`sqs-redriven-by-sqs-${message.id}`, 'MessageBlockedError']]);
+    expect(outcomesOf(lines)).toEqual(['blocked']);
+  });
+
+  test('a copy of a blocked message is acknowledged as already-blocked only once the blocking dead letter was confirmed and recorded', async () => {
+    const message = newMessage();
+    const { handler, deadLetter, lines } = consumer({ handle: () => Promise.reject(new Error('connection reset after sending')) });
+    await deliver(handler, message);
+
+    expect(await record(message.id)).toMatchObject({ status: { S: 'BLOCKED' }, blockedDeadLetterSqsMessageId: { S: `sqs-${message.id}` } });
+    await handler({ Records: [sqsRecord(message.body, { messageId: `sqs-copy-${message.id}` })] });
+    expect(deadLetter.published.map((letter) => letter.sourceMessageId)).toEqual([`sqs-${message.id}`]);
+    expect(outcomesOf(lines)).toEqual(['blocked', 'already-blocked']);
+  });
+
+  test('with the body kept on the record, a copy of a blocked message is acknowledged even when no dead letter was confirmed', async () => {
+    const message = newMessage();
+    const failing = consumer({
+      handle: () => Promise.reject(new Error('connection reset after sending')),
+      deadLetter: new RecordingDeadLetterPublisher(true),
+      config: { ...config, keepBlockedMessageBody: true },
+    });
+    await deliver(failing.handler, message);
+    const { handler, deadLetter, lines } = consumer({ config: { ...config, keepBlockedMessageBody: true } });
+
+    const response = await handler({ Records: [sqsRecord(message.body, { messageId: `sqs-copy-${message.id}` })] });
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(deadLetter.published).toEqual([]);
+    expect(outcomesOf(lines)).toEqual(['already-blocked']);
   });
 
   test('a dead letter of a blocked message redriven before the block is resolved goes back to the DLQ (it is the only copy)', async () => {
@@ -325,20 +372,37 @@ describe('createLeaseConsumer', () => {
     ]);
     expect(deadLetter.published[1]?.errorMessage).toMatch(/is blocked for an operator since .* at step 'effect'.*resolve the record before redriving/);
     expect(outcomesOf(lines)).toEqual(['blocked', 'blocked']);
-    expect(await record(message.id)).toEqual(before);
+    // the record is unchanged but for the note naming the dead letter now holding the message
+    expect(await record(message.id)).toEqual({ ...before, blockedDeadLetterSqsMessageId: { S: `sqs-redriven-${message.id}` }, blockedDeadLetterAt: expect.anything() });
   });
 
-  test('the message whose delivery blocked it, delivered again (its dead letter may not have been sent), goes to the DLQ again, the record unchanged', async () => {
+  test('the message whose delivery blocked it, delivered again after its dead-letter send failed, goes to the DLQ again, the record unchanged but for the note of that send', async () => {
     const message = newMessage();
-    const { handler, deadLetter } = consumer({ handle: () => Promise.reject(new Error('connection reset after sending')) });
-    await deliver(handler, message);
+    const failing = consumer({ handle: () => Promise.reject(new Error('connection reset after sending')), deadLetter: new RecordingDeadLetterPublisher(true) });
+    await deliver(failing.handler, message);
     const before = await record(message.id);
+    const { handler, deadLetter } = consumer({ handle: () => Promise.reject(new Error('must not run')) });
 
     await deliver(handler, message, 2);
 
-    expect(deadLetter.published.map((letter) => letter.errorName)).toEqual(['MessageBlockedError', 'MessageBlockedError']);
-    expect(deadLetter.published[1]?.errorMessage).toMatch(/is blocked for an operator since .* at step 'effect': step 'effect' failed with an unknown outcome/);
-    expect(await record(message.id)).toEqual(before);
+    expect(deadLetter.published.map((letter) => letter.errorName)).toEqual(['MessageBlockedError']);
+    expect(deadLetter.published[0]?.errorMessage).toMatch(/is blocked for an operator since .* at step 'effect': step 'effect' failed with an unknown outcome/);
+    const after = await record(message.id);
+    expect(after).toMatchObject({ blockedDeadLetterSqsMessageId: { S: `sqs-${message.id}` } });
+    const { blockedDeadLetterSqsMessageId: _note, blockedDeadLetterAt: _at, ...rest } = after ?? {};
+    expect(rest).toEqual(before);
+  });
+
+  test('the message whose delivery blocked it, delivered again after its dead letter was sent (its acknowledgement lost), is acknowledged: one dead letter', async () => {
+    const message = newMessage();
+    const { handler, deadLetter, lines } = consumer({ handle: () => Promise.reject(new Error('connection reset after sending')) });
+    await deliver(handler, message);
+
+    const response = await deliver(handler, message, 2);
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(deadLetter.published.map((letter) => letter.sourceMessageId)).toEqual([`sqs-${message.id}`]);
+    expect(outcomesOf(lines)).toEqual(['blocked', 'already-blocked']);
   });
 
   test("with onExpiredLease 'retry', a record whose holder crashed mid-effect is taken over and the effect runs again", async () => {
@@ -576,29 +640,39 @@ describe('createLeaseConsumer', () => {
   });
 
   test.each([
-    // [PutItem, UpdateItem, GetItem, BatchGetItem] per delivery
-    { batchRead: false, duplicate: [1, 0, 0, 0], perBatchRead: 0, what: 'the failed claim answers a duplicate (1 write unit), no reads' },
-    { batchRead: true, duplicate: [0, 0, 0, 1], perBatchRead: 1, what: 'the batch read answers a duplicate with no write; one batch read per batch' },
-  ])('DynamoDB requests per message with batchRead $batchRead: 2 writes processed, 2 blocked, 1 blocked again; $what', async ({ batchRead, duplicate, perBatchRead }) => {
-    const counted = localClient({ endpoint: proxy.endpoint });
-    const processed = consumer({ client: counted, batchRead });
-    const blocking = consumer({ client: counted, batchRead, handle: () => Promise.reject(new Error('timeout')) });
-    const requests = (target: string) => proxy.requestCount(target);
-    const snapshot = () => [requests(PUT), requests(UPDATE), requests(GET), requests('DynamoDB_20120810.BatchGetItem')];
-    const delta = async (run: () => Promise<unknown>) => {
-      const before = snapshot();
-      await run();
-      return snapshot().map((count, index) => count - (before[index] as number));
-    };
-    const message = newMessage();
-    const unlucky = newMessage();
+    // [PutItem, UpdateItem, GetItem, BatchGetItem] per delivery of a one-record batch, which never pays the batch read
+    { batchRead: false, duplicateInPair: [2, 1, 0, 0], perPairRead: 0, what: 'the failed claim answers a duplicate (1 write unit), no reads' },
+    { batchRead: true, duplicateInPair: [1, 1, 0, 1], perPairRead: 1, what: 'in a batch of two the batch read answers a duplicate with no write' },
+  ])(
+    'DynamoDB requests per message with batchRead $batchRead: 2 writes processed, 3 blocked (the dead letter recorded), 1 for a copy; $what',
+    async ({ batchRead, duplicateInPair, perPairRead }) => {
+      const counted = localClient({ endpoint: proxy.endpoint });
+      const processed = consumer({ client: counted, batchRead });
+      const blocking = consumer({ client: counted, batchRead, handle: () => Promise.reject(new Error('timeout')) });
+      const requests = (target: string) => proxy.requestCount(target);
+      const snapshot = () => [requests(PUT), requests(UPDATE), requests(GET), requests('DynamoDB_20120810.BatchGetItem')];
+      const delta = async (run: () => Promise<unknown>) => {
+        const before = snapshot();
+        await run();
+        return snapshot().map((count, index) => count - (before[index] as number));
+      };
+      const message = newMessage();
+      const unlucky = newMessage();
+      const fresh = newMessage();
 
-    expect(await delta(() => deliver(processed.handler, message))).toEqual([1, 1, 0, perBatchRead]);
-    expect(await delta(() => deliver(processed.handler, message, 2))).toEqual(duplicate);
-    expect(processed.mailbox.count(message.id)).toBe(1);
-    expect(await delta(() => deliver(blocking.handler, unlucky))).toEqual([1, 1, 0, perBatchRead]);
-    expect(await delta(() => deliver(blocking.handler, unlucky, 2))).toEqual([1, 0, 0, perBatchRead]);
-  });
+      expect(await delta(() => deliver(processed.handler, message))).toEqual([1, 1, 0, 0]);
+      expect(await delta(() => deliver(processed.handler, message, 2))).toEqual([1, 0, 0, 0]); // one record: no batch read
+      // a batch of the duplicate and a new message: the new one is claimed and completed (1 + 1); the duplicate costs a
+      // failed claim without the batch read, nothing with it
+      const pair = { Records: [sqsRecord(message.body, { messageId: `sqs-pair-${message.id}`, receiveCount: 3 }), sqsRecord(fresh.body, { messageId: `sqs-${fresh.id}` })] };
+      expect(await delta(() => processed.handler(pair))).toEqual([duplicateInPair[0], duplicateInPair[1], 0, perPairRead]);
+      expect(processed.mailbox.count(message.id)).toBe(1);
+      // claim, block, and the note that the dead letter was sent
+      expect(await delta(() => deliver(blocking.handler, unlucky))).toEqual([1, 2, 0, 0]);
+      // the same message again (its acknowledgement lost): its dead letter is known to hold it, so only the claim that found it
+      expect(await delta(() => deliver(blocking.handler, unlucky, 2))).toEqual([1, 0, 0, 0]);
+    },
+  );
 
   test('throttled writes are retried by the SDK', async () => {
     const message = newMessage();
