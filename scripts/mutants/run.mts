@@ -1,0 +1,61 @@
+/**
+ * `npm run test:mutants`: applies each planted mutation of lambda/ (mutants.ts) alone, runs its test files, and
+ * reports whether they caught it (a failing run kills the mutant). The source is restored after each, and on Ctrl-C.
+ * Exit code 0 only when every mutant was killed. `-- <id> ...` runs only those mutants. The model-based tests run with
+ * IEF_MODEL_RUNS=40 here (a longer search than in `npm test`), unless the environment sets it.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import * as path from 'node:path';
+import { MUTANTS, type Mutant } from './mutants';
+
+const root = path.resolve(import.meta.dirname, '..', '..');
+const only = new Set(process.argv.slice(2));
+const selected = MUTANTS.filter((mutant) => only.size === 0 || only.has(mutant.id));
+let pending: { file: string; original: string } | undefined;
+
+const restore = (): void => {
+  if (pending !== undefined) writeFileSync(pending.file, pending.original);
+  pending = undefined;
+};
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    restore();
+    process.exit(130);
+  });
+}
+
+function apply(mutant: Mutant): void {
+  const file = path.join(root, mutant.file);
+  const original = readFileSync(file, 'utf8');
+  const occurrences = original.split(mutant.find).length - 1;
+  if (occurrences !== 1) throw new Error(`mutant '${mutant.id}': its code occurs ${occurrences} times in ${mutant.file}, not once; update scripts/mutants/mutants.ts`);
+  pending = { file, original };
+  writeFileSync(file, original.replace(mutant.find, mutant.replace));
+}
+
+const results: Array<{ mutant: Mutant; killed: boolean; seconds: number; evidence: string }> = [];
+for (const mutant of selected) {
+  const started = Date.now();
+  apply(mutant);
+  let run;
+  try {
+    run = spawnSync('npx', ['vitest', 'run', '--bail=1', '--reporter=dot', ...mutant.tests], {
+      cwd: root,
+      encoding: 'utf8',
+      timeout: 600_000,
+      env: { ...process.env, IEF_MODEL_RUNS: process.env.IEF_MODEL_RUNS ?? '40' },
+    });
+  } finally {
+    restore();
+  }
+  const output = `${run.stdout}\n${run.stderr}`;
+  const killed = run.status !== 0;
+  const evidence = killed ? (output.match(/(event [^\n]{0,200}|AssertionError[^\n]{0,200}|FAIL [^\n]{0,200})/)?.[0] ?? `exit ${run.status ?? run.signal}`) : 'every test passed';
+  const seconds = Math.round((Date.now() - started) / 1000);
+  results.push({ mutant, killed, seconds, evidence });
+  console.log(`${killed ? 'killed  ' : 'SURVIVED'} ${mutant.id} (${seconds} s): ${evidence.replace(/\x1b\[[0-9;]*m/g, '')}`);
+}
+const killed = results.filter((result) => result.killed).length;
+console.log(`\nmutants: ${killed} of ${results.length} killed`);
+process.exit(killed === results.length ? 0 : 1);
