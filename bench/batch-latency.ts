@@ -7,7 +7,7 @@
  * refuses what DynamoDB refuses as a transaction conflict (a request on an item an ongoing transaction holds), which
  * DynamoDB Local, serializing transactions, never does; `--conflicts none` measures without it.
  *
- *   npx tsx bench/batch-latency.ts [--batches N] [--seed S] [--conflicts aws|none]
+ *   npx tsx bench/batch-latency.ts [--batches N] [--seed S] [--conflicts aws|none] [--batch-size 1-10] [--consumers a,b,...]
  *
  * Results (Markdown) go to standard output, progress to standard error. Timings vary from run to run (and with the
  * machine's load); counts and capacity depend only on the arguments, except where Powertools' concurrent records race.
@@ -34,9 +34,9 @@ import { ruleReadUnits, ruleWriteUnits, totalOf } from './support/report';
 /** Added latency per request, in milliseconds: none, and a real DynamoDB endpoint's round trip as the issue models it. */
 const DELAYS_MS = [0, 8] as const;
 const REDELIVERY_RATES = [0, 0.2] as const;
-const DEFAULTS = { batches: 40, seed: 42, conflicts: 'aws' } as const;
+const DEFAULTS = { batches: 40, seed: 42, conflicts: 'aws', batchSize: 10 } as const;
 const MAX_BATCHES = 10_000;
-const USAGE = 'usage: npx tsx bench/batch-latency.ts [--batches N] [--seed S] [--conflicts aws|none]';
+const USAGE = 'usage: npx tsx bench/batch-latency.ts [--batches N] [--seed S] [--conflicts aws|none] [--batch-size 1-10] [--consumers name,name,...]';
 
 function usage(problem: string): never {
   process.stderr.write(`${problem}\n${USAGE}\n`);
@@ -52,13 +52,17 @@ interface Arguments {
    * transaction holds), which DynamoDB Local, serializing transactions, never does; `none`: DynamoDB Local's behaviour.
    */
   readonly conflicts: 'aws' | 'none';
+  /** Records per SQS batch (Lambda's batch size), 1 to 10. */
+  readonly batchSize: number;
+  /** The consumers to run, by name (Powertools always runs: it is every ratio's reference). */
+  readonly consumers: readonly ConsumerKind[];
 }
 
 function parseArguments(argv: readonly string[]): Arguments {
   const values: Record<string, string> = {};
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i] as string;
-    const match = /^--(batches|seed|conflicts)(?:=(.*))?$/.exec(arg);
+    const match = /^--(batches|seed|conflicts|batch-size|consumers)(?:=(.*))?$/.exec(arg);
     if (match === null) usage(`unknown argument '${arg}'`);
     const value = match[2] ?? argv[++i];
     if (value === undefined) usage(`${arg} needs a value`);
@@ -70,7 +74,13 @@ function parseArguments(argv: readonly string[]): Arguments {
   if (!Number.isInteger(seed) || seed < 0 || seed > 0xffffffff) usage(`--seed must be a whole number from 0 to 4294967295, but was '${values.seed}'`);
   const conflicts = values.conflicts ?? DEFAULTS.conflicts;
   if (conflicts !== 'aws' && conflicts !== 'none') usage(`--conflicts must be 'aws' or 'none', but was '${conflicts}'`);
-  return { batches, seed, conflicts };
+  const batchSize = Number(values['batch-size'] ?? DEFAULTS.batchSize);
+  if (!Number.isInteger(batchSize) || batchSize < 1 || batchSize > 10) usage(`--batch-size must be a whole number from 1 to 10 (SQS's batch for a standard queue), but was '${values['batch-size']}'`);
+  const names = values.consumers === undefined ? undefined : values.consumers.split(',').map((name) => name.trim());
+  const unknown = names?.filter((name) => !CONSUMER_KINDS.some((kind) => kind.name === name)) ?? [];
+  if (unknown.length > 0) usage(`--consumers: unknown ${unknown.map((name) => `'${name}'`).join(', ')}; known: ${CONSUMER_KINDS.map((kind) => kind.name).join(', ')}`);
+  const consumers = CONSUMER_KINDS.filter((kind) => names === undefined || kind.name === 'Powertools' || names.includes(kind.name));
+  return { batches, seed, conflicts, batchSize, consumers };
 }
 
 /** The installed version of package `name` (found from its entry point upwards: some packages do not export `./package.json`). */
@@ -102,13 +112,13 @@ let runs = 0;
 const checkDescriptions = new Map<string, string>();
 
 /** One consumer on fresh tables: delivers `plan`, timed and metered, then checks exactly-once. */
-async function runOnce(kind: ConsumerKind, plan: DeliveryPlan, setup: { admin: DynamoDBClient; client: DynamoDBClient; meter: Meter; prng: Prng }, what: string): Promise<RunResult> {
+async function runOnce(kind: ConsumerKind, plan: DeliveryPlan, setup: { admin: DynamoDBClient; client: DynamoDBClient; meter: Meter; prng: Prng; batchSize: number }, what: string): Promise<RunResult> {
   runs += 1;
   const consumer = await kind.create({ admin: setup.admin, client: setup.client, prng: setup.prng, suffix: String(runs) });
   checkDescriptions.set(kind.name, consumer.checks);
   let timed: TimedRun | undefined;
   const figures = await setup.meter.measure(async () => {
-    timed = await timedDelivery(consumer.handler, plan.records, what);
+    timed = await timedDelivery(consumer.handler, plan.records, what, setup.batchSize);
   });
   return { timed: timed as TimedRun, figures, handlerRuns: consumer.handlerRuns(), violations: await consumer.check(plan) };
 }
@@ -116,16 +126,16 @@ async function runOnce(kind: ConsumerKind, plan: DeliveryPlan, setup: { admin: D
 async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<number, FaultProxy>): Promise<string> {
   const admin = client(local.endpoint);
   const prng = new Prng(args.seed);
-  const plans = new Map(REDELIVERY_RATES.map((rate, index) => [rate, latencyPlan(new Prng((args.seed + 7919 * (index + 1)) >>> 0), args.batches, rate)] as const));
+  const plans = new Map(REDELIVERY_RATES.map((rate, index) => [rate, latencyPlan(new Prng((args.seed + 7919 * (index + 1)) >>> 0), args.batches, rate, args.batchSize)] as const));
 
   // capacity: every plan once per consumer with no added latency and the rule check on (its reads before and after each
   // write would add to the timings, so the timed runs below go without it); doubles as the warm-up of every code path
   const capacity = meteredClient(proxies.get(0) as FaultProxy, admin, true);
   const capacityRuns = new Map<string, RunResult>();
   for (const rate of REDELIVERY_RATES) {
-    for (const kind of CONSUMER_KINDS) {
+    for (const kind of args.consumers) {
       progress(`capacity: ${kind.name}, ${rate * 100} % redeliveries`);
-      capacityRuns.set(`${kind.name}@${rate}`, await runOnce(kind, plans.get(rate) as DeliveryPlan, { admin, ...capacity, prng }, `capacity ${kind.name}`));
+      capacityRuns.set(`${kind.name}@${rate}`, await runOnce(kind, plans.get(rate) as DeliveryPlan, { admin, ...capacity, prng, batchSize: args.batchSize }, `capacity ${kind.name}`));
     }
   }
 
@@ -136,11 +146,11 @@ async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<n
     const timing = meteredClient(proxies.get(delayMs) as FaultProxy, admin, false);
     for (const rate of REDELIVERY_RATES) {
       const plan = plans.get(rate) as DeliveryPlan;
-      for (const kind of CONSUMER_KINDS) {
+      for (const kind of args.consumers) {
         const started = Date.now();
         const proxy = proxies.get(delayMs) as FaultProxy;
         const refusedBefore = proxy.transactionConflictFigures().refused;
-        const result = await runOnce(kind, plan, { admin, ...timing, prng }, `${kind.name} ${delayMs} ms`);
+        const result = await runOnce(kind, plan, { admin, ...timing, prng, batchSize: args.batchSize }, `${kind.name} ${delayMs} ms`);
         const conflictsRefused = proxy.transactionConflictFigures().refused - refusedBefore;
         const cost = capacityRuns.get(`${kind.name}@${rate}`) as RunResult;
         const records = plan.records.length;
@@ -173,11 +183,12 @@ async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<n
   const out = [
     '# Time per batch: the four modes against Powertools (`BatchProcessor` + `makeIdempotent`)',
     '',
-    `- command: \`npx tsx bench/batch-latency.ts --batches ${args.batches} --seed ${args.seed} --conflicts ${args.conflicts}\``,
+    `- command: \`npx tsx bench/batch-latency.ts --batches ${args.batches} --seed ${args.seed} --conflicts ${args.conflicts} --batch-size ${args.batchSize}` +
+      `${args.consumers.length === CONSUMER_KINDS.length ? '' : ` --consumers '${args.consumers.map((kind) => kind.name).join(',')}'`}\``,
     args.conflicts === 'aws'
       ? '- transaction conflicts as AWS answers them: a request on an item an ongoing transaction holds is refused (`TransactionConflict`), which DynamoDB Local never does'
       : '- transaction conflicts: none (DynamoDB Local serializes transactions; AWS would refuse some of these requests)',
-    `- ${args.batches} batches of 10 records per row; added latency per request ${DELAYS_MS.join(' and ')} ms (fault proxy); redeliveries ${REDELIVERY_RATES.map((rate) => `${rate * 100} %`).join(' and ')}`,
+    `- ${args.batches} batches of ${args.batchSize} record${args.batchSize === 1 ? '' : 's'} per row; added latency per request ${DELAYS_MS.join(' and ')} ms (fault proxy); redeliveries ${REDELIVERY_RATES.map((rate) => `${rate * 100} %`).join(' and ')}`,
     `- @aws-lambda-powertools/batch ${packageVersion('@aws-lambda-powertools/batch')}, @aws-lambda-powertools/idempotency ${packageVersion('@aws-lambda-powertools/idempotency')}; ` +
       `AWS SDK for JavaScript v3 ${packageVersion('@aws-sdk/client-dynamodb')}; Node.js ${process.versions.node}`,
     `- machine: ${cpus().length} cores, load average ${loadavg().map((value) => value.toFixed(1)).join(' / ')} at the end of the run`,
@@ -195,7 +206,7 @@ async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<n
     '',
     '## Exactly-once checks (every row, timed run and capacity run)',
     '',
-    ...CONSUMER_KINDS.map((kind) => `- ${kind.name}: ${checkDescriptions.get(kind.name) ?? ''}`),
+    ...args.consumers.map((kind) => `- ${kind.name}: ${checkDescriptions.get(kind.name) ?? ''}`),
   ].join('\n');
   if (violations.length > 0) throw new InvariantViolation(`${out}\n\n## Exactly-once invariant VIOLATED\n\n${violations.map((violation) => `- ${violation}`).join('\n')}`);
   return out;

@@ -64,14 +64,15 @@ export async function deliverAll(
   records: readonly SQSRecord[],
   what: string,
   onInvocation?: (invocation: Invocation) => void,
+  batchSize: number = SQS_BATCH_SIZE,
 ): Promise<number> {
   let redelivered = 0;
   let queue = [...records];
   for (let round = 0; queue.length > 0; round++) {
     if (round > MAX_REDELIVERY_ROUNDS) throw new Error(`${what}: ${queue.length} records still failing after ${MAX_REDELIVERY_ROUNDS} redeliveries`);
     const failed: SQSRecord[] = [];
-    for (let start = 0; start < queue.length; start += SQS_BATCH_SIZE) {
-      const batch = queue.slice(start, start + SQS_BATCH_SIZE);
+    for (let start = 0; start < queue.length; start += batchSize) {
+      const batch = queue.slice(start, start + batchSize);
       const started = performance.now();
       const response = await handler({ Records: batch });
       onInvocation?.({ round, elapsedMs: performance.now() - started });

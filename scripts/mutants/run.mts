@@ -5,7 +5,8 @@
  * IEF_MODEL_RUNS=40 here (a longer search than in `npm test`), unless the environment sets it.
  */
 import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { MUTANTS, type Mutant } from './mutants';
 
@@ -34,6 +35,9 @@ function apply(mutant: Mutant): void {
   writeFileSync(file, original.replace(mutant.find, mutant.replace));
 }
 
+/** Each mutant's full test output (the shrunk command sequence and the run's history, when the model caught it). */
+const logs = path.join(tmpdir(), 'ief-mutants');
+mkdirSync(logs, { recursive: true });
 const results: Array<{ mutant: Mutant; killed: boolean; seconds: number; evidence: string }> = [];
 for (const mutant of selected) {
   const started = Date.now();
@@ -50,6 +54,7 @@ for (const mutant of selected) {
     restore();
   }
   const output = `${run.stdout}\n${run.stderr}`;
+  writeFileSync(path.join(logs, `${mutant.id}.log`), output);
   const killed = run.status !== 0;
   const evidence = killed ? (output.match(/(event [^\n]{0,200}|AssertionError[^\n]{0,200}|FAIL [^\n]{0,200})/)?.[0] ?? `exit ${run.status ?? run.signal}`) : 'every test passed';
   const seconds = Math.round((Date.now() - started) / 1000);
@@ -57,5 +62,5 @@ for (const mutant of selected) {
   console.log(`${killed ? 'killed  ' : 'SURVIVED'} ${mutant.id} (${seconds} s): ${evidence.replace(/\x1b\[[0-9;]*m/g, '')}`);
 }
 const killed = results.filter((result) => result.killed).length;
-console.log(`\nmutants: ${killed} of ${results.length} killed`);
+console.log(`\nmutants: ${killed} of ${results.length} killed (test output of each in ${logs})`);
 process.exit(killed === results.length ? 0 : 1);

@@ -57,6 +57,8 @@ export interface FaultProxy {
   readonly endpoint: string;
   /** Adds a rule; returns a function that reports how often it has fired. */
   inject(rule: FaultRule): () => number;
+  /** Removes every rule, fired or not (a fault meant for one step must not fire in a later one). */
+  clearRules(): void;
   /** How many requests with `target` (or in total) the proxy has received. */
   requestCount(target?: string): number;
   /** What the `transactionConflicts` arbiter refused so far (all proxies sharing it); none when the option is off. */
@@ -183,6 +185,9 @@ export async function startFaultProxy(targetEndpoint: string, options: FaultProx
       const active: ActiveRule = { rule, seen: 0, fired: 0 };
       rules.push(active);
       return () => active.fired;
+    },
+    clearRules() {
+      rules.splice(0, rules.length);
     },
     requestCount(amzTarget) {
       if (amzTarget !== undefined) return counts.get(amzTarget) ?? 0;

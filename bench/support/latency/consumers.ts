@@ -16,6 +16,7 @@ import { credit, ledgerCheck } from '../modes/transactional';
 import type { Prng } from '../prng';
 import { inboxConfig, processedCheck } from '../scenario-steps';
 import { scanCount } from '../tables';
+import { createHandWrittenInbox } from './hand-written-inbox';
 import { createPowertoolsConsumer } from './powertools';
 
 /** One consumer, ready for a run. */
@@ -196,5 +197,26 @@ export const AGGREGATE: ConsumerKind = {
   },
 };
 
+/** A hand-written inbox: one TransactWriteItems per record (ledger credit + conditional inbox Put), nothing else. */
+export const HAND_WRITTEN_INBOX: ConsumerKind = {
+  name: 'hand-written inbox',
+  async create({ admin, client, suffix }) {
+    const [inboxTable, ledgerTable] = [`lat-hw-inbox-${suffix}`, `lat-hw-ledger-${suffix}`];
+    await Promise.all([createTable(admin, inboxTable), createTable(admin, ledgerTable)]);
+    let runs = 0;
+    return {
+      handler: createHandWrittenInbox({ client, inboxTable, ledgerTable, onRun: () => void (runs += 1) }),
+      handlerRuns: () => runs,
+      checks: 'ledger: every balance = the sum of its distinct records; one inbox record per distinct record',
+      check: async (plan) => {
+        const violations = [...(await ledgerCheck(admin, 'hand-written inbox', ledgerTable, plan.distinct)).violations];
+        const inbox = await scanCount(admin, inboxTable);
+        if (inbox !== plan.distinct.length) violations.push(`hand-written inbox: the inbox holds ${inbox} records, expected ${plan.distinct.length}`);
+        return violations;
+      },
+    };
+  },
+};
+
 /** In the order of the report: Powertools first, the reference of every ratio. */
-export const CONSUMER_KINDS: readonly ConsumerKind[] = [POWERTOOLS, TRANSACTIONAL, LEASE, MULTI_STEP, AGGREGATE];
+export const CONSUMER_KINDS: readonly ConsumerKind[] = [POWERTOOLS, TRANSACTIONAL, LEASE, MULTI_STEP, AGGREGATE, HAND_WRITTEN_INBOX];

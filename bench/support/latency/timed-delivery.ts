@@ -14,12 +14,12 @@ const AGGREGATE_MEMORY = 100;
  * messages fewer than 100 newer messages of the same customer ago, so the aggregate consumer's bounded id list still
  * remembers it (the same plan goes to every consumer).
  */
-export function latencyPlan(prng: Prng, batches: number, redeliveryRate: number): DeliveryPlan {
+export function latencyPlan(prng: Prng, batches: number, redeliveryRate: number, batchSize: number = SQS_BATCH_SIZE): DeliveryPlan {
   const perCustomer = new Map<string, number>();
   const ordinal = new Map<Message, number>();
   return atLeastOnce(
     prng,
-    batches * SQS_BATCH_SIZE,
+    batches * batchSize,
     redeliveryRate,
     () => {
       const message = newMessage(prng, customerId(prng.int(1, CUSTOMERS)));
@@ -47,12 +47,12 @@ export interface TimedRun {
  * as one Lambda instance; failed records redelivered until none fail), timing each invocation: the redeliveries count in
  * `totalMs`, not in `batchMs`.
  */
-export async function timedDelivery(handler: SqsBatchHandler, records: readonly SQSRecord[], what: string): Promise<TimedRun> {
+export async function timedDelivery(handler: SqsBatchHandler, records: readonly SQSRecord[], what: string, batchSize: number = SQS_BATCH_SIZE): Promise<TimedRun> {
   const batchMs: number[] = [];
   let totalMs = 0;
   const redelivered = await deliverAll(handler, records, what, ({ round, elapsedMs }) => {
     totalMs += elapsedMs;
     if (round === 0) batchMs.push(elapsedMs);
-  });
+  }, batchSize);
   return { batchMs, totalMs, redelivered };
 }

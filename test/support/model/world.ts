@@ -150,7 +150,8 @@ export class ModelWorld {
     /** The queue's redrive policy: SQS moves a message to the DLQ itself once received this often (AWS allows 1 to 1000). */
     private readonly maxReceiveCount: number,
   ) {
-    this.handlers = ENV_CLOCK_SKEW_SECONDS.map((skew) => this.consumer(skew));
+    // the two environments differ in their batch read too: env 0 has its mode's default, env 1 the other choice
+    this.handlers = ENV_CLOCK_SKEW_SECONDS.map((skew, env) => this.consumer(skew, env === 1));
   }
 
   /** A run on `tables`, with a proxy of its own. */
@@ -197,7 +198,12 @@ export class ModelWorld {
     if (batch.length === 0) return;
     const before = await this.appliedCounts();
     this.injectFault(spec.fault);
-    await this.invoke(spec, batch, before, true);
+    try {
+      await this.invoke(spec, batch, before, true);
+    } finally {
+      // the fault was meant for this delivery: one that did not fire must not fire in a later command
+      this.proxy.clearRules();
+    }
   }
 
   /**
@@ -278,6 +284,10 @@ export class ModelWorld {
       if (effect !== undefined && effect.running > 1) this.violate(`event ${event.id}: ${effect.running} effects ran at once (two live owners)`);
       const record = await this.record(event.id);
       if (record?.status === 'BLOCKED') blocked.add(event.id);
+      // only an operator unblocks: a delivery (a stale owner among them) never changes a record blocked for one
+      if (this.blockedByDeadLetter.has(event.id) && record !== undefined && record.status !== 'BLOCKED') {
+        this.violate(`event ${event.id} was blocked for an operator, and a delivery changed its record to ${String(record.status)}`);
+      }
       if (this.blockedAfterLastCommand.has(event.id) && count > (this.appliedBefore.get(event.id) ?? 0)) {
         this.violate(`event ${event.id} was BLOCKED and its effect ran before an operator resolved it`);
       }
@@ -381,7 +391,11 @@ export class ModelWorld {
       const processedHere = new Set<string>();
       for (const line of this.logs.lines.slice(firstLine)) {
         if (typeof line.eventId !== 'string') continue;
-        if (line.outcome === 'processed') processedHere.add(line.eventId);
+        if (line.outcome === 'processed') {
+          // and one that said `processed` must not have found it applied already (that is a duplicate, miscounted)
+          if ((before.get(line.eventId) ?? 0) > 0) this.violate(`event ${line.eventId} was applied before this delivery, but it said 'processed'`);
+          processedHere.add(line.eventId);
+        }
         if (line.outcome !== 'duplicate' || processedHere.has(line.eventId)) continue;
         if ((before.get(line.eventId) ?? 0) === 0) this.violate(`event ${line.eventId} was applied by this very delivery, but it said 'duplicate'`);
       }
@@ -473,15 +487,18 @@ export class ModelWorld {
     if (failure === 'unknown-after') throw new Error('connection reset after sending (model)');
   }
 
-  private consumer(skewSeconds: number): SqsBatchHandler {
+  private consumer(skewSeconds: number, otherBatchRead: boolean): SqsBatchHandler {
     const now = (): Date => new Date(this.clock.now().getTime() + skewSeconds * 1000);
     const common = { client: this.client(), deadLetter: this.deadLetters, logger: this.logs.logger, now, metricsSink: () => undefined };
+    // transactional reads by default, lease and multi-step do not
+    const batchRead = this.mode === 'transactional' ? !otherBatchRead : otherBatchRead;
     const table = this.tables.businessTable;
     switch (this.mode) {
       case 'transactional':
         return createTransactionalConsumer<{ account: string; amount: number }>({
           ...common,
           config: this.tables.config as ConsumerConfig,
+          batchRead,
           handle: async (envelope, tx) => {
             envelope.data.amount *= 100; // normalized in place, as users do
             await this.pause(`handler ${envelope.id.slice(4, 12)}`);
@@ -511,6 +528,7 @@ export class ModelWorld {
         return createLeaseConsumer<{ account: string; amount: number }>({
           ...common,
           config: this.tables.config as LeaseConsumerConfig,
+          batchRead,
           handle: async (envelope) => {
             envelope.data.amount *= 100;
             await this.effect(envelope.id, envelope.data.amount);
@@ -520,6 +538,7 @@ export class ModelWorld {
         return createMultiStepConsumer<{ account: string; amount: number }>({
           ...common,
           config: this.tables.config as LeaseConsumerConfig,
+          batchRead,
           steps: [
             {
               name: 'normalize',

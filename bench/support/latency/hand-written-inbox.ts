@@ -1,0 +1,60 @@
+/**
+ * The hand-written inbox the batch-size comparison measures our transactional mode against (issue 19, defect 7): what a
+ * careful team writes without a library. Per record, one TransactWriteItems of the ledger credit and a conditional inbox
+ * Put (`attribute_not_exists`); a cancellation on the inbox Put is a duplicate. No batch read, no payload fingerprint,
+ * no item locks, no conflict retry: the same requests as our runtime's otherwise. The batch's records run concurrently
+ * (`Promise.all`), and a record whose transaction fails for another reason is reported as a batch item failure.
+ */
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
+import type { SQSBatchResponse, SQSEvent } from '../../../lambda/index';
+import type { OrderPlaced } from '../fixtures';
+
+/** Options of {@link createHandWrittenInbox}. */
+export interface HandWrittenInboxOptions {
+  readonly client: DynamoDBClient;
+  readonly inboxTable: string;
+  readonly ledgerTable: string;
+  /** Called once per run of the business logic (staging the credit). */
+  readonly onRun: () => void;
+}
+
+/** True for a transaction cancelled because the inbox Put (its last action) found the id already recorded. */
+function inboxTaken(error: unknown): boolean {
+  const reasons = (error as { CancellationReasons?: ReadonlyArray<{ Code?: string }> }).CancellationReasons;
+  return (error as Error).name === 'TransactionCanceledException' && reasons?.at(-1)?.Code === 'ConditionalCheckFailed';
+}
+
+/** The SQS batch handler of the hand-written inbox. */
+export function createHandWrittenInbox(options: HandWrittenInboxOptions): (event: SQSEvent) => Promise<SQSBatchResponse> {
+  const documents = DynamoDBDocumentClient.from(options.client, { marshallOptions: { removeUndefinedValues: true } });
+  return async (event) => {
+    const failures = await Promise.all(
+      event.Records.map(async (record) => {
+        const envelope = JSON.parse(record.body) as { id: string; data: OrderPlaced };
+        options.onRun();
+        try {
+          await documents.send(
+            new TransactWriteCommand({
+              TransactItems: [
+                {
+                  Update: {
+                    TableName: options.ledgerTable,
+                    Key: { pk: `CUSTOMER#${envelope.data.customerId}` },
+                    UpdateExpression: 'ADD balanceCents :amount',
+                    ExpressionAttributeValues: { ':amount': envelope.data.totalCents },
+                  },
+                },
+                { Put: { TableName: options.inboxTable, Item: { pk: `Billing#${envelope.id}` }, ConditionExpression: 'attribute_not_exists(pk)' } },
+              ],
+            }),
+          );
+          return undefined;
+        } catch (error) {
+          return inboxTaken(error) ? undefined : record.messageId;
+        }
+      }),
+    );
+    return { batchItemFailures: failures.flatMap((id) => (id === undefined ? [] : [{ itemIdentifier: id }])) };
+  };
+}
