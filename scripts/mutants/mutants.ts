@@ -64,7 +64,7 @@ export const MUTANTS: readonly Mutant[] = [
     file: 'lambda/processing/record-store.ts',
     find: "const HELD_BY_ME = '#owner = :owner AND #version = :observedVersion';",
     replace: "const HELD_BY_ME = '(attribute_not_exists(#owner) OR #owner = :owner OR #owner <> :owner) AND (#version = :observedVersion OR #version <> :observedVersion)';",
-    tests: [MODEL],
+    tests: [MODEL, LEASE],
   },
   {
     id: 'no-clock-skew-allowance',

@@ -47,13 +47,15 @@ class DeliverConcurrently implements Command {
   public constructor(
     private readonly batch: number,
     private readonly clockSeconds: number,
+    private readonly fresh: boolean,
   ) {}
-  public check = (model: Readonly<Model>): boolean => model.published > 0;
-  public async run(_model: Model, real: Real): Promise<void> {
-    await real.world.deliverConcurrently(real.scheduler, this.batch, this.clockSeconds);
+  public check = (model: Readonly<Model>): boolean => this.fresh || model.published > 0;
+  public async run(model: Model, real: Real): Promise<void> {
+    if (this.fresh) model.published += 1;
+    await real.world.deliverConcurrently(real.scheduler, this.batch, this.clockSeconds, this.fresh);
     await real.world.check();
   }
-  public toString = (): string => `deliverConcurrently(batch ${this.batch}, clock +${this.clockSeconds}s)`;
+  public toString = (): string => `deliverConcurrently(batch ${this.batch}, clock +${this.clockSeconds}s${this.fresh ? ', a fresh event' : ''})`;
 }
 
 class AdvanceClock implements Command {
@@ -106,7 +108,7 @@ export function commandsFor(mode: Mode, maxCommands: number): fc.Arbitrary<Itera
       fc.tuple(fc.integer({ min: 1, max: 2 }), mode === 'transactional' ? fc.constantFrom<'deposit' | 'days-pair'>('deposit', 'days-pair') : fc.constant<'deposit'>('deposit')).map(([copies, kind]) => new Publish(copies, kind)),
       spec.map((value) => new Deliver(value)),
       spec.map((value) => new Deliver(value)),
-      fc.tuple(fc.integer({ min: 1, max: 3 }), fc.constantFrom(0, LEASE_SECONDS - 2, LEASE_SECONDS + 10)).map(([batch, seconds]) => new DeliverConcurrently(batch, seconds)),
+      fc.tuple(fc.integer({ min: 1, max: 3 }), fc.constantFrom(0, LEASE_SECONDS - 2, LEASE_SECONDS + 10), fc.boolean()).map(([batch, seconds, fresh]) => new DeliverConcurrently(fresh ? 1 : batch, seconds, fresh)),
       fc.integer({ min: 1, max: LEASE_SECONDS + 15 }).map((seconds) => new AdvanceClock(seconds)),
       fc.constant(new Redrive()),
       ...(leaseModes ? [fc.constant(new ResolveBlocked())] : []),

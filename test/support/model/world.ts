@@ -211,8 +211,10 @@ export class ModelWorld {
    * user code interleaved as `scheduler` decides; the clock may move past the lease meanwhile (a handler slower than
    * its lease).
    */
-  public async deliverConcurrently(scheduler: fc.Scheduler, batch: number, clockSecondsMeanwhile: number): Promise<void> {
-    const copies = this.take(batch, 'head');
+  public async deliverConcurrently(scheduler: fc.Scheduler, batch: number, clockSecondsMeanwhile: number, fresh: boolean): Promise<void> {
+    // a fresh event raced from its first delivery on, or whatever waits at the queue's head
+    if (fresh) this.publish(1);
+    const copies = this.take(batch, fresh ? 'tail' : 'head');
     if (copies.length === 0) return;
     const before = await this.appliedCounts();
     // the second receive of each copy: the same message ids, each received once more
