@@ -39,7 +39,9 @@ export interface ProcessingStep<TData> {
   /**
    * The step's effect. Return what later steps need (merged into `context.stepContext`). Throw `RetryableError` when
    * it failed without taking effect, `PermanentError` when retrying cannot help; any other throw means "outcome
-   * unknown" and blocks the message for an operator.
+   * unknown" and blocks the message for an operator. Each run gets a fresh event, parsed again from the message: a
+   * change a step makes to its event in place does not reach the next step (a redelivery that resumes at the next step
+   * would not see it either); pass what later steps need through the returned context.
    */
   readonly run: (envelope: EventEnvelope<TData>, context: StepContext) => Promise<StepOutput> | StepOutput;
 }
@@ -101,7 +103,8 @@ export interface LeaseProcessingOptions<TData> extends ConsumerOptions<TData> {
 export interface LeaseConsumerOptions<TData> extends LeaseProcessingOptions<TData> {
   /**
    * The effect (one call outside DynamoDB: HTTP, email). Runs under a lease, at most once per message unless its
-   * outcome was unknown (then the message is blocked instead of run again).
+   * outcome was unknown (then the message is blocked instead of run again), or it threw `RetryableError` (then the next
+   * delivery runs it again). It gets a fresh event, parsed from the message.
    */
   readonly handle: (envelope: EventEnvelope<TData>, context: LeaseHandlerContext) => Promise<void> | void;
 }

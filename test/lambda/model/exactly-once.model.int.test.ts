@@ -11,7 +11,7 @@
  * and, once the world calms down (the operator resolves from the truth, redrives, everything is delivered), that each
  * event is applied exactly once. A failure prints the shrunk command sequence, its seed, and the run's history.
  *
- * `IEF_MODEL_RUNS` (default 6 per mode) and `IEF_MODEL_COMMANDS` (default 18) make a longer search, e.g.
+ * `IEF_MODEL_RUNS` (default 10 per mode) and `IEF_MODEL_COMMANDS` (default 18) make a longer search, e.g.
  * `IEF_MODEL_RUNS=200 npx vitest run test/lambda/model`. `IEF_MODEL_SEED` replays one seed.
  */
 import fc from 'fast-check';
@@ -21,7 +21,7 @@ import { commandsFor, type Model, type Real } from '../../support/model/commands
 import { LEASE_SECONDS, ModelWorld, type Mode, type ModelTables } from '../../support/model/world';
 import { createInbox, createKeyedTable, createLeaseInbox } from '../../support/proof/tables';
 
-const RUNS = Number(process.env.IEF_MODEL_RUNS ?? 6);
+const RUNS = Number(process.env.IEF_MODEL_RUNS ?? 10);
 const COMMANDS = Number(process.env.IEF_MODEL_COMMANDS ?? 18);
 const SEED = process.env.IEF_MODEL_SEED === undefined ? undefined : Number(process.env.IEF_MODEL_SEED);
 

@@ -22,11 +22,11 @@ type Command = fc.AsyncCommand<Model, Real>;
 class Publish implements Command {
   public constructor(
     private readonly copies: number,
-    private readonly kind: 'deposit' | 'days-pair',
+    private readonly kind: 'deposit' | 'days-pair' | 'days-pair-reversed',
   ) {}
   public check = (): boolean => true;
   public async run(model: Model, real: Real): Promise<void> {
-    model.published += this.kind === 'days-pair' ? 2 : 1;
+    model.published += this.kind === 'deposit' ? 1 : 2;
     real.world.publish(this.copies, this.kind);
     await real.world.check();
   }
@@ -105,7 +105,7 @@ export function commandsFor(mode: Mode, maxCommands: number): fc.Arbitrary<Itera
   });
   return fc.commands(
     [
-      fc.tuple(fc.integer({ min: 1, max: 2 }), mode === 'transactional' ? fc.constantFrom<'deposit' | 'days-pair'>('deposit', 'days-pair') : fc.constant<'deposit'>('deposit')).map(([copies, kind]) => new Publish(copies, kind)),
+      fc.tuple(fc.integer({ min: 1, max: 2 }), mode === 'transactional' ? fc.constantFrom<'deposit' | 'days-pair' | 'days-pair-reversed'>('deposit', 'days-pair', 'days-pair-reversed') : fc.constant<'deposit'>('deposit')).map(([copies, kind]) => new Publish(copies, kind)),
       spec.map((value) => new Deliver(value)),
       spec.map((value) => new Deliver(value)),
       fc.tuple(fc.integer({ min: 1, max: 3 }), fc.constantFrom(0, LEASE_SECONDS - 2, LEASE_SECONDS + 10), fc.boolean()).map(([batch, seconds, fresh]) => new DeliverConcurrently(fresh ? 1 : batch, seconds, fresh)),
