@@ -45,7 +45,7 @@ afterAll(() => client.destroy());
 /** Runs the model of `mode`; resolves with the failure report, or undefined when every run held. */
 export async function searchMode(mode: Mode, options: { runs: number; commands: number; seed?: number }): Promise<string | undefined> {
   const result = await fc.check(
-    fc.asyncProperty(fc.scheduler(), fc.integer({ min: 1, max: 3 }), commandsFor(mode, options.commands), async (scheduler, maxReceiveCount, commands) => {
+    fc.asyncProperty(fc.scheduler(), fc.constantFrom(1, 1, 2, 3), commandsFor(mode, options.commands), async (scheduler, maxReceiveCount, commands) => {
       const world = await ModelWorld.start(mode, tables.get(mode) as ModelTables, maxReceiveCount);
       try {
         await fc.asyncModelRun(() => ({ model: { published: 0 } satisfies Model, real: { world, scheduler } satisfies Real }), commands);
