@@ -254,7 +254,7 @@ export class ModelWorld {
   public redrive(): void {
     const moved = this.dlq.splice(0, this.dlq.length);
     for (const copy of moved) this.queue.push({ ...copy, sqsMessageId: `sqs-redriven-${randomUUID()}`, receiveCount: 0 });
-    this.history.push(`redrive ${moved.length} from the DLQ`);
+    if (moved.length > 0) this.history.push(`redrive ${moved.length} from the DLQ`);
   }
 
   /** The operator resolves every blocked record from the ledger's truth: SUCCESS when the effect ran, else TRY_AGAIN. */
@@ -272,7 +272,7 @@ export class ModelWorld {
       this.blockedByDeadLetter.delete(eventId);
       resolved += 1;
     }
-    this.history.push(`operator resolves ${resolved} blocked`);
+    if (resolved > 0) this.history.push(`operator resolves ${resolved} blocked`);
   }
 
   // ---- invariants ----------------------------------------------------------------------------------------------
