@@ -6,9 +6,10 @@
  *
  * Requests are answered from a cache: the same principal, action, resource and context always get the same answer.
  */
-import type { AccessModel, EncryptionKey, TemplatePolicy } from '../model/access-model';
+import type { AccessModel, EncryptionKey, TableKeys, TemplatePolicy } from '../model/access-model';
 import type { ResourceKey } from '../model/flow-model';
 import { UnresolvableValueError } from '../model/intrinsics';
+import { DIRECT_ROLE_CALL_ABSENT, FORWARDED_ROLE_CALL_ABSENT, SERVICE_PRINCIPAL_ABSENT, firstUnfilledKey, keysRead } from './context-keys';
 import { grantHint } from './grant-hints';
 import type { IamNames } from './iam-names';
 import type { PolicyAnswer, PolicyEngine } from './policy-engine';
@@ -35,6 +36,10 @@ export interface AccessRequest {
   readonly resourceArn?: string;
   /** Request context keys beyond those every request carries. @default none */
   readonly context?: Readonly<Record<string, string | readonly string[]>>;
+  /** Lower-case keys (or families ending in `/` or `:`) AWS does not set for this request, beyond those of its kind of caller (./context-keys.ts). @default none */
+  readonly absent?: readonly string[];
+  /** The service that makes the request with the caller's credentials (`dynamodb` calling KMS for it), when it is forwarded. @default a direct call */
+  readonly forwardedBy?: string;
 }
 
 /** A denied request, as the report and the violation show it. */
@@ -100,6 +105,9 @@ interface ResolvedRole {
   readonly arn: string;
   readonly policies: readonly { readonly name: string; readonly policy: PolicyDocument }[];
   readonly unevaluatedManagedPolicies: readonly string[];
+  /** The permissions boundary, resolved, or the ARN of one from outside the app. */
+  readonly boundary?: { readonly name: string; readonly policy: PolicyDocument } | { readonly external: string };
+  readonly tags: Readonly<Record<string, string>>;
 }
 
 function pathOr(resource: { readonly constructPath?: string; readonly key: ResourceKey } | undefined, key: ResourceKey): string {
@@ -114,6 +122,7 @@ export class AccessControl {
   private readonly roles = new Map<ResourceKey, ResolvedRole | { readonly unresolved: string }>();
   private readonly resourcePolicies = new Map<ResourceKey, PolicyDocument | { readonly unresolved: string } | undefined>();
   private readonly cache = new Map<string, Promise<AccessOutcome>>();
+  private readonly keysReadCache = new Map<string, ReadonlySet<string> | 'unresolved'>();
   private readonly denials = new Map<string, AccessDenial>();
   private readonly used = new Set<string>();
   private readonly evaluatedRoles = new Set<ResourceKey>();
@@ -133,6 +142,21 @@ export class AccessControl {
   /** The ARN of a resource of the templates. */
   public arnOf(key: ResourceKey): string {
     return this.names.getAtt(key, 'Arn') ?? this.names.getAtt(key, 'TopicArn') ?? this.names.ref(key) ?? key;
+  }
+
+  /** The run's account id. */
+  public get accountId(): string {
+    return this.names.accountId;
+  }
+
+  /** The `Ref` of a resource of the templates (a table's name). */
+  public refOf(key: ResourceKey): string {
+    return this.names.ref(key) ?? key;
+  }
+
+  /** The key attributes of a table (for `dynamodb:LeadingKeys`), when the templates define them. */
+  public tableKeysOf(key: ResourceKey): TableKeys | undefined {
+    return this.access.tableKeys?.[key];
   }
 
   /** The customer-managed key that encrypts a table, queue or topic, if any. */
@@ -178,13 +202,51 @@ export class AccessControl {
 
   private async decide(request: AccessRequest): Promise<{ readonly cacheKey: string; readonly outcome: AccessOutcome }> {
     const resourceArn = request.resourceArn ?? this.arnOf(request.resource);
-    const cacheKey = JSON.stringify([request.caller, request.action, resourceArn, request.context ?? {}]);
+    const cacheKey = JSON.stringify([request.caller, request.action, resourceArn, this.contextThatMatters(request), request.forwardedBy ?? null]);
     let pending = this.cache.get(cacheKey);
     if (pending === undefined) {
-      pending = this.evaluate(request, resourceArn);
+      pending = this.evaluate(request, resourceArn, cacheKey);
       this.cache.set(cacheKey, pending);
     }
     return { cacheKey, outcome: await pending };
+  }
+
+  /**
+   * The request's own context keys that a policy it is evaluated with reads (all of them when its policies cannot be
+   * resolved): two requests that differ only in keys no policy reads get the same answer, so share a cache entry.
+   */
+  private contextThatMatters(request: AccessRequest): Record<string, string | readonly string[] | null> {
+    const context = request.context ?? {};
+    const readKey = JSON.stringify([request.caller, request.action, request.resource]);
+    let read = this.keysReadCache.get(readKey);
+    if (read === undefined) {
+      const policies = this.policiesOf(request);
+      read = policies === undefined ? 'unresolved' : new Set(keysRead(policies, request.action).map(({ key }) => key.toLowerCase()));
+      this.keysReadCache.set(readKey, read);
+    }
+    if (read === 'unresolved') return { ...context };
+    const relevant: Record<string, string | readonly string[] | null> = {};
+    for (const [key, value] of Object.entries(context)) if (read.has(key.toLowerCase())) relevant[key] = value;
+    // whether a key read is present matters as much as its value
+    for (const key of read) if (!Object.keys(context).some((name) => name.toLowerCase() === key)) relevant[key] = null;
+    return relevant;
+  }
+
+  /** The policies a request is evaluated with (identity, boundary, resource), when they resolve. */
+  private policiesOf(request: AccessRequest): { readonly name: string; readonly policy: PolicyDocument }[] | undefined {
+    const resourcePolicy = this.resourcePolicy(request.resource);
+    if (resourcePolicy !== undefined && 'unresolved' in resourcePolicy) return undefined;
+    const policies: { name: string; policy: PolicyDocument }[] = resourcePolicy === undefined ? [] : [{ name: this.resourcePolicyName(request.resource), policy: resourcePolicy }];
+    if (request.caller.kind === 'service') return policies;
+    const executionRole = this.access.executionRoles[request.caller.via] ?? (this.access.resources[request.caller.via]?.type === 'AWS::IAM::Role' ? { role: request.caller.via } : undefined);
+    if (executionRole === undefined || 'external' in executionRole) return policies;
+    const role = this.role(executionRole.role);
+    if ('unresolved' in role) return undefined;
+    return [...role.policies, ...(role.boundary !== undefined && 'policy' in role.boundary ? [role.boundary] : []), ...policies];
+  }
+
+  private resourcePolicyName(key: ResourceKey): string {
+    return `${this.describe(key)} ${this.isKey(key) ? 'key' : 'resource'} policy`;
   }
 
   private count(cacheKey: string, outcome: AccessOutcome): AccessOutcome {
@@ -199,7 +261,7 @@ export class AccessControl {
 
   /**
    * The request and, when `resource` is encrypted with a customer-managed key, the KMS requests the service makes with
-   * the caller's permissions (`kms:ViaService` the service's endpoint, the encryption context it sets).
+   * the caller's permissions (`kms:ViaService` the service's endpoint, the encryption context it sets, `aws:ViaAWSService`).
    */
   public withKey(request: AccessRequest, kmsActions: readonly string[], viaService: string, encryptionContext: Readonly<Record<string, string>>): AccessRequest[] {
     const key = this.access.encryption[request.resource];
@@ -209,9 +271,13 @@ export class AccessControl {
       this.notEvaluatedReasons.add(`${pathOr(this.access.resources[request.resource], request.resource)} is encrypted with ${key.external}, a key outside the app: its key policy is not evaluated`);
       return requests;
     }
-    const context: Record<string, string> = { 'kms:ViaService': `${viaService}.${this.names.region}.amazonaws.com`, 'kms:CallerAccount': this.names.accountId };
+    const context: Record<string, string | readonly string[]> = {
+      'kms:ViaService': `${viaService}.${this.names.region}.amazonaws.com`,
+      'kms:CallerAccount': this.names.accountId,
+      'kms:EncryptionContextKeys': Object.keys(encryptionContext),
+    };
     for (const [name, value] of Object.entries(encryptionContext)) context[`kms:EncryptionContext:${name}`] = value;
-    for (const action of kmsActions) requests.push({ caller: request.caller, action, resource: key.key, context });
+    for (const action of kmsActions) requests.push({ caller: request.caller, action, resource: key.key, context, forwardedBy: viaService });
     return requests;
   }
 
@@ -251,7 +317,7 @@ export class AccessControl {
     return byArn;
   }
 
-  private async evaluate(request: AccessRequest, resourceArn: string): Promise<AccessOutcome> {
+  private async evaluate(request: AccessRequest, resourceArn: string, cacheKey: string): Promise<AccessOutcome> {
     const { caller } = request;
     let principal: string;
     let identityPolicies: { name: string; policy: PolicyDocument }[] = [];
@@ -260,8 +326,9 @@ export class AccessControl {
     const context: Record<string, string | readonly string[]> = {
       'aws:SecureTransport': 'true',
       'aws:RequestedRegion': this.names.region,
-      ...request.context,
+      'aws:ResourceAccount': this.names.accountId,
     };
+    let absent: readonly string[];
     if (caller.kind === 'role') {
       const executionRole = this.access.executionRoles[caller.via] ?? (this.access.resources[caller.via]?.type === 'AWS::IAM::Role' ? { role: caller.via } : undefined);
       if (executionRole === undefined || 'external' in executionRole) return this.skip(`${this.describe(caller.via)} runs under a role from outside the app: its requests are not evaluated`);
@@ -274,15 +341,35 @@ export class AccessControl {
       context['aws:PrincipalArn'] = role.arn;
       context['aws:PrincipalAccount'] = this.names.accountId;
       context['aws:PrincipalType'] = 'AssumedRole';
+      context['aws:PrincipalIsAWSService'] = 'false';
+      context['aws:ViaAWSService'] = request.forwardedBy === undefined ? 'false' : 'true';
+      for (const [key, value] of Object.entries(role.tags)) context[`aws:PrincipalTag/${key}`] = value;
+      if (this.access.resources[caller.via]?.type === 'AWS::Lambda::Function') {
+        context['lambda:SourceFunctionArn'] = this.names.arn('lambda', `function:${this.names.ref(caller.via) ?? caller.via}`);
+      }
+      absent = request.forwardedBy === undefined ? DIRECT_ROLE_CALL_ABSENT : FORWARDED_ROLE_CALL_ABSENT;
       this.evaluatedRoles.add(roleKey);
     } else {
       principal = caller.service;
       context['aws:SourceArn'] = this.arnOf(caller.source);
       context['aws:SourceAccount'] = this.names.accountId;
       context['aws:PrincipalServiceName'] = caller.service;
+      context['aws:PrincipalIsAWSService'] = 'true';
+      absent = SERVICE_PRINCIPAL_ABSENT;
     }
+    Object.assign(context, request.context);
     const resourcePolicy = this.resourcePolicy(request.resource);
     if (resourcePolicy !== undefined && 'unresolved' in resourcePolicy) return this.skip(resourcePolicy.unresolved);
+    const boundary = role?.boundary !== undefined && 'policy' in role.boundary ? role.boundary : undefined;
+
+    // a condition on a key the simulator does not fill: no verdict (context-keys.ts)
+    const evaluatedPolicies = [...identityPolicies, ...(boundary === undefined ? [] : [boundary]), ...(resourcePolicy === undefined ? [] : [{ name: this.resourcePolicyName(request.resource), policy: resourcePolicy }])];
+    const read = keysRead(evaluatedPolicies, request.action);
+    const who = role?.path ?? principal;
+    const unfilled = firstUnfilledKey(read, { values: context, absent: [...absent, ...(request.absent ?? [])] });
+    if (unfilled !== undefined) {
+      return this.skip(`${request.action} by ${who} is not evaluated: ${unfilled.policy} reads ${unfilled.key}, which the simulator does not fill (docs/SIMULATOR.md, "Request context keys")`);
+    }
 
     const answer = await this.engine.evaluate({
       principal,
@@ -291,17 +378,30 @@ export class AccessControl {
       resourceAccount: this.names.accountId,
       identityPolicies,
       ...(resourcePolicy === undefined ? {} : { resourcePolicy }),
+      ...(boundary === undefined ? {} : { permissionsBoundary: boundary }),
       context,
     });
     if (answer.error !== undefined) return this.skip(`${request.action} on ${resourceArn} by ${principal} could not be evaluated: ${answer.error}`);
+    const ignored = new Set(answer.ignoredContextKeys.map((key) => key.toLowerCase()));
+    const dropped = read.find(({ key }) => ignored.has(key.toLowerCase()));
+    if (dropped !== undefined) {
+      return this.skip(`${request.action} by ${who} is not evaluated: ${dropped.policy} reads ${dropped.key}, which the policy engine does not take for ${request.action}`);
+    }
     if (answer.decision === 'Allowed') {
+      if (role?.boundary !== undefined && 'external' in role.boundary) {
+        return this.skip(`the permissions boundary ${role.boundary.external} of ${role.path} is not a policy of the app: requests its identity policies allow are not evaluated`);
+      }
       if (roleKey !== undefined) for (const statement of answer.identityAllows) for (const action of statement.actions) for (const resource of statement.resources) this.used.add(permissionKey(roleKey, { policy: statement.policy, statement: statement.statement, action, resource }));
       return { allowed: true, evaluated: true };
     }
     const denial = this.denial(request, resourceArn, answer, role);
-    this.denials.set(JSON.stringify([request.caller, request.action, resourceArn, request.context ?? {}]), denial);
-    const who = role !== undefined ? `arn:aws:sts::${this.names.accountId}:assumed-role/${role.arn.split('/').pop()}/${this.names.ref(request.caller.kind === 'role' ? request.caller.via : '') ?? 'session'}` : principal;
-    return { allowed: false, evaluated: true, message: `User: ${who} is not authorized to perform: ${request.action} on resource: ${resourceArn} because ${denial.reason} (simulated IAM evaluation)` };
+    this.denials.set(cacheKey, denial);
+    const sessionPrincipal = role !== undefined ? `arn:aws:sts::${this.names.accountId}:assumed-role/${role.arn.split('/').pop()}/${this.names.ref(request.caller.kind === 'role' ? request.caller.via : '') ?? 'session'}` : principal;
+    return { allowed: false, evaluated: true, message: `User: ${sessionPrincipal} is not authorized to perform: ${request.action} on resource: ${resourceArn} because ${denial.reason} (simulated IAM evaluation)` };
+  }
+
+  private isKey(key: ResourceKey): boolean {
+    return this.access.resources[key]?.type === 'AWS::KMS::Key';
   }
 
   private skip(reason: string): AccessOutcome {
@@ -321,6 +421,7 @@ export class AccessControl {
     const isKey = resource?.type === 'AWS::KMS::Key';
     let reason: string;
     if (answer.decision === 'ExplicitlyDenied' && explicit !== undefined) reason = `an explicit Deny in ${explicit.policy} (statement ${explicit.statement}) matches it`;
+    else if (answer.deniedByBoundary && role?.boundary !== undefined && 'name' in role.boundary) reason = `the permissions boundary ${role.boundary.name} of the role does not allow ${request.action}`;
     else if (caller.kind === 'service') reason = `the ${isKey ? 'key policy' : 'resource policy'} of ${resourcePath} does not allow ${caller.service} to ${request.action} for ${this.describe(caller.source)} (aws:SourceArn)`;
     else if (isKey && answer.identityAllows.length > 0) reason = `the key policy of ${resourcePath} neither allows the role nor delegates to the account's IAM policies`;
     else reason = `no identity-based policy allows the ${request.action} action${isKey ? ` (the key policy of ${resourcePath} leaves it to IAM policies)` : ''}`;
@@ -355,11 +456,14 @@ export class AccessControl {
     if (model === undefined) role = { unresolved: `role ${key} is not in the templates` };
     else {
       try {
+        const boundary = model.permissionsBoundary;
         role = {
           path,
           arn: this.names.getAtt(key, 'Arn')!,
           policies: model.policies.map((policy) => ({ name: policy.name, policy: resolvePolicy(policy, this.names) })),
           unevaluatedManagedPolicies: model.unevaluatedManagedPolicies,
+          ...(boundary === undefined ? {} : { boundary: 'external' in boundary ? boundary : { name: boundary.policy.name, policy: resolvePolicy(boundary.policy, this.names) } }),
+          tags: model.tags ?? {},
         };
       } catch (error) {
         if (!(error instanceof UnresolvableValueError) && !(error instanceof Error)) throw error;

@@ -15,6 +15,10 @@ export interface DynamoDbAccess {
   readonly indexName?: string;
   /** Whether it writes (decides the KMS request for a table under a customer-managed key). */
   readonly writes: boolean;
+  /** The operation's parameters for this access: the whole input, a transaction item's `Put`/`Update`/..., or a batch's `RequestItems` entry of this table. */
+  readonly parameters: Readonly<Record<string, unknown>>;
+  /** `TransactWriteItems` / `TransactGetItems` for an item of a transaction. */
+  readonly enclosingOperation?: string;
 }
 
 const WRITES: ReadonlySet<string> = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
@@ -40,15 +44,20 @@ export function dynamoDbAccesses(operation: string, body: Buffer | string): Dyna
       return Object.entries(item).flatMap(([kind, request]) => {
         const action = TRANSACT_ACTIONS[kind];
         if (action === undefined || !isObject(request) || typeof request.TableName !== 'string') return [];
-        return [{ action: `dynamodb:${action}`, tableName: request.TableName, writes: kind !== 'Get' && kind !== 'ConditionCheck' }];
+        return [{ action: `dynamodb:${action}`, tableName: request.TableName, writes: kind !== 'Get' && kind !== 'ConditionCheck', parameters: request, enclosingOperation: operation }];
       });
     });
   }
   if (operation === 'BatchWriteItem' || operation === 'BatchGetItem') {
-    const tables = isObject(input.RequestItems) ? Object.keys(input.RequestItems) : [];
-    return tables.map((tableName) => ({ action: `dynamodb:${operation}`, tableName, writes: operation === 'BatchWriteItem' }));
+    const requestItems = isObject(input.RequestItems) ? input.RequestItems : {};
+    return Object.entries(requestItems).map(([tableName, requests]) => ({
+      action: `dynamodb:${operation}`,
+      tableName,
+      writes: operation === 'BatchWriteItem',
+      parameters: { ...input, RequestItems: { [tableName]: requests } },
+    }));
   }
   if (typeof input.TableName !== 'string') return [];
   const indexName = (operation === 'Query' || operation === 'Scan') && typeof input.IndexName === 'string' ? input.IndexName : undefined;
-  return [{ action: `dynamodb:${operation}`, tableName: input.TableName, ...(indexName === undefined ? {} : { indexName }), writes: WRITES.has(operation) }];
+  return [{ action: `dynamodb:${operation}`, tableName: input.TableName, ...(indexName === undefined ? {} : { indexName }), writes: WRITES.has(operation), parameters: input }];
 }

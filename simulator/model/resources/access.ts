@@ -4,7 +4,7 @@
  * encrypt tables, queues and topics. A reference the reader cannot follow (a role or key from outside the app, an AWS
  * managed policy) becomes a line of `notEvaluated`, never an allow.
  */
-import type { AccessModel, EncryptionKey, ExecutionRole, KeyAccessModel, NamedResource, RoleAccessModel, TemplatePolicy } from '../access-model';
+import type { AccessModel, EncryptionKey, ExecutionRole, KeyAccessModel, NamedResource, PermissionsBoundary, RoleAccessModel, TableKeys, TemplatePolicy } from '../access-model';
 import type { ResourceKey } from '../flow-model';
 import { describeExpression } from '../intrinsics';
 import { RESOURCE_TYPES } from '../references';
@@ -27,6 +27,34 @@ interface RoleDraft {
   readonly resource: TemplateResource;
   readonly policies: TemplatePolicy[];
   readonly unevaluatedManagedPolicies: string[];
+  permissionsBoundary?: PermissionsBoundary;
+  readonly tags: Record<string, string>;
+}
+
+/** The HASH attribute of a `KeySchema`, when it names one. */
+function hashKeyOf(keySchema: unknown): string | undefined {
+  const element = listOf(keySchema).find((candidate) => isPlainObject(candidate) && candidate.KeyType === 'HASH');
+  return isPlainObject(element) && typeof element.AttributeName === 'string' ? element.AttributeName : undefined;
+}
+
+/** A table's partition key and its indexes', from its `KeySchema` and secondary indexes. */
+function tableKeysOf(properties: Record<string, unknown>): TableKeys | undefined {
+  const partitionKey = hashKeyOf(properties.KeySchema);
+  if (partitionKey === undefined) return undefined;
+  const indexPartitionKeys: Record<string, string> = {};
+  for (const index of [...listOf(properties.GlobalSecondaryIndexes), ...listOf(properties.LocalSecondaryIndexes)]) {
+    if (!isPlainObject(index) || typeof index.IndexName !== 'string') continue;
+    const indexKey = hashKeyOf(index.KeySchema);
+    if (indexKey !== undefined) indexPartitionKeys[index.IndexName] = indexKey;
+  }
+  return { partitionKey, indexPartitionKeys };
+}
+
+/** `Tags` (a list of `{Key, Value}`) as a record; tags whose key or value is not a plain string are left out. */
+function tagsOf(value: unknown): Record<string, string> {
+  const tags: Record<string, string> = {};
+  for (const tag of listOf(value)) if (isPlainObject(tag) && typeof tag.Key === 'string' && typeof tag.Value === 'string') tags[tag.Key] = tag.Value;
+  return tags;
 }
 
 function listOf(value: unknown): readonly unknown[] {
@@ -44,7 +72,7 @@ export function readAccessModel(resources: readonly TemplateResource[]): AccessM
   const named: Record<ResourceKey, NamedResource> = {};
   for (const resource of resources) {
     named[resource.key] = { ...resource.modelled(), type: resource.type };
-    if (resource.type === ACCESS_RESOURCE_TYPES.ROLE) roles.set(resource.key, { resource, policies: [], unevaluatedManagedPolicies: [] });
+    if (resource.type === ACCESS_RESOURCE_TYPES.ROLE) roles.set(resource.key, { resource, policies: [], unevaluatedManagedPolicies: [], tags: tagsOf(resource.properties.Tags) });
   }
 
   const roleOf = (resource: TemplateResource, value: unknown): TemplateResource | undefined =>
@@ -56,6 +84,7 @@ export function readAccessModel(resources: readonly TemplateResource[]): AccessM
   const resourcePolicies: Record<ResourceKey, TemplatePolicy[]> = {};
   const keys: KeyAccessModel[] = [];
   const encryption: Record<ResourceKey, EncryptionKey> = {};
+  const tableKeys: Record<ResourceKey, TableKeys> = {};
   const keyOf = (resource: TemplateResource, property: string, value: unknown): void => {
     if (value === undefined) return;
     const key = resource.template.getAttTarget(value, [ACCESS_RESOURCE_TYPES.KEY], ['Arn']) ?? resource.template.refTarget(value, [ACCESS_RESOURCE_TYPES.KEY]);
@@ -109,6 +138,13 @@ export function readAccessModel(resources: readonly TemplateResource[]): AccessM
           draft.unevaluatedManagedPolicies.push(shown);
           notEvaluated.push(`${resource.label}: managed policy ${shown} is not a policy of the app; what it allows is not evaluated (requests only it would allow are reported as denied)`);
         }
+        if (properties.PermissionsBoundary !== undefined) {
+          const boundary = resource.template.refTarget(properties.PermissionsBoundary, [ACCESS_RESOURCE_TYPES.MANAGED_POLICY]);
+          draft.permissionsBoundary =
+            boundary !== undefined
+              ? { policy: { name: pathOf(boundary), stackName: boundary.template.stackName, document: boundary.properties.PolicyDocument } }
+              : { external: describeExpression(properties.PermissionsBoundary) };
+        }
         break;
       }
       case ACCESS_RESOURCE_TYPES.POLICY:
@@ -147,6 +183,8 @@ export function readAccessModel(resources: readonly TemplateResource[]): AccessM
         break;
       default:
         if (TABLE_TYPES.includes(resource.type as (typeof TABLE_TYPES)[number])) {
+          const keys = tableKeysOf(properties);
+          if (keys !== undefined) tableKeys[resource.key] = keys;
           const sse = isPlainObject(properties.SSESpecification) ? properties.SSESpecification : {};
           if (sse.SSEEnabled === true && sse.KMSMasterKeyId !== undefined) keyOf(resource, 'SSESpecification.KMSMasterKeyId', sse.KMSMasterKeyId);
           const resourcePolicy = isPlainObject(properties.ResourcePolicy) ? properties.ResourcePolicy : undefined;
@@ -157,10 +195,12 @@ export function readAccessModel(resources: readonly TemplateResource[]): AccessM
     }
   }
 
-  const roleModels: RoleAccessModel[] = [...roles.values()].map(({ resource, policies, unevaluatedManagedPolicies }) => ({
+  const roleModels: RoleAccessModel[] = [...roles.values()].map(({ resource, policies, unevaluatedManagedPolicies, permissionsBoundary, tags }) => ({
     ...resource.modelled(),
     policies,
     unevaluatedManagedPolicies,
+    ...(permissionsBoundary === undefined ? {} : { permissionsBoundary }),
+    tags,
   }));
-  return { roles: roleModels, executionRoles, resourcePolicies, keys, encryption, resources: named, notEvaluated };
+  return { roles: roleModels, executionRoles, resourcePolicies, keys, encryption, resources: named, notEvaluated, tableKeys };
 }

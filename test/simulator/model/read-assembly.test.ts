@@ -533,3 +533,45 @@ describe('readAssembly: roles, policies and keys, for IAM evaluation', () => {
     ]);
   });
 });
+
+describe('readAssembly: what IAM needs beyond policies (issue 20)', () => {
+  it("reads a role's permissions boundary (a managed policy of the app, or an ARN from outside it) and its tags", () => {
+    const directory = shop({
+      ...MINIMAL_FLOW,
+      Relay: { ...MINIMAL_FLOW.Relay, Properties: { ...MINIMAL_FLOW.Relay.Properties, RoleArn: { 'Fn::GetAtt': ['RelayRole', 'Arn'] } } },
+      Boundary: { Type: 'AWS::IAM::ManagedPolicy', Properties: { PolicyDocument: { Statement: [{ Effect: 'Allow', Action: 'sns:Publish', Resource: '*' }] } } },
+      RelayRole: { Type: 'AWS::IAM::Role', Properties: { PermissionsBoundary: { Ref: 'Boundary' }, Tags: [{ Key: 'team', Value: 'ledger' }] } },
+      OtherRole: { Type: 'AWS::IAM::Role', Properties: { PermissionsBoundary: 'arn:aws:iam::123456789012:policy/org-boundary' } },
+    });
+
+    const access = readAssembly(directory).access!;
+
+    const relayRole = access.roles.find((role) => role.key === 'Shop/RelayRole')!;
+    expect(relayRole.permissionsBoundary).toEqual({ policy: expect.objectContaining({ name: 'Shop/Boundary', stackName: 'Shop' }) });
+    expect(relayRole.tags).toEqual({ team: 'ledger' });
+    const otherRole = access.roles.find((role) => role.key === 'Shop/OtherRole')!;
+    expect(otherRole.permissionsBoundary).toEqual({ external: '"arn:aws:iam::123456789012:policy/org-boundary"' });
+    expect(otherRole.tags).toEqual({});
+    // the boundary is not an identity policy of the role: it only limits what they allow
+    expect(relayRole.policies.map((policy) => policy.name)).not.toContain('Shop/Boundary');
+  });
+
+  it("reads each table's partition key, and each index's, for dynamodb:LeadingKeys", () => {
+    const directory = shop({
+      ...MINIMAL_FLOW,
+      Orders: {
+        Type: 'AWS::DynamoDB::Table',
+        Properties: {
+          KeySchema: [{ AttributeName: 'pk', KeyType: 'HASH' }, { AttributeName: 'sk', KeyType: 'RANGE' }],
+          AttributeDefinitions: [{ AttributeName: 'pk', AttributeType: 'S' }, { AttributeName: 'sk', AttributeType: 'S' }, { AttributeName: 'customer', AttributeType: 'S' }],
+          GlobalSecondaryIndexes: [{ IndexName: 'ByCustomer', KeySchema: [{ AttributeName: 'customer', KeyType: 'HASH' }], Projection: { ProjectionType: 'ALL' } }],
+        },
+      },
+    });
+
+    const access = readAssembly(directory).access!;
+
+    expect(access.tableKeys?.['Shop/Orders']).toEqual({ partitionKey: 'pk', indexPartitionKeys: { ByCustomer: 'customer' } });
+    expect(access.tableKeys?.['Shop/Outbox']).toEqual({ partitionKey: 'pk', indexPartitionKeys: {} });
+  });
+});
