@@ -10,7 +10,7 @@
  * first JSON-decodes `body` / `data` when it is valid JSON ("implicit body data parsing"). The caller passes the record
  * in that form; this module does not decode anything.
  *
- * Not emulated: Event Ruler treating `{"a.b": ...}` like `{"a": {"b": ...}}`; numeric operand bounds and rounding; the
+ * A key with dots is a path, in the pattern and in the event (dotted-keys.ts). Not emulated: numeric operand bounds and rounding; the
  * Pipes rule that some record metadata fields (e.g. `eventSourceARN`) cannot be filtered on.
  */
 import { compilePatternTree, type DocumentMatcher } from './pattern-tree';
@@ -50,6 +50,7 @@ export const EVENT_BUS_PATTERN_DIALECT: PatternDialect = {
   supports: new Set(ALL_OPERATORS),
   unsupportedSource: 'EventBridge user guide, "Comparison operators for use in event patterns"',
   allowsNestedFields: true,
+  dottedKeysArePaths: true,
 };
 
 /**
@@ -62,6 +63,7 @@ export const PIPE_FILTER_PATTERN_DIALECT: PatternDialect = {
   supports: new Set(ALL_OPERATORS.filter((operator) => !NOT_IN_PIPES.has(operator))),
   unsupportedSource: 'EventBridge user guide, "Comparison operators for use in event patterns", column "Pipe support"',
   allowsNestedFields: true,
+  dottedKeysArePaths: true,
 };
 
 /** Options of {@link compileEventPattern}. */

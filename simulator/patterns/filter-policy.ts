@@ -8,7 +8,9 @@
  * Scopes:
  * - `MessageBody`: the body must be a JSON object (otherwise no match: "Filter policies for the message body assume
  *   that the message payload is a well-formed JSON object"); policies may nest; arrays in the body match when any
- *   element matches.
+ *   element matches; a key with dots is a path, in the policy and in the body (dotted-keys.ts).
+ * - numbers compare to five decimal digits ("Filter policy constraints": "five digits of accuracy after the decimal
+ *   point"), in both scopes.
  * - `MessageAttributes`: no nesting. `String` attributes are strings; `Number` attributes are numbers (their
  *   `StringValue` parsed, so 3.015e2 equals 301.5); `String.Array` attributes are the JSON array in `StringValue`, any
  *   element may match (a malformed array gives no values); `Binary` attributes are ignored ("Amazon SNS ignores
@@ -50,6 +52,8 @@ export interface FilterableMessage {
 
 /** "A filter policy can have a maximum of five keys." */
 export const MAX_FILTER_POLICY_KEYS = 5;
+/** "For numeric matching, the value can range from -10^9 to 10^9, with five digits of accuracy after the decimal point." */
+export const SNS_NUMERIC_DECIMAL_DIGITS = 5;
 /** "The total combination of values must not exceed 150." */
 export const MAX_FILTER_POLICY_COMBINATIONS = 150;
 
@@ -63,6 +67,8 @@ function snsDialect(scope: FilterPolicyScope): PatternDialect {
     unsupportedSource: SNS_SOURCE,
     allowsNestedFields: scope === 'MessageBody',
     nestingSource: 'SNS "Filter policy constraints": Amazon SNS doesn\'t accept a nested filter policy for attribute-based filtering',
+    dottedKeysArePaths: scope === 'MessageBody',
+    numericDecimalDigits: SNS_NUMERIC_DECIMAL_DIGITS,
   };
 }
 

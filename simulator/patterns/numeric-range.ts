@@ -4,8 +4,9 @@
  * else may follow. It matches JSON numbers only (EventBridge "Numeric matching works with values that are JSON numbers";
  * SNS compares numeric policies with Number attributes and JSON numbers of the body).
  *
- * Not emulated: the services' bounds on operands (EventBridge -1e9..1e9 with 6 decimals, SNS -1e9..1e9 with 5) and
- * their rounding; values compare as IEEE doubles.
+ * SNS compares to five decimal digits (the caller passes `quantize`). Not emulated: the services' bounds on operands
+ * (EventBridge -1e9..1e9 with 6 decimals, SNS -1e9..1e9) and EventBridge's rounding; its values compare as IEEE
+ * doubles.
  */
 
 type ComparisonOperator = '=' | '<' | '<=' | '>' | '>=';
@@ -34,8 +35,11 @@ function isOperand(value: unknown): value is number {
   return typeof value === 'number' && Number.isFinite(value);
 }
 
-/** Compiles the operand of `numeric`, or returns a sentence saying why it is malformed. */
-export function compileNumericRange(operand: unknown): NumericMatcher | string {
+/**
+ * Compiles the operand of `numeric`, or returns a sentence saying why it is malformed. `quantize` maps the operands and
+ * each value before they are compared (SNS compares to five decimal digits). @param quantize default: the number itself
+ */
+export function compileNumericRange(operand: unknown, quantize: (value: number) => number = (value) => value): NumericMatcher | string {
   if (!Array.isArray(operand) || (operand.length !== 2 && operand.length !== 4)) {
     return `"numeric" needs an array of 2 or 4 elements such as [">", 0, "<=", 5], but was ${JSON.stringify(operand)}`;
   }
@@ -45,7 +49,8 @@ export function compileNumericRange(operand: unknown): NumericMatcher | string {
   }
   if (!isOperand(firstValue)) return `"numeric" value after "${firstOperator}" must be a number, but was ${JSON.stringify(firstValue)}`;
   const first = firstOperator as ComparisonOperator;
-  if (operand.length === 2) return (value: number): boolean => compare(first, value, firstValue);
+  const firstBound = quantize(firstValue);
+  if (operand.length === 2) return (value: number): boolean => compare(first, quantize(value), firstBound);
 
   if (first !== '>' && first !== '>=') {
     return `"numeric" range must start with a lower bound (">" or ">="), but started with "${first}"`;
@@ -56,5 +61,6 @@ export function compileNumericRange(operand: unknown): NumericMatcher | string {
   if (!isOperand(secondValue)) return `"numeric" value after "${secondOperator}" must be a number, but was ${JSON.stringify(secondValue)}`;
   if (secondValue <= firstValue) return `"numeric" range bottom ${firstValue} must be less than top ${secondValue}`;
   const second = secondOperator as ComparisonOperator;
-  return (value: number): boolean => compare(first, value, firstValue) && compare(second, value, secondValue);
+  const secondBound = quantize(secondValue);
+  return (value: number): boolean => compare(first, quantize(value), firstBound) && compare(second, quantize(value), secondBound);
 }

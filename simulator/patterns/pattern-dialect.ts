@@ -34,6 +34,13 @@ export interface PatternDialect {
   readonly allowsNestedFields: boolean;
   /** Where the ban on nesting is documented, when {@link PatternDialect.allowsNestedFields} is false. */
   readonly nestingSource?: string;
+  /** Whether a key with dots is a path (`"a.b"` is `b` inside `a`), in the pattern and in the document (dotted-keys.ts). */
+  readonly dottedKeysArePaths: boolean;
+  /**
+   * Decimal digits numbers are compared to (SNS: five, "Filter policy constraints"); values equal to that many
+   * digits are equal. @default full double precision
+   */
+  readonly numericDecimalDigits?: number;
 }
 
 /** The pattern being compiled, for error messages. */

@@ -7,8 +7,10 @@
  *   ordinary field name;
  * - where the document has an array of objects under a nested field, the nested pattern must match within ONE element
  *   (Event Ruler "array-consistent matching": fields from different elements of the same array are never combined);
- * - empty objects and empty value arrays are rejected (they are not valid patterns).
+ * - empty objects and empty value arrays are rejected (they are not valid patterns);
+ * - where the dialect says so, a key with dots is a path, in the pattern and in the document (dotted-keys.ts).
  */
+import { expandDocumentKeys, expandPatternKeys } from './dotted-keys';
 import { childPath, describeJsonType, isJsonObject, isJsonScalar, type JsonScalar } from './json-value';
 import { failPattern, type CompileContext } from './pattern-dialect';
 import { compileValueList, OPERATOR_KEYWORDS } from './value-list';
@@ -77,8 +79,16 @@ function compileLevel(context: CompileContext, path: string, pattern: unknown): 
   return (node) => fieldMatchers.every((matches) => matches(node));
 }
 
-/** Compiles a whole pattern (an object of fields). Throws UnsupportedPatternError for anything it cannot run. */
+/**
+ * Compiles a whole pattern (an object of fields). Throws UnsupportedPatternError for anything it cannot run. Where the
+ * dialect says so, dotted keys of the pattern and of each document are paths (dotted-keys.ts).
+ */
 export function compilePatternTree(context: CompileContext): DocumentMatcher {
-  const root = compileLevel(context, '$', context.pattern);
-  return (document) => matchLevel(root, document);
+  if (!context.dialect.dottedKeysArePaths) {
+    const root = compileLevel(context, '$', context.pattern);
+    return (document) => matchLevel(root, document);
+  }
+  const pattern = expandPatternKeys(context.pattern, (path) => failPattern(context, '$', `the field "${path}" is given twice (a key with dots is a path)`));
+  const root = compileLevel(context, '$', pattern);
+  return (document) => matchLevel(root, expandDocumentKeys(document));
 }

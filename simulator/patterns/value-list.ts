@@ -17,10 +17,13 @@
  * - `exists: true`: at least one leaf; `exists: false`: none (absent field, or an object/empty array there: "exists
  *   matching only works on leaf nodes").
  * - `anything-but` list/value: a leaf that equals none of the values (so a missing field never matches, and an array
- *   matches when one of its elements is not listed). Its `prefix`/`suffix`/`equals-ignore-case`/`wildcard` forms
- *   negate the string operator and match string leaves only (choice: the docs show only string examples).
+ *   matches when one of its elements is not listed). Its `prefix`/`suffix`/`equals-ignore-case`/`wildcard` forms take
+ *   a string or a list of strings, negate the string operator, and match every leaf that is not a string (a number,
+ *   a boolean, null), as EventBridge answers (test/simulator/patterns/vectors/); an empty `prefix` or `suffix` is
+ *   refused, as EventBridge refuses it.
  */
 import { compileWildcard } from './wildcard';
+import { HIGHEST_COMPLEXITY_ACCEPTED, judgeWildcardComplexity, LOWEST_COMPLEXITY_REFUSED, wildcardComplexity } from './wildcard-complexity';
 import { compileNumericRange } from './numeric-range';
 import { parseCidr } from './ip-address';
 import { childPath, describeJsonType, isJsonObject, isJsonScalar, type JsonScalar } from './json-value';
@@ -52,8 +55,28 @@ function stringOnly(test: StringTest): (leaf: JsonScalar) => boolean {
   return (leaf) => typeof leaf === 'string' && test(leaf);
 }
 
-function sameScalar(expected: JsonScalar): (leaf: JsonScalar) => boolean {
-  return (leaf) => leaf === expected;
+/**
+ * The negation of a string operator, as `anything-but` applies it: a string leaf the operator matches is excluded, and
+ * every other leaf (a number, `true`/`false`, `null`) matches, since the operator cannot match it (EventBridge's
+ * recorded answers: `{"anything-but": {"prefix": "init"}}` matches `12` and `null`).
+ */
+function exceptStrings(excluded: StringTest): (leaf: JsonScalar) => boolean {
+  return (leaf) => typeof leaf !== 'string' || !excluded(leaf);
+}
+
+/** How a dialect compares numbers: to its decimal digits, or as doubles. */
+function quantizer(context: CompileContext): (value: number) => number {
+  const digits = context.dialect.numericDecimalDigits;
+  if (digits === undefined) return (value) => value;
+  const scale = 10 ** digits;
+  return (value) => Math.round(value * scale);
+}
+
+function sameScalar(context: CompileContext, expected: JsonScalar): (leaf: JsonScalar) => boolean {
+  if (typeof expected !== 'number') return (leaf) => leaf === expected;
+  const quantize = quantizer(context);
+  const wanted = quantize(expected);
+  return (leaf) => typeof leaf === 'number' && quantize(leaf) === wanted;
 }
 
 function requireString(context: CompileContext, path: string, operator: string, operand: unknown): string {
@@ -103,18 +126,19 @@ function compileAnythingButObject(context: CompileContext, path: string, operand
     case 'prefix':
     case 'suffix': {
       requireFeature(context, path, `anything-but.${inner}`);
-      const affix = requireString(context, innerPath, `anything-but.${inner}`, value);
-      return stringOnly((leaf) => !(inner === 'prefix' ? leaf.startsWith(affix) : leaf.endsWith(affix)));
+      const affixes = stringOrStrings(context, innerPath, `anything-but.${inner}`, value);
+      if (affixes.some((affix) => affix === '')) failPattern(context, innerPath, `"anything-but.${inner}" may not be an empty string`, `anything-but.${inner}`);
+      return exceptStrings((leaf) => affixes.some((affix) => (inner === 'prefix' ? leaf.startsWith(affix) : leaf.endsWith(affix))));
     }
     case 'equals-ignore-case': {
       requireFeature(context, path, 'anything-but.equals-ignore-case');
       const excluded = new Set(stringOrStrings(context, innerPath, 'anything-but.equals-ignore-case', value).map((text) => text.toLowerCase()));
-      return stringOnly((leaf) => !excluded.has(leaf.toLowerCase()));
+      return exceptStrings((leaf) => excluded.has(leaf.toLowerCase()));
     }
     case 'wildcard': {
       requireFeature(context, path, 'anything-but.wildcard');
       const wildcards = stringOrStrings(context, innerPath, 'anything-but.wildcard', value).map((text) => compileWildcardOperand(context, innerPath, 'anything-but.wildcard', text));
-      return stringOnly((leaf) => !wildcards.some((matches) => matches(leaf)));
+      return exceptStrings((leaf) => wildcards.some((matches) => matches(leaf)));
     }
     default:
       return failPattern(context, innerPath, `unknown "anything-but" operator "${inner}"`, `anything-but.${inner}`);
@@ -131,8 +155,10 @@ function compileAnythingBut(context: CompileContext, path: string, operand: unkn
   if (excluded.length === 0 || !(allStrings || allNumbers)) {
     failPattern(context, path, `"anything-but" needs a string, a number, a non-empty array of only strings or only numbers, or an operator object, but was ${JSON.stringify(operand)}`, 'anything-but');
   }
-  const excludedSet = new Set<JsonScalar>(excluded as JsonScalar[]);
-  return (leaf) => !excludedSet.has(leaf);
+  const quantize = quantizer(context);
+  const key = (leaf: JsonScalar): JsonScalar => (typeof leaf === 'number' ? quantize(leaf) : leaf);
+  const excludedSet = new Set<JsonScalar>((excluded as JsonScalar[]).map(key));
+  return (leaf) => !excludedSet.has(key(leaf));
 }
 
 function compileOperator(context: CompileContext, path: string, operator: string, operand: unknown): Condition {
@@ -157,7 +183,7 @@ function compileOperator(context: CompileContext, path: string, operator: string
       return { kind: 'leaf', test: compileAnythingBut(context, path, operand) };
     case 'numeric': {
       requireFeature(context, path, operator);
-      const range = compileNumericRange(operand);
+      const range = compileNumericRange(operand, quantizer(context));
       if (typeof range === 'string') failPattern(context, path, range, operator);
       return { kind: 'leaf', test: (leaf) => typeof leaf === 'number' && range(leaf) };
     }
@@ -173,7 +199,7 @@ function compileOperator(context: CompileContext, path: string, operator: string
 }
 
 function compileElement(context: CompileContext, path: string, element: unknown): Condition {
-  if (isJsonScalar(element)) return { kind: 'leaf', test: sameScalar(element) };
+  if (isJsonScalar(element)) return { kind: 'leaf', test: sameScalar(context, element) };
   if (isJsonObject(element)) {
     const keys = Object.keys(element);
     if (keys.length !== 1) {
@@ -185,10 +211,46 @@ function compileElement(context: CompileContext, path: string, element: unknown)
   return failPattern(context, path, `a value must be a string, number, boolean, null or an operator object, but was ${describeJsonType(element)}`);
 }
 
+/** The operands of a value list's `wildcard` and `anything-but.wildcard` elements (compiled already, so well formed). */
+function wildcardOperands(values: readonly unknown[]): string[] {
+  return values.flatMap((element) => {
+    if (!isJsonObject(element)) return [];
+    if (typeof element.wildcard === 'string') return [element.wildcard];
+    const negated = element['anything-but'];
+    if (!isJsonObject(negated)) return [];
+    const operand = negated.wildcard;
+    return typeof operand === 'string' ? [operand] : Array.isArray(operand) ? operand.filter((value): value is string => typeof value === 'string') : [];
+  });
+}
+
+/**
+ * Refuses a field whose wildcard patterns EventBridge refuses as too complex, and one whose complexity lies where the
+ * recorded answers do not tell (wildcard-complexity.ts). Measured per value list: patterns of the same field in other
+ * `$or` branches are not added in.
+ */
+function checkWildcardComplexity(context: CompileContext, path: string, values: readonly unknown[]): void {
+  const operands = wildcardOperands(values);
+  if (operands.length === 0) return;
+  const complexity = wildcardComplexity(operands);
+  const judgement = judgeWildcardComplexity(complexity);
+  if (judgement === 'refused') {
+    failPattern(context, path, `"Rule is too complex": EventBridge refuses wildcard patterns of this complexity (${complexity}, as Event Ruler measures it; it refused ${LOWEST_COMPLEXITY_REFUSED} in its recorded answers)`, 'wildcard');
+  }
+  if (judgement === 'unknown') {
+    failPattern(
+      context,
+      path,
+      `the simulator cannot tell whether EventBridge accepts wildcard patterns of complexity ${complexity} (as Event Ruler measures it): EventBridge accepted ${HIGHEST_COMPLEXITY_ACCEPTED} and refused ${LOWEST_COMPLEXITY_REFUSED} in its recorded answers, and its limit is not documented; use fewer wildcards or fewer repeated sequences after one`,
+      'wildcard',
+    );
+  }
+}
+
 /** Compiles a field's value list (`path` names the field). Throws UnsupportedPatternError for anything it cannot run. */
 export function compileValueList(context: CompileContext, path: string, values: readonly unknown[]): ValueListMatcher {
   if (values.length === 0) failPattern(context, path, 'an empty array of values matches nothing and is not allowed');
   const conditions = values.map((element, index) => compileElement(context, childPath(path, index), element));
+  checkWildcardComplexity(context, path, values);
   return (leaves) =>
     conditions.some((condition) =>
       condition.kind === 'exists' ? condition.present === leaves.length > 0 : leaves.some((leaf) => condition.test(leaf)),

@@ -238,3 +238,19 @@ describe('compilePipeFilterCriteria', () => {
     expect(() => compilePipeFilterCriteria(['{"a":[{"wildcard":"*x"}]}'])).toThrow(UnsupportedPatternError);
   });
 });
+
+describe('compileEventPattern: keys with dots are paths (dotted-keys.ts)', () => {
+  it('refuses a pattern that gives one field twice, once dotted and once nested', () => {
+    const pattern = JSON.stringify({ a: { b: ['y'] }, 'a.b': ['x'] });
+
+    expect(() => compileEventPattern(pattern)).toThrow(UnsupportedPatternError);
+    expect(() => compileEventPattern(pattern)).toThrow('the field "a.b" is given twice');
+  });
+
+  it('merges a dotted field into nested fields beside it', () => {
+    const matches = compileEventPattern(JSON.stringify({ a: { c: ['z'] }, 'a.b': ['x'] }));
+
+    expect(matches({ a: { b: 'x', c: 'z' } })).toBe(true);
+    expect(matches({ a: { b: 'x', c: 'other' } })).toBe(false);
+  });
+});
