@@ -344,10 +344,11 @@ export class AccessControl {
       context['aws:PrincipalIsAWSService'] = 'false';
       context['aws:ViaAWSService'] = request.forwardedBy === undefined ? 'false' : 'true';
       for (const [key, value] of Object.entries(role.tags)) context[`aws:PrincipalTag/${key}`] = value;
+      absent = request.forwardedBy === undefined ? DIRECT_ROLE_CALL_ABSENT : FORWARDED_ROLE_CALL_ABSENT;
+      // Lambda sets lambda:SourceFunctionArn on what its functions' credentials sign; a pipe's or an operator's calls have none
       if (this.access.resources[caller.via]?.type === 'AWS::Lambda::Function') {
         context['lambda:SourceFunctionArn'] = this.names.arn('lambda', `function:${this.names.ref(caller.via) ?? caller.via}`);
-      }
-      absent = request.forwardedBy === undefined ? DIRECT_ROLE_CALL_ABSENT : FORWARDED_ROLE_CALL_ABSENT;
+      } else absent = [...absent, 'lambda:sourcefunctionarn'];
       this.evaluatedRoles.add(roleKey);
     } else {
       principal = caller.service;

@@ -247,6 +247,21 @@ describe('principal keys', () => {
   });
 });
 
+describe('keys of calls other than a function\'s', () => {
+  test('lambda:SourceFunctionArn is absent on a pipe\'s calls, as in AWS: evaluated, not "not evaluated"', async () => {
+    const { control, requests } = accessControl({
+      pipeStatements: [
+        { Effect: 'Allow', Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'], Resource: '*' },
+        { Effect: 'Deny', Action: 'dynamodb:*', Resource: '*', Condition: { Null: { 'lambda:SourceFunctionArn': 'false' } } },
+      ],
+    });
+
+    const outcome = await control.authorizeAll(requests.readStream('App/Pipe', 'App/Outbox', `${TABLE_ARN.replace('App-Orders', 'App-Outbox')}/stream/2026-01-01T00:00:00.000`));
+
+    expect(outcome).toEqual({ allowed: true, evaluated: true });
+  });
+});
+
 describe('a condition on a key the simulator does not fill', () => {
   test('makes the request "not evaluated", never an Allow, and names the key', async () => {
     const { control, requests } = accessControl({
