@@ -9,7 +9,7 @@
 import type { AccessModel, EncryptionKey, TableKeys, TemplatePolicy } from '../model/access-model';
 import type { ResourceKey } from '../model/flow-model';
 import { UnresolvableValueError } from '../model/intrinsics';
-import { DIRECT_ROLE_CALL_ABSENT, FORWARDED_ROLE_CALL_ABSENT, SERVICE_PRINCIPAL_ABSENT, firstUnfilledKey, keysRead } from './context-keys';
+import { DIRECT_ROLE_CALL_ABSENT, FORWARDED_ROLE_CALL_ABSENT, SERVICE_KMS_REQUEST_ABSENT, SERVICE_PRINCIPAL_ABSENT, firstUnfilledKey, keysRead, type Asker } from './context-keys';
 import { grantHint } from './grant-hints';
 import type { IamNames } from './iam-names';
 import type { PolicyAnswer, PolicyEngine } from './policy-engine';
@@ -221,7 +221,7 @@ export class AccessControl {
     let read = this.keysReadCache.get(readKey);
     if (read === undefined) {
       const policies = this.policiesOf(request);
-      read = policies === undefined ? 'unresolved' : new Set(keysRead(policies, request.action).map(({ key }) => key.toLowerCase()));
+      read = policies === undefined ? 'unresolved' : new Set(keysRead(policies, request.action, askerOf(request.caller)).map(({ key }) => key.toLowerCase()));
       this.keysReadCache.set(readKey, read);
     }
     if (read === 'unresolved') return { ...context };
@@ -277,7 +277,7 @@ export class AccessControl {
       'kms:EncryptionContextKeys': Object.keys(encryptionContext),
     };
     for (const [name, value] of Object.entries(encryptionContext)) context[`kms:EncryptionContext:${name}`] = value;
-    for (const action of kmsActions) requests.push({ caller: request.caller, action, resource: key.key, context, forwardedBy: viaService });
+    for (const action of kmsActions) requests.push({ caller: request.caller, action, resource: key.key, context, absent: SERVICE_KMS_REQUEST_ABSENT, forwardedBy: viaService });
     return requests;
   }
 
@@ -365,7 +365,7 @@ export class AccessControl {
 
     // a condition on a key the simulator does not fill: no verdict (context-keys.ts)
     const evaluatedPolicies = [...identityPolicies, ...(boundary === undefined ? [] : [boundary]), ...(resourcePolicy === undefined ? [] : [{ name: this.resourcePolicyName(request.resource), policy: resourcePolicy }])];
-    const read = keysRead(evaluatedPolicies, request.action);
+    const read = keysRead(evaluatedPolicies, request.action, askerOf(caller));
     const who = role?.path ?? principal;
     const unfilled = firstUnfilledKey(read, { values: context, absent: [...absent, ...(request.absent ?? [])] });
     if (unfilled !== undefined) {
@@ -503,6 +503,10 @@ export class AccessControl {
       }),
     );
   }
+}
+
+function askerOf(caller: Caller): Asker {
+  return caller.kind === 'role' ? { kind: 'role' } : { kind: 'service', service: caller.service };
 }
 
 /** A resource pattern of a statement, named by construct path when it is one resource's ARN (or its indexes). */

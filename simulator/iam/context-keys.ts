@@ -60,12 +60,12 @@ export const DIRECT_ROLE_CALL_ABSENT: readonly string[] = [
 /**
  * What AWS does not set on a request a service makes with a role's credentials (DynamoDB, SQS or SNS calling KMS for
  * the caller): as a direct call, except `aws:CalledVia*` (set by the services that forward it), which is therefore
- * not in the list; the encryption context, set completely by the service.
+ * not in the list.
  */
-export const FORWARDED_ROLE_CALL_ABSENT: readonly string[] = [
-  ...DIRECT_ROLE_CALL_ABSENT.filter((key) => !key.startsWith('aws:calledvia')),
-  'kms:encryptioncontext:',
-];
+export const FORWARDED_ROLE_CALL_ABSENT: readonly string[] = DIRECT_ROLE_CALL_ABSENT.filter((key) => !key.startsWith('aws:calledvia'));
+
+/** What a KMS request a service makes for an encrypted resource leaves out: every encryption-context key it does not set. */
+export const SERVICE_KMS_REQUEST_ABSENT: readonly string[] = ['kms:encryptioncontext:'];
 
 /** What AWS does not set on a request a service principal makes for a resource (SNS delivering to a queue). */
 export const SERVICE_PRINCIPAL_ABSENT: readonly string[] = [...NEVER_SET, 'aws:principaltag/', 'aws:userid', 'lambda:sourcefunctionarn'];
@@ -94,12 +94,33 @@ function variablesIn(text: string): string[] {
   return [...text.matchAll(/\$\{([^}]+)\}/g)].map((match) => match[1]!.split(',')[0]!.trim()).filter((name) => !['*', '?', '$'].includes(name));
 }
 
-/** The context keys the statements of `policies` that can apply to `action` read (in conditions and policy variables). */
-export function keysRead(policies: readonly { readonly name: string; readonly policy: PolicyDocument }[], action: string): KeyRead[] {
+/** Who asks, as far as a statement's `Principal` can tell it apart: a role of the account, or a service. */
+export type Asker = { readonly kind: 'role' } | { readonly kind: 'service'; readonly service: string };
+
+/**
+ * Whether a resource-policy statement's `Principal` can name the asker: a statement for services only never applies
+ * to a role, nor one for other services or for AWS principals only (`*` aside) to a service. Identity policies have
+ * no `Principal`: they apply.
+ */
+function canName(statement: PolicyStatement, asker: Asker): boolean {
+  const principal = statement.Principal;
+  if (principal === undefined || principal === '*' || typeof principal !== 'object' || principal === null) return true;
+  const fields = principal as Record<string, unknown>;
+  const listed = (field: string): readonly string[] => asList(fields[field] as string | readonly string[] | undefined);
+  if (listed('AWS').includes('*')) return true;
+  if (asker.kind === 'role') return Object.keys(fields).some((field) => field !== 'Service');
+  return listed('Service').includes(asker.service);
+}
+
+/**
+ * The context keys the statements of `policies` that can apply to `action` by `asker` read (in conditions and policy
+ * variables).
+ */
+export function keysRead(policies: readonly { readonly name: string; readonly policy: PolicyDocument }[], action: string, asker: Asker): KeyRead[] {
   const read: KeyRead[] = [];
   for (const { name, policy } of policies) {
     for (const statement of policy.Statement) {
-      if (!appliesTo(statement, action)) continue;
+      if (!appliesTo(statement, action) || !canName(statement, asker)) continue;
       const texts: string[] = [...asList(statement.Resource), ...asList(statement.NotResource)];
       for (const operands of Object.values(statement.Condition ?? {})) {
         for (const [key, values] of Object.entries(operands)) {

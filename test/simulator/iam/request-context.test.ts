@@ -32,10 +32,17 @@ const RESOURCES: Record<string, NamedResource> = Object.fromEntries(
     resource('Outbox', 'AWS::DynamoDB::Table'),
     resource('Key', 'AWS::KMS::Key'),
     resource('Boundary', 'AWS::IAM::ManagedPolicy'),
+    resource('Queue', 'AWS::SQS::Queue'),
+    resource('Topic', 'AWS::SNS::Topic'),
   ].map((named) => [named.key, named]),
 );
 
-const localNames: LocalNames = { region: REGION, accountId: ACCOUNT, ref: (key) => ({ 'App/Fn': 'App-Fn' })[key], getAtt: () => undefined };
+const localNames: LocalNames = {
+  region: REGION,
+  accountId: ACCOUNT,
+  ref: (key) => ({ 'App/Fn': 'App-Fn', 'App/Queue': `http://127.0.0.1:1/${ACCOUNT}/App-Queue`, 'App/Topic': `arn:aws:sns:${REGION}:${ACCOUNT}:App-Topic` })[key],
+  getAtt: (key, attribute) => (key === 'App/Queue' && attribute === 'Arn' ? `arn:aws:sqs:${REGION}:${ACCOUNT}:App-Queue` : undefined),
+};
 
 function policy(name: string, statements: unknown[]): TemplatePolicy {
   return { name, stackName: 'App', document: { Version: '2012-10-17', Statement: statements } };
@@ -54,13 +61,14 @@ interface Fixture {
   readonly pipeStatements?: unknown[];
   readonly keyStatements?: unknown[];
   readonly encryption?: AccessModel['encryption'];
+  readonly resourcePolicies?: AccessModel['resourcePolicies'];
 }
 
 function accessControl(fixture: Fixture = {}): { control: AccessControl; requests: FlowRequests } {
   const access: AccessModel = {
     roles: [role('FnRole', fixture.fnStatements ?? [], fixture.fnRole), role('PipeRole', fixture.pipeStatements ?? [])],
     executionRoles: { 'App/Fn': { role: 'App/FnRole' }, 'App/Pipe': { role: 'App/PipeRole' } },
-    resourcePolicies: {},
+    resourcePolicies: fixture.resourcePolicies ?? {},
     keys: [{ key: 'App/Key', stackName: 'App', logicalId: 'Key', keyPolicy: policy('App/Key key policy', fixture.keyStatements ?? [{ Effect: 'Allow', Principal: rootPrincipal, Action: 'kms:*', Resource: '*' }]) }],
     encryption: fixture.encryption ?? {},
     resources: RESOURCES,
@@ -258,6 +266,34 @@ describe('keys of calls other than a function\'s', () => {
 
     const outcome = await control.authorizeAll(requests.readStream('App/Pipe', 'App/Outbox', `${TABLE_ARN.replace('App-Orders', 'App-Outbox')}/stream/2026-01-01T00:00:00.000`));
 
+    expect(outcome).toEqual({ allowed: true, evaluated: true });
+  });
+});
+
+describe('statements that cannot apply to the request do not count', () => {
+  test("a key policy statement for another service's encryption context does not stop SNS's delivery to an encrypted queue", async () => {
+    const { control, requests } = accessControl({
+      encryption: { 'App/Queue': { key: 'App/Key' } },
+      resourcePolicies: { 'App/Queue': [policy('App/QueuePolicy', [{ Effect: 'Allow', Principal: { Service: 'sns.amazonaws.com' }, Action: 'sqs:SendMessage', Resource: '*', Condition: { ArnEquals: { 'aws:SourceArn': { Ref: 'Topic' } } } }])] },
+      keyStatements: [
+        { Effect: 'Allow', Principal: rootPrincipal, Action: 'kms:*', Resource: '*' },
+        // as a log group's key has it: the logs service, for its own encryption context
+        { Effect: 'Allow', Principal: { Service: 'logs.eu-west-1.amazonaws.com' }, Action: ['kms:Decrypt*', 'kms:GenerateDataKey*'], Resource: '*', Condition: { ArnLike: { 'kms:EncryptionContext:aws:logs:arn': 'arn:aws:logs:*' } } },
+        { Effect: 'Allow', Principal: { Service: 'sns.amazonaws.com' }, Action: ['kms:Decrypt', 'kms:GenerateDataKey'], Resource: '*', Condition: { ArnEquals: { 'aws:SourceArn': { Ref: 'Topic' } } } },
+      ],
+    });
+
+    const outcome = await control.authorizeAll(requests.deliver('App/Topic', 'App/Queue'));
+    expect(outcome).toEqual({ allowed: true, evaluated: true });
+  });
+
+  test("a queue policy statement for a service does not stop a role's send, whatever it reads", async () => {
+    const { control, requests } = accessControl({
+      fnStatements: [{ Effect: 'Allow', Action: 'sqs:SendMessage', Resource: '*' }],
+      resourcePolicies: { 'App/Queue': [policy('App/QueuePolicy', [{ Effect: 'Deny', Principal: { Service: 'sns.amazonaws.com' }, Action: 'sqs:SendMessage', Resource: '*', Condition: { NotIpAddress: { 'aws:SourceIp': '203.0.113.0/24' } } }])] },
+    });
+
+    const outcome = await control.authorizeAll(requests.sqs({ kind: 'role', via: 'App/Fn' }, 'SendMessage', 'App/Queue'));
     expect(outcome).toEqual({ allowed: true, evaluated: true });
   });
 });
