@@ -436,6 +436,7 @@ export class AccessControl {
       service: caller.kind === 'service',
       ...(caller.kind === 'service' ? { sourcePath: this.describe(caller.source) } : {}),
       ...(answer.decision === 'ExplicitlyDenied' && explicit !== undefined ? { explicitDeny: `${explicit.policy}, statement ${explicit.statement}` } : {}),
+      ...(answer.deniedByBoundary && role?.boundary !== undefined && 'name' in role.boundary ? { permissionsBoundary: role.boundary.name } : {}),
     });
     return {
       principal: role?.path ?? (caller.kind === 'service' ? caller.service : callerPath),

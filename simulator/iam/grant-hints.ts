@@ -19,6 +19,8 @@ export interface HintSubject {
   readonly sourcePath?: string;
   /** For a request denied by an explicit Deny: which policy and statement. */
   readonly explicitDeny?: string;
+  /** For a request the role's permissions boundary does not allow: the boundary policy. */
+  readonly permissionsBoundary?: string;
 }
 
 /** Segments of a construct path that say nothing of what the construct is. */
@@ -47,6 +49,9 @@ export function grantHint(subject: HintSubject): string {
   const [service, operation = ''] = subject.action.split(':');
   if (subject.explicitDeny !== undefined) {
     return `an explicit Deny (${subject.explicitDeny}) matches it, and no grant overrides an explicit Deny: narrow or remove that statement`;
+  }
+  if (subject.permissionsBoundary !== undefined) {
+    return `the permissions boundary ${subject.permissionsBoundary} must allow ${subject.action} too: no grant to the role passes a boundary`;
   }
   if (subject.service) {
     const source = subject.sourcePath === undefined ? '' : ` with the condition { ArnEquals: { 'aws:SourceArn': ${variableName(subject.sourcePath)}.topicArn } }`;

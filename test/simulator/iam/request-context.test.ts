@@ -99,6 +99,7 @@ describe('permissions boundaries', () => {
 
     expect(update).toMatchObject({ allowed: false, evaluated: true });
     expect(control.figures().denials[0]?.reason).toBe('the permissions boundary App/Boundary of the role does not allow dynamodb:UpdateItem');
+    expect(control.figures().denials[0]?.fix).toBe('the permissions boundary App/Boundary must allow dynamodb:UpdateItem too: no grant to the role passes a boundary');
     expect(putItem).toEqual({ allowed: true, evaluated: true });
   });
 
