@@ -27,6 +27,8 @@ const ALL_OPERATORS: readonly OperatorFeature[] = [
   'anything-but',
   'anything-but.prefix',
   'anything-but.suffix',
+  'anything-but.prefix-list',
+  'anything-but.suffix-list',
   'anything-but.equals-ignore-case',
   'anything-but.wildcard',
   'numeric',
@@ -39,6 +41,8 @@ const ALL_OPERATORS: readonly OperatorFeature[] = [
 const NOT_IN_PIPES: ReadonlySet<OperatorFeature> = new Set<OperatorFeature>([
   'anything-but.prefix',
   'anything-but.suffix',
+  'anything-but.prefix-list',
+  'anything-but.suffix-list',
   'anything-but.equals-ignore-case',
   'anything-but.wildcard',
   'wildcard',

@@ -15,6 +15,8 @@ export type OperatorFeature =
   | 'anything-but'
   | 'anything-but.prefix'
   | 'anything-but.suffix'
+  | 'anything-but.prefix-list'
+  | 'anything-but.suffix-list'
   | 'anything-but.equals-ignore-case'
   | 'anything-but.wildcard'
   | 'numeric'

@@ -126,6 +126,7 @@ function compileAnythingButObject(context: CompileContext, path: string, operand
     case 'prefix':
     case 'suffix': {
       requireFeature(context, path, `anything-but.${inner}`);
+      if (Array.isArray(value)) requireFeature(context, innerPath, `anything-but.${inner}-list`);
       const affixes = stringOrStrings(context, innerPath, `anything-but.${inner}`, value);
       if (affixes.some((affix) => affix === '')) failPattern(context, innerPath, `"anything-but.${inner}" may not be an empty string`, `anything-but.${inner}`);
       return exceptStrings((leaf) => affixes.some((affix) => (inner === 'prefix' ? leaf.startsWith(affix) : leaf.endsWith(affix))));

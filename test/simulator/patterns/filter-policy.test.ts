@@ -127,6 +127,8 @@ const errorCases: readonly ErrorCase[] = [
   ['unknown operator', { a: [{ contains: 'x' }] }, 'MessageBody', '$.a[0]', 'contains', 'unknown operator "contains"'],
   ['wildcard (not an SNS operator)', { a: [{ wildcard: 'x*' }] }, 'MessageBody', '$.a[0]', 'wildcard', 'not supported'],
   ['anything-but suffix', { a: [{ 'anything-but': { suffix: 'x' } }] }, 'MessageBody', '$.a[0]', 'anything-but.suffix', 'not supported'],
+  // EventBridge takes a list of prefixes; SNS documents one string and nothing records its answer to a list
+  ['anything-but prefix list', { a: [{ 'anything-but': { prefix: ['x', 'y'] } }] }, 'MessageBody', '$.a[0].anything-but', 'anything-but.prefix-list', 'not supported'],
   ['anything-but equals-ignore-case', { a: [{ 'anything-but': { 'equals-ignore-case': 'x' } }] }, 'MessageBody', '$.a[0]', 'anything-but.equals-ignore-case', 'not supported'],
   ['prefix equals-ignore-case', { a: [{ prefix: { 'equals-ignore-case': 'x' } }] }, 'MessageBody', '$.a[0]', 'prefix.equals-ignore-case', 'not supported'],
   ['nesting in MessageAttributes scope', { a: { b: ['x'] } }, 'MessageAttributes', '$.a', undefined, 'nested fields are not supported'],
