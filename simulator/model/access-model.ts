@@ -1,6 +1,6 @@
 /**
  * Who may do what, as the synthesized templates say it: the execution roles of the functions and pipes with their
- * identity policies, the resource policies of queues, topics and tables, the key policies of KMS keys, and which
+ * identity policies, permissions boundaries and tags, the resource policies of queues, topics and tables, the key policies of KMS keys, and which
  * customer-managed key encrypts which resource. Policy documents are kept as the template has them (intrinsics and
  * cross-stack values included): a run resolves them to ARNs once it knows the local names (simulator/iam/).
  */

@@ -1,7 +1,7 @@
 /**
- * Reads the {@link AccessModel} from the templates: roles and the identity policies attached to them, the roles of
- * functions and pipes, resource policies of queues, topics and tables, key policies, and the customer-managed keys that
- * encrypt tables, queues and topics. A reference the reader cannot follow (a role or key from outside the app, an AWS
+ * Reads the {@link AccessModel} from the templates: roles with the identity policies attached to them, their
+ * permissions boundaries and tags, the roles of functions and pipes, resource policies of queues, topics and tables,
+ * key policies, the customer-managed keys that encrypt tables, queues and topics, and each table's partition keys. A reference the reader cannot follow (a role or key from outside the app, an AWS
  * managed policy) becomes a line of `notEvaluated`, never an allow.
  */
 import type { AccessModel, EncryptionKey, ExecutionRole, KeyAccessModel, NamedResource, PermissionsBoundary, RoleAccessModel, TableKeys, TemplatePolicy } from '../access-model';
