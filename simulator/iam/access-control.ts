@@ -8,7 +8,7 @@
  */
 import type { AccessModel, EncryptionKey, TableKeys, TemplatePolicy } from '../model/access-model';
 import type { ResourceKey } from '../model/flow-model';
-import { UnresolvableValueError } from '../model/intrinsics';
+import { resolveValue, UnresolvableValueError } from '../model/intrinsics';
 import { DIRECT_ROLE_CALL_ABSENT, FORWARDED_ROLE_CALL_ABSENT, SERVICE_KMS_REQUEST_ABSENT, SERVICE_PRINCIPAL_ABSENT, firstUnfilledKey, keysRead, type Asker } from './context-keys';
 import { grantHint } from './grant-hints';
 import type { IamNames } from './iam-names';
@@ -465,7 +465,7 @@ export class AccessControl {
           policies: model.policies.map((policy) => ({ name: policy.name, policy: resolvePolicy(policy, this.names) })),
           unevaluatedManagedPolicies: model.unevaluatedManagedPolicies,
           ...(boundary === undefined ? {} : { boundary: 'external' in boundary ? boundary : { name: boundary.policy.name, policy: resolvePolicy(boundary.policy, this.names) } }),
-          tags: model.tags ?? {},
+          tags: Object.fromEntries(Object.entries(model.tags ?? {}).map(([tag, value]) => [tag, resolveValue(value, model.stackName, this.names, `tag ${tag} of role ${path}`)])),
         };
       } catch (error) {
         if (!(error instanceof UnresolvableValueError) && !(error instanceof Error)) throw error;

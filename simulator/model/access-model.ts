@@ -24,8 +24,8 @@ export interface RoleAccessModel extends ModelledResource {
   readonly unevaluatedManagedPolicies: readonly string[];
   /** `PermissionsBoundary`: a `ManagedPolicy` of the templates, or an ARN from outside the app. @default no boundary */
   readonly permissionsBoundary?: PermissionsBoundary;
-  /** `Tags`, by key: the request context's `aws:PrincipalTag/<key>`. @default no tags */
-  readonly tags?: Readonly<Record<string, string>>;
+  /** `Tags`, by key, each value as the template has it (resolved by a run): the request context's `aws:PrincipalTag/<key>`. @default no tags */
+  readonly tags?: Readonly<Record<string, unknown>>;
 }
 
 /** A role's permissions boundary: a managed policy of the templates, or one from outside the app (not evaluated). */

@@ -28,7 +28,7 @@ interface RoleDraft {
   readonly policies: TemplatePolicy[];
   readonly unevaluatedManagedPolicies: string[];
   permissionsBoundary?: PermissionsBoundary;
-  readonly tags: Record<string, string>;
+  readonly tags: Record<string, unknown>;
 }
 
 /** The HASH attribute of a `KeySchema`, when it names one. */
@@ -50,10 +50,10 @@ function tableKeysOf(properties: Record<string, unknown>): TableKeys | undefined
   return { partitionKey, indexPartitionKeys };
 }
 
-/** `Tags` (a list of `{Key, Value}`) as a record; tags whose key or value is not a plain string are left out. */
-function tagsOf(value: unknown): Record<string, string> {
-  const tags: Record<string, string> = {};
-  for (const tag of listOf(value)) if (isPlainObject(tag) && typeof tag.Key === 'string' && typeof tag.Value === 'string') tags[tag.Key] = tag.Value;
+/** `Tags` (a list of `{Key, Value}`) as a record of the values as the template has them (a run resolves them). */
+function tagsOf(value: unknown): Record<string, unknown> {
+  const tags: Record<string, unknown> = {};
+  for (const tag of listOf(value)) if (isPlainObject(tag) && typeof tag.Key === 'string' && tag.Value !== undefined) tags[tag.Key] = tag.Value;
   return tags;
 }
 

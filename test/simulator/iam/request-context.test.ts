@@ -240,6 +240,16 @@ describe('principal keys', () => {
     expect(await untagged.control.authorizeAll(untagged.requests.dynamoDb('App/Fn', 'PutItem', put({ pk: S('A') })))).toMatchObject({ allowed: false, evaluated: true });
   });
 
+  test('a tag whose value is an intrinsic is resolved, not taken as absent', async () => {
+    const statements = [
+      { Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: getAtt('Orders') },
+      { Effect: 'Deny', Action: 'dynamodb:*', Resource: '*', Condition: { StringNotEquals: { 'aws:PrincipalTag/region': REGION } } },
+    ];
+    const { control, requests } = accessControl({ fnStatements: statements, fnRole: { tags: { region: { Ref: 'AWS::Region' } } } });
+
+    expect(await control.authorizeAll(requests.dynamoDb('App/Fn', 'PutItem', put({ pk: S('A') })))).toEqual({ allowed: true, evaluated: true });
+  });
+
   test('lambda:SourceFunctionArn is the calling function, aws:PrincipalIsAWSService and aws:ViaAWSService false for a direct call', async () => {
     const { control, requests } = accessControl({
       fnStatements: [

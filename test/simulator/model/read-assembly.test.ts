@@ -541,7 +541,7 @@ describe('readAssembly: what IAM needs beyond policies (issue 20)', () => {
       Relay: { ...MINIMAL_FLOW.Relay, Properties: { ...MINIMAL_FLOW.Relay.Properties, RoleArn: { 'Fn::GetAtt': ['RelayRole', 'Arn'] } } },
       Boundary: { Type: 'AWS::IAM::ManagedPolicy', Properties: { PolicyDocument: { Statement: [{ Effect: 'Allow', Action: 'sns:Publish', Resource: '*' }] } } },
       RelayRole: { Type: 'AWS::IAM::Role', Properties: { PermissionsBoundary: { Ref: 'Boundary' }, Tags: [{ Key: 'team', Value: 'ledger' }] } },
-      OtherRole: { Type: 'AWS::IAM::Role', Properties: { PermissionsBoundary: 'arn:aws:iam::123456789012:policy/org-boundary' } },
+      OtherRole: { Type: 'AWS::IAM::Role', Properties: { PermissionsBoundary: 'arn:aws:iam::123456789012:policy/org-boundary', Tags: [{ Key: 'region', Value: { Ref: 'AWS::Region' } }] } },
     });
 
     const access = readAssembly(directory).access!;
@@ -551,7 +551,8 @@ describe('readAssembly: what IAM needs beyond policies (issue 20)', () => {
     expect(relayRole.tags).toEqual({ team: 'ledger' });
     const otherRole = access.roles.find((role) => role.key === 'Shop/OtherRole')!;
     expect(otherRole.permissionsBoundary).toEqual({ external: '"arn:aws:iam::123456789012:policy/org-boundary"' });
-    expect(otherRole.tags).toEqual({});
+    // a tag's value is resolved with the run's names, like a policy's: kept as the template has it
+    expect(otherRole.tags).toEqual({ region: { Ref: 'AWS::Region' } });
     // the boundary is not an identity policy of the role: it only limits what they allow
     expect(relayRole.policies.map((policy) => policy.name)).not.toContain('Shop/Boundary');
   });
