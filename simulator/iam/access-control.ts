@@ -4,7 +4,9 @@
  * authorized, denied and not evaluated, each denial with the principal, action, resource, decisive reason and the grant
  * that would fix it, and which granted permissions no request used (least privilege, measured).
  *
- * Requests are answered from a cache: the same principal, action, resource and context always get the same answer.
+ * Requests are answered from a cache: the same principal, action and resource, with the same values of the context keys
+ * its policies read, always get the same answer. A condition on a key the simulator does not fill makes the request
+ * "not evaluated" (./context-keys.ts); a role's permissions boundary is evaluated with its identity policies.
  */
 import type { AccessModel, EncryptionKey, TableKeys, TemplatePolicy } from '../model/access-model';
 import type { ResourceKey } from '../model/flow-model';
