@@ -7,46 +7,19 @@ import { describe, expect, test } from 'vitest';
 import { AccessControl } from '../../../simulator/iam/access-control';
 import { FlowRequests } from '../../../simulator/iam/flow-requests';
 import { IamNames } from '../../../simulator/iam/iam-names';
-import { loadPolicyEngine } from '../../../simulator/iam/policy-engine';
-import type { AccessModel, NamedResource, TemplatePolicy } from '../../../simulator/model/access-model';
-import type { LocalNames } from '../../../simulator/model/flow-model';
+import type { AccessModel, NamedResource } from '../../../simulator/model/access-model';
+import { ACCOUNT, byKey, engine, getAtt, localNames, policy, REGION, resource, rootPrincipal } from './iam-test-kit';
 
-const ACCOUNT = '000000000000';
-const REGION = 'eu-west-1';
-const engine = loadPolicyEngine(process.cwd())!;
-
-function resource(logicalId: string, type: string): NamedResource {
-  return { key: `App/${logicalId}`, stackName: 'App', logicalId, constructPath: `App/${logicalId}/Resource`, type };
-}
-
-const RESOURCES: Record<string, NamedResource> = Object.fromEntries(
-  [
-    resource('Fn', 'AWS::Lambda::Function'),
-    resource('FnRole', 'AWS::IAM::Role'),
-    resource('Orders', 'AWS::DynamoDB::Table'),
-    resource('Queue', 'AWS::SQS::Queue'),
-    resource('Topic', 'AWS::SNS::Topic'),
-    resource('OtherTopic', 'AWS::SNS::Topic'),
-    resource('Key', 'AWS::KMS::Key'),
-    resource('Imported', 'AWS::Lambda::Function'),
-  ].map((named) => [named.key, named]),
-);
-
-/** Queue URLs and topic ARNs as the run would name them. */
-const localNames: LocalNames = {
-  region: REGION,
-  accountId: ACCOUNT,
-  ref: (key) =>
-    ({ 'App/Queue': 'http://127.0.0.1:1/000000000000/App-Queue', 'App/Topic': `arn:aws:sns:${REGION}:${ACCOUNT}:App-Topic`, 'App/OtherTopic': `arn:aws:sns:${REGION}:${ACCOUNT}:App-OtherTopic`, 'App/Fn': 'App-Fn' })[key],
-  getAtt: (key, attribute) => (key === 'App/Queue' && attribute === 'Arn' ? `arn:aws:sqs:${REGION}:${ACCOUNT}:App-Queue` : undefined),
-};
-
-function policy(name: string, statements: unknown[]): TemplatePolicy {
-  return { name, stackName: 'App', document: { Version: '2012-10-17', Statement: statements } };
-}
-
-const getAtt = (logicalId: string, attribute = 'Arn'): unknown => ({ 'Fn::GetAtt': [logicalId, attribute] });
-const rootPrincipal = { AWS: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':root']] } };
+const RESOURCES: Record<string, NamedResource> = byKey([
+  resource('Fn', 'AWS::Lambda::Function'),
+  resource('FnRole', 'AWS::IAM::Role'),
+  resource('Orders', 'AWS::DynamoDB::Table'),
+  resource('Queue', 'AWS::SQS::Queue'),
+  resource('Topic', 'AWS::SNS::Topic'),
+  resource('OtherTopic', 'AWS::SNS::Topic'),
+  resource('Key', 'AWS::KMS::Key'),
+  resource('Imported', 'AWS::Lambda::Function'),
+]);
 
 function accessControl(overrides: Partial<AccessModel> = {}): { control: AccessControl; requests: FlowRequests } {
   const access: AccessModel = {

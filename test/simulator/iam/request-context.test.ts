@@ -9,47 +9,23 @@ import { describe, expect, test } from 'vitest';
 import { AccessControl } from '../../../simulator/iam/access-control';
 import { FlowRequests } from '../../../simulator/iam/flow-requests';
 import { IamNames } from '../../../simulator/iam/iam-names';
-import { loadPolicyEngine } from '../../../simulator/iam/policy-engine';
 import type { AccessModel, NamedResource, RoleAccessModel, TemplatePolicy } from '../../../simulator/model/access-model';
-import type { LocalNames } from '../../../simulator/model/flow-model';
+import { ACCOUNT, byKey, engine, getAtt, localNames, policy, REGION, resource, rootPrincipal } from './iam-test-kit';
 
-const ACCOUNT = '000000000000';
-const REGION = 'eu-west-1';
-const engine = loadPolicyEngine(process.cwd())!;
 const TABLE_ARN = `arn:aws:dynamodb:${REGION}:${ACCOUNT}:table/App-Orders`;
 
-function resource(logicalId: string, type: string): NamedResource {
-  return { key: `App/${logicalId}`, stackName: 'App', logicalId, constructPath: `App/${logicalId}/Resource`, type };
-}
-
-const RESOURCES: Record<string, NamedResource> = Object.fromEntries(
-  [
-    resource('Fn', 'AWS::Lambda::Function'),
-    resource('FnRole', 'AWS::IAM::Role'),
-    resource('Pipe', 'AWS::Pipes::Pipe'),
-    resource('PipeRole', 'AWS::IAM::Role'),
-    resource('Orders', 'AWS::DynamoDB::Table'),
-    resource('Outbox', 'AWS::DynamoDB::Table'),
-    resource('Key', 'AWS::KMS::Key'),
-    resource('Boundary', 'AWS::IAM::ManagedPolicy'),
-    resource('Queue', 'AWS::SQS::Queue'),
-    resource('Topic', 'AWS::SNS::Topic'),
-  ].map((named) => [named.key, named]),
-);
-
-const localNames: LocalNames = {
-  region: REGION,
-  accountId: ACCOUNT,
-  ref: (key) => ({ 'App/Fn': 'App-Fn', 'App/Queue': `http://127.0.0.1:1/${ACCOUNT}/App-Queue`, 'App/Topic': `arn:aws:sns:${REGION}:${ACCOUNT}:App-Topic` })[key],
-  getAtt: (key, attribute) => (key === 'App/Queue' && attribute === 'Arn' ? `arn:aws:sqs:${REGION}:${ACCOUNT}:App-Queue` : undefined),
-};
-
-function policy(name: string, statements: unknown[]): TemplatePolicy {
-  return { name, stackName: 'App', document: { Version: '2012-10-17', Statement: statements } };
-}
-
-const getAtt = (logicalId: string, attribute = 'Arn'): unknown => ({ 'Fn::GetAtt': [logicalId, attribute] });
-const rootPrincipal = { AWS: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':root']] } };
+const RESOURCES: Record<string, NamedResource> = byKey([
+  resource('Fn', 'AWS::Lambda::Function'),
+  resource('FnRole', 'AWS::IAM::Role'),
+  resource('Pipe', 'AWS::Pipes::Pipe'),
+  resource('PipeRole', 'AWS::IAM::Role'),
+  resource('Orders', 'AWS::DynamoDB::Table'),
+  resource('Outbox', 'AWS::DynamoDB::Table'),
+  resource('Key', 'AWS::KMS::Key'),
+  resource('Boundary', 'AWS::IAM::ManagedPolicy'),
+  resource('Queue', 'AWS::SQS::Queue'),
+  resource('Topic', 'AWS::SNS::Topic'),
+]);
 
 function role(logicalId: string, statements: unknown[], extra: Partial<RoleAccessModel> = {}): RoleAccessModel {
   return { key: `App/${logicalId}`, stackName: 'App', logicalId, constructPath: `App/${logicalId}/Resource`, policies: [policy(`App/${logicalId}/DefaultPolicy`, statements)], unevaluatedManagedPolicies: [], ...extra };
