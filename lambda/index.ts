@@ -10,6 +10,10 @@ export { Outbox, type OutboxEnvironmentOptions, type OutboxOptions, type OutboxT
 export type { EventPreparer } from './producer/emitted-events';
 export type { NewEvent } from './producer/new-event';
 export { MAX_MESSAGE_BYTES } from './producer/outbox-item';
+export { currentTraceContext } from './producer/current-trace-context';
+
+// trace context (the CloudEvents distributed-tracing extension)
+export { traceContextOf, traceIdOf, traceparentFromXRayHeader, type TraceContext } from './trace-context';
 
 // consumer
 export { MAX_CONCURRENCY, type ConsumerOptions, type SqsBatchHandler } from './consumer/create-consumer';
