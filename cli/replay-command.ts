@@ -6,6 +6,7 @@
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { toDocumentClient } from '../lambda/transaction/document-client';
+import { TABLE_SCHEMA } from '../lambda/wire-format';
 import { listOption, parseDurationSeconds, parseTime } from './arguments';
 import { formatTable } from './blocked-command';
 import { DEFAULT_SAFETY_MARGIN_SECONDS } from './dead-letters/redrive-decision';
@@ -15,7 +16,7 @@ import { outboxEventsById, outboxEventsInRange, type OutboxEvent } from './outbo
 const USAGE = `Usage:
   idempotent-event-flow replay --table <outbox table> --queue <subscriber queue url> --subscriber <name>
       --deduplication-window <duration> (--event-id <id>... | --since <time> [--until <time>] [--type <type>]...)
-      [--partition-key <name>] [--sort-key <name>] [--allow-expired] [--yes] [--json]
+      [--partition-key <name>] [--sort-key <name> | --no-sort-key] [--allow-expired] [--yes] [--json]
 
 Reads committed events from the outbox table and sends each, exactly as the relay publishes it (the same body, the
 same event id), to one subscriber's queue. The subscriber's inbox drops an event it already applied, so a replay
@@ -37,8 +38,9 @@ Options:
   --event-id <id>                    replay this event (repeatable)
   --since <time>, --until <time>     replay events whose time is in [since, until) (ISO-8601; until: now)
   --type <type>                      only events of this type (repeatable)
-  --partition-key <name>             the outbox table's partition key (default pk)
-  --sort-key <name>                  its sort key, if it has one
+  --partition-key <name>             the outbox table's partition key (default pk, as OutboxTable)
+  --sort-key <name>                  its sort key (default sk, as OutboxTable)
+  --no-sort-key                      the table has no sort key (an outbox table of your own)
   --allow-expired                    send events past the deduplication window, with a warning
   --yes                              send them (default: a dry run)
   --json                             print JSON instead of text
@@ -46,7 +48,7 @@ Options:
 `;
 
 const ALLOWED = new Set([
-  'table', 'queue', 'subscriber', 'deduplication-window', 'event-id', 'since', 'until', 'type', 'partition-key', 'sort-key', 'allow-expired', 'yes', 'json',
+  'table', 'queue', 'subscriber', 'deduplication-window', 'event-id', 'since', 'until', 'type', 'partition-key', 'sort-key', 'no-sort-key', 'allow-expired', 'yes', 'json',
   'region', 'endpoint', 'sqs-endpoint', 'help',
 ]);
 
@@ -65,6 +67,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   const until = typeof values.until === 'string' ? parseTime(values.until, 'until') : undefined;
   if (typeof since === 'string') return context.usageError(since);
   if (typeof until === 'string') return context.usageError(until);
+  if (values['no-sort-key'] === true && typeof values['sort-key'] === 'string') return context.usageError('--sort-key and --no-sort-key contradict each other');
   if ((eventIds.length > 0) === (since !== undefined)) return context.usageError("'replay' needs either --event-id or --since, not both");
   if (eventIds.length > 0 && (until !== undefined || types.length > 0)) return context.usageError('--until and --type go with --since');
   const now = context.now().getTime();
@@ -72,7 +75,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     client: toDocumentClient(context.client()),
     tableName: values.table as string,
     ...(typeof values['partition-key'] === 'string' ? { partitionKeyName: values['partition-key'] } : {}),
-    ...(typeof values['sort-key'] === 'string' ? { sortKeyName: values['sort-key'] } : {}),
+    ...(values['no-sort-key'] === true ? {} : { sortKeyName: typeof values['sort-key'] === 'string' ? values['sort-key'] : TABLE_SCHEMA.SORT_KEY }),
   };
   let events: OutboxEvent[];
   let missing: string[] = [];
@@ -140,6 +143,7 @@ export const replayCommand: Command = {
     type: { type: 'string', multiple: true },
     'partition-key': { type: 'string' },
     'sort-key': { type: 'string' },
+    'no-sort-key': { type: 'boolean' },
     'allow-expired': { type: 'boolean' },
     yes: { type: 'boolean' },
     json: { type: 'boolean' },
