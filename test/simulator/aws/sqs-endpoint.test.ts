@@ -3,7 +3,6 @@ import {
   GetQueueUrlCommand,
   PurgeQueueCommand,
   QueueDoesNotExist,
-  ReceiveMessageCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
   SQSClient,
