@@ -139,6 +139,21 @@ function summarize(queue: SourceQueue, views: readonly DeadLetterView[], now: nu
   };
 }
 
+/**
+ * How much a replay range is widened around a relay batch's arrival times: an event's `time` is set before its
+ * transaction commits (and by the producer's clock), and the stream's arrival times are whole seconds. Replaying more
+ * than the batch is safe: the inbox drops what a subscriber already applied.
+ */
+export const REPLAY_RANGE_MARGIN_MILLISECONDS = 5 * 60 * 1000;
+
+/** The `--since`/`--until` of a replay that covers a relay batch, or undefined when its arrival times are unknown. */
+export function replayRange(batch: NonNullable<DeadLetterView['relayBatch']>): { since: string; until: string } | undefined {
+  const first = Date.parse(batch.approximateArrivalOfFirstRecord ?? '');
+  const last = Date.parse(batch.approximateArrivalOfLastRecord ?? batch.approximateArrivalOfFirstRecord ?? '');
+  if (!Number.isFinite(first) || !Number.isFinite(last)) return undefined;
+  return { since: new Date(first - REPLAY_RANGE_MARGIN_MILLISECONDS).toISOString(), until: new Date(last + REPLAY_RANGE_MARGIN_MILLISECONDS).toISOString() };
+}
+
 function listText(summaries: readonly DeadLetterQueueSummary[]): string {
   const sections = summaries.map((summary) => {
     const lines = [`${summary.queueKind} dead-letter queue ${summary.queueUrl}: ${summary.messages}${summary.truncated ? '+' : ''} message(s)`];
@@ -151,10 +166,11 @@ function listText(summaries: readonly DeadLetterQueueSummary[]): string {
     lines.push(table.trimEnd());
     if (summary.eventIds.length > 0) lines.push(`event ids: ${summary.eventIds.join(' ')}`);
     for (const batch of summary.relayBatches ?? []) {
+      const range = replayRange(batch);
       lines.push(
         `stream batch of ${batch.batchSize ?? '?'} record(s) on shard ${batch.shardId ?? '?'} (${batch.condition ?? 'given up'}), arrived ` +
           `${batch.approximateArrivalOfFirstRecord ?? '?'} to ${batch.approximateArrivalOfLastRecord ?? '?'}: replay with ` +
-          `'idempotent-event-flow replay --since ${batch.approximateArrivalOfFirstRecord ?? '<time>'} --until ${batch.approximateArrivalOfLastRecord ?? '<time>'} ...'`,
+          `'idempotent-event-flow replay --since ${range?.since ?? '<time>'} --until ${range?.until ?? '<time>'} ...' for each subscriber`,
       );
     }
     return `${lines.join('\n')}\n`;

@@ -32,8 +32,7 @@ export interface OperatorServices {
 }
 
 /** Starts the endpoint with a fresh set of queues (names unique to `prefix`); the queue moves a message to its DLQ after 3 receives. */
-export async function startOperatorServices(prefix: string): Promise<OperatorServices> {
-  const clock = frozenClock();
+export async function startOperatorServices(prefix: string, clock: VirtualClock = frozenClock()): Promise<OperatorServices> {
   const byUrl = new Map<string, SimulatedQueue>();
   const byArn = new Map<string, SimulatedQueue>();
   const endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url), resolveQueueArn: (arn) => byArn.get(arn) });
