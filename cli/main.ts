@@ -110,10 +110,10 @@ function programUsage(): string {
     commands,
     '',
     'Global options:',
-    '  --region <region>   AWS region (default: from the environment)',
-    '  --endpoint <url>    DynamoDB endpoint, e.g. http://localhost:8000 for DynamoDB Local',
-    '  --sqs-endpoint <url>  SQS endpoint, e.g. the simulator\'s',
-    '  -h, --help          show help (also after a command)',
+    '  --region <region>     AWS region (default: from the environment)',
+    '  --endpoint <url>      DynamoDB endpoint, e.g. http://localhost:8000 for DynamoDB Local',
+    '  --sqs-endpoint <url>  SQS endpoint, e.g. the simulator\'s SQS endpoint',
+    '  -h, --help            show help (also after a command)',
     '',
   ].join('\n');
 }
