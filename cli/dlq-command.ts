@@ -23,7 +23,7 @@ const USAGE = `Usage:
 
 Lists a flow's dead letters by reason (with the oldest age and the event ids), shows one with every reason attribute
 and its inbox or processing record, and redrives them to the subscriber's queue. A redrive is a dry run unless --yes
-is given: it says what it would move and what it refuses, and why.
+is given (at a terminal it asks): it says what it would move and what it refuses, and why.
 
 A redrive refuses (exit code 3):
   - a dead letter older than the subscriber's deduplication window, counted from its event's time, less an hour to
@@ -245,7 +245,7 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
   const reasons = listOption(values, 'reason');
   const eventIds = listOption(values, 'event-id');
   if (values.yes === true && values['dry-run'] === true) return context.usageError('--yes and --dry-run contradict each other');
-  const move = values.yes === true;
+  let move = values.yes === true;
   const asJson = values.json === true;
   const client = context.sqsClient();
   const now = context.now().getTime();
@@ -283,6 +283,11 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
     const method = wholeQueue ? 'an SQS message move task' : 'send and delete, one message at a time';
     let outcome: string;
     let moved: unknown = undefined;
+    // at a terminal without --yes: the plan first, then the question
+    if (!move && toMove.length > 0 && !asJson && context.io.confirm !== undefined) {
+      context.io.stdout(redriveText(planned, skipped, `would redrive ${toMove.length} and refuse ${refused}, by ${method}`));
+      move = await context.io.confirm(`Redrive ${toMove.length} message(s) to ${destination}?`);
+    }
     if (!move) {
       outcome = `dry run: would redrive ${toMove.length} and refuse ${refused}, by ${method}; run again with --yes to move them`;
     } else if (toMove.length === 0) {

@@ -11,6 +11,7 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { userInfo } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { blockedCommand } from './blocked-command';
+import { terminalConfirm } from './confirm';
 import { dlqCommand } from './dlq-command';
 import { inboxCommand } from './inbox-command';
 import { replayCommand } from './replay-command';
@@ -38,6 +39,11 @@ export interface CliIo {
   readonly cwd?: string;
   /** Whether stderr is a terminal (progress is then redrawn in place). @default false */
   readonly stderrIsTerminal?: boolean;
+  /**
+   * Asks the operator a yes/no question before a command without `--yes` changes anything (dlq redrive, replay).
+   * @default none: without `--yes` those commands are dry runs (run as a script at a terminal: a prompt)
+   */
+  readonly confirm?: (question: string) => Promise<boolean>;
 }
 
 /** What the global options say about the DynamoDB client. */
@@ -215,6 +221,7 @@ if (typeof require !== 'undefined' && typeof module !== 'undefined' && require.m
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     stderrIsTerminal: process.stderr.isTTY === true,
+    confirm: terminalConfirm(),
   }).then((code) => {
     process.exitCode = code;
   });

@@ -20,7 +20,8 @@ const USAGE = `Usage:
 
 Reads committed events from the outbox table and sends each, exactly as the relay publishes it (the same body, the
 same event id), to one subscriber's queue. The subscriber's inbox drops an event it already applied, so a replay
-applies only what is missing, and replaying twice applies once. A dry run unless --yes is given.
+applies only what is missing, and replaying twice applies once. A dry run unless --yes is given (at a terminal it
+asks).
 
 When to use it: the relay gave up on a batch (its dead-letter queue holds stream batch metadata; 'dlq list' shows
 their time range), or a subscriber added later needs the events it missed. The outbox keeps events for its retention
@@ -91,7 +92,11 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     const why = expired ? `its time ${event.envelope.time ?? '(none)'} is past the deduplication window (less an hour): an earlier application's inbox record may be gone` : undefined;
     return { event, send: !expired || values['allow-expired'] === true, ...(why !== undefined ? { why } : {}) };
   });
-  const send = values.yes === true;
+  let send = values.yes === true;
+  const sendable = decisions.filter((item) => item.send).length;
+  if (!send && sendable > 0 && values.json !== true && context.io.confirm !== undefined) {
+    send = await context.io.confirm(`Send ${sendable} event(s) to ${values.queue as string} for subscriber '${values.subscriber as string}'?`);
+  }
   const sent: Array<{ eventId: string; messageId?: string }> = [];
   if (send) {
     for (const decision of decisions.filter((item) => item.send)) {

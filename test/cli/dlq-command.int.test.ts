@@ -6,7 +6,7 @@ import { createMultiStepConsumer } from '../../lambda/processing/multi-step-cons
 import { createTable, localClient, uniqueTableName } from '../support/dynamodb-client';
 import { envelopeObject, recordingLogger } from '../lambda/helpers';
 import { createInboxTable } from '../lambda/processing/fixtures';
-import { cli, deliverOnce, startOperatorServices, type OperatorServices } from './operator-services';
+import { cli, cliAt, deliverOnce, startOperatorServices, type OperatorServices } from './operator-services';
 
 const SUBSCRIBER = 'billing';
 const DAY_MS = 86_400_000;
@@ -181,6 +181,24 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
     // the fixed event applied once, the one already applied was recognised by the inbox
     expect(await applied('evt-applied', 'evt-poison', 'evt-old')).toEqual({ 'evt-applied': 1, 'evt-poison': 1, 'evt-old': 0 });
     expect(s.deadLetterQueue.counts().total).toBe(1);
+  });
+
+  test('redrive at a terminal without --yes shows the plan and asks; no moves nothing, yes moves', async () => {
+    const s = (services = await startOperatorServices('Prompt'));
+    const { handler } = billingConsumer(s, new Set(['evt-1']));
+    s.queue.send({ body: event(s, 'evt-1'), origin: { via: 'sns' } });
+    await deliverOnce(s.queue, handler);
+    const questions: string[] = [];
+
+    const declined = await cliAt(s, { confirm: async (question) => (questions.push(question), false) }, ...redriveArgs(s));
+    expect(declined.code).toBe(0);
+    expect(declined.stdout).toContain('dry run: would redrive 1');
+    expect(questions).toEqual([`Redrive 1 message(s) to ${s.queue.address.url}?`]);
+    expect(s.queue.counts().total).toBe(0);
+
+    const accepted = await cliAt(s, { confirm: async () => true }, ...redriveArgs(s));
+    expect(accepted.code).toBe(0);
+    expect(s.queue.counts().total).toBe(1);
   });
 
   test('redrive --allow-expired redrives a dead letter past the window with a warning', async () => {

@@ -84,6 +84,15 @@ export async function deliverOnce(queue: SimulatedQueue, handler: SqsBatchHandle
 
 /** Runs the CLI in-process against the endpoint and DynamoDB Local, at the services' virtual time. */
 export async function cli(services: OperatorServices, ...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return cliAt(services, {}, ...argv);
+}
+
+/** {@link cli} with an operator at a terminal who answers `confirm`'s questions. */
+export async function cliAt(
+  services: OperatorServices,
+  terminal: { readonly confirm?: (question: string) => Promise<boolean> },
+  ...argv: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
   const io: CliIo = {
@@ -94,6 +103,7 @@ export async function cli(services: OperatorServices, ...argv: string[]): Promis
       new SQSClient({ region: 'us-east-1', endpoint: options.sqsEndpoint, credentials: LOCAL_CREDENTIALS, maxAttempts: 1, logger: silentLogger, useQueueUrlAsEndpoint: false }),
     now: () => new Date(services.clock.now()),
     user: 'alice',
+    ...(terminal.confirm !== undefined ? { confirm: terminal.confirm } : {}),
   };
   const code = await main([...argv, '--sqs-endpoint', services.endpoint.endpoint], io);
   return { code, stdout, stderr };
