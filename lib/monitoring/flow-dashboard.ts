@@ -3,6 +3,7 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import type { Subscriber } from '../consumer/subscriber';
 import type { OutboxRelay } from '../outbox/outbox-relay';
+import { AttachedAlarmsWidget } from '../private/attached-alarms-widget';
 import { validateStringPattern } from '../private/validate-props';
 import { SubscriberAlarms } from './subscriber-alarms';
 
@@ -154,7 +155,8 @@ export class FlowDashboard extends Construct {
 
   private addAlarmRow(title: string, alarms: cloudwatch.IAlarm[]): void {
     if (alarms.length === 0) return;
-    this.dashboard.addWidgets(new cloudwatch.AlarmStatusWidget({ title, alarms, width: FULL_WIDTH, height: 2 + Math.ceil(alarms.length / 4) }));
+    // rendered at synth: an alarm removed meanwhile (node.tryRemoveChild) is left out rather than referenced
+    this.dashboard.addWidgets(new AttachedAlarmsWidget(title, [...alarms], { width: FULL_WIDTH, height: 2 + Math.ceil(alarms.length / 4) }));
   }
 }
 

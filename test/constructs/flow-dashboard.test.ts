@@ -68,6 +68,18 @@ describe('FlowDashboard', () => {
     ]);
   });
 
+  test('leaves out an alarm removed after the dashboard was made (an escape hatch), rather than referencing a resource that is gone', () => {
+    const stack = newStack();
+    const flow = new IdempotentEventFlow(stack, 'Orders', { dashboard: true });
+    flow.relayAlarms.node.tryRemoveChild('DeadLetters');
+
+    const relayRow = widgets(stack).find((widget) => widget.type === 'alarm');
+
+    expect(relayRow?.properties.alarms).toHaveLength(1);
+    const body = JSON.stringify(Template.fromStack(stack).findResources('AWS::CloudWatch::Dashboard'));
+    expect(body).not.toContain('RelayAlarmsDeadLetters');
+  });
+
   test('draws end-to-end latency as p50, p90 and p99 of the runtime\'s EventAge metric', () => {
     const stack = newStack();
     const flow = new IdempotentEventFlow(stack, 'Orders', { dashboard: true });
