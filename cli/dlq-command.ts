@@ -314,12 +314,14 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
           dryRun: !move,
           method: wholeQueue ? 'message-move-task' : 'send-and-delete',
           skipped,
+          truncated: messages.length >= limit,
           decisions: planned.map(({ view, decision }) => ({ eventId: view.eventId, messageId: view.messageId, reason: view.reason, ...decision })),
           ...(moved !== undefined ? { moved } : {}),
         }),
       );
     } else {
-      context.io.stdout(redriveText(planned, skipped, outcome));
+      const more = messages.length >= limit ? `\nread the first ${limit} message(s) only (--limit): run again for the rest` : '';
+      context.io.stdout(redriveText(planned, skipped, `${outcome}${more}`));
     }
     for (const item of planned) if (item.decision.warning !== undefined && move) context.io.stderr(`warning: event '${item.view.eventId ?? item.view.messageId}': ${item.decision.warning}\n`);
     return refused > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;

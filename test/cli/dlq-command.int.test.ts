@@ -201,6 +201,21 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
     expect(s.queue.counts().total).toBe(1);
   });
 
+  test('redrive --limit reads and moves at most that many, by send and delete (a move task would move them all), and says so', async () => {
+    const s = (services = await startOperatorServices('Limit'));
+    const { handler } = billingConsumer(s, new Set(['evt-1', 'evt-2']));
+    for (const id of ['evt-1', 'evt-2']) {
+      s.queue.send({ body: event(s, id), origin: { via: 'sns' } });
+      await deliverOnce(s.queue, handler);
+    }
+
+    const result = await cli(s, ...redriveArgs(s), '--limit', '1', '--yes');
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('read the first 1 message(s) only (--limit): run again for the rest');
+    expect([s.queue.counts().total, s.deadLetterQueue.counts().total]).toEqual([1, 1]);
+  });
+
   test('redrive --allow-expired redrives a dead letter past the window with a warning', async () => {
     const s = (services = await startOperatorServices('Expired'));
     const { handler } = billingConsumer(s, new Set(['evt-old']));
