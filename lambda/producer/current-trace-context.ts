@@ -34,7 +34,11 @@ export function openTelemetryTraceContext(registry: unknown = (globalThis as Rec
   }
 }
 
-/** The trace context for a new event: its own, else OpenTelemetry's active span, else X-Ray's (see the module comment). */
+/**
+ * The trace context for a new event: its own, else OpenTelemetry's active span, else X-Ray's (see the module comment).
+ * Where one execution environment runs several invocations at once (Lambda Managed Instances), the environment
+ * variable may hold another invocation's trace: set `traceparent` on the event there.
+ */
 export function currentTraceContext(
   event: { readonly traceparent?: string; readonly tracestate?: string },
   env: Readonly<Record<string, string | undefined>> = process.env,
