@@ -44,7 +44,7 @@ const ACTION_OPTIONS: Readonly<Record<Action, { readonly required: readonly stri
   resolve: { required: ['subscriber', 'event-id', 'step', 'status'], optional: ['context', 'reason', 'resolved-by', 'expected-version'] },
 };
 
-const ALWAYS_ALLOWED = new Set(['table', 'json', 'region', 'endpoint', 'help']);
+const ALWAYS_ALLOWED = new Set(['table', 'json', 'region', 'endpoint', 'sqs-endpoint', 'help']);
 
 /** Formats rows as an aligned text table with a header line. */
 export function formatTable(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string {

@@ -3,19 +3,25 @@
  * The `idempotent-event-flow` command line: a dispatcher of subcommands (`blocked`; more register in {@link COMMANDS}).
  * `main(argv, io)` runs in-process, so tests call it with captured output; run as a script, it uses the process.
  *
- * Exit codes: 0 success, 1 the command failed (stderr says why), 2 usage error.
+ * Exit codes: 0 success, 1 the command failed (stderr says why), 2 usage error, 3 refused (an operator command
+ * refused some or all of what it was asked, and said why: e.g. a dead letter past its deduplication window).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
 import { userInfo } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { blockedCommand } from './blocked-command';
+import { terminalConfirm } from './confirm';
+import { dlqCommand } from './dlq-command';
+import { inboxCommand } from './inbox-command';
+import { replayCommand } from './replay-command';
 import { simulateCommand } from './simulate-command';
 
 /** The program's name, as users type it. */
 export const PROGRAM = 'idempotent-event-flow';
 
 /** Exit codes. */
-export const EXIT_CODE = { OK: 0, FAILURE: 1, USAGE: 2 } as const;
+export const EXIT_CODE = { OK: 0, FAILURE: 1, USAGE: 2, REFUSED: 3 } as const;
 
 /** Where a run reads and writes; tests pass their own. */
 export interface CliIo {
@@ -23,6 +29,8 @@ export interface CliIo {
   readonly stderr: (text: string) => void;
   /** Creates the DynamoDB client. @default `new DynamoDBClient({ region, endpoint })`, credentials from the environment */
   readonly createClient?: (options: ClientOptions) => DynamoDBClient;
+  /** Creates the SQS client. @default `new SQSClient({ region, endpoint: sqsEndpoint })`, credentials from the environment */
+  readonly createSqsClient?: (options: ClientOptions) => SQSClient;
   /** The clock of operator timestamps. @default the system clock */
   readonly now?: () => Date;
   /** Who runs the command, for audit entries. @default the OS user name */
@@ -31,17 +39,24 @@ export interface CliIo {
   readonly cwd?: string;
   /** Whether stderr is a terminal (progress is then redrawn in place). @default false */
   readonly stderrIsTerminal?: boolean;
+  /**
+   * Asks the operator a yes/no question before a command without `--yes` changes anything (dlq redrive, replay).
+   * @default none: without `--yes` those commands are dry runs (run as a script at a terminal: a prompt)
+   */
+  readonly confirm?: (question: string) => Promise<boolean>;
 }
 
 /** What the global options say about the DynamoDB client. */
 export interface ClientOptions {
   readonly region?: string;
   readonly endpoint?: string;
+  /** The SQS endpoint (`--sqs-endpoint`), e.g. the simulator's. */
+  readonly sqsEndpoint?: string;
 }
 
 /** The parsed command line of a subcommand (its own options merged with the global ones). */
 export interface ParsedArguments {
-  readonly values: Readonly<Record<string, string | boolean | undefined>>;
+  readonly values: Readonly<Record<string, string | boolean | string[] | undefined>>;
   readonly positionals: readonly string[];
 }
 
@@ -51,6 +66,8 @@ export interface CommandContext {
   readonly clientOptions: ClientOptions;
   /** The DynamoDB client (created on first use). */
   client(): DynamoDBClient;
+  /** The SQS client (created on first use). */
+  sqsClient(): SQSClient;
   now(): Date;
   /** Who runs the command. */
   readonly user: string;
@@ -75,6 +92,9 @@ export interface Command {
 /** The subcommands, by name. */
 export const COMMANDS: ReadonlyMap<string, Command> = new Map([
   [blockedCommand.name, blockedCommand],
+  [dlqCommand.name, dlqCommand],
+  [inboxCommand.name, inboxCommand],
+  [replayCommand.name, replayCommand],
   [simulateCommand.name, simulateCommand],
 ]);
 
@@ -82,6 +102,7 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map([
 export const GLOBAL_OPTIONS = {
   region: { type: 'string' },
   endpoint: { type: 'string' },
+  'sqs-endpoint': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
 } as const satisfies NonNullable<ParseArgsConfig['options']>;
 
@@ -95,9 +116,10 @@ function programUsage(): string {
     commands,
     '',
     'Global options:',
-    '  --region <region>   AWS region (default: from the environment)',
-    '  --endpoint <url>    DynamoDB endpoint, e.g. http://localhost:8000 for DynamoDB Local',
-    '  -h, --help          show help (also after a command)',
+    '  --region <region>     AWS region (default: from the environment)',
+    '  --endpoint <url>      DynamoDB endpoint, e.g. http://localhost:8000 for DynamoDB Local',
+    '  --sqs-endpoint <url>  SQS endpoint, e.g. the simulator\'s SQS endpoint',
+    '  -h, --help            show help (also after a command)',
     '',
   ].join('\n');
 }
@@ -107,8 +129,8 @@ function commandIndex(argv: readonly string[]): number {
   let index = 0;
   while (index < argv.length) {
     const token = argv[index] as string;
-    if (token === '--region' || token === '--endpoint') index += 2;
-    else if (token.startsWith('--region=') || token.startsWith('--endpoint=') || token === '--help' || token === '-h') index += 1;
+    if (token === '--region' || token === '--endpoint' || token === '--sqs-endpoint') index += 2;
+    else if (token.startsWith('--region=') || token.startsWith('--endpoint=') || token.startsWith('--sqs-endpoint=') || token === '--help' || token === '-h') index += 1;
     else break;
   }
   return index;
@@ -159,12 +181,19 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
   const clientOptions: ClientOptions = {
     ...(typeof parsed.values.region === 'string' ? { region: parsed.values.region } : {}),
     ...(typeof parsed.values.endpoint === 'string' ? { endpoint: parsed.values.endpoint } : {}),
+    ...(typeof parsed.values['sqs-endpoint'] === 'string' ? { sqsEndpoint: parsed.values['sqs-endpoint'] } : {}),
   };
   let client: DynamoDBClient | undefined;
+  let sqsClient: SQSClient | undefined;
   const context: CommandContext = {
     io,
     clientOptions,
-    client: () => (client ??= io.createClient?.(clientOptions) ?? new DynamoDBClient(clientOptions)),
+    client: () => (client ??= io.createClient?.(clientOptions) ?? new DynamoDBClient({ region: clientOptions.region, endpoint: clientOptions.endpoint })),
+    sqsClient: () =>
+      (sqsClient ??=
+        io.createSqsClient?.(clientOptions) ??
+        // the queue URL names the queue; requests go to the endpoint (useQueueUrlAsEndpoint off, as the runtime's client)
+        new SQSClient({ region: clientOptions.region, endpoint: clientOptions.sqsEndpoint, useQueueUrlAsEndpoint: clientOptions.sqsEndpoint === undefined })),
     now: io.now ?? (() => new Date()),
     user: io.user ?? defaultUser(),
     fail: (message) => {
@@ -179,6 +208,7 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
     return context.fail(error instanceof Error ? `${error.name === 'Error' ? '' : `${error.name}: `}${error.message}` : String(error));
   } finally {
     client?.destroy();
+    sqsClient?.destroy();
   }
 }
 
@@ -191,6 +221,7 @@ if (typeof require !== 'undefined' && typeof module !== 'undefined' && require.m
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     stderrIsTerminal: process.stderr.isTTY === true,
+    confirm: terminalConfirm(),
   }).then((code) => {
     process.exitCode = code;
   });

@@ -1,4 +1,4 @@
-import { ArnFormat, RemovalPolicy, Stack, StackProps, Validations } from 'aws-cdk-lib';
+import { ArnFormat, Duration, RemovalPolicy, Stack, StackProps, Validations } from 'aws-cdk-lib';
 import * as backup from 'aws-cdk-lib/aws-backup';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -51,6 +51,9 @@ export class OrdersExampleStack extends Stack {
 
     this.flow = new IdempotentEventFlow(this, 'Orders', {
       eventSource: 'urn:example:orders',
+      // a CloudWatch dashboard of the relay and every subscriber, and an alarm when p99 end-to-end latency reaches 1 minute
+      dashboard: true,
+      maxEndToEndLatency: Duration.minutes(1),
       alarmActions: [new cloudwatchActions.SnsAction(opsTopic(this))],
       // every log group of the flow (relay and functions) under a customer-managed key
       logEncryptionKey: new kms.Key(this, 'LogsKey', { enableKeyRotation: true, description: 'Encrypts the log groups of the idempotent-event-flow example' }),

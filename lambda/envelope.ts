@@ -5,6 +5,7 @@
 import { redactValues } from './redact';
 import { MalformedEnvelopeError } from './errors';
 import { unpairedSurrogate } from './unicode';
+import { traceContextOf, type TraceContext } from './trace-context';
 
 /** The CloudEvents spec version this runtime writes and accepts. */
 export const CLOUDEVENTS_SPEC_VERSION = '1.0';
@@ -12,8 +13,11 @@ export const CLOUDEVENTS_SPEC_VERSION = '1.0';
 /** The only data content type this runtime writes and accepts. */
 export const JSON_CONTENT_TYPE = 'application/json';
 
-/** A CloudEvents 1.0 event in JSON format, as written to the outbox and delivered to consumers. */
-export interface EventEnvelope<TData = unknown> {
+/**
+ * A CloudEvents 1.0 event in JSON format, as written to the outbox and delivered to consumers. `traceparent` and
+ * `tracestate` (the distributed-tracing extension, {@link TraceContext}) are present when the producer ran in a trace.
+ */
+export interface EventEnvelope<TData = unknown> extends TraceContext {
   readonly specversion: typeof CLOUDEVENTS_SPEC_VERSION;
   /** Unique per event; the deduplication key (SNS and SQS message ids change on redelivery, this does not). */
   readonly id: string;
@@ -164,6 +168,7 @@ function validate<TData>(envelope: Record<string, unknown>): EventEnvelope<TData
     ...(time !== undefined ? { time } : {}),
     datacontenttype: JSON_CONTENT_TYPE,
     data: envelope.data as TData,
+    ...traceContextOf(envelope),
   };
 }
 

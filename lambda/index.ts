@@ -10,10 +10,14 @@ export { Outbox, type OutboxEnvironmentOptions, type OutboxOptions, type OutboxT
 export type { EventPreparer } from './producer/emitted-events';
 export type { NewEvent } from './producer/new-event';
 export { MAX_MESSAGE_BYTES } from './producer/outbox-item';
+export { currentTraceContext } from './producer/current-trace-context';
+
+// trace context (the CloudEvents distributed-tracing extension)
+export { MAX_TRACESTATE_CHARACTERS, traceContextOf, traceIdOf, traceparentFromXRayHeader, type TraceContext } from './trace-context';
 
 // consumer
 export { MAX_CONCURRENCY, type ConsumerOptions, type SqsBatchHandler } from './consumer/create-consumer';
-export { createTransactionalConsumer, type EventHandler, type TransactionalConsumerOptions } from './consumer/transactional-consumer';
+export { createTransactionalConsumer, MAX_CONFLICT_ATTEMPTS, type EventHandler, type TransactionalConsumerOptions } from './consumer/transactional-consumer';
 export type { HandlerContext, PayloadParser } from './consumer/process-message';
 export { createLeaseConsumer } from './processing/lease-consumer';
 export { createMultiStepConsumer } from './processing/multi-step-consumer';

@@ -4,6 +4,8 @@
  * alarms and metric helpers from the same constants. Pure: imports no AWS SDK.
  */
 import type { RecordOutcome } from './consumer/batch';
+import { eventAgeMilliseconds, MAX_EMF_VALUES_PER_METRIC } from './event-age';
+import { traceIdOf } from './trace-context';
 
 /** Namespace, dimensions and metric names of consumer metrics. */
 export const CONSUMER_METRICS = {
@@ -37,6 +39,14 @@ export const CONSUMER_METRICS = {
    * letter: the first copy's dead letter and the record are what the operator works from.
    */
   ALREADY_BLOCKED: 'AlreadyBlocked',
+  /**
+   * End-to-end latency, in milliseconds: for each message applied (`Processed`), the time from its envelope's `time`
+   * (when the producer appended it) to the moment the consumer finished it. One value per message, so CloudWatch
+   * computes percentiles (p50, p99) over them. Absent from a line that applied nothing with a `time`.
+   */
+  EVENT_AGE: 'EventAge',
+  /** Property (not a metric) of a line: the W3C trace ids of the events it counted as applied, when they carry one. */
+  TRACE_IDS_PROPERTY: 'TraceIds',
 } as const;
 
 const METRIC_OF_OUTCOME: Readonly<Record<RecordOutcome, string>> = {
@@ -83,6 +93,8 @@ export class ConsumerMetrics {
   private readonly sink: (line: string) => void;
   private readonly now: () => Date;
   private readonly names: readonly string[];
+  private ages: number[] = [];
+  private traceIds = new Set<string>();
 
   public constructor(private readonly options: ConsumerMetricsOptions) {
     this.sink = options.sink ?? ((line) => process.stdout.write(`${line}\n`));
@@ -97,9 +109,18 @@ export class ConsumerMetrics {
     return names;
   }
 
-  /** Counts one record's outcome. */
-  public count(outcome: RecordOutcome): void {
+  /**
+   * Counts one record's outcome. With the record's parsed body (`{ envelope }`), an applied message also adds its
+   * {@link CONSUMER_METRICS.EVENT_AGE} and its trace id.
+   */
+  public count(outcome: RecordOutcome, parsedBody?: object): void {
     this.countMetric(METRIC_OF_OUTCOME[outcome]);
+    if (outcome !== 'processed' || parsedBody === undefined || !('envelope' in parsedBody)) return;
+    const envelope = parsedBody.envelope as { readonly time?: string; readonly traceparent?: string };
+    const age = eventAgeMilliseconds(envelope, this.now());
+    if (age !== undefined) this.ages.push(age);
+    const traceId = traceIdOf(envelope.traceparent);
+    if (traceId !== undefined) this.traceIds.add(traceId);
   }
 
   /** Counts one occurrence of `name`, an outcome's metric or one of the `additionalMetrics`. */
@@ -111,26 +132,46 @@ export class ConsumerMetrics {
   public flush(): void {
     if (this.counts.size === 0) return;
     const values = Object.fromEntries(this.names.map((name) => [name, this.counts.get(name) ?? 0]));
+    const ages = this.ages;
+    const traceIds = [...this.traceIds];
     this.counts.clear();
-    this.sink(
-      JSON.stringify({
-        _aws: {
-          Timestamp: this.now().getTime(),
-          CloudWatchMetrics: [
-            {
-              Namespace: CONSUMER_METRICS.NAMESPACE,
-              // One dimension set only: the set without the function name would be shared by every deployment
-              // with a subscriber of this name (what item 17 of issue 10 fixed), and would double the custom metrics.
-              Dimensions: [this.dimensionNames],
-              Metrics: this.names.map((name) => ({ Name: name, Unit: 'Count' })),
-            },
-          ],
-        },
-        [CONSUMER_METRICS.SUBSCRIBER_DIMENSION]: this.options.subscriberName,
-        [CONSUMER_METRICS.PROCESSING_MODE_DIMENSION]: this.options.processingMode,
-        ...(this.options.functionName !== undefined ? { [CONSUMER_METRICS.FUNCTION_NAME_DIMENSION]: this.options.functionName } : {}),
-        ...values,
-      }),
-    );
+    this.ages = [];
+    this.traceIds = new Set();
+    // EMF takes at most 100 values of a metric per line: the first line has the counts, any further one more ages
+    const ageChunks: number[][] = [];
+    for (let start = 0; start < ages.length; start += MAX_EMF_VALUES_PER_METRIC) ageChunks.push(ages.slice(start, start + MAX_EMF_VALUES_PER_METRIC));
+    this.sink(this.line(this.names.map((name) => ({ Name: name, Unit: 'Count' })), { ...values, ...this.ageValues(ageChunks[0]), ...this.traceIdValues(traceIds) }));
+    for (const chunk of ageChunks.slice(1)) this.sink(this.line([], this.ageValues(chunk)));
+  }
+
+  private ageValues(ages: number[] | undefined): Record<string, unknown> {
+    return ages === undefined || ages.length === 0 ? {} : { [CONSUMER_METRICS.EVENT_AGE]: ages.length === 1 ? ages[0] : ages };
+  }
+
+  private traceIdValues(traceIds: readonly string[]): Record<string, unknown> {
+    return traceIds.length === 0 ? {} : { [CONSUMER_METRICS.TRACE_IDS_PROPERTY]: traceIds };
+  }
+
+  /** One EMF line: the declared count metrics, plus `EventAge` when `values` has it. */
+  private line(countMetrics: ReadonlyArray<{ Name: string; Unit: string }>, values: Record<string, unknown>): string {
+    const metrics = CONSUMER_METRICS.EVENT_AGE in values ? [...countMetrics, { Name: CONSUMER_METRICS.EVENT_AGE, Unit: 'Milliseconds' }] : [...countMetrics];
+    return JSON.stringify({
+      _aws: {
+        Timestamp: this.now().getTime(),
+        CloudWatchMetrics: [
+          {
+            Namespace: CONSUMER_METRICS.NAMESPACE,
+            // One dimension set only: the set without the function name would be shared by every deployment
+            // with a subscriber of this name (what item 17 of issue 10 fixed), and would double the custom metrics.
+            Dimensions: [this.dimensionNames],
+            Metrics: metrics,
+          },
+        ],
+      },
+      [CONSUMER_METRICS.SUBSCRIBER_DIMENSION]: this.options.subscriberName,
+      [CONSUMER_METRICS.PROCESSING_MODE_DIMENSION]: this.options.processingMode,
+      ...(this.options.functionName !== undefined ? { [CONSUMER_METRICS.FUNCTION_NAME_DIMENSION]: this.options.functionName } : {}),
+      ...values,
+    });
   }
 }

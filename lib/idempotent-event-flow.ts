@@ -7,6 +7,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { InboxTable } from './consumer/inbox-table';
 import { Subscriber, SubscriberOptions } from './consumer/subscriber';
+import { FlowDashboard } from './monitoring/flow-dashboard';
 import { RelayAlarms } from './monitoring/relay-alarms';
 import { SubscriberAlarms } from './monitoring/subscriber-alarms';
 import { IOutboxTable, OutboxTable } from './outbox/outbox-table';
@@ -14,7 +15,7 @@ import { OutboxRelay } from './outbox/outbox-relay';
 import { ProducerFunction } from './outbox/producer-function';
 import { FunctionOptions } from './functions/function-options';
 import { EventTopic } from './topic/event-topic';
-import { validateMaxMessageAge, validateRelaySettings } from './private/shared-limits';
+import { validateMaxEndToEndLatency, validateMaxMessageAge, validateRelaySettings } from './private/shared-limits';
 
 /** Properties of {@link IdempotentEventFlow}. Every one is optional. */
 export interface IdempotentEventFlowProps {
@@ -99,6 +100,23 @@ export interface IdempotentEventFlowProps {
   readonly maxMessageAge?: Duration;
 
   /**
+   * End-to-end latency at which each subscriber's `EndToEndLatency` alarm fires: when the p99 of its events' age at
+   * the moment they were applied (from the producer's `time` to the consumer's commit) reaches it over 5 minutes.
+   * 1 second to 14 days.
+   *
+   * @default - no latency alarm (the latency is still on the dashboard and in `Subscriber.metricEventAge()`)
+   */
+  readonly maxEndToEndLatency?: Duration;
+
+  /**
+   * Whether the flow gets a CloudWatch dashboard ({@link FlowDashboard}): the relay, every subscriber added with
+   * `addSubscriber` (outcomes, queues, dead-letter queues, function, end-to-end latency) and the alarms.
+   *
+   * @default false
+   */
+  readonly dashboard?: boolean;
+
+  /**
    * What happens to the stateful resources the flow creates when they leave the stack: the tables, the queues and the
    * log groups of the relay and the functions. The topic's KMS key is always retained (deleting it would make
    * retained encrypted data unreadable).
@@ -130,6 +148,8 @@ export class IdempotentEventFlow extends Construct {
   public readonly encryptionKey: kms.IKey;
   /** The alarms of the relay. */
   public readonly relayAlarms: RelayAlarms;
+  /** The flow's dashboard, with `dashboard: true`; undefined otherwise. */
+  public readonly dashboard?: FlowDashboard;
 
   private readonly props: IdempotentEventFlowProps;
   private readonly subscriberList: Subscriber[] = [];
@@ -153,6 +173,7 @@ export class IdempotentEventFlow extends Construct {
       (setting) => `relay${setting.charAt(0).toUpperCase()}${setting.slice(1)}`,
     );
     validateMaxMessageAge(owner, props.maxMessageAge);
+    validateMaxEndToEndLatency(owner, props.maxEndToEndLatency);
 
     this.outboxTable =
       props.outboxTable ??
@@ -180,6 +201,7 @@ export class IdempotentEventFlow extends Construct {
       );
     }
     this.alarmList.push(...this.relayAlarms.alarms);
+    if (props.dashboard === true) this.dashboard = new FlowDashboard(this, 'Dashboard', { relay: this.relay, relayAlarms: this.relayAlarms.alarms });
   }
 
   /** The SNS topic every event is published to. */
@@ -277,7 +299,9 @@ export class IdempotentEventFlow extends Construct {
       subscriber,
       alarmActions: this.props.alarmActions,
       maxMessageAge: this.props.maxMessageAge,
+      maxEndToEndLatency: this.props.maxEndToEndLatency,
     });
+    this.dashboard?.addSubscriber(subscriber, alarms.alarms);
     this.subscriberList.push(subscriber);
     this.alarmList.push(...alarms.alarms);
     return subscriber;

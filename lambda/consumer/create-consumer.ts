@@ -186,8 +186,8 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
           onUnexpectedError: (record, error) => logger.error('failed', { sqsMessageId: record.messageId, outcome: 'failed', error }),
           onSkipped: (record, groupId) =>
             logger.info('skipped', { sqsMessageId: record.messageId, outcome: 'skipped', messageGroupId: groupId, detail: 'an earlier message of this FIFO group failed' }),
-          onOutcome: (_record, outcome) => {
-            metrics.count(outcome);
+          onOutcome: (record, outcome) => {
+            metrics.count(outcome, parsed.get(record));
             outcomes[outcome] = (outcomes[outcome] ?? 0) + 1;
           },
         },

@@ -7,6 +7,7 @@ import { parseEnvelope, type EventEnvelope } from '../envelope';
 import { MessageBlockedError, PermanentError, SchemaValidationError } from '../errors';
 import { payloadFingerprint } from '../fingerprint';
 import { redactValues } from '../redact';
+import { traceLogFields } from '../trace-context';
 import type { LogContext, Logger } from '../logger';
 import type { RecordOutcome } from './batch';
 import type { DeadLetterPublisher } from './dead-letter';
@@ -249,7 +250,7 @@ export async function processMessage<TData>(
   let log = deps.logger.child({ sqsMessageId: record.messageId });
   if ('error' in parsed) return deadLetter(record, parsed.error, 'dead-lettered', deps, log, elapsed());
   const raw = parsed.envelope;
-  log = log.child({ eventId: raw.id, eventType: raw.type });
+  log = log.child({ eventId: raw.id, eventType: raw.type, ...traceLogFields(raw) });
   try {
     const fingerprint = payloadFingerprint(raw);
     if (deps.knownRecords?.recognise(raw.id, fingerprint) === 'duplicate') {

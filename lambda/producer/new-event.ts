@@ -2,9 +2,14 @@
 import { CLOUDEVENTS_SPEC_VERSION, EventEnvelope, JSON_CONTENT_TYPE } from '../envelope';
 import { InvalidEventError } from '../errors';
 import { unpairedSurrogate } from '../unicode';
+import type { TraceContext } from '../trace-context';
+import { currentTraceContext } from './current-trace-context';
 
-/** An event to append to the outbox. */
-export interface NewEvent<TData = unknown> {
+/**
+ * An event to append to the outbox. `traceparent`/`tracestate` set its trace context.
+ * @default trace context: the active OpenTelemetry span's, else the Lambda invocation's X-Ray trace, else none
+ */
+export interface NewEvent<TData = unknown> extends TraceContext {
   /** What happened, e.g. `OrderPlaced`; consumers filter and dispatch on it. */
   readonly type: string;
   /** The payload; must survive `JSON.stringify` (no `undefined`, functions, BigInt or cycles at the top). */
@@ -104,5 +109,6 @@ export function buildEnvelope<TData>(event: NewEvent<TData>, defaults: EnvelopeD
     time: time.toISOString(),
     datacontenttype: JSON_CONTENT_TYPE,
     data: event.data,
+    ...currentTraceContext(event),
   };
 }

@@ -406,6 +406,17 @@ export class Subscriber extends Construct {
     return this.metric(CONSUMER_METRICS.ALREADY_BLOCKED, props);
   }
 
+  /**
+   * End-to-end latency in milliseconds: for each message applied, the time from its event's `time` (when the producer
+   * appended it) to the moment the consumer finished it. The runtime writes one value per applied message, so any
+   * percentile can be asked for (`statistic: 'p50'`).
+   *
+   * @default - p99 over 5 minutes
+   */
+  public metricEventAge(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric(CONSUMER_METRICS.EVENT_AGE, { statistic: 'p99', ...props });
+  }
+
   private createSubscriptionDeadLetterQueue(encryptionKey: kms.IKey | undefined, removalPolicy: RemovalPolicy): sqs.IQueue {
     const queue = new sqs.Queue(this, 'SubscriptionDeadLetterQueue', {
       encryption: encryptionKey ? sqs.QueueEncryption.KMS : sqs.QueueEncryption.SQS_MANAGED,

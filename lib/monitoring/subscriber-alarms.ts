@@ -3,12 +3,15 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
 import { usesLease } from '../consumer/private/processing-modes';
 import { Subscriber } from '../consumer/subscriber';
-import { validateMaxMessageAge } from '../private/shared-limits';
+import { validateMaxEndToEndLatency, validateMaxMessageAge } from '../private/shared-limits';
 import { ALARM_PERIOD, createThresholdAlarm } from '../private/threshold-alarm';
 import { AlarmOptions } from './alarm-options';
 
 /** Period of the `Blocked` alarm: one blocked message within 5 minutes fires it. */
 const BLOCKED_ALARM_PERIOD = Duration.minutes(5);
+
+/** Period of the `EndToEndLatency` alarm: a p99 needs enough values to mean something. */
+const LATENCY_ALARM_PERIOD = Duration.minutes(5);
 
 /** Options of {@link SubscriberAlarms} that {@link IdempotentEventFlow} passes through. */
 export interface SubscriberAlarmOptions extends AlarmOptions {
@@ -18,6 +21,15 @@ export interface SubscriberAlarmOptions extends AlarmOptions {
    * @default Duration.minutes(5)
    */
   readonly maxMessageAge?: Duration;
+
+  /**
+   * End-to-end latency at which the subscriber's `EndToEndLatency` alarm fires: when the p99 of its events' age at the
+   * moment they were applied (from the producer's `time` to the consumer's commit) reaches it over 5 minutes.
+   * 1 second to 14 days.
+   *
+   * @default - no latency alarm (the latency is still on the dashboard and in `metricEventAge()`)
+   */
+  readonly maxEndToEndLatency?: Duration;
 }
 
 /** Properties of {@link SubscriberAlarms}. */
@@ -33,7 +45,8 @@ export interface SubscriberAlarmsProps extends SubscriberAlarmOptions {
  * - `Errors`: the consumer function reported an error;
  * - `OldestMessageAge`: the oldest message waited longer than `maxMessageAge`;
  * - `Blocked` (`ProcessingMode.LEASE` and `ProcessingMode.MULTI_STEP` only): the runtime blocked a message for an
- *   operator, because an effect's outcome is unknown.
+ *   operator, because an effect's outcome is unknown;
+ * - `EndToEndLatency` (only with `maxEndToEndLatency`): the p99 end-to-end latency reached `maxEndToEndLatency`.
  */
 export class SubscriberAlarms extends Construct {
   /** Fires as soon as the consumer queue's dead-letter queue holds a message. */
@@ -49,6 +62,8 @@ export class SubscriberAlarms extends Construct {
    * `ProcessingMode.MULTI_STEP` subscribers, undefined for the other modes (they never block).
    */
   public readonly blockedAlarm?: cloudwatch.Alarm;
+  /** Fires when the p99 end-to-end latency reaches `maxEndToEndLatency`; undefined without it. */
+  public readonly endToEndLatencyAlarm?: cloudwatch.Alarm;
   /** Every alarm of this construct. */
   public readonly alarms: cloudwatch.IAlarm[];
 
@@ -56,6 +71,7 @@ export class SubscriberAlarms extends Construct {
     super(scope, id);
     const maxMessageAge = props.maxMessageAge ?? Duration.minutes(5);
     validateMaxMessageAge(`SubscriberAlarms '${id}'`, maxMessageAge);
+    validateMaxEndToEndLatency(`SubscriberAlarms '${id}'`, props.maxEndToEndLatency);
     const subscriber = props.subscriber;
     const name = subscriber.subscriberName;
     const visible = { period: ALARM_PERIOD, statistic: 'Maximum' };
@@ -103,12 +119,24 @@ export class SubscriberAlarms extends Construct {
         props,
       );
     }
+    if (props.maxEndToEndLatency !== undefined) {
+      this.endToEndLatencyAlarm = createThresholdAlarm(
+        this,
+        'EndToEndLatency',
+        subscriber.metricEventAge({ period: LATENCY_ALARM_PERIOD }),
+        props.maxEndToEndLatency.toMilliseconds(),
+        `Subscriber ${name}: the p99 end-to-end latency (event time to commit) reached ${props.maxEndToEndLatency.toHumanString()}. ` +
+          'Check the relay (pipe executions, throttles), the queue\'s oldest message age and the consumer\'s duration and throttles on the dashboard.',
+        props,
+      );
+    }
     this.alarms = [
       this.deadLetterAlarm,
       this.subscriptionDeadLetterAlarm,
       this.errorsAlarm,
       this.oldestMessageAgeAlarm,
       ...(this.blockedAlarm ? [this.blockedAlarm] : []),
+      ...(this.endToEndLatencyAlarm ? [this.endToEndLatencyAlarm] : []),
     ];
   }
 }

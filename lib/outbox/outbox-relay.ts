@@ -360,4 +360,40 @@ export class OutboxRelay extends Construct {
   public metricExecutionPartiallyFailed(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric('ExecutionPartiallyFailed', { statistic: cloudwatch.Stats.SUM, ...props });
   }
+
+  /**
+   * Invocations of the pipe (its executions).
+   *
+   * @default - sum over 5 minutes
+   */
+  public metricInvocations(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('Invocations', { statistic: cloudwatch.Stats.SUM, ...props });
+  }
+
+  /**
+   * Executions of the pipe that were throttled (the pipe's or the account's concurrency was reached).
+   *
+   * @default - sum over 5 minutes
+   */
+  public metricExecutionThrottled(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('ExecutionThrottled', { statistic: cloudwatch.Stats.SUM, ...props });
+  }
+
+  /**
+   * Executions of the pipe that timed out before completing.
+   *
+   * @default - sum over 5 minutes
+   */
+  public metricExecutionTimeout(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('ExecutionTimeout', { statistic: cloudwatch.Stats.SUM, ...props });
+  }
+
+  /**
+   * How long the pipe's executions took, in milliseconds.
+   *
+   * @default - average over 5 minutes
+   */
+  public metricDuration(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('Duration', { statistic: cloudwatch.Stats.AVERAGE, ...props });
+  }
 }

@@ -39,6 +39,11 @@ export function validateMaxMessageAge(owner: string, maxMessageAge: Duration | u
   validateDurationInRange(owner, 'maxMessageAge', maxMessageAge, { min: Duration.minutes(1), max: Duration.days(14) });
 }
 
+/** Checks the p99 end-to-end latency at which a subscriber's `EndToEndLatency` alarm fires: 1 second to 14 days. */
+export function validateMaxEndToEndLatency(owner: string, maxEndToEndLatency: Duration | undefined): void {
+  validateDurationInRange(owner, 'maxEndToEndLatency', maxEndToEndLatency, { min: Duration.seconds(1), max: Duration.days(14) });
+}
+
 /** A CloudEvents `source` is a non-empty URI-reference; whitespace is never valid in one. */
 const EVENT_SOURCE_PATTERN = /^\S+$/u;
 

@@ -13,7 +13,7 @@
  *   deduplication id seen in the last 5 minutes is accepted but not enqueued again (FIFO-queues-exactly-once-processing.html).
  *
  * Not emulated: delay queues and per-message delays, long polling (a receive answers at once), the sampling of short
- * polling (every visible message is a candidate), ChangeMessageVisibility, purging, message system attributes
+ * polling (every visible message is a candidate), purging, message system attributes
  * (AWSTraceHeader), fair queues, KMS.
  */
 import { createHash } from 'node:crypto';
@@ -207,8 +207,11 @@ export class SimulatedQueue {
     return result;
   }
 
-  /** ReceiveMessage: up to maxMessages visible messages; each becomes invisible for the visibility timeout and its receive count grows. */
-  public receive(maxMessages: number): ReceivedMessage[] {
+  /**
+   * ReceiveMessage: up to maxMessages visible messages; each becomes invisible for the visibility timeout (the
+   * queue's, or `visibilityTimeoutSeconds` as the request's `VisibilityTimeout` sets it) and its receive count grows.
+   */
+  public receive(maxMessages: number, visibilityTimeoutSeconds?: number): ReceivedMessage[] {
     if (!Number.isInteger(maxMessages) || maxMessages < 1) throw new RangeError(`receive from queue ${this.model.key}: maxMessages must be a positive integer, got ${maxMessages}`);
     const now = this.clock.now();
     this.expire(now);
@@ -222,9 +225,45 @@ export class SimulatedQueue {
         this.redrive(message, now);
         continue;
       }
-      received.push(this.deliver(message, now));
+      received.push(this.deliver(message, now, visibilityTimeoutSeconds));
     }
     return received;
+  }
+
+  /**
+   * ChangeMessageVisibility: the message of `receiptHandle` becomes visible `visibilityTimeoutSeconds` from now (0: at
+   * once). As SQS: only the latest receipt handle of a message in flight changes it; a handle never issued is refused.
+   */
+  public changeVisibility(receiptHandle: string, visibilityTimeoutSeconds: number): void {
+    checkWithin('VisibilityTimeout', visibilityTimeoutSeconds, VISIBILITY_TIMEOUT_SECONDS);
+    const messageId = this.issuedHandles.get(receiptHandle);
+    if (messageId === undefined) throw new SqsError('ReceiptHandleIsInvalid', `receipt handle '${receiptHandle}' was never issued by queue ${this.address.name}`);
+    const now = this.clock.now();
+    this.expire(now);
+    const message = this.stored.get(messageId);
+    if (message === undefined || message.latestReceiptHandle !== receiptHandle || message.visibleAt <= now) {
+      throw new SqsError('MessageNotInflight', `the message of receipt handle '${receiptHandle}' is not in flight on queue ${this.address.name}`);
+    }
+    message.visibleAt = now + visibilityTimeoutSeconds * 1000;
+  }
+
+  /**
+   * What a message move task (StartMessageMoveTask) does with this dead-letter queue: every message on it that is not
+   * in flight is sent to `destination` as a NEW message (a new message id, the body and attributes kept) and removed
+   * here. Returns how many moved. The task's rate (at most 500 messages/s) is not emulated: it completes at once.
+   */
+  public moveMessagesTo(destination: SimulatedQueue): number {
+    const now = this.clock.now();
+    this.expire(now);
+    let moved = 0;
+    for (const message of [...this.stored.values()]) {
+      if (message.visibleAt > now) continue;
+      destination.send({ body: message.body, messageAttributes: message.messageAttributes, origin: { ...message.origin, via: 'moved-back' } });
+      this.stored.delete(message.messageId);
+      this.observer.onDeleted?.(this.model.key, { messageId: message.messageId, origin: message.origin, receiveCount: message.receiveCount });
+      moved += 1;
+    }
+    return moved;
   }
 
   /**
@@ -318,10 +357,10 @@ export class SimulatedQueue {
     };
   }
 
-  private deliver(message: QueuedMessage, now: number): ReceivedMessage {
+  private deliver(message: QueuedMessage, now: number, visibilityTimeoutSeconds = this.model.visibilityTimeoutSeconds): ReceivedMessage {
     message.receiveCount += 1;
     message.firstReceivedAt ??= now;
-    message.visibleAt = now + this.model.visibilityTimeoutSeconds * 1000;
+    message.visibleAt = now + visibilityTimeoutSeconds * 1000;
     const receiptHandle = Buffer.from(`${this.address.name}/${message.messageId}/${message.receiveCount}`, 'utf8').toString('base64');
     message.latestReceiptHandle = receiptHandle;
     this.issuedHandles.set(receiptHandle, message.messageId);

@@ -5,7 +5,9 @@
  * results as JSON, errors as `{ "__type": "com.amazonaws.sqs#<name>", "message" }` with the
  * `x-amzn-query-error: <code>;Sender` header the SDK reads, and the MD5 digests the SDK verifies.
  *
- * Emulated: SendMessage, SendMessageBatch, GetQueueUrl, GetQueueAttributes. Every other action is refused with
+ * Emulated: SendMessage, SendMessageBatch, GetQueueUrl, GetQueueAttributes, and for the operator CLI ReceiveMessage
+ * (no long polling), DeleteMessage, ChangeMessageVisibility, StartMessageMoveTask and ListMessageMoveTasks (a task
+ * completes at once; needs `resolveQueueArn`). Every other action is refused with
  * `UnsupportedOperation`; so are per-message delays (DelaySeconds > 0) and list attribute values. The SDK sends each
  * request to the origin of its QueueUrl, so queue URLs must be `${endpoint}/<account>/<name>`. Requests are not
  * authenticated (the signature is not checked).
@@ -19,6 +21,7 @@ import { eventIdOf, IdSequence } from './message-ids';
 import type { SendMessageResult, SimulatedQueue, SqsMessageAttribute } from './queue';
 import { md5OfMessageAttributes } from './sqs-md5';
 import { SqsError } from './sqs-errors';
+import { OperatorSqsActions } from './sqs-operator-actions';
 import { MAX_SQS_MESSAGE_BYTES } from './sqs-message-validation';
 
 /** A running endpoint. */
@@ -33,6 +36,8 @@ export interface SqsEndpoint {
 export interface SqsEndpointOptions {
   /** The queue a QueueUrl names, or undefined when there is none (the request then fails with QueueDoesNotExist). */
   resolveQueue(queueUrl: string): SimulatedQueue | undefined;
+  /** The queue an ARN names (StartMessageMoveTask, ListMessageMoveTasks). @default no queue: those actions answer ResourceNotFoundException */
+  resolveQueueArn?(queueArn: string): SimulatedQueue | undefined;
   /** Accepted for the run's wiring; the endpoint reports nothing itself: each queue reports what is sent to it (onEnqueued). */
   observer?: SimulationObserver;
   /** The account of GetQueueUrl's queue URLs when the request names none (`QueueOwnerAWSAccountId`). @default '000000000000' */
@@ -51,7 +56,17 @@ export function accessKeyIdOf(authorization: string | undefined): string | undef
 }
 
 /** The actions the endpoint emulates. */
-export const EMULATED_SQS_ACTIONS = ['SendMessage', 'SendMessageBatch', 'GetQueueUrl', 'GetQueueAttributes'] as const;
+export const EMULATED_SQS_ACTIONS = [
+  'SendMessage',
+  'SendMessageBatch',
+  'GetQueueUrl',
+  'GetQueueAttributes',
+  'ReceiveMessage',
+  'DeleteMessage',
+  'ChangeMessageVisibility',
+  'StartMessageMoveTask',
+  'ListMessageMoveTasks',
+] as const;
 
 /** Most entries one SendMessageBatch may carry. */
 const MAX_BATCH_ENTRIES = 10;
@@ -172,10 +187,14 @@ async function readBody(request: IncomingMessage): Promise<string> {
 
 /** The SQS actions, on one endpoint's queues. */
 class SqsActions {
+  private readonly operatorActions: OperatorSqsActions;
+
   public constructor(
     private readonly options: SqsEndpointOptions,
     private readonly endpoint: () => string,
-  ) {}
+  ) {
+    this.operatorActions = new OperatorSqsActions(options);
+  }
 
   public handle(action: string, input: JsonObject): JsonObject {
     switch (action) {
@@ -187,6 +206,12 @@ class SqsActions {
         return this.getQueueUrl(input);
       case 'GetQueueAttributes':
         return this.getQueueAttributes(input);
+      case 'ReceiveMessage':
+      case 'DeleteMessage':
+      case 'ChangeMessageVisibility':
+      case 'StartMessageMoveTask':
+      case 'ListMessageMoveTasks':
+        return this.operatorActions.handle(action, input);
       default:
         throw new SqsError('UnsupportedOperation', `${action} is not emulated by the simulator (it emulates ${EMULATED_SQS_ACTIONS.join(', ')})`);
     }

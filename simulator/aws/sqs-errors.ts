@@ -21,6 +21,10 @@ const SQS_ERROR_CODES = {
   BatchEntryIdsNotDistinct: { queryCode: 'AWS.SimpleQueueService.BatchEntryIdsNotDistinct', httpStatus: 400 },
   InvalidBatchEntryId: { queryCode: 'AWS.SimpleQueueService.InvalidBatchEntryId', httpStatus: 400 },
   BatchRequestTooLong: { queryCode: 'AWS.SimpleQueueService.BatchRequestTooLong', httpStatus: 400 },
+  /** ChangeMessageVisibility of a message that is not in flight. */
+  MessageNotInflight: { queryCode: 'AWS.SimpleQueueService.MessageNotInflight', httpStatus: 400 },
+  /** StartMessageMoveTask or ListMessageMoveTasks naming a queue ARN that does not exist. */
+  ResourceNotFoundException: { queryCode: 'ResourceNotFoundException', httpStatus: 404 },
   /** IAM (or the queue's policy, or its key's policy) does not allow the request. */
   AccessDeniedException: { queryCode: 'AccessDenied', httpStatus: 403 },
 } as const;

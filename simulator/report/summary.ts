@@ -84,7 +84,7 @@ export function relayLine(result: SimulationResult): string {
   const { committedEvents, streamRecords, failedAttempts, deadLettered, deadLetterMessages, lost } = result.relay;
   return (
     `relay: ${committedEvents} events committed to the outbox, ${streamRecords} stream records read, ${failedAttempts} publish attempt(s) failed and retried` +
-    (deadLettered > 0 ? `, ${deadLettered} event(s) given up and dead-lettered by the pipe (${deadLetterMessages} message(s) of stream-batch metadata: replay them from the stream before it trims them)` : '') +
+    (deadLettered > 0 ? `, ${deadLettered} event(s) given up and dead-lettered by the pipe (${deadLetterMessages} message(s) of stream-batch metadata: replay their events from the outbox with idempotent-event-flow replay)` : '') +
     (lost > 0 ? `, ${lost} event(s) given up and LOST` : '')
   );
 }

@@ -235,13 +235,22 @@ describe('example app: wiring', () => {
     expect(JSON.stringify(roleStatements(shipping.consumerFunction.role.roleName))).not.toContain(ledgerId);
   });
 
+  test('deploys one dashboard with the relay and the five subscribers, each with its end-to-end latency', () => {
+    const dashboards = Object.values(template.findResources('AWS::CloudWatch::Dashboard')) as Array<{ Properties: { DashboardBody: { 'Fn::Join': [string, unknown[]] } } }>;
+    expect(dashboards).toHaveLength(1);
+    const body = dashboards[0]!.Properties.DashboardBody['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : '"token"')).join('');
+    for (const name of ['Billing', 'Invoicing', 'Shipping', 'Notifications', 'CustomerStats']) expect(body).toContain(`${name}: end-to-end latency (ms)`);
+    expect(body).toContain('Pipe executions');
+  });
+
   test('notifies the ops topic from every alarm of the flow', () => {
     // GIVEN
     const ops = stack.node.findChild('OpsAlarms') as sns.Topic;
     // THEN
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Array<{ Properties: Record<string, unknown> }>;
-    // relay: 2; Billing, Shipping, CustomerStats: 4 each; Invoicing, Notifications: 5 each (with Blocked)
-    expect(alarms).toHaveLength(2 + 4 * 3 + 5 * 2);
+    // relay: 2; Billing, Shipping, CustomerStats: 4 each; Invoicing, Notifications: 5 each (with Blocked); and each
+    // subscriber's EndToEndLatency (maxEndToEndLatency)
+    expect(alarms).toHaveLength(2 + 4 * 3 + 5 * 2 + 5);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([r(ops.topicArn)]);
       expect(alarm.Properties.OKActions).toEqual([r(ops.topicArn)]);

@@ -74,3 +74,42 @@ describe('ConsumerMetrics', () => {
     expect(lines).toHaveLength(1);
   });
 });
+
+describe('ConsumerMetrics: end-to-end latency (EventAge)', () => {
+  const now = Date.parse('2024-05-01T00:00:00.000Z');
+  const body = (secondsAgo: number) => ({ envelope: { time: new Date(now - secondsAgo * 1000).toISOString() } });
+
+  test('adds the age of each applied event as a value of EventAge in milliseconds; duplicates and failures add none', () => {
+    const { metrics, lines } = recorder();
+    metrics.count('processed', body(2));
+    metrics.count('processed', body(0.25));
+    metrics.count('duplicate', body(60));
+    metrics.count('failed', body(60));
+    metrics.count('processed', { envelope: {} }); // no time: counted, no age
+
+    metrics.flush();
+
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ Processed: 3, Duplicates: 1, [CONSUMER_METRICS.EVENT_AGE]: [2000, 250] });
+    const declared = (lines[0]?._aws as { CloudWatchMetrics: Array<{ Metrics: Array<{ Name: string; Unit: string }> }> }).CloudWatchMetrics[0]?.Metrics;
+    expect(declared).toContainEqual({ Name: 'EventAge', Unit: 'Milliseconds' });
+  });
+
+  test('declares no EventAge on a line that applied nothing', () => {
+    const { metrics, lines } = recorder();
+    metrics.count('duplicate', body(1));
+    metrics.flush();
+    expect(JSON.stringify(lines[0]?._aws)).not.toContain('EventAge');
+    expect(lines[0]).not.toHaveProperty('EventAge');
+  });
+
+  test('splits more than 100 ages over several lines, as EMF takes at most 100 values of a metric per line', () => {
+    const { metrics, lines } = recorder();
+    for (let index = 0; index < 250; index++) metrics.count('processed', body(1));
+    metrics.flush();
+    expect(lines).toHaveLength(3);
+    expect(lines.map((line) => (line.EventAge as number[]).length)).toEqual([100, 100, 50]);
+    expect(lines[0]?.Processed).toBe(250);
+    expect(lines[1]).not.toHaveProperty('Processed');
+  });
+});

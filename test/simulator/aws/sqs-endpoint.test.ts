@@ -1,8 +1,8 @@
 import {
   GetQueueAttributesCommand,
   GetQueueUrlCommand,
+  PurgeQueueCommand,
   QueueDoesNotExist,
-  ReceiveMessageCommand,
   SendMessageBatchCommand,
   SendMessageCommand,
   SQSClient,
@@ -147,9 +147,9 @@ describe('the SQS endpoint, used by the real @aws-sdk/client-sqs', () => {
   });
 
   it('an action it does not emulate fails with UnsupportedOperation', async () => {
-    const attempt = client.send(new ReceiveMessageCommand({ QueueUrl: orders.address.url }));
+    const attempt = client.send(new PurgeQueueCommand({ QueueUrl: orders.address.url }));
     await expect(attempt).rejects.toBeInstanceOf(UnsupportedOperation);
-    await expect(attempt).rejects.toThrow(/ReceiveMessage is not emulated by the simulator/);
+    await expect(attempt).rejects.toThrow(/PurgeQueue is not emulated by the simulator/);
   });
 
   it('refuses a per-message delay rather than ignoring it', async () => {

@@ -1,0 +1,402 @@
+/**
+ * `idempotent-event-flow dlq list|show|redrive`: the dead letters of a flow, by reason, and their safe redrive.
+ */
+import { ListMessageMoveTasksCommand, StartMessageMoveTaskCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { toDocumentClient } from '../lambda/transaction/document-client';
+import { recordKey, TABLE_SCHEMA } from '../lambda/wire-format';
+import { listOption, parseDurationSeconds, parsePositiveInteger } from './arguments';
+import { formatTable } from './blocked-command';
+import { deadLetterView, earliestApplicationEpochMilliseconds, type DeadLetterQueueKind, type DeadLetterView } from './dead-letters/dead-letter-view';
+import { moveMessage, queueArnOf, receiveMessages, releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
+import { decideRedrive, DEFAULT_SAFETY_MARGIN_SECONDS, type RecordLookup, type RedriveDecision } from './dead-letters/redrive-decision';
+import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
+
+const USAGE = `Usage:
+  idempotent-event-flow dlq list [--dead-letter-queue <url>]... [--subscription-dead-letter-queue <url>]...
+      [--relay-dead-letter-queue <url>]... [--limit <n>] [--json]
+  idempotent-event-flow dlq show <event-id> [--dead-letter-queue <url>]... [--subscription-dead-letter-queue <url>]...
+      [--table <inbox table> --subscriber <name>] [--json]
+  idempotent-event-flow dlq redrive (--dead-letter-queue <url> | --subscription-dead-letter-queue <url>) --queue <url>
+      --subscriber <name> --deduplication-window <duration> [--table <inbox table>] [--reason <name>]...
+      [--event-id <id>]... [--allow-expired] [--yes] [--json]
+
+Lists a flow's dead letters by reason (with the oldest age and the event ids), shows one with every reason attribute
+and its inbox or processing record, and redrives them to the subscriber's queue. A redrive is a dry run unless --yes
+is given (at a terminal it asks): it says what it would move and what it refuses, and why.
+
+A redrive refuses (exit code 3):
+  - a dead letter older than the subscriber's deduplication window, counted from its event's time, less an hour to
+    spare: its inbox record may have expired, so it could be applied twice (--allow-expired: redrive with a warning);
+  - a message blocked for an operator that is still blocked (resolve it with 'blocked resolve' first; needs --table);
+  - a body that is not an event envelope, and every relay dead letter (they hold stream batch metadata, not events:
+    use 'idempotent-event-flow replay').
+Another subscriber's dead letter in a shared queue (iefSubscriber) stays where it is.
+Without filters, with nothing refused, a subscriber queue's dead-letter queue is redriven by an SQS message move task
+(StartMessageMoveTask; at most 500 messages/s; moved messages get new message ids); otherwise, and always for a
+subscription's dead-letter queue, each message is sent to the queue and then deleted from the dead-letter queue.
+
+Options:
+  --dead-letter-queue <url>               a subscriber queue's dead-letter queue (repeatable for list and show)
+  --subscription-dead-letter-queue <url>  a subscription's dead-letter queue (repeatable for list and show)
+  --relay-dead-letter-queue <url>         the relay's (pipe's) dead-letter queue (list only)
+  --queue <url>                           the subscriber's queue, where a redrive sends the messages
+  --subscriber <name>                     the subscriber (its name in inbox keys and in iefSubscriber)
+  --table <name>                          the subscriber's inbox table (records shown; blocked messages checked)
+  --deduplication-window <duration>       the subscriber's deduplicationWindow, e.g. 30d (the constructs' default)
+  --reason <name>                         redrive only dead letters of this reason (repeatable), e.g. PermanentError
+  --event-id <id>                         redrive only this event (repeatable)
+  --allow-expired                         redrive dead letters past the deduplication window, with a warning
+  --yes                                   move the messages (default: a dry run)
+  --dry-run                               say what a redrive would do (the default)
+  --limit <n>                             read at most n messages per queue (default 1000)
+  --json                                  print JSON instead of text
+  --region, --endpoint, --sqs-endpoint    see idempotent-event-flow --help
+`;
+
+type Action = 'list' | 'show' | 'redrive';
+
+const ACTION_OPTIONS: Readonly<Record<Action, readonly string[]>> = {
+  list: ['dead-letter-queue', 'subscription-dead-letter-queue', 'relay-dead-letter-queue', 'limit'],
+  show: ['dead-letter-queue', 'subscription-dead-letter-queue', 'table', 'subscriber', 'limit'],
+  redrive: [
+    'dead-letter-queue',
+    'subscription-dead-letter-queue',
+    'relay-dead-letter-queue',
+    'queue',
+    'subscriber',
+    'table',
+    'deduplication-window',
+    'reason',
+    'event-id',
+    'allow-expired',
+    'yes',
+    'dry-run',
+    'limit',
+  ],
+};
+
+const ALWAYS_ALLOWED = new Set(['json', 'region', 'endpoint', 'sqs-endpoint', 'help']);
+
+interface SourceQueue {
+  readonly kind: DeadLetterQueueKind;
+  readonly url: string;
+}
+
+function sourceQueues(values: ParsedArguments['values']): SourceQueue[] {
+  return [
+    ...listOption(values, 'dead-letter-queue').map((url) => ({ kind: 'queue' as const, url })),
+    ...listOption(values, 'subscription-dead-letter-queue').map((url) => ({ kind: 'subscription' as const, url })),
+    ...listOption(values, 'relay-dead-letter-queue').map((url) => ({ kind: 'relay' as const, url })),
+  ];
+}
+
+function json(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+/** Reads every message of `queue` (released again by the caller) with its view. */
+async function readQueue(client: SQSClient, queue: SourceQueue, limit: number): Promise<{ messages: QueueMessage[]; views: DeadLetterView[] }> {
+  const messages = await receiveMessages(client, queue.url, limit);
+  return { messages, views: messages.map((message) => deadLetterView(message, queue.kind)) };
+}
+
+/** What `dlq list` says of one queue. */
+export interface DeadLetterQueueSummary {
+  readonly queueKind: DeadLetterQueueKind;
+  readonly queueUrl: string;
+  readonly messages: number;
+  /** How many per reason. */
+  readonly byReason: Readonly<Record<string, number>>;
+  /** When the oldest message's event happened (or it was sent), ISO-8601; absent for an empty queue. */
+  readonly oldest?: string;
+  readonly oldestAgeSeconds?: number;
+  readonly eventIds: readonly string[];
+  /** Relay dead letters: the stream batches given up on (replay their time range from the outbox). */
+  readonly relayBatches?: ReadonlyArray<NonNullable<DeadLetterView['relayBatch']>>;
+  /** True when the queue held more than `--limit` messages: the figures cover the first ones read. */
+  readonly truncated: boolean;
+}
+
+function summarize(queue: SourceQueue, views: readonly DeadLetterView[], now: number, limit: number): DeadLetterQueueSummary {
+  const byReason: Record<string, number> = {};
+  for (const view of views) byReason[view.reason] = (byReason[view.reason] ?? 0) + 1;
+  const times = views.flatMap((view) => {
+    const time = earliestApplicationEpochMilliseconds(view);
+    return time === undefined ? [] : [time];
+  });
+  const oldest = times.length === 0 ? undefined : Math.min(...times);
+  const relayBatches = views.flatMap((view) => (view.relayBatch === undefined ? [] : [view.relayBatch]));
+  return {
+    queueKind: queue.kind,
+    queueUrl: queue.url,
+    messages: views.length,
+    byReason,
+    ...(oldest !== undefined ? { oldest: new Date(oldest).toISOString(), oldestAgeSeconds: Math.max(0, Math.floor((now - oldest) / 1000)) } : {}),
+    eventIds: [...new Set(views.flatMap((view) => (view.eventId === undefined ? [] : [view.eventId])))],
+    ...(queue.kind === 'relay' ? { relayBatches } : {}),
+    truncated: views.length >= limit,
+  };
+}
+
+/**
+ * How much a replay range is widened around a relay batch's arrival times: an event's `time` is set before its
+ * transaction commits (and by the producer's clock), and the stream's arrival times are whole seconds. Replaying more
+ * than the batch is safe: the inbox drops what a subscriber already applied.
+ */
+export const REPLAY_RANGE_MARGIN_MILLISECONDS = 5 * 60 * 1000;
+
+/** The `--since`/`--until` of a replay that covers a relay batch, or undefined when its arrival times are unknown. */
+export function replayRange(batch: NonNullable<DeadLetterView['relayBatch']>): { since: string; until: string } | undefined {
+  const first = Date.parse(batch.approximateArrivalOfFirstRecord ?? '');
+  const last = Date.parse(batch.approximateArrivalOfLastRecord ?? batch.approximateArrivalOfFirstRecord ?? '');
+  if (!Number.isFinite(first) || !Number.isFinite(last)) return undefined;
+  return { since: new Date(first - REPLAY_RANGE_MARGIN_MILLISECONDS).toISOString(), until: new Date(last + REPLAY_RANGE_MARGIN_MILLISECONDS).toISOString() };
+}
+
+function listText(summaries: readonly DeadLetterQueueSummary[]): string {
+  const sections = summaries.map((summary) => {
+    const lines = [`${summary.queueKind} dead-letter queue ${summary.queueUrl}: ${summary.messages}${summary.truncated ? '+' : ''} message(s)`];
+    if (summary.messages === 0) return `${lines[0]}\n`;
+    lines.push(`oldest: ${summary.oldest ?? '-'}${summary.oldestAgeSeconds === undefined ? '' : ` (${summary.oldestAgeSeconds} s ago)`}`);
+    const table = formatTable(
+      ['REASON', 'MESSAGES'],
+      Object.entries(summary.byReason).map(([reason, count]) => [reason, String(count)]),
+    );
+    lines.push(table.trimEnd());
+    if (summary.eventIds.length > 0) lines.push(`event ids: ${summary.eventIds.join(' ')}`);
+    for (const batch of summary.relayBatches ?? []) {
+      const range = replayRange(batch);
+      lines.push(
+        `stream batch of ${batch.batchSize ?? '?'} record(s) on shard ${batch.shardId ?? '?'} (${batch.condition ?? 'given up'}), arrived ` +
+          `${batch.approximateArrivalOfFirstRecord ?? '?'} to ${batch.approximateArrivalOfLastRecord ?? '?'}: replay with ` +
+          `'idempotent-event-flow replay --since ${range?.since ?? '<time>'} --until ${range?.until ?? '<time>'} ...' for each subscriber`,
+      );
+    }
+    return `${lines.join('\n')}\n`;
+  });
+  return sections.join('\n');
+}
+
+async function lookUpRecord(context: CommandContext, table: string | undefined, subscriber: string | undefined, eventId: string | undefined): Promise<RecordLookup> {
+  if (table === undefined || subscriber === undefined || eventId === undefined) return { kind: 'not-looked-up' };
+  const response = await toDocumentClient(context.client()).send(
+    new GetCommand({ TableName: table, Key: { [TABLE_SCHEMA.PARTITION_KEY]: recordKey(subscriber, eventId) }, ConsistentRead: true }),
+  );
+  return response.Item === undefined ? { kind: 'none' } : { kind: 'found', item: response.Item };
+}
+
+function showText(view: DeadLetterView, record: RecordLookup): string {
+  const fields: Array<[string, string]> = [
+    ['queue', `${view.queueKind} dead-letter queue ${view.queueUrl}`],
+    ['message id', view.messageId],
+    ['reason', view.reason],
+    ['error message', view.errorMessage ?? '-'],
+    ['subscriber', view.subscriber ?? '-'],
+    ['event', `${view.eventId ?? '-'}${view.eventType === undefined ? '' : ` (${view.eventType})`}`],
+    ['event time', view.eventTime ?? '-'],
+    ['sent at', view.sentAtEpochMilliseconds === undefined ? '-' : new Date(view.sentAtEpochMilliseconds).toISOString()],
+  ];
+  const width = Math.max(...fields.map(([name]) => name.length));
+  const sections = [fields.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join('\n') + '\n'];
+  sections.push(`attributes\n${formatTable(['NAME', 'VALUE'], Object.entries(view.attributes).map(([name, value]) => [name, value.replace(/\s+/g, ' ')]))}`);
+  sections.push(view.envelope === undefined ? `body (not an envelope: ${view.envelopeError ?? '?'})\n${view.body}\n` : `envelope\n${JSON.stringify(view.envelope, null, 2)}\n`);
+  if (record.kind === 'found') sections.push(`record\n${JSON.stringify(record.item, null, 2)}\n`);
+  else if (record.kind === 'none') sections.push('record\nnone: the subscriber has no inbox or processing record of this event (not applied, or its record expired)\n');
+  else sections.push('record\nnot looked up (pass --table and --subscriber)\n');
+  return sections.join('\n');
+}
+
+/** One dead letter's place in a redrive. */
+interface Planned {
+  readonly view: DeadLetterView;
+  readonly message: QueueMessage;
+  readonly decision: RedriveDecision;
+}
+
+function redriveText(planned: readonly Planned[], skipped: number, outcome: string): string {
+  const rows = planned.map(({ view, decision }) => [
+    view.eventId ?? view.messageId,
+    view.reason,
+    decision.redrive ? (decision.warning === undefined ? 'redrive' : 'redrive (warning)') : 'refused',
+    decision.refusal ?? decision.warning ?? '',
+  ]);
+  const table = rows.length === 0 ? 'no dead letters match\n' : formatTable(['EVENT ID', 'REASON', 'DECISION', 'WHY'], rows);
+  const skippedLine = skipped === 0 ? '' : `${skipped} dead letter(s) of other subscribers or not matching the filters left where they are\n`;
+  return `${table}${skippedLine}${outcome}\n`;
+}
+
+async function redrive(parsed: ParsedArguments, context: CommandContext, limit: number): Promise<number> {
+  const values = parsed.values;
+  const sources = sourceQueues(values);
+  if (sources.some((source) => source.kind === 'relay')) {
+    return context.usageError("a relay dead letter holds stream batch metadata, not events: replay them with 'idempotent-event-flow replay' (dlq list shows their time range)");
+  }
+  if (sources.length !== 1) return context.usageError("'dlq redrive' needs exactly one --dead-letter-queue or --subscription-dead-letter-queue");
+  for (const name of ['queue', 'subscriber', 'deduplication-window']) {
+    if (typeof values[name] !== 'string') return context.usageError(`'dlq redrive' needs --${name}`);
+  }
+  const window = parseDurationSeconds(values['deduplication-window'] as string, 'deduplication-window');
+  if (typeof window === 'string') return context.usageError(window);
+  const source = sources[0] as SourceQueue;
+  const destination = values.queue as string;
+  const subscriber = values.subscriber as string;
+  const table = values.table as string | undefined;
+  const reasons = listOption(values, 'reason');
+  const eventIds = listOption(values, 'event-id');
+  if (values.yes === true && values['dry-run'] === true) return context.usageError('--yes and --dry-run contradict each other');
+  let move = values.yes === true;
+  const asJson = values.json === true;
+  const client = context.sqsClient();
+  const now = context.now().getTime();
+
+  const { messages, views } = await readQueue(client, source, limit);
+  const planned: Planned[] = [];
+  let skipped = 0;
+  let othersInQueue = false;
+  try {
+    for (const [index, view] of views.entries()) {
+      const message = messages[index] as QueueMessage;
+      if (view.subscriber !== undefined && view.subscriber !== subscriber) {
+        othersInQueue = true;
+        skipped += 1;
+        continue;
+      }
+      if ((reasons.length > 0 && !reasons.includes(view.reason)) || (eventIds.length > 0 && (view.eventId === undefined || !eventIds.includes(view.eventId)))) {
+        skipped += 1;
+        continue;
+      }
+      const record = await lookUpRecord(context, table, subscriber, view.eventId);
+      const decision = decideRedrive(view, record, {
+        deduplicationWindowSeconds: window,
+        safetyMarginSeconds: DEFAULT_SAFETY_MARGIN_SECONDS,
+        nowEpochMilliseconds: now,
+        allowExpired: values['allow-expired'] === true,
+      });
+      planned.push({ view, message, decision });
+    }
+    const toMove = planned.filter((item) => item.decision.redrive);
+    const refused = planned.length - toMove.length;
+    // a move task moves the whole queue: only when every message read is this subscriber's, wanted and redrivable, and all were read
+    const wholeQueue =
+      source.kind === 'queue' && reasons.length === 0 && eventIds.length === 0 && !othersInQueue && refused === 0 && toMove.length > 0 && messages.length < limit;
+    const method = wholeQueue ? 'an SQS message move task' : 'send and delete, one message at a time';
+    let outcome: string;
+    let moved: unknown = undefined;
+    // at a terminal without --yes: the plan first, then the question
+    if (!move && toMove.length > 0 && !asJson && context.io.confirm !== undefined) {
+      context.io.stdout(redriveText(planned, skipped, `would redrive ${toMove.length} and refuse ${refused}, by ${method}`));
+      move = await context.io.confirm(`Redrive ${toMove.length} message(s) to ${destination}?`);
+    }
+    if (!move) {
+      outcome = `dry run: would redrive ${toMove.length} and refuse ${refused}, by ${method}; run again with --yes to move them`;
+    } else if (toMove.length === 0) {
+      outcome = `nothing redriven; ${refused} refused`;
+    } else if (wholeQueue) {
+      await releaseMessages(client, messages);
+      const [sourceArn, destinationArn] = [await queueArnOf(client, source.url), await queueArnOf(client, destination)];
+      const task = await client.send(new StartMessageMoveTaskCommand({ SourceArn: sourceArn, DestinationArn: destinationArn }));
+      const listed = await client.send(new ListMessageMoveTasksCommand({ SourceArn: sourceArn, MaxResults: 1 }));
+      const status = listed.Results?.find((result) => result.TaskHandle === task.TaskHandle);
+      moved = { taskHandle: task.TaskHandle, status: status?.Status, approximateNumberOfMessagesMoved: status?.ApproximateNumberOfMessagesMoved };
+      outcome =
+        `started message move task ${task.TaskHandle ?? '?'} from ${source.url} to ${destination} (${status?.Status ?? 'status unknown'}, ` +
+        `${status?.ApproximateNumberOfMessagesMoved ?? '?'} moved so far); redriven messages get new message ids`;
+    } else {
+      const sent: Array<{ eventId?: string; messageId?: string }> = [];
+      for (const item of toMove) sent.push({ ...(item.view.eventId !== undefined ? { eventId: item.view.eventId } : {}), messageId: await moveMessage(client, item.message, destination) });
+      moved = sent;
+      outcome = `redrove ${sent.length} to ${destination}; refused ${refused}`;
+    }
+    if (asJson) {
+      context.io.stdout(
+        json({
+          dryRun: !move,
+          method: wholeQueue ? 'message-move-task' : 'send-and-delete',
+          skipped,
+          truncated: messages.length >= limit,
+          decisions: planned.map(({ view, decision }) => ({ eventId: view.eventId, messageId: view.messageId, reason: view.reason, ...decision })),
+          ...(moved !== undefined ? { moved } : {}),
+        }),
+      );
+    } else {
+      const more = messages.length >= limit ? `\nread the first ${limit} message(s) only (--limit): run again for the rest` : '';
+      context.io.stdout(redriveText(planned, skipped, `${outcome}${more}`));
+    }
+    for (const item of planned) if (item.decision.warning !== undefined && move) context.io.stderr(`warning: event '${item.view.eventId ?? item.view.messageId}': ${item.decision.warning}\n`);
+    return refused > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
+  } finally {
+    // what was not moved is visible again at once (deleted or moved messages are skipped)
+    await releaseMessages(client, messages);
+  }
+}
+
+async function run(parsed: ParsedArguments, context: CommandContext): Promise<number> {
+  const [action, ...rest] = parsed.positionals;
+  if (action === undefined) return context.usageError('missing action: list, show or redrive');
+  if (action !== 'list' && action !== 'show' && action !== 'redrive') return context.usageError(`unknown action '${action}'; expected list, show or redrive`);
+  const extra = action === 'show' ? rest.slice(1) : rest;
+  if (extra.length > 0) return context.usageError(`unexpected argument '${extra[0]}'`);
+  for (const name of Object.keys(parsed.values)) {
+    if (!ALWAYS_ALLOWED.has(name) && !ACTION_OPTIONS[action].includes(name)) return context.usageError(`option --${name} does not apply to 'dlq ${action}'`);
+  }
+  let limit = 1000;
+  if (typeof parsed.values.limit === 'string') {
+    const value = parsePositiveInteger(parsed.values.limit, 'limit');
+    if (typeof value === 'string') return context.usageError(value);
+    limit = value;
+  }
+  if (action === 'redrive') return redrive(parsed, context, limit);
+
+  const sources = sourceQueues(parsed.values);
+  if (sources.length === 0) return context.usageError(`'dlq ${action}' needs at least one dead-letter queue (--dead-letter-queue, --subscription-dead-letter-queue${action === 'list' ? ', --relay-dead-letter-queue' : ''})`);
+  const client = context.sqsClient();
+  const asJson = parsed.values.json === true;
+  const read: Array<{ source: SourceQueue; messages: QueueMessage[]; views: DeadLetterView[] }> = [];
+  try {
+    for (const source of sources) read.push({ source, ...(await readQueue(client, source, limit)) });
+  } finally {
+    for (const { messages } of read) await releaseMessages(client, messages);
+  }
+  const now = context.now().getTime();
+  if (action === 'list') {
+    const summaries = read.map(({ source, views }) => summarize(source, views, now, limit));
+    context.io.stdout(asJson ? json(summaries) : listText(summaries));
+    return EXIT_CODE.OK;
+  }
+  const eventId = rest[0];
+  if (eventId === undefined) return context.usageError("'dlq show' needs the event id");
+  const found = read.flatMap(({ views }) => views.filter((view) => view.eventId === eventId));
+  if (found.length === 0) return context.fail(`no dead letter of event '${eventId}' in ${sources.map((source) => source.url).join(', ')}`);
+  const outputs: Array<{ view: DeadLetterView; record: RecordLookup }> = [];
+  for (const view of found) {
+    const subscriber = (parsed.values.subscriber as string | undefined) ?? view.subscriber;
+    outputs.push({ view, record: await lookUpRecord(context, parsed.values.table as string | undefined, subscriber, view.eventId) });
+  }
+  context.io.stdout(asJson ? json(outputs.map(({ view, record }) => ({ ...view, record: record.kind === 'found' ? record.item : record.kind }))) : outputs.map(({ view, record }) => showText(view, record)).join('\n'));
+  return EXIT_CODE.OK;
+}
+
+/** The `dlq` command. */
+export const dlqCommand: Command = {
+  name: 'dlq',
+  summary: 'list dead letters by reason, show one, and redrive them safely (refused past the deduplication window)',
+  usage: USAGE,
+  options: {
+    'dead-letter-queue': { type: 'string', multiple: true },
+    'subscription-dead-letter-queue': { type: 'string', multiple: true },
+    'relay-dead-letter-queue': { type: 'string', multiple: true },
+    queue: { type: 'string' },
+    subscriber: { type: 'string' },
+    table: { type: 'string' },
+    'deduplication-window': { type: 'string' },
+    reason: { type: 'string', multiple: true },
+    'event-id': { type: 'string', multiple: true },
+    'allow-expired': { type: 'boolean' },
+    yes: { type: 'boolean' },
+    'dry-run': { type: 'boolean' },
+    limit: { type: 'string' },
+    json: { type: 'boolean' },
+  },
+  run,
+};

@@ -1,0 +1,76 @@
+/**
+ * Reading committed events back from the outbox table, for a replay: by id (GetItem), or by the time range of their
+ * envelope's `time` (a Scan of the outbox items; the outbox keeps events for its retention, then its TTL removes them).
+ */
+import { GetCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { parseEnvelope, type EventEnvelope } from '../lambda/envelope';
+import { outboxKeyValue } from '../lambda/producer/outbox-item';
+import { OUTBOX_ITEM } from '../lambda/wire-format';
+
+/** An event as the outbox holds it: the envelope, and the exact JSON the relay publishes as the message body. */
+export interface OutboxEvent {
+  readonly envelope: EventEnvelope;
+  /** The body the relay delivers (the outbox item's envelope attribute, unchanged). */
+  readonly body: string;
+}
+
+/** Where the outbox items are. */
+export interface OutboxLocation {
+  readonly client: DynamoDBDocumentClient;
+  readonly tableName: string;
+  /** @default 'pk' */
+  readonly partitionKeyName?: string;
+  /** The sort key, for a table that has one (outbox items use the same value on both). @default none */
+  readonly sortKeyName?: string;
+}
+
+function eventOf(item: Record<string, unknown> | undefined): OutboxEvent | undefined {
+  const body = item?.[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE];
+  if (item?.[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] !== OUTBOX_ITEM.RECORD_TYPE_VALUE || typeof body !== 'string') return undefined;
+  return { envelope: parseEnvelope(body), body };
+}
+
+/** The outbox's events of `eventIds`, in that order; ids it does not hold (never written, or past the outbox TTL) are in `missing`. */
+export async function outboxEventsById(location: OutboxLocation, eventIds: readonly string[]): Promise<{ events: OutboxEvent[]; missing: string[] }> {
+  const events: OutboxEvent[] = [];
+  const missing: string[] = [];
+  for (const eventId of eventIds) {
+    const key: Record<string, string> = { [location.partitionKeyName ?? 'pk']: outboxKeyValue(eventId) };
+    if (location.sortKeyName !== undefined) key[location.sortKeyName] = outboxKeyValue(eventId);
+    const response = await location.client.send(new GetCommand({ TableName: location.tableName, Key: key, ConsistentRead: true }));
+    const event = eventOf(response.Item);
+    if (event === undefined) missing.push(eventId);
+    else events.push(event);
+  }
+  return { events, missing };
+}
+
+/** The outbox's events whose `time` is in `[sinceEpochMs, untilEpochMs)` (and of `types`, if any), oldest first. */
+export async function outboxEventsInRange(
+  location: OutboxLocation,
+  range: { readonly sinceEpochMs: number; readonly untilEpochMs: number; readonly types: readonly string[] },
+): Promise<OutboxEvent[]> {
+  const events: OutboxEvent[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await location.client.send(
+      new ScanCommand({
+        TableName: location.tableName,
+        FilterExpression: '#recordType = :outbox',
+        ExpressionAttributeNames: { '#recordType': OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE },
+        ExpressionAttributeValues: { ':outbox': OUTBOX_ITEM.RECORD_TYPE_VALUE },
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const event = eventOf(item);
+      const time = event?.envelope.time === undefined ? Number.NaN : Date.parse(event.envelope.time);
+      if (event === undefined || !(time >= range.sinceEpochMs && time < range.untilEpochMs)) continue;
+      if (range.types.length > 0 && !range.types.includes(event.envelope.type)) continue;
+      events.push(event);
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey !== undefined);
+  return events.sort((a, b) => Date.parse(a.envelope.time as string) - Date.parse(b.envelope.time as string) || (a.envelope.id < b.envelope.id ? -1 : 1));
+}

@@ -1,0 +1,165 @@
+import { Duration } from 'aws-cdk-lib';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { Construct } from 'constructs';
+import type { Subscriber } from '../consumer/subscriber';
+import type { OutboxRelay } from '../outbox/outbox-relay';
+import { AttachedAlarmsWidget } from '../private/attached-alarms-widget';
+import { validateStringPattern } from '../private/validate-props';
+import { SubscriberAlarms } from './subscriber-alarms';
+
+/** Period of every graph: what the alarms compare is 1 minute, but 5-minute points read better over hours. */
+const GRAPH_PERIOD = Duration.minutes(5);
+/** Width of one graph: four side by side on the 24-unit grid. */
+const GRAPH_WIDTH = 6;
+const GRAPH_HEIGHT = 6;
+const FULL_WIDTH = 24;
+/** The percentiles of end-to-end latency drawn. */
+const LATENCY_PERCENTILES = ['p50', 'p90', 'p99'] as const;
+/** A CloudWatch dashboard name: letters, digits, `-` and `_`, at most 255 characters (PutDashboard API reference). */
+const DASHBOARD_NAME_PATTERN = /^[A-Za-z0-9_-]{1,255}$/;
+
+/** Properties of {@link FlowDashboard}. */
+export interface FlowDashboardProps {
+  /**
+   * The dashboard's name: letters, digits, `-` and `_`, at most 255 characters.
+   *
+   * @default - a name CloudFormation generates
+   */
+  readonly dashboardName?: string;
+
+  /**
+   * The relay whose pipe and dead-letter queue get a row (more with `addRelay`).
+   *
+   * @default - no relay row
+   */
+  readonly relay?: OutboxRelay;
+
+  /**
+   * Alarms shown in the relay's row, e.g. `flow.relayAlarms.alarms`; only with `relay`.
+   *
+   * @default - none
+   */
+  readonly relayAlarms?: cloudwatch.IAlarm[];
+
+  /**
+   * Subscribers that get a row each (more with `addSubscriber`). Each row shows the subscriber's `SubscriberAlarms`
+   * (`IdempotentEventFlow.addSubscriber` creates them) when it has them.
+   *
+   * @default - no subscriber rows
+   */
+  readonly subscribers?: Subscriber[];
+}
+
+/**
+ * A CloudWatch dashboard of an event flow, usable alone or through `IdempotentEventFlow`'s `dashboard` prop:
+ * - per relay: the pipe's invocations, failed, partially failed, throttled and timed-out executions and duration, its
+ *   dead-letter queue (depth and oldest message), and the relay's alarms;
+ * - per subscriber: the runtime's outcomes (Processed, Duplicates, Failed, Blocked, DeadLettered, AlreadyBlocked), the
+ *   queue's depth and oldest message, both dead-letter queues, the function's errors, throttles and duration, the
+ *   end-to-end latency (p50, p90, p99 of `EventAge`), and the subscriber's alarms.
+ *
+ * cdk-monitoring-constructs has no Pipes monitor; users of its facade can add the same metrics with `monitorCustom`
+ * from the `metric*()` methods of `OutboxRelay` and `Subscriber`.
+ */
+export class FlowDashboard extends Construct {
+  /** The CloudWatch dashboard. */
+  public readonly dashboard: cloudwatch.Dashboard;
+
+  public constructor(scope: Construct, id: string, props: FlowDashboardProps = {}) {
+    super(scope, id);
+    validateStringPattern(`FlowDashboard '${id}'`, 'dashboardName', props.dashboardName, DASHBOARD_NAME_PATTERN, 'letters, digits, - and _, 1 to 255 characters');
+    if (props.relayAlarms !== undefined && props.relay === undefined) {
+      throw new Error(`FlowDashboard '${id}': relayAlarms needs relay (the alarms are shown in the relay's row)`);
+    }
+    this.dashboard = new cloudwatch.Dashboard(this, 'Resource', {
+      dashboardName: props.dashboardName,
+      defaultInterval: Duration.hours(3),
+    });
+    if (props.relay !== undefined) this.addRelay(props.relay, props.relayAlarms);
+    for (const subscriber of props.subscribers ?? []) this.addSubscriber(subscriber);
+  }
+
+  /**
+   * Adds a row for a relay: its pipe's executions and duration, its dead-letter queue, and `alarms`.
+   *
+   * @param alarms shown in the row, e.g. `flow.relayAlarms.alarms`; none when omitted
+   */
+  public addRelay(relay: OutboxRelay, alarms: cloudwatch.IAlarm[] = []): void {
+    const sum = { period: GRAPH_PERIOD, statistic: cloudwatch.Stats.SUM };
+    const deadLetterQueue = relay.deadLetterQueue;
+    this.dashboard.addWidgets(
+      new cloudwatch.TextWidget({ markdown: `## Relay ${relay.node.path}\nOutbox stream → EventBridge Pipe → topic. A message in its dead-letter queue is a batch the pipe gave up on: replay its events from the outbox (\`idempotent-event-flow replay\`).`, width: FULL_WIDTH, height: 2 }),
+    );
+    this.dashboard.addWidgets(
+      graph('Pipe executions', [
+        relay.metricInvocations({ ...sum, label: 'Invocations' }),
+        relay.metricExecutionFailed({ ...sum, label: 'Failed' }),
+        relay.metricExecutionPartiallyFailed({ ...sum, label: 'Partially failed' }),
+        relay.metricExecutionThrottled({ ...sum, label: 'Throttled' }),
+        relay.metricExecutionTimeout({ ...sum, label: 'Timed out' }),
+      ]),
+      graph('Pipe duration (ms)', [relay.metricDuration({ period: GRAPH_PERIOD, label: 'Average' }), relay.metricDuration({ period: GRAPH_PERIOD, statistic: 'p99', label: 'p99' })]),
+      graph('Pipe dead-letter queue (messages)', [deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: GRAPH_PERIOD, statistic: cloudwatch.Stats.MAXIMUM, label: 'Visible' })]),
+      graph('Pipe dead-letter queue: oldest message (s)', [deadLetterQueue.metricApproximateAgeOfOldestMessage({ period: GRAPH_PERIOD, statistic: cloudwatch.Stats.MAXIMUM, label: 'Oldest' })]),
+    );
+    this.addAlarmRow(`Relay ${relay.node.path}: alarms`, alarms);
+  }
+
+  /**
+   * Adds a row for a subscriber: the runtime's outcomes, its queues, its function, its end-to-end latency and `alarms`.
+   *
+   * @param alarms shown in the row; when omitted, the alarms of the subscriber's `SubscriberAlarms` (construct id
+   * `Alarms`, as `IdempotentEventFlow.addSubscriber` creates them), if it has them
+   */
+  public addSubscriber(subscriber: Subscriber, alarms?: cloudwatch.IAlarm[]): void {
+    const sum = { period: GRAPH_PERIOD, statistic: cloudwatch.Stats.SUM };
+    const maximum = { period: GRAPH_PERIOD, statistic: cloudwatch.Stats.MAXIMUM };
+    const ownAlarms = subscriber.node.tryFindChild('Alarms');
+    const shown = alarms ?? (ownAlarms instanceof SubscriberAlarms ? ownAlarms.alarms : []);
+    const fn = subscriber.consumerFunction.lambdaFunction;
+    const name = subscriber.subscriberName;
+    this.dashboard.addWidgets(
+      new cloudwatch.TextWidget({
+        markdown: `## Subscriber ${name} (${subscriber.processingMode})\nDead letters: \`idempotent-event-flow dlq list\`; blocked messages: \`idempotent-event-flow blocked list\`.`,
+        width: FULL_WIDTH,
+        height: 2,
+      }),
+    );
+    this.dashboard.addWidgets(
+      graph(`${name}: outcomes`, [
+        subscriber.metricProcessed({ ...sum, label: 'Processed' }),
+        subscriber.metricDuplicates({ ...sum, label: 'Duplicates' }),
+        subscriber.metricFailed({ ...sum, label: 'Failed (retried)' }),
+        subscriber.metricBlocked({ ...sum, label: 'Blocked' }),
+        subscriber.metricDeadLettered({ ...sum, label: 'DeadLettered' }),
+        subscriber.metricAlreadyBlocked({ ...sum, label: 'AlreadyBlocked' }),
+      ]),
+      graph(
+        `${name}: end-to-end latency (ms)`,
+        LATENCY_PERCENTILES.map((statistic) => subscriber.metricEventAge({ period: GRAPH_PERIOD, statistic, label: statistic })),
+      ),
+      graph(`${name}: queue`, [subscriber.queue.metricApproximateNumberOfMessagesVisible({ ...maximum, label: 'Visible' })], [
+        subscriber.queue.metricApproximateAgeOfOldestMessage({ ...maximum, label: 'Oldest message (s)' }),
+      ]),
+      graph(`${name}: dead-letter queues (messages)`, [
+        subscriber.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ ...maximum, label: 'Queue DLQ' }),
+        subscriber.subscriptionDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ ...maximum, label: 'Subscription DLQ' }),
+      ]),
+    );
+    this.dashboard.addWidgets(
+      graph(`${name}: function errors and throttles`, [fn.metricErrors({ ...sum, label: 'Errors' }), fn.metricThrottles({ ...sum, label: 'Throttles' })]),
+      graph(`${name}: function duration (ms)`, [fn.metricDuration({ period: GRAPH_PERIOD, statistic: 'p50', label: 'p50' }), fn.metricDuration({ period: GRAPH_PERIOD, statistic: 'p99', label: 'p99' })]),
+    );
+    this.addAlarmRow(`Subscriber ${name}: alarms`, shown);
+  }
+
+  private addAlarmRow(title: string, alarms: cloudwatch.IAlarm[]): void {
+    if (alarms.length === 0) return;
+    // rendered at synth: an alarm removed meanwhile (node.tryRemoveChild) is left out rather than referenced
+    this.dashboard.addWidgets(new AttachedAlarmsWidget(title, [...alarms], { width: FULL_WIDTH, height: 2 + Math.ceil(alarms.length / 4) }));
+  }
+}
+
+function graph(title: string, left: cloudwatch.IMetric[], right: cloudwatch.IMetric[] = []): cloudwatch.GraphWidget {
+  return new cloudwatch.GraphWidget({ title, left, right, width: GRAPH_WIDTH, height: GRAPH_HEIGHT, period: GRAPH_PERIOD });
+}

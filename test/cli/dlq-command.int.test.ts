@@ -1,0 +1,338 @@
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { createTransactionalConsumer } from '../../lambda/consumer/transactional-consumer';
+import { PermanentError } from '../../lambda/errors';
+import { createMultiStepConsumer } from '../../lambda/processing/multi-step-consumer';
+import { createTable, localClient, uniqueTableName } from '../support/dynamodb-client';
+import { envelopeObject, recordingLogger } from '../lambda/helpers';
+import { createInboxTable } from '../lambda/processing/fixtures';
+import { cli, cliAt, deliverOnce, startOperatorServices, type OperatorServices } from './operator-services';
+
+const SUBSCRIBER = 'billing';
+const DAY_MS = 86_400_000;
+
+let tableName: string;
+/** The consumer's business table, where its effect (a counter per event) is written. */
+let effectsTable: string;
+let services: OperatorServices | undefined;
+
+// each test its own tables: they use the same event ids
+beforeEach(async () => {
+  tableName = uniqueTableName('cli-dlq-inbox');
+  await createInboxTable(localClient(), tableName);
+  effectsTable = uniqueTableName('cli-dlq-effects');
+  await createTable(localClient(), effectsTable, { partitionKey: 'pk' });
+});
+
+afterEach(async () => {
+  await services?.stop();
+  services = undefined;
+});
+
+/** An event that happened `daysAgo` before the services' clock. */
+function event(s: OperatorServices, id: string, daysAgo = 0): string {
+  return JSON.stringify(envelopeObject({ id, type: 'OrderPlaced', time: new Date(s.clock.now() - daysAgo * DAY_MS).toISOString(), data: { order: id } }));
+}
+
+/**
+ * A transactional consumer whose effect is a counter per event id in DynamoDB (ADD 1 in the consumer's transaction),
+ * failing permanently for the ids in `poison`. `applied()` reads the counters of `ids`.
+ */
+function billingConsumer(s: OperatorServices, poison: Set<string> = new Set()) {
+  const effectKey = (id: string) => ({ pk: `${s.queue.address.name}-effect#${id}` });
+  const handler = createTransactionalConsumer({
+    client: localClient(),
+    config: { subscriberName: SUBSCRIBER, inboxTableName: tableName, deduplicationWindowSeconds: 30 * 86_400 },
+    deadLetter: s.deadLetterPublisher,
+    logger: recordingLogger().logger,
+    metricsSink: () => undefined,
+    now: () => new Date(s.clock.now()),
+    handle: (envelope, tx) => {
+      if (poison.has(envelope.id)) throw new PermanentError(`order ${envelope.id} has no customer`);
+      tx.update({ TableName: effectsTable, Key: effectKey(envelope.id), UpdateExpression: 'ADD applied :one', ExpressionAttributeValues: { ':one': 1 } });
+    },
+  });
+  const applied = async (...ids: string[]): Promise<Record<string, number>> => {
+    const documents = DynamoDBDocumentClient.from(localClient());
+    const counts: Record<string, number> = {};
+    for (const id of ids) counts[id] = ((await documents.send(new GetCommand({ TableName: effectsTable, Key: effectKey(id), ConsistentRead: true }))).Item?.applied as number | undefined) ?? 0;
+    return counts;
+  };
+  return { handler, applied };
+}
+
+/** Receives the message 3 times without deleting it (applied each time it commits, or not): SQS then moves it to the DLQ. */
+async function exhaustReceives(s: OperatorServices): Promise<void> {
+  for (let receive = 0; receive < 3; receive++) {
+    expect(s.queue.receive(10)).toHaveLength(1);
+    s.clock.advanceBy(31_000);
+  }
+  expect(s.queue.receive(10)).toEqual([]); // the 4th receive moves it
+}
+
+const dlqArgs = (s: OperatorServices) => ['--dead-letter-queue', s.deadLetterQueue.address.url];
+const redriveArgs = (s: OperatorServices) => [
+  'dlq',
+  'redrive',
+  ...dlqArgs(s),
+  '--queue',
+  s.queue.address.url,
+  '--subscriber',
+  SUBSCRIBER,
+  '--table',
+  tableName,
+  '--deduplication-window',
+  '30d',
+];
+
+describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB Local', () => {
+  test('list counts dead letters by reason per queue, with the oldest age and the event ids; show prints the envelope, every reason attribute and the inbox record', async () => {
+    const s = (services = await startOperatorServices('List'));
+    const { handler } = billingConsumer(s, new Set(['evt-poison']));
+    // a poison event the runtime dead-letters with its reason
+    s.queue.send({ body: event(s, 'evt-poison', 2), origin: { via: 'sns' } });
+    await deliverOnce(s.queue, handler);
+    // an applied event whose acknowledgement kept failing: SQS moved it after maxReceiveCount
+    s.queue.send({ body: event(s, 'evt-applied', 1), origin: { via: 'sns' } });
+    await handler({ Records: [{ messageId: 'first-delivery', body: event(s, 'evt-applied', 1) }] });
+    await exhaustReceives(s);
+    // one SNS could not deliver, one batch the relay gave up on
+    s.subscriptionDeadLetterQueue.send({ body: event(s, 'evt-undelivered'), origin: { via: 'sns-dead-letter' } });
+    s.relayDeadLetterQueue.send({
+      body: JSON.stringify({
+        requestContext: { condition: 'RetryAttemptsExhausted' },
+        DDBStreamBatchInfo: { shardId: 'shard-1', approximateArrivalOfFirstRecord: '2023-11-14T20:00:00.000Z', approximateArrivalOfLastRecord: '2023-11-14T20:00:05.000Z', batchSize: 2 },
+      }),
+      origin: { via: 'pipe-dead-letter' },
+    });
+
+    const list = await cli(
+      s,
+      'dlq',
+      'list',
+      ...dlqArgs(s),
+      '--subscription-dead-letter-queue',
+      s.subscriptionDeadLetterQueue.address.url,
+      '--relay-dead-letter-queue',
+      s.relayDeadLetterQueue.address.url,
+      '--json',
+    );
+
+    expect(list).toMatchObject({ code: 0, stderr: '' });
+    const summaries = JSON.parse(list.stdout) as Array<Record<string, unknown>>;
+    expect(summaries[0]).toMatchObject({
+      queueKind: 'queue',
+      messages: 2,
+      byReason: { PermanentError: 1, MaxReceiveCountExceeded: 1 },
+      oldestAgeSeconds: 2 * 86_400 + 3 * 31,
+      truncated: false,
+    });
+    expect([...(summaries[0]?.eventIds as string[])].sort()).toEqual(['evt-applied', 'evt-poison']);
+    expect(summaries[1]).toMatchObject({ queueKind: 'subscription', messages: 1, byReason: { SnsDeliveryFailed: 1 }, eventIds: ['evt-undelivered'] });
+    expect(summaries[2]).toMatchObject({ queueKind: 'relay', messages: 1, byReason: { RetryAttemptsExhausted: 1 }, relayBatches: [expect.objectContaining({ shardId: 'shard-1', batchSize: 2 })] });
+    // listing consumed nothing: every message is visible again
+    expect(s.deadLetterQueue.counts()).toEqual({ visible: 2, inFlight: 0, total: 2 });
+
+    const text = await cli(s, 'dlq', 'list', '--relay-dead-letter-queue', s.relayDeadLetterQueue.address.url);
+    // widened by 5 minutes each side: an event's time is set before its commit, and arrival times are whole seconds
+    expect(text.stdout).toContain("replay with 'idempotent-event-flow replay --since 2023-11-14T19:55:00.000Z --until 2023-11-14T20:05:05.000Z ...' for each subscriber");
+
+    const show = await cli(s, 'dlq', 'show', 'evt-poison', ...dlqArgs(s), '--table', tableName, '--subscriber', SUBSCRIBER);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(/reason +PermanentError/);
+    expect(show.stdout).toMatch(/iefErrorMessage +order evt-poison has no customer/);
+    expect(show.stdout).toMatch(/iefSubscriber +billing/);
+    expect(show.stdout).toContain('"id": "evt-poison"');
+    expect(show.stdout).toContain('none: the subscriber has no inbox or processing record of this event');
+
+    const applied = JSON.parse((await cli(s, 'dlq', 'show', 'evt-applied', ...dlqArgs(s), '--table', tableName, '--subscriber', SUBSCRIBER, '--json')).stdout) as Array<Record<string, unknown>>;
+    expect(applied[0]).toMatchObject({ reason: 'MaxReceiveCountExceeded', eventId: 'evt-applied', record: expect.objectContaining({ pk: `${SUBSCRIBER}#evt-applied` }) });
+  });
+
+  test('redrive is a dry run by default; with --yes it redrives what is within the deduplication window (nothing applied twice) and refuses the rest (exit 3)', async () => {
+    const s = (services = await startOperatorServices('Redrive'));
+    const poison = new Set(['evt-poison', 'evt-old']);
+    const { handler, applied } = billingConsumer(s, poison);
+    for (const [id, daysAgo] of [['evt-poison', 1], ['evt-old', 40]] as const) {
+      s.queue.send({ body: event(s, id, daysAgo), origin: { via: 'sns' } });
+      await deliverOnce(s.queue, handler);
+    }
+    s.queue.send({ body: event(s, 'evt-applied', 1), origin: { via: 'sns' } });
+    await handler({ Records: [{ messageId: 'first-delivery', body: event(s, 'evt-applied', 1) }] });
+    await exhaustReceives(s);
+    expect(await applied('evt-applied', 'evt-poison', 'evt-old')).toEqual({ 'evt-applied': 1, 'evt-poison': 0, 'evt-old': 0 });
+
+    const dryRun = await cli(s, ...redriveArgs(s));
+
+    expect(dryRun.code).toBe(3);
+    expect(dryRun.stdout).toMatch(/evt-old +PermanentError +refused +its event is from .*: the deduplication window of 30 days ended at .* could apply it twice; --allow-expired redrives it anyway/);
+    expect(dryRun.stdout).toContain('dry run: would redrive 2 and refuse 1, by send and delete, one message at a time');
+    expect(s.deadLetterQueue.counts()).toEqual({ visible: 3, inFlight: 0, total: 3 });
+
+    poison.delete('evt-poison'); // the bug is fixed
+    const moved = await cli(s, ...redriveArgs(s), '--yes', '--json');
+
+    expect(moved.code).toBe(3);
+    const result = JSON.parse(moved.stdout) as { dryRun: boolean; method: string; decisions: Array<{ eventId: string; redrive: boolean }> };
+    expect(result).toMatchObject({ dryRun: false, method: 'send-and-delete' });
+    expect(Object.fromEntries(result.decisions.map((decision) => [decision.eventId, decision.redrive]))).toEqual({ 'evt-poison': true, 'evt-applied': true, 'evt-old': false });
+    expect(s.deadLetterQueue.messages().map((message) => JSON.parse(message.body).id)).toEqual(['evt-old']);
+    while ((await deliverOnce(s.queue, handler)) > 0);
+    // the fixed event applied once, the one already applied was recognised by the inbox
+    expect(await applied('evt-applied', 'evt-poison', 'evt-old')).toEqual({ 'evt-applied': 1, 'evt-poison': 1, 'evt-old': 0 });
+    expect(s.deadLetterQueue.counts().total).toBe(1);
+  });
+
+  test('redrive at a terminal without --yes shows the plan and asks; no moves nothing, yes moves', async () => {
+    const s = (services = await startOperatorServices('Prompt'));
+    const { handler } = billingConsumer(s, new Set(['evt-1']));
+    s.queue.send({ body: event(s, 'evt-1'), origin: { via: 'sns' } });
+    await deliverOnce(s.queue, handler);
+    const questions: string[] = [];
+
+    const declined = await cliAt(s, { confirm: async (question) => (questions.push(question), false) }, ...redriveArgs(s));
+    expect(declined.code).toBe(0);
+    expect(declined.stdout).toContain('dry run: would redrive 1');
+    expect(questions).toEqual([`Redrive 1 message(s) to ${s.queue.address.url}?`]);
+    expect(s.queue.counts().total).toBe(0);
+
+    const accepted = await cliAt(s, { confirm: async () => true }, ...redriveArgs(s));
+    expect(accepted.code).toBe(0);
+    expect(s.queue.counts().total).toBe(1);
+  });
+
+  test('redrive --limit reads and moves at most that many, by send and delete (a move task would move them all), and says so', async () => {
+    const s = (services = await startOperatorServices('Limit'));
+    const { handler } = billingConsumer(s, new Set(['evt-1', 'evt-2']));
+    for (const id of ['evt-1', 'evt-2']) {
+      s.queue.send({ body: event(s, id), origin: { via: 'sns' } });
+      await deliverOnce(s.queue, handler);
+    }
+
+    const result = await cli(s, ...redriveArgs(s), '--limit', '1', '--yes');
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('read the first 1 message(s) only (--limit): run again for the rest');
+    expect([s.queue.counts().total, s.deadLetterQueue.counts().total]).toEqual([1, 1]);
+  });
+
+  test('redrive --allow-expired redrives a dead letter past the window with a warning', async () => {
+    const s = (services = await startOperatorServices('Expired'));
+    const { handler } = billingConsumer(s, new Set(['evt-old']));
+    s.queue.send({ body: event(s, 'evt-old', 40), origin: { via: 'sns' } });
+    await deliverOnce(s.queue, handler);
+
+    const result = await cli(s, ...redriveArgs(s), '--yes', '--allow-expired');
+
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^warning: event 'evt-old': its event is from .* could apply it twice\n$/);
+    expect(s.queue.counts().total).toBe(1);
+  });
+
+  test('redrive with nothing refused and no filter moves the whole queue with an SQS message move task: new message ids, attributes kept', async () => {
+    const s = (services = await startOperatorServices('MoveTask'));
+    const { handler } = billingConsumer(s, new Set(['evt-1', 'evt-2']));
+    for (const id of ['evt-1', 'evt-2']) {
+      s.queue.send({ body: event(s, id), origin: { via: 'sns' } });
+      await deliverOnce(s.queue, handler);
+    }
+    const deadLetterIds = s.deadLetterQueue.messages().map((message) => message.messageId);
+
+    const result = await cli(s, ...redriveArgs(s), '--yes');
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/started message move task .* \(COMPLETED, 2 moved so far\); redriven messages get new message ids/);
+    const redriven = s.queue.messages();
+    expect(redriven.map((message) => JSON.parse(message.body).id).sort()).toEqual(['evt-1', 'evt-2']);
+    expect(redriven.filter((message) => deadLetterIds.includes(message.messageId))).toEqual([]);
+    expect(redriven.every((message) => message.messageAttributes.iefErrorName?.StringValue === 'PermanentError')).toBe(true);
+    expect(s.deadLetterQueue.counts().total).toBe(0);
+  });
+
+  test('redrive --reason and --event-id move only the matching dead letters; another subscriber\'s stay', async () => {
+    const s = (services = await startOperatorServices('Filters'));
+    const { handler } = billingConsumer(s, new Set(['evt-1', 'evt-2']));
+    for (const id of ['evt-1', 'evt-2']) {
+      s.queue.send({ body: event(s, id), origin: { via: 'sns' } });
+      await deliverOnce(s.queue, handler);
+    }
+    await s.deadLetterPublisher.publish({ body: event(s, 'evt-shipping'), errorName: 'PermanentError', errorMessage: 'x', subscriber: 'shipping', sourceMessageId: 'm-1', eventId: 'evt-shipping' });
+
+    const byId = await cli(s, ...redriveArgs(s), '--event-id', 'evt-2', '--yes');
+    expect(byId.code).toBe(0);
+    expect(byId.stdout).toContain('2 dead letter(s) of other subscribers or not matching the filters left where they are');
+    expect(s.queue.messages().map((message) => JSON.parse(message.body).id)).toEqual(['evt-2']);
+
+    const byReason = await cli(s, ...redriveArgs(s), '--reason', 'SchemaValidationError', '--yes');
+    expect(byReason).toMatchObject({ code: 0 });
+    expect(byReason.stdout).toContain('no dead letters match');
+    expect(s.deadLetterQueue.messages().map((message) => JSON.parse(message.body).id).sort()).toEqual(['evt-1', 'evt-shipping']);
+  });
+
+  test('redrive refuses a blocked message until it is resolved, then its redelivery resumes and completes it', async () => {
+    const s = (services = await startOperatorServices('Blocked'));
+    let emailFails = true;
+    const emails: string[] = [];
+    const handler = createMultiStepConsumer({
+      steps: [
+        {
+          name: 'email-invoice',
+          run: (envelope) => {
+            if (emailFails) throw new Error('SMTP timeout after DATA');
+            emails.push(envelope.id);
+            return {};
+          },
+        },
+      ],
+      client: localClient(),
+      config: { subscriberName: SUBSCRIBER, inboxTableName: tableName, deduplicationWindowSeconds: 30 * 86_400, leaseDurationSeconds: 60 },
+      deadLetter: s.deadLetterPublisher,
+      logger: recordingLogger().logger,
+      metricsSink: () => undefined,
+      now: () => new Date(s.clock.now()),
+    });
+    s.queue.send({ body: event(s, 'evt-blocked'), origin: { via: 'sns' } });
+    await deliverOnce(s.queue, handler);
+    expect(s.deadLetterQueue.messages()[0]?.messageAttributes.iefErrorName?.StringValue).toBe('MessageBlockedError');
+
+    const refused = await cli(s, ...redriveArgs(s), '--yes');
+    expect(refused.code).toBe(3);
+    expect(refused.stdout).toMatch(/evt-blocked +MessageBlockedError +refused +it is still blocked: resolve it first \(idempotent-event-flow blocked resolve\)/);
+    const withoutTable = await cli(s, 'dlq', 'redrive', ...dlqArgs(s), '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--deduplication-window', '30d');
+    expect(withoutTable.stdout).toContain('pass --table (the inbox table) so the redrive can check the block was resolved');
+
+    const resolved = await cli(s, 'blocked', 'resolve', '--table', tableName, '--subscriber', SUBSCRIBER, '--event-id', 'evt-blocked', '--step', 'email-invoice', '--status', 'TRY_AGAIN');
+    expect(resolved.code).toBe(0);
+    emailFails = false;
+    const redriven = await cli(s, ...redriveArgs(s), '--yes');
+    expect(redriven.code).toBe(0);
+    while ((await deliverOnce(s.queue, handler)) > 0);
+    expect(emails).toEqual(['evt-blocked']);
+  });
+
+  test('redrives a subscription dead-letter queue (what SNS could not deliver) to the queue by send and delete', async () => {
+    const s = (services = await startOperatorServices('Subscription'));
+    const { handler, applied } = billingConsumer(s);
+    s.subscriptionDeadLetterQueue.send({ body: event(s, 'evt-undelivered'), origin: { via: 'sns-dead-letter' } });
+
+    const result = await cli(s, 'dlq', 'redrive', '--subscription-dead-letter-queue', s.subscriptionDeadLetterQueue.address.url, '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--deduplication-window', '30d', '--yes');
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('redrove 1 to');
+    await deliverOnce(s.queue, handler);
+    expect(await applied('evt-undelivered')).toEqual({ 'evt-undelivered': 1 });
+  });
+
+  test('usage errors (exit 2): a relay dead-letter queue to redrive, a missing deduplication window, --yes with --dry-run', async () => {
+    const s = (services = await startOperatorServices('Usage'));
+    const relay = await cli(s, 'dlq', 'redrive', '--relay-dead-letter-queue', s.relayDeadLetterQueue.address.url, '--queue', 'q', '--subscriber', SUBSCRIBER, '--deduplication-window', '30d');
+    expect(relay.code).toBe(2);
+    expect(relay.stderr).toContain("replay them with 'idempotent-event-flow replay'");
+    const noWindow = await cli(s, 'dlq', 'redrive', ...dlqArgs(s), '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER);
+    expect(noWindow).toMatchObject({ code: 2, stderr: expect.stringContaining("'dlq redrive' needs --deduplication-window") });
+    const badWindow = await cli(s, ...redriveArgs(s).slice(0, -1), '30 days');
+    expect(badWindow.stderr).toContain("--deduplication-window must be a positive duration such as 30d, 12h, 90m or 3600s, but '30 days' was given");
+    const both = await cli(s, ...redriveArgs(s), '--yes', '--dry-run');
+    expect(both).toMatchObject({ code: 2, stderr: expect.stringContaining('--yes and --dry-run contradict each other') });
+  });
+});

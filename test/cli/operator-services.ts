@@ -1,0 +1,110 @@
+/**
+ * The local services the operator commands are tested against: the simulator's SQS (queues on a frozen virtual clock
+ * behind its SQS endpoint, spoken to by the real @aws-sdk/client-sqs) and the shared DynamoDB Local. No mocks.
+ */
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { inject } from 'vitest';
+import { main, type CliIo } from '../../cli/main';
+import type { SqsBatchHandler } from '../../lambda/consumer/create-consumer';
+import { SqsDeadLetterPublisher } from '../../lambda/consumer/dead-letter';
+import type { VirtualClock } from '../../simulator/aws/clock';
+import type { SimulatedQueue } from '../../simulator/aws/queue';
+import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
+import { LOCAL_CREDENTIALS } from '../support/dynamodb-client';
+import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
+
+const silentLogger = { trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+
+/** One subscriber's queues and a relay dead-letter queue, on one SQS endpoint. */
+export interface OperatorServices {
+  readonly clock: VirtualClock;
+  readonly endpoint: SqsEndpoint;
+  readonly queue: SimulatedQueue;
+  readonly deadLetterQueue: SimulatedQueue;
+  readonly subscriptionDeadLetterQueue: SimulatedQueue;
+  readonly relayDeadLetterQueue: SimulatedQueue;
+  /** An SQS client of the endpoint, as the runtime's dead-letter publisher uses it. */
+  readonly sqs: SQSClient;
+  /** Sends dead letters to `deadLetterQueue` through the endpoint, with the runtime's own publisher. */
+  readonly deadLetterPublisher: SqsDeadLetterPublisher;
+  stop(): Promise<void>;
+}
+
+/** Starts the endpoint with a fresh set of queues (names unique to `prefix`); the queue moves a message to its DLQ after 3 receives. */
+export async function startOperatorServices(prefix: string, clock: VirtualClock = frozenClock()): Promise<OperatorServices> {
+  const byUrl = new Map<string, SimulatedQueue>();
+  const byArn = new Map<string, SimulatedQueue>();
+  const endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url), resolveQueueArn: (arn) => byArn.get(arn) });
+  const baseUrl = endpoint.endpoint;
+  const deadLetterQueue = makeQueue(queueModel(`${prefix}Dlq`, { messageRetentionSeconds: 1_209_600 }), { clock, baseUrl });
+  const queue = makeQueue(queueModel(`${prefix}Queue`, { redrive: { deadLetterQueue: `Stack/${prefix}Dlq`, maxReceiveCount: 3 } }), { clock, baseUrl, deadLetterQueue });
+  const subscriptionDeadLetterQueue = makeQueue(queueModel(`${prefix}SubscriptionDlq`, { messageRetentionSeconds: 1_209_600 }), { clock, baseUrl });
+  const relayDeadLetterQueue = makeQueue(queueModel(`${prefix}RelayDlq`, { messageRetentionSeconds: 1_209_600 }), { clock, baseUrl });
+  for (const each of [queue, deadLetterQueue, subscriptionDeadLetterQueue, relayDeadLetterQueue]) {
+    byUrl.set(each.address.url, each);
+    byArn.set(each.address.arn, each);
+  }
+  const sqs = new SQSClient({ region: 'us-east-1', endpoint: baseUrl, credentials: LOCAL_CREDENTIALS, maxAttempts: 1, logger: silentLogger, useQueueUrlAsEndpoint: false });
+  return {
+    clock,
+    endpoint,
+    queue,
+    deadLetterQueue,
+    subscriptionDeadLetterQueue,
+    relayDeadLetterQueue,
+    sqs,
+    deadLetterPublisher: new SqsDeadLetterPublisher({ queueUrl: deadLetterQueue.address.url, client: sqs }),
+    stop: async () => {
+      sqs.destroy();
+      await endpoint.stop();
+    },
+  };
+}
+
+/**
+ * Hands the queue's visible messages to `handler` as Lambda's event source mapping does (attributes and message
+ * attributes included) and deletes those it did not report as failures. Returns how many it delivered.
+ */
+export async function deliverOnce(queue: SimulatedQueue, handler: SqsBatchHandler): Promise<number> {
+  const received = queue.receive(10);
+  if (received.length === 0) return 0;
+  const response = await handler({
+    Records: received.map((message) => ({
+      messageId: message.messageId,
+      body: message.body,
+      attributes: { ApproximateReceiveCount: String(message.receiveCount) },
+      messageAttributes: Object.fromEntries(Object.entries(message.messageAttributes).map(([name, value]) => [name, { stringValue: value.StringValue, dataType: value.DataType }])),
+    })),
+  });
+  const failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
+  for (const message of received) if (!failed.has(message.messageId)) queue.delete(message.receiptHandle);
+  return received.length;
+}
+
+/** Runs the CLI in-process against the endpoint and DynamoDB Local, at the services' virtual time. */
+export async function cli(services: OperatorServices, ...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return cliAt(services, {}, ...argv);
+}
+
+/** {@link cli} with an operator at a terminal who answers `confirm`'s questions. */
+export async function cliAt(
+  services: OperatorServices,
+  terminal: { readonly confirm?: (question: string) => Promise<boolean> },
+  ...argv: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io: CliIo = {
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text),
+    createClient: () => new DynamoDBClient({ region: 'us-east-1', endpoint: inject('dynamoDbEndpoint'), credentials: LOCAL_CREDENTIALS, maxAttempts: 1 }),
+    createSqsClient: (options) =>
+      new SQSClient({ region: 'us-east-1', endpoint: options.sqsEndpoint, credentials: LOCAL_CREDENTIALS, maxAttempts: 1, logger: silentLogger, useQueueUrlAsEndpoint: false }),
+    now: () => new Date(services.clock.now()),
+    user: 'alice',
+    ...(terminal.confirm !== undefined ? { confirm: terminal.confirm } : {}),
+  };
+  const code = await main([...argv, '--sqs-endpoint', services.endpoint.endpoint], io);
+  return { code, stdout, stderr };
+}

@@ -1,0 +1,52 @@
+import { describe, expect, test } from 'vitest';
+import { deadLetterView } from '../../cli/dead-letters/dead-letter-view';
+import type { QueueMessage } from '../../cli/dead-letters/queue-messages';
+import { decideRedrive, type RecordLookup, type RedriveRules } from '../../cli/dead-letters/redrive-decision';
+
+const NOW = Date.parse('2024-06-01T00:00:00.000Z');
+const DAY_MS = 86_400_000;
+const RULES: RedriveRules = { deduplicationWindowSeconds: 30 * 86_400, safetyMarginSeconds: 3600, nowEpochMilliseconds: NOW, allowExpired: false };
+const NOT_LOOKED_UP: RecordLookup = { kind: 'not-looked-up' };
+
+function message(options: { time?: string; sentAt?: number; errorName?: string; body?: string }): QueueMessage {
+  const body = options.body ?? JSON.stringify({ specversion: '1.0', id: 'evt-1', source: 's', type: 'T', data: {}, ...(options.time !== undefined ? { time: options.time } : {}) });
+  return {
+    queueUrl: 'http://q',
+    messageId: 'm-1',
+    receiptHandle: 'h',
+    body,
+    attributes: options.sentAt === undefined ? {} : { SentTimestamp: String(options.sentAt) },
+    messageAttributes: options.errorName === undefined ? {} : { iefErrorName: { DataType: 'String', StringValue: options.errorName } },
+  };
+}
+
+describe('decideRedrive: the deduplication window rule', () => {
+  test('redrives a dead letter whose window ends more than the margin from now; refuses from the margin on', () => {
+    const windowMs = 30 * DAY_MS;
+    const justInside = new Date(NOW - windowMs + 3600_000 + 1).toISOString();
+    const atTheMargin = new Date(NOW - windowMs + 3600_000).toISOString();
+    expect(decideRedrive(deadLetterView(message({ time: justInside }), 'queue'), NOT_LOOKED_UP, RULES)).toEqual({ redrive: true });
+    expect(decideRedrive(deadLetterView(message({ time: atTheMargin }), 'queue'), NOT_LOOKED_UP, RULES)).toMatchObject({ redrive: false, refusal: expect.stringMatching(/window of 30 days ends at .*--allow-expired/) });
+  });
+
+  test('counts from the earlier of the event time and the send time (a producer clock ahead of SQS does not make a dead letter younger)', () => {
+    const view = deadLetterView(message({ time: new Date(NOW).toISOString(), sentAt: NOW - 31 * DAY_MS }), 'queue');
+    expect(decideRedrive(view, NOT_LOOKED_UP, RULES).redrive).toBe(false);
+  });
+
+  test('refuses when no time is known at all, and a body that is no envelope', () => {
+    expect(decideRedrive(deadLetterView(message({}), 'queue'), NOT_LOOKED_UP, RULES)).toMatchObject({ redrive: false, refusal: expect.stringContaining('neither its event time nor its send time is known') });
+    expect(decideRedrive(deadLetterView(message({ body: 'not json', sentAt: NOW }), 'queue'), NOT_LOOKED_UP, RULES)).toMatchObject({ redrive: false, refusal: expect.stringContaining('not an event envelope') });
+  });
+
+  test('a blocked message: refused without the record, or while the record is BLOCKED; redriven once it is resolved', () => {
+    const view = deadLetterView(message({ time: new Date(NOW).toISOString(), errorName: 'MessageBlockedError' }), 'queue');
+    expect(decideRedrive(view, NOT_LOOKED_UP, RULES).redrive).toBe(false);
+    expect(decideRedrive(view, { kind: 'found', item: { status: 'BLOCKED' } }, RULES).redrive).toBe(false);
+    expect(decideRedrive(view, { kind: 'found', item: { status: 'IN_PROGRESS' } }, RULES).redrive).toBe(true);
+  });
+
+  test('relay dead letters are never redriven', () => {
+    expect(decideRedrive(deadLetterView(message({ body: '{"DDBStreamBatchInfo":{}}', sentAt: NOW }), 'relay'), NOT_LOOKED_UP, RULES)).toMatchObject({ redrive: false, refusal: expect.stringContaining('replay') });
+  });
+});

@@ -1,0 +1,180 @@
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { ProducerConfig } from '../../lambda/config';
+import { createTransactionalConsumer } from '../../lambda/consumer/transactional-consumer';
+import { createMultiStepConsumer } from '../../lambda/processing/multi-step-consumer';
+import { Outbox } from '../../lambda/producer/outbox';
+import { createKeyedTable, createOutbox } from '../support/proof/tables';
+import { localClient, uniqueTableName } from '../support/dynamodb-client';
+import { recordingLogger } from '../lambda/helpers';
+import { createInboxTable } from '../lambda/processing/fixtures';
+import { cli, deliverOnce, startOperatorServices, type OperatorServices } from './operator-services';
+
+const SUBSCRIBER = 'billing';
+const DAY_MS = 86_400_000;
+
+let inboxTable: string;
+let effectsTable: string;
+let outbox: ProducerConfig;
+let services: OperatorServices | undefined;
+
+beforeEach(async () => {
+  inboxTable = uniqueTableName('cli-replay-inbox');
+  await createInboxTable(localClient(), inboxTable);
+  effectsTable = await createKeyedTable(localClient(), 'cli-replay-effects');
+  outbox = await createOutbox(localClient(), { eventSource: 'urn:test:orders' });
+});
+
+afterEach(async () => {
+  await services?.stop();
+  services = undefined;
+});
+
+/** Appends events to the outbox with the runtime's producer, at `daysAgo` before the services' clock. */
+async function produce(s: OperatorServices, ids: readonly string[], daysAgo = 0, type = 'OrderPlaced'): Promise<void> {
+  const at = new Date(s.clock.now() - daysAgo * DAY_MS);
+  await new Outbox({ client: localClient(), config: outbox, now: () => at }).transactWrite({ events: ids.map((id) => ({ id, type, data: { order: id } })) });
+}
+
+function consumer(s: OperatorServices) {
+  const effectKey = (id: string) => ({ pk: `effect#${id}` });
+  const handler = createTransactionalConsumer({
+    client: localClient(),
+    config: { subscriberName: SUBSCRIBER, inboxTableName: inboxTable, deduplicationWindowSeconds: 30 * 86_400 },
+    deadLetter: s.deadLetterPublisher,
+    logger: recordingLogger().logger,
+    metricsSink: () => undefined,
+    now: () => new Date(s.clock.now()),
+    handle: (envelope, tx) => {
+      tx.update({ TableName: effectsTable, Key: effectKey(envelope.id), UpdateExpression: 'ADD applied :one', ExpressionAttributeValues: { ':one': 1 } });
+    },
+  });
+  const applied = async (...ids: string[]): Promise<Record<string, number>> => {
+    const documents = DynamoDBDocumentClient.from(localClient());
+    const counts: Record<string, number> = {};
+    for (const id of ids) counts[id] = ((await documents.send(new GetCommand({ TableName: effectsTable, Key: effectKey(id), ConsistentRead: true }))).Item?.applied as number | undefined) ?? 0;
+    return counts;
+  };
+  const drain = async () => {
+    while ((await deliverOnce(s.queue, handler)) > 0);
+  };
+  return { handler, applied, drain };
+}
+
+const replayArgs = (s: OperatorServices) => ['replay', '--table', outbox.outboxTableName, '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--deduplication-window', '30d'];
+
+describe('idempotent-event-flow replay, from the outbox in DynamoDB Local to the simulator\'s queue', () => {
+  test('replays an event the relay gave up on by id, with its original id and body; replaying twice applies once', async () => {
+    const s = (services = await startOperatorServices('ReplayById'));
+    const { applied, drain } = consumer(s);
+    await produce(s, ['evt-lost']);
+
+    const dryRun = await cli(s, ...replayArgs(s), '--event-id', 'evt-lost');
+    expect(dryRun.code).toBe(0);
+    expect(dryRun.stdout).toContain('dry run: would send 1 and refuse 0');
+    expect(s.queue.counts().total).toBe(0);
+
+    for (let round = 0; round < 2; round++) {
+      const result = await cli(s, ...replayArgs(s), '--event-id', 'evt-lost', '--yes');
+      expect(result).toMatchObject({ code: 0, stdout: expect.stringContaining(`sent 1 to ${s.queue.address.url}`) });
+      const [message] = s.queue.messages();
+      expect(JSON.parse(message?.body ?? '{}')).toMatchObject({ id: 'evt-lost', type: 'OrderPlaced', source: 'urn:test:orders' });
+      await drain();
+    }
+    expect(await applied('evt-lost')).toEqual({ 'evt-lost': 1 });
+  });
+
+  test('replays a time range, filtered by type, oldest first; says which ids the outbox no longer holds (exit 3)', async () => {
+    const s = (services = await startOperatorServices('ReplayRange'));
+    const { applied, drain } = consumer(s);
+    await produce(s, ['evt-before'], 3);
+    await produce(s, ['evt-a'], 2);
+    await produce(s, ['evt-b'], 1);
+    await produce(s, ['evt-other-type'], 1, 'OrderCancelled');
+    const since = new Date(s.clock.now() - 2.5 * DAY_MS).toISOString();
+
+    const result = await cli(s, ...replayArgs(s), '--since', since, '--type', 'OrderPlaced', '--yes', '--json');
+
+    expect(result.code).toBe(0);
+    expect((JSON.parse(result.stdout) as { events: Array<{ eventId: string }> }).events.map((event) => event.eventId)).toEqual(['evt-a', 'evt-b']);
+    await drain();
+    expect(await applied('evt-before', 'evt-a', 'evt-b', 'evt-other-type')).toEqual({ 'evt-before': 0, 'evt-a': 1, 'evt-b': 1, 'evt-other-type': 0 });
+
+    const missing = await cli(s, ...replayArgs(s), '--event-id', 'evt-never-written');
+    expect(missing.code).toBe(3);
+    expect(missing.stdout).toContain('not in the outbox (never written, or past its retention): evt-never-written');
+  });
+
+  test('refuses an event older than the deduplication window (exit 3); --allow-expired sends it with a warning', async () => {
+    const s = (services = await startOperatorServices('ReplayOld'));
+    await produce(s, ['evt-old'], 31);
+
+    const refused = await cli(s, ...replayArgs(s), '--event-id', 'evt-old', '--yes');
+    expect(refused.code).toBe(3);
+    expect(refused.stdout).toMatch(/evt-old +OrderPlaced +.* +refused +its time .* is past the deduplication window/);
+    expect(s.queue.counts().total).toBe(0);
+
+    const allowed = await cli(s, ...replayArgs(s), '--event-id', 'evt-old', '--yes', '--allow-expired');
+    expect(allowed.code).toBe(0);
+    expect(allowed.stderr).toContain("warning: event 'evt-old'");
+    expect(s.queue.counts().total).toBe(1);
+  });
+
+  test('usage errors: both --event-id and --since, a bad time', async () => {
+    const s = (services = await startOperatorServices('ReplayUsage'));
+    expect(await cli(s, ...replayArgs(s), '--event-id', 'e', '--since', '2024-01-01T00:00:00Z')).toMatchObject({ code: 2, stderr: expect.stringContaining('either --event-id or --since, not both') });
+    expect(await cli(s, ...replayArgs(s), '--since', 'yesterday')).toMatchObject({ code: 2, stderr: expect.stringContaining("--since must be an ISO-8601 time such as 2024-05-01T12:00:00Z, but 'yesterday' was given") });
+  });
+});
+
+describe('idempotent-event-flow inbox forget', () => {
+  test('shows the record without --yes; with --yes removes it, logs an audit line, and the next delivery applies the event again', async () => {
+    const s = (services = await startOperatorServices('Forget'));
+    const { applied, drain } = consumer(s);
+    await produce(s, ['evt-1']);
+    await cli(s, ...replayArgs(s), '--event-id', 'evt-1', '--yes');
+    await drain();
+    expect(await applied('evt-1')).toEqual({ 'evt-1': 1 });
+
+    const dryRun = await cli(s, 'inbox', 'forget', SUBSCRIBER, 'evt-1', '--table', inboxTable, '--reason', 'ledger restored from backup');
+    expect(dryRun.code).toBe(0);
+    expect(dryRun.stdout).toContain(`"pk": "${SUBSCRIBER}#evt-1"`);
+
+    const forgotten = await cli(s, 'inbox', 'forget', SUBSCRIBER, 'evt-1', '--table', inboxTable, '--reason', 'ledger restored from backup', '--yes');
+    expect(forgotten.code).toBe(0);
+    expect(JSON.parse(forgotten.stderr)).toMatchObject({ audit: 'inbox-forget', by: 'alice', subscriber: SUBSCRIBER, eventId: 'evt-1', reason: 'ledger restored from backup', record: expect.objectContaining({ pk: `${SUBSCRIBER}#evt-1` }) });
+
+    await cli(s, ...replayArgs(s), '--event-id', 'evt-1', '--yes');
+    await drain();
+    expect(await applied('evt-1')).toEqual({ 'evt-1': 2 });
+  });
+
+  test('refuses (exit 3) to forget a processing record that is BLOCKED: that is what blocked resolve is for', async () => {
+    const s = (services = await startOperatorServices('ForgetBlocked'));
+    const handler = createMultiStepConsumer({
+      steps: [{ name: 'email', run: () => { throw new Error('SMTP timeout after DATA'); } }],
+      client: localClient(),
+      config: { subscriberName: SUBSCRIBER, inboxTableName: inboxTable, deduplicationWindowSeconds: 30 * 86_400, leaseDurationSeconds: 60 },
+      deadLetter: s.deadLetterPublisher,
+      logger: recordingLogger().logger,
+      metricsSink: () => undefined,
+      now: () => new Date(s.clock.now()),
+    });
+    await produce(s, ['evt-blocked']);
+    await cli(s, ...replayArgs(s), '--event-id', 'evt-blocked', '--yes');
+    await deliverOnce(s.queue, handler);
+
+    const result = await cli(s, 'inbox', 'forget', SUBSCRIBER, 'evt-blocked', '--table', inboxTable, '--reason', 'r', '--yes');
+
+    expect(result).toMatchObject({ code: 3, stderr: expect.stringContaining("has a processing record that is BLOCKED: resolve it with 'blocked resolve'") });
+  });
+
+  test('fails when there is no record, and needs --reason', async () => {
+    const s = (services = await startOperatorServices('ForgetNothing'));
+    expect(await cli(s, 'inbox', 'forget', SUBSCRIBER, 'evt-none', '--table', inboxTable, '--reason', 'r', '--yes')).toMatchObject({
+      code: 1,
+      stderr: expect.stringContaining("event 'evt-none' of subscriber 'billing' has no record"),
+    });
+    expect(await cli(s, 'inbox', 'forget', SUBSCRIBER, 'evt-none', '--table', inboxTable)).toMatchObject({ code: 2, stderr: expect.stringContaining('needs --reason') });
+  });
+});
