@@ -37,6 +37,34 @@ export interface EventEnvelope<TData = unknown> extends TraceContext {
   readonly data: TData;
 }
 
+/** Each attribute of {@link EventEnvelope}, once: the compiler refuses this object when the interface gains or loses one. */
+const ENVELOPE_ATTRIBUTES: { readonly [Name in keyof EventEnvelope]-?: true } = {
+  specversion: true,
+  id: true,
+  source: true,
+  type: true,
+  subject: true,
+  time: true,
+  datacontenttype: true,
+  data: true,
+};
+
+/**
+ * The top-level attribute names of an {@link EventEnvelope}, in the order CloudEvents lists them: the keys a filter
+ * policy on the message body can match (the relay publishes the envelope as the body).
+ */
+export const ENVELOPE_ATTRIBUTE_NAMES: readonly (keyof EventEnvelope)[] = Object.keys(ENVELOPE_ATTRIBUTES) as (keyof EventEnvelope)[];
+
+/**
+ * The keys of a message-body filter policy that name no envelope attribute, so can match nothing (but an
+ * `exists: false`): a key is judged by its first segment (`data.seat` is the `seat` of `data`, as SNS reads a key with
+ * dots); operators such as `$or` are not attributes and are not judged.
+ */
+export function keysOutsideEnvelope(policyKeys: readonly string[]): string[] {
+  const attributes: ReadonlySet<string> = new Set(ENVELOPE_ATTRIBUTE_NAMES);
+  return policyKeys.filter((key) => !key.startsWith('$') && !attributes.has(key.split('.')[0]!));
+}
+
 /** RFC 3339 date-time, as CloudEvents requires for `time`. */
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
 

@@ -23,6 +23,7 @@ import { ProcessingMode } from './processing-mode';
 import { CONSUMER_DEFAULTS, minimumVisibilityTimeout } from './private/defaults';
 import { runtimeModeName, usesInbox, usesLease } from './private/processing-modes';
 import { claimSubscriberName } from './private/subscriber-names';
+import { warnOnKeysOutsideEnvelope } from './private/filter-policy-keys';
 import { validateFunctionOptions, validateQueueOptions, validateSubscriberName } from './private/validate-consumer-props';
 
 /**
@@ -55,7 +56,10 @@ export interface SubscriberOptions extends FunctionOptions {
    *
    * EventBridge Pipes can not set SNS message attributes, so the relay publishes the CloudEvents envelope as the
    * body with no attributes; a filter must therefore match the body, e.g. `{ type: sns.FilterOrPolicy.filter(
-   * sns.SubscriptionFilter.stringFilter({ allowlist: ['OrderPlaced'] })) }`.
+   * sns.SubscriptionFilter.stringFilter({ allowlist: ['OrderPlaced'] })) }`. Synth warns about a top-level key that is
+   * not an envelope attribute (`specversion`, `id`, `source`, `type`, `subject`, `time`, `datacontenttype`, `data`):
+   * it matches no event (a field of the event's data goes under `data`). Acknowledge the warning
+   * `idempotent-event-flow:filterPolicyKeyNotInEnvelope` on the subscriber when such a key is meant.
    *
    * @default - every message on the topic is delivered
    */
@@ -271,6 +275,7 @@ export class Subscriber extends Construct {
 
     this.subscriptionDeadLetterQueue = this.createSubscriptionDeadLetterQueue(props.encryptionKey, removalPolicy);
     this.subscription = this.subscribe(props.topic, props.filterPolicyWithMessageBody);
+    warnOnKeysOutsideEnvelope(this, owner, props.filterPolicyWithMessageBody);
 
     const hasInbox = usesInbox(this.processingMode);
     this.inboxTable = hasInbox ? (props.inboxTable ?? new InboxTable(this, 'InboxTable', { removalPolicy, encryptionKey: props.encryptionKey })) : undefined;

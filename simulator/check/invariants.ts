@@ -46,7 +46,9 @@ export type ViolationKind =
   /** A producer's business change without its outbox event, or an outbox event without its change (dual-writes.ts). */
   | 'dual-write'
   /** Dead letters on a queue no CloudWatch alarm of the templates watches: nobody would be told (unwatched-dead-letters.ts). */
-  | 'unwatched-dead-letters';
+  | 'unwatched-dead-letters'
+  /** The scenario probes a subscriber's effects, and no event reached it (unreached-subscribers.ts). */
+  | 'nothing-reached';
 
 /** A broken invariant. */
 export interface Violation {

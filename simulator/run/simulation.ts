@@ -24,6 +24,7 @@ import { HOW_TO_INSTALL_POLICY_ENGINE, loadPolicyEngine } from '../iam/policy-en
 import { checkDeliveries, checkEffects, checkRelayed, checkSettled, checkTracked, type Violation } from '../check/invariants';
 import { checkProducerFailures } from '../check/producer-failures';
 import { checkSubscriberHealth } from '../check/subscriber-health';
+import { checkProbedSubscriberReached } from '../check/unreached-subscribers';
 import { checkUnwatchedDeadLetters, type DeadLetterQueueContents } from '../check/unwatched-dead-letters';
 import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
 import { FaultPlan, type FaultKind } from '../faults/fault-plan';
@@ -273,6 +274,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       const queue = relay.deadLetterQueue === undefined ? undefined : flow!.queues.get(relay.deadLetterQueue);
       return queue === undefined ? [] : [{ queue, owner: `relay ${relay.constructPath ?? relay.key}` }];
     });
+    let committedEvents = 0;
+    for (const ids of committed.eventIdsByRelay.values()) committedEvents += ids.length;
     const deadLetters = new Map<string, readonly DeadLetterFinding[]>();
     const effectsNotCounted: string[] = [];
     const subscribers: SubscriberReport[] = [];
@@ -285,6 +288,10 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       const matched = ledger.matchedEvents.get(subscriber.subscription.key) ?? new Set<string>();
       let effects: SubscriberReport['effects'];
       const probe = options.scenario?.effects?.[subscriber.name];
+      const { filterPolicy, filterPolicyScope } = subscriber.subscription;
+      violations.push(
+        ...checkProbedSubscriberReached({ name: subscriber.name, matchedEvents: matched.size, committedEvents, probed: probe !== undefined, filterPolicy, filterPolicyScope }),
+      );
       if (probe === undefined) {
         effectsNotCounted.push(subscriber.name);
       } else {
@@ -324,8 +331,6 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         : { evaluated: false, reason: options.iam === false ? 'IAM evaluation is off (--iam off)' : `IAM was not evaluated: ${HOW_TO_INSTALL_POLICY_ENGINE}` };
     if (iam.evaluated) violations.push(...checkAccess(iam));
     violations.push(...checkUnwatchedDeadLetters(deadLetterQueues, model.queueAlarms));
-    let committedEvents = 0;
-    for (const ids of committed.eventIdsByRelay.values()) committedEvents += ids.length;
     return {
       assemblyDirectory,
       seed,
