@@ -157,6 +157,8 @@ export const scenario: SimulationScenario = {
   producer: { function: 'Orders/PlaceOrder', commands: placeOrderCommands, probe: placedOrders, eventTypes: [ORDER_PLACED] },
   effects: { Billing: billing, Shipping: shipping, Invoicing: invoicing, Notifications: notifications, CustomerStats: customerStats },
   operator: { Invoicing: invoicingOperator, Notifications: notificationsOperator },
+  // the orders with a fraction of a cent are malformed on purpose: the validating subscribers may reject them for good
+  malformed: (event) => event.type === ORDER_PLACED && !Number.isInteger((event.data as { totalCents?: unknown }).totalCents),
   // the operator's BlockedMessages calls are authorized under this role's policies (its grantOperator grants)
   operatorRole: 'OperatorRole',
 };

@@ -17,6 +17,21 @@ export interface DeadLetterFinding {
   readonly eventId?: string;
   /** Why it is there; undefined when nothing explains it. */
   readonly explanation?: string;
+  /**
+   * The error the runtime rejected the message with for good (it dead-lettered it at once: a `PermanentError`, a
+   * schema or envelope error); undefined for a blocked message, one SQS or SNS moved, or one the runtime did not send.
+   */
+  readonly rejectedWith?: string;
+}
+
+/** The runtime's reason for a dead letter that is not a rejection: the message waits for an operator. */
+const BLOCKED_ERROR_NAME = 'MessageBlockedError';
+
+/** The error name of a dead letter the runtime sent as a permanent rejection, else undefined. */
+function rejectionOf(message: StoredMessage): string | undefined {
+  const errorName = message.messageAttributes[DEAD_LETTER_ATTRIBUTE.ERROR_NAME]?.StringValue;
+  if (errorName === undefined || message.origin.via !== 'send-message' || errorName === BLOCKED_ERROR_NAME) return undefined;
+  return errorName;
 }
 
 function explain(message: StoredMessage, ledger: RunLedger): string | undefined {
@@ -43,6 +58,7 @@ export function readDeadLetters(queues: readonly SimulatedQueue[], ledger: RunLe
       eventId:
         message.messageAttributes[DEAD_LETTER_ATTRIBUTE.EVENT_ID]?.StringValue ?? message.origin.eventId ?? eventIdOf(message.body),
       explanation: explain(message, ledger),
+      ...(rejectionOf(message) === undefined ? {} : { rejectedWith: rejectionOf(message) }),
     })),
   );
 }

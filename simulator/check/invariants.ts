@@ -48,7 +48,9 @@ export type ViolationKind =
   /** Dead letters on a queue no CloudWatch alarm of the templates watches: nobody would be told (unwatched-dead-letters.ts). */
   | 'unwatched-dead-letters'
   /** The scenario probes a subscriber's effects, and no event reached it (unreached-subscribers.ts). */
-  | 'nothing-reached';
+  | 'nothing-reached'
+  /** The runtime rejected for good an event the scenario did not mark as malformed (rejected-events.ts). */
+  | 'valid-event-rejected';
 
 /** A broken invariant. */
 export interface Violation {

@@ -107,6 +107,13 @@ export interface SimulationScenario {
   readonly producers?: readonly ScenarioProducer[];
   /** Effect probes by subscriber name (`IEF_SUBSCRIBER_NAME` of its consumer, or its subscription's construct path). @default effects are not counted */
   readonly effects?: Readonly<Record<string, EffectProbe>>;
+  /**
+   * Which events the run sends malformed on purpose (e.g. an order with a fraction of a cent), so that a subscriber
+   * may reject them for good (dead-letter them at once). The producers make every event of the run, so a permanent
+   * rejection of an event this does not mark fails the run (`valid-event-rejected`).
+   * @default no event is malformed
+   */
+  readonly malformed?: (event: SimulatedEvent) => boolean;
 }
 
 /** Thrown when a scenario module cannot be loaded or does not export a scenario. */
@@ -153,6 +160,9 @@ function asScenario(exports: Record<string, unknown>, file: string): SimulationS
   }
   for (const [subscriber, decide] of Object.entries(scenario.operator ?? {})) {
     if (typeof decide !== 'function') throw new ScenarioError(`scenario module ${file}: operator.${subscriber} must be a function, got ${typeof decide}`);
+  }
+  if (scenario.malformed !== undefined && typeof scenario.malformed !== 'function') {
+    throw new ScenarioError(`scenario module ${file}: 'malformed' must be a function of an event that says whether it is malformed on purpose, got ${typeof scenario.malformed}`);
   }
   for (const [subscriber, probe] of Object.entries(scenario.effects ?? {})) {
     if (typeof probe !== 'function') throw new ScenarioError(`scenario module ${file}: effects.${subscriber} must be a function, got ${typeof probe}`);

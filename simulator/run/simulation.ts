@@ -25,6 +25,7 @@ import { checkDeliveries, checkEffects, checkRelayed, checkSettled, checkTracked
 import { checkProducerFailures } from '../check/producer-failures';
 import { checkSubscriberHealth } from '../check/subscriber-health';
 import { checkProbedSubscriberReached } from '../check/unreached-subscribers';
+import { checkRejectedEvents } from '../check/rejected-events';
 import { checkUnwatchedDeadLetters, type DeadLetterQueueContents } from '../check/unwatched-dead-letters';
 import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
 import { FaultPlan, type FaultKind } from '../faults/fault-plan';
@@ -276,6 +277,11 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     });
     let committedEvents = 0;
     for (const ids of committed.eventIdsByRelay.values()) committedEvents += ids.length;
+    const malformed = options.scenario?.malformed;
+    const isMalformed = (eventId: string): boolean => {
+      const event = committed.eventsById.get(eventId);
+      return malformed !== undefined && event !== undefined && malformed(event);
+    };
     const deadLetters = new Map<string, readonly DeadLetterFinding[]>();
     const effectsNotCounted: string[] = [];
     const subscribers: SubscriberReport[] = [];
@@ -284,6 +290,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       deadLetters.set(subscriber.name, findings);
       violations.push(...checkDeliveries(subscriber, findings, ledger));
       violations.push(...checkSubscriberHealth(subscriber, findings, ledger));
+      violations.push(...checkRejectedEvents(subscriber.name, findings, isMalformed));
       deadLetterQueues.push(...subscriber.deadLetterQueues.map((queue) => ({ queue, owner: `subscriber ${subscriber.name}` })));
       const matched = ledger.matchedEvents.get(subscriber.subscription.key) ?? new Set<string>();
       let effects: SubscriberReport['effects'];
