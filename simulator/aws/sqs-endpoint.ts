@@ -17,6 +17,7 @@ import { keepConnectionsOpen } from './keep-connections-open';
 import type { AddressInfo } from 'node:net';
 import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
 import type { MessageOrigin, SimulationObserver } from '../run/observer';
+import type { SqsSender, SqsSenders } from './sqs-senders';
 import { eventIdOf, IdSequence } from './message-ids';
 import type { SendMessageResult, SimulatedQueue, SqsMessageAttribute } from './queue';
 import { md5OfMessageAttributes } from './sqs-md5';
@@ -38,8 +39,19 @@ export interface SqsEndpointOptions {
   resolveQueue(queueUrl: string): SimulatedQueue | undefined;
   /** The queue an ARN names (StartMessageMoveTask, ListMessageMoveTasks). @default no queue: those actions answer ResourceNotFoundException */
   resolveQueueArn?(queueArn: string): SimulatedQueue | undefined;
-  /** Accepted for the run's wiring; the endpoint reports nothing itself: each queue reports what is sent to it (onEnqueued). */
+  /**
+   * Hears each message a function sent with its own client (`onAppSend`: not the runtime's dead letters), when
+   * `senders` names the function; each queue reports what is put on it itself (onEnqueued).
+   */
   observer?: SimulationObserver;
+  /** Names the function and invocation of a request from its path (each environment's endpoint URL has its own). @default sends are not reported */
+  senders?: SqsSenders;
+  /**
+   * A queue outside the app's templates that a QueueUrl names (one the app does not own): its messages are kept for
+   * the effect probes, and nobody consumes them. Requests on it are not authorized (its policies are not known).
+   * @default such a QueueUrl fails with QueueDoesNotExist
+   */
+  resolveExternalQueue?(queueUrl: string): SimulatedQueue | undefined;
   /** The account of GetQueueUrl's queue URLs when the request names none (`QueueOwnerAWSAccountId`). @default '000000000000' */
   accountId?: string;
   /**
@@ -196,12 +208,12 @@ class SqsActions {
     this.operatorActions = new OperatorSqsActions(options);
   }
 
-  public handle(action: string, input: JsonObject): JsonObject {
+  public handle(action: string, input: JsonObject, sender?: SqsSender): JsonObject {
     switch (action) {
       case 'SendMessage':
-        return this.sendMessage(input);
+        return this.sendMessage(input, sender);
       case 'SendMessageBatch':
-        return this.sendMessageBatch(input);
+        return this.sendMessageBatch(input, sender);
       case 'GetQueueUrl':
         return this.getQueueUrl(input);
       case 'GetQueueAttributes':
@@ -219,13 +231,30 @@ class SqsActions {
 
   private queue(input: JsonObject): SimulatedQueue {
     const queueUrl = requiredString(input, 'QueueUrl');
-    const queue = this.options.resolveQueue(queueUrl);
+    const queue = this.options.resolveQueue(queueUrl) ?? this.options.resolveExternalQueue?.(queueUrl);
     if (queue === undefined) throw new SqsError('QueueDoesNotExist', `The specified queue does not exist: ${queueUrl}`);
     return queue;
   }
 
+  /** Reports a message a function sent with its own client (the runtime's dead letters name their source message). */
+  private reportSend(sender: SqsSender | undefined, queue: SimulatedQueue, messageId: string, body: string, attributes: Record<string, SqsMessageAttribute> | undefined): void {
+    if (sender === undefined || this.options.observer?.onAppSend === undefined || deadLetterOf(attributes).deadLetterOf !== undefined) return;
+    const messageAttributes = Object.fromEntries(Object.entries(attributes ?? {}).map(([name, value]) => [name, value.StringValue ?? value.BinaryValue ?? '']));
+    this.options.observer.onAppSend({
+      functionKey: sender.functionKey,
+      functionName: sender.functionName,
+      invocation: sender.invocation?.invocation ?? `${sender.functionKey}#init`,
+      invocationEventIds: sender.invocation?.eventIds ?? [],
+      queue: queue.model.key,
+      queueName: queue.address.name,
+      messageId,
+      body,
+      ...(Object.keys(messageAttributes).length === 0 ? {} : { messageAttributes }),
+    });
+  }
+
   /** Sends one message (of SendMessage or of a batch entry) and answers its result fields. */
-  private send(queue: SimulatedQueue, entry: JsonObject): JsonObject {
+  private send(queue: SimulatedQueue, entry: JsonObject, sender: SqsSender | undefined): JsonObject {
     const delaySeconds = entry.DelaySeconds;
     if (delaySeconds !== undefined && delaySeconds !== null && delaySeconds !== 0) {
       throw new SqsError('UnsupportedOperation', `DelaySeconds ${String(delaySeconds)} is not emulated by the simulator (only 0)`);
@@ -243,6 +272,7 @@ class SqsActions {
       ...(messageDeduplicationId === undefined ? {} : { messageDeduplicationId }),
       origin: { via: 'send-message', ...(eventId === undefined ? {} : { eventId }), ...deadLetterOf(messageAttributes) },
     });
+    this.reportSend(sender, queue, result.messageId, body, messageAttributes);
     const md5OfSystemAttributes = md5OfMessageAttributes(systemAttributes);
     return {
       MessageId: result.messageId,
@@ -253,11 +283,11 @@ class SqsActions {
     };
   }
 
-  private sendMessage(input: JsonObject): JsonObject {
-    return this.send(this.queue(input), input);
+  private sendMessage(input: JsonObject, sender: SqsSender | undefined): JsonObject {
+    return this.send(this.queue(input), input, sender);
   }
 
-  private sendMessageBatch(input: JsonObject): JsonObject {
+  private sendMessageBatch(input: JsonObject, sender: SqsSender | undefined): JsonObject {
     const queue = this.queue(input);
     const entries = input.Entries;
     if (entries === undefined || entries === null || (Array.isArray(entries) && entries.length === 0)) {
@@ -282,7 +312,7 @@ class SqsActions {
     for (const entry of entries) {
       const id = entry.Id as string;
       try {
-        successful.push({ Id: id, ...this.send(queue, entry) });
+        successful.push({ Id: id, ...this.send(queue, entry, sender) });
       } catch (error) {
         if (!(error instanceof SqsError)) throw error;
         failed.push({ Id: id, SenderFault: true, Code: error.queryCode, Message: error.message });
@@ -374,7 +404,7 @@ export async function startSqsEndpoint(options: SqsEndpointOptions): Promise<Sqs
           const denied = await options.authorize({ accessKeyId: accessKeyIdOf(request.headers.authorization), action, ...(queue === undefined ? {} : { queue }) });
           if (denied !== undefined) throw new SqsError('AccessDeniedException', denied);
         }
-        writeResult(response, requestId, actions.handle(action, input));
+        writeResult(response, requestId, actions.handle(action, input, options.senders?.identify(request.url)));
       } catch (error) {
         if (error instanceof SqsError) {
           writeError(response, requestId, error);

@@ -50,7 +50,9 @@ export type ViolationKind =
   /** The scenario probes a subscriber's effects, and no event reached it (unreached-subscribers.ts). */
   | 'nothing-reached'
   /** The runtime rejected for good an event the scenario did not mark as malformed (rejected-events.ts). */
-  | 'valid-event-rejected';
+  | 'valid-event-rejected'
+  /** A function sent one event's SQS message from more than one invocation (repeated-sends.ts). */
+  | 'repeated-send';
 
 /** A broken invariant. */
 export interface Violation {

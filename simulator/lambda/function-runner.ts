@@ -13,6 +13,9 @@
  * Lambda's throttling and its own retries (an event source mapping retries through the queue).
  */
 import type { VirtualClock } from '../aws/clock';
+import { eventIdOf } from '../aws/message-ids';
+import type { SenderRegistration, SqsSenders } from '../aws/sqs-senders';
+import { shownName } from '../model/find-resource';
 import type { TransactionConflicts } from '../aws/transaction-conflicts';
 import type { AuthorizeDynamoDbRequest, ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
 import type { FaultKind } from '../faults/fault-plan';
@@ -58,6 +61,22 @@ export interface FunctionRunnerOptions {
   readonly transactionConflicts?: TransactionConflicts;
   /** The `AWS_ACCESS_KEY_ID` of its environments, which names the function to the simulator's SQS endpoint. @default a shared dummy key */
   readonly accessKeyId?: string;
+  /**
+   * Registers each environment as an SQS sender (its own endpoint path), and the invocation it runs, so the SQS
+   * endpoint can tell which function and invocation sent a message. @default sends are not attributed
+   */
+  readonly sqsSenders?: SqsSenders;
+}
+
+/** The envelope ids of an SQS event's records (none for any other event, e.g. a producer command). */
+function recordEventIds(event: unknown): string[] {
+  const records = (event as { Records?: unknown } | null)?.Records;
+  if (!Array.isArray(records)) return [];
+  return records.flatMap((record: unknown) => {
+    const body = (record as { body?: unknown } | null)?.body;
+    const eventId = typeof body === 'string' ? eventIdOf(body) : undefined;
+    return eventId === undefined ? [] : [eventId];
+  });
 }
 
 /** What a runner has done so far. */
@@ -101,6 +120,8 @@ export class FunctionRunner {
   private stopped = false;
   /** Who hears the lines of the invocation each busy environment is running (see {@link FunctionRunner.invoke}). */
   private readonly outputListeners = new Map<ExecutionEnvironment, (line: string, stream: 'stdout' | 'stderr') => void>();
+  /** Each environment's registration as an SQS sender. */
+  private readonly senders = new Map<ExecutionEnvironment, SenderRegistration>();
 
   public constructor(private readonly options: FunctionRunnerOptions) {
     if (!Number.isInteger(options.maxEnvironments) || options.maxEnvironments < 1) {
@@ -130,11 +151,14 @@ export class FunctionRunner {
     this.invocations += 1;
     const environment = await this.acquire();
     if (onOutput !== undefined) this.outputListeners.set(environment, onOutput);
+    const sender = this.senders.get(environment);
+    sender?.begin({ invocation: `${this.options.fn.key}#${this.invocations}`, eventIds: recordEventIds(event) });
     try {
       const outcome = await environment.invoke(event, this.decider(invocationKey));
       if (outcome.kind === 'crashed') this.crashes += 1;
       return outcome;
     } finally {
+      sender?.end();
       this.outputListeners.delete(environment);
       this.release(environment);
     }
@@ -186,6 +210,7 @@ export class FunctionRunner {
 
   /** A disposed environment leaves the pool; a waiting invocation gets a new one in its place. */
   private forget(environment: ExecutionEnvironment): void {
+    this.senders.delete(environment);
     if (!this.environments.delete(environment)) return;
     this.environmentCount -= 1;
     void environment.dispose();
@@ -203,13 +228,14 @@ export class FunctionRunner {
       const blocked = await this.blocked();
       // assigned once started; the worker writes nothing before its first event-loop turn, which comes after that
       let started: ExecutionEnvironment | undefined;
+      const sender = this.options.sqsSenders?.register(fn.key, shownName(fn));
       const environment = await ExecutionEnvironment.start({
         fn,
         identity: this.identity,
         functionVariables: this.options.environment,
         clock: this.options.clock,
         dynamoDbEndpoint: this.options.dynamoDbEndpoint,
-        sqsEndpoint: this.options.sqsEndpoint,
+        sqsEndpoint: `${this.options.sqsEndpoint}${sender?.path ?? ''}`,
         blockedEndpoint: blocked.endpoint,
         onOutput: (line, stream) => {
           observer?.onFunctionOutput?.(fn.key, line, stream);
@@ -225,6 +251,7 @@ export class FunctionRunner {
         throw new Error(`function ${fn.key} was stopped while an environment started`);
       }
       this.environments.add(environment);
+      if (sender !== undefined) this.senders.set(environment, sender);
       return environment;
     } catch (error) {
       this.environmentCount -= 1;

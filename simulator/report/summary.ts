@@ -109,6 +109,16 @@ export function dynamoDbLine(result: SimulationResult): string {
   return `dynamodb: ${refused} request(s) refused with a transaction conflict` + (operations.length > 0 ? ` (${operations.join(', ')})` : '');
 }
 
+/** The SQS line, when the functions sent messages with their own clients: per function and queue, the sends and the repeats. */
+export function sqsSendsLine(result: SimulationResult): string | undefined {
+  if (result.sqsSends.length === 0) return undefined;
+  const entries = result.sqsSends.map(
+    ({ functionName, queueName, sends, events, repeatedEvents }) =>
+      `${functionName} to ${queueName} ${sends} for ${events} event(s)${repeatedEvents > 0 ? `, ${repeatedEvents} event(s) sent more than once` : ''}`,
+  );
+  return `sqs: messages the functions sent with their own clients: ${entries.join('; ')}`;
+}
+
 /** The whole report. */
 export function formatSummary(result: SimulationResult): string {
   const out: string[] = [];
@@ -127,6 +137,8 @@ export function formatSummary(result: SimulationResult): string {
     snsLine(result),
     dynamoDbLine(result),
   );
+  const sends = sqsSendsLine(result);
+  if (sends !== undefined) out.push(sends);
   out.push(iamLine(result));
   const operator = result.operator;
   if (operator !== undefined) {

@@ -7,6 +7,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { SimulatedQueue } from '../aws/queue';
 import { startSqsEndpoint } from '../aws/sqs-endpoint';
+import { SqsSenders } from '../aws/sqs-senders';
 import { SimulatedRelay } from '../aws/stream-relay';
 import { createTables, type LocalTable } from '../aws/tables';
 import { TransactionConflicts } from '../aws/transaction-conflicts';
@@ -24,6 +25,7 @@ import { compileInputTemplate } from '../patterns/input-template';
 import { FlowAccess } from '../iam/flow-access';
 import type { PolicyEngine } from '../iam/policy-engine';
 import { generatedName, LocalResourceNames, registerStaticNames } from './local-names';
+import { ExternalQueues } from './external-queues';
 import type { SimulationObserver } from './observer';
 
 /** One subscription and what consumes it, as the report and the checks see it. */
@@ -45,6 +47,8 @@ export interface LocalFlow {
   readonly names: LocalResourceNames;
   readonly tables: ReadonlyMap<ResourceKey, LocalTable>;
   readonly queues: ReadonlyMap<ResourceKey, SimulatedQueue>;
+  /** Queues outside the templates the functions send to (see external-queues.ts). */
+  readonly externalQueues: ExternalQueues;
   readonly relays: readonly SimulatedRelay[];
   readonly runners: ReadonlyMap<ResourceKey, FunctionRunner>;
   readonly mappings: readonly SimulatedEventSourceMapping[];
@@ -107,7 +111,17 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
 
   const access = deps.policyEngine !== undefined && model.access !== undefined ? new FlowAccess(model.access, names, tables, deps.policyEngine) : undefined;
   const queuesByUrl = new Map<string, SimulatedQueue>();
-  const sqs = await startSqsEndpoint({ resolveQueue: (url) => queuesByUrl.get(url), observer: deps.observer, ...(access === undefined ? {} : { authorize: access.sqsCheck() }) });
+  const senders = new SqsSenders();
+  let sqsEndpoint = '';
+  const externalQueues = new ExternalQueues({ endpoint: () => sqsEndpoint, clock: deps.clock, observer: deps.observer });
+  const sqs = await startSqsEndpoint({
+    resolveQueue: (url) => queuesByUrl.get(url),
+    resolveExternalQueue: (url) => externalQueues.resolve(url),
+    senders,
+    observer: deps.observer,
+    ...(access === undefined ? {} : { authorize: access.sqsCheck() }),
+  });
+  sqsEndpoint = sqs.endpoint;
   const runners = new Map<ResourceKey, FunctionRunner>();
   const stop = async (): Promise<void> => {
     await Promise.all([...runners.values()].map((runner) => runner.stop()));
@@ -213,7 +227,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
       if (fn === undefined) return undefined;
       let runner = runners.get(functionKey);
       if (runner === undefined) {
-        const environment = resolveEnvironment(fn, names);
+        const environment = externalQueues.localize(resolveEnvironment(fn, names));
         environments.set(functionKey, environment);
         runner = new FunctionRunner({
           fn,
@@ -228,6 +242,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
           observer: deps.observer,
           decideFault: (invocationKey, request) => deps.decideFault(functionKey, invocationKey, request),
           transactionConflicts,
+          sqsSenders: senders,
           ...(access === undefined ? {} : { authorizeDynamoDb: access.dynamoDbCheck(functionKey), accessKeyId: access.accessKeyIdOf(functionKey) }),
         });
         runners.set(functionKey, runner);
@@ -277,7 +292,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
       ];
     });
 
-    return { names, tables, queues, relays, runners, mappings, subscribers, environments, transactionConflicts, stop, ...(access === undefined ? {} : { access }) };
+    return { names, tables, queues, externalQueues, relays, runners, mappings, subscribers, environments, transactionConflicts, stop, ...(access === undefined ? {} : { access }) };
   } catch (error) {
     await stop();
     throw error;

@@ -4,7 +4,7 @@
  */
 import type { FaultKind } from '../faults/fault-plan';
 import type { ResourceKey } from '../model/flow-model';
-import { describeFailure, type InvocationOutcome, type MessageOrigin, type SimulationObserver } from './observer';
+import { describeFailure, type AppSend, type InvocationOutcome, type MessageOrigin, type SimulationObserver } from './observer';
 import { loggedRecordOutcomes, RETRIED_OUTCOMES } from './record-outcomes';
 
 /** The runtime's EMF counters, summed over a function's batches (namespace `IdempotentEventFlow`). */
@@ -102,10 +102,16 @@ export class RunLedger implements SimulationObserver {
   /** The consumer-queue receives the runtime logged as `already-blocked` (`<message id>#<receive count>`): acknowledged, no effect promised. */
   private readonly alreadyBlockedReceives = new Set<string>();
   private readonly outputSinks: ((functionKey: ResourceKey, line: string, stream: 'stdout' | 'stderr') => void)[] = [];
+  /** The messages the functions sent with their own SQS clients, in order. */
+  public readonly appSends: AppSend[] = [];
 
   /** Also sends every function output line to `sink` (the log file). */
   public addOutputSink(sink: (functionKey: ResourceKey, line: string, stream: 'stdout' | 'stderr') => void): void {
     this.outputSinks.push(sink);
+  }
+
+  public onAppSend(send: AppSend): void {
+    this.appSends.push(send);
   }
 
   public onStreamRecord(relay: ResourceKey, record: { readonly eventId?: string; readonly published: boolean; readonly duplicate: boolean }): void {

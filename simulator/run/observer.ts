@@ -33,6 +33,26 @@ export interface MessageOrigin {
   readonly deadLetterOf?: { readonly messageId: string; readonly receiveCount?: number };
 }
 
+/**
+ * A message a function sent with its own SQS client (not one of the runtime's dead letters), as the simulator's SQS
+ * endpoint served it: who sent it, in which invocation, and what.
+ */
+export interface AppSend {
+  readonly functionKey: ResourceKey;
+  /** The function as the report names it (its construct path). */
+  readonly functionName: string;
+  /** Which invocation sent it: unique in the run. */
+  readonly invocation: string;
+  /** The ids of the events the invocation handled (its SQS records' envelopes); none for a producer command. */
+  readonly invocationEventIds: readonly string[];
+  readonly queue: ResourceKey;
+  readonly queueName: string;
+  readonly messageId: string;
+  readonly body: string;
+  /** Its message attributes, by name: the string value (or the base64 binary value). @default none */
+  readonly messageAttributes?: Readonly<Record<string, string>>;
+}
+
 /** What became of one invocation. */
 export type InvocationOutcome =
   | { readonly kind: 'returned'; readonly response: unknown }
@@ -101,6 +121,8 @@ export interface SimulationObserver {
    * SQS message it hit, when one; `detail.count` how many times it happened at once (failed attempts of one delivery). @default count 1
    */
   onFault?(kind: FaultKind, subject: ResourceKey, detail?: { readonly messageId?: string; readonly count?: number }): void;
+  /** A function sent a message with its own SQS client (the runtime's dead letters are not reported here). */
+  onAppSend?(send: AppSend): void;
   /** A line a function wrote to stdout or stderr (its logs and EMF metrics). */
   onFunctionOutput?(functionKey: ResourceKey, line: string, stream: 'stdout' | 'stderr'): void;
 }

@@ -27,6 +27,22 @@ export interface EffectTally {
   readonly applied: number;
 }
 
+/**
+ * A message a function of the app sent with its own SQS client to a queue the app does not consume: one outside its
+ * templates (another team's), or one of its own that no event source mapping reads.
+ */
+export interface SentMessage {
+  /** The queue's name. */
+  readonly queueName: string;
+  readonly body: string;
+  /** Its message attributes: the string value (or base64 binary value) by name. */
+  readonly messageAttributes: Readonly<Record<string, string>>;
+  /** The function that sent it (its construct path). */
+  readonly sentBy: string;
+  /** The event whose handling sent it, when the simulator can tell (its body names it, or its invocation had only it). */
+  readonly eventId?: string;
+}
+
 /** What a probe can read. */
 export interface EffectProbeContext {
   /** A client of the local DynamoDB (not through any fault). */
@@ -35,6 +51,8 @@ export interface EffectProbeContext {
   readonly environment: Readonly<Record<string, string>>;
   /** The events that reached the subscriber's queue (matched its filter policy), once each. */
   readonly events: readonly SimulatedEvent[];
+  /** Every message the app's functions sent to queues it does not consume (see {@link SentMessage}), in order: effects outside DynamoDB. */
+  readonly sentMessages: readonly SentMessage[];
 }
 
 /** Counts a subscriber's effects after the run. */

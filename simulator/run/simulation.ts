@@ -26,6 +26,7 @@ import { checkProducerFailures } from '../check/producer-failures';
 import { checkSubscriberHealth } from '../check/subscriber-health';
 import { checkProbedSubscriberReached } from '../check/unreached-subscribers';
 import { checkRejectedEvents } from '../check/rejected-events';
+import { attributeSends, checkRepeatedSends, type SendFigures } from '../check/repeated-sends';
 import { checkUnwatchedDeadLetters, type DeadLetterQueueContents } from '../check/unwatched-dead-letters';
 import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
 import { FaultPlan, type FaultKind } from '../faults/fault-plan';
@@ -41,7 +42,7 @@ import { runRounds } from './rounds';
 import { checkInteger, DEFAULT_FAULT_RATES, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type SimulationOptions } from './options';
 import { shownName } from '../model/find-resource';
 import { appendUserEvents, findFunction, PRODUCER_ATTEMPTS, ProducerDriver, ProducerDrivers, producerKeys, type ProducerFigures } from './producer-driver';
-import { scenarioProducers } from './scenario';
+import { scenarioProducers, type SentMessage } from './scenario';
 import { checkProducerWrites } from './producer-probe';
 import { seededRandom, seedNumber } from './seeded-random';
 
@@ -84,6 +85,8 @@ export interface SimulationResult {
    * DynamoDB refuses a request that meets an ongoing one on the same item (DynamoDB Local never does; docs/SIMULATOR.md).
    */
   readonly transactionConflicts: TransactionConflictFigures;
+  /** The SQS messages the functions sent with their own clients, per function and queue (repeated-sends.ts). */
+  readonly sqsSends: readonly SendFigures[];
   readonly subscribers: readonly SubscriberReport[];
   /** Every dead letter with its explanation, by subscriber name. */
   readonly deadLetters: ReadonlyMap<string, readonly DeadLetterFinding[]>;
@@ -282,6 +285,19 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       const event = committed.eventsById.get(eventId);
       return malformed !== undefined && event !== undefined && malformed(event);
     };
+    const sends = attributeSends(ledger.appSends);
+    const repeatedSends = checkRepeatedSends(sends);
+    violations.push(...repeatedSends.violations);
+    const consumedQueues = new Set(model.eventSourceMappings.map((mapping) => mapping.queue));
+    const sentMessages: SentMessage[] = sends
+      .filter((send) => !consumedQueues.has(send.queue))
+      .map((send) => ({
+        queueName: send.queueName,
+        body: send.body,
+        messageAttributes: send.messageAttributes ?? {},
+        sentBy: send.functionName,
+        ...(send.eventId === undefined ? {} : { eventId: send.eventId }),
+      }));
     const deadLetters = new Map<string, readonly DeadLetterFinding[]>();
     const effectsNotCounted: string[] = [];
     const subscribers: SubscriberReport[] = [];
@@ -307,7 +323,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
             const event = committed.eventsById.get(id);
             return event ? [event] : [];
           });
-          const tallies = await probe({ client: documents, environment: subscriber.environment, events });
+          const tallies = await probe({ client: documents, environment: subscriber.environment, events, sentMessages });
           const checked = checkEffects(subscriber, tallies, findings, ledger);
           violations.push(...checked.violations);
           effects = checked.totals;
@@ -345,6 +361,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       relay: relayFigures(ledger, committedEvents),
       sns: { failedAttempts: ledger.faultsOfKind('sns-delivery-failure'), deadLettered: ledger.snsDeadLettered, undeliverable: ledger.undeliverable.length },
       transactionConflicts: flow.transactionConflicts.figures(),
+      sqsSends: repeatedSends.figures,
       subscribers,
       deadLetters,
       violations,

@@ -15,6 +15,7 @@ function result(subscribers: SubscriberReport[], effectsNotCounted: string[]): S
     relay: { streamRecords: 2, committedEvents: 2, failedAttempts: 0, deadLettered: 0, deadLetterMessages: 0, lost: 0 },
     sns: { failedAttempts: 0, deadLettered: 0, undeliverable: 0 },
     transactionConflicts: { refused: 0, byOperation: {} },
+    sqsSends: [],
     subscribers,
     deadLetters: new Map(),
     violations: [],
@@ -70,6 +71,14 @@ describe('formatSummary', () => {
 
     const some = formatSummary({ ...result([subscriber('A', 2)], ['A']), transactionConflicts: { refused: 5, byOperation: { TransactWriteItems: 3, PutItem: 2 } } });
     expect(some).toContain('dynamodb: 5 request(s) refused with a transaction conflict (3 TransactWriteItems, 2 PutItem)\n');
+  });
+
+  test('counts the SQS messages the functions sent with their own clients, per function and queue, with the repeats', () => {
+    const none = formatSummary(result([subscriber('A', 2)], ['A']));
+    expect(none).not.toContain('sqs:');
+
+    const some = formatSummary({ ...result([subscriber('A', 2)], ['A']), sqsSends: [{ functionName: 'Stack/Seats', queueName: 'notifications', sends: 104, events: 40, repeatedEvents: 38 }] });
+    expect(some).toMatch(/\ndynamodb: .*\nsqs: messages the functions sent with their own clients: Stack\/Seats to notifications 104 for 40 event\(s\), 38 event\(s\) sent more than once\n/);
   });
 
   test('points at subscribers that no event reached', () => {

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { EXIT_CODE, main } from '../../../cli/main';
 import { NO_FAULTS } from '../../../simulator/faults/fault-plan';
 import { synthesize } from '../../../simulator/model/synthesize';
-import { loadScenario } from '../../../simulator/run/scenario';
+import { loadScenario, type EffectProbeContext, type SentMessage } from '../../../simulator/run/scenario';
 import { runSimulation } from '../../../simulator/run/simulation';
 
 const PROJECT = path.resolve(__dirname, '../../..');
@@ -81,6 +81,23 @@ describe('simulate: no false OK', () => {
         detail: expect.stringMatching(/^2 record\(s\) the runtime logged as failed were acknowledged by the batch response .*logged failed \(Error: the downstream service is unavailable\)/),
       },
     ]);
+  });
+
+  test('fails with repeated-send when a handler sends an SQS message with its own client and a redelivery repeats it; probes see the messages', async () => {
+    // GIVEN a probe that keeps the messages the app sent to queues it does not consume
+    let sentMessages: readonly SentMessage[] = [];
+    const scenario = { effects: { Audit: async (context: EffectProbeContext) => ((sentMessages = context.sentMessages), []) } };
+
+    const result = await runSimulation({ cwd: PROJECT, assemblyDirectory: assembly, stacks: ['RepeatedSend'], events: EVENTS, scenario, rates: NO_FAULTS, dynamoDbEndpoint: inject('dynamoDbEndpoint') });
+
+    // THEN every event's message was sent twice, by two invocations, to the queue outside the app
+    expect(result.sqsSends).toEqual([{ functionName: expect.stringContaining('RepeatedSend/Flow/Audit'), queueName: 'partner-audit', sends: 8, events: 4, repeatedEvents: 4 }]);
+    expect(result.violations).toEqual([
+      { kind: 'repeated-send', detail: expect.stringMatching(/sent 8 SQS message\(s\) to partner-audit for 4 event\(s\); 4 event\(s\) got more than one, each from another invocation/) },
+    ]);
+    expect(sentMessages).toHaveLength(8);
+    expect(sentMessages[0]).toMatchObject({ queueName: 'partner-audit', sentBy: expect.stringContaining('Audit'), eventId: expect.any(String) });
+    expect(JSON.parse(sentMessages[0]!.body)).toEqual({ audited: sentMessages[0]!.eventId });
   });
 
   test('fails with producer-failed naming the commands when the producer refuses every command', async () => {
