@@ -52,7 +52,11 @@ export type ViolationKind =
   /** The runtime rejected for good an event the scenario did not mark as malformed (rejected-events.ts). */
   | 'valid-event-rejected'
   /** A function sent one event's SQS message from more than one invocation (repeated-sends.ts). */
-  | 'repeated-send';
+  | 'repeated-send'
+  /** The templates break a rule AWS enforces at deploy (deploy-rules.ts). */
+  | 'deploy-refused'
+  /** The synth reported an error (an `aws:cdk:error` of the assembly): `cdk deploy` refuses the app. */
+  | 'synth-error';
 
 /** A broken invariant. */
 export interface Violation {

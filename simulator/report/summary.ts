@@ -119,6 +119,20 @@ export function sqsSendsLine(result: SimulationResult): string | undefined {
   return `sqs: messages the functions sent with their own clients: ${entries.join('; ')}`;
 }
 
+/** Synth warnings and errors listed in the report (the JSON result has them all). */
+const MAX_SYNTH_ANNOTATIONS_LISTED = 10;
+
+/** The synth's warnings and errors, when it reported any: a count, then one line each. */
+export function synthLines(result: SimulationResult): string[] {
+  const annotations = result.synthAnnotations;
+  if (annotations.length === 0) return [];
+  const errors = annotations.filter(({ level }) => level === 'error').length;
+  const lines = [`synth: ${annotations.length - errors} warning(s), ${errors} error(s) (cdk synth printed them too):`];
+  for (const { level, path, message } of annotations.slice(0, MAX_SYNTH_ANNOTATIONS_LISTED)) lines.push(`  [${level}] ${path}: ${truncate(message)}`);
+  if (annotations.length > MAX_SYNTH_ANNOTATIONS_LISTED) lines.push(`  … and ${annotations.length - MAX_SYNTH_ANNOTATIONS_LISTED} more (--json has them all)`);
+  return lines;
+}
+
 /** The whole report. */
 export function formatSummary(result: SimulationResult): string {
   const out: string[] = [];
@@ -140,6 +154,7 @@ export function formatSummary(result: SimulationResult): string {
   const sends = sqsSendsLine(result);
   if (sends !== undefined) out.push(sends);
   out.push(iamLine(result));
+  out.push(...synthLines(result));
   const operator = result.operator;
   if (operator !== undefined) {
     out.push(

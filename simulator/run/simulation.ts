@@ -23,6 +23,7 @@ import { startOperatorClient } from '../iam/operator-access';
 import { HOW_TO_INSTALL_POLICY_ENGINE, loadPolicyEngine } from '../iam/policy-engine';
 import { checkDeliveries, checkEffects, checkRelayed, checkSettled, checkTracked, type Violation } from '../check/invariants';
 import { checkProducerFailures } from '../check/producer-failures';
+import { checkDeployRules } from '../check/deploy-rules';
 import { checkSubscriberHealth } from '../check/subscriber-health';
 import { checkProbedSubscriberReached } from '../check/unreached-subscribers';
 import { checkRejectedEvents } from '../check/rejected-events';
@@ -31,6 +32,7 @@ import { checkUnwatchedDeadLetters, type DeadLetterQueueContents } from '../chec
 import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
 import { FaultPlan, type FaultKind } from '../faults/fault-plan';
 import { readAssembly } from '../model/read-assembly';
+import { readSynthAnnotations, type SynthAnnotation } from '../model/synth-annotations';
 import { synthesize } from '../model/synthesize';
 import type { FlowModel, ResourceKey } from '../model/flow-model';
 import { buildLocalFlow, type LocalFlow } from './build-flow';
@@ -75,6 +77,8 @@ export interface SubscriberReport {
 /** What a run did and found. */
 export interface SimulationResult {
   readonly assemblyDirectory: string;
+  /** The synth's warnings and errors of the simulated stacks (an error is also a `synth-error` violation). */
+  readonly synthAnnotations: readonly SynthAnnotation[];
   readonly seed: string;
   readonly producer: ProducerFigures;
   readonly relay: RelayFigures;
@@ -182,6 +186,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         ? path.resolve(options.cwd, options.assemblyDirectory)
         : await synthesize({ app: options.app, cwd: options.cwd, outputDirectory: path.join(workDirectory, 'cdk.out') });
     const model: FlowModel = readAssembly(assemblyDirectory, { stacks: options.stacks });
+    const synthAnnotations = readSynthAnnotations(assemblyDirectory, model.stackNames);
     if (model.eventSourceMappings.length === 0 || model.subscriptions.length === 0) {
       throw new NothingToSimulateError(
         `the app has no SNS → SQS → Lambda subscriber the simulator can run (${model.subscriptions.length} subscription(s), ${model.eventSourceMappings.length} SQS event source mapping(s))` +
@@ -267,7 +272,13 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     }
 
     const committed = await readCommittedOutbox(model, flow, client);
-    const violations: Violation[] = [...checkSettled(roundsOutcome), ...checkTracked(committed.untracked), ...checkRelayed(committed.eventIdsByRelay, ledger)];
+    const violations: Violation[] = [
+      ...synthAnnotations.filter(({ level }) => level === 'error').map(({ path: at, message }) => ({ kind: 'synth-error' as const, detail: `the synth reported an error at ${at}: ${message}` })),
+      ...checkDeployRules(model),
+      ...checkSettled(roundsOutcome),
+      ...checkTracked(committed.untracked),
+      ...checkRelayed(committed.eventIdsByRelay, ledger),
+    ];
     // the drivers' figures are summed when read: read them now that every command ran
     producerFigures = driver?.figures ?? producerFigures;
     violations.push(...checkProducerFailures(producerFigures, driver !== undefined ? PRODUCER_ATTEMPTS : 1));
@@ -356,6 +367,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     violations.push(...checkUnwatchedDeadLetters(deadLetterQueues, model.queueAlarms));
     return {
       assemblyDirectory,
+      synthAnnotations,
       seed,
       producer: producerFigures,
       relay: relayFigures(ledger, committedEvents),

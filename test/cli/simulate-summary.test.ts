@@ -10,6 +10,7 @@ function subscriber(name: string, events: number, effects?: SubscriberReport['ef
 function result(subscribers: SubscriberReport[], effectsNotCounted: string[]): SimulationResult {
   return {
     assemblyDirectory: '/tmp/cdk.out',
+    synthAnnotations: [],
     seed: '1',
     producer: { total: 2, succeeded: 2, retried: 0, failed: [] },
     relay: { streamRecords: 2, committedEvents: 2, failedAttempts: 0, deadLettered: 0, deadLetterMessages: 0, lost: 0 },
@@ -79,6 +80,16 @@ describe('formatSummary', () => {
 
     const some = formatSummary({ ...result([subscriber('A', 2)], ['A']), sqsSends: [{ functionName: 'Stack/Seats', queueName: 'notifications', sends: 104, events: 40, repeatedEvents: 38 }] });
     expect(some).toMatch(/\ndynamodb: .*\nsqs: messages the functions sent with their own clients: Stack\/Seats to notifications 104 for 40 event\(s\), 38 event\(s\) sent more than once\n/);
+  });
+
+  test("shows the synth's warnings and errors with their construct paths", () => {
+    expect(formatSummary(result([subscriber('A', 2)], ['A']))).not.toContain('synth:');
+
+    const text = formatSummary({
+      ...result([subscriber('A', 2)], ['A']),
+      synthAnnotations: [{ level: 'warning', path: '/Orders/Consumer/Resource', message: "Function timeout is larger than the queue's visibility timeout" }],
+    });
+    expect(text).toContain("synth: 1 warning(s), 0 error(s) (cdk synth printed them too):\n  [warning] /Orders/Consumer/Resource: Function timeout is larger than the queue's visibility timeout\n");
   });
 
   test('points at subscribers that no event reached', () => {
