@@ -25,9 +25,23 @@ export interface ProducerFigures {
   /** Invocations that failed and were tried again. */
   retried: number;
   /** Commands that failed every attempt, with the last reason (their events may still have committed: a lost response). */
-  readonly failed: { readonly index: number; readonly reason: string; readonly producer?: string }[];
+  readonly failed: ProducerFailure[];
   /** Per producer (by its function's construct path), when the scenario drives several. @default one producer */
   readonly byProducer?: readonly ProducerFiguresOf[];
+}
+
+/** A command that failed every attempt. */
+export interface ProducerFailure {
+  readonly index: number;
+  /** The last attempt's reason. */
+  readonly reason: string;
+  /** The producer, when the scenario drives several. */
+  readonly producer?: string;
+  /**
+   * Whether a write of one of its attempts was applied without the producer seeing it (its response was lost, or the
+   * function crashed after it): a later attempt then meets its own earlier write.
+   */
+  readonly afterUnseenWrite?: boolean;
 }
 
 /** The figures of one of several producers. */
@@ -64,11 +78,13 @@ export class ProducerDriver {
    * @param runner the producer function's runner
    * @param commands the payloads, in order
    * @param name the producer as its failed commands are named when the scenario drives several @default unnamed
+   * @param wroteUnseen whether an invocation (by its invocation key) had a write applied that it did not see @default never
    */
   public constructor(
     private readonly runner: FunctionRunner,
     private readonly commands: readonly unknown[],
     public readonly name?: string,
+    private readonly wroteUnseen: (invocationKey: string) => boolean = () => false,
   ) {
     this.figures = { total: commands.length, succeeded: 0, retried: 0, failed: [] };
   }
@@ -88,16 +104,19 @@ export class ProducerDriver {
 
   private async invoke(index: number): Promise<void> {
     let reason = '';
+    let afterUnseenWrite = false;
     for (let attempt = 1; attempt <= PRODUCER_ATTEMPTS; attempt += 1) {
-      const failure = describeFailure(await this.runner.invoke(this.commands[index], `producer|${index}|${attempt}`));
+      const invocationKey = `producer|${index}|${attempt}`;
+      const failure = describeFailure(await this.runner.invoke(this.commands[index], invocationKey));
       if (failure === undefined) {
         this.figures.succeeded += 1;
         return;
       }
       reason = failure;
+      afterUnseenWrite ||= this.wroteUnseen(invocationKey);
       if (attempt < PRODUCER_ATTEMPTS) this.figures.retried += 1;
     }
-    this.figures.failed.push({ index, reason, ...(this.name === undefined ? {} : { producer: this.name }) });
+    this.figures.failed.push({ index, reason, ...(this.name === undefined ? {} : { producer: this.name }), ...(afterUnseenWrite ? { afterUnseenWrite } : {}) });
   }
 }
 

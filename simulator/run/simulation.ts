@@ -203,6 +203,9 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     // frozen: time moves only when the run moves it, so a seeded run does not depend on this machine's speed
     const clock = VirtualClock.frozen();
     const ledger = new RunLedger();
+    const decideFault = faultDecider(plan);
+    /** `<function key>|<invocation key>` of the invocations that had a write applied that they did not see. */
+    const writesUnseen = new Set<string>();
     if (options.logFile !== undefined) {
       const logFile = path.resolve(options.cwd, options.logFile);
       mkdirSync(path.dirname(logFile), { recursive: true });
@@ -221,16 +224,24 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       extraFunctions: producerKeys(producers.map(({ fn }) => fn)),
       // a DynamoDB Local we did not start may hold the tables of an earlier run
       tableNameSuffix: options.dynamoDbEndpoint ? `-${Date.now().toString(36)}${Math.floor(Math.random() * 1296).toString(36)}` : undefined,
-      decideFault: faultDecider(plan),
+      decideFault: (functionKey, invocationKey, request) => {
+        const fault = decideFault(functionKey, invocationKey, request);
+        // the write is applied and the function does not see it: a retry meets its own write
+        if (fault === 'lose-response' || fault === 'crash-after') writesUnseen.add(`${functionKey}|${invocationKey}`);
+        return fault;
+      },
       ...(policyEngine === undefined ? {} : { policyEngine }),
     });
 
     const random = seededRandom(seedNumber(seed));
+    const wroteUnseen = (functionKey: ResourceKey) => (invocationKey: string) => writesUnseen.has(`${functionKey}|${invocationKey}`);
     let driver: ProducerDrivers | undefined;
     let producerFigures: ProducerFigures;
     if (producers.length > 0) {
       driver = new ProducerDrivers(
-        producers.map(({ producer, fn }) => new ProducerDriver(flow!.runners.get(fn.key)!, producer.commands(count, random), producers.length > 1 ? shownName(fn) : undefined)),
+        producers.map(
+          ({ producer, fn }) => new ProducerDriver(flow!.runners.get(fn.key)!, producer.commands(count, random), producers.length > 1 ? shownName(fn) : undefined, wroteUnseen(fn.key)),
+        ),
       );
       producerFigures = driver.figures;
     } else {

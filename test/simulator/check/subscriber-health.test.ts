@@ -168,6 +168,37 @@ describe('producer-failed', () => {
     ]);
   });
 
+  test('says why a transactWrite failed after an attempt whose write was applied but unseen, and that transactWriteOnce answers a retry', () => {
+    // GIVEN a command whose first write committed with its response lost: the retry is refused by its own write's conditions
+    const reason =
+      "the invocation threw TransactionCancelledError: transaction cancelled, nothing was written: action 0 (Put on table 'Orders'): ConditionalCheckFailed; " +
+      "action 1 (event 'e-1' (duplicate id?)): ConditionalCheckFailed";
+    const figures = { total: 2, succeeded: 1, retried: 3, failed: [{ index: 1, reason, afterUnseenWrite: true }] };
+
+    const [violation] = checkProducerFailures(figures, 3);
+
+    expect(violation).toEqual({ kind: 'producer-failed', detail: expect.stringContaining(`1 of 2 producer command(s) failed all 3 attempt(s) (#1): ${reason}`) });
+    expect(violation!.detail).toContain(
+      'why: a write of an earlier attempt was applied, but the producer did not see it (a lost response, or a crash after the write), and the retry was refused by the conditions that write now fails (ConditionalCheckFailed)',
+    );
+    expect(violation!.detail).toContain('Outbox.transactWriteOnce');
+  });
+
+  test('gives no such hint for a failure without an unseen write, or for another error', () => {
+    const conflict = "the invocation threw TransactionCancelledError: transaction cancelled, nothing was written: action 0 (Put on table 'Orders'): ConditionalCheckFailed";
+    const figures = {
+      total: 3,
+      succeeded: 1,
+      retried: 4,
+      failed: [
+        { index: 0, reason: conflict },
+        { index: 2, reason: 'the invocation threw Error: refused', afterUnseenWrite: true },
+      ],
+    };
+
+    expect(checkProducerFailures(figures, 3).map((violation) => violation.detail).join('\n')).not.toContain('transactWriteOnce');
+  });
+
   test('passes when every command succeeded', () => {
     expect(checkProducerFailures({ total: 2, succeeded: 2, retried: 1, failed: [] }, 3)).toEqual([]);
   });
