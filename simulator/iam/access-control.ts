@@ -12,7 +12,7 @@ import type { AccessModel, EncryptionKey, TableKeys, TemplatePolicy } from '../m
 import type { ResourceKey } from '../model/flow-model';
 import { resolveValue, UnresolvableValueError } from '../model/intrinsics';
 import { DIRECT_ROLE_CALL_ABSENT, FORWARDED_ROLE_CALL_ABSENT, SERVICE_KMS_REQUEST_ABSENT, SERVICE_PRINCIPAL_ABSENT, firstUnfilledKey, keysRead, type Asker } from './context-keys';
-import { grantHint } from './grant-hints';
+import { grantHint, granteeOf } from './grant-hints';
 import type { IamNames } from './iam-names';
 import type { PolicyAnswer, PolicyEngine } from './policy-engine';
 import { asList, resolvePolicy, statementId, type PolicyDocument } from './resolve-policy';
@@ -435,6 +435,7 @@ export class AccessControl {
       resourceType: resource?.type ?? 'unknown',
       resourcePath,
       callerPath,
+      ...(caller.kind === 'role' ? { grantee: granteeOf(callerPath, Object.values(this.access.resources)) } : {}),
       service: caller.kind === 'service',
       ...(caller.kind === 'service' ? { sourcePath: this.describe(caller.source) } : {}),
       ...(answer.decision === 'ExplicitlyDenied' && explicit !== undefined ? { explicitDeny: `${explicit.policy}, statement ${explicit.statement}` } : {}),

@@ -21,6 +21,41 @@ export interface HintSubject {
   readonly explicitDeny?: string;
   /** For a request the role's permissions boundary does not allow: the boundary policy. */
   readonly permissionsBoundary?: string;
+  /** How the grant names the caller (see {@link granteeOf}). @default the variable name of `callerPath` */
+  readonly grantee?: Grantee;
+}
+
+/** The caller as a grant names it: an expression that compiles, and what it stands for when that is not obvious. */
+export interface Grantee {
+  /** e.g. `billing.consumerFunction`, or `reportsFunction` */
+  readonly expression: string;
+  /** e.g. `billing: the Subscriber App/Orders/Billing` @default none */
+  readonly note?: string;
+}
+
+/** The construct path of a resource without the `Resource` child an L2 construct keeps it in. */
+function ownerPath(constructPath: string): string {
+  return constructPath.replace(/\/Resource$/, '');
+}
+
+/**
+ * How a grant names the construct at `callerPath`, from the construct paths of the templates' resources: the function
+ * of a `Subscriber` (a construct with an SNS `Subscription` child and a `Function` child) is the subscriber's
+ * `consumerFunction` (the Subscriber is not an IGrantable); any other caller is named by its own construct.
+ */
+export function granteeOf(callerPath: string, resources: Iterable<{ readonly type: string; readonly constructPath?: string }>): Grantee {
+  const match = /^(.*)\/Function$/.exec(callerPath);
+  if (match !== null) {
+    const subscriber = match[1]!;
+    for (const resource of resources) {
+      if (resource.type === 'AWS::SNS::Subscription' && resource.constructPath !== undefined && ownerPath(resource.constructPath) === `${subscriber}/Subscription`) {
+        const named = variableName(subscriber);
+        const name = named === 'construct' ? 'subscriber' : named;
+        return { expression: `${name}.consumerFunction`, note: `${name}: the Subscriber ${subscriber}` };
+      }
+    }
+  }
+  return { expression: variableName(callerPath) };
 }
 
 /** Segments of a construct path that say nothing of what the construct is. */
@@ -42,10 +77,16 @@ const TABLE_READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'Condit
 const TABLE_WRITES = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem']);
 const STREAM_READS = new Set(['DescribeStream', 'GetRecords', 'GetShardIterator', 'ListStreams']);
 
-/** The CDK call that grants the denied request. */
+/** The CDK call that grants the denied request (and what its grantee stands for, when that is not obvious). */
 export function grantHint(subject: HintSubject): string {
+  const hint = grantCall(subject);
+  const noGrant = subject.service || subject.explicitDeny !== undefined || subject.permissionsBoundary !== undefined;
+  return subject.grantee?.note === undefined || noGrant ? hint : `${hint} (${subject.grantee.note})`;
+}
+
+function grantCall(subject: HintSubject): string {
   const resource = variableName(subject.resourcePath);
-  const caller = variableName(subject.callerPath);
+  const caller = subject.grantee?.expression ?? variableName(subject.callerPath);
   const [service, operation = ''] = subject.action.split(':');
   if (subject.explicitDeny !== undefined) {
     return `an explicit Deny (${subject.explicitDeny}) matches it, and no grant overrides an explicit Deny: narrow or remove that statement`;

@@ -45,7 +45,7 @@ describe('simulate with IAM evaluation', () => {
     // THEN the denial names the role, the action, the table, why and the fix
     expect(code).toBe(EXIT_CODE.FAILURE);
     expect(stdout).toMatch(
-      /\[access-denied\] IdempotentEventFlowExample\/Orders\/Billing\/Function\/Role \(IdempotentEventFlowExample\/Orders\/Billing\/Function\) may not dynamodb:UpdateItem on IdempotentEventFlowExample\/LedgerTable \(arn:aws:dynamodb:us-east-1:000000000000:table\/[^)]+\): no identity-based policy allows the dynamodb:UpdateItem action; denied [1-9]\d* time\(s\)\. Fix: ledgerTable\.grant\(billingFunction, 'dynamodb:UpdateItem'\)/,
+      /\[access-denied\] IdempotentEventFlowExample\/Orders\/Billing\/Function\/Role \(IdempotentEventFlowExample\/Orders\/Billing\/Function\) may not dynamodb:UpdateItem on IdempotentEventFlowExample\/LedgerTable \(arn:aws:dynamodb:us-east-1:000000000000:table\/[^)]+\): no identity-based policy allows the dynamodb:UpdateItem action; denied [1-9]\d* time\(s\)\. Fix: ledgerTable\.grant\(billing\.consumerFunction, 'dynamodb:UpdateItem'\) .*\(billing: the Subscriber IdempotentEventFlowExample\/Orders\/Billing\)/,
     );
     expect(stdout).toMatch(/IAM: \d+ requests evaluated, \d+ authorized, [1-9]\d* denied/);
     // and deployed, no order would be billed: the messages fail with AccessDeniedException
@@ -71,7 +71,7 @@ describe('simulate with IAM evaluation', () => {
     // THEN
     expect(code).toBe(EXIT_CODE.FAILURE);
     expect(stdout).toMatch(
-      /\[access-denied\] IdempotentEventFlowExample\/Orders\/Billing\/Function\/Role \(IdempotentEventFlowExample\/Orders\/Billing\/Function\) may not kms:Decrypt on IdempotentEventFlowExample\/LedgerKey \(arn:aws:kms:us-east-1:000000000000:key\/[0-9a-f-]+\): no identity-based policy allows the kms:Decrypt action \(the key policy of IdempotentEventFlowExample\/LedgerKey leaves it to IAM policies\); denied [1-9]\d* time\(s\)\. Fix: ledgerKey\.grantDecrypt\(billingFunction\)/,
+      /\[access-denied\] IdempotentEventFlowExample\/Orders\/Billing\/Function\/Role \(IdempotentEventFlowExample\/Orders\/Billing\/Function\) may not kms:Decrypt on IdempotentEventFlowExample\/LedgerKey \(arn:aws:kms:us-east-1:000000000000:key\/[0-9a-f-]+\): no identity-based policy allows the kms:Decrypt action \(the key policy of IdempotentEventFlowExample\/LedgerKey leaves it to IAM policies\); denied [1-9]\d* time\(s\)\. Fix: ledgerKey\.grantDecrypt\(billing\.consumerFunction\)/,
     );
   });
 
