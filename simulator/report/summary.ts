@@ -1,5 +1,6 @@
 /** The end-of-run report: a table per subscriber, the dead letters with their reasons, and the verdict. */
 import type { DeadLetterFinding } from '../check/dead-letters';
+import type { GrantedPermission } from '../iam/access-control';
 import type { SimulationResult, SubscriberReport } from '../run/simulation';
 
 const COLUMNS: readonly { readonly title: string; readonly cell: (row: SubscriberReport) => string }[] = [
@@ -71,9 +72,25 @@ export function iamLine(result: SimulationResult): string {
       (iam.notEvaluated > 0 ? `, ${iam.notEvaluated} not evaluated` : '') +
       ` · ${iam.rolesEvaluated} roles evaluated · ${unused} granted permission(s) unused`,
   ];
+  const ours = new Set(result.constructResources ?? []);
+  const byConstruct = (resource: string): boolean => ours.has(resource.replace(/^the stream of /, '').replace(/^index .+? of /, ''));
+  const listed = (permissions: readonly GrantedPermission[]): string =>
+    permissions
+      .slice(0, MAX_UNUSED_LISTED)
+      .map((permission) => `${permission.action} on ${permission.resource}`)
+      .join(', ') + (permissions.length > MAX_UNUSED_LISTED ? `, … (${permissions.length} in all)` : '');
+  let constructGrants = 0;
   for (const [role, permissions] of Object.entries(iam.unusedPermissions)) {
-    const shown = permissions.slice(0, MAX_UNUSED_LISTED).map((permission) => `${permission.action} on ${permission.resource}`);
-    lines.push(`  unused by ${role}: ${shown.join(', ')}${permissions.length > MAX_UNUSED_LISTED ? `, … (${permissions.length} in all)` : ''}`);
+    const granted = { ours: permissions.filter((permission) => byConstruct(permission.resource)), yours: permissions.filter((permission) => !byConstruct(permission.resource)) };
+    constructGrants += granted.ours.length;
+    if (granted.ours.length > 0) lines.push(`  unused by ${role}, granted by our constructs: ${listed(granted.ours)}`);
+    if (granted.yours.length > 0) lines.push(`  unused by ${role}, granted by you: ${listed(granted.yours)}`);
+  }
+  if (constructGrants > 0) {
+    lines.push(
+      "  (our constructs' grants are on the resources of idempotent-event-flow's constructs; some are needed only by what this run did not do, " +
+        'e.g. a dead letter; one that no run needs is the library\'s bug: report it)',
+    );
   }
   for (const reason of iam.notEvaluatedReasons.slice(0, MAX_UNUSED_LISTED)) lines.push(`  not evaluated: ${truncate(reason)}`);
   return lines.join('\n');

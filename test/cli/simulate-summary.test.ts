@@ -92,6 +92,34 @@ describe('formatSummary', () => {
     expect(text).toContain("synth: 1 warning(s), 0 error(s) (cdk synth printed them too):\n  [warning] /Orders/Consumer/Resource: Function timeout is larger than the queue's visibility timeout\n");
   });
 
+  test("separates the unused permissions our constructs granted (on their own resources) from the user's grants", () => {
+    const permission = (action: string, resource: string) => ({ policy: 'App/Orders/Billing/Function/Role/DefaultPolicy/Resource', statement: '1', action, resource });
+    const iam = {
+      evaluated: true as const,
+      requests: 10,
+      authorized: 10,
+      denied: 0,
+      notEvaluated: 0,
+      rolesEvaluated: 1,
+      denials: [],
+      notEvaluatedReasons: [],
+      unusedPermissions: {
+        'App/Orders/Billing/Function/Role': [
+          permission('kms:Encrypt', 'App/Orders/EventTopic/Key'),
+          permission('dynamodb:GetItem', 'App/LedgerTable'),
+          permission('dynamodb:Query', 'index BlockedMessages of App/Orders/Billing/InboxTable'),
+        ],
+      },
+    };
+
+    const text = formatSummary({ ...result([subscriber('A', 2)], ['A']), iam, constructResources: ['App/Orders/EventTopic/Key', 'App/Orders/Billing/InboxTable'] });
+
+    expect(text).toContain(
+      '  unused by App/Orders/Billing/Function/Role, granted by our constructs: kms:Encrypt on App/Orders/EventTopic/Key, dynamodb:Query on index BlockedMessages of App/Orders/Billing/InboxTable\n',
+    );
+    expect(text).toContain('  unused by App/Orders/Billing/Function/Role, granted by you: dynamodb:GetItem on App/LedgerTable\n');
+  });
+
   test('points at subscribers that no event reached', () => {
     const text = formatSummary(result([subscriber('A1', 2), subscriber('B1', 0)], []));
     expect(text).toMatch(/no event reached B1: none matched its filter policy, or its topic is fed by another outbox/);
