@@ -33,26 +33,33 @@ export interface IInboxTable extends IResource {
    * Lets `grantee` record processed messages, what a `ProcessingMode.TRANSACTIONAL` consumer needs:
    * `dynamodb:PutItem` on this table (which also covers a Put inside `TransactWriteItems`; a duplicate's stored payload
    * fingerprint comes back with the failed condition, `ReturnValuesOnConditionCheckFailure: ALL_OLD`) and
-   * `dynamodb:BatchGetItem` (one read per batch answers redeliveries before any write). With a customer-managed key also `kms:Decrypt`, `kms:DescribeKey`, `kms:Encrypt` and
-   * `kms:GenerateDataKey` on that key.
+   * `dynamodb:BatchGetItem` (one read per batch answers redeliveries before any write). With a customer-managed key also
+   * `kms:Decrypt` and `kms:GenerateDataKey` on that key, through DynamoDB only.
    */
   grantRecordMessages(grantee: iam.IGrantable): iam.Grant;
 
   /**
    * Lets `grantee` claim, update and complete processing records, what a `ProcessingMode.LEASE` or
    * `ProcessingMode.MULTI_STEP` consumer needs: `dynamodb:GetItem`, `dynamodb:PutItem` and `dynamodb:UpdateItem` on
-   * this table, and `dynamodb:BatchGetItem` for the batch read a consumer created with `batchRead: true` makes (it reads
-   * nothing `GetItem` could not). With a customer-managed key also `kms:Decrypt`, `kms:DescribeKey`, `kms:Encrypt` and
-   * `kms:GenerateDataKey` on that key.
+   * this table. With a customer-managed key also `kms:Decrypt` and `kms:GenerateDataKey` on that key, through DynamoDB
+   * only. The batch read is off by default in these modes; a consumer created with `batchRead: true` also needs
+   * {@link grantBatchRead}.
    */
   grantProcessingRecords(grantee: iam.IGrantable): iam.Grant;
+
+  /**
+   * Lets `grantee` read the records of a batch in one request: `dynamodb:BatchGetItem` on this table (with a
+   * customer-managed key also `kms:Decrypt` and `kms:GenerateDataKey` on that key, through DynamoDB only). A lease or
+   * multi-step consumer created with `batchRead: true` makes that read (e.g.
+   * `subscriber.inboxTable?.grantBatchRead(subscriber.consumerFunction)`); {@link grantRecordMessages} includes it.
+   */
+  grantBatchRead(grantee: iam.IGrantable): iam.Grant;
 
   /**
    * Lets `grantee` (e.g. the role an operator uses with the operator CLI) list, inspect and resolve blocked messages:
    * {@link grantOperatorRead} and {@link grantOperatorResolve} together, i.e. `dynamodb:Query` and `dynamodb:Scan` on
    * the `BlockedMessages` index, `dynamodb:GetItem` and `dynamodb:UpdateItem` on this table. With a customer-managed
-   * key also `kms:Decrypt`, `kms:DescribeKey`, `kms:Encrypt` and `kms:GenerateDataKey` on that key, through DynamoDB
-   * only.
+   * key also `kms:Decrypt` and `kms:GenerateDataKey` on that key, through DynamoDB only.
    *
    * An imported table must have the `BlockedMessages` index (see `InboxTable`) for listing to work.
    */
@@ -138,12 +145,13 @@ abstract class InboxTableBase extends Resource implements IInboxTable {
 
   public grantProcessingRecords(grantee: iam.IGrantable): iam.Grant {
     // Put claims a new record; Update takes over an expired lease, moves steps and completes, each fenced by a
-    // condition on the owner; Get reads the record to decide what to do; BatchGetItem is the batch read that answers
-    // redeliveries of completed messages before any claim, off unless the consumer sets `batchRead: true` (kept in the
-    // grant so turning it on needs no deployment change: it reads nothing Get cannot).
-    return this.grantTable(grantee, [
-      { actions: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resourceArns: [this.tableArn] },
-    ]);
+    // condition on the owner; Get reads the record to decide what to do. No BatchGetItem: the batch read is off unless
+    // the consumer sets `batchRead: true` (grantBatchRead), and a grant no request uses is a permission too many.
+    return this.grantTable(grantee, [{ actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resourceArns: [this.tableArn] }]);
+  }
+
+  public grantBatchRead(grantee: iam.IGrantable): iam.Grant {
+    return this.grantTable(grantee, [{ actions: ['dynamodb:BatchGetItem'], resourceArns: [this.tableArn] }]);
   }
 
   public grantOperator(grantee: iam.IGrantable): iam.Grant {
@@ -201,8 +209,11 @@ const BLOCKED_INDEX_ATTRIBUTES = [
 /** `blocked list`: a Query of the BlockedMessages index for one subscriber, a Scan of it for all. */
 const OPERATOR_LIST_ACTIONS = ['dynamodb:Query', 'dynamodb:Scan'];
 
-/** What DynamoDB needs of a customer-managed key for reads and writes on the principal's behalf. */
-const INBOX_KMS_ACTIONS: readonly string[] = ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'];
+/**
+ * What DynamoDB needs of a customer-managed key for reads and writes on the principal's behalf. Not `kms:Encrypt` or
+ * `kms:DescribeKey`: no read or write of the table requests them (DescribeKey is for whoever creates the table).
+ */
+const INBOX_KMS_ACTIONS: readonly string[] = ['kms:Decrypt', 'kms:GenerateDataKey'];
 
 /**
  * A DynamoDB table that records which messages a subscriber has processed.

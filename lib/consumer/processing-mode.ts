@@ -28,8 +28,8 @@ export enum ProcessingMode {
    * mid-effect), the message is blocked for an operator instead of being retried blindly: it goes to the dead-letter
    * queue with the reason and stays blocked until an operator marks it SUCCESS or TRY_AGAIN (see the `Blocked`
    * alarm and `npx idempotent-event-flow blocked`). The handler calls `createLeaseConsumer`. The function gets `dynamodb:GetItem`,
-   * `dynamodb:PutItem` and `dynamodb:UpdateItem` on the inbox table, and `dynamodb:BatchGetItem` for the batch read
-   * (`batchRead: true`; off by default in this mode).
+   * `dynamodb:PutItem` and `dynamodb:UpdateItem` on the inbox table; not `dynamodb:BatchGetItem`, whose batch read is
+   * off by default in this mode (with `batchRead: true`, add `inboxTable.grantBatchRead(consumerFunction)`).
    */
   LEASE = 'lease',
 
@@ -40,8 +40,8 @@ export enum ProcessingMode {
    * retry resumes after the last completed step instead of starting over. Guarantees per step what `LEASE`
    * guarantees per message; a step whose outcome is unknown blocks the message for an operator. The handler calls
    * `createMultiStepConsumer`. The function gets `dynamodb:GetItem`, `dynamodb:PutItem` and
-   * `dynamodb:UpdateItem` on the inbox table, and `dynamodb:BatchGetItem` for the batch read (`batchRead: true`; off by
-   * default in this mode).
+   * `dynamodb:UpdateItem` on the inbox table; not `dynamodb:BatchGetItem`, whose batch read is off by default in this
+   * mode (with `batchRead: true`, add `inboxTable.grantBatchRead(consumerFunction)`).
    */
   MULTI_STEP = 'multi-step',
 

@@ -378,7 +378,7 @@ describe('ConsumerFunction: processing modes', () => {
       // THEN
       expect(defaultPolicyStatements(template)).toEqual([
         { Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Effect: 'Allow', Resource: '*' },
-        { Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: ref(f.stack, f.inbox.tableArn) },
+        { Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: ref(f.stack, f.inbox.tableArn) },
         { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: ref(f.stack, f.deadLetterQueue.queueArn) },
       ]);
     },

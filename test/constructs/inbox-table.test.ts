@@ -22,7 +22,7 @@ function policyStatements(stack: Stack): unknown[] {
   return (policies[0] as { Properties: { PolicyDocument: { Statement: unknown[] } } }).Properties.PolicyDocument.Statement;
 }
 
-type GrantMethod = 'grantRecordMessages' | 'grantProcessingRecords' | 'grantOperator' | 'grantOperatorRead' | 'grantOperatorResolve';
+type GrantMethod = 'grantRecordMessages' | 'grantProcessingRecords' | 'grantBatchRead' | 'grantOperator' | 'grantOperatorRead' | 'grantOperatorResolve';
 
 function grantToNewRole(stack: Stack, inbox: IInboxTable, method: GrantMethod = 'grantRecordMessages'): iam.Grant {
   return inbox[method](new iam.Role(stack, 'Consumer', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') }));
@@ -33,7 +33,7 @@ function blockedIndexArn(stack: Stack, inbox: IInboxTable): unknown {
   return stack.resolve(`${inbox.tableArn}/index/${PROCESSING_RECORD.BLOCKED_INDEX_NAME}`);
 }
 
-const KEY_ACTIONS = ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'];
+const KEY_ACTIONS = ['kms:Decrypt', 'kms:GenerateDataKey'];
 
 describe('InboxTable: schema', () => {
   test('has only the string partition key pk', () => {
@@ -184,7 +184,7 @@ describe('InboxTable: grantRecordMessages', () => {
     expect(policyStatements(stack)).toEqual([
       { Action: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
       {
-        Action: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'],
+        Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
         Condition: viaService(stack, key, 'dynamodb'),
         Effect: 'Allow',
         Resource: stack.resolve(key.keyArn),
@@ -193,8 +193,24 @@ describe('InboxTable: grantRecordMessages', () => {
   });
 });
 
+describe('InboxTable: grantBatchRead', () => {
+  test('grants only dynamodb:BatchGetItem on the table (and the key actions with a customer-managed key), for a consumer created with batchRead: true', () => {
+    // GIVEN
+    const stack = newStack();
+    const key = new kms.Key(stack, 'Key');
+    const inbox = new InboxTable(stack, 'Inbox', { encryptionKey: key });
+    // WHEN
+    grantToNewRole(stack, inbox, 'grantBatchRead');
+    // THEN
+    expect(policyStatements(stack)).toEqual([
+      { Action: 'dynamodb:BatchGetItem', Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
+      { Action: KEY_ACTIONS, Condition: viaService(stack, key, 'dynamodb'), Effect: 'Allow', Resource: stack.resolve(key.keyArn) },
+    ]);
+  });
+});
+
 describe('InboxTable: grantProcessingRecords', () => {
-  test('grants only dynamodb:BatchGetItem, dynamodb:GetItem, dynamodb:PutItem and dynamodb:UpdateItem on the table', () => {
+  test('grants only dynamodb:GetItem, dynamodb:PutItem and dynamodb:UpdateItem on the table: no BatchGetItem, the batch read being off by default', () => {
     // GIVEN
     const stack = newStack();
     const inbox = new InboxTable(stack, 'Inbox');
@@ -203,7 +219,7 @@ describe('InboxTable: grantProcessingRecords', () => {
     // THEN
     expect(grant.success).toBe(true);
     expect(policyStatements(stack)).toEqual([
-      { Action: ['dynamodb:BatchGetItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
+      { Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
     ]);
   });
 
@@ -342,7 +358,7 @@ describe('InboxTable: import', () => {
     grantToNewRole(stack, inbox);
     // THEN
     expect(policyStatements(stack)).toContainEqual({
-      Action: ['kms:Decrypt', 'kms:DescribeKey', 'kms:Encrypt', 'kms:GenerateDataKey'],
+      Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
       Condition: viaService(stack, key, 'dynamodb'),
       Effect: 'Allow',
       Resource: key.keyArn,
