@@ -34,3 +34,11 @@ describe('loadScenario: producers', () => {
     await expect(load('probe.js', `exports.scenario = { producers: [{ ...${PRODUCER}, probe: 'no' }] };`)).rejects.toThrow(/producers\[0\]\.probe must be a function, got string/);
   });
 });
+
+describe('loadScenario: malformed', () => {
+  test('takes a function that marks the events sent malformed on purpose, and refuses anything else', async () => {
+    const scenario = await load('malformed.js', "exports.scenario = { malformed: (event) => event.type === 'Bad' };");
+    expect(scenario.malformed?.({ id: 'e-1', type: 'Bad', data: {} })).toBe(true);
+    await expect(load('not-a-function.js', "exports.scenario = { malformed: ['e-1'] };")).rejects.toThrow(/'malformed' must be a function of an event that says whether it is malformed on purpose, got object/);
+  });
+});
