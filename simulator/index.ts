@@ -13,6 +13,7 @@ export type {
   ProducerProbe,
   ProducerProbeContext,
   ScenarioProducer,
+  SentMessage,
   SimulatedEvent,
   SimulationScenario,
 } from './run/scenario';
@@ -23,7 +24,9 @@ export { DEFAULT_FAULT_RATES, SimulationOptionError } from './run/options';
 export type { FaultKind, FaultRates } from './faults/fault-plan';
 export type { ConflictingOperation, TransactionConflictFigures } from './aws/transaction-conflicts';
 export type { AccessDenial, GrantedPermission, IamFigures } from './iam/access-control';
-export type { ProducerFigures, ProducerFiguresOf } from './run/producer-driver';
+export type { ProducerFailure, ProducerFigures, ProducerFiguresOf } from './run/producer-driver';
+export type { SendFigures } from './check/repeated-sends';
+export type { SynthAnnotation } from './model/synth-annotations';
 export { NothingToSimulateError, runSimulation, type IamReport, type RelayFigures, type SimulationResult, type SubscriberReport } from './run/simulation';
 export type { Violation, ViolationKind } from './check/invariants';
 export type { DeadLetterFinding } from './check/dead-letters';
