@@ -10,7 +10,9 @@
  * completes at once; needs `resolveQueueArn`). Every other action is refused with
  * `UnsupportedOperation`; so are per-message delays (DelaySeconds > 0) and list attribute values. The SDK sends each
  * request to the origin of its QueueUrl, so queue URLs must be `${endpoint}/<account>/<name>`. Requests are not
- * authenticated (the signature is not checked).
+ * authenticated (the signature is not checked). The request's path names the execution environment that sent it
+ * (./sqs-senders.ts): a message a function sends with its own client is reported with its function and invocation
+ * (`onAppSend`); the runtime's dead letters are not.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { keepConnectionsOpen } from './keep-connections-open';
