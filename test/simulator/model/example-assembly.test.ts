@@ -6,6 +6,7 @@ import { resolveEnvironment } from '../../../simulator/model/intrinsics';
 import { readAssembly } from '../../../simulator/model/read-assembly';
 import { SynthesisError, synthesize } from '../../../simulator/model/synthesize';
 import { exampleAssembly } from '../../support/example-assembly';
+import { granteeOf } from '../../../simulator/iam/grant-hints';
 import { BLOCKED_MESSAGES_INDEX, OUTBOX_RELAY_SETTINGS, OUTBOX_TABLE_SETTINGS } from '../support/example-models';
 
 // The example app of this repository (cdk.json), synthesized once per test run (test/support/example-assembly.ts).
@@ -201,5 +202,13 @@ describe('synthesize', () => {
     });
     await expect(failing).rejects.toThrow(SynthesisError);
     await expect(failing).rejects.toThrow(/^cdk synth failed \(exit code [1-9]\d*\) in .*synth --app .*--output .*failed\.out.* --context ief:probe=yes\n[\s\S]*cannot build the app: missing prop/);
+  });
+});
+
+describe('the example app, as the IAM report names it', () => {
+  it("names each Subscriber's function by the subscriber's consumerFunction, found from the construct paths", () => {
+    const resources = Object.values(model.access?.resources ?? {});
+    expect(granteeOf(`${STACK}/Orders/Billing/Function`, resources)).toEqual({ expression: 'billing.consumerFunction', note: `billing: the Subscriber ${STACK}/Orders/Billing` });
+    expect(granteeOf(`${STACK}/Orders/PlaceOrder`, resources)).toEqual({ expression: 'placeOrder' });
   });
 });
