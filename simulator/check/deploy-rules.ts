@@ -5,6 +5,8 @@
  *
  * - An SQS event source mapping: the function's timeout must not be above the queue's visibility timeout; Lambda
  *   refuses to create the mapping (Lambda Developer Guide, services-sqs-configure.html).
+ * - An SQS event source mapping of a FIFO queue: its batch size is at most 10 (Lambda API reference,
+ *   CreateEventSourceMapping, `BatchSize`).
  */
 import type { EventSourceMappingModel, FunctionModel, ModelledResource, QueueModel } from '../model/flow-model';
 import type { Violation } from './invariants';
@@ -16,6 +18,9 @@ export interface DeployRulesModel {
   readonly queues: readonly QueueModel[];
 }
 
+/** The largest batch an event source mapping of a FIFO queue may take. */
+const MAX_FIFO_BATCH_SIZE = 10;
+
 function named(resource: ModelledResource): string {
   return resource.constructPath ?? resource.key;
 }
@@ -26,6 +31,12 @@ export function checkDeployRules(model: DeployRulesModel): Violation[] {
   for (const mapping of model.eventSourceMappings) {
     const fn = model.functions.find((candidate) => candidate.key === mapping.function);
     const queue = model.queues.find((candidate) => candidate.key === mapping.queue);
+    if (queue?.fifo === true && mapping.batchSize > MAX_FIFO_BATCH_SIZE) {
+      violations.push({
+        kind: 'deploy-refused',
+        detail: `AWS refuses the event source mapping ${named(mapping)} at deploy: its batch size ${mapping.batchSize} is above ${MAX_FIFO_BATCH_SIZE}, the most for a FIFO queue (${named(queue)})`,
+      });
+    }
     if (fn === undefined || queue === undefined || fn.timeoutSeconds <= queue.visibilityTimeoutSeconds) continue;
     violations.push({
       kind: 'deploy-refused',

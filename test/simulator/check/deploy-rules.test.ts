@@ -27,6 +27,16 @@ describe('deploy-refused', () => {
     ]);
   });
 
+  test('fails when an event source mapping of a FIFO queue has a batch size above 10', () => {
+    const fifo = queueModel('Orders', { fifo: true, queueName: 'orders.fifo', visibilityTimeoutSeconds: 180, constructPath: 'Stack/Seats/Queue/Resource' });
+
+    expect(checkDeployRules({ ...model(30, fifo), eventSourceMappings: [{ ...MAPPING, batchSize: 11 }] })).toEqual([
+      { kind: 'deploy-refused', detail: 'AWS refuses the event source mapping Stack/Seats/Function/SqsEventSource at deploy: its batch size 11 is above 10, the most for a FIFO queue (Stack/Seats/Queue/Resource)' },
+    ]);
+    expect(checkDeployRules({ ...model(30, fifo), eventSourceMappings: [{ ...MAPPING, batchSize: 10 }] })).toEqual([]);
+    expect(checkDeployRules({ ...model(30), eventSourceMappings: [{ ...MAPPING, batchSize: 11 }] })).toEqual([]);
+  });
+
   test('passes a timeout equal to or below the visibility timeout', () => {
     expect(checkDeployRules(model(180))).toEqual([]);
     expect(checkDeployRules(model(30))).toEqual([]);
