@@ -25,7 +25,7 @@ export type { FaultKind, FaultRates } from './faults/fault-plan';
 export type { ConflictingOperation, TransactionConflictFigures } from './aws/transaction-conflicts';
 export type { AccessDenial, GrantedPermission, IamFigures } from './iam/access-control';
 export type { ProducerFailure, ProducerFigures, ProducerFiguresOf } from './run/producer-driver';
-export type { SendFigures } from './check/repeated-sends';
+export type { SendFigures, SendRepeat } from './check/repeated-sends';
 export type { SynthAnnotation } from './model/synth-annotations';
 export { NothingToSimulateError, runSimulation, type IamReport, type RelayFigures, type SimulationResult, type SubscriberReport } from './run/simulation';
 export type { Violation, ViolationKind } from './check/invariants';

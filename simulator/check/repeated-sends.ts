@@ -26,6 +26,17 @@ export interface SendFigures {
   readonly events: number;
   /** Events (or, unattributed, bodies) whose sends came from more than one invocation. */
   readonly repeatedEvents: number;
+  /** Each of those: the event (or, unattributed, the body), its sends and the invocations they came from. */
+  readonly repeats: readonly SendRepeat[];
+}
+
+/** One event's (or one body's) sends that came from more than one invocation. */
+export interface SendRepeat {
+  readonly eventId?: string;
+  /** The body, when the sends could not be attributed to an event. */
+  readonly body?: string;
+  readonly sends: number;
+  readonly invocations: number;
 }
 
 /** Repeats named per violation. */
@@ -72,7 +83,18 @@ export function checkRepeatedSends(sends: readonly AttributedSend[]): { readonly
   const figures: SendFigures[] = [];
   for (const group of groups.values()) {
     const repeats = [...group.byKey.entries()].filter(([, entry]) => entry.invocations.size > 1);
-    figures.push({ functionName: group.functionName, queueName: group.queueName, sends: group.sends, events: group.events.size, repeatedEvents: repeats.length });
+    figures.push({
+      functionName: group.functionName,
+      queueName: group.queueName,
+      sends: group.sends,
+      events: group.events.size,
+      repeatedEvents: repeats.length,
+      repeats: repeats.map(([key, entry]) => ({
+        ...(key.startsWith('event:') ? { eventId: entry.label } : { body: key.slice('body:'.length) }),
+        sends: entry.sends,
+        invocations: entry.invocations.size,
+      })),
+    });
     if (repeats.length === 0) continue;
     const listed = repeats
       .slice(0, MAX_REPEATS_LISTED)

@@ -78,7 +78,7 @@ describe('formatSummary', () => {
     const none = formatSummary(result([subscriber('A', 2)], ['A']));
     expect(none).not.toContain('sqs:');
 
-    const some = formatSummary({ ...result([subscriber('A', 2)], ['A']), sqsSends: [{ functionName: 'Stack/Seats', queueName: 'notifications', sends: 104, events: 40, repeatedEvents: 38 }] });
+    const some = formatSummary({ ...result([subscriber('A', 2)], ['A']), sqsSends: [{ functionName: 'Stack/Seats', queueName: 'notifications', sends: 104, events: 40, repeatedEvents: 38, repeats: [] }] });
     expect(some).toMatch(/\ndynamodb: .*\nsqs: messages the functions sent with their own clients: Stack\/Seats to notifications 104 for 40 event\(s\), 38 event\(s\) sent more than once\n/);
   });
 

@@ -35,7 +35,7 @@ describe('repeated-send', () => {
         detail: expect.stringMatching(/^Seats sent 3 SQS message\(s\) to notifications for 2 event\(s\); 1 event\(s\) got more than one, each from another invocation \(a redelivery repeated the send\): event-1 \(2 sends\)/),
       },
     ]);
-    expect(figures).toEqual([{ functionName: 'Seats', queueName: 'notifications', sends: 3, events: 2, repeatedEvents: 1 }]);
+    expect(figures).toEqual([{ functionName: 'Seats', queueName: 'notifications', sends: 3, events: 2, repeatedEvents: 1, repeats: [{ eventId: 'event-1', sends: 2, invocations: 2 }] }]);
   });
 
   test('passes several messages one invocation sends for one event, and messages of distinct events', () => {
