@@ -41,4 +41,24 @@ describe('readSynthAnnotations', () => {
     ]);
     expect(readSynthAnnotations(directory, ['Orders', 'Billing'])).toHaveLength(3);
   });
+
+  test("adds the findings of the synth's validation plugins (validation-report.json) on the selected stacks", () => {
+    const directory = assemblyWith({});
+    const violation = (ruleName: string, severity: string, constructPath: string) => ({
+      ruleName,
+      description: `rule ${ruleName}`,
+      severity,
+      violatingConstructs: [{ constructPath, constructFqn: 'aws-cdk-lib.aws_lambda.CfnFunction' }],
+    });
+    fs.writeFileSync(
+      path.join(directory, 'validation-report.json'),
+      JSON.stringify({
+        title: 'Validation Report',
+        pluginReports: [{ pluginName: 'CloudFormation Validate', violations: [violation('W3005', 'warning', 'Orders/Consumer/Resource'), violation('E1001', 'error', 'Billing/Queue/Resource')] }],
+      }),
+    );
+
+    expect(readSynthAnnotations(directory, ['Orders'])).toEqual([{ level: 'warning', path: '/Orders/Consumer/Resource', message: 'CloudFormation Validate W3005: rule W3005' }]);
+    expect(readSynthAnnotations(directory, ['Billing'])).toEqual([{ level: 'error', path: '/Billing/Queue/Resource', message: 'CloudFormation Validate E1001: rule E1001' }]);
+  });
 });
