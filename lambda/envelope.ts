@@ -47,11 +47,13 @@ const ENVELOPE_ATTRIBUTES: { readonly [Name in keyof EventEnvelope]-?: true } = 
   time: true,
   datacontenttype: true,
   data: true,
+  traceparent: true,
+  tracestate: true,
 };
 
 /**
- * The top-level attribute names of an {@link EventEnvelope}, in the order CloudEvents lists them: the keys a filter
- * policy on the message body can match (the relay publishes the envelope as the body).
+ * The top-level attribute names of an {@link EventEnvelope} (the CloudEvents attributes, then the distributed-tracing
+ * extension's): the keys a filter policy on the message body can match (the relay publishes the envelope as the body).
  */
 export const ENVELOPE_ATTRIBUTE_NAMES: readonly (keyof EventEnvelope)[] = Object.keys(ENVELOPE_ATTRIBUTES) as (keyof EventEnvelope)[];
 

@@ -57,9 +57,9 @@ export interface SubscriberOptions extends FunctionOptions {
    * EventBridge Pipes can not set SNS message attributes, so the relay publishes the CloudEvents envelope as the
    * body with no attributes; a filter must therefore match the body, e.g. `{ type: sns.FilterOrPolicy.filter(
    * sns.SubscriptionFilter.stringFilter({ allowlist: ['OrderPlaced'] })) }`. Synth warns about a top-level key that is
-   * not an envelope attribute (`specversion`, `id`, `source`, `type`, `subject`, `time`, `datacontenttype`, `data`):
-   * it matches no event (a field of the event's data goes under `data`). Acknowledge the warning
-   * `idempotent-event-flow:filterPolicyKeyNotInEnvelope` on the subscriber when such a key is meant.
+   * not an envelope attribute (`specversion`, `id`, `source`, `type`, `subject`, `time`, `datacontenttype`, `data`,
+   * `traceparent`, `tracestate`): it matches no event (a field of the event's data goes under `data`). Acknowledge the
+   * warning `idempotent-event-flow:filterPolicyKeyNotInEnvelope` on the subscriber when such a key is meant.
    *
    * @default - every message on the topic is delivered
    */

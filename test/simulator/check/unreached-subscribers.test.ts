@@ -21,7 +21,7 @@ describe('nothing-reached', () => {
         detail: expect.stringMatching(/^the scenario has an effect probe for Seats, but none of the 40 committed event\(s\) reached it: nothing was checked for it/),
       },
     ]);
-    expect(violations[0]!.detail).toContain("its filter policy's key 'eventType' is not an attribute of the event envelope (specversion, id, source, type, subject, time, datacontenttype, data)");
+    expect(violations[0]!.detail).toContain("its filter policy's key 'eventType' is not an attribute of the event envelope (specversion, id, source, type, subject, time, datacontenttype, data, traceparent, tracestate)");
   });
 
   test('passes a probed subscriber that events reached, and one without a probe', () => {
