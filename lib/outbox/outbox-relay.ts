@@ -1,4 +1,4 @@
-import { Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Fn, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -24,15 +24,28 @@ const PIPES_METRIC_NAMESPACE = 'AWS/EventBridge/Pipes';
 
 /**
  * Stream-read actions EventBridge Pipes needs for a DynamoDB stream source (EventBridge user guide, "Event source
- * permissions for Amazon EventBridge Pipes", eb-pipes-permissions.html). All four, `ListStreams` included, are scoped
- * to the stream ARN, as the DynamoDB developer guide's stream-only policy example and `Table.grantStreamRead` do.
+ * permissions for Amazon EventBridge Pipes", eb-pipes-permissions.html), scoped to the stream ARN. The guide's fourth
+ * action, `dynamodb:ListStreams`, is {@link LIST_STREAMS_ACTION}.
  */
-const STREAM_READ_ACTIONS = [
-  'dynamodb:DescribeStream',
-  'dynamodb:GetRecords',
-  'dynamodb:GetShardIterator',
-  'dynamodb:ListStreams',
-];
+const STREAM_READ_ACTIONS = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'];
+
+/**
+ * `dynamodb:ListStreams` has no resource type (Service Authorization Reference, "Actions defined by Amazon DynamoDB"):
+ * IAM authorizes it only on `*`, and a statement scoping it to the stream ARN allows nothing. It is granted on `*`, as
+ * aws-cdk-lib's `Table.grantStreamRead` does; it lists stream ARNs and labels, no data.
+ */
+const LIST_STREAMS_ACTION = 'dynamodb:ListStreams';
+
+/** Where the pipe starts reading the stream. `StartingPosition` is create-only: it is part of the default pipe name. */
+const STARTING_POSITION = 'TRIM_HORIZON';
+
+/**
+ * The two spellings of the encryption-context key EventBridge Pipes uses for its data at rest: the EventBridge user
+ * guide ("Encrypting EventBridge Pipes data with AWS KMS keys", eb-encryption-pipes-cmkey.html) names the context
+ * `aws:pipes:arn` and conditions its key policy example on `kms:EncryptionContext:aws:pipe:arn`. A statement per
+ * spelling allows exactly the requests that carry this pipe's ARN under either key, and nothing else.
+ */
+const PIPE_ENCRYPTION_CONTEXT_KEYS = ['kms:EncryptionContext:aws:pipes:arn', 'kms:EncryptionContext:aws:pipe:arn'];
 
 
 /** The valid `Name` of a pipe. */
@@ -66,8 +79,14 @@ export interface OutboxRelayProps {
   /**
    * Name of the pipe.
    *
-   * @default - a name derived from the construct path (at most 64 characters), so the role's trust policy can name
-   * the pipe's ARN (`aws:SourceArn`) without a circular reference
+   * `Name`, `Source` and the starting position are create-only: a change to the outbox stream (a new stream after its
+   * view type changed or it was re-enabled, a replaced outbox table) replaces the pipe, and CloudFormation creates the
+   * replacement before it deletes the old pipe. With a name of your own, such an update fails unless you change the
+   * name in the same deployment.
+   *
+   * @default - a name derived from the construct path (at most 42 characters) followed by the stream's label (the
+   * timestamp that ends its ARN, without colons), so the name changes whenever the pipe is replaced, and the role's
+   * trust policy can name the pipe's ARN (`aws:SourceArn`) without a circular reference
    */
   readonly pipeName?: string;
 
@@ -162,8 +181,10 @@ export interface OutboxRelayProps {
 
   /**
    * Customer-managed KMS key that encrypts the pipe's data at rest (its filter pattern and input template; events
-   * flowing through a pipe are never stored). The pipe's role is granted `kms:DescribeKey`, `kms:GenerateDataKey` and
-   * `kms:Decrypt` on it. `IdempotentEventFlow` passes its key.
+   * flowing through a pipe are never stored). The pipe's role is granted `kms:DescribeKey` on it, and
+   * `kms:GenerateDataKey` and `kms:Decrypt` only with this pipe's encryption context (its ARN), so the role can not use
+   * the key for other data it protects (the flow's key also encrypts the topic, the queues and the inbox tables).
+   * `IdempotentEventFlow` passes its key.
    *
    * @default - an AWS owned key
    */
@@ -223,7 +244,7 @@ export class OutboxRelay extends Construct {
 
     // The trust policy names the pipe's ARN while the pipe names the role: build the ARN from a known name to avoid a
     // circular reference between the two resources.
-    const pipeName = props.pipeName ?? Names.uniqueResourceName(this, { maxLength: 64, separator: '-' });
+    const pipeName = props.pipeName ?? defaultPipeName(this, props.outboxTable.tableStreamArn);
     const pipeArn = Stack.of(this).formatArn({ service: 'pipes', resource: 'pipe', resourceName: pipeName });
     const role = new iam.Role(this, 'Role', {
       description: 'Runs the outbox relay pipe: reads the outbox stream and publishes its events to the topic',
@@ -240,6 +261,13 @@ export class OutboxRelay extends Construct {
       grantee: role,
       actions: STREAM_READ_ACTIONS,
       resourceArns: [props.outboxTable.tableStreamArn],
+    });
+    iam.Grant.addToPrincipal({ grantee: role, actions: [LIST_STREAMS_ACTION], resourceArns: ['*'] });
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'dynamodb:ListStreams has no resource type: IAM authorizes it on "*" only (aws-cdk-lib\'s grantStreamRead grants ' +
+        'it the same way). It lists stream ARNs, no data. Every other statement is scoped to a resource ARN.',
     });
     grantKeyViaService(props.outboxTable.encryptionKey, role, 'dynamodb', ['kms:Decrypt']);
 
@@ -259,14 +287,18 @@ export class OutboxRelay extends Construct {
 
     // The pipe's own data at rest (filter and input template), when it is encrypted with a customer-managed key. The
     // EventBridge user guide ("Encrypting EventBridge Pipes data with AWS KMS keys") lists these three actions for the
-    // pipe's execution role; the key is named, the encryption-context condition is not (the guide spells its key two
-    // ways, and a wrong one would stop the pipe from starting).
+    // pipe's execution role. DescribeKey reads the key's metadata and takes no encryption context; the two
+    // cryptographic actions are allowed only for this pipe's context, under either spelling the guide uses.
     if (props.encryptionKey !== undefined) {
-      iam.Grant.addToPrincipal({
-        grantee: role,
-        actions: ['kms:DescribeKey', 'kms:GenerateDataKey', 'kms:Decrypt'],
-        resourceArns: [props.encryptionKey.keyArn],
-      });
+      iam.Grant.addToPrincipal({ grantee: role, actions: ['kms:DescribeKey'], resourceArns: [props.encryptionKey.keyArn] });
+      for (const contextKey of PIPE_ENCRYPTION_CONTEXT_KEYS) {
+        iam.Grant.addToPrincipal({
+          grantee: role,
+          actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
+          resourceArns: [props.encryptionKey.keyArn],
+          conditions: { ArnEquals: { [contextKey]: pipeArn } },
+        });
+      }
     }
 
     // Logs: the pipe writes to its CloudWatch Logs destination with its role.
@@ -281,7 +313,7 @@ export class OutboxRelay extends Construct {
         filterCriteria: { filters: [{ pattern: JSON.stringify(outboxFilterPattern()) }] },
         dynamoDbStreamParameters: {
           // Relay everything still in the stream when the pipe starts, not only what arrives afterwards.
-          startingPosition: 'TRIM_HORIZON',
+          startingPosition: STARTING_POSITION,
           batchSize: props.batchSize ?? 10,
           maximumRetryAttempts: props.maximumRetryAttempts ?? 10,
           maximumRecordAgeInSeconds: (props.maximumRecordAge ?? Duration.hours(1)).toSeconds(),
@@ -396,4 +428,17 @@ export class OutboxRelay extends Construct {
   public metricDuration(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric('Duration', { statistic: cloudwatch.Stats.AVERAGE, ...props });
   }
+}
+
+/**
+ * The default pipe name: `<construct path, at most 42 characters>-<stream label without colons>`. The stream label
+ * (`2024-01-01T00:00:00.000`, the last part of a stream ARN) is new for every stream DynamoDB creates, so every change
+ * of `Source` gives a new name and the replacing pipe never collides with the one it replaces. Resolved by
+ * CloudFormation when the stream ARN is only known at deploy time; at most 42 + 1 + 21 = 64 characters.
+ * `StartingPosition`, the other create-only setting, is the constant {@link STARTING_POSITION}.
+ */
+function defaultPipeName(relay: Construct, streamArn: string): string {
+  const prefix = Names.uniqueResourceName(relay, { maxLength: 42, separator: '-' });
+  const label = Fn.select(3, Fn.split('/', streamArn));
+  return `${prefix}-${Fn.join('', Fn.split(':', label))}`;
 }

@@ -16,8 +16,12 @@ export interface EventTopicProps {
   /**
    * Name of the topic.
    *
+   * `TopicName` is create-only, and CloudFormation creates a replacement before it deletes the old topic. This
+   * standard topic is replaced only when its logical id changes (the construct moved or was renamed); a name of your
+   * own must then change too, or the update fails.
+   *
    * @default - a name derived from the construct path, so the key policy can name the topic's ARN without a
-   * circular reference
+   * circular reference; a new logical id comes with a new path, so with a new name
    */
   readonly topicName?: string;
 

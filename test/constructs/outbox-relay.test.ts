@@ -84,12 +84,14 @@ describe('OutboxRelay', () => {
       expect(pipeProperties(f.stack).TargetParameters).toEqual({ InputTemplate: outboxInputTemplate() });
     });
 
-    test('derives a valid, stable pipe name from the construct path by default (so the trust policy can name the pipe)', () => {
+    test('derives the pipe name from the construct path and the stream label by default (so the trust policy can name the pipe)', () => {
       const f = fixture();
       const r = relay(f);
       const name = pipeProperties(f.stack).Name;
-      expect(name).toMatch(/^[.\-_A-Za-z0-9]{1,64}$/);
-      expect(name).toMatch(/^Stack-Relay-/);
+      // <path>-<label without colons>; replacement-names.test.ts resolves it before and after each replacement
+      expect(name['Fn::Join'][0]).toBe('');
+      expect(name['Fn::Join'][1][0]).toMatch(/^Stack-Relay-[A-Za-z0-9-]{1,30}-$/);
+      expect(JSON.stringify(name)).toContain(JSON.stringify(f.stack.resolve(f.outboxTable.tableStreamArn)));
       expect(f.stack.resolve(r.pipeName)).toEqual({ Ref: expect.any(String) });
     });
 
@@ -258,11 +260,19 @@ describe('OutboxRelay', () => {
       const key = new kms.Key(f.stack, 'PipeKey');
       const r = relay(f, { encryptionKey: key });
       expect(pipeProperties(f.stack).KmsKeyIdentifier).toEqual(f.stack.resolve(key.keyArn));
-      expect(roleStatements(f.stack, r)).toContainEqual({
-        Action: ['kms:DescribeKey', 'kms:GenerateDataKey', 'kms:Decrypt'],
-        Effect: 'Allow',
-        Resource: f.stack.resolve(key.keyArn),
-      });
+      const statements = roleStatements(f.stack, r).filter((s) => JSON.stringify(s.Resource) === JSON.stringify(f.stack.resolve(key.keyArn)));
+      // the pipe's ARN, as the trust policy names it
+      const [role] = Object.values(Template.fromStack(f.stack).findResources('AWS::IAM::Role'));
+      const pipeArn = role!.Properties.AssumeRolePolicyDocument.Statement[0].Condition.ArnEquals['aws:SourceArn'];
+      expect(statements).toEqual([
+        { Action: 'kms:DescribeKey', Effect: 'Allow', Resource: f.stack.resolve(key.keyArn) },
+        ...['aws:pipes:arn', 'aws:pipe:arn'].map((contextKey) => ({
+          Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
+          Condition: { ArnEquals: { [`kms:EncryptionContext:${contextKey}`]: pipeArn } },
+          Effect: 'Allow',
+          Resource: f.stack.resolve(key.keyArn),
+        })),
+      ]);
     });
   });
 
@@ -295,9 +305,12 @@ describe('OutboxRelay', () => {
     test("names the pipe's ARN in the trust policy with the default name too, without a circular reference", () => {
       const f = fixture();
       relay(f);
-      const name = pipeProperties(f.stack).Name as string;
+      const name = pipeProperties(f.stack).Name;
       const roles = Object.values(Template.fromStack(f.stack).findResources('AWS::IAM::Role'));
-      expect(JSON.stringify(roles[0]!.Properties.AssumeRolePolicyDocument)).toContain(`:pipe/${name}`);
+      const sourceArn = JSON.stringify(roles[0]!.Properties.AssumeRolePolicyDocument.Statement[0].Condition.ArnEquals['aws:SourceArn']);
+      // replacement-names.test.ts resolves both and compares them
+      expect(sourceArn).toContain(`:pipe/${name['Fn::Join'][1][0]}`);
+      expect(sourceArn).toContain(JSON.stringify(f.stack.resolve(f.outboxTable.tableStreamArn)));
       expect(JSON.stringify(roles[0]!.Properties.AssumeRolePolicyDocument)).not.toContain('Pipes::Pipe');
     });
 
@@ -307,10 +320,12 @@ describe('OutboxRelay', () => {
       const resolve = (value: string): unknown => f.stack.resolve(value);
       expect(roleStatements(f.stack, r)).toEqual([
         {
-          Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator', 'dynamodb:ListStreams'],
+          Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
           Effect: 'Allow',
           Resource: resolve(f.outboxTable.tableStreamArn),
         },
+        // no resource type: IAM authorizes ListStreams on "*" only (relay-permissions.test.ts evaluates it)
+        { Action: 'dynamodb:ListStreams', Effect: 'Allow', Resource: '*' },
         { Action: 'sns:Publish', Effect: 'Allow', Resource: resolve(f.topic.topicArn) },
         { Action: ['kms:Decrypt', 'kms:GenerateDataKey'], Condition: viaService(f.stack, f.topicKey, 'sns'), Effect: 'Allow', Resource: resolve(f.topicKey.keyArn) },
         { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: resolve(r.deadLetterQueue.queueArn) },
@@ -318,10 +333,11 @@ describe('OutboxRelay', () => {
       ]);
     });
 
-    test('has no wildcard resource in any statement', () => {
+    test('has no wildcard resource in any statement but ListStreams, which has no resource type', () => {
       const f = fixture({ tableKey: true });
       const r = relay(f, { deadLetterQueueEncryptionKey: new kms.Key(f.stack, 'DlqKey') });
-      const resources = roleStatements(f.stack, r).flatMap((statement) => [statement.Resource].flat());
+      const statements = roleStatements(f.stack, r).filter((statement) => statement.Action !== 'dynamodb:ListStreams');
+      const resources = statements.flatMap((statement) => [statement.Resource].flat());
       expect(JSON.stringify(resources)).not.toMatch(/\*/);
     });
 
@@ -355,7 +371,10 @@ describe('OutboxRelay', () => {
       const r = relay(f, { outboxTable });
       expect(pipeProperties(f.stack).Source).toBe(STREAM_ARN);
       const streamStatements = roleStatements(f.stack, r).filter((s) => JSON.stringify(s.Action).includes('dynamodb:'));
-      expect(streamStatements).toEqual([expect.objectContaining({ Resource: STREAM_ARN })]);
+      expect(streamStatements).toEqual([
+        expect.objectContaining({ Resource: STREAM_ARN }),
+        { Action: 'dynamodb:ListStreams', Effect: 'Allow', Resource: '*' },
+      ]);
     });
 
     test('may use the key of a topic imported with its key ARN', () => {
