@@ -1,4 +1,4 @@
-import { Annotations, Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -16,6 +16,7 @@ import { ProducerFunction } from './outbox/producer-function';
 import { FunctionOptions } from './functions/function-options';
 import { EventTopic } from './topic/event-topic';
 import { validateMaxEndToEndLatency, validateMaxMessageAge, validateRelaySettings } from './private/shared-limits';
+import { validationError } from './private/validation-error';
 
 /** Properties of {@link IdempotentEventFlow}. Every one is optional. */
 export interface IdempotentEventFlowProps {
@@ -133,9 +134,13 @@ export interface IdempotentEventFlowProps {
  *
  * ```ts
  * const flow = new IdempotentEventFlow(this, 'Orders');
- * flow.grantPublish(placeOrderFunction);
+ * flow.grantAppendEvents(placeOrderFunction);
  * flow.addSubscriber('Billing', { entry: 'src/billing.ts' });
  * ```
+ *
+ * Stack outputs give operators the names the CLI takes: `<flow>/Operator` (outbox table, topic ARN, relay pipe and its
+ * dead-letter queue URL) and `<flow>/<subscriber>/Operator` (subscriber name, processing mode, inbox table, queue and
+ * dead-letter queue URLs, consumer function name), each a JSON object.
  */
 export class IdempotentEventFlow extends Construct {
   /** The outbox the relay reads (created or given). */
@@ -160,7 +165,7 @@ export class IdempotentEventFlow extends Construct {
     this.props = props;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     if (props.outboxTable !== undefined && props.eventSource !== undefined) {
-      throw new Error(
+      throw validationError(
         `IdempotentEventFlow '${id}': eventSource can not be combined with outboxTable; set eventSource on the outbox table (OutboxTable.fromTableAttributes({ eventSource }))`,
       );
     }
@@ -202,6 +207,15 @@ export class IdempotentEventFlow extends Construct {
     }
     this.alarmList.push(...this.relayAlarms.alarms);
     if (props.dashboard === true) this.dashboard = new FlowDashboard(this, 'Dashboard', { relay: this.relay, relayAlarms: this.relayAlarms.alarms });
+    new CfnOutput(this, 'Operator', {
+      description: `What operators of flow ${this.node.path} need: its outbox table, topic, relay pipe and dead-letter queue`,
+      value: Stack.of(this).toJsonString({
+        outboxTable: this.outboxTable.table.tableName,
+        topicArn: this.eventTopic.topicArn,
+        relayPipeName: this.relay.pipeName,
+        relayDeadLetterQueueUrl: this.relay.deadLetterQueue.queueUrl,
+      }),
+    });
   }
 
   /** The SNS topic every event is published to. */
@@ -245,9 +259,20 @@ export class IdempotentEventFlow extends Construct {
    *
    * Grants `dynamodb:PutItem` on the outbox table (and the table key's permissions if it has a customer key).
    * Give the producer its business tables' permissions yourself; pass {@link producerEnvironment} to its environment.
+   * (Publishing to the topic directly is `flow.eventTopic.grantPublish`, `sns:Publish`.)
+   */
+  public grantAppendEvents(grantee: iam.IGrantable): iam.Grant {
+    return this.outboxTable.grantAppendEvents(grantee);
+  }
+
+  /**
+   * Grants what {@link grantAppendEvents} grants: `dynamodb:PutItem` on the outbox, not `sns:Publish`.
+   *
+   * @deprecated use {@link grantAppendEvents}, whose name says what it grants (`flow.eventTopic.grantPublish` grants
+   * `sns:Publish` on the topic)
    */
   public grantPublish(grantee: iam.IGrantable): iam.Grant {
-    return this.outboxTable.grantAppendEvents(grantee);
+    return this.grantAppendEvents(grantee);
   }
 
   /**
@@ -269,7 +294,7 @@ export class IdempotentEventFlow extends Construct {
    * `ProcessingMode.AGGREGATE`), consumer function and alarms.
    *
    * With `publishesEvents: true`, the consumer function also gets {@link producerEnvironment} and
-   * {@link grantPublish}'s permission, so its handler can append events to this flow's outbox in its own commit.
+   * {@link grantAppendEvents}'s permission, so its handler can append events to this flow's outbox in its own commit.
    *
    * Fails if another subscriber of this flow has the same `subscriberName`, or another subscriber (of any flow in the
    * app) uses that name on the same inbox table.
@@ -277,12 +302,19 @@ export class IdempotentEventFlow extends Construct {
    * @param id the subscriber's construct id, also its name in inbox keys and logs unless `subscriberName` is set
    */
   public addSubscriber(id: string, options: SubscriberOptions): Subscriber {
+    const taken = this.node.tryFindChild(id);
+    if (taken !== undefined) {
+      throw validationError(
+        `IdempotentEventFlow '${this.node.id}': a ${taken instanceof Subscriber ? 'subscriber' : 'construct'} with id '${id}' was already added ` +
+          `(${taken.node.path}); give each addSubscriber call its own id`,
+      );
+    }
     const subscriberName = options.subscriberName ?? id;
     const namesake = this.subscriberList.find((existing) => existing.subscriberName === subscriberName);
     if (namesake !== undefined) {
       // The name tells subscribers apart in inbox keys, log lines, alarm descriptions, dead-letter attributes and the
       // operator CLI; two of one flow under one name would be confused everywhere (and share records on a shared inbox).
-      throw new Error(
+      throw validationError(
         `IdempotentEventFlow '${this.node.id}': subscriberName '${subscriberName}' of ${this.node.path}/${id} is already the name of ` +
           `${namesake.node.path}; subscribers of one flow must have different names. Set subscriberName on one of them`,
       );
@@ -304,6 +336,20 @@ export class IdempotentEventFlow extends Construct {
     this.dashboard?.addSubscriber(subscriber, alarms.alarms);
     this.subscriberList.push(subscriber);
     this.alarmList.push(...alarms.alarms);
+    new CfnOutput(subscriber, 'Operator', {
+      description:
+        `What operators of subscriber ${subscriber.subscriberName} need, e.g. for idempotent-event-flow blocked list ` +
+        `--table <inboxTable> --subscriber ${subscriber.subscriberName}`,
+      value: Stack.of(this).toJsonString({
+        subscriberName: subscriber.subscriberName,
+        processingMode: subscriber.processingMode,
+        inboxTable: subscriber.inboxTable?.tableName,
+        queueUrl: subscriber.queue.queueUrl,
+        deadLetterQueueUrl: subscriber.deadLetterQueue.queueUrl,
+        subscriptionDeadLetterQueueUrl: subscriber.subscriptionDeadLetterQueue.queueUrl,
+        consumerFunctionName: subscriber.consumerFunction.lambdaFunction.functionName,
+      }),
+    });
     return subscriber;
   }
 }

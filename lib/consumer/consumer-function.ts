@@ -13,9 +13,10 @@ import { validateEventSource } from '../private/shared-limits';
 import type { IInboxTable } from './inbox-table';
 import { ProcessingMode } from './processing-mode';
 import { CONSUMER_DEFAULTS } from './private/defaults';
-import { modeLabel, runtimeModeName, usesInbox, usesLease } from './private/processing-modes';
+import { expectedFactory, modeLabel, runtimeModeName, usesInbox, usesLease } from './private/processing-modes';
 import { claimSubscriberName } from './private/subscriber-names';
 import { validateFunctionOptions, validateSubscriberName } from './private/validate-consumer-props';
+import { validationError } from '../private/validation-error';
 
 /** Properties of a {@link ConsumerFunction}. */
 export interface ConsumerFunctionProps extends FunctionOptions {
@@ -135,6 +136,7 @@ export class ConsumerFunction extends BundledFunctionBase {
         ...props,
         description: `Consumer of subscriber ${props.subscriberName}`,
         timeout,
+        expectedFactory: expectedFactory(processingMode),
       },
       {
         [ENV.SUBSCRIBER_NAME]: props.subscriberName,
@@ -190,7 +192,7 @@ export class ConsumerFunction extends BundledFunctionBase {
       // Sending to a KMS-encrypted queue needs a data key (and Decrypt to use a cached one).
       grantKeyViaService(props.deadLetterQueue.encryptionMasterKey, role, 'sqs', KMS_SEND_MESSAGE_ACTIONS);
     }
-    // The same grant as a producer's (IdempotentEventFlow.grantPublish): the outbox Put inside the handler's commit.
+    // The same grant as a producer's (IdempotentEventFlow.grantAppendEvents): the outbox Put inside the handler's commit.
     props.outboxTable?.grantAppendEvents(role);
   }
 }
@@ -201,13 +203,13 @@ function validateConsumerFunctionProps(owner: string, props: ConsumerFunctionPro
   validateFunctionOptions(owner, props, props.outboxTable !== undefined);
   const processingMode = props.processingMode ?? ProcessingMode.TRANSACTIONAL;
   if (usesInbox(processingMode) && props.inboxTable === undefined) {
-    throw new Error(
+    throw validationError(
       `${owner}: inboxTable must be provided with processingMode ${modeLabel(processingMode)} ` +
         `(only ${modeLabel(ProcessingMode.AGGREGATE)} has no inbox), but none was provided`,
     );
   }
   if (props.eventSource !== undefined && props.outboxTable === undefined) {
-    throw new Error(`${owner}: eventSource can only be used with outboxTable (it is the source of the events appended there), but no outboxTable was provided`);
+    throw validationError(`${owner}: eventSource can only be used with outboxTable (it is the source of the events appended there), but no outboxTable was provided`);
   }
   validateEventSource(owner, 'eventSource', props.eventSource);
 }

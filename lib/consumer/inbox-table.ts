@@ -6,6 +6,7 @@ import { Construct } from 'constructs';
 import { INBOX_ITEM, PROCESSING_RECORD } from '../../lambda/wire-format';
 import { grantKeyViaService } from '../private/kms-actions';
 import { secureTableProps } from '../private/secure-table-props';
+import { validationError } from '../private/validation-error';
 
 /**
  * An inbox table: one record per processed message and subscriber, keyed `<subscriberName>#<eventId>`, kept until
@@ -242,7 +243,7 @@ export class InboxTable extends InboxTableBase {
   /** Imports an inbox table, including its customer-managed key if it has one. */
   public static fromInboxTableAttributes(scope: Construct, id: string, attrs: InboxTableAttributes): IInboxTable {
     if ((attrs.tableArn === undefined) === (attrs.tableName === undefined)) {
-      throw new Error(`InboxTable '${id}': exactly one of tableArn and tableName must be provided`);
+      throw validationError(`InboxTable '${id}': exactly one of tableArn and tableName must be provided`);
     }
     const stack = Stack.of(scope);
     const tableArn =

@@ -25,6 +25,7 @@ import { runtimeModeName, usesInbox, usesLease } from './private/processing-mode
 import { claimSubscriberName } from './private/subscriber-names';
 import { warnOnKeysOutsideEnvelope } from './private/filter-policy-keys';
 import { validateFunctionOptions, validateQueueOptions, validateSubscriberName } from './private/validate-consumer-props';
+import { validationError } from '../private/validation-error';
 
 /**
  * What Lambda's SQS event source mapping does with the queue on the function's behalf (Lambda developer guide,
@@ -224,7 +225,7 @@ export interface SubscriberProps extends SubscriberOptions {
  * takes effect at most once per subscriber within `deduplicationWindow`, and at least once as long as it is not
  * dead-lettered. The other modes (see {@link ProcessingMode}) cover effects outside one DynamoDB transaction.
  */
-export class Subscriber extends Construct {
+export class Subscriber extends Construct implements iam.IGrantable {
   /** The subscriber's name, used in inbox keys and in the runtime's log lines. */
   public readonly subscriberName: string;
 
@@ -251,6 +252,12 @@ export class Subscriber extends Construct {
 
   /** The consumer Lambda function; grant it access to the resources its handler writes. */
   public readonly consumerFunction: ConsumerFunction;
+
+  /**
+   * The consumer function's role, so the subscriber itself can be granted what its handler needs, e.g.
+   * `table.grantWriteData(subscriber)`.
+   */
+  public readonly grantPrincipal: iam.IPrincipal;
 
   public constructor(scope: Construct, id: string, props: SubscriberProps) {
     super(scope, id);
@@ -312,6 +319,7 @@ export class Subscriber extends Construct {
     // What SqsEventSource does, under the same construct id (so the mapping keeps its logical id), except the key
     // grant: SqsEventSource grants kms:Decrypt on the queue's key for any use; here the key may be used through SQS
     // only (kms:ViaService).
+    this.grantPrincipal = this.consumerFunction.grantPrincipal;
     const fn = this.consumerFunction.lambdaFunction;
     fn.addEventSourceMapping(`SqsEventSource:${Names.nodeUniqueId(this.queue.node)}`, {
       eventSourceArn: this.queue.queueArn,
@@ -522,7 +530,7 @@ function validateSubscriberProps(owner: string, subscriberName: string, props: S
   // Lambda rejects a batch size above 10 without a batching window of at least 1 second.
   const batchingWindowSeconds = props.maxBatchingWindow?.isUnresolved() ? 1 : (props.maxBatchingWindow?.toSeconds({ integral: false }) ?? 0);
   if (props.batchSize !== undefined && props.batchSize > 10 && batchingWindowSeconds < 1) {
-    throw new Error(
+    throw validationError(
       `${owner}: batchSize must be 10 or less unless maxBatchingWindow is at least 1 second, but ${props.batchSize} was provided`,
     );
   }
@@ -533,17 +541,17 @@ function validateSubscriberProps(owner: string, subscriberName: string, props: S
 function validatePublishing(owner: string, props: SubscriberProps): void {
   if (props.publishesEvents) {
     if (props.outboxTable === undefined) {
-      throw new Error(
+      throw validationError(
         `${owner}: publishesEvents requires outboxTable (the outbox the handler appends events to), but none was provided; ` +
           'IdempotentEventFlow.addSubscriber passes the flow\'s outbox',
       );
     }
   } else {
     if (props.outboxTable !== undefined) {
-      throw new Error(`${owner}: outboxTable can only be used with publishesEvents: true, but publishesEvents is ${String(props.publishesEvents ?? false)}`);
+      throw validationError(`${owner}: outboxTable can only be used with publishesEvents: true, but publishesEvents is ${String(props.publishesEvents ?? false)}`);
     }
     if (props.eventSource !== undefined) {
-      throw new Error(`${owner}: eventSource can only be used with publishesEvents: true, but publishesEvents is ${String(props.publishesEvents ?? false)}`);
+      throw validationError(`${owner}: eventSource can only be used with publishesEvents: true, but publishesEvents is ${String(props.publishesEvents ?? false)}`);
     }
   }
   validateEventSource(owner, 'eventSource', props.eventSource);

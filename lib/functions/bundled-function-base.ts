@@ -3,8 +3,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { createSecureNodejsFunction } from '../private/secure-nodejs-function';
-import { FunctionOptions } from './function-options';
+import { createSecureNodejsFunction, type SecureFunctionOptions } from '../private/secure-nodejs-function';
 
 /**
  * What `ConsumerFunction` and `ProducerFunction` share: a hardened Lambda function (its own log group, its own role
@@ -12,8 +11,12 @@ import { FunctionOptions } from './function-options';
  * with the AWS SDK inside) that is an `IGrantable`, with its metric helpers.
  */
 export abstract class BundledFunctionBase extends Construct implements iam.IGrantable {
-  /** The Lambda function. */
-  public readonly lambdaFunction: lambda.IFunction;
+  /**
+   * The Lambda function, a `lambda.Function`: pass it where a `lambda.IFunction` is expected (e.g.
+   * `new LambdaRestApi(this, 'Api', { handler: producer.lambdaFunction })`) and call its methods, such as
+   * `addEnvironment` (not with a name of the runtime contract, `IEF_*`, which the construct sets).
+   */
+  public readonly lambdaFunction: lambda.Function;
   /** The function's execution role: no AWS managed policies, logs scoped to its own log group. */
   public readonly role: iam.IRole;
   /** The function's log group. */
@@ -28,7 +31,7 @@ export abstract class BundledFunctionBase extends Construct implements iam.IGran
   protected constructor(
     scope: Construct,
     id: string,
-    options: FunctionOptions & { readonly description: string; readonly timeout: NonNullable<FunctionOptions['timeout']> },
+    options: SecureFunctionOptions,
     contractEnvironment: { [key: string]: string },
   ) {
     super(scope, id);

@@ -6,6 +6,7 @@ import type { OutboxRelay } from '../outbox/outbox-relay';
 import { AttachedAlarmsWidget } from '../private/attached-alarms-widget';
 import { validateStringPattern } from '../private/validate-props';
 import { SubscriberAlarms } from './subscriber-alarms';
+import { validationError } from '../private/validation-error';
 
 /** Period of every graph: what the alarms compare is 1 minute, but 5-minute points read better over hours. */
 const GRAPH_PERIOD = Duration.minutes(5);
@@ -69,7 +70,7 @@ export class FlowDashboard extends Construct {
     super(scope, id);
     validateStringPattern(`FlowDashboard '${id}'`, 'dashboardName', props.dashboardName, DASHBOARD_NAME_PATTERN, 'letters, digits, - and _, 1 to 255 characters');
     if (props.relayAlarms !== undefined && props.relay === undefined) {
-      throw new Error(`FlowDashboard '${id}': relayAlarms needs relay (the alarms are shown in the relay's row)`);
+      throw validationError(`FlowDashboard '${id}': relayAlarms needs relay (the alarms are shown in the relay's row)`);
     }
     this.dashboard = new cloudwatch.Dashboard(this, 'Resource', {
       dashboardName: props.dashboardName,

@@ -14,6 +14,7 @@ import { acknowledgeInRegulatoryPacks, INLINE_POLICY_REASON } from '../private/r
 import { validateRelaySettings } from '../private/shared-limits';
 import { validateStringPattern } from '../private/validate-props';
 import type { IOutboxTable } from './outbox-table';
+import { validationError } from '../private/validation-error';
 
 /**
  * CloudWatch namespace of EventBridge Pipes metrics. Per the EventBridge user guide ("Logging and monitoring Amazon
@@ -222,13 +223,13 @@ export class OutboxRelay extends Construct {
     validateStringPattern(owner, 'pipeName', props.pipeName, PIPE_NAME_PATTERN, '1 to 64 of A-Z, a-z, 0-9, ., - and _');
     validateRelaySettings(owner, props);
     if (props.deadLetterQueue && props.deadLetterQueueEncryptionKey) {
-      throw new Error(
+      throw validationError(
         `${owner}: deadLetterQueueEncryptionKey only applies to the dead-letter queue the relay creates; ` +
           'encrypt the deadLetterQueue you pass yourself, or pass only deadLetterQueueEncryptionKey',
       );
     }
     if (props.topic.fifo) {
-      throw new Error(`${owner}: topic must be a standard SNS topic, because EventBridge Pipes can not target FIFO topics`);
+      throw validationError(`${owner}: topic must be a standard SNS topic, because EventBridge Pipes can not target FIFO topics`);
     }
 
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;

@@ -10,6 +10,7 @@ import { grantKeyViaService } from '../private/kms-actions';
 import { secureTableProps } from '../private/secure-table-props';
 import { validateEventSource } from '../private/shared-limits';
 import { validateExistingOutboxTable } from './private/validate-existing-table';
+import { validationError } from '../private/validation-error';
 
 /** Outbox items must outlive every replay path of their stream record, and the stream keeps records for 24 hours. */
 const MIN_EVENT_RETENTION = Duration.days(1);
@@ -261,7 +262,7 @@ export class OutboxTable extends OutboxTableBase {
     const owner = `OutboxTable '${id}'`;
     const tableStreamArn = attrs.tableStreamArn ?? attrs.table.tableStreamArn;
     if (tableStreamArn === undefined) {
-      throw new Error(
+      throw validationError(
         `${owner}: the table has no stream ARN. Enable a stream with new images (NEW_IMAGE or NEW_AND_OLD_IMAGES) on the ` +
           'table and pass tableStreamArn, or import the table with Table.fromTableAttributes({ tableStreamArn })',
       );

@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
+import { validationError } from './validation-error';
 
 /**
  * What esbuild prints for a star re-export it cannot resolve to names: `export * from` a package (packages are left
@@ -21,6 +22,37 @@ const UNLISTED_STAR_EXPORT = /^export \* from |\b__reExport\(/m;
  * knowable: a CommonJS entry, a build error, or a star re-export of a package or a CommonJS module.
  */
 export function exportsOfEntry(entry: string, tsconfig?: string): readonly string[] | undefined {
+  return inspectEntry(entry, tsconfig)?.exports;
+}
+
+/** What the bundle of an entry shows: its named exports and its code (packages left out). */
+interface EntryModule {
+  readonly exports: readonly string[];
+  readonly code: string;
+}
+
+/**
+ * What the handler of a consumer must be built with: the runtime factory of its processing mode, and how to name the
+ * mode of each factory in a message.
+ */
+export interface ExpectedFactory {
+  /** The factory of the consumer's processing mode, e.g. `createLeaseConsumer`. */
+  readonly factory: string;
+  /** Every consumer factory of the runtime, with its processing mode as the user sets it, e.g. `ProcessingMode.LEASE`. */
+  readonly modeOf: Readonly<Record<string, string>>;
+}
+
+/**
+ * The runtime factory `handler` is built with when the code declares it in one statement
+ * (`export const handler = createLeaseConsumer({...})`, which esbuild prints as `var handler = createLeaseConsumer(`,
+ * possibly renamed `createLeaseConsumer2`); undefined when the code does not show it.
+ */
+export function factoryOfHandler(code: string, handler: string, factories: readonly string[]): string | undefined {
+  const declaration = new RegExp(`(?:^|[\\s;])(?:var|let|const)\\s+${handler.replace(/\$/g, '\\$')}\\s*=\\s*(${factories.join('|')})\\d*\\s*\\(`);
+  return declaration.exec(code)?.[1];
+}
+
+function inspectEntry(entry: string, tsconfig?: string): EntryModule | undefined {
   let result: {
     metafile?: { inputs: Record<string, { format?: string }>; outputs: Record<string, { exports: string[]; entryPoint?: string }> };
     outputFiles?: ReadonlyArray<{ text: string }>;
@@ -51,25 +83,38 @@ export function exportsOfEntry(entry: string, tsconfig?: string): readonly strin
   // a CommonJS module's exports are only known when it runs
   if (input?.format !== 'esm') return undefined;
   if (result.outputFiles?.some((output) => UNLISTED_STAR_EXPORT.test(output.text)) !== false) return undefined;
-  return Object.values(metafile.outputs).find((output) => output.entryPoint !== undefined)?.exports;
+  const exports = Object.values(metafile.outputs).find((output) => output.entryPoint !== undefined)?.exports;
+  return exports === undefined ? undefined : { exports, code: result.outputFiles.map((output) => output.text).join('\n') };
 }
 
 /**
  * Throws when `entry` does not exist, or (when the stack bundles) when it is an ES module that does not export
- * `handler`, naming the construct, the prop and what was found. `tsconfig` is the function's bundling tsconfig.
+ * `handler`, or whose code builds `handler` with another consumer factory than `expected`, naming the construct, the
+ * prop and what was found. `tsconfig` is the function's bundling tsconfig.
  */
-export function assertHandlerEntry(scope: IConstruct, entry: string, handler: string, tsconfig?: string): void {
+export function assertHandlerEntry(scope: IConstruct, entry: string, handler: string, tsconfig?: string, expected?: ExpectedFactory): void {
   // a JavaScript caller is not held to the required prop by the compiler
   if (typeof entry !== 'string' || entry.trim() === '') {
-    throw new Error(`${scope.node.path}: entry must be the path of the handler's source file, but ${JSON.stringify(entry) ?? 'undefined'} was provided`);
+    throw validationError(`${scope.node.path}: entry must be the path of the handler's source file, but ${JSON.stringify(entry) ?? 'undefined'} was provided`);
   }
   if (!fs.existsSync(entry) || !fs.statSync(entry).isFile()) {
-    throw new Error(`${scope.node.path}: entry must be the handler's source file, but '${entry}' does not exist (resolved to ${path.resolve(entry)})`);
+    throw validationError(`${scope.node.path}: entry must be the handler's source file, but '${entry}' does not exist (resolved to ${path.resolve(entry)})`);
   }
   if (!Stack.of(scope).bundlingRequired) return;
-  const exported = exportsOfEntry(entry, tsconfig);
-  if (exported === undefined || exported.includes(handler)) return;
-  throw new Error(
+  const module = inspectEntry(entry, tsconfig);
+  if (module === undefined) return;
+  const exported = module.exports;
+  if (exported.includes(handler)) {
+    if (expected === undefined) return;
+    const found = factoryOfHandler(module.code, handler, Object.keys(expected.modeOf));
+    if (found === undefined || found === expected.factory) return;
+    throw validationError(
+      `${scope.node.path}: handler '${handler}' of '${entry}' is built with ${found} (${expected.modeOf[found]}), but the subscriber's ` +
+        `processingMode is ${expected.modeOf[expected.factory]}, whose factory is ${expected.factory}; every invocation would fail at ` +
+        `cold start. Set processingMode: ${expected.modeOf[found]} or build the handler with ${expected.factory}`,
+    );
+  }
+  throw validationError(
     `${scope.node.path}: handler must be a function '${entry}' exports, but it exports no '${handler}' ` +
       `(its exports: ${exported.length === 0 ? 'none' : exported.map((name) => `'${name}'`).join(', ')}); ` +
       `every invocation would fail with Runtime.HandlerNotFound. Export it (export const ${handler} = ...) or set the handler prop`,

@@ -6,10 +6,11 @@ import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { FunctionOptions } from '../functions/function-options';
 import { allowLogsToUseKey } from './log-encryption';
-import { assertHandlerEntry } from './handler-entry';
+import { assertHandlerEntry, type ExpectedFactory } from './handler-entry';
 import { assertLocalEsbuild } from './local-esbuild';
 import { acknowledgeInRegulatoryPacks, INLINE_POLICY_REASON } from './regulatory-acknowledgements';
 import { validateDurationInRange, validateNumberInRange, validateStringPattern } from './validate-props';
+import { validationError } from './validation-error';
 
 /** Defaults of {@link FunctionOptions}, shared by every function this library creates. */
 export const FUNCTION_DEFAULTS = {
@@ -26,6 +27,14 @@ export interface SecureNodejsFunctionParts {
   readonly logGroup: logs.LogGroup;
 }
 
+/** How {@link createSecureNodejsFunction} builds a function: the user's options and what the construct decides. */
+export type SecureFunctionOptions = FunctionOptions & {
+  readonly description: string;
+  readonly timeout: NonNullable<FunctionOptions['timeout']>;
+  /** A consumer's: the runtime factory its handler must be built with (checked when the module shows it). */
+  readonly expectedFactory?: ExpectedFactory;
+};
+
 /**
  * Creates, under `scope`, a function hardened the same way for consumers and producers: its own `LogGroup`
  * (retention, RETAIN), its own `Role` without AWS managed policies (logs scoped to that log group), JSON logging,
@@ -34,11 +43,11 @@ export interface SecureNodejsFunctionParts {
  */
 export function createSecureNodejsFunction(
   scope: Construct,
-  options: FunctionOptions & { readonly description: string; readonly timeout: NonNullable<FunctionOptions['timeout']> },
+  options: SecureFunctionOptions,
   contractEnvironment: { [key: string]: string },
 ): SecureNodejsFunctionParts {
   assertLocalEsbuild(scope);
-  assertHandlerEntry(scope, options.entry, options.handler ?? FUNCTION_DEFAULTS.HANDLER, options.bundling?.tsconfig);
+  assertHandlerEntry(scope, options.entry, options.handler ?? FUNCTION_DEFAULTS.HANDLER, options.bundling?.tsconfig, options.expectedFactory);
   if (options.logEncryptionKey !== undefined) allowLogsToUseKey(scope, options.logEncryptionKey);
   const logGroup = new logs.LogGroup(scope, 'LogGroup', {
     retention: options.logRetention ?? FUNCTION_DEFAULTS.LOG_RETENTION,
@@ -142,18 +151,26 @@ const HANDLER_PATTERN = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
  * runtime contract (`reservedEnvironment`), which the construct sets itself.
  */
 export function validateSecureFunctionOptions(owner: string, props: FunctionOptions, reservedEnvironment: readonly string[]): void {
+  // Lambda's own handler setting is `file.export`; here entry names the file and handler only the export.
+  const fileAndExport = typeof props.handler === 'string' ? /^[^.]+\.([A-Za-z_$][A-Za-z0-9_$]*)$/.exec(props.handler) : null;
+  if (fileAndExport !== null) {
+    throw validationError(
+      `${owner}: handler must be the name of the exported function only, but '${props.handler}' was provided; ` +
+        `entry names the file, so drop the file part: handler: '${fileAndExport[1]}'`,
+    );
+  }
   validateStringPattern(owner, 'handler', props.handler, HANDLER_PATTERN, 'the name of an exported function');
   validateDurationInRange(owner, 'timeout', props.timeout, { min: Duration.seconds(1), max: Duration.minutes(15) });
   validateNumberInRange(owner, 'memorySize', props.memorySize, { min: 128, max: 10240, integer: true });
   validateNumberInRange(owner, 'reservedConcurrentExecutions', props.reservedConcurrentExecutions, { min: 1, integer: true });
   if (props.vpc === undefined) {
     for (const prop of ['vpcSubnets', 'securityGroups'] as const) {
-      if (props[prop] !== undefined) throw new Error(`${owner}: ${prop} can only be used with vpc, but no vpc was provided`);
+      if (props[prop] !== undefined) throw validationError(`${owner}: ${prop} can only be used with vpc, but no vpc was provided`);
     }
   }
   for (const key of Object.keys(props.environment ?? {})) {
     if (!Token.isUnresolved(key) && reservedEnvironment.includes(key)) {
-      throw new Error(`${owner}: environment must not set ${key} (the construct sets it for the runtime), but it was provided`);
+      throw validationError(`${owner}: environment must not set ${key} (the construct sets it for the runtime), but it was provided`);
     }
   }
 }

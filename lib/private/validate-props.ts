@@ -1,4 +1,5 @@
 import { Duration, Token } from 'aws-cdk-lib';
+import { validationError } from './validation-error';
 
 /**
  * Token-aware checks for construct props. Each error names the prop, the bound and the value given, e.g.
@@ -15,16 +16,16 @@ export function validateNumberInRange(
 ): void {
   if (value === undefined || Token.isUnresolved(value)) return;
   if (Number.isNaN(value)) {
-    throw new Error(`${owner}: ${prop} must be a number, but NaN was provided`);
+    throw validationError(`${owner}: ${prop} must be a number, but NaN was provided`);
   }
   if (bounds.integer && !Number.isInteger(value)) {
-    throw new Error(`${owner}: ${prop} must be a whole number, but ${value} was provided`);
+    throw validationError(`${owner}: ${prop} must be a whole number, but ${value} was provided`);
   }
   if (bounds.min !== undefined && value < bounds.min) {
-    throw new Error(`${owner}: ${prop} must be ${bounds.min} or more, but ${value} was provided`);
+    throw validationError(`${owner}: ${prop} must be ${bounds.min} or more, but ${value} was provided`);
   }
   if (bounds.max !== undefined && value > bounds.max) {
-    throw new Error(`${owner}: ${prop} must be ${bounds.max} or less, but ${value} was provided`);
+    throw validationError(`${owner}: ${prop} must be ${bounds.max} or less, but ${value} was provided`);
   }
 }
 
@@ -38,10 +39,10 @@ export function validateDurationInRange(
   if (value === undefined || value.isUnresolved()) return;
   const seconds = value.toSeconds({ integral: false });
   if (bounds.min !== undefined && seconds < bounds.min.toSeconds({ integral: false })) {
-    throw new Error(`${owner}: ${prop} must be ${bounds.min.toHumanString()} or more, but ${value.toHumanString()} was provided`);
+    throw validationError(`${owner}: ${prop} must be ${bounds.min.toHumanString()} or more, but ${value.toHumanString()} was provided`);
   }
   if (bounds.max !== undefined && seconds > bounds.max.toSeconds({ integral: false })) {
-    throw new Error(`${owner}: ${prop} must be ${bounds.max.toHumanString()} or less, but ${value.toHumanString()} was provided`);
+    throw validationError(`${owner}: ${prop} must be ${bounds.max.toHumanString()} or less, but ${value.toHumanString()} was provided`);
   }
 }
 
@@ -58,7 +59,7 @@ export function validateDurationAtLeast(
 ): void {
   if (value === undefined || minimum === undefined || value.isUnresolved() || minimum.isUnresolved()) return;
   if (value.toSeconds({ integral: false }) < minimum.toSeconds({ integral: false })) {
-    throw new Error(
+    throw validationError(
       `${owner}: ${prop} must be at least ${relation} (${minimum.toHumanString()}), but ${value.toHumanString()} was provided`,
     );
   }
@@ -79,7 +80,7 @@ export function validateDurationLessThan(
   if (value === undefined || bound === undefined || value.isUnresolved() || bound.isUnresolved()) return;
   if (value.toSeconds({ integral: false }) >= bound.toSeconds({ integral: false })) {
     const reason = why === undefined ? '' : ` (${why})`;
-    throw new Error(
+    throw validationError(
       `${owner}: ${prop} must be less than ${relation} (${bound.toHumanString()})${reason}, but ${value.toHumanString()} was provided`,
     );
   }
@@ -89,7 +90,7 @@ export function validateDurationLessThan(
 export function validateWholeSeconds(owner: string, prop: string, value: Duration | undefined): void {
   if (value === undefined || value.isUnresolved()) return;
   if (!Number.isInteger(value.toSeconds({ integral: false }))) {
-    throw new Error(`${owner}: ${prop} must be a whole number of seconds, but ${value.toHumanString()} was provided`);
+    throw validationError(`${owner}: ${prop} must be a whole number of seconds, but ${value.toHumanString()} was provided`);
   }
 }
 
@@ -103,6 +104,6 @@ export function validateStringPattern(
 ): void {
   if (value === undefined || Token.isUnresolved(value)) return;
   if (!pattern.test(value)) {
-    throw new Error(`${owner}: ${prop} must be ${description}, but '${value}' was provided`);
+    throw validationError(`${owner}: ${prop} must be ${description}, but '${value}' was provided`);
   }
 }

@@ -535,7 +535,10 @@ describe('ConsumerFunction: validation', () => {
     expect(build({ subscriberName: '' })).toThrow(/subscriberName must be 1 to 64 letters.*but '' was provided/);
   });
   test('fails if handler is not an exported function name', () => {
-    expect(build({ handler: 'index.handler' })).toThrow(/handler must be the name of an exported function, but 'index.handler' was provided/);
+    expect(build({ handler: 'my-handler' })).toThrow(/handler must be the name of an exported function, but 'my-handler' was provided/);
+  });
+  test("fails if handler names the file too ('index.handler'), saying to drop the file part", () => {
+    expect(build({ handler: 'index.handler' })).toThrow(/handler must be the name of the exported function only, but 'index.handler' was provided; entry names the file, so drop the file part: handler: 'handler'/);
   });
   test('fails if deduplicationWindow is not a whole number of seconds', () => {
     expect(build({ deduplicationWindow: Duration.millis(86_400_500) })).toThrow(/deduplicationWindow must be a whole number of seconds/);

@@ -245,8 +245,8 @@ describe('ProducerFunction: validation', () => {
     );
   });
   test('fails if handler is not an exported function name', () => {
-    expect(build({ handler: 'index.handler' })).toThrow(
-      /ProducerFunction 'PlaceOrder': handler must be the name of an exported function, but 'index.handler' was provided/,
+    expect(build({ handler: 'my-handler' })).toThrow(
+      /ProducerFunction 'PlaceOrder': handler must be the name of an exported function, but 'my-handler' was provided/,
     );
   });
   test('fails if timeout is above 15 minutes', () => {

@@ -1,4 +1,6 @@
 import type { ProcessingModeName } from '../../../lambda/config';
+import type * as runtime from '../../../lambda';
+import type { ExpectedFactory } from '../../private/handler-entry';
 import { ProcessingMode } from '../processing-mode';
 
 type Exact<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
@@ -30,4 +32,20 @@ export function usesInbox(mode: ProcessingMode): boolean {
 /** Whether the runtime of `mode` takes leases on messages (LEASE and MULTI_STEP), and so can block messages. */
 export function usesLease(mode: ProcessingMode): boolean {
   return mode === ProcessingMode.LEASE || mode === ProcessingMode.MULTI_STEP;
+}
+
+/** The runtime factory of each processing mode (names checked against the runtime's exports by the compiler). */
+const CONSUMER_FACTORIES: { readonly [mode in ProcessingMode]: keyof typeof runtime } = {
+  [ProcessingMode.TRANSACTIONAL]: 'createTransactionalConsumer',
+  [ProcessingMode.LEASE]: 'createLeaseConsumer',
+  [ProcessingMode.MULTI_STEP]: 'createMultiStepConsumer',
+  [ProcessingMode.AGGREGATE]: 'createAggregateConsumer',
+};
+
+/** The factory a handler of `mode` must be built with, and the mode of every factory, for the synth-time check. */
+export function expectedFactory(mode: ProcessingMode): ExpectedFactory {
+  return {
+    factory: CONSUMER_FACTORIES[mode],
+    modeOf: Object.fromEntries(Object.entries(CONSUMER_FACTORIES).map(([m, factory]) => [factory, modeLabel(m as ProcessingMode)])),
+  };
 }

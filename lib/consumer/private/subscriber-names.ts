@@ -1,6 +1,7 @@
 import { Stack, Token } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
 import type { IInboxTable } from '../inbox-table';
+import { validationError } from '../../private/validation-error';
 
 /**
  * Which subscriber names are in use on which inbox table, per app.
@@ -42,7 +43,7 @@ export function claimSubscriberName(owner: string, inboxTable: IInboxTable, subs
   for (const identity of identities) {
     const existing = claims.get(identity)?.find((claim) => claim.subscriberName === subscriberName);
     if (existing === undefined || isSameSubscriber(existing.claimantPath, claimantPath)) continue;
-    throw new Error(
+    throw validationError(
       `${owner}: subscriberName '${subscriberName}' is already used on inbox table ${existing.tablePath} by ${existing.claimantPath}; ` +
         `${claimantPath} would skip every message ${existing.claimantPath} recorded (the name is part of every inbox key, ` +
         '<subscriberName>#<eventId>). Give one of them a different subscriberName, or its own inbox table',

@@ -14,6 +14,7 @@ import type { IInboxTable } from '../inbox-table';
 import { ProcessingMode } from '../processing-mode';
 import { CONSUMER_DEFAULTS } from './defaults';
 import { modeLabel, usesInbox, usesLease } from './processing-modes';
+import { validationError } from '../../private/validation-error';
 
 /**
  * Prop checks shared by the consumer constructs. `Subscriber` runs them with its own name as the owner before
@@ -106,28 +107,28 @@ function validateModeOptions(owner: string, props: FunctionOptionsToValidate): v
   const mode = props.processingMode ?? ProcessingMode.TRANSACTIONAL;
   const modes: readonly string[] = Object.values(ProcessingMode);
   if (!modes.includes(mode)) {
-    throw new Error(`${owner}: processingMode must be one of ${modes.map((m) => `'${m}'`).join(', ')}, but '${String(mode)}' was provided`);
+    throw validationError(`${owner}: processingMode must be one of ${modes.map((m) => `'${m}'`).join(', ')}, but '${String(mode)}' was provided`);
   }
   if (!usesInbox(mode)) {
     const why = 'an aggregate consumer keeps the ids of applied messages on the aggregate item and has no inbox';
     if (props.inboxTable !== undefined) {
-      throw new Error(`${owner}: inboxTable can not be used with processingMode ${modeLabel(mode)} (${why}), but an inbox table was provided`);
+      throw validationError(`${owner}: inboxTable can not be used with processingMode ${modeLabel(mode)} (${why}), but an inbox table was provided`);
     }
     if (props.deduplicationWindow !== undefined) {
-      throw new Error(
+      throw validationError(
         `${owner}: deduplicationWindow can not be used with processingMode ${modeLabel(mode)} (${why}), ` +
           `but ${props.deduplicationWindow.isUnresolved() ? 'a value' : props.deduplicationWindow.toHumanString()} was provided`,
       );
     }
   }
   if (props.leaseDuration !== undefined && !usesLease(mode)) {
-    throw new Error(
+    throw validationError(
       `${owner}: leaseDuration can only be used with processingMode ${modeLabel(ProcessingMode.LEASE)} or ` +
         `${modeLabel(ProcessingMode.MULTI_STEP)}, but it was provided with ${modeLabel(mode)}`,
     );
   }
   if (props.keepBlockedMessageBody !== undefined && !usesLease(mode)) {
-    throw new Error(
+    throw validationError(
       `${owner}: keepBlockedMessageBody can only be used with processingMode ${modeLabel(ProcessingMode.LEASE)} or ` +
         `${modeLabel(ProcessingMode.MULTI_STEP)} (only they block messages), but it was provided with ${modeLabel(mode)}`,
     );

@@ -1,5 +1,6 @@
 import { Stack, Token } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import { validationError } from '../../private/validation-error';
 
 /**
  * Checks an existing table passed to `OutboxTable.fromTableAttributes` against what the outbox needs, as far as it can
@@ -65,10 +66,10 @@ export function validateExistingOutboxTable(owner: string, table: dynamodb.ITabl
     validateKey(owner, path, 'partitionKeyName', 'partition key', hash, layout.partitionKeyName, attributeTypes);
     if (range === undefined) {
       if (layout.sortKeyName !== undefined && !Token.isUnresolved(layout.sortKeyName)) {
-        throw new Error(`${owner}: sortKeyName must be omitted (${path} has no sort key), but '${layout.sortKeyName}' was provided`);
+        throw validationError(`${owner}: sortKeyName must be omitted (${path} has no sort key), but '${layout.sortKeyName}' was provided`);
       }
     } else if (layout.sortKeyName === undefined) {
-      throw new Error(`${owner}: sortKeyName must be the sort key of ${path} ('${range}'), but none was provided`);
+      throw validationError(`${owner}: sortKeyName must be the sort key of ${path} ('${range}'), but none was provided`);
     } else {
       validateKey(owner, path, 'sortKeyName', 'sort key', range, layout.sortKeyName, attributeTypes);
     }
@@ -80,12 +81,12 @@ function validateStream(owner: string, path: string, resource: TableResource, la
   const expected = `table must have a stream with new images (${NEW_IMAGE_VIEW_TYPES.join(' or ')})`;
   if (resource.streamSpecification === undefined) {
     // Without tableStreamArn, fromTableAttributes has already failed for want of a stream ARN.
-    if (layout.tableStreamArnGiven) throw new Error(`${owner}: ${expected}, but ${path} has no stream`);
+    if (layout.tableStreamArnGiven) throw validationError(`${owner}: ${expected}, but ${path} has no stream`);
     return;
   }
   const viewType = stringAt(resource.streamSpecification, 'streamViewType');
   if (viewType !== undefined && !NEW_IMAGE_VIEW_TYPES.includes(viewType)) {
-    throw new Error(`${owner}: ${expected}, but the stream of ${path} is ${viewType}; the relay reads each event from the new image`);
+    throw validationError(`${owner}: ${expected}, but the stream of ${path} is ${viewType}; the relay reads each event from the new image`);
   }
 }
 
@@ -100,11 +101,11 @@ function validateKey(
 ): void {
   if (actual === undefined || Token.isUnresolved(actual) || Token.isUnresolved(given)) return;
   if (actual !== given) {
-    throw new Error(`${owner}: ${prop} must be the ${role} of ${path} ('${actual}'), but '${given}' was provided`);
+    throw validationError(`${owner}: ${prop} must be the ${role} of ${path} ('${actual}'), but '${given}' was provided`);
   }
   const type = attributeTypes.get(actual);
   if (type !== undefined && !Token.isUnresolved(type) && type !== dynamodb.AttributeType.STRING) {
-    throw new Error(
+    throw validationError(
       `${owner}: ${prop} must name a key of type S (string), but '${actual}' of ${path} is of type ${type}; outbox items use 'OUTBOX#<eventId>' as its value`,
     );
   }
@@ -117,11 +118,11 @@ function validateTimeToLive(owner: string, path: string, resource: TableResource
   const actual = specification === undefined || enabled === false ? undefined : stringAt(specification, 'attributeName');
   if (actual === undefined && specification !== undefined && enabled !== false) return; // a token: not known at synth
   if (actual === undefined) {
-    throw new Error(
+    throw validationError(
       `${owner}: timeToLiveAttributeName must be the TTL attribute of ${path} (none: enable TTL on the table or omit timeToLiveAttributeName), but '${given}' was provided`,
     );
   }
   if (actual !== given) {
-    throw new Error(`${owner}: timeToLiveAttributeName must be the TTL attribute of ${path} ('${actual}'), but '${given}' was provided`);
+    throw validationError(`${owner}: timeToLiveAttributeName must be the TTL attribute of ${path} ('${actual}'), but '${given}' was provided`);
   }
 }

@@ -1,0 +1,77 @@
+/**
+ * The stack outputs that give the operator CLI what it takes (issue 22, item 9): resolved as CloudFormation would,
+ * each is a JSON object naming the flow's and each subscriber's tables and queues.
+ */
+import { Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, test } from 'vitest';
+import { IdempotentEventFlow, ProcessingMode } from '../../lib';
+import { resolveValue } from '../../simulator/model/intrinsics';
+import { HANDLER_ENTRY, newStack } from '../fixtures/construct-test-kit';
+
+/** Every output of the stack, its value resolved with `Ref`/`Fn::GetAtt` as `<logicalId>`/`<logicalId>.<attribute>`. */
+function resolvedOutputs(template: Template): Record<string, { description: string; value: Record<string, unknown> }> {
+  const names = {
+    region: 'eu-west-1',
+    accountId: '111111111111',
+    ref: (key: string) => `<${key.split('/')[1]}>`,
+    getAtt: (key: string, attribute: string) => `<${key.split('/')[1]}.${attribute}>`,
+  };
+  const outputs = template.toJSON().Outputs as Record<string, { Description: string; Value: unknown }>;
+  return Object.fromEntries(
+    Object.entries(outputs).map(([id, output]) => [
+      id,
+      { description: output.Description, value: JSON.parse(resolveValue(output.Value, 'TestStack', names, `output ${id}`)) as Record<string, unknown> },
+    ]),
+  );
+}
+
+describe('operator outputs', () => {
+  test("name the flow's outbox, topic, relay and relay dead-letter queue, and each subscriber's inbox and queues", () => {
+    const stack = newStack();
+    const flow = new IdempotentEventFlow(stack, 'Orders');
+    const billing = flow.addSubscriber('Billing', { entry: HANDLER_ENTRY });
+    const stats = flow.addSubscriber('Stats', { entry: HANDLER_ENTRY, processingMode: ProcessingMode.AGGREGATE, subscriberName: 'stats' });
+    const template = Template.fromStack(stack);
+    const ref = (value: string): string => {
+      const resolved = stack.resolve(value) as { Ref?: string; 'Fn::GetAtt'?: [string, string] };
+      return resolved.Ref !== undefined ? `<${resolved.Ref}>` : `<${resolved['Fn::GetAtt']![0]}.${resolved['Fn::GetAtt']![1]}>`;
+    };
+    const values = Object.values(resolvedOutputs(template)).map((output) => output.value);
+    expect(values).toEqual([
+      {
+        outboxTable: ref(flow.outboxTable.table.tableName),
+        topicArn: ref(flow.eventTopic.topicArn),
+        relayPipeName: ref(flow.relay.pipeName),
+        relayDeadLetterQueueUrl: ref(flow.relay.deadLetterQueue.queueUrl),
+      },
+      {
+        subscriberName: 'Billing',
+        processingMode: 'transactional',
+        inboxTable: ref(billing.inboxTable!.tableName),
+        queueUrl: ref(billing.queue.queueUrl),
+        deadLetterQueueUrl: ref(billing.deadLetterQueue.queueUrl),
+        subscriptionDeadLetterQueueUrl: ref(billing.subscriptionDeadLetterQueue.queueUrl),
+        consumerFunctionName: ref(billing.consumerFunction.lambdaFunction.functionName),
+      },
+      {
+        // AGGREGATE has no inbox table
+        subscriberName: 'stats',
+        processingMode: 'aggregate',
+        queueUrl: ref(stats.queue.queueUrl),
+        deadLetterQueueUrl: ref(stats.deadLetterQueue.queueUrl),
+        subscriptionDeadLetterQueueUrl: ref(stats.subscriptionDeadLetterQueue.queueUrl),
+        consumerFunctionName: ref(stats.consumerFunction.lambdaFunction.functionName),
+      },
+    ]);
+  });
+
+  test("say in their description the CLI command a subscriber's values go into", () => {
+    const stack = newStack();
+    const flow = new IdempotentEventFlow(stack, 'Orders');
+    flow.addSubscriber('Billing', { entry: HANDLER_ENTRY });
+    const descriptions = Object.values(resolvedOutputs(Template.fromStack(stack))).map((output) => output.description);
+    expect(descriptions).toContain(
+      'What operators of subscriber Billing need, e.g. for idempotent-event-flow blocked list --table <inboxTable> --subscriber Billing',
+    );
+  });
+});
