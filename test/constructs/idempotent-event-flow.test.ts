@@ -262,12 +262,12 @@ describe('IdempotentEventFlow: addSubscriber', () => {
 });
 
 describe('IdempotentEventFlow: producers', () => {
-  test('grantPublish gives exactly dynamodb:PutItem on the outbox table', () => {
+  test('grantAppendEvents gives exactly dynamodb:PutItem on the outbox table', () => {
     // GIVEN
     const { stack, flow } = fixture();
     const role = new iam.Role(stack, 'Producer', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
     // WHEN
-    const grant = flow.grantPublish(role);
+    const grant = flow.grantAppendEvents(role);
     // THEN
     expect(grant.success).toBe(true);
     expect(policyStatements(stack, Template.fromStack(stack), role)).toEqual([
@@ -548,7 +548,7 @@ describe('IdempotentEventFlow: existing outbox table', () => {
     const flow = new IdempotentEventFlow(stack, 'Orders', { outboxTable });
     const role = new iam.Role(stack, 'Producer', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
     // WHEN
-    flow.grantPublish(role);
+    flow.grantAppendEvents(role);
     // THEN
     expect(policyStatements(stack, Template.fromStack(stack), role)).toEqual([
       { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: r(stack, table.tableArn) },
