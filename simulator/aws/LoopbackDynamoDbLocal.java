@@ -9,6 +9,11 @@
  *
  *   java -cp "DynamoDBLocal.jar:DynamoDBLocal_lib/*" LoopbackDynamoDbLocal.java -inMemory -sharedDb -port 8000
  *
+ * With `-port 0` (which DynamoDB Local itself refuses) the listener binds a free port the OS chooses, and the launcher
+ * prints `LISTENING 127.0.0.1:<port>` once it is bound: the caller learns the port from the process that holds it, so
+ * no other program can be listening there in its place (a port chosen by the caller, released and then handed over
+ * could be taken in between).
+ *
  * Everything in the jar is reached by reflection, so this file compiles without it and names the class or member it
  * could not find. It exits with status 3, and starts nothing, when the listener cannot be bound to loopback: the
  * simulator then reports that, and never claims "127.0.0.1 only".
@@ -27,6 +32,14 @@ public final class LoopbackDynamoDbLocal {
   };
 
   public static void main(String[] args) throws Exception {
+    boolean ephemeralPort = false;
+    for (int i = 0; i + 1 < args.length; i++) {
+      if (args[i].equals("-port") && args[i + 1].equals("0")) {
+        // a valid placeholder for ServerRunner's check; the connector is set to port 0 below
+        args[i + 1] = "8000";
+        ephemeralPort = true;
+      }
+    }
     Class<?> runner = serverRunner();
     Object proxy = runner.getMethod("createServerFromCommandLineArgs", String[].class).invoke(null, (Object) args);
     if (proxy == null) fail("ServerRunner.createServerFromCommandLineArgs returned no server for these arguments");
@@ -37,6 +50,11 @@ public final class LoopbackDynamoDbLocal {
       Method setHost = findMethod(connector.getClass(), "setHost", String.class);
       if (setHost == null) fail("the Jetty connector " + connector.getClass().getName() + " has no setHost(String)");
       setHost.invoke(connector, HOST);
+      if (ephemeralPort) {
+        Method setPort = findMethod(connector.getClass(), "setPort", int.class);
+        if (setPort == null) fail("the Jetty connector " + connector.getClass().getName() + " has no setPort(int)");
+        setPort.invoke(connector, 0);
+      }
     }
     // safeStart starts Jetty only (no start-up telemetry); older versions only have start.
     Method start = findMethod(proxy.getClass(), "safeStart");
@@ -48,6 +66,9 @@ public final class LoopbackDynamoDbLocal {
         jetty.getClass().getMethod("stop").invoke(jetty);
         fail("a Jetty connector is bound to " + host + " after start");
       }
+    }
+    for (Object connector : connectors) {
+      System.out.println("LISTENING " + HOST + ":" + connector.getClass().getMethod("getLocalPort").invoke(connector));
     }
     System.out.println("DynamoDB Local listening on " + HOST + " only");
     jetty.getClass().getMethod("join").invoke(jetty);

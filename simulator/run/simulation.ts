@@ -202,7 +202,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     const producers = scenarioDrivers.map((producer) => ({ producer, fn: findFunction(model, producer.function) }));
     const policyEngine = options.iam === false ? undefined : loadPolicyEngine(options.cwd);
 
-    database = options.dynamoDbEndpoint ? { endpoint: options.dynamoDbEndpoint, stop: async () => undefined } : await startDynamoDbLocal({ projectDirectory: options.cwd });
+    database = options.dynamoDbEndpoint ? { endpoint: options.dynamoDbEndpoint, stop: async () => undefined } : await startDynamoDbLocal({ projectDirectory: options.cwd, allowAllInterfaces: options.dynamoDbAllInterfaces });
     const clientConfig = { endpoint: database.endpoint, region, credentials: { accessKeyId: 'simulator', secretAccessKey: 'simulator' } };
     const client = new DynamoDBClient(clientConfig);
     const streams = new DynamoDBStreamsClient(clientConfig);

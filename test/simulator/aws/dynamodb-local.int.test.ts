@@ -2,7 +2,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, describe, expect, test } from 'vitest';
+import { createServer } from 'node:http';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../../simulator/aws/dynamodb-local';
+import { listenOnLoopback } from '../../../simulator/aws/loopback-server';
 import { listeningAddresses } from '../../support/listening-sockets';
 
 const started: DynamoDbLocal[] = [];
@@ -20,23 +22,37 @@ async function start(options: Parameters<typeof startDynamoDbLocal>[0] = {}): Pr
 }
 
 describe("the simulator's DynamoDB Local", () => {
-  test('listens on 127.0.0.1 only: every listening socket of the process it started is bound to loopback', async () => {
+  test('listens on 127.0.0.1 only, at the port its own process bound: every listening socket of the process it started is there', async () => {
     const warnings: string[] = [];
     const server = await start({ warn: (message) => warnings.push(message) });
     expect(server.pid).toBeTypeOf('number');
+    expect(server.endpoint).toBe(`http://127.0.0.1:${server.port}`);
     expect(listeningAddresses(server.pid!)).toEqual([`127.0.0.1:${server.port}`]);
     expect(server.loopbackOnly).toBe(true);
     expect(warnings).toEqual([]);
   });
 
-  test('when the loopback launcher cannot bind loopback, the server still starts, says loudly that it listens on all interfaces, and reports loopbackOnly false', async () => {
+  /** A launcher that cannot bind loopback, as one that finds no setHost in the installed jar. */
+  function cannotBindLauncher(): string {
     const launcher = path.join(temporary, 'CannotBind.java');
     writeFileSync(
       launcher,
       'public class CannotBind { public static void main(String[] a) { System.err.println("no setHost in this jar"); System.exit(3); } }\n',
     );
+    return launcher;
+  }
+
+  test('when the loopback launcher cannot bind loopback, refuses to listen on all interfaces unless allowed, saying how', async () => {
     const warnings: string[] = [];
-    const server = await start({ warn: (message) => warnings.push(message), loopbackLauncher: launcher });
+    await expect(startDynamoDbLocal({ warn: (message) => warnings.push(message), loopbackLauncher: cannotBindLauncher() })).rejects.toThrow(
+      /could not be bound to 127\.0\.0\.1 only \(no setHost in this jar\)\. The simulator does not start it on all network interfaces unless asked to.*--dynamodb-all-interfaces/s,
+    );
+    expect(warnings).toEqual([]);
+  });
+
+  test('with allowAllInterfaces, it starts on all interfaces, says so loudly, and reports loopbackOnly false', async () => {
+    const warnings: string[] = [];
+    const server = await start({ warn: (message) => warnings.push(message), loopbackLauncher: cannotBindLauncher(), allowAllInterfaces: true });
     expect(server.loopbackOnly).toBe(false);
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/could not be bound to 127\.0\.0\.1 only \(no setHost in this jar\).*ALL network interfaces/);
@@ -45,5 +61,19 @@ describe("the simulator's DynamoDB Local", () => {
     expect(addresses).toHaveLength(1);
     expect(addresses[0]).not.toMatch(/^127\./);
     expect(addresses[0]).toMatch(new RegExp(`:${server.port}$`));
+  });
+
+  test('on all interfaces, an answer from another program on the chosen port does not count as started', async () => {
+    // another program took the port between its choice and Java's bind, and answers every request with 200
+    const impostor = createServer((_request, response) => response.end('{"TableNames":[]}'));
+    const listening = await listenOnLoopback(impostor);
+    const port = Number(new URL(listening.endpoint).port);
+    try {
+      await expect(
+        startDynamoDbLocal({ warn: () => undefined, loopbackLauncher: cannotBindLauncher(), allowAllInterfaces: true, choosePort: async () => port }),
+      ).rejects.toThrow(new RegExp(`something else answered on port ${port}, and the DynamoDB Local started there failed`));
+    } finally {
+      await listening.stop();
+    }
   });
 });
