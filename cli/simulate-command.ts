@@ -2,7 +2,7 @@
  * `idempotent-event-flow simulate`: runs the app's synthesized flow on this machine with faults injected, prints a
  * table per subscriber and exits 1 when an invariant is violated (see simulator/run/simulation.ts and docs/SIMULATOR.md).
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { dynamoDbLocalDirectory } from '../simulator/aws/dynamodb-local';
 import { NO_FAULTS, type FaultRates } from '../simulator/faults/fault-plan';
@@ -16,6 +16,7 @@ import { loadScenario, ScenarioError, scenarioProducers, type SimulationScenario
 import { UnknownFlowError } from '../simulator/run/producer-driver';
 import { runSimulation } from '../simulator/run/simulation';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
+import { writePrivateFile } from '../simulator/run/private-file';
 
 const USAGE = `Usage: idempotent-event-flow simulate [options]
 
@@ -233,7 +234,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   io.stdout(formatSummary(result));
   const jsonFile = text(parsed, 'json');
   if (jsonFile !== undefined) {
-    writeFileSync(path.resolve(cwd, jsonFile), `${JSON.stringify({ ...result, deadLetters: Object.fromEntries(result.deadLetters) }, null, 2)}\n`);
+    writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify({ ...result, deadLetters: Object.fromEntries(result.deadLetters) }, null, 2)}\n`);
   }
   const subscribers = result.subscribers.map((subscriber) => subscriber.name);
   const unknown = unknownProbes(scenario, subscribers);

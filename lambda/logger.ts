@@ -2,6 +2,7 @@
  * A tiny structured logger: one JSON object per line with `level`, `message`, `timestamp` and context fields.
  * No dependencies, so it adds nothing to the bundle.
  */
+import { redactedError } from './redact';
 
 /** Severity of a log line. */
 export type LogLevel = 'DEBUG' | 'INFO' | 'WARN' | 'ERROR';
@@ -70,6 +71,22 @@ function stringify(record: Record<string, unknown>): string {
     // a circular field must not turn a log call into a crash
     return JSON.stringify({ level: record.level, message: record.message, timestamp: record.timestamp, logError: 'unserializable fields' });
   }
+}
+
+/**
+ * A logger that writes through `logger`, with every error among the fields (and its `cause` chain) reduced to its name
+ * and its message redacted ({@link redactedError}): what a consumer logs unless `logPayloadValues` is set.
+ */
+export function redactingLogger(logger: Logger): Logger {
+  const redact = (fields: LogContext | undefined): LogContext | undefined =>
+    fields === undefined ? undefined : Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, redactedError(value)]));
+  return {
+    debug: (message, fields) => logger.debug(message, redact(fields)),
+    info: (message, fields) => logger.info(message, redact(fields)),
+    warn: (message, fields) => logger.warn(message, redact(fields)),
+    error: (message, fields) => logger.error(message, redact(fields)),
+    child: (context) => redactingLogger(logger.child(context)),
+  };
 }
 
 /** Creates a structured JSON logger. */

@@ -1,8 +1,9 @@
 /**
  * Redaction of payload values in error messages. A schema library's message may echo the value it refused (`1999.5`,
- * `'EUR '`), and `JSON.parse` quotes the start of the text it could not read: by default such messages reach the logs
- * and the dead-letter attributes only with their values replaced. A consumer created with `logPayloadValues: true`
- * keeps them as they are (for debugging).
+ * `'EUR '`), `JSON.parse` quotes the start of the text it could not read, and a handler's error (or an error it
+ * wraps as its `cause`) may say anything about the message it handled: by default such messages reach the logs and the
+ * dead-letter attributes only with their values replaced. A consumer created with `logPayloadValues: true` keeps them
+ * as they are (for debugging).
  */
 
 /** The longest redacted message, in characters; longer ones are cut and end with `…`. */
@@ -22,4 +23,66 @@ export function redactValues(text: string): string {
     .replace(QUOTED, (quoted: string, key: string | undefined) => (key !== undefined ? quoted : `${quoted[0]}…${quoted[0]}`))
     .replace(NUMBER, '#');
   return redacted.length <= MAX_REDACTED_MESSAGE_CHARACTERS ? redacted : `${redacted.slice(0, MAX_REDACTED_MESSAGE_CHARACTERS - 1)}…`;
+}
+
+/**
+ * Errors whose messages the runtime composes from its own facts (step names, event ids, fingerprints, limits), never
+ * from payload values, and which a handler does not throw: kept as they are. `SchemaValidationError` and
+ * `MalformedEnvelopeError` are redacted where they are made. `PermanentError` and `RetryableError` are not here: a
+ * handler throws them with a message of its own.
+ */
+const RUNTIME_COMPOSED_ERRORS: ReadonlySet<string> = new Set([
+  'SchemaValidationError',
+  'MalformedEnvelopeError',
+  'PayloadMismatchError',
+  'MessageBlockedError',
+  'MessageInProgressError',
+  'LeaseLostError',
+  'ConcurrentModificationError',
+  'TransactionLimitError',
+  'InvalidWriteError',
+  'EventTooLargeError',
+  'InvalidEventError',
+  'TransactionCancelledError',
+  'OutboxKeySchemaError',
+  'ProcessingContextError',
+]);
+
+/** Errors of the kinds a handler throws too, whose message the runtime composed from its own facts only. */
+const composedByRuntime = new WeakSet<Error>();
+
+/**
+ * Marks `error` (a `PermanentError` or `RetryableError` the runtime throws) as composed from the runtime's own facts,
+ * never from payload values, so its message is kept as it is; returns it.
+ */
+export function withRuntimeMessage<T extends Error>(error: T): T {
+  composedByRuntime.add(error);
+  return error;
+}
+
+/** The message of `error` as logs and dead letters may show it: redacted unless the runtime composed it. */
+export function redactedMessage(error: Error): string {
+  return RUNTIME_COMPOSED_ERRORS.has(error.name) || composedByRuntime.has(error) ? error.message : redactValues(error.message);
+}
+
+/**
+ * `value` as plain JSON fields when it is an error (name, message as {@link redactedMessage} gives it, and the same for
+ * its `cause` chain, three deep); a thrown value that is not an error as redacted text; anything else as it is.
+ */
+export function redactedError(value: unknown, depth = 0): unknown {
+  if (!(value instanceof Error)) return value;
+  const serialized: Record<string, unknown> = { name: value.name, message: redactedMessage(value) };
+  const cause = value.cause;
+  if (cause !== undefined && depth < 3) {
+    serialized.cause = cause instanceof Error ? redactedError(cause, depth + 1) : redactValues(typeof cause === 'string' ? cause : safeJson(cause));
+  }
+  return serialized;
+}
+
+function safeJson(value: unknown): string {
+  try {
+    return JSON.stringify(value) ?? String(value);
+  } catch {
+    return '(unserializable)';
+  }
 }

@@ -18,6 +18,7 @@ import { toDocumentClient } from '../transaction/document-client';
 import { identity } from '../transaction/item-identity';
 import { assertLocation, AggregateStore, describeLocation, RUNTIME_OWNED_ATTRIBUTES, type AggregateLocation, type AggregateSnapshot } from './aggregate-store';
 import { appendProcessed, findProcessed, mayBeEvictedRedelivery, PROCESSED_MESSAGES_LIMITS, processedMessageFor } from './processed-messages';
+import { withRuntimeMessage } from '../redact';
 
 /** What a handler returns: the aggregate's new state and, optionally, events to emit in the same write. */
 export interface AggregateChange<TState> {
@@ -98,14 +99,15 @@ const sleep = (milliseconds: number): Promise<void> => new Promise((resolve) => 
 /** Throws PermanentError when the handler's state names the key or a runtime-owned attribute, or is not an object. */
 function assertOwnState(state: unknown, location: AggregateLocation, eventId: string): asserts state is Record<string, unknown> {
   if (typeof state !== 'object' || state === null || Array.isArray(state)) {
-    throw new PermanentError(`apply must return { state } with state an object, but returned ${state === null ? 'null' : typeof state} for event '${eventId}'`);
+    throw withRuntimeMessage(new PermanentError(`apply must return { state } with state an object, but returned ${state === null ? 'null' : typeof state} for event '${eventId}'`));
   }
   const forbidden = Object.keys(state).filter((name) => Object.hasOwn(location.key, name) || RUNTIME_OWNED_ATTRIBUTES.includes(name));
   if (forbidden.length > 0) {
-    throw new PermanentError(
+    // attribute names and the event id, no values
+    throw withRuntimeMessage(new PermanentError(
       `apply returned state with ${forbidden.map((name) => `'${name}'`).join(', ')} for event '${eventId}', but the key (${Object.keys(location.key).join(', ')}) ` +
         `and ${RUNTIME_OWNED_ATTRIBUTES.join(', ')} are set by the runtime; return only the aggregate's own attributes`,
-    );
+    ));
   }
 }
 

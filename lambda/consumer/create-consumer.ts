@@ -1,6 +1,6 @@
 /** The wiring every processing mode's factory shares: logger, dead letters, metrics and the batch loop. */
 import { ConfigurationError, type ConsumerBaseConfig, type ProcessingModeName } from '../config';
-import { createLogger, type Logger } from '../logger';
+import { createLogger, redactingLogger, type Logger } from '../logger';
 import { ConsumerMetrics } from '../metrics';
 import type { DynamoDBClientLike } from '../transaction/document-client';
 import { unpairedSurrogate } from '../unicode';
@@ -29,8 +29,9 @@ export interface ConsumerOptions<TData> {
   readonly parse?: PayloadParser<TData>;
   /**
    * Keep payload values in error messages (what a `parse` error echoes of the refused value, what `JSON.parse` quotes
-   * of a body that is not JSON) in the logs and the dead-letter attributes. For debugging only: `parse` functions
-   * should not echo values in the first place.
+   * of a body that is not JSON, what the handler's errors and their `cause` chains say) in the logs, the dead-letter
+   * attributes and a blocked step's reason. For debugging only: `parse` functions and handlers should not put values
+   * in errors in the first place.
    * @default false - redacted: quoted values and numbers replaced, the message bounded
    */
   readonly logPayloadValues?: boolean;
@@ -122,7 +123,9 @@ function assertSubscriberNameUsable(subscriberName: string): void {
  * executor; failures are reported per record (FIFO groups stop at their first failure); one EMF line per batch.
  */
 export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsBatchHandler {
-  const { config, logger, now } = setup;
+  const { config, now } = setup;
+  // a handler's error may carry payload values: redacted in every line unless asked for (lambda/redact.ts)
+  const logger = setup.options.logPayloadValues === true ? setup.logger : redactingLogger(setup.logger);
   assertSubscriberNameUsable(config.subscriberName);
   const concurrency = setup.options.maxConcurrency ?? DEFAULT_CONCURRENCY;
   if (!Number.isInteger(concurrency) || concurrency < 1 || concurrency > MAX_CONCURRENCY) {

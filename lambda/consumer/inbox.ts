@@ -30,6 +30,7 @@ import { assertItemFits, limitErrorOf, validateTransactionLimits } from '../tran
 import { assertWritable, invalidWriteErrorOf, marshallOptionsOf } from '../transaction/writable-values';
 import type { ItemLocks } from './item-locks';
 import { INBOX_ITEM, PROCESSING_RECORD, RECORD_STATUS, recordKey, TABLE_SCHEMA } from '../wire-format';
+import { withRuntimeMessage } from '../redact';
 
 /** Condition part: no record for this subscriber and event id. */
 const RECORD_ABSENT = 'attribute_not_exists(#pk)';
@@ -63,9 +64,9 @@ export function claimCondition(now: Date): Pick<TransactWritePut, 'ConditionExpr
 export function assertInboxKeyFits(subscriberName: string, eventId: string, key: string): void {
   const keyBytes = utf8Bytes(key);
   if (keyBytes > MAX_PARTITION_KEY_BYTES) {
-    throw new PermanentError(
+    throw withRuntimeMessage(new PermanentError(
       `event id of ${eventId.length} characters is too long for the inbox: its key '${subscriberName}#<id>' is ${keyBytes} bytes, but DynamoDB allows at most ${MAX_PARTITION_KEY_BYTES} bytes for a partition key value`,
-    );
+    ));
   }
 }
 

@@ -6,7 +6,7 @@
 import { parseEnvelope, type EventEnvelope } from '../envelope';
 import { MessageBlockedError, PermanentError, SchemaValidationError } from '../errors';
 import { payloadFingerprint } from '../fingerprint';
-import { redactValues } from '../redact';
+import { redactedMessage, redactValues } from '../redact';
 import { traceLogFields } from '../trace-context';
 import type { LogContext, Logger } from '../logger';
 import type { RecordOutcome } from './batch';
@@ -170,7 +170,7 @@ async function deadLetter<TData>(
     await deps.deadLetter.publish({
       body: record.body,
       errorName: error.name,
-      errorMessage: error.message,
+      errorMessage: deps.logPayloadValues === true ? error.message : redactedMessage(error),
       subscriber: deps.subscriberName,
       sourceMessageId: record.messageId,
       approximateReceiveCount: receiveCount(record),

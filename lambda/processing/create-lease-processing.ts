@@ -62,6 +62,7 @@ export function createLeaseProcessingHandler<TData>(setup: LeaseProcessingSetup<
       subscriberName: config.subscriberName,
       onExpiredLease: options.onExpiredLease ?? 'block',
       classifyError: options.classifyError ?? defaultErrorClassifier,
+      logPayloadValues: options.logPayloadValues === true,
       newOwnerToken: options.newOwnerToken ?? randomUUID,
       now,
       idempotencyKey: setup.idempotencyKey,

@@ -17,6 +17,7 @@ import { mergeContext } from './processing-context';
 import type { ProcessingRecordView } from './processing-record';
 import { describeRecord, type HeldRecord, type ProcessingRecordStore } from './record-store';
 import type { ErrorClassifier, ExpiredLeasePolicy, StepContext, StepOutput } from './types';
+import { redactedMessage, redactValues, withRuntimeMessage } from '../redact';
 
 /** How often a holder tries to release its lease after a step failed without taking effect. */
 export const MAX_RELEASE_ATTEMPTS = 3;
@@ -44,10 +45,8 @@ export interface StepEngineOptions<TData> {
   readonly now: () => Date;
   /** The idempotency key handed to step `step` of the record `recordKey`. */
   readonly idempotencyKey: (recordKey: string, step: string) => string;
-}
-
-function errorSummary(error: unknown): string {
-  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  /** Keep a step's error message as it is in the reasons and errors made of it. @default false: redacted (lambda/redact.ts) */
+  readonly logPayloadValues?: boolean;
 }
 
 /** A delivery that found its record blocked by another copy of the message: why nothing was done. */
@@ -77,6 +76,11 @@ function isLeaseLost(error: unknown): boolean {
 
 /** The mode's {@link MessageExecutor}. */
 export function createStepExecutor<TData>(options: StepEngineOptions<TData>): MessageExecutor<TData> {
+  /** A step's error, as the reasons and errors made of it say it: its message redacted unless `logPayloadValues`. */
+  const errorSummary = (error: unknown): string => {
+    if (!(error instanceof Error)) return options.logPayloadValues === true ? String(error) : redactValues(String(error));
+    return `${error.name}: ${options.logPayloadValues === true ? error.message : redactedMessage(error)}`;
+  };
   const { store } = options;
   const stepOrder = options.steps.map((step) => step.name);
   const byName = new Map(options.steps.map((step) => [step.name, step]));
@@ -222,8 +226,9 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
     await releaseWithRetries(held, step, log);
     // the shared pipeline dead-letters the PermanentError family and retries the rest: make the error say what the classifier said
     const permanent = defaultErrorClassifier(error) === 'permanent';
-    if (kind === 'permanent' && !permanent) throw new PermanentError(`step '${step}' failed permanently: ${errorSummary(error)}`, { cause: error });
-    if (kind === 'retry' && permanent) throw new RetryableError(`step '${step}' failed and is retried: ${errorSummary(error)}`, { cause: error });
+    // the step's error in these messages is already redacted (errorSummary): kept as they are from here on
+    if (kind === 'permanent' && !permanent) throw withRuntimeMessage(new PermanentError(`step '${step}' failed permanently: ${errorSummary(error)}`, { cause: error }));
+    if (kind === 'retry' && permanent) throw withRuntimeMessage(new RetryableError(`step '${step}' failed and is retried: ${errorSummary(error)}`, { cause: error }));
     throw error;
   }
 

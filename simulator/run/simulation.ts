@@ -10,7 +10,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { VirtualClock } from '../aws/clock';
@@ -48,6 +48,7 @@ import { appendUserEvents, findFunction, PRODUCER_ATTEMPTS, ProducerDriver, Prod
 import { scenarioProducers, type SentMessage } from './scenario';
 import { checkProducerWrites } from './producer-probe';
 import { seededRandom, seedNumber } from './seeded-random';
+import { writePrivateFile } from './private-file';
 
 /** DynamoDB operations that write: the ones a crash or a lost response is injected at. */
 const WRITE_OPERATIONS: ReadonlySet<string> = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem']);
@@ -215,7 +216,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     if (options.logFile !== undefined) {
       const logFile = path.resolve(options.cwd, options.logFile);
       mkdirSync(path.dirname(logFile), { recursive: true });
-      writeFileSync(logFile, '');
+      writePrivateFile(logFile);
       ledger.addOutputSink((functionKey, line, stream) => appendFileSync(logFile, `${JSON.stringify({ function: functionKey, stream, line })}\n`));
     }
     flow = await buildLocalFlow(model, {

@@ -2,7 +2,7 @@
  * `idempotent-event-flow simulate` through the command line: option errors, and the deliberately non-idempotent app
  * (test/simulator/fixtures/non-idempotent) caught with exit code 1.
  */
-import { mkdtempSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, inject, test } from 'vitest';
@@ -126,8 +126,14 @@ describe('simulate: options', () => {
 describe('simulate: a deliberately non-idempotent consumer', () => {
   test('is caught: its effect applied twice on a redelivery is a violation, and the exit code is 1', async () => {
     // GIVEN the broken app, and events for it
-    const file = path.join(mkdtempSync(path.join(tmpdir(), 'ief-events-')), 'events.json');
+    const directory = mkdtempSync(path.join(tmpdir(), 'ief-events-'));
+    const file = path.join(directory, 'events.json');
     writeFileSync(file, JSON.stringify(Array.from({ length: 8 }, (_, index) => ({ type: 'com.example.Counted', subject: `s${index}`, data: { index } }))));
+    // the log and the result hold handlers' output and payloads: readable by their owner only, even when they existed
+    const logFile = path.join(directory, 'run.log');
+    const jsonFile = path.join(directory, 'result.json');
+    writeFileSync(logFile, 'old', { mode: 0o644 });
+    writeFileSync(jsonFile, 'old', { mode: 0o644 });
 
     // WHEN it is simulated with duplicate deliveries and consumer crashes (no other fault). A duplicate of a committed
     // message no longer reaches the handler (the batch read answers it), so what re-runs the handler's own write is a
@@ -140,6 +146,7 @@ describe('simulate: a deliberately non-idempotent consumer', () => {
       '--duplicate-rate', '0.5', '--lost-response-rate', '0', '--throttle-rate', '0', '--crash-rate', '0.05',
       '--concurrency', '1', '--seed', 'caught', '--quiet',
       '--endpoint', inject('dynamoDbEndpoint'),
+      '--log', logFile, '--json', jsonFile,
     );
 
     // THEN
@@ -147,5 +154,9 @@ describe('simulate: a deliberately non-idempotent consumer', () => {
     expect(stdout).toMatch(/VIOLATED: \d+ invariant violation/);
     expect(stdout).toMatch(/\[effect-count\] Counter: counter of [0-9a-f-]+: applied [2-9] time\(s\), expected exactly 1/);
     expect(stdout).toMatch(/Counter\s+transactional\s+8\s/);
+    expect(statSync(logFile).mode & 0o777).toBe(0o600);
+    expect(statSync(jsonFile).mode & 0o777).toBe(0o600);
+    expect(readFileSync(jsonFile, 'utf8')).not.toContain('old');
+    rmSync(directory, { recursive: true, force: true });
   });
 });
