@@ -63,6 +63,13 @@ export interface IInboxTable extends IResource {
    * key also `kms:Decrypt` and `kms:GenerateDataKey` on that key, through DynamoDB only.
    *
    * An imported table must have the `BlockedMessages` index (see `InboxTable`) for listing to work.
+   *
+   * What IAM then allows is wider than what the CLI does: `GetItem` and `UpdateItem` of ANY item of the table, with any
+   * update expression (every subscriber's inbox and processing records, their context, kept bodies and TTL), not only
+   * the conditional resolution of a blocked record that the CLI sends. No IAM condition narrows it usefully: inbox and
+   * processing records share one key shape (`<subscriber>#<eventId>`), so `dynamodb:LeadingKeys` can only narrow to one
+   * subscriber, and a resolution writes the same attributes the runtime does (`dynamodb:Attributes` could not tell
+   * them apart). Give it to operator roles only, or use {@link grantOperatorRead} where no one resolves.
    */
   grantOperator(grantee: iam.IGrantable): iam.Grant;
 
@@ -77,7 +84,8 @@ export interface IInboxTable extends IResource {
   /**
    * Lets `grantee` resolve a blocked message (the CLI's `blocked resolve`): `dynamodb:GetItem` (the record is read
    * first) and `dynamodb:UpdateItem` (a conditional update of the record) on this table. With a customer-managed key
-   * also the key actions DynamoDB needs, through DynamoDB only.
+   * also the key actions DynamoDB needs, through DynamoDB only. As with {@link grantOperator}, IAM allows both on any
+   * item of the table with any update expression, not only the CLI's conditional update of a blocked record.
    */
   grantOperatorResolve(grantee: iam.IGrantable): iam.Grant;
 }

@@ -1,0 +1,201 @@
+/**
+ * The docs a user reads from the package (README.md and docs/*.md, issue 22 items 11 to 13): their order, their links
+ * (to files the package ships, and headings that exist), and the facts they state about the code.
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { describe, expect, test } from 'vitest';
+import { InboxTable } from '../../lib/consumer';
+import { DEFAULT_FAULT_RATES } from '../../simulator/run/options';
+import { loadScenario } from '../../simulator/run/scenario';
+
+const REPO = path.resolve(__dirname, '..', '..');
+const README = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
+const API = fs.readFileSync(path.join(REPO, 'docs', 'API.md'), 'utf8');
+const SIMULATOR = fs.readFileSync(path.join(REPO, 'docs', 'SIMULATOR.md'), 'utf8');
+
+/** The user docs: README.md and the hand-written docs/*.md (the generated reference has its own test). */
+const USER_DOCS = ['README.md', ...fs.readdirSync(path.join(REPO, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+
+/** The `## ` headings of a markdown text, in order (code blocks skipped). */
+function headings(markdown: string, level = 2): string[] {
+  const prefix = `${'#'.repeat(level)} `;
+  return withoutCode(markdown)
+    .split('\n')
+    .filter((line) => line.startsWith(prefix))
+    .map((line) => line.slice(prefix.length).trim());
+}
+
+function withoutCode(markdown: string): string {
+  return markdown.replace(/^```[\s\S]*?^```/gm, '');
+}
+
+/** The text of the `## <title>` section, up to the next `## `. */
+function section(markdown: string, title: string): string {
+  const start = markdown.indexOf(`\n## ${title}\n`);
+  if (start < 0) throw new Error(`no section '## ${title}'`);
+  const next = markdown.indexOf('\n## ', start + 1);
+  return markdown.slice(start, next < 0 ? undefined : next);
+}
+
+/** GitHub's anchor of a heading. */
+function slug(heading: string): string {
+  return heading
+    .toLowerCase()
+    .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+    .replace(/\s/g, '-');
+}
+
+/** Whether the package's `files` field ships `file` (its patterns: directories, `**`/`*` globs, `!` exclusions). */
+function shipped(file: string): boolean {
+  const patterns = (JSON.parse(fs.readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { files: string[] }).files;
+  const toRegExp = (glob: string): RegExp =>
+    new RegExp(
+      `^${glob
+        .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+        .replace(/\*\*\//g, '\0')
+        .replace(/\*/g, '[^/]*')
+        .replace(/\0/g, '(?:.*/)?')}(?:/.*)?$`,
+    );
+  let included = false;
+  for (const pattern of patterns) {
+    if (pattern.startsWith('!')) {
+      if (toRegExp(pattern.slice(1)).test(file)) included = false;
+    } else if (toRegExp(pattern).test(file)) {
+      included = true;
+    }
+  }
+  return included;
+}
+
+describe('README', () => {
+  test('leads with what it is, then Install and Quick start', () => {
+    expect(headings(README).slice(0, 2)).toEqual(['Install', 'Quick start']);
+    const intro = README.slice(0, README.indexOf('\n## '));
+    expect(intro).toMatch(/AWS CDK constructs/);
+  });
+
+  test("keeps the repository's own commands in 'Developing this library', the two a fresh clone needs included", () => {
+    const developing = section(README, 'Developing this library');
+    expect(developing).toContain('`npm ci && npm run demo`');
+    expect(developing).toContain('`npm ci && npm test`');
+    const beforeIt = README.slice(0, README.indexOf('\n## Developing this library\n'));
+    expect(beforeIt).not.toMatch(/npm ci\b/);
+  });
+
+  test("has a 'Testing your app' section: Template assertions, snapshots with bundling skipped, simulate in CI", () => {
+    const testing = section(README, 'Testing your app');
+    expect(testing).toContain('Template.fromStack');
+    expect(testing).toContain("'aws:cdk:bundling-stacks': []");
+    expect(testing).toContain('toMatchSnapshot');
+    expect(testing).toMatch(/npx idempotent-event-flow simulate --scenario/);
+  });
+});
+
+describe('links in the shipped docs', () => {
+  const links = USER_DOCS.flatMap((doc) =>
+    [...withoutCode(fs.readFileSync(path.join(REPO, doc), 'utf8')).matchAll(/\]\(([^)\s]+)\)/g)]
+      .map((match) => match[1]!)
+      .filter((target) => !/^[a-z]+:/.test(target))
+      .map((target) => ({ doc, target })),
+  );
+
+  test('there are links to check', () => {
+    expect(links.length).toBeGreaterThan(20);
+  });
+
+  test('point to files the package ships, and to headings that exist', () => {
+    const broken: string[] = [];
+    for (const { doc, target } of links) {
+      const [file, anchor] = target.split('#') as [string, string | undefined];
+      const resolved = file === '' ? doc : path.posix.normalize(path.posix.join(path.posix.dirname(doc), file));
+      if (!fs.existsSync(path.join(REPO, resolved))) {
+        broken.push(`${doc}: ${target} (no such file)`);
+        continue;
+      }
+      if (!shipped(resolved)) broken.push(`${doc}: ${target} (not in the package)`);
+      if (anchor !== undefined && resolved.endsWith('.md')) {
+        const text = fs.readFileSync(path.join(REPO, resolved), 'utf8');
+        const anchors = [2, 3, 4].flatMap((level) => headings(text, level)).map(slug);
+        if (!anchors.includes(anchor)) broken.push(`${doc}: ${target} (no heading #${anchor})`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+});
+
+describe('docs/SIMULATOR.md, "A complete scenario"', () => {
+  const block = /### A complete scenario[\s\S]*?```ts\n([\s\S]*?)```/.exec(SIMULATOR)?.[1];
+
+  /** The block as a file inside the repository (so its imports resolve), the package import mapped to the source. */
+  function writeBlock(): { file: string; remove: () => void } {
+    const directory = fs.mkdtempSync(path.join(REPO, 'test', 'docs', '.scenario-'));
+    const file = path.join(directory, 'scenario.ts');
+    fs.writeFileSync(file, block!.replace("'idempotent-event-flow/simulator'", "'../../../simulator'"));
+    return { file, remove: () => fs.rmSync(directory, { recursive: true, force: true }) };
+  }
+
+  test('is a complete module the simulator loads: a producer with seeded commands, probes and an operator', async () => {
+    expect(block).toBeDefined();
+    const { file, remove } = writeBlock();
+    try {
+      const scenario = await loadScenario(file, REPO);
+      expect(scenario.producer?.function).toBe('Orders/PlaceOrder');
+      expect(Object.keys(scenario.effects ?? {})).toEqual(['Billing', 'Notifications']);
+      expect(Object.keys(scenario.operator ?? {})).toEqual(['Notifications']);
+      let seed = 1;
+      const random = (): number => ((seed = (seed * 16807) % 2147483647) / 2147483647);
+      const commands = scenario.producer!.commands(3, random);
+      expect(commands).toHaveLength(3);
+      expect(commands[0]).toMatchObject({ orderId: 'order-1', customerId: expect.stringMatching(/^customer-[1-5]$/) });
+    } finally {
+      remove();
+    }
+  });
+
+  test('type-checks against the simulator API', () => {
+    const { file, remove } = writeBlock();
+    try {
+      const tsc = path.join(REPO, 'node_modules', '.bin', 'tsc');
+      const result = spawnSync(tsc, ['--ignoreConfig', '--noEmit', '--strict', '--skipLibCheck', '--target', 'ES2022', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--types', 'node', file], {
+        cwd: REPO,
+        encoding: 'utf8',
+      });
+      expect(`${result.stdout}${result.stderr}`).toBe('');
+      expect(result.status).toBe(0);
+    } finally {
+      remove();
+    }
+  });
+});
+
+describe('docs/API.md facts', () => {
+  test('DEFAULT_FAULT_RATES lists every default rate with its value', () => {
+    const row = /\| `DEFAULT_FAULT_RATES` \| `\{ ([^}]*) \}` \|/.exec(API)?.[1];
+    expect(row).toBeDefined();
+    const documented = Object.fromEntries(row!.split(', ').map((pair) => pair.split(': ')).map(([key, value]) => [key, Number(value)]));
+    expect(documented).toEqual(DEFAULT_FAULT_RATES);
+  });
+
+  test.each(['grantRecordMessages', 'grantProcessingRecords', 'grantBatchRead', 'grantOperator', 'grantOperatorRead', 'grantOperatorResolve'] as const)(
+    "InboxTable's %s row names exactly the DynamoDB actions it grants",
+    (grant) => {
+      const stack = new Stack(new App({ builtinCloudFormationValidation: false }), 'Stack');
+      const inbox = new InboxTable(stack, 'Inbox');
+      const role = new iam.Role(stack, 'Role', { assumedBy: new iam.AccountRootPrincipal() });
+      inbox[grant](role);
+      const statements = Object.values(Template.fromStack(stack).findResources('AWS::IAM::Policy')).flatMap(
+        (policy) => policy.Properties.PolicyDocument.Statement as Array<{ Action: string | string[] }>,
+      );
+      const granted = new Set(statements.flatMap((statement) => [statement.Action].flat()).filter((action) => action.startsWith('dynamodb:')));
+      const row = API.split('\n').find((line) => line.startsWith(`| \`${grant}(grantee)\` |`));
+      expect(row).toBeDefined();
+      const documented = new Set(row!.split('|')[3]!.match(/dynamodb:\w+/g));
+      expect([...documented].sort()).toEqual([...granted].sort());
+    },
+  );
+});
