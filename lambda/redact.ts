@@ -31,7 +31,7 @@ export function redactValues(text: string): string {
  * `MalformedEnvelopeError` are redacted where they are made. `PermanentError` and `RetryableError` are not here: a
  * handler throws them with a message of its own.
  */
-const RUNTIME_COMPOSED_ERRORS: ReadonlySet<string> = new Set([
+export const RUNTIME_COMPOSED_ERRORS: ReadonlySet<string> = new Set([
   'SchemaValidationError',
   'MalformedEnvelopeError',
   'PayloadMismatchError',
@@ -46,6 +46,9 @@ const RUNTIME_COMPOSED_ERRORS: ReadonlySet<string> = new Set([
   'TransactionCancelledError',
   'OutboxKeySchemaError',
   'ProcessingContextError',
+  'ItemStateValidationError',
+  'ConfigurationError',
+  'ResolveRefusedError',
 ]);
 
 /** Errors of the kinds a handler throws too, whose message the runtime composed from its own facts only. */

@@ -6,6 +6,8 @@
 import { describe, expect, test } from 'vitest';
 import { createBatchHandler } from '../../lambda/consumer/create-consumer';
 import { MessageBlockedError, PermanentError } from '../../lambda/errors';
+import * as runtimeExports from '../../lambda';
+import { RUNTIME_COMPOSED_ERRORS } from '../../lambda/redact';
 import { envelopeObject, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from './helpers';
 
 const CARD = '4111111111111111';
@@ -59,5 +61,17 @@ describe("the runtime's own errors", () => {
     const { deadLetter, lines } = await runWith(new MessageBlockedError("step 'email-invoice' outcome unknown", { eventId: 'e-1', step: 'email-invoice' }));
     expect(deadLetter.published[0]).toMatchObject({ errorName: 'MessageBlockedError', errorMessage: "step 'email-invoice' outcome unknown" });
     expect(JSON.stringify(lines)).toContain("step 'email-invoice' outcome unknown");
+  });
+});
+
+describe('every error class of the runtime', () => {
+  test('is either composed by the runtime (kept) or one a handler throws too (redacted): a new class must be classified', () => {
+    const runtime = runtimeExports as Record<string, unknown>;
+    const errorClasses = Object.entries(runtime)
+      .filter(([, value]) => typeof value === 'function' && (value as { prototype?: unknown }).prototype instanceof Error)
+      .map(([name]) => name);
+    expect(errorClasses.length).toBeGreaterThan(10);
+    const thrownByHandlersToo = new Set(['EventFlowError', 'PermanentError', 'RetryableError']);
+    expect(errorClasses.filter((name) => !RUNTIME_COMPOSED_ERRORS.has(name) && !thrownByHandlersToo.has(name))).toEqual([]);
   });
 });
