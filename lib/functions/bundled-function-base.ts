@@ -3,7 +3,8 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { createSecureNodejsFunction, type SecureFunctionOptions } from '../private/secure-nodejs-function';
+import { createSecureNodejsFunction } from '../private/secure-nodejs-function';
+import { FunctionOptions } from './function-options';
 
 /**
  * What `ConsumerFunction` and `ProducerFunction` share: a hardened Lambda function (its own log group, its own role
@@ -31,7 +32,12 @@ export abstract class BundledFunctionBase extends Construct implements iam.IGran
   protected constructor(
     scope: Construct,
     id: string,
-    options: SecureFunctionOptions,
+    options: FunctionOptions & {
+      readonly description: string;
+      readonly timeout: NonNullable<FunctionOptions['timeout']>;
+      /** A consumer's: the runtime factory its handler must be built with, and the processing mode of each factory. */
+      readonly expectedFactory?: { readonly factory: string; readonly modeOf: Readonly<Record<string, string>> };
+    },
     contractEnvironment: { [key: string]: string },
   ) {
     super(scope, id);
