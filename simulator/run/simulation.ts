@@ -48,6 +48,7 @@ import { appendUserEvents, findFunction, PRODUCER_ATTEMPTS, ProducerDriver, Prod
 import { scenarioProducers, type SentMessage } from './scenario';
 import { checkProducerWrites } from './producer-probe';
 import { seededRandom, seedNumber } from './seeded-random';
+import { SeededScheduler } from '../schedule/seeded-scheduler';
 
 /** DynamoDB operations that write: the ones a crash or a lost response is injected at. */
 const WRITE_OPERATIONS: ReadonlySet<string> = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem']);
@@ -236,6 +237,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         if (fault === 'lose-response' || fault === 'crash-after') writesUnseen.add(`${functionKey}|${invocationKey}`);
         return fault;
       },
+      // one seed, one run: the seed decides the order of every function's DynamoDB requests, at any concurrency
+      scheduler: new SeededScheduler(seed),
       ...(policyEngine === undefined ? {} : { policyEngine }),
     });
 
