@@ -195,8 +195,13 @@ export class ExecutionEnvironment {
       this.current = invocation;
       this.proxy.beginInvocation(decide, (crash) => invocation.finish({ kind: 'crashed', atRequest: crash.atRequest, afterCommit: crash.afterCommit }, false));
       const message: InvokeMessage = { type: 'invoke', invocationId, event, context: lambdaContextData(this.options.identity, this.logStreamName, Date.now()) };
-      this.options.scheduling?.environment.invocationBegan();
-      this.worker.postMessage(message);
+      const scheduled = this.options.scheduling?.environment;
+      const send = (): void => {
+        scheduled?.invocationBegan();
+        this.worker.postMessage(message);
+      };
+      if (scheduled === undefined) send();
+      else scheduled.requestStart(send);
       began?.();
     });
   }

@@ -21,6 +21,7 @@ import { checkAccess } from '../check/access';
 import type { IamFigures } from '../iam/access-control';
 import { startOperatorClient } from '../iam/operator-access';
 import { HOW_TO_INSTALL_POLICY_ENGINE, loadPolicyEngine } from '../iam/policy-engine';
+import { checkHistory, HistoryRecorder } from '../check/history';
 import { checkDeliveries, checkEffects, checkRelayed, checkSettled, checkTracked, type Violation } from '../check/invariants';
 import { checkProducerFailures } from '../check/producer-failures';
 import { checkDeployRules } from '../check/deploy-rules';
@@ -138,14 +139,20 @@ export class NothingToSimulateError extends Error {
   public override readonly name = 'NothingToSimulateError';
 }
 
-function faultDecider(plan: FaultPlan): (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest) => RequestFault {
+function faultDecider(
+  plan: FaultPlan,
+  onLostResponse: (functionKey: ResourceKey, request: ProxiedRequest) => void,
+): (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest) => RequestFault {
   const { rates } = plan;
-  return (_functionKey, invocationKey, request) => {
+  return (functionKey, invocationKey, request) => {
     const write = WRITE_OPERATIONS.has(request.operation);
     const key = [invocationKey, request.index] as const;
     if (write && plan.happens(rates.crash, 'crash', ...key)) return plan.fraction('crash-side', ...key) < 0.5 ? 'crash-before' : 'crash-after';
     if (plan.happens(rates.throttle, 'throttle', ...key)) return 'throttle';
-    if (write && plan.happens(rates.lostResponse, 'lost-response', ...key)) return 'lose-response';
+    if (write && plan.happens(rates.lostResponse, 'lost-response', ...key)) {
+      onLostResponse(functionKey, request);
+      return 'lose-response';
+    }
     return 'none';
   };
 }
@@ -210,7 +217,6 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     // frozen: time moves only when the run moves it, so a seeded run does not depend on this machine's speed
     const clock = VirtualClock.frozen();
     const ledger = new RunLedger();
-    const decideFault = faultDecider(plan);
     /** `<function key>|<invocation key>` of the invocations that had a write applied that they did not see. */
     const writesUnseen = new Set<string>();
     if (options.logFile !== undefined) {
@@ -219,6 +225,11 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       writeFileSync(logFile, '');
       ledger.addOutputSink((functionKey, line, stream) => appendFileSync(logFile, `${JSON.stringify({ function: functionKey, stream, line })}\n`));
     }
+    // the history behind the verdict (simulator/check/history.ts): marks and outcomes from the functions' lines, lost responses
+    const history = new HistoryRecorder();
+    const subscriberNames: string[] = [];
+    ledger.addOutputSink((functionKey, line) => history.onOutput(functionKey, line));
+    const decideFault = faultDecider(plan, (functionKey, request) => history.onLostResponse(functionKey, request.operation, request.body.toString('utf8'), subscriberNames));
     flow = await buildLocalFlow(model, {
       client,
       streams,
@@ -242,6 +253,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       ...(policyEngine === undefined ? {} : { policyEngine }),
     });
 
+    subscriberNames.push(...flow.subscribers.map((subscriber) => subscriber.name));
     const random = seededRandom(seedNumber(seed));
     const wroteUnseen = (functionKey: ResourceKey) => (invocationKey: string) => writesUnseen.has(`${functionKey}|${invocationKey}`);
     let driver: ProducerDrivers | undefined;
@@ -385,6 +397,9 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         : { evaluated: false, reason: options.iam === false ? 'IAM evaluation is off (--iam off)' : `IAM was not evaluated: ${HOW_TO_INSTALL_POLICY_ENGINE}` };
     if (iam.evaluated) violations.push(...checkAccess(iam));
     violations.push(...checkUnwatchedDeadLetters(deadLetterQueues, model.queueAlarms));
+    for (const violation of checkHistory(history.entries())) {
+      violations.push({ kind: 'history', subscriber: violation.key.subscriber, detail: `${violation.detail}; its history:\n${violation.excerpt}` });
+    }
     return {
       assemblyDirectory,
       synthAnnotations,

@@ -7,6 +7,7 @@
  * no pending work but replies and virtual timers, and every request it sent has reached its proxy; see
  * simulator/lambda/worker-bootstrap.ts, "a replayable worker"), and no environment is being started. Then it takes
  * ONE step, chosen by the seed among everything that could happen next:
+ * - `start` an invocation: send its event to the worker, which then runs until it is quiet;
  * - `forward` a held request (IAM, the fault decision, the transaction-conflict check, DynamoDB Local): the request is
  *   then ongoing, and holds its items against conflicting requests, until its reply step;
  * - `reply` to a forwarded request: the worker gets its answer and runs until it is quiet again;
@@ -63,6 +64,7 @@ export interface StartHold {
 /** The steps a scheduler took, by kind. */
 export interface SchedulerFigures {
   readonly steps: number;
+  readonly starts: number;
   readonly forwards: number;
   readonly replies: number;
   readonly timers: number;
@@ -99,6 +101,7 @@ export class ScheduledEnvironment implements RequestScheduling {
   private invocations = 0;
   private timerFires = 0;
   private running = false;
+  private pendingStart: (() => void) | undefined;
   private report: QuietReport | undefined;
   private controls: WorkerControls | undefined;
   private timeoutMs = Number.POSITIVE_INFINITY;
@@ -113,6 +116,15 @@ export class ScheduledEnvironment implements RequestScheduling {
   public attach(controls: WorkerControls, timeoutMs: number): void {
     this.controls = controls;
     this.timeoutMs = timeoutMs;
+  }
+
+  /**
+   * An invocation is ready to go to the worker: `send` sends it at the scheduler's `start` step, so that invocations
+   * begin one at a time too (two that began together would race to whatever they call before DynamoDB).
+   */
+  public requestStart(send: () => void): void {
+    this.pendingStart = send;
+    this.scheduler.poke();
   }
 
   /** An invocation was sent to the worker: the environment is running until it reports quiet. */
@@ -137,6 +149,7 @@ export class ScheduledEnvironment implements RequestScheduling {
   /** The environment is gone: it takes no part any more. */
   public disposed(): void {
     this.running = false;
+    this.pendingStart = undefined;
     this.scheduler.forget(this);
     for (const ticket of [...this.held, ...this.ready]) ticket.state = 'done';
     this.held.length = 0;
@@ -188,12 +201,23 @@ export class ScheduledEnvironment implements RequestScheduling {
 
   /** Whether the environment takes part in the next step. */
   public get active(): boolean {
-    return this.running;
+    return this.running || this.pendingStart !== undefined;
   }
 
   /** The steps this environment offers, in a fixed order. */
   public steps(): Step[] {
     const steps: Step[] = [];
+    const start = this.pendingStart;
+    if (start !== undefined) {
+      steps.push({
+        kind: 'starts',
+        run: () => {
+          this.pendingStart = undefined;
+          start();
+        },
+      });
+      return steps;
+    }
     const held = [...this.held].sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : a.sequence - b.sequence));
     for (const ticket of held) steps.push({ kind: 'forwards', run: () => this.forward(ticket) });
     for (const ticket of this.ready) steps.push({ kind: 'replies', run: () => this.reply(ticket) });
@@ -244,7 +268,7 @@ export class SeededScheduler {
   private starts = 0;
   private stepping = false;
   private looking = false;
-  private readonly counts = { steps: 0, forwards: 0, replies: 0, timers: 0, timeOuts: 0 };
+  private readonly counts = { steps: 0, starts: 0, forwards: 0, replies: 0, timers: 0, timeOuts: 0 };
 
   /** `seed` is the run's `--seed`. */
   public constructor(public readonly seed: string) {
