@@ -9,6 +9,7 @@ import { keepConnectionsOpen } from '../aws/keep-connections-open';
 import { listenOnLoopback, readBody } from '../aws/loopback-server';
 import type { TransactionConflicts } from '../aws/transaction-conflicts';
 import type { RequestScheduling, ScheduledRequest } from '../schedule/seeded-scheduler';
+import { createHash } from 'node:crypto';
 import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 
 /**
@@ -115,15 +116,16 @@ export async function startDynamoDbProxy(targetEndpoint: string, options: Dynamo
   const upstreamAgent = new Agent({ keepAlive: false });
   let invocation: CurrentInvocation | undefined;
 
-  const forward = (incoming: IncomingMessage, body: Buffer): Promise<UpstreamReply> =>
+  const forward = (incoming: IncomingMessage, sent: Buffer): Promise<UpstreamReply> =>
     new Promise((resolve, reject) => {
+      const body = scheduling === undefined ? sent : withTokenInNamespace(sent, scheduling.tokenNamespace);
       const outgoing = httpRequest(
         {
           host: target.hostname,
           port: target.port,
           method: incoming.method,
           path: incoming.url,
-          headers: withoutHopByHop(incoming.headers),
+          headers: { ...withoutHopByHop(incoming.headers), 'content-length': String(body.length) },
           agent: upstreamAgent,
         },
         (reply) => {
@@ -251,6 +253,20 @@ export async function startDynamoDbProxy(targetEndpoint: string, options: Dynamo
 function operationOf(headers: IncomingHttpHeaders): string {
   const target = String(headers[TARGET_HEADER] ?? '');
   return target.slice(target.lastIndexOf('.') + 1);
+}
+
+/** The body with its `ClientRequestToken` (if any) replaced by a hash of it and `namespace`, 36 characters as the API allows. */
+function withTokenInNamespace(body: Buffer, namespace: string): Buffer {
+  const text = body.toString('utf8');
+  if (!text.includes('"ClientRequestToken"')) return body;
+  try {
+    const parsed = JSON.parse(text) as { ClientRequestToken?: unknown };
+    if (typeof parsed.ClientRequestToken !== 'string') return body;
+    parsed.ClientRequestToken = createHash('sha256').update(`${namespace}|${parsed.ClientRequestToken}`).digest('hex').slice(0, 36);
+    return Buffer.from(JSON.stringify(parsed));
+  } catch {
+    return body;
+  }
 }
 
 function withoutHopByHop(headers: IncomingHttpHeaders): IncomingHttpHeaders {

@@ -24,6 +24,7 @@
  * above); the choice itself is one draw of the run's seeded generator (mulberry32, simulator/run/seeded-random.ts),
  * which also makes a run replayable from the CLI's `--seed` alone.
  */
+import { randomUUID } from 'node:crypto';
 import { seededRandom, seedNumber } from '../run/seeded-random';
 import type { QuietReport } from '../lambda/worker-protocol';
 
@@ -43,6 +44,12 @@ export interface ScheduledRequest {
 export interface RequestScheduling {
   /** A request of `operation` with `body` arrived; it is held until the scheduler's `forward` step. */
   arrive(operation: string, body: Buffer): ScheduledRequest;
+  /**
+   * Unique to the run: the proxy mixes it into each transaction's `ClientRequestToken` before DynamoDB Local sees it.
+   * A replayed run draws the same tokens from its seed, and DynamoDB keeps a token for 10 minutes: a second run of a
+   * seed against the same DynamoDB Local would otherwise be answered as a retry of the first (nothing applied).
+   */
+  readonly tokenNamespace: string;
 }
 
 /** What the scheduler can make an environment's worker do. */
@@ -111,6 +118,10 @@ export class ScheduledEnvironment implements RequestScheduling {
     private readonly scheduler: SeededScheduler,
     public readonly label: string,
   ) {}
+
+  public get tokenNamespace(): string {
+    return this.scheduler.runId;
+  }
 
   /** The worker's controls, and the function's timeout in ms. */
   public attach(controls: WorkerControls, timeoutMs: number): void {
@@ -269,6 +280,9 @@ export class SeededScheduler {
   private stepping = false;
   private looking = false;
   private readonly counts = { steps: 0, starts: 0, forwards: 0, replies: 0, timers: 0, timeOuts: 0 };
+
+  /** Unique to this run (not drawn from the seed): see {@link RequestScheduling.tokenNamespace}. */
+  public readonly runId = randomUUID();
 
   /** `seed` is the run's `--seed`. */
   public constructor(public readonly seed: string) {
