@@ -15,6 +15,7 @@ import { NoAppError } from '../simulator/model/synthesize';
 import { loadScenario, ScenarioError, scenarioProducers, type SimulationScenario } from '../simulator/run/scenario';
 import { UnknownFlowError } from '../simulator/run/producer-driver';
 import { runSimulation } from '../simulator/run/simulation';
+import type { AssemblySource } from '../simulator/model/assembly-cache';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
 
 const USAGE = `Usage: idempotent-event-flow simulate [options]
@@ -31,6 +32,8 @@ What drives the flow (one of):
 The app:
   --app <command>              the app command, as for \`cdk synth --app\` (default: cdk.json's "app")
   --assembly <dir>             read this cloud assembly instead of synthesizing
+  --synth                      synthesize the app even when the assembly of an earlier run is newer than every
+                               source of the app (by default that assembly is read again: the first line says which)
   --stack <name>               only this stack: its name or construct path, e.g. Prod/Orders (repeatable); a stack
                                another selected stack refers to must be selected too
 
@@ -208,6 +211,8 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       cwd,
       app: text(parsed, 'app'),
       assemblyDirectory: text(parsed, 'assembly'),
+      reuseAssembly: parsed.values.synth !== true,
+      onAssembly: (source) => io.stderr(assemblyLine(source)),
       stacks: Array.isArray(stacks) ? (stacks as string[]) : undefined,
       scenario,
       ...options,
@@ -240,7 +245,36 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
         '(a probe is keyed by the IEF_SUBSCRIBER_NAME of the consumer, else the construct path of its subscription)',
     );
   }
-  return result.violations.length === 0 ? EXIT_CODE.OK : EXIT_CODE.FAILURE;
+  if (result.violations.length === 0) return EXIT_CODE.OK;
+  // one seed, one run: the same command replays this run, interleavings and faults included
+  io.stderr(`replay this run: ${replayCommand(parsed, result.seed)}\n`);
+  return EXIT_CODE.FAILURE;
+}
+
+/** The command line that replays a run: its options, with the seed and the concurrency spelled out. */
+export function replayCommand(parsed: ParsedArguments, seed: string): string {
+  const values: Record<string, unknown> = { ...parsed.values, seed, concurrency: text(parsed, 'concurrency') ?? String(SIMULATION_DEFAULTS.concurrency) };
+  const words = ['idempotent-event-flow', 'simulate'];
+  for (const [name, value] of Object.entries(values)) {
+    // the replay need not show the progress again
+    if (name === 'quiet' || value === undefined || value === false) continue;
+    for (const one of Array.isArray(value) ? value : [value]) words.push(one === true ? `--${name}` : `--${name} ${shellWord(String(one))}`);
+  }
+  return words.join(' ');
+}
+
+function shellWord(word: string): string {
+  return /^[\w./:=@+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The run's first line: which cloud assembly it reads, and why. */
+function assemblyLine(source: AssemblySource): string {
+  const at = new Date(source.synthesizedAt).toISOString();
+  if (source.reused) {
+    const newest = source.newestSource === undefined ? '' : ` (newest source: ${source.newestSource.file}, ${new Date(source.newestSource.modifiedAt).toISOString()})`;
+    return `reusing the cloud assembly synthesized at ${at} in ${source.directory}: it is newer than every source of the app${newest}; --synth synthesizes again\n`;
+  }
+  return `synthesized the app at ${at} into ${source.directory}\n`;
 }
 
 /** The `simulate` subcommand. */
@@ -251,6 +285,7 @@ export const simulateCommand: Command = {
   options: {
     app: { type: 'string' },
     assembly: { type: 'string' },
+    synth: { type: 'boolean' },
     stack: { type: 'string', multiple: true },
     scenario: { type: 'string' },
     events: { type: 'string' },

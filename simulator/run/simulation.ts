@@ -35,6 +35,7 @@ import { FaultPlan, type FaultKind } from '../faults/fault-plan';
 import { readAssembly } from '../model/read-assembly';
 import { readSynthAnnotations, type SynthAnnotation } from '../model/synth-annotations';
 import { synthesize } from '../model/synthesize';
+import { synthesizeOrReuse } from '../model/assembly-cache';
 import type { FlowModel, ResourceKey } from '../model/flow-model';
 import { buildLocalFlow, type LocalFlow } from './build-flow';
 import { constructResourcePaths } from './construct-resources';
@@ -195,10 +196,18 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   let database: { endpoint: string; stop(): Promise<void> } | undefined;
   let flow: LocalFlow | undefined;
   try {
-    const assemblyDirectory =
-      options.assemblyDirectory !== undefined
-        ? path.resolve(options.cwd, options.assemblyDirectory)
-        : await synthesize({ app: options.app, cwd: options.cwd, outputDirectory: path.join(workDirectory, 'cdk.out') });
+    let assemblyDirectory: string;
+    if (options.assemblyDirectory !== undefined) {
+      assemblyDirectory = path.resolve(options.cwd, options.assemblyDirectory);
+    } else if (options.reuseAssembly === true) {
+      const source = await synthesizeOrReuse({ cwd: options.cwd, ...(options.app === undefined ? {} : { app: options.app }) });
+      options.onAssembly?.(source);
+      assemblyDirectory = source.directory;
+    } else {
+      const synthesizedAt = Date.now();
+      assemblyDirectory = await synthesize({ app: options.app, cwd: options.cwd, outputDirectory: path.join(workDirectory, 'cdk.out') });
+      options.onAssembly?.({ directory: assemblyDirectory, reused: false, synthesizedAt });
+    }
     const model: FlowModel = readAssembly(assemblyDirectory, { stacks: options.stacks });
     const synthAnnotations = readSynthAnnotations(assemblyDirectory, model.stackNames);
     if (model.eventSourceMappings.length === 0 || model.subscriptions.length === 0) {
