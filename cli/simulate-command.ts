@@ -247,19 +247,20 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   }
   if (result.violations.length === 0) return EXIT_CODE.OK;
   // one seed, one run: the same command replays this run, interleavings and faults included
-  io.stderr(`replay this run: ${replayCommand(parsed, result.seed)}\n`);
+  io.stderr(`replay this run: ${replayCommand(parsed, result.seed, dynamoDbEndpoint)}\n`);
   return EXIT_CODE.FAILURE;
 }
 
-/** The command line that replays a run: its options, with the seed and the concurrency spelled out. */
-export function replayCommand(parsed: ParsedArguments, seed: string): string {
-  const values: Record<string, unknown> = { ...parsed.values, seed, concurrency: text(parsed, 'concurrency') ?? String(SIMULATION_DEFAULTS.concurrency) };
+/** The command line that replays a run: its options, then the DynamoDB Local it used, the seed and the concurrency. */
+export function replayCommand(parsed: ParsedArguments, seed: string, endpoint?: string): string {
   const words = ['idempotent-event-flow', 'simulate'];
-  for (const [name, value] of Object.entries(values)) {
-    // the replay need not show the progress again
-    if (name === 'quiet' || value === undefined || value === false) continue;
+  for (const [name, value] of Object.entries(parsed.values)) {
+    // the replay need not show the progress again; the seed and the concurrency come last, always spelled out
+    if (name === 'quiet' || name === 'seed' || name === 'concurrency' || value === undefined || value === false) continue;
     for (const one of Array.isArray(value) ? value : [value]) words.push(one === true ? `--${name}` : `--${name} ${shellWord(String(one))}`);
   }
+  if (endpoint !== undefined) words.push(`--endpoint ${shellWord(endpoint)}`);
+  words.push(`--seed ${shellWord(seed)}`, `--concurrency ${text(parsed, 'concurrency') ?? String(SIMULATION_DEFAULTS.concurrency)}`);
   return words.join(' ');
 }
 
