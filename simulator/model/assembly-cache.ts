@@ -13,7 +13,7 @@ import * as path from 'node:path';
 import { createHash } from 'node:crypto';
 import { synthesize } from './synthesize';
 
-/** What {@link synthesizeOrReuse} did. */
+/** Where a run's cloud assembly came from: read again, or synthesized (by `synthesizeOrReuse`). */
 export interface AssemblySource {
   readonly directory: string;
   /** Whether an earlier synthesis was read again. */
