@@ -256,7 +256,7 @@ export function replayCommand(parsed: ParsedArguments, seed: string, endpoint?: 
   const words = ['idempotent-event-flow', 'simulate'];
   for (const [name, value] of Object.entries(parsed.values)) {
     // the replay need not show the progress again; the seed and the concurrency come last, always spelled out
-    if (name === 'quiet' || name === 'seed' || name === 'concurrency' || value === undefined || value === false) continue;
+    if (name === 'quiet' || name === 'seed' || name === 'concurrency' || name === 'endpoint' || name === 'dynamodb-endpoint' || value === undefined || value === false) continue;
     for (const one of Array.isArray(value) ? value : [value]) words.push(one === true ? `--${name}` : `--${name} ${shellWord(String(one))}`);
   }
   if (endpoint !== undefined) words.push(`--endpoint ${shellWord(endpoint)}`);
