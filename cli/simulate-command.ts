@@ -15,6 +15,7 @@ import { NoAppError } from '../simulator/model/synthesize';
 import { loadScenario, ScenarioError, scenarioProducers, type SimulationScenario } from '../simulator/run/scenario';
 import { UnknownFlowError } from '../simulator/run/producer-driver';
 import { runSimulation } from '../simulator/run/simulation';
+import type { AssemblySource } from '../simulator/model/assembly-cache';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
 import { writePrivateFile } from '../simulator/run/private-file';
 
@@ -32,6 +33,8 @@ What drives the flow (one of):
 The app:
   --app <command>              the app command, as for \`cdk synth --app\` (default: cdk.json's "app")
   --assembly <dir>             read this cloud assembly instead of synthesizing
+  --synth                      synthesize the app even when the assembly of an earlier run is newer than every
+                               source of the app (by default that assembly is read again: the first line says which)
   --stack <name>               only this stack: its name or construct path, e.g. Prod/Orders (repeatable); a stack
                                another selected stack refers to must be selected too
 
@@ -211,6 +214,8 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       cwd,
       app: text(parsed, 'app'),
       assemblyDirectory: text(parsed, 'assembly'),
+      reuseAssembly: parsed.values.synth !== true,
+      onAssembly: (source) => io.stderr(assemblyLine(source)),
       stacks: Array.isArray(stacks) ? (stacks as string[]) : undefined,
       scenario,
       ...options,
@@ -244,7 +249,37 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
         '(a probe is keyed by the IEF_SUBSCRIBER_NAME of the consumer, else the construct path of its subscription)',
     );
   }
-  return result.violations.length === 0 ? EXIT_CODE.OK : EXIT_CODE.FAILURE;
+  if (result.violations.length === 0) return EXIT_CODE.OK;
+  // one seed, one run: the same command replays this run, interleavings and faults included
+  io.stderr(`replay this run: ${replayCommand(parsed, result.seed, dynamoDbEndpoint)}\n`);
+  return EXIT_CODE.FAILURE;
+}
+
+/** The command line that replays a run: its options, then the DynamoDB Local it used, the seed and the concurrency. */
+export function replayCommand(parsed: ParsedArguments, seed: string, endpoint?: string): string {
+  const words = ['idempotent-event-flow', 'simulate'];
+  for (const [name, value] of Object.entries(parsed.values)) {
+    // the replay need not show the progress again; the seed and the concurrency come last, always spelled out
+    if (name === 'quiet' || name === 'seed' || name === 'concurrency' || name === 'endpoint' || name === 'dynamodb-endpoint' || value === undefined || value === false) continue;
+    for (const one of Array.isArray(value) ? value : [value]) words.push(one === true ? `--${name}` : `--${name} ${shellWord(String(one))}`);
+  }
+  if (endpoint !== undefined) words.push(`--endpoint ${shellWord(endpoint)}`);
+  words.push(`--seed ${shellWord(seed)}`, `--concurrency ${text(parsed, 'concurrency') ?? String(SIMULATION_DEFAULTS.concurrency)}`);
+  return words.join(' ');
+}
+
+function shellWord(word: string): string {
+  return /^[\w./:=@+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** The run's first line: which cloud assembly it reads, and why. */
+function assemblyLine(source: AssemblySource): string {
+  const at = new Date(source.synthesizedAt).toISOString();
+  if (source.reused) {
+    const newest = source.newestSource === undefined ? '' : ` (newest source: ${source.newestSource.file}, ${new Date(source.newestSource.modifiedAt).toISOString()})`;
+    return `reusing the cloud assembly synthesized at ${at} in ${source.directory}: it is newer than every source of the app${newest}; --synth synthesizes again\n`;
+  }
+  return `synthesized the app at ${at} into ${source.directory}\n`;
 }
 
 /** The `simulate` subcommand. */
@@ -255,6 +290,7 @@ export const simulateCommand: Command = {
   options: {
     app: { type: 'string' },
     assembly: { type: 'string' },
+    synth: { type: 'boolean' },
     stack: { type: 'string', multiple: true },
     scenario: { type: 'string' },
     events: { type: 'string' },

@@ -31,3 +31,5 @@ export { NothingToSimulateError, runSimulation, type IamReport, type RelayFigure
 export type { Violation, ViolationKind } from './check/invariants';
 export type { DeadLetterFinding } from './check/dead-letters';
 export { formatSummary } from './report/summary';
+export { historyMark, type HistoryKey, type HistoryOperation } from './check/history';
+export type { AssemblySource } from './model/assembly-cache';

@@ -56,7 +56,9 @@ export type ViolationKind =
   /** The templates break a rule AWS enforces at deploy (deploy-rules.ts). */
   | 'deploy-refused'
   /** The synth reported an error (an `aws:cdk:error` of the assembly): `cdk deploy` refuses the app. */
-  | 'synth-error';
+  | 'synth-error'
+  /** The history of a key shows two owners running its effect at once, or a lost response applied twice (history.ts). */
+  | 'history';
 
 /** A broken invariant. */
 export interface Violation {

@@ -8,6 +8,8 @@
 import { keepConnectionsOpen } from '../aws/keep-connections-open';
 import { listenOnLoopback, readBody } from '../aws/loopback-server';
 import type { TransactionConflicts } from '../aws/transaction-conflicts';
+import type { RequestScheduling, ScheduledRequest } from '../schedule/seeded-scheduler';
+import { createHash } from 'node:crypto';
 import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 
 /**
@@ -88,11 +90,25 @@ export interface DynamoDbProxyOptions {
    * @default no conflicts: DynamoDB Local serializes the requests
    */
   readonly transactionConflicts?: TransactionConflicts;
+  /**
+   * Holds each request until a seeded scheduler lets it be forwarded, and its reply until the scheduler lets it go
+   * (simulator/schedule/seeded-scheduler.ts): a request is ongoing, for transaction conflicts, from its forwarding to
+   * its reply. Requests are then numbered in the order they are forwarded, not in the order they arrive.
+   * @default each request is forwarded when it arrives and answered when DynamoDB Local answers
+   */
+  readonly scheduling?: RequestScheduling;
+  /**
+   * The simulation's clock: the `Date` header of every reply is set from it. DynamoDB Local dates its replies in real
+   * time, and the SDK corrects its clock by a reply's `Date` when an error reply is more than 5 minutes off, then
+   * retries the request: a retry that would depend on how fast this machine ran the simulated minutes.
+   * @default DynamoDB Local's own `Date`
+   */
+  readonly now?: () => number;
 }
 
 /** Starts a proxy in front of `targetEndpoint` (DynamoDB Local, e.g. `http://127.0.0.1:8000`). */
 export async function startDynamoDbProxy(targetEndpoint: string, options: DynamoDbProxyOptions = {}): Promise<DynamoDbProxy> {
-  const { authorize, transactionConflicts } = options;
+  const { authorize, transactionConflicts, scheduling, now } = options;
   const target = new URL(targetEndpoint);
   if (target.protocol !== 'http:') throw new Error(`the DynamoDB proxy forwards to an http:// endpoint only, got '${targetEndpoint}'`);
   // a new upstream connection per request: a pooled one that DynamoDB Local closed while idle would fail the next
@@ -100,15 +116,16 @@ export async function startDynamoDbProxy(targetEndpoint: string, options: Dynamo
   const upstreamAgent = new Agent({ keepAlive: false });
   let invocation: CurrentInvocation | undefined;
 
-  const forward = (incoming: IncomingMessage, body: Buffer): Promise<UpstreamReply> =>
+  const forward = (incoming: IncomingMessage, sent: Buffer): Promise<UpstreamReply> =>
     new Promise((resolve, reject) => {
+      const body = scheduling === undefined ? sent : withTokenInNamespace(sent, scheduling.tokenNamespace);
       const outgoing = httpRequest(
         {
           host: target.hostname,
           port: target.port,
           method: incoming.method,
           path: incoming.url,
-          headers: withoutHopByHop(incoming.headers),
+          headers: { ...withoutHopByHop(incoming.headers), 'content-length': String(body.length) },
           agent: upstreamAgent,
         },
         (reply) => {
@@ -119,46 +136,82 @@ export async function startDynamoDbProxy(targetEndpoint: string, options: Dynamo
       outgoing.end(body);
     });
 
-  /** Forwards the request, unless it conflicts: then DynamoDB's refusal is the reply, and nothing was applied. */
-  const forwardUnlessConflicting = async (incoming: IncomingMessage, operation: string, body: Buffer): Promise<{ reply: UpstreamReply; forwarded: boolean }> => {
+  /**
+   * Forwards the request, unless it conflicts: then DynamoDB's refusal is the reply, and nothing was applied. Under a
+   * scheduler the request stays ongoing (holding its items) until its reply turn.
+   */
+  const forwardUnlessConflicting = async (
+    incoming: IncomingMessage,
+    operation: string,
+    body: Buffer,
+    scheduled: ScheduledRequest | undefined,
+  ): Promise<{ reply: UpstreamReply; forwarded: boolean }> => {
     const admission = await transactionConflicts?.admit(operation, body);
-    if (admission?.admitted === false) return { reply: admission.reply, forwarded: false };
+    if (admission?.admitted === false) {
+      await scheduled?.replyTurn();
+      return { reply: admission.reply, forwarded: false };
+    }
     try {
-      return { reply: await forward(incoming, body), forwarded: true };
+      const upstream = await forward(incoming, body);
+      await scheduled?.replyTurn();
+      return { reply: upstream, forwarded: true };
     } finally {
       admission?.release();
     }
   };
 
+  /** Answers the client, at the scheduler's turn when there is one. */
+  const answer = async (scheduled: ScheduledRequest | undefined, send: () => void): Promise<void> => {
+    await scheduled?.replyTurn();
+    send();
+    scheduled?.answered();
+  };
+
   const handle = async (incoming: IncomingMessage, response: ServerResponse): Promise<void> => {
     const body = await readBody(incoming);
+    // the replies made here (denied, throttled) carry the simulation's date too
+    if (now !== undefined) response.setHeader('date', new Date(now()).toUTCString());
     const current = invocation;
     const operation = operationOf(incoming.headers);
+    const scheduled = scheduling?.arrive(operation, body);
+    // a request the scheduler never lets go (the environment was disposed) ends with the connection
+    if (scheduled !== undefined) response.once('close', () => scheduled.ended());
+    await scheduled?.forwardTurn;
     const denied = authorize === undefined ? undefined : await authorize({ operation, body });
-    if (current === undefined) return denied === undefined ? reply(response, (await forwardUnlessConflicting(incoming, operation, body)).reply) : accessDenied(response, denied);
+    if (current === undefined) {
+      if (denied !== undefined) return answer(scheduled, () => accessDenied(response, denied));
+      const { reply: upstream } = await forwardUnlessConflicting(incoming, operation, body, scheduled);
+      reply(response, upstream, now);
+      return scheduled?.answered();
+    }
     // the process died at an earlier request of this invocation: nothing it still sends goes anywhere
-    if (current.crashed) return;
+    if (current.crashed) return scheduled?.ended();
     current.requests += 1;
-    if (denied !== undefined) return accessDenied(response, denied);
+    if (denied !== undefined) return answer(scheduled, () => accessDenied(response, denied));
     const request: ProxiedRequest = { operation, index: current.requests, body };
     const fault = current.decide(request);
     switch (fault) {
-      case 'none':
-        return reply(response, (await forwardUnlessConflicting(incoming, operation, body)).reply);
+      case 'none': {
+        const { reply: upstream } = await forwardUnlessConflicting(incoming, operation, body, scheduled);
+        reply(response, upstream, now);
+        return scheduled?.answered();
+      }
       case 'throttle':
-        return throttle(response);
+        return answer(scheduled, () => throttle(response));
       case 'lose-response':
-        await forwardUnlessConflicting(incoming, operation, body);
+        await forwardUnlessConflicting(incoming, operation, body, scheduled);
         // DynamoDB has answered (and applied the request, unless it refused it with a conflict); the client never learns it
         incoming.socket.destroy();
-        return;
+        return scheduled?.answered();
       case 'crash-before':
         current.crashed = true;
+        scheduled?.ended();
         current.onCrash({ atRequest: request.index, afterCommit: false });
         return;
       case 'crash-after': {
-        const { forwarded } = await forwardUnlessConflicting(incoming, operation, body);
+        const { forwarded } = await forwardUnlessConflicting(incoming, operation, body, undefined);
         current.crashed = true;
+        scheduled?.ended();
         current.onCrash({ atRequest: request.index, afterCommit: forwarded });
         return;
       }
@@ -202,13 +255,28 @@ function operationOf(headers: IncomingHttpHeaders): string {
   return target.slice(target.lastIndexOf('.') + 1);
 }
 
+/** The body with its `ClientRequestToken` (if any) replaced by a hash of it and `namespace`, 36 characters as the API allows. */
+function withTokenInNamespace(body: Buffer, namespace: string): Buffer {
+  const text = body.toString('utf8');
+  if (!text.includes('"ClientRequestToken"')) return body;
+  try {
+    const parsed = JSON.parse(text) as { ClientRequestToken?: unknown };
+    if (typeof parsed.ClientRequestToken !== 'string') return body;
+    parsed.ClientRequestToken = createHash('sha256').update(`${namespace}|${parsed.ClientRequestToken}`).digest('hex').slice(0, 36);
+    return Buffer.from(JSON.stringify(parsed));
+  } catch {
+    return body;
+  }
+}
+
 function withoutHopByHop(headers: IncomingHttpHeaders): IncomingHttpHeaders {
   return Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP_HEADERS.has(name.toLowerCase())));
 }
 
-function reply(response: ServerResponse, upstream: UpstreamReply): void {
+function reply(response: ServerResponse, upstream: UpstreamReply, now?: () => number): void {
   const headers = withoutHopByHop(upstream.headers);
   headers['content-length'] = String(upstream.body.length);
+  if (now !== undefined) headers.date = new Date(now()).toUTCString();
   response.writeHead(upstream.status, headers);
   response.end(upstream.body);
 }

@@ -13,14 +13,18 @@ import type { FunctionModel } from '../model/flow-model';
 import type { InvocationOutcome } from '../run/observer';
 import { lambdaEnvironmentVariables } from './environment-variables';
 import { lambdaContextData, newLogStreamName, type LambdaFunctionIdentity } from './lambda-context';
+import type { ScheduledEnvironment } from '../schedule/seeded-scheduler';
 import { WORKER_BOOTSTRAP_SOURCE } from './worker-bootstrap';
-import type { InvokeMessage, ReportedError, WorkerData, WorkerMessage } from './worker-protocol';
+import type { FireTimerMessage, InvokeMessage, ReportedError, WorkerData, WorkerMessage } from './worker-protocol';
 
 /**
  * How long loading the handler may take, in real time: Lambda's init phase limit
  * (https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html#runtimes-lifecycle-ib).
  */
 export const INIT_TIMEOUT_SECONDS = 10;
+
+/** Under a scheduler, how many times the function's timeout an invocation may run in real time before it is stopped. */
+const SCHEDULED_REAL_TIMEOUT_FACTOR = 20;
 
 /** What an environment is started with. */
 export interface ExecutionEnvironmentOptions {
@@ -45,6 +49,12 @@ export interface ExecutionEnvironmentOptions {
   readonly transactionConflicts?: TransactionConflicts;
   /** The environment's `AWS_ACCESS_KEY_ID`: names the function to the simulator's SQS endpoint. @default a shared dummy key */
   readonly accessKeyId?: string;
+  /**
+   * The run's seeded scheduler decides when this environment's DynamoDB requests go and its timers fire, and `seed`
+   * seeds its `Math.random` and `crypto.randomUUID` (simulator/schedule/seeded-scheduler.ts).
+   * @default requests go when they arrive, real timers, the worker's own randomness
+   */
+  readonly scheduling?: { readonly environment: ScheduledEnvironment; readonly seed: number };
 }
 
 type InitResult = { readonly ok: true } | ({ readonly ok: false } & ReportedError) | { readonly ok: false; readonly timedOut: true };
@@ -59,7 +69,12 @@ interface RunningInvocation {
 export class ExecutionEnvironment {
   /** Starts the proxy and the worker; the handler loads in the background (the first invocation waits for it). */
   public static async start(options: ExecutionEnvironmentOptions): Promise<ExecutionEnvironment> {
-    const proxy = await startDynamoDbProxy(options.dynamoDbEndpoint, { authorize: options.authorizeDynamoDb, transactionConflicts: options.transactionConflicts });
+    const proxy = await startDynamoDbProxy(options.dynamoDbEndpoint, {
+      authorize: options.authorizeDynamoDb,
+      transactionConflicts: options.transactionConflicts,
+      now: () => options.clock.now(),
+      ...(options.scheduling === undefined ? {} : { scheduling: options.scheduling.environment }),
+    });
     return new ExecutionEnvironment(options, proxy);
   }
 
@@ -79,7 +94,12 @@ export class ExecutionEnvironment {
     this.initialized = new Promise<InitResult>((resolve) => {
       this.resolveInit = resolve;
     });
-    const workerData: WorkerData = { clockBuffer: options.clock.buffer, taskRoot: options.fn.assetDirectory, handler: options.fn.handler };
+    const workerData: WorkerData = {
+      clockBuffer: options.clock.buffer,
+      taskRoot: options.fn.assetDirectory,
+      handler: options.fn.handler,
+      ...(options.scheduling === undefined ? {} : { replay: { seed: options.scheduling.seed } }),
+    };
     this.worker = new Worker(WORKER_BOOTSTRAP_SOURCE, {
       eval: true,
       workerData,
@@ -105,6 +125,13 @@ export class ExecutionEnvironment {
     createInterface({ input: this.worker.stdout, crlfDelay: Infinity }).on('line', (line) => options.onOutput(line, 'stdout'));
     createInterface({ input: this.worker.stderr, crlfDelay: Infinity }).on('line', (line) => options.onOutput(line, 'stderr'));
     this.worker.on('message', (message: WorkerMessage) => this.onMessage(message));
+    options.scheduling?.environment.attach(
+      {
+        fireTimer: () => this.worker.postMessage({ type: 'fire-timer' } satisfies FireTimerMessage),
+        timeOut: () => this.current?.finish({ kind: 'timed-out', timeoutSeconds: options.identity.timeoutSeconds }, false),
+      },
+      options.identity.timeoutSeconds * 1000,
+    );
     this.worker.on('error', (error) => this.onRuntimeDeath({ errorName: error.name, errorMessage: error.message }));
     this.worker.on('exit', (code) => {
       if (this.disposal === undefined) this.onRuntimeDeath({ errorName: 'Runtime.ExitError', errorMessage: `Runtime exited with error: exit status ${code}` });
@@ -118,9 +145,18 @@ export class ExecutionEnvironment {
 
   /**
    * Runs one invocation: waits for the handler to load (a cold start), sends the event, and resolves with what became of
-   * it. `decide` picks the fault of each DynamoDB request the invocation makes.
+   * it. `decide` picks the fault of each DynamoDB request the invocation makes. `began` is called once the invocation
+   * was sent to the worker, or once it is known that it will not be.
    */
-  public async invoke(event: unknown, decide: (request: ProxiedRequest) => RequestFault): Promise<InvocationOutcome> {
+  public async invoke(event: unknown, decide: (request: ProxiedRequest) => RequestFault, began?: () => void): Promise<InvocationOutcome> {
+    try {
+      return await this.invokeOnce(event, decide, began);
+    } finally {
+      began?.();
+    }
+  }
+
+  private async invokeOnce(event: unknown, decide: (request: ProxiedRequest) => RequestFault, began: (() => void) | undefined): Promise<InvocationOutcome> {
     if (!this.alive) throw new Error(`the execution environment of function ${this.options.fn.key} was disposed; it cannot be invoked`);
     if (this.current !== undefined) throw new Error(`the execution environment of function ${this.options.fn.key} is already running an invocation`);
     const init = await this.initOrTimeOut();
@@ -135,7 +171,10 @@ export class ExecutionEnvironment {
     const { timeoutSeconds } = this.options.identity;
     return new Promise<InvocationOutcome>((resolve) => {
       let settled = false;
-      const timer = setTimeout(() => invocation.finish({ kind: 'timed-out', timeoutSeconds }, false), timeoutSeconds * 1000);
+      // under a scheduler the invocation times out in virtual time (its next timer is due after the timeout, or it
+      // waits for nothing); real time then only stops a runaway handler, with a wide margin for a loaded machine
+      const realTimeoutMs = timeoutSeconds * 1000 * (this.options.scheduling === undefined ? 1 : SCHEDULED_REAL_TIMEOUT_FACTOR);
+      const timer = setTimeout(() => invocation.finish({ kind: 'timed-out', timeoutSeconds }, false), realTimeoutMs);
       const invocation: RunningInvocation = {
         invocationId,
         finish: (outcome, keepWarm) => {
@@ -143,6 +182,7 @@ export class ExecutionEnvironment {
           settled = true;
           clearTimeout(timer);
           this.current = undefined;
+          this.options.scheduling?.environment.invocationEnded();
           if (keepWarm) {
             this.proxy.endInvocation();
             resolve(outcome);
@@ -155,7 +195,14 @@ export class ExecutionEnvironment {
       this.current = invocation;
       this.proxy.beginInvocation(decide, (crash) => invocation.finish({ kind: 'crashed', atRequest: crash.atRequest, afterCommit: crash.afterCommit }, false));
       const message: InvokeMessage = { type: 'invoke', invocationId, event, context: lambdaContextData(this.options.identity, this.logStreamName, Date.now()) };
-      this.worker.postMessage(message);
+      const scheduled = this.options.scheduling?.environment;
+      const send = (): void => {
+        scheduled?.invocationBegan();
+        this.worker.postMessage(message);
+      };
+      if (scheduled === undefined) send();
+      else scheduled.requestStart(send);
+      began?.();
     });
   }
 
@@ -164,6 +211,7 @@ export class ExecutionEnvironment {
     if (this.disposal === undefined) {
       this.disposal = (async () => {
         this.resolveInit({ ok: false, errorName: 'Runtime.ExitError', errorMessage: 'the execution environment was disposed' });
+        this.options.scheduling?.environment.disposed();
         await this.worker.terminate();
         await this.proxy.stop();
       })();
@@ -194,6 +242,8 @@ export class ExecutionEnvironment {
         return;
       case 'fatal':
         return this.onRuntimeDeath(message);
+      case 'quiet':
+        return this.options.scheduling?.environment.quiet(message);
     }
   }
 

@@ -21,6 +21,7 @@ import type { AuthorizeDynamoDbRequest, ProxiedRequest, RequestFault } from '../
 import type { FaultKind } from '../faults/fault-plan';
 import type { FunctionModel } from '../model/flow-model';
 import type { InvocationOutcome, SimulationObserver } from '../run/observer';
+import type { SeededScheduler, StartHold } from '../schedule/seeded-scheduler';
 import { startBlockedEndpoint, type BlockedEndpoint } from './blocked-endpoint';
 import { ExecutionEnvironment } from './execution-environment';
 import type { LambdaFunctionIdentity } from './lambda-context';
@@ -66,6 +67,12 @@ export interface FunctionRunnerOptions {
    * endpoint can tell which function and invocation sent a message. @default sends are not attributed
    */
   readonly sqsSenders?: SqsSenders;
+  /**
+   * The run's seeded scheduler: it decides when each environment's DynamoDB requests go and its timers fire, and
+   * seeds each worker's randomness, so that one seed replays one run at any concurrency (give every runner of a run
+   * the same one). @default requests go when they arrive (a concurrent run is not replayable)
+   */
+  readonly scheduler?: SeededScheduler;
 }
 
 /** The envelope ids of an SQS event's records (none for any other event, e.g. a producer command). */
@@ -103,6 +110,8 @@ const MAX_FUNCTION_NAME_LENGTH = 64;
 interface Waiter {
   resolve(environment: ExecutionEnvironment): void;
   reject(error: Error): void;
+  /** The scheduler waits for this invocation again once it has an environment. */
+  readonly start?: StartHold;
 }
 
 /** Runs invocations of one function in a pool of execution environments. */
@@ -149,12 +158,19 @@ export class FunctionRunner {
   public async invoke(event: unknown, invocationKey: string, onOutput?: (line: string, stream: 'stdout' | 'stderr') => void): Promise<InvocationOutcome> {
     if (this.stopped) throw new Error(`function ${this.options.fn.key} was stopped; it cannot be invoked`);
     this.invocations += 1;
-    const environment = await this.acquire();
+    const start = this.options.scheduler?.holdStart();
+    let environment: ExecutionEnvironment;
+    try {
+      environment = await this.acquire(start);
+    } catch (error) {
+      start?.release();
+      throw error;
+    }
     if (onOutput !== undefined) this.outputListeners.set(environment, onOutput);
     const sender = this.senders.get(environment);
     sender?.begin({ invocation: `${this.options.fn.key}#${this.invocations}`, eventIds: recordEventIds(event) });
     try {
-      const outcome = await environment.invoke(event, this.decider(invocationKey));
+      const outcome = await environment.invoke(event, this.decider(invocationKey), () => start?.release());
       if (outcome.kind === 'crashed') this.crashes += 1;
       return outcome;
     } finally {
@@ -189,13 +205,15 @@ export class FunctionRunner {
     };
   }
 
-  private async acquire(): Promise<ExecutionEnvironment> {
+  private async acquire(start: StartHold | undefined): Promise<ExecutionEnvironment> {
     for (let warm = this.idle.pop(); warm !== undefined; warm = this.idle.pop()) {
       if (warm.alive) return warm;
       this.forget(warm);
     }
     if (this.environmentCount < this.options.maxEnvironments) return this.startEnvironment();
-    return new Promise<ExecutionEnvironment>((resolve, reject) => this.waiting.push({ resolve, reject }));
+    // waiting for another invocation to end: the scheduler must not wait for this one meanwhile
+    start?.release();
+    return new Promise<ExecutionEnvironment>((resolve, reject) => this.waiting.push({ resolve, reject, ...(start === undefined ? {} : { start }) }));
   }
 
   private release(environment: ExecutionEnvironment): void {
@@ -204,8 +222,10 @@ export class FunctionRunner {
       return;
     }
     const next = this.waiting.shift();
-    if (next !== undefined) next.resolve(environment);
-    else this.idle.push(environment);
+    if (next !== undefined) {
+      next.start?.hold();
+      next.resolve(environment);
+    } else this.idle.push(environment);
   }
 
   /** A disposed environment leaves the pool; a waiting invocation gets a new one in its place. */
@@ -216,12 +236,16 @@ export class FunctionRunner {
     void environment.dispose();
     if (this.stopped) return;
     const next = this.waiting.shift();
-    if (next !== undefined) this.startEnvironment().then(next.resolve, next.reject);
+    if (next !== undefined) {
+      next.start?.hold();
+      this.startEnvironment().then(next.resolve, next.reject);
+    }
   }
 
   private async startEnvironment(): Promise<ExecutionEnvironment> {
     this.environmentCount += 1;
     this.coldStarts += 1;
+    const environmentNumber = this.coldStarts;
     const { fn, observer } = this.options;
     try {
       if (this.stopped) throw new Error(`function ${fn.key} was stopped; no environment is started`);
@@ -229,6 +253,8 @@ export class FunctionRunner {
       // assigned once started; the worker writes nothing before its first event-loop turn, which comes after that
       let started: ExecutionEnvironment | undefined;
       const sender = this.options.sqsSenders?.register(fn.key, shownName(fn));
+      const { scheduler } = this.options;
+      const scheduling = scheduler === undefined ? undefined : { environment: scheduler.environment(`${fn.key}#${environmentNumber}`), seed: scheduler.workerSeed(fn.key, environmentNumber) };
       const environment = await ExecutionEnvironment.start({
         fn,
         identity: this.identity,
@@ -244,6 +270,7 @@ export class FunctionRunner {
         ...(this.options.authorizeDynamoDb === undefined ? {} : { authorizeDynamoDb: this.options.authorizeDynamoDb }),
         ...(this.options.transactionConflicts === undefined ? {} : { transactionConflicts: this.options.transactionConflicts }),
         ...(this.options.accessKeyId === undefined ? {} : { accessKeyId: this.options.accessKeyId }),
+        ...(scheduling === undefined ? {} : { scheduling }),
       });
       started = environment;
       if (this.stopped) {

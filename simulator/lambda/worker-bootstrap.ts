@@ -32,6 +32,8 @@ const fs = require('node:fs');
 const path = require('node:path');
 const { pathToFileURL } = require('node:url');
 const { createRequire } = require('node:module');
+// node's own modules, for the replayable worker below (the global require is deleted next)
+const requireBuiltin = require;
 // an eval'd worker gets the CommonJS wrapper's names as globals; a Lambda function's ES modules do not see them
 for (const name of ['require', 'module', 'exports', '__filename', '__dirname']) delete globalThis[name];
 
@@ -56,6 +58,146 @@ for (const name of ['parse', 'UTC']) {
 Object.defineProperty(VirtualDate, 'now', { value: virtualNow, writable: true, configurable: true, enumerable: false });
 Object.defineProperty(RealDate.prototype, 'constructor', { value: VirtualDate, writable: true, configurable: true, enumerable: false });
 Object.defineProperty(globalThis, 'Date', { value: VirtualDate, writable: true, configurable: true, enumerable: false });
+
+// 1b. a replayable worker (workerData.replay, set when the run's seeded scheduler decides the interleaving; see
+// simulator/schedule/seeded-scheduler.ts): Math.random and crypto.randomUUID draw from the seed, timers are virtual
+// (they fire, earliest first, when the scheduler says so: only while the worker has no HTTP request outstanding), and
+// the worker tells the parent each time it has gone quiet, with what it has sent and received so far
+const replay = workerData.replay;
+let reportQuiet = () => undefined;
+if (replay !== undefined) {
+  let state = replay.seed >>> 0;
+  const seededRandom = function random() {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  Object.defineProperty(Math, 'random', { value: seededRandom, writable: true, configurable: true, enumerable: false });
+  const hex = (count) => Array.from({ length: count }, () => Math.floor(seededRandom() * 16).toString(16)).join('');
+  const seededUuid = function randomUUID() {
+    return hex(8) + '-' + hex(4) + '-4' + hex(3) + '-' + '89ab'[Math.floor(seededRandom() * 4)] + hex(3) + '-' + hex(12);
+  };
+  const nodeCrypto = requireBuiltin('node:crypto');
+  nodeCrypto.randomUUID = seededUuid;
+  if (globalThis.crypto !== undefined) {
+    try { Object.defineProperty(globalThis.crypto, 'randomUUID', { value: seededUuid, writable: true, configurable: true }); } catch {}
+  }
+
+  // virtual timers: [due ms, sequence] orders them; a timer of the invocation fires only when the scheduler says
+  const realSetImmediate = globalThis.setImmediate;
+  const timers = new Map();
+  let timerSequence = 0;
+  let virtualNow = 0;
+  let fired = 0;
+  class VirtualTimeout {
+    constructor(id) { this.id = id; }
+    ref() { return this; }
+    unref() { return this; }
+    hasRef() { return true; }
+    refresh() { const timer = timers.get(this.id); if (timer) timer.due = virtualNow + timer.delay; return this; }
+    close() { timers.delete(this.id); return this; }
+    [Symbol.toPrimitive]() { return this.id; }
+  }
+  const addTimer = (callback, delay, args, repeat) => {
+    if (typeof callback !== 'function') throw new TypeError('The "callback" argument must be of type function');
+    const ms = Number.isFinite(Number(delay)) && Number(delay) > 1 ? Number(delay) : 1;
+    const id = ++timerSequence;
+    timers.set(id, { id, due: virtualNow + ms, delay: ms, callback, args, repeat });
+    reportQuiet();
+    return new VirtualTimeout(id);
+  };
+  const clearTimer = (timer) => {
+    if (timer === undefined || timer === null) return;
+    if (timers.delete(typeof timer === 'object' ? timer.id : Number(timer))) reportQuiet();
+  };
+  const virtualSetTimeout = function setTimeout(callback, delay, ...args) { return addTimer(callback, delay, args, false); };
+  const virtualSetInterval = function setInterval(callback, delay, ...args) { return addTimer(callback, delay, args, true); };
+  virtualSetTimeout[requireBuiltin('node:util').promisify.custom] = (delay, value) => new Promise((resolve) => addTimer(resolve, delay, [value], false));
+  const timersModule = requireBuiltin('node:timers');
+  for (const [name, value] of [['setTimeout', virtualSetTimeout], ['setInterval', virtualSetInterval], ['clearTimeout', clearTimer], ['clearInterval', clearTimer]]) {
+    globalThis[name] = value;
+    timersModule[name] = value;
+  }
+  const timersPromises = requireBuiltin('node:timers/promises');
+  timersPromises.setTimeout = (delay, value) => new Promise((resolve) => addTimer(resolve, delay, [value], false));
+  requireBuiltin('node:module').syncBuiltinESMExports();
+  const nextTimer = () => {
+    let next;
+    for (const timer of timers.values()) if (next === undefined || timer.due < next.due || (timer.due === next.due && timer.id < next.id)) next = timer;
+    return next;
+  };
+
+  // HTTP requests: started, and finished (answered, failed or closed), to DynamoDB (the proxy) and in all
+  const dynamoDbPort = new URL(process.env.AWS_ENDPOINT_URL_DYNAMODB).port;
+  const counts = { dynamoDbStarted: 0, dynamoDbFinished: 0, started: 0, finished: 0 };
+  for (const moduleName of ['node:http', 'node:https']) {
+    const httpModule = requireBuiltin(moduleName);
+    const realRequest = httpModule.request;
+    const counted = (request) => {
+      const host = String(request.getHeader('host') ?? '');
+      const toDynamoDb = host.endsWith(':' + dynamoDbPort);
+      counts.started += 1;
+      if (toDynamoDb) counts.dynamoDbStarted += 1;
+      reportQuiet();
+      request.once('close', () => {
+        counts.finished += 1;
+        if (toDynamoDb) counts.dynamoDbFinished += 1;
+        reportQuiet();
+      });
+      return request;
+    };
+    httpModule.request = function request(...args) { return counted(realRequest.apply(this, args)); };
+    httpModule.get = function get(...args) { const request = httpModule.request(...args); request.end(); return request; };
+  }
+  requireBuiltin('node:module').syncBuiltinESMExports();
+
+  // quiet: no pending work but HTTP replies and virtual timers (requests being connected, written, looked up, files
+  // being read are pending work); checked after every event loop turn that may have followed a wake-up
+  const PENDING = new Set(['FSReqCallback', 'FSReqPromise', 'FileHandleCloseReq', 'TCPConnectWrap', 'GetAddrInfoReqWrap', 'WriteWrap', 'ShutdownWrap', 'Immediate', 'PipeConnectWrap']);
+  // quiet once QUIET_TURNS event-loop turns in a row found no pending work and no change of the counts or timers: a
+  // response's body, the SDK's deserialization and the handler's continuation all run within a few turns
+  const QUIET_TURNS = 8;
+  let checking = false;
+  let quietTurns = 0;
+  let lastState = '';
+  const stateOf = () => JSON.stringify([counts, fired, timers.size, invocations, posting]);
+  const check = () => {
+    const pending = process.getActiveResourcesInfo().some((resource) => PENDING.has(resource)) || posting > 0;
+    const state = stateOf();
+    quietTurns = pending || state !== lastState ? 0 : quietTurns + 1;
+    lastState = state;
+    if (quietTurns < QUIET_TURNS) return realSetImmediate(check);
+    checking = false;
+    const next = nextTimer();
+    parentPort.postMessage({ type: 'quiet', invocations, ...counts, timersFired: fired, timers: timers.size, nextTimerDue: next === undefined ? -1 : next.due - invocationStartedAt });
+  };
+  let invocationStartedAt = 0;
+  let invocations = 0;
+  reportQuiet = () => {
+    quietTurns = 0;
+    if (checking) return;
+    checking = true;
+    lastState = '';
+    realSetImmediate(check);
+  };
+  globalThis.__simulatorReplay = {
+    invocationStarted() { invocationStartedAt = virtualNow; invocations += 1; },
+    fireTimer() {
+      const timer = nextTimer();
+      fired += 1;
+      if (timer !== undefined) {
+        virtualNow = Math.max(virtualNow, timer.due);
+        if (timer.repeat) timer.due = virtualNow + timer.delay;
+        else timers.delete(timer.id);
+        try { timer.callback(...timer.args); } finally { reportQuiet(); }
+      } else {
+        reportQuiet();
+      }
+    },
+  };
+}
 
 // errors as the runtime reports them
 function runtimeError(name, message) {
@@ -138,8 +280,14 @@ async function loadHandler(taskRoot, fullHandler) {
 function flushOutput() {
   return Promise.all([process.stdout, process.stderr].map((stream) => new Promise((resolve) => stream.write('', () => resolve()))));
 }
+// replies on their way to the parent: a replayable worker is not quiet until they are posted
+let posting = 0;
 function postAfterOutput(message) {
-  flushOutput().then(() => parentPort.postMessage(message));
+  posting += 1;
+  flushOutput().then(() => {
+    posting -= 1;
+    parentPort.postMessage(message);
+  });
 }
 
 // 4. what would make the runtime exit
@@ -192,7 +340,13 @@ function invoke(message) {
 }
 
 parentPort.on('message', (message) => {
-  if (message && message.type === 'invoke') invoke(message);
+  if (message && message.type === 'invoke') {
+    if (replay !== undefined) globalThis.__simulatorReplay.invocationStarted();
+    invoke(message);
+    reportQuiet();
+  } else if (message && message.type === 'fire-timer' && replay !== undefined) {
+    globalThis.__simulatorReplay.fireTimer();
+  }
 });
 loadHandler(workerData.taskRoot, workerData.handler).then(
   (loaded) => {

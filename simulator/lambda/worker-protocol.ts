@@ -12,6 +12,35 @@ export interface WorkerData {
   readonly taskRoot: string;
   /** `Handler`, e.g. `index.handler` or `dist/app.handler`. */
   readonly handler: string;
+  /**
+   * Set when a seeded scheduler decides the run's interleaving: the worker's `Math.random` and `crypto.randomUUID`
+   * draw from `seed`, its timers are virtual, and it reports each time it goes quiet ({@link QuietReport}).
+   * @default the worker's own randomness and real timers
+   */
+  readonly replay?: { readonly seed: number };
+}
+
+/**
+ * Worker → parent, in a replayable worker: the worker has no pending work but HTTP replies and virtual timers. The
+ * counts say what it has sent and seen finish so far, so the parent can tell a fresh report from one sent before its
+ * latest reply arrived.
+ */
+export interface QuietReport {
+  readonly type: 'quiet';
+  /** Invoke messages received so far. */
+  readonly invocations: number;
+  /** HTTP requests started, in all and to the DynamoDB proxy. */
+  readonly started: number;
+  readonly dynamoDbStarted: number;
+  /** HTTP requests finished (answered, failed or closed), in all and to the DynamoDB proxy. */
+  readonly finished: number;
+  readonly dynamoDbFinished: number;
+  /** Virtual timers fired so far (each `fire-timer` message fires one, or none when there is none). */
+  readonly timersFired: number;
+  /** Virtual timers pending. */
+  readonly timers: number;
+  /** When the earliest pending timer is due, in ms of virtual time since the invocation began; -1 when none is. */
+  readonly nextTimerDue: number;
 }
 
 /** An error as the runtime reports it. */
@@ -28,6 +57,11 @@ export interface InvokeMessage {
   readonly context: LambdaContextData;
 }
 
+/** Parent → replayable worker: fire the earliest virtual timer. */
+export interface FireTimerMessage {
+  readonly type: 'fire-timer';
+}
+
 /** Worker → parent. */
 export type WorkerMessage =
   /** The handler loaded (the init phase ended). */
@@ -39,4 +73,6 @@ export type WorkerMessage =
   /** The handler threw, rejected, or called back with an error. */
   | ({ readonly type: 'threw'; readonly invocationId: number } & ReportedError)
   /** An uncaught exception or unhandled rejection: the runtime process would exit. */
-  | ({ readonly type: 'fatal' } & ReportedError);
+  | ({ readonly type: 'fatal' } & ReportedError)
+  /** A replayable worker went quiet. */
+  | QuietReport;

@@ -17,6 +17,7 @@ import type { FaultPlan } from '../faults/fault-plan';
 import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
 import { SimulatedEventSourceMapping } from '../lambda/event-source-mapping';
 import { FunctionRunner } from '../lambda/function-runner';
+import type { SeededScheduler } from '../schedule/seeded-scheduler';
 import { resolveEnvironment } from '../model/intrinsics';
 import type { EventSourceMappingModel, FlowModel, FunctionModel, QueueModel, ResourceKey, SubscriptionModel } from '../model/flow-model';
 import { compilePipeFilterCriteria } from '../patterns/event-pattern';
@@ -83,6 +84,8 @@ export interface LocalFlowDependencies {
   readonly policyEngine?: PolicyEngine;
   /** Picks the fault of each DynamoDB request of a function. */
   readonly decideFault: (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest) => RequestFault;
+  /** Decides the order of every function's DynamoDB requests and timers (a replayable run). @default none: they go as they come */
+  readonly scheduler?: SeededScheduler;
 }
 
 const SUBSCRIBER_NAME_VARIABLE = 'IEF_SUBSCRIBER_NAME';
@@ -243,6 +246,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
           decideFault: (invocationKey, request) => deps.decideFault(functionKey, invocationKey, request),
           transactionConflicts,
           sqsSenders: senders,
+          ...(deps.scheduler === undefined ? {} : { scheduler: deps.scheduler }),
           ...(access === undefined ? {} : { authorizeDynamoDb: access.dynamoDbCheck(functionKey), accessKeyId: access.accessKeyIdOf(functionKey) }),
         });
         runners.set(functionKey, runner);

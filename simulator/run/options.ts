@@ -1,5 +1,6 @@
 /** The options of a simulation run, their defaults and their validation (errors name the option, the bound and the value). */
 import type { FaultRates } from '../faults/fault-plan';
+import type { AssemblySource } from '../model/assembly-cache';
 import type { SimulationScenario } from './scenario';
 
 /** An event a user supplies (`--events <file.json>`): appended to the outbox as a producer would. */
@@ -38,6 +39,14 @@ export interface SimulationOptions {
   readonly app?: string;
   /** A cloud assembly directory to read instead of synthesizing. @default synthesize the app */
   readonly assemblyDirectory?: string;
+  /**
+   * Without `assemblyDirectory`: read the assembly a run synthesized before when it is newer than every source of the
+   * app (simulator/model/assembly-cache.ts), else synthesize it there. `false` synthesizes into the run's temporary
+   * directory every time. @default false
+   */
+  readonly reuseAssembly?: boolean;
+  /** Told where the assembly came from, before the run starts. @default ignored */
+  readonly onAssembly?: (source: AssemblySource) => void;
   /** Only these stacks. @default every stack of the assembly */
   readonly stacks?: readonly string[];
   /** What to drive and how to count effects. @default none: then `events` must be given */

@@ -21,6 +21,7 @@ import { checkAccess } from '../check/access';
 import type { IamFigures } from '../iam/access-control';
 import { startOperatorClient } from '../iam/operator-access';
 import { HOW_TO_INSTALL_POLICY_ENGINE, loadPolicyEngine } from '../iam/policy-engine';
+import { checkHistory, HistoryRecorder } from '../check/history';
 import { checkDeliveries, checkEffects, checkRelayed, checkSettled, checkTracked, type Violation } from '../check/invariants';
 import { checkProducerFailures } from '../check/producer-failures';
 import { checkDeployRules } from '../check/deploy-rules';
@@ -34,6 +35,7 @@ import { FaultPlan, type FaultKind } from '../faults/fault-plan';
 import { readAssembly } from '../model/read-assembly';
 import { readSynthAnnotations, type SynthAnnotation } from '../model/synth-annotations';
 import { synthesize } from '../model/synthesize';
+import { synthesizeOrReuse } from '../model/assembly-cache';
 import type { FlowModel, ResourceKey } from '../model/flow-model';
 import { buildLocalFlow, type LocalFlow } from './build-flow';
 import { constructResourcePaths } from './construct-resources';
@@ -48,7 +50,11 @@ import { appendUserEvents, findFunction, PRODUCER_ATTEMPTS, ProducerDriver, Prod
 import { scenarioProducers, type SentMessage } from './scenario';
 import { checkProducerWrites } from './producer-probe';
 import { seededRandom, seedNumber } from './seeded-random';
+<<<<<<< HEAD
 import { writePrivateFile } from './private-file';
+=======
+import { SeededScheduler } from '../schedule/seeded-scheduler';
+>>>>>>> issue-21
 
 /** DynamoDB operations that write: the ones a crash or a lost response is injected at. */
 const WRITE_OPERATIONS: ReadonlySet<string> = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem']);
@@ -138,14 +144,20 @@ export class NothingToSimulateError extends Error {
   public override readonly name = 'NothingToSimulateError';
 }
 
-function faultDecider(plan: FaultPlan): (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest) => RequestFault {
+function faultDecider(
+  plan: FaultPlan,
+  onLostResponse: (functionKey: ResourceKey, request: ProxiedRequest) => void,
+): (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest) => RequestFault {
   const { rates } = plan;
-  return (_functionKey, invocationKey, request) => {
+  return (functionKey, invocationKey, request) => {
     const write = WRITE_OPERATIONS.has(request.operation);
     const key = [invocationKey, request.index] as const;
     if (write && plan.happens(rates.crash, 'crash', ...key)) return plan.fraction('crash-side', ...key) < 0.5 ? 'crash-before' : 'crash-after';
     if (plan.happens(rates.throttle, 'throttle', ...key)) return 'throttle';
-    if (write && plan.happens(rates.lostResponse, 'lost-response', ...key)) return 'lose-response';
+    if (write && plan.happens(rates.lostResponse, 'lost-response', ...key)) {
+      onLostResponse(functionKey, request);
+      return 'lose-response';
+    }
     return 'none';
   };
 }
@@ -188,10 +200,18 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   let database: { endpoint: string; stop(): Promise<void> } | undefined;
   let flow: LocalFlow | undefined;
   try {
-    const assemblyDirectory =
-      options.assemblyDirectory !== undefined
-        ? path.resolve(options.cwd, options.assemblyDirectory)
-        : await synthesize({ app: options.app, cwd: options.cwd, outputDirectory: path.join(workDirectory, 'cdk.out') });
+    let assemblyDirectory: string;
+    if (options.assemblyDirectory !== undefined) {
+      assemblyDirectory = path.resolve(options.cwd, options.assemblyDirectory);
+    } else if (options.reuseAssembly === true) {
+      const source = await synthesizeOrReuse({ cwd: options.cwd, ...(options.app === undefined ? {} : { app: options.app }) });
+      options.onAssembly?.(source);
+      assemblyDirectory = source.directory;
+    } else {
+      const synthesizedAt = Date.now();
+      assemblyDirectory = await synthesize({ app: options.app, cwd: options.cwd, outputDirectory: path.join(workDirectory, 'cdk.out') });
+      options.onAssembly?.({ directory: assemblyDirectory, reused: false, synthesizedAt });
+    }
     const model: FlowModel = readAssembly(assemblyDirectory, { stacks: options.stacks });
     const synthAnnotations = readSynthAnnotations(assemblyDirectory, model.stackNames);
     if (model.eventSourceMappings.length === 0 || model.subscriptions.length === 0) {
@@ -210,7 +230,6 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     // frozen: time moves only when the run moves it, so a seeded run does not depend on this machine's speed
     const clock = VirtualClock.frozen();
     const ledger = new RunLedger();
-    const decideFault = faultDecider(plan);
     /** `<function key>|<invocation key>` of the invocations that had a write applied that they did not see. */
     const writesUnseen = new Set<string>();
     if (options.logFile !== undefined) {
@@ -219,6 +238,11 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       writePrivateFile(logFile);
       ledger.addOutputSink((functionKey, line, stream) => appendFileSync(logFile, `${JSON.stringify({ function: functionKey, stream, line })}\n`));
     }
+    // the history behind the verdict (simulator/check/history.ts): marks and outcomes from the functions' lines, lost responses
+    const history = new HistoryRecorder();
+    const subscriberNames: string[] = [];
+    ledger.addOutputSink((functionKey, line) => history.onOutput(functionKey, line));
+    const decideFault = faultDecider(plan, (functionKey, request) => history.onLostResponse(functionKey, request.operation, request.body.toString('utf8'), subscriberNames));
     flow = await buildLocalFlow(model, {
       client,
       streams,
@@ -237,9 +261,12 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         if (fault === 'lose-response' || fault === 'crash-after') writesUnseen.add(`${functionKey}|${invocationKey}`);
         return fault;
       },
+      // one seed, one run: the seed decides the order of every function's DynamoDB requests, at any concurrency
+      scheduler: new SeededScheduler(seed),
       ...(policyEngine === undefined ? {} : { policyEngine }),
     });
 
+    subscriberNames.push(...flow.subscribers.map((subscriber) => subscriber.name));
     const random = seededRandom(seedNumber(seed));
     const wroteUnseen = (functionKey: ResourceKey) => (invocationKey: string) => writesUnseen.has(`${functionKey}|${invocationKey}`);
     let driver: ProducerDrivers | undefined;
@@ -383,6 +410,9 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         : { evaluated: false, reason: options.iam === false ? 'IAM evaluation is off (--iam off)' : `IAM was not evaluated: ${HOW_TO_INSTALL_POLICY_ENGINE}` };
     if (iam.evaluated) violations.push(...checkAccess(iam));
     violations.push(...checkUnwatchedDeadLetters(deadLetterQueues, model.queueAlarms));
+    for (const violation of checkHistory(history.entries())) {
+      violations.push({ kind: 'history', subscriber: violation.key.subscriber, detail: `${violation.detail}; its history:\n${violation.excerpt}` });
+    }
     return {
       assemblyDirectory,
       synthAnnotations,

@@ -138,9 +138,11 @@ describe('simulate: a deliberately non-idempotent consumer', () => {
     // WHEN it is simulated with duplicate deliveries and consumer crashes (no other fault). A duplicate of a committed
     // message no longer reaches the handler (the batch read answers it), so what re-runs the handler's own write is a
     // crash between that write and the commit, then the redelivery
-    const { code, stdout } = await cli(
+    const { code, stdout, stderr } = await cli(
       'simulate',
       '--app', `npx tsx ${FIXTURE}/app.ts`,
+      // into the run's temporary directory: no assembly is left for a later run to reuse
+      '--synth',
       '--scenario', `${FIXTURE}/scenario.ts`,
       '--events', file,
       '--duplicate-rate', '0.5', '--lost-response-rate', '0', '--throttle-rate', '0', '--crash-rate', '0.05',
@@ -157,6 +159,10 @@ describe('simulate: a deliberately non-idempotent consumer', () => {
     expect(statSync(logFile).mode & 0o777).toBe(0o600);
     expect(statSync(jsonFile).mode & 0o777).toBe(0o600);
     expect(readFileSync(jsonFile, 'utf8')).not.toContain('old');
+    // the first line says the app was synthesized; the last, the one command that replays this run
+    expect(stderr.split('\n')[0]).toMatch(/^synthesized the app at \S+ into /);
+    expect(stderr).toContain(`replay this run: idempotent-event-flow simulate --app 'npx tsx ${FIXTURE}/app.ts' --synth --scenario ${FIXTURE}/scenario.ts --events ${file}`);
+    expect(stderr).toContain(`--endpoint ${inject('dynamoDbEndpoint')} --seed caught --concurrency 1\n`);
     rmSync(directory, { recursive: true, force: true });
   });
 });

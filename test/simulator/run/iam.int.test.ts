@@ -24,6 +24,8 @@ async function simulateCopy(copy: ExampleCopy, ...extra: readonly string[]): Pro
     [
       'simulate',
       '--app', copy.app,
+      // into the run's temporary directory: each copy is its own app, and nothing is left to reuse
+      '--synth',
       '--scenario', path.join(path.relative(PROJECT, copy.directory), 'example/simulation/scenario.ts'),
       '--count', '3', '--no-faults', '--quiet', '--seed', 'iam',
       '--endpoint', inject('dynamoDbEndpoint'),

@@ -1,0 +1,374 @@
+/**
+ * A seeded scheduler: the one thing that decides, at `--concurrency` above 1, in which order the execution
+ * environments' DynamoDB requests reach DynamoDB Local, so that one seed replays one run.
+ *
+ * Every DynamoDB request of an environment passes its proxy (simulator/faults/dynamodb-proxy.ts), which holds it here.
+ * The scheduler waits until the run is quiet: every environment running an invocation has gone quiet (its worker has
+ * no pending work but replies and virtual timers, and every request it sent has reached its proxy; see
+ * simulator/lambda/worker-bootstrap.ts, "a replayable worker"), and no environment is being started. Then it takes
+ * ONE step, chosen by the seed among everything that could happen next:
+ * - `start` an invocation: send its event to the worker, which then runs until it is quiet;
+ * - `forward` a held request (IAM, the fault decision, the transaction-conflict check, DynamoDB Local): the request is
+ *   then ongoing, and holds its items against conflicting requests, until its reply step;
+ * - `reply` to a forwarded request: the worker gets its answer and runs until it is quiet again;
+ * - `fire` the earliest virtual timer of a worker with no request outstanding (an SDK retry's back-off, a handler's
+ *   sleep), or `time-out` its invocation when that timer is due after the function's timeout.
+ *
+ * So only one worker runs at a time after the first requests of a round, DynamoDB Local applies requests in the
+ * seed's order, and two requests overlap (a read forwarded, another environment's commit forwarded and answered, then
+ * the read answered) exactly when the seed says so: what a lost update or a transaction conflict needs.
+ *
+ * Why a scheduler of our own rather than fast-check's `fc.scheduler`: `fc.scheduler` orders promises that a test
+ * wraps, all in one thread, and draws from fast-check's own random stream inside a property run. Here the tasks are
+ * HTTP requests of worker threads, and the hard part is knowing when every one of them has arrived (the barrier
+ * above); the choice itself is one draw of the run's seeded generator (mulberry32, simulator/run/seeded-random.ts),
+ * which also makes a run replayable from the CLI's `--seed` alone.
+ */
+import { randomUUID } from 'node:crypto';
+import { seededRandom, seedNumber } from '../run/seeded-random';
+import type { QuietReport } from '../lambda/worker-protocol';
+
+/** A request held by a proxy until the scheduler lets it go. */
+export interface ScheduledRequest {
+  /** Resolves when the request may be forwarded (or answered without DynamoDB: denied, throttled, refused). */
+  readonly forwardTurn: Promise<void>;
+  /** The request has its reply (or its fault) ready; resolves when the reply may go to the worker. */
+  replyTurn(): Promise<void>;
+  /** The reply was written, or the connection dropped without one (a lost response). */
+  answered(): void;
+  /** No reply will ever come (the process crashed at this request). */
+  ended(): void;
+}
+
+/** What a proxy holds its requests with: one per execution environment. */
+export interface RequestScheduling {
+  /** A request of `operation` with `body` arrived; it is held until the scheduler's `forward` step. */
+  arrive(operation: string, body: Buffer): ScheduledRequest;
+  /**
+   * Unique to the run: the proxy mixes it into each transaction's `ClientRequestToken` before DynamoDB Local sees it.
+   * A replayed run draws the same tokens from its seed, and DynamoDB keeps a token for 10 minutes: a second run of a
+   * seed against the same DynamoDB Local would otherwise be answered as a retry of the first (nothing applied).
+   */
+  readonly tokenNamespace: string;
+}
+
+/** What the scheduler can make an environment's worker do. */
+export interface WorkerControls {
+  /** Fire the worker's earliest virtual timer. */
+  fireTimer(): void;
+  /** End the running invocation as timed out (its next timer is due after the function's timeout). */
+  timeOut(): void;
+}
+
+/** A pending start (an invocation getting its environment): the scheduler takes no step while one is held. */
+export interface StartHold {
+  /** Hold again (an invocation that waited in the queue got an environment). Idempotent. */
+  hold(): void;
+  /** Let go. Idempotent. */
+  release(): void;
+}
+
+/** The steps a scheduler took, by kind. */
+export interface SchedulerFigures {
+  readonly steps: number;
+  readonly starts: number;
+  readonly forwards: number;
+  readonly replies: number;
+  readonly timers: number;
+  readonly timeOuts: number;
+}
+
+type TicketState = 'held' | 'forwarding' | 'ready' | 'replying' | 'done';
+
+interface Ticket {
+  readonly sortKey: string;
+  readonly sequence: number;
+  state: TicketState;
+  allowForward(): void;
+  allowReply?: () => void;
+  /** Resolves when the ticket leaves `forwarding` (ready to reply, or ended). */
+  progressed: Promise<void>;
+  signalProgress(): void;
+}
+
+interface Step {
+  readonly run: () => Promise<void> | void;
+  readonly kind: keyof Omit<SchedulerFigures, 'steps'>;
+}
+
+/** How many event-loop turns the scheduler lets the simulator's own promise chains run before it looks again. */
+const QUIET_TURNS = 3;
+
+/** One execution environment as the scheduler sees it. */
+export class ScheduledEnvironment implements RequestScheduling {
+  private readonly held: Ticket[] = [];
+  private readonly ready: Ticket[] = [];
+  private arrivals = 0;
+  private answers = 0;
+  private invocations = 0;
+  private timerFires = 0;
+  private running = false;
+  private pendingStart: (() => void) | undefined;
+  private report: QuietReport | undefined;
+  private controls: WorkerControls | undefined;
+  private timeoutMs = Number.POSITIVE_INFINITY;
+
+  /** `label` orders the environments in the scheduler's draws: the function's key and the environment's number. */
+  public constructor(
+    private readonly scheduler: SeededScheduler,
+    public readonly label: string,
+  ) {}
+
+  public get tokenNamespace(): string {
+    return this.scheduler.runId;
+  }
+
+  /** The worker's controls, and the function's timeout in ms. */
+  public attach(controls: WorkerControls, timeoutMs: number): void {
+    this.controls = controls;
+    this.timeoutMs = timeoutMs;
+  }
+
+  /**
+   * An invocation is ready to go to the worker: `send` sends it at the scheduler's `start` step, so that invocations
+   * begin one at a time too (two that began together would race to whatever they call before DynamoDB).
+   */
+  public requestStart(send: () => void): void {
+    this.pendingStart = send;
+    this.scheduler.poke();
+  }
+
+  /** An invocation was sent to the worker: the environment is running until it reports quiet. */
+  public invocationBegan(): void {
+    this.invocations += 1;
+    this.running = true;
+    this.scheduler.poke();
+  }
+
+  /** The invocation ended (returned, threw, crashed, timed out). */
+  public invocationEnded(): void {
+    this.running = false;
+    this.scheduler.poke();
+  }
+
+  /** The worker reported quiet. */
+  public quiet(report: QuietReport): void {
+    this.report = report;
+    this.scheduler.poke();
+  }
+
+  /** The environment is gone: it takes no part any more. */
+  public disposed(): void {
+    this.running = false;
+    this.pendingStart = undefined;
+    this.scheduler.forget(this);
+    for (const ticket of [...this.held, ...this.ready]) ticket.state = 'done';
+    this.held.length = 0;
+    this.ready.length = 0;
+  }
+
+  public arrive(operation: string, body: Buffer): ScheduledRequest {
+    this.arrivals += 1;
+    let allowForward!: () => void;
+    const forwardTurn = new Promise<void>((resolve) => {
+      allowForward = resolve;
+    });
+    let signalProgress!: () => void;
+    const progressed = new Promise<void>((resolve) => {
+      signalProgress = resolve;
+    });
+    const ticket: Ticket = { sortKey: `${operation}\n${body.toString('utf8')}`, sequence: this.arrivals, state: 'held', allowForward, progressed, signalProgress };
+    this.held.push(ticket);
+    this.scheduler.poke();
+    return {
+      forwardTurn,
+      replyTurn: () =>
+        new Promise<void>((resolve) => {
+          if (ticket.state === 'done') return resolve();
+          ticket.state = 'ready';
+          ticket.allowReply = resolve;
+          this.ready.push(ticket);
+          ticket.signalProgress();
+        }),
+      answered: () => {
+        this.answers += 1;
+        ticket.state = 'done';
+        this.scheduler.poke();
+      },
+      ended: () => {
+        if (ticket.state === 'done') return;
+        ticket.state = 'done';
+        for (const list of [this.held, this.ready]) if (list.includes(ticket)) list.splice(list.indexOf(ticket), 1);
+        ticket.signalProgress();
+        this.scheduler.poke();
+      },
+    };
+  }
+
+  /** Whether the scheduler must wait for this environment before its next step. */
+  public get blocking(): boolean {
+    return this.running && !this.isQuiet();
+  }
+
+  /** Whether the environment takes part in the next step. */
+  public get active(): boolean {
+    return this.running || this.pendingStart !== undefined;
+  }
+
+  /** The steps this environment offers, in a fixed order. */
+  public steps(): Step[] {
+    const steps: Step[] = [];
+    const start = this.pendingStart;
+    if (start !== undefined) {
+      steps.push({
+        kind: 'starts',
+        run: () => {
+          this.pendingStart = undefined;
+          start();
+        },
+      });
+      return steps;
+    }
+    const held = [...this.held].sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : a.sequence - b.sequence));
+    for (const ticket of held) steps.push({ kind: 'forwards', run: () => this.forward(ticket) });
+    for (const ticket of this.ready) steps.push({ kind: 'replies', run: () => this.reply(ticket) });
+    const report = this.report;
+    if (report !== undefined && report.timers > 0 && report.started === report.finished) {
+      if (report.nextTimerDue > this.timeoutMs) steps.push({ kind: 'timeOuts', run: () => this.controls?.timeOut() });
+      else steps.push({ kind: 'timers', run: () => this.fire() });
+    }
+    return steps;
+  }
+
+  /** Nothing the invocation waits for can happen: it times out. */
+  public stuck(): void {
+    this.running = false;
+    this.controls?.timeOut();
+  }
+
+  private isQuiet(): boolean {
+    const report = this.report;
+    if (report === undefined || report.invocations !== this.invocations) return false;
+    const otherOutstanding = report.started - report.finished - (report.dynamoDbStarted - report.dynamoDbFinished);
+    return report.dynamoDbStarted === this.arrivals && report.dynamoDbFinished === this.answers && report.timersFired === this.timerFires && otherOutstanding === 0;
+  }
+
+  private async forward(ticket: Ticket): Promise<void> {
+    this.held.splice(this.held.indexOf(ticket), 1);
+    ticket.state = 'forwarding';
+    ticket.allowForward();
+    await ticket.progressed;
+  }
+
+  private reply(ticket: Ticket): void {
+    this.ready.splice(this.ready.indexOf(ticket), 1);
+    ticket.state = 'replying';
+    ticket.allowReply?.();
+  }
+
+  private fire(): void {
+    this.timerFires += 1;
+    this.controls?.fireTimer();
+  }
+}
+
+/** The scheduler of one run; see the module comment. */
+export class SeededScheduler {
+  private readonly random: () => number;
+  private readonly environments = new Set<ScheduledEnvironment>();
+  private starts = 0;
+  private stepping = false;
+  private looking = false;
+  private readonly counts = { steps: 0, starts: 0, forwards: 0, replies: 0, timers: 0, timeOuts: 0 };
+
+  /** Unique to this run (not drawn from the seed): see {@link RequestScheduling.tokenNamespace}. */
+  public readonly runId = randomUUID();
+
+  /** `seed` is the run's `--seed`. */
+  public constructor(public readonly seed: string) {
+    this.random = seededRandom(seedNumber(`scheduler|${seed}`));
+  }
+
+  /** The seed of a worker's `Math.random` and `crypto.randomUUID`: the run's seed, the function and the environment's number. */
+  public workerSeed(functionKey: string, environmentNumber: number): number {
+    return seedNumber(`worker|${this.seed}|${functionKey}|${environmentNumber}`);
+  }
+
+  /** A new environment, labelled by its function and number. */
+  public environment(label: string): ScheduledEnvironment {
+    const environment = new ScheduledEnvironment(this, label);
+    this.environments.add(environment);
+    return environment;
+  }
+
+  /** Holds the scheduler while an invocation gets its environment (see {@link StartHold}). */
+  public holdStart(): StartHold {
+    let holding = false;
+    const hold: StartHold = {
+      hold: () => {
+        if (holding) return;
+        holding = true;
+        this.starts += 1;
+      },
+      release: () => {
+        if (!holding) return;
+        holding = false;
+        this.starts -= 1;
+        this.poke();
+      },
+    };
+    hold.hold();
+    return hold;
+  }
+
+  /** What the scheduler did so far. */
+  public figures(): SchedulerFigures {
+    return { ...this.counts };
+  }
+
+  /** @internal an environment left the run. */
+  public forget(environment: ScheduledEnvironment): void {
+    this.environments.delete(environment);
+    this.poke();
+  }
+
+  /** @internal something changed: look again once the simulator's own promise chains have run. */
+  public poke(): void {
+    if (this.looking) return;
+    this.looking = true;
+    let turns = 0;
+    const look = (): void => {
+      turns += 1;
+      if (turns < QUIET_TURNS) {
+        setImmediate(look);
+        return;
+      }
+      this.looking = false;
+      void this.step();
+    };
+    setImmediate(look);
+  }
+
+  private async step(): Promise<void> {
+    if (this.stepping || this.starts > 0) return;
+    const active = [...this.environments].filter((environment) => environment.active);
+    if (active.length === 0 || active.some((environment) => environment.blocking)) return;
+    // idle environments' requests (sent after their invocation ended) wait for their next invocation
+    const steps = active.sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0)).flatMap((environment) => environment.steps());
+    if (steps.length === 0) {
+      // every invocation waits, and nothing it waits for can happen: each would run until its timeout
+      for (const environment of active) environment.stuck();
+      return;
+    }
+    const step = steps[Math.floor(this.random() * steps.length)]!;
+    this.stepping = true;
+    this.counts.steps += 1;
+    this.counts[step.kind] += 1;
+    try {
+      await step.run();
+    } finally {
+      this.stepping = false;
+      this.poke();
+    }
+  }
+}

@@ -1,0 +1,70 @@
+/**
+ * The reused cloud assembly: read again while it is newer than every source of the app and made by the same app
+ * command; synthesized again after a source changed, for another app command, or when forced.
+ */
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { assemblyCacheDirectory, newestSource, synthesizeOrReuse } from '../../../simulator/model/assembly-cache';
+import { NoAppError } from '../../../simulator/model/synthesize';
+
+let project: string;
+let cache: string;
+
+/** A project whose cache holds an assembly stamped `synthesizedAt` by `app`; its one source was modified at `sourceAt`. */
+function projectWith(stamp: { app: string | null; synthesizedAt: number }, sourceAt: number): void {
+  fs.mkdirSync(path.join(project, 'node_modules'));
+  fs.mkdirSync(path.join(project, 'lib'));
+  const source = path.join(project, 'lib', 'stack.ts');
+  fs.writeFileSync(source, 'export {};\n');
+  fs.utimesSync(source, new Date(sourceAt), new Date(sourceAt));
+  cache = assemblyCacheDirectory(project);
+  fs.mkdirSync(cache, { recursive: true });
+  fs.writeFileSync(path.join(cache, 'manifest.json'), '{}');
+  fs.writeFileSync(path.join(cache, 'ief-assembly.json'), JSON.stringify(stamp));
+}
+
+beforeEach(() => {
+  project = fs.mkdtempSync(path.join(os.tmpdir(), 'ief-assembly-cache-'));
+});
+afterEach(() => {
+  fs.rmSync(project, { recursive: true, force: true });
+});
+
+describe('synthesizeOrReuse', () => {
+  test('reads the assembly again while it is newer than every source, and says which source is the newest', async () => {
+    projectWith({ app: null, synthesizedAt: Date.parse('2026-01-02T00:00:00Z') }, Date.parse('2026-01-01T00:00:00Z'));
+
+    const source = await synthesizeOrReuse({ cwd: project });
+
+    expect(source).toMatchObject({ directory: cache, reused: true, synthesizedAt: Date.parse('2026-01-02T00:00:00Z') });
+    expect(source.newestSource?.file).toBe(path.join(project, 'lib', 'stack.ts'));
+    expect(cache.startsWith(path.join(project, 'node_modules', '.cache'))).toBe(true);
+  });
+
+  // without a cdk.json the synthesis fails at once, naming the missing app: proof that it was attempted
+  test('synthesizes again once a source is newer than the assembly', async () => {
+    projectWith({ app: null, synthesizedAt: Date.parse('2026-01-01T00:00:00Z') }, Date.parse('2026-01-02T00:00:00Z'));
+    await expect(synthesizeOrReuse({ cwd: project })).rejects.toBeInstanceOf(NoAppError);
+  });
+
+  test('synthesizes again for another app command, and when forced', async () => {
+    projectWith({ app: 'npx tsx bin/a.ts', synthesizedAt: Date.parse('2026-01-02T00:00:00Z') }, Date.parse('2026-01-01T00:00:00Z'));
+    await expect(synthesizeOrReuse({ cwd: project, app: 'npx tsx bin/a.ts' })).resolves.toMatchObject({ reused: true });
+    await expect(synthesizeOrReuse({ cwd: project })).rejects.toBeInstanceOf(NoAppError);
+    await expect(synthesizeOrReuse({ cwd: project, app: 'npx tsx bin/a.ts', force: true })).rejects.toThrow(/synth/);
+  });
+
+  test('the sources leave out dependencies, outputs and hidden directories', () => {
+    projectWith({ app: null, synthesizedAt: 0 }, Date.parse('2026-01-01T00:00:00Z'));
+    const later = Date.parse('2026-06-01T00:00:00Z');
+    for (const ignored of ['node_modules/pkg/index.js', 'cdk.out/manifest.json', 'cdk.out.old/x.json', '.git/HEAD', 'dist/index.js']) {
+      const file = path.join(project, ignored);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, 'x');
+      fs.utimesSync(file, new Date(later), new Date(later));
+    }
+    expect(newestSource(project)).toEqual({ file: path.join(project, 'lib', 'stack.ts'), modifiedAt: Date.parse('2026-01-01T00:00:00Z') });
+  });
+});
