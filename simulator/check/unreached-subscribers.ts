@@ -14,6 +14,11 @@ export interface ReachedFigures {
   readonly matchedEvents: number;
   /** Events committed to the outboxes in the run. */
   readonly committedEvents: number;
+  /**
+   * Of those, events the relay gave up on (dead-lettered or lost) before they reached the topic: they could reach no
+   * subscriber, and the relay's own verdict says where they are. @default 0
+   */
+  readonly eventsGivenUpByRelay?: number;
   /** Whether the scenario has an effect probe for it. */
   readonly probed: boolean;
   /** Its subscription's filter policy. @default none */
@@ -40,6 +45,8 @@ function filterCause(figures: ReachedFigures): string {
 /** A violation when the scenario probes the subscriber and no event matched its filter policy. */
 export function checkProbedSubscriberReached(figures: ReachedFigures): Violation[] {
   if (!figures.probed || figures.matchedEvents > 0) return [];
+  // no event reached the topic: nothing could reach this subscriber, whatever its filter
+  if (figures.committedEvents - (figures.eventsGivenUpByRelay ?? 0) <= 0) return [];
   return [
     {
       kind: 'nothing-reached',

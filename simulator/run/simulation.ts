@@ -50,11 +50,8 @@ import { appendUserEvents, findFunction, PRODUCER_ATTEMPTS, ProducerDriver, Prod
 import { scenarioProducers, type SentMessage } from './scenario';
 import { checkProducerWrites } from './producer-probe';
 import { seededRandom, seedNumber } from './seeded-random';
-<<<<<<< HEAD
 import { writePrivateFile } from './private-file';
-=======
 import { SeededScheduler } from '../schedule/seeded-scheduler';
->>>>>>> issue-21
 
 /** DynamoDB operations that write: the ones a crash or a lost response is injected at. */
 const WRITE_OPERATIONS: ReadonlySet<string> = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem']);
@@ -369,7 +366,15 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       const probe = options.scenario?.effects?.[subscriber.name];
       const { filterPolicy, filterPolicyScope } = subscriber.subscription;
       violations.push(
-        ...checkProbedSubscriberReached({ name: subscriber.name, matchedEvents: matched.size, committedEvents, probed: probe !== undefined, filterPolicy, filterPolicyScope }),
+        ...checkProbedSubscriberReached({
+          name: subscriber.name,
+          matchedEvents: matched.size,
+          committedEvents,
+          eventsGivenUpByRelay: ledger.relayGaveUp.reduce((sum, entry) => sum + entry.eventIds.length, 0),
+          probed: probe !== undefined,
+          filterPolicy,
+          filterPolicyScope,
+        }),
       );
       if (probe === undefined) {
         effectsNotCounted.push(subscriber.name);

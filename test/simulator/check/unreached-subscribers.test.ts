@@ -24,6 +24,16 @@ describe('nothing-reached', () => {
     expect(violations[0]!.detail).toContain("its filter policy's key 'eventType' is not an attribute of the event envelope (specversion, id, source, type, subject, time, datacontenttype, data, traceparent, tracestate)");
   });
 
+  test('passes a probed subscriber when no event reached the topic at all: the relay gave every one up (its own verdict says where they are)', () => {
+    expect(
+      checkProbedSubscriberReached({ name: 'Seats', matchedEvents: 0, committedEvents: 3, eventsGivenUpByRelay: 3, probed: true, filterPolicyScope: 'MessageBody' }),
+    ).toEqual([]);
+    // one that did reach the topic and matched nothing is still a violation
+    expect(
+      checkProbedSubscriberReached({ name: 'Seats', matchedEvents: 0, committedEvents: 3, eventsGivenUpByRelay: 2, probed: true, filterPolicyScope: 'MessageBody' }),
+    ).toHaveLength(1);
+  });
+
   test('passes a probed subscriber that events reached, and one without a probe', () => {
     expect(checkProbedSubscriberReached({ name: 'Seats', matchedEvents: 3, committedEvents: 40, probed: true, filterPolicyScope: 'MessageBody' })).toEqual([]);
     expect(checkProbedSubscriberReached({ name: 'Seats', matchedEvents: 0, committedEvents: 40, probed: false, filterPolicyScope: 'MessageBody' })).toEqual([]);
