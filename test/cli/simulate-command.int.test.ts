@@ -132,8 +132,8 @@ describe('simulate: a deliberately non-idempotent consumer', () => {
     // the log and the result hold handlers' output and payloads: readable by their owner only, even when they existed
     const logFile = path.join(directory, 'run.log');
     const jsonFile = path.join(directory, 'result.json');
-    writeFileSync(logFile, 'old', { mode: 0o644 });
-    writeFileSync(jsonFile, 'old', { mode: 0o644 });
+    writeFileSync(logFile, 'STALE-CONTENT-SENTINEL', { mode: 0o644 });
+    writeFileSync(jsonFile, 'STALE-CONTENT-SENTINEL', { mode: 0o644 });
 
     // WHEN it is simulated with duplicate deliveries and consumer crashes (no other fault). A duplicate of a committed
     // message no longer reaches the handler (the batch read answers it), so what re-runs the handler's own write is a
@@ -158,7 +158,7 @@ describe('simulate: a deliberately non-idempotent consumer', () => {
     expect(stdout).toMatch(/Counter\s+transactional\s+8\s/);
     expect(statSync(logFile).mode & 0o777).toBe(0o600);
     expect(statSync(jsonFile).mode & 0o777).toBe(0o600);
-    expect(readFileSync(jsonFile, 'utf8')).not.toContain('old');
+    expect(readFileSync(jsonFile, 'utf8')).not.toContain('STALE-CONTENT-SENTINEL');
     // the first line says the app was synthesized; the last, the one command that replays this run
     expect(stderr.split('\n')[0]).toMatch(/^synthesized the app at \S+ into /);
     expect(stderr).toContain(`replay this run: idempotent-event-flow simulate --app 'npx tsx ${FIXTURE}/app.ts' --synth --scenario ${FIXTURE}/scenario.ts --events ${file}`);
