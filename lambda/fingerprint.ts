@@ -30,13 +30,20 @@ function omittedByJson(value: unknown): boolean {
  * JSON round trip, which is what the outbox stores and the consumer receives, have the same canonical text.
  */
 export function canonicalJson(value: unknown, key = ''): string {
-  const json = jsonValueOf(value, key);
-  if (Array.isArray(json)) return `[${json.map((item, index) => (omittedByJson(jsonValueOf(item, String(index))) ? 'null' : canonicalJson(item, String(index)))).join(',')}]`;
+  return canonicalText(jsonValueOf(value, key));
+}
+
+/** The canonical text of a value whose own `toJSON` was applied already; its members' are applied here, once each. */
+function canonicalText(json: unknown): string {
+  if (Array.isArray(json)) {
+    return `[${json.map((item, index) => jsonValueOf(item, String(index))).map((item) => (omittedByJson(item) ? 'null' : canonicalText(item))).join(',')}]`;
+  }
   if (json !== null && typeof json === 'object') {
     const entries = Object.entries(json as Record<string, unknown>)
-      .filter(([name, item]) => !omittedByJson(jsonValueOf(item, name)))
+      .map(([name, item]): [string, unknown] => [name, jsonValueOf(item, name)])
+      .filter(([, item]) => !omittedByJson(item))
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([name, item]) => `${JSON.stringify(name)}:${canonicalJson(item, name)}`).join(',')}}`;
+    return `{${entries.map(([name, item]) => `${JSON.stringify(name)}:${canonicalText(item)}`).join(',')}}`;
   }
   return JSON.stringify(json) ?? 'null';
 }

@@ -14,6 +14,7 @@
  * Under the seeded scheduler (simulator/schedule/seeded-scheduler.ts) one worker runs at a time, so the order lines
  * arrive in is the order things happened; the entries are numbered in that order.
  */
+import { jsonLine } from '../run/record-outcomes';
 
 /** What one history entry records. */
 export type HistoryOperation = 'claim' | 'effect-start' | 'effect-end' | 'commit' | 'ack' | 'indeterminate';
@@ -69,13 +70,8 @@ export class HistoryRecorder {
 
   /** Reads one line a function wrote: a history mark, or a runtime line with an outcome. Other lines are ignored. */
   public onOutput(functionKey: string, line: string): void {
-    if (!line.startsWith('{')) return;
-    let parsed: Record<string, unknown>;
-    try {
-      parsed = JSON.parse(line) as Record<string, unknown>;
-    } catch {
-      return;
-    }
+    const parsed = jsonLine(line);
+    if (parsed === undefined) return;
     const { subscriber, eventId } = parsed;
     if (typeof subscriber !== 'string' || typeof eventId !== 'string') return;
     const step = typeof parsed.step === 'string' ? parsed.step : undefined;

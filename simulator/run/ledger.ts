@@ -5,7 +5,7 @@
 import type { FaultKind } from '../faults/fault-plan';
 import type { ResourceKey } from '../model/flow-model';
 import { describeFailure, type AppSend, type InvocationOutcome, type MessageOrigin, type SimulationObserver } from './observer';
-import { loggedRecordOutcomes, RETRIED_OUTCOMES } from './record-outcomes';
+import { jsonLine, loggedRecordOutcomes, RETRIED_OUTCOMES } from './record-outcomes';
 
 /** The runtime's EMF counters, summed over a function's batches (namespace `IdempotentEventFlow`). */
 export interface RuntimeCounters {
@@ -221,13 +221,8 @@ export class RunLedger implements SimulationObserver {
 
   public onFunctionOutput(functionKey: ResourceKey, line: string, stream: 'stdout' | 'stderr'): void {
     for (const sink of this.outputSinks) sink(functionKey, line, stream);
-    if (!line.startsWith('{')) return;
-    let parsed: Record<string, unknown>;
-    try {
-      parsed = JSON.parse(line) as Record<string, unknown>;
-    } catch {
-      return;
-    }
+    const parsed = jsonLine(line);
+    if (parsed === undefined) return;
     if (typeof parsed._aws === 'object' && parsed._aws !== null) {
       const counters = getOrCreate(this.runtimeCounters, functionKey, emptyCounters);
       for (const name of RUNTIME_COUNTER_NAMES) {
