@@ -34,6 +34,7 @@ import { createMultiStepConsumer } from '../../../lambda/processing/multi-step-c
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { localClient } from '../dynamodb-client';
 import { startFaultProxy, type FaultProxy, type FaultRule } from '../fault-proxy';
+import { SimulatedCrash } from '../proof/crash-injector';
 import { FakeClock } from '../proof/fake-clock';
 import { recordingLogger } from '../proof/recorders';
 import { rawRecord } from '../proof/table-reads';
@@ -94,14 +95,6 @@ interface EffectRecord {
   count: number;
   values: number[];
   running: number;
-}
-
-/** Raised in place of the process dying. */
-class SimulatedCrash extends Error {
-  public constructor() {
-    super('the invocation died (simulated)');
-    this.name = 'SimulatedCrash';
-  }
 }
 
 interface InvocationState {
