@@ -405,6 +405,21 @@ describe('createLeaseConsumer', () => {
     expect(outcomesOf(lines)).toEqual(['blocked', 'already-blocked']);
   });
 
+  test('with batchRead, the batch read never takes an IN_PROGRESS record for proof: a copy of a message whose holder is mid-effect is retried, not acknowledged', async () => {
+    const message = newMessage();
+    const crashing = interruptibleClient();
+    await deliver(consumer({ client: crashing.client, handle: () => crashing.crash() }).handler, message); // IN_PROGRESS, lease live
+    const { handler, mailbox, lines } = consumer({ batchRead: true });
+    const other = newMessage();
+
+    const response = await handler({ Records: [sqsRecord(message.body, { messageId: `sqs-copy-${message.id}`, receiveCount: 2 }), sqsRecord(other.body)] });
+
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: `sqs-copy-${message.id}` }]);
+    expect(mailbox.count(message.id)).toBe(0);
+    expect(lines.filter((line) => line.eventId === message.id).map((line) => line.outcome)).not.toContain('duplicate');
+    expect(await record(message.id)).toMatchObject({ status: { S: 'IN_PROGRESS' } });
+  });
+
   test("with onExpiredLease 'retry', a record whose holder crashed mid-effect is taken over and the effect runs again", async () => {
     const message = newMessage();
     const clock = new FakeClock();
