@@ -19,6 +19,8 @@
  * next to this package. DynamoDB Local 3.x needs Java 17 or newer.
  */
 import { ChildProcess, spawn } from 'node:child_process';
+import { compiledLauncher } from './compiled-launcher';
+import { canReadListeningSockets, listeningAddresses } from './listening-sockets';
 import { existsSync, readdirSync } from 'node:fs';
 import { createServer } from 'node:net';
 import * as path from 'node:path';
@@ -63,7 +65,20 @@ export interface StartDynamoDbLocalOptions {
    * @default `LoopbackDynamoDbLocal.java` shipped with this package
    */
   readonly loopbackLauncher?: string;
+  /**
+   * Options for the Java virtual machine, before the server's own.
+   * @default {@link QUICK_START_JVM_OPTIONS}
+   */
+  readonly jvmOptions?: readonly string[];
 }
+
+/**
+ * The JVM options a server starts with unless told otherwise: the client compiler only (`-XX:TieredStopAtLevel=1`)
+ * and the serial collector. A simulation lasts seconds to minutes on a machine of a few cores, where the optimizing
+ * compiler's threads took as much CPU as the server itself: a 100-command run of the example took 32 s with the JVM's
+ * defaults and 24 s with these (docs/BENCHMARKS.md, "The simulator's inner loop"). The heap stays `-Xms256m -Xmx1g`.
+ */
+export const QUICK_START_JVM_OPTIONS: readonly string[] = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
 
 /** The exit status of `LoopbackDynamoDbLocal.java` when it cannot bind the installed jar's listener to loopback. */
 export const CANNOT_BIND_LOOPBACK = 3;
@@ -72,8 +87,8 @@ export const CANNOT_BIND_LOOPBACK = 3;
 const LISTENING_LINE = /^LISTENING 127\.0\.0\.1:(\d+)$/m;
 
 /**
- * How long a plain-jar server must stay up after it printed its configuration (just before it binds) and the port
- * answered, so a failed bind of its own is seen.
+ * Where /proc cannot show which process listens on a port (not Linux): how long a plain-jar server must stay up after it
+ * printed its configuration (just before it binds) and the port answered, so a failed bind of its own is seen.
  */
 const PLAIN_JAR_SETTLE_MS = 1_000;
 
@@ -179,8 +194,8 @@ async function waitUntilServing(endpoint: string, failure: () => string | undefi
 
 type JavaProcess = ChildProcess & { spawnError?: NodeJS.ErrnoException; output: string };
 
-function spawnJava(directory: string, args: string[]): JavaProcess {
-  const child = spawn('java', ['-Xms256m', '-Xmx1g', `-Djava.library.path=${path.join(directory, 'DynamoDBLocal_lib')}`, ...args], {
+function spawnJava(directory: string, args: string[], jvmOptions: readonly string[]): JavaProcess {
+  const child = spawn('java', [...jvmOptions, '-Xms256m', '-Xmx1g', `-Djava.library.path=${path.join(directory, 'DynamoDBLocal_lib')}`, ...args], {
     cwd: directory,
     stdio: ['ignore', 'pipe', 'pipe'],
   }) as JavaProcess;
@@ -205,8 +220,11 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
   const directory = dynamoDbLocalDirectory(options.projectDirectory);
   const classPath = [path.join(directory, 'DynamoDBLocal.jar'), path.join(directory, 'DynamoDBLocal_lib', '*')].join(path.delimiter);
   const launcher = options.loopbackLauncher ?? loopbackLauncherPath();
+  // compiled once and kept when it can be (compiled-launcher.ts), else run as a source program
+  const compiled = compiledLauncher({ sourceFile: launcher, jarFile: path.join(directory, 'DynamoDBLocal.jar'), classPath, projectDirectory: options.projectDirectory ?? process.cwd() });
+  const launch = compiled === undefined ? ['-cp', classPath, launcher] : ['-cp', [compiled.classDirectory, classPath].join(path.delimiter), compiled.mainClass];
   // -port 0: the launcher binds a port the OS chooses and prints it (LISTENING_LINE)
-  const loopback = await startServer(directory, ['-cp', classPath, launcher, ...SERVER_ARGUMENTS, '0'], undefined, options);
+  const loopback = await startServer(directory, [...launch, ...SERVER_ARGUMENTS, '0'], undefined, options);
   if (loopback.ok) return loopback.server;
   if (options.allowAllInterfaces !== true) {
     throw new Error(
@@ -252,13 +270,42 @@ async function waitForOutput(child: JavaProcess, line: RegExp, timeoutMs: number
 }
 
 /**
+ * Resolves once the plain jar's process listens on `port` itself (something else may have answered there); rejects once
+ * it exits (its bind failed) or time runs out. Linux shows a process's listening sockets under /proc, so that is asked,
+ * however slow the machine; elsewhere the process must still run {@link PLAIN_JAR_SETTLE_MS} after the answer.
+ */
+async function waitUntilListeningOn(child: JavaProcess, port: number, timeoutMs: number): Promise<void> {
+  const failed = (problem: string): Error => new Error(`something else answered on port ${port}, and the DynamoDB Local started there failed: ${problem}`);
+  if (child.pid === undefined || !canReadListeningSockets(child.pid)) {
+    await new Promise((resolve) => setTimeout(resolve, PLAIN_JAR_SETTLE_MS));
+    const problem = explainFailure(child, child.output);
+    if (problem !== undefined) throw failed(problem);
+    return;
+  }
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const problem = explainFailure(child, child.output);
+    if (problem !== undefined) throw failed(problem);
+    let addresses: string[] = [];
+    try {
+      addresses = listeningAddresses(child.pid);
+    } catch {
+      // the process exited while we looked: the next turn says why
+    }
+    if (addresses.some((address) => address.endsWith(`:${port}`))) return;
+    if (Date.now() > deadline) throw failed(`it did not listen on port ${port} within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/**
  * Starts `java args` and waits until the server answers. `port` undefined: the launcher's own port (printed once bound,
  * so only our process can be listening there). A port given: the plain jar's, chosen before it started; the answer
  * counts only after the process printed its configuration and if it then still runs (a port taken by another program
  * fails its bind, and it exits).
  */
 async function startServer(directory: string, args: string[], port: number | undefined, options: StartDynamoDbLocalOptions): Promise<Started> {
-  const child = spawnJava(directory, args);
+  const child = spawnJava(directory, args, options.jvmOptions ?? QUICK_START_JVM_OPTIONS);
   const killOnExit = (): void => {
     child.kill('SIGKILL');
   };
@@ -270,11 +317,7 @@ async function startServer(directory: string, args: string[], port: number | und
     if (port !== undefined) await waitForOutput(child, plainJarPortLine(port), timeoutMs);
     const endpoint = `http://127.0.0.1:${boundPort}`;
     await waitUntilServing(endpoint, () => explainFailure(child, child.output), () => child.output, timeoutMs);
-    if (port !== undefined) {
-      await new Promise((resolve) => setTimeout(resolve, PLAIN_JAR_SETTLE_MS));
-      const problem = explainFailure(child, child.output);
-      if (problem !== undefined) throw new Error(`something else answered on port ${port}, and the DynamoDB Local started there failed: ${problem}`);
-    }
+    if (port !== undefined) await waitUntilListeningOn(child, port, timeoutMs);
   } catch (error) {
     process.removeListener('exit', killOnExit);
     child.kill('SIGKILL');

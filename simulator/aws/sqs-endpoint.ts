@@ -187,6 +187,16 @@ function writeResult(response: ServerResponse, requestId: string, result: JsonOb
   response.end(body);
 }
 
+/** How to answer a request that failed with `error`: its SQS error, or an InternalError. */
+function errorWriter(error: unknown): (response: ServerResponse, requestId: string) => void {
+  if (error instanceof SqsError) return (response, requestId) => writeError(response, requestId, error);
+  const body = JSON.stringify({ __type: `${SQS_NAMESPACE}#InternalError`, message: `the simulated SQS failed: ${error instanceof Error ? error.message : String(error)}` });
+  return (response, requestId) => {
+    if (!response.headersSent) response.writeHead(500, { 'content-type': JSON_1_0, 'x-amzn-requestid': requestId, 'content-length': Buffer.byteLength(body) });
+    response.end(body);
+  };
+}
+
 async function readBody(request: IncomingMessage): Promise<string> {
   const chunks: Buffer[] = [];
   let length = 0;
@@ -383,41 +393,55 @@ export async function startSqsEndpoint(options: SqsEndpointOptions): Promise<Sqs
   const server = createServer((request, response) => {
     const requestId = requestIds.next();
     void (async () => {
+      const sender = options.senders?.identify(request.url);
+      let text = '';
+      let unreadable: unknown;
       try {
-        const target = request.headers['x-amz-target'];
-        if (request.method !== 'POST' || typeof target !== 'string' || !target.startsWith('AmazonSQS.')) {
-          throw new SqsError(
-            'UnsupportedOperation',
-            `the simulated SQS speaks only the AWS JSON 1.0 protocol of recent AWS SDKs (POST with X-Amz-Target: AmazonSQS.<Action>); got ${request.method ?? '?'} with X-Amz-Target ${String(target)}`,
-          );
-        }
-        const text = await readBody(request);
-        let input: unknown;
-        try {
-          input = text.length === 0 ? {} : JSON.parse(text);
-        } catch {
-          throw invalidParameter('the request body is not valid JSON');
-        }
-        if (!isObject(input)) throw invalidParameter('the request body must be a JSON object');
-        const action = target.slice('AmazonSQS.'.length);
-        if (options.authorize !== undefined) {
-          const queueUrl = typeof input.QueueUrl === 'string' ? input.QueueUrl : undefined;
-          const queue = queueUrl === undefined ? undefined : options.resolveQueue(queueUrl);
-          const denied = await options.authorize({ accessKeyId: accessKeyIdOf(request.headers.authorization), action, ...(queue === undefined ? {} : { queue }) });
-          if (denied !== undefined) throw new SqsError('AccessDeniedException', denied);
-        }
-        writeResult(response, requestId, actions.handle(action, input, options.senders?.identify(request.url)));
+        text = await readBody(request);
       } catch (error) {
-        if (error instanceof SqsError) {
-          writeError(response, requestId, error);
-          return;
-        }
-        const body = JSON.stringify({ __type: `${SQS_NAMESPACE}#InternalError`, message: `the simulated SQS failed: ${error instanceof Error ? error.message : String(error)}` });
-        if (!response.headersSent) response.writeHead(500, { 'content-type': JSON_1_0, 'x-amzn-requestid': requestId, 'content-length': Buffer.byteLength(body) });
-        response.end(body);
+        unreadable = error;
       }
+      // under a seeded scheduler an environment's request waits for its turn, and so does its answer
+      const scheduled = sender?.scheduling?.arrive(`SQS.${String(request.headers['x-amz-target'] ?? '')}`, Buffer.from(text));
+      if (scheduled !== undefined) response.once('close', () => scheduled.ended());
+      await scheduled?.forwardTurn;
+      const write = unreadable === undefined ? await answer(request, text, sender) : errorWriter(unreadable);
+      await scheduled?.replyTurn();
+      write(response, requestId);
+      scheduled?.answered();
     })();
   });
+
+  /** Runs the request and returns how to write its answer. */
+  const answer = async (request: IncomingMessage, text: string, sender: SqsSender | undefined): Promise<(response: ServerResponse, requestId: string) => void> => {
+    try {
+      const target = request.headers['x-amz-target'];
+      if (request.method !== 'POST' || typeof target !== 'string' || !target.startsWith('AmazonSQS.')) {
+        throw new SqsError(
+          'UnsupportedOperation',
+          `the simulated SQS speaks only the AWS JSON 1.0 protocol of recent AWS SDKs (POST with X-Amz-Target: AmazonSQS.<Action>); got ${request.method ?? '?'} with X-Amz-Target ${String(target)}`,
+        );
+      }
+      let input: unknown;
+      try {
+        input = text.length === 0 ? {} : JSON.parse(text);
+      } catch {
+        throw invalidParameter('the request body is not valid JSON');
+      }
+      if (!isObject(input)) throw invalidParameter('the request body must be a JSON object');
+      const action = target.slice('AmazonSQS.'.length);
+      if (options.authorize !== undefined) {
+        const queueUrl = typeof input.QueueUrl === 'string' ? input.QueueUrl : undefined;
+        const queue = queueUrl === undefined ? undefined : options.resolveQueue(queueUrl);
+        const denied = await options.authorize({ accessKeyId: accessKeyIdOf(request.headers.authorization), action, ...(queue === undefined ? {} : { queue }) });
+        if (denied !== undefined) throw new SqsError('AccessDeniedException', denied);
+      }
+      const result = actions.handle(action, input, sender);
+      return (response, requestId) => writeResult(response, requestId, result);
+    } catch (error) {
+      return errorWriter(error);
+    }
+  };
 
   keepConnectionsOpen(server);
   await new Promise<void>((resolve, reject) => {

@@ -5,6 +5,7 @@
  * environment, and the environment runs one invocation at a time.
  */
 import type { ResourceKey } from '../model/flow-model';
+import type { RequestScheduling } from '../schedule/seeded-scheduler';
 
 /** The path every sender's endpoint URL starts with. */
 export const SENDER_PATH_PREFIX = '/sender/';
@@ -24,6 +25,8 @@ export interface SqsSender {
   readonly functionName: string;
   /** What it was running; undefined between invocations (a send at init). */
   readonly invocation?: SenderInvocation;
+  /** The run's scheduler holds each of the environment's SQS requests, as it holds its DynamoDB requests. @default not held */
+  readonly scheduling?: RequestScheduling;
 }
 
 /** One environment's registration: its endpoint path, and the invocation it runs. */
@@ -37,13 +40,21 @@ export interface SenderRegistration {
 /** The senders of one run. */
 export class SqsSenders {
   private issued = 0;
-  private readonly senders = new Map<string, { functionKey: ResourceKey; functionName: string; invocation?: SenderInvocation }>();
+  private readonly senders = new Map<string, { functionKey: ResourceKey; functionName: string; invocation?: SenderInvocation; scheduling?: RequestScheduling }>();
 
-  /** Registers a new environment of the function. */
-  public register(functionKey: ResourceKey, functionName: string): SenderRegistration {
+  /**
+   * Registers a new environment of the function; `scheduling` (the environment's, under a seeded scheduler) holds its
+   * SQS requests until the scheduler lets them go, so that two sends of one invocation reach the queues in the seed's
+   * order, not in the order their connections happened to deliver them.
+   */
+  public register(functionKey: ResourceKey, functionName: string, scheduling?: RequestScheduling): SenderRegistration {
     this.issued += 1;
     const id = String(this.issued);
-    const sender: { functionKey: ResourceKey; functionName: string; invocation?: SenderInvocation } = { functionKey, functionName };
+    const sender: { functionKey: ResourceKey; functionName: string; invocation?: SenderInvocation; scheduling?: RequestScheduling } = {
+      functionKey,
+      functionName,
+      ...(scheduling === undefined ? {} : { scheduling }),
+    };
     this.senders.set(id, sender);
     return {
       path: `${SENDER_PATH_PREFIX}${id}`,

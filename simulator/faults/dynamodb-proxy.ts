@@ -56,6 +56,8 @@ export interface DynamoDbProxy {
 }
 
 const TARGET_HEADER = 'x-amz-target';
+/** How long an upstream connection may stay idle in the pool before the proxy closes it. */
+const UPSTREAM_IDLE_MS = 2_000;
 /** Headers that describe one connection, not the message: never copied from one side to the other. */
 const HOP_BY_HOP_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'trailer']);
 
@@ -111,14 +113,24 @@ export async function startDynamoDbProxy(targetEndpoint: string, options: Dynamo
   const { authorize, transactionConflicts, scheduling, now } = options;
   const target = new URL(targetEndpoint);
   if (target.protocol !== 'http:') throw new Error(`the DynamoDB proxy forwards to an http:// endpoint only, got '${targetEndpoint}'`);
-  // a new upstream connection per request: a pooled one that DynamoDB Local closed while idle would fail the next
-  // forward at random (a 502 the SDK retries), which would shift request numbers and so the seeded fault decisions
-  const upstreamAgent = new Agent({ keepAlive: false });
+  // pooled upstream connections (a new one per request cost about 0.4 ms of each forward); a pooled connection the
+  // server closed while it was idle fails the request written to it at once, before the server read it: that request is
+  // sent again on a new connection (see sendUpstream), so no request fails at random, which would shift request
+  // numbers and so the seeded fault decisions. Idle connections are closed by us first, after UPSTREAM_IDLE_MS.
+  const upstreamAgent = new Agent({ keepAlive: true, timeout: UPSTREAM_IDLE_MS });
   let invocation: CurrentInvocation | undefined;
 
-  const forward = (incoming: IncomingMessage, sent: Buffer): Promise<UpstreamReply> =>
+  const forward = (incoming: IncomingMessage, sent: Buffer): Promise<UpstreamReply> => {
+    const body = scheduling === undefined ? sent : withTokenInNamespace(sent, scheduling.tokenNamespace);
+    return sendUpstream(incoming, body).catch((error: NodeJS.ErrnoException & { reusedSocket?: boolean }) => {
+      if (error.reusedSocket === true && error.code === 'ECONNRESET') return sendUpstream(incoming, body);
+      throw error;
+    });
+  };
+
+  /** One attempt; a failure says whether it was written to a pooled connection (`reusedSocket`). */
+  const sendUpstream = (incoming: IncomingMessage, body: Buffer): Promise<UpstreamReply> =>
     new Promise((resolve, reject) => {
-      const body = scheduling === undefined ? sent : withTokenInNamespace(sent, scheduling.tokenNamespace);
       const outgoing = httpRequest(
         {
           host: target.hostname,
@@ -132,7 +144,10 @@ export async function startDynamoDbProxy(targetEndpoint: string, options: Dynamo
           readBody(reply).then((replyBody) => resolve({ status: reply.statusCode ?? 502, headers: reply.headers, body: replyBody }), reject);
         },
       );
-      outgoing.on('error', reject);
+      outgoing.on('error', (error: NodeJS.ErrnoException & { reusedSocket?: boolean }) => {
+        error.reusedSocket = outgoing.reusedSocket;
+        reject(error);
+      });
       outgoing.end(body);
     });
 

@@ -182,13 +182,20 @@ export class ExecutionEnvironment {
           settled = true;
           clearTimeout(timer);
           this.current = undefined;
-          this.options.scheduling?.environment.invocationEnded();
+          const scheduled = this.options.scheduling?.environment;
+          scheduled?.invocationEnded();
           if (keepWarm) {
             this.proxy.endInvocation();
             resolve(outcome);
           } else {
-            // the process is gone before anyone hears of the outcome: it can send nothing more
-            void this.dispose().then(() => resolve(outcome));
+            // the process is gone before anyone hears of the outcome: it can send nothing more. Terminating the worker
+            // takes real time: the scheduler waits for it, or the outcome would land after however many steps the
+            // machine's speed allowed (a seeded run would not replay)
+            const hold = scheduled?.holdScheduler();
+            void this.dispose().then(() => {
+              resolve(outcome);
+              hold?.release();
+            });
           }
         },
       };

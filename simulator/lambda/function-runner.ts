@@ -252,9 +252,9 @@ export class FunctionRunner {
       const blocked = await this.blocked();
       // assigned once started; the worker writes nothing before its first event-loop turn, which comes after that
       let started: ExecutionEnvironment | undefined;
-      const sender = this.options.sqsSenders?.register(fn.key, shownName(fn));
       const { scheduler } = this.options;
       const scheduling = scheduler === undefined ? undefined : { environment: scheduler.environment(`${fn.key}#${environmentNumber}`), seed: scheduler.workerSeed(fn.key, environmentNumber) };
+      const sender = this.options.sqsSenders?.register(fn.key, shownName(fn), scheduling?.environment);
       const environment = await ExecutionEnvironment.start({
         fn,
         identity: this.identity,

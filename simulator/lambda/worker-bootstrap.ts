@@ -129,21 +129,22 @@ if (replay !== undefined) {
     return next;
   };
 
-  // HTTP requests: started, and finished (answered, failed or closed), to DynamoDB (the proxy) and in all
-  const dynamoDbPort = new URL(process.env.AWS_ENDPOINT_URL_DYNAMODB).port;
-  const counts = { dynamoDbStarted: 0, dynamoDbFinished: 0, started: 0, finished: 0 };
+  // HTTP requests: started, and finished (answered, failed or closed), in all and to the endpoints whose requests the
+  // scheduler holds (the DynamoDB proxy and the simulator's SQS endpoint)
+  const scheduledPorts = [process.env.AWS_ENDPOINT_URL_DYNAMODB, process.env.AWS_ENDPOINT_URL_SQS].filter((url) => url !== undefined).map((url) => ':' + new URL(url).port);
+  const counts = { scheduledStarted: 0, scheduledFinished: 0, started: 0, finished: 0 };
   for (const moduleName of ['node:http', 'node:https']) {
     const httpModule = requireBuiltin(moduleName);
     const realRequest = httpModule.request;
     const counted = (request) => {
       const host = String(request.getHeader('host') ?? '');
-      const toDynamoDb = host.endsWith(':' + dynamoDbPort);
+      const scheduled = scheduledPorts.some((port) => host.endsWith(port));
       counts.started += 1;
-      if (toDynamoDb) counts.dynamoDbStarted += 1;
+      if (scheduled) counts.scheduledStarted += 1;
       reportQuiet();
       request.once('close', () => {
         counts.finished += 1;
-        if (toDynamoDb) counts.dynamoDbFinished += 1;
+        if (scheduled) counts.scheduledFinished += 1;
         reportQuiet();
       });
       return request;

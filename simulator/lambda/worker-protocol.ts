@@ -29,12 +29,12 @@ export interface QuietReport {
   readonly type: 'quiet';
   /** Invoke messages received so far. */
   readonly invocations: number;
-  /** HTTP requests started, in all and to the DynamoDB proxy. */
+  /** HTTP requests started, in all and to the endpoints whose requests the scheduler holds (DynamoDB's proxy, SQS). */
   readonly started: number;
-  readonly dynamoDbStarted: number;
-  /** HTTP requests finished (answered, failed or closed), in all and to the DynamoDB proxy. */
+  readonly scheduledStarted: number;
+  /** HTTP requests finished (answered, failed or closed), in all and to the endpoints whose requests the scheduler holds. */
   readonly finished: number;
-  readonly dynamoDbFinished: number;
+  readonly scheduledFinished: number;
   /** Virtual timers fired so far (each `fire-timer` message fires one, or none when there is none). */
   readonly timersFired: number;
   /** Virtual timers pending. */

@@ -1,8 +1,11 @@
 /**
  * A seeded scheduler: the one thing that decides, at `--concurrency` above 1, in which order the execution
- * environments' DynamoDB requests reach DynamoDB Local, so that one seed replays one run.
+ * environments' DynamoDB requests reach DynamoDB Local (and their SQS requests the simulated queues), so that one seed
+ * replays one run.
  *
- * Every DynamoDB request of an environment passes its proxy (simulator/faults/dynamodb-proxy.ts), which holds it here.
+ * Every DynamoDB request of an environment passes its proxy (simulator/faults/dynamodb-proxy.ts), which holds it here;
+ * so does every request to the simulator's SQS endpoint (simulator/aws/sqs-endpoint.ts): two sends of one invocation
+ * (two dead letters) otherwise reached their queue in whichever order their connections delivered them.
  * The scheduler waits until the run is quiet: every environment running an invocation has gone quiet (its worker has
  * no pending work but replies and virtual timers, and every request it sent has reached its proxy; see
  * simulator/lambda/worker-bootstrap.ts, "a replayable worker"), and no environment is being started. Then it takes
@@ -145,6 +148,16 @@ export class ScheduledEnvironment implements RequestScheduling {
     this.scheduler.poke();
   }
 
+  /**
+   * Holds the scheduler (no step is taken) until the hold is released: while what follows an invocation's end happens
+   * in real time (its crashed worker being terminated) and its outcome has not yet reached whoever waits for it, so
+   * that nothing the outcome sets off (a retry, the environment's replacement) lands between steps at a moment the
+   * machine's speed decides.
+   */
+  public holdScheduler(): StartHold {
+    return this.scheduler.holdStart();
+  }
+
   /** The invocation ended (returned, threw, crashed, timed out). */
   public invocationEnded(): void {
     this.running = false;
@@ -249,8 +262,8 @@ export class ScheduledEnvironment implements RequestScheduling {
   private isQuiet(): boolean {
     const report = this.report;
     if (report === undefined || report.invocations !== this.invocations) return false;
-    const otherOutstanding = report.started - report.finished - (report.dynamoDbStarted - report.dynamoDbFinished);
-    return report.dynamoDbStarted === this.arrivals && report.dynamoDbFinished === this.answers && report.timersFired === this.timerFires && otherOutstanding === 0;
+    const otherOutstanding = report.started - report.finished - (report.scheduledStarted - report.scheduledFinished);
+    return report.scheduledStarted === this.arrivals && report.scheduledFinished === this.answers && report.timersFired === this.timerFires && otherOutstanding === 0;
   }
 
   private async forward(ticket: Ticket): Promise<void> {

@@ -5,7 +5,7 @@ import { afterAll, describe, expect, test } from 'vitest';
 import { createServer } from 'node:http';
 import { startDynamoDbLocal, type DynamoDbLocal } from '../../../simulator/aws/dynamodb-local';
 import { listenOnLoopback } from '../../../simulator/aws/loopback-server';
-import { listeningAddresses } from '../../support/listening-sockets';
+import { listeningAddresses } from '../../../simulator/aws/listening-sockets';
 
 const started: DynamoDbLocal[] = [];
 const temporary = mkdtempSync(path.join(tmpdir(), 'ief-dynamodb-local-'));

@@ -1,8 +1,9 @@
 /**
  * The TCP addresses a process listens on, read from Linux's /proc: the socket inodes of the process's open files
- * (/proc/<pid>/fd/* → `socket:[inode]`) matched against the LISTEN rows of /proc/<pid>/net/tcp and tcp6.
+ * (/proc/<pid>/fd/* → `socket:[inode]`) matched against the LISTEN rows of /proc/<pid>/net/tcp and tcp6. Used to tell
+ * whether the DynamoDB Local we started is the one listening on a port (dynamodb-local.ts), and by the tests.
  */
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 
 const LISTEN = '0A';
 
@@ -46,4 +47,9 @@ export function listeningAddresses(pid: number): string[] {
     }
   }
   return addresses.sort();
+}
+
+/** Whether this system shows a process's sockets under /proc (Linux), so {@link listeningAddresses} can be asked. */
+export function canReadListeningSockets(pid: number): boolean {
+  return existsSync(`/proc/${pid}/fd`) && existsSync(`/proc/${pid}/net/tcp`);
 }
