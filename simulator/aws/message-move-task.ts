@@ -41,7 +41,8 @@ export class MessageMoveTask {
 
   public constructor(options: { taskHandle: string; source: SimulatedQueue; destination: SimulatedQueue; maxNumberOfMessagesPerSecond?: number }) {
     const { source, destination, maxNumberOfMessagesPerSecond } = options;
-    if (maxNumberOfMessagesPerSecond !== undefined && (!Number.isInteger(maxNumberOfMessagesPerSecond) || maxNumberOfMessagesPerSecond < 1 || maxNumberOfMessagesPerSecond > MAX_MESSAGES_MOVED_PER_SECOND)) {
+    const rate = maxNumberOfMessagesPerSecond;
+    if (rate !== undefined && (!Number.isInteger(rate) || rate < 1 || rate > MAX_MESSAGES_MOVED_PER_SECOND)) {
       throw new RangeError(`maxNumberOfMessagesPerSecond must be an integer from 1 to ${MAX_MESSAGES_MOVED_PER_SECOND}, got ${maxNumberOfMessagesPerSecond}`);
     }
     this.taskHandle = options.taskHandle;
