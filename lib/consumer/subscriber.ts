@@ -173,11 +173,10 @@ export interface SubscriberOptions extends FunctionOptions {
    * How long the subscription's dead-letter queue keeps a message SNS could not deliver to the queue. Between 1 minute
    * and 14 days, a whole number of seconds; it counts in the `deduplicationWindow` rule.
    *
-   * SNS dead-letters a delivery the queue refuses (a queue or key policy that denies SNS, a disabled key, a deleted
-   * queue) at once, and one SQS keeps failing with server errors after its retries: a fault of the deployment, reported by
-   * the `SubscriptionDeadLetters` alarm at the first message, which every message there needs fixed the same way. Such
-   * a message can be a copy of one already applied (the relay and SNS deliver at least once), so when it is redriven it
-   * must still find its inbox record. The default is not the SQS maximum: 14 days would take the defaults to
+   * SNS dead-letters a delivery at once when the queue refuses it (a queue or key policy that denies SNS, a disabled
+   * key, a deleted queue), or after its retries when SQS keeps failing. The `SubscriptionDeadLetters` alarm reports the
+   * first such message, and they usually all need the same fix. Such a message can be a copy of one already applied
+   * (the relay and SNS deliver at least once), so when it is redriven it must still find its inbox record. The default is not the SQS maximum: 14 days would take the defaults to
    * 14 + 4 + 14 = 32 days, beyond the 30-day window. A week is time to fix the fault and redrive, and keeps the defaults
    * 5 days inside the window. A longer retention needs a longer `deduplicationWindow`.
    *
