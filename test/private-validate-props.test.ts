@@ -2,6 +2,7 @@ import { Duration, Lazy } from 'aws-cdk-lib';
 import { describe, expect, test } from 'vitest';
 import {
   validateDurationAtLeast,
+  validateDurationCoversSum,
   validateDurationInRange,
   validateDurationLessThan,
   validateNumberInRange,
@@ -50,6 +51,32 @@ describe('validateDurationAtLeast', () => {
   });
   test('accepts equality', () => {
     expect(() => validateDurationAtLeast('X', 'v', Duration.seconds(180), Duration.minutes(3), 'r')).not.toThrow();
+  });
+});
+
+describe('validateDurationCoversSum', () => {
+  const terms = [
+    { prop: 'a', value: Duration.days(1) },
+    { prop: 'b', value: Duration.hours(36) },
+  ];
+  test('fails below the sum, naming every term, its value, the sum and the value given', () => {
+    expect(() => validateDurationCoversSum('X', 'window', Duration.days(2), Duration.days(30), terms)).toThrow(
+      'X: window must be at least a + b (1 day + 1 day 12 hours = 2 days 12 hours), but 2 days was provided',
+    );
+  });
+  test('checks the default when no value is given, and says so', () => {
+    expect(() => validateDurationCoversSum('X', 'window', undefined, Duration.days(2), terms)).toThrow(
+      'X: window must be at least a + b (1 day + 1 day 12 hours = 2 days 12 hours), but the default of 2 days applies',
+    );
+  });
+  test('accepts the sum itself and more', () => {
+    expect(() => validateDurationCoversSum('X', 'window', Duration.hours(60), Duration.days(1), terms)).not.toThrow();
+    expect(() => validateDurationCoversSum('X', 'window', undefined, Duration.days(3), terms)).not.toThrow();
+  });
+  test('skips tokens, in the value or in a term', () => {
+    const token = Duration.seconds(Lazy.number({ produce: () => 1 }));
+    expect(() => validateDurationCoversSum('X', 'window', token, Duration.days(1), terms)).not.toThrow();
+    expect(() => validateDurationCoversSum('X', 'window', Duration.seconds(1), Duration.days(1), [...terms, { prop: 'c', value: token }])).not.toThrow();
   });
 });
 

@@ -11,9 +11,11 @@ import { grantKeyViaService } from '../private/kms-actions';
 import { validateEventSource } from '../private/shared-limits';
 import {
   validateDurationAtLeast,
+  validateDurationCoversSum,
   validateDurationInRange,
   validateDurationLessThan,
   validateNumberInRange,
+  validateWholeSeconds,
 } from '../private/validate-props';
 import { FunctionOptions } from '../functions/function-options';
 import { ConsumerFunction } from './consumer-function';
@@ -90,8 +92,17 @@ export interface SubscriberOptions extends FunctionOptions {
   /**
    * How long a processed message stays deduplicated: the TTL of its inbox record.
    *
-   * It must cover the longest redelivery path, a message that waits out the queue's retention and then the
-   * dead-letter queue's before it is redriven: at least `retentionPeriod + deadLetterRetentionPeriod`.
+   * It must cover the longest path a copy of a message can take with one redrive out of each dead-letter queue: SNS
+   * could not deliver it, the subscription's dead-letter queue keeps it for up to `subscriptionDeadLetterRetentionPeriod`
+   * before it is redriven into the queue; there it fails into the queue's dead-letter queue, which keeps it up to
+   * `deadLetterRetentionPeriod` from when it entered the queue; redriven again, it can wait out `retentionPeriod` before
+   * it is consumed. So synth fails unless the window (given or the default) is at least
+   * `subscriptionDeadLetterRetentionPeriod + retentionPeriod + deadLetterRetentionPeriod` (7 + 4 + 14 = 25 days with the
+   * defaults). The default leaves 5 days beyond that for what the sum does not count: a duplicate the relay publishes
+   * later than the copy applied (up to its maximum record age), SNS retrying through an SQS outage before it
+   * dead-letters (for an SQS endpoint up to 23 days), and the redrive itself. A further redrive out of a dead-letter
+   * queue is the operator's: `idempotent-event-flow dlq redrive` refuses a message whose event is older than the window.
+   * Storage grows with the window: each applied message keeps its record that long.
    * A whole number of seconds. Not with `ProcessingMode.AGGREGATE`, which has no inbox.
    *
    * @default Duration.days(30)
@@ -157,6 +168,21 @@ export interface SubscriberOptions extends FunctionOptions {
    * @default Duration.days(14)
    */
   readonly deadLetterRetentionPeriod?: Duration;
+
+  /**
+   * How long the subscription's dead-letter queue keeps a message SNS could not deliver to the queue. Between 1 minute
+   * and 14 days, a whole number of seconds; it counts in the `deduplicationWindow` rule.
+   *
+   * SNS dead-letters a delivery at once when the queue refuses it (a queue or key policy that denies SNS, a disabled
+   * key, a deleted queue), or after its retries when SQS keeps failing. The `SubscriptionDeadLetters` alarm reports the
+   * first such message, and they usually all need the same fix. Such a message can be a copy of one already applied
+   * (the relay and SNS deliver at least once), so when it is redriven it must still find its inbox record. The default is not the SQS maximum: 14 days would take the defaults to
+   * 14 + 4 + 14 = 32 days, beyond the 30-day window. A week is time to fix the fault and redrive, and keeps the defaults
+   * 5 days inside the window. A longer retention needs a longer `deduplicationWindow`.
+   *
+   * @default Duration.days(7)
+   */
+  readonly subscriptionDeadLetterRetentionPeriod?: Duration;
 
   /**
    * The largest number of messages per invocation. Between 1 and 10000; above 10 requires a `maxBatchingWindow` of at least 1 second.
@@ -280,7 +306,11 @@ export class Subscriber extends Construct implements iam.IGrantable {
     this.queue = this.consumerQueue.queue;
     this.deadLetterQueue = this.consumerQueue.deadLetterQueue;
 
-    this.subscriptionDeadLetterQueue = this.createSubscriptionDeadLetterQueue(props.encryptionKey, removalPolicy);
+    this.subscriptionDeadLetterQueue = this.createSubscriptionDeadLetterQueue(
+      props.encryptionKey,
+      props.subscriptionDeadLetterRetentionPeriod ?? CONSUMER_DEFAULTS.SUBSCRIPTION_DEAD_LETTER_RETENTION_PERIOD,
+      removalPolicy,
+    );
     this.subscription = this.subscribe(props.topic, props.filterPolicyWithMessageBody);
     warnOnKeysOutsideEnvelope(this, owner, props.filterPolicyWithMessageBody);
 
@@ -430,12 +460,12 @@ export class Subscriber extends Construct implements iam.IGrantable {
     return this.metric(CONSUMER_METRICS.EVENT_AGE, { statistic: 'p99', ...props });
   }
 
-  private createSubscriptionDeadLetterQueue(encryptionKey: kms.IKey | undefined, removalPolicy: RemovalPolicy): sqs.IQueue {
+  private createSubscriptionDeadLetterQueue(encryptionKey: kms.IKey | undefined, retentionPeriod: Duration, removalPolicy: RemovalPolicy): sqs.IQueue {
     const queue = new sqs.Queue(this, 'SubscriptionDeadLetterQueue', {
       encryption: encryptionKey ? sqs.QueueEncryption.KMS : sqs.QueueEncryption.SQS_MANAGED,
       encryptionMasterKey: encryptionKey,
       enforceSSL: true,
-      retentionPeriod: CONSUMER_DEFAULTS.SUBSCRIPTION_DEAD_LETTER_RETENTION_PERIOD,
+      retentionPeriod,
       removalPolicy,
     });
     Validations.of(queue).acknowledge(
@@ -513,16 +543,22 @@ function validateSubscriberProps(owner: string, subscriberName: string, props: S
     );
   }
 
-  const retention = props.retentionPeriod ?? CONSUMER_DEFAULTS.RETENTION_PERIOD;
-  const deadLetterRetention = props.deadLetterRetentionPeriod ?? CONSUMER_DEFAULTS.DEAD_LETTER_RETENTION_PERIOD;
-  if (!retention.isUnresolved() && !deadLetterRetention.isUnresolved()) {
-    validateDurationAtLeast(
-      owner,
-      'deduplicationWindow',
-      props.deduplicationWindow,
-      Duration.seconds(retention.toSeconds({ integral: false }) + deadLetterRetention.toSeconds({ integral: false })),
-      'retentionPeriod + deadLetterRetentionPeriod',
-    );
+  validateDurationInRange(owner, 'subscriptionDeadLetterRetentionPeriod', props.subscriptionDeadLetterRetentionPeriod, {
+    min: Duration.minutes(1),
+    max: Duration.days(14),
+  });
+  validateWholeSeconds(owner, 'subscriptionDeadLetterRetentionPeriod', props.subscriptionDeadLetterRetentionPeriod);
+  // The longest path of a copy with one redrive out of each dead-letter queue (see deduplicationWindow); checked with
+  // the default window too, which retentions given alone can exceed. Without an inbox there is no window.
+  if (usesInbox(props.processingMode ?? ProcessingMode.TRANSACTIONAL)) {
+    validateDurationCoversSum(owner, 'deduplicationWindow', props.deduplicationWindow, CONSUMER_DEFAULTS.DEDUPLICATION_WINDOW, [
+      {
+        prop: 'subscriptionDeadLetterRetentionPeriod',
+        value: props.subscriptionDeadLetterRetentionPeriod ?? CONSUMER_DEFAULTS.SUBSCRIPTION_DEAD_LETTER_RETENTION_PERIOD,
+      },
+      { prop: 'retentionPeriod', value: props.retentionPeriod ?? CONSUMER_DEFAULTS.RETENTION_PERIOD },
+      { prop: 'deadLetterRetentionPeriod', value: props.deadLetterRetentionPeriod ?? CONSUMER_DEFAULTS.DEAD_LETTER_RETENTION_PERIOD },
+    ]);
   }
 
   validateNumberInRange(owner, 'batchSize', props.batchSize, { min: 1, max: 10000, integer: true });

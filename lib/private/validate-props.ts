@@ -65,6 +65,36 @@ export function validateDurationAtLeast(
   }
 }
 
+/** One term of a sum a prop must cover: the prop it comes from and its value (given or default). */
+export interface DurationTerm {
+  readonly prop: string;
+  readonly value: Duration;
+}
+
+/**
+ * Fails unless `value` (or, when it is not given, `defaultValue`) is at least the sum of `terms`, e.g. a deduplication
+ * window that must outlast every retention a message can wait out. The message names every term's prop and value and the
+ * sum: `deduplicationWindow must be at least a + b (1 day + 2 days = 3 days), but 2 days was provided` (or `but the
+ * default of 2 days applies`). Nothing is checked when any of them is a token.
+ */
+export function validateDurationCoversSum(
+  owner: string,
+  prop: string,
+  value: Duration | undefined,
+  defaultValue: Duration,
+  terms: readonly DurationTerm[],
+): void {
+  const effective = value ?? defaultValue;
+  if (effective.isUnresolved() || terms.some((term) => term.value.isUnresolved())) return;
+  const sumSeconds = terms.reduce((sum, term) => sum + term.value.toSeconds({ integral: false }), 0);
+  if (effective.toSeconds({ integral: false }) < sumSeconds) {
+    const names = terms.map((term) => term.prop).join(' + ');
+    const values = terms.map((term) => term.value.toHumanString()).join(' + ');
+    const given = value === undefined ? `the default of ${defaultValue.toHumanString()} applies` : `${value.toHumanString()} was provided`;
+    throw validationError(`${owner}: ${prop} must be at least ${names} (${values} = ${Duration.seconds(sumSeconds).toHumanString()}), but ${given}`);
+  }
+}
+
 /**
  * Fails unless `value` is strictly less than `bound` (e.g. a lease shorter than the queue's visibility timeout).
  * `relation` names the bound in the message, e.g. `visibilityTimeout`; `why` (optional) says why it matters.

@@ -134,8 +134,12 @@ export class SimulatedQueue {
   /** Virtual epoch ms the queue was created at (`CreatedTimestamp`). */
   public readonly createdAt: number;
 
-  private readonly clock: VirtualClock;
+  /** The clock the queue runs on; a message move task from it keeps the same time. */
+  public readonly clock: VirtualClock;
+
   private readonly observer: SimulationObserver;
+  /** What runs before each operation: processes beside the queue that catch up with the clock (a message move task). */
+  private readonly operationHooks = new Set<() => void>();
   /** Every message on the queue by id, in the order they were enqueued (the order FIFO groups keep). */
   private readonly stored = new Map<string, QueuedMessage>();
   /** Every receipt handle ever issued, with its message id, to tell a stale handle from one never issued. */
@@ -175,9 +179,26 @@ export class SimulatedQueue {
     this.createdAt = options.clock.now();
   }
 
+  /**
+   * Runs `hook` before every operation that reads or changes this queue's messages (send, receive, change visibility,
+   * delete, and the counts and listings), so that a process running on the clock beside the queue (a message move
+   * task) has done what it was due to do by then. Returns what removes the hook.
+   */
+  public beforeEachOperation(hook: () => void): () => void {
+    this.operationHooks.add(hook);
+    return () => {
+      this.operationHooks.delete(hook);
+    };
+  }
+
   /** SendMessage. Throws an {@link SqsError} for a message SQS would refuse. */
   public send(input: SendMessageInput): SendMessageResult {
-    const now = this.clock.now();
+    this.runOperationHooks();
+    return this.sendAt(input, this.clock.now());
+  }
+
+  /** SendMessage as of `now` (virtual ms; now, or a moment since the last operation on this queue). */
+  private sendAt(input: SendMessageInput, now: number): SendMessageResult {
     this.expire(now);
     checkSqsMessage(input.body, input.messageAttributes);
     const messageAttributes = { ...(input.messageAttributes ?? {}) };
@@ -213,6 +234,7 @@ export class SimulatedQueue {
    */
   public receive(maxMessages: number, visibilityTimeoutSeconds?: number): ReceivedMessage[] {
     if (!Number.isInteger(maxMessages) || maxMessages < 1) throw new RangeError(`receive from queue ${this.model.key}: maxMessages must be a positive integer, got ${maxMessages}`);
+    this.runOperationHooks();
     const now = this.clock.now();
     this.expire(now);
     const busyGroups = this.model.fifo ? this.groupsInFlight(now) : undefined;
@@ -238,6 +260,7 @@ export class SimulatedQueue {
     checkWithin('VisibilityTimeout', visibilityTimeoutSeconds, VISIBILITY_TIMEOUT_SECONDS);
     const messageId = this.issuedHandles.get(receiptHandle);
     if (messageId === undefined) throw new SqsError('ReceiptHandleIsInvalid', `receipt handle '${receiptHandle}' was never issued by queue ${this.address.name}`);
+    this.runOperationHooks();
     const now = this.clock.now();
     this.expire(now);
     const message = this.stored.get(messageId);
@@ -248,22 +271,24 @@ export class SimulatedQueue {
   }
 
   /**
-   * What a message move task (StartMessageMoveTask) does with this dead-letter queue: every message on it that is not
-   * in flight is sent to `destination` as a NEW message (a new message id, the body and attributes kept) and removed
-   * here. Returns how many moved. The task's rate (at most 500 messages/s) is not emulated: it completes at once.
+   * One step of a message move task (StartMessageMoveTask, ./message-move-task.ts) from this dead-letter queue, as of
+   * `at` (virtual ms, not before the last operation on either queue): the first message visible then is sent to
+   * `destination` as a NEW message (a new message id, the body and attributes kept, enqueued at `at`) and removed here.
+   * Returns false when no message was visible to move.
    */
-  public moveMessagesTo(destination: SimulatedQueue): number {
-    const now = this.clock.now();
-    this.expire(now);
-    let moved = 0;
-    for (const message of [...this.stored.values()]) {
-      if (message.visibleAt > now) continue;
-      destination.send({ body: message.body, messageAttributes: message.messageAttributes, origin: { ...message.origin, via: 'moved-back' } });
+  public moveFirstVisibleTo(destination: SimulatedQueue, at: number): boolean {
+    this.expire(at);
+    for (const message of this.stored.values()) {
+      if (message.visibleAt > at) continue;
+      destination.sendAt(
+        { body: message.body, messageAttributes: message.messageAttributes, messageGroupId: message.messageGroupId, origin: { ...message.origin, via: 'moved-back' } },
+        at,
+      );
       this.stored.delete(message.messageId);
       this.observer.onDeleted?.(this.model.key, { messageId: message.messageId, origin: message.origin, receiveCount: message.receiveCount });
-      moved += 1;
+      return true;
     }
-    return moved;
+    return false;
   }
 
   /**
@@ -274,6 +299,7 @@ export class SimulatedQueue {
     if (this.model.fifo) {
       throw new Error(`queue ${this.model.key} is FIFO: SQS does not hand a FIFO message to a second poller while it is in flight, so receiveAgain does not apply`);
     }
+    this.runOperationHooks();
     const now = this.clock.now();
     this.expire(now);
     const stored = this.stored.get(message.messageId);
@@ -289,6 +315,7 @@ export class SimulatedQueue {
     if (messageId === undefined) {
       throw new SqsError('ReceiptHandleIsInvalid', `receipt handle '${receiptHandle}' was never issued by queue ${this.address.name}`);
     }
+    this.runOperationHooks();
     this.expire(this.clock.now());
     const message = this.stored.get(messageId);
     if (message === undefined || message.latestReceiptHandle !== receiptHandle) return false;
@@ -299,6 +326,7 @@ export class SimulatedQueue {
 
   /** Earliest time (virtual ms) an in-flight message becomes visible again, or undefined when none is in flight. */
   public nextVisibleAt(): number | undefined {
+    this.runOperationHooks();
     const now = this.clock.now();
     this.expire(now);
     let earliest: number | undefined;
@@ -310,6 +338,7 @@ export class SimulatedQueue {
 
   /** How many messages are visible, in flight, and on the queue in all. */
   public counts(): { readonly visible: number; readonly inFlight: number; readonly total: number } {
+    this.runOperationHooks();
     const now = this.clock.now();
     this.expire(now);
     let inFlight = 0;
@@ -319,6 +348,7 @@ export class SimulatedQueue {
 
   /** Every message still on the queue (visible or in flight), for the end-of-run inspection of dead-letter queues. */
   public messages(): readonly StoredMessage[] {
+    this.runOperationHooks();
     this.expire(this.clock.now());
     return [...this.stored.values()].map((message) => ({
       messageId: message.messageId,
@@ -328,6 +358,10 @@ export class SimulatedQueue {
       sentAt: message.sentAt,
       origin: message.origin,
     }));
+  }
+
+  private runOperationHooks(): void {
+    for (const hook of [...this.operationHooks]) hook();
   }
 
   private enqueue(message: NewMessage): SendMessageResult {

@@ -7,7 +7,7 @@
  *
  * Emulated: SendMessage, SendMessageBatch, GetQueueUrl, GetQueueAttributes, and for the operator CLI ReceiveMessage
  * (no long polling), DeleteMessage, ChangeMessageVisibility, StartMessageMoveTask and ListMessageMoveTasks (a task
- * completes at once; needs `resolveQueueArn`). Every other action is refused with
+ * moves at most 500 messages a second on the simulation's clock; needs `resolveQueueArn`). Every other action is refused with
  * `UnsupportedOperation`; so are per-message delays (DelaySeconds > 0) and list attribute values. The SDK sends each
  * request to the origin of its QueueUrl, so queue URLs must be `${endpoint}/<account>/<name>`. Requests are not
  * authenticated (the signature is not checked). The request's path names the execution environment that sent it

@@ -1,9 +1,11 @@
 /**
  * The SQS actions an operator's tools use on dead-letter queues, for the SQS endpoint: ReceiveMessage,
  * DeleteMessage, ChangeMessageVisibility, StartMessageMoveTask and ListMessageMoveTasks, answered as SQS answers them
- * (SQS API reference). A message move task completes at once (its 500 messages/s rate is not emulated) and, as on
- * SQS, gives every message it moves a NEW message id.
+ * (SQS API reference). A message move task runs on the simulation's clock at `MaxNumberOfMessagesPerSecond`, or 500 a
+ * second, and, as on SQS, gives every message it moves a NEW message id (./message-move-task.ts); one task at a time per
+ * source queue.
  */
+import { MAX_MESSAGES_MOVED_PER_SECOND, MessageMoveTask } from './message-move-task';
 import type { SimulatedQueue } from './queue';
 import { SqsError } from './sqs-errors';
 
@@ -19,11 +21,9 @@ export interface OperatorActionOptions {
 const MAX_RECEIVE_MESSAGES = 10;
 
 interface MoveTask {
-  readonly taskHandle: string;
   readonly sourceArn: string;
-  readonly destinationArn?: string;
-  readonly startedTimestamp: number;
-  readonly moved: number;
+  readonly destinationArn: string;
+  readonly task: MessageMoveTask;
 }
 
 function stringField(input: JsonObject, field: string, required: true): string;
@@ -106,14 +106,18 @@ export class OperatorSqsActions {
   private startMessageMoveTask(input: JsonObject): JsonObject {
     const sourceArn = stringField(input, 'SourceArn', true);
     const destinationArn = stringField(input, 'DestinationArn', false);
-    integerField(input, 'MaxNumberOfMessagesPerSecond', { min: 1, max: 500 });
+    const maxNumberOfMessagesPerSecond = integerField(input, 'MaxNumberOfMessagesPerSecond', { min: 1, max: MAX_MESSAGES_MOVED_PER_SECOND });
     const source = this.queueByArn(sourceArn);
     // without a destination SQS moves each message back to the queue it was redriven from; the simulator needs one
     if (destinationArn === undefined) throw new SqsError('UnsupportedOperation', 'StartMessageMoveTask without DestinationArn is not emulated by the simulator');
     const destination = this.queueByArn(destinationArn);
+    if (this.tasks.some((each) => each.sourceArn === sourceArn && each.task.status().status === 'RUNNING')) {
+      // what SQS answers (only one active message movement task is supported per queue at any given time)
+      throw new SqsError('InvalidParameterValueException', 'There is already a task running. Only one active task is allowed for a source queue arn at a given time.');
+    }
     const taskHandle = Buffer.from(JSON.stringify({ task: this.tasks.length + 1, sourceArn }), 'utf8').toString('base64');
-    const moved = source.moveMessagesTo(destination);
-    this.tasks.push({ taskHandle, sourceArn, destinationArn, startedTimestamp: Date.now(), moved });
+    const task = new MessageMoveTask({ taskHandle, source, destination, ...(maxNumberOfMessagesPerSecond === undefined ? {} : { maxNumberOfMessagesPerSecond }) });
+    this.tasks.push({ sourceArn, destinationArn, task });
     return { TaskHandle: taskHandle };
   }
 
@@ -121,17 +125,22 @@ export class OperatorSqsActions {
     const sourceArn = stringField(input, 'SourceArn', true);
     this.queueByArn(sourceArn);
     const maxResults = integerField(input, 'MaxResults', { min: 1, max: 10 }) ?? 1;
-    const tasks = this.tasks.filter((task) => task.sourceArn === sourceArn).reverse().slice(0, maxResults);
+    const tasks = this.tasks.filter((each) => each.sourceArn === sourceArn).reverse().slice(0, maxResults);
     return {
-      Results: tasks.map((task) => ({
-        TaskHandle: task.taskHandle,
-        Status: 'COMPLETED',
-        SourceArn: task.sourceArn,
-        ...(task.destinationArn === undefined ? {} : { DestinationArn: task.destinationArn }),
-        ApproximateNumberOfMessagesMoved: task.moved,
-        ApproximateNumberOfMessagesToMove: task.moved,
-        StartedTimestamp: task.startedTimestamp,
-      })),
+      Results: tasks.map(({ task, destinationArn }) => {
+        const { status, moved, toMove } = task.status();
+        return {
+          // as documented, the handle is listed only while the task is RUNNING
+          ...(status === 'RUNNING' ? { TaskHandle: task.taskHandle } : {}),
+          Status: status,
+          SourceArn: sourceArn,
+          DestinationArn: destinationArn,
+          ...(task.maxNumberOfMessagesPerSecond === undefined ? {} : { MaxNumberOfMessagesPerSecond: task.maxNumberOfMessagesPerSecond }),
+          ApproximateNumberOfMessagesMoved: moved,
+          ApproximateNumberOfMessagesToMove: toMove,
+          StartedTimestamp: task.startedAt,
+        };
+      }),
     };
   }
 }

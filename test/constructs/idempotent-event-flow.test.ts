@@ -248,6 +248,20 @@ describe('IdempotentEventFlow: addSubscriber', () => {
     });
   });
 
+  test('passes subscriptionDeadLetterRetentionPeriod to the subscriber, and checks it against the deduplication window', () => {
+    // GIVEN
+    const { stack, flow } = fixture();
+    // WHEN
+    const billing = addSubscriber(flow, 'Billing', { subscriptionDeadLetterRetentionPeriod: Duration.days(3) });
+    // THEN
+    const template = Template.fromStack(stack).toJSON();
+    expect(template.Resources[logicalIdOf(billing.subscriptionDeadLetterQueue)].Properties.MessageRetentionPeriod).toBe(3 * 86400);
+    expect(() => addSubscriber(flow, 'Shipping', { subscriptionDeadLetterRetentionPeriod: Duration.days(14), deduplicationWindow: Duration.days(31) })).toThrow(
+      "Subscriber 'Shipping': deduplicationWindow must be at least subscriptionDeadLetterRetentionPeriod + retentionPeriod + " +
+        'deadLetterRetentionPeriod (14 days + 4 days + 14 days = 32 days), but 31 days was provided',
+    );
+  });
+
   test('subscribes without a filter policy by default', () => {
     // GIVEN
     const { stack, flow } = fixture();

@@ -134,12 +134,23 @@ describe('Subscriber: subscription', () => {
     });
   });
 
-  test('keeps messages in the subscription dead-letter queue for 14 days', () => {
+  test('keeps messages in the subscription dead-letter queue for 7 days by default', () => {
     // WHEN
     const { f, subscriber, template } = synth();
     // THEN
     const logicalId = f.stack.getLogicalId((subscriber.subscriptionDeadLetterQueue as sqs.Queue).node.defaultChild as sqs.CfnQueue);
-    expect(template.toJSON().Resources[logicalId].Properties.MessageRetentionPeriod).toBe(14 * 86400);
+    expect(template.toJSON().Resources[logicalId].Properties.MessageRetentionPeriod).toBe(7 * 86400);
+  });
+
+  test('keeps messages in the subscription dead-letter queue for subscriptionDeadLetterRetentionPeriod', () => {
+    // WHEN
+    const { f, subscriber, template } = synth({ subscriptionDeadLetterRetentionPeriod: Duration.hours(36) });
+    // THEN
+    const logicalId = f.stack.getLogicalId((subscriber.subscriptionDeadLetterQueue as sqs.Queue).node.defaultChild as sqs.CfnQueue);
+    expect(template.toJSON().Resources[logicalId].Properties.MessageRetentionPeriod).toBe(36 * 3600);
+    // and the queue and its dead-letter queue keep theirs
+    template.hasResourceProperties('AWS::SQS::Queue', { RedrivePolicy: Match.anyValue(), MessageRetentionPeriod: 4 * 86400 });
+    template.hasResourceProperties('AWS::SQS::Queue', { RedrivePolicy: Match.absent(), MessageRetentionPeriod: 14 * 86400 });
   });
 
   test('lets only this topic send to the queue, and subscribes after that permission exists', () => {
@@ -322,10 +333,10 @@ describe('Subscriber: inbox and function', () => {
 
   test('deduplicates for the given window', () => {
     // WHEN
-    const { template } = synth({ deduplicationWindow: Duration.days(18) });
+    const { template } = synth({ deduplicationWindow: Duration.days(45) });
     // THEN
     template.hasResourceProperties('AWS::Lambda::Function', {
-      Environment: { Variables: { [ENV.DEDUPLICATION_WINDOW_SECONDS]: String(18 * 86400) } },
+      Environment: { Variables: { [ENV.DEDUPLICATION_WINDOW_SECONDS]: String(45 * 86400) } },
     });
   });
 
@@ -671,15 +682,79 @@ describe('Subscriber: validation', () => {
       /visibilityTimeout must be at least 6 x timeout \(3 minutes\), but 2 minutes 59 seconds was provided/,
     );
   });
-  test('fails if deduplicationWindow is shorter than retentionPeriod + deadLetterRetentionPeriod', () => {
-    expect(build({ deduplicationWindow: Duration.days(7) })).toThrow(
-      /Subscriber 'Billing': deduplicationWindow must be at least retentionPeriod \+ deadLetterRetentionPeriod \(18 days\), but 7 days was provided/,
+  test('fails if deduplicationWindow is shorter than the three retention periods with their defaults', () => {
+    expect(build({ deduplicationWindow: Duration.days(18) })).toThrow(
+      "Subscriber 'Billing': deduplicationWindow must be at least subscriptionDeadLetterRetentionPeriod + retentionPeriod + " +
+        'deadLetterRetentionPeriod (7 days + 4 days + 14 days = 25 days), but 18 days was provided',
     );
   });
   test('fails if deduplicationWindow is shorter than the given retention periods', () => {
     expect(
-      build({ retentionPeriod: Duration.days(14), deadLetterRetentionPeriod: Duration.days(14), deduplicationWindow: Duration.days(27) }),
-    ).toThrow(/deduplicationWindow must be at least retentionPeriod \+ deadLetterRetentionPeriod \(28 days\), but 27 days was provided/);
+      build({
+        subscriptionDeadLetterRetentionPeriod: Duration.days(1),
+        retentionPeriod: Duration.days(14),
+        deadLetterRetentionPeriod: Duration.days(14),
+        deduplicationWindow: Duration.days(28),
+      }),
+    ).toThrow(/deduplicationWindow must be at least .* \(1 day \+ 14 days \+ 14 days = 29 days\), but 28 days was provided/);
+  });
+  test('fails if the subscription dead-letter queue keeps messages for 14 days (the SQS maximum) with the default window', () => {
+    // 14 + 4 + 14 = 32 days: a message SNS could not deliver, redriven at the end of each retention, outlives its inbox record
+    expect(build({ subscriptionDeadLetterRetentionPeriod: Duration.days(14) })).toThrow(
+      "Subscriber 'Billing': deduplicationWindow must be at least subscriptionDeadLetterRetentionPeriod + retentionPeriod + " +
+        'deadLetterRetentionPeriod (14 days + 4 days + 14 days = 32 days), but the default of 30 days applies',
+    );
+  });
+  test('fails if the given retention periods exceed the default window', () => {
+    expect(build({ retentionPeriod: Duration.days(14), deadLetterRetentionPeriod: Duration.days(14) })).toThrow(
+      /deduplicationWindow must be at least .* \(7 days \+ 14 days \+ 14 days = 35 days\), but the default of 30 days applies/,
+    );
+  });
+  test('accepts a deduplicationWindow equal to the three retention periods', () => {
+    expect(build({ deduplicationWindow: Duration.days(25) })).not.toThrow();
+    expect(build({ subscriptionDeadLetterRetentionPeriod: Duration.days(12) })).not.toThrow();
+    expect(
+      build({
+        subscriptionDeadLetterRetentionPeriod: Duration.days(14),
+        retentionPeriod: Duration.days(14),
+        deadLetterRetentionPeriod: Duration.days(14),
+        deduplicationWindow: Duration.days(42),
+      }),
+    ).not.toThrow();
+  });
+  test('does not add up the retention periods in aggregate mode (no inbox, no window)', () => {
+    expect(
+      build({
+        processingMode: ProcessingMode.AGGREGATE,
+        subscriptionDeadLetterRetentionPeriod: Duration.days(14),
+        retentionPeriod: Duration.days(14),
+        deadLetterRetentionPeriod: Duration.days(14),
+      }),
+    ).not.toThrow();
+  });
+  test('does not add up the retention periods when one is a token', () => {
+    // GIVEN 14 + 4 + 14 days, more than the default window, but known only at deployment
+    const subscriptionDeadLetterRetentionPeriod = Duration.seconds(Lazy.number({ produce: () => 14 * 86400 }));
+    // WHEN
+    const { f, subscriber, template } = synth({ subscriptionDeadLetterRetentionPeriod });
+    // THEN
+    const logicalId = f.stack.getLogicalId((subscriber.subscriptionDeadLetterQueue as sqs.Queue).node.defaultChild as sqs.CfnQueue);
+    expect(template.toJSON().Resources[logicalId].Properties.MessageRetentionPeriod).toBe(14 * 86400);
+  });
+  test('fails if subscriptionDeadLetterRetentionPeriod is above 14 days', () => {
+    expect(build({ subscriptionDeadLetterRetentionPeriod: Duration.days(15), deduplicationWindow: Duration.days(60) })).toThrow(
+      "Subscriber 'Billing': subscriptionDeadLetterRetentionPeriod must be 14 days or less, but 15 days was provided",
+    );
+  });
+  test('fails if subscriptionDeadLetterRetentionPeriod is below 1 minute', () => {
+    expect(build({ subscriptionDeadLetterRetentionPeriod: Duration.seconds(59) })).toThrow(
+      "Subscriber 'Billing': subscriptionDeadLetterRetentionPeriod must be 1 minute or more, but 59 seconds was provided",
+    );
+  });
+  test('fails if subscriptionDeadLetterRetentionPeriod is not a whole number of seconds', () => {
+    expect(build({ subscriptionDeadLetterRetentionPeriod: Duration.millis(120_500) })).toThrow(
+      /Subscriber 'Billing': subscriptionDeadLetterRetentionPeriod must be a whole number of seconds, but 2 minutes 500 millis was provided/,
+    );
   });
   test('fails if maxReceiveCount is below 1', () => {
     expect(build({ maxReceiveCount: 0 })).toThrow(/Subscriber 'Billing': maxReceiveCount must be 1 or more, but 0 was provided/);
@@ -829,7 +904,9 @@ describe('Subscriber: validation', () => {
         subscriberName: 'a'.repeat(64),
         timeout: Duration.minutes(1),
         visibilityTimeout: Duration.minutes(6),
-        deduplicationWindow: Duration.days(18),
+        // 1 minute + 4 days + 14 days
+        deduplicationWindow: Duration.seconds(18 * 86400 + 60),
+        subscriptionDeadLetterRetentionPeriod: Duration.minutes(1),
         batchSize: 10000,
         maxBatchingWindow: Duration.minutes(5),
         maxConcurrency: 2,

@@ -15,9 +15,16 @@ export const CONSUMER_DEFAULTS = {
   RETENTION_PERIOD: Duration.days(4),
   /** The SQS maximum, so a message can wait in the DLQ for as long as SQS allows. */
   DEAD_LETTER_RETENTION_PERIOD: Duration.days(14),
-  /** Retention of the SNS subscription's redrive DLQ (the SQS maximum). */
-  SUBSCRIPTION_DEAD_LETTER_RETENTION_PERIOD: Duration.days(14),
-  /** Inbox TTL: covers 4 days of queue retention + 14 days in the DLQ, plus time to redrive. */
+  /**
+   * Retention of the SNS subscription's redrive DLQ. Not the SQS maximum: it counts in the deduplication window rule
+   * (subscription DLQ + queue + queue DLQ), and with 14 days the defaults would add up to 32 days, beyond the window.
+   * A week is time to fix what made SNS fail (a policy or key that refuses it; alarmed at the first message) and redrive.
+   */
+  SUBSCRIPTION_DEAD_LETTER_RETENTION_PERIOD: Duration.days(7),
+  /**
+   * Inbox TTL: covers 7 days in the subscription DLQ + 4 days of queue retention + 14 days in the DLQ (25 days), with
+   * 5 days to spare for a relay's late duplicate, an SQS outage SNS retries through, and the redrive itself.
+   */
   DEDUPLICATION_WINDOW: Duration.days(30),
   /** Records per Lambda invocation (the SQS event source default). */
   BATCH_SIZE: 10,
