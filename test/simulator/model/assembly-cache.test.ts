@@ -1,12 +1,13 @@
 /**
  * The reused cloud assembly: read again while it is newer than every source of the app and made by the same app
- * command; synthesized again after a source changed, for another app command, or when forced.
+ * command; synthesized again after a source changed, for another app command, or when forced; two runs synthesizing
+ * at once each keep a whole assembly of their own.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { assemblyCacheDirectory, newestSource, synthesizeOrReuse } from '../../../simulator/model/assembly-cache';
+import { assemblyCacheRoot, cachedAssemblyDirectory, newestSource, synthesizeOrReuse, type Synthesizer } from '../../../simulator/model/assembly-cache';
 import { NoAppError } from '../../../simulator/model/synthesize';
 
 let project: string;
@@ -19,10 +20,22 @@ function projectWith(stamp: { app: string | null; synthesizedAt: number }, sourc
   const source = path.join(project, 'lib', 'stack.ts');
   fs.writeFileSync(source, 'export {};\n');
   fs.utimesSync(source, new Date(sourceAt), new Date(sourceAt));
-  cache = assemblyCacheDirectory(project);
+  cache = path.join(assemblyCacheRoot(project), 'assemblies', 'earlier');
   fs.mkdirSync(cache, { recursive: true });
   fs.writeFileSync(path.join(cache, 'manifest.json'), '{}');
   fs.writeFileSync(path.join(cache, 'ief-assembly.json'), JSON.stringify(stamp));
+  fs.writeFileSync(path.join(assemblyCacheRoot(project), 'current.json'), JSON.stringify({ directory: 'earlier' }));
+}
+
+/** A synthesis that writes its assembly file by file, pausing between them, as `cdk synth` does over seconds. */
+function slowSynthesizer(files: number, tag: string): Synthesizer {
+  return async ({ outputDirectory }) => {
+    for (let index = 0; index < files; index += 1) {
+      fs.writeFileSync(path.join(outputDirectory, `asset-${index}.js`), `// ${tag} ${index}\n`);
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
+    fs.writeFileSync(path.join(outputDirectory, 'manifest.json'), JSON.stringify({ tag }));
+  };
 }
 
 beforeEach(() => {
@@ -41,6 +54,43 @@ describe('synthesizeOrReuse', () => {
     expect(source).toMatchObject({ directory: cache, reused: true, synthesizedAt: Date.parse('2026-01-02T00:00:00Z') });
     expect(source.newestSource?.file).toBe(path.join(project, 'lib', 'stack.ts'));
     expect(cache.startsWith(path.join(project, 'node_modules', '.cache'))).toBe(true);
+  });
+
+  test('two runs synthesizing at once each get a whole assembly that stays as it was, and the cache points at one of them', async () => {
+    projectWith({ app: null, synthesizedAt: Date.parse('2026-01-01T00:00:00Z') }, Date.parse('2026-01-02T00:00:00Z'));
+
+    const [first, second] = await Promise.all([
+      synthesizeOrReuse({ cwd: project, synthesizer: slowSynthesizer(20, 'first') }),
+      synthesizeOrReuse({ cwd: project, synthesizer: slowSynthesizer(20, 'second') }),
+    ]);
+
+    expect(first.directory).not.toBe(second.directory);
+    for (const [run, tag] of [[first, 'first'], [second, 'second']] as const) {
+      expect(run.reused).toBe(false);
+      expect(JSON.parse(fs.readFileSync(path.join(run.directory, 'manifest.json'), 'utf8'))).toEqual({ tag });
+      expect(fs.readdirSync(run.directory).filter((name) => name.startsWith('asset-'))).toHaveLength(20);
+      expect(fs.readFileSync(path.join(run.directory, 'asset-19.js'), 'utf8')).toBe(`// ${tag} 19\n`);
+    }
+    expect([first.directory, second.directory]).toContain(cachedAssemblyDirectory(project));
+    // the next run reads the one the cache points at
+    await expect(synthesizeOrReuse({ cwd: project })).resolves.toMatchObject({ reused: true, directory: cachedAssemblyDirectory(project) });
+  });
+
+  test('a failed synthesis leaves the cache as it was', async () => {
+    projectWith({ app: null, synthesizedAt: Date.parse('2026-01-01T00:00:00Z') }, Date.parse('2026-01-02T00:00:00Z'));
+    const failing: Synthesizer = async ({ outputDirectory }) => {
+      fs.writeFileSync(path.join(outputDirectory, 'half.json'), '{');
+      throw new Error('the app threw');
+    };
+    await expect(synthesizeOrReuse({ cwd: project, synthesizer: failing })).rejects.toThrow('the app threw');
+    expect(cachedAssemblyDirectory(project)).toBe(cache);
+    expect(fs.readdirSync(path.join(assemblyCacheRoot(project), 'assemblies'))).toEqual(['earlier']);
+  });
+
+  test('without a node_modules the cache is this user\'s, never the shared temporary directory', () => {
+    const root = assemblyCacheRoot(project);
+    expect(root.startsWith(os.tmpdir())).toBe(false);
+    expect(root.startsWith(process.env.XDG_CACHE_HOME ?? path.join(os.homedir(), '.cache'))).toBe(true);
   });
 
   // without a cdk.json the synthesis fails at once, naming the missing app: proof that it was attempted
