@@ -167,9 +167,12 @@ export async function startDynamoDbProxy(targetEndpoint: string, options: Dynamo
       return { reply: admission.reply, forwarded: false };
     }
     try {
-      const upstream = await forward(incoming, body);
+      const upstream = forward(incoming, body);
+      // nothing this proxy does until the answer depends on it: the scheduler may go on meanwhile
+      scheduled?.dispatched();
+      await upstream.catch(() => undefined);
       await scheduled?.replyTurn();
-      return { reply: upstream, forwarded: true };
+      return { reply: await upstream, forwarded: true };
     } finally {
       admission?.release();
     }

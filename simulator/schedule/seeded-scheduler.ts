@@ -35,6 +35,14 @@ import type { QuietReport } from '../lambda/worker-protocol';
 export interface ScheduledRequest {
   /** Resolves when the request may be forwarded (or answered without DynamoDB: denied, throttled, refused). */
   readonly forwardTurn: Promise<void>;
+  /**
+   * The request goes to DynamoDB now, and nothing the proxy does before its answer depends on that answer (no fault
+   * acts after it): the scheduler may take other steps (another environment's reply, an invocation's start) while
+   * DynamoDB works on it, but forwards no other request until this one is answered, so DynamoDB still applies requests
+   * in the seed's order. Not calling it is always correct, only slower: the forward step then lasts until the reply is
+   * ready.
+   */
+  dispatched(): void;
   /** The request has its reply (or its fault) ready; resolves when the reply may go to the worker. */
   replyTurn(): Promise<void>;
   /** The reply was written, or the connection dropped without one (a lost response). */
@@ -82,6 +90,7 @@ export interface SchedulerFigures {
 }
 
 type TicketState = 'held' | 'forwarding' | 'ready' | 'replying' | 'done';
+/* 'forwarding' lasts from the forward step until the reply is ready; a dispatched ticket's forward step ends before. */
 
 interface Ticket {
   readonly sortKey: string;
@@ -92,6 +101,9 @@ interface Ticket {
   /** Resolves when the ticket leaves `forwarding` (ready to reply, or ended). */
   progressed: Promise<void>;
   signalProgress(): void;
+  /** Resolves when the proxy dispatched the request (see {@link ScheduledRequest.dispatched}). */
+  wasDispatched: Promise<void>;
+  signalDispatched(): void;
 }
 
 interface Step {
@@ -102,10 +114,16 @@ interface Step {
 /** How many event-loop turns the scheduler lets the simulator's own promise chains run before it looks again. */
 const QUIET_TURNS = 3;
 
+/** A ticket's state, read afresh (its state changes while a step awaits). */
+function stateOf(ticket: Ticket): TicketState {
+  return ticket.state;
+}
+
 /** One execution environment as the scheduler sees it. */
 export class ScheduledEnvironment implements RequestScheduling {
   private readonly held: Ticket[] = [];
-  private readonly ready: Ticket[] = [];
+  /** Forwarded tickets, in the order they were forwarded: each offers its reply step (which waits for DynamoDB's answer). */
+  private readonly forwarded: Ticket[] = [];
   private arrivals = 0;
   private answers = 0;
   private invocations = 0;
@@ -175,9 +193,12 @@ export class ScheduledEnvironment implements RequestScheduling {
     this.running = false;
     this.pendingStart = undefined;
     this.scheduler.forget(this);
-    for (const ticket of [...this.held, ...this.ready]) ticket.state = 'done';
+    for (const ticket of [...this.held, ...this.forwarded]) {
+      ticket.state = 'done';
+      ticket.signalProgress();
+    }
     this.held.length = 0;
-    this.ready.length = 0;
+    this.forwarded.length = 0;
   }
 
   public arrive(operation: string, body: Buffer): ScheduledRequest {
@@ -190,17 +211,30 @@ export class ScheduledEnvironment implements RequestScheduling {
     const progressed = new Promise<void>((resolve) => {
       signalProgress = resolve;
     });
-    const ticket: Ticket = { sortKey: `${operation}\n${body.toString('utf8')}`, sequence: this.arrivals, state: 'held', allowForward, progressed, signalProgress };
+    let signalDispatched!: () => void;
+    const wasDispatched = new Promise<void>((resolve) => {
+      signalDispatched = resolve;
+    });
+    const ticket: Ticket = {
+      sortKey: `${operation}\n${body.toString('utf8')}`,
+      sequence: this.arrivals,
+      state: 'held',
+      allowForward,
+      progressed,
+      signalProgress,
+      wasDispatched,
+      signalDispatched,
+    };
     this.held.push(ticket);
     this.scheduler.poke();
     return {
       forwardTurn,
+      dispatched: () => ticket.signalDispatched(),
       replyTurn: () =>
         new Promise<void>((resolve) => {
           if (ticket.state === 'done') return resolve();
           ticket.state = 'ready';
           ticket.allowReply = resolve;
-          this.ready.push(ticket);
           ticket.signalProgress();
         }),
       answered: () => {
@@ -211,7 +245,7 @@ export class ScheduledEnvironment implements RequestScheduling {
       ended: () => {
         if (ticket.state === 'done') return;
         ticket.state = 'done';
-        for (const list of [this.held, this.ready]) if (list.includes(ticket)) list.splice(list.indexOf(ticket), 1);
+        for (const list of [this.held, this.forwarded]) if (list.includes(ticket)) list.splice(list.indexOf(ticket), 1);
         ticket.signalProgress();
         this.scheduler.poke();
       },
@@ -244,7 +278,7 @@ export class ScheduledEnvironment implements RequestScheduling {
     }
     const held = [...this.held].sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : a.sequence - b.sequence));
     for (const ticket of held) steps.push({ kind: 'forwards', run: () => this.forward(ticket) });
-    for (const ticket of this.ready) steps.push({ kind: 'replies', run: () => this.reply(ticket) });
+    for (const ticket of this.forwarded) steps.push({ kind: 'replies', run: () => this.reply(ticket) });
     const report = this.report;
     if (report !== undefined && report.timers > 0 && report.started === report.finished) {
       if (report.nextTimerDue > this.timeoutMs) steps.push({ kind: 'timeOuts', run: () => this.controls?.timeOut() });
@@ -269,12 +303,23 @@ export class ScheduledEnvironment implements RequestScheduling {
   private async forward(ticket: Ticket): Promise<void> {
     this.held.splice(this.held.indexOf(ticket), 1);
     ticket.state = 'forwarding';
+    // DynamoDB applies requests in the order they are forwarded: the one still with DynamoDB is answered first
+    await this.scheduler.upstreamAnswered();
+    if (stateOf(ticket) === 'done') return;
     ticket.allowForward();
-    await ticket.progressed;
+    await Promise.race([ticket.progressed, ticket.wasDispatched]);
+    if (stateOf(ticket) === 'done') return;
+    // offered for its reply from now on, whether DynamoDB has answered yet or not: what the seed can choose does not
+    // depend on how fast DynamoDB Local is
+    this.forwarded.push(ticket);
+    if (ticket.state === 'forwarding') this.scheduler.withUpstream(ticket.progressed);
   }
 
-  private reply(ticket: Ticket): void {
-    this.ready.splice(this.ready.indexOf(ticket), 1);
+  private async reply(ticket: Ticket): Promise<void> {
+    this.forwarded.splice(this.forwarded.indexOf(ticket), 1);
+    // dispatched: DynamoDB's answer may still be on its way
+    await ticket.progressed;
+    if (ticket.state === 'done') return;
     ticket.state = 'replying';
     ticket.allowReply?.();
   }
@@ -293,6 +338,8 @@ export class SeededScheduler {
   private stepping = false;
   private looking = false;
   private readonly counts = { steps: 0, starts: 0, forwards: 0, replies: 0, timers: 0, timeOuts: 0 };
+  /** Resolves when the dispatched request still with DynamoDB (if any) has its answer. */
+  private upstream: Promise<void> = Promise.resolve();
 
   /** Unique to this run (not drawn from the seed): see {@link RequestScheduling.tokenNamespace}. */
   public readonly runId = randomUUID();
@@ -332,6 +379,16 @@ export class SeededScheduler {
     };
     hold.hold();
     return hold;
+  }
+
+  /** @internal resolves once the request last dispatched to DynamoDB has its answer. */
+  public upstreamAnswered(): Promise<void> {
+    return this.upstream;
+  }
+
+  /** @internal a dispatched request is with DynamoDB until `answered` resolves. */
+  public withUpstream(answered: Promise<void>): void {
+    this.upstream = answered;
   }
 
   /** What the scheduler did so far. */

@@ -1,0 +1,81 @@
+/**
+ * The scheduler's steps around a request that is with DynamoDB, driven directly (no worker, no proxy): the proxy's
+ * part is played by the test, which forwards a request when its turn comes and says it was dispatched.
+ * - While a dispatched request is with DynamoDB, the seed may take another environment's step (the two cores work at
+ *   once), and what the seed can choose does not depend on whether DynamoDB has answered.
+ * - No second request is forwarded before the first one's answer: DynamoDB applies them in the seed's order.
+ */
+import { describe, expect, test } from 'vitest';
+import type { QuietReport } from '../../../simulator/lambda/worker-protocol';
+import { SeededScheduler, type ScheduledEnvironment, type ScheduledRequest } from '../../../simulator/schedule/seeded-scheduler';
+
+const SEEDS = Array.from({ length: 12 }, (_, index) => `pipeline-${index}`);
+
+/** The report of a worker that runs one invocation and waits for `outstanding` requests it sent. */
+function quietWith(requests: number, answered: number): QuietReport {
+  return { type: 'quiet', invocations: 1, started: requests, scheduledStarted: requests, finished: answered, scheduledFinished: answered, timersFired: 0, timers: 0, nextTimerDue: -1 };
+}
+
+/** An environment running an invocation that sent `count` requests at once; their forward turns are recorded. */
+function runningWith(scheduler: SeededScheduler, label: string, count: number, forwarded: string[]): { environment: ScheduledEnvironment; requests: ScheduledRequest[] } {
+  const environment = scheduler.environment(label);
+  environment.attach({ fireTimer: () => undefined, timeOut: () => undefined }, 60_000);
+  environment.invocationBegan();
+  const requests = Array.from({ length: count }, (_, index) => {
+    const request = environment.arrive('GetItem', Buffer.from(`{"request":"${label}-${index}"}`));
+    void request.forwardTurn.then(() => forwarded.push(`${label}-${index}`));
+    return request;
+  });
+  environment.quiet(quietWith(count, 0));
+  return { environment, requests };
+}
+
+const turns = async (count = 20): Promise<void> => {
+  for (let turn = 0; turn < count; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+};
+
+describe('the seeded scheduler and a request with DynamoDB', () => {
+  test("while a dispatched request waits for DynamoDB's answer, some seed starts another environment's invocation", async () => {
+    const startedMeanwhile: string[] = [];
+    for (const seed of SEEDS) {
+      const scheduler = new SeededScheduler(seed);
+      const forwarded: string[] = [];
+      const { requests } = runningWith(scheduler, 'A#1', 1, forwarded);
+      await turns();
+      expect(forwarded).toEqual(['A#1-0']);
+      // another invocation waits to start; the proxy sends the request to DynamoDB, which has not answered yet
+      let started = false;
+      scheduler.environment('B#1').requestStart(() => (started = true));
+      requests[0]!.dispatched();
+      await turns();
+      if (started) startedMeanwhile.push(seed);
+    }
+    expect(startedMeanwhile.length).toBeGreaterThan(0);
+  });
+
+  test("no seed forwards a second request before the first one's answer", async () => {
+    for (const seed of SEEDS) {
+      const scheduler = new SeededScheduler(seed);
+      const forwarded: string[] = [];
+      const { environment, requests } = runningWith(scheduler, 'A#1', 2, forwarded);
+      await turns();
+      expect(forwarded).toHaveLength(1);
+      const first = requests[Number(forwarded[0]!.slice(-1))]!;
+      first.dispatched();
+      await turns();
+      // whatever the seed chose meanwhile (the first one's reply, which waits, or the second's forward), the second
+      // request is still held
+      expect(forwarded, seed).toHaveLength(1);
+      // DynamoDB answers the first: from then on the second may go (before or after the first's reply reaches the worker)
+      let replied = false;
+      void first.replyTurn().then(() => (replied = true));
+      await turns();
+      if (replied) {
+        first.answered();
+        environment.quiet(quietWith(2, 1));
+        await turns();
+      }
+      expect(forwarded, seed).toHaveLength(2);
+    }
+  });
+});
