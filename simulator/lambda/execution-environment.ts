@@ -55,6 +55,11 @@ export interface ExecutionEnvironmentOptions {
    * @default requests go when they arrive, real timers, the worker's own randomness
    */
   readonly scheduling?: { readonly environment: ScheduledEnvironment; readonly seed: number };
+  /**
+   * The simulation's time (epoch ms) the init reads, whatever the clock does meanwhile: an environment initialized
+   * ahead of need (FunctionRunner's `preInitialize`) initializes while the run goes on. @default the clock, as it runs
+   */
+  readonly initClockMs?: number;
 }
 
 type InitResult = { readonly ok: true } | ({ readonly ok: false } & ReportedError) | { readonly ok: false; readonly timedOut: true };
@@ -99,6 +104,7 @@ export class ExecutionEnvironment {
       taskRoot: options.fn.assetDirectory,
       handler: options.fn.handler,
       ...(options.scheduling === undefined ? {} : { replay: { seed: options.scheduling.seed } }),
+      ...(options.initClockMs === undefined ? {} : { initClockMs: options.initClockMs }),
     };
     this.worker = new Worker(WORKER_BOOTSTRAP_SOURCE, {
       eval: true,

@@ -73,6 +73,17 @@ export interface FunctionRunnerOptions {
    * the same one). @default requests go when they arrive (a concurrent run is not replayable)
    */
   readonly scheduler?: SeededScheduler;
+  /**
+   * Whether the runner keeps one environment of the function initializing ahead of need (a spare), as Lambda itself
+   * occasionally does for on-demand functions ("Lambda might initialize a new execution environment to replace an
+   * execution environment that is about to be shut down"; the Lambda developer guide, execution environment lifecycle):
+   * after each cold start and each environment that ends, a new one starts its init in the background, and the next
+   * invocation that needs a new environment takes it. A cold start then costs an invocation only what is left of that
+   * init. The spare's init reads the simulation's time of the moment it was started, and its output reaches the
+   * observer and the invocation's listener when an invocation takes it, as an init on demand would.
+   * @default false
+   */
+  readonly preInitialize?: boolean;
 }
 
 /** The envelope ids of an SQS event's records (none for any other event, e.g. a producer command). */
@@ -90,8 +101,10 @@ function recordEventIds(event: unknown): string[] {
 export interface FunctionRunnerStats {
   /** Calls of {@link FunctionRunner.invoke}. */
   readonly invocations: number;
-  /** Execution environments created. */
+  /** Execution environments that took an invocation after their init (started on demand or pre-initialized). */
   readonly coldStarts: number;
+  /** Of those, the environments that were pre-initialized (see {@link FunctionRunnerOptions.preInitialize}). */
+  readonly preInitialized: number;
   /** Invocations that ended `crashed` (a crash fault at a DynamoDB request). */
   readonly crashes: number;
 }
@@ -124,6 +137,11 @@ export class FunctionRunner {
   private environmentCount = 0;
   private invocations = 0;
   private coldStarts = 0;
+  private preInitialized = 0;
+  /** Environments created, spares included: each one's number (its label and its worker's seed). */
+  private created = 0;
+  /** The environment initializing ahead of need, and how to hand its init output over when an invocation takes it. */
+  private spare: { readonly environment: Promise<ExecutionEnvironment>; readonly adopt: () => void } | undefined;
   private crashes = 0;
   private blockedEndpoint: Promise<BlockedEndpoint> | undefined;
   private stopped = false;
@@ -182,14 +200,17 @@ export class FunctionRunner {
 
   /** Counts so far. */
   public stats(): FunctionRunnerStats {
-    return { invocations: this.invocations, coldStarts: this.coldStarts, crashes: this.crashes };
+    return { invocations: this.invocations, coldStarts: this.coldStarts, preInitialized: this.preInitialized, crashes: this.crashes };
   }
 
   /** Disposes every environment (running invocations end as `Runtime.ExitError`); later invocations are refused. */
   public async stop(): Promise<void> {
     this.stopped = true;
     for (const waiter of this.waiting.splice(0)) waiter.reject(new Error(`function ${this.options.fn.key} was stopped while an invocation waited for an environment`));
-    await Promise.all([...this.environments].map((environment) => environment.dispose()));
+    const spare = this.spare;
+    this.spare = undefined;
+    const spareEnvironment = await spare?.environment.catch(() => undefined);
+    await Promise.all([...this.environments, ...(spareEnvironment === undefined ? [] : [spareEnvironment])].map((environment) => environment.dispose()));
     this.idle.length = 0;
     const blocked = this.blockedEndpoint;
     this.blockedEndpoint = undefined;
@@ -210,7 +231,7 @@ export class FunctionRunner {
       if (warm.alive) return warm;
       this.forget(warm);
     }
-    if (this.environmentCount < this.options.maxEnvironments) return this.startEnvironment();
+    if (this.environmentCount < this.options.maxEnvironments) return this.newEnvironment();
     // waiting for another invocation to end: the scheduler must not wait for this one meanwhile
     start?.release();
     return new Promise<ExecutionEnvironment>((resolve, reject) => this.waiting.push({ resolve, reject, ...(start === undefined ? {} : { start }) }));
@@ -238,24 +259,81 @@ export class FunctionRunner {
     const next = this.waiting.shift();
     if (next !== undefined) {
       next.start?.hold();
-      this.startEnvironment().then(next.resolve, next.reject);
+      this.newEnvironment().then(next.resolve, next.reject);
+    } else {
+      // Lambda may initialize a replacement for an environment that ended
+      this.startSpare();
     }
   }
 
-  private async startEnvironment(): Promise<ExecutionEnvironment> {
+  /** An environment for an invocation: the spare when there is one, else one started now; then a new spare. */
+  private newEnvironment(): Promise<ExecutionEnvironment> {
     this.environmentCount += 1;
     this.coldStarts += 1;
-    const environmentNumber = this.coldStarts;
+    const spare = this.spare;
+    this.spare = undefined;
+    let environment: Promise<ExecutionEnvironment>;
+    if (spare !== undefined) {
+      this.preInitialized += 1;
+      spare.adopt();
+      environment = spare.environment;
+    } else {
+      environment = this.startEnvironment(false).environment;
+    }
+    this.startSpare();
+    return environment.then(
+      (started) => {
+        this.environments.add(started);
+        return started;
+      },
+      (error: unknown) => {
+        this.environmentCount -= 1;
+        throw error;
+      },
+    );
+  }
+
+  /** Starts a spare, if the runner keeps one and has none. */
+  private startSpare(): void {
+    if (this.options.preInitialize !== true || this.spare !== undefined || this.stopped) return;
+    const spare = this.startEnvironment(true);
+    // a spare that cannot start is no spare: the next invocation starts one on demand and meets the error itself
+    spare.environment.catch(() => {
+      if (this.spare === spare) this.spare = undefined;
+    });
+    this.spare = spare;
+  }
+
+  /**
+   * Starts an environment: for an invocation now, or a spare whose init output is kept until `adopt` (see
+   * {@link FunctionRunnerOptions.preInitialize}).
+   */
+  private startEnvironment(spare: boolean): { readonly environment: Promise<ExecutionEnvironment>; readonly adopt: () => void } {
+    this.created += 1;
+    const environmentNumber = this.created;
     const { fn, observer } = this.options;
-    try {
+    // assigned once started; the worker writes nothing before its first event-loop turn, which comes after that
+    let started: ExecutionEnvironment | undefined;
+    const deliver = (line: string, stream: 'stdout' | 'stderr'): void => {
+      observer?.onFunctionOutput?.(fn.key, line, stream);
+      if (started !== undefined) this.outputListeners.get(started)?.(line, stream);
+    };
+    let kept: [string, 'stdout' | 'stderr'][] | undefined = spare ? [] : undefined;
+    const adopt = (): void => {
+      // once the invocation that took it has its listener (the next turn: `acquire` has returned by then), the lines
+      // kept so far, then those that came meanwhile, in their order
+      setImmediate(() => {
+        for (const [line, stream] of kept ?? []) deliver(line, stream);
+        kept = undefined;
+      });
+    };
+    const environment = (async () => {
       if (this.stopped) throw new Error(`function ${fn.key} was stopped; no environment is started`);
       const blocked = await this.blocked();
-      // assigned once started; the worker writes nothing before its first event-loop turn, which comes after that
-      let started: ExecutionEnvironment | undefined;
       const { scheduler } = this.options;
       const scheduling = scheduler === undefined ? undefined : { environment: scheduler.environment(`${fn.key}#${environmentNumber}`), seed: scheduler.workerSeed(fn.key, environmentNumber) };
       const sender = this.options.sqsSenders?.register(fn.key, shownName(fn), scheduling?.environment);
-      const environment = await ExecutionEnvironment.start({
+      const created = await ExecutionEnvironment.start({
         fn,
         identity: this.identity,
         functionVariables: this.options.environment,
@@ -264,26 +342,24 @@ export class FunctionRunner {
         sqsEndpoint: `${this.options.sqsEndpoint}${sender?.path ?? ''}`,
         blockedEndpoint: blocked.endpoint,
         onOutput: (line, stream) => {
-          observer?.onFunctionOutput?.(fn.key, line, stream);
-          if (started !== undefined) this.outputListeners.get(started)?.(line, stream);
+          if (kept !== undefined) kept.push([line, stream]);
+          else deliver(line, stream);
         },
+        ...(this.options.preInitialize === true ? { initClockMs: this.options.clock.now() } : {}),
         ...(this.options.authorizeDynamoDb === undefined ? {} : { authorizeDynamoDb: this.options.authorizeDynamoDb }),
         ...(this.options.transactionConflicts === undefined ? {} : { transactionConflicts: this.options.transactionConflicts }),
         ...(this.options.accessKeyId === undefined ? {} : { accessKeyId: this.options.accessKeyId }),
         ...(scheduling === undefined ? {} : { scheduling }),
       });
-      started = environment;
+      started = created;
       if (this.stopped) {
-        await environment.dispose();
+        await created.dispose();
         throw new Error(`function ${fn.key} was stopped while an environment started`);
       }
-      this.environments.add(environment);
-      if (sender !== undefined) this.senders.set(environment, sender);
-      return environment;
-    } catch (error) {
-      this.environmentCount -= 1;
-      throw error;
-    }
+      if (sender !== undefined) this.senders.set(created, sender);
+      return created;
+    })();
+    return { environment, adopt };
   }
 
   private blocked(): Promise<BlockedEndpoint> {

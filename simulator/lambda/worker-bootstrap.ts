@@ -5,7 +5,8 @@
  *
  * In order, the worker:
  * 1. replaces the global `Date` so that `Date.now()`, `new Date()` and `Date()` read the simulation's
- *    {@link VirtualClock} (the shared buffer in `workerData.clockBuffer`); every other behaviour is the real `Date`'s
+ *    {@link VirtualClock} (the shared buffer in `workerData.clockBuffer`), or until the first invocation the time an
+ *    init ahead of need began at (`workerData.initClockMs`); every other behaviour is the real `Date`'s
  *    (`Date.parse`, `Date.UTC`, the constructor with arguments, `instanceof Date`, subclasses, the prototype methods);
  * 2. loads the handler the way the Lambda Node.js runtime does (aws-lambda-nodejs-runtime-interface-client,
  *    src/UserFunction.js): `dir/module.fn.nested` → `<task root>/dir/module` tried as an extensionless file, then `.js`
@@ -42,7 +43,10 @@ const RealDate = globalThis.Date;
 const realNow = RealDate.now;
 // the clock's shared state (simulator/aws/clock.ts): [offset ms, frozen-at ms or 0 when running with real time]
 const clockState = new BigInt64Array(workerData.clockBuffer);
+// an init ahead of need reads the time it began at, until the first invocation (workerData.initClockMs)
+let initClockMs = workerData.initClockMs;
 const virtualNow = function now() {
+  if (initClockMs !== undefined) return initClockMs;
   const frozenAt = Number(Atomics.load(clockState, 1));
   return (frozenAt === 0 ? realNow() : frozenAt) + Number(Atomics.load(clockState, 0));
 };
@@ -342,6 +346,7 @@ function invoke(message) {
 
 parentPort.on('message', (message) => {
   if (message && message.type === 'invoke') {
+    initClockMs = undefined;
     if (replay !== undefined) globalThis.__simulatorReplay.invocationStarted();
     invoke(message);
     reportQuiet();

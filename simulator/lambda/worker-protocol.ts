@@ -18,6 +18,11 @@ export interface WorkerData {
    * @default the worker's own randomness and real timers
    */
   readonly replay?: { readonly seed: number };
+  /**
+   * What `Date` reads until the first invocation arrives: the init of an environment initialized ahead of need sees
+   * the time it began at. @default the simulation's clock
+   */
+  readonly initClockMs?: number;
 }
 
 /**

@@ -246,6 +246,8 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
           decideFault: (invocationKey, request) => deps.decideFault(functionKey, invocationKey, request),
           transactionConflicts,
           sqsSenders: senders,
+          // a cold start then costs a step of the run only what is left of an init begun in the background
+          preInitialize: true,
           ...(deps.scheduler === undefined ? {} : { scheduler: deps.scheduler }),
           ...(access === undefined ? {} : { authorizeDynamoDb: access.dynamoDbCheck(functionKey), accessKeyId: access.accessKeyIdOf(functionKey) }),
         });

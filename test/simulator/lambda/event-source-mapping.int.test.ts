@@ -37,7 +37,7 @@ test('a round invokes the real function in concurrent environments and deletes a
       observer,
     });
     expect(await mapping.runRound(2)).toBe(2);
-    expect(run.stats()).toEqual({ invocations: 2, coldStarts: 2, crashes: 0 });
+    expect(run.stats()).toEqual({ invocations: 2, coldStarts: 2, preInitialized: 0, crashes: 0 });
     expect(invocations.map((invocation) => invocation.outcome.kind)).toEqual(['returned', 'returned']);
     expect(invocations.flatMap((invocation) => invocation.failedMessageIds)).toHaveLength(1);
     expect(lines.sort()).toEqual(['fail-2', 'ok-1', 'ok-3', 'ok-4'].map((body) => `${body} #1 from ${queue.address.arn}`));

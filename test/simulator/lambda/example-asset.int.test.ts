@@ -96,7 +96,7 @@ describe('the example Shipping asset in the function runner', () => {
     const shipments = await items(tables.shipments);
     expect(shipments).toEqual([expect.objectContaining({ pk: { S: 'SHIPMENT#order-1' }, country: { S: 'NL' }, status: { S: 'PENDING' } })]);
     expect(await items(tables.inbox)).toHaveLength(1);
-    expect(run.stats()).toEqual({ invocations: 2, coldStarts: 2, crashes: 1 });
+    expect(run.stats()).toEqual({ invocations: 2, coldStarts: 2, preInitialized: 0, crashes: 1 });
     // the consumer's structured logs reached the observer: the redelivery was recognised as a duplicate (at the default
     // INFO level, in the batch's summary line; the per-record line is DEBUG)
     expect(output.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as { outcome?: string })).toContainEqual(

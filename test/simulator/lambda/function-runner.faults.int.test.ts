@@ -62,7 +62,7 @@ describe('FunctionRunner with DynamoDB faults', () => {
     expect(await stored('crash-before')).toBe(false);
     expect(faults).toContainEqual(['crash', 'Stack/Writer']);
     expect(await run.invoke({ pk: 'after-crash' }, 'after-crash')).toEqual({ kind: 'returned', response: 'stored after-crash' });
-    expect(run.stats()).toEqual({ invocations: 2, coldStarts: 2, crashes: 1 });
+    expect(run.stats()).toEqual({ invocations: 2, coldStarts: 2, preInitialized: 0, crashes: 1 });
   });
 
   test('crash after the commit: the invocation ends crashed, but the write was applied', async () => {

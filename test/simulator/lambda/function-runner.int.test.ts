@@ -160,13 +160,13 @@ describe('FunctionRunner: environment and context', () => {
     const second = await run.invoke({}, 'b');
     // the module stayed loaded: its counter went on
     expect([first, second].map((outcome) => responseOf<EchoResponse>(outcome).invocations)).toEqual([1, 2]);
-    expect(run.stats()).toEqual({ invocations: 2, coldStarts: 1, crashes: 0 });
+    expect(run.stats()).toEqual({ invocations: 2, coldStarts: 1, preInitialized: 0, crashes: 0 });
 
     const started = Date.now();
     const concurrent = await Promise.all([1, 2, 3].map((n) => run.invoke({ sleepMs: 300 }, `c${n}`)));
     expect(concurrent.every((outcome) => outcome.kind === 'returned')).toBe(true);
     // two environments at most: the third invocation waited for one of them
-    expect(run.stats()).toEqual({ invocations: 5, coldStarts: 2, crashes: 0 });
+    expect(run.stats()).toEqual({ invocations: 5, coldStarts: 2, preInitialized: 0, crashes: 0 });
     expect(Date.now() - started).toBeGreaterThanOrEqual(550);
   });
 

@@ -1,0 +1,81 @@
+/**
+ * Environments initialized ahead of need (FunctionRunner's `preInitialize`), as Lambda occasionally does for on-demand
+ * functions: after a cold start, and after an environment ends, a spare starts its init in the background; the next
+ * invocation that needs a new environment takes it. What the function can see must be what an init on demand gives:
+ * its init output reaches the invocation that took it, in order, and its init reads the time it began at.
+ */
+import { afterAll, describe, expect, test } from 'vitest';
+import { VirtualClock } from '../../../simulator/aws/clock';
+import type { InvocationOutcome } from '../../../simulator/run/observer';
+import { assetDirectory, functionModel, runner } from './handler-kit';
+
+/**
+ * Logs twice at init and remembers when its init ran, after 300 ms of work (real time: the test moves the simulation's
+ * clock meanwhile); `die` ends the runtime after answering.
+ */
+const HANDLER = `
+console.log('init line 1');
+const busyUntil = performance.now() + 300;
+while (performance.now() < busyUntil);
+const initAt = Date.now();
+console.log('init line 2');
+exports.handler = async (event) => {
+  if (event.die) setTimeout(() => { throw new Error('the runtime dies'); }, 1);
+  return { initAt, now: Date.now() };
+};
+`;
+
+const assets: { remove(): void }[] = [];
+afterAll(() => {
+  for (const asset of assets) asset.remove();
+});
+
+describe('pre-initialized environments', () => {
+  test('the environment that replaces one that ended was initialized ahead, at the time it began, and its init output reaches the invocation that takes it', async () => {
+    const asset = assetDirectory({ 'index.js': HANDLER });
+    assets.push(asset);
+    const clock = VirtualClock.frozen(Date.parse('2026-03-01T00:00:00.000Z'));
+    const observed: string[] = [];
+    const run = runner(functionModel(asset.directory), { clock, preInitialize: true, observer: { onFunctionOutput: (_key, line) => void observed.push(line) } });
+    try {
+      const began = clock.now();
+      const firstLines: string[] = [];
+      // the first environment and the spare begin their inits together; the simulation's time moves while they work
+      const first = await run.invoke({ die: true }, 'first', (line) => {
+        firstLines.push(line);
+        if (line === 'init line 1') clock.advanceBy(60_000);
+      });
+      expect(first).toMatchObject({ kind: 'returned', response: { initAt: began, now: began + 60_000 } });
+      expect(firstLines).toEqual(['init line 1', 'init line 2']);
+
+      // the first environment dies; the next invocation takes the spare
+      let second: InvocationOutcome | undefined;
+      let secondLines: string[] = [];
+      for (let attempt = 0; attempt < 100 && run.stats().coldStarts < 2; attempt += 1) {
+        secondLines = [];
+        second = await run.invoke({}, `second-${attempt}`, (line) => void secondLines.push(line));
+        if (run.stats().coldStarts < 2) await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+      expect(run.stats()).toMatchObject({ coldStarts: 2, preInitialized: 1 });
+      // its init ran ahead, reading the time it began at, not the time the clock had moved to meanwhile
+      expect(second).toMatchObject({ kind: 'returned', response: { initAt: began, now: began + 60_000 } });
+      expect(secondLines).toEqual(['init line 1', 'init line 2']);
+      // the observer heard each init once, in order: the spare that no invocation took has said nothing yet
+      expect(observed.filter((line) => line.startsWith('init line'))).toEqual(['init line 1', 'init line 2', 'init line 1', 'init line 2']);
+    } finally {
+      await run.stop();
+    }
+  });
+
+  test('without preInitialize, every new environment starts on demand', async () => {
+    const asset = assetDirectory({ 'index.js': HANDLER });
+    assets.push(asset);
+    const run = runner(functionModel(asset.directory), { maxEnvironments: 2 });
+    try {
+      await Promise.all([run.invoke({}, 'a'), run.invoke({}, 'b')]);
+      expect(run.stats()).toMatchObject({ coldStarts: 2, preInitialized: 0 });
+    } finally {
+      await run.stop();
+    }
+  });
+});
