@@ -8,6 +8,7 @@ import { recordKey, TABLE_SCHEMA } from '../lambda/wire-format';
 import { listOption, parseDurationSeconds, parsePositiveInteger } from './arguments';
 import { formatTable } from './blocked-command';
 import { deadLetterView, earliestApplicationEpochMilliseconds, type DeadLetterQueueKind, type DeadLetterView } from './dead-letters/dead-letter-view';
+import { copyWaitOf } from './dead-letters/copy-wait';
 import { moveMessage, queueArnOf, receiveMessages, releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
 import { decideRedrive, DEFAULT_SAFETY_MARGIN_SECONDS, type RecordLookup, type RedriveDecision } from './dead-letters/redrive-decision';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
@@ -26,8 +27,11 @@ and its inbox or processing record, and redrives them to the subscriber's queue.
 is given (at a terminal it asks): it says what it would move and what it refuses, and why.
 
 A redrive refuses (exit code 3):
-  - a dead letter older than the subscriber's deduplication window, counted from its event's time, less an hour to
-    spare: its inbox record may have expired, so it could be applied twice (--allow-expired: redrive with a warning);
+  - a dead letter whose redriven copy could be consumed after the subscriber's deduplication window ends: its age
+    (from its event's time, or when it was first sent if earlier) plus how long the copy can wait in --queue (the
+    queue's MessageRetentionPeriod; 14 days, the SQS maximum, when it can not be read) plus an hour to spare reaches
+    the window. The inbox record of an earlier application may then be gone, so it could be applied twice
+    (--allow-expired: redrive with a warning);
   - a message blocked for an operator that is still blocked (resolve it with 'blocked resolve' first; needs --table);
   - a body that is not an event envelope, and every relay dead letter (they hold stream batch metadata, not events:
     use 'idempotent-event-flow replay').
@@ -250,6 +254,8 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
   const client = context.sqsClient();
   const now = context.now().getTime();
 
+  const { wait: destinationWait, note } = await copyWaitOf(client, destination);
+  if (note !== undefined) context.io.stderr(`note: ${note}\n`);
   const { messages, views } = await readQueue(client, source, limit);
   const planned: Planned[] = [];
   let skipped = 0;
@@ -272,6 +278,7 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
         safetyMarginSeconds: DEFAULT_SAFETY_MARGIN_SECONDS,
         nowEpochMilliseconds: now,
         allowExpired: values['allow-expired'] === true,
+        destination: destinationWait,
       });
       planned.push({ view, message, decision });
     }

@@ -10,7 +10,7 @@ import type { SqsBatchHandler } from '../../lambda/consumer/create-consumer';
 import { SqsDeadLetterPublisher } from '../../lambda/consumer/dead-letter';
 import type { VirtualClock } from '../../simulator/aws/clock';
 import type { SimulatedQueue } from '../../simulator/aws/queue';
-import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
+import { startSqsEndpoint, type SqsEndpoint, type SqsEndpointOptions } from '../../simulator/aws/sqs-endpoint';
 import { LOCAL_CREDENTIALS } from '../support/dynamodb-client';
 import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
 
@@ -31,11 +31,18 @@ export interface OperatorServices {
   stop(): Promise<void>;
 }
 
-/** Starts the endpoint with a fresh set of queues (names unique to `prefix`); the queue moves a message to its DLQ after 3 receives. */
-export async function startOperatorServices(prefix: string, clock: VirtualClock = frozenClock()): Promise<OperatorServices> {
+/**
+ * Starts the endpoint with a fresh set of queues (names unique to `prefix`); the queue moves a message to its DLQ after
+ * 3 receives. `authorize` is the endpoint's IAM decision (its AccessDenied message, or undefined to allow).
+ */
+export async function startOperatorServices(
+  prefix: string,
+  clock: VirtualClock = frozenClock(),
+  authorize?: SqsEndpointOptions['authorize'],
+): Promise<OperatorServices> {
   const byUrl = new Map<string, SimulatedQueue>();
   const byArn = new Map<string, SimulatedQueue>();
-  const endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url), resolveQueueArn: (arn) => byArn.get(arn) });
+  const endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url), resolveQueueArn: (arn) => byArn.get(arn), ...(authorize === undefined ? {} : { authorize }) });
   const baseUrl = endpoint.endpoint;
   const deadLetterQueue = makeQueue(queueModel(`${prefix}Dlq`, { messageRetentionSeconds: 1_209_600 }), { clock, baseUrl });
   const queue = makeQueue(queueModel(`${prefix}Queue`, { redrive: { deadLetterQueue: `Stack/${prefix}Dlq`, maxReceiveCount: 3 } }), { clock, baseUrl, deadLetterQueue });
