@@ -9,6 +9,7 @@ import { listOption, parseDurationSeconds, parsePositiveInteger } from './argume
 import { formatTable } from './blocked-command';
 import { deadLetterView, earliestApplicationEpochMilliseconds, type DeadLetterQueueKind, type DeadLetterView } from './dead-letters/dead-letter-view';
 import { copyWaitOf } from './dead-letters/copy-wait';
+import { describeStartedMoveTask, findStartedMoveTask } from './dead-letters/move-task-status';
 import { moveMessage, queueArnOf, receiveMessages, releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
 import { decideRedrive, DEFAULT_SAFETY_MARGIN_SECONDS, type RecordLookup, type RedriveDecision } from './dead-letters/redrive-decision';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
@@ -303,12 +304,18 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
       await releaseMessages(client, messages);
       const [sourceArn, destinationArn] = [await queueArnOf(client, source.url), await queueArnOf(client, destination)];
       const task = await client.send(new StartMessageMoveTaskCommand({ SourceArn: sourceArn, DestinationArn: destinationArn }));
-      const listed = await client.send(new ListMessageMoveTasksCommand({ SourceArn: sourceArn, MaxResults: 1 }));
-      const status = listed.Results?.find((result) => result.TaskHandle === task.TaskHandle);
-      moved = { taskHandle: task.TaskHandle, status: status?.Status, approximateNumberOfMessagesMoved: status?.ApproximateNumberOfMessagesMoved };
-      outcome =
-        `started message move task ${task.TaskHandle ?? '?'} from ${source.url} to ${destination} (${status?.Status ?? 'status unknown'}, ` +
-        `${status?.ApproximateNumberOfMessagesMoved ?? '?'} moved so far); redriven messages get new message ids`;
+      const listed = await client.send(new ListMessageMoveTasksCommand({ SourceArn: sourceArn, MaxResults: 10 }));
+      const started = findStartedMoveTask(listed.Results ?? [], task.TaskHandle, destinationArn);
+      const entry = started?.entry;
+      moved = {
+        taskHandle: task.TaskHandle,
+        status: entry?.Status,
+        approximateNumberOfMessagesMoved: entry?.ApproximateNumberOfMessagesMoved,
+        approximateNumberOfMessagesToMove: entry?.ApproximateNumberOfMessagesToMove,
+        ...(entry?.FailureReason !== undefined ? { failureReason: entry.FailureReason } : {}),
+        ...(started !== undefined ? { foundBy: started.foundBy } : {}),
+      };
+      outcome = `started message move task ${task.TaskHandle ?? '?'} from ${source.url} to ${destination} (${describeStartedMoveTask(started)}); redriven messages get new message ids`;
     } else {
       const sent: Array<{ eventId?: string; messageId?: string }> = [];
       for (const item of toMove) sent.push({ ...(item.view.eventId !== undefined ? { eventId: item.view.eventId } : {}), messageId: await moveMessage(client, item.message, destination) });

@@ -296,6 +296,38 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
     expect(s.deadLetterQueue.counts().total).toBe(0);
   });
 
+  test('redrive reports a move task that finished before it was listed (SQS lists a task\'s handle only while it runs): the queue\'s most recent task', async () => {
+    const s = (services = await startOperatorServices('MoveTaskDone'));
+    const { handler } = billingConsumer(s, new Set(['evt-1', 'evt-2']));
+    for (const id of ['evt-1', 'evt-2']) {
+      s.queue.send({ body: event(s, id), origin: { via: 'sns' } });
+      await deliverOnce(s.queue, handler);
+    }
+
+    // a second passes between starting the task and listing it: at 500 messages a second, both are moved by then
+    const result = await cliAt(s, { afterSqsRequest: (name) => name === 'StartMessageMoveTaskCommand' && letMoveTaskRun(s) }, ...redriveArgs(s), '--yes', '--json');
+
+    expect(result.code).toBe(0);
+    const moved = (JSON.parse(result.stdout) as { moved: Record<string, unknown> }).moved;
+    expect(moved).toMatchObject({ status: 'COMPLETED', approximateNumberOfMessagesMoved: 2, approximateNumberOfMessagesToMove: 2 });
+    expect(moved.taskHandle).toEqual(expect.any(String));
+    const text = await cli(s, 'dlq', 'list', ...dlqArgs(s));
+    expect(text.stdout).toContain('0 message(s)');
+    expect(s.queue.counts().total).toBe(2);
+  });
+
+  test('redrive says a finished move task\'s status in text', async () => {
+    const s = (services = await startOperatorServices('MoveTaskDoneText'));
+    const { handler } = billingConsumer(s, new Set(['evt-1']));
+    s.queue.send({ body: event(s, 'evt-1'), origin: { via: 'sns' } });
+    await deliverOnce(s.queue, handler);
+
+    const result = await cliAt(s, { afterSqsRequest: (name) => name === 'StartMessageMoveTaskCommand' && letMoveTaskRun(s) }, ...redriveArgs(s), '--yes');
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/started message move task \S+ from .* \(COMPLETED, 1 of 1 moved; the queue's most recent task, as SQS lists a task's handle only while it runs\); redriven messages get new message ids/);
+  });
+
   test('redrive --reason and --event-id move only the matching dead letters; another subscriber\'s stay', async () => {
     const s = (services = await startOperatorServices('Filters'));
     const { handler } = billingConsumer(s, new Set(['evt-1', 'evt-2']));
