@@ -92,8 +92,8 @@ function stopRequested(signal: AbortSignal | undefined): Promise<void> {
 /** Serves the run's services until asked to stop (`io.stopSignal`, else SIGINT/SIGTERM), then stops them. */
 export async function serveRun(services: RunServices, io: CliIo): Promise<void> {
   try {
-    const simulatedAt = services.clock.now();
-    services.clock.runWithRealTime();
+    const simulatedAt = services.now();
+    services.runClockWithRealTime();
     io.stdout(servingText(services, simulatedAt));
     await stopRequested(io.stopSignal);
     io.stdout("stopping the run's services\n");

@@ -42,8 +42,13 @@ export interface RunServices {
   readonly dynamoDbPid?: number;
   readonly sqsEndpoint: string;
   readonly region: string;
-  /** The run's clock (frozen during the run); see {@link VirtualClock.runWithRealTime}. */
-  readonly clock: VirtualClock;
+  /** The run's clock, epoch ms: it stands still during a run except when the run moves it. */
+  now(): number;
+  /**
+   * From now on the run's clock moves with real time from where it stands, as an operator working on the services
+   * expects: a message read reappears when its visibility timeout passes, a message move task moves its messages.
+   */
+  runClockWithRealTime(): void;
   readonly subscribers: readonly ServedSubscriber[];
   readonly relays: readonly ServedRelay[];
   /** Stops the run's functions, its SQS endpoint and the DynamoDB Local it started. */
@@ -96,7 +101,8 @@ export function runServices(model: FlowModel, flow: LocalFlow, database: RunData
     ...(database.pid === undefined ? {} : { dynamoDbPid: database.pid }),
     sqsEndpoint: flow.sqsEndpoint,
     region,
-    clock,
+    now: () => clock.now(),
+    runClockWithRealTime: () => clock.runWithRealTime(),
     subscribers,
     relays,
     stop: async () => {
