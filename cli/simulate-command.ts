@@ -244,12 +244,16 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     throw error;
   }
   progress?.done();
+  let code: number;
   try {
-    return report(parsed, context, result, { scenario, scenarioFile, dynamoDbEndpoint });
-  } finally {
-    // simulate --serve: after the verdict, until the operator stops it
-    if (served !== undefined) await serveRun(served, io);
+    code = report(parsed, context, result, { scenario, scenarioFile, dynamoDbEndpoint });
+  } catch (error) {
+    await (served as RunServices | undefined)?.stop();
+    throw error;
   }
+  // simulate --serve: after the verdict, until the operator stops it
+  if (served !== undefined) await serveRun(served, io);
+  return code;
 }
 
 /** Prints the verdict (and writes --json); returns the exit code. */
