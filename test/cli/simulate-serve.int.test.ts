@@ -5,8 +5,11 @@
  */
 import { connect } from 'node:net';
 import * as path from 'node:path';
+import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, test } from 'vitest';
 import { EXIT_CODE, main } from '../../cli/main';
+import { envelopeObject } from '../lambda/helpers';
+import { LOCAL_CREDENTIALS } from '../support/dynamodb-client';
 import { exampleAssembly } from '../support/example-assembly';
 
 const PROJECT = path.resolve(__dirname, '../..');
@@ -62,7 +65,7 @@ async function waitFor(condition: () => boolean, what: string, timeoutMs = 600_0
 }
 
 describe('simulate --serve', () => {
-  test('keeps the run\'s DynamoDB Local and SQS endpoint serving after the verdict; the printed dlq list works against them; an abort stops everything', async () => {
+  test('keeps the run\'s DynamoDB Local and SQS endpoint serving after the verdict; the printed dlq list and redrive work against them; an abort stops everything', async () => {
     // GIVEN a run of the example whose relay dead-letters every event, served after its verdict
     let stdout = '';
     let stderr = '';
@@ -99,6 +102,27 @@ describe('simulate --serve', () => {
     const blockedList = stdout.split('\n').find((line) => line.trim().startsWith('idempotent-event-flow blocked list --table'));
     expect(blockedList).toContain(`--endpoint ${dynamoDbEndpoint}`);
     expect(await runPrinted(blockedList!, environment)).toMatchObject({ code: 0, stderr: '' });
+
+    // WHEN a dead letter is on Billing's queue's dead-letter queue and the printed redrive runs with --yes
+    const redrive = stdout.split('\n').find((line) => /idempotent-event-flow dlq redrive --dead-letter-queue .* --subscriber Billing /.test(line));
+    const [deadLetterQueueUrl, queueUrl] = [/--dead-letter-queue (\S+)/.exec(redrive!)![1]!, /--queue (\S+)/.exec(redrive!)![1]!];
+    const sqsClient = new SQSClient({ region: 'us-east-1', endpoint: sqsEndpoint, credentials: LOCAL_CREDENTIALS, useQueueUrlAsEndpoint: false });
+    try {
+      await sqsClient.send(new SendMessageCommand({ QueueUrl: deadLetterQueueUrl, MessageBody: JSON.stringify(envelopeObject({ id: 'evt-served', time: new Date().toISOString() })) }));
+      const redriven = await runPrinted(`${redrive!} --yes --json`, environment);
+
+      // THEN a message move task moves it to the queue as the served run's clock runs with real time
+      expect(redriven).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(redriven.stdout)).toMatchObject({ dryRun: false, method: 'message-move-task' });
+      let bodies: string[] = [];
+      for (let attempt = 0; attempt < 50 && bodies.length === 0; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        bodies = ((await sqsClient.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }))).Messages ?? []).map((message) => message.Body ?? '');
+      }
+      expect(bodies.map((body) => (JSON.parse(body) as { id: string }).id)).toEqual(['evt-served']);
+    } finally {
+      sqsClient.destroy();
+    }
     expect(finished).toBe(false);
 
     // WHEN it is asked to stop
