@@ -13,6 +13,7 @@ import type { LocalFlow } from './build-flow';
 export interface ServedSubscriber {
   /** Its name (`IEF_SUBSCRIBER_NAME`, else the subscription's construct path). */
   readonly name: string;
+  /** Its queue's URL on the run's SQS endpoint (where a redrive or a replay sends). */
   readonly queueUrl: string;
   /** The queue's dead-letter queue (its redrive policy's), and the runtime's own when it is another queue. */
   readonly deadLetterQueueUrls: readonly string[];
@@ -30,6 +31,7 @@ export interface ServedSubscriber {
 export interface ServedRelay {
   /** Its construct path, else its resource key. */
   readonly name: string;
+  /** The local name of its source table, the outbox. */
   readonly outboxTable: string;
   /** @default none: the pipe has no dead-letter queue */
   readonly deadLetterQueueUrl?: string;
@@ -37,10 +39,13 @@ export interface ServedRelay {
 
 /** The services a run left serving. */
 export interface RunServices {
+  /** The run's DynamoDB Local (`http://127.0.0.1:<port>`), with the run's tables. */
   readonly dynamoDbEndpoint: string;
   /** The process id of the DynamoDB Local the run started; undefined when the run used a running one (`--endpoint`), which it leaves running. */
   readonly dynamoDbPid?: number;
+  /** The run's SQS endpoint (`http://127.0.0.1:<port>`), the origin of every queue URL of the run. */
   readonly sqsEndpoint: string;
+  /** The run's region (in its ARNs). */
   readonly region: string;
   /** The run's clock, epoch ms: it stands still during a run except when the run moves it. */
   now(): number;
@@ -49,7 +54,9 @@ export interface RunServices {
    * expects: a message read reappears when its visibility timeout passes, a message move task moves its messages.
    */
   runClockWithRealTime(): void;
+  /** Each subscription's resources, in the order of the run's report. */
   readonly subscribers: readonly ServedSubscriber[];
+  /** Each relay's resources. */
   readonly relays: readonly ServedRelay[];
   /** Stops the run's functions, its SQS endpoint and the DynamoDB Local it started. */
   stop(): Promise<void>;
@@ -57,9 +64,11 @@ export interface RunServices {
 
 /** A DynamoDB Local as the run holds it. */
 export interface RunDatabase {
+  /** `http://127.0.0.1:<port>` */
   readonly endpoint: string;
   /** Set when the run started it. */
   readonly pid?: number;
+  /** Stops it (a no-op for one the run did not start). */
   stop(): Promise<void>;
 }
 
