@@ -76,60 +76,67 @@ describe('simulate --serve', () => {
     );
     let finished = false;
     void running.finally(() => (finished = true));
-    await waitFor(() => stdout.includes('serving until') || finished, 'the run to serve');
-    expect(stderr).not.toContain('error:');
-
-    // THEN it printed the verdict, then the endpoints and the commands
-    expect(stdout).toMatch(/OK: [\s\S]*serving until/);
-    const dynamoDb = /DynamoDB Local +(http:\/\/127\.0\.0\.1:\d+) \(started for this run, pid (\d+)\)/.exec(stdout);
-    const sqs = /SQS +(http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
-    expect(dynamoDb).not.toBeNull();
-    expect(sqs).not.toBeNull();
-    const [dynamoDbEndpoint, pid, sqsEndpoint] = [dynamoDb![1]!, Number(dynamoDb![2]), sqs![1]!];
-    const exported = /^export (AWS_ACCESS_KEY_ID=\S+) (AWS_SECRET_ACCESS_KEY=\S+)$/m.exec(stdout);
-    expect(exported).not.toBeNull();
-    const environment = Object.fromEntries(exported!.slice(1).map((pair) => pair.split('=') as [string, string]));
-    const relayList = stdout.split('\n').find((line) => line.trim().startsWith('idempotent-event-flow dlq list --relay-dead-letter-queue'));
-    expect(relayList).toContain(`--sqs-endpoint ${sqsEndpoint}`);
-
-    // WHEN the printed command runs while it serves
-    const listed = await runPrinted(`${relayList!} --json`, environment);
-
-    // THEN it lists the relay's 3 dead letters the run left
-    expect(listed).toMatchObject({ code: 0, stderr: '' });
-    expect(JSON.parse(listed.stdout)).toMatchObject([{ queueKind: 'relay', messages: 3 }]);
-    // and a subscriber's commands reach the run's tables in its DynamoDB Local
-    const blockedList = stdout.split('\n').find((line) => line.trim().startsWith('idempotent-event-flow blocked list --table'));
-    expect(blockedList).toContain(`--endpoint ${dynamoDbEndpoint}`);
-    expect(await runPrinted(blockedList!, environment)).toMatchObject({ code: 0, stderr: '' });
-
-    // WHEN a dead letter is on Billing's queue's dead-letter queue and the printed redrive runs with --yes
-    const redrive = stdout.split('\n').find((line) => /idempotent-event-flow dlq redrive --dead-letter-queue .* --subscriber Billing /.test(line));
-    const [deadLetterQueueUrl, queueUrl] = [/--dead-letter-queue (\S+)/.exec(redrive!)![1]!, /--queue (\S+)/.exec(redrive!)![1]!];
-    const sqsClient = new SQSClient({ region: 'us-east-1', endpoint: sqsEndpoint, credentials: LOCAL_CREDENTIALS, useQueueUrlAsEndpoint: false });
+    let served: { dynamoDbEndpoint: string; pid: number; sqsEndpoint: string } | undefined;
+    let code: number;
     try {
-      await sqsClient.send(new SendMessageCommand({ QueueUrl: deadLetterQueueUrl, MessageBody: JSON.stringify(envelopeObject({ id: 'evt-served', time: new Date().toISOString() })) }));
-      const redriven = await runPrinted(`${redrive!} --yes --json`, environment);
+      await waitFor(() => stdout.includes('serving until') || finished, 'the run to serve');
+      expect(stderr).not.toContain('error:');
 
-      // THEN a message move task moves it to the queue as the served run's clock runs with real time
-      expect(redriven).toMatchObject({ code: 0, stderr: '' });
-      expect(JSON.parse(redriven.stdout)).toMatchObject({ dryRun: false, method: 'message-move-task' });
-      let bodies: string[] = [];
-      for (let attempt = 0; attempt < 50 && bodies.length === 0; attempt++) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        bodies = ((await sqsClient.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }))).Messages ?? []).map((message) => message.Body ?? '');
+      // THEN it printed the verdict, then the endpoints and the commands
+      expect(stdout).toMatch(/OK: [\s\S]*serving until/);
+      const dynamoDb = /DynamoDB Local +(http:\/\/127\.0\.0\.1:\d+) \(started for this run, pid (\d+)\)/.exec(stdout);
+      const sqs = /SQS +(http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
+      expect(dynamoDb).not.toBeNull();
+      expect(sqs).not.toBeNull();
+      const [dynamoDbEndpoint, pid, sqsEndpoint] = [dynamoDb![1]!, Number(dynamoDb![2]), sqs![1]!];
+      served = { dynamoDbEndpoint, pid, sqsEndpoint };
+      const exported = /^export (AWS_ACCESS_KEY_ID=\S+) (AWS_SECRET_ACCESS_KEY=\S+)$/m.exec(stdout);
+      expect(exported).not.toBeNull();
+      const environment = Object.fromEntries(exported!.slice(1).map((pair) => pair.split('=') as [string, string]));
+      const relayList = stdout.split('\n').find((line) => line.trim().startsWith('idempotent-event-flow dlq list --relay-dead-letter-queue'));
+      expect(relayList).toContain(`--sqs-endpoint ${sqsEndpoint}`);
+
+      // WHEN the printed command runs while it serves
+      const listed = await runPrinted(`${relayList!} --json`, environment);
+
+      // THEN it lists the relay's 3 dead letters the run left
+      expect(listed).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(listed.stdout)).toMatchObject([{ queueKind: 'relay', messages: 3 }]);
+      // and a subscriber's commands reach the run's tables in its DynamoDB Local
+      const blockedList = stdout.split('\n').find((line) => line.trim().startsWith('idempotent-event-flow blocked list --table'));
+      expect(blockedList).toContain(`--endpoint ${dynamoDbEndpoint}`);
+      expect(await runPrinted(blockedList!, environment)).toMatchObject({ code: 0, stderr: '' });
+
+      // WHEN a dead letter is on Billing's queue's dead-letter queue and the printed redrive runs with --yes
+      const redrive = stdout.split('\n').find((line) => /idempotent-event-flow dlq redrive --dead-letter-queue .* --subscriber Billing /.test(line));
+      const [deadLetterQueueUrl, queueUrl] = [/--dead-letter-queue (\S+)/.exec(redrive!)![1]!, /--queue (\S+)/.exec(redrive!)![1]!];
+      const sqsClient = new SQSClient({ region: 'us-east-1', endpoint: sqsEndpoint, credentials: LOCAL_CREDENTIALS, useQueueUrlAsEndpoint: false });
+      try {
+        await sqsClient.send(new SendMessageCommand({ QueueUrl: deadLetterQueueUrl, MessageBody: JSON.stringify(envelopeObject({ id: 'evt-served', time: new Date().toISOString() })) }));
+        const redriven = await runPrinted(`${redrive!} --yes --json`, environment);
+
+        // THEN a message move task moves it to the queue as the served run's clock runs with real time
+        expect(redriven).toMatchObject({ code: 0, stderr: '' });
+        expect(JSON.parse(redriven.stdout)).toMatchObject({ dryRun: false, method: 'message-move-task' });
+        let bodies: string[] = [];
+        for (let attempt = 0; attempt < 50 && bodies.length === 0; attempt++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          bodies = ((await sqsClient.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }))).Messages ?? []).map((message) => message.Body ?? '');
+        }
+        expect(bodies.map((body) => (JSON.parse(body) as { id: string }).id)).toEqual(['evt-served']);
+      } finally {
+        sqsClient.destroy();
       }
-      expect(bodies.map((body) => (JSON.parse(body) as { id: string }).id)).toEqual(['evt-served']);
+      expect(finished).toBe(false);
     } finally {
-      sqsClient.destroy();
+      // WHEN it is asked to stop (also when an assertion above failed: a test leaves no process behind)
+      stop.abort();
+      code = await running;
     }
-    expect(finished).toBe(false);
-
-    // WHEN it is asked to stop
-    stop.abort();
 
     // THEN it returns the verdict's exit code and nothing is left: no DynamoDB Local process, no port listening
-    expect(await running).toBe(EXIT_CODE.OK);
+    expect(code).toBe(EXIT_CODE.OK);
+    const { dynamoDbEndpoint, pid, sqsEndpoint } = served!;
     expect(stdout).toContain('stopped the run\'s services');
     expect(alive(pid)).toBe(false);
     expect(await listening(dynamoDbEndpoint)).toBe(false);
