@@ -327,6 +327,8 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
         json({
           dryRun: !move,
           method: wholeQueue ? 'message-move-task' : 'send-and-delete',
+          // how long a redriven copy can wait in the queue: the deduplication window rule's figure
+          destination: destinationWait,
           skipped,
           truncated: messages.length >= limit,
           decisions: planned.map(({ view, decision }) => ({ eventId: view.eventId, messageId: view.messageId, reason: view.reason, ...decision })),

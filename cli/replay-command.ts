@@ -116,6 +116,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
         {
           dryRun: !send,
           subscriber: values.subscriber,
+          destination,
           events: decisions.map((item) => ({ eventId: item.event.envelope.id, type: item.event.envelope.type, time: item.event.envelope.time, send: item.send, ...(item.why !== undefined ? { why: item.why } : {}) })),
           missing,
           ...(send ? { sent } : {}),

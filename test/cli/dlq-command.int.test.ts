@@ -201,7 +201,9 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
     const result = await cli(s, ...redriveArgs(s), '--json');
 
     expect(result.code).toBe(3);
-    const decisions = (JSON.parse(result.stdout) as { decisions: Array<{ eventId: string; redrive: boolean; refusal?: string }> }).decisions;
+    const output = JSON.parse(result.stdout) as { destination: unknown; decisions: Array<{ eventId: string; redrive: boolean; refusal?: string }> };
+    expect(output.destination).toEqual({ queueUrl: s.queue.address.url, retentionSeconds: 4 * 86_400, known: true });
+    const decisions = output.decisions;
     expect(Object.fromEntries(decisions.map((decision) => [decision.eventId, decision.redrive]))).toEqual({ 'evt-25-days': true, 'evt-27-days': false });
     const refusal = decisions.find((decision) => decision.eventId === 'evt-27-days')?.refusal;
     expect(refusal).toMatch(/^its event is 27 days old \(from .*\); a redriven copy can wait up to 4 days in .*CopyWaitQueue before it is consumed \(the queue's MessageRetentionPeriod\), and 27 days \+ 4 days \(\+ 1 hour to spare\) passes the deduplication window of 30 days: /);

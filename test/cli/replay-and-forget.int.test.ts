@@ -128,7 +128,9 @@ describe('idempotent-event-flow replay, from the outbox in DynamoDB Local to the
     const result = await cli(s, ...replayArgs(s), '--event-id', 'evt-25-days', '--event-id', 'evt-27-days', '--json');
 
     expect(result.code).toBe(3);
-    const events = (JSON.parse(result.stdout) as { events: Array<{ eventId: string; send: boolean; why?: string }> }).events;
+    const output = JSON.parse(result.stdout) as { destination: unknown; events: Array<{ eventId: string; send: boolean; why?: string }> };
+    expect(output.destination).toEqual({ queueUrl: s.queue.address.url, retentionSeconds: 4 * 86_400, known: true });
+    const events = output.events;
     expect(Object.fromEntries(events.map((item) => [item.eventId, item.send]))).toEqual({ 'evt-25-days': true, 'evt-27-days': false });
     expect(events.find((item) => item.eventId === 'evt-27-days')?.why).toMatch(
       /^its event is 27 days old \(from .*\); a replayed copy can wait up to 4 days in .*ReplayCopyWaitQueue before it is consumed \(the queue's MessageRetentionPeriod\), and 27 days \+ 4 days \(\+ 1 hour to spare\) passes the deduplication window of 30 days: .*could apply it twice/,
