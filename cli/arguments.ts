@@ -28,3 +28,14 @@ export function listOption(values: Readonly<Record<string, unknown>>, name: stri
   if (value === undefined) return [];
   return (Array.isArray(value) ? value : [value]).filter((item): item is string => typeof item === 'string');
 }
+
+/** `word` as one shell word: as is when it needs no quoting, else in single quotes. */
+export function shellWord(word: string): string {
+  return /^[\w./:=@+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** A duration of whole seconds as `--deduplication-window` and the other duration options take it: `30d`, `12h`, `90m`, `45s`. */
+export function formatDurationOption(seconds: number): string {
+  for (const [unit, size] of [['d', 86_400], ['h', 3600], ['m', 60]] as const) if (seconds % size === 0) return `${seconds / size}${unit}`;
+  return `${seconds}s`;
+}

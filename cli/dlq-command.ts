@@ -8,6 +8,8 @@ import { recordKey, TABLE_SCHEMA } from '../lambda/wire-format';
 import { listOption, parseDurationSeconds, parsePositiveInteger } from './arguments';
 import { formatTable } from './blocked-command';
 import { deadLetterView, earliestApplicationEpochMilliseconds, type DeadLetterQueueKind, type DeadLetterView } from './dead-letters/dead-letter-view';
+import { copyWaitOf } from './dead-letters/copy-wait';
+import { describeStartedMoveTask, findStartedMoveTask } from './dead-letters/move-task-status';
 import { moveMessage, queueArnOf, receiveMessages, releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
 import { decideRedrive, DEFAULT_SAFETY_MARGIN_SECONDS, type RecordLookup, type RedriveDecision } from './dead-letters/redrive-decision';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
@@ -26,8 +28,11 @@ and its inbox or processing record, and redrives them to the subscriber's queue.
 is given (at a terminal it asks): it says what it would move and what it refuses, and why.
 
 A redrive refuses (exit code 3):
-  - a dead letter older than the subscriber's deduplication window, counted from its event's time, less an hour to
-    spare: its inbox record may have expired, so it could be applied twice (--allow-expired: redrive with a warning);
+  - a dead letter whose redriven copy could be consumed after the subscriber's deduplication window ends: its age
+    (from its event's time, or when it was first sent if earlier) plus how long the copy can wait in --queue (the
+    queue's MessageRetentionPeriod; 14 days, the SQS maximum, when it can not be read) plus an hour to spare reaches
+    the window. The inbox record of an earlier application may then be gone, so it could be applied twice
+    (--allow-expired: redrive with a warning);
   - a message blocked for an operator that is still blocked (resolve it with 'blocked resolve' first; needs --table);
   - a body that is not an event envelope, and every relay dead letter (they hold stream batch metadata, not events:
     use 'idempotent-event-flow replay').
@@ -250,6 +255,8 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
   const client = context.sqsClient();
   const now = context.now().getTime();
 
+  const { wait: destinationWait, note } = await copyWaitOf(client, destination);
+  if (note !== undefined) context.io.stderr(`note: ${note}\n`);
   const { messages, views } = await readQueue(client, source, limit);
   const planned: Planned[] = [];
   let skipped = 0;
@@ -272,6 +279,7 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
         safetyMarginSeconds: DEFAULT_SAFETY_MARGIN_SECONDS,
         nowEpochMilliseconds: now,
         allowExpired: values['allow-expired'] === true,
+        destination: destinationWait,
       });
       planned.push({ view, message, decision });
     }
@@ -296,12 +304,18 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
       await releaseMessages(client, messages);
       const [sourceArn, destinationArn] = [await queueArnOf(client, source.url), await queueArnOf(client, destination)];
       const task = await client.send(new StartMessageMoveTaskCommand({ SourceArn: sourceArn, DestinationArn: destinationArn }));
-      const listed = await client.send(new ListMessageMoveTasksCommand({ SourceArn: sourceArn, MaxResults: 1 }));
-      const status = listed.Results?.find((result) => result.TaskHandle === task.TaskHandle);
-      moved = { taskHandle: task.TaskHandle, status: status?.Status, approximateNumberOfMessagesMoved: status?.ApproximateNumberOfMessagesMoved };
-      outcome =
-        `started message move task ${task.TaskHandle ?? '?'} from ${source.url} to ${destination} (${status?.Status ?? 'status unknown'}, ` +
-        `${status?.ApproximateNumberOfMessagesMoved ?? '?'} moved so far); redriven messages get new message ids`;
+      const listed = await client.send(new ListMessageMoveTasksCommand({ SourceArn: sourceArn, MaxResults: 10 }));
+      const started = findStartedMoveTask(listed.Results ?? [], task.TaskHandle, destinationArn);
+      const entry = started?.entry;
+      moved = {
+        taskHandle: task.TaskHandle,
+        status: entry?.Status,
+        approximateNumberOfMessagesMoved: entry?.ApproximateNumberOfMessagesMoved,
+        approximateNumberOfMessagesToMove: entry?.ApproximateNumberOfMessagesToMove,
+        ...(entry?.FailureReason !== undefined ? { failureReason: entry.FailureReason } : {}),
+        ...(started !== undefined ? { foundBy: started.foundBy } : {}),
+      };
+      outcome = `started message move task ${task.TaskHandle ?? '?'} from ${source.url} to ${destination} (${describeStartedMoveTask(started)}); redriven messages get new message ids`;
     } else {
       const sent: Array<{ eventId?: string; messageId?: string }> = [];
       for (const item of toMove) sent.push({ ...(item.view.eventId !== undefined ? { eventId: item.view.eventId } : {}), messageId: await moveMessage(client, item.message, destination) });
@@ -313,6 +327,8 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
         json({
           dryRun: !move,
           method: wholeQueue ? 'message-move-task' : 'send-and-delete',
+          // how long a redriven copy can wait in the queue: the deduplication window rule's figure
+          destination: destinationWait,
           skipped,
           truncated: messages.length >= limit,
           decisions: planned.map(({ view, decision }) => ({ eventId: view.eventId, messageId: view.messageId, reason: view.reason, ...decision })),

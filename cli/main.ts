@@ -8,6 +8,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { getEventListeners } from 'node:events';
 import { userInfo } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { blockedCommand } from './blocked-command';
@@ -44,6 +45,12 @@ export interface CliIo {
    * @default none: without `--yes` those commands are dry runs (run as a script at a terminal: a prompt)
    */
   readonly confirm?: (question: string) => Promise<boolean>;
+  /**
+   * Aborted when the operator asks the program to stop (Ctrl-C, SIGTERM): a command that serves until then
+   * (`simulate --serve`) listens on it, stops what it runs and returns.
+   * @default the process's SIGINT and SIGTERM
+   */
+  readonly stopSignal?: AbortSignal;
 }
 
 /** What the global options say about the DynamoDB client. */
@@ -214,14 +221,21 @@ export async function main(argv: readonly string[], io: CliIo): Promise<number> 
 
 // run as a script (not when imported, e.g. by tests)
 if (typeof require !== 'undefined' && typeof module !== 'undefined' && require.main === module) {
-  // Ctrl-C: exit through Node's exit handlers, which stop child processes such as the simulator's DynamoDB Local
-  process.once('SIGINT', () => process.exit(130));
-  process.once('SIGTERM', () => process.exit(143));
+  // Ctrl-C: a command serving until then (simulate --serve) stops cleanly and returns; otherwise, or at a second
+  // Ctrl-C, exit through Node's exit handlers, which stop child processes such as the simulator's DynamoDB Local
+  const stopping = new AbortController();
+  const onSignal = (exitCode: number) => () => {
+    if (!stopping.signal.aborted && getEventListeners(stopping.signal, 'abort').length > 0) stopping.abort();
+    else process.exit(exitCode);
+  };
+  process.on('SIGINT', onSignal(130));
+  process.on('SIGTERM', onSignal(143));
   void main(process.argv.slice(2), {
     stdout: (text) => process.stdout.write(text),
     stderr: (text) => process.stderr.write(text),
     stderrIsTerminal: process.stderr.isTTY === true,
     confirm: terminalConfirm(),
+    stopSignal: stopping.signal,
   }).then((code) => {
     process.exitCode = code;
   });

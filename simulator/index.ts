@@ -20,6 +20,7 @@ export type {
 export { loadScenario, ScenarioError } from './run/scenario';
 export type { BlockedStep, OperatorDecision, OperatorFigures, OperatorResolution } from './run/operator';
 export type { SimulationOptions, SimulationProgress, UserEvent } from './run/options';
+export type { RunServices, ServedRelay, ServedSubscriber } from './run/run-services';
 export { DEFAULT_FAULT_RATES, SimulationOptionError } from './run/options';
 export type { FaultKind, FaultRates } from './faults/fault-plan';
 export type { ConflictingOperation, TransactionConflictFigures } from './aws/transaction-conflicts';

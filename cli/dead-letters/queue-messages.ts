@@ -100,3 +100,4 @@ export async function queueArnOf(client: SQSClient, queueUrl: string): Promise<s
   if (arn === undefined) throw new Error(`queue ${queueUrl} did not say its ARN`);
   return arn;
 }
+

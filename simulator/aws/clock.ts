@@ -50,6 +50,17 @@ export class VirtualClock {
     Atomics.add(this.state, OFFSET, BigInt(Math.ceil(ms)));
   }
 
+  /**
+   * From now on the clock moves with real time, from where it stands (a frozen clock is no longer frozen; a running one
+   * is unchanged). For after a run, when its services serve an operator: a message hidden for 120 s reappears 120 s
+   * later, and a message move task moves its messages as time passes.
+   */
+  public runWithRealTime(): void {
+    const now = this.now();
+    Atomics.store(this.state, FROZEN_AT, 0n);
+    Atomics.store(this.state, OFFSET, BigInt(Math.ceil(now - this.realNow())));
+  }
+
   /** Moves the clock forward to `epochMs`, if it is not already there. */
   public advanceTo(epochMs: number): void {
     const ahead = epochMs - this.now();

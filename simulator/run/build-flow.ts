@@ -59,6 +59,8 @@ export interface LocalFlow {
   readonly access?: FlowAccess;
   /** The run's one arbiter of transaction conflicts, shared by every DynamoDB proxy (the functions' and the operator's). */
   readonly transactionConflicts: TransactionConflicts;
+  /** The SQS endpoint of the run (`http://127.0.0.1:<port>`): the functions' SQS clients', and the origin of every queue URL. */
+  readonly sqsEndpoint: string;
   /** Stops the runners and the SQS endpoint. */
   stop(): Promise<void>;
 }
@@ -117,8 +119,11 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
   const senders = new SqsSenders();
   let sqsEndpoint = '';
   const externalQueues = new ExternalQueues({ endpoint: () => sqsEndpoint, clock: deps.clock, observer: deps.observer });
+  const queuesByArn = new Map<string, SimulatedQueue>();
   const sqs = await startSqsEndpoint({
     resolveQueue: (url) => queuesByUrl.get(url),
+    // StartMessageMoveTask and ListMessageMoveTasks (an operator's redrive of a served run: simulate --serve)
+    resolveQueueArn: (arn) => queuesByArn.get(arn),
     resolveExternalQueue: (url) => externalQueues.resolve(url),
     senders,
     observer: deps.observer,
@@ -143,6 +148,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
       const queue = new SimulatedQueue({ model: queueModel, address, clock: deps.clock, deadLetterQueue, observer: deps.observer });
       queues.set(queueModel.key, queue);
       queuesByUrl.set(address.url, queue);
+      queuesByArn.set(address.arn, queue);
       names.register(queueModel.key, { ref: address.url, attributes: { Arn: address.arn, QueueName: name, QueueUrl: address.url } });
       return queue;
     };
@@ -298,7 +304,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
       ];
     });
 
-    return { names, tables, queues, externalQueues, relays, runners, mappings, subscribers, environments, transactionConflicts, stop, ...(access === undefined ? {} : { access }) };
+    return { names, tables, queues, externalQueues, relays, runners, mappings, subscribers, environments, transactionConflicts, sqsEndpoint: sqs.endpoint, stop, ...(access === undefined ? {} : { access }) };
   } catch (error) {
     await stop();
     throw error;

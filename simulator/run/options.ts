@@ -1,6 +1,7 @@
 /** The options of a simulation run, their defaults and their validation (errors name the option, the bound and the value). */
 import type { FaultRates } from '../faults/fault-plan';
 import type { AssemblySource } from '../model/assembly-cache';
+import type { RunServices } from './run-services';
 import type { SimulationScenario } from './scenario';
 
 /** An event a user supplies (`--events <file.json>`): appended to the outbox as a producer would. */
@@ -94,6 +95,12 @@ export interface SimulationOptions {
   readonly iam?: boolean;
   /** Told the progress after every round. @default ignored */
   readonly onProgress?: (progress: SimulationProgress) => void;
+  /**
+   * Takes over the run's services once it is checked (`simulate --serve`): the run then does not stop its SQS
+   * endpoint and the DynamoDB Local it started, and the callee must call their `stop()`. Not called when the run fails.
+   * @default the run stops its services before it returns
+   */
+  readonly keepServices?: (services: RunServices) => void;
 }
 
 /** Fault rates of a run when none are given: enough to hit every path in a 100-event run. */

@@ -52,6 +52,7 @@ import { checkProducerWrites } from './producer-probe';
 import { seededRandom, seedNumber } from './seeded-random';
 import { writePrivateFile } from './private-file';
 import { SeededScheduler } from '../schedule/seeded-scheduler';
+import { runServices, type RunDatabase } from './run-services';
 
 /** DynamoDB operations that write: the ones a crash or a lost response is injected at. */
 const WRITE_OPERATIONS: ReadonlySet<string> = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem']);
@@ -194,8 +195,9 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   }
 
   const workDirectory = mkdtempSync(path.join(tmpdir(), 'ief-simulate-'));
-  let database: { endpoint: string; stop(): Promise<void> } | undefined;
+  let database: RunDatabase | undefined;
   let flow: LocalFlow | undefined;
+  let servicesKept = false;
   try {
     let assemblyDirectory: string;
     if (options.assemblyDirectory !== undefined) {
@@ -418,7 +420,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     for (const violation of checkHistory(history.entries())) {
       violations.push({ kind: 'history', subscriber: violation.key.subscriber, detail: `${violation.detail}; its history:\n${violation.excerpt}` });
     }
-    return {
+    const result: SimulationResult = {
       assemblyDirectory,
       synthAnnotations,
       seed,
@@ -441,9 +443,15 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       constructResources: constructResourcePaths(model, flow),
       producerWritesChecked: producers.length > 0 && producers.every(({ producer }) => producer.probe !== undefined),
     };
+    // simulate --serve: the services go on serving what the run left; the callee stops them
+    options.keepServices?.(runServices(model, flow, database, clock, region));
+    servicesKept = options.keepServices !== undefined;
+    return result;
   } finally {
-    await flow?.stop();
-    await database?.stop();
+    if (!servicesKept) {
+      await flow?.stop();
+      await database?.stop();
+    }
     rmSync(workDirectory, { recursive: true, force: true });
   }
 }

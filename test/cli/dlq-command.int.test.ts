@@ -6,6 +6,7 @@ import { createMultiStepConsumer } from '../../lambda/processing/multi-step-cons
 import { createTable, localClient, uniqueTableName } from '../support/dynamodb-client';
 import { envelopeObject, recordingLogger } from '../lambda/helpers';
 import { createInboxTable } from '../lambda/processing/fixtures';
+import { frozenClock } from '../simulator/aws/queue-test-kit';
 import { cli, cliAt, deliverOnce, startOperatorServices, type OperatorServices } from './operator-services';
 
 const SUBSCRIBER = 'billing';
@@ -170,7 +171,7 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
     const dryRun = await cli(s, ...redriveArgs(s));
 
     expect(dryRun.code).toBe(3);
-    expect(dryRun.stdout).toMatch(/evt-old +PermanentError +refused +its event is from .*: the deduplication window of 30 days ended at .* could apply it twice; --allow-expired redrives it anyway/);
+    expect(dryRun.stdout).toMatch(/evt-old +PermanentError +refused +its event is 40 days 1 minute old \(from .*\); .* passes the deduplication window of 30 days: .* could apply it twice; --allow-expired redrives it anyway/);
     expect(dryRun.stdout).toContain('dry run: would redrive 2 and refuse 1, by send and delete, one message at a time');
     expect(s.deadLetterQueue.counts()).toEqual({ visible: 3, inFlight: 0, total: 3 });
 
@@ -186,6 +187,44 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
     // the fixed event applied once, the one already applied was recognised by the inbox
     expect(await applied('evt-applied', 'evt-poison', 'evt-old')).toEqual({ 'evt-applied': 1, 'evt-poison': 1, 'evt-old': 0 });
     expect(s.deadLetterQueue.counts().total).toBe(1);
+  });
+
+  test('redrive refuses a dead letter whose redriven copy could still wait in the queue when the window ends: its age plus the queue\'s retention, with the figures', async () => {
+    const s = (services = await startOperatorServices('CopyWait'));
+    const { handler } = billingConsumer(s, new Set(['evt-25-days', 'evt-27-days']));
+    // the queue keeps a message 4 days (its MessageRetentionPeriod): 27 days + 4 days passes the 30-day window, 25 + 4 (+ 1 hour) does not
+    for (const [id, daysAgo] of [['evt-25-days', 25], ['evt-27-days', 27]] as const) {
+      s.queue.send({ body: event(s, id, daysAgo), origin: { via: 'sns' } });
+      await deliverOnce(s.queue, handler);
+    }
+
+    const result = await cli(s, ...redriveArgs(s), '--json');
+
+    expect(result.code).toBe(3);
+    const output = JSON.parse(result.stdout) as { destination: unknown; decisions: Array<{ eventId: string; redrive: boolean; refusal?: string }> };
+    expect(output.destination).toEqual({ queueUrl: s.queue.address.url, retentionSeconds: 4 * 86_400, known: true });
+    const decisions = output.decisions;
+    expect(Object.fromEntries(decisions.map((decision) => [decision.eventId, decision.redrive]))).toEqual({ 'evt-25-days': true, 'evt-27-days': false });
+    const refusal = decisions.find((decision) => decision.eventId === 'evt-27-days')?.refusal;
+    expect(refusal).toMatch(/^its event is 27 days old \(from .*\); a redriven copy can wait up to 4 days in .*CopyWaitQueue before it is consumed \(the queue's MessageRetentionPeriod\), and 27 days \+ 4 days \(\+ 1 hour to spare\) passes the deduplication window of 30 days: /);
+    expect(refusal).toContain('could apply it twice; --allow-expired redrives it anyway');
+  });
+
+  test('redrive assumes the SQS maximum retention of 14 days when the queue\'s MessageRetentionPeriod can not be read, and says so', async () => {
+    const denied = 'User: arn:aws:iam::000000000000:user/operator is not authorized to perform: sqs:getqueueattributes';
+    const s = (services = await startOperatorServices('NoRetention', frozenClock(), async ({ action }) => (action === 'GetQueueAttributes' ? denied : undefined)));
+    const { handler } = billingConsumer(s, new Set(['evt-10-days', 'evt-16-days']));
+    for (const [id, daysAgo] of [['evt-10-days', 10], ['evt-16-days', 16]] as const) {
+      s.queue.send({ body: event(s, id, daysAgo), origin: { via: 'sns' } });
+      await deliverOnce(s.queue, handler);
+    }
+
+    const result = await cli(s, ...redriveArgs(s));
+
+    expect(result.code).toBe(3);
+    expect(result.stdout).toMatch(/evt-10-days +PermanentError +redrive\n/);
+    expect(result.stdout).toMatch(/evt-16-days +PermanentError +refused +its event is 16 days old .*a redriven copy can wait up to 14 days \(assumed: the SQS maximum\) in /);
+    expect(result.stderr).toContain(`note: could not read the MessageRetentionPeriod of ${s.queue.address.url} (AccessDenied: ${denied}): assuming the SQS maximum of 14 days`);
   });
 
   test('redrive at a terminal without --yes shows the plan and asks; no moves nothing, yes moves', async () => {
@@ -231,7 +270,7 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
     const result = await cli(s, ...redriveArgs(s), '--yes', '--allow-expired');
 
     expect(result.code).toBe(0);
-    expect(result.stderr).toMatch(/^warning: event 'evt-old': its event is from .* could apply it twice\n$/);
+    expect(result.stderr).toMatch(/^warning: event 'evt-old': its event is 40 days old .* could apply it twice\n$/);
     letMoveTaskRun(s);
     expect(s.queue.counts().total).toBe(1);
   });
@@ -257,6 +296,38 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
     expect(redriven.filter((message) => deadLetterIds.includes(message.messageId))).toEqual([]);
     expect(redriven.every((message) => message.messageAttributes.iefErrorName?.StringValue === 'PermanentError')).toBe(true);
     expect(s.deadLetterQueue.counts().total).toBe(0);
+  });
+
+  test('redrive reports a move task that finished before it was listed (SQS lists a task\'s handle only while it runs): the queue\'s most recent task', async () => {
+    const s = (services = await startOperatorServices('MoveTaskDone'));
+    const { handler } = billingConsumer(s, new Set(['evt-1', 'evt-2']));
+    for (const id of ['evt-1', 'evt-2']) {
+      s.queue.send({ body: event(s, id), origin: { via: 'sns' } });
+      await deliverOnce(s.queue, handler);
+    }
+
+    // a second passes between starting the task and listing it: at 500 messages a second, both are moved by then
+    const result = await cliAt(s, { afterSqsRequest: (name) => name === 'StartMessageMoveTaskCommand' && letMoveTaskRun(s) }, ...redriveArgs(s), '--yes', '--json');
+
+    expect(result.code).toBe(0);
+    const moved = (JSON.parse(result.stdout) as { moved: Record<string, unknown> }).moved;
+    expect(moved).toMatchObject({ status: 'COMPLETED', approximateNumberOfMessagesMoved: 2, approximateNumberOfMessagesToMove: 2 });
+    expect(moved.taskHandle).toEqual(expect.any(String));
+    const text = await cli(s, 'dlq', 'list', ...dlqArgs(s));
+    expect(text.stdout).toContain('0 message(s)');
+    expect(s.queue.counts().total).toBe(2);
+  });
+
+  test('redrive says a finished move task\'s status in text', async () => {
+    const s = (services = await startOperatorServices('MoveTaskDoneText'));
+    const { handler } = billingConsumer(s, new Set(['evt-1']));
+    s.queue.send({ body: event(s, 'evt-1'), origin: { via: 'sns' } });
+    await deliverOnce(s.queue, handler);
+
+    const result = await cliAt(s, { afterSqsRequest: (name) => name === 'StartMessageMoveTaskCommand' && letMoveTaskRun(s) }, ...redriveArgs(s), '--yes');
+
+    expect(result.code).toBe(0);
+    expect(result.stdout).toMatch(/started message move task \S+ from .* \(COMPLETED, 1 of 1 moved; the queue's most recent task, as SQS lists a task's handle only while it runs\); redriven messages get new message ids/);
   });
 
   test('redrive --reason and --event-id move only the matching dead letters; another subscriber\'s stay', async () => {

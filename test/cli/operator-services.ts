@@ -10,7 +10,7 @@ import type { SqsBatchHandler } from '../../lambda/consumer/create-consumer';
 import { SqsDeadLetterPublisher } from '../../lambda/consumer/dead-letter';
 import type { VirtualClock } from '../../simulator/aws/clock';
 import type { SimulatedQueue } from '../../simulator/aws/queue';
-import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
+import { startSqsEndpoint, type SqsEndpoint, type SqsEndpointOptions } from '../../simulator/aws/sqs-endpoint';
 import { LOCAL_CREDENTIALS } from '../support/dynamodb-client';
 import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
 
@@ -31,11 +31,18 @@ export interface OperatorServices {
   stop(): Promise<void>;
 }
 
-/** Starts the endpoint with a fresh set of queues (names unique to `prefix`); the queue moves a message to its DLQ after 3 receives. */
-export async function startOperatorServices(prefix: string, clock: VirtualClock = frozenClock()): Promise<OperatorServices> {
+/**
+ * Starts the endpoint with a fresh set of queues (names unique to `prefix`); the queue moves a message to its DLQ after
+ * 3 receives. `authorize` is the endpoint's IAM decision (its AccessDenied message, or undefined to allow).
+ */
+export async function startOperatorServices(
+  prefix: string,
+  clock: VirtualClock = frozenClock(),
+  authorize?: SqsEndpointOptions['authorize'],
+): Promise<OperatorServices> {
   const byUrl = new Map<string, SimulatedQueue>();
   const byArn = new Map<string, SimulatedQueue>();
-  const endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url), resolveQueueArn: (arn) => byArn.get(arn) });
+  const endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url), resolveQueueArn: (arn) => byArn.get(arn), ...(authorize === undefined ? {} : { authorize }) });
   const baseUrl = endpoint.endpoint;
   const deadLetterQueue = makeQueue(queueModel(`${prefix}Dlq`, { messageRetentionSeconds: 1_209_600 }), { clock, baseUrl });
   const queue = makeQueue(queueModel(`${prefix}Queue`, { redrive: { deadLetterQueue: `Stack/${prefix}Dlq`, maxReceiveCount: 3 } }), { clock, baseUrl, deadLetterQueue });
@@ -87,20 +94,41 @@ export async function cli(services: OperatorServices, ...argv: string[]): Promis
   return cliAt(services, {}, ...argv);
 }
 
-/** {@link cli} with an operator at a terminal who answers `confirm`'s questions. */
-export async function cliAt(
-  services: OperatorServices,
-  terminal: { readonly confirm?: (question: string) => Promise<boolean> },
-  ...argv: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
+/** How {@link cliAt} runs the CLI. */
+export interface CliRun {
+  /** An operator at a terminal who answers the command's questions. @default none: no prompt */
+  readonly confirm?: (question: string) => Promise<boolean>;
+  /**
+   * Called after each SQS request of the CLI got its answer, with the command's name (`StartMessageMoveTaskCommand`):
+   * lets a test move the services' clock between two requests, as time passes between them on AWS.
+   * @default nothing
+   */
+  readonly afterSqsRequest?: (commandName: string) => void;
+}
+
+/** {@link cli} with an operator at a terminal who answers `confirm`'s questions, or time that passes between requests. */
+export async function cliAt(services: OperatorServices, terminal: CliRun, ...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
   const io: CliIo = {
     stdout: (text) => void (stdout += text),
     stderr: (text) => void (stderr += text),
     createClient: () => new DynamoDBClient({ region: 'us-east-1', endpoint: inject('dynamoDbEndpoint'), credentials: LOCAL_CREDENTIALS, maxAttempts: 1 }),
-    createSqsClient: (options) =>
-      new SQSClient({ region: 'us-east-1', endpoint: options.sqsEndpoint, credentials: LOCAL_CREDENTIALS, maxAttempts: 1, logger: silentLogger, useQueueUrlAsEndpoint: false }),
+    createSqsClient: (options) => {
+      const client = new SQSClient({ region: 'us-east-1', endpoint: options.sqsEndpoint, credentials: LOCAL_CREDENTIALS, maxAttempts: 1, logger: silentLogger, useQueueUrlAsEndpoint: false });
+      const after = terminal.afterSqsRequest;
+      if (after !== undefined) {
+        client.middlewareStack.add(
+          (next, context) => async (args) => {
+            const output = await next(args);
+            after(context.commandName ?? '');
+            return output;
+          },
+          { step: 'initialize', name: 'afterSqsRequest' },
+        );
+      }
+      return client;
+    },
     now: () => new Date(services.clock.now()),
     user: 'alice',
     ...(terminal.confirm !== undefined ? { confirm: terminal.confirm } : {}),

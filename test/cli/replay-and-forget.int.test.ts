@@ -111,13 +111,30 @@ describe('idempotent-event-flow replay, from the outbox in DynamoDB Local to the
 
     const refused = await cli(s, ...replayArgs(s), '--event-id', 'evt-old', '--yes');
     expect(refused.code).toBe(3);
-    expect(refused.stdout).toMatch(/evt-old +OrderPlaced +.* +refused +its time .* is past the deduplication window/);
+    expect(refused.stdout).toMatch(/evt-old +OrderPlaced +.* +refused +its event is 31 days old .* passes the deduplication window of 30 days/);
     expect(s.queue.counts().total).toBe(0);
 
     const allowed = await cli(s, ...replayArgs(s), '--event-id', 'evt-old', '--yes', '--allow-expired');
     expect(allowed.code).toBe(0);
     expect(allowed.stderr).toContain("warning: event 'evt-old'");
     expect(s.queue.counts().total).toBe(1);
+  });
+
+  test('refuses an event whose replayed copy could still wait in the queue when the window ends: its age plus the queue\'s retention (4 days), with the figures', async () => {
+    const s = (services = await startOperatorServices('ReplayCopyWait'));
+    await produce(s, ['evt-25-days'], 25);
+    await produce(s, ['evt-27-days'], 27);
+
+    const result = await cli(s, ...replayArgs(s), '--event-id', 'evt-25-days', '--event-id', 'evt-27-days', '--json');
+
+    expect(result.code).toBe(3);
+    const output = JSON.parse(result.stdout) as { destination: unknown; events: Array<{ eventId: string; send: boolean; why?: string }> };
+    expect(output.destination).toEqual({ queueUrl: s.queue.address.url, retentionSeconds: 4 * 86_400, known: true });
+    const events = output.events;
+    expect(Object.fromEntries(events.map((item) => [item.eventId, item.send]))).toEqual({ 'evt-25-days': true, 'evt-27-days': false });
+    expect(events.find((item) => item.eventId === 'evt-27-days')?.why).toMatch(
+      /^its event is 27 days old \(from .*\); a replayed copy can wait up to 4 days in .*ReplayCopyWaitQueue before it is consumed \(the queue's MessageRetentionPeriod\), and 27 days \+ 4 days \(\+ 1 hour to spare\) passes the deduplication window of 30 days: .*could apply it twice/,
+    );
   });
 
   test('usage errors: both --event-id and --since, a bad time', async () => {

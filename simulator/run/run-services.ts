@@ -1,0 +1,125 @@
+/**
+ * What a finished run leaves serving when it is asked to (`simulate --serve`): its DynamoDB Local and SQS endpoint,
+ * with the tables and queues as the run left them, and where each subscriber's and relay's resources are on them, so
+ * an operator can point the CLI at the run. The run hands these over instead of stopping them; whoever takes them
+ * calls {@link RunServices.stop}.
+ */
+import { ENV } from '../../lambda/config';
+import type { VirtualClock } from '../aws/clock';
+import type { FlowModel } from '../model/flow-model';
+import type { LocalFlow } from './build-flow';
+
+/** One subscriber's resources on the served run. */
+export interface ServedSubscriber {
+  /** Its name (`IEF_SUBSCRIBER_NAME`, else the subscription's construct path). */
+  readonly name: string;
+  /** Its queue's URL on the run's SQS endpoint (where a redrive or a replay sends). */
+  readonly queueUrl: string;
+  /** The queue's dead-letter queue (its redrive policy's), and the runtime's own when it is another queue. */
+  readonly deadLetterQueueUrls: readonly string[];
+  /** What SNS could not deliver to the queue. @default none: the subscription has no dead-letter queue */
+  readonly subscriptionDeadLetterQueueUrl?: string;
+  /** `IEF_INBOX_TABLE_NAME` of its consumer, the local name. @default none: no consumer, or it keeps no inbox */
+  readonly inboxTable?: string;
+  /** `IEF_DEDUPLICATION_WINDOW_SECONDS` of its consumer. @default unknown (no consumer) */
+  readonly deduplicationWindowSeconds?: number;
+  /** The outbox tables of the relays that publish to its topic (what `replay` reads). */
+  readonly outboxTables: readonly string[];
+}
+
+/** One relay's resources on the served run. */
+export interface ServedRelay {
+  /** Its construct path, else its resource key. */
+  readonly name: string;
+  /** The local name of its source table, the outbox. */
+  readonly outboxTable: string;
+  /** @default none: the pipe has no dead-letter queue */
+  readonly deadLetterQueueUrl?: string;
+}
+
+/** The services a run left serving. */
+export interface RunServices {
+  /** The run's DynamoDB Local (`http://127.0.0.1:<port>`), with the run's tables. */
+  readonly dynamoDbEndpoint: string;
+  /** The process id of the DynamoDB Local the run started; undefined when the run used a running one (`--endpoint`), which it leaves running. */
+  readonly dynamoDbPid?: number;
+  /** The run's SQS endpoint (`http://127.0.0.1:<port>`), the origin of every queue URL of the run. */
+  readonly sqsEndpoint: string;
+  /** The run's region (in its ARNs). */
+  readonly region: string;
+  /** The run's clock, epoch ms: it stands still during a run except when the run moves it. */
+  now(): number;
+  /**
+   * From now on the run's clock moves with real time from where it stands, as an operator working on the services
+   * expects: a message read reappears when its visibility timeout passes, a message move task moves its messages.
+   */
+  runClockWithRealTime(): void;
+  /** Each subscription's resources, in the order of the run's report. */
+  readonly subscribers: readonly ServedSubscriber[];
+  /** Each relay's resources. */
+  readonly relays: readonly ServedRelay[];
+  /** Stops the run's functions, its SQS endpoint and the DynamoDB Local it started. */
+  stop(): Promise<void>;
+}
+
+/** A DynamoDB Local as the run holds it. */
+export interface RunDatabase {
+  /** `http://127.0.0.1:<port>` */
+  readonly endpoint: string;
+  /** Set when the run started it. */
+  readonly pid?: number;
+  /** Stops it (a no-op for one the run did not start). */
+  stop(): Promise<void>;
+}
+
+/** Where the run's resources are, from its model and local flow; `stop` stops the flow, then the database. */
+export function runServices(model: FlowModel, flow: LocalFlow, database: RunDatabase, clock: VirtualClock, region: string): RunServices {
+  const urlOf = (key: string | undefined): string | undefined => (key === undefined ? undefined : flow.queues.get(key)?.address.url);
+  const relays = model.relays.flatMap((relay): ServedRelay[] => {
+    const outboxTable = flow.tables.get(relay.sourceTable)?.tableName;
+    if (outboxTable === undefined) return [];
+    const deadLetterQueueUrl = urlOf(relay.deadLetterQueue);
+    return [{ name: relay.constructPath ?? relay.key, outboxTable, ...(deadLetterQueueUrl === undefined ? {} : { deadLetterQueueUrl }) }];
+  });
+  const subscribers = flow.subscribers.map((subscriber): ServedSubscriber => {
+    const { environment, subscription, queue } = subscriber;
+    const redriveTarget = urlOf(queue.model.redrive?.deadLetterQueue);
+    const runtimeTarget = environment[ENV.DEAD_LETTER_QUEUE_URL];
+    const deadLetterQueueUrls = [...new Set([redriveTarget, runtimeTarget].filter((url): url is string => url !== undefined && url !== ''))];
+    const subscriptionDeadLetterQueueUrl = urlOf(subscription.deadLetterQueue);
+    const inboxTable = environment[ENV.INBOX_TABLE_NAME];
+    const window = Number(environment[ENV.DEDUPLICATION_WINDOW_SECONDS]);
+    const outboxTables = model.relays
+      .filter((relay) => relay.targetTopic === subscription.topic)
+      .flatMap((relay) => {
+        const table = flow.tables.get(relay.sourceTable)?.tableName;
+        return table === undefined ? [] : [table];
+      });
+    return {
+      name: subscriber.name,
+      queueUrl: queue.address.url,
+      deadLetterQueueUrls,
+      ...(subscriptionDeadLetterQueueUrl === undefined ? {} : { subscriptionDeadLetterQueueUrl }),
+      ...(inboxTable === undefined || inboxTable === '' ? {} : { inboxTable }),
+      ...(Number.isInteger(window) && window > 0 ? { deduplicationWindowSeconds: window } : {}),
+      outboxTables: [...new Set(outboxTables)],
+    };
+  });
+  return {
+    dynamoDbEndpoint: database.endpoint,
+    ...(database.pid === undefined ? {} : { dynamoDbPid: database.pid }),
+    sqsEndpoint: flow.sqsEndpoint,
+    region,
+    now: () => clock.now(),
+    runClockWithRealTime: () => clock.runWithRealTime(),
+    subscribers,
+    relays,
+    stop: async () => {
+      try {
+        await flow.stop();
+      } finally {
+        await database.stop();
+      }
+    },
+  };
+}

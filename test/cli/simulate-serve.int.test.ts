@@ -1,0 +1,145 @@
+/**
+ * `idempotent-event-flow simulate --serve`: after the verdict the run's DynamoDB Local and SQS endpoint keep serving
+ * what the run left in its tables and queues, and the commands it prints work against them as pasted; asked to stop,
+ * it stops both (no process, no port left).
+ */
+import { connect } from 'node:net';
+import * as path from 'node:path';
+import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { describe, expect, test } from 'vitest';
+import { EXIT_CODE, main } from '../../cli/main';
+import { envelopeObject } from '../lambda/helpers';
+import { LOCAL_CREDENTIALS } from '../support/dynamodb-client';
+import { exampleAssembly } from '../support/example-assembly';
+
+const PROJECT = path.resolve(__dirname, '../..');
+const NO_OTHER_FAULTS = ['--duplicate-rate', '0', '--lost-response-rate', '0', '--throttle-rate', '0', '--crash-rate', '0', '--sns-delivery-failure-rate', '0'] as const;
+
+/** Whether something accepts connections on `url`'s port. */
+function listening(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect({ host: hostname, port: Number(port) });
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Runs a printed command line (`idempotent-event-flow ...`, no quoting needed) in-process with the printed environment. */
+async function runPrinted(line: string, environment: Readonly<Record<string, string>>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const [program, ...argv] = line.trim().split(/\s+/);
+  expect(program).toBe('idempotent-event-flow');
+  const saved = Object.fromEntries(Object.keys(environment).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, environment);
+  let stdout = '';
+  let stderr = '';
+  try {
+    const code = await main(argv, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text) });
+    return { code, stdout, stderr };
+  } finally {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+}
+
+async function waitFor(condition: () => boolean, what: string, timeoutMs = 600_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+describe('simulate --serve', () => {
+  test('keeps the run\'s DynamoDB Local and SQS endpoint serving after the verdict; the printed dlq list and redrive work against them; an abort stops everything', async () => {
+    // GIVEN a run of the example whose relay dead-letters every event, served after its verdict
+    let stdout = '';
+    let stderr = '';
+    const stop = new AbortController();
+    const running = main(
+      ['simulate', '--assembly', await exampleAssembly(), '--scenario', 'example/simulation/scenario.ts', '--count', '3', '--quiet', '--seed', 'serve', ...NO_OTHER_FAULTS, '--relay-failure-rate', '1', '--serve'],
+      { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), cwd: PROJECT, stopSignal: stop.signal },
+    );
+    let finished = false;
+    void running.finally(() => (finished = true));
+    let served: { dynamoDbEndpoint: string; pid: number; sqsEndpoint: string } | undefined;
+    let code: number;
+    try {
+      await waitFor(() => stdout.includes('serving until') || finished, 'the run to serve');
+      expect(stderr).not.toContain('error:');
+
+      // THEN it printed the verdict, then the endpoints and the commands
+      expect(stdout).toMatch(/OK: [\s\S]*serving until/);
+      const dynamoDb = /DynamoDB Local +(http:\/\/127\.0\.0\.1:\d+) \(started for this run, pid (\d+)\)/.exec(stdout);
+      const sqs = /SQS +(http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
+      expect(dynamoDb).not.toBeNull();
+      expect(sqs).not.toBeNull();
+      const [dynamoDbEndpoint, pid, sqsEndpoint] = [dynamoDb![1]!, Number(dynamoDb![2]), sqs![1]!];
+      served = { dynamoDbEndpoint, pid, sqsEndpoint };
+      const exported = /^export (AWS_ACCESS_KEY_ID=\S+) (AWS_SECRET_ACCESS_KEY=\S+)$/m.exec(stdout);
+      expect(exported).not.toBeNull();
+      const environment = Object.fromEntries(exported!.slice(1).map((pair) => pair.split('=') as [string, string]));
+      const relayList = stdout.split('\n').find((line) => line.trim().startsWith('idempotent-event-flow dlq list --relay-dead-letter-queue'));
+      expect(relayList).toContain(`--sqs-endpoint ${sqsEndpoint}`);
+
+      // WHEN the printed command runs while it serves
+      const listed = await runPrinted(`${relayList!} --json`, environment);
+
+      // THEN it lists the relay's 3 dead letters the run left
+      expect(listed).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(listed.stdout)).toMatchObject([{ queueKind: 'relay', messages: 3 }]);
+      // and a subscriber's commands reach the run's tables in its DynamoDB Local
+      const blockedList = stdout.split('\n').find((line) => line.trim().startsWith('idempotent-event-flow blocked list --table'));
+      expect(blockedList).toContain(`--endpoint ${dynamoDbEndpoint}`);
+      expect(await runPrinted(blockedList!, environment)).toMatchObject({ code: 0, stderr: '' });
+
+      // WHEN a dead letter is on Billing's queue's dead-letter queue and the printed redrive runs with --yes
+      const redrive = stdout.split('\n').find((line) => /idempotent-event-flow dlq redrive --dead-letter-queue .* --subscriber Billing /.test(line));
+      const [deadLetterQueueUrl, queueUrl] = [/--dead-letter-queue (\S+)/.exec(redrive!)![1]!, /--queue (\S+)/.exec(redrive!)![1]!];
+      const sqsClient = new SQSClient({ region: 'us-east-1', endpoint: sqsEndpoint, credentials: LOCAL_CREDENTIALS, useQueueUrlAsEndpoint: false });
+      try {
+        await sqsClient.send(new SendMessageCommand({ QueueUrl: deadLetterQueueUrl, MessageBody: JSON.stringify(envelopeObject({ id: 'evt-served', time: new Date().toISOString() })) }));
+        const redriven = await runPrinted(`${redrive!} --yes --json`, environment);
+
+        // THEN a message move task moves it to the queue as the served run's clock runs with real time
+        expect(redriven).toMatchObject({ code: 0, stderr: '' });
+        expect(JSON.parse(redriven.stdout)).toMatchObject({ dryRun: false, method: 'message-move-task' });
+        let bodies: string[] = [];
+        for (let attempt = 0; attempt < 50 && bodies.length === 0; attempt++) {
+          await new Promise((resolve) => setTimeout(resolve, 100));
+          bodies = ((await sqsClient.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }))).Messages ?? []).map((message) => message.Body ?? '');
+        }
+        expect(bodies.map((body) => (JSON.parse(body) as { id: string }).id)).toEqual(['evt-served']);
+      } finally {
+        sqsClient.destroy();
+      }
+      expect(finished).toBe(false);
+    } finally {
+      // WHEN it is asked to stop (also when an assertion above failed: a test leaves no process behind)
+      stop.abort();
+      code = await running;
+    }
+
+    // THEN it returns the verdict's exit code and nothing is left: no DynamoDB Local process, no port listening
+    expect(code).toBe(EXIT_CODE.OK);
+    const { dynamoDbEndpoint, pid, sqsEndpoint } = served!;
+    expect(stdout).toContain('stopped the run\'s services');
+    expect(alive(pid)).toBe(false);
+    expect(await listening(dynamoDbEndpoint)).toBe(false);
+    expect(await listening(sqsEndpoint)).toBe(false);
+  });
+});
