@@ -21,6 +21,7 @@ import { writePrivateFile } from '../simulator/run/private-file';
 import type { RunServices } from '../simulator/run/run-services';
 import { shellWord } from './arguments';
 import { serveRun } from './simulate-serve';
+import { formatProfile, type RunProfile } from '../simulator/run/run-profile';
 
 const USAGE = `Usage: idempotent-event-flow simulate [options]
 
@@ -63,6 +64,7 @@ The run:
   --log <file>                 write every function's output (JSON lines) here
   --json <file>                write the result as JSON here
   --quiet                      no progress bar
+  --profile                    say where the run's real time went: its phases, and its rounds by scheduler step
   --endpoint <url>             use this running DynamoDB Local instead of starting one (also --dynamodb-endpoint)
   --dynamodb-all-interfaces    if the DynamoDB Local started for the run can not be bound to 127.0.0.1 only, start it
                                on all network interfaces (it accepts any credentials) instead of failing
@@ -234,6 +236,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       operator: parsed.values['no-operator'] !== true,
       onProgress: progress ? (update) => progress.update(update) : undefined,
       ...(parsed.values.serve === true ? { keepServices: (services: RunServices) => void (served = services) } : {}),
+      ...(parsed.values.profile === true ? { onProfile: (profile: RunProfile) => io.stderr(formatProfile(profile)) } : {}),
     });
   } catch (error) {
     progress?.done();
@@ -290,7 +293,7 @@ export function replayCommand(parsed: ParsedArguments, seed: string, endpoint?: 
   const words = ['idempotent-event-flow', 'simulate'];
   for (const [name, value] of Object.entries(parsed.values)) {
     // the replay need not show the progress again; the seed and the concurrency come last, always spelled out
-    if (name === 'quiet' || name === 'serve' || name === 'seed' || name === 'concurrency' || name === 'endpoint' || name === 'dynamodb-endpoint' || value === undefined || value === false) continue;
+    if (name === 'quiet' || name === 'serve' || name === 'profile' || name === 'seed' || name === 'concurrency' || name === 'endpoint' || name === 'dynamodb-endpoint' || value === undefined || value === false) continue;
     for (const one of Array.isArray(value) ? value : [value]) words.push(one === true ? `--${name}` : `--${name} ${shellWord(String(one))}`);
   }
   if (endpoint !== undefined) words.push(`--endpoint ${shellWord(endpoint)}`);
@@ -335,6 +338,7 @@ export const simulateCommand: Command = {
     log: { type: 'string' },
     json: { type: 'string' },
     quiet: { type: 'boolean' },
+    profile: { type: 'boolean' },
     'dynamodb-endpoint': { type: 'string' },
     'dynamodb-all-interfaces': { type: 'boolean' },
     serve: { type: 'boolean' },

@@ -1,4 +1,5 @@
 /** The options of a simulation run, their defaults and their validation (errors name the option, the bound and the value). */
+import type { RunProfile } from './run-profile';
 import type { FaultRates } from '../faults/fault-plan';
 import type { AssemblySource } from '../model/assembly-cache';
 import type { RunServices } from './run-services';
@@ -101,6 +102,11 @@ export interface SimulationOptions {
    * @default the run stops its services before it returns
    */
   readonly keepServices?: (services: RunServices) => void;
+  /**
+   * Told where the run's real time went, once it ended (even when it failed): its phases and its scheduler's steps
+   * (`simulate --profile`). A measurement of this machine, never part of the result. @default not measured
+   */
+  readonly onProfile?: (profile: RunProfile) => void;
 }
 
 /** Fault rates of a run when none are given: enough to hit every path in a 100-event run. */

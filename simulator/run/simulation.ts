@@ -36,6 +36,7 @@ import { readAssembly } from '../model/read-assembly';
 import { readSynthAnnotations, type SynthAnnotation } from '../model/synth-annotations';
 import { synthesize } from '../model/synthesize';
 import { synthesizeOrReuse } from '../model/assembly-cache';
+import { PhaseTimer } from './run-profile';
 import type { FlowModel, ResourceKey } from '../model/flow-model';
 import { buildLocalFlow, type LocalFlow } from './build-flow';
 import { constructResourcePaths } from './construct-resources';
@@ -195,6 +196,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   }
 
   const workDirectory = mkdtempSync(path.join(tmpdir(), 'ief-simulate-'));
+  const phases = new PhaseTimer();
+  const scheduler = new SeededScheduler(seed);
   let database: RunDatabase | undefined;
   let flow: LocalFlow | undefined;
   let servicesKept = false;
@@ -212,6 +215,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       options.onAssembly?.({ directory: assemblyDirectory, reused: false, synthesizedAt });
     }
     const model: FlowModel = readAssembly(assemblyDirectory, { stacks: options.stacks });
+    phases.ended('assembly');
     const synthAnnotations = readSynthAnnotations(assemblyDirectory, model.stackNames);
     if (model.eventSourceMappings.length === 0 || model.subscriptions.length === 0) {
       throw new NothingToSimulateError(
@@ -221,8 +225,10 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     }
     const producers = scenarioDrivers.map((producer) => ({ producer, fn: findFunction(model, producer.function) }));
     const policyEngine = options.iam === false ? undefined : loadPolicyEngine(options.cwd);
+    phases.ended('IAM engine');
 
     database = options.dynamoDbEndpoint ? { endpoint: options.dynamoDbEndpoint, stop: async () => undefined } : await startDynamoDbLocal({ projectDirectory: options.cwd, allowAllInterfaces: options.dynamoDbAllInterfaces });
+    phases.ended('DynamoDB Local start');
     const clientConfig = { endpoint: database.endpoint, region, credentials: { accessKeyId: 'simulator', secretAccessKey: 'simulator' } };
     const client = new DynamoDBClient(clientConfig);
     const streams = new DynamoDBStreamsClient(clientConfig);
@@ -261,10 +267,11 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         return fault;
       },
       // one seed, one run: the seed decides the order of every function's DynamoDB requests, at any concurrency
-      scheduler: new SeededScheduler(seed),
+      scheduler,
       ...(policyEngine === undefined ? {} : { policyEngine }),
     });
 
+    phases.ended('local flow');
     subscriberNames.push(...flow.subscribers.map((subscriber) => subscriber.name));
     const random = seededRandom(seedNumber(seed));
     const wroteUnseen = (functionKey: ResourceKey) => (invocationKey: string) => writesUnseen.has(`${functionKey}|${invocationKey}`);
@@ -290,6 +297,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     const maxRounds = options.maxRounds ?? Math.ceil(producerFigures.total / concurrency) + SIMULATION_DEFAULTS.extraRounds;
     const roundsOptions = { concurrency, maxSimulatedSeconds, maxRounds, toProduce: producerFigures.total, onProgress: options.onProgress };
     let roundsOutcome = await runRounds(flow, relays, ledger, clock, driver, roundsOptions);
+    phases.ended('rounds');
     let rounds = roundsOutcome.rounds;
     const documents = DynamoDBDocumentClient.from(client);
 
@@ -315,6 +323,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       }
     }
 
+    phases.ended('operator');
     const committed = await readCommittedOutbox(model, flow, client);
     const violations: Violation[] = [
       ...synthAnnotations.filter(({ level }) => level === 'error').map(({ path: at, message }) => ({ kind: 'synth-error' as const, detail: `the synth reported an error at ${at}: ${message}` })),
@@ -443,15 +452,23 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       constructResources: constructResourcePaths(model, flow),
       producerWritesChecked: producers.length > 0 && producers.every(({ producer }) => producer.probe !== undefined),
     };
+    phases.ended('checks');
     // simulate --serve: the services go on serving what the run left; the callee stops them
     options.keepServices?.(runServices(model, flow, database, clock, region));
     servicesKept = options.keepServices !== undefined;
     return result;
   } finally {
+    const coldStarts = { coldStarts: 0, preInitialized: 0 };
+    for (const runner of flow?.runners.values() ?? []) {
+      coldStarts.coldStarts += runner.stats().coldStarts;
+      coldStarts.preInitialized += runner.stats().preInitialized;
+    }
     if (!servicesKept) {
       await flow?.stop();
       await database?.stop();
+      phases.ended('stop');
     }
     rmSync(workDirectory, { recursive: true, force: true });
+    options.onProfile?.(phases.profile(scheduler.timings(), coldStarts));
   }
 }

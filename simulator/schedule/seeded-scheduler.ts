@@ -79,6 +79,14 @@ export interface StartHold {
   release(): void;
 }
 
+/**
+ * Where a run's real time went, by the kind of step that set it off: from a step until the next one (what the step
+ * woke ran until the run was quiet again, a worker and DynamoDB Local included); `held` counts the intervals in which
+ * the scheduler waited instead for an environment's init (a cold start) or for a crashed one's end. A measurement of
+ * this machine, not part of a run's result.
+ */
+export type SchedulerTimings = Readonly<Record<keyof Omit<SchedulerFigures, 'steps'> | 'held', { readonly count: number; readonly milliseconds: number }>>;
+
 /** The steps a scheduler took, by kind. */
 export interface SchedulerFigures {
   readonly steps: number;
@@ -338,6 +346,16 @@ export class SeededScheduler {
   private stepping = false;
   private looking = false;
   private readonly counts = { steps: 0, starts: 0, forwards: 0, replies: 0, timers: 0, timeOuts: 0 };
+  private readonly timed: Record<keyof SchedulerTimings, { count: number; milliseconds: number }> = {
+    starts: { count: 0, milliseconds: 0 },
+    forwards: { count: 0, milliseconds: 0 },
+    replies: { count: 0, milliseconds: 0 },
+    timers: { count: 0, milliseconds: 0 },
+    timeOuts: { count: 0, milliseconds: 0 },
+    held: { count: 0, milliseconds: 0 },
+  };
+  /** The step the current interval began with, and whether an invocation waited for an init during it. */
+  private interval: { kind: keyof Omit<SchedulerFigures, 'steps'>; startedAt: number; held: boolean } | undefined;
   /** Resolves when the dispatched request still with DynamoDB (if any) has its answer. */
   private upstream: Promise<void> = Promise.resolve();
 
@@ -396,6 +414,21 @@ export class SeededScheduler {
     return { ...this.counts };
   }
 
+  /** Where the real time went so far (see {@link SchedulerTimings}). */
+  public timings(): SchedulerTimings {
+    return Object.fromEntries(Object.entries(this.timed).map(([kind, timing]) => [kind, { ...timing }])) as unknown as SchedulerTimings;
+  }
+
+  /** Ends the current interval (the next step, or nothing left to run, ends it). */
+  private closeInterval(now: number): void {
+    const interval = this.interval;
+    if (interval === undefined) return;
+    const timing = this.timed[interval.held ? 'held' : interval.kind];
+    timing.count += 1;
+    timing.milliseconds += now - interval.startedAt;
+    this.interval = undefined;
+  }
+
   /** @internal an environment left the run. */
   public forget(environment: ScheduledEnvironment): void {
     this.environments.delete(environment);
@@ -420,8 +453,11 @@ export class SeededScheduler {
   }
 
   private async step(): Promise<void> {
+    if (this.starts > 0 && this.interval !== undefined) this.interval.held = true;
     if (this.stepping || this.starts > 0) return;
     const active = [...this.environments].filter((environment) => environment.active);
+    // nothing left to run: the run is between rounds, and that time is not the scheduler's
+    if (active.length === 0) this.closeInterval(performance.now());
     if (active.length === 0 || active.some((environment) => environment.blocking)) return;
     // idle environments' requests (sent after their invocation ended) wait for their next invocation
     const steps = active.sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0)).flatMap((environment) => environment.steps());
@@ -431,6 +467,9 @@ export class SeededScheduler {
       return;
     }
     const step = steps[Math.floor(this.random() * steps.length)]!;
+    const now = performance.now();
+    this.closeInterval(now);
+    this.interval = { kind: step.kind, startedAt: now, held: false };
     this.stepping = true;
     this.counts.steps += 1;
     this.counts[step.kind] += 1;

@@ -148,7 +148,7 @@ describe('simulate: a deliberately non-idempotent consumer', () => {
       '--duplicate-rate', '0.5', '--lost-response-rate', '0', '--throttle-rate', '0', '--crash-rate', '0.05',
       '--concurrency', '1', '--seed', 'caught', '--quiet',
       '--endpoint', inject('dynamoDbEndpoint'),
-      '--log', logFile, '--json', jsonFile,
+      '--log', logFile, '--json', jsonFile, '--profile',
     );
 
     // THEN
@@ -163,6 +163,11 @@ describe('simulate: a deliberately non-idempotent consumer', () => {
     expect(stderr.split('\n')[0]).toMatch(/^synthesized the app at \S+ into /);
     expect(stderr).toContain(`replay this run: idempotent-event-flow simulate --app 'npx tsx ${FIXTURE}/app.ts' --synth --scenario ${FIXTURE}/scenario.ts --events ${file}`);
     expect(stderr).toContain(`--endpoint ${inject('dynamoDbEndpoint')} --seed caught --concurrency 1\n`);
+    // --profile says where the time went (and is no part of the replay: it changes nothing of the run)
+    expect(stderr).toMatch(/profile \(real time of this machine\):\n {2}assembly +\d+\.\d\d s\n/);
+    expect(stderr).toMatch(/replies \(the worker runs on to its next request\) +\d+ +\d+\.\d\d s/);
+    expect(stderr).toMatch(/cold starts: [1-9]\d* \(\d+ initialized ahead of need\)/);
+    expect(stderr).not.toContain('--profile');
     rmSync(directory, { recursive: true, force: true });
   });
 });

@@ -8,6 +8,7 @@ import { placeOrderCommands } from '../../../example/simulation/scenario';
 import type { FaultKind } from '../../../simulator/faults/fault-plan';
 import { loadScenario, type SimulationScenario } from '../../../simulator/run/scenario';
 import { seededRandom, seedNumber } from '../../../simulator/run/seeded-random';
+import type { RunProfile } from '../../../simulator/run/run-profile';
 import { runSimulation, type SimulationResult } from '../../../simulator/run/simulation';
 import { exampleAssembly } from '../../support/example-assembly';
 
@@ -74,7 +75,26 @@ describe('simulating the example app', () => {
   });
 
   test('a clean run delivers each event once: no retries, no duplicates, only the malformed order dead-lettered', async () => {
-    const result = await simulate({ count: 6, seed: SEED, concurrency: 2, rates: { duplicate: 0, lostResponse: 0, throttle: 0, crash: 0 } });
+    const profiles: RunProfile[] = [];
+    const result = await runSimulation({
+      cwd: PROJECT,
+      assemblyDirectory,
+      scenario,
+      dynamoDbEndpoint: inject('dynamoDbEndpoint'),
+      count: 6,
+      seed: SEED,
+      concurrency: 2,
+      rates: { duplicate: 0, lostResponse: 0, throttle: 0, crash: 0 },
+      onProfile: (profile) => void profiles.push(profile),
+    });
+
+    // where its time went: every phase once, in order, within the run's own measure; the rounds by scheduler step
+    expect(profiles).toHaveLength(1);
+    const [profile] = profiles;
+    expect(profile!.phases.map(({ phase }) => phase)).toEqual(['assembly', 'IAM engine', 'DynamoDB Local start', 'local flow', 'rounds', 'operator', 'checks', 'stop']);
+    expect(profile!.phases.reduce((sum, { seconds }) => sum + seconds, 0)).toBeLessThanOrEqual(result.realSeconds + 1);
+    expect(profile!.steps.map(({ kind }) => kind)).toEqual(expect.arrayContaining(['starts', 'forwards', 'replies']));
+    expect(profile!.coldStarts).toBeGreaterThanOrEqual(SUBSCRIBERS.length);
 
     expect(result.violations).toEqual([]);
     expect(result.totalFaults).toBe(0);

@@ -1,0 +1,68 @@
+/**
+ * Where a run's real time went (`simulate --profile`, `runSimulation`'s `onProfile`): the phases of the run, and within
+ * its rounds the seeded scheduler's steps by kind (simulator/schedule/seeded-scheduler.ts, `SchedulerTimings`), with
+ * the run's cold starts. A measurement of the machine the run ran on, so never part of the result or its `--json`.
+ */
+import type { SchedulerTimings } from '../schedule/seeded-scheduler';
+
+/** The phases of a run, in order. */
+export type RunPhase = 'assembly' | 'IAM engine' | 'DynamoDB Local start' | 'local flow' | 'rounds' | 'operator' | 'checks' | 'stop';
+
+/** Where a run's real time went. */
+export interface RunProfile {
+  /** Each phase's real seconds, in the order they ran (a phase the run did not reach is absent). */
+  readonly phases: readonly { readonly phase: RunPhase; readonly seconds: number }[];
+  /** Within the rounds: real seconds from each kind of scheduler step to the next step (see `SchedulerTimings`). */
+  readonly steps: readonly { readonly kind: keyof SchedulerTimings; readonly count: number; readonly seconds: number }[];
+  /** Execution environments that took an invocation after their init, and how many of them were initialized ahead. */
+  readonly coldStarts: number;
+  readonly preInitialized: number;
+}
+
+/** Times the phases of a run as it goes. */
+export class PhaseTimer {
+  private readonly phases: { phase: RunPhase; seconds: number }[] = [];
+  private phaseStartedAt = performance.now();
+
+  /** `phase` ended now (it began when the previous one ended). */
+  public ended(phase: RunPhase): void {
+    const now = performance.now();
+    this.phases.push({ phase, seconds: (now - this.phaseStartedAt) / 1000 });
+    this.phaseStartedAt = now;
+  }
+
+  /** The profile, with the scheduler's timings and the cold starts. */
+  public profile(timings: SchedulerTimings | undefined, coldStarts: { readonly coldStarts: number; readonly preInitialized: number }): RunProfile {
+    const steps = timings === undefined ? [] : (Object.entries(timings) as [keyof SchedulerTimings, { count: number; milliseconds: number }][]);
+    return {
+      phases: [...this.phases],
+      steps: steps.filter(([, timing]) => timing.count > 0).map(([kind, timing]) => ({ kind, count: timing.count, seconds: timing.milliseconds / 1000 })),
+      ...coldStarts,
+    };
+  }
+}
+
+const STEP_NAMES: Readonly<Record<keyof SchedulerTimings, string>> = {
+  starts: 'invocation starts (the worker runs to its first request)',
+  forwards: 'requests forwarded (IAM, faults, DynamoDB Local)',
+  replies: 'replies (the worker runs on to its next request)',
+  timers: 'timers fired (SDK back-offs, sleeps)',
+  timeOuts: 'invocations timed out',
+  held: 'waits for an init or a crashed environment',
+};
+
+/** The profile as lines of text for a terminal. */
+export function formatProfile(profile: RunProfile): string {
+  const total = profile.phases.reduce((sum, { seconds }) => sum + seconds, 0);
+  const lines = ['profile (real time of this machine):'];
+  for (const { phase, seconds } of profile.phases) lines.push(`  ${phase.padEnd(24)} ${seconds.toFixed(2).padStart(7)} s`);
+  lines.push(`  ${'total'.padEnd(24)} ${total.toFixed(2).padStart(7)} s`);
+  if (profile.steps.length > 0) {
+    lines.push('  the rounds, by scheduler step:');
+    for (const { kind, count, seconds } of profile.steps) {
+      lines.push(`    ${STEP_NAMES[kind].padEnd(58)} ${String(count).padStart(6)} ${seconds.toFixed(2).padStart(7)} s  ${((seconds * 1000) / count).toFixed(2).padStart(6)} ms each`);
+    }
+  }
+  lines.push(`  cold starts: ${profile.coldStarts} (${profile.preInitialized} initialized ahead of need)`);
+  return `${lines.join('\n')}\n`;
+}
