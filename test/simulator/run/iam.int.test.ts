@@ -1,32 +1,48 @@
 /**
- * IAM evaluation end to end, through the command line, on copies of the example app broken the way apps most often
- * fail after `cdk deploy`: each run must exit 1 with an `access-denied` violation that names the role, the action, the
- * resource, the reason and the grant that fixes it. The unmodified example passing with IAM on is checked by
+ * IAM evaluation end to end, through the command line, on the example app broken the way apps most often fail after
+ * `cdk deploy`: each run must exit 1 with an `access-denied` violation that names the role, the action, the resource,
+ * the reason and the grant that fixes it. The unmodified example passing with IAM on is checked by
  * simulation.int.test.ts and the demo.
+ *
+ * Each break is made in a copy of the example's cloud assembly, synthesized once per test run (see
+ * assembly-variant.ts), by the template change that the break in the app's source produces: IAM is evaluated on the
+ * templates' policies, so a removed grant statement, a key policy or a queue policy is the same denial whichever way the
+ * template got it, and a synthesis per test (about 10 s each) proved nothing more. That `simulate --app --synth`
+ * synthesizes and reads a changed app is proven by test/cli/simulate-command.int.test.ts (its app fixture) and by
+ * test/simulator/model/synthesize.test.ts.
  */
 import * as path from 'node:path';
 import { afterEach, describe, expect, inject, test } from 'vitest';
 import { EXIT_CODE, main } from '../../../cli/main';
-import { exampleCopy, replaceOnce, type ExampleCopy } from '../../support/example-copy';
+import {
+  arnOf,
+  type AssemblyVariant,
+  exampleAssemblyVariant,
+  logicalIdAt,
+  mentions,
+  policyStatements,
+  removeResourceFromStatements,
+  removeStatements,
+  type TemplateJson,
+  writeCodeAsset,
+} from '../../support/assembly-variant';
 
 const PROJECT = path.resolve(__dirname, '../../..');
 
-const copies: ExampleCopy[] = [];
+const variants: AssemblyVariant[] = [];
 afterEach(() => {
-  for (const copy of copies.splice(0)) copy.remove();
+  for (const variant of variants.splice(0)) variant.remove();
 });
 
-async function simulateCopy(copy: ExampleCopy, ...extra: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  copies.push(copy);
+async function simulateVariant(variant: AssemblyVariant, ...extra: readonly string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  variants.push(variant);
   let stdout = '';
   let stderr = '';
   const code = await main(
     [
       'simulate',
-      '--app', copy.app,
-      // into the run's temporary directory: each copy is its own app, and nothing is left to reuse
-      '--synth',
-      '--scenario', path.join(path.relative(PROJECT, copy.directory), 'example/simulation/scenario.ts'),
+      '--assembly', variant.directory,
+      '--scenario', 'example/simulation/scenario.ts',
       '--count', '3', '--no-faults', '--quiet', '--seed', 'iam',
       '--endpoint', inject('dynamoDbEndpoint'),
       ...extra,
@@ -36,13 +52,23 @@ async function simulateCopy(copy: ExampleCopy, ...extra: readonly string[]): Pro
   return { code, stdout, stderr };
 }
 
+/** The example without `ledger.grant(billing.consumerFunction, 'dynamodb:UpdateItem')`: its statement removed from Billing's policy. */
+function withoutLedgerGrant(template: TemplateJson): void {
+  const ledger = logicalIdAt(template, 'LedgerTable/Resource');
+  removeStatements(
+    policyStatements(template, 'Orders/Billing/Function/Role/DefaultPolicy/Resource'),
+    (statement) => statement.Action === 'dynamodb:UpdateItem' && mentions(statement.Resource, ledger),
+    "Billing's dynamodb:UpdateItem grant on the ledger",
+  );
+}
+
 describe('simulate with IAM evaluation', () => {
   test('a removed table grant is denied as in AWS, named with the grant that fixes it, and the run exits 1', async () => {
     // GIVEN the example without Billing's UpdateItem grant on the ledger
-    const copy = exampleCopy((stack) => replaceOnce(stack, "ledger.grant(billing.consumerFunction, 'dynamodb:UpdateItem');", ''));
+    const variant = await exampleAssemblyVariant(withoutLedgerGrant);
 
     // WHEN
-    const { code, stdout } = await simulateCopy(copy);
+    const { code, stdout } = await simulateVariant(variant);
 
     // THEN the denial names the role, the action, the table, why and the fix
     expect(code).toBe(EXIT_CODE.FAILURE);
@@ -57,18 +83,37 @@ describe('simulate with IAM evaluation', () => {
   });
 
   test("a business table under a customer-managed key the function's role may not use is denied at kms:Decrypt", async () => {
-    // GIVEN the ledger encrypted with its own key: Table.grant gives the table action, not the key
-    const copy = exampleCopy((stack) =>
-      replaceOnce(
-        stack,
-        "const ledger = businessTable(this, 'LedgerTable', removalPolicy);",
-        "const ledger = new dynamodb.Table(this, 'LedgerTable', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING }, " +
-          "billingMode: dynamodb.BillingMode.PAY_PER_REQUEST, encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED, encryptionKey: new kms.Key(this, 'LedgerKey', { enableKeyRotation: true }), removalPolicy });",
-      ),
-    );
+    // GIVEN the ledger encrypted with its own key: Table.grant gives the table action, not the key. What CDK synthesizes
+    // for `new dynamodb.Table(this, 'LedgerTable', { ..., encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED,
+    // encryptionKey: new kms.Key(this, 'LedgerKey', { enableKeyRotation: true }) })`: the key, with CDK's default key
+    // policy (the account's root: the key leaves access to IAM policies), and the table's SSE under it
+    const variant = await exampleAssemblyVariant((template) => {
+      template.Resources.LedgerKey4AEFADD0 = {
+        Type: 'AWS::KMS::Key',
+        Properties: {
+          EnableKeyRotation: true,
+          KeyPolicy: {
+            Statement: [
+              {
+                Action: 'kms:*',
+                Effect: 'Allow',
+                Principal: { AWS: { 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::', { Ref: 'AWS::AccountId' }, ':root']] } },
+                Resource: '*',
+              },
+            ],
+            Version: '2012-10-17',
+          },
+        },
+        UpdateReplacePolicy: 'Retain',
+        DeletionPolicy: 'Retain',
+        Metadata: { 'aws:cdk:path': 'IdempotentEventFlowExample/LedgerKey/Resource' },
+      };
+      const ledger = template.Resources[logicalIdAt(template, 'LedgerTable/Resource')]!;
+      ledger.Properties!.SSESpecification = { KMSMasterKeyId: arnOf('LedgerKey4AEFADD0'), SSEEnabled: true, SSEType: 'KMS' };
+    });
 
     // WHEN
-    const { code, stdout } = await simulateCopy(copy);
+    const { code, stdout } = await simulateVariant(variant);
 
     // THEN
     expect(code).toBe(EXIT_CODE.FAILURE);
@@ -78,32 +123,87 @@ describe('simulate with IAM evaluation', () => {
   });
 
   test('a queue subscribed by hand whose policy does not let the topic send gets nothing: SNS is denied, the events are lost and named', async () => {
-    // GIVEN a user's own queue and consumer, subscribed to the flow's topic without the queue policy SqsSubscription adds
-    const copy = exampleCopy(
-      (stack) =>
-        replaceOnce(
-          replaceOnce(stack, "import * as sns from 'aws-cdk-lib/aws-sns';", [
-            "import * as sns from 'aws-cdk-lib/aws-sns';",
-            "import * as sqs from 'aws-cdk-lib/aws-sqs';",
-            "import * as lambda from 'aws-cdk-lib/aws-lambda';",
-            "import * as lambdaNodejs from 'aws-cdk-lib/aws-lambda-nodejs';",
-            "import * as lambdaEventSources from 'aws-cdk-lib/aws-lambda-event-sources';",
-          ].join('\n')),
-          'const operator = new iam.Role(',
-          [
-            "const auditQueue = new sqs.Queue(this, 'AuditQueue', { enforceSSL: true });",
-            "new sns.Subscription(this, 'AuditSubscription', { topic: this.flow.eventTopic.topic, protocol: sns.SubscriptionProtocol.SQS, endpoint: auditQueue.queueArn, rawMessageDelivery: true });",
-            "const audit = new lambdaNodejs.NodejsFunction(this, 'Audit', { entry: path.join(__dirname, 'functions', 'audit.ts'), runtime: lambda.Runtime.NODEJS_22_X });",
-            'audit.addEventSource(new lambdaEventSources.SqsEventSource(auditQueue, { reportBatchItemFailures: true }));',
-            'const operator = new iam.Role(',
-          ].join('\n    '),
-        ),
-      {},
-      { 'functions/audit.ts': 'export const handler = async (): Promise<{ batchItemFailures: never[] }> => ({ batchItemFailures: [] });\n' },
-    );
+    // GIVEN a user's own queue and consumer, subscribed to the flow's topic without the queue policy SqsSubscription adds:
+    // what CDK synthesizes for
+    //   const auditQueue = new sqs.Queue(this, 'AuditQueue', { enforceSSL: true });
+    //   new sns.Subscription(this, 'AuditSubscription', { topic: this.flow.eventTopic.topic, protocol: sns.SubscriptionProtocol.SQS,
+    //     endpoint: auditQueue.queueArn, rawMessageDelivery: true });
+    //   const audit = new lambda.Function(this, 'Audit', { code: lambda.Code.fromAsset(...), handler: 'index.handler', runtime: lambda.Runtime.NODEJS_22_X });
+    //   audit.addEventSource(new lambdaEventSources.SqsEventSource(auditQueue, { reportBatchItemFailures: true }));
+    // (the queue's only policy statement is enforceSSL's Deny)
+    const variant = await exampleAssemblyVariant((template, directory) => {
+      const topic = logicalIdAt(template, 'Orders/EventTopic/Resource/Resource');
+      const at = (constructPath: string): { Metadata: Record<string, unknown> } => ({ Metadata: { 'aws:cdk:path': `IdempotentEventFlowExample/${constructPath}` } });
+      const queue = { 'Fn::GetAtt': ['AuditQueue1D3C234B', 'Arn'] };
+      Object.assign(template.Resources, {
+        AuditQueue1D3C234B: { Type: 'AWS::SQS::Queue', UpdateReplacePolicy: 'Delete', DeletionPolicy: 'Delete', ...at('AuditQueue/Resource') },
+        AuditQueuePolicyAD440BFB: {
+          Type: 'AWS::SQS::QueuePolicy',
+          Properties: {
+            PolicyDocument: {
+              Statement: [{ Action: 'sqs:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } }, Effect: 'Deny', Principal: { AWS: '*' }, Resource: queue }],
+              Version: '2012-10-17',
+            },
+            Queues: [{ Ref: 'AuditQueue1D3C234B' }],
+          },
+          ...at('AuditQueue/Policy/Resource'),
+        },
+        AuditSubscriptionFFB356F7: {
+          Type: 'AWS::SNS::Subscription',
+          Properties: { Endpoint: queue, Protocol: 'sqs', RawMessageDelivery: true, TopicArn: { Ref: topic } },
+          ...at('AuditSubscription/Resource'),
+        },
+        AuditServiceRoleC767BE4A: {
+          Type: 'AWS::IAM::Role',
+          Properties: {
+            AssumeRolePolicyDocument: { Statement: [{ Action: 'sts:AssumeRole', Effect: 'Allow', Principal: { Service: 'lambda.amazonaws.com' } }], Version: '2012-10-17' },
+            ManagedPolicyArns: [{ 'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':iam::aws:policy/service-role/AWSLambdaBasicExecutionRole']] }],
+          },
+          ...at('Audit/ServiceRole/Resource'),
+        },
+        AuditServiceRoleDefaultPolicyD0026731: {
+          Type: 'AWS::IAM::Policy',
+          Properties: {
+            PolicyDocument: {
+              Statement: [
+                {
+                  Action: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
+                  Effect: 'Allow',
+                  Resource: queue,
+                },
+              ],
+              Version: '2012-10-17',
+            },
+            PolicyName: 'AuditServiceRoleDefaultPolicyD0026731',
+            Roles: [{ Ref: 'AuditServiceRoleC767BE4A' }],
+          },
+          ...at('Audit/ServiceRole/DefaultPolicy/Resource'),
+        },
+        Audit3D8ADE0A: {
+          Type: 'AWS::Lambda::Function',
+          Properties: {
+            Code: { S3Bucket: { 'Fn::Sub': 'cdk-hnb659fds-assets-${AWS::AccountId}-${AWS::Region}' }, S3Key: 'audit.zip' },
+            Handler: 'index.handler',
+            Role: { 'Fn::GetAtt': ['AuditServiceRoleC767BE4A', 'Arn'] },
+            Runtime: 'nodejs22.x',
+          },
+          DependsOn: ['AuditServiceRoleDefaultPolicyD0026731', 'AuditServiceRoleC767BE4A'],
+          Metadata: {
+            'aws:cdk:path': 'IdempotentEventFlowExample/Audit/Resource',
+            'aws:asset:path': writeCodeAsset(directory, 'audit', 'exports.handler = async () => ({ batchItemFailures: [] });\n'),
+            'aws:asset:property': 'Code',
+          },
+        },
+        AuditSqsEventSourceIdempotentEventFlowExampleAuditQueue1AAD7E77EDF3B394: {
+          Type: 'AWS::Lambda::EventSourceMapping',
+          Properties: { EventSourceArn: queue, FunctionName: { Ref: 'Audit3D8ADE0A' }, FunctionResponseTypes: ['ReportBatchItemFailures'] },
+          ...at('Audit/SqsEventSource:IdempotentEventFlowExampleAuditQueue1AAD7E77/Resource'),
+        },
+      });
+    });
 
     // WHEN
-    const { code, stdout } = await simulateCopy(copy);
+    const { code, stdout } = await simulateVariant(variant);
 
     // THEN SNS's deliveries are denied by the queue's policy, and with no dead-letter queue on the subscription, lost
     expect(code).toBe(EXIT_CODE.FAILURE);
@@ -115,11 +215,18 @@ describe('simulate with IAM evaluation', () => {
   });
 
   test("the operator's BlockedMessages calls are authorized under the scenario's operator role", async () => {
-    // GIVEN the operator role without its grant on the Notifications inbox
-    const copy = exampleCopy((stack) => replaceOnce(stack, 'notifications.inboxTable?.grantOperator(operator);', ''));
+    // GIVEN the operator role without `notifications.inboxTable?.grantOperator(operator)`: the Notifications inbox (its
+    // BlockedMessages index, its items) removed from the statements CDK merged for the operator's grants
+    const variant = await exampleAssemblyVariant((template) =>
+      removeResourceFromStatements(
+        policyStatements(template, 'OperatorRole/DefaultPolicy/Resource'),
+        logicalIdAt(template, 'Orders/Notifications/InboxTable/Resource/Resource'),
+        "the operator's grant on the Notifications inbox",
+      ),
+    );
 
     // WHEN the operator pass lists the blocked messages of each subscriber it has a decision for
-    const { code, stdout } = await simulateCopy(copy);
+    const { code, stdout } = await simulateVariant(variant);
 
     // THEN listing Notifications' blocked messages is denied, and only that
     expect(code).toBe(EXIT_CODE.FAILURE);
@@ -130,9 +237,9 @@ describe('simulate with IAM evaluation', () => {
   });
 
   test('--iam off runs without evaluation and says so', async () => {
-    const copy = exampleCopy((stack) => replaceOnce(stack, "ledger.grant(billing.consumerFunction, 'dynamodb:UpdateItem');", ''));
+    const variant = await exampleAssemblyVariant(withoutLedgerGrant);
 
-    const { code, stdout } = await simulateCopy(copy, '--iam', 'off');
+    const { code, stdout } = await simulateVariant(variant, '--iam', 'off');
 
     // the missing grant goes unseen without IAM: the verdict must say evaluation was off
     expect(stdout).toContain('IAM: not evaluated. IAM evaluation is off (--iam off)');
