@@ -114,3 +114,15 @@ export function writeCodeAsset(directory: string, name: string, indexJs: string)
   writeFileSync(path.join(directory, asset, 'index.js'), indexJs);
   return asset;
 }
+
+/**
+ * Removes the resource at `constructPath` and returns its logical id; fails when a resource other than those of
+ * `referencesLeft` (resources the simulator does not read, e.g. a dashboard) still refers to it.
+ */
+export function removeResource(template: TemplateJson, constructPath: string, referencesLeft: readonly string[] = []): string {
+  const logicalId = logicalIdAt(template, constructPath);
+  delete template.Resources[logicalId];
+  const referring = Object.entries(template.Resources).filter(([id, resource]) => !referencesLeft.includes(id) && mentions(resource, logicalId));
+  if (referring.length > 0) throw new Error(`${logicalId} (${constructPath}) is still referred to by ${referring.map(([id]) => id).join(', ')}`);
+  return logicalId;
+}

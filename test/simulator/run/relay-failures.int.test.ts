@@ -2,20 +2,22 @@
  * The relay's failure paths end to end, through the command line on the example app: a pipe whose every publish
  * attempt fails retries each record under its retry policy and dead-letters it, and the run accounts for every event
  * there (the example's relay dead-letter queue has an alarm); a copy of the example whose relay dead-letter queue no
- * alarm watches fails the run; SNS delivery failures are retried and counted.
+ * alarm watches fails the run; SNS delivery failures are retried and counted. The copy is of the example's assembly,
+ * synthesized once per test run, with the alarm's resource removed from its template (what removing the alarm's
+ * construct from the app synthesizes), not a synthesized copy of the app (see assembly-variant.ts).
  */
 import * as path from 'node:path';
 import { afterEach, describe, expect, inject, test } from 'vitest';
 import { EXIT_CODE, main } from '../../../cli/main';
 import { exampleAssembly } from '../../support/example-assembly';
-import { exampleCopy, replaceOnce, type ExampleCopy } from '../../support/example-copy';
+import { type AssemblyVariant, exampleAssemblyVariant, logicalIdAt, removeResource } from '../../support/assembly-variant';
 
 const PROJECT = path.resolve(__dirname, '../../..');
 const NO_OTHER_FAULTS = ['--duplicate-rate', '0', '--lost-response-rate', '0', '--throttle-rate', '0', '--crash-rate', '0'] as const;
 
-const copies: ExampleCopy[] = [];
+const variants: AssemblyVariant[] = [];
 afterEach(() => {
-  for (const copy of copies.splice(0)) copy.remove();
+  for (const variant of variants.splice(0)) variant.remove();
 });
 
 async function simulate(...args: readonly string[]): Promise<{ code: number; stdout: string }> {
@@ -41,14 +43,17 @@ describe('simulate: the relay and SNS failure paths', () => {
   });
 
   test('the same failures with no alarm on the relay dead-letter queue fail the run: nobody would be told', async () => {
-    const copy = exampleCopy((stack) =>
-      replaceOnce(stack, '    const placeOrder = this.flow.addProducer(', "    this.flow.relayAlarms.node.tryRemoveChild('DeadLetters');\n    const placeOrder = this.flow.addProducer("),
+    // GIVEN the example without the alarm on its relay's dead-letter queue (the app would drop the construct with
+    // `this.flow.relayAlarms.node.tryRemoveChild('DeadLetters')`); the dashboard's reference to it is left: the simulator
+    // reads no dashboard
+    const variant = await exampleAssemblyVariant((template) =>
+      removeResource(template, 'Orders/RelayAlarms/DeadLetters/Resource', [logicalIdAt(template, 'Orders/Dashboard/Resource/Resource')]),
     );
-    copies.push(copy);
+    variants.push(variant);
 
     const { code, stdout } = await simulate(
-      '--app', copy.app,
-      '--scenario', path.join(path.relative(PROJECT, copy.directory), 'example/simulation/scenario.ts'),
+      '--assembly', variant.directory,
+      '--scenario', 'example/simulation/scenario.ts',
       '--relay-failure-rate', '1', '--sns-delivery-failure-rate', '0',
     );
 
