@@ -28,7 +28,7 @@ beforeAll(async () => {
   assembly = await synthesize({ cwd: PROJECT, app: `npx tsx ${FIXTURE}/app.ts`, outputDirectory: path.join(directory, 'cdk.out') });
   events = path.join(directory, 'events.json');
   writeFileSync(events, JSON.stringify(Array.from({ length: 6 }, (_, index) => ({ type: 'com.example.Audited', subject: `s${index}`, data: { index } }))));
-}, 120_000);
+});
 
 describe('simulate: an app of hand-composed parts over two stacks', () => {
   test('runs the subscriber of the other stack, resolves its environment there, and lists what it cannot run', async () => {

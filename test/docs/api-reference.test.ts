@@ -74,7 +74,7 @@ describe('docs/reference', () => {
       throw new Error(`the reference check failed:\n${stdout ?? ''}${stderr ?? ''}`);
     }
     expect(output).toMatch(/^docs\/reference is current \(\d+ pages\)/);
-  }, 60_000);
+  });
 
   const exported = exportsOf(ENTRY_POINTS.map((entry) => entry.source));
 
