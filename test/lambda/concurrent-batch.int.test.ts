@@ -27,11 +27,24 @@ afterAll(() => proxy.stop());
 let handlerRuns = 0;
 let running = 0;
 let maxRunning = 0;
+/**
+ * While set, each handler holds until it holds true (checked as each handler starts), then all held ones go on: how a
+ * test makes records overlap by a condition, not by a sleep that a loaded machine can outlast. Unset, a handler takes
+ * 10 ms.
+ */
+let releaseWhen: (() => boolean) | undefined;
+const held: Array<() => void> = [];
 const credit: EventHandler<Deposit> = async (envelope, tx) => {
   handlerRuns += 1;
   running += 1;
   maxRunning = Math.max(maxRunning, running);
-  await new Promise((resolve) => setTimeout(resolve, 10));
+  if (releaseWhen === undefined) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  } else {
+    const release = new Promise<void>((resolve) => held.push(resolve));
+    if (releaseWhen()) for (const go of held.splice(0)) go();
+    await release;
+  }
   running -= 1;
   testbed.credit(envelope, tx);
 };
@@ -51,6 +64,7 @@ function consumer(overrides: Partial<TransactionalConsumerOptions<Deposit>> = {}
   });
   handlerRuns = 0;
   maxRunning = 0;
+  releaseWhen = undefined;
   return { handler, lines, deadLetter, metrics };
 }
 
@@ -72,6 +86,9 @@ describe('concurrent records (issue 11, part 1)', () => {
   test('a batch of 10 runs its records concurrently, at most maxConcurrency at once', async () => {
     const { handler } = consumer({ maxConcurrency: 4 });
     const records = Array.from({ length: 10 }, () => deposit(newAccount(), 1));
+    // each handler waits until 4 run at once (or the last record has started): a limit below 4 would hang here, one
+    // above it shows in maxRunning
+    releaseWhen = () => running === 4 || handlerRuns === records.length;
 
     expect((await handler({ Records: records })).batchItemFailures).toEqual([]);
 
