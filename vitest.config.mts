@@ -1,11 +1,14 @@
 import { configDefaults, defineConfig } from 'vitest/config';
 
 /**
- * Test files that only build and synthesize CDK apps in memory (no DynamoDB Local, no worker, no environment variable or
- * module state they change): they share their test process's loaded modules (`isolate: false`). Loading aws-cdk-lib
- * anew for each of them cost 2 to 4 s a file; at load average 9 to 13 these files took 167 s isolated, 34 s not.
+ * Test files that share their test process's loaded modules (`isolate: false`): the CDK-only ones (they build and
+ * synthesize apps in memory) and the runtime's (test/lambda: its modules keep no state of their own, and the
+ * environment variables a test stubs it restores). Loading aws-cdk-lib or the AWS SDK anew for each file cost 1 to 4 s
+ * a file. Measured: test/constructs + test/compliance 167 s isolated (load average 13-15), 34 s not (9-12);
+ * test/lambda 57 s isolated, 47 s not (load 6-9). Every other file (simulator runs, workers, child processes) stays
+ * isolated.
  */
-const SHARED_MODULES = ['test/constructs/**/*.test.ts', 'test/compliance/**/*.test.ts'];
+const SHARED_MODULES = ['test/constructs/**/*.test.ts', 'test/compliance/**/*.test.ts', 'test/lambda/**/*.test.ts'];
 
 const common = {
   pool: 'forks',
