@@ -26,8 +26,13 @@ afterAll(() => testbed.proxy.stop());
 test('two batches of one handler, run concurrently, keep their responses, metrics and outcome lines apart', async () => {
   let releaseWaiting!: () => void;
   const otherBatchDone = new Promise<void>((resolve) => (releaseWaiting = resolve));
+  let waitingStarted!: () => void;
+  const aWaits = new Promise<void>((resolve) => (waitingStarted = resolve));
   const handle: EventHandler<Step> = async (envelope, tx) => {
-    if (envelope.data.act === 'wait') await otherBatchDone;
+    if (envelope.data.act === 'wait') {
+      waitingStarted();
+      await otherBatchDone;
+    }
     if (envelope.data.act === 'fail') throw new RetryableError('not yet');
     testbed.credit(envelope, tx);
   };
@@ -48,7 +53,7 @@ test('two batches of one handler, run concurrently, keep their responses, metric
   const b = [record({ account: 'b1', amount: 1 }), record({ account: 'b2', amount: 1 })];
 
   const runningA = handler({ Records: a });
-  await new Promise((resolve) => setTimeout(resolve, 50)); // A's first two records are through, its third waits
+  await aWaits; // A is running: its third record waits (for B), whatever this machine's speed
   const responseB = await handler({ Records: b });
   releaseWaiting();
   const responseA = await runningA;
