@@ -7,9 +7,9 @@
  * Each break is made in a copy of the example's cloud assembly, synthesized once per test run (see
  * assembly-variant.ts), by the template change that the break in the app's source produces: IAM is evaluated on the
  * templates' policies, so a removed grant statement, a key policy or a queue policy is the same denial whichever way the
- * template got it, and a synthesis per test (about 10 s each) proved nothing more. That `simulate --app --synth`
- * synthesizes and reads a changed app is proven by test/cli/simulate-command.int.test.ts (its app fixture) and by
- * test/simulator/model/synthesize.test.ts.
+ * template got it, and a synthesis per test (about 10 s each) proved nothing more. No test here goes through an app
+ * and `--synth`: that `simulate --app --synth` synthesizes an app and runs what it synthesized is proven by
+ * test/cli/simulate-command.int.test.ts (its non-idempotent app fixture).
  */
 import * as path from 'node:path';
 import { afterEach, describe, expect, inject, test } from 'vitest';
