@@ -163,8 +163,9 @@ export class ExecutionEnvironment {
   }
 
   private async invokeOnce(event: unknown, decide: (request: ProxiedRequest) => RequestFault, began: (() => void) | undefined): Promise<InvocationOutcome> {
-    if (!this.alive) throw new Error(`the execution environment of function ${this.options.fn.key} was disposed; it cannot be invoked`);
     if (this.current !== undefined) throw new Error(`the execution environment of function ${this.options.fn.key} is already running an invocation`);
+    // an environment that was disposed has its init decided: a runtime that died while it initialized (a spare) fails
+    // the invocation with that init error, as an init on demand would; one disposed after its init, as an exit
     const init = await this.initOrTimeOut();
     if (!init.ok) {
       await this.dispose();

@@ -127,6 +127,15 @@ interface Waiter {
   readonly start?: StartHold;
 }
 
+/** An environment being started: for an invocation, or a spare (see {@link FunctionRunnerOptions.preInitialize}). */
+interface StartingEnvironment {
+  readonly environment: Promise<ExecutionEnvironment>;
+  /** The environment, once started. */
+  readonly started: () => ExecutionEnvironment | undefined;
+  /** An invocation takes the spare: its init output goes to that invocation (see `adoptions`). */
+  readonly adopt: () => void;
+}
+
 /** Runs invocations of one function in a pool of execution environments. */
 export class FunctionRunner {
   private readonly identity: LambdaFunctionIdentity;
@@ -138,10 +147,12 @@ export class FunctionRunner {
   private invocations = 0;
   private coldStarts = 0;
   private preInitialized = 0;
+  /** Spares taken by an invocation, and how to hand over their init output once its listener is there. */
+  private readonly adoptions = new Map<ExecutionEnvironment, () => void>();
   /** Environments created, spares included: each one's number (its label and its worker's seed). */
   private created = 0;
   /** The environment initializing ahead of need, and how to hand its init output over when an invocation takes it. */
-  private spare: { readonly environment: Promise<ExecutionEnvironment>; readonly adopt: () => void } | undefined;
+  private spare: StartingEnvironment | undefined;
   private crashes = 0;
   private blockedEndpoint: Promise<BlockedEndpoint> | undefined;
   private stopped = false;
@@ -185,6 +196,9 @@ export class FunctionRunner {
       throw error;
     }
     if (onOutput !== undefined) this.outputListeners.set(environment, onOutput);
+    // a spare's init output, kept until now: to the observer, and to this invocation's listener
+    this.adoptions.get(environment)?.();
+    this.adoptions.delete(environment);
     const sender = this.senders.get(environment);
     sender?.begin({ invocation: `${this.options.fn.key}#${this.invocations}`, eventIds: recordEventIds(event) });
     try {
@@ -270,8 +284,14 @@ export class FunctionRunner {
   private newEnvironment(): Promise<ExecutionEnvironment> {
     this.environmentCount += 1;
     this.coldStarts += 1;
-    const spare = this.spare;
+    let spare = this.spare;
     this.spare = undefined;
+    const spareStarted = spare?.started();
+    if (spareStarted !== undefined && !spareStarted.alive) {
+      // its runtime died while it waited (Lambda would not route an invocation to it): an environment on demand instead
+      void spareStarted.dispose();
+      spare = undefined;
+    }
     let environment: Promise<ExecutionEnvironment>;
     if (spare !== undefined) {
       this.preInitialized += 1;
@@ -308,7 +328,7 @@ export class FunctionRunner {
    * Starts an environment: for an invocation now, or a spare whose init output is kept until `adopt` (see
    * {@link FunctionRunnerOptions.preInitialize}).
    */
-  private startEnvironment(spare: boolean): { readonly environment: Promise<ExecutionEnvironment>; readonly adopt: () => void } {
+  private startEnvironment(spare: boolean): StartingEnvironment {
     this.created += 1;
     const environmentNumber = this.created;
     const { fn, observer } = this.options;
@@ -320,13 +340,16 @@ export class FunctionRunner {
     };
     let kept: [string, 'stdout' | 'stderr'][] | undefined = spare ? [] : undefined;
     const adopt = (): void => {
-      // once the invocation that took it has its listener (the next turn: `acquire` has returned by then), the lines
-      // kept so far, then those that came meanwhile, in their order
-      setImmediate(() => {
+      // once the invocation that took it has its listener (see `invoke`): the lines kept so far, in their order; the
+      // lines that come after go straight on
+      const flush = (): void => {
         for (const [line, stream] of kept ?? []) deliver(line, stream);
         kept = undefined;
-      });
+      };
+      if (started !== undefined) this.adoptions.set(started, flush);
+      else adoptedBeforeStarted = flush;
     };
+    let adoptedBeforeStarted: (() => void) | undefined;
     const environment = (async () => {
       if (this.stopped) throw new Error(`function ${fn.key} was stopped; no environment is started`);
       const blocked = await this.blocked();
@@ -352,6 +375,7 @@ export class FunctionRunner {
         ...(scheduling === undefined ? {} : { scheduling }),
       });
       started = created;
+      if (adoptedBeforeStarted !== undefined) this.adoptions.set(created, adoptedBeforeStarted);
       if (this.stopped) {
         await created.dispose();
         throw new Error(`function ${fn.key} was stopped while an environment started`);
@@ -359,7 +383,7 @@ export class FunctionRunner {
       if (sender !== undefined) this.senders.set(created, sender);
       return created;
     })();
-    return { environment, adopt };
+    return { environment, adopt, started: () => started };
   }
 
   private blocked(): Promise<BlockedEndpoint> {

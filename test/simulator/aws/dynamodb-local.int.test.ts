@@ -68,11 +68,12 @@ describe("the simulator's DynamoDB Local", () => {
     const impostor = createServer((_request, response) => response.end('{"TableNames":[]}'));
     const listening = await listenOnLoopback(impostor);
     const port = Number(new URL(listening.endpoint).port);
+    const attempt = startDynamoDbLocal({ warn: () => undefined, loopbackLauncher: cannotBindLauncher(), allowAllInterfaces: true, choosePort: async () => port });
     try {
-      await expect(
-        startDynamoDbLocal({ warn: () => undefined, loopbackLauncher: cannotBindLauncher(), allowAllInterfaces: true, choosePort: async () => port }),
-      ).rejects.toThrow(new RegExp(`something else answered on port ${port}, and the DynamoDB Local started there failed`));
+      await expect(attempt).rejects.toThrow(new RegExp(`something else answered on port ${port}, and the DynamoDB Local started there failed`));
     } finally {
+      // a start that wrongly counted as started leaves no server behind (it would bind the port once the impostor left)
+      await attempt.then((server) => server.stop(), () => undefined);
       await listening.stop();
     }
   });

@@ -46,7 +46,7 @@ describe('pre-initialized environments', () => {
         if (line === 'init line 1') clock.advanceBy(60_000);
       });
       expect(first).toMatchObject({ kind: 'returned', response: { initAt: began, now: began + 60_000 } });
-      expect(firstLines).toEqual(['init line 1', 'init line 2']);
+      expect(firstLines, 'the first invocation hears its init').toEqual(['init line 1', 'init line 2']);
 
       // the first environment dies; the next invocation takes the spare
       let second: InvocationOutcome | undefined;
@@ -59,9 +59,42 @@ describe('pre-initialized environments', () => {
       expect(run.stats()).toMatchObject({ coldStarts: 2, preInitialized: 1 });
       // its init ran ahead, reading the time it began at, not the time the clock had moved to meanwhile
       expect(second).toMatchObject({ kind: 'returned', response: { initAt: began, now: began + 60_000 } });
-      expect(secondLines).toEqual(['init line 1', 'init line 2']);
+      expect(secondLines, 'the invocation that took the spare hears its init').toEqual(['init line 1', 'init line 2']);
       // the observer heard each init once, in order: the spare that no invocation took has said nothing yet
       expect(observed.filter((line) => line.startsWith('init line'))).toEqual(['init line 1', 'init line 2', 'init line 1', 'init line 2']);
+    } finally {
+      await run.stop();
+    }
+  });
+
+  test('a spare whose init failed gives the invocation that takes it the init error, as an init on demand would', async () => {
+    const asset = assetDirectory({ 'index.js': "throw new Error('the config could not be read');\n" });
+    assets.push(asset);
+    const run = runner(functionModel(asset.directory), { preInitialize: true });
+    try {
+      const failure = { kind: 'threw', errorName: 'Error', errorMessage: 'the config could not be read', atInit: true };
+      // on demand, then the spare that began with it
+      expect(await run.invoke({}, 'first')).toMatchObject(failure);
+      expect(await run.invoke({}, 'second')).toMatchObject(failure);
+      expect(run.stats()).toMatchObject({ coldStarts: 2, preInitialized: 1 });
+    } finally {
+      await run.stop();
+    }
+  });
+
+  test('a spare whose runtime died while it waited is not given an invocation: one starts on demand instead', async () => {
+    // an environment not invoked within 300 ms dies (an uncaught exception while idle)
+    const asset = assetDirectory({
+      'index.js': "let invoked = false;\nsetTimeout(() => { if (!invoked) throw new Error('died idle'); }, 300);\nexports.handler = async (event) => { invoked = true; if (event.die) setTimeout(() => { throw new Error('the runtime dies'); }, 1); return 'ok'; };\n",
+    });
+    assets.push(asset);
+    const run = runner(functionModel(asset.directory), { preInitialize: true });
+    try {
+      expect(await run.invoke({ die: true }, 'first')).toMatchObject({ kind: 'returned', response: 'ok' });
+      // the first environment and the idle spare are both dead by now
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(await run.invoke({}, 'second')).toMatchObject({ kind: 'returned', response: 'ok' });
+      expect(run.stats()).toMatchObject({ coldStarts: 2, preInitialized: 0 });
     } finally {
       await run.stop();
     }
