@@ -6,12 +6,11 @@
  */
 import { afterAll, describe, expect, test } from 'vitest';
 import { VirtualClock } from '../../../simulator/aws/clock';
-import type { InvocationOutcome } from '../../../simulator/run/observer';
 import { assetDirectory, functionModel, runner } from './handler-kit';
 
 /**
  * Logs twice at init and remembers when its init ran, after 300 ms of work (real time: the test moves the simulation's
- * clock meanwhile); `die` ends the runtime after answering.
+ * clock meanwhile); `die` ends the runtime during the invocation.
  */
 const HANDLER = `
 console.log('init line 1');
@@ -20,7 +19,7 @@ while (performance.now() < busyUntil);
 const initAt = Date.now();
 console.log('init line 2');
 exports.handler = async (event) => {
-  if (event.die) setTimeout(() => { throw new Error('the runtime dies'); }, 1);
+  if (event.die) process.exit(1);
   return { initAt, now: Date.now() };
 };
 `;
@@ -38,29 +37,22 @@ describe('pre-initialized environments', () => {
     const observed: string[] = [];
     const run = runner(functionModel(asset.directory), { clock, preInitialize: true, observer: { onFunctionOutput: (_key, line) => void observed.push(line) } });
     try {
-      const began = clock.now();
       const firstLines: string[] = [];
-      // the first environment and the spare begin their inits together; the simulation's time moves while they work
-      const first = await run.invoke({ die: true }, 'first', (line) => {
-        firstLines.push(line);
-        if (line === 'init line 1') clock.advanceBy(60_000);
-      });
-      expect(first).toMatchObject({ kind: 'returned', response: { initAt: began, now: began + 60_000 } });
+      expect(await run.invoke({}, 'first', (line) => void firstLines.push(line))).toMatchObject({ kind: 'returned' });
       expect(firstLines, 'the first invocation hears its init').toEqual(['init line 1', 'init line 2']);
+      // the runtime dies during the next invocation: its replacement begins its init at once, and the simulation's time
+      // moves while it works
+      expect(await run.invoke({ die: true }, 'dies')).toMatchObject({ kind: 'threw', errorName: 'Runtime.ExitError' });
+      const replacementBegan = clock.now();
+      clock.advanceBy(60_000);
 
-      // the first environment dies; the next invocation takes the spare
-      let second: InvocationOutcome | undefined;
-      let secondLines: string[] = [];
-      for (let attempt = 0; attempt < 100 && run.stats().coldStarts < 2; attempt += 1) {
-        secondLines = [];
-        second = await run.invoke({}, `second-${attempt}`, (line) => void secondLines.push(line));
-        if (run.stats().coldStarts < 2) await new Promise((resolve) => setTimeout(resolve, 20));
-      }
+      const secondLines: string[] = [];
+      const second = await run.invoke({}, 'second', (line) => void secondLines.push(line));
       expect(run.stats()).toMatchObject({ coldStarts: 2, preInitialized: 1 });
       // its init ran ahead, reading the time it began at, not the time the clock had moved to meanwhile
-      expect(second).toMatchObject({ kind: 'returned', response: { initAt: began, now: began + 60_000 } });
+      expect(second).toMatchObject({ kind: 'returned', response: { initAt: replacementBegan, now: replacementBegan + 60_000 } });
       expect(secondLines, 'the invocation that took the spare hears its init').toEqual(['init line 1', 'init line 2']);
-      // the observer heard each init once, in order: the spare that no invocation took has said nothing yet
+      // the observer heard each init once, in order
       expect(observed.filter((line) => line.startsWith('init line'))).toEqual(['init line 1', 'init line 2', 'init line 1', 'init line 2']);
     } finally {
       await run.stop();
@@ -83,16 +75,18 @@ describe('pre-initialized environments', () => {
   });
 
   test('a spare whose runtime died while it waited is not given an invocation: one starts on demand instead', async () => {
-    // an environment not invoked within 300 ms dies (an uncaught exception while idle)
+    // an environment not invoked within 300 ms of its init dies (an uncaught exception while idle); `die` ends the
+    // runtime during the invocation
     const asset = assetDirectory({
-      'index.js': "let invoked = false;\nsetTimeout(() => { if (!invoked) throw new Error('died idle'); }, 300);\nexports.handler = async (event) => { invoked = true; if (event.die) setTimeout(() => { throw new Error('the runtime dies'); }, 1); return 'ok'; };\n",
+      'index.js': "let invoked = false;\nsetTimeout(() => { if (!invoked) throw new Error('died idle'); }, 300);\nexports.handler = async (event) => { invoked = true; if (event.die) process.exit(1); return 'ok'; };\n",
     });
     assets.push(asset);
     const run = runner(functionModel(asset.directory), { preInitialize: true });
     try {
-      expect(await run.invoke({ die: true }, 'first')).toMatchObject({ kind: 'returned', response: 'ok' });
-      // the first environment and the idle spare are both dead by now
-      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(await run.invoke({}, 'first')).toMatchObject({ kind: 'returned', response: 'ok' });
+      // the runtime dies: its replacement begins its init, and then dies idle
+      expect(await run.invoke({ die: true }, 'dies')).toMatchObject({ kind: 'threw', errorName: 'Runtime.ExitError' });
+      await new Promise((resolve) => setTimeout(resolve, 700));
       expect(await run.invoke({}, 'second')).toMatchObject({ kind: 'returned', response: 'ok' });
       expect(run.stats()).toMatchObject({ coldStarts: 2, preInitialized: 0 });
     } finally {
