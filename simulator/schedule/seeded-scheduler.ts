@@ -8,18 +8,22 @@
  * (two dead letters) otherwise reached their queue in whichever order their connections delivered them.
  * The scheduler waits until the run is quiet: every environment running an invocation has gone quiet (its worker has
  * no pending work but replies and virtual timers, and every request it sent has reached its proxy; see
- * simulator/lambda/worker-bootstrap.ts, "a replayable worker"), and no environment is being started. Then it takes
- * ONE step, chosen by the seed among everything that could happen next:
+ * simulator/lambda/worker-bootstrap.ts, "a replayable worker"), no environment is being started, and no crashed one's
+ * outcome is still on its way (see {@link ScheduledEnvironment.holdScheduler}). Then it takes ONE step, chosen by the
+ * seed among everything that could happen next:
  * - `start` an invocation: send its event to the worker, which then runs until it is quiet;
  * - `forward` a held request (IAM, the fault decision, the transaction-conflict check, DynamoDB Local): the request is
- *   then ongoing, and holds its items against conflicting requests, until its reply step;
- * - `reply` to a forwarded request: the worker gets its answer and runs until it is quiet again;
+ *   then ongoing, and holds its items against conflicting requests, until its reply step. The step ends once the proxy
+ *   has dispatched it ({@link ScheduledRequest.dispatched}): while DynamoDB Local works on it, the seed may take another
+ *   environment's step, but no other request is forwarded before its answer;
+ * - `reply` to a forwarded request (once DynamoDB has answered): the worker gets its answer and runs until it is quiet;
  * - `fire` the earliest virtual timer of a worker with no request outstanding (an SDK retry's back-off, a handler's
  *   sleep), or `time-out` its invocation when that timer is due after the function's timeout.
  *
- * So only one worker runs at a time after the first requests of a round, DynamoDB Local applies requests in the
- * seed's order, and two requests overlap (a read forwarded, another environment's commit forwarded and answered, then
- * the read answered) exactly when the seed says so: what a lost update or a transaction conflict needs.
+ * So only one worker runs at a time after the first requests of a round (beside DynamoDB Local answering), DynamoDB
+ * Local applies requests in the seed's order, and two requests overlap (a read forwarded, another environment's commit
+ * forwarded and answered, then the read answered) exactly when the seed says so: what a lost update or a transaction
+ * conflict needs. What the seed can choose from never depends on how fast a worker or DynamoDB Local was.
  *
  * Why a scheduler of our own rather than fast-check's `fc.scheduler`: `fc.scheduler` orders promises that a test
  * wraps, all in one thread, and draws from fast-check's own random stream inside a property run. Here the tasks are
