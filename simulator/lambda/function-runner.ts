@@ -333,7 +333,10 @@ export class FunctionRunner {
   private startEnvironment(spare: boolean): StartingEnvironment {
     this.created += 1;
     const environmentNumber = this.created;
-    const { fn, observer } = this.options;
+    const { fn, observer, scheduler } = this.options;
+    const scheduling = scheduler === undefined ? undefined : { environment: scheduler.environment(`${fn.key}#${environmentNumber}`), seed: scheduler.workerSeed(fn.key, environmentNumber) };
+    // started for an invocation: its init's requests go on at once (a spare's when an invocation takes it)
+    if (!spare) scheduling?.environment.startingInvocation();
     // assigned once started; the worker writes nothing before its first event-loop turn, which comes after that
     let started: ExecutionEnvironment | undefined;
     const deliver = (line: string, stream: 'stdout' | 'stderr'): void => {
@@ -342,6 +345,7 @@ export class FunctionRunner {
     };
     let kept: [string, 'stdout' | 'stderr'][] | undefined = spare ? [] : undefined;
     const adopt = (): void => {
+      scheduling?.environment.startingInvocation();
       // once the invocation that took it has its listener (see `invoke`): the lines kept so far, in their order; the
       // lines that come after go straight on
       const flush = (): void => {
@@ -355,8 +359,6 @@ export class FunctionRunner {
     const environment = (async () => {
       if (this.stopped) throw new Error(`function ${fn.key} was stopped; no environment is started`);
       const blocked = await this.blocked();
-      const { scheduler } = this.options;
-      const scheduling = scheduler === undefined ? undefined : { environment: scheduler.environment(`${fn.key}#${environmentNumber}`), seed: scheduler.workerSeed(fn.key, environmentNumber) };
       const sender = this.options.sqsSenders?.register(fn.key, shownName(fn), scheduling?.environment);
       const created = await ExecutionEnvironment.start({
         fn,

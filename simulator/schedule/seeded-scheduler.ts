@@ -145,6 +145,10 @@ export class ScheduledEnvironment implements RequestScheduling {
   private report: QuietReport | undefined;
   private controls: WorkerControls | undefined;
   private timeoutMs = Number.POSITIVE_INFINITY;
+  /** Until its first invocation begins, the environment's requests are its init's. */
+  private initializing = true;
+  private takenByInvocation = false;
+  private readonly initRequests: (() => void)[] = [];
 
   /** `label` orders the environments in the scheduler's draws: the function's key and the environment's number. */
   public constructor(
@@ -171,8 +175,21 @@ export class ScheduledEnvironment implements RequestScheduling {
     this.scheduler.poke();
   }
 
+  /**
+   * An invocation takes this environment (one started for it, or a spare): its init's requests go on from now, without
+   * steps. The scheduler takes no step while an invocation waits for its environment's init, so nothing but inits
+   * reaches DynamoDB meanwhile; a spare's init requests wait for this (an ES module's top-level `await` on a read, say),
+   * since a spare initializes while the run goes on. Before, an init that awaited a request waited for a step that never
+   * came, and timed out after 10 s.
+   */
+  public startingInvocation(): void {
+    this.takenByInvocation = true;
+    for (const release of this.initRequests.splice(0)) release();
+  }
+
   /** An invocation was sent to the worker: the environment is running until it reports quiet. */
   public invocationBegan(): void {
+    this.initializing = false;
     this.invocations += 1;
     this.running = true;
     this.scheduler.poke();
@@ -215,6 +232,7 @@ export class ScheduledEnvironment implements RequestScheduling {
 
   public arrive(operation: string, body: Buffer): ScheduledRequest {
     this.arrivals += 1;
+    if (this.initializing) return this.initRequest();
     let allowForward!: () => void;
     const forwardTurn = new Promise<void>((resolve) => {
       allowForward = resolve;
@@ -261,6 +279,26 @@ export class ScheduledEnvironment implements RequestScheduling {
         ticket.signalProgress();
         this.scheduler.poke();
       },
+    };
+  }
+
+  /** A request of the init (see {@link startingInvocation}): no step of the seed; it goes once an invocation took the environment. */
+  private initRequest(): ScheduledRequest {
+    let allowForward!: () => void;
+    const forwardTurn = new Promise<void>((resolve) => {
+      allowForward = resolve;
+    });
+    if (this.takenByInvocation) allowForward();
+    else this.initRequests.push(allowForward);
+    return {
+      forwardTurn,
+      dispatched: () => undefined,
+      replyTurn: () => Promise.resolve(),
+      answered: () => {
+        this.answers += 1;
+        this.scheduler.poke();
+      },
+      ended: () => undefined,
     };
   }
 

@@ -13,6 +13,8 @@ import { startSqsEndpoint, type SqsEndpoint } from '../../../simulator/aws/sqs-e
 import { SqsSenders } from '../../../simulator/aws/sqs-senders';
 import { SeededScheduler } from '../../../simulator/schedule/seeded-scheduler';
 import { frozenClock, makeQueue, queueModel } from '../aws/queue-test-kit';
+import { PutItemCommand } from '@aws-sdk/client-dynamodb';
+import { createRequire } from 'node:module';
 import { assetDirectory, functionModel, requireOf, runner } from '../lambda/handler-kit';
 
 const SEEDS = Array.from({ length: 8 }, (_, index) => `seed-${index + 1}`);
@@ -26,6 +28,17 @@ exports.handler = async (event) => {
     await client.send(new GetItemCommand({ TableName: process.env.TABLE, Key: { pk: { S: 'item' } } }));
   }
   return 'done';
+};
+`;
+
+/** An ES module whose init reads with top-level `await` (Lambda runs it in the init phase); `die` ends its runtime. */
+const READS_AT_INIT = `
+import sdk from ${JSON.stringify(createRequire(__filename).resolve('@aws-sdk/client-dynamodb'))};
+const client = new sdk.DynamoDBClient({ maxAttempts: 1 });
+const { Item } = await client.send(new sdk.GetItemCommand({ TableName: process.env.TABLE, Key: { pk: { S: 'config' } }, ConsistentRead: true }));
+export const handler = async (event) => {
+  if (event.die) process.exit(1);
+  return { config: Item?.value?.S ?? null };
 };
 `;
 
@@ -76,6 +89,22 @@ describe('the seeded scheduler, at what real time used to decide', () => {
       expect(stepsAtCrash).toBeDefined();
       // the crash fired within a forward step (counted when it began); the outcome arrived before the scheduler took another
       expect(crashed.steps).toBe(stepsAtCrash);
+    } finally {
+      await run.stop();
+    }
+  });
+
+  test("an init that awaits a DynamoDB read (an ES module's top-level await) gets its answer, on demand and as a spare, instead of timing out", async () => {
+    await localClient().send(new PutItemCommand({ TableName: table, Item: { pk: { S: 'config' }, value: { S: 'from-init' } } }));
+    const asset = assetDirectory({ 'index.mjs': READS_AT_INIT });
+    assets.push(asset);
+    const run = runner(functionModel(asset.directory), { environment: { TABLE: table }, scheduler: new SeededScheduler('init-reads'), preInitialize: true });
+    try {
+      expect(await run.invoke({}, 'on-demand')).toEqual({ kind: 'returned', response: { config: 'from-init' } });
+      // the runtime dies: its replacement initializes ahead, and its read waits until an invocation takes it
+      expect(await run.invoke({ die: true }, 'dies')).toMatchObject({ kind: 'threw', errorName: 'Runtime.ExitError' });
+      expect(await run.invoke({}, 'spare')).toEqual({ kind: 'returned', response: { config: 'from-init' } });
+      expect(run.stats()).toMatchObject({ coldStarts: 2, preInitialized: 1 });
     } finally {
       await run.stop();
     }
