@@ -8,24 +8,15 @@ import { SimulatedRelay } from '../../simulator/aws/stream-relay';
 import type { PipeStreamEvent } from '../../simulator/aws/stream-record';
 import { createTables } from '../../simulator/aws/tables';
 import { FaultPlan, NO_FAULTS } from '../../simulator/faults/fault-plan';
-import type { RelayModel, TableModel } from '../../simulator/model/flow-model';
 import { LOCAL_CREDENTIALS, localClient, uniqueTableName } from '../support/dynamodb-client';
 import { createKeyedTable } from '../support/proof/tables';
 import { recordingLogger } from '../lambda/helpers';
 import { createInboxTable } from '../lambda/processing/fixtures';
-import { OUTBOX_RELAY_SETTINGS, OUTBOX_TABLE_SETTINGS } from '../simulator/support/example-models';
+import { EXAMPLE_OUTBOX_TABLE, EXAMPLE_RELAY } from '../simulator/support/example-models';
 import { cli, deliverOnce, startOperatorServices, type OperatorServices } from './operator-services';
 
-const OUTBOX_TABLE: TableModel = { key: 'Example/OrdersOutboxTable', stackName: 'Example', logicalId: 'OrdersOutboxTable', ...OUTBOX_TABLE_SETTINGS };
-const RELAY: RelayModel = {
-  key: 'Example/OrdersRelay',
-  stackName: 'Example',
-  logicalId: 'OrdersRelay',
-  sourceTable: OUTBOX_TABLE.key,
-  targetTopic: 'Example/OrdersEventTopic',
-  deadLetterQueue: 'Example/OrdersRelayDeadLetterQueue',
-  ...OUTBOX_RELAY_SETTINGS,
-};
+const OUTBOX_TABLE = EXAMPLE_OUTBOX_TABLE;
+const RELAY = EXAMPLE_RELAY;
 
 let services: OperatorServices | undefined;
 

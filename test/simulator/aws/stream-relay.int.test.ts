@@ -6,33 +6,17 @@ import { SimulatedRelay, type RelayTarget } from '../../../simulator/aws/stream-
 import type { PipeStreamEvent } from '../../../simulator/aws/stream-record';
 import { createTables } from '../../../simulator/aws/tables';
 import { FaultPlan, NO_FAULTS, type FaultKind } from '../../../simulator/faults/fault-plan';
-import type { RelayModel, TableModel } from '../../../simulator/model/flow-model';
+import type { RelayModel } from '../../../simulator/model/flow-model';
 import type { SimulationObserver } from '../../../simulator/run/observer';
 import { LOCAL_CREDENTIALS, localClient, uniqueTableName } from '../../support/dynamodb-client';
-import { OUTBOX_RELAY_SETTINGS, OUTBOX_TABLE_SETTINGS } from '../support/example-models';
+import { EXAMPLE_OUTBOX_TABLE, EXAMPLE_RELAY } from '../support/example-models';
 import { frozenClock, makeQueue, queueModel } from './queue-test-kit';
 
 const REGION = 'eu-west-1';
 const PIPE_ARN = 'arn:aws:pipes:eu-west-1:000000000000:pipe/orders-relay';
 
-/** The example app's outbox table (IdempotentEventFlowExample/OrdersOutboxTable), as its template defines it. */
-const OUTBOX_TABLE: TableModel = {
-  key: 'Example/OrdersOutboxTable',
-  stackName: 'Example',
-  logicalId: 'OrdersOutboxTable',
-  ...OUTBOX_TABLE_SETTINGS,
-};
-
-/** The example app's pipe (IdempotentEventFlowExample/OrdersRelay), as its template defines it. */
-const RELAY: RelayModel = {
-  key: 'Example/OrdersRelay',
-  stackName: 'Example',
-  logicalId: 'OrdersRelay',
-  sourceTable: OUTBOX_TABLE.key,
-  targetTopic: 'Example/OrdersEventTopic',
-  deadLetterQueue: 'Example/OrdersRelayDeadLetterQueue',
-  ...OUTBOX_RELAY_SETTINGS,
-};
+const OUTBOX_TABLE = EXAMPLE_OUTBOX_TABLE;
+const RELAY = EXAMPLE_RELAY;
 
 type Image = Record<string, { S?: string }>;
 const imageOf = (event: unknown): Image | undefined => (event as PipeStreamEvent).dynamodb.NewImage as Image | undefined;

@@ -40,3 +40,17 @@ export const OUTBOX_RELAY_SETTINGS = {
   filterPatterns: ['{"eventName":["INSERT"],"dynamodb":{"NewImage":{"iefRecordType":{"S":["OutboxEvent.v1"]}}}}'],
   inputTemplate: '<$.dynamodb.NewImage.iefEnvelope.S>',
 } as const satisfies Omit<RelayModel, keyof ModelledResource | 'sourceTable' | 'targetTopic' | 'deadLetterQueue'>;
+
+/** The example app's outbox table (IdempotentEventFlowExample/OrdersOutboxTable), as its template defines it. */
+export const EXAMPLE_OUTBOX_TABLE: TableModel = { key: 'Example/OrdersOutboxTable', stackName: 'Example', logicalId: 'OrdersOutboxTable', ...OUTBOX_TABLE_SETTINGS };
+
+/** The example app's pipe (IdempotentEventFlowExample/OrdersRelay), as its template defines it. */
+export const EXAMPLE_RELAY: RelayModel = {
+  key: 'Example/OrdersRelay',
+  stackName: 'Example',
+  logicalId: 'OrdersRelay',
+  sourceTable: EXAMPLE_OUTBOX_TABLE.key,
+  targetTopic: 'Example/OrdersEventTopic',
+  deadLetterQueue: 'Example/OrdersRelayDeadLetterQueue',
+  ...OUTBOX_RELAY_SETTINGS,
+};
