@@ -6,7 +6,8 @@
  * 1.9 s a start took on a 2-core machine (docs/BENCHMARKS.md, "The simulator's inner loop"). Here `javac` compiles it
  * once, against the installed jar, into the project's `node_modules/.cache/idempotent-event-flow/dynamodb-launcher/`,
  * in a directory named by a hash of everything the class depends on (the launcher's source, the jar's path, size and
- * modification time, the `javac` version), so an edited launcher or another DynamoDB Local compiles anew. A compile is
+ * modification time, the `javac` the PATH finds: its real path and modification time), so an edited launcher, another
+ * DynamoDB Local or another JDK compiles anew; no process is started to tell whether the cache holds it. A compile is
  * written to a directory of its own and renamed into place, so two runs starting at once never see half a class.
  *
  * When there is no project `node_modules` (a cache there is the only place this package writes to; the system's
@@ -15,7 +16,7 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
 import * as path from 'node:path';
 
 /** A launcher ready to run: `java -cp <classDirectory>:<jar classpath> <mainClass> ...`. */
@@ -30,10 +31,19 @@ export function launcherCacheDirectory(projectDirectory: string): string | undef
   return existsSync(nodeModules) ? path.join(nodeModules, '.cache', 'idempotent-event-flow', 'dynamodb-launcher') : undefined;
 }
 
-function javacVersion(): string | undefined {
-  const result = spawnSync('javac', ['-version'], { encoding: 'utf8' });
-  if (result.error !== undefined || result.status !== 0) return undefined;
-  return `${result.stdout}${result.stderr}`.trim();
+/** The `javac` the PATH finds, as its real path and modification time (what names the JDK it belongs to), or undefined. */
+function javacOnPath(): string | undefined {
+  for (const directory of (process.env.PATH ?? '').split(path.delimiter)) {
+    if (directory === '') continue;
+    try {
+      const javac = realpathSync(path.join(directory, 'javac'));
+      const stat = statSync(javac);
+      if (stat.isFile()) return `${javac}\n${stat.mtimeMs}`;
+    } catch {
+      // not in this directory
+    }
+  }
+  return undefined;
 }
 
 /**
@@ -47,11 +57,11 @@ export function compiledLauncher(options: { readonly sourceFile: string; readonl
   let key: string;
   try {
     const jar = statSync(options.jarFile);
-    const version = javacVersion();
-    if (version === undefined) return undefined;
+    const javac = javacOnPath();
+    if (javac === undefined) return undefined;
     key = createHash('sha256')
       .update(readFileSync(options.sourceFile))
-      .update(`\n${options.jarFile}\n${jar.size}\n${jar.mtimeMs}\n${version}`)
+      .update(`\n${options.jarFile}\n${jar.size}\n${jar.mtimeMs}\n${javac}`)
       .digest('hex')
       .slice(0, 16);
   } catch {
