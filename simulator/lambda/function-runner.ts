@@ -352,10 +352,9 @@ export class FunctionRunner {
         for (const [line, stream] of kept ?? []) deliver(line, stream);
         kept = undefined;
       };
-      if (started !== undefined) this.adoptions.set(started, flush);
-      else adoptedBeforeStarted = flush;
+      // registered before `newEnvironment` hands the environment on, so before `invoke` looks for it
+      void environment.then((created) => void this.adoptions.set(created, flush), () => undefined);
     };
-    let adoptedBeforeStarted: (() => void) | undefined;
     const environment = (async () => {
       if (this.stopped) throw new Error(`function ${fn.key} was stopped; no environment is started`);
       const blocked = await this.blocked();
@@ -379,7 +378,6 @@ export class FunctionRunner {
         ...(scheduling === undefined ? {} : { scheduling }),
       });
       started = created;
-      if (adoptedBeforeStarted !== undefined) this.adoptions.set(created, adoptedBeforeStarted);
       if (this.stopped) {
         await created.dispose();
         throw new Error(`function ${fn.key} was stopped while an environment started`);
