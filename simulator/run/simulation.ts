@@ -460,8 +460,9 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   } finally {
     const coldStarts = { coldStarts: 0, preInitialized: 0 };
     for (const runner of flow?.runners.values() ?? []) {
-      coldStarts.coldStarts += runner.stats().coldStarts;
-      coldStarts.preInitialized += runner.stats().preInitialized;
+      const stats = runner.stats();
+      coldStarts.coldStarts += stats.coldStarts;
+      coldStarts.preInitialized += stats.preInitialized;
     }
     if (!servicesKept) {
       await flow?.stop();
