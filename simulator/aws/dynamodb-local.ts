@@ -245,28 +245,45 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
 
 type Started = { ok: true; server: DynamoDbLocal } | { ok: false; why: string };
 
-/** Resolves with the port the launcher printed once it is bound; rejects when the process fails first or time runs out. */
-async function waitForListeningPort(child: JavaProcess, timeoutMs: number): Promise<number> {
+/**
+ * Looks every 50 ms until `probe` gives a value; throws `failed(why)` once the process has failed, and `timedOut()` once
+ * `timeoutMs` passed.
+ */
+async function pollProcess<T>(child: JavaProcess, timeoutMs: number, probe: () => T | undefined, failed: (why: string) => Error, timedOut: () => Error): Promise<T> {
   const deadline = Date.now() + timeoutMs;
-  while (Date.now() < deadline) {
-    const listening = LISTENING_LINE.exec(child.output);
-    if (listening !== null) return Number(listening[1]);
+  for (;;) {
+    const found = probe();
+    if (found !== undefined) return found;
     const problem = explainFailure(child, child.output);
-    if (problem !== undefined) throw new Error(problem);
+    if (problem !== undefined) throw failed(problem);
+    if (Date.now() > deadline) throw timedOut();
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  throw new Error(`DynamoDB Local did not report its port within ${timeoutMs} ms:\n${child.output}`);
+}
+
+/** Resolves with the port the launcher printed once it is bound; rejects when the process fails first or time runs out. */
+function waitForListeningPort(child: JavaProcess, timeoutMs: number): Promise<number> {
+  return pollProcess(
+    child,
+    timeoutMs,
+    () => {
+      const listening = LISTENING_LINE.exec(child.output);
+      return listening === null ? undefined : Number(listening[1]);
+    },
+    (problem) => new Error(problem),
+    () => new Error(`DynamoDB Local did not report its port within ${timeoutMs} ms:\n${child.output}`),
+  );
 }
 
 /** Resolves once the process printed `line`; rejects when it fails first or time runs out. */
 async function waitForOutput(child: JavaProcess, line: RegExp, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!line.test(child.output)) {
-    const problem = explainFailure(child, child.output);
-    if (problem !== undefined) throw new Error(problem);
-    if (Date.now() > deadline) throw new Error(`DynamoDB Local did not start within ${timeoutMs} ms:\n${child.output}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await pollProcess(
+    child,
+    timeoutMs,
+    () => (line.test(child.output) ? true : undefined),
+    (problem) => new Error(problem),
+    () => new Error(`DynamoDB Local did not start within ${timeoutMs} ms:\n${child.output}`),
+  );
 }
 
 /**
@@ -282,20 +299,21 @@ async function waitUntilListeningOn(child: JavaProcess, port: number, timeoutMs:
     if (problem !== undefined) throw failed(problem);
     return;
   }
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const problem = explainFailure(child, child.output);
-    if (problem !== undefined) throw failed(problem);
-    let addresses: string[] = [];
-    try {
-      addresses = listeningAddresses(child.pid);
-    } catch {
-      // the process exited while we looked: the next turn says why
-    }
-    if (addresses.some((address) => address.endsWith(`:${port}`))) return;
-    if (Date.now() > deadline) throw failed(`it did not listen on port ${port} within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  const pid = child.pid;
+  await pollProcess(
+    child,
+    timeoutMs,
+    () => {
+      try {
+        return listeningAddresses(pid).some((address) => address.endsWith(`:${port}`)) ? true : undefined;
+      } catch {
+        // the process exited while we looked: the next look says why
+        return undefined;
+      }
+    },
+    failed,
+    () => failed(`it did not listen on port ${port} within ${timeoutMs} ms`),
+  );
 }
 
 /**
