@@ -32,7 +32,7 @@ export const MUTANTS: readonly Mutant[] = [
     find: 'if (keptBy !== undefined && !isDeadLetter(context.sqsRecord)) {',
     replace:
       'if ((keptBy !== undefined || (existing.blocked?.sqsMessageId !== undefined && existing.blocked.sqsMessageId !== context.sqsRecord.messageId)) && !isDeadLetter(context.sqsRecord)) {',
-    tests: [MODEL],
+    tests: [MODEL, LEASE],
   },
   {
     id: 'event-reused-across-runs',
@@ -56,7 +56,7 @@ export const MUTANTS: readonly Mutant[] = [
     file: 'lambda/consumer/inbox.ts',
     find: "if (stored !== undefined && storedString(stored, INBOX_ITEM.LAST_WRITE_ATTRIBUTE) === writeToken) return { outcome: 'processed' };\n          return this.duplicate(",
     replace: 'return this.duplicate(',
-    tests: [MODEL],
+    tests: [MODEL, DEFECTS],
   },
   {
     id: 'lease-write-without-owner',
