@@ -11,8 +11,10 @@
  * - the runtime's log lines with an `outcome` (`processed` is a commit of the key, `duplicate` an acknowledgement);
  * - the fault plan's lost responses, as `indeterminate` entries of every inbox key the request names.
  *
- * Under the seeded scheduler (simulator/schedule/seeded-scheduler.ts) one worker runs at a time, so the order lines
- * arrive in is the order things happened; the entries are numbered in that order.
+ * Under the seeded scheduler (simulator/schedule/seeded-scheduler.ts) the lines of the workers that ran in one turn
+ * arrive environment by environment, as if their steps had been taken one after the other (they commute: each worker's
+ * requests wait for their own forward steps), so the order lines arrive in is an order things could have happened
+ * in, consistent with the requests' order at DynamoDB; the entries are numbered in that order.
  */
 import { jsonLine } from '../run/record-outcomes';
 

@@ -128,8 +128,8 @@ export class ExecutionEnvironment {
         ...(options.accessKeyId === undefined ? {} : { accessKeyId: options.accessKeyId }),
       }),
     });
-    createInterface({ input: this.worker.stdout, crlfDelay: Infinity }).on('line', (line) => options.onOutput(line, 'stdout'));
-    createInterface({ input: this.worker.stderr, crlfDelay: Infinity }).on('line', (line) => options.onOutput(line, 'stderr'));
+    createInterface({ input: this.worker.stdout, crlfDelay: Infinity }).on('line', (line) => this.deliver(() => options.onOutput(line, 'stdout')));
+    createInterface({ input: this.worker.stderr, crlfDelay: Infinity }).on('line', (line) => this.deliver(() => options.onOutput(line, 'stderr')));
     this.worker.on('message', (message: WorkerMessage) => this.onMessage(message));
     options.scheduling?.environment.attach(
       {
@@ -193,14 +193,14 @@ export class ExecutionEnvironment {
           scheduled?.invocationEnded();
           if (keepWarm) {
             this.proxy.endInvocation();
-            resolve(outcome);
+            this.deliver(() => resolve(outcome));
           } else {
             // the process is gone before anyone hears of the outcome: it can send nothing more. Terminating the worker
             // takes real time: the scheduler waits for it, or the outcome would land after however many steps the
             // machine's speed allowed (a seeded run would not replay)
             const hold = scheduled?.holdScheduler();
             void this.dispose().then(() => {
-              resolve(outcome);
+              this.deliver(() => resolve(outcome));
               hold?.release();
             });
           }
@@ -218,6 +218,16 @@ export class ExecutionEnvironment {
       else scheduled.requestStart(send);
       began?.();
     });
+  }
+
+  /**
+   * Passes on what the run may see of the worker (a line it wrote, its invocation's end): under a scheduler, when the
+   * run is quiet, in the order the scheduler gives environments (see ScheduledEnvironment.deliver); at once without one.
+   */
+  private deliver(delivery: () => void): void {
+    const scheduled = this.options.scheduling?.environment;
+    if (scheduled === undefined) delivery();
+    else scheduled.deliver(delivery);
   }
 
   /** Terminates the worker and stops the proxy; an invocation still running ends as `Runtime.ExitError`. */

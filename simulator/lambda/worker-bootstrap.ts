@@ -174,12 +174,32 @@ if (replay !== undefined) {
     quietTurns = pending || state !== lastState ? 0 : quietTurns + 1;
     lastState = state;
     if (quietTurns < QUIET_TURNS) return realSetImmediate(check);
+    // what the function wrote reaches the parent before the report: the parent passes a turn's lines on when every
+    // worker of the turn is quiet (the scheduler's deliveries), and a line that came later would land in a later turn
+    if (outputWritten) {
+      outputWritten = false;
+      posting += 1;
+      flushOutput().then(() => {
+        posting -= 1;
+        realSetImmediate(check);
+      });
+      return;
+    }
     checking = false;
     const next = nextTimer();
     parentPort.postMessage({ type: 'quiet', invocations, ...counts, timersFired: fired, timers: timers.size, nextTimerDue: next === undefined ? -1 : next.due - invocationStartedAt });
   };
   let invocationStartedAt = 0;
   let invocations = 0;
+  let outputWritten = false;
+  for (const stream of [process.stdout, process.stderr]) {
+    const write = stream.write;
+    stream.write = function (...args) {
+      // the empty writes of flushOutput are not output
+      if (args[0] !== undefined && args[0] !== null && args[0].length !== 0) outputWritten = true;
+      return write.apply(this, args);
+    };
+  }
   reportQuiet = () => {
     quietTurns = 0;
     if (checking) return;

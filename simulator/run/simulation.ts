@@ -470,6 +470,6 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       phases.ended('stop');
     }
     rmSync(workDirectory, { recursive: true, force: true });
-    options.onProfile?.(phases.profile(scheduler.timings(), coldStarts));
+    options.onProfile?.(phases.profile({ timings: scheduler.timings(), figures: scheduler.figures() }, coldStarts));
   }
 }

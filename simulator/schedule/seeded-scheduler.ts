@@ -9,8 +9,9 @@
  * The scheduler waits until the run is quiet: every environment running an invocation has gone quiet (its worker has
  * no pending work but replies and virtual timers, and every request it sent has reached its proxy; see
  * simulator/lambda/worker-bootstrap.ts, "a replayable worker"), no environment is being started, and no crashed one's
- * outcome is still on its way (see {@link ScheduledEnvironment.holdScheduler}). Then it takes ONE step, chosen by the
- * seed among everything that could happen next:
+ * outcome is still on its way (see {@link ScheduledEnvironment.holdScheduler}). Then it takes a TURN: one step, chosen
+ * by the seed among everything that could happen next, and beside it one worker step (a start, a reply, a timer, a
+ * time-out) of each other environment that has one, also chosen by the seed. The steps:
  * - `start` an invocation: send its event to the worker, which then runs until it is quiet;
  * - `forward` a held request (IAM, the fault decision, the transaction-conflict check, DynamoDB Local): the request is
  *   then ongoing, and holds its items against conflicting requests, until its reply step. The step ends once the proxy
@@ -20,10 +21,20 @@
  * - `fire` the earliest virtual timer of a worker with no request outstanding (an SDK retry's back-off, a handler's
  *   sleep), or `time-out` its invocation when that timer is due after the function's timeout.
  *
- * So only one worker runs at a time after the first requests of a round (beside DynamoDB Local answering), DynamoDB
- * Local applies requests in the seed's order, and two requests overlap (a read forwarded, another environment's commit
- * forwarded and answered, then the read answered) exactly when the seed says so: what a lost update or a transaction
- * conflict needs. What the seed can choose from never depends on how fast a worker or DynamoDB Local was.
+ * Requests are forwarded one at a time, so DynamoDB Local applies them in the seed's order, and two requests overlap (a
+ * read forwarded, another environment's commit forwarded and answered, then the read answered) exactly when the seed
+ * says so: what a lost update or a transaction conflict needs. What the seed can choose from never depends on how fast
+ * a worker or DynamoDB Local was.
+ *
+ * Why the worker steps of a turn may run at once (on the machine's other core, beside DynamoDB Local): a worker step
+ * only runs one worker until it is quiet again, and everything a worker does that another part of the run could see is
+ * held (its requests, until their forward step) or delivered later (its log lines and its invocation's end, see
+ * {@link ScheduledEnvironment.deliver}). So worker steps of different environments commute with each other and with
+ * another environment's forward: a turn has the effect of its steps taken one after the other, and holding one of them
+ * back to a later turn would only delay the requests it leads to, which wait for their forward step anyway. What the
+ * run sees of a turn's workers comes at the turn's end, environment by environment in the order of their labels, each
+ * environment's lines and end in the order the worker wrote them, and the run settles after each environment's: as if
+ * the worker steps had been taken one after the other in that order.
  *
  * Why a scheduler of our own rather than fast-check's `fc.scheduler`: `fc.scheduler` orders promises that a test
  * wraps, all in one thread, and draws from fast-check's own random stream inside a property run. Here the tasks are
@@ -84,15 +95,17 @@ export interface StartHold {
 }
 
 /**
- * Where a run's real time went, by the kind of step that set it off: from a step until the next one (what the step
- * woke ran until the run was quiet again, a worker and DynamoDB Local included); `held` counts the intervals in which
- * the scheduler waited instead for an environment's init (a cold start) or for a crashed one's end. A measurement of
- * this machine, not part of a run's result.
+ * Where a run's real time went, by the kind of the step chosen first in each turn: from a turn until the next one (what
+ * its steps woke ran until the run was quiet again, the workers and DynamoDB Local included, and what the turn's workers
+ * wrote was delivered); `held` counts the intervals in which the scheduler waited instead for an environment's init (a
+ * cold start) or for a crashed one's end. A measurement of this machine, not part of a run's result.
  */
-export type SchedulerTimings = Readonly<Record<keyof Omit<SchedulerFigures, 'steps'> | 'held', { readonly count: number; readonly milliseconds: number }>>;
+export type SchedulerTimings = Readonly<Record<StepKind | 'held', { readonly count: number; readonly milliseconds: number }>>;
 
-/** The steps a scheduler took, by kind. */
+/** The turns and steps a scheduler took, the steps by kind. */
 export interface SchedulerFigures {
+  /** Turns: one step chosen among all, with the worker steps of other environments that ran beside it. */
+  readonly turns: number;
   readonly steps: number;
   readonly starts: number;
   readonly forwards: number;
@@ -120,8 +133,10 @@ interface Ticket {
 
 interface Step {
   readonly run: () => Promise<void> | void;
-  readonly kind: keyof Omit<SchedulerFigures, 'steps'>;
+  readonly kind: StepKind;
 }
+
+type StepKind = keyof Omit<SchedulerFigures, 'steps' | 'turns'>;
 
 /** How many event-loop turns the scheduler lets the simulator's own promise chains run before it looks again. */
 const QUIET_TURNS = 3;
@@ -167,8 +182,8 @@ export class ScheduledEnvironment implements RequestScheduling {
   }
 
   /**
-   * An invocation is ready to go to the worker: `send` sends it at the scheduler's `start` step, so that invocations
-   * begin one at a time too (two that began together would race to whatever they call before DynamoDB).
+   * An invocation is ready to go to the worker: `send` sends it at the scheduler's `start` step (what it calls waits
+   * for its forward steps, and what it writes is delivered after the turn, see {@link deliver}).
    */
   public requestStart(send: () => void): void {
     this.pendingStart = send;
@@ -215,6 +230,15 @@ export class ScheduledEnvironment implements RequestScheduling {
   public quiet(report: QuietReport): void {
     this.report = report;
     this.scheduler.poke();
+  }
+
+  /**
+   * What the run may see of this environment's worker (a line it wrote, its invocation's end): run at the scheduler's
+   * next look once the run is quiet, in the order given, after the deliveries of environments whose labels sort first
+   * and before any new turn (see the module comment). Also after the environment was disposed.
+   */
+  public deliver(delivery: () => void): void {
+    this.scheduler.enqueue(this, delivery);
   }
 
   /** The environment is gone: it takes no part any more. */
@@ -314,6 +338,11 @@ export class ScheduledEnvironment implements RequestScheduling {
 
   /** The steps this environment offers, in a fixed order. */
   public steps(): Step[] {
+    return [...this.forwardSteps(), ...this.workerSteps()];
+  }
+
+  /** The steps that run its worker (a start, a reply, a timer, a time-out), in a fixed order. */
+  public workerSteps(): Step[] {
     const steps: Step[] = [];
     const start = this.pendingStart;
     if (start !== undefined) {
@@ -326,8 +355,6 @@ export class ScheduledEnvironment implements RequestScheduling {
       });
       return steps;
     }
-    const held = [...this.held].sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : a.sequence - b.sequence));
-    for (const ticket of held) steps.push({ kind: 'forwards', run: () => this.forward(ticket) });
     for (const ticket of this.forwarded) steps.push({ kind: 'replies', run: () => this.reply(ticket) });
     const report = this.report;
     if (report !== undefined && report.timers > 0 && report.started === report.finished) {
@@ -335,6 +362,13 @@ export class ScheduledEnvironment implements RequestScheduling {
       else steps.push({ kind: 'timers', run: () => this.fire() });
     }
     return steps;
+  }
+
+  /** Its held requests' forward steps, in a fixed order (none while an invocation waits to start). */
+  private forwardSteps(): Step[] {
+    if (this.pendingStart !== undefined) return [];
+    const held = [...this.held].sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : a.sequence - b.sequence));
+    return held.map((ticket) => ({ kind: 'forwards', run: () => this.forward(ticket) }));
   }
 
   /** Nothing the invocation waits for can happen: it times out. */
@@ -387,7 +421,9 @@ export class SeededScheduler {
   private starts = 0;
   private stepping = false;
   private looking = false;
-  private readonly counts = { steps: 0, starts: 0, forwards: 0, replies: 0, timers: 0, timeOuts: 0 };
+  private readonly counts = { turns: 0, steps: 0, starts: 0, forwards: 0, replies: 0, timers: 0, timeOuts: 0 };
+  /** What environments' workers did that the run has not seen yet (see {@link ScheduledEnvironment.deliver}). */
+  private readonly deliveries = new Map<ScheduledEnvironment, (() => void)[]>();
   private readonly timed: Record<keyof SchedulerTimings, { count: number; milliseconds: number }> = {
     starts: { count: 0, milliseconds: 0 },
     forwards: { count: 0, milliseconds: 0 },
@@ -397,7 +433,7 @@ export class SeededScheduler {
     held: { count: 0, milliseconds: 0 },
   };
   /** The step the current interval began with, and whether an invocation waited for an init during it. */
-  private interval: { kind: keyof Omit<SchedulerFigures, 'steps'>; startedAt: number; held: boolean } | undefined;
+  private interval: { kind: StepKind; startedAt: number; held: boolean } | undefined;
   /** Resolves when the dispatched request still with DynamoDB (if any) has its answer. */
   private upstream: Promise<void> = Promise.resolve();
 
@@ -471,6 +507,14 @@ export class SeededScheduler {
     this.interval = undefined;
   }
 
+  /** @internal `delivery` waits for the run to be quiet (see {@link ScheduledEnvironment.deliver}). */
+  public enqueue(environment: ScheduledEnvironment, delivery: () => void): void {
+    const queued = this.deliveries.get(environment);
+    if (queued === undefined) this.deliveries.set(environment, [delivery]);
+    else queued.push(delivery);
+    this.poke();
+  }
+
   /** @internal an environment left the run. */
   public forget(environment: ScheduledEnvironment): void {
     this.environments.delete(environment);
@@ -498,28 +542,64 @@ export class SeededScheduler {
     if (this.starts > 0 && this.interval !== undefined) this.interval.held = true;
     if (this.stepping || this.starts > 0) return;
     const active = [...this.environments].filter((environment) => environment.active);
+    if (active.some((environment) => environment.blocking)) return;
+    // the run is quiet: first it sees what the last turn's workers did, one environment at a time
+    if (this.deliverNext()) return;
     // nothing left to run: the run is between rounds, and that time is not the scheduler's
-    if (active.length === 0) this.closeInterval(performance.now());
-    if (active.length === 0 || active.some((environment) => environment.blocking)) return;
+    if (active.length === 0) {
+      this.closeInterval(performance.now());
+      return;
+    }
     // idle environments' requests (sent after their invocation ended) wait for their next invocation
-    const steps = active.sort((a, b) => (a.label < b.label ? -1 : a.label > b.label ? 1 : 0)).flatMap((environment) => environment.steps());
-    if (steps.length === 0) {
+    const ordered = active.sort(byLabel);
+    const offered = ordered.flatMap((environment) => environment.steps().map((step) => ({ step, environment })));
+    if (offered.length === 0) {
       // every invocation waits, and nothing it waits for can happen: each would run until its timeout
       for (const environment of active) environment.stuck();
       return;
     }
-    const step = steps[Math.floor(this.random() * steps.length)]!;
+    const { step: first, environment: chosen } = offered[Math.floor(this.random() * offered.length)]!;
+    // beside it, a worker step of each other environment that has one (see the module comment)
+    const beside = ordered.flatMap((environment) => {
+      if (environment === chosen) return [];
+      const own = environment.workerSteps();
+      return own.length === 0 ? [] : [own[Math.floor(this.random() * own.length)]!];
+    });
     const now = performance.now();
     this.closeInterval(now);
-    this.interval = { kind: step.kind, startedAt: now, held: false };
+    this.interval = { kind: first.kind, startedAt: now, held: false };
     this.stepping = true;
-    this.counts.steps += 1;
-    this.counts[step.kind] += 1;
+    this.counts.turns += 1;
+    for (const step of [first, ...beside]) {
+      this.counts.steps += 1;
+      this.counts[step.kind] += 1;
+    }
     try {
-      await step.run();
+      await Promise.all([first, ...beside].map((step) => step.run()));
     } finally {
       this.stepping = false;
       this.poke();
     }
   }
+
+  /** Runs the queued deliveries of the first environment (by label) that has any; false when none has. */
+  private deliverNext(): boolean {
+    const [environment] = [...this.deliveries.keys()].sort(byLabel);
+    if (environment === undefined) return false;
+    const queued = this.deliveries.get(environment)!;
+    this.deliveries.delete(environment);
+    this.stepping = true;
+    try {
+      for (const delivery of queued) delivery();
+    } finally {
+      this.stepping = false;
+      // the run settles (poke's quiet turns) before the next environment's deliveries or the next turn
+      this.poke();
+    }
+    return true;
+  }
+}
+
+function byLabel(a: ScheduledEnvironment, b: ScheduledEnvironment): number {
+  return a.label < b.label ? -1 : a.label > b.label ? 1 : 0;
 }

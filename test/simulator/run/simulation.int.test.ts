@@ -95,6 +95,8 @@ describe('simulating the example app', () => {
     expect(profile!.phases.reduce((sum, { seconds }) => sum + seconds, 0)).toBeLessThanOrEqual(result.realSeconds + 1);
     expect(profile!.steps.map(({ kind }) => kind)).toEqual(expect.arrayContaining(['starts', 'forwards', 'replies']));
     expect(profile!.coldStarts).toBeGreaterThanOrEqual(SUBSCRIBERS.length);
+    // at concurrency 2, workers of two environments ran in one turn
+    expect(profile!.stepsBeside).toBeGreaterThan(0);
 
     expect(result.violations).toEqual([]);
     expect(result.totalFaults).toBe(0);

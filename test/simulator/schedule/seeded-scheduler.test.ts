@@ -4,6 +4,8 @@
  * - While a dispatched request is with DynamoDB, the seed may take another environment's step (the two cores work at
  *   once), and what the seed can choose does not depend on whether DynamoDB has answered.
  * - No second request is forwarded before the first one's answer: DynamoDB applies them in the seed's order.
+ * And the turns: one step chosen among all, a worker step of each other environment beside it, and what the workers
+ * did delivered environment by environment before the next turn.
  */
 import { describe, expect, test } from 'vitest';
 import type { QuietReport } from '../../../simulator/lambda/worker-protocol';
@@ -77,5 +79,77 @@ describe('the seeded scheduler and a request with DynamoDB', () => {
       }
       expect(forwarded, seed).toHaveLength(2);
     }
+  });
+});
+
+describe('a turn: one step chosen among all, and a worker step of each other environment beside it', () => {
+  test('three invocations waiting to start all start in one turn, whatever the seed', async () => {
+    for (const seed of SEEDS) {
+      const scheduler = new SeededScheduler(seed);
+      const started: string[] = [];
+      for (const label of ['A#1', 'B#1', 'C#1']) {
+        const environment = scheduler.environment(label);
+        environment.attach({ fireTimer: () => undefined, timeOut: () => undefined }, 60_000);
+        environment.requestStart(() => {
+          started.push(label);
+          environment.invocationBegan();
+        });
+      }
+      await turns();
+      expect(started.sort(), seed).toEqual(['A#1', 'B#1', 'C#1']);
+      expect(scheduler.figures(), seed).toMatchObject({ turns: 1, steps: 3, starts: 3 });
+    }
+  });
+
+  test("beside one environment's forward, another environment's worker runs; the environment whose request is forwarded runs nothing else", async () => {
+    const turnsWithBoth: string[] = [];
+    for (const seed of SEEDS) {
+      const scheduler = new SeededScheduler(seed);
+      const forwarded: string[] = [];
+      const { environment: a } = runningWith(scheduler, 'A#1', 2, forwarded);
+      const forwardTurns: number[] = [];
+      a.attach({ fireTimer: () => undefined, timeOut: () => undefined }, 60_000);
+      let startTurn: number | undefined;
+      scheduler.environment('B#1').requestStart(() => (startTurn = scheduler.figures().turns));
+      const recordForwards = (): void => {
+        while (forwardTurns.length < forwarded.length) forwardTurns.push(scheduler.figures().turns);
+      };
+      for (let turn = 0; turn < 20; turn += 1) {
+        await turns(1);
+        recordForwards();
+      }
+      // the first turn: the seed picked one of A#1's two forwards or B#1's start; B#1 starts in that turn either way,
+      // and A#1 never had both of its requests forwarded (the first is not answered)
+      expect(startTurn, seed).toBe(1);
+      expect(forwarded.length, seed).toBeLessThanOrEqual(1);
+      if (forwardTurns[0] === 1) turnsWithBoth.push(seed);
+    }
+    expect(turnsWithBoth.length).toBeGreaterThan(0);
+  });
+
+  test("what the workers of a turn did reaches the run environment by environment in the labels' order, before the next turn", async () => {
+    const scheduler = new SeededScheduler('deliveries');
+    const delivered: string[] = [];
+    const environments = ['A#1', 'B#1'].map((label) => {
+      const environment = scheduler.environment(label);
+      environment.attach({ fireTimer: () => undefined, timeOut: () => undefined }, 60_000);
+      return environment;
+    });
+    const [a, b] = environments as [ScheduledEnvironment, ScheduledEnvironment];
+    // B's worker wrote first (its lines came in first), then A's; B's invocation ended in between
+    b.deliver(() => delivered.push('B line 1'));
+    b.deliver(() => delivered.push('B ended'));
+    a.deliver(() => delivered.push('A line 1'));
+    a.deliver(() => delivered.push('A line 2'));
+    // a start offered meanwhile waits for the deliveries
+    let startedAfter: string[] | undefined;
+    a.requestStart(() => {
+      startedAfter = [...delivered];
+      a.invocationBegan();
+    });
+    expect(delivered).toEqual([]);
+    await turns();
+    expect(delivered).toEqual(['A line 1', 'A line 2', 'B line 1', 'B ended']);
+    expect(startedAfter).toEqual(delivered);
   });
 });
