@@ -37,7 +37,7 @@ export interface DynamoDbLocal {
   readonly loopbackOnly: boolean;
   /** The server's process id. */
   readonly pid: number | undefined;
-  /** Stops the server (SIGTERM, then SIGKILL after 5 s); resolves when the process has exited. */
+  /** Stops the server (SIGKILL: it keeps its data in memory, nothing to save); resolves when the process has exited. */
   stop(): Promise<void>;
 }
 
@@ -355,8 +355,9 @@ async function startServer(directory: string, args: string[], port: number | und
           process.removeListener('exit', killOnExit);
           if (child.exitCode !== null || child.signalCode !== null) return resolve();
           child.once('exit', () => resolve());
-          child.kill('SIGTERM');
-          setTimeout(() => child.kill('SIGKILL'), 5_000).unref();
+          // in memory, it has nothing to save: SIGTERM only ran the JVM's shutdown hooks (Jetty's graceful stop),
+          // about 0.34 s of every run
+          child.kill('SIGKILL');
         }),
     },
   };
