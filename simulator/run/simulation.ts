@@ -271,6 +271,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       ...(policyEngine === undefined ? {} : { policyEngine }),
     });
 
+    // each function's first environment initializes while the run begins (on the core DynamoDB Local leaves free)
+    for (const runner of flow.runners.values()) runner.initializeAhead();
     phases.ended('local flow');
     subscriberNames.push(...flow.subscribers.map((subscriber) => subscriber.name));
     const random = seededRandom(seedNumber(seed));

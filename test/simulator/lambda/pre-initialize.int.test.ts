@@ -1,7 +1,7 @@
 /**
  * Environments initialized ahead of need (FunctionRunner's `preInitialize`), as Lambda occasionally does for on-demand
- * functions: after a cold start, and after an environment ends, a spare starts its init in the background; the next
- * invocation that needs a new environment takes it. What the function can see must be what an init on demand gives:
+ * functions: after an environment ends, a spare starts its init in the background, and so does the function's first
+ * environment when the run calls `initializeAhead`; the next invocation that needs a new environment takes it. What the function can see must be what an init on demand gives:
  * its init output reaches the invocation that took it, in order, and its init reads the time it began at.
  */
 import { afterAll, describe, expect, test } from 'vitest';
@@ -54,6 +54,47 @@ describe('pre-initialized environments', () => {
       expect(secondLines, 'the invocation that took the spare hears its init').toEqual(['init line 1', 'init line 2']);
       // the observer heard each init once, in order
       expect(observed.filter((line) => line.startsWith('init line'))).toEqual(['init line 1', 'init line 2', 'init line 1', 'init line 2']);
+    } finally {
+      await run.stop();
+    }
+  });
+
+  test("initializeAhead: the function's first environment initializes before its first invocation, at the time it began, and its init output waits for that invocation", async () => {
+    const asset = assetDirectory({ 'index.js': HANDLER });
+    assets.push(asset);
+    const clock = VirtualClock.frozen(Date.parse('2026-03-01T00:00:00.000Z'));
+    const observed: string[] = [];
+    const run = runner(functionModel(asset.directory), { clock, preInitialize: true, observer: { onFunctionOutput: (_key, line) => void observed.push(line) } });
+    try {
+      const began = clock.now();
+      run.initializeAhead();
+      // a second call while the first environment initializes starts no second one
+      run.initializeAhead();
+      // the init (300 ms of work) runs meanwhile; nothing of it is heard before an invocation takes the environment
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      expect(observed).toEqual([]);
+      clock.advanceBy(5_000);
+      const lines: string[] = [];
+      const first = await run.invoke({}, 'first', (line) => void lines.push(line));
+      expect(first).toMatchObject({ kind: 'returned', response: { initAt: began, now: began + 5_000 } });
+      expect(run.stats()).toMatchObject({ coldStarts: 1, preInitialized: 1 });
+      expect(lines).toEqual(['init line 1', 'init line 2']);
+      expect(observed).toEqual(['init line 1', 'init line 2']);
+    } finally {
+      await run.stop();
+    }
+  });
+
+  test('initializeAhead does nothing without preInitialize: the first invocation initializes on demand', async () => {
+    const asset = assetDirectory({ 'index.js': HANDLER });
+    assets.push(asset);
+    const clock = VirtualClock.frozen(Date.parse('2026-03-01T00:00:00.000Z'));
+    const run = runner(functionModel(asset.directory), { clock });
+    try {
+      run.initializeAhead();
+      clock.advanceBy(5_000);
+      expect(await run.invoke({}, 'first')).toMatchObject({ kind: 'returned', response: { initAt: clock.now() } });
+      expect(run.stats()).toMatchObject({ coldStarts: 1, preInitialized: 0 });
     } finally {
       await run.stop();
     }
