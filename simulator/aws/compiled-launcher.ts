@@ -16,8 +16,9 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, renameSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync } from 'node:fs';
 import * as path from 'node:path';
+import { commandOnPath } from './command-on-path';
 
 /** A launcher ready to run: `java -cp <classDirectory>:<jar classpath> <mainClass> ...`. */
 export interface CompiledLauncher {
@@ -31,21 +32,6 @@ export function launcherCacheDirectory(projectDirectory: string): string | undef
   return existsSync(nodeModules) ? path.join(nodeModules, '.cache', 'idempotent-event-flow', 'dynamodb-launcher') : undefined;
 }
 
-/** The `javac` the PATH finds, as its real path and modification time (what names the JDK it belongs to), or undefined. */
-function javacOnPath(): string | undefined {
-  for (const directory of (process.env.PATH ?? '').split(path.delimiter)) {
-    if (directory === '') continue;
-    try {
-      const javac = realpathSync(path.join(directory, 'javac'));
-      const stat = statSync(javac);
-      if (stat.isFile()) return `${javac}\n${stat.mtimeMs}`;
-    } catch {
-      // not in this directory
-    }
-  }
-  return undefined;
-}
-
 /**
  * The launcher at `sourceFile` compiled against `jarFile` (and the jars of `classPath`), from the cache or compiled
  * now; undefined when it cannot be (see the module comment).
@@ -57,7 +43,7 @@ export function compiledLauncher(options: { readonly sourceFile: string; readonl
   let key: string;
   try {
     const jar = statSync(options.jarFile);
-    const javac = javacOnPath();
+    const javac = commandOnPath('javac');
     if (javac === undefined) return undefined;
     key = createHash('sha256')
       .update(readFileSync(options.sourceFile))

@@ -19,6 +19,7 @@
  * next to this package. DynamoDB Local 3.x needs Java 17 or newer.
  */
 import { ChildProcess, spawn } from 'node:child_process';
+import { classDataSharing, type ClassDataSharing } from './class-data-archive';
 import { compiledLauncher } from './compiled-launcher';
 import { canReadListeningSockets, listeningAddresses } from './listening-sockets';
 import { existsSync, readdirSync } from 'node:fs';
@@ -37,7 +38,14 @@ export interface DynamoDbLocal {
   readonly loopbackOnly: boolean;
   /** The server's process id. */
   readonly pid: number | undefined;
-  /** Stops the server (SIGKILL: it keeps its data in memory, nothing to save); resolves when the process has exited. */
+  /**
+   * Its class-data-sharing archive (class-data-archive.ts): `used`, `recording` (its stop lets it write one), or `none`.
+   */
+  readonly classData: 'used' | 'recording' | 'none';
+  /**
+   * Stops the server; resolves when the process has exited. SIGKILL (it keeps its data in memory, nothing to save),
+   * except for a server recording its class-data archive: SIGTERM, and the JVM writes the archive as it exits.
+   */
   stop(): Promise<void>;
 }
 
@@ -70,6 +78,12 @@ export interface StartDynamoDbLocalOptions {
    * @default {@link QUICK_START_JVM_OPTIONS}
    */
   readonly jvmOptions?: readonly string[];
+  /**
+   * Whether the server starts from a class-data-sharing archive of the project, recording one when there is none
+   * (class-data-archive.ts). Only with the compiled loopback launcher.
+   * @default true
+   */
+  readonly classDataSharing?: boolean;
 }
 
 /**
@@ -79,6 +93,9 @@ export interface StartDynamoDbLocalOptions {
  * defaults and 24 s with these (docs/BENCHMARKS.md, "The simulator's inner loop"). The heap stays `-Xms256m -Xmx1g`.
  */
 export const QUICK_START_JVM_OPTIONS: readonly string[] = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
+
+/** How long a server recording its class-data archive may take to exit (and write it) before it is killed. */
+const RECORDING_EXIT_LIMIT_MS = 20_000;
 
 /** The exit status of `LoopbackDynamoDbLocal.java` when it cannot bind the installed jar's listener to loopback. */
 export const CANNOT_BIND_LOOPBACK = 3;
@@ -222,9 +239,19 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
   const launcher = options.loopbackLauncher ?? loopbackLauncherPath();
   // compiled once and kept when it can be (compiled-launcher.ts), else run as a source program
   const compiled = compiledLauncher({ sourceFile: launcher, jarFile: path.join(directory, 'DynamoDBLocal.jar'), classPath, projectDirectory: options.projectDirectory ?? process.cwd() });
-  const launch = compiled === undefined ? ['-cp', classPath, launcher] : ['-cp', [compiled.classDirectory, classPath].join(path.delimiter), compiled.mainClass];
+  const jvmOptions = options.jvmOptions ?? QUICK_START_JVM_OPTIONS;
+  const sharing =
+    compiled === undefined || options.classDataSharing === false
+      ? undefined
+      : classDataSharing({ directory, launcher: compiled, projectDirectory: options.projectDirectory ?? process.cwd(), jvmOptions });
+  const launch =
+    compiled === undefined
+      ? ['-cp', classPath, launcher]
+      : sharing === undefined
+        ? ['-cp', [compiled.classDirectory, classPath].join(path.delimiter), compiled.mainClass]
+        : [...sharing.jvmOptions, '-cp', sharing.classPath, compiled.mainClass];
   // -port 0: the launcher binds a port the OS chooses and prints it (LISTENING_LINE)
-  const loopback = await startServer(directory, [...launch, ...SERVER_ARGUMENTS, '0'], undefined, options);
+  const loopback = await startServer(directory, [...launch, ...SERVER_ARGUMENTS, '0'], undefined, options, sharing);
   if (loopback.ok) return loopback.server;
   if (options.allowAllInterfaces !== true) {
     throw new Error(
@@ -245,8 +272,11 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
 
 type Started = { ok: true; server: DynamoDbLocal } | { ok: false; why: string };
 
+/** How often a start looks at the Java process's output (its port line comes about 0.6 s after the spawn). */
+const POLL_MS = 10;
+
 /**
- * Looks every 50 ms until `probe` gives a value; throws `failed(why)` once the process has failed, and `timedOut()` once
+ * Looks every {@link POLL_MS} until `probe` gives a value; throws `failed(why)` once the process has failed, and `timedOut()` once
  * `timeoutMs` passed.
  */
 async function pollProcess<T>(child: JavaProcess, timeoutMs: number, probe: () => T | undefined, failed: (why: string) => Error, timedOut: () => Error): Promise<T> {
@@ -257,7 +287,7 @@ async function pollProcess<T>(child: JavaProcess, timeoutMs: number, probe: () =
     const problem = explainFailure(child, child.output);
     if (problem !== undefined) throw failed(problem);
     if (Date.now() > deadline) throw timedOut();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, POLL_MS));
   }
 }
 
@@ -322,10 +352,11 @@ async function waitUntilListeningOn(child: JavaProcess, port: number, timeoutMs:
  * counts only after the process printed its configuration and if it then still runs (a port taken by another program
  * fails its bind, and it exits).
  */
-async function startServer(directory: string, args: string[], port: number | undefined, options: StartDynamoDbLocalOptions): Promise<Started> {
+async function startServer(directory: string, args: string[], port: number | undefined, options: StartDynamoDbLocalOptions, sharing?: ClassDataSharing): Promise<Started> {
   const child = spawnJava(directory, args, options.jvmOptions ?? QUICK_START_JVM_OPTIONS);
   const killOnExit = (): void => {
     child.kill('SIGKILL');
+    sharing?.abandon();
   };
   process.once('exit', killOnExit);
   const timeoutMs = options.timeoutMs ?? 60_000;
@@ -339,6 +370,7 @@ async function startServer(directory: string, args: string[], port: number | und
   } catch (error) {
     process.removeListener('exit', killOnExit);
     child.kill('SIGKILL');
+    sharing?.abandon();
     if (child.exitCode === CANNOT_BIND_LOOPBACK) return { ok: false, why: child.output };
     throw error;
   }
@@ -350,14 +382,27 @@ async function startServer(directory: string, args: string[], port: number | und
       port: boundPort,
       loopbackOnly: true,
       pid: child.pid,
+      classData: sharing === undefined ? 'none' : sharing.mode === 'use' ? 'used' : 'recording',
       stop: () =>
         new Promise<void>((resolve) => {
           process.removeListener('exit', killOnExit);
-          if (child.exitCode !== null || child.signalCode !== null) return resolve();
-          child.once('exit', () => resolve());
-          // in memory, it has nothing to save: SIGTERM only ran the JVM's shutdown hooks (Jetty's graceful stop),
-          // about 0.34 s of every run
-          child.kill('SIGKILL');
+          if (child.exitCode !== null || child.signalCode !== null) {
+            sharing?.abandon();
+            return resolve();
+          }
+          child.once('exit', (_code, signal) => {
+            sharing?.exited(signal === null);
+            resolve();
+          });
+          if (sharing?.mode === 'record') {
+            // the JVM writes the archive as it exits normally (about 1.6 s, once)
+            child.kill('SIGTERM');
+            setTimeout(() => child.kill('SIGKILL'), RECORDING_EXIT_LIMIT_MS).unref();
+          } else {
+            // in memory, it has nothing to save: SIGTERM only ran the JVM's shutdown hooks (Jetty's graceful stop),
+            // about 0.34 s of every run
+            child.kill('SIGKILL');
+          }
         }),
     },
   };
