@@ -22,7 +22,7 @@ export type { BlockedStep, OperatorDecision, OperatorFigures, OperatorResolution
 export type { SimulationOptions, SimulationProgress, UserEvent } from './run/options';
 export type { RunServices, ServedRelay, ServedSubscriber } from './run/run-services';
 export { formatProfile, type RunPhase, type RunProfile } from './run/run-profile';
-export type { SchedulerFigures, SchedulerTimings } from './schedule/seeded-scheduler';
+export type { SchedulerFigures, SchedulerTimings, StepKind } from './schedule/seeded-scheduler';
 export { DEFAULT_FAULT_RATES, SimulationOptionError } from './run/options';
 export type { FaultKind, FaultRates } from './faults/fault-plan';
 export type { ConflictingOperation, TransactionConflictFigures } from './aws/transaction-conflicts';

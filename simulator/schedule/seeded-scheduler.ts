@@ -136,7 +136,8 @@ interface Step {
   readonly kind: StepKind;
 }
 
-type StepKind = keyof Omit<SchedulerFigures, 'steps' | 'turns'>;
+/** The kinds of step: an invocation's start, a request's forward, a reply, a timer fired, an invocation timed out. */
+export type StepKind = keyof Omit<SchedulerFigures, 'steps' | 'turns'>;
 
 /** How many event-loop turns the scheduler lets the simulator's own promise chains run before it looks again. */
 const QUIET_TURNS = 3;
