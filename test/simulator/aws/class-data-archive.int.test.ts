@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { archiveCacheDirectory, classDataSharing, STALE_LOCK_MS } from '../../../simulator/aws/class-data-archive';
-import { startDynamoDbLocal, type DynamoDbLocal } from '../../../simulator/aws/dynamodb-local';
+import { launcherCacheDirectory } from '../../../simulator/aws/compiled-launcher';
+import { dynamoDbLocalDirectory, startDynamoDbLocal, type DynamoDbLocal } from '../../../simulator/aws/dynamodb-local';
 
 const made: string[] = [];
 const running: DynamoDbLocal[] = [];
@@ -127,12 +128,15 @@ describe('the class-data-sharing archive of DynamoDB Local', () => {
     expect(existsSync(archiveCacheDirectory(projectDirectory)!)).toBe(false);
   });
 
-  test('keeps nothing outside a project node_modules', async () => {
+  test('keeps nothing outside a project node_modules: without one, there is no archive', () => {
     const projectDirectory = project(false);
     expect(archiveCacheDirectory(projectDirectory)).toBeUndefined();
-    const server = await start(projectDirectory);
-    expect(server.classData).toBe('none');
-    await stop(server);
+    // a real launcher class (the shared project's compile) and a real DynamoDB Local: only a place to keep the archive is missing
+    const compiled = launcherCacheDirectory(shared)!;
+    const [launcherKey] = readdirSync(compiled).filter((entry) => !entry.includes('.'));
+    const launcher = { classDirectory: path.join(compiled, launcherKey!), mainClass: 'LoopbackDynamoDbLocal' };
+    expect(existsSync(path.join(launcher.classDirectory, 'LoopbackDynamoDbLocal.class'))).toBe(true);
+    expect(classDataSharing({ directory: dynamoDbLocalDirectory(), launcher, projectDirectory, jvmOptions: [] })).toBeUndefined();
     expect(existsSync(path.join(projectDirectory, 'node_modules'))).toBe(false);
   });
 });
