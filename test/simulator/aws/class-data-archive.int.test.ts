@@ -6,9 +6,11 @@
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
+import { ListTablesCommand } from '@aws-sdk/client-dynamodb';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { archiveCacheDirectory, classDataSharing, STALE_LOCK_MS } from '../../../simulator/aws/class-data-archive';
 import { launcherCacheDirectory } from '../../../simulator/aws/compiled-launcher';
+import { localClient } from '../../support/dynamodb-client';
 import { dynamoDbLocalDirectory, startDynamoDbLocal, type DynamoDbLocal } from '../../../simulator/aws/dynamodb-local';
 
 const made: string[] = [];
@@ -33,16 +35,12 @@ async function stop(server: DynamoDbLocal): Promise<void> {
 }
 
 async function tables(server: DynamoDbLocal): Promise<unknown> {
-  const response = await fetch(server.endpoint, {
-    method: 'POST',
-    headers: {
-      'Content-Type': 'application/x-amz-json-1.0',
-      'X-Amz-Target': 'DynamoDB_20120810.ListTables',
-      Authorization: 'AWS4-HMAC-SHA256 Credential=local/20200101/us-east-1/dynamodb/aws4_request, SignedHeaders=host, Signature=local',
-    },
-    body: '{}',
-  });
-  return response.json();
+  const client = localClient({ endpoint: server.endpoint });
+  try {
+    return (await client.send(new ListTablesCommand({}))).TableNames;
+  } finally {
+    client.destroy();
+  }
 }
 
 /** The archive directory of a project (one key: one JDK, one DynamoDB Local, one set of JVM options). */
@@ -77,11 +75,11 @@ describe('the class-data-sharing archive of DynamoDB Local', () => {
   test('the first server records it and writes it at its stop; the next starts from it and serves the same', async () => {
     const first = await start(shared);
     expect(first.classData).toBe('recording');
-    expect(await tables(first)).toEqual({ TableNames: [] });
+    expect(await tables(first)).toEqual([]);
     // while it records, another server runs without an archive (one recorder at a time)
     const meanwhile = await start(shared);
     expect(meanwhile.classData).toBe('none');
-    expect(await tables(meanwhile)).toEqual({ TableNames: [] });
+    expect(await tables(meanwhile)).toEqual([]);
     await stop(meanwhile);
     await stop(first);
 
@@ -89,7 +87,7 @@ describe('the class-data-sharing archive of DynamoDB Local', () => {
     expect(readdirSync(home).sort()).toEqual(['DynamoDBLocal.jar', 'classes.jsa', 'launcher.jar']);
     const second = await start(shared);
     expect(second.classData).toBe('used');
-    expect(await tables(second)).toEqual({ TableNames: [] });
+    expect(await tables(second)).toEqual([]);
     await stop(second);
   });
 
@@ -99,7 +97,7 @@ describe('the class-data-sharing archive of DynamoDB Local', () => {
     writeFileSync(path.join(home, 'classes.jsa'), 'not an archive');
     const server = await start(shared);
     expect(server.classData).toBe('used');
-    expect(await tables(server)).toEqual({ TableNames: [] });
+    expect(await tables(server)).toEqual([]);
     await stop(server);
     rmSync(path.join(home, 'classes.jsa'), { force: true });
   });

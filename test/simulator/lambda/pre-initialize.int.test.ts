@@ -29,13 +29,19 @@ afterAll(() => {
   for (const asset of assets) asset.remove();
 });
 
+/** A runner of HANDLER that keeps a spare, on a frozen clock, and the lines its observer heard. */
+function preInitializingRunner(): { clock: VirtualClock; observed: string[]; run: ReturnType<typeof runner> } {
+  const asset = assetDirectory({ 'index.js': HANDLER });
+  assets.push(asset);
+  const clock = VirtualClock.frozen(Date.parse('2026-03-01T00:00:00.000Z'));
+  const observed: string[] = [];
+  const run = runner(functionModel(asset.directory), { clock, preInitialize: true, observer: { onFunctionOutput: (_key, line) => void observed.push(line) } });
+  return { clock, observed, run };
+}
+
 describe('pre-initialized environments', () => {
   test('the environment that replaces one that ended was initialized ahead, at the time it began, and its init output reaches the invocation that takes it', async () => {
-    const asset = assetDirectory({ 'index.js': HANDLER });
-    assets.push(asset);
-    const clock = VirtualClock.frozen(Date.parse('2026-03-01T00:00:00.000Z'));
-    const observed: string[] = [];
-    const run = runner(functionModel(asset.directory), { clock, preInitialize: true, observer: { onFunctionOutput: (_key, line) => void observed.push(line) } });
+    const { clock, observed, run } = preInitializingRunner();
     try {
       const firstLines: string[] = [];
       expect(await run.invoke({}, 'first', (line) => void firstLines.push(line))).toMatchObject({ kind: 'returned' });
@@ -60,11 +66,7 @@ describe('pre-initialized environments', () => {
   });
 
   test("initializeAhead: the function's first environment initializes before its first invocation, at the time it began, and its init output waits for that invocation", async () => {
-    const asset = assetDirectory({ 'index.js': HANDLER });
-    assets.push(asset);
-    const clock = VirtualClock.frozen(Date.parse('2026-03-01T00:00:00.000Z'));
-    const observed: string[] = [];
-    const run = runner(functionModel(asset.directory), { clock, preInitialize: true, observer: { onFunctionOutput: (_key, line) => void observed.push(line) } });
+    const { clock, observed, run } = preInitializingRunner();
     try {
       const began = clock.now();
       run.initializeAhead();
