@@ -64,7 +64,7 @@ The run:
   --log <file>                 write every function's output (JSON lines) here
   --json <file>                write the result as JSON here
   --quiet                      no progress bar
-  --profile                    say where the run's real time went: its phases, and its rounds by scheduler step
+  --profile                    say where the run's real time went: its phases, and its rounds by scheduler turn
   --endpoint <url>             use this running DynamoDB Local instead of starting one (also --dynamodb-endpoint)
   --dynamodb-all-interfaces    if the DynamoDB Local started for the run can not be bound to 127.0.0.1 only, start it
                                on all network interfaces (it accepts any credentials) instead of failing

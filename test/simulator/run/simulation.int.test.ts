@@ -88,7 +88,7 @@ describe('simulating the example app', () => {
       onProfile: (profile) => void profiles.push(profile),
     });
 
-    // where its time went: every phase once, in order, within the run's own measure; the rounds by scheduler step
+    // where its time went: every phase once, in order, within the run's own measure; the rounds by scheduler turn
     expect(profiles).toHaveLength(1);
     const [profile] = profiles;
     expect(profile!.phases.map(({ phase }) => phase)).toEqual(['assembly', 'IAM engine', 'DynamoDB Local start', 'local flow', 'rounds', 'operator', 'checks', 'stop']);
