@@ -71,6 +71,14 @@ const CONFLICT_MESSAGE = 'Transaction is ongoing for the item';
 
 const ADMITTED_WITHOUT_HOLD: Admission = { admitted: true, release: () => undefined };
 
+/**
+ * Whether a request of `operation` holds its items while it is ongoing (a write or a transaction that writes), so that
+ * how long it stays ongoing decides which other requests meet it.
+ */
+export function holdsItems(operation: string): boolean {
+  return isItemOperation(operation) && PARTICIPATION[operation].holds !== undefined;
+}
+
 function isItemOperation(operation: string): operation is ItemOperation {
   return (ITEM_OPERATIONS as readonly string[]).includes(operation);
 }

@@ -153,3 +153,37 @@ describe('a turn: one step chosen among all, and a worker step of each other env
     expect(startedAfter).toEqual(delivered);
   });
 });
+
+describe("a write's reply beside a turn", () => {
+  test("is sometimes left out, so the write stays ongoing into later turns (another request may still meet it); a read's never is", async () => {
+    const keptOngoing: string[] = [];
+    for (const seed of SEEDS) {
+      for (const operation of ['PutItem', 'GetItem']) {
+        const scheduler = new SeededScheduler(seed);
+        const a = scheduler.environment('A#1');
+        a.attach({ fireTimer: () => undefined, timeOut: () => undefined }, 60_000);
+        a.invocationBegan();
+        const request = a.arrive(operation, Buffer.from('{"TableName":"t","Item":{"pk":{"S":"x"}}}'));
+        a.quiet(quietWith(1, 0));
+        let replyTurn: number | undefined;
+        let startTurn: number | undefined;
+        void request.forwardTurn.then(async () => {
+          // as A's request goes to DynamoDB, B's invocation asks to start: the next turn offers B's start and A's reply
+          scheduler.environment('B#1').requestStart(() => (startTurn = scheduler.figures().turns));
+          request.dispatched();
+          await request.replyTurn();
+          replyTurn = scheduler.figures().turns;
+          request.answered();
+          a.quiet(quietWith(1, 1));
+        });
+        await turns();
+        expect(startTurn, seed).toBe(2);
+        expect(replyTurn, seed).toBeGreaterThanOrEqual(2);
+        if (operation === 'GetItem') expect(replyTurn, `${seed}: a read's reply runs in the turn B starts in`).toBe(2);
+        else if (replyTurn! > startTurn!) keptOngoing.push(seed);
+      }
+    }
+    expect(keptOngoing.length).toBeGreaterThan(0);
+    expect(keptOngoing.length).toBeLessThan(SEEDS.length);
+  });
+});
