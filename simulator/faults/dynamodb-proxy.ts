@@ -194,6 +194,25 @@ export async function startDynamoDbProxy(targetEndpoint: string, options: Dynamo
     const scheduled = scheduling?.arrive(operation, body);
     // a request the scheduler never lets go (the environment was disposed) ends with the connection
     if (scheduled !== undefined) response.once('close', () => scheduled.ended());
+    try {
+      await decideAndAnswer(incoming, response, body, operation, current, scheduled);
+    } catch (error) {
+      if (response.headersSent || response.destroyed) return;
+      // DynamoDB Local unreachable, say: the worker gets a 502 (the SDK retries it) and the scheduler counts the answer,
+      // or it would wait for this environment until the invocation's real-time limit
+      badGateway(response, targetEndpoint, error);
+      scheduled?.answered();
+    }
+  };
+
+  const decideAndAnswer = async (
+    incoming: IncomingMessage,
+    response: ServerResponse,
+    body: Buffer,
+    operation: string,
+    current: CurrentInvocation | undefined,
+    scheduled: ScheduledRequest | undefined,
+  ): Promise<void> => {
     await scheduled?.forwardTurn;
     const denied = authorize === undefined ? undefined : await authorize({ operation, body });
     if (current === undefined) {
@@ -239,9 +258,7 @@ export async function startDynamoDbProxy(targetEndpoint: string, options: Dynamo
   const server = createServer((incoming, response) => {
     handle(incoming, response).catch((error: unknown) => {
       if (response.headersSent || response.destroyed) return;
-      const message = `DynamoDB proxy: forwarding to ${targetEndpoint} failed: ${error instanceof Error ? error.message : String(error)}`;
-      response.writeHead(502, { 'Content-Type': 'text/plain' });
-      response.end(message);
+      badGateway(response, targetEndpoint, error);
     });
   });
   // never close an idle client connection: the SDK in the worker reuses its pooled sockets, and one closed under it
@@ -300,6 +317,12 @@ function reply(response: ServerResponse, upstream: UpstreamReply, now?: () => nu
 }
 
 /** A 400 with the body DynamoDB sends when IAM denies a request; the SDK does not retry it. */
+function badGateway(response: ServerResponse, targetEndpoint: string, error: unknown): void {
+  const message = `DynamoDB proxy: forwarding to ${targetEndpoint} failed: ${error instanceof Error ? error.message : String(error)}`;
+  response.writeHead(502, { 'Content-Type': 'text/plain' });
+  response.end(message);
+}
+
 function accessDenied(response: ServerResponse, message: string): void {
   const body = JSON.stringify({ __type: 'com.amazon.coral.service#AccessDeniedException', Message: message });
   response.writeHead(400, { 'Content-Type': 'application/x-amz-json-1.0', 'Content-Length': Buffer.byteLength(body), 'x-amzn-RequestId': 'simulator-access-denied' });

@@ -65,7 +65,10 @@ export interface ScheduledRequest {
   dispatched(): void;
   /** The request has its reply (or its fault) ready; resolves when the reply may go to the worker. */
   replyTurn(): Promise<void>;
-  /** The reply was written, or the connection dropped without one (a lost response). */
+  /**
+   * The reply was written (at its reply turn, or at once when forwarding failed), or the connection dropped without one
+   * (a lost response).
+   */
   answered(): void;
   /** No reply will ever come (the process crashed at this request). */
   ended(): void;
@@ -321,6 +324,9 @@ export class ScheduledEnvironment implements RequestScheduling {
       answered: () => {
         this.answers += 1;
         ticket.state = 'done';
+        // answered without its reply step (the forward failed): it is offered no more, and its forward step ends
+        for (const list of [this.held, this.forwarded]) if (list.includes(ticket)) list.splice(list.indexOf(ticket), 1);
+        ticket.signalProgress();
         this.scheduler.poke();
       },
       ended: () => {

@@ -7,7 +7,8 @@
  * arbiter and the shared DynamoDB Local; the workers are played by the test.
  */
 import { CreateTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { request } from 'node:http';
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { TransactionConflicts } from '../../../simulator/aws/transaction-conflicts';
 import { startDynamoDbProxy, type DynamoDbProxy } from '../../../simulator/faults/dynamodb-proxy';
@@ -113,3 +114,33 @@ describe('transaction conflicts under turns', () => {
     expect(new Set(conflicted)).toEqual(new Set(['A#1']));
   });
 });
+
+describe('a forward that fails', () => {
+  test("DynamoDB Local unreachable: the worker gets a 502 at the request's reply turn, and the scheduler counts it answered (no stall)", async () => {
+    // a loopback port nothing listens on
+    const closed = createServer();
+    await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', () => resolve()));
+    const port = (closed.address() as AddressInfo).port;
+    await new Promise<void>((resolve) => closed.close(() => resolve()));
+
+    const scheduler = new SeededScheduler('unreachable');
+    const environment = scheduler.environment('A#1');
+    const proxy = await startDynamoDbProxy(`http://127.0.0.1:${port}`, { scheduling: environment });
+    try {
+      environment.attach({ fireTimer: () => undefined, timeOut: () => undefined }, 60_000);
+      environment.startingInvocation();
+      environment.invocationBegan();
+      const answer = send(proxy, 'GetItem', { TableName: tableName, Key: { pk: { S: 'x' } } });
+      const arrived = setInterval(() => environment.quiet(quiet(1, 0)), 5);
+      const text = await answer;
+      clearInterval(arrived);
+      expect(text).toContain('DynamoDB proxy: forwarding to');
+      environment.quiet(quiet(1, 1));
+      expect(environment.blocking).toBe(false);
+      environment.invocationEnded();
+    } finally {
+      await proxy.stop();
+    }
+  });
+});
+
