@@ -402,13 +402,14 @@ export class FunctionRunner {
   }
 
   private blocked(): Promise<BlockedEndpoint> {
-    this.blockedEndpoint ??= startBlockedEndpoint((call) =>
-      this.options.observer?.onFunctionOutput?.(
-        this.options.fn.key,
-        `[simulator] blocked a call to AWS service '${call.service}' (${call.method} ${call.path}): only DynamoDB and SQS are simulated`,
-        'stderr',
-      ),
-    );
+    this.blockedEndpoint ??= startBlockedEndpoint((call) => {
+      const { fn, observer, scheduler } = this.options;
+      const line = `[simulator] blocked a call to AWS service '${call.service}' (${call.method} ${call.path}): only DynamoDB and SQS are simulated`;
+      const report = (): void => observer?.onFunctionOutput?.(fn.key, line, 'stderr');
+      // under a scheduler the workers of a turn run at once: their calls are reported in a fixed order after the turn
+      if (scheduler === undefined) report();
+      else scheduler.deliverUnattributed(`${fn.key}\n${line}`, report);
+    });
     return this.blockedEndpoint;
   }
 }

@@ -457,6 +457,8 @@ export class SeededScheduler {
   private readonly counts = { turns: 0, steps: 0, starts: 0, forwards: 0, replies: 0, timers: 0, timeOuts: 0 };
   /** What environments' workers did that the run has not seen yet (see {@link ScheduledEnvironment.deliver}). */
   private readonly deliveries = new Map<ScheduledEnvironment, (() => void)[]>();
+  /** What happened for a worker but cannot name its environment (see {@link deliverUnattributed}). */
+  private readonly unattributed: { readonly sortKey: string; readonly delivery: () => void }[] = [];
   private readonly timed: Record<keyof SchedulerTimings, { count: number; milliseconds: number }> = {
     starts: { count: 0, milliseconds: 0 },
     forwards: { count: 0, milliseconds: 0 },
@@ -548,6 +550,16 @@ export class SeededScheduler {
     this.poke();
   }
 
+  /**
+   * Something the run may see that happened for a worker but names no environment (a call to a service that is not
+   * simulated, reported by the function's blocked endpoint): delivered after the environments' deliveries, in the order
+   * of `sortKey`, whichever worker of a turn made its call first.
+   */
+  public deliverUnattributed(sortKey: string, delivery: () => void): void {
+    this.unattributed.push({ sortKey, delivery });
+    this.poke();
+  }
+
   /** @internal an environment left the run. */
   public forget(environment: ScheduledEnvironment): void {
     this.environments.delete(environment);
@@ -622,12 +634,24 @@ export class SeededScheduler {
     }
   }
 
-  /** Runs the queued deliveries of the first environment (by label) that has any; false when none has. */
+  /**
+   * Runs the queued deliveries of the first environment (by label) that has any, or else the unattributed ones; false
+   * when there are none.
+   */
   private deliverNext(): boolean {
     const [environment] = [...this.deliveries.keys()].sort(byLabel);
-    if (environment === undefined) return false;
-    const queued = this.deliveries.get(environment)!;
-    this.deliveries.delete(environment);
+    let queued: (() => void)[];
+    if (environment !== undefined) {
+      queued = this.deliveries.get(environment)!;
+      this.deliveries.delete(environment);
+    } else if (this.unattributed.length > 0) {
+      queued = this.unattributed
+        .splice(0)
+        .sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0))
+        .map(({ delivery }) => delivery);
+    } else {
+      return false;
+    }
     this.stepping = true;
     try {
       for (const delivery of queued) delivery();

@@ -152,6 +152,17 @@ describe('a turn: one step chosen among all, and a worker step of each other env
     expect(delivered).toEqual(['A line 1', 'A line 2', 'B line 1', 'B ended']);
     expect(startedAfter).toEqual(delivered);
   });
+
+  test('what names no environment (a blocked call) comes after the environments, sorted, whichever came first', async () => {
+    const scheduler = new SeededScheduler('unattributed');
+    const delivered: string[] = [];
+    const a = scheduler.environment('A#1');
+    scheduler.deliverUnattributed('fn-b', () => delivered.push('blocked call of fn-b'));
+    scheduler.deliverUnattributed('fn-a', () => delivered.push('blocked call of fn-a'));
+    a.deliver(() => delivered.push('A line'));
+    await turns();
+    expect(delivered).toEqual(['A line', 'blocked call of fn-a', 'blocked call of fn-b']);
+  });
 });
 
 describe("a write's reply beside a turn", () => {
