@@ -11,7 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { archiveCacheDirectory, classDataSharing, STALE_LOCK_MS } from '../../../simulator/aws/class-data-archive';
 import { launcherCacheDirectory } from '../../../simulator/aws/compiled-launcher';
 import { localClient } from '../../support/dynamodb-client';
-import { dynamoDbLocalDirectory, startDynamoDbLocal, type DynamoDbLocal } from '../../../simulator/aws/dynamodb-local';
+import { dynamoDbLocalDirectory, QUICK_START_JVM_OPTIONS, startDynamoDbLocal, type DynamoDbLocal } from '../../../simulator/aws/dynamodb-local';
 
 const made: string[] = [];
 const running: DynamoDbLocal[] = [];
@@ -64,6 +64,15 @@ describe('the class-data-sharing archive of DynamoDB Local', () => {
   });
   afterAll(() => rmSync(shared, { recursive: true, force: true }));
 
+  /** The loopback launcher the shared project's servers compiled. */
+  function sharedLauncher(): { classDirectory: string; mainClass: string } {
+    const compiled = launcherCacheDirectory(shared)!;
+    const [launcherKey] = readdirSync(compiled).filter((entry) => !entry.includes('.'));
+    const launcher = { classDirectory: path.join(compiled, launcherKey!), mainClass: 'LoopbackDynamoDbLocal' };
+    expect(existsSync(path.join(launcher.classDirectory, 'LoopbackDynamoDbLocal.class'))).toBe(true);
+    return launcher;
+  }
+
   /** The shared project with its archive recorded. */
   async function recorded(): Promise<string> {
     // a server records when there is no archive, and writes it at its stop
@@ -102,21 +111,24 @@ describe('the class-data-sharing archive of DynamoDB Local', () => {
     rmSync(path.join(home, 'classes.jsa'), { force: true });
   });
 
-  test('a recording lock is respected while fresh (its recorder may be running) and taken over once stale (its process died)', async () => {
-    // the jars are there (the first test made them), the archive is not
+  test('a recording lock is respected while fresh (its recorder may be running) and taken over once stale (its process died)', () => {
+    // the jars are there (the first test made them), the archive is not; the options a start of the shared project uses
     const home = archiveHome(shared);
     rmSync(path.join(home, 'classes.jsa'), { force: true });
+    const options = { directory: dynamoDbLocalDirectory(), launcher: sharedLauncher(), projectDirectory: shared, jvmOptions: QUICK_START_JVM_OPTIONS };
     writeFileSync(path.join(home, 'recording.lock'), '');
-    const whileLocked = await start(shared);
-    expect(whileLocked.classData).toBe('none');
-    await stop(whileLocked);
+    expect(classDataSharing(options)).toBeUndefined();
     const longAgo = (Date.now() - STALE_LOCK_MS - 60_000) / 1000;
     utimesSync(path.join(home, 'recording.lock'), longAgo, longAgo);
-    const takenOver = await start(shared);
-    expect(takenOver.classData).toBe('recording');
-    await stop(takenOver);
-    expect(existsSync(path.join(home, 'classes.jsa'))).toBe(true);
+    const takenOver = classDataSharing(options);
+    expect(takenOver?.mode).toBe('record');
+    // its lock is fresh now: nobody else records
+    expect(classDataSharing(options)).toBeUndefined();
+    // a recorder that gives up leaves neither a lock nor an archive
+    takenOver!.abandon();
     expect(existsSync(path.join(home, 'recording.lock'))).toBe(false);
+    expect(existsSync(path.join(home, 'classes.jsa'))).toBe(false);
+    expect(classDataSharing(options)?.mode).toBe('record');
   });
 
   test('without a DynamoDB Local to archive, there is no archive and nothing is written', () => {
@@ -130,10 +142,7 @@ describe('the class-data-sharing archive of DynamoDB Local', () => {
     const projectDirectory = project(false);
     expect(archiveCacheDirectory(projectDirectory)).toBeUndefined();
     // a real launcher class (the shared project's compile) and a real DynamoDB Local: only a place to keep the archive is missing
-    const compiled = launcherCacheDirectory(shared)!;
-    const [launcherKey] = readdirSync(compiled).filter((entry) => !entry.includes('.'));
-    const launcher = { classDirectory: path.join(compiled, launcherKey!), mainClass: 'LoopbackDynamoDbLocal' };
-    expect(existsSync(path.join(launcher.classDirectory, 'LoopbackDynamoDbLocal.class'))).toBe(true);
+    const launcher = sharedLauncher();
     expect(classDataSharing({ directory: dynamoDbLocalDirectory(), launcher, projectDirectory, jvmOptions: [] })).toBeUndefined();
     expect(existsSync(path.join(projectDirectory, 'node_modules'))).toBe(false);
   });
