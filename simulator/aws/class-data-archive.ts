@@ -28,8 +28,8 @@ import { commandOnPath } from './command-on-path';
 
 /** How the server is started: from the archive's jars, using or recording the archive. */
 export interface ClassDataSharing {
-  /** `use`: an archive exists and is mapped; `record`: this server records one at its normal exit. */
-  readonly mode: 'use' | 'record';
+  /** `used`: an archive exists and is mapped; `recording`: this server records one at its normal exit. */
+  readonly mode: 'used' | 'recording';
   /** The class path to run with: jars only. */
   readonly classPath: string;
   /** The JVM options that use or record the archive. */
@@ -149,7 +149,7 @@ export function classDataSharing(options: ClassDataSharingOptions): ClassDataSha
     const classPath = [path.join(home, LAUNCHER_JAR), path.join(home, SERVER_JAR), path.join(options.directory, 'DynamoDBLocal_lib', '*')].join(path.delimiter);
     const archive = path.join(home, ARCHIVE);
     if (existsSync(archive)) {
-      return { mode: 'use', classPath, jvmOptions: [`-XX:SharedArchiveFile=${archive}`, ...QUIET_CDS], exited: () => undefined, abandon: () => undefined };
+      return { mode: 'used', classPath, jvmOptions: [`-XX:SharedArchiveFile=${archive}`, ...QUIET_CDS], exited: () => undefined, abandon: () => undefined };
     }
     const lock = path.join(home, LOCK);
     if (!takeLock(lock)) return undefined;
@@ -161,7 +161,7 @@ export function classDataSharing(options: ClassDataSharingOptions): ClassDataSha
       rmSync(lock, { force: true });
     };
     return {
-      mode: 'record',
+      mode: 'recording',
       classPath,
       jvmOptions: [`-XX:ArchiveClassesAtExit=${recording}`, ...QUIET_CDS],
       exited: (normally) => {

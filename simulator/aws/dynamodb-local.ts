@@ -94,6 +94,11 @@ export interface StartDynamoDbLocalOptions {
  */
 export const QUICK_START_JVM_OPTIONS: readonly string[] = ['-XX:TieredStopAtLevel=1', '-XX:+UseSerialGC'];
 
+/** The JVM options a start runs with (the class-data archive is kept per set of them, so both must read them here). */
+function jvmOptionsOf(options: StartDynamoDbLocalOptions): readonly string[] {
+  return options.jvmOptions ?? QUICK_START_JVM_OPTIONS;
+}
+
 /** How long a server recording its class-data archive may take to exit (and write it) before it is killed. */
 const RECORDING_EXIT_LIMIT_MS = 20_000;
 
@@ -239,7 +244,7 @@ export async function startDynamoDbLocal(options: StartDynamoDbLocalOptions = {}
   const launcher = options.loopbackLauncher ?? loopbackLauncherPath();
   // compiled once and kept when it can be (compiled-launcher.ts), else run as a source program
   const compiled = compiledLauncher({ sourceFile: launcher, jarFile: path.join(directory, 'DynamoDBLocal.jar'), classPath, projectDirectory: options.projectDirectory ?? process.cwd() });
-  const jvmOptions = options.jvmOptions ?? QUICK_START_JVM_OPTIONS;
+  const jvmOptions = jvmOptionsOf(options);
   const sharing =
     compiled === undefined || options.classDataSharing === false
       ? undefined
@@ -353,7 +358,7 @@ async function waitUntilListeningOn(child: JavaProcess, port: number, timeoutMs:
  * fails its bind, and it exits).
  */
 async function startServer(directory: string, args: string[], port: number | undefined, options: StartDynamoDbLocalOptions, sharing?: ClassDataSharing): Promise<Started> {
-  const child = spawnJava(directory, args, options.jvmOptions ?? QUICK_START_JVM_OPTIONS);
+  const child = spawnJava(directory, args, jvmOptionsOf(options));
   const killOnExit = (): void => {
     child.kill('SIGKILL');
     sharing?.abandon();
@@ -382,7 +387,7 @@ async function startServer(directory: string, args: string[], port: number | und
       port: boundPort,
       loopbackOnly: true,
       pid: child.pid,
-      classData: sharing === undefined ? 'none' : sharing.mode === 'use' ? 'used' : 'recording',
+      classData: sharing?.mode ?? 'none',
       stop: () =>
         new Promise<void>((resolve) => {
           process.removeListener('exit', killOnExit);
@@ -394,7 +399,7 @@ async function startServer(directory: string, args: string[], port: number | und
             sharing?.exited(signal === null);
             resolve();
           });
-          if (sharing?.mode === 'record') {
+          if (sharing?.mode === 'recording') {
             // the JVM writes the archive as it exits normally (about 1.6 s, once)
             child.kill('SIGTERM');
             setTimeout(() => child.kill('SIGKILL'), RECORDING_EXIT_LIMIT_MS).unref();

@@ -316,13 +316,14 @@ function reply(response: ServerResponse, upstream: UpstreamReply, now?: () => nu
   response.end(upstream.body);
 }
 
-/** A 400 with the body DynamoDB sends when IAM denies a request; the SDK does not retry it. */
+/** A 502 naming DynamoDB Local's endpoint and why forwarding to it failed; the SDK retries it. */
 function badGateway(response: ServerResponse, targetEndpoint: string, error: unknown): void {
   const message = `DynamoDB proxy: forwarding to ${targetEndpoint} failed: ${error instanceof Error ? error.message : String(error)}`;
   response.writeHead(502, { 'Content-Type': 'text/plain' });
   response.end(message);
 }
 
+/** A 400 with the body DynamoDB sends when IAM denies a request; the SDK does not retry it. */
 function accessDenied(response: ServerResponse, message: string): void {
   const body = JSON.stringify({ __type: 'com.amazon.coral.service#AccessDeniedException', Message: message });
   response.writeHead(400, { 'Content-Type': 'application/x-amz-json-1.0', 'Content-Length': Buffer.byteLength(body), 'x-amzn-RequestId': 'simulator-access-denied' });

@@ -178,11 +178,7 @@ if (replay !== undefined) {
     // worker of the turn is quiet (the scheduler's deliveries), and a line that came later would land in a later turn
     if (outputWritten) {
       outputWritten = false;
-      posting += 1;
-      flushOutput().then(() => {
-        posting -= 1;
-        realSetImmediate(check);
-      });
+      afterOutput(() => realSetImmediate(check));
       return;
     }
     checking = false;
@@ -305,14 +301,17 @@ async function loadHandler(taskRoot, fullHandler) {
 function flushOutput() {
   return Promise.all([process.stdout, process.stderr].map((stream) => new Promise((resolve) => stream.write('', () => resolve()))));
 }
-// replies on their way to the parent: a replayable worker is not quiet until they are posted
+// messages waiting for the output before them to reach the parent: a replayable worker is not quiet until they went
 let posting = 0;
-function postAfterOutput(message) {
+function afterOutput(continuation) {
   posting += 1;
   flushOutput().then(() => {
     posting -= 1;
-    parentPort.postMessage(message);
+    continuation();
   });
+}
+function postAfterOutput(message) {
+  afterOutput(() => parentPort.postMessage(message));
 }
 
 // 4. what would make the runtime exit

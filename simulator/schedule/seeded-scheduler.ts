@@ -325,18 +325,22 @@ export class ScheduledEnvironment implements RequestScheduling {
         this.answers += 1;
         ticket.state = 'done';
         // answered without its reply step (the forward failed): it is offered no more, and its forward step ends
-        for (const list of [this.held, this.forwarded]) if (list.includes(ticket)) list.splice(list.indexOf(ticket), 1);
-        ticket.signalProgress();
+        this.withdraw(ticket);
         this.scheduler.poke();
       },
       ended: () => {
         if (ticket.state === 'done') return;
         ticket.state = 'done';
-        for (const list of [this.held, this.forwarded]) if (list.includes(ticket)) list.splice(list.indexOf(ticket), 1);
-        ticket.signalProgress();
+        this.withdraw(ticket);
         this.scheduler.poke();
       },
     };
+  }
+
+  /** A ticket that is done: no step offers it any more, and a forward step waiting on it ends. */
+  private withdraw(ticket: Ticket): void {
+    for (const list of [this.held, this.forwarded]) if (list.includes(ticket)) list.splice(list.indexOf(ticket), 1);
+    ticket.signalProgress();
   }
 
   /** A request of the init (see {@link startingInvocation}): no step of the seed; it goes once an invocation took the environment. */
@@ -400,7 +404,7 @@ export class ScheduledEnvironment implements RequestScheduling {
   /** Its held requests' forward steps, in a fixed order (none while an invocation waits to start). */
   private forwardSteps(): Step[] {
     if (this.pendingStart !== undefined) return [];
-    const held = [...this.held].sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : a.sequence - b.sequence));
+    const held = [...this.held].sort((a, b) => compareText(a.sortKey, b.sortKey) || a.sequence - b.sequence);
     return held.map((ticket) => ({ kind: 'forwards', run: () => this.forward(ticket) }));
   }
 
@@ -623,11 +627,11 @@ export class SeededScheduler {
       this.counts[step.kind] += 1;
     }
     try {
-      const chosen = Promise.resolve(first.run());
+      const firstRun = Promise.resolve(first.run());
       // a reply beside a forward waits until that forward was admitted or refused: a reply ends its request, which then
       // holds its items no more, and the forward chosen first must meet every request still ongoing at the turn's start
-      const admitted = first.kind === 'forwards' ? chosen.then(noop, noop) : undefined;
-      await Promise.all([chosen, ...beside.map((step) => (admitted !== undefined && step.kind === 'replies' ? admitted.then(() => step.run()) : step.run()))]);
+      const admitted = first.kind === 'forwards' ? firstRun.then(noop, noop) : undefined;
+      await Promise.all([firstRun, ...beside.map((step) => (admitted !== undefined && step.kind === 'replies' ? admitted.then(() => step.run()) : step.run()))]);
     } finally {
       this.stepping = false;
       this.poke();
@@ -647,7 +651,7 @@ export class SeededScheduler {
     } else if (this.unattributed.length > 0) {
       queued = this.unattributed
         .splice(0)
-        .sort((a, b) => (a.sortKey < b.sortKey ? -1 : a.sortKey > b.sortKey ? 1 : 0))
+        .sort((a, b) => compareText(a.sortKey, b.sortKey))
         .map(({ delivery }) => delivery);
     } else {
       return false;
@@ -666,6 +670,11 @@ export class SeededScheduler {
 
 function noop(): void {}
 
+/** Code-unit order, the same on every machine (not the locale's, as `localeCompare` would be). */
+function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
 function byLabel(a: ScheduledEnvironment, b: ScheduledEnvironment): number {
-  return a.label < b.label ? -1 : a.label > b.label ? 1 : 0;
+  return compareText(a.label, b.label);
 }

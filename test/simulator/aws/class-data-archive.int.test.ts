@@ -121,14 +121,14 @@ describe('the class-data-sharing archive of DynamoDB Local', () => {
     const longAgo = (Date.now() - STALE_LOCK_MS - 60_000) / 1000;
     utimesSync(path.join(home, 'recording.lock'), longAgo, longAgo);
     const takenOver = classDataSharing(options);
-    expect(takenOver?.mode).toBe('record');
+    expect(takenOver?.mode).toBe('recording');
     // its lock is fresh now: nobody else records
     expect(classDataSharing(options)).toBeUndefined();
     // a recorder that gives up leaves neither a lock nor an archive
     takenOver!.abandon();
     expect(existsSync(path.join(home, 'recording.lock'))).toBe(false);
     expect(existsSync(path.join(home, 'classes.jsa'))).toBe(false);
-    expect(classDataSharing(options)?.mode).toBe('record');
+    expect(classDataSharing(options)?.mode).toBe('recording');
   });
 
   test('without a DynamoDB Local to archive, there is no archive and nothing is written', () => {
