@@ -62,6 +62,15 @@ function billingConsumer(s: OperatorServices, poison: Set<string> = new Set()) {
   return { handler, applied };
 }
 
+/** Dead-letters each event (its id, and its age in days) through the billing consumer, as the runtime does a poison message. */
+async function deadLettered(s: OperatorServices, ...events: readonly (readonly [id: string, daysAgo?: number])[]): Promise<void> {
+  const { handler } = billingConsumer(s, new Set(events.map(([id]) => id)));
+  for (const [id, daysAgo] of events) {
+    s.queue.send({ body: event(s, id, daysAgo), origin: { via: 'sns' } });
+    await deliverOnce(s.queue, handler);
+  }
+}
+
 /** Receives the message 3 times without deleting it (applied each time it commits, or not): SQS then moves it to the DLQ. */
 async function exhaustReceives(s: OperatorServices): Promise<void> {
   for (let receive = 0; receive < 3; receive++) {
@@ -191,12 +200,8 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
 
   test('redrive refuses a dead letter whose redriven copy could still wait in the queue when the window ends: its age plus the queue\'s retention, with the figures', async () => {
     const s = (services = await startOperatorServices('CopyWait'));
-    const { handler } = billingConsumer(s, new Set(['evt-25-days', 'evt-27-days']));
     // the queue keeps a message 4 days (its MessageRetentionPeriod): 27 days + 4 days passes the 30-day window, 25 + 4 (+ 1 hour) does not
-    for (const [id, daysAgo] of [['evt-25-days', 25], ['evt-27-days', 27]] as const) {
-      s.queue.send({ body: event(s, id, daysAgo), origin: { via: 'sns' } });
-      await deliverOnce(s.queue, handler);
-    }
+    await deadLettered(s, ['evt-25-days', 25], ['evt-27-days', 27]);
 
     const result = await cli(s, ...redriveArgs(s), '--json');
 
@@ -213,11 +218,7 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
   test('redrive assumes the SQS maximum retention of 14 days when the queue\'s MessageRetentionPeriod can not be read, and says so', async () => {
     const denied = 'User: arn:aws:iam::000000000000:user/operator is not authorized to perform: sqs:getqueueattributes';
     const s = (services = await startOperatorServices('NoRetention', frozenClock(), async ({ action }) => (action === 'GetQueueAttributes' ? denied : undefined)));
-    const { handler } = billingConsumer(s, new Set(['evt-10-days', 'evt-16-days']));
-    for (const [id, daysAgo] of [['evt-10-days', 10], ['evt-16-days', 16]] as const) {
-      s.queue.send({ body: event(s, id, daysAgo), origin: { via: 'sns' } });
-      await deliverOnce(s.queue, handler);
-    }
+    await deadLettered(s, ['evt-10-days', 10], ['evt-16-days', 16]);
 
     const result = await cli(s, ...redriveArgs(s));
 
@@ -229,9 +230,7 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
 
   test('redrive at a terminal without --yes shows the plan and asks; no moves nothing, yes moves', async () => {
     const s = (services = await startOperatorServices('Prompt'));
-    const { handler } = billingConsumer(s, new Set(['evt-1']));
-    s.queue.send({ body: event(s, 'evt-1'), origin: { via: 'sns' } });
-    await deliverOnce(s.queue, handler);
+    await deadLettered(s, ['evt-1']);
     const questions: string[] = [];
 
     const declined = await cliAt(s, { confirm: async (question) => (questions.push(question), false) }, ...redriveArgs(s));
@@ -248,11 +247,7 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
 
   test('redrive --limit reads and moves at most that many, by send and delete (a move task would move them all), and says so', async () => {
     const s = (services = await startOperatorServices('Limit'));
-    const { handler } = billingConsumer(s, new Set(['evt-1', 'evt-2']));
-    for (const id of ['evt-1', 'evt-2']) {
-      s.queue.send({ body: event(s, id), origin: { via: 'sns' } });
-      await deliverOnce(s.queue, handler);
-    }
+    await deadLettered(s, ['evt-1'], ['evt-2']);
 
     const result = await cli(s, ...redriveArgs(s), '--limit', '1', '--yes');
 
@@ -263,9 +258,7 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
 
   test('redrive --allow-expired redrives a dead letter past the window with a warning', async () => {
     const s = (services = await startOperatorServices('Expired'));
-    const { handler } = billingConsumer(s, new Set(['evt-old']));
-    s.queue.send({ body: event(s, 'evt-old', 40), origin: { via: 'sns' } });
-    await deliverOnce(s.queue, handler);
+    await deadLettered(s, ['evt-old', 40]);
 
     const result = await cli(s, ...redriveArgs(s), '--yes', '--allow-expired');
 
@@ -277,11 +270,7 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
 
   test('redrive with nothing refused and no filter moves the whole queue with an SQS message move task: new message ids, attributes kept', async () => {
     const s = (services = await startOperatorServices('MoveTask'));
-    const { handler } = billingConsumer(s, new Set(['evt-1', 'evt-2']));
-    for (const id of ['evt-1', 'evt-2']) {
-      s.queue.send({ body: event(s, id), origin: { via: 'sns' } });
-      await deliverOnce(s.queue, handler);
-    }
+    await deadLettered(s, ['evt-1'], ['evt-2']);
     const deadLetterIds = s.deadLetterQueue.messages().map((message) => message.messageId);
 
     const result = await cli(s, ...redriveArgs(s), '--yes');
@@ -300,11 +289,7 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
 
   test('redrive reports a move task that finished before it was listed (SQS lists a task\'s handle only while it runs): the queue\'s most recent task', async () => {
     const s = (services = await startOperatorServices('MoveTaskDone'));
-    const { handler } = billingConsumer(s, new Set(['evt-1', 'evt-2']));
-    for (const id of ['evt-1', 'evt-2']) {
-      s.queue.send({ body: event(s, id), origin: { via: 'sns' } });
-      await deliverOnce(s.queue, handler);
-    }
+    await deadLettered(s, ['evt-1'], ['evt-2']);
 
     // a second passes between starting the task and listing it: at 500 messages a second, both are moved by then
     const result = await cliAt(s, { afterSqsRequest: (name) => name === 'StartMessageMoveTaskCommand' && letMoveTaskRun(s) }, ...redriveArgs(s), '--yes', '--json');
@@ -320,9 +305,7 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
 
   test('redrive says a finished move task\'s status in text', async () => {
     const s = (services = await startOperatorServices('MoveTaskDoneText'));
-    const { handler } = billingConsumer(s, new Set(['evt-1']));
-    s.queue.send({ body: event(s, 'evt-1'), origin: { via: 'sns' } });
-    await deliverOnce(s.queue, handler);
+    await deadLettered(s, ['evt-1']);
 
     const result = await cliAt(s, { afterSqsRequest: (name) => name === 'StartMessageMoveTaskCommand' && letMoveTaskRun(s) }, ...redriveArgs(s), '--yes');
 
@@ -332,11 +315,7 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
 
   test('redrive --reason and --event-id move only the matching dead letters; another subscriber\'s stay', async () => {
     const s = (services = await startOperatorServices('Filters'));
-    const { handler } = billingConsumer(s, new Set(['evt-1', 'evt-2']));
-    for (const id of ['evt-1', 'evt-2']) {
-      s.queue.send({ body: event(s, id), origin: { via: 'sns' } });
-      await deliverOnce(s.queue, handler);
-    }
+    await deadLettered(s, ['evt-1'], ['evt-2']);
     await s.deadLetterPublisher.publish({ body: event(s, 'evt-shipping'), errorName: 'PermanentError', errorMessage: 'x', subscriber: 'shipping', sourceMessageId: 'm-1', eventId: 'evt-shipping' });
 
     const byId = await cli(s, ...redriveArgs(s), '--event-id', 'evt-2', '--yes');
