@@ -9,7 +9,7 @@ import { listOption, parseDurationSeconds, parsePositiveInteger } from './argume
 import { formatTable } from './blocked-command';
 import { deadLetterView, earliestApplicationEpochMilliseconds, type DeadLetterQueueKind, type DeadLetterView } from './dead-letters/dead-letter-view';
 import { copyWaitOf } from './dead-letters/copy-wait';
-import { moveMessage, queueArnOf, receiveMessages, releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
+import { moveMessage, receiveMessages, releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
 import { decideRedrive, DEFAULT_SAFETY_MARGIN_SECONDS, type RecordLookup, type RedriveDecision } from './dead-letters/redrive-decision';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
 

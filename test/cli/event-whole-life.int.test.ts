@@ -118,6 +118,26 @@ describe('finding 1: a blocked message whose body is kept on its record, and who
     expect(s.queue.messages()).toHaveLength(1);
     while ((await deliverOnce(s.queue, consumer.handler)) > 0);
     expect(consumer.effects).toEqual(['evt-kept']);
+    // the completing delivery removed the body: its job is done
+    const shown = JSON.parse((await cli(s, 'blocked', 'show', '--table', inboxTable, '--subscriber', SUBSCRIBER, '--event-id', 'evt-kept', '--json')).stdout);
+    expect(shown.status).toBe('COMPLETED');
+    expect(shown).not.toHaveProperty('keptMessageBody');
+  });
+
+  test('blocked requeue sends the body a resolved record keeps again (a send that failed, say); the second copy is a duplicate', async () => {
+    const s = (services = await startOperatorServices('Requeue'));
+    const consumer = await onlyCopyOnTheRecord(s, 'evt-requeue');
+    expect((await cli(s, ...resolveArgs('evt-requeue'), '--queue', s.queue.address.url)).code).toBe(0);
+
+    const requeued = await cli(s, 'blocked', 'requeue', '--table', inboxTable, '--subscriber', SUBSCRIBER, '--event-id', 'evt-requeue', '--queue', s.queue.address.url);
+
+    expect(requeued.code).toBe(0);
+    expect(s.queue.messages()).toHaveLength(2);
+    while ((await deliverOnce(s.queue, consumer.handler)) > 0);
+    expect(consumer.effects).toEqual(['evt-requeue']);
+    const again = await cli(s, 'blocked', 'requeue', '--table', inboxTable, '--subscriber', SUBSCRIBER, '--event-id', 'evt-requeue', '--queue', s.queue.address.url);
+    expect(again.code).toBe(3);
+    expect(again.stderr).toContain('is COMPLETED and keeps no message body');
   });
 
   test('resolve TRY_AGAIN of a record that keeps the only copy refuses (exit 3) without --queue, and changes nothing', async () => {
@@ -198,7 +218,7 @@ describe('finding 5: a redrive moves only the dead letters it checked', () => {
     const s = (services = await startOperatorServices('ArrivesMeanwhile'));
     const consumer = countingConsumer(s);
     const young = JSON.stringify(envelopeObject({ id: 'evt-young', type: 'OrderPlaced', time: new Date(s.clock.now()).toISOString() }));
-    s.deadLetterQueue.send({ body: young, origin: { via: 'sqs' } });
+    s.deadLetterQueue.send({ body: young, origin: { via: 'send-message' } });
     const old = JSON.stringify(envelopeObject({ id: 'evt-old', type: 'OrderPlaced', time: new Date(s.clock.now() - 27 * DAY_MS).toISOString() }));
     let arrived = false;
     let receives = 0;
@@ -211,7 +231,7 @@ describe('finding 5: a redrive moves only the dead letters it checked', () => {
           // brought nothing new) and decides
           if (name === 'ReceiveMessageCommand' && (receives += 1) === 2) {
             arrived = true;
-            s.deadLetterQueue.send({ body: old, origin: { via: 'sqs' } });
+            s.deadLetterQueue.send({ body: old, origin: { via: 'send-message' } });
           }
         },
       },
