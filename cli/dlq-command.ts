@@ -197,6 +197,7 @@ function showText(view: DeadLetterView, record: RecordLookup): string {
     ['message id', view.messageId],
     ['reason', view.reason],
     ['error message', view.errorMessage ?? '-'],
+    ...(view.previousReason === undefined ? [] : [['previous reason', `${view.previousReason}: ${view.previousErrorMessage ?? '-'} (before an earlier redrive)`] as [string, string]]),
     ['subscriber', view.subscriber ?? '-'],
     ['event', `${view.eventId ?? '-'}${view.eventType === undefined ? '' : ` (${view.eventType})`}`],
     ['event time', view.eventTime ?? '-'],
