@@ -1,3 +1,4 @@
+import { StartMessageMoveTaskCommand } from '@aws-sdk/client-sqs';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { deadLetterView } from '../../cli/dead-letters/dead-letter-view';
 import { decideRedrive } from '../../cli/dead-letters/redrive-decision';
@@ -84,10 +85,10 @@ describe('a redriven dead letter that SQS moves again after maxReceiveCount', ()
     await expectCurrentReason(s);
   });
 
-  test('redriven by a message move task (which keeps every attribute): the same', async () => {
+  test('redriven by a message move task (the SQS console\'s "Start DLQ redrive"; it keeps every attribute): the same', async () => {
     const s = (services = await startOperatorServices('ReasonMoveTask'));
     await deadLetteredAsPermanent(s, 'evt-1');
-    expect((await cli(s, ...redriveArgs(s), '--yes')).stdout).toContain('started message move task');
+    await s.sqs.send(new StartMessageMoveTaskCommand({ SourceArn: s.deadLetterQueue.address.arn, DestinationArn: s.queue.address.arn }));
     s.clock.advanceBy(1000);
     expect(s.queue.messages().map((message) => message.messageAttributes.iefErrorName?.StringValue)).toEqual(['PermanentError']);
 
