@@ -8,6 +8,7 @@ import type { ProcessingRecordView } from '../lambda/processing/processing-recor
 import { truncate } from '../lambda/processing/record-store';
 import { STEP_STATUS } from '../lambda/wire-format';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
+import { terminalText } from './terminal-text';
 
 const USAGE = `Usage:
   idempotent-event-flow blocked list --table <inbox table> [--subscriber <name>] [--limit <n>] [--json]
@@ -57,8 +58,9 @@ const ACTION_OPTIONS: Readonly<Record<Action, { readonly required: readonly stri
 
 const ALWAYS_ALLOWED = new Set(['table', 'json', 'region', 'endpoint', 'sqs-endpoint', 'help']);
 
-/** Formats rows as an aligned text table with a header line. */
-export function formatTable(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+/** Formats rows as an aligned text table with a header line; every cell is {@link terminalText}, one line. */
+export function formatTable(headers: readonly string[], textRows: ReadonlyArray<readonly string[]>): string {
+  const rows = textRows.map((row) => row.map(terminalText));
   const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (cells: readonly string[]) =>
     cells
@@ -105,7 +107,7 @@ function showOutput(record: ProcessingRecordView): string {
   // its dead letter carries the same id as iefSourceMessageId; other copies of the message were acknowledged without one
   if (record.blocked?.sqsMessageId !== undefined) fields.push(['blocked by', `SQS message ${record.blocked.sqsMessageId} (iefSourceMessageId of its dead letter)`]);
   const width = Math.max(...fields.map(([name]) => name.length));
-  const sections = [fields.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join('\n') + '\n'];
+  const sections = [fields.map(([name, value]) => `${name.padEnd(width)}  ${terminalText(value)}`).join('\n') + '\n'];
   sections.push(
     formatTable(
       ['STEP', 'STATUS', 'ATTEMPTS', 'UPDATED AT'],
@@ -124,11 +126,11 @@ function showOutput(record: ProcessingRecordView): string {
       )}`,
     );
   }
-  if (record.blocked?.body !== undefined) sections.push(`blocked message body\n${shorten(record.blocked.body, 2000)}\n`);
+  if (record.blocked?.body !== undefined) sections.push(`blocked message body\n${terminalText(shorten(record.blocked.body, 2000))}\n`);
   else if (record.blocked !== undefined) {
     sections.push(
       'blocked message body\nnot kept on the record (keepBlockedMessageBody is off): the message is in the subscriber\'s ' +
-        `dead-letter queue, with iefEventId = ${record.eventId}\n`,
+        `dead-letter queue, with iefEventId = ${terminalText(record.eventId)}\n`,
     );
   }
   return sections.join('\n');

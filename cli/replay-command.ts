@@ -13,6 +13,7 @@ import { copyWaitOf } from './dead-letters/copy-wait';
 import { DEFAULT_SAFETY_MARGIN_SECONDS, windowRefusal } from './dead-letters/redrive-decision';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
 import { earliestApplication, outboxEventsById, outboxEventsInRange, type OutboxEvent } from './outbox-events';
+import { terminalText } from './terminal-text';
 
 const USAGE = `Usage:
   idempotent-event-flow replay --table <outbox table> --queue <subscriber queue url> --subscriber <name>
@@ -107,7 +108,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     for (const decision of decisions.filter((item) => item.send)) {
       const response = await context.sqsClient().send(new SendMessageCommand({ QueueUrl: values.queue as string, MessageBody: decision.event.body }));
       sent.push({ eventId: decision.event.envelope.id, ...(response.MessageId !== undefined ? { messageId: response.MessageId } : {}) });
-      if (decision.why !== undefined) context.io.stderr(`warning: event '${decision.event.envelope.id}': ${decision.why}\n`);
+      if (decision.why !== undefined) context.io.stderr(`warning: event '${terminalText(decision.event.envelope.id)}': ${decision.why}\n`);
     }
   }
   const refused = decisions.filter((item) => !item.send).length;
