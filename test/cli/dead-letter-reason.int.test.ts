@@ -53,7 +53,7 @@ function failsUntilSqsMovesIt(s: OperatorServices): void {
 }
 
 const dlqArgs = (s: OperatorServices) => ['--dead-letter-queue', s.deadLetterQueue.address.url];
-const redriveArgs = (s: OperatorServices) => ['dlq', 'redrive', ...dlqArgs(s), '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--deduplication-window', '30d'];
+const redriveArgs = (s: OperatorServices) => ['dlq', 'redrive', ...dlqArgs(s), '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--processing-mode', 'transactional', '--deduplication-window', '30d'];
 
 /** What list, show and --reason say of the dead letter SQS moved after a redrive. */
 async function expectCurrentReason(s: OperatorServices): Promise<void> {

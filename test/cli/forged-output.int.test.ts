@@ -48,7 +48,7 @@ describe('text outputs escape what comes from data', () => {
     const at = new Date(s.clock.now() - 60_000);
     await new Outbox({ client: localClient(), config: outbox, now: () => at }).transactWrite({ events: [{ id: 'evt-1', type: `OrderPlaced${FORGE}`, data: {} }] });
 
-    const dryRun = await cli(s, 'replay', '--table', outbox.outboxTableName, '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--deduplication-window', '30d', '--event-id', 'evt-1');
+    const dryRun = await cli(s, 'replay', '--table', outbox.outboxTableName, '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--processing-mode', 'transactional', '--filter-policy', 'none', '--deduplication-window', '30d', '--event-id', 'evt-1');
 
     expect(dryRun.stdout).toContain('evt-1');
     expectNoForgedRow(dryRun.stdout + dryRun.stderr);
@@ -62,7 +62,7 @@ describe('text outputs escape what comes from data', () => {
 
     const list = await cli(s, 'dlq', 'list', '--dead-letter-queue', s.deadLetterQueue.address.url);
     const show = await cli(s, 'dlq', 'show', id, '--dead-letter-queue', s.deadLetterQueue.address.url);
-    const redrive = await cli(s, 'dlq', 'redrive', '--dead-letter-queue', s.deadLetterQueue.address.url, '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--deduplication-window', '30d');
+    const redrive = await cli(s, 'dlq', 'redrive', '--dead-letter-queue', s.deadLetterQueue.address.url, '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--processing-mode', 'transactional', '--deduplication-window', '30d');
 
     for (const result of [list, show, redrive]) {
       expect(result.stdout).toContain('evt-1');
