@@ -6,11 +6,10 @@
  * warning is given.
  */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { createMultiStepConsumer } from '../../lambda/processing/multi-step-consumer';
 import { localClient, uniqueTableName } from '../support/dynamodb-client';
-import { envelopeObject, recordingLogger } from '../lambda/helpers';
+import { envelopeObject } from '../lambda/helpers';
 import { createInboxTable } from '../lambda/processing/fixtures';
-import { cli, deliverOnce, startOperatorServices, type OperatorServices } from './operator-services';
+import { blockingConsumer, cli, deliverOnce, startOperatorServices, type OperatorServices } from './operator-services';
 
 const SUBSCRIBER = 'billing';
 const DAY_MS = 86_400_000;
@@ -30,22 +29,7 @@ afterEach(async () => {
 
 /** Blocks `id` at its one step (an unknown outcome); the runtime sends its dead letter. Returns when it was blocked. */
 async function blocked(s: OperatorServices, id: string, keepBlockedMessageBody: boolean): Promise<number> {
-  const handler = createMultiStepConsumer({
-    steps: [
-      {
-        name: 'email-invoice',
-        run: () => {
-          throw new Error('SMTP timeout after DATA');
-        },
-      },
-    ],
-    client: localClient(),
-    config: { subscriberName: SUBSCRIBER, inboxTableName: inboxTable, deduplicationWindowSeconds: 30 * 86_400, leaseDurationSeconds: 60, keepBlockedMessageBody },
-    deadLetter: s.deadLetterPublisher,
-    logger: recordingLogger().logger,
-    metricsSink: () => undefined,
-    now: () => new Date(s.clock.now()),
-  });
+  const handler = blockingConsumer(s, { subscriberName: SUBSCRIBER, inboxTableName: inboxTable, keepBlockedMessageBody });
   s.queue.send({ body: JSON.stringify(envelopeObject({ id, type: 'OrderPlaced', time: new Date(s.clock.now()).toISOString() })), origin: { via: 'sns' } });
   const at = s.clock.now();
   await deliverOnce(s.queue, handler);

@@ -6,13 +6,12 @@
  */
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { ProducerConfig } from '../../lambda/config';
-import { createMultiStepConsumer } from '../../lambda/processing/multi-step-consumer';
 import { Outbox } from '../../lambda/producer/outbox';
 import { createOutbox } from '../support/proof/tables';
 import { localClient, uniqueTableName } from '../support/dynamodb-client';
-import { envelopeObject, recordingLogger } from '../lambda/helpers';
+import { envelopeObject } from '../lambda/helpers';
 import { createInboxTable } from '../lambda/processing/fixtures';
-import { cli, deliverOnce, startOperatorServices, type OperatorServices } from './operator-services';
+import { blockingConsumer, cli, deliverOnce, startOperatorServices, type OperatorServices } from './operator-services';
 
 const SUBSCRIBER = 'billing';
 
@@ -73,22 +72,7 @@ describe('text outputs escape what comes from data', () => {
   test('blocked list and show: an event id cannot forge a row', async () => {
     const s = (services = await startOperatorServices('ForgedBlocked'));
     const id = `evt-1${FORGE}`;
-    const handler = createMultiStepConsumer({
-      steps: [
-        {
-          name: 'email-invoice',
-          run: () => {
-            throw new Error('SMTP timeout after DATA');
-          },
-        },
-      ],
-      client: localClient(),
-      config: { subscriberName: SUBSCRIBER, inboxTableName: inboxTable, deduplicationWindowSeconds: 30 * 86_400, leaseDurationSeconds: 60 },
-      deadLetter: s.deadLetterPublisher,
-      logger: recordingLogger().logger,
-      metricsSink: () => undefined,
-      now: () => new Date(s.clock.now()),
-    });
+    const handler = blockingConsumer(s, { subscriberName: SUBSCRIBER, inboxTableName: inboxTable });
     s.queue.send({ body: JSON.stringify(envelopeObject({ id, type: 'OrderPlaced' })), origin: { via: 'sns' } });
     await deliverOnce(s.queue, handler);
 
