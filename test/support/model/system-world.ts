@@ -246,15 +246,16 @@ export class SystemWorld {
 
   /**
    * `dlq redrive --yes` of the subscriber's dead-letter queue, named by its Operator output. With `meanwhile`, the
-   * consumer polls while the command runs (after its last read): a message past maxReceiveCount lands in the
-   * dead-letter queue between the check and the move.
+   * consumer polls while the command runs (after its first read): a message past maxReceiveCount lands in the
+   * dead-letter queue while the command reads and decides.
    */
   public async dlqRedrive(meanwhile: boolean): Promise<void> {
     let receives = 0;
     const result = await this.cli(
       {
         afterSqsRequest: (name) => {
-          if (meanwhile && name === 'ReceiveMessageCommand' && (receives += 1) === 2) this.services.queue.receive(10);
+          // after its first read (its last, when the queue held nothing): SQS moves what passed maxReceiveCount
+          if (meanwhile && name === 'ReceiveMessageCommand' && (receives += 1) === 1) this.services.queue.receive(10);
         },
       },
       'dlq', 'redrive', '--subscriber-output', this.operatorOutput(), '--yes', '--json',
