@@ -142,14 +142,16 @@ export class ModelWorld {
     private readonly proxy: FaultProxy,
     /** The queue's redrive policy: SQS moves a message to the DLQ itself once received this often (AWS allows 1 to 1000). */
     private readonly maxReceiveCount: number,
+    /** Env 1's batch read in transactional mode (env 0 has the default, decided per batch). */
+    private readonly transactionalBatchRead: boolean,
   ) {
-    // the two environments differ in their batch read too: env 0 has its mode's default, env 1 the other choice
+    // the two environments differ in their batch read too: env 0 has its mode's default, env 1 another choice
     this.handlers = ENV_CLOCK_SKEW_SECONDS.map((skew, env) => this.consumer(skew, env === 1));
   }
 
-  /** A run on `tables`, with a proxy of its own. */
-  public static async start(mode: Mode, tables: ModelTables, maxReceiveCount: number): Promise<ModelWorld> {
-    return new ModelWorld(mode, tables, await startFaultProxy(inject('dynamoDbEndpoint')), maxReceiveCount);
+  /** A run on `tables`, with a proxy of its own; `transactionalBatchRead` is env 1's batch read in transactional mode. */
+  public static async start(mode: Mode, tables: ModelTables, maxReceiveCount: number, transactionalBatchRead = false): Promise<ModelWorld> {
+    return new ModelWorld(mode, tables, await startFaultProxy(inject('dynamoDbEndpoint')), maxReceiveCount, transactionalBatchRead);
   }
 
   public async stop(): Promise<void> {
@@ -185,7 +187,7 @@ export class ModelWorld {
       });
       for (let copy = 0; copy < copies; copy++) this.queue.push({ sqsMessageId: `sqs-${randomUUID()}`, eventId: event.id, body, receiveCount: 0 });
     }
-    if (this.history.length === 0) this.history.push(`maxReceiveCount ${this.maxReceiveCount}`);
+    if (this.history.length === 0) this.history.push(`maxReceiveCount ${this.maxReceiveCount}${this.mode === 'transactional' ? `, env 1 batch read ${this.transactionalBatchRead}` : ''}`);
     this.history.push(`publish ${made.map((event) => `${event.type} ${event.id.slice(4, 12)}`).join(', ')} x${copies}`);
   }
 
@@ -403,7 +405,9 @@ export class ModelWorld {
     this.history.push(
       `deliver ${batch.length} to env ${spec.env}${spec.crash ? `, dies ${spec.crash.when} request ${spec.crash.request}` : ''}` +
         `${spec.fault !== 'none' ? `, fault ${spec.fault}` : ''}${spec.effectFailure !== 'none' ? `, effect ${spec.effectFailure}` : ''}` +
-        `${spec.deadLetterFails ? ', dead-letter sends fail' : ''}: ${acknowledged.length} acknowledged${state.dead ? ' (died)' : ''}`,
+        `${spec.deadLetterFails ? ', dead-letter sends fail' : ''}` +
+        `${this.logs.lines.slice(firstLine).some((line) => line.message === 'batch' && line.batchRead === true) ? ', batch read' : ''}` +
+        `: ${acknowledged.length} acknowledged${state.dead ? ' (died)' : ''}`,
     );
   }
 
@@ -490,15 +494,16 @@ export class ModelWorld {
   private consumer(skewSeconds: number, otherBatchRead: boolean): SqsBatchHandler {
     const now = (): Date => new Date(this.clock.now().getTime() + skewSeconds * 1000);
     const common = { client: this.client(), deadLetter: this.deadLetters, logger: this.logs.logger, now, metricsSink: () => undefined };
-    // transactional reads by default, lease and multi-step do not
-    const batchRead = this.mode === 'transactional' ? !otherBatchRead : otherBatchRead;
+    // transactional decides per batch by default ('adaptive'), lease and multi-step do not read
+    const batchRead = otherBatchRead;
+    const transactionalBatchRead = otherBatchRead ? this.transactionalBatchRead : 'adaptive';
     const table = this.tables.businessTable;
     switch (this.mode) {
       case 'transactional':
         return createTransactionalConsumer<{ account: string; amount: number }>({
           ...common,
           config: this.tables.config as ConsumerConfig,
-          batchRead,
+          batchRead: transactionalBatchRead,
           handle: async (envelope, tx) => {
             envelope.data.amount *= 100; // normalized in place, as users do
             await this.pause(`handler ${envelope.id.slice(4, 12)}`);
