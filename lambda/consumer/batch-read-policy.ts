@@ -6,7 +6,7 @@
  * stays the arbiter: a skipped read never makes a message count as applied, it only leaves a redelivery to its write.
  */
 
-/** How a consumer decides on the batch read: `true` every batch, `false` never, `'adaptive'` per batch (see {@link AdaptiveBatchRead}). */
+/** How a consumer decides on the batch read: `true` every batch, `false` never, `'adaptive'` per batch, from the share of redeliveries among its recent records. */
 export type BatchReadSetting = boolean | 'adaptive';
 
 /**
