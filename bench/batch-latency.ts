@@ -23,6 +23,7 @@ import { startFaultProxy, type FaultProxy } from '../test/support/fault-proxy';
 import { isReadOperation } from './support/capacity-rules';
 import type { DeliveryPlan } from './support/deliveries';
 import { benchMain } from './support/bench-main';
+import { readFlags, usageError } from './support/flags';
 import { client, InvariantViolation, progress } from './support/fixtures';
 import { CONSUMER_KINDS, DEFAULT_CONSUMER_KINDS, type ConsumerKind } from './support/latency/consumers';
 import { percentile } from './support/latency/percentile';
@@ -39,8 +40,7 @@ const MAX_BATCHES = 10_000;
 const USAGE = 'usage: npx tsx bench/batch-latency.ts [--batches N] [--seed S] [--conflicts aws|none] [--batch-size 1-10] [--consumers name,name,...] [--redelivery-rates 0,0.2]';
 
 function usage(problem: string): never {
-  process.stderr.write(`${problem}\n${USAGE}\n`);
-  process.exit(2);
+  return usageError(problem, USAGE);
 }
 
 /** The bench's arguments. */
@@ -61,15 +61,7 @@ interface Arguments {
 }
 
 function parseArguments(argv: readonly string[]): Arguments {
-  const values: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const match = /^--(batches|seed|conflicts|batch-size|consumers|redelivery-rates)(?:=(.*))?$/.exec(arg);
-    if (match === null) usage(`unknown argument '${arg}'`);
-    const value = match[2] ?? argv[++i];
-    if (value === undefined) usage(`${arg} needs a value`);
-    values[match[1] as string] = value;
-  }
+  const values = readFlags(argv, ['batches', 'seed', 'conflicts', 'batch-size', 'consumers', 'redelivery-rates'], USAGE);
   const batches = Number(values.batches ?? DEFAULTS.batches);
   const seed = Number(values.seed ?? DEFAULTS.seed);
   if (!Number.isInteger(batches) || batches < 1 || batches > MAX_BATCHES) usage(`--batches must be a whole number from 1 to ${MAX_BATCHES}, but was '${values.batches}'`);

@@ -15,12 +15,11 @@
  * Results (Markdown) go to standard output. See docs/BENCHMARKS.md ("The bundle").
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
 import { build, type Metafile } from 'esbuild';
 
-const root = path.resolve(import.meta.dirname, '..');
+const root = path.resolve(__dirname, '..');
 
 const ENTRIES = {
   ours: `

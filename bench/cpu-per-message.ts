@@ -18,6 +18,7 @@ import { cpus, loadavg } from 'node:os';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createLogger, createTransactionalConsumer, type SqsBatchHandler } from '../lambda/index';
 import { benchMain } from './support/bench-main';
+import { readFlags, usageError } from './support/flags';
 import { deliverAll, type DeliveryPlan } from './support/deliveries';
 import { client, createTable, InvariantViolation, now, progress, type OrderPlaced } from './support/fixtures';
 import { createHandWrittenInbox } from './support/latency/hand-written-inbox';
@@ -44,19 +45,11 @@ interface Arguments {
 }
 
 function usage(problem: string): never {
-  process.stderr.write(`${problem}\n${USAGE}\n`);
-  process.exit(2);
+  return usageError(problem, USAGE);
 }
 
 function parseArguments(argv: readonly string[]): Arguments {
-  const values: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const match = /^--(messages|duplicate-rate|rounds|seed|batch-sizes|only)(?:=(.*))?$/.exec(argv[i] as string);
-    if (match === null) usage(`unknown argument '${argv[i]}'`);
-    const value = match[2] ?? argv[++i];
-    if (value === undefined) usage(`${argv[i - 1]} needs a value`);
-    values[match[1] as string] = value;
-  }
+  const values = readFlags(argv, ['messages', 'duplicate-rate', 'rounds', 'seed', 'batch-sizes', 'only'], USAGE);
   const messages = Number(values.messages ?? DEFAULTS.messages);
   const duplicateRate = Number(values['duplicate-rate'] ?? DEFAULTS.duplicateRate);
   const rounds = Number(values.rounds ?? DEFAULTS.rounds);
@@ -227,4 +220,5 @@ async function run(args: Arguments, endpoint: string): Promise<string> {
   ].join('\n');
 }
 
-void benchMain((local) => run(parseArguments(process.argv.slice(2)), local.endpoint));
+const args = parseArguments(process.argv.slice(2));
+void benchMain((local) => run(args, local.endpoint));
