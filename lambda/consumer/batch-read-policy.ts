@@ -6,8 +6,12 @@
  * stays the arbiter: a skipped read never makes a message count as applied, it only leaves a redelivery to its write.
  */
 
-/** How a consumer decides on the batch read: `true` every batch, `false` never, `'adaptive'` per batch, from the share of redeliveries among its recent records. */
-export type BatchReadSetting = boolean | 'adaptive';
+/**
+ * How a consumer decides on the batch read: `true` every batch, `false` never, `'adaptive'` per batch, from the share of
+ * redeliveries among its recent records (an {@link AdaptiveBatchRead} with the default weight and threshold), or a
+ * policy object of one's own (one per consumer: it keeps what the consumer has seen).
+ */
+export type BatchReadSetting = boolean | 'adaptive' | BatchReadPolicy;
 
 /**
  * The share of records that are redeliveries above which the adaptive batch read reads: 1 in 40. At on-demand prices
@@ -23,7 +27,7 @@ export const ADAPTIVE_READ_THRESHOLD = 1 / 40;
  */
 export const ADAPTIVE_READ_RECORD_WEIGHT = 0.02;
 
-/** What a batch handler asks of a policy. */
+/** What a batch handler asks of a batch read policy (see {@link AdaptiveBatchRead}). */
 export interface BatchReadPolicy {
   /** Whether the batch about to run reads first. */
   shouldRead(): boolean;
@@ -33,6 +37,20 @@ export interface BatchReadPolicy {
    * from an earlier record of the same batch does not count: the read cannot know it).
    */
   observe(records: number, redeliveries: number): void;
+}
+
+/** Options of {@link AdaptiveBatchRead}. */
+export interface AdaptiveBatchReadOptions {
+  /**
+   * How much one record moves the estimate, above 0 and below 1: a larger weight follows fewer recent records.
+   * @default {@link ADAPTIVE_READ_RECORD_WEIGHT} (0.02: about the last hundred records)
+   */
+  readonly recordWeight?: number;
+  /**
+   * The share of redeliveries among recent records above which a batch reads, from 0 to 1.
+   * @default {@link ADAPTIVE_READ_THRESHOLD} (1 in 40)
+   */
+  readonly threshold?: number;
 }
 
 /**
@@ -45,6 +63,16 @@ export interface BatchReadPolicy {
  */
 export class AdaptiveBatchRead implements BatchReadPolicy {
   private estimate = 0;
+  private readonly recordWeight: number;
+  private readonly threshold: number;
+
+  /** @throws RangeError for a weight or threshold out of its range */
+  public constructor(options: AdaptiveBatchReadOptions = {}) {
+    this.recordWeight = options.recordWeight ?? ADAPTIVE_READ_RECORD_WEIGHT;
+    this.threshold = options.threshold ?? ADAPTIVE_READ_THRESHOLD;
+    if (!(this.recordWeight > 0 && this.recordWeight < 1)) throw new RangeError(`recordWeight must be above 0 and below 1, but was ${this.recordWeight}`);
+    if (!(this.threshold >= 0 && this.threshold <= 1)) throw new RangeError(`threshold must be from 0 to 1, but was ${this.threshold}`);
+  }
 
   /** The estimated share of redeliveries among recent records, 0 to 1. */
   public get redeliveryShare(): number {
@@ -52,17 +80,17 @@ export class AdaptiveBatchRead implements BatchReadPolicy {
   }
 
   public shouldRead(): boolean {
-    return this.estimate > ADAPTIVE_READ_THRESHOLD;
+    return this.estimate > this.threshold;
   }
 
   public observe(records: number, redeliveries: number): void {
     if (records <= 0) return;
-    const kept = (1 - ADAPTIVE_READ_RECORD_WEIGHT) ** records;
+    const kept = (1 - this.recordWeight) ** records;
     this.estimate = this.estimate * kept + (Math.min(redeliveries, records) / records) * (1 - kept);
   }
 }
 
-/** A fixed decision: `true` reads every batch, `false` none. */
+/** Every batch reads (`batchRead: true`); `false` has no policy: the consumer then has nothing to read from. */
 class FixedBatchRead implements BatchReadPolicy {
   public constructor(private readonly read: boolean) {}
 
@@ -73,7 +101,8 @@ class FixedBatchRead implements BatchReadPolicy {
   public observe(): void {}
 }
 
-/** The policy of a setting: a new {@link AdaptiveBatchRead} for `'adaptive'`, a fixed one otherwise. */
-export function batchReadPolicy(setting: BatchReadSetting): BatchReadPolicy {
-  return setting === 'adaptive' ? new AdaptiveBatchRead() : new FixedBatchRead(setting);
+/** The policy of a setting: a new {@link AdaptiveBatchRead} for `'adaptive'`, a fixed one for `true`, the object given. */
+export function batchReadPolicy(setting: Exclude<BatchReadSetting, false>): BatchReadPolicy {
+  if (setting === 'adaptive') return new AdaptiveBatchRead();
+  return setting === true ? new FixedBatchRead(true) : setting;
 }

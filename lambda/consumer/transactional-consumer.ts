@@ -3,7 +3,7 @@ import { assertProcessingMode, loadConsumerBaseConfig, loadConsumerConfig, PROCE
 import type { EventEnvelope } from '../envelope';
 import { consumerOutbox, emittedEventPreparer } from '../producer/emitted-events';
 import type { Outbox } from '../producer/outbox';
-import type { BatchReadSetting } from './batch-read-policy';
+import type { BatchReadPolicy, BatchReadSetting } from './batch-read-policy';
 import { isTransactionConflict, NO_FAILURE, TRANSACTION_CONFLICT } from '../transaction/cancellation';
 import { toDocumentClient } from '../transaction/document-client';
 import { consumerLogger, createBatchHandler, type ConsumerOptions, type SqsBatchHandler } from './create-consumer';
@@ -86,7 +86,8 @@ export interface TransactionalConsumerOptions<TData> extends ConsumerOptions<TDa
    *
    * `'adaptive'` decides per batch from what this execution environment has seen: it reads while more than 1 in 40 of
    * its recent records (about the last hundred) were redeliveries, counted whether the read or their own write found
-   * them, and skips the read otherwise (a new environment starts without it). `true` reads every batch, `false` none.
+   * them, and skips the read otherwise (a new environment starts without it). `true` reads every batch, `false` none;
+   * a {@link BatchReadPolicy} decides as it likes (e.g. `new AdaptiveBatchRead({ threshold: 0.1 })`, one per consumer).
    * A batch of one record never reads (its own write answers a redelivery in the same round trip), and a later copy of
    * an event in the same batch is recognised from the earlier one without a read.
    *

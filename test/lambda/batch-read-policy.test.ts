@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import { ADAPTIVE_READ_THRESHOLD, AdaptiveBatchRead, batchReadPolicy } from '../../lambda/consumer/batch-read-policy';
 
-/** Feeds `batches` batches of `records` records, `redeliveries` of them redeliveries, and says which read. */
-function run(policy: AdaptiveBatchRead, batches: number, records: number, redeliveries: number): boolean[] {
+/** Feeds `batches` batches of `records` records, `redeliveries` of them redeliveries (or so many in each), and says which read. */
+function run(policy: AdaptiveBatchRead, batches: number, records: number, redeliveries: number | readonly number[]): boolean[] {
   const reads: boolean[] = [];
   for (let batch = 0; batch < batches; batch++) {
     reads.push(policy.shouldRead());
-    policy.observe(records, redeliveries);
+    policy.observe(records, typeof redeliveries === 'number' ? redeliveries : (redeliveries[batch] ?? 0));
   }
   return reads;
 }
@@ -53,10 +53,21 @@ describe('the adaptive batch read', () => {
   });
 });
 
-test('true reads every batch, false none, whatever they see', () => {
+test('true reads every batch whatever it sees; a policy object given is the policy', () => {
   const always = batchReadPolicy(true);
-  const never = batchReadPolicy(false);
-  for (const policy of [always, never]) policy.observe(10, 10);
-  expect([always.shouldRead(), never.shouldRead()]).toEqual([true, false]);
+  always.observe(10, 0);
+  expect(always.shouldRead()).toBe(true);
   expect(batchReadPolicy('adaptive')).toBeInstanceOf(AdaptiveBatchRead);
+  const own = new AdaptiveBatchRead({ recordWeight: 0.5, threshold: 0.1 });
+  expect(batchReadPolicy(own)).toBe(own);
+});
+
+test('a sensitive adaptive read (weight 0.5, as the model uses) turns on after one redelivery in a batch of 2 and off after two quiet batches', () => {
+  const policy = new AdaptiveBatchRead({ recordWeight: 0.5 });
+  expect(run(policy, 5, 2, [0, 1, 0, 0, 0])).toEqual([false, false, true, true, false]);
+});
+
+test('weights and thresholds out of range are refused', () => {
+  expect(() => new AdaptiveBatchRead({ recordWeight: 1 })).toThrow('recordWeight must be above 0 and below 1, but was 1');
+  expect(() => new AdaptiveBatchRead({ threshold: -0.1 })).toThrow('threshold must be from 0 to 1, but was -0.1');
 });

@@ -25,6 +25,7 @@ import type { ConsumerConfig, LeaseConsumerConfig } from '../../../lambda/config
 import type { SqsBatchHandler } from '../../../lambda/consumer/create-consumer';
 import { DEAD_LETTER_ATTRIBUTE, type DeadLetter, type DeadLetterPublisher } from '../../../lambda/consumer/dead-letter';
 import type { SQSRecord } from '../../../lambda/consumer/sqs';
+import { AdaptiveBatchRead } from '../../../lambda/consumer/batch-read-policy';
 import { createTransactionalConsumer } from '../../../lambda/consumer/transactional-consumer';
 import type { EventEnvelope } from '../../../lambda/envelope';
 import { RetryableError } from '../../../lambda/errors';
@@ -142,7 +143,7 @@ export class ModelWorld {
     private readonly proxy: FaultProxy,
     /** The queue's redrive policy: SQS moves a message to the DLQ itself once received this often (AWS allows 1 to 1000). */
     private readonly maxReceiveCount: number,
-    /** Env 1's batch read in transactional mode (env 0 has the default, decided per batch). */
+    /** Env 1's batch read in transactional mode (env 0 decides per batch). */
     private readonly transactionalBatchRead: boolean,
   ) {
     // the two environments differ in their batch read too: env 0 has its mode's default, env 1 another choice
@@ -494,9 +495,11 @@ export class ModelWorld {
   private consumer(skewSeconds: number, otherBatchRead: boolean): SqsBatchHandler {
     const now = (): Date => new Date(this.clock.now().getTime() + skewSeconds * 1000);
     const common = { client: this.client(), deadLetter: this.deadLetters, logger: this.logs.logger, now, metricsSink: () => undefined };
-    // transactional decides per batch by default ('adaptive'), lease and multi-step do not read
+    // lease and multi-step do not read by default
     const batchRead = otherBatchRead;
-    const transactionalBatchRead = otherBatchRead ? this.transactionalBatchRead : 'adaptive';
+    // env 0 decides per batch, with a weight that makes it switch within the few batches of a run (the default's 2 % per
+    // record would hardly leave its start, no read, in 18 commands)
+    const transactionalBatchRead = otherBatchRead ? this.transactionalBatchRead : new AdaptiveBatchRead({ recordWeight: 0.5 });
     const table = this.tables.businessTable;
     switch (this.mode) {
       case 'transactional':
