@@ -8,6 +8,7 @@
  * DynamoDB Local, serializing transactions, never does; `--conflicts none` measures without it.
  *
  *   npx tsx bench/batch-latency.ts [--batches N] [--seed S] [--conflicts aws|none] [--batch-size 1-10] [--consumers a,b,...]
+ *     [--redelivery-rates 0,0.2]
  *
  * Results (Markdown) go to standard output, progress to standard error. Timings vary from run to run (and with the
  * machine's load); counts and capacity depend only on the arguments, except where Powertools' concurrent records race.
@@ -22,8 +23,9 @@ import { startFaultProxy, type FaultProxy } from '../test/support/fault-proxy';
 import { isReadOperation } from './support/capacity-rules';
 import type { DeliveryPlan } from './support/deliveries';
 import { benchMain } from './support/bench-main';
+import { readFlags, usageError } from './support/flags';
 import { client, InvariantViolation, progress } from './support/fixtures';
-import { CONSUMER_KINDS, type ConsumerKind } from './support/latency/consumers';
+import { CONSUMER_KINDS, DEFAULT_CONSUMER_KINDS, type ConsumerKind } from './support/latency/consumers';
 import { percentile } from './support/latency/percentile';
 import { renderLatencyTable, renderTargets, type LatencyRow } from './support/latency/report';
 import { latencyPlan, timedDelivery, type TimedRun } from './support/latency/timed-delivery';
@@ -33,14 +35,12 @@ import { ruleReadUnits, ruleWriteUnits, totalOf } from './support/report';
 
 /** Added latency per request, in milliseconds: none, and a real DynamoDB endpoint's round trip as the issue models it. */
 const DELAYS_MS = [0, 8] as const;
-const REDELIVERY_RATES = [0, 0.2] as const;
-const DEFAULTS = { batches: 40, seed: 42, conflicts: 'aws', batchSize: 10 } as const;
+const DEFAULTS = { batches: 40, seed: 42, conflicts: 'aws', batchSize: 10, redeliveryRates: [0, 0.2] } as const;
 const MAX_BATCHES = 10_000;
-const USAGE = 'usage: npx tsx bench/batch-latency.ts [--batches N] [--seed S] [--conflicts aws|none] [--batch-size 1-10] [--consumers name,name,...]';
+const USAGE = 'usage: npx tsx bench/batch-latency.ts [--batches N] [--seed S] [--conflicts aws|none] [--batch-size 1-10] [--consumers name,name,...] [--redelivery-rates 0,0.2]';
 
 function usage(problem: string): never {
-  process.stderr.write(`${problem}\n${USAGE}\n`);
-  process.exit(2);
+  return usageError(problem, USAGE);
 }
 
 /** The bench's arguments. */
@@ -56,18 +56,12 @@ interface Arguments {
   readonly batchSize: number;
   /** The consumers to run, by name (Powertools always runs: it is every ratio's reference). */
   readonly consumers: readonly ConsumerKind[];
+  /** The shares of redeliveries in the plans, one plan each. */
+  readonly redeliveryRates: readonly number[];
 }
 
 function parseArguments(argv: readonly string[]): Arguments {
-  const values: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const match = /^--(batches|seed|conflicts|batch-size|consumers)(?:=(.*))?$/.exec(arg);
-    if (match === null) usage(`unknown argument '${arg}'`);
-    const value = match[2] ?? argv[++i];
-    if (value === undefined) usage(`${arg} needs a value`);
-    values[match[1] as string] = value;
-  }
+  const values = readFlags(argv, ['batches', 'seed', 'conflicts', 'batch-size', 'consumers', 'redelivery-rates'], USAGE);
   const batches = Number(values.batches ?? DEFAULTS.batches);
   const seed = Number(values.seed ?? DEFAULTS.seed);
   if (!Number.isInteger(batches) || batches < 1 || batches > MAX_BATCHES) usage(`--batches must be a whole number from 1 to ${MAX_BATCHES}, but was '${values.batches}'`);
@@ -79,8 +73,10 @@ function parseArguments(argv: readonly string[]): Arguments {
   const names = values.consumers === undefined ? undefined : values.consumers.split(',').map((name) => name.trim());
   const unknown = names?.filter((name) => !CONSUMER_KINDS.some((kind) => kind.name === name)) ?? [];
   if (unknown.length > 0) usage(`--consumers: unknown ${unknown.map((name) => `'${name}'`).join(', ')}; known: ${CONSUMER_KINDS.map((kind) => kind.name).join(', ')}`);
-  const consumers = CONSUMER_KINDS.filter((kind) => names === undefined || kind.name === 'Powertools' || names.includes(kind.name));
-  return { batches, seed, conflicts, batchSize, consumers };
+  const consumers = names === undefined ? DEFAULT_CONSUMER_KINDS : CONSUMER_KINDS.filter((kind) => kind.name === 'Powertools' || names.includes(kind.name));
+  const redeliveryRates = values['redelivery-rates'] === undefined ? DEFAULTS.redeliveryRates : values['redelivery-rates'].split(',').map(Number);
+  if (redeliveryRates.some((rate) => !(rate >= 0 && rate < 1))) usage(`--redelivery-rates must be shares from 0 to below 1, but was '${values['redelivery-rates']}'`);
+  return { batches, seed, conflicts, batchSize, consumers, redeliveryRates };
 }
 
 /** The installed version of package `name` (found from its entry point upwards: some packages do not export `./package.json`). */
@@ -126,13 +122,13 @@ async function runOnce(kind: ConsumerKind, plan: DeliveryPlan, setup: { admin: D
 async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<number, FaultProxy>): Promise<string> {
   const admin = client(local.endpoint);
   const prng = new Prng(args.seed);
-  const plans = new Map(REDELIVERY_RATES.map((rate, index) => [rate, latencyPlan(new Prng((args.seed + 7919 * (index + 1)) >>> 0), args.batches, rate, args.batchSize)] as const));
+  const plans = new Map(args.redeliveryRates.map((rate, index) => [rate, latencyPlan(new Prng((args.seed + 7919 * (index + 1)) >>> 0), args.batches, rate, args.batchSize)] as const));
 
   // capacity: every plan once per consumer with no added latency and the rule check on (its reads before and after each
   // write would add to the timings, so the timed runs below go without it); doubles as the warm-up of every code path
   const capacity = meteredClient(proxies.get(0) as FaultProxy, admin, true);
   const capacityRuns = new Map<string, RunResult>();
-  for (const rate of REDELIVERY_RATES) {
+  for (const rate of args.redeliveryRates) {
     for (const kind of args.consumers) {
       progress(`capacity: ${kind.name}, ${rate * 100} % redeliveries`);
       capacityRuns.set(`${kind.name}@${rate}`, await runOnce(kind, plans.get(rate) as DeliveryPlan, { admin, ...capacity, prng, batchSize: args.batchSize }, `capacity ${kind.name}`));
@@ -144,7 +140,7 @@ async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<n
   const rows: LatencyRow[] = [];
   for (const delayMs of DELAYS_MS) {
     const timing = meteredClient(proxies.get(delayMs) as FaultProxy, admin, false);
-    for (const rate of REDELIVERY_RATES) {
+    for (const rate of args.redeliveryRates) {
       const plan = plans.get(rate) as DeliveryPlan;
       for (const kind of args.consumers) {
         const started = Date.now();
@@ -184,11 +180,12 @@ async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<n
     '# Time per batch: the four modes against Powertools (`BatchProcessor` + `makeIdempotent`)',
     '',
     `- command: \`npx tsx bench/batch-latency.ts --batches ${args.batches} --seed ${args.seed} --conflicts ${args.conflicts} --batch-size ${args.batchSize}` +
-      `${args.consumers.length === CONSUMER_KINDS.length ? '' : ` --consumers '${args.consumers.map((kind) => kind.name).join(',')}'`}\``,
+      `${args.consumers === DEFAULT_CONSUMER_KINDS ? '' : ` --consumers '${args.consumers.map((kind) => kind.name).join(',')}'`}` +
+      `${args.redeliveryRates === DEFAULTS.redeliveryRates ? '' : ` --redelivery-rates ${args.redeliveryRates.join(',')}`}\``,
     args.conflicts === 'aws'
       ? '- transaction conflicts as AWS answers them: a request on an item an ongoing transaction holds is refused (`TransactionConflict`), which DynamoDB Local never does'
       : '- transaction conflicts: none (DynamoDB Local serializes transactions; AWS would refuse some of these requests)',
-    `- ${args.batches} batches of ${args.batchSize} record${args.batchSize === 1 ? '' : 's'} per row; added latency per request ${DELAYS_MS.join(' and ')} ms (fault proxy); redeliveries ${REDELIVERY_RATES.map((rate) => `${rate * 100} %`).join(' and ')}`,
+    `- ${args.batches} batches of ${args.batchSize} record${args.batchSize === 1 ? '' : 's'} per row; added latency per request ${DELAYS_MS.join(' and ')} ms (fault proxy); redeliveries ${args.redeliveryRates.map((rate) => `${rate * 100} %`).join(' and ')}`,
     `- @aws-lambda-powertools/batch ${packageVersion('@aws-lambda-powertools/batch')}, @aws-lambda-powertools/idempotency ${packageVersion('@aws-lambda-powertools/idempotency')}; ` +
       `AWS SDK for JavaScript v3 ${packageVersion('@aws-sdk/client-dynamodb')}; Node.js ${process.versions.node}`,
     `- machine: ${cpus().length} cores, load average ${loadavg().map((value) => value.toFixed(1)).join(' / ')} at the end of the run`,

@@ -15,6 +15,7 @@ import { startFaultProxy, type FaultProxy } from '../test/support/fault-proxy';
 import { calibrationSection } from './support/calibration';
 import { crashCheck } from './support/crash-check';
 import { benchMain } from './support/bench-main';
+import { readFlags, usageError } from './support/flags';
 import { client, InvariantViolation, progress, type Arguments, type BenchContext } from './support/fixtures';
 import { writeUnits } from './support/item-size';
 import { Meter } from './support/meter';
@@ -35,20 +36,11 @@ const MAX_MESSAGES = 100_000;
 const USAGE = 'usage: npx tsx bench/cost-per-message.ts [--messages N] [--mode-messages M] [--duplicate-rate R] [--seed S]';
 
 function usage(problem: string): never {
-  process.stderr.write(`${problem}\n${USAGE}\n`);
-  process.exit(2);
+  return usageError(problem, USAGE);
 }
 
 function parseArguments(argv: readonly string[]): Arguments {
-  const values: Record<string, string> = {};
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i] as string;
-    const match = /^--(messages|mode-messages|duplicate-rate|seed)(?:=(.*))?$/.exec(arg);
-    if (match === null) usage(`unknown argument '${arg}'`);
-    const value = match[2] ?? argv[++i];
-    if (value === undefined) usage(`${arg} needs a value`);
-    values[match[1] as string] = value;
-  }
+  const values = readFlags(argv, ['messages', 'mode-messages', 'duplicate-rate', 'seed'], USAGE);
   const messages = Number(values.messages ?? DEFAULTS.messages);
   const modeMessages = Number(values['mode-messages'] ?? DEFAULTS.modeMessages);
   const duplicateRate = Number(values['duplicate-rate'] ?? DEFAULTS.duplicateRate);

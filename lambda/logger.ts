@@ -73,38 +73,92 @@ function stringify(record: Record<string, unknown>): string {
   }
 }
 
+/** True when one of `fields` is an Error, the only values {@link redactedError} changes. */
+function hasError(fields: LogContext): boolean {
+  for (const key in fields) if (fields[key] instanceof Error) return true;
+  return false;
+}
+
+/** See {@link redactingLogger}. */
+class RedactingLogger implements Logger {
+  public constructor(private readonly logger: Logger) {}
+
+  public debug(message: string, fields?: LogContext): void {
+    this.logger.debug(message, redactFields(fields));
+  }
+
+  public info(message: string, fields?: LogContext): void {
+    this.logger.info(message, redactFields(fields));
+  }
+
+  public warn(message: string, fields?: LogContext): void {
+    this.logger.warn(message, redactFields(fields));
+  }
+
+  public error(message: string, fields?: LogContext): void {
+    this.logger.error(message, redactFields(fields));
+  }
+
+  public child(context: LogContext): Logger {
+    return new RedactingLogger(this.logger.child(context));
+  }
+}
+
+/** `fields` with every Error among them redacted ({@link redactedError}); the same object when there is none. */
+function redactFields(fields: LogContext | undefined): LogContext | undefined {
+  if (fields === undefined || !hasError(fields)) return fields;
+  return Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, redactedError(value)]));
+}
+
 /**
  * A logger that writes through `logger`, with every error among the fields (and its `cause` chain) reduced to its name
  * and its message redacted ({@link redactedError}): what a consumer logs unless `logPayloadValues` is set.
  */
 export function redactingLogger(logger: Logger): Logger {
-  const redact = (fields: LogContext | undefined): LogContext | undefined =>
-    fields === undefined ? undefined : Object.fromEntries(Object.entries(fields).map(([key, value]) => [key, redactedError(value)]));
-  return {
-    debug: (message, fields) => logger.debug(message, redact(fields)),
-    info: (message, fields) => logger.info(message, redact(fields)),
-    warn: (message, fields) => logger.warn(message, redact(fields)),
-    error: (message, fields) => logger.error(message, redact(fields)),
-    child: (context) => redactingLogger(logger.child(context)),
-  };
+  return new RedactingLogger(logger);
+}
+
+/**
+ * The logger {@link createLogger} makes. A child keeps its parent's contexts and adds its own, merged only when a line
+ * is written: the runtime makes a child per message, and at the default level most of them write nothing.
+ */
+class JsonLogger implements Logger {
+  public constructor(
+    private readonly sink: LogSink,
+    private readonly now: () => Date,
+    private readonly threshold: LogLevel,
+    private readonly contexts: readonly LogContext[],
+  ) {}
+
+  public debug(message: string, fields?: LogContext): void {
+    this.write('DEBUG', message, fields);
+  }
+
+  public info(message: string, fields?: LogContext): void {
+    this.write('INFO', message, fields);
+  }
+
+  public warn(message: string, fields?: LogContext): void {
+    this.write('WARN', message, fields);
+  }
+
+  public error(message: string, fields?: LogContext): void {
+    this.write('ERROR', message, fields);
+  }
+
+  public child(context: LogContext): Logger {
+    return new JsonLogger(this.sink, this.now, this.threshold, [...this.contexts, context]);
+  }
+
+  private write(level: LogLevel, message: string, fields: LogContext = {}): void {
+    if (LEVEL_ORDER[level] < LEVEL_ORDER[this.threshold]) return;
+    let record: Record<string, unknown> = { level, message, timestamp: this.now().toISOString() };
+    for (const context of this.contexts) record = { ...record, ...context };
+    this.sink(stringify({ ...record, ...fields }));
+  }
 }
 
 /** Creates a structured JSON logger. */
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const sink = options.sink ?? stdoutSink;
-  const now = options.now ?? (() => new Date());
-  const context = options.context ?? {};
-  const threshold = options.level ?? logLevelFromEnvironment();
-  const lowest = LEVEL_ORDER[threshold];
-  const write = (level: LogLevel, message: string, fields: LogContext = {}): void => {
-    if (LEVEL_ORDER[level] < lowest) return;
-    sink(stringify({ level, message, timestamp: now().toISOString(), ...context, ...fields }));
-  };
-  return {
-    debug: (message, fields) => write('DEBUG', message, fields),
-    info: (message, fields) => write('INFO', message, fields),
-    warn: (message, fields) => write('WARN', message, fields),
-    error: (message, fields) => write('ERROR', message, fields),
-    child: (extra) => createLogger({ sink, now, level: threshold, context: { ...context, ...extra } }),
-  };
+  return new JsonLogger(options.sink ?? stdoutSink, options.now ?? (() => new Date()), options.level ?? logLevelFromEnvironment(), [options.context ?? {}]);
 }

@@ -160,28 +160,48 @@ export class ConsumerMetrics {
     return traceIds.length === 0 ? {} : { [CONSUMER_METRICS.TRACE_IDS_PROPERTY]: traceIds };
   }
 
-  /** One EMF line: the declared count metrics, plus `EventAge` when `values` has it. */
+  /**
+   * One EMF line: the declared count metrics, plus `EventAge` when `values` has it. What does not change from line to
+   * line (the declaration, the dimensions) is serialized once per consumer (see {@link staticPartsOf}); the line is the
+   * JSON of `{ level, _aws: { Timestamp, CloudWatchMetrics }, <dimensions>, ...values }`.
+   */
   private line(countMetrics: ReadonlyArray<{ Name: string; Unit: string }>, values: Record<string, unknown>): string {
     const metrics = CONSUMER_METRICS.EVENT_AGE in values ? [...countMetrics, { Name: CONSUMER_METRICS.EVENT_AGE, Unit: 'Milliseconds' }] : [...countMetrics];
-    return JSON.stringify({
-      // a root member the EMF specification ignores, read by Lambda's log-level filtering
-      level: this.logLevel,
-      _aws: {
-        Timestamp: this.now().getTime(),
-        CloudWatchMetrics: [
-          {
-            Namespace: CONSUMER_METRICS.NAMESPACE,
-            // One dimension set only: the set without the function name would be shared by every deployment
-            // with a subscriber of this name (what item 17 of issue 10 fixed), and would double the custom metrics.
-            Dimensions: [this.dimensionNames],
-            Metrics: metrics,
-          },
-        ],
-      },
-      [CONSUMER_METRICS.SUBSCRIBER_DIMENSION]: this.options.subscriberName,
-      [CONSUMER_METRICS.PROCESSING_MODE_DIMENSION]: this.options.processingMode,
-      ...(this.options.functionName !== undefined ? { [CONSUMER_METRICS.FUNCTION_NAME_DIMENSION]: this.options.functionName } : {}),
-      ...values,
-    });
+    const parts = staticPartsOf(this.options);
+    const declarationKey = metrics.map((metric) => metric.Name).join(',');
+    let declaration = parts.declarations.get(declarationKey);
+    if (declaration === undefined) {
+      // One dimension set only: the set without the function name would be shared by every deployment
+      // with a subscriber of this name (what item 17 of issue 10 fixed), and would double the custom metrics.
+      declaration = JSON.stringify([{ Namespace: CONSUMER_METRICS.NAMESPACE, Dimensions: [this.dimensionNames], Metrics: metrics }]);
+      parts.declarations.set(declarationKey, declaration);
+    }
+    const valuesJson = JSON.stringify(values);
+    // `level`: a root member the EMF specification ignores, read by Lambda's log-level filtering
+    return `{"level":${JSON.stringify(this.logLevel)},"_aws":{"Timestamp":${this.now().getTime()},"CloudWatchMetrics":${declaration}},${parts.dimensions}${valuesJson === '{}' ? '}' : `,${valuesJson.slice(1)}`}`;
   }
+}
+
+/** What every line of one consumer shares, serialized: its dimension fields, and its metric declarations by metric names. */
+interface StaticParts {
+  /** `"Subscriber":"...","ProcessingMode":"..."` (and the function name), without braces. */
+  readonly dimensions: string;
+  readonly declarations: Map<string, string>;
+}
+
+/** Per options object: a consumer passes the same one to the {@link ConsumerMetrics} of each invocation. */
+const staticParts = new WeakMap<ConsumerMetricsOptions, StaticParts>();
+
+function staticPartsOf(options: ConsumerMetricsOptions): StaticParts {
+  let parts = staticParts.get(options);
+  if (parts === undefined) {
+    const dimensions = JSON.stringify({
+      [CONSUMER_METRICS.SUBSCRIBER_DIMENSION]: options.subscriberName,
+      [CONSUMER_METRICS.PROCESSING_MODE_DIMENSION]: options.processingMode,
+      ...(options.functionName !== undefined ? { [CONSUMER_METRICS.FUNCTION_NAME_DIMENSION]: options.functionName } : {}),
+    });
+    parts = { dimensions: dimensions.slice(1, -1), declarations: new Map() };
+    staticParts.set(options, parts);
+  }
+  return parts;
 }

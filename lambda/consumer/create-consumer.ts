@@ -8,6 +8,7 @@ import { unpairedSurrogate } from '../unicode';
 import { INBOX_ITEM } from '../wire-format';
 import type { EventEnvelope } from '../envelope';
 import { processBatch, type RecordOutcome } from './batch';
+import { batchReadPolicy, type BatchReadSetting } from './batch-read-policy';
 import { SqsDeadLetterPublisher, type DeadLetterPublisher } from './dead-letter';
 import { ItemLocks } from './item-locks';
 import { KnownRecords, type KnownRecordsSource } from './known-records';
@@ -85,6 +86,12 @@ export interface BatchHandlerSetup<TData> {
    * @default no batch read (aggregate mode)
    */
   readonly knownRecordsSource?: KnownRecordsSource;
+  /**
+   * Which batches read from {@link BatchHandlerSetup.knownRecordsSource}: every one, or decided per batch (see
+   * batch-read-policy.ts). A batch that does not read still recognises a later copy of an event from an earlier record
+   * of the batch. @default true
+   */
+  readonly batchRead?: Exclude<BatchReadSetting, false>;
   /** See `MessageDependencies.onBlockedDeadLetter`. @default nothing recorded */
   readonly onBlockedDeadLetter?: MessageDependencies<TData>['onBlockedDeadLetter'];
   /**
@@ -141,6 +148,8 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
     }
   };
   const deadLetter = deadLetterPublisher(config, setup.options.deadLetter);
+  // one per consumer: an adaptive read learns from every invocation of this execution environment
+  const readPolicy = setup.knownRecordsSource === undefined ? undefined : batchReadPolicy(setup.batchRead ?? true);
   const metricsOptions = {
     subscriberName: config.subscriberName,
     processingMode: setup.processingMode,
@@ -159,10 +168,9 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
     const parsed = new Map<object, ParsedBody>(event.Records.map((record) => [record, parseRecordBody(record, logPayloadValues)]));
     const eventIds = [...parsed.values()].flatMap((body) => ('envelope' in body ? [body.envelope.id] : []));
     // a one-record batch pays the read and then its own write anyway, which answers a redelivery by itself: no read
-    const knownRecords =
-      setup.knownRecordsSource === undefined || eventIds.length < MIN_RECORDS_FOR_BATCH_READ
-        ? undefined
-        : await KnownRecords.read(setup.knownRecordsSource, eventIds, now(), logger);
+    const source = setup.knownRecordsSource;
+    const reads = source !== undefined && readPolicy?.shouldRead() === true && eventIds.length >= MIN_RECORDS_FOR_BATCH_READ;
+    const knownRecords = source === undefined ? undefined : reads ? await KnownRecords.read(source, eventIds, now(), logger) : KnownRecords.none(source.subscriberName);
     const deps: MessageDependencies<TData> = {
       execute: setup.execute,
       parse: setup.options.parse,
@@ -198,9 +206,16 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
         },
       );
     } finally {
+      // the redeliveries a read would have answered: those the read or their own write found applied
+      readPolicy?.observe(eventIds.length, (outcomes.duplicate ?? 0) - (knownRecords?.copiesRecognisedInBatch ?? 0));
       metrics.flush();
       // the one line per batch at the default level (each applied or duplicate record has a DEBUG line)
-      logger.info('batch', { records: event.Records.length, outcomes, durationMilliseconds: now().getTime() - startedAt });
+      logger.info('batch', {
+        records: event.Records.length,
+        outcomes,
+        ...(source === undefined ? {} : { batchRead: reads }),
+        durationMilliseconds: now().getTime() - startedAt,
+      });
     }
   };
 }

@@ -262,8 +262,8 @@ export class Inbox {
       return { kind: 'item', description: `staged ${describeAction(actions[index] as TransactWriteItem)}` };
     };
     const derived = derivedEventActions(events, staged.length, this.options.subscriberName, envelope.id);
-    // values must be writable before their sizes can be measured
-    assertWritable(actions, (index) => describe(index).description, marshallOptionsOf(this.options.client));
+    // values must be writable before their sizes can be measured; the inbox record, last, is strings and a number
+    assertWritable(actions.slice(0, inboxIndex), (index) => describe(index).description, marshallOptionsOf(this.options.client));
     validateTransactionLimits(actions, {
       knownKeySchemas: this.keySchemas,
       describe: (index) => describe(index).description,

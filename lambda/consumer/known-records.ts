@@ -32,6 +32,8 @@ export interface KnownRecordsSource {
 /** The live record that proves an event applied: its payload fingerprint. */
 interface AppliedRecord {
   readonly fingerprint: string;
+  /** Known from a record of this batch ({@link KnownRecords.remember}), not from the read. */
+  readonly fromBatch?: boolean;
 }
 
 /** The record, when it is live as of `nowEpochSeconds` and proves its event applied under `accepts`; else undefined. */
@@ -48,8 +50,19 @@ function appliedRecordOf(item: Readonly<Record<string, unknown>>, accepts: Appli
 /** What one batch knows to be applied already: read once before the batch, added to as its messages are applied. */
 export class KnownRecords {
   private readonly applied = new Map<string, AppliedRecord>();
+  private recognisedFromBatch = 0;
 
   private constructor(private readonly subscriberName: string) {}
+
+  /** Nothing read: only what the batch's own records add ({@link KnownRecords.remember}), for later copies in it. */
+  public static none(subscriberName: string): KnownRecords {
+    return new KnownRecords(subscriberName);
+  }
+
+  /** How many messages {@link KnownRecords.recognise} answered from an earlier record of this batch, not from the read. */
+  public get copiesRecognisedInBatch(): number {
+    return this.recognisedFromBatch;
+  }
 
   /**
    * Reads the records of `eventIds` (eventually consistent, 100 keys per request, the requests concurrently). A read that
@@ -112,11 +125,12 @@ export class KnownRecords {
     if (record.fingerprint !== fingerprint) {
       throw new PayloadMismatchError({ eventId, storedFingerprint: record.fingerprint, receivedFingerprint: fingerprint, subscriber: this.subscriberName });
     }
+    if (record.fromBatch === true) this.recognisedFromBatch += 1;
     return 'duplicate';
   }
 
   /** Records that `eventId` was just applied (or found applied) with `fingerprint`, for later copies in the batch. */
   public remember(eventId: string, fingerprint: string): void {
-    this.applied.set(eventId, { fingerprint });
+    this.applied.set(eventId, { fingerprint, fromBatch: true });
   }
 }

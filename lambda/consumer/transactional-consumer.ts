@@ -3,6 +3,7 @@ import { assertProcessingMode, loadConsumerBaseConfig, loadConsumerConfig, PROCE
 import type { EventEnvelope } from '../envelope';
 import { consumerOutbox, emittedEventPreparer } from '../producer/emitted-events';
 import type { Outbox } from '../producer/outbox';
+import type { BatchReadPolicy, BatchReadSetting } from './batch-read-policy';
 import { isTransactionConflict, NO_FAILURE, TRANSACTION_CONFLICT } from '../transaction/cancellation';
 import { toDocumentClient } from '../transaction/document-client';
 import { consumerLogger, createBatchHandler, type ConsumerOptions, type SqsBatchHandler } from './create-consumer';
@@ -80,12 +81,19 @@ export interface TransactionalConsumerOptions<TData> extends ConsumerOptions<TDa
    * runs, so a redelivery is acknowledged with no handler run and no write. Without it a redelivery runs the handler
    * and its transaction is cancelled on the live inbox record (2 write units per item of the transaction, by the AWS
    * rule for cancelled transactions); nothing is applied twice either way. The read costs one round trip per batch
-   * and half a read unit per record (AWS charges a key with no item too), so turn it off when redeliveries are rare
-   * (below about 1 record in 40 at on-demand prices) and the handler is cheap to run.
+   * and half a read unit per record (AWS charges a key with no item too), which pays only while redeliveries are
+   * common (above about 1 record in 40 at on-demand prices).
    *
-   * @default true
+   * `'adaptive'` decides per batch from what this execution environment has seen: it reads while more than 1 in 40 of
+   * its recent records (about the last hundred) were redeliveries, counted whether the read or their own write found
+   * them, and skips the read otherwise (a new environment starts without it). `true` reads every batch, `false` none;
+   * a {@link BatchReadPolicy} decides as it likes (e.g. `new AdaptiveBatchRead({ threshold: 0.1 })`, one per consumer).
+   * A batch of one record never reads (its own write answers a redelivery in the same round trip), and a later copy of
+   * an event in the same batch is recognised from the earlier one without a read.
+   *
+   * @default 'adaptive'
    */
-  readonly batchRead?: boolean;
+  readonly batchRead?: BatchReadSetting;
 }
 
 /**
@@ -119,10 +127,13 @@ export function createTransactionalConsumer<TData = unknown>(options: Transactio
     options,
     logger,
     now,
-    // a live inbox record answers a redelivery before the handler runs (unless the read is turned off)
+    // a live inbox record answers a redelivery before the handler runs (when the batch reads)
     ...(options.batchRead === false
       ? {}
-      : { knownRecordsSource: { client, tableName: config.inboxTableName, subscriberName: config.subscriberName, accepts: 'inbox-or-completed' as const } }),
+      : {
+          knownRecordsSource: { client, tableName: config.inboxTableName, subscriberName: config.subscriberName, accepts: 'inbox-or-completed' as const },
+          batchRead: options.batchRead ?? 'adaptive',
+        }),
     execute: async (envelope, context) => {
       // one token for every attempt of this delivery: an attempt whose commit landed unseen (its response lost, the
       // SDK's retry refused) is recognised by the next attempt as this delivery's own, so `processed`, not `duplicate`

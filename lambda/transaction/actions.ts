@@ -13,8 +13,14 @@ export function operationsOf(action: TransactWriteItem): TransactionOperation[] 
 
 /** The single operation of a valid action, or `undefined` when it has none or several. */
 export function operationOf(action: TransactWriteItem): TransactionOperation | undefined {
-  const operations = operationsOf(action);
-  return operations.length === 1 ? operations[0] : undefined;
+  // a loop, not operationsOf: it runs several times for every action of every commit
+  let found: TransactionOperation | undefined;
+  for (const operation of OPERATIONS) {
+    if (action[operation] === undefined) continue;
+    if (found !== undefined) return undefined;
+    found = operation;
+  }
+  return found;
 }
 
 /** The table an action targets. */

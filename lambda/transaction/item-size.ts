@@ -37,6 +37,7 @@ export const utf8Bytes = (text: string): number => Buffer.byteLength(text, 'utf8
  * `1.5` is 2 pairs (`01|50`), so 3 bytes; `-7` is 3 bytes.
  */
 export function numberSize(text: string): number {
+  if (/^-?[1-9]\d*$/.test(text)) return integerSize(text);
   const match = /^([+-]?)(\d*)(?:\.(\d*))?(?:[eE]([+-]?\d+))?$/.exec(text.trim());
   if (match === null) throw new TypeError(`'${text}' is not a number`);
   const [, sign, whole = '', fraction = '', exponent = '0'] = match;
@@ -53,6 +54,19 @@ export function numberSize(text: string): number {
   while (first < last && pairs[first] === '00') first++;
   while (last > first && pairs[last - 1] === '00') last--;
   return last - first + 1 + (sign === '-' ? 1 : 0);
+}
+
+/**
+ * {@link numberSize} of a nonzero integer without leading zeros, `-` and digits (what `String` makes of most numbers):
+ * its pairs counted from the right, trailing `00` pairs left out, without the general path's regular expressions.
+ */
+function integerSize(text: string): number {
+  const negative = text.startsWith('-');
+  const digits = negative ? text.length - 1 : text.length;
+  // pairs are taken from the decimal point (the end): the leftmost one holds a nonzero digit, trailing '00' pairs drop
+  let zeroPairs = 0;
+  for (let end = text.length; text.endsWith('00', end) && end - 2 >= (negative ? 1 : 0) + 1; end -= 2) zeroPairs++;
+  return Math.ceil(digits / 2) - zeroPairs + 1 + (negative ? 1 : 0);
 }
 
 /** True for lib-dynamodb's `NumberValue`, also from a second bundled copy of lib-dynamodb. */

@@ -51,6 +51,11 @@ function expressionBytes(expression: string | undefined, names: Readonly<Record<
  * only compared in a condition therefore counts as much as one that is written.
  */
 export function actionPayloadBytes(action: TransactWriteItem): number {
+  return payloadBytes(action, undefined);
+}
+
+/** {@link actionPayloadBytes}, given the size of a Put's item when it is known already (`putItemSize`). */
+function payloadBytes(action: TransactWriteItem, putItemSize: number | undefined): number {
   const operation = operationOf(action);
   if (operation === undefined) return 0;
   const params = action[operation] as {
@@ -63,32 +68,31 @@ export function actionPayloadBytes(action: TransactWriteItem): number {
   };
   const names = params.ExpressionAttributeNames;
   const values = params.ExpressionAttributeValues;
-  return (
-    itemSize((operation === 'Put' ? params.Item : params.Key) ?? {}) +
-    expressionBytes(params.UpdateExpression, names, values) +
-    expressionBytes(params.ConditionExpression, names, values)
-  );
+  const stored = operation === 'Put' ? (putItemSize ?? itemSize(params.Item ?? {})) : itemSize(params.Key ?? {});
+  return stored + expressionBytes(params.UpdateExpression, names, values) + expressionBytes(params.ConditionExpression, names, values);
 }
 
 /**
  * Throws {@link TransactionLimitError} when an item to be written is larger than DynamoDB's item limit
- * ({@link MAX_ITEM_BYTES}, 400 KB), naming the limit, the size and `description` (e.g. `action 2 (Put on table 'T')`).
+ * ({@link MAX_ITEM_BYTES}, 400 KB), naming the limit, the size and `description` (e.g. `action 2 (Put on table 'T')`);
+ * returns the item's size.
  */
-export function assertItemFits(item: Readonly<Record<string, unknown>>, description: string): void {
+export function assertItemFits(item: Readonly<Record<string, unknown>>, description: string): number {
   const size = itemSize(item);
   if (size > MAX_ITEM_BYTES) {
     throw new TransactionLimitError(
       `${description} writes an item of ${bytes(size)} bytes, but the DynamoDB item size limit is ${bytes(MAX_ITEM_BYTES)} bytes (400 KB)`,
     );
   }
+  return size;
 }
 
 function validateSizes(actions: readonly TransactWriteItem[], describe: (index: number) => string): void {
   let total = 0;
   let largest = { index: 0, size: -1 };
   actions.forEach((action, index) => {
-    if (operationOf(action) === 'Put') assertItemFits(action.Put?.Item ?? {}, `action ${index} (${describe(index)})`);
-    const size = actionPayloadBytes(action);
+    const putItemSize = operationOf(action) === 'Put' ? assertItemFits(action.Put?.Item ?? {}, `action ${index} (${describe(index)})`) : undefined;
+    const size = payloadBytes(action, putItemSize);
     total += size;
     if (size > largest.size) largest = { index, size };
   });

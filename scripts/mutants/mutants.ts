@@ -34,6 +34,7 @@ const LEASE = 'test/lambda/processing/lease-consumer.int.test.ts';
 const STEPS = 'test/lambda/processing/multi-step-consumer.int.test.ts';
 const CONSUMER = 'test/lambda/consumer.int.test.ts';
 const AGGREGATE = 'test/lambda/aggregate.int.test.ts';
+const BATCH = 'test/lambda/concurrent-batch.int.test.ts';
 /** The model of an event's whole life: operator commands, configurations and days (issue 28). */
 const LIFE = 'test/cli/event-life.model.int.test.ts';
 const WHOLE_LIFE = 'test/cli/event-whole-life.int.test.ts';
@@ -265,5 +266,14 @@ export const MUTANTS: readonly Mutant[] = [
     find: '  if (ageSeconds + retentionSeconds + rules.safetyMarginSeconds < rules.deduplicationWindowSeconds) return undefined;',
     replace: '  if (ageSeconds >= 0) return undefined;',
     tests: [LIFE, DLQ],
+  },
+  {
+    id: 'adaptive-read-learns-only-from-reads',
+    breaks:
+      'the per-batch read decision counts only the redeliveries its reads found: a read that is off never sees one (its writes find them) and stays off whatever the redeliveries',
+    file: 'lambda/consumer/create-consumer.ts',
+    find: "readPolicy?.observe(eventIds.length, (outcomes.duplicate ?? 0) - (knownRecords?.copiesRecognisedInBatch ?? 0));",
+    replace: "readPolicy?.observe(eventIds.length, reads ? (outcomes.duplicate ?? 0) - (knownRecords?.copiesRecognisedInBatch ?? 0) : 0);",
+    tests: [MODEL, BATCH],
   },
 ];

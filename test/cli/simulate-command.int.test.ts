@@ -136,7 +136,7 @@ describe('simulate: a deliberately non-idempotent consumer', () => {
     writeFileSync(jsonFile, 'STALE-CONTENT-SENTINEL', { mode: 0o644 });
 
     // WHEN it is simulated with duplicate deliveries and consumer crashes (no other fault). A duplicate of a committed
-    // message no longer reaches the handler (the batch read answers it), so what re-runs the handler's own write is a
+    // message no longer reaches the handler once the batch read is on (it is, with redeliveries this common), so what re-runs the handler's own write is a
     // crash between that write and the commit, then the redelivery
     const { code, stdout, stderr } = await cli(
       'simulate',

@@ -203,8 +203,11 @@ describe('concurrent records (issue 11, part 1)', () => {
 });
 
 describe('duplicates answered before any write (issue 11, part 2)', () => {
-  test('two copies of one event in one batch: applied once, the second a duplicate with no handler run and no write', async () => {
-    const { handler, lines, metrics } = consumer();
+  test.each([
+    { batchRead: true, batchReads: 1 },
+    { batchRead: 'adaptive', batchReads: 0 },
+  ] as const)('two copies of one event in one batch (batchRead $batchRead): applied once, the second a duplicate with no handler run and no write', async ({ batchRead, batchReads }) => {
+    const { handler, lines, metrics } = consumer({ batchRead });
     const account = newAccount();
     const copy = deposit(account, 5);
     const requests = requestsDuring();
@@ -215,7 +218,7 @@ describe('duplicates answered before any write (issue 11, part 2)', () => {
     expect(await balance(account)).toBe(5);
     expect(outcomesOf(lines)).toEqual(['processed', 'duplicate']);
     expect(handlerRuns).toBe(1);
-    expect(requests()).toEqual({ batchReads: 1, transactions: 1, all: 2 });
+    expect(requests()).toEqual({ batchReads, transactions: 1, all: batchReads + 1 });
     expect(metrics[0]).toMatchObject({ [CONSUMER_METRICS.PROCESSED]: 1, [CONSUMER_METRICS.DUPLICATES]: 1 });
   });
 
@@ -225,7 +228,7 @@ describe('duplicates answered before any write (issue 11, part 2)', () => {
     const records = accounts.map((account) => deposit(account, 3));
     await first.handler({ Records: records.slice(0, 2) });
 
-    const { handler, lines } = consumer();
+    const { handler, lines } = consumer({ batchRead: true });
     const requests = requestsDuring();
     const response = await handler({ Records: records });
 
@@ -261,7 +264,7 @@ describe('duplicates answered before any write (issue 11, part 2)', () => {
     const account = newAccount();
     await consumer().handler({ Records: [deposit(account, 1, { id })] });
 
-    const { handler, deadLetter } = consumer();
+    const { handler, deadLetter } = consumer({ batchRead: true });
     const requests = requestsDuring();
     // in a batch with another record (a batch of one skips the read): the reused id costs no write
     await handler({ Records: [deposit(account, 999, { id }), deposit(newAccount(), 2)] });
@@ -269,6 +272,42 @@ describe('duplicates answered before any write (issue 11, part 2)', () => {
     expect(deadLetter.published.map((letter) => letter.errorName)).toEqual(['PayloadMismatchError']);
     expect(requests()).toEqual({ batchReads: 1, transactions: 1, all: 2 });
     expect(await balance(account)).toBe(1);
+  });
+
+  test("batchRead 'adaptive' (the default): no read while redeliveries are rare; redeliveries found by their writes turn it on, and it answers them with no write; rare again, it goes off", async () => {
+    const { handler, lines } = consumer();
+    const accounts = Array.from({ length: 10 }, newAccount);
+    const records = accounts.map((account) => deposit(account, 3));
+    const readsOf = () => lines.filter((line) => line.message === 'batch').map((line) => line.batchRead);
+
+    // a new environment: nothing seen, no read; the batch applies everything
+    let requests = requestsDuring();
+    await handler({ Records: records.slice(0, 5) });
+    expect(requests()).toEqual({ batchReads: 0, transactions: 5, all: 5 });
+
+    // 3 of 5 records are redeliveries: no read yet, their writes find them (cancelled), and that is seen
+    requests = requestsDuring();
+    await handler({ Records: [...records.slice(0, 3), ...records.slice(5, 7)] });
+    expect(requests()).toEqual({ batchReads: 0, transactions: 5, all: 5 });
+    expect(handlerRuns).toBe(10);
+
+    // now it reads: the 3 redeliveries cost no write and no handler run
+    requests = requestsDuring();
+    await handler({ Records: [...records.slice(0, 3), ...records.slice(7, 9)] });
+    expect(requests()).toEqual({ batchReads: 1, transactions: 2, all: 3 });
+    expect(handlerRuns).toBe(12);
+
+    // batches without redeliveries wear the estimate down until the read goes off again
+    // (records of no redelivery: the estimate follows about the last hundred records)
+    let quietBatches = 0;
+    while (quietBatches < 100 && readsOf().at(-1) !== false) {
+      await handler({ Records: [deposit(newAccount(), 1), deposit(newAccount(), 1), deposit(newAccount(), 1), deposit(newAccount(), 1)] });
+      quietBatches += 1;
+    }
+    expect(readsOf().slice(0, 3)).toEqual([false, false, true]);
+    expect(readsOf().at(-1)).toBe(false);
+    expect(quietBatches).toBeGreaterThan(5);
+    for (const account of accounts.slice(0, 9)) expect(await balance(account)).toBe(3);
   });
 
   test('an expired inbox record is not taken as a duplicate by the batch read: the message is applied again, as the write path decides', async () => {
@@ -290,7 +329,7 @@ describe('duplicates answered before any write (issue 11, part 2)', () => {
     await consumer().handler({ Records: [record] });
     const throttled = proxy.inject({ target: BATCH_GET, times: 10, fault: { kind: 'throttle' } });
 
-    const { handler, lines } = consumer({ client: localClient({ endpoint: proxy.endpoint, maxAttempts: 1 }) });
+    const { handler, lines } = consumer({ client: localClient({ endpoint: proxy.endpoint, maxAttempts: 1 }), batchRead: true });
     const response = await handler({ Records: [record, deposit(account, 1)] });
 
     expect(throttled()).toBe(1);

@@ -5,7 +5,7 @@
  * that every distinct record of the run was applied exactly once.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { createAggregateConsumer, createLeaseConsumer, createMultiStepConsumer, createTransactionalConsumer, type SqsBatchHandler } from '../../../lambda/index';
+import { createAggregateConsumer, createLeaseConsumer, createMultiStepConsumer, createTransactionalConsumer, type BatchReadSetting, type SqsBatchHandler } from '../../../lambda/index';
 import { PROCESSING_RECORD, RECORD_STATUS } from '../../../lambda/wire-format';
 import type { DeliveryPlan } from '../deliveries';
 import { EffectLedger } from '../effect-ledger';
@@ -85,8 +85,9 @@ export const POWERTOOLS: ConsumerKind = {
   },
 };
 
-export const TRANSACTIONAL: ConsumerKind = {
-  name: 'transactional',
+/** The transactional consumer with the batch read `batchRead` (the default, decided per batch, when not given). */
+const transactional = (name: string, batchRead?: BatchReadSetting): ConsumerKind => ({
+  name,
   async create({ admin, client, suffix }) {
     const [inboxTable, ledgerTable] = [`lat-tx-inbox-${suffix}`, `lat-tx-ledger-${suffix}`];
     await Promise.all([createTable(admin, inboxTable), createTable(admin, ledgerTable)]);
@@ -103,6 +104,7 @@ export const TRANSACTIONAL: ConsumerKind = {
       now,
       logger: log.logger,
       metricsSink: noMetrics,
+      ...(batchRead === undefined ? {} : { batchRead }),
     });
     return {
       handler,
@@ -116,7 +118,13 @@ export const TRANSACTIONAL: ConsumerKind = {
       },
     };
   },
-};
+});
+
+export const TRANSACTIONAL = transactional('transactional');
+/** The batch read of every batch (`batchRead: true`), the default before it was decided per batch. */
+export const TRANSACTIONAL_ALWAYS_READ = transactional('transactional (read every batch)', true);
+/** No batch read (`batchRead: false`). */
+export const TRANSACTIONAL_NEVER_READ = transactional('transactional (no read)', false);
 
 export const LEASE: ConsumerKind = {
   name: 'lease',
@@ -219,4 +227,6 @@ export const HAND_WRITTEN_INBOX: ConsumerKind = {
 };
 
 /** In the order of the report: Powertools first, the reference of every ratio. */
-export const CONSUMER_KINDS: readonly ConsumerKind[] = [POWERTOOLS, TRANSACTIONAL, LEASE, MULTI_STEP, AGGREGATE, HAND_WRITTEN_INBOX];
+export const CONSUMER_KINDS: readonly ConsumerKind[] = [POWERTOOLS, TRANSACTIONAL, TRANSACTIONAL_ALWAYS_READ, TRANSACTIONAL_NEVER_READ, LEASE, MULTI_STEP, AGGREGATE, HAND_WRITTEN_INBOX];
+/** What runs without `--consumers`: the four modes with their defaults, beside Powertools. */
+export const DEFAULT_CONSUMER_KINDS: readonly ConsumerKind[] = [POWERTOOLS, TRANSACTIONAL, LEASE, MULTI_STEP, AGGREGATE, HAND_WRITTEN_INBOX];

@@ -45,8 +45,9 @@ afterAll(() => client.destroy());
 /** Runs the model of `mode`; resolves with the failure report, or undefined when every run held. */
 export async function searchMode(mode: Mode, options: { runs: number; commands: number; seed?: number }): Promise<string | undefined> {
   const result = await fc.check(
-    fc.asyncProperty(fc.scheduler(), fc.constantFrom(1, 1, 2, 3), commandsFor(mode, options.commands), async (scheduler, maxReceiveCount, commands) => {
-      const world = await ModelWorld.start(mode, tables.get(mode) as ModelTables, maxReceiveCount);
+    // env 1's batch read in transactional mode: every batch or none (env 0 decides per batch, the default)
+    fc.asyncProperty(fc.scheduler(), fc.constantFrom(1, 1, 2, 3), commandsFor(mode, options.commands), fc.boolean(), async (scheduler, maxReceiveCount, commands, batchRead) => {
+      const world = await ModelWorld.start(mode, tables.get(mode) as ModelTables, maxReceiveCount, batchRead);
       try {
         await fc.asyncModelRun(() => ({ model: { published: 0 } satisfies Model, real: { world, scheduler } satisfies Real }), commands);
         await world.drain();

@@ -25,6 +25,7 @@ import type { ConsumerConfig, LeaseConsumerConfig } from '../../../lambda/config
 import type { SqsBatchHandler } from '../../../lambda/consumer/create-consumer';
 import { DEAD_LETTER_ATTRIBUTE, type DeadLetter, type DeadLetterPublisher } from '../../../lambda/consumer/dead-letter';
 import type { SQSRecord } from '../../../lambda/consumer/sqs';
+import { AdaptiveBatchRead } from '../../../lambda/consumer/batch-read-policy';
 import { createTransactionalConsumer } from '../../../lambda/consumer/transactional-consumer';
 import type { EventEnvelope } from '../../../lambda/envelope';
 import { RetryableError } from '../../../lambda/errors';
@@ -142,14 +143,16 @@ export class ModelWorld {
     private readonly proxy: FaultProxy,
     /** The queue's redrive policy: SQS moves a message to the DLQ itself once received this often (AWS allows 1 to 1000). */
     private readonly maxReceiveCount: number,
+    /** Env 1's batch read in transactional mode (env 0 decides per batch). */
+    private readonly transactionalBatchRead: boolean,
   ) {
-    // the two environments differ in their batch read too: env 0 has its mode's default, env 1 the other choice
+    // the two environments differ in their batch read too: env 0 has its mode's default, env 1 another choice
     this.handlers = ENV_CLOCK_SKEW_SECONDS.map((skew, env) => this.consumer(skew, env === 1));
   }
 
-  /** A run on `tables`, with a proxy of its own. */
-  public static async start(mode: Mode, tables: ModelTables, maxReceiveCount: number): Promise<ModelWorld> {
-    return new ModelWorld(mode, tables, await startFaultProxy(inject('dynamoDbEndpoint')), maxReceiveCount);
+  /** A run on `tables`, with a proxy of its own; `transactionalBatchRead` is env 1's batch read in transactional mode. */
+  public static async start(mode: Mode, tables: ModelTables, maxReceiveCount: number, transactionalBatchRead = false): Promise<ModelWorld> {
+    return new ModelWorld(mode, tables, await startFaultProxy(inject('dynamoDbEndpoint')), maxReceiveCount, transactionalBatchRead);
   }
 
   public async stop(): Promise<void> {
@@ -185,7 +188,7 @@ export class ModelWorld {
       });
       for (let copy = 0; copy < copies; copy++) this.queue.push({ sqsMessageId: `sqs-${randomUUID()}`, eventId: event.id, body, receiveCount: 0 });
     }
-    if (this.history.length === 0) this.history.push(`maxReceiveCount ${this.maxReceiveCount}`);
+    if (this.history.length === 0) this.history.push(`maxReceiveCount ${this.maxReceiveCount}${this.mode === 'transactional' ? `, env 1 batch read ${this.transactionalBatchRead}` : ''}`);
     this.history.push(`publish ${made.map((event) => `${event.type} ${event.id.slice(4, 12)}`).join(', ')} x${copies}`);
   }
 
@@ -403,7 +406,9 @@ export class ModelWorld {
     this.history.push(
       `deliver ${batch.length} to env ${spec.env}${spec.crash ? `, dies ${spec.crash.when} request ${spec.crash.request}` : ''}` +
         `${spec.fault !== 'none' ? `, fault ${spec.fault}` : ''}${spec.effectFailure !== 'none' ? `, effect ${spec.effectFailure}` : ''}` +
-        `${spec.deadLetterFails ? ', dead-letter sends fail' : ''}: ${acknowledged.length} acknowledged${state.dead ? ' (died)' : ''}`,
+        `${spec.deadLetterFails ? ', dead-letter sends fail' : ''}` +
+        `${this.logs.lines.slice(firstLine).some((line) => line.message === 'batch' && line.batchRead === true) ? ', batch read' : ''}` +
+        `: ${acknowledged.length} acknowledged${state.dead ? ' (died)' : ''}`,
     );
   }
 
@@ -490,15 +495,18 @@ export class ModelWorld {
   private consumer(skewSeconds: number, otherBatchRead: boolean): SqsBatchHandler {
     const now = (): Date => new Date(this.clock.now().getTime() + skewSeconds * 1000);
     const common = { client: this.client(), deadLetter: this.deadLetters, logger: this.logs.logger, now, metricsSink: () => undefined };
-    // transactional reads by default, lease and multi-step do not
-    const batchRead = this.mode === 'transactional' ? !otherBatchRead : otherBatchRead;
+    // lease and multi-step do not read by default
+    const batchRead = otherBatchRead;
+    // env 0 decides per batch, with a weight that makes it switch within the few batches of a run (the default's 2 % per
+    // record would hardly leave its start, no read, in 18 commands)
+    const transactionalBatchRead = otherBatchRead ? this.transactionalBatchRead : new AdaptiveBatchRead({ recordWeight: 0.5 });
     const table = this.tables.businessTable;
     switch (this.mode) {
       case 'transactional':
         return createTransactionalConsumer<{ account: string; amount: number }>({
           ...common,
           config: this.tables.config as ConsumerConfig,
-          batchRead,
+          batchRead: transactionalBatchRead,
           handle: async (envelope, tx) => {
             envelope.data.amount *= 100; // normalized in place, as users do
             await this.pause(`handler ${envelope.id.slice(4, 12)}`);
