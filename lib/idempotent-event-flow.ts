@@ -6,7 +6,8 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { InboxTable } from './consumer/inbox-table';
-import { Subscriber, SubscriberOptions } from './consumer/subscriber';
+import { addSubscriberOperatorOutput } from './consumer/private/operator-output';
+import { IEventFlow, Subscriber, SubscriberDefaults, SubscriberOptions } from './consumer/subscriber';
 import { FlowDashboard } from './monitoring/flow-dashboard';
 import { RelayAlarms } from './monitoring/relay-alarms';
 import { SubscriberAlarms } from './monitoring/subscriber-alarms';
@@ -142,7 +143,7 @@ export interface IdempotentEventFlowProps {
  * dead-letter queue URL) and `<flow>/<subscriber>/Operator` (subscriber name, processing mode, inbox table, queue and
  * dead-letter queue URLs, consumer function name), each a JSON object.
  */
-export class IdempotentEventFlow extends Construct {
+export class IdempotentEventFlow extends Construct implements IEventFlow {
   /** The outbox the relay reads (created or given). */
   public readonly outboxTable: IOutboxTable;
   /** The topic every event is published to. */
@@ -216,6 +217,13 @@ export class IdempotentEventFlow extends Construct {
         relayDeadLetterQueueUrl: this.relay.deadLetterQueue.queueUrl,
       }),
     });
+  }
+
+  /**
+   * What subscribers of this flow default to: its `removalPolicy` and `logEncryptionKey`. A subscriber's own props win.
+   */
+  public get subscriberDefaults(): SubscriberDefaults {
+    return { removalPolicy: this.props.removalPolicy, logEncryptionKey: this.props.logEncryptionKey };
   }
 
   /** The SNS topic every event is published to. */
@@ -309,24 +317,31 @@ export class IdempotentEventFlow extends Construct {
           `(${taken.node.path}); give each addSubscriber call its own id`,
       );
     }
-    const subscriberName = options.subscriberName ?? id;
-    const namesake = this.subscriberList.find((existing) => existing.subscriberName === subscriberName);
-    if (namesake !== undefined) {
-      // The name tells subscribers apart in inbox keys, log lines, alarm descriptions, dead-letter attributes and the
-      // operator CLI; two of one flow under one name would be confused everywhere (and share records on a shared inbox).
+    this.assertSubscriberNameFree(options.subscriberName ?? id, `${this.node.path}/${id}`);
+    return new Subscriber(this, id, { ...options, flow: this });
+  }
+
+  /**
+   * Gives `subscriber` what {@link addSubscriber} gives: its alarms (with this flow's `alarmActions`, `maxMessageAge`
+   * and `maxEndToEndLatency`), its `Operator` output and a row on this flow's dashboard, all in the subscriber's own
+   * stack but the row; and adds it to {@link subscribers} and its alarms to {@link alarms}. A `Subscriber` created with
+   * `flow: this` (or by `addSubscriber`) calls it itself; there is no need to.
+   *
+   * Fails for a subscriber of another flow or of none, for one registered before, and when another subscriber of this
+   * flow has the same `subscriberName`.
+   */
+  public registerSubscriber(subscriber: Subscriber): void {
+    const owner = `IdempotentEventFlow '${this.node.id}'`;
+    if (subscriber.flow !== this) {
       throw validationError(
-        `IdempotentEventFlow '${this.node.id}': subscriberName '${subscriberName}' of ${this.node.path}/${id} is already the name of ` +
-          `${namesake.node.path}; subscribers of one flow must have different names. Set subscriberName on one of them`,
+        `${owner}: registerSubscriber takes a subscriber created with flow: this flow (${this.node.path}), but ${subscriber.node.path} ` +
+          `was created with ${subscriber.flow === undefined ? 'no flow' : `the flow ${subscriber.flow.node.path}`}`,
       );
     }
-    const subscriber = new Subscriber(this, id, {
-      removalPolicy: this.props.removalPolicy,
-      logEncryptionKey: this.props.logEncryptionKey,
-      ...options,
-      topic: this.eventTopic.topic,
-      encryptionKey: this.encryptionKey,
-      outboxTable: options.publishesEvents ? this.outboxTable : undefined,
-    });
+    if (this.subscriberList.includes(subscriber)) {
+      throw validationError(`${owner}: the subscriber ${subscriber.node.path} is registered already; a Subscriber created with flow registers itself`);
+    }
+    this.assertSubscriberNameFree(subscriber.subscriberName, subscriber.node.path);
     const alarms = new SubscriberAlarms(subscriber, 'Alarms', {
       subscriber,
       alarmActions: this.props.alarmActions,
@@ -336,20 +351,21 @@ export class IdempotentEventFlow extends Construct {
     this.dashboard?.addSubscriber(subscriber, alarms.alarms);
     this.subscriberList.push(subscriber);
     this.alarmList.push(...alarms.alarms);
-    new CfnOutput(subscriber, 'Operator', {
-      description:
-        `What operators of subscriber ${subscriber.subscriberName} need, e.g. for idempotent-event-flow blocked list ` +
-        `--table <inboxTable> --subscriber ${subscriber.subscriberName}`,
-      value: Stack.of(this).toJsonString({
-        subscriberName: subscriber.subscriberName,
-        processingMode: subscriber.processingMode,
-        inboxTable: subscriber.inboxTable?.tableName,
-        queueUrl: subscriber.queue.queueUrl,
-        deadLetterQueueUrl: subscriber.deadLetterQueue.queueUrl,
-        subscriptionDeadLetterQueueUrl: subscriber.subscriptionDeadLetterQueue.queueUrl,
-        consumerFunctionName: subscriber.consumerFunction.lambdaFunction.functionName,
-      }),
-    });
-    return subscriber;
+    addSubscriberOperatorOutput(subscriber);
+  }
+
+  /**
+   * Fails when another subscriber of this flow is named `subscriberName`. The name tells subscribers apart in inbox
+   * keys, log lines, alarm descriptions, dead-letter attributes and the operator CLI; two of one flow under one name
+   * would be confused everywhere (and share records on a shared inbox).
+   */
+  private assertSubscriberNameFree(subscriberName: string, path: string): void {
+    const namesake = this.subscriberList.find((existing) => existing.subscriberName === subscriberName);
+    if (namesake !== undefined) {
+      throw validationError(
+        `IdempotentEventFlow '${this.node.id}': subscriberName '${subscriberName}' of ${path} is already the name of ` +
+          `${namesake.node.path}; subscribers of one flow must have different names. Set subscriberName on one of them`,
+      );
+    }
   }
 }
