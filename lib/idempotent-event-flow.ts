@@ -1,4 +1,4 @@
-import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Size, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -13,6 +13,7 @@ import { RelayAlarms } from './monitoring/relay-alarms';
 import { SubscriberAlarms } from './monitoring/subscriber-alarms';
 import { IOutboxTable, OutboxTable } from './outbox/outbox-table';
 import { OutboxRelay } from './outbox/outbox-relay';
+import { relayEventSizing, topicMaximumMessageBytes } from './outbox/private/event-size';
 import { ProducerFunction } from './outbox/producer-function';
 import { FunctionOptions } from './functions/function-options';
 import { EventTopic } from './topic/event-topic';
@@ -65,11 +66,23 @@ export interface IdempotentEventFlowProps {
   readonly logEncryptionKey?: kms.IKey;
 
   /**
-   * How many stream records the relay publishes per batch (1 to 10; SNS is a batch target of at most 10).
+   * How many stream records the relay publishes per batch (1 to 10; SNS is a batch target of at most 10). The relay
+   * publishes with SNS PublishBatch, whose messages must fit the topic's `MaximumMessageSize` (262,144 bytes) together,
+   * so `relayBatchSize` x `maxEventSize` must be at most that.
    *
-   * @default 10
+   * @default - 10, or as many events of `maxEventSize` as fit 262,144 bytes (at most 10)
    */
   readonly relayBatchSize?: number;
+
+  /**
+   * The largest event producers may append, as delivered (the envelope as a JSON string); a producer's `Outbox`
+   * refuses a larger one with `EventTooLargeError`, so no relay batch can be too large for one SNS PublishBatch.
+   * `relayBatchSize` x `maxEventSize` must be at most the topic's `MaximumMessageSize` (262,144 bytes). For larger
+   * events, lower the batch size: `relayBatchSize: 1` lets events of up to 256 KiB through.
+   *
+   * @default - 262,144 bytes divided by `relayBatchSize`: 26,214 bytes with the default batch size of 10
+   */
+  readonly maxEventSize?: Size;
 
   /**
    * How often the relay retries a failing batch before sending it to its dead-letter queue (0 to 185).
@@ -185,11 +198,15 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
       props.outboxTable ??
       new OutboxTable(this, 'OutboxTable', { eventSource: props.eventSource, removalPolicy });
     this.eventTopic = new EventTopic(this, 'EventTopic', { encryptionKey: props.encryptionKey });
+    relayEventSizing(owner, { batchSize: props.relayBatchSize, maxEventSize: props.maxEventSize }, topicMaximumMessageBytes(this.eventTopic.topic), (setting) =>
+      setting === 'batchSize' ? 'relayBatchSize' : setting,
+    );
     this.encryptionKey = this.eventTopic.encryptionKey;
     this.relay = new OutboxRelay(this, 'Relay', {
       outboxTable: this.outboxTable,
       topic: this.eventTopic.topic,
       batchSize: props.relayBatchSize,
+      maxEventSize: props.maxEventSize,
       maximumRetryAttempts: props.relayMaximumRetryAttempts,
       maximumRecordAge: props.relayMaximumRecordAge,
       deadLetterQueueEncryptionKey: this.encryptionKey,
