@@ -6,8 +6,8 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { InboxTable } from './consumer/inbox-table';
-import { addSubscriberOperatorOutput } from './consumer/private/operator-output';
 import { IEventFlow, Subscriber, SubscriberDefaults, SubscriberOptions } from './consumer/subscriber';
+import { subscriberOperatorOutputValue } from './consumer/private/subscriber-operator-output';
 import { FlowDashboard } from './monitoring/flow-dashboard';
 import { RelayAlarms } from './monitoring/relay-alarms';
 import { SubscriberAlarms } from './monitoring/subscriber-alarms';
@@ -368,7 +368,12 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
     this.dashboard?.addSubscriber(subscriber, alarms.alarms);
     this.subscriberList.push(subscriber);
     this.alarmList.push(...alarms.alarms);
-    addSubscriberOperatorOutput(subscriber);
+    new CfnOutput(subscriber, 'Operator', {
+      description:
+        `What operators of subscriber ${subscriber.subscriberName} need, e.g. for idempotent-event-flow blocked list ` +
+        `--table <inboxTable> --subscriber ${subscriber.subscriberName}`,
+      value: subscriberOperatorOutputValue(subscriber, this.outboxTable.table),
+    });
   }
 
   /**

@@ -61,7 +61,7 @@ function consumer(s: OperatorServices) {
   return { handler, applied, drain };
 }
 
-const replayArgs = (s: OperatorServices) => ['replay', '--table', outbox.outboxTableName, '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--deduplication-window', '30d'];
+const replayArgs = (s: OperatorServices) => ['replay', '--table', outbox.outboxTableName, '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--processing-mode', 'transactional', '--filter-policy', 'none', '--deduplication-window', '30d'];
 
 describe('idempotent-event-flow replay, from the outbox in DynamoDB Local to the simulator\'s queue', () => {
   test('replays an event the relay gave up on by id, with its original id and body; replaying twice applies once', async () => {
