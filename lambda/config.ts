@@ -124,7 +124,7 @@ export interface ProducerConfig {
   readonly timeToLiveAttributeName?: string;
   readonly eventRetentionSeconds: number;
   readonly eventSource: string;
-  /** The largest event the producer may append, in bytes as delivered ({@link ENV.MAX_EVENT_BYTES}); undefined: the SNS message limit. */
+  /** The largest event the producer may append, in bytes as delivered (`IEF_MAX_EVENT_BYTES`); undefined: the SNS message limit. */
   readonly maxEventBytes?: number;
 }
 

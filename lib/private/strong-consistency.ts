@@ -5,7 +5,7 @@ import { validationError } from './validation-error';
 
 /**
  * Multi-Region strongly consistent (MRSC) global tables support neither transactions nor TTL (DynamoDB developer guide,
- * global tables, "How it works": consistency modes; see docs/DESIGN.md, "AWS facts this design relies on"). The outbox
+ * global tables, "How it works": consistency modes; see docs/DESIGN.md, "AWS facts the constructs enforce at synth"). The outbox
  * and the inbox rely on both, so neither may live on one.
  */
 

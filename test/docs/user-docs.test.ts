@@ -199,3 +199,27 @@ describe('docs/API.md facts', () => {
     },
   );
 });
+
+describe('issue 30: what users of split stacks and of the outbox read', () => {
+  test("README, 'The outbox item', names every attribute of the outbox item's wire format", async () => {
+    const { OUTBOX_ITEM } = await import('../../lambda/wire-format');
+    const outboxItem = section(README, 'The outbox item');
+    for (const [name, value] of Object.entries(OUTBOX_ITEM)) {
+      expect(outboxItem, `OUTBOX_ITEM.${name}`).toContain(name === 'KEY_PREFIX' ? `\`${value}<eventId>\`` : `\`${value}\``);
+    }
+  });
+
+  test("README, 'A flow split over stacks', creates subscribers from the flow in other stacks, with the dashboard in either", () => {
+    const layout = section(README, 'A flow split over stacks');
+    expect(layout).toMatch(/new Subscriber\(ledgerStack, 'Ledger', \{ flow, entry: /);
+    expect(layout).toContain('dashboard: true');
+    expect(layout).toMatch(/new FlowDashboard\(ops, /);
+  });
+
+  test("README, 'Testing your app', says how to raise vitest's 10-second hook timeout for a multi-stack synth", () => {
+    const testing = section(README, 'Testing your app');
+    expect(testing).toMatch(/10-second limit of a `beforeAll` hook\s+\(`hookTimeout`\)/);
+    expect(testing).toContain('Hook timed out in 10000ms');
+    expect(testing).toMatch(/\}, 120_000\);/);
+  });
+});
