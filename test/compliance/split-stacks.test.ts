@@ -116,37 +116,34 @@ function expectRowOf(s: Layout, body: string, subscriber: Subscriber): void {
   for (const alarmName of named('AWS::CloudWatch::Alarm', 'AlarmName')) expect(body).toContain(`:alarm:${alarmName}`);
 }
 
-describe('split stacks, the dashboard in the flow\'s stack', () => {
+describe.each([
+  {
+    dashboardIn: 'flow' as const,
+    where: "in the flow's stack",
+    dashboardStack: (s: Layout) => s.stacks.payments,
+    // the flow's stack refers to no other stack: the other subscribers' rows name their resources by literal names
+    alsoExpect: (_s: Layout, body: string) => expect(body).not.toContain('Fn::ImportValue'),
+  },
+  {
+    dashboardIn: 'ops' as const,
+    where: 'in an ops stack of its own',
+    dashboardStack: (s: Layout) => s.stacks.ops!,
+    alsoExpect: (s: Layout) => template(s, s.stacks.payments).resourceCountIs('AWS::CloudWatch::Dashboard', 0),
+  },
+])('split stacks, the dashboard $where', ({ dashboardIn, dashboardStack, alsoExpect }) => {
   let s: Layout;
   beforeAll(() => {
-    s = layout('flow');
+    s = layout(dashboardIn);
   });
 
   layoutTests(() => s);
 
-  test("shows a row for every subscriber on the flow's dashboard, naming the other stacks' resources by literal names", () => {
-    const body = dashboardBody(s, s.stacks.payments);
-    expect(body).not.toContain('Fn::ImportValue');
-    expectRowOf(s, body, s.ledger);
-    expectRowOf(s, body, s.notifications);
-    expect(body).toContain('## Subscriber Audit (');
-  });
-});
-
-describe('split stacks, the dashboard in an ops stack of its own', () => {
-  let s: Layout;
-  beforeAll(() => {
-    s = layout('ops');
-  });
-
-  layoutTests(() => s);
-
-  test('shows a row for the relay and every subscriber', () => {
-    template(s, s.stacks.payments).resourceCountIs('AWS::CloudWatch::Dashboard', 0);
-    const body = dashboardBody(s, s.stacks.ops!);
+  test('shows a row for the relay and for every subscriber, those of the other stacks with their resources and alarms', () => {
+    const body = dashboardBody(s, dashboardStack(s));
     expect(body).toContain('## Relay Payments/Payments/Relay');
     expectRowOf(s, body, s.ledger);
     expectRowOf(s, body, s.notifications);
     expect(body).toContain('## Subscriber Audit (');
+    alsoExpect(s, body);
   });
 });
