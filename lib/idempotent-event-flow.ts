@@ -124,8 +124,10 @@ export interface IdempotentEventFlowProps {
   readonly maxEndToEndLatency?: Duration;
 
   /**
-   * Whether the flow gets a CloudWatch dashboard ({@link FlowDashboard}): the relay, every subscriber added with
-   * `addSubscriber` (outcomes, queues, dead-letter queues, function, end-to-end latency) and the alarms.
+   * Whether the flow gets a CloudWatch dashboard ({@link FlowDashboard}), in the flow's stack: the relay, every subscriber
+   * added with `addSubscriber` or created with `flow` in any stack (outcomes, queues, dead-letter queues, function,
+   * end-to-end latency) and the alarms. For a dashboard in a stack of its own, leave this off and create a
+   * `FlowDashboard` there with `flow.relay` and `flow.subscribers`.
    *
    * @default false
    */
@@ -253,6 +255,8 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
    * tables its subscribers created. Point-in-time recovery is on for each; to also keep them in an AWS Backup plan,
    * after the last `addSubscriber`:
    * `plan.addSelection('EventFlow', { resources: flow.tables.map((t) => backup.BackupResource.fromDynamoDbTable(t)) })`.
+   * The inbox tables of subscribers in other stacks are included: a plan that selects them belongs in a stack that may
+   * refer to theirs (theirs, or an ops stack), not in the flow's, which they refer to.
    */
   public get tables(): dynamodb.ITable[] {
     const created: dynamodb.ITable[] = [];

@@ -110,6 +110,10 @@ export class FlowDashboard extends Construct {
 
   /**
    * Adds a row for a subscriber: the runtime's outcomes, its queues, its function, its end-to-end latency and `alarms`.
+   * A subscriber created with `flow` in another stack than its flow is shown by the names it was given (its queues,
+   * function and alarms), so a dashboard in the flow's stack does not refer to the subscriber's stack, which refers to
+   * the flow's. Any other subscriber is shown through references: put the dashboard in a stack that may depend on the
+   * subscriber's (its own, or an ops stack).
    *
    * @param alarms shown in the row; when omitted, the alarms of the subscriber's `SubscriberAlarms` (construct id
    * `Alarms`, as `IdempotentEventFlow.addSubscriber` creates them), if it has them
