@@ -186,11 +186,11 @@ describe('idempotent-event-flow inbox forget', () => {
     expect(result).toMatchObject({ code: 3, stderr: expect.stringContaining("has a processing record that is BLOCKED: resolve it with 'blocked resolve'") });
   });
 
-  test('fails when there is no record, and needs --reason', async () => {
+  test('refuses (exit 3: nothing to act on, not a failure) when there is no record, and needs --reason', async () => {
     const s = (services = await startOperatorServices('ForgetNothing'));
     expect(await cli(s, 'inbox', 'forget', SUBSCRIBER, 'evt-none', '--table', inboxTable, '--reason', 'r', '--yes')).toMatchObject({
-      code: 1,
-      stderr: expect.stringContaining("event 'evt-none' of subscriber 'billing' has no record"),
+      code: 3,
+      stderr: expect.stringContaining("refused: event 'evt-none' of subscriber 'billing' has no record"),
     });
     expect(await cli(s, 'inbox', 'forget', SUBSCRIBER, 'evt-none', '--table', inboxTable)).toMatchObject({ code: 2, stderr: expect.stringContaining('needs --reason') });
   });
