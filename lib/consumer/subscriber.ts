@@ -257,8 +257,8 @@ export interface SubscriberProps extends SubscriberOptions {
    * `new Subscriber(ledgerStack, 'Ledger', { flow, entry })`. The subscriber then uses the flow's topic, key and
    * outbox, its `removalPolicy` and `logEncryptionKey` default to the flow's, and it gets what `addSubscriber` gives:
    * alarms, the `Operator` output, a dashboard row and a place in `flow.subscribers`. In another stack than the flow,
-   * its queues, consumer function and alarms get names derived from their construct paths (at most 80, 64 and 255
-   * characters), so a dashboard in the flow's stack can show them without a reference back to this stack (which would
+   * its queues, consumer function and alarms get names derived from their stack names and construct paths (at most 80,
+   * 64 and 255 characters), so a dashboard in the flow's stack can show them without a reference back to this stack (which would
    * be a dependency cycle). Not with `topic`, `encryptionKey` or `outboxTable`.
    *
    * @default - no flow: `topic` is required

@@ -11,8 +11,9 @@ import type { Subscriber } from '../subscriber';
  * The subscriber's stack refers to the flow's (its topic, key and outbox), so anything in the flow's stack that referred
  * back to the subscriber's resources (a dashboard row: queue and function metrics, alarm states) would make the two
  * stacks depend on each other, which CDK refuses as a cycle. A resource with a name fixed at synth can be named by
- * that literal instead of a reference. The names derive from the construct path (as the event topic's does), so they
- * are stable as long as the construct stays where it is; a moved construct gets a new logical id, and a new name, anyway.
+ * that literal instead of a reference. The names derive from the stack name and the construct path
+ * (`Names.uniqueResourceName`, as the event topic's), so they are stable as long as the construct stays where it is; a
+ * moved construct gets a new logical id, and a new name, anyway.
  */
 
 /** The literal names of one subscriber's resources. */
