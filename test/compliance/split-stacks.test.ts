@@ -67,14 +67,14 @@ function layoutTests(get: () => Layout): void {
     const s = get();
     expect(s.flow.subscribers).toEqual([s.audit, s.ledger, s.notifications]);
     expect(s.ledger.flow).toBe(s.flow);
-    // relay 2, Audit 4, Ledger 4, Notifications 4 + Blocked
-    expect(s.flow.alarms).toHaveLength(2 + 4 + 4 + 5);
+    // relay 2, Audit 5, Ledger 5, Notifications 5 + Blocked
+    expect(s.flow.alarms).toHaveLength(2 + 5 + 5 + 6);
   });
 
   test("puts each subscriber's alarms and Operator output in its own stack, its queues and function named for the flow's dashboard", () => {
     const s = get();
     const ledger = template(s, s.stacks.ledger);
-    ledger.resourceCountIs('AWS::CloudWatch::Alarm', 4);
+    ledger.resourceCountIs('AWS::CloudWatch::Alarm', 5);
     ledger.resourceCountIs('AWS::Lambda::Function', 1);
     ledger.hasResourceProperties('AWS::Lambda::Function', { FunctionName: Match.stringLikeRegexp('^Ledger-Function-[A-F0-9]{8}$') });
     ledger.resourceCountIs('AWS::SQS::Queue', 3);
@@ -87,7 +87,7 @@ function layoutTests(get: () => Layout): void {
     const operator = Object.entries(ledger.findOutputs('*')).filter(([id]) => id.startsWith('LedgerOperator'));
     expect(operator).toHaveLength(1);
     expect(JSON.stringify(operator[0][1].Value)).toContain('"subscriberName\\":\\"Ledger\\"');
-    template(s, s.stacks.notifications).resourceCountIs('AWS::CloudWatch::Alarm', 5);
+    template(s, s.stacks.notifications).resourceCountIs('AWS::CloudWatch::Alarm', 6);
     // The flow's own subscriber keeps names CloudFormation generates.
     for (const queue of Object.values(template(s, s.stacks.payments).findResources('AWS::SQS::Queue'))) {
       expect(queue.Properties.QueueName).toBeUndefined();

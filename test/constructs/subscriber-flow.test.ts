@@ -24,7 +24,7 @@ describe('Subscriber with flow', () => {
     expect(flow.subscribers).toEqual([billing]);
     expect(billing.flow).toBe(flow);
     const template = Template.fromStack(stack);
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 2 + 4);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 2 + 5);
     expect(Object.keys(template.findOutputs('*')).filter((id) => id.startsWith('BillingOperator'))).toHaveLength(1);
     // the flow's topic, key and outbox; its removal policy
     template.hasResourceProperties('AWS::SNS::Subscription', { TopicArn: stack.resolve(flow.topic.topicArn), Endpoint: stack.resolve(billing.queue.queueArn) });
@@ -41,9 +41,9 @@ describe('Subscriber with flow', () => {
     const ledgerStack = new Stack(a, 'Ledger');
     const ledger = new Subscriber(ledgerStack, 'Ledger', { flow, entry: HANDLER_ENTRY });
     expect(flow.subscribers).toEqual([ledger]);
-    expect(flow.alarms).toHaveLength(2 + 4);
+    expect(flow.alarms).toHaveLength(2 + 5);
     const template = Template.fromStack(ledgerStack);
-    template.resourceCountIs('AWS::CloudWatch::Alarm', 4);
+    template.resourceCountIs('AWS::CloudWatch::Alarm', 5);
     template.hasResourceProperties('AWS::CloudWatch::Alarm', { AlarmName: Match.stringLikeRegexp('^Ledger-Alarms-DeadLetters-') });
     expect(Object.keys(template.findOutputs('*')).filter((id) => id.startsWith('LedgerOperator'))).toHaveLength(1);
   });
