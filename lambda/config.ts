@@ -37,6 +37,12 @@ export const ENV = {
    * `false`: it is not, and the dead-letter queue holds the message (found by its `iefEventId`).
    */
   KEEP_BLOCKED_MESSAGE_BODY: 'IEF_KEEP_BLOCKED_MESSAGE_BODY',
+  /**
+   * The largest event a producer may append, in bytes as delivered (the envelope as a JSON string): the topic's
+   * `MaximumMessageSize` divided by the relay's batch size, so that a full batch fits one SNS `PublishBatch`. Unset:
+   * `MAX_MESSAGE_BYTES` (262,144), the SNS limit of one message.
+   */
+  MAX_EVENT_BYTES: 'IEF_MAX_EVENT_BYTES',
 } as const;
 
 /**
@@ -118,6 +124,8 @@ export interface ProducerConfig {
   readonly timeToLiveAttributeName?: string;
   readonly eventRetentionSeconds: number;
   readonly eventSource: string;
+  /** The largest event the producer may append, in bytes as delivered (`IEF_MAX_EVENT_BYTES`); undefined: the SNS message limit. */
+  readonly maxEventBytes?: number;
 }
 
 /** Environment variables as the `load*Config` functions read them (`process.env` by default). */
@@ -228,5 +236,17 @@ export function loadProducerConfig(env: EnvironmentVariables = process.env): Pro
     timeToLiveAttributeName: optional(env, ENV.OUTBOX_TIME_TO_LIVE_ATTRIBUTE_NAME),
     eventRetentionSeconds: positiveInteger(env, ENV.OUTBOX_EVENT_RETENTION_SECONDS),
     eventSource: required(env, ENV.EVENT_SOURCE),
+    ...optionalByteCount(env, ENV.MAX_EVENT_BYTES, 'maxEventBytes'),
   };
+}
+
+/** `{ [key]: n }` for a variable set to a positive whole number of bytes, `{}` when it is unset. */
+function optionalByteCount<K extends string>(env: EnvironmentVariables, name: string, key: K): { [k in K]?: number } {
+  const raw = optional(env, name);
+  if (raw === undefined) return {};
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value <= 0) {
+    throw new ConfigurationError(`environment variable ${name} must be a positive whole number of bytes, but '${raw}' was given`);
+  }
+  return { [key]: value } as { [k in K]?: number };
 }

@@ -7,6 +7,13 @@
  * message body. This module imports no AWS SDK so `lib/` can share it.
  */
 
+/**
+ * The SNS message size limit, in bytes (256 KiB): the default `MaximumMessageSize` of a topic, and what one message of a
+ * `PublishBatch` and the whole batch may each be at most (SNS API reference, PublishBatch). An event's envelope is the
+ * message body, so it must fit; the relay's batch of them must fit the topic's limit together.
+ */
+export const MAX_MESSAGE_BYTES = 262_144;
+
 /** Attribute names and values of an outbox item. Prefixed so they do not collide with a single-table design's own attributes. */
 export const OUTBOX_ITEM = {
   /** Marks an item as an outbox event; the pipe filter matches on it. */

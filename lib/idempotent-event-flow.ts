@@ -1,4 +1,4 @@
-import { Annotations, CfnOutput, Duration, RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Size, Stack } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -6,13 +6,14 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { InboxTable } from './consumer/inbox-table';
-import { Subscriber, SubscriberOptions } from './consumer/subscriber';
+import { IEventFlow, Subscriber, SubscriberDefaults, SubscriberOptions } from './consumer/subscriber';
 import { subscriberOperatorOutputValue } from './consumer/private/subscriber-operator-output';
 import { FlowDashboard } from './monitoring/flow-dashboard';
 import { RelayAlarms } from './monitoring/relay-alarms';
 import { SubscriberAlarms } from './monitoring/subscriber-alarms';
 import { IOutboxTable, OutboxTable } from './outbox/outbox-table';
 import { OutboxRelay } from './outbox/outbox-relay';
+import { relayEventSizing, topicMaximumMessageBytes } from './outbox/private/event-size';
 import { ProducerFunction } from './outbox/producer-function';
 import { FunctionOptions } from './functions/function-options';
 import { EventTopic } from './topic/event-topic';
@@ -65,11 +66,23 @@ export interface IdempotentEventFlowProps {
   readonly logEncryptionKey?: kms.IKey;
 
   /**
-   * How many stream records the relay publishes per batch (1 to 10; SNS is a batch target of at most 10).
+   * How many stream records the relay publishes per batch (1 to 10; SNS is a batch target of at most 10). The relay
+   * publishes with SNS PublishBatch, whose messages must fit the topic's `MaximumMessageSize` (262,144 bytes) together,
+   * so `relayBatchSize` x `maxEventSize` must be at most that.
    *
-   * @default 10
+   * @default - 10, or as many events of `maxEventSize` as fit 262,144 bytes (at most 10)
    */
   readonly relayBatchSize?: number;
+
+  /**
+   * The largest event producers may append, as delivered (the envelope as a JSON string); a producer's `Outbox`
+   * refuses a larger one with `EventTooLargeError`, so no relay batch can be too large for one SNS PublishBatch.
+   * `relayBatchSize` x `maxEventSize` must be at most the topic's `MaximumMessageSize` (262,144 bytes). For larger
+   * events, lower the batch size: `relayBatchSize: 1` lets events of up to 256 KiB through.
+   *
+   * @default - 262,144 bytes divided by `relayBatchSize`: 26,214 bytes with the default batch size of 10
+   */
+  readonly maxEventSize?: Size;
 
   /**
    * How often the relay retries a failing batch before sending it to its dead-letter queue (0 to 185).
@@ -111,8 +124,10 @@ export interface IdempotentEventFlowProps {
   readonly maxEndToEndLatency?: Duration;
 
   /**
-   * Whether the flow gets a CloudWatch dashboard ({@link FlowDashboard}): the relay, every subscriber added with
-   * `addSubscriber` (outcomes, queues, dead-letter queues, function, end-to-end latency) and the alarms.
+   * Whether the flow gets a CloudWatch dashboard ({@link FlowDashboard}), in the flow's stack: the relay, every subscriber
+   * added with `addSubscriber` or created with `flow` in any stack (outcomes, queues, dead-letter queues, function,
+   * end-to-end latency) and the alarms. For a dashboard in a stack of its own, leave this off and create a
+   * `FlowDashboard` there with `flow.relay` and `flow.subscribers`.
    *
    * @default false
    */
@@ -143,7 +158,7 @@ export interface IdempotentEventFlowProps {
  * dead-letter queue URL) and `<flow>/<subscriber>/Operator` (subscriber name, processing mode, inbox table, queue and
  * dead-letter queue URLs, consumer function name), each a JSON object.
  */
-export class IdempotentEventFlow extends Construct {
+export class IdempotentEventFlow extends Construct implements IEventFlow {
   /** The outbox the relay reads (created or given). */
   public readonly outboxTable: IOutboxTable;
   /** The topic every event is published to. */
@@ -185,11 +200,15 @@ export class IdempotentEventFlow extends Construct {
       props.outboxTable ??
       new OutboxTable(this, 'OutboxTable', { eventSource: props.eventSource, removalPolicy });
     this.eventTopic = new EventTopic(this, 'EventTopic', { encryptionKey: props.encryptionKey });
+    relayEventSizing(owner, { batchSize: props.relayBatchSize, maxEventSize: props.maxEventSize }, topicMaximumMessageBytes(this.eventTopic.topic), (setting) =>
+      setting === 'batchSize' ? 'relayBatchSize' : setting,
+    );
     this.encryptionKey = this.eventTopic.encryptionKey;
     this.relay = new OutboxRelay(this, 'Relay', {
       outboxTable: this.outboxTable,
       topic: this.eventTopic.topic,
       batchSize: props.relayBatchSize,
+      maxEventSize: props.maxEventSize,
       maximumRetryAttempts: props.relayMaximumRetryAttempts,
       maximumRecordAge: props.relayMaximumRecordAge,
       deadLetterQueueEncryptionKey: this.encryptionKey,
@@ -219,6 +238,13 @@ export class IdempotentEventFlow extends Construct {
     });
   }
 
+  /**
+   * What subscribers of this flow default to: its `removalPolicy` and `logEncryptionKey`. A subscriber's own props win.
+   */
+  public get subscriberDefaults(): SubscriberDefaults {
+    return { removalPolicy: this.props.removalPolicy, logEncryptionKey: this.props.logEncryptionKey };
+  }
+
   /** The SNS topic every event is published to. */
   public get topic(): sns.ITopic {
     return this.eventTopic.topic;
@@ -229,6 +255,8 @@ export class IdempotentEventFlow extends Construct {
    * tables its subscribers created. Point-in-time recovery is on for each; to also keep them in an AWS Backup plan,
    * after the last `addSubscriber`:
    * `plan.addSelection('EventFlow', { resources: flow.tables.map((t) => backup.BackupResource.fromDynamoDbTable(t)) })`.
+   * The inbox tables of subscribers in other stacks are included: a plan that selects them belongs in a stack that may
+   * refer to theirs (theirs, or an ops stack), not in the flow's, which they refer to.
    */
   public get tables(): dynamodb.ITable[] {
     const created: dynamodb.ITable[] = [];
@@ -310,24 +338,31 @@ export class IdempotentEventFlow extends Construct {
           `(${taken.node.path}); give each addSubscriber call its own id`,
       );
     }
-    const subscriberName = options.subscriberName ?? id;
-    const namesake = this.subscriberList.find((existing) => existing.subscriberName === subscriberName);
-    if (namesake !== undefined) {
-      // The name tells subscribers apart in inbox keys, log lines, alarm descriptions, dead-letter attributes and the
-      // operator CLI; two of one flow under one name would be confused everywhere (and share records on a shared inbox).
+    this.assertSubscriberNameFree(options.subscriberName ?? id, `${this.node.path}/${id}`);
+    return new Subscriber(this, id, { ...options, flow: this });
+  }
+
+  /**
+   * Gives `subscriber` what {@link addSubscriber} gives: its alarms (with this flow's `alarmActions`, `maxMessageAge`
+   * and `maxEndToEndLatency`), its `Operator` output and a row on this flow's dashboard, all in the subscriber's own
+   * stack but the row; and adds it to {@link subscribers} and its alarms to {@link alarms}. A `Subscriber` created with
+   * `flow: this` (or by `addSubscriber`) calls it itself; there is no need to.
+   *
+   * Fails for a subscriber of another flow or of none, for one registered before, and when another subscriber of this
+   * flow has the same `subscriberName`.
+   */
+  public registerSubscriber(subscriber: Subscriber): void {
+    const owner = `IdempotentEventFlow '${this.node.id}'`;
+    if (subscriber.flow !== this) {
       throw validationError(
-        `IdempotentEventFlow '${this.node.id}': subscriberName '${subscriberName}' of ${this.node.path}/${id} is already the name of ` +
-          `${namesake.node.path}; subscribers of one flow must have different names. Set subscriberName on one of them`,
+        `${owner}: registerSubscriber takes a subscriber created with flow: this flow (${this.node.path}), but ${subscriber.node.path} ` +
+          `was created with ${subscriber.flow === undefined ? 'no flow' : `the flow ${subscriber.flow.node.path}`}`,
       );
     }
-    const subscriber = new Subscriber(this, id, {
-      removalPolicy: this.props.removalPolicy,
-      logEncryptionKey: this.props.logEncryptionKey,
-      ...options,
-      topic: this.eventTopic.topic,
-      encryptionKey: this.encryptionKey,
-      outboxTable: options.publishesEvents ? this.outboxTable : undefined,
-    });
+    if (this.subscriberList.includes(subscriber)) {
+      throw validationError(`${owner}: the subscriber ${subscriber.node.path} is registered already; a Subscriber created with flow registers itself`);
+    }
+    this.assertSubscriberNameFree(subscriber.subscriberName, subscriber.node.path);
     const alarms = new SubscriberAlarms(subscriber, 'Alarms', {
       subscriber,
       alarmActions: this.props.alarmActions,
@@ -343,6 +378,20 @@ export class IdempotentEventFlow extends Construct {
         `--table <inboxTable> --subscriber ${subscriber.subscriberName}`,
       value: subscriberOperatorOutputValue(subscriber, this.outboxTable.table),
     });
-    return subscriber;
+  }
+
+  /**
+   * Fails when another subscriber of this flow is named `subscriberName`. The name tells subscribers apart in inbox
+   * keys, log lines, alarm descriptions, dead-letter attributes and the operator CLI; two of one flow under one name
+   * would be confused everywhere (and share records on a shared inbox).
+   */
+  private assertSubscriberNameFree(subscriberName: string, path: string): void {
+    const namesake = this.subscriberList.find((existing) => existing.subscriberName === subscriberName);
+    if (namesake !== undefined) {
+      throw validationError(
+        `IdempotentEventFlow '${this.node.id}': subscriberName '${subscriberName}' of ${path} is already the name of ` +
+          `${namesake.node.path}; subscribers of one flow must have different names. Set subscriberName on one of them`,
+      );
+    }
   }
 }

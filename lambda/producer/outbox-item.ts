@@ -4,14 +4,14 @@ import type { ProducerConfig } from '../config';
 import type { EventEnvelope } from '../envelope';
 import { EventTooLargeError, InvalidEventError } from '../errors';
 import { itemSize, MAX_ITEM_BYTES, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from '../transaction/item-size';
-import { OUTBOX_ITEM } from '../wire-format';
+import { MAX_MESSAGE_BYTES, OUTBOX_ITEM } from '../wire-format';
 
 /**
- * The SNS and SQS message size limit, in bytes (256 KiB). The envelope is the message body, so it must fit.
+ * The envelope is the message body, so it must fit {@link MAX_MESSAGE_BYTES} (or the flow's smaller per-event limit).
  * The outbox item holds the envelope plus copies of the id and type, so it is checked against the DynamoDB item limit
  * (400 KB) as well: an event with a very long type can fit the message and still not fit the item.
  */
-export const MAX_MESSAGE_BYTES = 262_144;
+export { MAX_MESSAGE_BYTES };
 
 /** At most this many characters of an event type go into an error message. */
 const MAX_TYPE_CHARACTERS_IN_MESSAGES = 100;
@@ -57,18 +57,24 @@ function assertFitsItem(envelope: EventEnvelope, item: Readonly<Record<string, u
 }
 
 /**
- * Throws {@link EventTooLargeError} when the envelope does not fit an SNS/SQS message. The relay may deliver the
- * envelope as a JSON string (see wire-format.ts), so the larger, double-encoded size is the one checked.
+ * Throws {@link EventTooLargeError} when the envelope does not fit an SNS/SQS message, or the flow's per-event limit
+ * (`maxEventBytes`: the topic's limit over the relay's batch size, so a full batch fits one PublishBatch). The relay may
+ * deliver the envelope as a JSON string (see wire-format.ts), so the larger, double-encoded size is the one checked.
  */
-export function assertFitsMessage(envelope: EventEnvelope, envelopeJson: string): void {
+export function assertFitsMessage(envelope: EventEnvelope, envelopeJson: string, maxEventBytes?: number): void {
   const bodyBytes = Buffer.byteLength(envelopeJson, 'utf8');
   const encodedBytes = Buffer.byteLength(JSON.stringify(envelopeJson), 'utf8');
-  if (encodedBytes > MAX_MESSAGE_BYTES) {
+  const limit = maxEventBytes ?? MAX_MESSAGE_BYTES;
+  if (encodedBytes > limit) {
+    const what =
+      maxEventBytes === undefined
+        ? 'the SNS/SQS message limit'
+        : "the flow's event size limit (maxEventSize: the topic's MaximumMessageSize over the relay's batch size, so a full batch fits one SNS PublishBatch)";
     throw new EventTooLargeError(
       `${nameOf(envelope)} is too large: its envelope is ${bytes(bodyBytes)} bytes ` +
-        `(${bytes(encodedBytes)} bytes when delivered as a JSON string), but the SNS/SQS message limit is ${bytes(MAX_MESSAGE_BYTES)} bytes; ` +
+        `(${bytes(encodedBytes)} bytes when delivered as a JSON string), but ${what} is ${bytes(limit)} bytes; ` +
         'put large payloads in S3 and send a reference',
-      { eventId: envelope.id, sizeBytes: encodedBytes, limitBytes: MAX_MESSAGE_BYTES },
+      { eventId: envelope.id, sizeBytes: encodedBytes, limitBytes: limit },
     );
   }
 }
@@ -81,7 +87,7 @@ export function assertFitsMessage(envelope: EventEnvelope, envelopeJson: string)
  */
 export function outboxPut(envelope: EventEnvelope, config: ProducerConfig, now: Date): TransactWriteItem {
   const envelopeJson = JSON.stringify(envelope);
-  assertFitsMessage(envelope, envelopeJson);
+  assertFitsMessage(envelope, envelopeJson, config.maxEventBytes);
   const key = outboxKeyValue(envelope.id);
   assertKeyFits(envelope, key, config);
   const item: Record<string, unknown> = {

@@ -1,10 +1,10 @@
-import { Duration, Names, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
-import { Construct } from 'constructs';
+import { Construct, type IConstruct } from 'constructs';
 import { CONSUMER_METRICS } from '../../lambda/metrics';
 import type { IOutboxTable } from '../outbox/outbox-table';
 import { grantKeyViaService } from '../private/kms-actions';
@@ -27,6 +27,7 @@ import { runtimeModeName, usesInbox, usesLease } from './private/processing-mode
 import { claimSubscriberName } from './private/subscriber-names';
 import { warnOnKeysOutsideEnvelope } from './private/filter-policy-keys';
 import { validateFunctionOptions, validateQueueOptions, validateSubscriberName } from './private/validate-consumer-props';
+import { nameSubscriberResources, physicalNamesOf } from './private/cross-stack-names';
 import { validationError } from '../private/validation-error';
 
 /**
@@ -207,10 +208,70 @@ export interface SubscriberOptions extends FunctionOptions {
 
 }
 
+/** What a subscriber of an {@link IEventFlow} defaults to when its own props do not say. */
+export interface SubscriberDefaults {
+  /**
+   * What happens to the subscriber's stateful resources when they are removed from the stack.
+   *
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+
+  /**
+   * Customer-managed KMS key that encrypts the consumer function's log group.
+   *
+   * @default - log groups are encrypted by CloudWatch Logs with its own key
+   */
+  readonly logEncryptionKey?: kms.IKey;
+}
+
+/**
+ * An event flow a {@link Subscriber} joins with its `flow` prop: `IdempotentEventFlow` implements it. The subscriber
+ * subscribes to the flow's topic, encrypts its queues with the flow's key, appends to the flow's outbox (with
+ * `publishesEvents`), and is then registered on the flow, which gives it what `addSubscriber` gives: alarms, the
+ * `Operator` output and a row on the flow's dashboard.
+ */
+export interface IEventFlow extends IConstruct {
+  /** The topic subscribers subscribe to. */
+  readonly topic: sns.ITopic;
+  /** The key that encrypts the topic and every subscriber's queues (SNS may use it for this topic's deliveries). */
+  readonly encryptionKey: kms.IKey;
+  /** The outbox a subscriber with `publishesEvents` appends its events to. */
+  readonly outboxTable: IOutboxTable;
+  /** What the flow's subscribers default to. */
+  readonly subscriberDefaults: SubscriberDefaults;
+
+  /**
+   * Gives `subscriber` what `addSubscriber` gives (alarms, the `Operator` output, a dashboard row) and adds it to the
+   * flow's subscribers. A `Subscriber` created with `flow` calls it itself, at the end of its constructor; it fails for
+   * a subscriber created with another flow or without one, for one registered before, and for a second subscriber of
+   * the same `subscriberName`.
+   */
+  registerSubscriber(subscriber: Subscriber): void;
+}
+
 /** Properties of a {@link Subscriber}. */
 export interface SubscriberProps extends SubscriberOptions {
-  /** The topic the outbox relay publishes events to. */
-  readonly topic: sns.ITopic;
+  /**
+   * The event flow to subscribe to, e.g. an `IdempotentEventFlow` of another stack:
+   * `new Subscriber(ledgerStack, 'Ledger', { flow, entry })`. The subscriber then uses the flow's topic, key and
+   * outbox, its `removalPolicy` and `logEncryptionKey` default to the flow's, and it gets what `addSubscriber` gives:
+   * alarms, the `Operator` output, a dashboard row and a place in `flow.subscribers`. In another stack than the flow,
+   * its queues, consumer function and alarms get names derived from their stack names and construct paths (at most 80,
+   * 64 and 255 characters), so a dashboard in the flow's stack can show them without a reference back to this stack (which would
+   * be a dependency cycle). Not with `topic`, `encryptionKey` or `outboxTable`.
+   *
+   * @default - no flow: `topic` is required
+   */
+  readonly flow?: IEventFlow;
+
+  /**
+   * The topic the outbox relay publishes events to; a standard topic (EventBridge Pipes can not publish to a FIFO
+   * topic). Not with `flow`, which gives its own.
+   *
+   * @default - the flow's topic; without `flow` it is required
+   */
+  readonly topic?: sns.ITopic;
 
   /**
    * Key that encrypts the consumer queue, its dead-letter queue and the subscription's dead-letter queue.
@@ -220,15 +281,15 @@ export interface SubscriberProps extends SubscriberOptions {
    * (`EventTopic`'s key does); this construct does not change the key policy. The inbox table this construct
    * creates is encrypted with it too (an `inboxTable` you pass keeps its own encryption).
    *
-   * @default - SQS-managed server-side encryption (SSE-SQS)
+   * @default - the flow's key with `flow`; otherwise SQS-managed server-side encryption (SSE-SQS)
    */
   readonly encryptionKey?: kms.IKey;
 
   /**
-   * The outbox the handler appends events to; only with `publishesEvents: true`, which requires it.
-   * (`IdempotentEventFlow.addSubscriber` passes the flow's outbox.)
+   * The outbox the handler appends events to; only with `publishesEvents: true`, which requires it unless `flow` is
+   * given (then the flow's outbox is used, and this prop is refused).
    *
-   * @default - no outbox: the subscriber does not publish events
+   * @default - the flow's outbox with `flow` and `publishesEvents`; otherwise no outbox: the subscriber does not publish events
    */
   readonly outboxTable?: IOutboxTable;
 
@@ -254,6 +315,9 @@ export interface SubscriberProps extends SubscriberOptions {
 export class Subscriber extends Construct implements iam.IGrantable {
   /** The subscriber's name, used in inbox keys and in the runtime's log lines. */
   public readonly subscriberName: string;
+
+  /** The flow the subscriber was created with (`flow`, or `IdempotentEventFlow.addSubscriber`); undefined without one. */
+  public readonly flow?: IEventFlow;
 
   /** The queue and its dead-letter queue, with the metric helpers that alarms use. */
   public readonly consumerQueue: ConsumerQueue;
@@ -294,12 +358,16 @@ export class Subscriber extends Construct implements iam.IGrantable {
    */
   public readonly grantPrincipal: iam.IPrincipal;
 
-  public constructor(scope: Construct, id: string, props: SubscriberProps) {
+  public constructor(scope: Construct, id: string, givenProps: SubscriberProps) {
     super(scope, id);
     const owner = `Subscriber '${id}'`;
-    this.subscriberName = props.subscriberName ?? id;
+    this.subscriberName = givenProps.subscriberName ?? id;
+    validateFlowProps(owner, givenProps);
+    const props = withFlowDefaults(givenProps);
     validateSubscriberProps(owner, this.subscriberName, props);
+    this.flow = givenProps.flow;
     this.processingMode = props.processingMode ?? ProcessingMode.TRANSACTIONAL;
+    const topic = props.topic as sns.ITopic; // validateFlowProps: given, or the flow's
 
     const timeout = props.timeout ?? CONSUMER_DEFAULTS.FUNCTION_TIMEOUT;
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
@@ -320,7 +388,7 @@ export class Subscriber extends Construct implements iam.IGrantable {
       props.subscriptionDeadLetterRetentionPeriod ?? CONSUMER_DEFAULTS.SUBSCRIPTION_DEAD_LETTER_RETENTION_PERIOD,
       removalPolicy,
     );
-    this.subscription = this.subscribe(props.topic, props.filterPolicyWithMessageBody);
+    this.subscription = this.subscribe(topic, props.filterPolicyWithMessageBody);
     warnOnKeysOutsideEnvelope(this, owner, props.filterPolicyWithMessageBody);
 
     const hasInbox = usesInbox(this.processingMode);
@@ -379,6 +447,10 @@ export class Subscriber extends Construct implements iam.IGrantable {
         'the consumer dead-letter queue by the queue\'s redrive policy (maxReceiveCount), and the runtime sends ' +
         'permanently failing messages there itself.',
     });
+
+    // A dashboard in the flow's stack can then name this subscriber's resources without referring back to this stack.
+    if (this.flow !== undefined && Stack.of(this.flow) !== Stack.of(this)) nameSubscriberResources(this);
+    this.flow?.registerSubscriber(this);
   }
 
   /**
@@ -397,7 +469,7 @@ export class Subscriber extends Construct implements iam.IGrantable {
         [CONSUMER_METRICS.SUBSCRIBER_DIMENSION]: this.subscriberName,
         [CONSUMER_METRICS.PROCESSING_MODE_DIMENSION]: runtimeModeName(this.processingMode),
         // The runtime reads the same name from AWS_LAMBDA_FUNCTION_NAME (LAMBDA_ENV.FUNCTION_NAME).
-        [CONSUMER_METRICS.FUNCTION_NAME_DIMENSION]: this.consumerFunction.lambdaFunction.functionName,
+        [CONSUMER_METRICS.FUNCTION_NAME_DIMENSION]: physicalNamesOf(this)?.functionName ?? this.consumerFunction.lambdaFunction.functionName,
       },
       statistic: cloudwatch.Stats.SUM,
       period: Duration.minutes(5),
@@ -531,6 +603,42 @@ export class Subscriber extends Construct implements iam.IGrantable {
     }
     return subscription;
   }
+}
+
+/** `flow` gives the topic, the key and the outbox, so they may not be given beside it; without `flow`, `topic` is required. */
+function validateFlowProps(owner: string, props: SubscriberProps): void {
+  if (props.flow === undefined) {
+    if (props.topic === undefined) {
+      throw validationError(`${owner}: topic or flow must be provided (the topic to subscribe to, or the IdempotentEventFlow whose topic it is), but neither was`);
+    }
+  } else {
+    for (const prop of ['topic', 'encryptionKey', 'outboxTable'] as const) {
+      if (props[prop] !== undefined) {
+        throw validationError(`${owner}: ${prop} can not be combined with flow (the subscriber uses the flow's ${prop}), but both were provided`);
+      }
+    }
+  }
+  const topic = props.topic ?? props.flow?.topic;
+  if (topic?.fifo === true) {
+    throw validationError(
+      `${owner}: topic must be a standard SNS topic (the outbox relay, an EventBridge Pipe, can not publish to a FIFO topic), ` +
+        `but the FIFO topic ${topic.node.path} was provided`,
+    );
+  }
+}
+
+/** The props with what `flow` gives: its topic, key and outbox, and its defaults for what the props leave open. */
+function withFlowDefaults(props: SubscriberProps): SubscriberProps {
+  const flow = props.flow;
+  if (flow === undefined) return props;
+  return {
+    ...props,
+    removalPolicy: props.removalPolicy ?? flow.subscriberDefaults.removalPolicy,
+    logEncryptionKey: props.logEncryptionKey ?? flow.subscriberDefaults.logEncryptionKey,
+    topic: flow.topic,
+    encryptionKey: flow.encryptionKey,
+    outboxTable: props.publishesEvents ? flow.outboxTable : undefined,
+  };
 }
 
 /** Every check runs before any child exists, and names this subscriber in the message. */

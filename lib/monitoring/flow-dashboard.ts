@@ -1,6 +1,8 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
+import { alarmArnFor, physicalNamesOf } from '../consumer/private/cross-stack-names';
 import type { Subscriber } from '../consumer/subscriber';
 import type { OutboxRelay } from '../outbox/outbox-relay';
 import { AttachedAlarmsWidget } from '../private/attached-alarms-widget';
@@ -108,6 +110,10 @@ export class FlowDashboard extends Construct {
 
   /**
    * Adds a row for a subscriber: the runtime's outcomes, its queues, its function, its end-to-end latency and `alarms`.
+   * A subscriber created with `flow` in another stack than its flow is shown by the names it was given (its queues,
+   * function and alarms), so a dashboard in the flow's stack does not refer to the subscriber's stack, which refers to
+   * the flow's. Any other subscriber is shown through references: put the dashboard in a stack that may depend on the
+   * subscriber's (its own, or an ops stack).
    *
    * @param alarms shown in the row; when omitted, the alarms of the subscriber's `SubscriberAlarms` (construct id
    * `Alarms`, as `IdempotentEventFlow.addSubscriber` creates them), if it has them
@@ -117,7 +123,14 @@ export class FlowDashboard extends Construct {
     const maximum = { period: GRAPH_PERIOD, statistic: cloudwatch.Stats.MAXIMUM };
     const ownAlarms = subscriber.node.tryFindChild('Alarms');
     const shown = alarms ?? (ownAlarms instanceof SubscriberAlarms ? ownAlarms.alarms : []);
-    const fn = subscriber.consumerFunction.lambdaFunction;
+    // A subscriber in another stack than its flow has literal names: a dashboard in the flow's stack uses them, as a
+    // reference to the subscriber's stack would be a dependency cycle (that stack refers to the flow's).
+    const names = physicalNamesOf(subscriber);
+    const queue = (which: sqs.IQueue, literalName: string | undefined) => queueMetrics(which, literalName);
+    const consumerQueue = queue(subscriber.queue, names?.queueName);
+    const deadLetterQueue = queue(subscriber.deadLetterQueue, names?.deadLetterQueueName);
+    const subscriptionDeadLetterQueue = queue(subscriber.subscriptionDeadLetterQueue, names?.subscriptionDeadLetterQueueName);
+    const fn = functionMetrics(subscriber, names?.functionName);
     const name = subscriber.subscriberName;
     this.dashboard.addWidgets(
       new cloudwatch.TextWidget({
@@ -139,17 +152,17 @@ export class FlowDashboard extends Construct {
         `${name}: end-to-end latency (ms)`,
         LATENCY_PERCENTILES.map((statistic) => subscriber.metricEventAge({ period: GRAPH_PERIOD, statistic, label: statistic })),
       ),
-      graph(`${name}: queue`, [subscriber.queue.metricApproximateNumberOfMessagesVisible({ ...maximum, label: 'Visible' })], [
-        subscriber.queue.metricApproximateAgeOfOldestMessage({ ...maximum, label: 'Oldest message (s)' }),
+      graph(`${name}: queue`, [consumerQueue('ApproximateNumberOfMessagesVisible', { ...maximum, label: 'Visible' })], [
+        consumerQueue('ApproximateAgeOfOldestMessage', { ...maximum, label: 'Oldest message (s)' }),
       ]),
       graph(`${name}: dead-letter queues (messages)`, [
-        subscriber.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ ...maximum, label: 'Queue DLQ' }),
-        subscriber.subscriptionDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ ...maximum, label: 'Subscription DLQ' }),
+        deadLetterQueue('ApproximateNumberOfMessagesVisible', { ...maximum, label: 'Queue DLQ' }),
+        subscriptionDeadLetterQueue('ApproximateNumberOfMessagesVisible', { ...maximum, label: 'Subscription DLQ' }),
       ]),
     );
     this.dashboard.addWidgets(
-      graph(`${name}: function errors and throttles`, [fn.metricErrors({ ...sum, label: 'Errors' }), fn.metricThrottles({ ...sum, label: 'Throttles' })]),
-      graph(`${name}: function duration (ms)`, [fn.metricDuration({ period: GRAPH_PERIOD, statistic: 'p50', label: 'p50' }), fn.metricDuration({ period: GRAPH_PERIOD, statistic: 'p99', label: 'p99' })]),
+      graph(`${name}: function errors and throttles`, [fn('Errors', { ...sum, label: 'Errors' }), fn('Throttles', { ...sum, label: 'Throttles' })]),
+      graph(`${name}: function duration (ms)`, [fn('Duration', { period: GRAPH_PERIOD, statistic: 'p50', label: 'p50' }), fn('Duration', { period: GRAPH_PERIOD, statistic: 'p99', label: 'p99' })]),
     );
     this.addAlarmRow(`Subscriber ${name}: alarms`, shown);
   }
@@ -157,8 +170,29 @@ export class FlowDashboard extends Construct {
   private addAlarmRow(title: string, alarms: cloudwatch.IAlarm[]): void {
     if (alarms.length === 0) return;
     // rendered at synth: an alarm removed meanwhile (node.tryRemoveChild) is left out rather than referenced
-    this.dashboard.addWidgets(new AttachedAlarmsWidget(title, [...alarms], { width: FULL_WIDTH, height: 2 + Math.ceil(alarms.length / 4) }));
+    this.dashboard.addWidgets(
+      new AttachedAlarmsWidget(title, [...alarms], { width: FULL_WIDTH, height: 2 + Math.ceil(alarms.length / 4) }, (alarm) => alarmArnFor(this, alarm)),
+    );
   }
+}
+
+type MetricOf = (metricName: string, props: cloudwatch.MetricOptions) => cloudwatch.IMetric;
+
+/** A queue's `AWS/SQS` metrics, by its literal name when it has one (see cross-stack-names.ts), else by its reference. */
+function queueMetrics(queue: sqs.IQueue, literalName: string | undefined): MetricOf {
+  return (metricName, props) =>
+    literalName === undefined
+      ? queue.metric(metricName, props)
+      : new cloudwatch.Metric({ namespace: 'AWS/SQS', metricName, dimensionsMap: { QueueName: literalName }, ...props });
+}
+
+/** The consumer function's `AWS/Lambda` metrics, by its literal name when it has one, else by its reference. */
+function functionMetrics(subscriber: Subscriber, literalName: string | undefined): MetricOf {
+  const fn = subscriber.consumerFunction.lambdaFunction;
+  return (metricName, props) =>
+    literalName === undefined
+      ? fn.metric(metricName, props)
+      : new cloudwatch.Metric({ namespace: 'AWS/Lambda', metricName, dimensionsMap: { FunctionName: literalName }, ...props });
 }
 
 function graph(title: string, left: cloudwatch.IMetric[], right: cloudwatch.IMetric[] = []): cloudwatch.GraphWidget {

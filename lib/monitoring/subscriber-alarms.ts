@@ -1,6 +1,7 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { Construct } from 'constructs';
+import { nameAlarms } from '../consumer/private/cross-stack-names';
 import { usesLease } from '../consumer/private/processing-modes';
 import { Subscriber } from '../consumer/subscriber';
 import { validateMaxEndToEndLatency, validateMaxMessageAge } from '../private/shared-limits';
@@ -165,7 +166,7 @@ export class SubscriberAlarms extends Construct {
         props,
       );
     }
-    this.alarms = [
+    const alarms = [
       this.deadLetterAlarm,
       this.subscriptionDeadLetterAlarm,
       this.errorsAlarm,
@@ -174,5 +175,8 @@ export class SubscriberAlarms extends Construct {
       ...(this.blockedAlarm ? [this.blockedAlarm] : []),
       ...(this.endToEndLatencyAlarm ? [this.endToEndLatencyAlarm] : []),
     ];
+    this.alarms = alarms;
+    // A subscriber in another stack than its flow: names the flow's dashboard can show without referring to this stack.
+    nameAlarms(subscriber, alarms);
   }
 }

@@ -1,4 +1,4 @@
-import { Duration, Fn, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Fn, Names, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -14,6 +14,7 @@ import { acknowledgeInRegulatoryPacks, INLINE_POLICY_REASON } from '../private/r
 import { validateRelaySettings } from '../private/shared-limits';
 import { validateStringPattern } from '../private/validate-props';
 import type { IOutboxTable } from './outbox-table';
+import { limitOutboxEvents, relayEventSizing, topicMaximumMessageBytes } from './private/event-size';
 import { validationError } from '../private/validation-error';
 
 /**
@@ -94,11 +95,24 @@ export interface OutboxRelayProps {
   /**
    * Largest number of stream records the pipe publishes in one execution, 1 to 10.
    *
-   * SNS is a batch target that takes at most 10 messages per call.
+   * SNS is a batch target that takes at most 10 messages per call, and the pipe publishes with PublishBatch even for
+   * one record, so the messages of a batch must fit the topic's `MaximumMessageSize` together: `batchSize` x
+   * `maxEventSize` must be at most that (synth fails otherwise).
    *
-   * @default 10
+   * @default - 10, or as many events of `maxEventSize` as fit the topic's `MaximumMessageSize` (at most 10)
    */
   readonly batchSize?: number;
+
+  /**
+   * The largest event producers of the outbox may append, as delivered (the envelope as a JSON string); a producer's
+   * `Outbox` refuses a larger one with `EventTooLargeError`. Producers get it in their environment
+   * (`IEF_MAX_EVENT_BYTES`, part of the outbox's `producerEnvironment`). `batchSize` x `maxEventSize` must be at most
+   * the topic's `MaximumMessageSize` (262,144 bytes unless the topic, defined in this app, sets more), so that no batch
+   * is too large for one SNS PublishBatch.
+   *
+   * @default - the topic's `MaximumMessageSize` divided by `batchSize`: 26,214 bytes with the defaults
+   */
+  readonly maxEventSize?: Size;
 
   /**
    * How often a failed batch is retried before its records go to the dead-letter queue, 0 to 185.
@@ -217,11 +231,15 @@ export class OutboxRelay extends Construct {
   /** Log group of the pipe's execution logs. */
   public readonly logGroup: logs.ILogGroup;
 
+  /** The largest event producers of the outbox may append, so that a full batch fits the topic's limit (see `maxEventSize`). */
+  public readonly maxEventSize: Size;
+
   public constructor(scope: Construct, id: string, props: OutboxRelayProps) {
     super(scope, id);
     const owner = `OutboxRelay '${id}'`;
     validateStringPattern(owner, 'pipeName', props.pipeName, PIPE_NAME_PATTERN, '1 to 64 of A-Z, a-z, 0-9, ., - and _');
     validateRelaySettings(owner, props);
+    const sizing = relayEventSizing(owner, props, topicMaximumMessageBytes(props.topic));
     if (props.deadLetterQueue && props.deadLetterQueueEncryptionKey) {
       throw validationError(
         `${owner}: deadLetterQueueEncryptionKey only applies to the dead-letter queue the relay creates; ` +
@@ -315,7 +333,7 @@ export class OutboxRelay extends Construct {
         dynamoDbStreamParameters: {
           // Relay everything still in the stream when the pipe starts, not only what arrives afterwards.
           startingPosition: STARTING_POSITION,
-          batchSize: props.batchSize ?? 10,
+          batchSize: sizing.batchSize,
           maximumRetryAttempts: props.maximumRetryAttempts ?? 10,
           maximumRecordAgeInSeconds: (props.maximumRecordAge ?? Duration.hours(1)).toSeconds(),
           onPartialBatchItemFailure: 'AUTOMATIC_BISECT',
@@ -338,6 +356,9 @@ export class OutboxRelay extends Construct {
 
     this.pipeName = pipe.ref;
     this.pipeArn = pipe.attrArn;
+    this.maxEventSize = Size.bytes(sizing.maxEventBytes);
+    // the outbox's producer environment carries the limit to every producer (IEF_MAX_EVENT_BYTES)
+    limitOutboxEvents(props.outboxTable, sizing.maxEventBytes);
   }
 
   private createDeadLetterQueue(encryptionKey: kms.IKey | undefined, removalPolicy: RemovalPolicy): sqs.IQueue {

@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Tokenization } from 'aws-cdk-lib';
+import { Duration, Lazy, RemovalPolicy, Tokenization } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -9,6 +9,7 @@ import { validateDurationInRange, validateStringPattern } from '../private/valid
 import { grantKeyViaService } from '../private/kms-actions';
 import { secureTableProps } from '../private/secure-table-props';
 import { validateEventSource } from '../private/shared-limits';
+import { outboxMaxEventBytes } from './private/event-size';
 import { validateExistingOutboxTable } from './private/validate-existing-table';
 import { validationError } from '../private/validation-error';
 
@@ -66,7 +67,8 @@ export interface IOutboxTable extends IConstruct {
 
   /**
    * Environment variables a producer function needs to append events to this table
-   * (names from `ENV` in the runtime's `config.ts`): table name, key names, TTL attribute, retention, event source.
+   * (names from `ENV` in the runtime's `config.ts`): table name, key names, TTL attribute, retention, event source, and
+   * the largest event its relay's batches let a producer append.
    */
   readonly producerEnvironment: Record<string, string>;
 
@@ -226,6 +228,8 @@ export abstract class OutboxTableBase extends Construct implements IOutboxTable 
       [ENV.OUTBOX_PARTITION_KEY_NAME]: this.partitionKeyName,
       [ENV.OUTBOX_EVENT_RETENTION_SECONDS]: Tokenization.stringifyNumber(this.eventRetention.toSeconds()),
       [ENV.EVENT_SOURCE]: this.eventSource,
+      // Known once every relay of this outbox exists: the largest event a full batch of its relay fits the topic with.
+      [ENV.MAX_EVENT_BYTES]: Lazy.string({ produce: () => String(outboxMaxEventBytes(this)) }),
     };
     if (this.sortKeyName !== undefined) environment[ENV.OUTBOX_SORT_KEY_NAME] = this.sortKeyName;
     if (this.timeToLiveAttributeName !== undefined) {

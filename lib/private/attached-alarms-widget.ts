@@ -20,6 +20,8 @@ export class AttachedAlarmsWidget implements cloudwatch.IWidget {
     private readonly title: string,
     private readonly alarms: readonly cloudwatch.IAlarm[],
     size: { readonly width: number; readonly height: number },
+    /** The ARN the dashboard shows for an alarm (e.g. built from a literal name, to refer to no other stack). */
+    private readonly arnOf: (alarm: cloudwatch.IAlarm) => string = (alarm) => alarm.alarmArn,
   ) {
     this.width = size.width;
     this.height = size.height;
@@ -37,6 +39,11 @@ export class AttachedAlarmsWidget implements cloudwatch.IWidget {
         ? new cloudwatch.TextWidget({ markdown: `**${this.title}**: none`, width: this.width, height: this.height })
         : new cloudwatch.AlarmStatusWidget({ title: this.title, alarms: attached, width: this.width, height: this.height });
     widget.position(this.x, this.y);
-    return widget.toJson();
+    const json = widget.toJson();
+    // AlarmStatusWidget lists `alarm.alarmArn` in order; the ARNs this dashboard may refer to replace them.
+    for (const entry of json) {
+      if (Array.isArray(entry?.properties?.alarms)) entry.properties.alarms = attached.map(this.arnOf);
+    }
+    return json;
   }
 }

@@ -5,6 +5,7 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { FunctionOptions } from '../functions/function-options';
+import { guardContractEnvironment } from './contract-environment';
 import { allowLogsToUseKey } from './log-encryption';
 import { assertHandlerEntry, type ExpectedFactory } from './handler-entry';
 import { assertLocalEsbuild } from './local-esbuild';
@@ -108,6 +109,8 @@ export function createSecureNodejsFunction(
       define: bundling.define,
     },
   });
+
+  guardContractEnvironment(`${scope.constructor.name} '${scope.node.id}'`, lambdaFunction, contractEnvironment);
 
   if (options.vpc !== undefined) {
     // What AWSLambdaVPCAccessExecutionRole grants, inline (Lambda adds that managed policy only to roles it creates).

@@ -15,6 +15,11 @@ import { toPipeStreamEvent, type PipeStreamEvent } from './stream-record';
 export interface RelayTarget {
   /** Publishes one message (the rendered event); never fails in the simulation. */
   publish(message: string): { readonly messageId: string };
+  /**
+   * Why the target would refuse a PublishBatch of these messages (the pipe publishes each batch with one), or undefined.
+   * @default it takes any batch
+   */
+  refusesBatch?(messages: readonly string[]): string | undefined;
 }
 
 /** What {@link SimulatedRelay} needs. */
@@ -210,11 +215,19 @@ export class SimulatedRelay {
         throw this.failure(`GetRecords on shard ${shard.shardId}`, error);
       }
       const records = page.Records ?? [];
-      // a page is one batch of the pipe (its Limit is the batch size): what fails in it is dead-lettered together
+      // a page is one batch of the pipe (its Limit is the batch size): what fails in it is dead-lettered together, and
+      // what passes the filters is published with one PublishBatch, which the topic refuses when it is too large
       const givenUp: GivenUp[] = [];
+      let refusal: string | undefined;
+      try {
+        refusal = this.refusedBatch(records);
+      } catch (error) {
+        shard.iterator = undefined;
+        throw this.failure(`relaying a batch of ${records.length} stream records of shard ${shard.shardId}`, error);
+      }
       for (const record of records) {
         try {
-          const failed = this.relay(record);
+          const failed = this.relay(record, refusal);
           if (failed !== undefined) givenUp.push(failed);
         } catch (error) {
           shard.iterator = undefined;
@@ -246,15 +259,34 @@ export class SimulatedRelay {
   }
 
   /**
-   * Filters, renders and publishes one record (twice when the plan injects a duplicate delivery); reports it. A record
-   * whose publish attempts fail until the pipe's retry policy gives up (or that IAM does not let it publish) is
-   * returned, to be dead-lettered with its batch.
+   * Why the topic refuses the PublishBatch of the records of a batch that pass the filters, or undefined. What a pipe
+   * does with a batch SNS refuses is not documented; a refused batch is refused again on every retry, so the simulator
+   * gives its records up as when every attempt fails (see {@link relay}), naming SNS's reason.
    */
-  private relay(record: _Record): GivenUp | undefined {
-    const { model, streamArn, region, filters, render, target, faults, observer } = this.options;
+  private refusedBatch(records: readonly _Record[]): string | undefined {
+    const { target } = this.options;
+    if (target.refusesBatch === undefined) return undefined;
+    const messages = records.flatMap((record) => {
+      const event = toPipeStreamEvent(record, { region: this.options.region, streamArn: this.options.streamArn });
+      return this.passes(event) ? [this.options.render(event)] : [];
+    });
+    return messages.length === 0 ? undefined : target.refusesBatch(messages);
+  }
+
+  private passes(event: PipeStreamEvent): boolean {
+    const { filters } = this.options;
+    return filters.length === 0 || filters.some((matches) => matches(event));
+  }
+
+  /**
+   * Filters, renders and publishes one record (twice when the plan injects a duplicate delivery); reports it. A record
+   * whose publish attempts fail until the pipe's retry policy gives up (or that IAM does not let it publish, or whose
+   * batch the topic refuses: `refusal`) is returned, to be dead-lettered with its batch.
+   */
+  private relay(record: _Record, refusal?: string): GivenUp | undefined {
+    const { model, streamArn, region, render, target, faults, observer } = this.options;
     const event: PipeStreamEvent = toPipeStreamEvent(record, { region, streamArn });
-    const passes = filters.length === 0 || filters.some((matches) => matches(event));
-    if (!passes) {
+    if (!this.passes(event)) {
       observer?.onStreamRecord?.(model.key, { published: false, duplicate: false });
       return undefined;
     }
@@ -268,24 +300,26 @@ export class SimulatedRelay {
       observer?.onStreamRecord?.(model.key, { ...(eventId !== undefined && { eventId }), published: false, duplicate: false });
       return { ...relayed, reason: `the pipe may not publish to its topic: ${denied}`, condition: 'AccessDenied', attempts: 1 };
     }
-    const failedAttempts = faults.failedAttempts(faults.rates.relayFailure ?? 0, 'relay-publish-failure', ...recordKey);
+    const failedAttempts = refusal !== undefined ? Number.POSITIVE_INFINITY : faults.failedAttempts(faults.rates.relayFailure ?? 0, 'relay-publish-failure', ...recordKey);
     const outcome = pipeRetryOutcome(failedAttempts, model);
     const failures = outcome.kind === 'published' ? outcome.retries : outcome.attempts;
-    if (failures > 0) observer?.onFault?.('relay-publish-failure', model.key, { count: failures });
+    if (failures > 0 && refusal === undefined) observer?.onFault?.('relay-publish-failure', model.key, { count: failures });
     if (outcome.kind !== 'published') {
       observer?.onStreamRecord?.(model.key, { ...(eventId !== undefined && { eventId }), published: false, duplicate: false });
       const retries = `MaximumRetryAttempts ${model.maximumRetryAttempts}, MaximumRecordAgeInSeconds ${model.maximumRecordAgeSeconds}`;
+      const refused = refusal === undefined ? '' : ` (SNS refused its batch: ${refusal})`;
       if (outcome.kind === 'trimmed') {
         return {
           ...relayed,
-          reason: `every publish attempt failed and the pipe retried it until DynamoDB Streams trimmed it after ${STREAM_RETENTION_SECONDS / 3600} hours (${retries}: both infinite)`,
+          reason: `every publish attempt failed${refused} and the pipe retried it until DynamoDB Streams trimmed it after ${STREAM_RETENTION_SECONDS / 3600} hours (${retries}: both infinite)`,
           condition: 'RecordAgeExceeded',
           attempts: outcome.attempts,
           trimmed: true,
         };
       }
       const why = outcome.condition === 'RetryAttemptsExhausted' ? 'its retries ran out' : 'it grew older than the maximum record age';
-      return { ...relayed, reason: `${outcome.attempts} publish attempt(s) failed (injected) and ${why} (${retries})`, condition: outcome.condition, attempts: outcome.attempts };
+      const failed = refusal === undefined ? 'failed (injected)' : `failed${refused}`;
+      return { ...relayed, reason: `${outcome.attempts} publish attempt(s) ${failed} and ${why} (${retries})`, condition: outcome.condition, attempts: outcome.attempts };
     }
     target.publish(message);
     // keyed on what the record is about (its event name and item key), not on its eventID (DynamoDB Local draws those

@@ -25,8 +25,11 @@ import { ContentIds, deterministicUuid, eventIdOf } from './message-ids';
 import type { SendMessageInput, SimulatedQueue, SqsMessageAttribute } from './queue';
 import { SNS_SQS_DELIVERY_ATTEMPTS, snsDelivers } from './retry-policies';
 
-/** Largest message SNS Publish accepts, message and attributes together: 256 KiB. */
+/** Largest message SNS Publish accepts, message and attributes together, unless the topic's `MaximumMessageSize` says otherwise: 256 KiB. */
 export const MAX_SNS_MESSAGE_BYTES = 262_144;
+
+/** The most messages one PublishBatch takes (SNS API reference, PublishBatch: `TooManyEntriesInBatchRequest` beyond). */
+export const MAX_PUBLISH_BATCH_ENTRIES = 10;
 
 /** A subscription of the topic and the queue it delivers to. */
 export interface TopicSubscriptionTarget {
@@ -117,10 +120,30 @@ export class SimulatedTopic {
     this.messageIds = new ContentIds(`sns:${options.arn}`);
   }
 
+  /**
+   * Why SNS would refuse a PublishBatch of `messages` (no attributes), or undefined: more than 10 entries
+   * (`TooManyEntriesInBatchRequest`), or messages whose sizes together exceed the topic's `MaximumMessageSize`
+   * (`BatchRequestTooLong`; SNS API reference, PublishBatch: "The combined size of all messages in the batch ... must
+   * not exceed the topic's MaximumMessageSize").
+   */
+  public refusesBatch(messages: readonly string[]): string | undefined {
+    if (messages.length > MAX_PUBLISH_BATCH_ENTRIES) {
+      return `TooManyEntriesInBatchRequest: a PublishBatch of ${messages.length} messages to topic ${this.model.key}; SNS takes at most ${MAX_PUBLISH_BATCH_ENTRIES}`;
+    }
+    const total = messages.reduce((sum, message) => sum + Buffer.byteLength(message), 0);
+    if (total > this.model.maximumMessageSize) {
+      return (
+        `BatchRequestTooLong: a PublishBatch of ${messages.length} messages of ${total.toLocaleString('en-US')} bytes together to topic ${this.model.key}, ` +
+        `whose MaximumMessageSize is ${this.model.maximumMessageSize.toLocaleString('en-US')} bytes`
+      );
+    }
+    return undefined;
+  }
+
   /** Publish: fans the message out to every subscription whose filter policy matches. */
   public publish(message: string, options: { messageAttributes?: Record<string, SqsMessageAttribute> } = {}): { readonly messageId: string } {
     const attributes = options.messageAttributes ?? {};
-    checkPublishable(this.model.key, message, attributes);
+    checkPublishable(this.model.key, message, attributes, this.model.maximumMessageSize);
     const eventId = eventIdOf(message);
     // keyed on the event (its id is stable from run to run, unlike a body with timestamps in it), so the
     // duplicate-delivery decisions below follow the event, not the publish order
@@ -201,14 +224,14 @@ export class SimulatedTopic {
 }
 
 /** Throws the {@link SnsPublishError} SNS answers an empty or oversized message with. */
-function checkPublishable(topic: string, message: string, attributes: Readonly<Record<string, SqsMessageAttribute>>): void {
+function checkPublishable(topic: string, message: string, attributes: Readonly<Record<string, SqsMessageAttribute>>, maximumBytes = MAX_SNS_MESSAGE_BYTES): void {
   if (typeof message !== 'string' || message.length === 0) throw new SnsPublishError('InvalidParameter', `publish to topic ${topic}: the message must not be empty`);
   let bytes = Buffer.byteLength(message);
   for (const [name, attribute] of Object.entries(attributes)) {
     bytes += Buffer.byteLength(name) + Buffer.byteLength(attribute.DataType);
     bytes += attribute.BinaryValue !== undefined ? Buffer.from(attribute.BinaryValue, 'base64').length : Buffer.byteLength(attribute.StringValue ?? '');
   }
-  if (bytes > MAX_SNS_MESSAGE_BYTES) {
-    throw new SnsPublishError('InvalidParameter', `publish to topic ${topic}: the message is ${bytes} bytes long with its attributes; SNS accepts at most ${MAX_SNS_MESSAGE_BYTES}`);
+  if (bytes > maximumBytes) {
+    throw new SnsPublishError('InvalidParameter', `publish to topic ${topic}: the message is ${bytes} bytes long with its attributes; the topic accepts at most ${maximumBytes} (MaximumMessageSize)`);
   }
 }

@@ -68,6 +68,11 @@ export interface TopicModel extends ModelledResource {
   readonly topicName?: string;
   /** `FifoTopic` @default false */
   readonly fifo: boolean;
+  /**
+   * `MaximumMessageSize`, in bytes: the largest message, and the largest PublishBatch (its messages together), the
+   * topic takes. @default 262,144
+   */
+  readonly maximumMessageSize: number;
 }
 
 /** `AWS::SNS::Subscription` with protocol `sqs` (others are reported as not simulated). */

@@ -6,6 +6,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Outbox } from '../../lambda/producer/outbox';
 import { loadProducerConfig, ENV } from '../../lambda/config';
+import { MAX_MESSAGE_BYTES } from '../../lambda/wire-format';
 import type { FunctionRunner } from '../lambda/function-runner';
 import { constructSegments, resourcesNamed, shownName } from '../model/find-resource';
 import type { FlowModel, FunctionModel, ModelledResource, RelayModel, ResourceKey } from '../model/flow-model';
@@ -200,6 +201,8 @@ function outboxFor(model: FlowModel, flow: LocalFlow, client: DynamoDBClient, re
         timeToLiveAttributeName: table.timeToLiveAttribute,
         eventRetentionSeconds: 7 * 24 * 3600,
         eventSource: 'urn:idempotent-event-flow:simulator',
+        // as the constructs size it: a full batch of the relay fits one PublishBatch to its topic
+        maxEventBytes: Math.floor((model.topics.find((topic) => topic.key === relay.targetTopic)?.maximumMessageSize ?? MAX_MESSAGE_BYTES) / relay.batchSize),
       };
   return new Outbox({ client, config, newId });
 }

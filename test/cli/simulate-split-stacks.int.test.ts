@@ -48,6 +48,15 @@ describe('simulate: an app of hand-composed parts over two stacks', () => {
     expect(stdout).not.toContain('not-drained');
   });
 
+  test("appends --events with the limit the constructs give producers: an event too large for a full relay batch is refused (issue 30)", async () => {
+    // the hand-composed relay: batches of 10 to a 262,144-byte topic, so events of at most 26,214 bytes
+    const large = path.join(mkdtempSync(path.join(tmpdir(), 'ief-large-')), 'events.json');
+    writeFileSync(large, JSON.stringify([{ type: 'com.example.Audited', subject: 'large', data: { padding: 'x'.repeat(30_000) } }]));
+    const { code, stdout, stderr } = await cli('simulate', '--assembly', assembly, '--events', large, '--no-faults', '--quiet', '--endpoint', inject('dynamoDbEndpoint'));
+    expect(stdout + stderr, stdout + stderr).toMatch(/is too large: .* but the flow's event size limit \(maxEventSize: .*\) is 26,214 bytes/);
+    expect(code).not.toBe(EXIT_CODE.OK);
+  });
+
   test('says which stack to add when the selected one refers to another', async () => {
     const { code, stderr } = await cli('simulate', '--assembly', assembly, '--events', events, '--stack', 'Service', '--quiet', '--endpoint', inject('dynamoDbEndpoint'));
     expect(code).toBe(EXIT_CODE.FAILURE);

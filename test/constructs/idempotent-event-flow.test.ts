@@ -301,6 +301,8 @@ describe('IdempotentEventFlow: producers', () => {
       [ENV.OUTBOX_TIME_TO_LIVE_ATTRIBUTE_NAME]: 'expiresAt',
       [ENV.OUTBOX_EVENT_RETENTION_SECONDS]: String(7 * 86400),
       [ENV.EVENT_SOURCE]: '/TestStack/Orders/OutboxTable',
+      // the relay's batches of 10 fit one 262,144-byte PublishBatch
+      [ENV.MAX_EVENT_BYTES]: '26214',
     });
   });
 
@@ -574,6 +576,7 @@ describe('IdempotentEventFlow: existing outbox table', () => {
       [ENV.OUTBOX_SORT_KEY_NAME]: 'SK',
       [ENV.OUTBOX_EVENT_RETENTION_SECONDS]: String(7 * 86400),
       [ENV.EVENT_SOURCE]: 'urn:orders',
+      [ENV.MAX_EVENT_BYTES]: '26214',
     });
   });
 

@@ -162,13 +162,15 @@ describe('OutboxTable', () => {
         [ENV.OUTBOX_TIME_TO_LIVE_ATTRIBUTE_NAME]: 'expiresAt',
         [ENV.OUTBOX_EVENT_RETENTION_SECONDS]: '604800',
         [ENV.EVENT_SOURCE]: '/Stack/Outbox',
+        // no relay reads this outbox: the SNS limit of one message
+        [ENV.MAX_EVENT_BYTES]: '262144',
       });
     });
 
     test('is read back by the runtime loader', () => {
       const stack = newStack();
       const outbox = new OutboxTable(stack, 'Outbox');
-      const config = loadProducerConfig(outbox.producerEnvironment);
+      const config = loadProducerConfig({ ...outbox.producerEnvironment, [ENV.MAX_EVENT_BYTES]: stack.resolve(outbox.producerEnvironment[ENV.MAX_EVENT_BYTES]) });
       expect(stack.resolve(config.outboxTableName)).toEqual(stack.resolve(outbox.table.tableName));
       expect(config).toEqual({
         outboxTableName: outbox.table.tableName,
@@ -177,6 +179,7 @@ describe('OutboxTable', () => {
         timeToLiveAttributeName: 'expiresAt',
         eventRetentionSeconds: 604800,
         eventSource: '/Stack/Outbox',
+        maxEventBytes: 262_144,
       });
     });
 
@@ -309,7 +312,8 @@ describe('OutboxTable.fromTableAttributes', () => {
     const stack = newStack();
     const table = dynamodb.Table.fromTableAttributes(stack, 'Orders', { tableName: 'Orders', tableStreamArn: STREAM_ARN });
     const outbox = OutboxTable.fromTableAttributes(stack, 'Outbox', { table, partitionKeyName: 'PK' });
-    expect(outbox.producerEnvironment).toEqual({
+    expect(stack.resolve(outbox.producerEnvironment)).toEqual({
+      [ENV.MAX_EVENT_BYTES]: '262144',
       [ENV.OUTBOX_TABLE_NAME]: 'Orders',
       [ENV.OUTBOX_PARTITION_KEY_NAME]: 'PK',
       [ENV.OUTBOX_EVENT_RETENTION_SECONDS]: '604800',
@@ -328,7 +332,8 @@ describe('OutboxTable.fromTableAttributes', () => {
       eventRetention: Duration.days(2),
       eventSource: 'urn:example:orders',
     });
-    expect(outbox.producerEnvironment).toEqual({
+    expect(stack.resolve(outbox.producerEnvironment)).toEqual({
+      [ENV.MAX_EVENT_BYTES]: '262144',
       [ENV.OUTBOX_TABLE_NAME]: 'Orders',
       [ENV.OUTBOX_PARTITION_KEY_NAME]: 'PK',
       [ENV.OUTBOX_SORT_KEY_NAME]: 'SK',

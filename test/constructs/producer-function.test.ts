@@ -18,6 +18,7 @@ const PRODUCER_ENV_KEYS = [
   ENV.OUTBOX_TIME_TO_LIVE_ATTRIBUTE_NAME,
   ENV.OUTBOX_EVENT_RETENTION_SECONDS,
   ENV.EVENT_SOURCE,
+  ENV.MAX_EVENT_BYTES,
 ];
 
 interface Fixture {
@@ -70,6 +71,7 @@ describe('ProducerFunction: environment', () => {
       [ENV.OUTBOX_TIME_TO_LIVE_ATTRIBUTE_NAME]: 'expiresAt',
       [ENV.OUTBOX_EVENT_RETENTION_SECONDS]: String(7 * 86400),
       [ENV.EVENT_SOURCE]: '/TestStack/Outbox',
+      [ENV.MAX_EVENT_BYTES]: '262144',
     });
     expect(variables).toEqual(r(f.stack, f.outboxTable.producerEnvironment));
   });
@@ -87,6 +89,7 @@ describe('ProducerFunction: environment', () => {
       timeToLiveAttributeName: 'expiresAt',
       eventRetentionSeconds: 7 * 86400,
       eventSource: '/TestStack/Outbox',
+      maxEventBytes: 262_144,
     });
   });
 
@@ -111,6 +114,7 @@ describe('ProducerFunction: environment', () => {
       [ENV.OUTBOX_PARTITION_KEY_NAME]: 'PK',
       [ENV.OUTBOX_EVENT_RETENTION_SECONDS]: String(2 * 86400),
       [ENV.EVENT_SOURCE]: 'urn:orders',
+      [ENV.MAX_EVENT_BYTES]: '262144',
     });
   });
 

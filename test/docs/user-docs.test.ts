@@ -9,6 +9,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { describe, expect, test } from 'vitest';
+import { OUTBOX_ITEM } from '../../lambda/wire-format';
 import { InboxTable } from '../../lib/consumer';
 import { DEFAULT_FAULT_RATES } from '../../simulator/run/options';
 import { loadScenario } from '../../simulator/run/scenario';
@@ -198,4 +199,27 @@ describe('docs/API.md facts', () => {
       expect([...documented].sort()).toEqual([...granted].sort());
     },
   );
+});
+
+describe('issue 30: what users of split stacks and of the outbox read', () => {
+  test("README, 'The outbox item', names every attribute of the outbox item's wire format", () => {
+    const outboxItem = section(README, 'The outbox item');
+    for (const [name, value] of Object.entries(OUTBOX_ITEM)) {
+      expect(outboxItem, `OUTBOX_ITEM.${name}`).toContain(name === 'KEY_PREFIX' ? `\`${value}<eventId>\`` : `\`${value}\``);
+    }
+  });
+
+  test("README, 'A flow split over stacks', creates subscribers from the flow in other stacks, with the dashboard in either", () => {
+    const layout = section(README, 'A flow split over stacks');
+    expect(layout).toMatch(/new Subscriber\(ledgerStack, 'Ledger', \{ flow, entry: /);
+    expect(layout).toContain('dashboard: true');
+    expect(layout).toMatch(/new FlowDashboard\(ops, /);
+  });
+
+  test("README, 'Testing your app', says how to raise vitest's 10-second hook timeout for a multi-stack synth", () => {
+    const testing = section(README, 'Testing your app');
+    expect(testing).toMatch(/10-second limit of a `beforeAll` hook\s+\(`hookTimeout`\)/);
+    expect(testing).toContain('Hook timed out in 10000ms');
+    expect(testing).toMatch(/\}, 120_000\);/);
+  });
 });

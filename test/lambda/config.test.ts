@@ -145,6 +145,14 @@ describe('loadProducerConfig', () => {
     expect(() => loadProducerConfig({ ...producerEnv, [name]: undefined })).toThrow(`environment variable ${name} must be set`);
   });
 
+  test("reads the flow's per-event limit, a positive whole number of bytes (issue 30: a full relay batch fits one PublishBatch)", () => {
+    expect(loadProducerConfig({ ...producerEnv, [ENV.MAX_EVENT_BYTES]: '26214' }).maxEventBytes).toBe(26_214);
+    expect(loadProducerConfig(producerEnv).maxEventBytes).toBeUndefined();
+    expect(() => loadProducerConfig({ ...producerEnv, [ENV.MAX_EVENT_BYTES]: '25KiB' })).toThrow(
+      "environment variable IEF_MAX_EVENT_BYTES must be a positive whole number of bytes, but '25KiB' was given",
+    );
+  });
+
   test('fails if the retention is not a positive whole number', () => {
     expect(() => loadProducerConfig({ ...producerEnv, [ENV.OUTBOX_EVENT_RETENTION_SECONDS]: '7d' })).toThrow(
       "environment variable IEF_OUTBOX_EVENT_RETENTION_SECONDS must be a positive whole number of seconds, but '7d' was given",

@@ -107,6 +107,21 @@ describe('outboxPut', () => {
     expect(() => outboxPut(envelope, config, now)).toThrow(/event 'big' \(T\) is too large: its envelope is 262,2\d\d bytes .* the SNS\/SQS message limit is 262,144 bytes/);
   });
 
+  test("fails when the envelope exceeds the flow's per-event limit (IEF_MAX_EVENT_BYTES), naming it, the limit and the size", () => {
+    // 30,000 bytes of data: within the SNS limit, beyond a tenth of it (a full batch of 10 must fit one PublishBatch)
+    const envelope = buildEnvelope({ type: 'T', data: 'x'.repeat(30_000), id: 'batch-breaker' }, defaults);
+    expect(() => outboxPut(envelope, config, now)).not.toThrow();
+    let thrown: unknown;
+    try {
+      outboxPut(envelope, { ...config, maxEventBytes: 26_214 }, now);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toBeInstanceOf(EventTooLargeError);
+    expect((thrown as Error).message).toMatch(/^event 'batch-breaker' \(T\) is too large: .* but the flow's event size limit \(maxEventSize: .*PublishBatch\) is 26,214 bytes/);
+    expect(thrown).toMatchObject({ eventId: 'batch-breaker', limitBytes: 26_214 });
+  });
+
   test('checks the double-encoded size, as the relay may deliver the envelope as a JSON string', () => {
     // 100,000 quotes: about 200 kB as JSON, about 400 kB once more JSON-encoded
     const envelope = buildEnvelope({ type: 'T', data: '"'.repeat(100_000), id: 'quotes' }, defaults);

@@ -10,6 +10,7 @@ import {
 import { FunctionOptions } from '../../functions/function-options';
 import { RESERVED_PRODUCER_ENVIRONMENT } from '../../private/producer-environment';
 import { validateSecureFunctionOptions } from '../../private/secure-nodejs-function';
+import { stronglyConsistentTableBehind, validateNotStronglyConsistent } from '../../private/strong-consistency';
 import type { IInboxTable } from '../inbox-table';
 import { ProcessingMode } from '../processing-mode';
 import { CONSUMER_DEFAULTS } from './defaults';
@@ -97,6 +98,16 @@ export function validateFunctionOptions(owner: string, props: FunctionOptionsToV
   validateDurationInRange(owner, 'deduplicationWindow', props.deduplicationWindow, { min: Duration.seconds(1) });
   validateWholeSeconds(owner, 'deduplicationWindow', props.deduplicationWindow);
   validateModeOptions(owner, props);
+  const stronglyConsistent = props.inboxTable === undefined ? undefined : stronglyConsistentTableBehind(props.inboxTable);
+  if (stronglyConsistent !== undefined) {
+    validateNotStronglyConsistent(
+      owner,
+      'inboxTable',
+      stronglyConsistent.node.path,
+      (stronglyConsistent.node.defaultChild as { multiRegionConsistency?: string }).multiRegionConsistency,
+      "the runtime records each message in the transaction of the handler's writes, and inbox records expire through TTL",
+    );
+  }
 }
 
 /**

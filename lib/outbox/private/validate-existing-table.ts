@@ -1,5 +1,6 @@
 import { Stack, Token } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import { validateNotStronglyConsistent } from '../../private/strong-consistency';
 import { validationError } from '../../private/validation-error';
 
 /**
@@ -27,6 +28,8 @@ interface TableResource {
   readonly attributeDefinitions?: unknown;
   readonly streamSpecification?: unknown;
   readonly timeToLiveSpecification?: unknown;
+  /** `CfnGlobalTable` only: `STRONG` for a multi-Region strongly consistent (MRSC) global table. */
+  readonly multiRegionConsistency?: unknown;
 }
 
 /** The resolved CloudFormation properties of `table` when it was defined in this app; undefined for an imported table. */
@@ -39,6 +42,7 @@ function tableResource(table: dynamodb.ITable): TableResource | undefined {
     attributeDefinitions: stack.resolve(child.attributeDefinitions),
     streamSpecification: stack.resolve(child.streamSpecification),
     timeToLiveSpecification: stack.resolve(child.timeToLiveSpecification),
+    multiRegionConsistency: child instanceof dynamodb.CfnGlobalTable ? stack.resolve(child.multiRegionConsistency) : undefined,
   };
 }
 
@@ -55,6 +59,7 @@ export function validateExistingOutboxTable(owner: string, table: dynamodb.ITabl
   if (resource === undefined) return;
   const path = table.node.path;
 
+  validateNotStronglyConsistent(owner, 'table', path, resource.multiRegionConsistency, 'producers append each event in the transaction of their business writes, and outbox items expire through TTL');
   validateStream(owner, path, resource, layout);
   const keySchema = Array.isArray(resource.keySchema) ? resource.keySchema : [];
   const keyOf = (keyType: string) => stringAt(keySchema.find((key) => stringAt(key, 'keyType') === keyType), 'attributeName');
@@ -80,9 +85,10 @@ export function validateExistingOutboxTable(owner: string, table: dynamodb.ITabl
 function validateStream(owner: string, path: string, resource: TableResource, layout: OutboxTableLayout): void {
   const expected = `table must have a stream with new images (${NEW_IMAGE_VIEW_TYPES.join(' or ')})`;
   if (resource.streamSpecification === undefined) {
-    // Without tableStreamArn, fromTableAttributes has already failed for want of a stream ARN.
-    if (layout.tableStreamArnGiven) throw validationError(`${owner}: ${expected}, but ${path} has no stream`);
-    return;
+    // A Table without a stream has no tableStreamArn (fromTableAttributes has failed for want of one); a TableV2 always
+    // has one (its StreamArn attribute), which the pipe would be wired to although the table has no stream.
+    const given = layout.tableStreamArnGiven ? ' (tableStreamArn was given, but names no stream of it)' : '';
+    throw validationError(`${owner}: ${expected}, but ${path} has no stream${given}; set dynamoStream (TableV2) or stream (Table)`);
   }
   const viewType = stringAt(resource.streamSpecification, 'streamViewType');
   if (viewType !== undefined && !NEW_IMAGE_VIEW_TYPES.includes(viewType)) {
@@ -126,3 +132,4 @@ function validateTimeToLive(owner: string, path: string, resource: TableResource
     throw validationError(`${owner}: timeToLiveAttributeName must be the TTL attribute of ${path} ('${actual}'), but '${given}' was provided`);
   }
 }
+

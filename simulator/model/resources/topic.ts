@@ -1,7 +1,10 @@
 /** `AWS::SNS::Topic` */
 import type { TopicModel } from '../flow-model';
 import type { TemplateResource } from '../stack-template';
-import { readBoolean, readList } from '../template-values';
+import { readBoolean, readInteger, readList } from '../template-values';
+
+/** `MaximumMessageSize` of `AWS::SNS::Topic`: 1,024 to 1,048,576 bytes, 262,144 by default (CloudFormation reference). */
+export const TOPIC_MAXIMUM_MESSAGE_SIZE = { min: 1_024, max: 1_048_576, default: 262_144 } as const;
 
 /**
  * Reads a topic. Subscriptions declared inline in the topic's `Subscription` property are not simulated (CDK declares
@@ -17,5 +20,6 @@ export function readTopic(resource: TemplateResource, notes: string[]): TopicMod
     ...resource.modelled(),
     ...(typeof topicName === 'string' ? { topicName } : {}),
     fifo: readBoolean(resource, 'FifoTopic', properties.FifoTopic, false),
+    maximumMessageSize: readInteger(resource, 'MaximumMessageSize', properties.MaximumMessageSize, TOPIC_MAXIMUM_MESSAGE_SIZE, TOPIC_MAXIMUM_MESSAGE_SIZE.default),
   };
 }

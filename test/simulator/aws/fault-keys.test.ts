@@ -16,7 +16,7 @@ function publishAll(events: readonly string[]) {
   const clock = frozenClock();
   const queue = makeQueue(queueModel('Orders'), { clock });
   const topic = new SimulatedTopic({
-    model: { key: 'Stack/Topic', stackName: 'Stack', logicalId: 'Topic', fifo: false },
+    model: { key: 'Stack/Topic', stackName: 'Stack', logicalId: 'Topic', fifo: false, maximumMessageSize: 262_144 },
     arn: 'arn:aws:sns:us-east-1:000000000000:orders',
     subscriptions: [
       {

@@ -3,6 +3,7 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { beforeAll, describe, expect, inject, test } from 'vitest';
 import type { SimulatedQueue } from '../../../simulator/aws/queue';
 import { SimulatedRelay, type RelayTarget } from '../../../simulator/aws/stream-relay';
+import { SimulatedTopic } from '../../../simulator/aws/topic';
 import type { PipeStreamEvent } from '../../../simulator/aws/stream-record';
 import { createTables } from '../../../simulator/aws/tables';
 import { FaultPlan, NO_FAULTS, type FaultKind } from '../../../simulator/faults/fault-plan';
@@ -37,6 +38,7 @@ beforeAll(() => {
 /** A topic stand-in that records what it is given. */
 class RecordingTarget implements RelayTarget {
   public readonly messages: string[] = [];
+  public constructor(public readonly refusesBatch?: (messages: readonly string[]) => string | undefined) {}
   public publish(message: string): { readonly messageId: string } {
     this.messages.push(message);
     return { messageId: `message-${this.messages.length}` };
@@ -74,12 +76,13 @@ async function setUp(
     deadLetterQueue?: SimulatedQueue;
     authorizeDeadLetter?: () => string | undefined;
     authorizePublish?: () => string | undefined;
+    refusesBatch?: (messages: readonly string[]) => string | undefined;
   } = {},
 ): Promise<Setup> {
   const tableName = uniqueTableName('Outbox');
   const local = (await createTables(client, [OUTBOX_TABLE], () => tableName)).get(OUTBOX_TABLE.key);
   if (local?.streamArn === undefined) throw new Error('the outbox has no stream');
-  const target = new RecordingTarget();
+  const target = new RecordingTarget(options.refusesBatch);
   const reports = recordingObserver();
   const relay = new SimulatedRelay({
     model: { ...RELAY, ...options.relay },
@@ -100,12 +103,12 @@ async function setUp(
 }
 
 /** An outbox item as the runtime writes it: the envelope JSON under iefEnvelope. */
-function outboxItem(eventId: string) {
+function outboxItem(eventId: string, padding = '') {
   return {
     pk: { S: `outbox#${eventId}` },
     sk: { S: 'event' },
     iefRecordType: { S: 'OutboxEvent.v1' },
-    iefEnvelope: { S: JSON.stringify({ id: eventId, type: 'OrderPlaced', data: { orderId: eventId } }) },
+    iefEnvelope: { S: JSON.stringify({ id: eventId, type: 'OrderPlaced', data: { orderId: eventId, ...(padding === '' ? {} : { padding }) } }) },
     expiresAt: { N: String(Math.floor(Date.now() / 1000) + 3600) },
   };
 }
@@ -317,6 +320,44 @@ describe('SimulatedRelay against DynamoDB Local', () => {
 
       expect(queue.messages()).toEqual([]);
       expect(reports.gaveUp).toEqual([{ relay: RELAY.key, eventIds: ['trimmed'], reason: expect.stringContaining('until DynamoDB Streams trimmed it after 24 hours') }]);
+    });
+
+    test("a batch too large for one PublishBatch is refused as SNS refuses it, on every attempt, and given up; a batch that fits is published", async () => {
+      const queue = deadLetterQueue();
+      const topic = new SimulatedTopic({
+        model: { key: 'Stack/Topic', stackName: 'Stack', logicalId: 'Topic', fifo: false, maximumMessageSize: 262_144 },
+        arn: 'arn:aws:sns:eu-west-1:000000000000:Topic',
+        subscriptions: [],
+        faults: new FaultPlan('seed', NO_FAULTS),
+        clock: frozenClock(),
+        matches: () => true,
+      });
+      const { tableName, target, reports, relay } = await setUp({
+        deadLetterQueue: queue,
+        relay: { batchSize: 10, maximumRetryAttempts: 2, bisectOnFailure: false },
+        refusesBatch: (messages) => topic.refusesBatch(messages),
+      });
+      // ten events of 30 KB: each fits a message, the ten together do not fit one 256 KiB PublishBatch
+      const ids = Array.from({ length: 10 }, (_, index) => `large-${index}`);
+      for (const id of ids) await client.send(new PutItemCommand({ TableName: tableName, Item: outboxItem(id, 'x'.repeat(30_000)) }));
+      await relay.poll();
+
+      expect(target.messages).toEqual([]);
+      expect(reports.gaveUp).toEqual([
+        {
+          relay: RELAY.key,
+          eventIds: ids,
+          reason: expect.stringMatching(/^3 publish attempt\(s\) failed \(SNS refused its batch: BatchRequestTooLong: a PublishBatch of 10 messages of 300,\d{3} bytes together to topic Stack\/Topic, whose MaximumMessageSize is 262,144 bytes\) and its retries ran out/),
+          deadLetterQueue: queue.model.key,
+        },
+      ]);
+      // not a fault the plan injected: SNS refuses it every time
+      expect(reports.faults).toEqual([]);
+
+      const fitting = Array.from({ length: 8 }, (_, index) => `fits-${index}`);
+      for (const id of fitting) await client.send(new PutItemCommand({ TableName: tableName, Item: outboxItem(id, 'x'.repeat(30_000)) }));
+      await relay.poll();
+      expect(idsOf(target.messages)).toEqual(fitting);
     });
 
     test('a pipe without a dead-letter queue discards what it gives up on, and says so', async () => {

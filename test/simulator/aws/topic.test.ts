@@ -7,7 +7,7 @@ import type { SubscriptionModel, TopicModel } from '../../../simulator/model/flo
 import { frozenClock, makeQueue, queueModel, recordingObserver, START_MS } from './queue-test-kit';
 
 const TOPIC_ARN = 'arn:aws:sns:eu-west-1:000000000000:orders';
-const topicModel: TopicModel = { key: 'Stack/Topic', stackName: 'Stack', logicalId: 'Topic', fifo: false };
+const topicModel: TopicModel = { key: 'Stack/Topic', stackName: 'Stack', logicalId: 'Topic', fifo: false, maximumMessageSize: 262_144 };
 
 function subscriptionModel(logicalId: string, queue: SimulatedQueue, overrides: Partial<SubscriptionModel> = {}): SubscriptionModel {
   return {
@@ -232,5 +232,32 @@ describe('SimulatedTopic delivery failures, under the SQS delivery policy', () =
     topic.publish(event);
     expect(queue.messages()).toEqual([]);
     expect(observer.undeliverable).toEqual([{ subscription: 'Stack/Sub', reason: expect.stringContaining('ran out (100015 attempts over 23 days); and the subscription has no dead-letter queue') }]);
+  });
+});
+
+describe('SimulatedTopic: PublishBatch limits (issue 30: the relay publishes each batch with one PublishBatch)', () => {
+  const topicOf = (maximumMessageSize: number) =>
+    new SimulatedTopic({
+      model: { ...topicModel, maximumMessageSize },
+      arn: TOPIC_ARN,
+      subscriptions: [],
+      faults: new FaultPlan('seed', NO_FAULTS),
+      clock: frozenClock(),
+      matches: () => true,
+    });
+
+  it("refuses a batch whose messages together exceed the topic's MaximumMessageSize, as SNS does (BatchRequestTooLong)", () => {
+    const topic = topicOf(262_144);
+    const tenOf30k = Array.from({ length: 10 }, () => 'x'.repeat(30_000));
+    expect(topic.refusesBatch(tenOf30k)).toBe(
+      'BatchRequestTooLong: a PublishBatch of 10 messages of 300,000 bytes together to topic Stack/Topic, whose MaximumMessageSize is 262,144 bytes',
+    );
+    expect(topic.refusesBatch(tenOf30k.slice(0, 8))).toBeUndefined();
+    // a topic of 1 MiB takes all ten
+    expect(topicOf(1_048_576).refusesBatch(tenOf30k)).toBeUndefined();
+  });
+
+  it('refuses more than 10 entries (TooManyEntriesInBatchRequest)', () => {
+    expect(topicOf(262_144).refusesBatch(Array.from({ length: 11 }, () => 'x'))).toMatch(/^TooManyEntriesInBatchRequest: a PublishBatch of 11 messages .* at most 10$/);
   });
 });

@@ -195,6 +195,8 @@ describe('readAssembly of the example app', () => {
       IEF_OUTBOX_TIME_TO_LIVE_ATTRIBUTE_NAME: 'expiresAt',
       IEF_OUTBOX_EVENT_RETENTION_SECONDS: '604800',
       IEF_EVENT_SOURCE: 'urn:example:orders',
+      // the relay's batches of 10 fit one 262,144-byte PublishBatch
+      IEF_MAX_EVENT_BYTES: '26214',
     });
   });
 });

@@ -79,7 +79,8 @@ describe('readAssembly of hand-written templates', () => {
           filterPatterns: [],
         },
       ],
-      topics: [{ key: 'Shop/Topic', stackName: 'Shop', logicalId: 'Topic', fifo: false }],
+      // MaximumMessageSize unset: the SNS default, 256 KiB
+      topics: [{ key: 'Shop/Topic', stackName: 'Shop', logicalId: 'Topic', fifo: false, maximumMessageSize: 262_144 }],
       subscriptions: [
         {
           key: 'Shop/Subscription',
@@ -230,7 +231,7 @@ describe('readAssembly of hand-written templates', () => {
         inputTemplate: '<$.dynamodb.NewImage.body.S>',
       },
     ]);
-    expect(model.topics).toEqual([{ key: 'Shop/Topic', stackName: 'Shop', logicalId: 'Topic', topicName: 'events.fifo', fifo: true }]);
+    expect(model.topics).toEqual([{ key: 'Shop/Topic', stackName: 'Shop', logicalId: 'Topic', topicName: 'events.fifo', fifo: true, maximumMessageSize: 262_144 }]);
     expect(model.eventSourceMappings[0]).toMatchObject({ function: 'Shop/Consumer', batchSize: 5, reportBatchItemFailures: true, maximumConcurrency: 4, enabled: false });
     expect(model.functions[0]).toMatchObject({ timeoutSeconds: 30, memorySizeMb: 1024, environment: { TABLE: { Ref: 'Outbox' } }, applicationLogLevel: 'DEBUG' });
   });
