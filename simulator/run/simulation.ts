@@ -28,6 +28,7 @@ import { checkDeployRules } from '../check/deploy-rules';
 import { checkSubscriberHealth } from '../check/subscriber-health';
 import { checkProbedSubscriberReached } from '../check/unreached-subscribers';
 import { checkRejectedEvents } from '../check/rejected-events';
+import { checkUnappliedEvents } from '../check/unapplied-events';
 import { attributeSends, checkRepeatedSends, type SendFigures } from '../check/repeated-sends';
 import { checkUnwatchedDeadLetters, type DeadLetterQueueContents } from '../check/unwatched-dead-letters';
 import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
@@ -375,6 +376,9 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       violations.push(...checkRejectedEvents(subscriber.name, findings, isMalformed));
       deadLetterQueues.push(...subscriber.deadLetterQueues.map((queue) => ({ queue, owner: `subscriber ${subscriber.name}` })));
       const matched = ledger.matchedEvents.get(subscriber.subscription.key) ?? new Set<string>();
+      const acknowledged = ledger.acknowledgedEvents.get(subscriber.subscription.key) ?? new Set<string>();
+      const hasOperator = decisions?.[subscriber.name] !== undefined;
+      violations.push(...checkUnappliedEvents({ name: subscriber.name, matched, acknowledged, deadLetters: findings, hasOperator }, isMalformed));
       let effects: SubscriberReport['effects'];
       const probe = options.scenario?.effects?.[subscriber.name];
       const { filterPolicy, filterPolicyScope } = subscriber.subscription;

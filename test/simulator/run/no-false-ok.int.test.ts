@@ -100,6 +100,33 @@ describe('simulate: no false OK', () => {
     expect(JSON.parse(sentMessages[0]!.body)).toEqual({ audited: sentMessages[0]!.eventId });
   });
 
+  test('fails with unapplied-event naming the events, the subscriber and the error when a handler throws on every event of one type (SQS moved them)', async () => {
+    // GIVEN six events, two of the type the handler throws a TypeError on
+    const events = ['Audited', 'Refunded', 'Audited', 'Refunded', 'Audited', 'Audited'].map((type, index) => ({ type: `com.example.${type}`, id: `event-${index}`, data: { index } }));
+
+    const result = await runSimulation({ cwd: PROJECT, assemblyDirectory: assembly, stacks: ['ThrowingHandler'], events, rates: NO_FAULTS, dynamoDbEndpoint: inject('dynamoDbEndpoint') });
+
+    // THEN the run fails: the two refunds were explained dead letters, never applied
+    expect(result.deadLetters.get('Audit')).toHaveLength(2);
+    expect(result.violations).toEqual([
+      {
+        kind: 'unapplied-event',
+        subscriber: 'Audit',
+        detail: expect.stringMatching(
+          /^2 event\(s\) its filter policy took were never acknowledged by it, their messages left in its dead-letter queue \(events event-1, event-3\).*sent away by: moved by SQS after maxReceiveCount receives; last failure: .*TypeError: Cannot read properties of undefined \(reading 'refund'\)/,
+        ),
+      },
+    ]);
+  });
+
+  test('fails with unapplied-event when the consumer queue\'s maxReceiveCount is 1, under the default faults', async () => {
+    const events = Array.from({ length: 30 }, (_, index) => ({ type: 'com.example.Audited', id: `event-${index}`, data: { index } }));
+
+    const result = await runSimulation({ cwd: PROJECT, assemblyDirectory: assembly, stacks: ['OneReceive'], events, dynamoDbEndpoint: inject('dynamoDbEndpoint') });
+
+    expect(result.violations).toContainEqual({ kind: 'unapplied-event', subscriber: 'Audit', detail: expect.stringMatching(/never acknowledged by it.*sent away by: moved by SQS after maxReceiveCount receives; last failure: /) });
+  });
+
   test('fails with producer-failed naming the commands when the producer refuses every command', async () => {
     const scenario = await loadScenario(`${FIXTURE}/failing-producer-scenario.ts`, PROJECT);
     const result = await runSimulation({ cwd: PROJECT, assemblyDirectory: assembly, stacks: ['FailingProducer'], scenario, count: 3, rates: NO_FAULTS, dynamoDbEndpoint: inject('dynamoDbEndpoint') });
