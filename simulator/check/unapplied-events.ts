@@ -26,8 +26,11 @@ export interface SubscriberOutcome {
   readonly acknowledged: ReadonlySet<string>;
   /** What is in its dead-letter queues at the end. */
   readonly deadLetters: readonly DeadLetterFinding[];
-  /** Whether the scenario has an operator for it (who resolves its blocked messages and redrives its dead letters). */
-  readonly hasOperator: boolean;
+  /**
+   * The scenario's operator for it (who resolves its blocked messages and redrives its dead letters): `acted`, `off`
+   * (the run was told not to play it), or `none` (the scenario has none for it).
+   */
+  readonly operator: 'acted' | 'off' | 'none';
 }
 
 /** The reason a dead letter names, with the receive count taken out (so the letters of one mistake group together). */
@@ -45,9 +48,11 @@ export function checkUnappliedEvents(subscriber: SubscriberOutcome, isMalformed:
     const reason = reasonOf(finding);
     byReason.set(reason, (byReason.get(reason) ?? new Set()).add(eventId));
   }
-  const blockedHint = subscriber.hasOperator
-    ? ' (still blocked after the scenario\'s operator acted)'
-    : ` (the scenario has no operator for ${subscriber.name}: give one in its 'operator', or the blocked messages stay unapplied)`;
+  const blockedHint = {
+    acted: " (still blocked after the scenario's operator acted)",
+    off: ' (blocked for an operator, and the operator was off in this run)',
+    none: ` (blocked for an operator, and the scenario has none for ${subscriber.name}: give one in its 'operator', or the blocked messages stay unapplied)`,
+  }[subscriber.operator];
   return [...byReason].map(([reason, events]) => {
     const listed = [...events].slice(0, MAX_EVENTS_LISTED).join(', ') + (events.size > MAX_EVENTS_LISTED ? `, and ${events.size - MAX_EVENTS_LISTED} more` : '');
     return {

@@ -35,8 +35,7 @@ import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
 import { FaultPlan, type FaultKind } from '../faults/fault-plan';
 import { readAssembly } from '../model/read-assembly';
 import { readSynthAnnotations, type SynthAnnotation } from '../model/synth-annotations';
-import { synthesize } from '../model/synthesize';
-import { synthesizeOrReuse } from '../model/assembly-cache';
+import { runAssembly } from './assembly-source';
 import { PhaseTimer } from './run-profile';
 import type { FlowModel, ResourceKey } from '../model/flow-model';
 import { buildLocalFlow, type LocalFlow } from './build-flow';
@@ -203,18 +202,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   let flow: LocalFlow | undefined;
   let servicesKept = false;
   try {
-    let assemblyDirectory: string;
-    if (options.assemblyDirectory !== undefined) {
-      assemblyDirectory = path.resolve(options.cwd, options.assemblyDirectory);
-    } else if (options.reuseAssembly === true) {
-      const source = await synthesizeOrReuse({ cwd: options.cwd, ...(options.app === undefined ? {} : { app: options.app }) });
-      options.onAssembly?.(source);
-      assemblyDirectory = source.directory;
-    } else {
-      const synthesizedAt = Date.now();
-      assemblyDirectory = await synthesize({ app: options.app, cwd: options.cwd, outputDirectory: path.join(workDirectory, 'cdk.out') });
-      options.onAssembly?.({ directory: assemblyDirectory, reused: false, synthesizedAt });
-    }
+    const assemblyDirectory = await runAssembly(options, workDirectory);
     const model: FlowModel = readAssembly(assemblyDirectory, { stacks: options.stacks });
     phases.ended('assembly');
     const synthAnnotations = readSynthAnnotations(assemblyDirectory, model.stackNames);
@@ -377,8 +365,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       deadLetterQueues.push(...subscriber.deadLetterQueues.map((queue) => ({ queue, owner: `subscriber ${subscriber.name}` })));
       const matched = ledger.matchedEvents.get(subscriber.subscription.key) ?? new Set<string>();
       const acknowledged = ledger.acknowledgedEvents.get(subscriber.subscription.key) ?? new Set<string>();
-      const hasOperator = decisions?.[subscriber.name] !== undefined;
-      violations.push(...checkUnappliedEvents({ name: subscriber.name, matched, acknowledged, deadLetters: findings, hasOperator }, isMalformed));
+      const operatorFor = options.scenario?.operator?.[subscriber.name] === undefined ? 'none' : decisions === undefined ? 'off' : 'acted';
+      violations.push(...checkUnappliedEvents({ name: subscriber.name, matched, acknowledged, deadLetters: findings, operator: operatorFor }, isMalformed));
       let effects: SubscriberReport['effects'];
       const probe = options.scenario?.effects?.[subscriber.name];
       const { filterPolicy, filterPolicyScope } = subscriber.subscription;
