@@ -2,23 +2,32 @@
  * `idempotent-event-flow blocked list|show|resolve`: the operator's commands for messages blocked in lease and
  * multi-step modes, on top of the `BlockedMessages` API.
  */
-import { BlockedMessages, type BlockedMessage } from '../lambda/operator/blocked-messages';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { BlockedMessages, stepsRemainAfter, type BlockedMessage } from '../lambda/operator/blocked-messages';
 import type { ProcessingRecordView } from '../lambda/processing/processing-record';
 import { truncate } from '../lambda/processing/record-store';
 import { STEP_STATUS } from '../lambda/wire-format';
-import type { Command, CommandContext, ParsedArguments } from './main';
+import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
 
 const USAGE = `Usage:
   idempotent-event-flow blocked list --table <inbox table> [--subscriber <name>] [--limit <n>] [--json]
   idempotent-event-flow blocked show --table <inbox table> --subscriber <name> --event-id <id> [--json]
   idempotent-event-flow blocked resolve --table <inbox table> --subscriber <name> --event-id <id> --step <name>
       --status SUCCESS|TRY_AGAIN [--context '<json object>'] [--reason <text>] [--resolved-by <name>]
-      [--expected-version <n>] [--json]
+      [--expected-version <n>] [--queue <subscriber queue url>] [--json]
+  idempotent-event-flow blocked requeue --table <inbox table> --subscriber <name> --event-id <id>
+      --queue <subscriber queue url> [--json]
 
 Lists, shows and resolves messages that lease and multi-step consumers blocked because a step's outcome is unknown.
 Resolve a blocked step as SUCCESS (it took effect: never run it again; --context stores what later steps need) or
-TRY_AGAIN (it did not: run it again). Then redrive the message from the subscriber's dead-letter queue (SQS DLQ
-redrive); the next delivery resumes where the record says.
+TRY_AGAIN (it did not: run it again). Then redrive the message from the subscriber's dead-letter queue
+('idempotent-event-flow dlq redrive'); the next delivery resumes where the record says.
+
+A subscriber with keepBlockedMessageBody keeps the message on the record, and that may be its only copy (its
+dead-letter send failed, or its dead letter expired): a resolution that leaves a step to run then needs --queue, and
+sends the kept message back to the subscriber's queue once the record is resolved (without --queue it is refused,
+exit code 3, and nothing changes). The record keeps the body until a delivery completes it; should the send fail,
+'blocked requeue' sends it again. A second copy (the dead letter, redriven) is acknowledged as a duplicate.
 
 Options:
   --table <name>            the subscriber's inbox table
@@ -30,18 +39,20 @@ Options:
   --reason <text>           why, for the audit entry
   --resolved-by <name>      who, for the audit entry (default: the OS user)
   --expected-version <n>    refuse unless the record is at this version (as listed)
+  --queue <url>             the subscriber's queue, where a message kept on the record is sent back
   --limit <n>               list at most n messages (default 100)
   --json                    print JSON instead of a table
   --region, --endpoint      see idempotent-event-flow --help
 `;
 
-type Action = 'list' | 'show' | 'resolve';
+type Action = 'list' | 'show' | 'resolve' | 'requeue';
 
 /** Which options each action takes, besides --table, --json and the global ones. */
 const ACTION_OPTIONS: Readonly<Record<Action, { readonly required: readonly string[]; readonly optional: readonly string[] }>> = {
   list: { required: [], optional: ['subscriber', 'limit'] },
   show: { required: ['subscriber', 'event-id'], optional: [] },
-  resolve: { required: ['subscriber', 'event-id', 'step', 'status'], optional: ['context', 'reason', 'resolved-by', 'expected-version'] },
+  resolve: { required: ['subscriber', 'event-id', 'step', 'status'], optional: ['context', 'reason', 'resolved-by', 'expected-version', 'queue'] },
+  requeue: { required: ['subscriber', 'event-id', 'queue'], optional: [] },
 };
 
 const ALWAYS_ALLOWED = new Set(['table', 'json', 'region', 'endpoint', 'sqs-endpoint', 'help']);
@@ -123,12 +134,15 @@ function showOutput(record: ProcessingRecordView): string {
   return sections.join('\n');
 }
 
-function resolveOutput(record: ProcessingRecordView, step: string, status: string): string {
+function resolveOutput(record: ProcessingRecordView, step: string, status: string, requeued?: { queue: string; messageId: string }): string {
   const next = record.stepOrder.find((name) => record.steps[name]?.status !== STEP_STATUS.SUCCESS);
   const after =
     record.status === 'COMPLETED'
       ? 'Redrive the message from the dead-letter queue (or delete it there): its redelivery is acknowledged as a duplicate.'
-      : `Redrive the message from the dead-letter queue: the next delivery resumes at step '${next ?? step}'.`;
+      : requeued !== undefined
+        ? `sent the message kept on the record to ${requeued.queue} (message id ${requeued.messageId}): its delivery resumes at step '${next ?? step}'. ` +
+          'A dead letter of it, if any, is a second copy: its redrive is acknowledged as a duplicate.'
+        : `Redrive the message from the dead-letter queue: the next delivery resumes at step '${next ?? step}'.`;
   return `resolved step '${step}' of event '${record.eventId}' (subscriber '${record.subscriber}') as ${status}: the record is now ${record.status} at version ${record.version}.\n${after}\n`;
 }
 
@@ -143,8 +157,8 @@ function positiveInteger(value: string, name: string): number | string {
 
 async function run(parsed: ParsedArguments, context: CommandContext): Promise<number> {
   const [action, ...extra] = parsed.positionals;
-  if (action === undefined) return context.usageError('missing action: list, show or resolve');
-  if (action !== 'list' && action !== 'show' && action !== 'resolve') return context.usageError(`unknown action '${action}'; expected list, show or resolve`);
+  if (action === undefined) return context.usageError('missing action: list, show, resolve or requeue');
+  if (action !== 'list' && action !== 'show' && action !== 'resolve' && action !== 'requeue') return context.usageError(`unknown action '${action}'; expected list, show, resolve or requeue`);
   if (extra.length > 0) return context.usageError(`unexpected argument '${extra[0]}'`);
   const allowed = ACTION_OPTIONS[action];
   for (const name of Object.keys(parsed.values)) {
@@ -186,6 +200,22 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     return 0;
   }
 
+  const queue = parsed.values.queue as string | undefined;
+  if (action === 'requeue') {
+    const record = await blockedMessages().get(subscriber, eventId);
+    const what = `event '${eventId}' of subscriber '${subscriber}'`;
+    if (record?.keptMessageBody === undefined || record.status !== 'IN_PROGRESS') {
+      context.io.stderr(
+        `refused: ${what} ${record === undefined ? 'has no processing record' : `is ${record.status}${record.keptMessageBody === undefined ? ' and keeps no message body' : ''}`}: ` +
+          'only a resolved record that keeps its message, with steps left to run, is requeued\n',
+      );
+      return EXIT_CODE.REFUSED;
+    }
+    const messageId = await sendKeptBody(context, record.keptMessageBody, requireString(parsed, 'queue'));
+    context.io.stdout(asJson ? json({ eventId, subscriber, queue, messageId }) : `sent the message kept on the record of ${what} to ${queue as string} (message id ${messageId ?? '?'})\n`);
+    return EXIT_CODE.OK;
+  }
+
   const status = requireString(parsed, 'status');
   if (status !== 'SUCCESS' && status !== 'TRY_AGAIN') return context.usageError(`--status must be SUCCESS or TRY_AGAIN, but '${status}' was given`);
   let stepContext: Record<string, unknown> | undefined;
@@ -206,6 +236,17 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     expectedVersion = value;
   }
   const step = requireString(parsed, 'step');
+  const before = await blockedMessages().get(subscriber, eventId);
+  // the body kept on the record may be the message's only copy: a resolution that leaves a step to run sends it back
+  const sendsKeptBody = before?.status === 'BLOCKED' && before.blocked?.body !== undefined && stepsRemainAfter(before, step, status);
+  if (sendsKeptBody && queue === undefined) {
+    context.io.stderr(
+      `refused: event '${eventId}' of subscriber '${subscriber}' keeps the message body on its record, and it may be the message's only copy ` +
+        `(${before.blocked?.deadLetterSqsMessageId === undefined ? 'no dead letter of it was recorded' : 'its dead letter may expire before it is redriven'}); ` +
+        `resolving it as ${status} leaves a step to run, so the message must go back to the subscriber's queue: pass --queue <the subscriber's queue URL>\n`,
+    );
+    return EXIT_CODE.REFUSED;
+  }
   const record = await blockedMessages().resolve({
     subscriber,
     eventId,
@@ -216,8 +257,30 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     ...(typeof parsed.values.reason === 'string' ? { reason: parsed.values.reason } : {}),
     ...(expectedVersion !== undefined ? { expectedVersion } : {}),
   });
-  context.io.stdout(asJson ? json(record) : resolveOutput(record, step, status));
+  let sent: string | undefined;
+  // the copy read before resolving: the record keeps it too, unless keeping it would have exceeded the item limit
+  const keptBody = before?.blocked?.body;
+  if (sendsKeptBody && keptBody !== undefined && queue !== undefined) {
+    try {
+      sent = (await sendKeptBody(context, keptBody, queue)) ?? '?';
+    } catch (error) {
+      const why = error instanceof Error ? error.message : String(error);
+      const requeue = `idempotent-event-flow blocked requeue --table ${requireString(parsed, 'table')} --subscriber ${subscriber} --event-id ${eventId} --queue ${queue}`;
+      return context.fail(
+        `resolved event '${eventId}' of subscriber '${subscriber}', but sending the message kept on its record to ${queue} failed (${why}); ` +
+          (record.keptMessageBody !== undefined
+            ? `the record keeps it: send it with '${requeue}'`
+            : `the record could not keep it (DynamoDB's item limit), so here it is, to send to ${queue} as it is:\n${keptBody}`),
+      );
+    }
+  }
+  context.io.stdout(asJson ? json(sent === undefined ? record : { ...record, requeued: { queue, messageId: sent } }) : resolveOutput(record, step, status, sent === undefined ? undefined : { queue: queue as string, messageId: sent }));
   return 0;
+}
+
+/** Sends a message body kept on a processing record to the subscriber's queue; resolves with SQS's message id. */
+async function sendKeptBody(context: CommandContext, body: string, queue: string): Promise<string | undefined> {
+  return (await context.sqsClient().send(new SendMessageCommand({ QueueUrl: queue, MessageBody: body }))).MessageId;
 }
 
 /** The `blocked` command. */
@@ -235,6 +298,7 @@ export const blockedCommand: Command = {
     reason: { type: 'string' },
     'resolved-by': { type: 'string' },
     'expected-version': { type: 'string' },
+    queue: { type: 'string' },
     limit: { type: 'string' },
     json: { type: 'boolean' },
   },

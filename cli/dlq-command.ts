@@ -1,7 +1,7 @@
 /**
  * `idempotent-event-flow dlq list|show|redrive`: the dead letters of a flow, by reason, and their safe redrive.
  */
-import { ListMessageMoveTasksCommand, StartMessageMoveTaskCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import type { SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { toDocumentClient } from '../lambda/transaction/document-client';
 import { recordKey, TABLE_SCHEMA } from '../lambda/wire-format';
@@ -9,8 +9,7 @@ import { listOption, parseDurationSeconds, parsePositiveInteger } from './argume
 import { formatTable } from './blocked-command';
 import { deadLetterView, earliestApplicationEpochMilliseconds, type DeadLetterQueueKind, type DeadLetterView } from './dead-letters/dead-letter-view';
 import { copyWaitOf } from './dead-letters/copy-wait';
-import { describeStartedMoveTask, findStartedMoveTask } from './dead-letters/move-task-status';
-import { moveMessage, queueArnOf, receiveMessages, releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
+import { moveMessage, receiveMessages, releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
 import { decideRedrive, DEFAULT_SAFETY_MARGIN_SECONDS, type RecordLookup, type RedriveDecision } from './dead-letters/redrive-decision';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
 
@@ -37,9 +36,10 @@ A redrive refuses (exit code 3):
   - a body that is not an event envelope, and every relay dead letter (they hold stream batch metadata, not events:
     use 'idempotent-event-flow replay').
 Another subscriber's dead letter in a shared queue (iefSubscriber) stays where it is.
-Without filters, with nothing refused, a subscriber queue's dead-letter queue is redriven by an SQS message move task
-(StartMessageMoveTask; at most 500 messages/s; moved messages get new message ids); otherwise, and always for a
-subscription's dead-letter queue, each message is sent to the queue and then deleted from the dead-letter queue.
+A redrive moves exactly the dead letters it read and checked, one at a time: each is sent to the queue (a new message
+id, its attributes kept), then deleted from the dead-letter queue. Never an SQS message move task (nor the console's
+"Start DLQ redrive"): a move task moves whatever the queue holds when it runs, dead letters that arrived after the
+check included, and one of those may be past the deduplication window.
 
 Options:
   --dead-letter-queue <url>               a subscriber queue's dead-letter queue (repeatable for list and show)
@@ -260,12 +260,10 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
   const { messages, views } = await readQueue(client, source, limit);
   const planned: Planned[] = [];
   let skipped = 0;
-  let othersInQueue = false;
   try {
     for (const [index, view] of views.entries()) {
       const message = messages[index] as QueueMessage;
       if (view.subscriber !== undefined && view.subscriber !== subscriber) {
-        othersInQueue = true;
         skipped += 1;
         continue;
       }
@@ -285,48 +283,29 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
     }
     const toMove = planned.filter((item) => item.decision.redrive);
     const refused = planned.length - toMove.length;
-    // a move task moves the whole queue: only when every message read is this subscriber's, wanted and redrivable, and all were read
-    const wholeQueue =
-      source.kind === 'queue' && reasons.length === 0 && eventIds.length === 0 && !othersInQueue && refused === 0 && toMove.length > 0 && messages.length < limit;
-    const method = wholeQueue ? 'an SQS message move task' : 'send and delete, one message at a time';
+    // One message at a time, and only the messages read and checked above: never an SQS message move task, which moves
+    // whatever is in the queue when it runs, including dead letters that arrived after the check (issue 28, finding 5).
     let outcome: string;
-    let moved: unknown = undefined;
+    let moved: Array<{ eventId?: string; messageId?: string }> | undefined;
     // at a terminal without --yes: the plan first, then the question
     if (!move && toMove.length > 0 && !asJson && context.io.confirm !== undefined) {
-      context.io.stdout(redriveText(planned, skipped, `would redrive ${toMove.length} and refuse ${refused}, by ${method}`));
+      context.io.stdout(redriveText(planned, skipped, `would redrive ${toMove.length} and refuse ${refused}`));
       move = await context.io.confirm(`Redrive ${toMove.length} message(s) to ${destination}?`);
     }
     if (!move) {
-      outcome = `dry run: would redrive ${toMove.length} and refuse ${refused}, by ${method}; run again with --yes to move them`;
+      outcome = `dry run: would redrive ${toMove.length} and refuse ${refused}; run again with --yes to move them`;
     } else if (toMove.length === 0) {
       outcome = `nothing redriven; ${refused} refused`;
-    } else if (wholeQueue) {
-      await releaseMessages(client, messages);
-      const [sourceArn, destinationArn] = [await queueArnOf(client, source.url), await queueArnOf(client, destination)];
-      const task = await client.send(new StartMessageMoveTaskCommand({ SourceArn: sourceArn, DestinationArn: destinationArn }));
-      const listed = await client.send(new ListMessageMoveTasksCommand({ SourceArn: sourceArn, MaxResults: 10 }));
-      const started = findStartedMoveTask(listed.Results ?? [], task.TaskHandle, destinationArn);
-      const entry = started?.entry;
-      moved = {
-        taskHandle: task.TaskHandle,
-        status: entry?.Status,
-        approximateNumberOfMessagesMoved: entry?.ApproximateNumberOfMessagesMoved,
-        approximateNumberOfMessagesToMove: entry?.ApproximateNumberOfMessagesToMove,
-        ...(entry?.FailureReason !== undefined ? { failureReason: entry.FailureReason } : {}),
-        ...(started !== undefined ? { foundBy: started.foundBy } : {}),
-      };
-      outcome = `started message move task ${task.TaskHandle ?? '?'} from ${source.url} to ${destination} (${describeStartedMoveTask(started)}); redriven messages get new message ids`;
     } else {
-      const sent: Array<{ eventId?: string; messageId?: string }> = [];
-      for (const item of toMove) sent.push({ ...(item.view.eventId !== undefined ? { eventId: item.view.eventId } : {}), messageId: await moveMessage(client, item.message, destination) });
-      moved = sent;
-      outcome = `redrove ${sent.length} to ${destination}; refused ${refused}`;
+      moved = [];
+      for (const item of toMove) moved.push({ ...(item.view.eventId !== undefined ? { eventId: item.view.eventId } : {}), messageId: await moveMessage(client, item.message, destination) });
+      outcome = `redrove ${moved.length} to ${destination}; refused ${refused}`;
     }
     if (asJson) {
       context.io.stdout(
         json({
           dryRun: !move,
-          method: wholeQueue ? 'message-move-task' : 'send-and-delete',
+          method: 'send-and-delete',
           // how long a redriven copy can wait in the queue: the deduplication window rule's figure
           destination: destinationWait,
           skipped,

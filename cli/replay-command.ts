@@ -12,7 +12,7 @@ import { formatTable } from './blocked-command';
 import { copyWaitOf } from './dead-letters/copy-wait';
 import { DEFAULT_SAFETY_MARGIN_SECONDS, windowRefusal } from './dead-letters/redrive-decision';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
-import { outboxEventsById, outboxEventsInRange, type OutboxEvent } from './outbox-events';
+import { earliestApplication, outboxEventsById, outboxEventsInRange, type OutboxEvent } from './outbox-events';
 
 const USAGE = `Usage:
   idempotent-event-flow replay --table <outbox table> --queue <subscriber queue url> --subscriber <name>
@@ -29,7 +29,8 @@ their time range), or a subscriber added later needs the events it missed. The o
 (eventRetention, 7 days by default), then its TTL removes them: older events can not be replayed.
 
 Refused (exit code 3): an event whose copy could be consumed after the subscriber's deduplication window ends: its
-age plus how long the copy can wait in --queue (the queue's MessageRetentionPeriod; 14 days, the SQS maximum, when it
+age (from its time, or from when its outbox item was written if that is earlier: a producer's date never makes an
+event look younger than its item) plus how long the copy can wait in --queue (the queue's MessageRetentionPeriod; 14 days, the SQS maximum, when it
 can not be read) plus an hour to spare reaches the window, as its inbox record of an earlier application may then be
 gone (--allow-expired sends it with a warning). The replay sends what a
 subscription's filter policy would not: pass --type for the types the subscriber takes.
@@ -92,8 +93,8 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   if (note !== undefined) context.io.stderr(`note: ${note}\n`);
   const rules = { deduplicationWindowSeconds: window, safetyMarginSeconds: DEFAULT_SAFETY_MARGIN_SECONDS, nowEpochMilliseconds: now, destination };
   const decisions = events.map((event) => {
-    const time = event.envelope.time === undefined ? Number.NaN : Date.parse(event.envelope.time);
-    const why = Number.isFinite(time) ? windowRefusal(time, rules, 'replayed') : 'its time is unknown, so its age against the deduplication window is not either';
+    const earliest = earliestApplication(event, now);
+    const why = 'unknown' in earliest ? earliest.unknown : windowRefusal(earliest.epochMilliseconds, rules, 'replayed', earliest.what === 'its time' ? undefined : earliest.what);
     return { event, send: why === undefined || values['allow-expired'] === true, ...(why !== undefined ? { why } : {}) };
   });
   let send = values.yes === true;

@@ -19,6 +19,12 @@ export const OUTBOX_ITEM = {
   EVENT_ID_ATTRIBUTE: 'iefEventId',
   /** The event type, duplicated from the envelope for queries. */
   EVENT_TYPE_ATTRIBUTE: 'iefEventType',
+  /**
+   * When the producer wrote the item, in epoch milliseconds (DynamoDB type N), by the producer's clock. An event can be
+   * applied no earlier than this, whatever its `time` says: `replay` measures an event's age against a subscriber's
+   * deduplication window from the earlier of the two. Absent on items of runtimes before 0.1.
+   */
+  WRITTEN_AT_ATTRIBUTE: 'iefWrittenAt',
   /** Prefix of the outbox item's key values: `OUTBOX#<eventId>`. */
   KEY_PREFIX: 'OUTBOX#',
 } as const;

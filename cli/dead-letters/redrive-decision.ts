@@ -64,15 +64,16 @@ export type WindowRules = Omit<RedriveRules, 'allowExpired'>;
  * Why a copy of an event that could first have been applied at `earliestEpochMilliseconds`, sent to the destination
  * now, could be applied twice, or undefined when it can not: it is refused when its age plus the destination's
  * retention plus the margin reaches the deduplication window. `copy` names the copy in the text ("redriven",
- * "replayed"). Shared by `dlq redrive` and `replay`.
+ * "replayed"), `from` what the earliest moment is (e.g. "when its outbox item was written"). Shared by `dlq redrive` and
+ * `replay`.
  */
-export function windowRefusal(earliestEpochMilliseconds: number, rules: WindowRules, copy: string): string | undefined {
+export function windowRefusal(earliestEpochMilliseconds: number, rules: WindowRules, copy: string, from?: string): string | undefined {
   const ageSeconds = Math.max(0, (rules.nowEpochMilliseconds - earliestEpochMilliseconds) / 1000);
   const { retentionSeconds, known, queueUrl } = rules.destination;
   if (ageSeconds + retentionSeconds + rules.safetyMarginSeconds < rules.deduplicationWindowSeconds) return undefined;
   const [age, retention, window] = [formatDuration(ageSeconds), formatDuration(retentionSeconds), formatDuration(rules.deduplicationWindowSeconds)];
   return (
-    `its event is ${age} old (from ${new Date(earliestEpochMilliseconds).toISOString()}); a ${copy} copy can wait up to ${retention}` +
+    `its event is ${age} old (from ${new Date(earliestEpochMilliseconds).toISOString()}${from === undefined ? '' : `, ${from}`}); a ${copy} copy can wait up to ${retention}` +
     `${known ? '' : ' (assumed: the SQS maximum)'} in ${queueUrl} before it is consumed ` +
     `(${known ? "the queue's MessageRetentionPeriod" : 'its MessageRetentionPeriod could not be read'}), and ${age} + ${retention} ` +
     `(+ ${formatDuration(rules.safetyMarginSeconds)} to spare) passes the deduplication window of ${window}: the inbox record of an earlier ` +

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { EventFlowError } from '../errors';
 import { mergeContext } from '../processing/processing-context';
 import { parseProcessingRecord, type ProcessingRecordView, type Resolution, type StepState } from '../processing/processing-record';
-import { failedConditionRecord, setRemoveExpression, truncate } from '../processing/record-store';
+import { failedConditionRecord, isItemTooLarge, setRemoveExpression, truncate } from '../processing/record-store';
 import { isConditionalCheckFailed } from '../transaction/cancellation';
 import { toDocumentClient, type DynamoDBClientLike } from '../transaction/document-client';
 import { PROCESSING_RECORD as A, RECORD_STATUS, recordKey, STEP_STATUS, TABLE_SCHEMA } from '../wire-format';
@@ -39,6 +39,14 @@ export interface BlockedMessage {
   readonly version: number;
   /** `lease` or `multi-step`. */
   readonly mode?: string;
+}
+
+/**
+ * Whether resolving `step` of `record` as `status` leaves steps to run (the record becomes IN_PROGRESS and a delivery
+ * must come to run them), or completes it.
+ */
+export function stepsRemainAfter(record: ProcessingRecordView, step: string, status: typeof STEP_STATUS.SUCCESS | typeof STEP_STATUS.TRY_AGAIN): boolean {
+  return record.stepOrder.some((name) => (name === step ? status : record.steps[name]?.status) !== STEP_STATUS.SUCCESS);
 }
 
 /** Options of {@link BlockedMessages}. */
@@ -189,7 +197,7 @@ export class BlockedMessages {
     const now = this.now();
     const at = now.toISOString();
     const steps: Record<string, StepState> = { ...record.steps, [input.step]: { ...current, status: input.status, updatedAt: at } };
-    const remaining = record.stepOrder.some((name) => steps[name]?.status !== STEP_STATUS.SUCCESS);
+    const remaining = stepsRemainAfter(record, input.step, input.status);
     const resolution: Resolution = {
       at,
       by: truncate(input.resolvedBy ?? 'operator', MAX_RESOLUTION_TEXT_CHARACTERS),
@@ -213,11 +221,15 @@ export class BlockedMessages {
     };
     // IN_PROGRESS with an ended lease and no active step: the next delivery takes over at once
     if (remaining) set[A.LEASE_EXPIRES_AT_ATTRIBUTE] = 0;
-    const remove = [
+    // a kept body stays while steps remain: it may be the message's only copy (its dead-letter send failed, or the
+    // dead letter expired), and the next delivery needs one; the completing delivery removes it (issue 28, finding 1).
+    // Should the record then exceed DynamoDB's item limit (a long audit list beside a large body), it is resolved
+    // without the body, and the caller sends the copy it read (`record.blocked.body`): see the CLI's `blocked resolve`.
+    const remove = (keepBody: boolean): string[] => [
       A.BLOCKED_SUBSCRIBER_ATTRIBUTE,
       A.BLOCKED_AT_ATTRIBUTE,
       A.BLOCKED_REASON_ATTRIBUTE,
-      A.BLOCKED_BODY_ATTRIBUTE,
+      ...(keepBody ? [] : [A.BLOCKED_BODY_ATTRIBUTE]),
       A.BLOCKED_SQS_MESSAGE_ID_ATTRIBUTE,
       A.BLOCKED_DEAD_LETTER_SQS_MESSAGE_ID_ATTRIBUTE,
       A.BLOCKED_DEAD_LETTER_AT_ATTRIBUTE,
@@ -233,8 +245,8 @@ export class BlockedMessages {
       '#version': A.VERSION_ATTRIBUTE,
     };
     const conditionValues: Record<string, unknown> = { ':blocked': RECORD_STATUS.BLOCKED, ':processing': STEP_STATUS.PROCESSING, ':observedVersion': record.version };
-    const update = setRemoveExpression(set, remove);
-    try {
+    const write = async (keepBody: boolean): Promise<ProcessingRecordView> => {
+      const update = setRemoveExpression(set, remove(keepBody));
       const response = await this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
@@ -248,6 +260,15 @@ export class BlockedMessages {
         }),
       );
       return parseProcessingRecord(response.Attributes ?? {});
+    };
+    const keepsBody = remaining && record.blocked?.body !== undefined;
+    try {
+      try {
+        return await write(keepsBody);
+      } catch (error) {
+        if (!keepsBody || !isItemTooLarge(error)) throw error;
+        return await write(false);
+      }
     } catch (error) {
       // the response of an applied write may be lost (and the SDK's retry then fail the condition): recognise our own write
       const applied = await this.ownWrite(error, input, lastWrite);

@@ -81,6 +81,12 @@ export interface ProcessingRecordView {
   readonly lastWrite?: string;
   /** Present while the record is blocked. */
   readonly blocked?: BlockedState;
+  /**
+   * The message body kept on the record (`keepBlockedMessageBody`): while blocked, also in `blocked.body`; after an
+   * operator resolved the record with steps left to run, kept until a delivery completes the record, as it may be the
+   * message's only copy (the operator command sends it back to the subscriber's queue).
+   */
+  readonly keptMessageBody?: string;
   /** Operator resolutions, oldest first. */
   readonly resolutions: readonly Resolution[];
 }
@@ -168,5 +174,6 @@ export function parseProcessingRecord(item: Readonly<Record<string, unknown>>): 
     ...optional('updatedAt', text(item[A.UPDATED_AT_ATTRIBUTE])),
     ...optional('lastWrite', text(item[A.LAST_WRITE_ATTRIBUTE])),
     ...optional('blocked', blocked),
+    ...optional('keptMessageBody', blockedBody),
   };
 }

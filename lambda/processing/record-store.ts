@@ -163,7 +163,7 @@ function keepsBody(body: string, wanted: boolean): boolean {
  * True for DynamoDB's refusal of a write whose item would exceed the 400 KB item limit (nothing was written). A blocked
  * record keeps the message body next to the context and the audit list, which together can exceed it.
  */
-function isItemTooLarge(error: unknown): boolean {
+export function isItemTooLarge(error: unknown): boolean {
   return error instanceof Error && error.name === 'ValidationException' && /item size/i.test(error.message);
 }
 
@@ -372,7 +372,8 @@ export class ProcessingRecordStore {
     let remove: string[] = [];
     if (next === undefined) {
       set[A.STATUS_ATTRIBUTE] = RECORD_STATUS.COMPLETED;
-      remove = [A.OWNER_ATTRIBUTE, A.ACTIVE_STEP_ATTRIBUTE, A.LEASE_EXPIRES_AT_ATTRIBUTE];
+      // a body an operator's resolve kept (the message's only copy, maybe) has done its job once the record completes
+      remove = [A.OWNER_ATTRIBUTE, A.ACTIVE_STEP_ATTRIBUTE, A.LEASE_EXPIRES_AT_ATTRIBUTE, A.BLOCKED_BODY_ATTRIBUTE];
     } else {
       const previous = steps[next] ?? { status: STEP_STATUS.PENDING, attempts: 0, updatedAt };
       steps[next] = { status: STEP_STATUS.PROCESSING, attempts: previous.attempts + 1, updatedAt };

@@ -89,15 +89,29 @@ function assertSerializable(data: unknown, type: string): void {
   }
 }
 
+/**
+ * How far ahead of the producer's clock an event's `time` may be: 5 minutes, for clocks of different hosts. An event
+ * dated later would look younger than it is to every rule that measures an event's age (the operator commands' check
+ * against a subscriber's deduplication window, the end-to-end latency metric).
+ */
+export const MAX_EVENT_TIME_AHEAD_MILLISECONDS = 5 * 60 * 1000;
+
 /** Builds the CloudEvents envelope of a new event, applying the defaults and validating every field. */
 export function buildEnvelope<TData>(event: NewEvent<TData>, defaults: EnvelopeDefaults): EventEnvelope<TData> {
   const type = nonEmpty(event.type, 'type');
   const id = nonEmpty(event.id ?? defaults.newId(), 'id');
   const source = nonEmpty(event.source ?? defaults.source, 'source');
   if (event.subject !== undefined) nonEmpty(event.subject, 'subject');
-  const time = event.time ?? defaults.now();
+  const now = defaults.now();
+  const time = event.time ?? now;
   if (!(time instanceof Date) || Number.isNaN(time.getTime())) {
     throw new InvalidEventError(`event '${type}' time must be a valid Date`);
+  }
+  if (time.getTime() > now.getTime() + MAX_EVENT_TIME_AHEAD_MILLISECONDS) {
+    throw new InvalidEventError(
+      `event '${type}' time must be at most ${MAX_EVENT_TIME_AHEAD_MILLISECONDS / 60_000} minutes ahead of the producer's clock (${now.toISOString()}), ` +
+        `but ${time.toISOString()} was given`,
+    );
   }
   assertSerializable(event.data, type);
   return {

@@ -90,6 +90,7 @@ export function outboxPut(envelope: EventEnvelope, config: ProducerConfig, now: 
     [OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]: envelopeJson,
     [OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]: envelope.id,
     [OUTBOX_ITEM.EVENT_TYPE_ATTRIBUTE]: envelope.type,
+    [OUTBOX_ITEM.WRITTEN_AT_ATTRIBUTE]: now.getTime(),
   };
   if (config.sortKeyName !== undefined) item[config.sortKeyName] = key;
   if (config.timeToLiveAttributeName !== undefined) {

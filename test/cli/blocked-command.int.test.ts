@@ -209,8 +209,8 @@ describe('idempotent-event-flow usage', () => {
     [['blocked', 'list', '--table', 't', '--step', 'x'], /option --step does not apply to 'blocked list'/],
     [['blocked', 'show', '--table', 't', '--subscriber', 's'], /'blocked show' needs --event-id/],
     [['blocked', 'list', '--table', 't', '--bogus'], /Unknown option '--bogus'/],
-    [['blocked', 'purge', '--table', 't'], /unknown action 'purge'; expected list, show or resolve/],
-    [['blocked'], /missing action: list, show or resolve/],
+    [['blocked', 'purge', '--table', 't'], /unknown action 'purge'; expected list, show, resolve or requeue/],
+    [['blocked'], /missing action: list, show, resolve or requeue/],
   ])('%j is a usage error (exit code 2)', async (argv, message) => {
     const result = await cli(...argv);
     expect(result).toMatchObject({ code: 2, stdout: '', endpoints: [] });

@@ -80,11 +80,6 @@ async function exhaustReceives(s: OperatorServices): Promise<void> {
   expect(s.queue.receive(10)).toEqual([]); // the 4th receive moves it
 }
 
-/** Lets the message move task a redrive started run to its end: it moves at most 500 messages a second on the services' clock. */
-function letMoveTaskRun(s: OperatorServices): void {
-  s.clock.advanceBy(1000);
-}
-
 const dlqArgs = (s: OperatorServices) => ['--dead-letter-queue', s.deadLetterQueue.address.url];
 const redriveArgs = (s: OperatorServices) => [
   'dlq',
@@ -181,7 +176,7 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
 
     expect(dryRun.code).toBe(3);
     expect(dryRun.stdout).toMatch(/evt-old +PermanentError +refused +its event is 40 days 1 minute old \(from .*\); .* passes the deduplication window of 30 days: .* could apply it twice; --allow-expired redrives it anyway/);
-    expect(dryRun.stdout).toContain('dry run: would redrive 2 and refuse 1, by send and delete, one message at a time');
+    expect(dryRun.stdout).toContain('dry run: would redrive 2 and refuse 1; run again with --yes to move them');
     expect(s.deadLetterQueue.counts()).toEqual({ visible: 3, inFlight: 0, total: 3 });
 
     poison.delete('evt-poison'); // the bug is fixed
@@ -241,11 +236,10 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
 
     const accepted = await cliAt(s, { confirm: async () => true }, ...redriveArgs(s));
     expect(accepted.code).toBe(0);
-    letMoveTaskRun(s);
     expect(s.queue.counts().total).toBe(1);
   });
 
-  test('redrive --limit reads and moves at most that many, by send and delete (a move task would move them all), and says so', async () => {
+  test('redrive --limit reads and moves at most that many, and says so', async () => {
     const s = (services = await startOperatorServices('Limit'));
     await deadLettered(s, ['evt-1'], ['evt-2']);
 
@@ -264,53 +258,25 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
 
     expect(result.code).toBe(0);
     expect(result.stderr).toMatch(/^warning: event 'evt-old': its event is 40 days old .* could apply it twice\n$/);
-    letMoveTaskRun(s);
     expect(s.queue.counts().total).toBe(1);
   });
 
-  test('redrive with nothing refused and no filter moves the whole queue with an SQS message move task: new message ids, attributes kept', async () => {
-    const s = (services = await startOperatorServices('MoveTask'));
+  test('redrive with nothing refused and no filter sends each dead letter it checked (new message ids, attributes kept), never an SQS message move task', async () => {
+    const s = (services = await startOperatorServices('WholeQueue'));
     await deadLettered(s, ['evt-1'], ['evt-2']);
     const deadLetterIds = s.deadLetterQueue.messages().map((message) => message.messageId);
+    const requests: string[] = [];
 
-    const result = await cli(s, ...redriveArgs(s), '--yes');
+    const result = await cliAt(s, { afterSqsRequest: (name) => void requests.push(name) }, ...redriveArgs(s), '--yes');
 
     expect(result.code).toBe(0);
-    // the task has just started: SQS moves the messages asynchronously, at most 500 a second
-    expect(result.stdout).toMatch(/started message move task .* \(RUNNING, 0 moved so far\); redriven messages get new message ids/);
-    expect(s.queue.counts().total).toBe(0);
-    letMoveTaskRun(s);
+    expect(result.stdout).toContain(`redrove 2 to ${s.queue.address.url}; refused 0`);
+    expect(requests).not.toContain('StartMessageMoveTaskCommand');
     const redriven = s.queue.messages();
     expect(redriven.map((message) => JSON.parse(message.body).id).sort()).toEqual(['evt-1', 'evt-2']);
     expect(redriven.filter((message) => deadLetterIds.includes(message.messageId))).toEqual([]);
     expect(redriven.every((message) => message.messageAttributes.iefErrorName?.StringValue === 'PermanentError')).toBe(true);
     expect(s.deadLetterQueue.counts().total).toBe(0);
-  });
-
-  test('redrive reports a move task that finished before it was listed (SQS lists a task\'s handle only while it runs): the queue\'s most recent task', async () => {
-    const s = (services = await startOperatorServices('MoveTaskDone'));
-    await deadLettered(s, ['evt-1'], ['evt-2']);
-
-    // a second passes between starting the task and listing it: at 500 messages a second, both are moved by then
-    const result = await cliAt(s, { afterSqsRequest: (name) => name === 'StartMessageMoveTaskCommand' && letMoveTaskRun(s) }, ...redriveArgs(s), '--yes', '--json');
-
-    expect(result.code).toBe(0);
-    const moved = (JSON.parse(result.stdout) as { moved: Record<string, unknown> }).moved;
-    expect(moved).toMatchObject({ status: 'COMPLETED', approximateNumberOfMessagesMoved: 2, approximateNumberOfMessagesToMove: 2 });
-    expect(moved.taskHandle).toEqual(expect.any(String));
-    const text = await cli(s, 'dlq', 'list', ...dlqArgs(s));
-    expect(text.stdout).toContain('0 message(s)');
-    expect(s.queue.counts().total).toBe(2);
-  });
-
-  test('redrive says a finished move task\'s status in text', async () => {
-    const s = (services = await startOperatorServices('MoveTaskDoneText'));
-    await deadLettered(s, ['evt-1']);
-
-    const result = await cliAt(s, { afterSqsRequest: (name) => name === 'StartMessageMoveTaskCommand' && letMoveTaskRun(s) }, ...redriveArgs(s), '--yes');
-
-    expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/started message move task \S+ from .* \(COMPLETED, 1 of 1 moved; the queue's most recent task, as SQS lists a task's handle only while it runs\); redriven messages get new message ids/);
   });
 
   test('redrive --reason and --event-id move only the matching dead letters; another subscriber\'s stay', async () => {
@@ -366,7 +332,6 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
     emailFails = false;
     const redriven = await cli(s, ...redriveArgs(s), '--yes');
     expect(redriven.code).toBe(0);
-    letMoveTaskRun(s);
     while ((await deliverOnce(s.queue, handler)) > 0);
     expect(emails).toEqual(['evt-blocked']);
   });

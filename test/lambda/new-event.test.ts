@@ -56,6 +56,22 @@ describe('buildEnvelope', () => {
   });
 });
 
+describe('an event dated in the future (issue 28, finding 2)', () => {
+  test('a time more than 5 minutes ahead of the producer\'s clock fails, naming the bound and the value', () => {
+    const ahead = new Date(now.getTime() + 45 * 86_400_000);
+    expect(() => buildEnvelope({ type: 'OrderPlaced', data: 1, time: ahead }, defaults)).toThrow(InvalidEventError);
+    expect(() => buildEnvelope({ type: 'OrderPlaced', data: 1, time: ahead }, defaults)).toThrow(
+      `event 'OrderPlaced' time must be at most 5 minutes ahead of the producer's clock (${now.toISOString()}), but ${ahead.toISOString()} was given`,
+    );
+  });
+
+  test('a time up to 5 minutes ahead (clock skew between hosts) and any past time are accepted', () => {
+    const skewed = new Date(now.getTime() + 5 * 60_000);
+    expect(buildEnvelope({ type: 'T', data: 1, time: skewed }, defaults).time).toBe(skewed.toISOString());
+    expect(buildEnvelope({ type: 'T', data: 1, time: new Date(0) }, defaults).time).toBe('1970-01-01T00:00:00.000Z');
+  });
+});
+
 describe('outboxPut', () => {
   test('builds the conditional Put in the wire format, TTL in epoch seconds', () => {
     const envelope = buildEnvelope({ type: 'OrderPlaced', data: { orderId: 'o1' }, id: 'e1' }, defaults);
@@ -69,6 +85,7 @@ describe('outboxPut', () => {
           iefEnvelope: JSON.stringify(envelope),
           iefEventId: 'e1',
           iefEventType: 'OrderPlaced',
+          iefWrittenAt: Date.parse('2024-05-01T12:00:00Z'),
           expiresAt: Date.parse('2024-05-01T12:00:00Z') / 1000 + 3600,
         },
         ConditionExpression: 'attribute_not_exists(#pk)',
@@ -80,7 +97,7 @@ describe('outboxPut', () => {
   test('uses the configured key names and omits the sort key and TTL when the table has none', () => {
     const envelope = buildEnvelope({ type: 'T', data: 1, id: 'e2' }, defaults);
     const put = outboxPut(envelope, { ...config, partitionKeyName: 'PK', sortKeyName: undefined, timeToLiveAttributeName: undefined }, now).Put;
-    expect(Object.keys(put?.Item ?? {}).sort()).toEqual(['PK', 'iefEnvelope', 'iefEventId', 'iefEventType', 'iefRecordType']);
+    expect(Object.keys(put?.Item ?? {}).sort()).toEqual(['PK', 'iefEnvelope', 'iefEventId', 'iefEventType', 'iefRecordType', 'iefWrittenAt']);
     expect(put?.ExpressionAttributeNames).toEqual({ '#pk': 'PK' });
   });
 

@@ -58,7 +58,7 @@ describe('Outbox.transactWrite', () => {
     const key = { S: `${OUTBOX_ITEM.KEY_PREFIX}${id}` };
     const item = (await client.send(new GetItemCommand({ TableName: config.outboxTableName, Key: { pk: key, sk: key }, ConsistentRead: true }))).Item;
     // exact attribute set and DynamoDB types: the pipe filter and input template read `.S`
-    expect(Object.keys(item ?? {}).sort()).toEqual(['expiresAt', 'iefEnvelope', 'iefEventId', 'iefEventType', 'iefRecordType', 'pk', 'sk']);
+    expect(Object.keys(item ?? {}).sort()).toEqual(['expiresAt', 'iefEnvelope', 'iefEventId', 'iefEventType', 'iefRecordType', 'iefWrittenAt', 'pk', 'sk']);
     expect(item?.[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]).toEqual({ S: OUTBOX_ITEM.RECORD_TYPE_VALUE });
     expect(item?.[OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]).toEqual({ S: id });
     expect(item?.[OUTBOX_ITEM.EVENT_TYPE_ATTRIBUTE]).toEqual({ S: 'OrderPlaced' });
@@ -171,7 +171,7 @@ describe('Outbox.transactWrite', () => {
     const outbox = new Outbox({ client, config: { ...config, outboxTableName: table, partitionKeyName: 'PK', sortKeyName: undefined, timeToLiveAttributeName: undefined } });
     const [envelope] = await outbox.transactWrite({ events: [{ type: 'T', data: null }] });
     const [item] = await itemsWithEventId(envelope?.id as string, table);
-    expect(Object.keys(item ?? {}).sort()).toEqual(['PK', 'iefEnvelope', 'iefEventId', 'iefEventType', 'iefRecordType']);
+    expect(Object.keys(item ?? {}).sort()).toEqual(['PK', 'iefEnvelope', 'iefEventId', 'iefEventType', 'iefRecordType', 'iefWrittenAt']);
     expect(item?.PK).toEqual({ S: `OUTBOX#${envelope?.id}` });
   });
 });

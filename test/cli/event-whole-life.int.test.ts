@@ -1,0 +1,250 @@
+/**
+ * Issue 28's findings on an event's whole life, each reproduced against DynamoDB Local and the simulator's SQS endpoint
+ * with the real operator commands (in-process) and the real runtime: a blocked message whose only copy is its record
+ * (finding 1), replay's age of an event dated in the future (finding 2), and dead letters that arrive while a redrive
+ * runs (finding 5).
+ */
+import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import type { ProducerConfig } from '../../lambda/config';
+import type { DeadLetter, DeadLetterPublisher } from '../../lambda/consumer/dead-letter';
+import { createTransactionalConsumer } from '../../lambda/consumer/transactional-consumer';
+import { createLeaseConsumer } from '../../lambda/processing/lease-consumer';
+import { outboxKeyValue } from '../../lambda/producer/outbox-item';
+import { OUTBOX_ITEM } from '../../lambda/wire-format';
+import { localClient, uniqueTableName } from '../support/dynamodb-client';
+import { createKeyedTable, createOutbox } from '../support/proof/tables';
+import { envelopeObject, recordingLogger } from '../lambda/helpers';
+import { createInboxTable } from '../lambda/processing/fixtures';
+import { cli, cliAt, deliverOnce, startOperatorServices, type OperatorServices } from './operator-services';
+
+const SUBSCRIBER = 'billing';
+const DAY_MS = 86_400_000;
+
+let inboxTable: string;
+let effectsTable: string;
+let services: OperatorServices | undefined;
+
+beforeEach(async () => {
+  inboxTable = uniqueTableName('cli-life-inbox');
+  await createInboxTable(localClient(), inboxTable);
+  effectsTable = await createKeyedTable(localClient(), 'cli-life-effects');
+});
+
+afterEach(async () => {
+  await services?.stop();
+  services = undefined;
+});
+
+const documents = () => DynamoDBDocumentClient.from(localClient());
+
+/** A transactional consumer whose effect is a counter per event id; `applied(id)` reads it. */
+function countingConsumer(s: OperatorServices) {
+  const effectKey = (id: string) => ({ pk: `effect#${id}` });
+  const handler = createTransactionalConsumer({
+    client: localClient(),
+    config: { subscriberName: SUBSCRIBER, inboxTableName: inboxTable, deduplicationWindowSeconds: 30 * 86_400 },
+    deadLetter: s.deadLetterPublisher,
+    logger: recordingLogger().logger,
+    metricsSink: () => undefined,
+    now: () => new Date(s.clock.now()),
+    handle: (envelope, tx) => {
+      tx.update({ TableName: effectsTable, Key: effectKey(envelope.id), UpdateExpression: 'ADD applied :one', ExpressionAttributeValues: { ':one': 1 } });
+    },
+  });
+  const applied = async (id: string): Promise<number> =>
+    ((await documents().send(new GetCommand({ TableName: effectsTable, Key: effectKey(id), ConsistentRead: true }))).Item?.applied as number | undefined) ?? 0;
+  const drain = async () => {
+    while ((await deliverOnce(s.queue, handler)) > 0);
+  };
+  return { handler, applied, drain };
+}
+
+describe('finding 1: a blocked message whose body is kept on its record, and whose dead-letter send failed', () => {
+  /** A lease consumer that keeps blocked bodies; its effect's first call has an unknown outcome (nothing sent), and its first dead-letter send fails. */
+  function leaseConsumer(s: OperatorServices) {
+    const effects: string[] = [];
+    let effectFails = true;
+    let deadLetterFails = true;
+    const deadLetter: DeadLetterPublisher = {
+      publish: async (letter: DeadLetter) => {
+        if (deadLetterFails) {
+          deadLetterFails = false;
+          throw new Error('SQS SendMessage: ServiceUnavailable');
+        }
+        await s.deadLetterPublisher.publish(letter);
+      },
+    };
+    const handler = createLeaseConsumer({
+      client: localClient(),
+      config: { subscriberName: SUBSCRIBER, inboxTableName: inboxTable, deduplicationWindowSeconds: 30 * 86_400, leaseDurationSeconds: 60, keepBlockedMessageBody: true },
+      deadLetter,
+      logger: recordingLogger().logger,
+      metricsSink: () => undefined,
+      now: () => new Date(s.clock.now()),
+      handle: async (envelope) => {
+        if (effectFails) {
+          effectFails = false;
+          throw new Error('socket timeout, nothing was sent');
+        }
+        effects.push(envelope.id);
+      },
+    });
+    return { handler, effects };
+  }
+
+  /** The message blocked, its dead-letter send failed, the next copy acknowledged as already blocked: the record is its only copy. */
+  async function onlyCopyOnTheRecord(s: OperatorServices, id: string) {
+    const consumer = leaseConsumer(s);
+    s.queue.send({ body: JSON.stringify(envelopeObject({ id, type: 'OrderPlaced', time: new Date(s.clock.now()).toISOString() })), origin: { via: 'sns' } });
+    await deliverOnce(s.queue, consumer.handler);
+    s.clock.advanceBy(31_000);
+    await deliverOnce(s.queue, consumer.handler);
+    expect(s.queue.messages()).toEqual([]);
+    expect(s.deadLetterQueue.messages()).toEqual([]);
+    return consumer;
+  }
+
+  const resolveArgs = (id: string) => ['blocked', 'resolve', '--table', inboxTable, '--subscriber', SUBSCRIBER, '--event-id', id, '--step', 'effect', '--status', 'TRY_AGAIN'];
+
+  test('resolve TRY_AGAIN sends the kept body back to the subscriber queue, and the effect runs once', async () => {
+    const s = (services = await startOperatorServices('KeptBody'));
+    const consumer = await onlyCopyOnTheRecord(s, 'evt-kept');
+
+    const resolved = await cli(s, ...resolveArgs('evt-kept'), '--queue', s.queue.address.url);
+
+    expect(resolved.code).toBe(0);
+    expect(resolved.stdout).toContain(`sent the message kept on the record to ${s.queue.address.url}`);
+    expect(s.queue.messages()).toHaveLength(1);
+    while ((await deliverOnce(s.queue, consumer.handler)) > 0);
+    expect(consumer.effects).toEqual(['evt-kept']);
+    // the completing delivery removed the body: its job is done
+    const shown = JSON.parse((await cli(s, 'blocked', 'show', '--table', inboxTable, '--subscriber', SUBSCRIBER, '--event-id', 'evt-kept', '--json')).stdout);
+    expect(shown.status).toBe('COMPLETED');
+    expect(shown).not.toHaveProperty('keptMessageBody');
+  });
+
+  test('blocked requeue sends the body a resolved record keeps again (a send that failed, say); the second copy is a duplicate', async () => {
+    const s = (services = await startOperatorServices('Requeue'));
+    const consumer = await onlyCopyOnTheRecord(s, 'evt-requeue');
+    expect((await cli(s, ...resolveArgs('evt-requeue'), '--queue', s.queue.address.url)).code).toBe(0);
+
+    const requeued = await cli(s, 'blocked', 'requeue', '--table', inboxTable, '--subscriber', SUBSCRIBER, '--event-id', 'evt-requeue', '--queue', s.queue.address.url);
+
+    expect(requeued.code).toBe(0);
+    expect(s.queue.messages()).toHaveLength(2);
+    while ((await deliverOnce(s.queue, consumer.handler)) > 0);
+    expect(consumer.effects).toEqual(['evt-requeue']);
+    const again = await cli(s, 'blocked', 'requeue', '--table', inboxTable, '--subscriber', SUBSCRIBER, '--event-id', 'evt-requeue', '--queue', s.queue.address.url);
+    expect(again.code).toBe(3);
+    expect(again.stderr).toContain('is COMPLETED and keeps no message body');
+  });
+
+  test('resolve TRY_AGAIN of a record that keeps the only copy refuses (exit 3) without --queue, and changes nothing', async () => {
+    const s = (services = await startOperatorServices('KeptBodyNoQueue'));
+    await onlyCopyOnTheRecord(s, 'evt-kept-2');
+
+    const refused = await cli(s, ...resolveArgs('evt-kept-2'));
+
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain('keeps the message body');
+    expect(refused.stderr).toContain('--queue');
+    const shown = await cli(s, 'blocked', 'show', '--table', inboxTable, '--subscriber', SUBSCRIBER, '--event-id', 'evt-kept-2', '--json');
+    expect(JSON.parse(shown.stdout)).toMatchObject({ status: 'BLOCKED', blocked: { body: expect.stringContaining('evt-kept-2') } });
+  });
+});
+
+describe('finding 2: replay measures an event\'s age from when its outbox item was written, not from the time its producer gave it', () => {
+  let outbox: ProducerConfig;
+  beforeEach(async () => {
+    outbox = await createOutbox(localClient(), { eventSource: 'urn:test:orders' });
+  });
+
+  /** An outbox item as the relay reads it, dated `timeMs`, written at `writtenAtMs` (absent: as an older runtime wrote it). */
+  async function outboxItem(id: string, timeMs: number, writtenAtMs: number | undefined): Promise<string> {
+    const body = JSON.stringify(envelopeObject({ id, type: 'OrderPlaced', time: new Date(timeMs).toISOString() }));
+    const key = outboxKeyValue(id);
+    await documents().send(
+      new PutCommand({
+        TableName: outbox.outboxTableName,
+        Item: {
+          pk: key,
+          sk: key,
+          [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: OUTBOX_ITEM.RECORD_TYPE_VALUE,
+          [OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]: body,
+          [OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]: id,
+          [OUTBOX_ITEM.EVENT_TYPE_ATTRIBUTE]: 'OrderPlaced',
+          ...(writtenAtMs === undefined ? {} : { [OUTBOX_ITEM.WRITTEN_AT_ATTRIBUTE]: writtenAtMs }),
+        },
+      }),
+    );
+    return body;
+  }
+
+  const replayArgs = (s: OperatorServices, id: string) => ['replay', '--table', outbox.outboxTableName, '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--deduplication-window', '30d', '--event-id', id, '--yes'];
+
+  test('an event applied when written but dated 45 days later is refused 31 days on (its inbox record is gone), and applied once', async () => {
+    const s = (services = await startOperatorServices('FutureDated'));
+    const consumer = countingConsumer(s);
+    const writtenAt = s.clock.now();
+    const body = await outboxItem('evt-future', writtenAt + 45 * DAY_MS, writtenAt);
+    s.queue.send({ body, origin: { via: 'sns' } });
+    await consumer.drain();
+    expect(await consumer.applied('evt-future')).toBe(1);
+    s.clock.advanceBy(31 * DAY_MS);
+
+    const replay = await cli(s, ...replayArgs(s, 'evt-future'));
+
+    expect(replay.code).toBe(3);
+    expect(replay.stdout).toMatch(/evt-future +OrderPlaced +\S+ +refused +its event is 31 days old \(from .*, when its outbox item was written\)/);
+    await consumer.drain();
+    expect(await consumer.applied('evt-future')).toBe(1);
+  });
+
+  test('an outbox item that does not say when it was written (an older runtime) and is dated in the future is refused', async () => {
+    const s = (services = await startOperatorServices('FutureUnknown'));
+    await outboxItem('evt-future-old', s.clock.now() + 45 * DAY_MS, undefined);
+
+    const replay = await cli(s, ...replayArgs(s, 'evt-future-old'));
+
+    expect(replay.code).toBe(3);
+    expect(replay.stdout).toContain('its time is in the future and its outbox item does not say when it was written');
+    expect(s.queue.messages()).toEqual([]);
+  });
+});
+
+describe('finding 5: a redrive moves only the dead letters it checked', () => {
+  test('a dead letter 27 days old that arrives between the check and the move stays in the dead-letter queue', async () => {
+    const s = (services = await startOperatorServices('ArrivesMeanwhile'));
+    const consumer = countingConsumer(s);
+    const young = JSON.stringify(envelopeObject({ id: 'evt-young', type: 'OrderPlaced', time: new Date(s.clock.now()).toISOString() }));
+    s.deadLetterQueue.send({ body: young, origin: { via: 'send-message' } });
+    const old = JSON.stringify(envelopeObject({ id: 'evt-old', type: 'OrderPlaced', time: new Date(s.clock.now() - 27 * DAY_MS).toISOString() }));
+    let arrived = false;
+    let receives = 0;
+
+    const redrive = await cliAt(
+      s,
+      {
+        afterSqsRequest: (name) => {
+          // the consumer dead-letters another event once the redrive has read the queue to its end (the second receive
+          // brought nothing new) and decides
+          if (name === 'ReceiveMessageCommand' && (receives += 1) === 2) {
+            arrived = true;
+            s.deadLetterQueue.send({ body: old, origin: { via: 'send-message' } });
+          }
+        },
+      },
+      'dlq', 'redrive', '--dead-letter-queue', s.deadLetterQueue.address.url, '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER,
+      '--table', inboxTable, '--deduplication-window', '30d', '--yes',
+    );
+
+    expect(redrive.code).toBe(0);
+    expect(arrived).toBe(true);
+    s.clock.advanceBy(1000); // a message move task, had one started, would have moved everything by now (500 a second)
+    await consumer.drain();
+    expect(await consumer.applied('evt-young')).toBe(1);
+    expect(await consumer.applied('evt-old')).toBe(0);
+    expect(s.deadLetterQueue.messages().map((message) => JSON.parse(message.body).id)).toEqual(['evt-old']);
+  });
+});
