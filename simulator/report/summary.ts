@@ -1,5 +1,6 @@
 /** The end-of-run report: a table per subscriber, the dead letters with their reasons, and the verdict. */
 import type { DeadLetterFinding } from '../check/dead-letters';
+import { FAILURE_PATHS } from '../check/failure-paths';
 import type { GrantedPermission } from '../iam/access-control';
 import type { SimulationResult, SubscriberReport } from '../run/simulation';
 
@@ -25,6 +26,17 @@ export function formatTable(rows: readonly SubscriberReport[]): string {
   const line = (values: readonly string[]): string =>
     values.map((value, index) => (index < 2 ? value.padEnd(widths[index]!) : value.padStart(widths[index]!))).join('  ').trimEnd();
   return [line(COLUMNS.map((column) => column.title)), line(widths.map((width) => '-'.repeat(width))), ...cells.map(line)].join('\n');
+}
+
+/** Per subscriber, how often its consumer met each failure path, and the paths it never met (not proven by this run). */
+export function failurePathLines(rows: readonly SubscriberReport[]): string[] {
+  const lines = ['failure paths met (a path a subscriber never met is not proven by this run):'];
+  for (const row of rows) {
+    const counts = FAILURE_PATHS.map((path) => `${path} ${row.failurePaths[path]}`).join(', ');
+    const missed = FAILURE_PATHS.filter((path) => row.failurePaths[path] === 0);
+    lines.push(`  ${row.name}: ${counts}${missed.length === 0 ? '' : ` · never met: ${missed.join(', ')}`}`);
+  }
+  return lines;
 }
 
 /** Longest example reason shown in the report (the JSON result has every reason whole). */
@@ -180,7 +192,7 @@ export function formatSummary(result: SimulationResult): string {
         (operator.refused.length ? `; ${operator.refused.length} resolution(s) refused (${truncate(operator.refused[0]!)})` : ''),
     );
   }
-  out.push('', formatTable(result.subscribers));
+  out.push('', formatTable(result.subscribers), '', ...failurePathLines(result.subscribers));
   const deadLetters = [...result.deadLetters].filter(([, findings]) => findings.length > 0);
   if (deadLetters.length > 0) {
     out.push('', 'dead letters, by reason (every one is explained; --json has each reason in full):');

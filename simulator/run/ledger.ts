@@ -72,6 +72,8 @@ export class RunLedger implements SimulationObserver {
    * it already blocked for an operator by another copy's delivery (`already-blocked`): no effect promised.
    */
   public readonly deadLetterDeletedEvents = new Map<ResourceKey, Set<string>>();
+  /** Per queue: the dead letters put on it during the run (by the runtime, by SQS after maxReceiveCount, by SNS). */
+  public readonly deadLettersReceived = new Map<ResourceKey, number>();
   /** Per queue: messages SQS moved to the dead-letter queue after maxReceiveCount. */
   public readonly redriven = new Map<ResourceKey, number>();
   /**
@@ -132,9 +134,10 @@ export class RunLedger implements SimulationObserver {
     this.relayGaveUp.push({ relay, ...records });
   }
 
-  public onEnqueued(_queue: ResourceKey, message: { readonly messageId: string; readonly origin: MessageOrigin }): void {
+  public onEnqueued(queue: ResourceKey, message: { readonly messageId: string; readonly origin: MessageOrigin }): void {
     if (message.origin.via === 'sns-dead-letter') this.snsDeadLettered += 1;
     const source = message.origin.deadLetterOf;
+    if (message.origin.via === 'sns-dead-letter' || message.origin.via === 'redrive' || source !== undefined) this.deadLettersReceived.set(queue, (this.deadLettersReceived.get(queue) ?? 0) + 1);
     if (message.origin.via === 'send-message' && source !== undefined) this.runtimeDeadLetters.add(`${source.messageId}#${source.receiveCount ?? '*'}`);
   }
 

@@ -29,10 +29,12 @@ import { checkSubscriberHealth } from '../check/subscriber-health';
 import { checkProbedSubscriberReached } from '../check/unreached-subscribers';
 import { checkRejectedEvents } from '../check/rejected-events';
 import { checkUnappliedEvents } from '../check/unapplied-events';
+import { checkFailurePaths, failurePathsOf, requiredFailurePaths, type FailurePathCounts } from '../check/failure-paths';
 import { attributeSends, checkRepeatedSends, type SendFigures } from '../check/repeated-sends';
 import { checkUnwatchedDeadLetters, type DeadLetterQueueContents } from '../check/unwatched-dead-letters';
 import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
 import { FaultPlan, type FaultKind } from '../faults/fault-plan';
+import { FaultSteering } from '../faults/fault-steering';
 import { readAssembly } from '../model/read-assembly';
 import { readSynthAnnotations, type SynthAnnotation } from '../model/synth-annotations';
 import { runAssembly } from './assembly-source';
@@ -79,6 +81,8 @@ export interface SubscriberReport {
   readonly deadLettered: number;
   /** Effect applications the scenario's probe counted, and the range exactly-once allows; absent without a probe. */
   readonly effects?: { readonly applied: number; readonly min: number; readonly max: number };
+  /** How often its consumer met each failure path (simulator/check/failure-paths.ts): what this run proved of it. */
+  readonly failurePaths: FailurePathCounts;
 }
 
 /** What a run did and found. */
@@ -143,21 +147,27 @@ export class NothingToSimulateError extends Error {
   public override readonly name = 'NothingToSimulateError';
 }
 
+/** The fault plan's decision for a DynamoDB request of an invocation. */
+function plannedFault(plan: FaultPlan, invocationKey: string, request: ProxiedRequest): RequestFault {
+  const { rates } = plan;
+  const write = WRITE_OPERATIONS.has(request.operation);
+  const key = [invocationKey, request.index] as const;
+  if (write && plan.happens(rates.crash, 'crash', ...key)) return plan.fraction('crash-side', ...key) < 0.5 ? 'crash-before' : 'crash-after';
+  if (plan.happens(rates.throttle, 'throttle', ...key)) return 'throttle';
+  if (write && plan.happens(rates.lostResponse, 'lost-response', ...key)) return 'lose-response';
+  return 'none';
+}
+
 function faultDecider(
   plan: FaultPlan,
+  steering: FaultSteering,
   onLostResponse: (functionKey: ResourceKey, request: ProxiedRequest) => void,
 ): (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest) => RequestFault {
-  const { rates } = plan;
   return (functionKey, invocationKey, request) => {
-    const write = WRITE_OPERATIONS.has(request.operation);
-    const key = [invocationKey, request.index] as const;
-    if (write && plan.happens(rates.crash, 'crash', ...key)) return plan.fraction('crash-side', ...key) < 0.5 ? 'crash-before' : 'crash-after';
-    if (plan.happens(rates.throttle, 'throttle', ...key)) return 'throttle';
-    if (write && plan.happens(rates.lostResponse, 'lost-response', ...key)) {
-      onLostResponse(functionKey, request);
-      return 'lose-response';
-    }
-    return 'none';
+    const planned = plannedFault(plan, invocationKey, request);
+    const fault = steering.decide(functionKey, invocationKey, request.operation, request.body.toString('utf8'), planned);
+    if (fault === 'lose-response') onLostResponse(functionKey, request);
+    return fault;
   };
 }
 
@@ -236,7 +246,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     const history = new HistoryRecorder();
     const subscriberNames: string[] = [];
     ledger.addOutputSink((functionKey, line) => history.onOutput(functionKey, line));
-    const decideFault = faultDecider(plan, (functionKey, request) => history.onLostResponse(functionKey, request.operation, request.body.toString('utf8'), subscriberNames));
+    const steering = new FaultSteering(plan.rates);
+    const decideFault = faultDecider(plan, steering, (functionKey, request) => history.onLostResponse(functionKey, request.operation, request.body.toString('utf8'), subscriberNames));
     flow = await buildLocalFlow(model, {
       client,
       streams,
@@ -264,6 +275,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     for (const runner of flow.runners.values()) runner.initializeAhead();
     phases.ended('local flow');
     subscriberNames.push(...flow.subscribers.map((subscriber) => subscriber.name));
+    for (const subscriber of flow.subscribers) if (subscriber.function !== undefined) steering.addSubscriber(subscriber.function.key, subscriber.name);
     const random = seededRandom(seedNumber(seed));
     const wroteUnseen = (functionKey: ResourceKey) => (invocationKey: string) => writesUnseen.has(`${functionKey}|${invocationKey}`);
     let driver: ProducerDrivers | undefined;
@@ -400,6 +412,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       const mapping = subscriber.mapping ? ledger.mappings.get(subscriber.mapping.key) : undefined;
       const counters = subscriber.function ? ledger.runtimeCounters.get(subscriber.function.key) : undefined;
       const faultsByKind = ledger.faultsByKind([subscriber.subscription.key, subscriber.queue.model.key, subscriber.function?.key]);
+      const failurePaths = failurePathsOf(subscriber, ledger, subscriber.function === undefined ? 0 : flow.transactionConflicts.refusedFor(subscriber.function.key));
+      violations.push(...checkFailurePaths(subscriber.name, failurePaths, requiredFailurePaths(plan.rates), ledger.deliveredEvents.get(subscriber.subscription.key)?.size ?? 0));
       subscribers.push({
         name: subscriber.name,
         processingMode: subscriber.environment.IEF_PROCESSING_MODE,
@@ -412,6 +426,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         retries: mapping?.redeliveries ?? 0,
         deadLettered: findings.length,
         effects,
+        failurePaths,
       });
     }
     const iam: IamReport =

@@ -3,8 +3,10 @@ import { describe, expect, test } from 'vitest';
 import { formatSummary } from '../../simulator/report/summary';
 import type { SimulationResult, SubscriberReport } from '../../simulator/run/simulation';
 
+const NO_FAILURE_PATHS = { 'handler-error': 0, 'lost-response': 0, conflict: 0, 'crash-before-commit': 0, 'crash-after-commit': 0, redelivery: 0, 'dead-letter': 0 };
+
 function subscriber(name: string, events: number, effects?: SubscriberReport['effects']): SubscriberReport {
-  return { name, events, deliveries: events, duplicatesSuppressed: 0, faults: 0, faultsByKind: {}, retries: 0, deadLettered: 0, ...(effects ? { effects } : {}) };
+  return { name, events, deliveries: events, duplicatesSuppressed: 0, faults: 0, faultsByKind: {}, retries: 0, deadLettered: 0, failurePaths: NO_FAILURE_PATHS, ...(effects ? { effects } : {}) };
 }
 
 function result(subscribers: SubscriberReport[], effectsNotCounted: string[]): SimulationResult {
@@ -53,6 +55,18 @@ describe('formatSummary', () => {
 
     const checked = formatSummary({ ...result([subscriber('A', 2, { applied: 2, min: 2, max: 2 })], []), producerWritesChecked: true });
     expect(checked).toContain('OK: every business change of the producer committed with its events; every event reached every matching subscriber;');
+  });
+
+  test('shows per subscriber how often it met each failure path, and names the paths it never met', () => {
+    const met = { ...subscriber('Billing', 4), failurePaths: { ...NO_FAILURE_PATHS, 'handler-error': 2, 'lost-response': 1, conflict: 1, 'crash-before-commit': 1, 'crash-after-commit': 1, redelivery: 5 } };
+
+    const text = formatSummary(result([met, subscriber('Audit', 2)], []));
+
+    expect(text).toContain(
+      'failure paths met (a path a subscriber never met is not proven by this run):\n' +
+        '  Billing: handler-error 2, lost-response 1, conflict 1, crash-before-commit 1, crash-after-commit 1, redelivery 5, dead-letter 0 · never met: dead-letter\n' +
+        '  Audit: handler-error 0, lost-response 0, conflict 0, crash-before-commit 0, crash-after-commit 0, redelivery 0, dead-letter 0 · never met: handler-error, lost-response, conflict, crash-before-commit, crash-after-commit, redelivery, dead-letter\n',
+    );
   });
 
   test('lists the new kinds of violation with their detail', () => {
