@@ -2,8 +2,9 @@
  * Steers faults to the subscribers that have not met them. Random faults at the default rates may miss a subscriber's
  * failure paths altogether (a run with few transaction conflicts never fails a record of some subscriber, so a wrapper
  * that swallows failures passes), and an OK would then prove nothing about them. So, per subscriber consumer, each
- * fault its rates allow that the random plan has not yet given it is injected once, at a write of one of its inbox
- * records (`<subscriber>#<event id>`: the claim or the commit), each on another event and in another invocation:
+ * fault its rates allow that the random plan has not yet given it is injected once, at a write of its function (one of
+ * its inbox records, `<subscriber>#<event id>`, the claim or the commit, when the write names one; the aggregate's
+ * item in aggregate mode), one per invocation:
  *
  * - `conflict`: the write is refused with a transaction conflict, as DynamoDB refuses one that meets an ongoing
  *   transaction, and so is every write of that inbox record for the rest of the invocation (an item contended
@@ -13,8 +14,10 @@
  * - `crash-before` and `crash-after`: the process dies before the write is sent, and after it was applied (the crash
  *   rate above 0).
  *
- * One fault per event at most (so no event is pushed towards its queue's `maxReceiveCount` by steering); decided in
- * the order the run's requests reach the proxies, which the seeded scheduler makes a function of the seed.
+ * A steered fault that fails the receive (a conflict, a crash) goes to an event (or, for a write naming no inbox record,
+ * a message) that had none before, so steering adds at most one failed receive to any message and never pushes it
+ * towards its queue's `maxReceiveCount`; decided in the order the run's requests reach the proxies, which the seeded
+ * scheduler makes a function of the seed.
  */
 import type { RequestFault } from './dynamodb-proxy';
 import type { FaultRates } from './fault-plan';
@@ -24,6 +27,9 @@ export const STEERED_FAULTS = ['conflict', 'lose-response', 'crash-before', 'cra
 
 /** A fault steering may inject. */
 export type SteeredFault = (typeof STEERED_FAULTS)[number];
+
+/** The steered faults after which the message is received again. */
+const FAILS_THE_RECEIVE: ReadonlySet<SteeredFault> = new Set(['conflict', 'crash-before', 'crash-after']);
 
 /** The writes a fault can be steered to (a transaction conflict refuses these). */
 const STEERABLE_OPERATIONS: ReadonlySet<string> = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems']);
@@ -38,7 +44,7 @@ interface SteeredSubscriber {
   readonly inboxKey: RegExp;
   /** The faults it met, random or steered. */
   readonly met: Set<RequestFault>;
-  /** The events a fault was steered to. */
+  /** The events (or messages) a fault that fails the receive was steered to. */
   readonly events: Set<string>;
 }
 
@@ -61,26 +67,31 @@ export class FaultSteering {
   }
 
   /**
-   * The fault for a request the random plan left alone (`planned` is its decision, noted as met when it is a fault):
-   * a steered one when the request is a write of an inbox record of a subscriber still missing a fault, else `planned`.
+   * The fault for a DynamoDB request (`planned` is the random plan's decision, noted as met when it is a fault): a
+   * steered one when the request is a write of a subscriber's function still missing a fault, else `planned`.
+   * `message` names the message the invocation handles across its receives (an invocation key without its receive
+   * count): the unit a write that names no inbox record is steered by.
    */
-  public decide(functionKey: string, invocationKey: string, operation: string, body: string, planned: RequestFault): RequestFault {
+  public decide(functionKey: string, invocation: { readonly key: string; readonly message: string }, operation: string, body: string, planned: RequestFault): RequestFault {
     const subscriber = this.subscribers.get(functionKey);
-    if (subscriber === undefined) return planned;
-    const eventId = STEERABLE_OPERATIONS.has(operation) ? subscriber.inboxKey.exec(body)?.[1] : undefined;
-    // a contended record stays contended for the invocation, whatever the plan drew for the write
-    if (eventId !== undefined && this.contended.has(`${functionKey}|${invocationKey}|${eventId}`)) return 'conflict';
+    if (subscriber === undefined || !STEERABLE_OPERATIONS.has(operation)) {
+      if (planned !== 'none') subscriber?.met.add(planned);
+      return planned;
+    }
+    const target = subscriber.inboxKey.exec(body)?.[1] ?? `message ${invocation.message}`;
+    // a contended item stays contended for the invocation, whatever the plan drew for the write
+    if (this.contended.has(`${functionKey}|${invocation.key}|${target}`)) return 'conflict';
     if (planned !== 'none') {
       subscriber.met.add(planned);
       return planned;
     }
-    if (eventId === undefined) return planned;
     const next = this.allowed.find((fault) => !subscriber.met.has(fault));
-    if (next === undefined || subscriber.events.has(eventId) || this.invocationsSteered.has(`${functionKey}|${invocationKey}`)) return planned;
+    if (next === undefined || this.invocationsSteered.has(`${functionKey}|${invocation.key}`)) return planned;
+    if (FAILS_THE_RECEIVE.has(next) && subscriber.events.has(target)) return planned;
     subscriber.met.add(next);
-    subscriber.events.add(eventId);
-    this.invocationsSteered.add(`${functionKey}|${invocationKey}`);
-    if (next === 'conflict') this.contended.add(`${functionKey}|${invocationKey}|${eventId}`);
+    if (FAILS_THE_RECEIVE.has(next)) subscriber.events.add(target);
+    this.invocationsSteered.add(`${functionKey}|${invocation.key}`);
+    if (next === 'conflict') this.contended.add(`${functionKey}|${invocation.key}|${target}`);
     return next;
   }
 }

@@ -199,7 +199,14 @@ export function formatSummary(result: SimulationResult): string {
     for (const [subscriber, findings] of deadLetters) out.push(...deadLetterLines(subscriber, findings));
   }
   const unreached = result.producer.total > 0 ? result.subscribers.filter((row) => row.events === 0).map((row) => row.name) : [];
-  if (unreached.length > 0) {
+  const { committedEvents, deadLettered: relayDeadLettered, lost: relayLost } = result.relay;
+  if (unreached.length > 0 && committedEvents > 0 && relayDeadLettered + relayLost >= committedEvents) {
+    out.push(
+      '',
+      `no event reached ${unreached.join(', ')}: the relay gave up on all ${committedEvents} committed event(s) before they reached a topic ` +
+        '(see the relay line), so no filter policy was tried. Nothing was checked for it.',
+    );
+  } else if (unreached.length > 0) {
     out.push(
       '',
       `no event reached ${unreached.join(', ')}: none matched its filter policy, or its topic is fed by another outbox than the one ` +
@@ -220,7 +227,12 @@ export function formatSummary(result: SimulationResult): string {
       givenUp === 0
         ? 'every event reached every matching subscriber'
         : `every event reached every matching subscriber or is on a dead-letter queue an alarm watches (${result.relay.deadLettered} given up by the relay, ${result.sns.deadLettered} by SNS)`;
-    out.push(`OK: ${producerWrites}${reached}; ${effects}every dead letter explained.`);
+    out.push(`OK: ${producerWrites}${reached}; ${effects}every valid event applied by every subscriber its filter took; every dead letter explained.`);
+    const unproven = result.subscribers.flatMap((row) => {
+      const missed = FAILURE_PATHS.filter((path) => row.failurePaths[path] === 0);
+      return missed.length === 0 ? [] : [`${row.name} (${missed.join(', ')})`];
+    });
+    if (unproven.length > 0) out.push(`Failure paths this run never took, so this OK does not prove them: ${unproven.join('; ')}.`);
     if (notCounted.length > 0) {
       out.push(`Effects were NOT checked for ${notCounted.join(', ')} (no effect probe in the scenario): exactly-once is unproven for them.`);
     }

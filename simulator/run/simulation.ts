@@ -165,7 +165,9 @@ function faultDecider(
 ): (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest) => RequestFault {
   return (functionKey, invocationKey, request) => {
     const planned = plannedFault(plan, invocationKey, request);
-    const fault = steering.decide(functionKey, invocationKey, request.operation, request.body.toString('utf8'), planned);
+    // an event source mapping's invocation key ends with the receive count of its first message
+    const invocation = { key: invocationKey, message: invocationKey.replace(/\|\d+$/, '') };
+    const fault = steering.decide(functionKey, invocation, request.operation, request.body.toString('utf8'), planned);
     if (fault === 'lose-response') onLostResponse(functionKey, request);
     return fault;
   };

@@ -11,24 +11,35 @@ describe('FaultSteering', () => {
     const steering = new FaultSteering(DEFAULT_FAULT_RATES);
     steering.addSubscriber('Stack/Billing', 'Billing');
 
-    const decided = ['event-1', 'event-1', 'event-2', 'event-3', 'event-4', 'event-5'].map((eventId, index) =>
-      steering.decide('Stack/Billing', index < 2 ? 'invocation-1' : `invocation-${index}`, 'TransactWriteItems', inboxWrite(eventId), 'none'),
-    );
+    const decide = (invocation: string, eventId: string) => steering.decide('Stack/Billing', { key: invocation, message: invocation }, 'TransactWriteItems', inboxWrite(eventId), 'none');
 
-    expect(decided).toEqual(['conflict', 'conflict', 'lose-response', 'crash-before', 'crash-after', 'none']);
+    // a conflict holds for its invocation; event-1 had a receive-failing fault, so a crash goes to another event
+    expect([decide('i-1', 'event-1'), decide('i-1', 'event-1'), decide('i-1', 'event-2')]).toEqual(['conflict', 'conflict', 'none']);
+    expect([decide('i-2', 'event-1'), decide('i-3', 'event-1'), decide('i-4', 'event-2'), decide('i-5', 'event-2'), decide('i-6', 'event-3'), decide('i-7', 'event-4')]).toEqual([
+      'lose-response',
+      'none',
+      'crash-before',
+      'none',
+      'crash-after',
+      'none',
+    ]);
   });
 
-  test('leaves a fault the plan already gave, other functions, reads and writes of no inbox record alone', () => {
+  test('leaves a fault the plan already gave, other functions and reads alone; a write naming no inbox record is steered by its message', () => {
     const steering = new FaultSteering(DEFAULT_FAULT_RATES);
     steering.addSubscriber('Stack/Billing', 'Billing');
+    const decide = (functionKey: string, invocation: string, operation: string, body: string, planned: 'none' | 'lose-response' = 'none') =>
+      steering.decide(functionKey, { key: invocation, message: invocation.replace(/\|\d+$/, '') }, operation, body, planned);
+    const aggregateWrite = JSON.stringify({ Item: { pk: { S: 'CUSTOMER#1' } } });
 
-    expect(steering.decide('Stack/Billing', 'i-1', 'TransactWriteItems', inboxWrite('event-1'), 'lose-response')).toBe('lose-response');
-    expect(steering.decide('Stack/Producer', 'i-2', 'TransactWriteItems', inboxWrite('event-2'), 'none')).toBe('none');
-    expect(steering.decide('Stack/Billing', 'i-3', 'GetItem', inboxWrite('event-3'), 'none')).toBe('none');
-    expect(steering.decide('Stack/Billing', 'i-4', 'PutItem', JSON.stringify({ Item: { pk: { S: 'ORDER#1' } } }), 'none')).toBe('none');
+    expect(decide('Stack/Billing', 'm-1|1', 'TransactWriteItems', inboxWrite('event-1'), 'lose-response')).toBe('lose-response');
+    expect(decide('Stack/Producer', 'm-2|1', 'TransactWriteItems', inboxWrite('event-2'))).toBe('none');
+    expect(decide('Stack/Billing', 'm-3|1', 'GetItem', inboxWrite('event-3'))).toBe('none');
     // the plan's lost response counts: the next steered fault is the next one missing
-    expect(steering.decide('Stack/Billing', 'i-5', 'TransactWriteItems', inboxWrite('event-5'), 'none')).toBe('conflict');
-    expect(steering.decide('Stack/Billing', 'i-6', 'TransactWriteItems', inboxWrite('event-6'), 'none')).toBe('crash-before');
+    expect(decide('Stack/Billing', 'm-4|1', 'PutItem', aggregateWrite)).toBe('conflict');
+    // the same message received again gets no other receive-failing fault; another message does
+    expect(decide('Stack/Billing', 'm-4|2', 'PutItem', aggregateWrite)).toBe('none');
+    expect(decide('Stack/Billing', 'm-5|1', 'PutItem', aggregateWrite)).toBe('crash-before');
   });
 
   test('steers only the faults whose rates are above 0', () => {
