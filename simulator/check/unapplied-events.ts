@@ -22,8 +22,11 @@ export interface SubscriberOutcome {
   readonly name: string;
   /** The events its filter policy took. */
   readonly matched: ReadonlySet<string>;
-  /** The events it acknowledged (one of their messages handled and deleted). */
-  readonly acknowledged: ReadonlySet<string>;
+  /**
+   * The events it applied: acknowledged (one of their messages handled and deleted), or logged by the runtime as
+   * `processed` or `duplicate` (handled, though a lost delete left the message to be moved by SQS).
+   */
+  readonly applied: ReadonlySet<string>;
   /** What is in its dead-letter queues at the end. */
   readonly deadLetters: readonly DeadLetterFinding[];
   /**
@@ -43,7 +46,7 @@ export function checkUnappliedEvents(subscriber: SubscriberOutcome, isMalformed:
   const byReason = new Map<string, Set<string>>();
   for (const finding of subscriber.deadLetters) {
     const { eventId } = finding;
-    if (eventId === undefined || !subscriber.matched.has(eventId) || subscriber.acknowledged.has(eventId) || isMalformed(eventId)) continue;
+    if (eventId === undefined || !subscriber.matched.has(eventId) || subscriber.applied.has(eventId) || isMalformed(eventId)) continue;
     if (finding.rejectedWith !== undefined || configurationErrorIn(finding.explanation) !== undefined) continue;
     const reason = reasonOf(finding);
     byReason.set(reason, (byReason.get(reason) ?? new Set()).add(eventId));

@@ -15,8 +15,9 @@
  *   rate above 0).
  *
  * A steered fault that fails the receive (a conflict, a crash) goes to an event (or, for a write naming no inbox record,
- * a message) that had none before, so steering adds at most one failed receive to any message and never pushes it
- * towards its queue's `maxReceiveCount`; decided in the order the run's requests reach the proxies, which the seeded
+ * a message) that had fewer than half of its queue's `maxReceiveCount` - 1 such faults before (one when it is 3 or 4,
+ * two when it is 5 or 6, none below 3), so steering leaves most of the receives to the run's own faults and never
+ * exhausts them alone; decided in the order the run's requests reach the proxies, which the seeded
  * scheduler makes a function of the seed.
  */
 import type { RequestFault } from './dynamodb-proxy';
@@ -44,8 +45,10 @@ interface SteeredSubscriber {
   readonly inboxKey: RegExp;
   /** The faults it met, random or steered. */
   readonly met: Set<RequestFault>;
-  /** The events (or messages) a fault that fails the receive was steered to. */
-  readonly events: Set<string>;
+  /** How many faults that fail the receive were steered to each event (or message). */
+  readonly failedReceives: Map<string, number>;
+  /** How many it may get (see the module comment). */
+  readonly failedReceivesAllowed: number;
 }
 
 /** Steering state of one run (see the module comment). */
@@ -60,10 +63,11 @@ export class FaultSteering {
     this.allowed = steeredFaults(rates);
   }
 
-  /** Steers faults to the consumer function `functionKey` of subscriber `name`. */
-  public addSubscriber(functionKey: string, name: string): void {
+  /** Steers faults to the consumer function `functionKey` of subscriber `name`, whose queue has `maxReceiveCount`. */
+  public addSubscriber(functionKey: string, name: string, maxReceiveCount: number): void {
     const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    this.subscribers.set(functionKey, { name, inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), met: new Set(), events: new Set() });
+    const failedReceivesAllowed = maxReceiveCount < 3 ? 0 : Math.floor((maxReceiveCount - 1) / 2);
+    this.subscribers.set(functionKey, { name, inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), met: new Set(), failedReceives: new Map(), failedReceivesAllowed });
   }
 
   /**
@@ -85,11 +89,12 @@ export class FaultSteering {
       subscriber.met.add(planned);
       return planned;
     }
-    const next = this.allowed.find((fault) => !subscriber.met.has(fault));
-    if (next === undefined || this.invocationsSteered.has(`${functionKey}|${invocation.key}`)) return planned;
-    if (FAILS_THE_RECEIVE.has(next) && subscriber.events.has(target)) return planned;
+    if (this.invocationsSteered.has(`${functionKey}|${invocation.key}`)) return planned;
+    const failedReceives = subscriber.failedReceives.get(target) ?? 0;
+    const next = this.allowed.find((fault) => !subscriber.met.has(fault) && (!FAILS_THE_RECEIVE.has(fault) || failedReceives < subscriber.failedReceivesAllowed));
+    if (next === undefined) return planned;
     subscriber.met.add(next);
-    if (FAILS_THE_RECEIVE.has(next)) subscriber.events.add(target);
+    if (FAILS_THE_RECEIVE.has(next)) subscriber.failedReceives.set(target, failedReceives + 1);
     this.invocationsSteered.add(`${functionKey}|${invocation.key}`);
     if (next === 'conflict') this.contended.add(`${functionKey}|${invocation.key}|${target}`);
     return next;

@@ -68,6 +68,11 @@ export class RunLedger implements SimulationObserver {
    */
   public readonly acknowledgedEvents = new Map<ResourceKey, Set<string>>();
   /**
+   * Per subscription: the events a receive of which the runtime logged as applied (`processed`) or found applied before
+   * (`duplicate`), whether or not the mapping's delete then succeeded (a lost delete leaves a message whose effect is done).
+   */
+  public readonly handledEvents = new Map<ResourceKey, Set<string>>();
+  /**
    * Per subscription: the events a message of which was deleted because the runtime had dead-lettered it, or had found
    * it already blocked for an operator by another copy's delivery (`already-blocked`): no effect promised.
    */
@@ -175,6 +180,7 @@ export class RunLedger implements SimulationObserver {
     if (invocation.outcome.kind === 'returned' && invocation.output !== undefined) {
       this.recordLoggedRetries(mapping, invocation);
       this.recordAlreadyBlocked(invocation.messages, invocation.output);
+      this.recordHandled(invocation.messages, invocation.output);
     }
     const figures = getOrCreate(this.mappings, mapping, () => ({ invocations: 0, deliveries: 0, redeliveries: 0, failedInvocations: 0 }));
     figures.invocations += 1;
@@ -188,6 +194,15 @@ export class RunLedger implements SimulationObserver {
       for (const messageId of invocation.failedMessageIds) {
         if (!this.lastFailure.has(messageId)) this.lastFailure.set(messageId, 'reported as a batch item failure');
       }
+    }
+  }
+
+  /** Notes the events whose receive the runtime logged as `processed` or `duplicate`: their effect is done. */
+  private recordHandled(messages: readonly { readonly messageId: string; readonly origin?: MessageOrigin }[], output: readonly string[]): void {
+    for (const [messageId, logged] of loggedRecordOutcomes(output)) {
+      if (logged.outcome !== 'processed' && logged.outcome !== 'duplicate') continue;
+      const origin = messages.find((candidate) => candidate.messageId === messageId)?.origin;
+      if (origin?.subscription !== undefined && origin.eventId !== undefined) getOrCreate(this.handledEvents, origin.subscription, () => new Set()).add(origin.eventId);
     }
   }
 

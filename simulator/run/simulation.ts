@@ -277,7 +277,10 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     for (const runner of flow.runners.values()) runner.initializeAhead();
     phases.ended('local flow');
     subscriberNames.push(...flow.subscribers.map((subscriber) => subscriber.name));
-    for (const subscriber of flow.subscribers) if (subscriber.function !== undefined) steering.addSubscriber(subscriber.function.key, subscriber.name);
+    for (const subscriber of flow.subscribers) {
+      // no redrive policy: SQS never moves its messages, as if maxReceiveCount were unbounded
+      if (subscriber.function !== undefined) steering.addSubscriber(subscriber.function.key, subscriber.name, subscriber.queue.model.redrive?.maxReceiveCount ?? Number.MAX_SAFE_INTEGER);
+    }
     const random = seededRandom(seedNumber(seed));
     const wroteUnseen = (functionKey: ResourceKey) => (invocationKey: string) => writesUnseen.has(`${functionKey}|${invocationKey}`);
     let driver: ProducerDrivers | undefined;
@@ -378,9 +381,9 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       violations.push(...checkRejectedEvents(subscriber.name, findings, isMalformed));
       deadLetterQueues.push(...subscriber.deadLetterQueues.map((queue) => ({ queue, owner: `subscriber ${subscriber.name}` })));
       const matched = ledger.matchedEvents.get(subscriber.subscription.key) ?? new Set<string>();
-      const acknowledged = ledger.acknowledgedEvents.get(subscriber.subscription.key) ?? new Set<string>();
+      const applied = new Set([...(ledger.acknowledgedEvents.get(subscriber.subscription.key) ?? []), ...(ledger.handledEvents.get(subscriber.subscription.key) ?? [])]);
       const operatorFor = options.scenario?.operator?.[subscriber.name] === undefined ? 'none' : decisions === undefined ? 'off' : 'acted';
-      violations.push(...checkUnappliedEvents({ name: subscriber.name, matched, acknowledged, deadLetters: findings, operator: operatorFor }, isMalformed));
+      violations.push(...checkUnappliedEvents({ name: subscriber.name, matched, applied, deadLetters: findings, operator: operatorFor }, isMalformed));
       let effects: SubscriberReport['effects'];
       const probe = options.scenario?.effects?.[subscriber.name];
       const { filterPolicy, filterPolicyScope } = subscriber.subscription;

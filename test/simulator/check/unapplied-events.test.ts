@@ -19,7 +19,7 @@ function outcome(kit: ReturnType<typeof subscriberKit>, operator: 'acted' | 'off
   return {
     name: 'Billing',
     matched: kit.ledger.matchedEvents.get(SUBSCRIPTION_KEY) ?? new Set<string>(),
-    acknowledged: kit.ledger.acknowledgedEvents.get(SUBSCRIPTION_KEY) ?? new Set<string>(),
+    applied: new Set([...(kit.ledger.acknowledgedEvents.get(SUBSCRIPTION_KEY) ?? []), ...(kit.ledger.handledEvents.get(SUBSCRIPTION_KEY) ?? [])]),
     deadLetters: readDeadLetters(kit.subscriber.deadLetterQueues, kit.ledger),
     operator,
   };
@@ -54,6 +54,23 @@ describe('unapplied-event', () => {
     const [first, second] = receiveAll(kit.queue);
     kit.queue.delete(second!.receiptHandle);
     kit.ledger.lastFailure.set(first!.messageId, 'the invocation timed out');
+    kit.clock.advanceBy(31_000);
+    kit.queue.receive(10);
+
+    expect(kit.deadLetterQueue.counts().total).toBe(1);
+    expect(checkUnappliedEvents(outcome(kit), () => false)).toEqual([]);
+  });
+
+  test('passes an event the runtime logged as processed whose message SQS moved after its deletes were lost: its effect is done', () => {
+    const kit = oneReceiveKit(['event-1']);
+    const [message] = receiveAll(kit.queue);
+    kit.ledger.onInvocation('Stack/Mapping', {
+      messages: [message!],
+      outcome: { kind: 'returned', response: { batchItemFailures: [] } },
+      failedMessageIds: [],
+      output: [JSON.stringify({ sqsMessageId: message!.messageId, outcome: 'processed' })],
+    });
+    kit.ledger.onFault('lost-delete', kit.queue.model.key, { messageId: message!.messageId });
     kit.clock.advanceBy(31_000);
     kit.queue.receive(10);
 

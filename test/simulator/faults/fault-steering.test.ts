@@ -9,7 +9,7 @@ const inboxWrite = (eventId: string): string => JSON.stringify({ TransactItems: 
 describe('FaultSteering', () => {
   test('gives a subscriber each allowed fault once, each on another event and invocation; a steered conflict holds for the rest of its invocation', () => {
     const steering = new FaultSteering(DEFAULT_FAULT_RATES);
-    steering.addSubscriber('Stack/Billing', 'Billing');
+    steering.addSubscriber('Stack/Billing', 'Billing', 3);
 
     const decide = (invocation: string, eventId: string) => steering.decide('Stack/Billing', { key: invocation, message: invocation }, 'TransactWriteItems', inboxWrite(eventId), 'none');
 
@@ -27,7 +27,7 @@ describe('FaultSteering', () => {
 
   test('leaves a fault the plan already gave, other functions and reads alone; a write naming no inbox record is steered by its message', () => {
     const steering = new FaultSteering(DEFAULT_FAULT_RATES);
-    steering.addSubscriber('Stack/Billing', 'Billing');
+    steering.addSubscriber('Stack/Billing', 'Billing', 4);
     const decide = (functionKey: string, invocation: string, operation: string, body: string, planned: 'none' | 'lose-response' = 'none') =>
       steering.decide(functionKey, { key: invocation, message: invocation.replace(/\|\d+$/, '') }, operation, body, planned);
     const aggregateWrite = JSON.stringify({ Item: { pk: { S: 'CUSTOMER#1' } } });
@@ -40,6 +40,18 @@ describe('FaultSteering', () => {
     // the same message received again gets no other receive-failing fault; another message does
     expect(decide('Stack/Billing', 'm-4|2', 'PutItem', aggregateWrite)).toBe('none');
     expect(decide('Stack/Billing', 'm-5|1', 'PutItem', aggregateWrite)).toBe('crash-before');
+  });
+
+  test('gives an event up to half of maxReceiveCount - 1 receive-failing faults, none below 3', () => {
+    const steering = new FaultSteering(DEFAULT_FAULT_RATES);
+    steering.addSubscriber('Stack/Billing', 'Billing', 5);
+    steering.addSubscriber('Stack/Audit', 'Audit', 2);
+    const decide = (functionKey: string, name: string, invocation: string) =>
+      steering.decide(functionKey, { key: invocation, message: invocation }, 'TransactWriteItems', inboxWrite('event-1').replace('Billing', name), 'none');
+
+    expect(['i-1', 'i-2', 'i-3', 'i-4'].map((invocation) => decide('Stack/Billing', 'Billing', invocation))).toEqual(['conflict', 'lose-response', 'crash-before', 'none']);
+    expect(decide('Stack/Audit', 'Audit', 'i-5')).toBe('lose-response');
+    expect(decide('Stack/Audit', 'Audit', 'i-6')).toBe('none');
   });
 
   test('steers only the faults whose rates are above 0', () => {
