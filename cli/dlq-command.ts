@@ -5,12 +5,13 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { toDocumentClient } from '../lambda/transaction/document-client';
 import { recordKey, TABLE_SCHEMA } from '../lambda/wire-format';
-import { listOption, parseDurationSeconds, parsePositiveInteger } from './arguments';
+import { listOption, parsePositiveInteger } from './arguments';
 import { formatTable } from './blocked-command';
 import { deadLetterView, earliestApplicationEpochMilliseconds, type DeadLetterQueueKind, type DeadLetterView } from './dead-letters/dead-letter-view';
 import { copyWaitOf } from './dead-letters/copy-wait';
 import { moveMessage, receiveMessages, releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
 import { decideRedrive, DEFAULT_SAFETY_MARGIN_SECONDS, type RecordLookup, type RedriveDecision } from './dead-letters/redrive-decision';
+import { aggregateModeRefusal, deadLetterSourceMismatch, DEPLOYED_SUBSCRIBER_HELP, DEPLOYED_SUBSCRIBER_OPTIONS, resolveSubscriber } from './deployed-subscriber';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
 
 const USAGE = `Usage:
@@ -18,13 +19,19 @@ const USAGE = `Usage:
       [--relay-dead-letter-queue <url>]... [--limit <n>] [--json]
   idempotent-event-flow dlq show <event-id> [--dead-letter-queue <url>]... [--subscription-dead-letter-queue <url>]...
       [--table <inbox table> --subscriber <name>] [--json]
+  idempotent-event-flow dlq redrive --subscriber-output <json|@file> [--subscription-dead-letter-queue <url>]
+      [--reason <name>]... [--event-id <id>]... [--allow-expired] [--allow-reapply] [--yes] [--json]
   idempotent-event-flow dlq redrive (--dead-letter-queue <url> | --subscription-dead-letter-queue <url>) --queue <url>
-      --subscriber <name> --deduplication-window <duration> [--table <inbox table>] [--reason <name>]...
-      [--event-id <id>]... [--allow-expired] [--yes] [--json]
+      --subscriber <name> --processing-mode <mode> --deduplication-window <duration> [--table <inbox table>] ...
 
 Lists a flow's dead letters by reason (with the oldest age and the event ids), shows one with every reason attribute
 and its inbox or processing record, and redrives them to the subscriber's queue. A redrive is a dry run unless --yes
 is given (at a terminal it asks): it says what it would move and what it refuses, and why.
+
+A redrive acts on one subscriber, best named by its <subscriber>/Operator stack output (--subscriber-output): the
+queues, the inbox table, the processing mode and the deduplication window come from what was deployed, and a flag
+that disagrees with it is refused (exit code 2). Without it, --processing-mode and the other flags say it, and
+--queue must be the queue whose RedrivePolicy names --dead-letter-queue (else refused, exit code 3).
 
 A redrive refuses (exit code 3):
   - a dead letter whose redriven copy could be consumed after the subscriber's deduplication window ends: its age
@@ -33,6 +40,9 @@ A redrive refuses (exit code 3):
     the window. The inbox record of an earlier application may then be gone, so it could be applied twice
     (--allow-expired: redrive with a warning);
   - a message blocked for an operator that is still blocked (resolve it with 'blocked resolve' first; needs --table);
+  - every dead letter of a subscriber in aggregate mode: it keeps no inbox, only the ids of the last events applied
+    to each aggregate, so an event an earlier copy applied whose id has left that list would be applied again
+    (--allow-reapply: redrive with a warning);
   - a body that is not an event envelope, and every relay dead letter (they hold stream batch metadata, not events:
     use 'idempotent-event-flow replay').
 Another subscriber's dead letter in a shared queue (iefSubscriber) stays where it is.
@@ -52,6 +62,8 @@ Options:
   --reason <name>                         redrive only dead letters of this reason (repeatable), e.g. PermanentError
   --event-id <id>                         redrive only this event (repeatable)
   --allow-expired                         redrive dead letters past the deduplication window, with a warning
+  --allow-reapply                         redrive to a subscriber in aggregate mode, with a warning
+${DEPLOYED_SUBSCRIBER_HELP}
   --yes                                   move the messages (default: a dry run)
   --dry-run                               say what a redrive would do (the default)
   --limit <n>                             read at most n messages per queue (default 1000)
@@ -75,6 +87,9 @@ const ACTION_OPTIONS: Readonly<Record<Action, readonly string[]>> = {
     'reason',
     'event-id',
     'allow-expired',
+    'allow-reapply',
+    'subscriber-output',
+    'processing-mode',
     'yes',
     'dry-run',
     'limit',
@@ -237,16 +252,23 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
   if (sources.some((source) => source.kind === 'relay')) {
     return context.usageError("a relay dead letter holds stream batch metadata, not events: replay them with 'idempotent-event-flow replay' (dlq list shows their time range)");
   }
-  if (sources.length !== 1) return context.usageError("'dlq redrive' needs exactly one --dead-letter-queue or --subscription-dead-letter-queue");
-  for (const name of ['queue', 'subscriber', 'deduplication-window']) {
-    if (typeof values[name] !== 'string') return context.usageError(`'dlq redrive' needs --${name}`);
-  }
-  const window = parseDurationSeconds(values['deduplication-window'] as string, 'deduplication-window');
-  if (typeof window === 'string') return context.usageError(window);
+  const resolved = resolveSubscriber(values, context.io.cwd ?? process.cwd());
+  if (typeof resolved === 'string') return context.usageError(resolved.startsWith('needs') ? `'dlq redrive' ${resolved}` : resolved);
+  const deployment = resolved.deployment;
+  if (deployment !== undefined && sources.length === 0) sources.push({ kind: 'queue', url: deployment.deadLetterQueueUrl });
+  if (sources.length !== 1) return context.usageError("'dlq redrive' needs exactly one --dead-letter-queue or --subscription-dead-letter-queue (or --subscriber-output alone)");
   const source = sources[0] as SourceQueue;
-  const destination = values.queue as string;
-  const subscriber = values.subscriber as string;
-  const table = values.table as string | undefined;
+  if (deployment !== undefined) {
+    const deployed = source.kind === 'queue' ? deployment.deadLetterQueueUrl : deployment.subscriptionDeadLetterQueueUrl;
+    if (source.url !== deployed) {
+      const option = source.kind === 'queue' ? '--dead-letter-queue' : '--subscription-dead-letter-queue';
+      return context.usageError(`${option} ${source.url} disagrees with the deployed subscriber '${deployment.subscriberName}' (--subscriber-output says ${deployed ?? 'none'}); leave the flag out`);
+    }
+  }
+  const window = resolved.deduplicationWindowSeconds;
+  const destination = resolved.queueUrl;
+  const subscriber = resolved.subscriberName;
+  const table = resolved.inboxTable;
   const reasons = listOption(values, 'reason');
   const eventIds = listOption(values, 'event-id');
   if (values.yes === true && values['dry-run'] === true) return context.usageError('--yes and --dry-run contradict each other');
@@ -255,6 +277,15 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
   const client = context.sqsClient();
   const now = context.now().getTime();
 
+  if (source.kind === 'queue') {
+    // a typo in --queue would send this subscriber's dead letters to another subscriber's queue
+    const mismatch = await deadLetterSourceMismatch(client, source.url, destination);
+    if (mismatch.note !== undefined) context.io.stderr(`note: ${mismatch.note}\n`);
+    if (mismatch.refusal !== undefined) {
+      context.io.stderr(`refused: ${mismatch.refusal}\n`);
+      return EXIT_CODE.REFUSED;
+    }
+  }
   const { wait: destinationWait, note } = await copyWaitOf(client, destination);
   if (note !== undefined) context.io.stderr(`note: ${note}\n`);
   const { messages, views } = await readQueue(client, source, limit);
@@ -271,9 +302,14 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
         skipped += 1;
         continue;
       }
+      if (resolved.processingMode === 'aggregate') {
+        const why = aggregateModeRefusal(subscriber, 'redriven');
+        planned.push({ view, message, decision: values['allow-reapply'] === true ? { redrive: true, warning: why } : { redrive: false, refusal: why } });
+        continue;
+      }
       const record = await lookUpRecord(context, table, subscriber, view.eventId);
       const decision = decideRedrive(view, record, {
-        deduplicationWindowSeconds: window,
+        deduplicationWindowSeconds: window as number,
         safetyMarginSeconds: DEFAULT_SAFETY_MARGIN_SECONDS,
         nowEpochMilliseconds: now,
         allowExpired: values['allow-expired'] === true,
@@ -388,6 +424,8 @@ export const dlqCommand: Command = {
     reason: { type: 'string', multiple: true },
     'event-id': { type: 'string', multiple: true },
     'allow-expired': { type: 'boolean' },
+    'allow-reapply': { type: 'boolean' },
+    ...DEPLOYED_SUBSCRIBER_OPTIONS,
     yes: { type: 'boolean' },
     'dry-run': { type: 'boolean' },
     limit: { type: 'string' },

@@ -16,7 +16,7 @@ Removes the subscriber's dedup record of one event (its inbox record, or its pro
 multi-step modes), so that the next delivery of the event applies it again. Without --yes it only shows the record.
 The delete is conditional: it removes the record only as shown (it fails if the record changed since it was read),
 and never a processing record that is IN_PROGRESS (a delivery may be running it) or BLOCKED (resolve it with
-'blocked resolve' instead). Every removal is logged as one JSON line on stderr (who, when, why, the record).
+'blocked resolve' instead); with no record there is nothing to forget (refused, exit code 3). Every removal is logged as one JSON line on stderr (who, when, why, the record).
 
 Forgetting a record that was applied makes the next delivery apply the event a second time: use it only when the
 effect is known to be gone (e.g. restored from a backup taken before it) and must happen again.
@@ -50,7 +50,11 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   const read = await documents.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
   const item = read.Item;
   const what = `event '${eventId}' of subscriber '${subscriber}'`;
-  if (item === undefined) return context.fail(`${what} has no record in table '${table}': nothing to forget (it was never applied, or its record expired)`);
+  if (item === undefined) {
+    // nothing to act on is a refusal, not a failure: the command did what it could and says why
+    context.io.stderr(`refused: ${what} has no record in table '${table}': nothing to forget (it was never applied, or its record expired)\n`);
+    return EXIT_CODE.REFUSED;
+  }
   const status = item[PROCESSING_RECORD.STATUS_ATTRIBUTE];
   if (status === RECORD_STATUS.IN_PROGRESS || status === RECORD_STATUS.BLOCKED) {
     context.io.stderr(

@@ -7,33 +7,48 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { toDocumentClient } from '../lambda/transaction/document-client';
 import { TABLE_SCHEMA } from '../lambda/wire-format';
-import { listOption, parseDurationSeconds, parseTime } from './arguments';
+import { listOption, parseTime } from './arguments';
 import { formatTable } from './blocked-command';
 import { copyWaitOf } from './dead-letters/copy-wait';
 import { DEFAULT_SAFETY_MARGIN_SECONDS, windowRefusal } from './dead-letters/redrive-decision';
+import { compileFilterPolicy } from '../simulator/patterns/filter-policy';
+import type { SubscriberDeployment } from '../lambda/operator/subscriber-deployment';
+import { aggregateModeRefusal, DEPLOYED_SUBSCRIBER_HELP, DEPLOYED_SUBSCRIBER_OPTIONS, resolveSubscriber } from './deployed-subscriber';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
 import { earliestApplication, outboxEventsById, outboxEventsInRange, type OutboxEvent } from './outbox-events';
 
 const USAGE = `Usage:
+  idempotent-event-flow replay --subscriber-output <json|@file> (--event-id <id>... | --since <time> [--until <time>]
+      [--type <type>]...) [--table <outbox table>] [--allow-expired] [--allow-reapply] [--yes] [--json]
   idempotent-event-flow replay --table <outbox table> --queue <subscriber queue url> --subscriber <name>
-      --deduplication-window <duration> (--event-id <id>... | --since <time> [--until <time>] [--type <type>]...)
-      [--partition-key <name>] [--sort-key <name> | --no-sort-key] [--allow-expired] [--yes] [--json]
+      --processing-mode <mode> --deduplication-window <duration> --filter-policy <json|none> (--event-id ... | --since ...)
 
 Reads committed events from the outbox table and sends each, exactly as the relay publishes it (the same body, the
 same event id), to one subscriber's queue. The subscriber's inbox drops an event it already applied, so a replay
 applies only what is missing, and replaying twice applies once. A dry run unless --yes is given (at a terminal it
 asks).
 
+The subscriber is best named by its <subscriber>/Operator stack output (--subscriber-output): its queue, processing
+mode, deduplication window, subscription filter policy and its flow's outbox table come from what was deployed, and a
+flag that disagrees with it is refused (exit code 2). Without it, the flags say all of that.
+
 When to use it: the relay gave up on a batch (its dead-letter queue holds stream batch metadata; 'dlq list' shows
 their time range), or a subscriber added later needs the events it missed. The outbox keeps events for its retention
 (eventRetention, 7 days by default), then its TTL removes them: older events can not be replayed.
 
-Refused (exit code 3): an event whose copy could be consumed after the subscriber's deduplication window ends: its
-age (from its time, or from when its outbox item was written if that is earlier: a producer's date never makes an
-event look younger than its item) plus how long the copy can wait in --queue (the queue's MessageRetentionPeriod; 14 days, the SQS maximum, when it
-can not be read) plus an hour to spare reaches the window, as its inbox record of an earlier application may then be
-gone (--allow-expired sends it with a warning). The replay sends what a
-subscription's filter policy would not: pass --type for the types the subscriber takes.
+What it sends: only what SNS would have delivered to the subscriber (its subscription's filter policy, evaluated by
+the simulator's matcher; --type narrows further); the others are listed as not for this subscriber.
+
+Refused (exit code 3):
+  - an event whose copy could be consumed after the subscriber's deduplication window ends: its age (from its time,
+    or from when its outbox item was written if that is earlier: a producer's date never makes an event look younger
+    than its item) plus how long the copy can wait in the queue (its MessageRetentionPeriod; 14 days, the SQS maximum,
+    when it can not be read) plus an hour to spare reaches the window, as its inbox record of an earlier application
+    may then be gone (--allow-expired sends it with a warning); an event dated in the future whose outbox item does not
+    say when it was written (an older runtime's);
+  - every event, for a subscriber in aggregate mode: it keeps no inbox, only the ids of the last events applied to
+    each aggregate, so an event an earlier copy applied whose id has left that list would be applied again
+    (--allow-reapply sends it with a warning).
 
 Options:
   --table <name>                     the outbox table
@@ -47,6 +62,9 @@ Options:
   --sort-key <name>                  its sort key (default sk, as OutboxTable)
   --no-sort-key                      the table has no sort key (an outbox table of your own)
   --allow-expired                    send events past the deduplication window, with a warning
+  --allow-reapply                    send to a subscriber in aggregate mode, with a warning
+  --filter-policy <json|none>        without --subscriber-output: the subscription's filter policy (MessageBody scope)
+${DEPLOYED_SUBSCRIBER_HELP}
   --yes                              send them (default: a dry run)
   --json                             print JSON instead of text
   --region, --endpoint, --sqs-endpoint   see idempotent-event-flow --help
@@ -54,6 +72,7 @@ Options:
 
 const ALLOWED = new Set([
   'table', 'queue', 'subscriber', 'deduplication-window', 'event-id', 'since', 'until', 'type', 'partition-key', 'sort-key', 'no-sort-key', 'allow-expired', 'yes', 'json',
+  'allow-reapply', 'subscriber-output', 'processing-mode', 'filter-policy',
   'region', 'endpoint', 'sqs-endpoint', 'help',
 ]);
 
@@ -61,11 +80,21 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   const values = parsed.values;
   if (parsed.positionals.length > 0) return context.usageError(`unexpected argument '${parsed.positionals[0]}'`);
   for (const name of Object.keys(values)) if (!ALLOWED.has(name)) return context.usageError(`option --${name} does not apply to 'replay'`);
-  for (const name of ['table', 'queue', 'subscriber', 'deduplication-window']) {
-    if (typeof values[name] !== 'string' || (values[name] as string).trim() === '') return context.usageError(`'replay' needs --${name}`);
+  // --table is the outbox table here, not the inbox table the output names as `inboxTable`
+  const { table: outboxFlag, ...subscriberFlags } = values;
+  const resolved = resolveSubscriber(subscriberFlags, context.io.cwd ?? process.cwd());
+  if (typeof resolved === 'string') return context.usageError(resolved.startsWith('needs') ? `'replay' ${resolved}` : resolved);
+  const deployment = resolved.deployment;
+  if (deployment?.outboxTable !== undefined && outboxFlag !== undefined && outboxFlag !== deployment.outboxTable) {
+    return context.usageError(`--table ${String(outboxFlag)} disagrees with the deployed subscriber '${deployment.subscriberName}' (--subscriber-output says its flow's outbox table is ${deployment.outboxTable}); leave the flag out`);
   }
-  const window = parseDurationSeconds(values['deduplication-window'] as string, 'deduplication-window');
-  if (typeof window === 'string') return context.usageError(window);
+  const outboxTable = typeof outboxFlag === 'string' && outboxFlag.trim() !== '' ? outboxFlag : deployment?.outboxTable;
+  if (outboxTable === undefined) return context.usageError("'replay' needs --table (the outbox table)");
+  const filter = filterOf(deployment, values['filter-policy']);
+  if (typeof filter === 'string') return context.usageError(filter);
+  const window = resolved.deduplicationWindowSeconds;
+  const queue = resolved.queueUrl;
+  const subscriber = resolved.subscriberName;
   const eventIds = listOption(values, 'event-id');
   const types = listOption(values, 'type');
   const since = typeof values.since === 'string' ? parseTime(values.since, 'since') : undefined;
@@ -78,7 +107,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   const now = context.now().getTime();
   const location = {
     client: toDocumentClient(context.client()),
-    tableName: values.table as string,
+    tableName: outboxTable,
     ...(typeof values['partition-key'] === 'string' ? { partitionKeyName: values['partition-key'] } : {}),
     ...(values['no-sort-key'] === true ? {} : { sortKeyName: typeof values['sort-key'] === 'string' ? values['sort-key'] : TABLE_SCHEMA.SORT_KEY }),
   };
@@ -89,10 +118,17 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   } else {
     ({ events, missing } = await outboxEventsById(location, eventIds));
   }
-  const { wait: destination, note } = await copyWaitOf(context.sqsClient(), values.queue as string);
+  // only what SNS would have delivered to the subscriber: its subscription's filter policy, as the simulator matches it
+  const filteredOut = filter === undefined ? [] : events.filter((event) => !filter({ body: event.body, attributes: {} }));
+  events = events.filter((event) => !filteredOut.includes(event));
+  const { wait: destination, note } = await copyWaitOf(context.sqsClient(), queue);
   if (note !== undefined) context.io.stderr(`note: ${note}\n`);
-  const rules = { deduplicationWindowSeconds: window, safetyMarginSeconds: DEFAULT_SAFETY_MARGIN_SECONDS, nowEpochMilliseconds: now, destination };
   const decisions = events.map((event) => {
+    if (resolved.processingMode === 'aggregate') {
+      const why = aggregateModeRefusal(subscriber, 'replayed');
+      return { event, send: values['allow-reapply'] === true, why };
+    }
+    const rules = { deduplicationWindowSeconds: window as number, safetyMarginSeconds: DEFAULT_SAFETY_MARGIN_SECONDS, nowEpochMilliseconds: now, destination };
     const earliest = earliestApplication(event, now);
     const why = 'unknown' in earliest ? earliest.unknown : windowRefusal(earliest.epochMilliseconds, rules, 'replayed', earliest.what === 'its time' ? undefined : earliest.what);
     return { event, send: why === undefined || values['allow-expired'] === true, ...(why !== undefined ? { why } : {}) };
@@ -100,12 +136,12 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   let send = values.yes === true;
   const sendable = decisions.filter((item) => item.send).length;
   if (!send && sendable > 0 && values.json !== true && context.io.confirm !== undefined) {
-    send = await context.io.confirm(`Send ${sendable} event(s) to ${values.queue as string} for subscriber '${values.subscriber as string}'?`);
+    send = await context.io.confirm(`Send ${sendable} event(s) to ${queue} for subscriber '${subscriber}'?`);
   }
   const sent: Array<{ eventId: string; messageId?: string }> = [];
   if (send) {
     for (const decision of decisions.filter((item) => item.send)) {
-      const response = await context.sqsClient().send(new SendMessageCommand({ QueueUrl: values.queue as string, MessageBody: decision.event.body }));
+      const response = await context.sqsClient().send(new SendMessageCommand({ QueueUrl: queue, MessageBody: decision.event.body }));
       sent.push({ eventId: decision.event.envelope.id, ...(response.MessageId !== undefined ? { messageId: response.MessageId } : {}) });
       if (decision.why !== undefined) context.io.stderr(`warning: event '${decision.event.envelope.id}': ${decision.why}\n`);
     }
@@ -116,10 +152,11 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       `${JSON.stringify(
         {
           dryRun: !send,
-          subscriber: values.subscriber,
+          subscriber,
           destination,
           events: decisions.map((item) => ({ eventId: item.event.envelope.id, type: item.event.envelope.type, time: item.event.envelope.time, send: item.send, ...(item.why !== undefined ? { why: item.why } : {}) })),
           missing,
+          filteredOut: filteredOut.map((event) => event.envelope.id),
           ...(send ? { sent } : {}),
         },
         null,
@@ -130,12 +167,44 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     const rows = decisions.map((item) => [item.event.envelope.id, item.event.envelope.type, item.event.envelope.time ?? '-', item.send ? (item.why === undefined ? 'replay' : 'replay (warning)') : 'refused', item.why ?? '']);
     const table = rows.length === 0 ? 'no events match\n' : formatTable(['EVENT ID', 'TYPE', 'TIME', 'DECISION', 'WHY'], rows);
     const missingLine = missing.length === 0 ? '' : `not in the outbox (never written, or past its retention): ${missing.join(' ')}\n`;
+    const filteredLine = filteredOut.length === 0 ? '' : `not for this subscriber (its subscription's filter policy does not take them): ${filteredOut.map((event) => event.envelope.id).join(' ')}\n`;
     const outcome = send
-      ? `sent ${sent.length} to ${values.queue as string} for subscriber '${values.subscriber as string}'; refused ${refused}`
+      ? `sent ${sent.length} to ${queue} for subscriber '${subscriber}'; refused ${refused}`
       : `dry run: would send ${decisions.length - refused} and refuse ${refused}; run again with --yes to send them`;
-    context.io.stdout(`${table}${missingLine}${outcome}\n`);
+    context.io.stdout(`${table}${missingLine}${filteredLine}${outcome}\n`);
   }
   return refused > 0 || missing.length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
+}
+
+/**
+ * The subscription's filter policy as a predicate over a published message: from the deployed output, or from
+ * `--filter-policy` (a MessageBody-scope policy as JSON, or `none`); undefined when the subscriber takes every event.
+ * Returns a usage problem as a string. The matcher is the simulator's (checked against AWS's recorded vectors).
+ */
+function filterOf(deployment: SubscriberDeployment | undefined, typed: unknown): ((message: { body: string; attributes: Record<string, never> }) => boolean) | undefined | string {
+  let policy: Readonly<Record<string, unknown>> | undefined;
+  let scope: 'MessageBody' | 'MessageAttributes' = 'MessageBody';
+  if (deployment !== undefined) {
+    if (typed !== undefined) return "--filter-policy goes without --subscriber-output, which says the deployed subscription's policy";
+    policy = deployment.filterPolicy;
+    scope = deployment.filterPolicyScope ?? 'MessageAttributes';
+  } else {
+    if (typeof typed !== 'string') return "'replay' needs --filter-policy (the subscription's filter policy in MessageBody scope as JSON, or none) without --subscriber-output";
+    if (typed !== 'none') {
+      try {
+        policy = JSON.parse(typed) as Record<string, unknown>;
+      } catch (error) {
+        return `--filter-policy must be a JSON object or none: ${(error as Error).message}`;
+      }
+      if (typeof policy !== 'object' || policy === null || Array.isArray(policy)) return '--filter-policy must be a JSON object or none';
+    }
+  }
+  if (policy === undefined) return undefined;
+  try {
+    return compileFilterPolicy(policy as Record<string, unknown>, scope);
+  } catch (error) {
+    return `the subscription's filter policy can not be evaluated: ${(error as Error).message}`;
+  }
 }
 
 /** The `replay` command. */
@@ -156,6 +225,9 @@ export const replayCommand: Command = {
     'sort-key': { type: 'string' },
     'no-sort-key': { type: 'boolean' },
     'allow-expired': { type: 'boolean' },
+    'allow-reapply': { type: 'boolean' },
+    'filter-policy': { type: 'string' },
+    ...DEPLOYED_SUBSCRIBER_OPTIONS,
     yes: { type: 'boolean' },
     json: { type: 'boolean' },
   },

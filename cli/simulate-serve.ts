@@ -33,11 +33,15 @@ function subscriberLines(services: RunServices, subscriber: ServedSubscriber): s
     ...(subscriptionDeadLetterQueueUrl === undefined ? [] : [['--subscription-dead-letter-queue', subscriptionDeadLetterQueueUrl] as const]),
   ];
   const table = inboxTable === undefined ? [] : ['--table', inboxTable];
+  // what its <subscriber>/Operator stack output would say here: the commands that act on it take it
+  const output = subscriber.deployment === undefined ? undefined : ['--subscriber-output', JSON.stringify(subscriber.deployment)];
   if (queues.length > 0) {
     lines.push(command(services, ['dlq', 'list', ...queues.flat()]));
     lines.push(command(services, ['dlq', 'show', '<event-id>', ...queues.flat(), ...table, '--subscriber', name]));
     for (const queue of queues) {
-      lines.push(command(services, ['dlq', 'redrive', ...queue, '--queue', queueUrl, '--subscriber', name, ...table, '--deduplication-window', window]));
+      lines.push(
+        command(services, output === undefined ? ['dlq', 'redrive', ...queue, '--queue', queueUrl, '--subscriber', name, ...table, '--processing-mode', '<mode>', '--deduplication-window', window] : ['dlq', 'redrive', ...output, ...queue]),
+      );
     }
   }
   if (inboxTable !== undefined) {
@@ -45,7 +49,8 @@ function subscriberLines(services: RunServices, subscriber: ServedSubscriber): s
     lines.push(command(services, ['inbox', 'forget', name, '<event-id>', '--table', inboxTable, '--reason', '<why>']));
   }
   for (const outbox of subscriber.outboxTables) {
-    lines.push(command(services, ['replay', '--table', outbox, '--queue', queueUrl, '--subscriber', name, '--deduplication-window', window, '--event-id', '<event-id>']));
+    const replay = output === undefined ? ['--queue', queueUrl, '--subscriber', name, '--processing-mode', '<mode>', '--deduplication-window', window, '--filter-policy', '<json|none>'] : output;
+    lines.push(command(services, ['replay', ...replay, '--table', outbox, '--event-id', '<event-id>']));
   }
   return lines;
 }

@@ -7,6 +7,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { InboxTable } from './consumer/inbox-table';
 import { Subscriber, SubscriberOptions } from './consumer/subscriber';
+import { subscriberOperatorOutputValue } from './consumer/private/subscriber-operator-output';
 import { FlowDashboard } from './monitoring/flow-dashboard';
 import { RelayAlarms } from './monitoring/relay-alarms';
 import { SubscriberAlarms } from './monitoring/subscriber-alarms';
@@ -340,15 +341,7 @@ export class IdempotentEventFlow extends Construct {
       description:
         `What operators of subscriber ${subscriber.subscriberName} need, e.g. for idempotent-event-flow blocked list ` +
         `--table <inboxTable> --subscriber ${subscriber.subscriberName}`,
-      value: Stack.of(this).toJsonString({
-        subscriberName: subscriber.subscriberName,
-        processingMode: subscriber.processingMode,
-        inboxTable: subscriber.inboxTable?.tableName,
-        queueUrl: subscriber.queue.queueUrl,
-        deadLetterQueueUrl: subscriber.deadLetterQueue.queueUrl,
-        subscriptionDeadLetterQueueUrl: subscriber.subscriptionDeadLetterQueue.queueUrl,
-        consumerFunctionName: subscriber.consumerFunction.lambdaFunction.functionName,
-      }),
+      value: subscriberOperatorOutputValue(subscriber, this.outboxTable.table),
     });
     return subscriber;
   }

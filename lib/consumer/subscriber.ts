@@ -276,6 +276,15 @@ export class Subscriber extends Construct implements iam.IGrantable {
   /** The inbox table the function records processed messages in; undefined with `ProcessingMode.AGGREGATE`. */
   public readonly inboxTable?: IInboxTable;
 
+  /**
+   * How long a dedup record lives: the window within which a redelivery is recognised. Undefined with
+   * `ProcessingMode.AGGREGATE`, which keeps no records (only the processed ids on the aggregate).
+   */
+  public readonly deduplicationWindow?: Duration;
+
+  /** Whether a blocked message's body is kept on its record (lease and multi-step modes). */
+  public readonly keepsBlockedMessageBody: boolean;
+
   /** The consumer Lambda function; grant it access to the resources its handler writes. */
   public readonly consumerFunction: ConsumerFunction;
 
@@ -315,6 +324,8 @@ export class Subscriber extends Construct implements iam.IGrantable {
     warnOnKeysOutsideEnvelope(this, owner, props.filterPolicyWithMessageBody);
 
     const hasInbox = usesInbox(this.processingMode);
+    this.deduplicationWindow = hasInbox ? (props.deduplicationWindow ?? CONSUMER_DEFAULTS.DEDUPLICATION_WINDOW) : undefined;
+    this.keepsBlockedMessageBody = props.keepBlockedMessageBody === true;
     this.inboxTable = hasInbox ? (props.inboxTable ?? new InboxTable(this, 'InboxTable', { removalPolicy, encryptionKey: props.encryptionKey })) : undefined;
     // Two subscribers of one name on one table would share inbox records (claimed here, before the function exists).
     if (this.inboxTable) claimSubscriberName(owner, this.inboxTable, this.subscriberName, this.node.path);
@@ -325,7 +336,7 @@ export class Subscriber extends Construct implements iam.IGrantable {
       subscriberName: this.subscriberName,
       processingMode: this.processingMode,
       inboxTable: this.inboxTable,
-      deduplicationWindow: hasInbox ? (props.deduplicationWindow ?? CONSUMER_DEFAULTS.DEDUPLICATION_WINDOW) : undefined,
+      deduplicationWindow: this.deduplicationWindow,
       leaseDuration: props.leaseDuration,
       keepBlockedMessageBody: props.keepBlockedMessageBody,
       deadLetterQueue: this.deadLetterQueue,

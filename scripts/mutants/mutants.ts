@@ -1,8 +1,17 @@
 /**
- * The planted protocol mutations of lambda/ that the runtime's tests must kill (issue 19): `npm run test:mutants`
- * applies each alone, runs its test files, and expects a failure. Each names the rule it breaks; `find` must occur
- * exactly once in `file` (the runner refuses a list that no longer fits the code).
+ * The planted protocol mutations of lambda/ (issue 19) and of cli/ with the runtime paths it relies on (issue 28) that
+ * the tests must kill: `npm run test:mutants` applies each alone, runs its test files, and expects a failure. Each
+ * names the rule it breaks; `find` must occur exactly once in `file` (the runner refuses a list that no longer fits
+ * the code). A mutant that reverts a fix made in two places names the second in `also`.
  */
+
+/** One edit of a mutant. */
+export interface MutantEdit {
+  /** Path from the repository root. */
+  readonly file: string;
+  readonly find: string;
+  readonly replace: string;
+}
 
 /** One planted mutation. */
 export interface Mutant {
@@ -13,6 +22,8 @@ export interface Mutant {
   readonly file: string;
   readonly find: string;
   readonly replace: string;
+  /** Further edits, applied with the first (one fix in two places). @default none */
+  readonly also?: readonly MutantEdit[];
   /** The test files that must catch it. */
   readonly tests: readonly string[];
 }
@@ -23,6 +34,10 @@ const LEASE = 'test/lambda/processing/lease-consumer.int.test.ts';
 const STEPS = 'test/lambda/processing/multi-step-consumer.int.test.ts';
 const CONSUMER = 'test/lambda/consumer.int.test.ts';
 const AGGREGATE = 'test/lambda/aggregate.int.test.ts';
+/** The model of an event's whole life: operator commands, configurations and days (issue 28). */
+const LIFE = 'test/cli/event-life.model.int.test.ts';
+const WHOLE_LIFE = 'test/cli/event-whole-life.int.test.ts';
+const DLQ = 'test/cli/dlq-command.int.test.ts';
 
 export const MUTANTS: readonly Mutant[] = [
   {
@@ -161,5 +176,91 @@ export const MUTANTS: readonly Mutant[] = [
     find: '      const writeToken = inbox.newWriteToken();',
     replace: "      const writeToken = 'shared-by-every-delivery';",
     tests: [MODEL, DEFECTS],
+  },
+  {
+    id: 'resolve-drops-kept-body',
+    breaks: "finding 1: blocked resolve leaves a step to run but neither keeps the body on the record nor sends it back: the message's only copy is gone",
+    file: 'lambda/operator/blocked-messages.ts',
+    find: '      ...(keepBody ? [] : [A.BLOCKED_BODY_ATTRIBUTE]),',
+    replace: '      A.BLOCKED_BODY_ATTRIBUTE,',
+    also: [{ file: 'cli/blocked-command.ts', find: "  const sendsKeptBody = before?.status === 'BLOCKED'", replace: "  const sendsKeptBody = queue === 'never' && before?.status === 'BLOCKED'" }],
+    tests: [LIFE, WHOLE_LIFE],
+  },
+  {
+    id: 'replay-age-from-time-alone',
+    breaks: "finding 2: replay measures an event's age from the time its producer gave it (and producers date events in the future)",
+    file: 'cli/outbox-events.ts',
+    find: '  if (writtenAt !== undefined && !(time <= writtenAt)) return',
+    replace: '  if (writtenAt !== undefined && !Number.isFinite(time)) return',
+    also: [
+      { file: 'cli/outbox-events.ts', find: '  if (writtenAt === undefined && time > nowEpochMilliseconds) {', replace: '  if (writtenAt === undefined && time < 0) {' },
+      { file: 'lambda/producer/new-event.ts', find: '  if (time.getTime() > now.getTime() + MAX_EVENT_TIME_AHEAD_MILLISECONDS) {', replace: '  if (time.getTime() < 0 && now.getTime() < MAX_EVENT_TIME_AHEAD_MILLISECONDS) {' },
+    ],
+    tests: [LIFE, WHOLE_LIFE],
+  },
+  {
+    id: 'replay-mode-ignored',
+    breaks: "finding 3: replay sends to an aggregate-mode subscriber, whose bounded id list may have moved on",
+    file: 'cli/replay-command.ts',
+    find: "    if (resolved.processingMode === 'aggregate') {",
+    replace: "    if (resolved.processingMode === 'aggregate' && now < 0) {",
+    tests: [LIFE, WHOLE_LIFE],
+  },
+  {
+    id: 'replay-filter-policy-ignored',
+    breaks: "finding 4: replay sends what the subscription's filter policy does not take",
+    file: 'cli/replay-command.ts',
+    find: '  const filteredOut = filter === undefined ? [] :',
+    replace: '  const filteredOut = filter !== null ? [] :',
+    tests: [LIFE, WHOLE_LIFE],
+  },
+  {
+    id: 'redrive-moves-unchecked',
+    breaks: 'finding 5: after the checked dead letters, the redrive moves what arrived since (as a message move task does), unchecked',
+    file: 'cli/dlq-command.ts',
+    find: "      outcome = `redrove ${moved.length} to ${destination}; refused ${refused}`;",
+    replace:
+      "      for (const late of await receiveMessages(client, source.url, limit)) moved.push({ messageId: await moveMessage(client, late, destination) });\n      outcome = `redrove ${moved.length} to ${destination}; refused ${refused}`;",
+    tests: [LIFE, WHOLE_LIFE],
+  },
+  {
+    id: 'redrive-blocked-check-skipped',
+    breaks: 'a redrive moves a dead letter whose record is still blocked for an operator',
+    file: 'cli/dead-letters/redrive-decision.ts',
+    find: '    if (status === RECORD_STATUS.BLOCKED) {',
+    replace: '    if (status === RECORD_STATUS.BLOCKED && record.kind === "none") {',
+    tests: [LIFE, DLQ],
+  },
+  {
+    id: 'redrive-mode-ignored',
+    breaks: 'a redrive sends dead letters to an aggregate-mode subscriber, whose bounded id list may have moved on',
+    file: 'cli/dlq-command.ts',
+    find: "      if (resolved.processingMode === 'aggregate') {",
+    replace: "      if (resolved.processingMode === 'aggregate' && now < 0) {",
+    tests: [LIFE, WHOLE_LIFE],
+  },
+  {
+    id: 'redrive-window-from-typed-flag',
+    breaks: 'finding 8: a redrive takes the deduplication window typed on the command line over the deployed one',
+    file: 'cli/deployed-subscriber.ts',
+    find: '      if (typed === undefined || typed === deployed) continue;',
+    replace: '      if (typed === undefined || typed === deployed || option === "deduplication-window") continue;',
+    tests: [WHOLE_LIFE],
+  },
+  {
+    id: 'redrive-queue-unchecked',
+    breaks: "finding 8: --queue is not checked against the dead-letter queue's source: a typo sends dead letters to another queue",
+    file: 'cli/deployed-subscriber.ts',
+    find: '  if (target === deadLetterArn) return {};',
+    replace: '  if (target === deadLetterArn || deadLetterArn !== target) return {};',
+    tests: [WHOLE_LIFE],
+  },
+  {
+    id: 'redrive-window-ignored',
+    breaks: "a redrive moves a dead letter whose copy could be consumed after the subscriber's deduplication window",
+    file: 'cli/dead-letters/redrive-decision.ts',
+    find: '  if (ageSeconds + retentionSeconds + rules.safetyMarginSeconds < rules.deduplicationWindowSeconds) return undefined;',
+    replace: '  if (ageSeconds >= 0) return undefined;',
+    tests: [LIFE, DLQ],
   },
 ];

@@ -1,6 +1,7 @@
 /**
  * `npm run test:mutants`: applies each planted mutation of lambda/ (mutants.ts) alone, runs its test files, and
  * reports whether they caught it (a failing run kills the mutant). The source is restored after each, and on Ctrl-C.
+ * The model of an event's whole life runs with IEF_LIFE_RUNS=30 per mode here.
  * Exit code 0 only when every mutant was killed. `-- <id> ...` runs only those mutants. The model-based tests run with
  * IEF_MODEL_RUNS=40 here (a longer search than in `npm test`), unless the environment sets it.
  */
@@ -12,12 +13,15 @@ import { MUTANTS, type Mutant } from './mutants';
 
 const root = path.resolve(import.meta.dirname, '..', '..');
 const only = new Set(process.argv.slice(2));
+/** `IEF_MUTANT_TESTS=<file>,...`: run these test files against each mutant instead of its own (e.g. the model alone). */
+const testsOverride = process.env.IEF_MUTANT_TESTS?.split(',').filter((file) => file !== '');
 const selected = MUTANTS.filter((mutant) => only.size === 0 || only.has(mutant.id));
-let pending: { file: string; original: string } | undefined;
+/** The files a mutant changed, with their original text. */
+let pending: Array<{ file: string; original: string }> = [];
 
 const restore = (): void => {
-  if (pending !== undefined) writeFileSync(pending.file, pending.original);
-  pending = undefined;
+  for (const { file, original } of pending.reverse()) writeFileSync(file, original);
+  pending = [];
 };
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.on(signal, () => {
@@ -27,12 +31,17 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 function apply(mutant: Mutant): void {
-  const file = path.join(root, mutant.file);
-  const original = readFileSync(file, 'utf8');
-  const occurrences = original.split(mutant.find).length - 1;
-  if (occurrences !== 1) throw new Error(`mutant '${mutant.id}': its code occurs ${occurrences} times in ${mutant.file}, not once; update scripts/mutants/mutants.ts`);
-  pending = { file, original };
-  writeFileSync(file, original.replace(mutant.find, mutant.replace));
+  for (const edit of [mutant, ...(mutant.also ?? [])]) {
+    const file = path.join(root, edit.file);
+    const original = readFileSync(file, 'utf8');
+    const occurrences = original.split(edit.find).length - 1;
+    if (occurrences !== 1) {
+      restore();
+      throw new Error(`mutant '${mutant.id}': its code occurs ${occurrences} times in ${edit.file}, not once; update scripts/mutants/mutants.ts`);
+    }
+    pending.push({ file, original });
+    writeFileSync(file, original.replace(edit.find, edit.replace));
+  }
 }
 
 /** Each mutant's full test output (the shrunk command sequence and the run's history, when the model caught it). */
@@ -44,11 +53,11 @@ for (const mutant of selected) {
   apply(mutant);
   let run;
   try {
-    run = spawnSync('npx', ['vitest', 'run', '--bail=1', '--reporter=dot', ...mutant.tests], {
+    run = spawnSync('npx', ['vitest', 'run', '--bail=1', '--reporter=dot', ...(testsOverride ?? mutant.tests)], {
       cwd: root,
       encoding: 'utf8',
       timeout: 600_000,
-      env: { ...process.env, IEF_MODEL_RUNS: process.env.IEF_MODEL_RUNS ?? '40' },
+      env: { ...process.env, IEF_MODEL_RUNS: process.env.IEF_MODEL_RUNS ?? '40', IEF_LIFE_RUNS: process.env.IEF_LIFE_RUNS ?? '30' },
     });
   } finally {
     restore();

@@ -5,6 +5,7 @@
  * calls {@link RunServices.stop}.
  */
 import { ENV } from '../../lambda/config';
+import { parseSubscriberDeployment, SUBSCRIBER_DEPLOYMENT_FORMAT, type SubscriberDeployment } from '../../lambda/operator/subscriber-deployment';
 import type { VirtualClock } from '../aws/clock';
 import type { FlowModel } from '../model/flow-model';
 import type { LocalFlow } from './build-flow';
@@ -25,6 +26,11 @@ export interface ServedSubscriber {
   readonly deduplicationWindowSeconds?: number;
   /** The outbox tables of the relays that publish to its topic (what `replay` reads). */
   readonly outboxTables: readonly string[];
+  /**
+   * What its `<subscriber>/Operator` stack output would say, with the run's local names: the value the operator
+   * commands take as `--subscriber-output`. @default none: it has no consumer whose mode is known
+   */
+  readonly deployment?: SubscriberDeployment;
 }
 
 /** One relay's resources on the served run. */
@@ -72,6 +78,15 @@ export interface RunDatabase {
   stop(): Promise<void>;
 }
 
+/** The output a subscriber's values make, or undefined when they are not one (no known mode, no dead-letter queue). */
+function deploymentOf(values: Record<string, unknown>): SubscriberDeployment | undefined {
+  try {
+    return parseSubscriberDeployment(JSON.stringify(values));
+  } catch {
+    return undefined;
+  }
+}
+
 /** Where the run's resources are, from its model and local flow; `stop` stops the flow, then the database. */
 export function runServices(model: FlowModel, flow: LocalFlow, database: RunDatabase, clock: VirtualClock, region: string): RunServices {
   const urlOf = (key: string | undefined): string | undefined => (key === undefined ? undefined : flow.queues.get(key)?.address.url);
@@ -95,8 +110,22 @@ export function runServices(model: FlowModel, flow: LocalFlow, database: RunData
         const table = flow.tables.get(relay.sourceTable)?.tableName;
         return table === undefined ? [] : [table];
       });
+    const deployment = deploymentOf({
+      format: SUBSCRIBER_DEPLOYMENT_FORMAT,
+      subscriberName: subscriber.name,
+      processingMode: environment[ENV.PROCESSING_MODE] ?? (inboxTable === undefined || inboxTable === '' ? undefined : 'transactional'),
+      ...(Number.isInteger(window) && window > 0 ? { deduplicationWindowSeconds: window } : {}),
+      keepBlockedMessageBody: environment[ENV.KEEP_BLOCKED_MESSAGE_BODY] === 'true',
+      ...(subscription.filterPolicy === undefined ? {} : { filterPolicy: subscription.filterPolicy, filterPolicyScope: subscription.filterPolicyScope }),
+      ...(outboxTables.length === 1 ? { outboxTable: outboxTables[0] } : {}),
+      ...(inboxTable === undefined || inboxTable === '' ? {} : { inboxTable }),
+      queueUrl: queue.address.url,
+      deadLetterQueueUrl: redriveTarget ?? runtimeTarget,
+      ...(subscriptionDeadLetterQueueUrl === undefined ? {} : { subscriptionDeadLetterQueueUrl }),
+    });
     return {
       name: subscriber.name,
+      ...(deployment === undefined ? {} : { deployment }),
       queueUrl: queue.address.url,
       deadLetterQueueUrls,
       ...(subscriptionDeadLetterQueueUrl === undefined ? {} : { subscriptionDeadLetterQueueUrl }),

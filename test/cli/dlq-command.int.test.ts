@@ -81,7 +81,7 @@ async function exhaustReceives(s: OperatorServices): Promise<void> {
 }
 
 const dlqArgs = (s: OperatorServices) => ['--dead-letter-queue', s.deadLetterQueue.address.url];
-const redriveArgs = (s: OperatorServices) => [
+const redriveArgs = (s: OperatorServices, processingMode = 'transactional') => [
   'dlq',
   'redrive',
   ...dlqArgs(s),
@@ -89,6 +89,8 @@ const redriveArgs = (s: OperatorServices) => [
   s.queue.address.url,
   '--subscriber',
   SUBSCRIBER,
+  '--processing-mode',
+  processingMode,
   '--table',
   tableName,
   '--deduplication-window',
@@ -321,16 +323,16 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
     await deliverOnce(s.queue, handler);
     expect(s.deadLetterQueue.messages()[0]?.messageAttributes.iefErrorName?.StringValue).toBe('MessageBlockedError');
 
-    const refused = await cli(s, ...redriveArgs(s), '--yes');
+    const refused = await cli(s, ...redriveArgs(s, 'multi-step'), '--yes');
     expect(refused.code).toBe(3);
     expect(refused.stdout).toMatch(/evt-blocked +MessageBlockedError +refused +it is still blocked: resolve it first \(idempotent-event-flow blocked resolve\)/);
-    const withoutTable = await cli(s, 'dlq', 'redrive', ...dlqArgs(s), '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--deduplication-window', '30d');
+    const withoutTable = await cli(s, 'dlq', 'redrive', ...dlqArgs(s), '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--processing-mode', 'multi-step', '--deduplication-window', '30d');
     expect(withoutTable.stdout).toContain('pass --table (the inbox table) so the redrive can check the block was resolved');
 
     const resolved = await cli(s, 'blocked', 'resolve', '--table', tableName, '--subscriber', SUBSCRIBER, '--event-id', 'evt-blocked', '--step', 'email-invoice', '--status', 'TRY_AGAIN');
     expect(resolved.code).toBe(0);
     emailFails = false;
-    const redriven = await cli(s, ...redriveArgs(s), '--yes');
+    const redriven = await cli(s, ...redriveArgs(s, 'multi-step'), '--yes');
     expect(redriven.code).toBe(0);
     while ((await deliverOnce(s.queue, handler)) > 0);
     expect(emails).toEqual(['evt-blocked']);
@@ -341,7 +343,7 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
     const { handler, applied } = billingConsumer(s);
     s.subscriptionDeadLetterQueue.send({ body: event(s, 'evt-undelivered'), origin: { via: 'sns-dead-letter' } });
 
-    const result = await cli(s, 'dlq', 'redrive', '--subscription-dead-letter-queue', s.subscriptionDeadLetterQueue.address.url, '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--deduplication-window', '30d', '--yes');
+    const result = await cli(s, 'dlq', 'redrive', '--subscription-dead-letter-queue', s.subscriptionDeadLetterQueue.address.url, '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--processing-mode', 'transactional', '--deduplication-window', '30d', '--yes');
 
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('redrove 1 to');
@@ -354,8 +356,10 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
     const relay = await cli(s, 'dlq', 'redrive', '--relay-dead-letter-queue', s.relayDeadLetterQueue.address.url, '--queue', 'q', '--subscriber', SUBSCRIBER, '--deduplication-window', '30d');
     expect(relay.code).toBe(2);
     expect(relay.stderr).toContain("replay them with 'idempotent-event-flow replay'");
-    const noWindow = await cli(s, 'dlq', 'redrive', ...dlqArgs(s), '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER);
-    expect(noWindow).toMatchObject({ code: 2, stderr: expect.stringContaining("'dlq redrive' needs --deduplication-window") });
+    const noWindow = await cli(s, 'dlq', 'redrive', ...dlqArgs(s), '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--processing-mode', 'transactional');
+    expect(noWindow).toMatchObject({ code: 2, stderr: expect.stringContaining("'dlq redrive' needs --deduplication-window for a subscriber in transactional mode (or --subscriber-output)") });
+    const noMode = await cli(s, 'dlq', 'redrive', ...dlqArgs(s), '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--deduplication-window', '30d');
+    expect(noMode).toMatchObject({ code: 2, stderr: expect.stringContaining("'dlq redrive' needs --subscriber-output (the subscriber's Operator stack output), or --processing-mode") });
     const badWindow = await cli(s, ...redriveArgs(s).slice(0, -1), '30 days');
     expect(badWindow.stderr).toContain("--deduplication-window must be a positive duration such as 30d, 12h, 90m or 3600s, but '30 days' was given");
     const both = await cli(s, ...redriveArgs(s), '--yes', '--dry-run');

@@ -6,10 +6,12 @@
  */
 import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { createAggregateConsumer } from '../../lambda/aggregate/aggregate-consumer';
 import type { ProducerConfig } from '../../lambda/config';
 import type { DeadLetter, DeadLetterPublisher } from '../../lambda/consumer/dead-letter';
 import { createTransactionalConsumer } from '../../lambda/consumer/transactional-consumer';
 import { createLeaseConsumer } from '../../lambda/processing/lease-consumer';
+import { Outbox } from '../../lambda/producer/outbox';
 import { outboxKeyValue } from '../../lambda/producer/outbox-item';
 import { OUTBOX_ITEM } from '../../lambda/wire-format';
 import { localClient, uniqueTableName } from '../support/dynamodb-client';
@@ -181,7 +183,7 @@ describe('finding 2: replay measures an event\'s age from when its outbox item w
     return body;
   }
 
-  const replayArgs = (s: OperatorServices, id: string) => ['replay', '--table', outbox.outboxTableName, '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--deduplication-window', '30d', '--event-id', id, '--yes'];
+  const replayArgs = (s: OperatorServices, id: string) => ['replay', '--table', outbox.outboxTableName, '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--processing-mode', 'transactional', '--filter-policy', 'none', '--deduplication-window', '30d', '--event-id', id, '--yes'];
 
   test('an event applied when written but dated 45 days later is refused 31 days on (its inbox record is gone), and applied once', async () => {
     const s = (services = await startOperatorServices('FutureDated'));
@@ -235,7 +237,7 @@ describe('finding 5: a redrive moves only the dead letters it checked', () => {
           }
         },
       },
-      'dlq', 'redrive', '--dead-letter-queue', s.deadLetterQueue.address.url, '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER,
+      'dlq', 'redrive', '--dead-letter-queue', s.deadLetterQueue.address.url, '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--processing-mode', 'transactional',
       '--table', inboxTable, '--deduplication-window', '30d', '--yes',
     );
 
@@ -246,5 +248,167 @@ describe('finding 5: a redrive moves only the dead letters it checked', () => {
     expect(await consumer.applied('evt-young')).toBe(1);
     expect(await consumer.applied('evt-old')).toBe(0);
     expect(s.deadLetterQueue.messages().map((message) => JSON.parse(message.body).id)).toEqual(['evt-old']);
+  });
+});
+
+describe('finding 8: the commands resolve the subscriber from what was deployed (its Operator output), and refuse flags that disagree', () => {
+  /** The subscriber's `<subscriber>/Operator` output as the constructs write it, on the services' queues. */
+  function operatorOutput(s: OperatorServices, overrides: Record<string, unknown> = {}): string {
+    return JSON.stringify({
+      format: 1,
+      subscriberName: SUBSCRIBER,
+      processingMode: 'transactional',
+      deduplicationWindowSeconds: 20 * 86_400,
+      keepBlockedMessageBody: false,
+      inboxTable,
+      queueUrl: s.queue.address.url,
+      deadLetterQueueUrl: s.deadLetterQueue.address.url,
+      subscriptionDeadLetterQueueUrl: s.subscriptionDeadLetterQueue.address.url,
+      ...overrides,
+    });
+  }
+
+  /** A dead letter of an event `daysAgo` old, as the runtime sends it. */
+  async function deadLetter(s: OperatorServices, id: string, daysAgo: number): Promise<void> {
+    const body = JSON.stringify(envelopeObject({ id, type: 'OrderPlaced', time: new Date(s.clock.now() - daysAgo * DAY_MS).toISOString() }));
+    await s.deadLetterPublisher.publish({ body, errorName: 'PermanentError', errorMessage: 'fixed since', subscriber: SUBSCRIBER, sourceMessageId: `m-${id}`, eventId: id });
+  }
+
+  test("a redrive measures against the deployed window (20 days), not one typed, and takes every name from the output", async () => {
+    const s = (services = await startOperatorServices('DeployedWindow'));
+    await deadLetter(s, 'evt-10-days', 10);
+    await deadLetter(s, 'evt-17-days', 17);
+
+    const result = await cli(s, 'dlq', 'redrive', '--subscriber-output', operatorOutput(s), '--json');
+
+    expect(result.code).toBe(3);
+    const decisions = (JSON.parse(result.stdout) as { decisions: Array<{ eventId: string; redrive: boolean }> }).decisions;
+    // 17 days + 4 days (the queue's retention) + 1 hour passes 20 days; 10 + 4 does not
+    expect(Object.fromEntries(decisions.map((decision) => [decision.eventId, decision.redrive]))).toEqual({ 'evt-10-days': true, 'evt-17-days': false });
+  });
+
+  test('a typed flag that disagrees with the output is refused (exit 2), naming both values', async () => {
+    const s = (services = await startOperatorServices('Disagrees'));
+    const output = operatorOutput(s);
+
+    const window = await cli(s, 'dlq', 'redrive', '--subscriber-output', output, '--deduplication-window', '30d');
+    expect(window.code).toBe(2);
+    expect(window.stderr).toContain("--deduplication-window 30d disagrees with the deployed subscriber 'billing' (--subscriber-output says 20d); leave the flag out");
+    const queue = await cli(s, 'replay', '--subscriber-output', output, '--queue', s.relayDeadLetterQueue.address.url, '--table', 'Outbox', '--event-id', 'e');
+    expect(queue.code).toBe(2);
+    expect(queue.stderr).toContain(`--queue ${s.relayDeadLetterQueue.address.url} disagrees with the deployed subscriber 'billing'`);
+    const source = await cli(s, 'dlq', 'redrive', '--subscriber-output', output, '--dead-letter-queue', s.relayDeadLetterQueue.address.url);
+    expect(source.code).toBe(2);
+    expect(source.stderr).toContain(`--dead-letter-queue ${s.relayDeadLetterQueue.address.url} disagrees with the deployed subscriber 'billing'`);
+    const notAnOutput = await cli(s, 'dlq', 'redrive', '--subscriber-output', '{"subscriberName":"billing"}');
+    expect(notAnOutput.stderr).toContain("--subscriber-output is not a subscriber's Operator stack output: its field 'format' must be 1");
+  });
+
+  test('without the output, --queue must be the queue whose redrive policy names the dead-letter queue: a typo is refused (exit 3), nothing moves', async () => {
+    const s = (services = await startOperatorServices('Typo'));
+    await deadLetter(s, 'evt-typo', 1);
+
+    const result = await cli(
+      s, 'dlq', 'redrive', '--dead-letter-queue', s.deadLetterQueue.address.url, '--queue', s.subscriptionDeadLetterQueue.address.url,
+      '--subscriber', SUBSCRIBER, '--processing-mode', 'transactional', '--deduplication-window', '30d', '--yes',
+    );
+
+    expect(result.code).toBe(3);
+    expect(result.stderr).toContain(`refused: ${s.deadLetterQueue.address.url} is not the dead-letter queue of --queue ${s.subscriptionDeadLetterQueue.address.url} (its RedrivePolicy names none)`);
+    expect(s.deadLetterQueue.messages()).toHaveLength(1);
+    expect(s.subscriptionDeadLetterQueue.messages()).toEqual([]);
+  });
+
+  test('a subscriber in aggregate mode gets no redriven copy (exit 3) unless --allow-reapply, with a warning', async () => {
+    const s = (services = await startOperatorServices('Aggregate'));
+    await deadLetter(s, 'evt-aggregate', 1);
+    const output = operatorOutput(s, { processingMode: 'aggregate', deduplicationWindowSeconds: undefined, inboxTable: undefined });
+
+    const refused = await cli(s, 'dlq', 'redrive', '--subscriber-output', output, '--yes');
+    expect(refused.code).toBe(3);
+    expect(refused.stdout).toContain("subscriber 'billing' is in aggregate mode: it keeps no inbox");
+    expect(s.queue.messages()).toEqual([]);
+
+    const allowed = await cli(s, 'dlq', 'redrive', '--subscriber-output', output, '--yes', '--allow-reapply');
+    expect(allowed.code).toBe(0);
+    expect(allowed.stderr).toContain("warning: event 'evt-aggregate': subscriber 'billing' is in aggregate mode");
+    expect(s.queue.messages()).toHaveLength(1);
+  });
+});
+
+describe('findings 3 and 4: replay knows the subscriber\'s mode and its subscription\'s filter policy', () => {
+  let outbox: ProducerConfig;
+  beforeEach(async () => {
+    outbox = await createOutbox(localClient(), { eventSource: 'urn:orders' });
+  });
+
+  const output = (s: OperatorServices, overrides: Record<string, unknown>) =>
+    JSON.stringify({
+      format: 1,
+      subscriberName: SUBSCRIBER,
+      processingMode: 'transactional',
+      deduplicationWindowSeconds: 30 * 86_400,
+      inboxTable,
+      outboxTable: outbox.outboxTableName,
+      queueUrl: s.queue.address.url,
+      deadLetterQueueUrl: s.deadLetterQueue.address.url,
+      ...overrides,
+    });
+
+  async function produce(s: OperatorServices, events: ReadonlyArray<{ id: string; type?: string; source?: string; data?: unknown }>): Promise<void> {
+    await new Outbox({ client: localClient(), config: outbox, now: () => new Date(s.clock.now()) }).transactWrite({
+      events: events.map((event) => ({ id: event.id, type: event.type ?? 'Deposited', data: event.data ?? { amount: 5 }, ...(event.source === undefined ? {} : { source: event.source }) })),
+    });
+  }
+
+  test('finding 3: a range replayed into an aggregate-mode subscriber, whose id list has moved on, is refused (exit 3): the balance stays', async () => {
+    const s = (services = await startOperatorServices('AggregateReplay'));
+    const handler = createAggregateConsumer<{ amount: number }, { balance: number }>({
+      client: localClient(),
+      config: { subscriberName: SUBSCRIBER },
+      maxProcessedMessages: 1,
+      deadLetter: s.deadLetterPublisher,
+      logger: recordingLogger().logger,
+      metricsSink: () => undefined,
+      now: () => new Date(s.clock.now()),
+      locate: () => ({ tableName: effectsTable, key: { pk: 'account-1' } }),
+      apply: (current, envelope) => ({ state: { balance: (current?.balance ?? 0) + envelope.data.amount } }),
+    });
+    const [since, until] = [new Date(s.clock.now() - 60_000).toISOString(), new Date(s.clock.now() + 60_000).toISOString()];
+    await produce(s, [{ id: 'evt-a', data: { amount: 100 } }, { id: 'evt-b', data: { amount: 5 } }]);
+    for (const id of ['evt-a', 'evt-b']) {
+      const item = (await documents().send(new GetCommand({ TableName: outbox.outboxTableName, Key: { pk: outboxKeyValue(id), sk: outboxKeyValue(id) } }))).Item!;
+      s.queue.send({ body: item[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE] as string, origin: { via: 'sns' } });
+      await deliverOnce(s.queue, handler);
+    }
+    const balance = async () => (await documents().send(new GetCommand({ TableName: effectsTable, Key: { pk: 'account-1' }, ConsistentRead: true }))).Item?.balance;
+    expect(await balance()).toBe(105);
+
+    const replay = await cli(s, 'replay', '--subscriber-output', output(s, { processingMode: 'aggregate', deduplicationWindowSeconds: undefined, inboxTable: undefined }), '--since', since, '--until', until, '--yes');
+
+    expect(replay.code).toBe(3);
+    expect(replay.stdout).toMatch(/evt-a +Deposited +\S+ +refused +subscriber 'billing' is in aggregate mode/);
+    while ((await deliverOnce(s.queue, handler)) > 0);
+    expect(await balance()).toBe(105);
+  });
+
+  test('finding 4: a replay sends only what the subscription\'s filter policy takes (type and source); the rest is listed as not for it', async () => {
+    const s = (services = await startOperatorServices('FilteredReplay'));
+    const [since, until] = [new Date(s.clock.now() - 60_000).toISOString(), new Date(s.clock.now() + 60_000).toISOString()];
+    await produce(s, [
+      { id: 'evt-ours', type: 'OrderPlaced' },
+      { id: 'evt-other-source', type: 'OrderPlaced', source: 'urn:returns' },
+      { id: 'evt-other-type', type: 'OrderShipped' },
+    ]);
+    const filtered = output(s, { filterPolicy: { type: ['OrderPlaced'], source: ['urn:orders'] }, filterPolicyScope: 'MessageBody' });
+
+    const replay = await cli(s, 'replay', '--subscriber-output', filtered, '--since', since, '--until', until, '--yes', '--json');
+
+    expect(replay.code).toBe(0);
+    expect(JSON.parse(replay.stdout)).toMatchObject({ filteredOut: ['evt-other-source', 'evt-other-type'], sent: [{ eventId: 'evt-ours' }] });
+    expect(s.queue.messages().map((message) => JSON.parse(message.body).id)).toEqual(['evt-ours']);
+    // without the output, the policy is a flag the replay needs
+    const typed = await cli(s, 'replay', '--table', outbox.outboxTableName, '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--processing-mode', 'transactional', '--deduplication-window', '30d', '--since', since);
+    expect(typed).toMatchObject({ code: 2, stderr: expect.stringContaining("'replay' needs --filter-policy") });
   });
 });

@@ -35,17 +35,34 @@ export interface OperatorServices {
  * Starts the endpoint with a fresh set of queues (names unique to `prefix`); the queue moves a message to its DLQ after
  * 3 receives. `authorize` is the endpoint's IAM decision (its AccessDenied message, or undefined to allow).
  */
+/** How the subscriber's queues are configured (CloudFormation's defaults otherwise). */
+export interface QueueSettings {
+  /** @default 3 */
+  readonly maxReceiveCount?: number;
+  /** The subscriber queue's MessageRetentionPeriod. @default 4 days */
+  readonly queueRetentionSeconds?: number;
+  /** The dead-letter queue's MessageRetentionPeriod. @default 14 days */
+  readonly deadLetterRetentionSeconds?: number;
+}
+
 export async function startOperatorServices(
   prefix: string,
   clock: VirtualClock = frozenClock(),
   authorize?: SqsEndpointOptions['authorize'],
+  settings: QueueSettings = {},
 ): Promise<OperatorServices> {
   const byUrl = new Map<string, SimulatedQueue>();
   const byArn = new Map<string, SimulatedQueue>();
   const endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url), resolveQueueArn: (arn) => byArn.get(arn), ...(authorize === undefined ? {} : { authorize }) });
   const baseUrl = endpoint.endpoint;
-  const deadLetterQueue = makeQueue(queueModel(`${prefix}Dlq`, { messageRetentionSeconds: 1_209_600 }), { clock, baseUrl });
-  const queue = makeQueue(queueModel(`${prefix}Queue`, { redrive: { deadLetterQueue: `Stack/${prefix}Dlq`, maxReceiveCount: 3 } }), { clock, baseUrl, deadLetterQueue });
+  const deadLetterQueue = makeQueue(queueModel(`${prefix}Dlq`, { messageRetentionSeconds: settings.deadLetterRetentionSeconds ?? 1_209_600 }), { clock, baseUrl });
+  const queue = makeQueue(
+    queueModel(`${prefix}Queue`, {
+      redrive: { deadLetterQueue: `Stack/${prefix}Dlq`, maxReceiveCount: settings.maxReceiveCount ?? 3 },
+      ...(settings.queueRetentionSeconds === undefined ? {} : { messageRetentionSeconds: settings.queueRetentionSeconds }),
+    }),
+    { clock, baseUrl, deadLetterQueue },
+  );
   const subscriptionDeadLetterQueue = makeQueue(queueModel(`${prefix}SubscriptionDlq`, { messageRetentionSeconds: 1_209_600 }), { clock, baseUrl });
   const relayDeadLetterQueue = makeQueue(queueModel(`${prefix}RelayDlq`, { messageRetentionSeconds: 1_209_600 }), { clock, baseUrl });
   for (const each of [queue, deadLetterQueue, subscriptionDeadLetterQueue, relayDeadLetterQueue]) {
@@ -89,8 +106,11 @@ export async function deliverOnce(queue: SimulatedQueue, handler: SqsBatchHandle
   return received.length;
 }
 
+/** What the CLI runs against: the SQS endpoint and its clock (DynamoDB Local is the suite's). */
+export type CliServices = Pick<OperatorServices, 'clock' | 'endpoint'>;
+
 /** Runs the CLI in-process against the endpoint and DynamoDB Local, at the services' virtual time. */
-export async function cli(services: OperatorServices, ...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function cli(services: CliServices, ...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   return cliAt(services, {}, ...argv);
 }
 
@@ -107,7 +127,7 @@ export interface CliRun {
 }
 
 /** {@link cli} with an operator at a terminal who answers `confirm`'s questions, or time that passes between requests. */
-export async function cliAt(services: OperatorServices, terminal: CliRun, ...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+export async function cliAt(services: CliServices, terminal: CliRun, ...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
   const io: CliIo = {

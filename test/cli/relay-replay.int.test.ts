@@ -73,7 +73,7 @@ describe('an event the relay gave up on: found with dlq list, replayed from the 
       metricsSink: () => undefined,
       handle: (envelope, tx) => tx.update({ TableName: effectsTable, Key: { pk: envelope.id }, UpdateExpression: 'ADD applied :one', ExpressionAttributeValues: { ':one': 1 } }),
     });
-    const replay = ['replay', '--table', outboxTable, '--queue', s.queue.address.url, '--subscriber', 'billing', '--deduplication-window', '30d', '--since', since, '--until', until, '--yes'];
+    const replay = ['replay', '--table', outboxTable, '--queue', s.queue.address.url, '--subscriber', 'billing', '--processing-mode', 'transactional', '--filter-policy', 'none', '--deduplication-window', '30d', '--since', since, '--until', until, '--yes'];
     for (let round = 0; round < 2; round++) {
       expect(await cli(s, ...replay)).toMatchObject({ code: 0, stdout: expect.stringContaining('sent 2 to') });
       while ((await deliverOnce(s.queue, handler)) > 0);

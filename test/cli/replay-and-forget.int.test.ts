@@ -61,7 +61,7 @@ function consumer(s: OperatorServices) {
   return { handler, applied, drain };
 }
 
-const replayArgs = (s: OperatorServices) => ['replay', '--table', outbox.outboxTableName, '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--deduplication-window', '30d'];
+const replayArgs = (s: OperatorServices) => ['replay', '--table', outbox.outboxTableName, '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--processing-mode', 'transactional', '--filter-policy', 'none', '--deduplication-window', '30d'];
 
 describe('idempotent-event-flow replay, from the outbox in DynamoDB Local to the simulator\'s queue', () => {
   test('replays an event the relay gave up on by id, with its original id and body; replaying twice applies once', async () => {
@@ -186,11 +186,11 @@ describe('idempotent-event-flow inbox forget', () => {
     expect(result).toMatchObject({ code: 3, stderr: expect.stringContaining("has a processing record that is BLOCKED: resolve it with 'blocked resolve'") });
   });
 
-  test('fails when there is no record, and needs --reason', async () => {
+  test('refuses (exit 3: nothing to act on, not a failure) when there is no record, and needs --reason', async () => {
     const s = (services = await startOperatorServices('ForgetNothing'));
     expect(await cli(s, 'inbox', 'forget', SUBSCRIBER, 'evt-none', '--table', inboxTable, '--reason', 'r', '--yes')).toMatchObject({
-      code: 1,
-      stderr: expect.stringContaining("event 'evt-none' of subscriber 'billing' has no record"),
+      code: 3,
+      stderr: expect.stringContaining("refused: event 'evt-none' of subscriber 'billing' has no record"),
     });
     expect(await cli(s, 'inbox', 'forget', SUBSCRIBER, 'evt-none', '--table', inboxTable)).toMatchObject({ code: 2, stderr: expect.stringContaining('needs --reason') });
   });

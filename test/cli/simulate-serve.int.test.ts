@@ -3,6 +3,7 @@
  * what the run left in its tables and queues, and the commands it prints work against them as pasted; asked to stop,
  * it stops both (no process, no port left).
  */
+import { execFileSync } from 'node:child_process';
 import { connect } from 'node:net';
 import * as path from 'node:path';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
@@ -37,9 +38,14 @@ function alive(pid: number): boolean {
   }
 }
 
-/** Runs a printed command line (`idempotent-event-flow ...`, no quoting needed) in-process with the printed environment. */
+/** The words of a shell command line, as bash splits and unquotes them (the printed commands are for a shell). */
+function shellWords(line: string): string[] {
+  return execFileSync('bash', ['-c', `printf '%s\\0' ${line}`], { encoding: 'utf8' }).split('\0').slice(0, -1);
+}
+
+/** Runs a printed command line (`idempotent-event-flow ...`, words quoted for a shell) in-process with the printed environment. */
 async function runPrinted(line: string, environment: Readonly<Record<string, string>>): Promise<{ code: number; stdout: string; stderr: string }> {
-  const [program, ...argv] = line.trim().split(/\s+/);
+  const [program, ...argv] = shellWords(line.trim());
   expect(program).toBe('idempotent-event-flow');
   const saved = Object.fromEntries(Object.keys(environment).map((name) => [name, process.env[name]]));
   Object.assign(process.env, environment);
@@ -108,8 +114,12 @@ describe('simulate --serve', () => {
       expect(await runPrinted(blockedList!, environment)).toMatchObject({ code: 0, stderr: '' });
 
       // WHEN a dead letter is on Billing's queue's dead-letter queue and the printed redrive runs with --yes
-      const redrive = stdout.split('\n').find((line) => /idempotent-event-flow dlq redrive --dead-letter-queue .* --subscriber Billing /.test(line));
-      const [deadLetterQueueUrl, queueUrl] = [/--dead-letter-queue (\S+)/.exec(redrive!)![1]!, /--queue (\S+)/.exec(redrive!)![1]!];
+      // the redrive takes Billing's Operator output as the served run resolves it: its queues come from there
+      const redrive = stdout.split('\n').find((line) => /idempotent-event-flow dlq redrive --subscriber-output '\{.*"subscriberName":"Billing".*\}' --dead-letter-queue /.test(line));
+      const deployment = JSON.parse(/--subscriber-output '(\{.*\})'/.exec(redrive!)![1]!) as { queueUrl: string; deadLetterQueueUrl: string; processingMode: string };
+      expect(deployment.processingMode).toBe('transactional');
+      const [deadLetterQueueUrl, queueUrl] = [/--dead-letter-queue (\S+)/.exec(redrive!)![1]!, deployment.queueUrl];
+      expect(deadLetterQueueUrl).toBe(deployment.deadLetterQueueUrl);
       const sqsClient = new SQSClient({ region: 'us-east-1', endpoint: sqsEndpoint, credentials: LOCAL_CREDENTIALS, useQueueUrlAsEndpoint: false });
       try {
         await sqsClient.send(new SendMessageCommand({ QueueUrl: deadLetterQueueUrl, MessageBody: JSON.stringify(envelopeObject({ id: 'evt-served', time: new Date().toISOString() })) }));

@@ -4,7 +4,10 @@
  */
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, test } from 'vitest';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import { Duration } from 'aws-cdk-lib';
 import { IdempotentEventFlow, ProcessingMode } from '../../lib';
+import { parseSubscriberDeployment } from '../../lambda/operator/subscriber-deployment';
 import { resolveValue } from '../../simulator/model/intrinsics';
 import { HANDLER_ENTRY, newStack } from '../fixtures/construct-test-kit';
 
@@ -45,8 +48,12 @@ describe('operator outputs', () => {
         relayDeadLetterQueueUrl: ref(flow.relay.deadLetterQueue.queueUrl),
       },
       {
+        format: 1,
         subscriberName: 'Billing',
         processingMode: 'transactional',
+        deduplicationWindowSeconds: 30 * 86_400,
+        keepBlockedMessageBody: false,
+        outboxTable: ref(flow.outboxTable.table.tableName),
         inboxTable: ref(billing.inboxTable!.tableName),
         queueUrl: ref(billing.queue.queueUrl),
         deadLetterQueueUrl: ref(billing.deadLetterQueue.queueUrl),
@@ -54,15 +61,43 @@ describe('operator outputs', () => {
         consumerFunctionName: ref(billing.consumerFunction.lambdaFunction.functionName),
       },
       {
-        // AGGREGATE has no inbox table
+        // AGGREGATE has no inbox table and no deduplication window
+        format: 1,
         subscriberName: 'stats',
         processingMode: 'aggregate',
+        keepBlockedMessageBody: false,
+        outboxTable: ref(flow.outboxTable.table.tableName),
         queueUrl: ref(stats.queue.queueUrl),
         deadLetterQueueUrl: ref(stats.deadLetterQueue.queueUrl),
         subscriptionDeadLetterQueueUrl: ref(stats.subscriptionDeadLetterQueue.queueUrl),
         consumerFunctionName: ref(stats.consumerFunction.lambdaFunction.functionName),
       },
     ]);
+  });
+
+  test("a subscriber's output holds everything the operator commands need (issue 28, finding 8): its window, mode and filter policy, and the CLI reads it", () => {
+    const stack = newStack();
+    const flow = new IdempotentEventFlow(stack, 'Orders');
+    flow.addSubscriber('Invoicing', {
+      entry: HANDLER_ENTRY,
+      processingMode: ProcessingMode.LEASE,
+      deduplicationWindow: Duration.days(26),
+      keepBlockedMessageBody: true,
+      filterPolicyWithMessageBody: {
+        type: sns.FilterOrPolicy.filter(sns.SubscriptionFilter.stringFilter({ allowlist: ['OrderPlaced'] })),
+        source: sns.FilterOrPolicy.filter(sns.SubscriptionFilter.stringFilter({ allowlist: ['urn:orders'] })),
+      },
+    });
+    const output = Object.values(resolvedOutputs(Template.fromStack(stack))).find((each) => each.value.subscriberName === 'Invoicing')!.value;
+
+    expect(output).toMatchObject({
+      processingMode: 'lease',
+      deduplicationWindowSeconds: 26 * 86_400,
+      keepBlockedMessageBody: true,
+      filterPolicy: { type: ['OrderPlaced'], source: ['urn:orders'] },
+      filterPolicyScope: 'MessageBody',
+    });
+    expect(parseSubscriberDeployment(JSON.stringify(output))).toEqual(output);
   });
 
   test("say in their description the CLI command a subscriber's values go into", () => {

@@ -1,0 +1,31 @@
+/**
+ * The value of a subscriber's `Operator` stack output: a {@link SubscriberDeployment} (JSON), everything the operator
+ * commands need to act on the subscriber without the operator typing it. One place, for every subscriber wherever it
+ * is created.
+ */
+import { Stack } from 'aws-cdk-lib';
+import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import { SUBSCRIBER_DEPLOYMENT_FORMAT, type SubscriberDeployment } from '../../../lambda/operator/subscriber-deployment';
+import type { Subscriber } from '../subscriber';
+
+/** The output's JSON value (tokens resolved at deploy time), in the stack of `subscriber`. */
+export function subscriberOperatorOutputValue(subscriber: Subscriber, outboxTable: dynamodb.ITable | undefined): string {
+  const subscription = subscriber.subscription.node.defaultChild as sns.CfnSubscription;
+  const deployment: { [field in keyof SubscriberDeployment]: unknown } = {
+    format: SUBSCRIBER_DEPLOYMENT_FORMAT,
+    subscriberName: subscriber.subscriberName,
+    processingMode: subscriber.processingMode,
+    deduplicationWindowSeconds: subscriber.deduplicationWindow?.toSeconds(),
+    keepBlockedMessageBody: subscriber.keepsBlockedMessageBody,
+    filterPolicy: subscription.filterPolicy,
+    filterPolicyScope: subscription.filterPolicyScope,
+    outboxTable: outboxTable?.tableName,
+    inboxTable: subscriber.inboxTable?.tableName,
+    queueUrl: subscriber.queue.queueUrl,
+    deadLetterQueueUrl: subscriber.deadLetterQueue.queueUrl,
+    subscriptionDeadLetterQueueUrl: subscriber.subscriptionDeadLetterQueue.queueUrl,
+    consumerFunctionName: subscriber.consumerFunction.lambdaFunction.functionName,
+  };
+  return Stack.of(subscriber).toJsonString(deployment);
+}

@@ -1,0 +1,49 @@
+/**
+ * Model-based property tests of an event's whole life (issue 28): fast-check draws a configuration per run (each
+ * processing mode, keepBlockedMessageBody, maxProcessedMessages, the deduplication window, queue and dead-letter
+ * retentions, maxReceiveCount, a filter policy) and a sequence of what producers, AWS, time (seconds to days) and the
+ * operator do (test/support/model/system-commands.ts): the operator with the real CLI (`dlq list`, `dlq redrive`,
+ * `replay`, `blocked resolve`, `inbox forget`), against the simulator's SQS endpoint and DynamoDB Local, with the real
+ * runtime consuming. After every command: no event applied twice; nothing acknowledged unless applied, a duplicate or
+ * kept; nothing the filter does not take applied; no operator command fails. After the operator is done, each event
+ * is applied exactly once or named by a refusal (or ran out of a queue's retention). A failure prints the shrunk
+ * sequence, its seed and the run's history (test/support/model/system-world.ts).
+ *
+ * `IEF_LIFE_RUNS` (default 6 per mode) and `IEF_LIFE_COMMANDS` (default 24) make a longer search; `IEF_LIFE_SEED`
+ * replays one seed.
+ */
+import fc from 'fast-check';
+import { describe, expect, test } from 'vitest';
+import { systemCommands, systemConfig } from '../support/model/system-commands';
+import { SystemWorld, type Mode } from '../support/model/system-world';
+
+const RUNS = Number(process.env.IEF_LIFE_RUNS ?? 6);
+const COMMANDS = Number(process.env.IEF_LIFE_COMMANDS ?? 24);
+const SEED = process.env.IEF_LIFE_SEED === undefined ? undefined : Number(process.env.IEF_LIFE_SEED);
+
+/** Searches runs of `mode`; resolves with the failure report, or undefined when every run held. */
+export async function searchLife(mode: Mode, options: { runs: number; commands: number; seed?: number }): Promise<string | undefined> {
+  const result = await fc.check(
+    fc.asyncProperty(systemConfig([mode]), fc.constant(null).chain(() => systemCommands(mode, options.commands)), async (config, commands) => {
+      const world = await SystemWorld.start(config);
+      try {
+        await fc.asyncModelRun(() => ({ model: {}, real: world }), commands);
+        await world.drain();
+        if (world.violations.length > 0) throw new Error(world.report());
+      } finally {
+        await world.stop();
+      }
+    }),
+    { numRuns: options.runs, ...(options.seed === undefined ? {} : { seed: options.seed }), endOnFailure: false },
+  );
+  if (!result.failed) return undefined;
+  const cause = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
+  return `${fc.defaultReportMessage(result)}\n${cause}`;
+}
+
+describe.each<Mode>(['transactional', 'lease', 'multi-step', 'aggregate'])('an event\'s whole life in %s mode, with the operator\'s commands and days passing', (mode) => {
+  test('never applied twice, nothing lost or applied against the filter; after the operator, applied once or named by a refusal', async () => {
+    const failure = await searchLife(mode, { runs: RUNS, commands: COMMANDS, ...(SEED === undefined ? {} : { seed: SEED }) });
+    expect(failure).toBeUndefined();
+  });
+});

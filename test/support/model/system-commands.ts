@@ -1,0 +1,84 @@
+/**
+ * The commands of the model-based tests of an event's whole life (issue 28): what producers, AWS, time and the
+ * operator do to the world of system-world.ts, each followed by the world's checks, and the configurations a run is
+ * drawn with. Not a test file.
+ */
+import fc from 'fast-check';
+import type { DeliverySpec, EventSpec, Mode, SystemConfig, SystemWorld } from './system-world';
+
+type Command = fc.AsyncCommand<object, SystemWorld>;
+
+/** A command that runs `act` on the world, then its checks. */
+function command(label: string, act: (world: SystemWorld) => Promise<void> | void): Command {
+  return {
+    check: () => true,
+    run: async (_model, world) => {
+      await act(world);
+      await world.check();
+    },
+    toString: () => label,
+  };
+}
+
+const HOUR_MS = 3_600_000;
+const DAY_MS = 24 * HOUR_MS;
+
+/** The configurations a run is drawn with: every mode, and values other than the defaults. */
+export function systemConfig(modes: readonly Mode[]): fc.Arbitrary<SystemConfig> {
+  return fc
+    .record({
+      mode: fc.constantFrom(...modes),
+      keepBlockedMessageBody: fc.boolean(),
+      maxProcessedMessages: fc.integer({ min: 1, max: 3 }),
+      queueRetentionDays: fc.integer({ min: 1, max: 4 }),
+      deadLetterRetentionDays: fc.integer({ min: 7, max: 14 }),
+      maxReceiveCount: fc.integer({ min: 1, max: 3 }),
+      filter: fc.constantFrom<SystemConfig['filter']>('none', 'type', 'type-and-source'),
+      windowSlackDays: fc.integer({ min: 0, max: 12 }),
+    })
+    // as the constructs require: the window covers the queue's and the dead-letter queue's retention
+    .map(({ windowSlackDays, ...config }) => ({ ...config, deduplicationWindowDays: Math.min(30, config.queueRetentionDays + config.deadLetterRetentionDays + windowSlackDays) }));
+}
+
+const eventSpec: fc.Arbitrary<EventSpec> = fc.record({
+  type: fc.constantFrom<EventSpec['type']>('OrderPlaced', 'OrderPlaced', 'OrderShipped'),
+  source: fc.constantFrom<EventSpec['source']>('urn:orders', 'urn:orders', 'urn:returns'),
+  copies: fc.integer({ min: 1, max: 2 }),
+  relayGivesUp: fc.constantFrom(false, false, false, true),
+  aheadDays: fc.constantFrom(0, 0, 0, 0, 45),
+});
+
+const deliverySpec = (mode: Mode): fc.Arbitrary<DeliverySpec> =>
+  fc.record({
+    batch: fc.integer({ min: 1, max: 4 }),
+    crash: fc.option(fc.record({ request: fc.integer({ min: 1, max: 4 }), when: fc.constantFrom<'before' | 'after'>('before', 'after') }), { freq: 4, nil: undefined }),
+    deadLetterFails: fc.boolean(),
+    effectFailure: mode === 'lease' || mode === 'multi-step' ? fc.constantFrom<DeliverySpec['effectFailure']>('none', 'retryable', 'unknown-before', 'unknown-before', 'unknown-after') : fc.constant<'none'>('none'),
+  });
+
+/** The commands of a run of `mode`. */
+export function systemCommands(mode: Mode, maxCommands: number): fc.Arbitrary<Iterable<Command>> {
+  const publish = eventSpec.map((spec) => command(`publish(${JSON.stringify(spec)})`, (world) => world.publish(spec)));
+  const deliver = deliverySpec(mode).map((spec) => command(`deliver(${JSON.stringify(spec)})`, (world) => world.deliver(spec)));
+  return fc.commands(
+    [
+      // producers and deliveries are drawn more often than the rest: an operator acts on what they leave behind
+      publish,
+      publish,
+      publish,
+      deliver,
+      deliver,
+      deliver,
+      fc.integer({ min: 31, max: 3600 }).map((seconds) => command(`advance(${seconds} s)`, (world) => world.advance(seconds * 1000))),
+      fc.integer({ min: 1, max: 12 }).map((hours) => command(`advance(${hours} hours)`, (world) => world.advance(hours * HOUR_MS))),
+      fc.integer({ min: 1, max: 16 }).map((days) => command(`advance(${days} days)`, (world) => world.advance(days * DAY_MS))),
+      fc.constant(command('fixBug()', (world) => world.fixBug())),
+      fc.constant(command('dlq list', (world) => world.dlqList())),
+      fc.boolean().map((meanwhile) => command(`dlq redrive${meanwhile ? ' (dead letters arrive meanwhile)' : ''}`, (world) => world.dlqRedrive(meanwhile))),
+      fc.oneof(fc.constant<'range'>('range'), fc.nat(20)).map((which) => command(`replay(${which})`, (world) => world.replay(which))),
+      fc.constant(command('blocked resolve (from the truth)', (world) => world.resolveBlocked())),
+      fc.nat(20).map((index) => command(`restore from a backup and inbox forget(${index})`, (world) => world.restoreAndForget(index))),
+    ],
+    { maxCommands, size: 'max' },
+  );
+}

@@ -1,0 +1,600 @@
+/**
+ * The world of the model-based tests of an event's whole life (issue 28): not one module but the system around it. A
+ * real producer (the runtime's Outbox) writes events to an outbox table in DynamoDB Local; SNS's fan-out to one
+ * subscriber's queue applies the subscription's filter policy (the simulator's matcher); the simulator's SQS queues
+ * (retention, visibility, maxReceiveCount, behind its SQS endpoint) hold the copies; a real consumer of the run's
+ * processing mode applies them; and the operator acts with the real CLI in-process (`dlq list`, `dlq redrive`,
+ * `replay`, `blocked resolve`, `inbox forget`) against the same endpoint and tables, as days pass. DynamoDB's TTL is
+ * emulated (an item past its `expiresAt` is deleted when time moves: the harshest timing AWS allows). Not a test file.
+ *
+ * The checks, after every command: no event applied twice; nothing acknowledged unless applied, a true duplicate or
+ * kept (a copy on a queue, a body kept on its record, or its outbox item while the relay's give-up can be replayed);
+ * an event the subscription's filter does not take is never applied; an operator command exits 0 or refuses (3) and
+ * never fails. After the operator is done: each event the filter takes is applied exactly once, or named by a
+ * refusal, or its last copy ran out of a queue's retention (SQS deleted it: an alarm's business, recorded).
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { DeleteItemCommand, GetItemCommand, ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { createAggregateConsumer } from '../../../lambda/aggregate/aggregate-consumer';
+import type { SqsBatchHandler } from '../../../lambda/consumer/create-consumer';
+import type { DeadLetter, DeadLetterPublisher } from '../../../lambda/consumer/dead-letter';
+import { createTransactionalConsumer } from '../../../lambda/consumer/transactional-consumer';
+import { PermanentError, RetryableError } from '../../../lambda/errors';
+import { createLeaseConsumer } from '../../../lambda/processing/lease-consumer';
+import { createMultiStepConsumer } from '../../../lambda/processing/multi-step-consumer';
+import { Outbox } from '../../../lambda/producer/outbox';
+import type { ProducerConfig } from '../../../lambda/config';
+import { compileFilterPolicy } from '../../../simulator/patterns/filter-policy';
+import { frozenClock } from '../../simulator/aws/queue-test-kit';
+import { cliAt, startOperatorServices, type OperatorServices } from '../../cli/operator-services';
+import { localClient, uniqueTableName, createTable } from '../dynamodb-client';
+import { SimulatedCrash } from '../proof/crash-injector';
+import { recordingLogger } from '../proof/recorders';
+import { createInboxTable, createOutbox } from '../proof/tables';
+
+export type Mode = 'transactional' | 'lease' | 'multi-step' | 'aggregate';
+
+/** One run's configuration, drawn per run: what users deploy besides the defaults. */
+export interface SystemConfig {
+  readonly mode: Mode;
+  readonly keepBlockedMessageBody: boolean;
+  /** Aggregate mode: how many processed ids the aggregate keeps. */
+  readonly maxProcessedMessages: number;
+  readonly deduplicationWindowDays: number;
+  readonly queueRetentionDays: number;
+  readonly deadLetterRetentionDays: number;
+  readonly maxReceiveCount: number;
+  /** The subscription's filter policy (MessageBody scope). */
+  readonly filter: 'none' | 'type' | 'type-and-source';
+}
+
+/** A producer's event: what it is, and whether the relay delivered it. */
+export interface EventSpec {
+  readonly type: 'OrderPlaced' | 'OrderShipped';
+  readonly source: 'urn:orders' | 'urn:returns';
+  /** SNS delivers one publish as this many SQS messages. */
+  readonly copies: number;
+  /** The relay gave up on its stream batch (its dead letter holds metadata only): the event waits in the outbox for a replay. */
+  readonly relayGivesUp: boolean;
+  /** How far in the future its producer dates it (days). */
+  readonly aheadDays: number;
+}
+
+/** One invocation of the consumer and what goes wrong in it. */
+export interface DeliverySpec {
+  readonly batch: number;
+  /** The invocation dies before or after its `request`-th DynamoDB request. */
+  readonly crash?: { readonly request: number; readonly when: 'before' | 'after' } | undefined;
+  /** The runtime's own dead-letter sends fail (SQS unavailable). */
+  readonly deadLetterFails: boolean;
+  /** Lease and multi-step: how the first effect call fails. */
+  readonly effectFailure: 'none' | 'retryable' | 'unknown-before' | 'unknown-after';
+}
+
+interface Published {
+  readonly id: string;
+  readonly spec: EventSpec;
+  /** The subscription's filter takes it: it must be applied. */
+  readonly taken: boolean;
+}
+
+interface InvocationState {
+  readonly crash?: DeliverySpec['crash'];
+  requests: number;
+  dead: boolean;
+  effectFailure: DeliverySpec['effectFailure'];
+}
+
+const DAY_MS = 86_400_000;
+const VISIBILITY_MS = 31_000;
+const POLICIES: Record<SystemConfig['filter'], Record<string, unknown> | undefined> = {
+  none: undefined,
+  type: { type: ['OrderPlaced', 'OrderShipped'] },
+  'type-and-source': { type: ['OrderPlaced', 'OrderShipped'], source: ['urn:orders'] },
+};
+
+/** One run of the system model. */
+export class SystemWorld {
+  public readonly violations: string[] = [];
+  public readonly history: string[] = [];
+  private readonly events = new Map<string, Published>();
+  /** Lease and multi-step: how often each event's external effect ran (the truth). */
+  private readonly effects = new Map<string, number>();
+  /** Applications undone by an operator who restored the effect from a backup (then `inbox forget`). */
+  private readonly restored = new Map<string, number>();
+  /** Events whose last copy SQS deleted at a queue's retention (explained: the age alarms' business). */
+  private readonly expired = new Set<string>();
+  /** Events the last operator commands refused, by id, with why. */
+  private readonly refusals = new Map<string, string>();
+  private readonly invocation = new AsyncLocalStorage<InvocationState>();
+  /** The runtime's log lines (its warnings included). */
+  private readonly logs = recordingLogger();
+  /** Events the operator's commands sent a copy of (a redrive, a replay). */
+  private readonly operatorSent = new Set<string>();
+  private readonly documents: DynamoDBDocumentClient;
+  private readonly handler: SqsBatchHandler;
+  private readonly outbox: Outbox;
+  private readonly filter: ((message: { body: string; attributes: Record<string, never> }) => boolean) | undefined;
+  private readonly since: string;
+  private poisoned = true;
+  private deadLetterFails = false;
+
+  private constructor(
+    public readonly config: SystemConfig,
+    private readonly services: OperatorServices,
+    private readonly direct: DynamoDBClient,
+    private readonly tables: { readonly inbox: string; readonly business: string; readonly outbox: ProducerConfig },
+  ) {
+    this.documents = DynamoDBDocumentClient.from(direct);
+    const policy = POLICIES[config.filter];
+    this.filter = policy === undefined ? undefined : compileFilterPolicy(policy, 'MessageBody');
+    this.outbox = new Outbox({ client: this.documents, config: tables.outbox, now: () => new Date(this.now()) });
+    this.handler = this.consumer();
+    this.since = new Date(this.now() - 60_000).toISOString();
+    this.history.push(`config ${JSON.stringify(config)}`);
+  }
+
+  public static async start(config: SystemConfig): Promise<SystemWorld> {
+    const services = await startOperatorServices(`Life${randomUUID().slice(0, 8)}`, frozenClock(), undefined, {
+      maxReceiveCount: config.maxReceiveCount,
+      queueRetentionSeconds: config.queueRetentionDays * 86_400,
+      deadLetterRetentionSeconds: config.deadLetterRetentionDays * 86_400,
+    });
+    const direct = localClient();
+    const inbox = uniqueTableName('life-inbox');
+    await createInboxTable(direct, inbox);
+    const business = uniqueTableName('life-business');
+    await createTable(direct, business, { partitionKey: 'pk' });
+    // the outbox keeps events for 7 days (the constructs' default eventRetention)
+    const outbox = await createOutbox(direct, { eventSource: 'urn:orders', eventRetentionSeconds: 7 * 86_400, timeToLiveAttributeName: 'expiresAt' });
+    return new SystemWorld(config, services, direct, { inbox, business, outbox });
+  }
+
+  public async stop(): Promise<void> {
+    await this.services.stop();
+    this.direct.destroy();
+  }
+
+  private now(): number {
+    return this.services.clock.now();
+  }
+
+  // ---- what AWS and the producers do ----------------------------------------------------------------------------
+
+  /** A producer writes an event in its transaction; the relay publishes it to the topic, whose filter fans it out. */
+  public async publish(spec: EventSpec): Promise<void> {
+    const id = `evt-${randomUUID().slice(0, 13)}`;
+    try {
+      await this.outbox.transactWrite({ events: [{ id, type: spec.type, source: spec.source, data: { amount: 1 }, time: new Date(this.now() + spec.aheadDays * DAY_MS) }] });
+    } catch (error) {
+      // a producer may refuse an event (a time too far ahead): then it never existed
+      this.history.push(`publish ${spec.type} refused by the producer: ${(error as Error).message.slice(0, 80)}`);
+      return;
+    }
+    const body = await this.outboxBody(id);
+    const taken = this.filter === undefined || this.filter({ body: body ?? '', attributes: {} });
+    this.events.set(id, { id, spec, taken });
+    if (taken && !spec.relayGivesUp) for (let copy = 0; copy < spec.copies; copy++) this.send(body as string);
+    this.history.push(`publish ${id} ${spec.type} from ${spec.source}${spec.aheadDays > 0 ? ` dated +${spec.aheadDays}d` : ''}${taken ? '' : ' (filtered out)'}${spec.relayGivesUp ? ', relay gives up' : ` x${spec.copies}`}`);
+  }
+
+  /** One invocation with what the queue hands out (visible messages, up to `batch`). */
+  public async deliver(spec: DeliverySpec): Promise<void> {
+    const received = this.services.queue.receive(spec.batch);
+    if (received.length === 0) return;
+    const state: InvocationState = { ...(spec.crash ? { crash: spec.crash } : {}), requests: 0, dead: false, effectFailure: spec.effectFailure };
+    this.deadLetterFails = spec.deadLetterFails;
+    let failed: Set<string>;
+    try {
+      const response = await this.invocation.run(state, () =>
+        this.handler({
+          Records: received.map((message) => ({
+            messageId: message.messageId,
+            body: message.body,
+            attributes: { ApproximateReceiveCount: String(message.receiveCount) },
+            messageAttributes: Object.fromEntries(Object.entries(message.messageAttributes).map(([name, value]) => [name, { stringValue: value.StringValue, dataType: value.DataType }])),
+          })),
+        }),
+      );
+      failed = state.dead ? new Set(received.map((message) => message.messageId)) : new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
+    } catch {
+      failed = new Set(received.map((message) => message.messageId));
+    } finally {
+      this.deadLetterFails = false;
+    }
+    for (const message of received) if (!failed.has(message.messageId)) this.services.queue.delete(message.receiptHandle);
+    const note = [spec.crash ? `dies ${spec.crash.when} request ${spec.crash.request}` : '', spec.deadLetterFails ? 'dead-letter sends fail' : '', spec.effectFailure !== 'none' ? `effect ${spec.effectFailure}` : '']
+      .filter((part) => part !== '')
+      .join(', ');
+    this.history.push(`deliver ${received.length}${note === '' ? '' : ` (${note})`}: ${received.length - failed.size} acknowledged${state.dead ? ', died' : ''}`);
+  }
+
+  /** Time passes: visibility timeouts, queue retentions, TTLs (deleted at once: the harshest AWS allows). */
+  public async advance(milliseconds: number): Promise<void> {
+    this.snapshotCopies();
+    this.services.clock.advanceBy(milliseconds);
+    // a queue operation lets each queue drop what outlived its retention
+    this.services.queue.counts();
+    this.services.deadLetterQueue.counts();
+    await this.sweepExpiredItems();
+    this.noteExpiredCopies();
+    const [size, unit] = milliseconds >= DAY_MS ? [DAY_MS, 'days'] : milliseconds >= 3_600_000 ? [3_600_000, 'hours'] : [1000, 's'];
+    this.history.push(`time +${Math.round(milliseconds / size)} ${unit}`);
+  }
+
+  /** The team fixes the handler's bug: the poison type applies from now on. */
+  public fixBug(): void {
+    if (this.poisoned) this.history.push('the handler bug is fixed');
+    this.poisoned = false;
+  }
+
+  // ---- what the operator does, with the real CLI ------------------------------------------------------------------
+
+  /** `dlq list`: reads, changes nothing, and counts what the dead-letter queue holds. */
+  public async dlqList(): Promise<void> {
+    const held = this.services.deadLetterQueue.messages().length;
+    const result = await this.cli({}, 'dlq', 'list', '--dead-letter-queue', this.services.deadLetterQueue.address.url, '--json');
+    if (result.code !== 0) return this.violate(`dlq list exited ${result.code}: ${result.stderr}`);
+    const listed = (JSON.parse(result.stdout) as Array<{ messages: number }>)[0]?.messages;
+    if (listed !== held) this.violate(`dlq list counted ${String(listed)} dead letters, the queue holds ${held}`);
+    if (this.services.deadLetterQueue.messages().length !== held) this.violate('dlq list changed the dead-letter queue');
+    this.history.push(`operator: dlq list (${held})`);
+  }
+
+  /**
+   * `dlq redrive --yes` of the subscriber's dead-letter queue, named by its Operator output. With `meanwhile`, the
+   * consumer polls while the command runs (after its last read): a message past maxReceiveCount lands in the
+   * dead-letter queue between the check and the move.
+   */
+  public async dlqRedrive(meanwhile: boolean): Promise<void> {
+    let receives = 0;
+    const result = await this.cli(
+      {
+        afterSqsRequest: (name) => {
+          if (meanwhile && name === 'ReceiveMessageCommand' && (receives += 1) === 2) this.services.queue.receive(10);
+        },
+      },
+      'dlq', 'redrive', '--subscriber-output', this.operatorOutput(), '--yes', '--json',
+    );
+    if (result.code !== 0 && result.code !== 3) return this.violate(`dlq redrive exited ${result.code}: ${result.stderr}`);
+    const decisions = (JSON.parse(result.stdout) as { decisions: Array<{ eventId?: string; redrive: boolean; refusal?: string }> }).decisions;
+    for (const decision of decisions) {
+      if (decision.eventId === undefined) continue;
+      if (decision.redrive) this.operatorSent.add(decision.eventId);
+      else this.refusals.set(decision.eventId, decision.refusal ?? '');
+    }
+    this.history.push(`operator: dlq redrive${meanwhile ? ' (the consumer polls meanwhile)' : ''}: ${decisions.filter((d) => d.redrive).length} redriven, ${decisions.filter((d) => !d.redrive).length} refused`);
+  }
+
+  /** `replay --yes`: of one event the producer wrote, or of the range since the run began. */
+  public async replay(which: 'range' | number): Promise<void> {
+    const ids = [...this.events.keys()];
+    const selection = which === 'range' ? ['--since', this.since, '--until', new Date(this.now() + 60_000).toISOString()] : ids.length === 0 ? undefined : ['--event-id', ids[which % ids.length] as string];
+    if (selection === undefined) return;
+    const result = await this.cli({}, 'replay', '--subscriber-output', this.operatorOutput(), ...selection, '--yes', '--json');
+    if (result.code !== 0 && result.code !== 3) return this.violate(`replay exited ${result.code}: ${result.stderr}`);
+    const output = JSON.parse(result.stdout) as { events: Array<{ eventId: string; send: boolean; why?: string }>; missing: string[] };
+    for (const event of output.events) {
+      if (event.send) this.operatorSent.add(event.eventId);
+      else this.refusals.set(event.eventId, event.why ?? '');
+    }
+    this.history.push(`operator: replay ${which === 'range' ? 'the range' : 'one event'}: ${output.events.filter((e) => e.send).length} sent, ${output.events.filter((e) => !e.send).length} refused, ${output.missing.length} not in the outbox`);
+  }
+
+  /** `blocked resolve` of every blocked record, from the truth: SUCCESS when the effect ran, else TRY_AGAIN. */
+  public async resolveBlocked(): Promise<void> {
+    if (this.config.mode !== 'lease' && this.config.mode !== 'multi-step') return;
+    const listed = await this.cli({}, 'blocked', 'list', '--table', this.tables.inbox, '--subscriber', 'life', '--json');
+    if (listed.code !== 0) return this.violate(`blocked list exited ${listed.code}: ${listed.stderr}`);
+    for (const blocked of JSON.parse(listed.stdout) as Array<{ eventId: string; step: string; version: number }>) {
+      const ran = (this.effects.get(blocked.eventId) ?? 0) - (this.restored.get(blocked.eventId) ?? 0) > 0;
+      const status = blocked.step === 'charge' || blocked.step === 'effect' ? (ran ? 'SUCCESS' : 'TRY_AGAIN') : 'TRY_AGAIN';
+      const result = await this.cli(
+        {},
+        'blocked', 'resolve', '--table', this.tables.inbox, '--subscriber', 'life', '--event-id', blocked.eventId, '--step', blocked.step,
+        '--status', status, '--expected-version', String(blocked.version), '--queue', this.services.queue.address.url,
+      );
+      if (result.code !== 0) this.violate(`blocked resolve of ${blocked.eventId} exited ${result.code}: ${result.stderr}`);
+      else this.history.push(`operator: resolve ${blocked.eventId} ${status}`);
+    }
+  }
+
+  /**
+   * The operator restores an applied event's effect from a backup taken before it (the effect is gone), then runs
+   * `inbox forget --yes`, so the event applies again when redelivered; a refused forget puts the effect back.
+   */
+  public async restoreAndForget(index: number): Promise<void> {
+    if (this.config.mode === 'aggregate') return;
+    const applied = [...this.events.values()].filter((event) => this.appliedCount(event.id, this.lastCounts) === 1);
+    const event = applied[index % Math.max(1, applied.length)];
+    if (event === undefined) return;
+    const result = await this.cli({}, 'inbox', 'forget', 'life', event.id, '--table', this.tables.inbox, '--reason', 'restored from a backup', '--yes');
+    if (result.code === 3) return void this.history.push(`operator: inbox forget ${event.id} refused`);
+    if (result.code !== 0) return this.violate(`inbox forget exited ${result.code}: ${result.stderr}`);
+    this.restored.set(event.id, (this.restored.get(event.id) ?? 0) + 1);
+    if (this.config.mode === 'transactional') await this.documents.send(new DeleteCommand({ TableName: this.tables.business, Key: { pk: `effect#${event.id}` } }));
+    // the event must come again: the operator replays it from the outbox (refused past its window; then it is named)
+    this.history.push(`operator: restore ${event.id} from a backup and forget its record`);
+    const replay = await this.cli({}, 'replay', '--subscriber-output', this.operatorOutput(), '--event-id', event.id, '--yes', '--json');
+    const output = JSON.parse(replay.stdout || '{"events":[],"missing":[]}') as { events: Array<{ eventId: string; send: boolean; why?: string }>; missing: string[] };
+    for (const each of output.events) {
+      if (each.send) this.operatorSent.add(each.eventId);
+      else this.refusals.set(each.eventId, each.why ?? '');
+    }
+    for (const missing of output.missing) this.refusals.set(missing, 'not in the outbox any more (past its retention)');
+  }
+
+  // ---- the checks -------------------------------------------------------------------------------------------------
+
+  private lastCounts = new Map<string, number>();
+
+  /** What must hold after every command. */
+  public async check(): Promise<void> {
+    const counts = await this.appliedCounts();
+    this.lastCounts = counts;
+    const onQueues = new Set([...this.services.queue.messages(), ...this.services.deadLetterQueue.messages()].map((message) => eventIdOf(message.body)));
+    for (const event of this.events.values()) {
+      const applied = this.appliedCount(event.id, counts);
+      if (applied > 1 && !this.boundAnnounced(event.id)) this.violate(`event ${event.id} applied ${applied} times`);
+      if (!event.taken && (counts.get(event.id) ?? 0) > 0) this.violate(`event ${event.id}, which the subscription's filter policy does not take, was applied`);
+      if (!event.taken || applied > 0) continue;
+      const kept = onQueues.has(event.id) || (await this.keptOnRecord(event.id)) || (event.spec.relayGivesUp && (await this.outboxBody(event.id)) !== undefined);
+      if (!kept && !this.expired.has(event.id) && !this.refusals.has(event.id)) this.violate(`event ${event.id} is lost: not applied, on no queue, kept nowhere`);
+    }
+  }
+
+  /**
+   * The operator is done: the bug is fixed, and they deliver, resolve, redrive and replay until nothing changes. Then
+   * each event the filter takes is applied exactly once, or named by a refusal, or its copy ran out of retention.
+   */
+  public async drain(): Promise<void> {
+    this.fixBug();
+    for (let round = 0; round < 8; round++) {
+      for (let turn = 0; turn < 40 && this.services.queue.counts().total > 0; turn++) {
+        await this.deliver({ batch: 10, deadLetterFails: false, effectFailure: 'none' });
+        await this.advance(VISIBILITY_MS);
+      }
+      await this.resolveBlocked();
+      await this.dlqRedrive(false);
+      if (round === 0) await this.replay('range');
+      await this.check();
+      if (this.services.queue.counts().total === 0 && this.services.deadLetterQueue.counts().total === 0 && round > 0) break;
+    }
+    const counts = await this.appliedCounts();
+    for (const event of this.events.values()) {
+      if (!event.taken) continue;
+      const applied = this.appliedCount(event.id, counts);
+      if (applied === 1 || (applied > 1 && this.boundAnnounced(event.id)) || (applied === 0 && (this.refusals.has(event.id) || this.expired.has(event.id)))) continue;
+      this.violate(`after the operator is done, event ${event.id} is applied ${applied} times and no refusal names it`);
+    }
+  }
+
+  public report(): string {
+    return `${this.violations.join('\n')}\nhistory:\n  ${this.history.join('\n  ')}`;
+  }
+
+  // ---- internals --------------------------------------------------------------------------------------------------
+
+  private violate(message: string): void {
+    if (!this.violations.includes(message)) this.violations.push(message);
+  }
+
+  private send(body: string): void {
+    this.services.queue.send({ body, origin: { via: 'sns' } });
+  }
+
+  private async cli(terminal: Parameters<typeof cliAt>[1], ...argv: string[]) {
+    return cliAt(this.services, terminal, ...argv);
+  }
+
+  /** The subscriber's `<subscriber>/Operator` stack output, as the constructs write it for this run's configuration. */
+  private operatorOutput(): string {
+    const policy = POLICIES[this.config.filter];
+    const inboxModes = this.config.mode !== 'aggregate';
+    return JSON.stringify({
+      format: 1,
+      subscriberName: 'life',
+      processingMode: this.config.mode,
+      ...(inboxModes ? { deduplicationWindowSeconds: this.config.deduplicationWindowDays * 86_400, inboxTable: this.tables.inbox } : {}),
+      keepBlockedMessageBody: this.config.keepBlockedMessageBody,
+      ...(policy === undefined ? {} : { filterPolicy: policy, filterPolicyScope: 'MessageBody' }),
+      outboxTable: this.tables.outbox.outboxTableName,
+      queueUrl: this.services.queue.address.url,
+      deadLetterQueueUrl: this.services.deadLetterQueue.address.url,
+    });
+  }
+
+  /**
+   * Aggregate mode's documented bound: a redelivery by AWS (an SNS duplicate, a retry) after `maxProcessedMessages`
+   * newer events changed the aggregate is applied again, and the runtime announces it (its warning and the
+   * EvictedRedelivery metric). Explained only then, and never for a copy an operator's command sent.
+   */
+  private boundAnnounced(eventId: string): boolean {
+    if (this.config.mode !== 'aggregate' || this.operatorSent.has(eventId)) return false;
+    return this.logs.lines.some((line) => line.eventId === eventId && JSON.stringify(line).includes('processed-messages bound'));
+  }
+
+  private appliedCount(eventId: string, counts: ReadonlyMap<string, number>): number {
+    return (counts.get(eventId) ?? 0) - (this.restored.get(eventId) ?? 0);
+  }
+
+  /** How often each event applied, from the truth: the business table, the aggregate, or the effect ledger. */
+  private async appliedCounts(): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    if (this.config.mode === 'lease' || this.config.mode === 'multi-step') {
+      for (const [id, count] of this.effects) counts.set(id, count);
+      return counts;
+    }
+    if (this.config.mode === 'aggregate') {
+      const item = (await this.direct.send(new GetItemCommand({ TableName: this.tables.business, Key: { pk: { S: 'account' } }, ConsistentRead: true }))).Item;
+      const state = item === undefined ? {} : (unmarshall(item) as { applied?: Record<string, number> });
+      for (const [id, count] of Object.entries(state.applied ?? {})) counts.set(id, count);
+      return counts;
+    }
+    for (const event of this.events.values()) {
+      const item = (await this.documents.send(new GetCommand({ TableName: this.tables.business, Key: { pk: `effect#${event.id}` }, ConsistentRead: true }))).Item;
+      // a restored effect was deleted: what applies after it counts from one again
+      counts.set(event.id, ((item?.applied as number | undefined) ?? 0) + (this.restored.get(event.id) ?? 0));
+    }
+    return counts;
+  }
+
+  private async keptOnRecord(eventId: string): Promise<boolean> {
+    const item = (await this.documents.send(new GetCommand({ TableName: this.tables.inbox, Key: { pk: `life#${eventId}` }, ConsistentRead: true }))).Item;
+    return typeof item?.blockedBody === 'string';
+  }
+
+  private async outboxBody(eventId: string): Promise<string | undefined> {
+    const key = `OUTBOX#${eventId}`;
+    const item = (await this.documents.send(new GetCommand({ TableName: this.tables.outbox.outboxTableName, Key: { pk: key, sk: key }, ConsistentRead: true }))).Item;
+    return item?.iefEnvelope as string | undefined;
+  }
+
+  /** DynamoDB's TTL: items of the inbox and the outbox past their `expiresAt` are deleted. */
+  private async sweepExpiredItems(): Promise<void> {
+    const nowSeconds = Math.floor(this.now() / 1000);
+    for (const [table, keys] of [[this.tables.inbox, ['pk']], [this.tables.outbox.outboxTableName, ['pk', 'sk']]] as const) {
+      const items = (await this.direct.send(new ScanCommand({ TableName: table, ConsistentRead: true }))).Items ?? [];
+      for (const item of items) {
+        const expiresAt = Number(item.expiresAt?.N);
+        if (Number.isFinite(expiresAt) && expiresAt < nowSeconds) {
+          await this.direct.send(new DeleteItemCommand({ TableName: table, Key: Object.fromEntries(keys.map((key) => [key, item[key] as NonNullable<(typeof item)[string]>])) }));
+          // an event the relay gave up on lives only in the outbox: past its eventRetention it is gone, before any replay
+          const eventId = item.iefEventId?.S;
+          if (eventId !== undefined && this.events.get(eventId)?.spec.relayGivesUp === true && this.appliedCount(eventId, this.lastCounts) === 0) {
+            this.expired.add(eventId);
+            this.history.push(`the outbox's TTL removed ${eventId}, which the relay gave up on, before any replay`);
+          }
+        }
+      }
+    }
+  }
+
+  private copiesBefore = new Map<string, string>();
+
+  private snapshotCopies(): void {
+    this.copiesBefore = new Map([...this.services.queue.messages(), ...this.services.deadLetterQueue.messages()].map((message) => [message.messageId, eventIdOf(message.body)]));
+  }
+
+  /** Copies gone from the queues while only time passed: SQS deleted them at the queue's retention. */
+  private noteExpiredCopies(): void {
+    const now = new Set([...this.services.queue.messages(), ...this.services.deadLetterQueue.messages()].map((message) => message.messageId));
+    const remaining = new Set([...this.services.queue.messages(), ...this.services.deadLetterQueue.messages()].map((message) => eventIdOf(message.body)));
+    for (const [messageId, eventId] of this.copiesBefore) {
+      if (!now.has(messageId) && !remaining.has(eventId)) {
+        this.expired.add(eventId);
+        this.history.push(`SQS deleted the last copy of ${eventId} at its queue's retention`);
+      }
+    }
+  }
+
+  /** A client on which an invocation dies where its plan says. */
+  private client(): DynamoDBClient {
+    const client = localClient({ maxAttempts: 3 });
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        const state = this.invocation.getStore();
+        if (state === undefined) return next(args);
+        if (state.dead) throw new SimulatedCrash();
+        state.requests += 1;
+        const dies = state.crash?.request === state.requests;
+        if (dies && state.crash?.when === 'before') {
+          state.dead = true;
+          throw new SimulatedCrash();
+        }
+        const output = await next(args);
+        if (dies) {
+          state.dead = true;
+          throw new SimulatedCrash();
+        }
+        return output;
+      },
+      { step: 'initialize', name: 'systemModelCrash' },
+    );
+    return client;
+  }
+
+  /** The dead letters the runtime sends, through the SQS endpoint (failing when the delivery's plan says). */
+  private deadLetters(): DeadLetterPublisher {
+    return {
+      publish: async (letter: DeadLetter) => {
+        if (this.invocation.getStore()?.dead) throw new SimulatedCrash();
+        if (this.deadLetterFails) throw new Error('SQS SendMessage: ServiceUnavailable (model)');
+        await this.services.deadLetterPublisher.publish(letter);
+      },
+    };
+  }
+
+  /** The external effect of lease and multi-step modes, with the invocation's planned failure. */
+  private effect(eventId: string): void {
+    const state = this.invocation.getStore();
+    if (state?.dead) throw new SimulatedCrash();
+    const failure = state?.effectFailure ?? 'none';
+    if (state !== undefined) state.effectFailure = 'none';
+    if (failure === 'retryable') throw new RetryableError('the remote side refused before acting (model)');
+    if (failure === 'unknown-before') throw new Error('socket timeout, nothing was sent (model)');
+    this.effects.set(eventId, (this.effects.get(eventId) ?? 0) + 1);
+    if (failure === 'unknown-after') throw new Error('connection reset after sending (model)');
+  }
+
+  private poison(type: string): void {
+    if (this.poisoned && type === 'OrderShipped') throw new PermanentError('OrderShipped has no warehouse (a bug, fixed later)');
+  }
+
+  private consumer(): SqsBatchHandler {
+    const common = { client: this.client(), deadLetter: this.deadLetters(), logger: this.logs.logger, now: () => new Date(this.now()), metricsSink: () => undefined };
+    const window = this.config.deduplicationWindowDays * 86_400;
+    const leaseConfig = { subscriberName: 'life', inboxTableName: this.tables.inbox, deduplicationWindowSeconds: window, leaseDurationSeconds: 30, keepBlockedMessageBody: this.config.keepBlockedMessageBody };
+    switch (this.config.mode) {
+      case 'transactional':
+        return createTransactionalConsumer({
+          ...common,
+          config: { subscriberName: 'life', inboxTableName: this.tables.inbox, deduplicationWindowSeconds: window },
+          handle: (envelope, tx) => {
+            this.poison(envelope.type);
+            tx.update({ TableName: this.tables.business, Key: { pk: `effect#${envelope.id}` }, UpdateExpression: 'ADD applied :one', ExpressionAttributeValues: { ':one': 1 } });
+          },
+        });
+      case 'aggregate':
+        return createAggregateConsumer<{ amount: number }, { applied: Record<string, number> }>({
+          ...common,
+          config: { subscriberName: 'life' },
+          maxProcessedMessages: this.config.maxProcessedMessages,
+          locate: () => ({ tableName: this.tables.business, key: { pk: 'account' } }),
+          apply: (current, envelope) => {
+            this.poison(envelope.type);
+            return { state: { applied: { ...(current?.applied ?? {}), [envelope.id]: (current?.applied?.[envelope.id] ?? 0) + 1 } } };
+          },
+        });
+      case 'lease':
+        return createLeaseConsumer({
+          ...common,
+          config: leaseConfig,
+          handle: async (envelope) => {
+            this.poison(envelope.type);
+            this.effect(envelope.id);
+          },
+        });
+      case 'multi-step':
+        return createMultiStepConsumer({
+          ...common,
+          config: leaseConfig,
+          steps: [
+            { name: 'prepare', run: (envelope) => void this.poison(envelope.type) },
+            { name: 'charge', run: (envelope) => void this.effect(envelope.id) },
+          ],
+        });
+    }
+  }
+}
+
+function eventIdOf(body: string): string {
+  try {
+    return String((JSON.parse(body) as { id?: unknown }).id);
+  } catch {
+    return '(unparsed)';
+  }
+}
