@@ -68,8 +68,9 @@ export class RunLedger implements SimulationObserver {
    */
   public readonly acknowledgedEvents = new Map<ResourceKey, Set<string>>();
   /**
-   * Per subscription: the events a receive of which the runtime logged as applied (`processed`) or found applied before
-   * (`duplicate`), whether or not the mapping's delete then succeeded (a lost delete leaves a message whose effect is done).
+   * Per subscription: the events a receive of which the consumer answered as handled (its invocation returned without
+   * the message in `batchItemFailures`, and the runtime had not dead-lettered or found blocked that receive), whether or
+   * not the mapping's delete then succeeded (a lost delete leaves a message whose effect is done).
    */
   public readonly handledEvents = new Map<ResourceKey, Set<string>>();
   /**
@@ -180,8 +181,8 @@ export class RunLedger implements SimulationObserver {
     if (invocation.outcome.kind === 'returned' && invocation.output !== undefined) {
       this.recordLoggedRetries(mapping, invocation);
       this.recordAlreadyBlocked(invocation.messages, invocation.output);
-      this.recordHandled(invocation.messages, invocation.output);
     }
+    if (invocation.outcome.kind === 'returned') this.recordHandled(invocation.messages, invocation.failedMessageIds);
     const figures = getOrCreate(this.mappings, mapping, () => ({ invocations: 0, deliveries: 0, redeliveries: 0, failedInvocations: 0 }));
     figures.invocations += 1;
     figures.deliveries += invocation.messages.length;
@@ -197,12 +198,14 @@ export class RunLedger implements SimulationObserver {
     }
   }
 
-  /** Notes the events whose receive the runtime logged as `processed` or `duplicate`: their effect is done. */
-  private recordHandled(messages: readonly { readonly messageId: string; readonly origin?: MessageOrigin }[], output: readonly string[]): void {
-    for (const [messageId, logged] of loggedRecordOutcomes(output)) {
-      if (logged.outcome !== 'processed' && logged.outcome !== 'duplicate') continue;
-      const origin = messages.find((candidate) => candidate.messageId === messageId)?.origin;
-      if (origin?.subscription !== undefined && origin.eventId !== undefined) getOrCreate(this.handledEvents, origin.subscription, () => new Set()).add(origin.eventId);
+  /** Notes the events of the receives a returned invocation answered as handled (see {@link handledEvents}). */
+  private recordHandled(messages: readonly { readonly messageId: string; readonly receiveCount: number; readonly origin?: MessageOrigin }[], failedMessageIds: readonly string[]): void {
+    const failed = new Set(failedMessageIds);
+    for (const { messageId, receiveCount, origin } of messages) {
+      if (failed.has(messageId) || origin?.subscription === undefined || origin.eventId === undefined) continue;
+      const receive = `${messageId}#${receiveCount}`;
+      if (this.runtimeDeadLetters.has(receive) || this.runtimeDeadLetters.has(`${messageId}#*`) || this.alreadyBlockedReceives.has(receive)) continue;
+      getOrCreate(this.handledEvents, origin.subscription, () => new Set()).add(origin.eventId);
     }
   }
 

@@ -61,14 +61,14 @@ describe('unapplied-event', () => {
     expect(checkUnappliedEvents(outcome(kit), () => false)).toEqual([]);
   });
 
-  test('passes an event the runtime logged as processed whose message SQS moved after its deletes were lost: its effect is done', () => {
+  test('passes an event its consumer answered as handled whose message SQS moved after its delete was lost: its effect is done', () => {
     const kit = oneReceiveKit(['event-1']);
     const [message] = receiveAll(kit.queue);
     kit.ledger.onInvocation('Stack/Mapping', {
       messages: [message!],
       outcome: { kind: 'returned', response: { batchItemFailures: [] } },
       failedMessageIds: [],
-      output: [JSON.stringify({ sqsMessageId: message!.messageId, outcome: 'processed' })],
+      output: [],
     });
     kit.ledger.onFault('lost-delete', kit.queue.model.key, { messageId: message!.messageId });
     kit.clock.advanceBy(31_000);
