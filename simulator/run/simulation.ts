@@ -288,7 +288,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     if (producers.length > 0) {
       driver = new ProducerDrivers(
         producers.map(
-          ({ producer, fn }) => new ProducerDriver(flow!.runners.get(fn.key)!, producer.commands(count, random), producers.length > 1 ? shownName(fn) : undefined, wroteUnseen(fn.key)),
+          ({ producer, fn }) =>
+            new ProducerDriver(flow!.runners.get(fn.key)!, producer.commands(count, random), producers.length > 1 ? shownName(fn) : undefined, wroteUnseen(fn.key), producer.failedResponse),
         ),
       );
       producerFigures = driver.figures;
