@@ -8,10 +8,15 @@ import type { ProcessingRecordView } from '../lambda/processing/processing-recor
 import { truncate } from '../lambda/processing/record-store';
 import { STEP_STATUS } from '../lambda/wire-format';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
+import { blockedCopyText, deadLetterExpiresBy, expiryWarning } from './blocked-copy';
+import { copyWaitOf, SQS_MAX_RETENTION_SECONDS, type CopyWait } from './dead-letters/copy-wait';
+import { terminalText } from './terminal-text';
 
 const USAGE = `Usage:
-  idempotent-event-flow blocked list --table <inbox table> [--subscriber <name>] [--limit <n>] [--json]
-  idempotent-event-flow blocked show --table <inbox table> --subscriber <name> --event-id <id> [--json]
+  idempotent-event-flow blocked list --table <inbox table> [--subscriber <name>] [--limit <n>]
+      [--dead-letter-queue <url>] [--json]
+  idempotent-event-flow blocked show --table <inbox table> --subscriber <name> --event-id <id>
+      [--dead-letter-queue <url>] [--json]
   idempotent-event-flow blocked resolve --table <inbox table> --subscriber <name> --event-id <id> --step <name>
       --status SUCCESS|TRY_AGAIN [--context '<json object>'] [--reason <text>] [--resolved-by <name>]
       [--expected-version <n>] [--queue <subscriber queue url>] [--json]
@@ -29,6 +34,10 @@ sends the kept message back to the subscriber's queue once the record is resolve
 exit code 3, and nothing changes). The record keeps the body until a delivery completes it; should the send fail,
 'blocked requeue' sends it again. A second copy (the dead letter, redriven) is acknowledged as a duplicate.
 
+Unless the record keeps the body, the message's only copy is its dead letter, which SQS deletes once it is as old as
+the dead-letter queue's retention (14 days at most), while the record waits: list and show say by when (the block's
+time plus the retention, read from --dead-letter-queue, else the SQS maximum), and list warns on stderr 2 days before.
+
 Options:
   --table <name>            the subscriber's inbox table
   --subscriber <name>       the subscriber (list: only its messages)
@@ -41,6 +50,7 @@ Options:
   --expected-version <n>    refuse unless the record is at this version (as listed)
   --queue <url>             the subscriber's queue, where a message kept on the record is sent back
   --limit <n>               list at most n messages (default 100)
+  --dead-letter-queue <url> the subscriber's dead-letter queue, whose retention says when a dead letter is deleted
   --json                    print JSON instead of a table
   --region, --endpoint      see idempotent-event-flow --help
 `;
@@ -49,16 +59,17 @@ type Action = 'list' | 'show' | 'resolve' | 'requeue';
 
 /** Which options each action takes, besides --table, --json and the global ones. */
 const ACTION_OPTIONS: Readonly<Record<Action, { readonly required: readonly string[]; readonly optional: readonly string[] }>> = {
-  list: { required: [], optional: ['subscriber', 'limit'] },
-  show: { required: ['subscriber', 'event-id'], optional: [] },
+  list: { required: [], optional: ['subscriber', 'limit', 'dead-letter-queue'] },
+  show: { required: ['subscriber', 'event-id'], optional: ['dead-letter-queue'] },
   resolve: { required: ['subscriber', 'event-id', 'step', 'status'], optional: ['context', 'reason', 'resolved-by', 'expected-version', 'queue'] },
   requeue: { required: ['subscriber', 'event-id', 'queue'], optional: [] },
 };
 
 const ALWAYS_ALLOWED = new Set(['table', 'json', 'region', 'endpoint', 'sqs-endpoint', 'help']);
 
-/** Formats rows as an aligned text table with a header line. */
-export function formatTable(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+/** Formats rows as an aligned text table with a header line; every cell is {@link terminalText}, one line. */
+export function formatTable(headers: readonly string[], textRows: ReadonlyArray<readonly string[]>): string {
+  const rows = textRows.map((row) => row.map(terminalText));
   const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
   const line = (cells: readonly string[]) =>
     cells
@@ -77,15 +88,32 @@ function json(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
 }
 
-function listOutput(messages: readonly BlockedMessage[]): string {
+function listOutput(messages: readonly BlockedMessage[], retention: CopyWait): string {
   if (messages.length === 0) return 'no blocked messages\n';
   return formatTable(
-    ['SUBSCRIBER', 'EVENT ID', 'STEP', 'BLOCKED AT', 'VERSION', 'REASON'],
-    messages.map((message) => [message.subscriber, message.eventId, message.step ?? '-', message.blockedAt, String(message.version), shorten(message.reason, 100)]),
+    ['SUBSCRIBER', 'EVENT ID', 'STEP', 'BLOCKED AT', 'VERSION', 'DEAD LETTER UNTIL', 'REASON'],
+    messages.map((message) => [
+      message.subscriber,
+      message.eventId,
+      message.step ?? '-',
+      message.blockedAt,
+      String(message.version),
+      deadLetterExpiresBy(message.blockedAt, retention) ?? '-',
+      shorten(message.reason, 100),
+    ]),
   );
 }
 
-function showOutput(record: ProcessingRecordView): string {
+/** The dead-letter queue's retention: read from --dead-letter-queue (a note when it can not be), else the SQS maximum. */
+async function deadLetterRetention(parsed: ParsedArguments, context: CommandContext): Promise<CopyWait> {
+  const queueUrl = parsed.values['dead-letter-queue'];
+  if (typeof queueUrl !== 'string') return { queueUrl: '(not given)', retentionSeconds: SQS_MAX_RETENTION_SECONDS, known: false };
+  const { wait, note } = await copyWaitOf(context.sqsClient(), queueUrl);
+  if (note !== undefined) context.io.stderr(`note: ${note}\n`);
+  return wait;
+}
+
+function showOutput(record: ProcessingRecordView, retention: CopyWait): string {
   const time = (epochMilliseconds: number | undefined) => (epochMilliseconds === undefined || epochMilliseconds <= 0 ? '-' : new Date(epochMilliseconds).toISOString());
   const fields: Array<[string, string]> = [
     ['record', record.key],
@@ -101,11 +129,11 @@ function showOutput(record: ProcessingRecordView): string {
     ['created at', record.createdAt ?? '-'],
     ['updated at', record.updatedAt ?? '-'],
   ];
-  if (record.blocked !== undefined) fields.push(['blocked at', record.blocked.at], ['reason', record.blocked.reason]);
+  if (record.blocked !== undefined) fields.push(['blocked at', record.blocked.at], ['reason', record.blocked.reason], ['only copy', blockedCopyText(record, retention)]);
   // its dead letter carries the same id as iefSourceMessageId; other copies of the message were acknowledged without one
   if (record.blocked?.sqsMessageId !== undefined) fields.push(['blocked by', `SQS message ${record.blocked.sqsMessageId} (iefSourceMessageId of its dead letter)`]);
   const width = Math.max(...fields.map(([name]) => name.length));
-  const sections = [fields.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join('\n') + '\n'];
+  const sections = [fields.map(([name, value]) => `${name.padEnd(width)}  ${terminalText(value)}`).join('\n') + '\n'];
   sections.push(
     formatTable(
       ['STEP', 'STATUS', 'ATTEMPTS', 'UPDATED AT'],
@@ -124,11 +152,11 @@ function showOutput(record: ProcessingRecordView): string {
       )}`,
     );
   }
-  if (record.blocked?.body !== undefined) sections.push(`blocked message body\n${shorten(record.blocked.body, 2000)}\n`);
+  if (record.blocked?.body !== undefined) sections.push(`blocked message body\n${terminalText(shorten(record.blocked.body, 2000))}\n`);
   else if (record.blocked !== undefined) {
     sections.push(
       'blocked message body\nnot kept on the record (keepBlockedMessageBody is off): the message is in the subscriber\'s ' +
-        `dead-letter queue, with iefEventId = ${record.eventId}\n`,
+        `dead-letter queue, with iefEventId = ${terminalText(record.eventId)}\n`,
     );
   }
   return sections.join('\n');
@@ -187,7 +215,13 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     }
     const subscriber = parsed.values.subscriber as string | undefined;
     const messages = await blockedMessages().list({ ...(subscriber !== undefined ? { subscriber } : {}), ...(limit !== undefined ? { limit } : {}) });
-    context.io.stdout(asJson ? json(messages) : listOutput(messages));
+    const retention = await deadLetterRetention(parsed, context);
+    context.io.stdout(asJson ? json(messages.map((message) => ({ ...message, deadLetterExpiresBy: deadLetterExpiresBy(message.blockedAt, retention) }))) : listOutput(messages, retention));
+    for (const message of messages) {
+      const warning = expiryWarning(message, retention, context.now().getTime());
+      // the listing does not say whether the record keeps the body (the index does not project it): read those few
+      if (warning !== undefined && (await blockedMessages().get(message.subscriber, message.eventId))?.blocked?.body === undefined) context.io.stderr(`warning: ${warning}\n`);
+    }
     return 0;
   }
 
@@ -196,7 +230,9 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   if (action === 'show') {
     const record = await blockedMessages().get(subscriber, eventId);
     if (record === undefined) return context.fail(`event '${eventId}' of subscriber '${subscriber}' has no processing record in table '${requireString(parsed, 'table')}'`);
-    context.io.stdout(asJson ? json(record) : showOutput(record));
+    const retention = await deadLetterRetention(parsed, context);
+    const expiresBy = record.blocked !== undefined && record.blocked.body === undefined ? deadLetterExpiresBy(record.blocked.at, retention) : undefined;
+    context.io.stdout(asJson ? json(expiresBy === undefined ? record : { ...record, deadLetterExpiresBy: expiresBy }) : showOutput(record, retention));
     return 0;
   }
 
@@ -300,6 +336,7 @@ export const blockedCommand: Command = {
     'expected-version': { type: 'string' },
     queue: { type: 'string' },
     limit: { type: 'string' },
+    'dead-letter-queue': { type: 'string' },
     json: { type: 'boolean' },
   },
   run,

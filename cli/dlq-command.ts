@@ -13,6 +13,7 @@ import { moveMessage, receiveMessages, releaseMessages, type QueueMessage } from
 import { decideRedrive, DEFAULT_SAFETY_MARGIN_SECONDS, type RecordLookup, type RedriveDecision } from './dead-letters/redrive-decision';
 import { aggregateModeRefusal, deadLetterSourceMismatch, DEPLOYED_SUBSCRIBER_HELP, DEPLOYED_SUBSCRIBER_OPTIONS, resolveSubscriber } from './deployed-subscriber';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
+import { terminalText } from './terminal-text';
 
 const USAGE = `Usage:
   idempotent-event-flow dlq list [--dead-letter-queue <url>]... [--subscription-dead-letter-queue <url>]...
@@ -184,12 +185,12 @@ function listText(summaries: readonly DeadLetterQueueSummary[]): string {
       Object.entries(summary.byReason).map(([reason, count]) => [reason, String(count)]),
     );
     lines.push(table.trimEnd());
-    if (summary.eventIds.length > 0) lines.push(`event ids: ${summary.eventIds.join(' ')}`);
+    if (summary.eventIds.length > 0) lines.push(`event ids: ${summary.eventIds.map(terminalText).join(' ')}`);
     for (const batch of summary.relayBatches ?? []) {
       const range = replayRange(batch);
       lines.push(
-        `stream batch of ${batch.batchSize ?? '?'} record(s) on shard ${batch.shardId ?? '?'} (${batch.condition ?? 'given up'}), arrived ` +
-          `${batch.approximateArrivalOfFirstRecord ?? '?'} to ${batch.approximateArrivalOfLastRecord ?? '?'}: replay with ` +
+        `stream batch of ${batch.batchSize ?? '?'} record(s) on shard ${terminalText(batch.shardId ?? '?')} (${terminalText(batch.condition ?? 'given up')}), arrived ` +
+          `${terminalText(batch.approximateArrivalOfFirstRecord ?? '?')} to ${terminalText(batch.approximateArrivalOfLastRecord ?? '?')}: replay with ` +
           `'idempotent-event-flow replay --since ${range?.since ?? '<time>'} --until ${range?.until ?? '<time>'} ...' for each subscriber`,
       );
     }
@@ -212,15 +213,16 @@ function showText(view: DeadLetterView, record: RecordLookup): string {
     ['message id', view.messageId],
     ['reason', view.reason],
     ['error message', view.errorMessage ?? '-'],
+    ...(view.previousReason === undefined ? [] : [['previous reason', `${view.previousReason}: ${view.previousErrorMessage ?? '-'} (before an earlier redrive)`] as [string, string]]),
     ['subscriber', view.subscriber ?? '-'],
     ['event', `${view.eventId ?? '-'}${view.eventType === undefined ? '' : ` (${view.eventType})`}`],
     ['event time', view.eventTime ?? '-'],
     ['sent at', view.sentAtEpochMilliseconds === undefined ? '-' : new Date(view.sentAtEpochMilliseconds).toISOString()],
   ];
   const width = Math.max(...fields.map(([name]) => name.length));
-  const sections = [fields.map(([name, value]) => `${name.padEnd(width)}  ${value}`).join('\n') + '\n'];
+  const sections = [fields.map(([name, value]) => `${name.padEnd(width)}  ${terminalText(value)}`).join('\n') + '\n'];
   sections.push(`attributes\n${formatTable(['NAME', 'VALUE'], Object.entries(view.attributes).map(([name, value]) => [name, value.replace(/\s+/g, ' ')]))}`);
-  sections.push(view.envelope === undefined ? `body (not an envelope: ${view.envelopeError ?? '?'})\n${view.body}\n` : `envelope\n${JSON.stringify(view.envelope, null, 2)}\n`);
+  sections.push(view.envelope === undefined ? `body (not an envelope: ${terminalText(view.envelopeError ?? '?')})\n${terminalText(view.body)}\n` : `envelope\n${JSON.stringify(view.envelope, null, 2)}\n`);
   if (record.kind === 'found') sections.push(`record\n${JSON.stringify(record.item, null, 2)}\n`);
   else if (record.kind === 'none') sections.push('record\nnone: the subscriber has no inbox or processing record of this event (not applied, or its record expired)\n');
   else sections.push('record\nnot looked up (pass --table and --subscriber)\n');
@@ -354,7 +356,7 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
       const more = messages.length >= limit ? `\nread the first ${limit} message(s) only (--limit): run again for the rest` : '';
       context.io.stdout(redriveText(planned, skipped, `${outcome}${more}`));
     }
-    for (const item of planned) if (item.decision.warning !== undefined && move) context.io.stderr(`warning: event '${item.view.eventId ?? item.view.messageId}': ${item.decision.warning}\n`);
+    for (const item of planned) if (item.decision.warning !== undefined && move) context.io.stderr(`warning: event '${terminalText(item.view.eventId ?? item.view.messageId)}': ${item.decision.warning}\n`);
     return refused > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
   } finally {
     // what was not moved is visible again at once (deleted or moved messages are skipped)

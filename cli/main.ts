@@ -17,6 +17,7 @@ import { dlqCommand } from './dlq-command';
 import { inboxCommand } from './inbox-command';
 import { replayCommand } from './replay-command';
 import { simulateCommand } from './simulate-command';
+import { terminalOutput } from './terminal-text';
 
 /** The program's name, as users type it. */
 export const PROGRAM = 'idempotent-event-flow';
@@ -151,8 +152,23 @@ function defaultUser(): string {
   }
 }
 
+/**
+ * `io` whose every output (and question) goes through {@link terminalOutput}: no control, bidi or other format
+ * character from data reaches the terminal raw, whichever command wrote it, in text or JSON.
+ */
+function guardedIo(io: CliIo): CliIo {
+  const confirm = io.confirm;
+  return {
+    ...io,
+    stdout: (text) => io.stdout(terminalOutput(text)),
+    stderr: (text) => io.stderr(terminalOutput(text)),
+    ...(confirm === undefined ? {} : { confirm: (question: string) => confirm(terminalOutput(question)) }),
+  };
+}
+
 /** Runs the command line `argv` (without `node` and the script) and returns the exit code. Never throws. */
-export async function main(argv: readonly string[], io: CliIo): Promise<number> {
+export async function main(argv: readonly string[], unguardedIo: CliIo): Promise<number> {
+  const io = guardedIo(unguardedIo);
   const index = commandIndex(argv);
   const name = argv[index];
   if (name === undefined) {

@@ -16,6 +16,7 @@ import type { SubscriberDeployment } from '../lambda/operator/subscriber-deploym
 import { aggregateModeRefusal, DEPLOYED_SUBSCRIBER_HELP, DEPLOYED_SUBSCRIBER_OPTIONS, resolveSubscriber } from './deployed-subscriber';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
 import { earliestApplication, outboxEventsById, outboxEventsInRange, type OutboxEvent } from './outbox-events';
+import { terminalText } from './terminal-text';
 
 const USAGE = `Usage:
   idempotent-event-flow replay --subscriber-output <json|@file> (--event-id <id>... | --since <time> [--until <time>]
@@ -143,7 +144,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     for (const decision of decisions.filter((item) => item.send)) {
       const response = await context.sqsClient().send(new SendMessageCommand({ QueueUrl: queue, MessageBody: decision.event.body }));
       sent.push({ eventId: decision.event.envelope.id, ...(response.MessageId !== undefined ? { messageId: response.MessageId } : {}) });
-      if (decision.why !== undefined) context.io.stderr(`warning: event '${decision.event.envelope.id}': ${decision.why}\n`);
+      if (decision.why !== undefined) context.io.stderr(`warning: event '${terminalText(decision.event.envelope.id)}': ${decision.why}\n`);
     }
   }
   const refused = decisions.filter((item) => !item.send).length;

@@ -5,6 +5,7 @@
  */
 import type { RecordOutcome } from './consumer/batch';
 import { eventAgeMilliseconds, MAX_EMF_VALUES_PER_METRIC } from './event-age';
+import { metricLogLevel } from './metric-log-level';
 import { traceIdOf } from './trace-context';
 
 /** Namespace, dimensions and metric names of consumer metrics. */
@@ -85,6 +86,11 @@ export interface ConsumerMetricsOptions {
   readonly now?: () => Date;
   /** Metrics besides the outcomes that this consumer counts with {@link ConsumerMetrics.countMetric}. @default none */
   readonly additionalMetrics?: readonly string[];
+  /**
+   * The `level` of each line, so that Lambda's log-level filtering keeps it at every application log level.
+   * @default `metricLogLevel()`: INFO, or the function's application log level when that is above INFO
+   */
+  readonly logLevel?: string;
 }
 
 /** Counts outcomes over a batch and writes them as one EMF line. */
@@ -93,6 +99,7 @@ export class ConsumerMetrics {
   private readonly sink: (line: string) => void;
   private readonly now: () => Date;
   private readonly names: readonly string[];
+  private readonly logLevel: string;
   private ages: number[] = [];
   private traceIds = new Set<string>();
 
@@ -100,6 +107,7 @@ export class ConsumerMetrics {
     this.sink = options.sink ?? ((line) => process.stdout.write(`${line}\n`));
     this.now = options.now ?? (() => new Date());
     this.names = [...METRIC_NAMES, ...(options.additionalMetrics ?? [])];
+    this.logLevel = options.logLevel ?? metricLogLevel();
   }
 
   /** The dimensions of every line: subscriber and mode, and the function name when it runs in Lambda. */
@@ -156,6 +164,8 @@ export class ConsumerMetrics {
   private line(countMetrics: ReadonlyArray<{ Name: string; Unit: string }>, values: Record<string, unknown>): string {
     const metrics = CONSUMER_METRICS.EVENT_AGE in values ? [...countMetrics, { Name: CONSUMER_METRICS.EVENT_AGE, Unit: 'Milliseconds' }] : [...countMetrics];
     return JSON.stringify({
+      // a root member the EMF specification ignores, read by Lambda's log-level filtering
+      level: this.logLevel,
       _aws: {
         Timestamp: this.now().getTime(),
         CloudWatchMetrics: [

@@ -41,9 +41,21 @@ export interface DeadLetterView {
   readonly queueKind: DeadLetterQueueKind;
   readonly queueUrl: string;
   readonly messageId: string;
-  /** `iefErrorName`, or one of {@link DEAD_LETTER_REASON}, or the pipe's condition for a relay dead letter. */
+  /**
+   * Why it is on this queue now: `iefErrorName` of a dead letter the runtime sent, or one of {@link DEAD_LETTER_REASON},
+   * or the pipe's condition for a relay dead letter.
+   */
   readonly reason: string;
+  /** `iefErrorMessage` of a dead letter the runtime sent. */
   readonly errorMessage?: string;
+  /**
+   * The runtime's reason of an earlier dead letter of this message, when SQS moved it here after maxReceiveCount: a
+   * redrive (ours, or a message move task) sends a dead letter back with its `ief*` attributes, and SQS's own move keeps
+   * them, but they say why it was dead-lettered before, not now.
+   */
+  readonly previousReason?: string;
+  /** `iefErrorMessage` of that earlier dead letter. */
+  readonly previousErrorMessage?: string;
   /** `iefSubscriber`: the subscriber whose consumer dead-lettered it. */
   readonly subscriber?: string;
   readonly eventId?: string;
@@ -76,6 +88,27 @@ function relayBatchOf(body: string): RelayBatch | undefined {
   }
 }
 
+/**
+ * Why a dead letter of a subscriber or subscription queue is there. Only SQS sets the system attribute
+ * `DeadLetterQueueSourceArn`, when it moves a message after maxReceiveCount; the runtime sends its dead letters with
+ * SendMessage, which cannot set it. So a message that has it was moved by SQS, and any `iefErrorName` it carries is the
+ * reason of an earlier dead letter that was redriven since (by `dlq redrive` or a message move task, both of which keep
+ * message attributes): the previous reason, not the current one.
+ */
+function reasonOf(
+  message: QueueMessage,
+  attributes: Readonly<Record<string, string>>,
+  queueKind: DeadLetterQueueKind,
+): Pick<DeadLetterView, 'reason' | 'errorMessage' | 'previousReason' | 'previousErrorMessage'> {
+  const errorName = attributes[DEAD_LETTER_ATTRIBUTE.ERROR_NAME];
+  const errorMessage = attributes[DEAD_LETTER_ATTRIBUTE.ERROR_MESSAGE];
+  const movedBySqs = message.attributes.DeadLetterQueueSourceArn !== undefined;
+  if (errorName !== undefined && !movedBySqs) return { reason: errorName, ...(errorMessage !== undefined ? { errorMessage } : {}) };
+  const reason = queueKind === 'subscription' ? DEAD_LETTER_REASON.SNS_DELIVERY_FAILED : DEAD_LETTER_REASON.MAX_RECEIVE_COUNT;
+  if (errorName === undefined) return { reason };
+  return { reason, previousReason: errorName, ...(errorMessage !== undefined ? { previousErrorMessage: errorMessage } : {}) };
+}
+
 /** Reads a received dead letter of a queue of `queueKind`. */
 export function deadLetterView(message: QueueMessage, queueKind: DeadLetterQueueKind): DeadLetterView {
   const attributes = attributeText(message);
@@ -99,15 +132,11 @@ export function deadLetterView(message: QueueMessage, queueKind: DeadLetterQueue
   } catch (error) {
     envelopeError = (error as Error).message;
   }
-  const errorName = attributes[DEAD_LETTER_ATTRIBUTE.ERROR_NAME];
-  const reason = errorName ?? (queueKind === 'subscription' ? DEAD_LETTER_REASON.SNS_DELIVERY_FAILED : DEAD_LETTER_REASON.MAX_RECEIVE_COUNT);
   const eventId = envelope?.id ?? attributes[DEAD_LETTER_ATTRIBUTE.EVENT_ID];
   const subscriber = attributes[DEAD_LETTER_ATTRIBUTE.SUBSCRIBER];
-  const errorMessage = attributes[DEAD_LETTER_ATTRIBUTE.ERROR_MESSAGE];
   return {
     ...common,
-    reason,
-    ...(errorMessage !== undefined ? { errorMessage } : {}),
+    ...reasonOf(message, attributes, queueKind),
     ...(subscriber !== undefined ? { subscriber } : {}),
     ...(eventId !== undefined ? { eventId } : {}),
     ...(envelope !== undefined ? { envelope, eventType: envelope.type, ...(envelope.time !== undefined ? { eventTime: envelope.time } : {}) } : {}),

@@ -89,7 +89,8 @@ export function decideRedrive(view: DeadLetterView, record: RecordLookup, rules:
   if (view.envelope === undefined) {
     return { redrive: false, refusal: `its body is not an event envelope (${view.envelopeError ?? 'unreadable'}): a redrive would dead-letter it again; inspect it, then delete it` };
   }
-  if (view.reason === DEAD_LETTER_REASON.BLOCKED) {
+  // a blocked message SQS moved after a redrive carries the block as its previous reason: its record is checked too
+  if (view.reason === DEAD_LETTER_REASON.BLOCKED || view.previousReason === DEAD_LETTER_REASON.BLOCKED) {
     if (record.kind === 'not-looked-up') return { redrive: false, refusal: 'it was blocked for an operator: pass --table (the inbox table) so the redrive can check the block was resolved' };
     const status = record.kind === 'found' ? record.item.status : undefined;
     if (status === RECORD_STATUS.BLOCKED) {

@@ -1,6 +1,7 @@
 /** The wiring every processing mode's factory shares: logger, dead letters, metrics and the batch loop. */
 import { ConfigurationError, type ConsumerBaseConfig, type ProcessingModeName } from '../config';
 import { createLogger, redactingLogger, type Logger } from '../logger';
+import { metricLogLevel } from '../metric-log-level';
 import { ConsumerMetrics } from '../metrics';
 import type { DynamoDBClientLike } from '../transaction/document-client';
 import { unpairedSurrogate } from '../unicode';
@@ -147,6 +148,7 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
     sink: setup.options.metricsSink,
     now,
     additionalMetrics: setup.additionalMetrics,
+    logLevel: metricLogLevel(), // once per environment, not per invocation
   };
   // Everything below is per invocation: Lambda Managed Instances run several invocations at once in one execution
   // environment, and a batch's metrics (or anything else keyed by "the current batch") must not take in another's.

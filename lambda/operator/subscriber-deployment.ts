@@ -16,7 +16,7 @@ const SCOPES = ['MessageBody', 'MessageAttributes'] as const;
 
 /** A deployed subscriber, as its `<subscriber>/Operator` stack output says (JSON). */
 export interface SubscriberDeployment {
-  /** {@link SUBSCRIBER_DEPLOYMENT_FORMAT} when written. */
+  /** The format's version (1 for this release); a reader refuses one it does not know. */
   readonly format: number;
   readonly subscriberName: string;
   readonly processingMode: (typeof MODES)[number];

@@ -353,6 +353,7 @@ export class Subscriber extends Construct implements iam.IGrantable {
       vpcSubnets: props.vpcSubnets,
       securityGroups: props.securityGroups,
       tracing: props.tracing,
+      applicationLogLevel: props.applicationLogLevel,
       removalPolicy,
       bundling: props.bundling,
     });

@@ -10,6 +10,22 @@ import { AlarmOptions } from './alarm-options';
 /** Period of the `Blocked` alarm: one blocked message within 5 minutes fires it. */
 const BLOCKED_ALARM_PERIOD = Duration.minutes(5);
 
+/** How long before SQS deletes a dead letter the `DeadLetterExpiring` alarm fires, at least. */
+const DEAD_LETTER_EXPIRY_WARNING = Duration.days(2);
+
+/**
+ * The `DeadLetterExpiring` threshold, in seconds of the dead-letter queue's ApproximateAgeOfOldestMessage: its
+ * retention, less {@link DEAD_LETTER_EXPIRY_WARNING}, less the consumer queue's retention, at least a minute. On a
+ * standard queue SQS deletes a message it moved to the dead-letter queue by its first enqueue time, but the metric
+ * counts from the move (setting-up-dead-letter-queue-retention.html): such a message is deleted up to the queue's
+ * retention earlier than the metric says.
+ */
+function deadLetterExpiryThreshold(subscriber: Subscriber): Duration {
+  const seconds =
+    subscriber.consumerQueue.deadLetterRetentionPeriod.toSeconds() - subscriber.consumerQueue.retentionPeriod.toSeconds() - DEAD_LETTER_EXPIRY_WARNING.toSeconds();
+  return Duration.seconds(Math.max(60, seconds));
+}
+
 /** Period of the `EndToEndLatency` alarm: a p99 needs enough values to mean something. */
 const LATENCY_ALARM_PERIOD = Duration.minutes(5);
 
@@ -44,6 +60,8 @@ export interface SubscriberAlarmsProps extends SubscriberAlarmOptions {
  * - `SubscriptionDeadLetters`: SNS could not deliver a message to the queue;
  * - `Errors`: the consumer function reported an error;
  * - `OldestMessageAge`: the oldest message waited longer than `maxMessageAge`;
+ * - `DeadLetterExpiring`: a dead letter has waited so long that SQS deletes it within 2 days (for a blocked message,
+ *   whose record does not keep the body, the dead letter is its only copy);
  * - `Blocked` (`ProcessingMode.LEASE` and `ProcessingMode.MULTI_STEP` only): the runtime blocked a message for an
  *   operator, because an effect's outcome is unknown;
  * - `EndToEndLatency` (only with `maxEndToEndLatency`): the p99 end-to-end latency reached `maxEndToEndLatency`.
@@ -57,6 +75,12 @@ export class SubscriberAlarms extends Construct {
   public readonly errorsAlarm: cloudwatch.Alarm;
   /** Fires when the oldest message in the consumer queue is older than `maxMessageAge`. */
   public readonly oldestMessageAgeAlarm: cloudwatch.Alarm;
+  /**
+   * Fires when a message has waited in the consumer queue's dead-letter queue so long that SQS deletes it within 2
+   * days: its retention, less 2 days, less the consumer queue's retention (a message SQS moved there is deleted by its
+   * first enqueue time).
+   */
+  public readonly deadLetterExpiringAlarm: cloudwatch.Alarm;
   /**
    * Fires when the runtime blocked a message for an operator; only for `ProcessingMode.LEASE` and
    * `ProcessingMode.MULTI_STEP` subscribers, undefined for the other modes (they never block).
@@ -107,6 +131,17 @@ export class SubscriberAlarms extends Construct {
       `Subscriber ${name}: the oldest message waited ${maxMessageAge.toHumanString()} or more; the consumer is falling behind or stuck.`,
       props,
     );
+    const expiringAfter = deadLetterExpiryThreshold(subscriber);
+    this.deadLetterExpiringAlarm = createThresholdAlarm(
+      this,
+      'DeadLetterExpiring',
+      subscriber.deadLetterQueue.metricApproximateAgeOfOldestMessage(visible),
+      expiringAfter.toSeconds(),
+      `Subscriber ${name}: a message has waited ${expiringAfter.toHumanString()} in its dead-letter queue: SQS deletes it within ` +
+        `${DEAD_LETTER_EXPIRY_WARNING.toHumanString()} (its retention is ${subscriber.consumerQueue.deadLetterRetentionPeriod.toHumanString()}). ` +
+        'Redrive it before then; a blocked message: resolve it, then redrive it (its dead letter may be its only copy).',
+      props,
+    );
     if (usesLease(subscriber.processingMode)) {
       // The runtime's metric is counted per batch line; over 5 minutes a single blocked message is a datapoint of 1.
       this.blockedAlarm = createThresholdAlarm(
@@ -135,6 +170,7 @@ export class SubscriberAlarms extends Construct {
       this.subscriptionDeadLetterAlarm,
       this.errorsAlarm,
       this.oldestMessageAgeAlarm,
+      this.deadLetterExpiringAlarm,
       ...(this.blockedAlarm ? [this.blockedAlarm] : []),
       ...(this.endToEndLatencyAlarm ? [this.endToEndLatencyAlarm] : []),
     ];

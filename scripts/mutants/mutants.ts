@@ -204,6 +204,8 @@ export const MUTANTS: readonly Mutant[] = [
     file: 'cli/replay-command.ts',
     find: "    if (resolved.processingMode === 'aggregate') {",
     replace: "    if (resolved.processingMode === 'aggregate' && now < 0) {",
+    // as before the fix: the operator typed the window README suggested (30d) for every subscriber
+    also: [{ file: 'cli/replay-command.ts', find: 'deduplicationWindowSeconds: window as number,', replace: 'deduplicationWindowSeconds: window ?? 2_592_000,' }],
     tests: [LIFE, WHOLE_LIFE],
   },
   {
@@ -237,6 +239,7 @@ export const MUTANTS: readonly Mutant[] = [
     file: 'cli/dlq-command.ts',
     find: "      if (resolved.processingMode === 'aggregate') {",
     replace: "      if (resolved.processingMode === 'aggregate' && now < 0) {",
+    also: [{ file: 'cli/dlq-command.ts', find: 'deduplicationWindowSeconds: window as number,', replace: 'deduplicationWindowSeconds: window ?? 2_592_000,' }],
     tests: [LIFE, WHOLE_LIFE],
   },
   {

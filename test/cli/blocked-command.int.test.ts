@@ -71,8 +71,9 @@ describe('idempotent-event-flow blocked', () => {
 
     expect(result).toMatchObject({ code: 0, stderr: '', endpoints: [endpoint] });
     const [header, row, ...rest] = result.stdout.trimEnd().split('\n');
-    expect(header).toMatch(/^SUBSCRIBER +EVENT ID +STEP +BLOCKED AT +VERSION +REASON$/);
-    expect(row).toMatch(new RegExp(`^cli-list +${message.id} +email-invoice +2024-05-01T12:00:00.000Z +3 +step 'email-invoice' failed with an unknown outcome`));
+    expect(header).toMatch(/^SUBSCRIBER +EVENT ID +STEP +BLOCKED AT +VERSION +DEAD LETTER UNTIL +REASON$/);
+    // its dead letter is gone 14 days after the block at the latest (the SQS maximum retention, assumed without --dead-letter-queue)
+    expect(row).toMatch(new RegExp(`^cli-list +${message.id} +email-invoice +2024-05-01T12:00:00.000Z +3 +2024-05-15T12:00:00.000Z +step 'email-invoice' failed with an unknown outcome`));
     expect(header?.indexOf('EVENT ID')).toBe(row?.indexOf(message.id));
     expect(rest).toEqual([]);
   });

@@ -10,7 +10,7 @@
  * sequence, its seed and the run's history (test/support/model/system-world.ts).
  *
  * `IEF_LIFE_RUNS` (default 6 per mode) and `IEF_LIFE_COMMANDS` (default 24) make a longer search; `IEF_LIFE_SEED`
- * replays one seed.
+ * replays one seed; `IEF_LIFE_MODES=aggregate,lease` searches only those modes.
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
@@ -41,7 +41,7 @@ export async function searchLife(mode: Mode, options: { runs: number; commands: 
   return `${fc.defaultReportMessage(result)}\n${cause}`;
 }
 
-describe.each<Mode>(['transactional', 'lease', 'multi-step', 'aggregate'])('an event\'s whole life in %s mode, with the operator\'s commands and days passing', (mode) => {
+describe.each<Mode>((process.env.IEF_LIFE_MODES?.split(',') as Mode[] | undefined) ?? ['transactional', 'lease', 'multi-step', 'aggregate'])('an event\'s whole life in %s mode, with the operator\'s commands and days passing', (mode) => {
   test('never applied twice, nothing lost or applied against the filter; after the operator, applied once or named by a refusal', async () => {
     const failure = await searchLife(mode, { runs: RUNS, commands: COMMANDS, ...(SEED === undefined ? {} : { seed: SEED }) });
     expect(failure).toBeUndefined();

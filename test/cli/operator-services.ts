@@ -7,11 +7,13 @@ import { SQSClient } from '@aws-sdk/client-sqs';
 import { inject } from 'vitest';
 import { main, type CliIo } from '../../cli/main';
 import type { SqsBatchHandler } from '../../lambda/consumer/create-consumer';
+import { createMultiStepConsumer } from '../../lambda/processing/multi-step-consumer';
 import { SqsDeadLetterPublisher } from '../../lambda/consumer/dead-letter';
 import type { VirtualClock } from '../../simulator/aws/clock';
 import type { SimulatedQueue } from '../../simulator/aws/queue';
 import { startSqsEndpoint, type SqsEndpoint, type SqsEndpointOptions } from '../../simulator/aws/sqs-endpoint';
-import { LOCAL_CREDENTIALS } from '../support/dynamodb-client';
+import { recordingLogger } from '../lambda/helpers';
+import { LOCAL_CREDENTIALS, localClient } from '../support/dynamodb-client';
 import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
 
 const silentLogger = { trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
@@ -155,4 +157,30 @@ export async function cliAt(services: CliServices, terminal: CliRun, ...argv: st
   };
   const code = await main([...argv, '--sqs-endpoint', services.endpoint.endpoint], io);
   return { code, stdout, stderr };
+}
+
+/**
+ * A multi-step consumer of subscriber `subscriberName` whose one step, `email-invoice`, always ends with an unknown
+ * outcome: every message it takes is blocked for an operator, and its dead letter sent to the services' dead-letter queue.
+ */
+export function blockingConsumer(
+  services: OperatorServices,
+  options: { readonly subscriberName: string; readonly inboxTableName: string; readonly keepBlockedMessageBody?: boolean },
+): SqsBatchHandler {
+  return createMultiStepConsumer({
+    steps: [
+      {
+        name: 'email-invoice',
+        run: () => {
+          throw new Error('SMTP timeout after DATA');
+        },
+      },
+    ],
+    client: localClient(),
+    config: { ...options, deduplicationWindowSeconds: 30 * 86_400, leaseDurationSeconds: 60 },
+    deadLetter: services.deadLetterPublisher,
+    logger: recordingLogger().logger,
+    metricsSink: () => undefined,
+    now: () => new Date(services.clock.now()),
+  });
 }

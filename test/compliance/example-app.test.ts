@@ -248,9 +248,9 @@ describe('example app: wiring', () => {
     const ops = stack.node.findChild('OpsAlarms') as sns.Topic;
     // THEN
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Array<{ Properties: Record<string, unknown> }>;
-    // relay: 2; Billing, Shipping, CustomerStats: 4 each; Invoicing, Notifications: 5 each (with Blocked); and each
+    // relay: 2; Billing, Shipping, CustomerStats: 5 each; Invoicing, Notifications: 6 each (with Blocked); and each
     // subscriber's EndToEndLatency (maxEndToEndLatency)
-    expect(alarms).toHaveLength(2 + 4 * 3 + 5 * 2 + 5);
+    expect(alarms).toHaveLength(2 + 5 * 3 + 6 * 2 + 5);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([r(ops.topicArn)]);
       expect(alarm.Properties.OKActions).toEqual([r(ops.topicArn)]);

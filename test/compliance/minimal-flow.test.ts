@@ -83,7 +83,7 @@ describe('minimal flow: no props, one subscriber', () => {
     s.template.resourceCountIs('AWS::Pipes::Pipe', 1);
     s.template.resourceCountIs('AWS::DynamoDB::Table', 2);
     s.template.resourceCountIs('AWS::Lambda::Function', 1);
-    s.template.resourceCountIs('AWS::CloudWatch::Alarm', 6);
+    s.template.resourceCountIs('AWS::CloudWatch::Alarm', 7); // the relay's 2, the subscriber's 5
   });
 });
 
@@ -144,7 +144,7 @@ describe('minimal flow: one subscriber per processing mode, one of them publishi
     ]);
     s.template.resourceCountIs('AWS::DynamoDB::Table', 1 + 3);
     s.template.resourceCountIs('AWS::Lambda::Function', 4);
-    s.template.resourceCountIs('AWS::CloudWatch::Alarm', 2 + 4 * 4 + 2);
+    s.template.resourceCountIs('AWS::CloudWatch::Alarm', 2 + 5 * 4 + 2);
   });
 
   test("scoped the operator role to the lease inbox and its BlockedMessages index", () => {
@@ -215,7 +215,7 @@ describe('flow over an existing single-table outbox with a customer-managed key 
 
   test('notifies the ops topic from every alarm', () => {
     const alarms = Object.values(s.template.findResources('AWS::CloudWatch::Alarm')) as Array<{ Properties: Record<string, unknown> }>;
-    expect(alarms).toHaveLength(6);
+    expect(alarms).toHaveLength(7);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([s.stack.resolve(ops.topicArn)]);
       expect(alarm.Properties.OKActions).toEqual([s.stack.resolve(ops.topicArn)]);

@@ -204,12 +204,12 @@ describe('SubscriberAlarms', () => {
     expect(alarmProperties(alarms.errorsAlarm).AlarmDescription).toMatch(/^Subscriber billing-v2: /);
   });
 
-  test('creates exactly these four alarms', () => {
+  test('creates exactly these five alarms', () => {
     // WHEN
     const { stack, alarms } = create();
     // THEN
-    Template.fromStack(stack).resourceCountIs('AWS::CloudWatch::Alarm', 4);
-    expect(alarms.alarms).toEqual([alarms.deadLetterAlarm, alarms.subscriptionDeadLetterAlarm, alarms.errorsAlarm, alarms.oldestMessageAgeAlarm]);
+    Template.fromStack(stack).resourceCountIs('AWS::CloudWatch::Alarm', 5);
+    expect(alarms.alarms).toEqual([alarms.deadLetterAlarm, alarms.subscriptionDeadLetterAlarm, alarms.errorsAlarm, alarms.oldestMessageAgeAlarm, alarms.deadLetterExpiringAlarm]);
   });
 
   test.each([
@@ -260,17 +260,18 @@ describe('SubscriberAlarms', () => {
     }
   });
 
-  test.each([ProcessingMode.LEASE, ProcessingMode.MULTI_STEP])('in mode %s, creates the Blocked alarm as a fifth alarm', (processingMode) => {
+  test.each([ProcessingMode.LEASE, ProcessingMode.MULTI_STEP])('in mode %s, creates the Blocked alarm as a sixth alarm', (processingMode) => {
     // WHEN
     const { stack, alarms } = create({}, { processingMode });
     // THEN
-    Template.fromStack(stack).resourceCountIs('AWS::CloudWatch::Alarm', 5);
+    Template.fromStack(stack).resourceCountIs('AWS::CloudWatch::Alarm', 6);
     expect(alarms.node.tryFindChild('Blocked')).toBe(alarms.blockedAlarm);
     expect(alarms.alarms).toEqual([
       alarms.deadLetterAlarm,
       alarms.subscriptionDeadLetterAlarm,
       alarms.errorsAlarm,
       alarms.oldestMessageAgeAlarm,
+      alarms.deadLetterExpiringAlarm,
       alarms.blockedAlarm,
     ]);
   });
@@ -281,7 +282,7 @@ describe('SubscriberAlarms', () => {
     // THEN
     expect(alarms.blockedAlarm).toBeUndefined();
     expect(alarms.node.tryFindChild('Blocked')).toBeUndefined();
-    Template.fromStack(stack).resourceCountIs('AWS::CloudWatch::Alarm', 4);
+    Template.fromStack(stack).resourceCountIs('AWS::CloudWatch::Alarm', 5);
   });
 
   test('notifies the alarm actions of the Blocked alarm on ALARM and on OK', () => {

@@ -59,12 +59,12 @@ describe('FlowDashboard', () => {
       expect(metricNames(byTitle(all, `${name}: function errors and throttles`))).toEqual(['Errors', 'Throttles']);
       expect(metricNames(byTitle(all, `${name}: function duration (ms)`))).toEqual(['Duration', 'Duration']);
     }
-    // alarms: the relay's 2, Billing's 4, Invoicing's 5 (with Blocked)
+    // alarms: the relay's 2, Billing's 5, Invoicing's 6 (with Blocked)
     const alarmRows = all.filter((widget) => widget.type === 'alarm');
     expect(alarmRows.map((widget) => [widget.properties.title, widget.properties.alarms?.length])).toEqual([
       ['Relay TestStack/Orders/Relay: alarms', 2],
-      ['Subscriber Billing: alarms', 4],
-      ['Subscriber Invoicing: alarms', 5],
+      ['Subscriber Billing: alarms', 5],
+      ['Subscriber Invoicing: alarms', 6],
     ]);
   });
 
@@ -131,7 +131,7 @@ describe('EndToEndLatency alarm (maxEndToEndLatency)', () => {
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
       Dimensions: Match.arrayWith([{ Name: 'Subscriber', Value: 'Billing' }]),
     });
-    expect(flow.alarms).toHaveLength(2 + 5);
+    expect(flow.alarms).toHaveLength(2 + 6);
     expect(billing.node.tryFindChild('Alarms')?.node.tryFindChild('EndToEndLatency')).toBeDefined();
   });
 

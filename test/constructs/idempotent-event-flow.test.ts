@@ -203,7 +203,7 @@ describe('IdempotentEventFlow: addSubscriber', () => {
     expect(billing.inboxTable).not.toBe(shipping.inboxTable);
   });
 
-  test.each([0, 1, 2, 3])('creates 2 + 4 x %i alarms for %i subscriber(s)', (n) => {
+  test.each([0, 1, 2, 3])('creates 2 + 5 x %i alarms for %i subscriber(s)', (n) => {
     // GIVEN
     const { stack, flow } = fixture();
     // WHEN
@@ -211,8 +211,8 @@ describe('IdempotentEventFlow: addSubscriber', () => {
       addSubscriber(flow, `Subscriber${i}`);
     }
     // THEN
-    Template.fromStack(stack).resourceCountIs('AWS::CloudWatch::Alarm', 2 + 4 * n);
-    expect(flow.alarms).toHaveLength(2 + 4 * n);
+    Template.fromStack(stack).resourceCountIs('AWS::CloudWatch::Alarm', 2 + 5 * n);
+    expect(flow.alarms).toHaveLength(2 + 5 * n);
   });
 
   test('encrypts every queue of every subscriber with the flow key', () => {
@@ -360,10 +360,10 @@ describe('IdempotentEventFlow: processing modes', () => {
   });
 
   test.each([
-    [ProcessingMode.TRANSACTIONAL, 4],
-    [ProcessingMode.LEASE, 5],
-    [ProcessingMode.MULTI_STEP, 5],
-    [ProcessingMode.AGGREGATE, 4],
+    [ProcessingMode.TRANSACTIONAL, 5],
+    [ProcessingMode.LEASE, 6],
+    [ProcessingMode.MULTI_STEP, 6],
+    [ProcessingMode.AGGREGATE, 5],
   ])('adds the alarms of a %s subscriber (%i) to the flow alarms', (processingMode, subscriberAlarms) => {
     // GIVEN
     const { stack, flow } = fixture();
@@ -443,7 +443,7 @@ describe('IdempotentEventFlow: alarms', () => {
     addSubscriber(flow, 'Shipping');
     // THEN
     const alarms = alarmsProperties(Template.fromStack(stack));
-    expect(alarms).toHaveLength(2 + 4 * 2);
+    expect(alarms).toHaveLength(2 + 5 * 2);
     for (const alarm of alarms) {
       expect(alarm.AlarmActions).toEqual([r(stack, ops.topicArn)]);
       expect(alarm.OKActions).toEqual([r(stack, ops.topicArn)]);
@@ -490,7 +490,8 @@ describe('IdempotentEventFlow: alarms', () => {
     addSubscriber(flow, 'Billing');
     addSubscriber(flow, 'Shipping');
     // THEN
-    const ageAlarms = alarmsProperties(Template.fromStack(stack)).filter((a) => a.MetricName === 'ApproximateAgeOfOldestMessage');
+    // the work queues' (the dead-letter queues' oldest message is the DeadLetterExpiring alarm's, on its own threshold)
+    const ageAlarms = alarmsProperties(Template.fromStack(stack)).filter((a) => a.MetricName === 'ApproximateAgeOfOldestMessage' && String(a.AlarmDescription).includes('the oldest message waited'));
     expect(ageAlarms.map((a) => a.Threshold)).toEqual([900, 900]);
   });
 });

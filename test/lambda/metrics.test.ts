@@ -36,6 +36,7 @@ describe('ConsumerMetrics', () => {
 
     expect(lines).toEqual([
       {
+        level: 'INFO',
         _aws: {
           Timestamp: Date.parse('2024-05-01T00:00:00.000Z'),
           CloudWatchMetrics: [

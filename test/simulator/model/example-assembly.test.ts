@@ -130,7 +130,11 @@ describe('readAssembly of the example app', () => {
     const alarms = model.queueAlarms!;
     expect(alarms.get(keyAt(model.queues, 'Orders/Relay/DeadLetterQueue/Resource'))).toEqual([`${STACK}/Orders/RelayAlarms/DeadLetters/Resource`]);
     for (const subscriber of SUBSCRIBERS) {
-      expect(alarms.get(keyAt(model.queues, `Orders/${subscriber}/Queue/DeadLetterQueue/Resource`)), subscriber).toEqual([`${STACK}/Orders/${subscriber}/Alarms/DeadLetters/Resource`]);
+      // ApproximateNumberOfMessagesVisible (any dead letter) and ApproximateAgeOfOldestMessage (one SQS deletes soon)
+      expect(alarms.get(keyAt(model.queues, `Orders/${subscriber}/Queue/DeadLetterQueue/Resource`)), subscriber).toEqual([
+        `${STACK}/Orders/${subscriber}/Alarms/DeadLetters/Resource`,
+        `${STACK}/Orders/${subscriber}/Alarms/DeadLetterExpiring/Resource`,
+      ]);
       expect(alarms.get(keyAt(model.queues, `Orders/${subscriber}/SubscriptionDeadLetterQueue/Resource`)), subscriber).toEqual([
         `${STACK}/Orders/${subscriber}/Alarms/SubscriptionDeadLetters/Resource`,
       ]);

@@ -246,15 +246,16 @@ export class SystemWorld {
 
   /**
    * `dlq redrive --yes` of the subscriber's dead-letter queue, named by its Operator output. With `meanwhile`, the
-   * consumer polls while the command runs (after its last read): a message past maxReceiveCount lands in the
-   * dead-letter queue between the check and the move.
+   * consumer polls while the command runs (after its first read): a message past maxReceiveCount lands in the
+   * dead-letter queue while the command reads and decides.
    */
   public async dlqRedrive(meanwhile: boolean): Promise<void> {
     let receives = 0;
     const result = await this.cli(
       {
         afterSqsRequest: (name) => {
-          if (meanwhile && name === 'ReceiveMessageCommand' && (receives += 1) === 2) this.services.queue.receive(10);
+          // after its first read (its last, when the queue held nothing): SQS moves what passed maxReceiveCount
+          if (meanwhile && name === 'ReceiveMessageCommand' && (receives += 1) === 1) this.services.queue.receive(10);
         },
       },
       'dlq', 'redrive', '--subscriber-output', this.operatorOutput(), '--yes', '--json',
@@ -269,10 +270,19 @@ export class SystemWorld {
     this.history.push(`operator: dlq redrive${meanwhile ? ' (the consumer polls meanwhile)' : ''}: ${decisions.filter((d) => d.redrive).length} redriven, ${decisions.filter((d) => !d.redrive).length} refused`);
   }
 
-  /** `replay --yes`: of one event the producer wrote, or of the range since the run began. */
-  public async replay(which: 'range' | number): Promise<void> {
+  /**
+   * `replay --yes`: of one event the producer wrote, of the range since the run began, or (`gave-up`) of the events
+   * the relay gave up on, as the relay's dead letters name them (the runbook's replay, which heals nothing else).
+   */
+  public async replay(which: 'range' | 'gave-up' | number): Promise<void> {
     const ids = [...this.events.keys()];
-    const selection = which === 'range' ? ['--since', this.since, '--until', new Date(this.now() + 60_000).toISOString()] : ids.length === 0 ? undefined : ['--event-id', ids[which % ids.length] as string];
+    const gaveUp = [...this.events.values()].filter((event) => event.spec.relayGivesUp).flatMap((event) => ['--event-id', event.id]);
+    const selection =
+      which === 'range'
+        ? ['--since', this.since, '--until', new Date(this.now() + 60_000).toISOString()]
+        : which === 'gave-up'
+          ? gaveUp.length === 0 ? undefined : gaveUp
+          : ids.length === 0 ? undefined : ['--event-id', ids[which % ids.length] as string];
     if (selection === undefined) return;
     const result = await this.cli({}, 'replay', '--subscriber-output', this.operatorOutput(), ...selection, '--yes', '--json');
     if (result.code !== 0 && result.code !== 3) return this.violate(`replay exited ${result.code}: ${result.stderr}`);
@@ -281,7 +291,7 @@ export class SystemWorld {
       if (event.send) this.operatorSent.add(event.eventId);
       else this.refusals.set(event.eventId, event.why ?? '');
     }
-    this.history.push(`operator: replay ${which === 'range' ? 'the range' : 'one event'}: ${output.events.filter((e) => e.send).length} sent, ${output.events.filter((e) => !e.send).length} refused, ${output.missing.length} not in the outbox`);
+    this.history.push(`operator: replay ${which === 'range' ? 'the range' : which === 'gave-up' ? 'what the relay gave up on' : 'one event'}: ${output.events.filter((e) => e.send).length} sent, ${output.events.filter((e) => !e.send).length} refused, ${output.missing.length} not in the outbox`);
   }
 
   /** `blocked resolve` of every blocked record, from the truth: SUCCESS when the effect ran, else TRY_AGAIN. */
@@ -359,7 +369,7 @@ export class SystemWorld {
       }
       await this.resolveBlocked();
       await this.dlqRedrive(false);
-      if (round === 0) await this.replay('range');
+      if (round === 0) await this.replay('gave-up');
       await this.check();
       if (this.services.queue.counts().total === 0 && this.services.deadLetterQueue.counts().total === 0 && round > 0) break;
     }
@@ -386,8 +396,14 @@ export class SystemWorld {
     this.services.queue.send({ body, origin: { via: 'sns' } });
   }
 
+  /**
+   * Runs the CLI; afterwards notes which events it put copies of on the subscriber's queue (SendMessage through the
+   * endpoint: only the operator's commands send there), whatever the command itself reports.
+   */
   private async cli(terminal: Parameters<typeof cliAt>[1], ...argv: string[]) {
-    return cliAt(this.services, terminal, ...argv);
+    const result = await cliAt(this.services, terminal, ...argv);
+    for (const message of this.services.queue.messages()) if (message.origin.via === 'send-message') this.operatorSent.add(eventIdOf(message.body));
+    return result;
   }
 
   /** The subscriber's `<subscriber>/Operator` stack output, as the constructs write it for this run's configuration. */
