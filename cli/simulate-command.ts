@@ -37,8 +37,9 @@ What drives the flow (one of):
 The app:
   --app <command>              the app command, as for \`cdk synth --app\` (default: cdk.json's "app")
   --assembly <dir>             read this cloud assembly instead of synthesizing
-  --synth                      synthesize the app even when the assembly of an earlier run is newer than every
-                               source of the app (by default that assembly is read again: the first line says which)
+  --synth                      synthesize the app even when an earlier run's assembly is current, and keep it for
+                               the next runs (by default an assembly is read again while the app command, the
+                               environment, ~/.cdk.json and the project's files are unchanged: the first line says so)
   --stack <name>               only this stack: its name or construct path, e.g. Prod/Orders (repeatable); a stack
                                another selected stack refers to must be selected too
 
@@ -223,7 +224,8 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       cwd,
       app: text(parsed, 'app'),
       assemblyDirectory: text(parsed, 'assembly'),
-      reuseAssembly: parsed.values.synth !== true,
+      reuseAssembly: true,
+      refreshAssembly: parsed.values.synth === true,
       onAssembly: (source) => io.stderr(assemblyLine(source)),
       stacks: Array.isArray(stacks) ? (stacks as string[]) : undefined,
       scenario,
@@ -306,7 +308,7 @@ function assemblyLine(source: AssemblySource): string {
   const at = new Date(source.synthesizedAt).toISOString();
   if (source.reused) {
     const newest = source.newestSource === undefined ? '' : ` (newest source: ${source.newestSource.file}, ${new Date(source.newestSource.modifiedAt).toISOString()})`;
-    return `reusing the cloud assembly synthesized at ${at} in ${source.directory}: it is newer than every source of the app${newest}; --synth synthesizes again\n`;
+    return `reusing the cloud assembly synthesized at ${at} in ${source.directory}: the app command, the environment, ~/.cdk.json and the project's files are as they were${newest}; --synth synthesizes again\n`;
   }
   return `synthesized the app at ${at} into ${source.directory}\n`;
 }

@@ -9,18 +9,21 @@
 /** The longest redacted message, in characters; longer ones are cut and end with `…`. */
 export const MAX_REDACTED_MESSAGE_CHARACTERS = 300;
 
+// the JavaScript engine's own phrases quote names from the code (the property read, the variable destructured), never
+// payload values: matched first (so the scan moves past them) and kept, the only clue to a TypeError
+const ENGINE_PHRASE = String.raw`\((?:reading|setting) '[\w$]*'\)|Cannot destructure property '[\w$]*' of '[\w$.]*'`;
 // a double-quoted string followed by `:` is a JSON key, matched (so the scan moves past it) and kept
-const QUOTED = /"(?:[^"\\]|\\.)*"(\s*:)?|'(?:[^'\\]|\\.)*'|`[^`]*`/g;
+const QUOTED = new RegExp(String.raw`(${ENGINE_PHRASE})|"(?:[^"\\]|\\.)*"(\s*:)?|'(?:[^'\\]|\\.)*'|` + '`[^`]*`', 'g');
 const NUMBER = /(?<![\w.#-])-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?(?![\w.])/g;
 
 /**
  * `text` with every quoted value replaced by an empty quote of the same kind holding `…` (a JSON key, a quoted string
- * followed by `:`, is kept), every number by `#`, and cut to {@link MAX_REDACTED_MESSAGE_CHARACTERS}. The words around
+ * followed by `:`, is kept, and so are the names the engine quotes from the code: `(reading 'refund')`), every number by `#`, and cut to {@link MAX_REDACTED_MESSAGE_CHARACTERS}. The words around
  * them (what was expected, which field) stay.
  */
 export function redactValues(text: string): string {
   const redacted = text
-    .replace(QUOTED, (quoted: string, key: string | undefined) => (key !== undefined ? quoted : `${quoted[0]}…${quoted[0]}`))
+    .replace(QUOTED, (quoted: string, enginePhrase: string | undefined, key: string | undefined) => (enginePhrase !== undefined || key !== undefined ? quoted : `${quoted[0]}…${quoted[0]}`))
     .replace(NUMBER, '#');
   return redacted.length <= MAX_REDACTED_MESSAGE_CHARACTERS ? redacted : `${redacted.slice(0, MAX_REDACTED_MESSAGE_CHARACTERS - 1)}…`;
 }

@@ -34,6 +34,7 @@ export type { SynthAnnotation } from './model/synth-annotations';
 export { NothingToSimulateError, runSimulation, type IamReport, type RelayFigures, type SimulationResult, type SubscriberReport } from './run/simulation';
 export type { Violation, ViolationKind } from './check/invariants';
 export type { DeadLetterFinding } from './check/dead-letters';
+export { FAILURE_PATHS, type FailurePath, type FailurePathCounts } from './check/failure-paths';
 export { formatSummary } from './report/summary';
 export { historyMark, type HistoryKey, type HistoryOperation } from './check/history';
 export type { AssemblySource } from './model/assembly-cache';

@@ -104,12 +104,19 @@ export function conflictReply(operation: string, conflicting: readonly boolean[]
   return { status: 400, headers: { 'content-type': 'application/x-amz-json-1.0', 'content-length': String(body.length), 'x-amzn-requestid': 'transaction-conflict' }, body };
 }
 
+/** What a DynamoDB proxy asks the arbiter: may this request go on? */
+export interface ConflictArbiter {
+  admit(operation: string, body: Buffer): Promise<Admission>;
+}
+
 /** The arbiter: tracks the items ongoing requests hold and refuses a request that conflicts with them. */
-export class TransactionConflicts {
+export class TransactionConflicts implements ConflictArbiter {
   /** Item identity → how many ongoing requests hold it, by kind of hold. */
   private readonly held = new Map<string, Record<Hold, number>>();
   /** Operation → requests of it refused. */
   private readonly refusals = new Map<string, number>();
+  /** Caller (a function's key) → its requests refused. */
+  private readonly refusalsByCaller = new Map<string, number>();
 
   /** `keySchemaOf` names each table's key attributes (a Put's key is read from its item with them). */
   public constructor(private readonly keySchemaOf: KeySchemaResolver) {}
@@ -131,6 +138,22 @@ export class TransactionConflicts {
       return { admitted: false, reply: conflictReply(operation, conflicting) };
     }
     return holds === undefined ? ADMITTED_WITHOUT_HOLD : this.hold(items, holds);
+  }
+
+  /** The arbiter as `caller` (a function's key) sees it: the same decisions, its refusals counted as its own. */
+  public forCaller(caller: string): ConflictArbiter {
+    return {
+      admit: async (operation, body) => {
+        const admission = await this.admit(operation, body);
+        if (!admission.admitted) this.refusalsByCaller.set(caller, (this.refusalsByCaller.get(caller) ?? 0) + 1);
+        return admission;
+      },
+    };
+  }
+
+  /** The requests of `caller` (see {@link forCaller}) refused so far. */
+  public refusedFor(caller: string): number {
+    return this.refusalsByCaller.get(caller) ?? 0;
   }
 
   /** What was refused so far. */

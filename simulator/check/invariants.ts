@@ -51,6 +51,10 @@ export type ViolationKind =
   | 'nothing-reached'
   /** The runtime rejected for good an event the scenario did not mark as malformed (rejected-events.ts). */
   | 'valid-event-rejected'
+  /** An event a subscriber's filter took ended only in its dead-letter queues, never applied (unapplied-events.ts). */
+  | 'unapplied-event'
+  /** A subscriber never met a failure path the run's fault rates steer to it: not proven (failure-paths.ts). */
+  | 'not-exercised'
   /** A function sent one event's SQS message from more than one invocation (repeated-sends.ts). */
   | 'repeated-send'
   /** The templates break a rule AWS enforces at deploy (deploy-rules.ts). */

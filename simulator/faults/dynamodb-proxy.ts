@@ -7,7 +7,7 @@
  */
 import { keepConnectionsOpen } from '../aws/keep-connections-open';
 import { listenOnLoopback, readBody } from '../aws/loopback-server';
-import type { TransactionConflicts } from '../aws/transaction-conflicts';
+import { conflictReply, type ConflictArbiter, type ConflictReply } from '../aws/transaction-conflicts';
 import type { RequestScheduling, ScheduledRequest } from '../schedule/seeded-scheduler';
 import { createHash } from 'node:crypto';
 import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -20,7 +20,7 @@ import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, 
  * - `crash-before`: the process dies before sending it: not forwarded, never answered;
  * - `crash-after`: the process dies once DynamoDB has applied it: forwarded, never answered.
  */
-export type RequestFault = 'none' | 'throttle' | 'lose-response' | 'crash-before' | 'crash-after';
+export type RequestFault = 'none' | 'throttle' | 'lose-response' | 'crash-before' | 'crash-after' | 'conflict';
 
 /** A request the proxy received during an invocation. */
 export interface ProxiedRequest {
@@ -91,7 +91,7 @@ export interface DynamoDbProxyOptions {
    * (which a `lose-response` or `crash-after` fault then keeps from the client, as it would DynamoDB Local's).
    * @default no conflicts: DynamoDB Local serializes the requests
    */
-  readonly transactionConflicts?: TransactionConflicts;
+  readonly transactionConflicts?: ConflictArbiter;
   /**
    * Holds each request until a seeded scheduler lets it be forwarded, and its reply until the scheduler lets it go
    * (simulator/schedule/seeded-scheduler.ts): a request is ongoing, for transaction conflicts, from its forwarding to
@@ -235,6 +235,9 @@ export async function startDynamoDbProxy(targetEndpoint: string, options: Dynamo
       }
       case 'throttle':
         return answer(scheduled, () => throttle(response));
+      case 'conflict':
+        // refused as DynamoDB refuses a write that meets an ongoing transaction on its item: nothing applied
+        return answer(scheduled, () => refuse(response, conflictReply(operation, actionsOf(body).map(() => true))));
       case 'lose-response':
         await forwardUnlessConflicting(incoming, operation, body, scheduled);
         // DynamoDB has answered (and applied the request, unless it refused it with a conflict); the client never learns it
@@ -328,6 +331,22 @@ function accessDenied(response: ServerResponse, message: string): void {
   const body = JSON.stringify({ __type: 'com.amazon.coral.service#AccessDeniedException', Message: message });
   response.writeHead(400, { 'Content-Type': 'application/x-amz-json-1.0', 'Content-Length': Buffer.byteLength(body), 'x-amzn-RequestId': 'simulator-access-denied' });
   response.end(body);
+}
+
+/** The actions of a transaction's body (one for any other request). */
+function actionsOf(body: Buffer): unknown[] {
+  try {
+    const parsed = JSON.parse(body.toString('utf8')) as { TransactItems?: unknown };
+    return Array.isArray(parsed.TransactItems) && parsed.TransactItems.length > 0 ? parsed.TransactItems : [undefined];
+  } catch {
+    return [undefined];
+  }
+}
+
+/** Answers with DynamoDB's refusal of a conflicting request (transaction-conflicts.ts); the SDK does not retry it. */
+function refuse(response: ServerResponse, refusal: ConflictReply): void {
+  response.writeHead(refusal.status, refusal.headers);
+  response.end(refusal.body);
 }
 
 /** A 400 with the body DynamoDB sends when it throttles a request; the SDK retries it. */

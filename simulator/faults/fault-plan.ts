@@ -42,7 +42,9 @@ export type FaultKind =
   /** one failed attempt of the relay to publish a stream record */
   | 'relay-publish-failure'
   /** one failed attempt of SNS to deliver a message to a subscription's queue */
-  | 'sns-delivery-failure';
+  | 'sns-delivery-failure'
+  /** a write refused with a transaction conflict, steered to a subscriber that had met none (fault-steering.ts) */
+  | 'transaction-conflict';
 
 /** No faults at all. */
 export const NO_FAULTS: Required<FaultRates> = { duplicate: 0, lostResponse: 0, throttle: 0, crash: 0, relayFailure: 0, snsDeliveryFailure: 0 };

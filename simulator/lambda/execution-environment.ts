@@ -7,7 +7,7 @@
 import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
 import type { VirtualClock } from '../aws/clock';
-import type { TransactionConflicts } from '../aws/transaction-conflicts';
+import type { ConflictArbiter } from '../aws/transaction-conflicts';
 import { startDynamoDbProxy, type AuthorizeDynamoDbRequest, type DynamoDbProxy, type ProxiedRequest, type RequestFault } from '../faults/dynamodb-proxy';
 import type { FunctionModel } from '../model/flow-model';
 import type { InvocationOutcome } from '../run/observer';
@@ -46,7 +46,7 @@ export interface ExecutionEnvironmentOptions {
    * Refuses DynamoDB requests that meet an ongoing request on the same item, as DynamoDB does: one arbiter shared by
    * every environment of a run. @default no transaction conflicts (DynamoDB Local serializes the requests)
    */
-  readonly transactionConflicts?: TransactionConflicts;
+  readonly transactionConflicts?: ConflictArbiter;
   /** The environment's `AWS_ACCESS_KEY_ID`: names the function to the simulator's SQS endpoint. @default a shared dummy key */
   readonly accessKeyId?: string;
   /**

@@ -16,7 +16,7 @@ import type { VirtualClock } from '../aws/clock';
 import { eventIdOf } from '../aws/message-ids';
 import type { SenderRegistration, SqsSenders } from '../aws/sqs-senders';
 import { shownName } from '../model/find-resource';
-import type { TransactionConflicts } from '../aws/transaction-conflicts';
+import type { ConflictArbiter } from '../aws/transaction-conflicts';
 import type { AuthorizeDynamoDbRequest, ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
 import type { FaultKind } from '../faults/fault-plan';
 import type { FunctionModel } from '../model/flow-model';
@@ -59,7 +59,7 @@ export interface FunctionRunnerOptions {
    * Refuses DynamoDB requests of its environments that meet an ongoing request on the same item, as DynamoDB does:
    * give every runner of a run the same arbiter. @default no transaction conflicts (DynamoDB Local serializes the requests)
    */
-  readonly transactionConflicts?: TransactionConflicts;
+  readonly transactionConflicts?: ConflictArbiter;
   /** The `AWS_ACCESS_KEY_ID` of its environments, which names the function to the simulator's SQS endpoint. @default a shared dummy key */
   readonly accessKeyId?: string;
   /**
@@ -118,6 +118,7 @@ const FAULT_KIND_OF: Readonly<Record<Exclude<RequestFault, 'none'>, FaultKind>> 
   'lose-response': 'lost-response',
   'crash-before': 'crash',
   'crash-after': 'crash-after-commit',
+  conflict: 'transaction-conflict',
 };
 
 /** The longest function name Lambda accepts. */

@@ -46,7 +46,7 @@ const KEPT_OUTPUT_CHARACTERS = 64 * 1024;
  * call STS to find the default account (the synthesized templates are then environment-agnostic, the same on every
  * machine).
  */
-const CREDENTIAL_VARIABLES = [
+export const CREDENTIAL_VARIABLES = [
   'AWS_PROFILE',
   'AWS_DEFAULT_PROFILE',
   'AWS_ACCESS_KEY_ID',

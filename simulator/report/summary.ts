@@ -1,5 +1,6 @@
 /** The end-of-run report: a table per subscriber, the dead letters with their reasons, and the verdict. */
 import type { DeadLetterFinding } from '../check/dead-letters';
+import { FAILURE_PATHS } from '../check/failure-paths';
 import type { GrantedPermission } from '../iam/access-control';
 import type { SimulationResult, SubscriberReport } from '../run/simulation';
 
@@ -25,6 +26,17 @@ export function formatTable(rows: readonly SubscriberReport[]): string {
   const line = (values: readonly string[]): string =>
     values.map((value, index) => (index < 2 ? value.padEnd(widths[index]!) : value.padStart(widths[index]!))).join('  ').trimEnd();
   return [line(COLUMNS.map((column) => column.title)), line(widths.map((width) => '-'.repeat(width))), ...cells.map(line)].join('\n');
+}
+
+/** Per subscriber, how often its consumer met each failure path, and the paths it never met (not proven by this run). */
+export function failurePathLines(rows: readonly SubscriberReport[]): string[] {
+  const lines = ['failure paths met (a path a subscriber never met is not proven by this run):'];
+  for (const row of rows) {
+    const counts = FAILURE_PATHS.map((path) => `${path} ${row.failurePaths[path]}`).join(', ');
+    const missed = FAILURE_PATHS.filter((path) => row.failurePaths[path] === 0);
+    lines.push(`  ${row.name}: ${counts}${missed.length === 0 ? '' : ` · never met: ${missed.join(', ')}`}`);
+  }
+  return lines;
 }
 
 /** Longest example reason shown in the report (the JSON result has every reason whole). */
@@ -180,14 +192,21 @@ export function formatSummary(result: SimulationResult): string {
         (operator.refused.length ? `; ${operator.refused.length} resolution(s) refused (${truncate(operator.refused[0]!)})` : ''),
     );
   }
-  out.push('', formatTable(result.subscribers));
+  out.push('', formatTable(result.subscribers), '', ...failurePathLines(result.subscribers));
   const deadLetters = [...result.deadLetters].filter(([, findings]) => findings.length > 0);
   if (deadLetters.length > 0) {
     out.push('', 'dead letters, by reason (every one is explained; --json has each reason in full):');
     for (const [subscriber, findings] of deadLetters) out.push(...deadLetterLines(subscriber, findings));
   }
   const unreached = result.producer.total > 0 ? result.subscribers.filter((row) => row.events === 0).map((row) => row.name) : [];
-  if (unreached.length > 0) {
+  const { committedEvents, deadLettered: relayDeadLettered, lost: relayLost } = result.relay;
+  if (unreached.length > 0 && committedEvents > 0 && relayDeadLettered + relayLost >= committedEvents) {
+    out.push(
+      '',
+      `no event reached ${unreached.join(', ')}: the relay gave up on all ${committedEvents} committed event(s) before they reached a topic ` +
+        '(see the relay line), so no filter policy was tried. Nothing was checked for it.',
+    );
+  } else if (unreached.length > 0) {
     out.push(
       '',
       `no event reached ${unreached.join(', ')}: none matched its filter policy, or its topic is fed by another outbox than the one ` +
@@ -208,7 +227,12 @@ export function formatSummary(result: SimulationResult): string {
       givenUp === 0
         ? 'every event reached every matching subscriber'
         : `every event reached every matching subscriber or is on a dead-letter queue an alarm watches (${result.relay.deadLettered} given up by the relay, ${result.sns.deadLettered} by SNS)`;
-    out.push(`OK: ${producerWrites}${reached}; ${effects}every dead letter explained.`);
+    out.push(`OK: ${producerWrites}${reached}; ${effects}every valid event applied by every subscriber its filter took; every dead letter explained.`);
+    const unproven = result.subscribers.flatMap((row) => {
+      const missed = FAILURE_PATHS.filter((path) => row.failurePaths[path] === 0);
+      return missed.length === 0 ? [] : [`${row.name} (${missed.join(', ')})`];
+    });
+    if (unproven.length > 0) out.push(`Failure paths this run never took, so this OK does not prove them: ${unproven.join('; ')}.`);
     if (notCounted.length > 0) {
       out.push(`Effects were NOT checked for ${notCounted.join(', ')} (no effect probe in the scenario): exactly-once is unproven for them.`);
     }

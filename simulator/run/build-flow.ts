@@ -250,7 +250,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
           maxEnvironments: deps.concurrency,
           observer: deps.observer,
           decideFault: (invocationKey, request) => deps.decideFault(functionKey, invocationKey, request),
-          transactionConflicts,
+          transactionConflicts: transactionConflicts.forCaller(functionKey),
           sqsSenders: senders,
           // a cold start then costs a step of the run only what is left of an init begun in the background
           preInitialize: true,

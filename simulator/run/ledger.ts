@@ -68,10 +68,18 @@ export class RunLedger implements SimulationObserver {
    */
   public readonly acknowledgedEvents = new Map<ResourceKey, Set<string>>();
   /**
+   * Per subscription: the events a receive of which the consumer answered as handled (its invocation returned without
+   * the message in `batchItemFailures`, and the runtime had not dead-lettered or found blocked that receive), whether or
+   * not the mapping's delete then succeeded (a lost delete leaves a message whose effect is done).
+   */
+  public readonly handledEvents = new Map<ResourceKey, Set<string>>();
+  /**
    * Per subscription: the events a message of which was deleted because the runtime had dead-lettered it, or had found
    * it already blocked for an operator by another copy's delivery (`already-blocked`): no effect promised.
    */
   public readonly deadLetterDeletedEvents = new Map<ResourceKey, Set<string>>();
+  /** Per queue: the dead letters put on it during the run (by the runtime, by SQS after maxReceiveCount, by SNS). */
+  public readonly deadLettersReceived = new Map<ResourceKey, number>();
   /** Per queue: messages SQS moved to the dead-letter queue after maxReceiveCount. */
   public readonly redriven = new Map<ResourceKey, number>();
   /**
@@ -132,9 +140,10 @@ export class RunLedger implements SimulationObserver {
     this.relayGaveUp.push({ relay, ...records });
   }
 
-  public onEnqueued(_queue: ResourceKey, message: { readonly messageId: string; readonly origin: MessageOrigin }): void {
+  public onEnqueued(queue: ResourceKey, message: { readonly messageId: string; readonly origin: MessageOrigin }): void {
     if (message.origin.via === 'sns-dead-letter') this.snsDeadLettered += 1;
     const source = message.origin.deadLetterOf;
+    if (message.origin.via === 'sns-dead-letter' || message.origin.via === 'redrive' || source !== undefined) this.deadLettersReceived.set(queue, (this.deadLettersReceived.get(queue) ?? 0) + 1);
     if (message.origin.via === 'send-message' && source !== undefined) this.runtimeDeadLetters.add(`${source.messageId}#${source.receiveCount ?? '*'}`);
   }
 
@@ -173,6 +182,7 @@ export class RunLedger implements SimulationObserver {
       this.recordLoggedRetries(mapping, invocation);
       this.recordAlreadyBlocked(invocation.messages, invocation.output);
     }
+    if (invocation.outcome.kind === 'returned') this.recordHandled(invocation.messages, invocation.failedMessageIds);
     const figures = getOrCreate(this.mappings, mapping, () => ({ invocations: 0, deliveries: 0, redeliveries: 0, failedInvocations: 0 }));
     figures.invocations += 1;
     figures.deliveries += invocation.messages.length;
@@ -185,6 +195,17 @@ export class RunLedger implements SimulationObserver {
       for (const messageId of invocation.failedMessageIds) {
         if (!this.lastFailure.has(messageId)) this.lastFailure.set(messageId, 'reported as a batch item failure');
       }
+    }
+  }
+
+  /** Notes the events of the receives a returned invocation answered as handled (see {@link handledEvents}). */
+  private recordHandled(messages: readonly { readonly messageId: string; readonly receiveCount: number; readonly origin?: MessageOrigin }[], failedMessageIds: readonly string[]): void {
+    const failed = new Set(failedMessageIds);
+    for (const { messageId, receiveCount, origin } of messages) {
+      if (failed.has(messageId) || origin?.subscription === undefined || origin.eventId === undefined) continue;
+      const receive = `${messageId}#${receiveCount}`;
+      if (this.runtimeDeadLetters.has(receive) || this.runtimeDeadLetters.has(`${messageId}#*`) || this.alreadyBlockedReceives.has(receive)) continue;
+      getOrCreate(this.handledEvents, origin.subscription, () => new Set()).add(origin.eventId);
     }
   }
 

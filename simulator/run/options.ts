@@ -42,11 +42,13 @@ export interface SimulationOptions {
   /** A cloud assembly directory to read instead of synthesizing. @default synthesize the app */
   readonly assemblyDirectory?: string;
   /**
-   * Without `assemblyDirectory`: read the assembly a run synthesized before when it is newer than every source of the
-   * app (simulator/model/assembly-cache.ts), else synthesize it there. `false` synthesizes into the run's temporary
-   * directory every time. @default false
+   * Without `assemblyDirectory`: read the assembly a run synthesized before when nothing that can change it changed
+   * (the app command, the environment, ~/.cdk.json, the project's files: simulator/model/assembly-cache.ts), else
+   * synthesize it there. `false` synthesizes into the run's temporary directory every time. @default false
    */
   readonly reuseAssembly?: boolean;
+  /** With `reuseAssembly`: synthesize into the cache even when its assembly is current, so later runs read the new one (`--synth`). @default false */
+  readonly refreshAssembly?: boolean;
   /** Told where the assembly came from, before the run starts. @default ignored */
   readonly onAssembly?: (source: AssemblySource) => void;
   /** Only these stacks. @default every stack of the assembly */

@@ -17,6 +17,15 @@ import type { UserEvent } from './options';
 /** How many times a client invokes a producer command before giving up on it. */
 export const PRODUCER_ATTEMPTS = 3;
 
+/** Longest response quoted in a failed command's reason. */
+const MAX_RESPONSE_CHARACTERS = 200;
+
+/** Whether a producer's response fails its command, when the scenario does not say: an HTTP `statusCode` of 500 or more (API Gateway's proxy response). */
+export function isServerErrorResponse(response: unknown): boolean {
+  const statusCode = typeof response === 'object' && response !== null ? (response as { statusCode?: unknown }).statusCode : undefined;
+  return typeof statusCode === 'number' && statusCode >= 500;
+}
+
 /** What the producer side did. */
 export interface ProducerFigures {
   /** Commands (or user events) to produce. */
@@ -80,12 +89,14 @@ export class ProducerDriver {
    * @param commands the payloads, in order
    * @param name the producer as its failed commands are named when the scenario drives several @default unnamed
    * @param wroteUnseen whether an invocation (by its invocation key) had a write applied that it did not see @default never
+   * @param failedResponse whether a response the function returned fails the command @default {@link isServerErrorResponse}
    */
   public constructor(
     private readonly runner: FunctionRunner,
     private readonly commands: readonly unknown[],
     public readonly name?: string,
     private readonly wroteUnseen: (invocationKey: string) => boolean = () => false,
+    private readonly failedResponse: (response: unknown) => boolean = isServerErrorResponse,
   ) {
     this.figures = { total: commands.length, succeeded: 0, retried: 0, failed: [] };
   }
@@ -108,7 +119,8 @@ export class ProducerDriver {
     let afterUnseenWrite = false;
     for (let attempt = 1; attempt <= PRODUCER_ATTEMPTS; attempt += 1) {
       const invocationKey = `producer|${index}|${attempt}`;
-      const failure = describeFailure(await this.runner.invoke(this.commands[index], invocationKey));
+      const outcome = await this.runner.invoke(this.commands[index], invocationKey);
+      const failure = describeFailure(outcome) ?? (outcome.kind === 'returned' && this.failedResponse(outcome.response) ? `the invocation returned a failed response: ${quotedResponse(outcome.response)}` : undefined);
       if (failure === undefined) {
         this.figures.succeeded += 1;
         return;
@@ -119,6 +131,16 @@ export class ProducerDriver {
     }
     this.figures.failed.push({ index, reason, ...(this.name === undefined ? {} : { producer: this.name }), ...(afterUnseenWrite ? { afterUnseenWrite } : {}) });
   }
+}
+
+function quotedResponse(response: unknown): string {
+  let text: string;
+  try {
+    text = JSON.stringify(response) ?? String(response);
+  } catch {
+    text = String(response);
+  }
+  return text.length > MAX_RESPONSE_CHARACTERS ? `${text.slice(0, MAX_RESPONSE_CHARACTERS - 1)}…` : text;
 }
 
 /** Several producers driven together: each round runs the next commands of every one of them. */

@@ -95,6 +95,12 @@ export interface ScenarioProducer {
    */
   readonly probe?: ProducerProbe;
   /**
+   * Whether a response the function returned fails the command (an API's producer answers a failed command with an
+   * error response rather than a throw): a failed command is retried, and counted as failed after every attempt.
+   * @default a response with an HTTP `statusCode` of 500 or more fails it (a 4xx such as 409 is the command's answer)
+   */
+  readonly failedResponse?: (response: unknown) => boolean;
+  /**
    * The types of the events this producer writes, when other writers (a subscriber that publishes events) share its
    * outbox: only these must each belong to a business change. @default every event in the outbox it writes to
    */
@@ -150,6 +156,9 @@ function checkProducer(producer: ScenarioProducer | null | undefined, label: str
   }
   if (producer.probe !== undefined && typeof producer.probe !== 'function') {
     throw new ScenarioError(`scenario module ${file}: ${label}.probe must be a function, got ${typeof producer.probe}`);
+  }
+  if (producer.failedResponse !== undefined && typeof producer.failedResponse !== 'function') {
+    throw new ScenarioError(`scenario module ${file}: ${label}.failedResponse must be a function of a response that says whether it fails the command, got ${typeof producer.failedResponse}`);
   }
   const eventTypes: unknown = producer.eventTypes;
   if (eventTypes !== undefined && !(Array.isArray(eventTypes) && eventTypes.every((type) => typeof type === 'string'))) {

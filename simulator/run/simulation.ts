@@ -28,14 +28,16 @@ import { checkDeployRules } from '../check/deploy-rules';
 import { checkSubscriberHealth } from '../check/subscriber-health';
 import { checkProbedSubscriberReached } from '../check/unreached-subscribers';
 import { checkRejectedEvents } from '../check/rejected-events';
+import { checkUnappliedEvents } from '../check/unapplied-events';
+import { checkFailurePaths, failurePathsOf, requiredFailurePaths, type FailurePathCounts } from '../check/failure-paths';
 import { attributeSends, checkRepeatedSends, type SendFigures } from '../check/repeated-sends';
 import { checkUnwatchedDeadLetters, type DeadLetterQueueContents } from '../check/unwatched-dead-letters';
 import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
 import { FaultPlan, type FaultKind } from '../faults/fault-plan';
+import { FaultSteering } from '../faults/fault-steering';
 import { readAssembly } from '../model/read-assembly';
 import { readSynthAnnotations, type SynthAnnotation } from '../model/synth-annotations';
-import { synthesize } from '../model/synthesize';
-import { synthesizeOrReuse } from '../model/assembly-cache';
+import { runAssembly } from './assembly-source';
 import { PhaseTimer } from './run-profile';
 import type { FlowModel, ResourceKey } from '../model/flow-model';
 import { buildLocalFlow, type LocalFlow } from './build-flow';
@@ -79,6 +81,8 @@ export interface SubscriberReport {
   readonly deadLettered: number;
   /** Effect applications the scenario's probe counted, and the range exactly-once allows; absent without a probe. */
   readonly effects?: { readonly applied: number; readonly min: number; readonly max: number };
+  /** How often its consumer met each failure path (simulator/check/failure-paths.ts): what this run proved of it. */
+  readonly failurePaths: FailurePathCounts;
 }
 
 /** What a run did and found. */
@@ -143,21 +147,29 @@ export class NothingToSimulateError extends Error {
   public override readonly name = 'NothingToSimulateError';
 }
 
+/** The fault plan's decision for a DynamoDB request of an invocation. */
+function plannedFault(plan: FaultPlan, invocationKey: string, request: ProxiedRequest): RequestFault {
+  const { rates } = plan;
+  const write = WRITE_OPERATIONS.has(request.operation);
+  const key = [invocationKey, request.index] as const;
+  if (write && plan.happens(rates.crash, 'crash', ...key)) return plan.fraction('crash-side', ...key) < 0.5 ? 'crash-before' : 'crash-after';
+  if (plan.happens(rates.throttle, 'throttle', ...key)) return 'throttle';
+  if (write && plan.happens(rates.lostResponse, 'lost-response', ...key)) return 'lose-response';
+  return 'none';
+}
+
 function faultDecider(
   plan: FaultPlan,
+  steering: FaultSteering,
   onLostResponse: (functionKey: ResourceKey, request: ProxiedRequest) => void,
 ): (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest) => RequestFault {
-  const { rates } = plan;
   return (functionKey, invocationKey, request) => {
-    const write = WRITE_OPERATIONS.has(request.operation);
-    const key = [invocationKey, request.index] as const;
-    if (write && plan.happens(rates.crash, 'crash', ...key)) return plan.fraction('crash-side', ...key) < 0.5 ? 'crash-before' : 'crash-after';
-    if (plan.happens(rates.throttle, 'throttle', ...key)) return 'throttle';
-    if (write && plan.happens(rates.lostResponse, 'lost-response', ...key)) {
-      onLostResponse(functionKey, request);
-      return 'lose-response';
-    }
-    return 'none';
+    const planned = plannedFault(plan, invocationKey, request);
+    // an event source mapping's invocation key ends with the receive count of its first message
+    const invocation = { key: invocationKey, message: invocationKey.replace(/\|\d+$/, '') };
+    const fault = steering.decide(functionKey, invocation, request.operation, request.body.toString('utf8'), planned);
+    if (fault === 'lose-response') onLostResponse(functionKey, request);
+    return fault;
   };
 }
 
@@ -202,18 +214,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
   let flow: LocalFlow | undefined;
   let servicesKept = false;
   try {
-    let assemblyDirectory: string;
-    if (options.assemblyDirectory !== undefined) {
-      assemblyDirectory = path.resolve(options.cwd, options.assemblyDirectory);
-    } else if (options.reuseAssembly === true) {
-      const source = await synthesizeOrReuse({ cwd: options.cwd, ...(options.app === undefined ? {} : { app: options.app }) });
-      options.onAssembly?.(source);
-      assemblyDirectory = source.directory;
-    } else {
-      const synthesizedAt = Date.now();
-      assemblyDirectory = await synthesize({ app: options.app, cwd: options.cwd, outputDirectory: path.join(workDirectory, 'cdk.out') });
-      options.onAssembly?.({ directory: assemblyDirectory, reused: false, synthesizedAt });
-    }
+    const assemblyDirectory = await runAssembly(options, workDirectory);
     const model: FlowModel = readAssembly(assemblyDirectory, { stacks: options.stacks });
     phases.ended('assembly');
     const synthAnnotations = readSynthAnnotations(assemblyDirectory, model.stackNames);
@@ -247,7 +248,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     const history = new HistoryRecorder();
     const subscriberNames: string[] = [];
     ledger.addOutputSink((functionKey, line) => history.onOutput(functionKey, line));
-    const decideFault = faultDecider(plan, (functionKey, request) => history.onLostResponse(functionKey, request.operation, request.body.toString('utf8'), subscriberNames));
+    const steering = new FaultSteering(plan.rates);
+    const decideFault = faultDecider(plan, steering, (functionKey, request) => history.onLostResponse(functionKey, request.operation, request.body.toString('utf8'), subscriberNames));
     flow = await buildLocalFlow(model, {
       client,
       streams,
@@ -275,6 +277,10 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     for (const runner of flow.runners.values()) runner.initializeAhead();
     phases.ended('local flow');
     subscriberNames.push(...flow.subscribers.map((subscriber) => subscriber.name));
+    for (const subscriber of flow.subscribers) {
+      // no redrive policy: SQS never moves its messages, as if maxReceiveCount were unbounded
+      if (subscriber.function !== undefined) steering.addSubscriber(subscriber.function.key, subscriber.name, subscriber.queue.model.redrive?.maxReceiveCount ?? Number.MAX_SAFE_INTEGER);
+    }
     const random = seededRandom(seedNumber(seed));
     const wroteUnseen = (functionKey: ResourceKey) => (invocationKey: string) => writesUnseen.has(`${functionKey}|${invocationKey}`);
     let driver: ProducerDrivers | undefined;
@@ -282,7 +288,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     if (producers.length > 0) {
       driver = new ProducerDrivers(
         producers.map(
-          ({ producer, fn }) => new ProducerDriver(flow!.runners.get(fn.key)!, producer.commands(count, random), producers.length > 1 ? shownName(fn) : undefined, wroteUnseen(fn.key)),
+          ({ producer, fn }) =>
+            new ProducerDriver(flow!.runners.get(fn.key)!, producer.commands(count, random), producers.length > 1 ? shownName(fn) : undefined, wroteUnseen(fn.key), producer.failedResponse),
         ),
       );
       producerFigures = driver.figures;
@@ -375,6 +382,9 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       violations.push(...checkRejectedEvents(subscriber.name, findings, isMalformed));
       deadLetterQueues.push(...subscriber.deadLetterQueues.map((queue) => ({ queue, owner: `subscriber ${subscriber.name}` })));
       const matched = ledger.matchedEvents.get(subscriber.subscription.key) ?? new Set<string>();
+      const applied = new Set([...(ledger.acknowledgedEvents.get(subscriber.subscription.key) ?? []), ...(ledger.handledEvents.get(subscriber.subscription.key) ?? [])]);
+      const operatorFor = options.scenario?.operator?.[subscriber.name] === undefined ? 'none' : decisions === undefined ? 'off' : 'acted';
+      violations.push(...checkUnappliedEvents({ name: subscriber.name, matched, applied, deadLetters: findings, operator: operatorFor }, isMalformed));
       let effects: SubscriberReport['effects'];
       const probe = options.scenario?.effects?.[subscriber.name];
       const { filterPolicy, filterPolicyScope } = subscriber.subscription;
@@ -408,6 +418,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       const mapping = subscriber.mapping ? ledger.mappings.get(subscriber.mapping.key) : undefined;
       const counters = subscriber.function ? ledger.runtimeCounters.get(subscriber.function.key) : undefined;
       const faultsByKind = ledger.faultsByKind([subscriber.subscription.key, subscriber.queue.model.key, subscriber.function?.key]);
+      const failurePaths = failurePathsOf(subscriber, ledger, subscriber.function === undefined ? 0 : flow.transactionConflicts.refusedFor(subscriber.function.key));
+      violations.push(...checkFailurePaths(subscriber.name, failurePaths, requiredFailurePaths(plan.rates), ledger.deliveredEvents.get(subscriber.subscription.key)?.size ?? 0));
       subscribers.push({
         name: subscriber.name,
         processingMode: subscriber.environment.IEF_PROCESSING_MODE,
@@ -420,6 +432,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         retries: mapping?.redeliveries ?? 0,
         deadLettered: findings.length,
         effects,
+        failurePaths,
       });
     }
     const iam: IamReport =

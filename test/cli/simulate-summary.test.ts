@@ -3,8 +3,10 @@ import { describe, expect, test } from 'vitest';
 import { formatSummary } from '../../simulator/report/summary';
 import type { SimulationResult, SubscriberReport } from '../../simulator/run/simulation';
 
+const NO_FAILURE_PATHS = { 'handler-error': 0, 'lost-response': 0, conflict: 0, 'crash-before-commit': 0, 'crash-after-commit': 0, redelivery: 0, 'dead-letter': 0 };
+
 function subscriber(name: string, events: number, effects?: SubscriberReport['effects']): SubscriberReport {
-  return { name, events, deliveries: events, duplicatesSuppressed: 0, faults: 0, faultsByKind: {}, retries: 0, deadLettered: 0, ...(effects ? { effects } : {}) };
+  return { name, events, deliveries: events, duplicatesSuppressed: 0, faults: 0, faultsByKind: {}, retries: 0, deadLettered: 0, failurePaths: NO_FAILURE_PATHS, ...(effects ? { effects } : {}) };
 }
 
 function result(subscribers: SubscriberReport[], effectsNotCounted: string[]): SimulationResult {
@@ -39,7 +41,7 @@ describe('formatSummary', () => {
   test('says that exactly-once was not checked for subscribers without a probe', () => {
     const none = formatSummary(result([subscriber('A', 2), subscriber('B', 2)], ['A', 'B']));
     expect(none).not.toContain('each effect applied exactly once');
-    expect(none).toContain('OK: every event reached every matching subscriber; every dead letter explained.');
+    expect(none).toContain('OK: every event reached every matching subscriber; every valid event applied by every subscriber its filter took; every dead letter explained.');
     expect(none).toContain('Effects were NOT checked for A, B (no effect probe in the scenario): exactly-once is unproven for them.');
 
     const some = formatSummary(result([subscriber('A', 2, { applied: 2, min: 2, max: 2 }), subscriber('B', 2)], ['B']));
@@ -53,6 +55,28 @@ describe('formatSummary', () => {
 
     const checked = formatSummary({ ...result([subscriber('A', 2, { applied: 2, min: 2, max: 2 })], []), producerWritesChecked: true });
     expect(checked).toContain('OK: every business change of the producer committed with its events; every event reached every matching subscriber;');
+  });
+
+  test('shows per subscriber how often it met each failure path, and names the paths it never met', () => {
+    const met = { ...subscriber('Billing', 4), failurePaths: { ...NO_FAILURE_PATHS, 'handler-error': 2, 'lost-response': 1, conflict: 1, 'crash-before-commit': 1, 'crash-after-commit': 1, redelivery: 5 } };
+
+    const text = formatSummary(result([met, subscriber('Audit', 2)], []));
+
+    expect(text).toContain(
+      'failure paths met (a path a subscriber never met is not proven by this run):\n' +
+        '  Billing: handler-error 2, lost-response 1, conflict 1, crash-before-commit 1, crash-after-commit 1, redelivery 5, dead-letter 0 · never met: dead-letter\n' +
+        '  Audit: handler-error 0, lost-response 0, conflict 0, crash-before-commit 0, crash-after-commit 0, redelivery 0, dead-letter 0 · never met: handler-error, lost-response, conflict, crash-before-commit, crash-after-commit, redelivery, dead-letter\n',
+    );
+    expect(text).toContain('Failure paths this run never took, so this OK does not prove them: Billing (dead-letter); Audit (handler-error, lost-response, conflict, crash-before-commit, crash-after-commit, redelivery, dead-letter).');
+  });
+
+  test('says the relay gave up on every event, not that the filter policies matched none, when no event reached a topic', () => {
+    const relay = { streamRecords: 2, committedEvents: 2, failedAttempts: 22, deadLettered: 2, deadLetterMessages: 2, lost: 0 };
+
+    const text = formatSummary({ ...result([subscriber('A', 0)], ['A']), relay });
+
+    expect(text).toContain('no event reached A: the relay gave up on all 2 committed event(s) before they reached a topic (see the relay line), so no filter policy was tried.');
+    expect(text).not.toContain('none matched its filter policy');
   });
 
   test('lists the new kinds of violation with their detail', () => {

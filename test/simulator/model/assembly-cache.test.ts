@@ -7,13 +7,21 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { assemblyCacheRoot, cachedAssemblyDirectory, newestSource, synthesizeOrReuse, type Synthesizer } from '../../../simulator/model/assembly-cache';
+import { assemblyCacheRoot, assemblyKey, cachedAssemblyDirectory as cachedFor, newestSource, synthesizeOrReuse, type Synthesizer } from '../../../simulator/model/assembly-cache';
 import { NoAppError } from '../../../simulator/model/synthesize';
 
 let project: string;
 let cache: string;
 
-/** A project whose cache holds an assembly stamped `synthesizedAt` by `app`; its one source was modified at `sourceAt`. */
+/** The assembly the project's cache points at for its app (without --app) as it is now. */
+function cachedAssemblyDirectory(cwd: string): string | undefined {
+  return cachedFor(cwd, assemblyKey({ cwd }));
+}
+
+/**
+ * A project whose cache holds an assembly stamped `synthesizedAt` by `app`, for the project and environment as they
+ * are; its one source was modified at `sourceAt`.
+ */
 function projectWith(stamp: { app: string | null; synthesizedAt: number }, sourceAt: number): void {
   fs.mkdirSync(path.join(project, 'node_modules'));
   fs.mkdirSync(path.join(project, 'lib'));
@@ -23,8 +31,9 @@ function projectWith(stamp: { app: string | null; synthesizedAt: number }, sourc
   cache = path.join(assemblyCacheRoot(project), 'assemblies', 'earlier');
   fs.mkdirSync(cache, { recursive: true });
   fs.writeFileSync(path.join(cache, 'manifest.json'), '{}');
-  fs.writeFileSync(path.join(cache, 'ief-assembly.json'), JSON.stringify(stamp));
-  fs.writeFileSync(path.join(assemblyCacheRoot(project), 'current.json'), JSON.stringify({ directory: 'earlier' }));
+  const key = assemblyKey({ cwd: project, ...(stamp.app === null ? {} : { app: stamp.app }) });
+  fs.writeFileSync(path.join(cache, 'ief-assembly.json'), JSON.stringify({ ...stamp, key }));
+  fs.writeFileSync(path.join(assemblyCacheRoot(project), `current-${key}.json`), JSON.stringify({ directory: 'earlier' }));
 }
 
 /** A synthesis that writes its assembly file by file, pausing between them, as `cdk synth` does over seconds. */
@@ -104,6 +113,62 @@ describe('synthesizeOrReuse', () => {
     await expect(synthesizeOrReuse({ cwd: project, app: 'npx tsx bin/a.ts' })).resolves.toMatchObject({ reused: true });
     await expect(synthesizeOrReuse({ cwd: project })).rejects.toBeInstanceOf(NoAppError);
     await expect(synthesizeOrReuse({ cwd: project, app: 'npx tsx bin/a.ts', force: true })).rejects.toThrow(/synth/);
+  });
+
+  test('two runs of one app with different environments each use their own assembly; a third with the first environment reads the first again', async () => {
+    // GIVEN an app whose synthesis depends on an environment variable (e.g. a stage that changes its permissions)
+    projectWith({ app: null, synthesizedAt: Date.parse('2026-01-02T00:00:00Z') }, Date.parse('2026-01-01T00:00:00Z'));
+    const variantSynthesizer: Synthesizer = async ({ outputDirectory }) => {
+      fs.writeFileSync(path.join(outputDirectory, 'manifest.json'), JSON.stringify({ variant: process.env.IEF_TEST_VARIANT ?? 'none' }));
+    };
+    const variantOf = (source: { directory: string }): unknown => JSON.parse(fs.readFileSync(path.join(source.directory, 'manifest.json'), 'utf8')).variant;
+    const run = async (variant: string | undefined) => {
+      if (variant === undefined) delete process.env.IEF_TEST_VARIANT;
+      else process.env.IEF_TEST_VARIANT = variant;
+      try {
+        return await synthesizeOrReuse({ cwd: project, app: 'npx tsx bin/a.ts', synthesizer: variantSynthesizer });
+      } finally {
+        delete process.env.IEF_TEST_VARIANT;
+      }
+    };
+
+    const withVariable = await run('restricted');
+    const without = await run(undefined);
+    const withAgain = await run('restricted');
+
+    expect(variantOf(withVariable)).toBe('restricted');
+    expect(without.reused).toBe(false);
+    expect(variantOf(without)).toBe('none');
+    expect(withAgain).toMatchObject({ reused: true, directory: withVariable.directory });
+  });
+
+  test('a changed cdk.json, or a source put back with an older modification time, makes the next run synthesize again', async () => {
+    projectWith({ app: null, synthesizedAt: Date.parse('2026-01-02T00:00:00Z') }, Date.parse('2026-01-01T00:00:00Z'));
+    const synthesizer: Synthesizer = async ({ outputDirectory }) => fs.writeFileSync(path.join(outputDirectory, 'manifest.json'), '{}');
+    const first = await synthesizeOrReuse({ cwd: project, synthesizer });
+    await expect(synthesizeOrReuse({ cwd: project, synthesizer })).resolves.toMatchObject({ reused: true, directory: first.directory });
+
+    // a file restored from an archive keeps its old modification time
+    const restored = path.join(project, 'lib', 'grants.ts');
+    fs.writeFileSync(restored, 'export {};\n');
+    fs.utimesSync(restored, new Date('2025-01-01T00:00:00Z'), new Date('2025-01-01T00:00:00Z'));
+    const second = await synthesizeOrReuse({ cwd: project, synthesizer });
+    expect(second.reused).toBe(false);
+    fs.writeFileSync(path.join(project, 'cdk.json'), JSON.stringify({ app: 'npx tsx bin/a.ts', context: { stage: 'prod' } }));
+    fs.utimesSync(path.join(project, 'cdk.json'), new Date('2025-01-01T00:00:00Z'), new Date('2025-01-01T00:00:00Z'));
+    await expect(synthesizeOrReuse({ cwd: project, synthesizer })).resolves.toMatchObject({ reused: false });
+  });
+
+  test('forced, it synthesizes and the next run reads what it synthesized (--synth refreshes the cache)', async () => {
+    projectWith({ app: null, synthesizedAt: Date.parse('2026-01-02T00:00:00Z') }, Date.parse('2026-01-01T00:00:00Z'));
+    const synthesizer: Synthesizer = async ({ outputDirectory }) => fs.writeFileSync(path.join(outputDirectory, 'manifest.json'), '{"fresh":true}');
+    const first = await synthesizeOrReuse({ cwd: project, synthesizer });
+
+    const forced = await synthesizeOrReuse({ cwd: project, synthesizer, force: true });
+
+    expect(forced.reused).toBe(false);
+    expect(forced.directory).not.toBe(first.directory);
+    await expect(synthesizeOrReuse({ cwd: project, synthesizer })).resolves.toMatchObject({ reused: true, directory: forced.directory });
   });
 
   test('the sources leave out dependencies, outputs and hidden directories', () => {

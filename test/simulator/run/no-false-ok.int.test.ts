@@ -4,7 +4,7 @@
  * consumer whose handler is not exported, one built with another mode's factory, and a wrapper that swallows the
  * runtime's failures. The shared DynamoDB Local.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
@@ -98,6 +98,49 @@ describe('simulate: no false OK', () => {
     expect(sentMessages).toHaveLength(8);
     expect(sentMessages[0]).toMatchObject({ queueName: 'partner-audit', sentBy: expect.stringContaining('Audit'), eventId: expect.any(String) });
     expect(JSON.parse(sentMessages[0]!.body)).toEqual({ audited: sentMessages[0]!.eventId });
+  });
+
+  test('fails with unapplied-event naming the events, the subscriber and the error when a handler throws on every event of one type (SQS moved them)', async () => {
+    // GIVEN six events, two of the type the handler throws a TypeError on
+    const events = ['Audited', 'Refunded', 'Audited', 'Refunded', 'Audited', 'Audited'].map((type, index) => ({ type: `com.example.${type}`, id: `event-${index}`, data: { index } }));
+
+    const result = await runSimulation({ cwd: PROJECT, assemblyDirectory: assembly, stacks: ['ThrowingHandler'], events, rates: NO_FAULTS, dynamoDbEndpoint: inject('dynamoDbEndpoint') });
+
+    // THEN the run fails: the two refunds were explained dead letters, never applied
+    expect(result.deadLetters.get('Audit')).toHaveLength(2);
+    expect(result.violations).toEqual([
+      {
+        kind: 'unapplied-event',
+        subscriber: 'Audit',
+        detail: expect.stringMatching(
+          /^2 event\(s\) its filter policy took were never acknowledged by it, their messages left in its dead-letter queue \(events event-1, event-3\).*sent away by: moved by SQS after maxReceiveCount receives; last failure: .*TypeError: Cannot read properties of undefined \(reading 'refund'\)/,
+        ),
+      },
+    ]);
+  });
+
+  test('fails with unapplied-event when the consumer queue\'s maxReceiveCount is 1, under the default faults', async () => {
+    const events = Array.from({ length: 30 }, (_, index) => ({ type: 'com.example.Audited', id: `event-${index}`, data: { index } }));
+
+    const result = await runSimulation({ cwd: PROJECT, assemblyDirectory: assembly, stacks: ['OneReceive'], events, dynamoDbEndpoint: inject('dynamoDbEndpoint') });
+
+    expect(result.violations).toContainEqual({ kind: 'unapplied-event', subscriber: 'Audit', detail: expect.stringMatching(/never acknowledged by it.*sent away by: moved by SQS after maxReceiveCount receives; last failure: /) });
+  });
+
+  test.each(['1', '2', '3'])('fails with acknowledged-failure at seed %s when a wrapper swallows the failures only faults cause; --json has each subscriber\'s failure paths', async (seed) => {
+    // GIVEN a handler that never throws, wrapped in one that answers no batch item failures, and the default fault rates
+    const events = Array.from({ length: 8 }, (_, index) => ({ type: 'com.example.Audited', id: `event-${index}`, data: { index } }));
+    const file = path.join(directory, `swallowing-${seed}.json`);
+    writeFileSync(path.join(directory, `events-${seed}.json`), JSON.stringify(events));
+
+    const { code } = await cli('simulate', '--stack', 'SwallowingWrapper', '--events', path.join(directory, `events-${seed}.json`), '--seed', seed, '--json', file);
+
+    // THEN the faults steered to the subscriber failed a record, and the run caught the wrapper acknowledging it
+    const written = JSON.parse(readFileSync(file, 'utf8')) as { violations: { kind: string }[]; subscribers: { name: string; failurePaths: Record<string, number> }[] };
+    expect(code).toBe(EXIT_CODE.FAILURE);
+    expect(written.violations.map((violation) => violation.kind)).toContain('acknowledged-failure');
+    expect(written.subscribers[0]!.failurePaths).toMatchObject({ conflict: expect.any(Number), 'handler-error': expect.any(Number), 'crash-before-commit': expect.any(Number) });
+    expect(written.subscribers[0]!.failurePaths['handler-error']).toBeGreaterThan(0);
   });
 
   test('fails with producer-failed naming the commands when the producer refuses every command', async () => {

@@ -108,11 +108,18 @@ describe('simulating the example app', () => {
     }
   });
 
-  test('without the operator, a message whose step outcome is unknown stays blocked in the dead-letter queue, explained', async () => {
+  test('without the operator, a message whose step outcome is unknown stays blocked in the dead-letter queue, explained, and the run fails: its event was never applied', async () => {
     const rates = { duplicate: 0, lostResponse: 0.15, throttle: 0, crash: 0 };
     const result = await runSimulation({ cwd: PROJECT, assemblyDirectory, scenario, dynamoDbEndpoint: inject('dynamoDbEndpoint'), count: 8, seed: SEED, concurrency: 2, rates, operator: false });
 
-    expect(result.violations).toEqual([]);
+    expect(result.violations.length).toBeGreaterThan(0);
+    expect(result.violations).toEqual(
+      result.violations.map(() => ({
+        kind: 'unapplied-event',
+        subscriber: expect.stringMatching(/^(Notifications|Invoicing)$/),
+        detail: expect.stringMatching(/never acknowledged by it.*sent away by: MessageBlockedError: .*\(blocked for an operator, and the operator was off in this run\)$/),
+      })),
+    );
     expect(result.operator).toBeUndefined();
     const blocked = [...(result.deadLetters.get('Notifications') ?? []), ...(result.deadLetters.get('Invoicing') ?? [])].filter((finding) => finding.explanation?.startsWith('MessageBlockedError'));
     expect(blocked.length).toBeGreaterThan(0);

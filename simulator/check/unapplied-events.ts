@@ -1,0 +1,70 @@
+/**
+ * A dead letter is not a success: every event the run's producers made (or `--events` gave), that the scenario did
+ * not mark as malformed on purpose and that a subscriber's filter policy took, must have been applied by that
+ * subscriber by the end of the run, after the scenario's operator acted. An event whose only messages sit in the
+ * subscriber's dead-letter queues (SQS moved them after `maxReceiveCount` failed receives, SNS could not deliver them,
+ * the runtime blocked them for an operator nobody played) fails the run, naming the events, the subscriber and the
+ * error that sent them away. Deployed, those events would wait in a dead-letter queue, their effect never done.
+ *
+ * The dead letters other checks already fail (a permanent rejection of a valid event: rejected-events.ts; a
+ * configuration error: configuration-dead-letters.ts) are theirs; events neither acknowledged nor dead-lettered are
+ * `lost` or `not-drained` (invariants.ts).
+ */
+import { configurationErrorIn } from './configuration-errors';
+import type { DeadLetterFinding } from './dead-letters';
+import type { Violation } from './invariants';
+
+/** Event ids listed per violation. */
+const MAX_EVENTS_LISTED = 5;
+
+/** What the check reads of one subscriber. */
+export interface SubscriberOutcome {
+  readonly name: string;
+  /** The events its filter policy took. */
+  readonly matched: ReadonlySet<string>;
+  /**
+   * The events it applied: acknowledged (one of their messages handled and deleted), or logged by the runtime as
+   * `processed` or `duplicate` (handled, though a lost delete left the message to be moved by SQS).
+   */
+  readonly applied: ReadonlySet<string>;
+  /** What is in its dead-letter queues at the end. */
+  readonly deadLetters: readonly DeadLetterFinding[];
+  /**
+   * The scenario's operator for it (who resolves its blocked messages and redrives its dead letters): `acted`, `off`
+   * (the run was told not to play it), or `none` (the scenario has none for it).
+   */
+  readonly operator: 'acted' | 'off' | 'none';
+}
+
+/** The reason a dead letter names, with the receive count taken out (so the letters of one mistake group together). */
+function reasonOf(finding: DeadLetterFinding): string {
+  return (finding.explanation ?? 'no reason recorded').replace(/^moved by SQS after \d+ receives; /, 'moved by SQS after maxReceiveCount receives; ');
+}
+
+/** A violation per subscriber and reason for the events it never applied whose messages sit in its dead-letter queues. */
+export function checkUnappliedEvents(subscriber: SubscriberOutcome, isMalformed: (eventId: string) => boolean): Violation[] {
+  const byReason = new Map<string, Set<string>>();
+  for (const finding of subscriber.deadLetters) {
+    const { eventId } = finding;
+    if (eventId === undefined || !subscriber.matched.has(eventId) || subscriber.applied.has(eventId) || isMalformed(eventId)) continue;
+    if (finding.rejectedWith !== undefined || configurationErrorIn(finding.explanation) !== undefined) continue;
+    const reason = reasonOf(finding);
+    byReason.set(reason, (byReason.get(reason) ?? new Set()).add(eventId));
+  }
+  const blockedHint = {
+    acted: " (still blocked after the scenario's operator acted)",
+    off: ' (blocked for an operator, and the operator was off in this run)',
+    none: ` (blocked for an operator, and the scenario has none for ${subscriber.name}: give one in its 'operator', or the blocked messages stay unapplied)`,
+  }[subscriber.operator];
+  return [...byReason].map(([reason, events]) => {
+    const listed = [...events].slice(0, MAX_EVENTS_LISTED).join(', ') + (events.size > MAX_EVENTS_LISTED ? `, and ${events.size - MAX_EVENTS_LISTED} more` : '');
+    return {
+      kind: 'unapplied-event' as const,
+      subscriber: subscriber.name,
+      detail:
+        `${events.size} event(s) its filter policy took were never acknowledged by it, their messages left in its dead-letter queue (events ${listed}): ` +
+        'their effect is not done, or not known to be done; ' +
+        `sent away by: ${reason}${reason.startsWith('MessageBlockedError') ? blockedHint : ''}`,
+    };
+  });
+}

@@ -1,0 +1,91 @@
+/**
+ * An event a subscriber's filter took whose messages ended only in its dead-letter queues fails the run, whatever
+ * explains the dead letter; an acknowledged event, one the scenario marked malformed, and the dead letters other checks
+ * fail do not.
+ */
+import { describe, expect, test } from 'vitest';
+import { readDeadLetters } from '../../../simulator/check/dead-letters';
+import { checkUnappliedEvents } from '../../../simulator/check/unapplied-events';
+import { receiveAll, SUBSCRIPTION_KEY, subscriberKit } from './check-kit';
+
+/** A kit whose queue moves a message to the dead-letter queue after one failed receive. */
+function oneReceiveKit(eventIds: readonly string[]) {
+  const kit = subscriberKit({ maxReceiveCount: 1 });
+  for (const id of eventIds) kit.deliver(id);
+  return kit;
+}
+
+function outcome(kit: ReturnType<typeof subscriberKit>, operator: 'acted' | 'off' | 'none' = 'none') {
+  return {
+    name: 'Billing',
+    matched: kit.ledger.matchedEvents.get(SUBSCRIPTION_KEY) ?? new Set<string>(),
+    applied: new Set([...(kit.ledger.acknowledgedEvents.get(SUBSCRIPTION_KEY) ?? []), ...(kit.ledger.handledEvents.get(SUBSCRIPTION_KEY) ?? [])]),
+    deadLetters: readDeadLetters(kit.subscriber.deadLetterQueues, kit.ledger),
+    operator,
+  };
+}
+
+describe('unapplied-event', () => {
+  test('fails, naming the events and the failure, when SQS moved the messages of events never acknowledged', () => {
+    // GIVEN three events whose one receive failed with a TypeError: SQS moves them at the next receive
+    const kit = oneReceiveKit(['event-1', 'event-2', 'event-3']);
+    for (const message of receiveAll(kit.queue)) kit.ledger.lastFailure.set(message.messageId, "the runtime reported: TypeError: Cannot read properties of undefined (reading 'refund')");
+    kit.clock.advanceBy(31_000);
+    expect(kit.queue.receive(10)).toEqual([]);
+
+    // WHEN event-3 is the scenario's malformed one
+    const violations = checkUnappliedEvents(outcome(kit), (eventId) => eventId === 'event-3');
+
+    // THEN one violation names the two others and the failure
+    expect(violations).toEqual([
+      {
+        kind: 'unapplied-event',
+        subscriber: 'Billing',
+        detail: expect.stringMatching(
+          /^2 event\(s\) its filter policy took were never acknowledged by it, their messages left in its dead-letter queue \(events event-1, event-2\): .*sent away by: moved by SQS after maxReceiveCount receives; last failure: the runtime reported: TypeError: Cannot read properties of undefined \(reading 'refund'\)$/,
+        ),
+      },
+    ]);
+  });
+
+  test('passes an event with a dead letter when another copy of it was acknowledged', () => {
+    const kit = oneReceiveKit(['event-1']);
+    kit.deliver('event-1');
+    const [first, second] = receiveAll(kit.queue);
+    kit.queue.delete(second!.receiptHandle);
+    kit.ledger.lastFailure.set(first!.messageId, 'the invocation timed out');
+    kit.clock.advanceBy(31_000);
+    kit.queue.receive(10);
+
+    expect(kit.deadLetterQueue.counts().total).toBe(1);
+    expect(checkUnappliedEvents(outcome(kit), () => false)).toEqual([]);
+  });
+
+  test('passes an event its consumer answered as handled whose message SQS moved after its delete was lost: its effect is done', () => {
+    const kit = oneReceiveKit(['event-1']);
+    const [message] = receiveAll(kit.queue);
+    kit.ledger.onInvocation('Stack/Mapping', {
+      messages: [message!],
+      outcome: { kind: 'returned', response: { batchItemFailures: [] } },
+      failedMessageIds: [],
+      output: [],
+    });
+    kit.ledger.onFault('lost-delete', kit.queue.model.key, { messageId: message!.messageId });
+    kit.clock.advanceBy(31_000);
+    kit.queue.receive(10);
+
+    expect(kit.deadLetterQueue.counts().total).toBe(1);
+    expect(checkUnappliedEvents(outcome(kit), () => false)).toEqual([]);
+  });
+
+  test('a blocked message says whether the scenario has an operator for the subscriber', () => {
+    const kit = subscriberKit();
+    kit.deliver('event-1');
+    kit.deadLetterByRuntime(receiveAll(kit.queue)[0]!, 'event-1');
+
+    expect(checkUnappliedEvents(outcome(kit, 'none'), () => false)).toEqual([
+      expect.objectContaining({ detail: expect.stringMatching(/sent away by: MessageBlockedError: blocked for an operator \(blocked for an operator, and the scenario has none for Billing: give one in its 'operator'/) }),
+    ]);
+    expect(checkUnappliedEvents(outcome(kit, 'acted'), () => false)).toEqual([expect.objectContaining({ detail: expect.stringMatching(/still blocked after the scenario's operator acted\)$/) })]);
+  });
+});
