@@ -14,6 +14,7 @@
  */
 import fc from 'fast-check';
 import { describe, expect, test } from 'vitest';
+import { failureReport } from '../support/model/search';
 import { systemCommands, systemConfig } from '../support/model/system-commands';
 import { SystemWorld, type Mode } from '../support/model/system-world';
 
@@ -23,7 +24,7 @@ const SEED = process.env.IEF_LIFE_SEED === undefined ? undefined : Number(proces
 
 /** Searches runs of `mode`; resolves with the failure report, or undefined when every run held. */
 export async function searchLife(mode: Mode, options: { runs: number; commands: number; seed?: number }): Promise<string | undefined> {
-  const result = await fc.check(
+  return failureReport(
     fc.asyncProperty(systemConfig([mode]), fc.constant(null).chain(() => systemCommands(mode, options.commands)), async (config, commands) => {
       const world = await SystemWorld.start(config);
       try {
@@ -34,11 +35,8 @@ export async function searchLife(mode: Mode, options: { runs: number; commands: 
         await world.stop();
       }
     }),
-    { numRuns: options.runs, ...(options.seed === undefined ? {} : { seed: options.seed }), endOnFailure: false },
+    options,
   );
-  if (!result.failed) return undefined;
-  const cause = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
-  return `${fc.defaultReportMessage(result)}\n${cause}`;
 }
 
 describe.each<Mode>((process.env.IEF_LIFE_MODES?.split(',') as Mode[] | undefined) ?? ['transactional', 'lease', 'multi-step', 'aggregate'])('an event\'s whole life in %s mode, with the operator\'s commands and days passing', (mode) => {

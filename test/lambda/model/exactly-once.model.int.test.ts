@@ -17,6 +17,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { localClient } from '../../support/dynamodb-client';
+import { failureReport } from '../../support/model/search';
 import { commandsFor, type Model, type Real } from '../../support/model/commands';
 import { LEASE_SECONDS, ModelWorld, type Mode, type ModelTables } from '../../support/model/world';
 import { createInbox, createKeyedTable, createLeaseInbox } from '../../support/proof/tables';
@@ -44,7 +45,7 @@ afterAll(() => client.destroy());
 
 /** Runs the model of `mode`; resolves with the failure report, or undefined when every run held. */
 export async function searchMode(mode: Mode, options: { runs: number; commands: number; seed?: number }): Promise<string | undefined> {
-  const result = await fc.check(
+  return failureReport(
     // env 1's batch read in transactional mode: every batch or none (env 0 decides per batch, the default)
     fc.asyncProperty(fc.scheduler(), fc.constantFrom(1, 1, 2, 3), commandsFor(mode, options.commands), fc.boolean(), async (scheduler, maxReceiveCount, commands, batchRead) => {
       const world = await ModelWorld.start(mode, tables.get(mode) as ModelTables, maxReceiveCount, batchRead);
@@ -56,11 +57,8 @@ export async function searchMode(mode: Mode, options: { runs: number; commands: 
         await world.stop();
       }
     }),
-    { numRuns: options.runs, ...(options.seed === undefined ? {} : { seed: options.seed }), endOnFailure: false },
+    options,
   );
-  if (!result.failed) return undefined;
-  const cause = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
-  return `${fc.defaultReportMessage(result)}\n${cause}`;
 }
 
 describe.each<Mode>(['transactional', 'lease', 'multi-step', 'aggregate'])('%s mode, searched by a model of AWS (fast-check commands)', (mode) => {

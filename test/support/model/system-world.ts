@@ -32,6 +32,7 @@ import { frozenClock } from '../../simulator/aws/queue-test-kit';
 import { cliAt, startOperatorServices, type OperatorServices } from '../../cli/operator-services';
 import { localClient, uniqueTableName, createTable } from '../dynamodb-client';
 import { SimulatedCrash } from '../proof/crash-injector';
+import { dieAsPlanned, type CrashPlan } from './crash-plan';
 import { recordingLogger } from '../proof/recorders';
 import { createInboxTable, createOutbox } from '../proof/tables';
 
@@ -81,10 +82,7 @@ interface Published {
   readonly taken: boolean;
 }
 
-interface InvocationState {
-  readonly crash?: DeliverySpec['crash'];
-  requests: number;
-  dead: boolean;
+interface InvocationState extends CrashPlan {
   effectFailure: DeliverySpec['effectFailure'];
 }
 
@@ -509,28 +507,7 @@ export class SystemWorld {
 
   /** A client on which an invocation dies where its plan says. */
   private client(): DynamoDBClient {
-    const client = localClient({ maxAttempts: 3 });
-    client.middlewareStack.add(
-      (next) => async (args) => {
-        const state = this.invocation.getStore();
-        if (state === undefined) return next(args);
-        if (state.dead) throw new SimulatedCrash();
-        state.requests += 1;
-        const dies = state.crash?.request === state.requests;
-        if (dies && state.crash?.when === 'before') {
-          state.dead = true;
-          throw new SimulatedCrash();
-        }
-        const output = await next(args);
-        if (dies) {
-          state.dead = true;
-          throw new SimulatedCrash();
-        }
-        return output;
-      },
-      { step: 'initialize', name: 'systemModelCrash' },
-    );
-    return client;
+    return dieAsPlanned(localClient({ maxAttempts: 3 }), () => this.invocation.getStore());
   }
 
   /** The dead letters the runtime sends, through the SQS endpoint (failing when the delivery's plan says). */

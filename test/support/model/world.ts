@@ -36,6 +36,7 @@ import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { localClient } from '../dynamodb-client';
 import { startFaultProxy, type FaultProxy, type FaultRule } from '../fault-proxy';
 import { SimulatedCrash } from '../proof/crash-injector';
+import { dieAsPlanned, type CrashPlan } from './crash-plan';
 import { FakeClock } from '../proof/fake-clock';
 import { recordingLogger } from '../proof/recorders';
 import { rawRecord } from '../proof/table-reads';
@@ -98,11 +99,8 @@ interface EffectRecord {
   running: number;
 }
 
-interface InvocationState {
+interface InvocationState extends CrashPlan {
   readonly env: number;
-  readonly crash?: Crash | undefined;
-  requests: number;
-  dead: boolean;
   effectFailure: EffectFailure;
 }
 
@@ -437,29 +435,8 @@ export class ModelWorld {
   /** A client through the proxy on which an invocation dies where its plan says. */
   private client(): DynamoDBClient {
     const client = localClient({ endpoint: this.proxy.endpoint, maxAttempts: 3 });
-    client.middlewareStack.add(
-      (next, context) => async (args) => {
-        const state = this.invocation.getStore();
-        if (state === undefined) return next(args);
-        // every request is an await point whose order the scheduler decides, when one runs the command
-        await this.pause(`env ${state.env} ${String(context.commandName)}`);
-        if (state.dead) throw new SimulatedCrash();
-        state.requests += 1;
-        const dies = state.crash?.request === state.requests;
-        if (dies && state.crash?.when === 'before') {
-          state.dead = true;
-          throw new SimulatedCrash();
-        }
-        const output = await next(args);
-        if (dies) {
-          state.dead = true;
-          throw new SimulatedCrash();
-        }
-        return output;
-      },
-      { step: 'initialize', name: 'modelCrash' },
-    );
-    return client;
+    // every request is an await point whose order the scheduler decides, when one runs the command
+    return dieAsPlanned(client, () => this.invocation.getStore(), (state, commandName) => this.pause(`env ${state.env} ${commandName}`));
   }
 
   /** A point where the scheduler (when one runs the command) decides who goes on. */
