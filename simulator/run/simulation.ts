@@ -29,7 +29,7 @@ import { checkSubscriberHealth } from '../check/subscriber-health';
 import { checkProbedSubscriberReached } from '../check/unreached-subscribers';
 import { checkRejectedEvents } from '../check/rejected-events';
 import { checkUnappliedEvents } from '../check/unapplied-events';
-import { checkFailurePaths, failurePathsOf, requiredFailurePaths, type FailurePathCounts } from '../check/failure-paths';
+import { failurePathsOf, type FailurePathCounts } from '../check/failure-paths';
 import { attributeSends, checkRepeatedSends, type SendFigures } from '../check/repeated-sends';
 import { checkUnwatchedDeadLetters, type DeadLetterQueueContents } from '../check/unwatched-dead-letters';
 import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
@@ -419,7 +419,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       const counters = subscriber.function ? ledger.runtimeCounters.get(subscriber.function.key) : undefined;
       const faultsByKind = ledger.faultsByKind([subscriber.subscription.key, subscriber.queue.model.key, subscriber.function?.key]);
       const failurePaths = failurePathsOf(subscriber, ledger, subscriber.function === undefined ? 0 : flow.transactionConflicts.refusedFor(subscriber.function.key));
-      violations.push(...checkFailurePaths(subscriber.name, failurePaths, requiredFailurePaths(plan.rates), ledger.deliveredEvents.get(subscriber.subscription.key)?.size ?? 0));
+      // a path never met is reported as not proven (summary and --json), not yet a violation: steering does not reach
+      // every path of a small run (the README's package app, 6 events: no crash steered), and a correct app must pass
       subscribers.push({
         name: subscriber.name,
         processingMode: subscriber.environment.IEF_PROCESSING_MODE,
