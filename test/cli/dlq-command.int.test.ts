@@ -1,13 +1,10 @@
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
-import { createTransactionalConsumer } from '../../lambda/consumer/transactional-consumer';
-import { PermanentError } from '../../lambda/errors';
 import { createMultiStepConsumer } from '../../lambda/processing/multi-step-consumer';
 import { createTable, localClient, uniqueTableName } from '../support/dynamodb-client';
 import { envelopeObject, recordingLogger } from '../lambda/helpers';
 import { createInboxTable } from '../lambda/processing/fixtures';
 import { frozenClock } from '../simulator/aws/queue-test-kit';
-import { cli, cliAt, deliverOnce, startOperatorServices, type OperatorServices } from './operator-services';
+import { cli, cliAt, countingConsumer, deliverOnce, startOperatorServices, type OperatorServices } from './operator-services';
 
 const SUBSCRIBER = 'billing';
 const DAY_MS = 86_400_000;
@@ -35,31 +32,9 @@ function event(s: OperatorServices, id: string, daysAgo = 0): string {
   return JSON.stringify(envelopeObject({ id, type: 'OrderPlaced', time: new Date(s.clock.now() - daysAgo * DAY_MS).toISOString(), data: { order: id } }));
 }
 
-/**
- * A transactional consumer whose effect is a counter per event id in DynamoDB (ADD 1 in the consumer's transaction),
- * failing permanently for the ids in `poison`. `applied()` reads the counters of `ids`.
- */
+/** The billing subscriber's counting consumer (operator-services.ts), failing permanently for the ids in `poison`. */
 function billingConsumer(s: OperatorServices, poison: Set<string> = new Set()) {
-  const effectKey = (id: string) => ({ pk: `${s.queue.address.name}-effect#${id}` });
-  const handler = createTransactionalConsumer({
-    client: localClient(),
-    config: { subscriberName: SUBSCRIBER, inboxTableName: tableName, deduplicationWindowSeconds: 30 * 86_400 },
-    deadLetter: s.deadLetterPublisher,
-    logger: recordingLogger().logger,
-    metricsSink: () => undefined,
-    now: () => new Date(s.clock.now()),
-    handle: (envelope, tx) => {
-      if (poison.has(envelope.id)) throw new PermanentError(`order ${envelope.id} has no customer`);
-      tx.update({ TableName: effectsTable, Key: effectKey(envelope.id), UpdateExpression: 'ADD applied :one', ExpressionAttributeValues: { ':one': 1 } });
-    },
-  });
-  const applied = async (...ids: string[]): Promise<Record<string, number>> => {
-    const documents = DynamoDBDocumentClient.from(localClient());
-    const counts: Record<string, number> = {};
-    for (const id of ids) counts[id] = ((await documents.send(new GetCommand({ TableName: effectsTable, Key: effectKey(id), ConsistentRead: true }))).Item?.applied as number | undefined) ?? 0;
-    return counts;
-  };
-  return { handler, applied };
+  return countingConsumer(s, { subscriber: SUBSCRIBER, inboxTable: tableName, effectsTable }, poison);
 }
 
 /** Dead-letters each event (its id, and its age in days) through the billing consumer, as the runtime does a poison message. */

@@ -9,7 +9,6 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { createAggregateConsumer } from '../../lambda/aggregate/aggregate-consumer';
 import type { ProducerConfig } from '../../lambda/config';
 import type { DeadLetter, DeadLetterPublisher } from '../../lambda/consumer/dead-letter';
-import { createTransactionalConsumer } from '../../lambda/consumer/transactional-consumer';
 import { createLeaseConsumer } from '../../lambda/processing/lease-consumer';
 import { Outbox } from '../../lambda/producer/outbox';
 import { outboxKeyValue } from '../../lambda/producer/outbox-item';
@@ -18,7 +17,7 @@ import { localClient, uniqueTableName } from '../support/dynamodb-client';
 import { createKeyedTable, createOutbox } from '../support/proof/tables';
 import { envelopeObject, recordingLogger } from '../lambda/helpers';
 import { createInboxTable } from '../lambda/processing/fixtures';
-import { cli, cliAt, deliverOnce, startOperatorServices, type OperatorServices } from './operator-services';
+import { cli, cliAt, countingConsumer, deliverOnce, startOperatorServices, type OperatorServices } from './operator-services';
 
 const SUBSCRIBER = 'billing';
 const DAY_MS = 86_400_000;
@@ -40,26 +39,9 @@ afterEach(async () => {
 
 const documents = () => DynamoDBDocumentClient.from(localClient());
 
-/** A transactional consumer whose effect is a counter per event id; `applied(id)` reads it. */
-function countingConsumer(s: OperatorServices) {
-  const effectKey = (id: string) => ({ pk: `effect#${id}` });
-  const handler = createTransactionalConsumer({
-    client: localClient(),
-    config: { subscriberName: SUBSCRIBER, inboxTableName: inboxTable, deduplicationWindowSeconds: 30 * 86_400 },
-    deadLetter: s.deadLetterPublisher,
-    logger: recordingLogger().logger,
-    metricsSink: () => undefined,
-    now: () => new Date(s.clock.now()),
-    handle: (envelope, tx) => {
-      tx.update({ TableName: effectsTable, Key: effectKey(envelope.id), UpdateExpression: 'ADD applied :one', ExpressionAttributeValues: { ':one': 1 } });
-    },
-  });
-  const applied = async (id: string): Promise<number> =>
-    ((await documents().send(new GetCommand({ TableName: effectsTable, Key: effectKey(id), ConsistentRead: true }))).Item?.applied as number | undefined) ?? 0;
-  const drain = async () => {
-    while ((await deliverOnce(s.queue, handler)) > 0);
-  };
-  return { handler, applied, drain };
+/** The billing subscriber's counting consumer (operator-services.ts). */
+function countingBilling(s: OperatorServices) {
+  return countingConsumer(s, { subscriber: SUBSCRIBER, inboxTable, effectsTable });
 }
 
 describe('finding 1: a blocked message whose body is kept on its record, and whose dead-letter send failed', () => {
@@ -187,12 +169,12 @@ describe('finding 2: replay measures an event\'s age from when its outbox item w
 
   test('an event applied when written but dated 45 days later is refused 31 days on (its inbox record is gone), and applied once', async () => {
     const s = (services = await startOperatorServices('FutureDated'));
-    const consumer = countingConsumer(s);
+    const consumer = countingBilling(s);
     const writtenAt = s.clock.now();
     const body = await outboxItem('evt-future', writtenAt + 45 * DAY_MS, writtenAt);
     s.queue.send({ body, origin: { via: 'sns' } });
     await consumer.drain();
-    expect(await consumer.applied('evt-future')).toBe(1);
+    expect(await consumer.applied('evt-future')).toEqual({ 'evt-future': 1 });
     s.clock.advanceBy(31 * DAY_MS);
 
     const replay = await cli(s, ...replayArgs(s, 'evt-future'));
@@ -200,7 +182,7 @@ describe('finding 2: replay measures an event\'s age from when its outbox item w
     expect(replay.code).toBe(3);
     expect(replay.stdout).toMatch(/evt-future +OrderPlaced +\S+ +refused +its event is 31 days old \(from .*, when its outbox item was written\)/);
     await consumer.drain();
-    expect(await consumer.applied('evt-future')).toBe(1);
+    expect(await consumer.applied('evt-future')).toEqual({ 'evt-future': 1 });
   });
 
   test('an outbox item that does not say when it was written (an older runtime) and is dated in the future is refused', async () => {
@@ -218,7 +200,7 @@ describe('finding 2: replay measures an event\'s age from when its outbox item w
 describe('finding 5: a redrive moves only the dead letters it checked', () => {
   test('a dead letter 27 days old that arrives between the check and the move stays in the dead-letter queue', async () => {
     const s = (services = await startOperatorServices('ArrivesMeanwhile'));
-    const consumer = countingConsumer(s);
+    const consumer = countingBilling(s);
     const young = JSON.stringify(envelopeObject({ id: 'evt-young', type: 'OrderPlaced', time: new Date(s.clock.now()).toISOString() }));
     s.deadLetterQueue.send({ body: young, origin: { via: 'send-message' } });
     const old = JSON.stringify(envelopeObject({ id: 'evt-old', type: 'OrderPlaced', time: new Date(s.clock.now() - 27 * DAY_MS).toISOString() }));
@@ -245,8 +227,8 @@ describe('finding 5: a redrive moves only the dead letters it checked', () => {
     expect(arrived).toBe(true);
     s.clock.advanceBy(1000); // a message move task, had one started, would have moved everything by now (500 a second)
     await consumer.drain();
-    expect(await consumer.applied('evt-young')).toBe(1);
-    expect(await consumer.applied('evt-old')).toBe(0);
+    expect(await consumer.applied('evt-young')).toEqual({ 'evt-young': 1 });
+    expect(await consumer.applied('evt-old')).toEqual({ 'evt-old': 0 });
     expect(s.deadLetterQueue.messages().map((message) => JSON.parse(message.body).id)).toEqual(['evt-old']);
   });
 });

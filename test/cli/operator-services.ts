@@ -6,7 +6,10 @@ import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { inject } from 'vitest';
 import { main, type CliIo } from '../../cli/main';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SqsBatchHandler } from '../../lambda/consumer/create-consumer';
+import { createTransactionalConsumer } from '../../lambda/consumer/transactional-consumer';
+import { PermanentError } from '../../lambda/errors';
 import { createMultiStepConsumer } from '../../lambda/processing/multi-step-consumer';
 import { SqsDeadLetterPublisher } from '../../lambda/consumer/dead-letter';
 import type { VirtualClock } from '../../simulator/aws/clock';
@@ -183,4 +186,43 @@ export function blockingConsumer(
     metricsSink: () => undefined,
     now: () => new Date(services.clock.now()),
   });
+}
+
+/** Where {@link countingConsumer} keeps its records and effects. */
+export interface CountingConsumerTables {
+  readonly subscriber: string;
+  readonly inboxTable: string;
+  /** Its business table: one counter per event id (`effect#<id>`). */
+  readonly effectsTable: string;
+}
+
+/**
+ * A transactional consumer whose effect is a counter per event id (ADD 1 in its transaction), with the runtime's own
+ * dead-letter publisher on the services' dead-letter queue, failing permanently for the ids in `poison` (a set the test
+ * may change: "the bug is fixed"). `applied(...ids)` reads the counters; `drain()` delivers until the queue is empty.
+ */
+export function countingConsumer(s: OperatorServices, tables: CountingConsumerTables, poison: ReadonlySet<string> = new Set()) {
+  const effectKey = (id: string) => ({ pk: `effect#${id}` });
+  const handler = createTransactionalConsumer({
+    client: localClient(),
+    config: { subscriberName: tables.subscriber, inboxTableName: tables.inboxTable, deduplicationWindowSeconds: 30 * 86_400 },
+    deadLetter: s.deadLetterPublisher,
+    logger: recordingLogger().logger,
+    metricsSink: () => undefined,
+    now: () => new Date(s.clock.now()),
+    handle: (envelope, tx) => {
+      if (poison.has(envelope.id)) throw new PermanentError(`order ${envelope.id} has no customer`);
+      tx.update({ TableName: tables.effectsTable, Key: effectKey(envelope.id), UpdateExpression: 'ADD applied :one', ExpressionAttributeValues: { ':one': 1 } });
+    },
+  });
+  const applied = async (...ids: string[]): Promise<Record<string, number>> => {
+    const documents = DynamoDBDocumentClient.from(localClient());
+    const counts: Record<string, number> = {};
+    for (const id of ids) counts[id] = ((await documents.send(new GetCommand({ TableName: tables.effectsTable, Key: effectKey(id), ConsistentRead: true }))).Item?.applied as number | undefined) ?? 0;
+    return counts;
+  };
+  const drain = async (): Promise<void> => {
+    while ((await deliverOnce(s.queue, handler)) > 0);
+  };
+  return { handler, applied, drain };
 }

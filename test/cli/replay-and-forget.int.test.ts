@@ -1,14 +1,12 @@
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import type { ProducerConfig } from '../../lambda/config';
-import { createTransactionalConsumer } from '../../lambda/consumer/transactional-consumer';
 import { createMultiStepConsumer } from '../../lambda/processing/multi-step-consumer';
 import { Outbox } from '../../lambda/producer/outbox';
 import { createKeyedTable, createOutbox } from '../support/proof/tables';
 import { localClient, uniqueTableName } from '../support/dynamodb-client';
 import { recordingLogger } from '../lambda/helpers';
 import { createInboxTable } from '../lambda/processing/fixtures';
-import { cli, deliverOnce, startOperatorServices, type OperatorServices } from './operator-services';
+import { cli, countingConsumer, deliverOnce, startOperatorServices, type OperatorServices } from './operator-services';
 
 const SUBSCRIBER = 'billing';
 const DAY_MS = 86_400_000;
@@ -37,28 +35,7 @@ async function produce(s: OperatorServices, ids: readonly string[], daysAgo = 0,
 }
 
 function consumer(s: OperatorServices) {
-  const effectKey = (id: string) => ({ pk: `effect#${id}` });
-  const handler = createTransactionalConsumer({
-    client: localClient(),
-    config: { subscriberName: SUBSCRIBER, inboxTableName: inboxTable, deduplicationWindowSeconds: 30 * 86_400 },
-    deadLetter: s.deadLetterPublisher,
-    logger: recordingLogger().logger,
-    metricsSink: () => undefined,
-    now: () => new Date(s.clock.now()),
-    handle: (envelope, tx) => {
-      tx.update({ TableName: effectsTable, Key: effectKey(envelope.id), UpdateExpression: 'ADD applied :one', ExpressionAttributeValues: { ':one': 1 } });
-    },
-  });
-  const applied = async (...ids: string[]): Promise<Record<string, number>> => {
-    const documents = DynamoDBDocumentClient.from(localClient());
-    const counts: Record<string, number> = {};
-    for (const id of ids) counts[id] = ((await documents.send(new GetCommand({ TableName: effectsTable, Key: effectKey(id), ConsistentRead: true }))).Item?.applied as number | undefined) ?? 0;
-    return counts;
-  };
-  const drain = async () => {
-    while ((await deliverOnce(s.queue, handler)) > 0);
-  };
-  return { handler, applied, drain };
+  return countingConsumer(s, { subscriber: SUBSCRIBER, inboxTable, effectsTable });
 }
 
 const replayArgs = (s: OperatorServices) => ['replay', '--table', outbox.outboxTableName, '--queue', s.queue.address.url, '--subscriber', SUBSCRIBER, '--processing-mode', 'transactional', '--filter-policy', 'none', '--deduplication-window', '30d'];
