@@ -58,7 +58,7 @@ export function readSubscriberOutput(value: string, cwd: string): SubscriberDepl
 /**
  * The subscriber of `values`: from `--subscriber-output` with the typed flags checked against it, or from the flags
  * (`--subscriber`, `--queue`, `--table`, `--deduplication-window`, `--processing-mode`). Returns a usage problem as a
- * string. `needsWindow`: the command measures ages against the window (every mode but aggregate).
+ * string.
  */
 export function resolveSubscriber(values: Readonly<Record<string, unknown>>, cwd: string): ResolvedSubscriber | string {
   const typedWindow = typeof values['deduplication-window'] === 'string' ? parseDurationSeconds(values['deduplication-window'], 'deduplication-window') : undefined;

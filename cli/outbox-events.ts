@@ -36,19 +36,20 @@ function eventOf(item: Record<string, unknown> | undefined): OutboxEvent | undef
 /**
  * The earliest moment `event` could have been applied (and a subscriber's dedup record written): the earlier of its
  * `time` and when its outbox item was written. An event can not be applied before its item exists, whatever `time`
- * says, so a producer's future date does not make it look younger. `what` says which of the two it is, for messages;
+ * says, so a producer's future date does not make it look younger. `from` names the write time when it is the one
+ * taken, for messages;
  * `unknown` says why there is none: no valid time, or a time in the future on an item that does not say when it was
  * written (an older runtime's), whose age can not be known.
  */
-export function earliestApplication(event: OutboxEvent, nowEpochMilliseconds: number): { epochMilliseconds: number; what: string } | { unknown: string } {
+export function earliestApplication(event: OutboxEvent, nowEpochMilliseconds: number): { epochMilliseconds: number; from?: string } | { unknown: string } {
   const time = event.envelope.time === undefined ? Number.NaN : Date.parse(event.envelope.time);
   const writtenAt = event.writtenAtEpochMilliseconds;
-  if (writtenAt !== undefined && !(time <= writtenAt)) return { epochMilliseconds: writtenAt, what: 'when its outbox item was written' };
+  if (writtenAt !== undefined && !(time <= writtenAt)) return { epochMilliseconds: writtenAt, from: 'when its outbox item was written' };
   if (!Number.isFinite(time)) return { unknown: 'its time is unknown, so its age against the deduplication window is not either' };
   if (writtenAt === undefined && time > nowEpochMilliseconds) {
     return { unknown: 'its time is in the future and its outbox item does not say when it was written (an older runtime wrote it), so its age against the deduplication window is unknown' };
   }
-  return { epochMilliseconds: time, what: 'its time' };
+  return { epochMilliseconds: time };
 }
 
 /** The outbox's events of `eventIds`, in that order; ids it does not hold (never written, or past the outbox TTL) are in `missing`. */

@@ -120,18 +120,20 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     ({ events, missing } = await outboxEventsById(location, eventIds));
   }
   // only what SNS would have delivered to the subscriber: its subscription's filter policy, as the simulator matches it
-  const filteredOut = filter === undefined ? [] : events.filter((event) => !filter({ body: event.body, attributes: {} }));
-  events = events.filter((event) => !filteredOut.includes(event));
+  const takes = (event: OutboxEvent): boolean => filter === undefined || filter({ body: event.body, attributes: {} });
+  const filteredOut = events.filter((event) => !takes(event));
+  events = events.filter(takes);
   const { wait: destination, note } = await copyWaitOf(context.sqsClient(), queue);
   if (note !== undefined) context.io.stderr(`note: ${note}\n`);
+  // every mode but aggregate has a window (resolveSubscriber requires it)
+  const rules = { deduplicationWindowSeconds: window as number, safetyMarginSeconds: DEFAULT_SAFETY_MARGIN_SECONDS, nowEpochMilliseconds: now, destination };
   const decisions = events.map((event) => {
     if (resolved.processingMode === 'aggregate') {
       const why = aggregateModeRefusal(subscriber, 'replayed');
       return { event, send: values['allow-reapply'] === true, why };
     }
-    const rules = { deduplicationWindowSeconds: window as number, safetyMarginSeconds: DEFAULT_SAFETY_MARGIN_SECONDS, nowEpochMilliseconds: now, destination };
     const earliest = earliestApplication(event, now);
-    const why = 'unknown' in earliest ? earliest.unknown : windowRefusal(earliest.epochMilliseconds, rules, 'replayed', earliest.what === 'its time' ? undefined : earliest.what);
+    const why = 'unknown' in earliest ? earliest.unknown : windowRefusal(earliest.epochMilliseconds, rules, 'replayed', earliest.from);
     return { event, send: why === undefined || values['allow-expired'] === true, ...(why !== undefined ? { why } : {}) };
   });
   let send = values.yes === true;

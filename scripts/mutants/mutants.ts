@@ -213,8 +213,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'replay-filter-policy-ignored',
     breaks: "finding 4: replay sends what the subscription's filter policy does not take",
     file: 'cli/replay-command.ts',
-    find: '  const filteredOut = filter === undefined ? [] :',
-    replace: '  const filteredOut = filter !== null ? [] :',
+    find: '  const takes = (event: OutboxEvent): boolean => filter === undefined ||',
+    replace: '  const takes = (event: OutboxEvent): boolean => filter !== null ||',
     tests: [LIFE, WHOLE_LIFE],
   },
   {
