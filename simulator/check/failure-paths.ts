@@ -11,13 +11,17 @@
  * - `redelivery`: a message handed to it again after an earlier receive;
  * - `dead-letter`: a message of it put on its dead-letter queues (by the runtime, by SQS after `maxReceiveCount`, by SNS).
  *
- * The faults of the run's rates are steered to every subscriber (../faults/fault-steering.ts); a path it still never
- * met is listed as not proven by the run (the summary, `--json`), not a violation: steering does not reach every path
- * of a small run yet (6 events of the package test's app met no crash). A dead letter is counted, not required: a
- * valid event's dead letter fails the run (unapplied-events.ts).
+ * The faults of the run's rates are steered to every write site of every subscriber (../faults/fault-steering.ts); a
+ * path those faults should have made it meet and did not (too few events reached it, or too few invocations: one
+ * steered fault each) fails the run (`not-exercised`), named. A dead letter is counted, not required: steering cannot
+ * send a valid event there without failing the run (unapplied-events.ts), and a lease or multi-step subscriber meets
+ * it when a step's outcome is unknown (blocked for the operator).
  */
+import { steeredFaults, type SteeredFault } from '../faults/fault-steering';
+import type { FaultRates } from '../faults/fault-plan';
 import type { SubscriberView } from '../run/build-flow';
 import type { RunLedger } from '../run/ledger';
+import type { Violation } from './invariants';
 
 /** The failure paths, in the order the report shows them. */
 export const FAILURE_PATHS = ['handler-error', 'lost-response', 'conflict', 'crash-before-commit', 'crash-after-commit', 'redelivery', 'dead-letter'] as const;
@@ -27,6 +31,26 @@ export type FailurePath = (typeof FAILURE_PATHS)[number];
 
 /** How often a subscriber met each failure path. */
 export type FailurePathCounts = Readonly<Record<FailurePath, number>>;
+
+/** The paths each steered fault makes a subscriber meet. */
+const PATHS_OF_FAULT: Readonly<Record<SteeredFault, readonly FailurePath[]>> = {
+  // a refused commit fails the record, which is retried
+  conflict: ['conflict', 'handler-error', 'redelivery'],
+  'lose-response': ['lost-response'],
+  'crash-before': ['crash-before-commit', 'redelivery'],
+  'crash-after': ['crash-after-commit', 'redelivery'],
+};
+
+/** The paths a run at `rates` must have made every reached subscriber meet. */
+export function requiredFailurePaths(rates: FaultRates): FailurePath[] {
+  const required = new Set(steeredFaults(rates).flatMap((fault) => PATHS_OF_FAULT[fault]));
+  return FAILURE_PATHS.filter((path) => required.has(path));
+}
+
+/** The faults of `allowed` that would make a subscriber with `counts` meet a path it has not met yet. */
+export function faultsStillNeeded(counts: FailurePathCounts, allowed: readonly SteeredFault[]): ReadonlySet<SteeredFault> {
+  return new Set(allowed.filter((fault) => PATHS_OF_FAULT[fault].some((path) => counts[path] === 0)));
+}
 
 /** How often `subscriber` met each path, from the ledger; `conflictsRefused` counts its function's refused requests. */
 export function failurePathsOf(subscriber: SubscriberView, ledger: RunLedger, conflictsRefused: number): FailurePathCounts {
@@ -43,4 +67,20 @@ export function failurePathsOf(subscriber: SubscriberView, ledger: RunLedger, co
     redelivery: mapping?.redeliveries ?? 0,
     'dead-letter': subscriber.deadLetterQueues.reduce((sum, queue) => sum + (ledger.deadLettersReceived.get(queue.model.key) ?? 0), 0),
   };
+}
+
+/** A violation when a subscriber events reached never met a path of `required`. */
+export function checkFailurePaths(subscriber: string, counts: FailurePathCounts, required: readonly FailurePath[], eventsReached: number): Violation[] {
+  if (eventsReached === 0) return [];
+  const missed = required.filter((path) => counts[path] === 0);
+  if (missed.length === 0) return [];
+  return [
+    {
+      kind: 'not-exercised',
+      subscriber,
+      detail:
+        `its consumer never met ${missed.join(', ')} (${eventsReached} event(s) reached it), though the run's fault rates steer them to every subscriber: ` +
+        'an OK would not prove it handles them; run more commands (--count): each invocation gets one steered fault, each event a few',
+    },
+  ];
 }

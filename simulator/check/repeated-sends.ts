@@ -6,7 +6,9 @@
  * check counts sends per (function, queue, event) and fails when one event's messages came from more than one
  * invocation: a redelivery repeated the send. Several messages of one invocation for one event are the handler's
  * design, not a repeat. A send with no event to attribute it to (a producer command, a batch whose body names none of
- * its events) is a repeat when the same body came from more than one invocation.
+ * its events) is a repeat when the same body came from more than one invocation. The violation counts the extra
+ * messages the queue got ({@link SendFigures.extraMessages}): a redelivered batch whose sends name no event repeats
+ * every one of them, with bodies that may differ each time.
  */
 import type { AppSend } from '../run/observer';
 import type { Violation } from './invariants';
@@ -26,6 +28,12 @@ export interface SendFigures {
   readonly events: number;
   /** Events (or, unattributed, bodies) whose sends came from more than one invocation. */
   readonly repeatedEvents: number;
+  /**
+   * The messages the queue got beyond what the first invocation to send for each event sent: those of an invocation
+   * for an event another invocation had sent for (an unattributed send of a batch counts for the share of its
+   * invocation's events that another invocation had sent for).
+   */
+  readonly extraMessages: number;
   /** Each of those: the event (or, unattributed, the body), its sends and the invocations they came from. */
   readonly repeats: readonly SendRepeat[];
 }
@@ -63,13 +71,38 @@ function quoted(body: string): string {
   return body.length > MAX_BODY_CHARACTERS ? `${body.slice(0, MAX_BODY_CHARACTERS - 1)}…` : body;
 }
 
+/** The extra messages of `sends`, all of one function and queue, in the order they were sent (see {@link SendFigures.extraMessages}). */
+function extraMessages(sends: readonly AttributedSend[]): number {
+  const firstSender = new Map<string, string>();
+  const firstFor = (key: string, invocation: string): string => {
+    if (!firstSender.has(key)) firstSender.set(key, invocation);
+    return firstSender.get(key)!;
+  };
+  let extra = 0;
+  for (const send of sends) {
+    if (send.eventId !== undefined) {
+      if (firstFor(`event:${send.eventId}`, send.invocation) !== send.invocation) extra += 1;
+    } else if (send.invocationEventIds.length === 0) {
+      if (firstFor(`body:${send.body}`, send.invocation) !== send.invocation) extra += 1;
+    } else {
+      const others = send.invocationEventIds.filter((eventId) => firstFor(`event:${eventId}`, send.invocation) !== send.invocation).length;
+      extra += others / send.invocationEventIds.length;
+    }
+  }
+  return Math.round(extra);
+}
+
 /** The figures per function and queue, and a violation per function and queue with a repeated send. */
 export function checkRepeatedSends(sends: readonly AttributedSend[]): { readonly violations: Violation[]; readonly figures: SendFigures[] } {
-  const groups = new Map<string, { functionName: string; queueName: string; sends: number; events: Set<string>; byKey: Map<string, { label: string; invocations: Set<string>; sends: number }> }>();
+  const groups = new Map<
+    string,
+    { functionName: string; queueName: string; sends: number; all: AttributedSend[]; events: Set<string>; byKey: Map<string, { label: string; invocations: Set<string>; sends: number }> }
+  >();
   for (const send of sends) {
     const groupKey = JSON.stringify([send.functionKey, send.queue]);
-    const group = groups.get(groupKey) ?? { functionName: send.functionName, queueName: send.queueName, sends: 0, events: new Set<string>(), byKey: new Map() };
+    const group = groups.get(groupKey) ?? { functionName: send.functionName, queueName: send.queueName, sends: 0, all: [] as AttributedSend[], events: new Set<string>(), byKey: new Map() };
     group.sends += 1;
+    group.all.push(send);
     if (send.eventId !== undefined) group.events.add(send.eventId);
     const key = send.eventId === undefined ? `body:${send.body}` : `event:${send.eventId}`;
     const entry = group.byKey.get(key) ?? { label: send.eventId ?? '', invocations: new Set<string>(), sends: 0 };
@@ -83,19 +116,21 @@ export function checkRepeatedSends(sends: readonly AttributedSend[]): { readonly
   const figures: SendFigures[] = [];
   for (const group of groups.values()) {
     const repeats = [...group.byKey.entries()].filter(([, entry]) => entry.invocations.size > 1);
+    const extra = extraMessages(group.all);
     figures.push({
       functionName: group.functionName,
       queueName: group.queueName,
       sends: group.sends,
       events: group.events.size,
       repeatedEvents: repeats.length,
+      extraMessages: extra,
       repeats: repeats.map(([key, entry]) => ({
         ...(key.startsWith('event:') ? { eventId: entry.label } : { body: key.slice('body:'.length) }),
         sends: entry.sends,
         invocations: entry.invocations.size,
       })),
     });
-    if (repeats.length === 0) continue;
+    if (repeats.length === 0 && extra === 0) continue;
     const listed = repeats
       .slice(0, MAX_REPEATS_LISTED)
       .map(([key, entry]) => (key.startsWith('event:') ? `${entry.label} (${entry.sends} sends)` : `the same body from ${entry.invocations.size} invocations: ${entry.label}`))
@@ -104,9 +139,10 @@ export function checkRepeatedSends(sends: readonly AttributedSend[]): { readonly
     violations.push({
       kind: 'repeated-send',
       detail:
-        `${group.functionName} sent ${group.sends} SQS message(s) to ${group.queueName} for ${group.events.size} event(s); ${repeats.length} event(s) got more than one, ` +
-        `each from another invocation (a redelivery repeated the send): ${listed}${more}. A message sent with the function's own client is sent again on ` +
-        'every redelivery: publish it through the outbox (an event in the same transaction), or send it from a step of a lease or multi-step consumer',
+        `${group.functionName} sent ${group.sends} SQS message(s) to ${group.queueName}${group.events.size > 0 ? ` for ${group.events.size} event(s)` : ''}; ` +
+        `the queue got ${extra} extra message(s), sent again by invocations that handled an event another invocation had sent for (a redelivery repeated the send)` +
+        (repeats.length > 0 ? `; ${repeats.length} event(s) got messages from more than one invocation: ${listed}${more}` : '') +
+        '. A message sent with the function\'s own client is sent again on every redelivery: publish it through the outbox (an event in the same transaction), or send it from a step of a lease or multi-step consumer',
     });
   }
   return { violations, figures };

@@ -1,36 +1,56 @@
 /**
- * Steers faults to the subscribers that have not met them. Random faults at the default rates may miss a subscriber's
+ * Steers faults to the functions that have not met them. Random faults at the default rates may miss a subscriber's
  * failure paths altogether (a run with few transaction conflicts never fails a record of some subscriber, so a wrapper
- * that swallows failures passes), and an OK would then prove nothing about them. So, per subscriber consumer, each
- * fault its rates allow that the random plan has not yet given it is injected once, at a write of its function (one of
- * its inbox records, `<subscriber>#<event id>`, the claim or the commit, when the write names one; the aggregate's
- * item in aggregate mode), one per invocation:
+ * that swallows failures passes), and an OK would then prove nothing about them. So:
  *
- * - `conflict`: the write is refused with a transaction conflict, as DynamoDB refuses one that meets an ongoing
- *   transaction, and so is every write of that inbox record for the rest of the invocation (an item contended
- *   throughout), so the runtime's own conflict retries give up and the record fails, to be retried by SQS: steered
- *   when the throttle rate is above 0, both being DynamoDB refusing a request;
- * - `lose-response`: the write is applied and its response lost (the lost-response rate above 0);
+ * - each fault the rates allow is injected once at each of the APP'S WRITE SITES of a subscriber's consumer and of a
+ *   producer the scenario drives: a write operation and the tables it names, when one of them is not the
+ *   subscriber's inbox (a transactional commit with its business writes; a lease or multi-step effect's call; a
+ *   producer's commit). A mistake that only one such write shows (an effect call retried after an unknown outcome, a
+ *   producer's random event id retried after a commit) then meets its fault in a small run;
+ * - at the runtime's own sites (its inbox alone: a claim, a completion) a fault is steered only while the subscriber
+ *   still misses a failure path that fault makes it meet (counted from the ledger), up to {@link EXTRA_MEETINGS} times.
+ *
+ * The faults, in this order (a crash redelivers the whole batch, so the run gets more invocations for the rest):
+ *
  * - `crash-before` and `crash-after`: the process dies before the write is sent, and after it was applied (the crash
- *   rate above 0).
+ *   rate above 0);
+ * - `conflict`: the write is refused with a transaction conflict, as DynamoDB refuses one that meets an ongoing
+ *   transaction, and so is every write of that target for the rest of the invocation (an item contended throughout),
+ *   so the runtime's own conflict retries give up and the record fails, to be retried by SQS: steered when the
+ *   throttle rate is above 0, both being DynamoDB refusing a request;
+ * - `lose-response`: the write is applied and its response lost (the lost-response rate above 0).
  *
- * A steered fault that fails the receive (a conflict, a crash) goes to an event (or, for a write naming no inbox record,
- * a message) that had fewer than half of its queue's `maxReceiveCount` - 1 such faults before (one when it is 3 or 4,
- * two when it is 5 or 6, none below 3), so steering leaves most of the receives to the run's own faults and never
- * exhausts them alone; decided in the order the run's requests reach the proxies, which the seeded
- * scheduler makes a function of the seed.
+ * One per invocation, and steering stays out of the way of what it tests: a planned crash in an invocation it steered
+ * a fault to is dropped (it would hide a conflict's failed record), and a target whose write it applied unseen
+ * (`lose-response`, `crash-after`) gets no further steered fault, so its retry runs as the app's would. A fault that
+ * fails the receive (a conflict, a crash) goes to a target (the inbox record the write names, `<subscriber>#<event
+ * id>`, else the message the invocation handles) that had fewer than half of its queue's `maxReceiveCount` - 1
+ * such faults (none below 3), in its first receives only (a path still missing may take a later one),
+ * and to a producer's command once: steering leaves the later receives to the run's own faults and never exhausts
+ * them alone. Decided in the order the run's requests reach the proxies, which the seeded scheduler makes a function
+ * of the seed.
  */
 import type { RequestFault } from './dynamodb-proxy';
 import type { FaultRates } from './fault-plan';
 
 /** The faults steering injects, in the order it gives them to a subscriber. */
-export const STEERED_FAULTS = ['conflict', 'lose-response', 'crash-before', 'crash-after'] as const;
+export const STEERED_FAULTS = ['crash-before', 'crash-after', 'conflict', 'lose-response'] as const;
 
 /** A fault steering may inject. */
 export type SteeredFault = (typeof STEERED_FAULTS)[number];
 
 /** The steered faults after which the message is received again. */
 const FAILS_THE_RECEIVE: ReadonlySet<SteeredFault> = new Set(['conflict', 'crash-before', 'crash-after']);
+
+/** How often each fault is steered to each write site. */
+const MEETINGS_PER_SITE = 1;
+
+/** How often more a fault is steered to a function whose failure paths still miss what it makes them meet. */
+const EXTRA_MEETINGS = 2;
+
+/** The steered faults after which the write is applied and the function does not know it: their retry is what they test. */
+const APPLIED_UNSEEN: ReadonlySet<SteeredFault> = new Set(['lose-response', 'crash-after']);
 
 /** The writes a fault can be steered to (a transaction conflict refuses these). */
 const STEERABLE_OPERATIONS: ReadonlySet<string> = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems']);
@@ -40,63 +60,130 @@ export function steeredFaults(rates: FaultRates): SteeredFault[] {
   return STEERED_FAULTS.filter((fault) => (fault === 'conflict' ? rates.throttle : fault === 'lose-response' ? rates.lostResponse : rates.crash) > 0);
 }
 
-interface SteeredSubscriber {
+interface SteeredFunction {
   readonly name: string;
-  readonly inboxKey: RegExp;
-  /** The faults it met, random or steered. */
-  readonly met: Set<RequestFault>;
-  /** How many faults that fail the receive were steered to each event (or message). */
+  /** A subscriber's inbox record key, `<subscriber>#<event id>`, whose event id is the steering target. */
+  readonly inboxKey?: RegExp;
+  /** Its inbox tables: a site that writes only these is the runtime's own (a claim, a completion). */
+  readonly inboxTables: ReadonlySet<string>;
+  /** How often it met each fault at each write site (`<site>|<fault>`), random or steered. */
+  readonly met: Map<string, number>;
+  /** How many faults that fail the receive were steered to each event (or message, or command). */
   readonly failedReceives: Map<string, number>;
+  /** The targets a write applied unseen was steered to: left alone since, so that their retry shows what it does. */
+  readonly leftAlone: Set<string>;
+  /** How often each fault was steered beyond its meetings per site, for a failure path still missing. */
+  readonly extra: Map<SteeredFault, number>;
   /** How many it may get (see the module comment). */
   readonly failedReceivesAllowed: number;
+  /** The invocations each target was written in so far: its receives (or a producer command's attempts) seen. */
+  readonly receivesSeen: Map<string, Set<string>>;
+}
+
+/** A write site: the operation and the tables its request names, e.g. `TransactWriteItems Inbox,Ledger`. */
+export function writeSite(operation: string, body: string): string {
+  return `${operation} ${tablesOf(body).join(',')}`;
+}
+
+/** The tables a request names, sorted. */
+function tablesOf(body: string): string[] {
+  const tables = new Set<string>();
+  try {
+    const request = JSON.parse(body) as { TableName?: unknown; TransactItems?: Array<Record<string, { TableName?: unknown } | undefined>> };
+    if (typeof request.TableName === 'string') tables.add(request.TableName);
+    for (const item of request.TransactItems ?? []) {
+      for (const action of Object.values(item)) if (typeof action?.TableName === 'string') tables.add(action.TableName);
+    }
+  } catch {
+    // not JSON: the operation alone is the site
+  }
+  return [...tables].sort();
 }
 
 /** Steering state of one run (see the module comment). */
 export class FaultSteering {
-  private readonly subscribers = new Map<string, SteeredSubscriber>();
+  private readonly functions = new Map<string, SteeredFunction>();
+  /** `<function key>|<invocation key>` of the invocations a fault was steered to: one each. */
   private readonly invocationsSteered = new Set<string>();
-  /** `<function key>|<invocation key>|<event id>` of the inbox records a conflict was steered to: refused until the invocation ends. */
+  /** `<function key>|<invocation key>|<target>` of the targets a conflict was steered to: refused until the invocation ends. */
   private readonly contended = new Set<string>();
   private readonly allowed: readonly SteeredFault[];
 
-  public constructor(rates: FaultRates) {
+  /**
+   * @param rates the run's fault rates: the faults steered are those whose rates are above 0
+   * @param stillNeeded the faults that would make the function's subscriber meet a failure path it has not met yet (its
+   * path counts so far): each is steered up to {@link EXTRA_MEETINGS} more times, e.g. a conflict whose failed record a
+   * crash of its invocation hid @default none
+   */
+  public constructor(
+    rates: FaultRates,
+    private readonly stillNeeded: (functionKey: string) => ReadonlySet<SteeredFault> = () => new Set(),
+  ) {
     this.allowed = steeredFaults(rates);
   }
 
-  /** Steers faults to the consumer function `functionKey` of subscriber `name`, whose queue has `maxReceiveCount`. */
-  public addSubscriber(functionKey: string, name: string, maxReceiveCount: number): void {
+  /**
+   * Steers faults to the consumer function `functionKey` of subscriber `name`, whose queue has `maxReceiveCount` and
+   * whose inbox is `inboxTables` (local names).
+   */
+  public addSubscriber(functionKey: string, name: string, maxReceiveCount: number, inboxTables: readonly string[] = []): void {
     const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const failedReceivesAllowed = maxReceiveCount < 3 ? 0 : Math.floor((maxReceiveCount - 1) / 2);
-    this.subscribers.set(functionKey, { name, inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), met: new Set(), failedReceives: new Map(), failedReceivesAllowed });
+    this.functions.set(functionKey, { name, inboxTables: new Set(inboxTables), inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed });
+  }
+
+  /** Steers faults to the producer function `functionKey`, whose commands are retried: one failed attempt per command. */
+  public addProducer(functionKey: string, name: string): void {
+    this.functions.set(functionKey, { name, inboxTables: new Set(), met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed: 1 });
   }
 
   /**
-   * The fault for a DynamoDB request (`planned` is the random plan's decision, noted as met when it is a fault): a
-   * steered one when the request is a write of a subscriber's function still missing a fault, else `planned`.
-   * `message` names the message the invocation handles across its receives (an invocation key without its receive
-   * count): the unit a write that names no inbox record is steered by.
+   * The fault for a DynamoDB request (`planned` is the random plan's decision, noted as met at its site when it is a
+   * fault): a steered one when the request is a write of a steered function whose site still misses a fault, else
+   * `planned`. `message` names the message (or command) the invocation handles across its receives (an invocation key
+   * without its receive count or attempt): the unit a write that names no inbox record is steered by.
    */
   public decide(functionKey: string, invocation: { readonly key: string; readonly message: string }, operation: string, body: string, planned: RequestFault): RequestFault {
-    const subscriber = this.subscribers.get(functionKey);
-    if (subscriber === undefined || !STEERABLE_OPERATIONS.has(operation)) {
-      if (planned !== 'none') subscriber?.met.add(planned);
-      return planned;
-    }
-    const target = subscriber.inboxKey.exec(body)?.[1] ?? `message ${invocation.message}`;
+    const steered = this.functions.get(functionKey);
+    if (steered === undefined || !STEERABLE_OPERATIONS.has(operation)) return planned;
+    const site = writeSite(operation, body);
+    const target = steered.inboxKey?.exec(body)?.[1] ?? `message ${invocation.message}`;
+    const receives = steered.receivesSeen.get(target) ?? new Set<string>();
+    steered.receivesSeen.set(target, receives.add(invocation.key));
     // a contended item stays contended for the invocation, whatever the plan drew for the write
     if (this.contended.has(`${functionKey}|${invocation.key}|${target}`)) return 'conflict';
+    // a planned crash would hide what follows the fault steered to this invocation (a conflict's failed record)
+    if ((planned === 'crash-before' || planned === 'crash-after') && this.invocationsSteered.has(`${functionKey}|${invocation.key}`)) return 'none';
     if (planned !== 'none') {
-      subscriber.met.add(planned);
+      this.meets(steered, site, planned);
       return planned;
     }
-    if (this.invocationsSteered.has(`${functionKey}|${invocation.key}`)) return planned;
-    const failedReceives = subscriber.failedReceives.get(target) ?? 0;
-    const next = this.allowed.find((fault) => !subscriber.met.has(fault) && (!FAILS_THE_RECEIVE.has(fault) || failedReceives < subscriber.failedReceivesAllowed));
-    if (next === undefined) return planned;
-    subscriber.met.add(next);
-    if (FAILS_THE_RECEIVE.has(next)) subscriber.failedReceives.set(target, failedReceives + 1);
+    if (this.invocationsSteered.has(`${functionKey}|${invocation.key}`) || steered.leftAlone.has(target)) return planned;
+    const failedReceives = steered.failedReceives.get(target) ?? 0;
+    // a fault that fails the receive only within the budget, and only in the target's first receives: the later ones
+    // are left to the run's own faults, which may fail them too
+    const early = receives.size <= steered.failedReceivesAllowed;
+    const withinBudget = (fault: SteeredFault) => !FAILS_THE_RECEIVE.has(fault) || failedReceives < steered.failedReceivesAllowed;
+    const affordable = this.allowed.filter((fault) => withinBudget(fault) && (early || !FAILS_THE_RECEIVE.has(fault)));
+    // every fault at each of the app's write sites; at the runtime's own (its inbox alone) only what a path still needs
+    const appSite = tablesOf(body).some((table) => !steered.inboxTables.has(table));
+    let next = appSite ? affordable.find((fault) => (steered.met.get(`${site}|${fault}`) ?? 0) < MEETINGS_PER_SITE) : undefined;
+    if (next === undefined) {
+      const needed = this.stillNeeded(functionKey);
+      // a path still missing may take a later receive of the target, within its budget
+      next = this.allowed.find((fault) => withinBudget(fault) && needed.has(fault) && (steered.extra.get(fault) ?? 0) < EXTRA_MEETINGS);
+      if (next === undefined) return planned;
+      steered.extra.set(next, (steered.extra.get(next) ?? 0) + 1);
+    }
+    this.meets(steered, site, next);
+    if (APPLIED_UNSEEN.has(next)) steered.leftAlone.add(target);
+    if (FAILS_THE_RECEIVE.has(next)) steered.failedReceives.set(target, failedReceives + 1);
     this.invocationsSteered.add(`${functionKey}|${invocation.key}`);
     if (next === 'conflict') this.contended.add(`${functionKey}|${invocation.key}|${target}`);
     return next;
+  }
+
+  private meets(steered: SteeredFunction, site: string, fault: RequestFault): void {
+    steered.met.set(`${site}|${fault}`, (steered.met.get(`${site}|${fault}`) ?? 0) + 1);
   }
 }

@@ -142,8 +142,8 @@ export function dynamoDbLine(result: SimulationResult): string {
 export function sqsSendsLine(result: SimulationResult): string | undefined {
   if (result.sqsSends.length === 0) return undefined;
   const entries = result.sqsSends.map(
-    ({ functionName, queueName, sends, events, repeatedEvents }) =>
-      `${functionName} to ${queueName} ${sends} for ${events} event(s)${repeatedEvents > 0 ? `, ${repeatedEvents} event(s) sent more than once` : ''}`,
+    ({ functionName, queueName, sends, events, repeatedEvents, extraMessages }) =>
+      `${functionName} to ${queueName} ${sends} for ${events} event(s)${repeatedEvents > 0 ? `, ${repeatedEvents} event(s) sent more than once` : ''}${extraMessages > 0 ? `, ${extraMessages} extra message(s)` : ''}`,
   );
   return `sqs: messages the functions sent with their own clients: ${entries.join('; ')}`;
 }
@@ -232,7 +232,13 @@ export function formatSummary(result: SimulationResult): string {
       const missed = FAILURE_PATHS.filter((path) => row.failurePaths[path] === 0);
       return missed.length === 0 ? [] : [`${row.name} (${missed.join(', ')})`];
     });
-    if (unproven.length > 0) out.push(`Failure paths this run never took, so this OK does not prove them: ${unproven.join('; ')}.`);
+    if (unproven.length > 0) {
+      const deadLetterMissed = result.subscribers.some((row) => row.failurePaths['dead-letter'] === 0);
+      out.push(
+        `Failure paths this run never took, so this OK does not prove them: ${unproven.join('; ')}.` +
+          (deadLetterMissed ? ' (No fault is steered to a dead letter: it would lose a valid event; a malformed event or a blocked step takes that path.)' : ''),
+      );
+    }
     if (notCounted.length > 0) {
       out.push(`Effects were NOT checked for ${notCounted.join(', ')} (no effect probe in the scenario): exactly-once is unproven for them.`);
     }

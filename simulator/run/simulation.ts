@@ -29,12 +29,13 @@ import { checkSubscriberHealth } from '../check/subscriber-health';
 import { checkProbedSubscriberReached } from '../check/unreached-subscribers';
 import { checkRejectedEvents } from '../check/rejected-events';
 import { checkUnappliedEvents } from '../check/unapplied-events';
-import { failurePathsOf, type FailurePathCounts } from '../check/failure-paths';
+import { checkFailurePaths, failurePathsOf, faultsStillNeeded, requiredFailurePaths, type FailurePathCounts } from '../check/failure-paths';
 import { attributeSends, checkRepeatedSends, type SendFigures } from '../check/repeated-sends';
 import { checkUnwatchedDeadLetters, type DeadLetterQueueContents } from '../check/unwatched-dead-letters';
 import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
 import { FaultPlan, type FaultKind } from '../faults/fault-plan';
-import { FaultSteering } from '../faults/fault-steering';
+import { FaultSteering, steeredFaults } from '../faults/fault-steering';
+import { ENV } from '../../lambda/config';
 import { readAssembly } from '../model/read-assembly';
 import { readSynthAnnotations, type SynthAnnotation } from '../model/synth-annotations';
 import { runAssembly } from './assembly-source';
@@ -248,7 +249,14 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     const history = new HistoryRecorder();
     const subscriberNames: string[] = [];
     ledger.addOutputSink((functionKey, line) => history.onOutput(functionKey, line));
-    const steering = new FaultSteering(plan.rates);
+    let flowBuilt: LocalFlow | undefined;
+    const subscriberOf = (functionKey: string) => flowBuilt?.subscribers.find((subscriber) => subscriber.function?.key === functionKey);
+    // steering learns from the ledger which failure paths each subscriber still misses
+    const steering = new FaultSteering(plan.rates, (functionKey) => {
+      const subscriber = subscriberOf(functionKey);
+      if (subscriber === undefined || flowBuilt === undefined) return new Set();
+      return faultsStillNeeded(failurePathsOf(subscriber, ledger, flowBuilt.transactionConflicts.refusedFor(functionKey)), steeredFaults(plan.rates));
+    });
     const decideFault = faultDecider(plan, steering, (functionKey, request) => history.onLostResponse(functionKey, request.operation, request.body.toString('utf8'), subscriberNames));
     flow = await buildLocalFlow(model, {
       client,
@@ -273,14 +281,19 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       ...(policyEngine === undefined ? {} : { policyEngine }),
     });
 
+    flowBuilt = flow;
     // each function's first environment initializes while the run begins (on the core DynamoDB Local leaves free)
     for (const runner of flow.runners.values()) runner.initializeAhead();
     phases.ended('local flow');
     subscriberNames.push(...flow.subscribers.map((subscriber) => subscriber.name));
     for (const subscriber of flow.subscribers) {
       // no redrive policy: SQS never moves its messages, as if maxReceiveCount were unbounded
-      if (subscriber.function !== undefined) steering.addSubscriber(subscriber.function.key, subscriber.name, subscriber.queue.model.redrive?.maxReceiveCount ?? Number.MAX_SAFE_INTEGER);
+      const inboxTable = subscriber.environment[ENV.INBOX_TABLE_NAME];
+      if (subscriber.function !== undefined) {
+        steering.addSubscriber(subscriber.function.key, subscriber.name, subscriber.queue.model.redrive?.maxReceiveCount ?? Number.MAX_SAFE_INTEGER, inboxTable === undefined ? [] : [inboxTable]);
+      }
     }
+    for (const { fn } of producers) steering.addProducer(fn.key, shownName(fn));
     const random = seededRandom(seedNumber(seed));
     const wroteUnseen = (functionKey: ResourceKey) => (invocationKey: string) => writesUnseen.has(`${functionKey}|${invocationKey}`);
     let driver: ProducerDrivers | undefined;
@@ -419,8 +432,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       const counters = subscriber.function ? ledger.runtimeCounters.get(subscriber.function.key) : undefined;
       const faultsByKind = ledger.faultsByKind([subscriber.subscription.key, subscriber.queue.model.key, subscriber.function?.key]);
       const failurePaths = failurePathsOf(subscriber, ledger, subscriber.function === undefined ? 0 : flow.transactionConflicts.refusedFor(subscriber.function.key));
-      // a path never met is reported as not proven (summary and --json), not yet a violation: steering does not reach
-      // every path of a small run (the README's package app, 6 events: no crash steered), and a correct app must pass
+      violations.push(...checkFailurePaths(subscriber.name, failurePaths, requiredFailurePaths(plan.rates), ledger.deliveredEvents.get(subscriber.subscription.key)?.size ?? 0));
       subscribers.push({
         name: subscriber.name,
         processingMode: subscriber.environment.IEF_PROCESSING_MODE,

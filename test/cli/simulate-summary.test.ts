@@ -67,7 +67,7 @@ describe('formatSummary', () => {
         '  Billing: handler-error 2, lost-response 1, conflict 1, crash-before-commit 1, crash-after-commit 1, redelivery 5, dead-letter 0 · never met: dead-letter\n' +
         '  Audit: handler-error 0, lost-response 0, conflict 0, crash-before-commit 0, crash-after-commit 0, redelivery 0, dead-letter 0 · never met: handler-error, lost-response, conflict, crash-before-commit, crash-after-commit, redelivery, dead-letter\n',
     );
-    expect(text).toContain('Failure paths this run never took, so this OK does not prove them: Billing (dead-letter); Audit (handler-error, lost-response, conflict, crash-before-commit, crash-after-commit, redelivery, dead-letter).');
+    expect(text).toContain('Failure paths this run never took, so this OK does not prove them: Billing (dead-letter); Audit (handler-error, lost-response, conflict, crash-before-commit, crash-after-commit, redelivery, dead-letter). (No fault is steered to a dead letter: it would lose a valid event; a malformed event or a blocked step takes that path.)');
   });
 
   test('says the relay gave up on every event, not that the filter policies matched none, when no event reached a topic', () => {
@@ -102,8 +102,8 @@ describe('formatSummary', () => {
     const none = formatSummary(result([subscriber('A', 2)], ['A']));
     expect(none).not.toContain('sqs:');
 
-    const some = formatSummary({ ...result([subscriber('A', 2)], ['A']), sqsSends: [{ functionName: 'Stack/Seats', queueName: 'notifications', sends: 104, events: 40, repeatedEvents: 38, repeats: [] }] });
-    expect(some).toMatch(/\ndynamodb: .*\nsqs: messages the functions sent with their own clients: Stack\/Seats to notifications 104 for 40 event\(s\), 38 event\(s\) sent more than once\n/);
+    const some = formatSummary({ ...result([subscriber('A', 2)], ['A']), sqsSends: [{ functionName: 'Stack/Seats', queueName: 'notifications', sends: 104, events: 40, repeatedEvents: 38, extraMessages: 64, repeats: [] }] });
+    expect(some).toMatch(/\ndynamodb: .*\nsqs: messages the functions sent with their own clients: Stack\/Seats to notifications 104 for 40 event\(s\), 38 event\(s\) sent more than once, 64 extra message\(s\)\n/);
   });
 
   test("shows the synth's warnings and errors with their construct paths", () => {

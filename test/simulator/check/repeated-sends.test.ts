@@ -32,10 +32,28 @@ describe('repeated-send', () => {
     expect(violations).toEqual([
       {
         kind: 'repeated-send',
-        detail: expect.stringMatching(/^Seats sent 3 SQS message\(s\) to notifications for 2 event\(s\); 1 event\(s\) got more than one, each from another invocation \(a redelivery repeated the send\): event-1 \(2 sends\)/),
+        detail: expect.stringMatching(/^Seats sent 3 SQS message\(s\) to notifications for 2 event\(s\); the queue got 1 extra message\(s\), .*; 1 event\(s\) got messages from more than one invocation: event-1 \(2 sends\)/),
       },
     ]);
-    expect(figures).toEqual([{ functionName: 'Seats', queueName: 'notifications', sends: 3, events: 2, repeatedEvents: 1, repeats: [{ eventId: 'event-1', sends: 2, invocations: 2 }] }]);
+    expect(figures).toEqual([
+      { functionName: 'Seats', queueName: 'notifications', sends: 3, events: 2, repeatedEvents: 1, extraMessages: 1, repeats: [{ eventId: 'event-1', sends: 2, invocations: 2 }] },
+    ]);
+  });
+
+  test('counts the extra messages the queue got, also those of redelivered batches whose bodies name no event (a send per record, each body its own)', () => {
+    // GIVEN a handler that sends one message per record with a fresh body (no event id in it); a batch of three
+    // crashed after its sends and came back whole, then one of its events came back again with a new one
+    let sequence = 0;
+    const batchSend = (invocation: string, eventIds: readonly string[]) => eventIds.map(() => send(invocation, eventIds, JSON.stringify({ notification: (sequence += 1) })));
+    const sends = [...batchSend('i1', ['event-1', 'event-2', 'event-3']), ...batchSend('i2', ['event-1', 'event-2', 'event-3']), ...batchSend('i3', ['event-3', 'event-4'])];
+
+    const { violations, figures } = checkRepeatedSends(attributeSends(sends));
+
+    // THEN 8 messages for 4 events: 3 sent again by i2, 1 (half of i3's two, for event-3) by i3
+    expect(figures[0]).toMatchObject({ sends: 8, extraMessages: 4, repeatedEvents: 0 });
+    expect(violations).toEqual([
+      { kind: 'repeated-send', detail: expect.stringMatching(/^Seats sent 8 SQS message\(s\) to notifications; the queue got 4 extra message\(s\), sent again by invocations that handled an event another invocation had sent for \(a redelivery repeated the send\)/) },
+    ]);
   });
 
   test('passes several messages one invocation sends for one event, and messages of distinct events', () => {

@@ -1,62 +1,146 @@
-/** Steering: each fault the rates allow, once per subscriber, at a write of its inbox record, one per event and invocation. */
+/**
+ * Steering: each fault the rates allow, once at each write site of a subscriber's consumer or a producer (crashes
+ * first), one per invocation, within each event's budget of failed receives; more for a failure path still missing.
+ */
 import { describe, expect, test } from 'vitest';
 import { NO_FAULTS } from '../../../simulator/faults/fault-plan';
-import { FaultSteering, steeredFaults } from '../../../simulator/faults/fault-steering';
+import { FaultSteering, steeredFaults, writeSite, type SteeredFault } from '../../../simulator/faults/fault-steering';
 import { DEFAULT_FAULT_RATES } from '../../../simulator/run/options';
 
-const inboxWrite = (eventId: string): string => JSON.stringify({ TransactItems: [{ Put: { TableName: 'Inbox', Item: { pk: { S: `Billing#${eventId}` } } } }] });
+const inboxWrite = (eventId: string, subscriber = 'Billing'): string => JSON.stringify({ TransactItems: [{ Put: { TableName: 'Inbox', Item: { pk: { S: `${subscriber}#${eventId}` } } } }] });
+const invocation = (key: string) => ({ key, message: key.replace(/\|\d+$/, '') });
 
 describe('FaultSteering', () => {
-  test('gives a subscriber each allowed fault once, each on another event and invocation; a steered conflict holds for the rest of its invocation', () => {
+  test('gives a write site each allowed fault once, crashes first, one per invocation and each on another event; a steered conflict holds for the rest of its invocation', () => {
     const steering = new FaultSteering(DEFAULT_FAULT_RATES);
     steering.addSubscriber('Stack/Billing', 'Billing', 3);
+    const decide = (key: string, eventId: string) => steering.decide('Stack/Billing', invocation(key), 'TransactWriteItems', inboxWrite(eventId), 'none');
 
-    const decide = (invocation: string, eventId: string) => steering.decide('Stack/Billing', { key: invocation, message: invocation }, 'TransactWriteItems', inboxWrite(eventId), 'none');
-
-    // a conflict holds for its invocation; event-1 had a receive-failing fault, so a crash goes to another event
-    expect([decide('i-1', 'event-1'), decide('i-1', 'event-1'), decide('i-1', 'event-2')]).toEqual(['conflict', 'conflict', 'none']);
-    expect([decide('i-2', 'event-1'), decide('i-3', 'event-1'), decide('i-4', 'event-2'), decide('i-5', 'event-2'), decide('i-6', 'event-3'), decide('i-7', 'event-4')]).toEqual([
-      'lose-response',
-      'none',
+    // maxReceiveCount 3: one failed receive per event, and only in its first receive; event-1 gets the lost response
+    // next, event-2 (seen in i-1 already) no fault that fails its receive, event-3 the crash after
+    expect([decide('i-1', 'event-1'), decide('i-1', 'event-2'), decide('i-2', 'event-1'), decide('i-3', 'event-2'), decide('i-4', 'event-3'), decide('i-5', 'event-4')]).toEqual([
       'crash-before',
       'none',
-      'crash-after',
+      'lose-response',
       'none',
+      'crash-after',
+      'conflict',
     ]);
+    expect([decide('i-5', 'event-4'), decide('i-5', 'event-5'), decide('i-6', 'event-6')]).toEqual(['conflict', 'none', 'none']);
   });
 
-  test('leaves a fault the plan already gave, other functions and reads alone; a write naming no inbox record is steered by its message', () => {
-    const steering = new FaultSteering(DEFAULT_FAULT_RATES);
-    steering.addSubscriber('Stack/Billing', 'Billing', 4);
-    const decide = (functionKey: string, invocation: string, operation: string, body: string, planned: 'none' | 'lose-response' = 'none') =>
-      steering.decide(functionKey, { key: invocation, message: invocation.replace(/\|\d+$/, '') }, operation, body, planned);
-    const aggregateWrite = JSON.stringify({ Item: { pk: { S: 'CUSTOMER#1' } } });
-
-    expect(decide('Stack/Billing', 'm-1|1', 'TransactWriteItems', inboxWrite('event-1'), 'lose-response')).toBe('lose-response');
-    expect(decide('Stack/Producer', 'm-2|1', 'TransactWriteItems', inboxWrite('event-2'))).toBe('none');
-    expect(decide('Stack/Billing', 'm-3|1', 'GetItem', inboxWrite('event-3'))).toBe('none');
-    // the plan's lost response counts: the next steered fault is the next one missing
-    expect(decide('Stack/Billing', 'm-4|1', 'PutItem', aggregateWrite)).toBe('conflict');
-    // the same message received again gets no other receive-failing fault; another message does
-    expect(decide('Stack/Billing', 'm-4|2', 'PutItem', aggregateWrite)).toBe('none');
-    expect(decide('Stack/Billing', 'm-5|1', 'PutItem', aggregateWrite)).toBe('crash-before');
-  });
-
-  test('gives an event up to half of maxReceiveCount - 1 receive-failing faults, none below 3', () => {
+  test('leaves other functions and reads alone; a fault the plan gave counts at its site; a write naming no inbox record is steered by its message', () => {
     const steering = new FaultSteering(DEFAULT_FAULT_RATES);
     steering.addSubscriber('Stack/Billing', 'Billing', 5);
-    steering.addSubscriber('Stack/Audit', 'Audit', 2);
-    const decide = (functionKey: string, name: string, invocation: string) =>
-      steering.decide(functionKey, { key: invocation, message: invocation }, 'TransactWriteItems', inboxWrite('event-1').replace('Billing', name), 'none');
+    const decide = (functionKey: string, key: string, operation: string, body: string, planned: 'none' | 'crash-before' = 'none') => steering.decide(functionKey, invocation(key), operation, body, planned);
+    const aggregateWrite = JSON.stringify({ TableName: 'Stats', Item: { pk: { S: 'CUSTOMER#1' } } });
 
-    expect(['i-1', 'i-2', 'i-3', 'i-4'].map((invocation) => decide('Stack/Billing', 'Billing', invocation))).toEqual(['conflict', 'lose-response', 'crash-before', 'none']);
-    expect(decide('Stack/Audit', 'Audit', 'i-5')).toBe('lose-response');
-    expect(decide('Stack/Audit', 'Audit', 'i-6')).toBe('none');
+    expect(decide('Stack/Producer', 'm-1|1', 'TransactWriteItems', inboxWrite('event-1'))).toBe('none');
+    expect(decide('Stack/Billing', 'm-2|1', 'GetItem', inboxWrite('event-2'))).toBe('none');
+    // the plan's crash counts at its site: the next steered fault there is the next one missing
+    expect(decide('Stack/Billing', 'm-3|1', 'PutItem', aggregateWrite, 'crash-before')).toBe('crash-before');
+    expect(decide('Stack/Billing', 'm-4|1', 'PutItem', aggregateWrite)).toBe('crash-after');
+    // the same message received again is left alone (its write was applied unseen); another message is not
+    expect(decide('Stack/Billing', 'm-4|2', 'PutItem', aggregateWrite)).toBe('none');
+    expect(decide('Stack/Billing', 'm-5|1', 'PutItem', aggregateWrite)).toBe('conflict');
+    expect(decide('Stack/Billing', 'm-6|1', 'PutItem', aggregateWrite)).toBe('lose-response');
+    // another site of the same function starts again
+    expect(decide('Stack/Billing', 'm-7|1', 'TransactWriteItems', inboxWrite('event-7'))).toBe('crash-before');
+  });
+
+  test('gives an event half of maxReceiveCount - 1 receive-failing faults (none below 3), in its first receives only', () => {
+    const steering = new FaultSteering(DEFAULT_FAULT_RATES);
+    steering.addSubscriber('Stack/Billing', 'Billing', 3);
+    steering.addSubscriber('Stack/Ledger', 'Ledger', 5);
+    steering.addSubscriber('Stack/Audit', 'Audit', 2);
+    const decide = (functionKey: string, name: string, key: string) => steering.decide(functionKey, invocation(key), 'TransactWriteItems', inboxWrite('event-1', name), 'none');
+
+    // 3: one, then only a fault that does not fail the receive
+    expect(['i-1', 'i-2', 'i-3'].map((key) => decide('Stack/Billing', 'Billing', key))).toEqual(['crash-before', 'lose-response', 'none']);
+    // 5: two, in its first two receives (the second one's write applied unseen: the event is left alone since)
+    expect(['i-1', 'i-2', 'i-3'].map((key) => decide('Stack/Ledger', 'Ledger', key))).toEqual(['crash-before', 'crash-after', 'none']);
+    expect(['i-1', 'i-2'].map((key) => decide('Stack/Audit', 'Audit', key))).toEqual(['lose-response', 'none']);
+  });
+
+  test('steers each fault to each write site of a function: a lease consumer\'s claim, its effect call and its completion each meet every fault', () => {
+    // GIVEN a lease consumer whose every delivery claims (PutItem on its inbox), calls the mail API (UpdateItem on
+    // another table) and completes (UpdateItem on its inbox), and enough events that no event's budget runs out
+    const steering = new FaultSteering(DEFAULT_FAULT_RATES);
+    steering.addSubscriber('Stack/Mail', 'Mail', 5);
+    const claim = (eventId: string) => JSON.stringify({ TableName: 'Inbox', Item: { pk: { S: `Mail#${eventId}` } } });
+    const call = JSON.stringify({ TableName: 'MailApi', Key: { pk: { S: 'CONFIRMATION#1' } } });
+    const complete = (eventId: string) => JSON.stringify({ TableName: 'Inbox', Key: { pk: { S: `Mail#${eventId}` } } });
+    const faults = new Map<string, string[]>();
+    for (let index = 0; index < 40; index += 1) {
+      const event = `event-${index}`;
+      for (const [site, operation, body] of [['claim', 'PutItem', claim(event)], ['call', 'UpdateItem', call], ['complete', 'UpdateItem', complete(event)]] as const) {
+        const fault = steering.decide('Stack/Mail', invocation(`m-${index}|1`), operation, body, 'none');
+        if (fault !== 'none') faults.set(site, [...(faults.get(site) ?? []), fault]);
+        if (fault === 'crash-before' || fault === 'crash-after' || fault === 'conflict') break;
+      }
+    }
+
+    // THEN each site met each fault once, in order
+    const every = ['crash-before', 'crash-after', 'conflict', 'lose-response'];
+    expect(Object.fromEntries(faults)).toEqual({ claim: every, call: every, complete: every });
+  });
+
+  test('at the runtime\'s own sites (its inbox table alone) steers only what a failure path still needs; every fault at the app\'s', () => {
+    const needed = new Set<SteeredFault>(['crash-after']);
+    const steering = new FaultSteering(DEFAULT_FAULT_RATES, () => needed);
+    steering.addSubscriber('Stack/Mail', 'Mail', 5, ['Inbox']);
+    const claim = (eventId: string) => JSON.stringify({ TableName: 'Inbox', Item: { pk: { S: `Mail#${eventId}` } } });
+    const call = (eventId: string) => JSON.stringify({ TableName: 'MailApi', Key: { pk: { S: `Mail#${eventId}` } } });
+    const decide = (key: string, body: string, operation = 'PutItem') => steering.decide('Stack/Mail', invocation(key), operation, body, 'none');
+
+    expect([decide('i-1', claim('event-1')), decide('i-2', claim('event-2')), decide('i-3', claim('event-3')), decide('i-4', claim('event-4'))]).toEqual(['crash-after', 'crash-after', 'none', 'none']);
+    expect(decide('i-5', call('event-5'), 'UpdateItem')).toBe('crash-before');
+  });
+
+  test('steers faults to a producer\'s writes too, at most one that fails the attempt per command (its retries are few)', () => {
+    const steering = new FaultSteering(DEFAULT_FAULT_RATES);
+    steering.addProducer('Stack/PlaceOrder', 'PlaceOrder');
+    const commit = JSON.stringify({ TransactItems: [{ Put: { TableName: 'Orders' } }, { Put: { TableName: 'Outbox' } }] });
+    const decide = (command: number, attempt: number) => steering.decide('Stack/PlaceOrder', invocation(`producer|${command}|${attempt}`), 'TransactWriteItems', commit, 'none');
+
+    expect([decide(0, 1), decide(0, 2), decide(1, 1), decide(1, 2), decide(2, 1), decide(3, 1)]).toEqual(['crash-before', 'lose-response', 'crash-after', 'none', 'conflict', 'none']);
+  });
+
+  test('leaves an event alone after a write of it was applied unseen, and drops a planned crash in an invocation it steered a fault to', () => {
+    const steering = new FaultSteering({ ...NO_FAULTS, lostResponse: 0.03, throttle: 0.03 });
+    steering.addSubscriber('Stack/Billing', 'Billing', 5);
+    const decide = (key: string, eventId: string, planned: 'none' | 'crash-after' = 'none') => steering.decide('Stack/Billing', invocation(key), 'TransactWriteItems', inboxWrite(eventId), planned);
+
+    expect(decide('i-1', 'event-1')).toBe('conflict');
+    // the conflict's record must fail and be logged: no planned crash ends its invocation first
+    expect(decide('i-1', 'event-2', 'crash-after')).toBe('none');
+    expect(decide('i-2', 'event-3')).toBe('lose-response');
+    // a later site of event-3 (another table) is not steered: its retry after the lost response runs as the app's would
+    expect(steering.decide('Stack/Billing', invocation('i-3'), 'UpdateItem', JSON.stringify({ TableName: 'Mail', Key: { pk: { S: 'Billing#event-3' } } }), 'none')).toBe('none');
+  });
+
+  test('steers a fault again, up to twice, while the function\'s subscriber still misses a failure path it makes it meet', () => {
+    const needed = new Set<SteeredFault>(['conflict']);
+    const steering = new FaultSteering({ ...NO_FAULTS, throttle: 0.03 }, () => needed);
+    steering.addSubscriber('Stack/Billing', 'Billing', 9);
+    const decide = (key: string, eventId: string) => steering.decide('Stack/Billing', invocation(key), 'TransactWriteItems', inboxWrite(eventId), 'none');
+
+    expect(['i-1', 'i-2', 'i-3', 'i-4'].map((key, index) => decide(key, `event-${index}`))).toEqual(['conflict', 'conflict', 'conflict', 'none']);
+    needed.clear();
+    expect(decide('i-5', 'event-5')).toBe('none');
+  });
+
+  test('a write site is the operation and the tables its request names', () => {
+    expect(writeSite('TransactWriteItems', JSON.stringify({ TransactItems: [{ Put: { TableName: 'Orders' } }, { Update: { TableName: 'Outbox' } }, { Put: { TableName: 'Orders' } }] }))).toBe(
+      'TransactWriteItems Orders,Outbox',
+    );
+    expect(writeSite('PutItem', JSON.stringify({ TableName: 'Inbox' }))).toBe('PutItem Inbox');
+    expect(writeSite('PutItem', 'not json')).toBe('PutItem ');
   });
 
   test('steers only the faults whose rates are above 0', () => {
     expect(steeredFaults(NO_FAULTS)).toEqual([]);
     expect(steeredFaults({ ...NO_FAULTS, lostResponse: 0.1 })).toEqual(['lose-response']);
-    expect(steeredFaults(DEFAULT_FAULT_RATES)).toEqual(['conflict', 'lose-response', 'crash-before', 'crash-after']);
+    expect(steeredFaults(DEFAULT_FAULT_RATES)).toEqual(['crash-before', 'crash-after', 'conflict', 'lose-response']);
   });
 });

@@ -1,0 +1,26 @@
+/** not-exercised: the failure paths the run's rates require of every subscriber events reached. */
+import { describe, expect, test } from 'vitest';
+import { checkFailurePaths, FAILURE_PATHS, requiredFailurePaths, type FailurePathCounts } from '../../../simulator/check/failure-paths';
+import { NO_FAULTS } from '../../../simulator/faults/fault-plan';
+import { DEFAULT_FAULT_RATES } from '../../../simulator/run/options';
+
+const everyPath = (count: number): FailurePathCounts => Object.fromEntries(FAILURE_PATHS.map((failurePath) => [failurePath, count])) as FailurePathCounts;
+
+describe('not-exercised', () => {
+  test('the default rates require every path but a dead letter; no faults require none; crashes alone require the crashes and a redelivery', () => {
+    expect(requiredFailurePaths(DEFAULT_FAULT_RATES)).toEqual(FAILURE_PATHS.filter((failurePath) => failurePath !== 'dead-letter'));
+    expect(requiredFailurePaths(NO_FAULTS)).toEqual([]);
+    expect(requiredFailurePaths({ ...NO_FAULTS, crash: 0.01 })).toEqual(['crash-before-commit', 'crash-after-commit', 'redelivery']);
+  });
+
+  test('fails a subscriber that events reached and that missed a required path, naming the paths; not one no event reached', () => {
+    const counts = { ...everyPath(2), conflict: 0, 'crash-after-commit': 0, 'dead-letter': 0 };
+    const required = requiredFailurePaths(DEFAULT_FAULT_RATES);
+
+    expect(checkFailurePaths('Billing', counts, required, 6)).toEqual([
+      { kind: 'not-exercised', subscriber: 'Billing', detail: expect.stringMatching(/^its consumer never met conflict, crash-after-commit \(6 event\(s\) reached it\).*run more commands \(--count\)/) },
+    ]);
+    expect(checkFailurePaths('Billing', counts, required, 0)).toEqual([]);
+    expect(checkFailurePaths('Billing', { ...everyPath(1), 'dead-letter': 0 }, required, 6)).toEqual([]);
+  });
+});
