@@ -9,6 +9,7 @@ import { listOption, parsePositiveInteger } from './arguments';
 import { formatTable } from './blocked-command';
 import { deadLetterView, earliestApplicationEpochMilliseconds, type DeadLetterQueueKind, type DeadLetterView } from './dead-letters/dead-letter-view';
 import { copyWaitOf } from './dead-letters/copy-wait';
+import { groupRelayBatches } from './dead-letters/relay-batch-groups';
 import { moveMessage, receiveMessages, releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
 import { decideRedrive, DEFAULT_SAFETY_MARGIN_SECONDS, type RecordLookup, type RedriveDecision } from './dead-letters/redrive-decision';
 import { aggregateModeRefusal, deadLetterSourceMismatch, DEPLOYED_SUBSCRIBER_HELP, DEPLOYED_SUBSCRIBER_OPTIONS, resolveSubscriber } from './deployed-subscriber';
@@ -160,20 +161,7 @@ function summarize(queue: SourceQueue, views: readonly DeadLetterView[], now: nu
   };
 }
 
-/**
- * How much a replay range is widened around a relay batch's arrival times: an event's `time` is set before its
- * transaction commits (and by the producer's clock), and the stream's arrival times are whole seconds. Replaying more
- * than the batch is safe: the inbox drops what a subscriber already applied.
- */
-export const REPLAY_RANGE_MARGIN_MILLISECONDS = 5 * 60 * 1000;
-
-/** The `--since`/`--until` of a replay that covers a relay batch, or undefined when its arrival times are unknown. */
-export function replayRange(batch: NonNullable<DeadLetterView['relayBatch']>): { since: string; until: string } | undefined {
-  const first = Date.parse(batch.approximateArrivalOfFirstRecord ?? '');
-  const last = Date.parse(batch.approximateArrivalOfLastRecord ?? batch.approximateArrivalOfFirstRecord ?? '');
-  if (!Number.isFinite(first) || !Number.isFinite(last)) return undefined;
-  return { since: new Date(first - REPLAY_RANGE_MARGIN_MILLISECONDS).toISOString(), until: new Date(last + REPLAY_RANGE_MARGIN_MILLISECONDS).toISOString() };
-}
+export { REPLAY_RANGE_MARGIN_MILLISECONDS, replayRange } from './dead-letters/relay-batch-groups';
 
 function listText(summaries: readonly DeadLetterQueueSummary[]): string {
   const sections = summaries.map((summary) => {
@@ -186,12 +174,13 @@ function listText(summaries: readonly DeadLetterQueueSummary[]): string {
     );
     lines.push(table.trimEnd());
     if (summary.eventIds.length > 0) lines.push(`event ids: ${summary.eventIds.map(terminalText).join(' ')}`);
-    for (const batch of summary.relayBatches ?? []) {
-      const range = replayRange(batch);
+    for (const group of groupRelayBatches(summary.relayBatches ?? [])) {
+      const batches = group.batches === 1 ? 'stream batch' : `${group.batches} stream batches`;
+      const records = group.records === undefined ? '?' : String(group.records);
       lines.push(
-        `stream batch of ${batch.batchSize ?? '?'} record(s) on shard ${terminalText(batch.shardId ?? '?')} (${terminalText(batch.condition ?? 'given up')}), arrived ` +
-          `${terminalText(batch.approximateArrivalOfFirstRecord ?? '?')} to ${terminalText(batch.approximateArrivalOfLastRecord ?? '?')}: replay with ` +
-          `'idempotent-event-flow replay --since ${range?.since ?? '<time>'} --until ${range?.until ?? '<time>'} ...' for each subscriber`,
+        `${batches} of ${records} record(s)${group.batches === 1 ? '' : ' in all'} on shard ${terminalText(group.shardId ?? '?')} (${terminalText(group.condition ?? 'given up')}), arrived ` +
+          `${terminalText(group.first ?? '?')} to ${terminalText(group.last ?? '?')}: replay with ` +
+          `'idempotent-event-flow replay --since ${group.range?.since ?? '<time>'} --until ${group.range?.until ?? '<time>'} ...' for each subscriber`,
       );
     }
     return `${lines.join('\n')}\n`;
