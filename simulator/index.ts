@@ -6,10 +6,8 @@
  * @module idempotent-event-flow/simulator
  */
 export type {
-  BusinessChange,
   EffectProbe,
   EffectProbeContext,
-  EffectTally,
   ProducerProbe,
   ProducerProbeContext,
   ScenarioProducer,
@@ -18,6 +16,7 @@ export type {
   SimulationScenario,
 } from './run/scenario';
 export { loadScenario, ScenarioError } from './run/scenario';
+export type { BusinessChange, EffectTally } from './observation/run-facts';
 export type { BlockedStep, OperatorDecision, OperatorFigures, OperatorResolution } from './run/operator';
 export type { SimulationOptions, SimulationProgress, UserEvent } from './run/options';
 export type { RunServices, ServedRelay, ServedSubscriber } from './run/run-services';
@@ -28,7 +27,7 @@ export { DEFAULT_FAULT_RATES, SimulationOptionError } from './run/options';
 export type { FaultKind, FaultRates } from './faults/fault-plan';
 export type { ConflictingOperation, TransactionConflictFigures } from './aws/transaction-conflicts';
 export type { AccessDenial, GrantedPermission, IamFigures } from './iam/access-control';
-export type { ProducerFailure, ProducerFigures, ProducerFiguresOf } from './run/producer-driver';
+export type { ProducerFailure, ProducerFigures, ProducerFiguresOf } from './observation/run-facts';
 export type { SendFigures, SendRepeat } from './check/repeated-sends';
 export type { SynthAnnotation } from './model/synth-annotations';
 export { NothingToSimulateError, runSimulation, type IamReport, type RelayFigures, type SimulationResult, type SubscriberReport } from './run/simulation';

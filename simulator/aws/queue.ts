@@ -18,7 +18,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { QueueModel } from '../model/flow-model';
-import type { MessageOrigin, SimulationObserver } from '../run/observer';
+import type { MessageOrigin, SimulationObserver } from '../observation/observer';
 import type { VirtualClock } from './clock';
 import { ContentIds } from './message-ids';
 import { md5OfBody, md5OfMessageAttributes } from './sqs-md5';

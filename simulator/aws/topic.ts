@@ -19,7 +19,7 @@
 import { createHash } from 'node:crypto';
 import type { FaultPlan } from '../faults/fault-plan';
 import type { SubscriptionModel, TopicModel } from '../model/flow-model';
-import type { MessageOrigin, SimulationObserver } from '../run/observer';
+import type { MessageOrigin, SimulationObserver } from '../observation/observer';
 import type { VirtualClock } from './clock';
 import { ContentIds, deterministicUuid, eventIdOf } from './message-ids';
 import type { SendMessageInput, SimulatedQueue, SqsMessageAttribute } from './queue';

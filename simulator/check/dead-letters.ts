@@ -7,7 +7,7 @@
 import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
 import { eventIdOf } from '../aws/message-ids';
 import type { SimulatedQueue, StoredMessage } from '../aws/queue';
-import type { RunLedger } from '../run/ledger';
+import type { RunLedger } from '../observation/ledger';
 
 /** One dead letter and why it is there. */
 export interface DeadLetterFinding {

@@ -23,7 +23,7 @@
 import type { ReceivedMessage, SimulatedQueue } from '../aws/queue';
 import type { FaultPlan } from '../faults/fault-plan';
 import type { EventSourceMappingModel } from '../model/flow-model';
-import type { InvocationOutcome, SimulationObserver } from '../run/observer';
+import type { InvocationOutcome, SimulationObserver } from '../observation/observer';
 import { readBatchResponse } from './batch-response';
 import type { FunctionRunner } from './function-runner';
 import { lambdaSqsEvent } from './sqs-event';

@@ -20,7 +20,7 @@ import type { ConflictArbiter } from '../aws/transaction-conflicts';
 import type { AuthorizeDynamoDbRequest, ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
 import type { FaultKind } from '../faults/fault-plan';
 import type { FunctionModel } from '../model/flow-model';
-import type { InvocationOutcome, SimulationObserver } from '../run/observer';
+import type { InvocationOutcome, SimulationObserver } from '../observation/observer';
 import type { SeededScheduler, StartHold } from '../schedule/seeded-scheduler';
 import { startBlockedEndpoint, type BlockedEndpoint } from './blocked-endpoint';
 import { ExecutionEnvironment } from './execution-environment';

@@ -19,29 +19,16 @@ import { SimulatedEventSourceMapping } from '../lambda/event-source-mapping';
 import { FunctionRunner } from '../lambda/function-runner';
 import type { SeededScheduler } from '../schedule/seeded-scheduler';
 import { resolveEnvironment } from '../model/intrinsics';
-import type { EventSourceMappingModel, FlowModel, FunctionModel, QueueModel, ResourceKey, SubscriptionModel } from '../model/flow-model';
+import type { FlowModel, QueueModel, ResourceKey } from '../model/flow-model';
 import { compilePipeFilterCriteria } from '../patterns/event-pattern';
 import { compileFilterPolicy } from '../patterns/filter-policy';
 import { compileInputTemplate } from '../patterns/input-template';
 import { FlowAccess } from '../iam/flow-access';
 import type { PolicyEngine } from '../iam/policy-engine';
-import { generatedName, LocalResourceNames, registerStaticNames } from './local-names';
+import { generatedName, LocalResourceNames, registerStaticNames } from '../model/local-names';
 import { ExternalQueues } from './external-queues';
-import type { SimulationObserver } from './observer';
-
-/** One subscription and what consumes it, as the report and the checks see it. */
-export interface SubscriberView {
-  /** `IEF_SUBSCRIBER_NAME` of the consumer, else the subscription's construct path or key. */
-  readonly name: string;
-  readonly subscription: SubscriptionModel;
-  readonly queue: SimulatedQueue;
-  /** Every queue where this subscriber's messages can end up dead: the queue's redrive target, the subscription's, the runtime's own. */
-  readonly deadLetterQueues: readonly SimulatedQueue[];
-  readonly mapping?: EventSourceMappingModel;
-  readonly function?: FunctionModel;
-  /** The consumer's resolved environment (empty without a consumer). */
-  readonly environment: Readonly<Record<string, string>>;
-}
+import type { SimulationObserver } from '../observation/observer';
+import type { SubscriberView } from '../observation/run-facts';
 
 /** The local flow of a run. */
 export interface LocalFlow {

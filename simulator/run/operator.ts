@@ -14,7 +14,7 @@ import type { ProcessingRecordView } from '../../lambda/processing/processing-re
 import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
 import type { VirtualClock } from '../aws/clock';
 import type { StoredMessage } from '../aws/queue';
-import type { SubscriberView } from './build-flow';
+import type { SubscriberView } from '../observation/run-facts';
 import type { SimulatedEvent } from './scenario';
 
 /** What an operator decides about one blocked step. */

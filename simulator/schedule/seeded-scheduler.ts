@@ -43,12 +43,12 @@
  * Why a scheduler of our own rather than fast-check's `fc.scheduler`: `fc.scheduler` orders promises that a test
  * wraps, all in one thread, and draws from fast-check's own random stream inside a property run. Here the tasks are
  * HTTP requests of worker threads, and the hard part is knowing when every one of them has arrived (the barrier
- * above); the choice itself is one draw of the run's seeded generator (mulberry32, simulator/run/seeded-random.ts),
+ * above); the choice itself is one draw of the run's seeded generator (mulberry32, simulator/schedule/seeded-random.ts),
  * which also makes a run replayable from the CLI's `--seed` alone.
  */
 import { randomUUID } from 'node:crypto';
 import { holdsItems } from '../aws/transaction-conflicts';
-import { seededRandom, seedNumber } from '../run/seeded-random';
+import { seededRandom, seedNumber } from './seeded-random';
 import type { QuietReport } from '../lambda/worker-protocol';
 
 /** A request held by a proxy until the scheduler lets it go. */

@@ -5,8 +5,8 @@
  * asked to stop (Ctrl-C, SIGTERM, or the caller's stop signal); then stops the services.
  */
 import { formatDurationOption, shellWord } from './arguments';
-import { PROGRAM, type CliIo } from './main';
-import type { RunServices, ServedRelay, ServedSubscriber } from '../simulator/run/run-services';
+import { PROGRAM, type CliIo } from './command';
+import type { RunServices, ServedRelay, ServedSubscriber } from '../run/run-services';
 
 /** The credentials the printed commands run with: DynamoDB Local and the simulator's SQS endpoint accept any. */
 export const SERVED_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'simulator', AWS_SECRET_ACCESS_KEY: 'simulator' } as const;
