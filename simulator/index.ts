@@ -26,7 +26,7 @@ export type { SchedulerFigures, SchedulerTimings, StepKind } from './schedule/se
 export { DEFAULT_FAULT_RATES, SimulationOptionError } from './run/options';
 export type { FaultKind, FaultRates } from './faults/fault-plan';
 export type { ConflictingOperation, TransactionConflictFigures } from './aws/transaction-conflicts';
-export type { AccessDenial, GrantedPermission, IamFigures } from './iam/access-control';
+export type { AccessDenial, GrantedPermission, IamFigures } from './iam/access-types';
 export type { ProducerFailure, ProducerFigures, ProducerFiguresOf } from './observation/run-facts';
 export type { SendFigures, SendRepeat } from './check/repeated-sends';
 export type { SynthAnnotation } from './model/synth-annotations';

@@ -15,7 +15,9 @@ import { RECORD_STATUS, STEP_STATUS } from '../wire-format';
 import { classify, defaultErrorClassifier } from './error-classification';
 import { mergeContext } from './processing-context';
 import type { ProcessingRecordView } from './processing-record';
-import { describeRecord, type HeldRecord, type ProcessingRecordStore } from './record-store';
+import type { HeldRecord } from './held-record';
+import type { ProcessingRecordStore } from './record-store';
+import { describeRecord } from './record-writes';
 import type { ErrorClassifier, ExpiredLeasePolicy, StepContext, StepOutput } from './types';
 import { redactedMessage, redactValues, withRuntimeMessage } from '../redact';
 

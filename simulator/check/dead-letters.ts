@@ -6,7 +6,8 @@
  */
 import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
 import { eventIdOf } from '../aws/message-ids';
-import type { SimulatedQueue, StoredMessage } from '../aws/queue';
+import type { SimulatedQueue } from '../aws/queue';
+import type { StoredMessage } from '../aws/sqs-messages';
 import type { RunLedger } from '../observation/ledger';
 
 /** One dead letter and why it is there. */

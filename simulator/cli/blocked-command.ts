@@ -5,7 +5,7 @@
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { BlockedMessages, stepsRemainAfter, type BlockedMessage } from '../../lambda/operator/blocked-messages';
 import type { ProcessingRecordView } from '../../lambda/processing/processing-record';
-import { truncate } from '../../lambda/processing/record-store';
+import { truncate } from '../../lambda/processing/blocked-attributes';
 import { STEP_STATUS } from '../../lambda/wire-format';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { blockedCopyText, deadLetterExpiresBy, expiryWarning } from './blocked-copy';

@@ -20,7 +20,8 @@
  * filtering (`FilterCriteria`), Lambda's scaling of pollers and its back-off after failures (the caller picks each
  * round's parallelism).
  */
-import type { ReceivedMessage, SimulatedQueue } from '../aws/queue';
+import type { SimulatedQueue } from '../aws/queue';
+import type { ReceivedMessage } from '../aws/sqs-messages';
 import type { FaultPlan } from '../faults/fault-plan';
 import type { EventSourceMappingModel } from '../model/flow-model';
 import type { InvocationOutcome, SimulationObserver } from '../observation/observer';

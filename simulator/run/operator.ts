@@ -13,7 +13,7 @@ import { BlockedMessages, ResolveRefusedError } from '../../lambda/operator/bloc
 import type { ProcessingRecordView } from '../../lambda/processing/processing-record';
 import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
 import type { VirtualClock } from '../aws/clock';
-import type { StoredMessage } from '../aws/queue';
+import type { StoredMessage } from '../aws/sqs-messages';
 import type { SubscriberView } from '../observation/run-facts';
 import type { SimulatedEvent } from './scenario';
 

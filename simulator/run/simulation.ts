@@ -18,7 +18,7 @@ import type { TransactionConflictFigures } from '../aws/transaction-conflicts';
 import { startDynamoDbLocal } from '../aws/dynamodb-local';
 import { readDeadLetters, type DeadLetterFinding } from '../check/dead-letters';
 import { checkAccess } from '../check/access';
-import type { IamFigures } from '../iam/access-control';
+import type { IamFigures } from '../iam/access-types';
 import { startOperatorClient } from '../iam/operator-access';
 import { HOW_TO_INSTALL_POLICY_ENGINE, loadPolicyEngine } from '../iam/policy-engine';
 import { checkHistory, HistoryRecorder } from '../check/history';
