@@ -5,16 +5,8 @@
  *
  * @module idempotent-event-flow/simulator
  */
-export type {
-  EffectProbe,
-  EffectProbeContext,
-  ProducerProbe,
-  ProducerProbeContext,
-  ScenarioProducer,
-  SentMessage,
-  SimulatedEvent,
-  SimulationScenario,
-} from './run/scenario';
+export type { EffectProbe, EffectProbeContext, ProducerProbe, ProducerProbeContext, ScenarioProducer, SentMessage, SimulationScenario } from './run/scenario';
+export type { SimulatedEvent } from './observation/run-facts';
 export { loadScenario, ScenarioError } from './run/scenario';
 export type { BusinessChange, EffectTally } from './observation/run-facts';
 export type { BlockedStep, OperatorDecision, OperatorFigures, OperatorResolution } from './run/operator';
@@ -22,7 +14,7 @@ export type { SimulationOptions, SimulationProgress, UserEvent } from './run/opt
 export type { RunServices, ServedRelay, ServedSubscriber } from './run/run-services';
 export type { SubscriberDeployment } from '../lambda/operator/subscriber-deployment';
 export { formatProfile, type RunPhase, type RunProfile } from './run/run-profile';
-export type { SchedulerFigures, SchedulerTimings, StepKind } from './schedule/seeded-scheduler';
+export type { SchedulerFigures, SchedulerTimings, StepKind } from './schedule/schedule-types';
 export { DEFAULT_FAULT_RATES, SimulationOptionError } from './run/options';
 export type { FaultKind, FaultRates } from './faults/fault-plan';
 export type { ConflictingOperation, TransactionConflictFigures } from './aws/transaction-conflicts';

@@ -21,7 +21,8 @@ import type { AuthorizeDynamoDbRequest, ProxiedRequest, RequestFault } from '../
 import type { FaultKind } from '../faults/fault-plan';
 import type { FunctionModel } from '../model/flow-model';
 import type { InvocationOutcome, SimulationObserver } from '../observation/observer';
-import type { SeededScheduler, StartHold } from '../schedule/seeded-scheduler';
+import type { SeededScheduler } from '../schedule/seeded-scheduler';
+import type { StartHold } from '../schedule/schedule-types';
 import { startBlockedEndpoint, type BlockedEndpoint } from './blocked-endpoint';
 import { ExecutionEnvironment } from './execution-environment';
 import type { LambdaFunctionIdentity } from './lambda-context';

@@ -96,3 +96,11 @@ export interface UntrackedItem {
   /** The item's key, as JSON. */
   readonly item: string;
 }
+
+/** An event as the flow carried it: the envelope fields the effect probes need. */
+export interface SimulatedEvent {
+  readonly id: string;
+  readonly type: string;
+  readonly subject?: string;
+  readonly data: unknown;
+}

@@ -11,7 +11,7 @@ import type { FlowModel } from '../model/flow-model';
 import { compilePipeFilterCriteria } from '../patterns/event-pattern';
 import { compileInputTemplate } from '../patterns/input-template';
 import type { LocalFlow } from './build-flow';
-import type { SimulatedEvent } from './scenario';
+import type { SimulatedEvent } from '../observation/run-facts';
 import type { UntrackedItem } from '../observation/run-facts';
 
 /** The committed events of every relay, every envelope by id, and the items whose messages carry no id. */

@@ -15,7 +15,7 @@ import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
 import type { VirtualClock } from '../aws/clock';
 import type { StoredMessage } from '../aws/sqs-messages';
 import type { SubscriberView } from '../observation/run-facts';
-import type { SimulatedEvent } from './scenario';
+import type { SimulatedEvent } from '../observation/run-facts';
 
 /** What an operator decides about one blocked step. */
 export interface OperatorResolution {

@@ -10,7 +10,8 @@ import type { Violation } from '../check/invariants';
 import type { FlowModel, ResourceKey } from '../model/flow-model';
 import type { LocalFlow } from './build-flow';
 import type { CommittedOutbox } from './committed-events';
-import type { ScenarioProducer, SimulatedEvent } from './scenario';
+import type { ScenarioProducer } from './scenario';
+import type { SimulatedEvent } from '../observation/run-facts';
 
 /** What the probe run needs from the run. */
 export interface ProducerProbeRun {

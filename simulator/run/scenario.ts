@@ -8,15 +8,7 @@ import type { OperatorDecision } from './operator';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
-import type { BusinessChange, EffectTally } from '../observation/run-facts';
-
-/** An event as the flow carried it: the envelope fields the effect probes need. */
-export interface SimulatedEvent {
-  readonly id: string;
-  readonly type: string;
-  readonly subject?: string;
-  readonly data: unknown;
-}
+import type { BusinessChange, EffectTally, SimulatedEvent } from '../observation/run-facts';
 
 /**
  * A message a function of the app sent with its own SQS client to a queue the app does not consume: one outside its
