@@ -3,7 +3,7 @@
  * when kept (and small enough), and what it removes (the TTL, the owner and lease, an older dead letter's marks).
  */
 import type { SQSRecord } from '../consumer/sqs';
-import { PROCESSING_RECORD as A, RECORD_STATUS, TABLE_SCHEMA } from '../wire-format';
+import { PROCESSING_RECORD as A, RECORD_STATUS, TABLE_SCHEMA } from '../contract/wire-format';
 import { MAX_BLOCKED_BODY_BYTES } from './processing-context';
 import type { Item } from './record-writes';
 

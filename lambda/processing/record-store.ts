@@ -4,13 +4,13 @@
  * `lastWrite` = `<owner>:<version>`, so a writer whose response was lost recognises its own applied write.
  */
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ProcessingModeName } from '../config';
+import type { ProcessingModeName } from '../contract/environment';
 import { assertInboxKeyFits, claimCondition } from '../consumer/inbox';
 import type { SQSRecord } from '../consumer/sqs';
 import type { EventEnvelope } from '../envelope';
 import { LeaseLostError, MessageInProgressError } from '../errors';
 import { isConditionalCheckFailed } from '../transaction/cancellation';
-import { INBOX_ITEM, PROCESSING_RECORD as A, RECORD_STATUS, recordKey, STEP_STATUS, TABLE_SCHEMA } from '../wire-format';
+import { INBOX_ITEM, PROCESSING_RECORD as A, RECORD_STATUS, recordKey, STEP_STATUS, TABLE_SCHEMA } from '../contract/wire-format';
 import type { ClaimResult, HeldRecord } from './held-record';
 import { parseProcessingRecord, type ProcessingRecordView, type StepState } from './processing-record';
 import { blockedAttributes, blockedRemovals } from './blocked-attributes';

@@ -5,7 +5,7 @@
  */
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { PutCommand, type DynamoDBDocumentClient, type UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { PROCESSING_RECORD as A, RECORD_STATUS, TABLE_SCHEMA } from '../wire-format';
+import { PROCESSING_RECORD as A, RECORD_STATUS, TABLE_SCHEMA } from '../contract/wire-format';
 import { conditionalCheckItem, isConditionalCheckFailed } from '../transaction/cancellation';
 import { fromAttributeMap } from './attribute-values';
 import { parseProcessingRecord, type ProcessingRecordView } from './processing-record';

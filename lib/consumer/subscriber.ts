@@ -5,7 +5,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct, type IConstruct } from 'constructs';
-import { CONSUMER_METRICS } from '../../lambda/metrics';
+import { CONSUMER_METRICS } from '../../lambda/contract/metric-names';
 import type { IOutboxTable } from '../outbox/outbox-table';
 import { grantKeyViaService } from '../private/kms-actions';
 import { ConsumerFunction } from './consumer-function';

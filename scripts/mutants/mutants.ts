@@ -77,9 +77,9 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'lease-write-without-owner',
     breaks: 'a fenced write of the lease holder is not conditioned on its ownership and version',
-    file: 'lambda/processing/record-store.ts',
-    find: "const HELD_BY_ME = '#owner = :owner AND #version = :observedVersion';",
-    replace: "const HELD_BY_ME = '(attribute_not_exists(#owner) OR #owner = :owner OR #owner <> :owner) AND (#version = :observedVersion OR #version <> :observedVersion)';",
+    file: 'lambda/processing/record-writes.ts',
+    find: "export const HELD_BY_ME = '#owner = :owner AND #version = :observedVersion';",
+    replace: "export const HELD_BY_ME = '(attribute_not_exists(#owner) OR #owner = :owner OR #owner <> :owner) AND (#version = :observedVersion OR #version <> :observedVersion)';",
     tests: [MODEL, LEASE],
   },
   {
@@ -93,7 +93,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'lease-over-not-checked-by-dynamodb',
     breaks: 'the takeover and the expired-lease block are not conditioned on the lease being over in DynamoDB itself',
-    file: 'lambda/processing/record-store.ts',
+    file: 'lambda/processing/record-writes.ts',
     find: "const LEASE_OVER = '(attribute_not_exists(#lease) OR #lease <= :leaseOverBy)';",
     replace: "const LEASE_OVER = '(attribute_not_exists(#lease) OR #lease <= :leaseOverBy OR #lease > :leaseOverBy)';",
     tests: [MODEL, LEASE],

@@ -16,7 +16,7 @@ export const CONFIGURATION_ERROR_NAMES: ReadonlySet<string> = new Set([
   'Runtime.ImportModuleError',
   'Runtime.UserCodeSyntaxError',
   'Runtime.MalformedHandlerName',
-  // this library's runtime: the environment or the factory options do not fit (lambda/config.ts)
+  // this library's runtime: the environment or the factory options do not fit (lambda/config.ts, names in lambda/contract/environment.ts)
   'ConfigurationError',
   // the function's role lacks a permission
   'AccessDeniedException',

@@ -4,7 +4,7 @@
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { toDocumentClient } from '../../lambda/transaction/document-client';
-import { recordKey, TABLE_SCHEMA } from '../../lambda/wire-format';
+import { recordKey, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import { listOption, parsePositiveInteger } from './arguments';
 import { formatTable } from './blocked-command';
 import { deadLetterView, earliestApplicationEpochMilliseconds, type DeadLetterQueueKind, type DeadLetterView } from './dead-letters/dead-letter-view';

@@ -6,7 +6,7 @@
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionalCheckFailed } from '../../lambda/transaction/cancellation';
 import { toDocumentClient } from '../../lambda/transaction/document-client';
-import { PROCESSING_RECORD, RECORD_STATUS, recordKey, TABLE_SCHEMA } from '../../lambda/wire-format';
+import { PROCESSING_RECORD, RECORD_STATUS, recordKey, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 
 const USAGE = `Usage:

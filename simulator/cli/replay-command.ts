@@ -6,13 +6,13 @@
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { toDocumentClient } from '../../lambda/transaction/document-client';
-import { TABLE_SCHEMA } from '../../lambda/wire-format';
+import { TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import { listOption, parseTime } from './arguments';
 import { formatTable } from './blocked-command';
 import { copyWaitOf } from './dead-letters/copy-wait';
 import { DEFAULT_SAFETY_MARGIN_SECONDS, windowRefusal } from './dead-letters/redrive-decision';
 import { compileFilterPolicy } from '../patterns/filter-policy';
-import type { SubscriberDeployment } from '../../lambda/operator/subscriber-deployment';
+import type { SubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
 import { aggregateModeRefusal, DEPLOYED_SUBSCRIBER_HELP, DEPLOYED_SUBSCRIBER_OPTIONS, resolveSubscriber } from './deployed-subscriber';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { earliestApplication, outboxEventsById, outboxEventsInRange, type OutboxEvent } from './outbox-events';

@@ -5,6 +5,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { ENV } from '../../lambda/contract/environment';
 import { SimulatedQueue } from '../aws/queue';
 import { startSqsEndpoint } from '../aws/sqs-endpoint';
 import { SqsSenders } from '../aws/sqs-senders';
@@ -76,9 +77,6 @@ export interface LocalFlowDependencies {
   /** Decides the order of every function's DynamoDB requests and timers (a replayable run). @default none: they go as they come */
   readonly scheduler?: SeededScheduler;
 }
-
-const SUBSCRIBER_NAME_VARIABLE = 'IEF_SUBSCRIBER_NAME';
-const DEAD_LETTER_QUEUE_URL_VARIABLE = 'IEF_DEAD_LETTER_QUEUE_URL';
 
 function byKey<T extends { readonly key: ResourceKey }>(items: readonly T[]): Map<ResourceKey, T> {
   return new Map(items.map((item) => [item.key, item]));
@@ -276,11 +274,11 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
       const deadLetterQueues = new Set<SimulatedQueue>();
       const redriveTarget = queue.model.redrive ? queues.get(queue.model.redrive.deadLetterQueue) : undefined;
       const subscriptionTarget = subscription.deadLetterQueue ? queues.get(subscription.deadLetterQueue) : undefined;
-      const runtimeTarget = environment[DEAD_LETTER_QUEUE_URL_VARIABLE] ? queuesByUrl.get(environment[DEAD_LETTER_QUEUE_URL_VARIABLE]) : undefined;
+      const runtimeTarget = environment[ENV.DEAD_LETTER_QUEUE_URL] ? queuesByUrl.get(environment[ENV.DEAD_LETTER_QUEUE_URL]) : undefined;
       for (const target of [redriveTarget, subscriptionTarget, runtimeTarget]) if (target) deadLetterQueues.add(target);
       return [
         {
-          name: environment[SUBSCRIBER_NAME_VARIABLE] ?? subscription.constructPath ?? subscription.key,
+          name: environment[ENV.SUBSCRIBER_NAME] ?? subscription.constructPath ?? subscription.key,
           subscription,
           queue,
           deadLetterQueues: [...deadLetterQueues],

@@ -5,8 +5,9 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Outbox } from '../../lambda/producer/outbox';
-import { loadProducerConfig, ENV } from '../../lambda/config';
-import { MAX_MESSAGE_BYTES } from '../../lambda/wire-format';
+import { loadProducerConfig } from '../../lambda/config';
+import { ENV } from '../../lambda/contract/environment';
+import { MAX_MESSAGE_BYTES } from '../../lambda/contract/wire-format';
 import type { FunctionRunner } from '../lambda/function-runner';
 import { constructSegments, resourcesNamed, shownName } from '../model/find-resource';
 import type { FlowModel, FunctionModel, ModelledResource, RelayModel, ResourceKey } from '../model/flow-model';

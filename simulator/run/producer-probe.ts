@@ -4,7 +4,7 @@
  * events, and checks the business changes it reports against the outbox (check/dual-writes.ts).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ENV } from '../../lambda/config';
+import { ENV } from '../../lambda/contract/environment';
 import { checkDualWrites } from '../check/dual-writes';
 import type { Violation } from '../check/invariants';
 import type { FlowModel, ResourceKey } from '../model/flow-model';
