@@ -136,6 +136,7 @@ export class ConsumerFunction extends BundledFunctionBase {
         ...props,
         description: `Consumer of subscriber ${props.subscriberName}`,
         timeout,
+        defaultTimeout: timeout,
         expectedFactory: expectedFactory(processingMode),
       },
       {

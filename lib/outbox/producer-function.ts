@@ -33,7 +33,7 @@ export class ProducerFunction extends BundledFunctionBase {
     super(
       scope,
       id,
-      { ...props, description: `Producer appending events to ${props.outboxTable.node.path}`, timeout: props.timeout ?? Duration.seconds(30) },
+      { ...props, description: `Producer appending events to ${props.outboxTable.node.path}`, defaultTimeout: Duration.seconds(30) },
       props.outboxTable.producerEnvironment,
     );
     props.outboxTable.grantAppendEvents(this.role);

@@ -126,7 +126,8 @@ const LAUNCHER_FILE = 'LoopbackDynamoDbLocal.java';
  * when run from `dist/simulator/aws/`.
  */
 export function loopbackLauncherPath(): string {
-  const candidates = [path.join(__dirname, LAUNCHER_FILE), path.join(__dirname, '..', '..', '..', 'simulator', 'aws', LAUNCHER_FILE)];
+  // from the sources (simulator/aws/), or from the simulator package's dist/simulator/aws/ (the launcher ships in aws/)
+  const candidates = [path.join(__dirname, LAUNCHER_FILE), path.join(__dirname, '..', '..', '..', 'aws', LAUNCHER_FILE)];
   const found = candidates.find((candidate) => existsSync(candidate));
   if (found === undefined) throw new Error(`${LAUNCHER_FILE} is missing from this installation (looked at ${candidates.join(', ')})`);
   return found;
