@@ -10,6 +10,7 @@ import { allowLogsToUseKey } from './log-encryption';
 import type { BundledFunctionProps } from '../functions/bundled-function-props';
 import { assertHandlerEntry } from './handler-entry';
 import { assertLocalEsbuild } from './local-esbuild';
+import { assertRuntimeVersion } from './runtime-version';
 import { acknowledgeInRegulatoryPacks, INLINE_POLICY_REASON } from './regulatory-acknowledgements';
 import { validateDurationInRange, validateNumberInRange, validateStringPattern } from './validate-props';
 import { validationError } from './validation-error';
@@ -45,6 +46,7 @@ export function createSecureNodejsFunction(
 ): SecureNodejsFunctionParts {
   assertLocalEsbuild(scope);
   assertHandlerEntry(scope, options.entry, options.handler ?? FUNCTION_DEFAULTS.HANDLER, options.bundling?.tsconfig, options.expectedFactory);
+  assertRuntimeVersion(scope, options.entry);
   if (options.logEncryptionKey !== undefined) allowLogsToUseKey(scope, options.logEncryptionKey);
   const logGroup = new logs.LogGroup(scope, 'LogGroup', {
     retention: options.logRetention ?? FUNCTION_DEFAULTS.LOG_RETENTION,

@@ -122,7 +122,7 @@ function plainJarPortLine(port: number): RegExp {
 const LAUNCHER_FILE = 'LoopbackDynamoDbLocal.java';
 
 /**
- * Where `LoopbackDynamoDbLocal.java` is: next to this file when run from source, under the package's `simulator/aws/`
+ * Where `LoopbackDynamoDbLocal.java` is: next to this file when run from source, under the simulator package's `aws/`
  * when run from `dist/simulator/aws/`.
  */
 export function loopbackLauncherPath(): string {
