@@ -4,12 +4,12 @@
  * an operator can point the CLI at the run. The run hands these over instead of stopping them; whoever takes them
  * calls {@link RunServices.stop}.
  */
-import { ENV } from '../../lambda/config';
-import { parseSubscriberDeployment, SUBSCRIBER_DEPLOYMENT_FORMAT, type SubscriberDeployment } from '../../lambda/operator/subscriber-deployment';
+import { ENV } from '../../lambda/contract/environment';
+import { parseSubscriberDeployment, SUBSCRIBER_DEPLOYMENT_FORMAT, type SubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
 import type { VirtualClock } from '../aws/clock';
 import type { FlowModel } from '../model/flow-model';
 import type { LocalFlow } from './build-flow';
-import type { RunLedger } from './ledger';
+import type { RunLedger } from '../observation/ledger';
 import type { CatchingUpRelay } from './relay-catch-up';
 import { ServeConsumer, type ServeActivity, type ServeWatch } from './serve-consumer';
 

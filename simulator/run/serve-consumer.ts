@@ -22,9 +22,9 @@ import { shownName } from '../model/find-resource';
 import { readAssembly } from '../model/read-assembly';
 import { synthesize } from '../model/synthesize';
 import type { LocalFlow } from './build-flow';
-import type { InvocationReport, RunLedger } from './ledger';
-import { describeFailure } from './observer';
-import { jsonLine, loggedRecordOutcomes } from './record-outcomes';
+import type { InvocationReport, RunLedger } from '../observation/ledger';
+import { describeFailure } from '../observation/observer';
+import { jsonLine, loggedRecordOutcomes } from '../observation/record-outcomes';
 import type { CatchingUpRelay } from './relay-catch-up';
 
 /** One message of a served invocation. */

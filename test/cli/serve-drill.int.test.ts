@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, inject, onTestFinished, test } from 'vitest';
-import { EXIT_CODE, main } from '../../cli/main';
+import { EXIT_CODE, main } from '../../simulator/cli/main';
 import { synthesize } from '../../simulator/model/synthesize';
 
 const PROJECT = path.resolve(__dirname, '../..');

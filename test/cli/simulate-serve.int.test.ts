@@ -10,7 +10,7 @@ import { connect } from 'node:net';
 import * as path from 'node:path';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
 import { describe, expect, onTestFinished, test } from 'vitest';
-import { EXIT_CODE, main } from '../../cli/main';
+import { EXIT_CODE, main } from '../../simulator/cli/main';
 import { envelopeObject } from '../lambda/helpers';
 import { LOCAL_CREDENTIALS } from '../support/dynamodb-client';
 import { exampleAssembly } from '../support/example-assembly';

@@ -4,24 +4,24 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { dynamoDbLocalDirectory } from '../simulator/aws/dynamodb-local';
-import { NO_FAULTS, type FaultRates } from '../simulator/faults/fault-plan';
-import { createProgressBar } from '../simulator/report/progress-bar';
-import { formatSummary } from '../simulator/report/summary';
-import { HOW_TO_INSTALL_POLICY_ENGINE, loadPolicyEngine, POLICY_ENGINE_PACKAGE } from '../simulator/iam/policy-engine';
-import { DEFAULT_FAULT_RATES, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type UserEvent } from '../simulator/run/options';
-import { StackSelectionError } from '../simulator/model/read-assembly';
-import { NoAppError } from '../simulator/model/synthesize';
-import { loadScenario, ScenarioError, scenarioProducers, type SimulationScenario } from '../simulator/run/scenario';
-import { UnknownFlowError } from '../simulator/run/producer-driver';
-import { runSimulation, type SimulationResult } from '../simulator/run/simulation';
-import type { AssemblySource } from '../simulator/model/assembly-cache';
-import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
-import { writePrivateFile } from '../simulator/run/private-file';
-import type { RunServices } from '../simulator/run/run-services';
+import { dynamoDbLocalDirectory } from '../aws/dynamodb-local';
+import { NO_FAULTS, type FaultRates } from '../faults/fault-plan';
+import { createProgressBar } from '../report/progress-bar';
+import { formatSummary } from '../report/summary';
+import { HOW_TO_INSTALL_POLICY_ENGINE, loadPolicyEngine, POLICY_ENGINE_PACKAGE } from '../iam/policy-engine';
+import { DEFAULT_FAULT_RATES, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type UserEvent } from '../run/options';
+import { StackSelectionError } from '../model/read-assembly';
+import { NoAppError } from '../model/synthesize';
+import { loadScenario, ScenarioError, scenarioProducers, type SimulationScenario } from '../run/scenario';
+import { UnknownFlowError } from '../run/producer-driver';
+import { runSimulation, type SimulationResult } from '../run/simulation';
+import type { AssemblySource } from '../model/assembly-cache';
+import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
+import { writePrivateFile } from '../run/private-file';
+import type { RunServices } from '../run/run-services';
 import { shellWord } from './arguments';
 import { serveRun } from './simulate-serve';
-import { formatProfile, type RunProfile } from '../simulator/run/run-profile';
+import { formatProfile, type RunProfile } from '../run/run-profile';
 
 /** Where `--serve` writes the functions' output when `--log` is not given (relative to the project). */
 const SERVE_LOG_FILE = 'cdk.out/simulate-serve.log';

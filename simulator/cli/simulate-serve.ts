@@ -8,9 +8,9 @@
  * stops the services.
  */
 import { formatDurationOption, shellWord } from './arguments';
-import { PROGRAM, type CliIo } from './main';
-import type { RunServices, ServedRelay, ServedSubscriber } from '../simulator/run/run-services';
-import type { ServeActivity, ServedMessage } from '../simulator/run/serve-consumer';
+import { PROGRAM, type CliIo } from './command';
+import type { RunServices, ServedRelay, ServedSubscriber } from '../run/run-services';
+import type { ServeActivity, ServedMessage } from '../run/serve-consumer';
 import { terminalText } from './terminal-text';
 
 /** The credentials the printed commands run with: DynamoDB Local and the simulator's SQS endpoint accept any. */
