@@ -12,6 +12,7 @@ export type { BusinessChange, EffectTally } from './observation/run-facts';
 export type { BlockedStep, OperatorDecision, OperatorFigures, OperatorResolution } from './run/operator';
 export type { SimulationOptions, SimulationProgress, UserEvent } from './run/options';
 export type { RunServices, ServedRelay, ServedSubscriber } from './run/run-services';
+export type { ServeActivity, ServedMessage } from './run/serve-consumer';
 export type { SubscriberDeployment } from '../lambda/contract/subscriber-deployment';
 export { formatProfile, type RunPhase, type RunProfile } from './run/run-profile';
 export type { SchedulerFigures, SchedulerTimings, StepKind } from './schedule/schedule-types';

