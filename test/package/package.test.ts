@@ -3,9 +3,9 @@
  * `@idempotent-event-flow/runtime` and the simulator `@idempotent-event-flow/simulator` (issue 32). `npm pack` (which
  * runs each `prepack`: clean + build), run in a copy of the checkout so the repo's own build output is never touched,
  * must yield three tarballs with the compiled code and nothing repo-only; and a CDK app installed from those tarballs
- * alone must type-check against them, load every entry point, synthesize a flow whose consumer handler (importing
- * `@idempotent-event-flow/runtime`) is really bundled by the local esbuild, run that bundle, and simulate the app with
- * the installed command.
+ * alone must type-check against them, load every entry point, pass its own template-assertion test, synthesize a flow
+ * whose consumer handler (importing `@idempotent-event-flow/runtime`) is really bundled by the local esbuild, run that
+ * bundle, and simulate the app with the installed command.
  *
  * No network: each tarball is extracted into a throwaway project's node_modules, and the packages' declared
  * dependencies and peer dependencies (plus what README's install block names and the TypeScript types a CDK app has)
@@ -201,7 +201,7 @@ const USER_FILES: Record<string, string> = {
       rootDir: '.',
       outDir: 'build',
     },
-    include: ['bin/**/*.ts', 'src/**/*.ts', 'simulation/**/*.ts'],
+    include: ['bin/**/*.ts', 'src/**/*.ts', 'simulation/**/*.ts', 'test/**/*.ts'],
   }),
   // The user's simulation scenario: each order's ledger total must be its total exactly once.
   'simulation/scenario.ts': `
@@ -271,6 +271,31 @@ const billing: Subscriber = flow.addSubscriber('Billing', {
 ledger.grant(billing.consumerFunction, 'dynamodb:UpdateItem');
 app.synth();
 console.log(JSON.stringify({ subscriber: billing.subscriberName, subscribers: flow.subscribers.length }));
+`,
+  // The user's own test of their stack, as README's "Testing your app" writes it: template assertions, no bundling.
+  'test/flow.test.ts': `
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { App, Stack } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { IdempotentEventFlow } from '${PACKAGE_NAME}';
+
+test('one relay pipe, and a Billing consumer that may update the ledger', () => {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, 'UnitStack');
+  const flow = new IdempotentEventFlow(stack, 'Orders');
+  const ledger = new dynamodb.Table(stack, 'Ledger', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } });
+  ledger.grant(flow.addSubscriber('Billing', { entry: path.join(__dirname, '..', '..', 'src', 'billing.ts') }), 'dynamodb:UpdateItem');
+  const template = Template.fromStack(stack);
+  template.resourceCountIs('AWS::Pipes::Pipe', 1);
+  template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ IEF_SUBSCRIBER_NAME: 'Billing' }) } });
+  template.hasResourceProperties('AWS::IAM::Policy', {
+    PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'dynamodb:UpdateItem' })]) },
+  });
+  assert.equal(flow.subscribers.length, 1);
+});
 `,
   // The user's consumer handler, bundled by NodejsFunction from this TypeScript source.
   'src/billing.ts': `
@@ -624,6 +649,12 @@ describe('a CDK app installed from the three tarballs', () => {
     expect(help).toMatch(/idempotent-event-flow blocked resolve --table <inbox table>/);
     const simulateHelp = run(process.execPath, [path.join(installed.simulator, bin as string), 'simulate', '--help'], { cwd: app, env: childEnv({}) });
     expect(simulateHelp).toMatch(/^Usage: idempotent-event-flow simulate \[options\]/);
+  });
+
+  test("the user's own test of their stack (template assertions, as README's Testing section writes them) passes against the installed constructs", () => {
+    const output = run(process.execPath, ['--test', '--test-reporter=spec', 'build/test/flow.test.js'], { cwd: app });
+    expect(output).toMatch(/✔ one relay pipe, and a Billing consumer that may update the ledger/);
+    expect(output).toMatch(/ℹ pass 1\n[\s\S]*ℹ fail 0/);
   });
 
   /** The user's app synthesized into tmp/cdk.out, once for the tests that need it; returns what app.js printed last. */
