@@ -6,7 +6,8 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import { InboxTable } from './consumer/inbox-table';
-import { IEventFlow, Subscriber, SubscriberDefaults, SubscriberOptions } from './consumer/subscriber';
+import { IEventFlow, Subscriber } from './consumer/subscriber';
+import { SubscriberDefaults, SubscriberOptions } from './consumer/subscriber-options';
 import { subscriberOperatorOutputValue } from './consumer/private/subscriber-operator-output';
 import { FlowDashboard } from './monitoring/flow-dashboard';
 import { RelayAlarms } from './monitoring/relay-alarms';
@@ -305,7 +306,7 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
   }
 
   /**
-   * Adds a producer function: your handler (using `Outbox.fromEnvironment()` from `idempotent-event-flow/runtime`)
+   * Adds a producer function: your handler (using `Outbox.fromEnvironment()` from `@idempotent-event-flow/runtime`)
    * bundled with the runtime, with the outbox environment set and permission to append events. Grant it access to
    * your business tables yourself.
    */

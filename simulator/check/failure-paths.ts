@@ -11,16 +11,16 @@
  * - `redelivery`: a message handed to it again after an earlier receive;
  * - `dead-letter`: a message of it put on its dead-letter queues (by the runtime, by SQS after `maxReceiveCount`, by SNS).
  *
- * The faults of the run's rates are steered to every write site of every subscriber (../faults/fault-steering.ts); a
- * path those faults should have made it meet and did not (too few events reached it, or too few invocations: one
+ * The faults of the run's rates are steered to the app's write sites of every subscriber, and to the runtime's own
+ * until each path is met (../faults/fault-steering.ts); a path those faults should have made it meet and did not (too few events reached it, or too few invocations: one
  * steered fault each) fails the run (`not-exercised`), named. A dead letter is counted, not required: steering cannot
  * send a valid event there without failing the run (unapplied-events.ts), and a lease or multi-step subscriber meets
  * it when a step's outcome is unknown (blocked for the operator).
  */
 import { steeredFaults, type SteeredFault } from '../faults/fault-steering';
 import type { FaultRates } from '../faults/fault-plan';
-import type { SubscriberView } from '../run/build-flow';
-import type { RunLedger } from '../run/ledger';
+import type { SubscriberView } from '../observation/run-facts';
+import type { RunLedger } from '../observation/ledger';
 import type { Violation } from './invariants';
 
 /** The failure paths, in the order the report shows them. */

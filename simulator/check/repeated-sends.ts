@@ -10,7 +10,7 @@
  * messages the queue got ({@link SendFigures.extraMessages}): a redelivered batch whose sends name no event repeats
  * every one of them, with bodies that may differ each time.
  */
-import type { AppSend } from '../run/observer';
+import type { AppSend } from '../observation/observer';
 import type { Violation } from './invariants';
 
 /** A send and the event it is attributed to. */

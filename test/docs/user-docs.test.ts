@@ -9,7 +9,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { describe, expect, test } from 'vitest';
-import { OUTBOX_ITEM } from '../../lambda/wire-format';
+import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
 import { InboxTable } from '../../lib/consumer';
 import { DEFAULT_FAULT_RATES } from '../../simulator/run/options';
 import { loadScenario } from '../../simulator/run/scenario';
@@ -136,7 +136,7 @@ describe('docs/SIMULATOR.md, "A complete scenario"', () => {
   function writeBlock(): { file: string; remove: () => void } {
     const directory = fs.mkdtempSync(path.join(REPO, 'test', 'docs', '.scenario-'));
     const file = path.join(directory, 'scenario.ts');
-    fs.writeFileSync(file, block!.replace("'idempotent-event-flow/simulator'", "'../../../simulator'"));
+    fs.writeFileSync(file, block!.replace("'@idempotent-event-flow/simulator'", "'../../../simulator'"));
     return { file, remove: () => fs.rmSync(directory, { recursive: true, force: true }) };
   }
 

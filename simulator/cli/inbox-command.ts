@@ -1,0 +1,114 @@
+/**
+ * `idempotent-event-flow inbox forget`: removes one dedup record (an inbox record or a processing record), for the rare
+ * case an operator must let an event apply again. Explicit (`--yes`, a reason), conditional (only the record as shown:
+ * the delete fails if it changed since) and logged (one JSON audit line on stderr with who, when, why and what).
+ */
+import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { isConditionalCheckFailed } from '../../lambda/transaction/cancellation';
+import { toDocumentClient } from '../../lambda/transaction/document-client';
+import { PROCESSING_RECORD, RECORD_STATUS, recordKey, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
+import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
+
+const USAGE = `Usage:
+  idempotent-event-flow inbox forget <subscriber> <event-id> --table <inbox table> --reason <text> [--yes] [--json]
+
+Removes the subscriber's dedup record of one event (its inbox record, or its processing record in lease and
+multi-step modes), so that the next delivery of the event applies it again. Without --yes it only shows the record.
+The delete is conditional: it removes the record only as shown (it fails if the record changed since it was read),
+and never a processing record that is IN_PROGRESS (a delivery may be running it) or BLOCKED (resolve it with
+'blocked resolve' instead); with no record there is nothing to forget (refused, exit code 3). Every removal is logged as one JSON line on stderr (who, when, why, the record).
+
+Forgetting a record that was applied makes the next delivery apply the event a second time: use it only when the
+effect is known to be gone (e.g. restored from a backup taken before it) and must happen again.
+
+Options:
+  --table <name>     the subscriber's inbox table
+  --reason <text>    why, for the audit line (required)
+  --yes              remove it (default: show what would be removed)
+  --json             print JSON instead of text
+  --region, --endpoint   see idempotent-event-flow --help
+`;
+
+const ALLOWED = new Set(['table', 'reason', 'yes', 'json', 'region', 'endpoint', 'sqs-endpoint', 'help']);
+
+function json(value: unknown): string {
+  return `${JSON.stringify(value, null, 2)}\n`;
+}
+
+async function run(parsed: ParsedArguments, context: CommandContext): Promise<number> {
+  const [action, subscriber, eventId, ...extra] = parsed.positionals;
+  if (action !== 'forget') return context.usageError(action === undefined ? 'missing action: forget' : `unknown action '${action}'; expected forget`);
+  if (subscriber === undefined || eventId === undefined) return context.usageError("'inbox forget' needs the subscriber and the event id");
+  if (extra.length > 0) return context.usageError(`unexpected argument '${extra[0]}'`);
+  for (const name of Object.keys(parsed.values)) if (!ALLOWED.has(name)) return context.usageError(`option --${name} does not apply to 'inbox forget'`);
+  const table = parsed.values.table;
+  const reason = parsed.values.reason;
+  if (typeof table !== 'string' || table.trim() === '') return context.usageError("'inbox forget' needs --table");
+  if (typeof reason !== 'string' || reason.trim() === '') return context.usageError("'inbox forget' needs --reason (it goes into the audit line)");
+  const documents = toDocumentClient(context.client());
+  const key = { [TABLE_SCHEMA.PARTITION_KEY]: recordKey(subscriber, eventId) };
+  const read = await documents.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
+  const item = read.Item;
+  const what = `event '${eventId}' of subscriber '${subscriber}'`;
+  if (item === undefined) {
+    // nothing to act on is a refusal, not a failure: the command did what it could and says why
+    context.io.stderr(`refused: ${what} has no record in table '${table}': nothing to forget (it was never applied, or its record expired)\n`);
+    return EXIT_CODE.REFUSED;
+  }
+  const status = item[PROCESSING_RECORD.STATUS_ATTRIBUTE];
+  if (status === RECORD_STATUS.IN_PROGRESS || status === RECORD_STATUS.BLOCKED) {
+    context.io.stderr(
+      `refused: ${what} has a processing record that is ${String(status)}: ${status === RECORD_STATUS.BLOCKED ? "resolve it with 'blocked resolve'" : 'a delivery may be running it; wait for it to finish or block'}\n`,
+    );
+    return EXIT_CODE.REFUSED;
+  }
+  if (parsed.values.yes !== true) {
+    context.io.stdout(parsed.values.json === true ? json({ dryRun: true, record: item }) : `dry run: would forget the record of ${what}:\n${JSON.stringify(item, null, 2)}\nrun again with --yes to remove it\n`);
+    return EXIT_CODE.OK;
+  }
+  // only the record as read: every attribute it had (TTL, version, lastWrite) must still hold, or someone changed it
+  const names: Record<string, string> = { '#pk': TABLE_SCHEMA.PARTITION_KEY };
+  const values: Record<string, unknown> = {};
+  const conditions = ['attribute_exists(#pk)'];
+  for (const [index, attribute] of [TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE, PROCESSING_RECORD.VERSION_ATTRIBUTE, PROCESSING_RECORD.LAST_WRITE_ATTRIBUTE, PROCESSING_RECORD.STATUS_ATTRIBUTE].entries()) {
+    names[`#a${index}`] = attribute;
+    if (item[attribute] === undefined) conditions.push(`attribute_not_exists(#a${index})`);
+    else {
+      values[`:v${index}`] = item[attribute];
+      conditions.push(`#a${index} = :v${index}`);
+    }
+  }
+  try {
+    await documents.send(
+      new DeleteCommand({
+        TableName: table,
+        Key: key,
+        ConditionExpression: conditions.join(' AND '),
+        ExpressionAttributeNames: names,
+        ...(Object.keys(values).length > 0 ? { ExpressionAttributeValues: values } : {}),
+      }),
+    );
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+    context.io.stderr(`refused: the record of ${what} changed since it was read (or is gone); look at it again\n`);
+    return EXIT_CODE.REFUSED;
+  }
+  const audit = { audit: 'inbox-forget', at: context.now().toISOString(), by: context.user, table, subscriber, eventId, reason, record: item };
+  context.io.stderr(`${JSON.stringify(audit)}\n`);
+  context.io.stdout(parsed.values.json === true ? json({ forgotten: true, record: item }) : `forgot the record of ${what}: its next delivery applies it again\n`);
+  return EXIT_CODE.OK;
+}
+
+/** The `inbox` command. */
+export const inboxCommand: Command = {
+  name: 'inbox',
+  summary: 'forget one dedup record (conditional, logged), so an event may apply again',
+  usage: USAGE,
+  options: {
+    table: { type: 'string' },
+    reason: { type: 'string' },
+    yes: { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
+  run,
+};

@@ -1,0 +1,98 @@
+/**
+ * Reading committed events back from the outbox table, for a replay: by id (GetItem), or by the time range of their
+ * envelope's `time` (a Scan of the outbox items; the outbox keeps events for its retention, then its TTL removes them).
+ */
+import { GetCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { parseEnvelope, type EventEnvelope } from '../../lambda/envelope';
+import { outboxKeyValue } from '../../lambda/producer/outbox-item';
+import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
+
+/** An event as the outbox holds it: the envelope, and the exact JSON the relay publishes as the message body. */
+export interface OutboxEvent {
+  readonly envelope: EventEnvelope;
+  /** The body the relay delivers (the outbox item's envelope attribute, unchanged). */
+  readonly body: string;
+  /** When the producer wrote the outbox item (`iefWrittenAt`), epoch ms; undefined on items of older runtimes. */
+  readonly writtenAtEpochMilliseconds?: number;
+}
+
+/** Where the outbox items are. */
+export interface OutboxLocation {
+  readonly client: DynamoDBDocumentClient;
+  readonly tableName: string;
+  /** @default 'pk' */
+  readonly partitionKeyName?: string;
+  /** The sort key, for a table that has one (outbox items use the same value on both). @default none */
+  readonly sortKeyName?: string;
+}
+
+function eventOf(item: Record<string, unknown> | undefined): OutboxEvent | undefined {
+  const body = item?.[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE];
+  if (item?.[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] !== OUTBOX_ITEM.RECORD_TYPE_VALUE || typeof body !== 'string') return undefined;
+  const writtenAt = item[OUTBOX_ITEM.WRITTEN_AT_ATTRIBUTE];
+  return { envelope: parseEnvelope(body), body, ...(typeof writtenAt === 'number' && Number.isFinite(writtenAt) ? { writtenAtEpochMilliseconds: writtenAt } : {}) };
+}
+
+/**
+ * The earliest moment `event` could have been applied (and a subscriber's dedup record written): the earlier of its
+ * `time` and when its outbox item was written. An event can not be applied before its item exists, whatever `time`
+ * says, so a producer's future date does not make it look younger. `from` names the write time when it is the one
+ * taken, for messages;
+ * `unknown` says why there is none: no valid time, or a time in the future on an item that does not say when it was
+ * written (an older runtime's), whose age can not be known.
+ */
+export function earliestApplication(event: OutboxEvent, nowEpochMilliseconds: number): { epochMilliseconds: number; from?: string } | { unknown: string } {
+  const time = event.envelope.time === undefined ? Number.NaN : Date.parse(event.envelope.time);
+  const writtenAt = event.writtenAtEpochMilliseconds;
+  if (writtenAt !== undefined && !(time <= writtenAt)) return { epochMilliseconds: writtenAt, from: 'when its outbox item was written' };
+  if (!Number.isFinite(time)) return { unknown: 'its time is unknown, so its age against the deduplication window is not either' };
+  if (writtenAt === undefined && time > nowEpochMilliseconds) {
+    return { unknown: 'its time is in the future and its outbox item does not say when it was written (an older runtime wrote it), so its age against the deduplication window is unknown' };
+  }
+  return { epochMilliseconds: time };
+}
+
+/** The outbox's events of `eventIds`, in that order; ids it does not hold (never written, or past the outbox TTL) are in `missing`. */
+export async function outboxEventsById(location: OutboxLocation, eventIds: readonly string[]): Promise<{ events: OutboxEvent[]; missing: string[] }> {
+  const events: OutboxEvent[] = [];
+  const missing: string[] = [];
+  for (const eventId of eventIds) {
+    const key: Record<string, string> = { [location.partitionKeyName ?? 'pk']: outboxKeyValue(eventId) };
+    if (location.sortKeyName !== undefined) key[location.sortKeyName] = outboxKeyValue(eventId);
+    const response = await location.client.send(new GetCommand({ TableName: location.tableName, Key: key, ConsistentRead: true }));
+    const event = eventOf(response.Item);
+    if (event === undefined) missing.push(eventId);
+    else events.push(event);
+  }
+  return { events, missing };
+}
+
+/** The outbox's events whose `time` is in `[sinceEpochMs, untilEpochMs)` (and of `types`, if any), oldest first. */
+export async function outboxEventsInRange(
+  location: OutboxLocation,
+  range: { readonly sinceEpochMs: number; readonly untilEpochMs: number; readonly types: readonly string[] },
+): Promise<OutboxEvent[]> {
+  const events: OutboxEvent[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await location.client.send(
+      new ScanCommand({
+        TableName: location.tableName,
+        FilterExpression: '#recordType = :outbox',
+        ExpressionAttributeNames: { '#recordType': OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE },
+        ExpressionAttributeValues: { ':outbox': OUTBOX_ITEM.RECORD_TYPE_VALUE },
+        ExclusiveStartKey: startKey,
+        ConsistentRead: true,
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      const event = eventOf(item);
+      const time = event?.envelope.time === undefined ? Number.NaN : Date.parse(event.envelope.time);
+      if (event === undefined || !(time >= range.sinceEpochMs && time < range.untilEpochMs)) continue;
+      if (range.types.length > 0 && !range.types.includes(event.envelope.type)) continue;
+      events.push(event);
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey !== undefined);
+  return events.sort((a, b) => Date.parse(a.envelope.time as string) - Date.parse(b.envelope.time as string) || (a.envelope.id < b.envelope.id ? -1 : 1));
+}

@@ -1,0 +1,238 @@
+/**
+ * `idempotent-event-flow replay`: sends committed events from the outbox to ONE subscriber's queue, with their original
+ * ids, so the subscriber's inbox drops what it already applied (a replay twice applies once). For events the relay gave
+ * up on (its dead letters hold stream batch metadata, not the events) and for a subscriber added later that needs
+ * history within the outbox's retention.
+ */
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
+import { toDocumentClient } from '../../lambda/transaction/document-client';
+import { TABLE_SCHEMA } from '../../lambda/contract/wire-format';
+import { listOption, parseTime } from './arguments';
+import { formatTable } from './blocked-command';
+import { copyWaitOf } from './dead-letters/copy-wait';
+import { DEFAULT_SAFETY_MARGIN_SECONDS, windowRefusal } from './dead-letters/redrive-decision';
+import { compileFilterPolicy } from '../patterns/filter-policy';
+import type { SubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
+import { aggregateModeRefusal, DEPLOYED_SUBSCRIBER_HELP, DEPLOYED_SUBSCRIBER_OPTIONS, resolveSubscriber } from './deployed-subscriber';
+import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
+import { earliestApplication, outboxEventsById, outboxEventsInRange, type OutboxEvent } from './outbox-events';
+import { terminalText } from './terminal-text';
+
+const USAGE = `Usage:
+  idempotent-event-flow replay --subscriber-output <json|@file> (--event-id <id>... | --since <time> [--until <time>]
+      [--type <type>]...) [--table <outbox table>] [--allow-expired] [--allow-reapply] [--yes] [--json]
+  idempotent-event-flow replay --table <outbox table> --queue <subscriber queue url> --subscriber <name>
+      --processing-mode <mode> --deduplication-window <duration> --filter-policy <json|none> (--event-id ... | --since ...)
+
+Reads committed events from the outbox table and sends each, exactly as the relay publishes it (the same body, the
+same event id), to one subscriber's queue. The subscriber's inbox drops an event it already applied, so a replay
+applies only what is missing, and replaying twice applies once. A dry run unless --yes is given (at a terminal it
+asks).
+
+The subscriber is best named by its <subscriber>/Operator stack output (--subscriber-output): its queue, processing
+mode, deduplication window, subscription filter policy and its flow's outbox table come from what was deployed, and a
+flag that disagrees with it is refused (exit code 2). Without it, the flags say all of that.
+
+When to use it: the relay gave up on a batch (its dead-letter queue holds stream batch metadata; 'dlq list' shows
+their time range), or a subscriber added later needs the events it missed. The outbox keeps events for its retention
+(eventRetention, 7 days by default), then its TTL removes them: older events can not be replayed.
+
+What it sends: only what SNS would have delivered to the subscriber (its subscription's filter policy, evaluated by
+the simulator's matcher; --type narrows further); the others are listed as not for this subscriber.
+
+Refused (exit code 3):
+  - an event whose copy could be consumed after the subscriber's deduplication window ends: its age (from its time,
+    or from when its outbox item was written if that is earlier: a producer's date never makes an event look younger
+    than its item) plus how long the copy can wait in the queue (its MessageRetentionPeriod; 14 days, the SQS maximum,
+    when it can not be read) plus an hour to spare reaches the window, as its inbox record of an earlier application
+    may then be gone (--allow-expired sends it with a warning); an event dated in the future whose outbox item does not
+    say when it was written (an older runtime's);
+  - every event, for a subscriber in aggregate mode: it keeps no inbox, only the ids of the last events applied to
+    each aggregate, so an event an earlier copy applied whose id has left that list would be applied again
+    (--allow-reapply sends it with a warning).
+
+Options:
+  --table <name>                     the outbox table
+  --queue <url>                      the subscriber's queue
+  --subscriber <name>                the subscriber (for the output)
+  --deduplication-window <duration>  the subscriber's deduplicationWindow, e.g. 30d
+  --event-id <id>                    replay this event (repeatable)
+  --since <time>, --until <time>     replay events whose time is in [since, until) (ISO-8601; until: now)
+  --type <type>                      only events of this type (repeatable)
+  --partition-key <name>             the outbox table's partition key (default pk, as OutboxTable)
+  --sort-key <name>                  its sort key (default sk, as OutboxTable)
+  --no-sort-key                      the table has no sort key (an outbox table of your own)
+  --allow-expired                    send events past the deduplication window, with a warning
+  --allow-reapply                    send to a subscriber in aggregate mode, with a warning
+  --filter-policy <json|none>        without --subscriber-output: the subscription's filter policy (MessageBody scope)
+${DEPLOYED_SUBSCRIBER_HELP}
+  --yes                              send them (default: a dry run)
+  --json                             print JSON instead of text
+  --region, --endpoint, --sqs-endpoint   see idempotent-event-flow --help
+`;
+
+const ALLOWED = new Set([
+  'table', 'queue', 'subscriber', 'deduplication-window', 'event-id', 'since', 'until', 'type', 'partition-key', 'sort-key', 'no-sort-key', 'allow-expired', 'yes', 'json',
+  'allow-reapply', 'subscriber-output', 'processing-mode', 'filter-policy',
+  'region', 'endpoint', 'sqs-endpoint', 'help',
+]);
+
+async function run(parsed: ParsedArguments, context: CommandContext): Promise<number> {
+  const values = parsed.values;
+  if (parsed.positionals.length > 0) return context.usageError(`unexpected argument '${parsed.positionals[0]}'`);
+  for (const name of Object.keys(values)) if (!ALLOWED.has(name)) return context.usageError(`option --${name} does not apply to 'replay'`);
+  // --table is the outbox table here, not the inbox table the output names as `inboxTable`
+  const { table: outboxFlag, ...subscriberFlags } = values;
+  const resolved = resolveSubscriber(subscriberFlags, context.io.cwd ?? process.cwd());
+  if (typeof resolved === 'string') return context.usageError(resolved.startsWith('needs') ? `'replay' ${resolved}` : resolved);
+  const deployment = resolved.deployment;
+  if (deployment?.outboxTable !== undefined && outboxFlag !== undefined && outboxFlag !== deployment.outboxTable) {
+    return context.usageError(`--table ${String(outboxFlag)} disagrees with the deployed subscriber '${deployment.subscriberName}' (--subscriber-output says its flow's outbox table is ${deployment.outboxTable}); leave the flag out`);
+  }
+  const outboxTable = typeof outboxFlag === 'string' && outboxFlag.trim() !== '' ? outboxFlag : deployment?.outboxTable;
+  if (outboxTable === undefined) return context.usageError("'replay' needs --table (the outbox table)");
+  const filter = filterOf(deployment, values['filter-policy']);
+  if (typeof filter === 'string') return context.usageError(filter);
+  const window = resolved.deduplicationWindowSeconds;
+  const queue = resolved.queueUrl;
+  const subscriber = resolved.subscriberName;
+  const eventIds = listOption(values, 'event-id');
+  const types = listOption(values, 'type');
+  const since = typeof values.since === 'string' ? parseTime(values.since, 'since') : undefined;
+  const until = typeof values.until === 'string' ? parseTime(values.until, 'until') : undefined;
+  if (typeof since === 'string') return context.usageError(since);
+  if (typeof until === 'string') return context.usageError(until);
+  if (values['no-sort-key'] === true && typeof values['sort-key'] === 'string') return context.usageError('--sort-key and --no-sort-key contradict each other');
+  if ((eventIds.length > 0) === (since !== undefined)) return context.usageError("'replay' needs either --event-id or --since, not both");
+  if (eventIds.length > 0 && (until !== undefined || types.length > 0)) return context.usageError('--until and --type go with --since');
+  const now = context.now().getTime();
+  const location = {
+    client: toDocumentClient(context.client()),
+    tableName: outboxTable,
+    ...(typeof values['partition-key'] === 'string' ? { partitionKeyName: values['partition-key'] } : {}),
+    ...(values['no-sort-key'] === true ? {} : { sortKeyName: typeof values['sort-key'] === 'string' ? values['sort-key'] : TABLE_SCHEMA.SORT_KEY }),
+  };
+  let events: OutboxEvent[];
+  let missing: string[] = [];
+  if (since !== undefined) {
+    events = await outboxEventsInRange(location, { sinceEpochMs: since, untilEpochMs: until ?? now, types });
+  } else {
+    ({ events, missing } = await outboxEventsById(location, eventIds));
+  }
+  // only what SNS would have delivered to the subscriber: its subscription's filter policy, as the simulator matches it
+  const takes = (event: OutboxEvent): boolean => filter === undefined || filter({ body: event.body, attributes: {} });
+  const filteredOut = events.filter((event) => !takes(event));
+  events = events.filter(takes);
+  const { wait: destination, note } = await copyWaitOf(context.sqsClient(), queue);
+  if (note !== undefined) context.io.stderr(`note: ${note}\n`);
+  // every mode but aggregate has a window (resolveSubscriber requires it)
+  const rules = { deduplicationWindowSeconds: window as number, safetyMarginSeconds: DEFAULT_SAFETY_MARGIN_SECONDS, nowEpochMilliseconds: now, destination };
+  const decisions = events.map((event) => {
+    if (resolved.processingMode === 'aggregate') {
+      const why = aggregateModeRefusal(subscriber, 'replayed');
+      return { event, send: values['allow-reapply'] === true, why };
+    }
+    const earliest = earliestApplication(event, now);
+    const why = 'unknown' in earliest ? earliest.unknown : windowRefusal(earliest.epochMilliseconds, rules, 'replayed', earliest.from);
+    return { event, send: why === undefined || values['allow-expired'] === true, ...(why !== undefined ? { why } : {}) };
+  });
+  let send = values.yes === true;
+  const sendable = decisions.filter((item) => item.send).length;
+  if (!send && sendable > 0 && values.json !== true && context.io.confirm !== undefined) {
+    send = await context.io.confirm(`Send ${sendable} event(s) to ${queue} for subscriber '${subscriber}'?`);
+  }
+  const sent: Array<{ eventId: string; messageId?: string }> = [];
+  if (send) {
+    for (const decision of decisions.filter((item) => item.send)) {
+      const response = await context.sqsClient().send(new SendMessageCommand({ QueueUrl: queue, MessageBody: decision.event.body }));
+      sent.push({ eventId: decision.event.envelope.id, ...(response.MessageId !== undefined ? { messageId: response.MessageId } : {}) });
+      if (decision.why !== undefined) context.io.stderr(`warning: event '${terminalText(decision.event.envelope.id)}': ${decision.why}\n`);
+    }
+  }
+  const refused = decisions.filter((item) => !item.send).length;
+  if (values.json === true) {
+    context.io.stdout(
+      `${JSON.stringify(
+        {
+          dryRun: !send,
+          subscriber,
+          destination,
+          events: decisions.map((item) => ({ eventId: item.event.envelope.id, type: item.event.envelope.type, time: item.event.envelope.time, send: item.send, ...(item.why !== undefined ? { why: item.why } : {}) })),
+          missing,
+          filteredOut: filteredOut.map((event) => event.envelope.id),
+          ...(send ? { sent } : {}),
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  } else {
+    const rows = decisions.map((item) => [item.event.envelope.id, item.event.envelope.type, item.event.envelope.time ?? '-', item.send ? (item.why === undefined ? 'replay' : 'replay (warning)') : 'refused', item.why ?? '']);
+    const table = rows.length === 0 ? 'no events match\n' : formatTable(['EVENT ID', 'TYPE', 'TIME', 'DECISION', 'WHY'], rows);
+    const missingLine = missing.length === 0 ? '' : `not in the outbox (never written, or past its retention): ${missing.join(' ')}\n`;
+    const filteredLine = filteredOut.length === 0 ? '' : `not for this subscriber (its subscription's filter policy does not take them): ${filteredOut.map((event) => event.envelope.id).join(' ')}\n`;
+    const outcome = send
+      ? `sent ${sent.length} to ${queue} for subscriber '${subscriber}'; refused ${refused}`
+      : `dry run: would send ${decisions.length - refused} and refuse ${refused}; run again with --yes to send them`;
+    context.io.stdout(`${table}${missingLine}${filteredLine}${outcome}\n`);
+  }
+  return refused > 0 || missing.length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
+}
+
+/**
+ * The subscription's filter policy as a predicate over a published message: from the deployed output, or from
+ * `--filter-policy` (a MessageBody-scope policy as JSON, or `none`); undefined when the subscriber takes every event.
+ * Returns a usage problem as a string. The matcher is the simulator's (checked against AWS's recorded vectors).
+ */
+function filterOf(deployment: SubscriberDeployment | undefined, typed: unknown): ((message: { body: string; attributes: Record<string, never> }) => boolean) | undefined | string {
+  let policy: Readonly<Record<string, unknown>> | undefined;
+  let scope: 'MessageBody' | 'MessageAttributes' = 'MessageBody';
+  if (deployment !== undefined) {
+    if (typed !== undefined) return "--filter-policy goes without --subscriber-output, which says the deployed subscription's policy";
+    policy = deployment.filterPolicy;
+    scope = deployment.filterPolicyScope ?? 'MessageAttributes';
+  } else {
+    if (typeof typed !== 'string') return "'replay' needs --filter-policy (the subscription's filter policy in MessageBody scope as JSON, or none) without --subscriber-output";
+    if (typed !== 'none') {
+      try {
+        policy = JSON.parse(typed) as Record<string, unknown>;
+      } catch (error) {
+        return `--filter-policy must be a JSON object or none: ${(error as Error).message}`;
+      }
+      if (typeof policy !== 'object' || policy === null || Array.isArray(policy)) return '--filter-policy must be a JSON object or none';
+    }
+  }
+  if (policy === undefined) return undefined;
+  try {
+    return compileFilterPolicy(policy as Record<string, unknown>, scope);
+  } catch (error) {
+    return `the subscription's filter policy can not be evaluated: ${(error as Error).message}`;
+  }
+}
+
+/** The `replay` command. */
+export const replayCommand: Command = {
+  name: 'replay',
+  summary: "send committed events from the outbox to one subscriber's queue, with their original ids",
+  usage: USAGE,
+  options: {
+    table: { type: 'string' },
+    queue: { type: 'string' },
+    subscriber: { type: 'string' },
+    'deduplication-window': { type: 'string' },
+    'event-id': { type: 'string', multiple: true },
+    since: { type: 'string' },
+    until: { type: 'string' },
+    type: { type: 'string', multiple: true },
+    'partition-key': { type: 'string' },
+    'sort-key': { type: 'string' },
+    'no-sort-key': { type: 'boolean' },
+    'allow-expired': { type: 'boolean' },
+    'allow-reapply': { type: 'boolean' },
+    'filter-policy': { type: 'string' },
+    ...DEPLOYED_SUBSCRIBER_OPTIONS,
+    yes: { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
+  run,
+};

@@ -1,0 +1,62 @@
+/**
+ * The names the simulated resources get on this machine, and what `Ref` / `Fn::GetAtt` of each resolve to (the
+ * {@link LocalNames} that environment variables are resolved with). A name is the template's own (`TableName`,
+ * `QueueName`, ...) when it sets one, else `<stack>-<logical id>`, as CloudFormation would generate a unique one.
+ */
+import type { FlowModel, LocalNames, ModelledResource, ResourceKey } from './flow-model';
+
+/** The account id every local ARN and queue URL carries (DynamoDB Local uses the same). */
+export const LOCAL_ACCOUNT_ID = '000000000000';
+
+/** What the simulator knows of each resource once it exists locally. */
+export interface LocalResource {
+  /** `Ref` */
+  readonly ref: string;
+  /** `Fn::GetAtt` attributes */
+  readonly attributes: Readonly<Record<string, string>>;
+}
+
+/** The local names of a run, filled in as resources are created. */
+export class LocalResourceNames implements LocalNames {
+  public readonly accountId = LOCAL_ACCOUNT_ID;
+  private readonly resources = new Map<ResourceKey, LocalResource>();
+
+  public constructor(public readonly region: string) {}
+
+  /** Registers what a resource's `Ref` and attributes resolve to. */
+  public register(key: ResourceKey, resource: LocalResource): void {
+    this.resources.set(key, resource);
+  }
+
+  public ref(key: ResourceKey): string | undefined {
+    return this.resources.get(key)?.ref;
+  }
+
+  public getAtt(key: ResourceKey, attribute: string): string | undefined {
+    return this.resources.get(key)?.attributes[attribute];
+  }
+
+  /** `arn:aws:<service>:<region>:<account>:<resource>` */
+  public arn(service: string, resource: string): string {
+    return `arn:aws:${service}:${this.region}:${this.accountId}:${resource}`;
+  }
+}
+
+/** `<stack>-<logical id>`, cut to `maxLength` (a hash-free cut is enough: keys are unique per assembly). */
+export function generatedName(resource: ModelledResource, maxLength: number, suffix = ''): string {
+  const base = `${resource.stackName}-${resource.logicalId}`.replace(/[^A-Za-z0-9_.-]/g, '-');
+  return `${base.slice(0, maxLength - suffix.length)}${suffix}`;
+}
+
+/** Registers the functions and topics, whose local names need nothing created first. */
+export function registerStaticNames(model: FlowModel, names: LocalResourceNames): void {
+  for (const fn of model.functions) {
+    const functionName = generatedName(fn, 64);
+    names.register(fn.key, { ref: functionName, attributes: { Arn: names.arn('lambda', `function:${functionName}`) } });
+  }
+  for (const topic of model.topics) {
+    const topicName = topic.topicName ?? generatedName(topic, 256);
+    const arn = names.arn('sns', topicName);
+    names.register(topic.key, { ref: arn, attributes: { TopicArn: arn, TopicName: topicName } });
+  }
+}
