@@ -46,7 +46,7 @@ function lostConflict(error: unknown): boolean {
  * attempt, with a fresh event parsed again from the message: it only stages writes, so that is safe, and a change it
  * made in place to the previous attempt's event is gone.
  */
-async function commitWithConflictRetries<T>(attempt: () => Promise<T>, itemLocks: ItemLocks): Promise<T & { readonly attempts: number }> {
+export async function commitWithConflictRetries<T>(attempt: () => Promise<T>, itemLocks: ItemLocks): Promise<T & { readonly attempts: number }> {
   for (let attempts = 1; ; attempts++) {
     try {
       return { ...(await attempt()), attempts };
