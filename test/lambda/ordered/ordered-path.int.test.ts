@@ -149,13 +149,15 @@ describe('createOrderedConsumer: the sequence fence', () => {
 
   test('after the inbox record expired, the fence still answers a redelivery of an applied sequence as a duplicate', async () => {
     const a = `order-${Date.now()}-late`;
-    const placed = await emit(a, 'placed');
+    const [placed, paid] = [await emit(a, 'placed'), await emit(a, 'paid')];
     const { handler: today } = orderedConsumer();
     await today({ Records: [sqsRecord(JSON.stringify(placed))] });
+    await today({ Records: [sqsRecord(JSON.stringify(paid))] });
     const { handler: twoHoursLater, lines } = orderedConsumer(() => new Date(Date.now() + 2 * 3600_000));
     await twoHoursLater({ Records: [sqsRecord(JSON.stringify(placed))] });
-    expect(outcomesOf(lines)).toEqual(['duplicate']);
-    expect(await ledger(a)).toEqual(['placed']);
+    await twoHoursLater({ Records: [sqsRecord(JSON.stringify(paid))] });
+    expect(outcomesOf(lines)).toEqual(['duplicate', 'duplicate']);
+    expect(await ledger(a)).toEqual(['placed', 'paid']);
   });
 
   test('a message without an ordered position is dead-lettered with the reason', async () => {
