@@ -101,3 +101,11 @@ export function orderedMessageGroupIdPath(): string {
 export function orderedDeduplicationIdPath(): string {
   return `$.dynamodb.NewImage.${OUTBOX_ITEM.EVENT_ID_ATTRIBUTE}.S`;
 }
+
+/**
+ * Environment variables of the ordered path's functions (to join `ENV` in the shared contract once it has moved).
+ */
+export const ORDERED_ENV = {
+  /** The SNS FIFO topic the ordered fan-out publishes to. */
+  TOPIC_ARN: 'IEF_ORDERED_TOPIC_ARN',
+} as const;
