@@ -11,3 +11,4 @@ export * from './topic';
 export * from './consumer';
 export * from './monitoring';
 export * from './functions/bundled-function-base';
+export * from './ordered';
