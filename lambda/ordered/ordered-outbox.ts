@@ -38,7 +38,7 @@ export interface OrderedNewEvent<TData = unknown> extends NewEvent<TData> {
   /**
    * The aggregate (entity) the event belongs to, e.g. the order id: the events of one aggregate are applied in commit
    * order by every ordered subscriber; events of different aggregates in any order. It becomes the SQS FIFO message group:
-   * at most {@link MAX_ORDERED_ID_CHARACTERS} characters of `a-z A-Z 0-9` and ASCII punctuation.
+   * at most 100 characters (`MAX_ORDERED_ID_CHARACTERS`) of `a-z A-Z 0-9` and ASCII punctuation.
    */
   readonly aggregateId: string;
 }

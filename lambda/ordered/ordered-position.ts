@@ -25,7 +25,7 @@ function envelopeObject(body: string): Record<string, unknown> {
 }
 
 /**
- * The aggregate (`partitionkey`) and sequence (`sequence`, {@link SEQUENCE_DIGITS} digits) of the envelope in `body`.
+ * The aggregate (`partitionkey`) and sequence (`sequence`, 16 digits) of the envelope in `body`.
  * Call it after `parseEnvelope` accepted the body.
  *
  * @throws NotAnOrderedEventError when either is missing or malformed (the message is dead-lettered)
