@@ -11,14 +11,19 @@ import { InvalidEventError, TransactionCancelledError } from '../errors';
 import { buildEnvelope, type NewEvent } from '../producer/new-event';
 import { outboxPut } from '../producer/outbox-item';
 import { describeAction } from '../transaction/actions';
+import { payloadFingerprint } from '../fingerprint';
+import { parseEnvelope } from '../envelope';
 import {
+  cancellationItem,
   cancellationReasonCodes,
   CONDITIONAL_CHECK_FAILED,
   isTransactionCanceled,
   NO_FAILURE,
   toTransactionCancelledError,
   TRANSACTION_CONFLICT,
+  storedString,
   type ActionDescription,
+  type TransactionCanceledLike,
 } from '../transaction/cancellation';
 import { toDocumentClient, type DynamoDBClientLike } from '../transaction/document-client';
 import { validateTransactionLimits } from '../transaction/limits';
@@ -85,6 +90,12 @@ export class SequenceContentionError extends Error {
   }
 }
 
+/** What one send of the transaction came to (see `OrderedOutbox.send`). */
+type SendOutcome =
+  | { readonly kind: 'written' }
+  | { readonly kind: 'written-before'; readonly envelopes: OrderedEnvelope[] }
+  | { readonly kind: 'contention'; readonly cancellation: TransactionCancelledError };
+
 /** Condition of the head Put of sequence 1: the aggregate has no head yet. */
 const NO_HEAD = 'attribute_not_exists(#pk)';
 /** Condition of the head Put of sequence n > 1: the head still holds n - 1. */
@@ -132,8 +143,13 @@ export class OrderedOutbox {
    *
    * @throws InvalidEventError before anything is sent: two events of one aggregate (send them in two transactions, in
    *   the order they happened), an aggregate id or event id that can not be a FIFO id, or any reason `Outbox` refuses an event
+   * A call whose events (caller-chosen ids) are all in the outbox already, with the same payloads, is answered with the
+   * envelopes written then (sequences included), as `Outbox.transactWriteOnce` does: a retried command, or this call's
+   * own commit whose response was lost while the SDK's retry met a conflict.
+   *
    * @throws TransactionCancelledError when DynamoDB cancels the transaction for a reason other than another producer
-   *   taking the aggregate's next sequence (a business condition, an event id already used); nothing was written
+   *   taking the aggregate's next sequence (a business condition while the events are new, an event id already used
+   *   with another payload); nothing was written
    * @throws SequenceContentionError when other producers took the next sequence on each of `maxAttempts` tries
    */
   public async transactWrite(input: OrderedTransactWriteInput): Promise<OrderedEnvelope[]> {
@@ -170,8 +186,9 @@ export class OrderedOutbox {
       );
       const eventActions = ordered.flatMap((envelope, index) => this.eventActions(envelope, sequences[index]! + 1, now));
       const outcome = await this.send(items, ordered, eventActions);
-      if (outcome === undefined) return ordered;
-      lastCancellation = outcome;
+      if (outcome.kind === 'written') return ordered;
+      if (outcome.kind === 'written-before') return outcome.envelopes;
+      lastCancellation = outcome.cancellation;
     }
     throw new SequenceContentionError(
       `other producers took the next sequence of an aggregate of this transaction on each of ${this.maxAttempts} attempts; nothing was written. Retry later`,
@@ -223,16 +240,22 @@ export class OrderedOutbox {
       },
     };
     const historyPut: TransactWriteItem = {
-      Put: { ...history, Item: { ...history.Item, [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE, ...ordering } },
+      Put: {
+        ...history,
+        Item: { ...history.Item, [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE, ...ordering },
+        // a taken id comes back with the cancellation: the same event written before is told from a reused id without a read
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
     };
     return [head, historyPut];
   }
 
   /**
-   * Sends the transaction. Resolves undefined when it committed, or with the cancellation when only the heads' conditions
-   * or conflicts failed it (another producer took a sequence first: read again and retry); throws otherwise.
+   * Sends the transaction: `written`; `contention` when only the heads' conditions or conflicts failed it (another
+   * producer took a sequence first: read again and retry); `written-before` when every event is already in the outbox
+   * with the same payload (see transactWrite); throws otherwise.
    */
-  private async send(items: readonly TransactWriteItem[], envelopes: readonly OrderedEnvelope[], eventActions: readonly TransactWriteItem[]): Promise<TransactionCancelledError | undefined> {
+  private async send(items: readonly TransactWriteItem[], envelopes: readonly OrderedEnvelope[], eventActions: readonly TransactWriteItem[]): Promise<SendOutcome> {
     const actions = [...items, ...eventActions];
     const describe = (index: number): ActionDescription => {
       if (index < items.length) return { kind: 'item', description: `item ${describeAction(actions[index] as TransactWriteItem)}` };
@@ -249,18 +272,48 @@ export class OrderedOutbox {
     });
     try {
       await this.client.send(new TransactWriteCommand({ TransactItems: actions }));
-      return undefined;
+      return { kind: 'written' };
     } catch (error) {
       if (!isTransactionCanceled(error)) throw error;
       const cancellation = toTransactionCancelledError(error, describe);
+      const stored = this.writtenBefore(error, items.length, envelopes);
+      if (stored !== undefined) return { kind: 'written-before', envelopes: stored };
       const codes = cancellationReasonCodes(error);
       const onlyContention = codes.every((code, index) => {
         if (code === NO_FAILURE || code === TRANSACTION_CONFLICT) return true;
         const isHead = index >= items.length && (index - items.length) % 2 === 0;
         return isHead && code === CONDITIONAL_CHECK_FAILED;
       });
-      if (onlyContention) return cancellation;
+      if (onlyContention) return { kind: 'contention', cancellation };
       throw cancellation;
     }
+  }
+
+  /**
+   * The stored envelopes when every history Put failed its condition and returned an item holding an envelope, and no
+   * other action failed but on its condition (an earlier call committed this very transaction); undefined otherwise.
+   * @throws TransactionCancelledError when a stored event has another payload than this call's (an id reused)
+   */
+  private writtenBefore(cancelled: TransactionCanceledLike, itemCount: number, envelopes: readonly OrderedEnvelope[]): OrderedEnvelope[] | undefined {
+    const codes = cancellationReasonCodes(cancelled);
+    if (codes.length !== itemCount + 2 * envelopes.length) return undefined;
+    if (codes.some((code) => code !== NO_FAILURE && code !== CONDITIONAL_CHECK_FAILED)) return undefined;
+    const stored: OrderedEnvelope[] = [];
+    for (const [position, envelope] of envelopes.entries()) {
+      const index = itemCount + 2 * position + 1;
+      if (codes[index] !== CONDITIONAL_CHECK_FAILED) return undefined;
+      const json = storedString(cancellationItem(cancelled, index), OUTBOX_ITEM.ENVELOPE_ATTRIBUTE);
+      if (json === undefined) return undefined;
+      const previous = JSON.parse(json) as OrderedEnvelope;
+      if (payloadFingerprint(parseEnvelope(json)) !== payloadFingerprint(envelope)) {
+        throw new TransactionCancelledError(
+          `event '${envelope.id}' (${envelope.type}) is already in the outbox with another payload: an event id must not be reused for another event; nothing was written`,
+          { cancellationReasonCodes: codes, failedActions: [] },
+          { cause: cancelled },
+        );
+      }
+      stored.push(previous);
+    }
+    return stored;
   }
 }

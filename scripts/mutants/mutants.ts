@@ -327,4 +327,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    if (letter.sequence !== (applied.get(letter.aggregateId) ?? 0) + 1 || copy) alreadyApplied.push(letter);',
     tests: [ORDERED_MODEL],
   },
+  {
+    id: 'ordered-lost-commit-not-recognised',
+    breaks: "ordered path: a producer's commit whose response was lost (its retry met a conflict) is taken for contention, so the caller gets an error for an event that was written (found by the ordered model)",
+    file: 'lambda/ordered/ordered-outbox.ts',
+    find: "      if (stored !== undefined) return { kind: 'written-before', envelopes: stored };",
+    replace: '',
+    tests: [ORDERED_MODEL, ORDERED],
+  },
 ];

@@ -2,7 +2,7 @@
  * Model-based property test of the ordered path (issue 33): fast-check generates what producers, the stream, the relay,
  * SQS FIFO, Lambda and operators do (test/support/model/ordered-commands.ts) and runs it against the real OrderedOutbox
  * and ordered consumers over DynamoDB Local (test/support/model/ordered-world.ts): out-of-order arrivals, relay
- * duplicates, crashes before and after commits, concurrent deliveries of one aggregate, dead-letter gaps, redrives that
+ * duplicates, crashes before and after commits, lost responses, transaction conflicts and throttling (the fault proxy), concurrent deliveries of one aggregate, dead-letter gaps, redrives that
  * interleave with new messages (as they are, reversed, or by the fence's plan), the inbox window passing, racing
  * producers. After every step, each aggregate's applied events are a prefix of its events in sequence order and no valid
  * event was dead-lettered; after the drain, every event is applied exactly once, in order.
@@ -38,14 +38,14 @@ afterAll(() => client.destroy());
 test('ordered path: each aggregate applied in sequence, never a later event first, never twice, nothing lost after the operator', async () => {
   const failure = await failureReport(
     fc.asyncProperty(fc.scheduler(), fc.constantFrom(1, 2, 3), orderedCommands(COMMANDS), async (scheduler, maxReceiveCount, commands) => {
-      const world = new OrderedWorld(tables, maxReceiveCount);
+      const world = await OrderedWorld.start(tables, maxReceiveCount);
       try {
         await fc.asyncModelRun(() => ({ model: { produced: 0 } satisfies OrderedModel, real: { world, scheduler } satisfies OrderedReal }), commands);
         await world.drain();
         if (world.violations.length > 0) throw new Error(world.report());
         if (process.env.IEF_MODEL_VERBOSE === '1') console.log(world.report());
       } finally {
-        world.stop();
+        await world.stop();
       }
     }),
     { runs: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) },

@@ -11,7 +11,9 @@ import { createOrderedConsumer } from '../../../lambda/ordered/ordered-consumer'
 import { OrderedOutbox, type OrderedEnvelope } from '../../../lambda/ordered/ordered-outbox';
 import { ORDERED_OUTBOX_ITEM, orderedHeadKey, SEQUENCE_FENCE, sequenceFenceKey } from '../../../lambda/ordered/ordered-wire-format';
 import { OUTBOX_ITEM, TABLE_SCHEMA } from '../../../lambda/wire-format';
+import { inject } from 'vitest';
 import { localClient } from '../../support/dynamodb-client';
+import { startFaultProxy } from '../../support/fault-proxy';
 import { createInbox, createKeyedTable, createOutbox } from '../../support/proof/tables';
 import { outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from '../helpers';
 import { rejection } from '../helpers';
@@ -91,6 +93,40 @@ describe('OrderedOutbox', () => {
     const a = `order-${Date.now()}-race`;
     const written = await Promise.all(Array.from({ length: 4 }, (_, index) => emit(a, `step-${index}`)));
     expect(written.map((e) => Number(e.sequence)).sort()).toEqual([1, 2, 3, 4]);
+  });
+
+  test('a commit whose response was lost and whose retry met a conflict is recognised as written: its sequence, not an error (found by the model)', async () => {
+    const proxy = await startFaultProxy(inject('dynamoDbEndpoint'));
+    const proxied = localClient({ endpoint: proxy.endpoint, maxAttempts: 3 });
+    try {
+      const a = `order-${Date.now()}-lost`;
+      proxy.inject({ target: 'DynamoDB_20120810.TransactWriteItems', fault: { kind: 'drop-response' } });
+      proxy.inject({ target: 'DynamoDB_20120810.TransactWriteItems', nth: 2, fault: { kind: 'transaction-conflict' } });
+      const [written] = await new OrderedOutbox({ client: proxied, config: outboxConfig }).transactWrite({ events: [{ type: 'A', aggregateId: a, data: { n: 1 } }] });
+      proxy.clearRules();
+      expect(written?.sequence).toBe('0000000000000001');
+      expect((await emit(a, 'next')).sequence).toBe('0000000000000002');
+    } finally {
+      proxied.destroy();
+      await proxy.stop();
+    }
+  });
+
+  test('an event id already written with another payload is refused, naming the id', async () => {
+    const a = `order-${Date.now()}-reuse`;
+    await outbox().transactWrite({ events: [{ id: `reused-${a}`, type: 'A', aggregateId: a, data: { n: 1 } }] });
+    const error = await rejection(outbox().transactWrite({ events: [{ id: `reused-${a}`, type: 'A', aggregateId: a, data: { n: 2 } }] }));
+    expect(error).toBeInstanceOf(TransactionCancelledError);
+    expect(error.message).toContain(`event 'reused-${a}'`);
+  });
+
+  test('a retried command with the same event ids and payloads is answered with the events written before (like transactWriteOnce)', async () => {
+    const a = `order-${Date.now()}-retry`;
+    const command = { events: [{ id: `placed-${a}`, type: 'A', aggregateId: a, data: { n: 1 } }] };
+    const [first] = await outbox().transactWrite(command);
+    const [again] = await outbox().transactWrite(command);
+    expect(again?.sequence).toBe(first?.sequence);
+    expect((await emit(a, 'next')).sequence).toBe('0000000000000002');
   });
 
   test('refuses two events of one aggregate in one transaction, naming both and the rule', async () => {

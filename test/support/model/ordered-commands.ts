@@ -3,7 +3,7 @@
  * producers, the stream and relay, SQS, Lambda and the operator do. Each is followed by the world's check. Not a test file.
  */
 import fc from 'fast-check';
-import type { OrderedCrash, OrderedWorld } from './ordered-world';
+import type { OrderedCrash, OrderedFault, OrderedWorld } from './ordered-world';
 
 /** The abstract model: only what preconditions need. */
 export interface OrderedModel {
@@ -19,14 +19,19 @@ export interface OrderedReal {
 type Command = fc.AsyncCommand<OrderedModel, OrderedReal>;
 
 class Produce implements Command {
-  public constructor(private readonly aggregate: number, private readonly producers: number) {}
+  public constructor(
+    private readonly aggregate: number,
+    private readonly producers: number,
+    private readonly fault: OrderedFault,
+  ) {}
   public check = (): boolean => true;
   public async run(model: OrderedModel, real: OrderedReal): Promise<void> {
     model.produced += this.producers;
-    await real.world.produce(real.scheduler, this.aggregate, this.producers);
+    await real.world.produce(real.scheduler, this.aggregate, this.producers, this.fault);
     await real.world.check();
   }
-  public toString = (): string => `produce(aggregate ${this.aggregate}, ${this.producers} producer${this.producers === 1 ? '' : 's'} at once)`;
+  public toString = (): string =>
+    `produce(aggregate ${this.aggregate}, ${this.producers} producer${this.producers === 1 ? '' : 's'} at once${this.fault === 'none' ? '' : `, ${this.fault}`})`;
 }
 
 class Relay implements Command {
@@ -45,14 +50,19 @@ class Relay implements Command {
 }
 
 class Deliver implements Command {
-  public constructor(private readonly aggregate: number, private readonly offset: number, private readonly crash: OrderedCrash | undefined) {}
+  public constructor(
+    private readonly aggregate: number,
+    private readonly offset: number,
+    private readonly crash: OrderedCrash | undefined,
+    private readonly fault: OrderedFault,
+  ) {}
   public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
   public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
-    await real.world.deliver(this.aggregate, this.offset, this.crash);
+    await real.world.deliver(this.aggregate, this.offset, this.crash, this.fault);
     await real.world.check();
   }
   public toString = (): string =>
-    `deliver(aggregate ${this.aggregate}, ${this.offset === 0 ? 'first of group' : `message ${this.offset} of group`}${this.crash === undefined ? '' : `, dies ${this.crash.when} request ${this.crash.request}`})`;
+    `deliver(aggregate ${this.aggregate}, ${this.offset === 0 ? 'first of group' : `message ${this.offset} of group`}${this.crash === undefined ? '' : `, dies ${this.crash.when} request ${this.crash.request}`}${this.fault === 'none' ? '' : `, ${this.fault}`})`;
 }
 
 class DeliverConcurrently implements Command {
@@ -85,17 +95,18 @@ class Age implements Command {
 }
 
 const aggregate = fc.integer({ min: 0, max: 1 });
+const fault = fc.constantFrom<OrderedFault>('none', 'none', 'none', 'lost-write', 'conflict', 'lost-then-conflict', 'throttle');
 
 /** The ordered path's command vocabulary, weighted towards producing and delivering. */
 export function orderedCommands(maxCommands: number): fc.Arbitrary<Iterable<Command>> {
   const crash = fc.option(fc.record({ request: fc.integer({ min: 1, max: 2 }), when: fc.constantFrom<'before' | 'after'>('before', 'after') }), { nil: undefined, freq: 3 });
   return fc.commands(
     [
-      fc.tuple(aggregate, fc.constantFrom(1, 1, 2)).map(([index, producers]) => new Produce(index, producers)),
+      fc.tuple(aggregate, fc.constantFrom(1, 1, 2), fault).map(([index, producers, dynamoFault]) => new Produce(index, producers, dynamoFault)),
       fc.tuple(aggregate, fc.constantFrom(1, 1, 1, 2), fc.boolean()).map(([index, copies, all]) => new Relay(index, copies, all)),
       fc.tuple(aggregate, fc.constantFrom(1, 1, 1, 2), fc.boolean()).map(([index, copies, all]) => new Relay(index, copies, all)),
-      fc.tuple(aggregate, fc.constantFrom(0, 0, 0, 1, 2), crash).map(([index, offset, dies]) => new Deliver(index, offset, dies)),
-      fc.tuple(aggregate, fc.constantFrom(0, 0, 1), crash).map(([index, offset, dies]) => new Deliver(index, offset, dies)),
+      fc.tuple(aggregate, fc.constantFrom(0, 0, 0, 1, 2), crash, fault).map(([index, offset, dies, dynamoFault]) => new Deliver(index, offset, dies, dynamoFault)),
+      fc.tuple(aggregate, fc.constantFrom(0, 0, 1), crash, fault).map(([index, offset, dies, dynamoFault]) => new Deliver(index, offset, dies, dynamoFault)),
       fc.tuple(aggregate, fc.constantFrom<readonly [number, number]>([0, 1], [1, 0], [0, 0])).map(([index, offsets]) => new DeliverConcurrently(index, offsets)),
       fc.constantFrom<'as-is' | 'reversed' | 'planned'>('as-is', 'reversed', 'planned').map((how) => new Redrive(how)),
       fc.constant(new Age()),

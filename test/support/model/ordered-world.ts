@@ -27,7 +27,9 @@ import { createOrderedConsumer } from '../../../lambda/ordered/ordered-consumer'
 import { OrderedOutbox, type OrderedEnvelope } from '../../../lambda/ordered/ordered-outbox';
 import { planOrderedRedrive } from '../../../lambda/ordered/redrive-plan';
 import { SequenceFences } from '../../../lambda/ordered/sequence-fences';
+import { inject } from 'vitest';
 import { localClient } from '../dynamodb-client';
+import { startFaultProxy, type FaultProxy, type FaultRule } from '../fault-proxy';
 import { SimulatedCrash } from '../proof/crash-injector';
 import { dieAsPlanned, type CrashPlan } from './crash-plan';
 
@@ -50,6 +52,21 @@ interface QueuedMessage {
   readonly envelope: OrderedEnvelope;
   receives: number;
 }
+
+/** A DynamoDB fault for one step, in the fault proxy's vocabulary (DynamoDB Local produces none of them itself). */
+export type OrderedFault = 'none' | 'lost-write' | 'conflict' | 'lost-then-conflict' | 'throttle';
+
+const TRANSACT = 'DynamoDB_20120810.TransactWriteItems';
+const FAULT_RULES: Record<OrderedFault, readonly FaultRule[]> = {
+  none: [],
+  'lost-write': [{ target: TRANSACT, fault: { kind: 'drop-response' } }],
+  conflict: [{ target: TRANSACT, fault: { kind: 'transaction-conflict' } }],
+  'lost-then-conflict': [
+    { target: TRANSACT, fault: { kind: 'drop-response' } },
+    { target: TRANSACT, nth: 2, fault: { kind: 'transaction-conflict' } },
+  ],
+  throttle: [{ target: TRANSACT, fault: { kind: 'throttle' } }],
+};
 
 /** The inbox's deduplication window in the model, in seconds. */
 export const MODEL_WINDOW_SECONDS = 3600;
@@ -76,9 +93,15 @@ export class OrderedWorld {
   /** The dead letters the runtime sent during the current delivery. */
   private runtimeDeadLetters: DeadLetter[] = [];
 
-  public constructor(
+  /** A run on `tables` with a fault proxy of its own in front of DynamoDB Local. */
+  public static async start(tables: OrderedTables, maxReceiveCount: number): Promise<OrderedWorld> {
+    return new OrderedWorld(tables, maxReceiveCount, await startFaultProxy(inject('dynamoDbEndpoint')));
+  }
+
+  private constructor(
     private readonly tables: OrderedTables,
     private readonly maxReceiveCount: number,
+    private readonly proxy: FaultProxy,
   ) {
     const run = randomUUID().slice(0, 8);
     this.aggregates = Array.from({ length: AGGREGATES }, (_, index) => `run-${run}-agg-${index}`);
@@ -87,7 +110,7 @@ export class OrderedWorld {
       this.stream.set(aggregate, []);
     }
     this.clients = [0, 1].map((environment) => {
-      const client = this.scheduled(localClient(), `env${environment}`);
+      const client = this.scheduled(localClient({ endpoint: proxy.endpoint, maxAttempts: 3 }), `env${environment}`);
       return dieAsPlanned(client, () => this.plans[environment]);
     });
     this.handlers = this.clients.map((client) =>
@@ -108,7 +131,7 @@ export class OrderedWorld {
         },
       }),
     );
-    this.producerClient = this.scheduled(localClient(), 'producer');
+    this.producerClient = this.scheduled(localClient({ endpoint: proxy.endpoint, maxAttempts: 3 }), 'producer');
     this.producer = new OrderedOutbox({ client: this.producerClient, config: tables.outbox, maxAttempts: 10 });
     this.reader = DynamoDBDocumentClient.from(localClient());
     this.fences = new SequenceFences({ client: this.reader, tableName: tables.inbox.inboxTableName, subscriberName: tables.inbox.subscriberName });
@@ -131,9 +154,10 @@ export class OrderedWorld {
   }
 
   /** `count` producers append one event each to the aggregate at once (the scheduler interleaves their requests). */
-  public async produce(scheduler: fc.Scheduler, aggregateIndex: number, count: number): Promise<void> {
+  public async produce(scheduler: fc.Scheduler, aggregateIndex: number, count: number, fault: OrderedFault = 'none'): Promise<void> {
     const aggregate = this.aggregate(aggregateIndex);
     this.scheduler = scheduler;
+    this.injectFault(fault);
     try {
       const writes = Promise.all(
         Array.from({ length: count }, () => this.producer.transactWrite({ events: [{ type: 'Step', aggregateId: aggregate, subject: aggregate, data: { note: 'x' } }] })),
@@ -142,10 +166,11 @@ export class OrderedWorld {
       for (const envelope of written.sort((a, b) => Number(a.sequence) - Number(b.sequence))) {
         this.produced.get(aggregate)!.push(envelope);
         this.stream.get(aggregate)!.push(envelope);
-        this.history.push(`produced ${aggregate} #${Number(envelope.sequence)} (${envelope.id})`);
+        this.history.push(`produced ${aggregate} #${Number(envelope.sequence)} (${envelope.id})${fault === 'none' ? '' : `, ${fault}`}`);
       }
     } finally {
       this.scheduler = undefined;
+      this.proxy.clearRules();
     }
   }
 
@@ -173,14 +198,16 @@ export class OrderedWorld {
   }
 
   /** One environment receives one message of the aggregate and runs it, maybe dying at a request. */
-  public async deliver(aggregateIndex: number, offset: number, crash?: OrderedCrash): Promise<void> {
+  public async deliver(aggregateIndex: number, offset: number, crash?: OrderedCrash, fault: OrderedFault = 'none'): Promise<void> {
     const message = this.pick(this.aggregate(aggregateIndex), offset);
     if (message === undefined) return;
     this.plans[0] = { crash, requests: 0, dead: false };
+    this.injectFault(fault);
     try {
-      await this.run(0, message, crash === undefined ? '' : ` (dies ${crash.when} request ${crash.request})`);
+      await this.run(0, message, `${crash === undefined ? '' : ` (dies ${crash.when} request ${crash.request})`}${fault === 'none' ? '' : ` (${fault})`}`);
     } finally {
       this.plans[0] = undefined;
+      this.proxy.clearRules();
     }
   }
 
@@ -196,6 +223,10 @@ export class OrderedWorld {
     } finally {
       this.scheduler = undefined;
     }
+  }
+
+  private injectFault(fault: OrderedFault): void {
+    for (const rule of FAULT_RULES[fault]) this.proxy.inject(rule);
   }
 
   private async run(environment: number, message: QueuedMessage, note: string): Promise<void> {
@@ -285,8 +316,9 @@ export class OrderedWorld {
     return `violations:\n  ${this.violations.join('\n  ')}\nhistory:\n  ${this.history.join('\n  ')}`;
   }
 
-  public stop(): void {
+  public async stop(): Promise<void> {
     for (const client of [...this.clients, this.producerClient]) client.destroy();
     this.reader.destroy();
+    await this.proxy.stop();
   }
 }
