@@ -14,6 +14,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { blockedCommand } from './blocked-command';
 import { terminalConfirm } from './confirm';
 import { dlqCommand } from './dlq-command';
+import { fenceCommand } from './fence-command';
 import { inboxCommand } from './inbox-command';
 import { replayCommand } from './replay-command';
 import { simulateCommand } from './simulate-command';
@@ -101,6 +102,7 @@ export interface Command {
 export const COMMANDS: ReadonlyMap<string, Command> = new Map([
   [blockedCommand.name, blockedCommand],
   [dlqCommand.name, dlqCommand],
+  [fenceCommand.name, fenceCommand],
   [inboxCommand.name, inboxCommand],
   [replayCommand.name, replayCommand],
   [simulateCommand.name, simulateCommand],

@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { Annotations, Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
@@ -15,6 +15,7 @@ import type { IOutboxTable } from '../outbox/outbox-table';
 import { grantKeyViaService, KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
 import { acknowledgeInRegulatoryPacks, INLINE_POLICY_REASON } from '../private/regulatory-acknowledgements';
 import { createSecureNodejsFunction } from '../private/secure-nodejs-function';
+import { allowSnsDeliveriesWithKey, denyTopicAccessWithoutTls } from '../private/topic-security';
 import { validateRelaySettings } from '../private/shared-limits';
 import { validateNumberInRange } from '../private/validate-props';
 
@@ -112,20 +113,7 @@ export class OrderedRelay extends Construct {
     const topicName = `${Names.uniqueResourceName(this, { maxLength: 250, separator: '-' })}.fifo`;
     const topicArn = Stack.of(this).formatArn({ service: 'sns', resource: topicName });
     this.encryptionKey = props.encryptionKey ?? new kms.Key(this, 'Key', { description: `Encrypts the ordered topic ${topicName} and its queues`, enableKeyRotation: true, removalPolicy });
-    const allowSnsDelivery = new iam.PolicyStatement({
-      sid: 'AllowOrderedTopicToDeliverToQueuesEncryptedWithThisKey',
-      principals: [new iam.ServicePrincipal('sns.amazonaws.com')],
-      actions: ['kms:GenerateDataKey*', 'kms:Decrypt'],
-      resources: ['*'],
-      conditions: { ArnEquals: { 'aws:SourceArn': topicArn } },
-    });
-    if (!this.encryptionKey.addToResourcePolicy(allowSnsDelivery, true).statementAdded) {
-      Annotations.of(this).addWarningV2(
-        'idempotent-event-flow:orderedTopicKeyPolicy',
-        `The key policy of the imported encryptionKey can not be changed here. Allow principal sns.amazonaws.com kms:GenerateDataKey* and kms:Decrypt ` +
-          `with condition aws:SourceArn = ${topicArn}, or SNS can not deliver to the ordered subscribers' queues.`,
-      );
-    }
+    allowSnsDeliveriesWithKey(this, this.encryptionKey, topicArn, 'AllowOrderedTopicToDeliverToQueuesEncryptedWithThisKey', 'idempotent-event-flow:orderedTopicKeyPolicy');
 
     const topic = new sns.Topic(this, 'Topic', {
       topicName,
@@ -134,16 +122,7 @@ export class OrderedRelay extends Construct {
       masterKey: this.encryptionKey,
       ...(props.archiveRetentionDays === undefined ? {} : { messageRetentionPeriodInDays: props.archiveRetentionDays }),
     });
-    topic.addToResourcePolicy(
-      new iam.PolicyStatement({
-        sid: 'DenyEveryActionWithoutTls',
-        effect: iam.Effect.DENY,
-        principals: [new iam.AnyPrincipal()],
-        actions: ['sns:*'],
-        resources: [topic.topicArn],
-        conditions: { Bool: { 'aws:SecureTransport': 'false' } },
-      }),
-    );
+    denyTopicAccessWithoutTls(topic);
     this.topic = topic;
 
     const maxReceiveCount = props.maxReceiveCount ?? 5;
