@@ -237,7 +237,8 @@ export class OrderedWorld {
       const response = await this.handlers[environment]!({
         Records: [{ messageId: message.messageId, body: message.body, attributes: { ApproximateReceiveCount: String(message.receives), MessageGroupId: message.envelope.partitionkey } }],
       });
-      outcome = response.batchItemFailures.length === 0 ? 'acknowledged' : 'failed';
+      // an invocation that died answers nothing: whatever its code made of the crash, SQS keeps the message
+      outcome = this.plans[environment]?.dead === true ? 'crashed' : response.batchItemFailures.length === 0 ? 'acknowledged' : 'failed';
     } catch (error) {
       if (!(error instanceof SimulatedCrash)) throw error;
       outcome = 'crashed';
