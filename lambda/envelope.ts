@@ -2,6 +2,7 @@
  * The event envelope: CloudEvents 1.0 in its JSON format. `id` is the deduplication key end to end.
  * Pure: imports no AWS SDK.
  */
+import { type ENVELOPE_ATTRIBUTE_NAMES, type EnvelopeAttributeName } from './contract/envelope-attributes';
 import { redactValues } from './redact';
 import { MalformedEnvelopeError } from './errors';
 import { unpairedSurrogate } from './unicode';
@@ -37,35 +38,13 @@ export interface EventEnvelope<TData = unknown> extends TraceContext {
   readonly data: TData;
 }
 
-/** Each attribute of {@link EventEnvelope}, once: the compiler refuses this object when the interface gains or loses one. */
-const ENVELOPE_ATTRIBUTES: { readonly [Name in keyof EventEnvelope]-?: true } = {
-  specversion: true,
-  id: true,
-  source: true,
-  type: true,
-  subject: true,
-  time: true,
-  datacontenttype: true,
-  data: true,
-  traceparent: true,
-  tracestate: true,
-};
-
 /**
- * The top-level attribute names of an {@link EventEnvelope} (the CloudEvents attributes, then the distributed-tracing
- * extension's): the keys a filter policy on the message body can match (the relay publishes the envelope as the body).
+ * Checked by the compiler: {@link ENVELOPE_ATTRIBUTE_NAMES} (contract/envelope-attributes.ts, shared with the constructs)
+ * names exactly the attributes of {@link EventEnvelope}; adding or removing one on either side fails the build.
  */
-export const ENVELOPE_ATTRIBUTE_NAMES: readonly (keyof EventEnvelope)[] = Object.keys(ENVELOPE_ATTRIBUTES) as (keyof EventEnvelope)[];
-
-/**
- * The keys of a message-body filter policy that name no envelope attribute, so can match nothing (but an
- * `exists: false`): a key is judged by its first segment (`data.seat` is the `seat` of `data`, as SNS reads a key with
- * dots); operators such as `$or` are not attributes and are not judged.
- */
-export function keysOutsideEnvelope(policyKeys: readonly string[]): string[] {
-  const attributes: ReadonlySet<string> = new Set(ENVELOPE_ATTRIBUTE_NAMES);
-  return policyKeys.filter((key) => !key.startsWith('$') && !attributes.has(key.split('.')[0]!));
-}
+export type EnvelopeAttributesListed = Expect<SameNames<keyof EventEnvelope, EnvelopeAttributeName>>;
+type SameNames<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+type Expect<T extends true> = T;
 
 /** RFC 3339 date-time, as CloudEvents requires for `time`. */
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
@@ -114,7 +93,7 @@ function unwrap(body: string, logPayloadValues: boolean): Record<string, unknown
   let value = parseJson(body, 'message body', logPayloadValues);
   for (let depth = 0; depth <= MAX_UNWRAP_DEPTH; depth++) {
     if (typeof value === 'string') {
-      // the relay may deliver the envelope JSON as a JSON string (see wire-format.ts)
+      // the relay may deliver the envelope JSON as a JSON string (see contract/wire-format.ts)
       value = parseJson(value, 'the JSON string in the message body', logPayloadValues);
     } else if (isRecord(value) && isSnsNotification(value)) {
       value = parseJson(value.Message as string, "the SNS notification's Message", logPayloadValues);

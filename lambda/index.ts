@@ -39,7 +39,7 @@ export { MAX_BLOCKED_BODY_BYTES, MAX_CONTEXT_BYTES, ProcessingContextError } fro
 export { MAX_STEPS, STEP_NAME_PATTERN } from './processing/validate-options';
 export { DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS } from './processing/record-store';
 export type { BlockedState, ProcessingRecordView, RecordStatus, Resolution, StepState, StepStatus } from './processing/processing-record';
-export { RECORD_STATUS, STEP_STATUS } from './wire-format';
+export { RECORD_STATUS, STEP_STATUS } from './contract/wire-format';
 
 // operator
 export {
@@ -92,21 +92,10 @@ export { MAX_TRANSACTION_ACTIONS, MAX_TRANSACTION_BYTES } from './transaction/li
 export type { KeySchema } from './transaction/item-identity';
 export { MAX_ITEM_BYTES, itemSize } from './transaction/item-size';
 export type { DynamoDBClientLike } from './transaction/document-client';
-export {
-  ConfigurationError,
-  loadConsumerBaseConfig,
-  loadConsumerConfig,
-  loadLeaseConsumerConfig,
-  loadProducerConfig,
-  PROCESSING_MODE,
-  type ConsumerBaseConfig,
-  type ConsumerConfig,
-  type EnvironmentVariables,
-  type LeaseConsumerConfig,
-  type ProcessingModeName,
-  type ProducerConfig,
-} from './config';
-export { CONSUMER_METRICS, ConsumerMetrics, type ConsumerMetricsOptions } from './metrics';
+export { ConfigurationError, loadConsumerBaseConfig, loadConsumerConfig, loadLeaseConsumerConfig, loadProducerConfig, type ConsumerBaseConfig, type ConsumerConfig, type EnvironmentVariables, type LeaseConsumerConfig, type ProducerConfig } from './config';
+export { PROCESSING_MODE, type ProcessingModeName } from './contract/environment';
+export { ConsumerMetrics, type ConsumerMetricsOptions } from './metrics';
+export { CONSUMER_METRICS } from './contract/metric-names';
 export { derivedEventId, payloadFingerprint } from './fingerprint';
 export { OrderedOutbox, SequenceContentionError, DEFAULT_ORDERED_ATTEMPTS, type OrderedNewEvent, type OrderedEnvelope, type OrderedOutboxOptions, type OrderedTransactWriteInput } from './ordered/ordered-outbox';
 export { createOrderedConsumer, type OrderedConsumerOptions } from './ordered/ordered-consumer';

@@ -5,30 +5,22 @@
  *
  * @module idempotent-event-flow/simulator
  */
-export type {
-  BusinessChange,
-  EffectProbe,
-  EffectProbeContext,
-  EffectTally,
-  ProducerProbe,
-  ProducerProbeContext,
-  ScenarioProducer,
-  SentMessage,
-  SimulatedEvent,
-  SimulationScenario,
-} from './run/scenario';
+export type { EffectProbe, EffectProbeContext, ProducerProbe, ProducerProbeContext, ScenarioProducer, SentMessage, SimulationScenario } from './run/scenario';
+export type { SimulatedEvent } from './observation/run-facts';
 export { loadScenario, ScenarioError } from './run/scenario';
+export type { BusinessChange, EffectTally } from './observation/run-facts';
 export type { BlockedStep, OperatorDecision, OperatorFigures, OperatorResolution } from './run/operator';
 export type { SimulationOptions, SimulationProgress, UserEvent } from './run/options';
 export type { RunServices, ServedRelay, ServedSubscriber } from './run/run-services';
-export type { SubscriberDeployment } from '../lambda/operator/subscriber-deployment';
+export type { ServeActivity, ServedMessage } from './run/serve-consumer';
+export type { SubscriberDeployment } from '../lambda/contract/subscriber-deployment';
 export { formatProfile, type RunPhase, type RunProfile } from './run/run-profile';
-export type { SchedulerFigures, SchedulerTimings, StepKind } from './schedule/seeded-scheduler';
+export type { SchedulerFigures, SchedulerTimings, StepKind } from './schedule/schedule-types';
 export { DEFAULT_FAULT_RATES, SimulationOptionError } from './run/options';
 export type { FaultKind, FaultRates } from './faults/fault-plan';
 export type { ConflictingOperation, TransactionConflictFigures } from './aws/transaction-conflicts';
-export type { AccessDenial, GrantedPermission, IamFigures } from './iam/access-control';
-export type { ProducerFailure, ProducerFigures, ProducerFiguresOf } from './run/producer-driver';
+export type { AccessDenial, GrantedPermission, IamFigures } from './iam/access-types';
+export type { ProducerFailure, ProducerFigures, ProducerFiguresOf } from './observation/run-facts';
 export type { SendFigures, SendRepeat } from './check/repeated-sends';
 export type { SynthAnnotation } from './model/synth-annotations';
 export { NothingToSimulateError, runSimulation, type IamReport, type RelayFigures, type SimulationResult, type SubscriberReport } from './run/simulation';

@@ -4,7 +4,7 @@
  */
 import { GetItemCommand, UpdateItemCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, TransactWriteCommand } from '@aws-sdk/lib-dynamodb';
-import { PROCESSING_RECORD } from '../../lambda/wire-format';
+import { PROCESSING_RECORD } from '../../lambda/contract/wire-format';
 import { createTable, EPOCH, progress, type BenchContext } from './fixtures';
 import type { Figures } from './meter';
 import { fixed, totalOf } from './report';

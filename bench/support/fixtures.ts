@@ -5,7 +5,7 @@
 import { CreateTableCommand, DynamoDBClient, type GlobalSecondaryIndex } from '@aws-sdk/client-dynamodb';
 import { createLogger, type DeadLetter, type DeadLetterPublisher, type EventEnvelope, type Logger, type SQSRecord } from '../../lambda/index';
 import { buildEnvelope } from '../../lambda/producer/new-event';
-import { PROCESSING_RECORD, TABLE_SCHEMA } from '../../lambda/wire-format';
+import { PROCESSING_RECORD, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import type { Meter } from './meter';
 import type { Prng } from './prng';
 

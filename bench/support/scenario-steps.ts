@@ -4,7 +4,7 @@
  * that follow it).
  */
 import type { ConsumerConfig, LeaseConsumerConfig, SqsBatchHandler } from '../../lambda/index';
-import { PROCESSING_RECORD, RECORD_STATUS } from '../../lambda/wire-format';
+import { PROCESSING_RECORD, RECORD_STATUS } from '../../lambda/contract/wire-format';
 import { atLeastOnce, deliverAll, type DeliveryPlan } from './deliveries';
 import {
   countingLogger,

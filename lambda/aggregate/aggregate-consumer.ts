@@ -4,13 +4,14 @@
  * conditional write both checks that nothing changed since the read and applies the change with this message's id.
  * There is no inbox.
  */
-import { assertProcessingMode, ConfigurationError, loadConsumerBaseConfig, PROCESSING_MODE, type ConsumerBaseConfig } from '../config';
+import { assertProcessingMode, ConfigurationError, loadConsumerBaseConfig, type ConsumerBaseConfig } from '../config';
+import { PROCESSING_MODE } from '../contract/environment';
 import { consumerLogger, createBatchHandler, type ConsumerOptions, type SqsBatchHandler } from '../consumer/create-consumer';
 import { derivedEventsInOutbox } from '../consumer/inbox';
 import type { HandlerContext, MessageContext } from '../consumer/process-message';
 import type { EventEnvelope } from '../envelope';
 import { ConcurrentModificationError, PayloadMismatchError, PermanentError } from '../errors';
-import { CONSUMER_METRICS } from '../metrics';
+import { CONSUMER_METRICS } from '../contract/metric-names';
 import { consumerOutbox, emittedEventPreparer } from '../producer/emitted-events';
 import type { NewEvent } from '../producer/new-event';
 import type { Outbox } from '../producer/outbox';

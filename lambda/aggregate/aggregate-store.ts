@@ -22,7 +22,7 @@ import type { KeySchema } from '../transaction/item-identity';
 import { assertItemFits, validateTransactionLimits } from '../transaction/limits';
 import { assertWritable, invalidWriteErrorOf, marshallOptionsOf } from '../transaction/writable-values';
 import { isNumberValue } from '../transaction/item-size';
-import { AGGREGATE_ITEM } from '../wire-format';
+import { AGGREGATE_ITEM } from '../contract/wire-format';
 import { formatProcessedMessage, parseProcessedMessages, type ProcessedMessage } from './processed-messages';
 
 /** Where an aggregate lives: its table and its full primary key (partition key, and sort key if the table has one). */

@@ -13,7 +13,7 @@
  * message.
  */
 import { FINGERPRINT_PREFIX } from '../fingerprint';
-import { AGGREGATE_ITEM } from '../wire-format';
+import { AGGREGATE_ITEM } from '../contract/wire-format';
 
 /** One applied message, as remembered on the aggregate. */
 export interface ProcessedMessage {

@@ -1,11 +1,12 @@
 /** The wiring every processing mode's factory shares: logger, dead letters, metrics and the batch loop. */
-import { ConfigurationError, type ConsumerBaseConfig, type ProcessingModeName } from '../config';
+import { ConfigurationError, type ConsumerBaseConfig } from '../config';
+import { type ProcessingModeName } from '../contract/environment';
 import { createLogger, redactingLogger, type Logger } from '../logger';
 import { metricLogLevel } from '../metric-log-level';
 import { ConsumerMetrics } from '../metrics';
 import type { DynamoDBClientLike } from '../transaction/document-client';
 import { unpairedSurrogate } from '../unicode';
-import { INBOX_ITEM } from '../wire-format';
+import { INBOX_ITEM } from '../contract/wire-format';
 import type { EventEnvelope } from '../envelope';
 import { processBatch, type RecordOutcome } from './batch';
 import { batchReadPolicy, type BatchReadSetting } from './batch-read-policy';

@@ -29,7 +29,7 @@ import { actionItemIdentity, keySchemasOf, type KeySchema } from '../transaction
 import { assertItemFits, limitErrorOf, validateTransactionLimits } from '../transaction/limits';
 import { assertWritable, invalidWriteErrorOf, marshallOptionsOf } from '../transaction/writable-values';
 import type { ItemLocks } from './item-locks';
-import { INBOX_ITEM, PROCESSING_RECORD, RECORD_STATUS, recordKey, TABLE_SCHEMA } from '../wire-format';
+import { INBOX_ITEM, PROCESSING_RECORD, RECORD_STATUS, recordKey, TABLE_SCHEMA } from '../contract/wire-format';
 import { withRuntimeMessage } from '../redact';
 
 /** Condition part: no record for this subscriber and event id. */

@@ -9,7 +9,7 @@ import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynam
 import { PayloadMismatchError } from '../errors';
 import type { Logger } from '../logger';
 import { MAX_PARTITION_KEY_BYTES, utf8Bytes } from '../transaction/item-size';
-import { INBOX_ITEM, PROCESSING_RECORD, RECORD_STATUS, recordKey, TABLE_SCHEMA } from '../wire-format';
+import { INBOX_ITEM, PROCESSING_RECORD, RECORD_STATUS, recordKey, TABLE_SCHEMA } from '../contract/wire-format';
 
 /** BatchGetItem reads at most 100 keys per request. */
 export const MAX_KEYS_PER_BATCH_GET = 100;

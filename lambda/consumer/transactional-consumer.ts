@@ -1,5 +1,6 @@
 /** `createTransactionalConsumer`: the default mode, business writes and the inbox record in one transaction. */
-import { assertProcessingMode, loadConsumerBaseConfig, loadConsumerConfig, PROCESSING_MODE, type ConsumerConfig } from '../config';
+import { assertProcessingMode, loadConsumerBaseConfig, loadConsumerConfig, type ConsumerConfig } from '../config';
+import { PROCESSING_MODE } from '../contract/environment';
 import type { EventEnvelope } from '../envelope';
 import { consumerOutbox, emittedEventPreparer } from '../producer/emitted-events';
 import type { Outbox } from '../producer/outbox';

@@ -8,10 +8,11 @@ import { randomUUID } from 'node:crypto';
 import { EventFlowError } from '../errors';
 import { mergeContext } from '../processing/processing-context';
 import { parseProcessingRecord, type ProcessingRecordView, type Resolution, type StepState } from '../processing/processing-record';
-import { failedConditionRecord, isItemTooLarge, setRemoveExpression, truncate } from '../processing/record-store';
+import { truncate } from '../processing/blocked-attributes';
+import { failedConditionRecord, isItemTooLarge, setRemoveExpression } from '../processing/record-writes';
 import { isConditionalCheckFailed } from '../transaction/cancellation';
 import { toDocumentClient, type DynamoDBClientLike } from '../transaction/document-client';
-import { PROCESSING_RECORD as A, RECORD_STATUS, recordKey, STEP_STATUS, TABLE_SCHEMA } from '../wire-format';
+import { PROCESSING_RECORD as A, RECORD_STATUS, recordKey, STEP_STATUS, TABLE_SCHEMA } from '../contract/wire-format';
 
 /** The deduplication window restored on a record that does not carry its own (written by an older runtime): 30 days. */
 export const DEFAULT_DEDUPLICATION_WINDOW_SECONDS = 30 * 24 * 60 * 60;

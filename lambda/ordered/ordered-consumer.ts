@@ -3,7 +3,8 @@
  * (docs/ORDERED-DELIVERY.md). The handler's staged writes, the inbox record and the subscriber's sequence fence commit
  * in ONE transaction; the fence's condition admits only the aggregate's next sequence.
  */
-import { assertProcessingMode, loadConsumerBaseConfig, loadConsumerConfig, PROCESSING_MODE, type ConsumerConfig } from '../config';
+import { assertProcessingMode, loadConsumerBaseConfig, loadConsumerConfig, type ConsumerConfig } from '../config';
+import { PROCESSING_MODE } from '../contract/environment';
 import { consumerLogger, createBatchHandler, type SqsBatchHandler } from '../consumer/create-consumer';
 import { Inbox } from '../consumer/inbox';
 import { TransactionBuilder } from '../consumer/transaction-builder';

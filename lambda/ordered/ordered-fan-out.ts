@@ -11,7 +11,7 @@ import { createLogger, type Logger } from '../logger';
 import { parseEnvelope } from '../envelope';
 import { ConfigurationError } from '../config';
 import { orderedPositionOf } from './ordered-position';
-import { ORDERED_ENV } from './ordered-wire-format';
+import { ENV } from '../contract/environment';
 
 /** The part of an SNS client the fan-out uses. */
 export interface IPublisher {
@@ -36,8 +36,8 @@ export interface OrderedFanOutOptions {
  * ordered event is a failure too, and the relay queue's dead-letter queue takes it after `maxReceiveCount`.
  */
 export function createOrderedFanOut(options: OrderedFanOutOptions = {}): (event: SQSEvent) => Promise<SQSBatchResponse> {
-  const topicArn = options.topicArn ?? process.env[ORDERED_ENV.TOPIC_ARN];
-  if (topicArn === undefined || topicArn === '') throw new ConfigurationError(`${ORDERED_ENV.TOPIC_ARN} is not set: the ordered fan-out needs the SNS FIFO topic's ARN`);
+  const topicArn = options.topicArn ?? process.env[ENV.ORDERED_TOPIC_ARN];
+  if (topicArn === undefined || topicArn === '') throw new ConfigurationError(`${ENV.ORDERED_TOPIC_ARN} is not set: the ordered fan-out needs the SNS FIFO topic's ARN`);
   const client = options.client ?? new SNSClient({});
   const logger = (options.logger ?? createLogger()).child({ component: 'ordered-fan-out' });
   return async (event) =>

@@ -28,7 +28,7 @@ import {
 import { toDocumentClient, type DynamoDBClientLike } from '../transaction/document-client';
 import { validateTransactionLimits } from '../transaction/limits';
 import { assertWritable, marshallOptionsOf } from '../transaction/writable-values';
-import { OUTBOX_ITEM } from '../wire-format';
+import { OUTBOX_ITEM } from '../contract/wire-format';
 import {
   FIFO_ID_CHARACTERS,
   MAX_ORDERED_ID_CHARACTERS,
@@ -36,7 +36,7 @@ import {
   ORDERED_OUTBOX_ITEM,
   orderedHeadKey,
   sequenceText,
-} from './ordered-wire-format';
+} from '../contract/ordered-wire-format';
 
 /** An event of the ordered path: a {@link NewEvent} with the aggregate whose order it keeps. */
 export interface OrderedNewEvent<TData = unknown> extends NewEvent<TData> {
@@ -141,12 +141,12 @@ export class OrderedOutbox {
    * Writes `items` and `events` in ONE TransactWriteItems call and returns the envelopes written, each with its
    * aggregate (`partitionkey`) and sequence (`sequence`).
    *
-   * @throws InvalidEventError before anything is sent: two events of one aggregate (send them in two transactions, in
-   *   the order they happened), an aggregate id or event id that can not be a FIFO id, or any reason `Outbox` refuses an event
    * A call whose events (caller-chosen ids) are all in the outbox already, with the same payloads, is answered with the
    * envelopes written then (sequences included), as `Outbox.transactWriteOnce` does: a retried command, or this call's
    * own commit whose response was lost while the SDK's retry met a conflict.
    *
+   * @throws InvalidEventError before anything is sent: two events of one aggregate (send them in two transactions, in
+   *   the order they happened), an aggregate id or event id that can not be a FIFO id, or any reason `Outbox` refuses an event
    * @throws TransactionCancelledError when DynamoDB cancels the transaction for a reason other than another producer
    *   taking the aggregate's next sequence (a business condition while the events are new, an event id already used
    *   with another payload); nothing was written

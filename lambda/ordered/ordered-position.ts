@@ -1,6 +1,6 @@
 /** Where an ordered event stands: its aggregate and sequence, read from the message body's envelope extensions. */
 import { NotAnOrderedEventError } from './ordered-errors';
-import { MAX_ORDERED_ID_CHARACTERS, ORDERED_ENVELOPE, SEQUENCE_DIGITS } from './ordered-wire-format';
+import { MAX_ORDERED_ID_CHARACTERS, ORDERED_ENVELOPE, SEQUENCE_DIGITS } from '../contract/ordered-wire-format';
 
 /** An ordered event's aggregate and its position in it. */
 export interface OrderedPosition {

@@ -4,10 +4,10 @@
  * standing just before the event (absent for sequence 1), so an event is applied only as its aggregate's next one.
  */
 import type { TransactWritePut } from '@aws-sdk/lib-dynamodb';
-import { TABLE_SCHEMA } from '../wire-format';
+import { TABLE_SCHEMA } from '../contract/wire-format';
 import { SequenceGapError, SequenceReusedError } from './ordered-errors';
 import type { OrderedPosition } from './ordered-position';
-import { SEQUENCE_FENCE, sequenceFenceKey } from './ordered-wire-format';
+import { SEQUENCE_FENCE, sequenceFenceKey } from '../contract/ordered-wire-format';
 
 /** Condition of the fence Put of sequence 1: this subscriber has applied nothing of the aggregate. */
 const FENCE_ABSENT = 'attribute_not_exists(#pk)';

@@ -1,8 +1,8 @@
 /** The operator's view of a subscriber's sequence fences (docs/ORDERED-DELIVERY.md, "Operating"). */
 import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { toDocumentClient, type DynamoDBClientLike } from '../transaction/document-client';
-import { TABLE_SCHEMA } from '../wire-format';
-import { SEQUENCE_FENCE, sequenceFenceKey } from './ordered-wire-format';
+import { TABLE_SCHEMA } from '../contract/wire-format';
+import { SEQUENCE_FENCE, sequenceFenceKey } from '../contract/ordered-wire-format';
 
 /** Where a subscriber stands in one aggregate. */
 export interface SequenceFenceState {

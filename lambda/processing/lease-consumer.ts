@@ -1,7 +1,8 @@
 /** `createLeaseConsumer`: one effect outside DynamoDB, run under an owner-fenced lease. */
-import { ConfigurationError, PROCESSING_MODE } from '../config';
+import { ConfigurationError } from '../config';
+import { PROCESSING_MODE } from '../contract/environment';
 import type { SqsBatchHandler } from '../consumer/create-consumer';
-import { LEASE_STEP_NAME } from '../wire-format';
+import { LEASE_STEP_NAME } from '../contract/wire-format';
 import { createLeaseProcessingHandler } from './create-lease-processing';
 import type { LeaseConsumerOptions } from './types';
 

@@ -1,7 +1,7 @@
 /** `createMultiStepConsumer`: ordered steps with persisted status and context, each under an owner-fenced lease. */
-import { PROCESSING_MODE } from '../config';
+import { PROCESSING_MODE } from '../contract/environment';
 import type { SqsBatchHandler } from '../consumer/create-consumer';
-import { INBOX_ITEM } from '../wire-format';
+import { INBOX_ITEM } from '../contract/wire-format';
 import { createLeaseProcessingHandler } from './create-lease-processing';
 import type { MultiStepConsumerOptions, ProcessingStep } from './types';
 import { validateSteps } from './validate-options';

@@ -2,7 +2,7 @@
  * The processing record as the runtime and the operator API read it: one item per subscriber and message in the inbox
  * table (`<subscriber>#<eventId>`). Pure: imports no AWS SDK.
  */
-import { INBOX_ITEM, PROCESSING_RECORD as A, RECORD_STATUS, STEP_STATUS, TABLE_SCHEMA } from '../wire-format';
+import { INBOX_ITEM, PROCESSING_RECORD as A, RECORD_STATUS, STEP_STATUS, TABLE_SCHEMA } from '../contract/wire-format';
 
 /** One of the {@link RECORD_STATUS} values. */
 export type RecordStatus = (typeof RECORD_STATUS)[keyof typeof RECORD_STATUS];

@@ -3,73 +3,34 @@
  * owner-fenced writes of the holder (advance, release, block). Every write increments `version` and stamps
  * `lastWrite` = `<owner>:<version>`, so a writer whose response was lost recognises its own applied write.
  */
-import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ProcessingModeName } from '../config';
+import type { ProcessingModeName } from '../contract/environment';
 import { assertInboxKeyFits, claimCondition } from '../consumer/inbox';
 import type { SQSRecord } from '../consumer/sqs';
 import type { EventEnvelope } from '../envelope';
 import { LeaseLostError, MessageInProgressError } from '../errors';
-import { conditionalCheckItem, isConditionalCheckFailed } from '../transaction/cancellation';
-import { INBOX_ITEM, PROCESSING_RECORD as A, RECORD_STATUS, recordKey, STEP_STATUS, TABLE_SCHEMA } from '../wire-format';
-import { fromAttributeMap } from './attribute-values';
-import { MAX_BLOCKED_BODY_BYTES } from './processing-context';
+import { isConditionalCheckFailed } from '../transaction/cancellation';
+import { INBOX_ITEM, PROCESSING_RECORD as A, RECORD_STATUS, recordKey, STEP_STATUS, TABLE_SCHEMA } from '../contract/wire-format';
+import type { ClaimResult, HeldRecord } from './held-record';
 import { parseProcessingRecord, type ProcessingRecordView, type StepState } from './processing-record';
+import { blockedAttributes, blockedRemovals } from './blocked-attributes';
+import {
+  describeRecord,
+  HELD_BY_ME,
+  isItemTooLarge,
+  unchangedInProgressAndLeaseOver,
+  sendConditionalWrite,
+  updateParts,
+  type Item,
+  type Write,
+  type WriteResult,
+} from './record-writes';
 
 /**
  * How far apart the clocks of two Lambda instances may be, in seconds, by default: a lease counts as live until its
  * expiry plus this allowance (`clockSkewAllowanceSeconds` of the lease and multi-step consumers).
  */
 export const DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS = 5;
-
-/** The holder's writes: still the owner, and nobody wrote since. */
-const HELD_BY_ME = '#owner = :owner AND #version = :observedVersion';
-/**
- * The lease is over, allowance for clock skew included, at the time the request carries (`:leaseOverBy` = the
- * writer's now minus the allowance, epoch milliseconds): checked by DynamoDB in the write itself, not only by the client
- * that read the record. A released lease is 0; a record of an older writer may have none.
- */
-const LEASE_OVER = '(attribute_not_exists(#lease) OR #lease <= :leaseOverBy)';
-
-/**
- * A takeover or an expired-lease block: nobody wrote since the record was read, and its lease is over
- * ({@link LEASE_OVER}). The version alone can not say the former: a record that expired is claimed afresh at version 1
- * again, so the condition also names the last write read (`<owner>:<version>`, unique to its writer).
- */
-function unchangedInProgressAndLeaseOver(existing: ProcessingRecordView, leaseOverByEpochMilliseconds: number): Pick<Write, 'condition' | 'conditionValues'> {
-  const lastWrite = existing.lastWrite === undefined ? 'attribute_not_exists(#lastWrite)' : '#lastWrite = :observedLastWrite';
-  return {
-    condition: `#version = :observedVersion AND #status = :inProgress AND ${lastWrite} AND ${LEASE_OVER}`,
-    conditionValues: {
-      ':observedVersion': existing.version,
-      ':inProgress': RECORD_STATUS.IN_PROGRESS,
-      ':leaseOverBy': leaseOverByEpochMilliseconds,
-      ...(existing.lastWrite === undefined ? {} : { ':observedLastWrite': existing.lastWrite }),
-    },
-  };
-}
-
-/** What a delivery holds after claiming or taking over a record. */
-export interface HeldRecord {
-  readonly key: string;
-  readonly eventId: string;
-  /** This delivery's token. */
-  readonly owner: string;
-  /** The version of the record as this delivery last wrote it. */
-  readonly version: number;
-  readonly stepOrder: readonly string[];
-  readonly steps: Readonly<Record<string, StepState>>;
-  readonly context: Readonly<Record<string, unknown>>;
-  /** The step marked PROCESSING for this owner; absent once the record is COMPLETED. */
-  readonly activeStep?: string;
-  readonly leaseExpiresAtEpochMilliseconds: number;
-}
-
-/** What a claim found. */
-export type ClaimResult =
-  | { readonly claimed: true; readonly held: HeldRecord }
-  /** A live record exists; `existing` is it (absent only if it vanished between the write and the read). */
-  | { readonly claimed: false; readonly existing?: ProcessingRecordView };
 
 /** Options of {@link ProcessingRecordStore}. */
 export interface ProcessingRecordStoreOptions {
@@ -87,99 +48,6 @@ export interface ProcessingRecordStoreOptions {
   readonly keepBlockedBody?: boolean;
   readonly mode: ProcessingModeName;
   readonly now: () => Date;
-}
-
-type Item = Record<string, unknown>;
-
-/** The parts of a write: attributes to set and to remove, and the condition. */
-interface Write {
-  readonly set: Item;
-  readonly remove: readonly string[];
-  readonly condition: string;
-  readonly conditionValues: Item;
-}
-
-type WriteResult = { readonly applied: true } | { readonly applied: false; readonly current?: ProcessingRecordView };
-
-const CONDITION_NAMES: Readonly<Record<string, string>> = {
-  '#pk': TABLE_SCHEMA.PARTITION_KEY,
-  '#expiresAt': TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE,
-  '#owner': A.OWNER_ATTRIBUTE,
-  '#version': A.VERSION_ATTRIBUTE,
-  '#status': A.STATUS_ATTRIBUTE,
-  '#lastWrite': A.LAST_WRITE_ATTRIBUTE,
-  '#lease': A.LEASE_EXPIRES_AT_ATTRIBUTE,
-};
-
-/** The parts of an UpdateItem request: its expression and the names and values it references. */
-export interface UpdateParts {
-  readonly UpdateExpression: string;
-  readonly ExpressionAttributeNames: Record<string, string>;
-  readonly ExpressionAttributeValues: Item;
-}
-
-/**
- * Builds `SET #s0 = :s0, ... REMOVE #r0, ...` with placeholders, so any attribute name is safe (the record store's
- * writes and the operator's resolution).
- */
-export function setRemoveExpression(set: Readonly<Item>, remove: readonly string[]): UpdateParts {
-  const names: Record<string, string> = {};
-  const values: Item = {};
-  const sets = Object.entries(set).map(([name, value], index) => {
-    names[`#s${index}`] = name;
-    values[`:s${index}`] = value;
-    return `#s${index} = :s${index}`;
-  });
-  const removes = remove.map((name, index) => {
-    names[`#r${index}`] = name;
-    return `#r${index}`;
-  });
-  const expression = [sets.length > 0 ? `SET ${sets.join(', ')}` : '', removes.length > 0 ? `REMOVE ${removes.join(', ')}` : ''].filter(Boolean).join(' ');
-  return { UpdateExpression: expression, ExpressionAttributeNames: names, ExpressionAttributeValues: values };
-}
-
-/** {@link setRemoveExpression} of a write, with the names its condition uses and its condition values. */
-function updateParts(write: Write): UpdateParts {
-  const parts = setRemoveExpression(write.set, write.remove);
-  for (const [placeholder, name] of Object.entries(CONDITION_NAMES)) if (write.condition.includes(placeholder)) parts.ExpressionAttributeNames[placeholder] = name;
-  return { ...parts, ExpressionAttributeValues: { ...parts.ExpressionAttributeValues, ...write.conditionValues } };
-}
-
-/**
- * The record a conditional write failed on: `ReturnValuesOnConditionCheckFailure: 'ALL_OLD'` puts it on the error, in
- * the low-level format. Undefined when the error carries none.
- */
-export function failedConditionRecord(error: unknown): ProcessingRecordView | undefined {
-  const old = conditionalCheckItem(error);
-  return old === undefined ? undefined : parseProcessingRecord(fromAttributeMap(old as Readonly<Record<string, AttributeValue>>));
-}
-
-/** Whether a blocked message's body is kept on the record: when `wanted` and small enough. */
-function keepsBody(body: string, wanted: boolean): boolean {
-  return wanted && Buffer.byteLength(body, 'utf8') <= MAX_BLOCKED_BODY_BYTES;
-}
-
-/**
- * True for DynamoDB's refusal of a write whose item would exceed the 400 KB item limit (nothing was written). A blocked
- * record keeps the message body next to the context and the audit list, which together can exceed it.
- */
-export function isItemTooLarge(error: unknown): boolean {
-  return error instanceof Error && error.name === 'ValidationException' && /item size/i.test(error.message);
-}
-
-/** Longest blocked reason kept on a record, in characters (it quotes error messages, which have no bound). */
-export const MAX_BLOCKED_REASON_CHARACTERS = 2048;
-
-/** `text`, cut to `length` characters (with an ellipsis) when longer. */
-export function truncate(text: string, length: number): string {
-  return text.length <= length ? text : `${text.slice(0, length - 1)}…`;
-}
-
-/** A short description of a record's state, for error messages. */
-export function describeRecord(record: ProcessingRecordView | undefined): string {
-  if (record === undefined) return 'the record is gone';
-  const holder = record.owner === undefined ? 'no owner' : `owner '${record.owner}'`;
-  return `the record is ${record.status} at version ${record.version} with ${holder}`;
 }
 
 /** Reads and writes the processing records of one subscriber. */
@@ -255,7 +123,8 @@ export class ProcessingRecordStore {
       [A.CREATED_AT_ATTRIBUTE]: updatedAt,
       [A.UPDATED_AT_ATTRIBUTE]: updatedAt,
     };
-    const result = await this.conditionalWrite(
+    const result = await sendConditionalWrite(
+      this.options.client,
       new PutCommand({
         TableName: this.options.tableName,
         Item: item,
@@ -263,8 +132,8 @@ export class ProcessingRecordStore {
         ...claimCondition(now),
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       }),
-      key,
       lastWrite,
+      () => this.read(key),
     );
     if (!result.applied) return { claimed: false, ...(result.current !== undefined ? { existing: result.current } : {}) };
     return {
@@ -414,7 +283,7 @@ export class ProcessingRecordStore {
    */
   public async blockHeld(held: HeldRecord, reason: string, delivery: SQSRecord): Promise<number> {
     return this.withoutBodyIfTooLarge((keepBody) =>
-      this.fencedUpdate(held, this.blockedAttributes(reason, delivery, keepBody), this.blockedRemovals(delivery.body, keepBody), 'blocking the message'),
+      this.fencedUpdate(held, blockedAttributes(this.options.subscriberName, this.options.now().toISOString(), reason, delivery, keepBody), blockedRemovals(delivery.body, keepBody), 'blocking the message'),
     );
   }
 
@@ -432,8 +301,8 @@ export class ProcessingRecordStore {
       this.update(
         existing.key,
         {
-          set: { ...this.blockedAttributes(reason, delivery, keepBody), [A.VERSION_ATTRIBUTE]: version, [A.LAST_WRITE_ATTRIBUTE]: lastWrite },
-          remove: this.blockedRemovals(delivery.body, keepBody),
+          set: { ...blockedAttributes(this.options.subscriberName, this.options.now().toISOString(), reason, delivery, keepBody), [A.VERSION_ATTRIBUTE]: version, [A.LAST_WRITE_ATTRIBUTE]: lastWrite },
+          remove: blockedRemovals(delivery.body, keepBody),
           ...unchangedInProgressAndLeaseOver(existing, this.leaseOverBy(this.options.now())),
         },
         lastWrite,
@@ -497,34 +366,6 @@ export class ProcessingRecordStore {
     }
   }
 
-  private blockedAttributes(reason: string, delivery: SQSRecord, keepBody: boolean): Item {
-    const now = this.options.now().toISOString();
-    return {
-      [A.STATUS_ATTRIBUTE]: RECORD_STATUS.BLOCKED,
-      [A.BLOCKED_SUBSCRIBER_ATTRIBUTE]: this.options.subscriberName,
-      [A.BLOCKED_AT_ATTRIBUTE]: now,
-      [A.BLOCKED_REASON_ATTRIBUTE]: truncate(reason, MAX_BLOCKED_REASON_CHARACTERS),
-      [A.BLOCKED_SQS_MESSAGE_ID_ATTRIBUTE]: delivery.messageId,
-      [A.UPDATED_AT_ATTRIBUTE]: now,
-      ...(keepsBody(delivery.body, keepBody) ? { [A.BLOCKED_BODY_ATTRIBUTE]: delivery.body } : {}),
-    };
-  }
-
-  private blockedRemovals(body: string, keepBody: boolean): string[] {
-    // no TTL while blocked: the record must wait for the operator however long that takes
-    // a new block has no confirmed dead letter yet: that is recorded once its send succeeds
-    const removals: string[] = [
-      TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE,
-      A.OWNER_ATTRIBUTE,
-      A.LEASE_EXPIRES_AT_ATTRIBUTE,
-      A.BLOCKED_DEAD_LETTER_SQS_MESSAGE_ID_ATTRIBUTE,
-      A.BLOCKED_DEAD_LETTER_AT_ATTRIBUTE,
-    ];
-    // a body that is not kept leaves no older one behind
-    if (!keepsBody(body, keepBody)) removals.push(A.BLOCKED_BODY_ATTRIBUTE);
-    return removals;
-  }
-
   /** A write of the holder, conditioned on its ownership and the version it last wrote; returns the new version. */
   private async fencedUpdate(held: HeldRecord, set: Item, remove: readonly string[], what: string): Promise<number> {
     const version = held.version + 1;
@@ -550,7 +391,8 @@ export class ProcessingRecordStore {
   }
 
   private update(key: string, write: Write, expectedLastWrite: string): Promise<WriteResult> {
-    return this.conditionalWrite(
+    return sendConditionalWrite(
+      this.options.client,
       new UpdateCommand({
         TableName: this.options.tableName,
         Key: { [TABLE_SCHEMA.PARTITION_KEY]: key },
@@ -558,37 +400,9 @@ export class ProcessingRecordStore {
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
         ...updateParts(write),
       }),
-      key,
       expectedLastWrite,
+      () => this.read(key),
     );
-  }
-
-  /**
-   * Sends a conditional write. A failed condition whose existing item carries `expectedLastWrite` means this very
-   * write was applied and its response lost (the SDK retried it): that counts as applied. After any other error the
-   * outcome is unknown, so the record is read once: if it carries `expectedLastWrite` the write was applied,
-   * otherwise the error is rethrown.
-   */
-  private async conditionalWrite(command: PutCommand | UpdateCommand, key: string, expectedLastWrite: string): Promise<WriteResult> {
-    try {
-      if (command instanceof PutCommand) await this.options.client.send(command);
-      else await this.options.client.send(command);
-      return { applied: true };
-    } catch (error) {
-      if (isConditionalCheckFailed(error)) {
-        const current = failedConditionRecord(error) ?? (await this.read(key));
-        if (current?.lastWrite === expectedLastWrite) return { applied: true };
-        return { applied: false, ...(current !== undefined ? { current } : {}) };
-      }
-      let current: ProcessingRecordView | undefined;
-      try {
-        current = await this.read(key);
-      } catch {
-        throw error;
-      }
-      if (current?.lastWrite === expectedLastWrite) return { applied: true };
-      throw error;
-    }
   }
 
   /** The latest lease expiry that is over at `now`, clock-skew allowance included (epoch milliseconds). */

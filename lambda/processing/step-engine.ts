@@ -11,11 +11,13 @@ import type { SQSRecord } from '../consumer/sqs';
 import type { EventEnvelope } from '../envelope';
 import { EventFlowError, LeaseLostError, MessageBlockedError, MessageInProgressError, PayloadMismatchError, PermanentError, RetryableError } from '../errors';
 import type { Logger } from '../logger';
-import { RECORD_STATUS, STEP_STATUS } from '../wire-format';
+import { RECORD_STATUS, STEP_STATUS } from '../contract/wire-format';
 import { classify, defaultErrorClassifier } from './error-classification';
 import { mergeContext } from './processing-context';
 import type { ProcessingRecordView } from './processing-record';
-import { describeRecord, type HeldRecord, type ProcessingRecordStore } from './record-store';
+import type { HeldRecord } from './held-record';
+import type { ProcessingRecordStore } from './record-store';
+import { describeRecord } from './record-writes';
 import type { ErrorClassifier, ExpiredLeasePolicy, StepContext, StepOutput } from './types';
 import { redactedMessage, redactValues, withRuntimeMessage } from '../redact';
 

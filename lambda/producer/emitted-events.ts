@@ -2,7 +2,7 @@
  * Events a consumer emits while processing a message: they go into the consumer's own commit (the inbox transaction,
  * or the aggregate's conditional write), with ids derived from the consumed message so a re-run names them the same.
  */
-import { ENV } from '../config';
+import { ENV } from '../contract/environment';
 import { InvalidEventError } from '../errors';
 import { derivedEventId } from '../fingerprint';
 import type { DynamoDBClientLike } from '../transaction/document-client';

@@ -1,10 +1,10 @@
-/** The outbox item of one event, exactly as docs/DESIGN.md and wire-format.ts define it. */
+/** The outbox item of one event, exactly as docs/DESIGN.md and contract/wire-format.ts define it. */
 import type { TransactWriteItem } from '@aws-sdk/lib-dynamodb';
 import type { ProducerConfig } from '../config';
 import type { EventEnvelope } from '../envelope';
 import { EventTooLargeError, InvalidEventError } from '../errors';
 import { itemSize, MAX_ITEM_BYTES, MAX_PARTITION_KEY_BYTES, MAX_SORT_KEY_BYTES } from '../transaction/item-size';
-import { MAX_MESSAGE_BYTES, OUTBOX_ITEM } from '../wire-format';
+import { MAX_MESSAGE_BYTES, OUTBOX_ITEM } from '../contract/wire-format';
 
 /**
  * The envelope is the message body, so it must fit {@link MAX_MESSAGE_BYTES} (or the flow's smaller per-event limit).
@@ -59,7 +59,7 @@ function assertFitsItem(envelope: EventEnvelope, item: Readonly<Record<string, u
 /**
  * Throws {@link EventTooLargeError} when the envelope does not fit an SNS/SQS message, or the flow's per-event limit
  * (`maxEventBytes`: the topic's limit over the relay's batch size, so a full batch fits one PublishBatch). The relay may
- * deliver the envelope as a JSON string (see wire-format.ts), so the larger, double-encoded size is the one checked.
+ * deliver the envelope as a JSON string (see contract/wire-format.ts), so the larger, double-encoded size is the one checked.
  */
 export function assertFitsMessage(envelope: EventEnvelope, envelopeJson: string, maxEventBytes?: number): void {
   const bodyBytes = Buffer.byteLength(envelopeJson, 'utf8');

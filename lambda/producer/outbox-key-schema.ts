@@ -9,7 +9,8 @@
  * condition); if the condition fails instead, they are fine and the original error stands (e.g. a business item's).
  */
 import { PutCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ENV, type ProducerConfig } from '../config';
+import { type ProducerConfig } from '../config';
+import { ENV } from '../contract/environment';
 import { OutboxKeySchemaError } from '../errors';
 import { cancellationReasonCodes, isConditionalCheckFailed, isTransactionCanceled } from '../transaction/cancellation';
 import { outboxKeyValue } from './outbox-item';

@@ -23,7 +23,7 @@ import { assertWritable, marshallOptionsOf } from '../transaction/writable-value
 import { buildEnvelope, type NewEvent } from './new-event';
 import { outboxPut } from './outbox-item';
 import { OutboxKeySchemaCheck } from './outbox-key-schema';
-import { OUTBOX_ITEM } from '../wire-format';
+import { OUTBOX_ITEM } from '../contract/wire-format';
 
 /** The result of {@link Outbox.transactWriteOnce}. */
 export interface OutboxWriteResult {

@@ -2,7 +2,7 @@ import { Annotations, Duration, Tokenization, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ENV } from '../../lambda/config';
+import { ENV } from '../../lambda/contract/environment';
 import { FunctionOptions } from '../functions/function-options';
 import { BundledFunctionBase } from '../functions/bundled-function-base';
 import type { IOutboxTable } from '../outbox/outbox-table';
@@ -111,7 +111,7 @@ export interface ConsumerFunctionProps extends FunctionOptions {
  *
  * Node.js 24 on ARM64, bundled with the local esbuild including the AWS SDK (so the deployed SDK is the tested
  * one), JSON logs to its own log group, X-Ray tracing, and its own role with inline, resource-scoped policies
- * only (no AWS managed policies). Its environment carries the runtime contract from `lambda/config.ts`.
+ * only (no AWS managed policies). Its environment carries the runtime contract from `lambda/contract/environment.ts`.
  *
  * It is an `IGrantable`: grant it access to the tables its handler writes, e.g. `table.grantWriteData(fn)`.
  */

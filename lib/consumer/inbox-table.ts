@@ -3,7 +3,7 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
-import { INBOX_ITEM, PROCESSING_RECORD } from '../../lambda/wire-format';
+import { INBOX_ITEM, PROCESSING_RECORD } from '../../lambda/contract/wire-format';
 import { grantKeyViaService } from '../private/kms-actions';
 import { secureTableProps } from '../private/secure-table-props';
 import { validationError } from '../private/validation-error';

@@ -3,3 +3,4 @@ export * from './consumer-queue';
 export * from './inbox-table';
 export * from './consumer-function';
 export * from './subscriber';
+export * from './subscriber-options';

@@ -4,7 +4,7 @@
  * and each factory refuses to run under another mode, so a handler can not silently run without the IAM grants,
  * tables and settings its mode needs.
  *
- * The values are the runtime's `PROCESSING_MODE` names (`lambda/config.ts`); the build fails if they ever differ.
+ * The values are the runtime's `PROCESSING_MODE` names (`lambda/contract/environment.ts`); the build fails if they ever differ.
  */
 export enum ProcessingMode {
   /**

@@ -9,8 +9,9 @@ import * as pipes from 'aws-cdk-lib/aws-pipes';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { ORDERED_ENV, orderedDeduplicationIdPath, orderedFilterPattern, orderedMessageGroupIdPath } from '../../lambda/ordered/ordered-wire-format';
-import { outboxInputTemplate } from '../../lambda/wire-format';
+import { ENV } from '../../lambda/contract/environment';
+import { orderedDeduplicationIdPath, orderedFilterPattern, orderedMessageGroupIdPath } from '../../lambda/contract/ordered-wire-format';
+import { outboxInputTemplate } from '../../lambda/contract/wire-format';
 import type { IOutboxTable } from '../outbox/outbox-table';
 import { grantKeyViaService, KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
 import { acknowledgeInRegulatoryPacks, INLINE_POLICY_REASON } from '../private/regulatory-acknowledgements';
@@ -219,7 +220,7 @@ export class OrderedRelay extends Construct {
     const { lambdaFunction, role } = createSecureNodejsFunction(
       scope,
       { entry: fanOutEntry(), description: 'Publishes ordered events from the FIFO relay queue to the ordered SNS FIFO topic', timeout: FAN_OUT_TIMEOUT, removalPolicy },
-      { [ORDERED_ENV.TOPIC_ARN]: this.topic.topicArn },
+      { [ENV.ORDERED_TOPIC_ARN]: this.topic.topicArn },
     );
     lambdaFunction.addEventSourceMapping('RelayQueue', { eventSourceArn: this.relayQueue.queueArn, batchSize: 10, reportBatchItemFailures: true });
     iam.Grant.addToPrincipal({ grantee: role, actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ChangeMessageVisibility'], resourceArns: [this.relayQueue.queueArn] });

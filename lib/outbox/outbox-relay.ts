@@ -7,7 +7,7 @@ import * as pipes from 'aws-cdk-lib/aws-pipes';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
-import { outboxFilterPattern, outboxInputTemplate } from '../../lambda/wire-format';
+import { outboxFilterPattern, outboxInputTemplate } from '../../lambda/contract/wire-format';
 import { grantKeyViaService, KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
 import { allowLogsToUseKey } from '../private/log-encryption';
 import { acknowledgeInRegulatoryPacks, INLINE_POLICY_REASON } from '../private/regulatory-acknowledgements';

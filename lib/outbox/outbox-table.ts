@@ -3,8 +3,8 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct, type IConstruct } from 'constructs';
-import { ENV } from '../../lambda/config';
-import { TABLE_SCHEMA } from '../../lambda/wire-format';
+import { ENV } from '../../lambda/contract/environment';
+import { TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import { validateDurationInRange, validateStringPattern } from '../private/validate-props';
 import { grantKeyViaService } from '../private/kms-actions';
 import { secureTableProps } from '../private/secure-table-props';
@@ -67,7 +67,7 @@ export interface IOutboxTable extends IConstruct {
 
   /**
    * Environment variables a producer function needs to append events to this table
-   * (names from `ENV` in the runtime's `config.ts`): table name, key names, TTL attribute, retention, event source, and
+   * (names from `ENV` in the runtime's `contract/environment.ts`): table name, key names, TTL attribute, retention, event source, and
    * the largest event its relay's batches let a producer append.
    */
   readonly producerEnvironment: Record<string, string>;

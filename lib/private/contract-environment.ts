@@ -1,6 +1,6 @@
 import { Stack } from 'aws-cdk-lib';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import { ENV } from '../../lambda/config';
+import { ENV } from '../../lambda/contract/environment';
 
 /** Every variable name of the runtime contract (`IEF_*`), whichever function uses it. */
 const CONTRACT_VARIABLES: readonly string[] = Object.values(ENV);

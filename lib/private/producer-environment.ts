@@ -1,4 +1,4 @@
-import { ENV } from '../../lambda/config';
+import { ENV } from '../../lambda/contract/environment';
 
 /**
  * The environment variables an outbox's `producerEnvironment` sets for `Outbox.fromEnvironment()`. A function that

@@ -1,7 +1,7 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as kms from 'aws-cdk-lib/aws-kms';
-import { TABLE_SCHEMA } from '../../lambda/wire-format';
+import { TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 
 /**
  * The settings every table this library creates shares (the outbox and the inbox), in one place so they cannot

@@ -80,9 +80,9 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'lease-write-without-owner',
     breaks: 'a fenced write of the lease holder is not conditioned on its ownership and version',
-    file: 'lambda/processing/record-store.ts',
-    find: "const HELD_BY_ME = '#owner = :owner AND #version = :observedVersion';",
-    replace: "const HELD_BY_ME = '(attribute_not_exists(#owner) OR #owner = :owner OR #owner <> :owner) AND (#version = :observedVersion OR #version <> :observedVersion)';",
+    file: 'lambda/processing/record-writes.ts',
+    find: "export const HELD_BY_ME = '#owner = :owner AND #version = :observedVersion';",
+    replace: "export const HELD_BY_ME = '(attribute_not_exists(#owner) OR #owner = :owner OR #owner <> :owner) AND (#version = :observedVersion OR #version <> :observedVersion)';",
     tests: [MODEL, LEASE],
   },
   {
@@ -96,7 +96,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'lease-over-not-checked-by-dynamodb',
     breaks: 'the takeover and the expired-lease block are not conditioned on the lease being over in DynamoDB itself',
-    file: 'lambda/processing/record-store.ts',
+    file: 'lambda/processing/record-writes.ts',
     find: "const LEASE_OVER = '(attribute_not_exists(#lease) OR #lease <= :leaseOverBy)';",
     replace: "const LEASE_OVER = '(attribute_not_exists(#lease) OR #lease <= :leaseOverBy OR #lease > :leaseOverBy)';",
     tests: [MODEL, LEASE],
@@ -187,17 +187,17 @@ export const MUTANTS: readonly Mutant[] = [
     file: 'lambda/operator/blocked-messages.ts',
     find: '      ...(keepBody ? [] : [A.BLOCKED_BODY_ATTRIBUTE]),',
     replace: '      A.BLOCKED_BODY_ATTRIBUTE,',
-    also: [{ file: 'cli/blocked-command.ts', find: "  const sendsKeptBody = before?.status === 'BLOCKED'", replace: "  const sendsKeptBody = queue === 'never' && before?.status === 'BLOCKED'" }],
+    also: [{ file: 'simulator/cli/blocked-command.ts', find: "  const sendsKeptBody = before?.status === 'BLOCKED'", replace: "  const sendsKeptBody = queue === 'never' && before?.status === 'BLOCKED'" }],
     tests: [LIFE, WHOLE_LIFE],
   },
   {
     id: 'replay-age-from-time-alone',
     breaks: "finding 2: replay measures an event's age from the time its producer gave it (and producers date events in the future)",
-    file: 'cli/outbox-events.ts',
+    file: 'simulator/cli/outbox-events.ts',
     find: '  if (writtenAt !== undefined && !(time <= writtenAt)) return',
     replace: '  if (writtenAt !== undefined && !Number.isFinite(time)) return',
     also: [
-      { file: 'cli/outbox-events.ts', find: '  if (writtenAt === undefined && time > nowEpochMilliseconds) {', replace: '  if (writtenAt === undefined && time < 0) {' },
+      { file: 'simulator/cli/outbox-events.ts', find: '  if (writtenAt === undefined && time > nowEpochMilliseconds) {', replace: '  if (writtenAt === undefined && time < 0) {' },
       { file: 'lambda/producer/new-event.ts', find: '  if (time.getTime() > now.getTime() + MAX_EVENT_TIME_AHEAD_MILLISECONDS) {', replace: '  if (time.getTime() < 0 && now.getTime() < MAX_EVENT_TIME_AHEAD_MILLISECONDS) {' },
     ],
     tests: [LIFE, WHOLE_LIFE],
@@ -205,17 +205,17 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'replay-mode-ignored',
     breaks: "finding 3: replay sends to an aggregate-mode subscriber, whose bounded id list may have moved on",
-    file: 'cli/replay-command.ts',
+    file: 'simulator/cli/replay-command.ts',
     find: "    if (resolved.processingMode === 'aggregate') {",
     replace: "    if (resolved.processingMode === 'aggregate' && now < 0) {",
     // as before the fix: the operator typed the window README suggested (30d) for every subscriber
-    also: [{ file: 'cli/replay-command.ts', find: 'deduplicationWindowSeconds: window as number,', replace: 'deduplicationWindowSeconds: window ?? 2_592_000,' }],
+    also: [{ file: 'simulator/cli/replay-command.ts', find: 'deduplicationWindowSeconds: window as number,', replace: 'deduplicationWindowSeconds: window ?? 2_592_000,' }],
     tests: [LIFE, WHOLE_LIFE],
   },
   {
     id: 'replay-filter-policy-ignored',
     breaks: "finding 4: replay sends what the subscription's filter policy does not take",
-    file: 'cli/replay-command.ts',
+    file: 'simulator/cli/replay-command.ts',
     find: '  const takes = (event: OutboxEvent): boolean => filter === undefined ||',
     replace: '  const takes = (event: OutboxEvent): boolean => filter !== null ||',
     tests: [LIFE, WHOLE_LIFE],
@@ -223,7 +223,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'redrive-moves-unchecked',
     breaks: 'finding 5: after the checked dead letters, the redrive moves what arrived since (as a message move task does), unchecked',
-    file: 'cli/dlq-command.ts',
+    file: 'simulator/cli/dlq-command.ts',
     find: "      outcome = `redrove ${moved.length} to ${destination}; refused ${refused}`;",
     replace:
       "      for (const late of await receiveMessages(client, source.url, limit)) moved.push({ messageId: await moveMessage(client, late, destination) });\n      outcome = `redrove ${moved.length} to ${destination}; refused ${refused}`;",
@@ -232,7 +232,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'redrive-blocked-check-skipped',
     breaks: 'a redrive moves a dead letter whose record is still blocked for an operator',
-    file: 'cli/dead-letters/redrive-decision.ts',
+    file: 'simulator/cli/dead-letters/redrive-decision.ts',
     find: '    if (status === RECORD_STATUS.BLOCKED) {',
     replace: '    if (status === RECORD_STATUS.BLOCKED && record.kind === "none") {',
     tests: [LIFE, DLQ],
@@ -240,16 +240,16 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'redrive-mode-ignored',
     breaks: 'a redrive sends dead letters to an aggregate-mode subscriber, whose bounded id list may have moved on',
-    file: 'cli/dlq-command.ts',
+    file: 'simulator/cli/dlq-command.ts',
     find: "      if (resolved.processingMode === 'aggregate') {",
     replace: "      if (resolved.processingMode === 'aggregate' && now < 0) {",
-    also: [{ file: 'cli/dlq-command.ts', find: 'deduplicationWindowSeconds: window as number,', replace: 'deduplicationWindowSeconds: window ?? 2_592_000,' }],
+    also: [{ file: 'simulator/cli/dlq-command.ts', find: 'deduplicationWindowSeconds: window as number,', replace: 'deduplicationWindowSeconds: window ?? 2_592_000,' }],
     tests: [LIFE, WHOLE_LIFE],
   },
   {
     id: 'redrive-window-from-typed-flag',
     breaks: 'finding 8: a redrive takes the deduplication window typed on the command line over the deployed one',
-    file: 'cli/deployed-subscriber.ts',
+    file: 'simulator/cli/deployed-subscriber.ts',
     find: '      if (typed === undefined || typed === deployed) continue;',
     replace: '      if (typed === undefined || typed === deployed || option === "deduplication-window") continue;',
     tests: [WHOLE_LIFE],
@@ -257,7 +257,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'redrive-queue-unchecked',
     breaks: "finding 8: --queue is not checked against the dead-letter queue's source: a typo sends dead letters to another queue",
-    file: 'cli/deployed-subscriber.ts',
+    file: 'simulator/cli/deployed-subscriber.ts',
     find: '  if (target === deadLetterArn) return {};',
     replace: '  if (target === deadLetterArn || deadLetterArn !== target) return {};',
     tests: [WHOLE_LIFE],
@@ -265,7 +265,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'redrive-window-ignored',
     breaks: "a redrive moves a dead letter whose copy could be consumed after the subscriber's deduplication window",
-    file: 'cli/dead-letters/redrive-decision.ts',
+    file: 'simulator/cli/dead-letters/redrive-decision.ts',
     find: '  if (ageSeconds + retentionSeconds + rules.safetyMarginSeconds < rules.deduplicationWindowSeconds) return undefined;',
     replace: '  if (ageSeconds >= 0) return undefined;',
     tests: [LIFE, DLQ],

@@ -18,84 +18,18 @@
  */
 import { createHash } from 'node:crypto';
 import type { QueueModel } from '../model/flow-model';
-import type { MessageOrigin, SimulationObserver } from '../run/observer';
+import type { MessageOrigin, SimulationObserver } from '../observation/observer';
 import type { VirtualClock } from './clock';
 import { ContentIds } from './message-ids';
 import { md5OfBody, md5OfMessageAttributes } from './sqs-md5';
 import { SqsError } from './sqs-errors';
 import { checkSqsMessage } from './sqs-message-validation';
-
-/** Where a queue is: what `Ref` (URL), `QueueName` and `Arn` resolve to locally. */
-export interface QueueAddress {
-  readonly name: string;
-  readonly url: string;
-  readonly arn: string;
-}
-
-/** An SQS message attribute, as the SQS API carries it. */
-export interface SqsMessageAttribute {
-  /** `String`, `Number` or `Binary`, optionally with a custom suffix (`Number.float`). */
-  readonly DataType: string;
-  readonly StringValue?: string;
-  /** base64 */
-  readonly BinaryValue?: string;
-}
-
-/** A message as one ReceiveMessage returns it. */
-export interface ReceivedMessage {
-  readonly messageId: string;
-  readonly receiptHandle: string;
-  readonly body: string;
-  readonly md5OfBody: string;
-  /** ApproximateReceiveCount, SentTimestamp, SenderId, ApproximateFirstReceiveTimestamp (+ MessageGroupId, MessageDeduplicationId, SequenceNumber on FIFO) */
-  readonly attributes: Readonly<Record<string, string>>;
-  readonly messageAttributes: Readonly<Record<string, SqsMessageAttribute>>;
-  readonly receiveCount: number;
-  readonly origin: MessageOrigin;
-}
-
-/** A message still on a queue, visible or in flight. */
-export interface StoredMessage {
-  readonly messageId: string;
-  readonly body: string;
-  readonly messageAttributes: Readonly<Record<string, SqsMessageAttribute>>;
-  readonly receiveCount: number;
-  /** Enqueue time, virtual epoch ms (on a standard dead-letter queue: the time it was sent to the source queue). */
-  readonly sentAt: number;
-  readonly origin: MessageOrigin;
-}
-
-/** What {@link SimulatedQueue.send} takes. */
-export interface SendMessageInput {
-  readonly body: string;
-  readonly messageAttributes?: Readonly<Record<string, SqsMessageAttribute>>;
-  /** Required on a FIFO queue. */
-  readonly messageGroupId?: string;
-  /** FIFO only. @default the SHA-256 of the body, as content-based deduplication would (the model does not say whether the queue enables it) */
-  readonly messageDeduplicationId?: string;
-  readonly origin: MessageOrigin;
-}
-
-/** What SendMessage answers. */
-export interface SendMessageResult {
-  readonly messageId: string;
-  readonly md5OfBody: string;
-  /** Only when the message has attributes. */
-  readonly md5OfMessageAttributes?: string;
-  /** FIFO only. */
-  readonly sequenceNumber?: string;
-}
+import { checkQueueSettings, checkWithin, VISIBILITY_TIMEOUT_SECONDS } from './queue-settings';
+import type { QueueAddress, ReceivedMessage, SendMessageInput, SendMessageResult, SqsMessageAttribute, StoredMessage } from './sqs-messages';
+import { SIMULATED_SENDER_ID } from './sqs-messages';
 
 /** How long a FIFO queue remembers a message deduplication id: 5 minutes. */
 export const FIFO_DEDUPLICATION_INTERVAL_MS = 5 * 60 * 1000;
-
-/** `SenderId` of every simulated message: the local account id (real SQS gives the sender's account or IAM id). */
-export const SIMULATED_SENDER_ID = '000000000000';
-
-/** Bounds SQS puts on the queue settings (CreateQueue API reference). */
-const VISIBILITY_TIMEOUT_SECONDS = { min: 0, max: 43_200 };
-const RETENTION_SECONDS = { min: 60, max: 1_209_600 };
-const MAX_RECEIVE_COUNT = { min: 1, max: 1000 };
 
 interface QueuedMessage {
   readonly messageId: string;
@@ -118,12 +52,6 @@ interface QueuedMessage {
 
 /** A message about to be enqueued. */
 type NewMessage = Omit<QueuedMessage, 'md5OfBody' | 'receiveCount' | 'visibleAt' | 'firstReceivedAt' | 'latestReceiptHandle'> & { readonly receiveCount?: number };
-
-function checkWithin(what: string, value: number, bounds: { min: number; max: number }): void {
-  if (!Number.isInteger(value) || value < bounds.min || value > bounds.max) {
-    throw new RangeError(`${what} must be an integer from ${bounds.min} to ${bounds.max}, got ${value}`);
-  }
-}
 
 /** An SQS queue on the virtual clock. */
 export class SimulatedQueue {
@@ -154,22 +82,7 @@ export class SimulatedQueue {
 
   public constructor(options: { model: QueueModel; address: QueueAddress; clock: VirtualClock; deadLetterQueue?: SimulatedQueue; observer?: SimulationObserver }) {
     const { model, deadLetterQueue } = options;
-    checkWithin(`VisibilityTimeout of queue ${model.key}`, model.visibilityTimeoutSeconds, VISIBILITY_TIMEOUT_SECONDS);
-    checkWithin(`MessageRetentionPeriod of queue ${model.key}`, model.messageRetentionSeconds, RETENTION_SECONDS);
-    if (model.redrive !== undefined) {
-      checkWithin(`maxReceiveCount of queue ${model.key}`, model.redrive.maxReceiveCount, MAX_RECEIVE_COUNT);
-      if (deadLetterQueue === undefined) {
-        throw new Error(`queue ${model.key} has a redrive policy to ${model.redrive.deadLetterQueue}, but no dead-letter queue was given`);
-      }
-      if (deadLetterQueue.model.key !== model.redrive.deadLetterQueue) {
-        throw new Error(`queue ${model.key} redrives to ${model.redrive.deadLetterQueue}, but the dead-letter queue given is ${deadLetterQueue.model.key}`);
-      }
-      if (deadLetterQueue.model.fifo !== model.fifo) {
-        throw new Error(`queue ${model.key} is ${model.fifo ? 'FIFO' : 'standard'}, its dead-letter queue ${deadLetterQueue.model.key} must be too (SQS requires it)`);
-      }
-    } else if (deadLetterQueue !== undefined) {
-      throw new Error(`queue ${model.key} has no redrive policy, but dead-letter queue ${deadLetterQueue.model.key} was given`);
-    }
+    checkQueueSettings(model, deadLetterQueue);
     this.model = model;
     this.address = options.address;
     this.deadLetterQueue = deadLetterQueue;

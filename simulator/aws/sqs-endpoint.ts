@@ -18,10 +18,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { keepConnectionsOpen } from './keep-connections-open';
 import type { AddressInfo } from 'node:net';
 import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
-import type { MessageOrigin, SimulationObserver } from '../run/observer';
+import type { MessageOrigin, SimulationObserver } from '../observation/observer';
 import type { SqsSender, SqsSenders } from './sqs-senders';
 import { eventIdOf, IdSequence } from './message-ids';
-import type { SendMessageResult, SimulatedQueue, SqsMessageAttribute } from './queue';
+import type { SimulatedQueue } from './queue';
+import type { SendMessageResult, SqsMessageAttribute } from './sqs-messages';
 import { md5OfMessageAttributes } from './sqs-md5';
 import { SqsError } from './sqs-errors';
 import { OperatorSqsActions } from './sqs-operator-actions';

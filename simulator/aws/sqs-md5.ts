@@ -5,7 +5,7 @@
  * digest fails the caller's request.
  */
 import { createHash } from 'node:crypto';
-import type { SqsMessageAttribute } from './queue';
+import type { SqsMessageAttribute } from './sqs-messages';
 
 /** The hex MD5 of a message body's UTF-8 bytes: `MD5OfMessageBody` / `MD5OfBody`. */
 export function md5OfBody(body: string): string {

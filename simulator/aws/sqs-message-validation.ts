@@ -2,7 +2,7 @@
  * The checks SQS makes on a message before it accepts it (SendMessage API reference; "Message attribute components"
  * in sqs-message-metadata.html), so a consumer that would be refused by SQS is refused by the simulator too.
  */
-import type { SqsMessageAttribute } from './queue';
+import type { SqsMessageAttribute } from './sqs-messages';
 import { SqsError } from './sqs-errors';
 
 /** Largest message SQS accepts, body and attributes together: 1 MiB (SendMessage `MessageBody`). */

@@ -5,7 +5,7 @@
  * environment, and the environment runs one invocation at a time.
  */
 import type { ResourceKey } from '../model/flow-model';
-import type { RequestScheduling } from '../schedule/seeded-scheduler';
+import type { RequestScheduling } from '../schedule/schedule-types';
 
 /** The path every sender's endpoint URL starts with. */
 export const SENDER_PATH_PREFIX = '/sender/';

@@ -5,7 +5,7 @@
 import { DescribeStreamCommand, GetRecordsCommand, GetShardIteratorCommand, type DynamoDBStreamsClient, type _Record } from '@aws-sdk/client-dynamodb-streams';
 import type { FaultPlan } from '../faults/fault-plan';
 import type { RelayModel, ResourceKey } from '../model/flow-model';
-import type { SimulationObserver } from '../run/observer';
+import type { SimulationObserver } from '../observation/observer';
 import { eventIdOf } from './message-ids';
 import type { SimulatedQueue } from './queue';
 import { pipeRetryOutcome, STREAM_RETENTION_SECONDS, type PipeGiveUpCondition } from './retry-policies';

@@ -19,10 +19,11 @@
 import { createHash } from 'node:crypto';
 import type { FaultPlan } from '../faults/fault-plan';
 import type { SubscriptionModel, TopicModel } from '../model/flow-model';
-import type { MessageOrigin, SimulationObserver } from '../run/observer';
+import type { MessageOrigin, SimulationObserver } from '../observation/observer';
 import type { VirtualClock } from './clock';
 import { ContentIds, deterministicUuid, eventIdOf } from './message-ids';
-import type { SendMessageInput, SimulatedQueue, SqsMessageAttribute } from './queue';
+import type { SimulatedQueue } from './queue';
+import type { SendMessageInput, SqsMessageAttribute } from './sqs-messages';
 import { SNS_SQS_DELIVERY_ATTEMPTS, snsDelivers } from './retry-policies';
 
 /** Largest message SNS Publish accepts, message and attributes together, unless the topic's `MaximumMessageSize` says otherwise: 256 KiB. */

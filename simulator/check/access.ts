@@ -3,7 +3,7 @@
  * resource) is one violation that names the role (construct path), what it ran, the action, the resource, the decisive
  * reason and the CDK grant that would fix it.
  */
-import type { IamFigures } from '../iam/access-control';
+import type { IamFigures } from '../iam/access-types';
 import type { Violation } from './invariants';
 
 /** One violation per distinct denied request. */

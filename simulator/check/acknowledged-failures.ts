@@ -5,7 +5,7 @@
  * that answers `{ batchItemFailures: [] }`, or a mapping without `ReportBatchItemFailures`). Records the runtime
  * dead-lettered or blocked are acknowledged legitimately: their message is in the dead-letter queue.
  */
-import type { LoggedRetry } from '../run/ledger';
+import type { LoggedRetry } from '../observation/ledger';
 import type { Violation } from './invariants';
 
 /** Records named per violation. */

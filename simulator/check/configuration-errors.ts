@@ -7,7 +7,7 @@
  *
  * The names are those Lambda and the AWS SDK report (the simulator's worker reports the same: worker-bootstrap.ts).
  */
-import { INIT_FAILURE_PREFIX } from '../run/observer';
+import { INIT_FAILURE_PREFIX } from '../observation/observer';
 
 /** Error names that say the function is misconfigured or misdeployed, whatever the event. */
 export const CONFIGURATION_ERROR_NAMES: ReadonlySet<string> = new Set([
@@ -16,7 +16,7 @@ export const CONFIGURATION_ERROR_NAMES: ReadonlySet<string> = new Set([
   'Runtime.ImportModuleError',
   'Runtime.UserCodeSyntaxError',
   'Runtime.MalformedHandlerName',
-  // this library's runtime: the environment or the factory options do not fit (lambda/config.ts)
+  // this library's runtime: the environment or the factory options do not fit (lambda/config.ts, names in lambda/contract/environment.ts)
   'ConfigurationError',
   // the function's role lacks a permission
   'AccessDeniedException',
@@ -31,7 +31,7 @@ export interface NamedFailure {
   readonly atInit: boolean;
 }
 
-/** The shapes a dead letter's explanation takes (check/dead-letters.ts, run/observer.ts `describeFailure`, run/ledger.ts). */
+/** The shapes a dead letter's explanation takes (check/dead-letters.ts, observation/observer.ts `describeFailure`, observation/ledger.ts). */
 const REASON_PATTERNS: readonly { readonly pattern: RegExp; readonly atInit: boolean }[] = [
   { pattern: new RegExp(`${INIT_FAILURE_PREFIX.replace(/[()]/g, '\\$&')} ([\\w.]+): `), atInit: true },
   { pattern: /the invocation threw ([\w.]+): /, atInit: false },

@@ -6,8 +6,9 @@
  */
 import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
 import { eventIdOf } from '../aws/message-ids';
-import type { SimulatedQueue, StoredMessage } from '../aws/queue';
-import type { RunLedger } from '../run/ledger';
+import type { SimulatedQueue } from '../aws/queue';
+import type { StoredMessage } from '../aws/sqs-messages';
+import type { RunLedger } from '../observation/ledger';
 
 /** One dead letter and why it is there. */
 export interface DeadLetterFinding {

@@ -5,7 +5,7 @@
  * event written separately, with a crash, a lost response or a retry in between). One violation per direction, with
  * the count and the first few named.
  */
-import type { BusinessChange } from '../run/scenario';
+import type { BusinessChange } from '../observation/run-facts';
 import type { Violation } from './invariants';
 
 /** Gaps named per violation. */

@@ -16,8 +16,8 @@
  * of a small run yet (6 events of the package test's app met no crash). A dead letter is counted, not required: a
  * valid event's dead letter fails the run (unapplied-events.ts).
  */
-import type { SubscriberView } from '../run/build-flow';
-import type { RunLedger } from '../run/ledger';
+import type { SubscriberView } from '../observation/run-facts';
+import type { RunLedger } from '../observation/ledger';
 
 /** The failure paths, in the order the report shows them. */
 export const FAILURE_PATHS = ['handler-error', 'lost-response', 'conflict', 'crash-before-commit', 'crash-after-commit', 'redelivery', 'dead-letter'] as const;

@@ -16,7 +16,7 @@
  * requests wait for their own forward steps), so the order lines arrive in is an order things could have happened
  * in, consistent with the requests' order at DynamoDB; the entries are numbered in that order.
  */
-import { jsonLine } from '../run/record-outcomes';
+import { jsonLine } from '../observation/record-outcomes';
 
 /** What one history entry records. */
 export type HistoryOperation = 'claim' | 'effect-start' | 'effect-end' | 'commit' | 'ack' | 'indeterminate';

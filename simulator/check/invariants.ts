@@ -15,11 +15,11 @@
  * handling it; a deletion after the runtime dead-lettered that receive does not count (its event is settled only while
  * its dead letter is on a dead-letter queue).
  */
-import type { SubscriberView } from '../run/build-flow';
-import type { UntrackedItem } from '../run/committed-events';
-import type { RunLedger } from '../run/ledger';
-import type { RoundsOutcome } from '../run/rounds';
-import type { EffectTally } from '../run/scenario';
+import type { SubscriberView } from '../observation/run-facts';
+import type { UntrackedItem } from '../observation/run-facts';
+import type { RunLedger } from '../observation/ledger';
+import type { RoundsOutcome } from '../observation/run-facts';
+import type { EffectTally } from '../observation/run-facts';
 import type { DeadLetterFinding } from './dead-letters';
 
 /** What kind of invariant a violation breaks. */

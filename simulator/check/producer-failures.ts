@@ -3,7 +3,7 @@
  * the events it was meant to commit are missing, and the flow's delivery checks cannot see that (they only follow what
  * did commit). One violation per kind of reason (the error name), naming the commands and one reason in full.
  */
-import type { ProducerFigures } from '../run/producer-driver';
+import type { ProducerFigures } from '../observation/run-facts';
 import type { Violation } from './invariants';
 
 /** Commands named per violation. */

@@ -8,7 +8,7 @@
  * design, not a repeat. A send with no event to attribute it to (a producer command, a batch whose body names none of
  * its events) is a repeat when the same body came from more than one invocation.
  */
-import type { AppSend } from '../run/observer';
+import type { AppSend } from '../observation/observer';
 import type { Violation } from './invariants';
 
 /** A send and the event it is attributed to. */

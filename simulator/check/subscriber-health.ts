@@ -2,8 +2,8 @@
  * The per-subscriber checks that keep a broken consumer from ending in an OK: its dead letters are not configuration
  * errors, its batch responses acknowledged nothing the runtime logged as failed, and it acknowledged something.
  */
-import type { SubscriberView } from '../run/build-flow';
-import type { RunLedger } from '../run/ledger';
+import type { SubscriberView } from '../observation/run-facts';
+import type { RunLedger } from '../observation/ledger';
 import { checkAcknowledgedFailures } from './acknowledged-failures';
 import { checkConfigurationErrors } from './configuration-dead-letters';
 import type { DeadLetterFinding } from './dead-letters';

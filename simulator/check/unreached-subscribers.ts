@@ -4,7 +4,7 @@
  * filter on `eventType` where the envelope says `type`). The violation names the filter policy's keys that are not
  * envelope attributes, the usual cause.
  */
-import { ENVELOPE_ATTRIBUTE_NAMES, keysOutsideEnvelope } from '../../lambda/envelope';
+import { ENVELOPE_ATTRIBUTE_NAMES, keysOutsideEnvelope } from '../../lambda/contract/envelope-attributes';
 import type { Violation } from './invariants';
 
 /** What {@link checkProbedSubscriberReached} looks at. */

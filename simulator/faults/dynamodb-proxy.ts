@@ -8,7 +8,7 @@
 import { keepConnectionsOpen } from '../aws/keep-connections-open';
 import { listenOnLoopback, readBody } from '../aws/loopback-server';
 import { conflictReply, type ConflictArbiter, type ConflictReply } from '../aws/transaction-conflicts';
-import type { RequestScheduling, ScheduledRequest } from '../schedule/seeded-scheduler';
+import type { RequestScheduling, ScheduledRequest } from '../schedule/schedule-types';
 import { createHash } from 'node:crypto';
 import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 

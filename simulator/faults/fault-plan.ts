@@ -51,13 +51,36 @@ export const NO_FAULTS: Required<FaultRates> = { duplicate: 0, lostResponse: 0, 
 
 /** Seeded, order-independent fault decisions. */
 export class FaultPlan {
+  private currentRates: FaultRates;
+  private faultsStopped = false;
+
   public constructor(
     public readonly seed: string,
-    public readonly rates: FaultRates,
+    rates: FaultRates,
   ) {
     for (const [name, rate] of Object.entries(rates)) {
       if (!(typeof rate === 'number' && rate >= 0 && rate <= 1)) throw new RangeError(`fault rate '${name}' must be between 0 and 1, got ${String(rate)}`);
     }
+    this.currentRates = rates;
+  }
+
+  /** The rates faults are decided with: the run's, or {@link NO_FAULTS} once {@link stopFaults} was called. */
+  public get rates(): FaultRates {
+    return this.currentRates;
+  }
+
+  /** Whether {@link stopFaults} was called. */
+  public get stopped(): boolean {
+    return this.faultsStopped;
+  }
+
+  /**
+   * From now on no fault happens: every rate reads 0, so `happens` is false and `failedAttempts` 0. A served run's
+   * functions go on consuming without the run's faults (`simulate --serve`: an operator's drill sees what the app does).
+   */
+  public stopFaults(): void {
+    this.currentRates = NO_FAULTS;
+    this.faultsStopped = true;
   }
 
   /** A number in [0, 1) that depends only on the seed and `key`. */

@@ -8,116 +8,15 @@
  * its policies read, always get the same answer. A condition on a key the simulator does not fill makes the request
  * "not evaluated" (./context-keys.ts); a role's permissions boundary is evaluated with its identity policies.
  */
-import type { AccessModel, EncryptionKey, TableKeys, TemplatePolicy } from '../model/access-model';
+import type { AccessModel, EncryptionKey, TableKeys } from '../model/access-model';
 import type { ResourceKey } from '../model/flow-model';
-import { resolveValue, UnresolvableValueError } from '../model/intrinsics';
 import { DIRECT_ROLE_CALL_ABSENT, FORWARDED_ROLE_CALL_ABSENT, SERVICE_KMS_REQUEST_ABSENT, SERVICE_PRINCIPAL_ABSENT, firstUnfilledKey, keysRead, type Asker } from './context-keys';
 import { grantHint, granteeOf } from './grant-hints';
 import type { IamNames } from './iam-names';
 import type { PolicyAnswer, PolicyEngine } from './policy-engine';
-import { asList, resolvePolicy, statementId, type PolicyDocument } from './resolve-policy';
-
-/** Who makes a request: a function or pipe under its execution role, or an AWS service principal on a resource's behalf. */
-export type Caller =
-  | { readonly kind: 'role'; /** the function or pipe (under its execution role), or a role itself */ readonly via: ResourceKey }
-  | {
-      readonly kind: 'service';
-      /** e.g. `sns.amazonaws.com` */
-      readonly service: string;
-      /** The resource the service acts for (its ARN is the request's `aws:SourceArn`), e.g. the topic. */
-      readonly source: ResourceKey;
-    };
-
-/** One request to authorize. */
-export interface AccessRequest {
-  readonly caller: Caller;
-  readonly action: string;
-  /** The resource of the templates it is made on (a table, queue, topic or key). */
-  readonly resource: ResourceKey;
-  /** The ARN when it is not the resource's own (an index or stream of a table). @default the resource's ARN */
-  readonly resourceArn?: string;
-  /** Request context keys beyond those every request carries. @default none */
-  readonly context?: Readonly<Record<string, string | readonly string[]>>;
-  /** Lower-case keys (or families ending in `/` or `:`) AWS does not set for this request, beyond those of its kind of caller (./context-keys.ts). @default none */
-  readonly absent?: readonly string[];
-  /** The service that makes the request with the caller's credentials (`dynamodb` calling KMS for it), when it is forwarded. @default a direct call */
-  readonly forwardedBy?: string;
-}
-
-/** A denied request, as the report and the violation show it. */
-export interface AccessDenial {
-  /** Construct path of the role (or the service principal). */
-  readonly principal: string;
-  /** Construct path of the function or pipe that made the request, or of the resource a service acted for. */
-  readonly caller: string;
-  readonly action: string;
-  /** Construct path of the resource, and its ARN. */
-  readonly resource: string;
-  readonly resourceArn: string;
-  /** The decisive reason: no statement allows it, an explicit deny, or the key policy. */
-  readonly reason: string;
-  /** The CDK grant that would fix it. */
-  readonly fix: string;
-  /** How many requests were denied for this. */
-  count: number;
-}
-
-/** What became of one request. */
-export interface AccessOutcome {
-  readonly allowed: boolean;
-  /** False when IAM could not judge it (an imported role, a key from outside the app, an engine error): then allowed. */
-  readonly evaluated: boolean;
-  /** The error message AWS would answer with, when denied. */
-  readonly message?: string;
-}
-
-/** A permission an identity policy grants: one action pattern on one resource pattern of one statement. */
-export interface GrantedPermission {
-  readonly policy: string;
-  readonly statement: string;
-  readonly action: string;
-  readonly resource: string;
-}
-
-/** The IAM figures of a run. */
-export interface IamFigures {
-  readonly requests: number;
-  readonly authorized: number;
-  readonly denied: number;
-  readonly notEvaluated: number;
-  /** Roles whose requests were evaluated. */
-  readonly rolesEvaluated: number;
-  readonly denials: readonly AccessDenial[];
-  /** Per role (construct path): the permissions it was granted for dynamodb, sqs, sns and kms that no request used. */
-  readonly unusedPermissions: Readonly<Record<string, readonly GrantedPermission[]>>;
-  /** Why some requests or policies were not evaluated, one line each. */
-  readonly notEvaluatedReasons: readonly string[];
-}
-
-/** Services whose requests the simulator makes, so whose unused permissions it can judge. */
-const JUDGED_SERVICES = new Set(['dynamodb', 'sqs', 'sns', 'kms']);
-
-/** The key policy CloudFormation gives a key without `KeyPolicy`: the account's IAM policies decide. */
-function defaultKeyPolicy(accountId: string): PolicyDocument {
-  return { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Principal: { AWS: `arn:aws:iam::${accountId}:root` }, Action: 'kms:*', Resource: '*' }] };
-}
-
-interface ResolvedRole {
-  readonly path: string;
-  readonly arn: string;
-  readonly policies: readonly { readonly name: string; readonly policy: PolicyDocument }[];
-  readonly unevaluatedManagedPolicies: readonly string[];
-  /** The permissions boundary, resolved, or the ARN of one from outside the app. */
-  readonly boundary?: { readonly name: string; readonly policy: PolicyDocument } | { readonly external: string };
-  readonly tags: Readonly<Record<string, string>>;
-}
-
-function pathOr(resource: { readonly constructPath?: string; readonly key: ResourceKey } | undefined, key: ResourceKey): string {
-  let path = resource?.constructPath ?? key;
-  // an L2 construct's CloudFormation resource is its `Resource` child (a function's, two levels down)
-  while (path.endsWith('/Resource')) path = path.slice(0, -'/Resource'.length);
-  return path;
-}
+import type { PolicyDocument } from './resolve-policy';
+import type { AccessDenial, AccessOutcome, AccessRequest, Caller, GrantedPermission, IamFigures } from './access-types';
+import { grantedPermissions, pathOr, resolveResourcePolicy, resolveRole, type ResolvedRole } from './resolved-roles';
 
 /** Authorizes the requests of one run; see the module comment. */
 export class AccessControl {
@@ -290,7 +189,7 @@ export class AccessControl {
     for (const roleKey of this.evaluatedRoles) {
       const role = this.roles.get(roleKey);
       if (role === undefined || 'unresolved' in role) continue;
-      const unused = this.grantedPermissions(role)
+      const unused = grantedPermissions(role)
         .filter((permission) => !this.used.has(permissionKey(roleKey, permission)))
         .map((permission) => ({ ...permission, resource: describeArn(permission.resource, named) }));
       if (unused.length > 0) unusedPermissions[role.path] = unused;
@@ -455,57 +354,16 @@ export class AccessControl {
 
   private role(key: ResourceKey): ResolvedRole | { readonly unresolved: string } {
     let role = this.roles.get(key);
-    if (role !== undefined) return role;
-    const model = this.access.roles.find((candidate) => candidate.key === key);
-    const path = pathOr(model, key);
-    if (model === undefined) role = { unresolved: `role ${key} is not in the templates` };
-    else {
-      try {
-        const boundary = model.permissionsBoundary;
-        role = {
-          path,
-          arn: this.names.getAtt(key, 'Arn')!,
-          policies: model.policies.map((policy) => ({ name: policy.name, policy: resolvePolicy(policy, this.names) })),
-          unevaluatedManagedPolicies: model.unevaluatedManagedPolicies,
-          ...(boundary === undefined ? {} : { boundary: 'external' in boundary ? boundary : { name: boundary.policy.name, policy: resolvePolicy(boundary.policy, this.names) } }),
-          tags: Object.fromEntries(Object.entries(model.tags ?? {}).map(([tag, value]) => [tag, resolveValue(value, model.stackName, this.names, `tag ${tag} of role ${path}`)])),
-        };
-      } catch (error) {
-        if (!(error instanceof UnresolvableValueError) && !(error instanceof Error)) throw error;
-        role = { unresolved: `the policies of role ${path} are not evaluated: ${error.message}` };
-      }
+    if (role === undefined) {
+      role = resolveRole(this.access, this.names, key);
+      this.roles.set(key, role);
     }
-    this.roles.set(key, role);
     return role;
   }
 
   private resourcePolicy(key: ResourceKey): PolicyDocument | { readonly unresolved: string } | undefined {
-    if (this.resourcePolicies.has(key)) return this.resourcePolicies.get(key);
-    const keyModel = this.access.keys.find((candidate) => candidate.key === key);
-    const policies: readonly TemplatePolicy[] = keyModel !== undefined ? [keyModel.keyPolicy] : (this.access.resourcePolicies[key] ?? []);
-    let resolved: PolicyDocument | { readonly unresolved: string } | undefined;
-    try {
-      const documents = policies.filter((policy) => policy.document !== undefined).map((policy) => resolvePolicy(policy, this.names));
-      if (keyModel !== undefined && documents.length === 0) resolved = defaultKeyPolicy(this.names.accountId);
-      else if (documents.length > 0) resolved = { Version: '2012-10-17', Statement: documents.flatMap((document) => document.Statement) };
-    } catch (error) {
-      resolved = { unresolved: `the policy of ${this.describe(key)} is not evaluated: ${error instanceof Error ? error.message : String(error)}` };
-    }
-    this.resourcePolicies.set(key, resolved);
-    return resolved;
-  }
-
-  /** The dynamodb/sqs/sns/kms permissions a role's Allow statements grant. */
-  private grantedPermissions(role: ResolvedRole): GrantedPermission[] {
-    return role.policies.flatMap(({ name, policy }) =>
-      policy.Statement.flatMap((statement, index) => {
-        if (statement.Effect !== 'Allow' || statement.Action === undefined || statement.Resource === undefined) return [];
-        const id = statementId(statement, index);
-        return asList(statement.Action)
-          .filter((action) => JUDGED_SERVICES.has(action.split(':')[0]!.toLowerCase()))
-          .flatMap((action) => asList(statement.Resource).map((resource) => ({ policy: name, statement: id, action, resource })));
-      }),
-    );
+    if (!this.resourcePolicies.has(key)) this.resourcePolicies.set(key, resolveResourcePolicy(this.access, this.names, key, this.describe(key)));
+    return this.resourcePolicies.get(key);
   }
 }
 

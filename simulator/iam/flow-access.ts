@@ -8,7 +8,8 @@
 import { createHash } from 'node:crypto';
 import type { AccessModel } from '../model/access-model';
 import type { LocalNames, ResourceKey } from '../model/flow-model';
-import { AccessControl, type AccessRequest } from './access-control';
+import { AccessControl } from './access-control';
+import { type AccessRequest } from './access-types';
 import { FlowRequests } from './flow-requests';
 import { IamNames } from './iam-names';
 import type { PolicyEngine } from './policy-engine';

@@ -13,7 +13,8 @@
  *   queue's policy and the KMS actions under the queue key's policy.
  */
 import type { ResourceKey } from '../model/flow-model';
-import type { AccessControl, AccessRequest, Caller } from './access-control';
+import type { AccessControl } from './access-control';
+import type { AccessRequest, Caller } from './access-types';
 import { dynamoDbAccesses } from './dynamodb-actions';
 import { dynamoDbContext } from './dynamodb-context';
 

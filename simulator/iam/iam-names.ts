@@ -8,7 +8,7 @@
 import { deterministicUuid } from '../aws/message-ids';
 import type { NamedResource } from '../model/access-model';
 import type { LocalNames, ResourceKey } from '../model/flow-model';
-import { generatedName } from '../run/local-names';
+import { generatedName } from '../model/local-names';
 
 /** How each resource type's ARN and `Ref` are made, for the types no simulated service names. */
 const ARN_FORMATS: Readonly<Record<string, { readonly service: string; readonly arn: (name: string) => string; readonly global?: boolean }>> = {

@@ -20,10 +20,11 @@
  * filtering (`FilterCriteria`), Lambda's scaling of pollers and its back-off after failures (the caller picks each
  * round's parallelism).
  */
-import type { ReceivedMessage, SimulatedQueue } from '../aws/queue';
+import type { SimulatedQueue } from '../aws/queue';
+import type { ReceivedMessage } from '../aws/sqs-messages';
 import type { FaultPlan } from '../faults/fault-plan';
 import type { EventSourceMappingModel } from '../model/flow-model';
-import type { InvocationOutcome, SimulationObserver } from '../run/observer';
+import type { InvocationOutcome, SimulationObserver } from '../observation/observer';
 import { readBatchResponse } from './batch-response';
 import type { FunctionRunner } from './function-runner';
 import { lambdaSqsEvent } from './sqs-event';

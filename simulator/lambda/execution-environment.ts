@@ -10,10 +10,10 @@ import type { VirtualClock } from '../aws/clock';
 import type { ConflictArbiter } from '../aws/transaction-conflicts';
 import { startDynamoDbProxy, type AuthorizeDynamoDbRequest, type DynamoDbProxy, type ProxiedRequest, type RequestFault } from '../faults/dynamodb-proxy';
 import type { FunctionModel } from '../model/flow-model';
-import type { InvocationOutcome } from '../run/observer';
+import type { InvocationOutcome } from '../observation/observer';
 import { lambdaEnvironmentVariables } from './environment-variables';
 import { lambdaContextData, newLogStreamName, type LambdaFunctionIdentity } from './lambda-context';
-import type { ScheduledEnvironment } from '../schedule/seeded-scheduler';
+import type { ScheduledEnvironment } from '../schedule/scheduled-environment';
 import { WORKER_BOOTSTRAP_SOURCE } from './worker-bootstrap';
 import type { FireTimerMessage, InvokeMessage, ReportedError, WorkerData, WorkerMessage } from './worker-protocol';
 

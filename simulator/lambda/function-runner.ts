@@ -20,8 +20,9 @@ import type { ConflictArbiter } from '../aws/transaction-conflicts';
 import type { AuthorizeDynamoDbRequest, ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
 import type { FaultKind } from '../faults/fault-plan';
 import type { FunctionModel } from '../model/flow-model';
-import type { InvocationOutcome, SimulationObserver } from '../run/observer';
-import type { SeededScheduler, StartHold } from '../schedule/seeded-scheduler';
+import type { InvocationOutcome, SimulationObserver } from '../observation/observer';
+import type { SeededScheduler } from '../schedule/seeded-scheduler';
+import type { StartHold } from '../schedule/schedule-types';
 import { startBlockedEndpoint, type BlockedEndpoint } from './blocked-endpoint';
 import { ExecutionEnvironment } from './execution-environment';
 import type { LambdaFunctionIdentity } from './lambda-context';
@@ -158,6 +159,10 @@ export class FunctionRunner {
   /** The environment initializing ahead of need, and how to hand its init output over when an invocation takes it. */
   private spare: StartingEnvironment | undefined;
   private crashes = 0;
+  /** The code new environments load: the function's asset directory, until {@link FunctionRunner.useCode} replaces it. */
+  private code: string;
+  /** The code each environment loaded (an environment of older code is not given another invocation). */
+  private readonly codeOf = new Map<ExecutionEnvironment, string>();
   private blockedEndpoint: Promise<BlockedEndpoint> | undefined;
   private stopped = false;
   /** Who hears the lines of the invocation each busy environment is running (see {@link FunctionRunner.invoke}). */
@@ -179,6 +184,30 @@ export class FunctionRunner {
       memorySizeMb: options.fn.memorySizeMb,
       timeoutSeconds: options.fn.timeoutSeconds,
     };
+    this.code = options.fn.assetDirectory;
+  }
+
+  /** The asset directory new environments load their code from. */
+  public get codeDirectory(): string {
+    return this.code;
+  }
+
+  /**
+   * New code for the function, as a deployment of a new version does: from now on every new environment loads it from
+   * `assetDirectory`; an idle environment of the old code is shut down, a busy one finishes its invocation and is then
+   * shut down, a spare of the old code is dropped. So the next invocation that takes an environment runs the new code
+   * (`simulate --serve`, after the handler changed on disk and the app was synthesized again).
+   */
+  public useCode(assetDirectory: string): void {
+    if (assetDirectory === this.code) return;
+    this.code = assetDirectory;
+    for (const environment of this.idle.splice(0)) this.forget(environment);
+    const spare = this.spare;
+    if (spare !== undefined) {
+      this.spare = undefined;
+      void spare.environment.then((environment) => environment.dispose(), () => undefined);
+      this.startSpare();
+    }
   }
 
   /**
@@ -259,7 +288,7 @@ export class FunctionRunner {
 
   private async acquire(start: StartHold | undefined): Promise<ExecutionEnvironment> {
     for (let warm = this.idle.pop(); warm !== undefined; warm = this.idle.pop()) {
-      if (warm.alive) return warm;
+      if (warm.alive && this.codeOf.get(warm) === this.code) return warm;
       this.forget(warm);
     }
     if (this.environmentCount < this.options.maxEnvironments) return this.newEnvironment();
@@ -269,7 +298,7 @@ export class FunctionRunner {
   }
 
   private release(environment: ExecutionEnvironment): void {
-    if (!environment.alive || this.stopped) {
+    if (!environment.alive || this.stopped || this.codeOf.get(environment) !== this.code) {
       this.forget(environment);
       return;
     }
@@ -283,6 +312,7 @@ export class FunctionRunner {
   /** A disposed environment leaves the pool; a waiting invocation gets a new one in its place. */
   private forget(environment: ExecutionEnvironment): void {
     this.senders.delete(environment);
+    this.codeOf.delete(environment);
     if (!this.environments.delete(environment)) return;
     this.environmentCount -= 1;
     void environment.dispose();
@@ -304,7 +334,7 @@ export class FunctionRunner {
     let spare = this.spare;
     this.spare = undefined;
     const spareStarted = spare?.started();
-    if (spareStarted !== undefined && !spareStarted.alive) {
+    if (spareStarted !== undefined && (!spareStarted.alive || this.codeOf.get(spareStarted) !== this.code)) {
       // its runtime died while it waited (Lambda would not route an invocation to it): an environment on demand instead
       void spareStarted.dispose();
       spare = undefined;
@@ -347,7 +377,10 @@ export class FunctionRunner {
   private startEnvironment(spare: boolean): StartingEnvironment {
     this.created += 1;
     const environmentNumber = this.created;
-    const { fn, observer, scheduler } = this.options;
+    const { observer, scheduler } = this.options;
+    // the function as it is now: its code may have been replaced since the run began (see useCode)
+    const code = this.code;
+    const fn = code === this.options.fn.assetDirectory ? this.options.fn : { ...this.options.fn, assetDirectory: code };
     const scheduling = scheduler === undefined ? undefined : { environment: scheduler.environment(`${fn.key}#${environmentNumber}`), seed: scheduler.workerSeed(fn.key, environmentNumber) };
     // started for an invocation: its init's requests go on at once (a spare's when an invocation takes it)
     if (!spare) scheduling?.environment.startingInvocation();
@@ -392,6 +425,7 @@ export class FunctionRunner {
         ...(scheduling === undefined ? {} : { scheduling }),
       });
       started = created;
+      this.codeOf.set(created, code);
       if (this.stopped) {
         await created.dispose();
         throw new Error(`function ${fn.key} was stopped while an environment started`);

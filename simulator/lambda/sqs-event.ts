@@ -4,7 +4,7 @@
  * message attributes use Lambda's camel-case shape (`stringValue`, `binaryValue`, `stringListValues`,
  * `binaryListValues`, `dataType`), not the SQS API's.
  */
-import type { ReceivedMessage, SqsMessageAttribute } from '../aws/queue';
+import type { ReceivedMessage, SqsMessageAttribute } from '../aws/sqs-messages';
 import { md5OfMessageAttributes } from '../aws/sqs-md5';
 
 /** A message attribute as Lambda delivers it. */

@@ -4,7 +4,7 @@
  * customer-managed key encrypts which resource. Policy documents are kept as the template has them (intrinsics and
  * cross-stack values included): a run resolves them to ARNs once it knows the local names (simulator/iam/).
  */
-import type { ModelledResource, ResourceKey } from './flow-model';
+import type { ModelledResource, ResourceKey } from './modelled-resource';
 
 /** A policy document of the template, not yet resolved. */
 export interface TemplatePolicy {

@@ -173,13 +173,22 @@ function readOptional(file: string): string | null {
  * every source file's path, size and modification time (see the module comment). Two runs with one key synthesize the
  * same assembly.
  */
-export function assemblyKey(options: { readonly cwd: string; readonly app?: string; readonly environment?: NodeJS.ProcessEnv }): string {
+export function assemblyKey(options: {
+  readonly cwd: string;
+  readonly app?: string;
+  readonly environment?: NodeJS.ProcessEnv;
+  /** Files of the project that are the run's outputs, not the app's sources (a log the run appends to). @default none */
+  readonly outputFiles?: readonly string[];
+}): string {
   const cwd = path.resolve(options.cwd);
+  const outputs = new Set((options.outputFiles ?? []).map((file) => path.relative(cwd, path.resolve(cwd, file))));
   const inputs = {
     app: options.app ?? null,
     environment: synthesisInputs(options.environment ?? process.env),
     userSettings: readOptional(path.join(os.homedir(), '.cdk.json')),
-    sources: sourceFiles(cwd).map(({ file, size, modifiedAt }) => [file, size, modifiedAt]),
+    sources: sourceFiles(cwd)
+      .filter(({ file }) => !outputs.has(file))
+      .map(({ file, size, modifiedAt }) => [file, size, modifiedAt]),
   };
   return createHash('sha256').update(JSON.stringify(inputs)).digest('hex').slice(0, 32);
 }

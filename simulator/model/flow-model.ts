@@ -6,19 +6,9 @@
  */
 
 import type { AccessModel } from './access-model';
+import type { ModelledResource, ResourceKey } from './modelled-resource';
 
-/** `<stack name>/<logical id>` of a template resource. */
-export type ResourceKey = string;
-
-/** What every modelled resource carries. */
-export interface ModelledResource {
-  /** `<stack name>/<logical id>` */
-  readonly key: ResourceKey;
-  readonly stackName: string;
-  readonly logicalId: string;
-  /** The construct path (`aws:cdk:path` metadata), when the template has it; the readable name in reports. */
-  readonly constructPath?: string;
-}
+export type { ModelledResource, ResourceKey } from './modelled-resource';
 
 /** `AWS::DynamoDB::Table` */
 export interface TableModel extends ModelledResource {

@@ -98,7 +98,7 @@ export async function synthesize(options: SynthesizeOptions): Promise<string> {
 }
 
 /** Whether a CDK settings file (cdk.json, ~/.cdk.json) names the app command. */
-function hasAppCommand(file: string): boolean {
+export function hasAppCommand(file: string): boolean {
   try {
     const settings: unknown = JSON.parse(fs.readFileSync(file, 'utf8'));
     return typeof settings === 'object' && settings !== null && typeof (settings as { app?: unknown }).app === 'string';

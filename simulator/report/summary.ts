@@ -1,7 +1,7 @@
 /** The end-of-run report: a table per subscriber, the dead letters with their reasons, and the verdict. */
 import type { DeadLetterFinding } from '../check/dead-letters';
 import { FAILURE_PATHS } from '../check/failure-paths';
-import type { GrantedPermission } from '../iam/access-control';
+import type { GrantedPermission } from '../iam/access-types';
 import type { SimulationResult, SubscriberReport } from '../run/simulation';
 
 const COLUMNS: readonly { readonly title: string; readonly cell: (row: SubscriberReport) => string }[] = [

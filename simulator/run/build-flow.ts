@@ -5,6 +5,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
+import { ENV } from '../../lambda/contract/environment';
 import { SimulatedQueue } from '../aws/queue';
 import { startSqsEndpoint } from '../aws/sqs-endpoint';
 import { SqsSenders } from '../aws/sqs-senders';
@@ -19,29 +20,16 @@ import { SimulatedEventSourceMapping } from '../lambda/event-source-mapping';
 import { FunctionRunner } from '../lambda/function-runner';
 import type { SeededScheduler } from '../schedule/seeded-scheduler';
 import { resolveEnvironment } from '../model/intrinsics';
-import type { EventSourceMappingModel, FlowModel, FunctionModel, QueueModel, ResourceKey, SubscriptionModel } from '../model/flow-model';
+import type { FlowModel, QueueModel, ResourceKey } from '../model/flow-model';
 import { compilePipeFilterCriteria } from '../patterns/event-pattern';
 import { compileFilterPolicy } from '../patterns/filter-policy';
 import { compileInputTemplate } from '../patterns/input-template';
 import { FlowAccess } from '../iam/flow-access';
 import type { PolicyEngine } from '../iam/policy-engine';
-import { generatedName, LocalResourceNames, registerStaticNames } from './local-names';
+import { generatedName, LocalResourceNames, registerStaticNames } from '../model/local-names';
 import { ExternalQueues } from './external-queues';
-import type { SimulationObserver } from './observer';
-
-/** One subscription and what consumes it, as the report and the checks see it. */
-export interface SubscriberView {
-  /** `IEF_SUBSCRIBER_NAME` of the consumer, else the subscription's construct path or key. */
-  readonly name: string;
-  readonly subscription: SubscriptionModel;
-  readonly queue: SimulatedQueue;
-  /** Every queue where this subscriber's messages can end up dead: the queue's redrive target, the subscription's, the runtime's own. */
-  readonly deadLetterQueues: readonly SimulatedQueue[];
-  readonly mapping?: EventSourceMappingModel;
-  readonly function?: FunctionModel;
-  /** The consumer's resolved environment (empty without a consumer). */
-  readonly environment: Readonly<Record<string, string>>;
-}
+import type { SimulationObserver } from '../observation/observer';
+import type { SubscriberView } from '../observation/run-facts';
 
 /** The local flow of a run. */
 export interface LocalFlow {
@@ -89,9 +77,6 @@ export interface LocalFlowDependencies {
   /** Decides the order of every function's DynamoDB requests and timers (a replayable run). @default none: they go as they come */
   readonly scheduler?: SeededScheduler;
 }
-
-const SUBSCRIBER_NAME_VARIABLE = 'IEF_SUBSCRIBER_NAME';
-const DEAD_LETTER_QUEUE_URL_VARIABLE = 'IEF_DEAD_LETTER_QUEUE_URL';
 
 function byKey<T extends { readonly key: ResourceKey }>(items: readonly T[]): Map<ResourceKey, T> {
   return new Map(items.map((item) => [item.key, item]));
@@ -289,11 +274,11 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
       const deadLetterQueues = new Set<SimulatedQueue>();
       const redriveTarget = queue.model.redrive ? queues.get(queue.model.redrive.deadLetterQueue) : undefined;
       const subscriptionTarget = subscription.deadLetterQueue ? queues.get(subscription.deadLetterQueue) : undefined;
-      const runtimeTarget = environment[DEAD_LETTER_QUEUE_URL_VARIABLE] ? queuesByUrl.get(environment[DEAD_LETTER_QUEUE_URL_VARIABLE]) : undefined;
+      const runtimeTarget = environment[ENV.DEAD_LETTER_QUEUE_URL] ? queuesByUrl.get(environment[ENV.DEAD_LETTER_QUEUE_URL]) : undefined;
       for (const target of [redriveTarget, subscriptionTarget, runtimeTarget]) if (target) deadLetterQueues.add(target);
       return [
         {
-          name: environment[SUBSCRIBER_NAME_VARIABLE] ?? subscription.constructPath ?? subscription.key,
+          name: environment[ENV.SUBSCRIBER_NAME] ?? subscription.constructPath ?? subscription.key,
           subscription,
           queue,
           deadLetterQueues: [...deadLetterQueues],

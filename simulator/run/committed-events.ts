@@ -11,14 +11,8 @@ import type { FlowModel } from '../model/flow-model';
 import { compilePipeFilterCriteria } from '../patterns/event-pattern';
 import { compileInputTemplate } from '../patterns/input-template';
 import type { LocalFlow } from './build-flow';
-import type { SimulatedEvent } from './scenario';
-
-/** An outbox item the pipe relays as a message with no event id: nothing downstream can be followed to it. */
-export interface UntrackedItem {
-  readonly relay: string;
-  /** The item's key, as JSON. */
-  readonly item: string;
-}
+import type { SimulatedEvent } from '../observation/run-facts';
+import type { UntrackedItem } from '../observation/run-facts';
 
 /** The committed events of every relay, every envelope by id, and the items whose messages carry no id. */
 export interface CommittedOutbox {

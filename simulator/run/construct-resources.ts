@@ -5,7 +5,7 @@
  * construct (its wiring, or a grant method such as `grantOperator`); the report tells those apart from the user's own
  * grants.
  */
-import { ENV } from '../../lambda/config';
+import { ENV } from '../../lambda/contract/environment';
 import type { FlowModel, ResourceKey } from '../model/flow-model';
 import type { LocalFlow } from './build-flow';
 

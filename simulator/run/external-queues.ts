@@ -6,7 +6,7 @@
  */
 import type { VirtualClock } from '../aws/clock';
 import { SimulatedQueue } from '../aws/queue';
-import type { SimulationObserver } from './observer';
+import type { SimulationObserver } from '../observation/observer';
 
 /** An SQS queue URL of AWS: `https://sqs.<region>.amazonaws.com[.cn]/<account>/<name>`, or the legacy `https://<region>.queue.amazonaws.com/...`. */
 const AWS_QUEUE_URL = /^https:\/\/(?:sqs\.[a-z0-9-]+\.amazonaws\.com(?:\.cn)?|[a-z0-9-]+\.queue\.amazonaws\.com(?:\.cn)?)\/(\d{12})\/([A-Za-z0-9_-]{1,80}(?:\.fifo)?)$/;

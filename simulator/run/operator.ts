@@ -12,10 +12,11 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { BlockedMessages, ResolveRefusedError } from '../../lambda/operator/blocked-messages';
 import type { ProcessingRecordView } from '../../lambda/processing/processing-record';
 import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
+import { ENV } from '../../lambda/contract/environment';
 import type { VirtualClock } from '../aws/clock';
-import type { StoredMessage } from '../aws/queue';
-import type { SubscriberView } from './build-flow';
-import type { SimulatedEvent } from './scenario';
+import type { StoredMessage } from '../aws/sqs-messages';
+import type { SubscriberView } from '../observation/run-facts';
+import type { SimulatedEvent } from '../observation/run-facts';
 
 /** What an operator decides about one blocked step. */
 export interface OperatorResolution {
@@ -58,9 +59,6 @@ export interface OperatorFigures {
 
 /** How many operator passes a run makes at most (each after the run settled again). */
 export const MAX_OPERATOR_PASSES = 5;
-
-/** The environment variable naming a subscriber's inbox table (where its processing records are). */
-const INBOX_TABLE_VARIABLE = 'IEF_INBOX_TABLE_NAME';
 
 /** Empty figures. */
 export function noOperatorFigures(): OperatorFigures {
@@ -119,7 +117,7 @@ export async function operatorPass(
   let resolved = 0;
   for (const subscriber of subscribers) {
     const decide = decisions[subscriber.name];
-    const tableName = subscriber.environment[INBOX_TABLE_VARIABLE];
+    const tableName = subscriber.environment[ENV.INBOX_TABLE_NAME];
     if (decide === undefined || tableName === undefined) continue;
     const blockedMessages = new BlockedMessages({ client: deps.client, tableName, now: () => new Date(deps.clock.now()) });
     let resolvedHere = 0;

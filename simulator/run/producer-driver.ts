@@ -5,14 +5,16 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Outbox } from '../../lambda/producer/outbox';
-import { loadProducerConfig, ENV } from '../../lambda/config';
-import { MAX_MESSAGE_BYTES } from '../../lambda/wire-format';
+import { loadProducerConfig } from '../../lambda/config';
+import { ENV } from '../../lambda/contract/environment';
+import { MAX_MESSAGE_BYTES } from '../../lambda/contract/wire-format';
 import type { FunctionRunner } from '../lambda/function-runner';
 import { constructSegments, resourcesNamed, shownName } from '../model/find-resource';
 import type { FlowModel, FunctionModel, ModelledResource, RelayModel, ResourceKey } from '../model/flow-model';
 import type { LocalFlow } from './build-flow';
-import { describeFailure } from './observer';
+import { describeFailure } from '../observation/observer';
 import type { UserEvent } from './options';
+import type { ProducerFigures } from '../observation/run-facts';
 
 /** How many times a client invokes a producer command before giving up on it. */
 export const PRODUCER_ATTEMPTS = 3;
@@ -24,44 +26,6 @@ const MAX_RESPONSE_CHARACTERS = 200;
 export function isServerErrorResponse(response: unknown): boolean {
   const statusCode = typeof response === 'object' && response !== null ? (response as { statusCode?: unknown }).statusCode : undefined;
   return typeof statusCode === 'number' && statusCode >= 500;
-}
-
-/** What the producer side did. */
-export interface ProducerFigures {
-  /** Commands (or user events) to produce. */
-  readonly total: number;
-  /** Commands whose invocation eventually returned. */
-  succeeded: number;
-  /** Invocations that failed and were tried again. */
-  retried: number;
-  /** Commands that failed every attempt, with the last reason (their events may still have committed: a lost response). */
-  readonly failed: ProducerFailure[];
-  /** Per producer (by its function's construct path), when the scenario drives several. @default one producer */
-  readonly byProducer?: readonly ProducerFiguresOf[];
-}
-
-/** A command that failed every attempt. */
-export interface ProducerFailure {
-  readonly index: number;
-  /** The last attempt's reason. */
-  readonly reason: string;
-  /** The producer, when the scenario drives several. */
-  readonly producer?: string;
-  /**
-   * Whether a write of one of its attempts was applied without the producer seeing it (its response was lost, or the
-   * function crashed after it): a later attempt then meets its own earlier write.
-   */
-  readonly afterUnseenWrite?: boolean;
-}
-
-/** The figures of one of several producers. */
-export interface ProducerFiguresOf {
-  /** The producer function, as the report names it (its construct path). */
-  readonly producer: string;
-  readonly total: number;
-  readonly succeeded: number;
-  readonly retried: number;
-  readonly failed: number;
 }
 
 /** Thrown when the scenario's producer names no function, or several. */

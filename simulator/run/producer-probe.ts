@@ -4,13 +4,14 @@
  * events, and checks the business changes it reports against the outbox (check/dual-writes.ts).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { ENV } from '../../lambda/config';
+import { ENV } from '../../lambda/contract/environment';
 import { checkDualWrites } from '../check/dual-writes';
 import type { Violation } from '../check/invariants';
 import type { FlowModel, ResourceKey } from '../model/flow-model';
 import type { LocalFlow } from './build-flow';
 import type { CommittedOutbox } from './committed-events';
-import type { ScenarioProducer, SimulatedEvent } from './scenario';
+import type { ScenarioProducer } from './scenario';
+import type { SimulatedEvent } from '../observation/run-facts';
 
 /** What the probe run needs from the run. */
 export interface ProducerProbeRun {

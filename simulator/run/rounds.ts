@@ -9,10 +9,11 @@
  */
 import type { VirtualClock } from '../aws/clock';
 import type { LocalFlow } from './build-flow';
-import type { RunLedger } from './ledger';
+import type { RunLedger } from '../observation/ledger';
 import type { SimulationProgress } from './options';
 import type { ProducerDriver } from './producer-driver';
 import type { CatchingUpRelay } from './relay-catch-up';
+import type { RoundsOutcome } from '../observation/run-facts';
 
 /** The parts of the local flow the rounds use. */
 export type RoundsFlow = Pick<LocalFlow, 'queues' | 'mappings' | 'subscribers'>;
@@ -31,20 +32,6 @@ export interface RoundsOptions {
   /** Producer commands (or user events) in all, for the progress. */
   readonly toProduce: number;
   readonly onProgress?: (progress: SimulationProgress) => void;
-}
-
-/** What the rounds ended with. */
-export interface RoundsOutcome {
-  readonly rounds: number;
-  /** Set when the run stopped at `maxSimulatedSeconds` with messages still in flight (not settled). */
-  readonly cutOff?: {
-    /** Which limit stopped it: the simulated time, or the number of rounds. */
-    readonly limit: 'simulated-time' | 'rounds';
-    readonly maxSimulatedSeconds: number;
-    readonly maxRounds: number;
-    /** Queue names and how many of their messages were in flight. */
-    readonly inFlight: readonly { readonly queue: string; readonly messages: number }[];
-  };
 }
 
 /** Wait before the last look at the streams, in real ms. */

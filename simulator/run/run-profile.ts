@@ -4,7 +4,7 @@
  * `SchedulerTimings`) and the worker steps that ran beside them, with
  * the run's cold starts. A measurement of the machine the run ran on, so never part of the result or its `--json`.
  */
-import type { SchedulerFigures, SchedulerTimings } from '../schedule/seeded-scheduler';
+import type { SchedulerFigures, SchedulerTimings } from '../schedule/schedule-types';
 
 /** The phases of a run, in order. */
 export type RunPhase = 'assembly' | 'IAM engine' | 'DynamoDB Local start' | 'local flow' | 'rounds' | 'operator' | 'checks' | 'stop';

@@ -4,11 +4,14 @@
  * an operator can point the CLI at the run. The run hands these over instead of stopping them; whoever takes them
  * calls {@link RunServices.stop}.
  */
-import { ENV } from '../../lambda/config';
-import { parseSubscriberDeployment, SUBSCRIBER_DEPLOYMENT_FORMAT, type SubscriberDeployment } from '../../lambda/operator/subscriber-deployment';
+import { ENV } from '../../lambda/contract/environment';
+import { parseSubscriberDeployment, SUBSCRIBER_DEPLOYMENT_FORMAT, type SubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
 import type { VirtualClock } from '../aws/clock';
 import type { FlowModel } from '../model/flow-model';
 import type { LocalFlow } from './build-flow';
+import type { RunLedger } from '../observation/ledger';
+import type { CatchingUpRelay } from './relay-catch-up';
+import { ServeConsumer, type ServeActivity, type ServeWatch } from './serve-consumer';
 
 /** One subscriber's resources on the served run. */
 export interface ServedSubscriber {
@@ -64,8 +67,34 @@ export interface RunServices {
   readonly subscribers: readonly ServedSubscriber[];
   /** Each relay's resources. */
   readonly relays: readonly ServedRelay[];
-  /** Stops the run's functions, its SQS endpoint and the DynamoDB Local it started. */
+  /** The file every function's output goes to (JSON lines), the run's and the served flow's. @default none: not written */
+  readonly logFile?: string;
+  /**
+   * Whether a handler changed on disk is bundled again while serving (see serve-consumer.ts): the run knows the app
+   * command (`--app` or the project's cdk.json).
+   */
+  readonly watchesApp: boolean;
+  /**
+   * From now on the flow works while it serves, without the run's faults: relays read their streams, event source
+   * mappings invoke their functions, a changed handler is bundled again (see serve-consumer.ts). Each invocation and
+   * re-bundling is told to `onActivity`. A second call does nothing.
+   */
+  startConsuming(onActivity: (activity: ServeActivity) => void): void;
+  /** Stops the served flow's work, the run's functions, its SQS endpoint and the DynamoDB Local it started. */
   stop(): Promise<void>;
+}
+
+/** What the served flow needs to go on working (see {@link RunServices.startConsuming}). */
+export interface ServedFlowParts {
+  readonly relays: readonly Pick<CatchingUpRelay, 'poll'>[];
+  readonly ledger: Pick<RunLedger, 'addInvocationListener'>;
+  readonly concurrency: number;
+  /** Called when consumption starts: the run's faults stop. */
+  readonly stopFaults: () => void;
+  /** @default the app is not watched */
+  readonly watch?: ServeWatch;
+  /** @default none */
+  readonly logFile?: string;
 }
 
 /** A DynamoDB Local as the run holds it. */
@@ -88,7 +117,8 @@ function deploymentOf(values: Record<string, unknown>): SubscriberDeployment | u
 }
 
 /** Where the run's resources are, from its model and local flow; `stop` stops the flow, then the database. */
-export function runServices(model: FlowModel, flow: LocalFlow, database: RunDatabase, clock: VirtualClock, region: string): RunServices {
+export function runServices(model: FlowModel, flow: LocalFlow, database: RunDatabase, clock: VirtualClock, region: string, parts: ServedFlowParts): RunServices {
+  let consumer: ServeConsumer | undefined;
   const urlOf = (key: string | undefined): string | undefined => (key === undefined ? undefined : flow.queues.get(key)?.address.url);
   const relays = model.relays.flatMap((relay): ServedRelay[] => {
     const outboxTable = flow.tables.get(relay.sourceTable)?.tableName;
@@ -143,10 +173,21 @@ export function runServices(model: FlowModel, flow: LocalFlow, database: RunData
     runClockWithRealTime: () => clock.runWithRealTime(),
     subscribers,
     relays,
+    ...(parts.logFile === undefined ? {} : { logFile: parts.logFile }),
+    watchesApp: parts.watch !== undefined,
+    startConsuming: (onActivity) => {
+      if (consumer !== undefined) return;
+      parts.stopFaults();
+      const { watch } = parts;
+      consumer = new ServeConsumer({ flow, relays: parts.relays, ledger: parts.ledger, concurrency: parts.concurrency, onActivity, ...(watch === undefined ? {} : { watch }) });
+      consumer.start();
+    },
     stop: async () => {
       try {
+        await consumer?.stop();
         await flow.stop();
       } finally {
+        consumer?.removeAssemblies();
         await database.stop();
       }
     },

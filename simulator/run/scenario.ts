@@ -8,24 +8,7 @@ import type { OperatorDecision } from './operator';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import * as path from 'node:path';
-
-/** An event as the flow carried it: the envelope fields the effect probes need. */
-export interface SimulatedEvent {
-  readonly id: string;
-  readonly type: string;
-  readonly subject?: string;
-  readonly data: unknown;
-}
-
-/** What the probe of one subscriber observed: how often the effect of some events was applied. */
-export interface EffectTally {
-  /** What was counted, e.g. `customer C1 orderCount` or `order O7 invoices`: shown when the count is wrong. */
-  readonly subject: string;
-  /** The events whose effects this count covers (one for a per-event effect, several for an aggregate). */
-  readonly eventIds: readonly string[];
-  /** How many effect applications were observed for them together. */
-  readonly applied: number;
-}
+import type { BusinessChange, EffectTally, SimulatedEvent } from '../observation/run-facts';
 
 /**
  * A message a function of the app sent with its own SQS client to a queue the app does not consume: one outside its
@@ -57,14 +40,6 @@ export interface EffectProbeContext {
 
 /** Counts a subscriber's effects after the run. */
 export type EffectProbe = (context: EffectProbeContext) => Promise<readonly EffectTally[]>;
-
-/** A business change the producer's commands committed, and the events that had to commit with it. */
-export interface BusinessChange {
-  /** What changed, e.g. `order O7`: shown when its event is missing. */
-  readonly subject: string;
-  /** The ids of the events that must be in the outbox because this change exists (usually one). */
-  readonly eventIds: readonly string[];
-}
 
 /** What a producer probe can read. */
 export interface ProducerProbeContext {

@@ -18,7 +18,7 @@ import type { TransactionConflictFigures } from '../aws/transaction-conflicts';
 import { startDynamoDbLocal } from '../aws/dynamodb-local';
 import { readDeadLetters, type DeadLetterFinding } from '../check/dead-letters';
 import { checkAccess } from '../check/access';
-import type { IamFigures } from '../iam/access-control';
+import type { IamFigures } from '../iam/access-types';
 import { startOperatorClient } from '../iam/operator-access';
 import { HOW_TO_INSTALL_POLICY_ENGINE, loadPolicyEngine } from '../iam/policy-engine';
 import { checkHistory, HistoryRecorder } from '../check/history';
@@ -36,6 +36,7 @@ import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
 import { FaultPlan, type FaultKind } from '../faults/fault-plan';
 import { FaultSteering } from '../faults/fault-steering';
 import { readAssembly } from '../model/read-assembly';
+import { hasAppCommand } from '../model/synthesize';
 import { readSynthAnnotations, type SynthAnnotation } from '../model/synth-annotations';
 import { runAssembly } from './assembly-source';
 import { PhaseTimer } from './run-profile';
@@ -45,14 +46,15 @@ import { constructResourcePaths } from './construct-resources';
 import { readCommittedOutbox } from './committed-events';
 import { CatchingUpRelay } from './relay-catch-up';
 import { MAX_OPERATOR_PASSES, noOperatorFigures, operatorPass, type OperatorFigures } from './operator';
-import { RunLedger } from './ledger';
+import { RunLedger } from '../observation/ledger';
 import { runRounds } from './rounds';
 import { checkInteger, DEFAULT_FAULT_RATES, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type SimulationOptions } from './options';
 import { shownName } from '../model/find-resource';
-import { appendUserEvents, findFunction, PRODUCER_ATTEMPTS, ProducerDriver, ProducerDrivers, producerKeys, type ProducerFigures } from './producer-driver';
+import { appendUserEvents, findFunction, PRODUCER_ATTEMPTS, ProducerDriver, ProducerDrivers, producerKeys } from './producer-driver';
+import type { ProducerFigures } from '../observation/run-facts';
 import { scenarioProducers, type SentMessage } from './scenario';
 import { checkProducerWrites } from './producer-probe';
-import { seededRandom, seedNumber } from './seeded-random';
+import { seededRandom, seedNumber } from '../schedule/seeded-random';
 import { writePrivateFile } from './private-file';
 import { SeededScheduler } from '../schedule/seeded-scheduler';
 import { runServices, type RunDatabase } from './run-services';
@@ -263,6 +265,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       // a DynamoDB Local we did not start may hold the tables of an earlier run
       tableNameSuffix: options.dynamoDbEndpoint ? `-${Date.now().toString(36)}${Math.floor(Math.random() * 1296).toString(36)}` : undefined,
       decideFault: (functionKey, invocationKey, request) => {
+        // a served run's flow works without faults (simulate --serve: the operator's drill)
+        if (plan.stopped) return 'none';
         const fault = decideFault(functionKey, invocationKey, request);
         // the write is applied and the function does not see it: a retry meets its own write
         if (fault === 'lose-response' || fault === 'crash-after') writesUnseen.add(`${functionKey}|${invocationKey}`);
@@ -470,7 +474,16 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     };
     phases.ended('checks');
     // simulate --serve: the services go on serving what the run left; the callee stops them
-    options.keepServices?.(runServices(model, flow, database, clock, region));
+    if (options.keepServices !== undefined) {
+      const watchable = options.app !== undefined || hasAppCommand(path.join(options.cwd, 'cdk.json'));
+      const logFile = options.logFile === undefined ? undefined : path.resolve(options.cwd, options.logFile);
+      const watch = watchable
+        ? { cwd: options.cwd, outputFiles: logFile === undefined ? [] : [logFile], ...(options.app === undefined ? {} : { app: options.app }), ...(options.stacks === undefined ? {} : { stacks: options.stacks }) }
+        : undefined;
+      options.keepServices(
+        runServices(model, flow, database, clock, region, { relays, ledger, concurrency, stopFaults: () => plan.stopFaults(), ...(watch === undefined ? {} : { watch }), ...(logFile === undefined ? {} : { logFile }) }),
+      );
+    }
     servicesKept = options.keepServices !== undefined;
     return result;
   } finally {

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { beforeAll, describe, expect, inject, test } from 'vitest';
-import { main, type CliIo } from '../../cli/main';
+import { main, type CliIo } from '../../simulator/cli/main';
 import { createMultiStepConsumer } from '../../lambda/processing/multi-step-consumer';
 import { LOCAL_CREDENTIALS, localClient, uniqueTableName } from '../support/dynamodb-client';
 import { RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from '../lambda/helpers';

@@ -12,7 +12,7 @@ import type { DeadLetter, DeadLetterPublisher } from '../../lambda/consumer/dead
 import { createLeaseConsumer } from '../../lambda/processing/lease-consumer';
 import { Outbox } from '../../lambda/producer/outbox';
 import { outboxKeyValue } from '../../lambda/producer/outbox-item';
-import { OUTBOX_ITEM } from '../../lambda/wire-format';
+import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
 import { localClient, uniqueTableName } from '../support/dynamodb-client';
 import { createKeyedTable, createOutbox } from '../support/proof/tables';
 import { envelopeObject, recordingLogger } from '../lambda/helpers';

@@ -5,7 +5,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { inject } from 'vitest';
-import { main, type CliIo } from '../../cli/main';
+import { main, type CliIo } from '../../simulator/cli/main';
 import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import type { SqsBatchHandler } from '../../lambda/consumer/create-consumer';
 import { createTransactionalConsumer } from '../../lambda/consumer/transactional-consumer';

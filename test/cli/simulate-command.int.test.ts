@@ -6,7 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, inject, test } from 'vitest';
-import { EXIT_CODE, main } from '../../cli/main';
+import { EXIT_CODE, main } from '../../simulator/cli/main';
 import { writeAssembly } from '../simulator/model/assembly-fixture';
 
 const PROJECT = path.resolve(__dirname, '../..');

@@ -4,11 +4,13 @@
  * it stops both (no process, no port left).
  */
 import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { connect } from 'node:net';
 import * as path from 'node:path';
 import { ReceiveMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { describe, expect, test } from 'vitest';
-import { EXIT_CODE, main } from '../../cli/main';
+import { describe, expect, onTestFinished, test } from 'vitest';
+import { EXIT_CODE, main } from '../../simulator/cli/main';
 import { envelopeObject } from '../lambda/helpers';
 import { LOCAL_CREDENTIALS } from '../support/dynamodb-client';
 import { exampleAssembly } from '../support/example-assembly';
@@ -73,11 +75,14 @@ async function waitFor(condition: () => boolean, what: string, timeoutMs = 600_0
 describe('simulate --serve', () => {
   test('keeps the run\'s DynamoDB Local and SQS endpoint serving after the verdict; the printed dlq list and redrive work against them; an abort stops everything', async () => {
     // GIVEN a run of the example whose relay dead-letters every event, served after its verdict
+    const logDirectory = mkdtempSync(path.join(tmpdir(), 'ief-serve-log-'));
+    const logFile = path.join(logDirectory, 'functions.log');
+    onTestFinished(() => rmSync(logDirectory, { recursive: true, force: true }));
     let stdout = '';
     let stderr = '';
     const stop = new AbortController();
     const running = main(
-      ['simulate', '--assembly', await exampleAssembly(), '--scenario', 'example/simulation/scenario.ts', '--count', '3', '--quiet', '--seed', 'serve', ...NO_OTHER_FAULTS, '--relay-failure-rate', '1', '--serve'],
+      ['simulate', '--assembly', await exampleAssembly(), '--scenario', 'example/simulation/scenario.ts', '--count', '3', '--quiet', '--seed', 'serve', ...NO_OTHER_FAULTS, '--relay-failure-rate', '1', '--serve', '--log', logFile],
       { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), cwd: PROJECT, stopSignal: stop.signal },
     );
     let finished = false;
@@ -113,7 +118,8 @@ describe('simulate --serve', () => {
       expect(blockedList).toContain(`--endpoint ${dynamoDbEndpoint}`);
       expect(await runPrinted(blockedList!, environment)).toMatchObject({ code: 0, stderr: '' });
 
-      // WHEN a dead letter is on Billing's queue's dead-letter queue and the printed redrive runs with --yes
+      // WHEN a dead letter is on Billing's queue's dead-letter queue and the printed redrive runs with --yes (the run's
+      // faults are off while it serves: the served flow does what the app does)
       // the redrive takes Billing's Operator output as the served run resolves it: its queues come from there
       const redrive = stdout.split('\n').find((line) => /idempotent-event-flow dlq redrive --subscriber-output '\{.*"subscriberName":"Billing".*\}' --dead-letter-queue /.test(line));
       const deployment = JSON.parse(/--subscriber-output '(\{.*\})'/.exec(redrive!)![1]!) as { queueUrl: string; deadLetterQueueUrl: string; processingMode: string };
@@ -128,13 +134,16 @@ describe('simulate --serve', () => {
         // THEN it is sent to the queue (the redrive moves what it checked, one at a time)
         expect(redriven).toMatchObject({ code: 0, stderr: '' });
         expect(JSON.parse(redriven.stdout)).toMatchObject({ dryRun: false, method: 'send-and-delete' });
-        // until it is there, however long a loaded machine takes (a move that never happens is caught by the test's timeout)
-        let bodies: string[] = [];
-        while (bodies.length === 0) {
-          await new Promise((resolve) => setTimeout(resolve, 100));
-          bodies = ((await sqsClient.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10 }))).Messages ?? []).map((message) => message.Body ?? '');
-        }
-        expect(bodies.map((body) => (JSON.parse(body) as { id: string }).id)).toEqual(['evt-served']);
+        // and Billing's function, still consuming while the run serves, takes it from the queue: the event fails its
+        // schema, so the runtime sends it back to the dead-letter queue with the reason, as on AWS (however long a
+        // loaded machine takes)
+        await waitFor(() => stdout.includes('[served] Billing: event evt-served (receive 1, sent to its queue: a redrive or a replay): dead-lettered'), "Billing's served invocation");
+        expect(await sqsClient.send(new ReceiveMessageCommand({ QueueUrl: queueUrl, MaxNumberOfMessages: 10, VisibilityTimeout: 0 }))).not.toHaveProperty('Messages.0');
+        const back = await sqsClient.send(new ReceiveMessageCommand({ QueueUrl: deadLetterQueueUrl, MaxNumberOfMessages: 10, MessageAttributeNames: ['All'] }));
+        expect(back.Messages?.map((message) => [message.MessageAttributes?.iefEventId?.StringValue, message.MessageAttributes?.iefErrorName?.StringValue])).toEqual([['evt-served', 'SchemaValidationError']]);
+        // the functions' output of the served invocation is in the log file the serve names
+        expect(stdout).toContain(`function logs   ${logFile}`);
+        await waitFor(() => existsSync(logFile) && readFileSync(logFile, 'utf8').includes('evt-served'), 'the served invocation in the log file');
       } finally {
         sqsClient.destroy();
       }

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, inject, test } from 'vitest';
-import { EXIT_CODE, main } from '../../cli/main';
+import { EXIT_CODE, main } from '../../simulator/cli/main';
 import { synthesize } from '../../simulator/model/synthesize';
 
 const PROJECT = path.resolve(__dirname, '../..');

@@ -6,7 +6,7 @@ import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { OrdersExampleStack } from '../../example/orders-example-stack';
-import { ENV } from '../../lambda/config';
+import { ENV } from '../../lambda/contract/environment';
 import type { ProducerFunction, Subscriber, SubscriberAlarms } from '../../lib';
 import { assertCompliant, checkCompliance, type ComplianceResult, complianceApp, formatComplianceResult } from '../support/compliance';
 

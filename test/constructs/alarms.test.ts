@@ -8,7 +8,7 @@ import { describe, expect, test } from 'vitest';
 import { ProcessingMode, Subscriber, type SubscriberProps } from '../../lib/consumer';
 import { RelayAlarms, SubscriberAlarms, type SubscriberAlarmsProps } from '../../lib/monitoring';
 import { OutboxRelay, OutboxTable } from '../../lib/outbox';
-import { CONSUMER_METRICS } from '../../lambda/metrics';
+import { CONSUMER_METRICS } from '../../lambda/contract/metric-names';
 import { IdempotentEventFlow } from '../../lib/idempotent-event-flow';
 import { HANDLER_ENTRY, newStack } from '../fixtures/construct-test-kit';
 

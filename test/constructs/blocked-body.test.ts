@@ -1,6 +1,6 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, test } from 'vitest';
-import { ENV } from '../../lambda/config';
+import { ENV } from '../../lambda/contract/environment';
 import { IdempotentEventFlow, ProcessingMode } from '../../lib';
 import { HANDLER_ENTRY, newStack } from '../fixtures/construct-test-kit';
 

@@ -11,7 +11,7 @@ import * as path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { ConsumerFunction, ConsumerFunctionProps, InboxTable, ProcessingMode } from '../../lib/consumer';
 import { OutboxTable } from '../../lib/outbox';
-import { ENV, PROCESSING_MODE } from '../../lambda/config';
+import { ENV, PROCESSING_MODE } from '../../lambda/contract/environment';
 import { HANDLER_ENTRY, nagFindings, newStack } from '../fixtures/construct-test-kit';
 import { viaService } from '../fixtures/kms-conditions';
 

@@ -10,7 +10,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct } from 'constructs';
 import { describe, expect, test } from 'vitest';
-import { ENV } from '../../lambda/config';
+import { ENV } from '../../lambda/contract/environment';
 import { IdempotentEventFlow, type IdempotentEventFlowProps, OutboxTable, ProcessingMode, ProducerFunction, Subscriber } from '../../lib';
 import { HANDLER_ENTRY, newStack } from '../fixtures/construct-test-kit';
 

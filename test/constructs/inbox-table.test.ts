@@ -5,7 +5,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { describe, expect, test } from 'vitest';
 import { IInboxTable, InboxTable, InboxTableProps } from '../../lib/consumer';
-import { PROCESSING_RECORD, TABLE_SCHEMA } from '../../lambda/wire-format';
+import { PROCESSING_RECORD, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import { nagFindings, newStack } from '../fixtures/construct-test-kit';
 import { viaService } from '../fixtures/kms-conditions';
 

@@ -7,7 +7,7 @@ import { describe, expect, test } from 'vitest';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Duration } from 'aws-cdk-lib';
 import { IdempotentEventFlow, ProcessingMode } from '../../lib';
-import { parseSubscriberDeployment } from '../../lambda/operator/subscriber-deployment';
+import { parseSubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
 import { resolveValue } from '../../simulator/model/intrinsics';
 import { HANDLER_ENTRY, newStack } from '../fixtures/construct-test-kit';
 

@@ -9,7 +9,7 @@ import * as pipes from 'aws-cdk-lib/aws-pipes';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { describe, expect, test } from 'vitest';
-import { outboxFilterPattern, outboxInputTemplate } from '../../lambda/wire-format';
+import { outboxFilterPattern, outboxInputTemplate } from '../../lambda/contract/wire-format';
 import { OutboxRelay, OutboxRelayLogLevel, OutboxTable, type IOutboxTable, type OutboxRelayProps } from '../../lib/outbox';
 import { viaService } from '../fixtures/kms-conditions';
 

@@ -4,7 +4,8 @@ import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { describe, expect, test } from 'vitest';
-import { ENV, loadProducerConfig } from '../../lambda/config';
+import { loadProducerConfig } from '../../lambda/config';
+import { ENV } from '../../lambda/contract/environment';
 import { OutboxTable, type IOutboxTable, type OutboxTableAttributes } from '../../lib/outbox';
 import { viaService } from '../fixtures/kms-conditions';
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
 import { ProcessingMode } from '../../lib';
-import { PROCESSING_MODE } from '../../lambda/config';
+import { PROCESSING_MODE } from '../../lambda/contract/environment';
 
 describe('ProcessingMode', () => {
   test("has exactly the runtime's PROCESSING_MODE names as values", () => {

@@ -7,7 +7,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { describe, expect, test } from 'vitest';
-import { ENV } from '../../lambda/config';
+import { ENV } from '../../lambda/contract/environment';
 import { IdempotentEventFlow, OutboxTable, Subscriber } from '../../lib';
 import { HANDLER_ENTRY } from '../fixtures/construct-test-kit';
 

@@ -7,8 +7,8 @@ import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, expect, test } from 'vitest';
 import { ConsumerFunction, ConsumerQueue, InboxTable, ProcessingMode, Subscriber, SubscriberProps } from '../../lib/consumer';
 import { OutboxTable } from '../../lib/outbox';
-import { ENV, PROCESSING_MODE } from '../../lambda/config';
-import { CONSUMER_METRICS } from '../../lambda/metrics';
+import { ENV, PROCESSING_MODE } from '../../lambda/contract/environment';
+import { CONSUMER_METRICS } from '../../lambda/contract/metric-names';
 import { HANDLER_ENTRY, nagFindings, newStack } from '../fixtures/construct-test-kit';
 import { viaService } from '../fixtures/kms-conditions';
 

@@ -7,7 +7,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { describe, expect, test } from 'vitest';
-import { ENV } from '../../lambda/config';
+import { ENV } from '../../lambda/contract/environment';
 import { IdempotentEventFlow, InboxTable, OutboxRelay, OutboxTable, Subscriber } from '../../lib';
 import { HANDLER_ENTRY, newStack } from '../fixtures/construct-test-kit';
 

@@ -9,7 +9,7 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { describe, expect, test } from 'vitest';
-import { OUTBOX_ITEM } from '../../lambda/wire-format';
+import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
 import { InboxTable } from '../../lib/consumer';
 import { DEFAULT_FAULT_RATES } from '../../simulator/run/options';
 import { loadScenario } from '../../simulator/run/scenario';

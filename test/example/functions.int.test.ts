@@ -9,9 +9,10 @@ import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dy
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { Outbox } from '../../lambda';
-import { ENV, loadConsumerBaseConfig, loadConsumerConfig, loadLeaseConsumerConfig, loadProducerConfig, PROCESSING_MODE, type ProcessingModeName } from '../../lambda/config';
+import { loadConsumerBaseConfig, loadConsumerConfig, loadLeaseConsumerConfig, loadProducerConfig } from '../../lambda/config';
+import { ENV, PROCESSING_MODE, type ProcessingModeName } from '../../lambda/contract/environment';
 import type { SqsBatchHandler } from '../../lambda/consumer/create-consumer';
-import { OUTBOX_ITEM, TABLE_SCHEMA } from '../../lambda/wire-format';
+import { OUTBOX_ITEM, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import { createTable, localClient, uniqueTableName } from '../support/dynamodb-client';
 import { outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from '../lambda/helpers';
 import { createInboxTable } from '../lambda/processing/fixtures';

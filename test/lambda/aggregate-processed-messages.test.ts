@@ -11,7 +11,7 @@ import {
 } from '../../lambda/aggregate/processed-messages';
 import { payloadFingerprint } from '../../lambda/fingerprint';
 import { itemSize } from '../../lambda/transaction/item-size';
-import { AGGREGATE_ITEM } from '../../lambda/wire-format';
+import { AGGREGATE_ITEM } from '../../lambda/contract/wire-format';
 
 const HEX_A = '0123456789abcdef';
 const HEX_B = 'fedcba9876543210';

@@ -2,11 +2,12 @@ import { CreateTableCommand, GetItemCommand, PutItemCommand, UpdateItemCommand, 
 import { DynamoDBDocumentClient, GetCommand, NumberValue } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createAggregateConsumer, type AggregateChange, type AggregateConsumerOptions, type AggregateHandler } from '../../lambda/aggregate/aggregate-consumer';
-import { ConfigurationError, PROCESSING_MODE, type ConsumerBaseConfig, type ProducerConfig } from '../../lambda/config';
+import { ConfigurationError, type ConsumerBaseConfig, type ProducerConfig } from '../../lambda/config';
+import { PROCESSING_MODE } from '../../lambda/contract/environment';
 import { parseEnvelope } from '../../lambda/envelope';
 import { derivedEventId, payloadFingerprint } from '../../lambda/fingerprint';
 import { Outbox } from '../../lambda/producer/outbox';
-import { OUTBOX_ITEM } from '../../lambda/wire-format';
+import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
 import { createTable, localClient, uniqueTableName } from '../support/dynamodb-client';
 import type { FaultProxy } from '../support/fault-proxy';
 import { outboxItemsWithEventId } from '../support/proof/table-reads';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { ConfigurationError } from '../../lambda/config';
 import { createTransactionalConsumer, MAX_CONFLICT_ATTEMPTS, type EventHandler, type TransactionalConsumerOptions } from '../../lambda/consumer/transactional-consumer';
-import { CONSUMER_METRICS } from '../../lambda/metrics';
+import { CONSUMER_METRICS } from '../../lambda/contract/metric-names';
 import { localClient } from '../support/dynamodb-client';
 import { startFaultProxy, type FaultProxy } from '../support/fault-proxy';
 import { startLedgerTestbed, type Deposit, type LedgerTestbed } from '../support/proof/ledger-testbed';

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createTransactionalConsumer, type EventHandler } from '../../lambda/consumer/transactional-consumer';
 import { RetryableError } from '../../lambda/errors';
-import { CONSUMER_METRICS } from '../../lambda/metrics';
+import { CONSUMER_METRICS } from '../../lambda/contract/metric-names';
 import { startLedgerTestbed, type Deposit, type LedgerTestbed } from '../support/proof/ledger-testbed';
 import { envelopeObject, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from './helpers';
 

@@ -1,16 +1,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { describe, expect, test, vi } from 'vitest';
-import {
-  assertProcessingMode,
-  ConfigurationError,
-  ENV,
-  LAMBDA_ENV,
-  loadConsumerBaseConfig,
-  loadConsumerConfig,
-  loadLeaseConsumerConfig,
-  loadProducerConfig,
-  PROCESSING_MODE,
-} from '../../lambda/config';
+import { assertProcessingMode, ConfigurationError, loadConsumerBaseConfig, loadConsumerConfig, loadLeaseConsumerConfig, loadProducerConfig } from '../../lambda/config';
+import { ENV, LAMBDA_ENV, PROCESSING_MODE } from '../../lambda/contract/environment';
 import { createTransactionalConsumer } from '../../lambda/consumer/transactional-consumer';
 
 const consumerEnv = {

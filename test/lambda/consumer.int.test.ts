@@ -1,6 +1,7 @@
 import { GetItemCommand, PutItemCommand, UpdateItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test, vi } from 'vitest';
-import { ConfigurationError, ENV, type ConsumerConfig, type ProducerConfig } from '../../lambda/config';
+import { ConfigurationError, type ConsumerConfig, type ProducerConfig } from '../../lambda/config';
+import { ENV } from '../../lambda/contract/environment';
 import type { SqsBatchHandler } from '../../lambda/consumer/create-consumer';
 import { createTransactionalConsumer, type EventHandler, type TransactionalConsumerOptions } from '../../lambda/consumer/transactional-consumer';
 import { parseEnvelope } from '../../lambda/envelope';
@@ -8,7 +9,7 @@ import { PermanentError, RetryableError } from '../../lambda/errors';
 import { derivedEventId, payloadFingerprint } from '../../lambda/fingerprint';
 import { createLeaseConsumer } from '../../lambda/processing/lease-consumer';
 import { Outbox } from '../../lambda/producer/outbox';
-import { INBOX_ITEM, OUTBOX_ITEM, PROCESSING_RECORD, RECORD_STATUS, TABLE_SCHEMA } from '../../lambda/wire-format';
+import { INBOX_ITEM, OUTBOX_ITEM, PROCESSING_RECORD, RECORD_STATUS, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import { localClient } from '../support/dynamodb-client';
 import type { FaultProxy } from '../support/fault-proxy';
 import { outboxItemsWithEventId } from '../support/proof/table-reads';

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { CONSUMER_METRICS, ConsumerMetrics } from '../../lambda/metrics';
+import { ConsumerMetrics } from '../../lambda/metrics';
+import { CONSUMER_METRICS } from '../../lambda/contract/metric-names';
 
 function recorder(functionName?: string) {
   const lines: Array<Record<string, unknown>> = [];

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ConsumerConfig } from '../../lambda/config';
 import { createTransactionalConsumer, type EventHandler, type TransactionalConsumerOptions } from '../../lambda/consumer/transactional-consumer';
 import { createLogger } from '../../lambda/logger';
-import { CONSUMER_METRICS } from '../../lambda/metrics';
+import { CONSUMER_METRICS } from '../../lambda/contract/metric-names';
 import { localClient } from '../support/dynamodb-client';
 import { startLedgerTestbed, type Deposit, type LedgerTestbed } from '../support/proof/ledger-testbed';
 import { envelopeObject, outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from './helpers';

@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { parseEnvelope } from '../../lambda/envelope';
-import { ConsumerMetrics, CONSUMER_METRICS } from '../../lambda/metrics';
+import { ConsumerMetrics } from '../../lambda/metrics';
+import { CONSUMER_METRICS } from '../../lambda/contract/metric-names';
 import { currentTraceContext, openTelemetryTraceContext } from '../../lambda/producer/current-trace-context';
 import { buildEnvelope } from '../../lambda/producer/new-event';
 import { traceContextOf, traceLogFields, traceparentFromXRayHeader } from '../../lambda/trace-context';

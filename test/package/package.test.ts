@@ -337,7 +337,7 @@ describe('npm pack', () => {
         'dist/lambda/index.d.ts',
         'dist/simulator/index.js',
         'dist/simulator/index.d.ts',
-        'dist/cli/simulate-command.js',
+        'dist/simulator/cli/simulate-command.js',
         // the launcher that binds DynamoDB Local to 127.0.0.1 (run from source by `java`, see simulator/aws/dynamodb-local.ts)
         'simulator/aws/LoopbackDynamoDbLocal.java',
         'README.md',
@@ -394,9 +394,9 @@ describe('npm pack', () => {
     expect(tarballEntries.filter((entry) => repoOnly.some((pattern) => pattern.test(entry)))).toEqual([]);
   });
 
-  test('prepack rebuilds dist/ from scratch: exactly the compiled lib/, lambda/, cli/ and simulator/ sources, nothing stale or missing', () => {
+  test('prepack rebuilds dist/ from scratch: exactly the compiled lib/, lambda/ and simulator/ (with simulator/cli/) sources, nothing stale or missing', () => {
     expect(tarballEntries).not.toContain(STALE_OUTPUT);
-    const sources = ['lib', 'lambda', 'cli', 'simulator'].flatMap((dir) =>
+    const sources = ['lib', 'lambda', 'simulator'].flatMap((dir) =>
       listFiles(path.join(stage, dir))
         .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts') && !file.endsWith('.test.ts'))
         .map((file) => `${dir}/${file.replace(/\.ts$/, '')}`),
@@ -531,7 +531,7 @@ describe('a CDK app installed from the tarball', () => {
 
   test('the operator command of the bin entry runs from the installed package', () => {
     const bin = installedPackage.bin?.['idempotent-event-flow'];
-    expect(bin).toBe('dist/cli/main.js');
+    expect(bin).toBe('dist/simulator/cli/main.js');
     const firstLine = fs.readFileSync(path.join(installed, bin as string), 'utf8').split('\n')[0];
     expect(firstLine).toBe('#!/usr/bin/env node');
     const help = run(process.execPath, [path.join(installed, bin as string), 'blocked', '--help'], { cwd: app, env: childEnv({}) });

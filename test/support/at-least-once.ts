@@ -10,7 +10,7 @@
  */
 import type { SQSBatchResponse, SQSEvent, SQSRecord } from '../../lambda/consumer/sqs';
 
-import { seededRandom } from '../../simulator/run/seeded-random';
+import { seededRandom } from '../../simulator/schedule/seeded-random';
 
 export { seededRandom };
 

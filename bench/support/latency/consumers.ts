@@ -6,7 +6,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createAggregateConsumer, createLeaseConsumer, createMultiStepConsumer, createTransactionalConsumer, type BatchReadSetting, type SqsBatchHandler } from '../../../lambda/index';
-import { PROCESSING_RECORD, RECORD_STATUS } from '../../../lambda/wire-format';
+import { PROCESSING_RECORD, RECORD_STATUS } from '../../../lambda/contract/wire-format';
 import type { DeliveryPlan } from '../deliveries';
 import { EffectLedger } from '../effect-ledger';
 import { countingLogger, createTable, LEASE_DURATION_SECONDS, MemoryDeadLetters, noMetrics, now, type Message, type OrderPlaced } from '../fixtures';

@@ -5,7 +5,7 @@
  */
 import type { AttributeValue, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createAggregateConsumer, Outbox, type AggregateHandler, type ProducerConfig, type SqsBatchHandler } from '../../../lambda/index';
-import { AGGREGATE_ITEM } from '../../../lambda/wire-format';
+import { AGGREGATE_ITEM } from '../../../lambda/contract/wire-format';
 import {
   countingLogger,
   createTable,

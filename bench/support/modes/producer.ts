@@ -1,6 +1,6 @@
 /** The producer (`Outbox.transactWrite`): an order item and its events in one TransactWriteItems. Scenarios P1-P2. */
 import { Outbox, type ProducerConfig } from '../../../lambda/index';
-import { TABLE_SCHEMA } from '../../../lambda/wire-format';
+import { TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
 import { createTable, customerId, newMessage, newOrder, now, orderItem, progress, SAMPLE, type BenchContext } from '../fixtures';
 import type { Prng } from '../prng';
 import { fixed, ruleWriteUnits, type ModeResult, type Row } from '../report';

@@ -3,7 +3,6 @@ import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct } from 'constructs';
-import type { Subscriber } from '../subscriber';
 
 /**
  * Literal names for the resources of a subscriber that lives in another stack than its flow.
@@ -29,7 +28,15 @@ const QUEUE_NAME_MAX_LENGTH = 80;
 const FUNCTION_NAME_MAX_LENGTH = 64;
 const ALARM_NAME_MAX_LENGTH = 255;
 
-const namesBySubscriber = new WeakMap<Subscriber, SubscriberPhysicalNames>();
+/** What naming reads of a subscriber (a `Subscriber`): its function and queues. */
+export interface NamedSubscriberResources {
+  readonly consumerFunction: { readonly lambdaFunction: lambda.IFunction };
+  readonly queue: sqs.IQueue;
+  readonly deadLetterQueue: sqs.IQueue;
+  readonly subscriptionDeadLetterQueue: sqs.IQueue;
+}
+
+const namesBySubscriber = new WeakMap<NamedSubscriberResources, SubscriberPhysicalNames>();
 const namesByAlarm = new WeakMap<cloudwatch.IAlarm, string>();
 
 function physicalName(construct: IConstruct, maxLength: number): string {
@@ -43,7 +50,7 @@ function nameQueue(queue: sqs.IQueue): string {
 }
 
 /** Gives the subscriber's queues and consumer function names derived from their construct paths. */
-export function nameSubscriberResources(subscriber: Subscriber): void {
+export function nameSubscriberResources(subscriber: NamedSubscriberResources): void {
   const fn = subscriber.consumerFunction.lambdaFunction;
   const functionName = physicalName(fn, FUNCTION_NAME_MAX_LENGTH);
   (fn.node.defaultChild as lambda.CfnFunction).functionName = functionName;
@@ -56,12 +63,12 @@ export function nameSubscriberResources(subscriber: Subscriber): void {
 }
 
 /** The literal names {@link nameSubscriberResources} gave the subscriber's resources; undefined if it gave none. */
-export function physicalNamesOf(subscriber: Subscriber): SubscriberPhysicalNames | undefined {
+export function physicalNamesOf(subscriber: NamedSubscriberResources): SubscriberPhysicalNames | undefined {
   return namesBySubscriber.get(subscriber);
 }
 
 /** Gives each alarm of a subscriber with literal names a name derived from its construct path. */
-export function nameAlarms(subscriber: Subscriber, alarms: readonly cloudwatch.Alarm[]): void {
+export function nameAlarms(subscriber: NamedSubscriberResources, alarms: readonly cloudwatch.Alarm[]): void {
   if (physicalNamesOf(subscriber) === undefined) return;
   for (const alarm of alarms) {
     const name = Names.uniqueResourceName(alarm, { maxLength: ALARM_NAME_MAX_LENGTH, separator: '-' });

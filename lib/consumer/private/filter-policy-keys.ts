@@ -1,6 +1,6 @@
 import { Annotations } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
-import { ENVELOPE_ATTRIBUTE_NAMES, keysOutsideEnvelope } from '../../../lambda/envelope';
+import { ENVELOPE_ATTRIBUTE_NAMES, keysOutsideEnvelope } from '../../../lambda/contract/envelope-attributes';
 
 /** The id of the warning {@link warnOnKeysOutsideEnvelope} adds: `Annotations.of(subscriber).acknowledgeWarning(id)` silences it. */
 export const FILTER_KEY_WARNING_ID = 'idempotent-event-flow:filterPolicyKeyNotInEnvelope';

@@ -1,4 +1,4 @@
-import type { ProcessingModeName } from '../../../lambda/config';
+import type { ProcessingModeName } from '../../../lambda/contract/environment';
 import type * as runtime from '../../../lambda';
 import type { ExpectedFactory } from '../../private/handler-entry';
 import { ProcessingMode } from '../processing-mode';

@@ -6,7 +6,7 @@
 import { Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as sns from 'aws-cdk-lib/aws-sns';
-import { SUBSCRIBER_DEPLOYMENT_FORMAT, type SubscriberDeployment } from '../../../lambda/operator/subscriber-deployment';
+import { SUBSCRIBER_DEPLOYMENT_FORMAT, type SubscriberDeployment } from '../../../lambda/contract/subscriber-deployment';
 import type { Subscriber } from '../subscriber';
 
 /** The output's JSON value (tokens resolved at deploy time), in the stack of `subscriber`. */

@@ -1,5 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
-import { ENV } from '../../../lambda/config';
+import { ENV } from '../../../lambda/contract/environment';
 import {
   validateDurationAtLeast,
   validateDurationInRange,

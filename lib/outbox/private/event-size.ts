@@ -1,7 +1,7 @@
 import { Size, Token } from 'aws-cdk-lib';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import type { IConstruct } from 'constructs';
-import { MAX_MESSAGE_BYTES } from '../../../lambda/wire-format';
+import { MAX_MESSAGE_BYTES } from '../../../lambda/contract/wire-format';
 import { validationError } from '../../private/validation-error';
 
 /**

@@ -11,7 +11,7 @@
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { TABLE_SCHEMA } from '../../../lambda/wire-format';
+import { TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
 import { localClient } from '../../support/dynamodb-client';
 import { failureReport } from '../../support/model/search';
 import { orderedCommands, type OrderedModel, type OrderedReal } from '../../support/model/ordered-commands';

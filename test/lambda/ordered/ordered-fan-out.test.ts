@@ -7,7 +7,7 @@ import type { PublishCommand } from '@aws-sdk/client-sns';
 import { describe, expect, test } from 'vitest';
 import { createLogger } from '../../../lambda/logger';
 import { createOrderedFanOut } from '../../../lambda/ordered/ordered-fan-out';
-import { sequenceText } from '../../../lambda/ordered/ordered-wire-format';
+import { sequenceText } from '../../../lambda/contract/ordered-wire-format';
 import { envelopeObject } from '../helpers';
 
 const TOPIC = 'arn:aws:sns:eu-west-1:111122223333:orders.fifo';

@@ -2,7 +2,7 @@
 import { CLOCK_BUFFER_BYTES, VirtualClock } from '../../../simulator/aws/clock';
 import { SimulatedQueue } from '../../../simulator/aws/queue';
 import type { QueueModel } from '../../../simulator/model/flow-model';
-import type { SimulationObserver } from '../../../simulator/run/observer';
+import type { SimulationObserver } from '../../../simulator/observation/observer';
 
 /** The real time the test clocks stand still at (2023-11-14T22:13:20Z). */
 export const START_MS = 1_700_000_000_000;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { FIFO_DEDUPLICATION_INTERVAL_MS, SIMULATED_SENDER_ID } from '../../../simulator/aws/queue';
+import { FIFO_DEDUPLICATION_INTERVAL_MS } from '../../../simulator/aws/queue';
+import { SIMULATED_SENDER_ID } from '../../../simulator/aws/sqs-messages';
 import { SqsError } from '../../../simulator/aws/sqs-errors';
 import { frozenClock, makeQueue, queueModel, recordingObserver, START_MS } from './queue-test-kit';
 

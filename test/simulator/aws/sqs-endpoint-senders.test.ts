@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SimulatedQueue } from '../../../simulator/aws/queue';
 import { startSqsEndpoint, type SqsEndpoint } from '../../../simulator/aws/sqs-endpoint';
 import { SqsSenders } from '../../../simulator/aws/sqs-senders';
-import type { AppSend } from '../../../simulator/run/observer';
+import type { AppSend } from '../../../simulator/observation/observer';
 import { frozenClock, makeQueue, queueModel } from './queue-test-kit';
 
 const silentLogger = { trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };

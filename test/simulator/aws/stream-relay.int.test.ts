@@ -8,7 +8,7 @@ import type { PipeStreamEvent } from '../../../simulator/aws/stream-record';
 import { createTables } from '../../../simulator/aws/tables';
 import { FaultPlan, NO_FAULTS, type FaultKind } from '../../../simulator/faults/fault-plan';
 import type { RelayModel } from '../../../simulator/model/flow-model';
-import type { SimulationObserver } from '../../../simulator/run/observer';
+import type { SimulationObserver } from '../../../simulator/observation/observer';
 import { LOCAL_CREDENTIALS, localClient, uniqueTableName } from '../../support/dynamodb-client';
 import { EXAMPLE_OUTBOX_TABLE, EXAMPLE_RELAY } from '../support/example-models';
 import { frozenClock, makeQueue, queueModel } from './queue-test-kit';

@@ -1,8 +1,9 @@
 /** A consumer queue, its dead-letter queue and a run ledger wired together, for the tests of the invariant checks. */
 import { DEAD_LETTER_ATTRIBUTE } from '../../../lambda/consumer/dead-letter';
-import type { ReceivedMessage, SimulatedQueue } from '../../../simulator/aws/queue';
-import type { SubscriberView } from '../../../simulator/run/build-flow';
-import { RunLedger } from '../../../simulator/run/ledger';
+import type { SimulatedQueue } from '../../../simulator/aws/queue';
+import type { ReceivedMessage } from '../../../simulator/aws/sqs-messages';
+import type { SubscriberView } from '../../../simulator/observation/run-facts';
+import { RunLedger } from '../../../simulator/observation/ledger';
 import type { SubscriptionModel } from '../../../simulator/model/flow-model';
 import { frozenClock, makeQueue, queueModel } from '../aws/queue-test-kit';
 

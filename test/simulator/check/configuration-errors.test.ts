@@ -1,7 +1,7 @@
 /** Which dead-letter reasons are configuration or deployment errors, read from the explanations the run writes. */
 import { describe, expect, test } from 'vitest';
 import { configurationErrorIn, failureNamedIn } from '../../../simulator/check/configuration-errors';
-import { describeFailure } from '../../../simulator/run/observer';
+import { describeFailure } from '../../../simulator/observation/observer';
 
 const movedBySqs = (lastFailure: string): string => `moved by SQS after 3 receives; last failure: ${lastFailure}`;
 

@@ -6,7 +6,7 @@ import { describe, expect, test } from 'vitest';
 import { DEAD_LETTER_ATTRIBUTE } from '../../../lambda/consumer/dead-letter';
 import { readDeadLetters } from '../../../simulator/check/dead-letters';
 import { checkRejectedEvents } from '../../../simulator/check/rejected-events';
-import type { ReceivedMessage } from '../../../simulator/aws/queue';
+import type { ReceivedMessage } from '../../../simulator/aws/sqs-messages';
 import { receiveAll, subscriberKit } from './check-kit';
 
 /** The runtime dead-letters a received message with `errorName` (as its SendMessage does), then the mapping deletes it. */

@@ -6,7 +6,7 @@
 import { describe, expect, test } from 'vitest';
 import { checkRelayed } from '../../../simulator/check/invariants';
 import { checkUnwatchedDeadLetters } from '../../../simulator/check/unwatched-dead-letters';
-import { RunLedger } from '../../../simulator/run/ledger';
+import { RunLedger } from '../../../simulator/observation/ledger';
 import { frozenClock, makeQueue, queueModel } from '../aws/queue-test-kit';
 
 const RELAY = 'Stack/Relay';

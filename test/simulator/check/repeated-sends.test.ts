@@ -4,7 +4,7 @@
  */
 import { describe, expect, test } from 'vitest';
 import { attributeSends, checkRepeatedSends } from '../../../simulator/check/repeated-sends';
-import type { AppSend } from '../../../simulator/run/observer';
+import type { AppSend } from '../../../simulator/observation/observer';
 
 function send(invocation: string, invocationEventIds: readonly string[], body: string, functionName = 'Seats', queueName = 'notifications'): AppSend {
   return { functionKey: `Stack/${functionName}`, functionName, invocation, invocationEventIds, queue: `Stack/${queueName}`, queueName, messageId: `m-${invocation}-${body}`, body };

@@ -8,7 +8,7 @@ import { readDeadLetters } from '../../../simulator/check/dead-letters';
 import { checkProducerFailures } from '../../../simulator/check/producer-failures';
 import { checkSubscriberHealth } from '../../../simulator/check/subscriber-health';
 import type { EventSourceMappingModel } from '../../../simulator/model/flow-model';
-import type { InvocationOutcome } from '../../../simulator/run/observer';
+import type { InvocationOutcome } from '../../../simulator/observation/observer';
 import { receiveAll, subscriberKit } from './check-kit';
 
 const MAPPING: EventSourceMappingModel = {

@@ -31,4 +31,17 @@ describe('FaultPlan', () => {
   test('refuses a rate outside [0, 1], naming it', () => {
     expect(() => new FaultPlan('s', { ...NO_FAULTS, relayFailure: 1.5 })).toThrow("fault rate 'relayFailure' must be between 0 and 1, got 1.5");
   });
+
+  test('stopFaults: from then on every rate reads 0, so no fault happens (a served run works without the run\'s faults)', () => {
+    const plan = new FaultPlan('s', { duplicate: 1, lostResponse: 1, throttle: 1, crash: 1, relayFailure: 1, snsDeliveryFailure: 1 });
+    expect(plan.happens(plan.rates.duplicate, 'duplicate-delivery', 'm')).toBe(true);
+    expect(plan.stopped).toBe(false);
+
+    plan.stopFaults();
+
+    expect(plan.stopped).toBe(true);
+    expect(plan.rates).toEqual(NO_FAULTS);
+    expect(plan.happens(plan.rates.duplicate, 'duplicate-delivery', 'm')).toBe(false);
+    expect(plan.failedAttempts(plan.rates.relayFailure ?? 0, 'relay-publish-failure', 'r')).toBe(0);
+  });
 });

@@ -5,7 +5,7 @@
 import { afterAll, expect, test } from 'vitest';
 import { FaultPlan, NO_FAULTS } from '../../../simulator/faults/fault-plan';
 import { SimulatedEventSourceMapping } from '../../../simulator/lambda/event-source-mapping';
-import type { SimulationObserver } from '../../../simulator/run/observer';
+import type { SimulationObserver } from '../../../simulator/observation/observer';
 import { frozenClock, makeQueue, queueModel } from '../aws/queue-test-kit';
 import { assetDirectory, functionModel, runner } from './handler-kit';
 

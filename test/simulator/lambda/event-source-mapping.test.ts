@@ -8,7 +8,7 @@ import { FaultPlan, NO_FAULTS, type FaultKind } from '../../../simulator/faults/
 import { SimulatedEventSourceMapping, type MappedFunction } from '../../../simulator/lambda/event-source-mapping';
 import type { LambdaSqsEvent } from '../../../simulator/lambda/sqs-event';
 import type { EventSourceMappingModel, QueueModel } from '../../../simulator/model/flow-model';
-import type { InvocationOutcome, SimulationObserver } from '../../../simulator/run/observer';
+import type { InvocationOutcome, SimulationObserver } from '../../../simulator/observation/observer';
 import { frozenClock, makeQueue, queueModel } from '../aws/queue-test-kit';
 
 const REGION = 'eu-west-1';

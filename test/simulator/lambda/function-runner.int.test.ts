@@ -6,7 +6,7 @@
 import { afterAll, afterEach, describe, expect, inject, test } from 'vitest';
 import { VirtualClock } from '../../../simulator/aws/clock';
 import type { FunctionRunner } from '../../../simulator/lambda/function-runner';
-import type { InvocationOutcome, SimulationObserver } from '../../../simulator/run/observer';
+import type { InvocationOutcome, SimulationObserver } from '../../../simulator/observation/observer';
 import { assetDirectory, functionModel, requireOf, runner } from './handler-kit';
 
 const ECHO = `

@@ -5,7 +5,7 @@ import {
   PIPE_FILTER_PATTERN_DIALECT,
   UnsupportedPatternError,
 } from '../../../simulator/patterns/event-pattern';
-import { outboxFilterPattern } from '../../../lambda/wire-format';
+import { outboxFilterPattern } from '../../../lambda/contract/wire-format';
 
 /** A DynamoDB stream record as an EventBridge Pipe presents it to its filter. */
 function streamRecord(eventName: string, newImage: Record<string, unknown> | undefined): Record<string, unknown> {

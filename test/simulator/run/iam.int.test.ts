@@ -13,7 +13,7 @@
  */
 import * as path from 'node:path';
 import { afterEach, describe, expect, inject, test } from 'vitest';
-import { EXIT_CODE, main } from '../../../cli/main';
+import { EXIT_CODE, main } from '../../../simulator/cli/main';
 import {
   arnOf,
   type AssemblyVariant,

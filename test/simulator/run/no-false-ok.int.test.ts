@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { EXIT_CODE, main } from '../../../cli/main';
+import { EXIT_CODE, main } from '../../../simulator/cli/main';
 import { NO_FAULTS } from '../../../simulator/faults/fault-plan';
 import { synthesize } from '../../../simulator/model/synthesize';
 import { loadScenario, type EffectProbeContext, type SentMessage } from '../../../simulator/run/scenario';

@@ -3,7 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { DEAD_LETTER_ATTRIBUTE } from '../../../lambda/consumer/dead-letter';
 import { readDeadLetters } from '../../../simulator/check/dead-letters';
 import { checkDeliveries } from '../../../simulator/check/invariants';
-import type { SubscriberView } from '../../../simulator/run/build-flow';
+import type { SubscriberView } from '../../../simulator/observation/run-facts';
 import { redriveDeadLetters } from '../../../simulator/run/operator';
 import { makeQueue, queueModel } from '../aws/queue-test-kit';
 import { subscriberKit } from '../check/check-kit';

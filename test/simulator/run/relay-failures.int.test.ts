@@ -8,7 +8,7 @@
  */
 import * as path from 'node:path';
 import { afterEach, describe, expect, inject, test } from 'vitest';
-import { EXIT_CODE, main } from '../../../cli/main';
+import { EXIT_CODE, main } from '../../../simulator/cli/main';
 import { exampleAssembly } from '../../support/example-assembly';
 import { type AssemblyVariant, exampleAssemblyVariant, logicalIdAt, removeResource } from '../../support/assembly-variant';
 

@@ -3,8 +3,8 @@ import { describe, expect, test } from 'vitest';
 import { checkSettled } from '../../../simulator/check/invariants';
 import { FaultPlan, NO_FAULTS } from '../../../simulator/faults/fault-plan';
 import { SimulatedEventSourceMapping, type MappedFunction } from '../../../simulator/lambda/event-source-mapping';
-import type { InvocationOutcome } from '../../../simulator/run/observer';
-import { RunLedger } from '../../../simulator/run/ledger';
+import type { InvocationOutcome } from '../../../simulator/observation/observer';
+import { RunLedger } from '../../../simulator/observation/ledger';
 import { runRounds } from '../../../simulator/run/rounds';
 import { frozenClock, makeQueue, queueModel } from '../aws/queue-test-kit';
 

@@ -7,7 +7,7 @@ import { beforeAll, describe, expect, inject, test } from 'vitest';
 import { placeOrderCommands } from '../../../example/simulation/scenario';
 import type { FaultKind } from '../../../simulator/faults/fault-plan';
 import { loadScenario, type SimulationScenario } from '../../../simulator/run/scenario';
-import { seededRandom, seedNumber } from '../../../simulator/run/seeded-random';
+import { seededRandom, seedNumber } from '../../../simulator/schedule/seeded-random';
 import type { RunProfile } from '../../../simulator/run/run-profile';
 import { runSimulation, type SimulationResult } from '../../../simulator/run/simulation';
 import { exampleAssembly } from '../../support/example-assembly';

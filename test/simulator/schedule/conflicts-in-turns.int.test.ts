@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { TransactionConflicts } from '../../../simulator/aws/transaction-conflicts';
 import { startDynamoDbProxy, type DynamoDbProxy } from '../../../simulator/faults/dynamodb-proxy';
 import type { QuietReport } from '../../../simulator/lambda/worker-protocol';
-import { SeededScheduler, type ScheduledEnvironment } from '../../../simulator/schedule/seeded-scheduler';
+import { SeededScheduler } from '../../../simulator/schedule/seeded-scheduler';
+import { type ScheduledEnvironment } from '../../../simulator/schedule/scheduled-environment';
 import { localClient, uniqueTableName } from '../../support/dynamodb-client';
 
 const SEEDS = Array.from({ length: 40 }, (_, index) => `conflict-${index}`);

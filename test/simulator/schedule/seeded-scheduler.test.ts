@@ -9,7 +9,9 @@
  */
 import { describe, expect, test } from 'vitest';
 import type { QuietReport } from '../../../simulator/lambda/worker-protocol';
-import { SeededScheduler, type ScheduledEnvironment, type ScheduledRequest } from '../../../simulator/schedule/seeded-scheduler';
+import { SeededScheduler } from '../../../simulator/schedule/seeded-scheduler';
+import { type ScheduledEnvironment } from '../../../simulator/schedule/scheduled-environment';
+import { type ScheduledRequest } from '../../../simulator/schedule/schedule-types';
 
 const SEEDS = Array.from({ length: 12 }, (_, index) => `pipeline-${index}`);
 

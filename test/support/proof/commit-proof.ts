@@ -7,7 +7,7 @@ import { expect, inject, onTestFinished } from 'vitest';
 import type { SqsBatchHandler } from '../../../lambda/consumer/create-consumer';
 import { parseEnvelope } from '../../../lambda/envelope';
 import { derivedEventId, payloadFingerprint } from '../../../lambda/fingerprint';
-import { OUTBOX_ITEM } from '../../../lambda/wire-format';
+import { OUTBOX_ITEM } from '../../../lambda/contract/wire-format';
 import { seededRandom } from '../at-least-once';
 import { startFaultProxy } from '../fault-proxy';
 import { COMMIT_CRASH_POINTS, CrashInjector } from './crash-injector';

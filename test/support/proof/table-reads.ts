@@ -1,7 +1,7 @@
 /** Reading back, consistently, what the runtime wrote to the tables of the integration and proof tests. Not a test file. */
 import { GetItemCommand, ScanCommand as LowLevelScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { OUTBOX_ITEM, TABLE_SCHEMA } from '../../../lambda/wire-format';
+import { OUTBOX_ITEM, TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
 
 /** Every item of `tableName`, as plain values (the DocumentClient's view). */
 export async function scanItems(client: DynamoDBClient, tableName: string): Promise<Array<Record<string, unknown>>> {

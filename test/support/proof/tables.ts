@@ -4,7 +4,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ConsumerConfig, LeaseConsumerConfig, ProducerConfig } from '../../../lambda/config';
-import { PROCESSING_RECORD, TABLE_SCHEMA } from '../../../lambda/wire-format';
+import { PROCESSING_RECORD, TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
 import { createTable, uniqueTableName } from '../dynamodb-client';
 
 /** Creates a new table keyed by a string `pk` (a test's business table: a ledger, accounts, orders); returns its name. */

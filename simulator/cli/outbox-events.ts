@@ -3,9 +3,9 @@
  * envelope's `time` (a Scan of the outbox items; the outbox keeps events for its retention, then its TTL removes them).
  */
 import { GetCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { parseEnvelope, type EventEnvelope } from '../lambda/envelope';
-import { outboxKeyValue } from '../lambda/producer/outbox-item';
-import { OUTBOX_ITEM } from '../lambda/wire-format';
+import { parseEnvelope, type EventEnvelope } from '../../lambda/envelope';
+import { outboxKeyValue } from '../../lambda/producer/outbox-item';
+import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
 
 /** An event as the outbox holds it: the envelope, and the exact JSON the relay publishes as the message body. */
 export interface OutboxEvent {

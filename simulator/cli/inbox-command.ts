@@ -4,10 +4,10 @@
  * the delete fails if it changed since) and logged (one JSON audit line on stderr with who, when, why and what).
  */
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { isConditionalCheckFailed } from '../lambda/transaction/cancellation';
-import { toDocumentClient } from '../lambda/transaction/document-client';
-import { PROCESSING_RECORD, RECORD_STATUS, recordKey, TABLE_SCHEMA } from '../lambda/wire-format';
-import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
+import { isConditionalCheckFailed } from '../../lambda/transaction/cancellation';
+import { toDocumentClient } from '../../lambda/transaction/document-client';
+import { PROCESSING_RECORD, RECORD_STATUS, recordKey, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
+import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 
 const USAGE = `Usage:
   idempotent-event-flow inbox forget <subscriber> <event-id> --table <inbox table> --reason <text> [--yes] [--json]

@@ -5,16 +5,16 @@
  * history within the outbox's retention.
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { toDocumentClient } from '../lambda/transaction/document-client';
-import { TABLE_SCHEMA } from '../lambda/wire-format';
+import { toDocumentClient } from '../../lambda/transaction/document-client';
+import { TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import { listOption, parseTime } from './arguments';
 import { formatTable } from './blocked-command';
 import { copyWaitOf } from './dead-letters/copy-wait';
 import { DEFAULT_SAFETY_MARGIN_SECONDS, windowRefusal } from './dead-letters/redrive-decision';
-import { compileFilterPolicy } from '../simulator/patterns/filter-policy';
-import type { SubscriberDeployment } from '../lambda/operator/subscriber-deployment';
+import { compileFilterPolicy } from '../patterns/filter-policy';
+import type { SubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
 import { aggregateModeRefusal, DEPLOYED_SUBSCRIBER_HELP, DEPLOYED_SUBSCRIBER_OPTIONS, resolveSubscriber } from './deployed-subscriber';
-import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
+import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { earliestApplication, outboxEventsById, outboxEventsInRange, type OutboxEvent } from './outbox-events';
 import { terminalText } from './terminal-text';
 

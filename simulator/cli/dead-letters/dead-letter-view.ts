@@ -2,8 +2,8 @@
  * What an operator needs to know of one dead letter: which queue it is on, why it is there, which event it carries
  * and since when. Pure: reads a received message, calls nothing.
  */
-import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
-import { parseEnvelope, type EventEnvelope } from '../../lambda/envelope';
+import { DEAD_LETTER_ATTRIBUTE } from '../../../lambda/consumer/dead-letter';
+import { parseEnvelope, type EventEnvelope } from '../../../lambda/envelope';
 import type { QueueMessage } from './queue-messages';
 
 /** The three kinds of dead-letter queue of a flow. */

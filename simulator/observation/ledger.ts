@@ -53,6 +53,14 @@ function getOrCreate<K, V>(map: Map<K, V>, key: K, create: () => V): V {
   return value;
 }
 
+/** An invocation of an event source mapping as the ledger hears it. */
+export interface InvocationReport {
+  readonly messages: readonly { readonly messageId: string; readonly receiveCount: number; readonly origin?: MessageOrigin }[];
+  readonly outcome: InvocationOutcome;
+  readonly failedMessageIds: readonly string[];
+  readonly output?: readonly string[];
+}
+
 /** Records what happened; read by the report and the checks. */
 export class RunLedger implements SimulationObserver {
   /** Event ids each relay published (and how often). */
@@ -117,6 +125,14 @@ export class RunLedger implements SimulationObserver {
   public addOutputSink(sink: (functionKey: ResourceKey, line: string, stream: 'stdout' | 'stderr') => void): void {
     this.outputSinks.push(sink);
   }
+  /** Who else hears each invocation of an event source mapping (`simulate --serve` prints them). */
+  private readonly invocationListeners: ((mapping: ResourceKey, invocation: InvocationReport) => void)[] = [];
+
+  /** Adds a listener of every invocation reported from now on (after the ledger has booked it). */
+  public addInvocationListener(listener: (mapping: ResourceKey, invocation: InvocationReport) => void): void {
+    this.invocationListeners.push(listener);
+  }
+
 
   public onAppSend(send: AppSend): void {
     this.appSends.push(send);
@@ -169,15 +185,12 @@ export class RunLedger implements SimulationObserver {
     this.expired.push({ queue, messageId: message.messageId, eventId: message.origin.eventId });
   }
 
-  public onInvocation(
-    mapping: ResourceKey,
-    invocation: {
-      readonly messages: readonly { readonly messageId: string; readonly receiveCount: number; readonly origin?: MessageOrigin }[];
-      readonly outcome: InvocationOutcome;
-      readonly failedMessageIds: readonly string[];
-      readonly output?: readonly string[];
-    },
-  ): void {
+  public onInvocation(mapping: ResourceKey, invocation: InvocationReport): void {
+    this.bookInvocation(mapping, invocation);
+    for (const listener of this.invocationListeners) listener(mapping, invocation);
+  }
+
+  private bookInvocation(mapping: ResourceKey, invocation: InvocationReport): void {
     if (invocation.outcome.kind === 'returned' && invocation.output !== undefined) {
       this.recordLoggedRetries(mapping, invocation);
       this.recordAlreadyBlocked(invocation.messages, invocation.output);

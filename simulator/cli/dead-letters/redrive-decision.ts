@@ -6,7 +6,7 @@
  * consumer's own run) reaches the window may meet no record and be applied a second time; it is refused (or, with
  * `allowExpired`, redriven with a warning).
  */
-import { RECORD_STATUS } from '../../lambda/wire-format';
+import { RECORD_STATUS } from '../../../lambda/contract/wire-format';
 import type { CopyWait } from './copy-wait';
 import { DEAD_LETTER_REASON, earliestApplicationEpochMilliseconds, type DeadLetterView } from './dead-letter-view';
 

@@ -3,8 +3,8 @@
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { toDocumentClient } from '../lambda/transaction/document-client';
-import { recordKey, TABLE_SCHEMA } from '../lambda/wire-format';
+import { toDocumentClient } from '../../lambda/transaction/document-client';
+import { recordKey, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import { listOption, parsePositiveInteger } from './arguments';
 import { formatTable } from './blocked-command';
 import { deadLetterView, earliestApplicationEpochMilliseconds, type DeadLetterQueueKind, type DeadLetterView } from './dead-letters/dead-letter-view';
@@ -12,7 +12,7 @@ import { copyWaitOf } from './dead-letters/copy-wait';
 import { moveMessage, receiveMessages, releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
 import { decideRedrive, DEFAULT_SAFETY_MARGIN_SECONDS, type RecordLookup, type RedriveDecision } from './dead-letters/redrive-decision';
 import { aggregateModeRefusal, deadLetterSourceMismatch, DEPLOYED_SUBSCRIBER_HELP, DEPLOYED_SUBSCRIBER_OPTIONS, resolveSubscriber } from './deployed-subscriber';
-import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
+import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { terminalText } from './terminal-text';
 
 const USAGE = `Usage:

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest';
 import { ConsumerMetrics } from '../../../lambda/metrics';
 import type { ResourceKey } from '../../../simulator/model/flow-model';
-import { RunLedger } from '../../../simulator/run/ledger';
+import { RunLedger } from '../../../simulator/observation/ledger';
 
 /**
  * The simulator sets `AWS_LAMBDA_FUNCTION_NAME` for every function it runs, so the runtime's EMF lines carry the

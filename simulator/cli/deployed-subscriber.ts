@@ -8,7 +8,7 @@
 import { GetQueueAttributesCommand, type SQSClient } from '@aws-sdk/client-sqs';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { parseSubscriberDeployment, type SubscriberDeployment } from '../lambda/operator/subscriber-deployment';
+import { parseSubscriberDeployment, type SubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
 import { formatDurationOption, parseDurationSeconds } from './arguments';
 import { queueArnOf } from './dead-letters/queue-messages';
 

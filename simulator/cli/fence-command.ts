@@ -4,12 +4,12 @@
  * dead letters in the order the fence admits them.
  */
 import { DeleteMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { isConditionalCheckFailed } from '../lambda/transaction/cancellation';
-import { planOrderedRedrive, type OrderedRedrivePlan } from '../lambda/ordered/redrive-plan';
-import { SequenceFences } from '../lambda/ordered/sequence-fences';
+import { isConditionalCheckFailed } from '../../lambda/transaction/cancellation';
+import { planOrderedRedrive, type OrderedRedrivePlan } from '../../lambda/ordered/redrive-plan';
+import { SequenceFences } from '../../lambda/ordered/sequence-fences';
 import { parsePositiveInteger } from './arguments';
 import { receiveMessages, releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
-import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
+import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { terminalText } from './terminal-text';
 
 const USAGE = `Usage:

@@ -1,12 +1,17 @@
 /**
  * `simulate --serve`: after the verdict, the run's DynamoDB Local and SQS endpoint go on serving what the run left in
- * its tables and queues, so an operator can try the operator commands on a run's dead letters. Prints the endpoints
- * and, per relay and subscriber, the commands with their real flags and the run's local names; waits until it is
- * asked to stop (Ctrl-C, SIGTERM, or the caller's stop signal); then stops the services.
+ * its tables and queues, and its functions go on consuming (without the run's faults), so an operator can do the whole
+ * drill on a run's dead letters: fix the handler (a handler changed on disk is bundled again and used by the next
+ * invocation), redrive or replay, and see the event applied. Prints the endpoints, where the functions' logs are and,
+ * per relay and subscriber, the commands with their real flags and the run's local names; then one line per message
+ * each served invocation took; waits until it is asked to stop (Ctrl-C, SIGTERM, or the caller's stop signal); then
+ * stops the services.
  */
 import { formatDurationOption, shellWord } from './arguments';
-import { PROGRAM, type CliIo } from './main';
-import type { RunServices, ServedRelay, ServedSubscriber } from '../simulator/run/run-services';
+import { PROGRAM, type CliIo } from './command';
+import type { RunServices, ServedRelay, ServedSubscriber } from '../run/run-services';
+import type { ServeActivity, ServedMessage } from '../run/serve-consumer';
+import { terminalText } from './terminal-text';
 
 /** The credentials the printed commands run with: DynamoDB Local and the simulator's SQS endpoint accept any. */
 export const SERVED_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'simulator', AWS_SECRET_ACCESS_KEY: 'simulator' } as const;
@@ -66,6 +71,11 @@ export function servingText(services: RunServices, simulatedAt: number): string 
       `  DynamoDB Local  ${database}`,
       `  SQS             ${services.sqsEndpoint}`,
       `  region          ${services.region}`,
+      `  function logs   ${services.logFile ?? 'not written (give --log <file>)'}`,
+      '',
+      services.watchesApp
+        ? "Its functions go on consuming, without the run's faults: a redriven or replayed event is applied as on AWS. A handler changed on disk is bundled again (the app is synthesized again) and runs from the next invocation."
+        : "Its functions go on consuming, without the run's faults: a redriven or replayed event is applied as on AWS. A changed handler is not bundled again: the run knows no app command (give --app, or run it in the project with its cdk.json).",
       '',
       'Local services take any credentials; in another shell:',
       `export ${Object.entries(SERVED_CREDENTIALS).map(([name, value]) => `${name}=${value}`).join(' ')}`,
@@ -74,6 +84,36 @@ export function servingText(services: RunServices, simulatedAt: number): string 
     ...services.subscribers.map((subscriber) => subscriberLines(services, subscriber)),
   ];
   return `\n${sections.map((lines) => lines.join('\n')).join('\n\n')}\n`;
+}
+
+const VIA: Readonly<Record<string, string>> = {
+  sns: 'from its topic',
+  'send-message': 'sent to its queue: a redrive or a replay',
+  redrive: 'moved by SQS',
+  'moved-back': 'moved back from a dead-letter queue',
+};
+
+function messageText(message: ServedMessage): string {
+  const via = VIA[message.via] ?? message.via;
+  return `event ${message.eventId === undefined ? '(not an envelope)' : terminalText(message.eventId)} (receive ${message.receiveCount}, ${terminalText(via)}): ${terminalText(message.outcome)}`;
+}
+
+/** What `simulate --serve` prints of what the served flow did. */
+export function activityText(activity: ServeActivity): string {
+  switch (activity.kind) {
+    case 'invocation': {
+      const failure = activity.failure === undefined ? '' : ` (the invocation failed: ${terminalText(activity.failure)})`;
+      return activity.messages.map((message) => `[served] ${terminalText(activity.subscriber)}: ${messageText(message)}${failure}\n`).join('');
+    }
+    case 'synthesizing':
+      return '[served] the app changed: synthesizing it again (the queues wait) ...\n';
+    case 'code-replaced':
+      return activity.functions.length === 0
+        ? "[served] no function's code changed (a changed resource, policy or variable is not applied to a served run: a new run tests it)\n"
+        : `[served] new code from the next invocation: ${activity.functions.join(', ')} (a changed resource, policy or variable is not applied to a served run)\n`;
+    case 'synthesis-failed':
+      return `[served] the app did not synthesize; the functions keep their code: ${terminalText(activity.error)}\n`;
+  }
 }
 
 /** Resolves when `signal` aborts, or without one at the process's SIGINT or SIGTERM. */
@@ -100,6 +140,7 @@ export async function serveRun(services: RunServices, io: CliIo): Promise<void> 
     const simulatedAt = services.now();
     services.runClockWithRealTime();
     io.stdout(servingText(services, simulatedAt));
+    services.startConsuming((activity) => io.stdout(activityText(activity)));
     await stopRequested(io.stopSignal);
     io.stdout("stopping the run's services\n");
   } finally {

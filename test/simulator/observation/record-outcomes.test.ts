@@ -1,7 +1,7 @@
 /** The runtime's per-record outcome lines, read out of one invocation's output. */
 import { describe, expect, test } from 'vitest';
 import { createLogger } from '../../../lambda/logger';
-import { loggedRecordOutcomes } from '../../../simulator/run/record-outcomes';
+import { loggedRecordOutcomes } from '../../../simulator/observation/record-outcomes';
 
 describe('loggedRecordOutcomes', () => {
   test('keeps the last outcome per SQS message id, with its error or detail, and ignores every other line', () => {

@@ -3,7 +3,7 @@
  * {@link LocalNames} that environment variables are resolved with). A name is the template's own (`TableName`,
  * `QueueName`, ...) when it sets one, else `<stack>-<logical id>`, as CloudFormation would generate a unique one.
  */
-import type { FlowModel, LocalNames, ModelledResource, ResourceKey } from '../model/flow-model';
+import type { FlowModel, LocalNames, ModelledResource, ResourceKey } from './flow-model';
 
 /** The account id every local ARN and queue URL carries (DynamoDB Local uses the same). */
 export const LOCAL_ACCOUNT_ID = '000000000000';

@@ -3,11 +3,11 @@
  * multi-step modes, on top of the `BlockedMessages` API.
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
-import { BlockedMessages, stepsRemainAfter, type BlockedMessage } from '../lambda/operator/blocked-messages';
-import type { ProcessingRecordView } from '../lambda/processing/processing-record';
-import { truncate } from '../lambda/processing/record-store';
-import { STEP_STATUS } from '../lambda/wire-format';
-import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './main';
+import { BlockedMessages, stepsRemainAfter, type BlockedMessage } from '../../lambda/operator/blocked-messages';
+import type { ProcessingRecordView } from '../../lambda/processing/processing-record';
+import { truncate } from '../../lambda/processing/blocked-attributes';
+import { STEP_STATUS } from '../../lambda/contract/wire-format';
+import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { blockedCopyText, deadLetterExpiresBy, expiryWarning } from './blocked-copy';
 import { copyWaitOf, SQS_MAX_RETENTION_SECONDS, type CopyWait } from './dead-letters/copy-wait';
 import { terminalText } from './terminal-text';

@@ -1,0 +1,330 @@
+/**
+ * One execution environment as the seeded scheduler sees it (see seeded-scheduler.ts for the whole): its held and
+ * forwarded requests (tickets), its worker's pending start, timers and time-out, and the steps it offers a turn.
+ */
+import { holdsItems } from '../aws/transaction-conflicts';
+import type { QuietReport } from '../lambda/worker-protocol';
+import type { RequestScheduling, ScheduledRequest, StartHold, Step, WorkerControls } from './schedule-types';
+
+type TicketState = 'held' | 'forwarding' | 'ready' | 'replying' | 'done';
+/* 'forwarding' lasts from the forward step until the reply is ready; a dispatched ticket's forward step ends before. */
+
+interface Ticket {
+  readonly sortKey: string;
+  /** Whether its request holds its items while ongoing (see transaction-conflicts.ts). */
+  readonly holdsItems: boolean;
+  readonly sequence: number;
+  state: TicketState;
+  allowForward(): void;
+  allowReply?: () => void;
+  /** Resolves when the ticket leaves `forwarding` (ready to reply, or ended). */
+  progressed: Promise<void>;
+  signalProgress(): void;
+  /** Resolves when the proxy dispatched the request (see {@link ScheduledRequest.dispatched}). */
+  wasDispatched: Promise<void>;
+  signalDispatched(): void;
+}
+
+/** Code-unit order, the same on every machine (not the locale's, as `localeCompare` would be). */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** What an environment needs of the scheduler of its run ({@link SeededScheduler} is it). */
+export interface EnvironmentHost {
+  /** Unique to the run (see {@link RequestScheduling.tokenNamespace}). */
+  readonly runId: string;
+  /** Something changed: look whether the run is quiet and take the next turn. */
+  poke(): void;
+  /** Holds the scheduler until released (see {@link StartHold}). */
+  holdStart(): StartHold;
+  /** Runs `delivery` (what the run may see of the environment's worker) at the turn's end. */
+  enqueue(environment: ScheduledEnvironment, delivery: () => void): void;
+  /** The environment is gone: its deliveries are dropped. */
+  forget(environment: ScheduledEnvironment): void;
+  /** Resolves when the request forwarded last has its answer. */
+  upstreamAnswered(): Promise<void>;
+  /** `answered` resolves when the request just forwarded has its answer. */
+  withUpstream(answered: Promise<void>): void;
+}
+
+/** A ticket's state, read afresh (its state changes while a step awaits). */
+function stateOf(ticket: Ticket): TicketState {
+  return ticket.state;
+}
+
+/** One execution environment as the scheduler sees it. */
+export class ScheduledEnvironment implements RequestScheduling {
+  private readonly held: Ticket[] = [];
+  /** Forwarded tickets, in the order they were forwarded: each offers its reply step (which waits for DynamoDB's answer). */
+  private readonly forwarded: Ticket[] = [];
+  private arrivals = 0;
+  private answers = 0;
+  private invocations = 0;
+  private timerFires = 0;
+  private running = false;
+  private pendingStart: (() => void) | undefined;
+  private report: QuietReport | undefined;
+  private controls: WorkerControls | undefined;
+  private timeoutMs = Number.POSITIVE_INFINITY;
+  /** Until its first invocation begins, the environment's requests are its init's. */
+  private initializing = true;
+  private takenByInvocation = false;
+  private readonly initRequests: (() => void)[] = [];
+
+  /** `label` orders the environments in the scheduler's draws: the function's key and the environment's number. */
+  public constructor(
+    private readonly scheduler: EnvironmentHost,
+    public readonly label: string,
+  ) {}
+
+  public get tokenNamespace(): string {
+    return this.scheduler.runId;
+  }
+
+  /** The worker's controls, and the function's timeout in ms. */
+  public attach(controls: WorkerControls, timeoutMs: number): void {
+    this.controls = controls;
+    this.timeoutMs = timeoutMs;
+  }
+
+  /**
+   * An invocation is ready to go to the worker: `send` sends it at the scheduler's `start` step (what it calls waits
+   * for its forward steps, and what it writes is delivered after the turn, see {@link deliver}).
+   */
+  public requestStart(send: () => void): void {
+    this.pendingStart = send;
+    this.scheduler.poke();
+  }
+
+  /**
+   * An invocation takes this environment (one started for it, or a spare): its init's requests go on from now, without
+   * steps. The scheduler takes no step while an invocation waits for its environment's init, so nothing but inits
+   * reaches DynamoDB meanwhile; a spare's init requests wait for this (an ES module's top-level `await` on a read, say),
+   * since a spare initializes while the run goes on. Before, an init that awaited a request waited for a step that never
+   * came, and timed out after 10 s.
+   */
+  public startingInvocation(): void {
+    this.takenByInvocation = true;
+    for (const release of this.initRequests.splice(0)) release();
+  }
+
+  /** An invocation was sent to the worker: the environment is running until it reports quiet. */
+  public invocationBegan(): void {
+    this.initializing = false;
+    this.invocations += 1;
+    this.running = true;
+    this.scheduler.poke();
+  }
+
+  /**
+   * Holds the scheduler (no step is taken) until the hold is released: while what follows an invocation's end happens
+   * in real time (its crashed worker being terminated) and its outcome has not yet reached whoever waits for it, so
+   * that nothing the outcome sets off (a retry, the environment's replacement) lands between steps at a moment the
+   * machine's speed decides.
+   */
+  public holdScheduler(): StartHold {
+    return this.scheduler.holdStart();
+  }
+
+  /** The invocation ended (returned, threw, crashed, timed out). */
+  public invocationEnded(): void {
+    this.running = false;
+    this.scheduler.poke();
+  }
+
+  /** The worker reported quiet. */
+  public quiet(report: QuietReport): void {
+    this.report = report;
+    this.scheduler.poke();
+  }
+
+  /**
+   * What the run may see of this environment's worker (a line it wrote, its invocation's end): run at the scheduler's
+   * next look once the run is quiet, in the order given, after the deliveries of environments whose labels sort first
+   * and before any new turn (see the module comment). Also after the environment was disposed.
+   */
+  public deliver(delivery: () => void): void {
+    this.scheduler.enqueue(this, delivery);
+  }
+
+  /** The environment is gone: it takes no part any more. */
+  public disposed(): void {
+    this.running = false;
+    this.pendingStart = undefined;
+    this.scheduler.forget(this);
+    for (const ticket of [...this.held, ...this.forwarded]) {
+      ticket.state = 'done';
+      ticket.signalProgress();
+    }
+    this.held.length = 0;
+    this.forwarded.length = 0;
+  }
+
+  public arrive(operation: string, body: Buffer): ScheduledRequest {
+    this.arrivals += 1;
+    if (this.initializing) return this.initRequest();
+    let allowForward!: () => void;
+    const forwardTurn = new Promise<void>((resolve) => {
+      allowForward = resolve;
+    });
+    let signalProgress!: () => void;
+    const progressed = new Promise<void>((resolve) => {
+      signalProgress = resolve;
+    });
+    let signalDispatched!: () => void;
+    const wasDispatched = new Promise<void>((resolve) => {
+      signalDispatched = resolve;
+    });
+    const ticket: Ticket = {
+      sortKey: `${operation}\n${body.toString('utf8')}`,
+      holdsItems: holdsItems(operation),
+      sequence: this.arrivals,
+      state: 'held',
+      allowForward,
+      progressed,
+      signalProgress,
+      wasDispatched,
+      signalDispatched,
+    };
+    this.held.push(ticket);
+    this.scheduler.poke();
+    return {
+      forwardTurn,
+      dispatched: () => ticket.signalDispatched(),
+      replyTurn: () =>
+        new Promise<void>((resolve) => {
+          if (ticket.state === 'done') return resolve();
+          ticket.state = 'ready';
+          ticket.allowReply = resolve;
+          ticket.signalProgress();
+        }),
+      answered: () => {
+        this.answers += 1;
+        ticket.state = 'done';
+        // answered without its reply step (the forward failed): it is offered no more, and its forward step ends
+        this.withdraw(ticket);
+        this.scheduler.poke();
+      },
+      ended: () => {
+        if (ticket.state === 'done') return;
+        ticket.state = 'done';
+        this.withdraw(ticket);
+        this.scheduler.poke();
+      },
+    };
+  }
+
+  /** A ticket that is done: no step offers it any more, and a forward step waiting on it ends. */
+  private withdraw(ticket: Ticket): void {
+    for (const list of [this.held, this.forwarded]) if (list.includes(ticket)) list.splice(list.indexOf(ticket), 1);
+    ticket.signalProgress();
+  }
+
+  /** A request of the init (see {@link startingInvocation}): no step of the seed; it goes once an invocation took the environment. */
+  private initRequest(): ScheduledRequest {
+    let allowForward!: () => void;
+    const forwardTurn = new Promise<void>((resolve) => {
+      allowForward = resolve;
+    });
+    if (this.takenByInvocation) allowForward();
+    else this.initRequests.push(allowForward);
+    return {
+      forwardTurn,
+      dispatched: () => undefined,
+      replyTurn: () => Promise.resolve(),
+      answered: () => {
+        this.answers += 1;
+        this.scheduler.poke();
+      },
+      ended: () => undefined,
+    };
+  }
+
+  /** Whether the scheduler must wait for this environment before its next step. */
+  public get blocking(): boolean {
+    return this.running && !this.isQuiet();
+  }
+
+  /** Whether the environment takes part in the next step. */
+  public get active(): boolean {
+    return this.running || this.pendingStart !== undefined;
+  }
+
+  /** The steps this environment offers, in a fixed order. */
+  public steps(): Step[] {
+    return [...this.forwardSteps(), ...this.workerSteps()];
+  }
+
+  /** The steps that run its worker (a start, a reply, a timer, a time-out), in a fixed order. */
+  public workerSteps(): Step[] {
+    const steps: Step[] = [];
+    const start = this.pendingStart;
+    if (start !== undefined) {
+      steps.push({
+        kind: 'starts',
+        run: () => {
+          this.pendingStart = undefined;
+          start();
+        },
+      });
+      return steps;
+    }
+    for (const ticket of this.forwarded) steps.push({ kind: 'replies', run: () => this.reply(ticket), endsHold: ticket.holdsItems });
+    const report = this.report;
+    if (report !== undefined && report.timers > 0 && report.started === report.finished) {
+      if (report.nextTimerDue > this.timeoutMs) steps.push({ kind: 'timeOuts', run: () => this.controls?.timeOut() });
+      else steps.push({ kind: 'timers', run: () => this.fire() });
+    }
+    return steps;
+  }
+
+  /** Its held requests' forward steps, in a fixed order (none while an invocation waits to start). */
+  private forwardSteps(): Step[] {
+    if (this.pendingStart !== undefined) return [];
+    const held = [...this.held].sort((a, b) => compareText(a.sortKey, b.sortKey) || a.sequence - b.sequence);
+    return held.map((ticket) => ({ kind: 'forwards', run: () => this.forward(ticket) }));
+  }
+
+  /** Nothing the invocation waits for can happen: it times out. */
+  public stuck(): void {
+    this.running = false;
+    this.controls?.timeOut();
+  }
+
+  private isQuiet(): boolean {
+    const report = this.report;
+    if (report === undefined || report.invocations !== this.invocations) return false;
+    const otherOutstanding = report.started - report.finished - (report.scheduledStarted - report.scheduledFinished);
+    return report.scheduledStarted === this.arrivals && report.scheduledFinished === this.answers && report.timersFired === this.timerFires && otherOutstanding === 0;
+  }
+
+  private async forward(ticket: Ticket): Promise<void> {
+    this.held.splice(this.held.indexOf(ticket), 1);
+    ticket.state = 'forwarding';
+    // DynamoDB applies requests in the order they are forwarded: the one still with DynamoDB is answered first
+    await this.scheduler.upstreamAnswered();
+    if (stateOf(ticket) === 'done') return;
+    ticket.allowForward();
+    await Promise.race([ticket.progressed, ticket.wasDispatched]);
+    if (stateOf(ticket) === 'done') return;
+    // offered for its reply from now on, whether DynamoDB has answered yet or not: what the seed can choose does not
+    // depend on how fast DynamoDB Local is
+    this.forwarded.push(ticket);
+    if (ticket.state === 'forwarding') this.scheduler.withUpstream(ticket.progressed);
+  }
+
+  private async reply(ticket: Ticket): Promise<void> {
+    this.forwarded.splice(this.forwarded.indexOf(ticket), 1);
+    // dispatched: DynamoDB's answer may still be on its way
+    await ticket.progressed;
+    if (ticket.state === 'done') return;
+    ticket.state = 'replying';
+    ticket.allowReply?.();
+  }
+
+  private fire(): void {
+    this.timerFires += 1;
+    this.controls?.fireTimer();
+  }
+}
