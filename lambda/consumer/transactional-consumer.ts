@@ -1,4 +1,6 @@
 /** `createTransactionalConsumer`: the default mode, business writes and the inbox record in one transaction. */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Logger } from '../logger';
 import { assertProcessingMode, loadConsumerBaseConfig, loadConsumerConfig, type ConsumerConfig } from '../config';
 import { PROCESSING_MODE } from '../contract/environment';
 import type { EventEnvelope } from '../envelope';
@@ -101,6 +103,31 @@ export interface TransactionalConsumerOptions<TData> extends ConsumerOptions<TDa
   readonly batchRead?: BatchReadSetting;
 }
 
+/** What a factory of a transactional-mode consumer starts from: the checked config, the clock, the logger and the client. */
+export interface TransactionalSetup {
+  readonly config: ConsumerConfig;
+  readonly now: () => Date;
+  readonly logger: Logger;
+  readonly client: DynamoDBDocumentClient;
+}
+
+/**
+ * The start of every factory of a consumer deployed in `TRANSACTIONAL` mode (`factory` names it in a refusal): the
+ * deployed mode checked first (a subscriber deployed in aggregate mode has no inbox variables, and the mismatch is the
+ * news), then the config loaded and checked, the clock, the logger and the DocumentClient.
+ */
+export function transactionalSetup(options: ConsumerOptions<unknown> & { readonly config?: ConsumerConfig }, factory: string): TransactionalSetup {
+  if (options.config === undefined) assertProcessingMode(loadConsumerBaseConfig(), PROCESSING_MODE.TRANSACTIONAL, factory);
+  const config = options.config ?? loadConsumerConfig();
+  assertProcessingMode(config, PROCESSING_MODE.TRANSACTIONAL, factory);
+  return {
+    config,
+    now: options.now ?? (() => new Date()),
+    logger: consumerLogger(config, PROCESSING_MODE.TRANSACTIONAL, options.logger),
+    client: toDocumentClient(options.client),
+  };
+}
+
 /**
  * Creates the Lambda handler of a transactional consumer. Each event's staged writes, the outbox items of the events
  * it emits and its inbox record commit in one DynamoDB transaction, so a redelivered event is acknowledged without
@@ -110,13 +137,7 @@ export interface TransactionalConsumerOptions<TData> extends ConsumerOptions<TDa
  * Call it at module scope: configuration is read once and a missing value fails the cold start.
  */
 export function createTransactionalConsumer<TData = unknown>(options: TransactionalConsumerOptions<TData>): SqsBatchHandler {
-  // the deployed mode first: a subscriber deployed in aggregate mode has no inbox variables, and the mismatch is the news
-  if (options.config === undefined) assertProcessingMode(loadConsumerBaseConfig(), PROCESSING_MODE.TRANSACTIONAL, 'createTransactionalConsumer');
-  const config = options.config ?? loadConsumerConfig();
-  assertProcessingMode(config, PROCESSING_MODE.TRANSACTIONAL, 'createTransactionalConsumer');
-  const now = options.now ?? (() => new Date());
-  const logger = consumerLogger(config, PROCESSING_MODE.TRANSACTIONAL, options.logger);
-  const client = toDocumentClient(options.client);
+  const { config, now, logger, client } = transactionalSetup(options, 'createTransactionalConsumer');
   const outbox = consumerOutbox(options.outbox, client, now);
   const inbox = new Inbox({
     client,

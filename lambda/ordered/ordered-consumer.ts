@@ -3,16 +3,15 @@
  * (docs/ORDERED-DELIVERY.md). The handler's staged writes, the inbox record and the subscriber's sequence fence commit
  * in ONE transaction; the fence's condition admits only the aggregate's next sequence.
  */
-import { assertProcessingMode, loadConsumerBaseConfig, loadConsumerConfig, type ConsumerConfig } from '../config';
+import type { ConsumerConfig } from '../config';
 import { PROCESSING_MODE } from '../contract/environment';
-import { consumerLogger, createBatchHandler, type SqsBatchHandler } from '../consumer/create-consumer';
+import { createBatchHandler, type SqsBatchHandler } from '../consumer/create-consumer';
 import { Inbox } from '../consumer/inbox';
 import { TransactionBuilder } from '../consumer/transaction-builder';
-import { commitWithConflictRetries, type EventHandler } from '../consumer/transactional-consumer';
+import { commitWithConflictRetries, transactionalSetup, type EventHandler } from '../consumer/transactional-consumer';
 import type { ConsumerOptions } from '../consumer/create-consumer';
 import { TransactionCancelledError } from '../errors';
 import { cancellationItem, CONDITIONAL_CHECK_FAILED, isTransactionCanceled } from '../transaction/cancellation';
-import { toDocumentClient } from '../transaction/document-client';
 import { orderedPositionOf } from './ordered-position';
 import { fencePut, fenceRefusal } from './sequence-fence';
 
@@ -39,12 +38,7 @@ export interface OrderedConsumerOptions<TData> extends ConsumerOptions<TData> {
  * A message without an ordered position is dead-lettered (`NotAnOrderedEventError`).
  */
 export function createOrderedConsumer<TData = unknown>(options: OrderedConsumerOptions<TData>): SqsBatchHandler {
-  if (options.config === undefined) assertProcessingMode(loadConsumerBaseConfig(), PROCESSING_MODE.TRANSACTIONAL, 'createOrderedConsumer');
-  const config = options.config ?? loadConsumerConfig();
-  assertProcessingMode(config, PROCESSING_MODE.TRANSACTIONAL, 'createOrderedConsumer');
-  const now = options.now ?? (() => new Date());
-  const logger = consumerLogger(config, PROCESSING_MODE.TRANSACTIONAL, options.logger);
-  const client = toDocumentClient(options.client);
+  const { config, now, logger, client } = transactionalSetup(options, 'createOrderedConsumer');
   const inbox = new Inbox({ client, tableName: config.inboxTableName, subscriberName: config.subscriberName, deduplicationWindowSeconds: config.deduplicationWindowSeconds, now });
   return createBatchHandler<TData>({
     config,
