@@ -2,7 +2,6 @@
 import type { SubscriptionModel } from '../flow-model';
 import { notFollowed, queueByArn, topicByArn } from '../references';
 import type { TemplateResource } from '../stack-template';
-import { FIFO_TOPIC_NOT_SIMULATED } from './topic';
 import { InvalidTemplateValueError, NotSimulatedError, readBoolean, readEnum, readJsonObject, readString } from '../template-values';
 
 const FILTER_POLICY_SCOPES = ['MessageAttributes', 'MessageBody'] as const;
@@ -20,7 +19,6 @@ export function readSubscription(resource: TemplateResource, notes: string[]): S
   if (topic === undefined) {
     throw new NotSimulatedError(resource, notFollowed(resource.template, 'TopicArn', properties.TopicArn, 'a topic'));
   }
-  if (readBoolean(topic, 'FifoTopic', topic.properties.FifoTopic, false)) throw new NotSimulatedError(resource, `its topic ${topic.label} is a FIFO topic: ${FIFO_TOPIC_NOT_SIMULATED}`);
   const queue = queueByArn(resource.template, properties.Endpoint);
   if (queue === undefined) {
     throw new NotSimulatedError(resource, notFollowed(resource.template, 'Endpoint', properties.Endpoint, 'a queue'));

@@ -1,25 +1,17 @@
 /** `AWS::SNS::Topic` */
 import type { TopicModel } from '../flow-model';
 import type { TemplateResource } from '../stack-template';
-import { NotSimulatedError, readBoolean, readInteger, readList } from '../template-values';
+import { readBoolean, readInteger, readList } from '../template-values';
 
 /** `MaximumMessageSize` of `AWS::SNS::Topic`: 1,024 to 1,048,576 bytes, 262,144 by default (CloudFormation reference). */
 export const TOPIC_MAXIMUM_MESSAGE_SIZE = { min: 1_024, max: 1_048_576, default: 262_144 } as const;
 
 /**
- * Why a FIFO topic is not simulated: the simulator's topics are standard (a Pipe can not target a FIFO topic); the
- * ordered path (`OrderedRelay`, docs/ORDERED-DELIVERY.md) publishes to one through its fan-out function. The rest of
- * the app runs without it.
- */
-export const FIFO_TOPIC_NOT_SIMULATED = 'FIFO topics are not simulated yet (the ordered path, docs/ORDERED-DELIVERY.md): nothing is published to it in a run';
-
-/**
- * Reads a topic; a FIFO topic is a {@link NotSimulatedError}. Subscriptions declared inline in the topic's `Subscription` property are not simulated (CDK declares
+ * Reads a topic. Subscriptions declared inline in the topic's `Subscription` property are not simulated (CDK declares
  * `AWS::SNS::Subscription` resources instead); each is a line in `notes`.
  */
 export function readTopic(resource: TemplateResource, notes: string[]): TopicModel {
   const properties = resource.properties;
-  if (readBoolean(resource, 'FifoTopic', properties.FifoTopic, false)) throw new NotSimulatedError(resource, FIFO_TOPIC_NOT_SIMULATED);
   readList(resource, 'Subscription', properties.Subscription).forEach((subscription, index) => {
     notes.push(`${resource.label}: inline Subscription[${index}] ${JSON.stringify(subscription)} is not simulated (only AWS::SNS::Subscription resources are)`);
   });

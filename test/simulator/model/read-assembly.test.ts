@@ -193,7 +193,7 @@ describe('readAssembly of hand-written templates', () => {
         },
       },
       RelayDlq: { Type: 'AWS::SQS::Queue' },
-      Topic: { Type: 'AWS::SNS::Topic', Properties: { TopicName: 'events' } },
+      Topic: { Type: 'AWS::SNS::Topic', Properties: { TopicName: 'events.fifo', FifoTopic: true } },
       Mapping: {
         Type: 'AWS::Lambda::EventSourceMapping',
         Properties: {
@@ -231,7 +231,7 @@ describe('readAssembly of hand-written templates', () => {
         inputTemplate: '<$.dynamodb.NewImage.body.S>',
       },
     ]);
-    expect(model.topics).toEqual([{ key: 'Shop/Topic', stackName: 'Shop', logicalId: 'Topic', topicName: 'events', fifo: false, maximumMessageSize: 262_144 }]);
+    expect(model.topics).toEqual([{ key: 'Shop/Topic', stackName: 'Shop', logicalId: 'Topic', topicName: 'events.fifo', fifo: true, maximumMessageSize: 262_144 }]);
     expect(model.eventSourceMappings[0]).toMatchObject({ function: 'Shop/Consumer', batchSize: 5, reportBatchItemFailures: true, maximumConcurrency: 4, enabled: false });
     expect(model.functions[0]).toMatchObject({ timeoutSeconds: 30, memorySizeMb: 1024, environment: { TABLE: { Ref: 'Outbox' } }, applicationLogLevel: 'DEBUG' });
   });
