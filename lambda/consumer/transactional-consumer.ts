@@ -7,6 +7,7 @@ import type { EventEnvelope } from '../envelope';
 import { consumerOutbox, emittedEventPreparer } from '../producer/emitted-events';
 import type { Outbox } from '../producer/outbox';
 import type { BatchReadPolicy, BatchReadSetting } from './batch-read-policy';
+import type { KnownRecordsSource } from './known-records';
 import { isTransactionConflict, NO_FAILURE, TRANSACTION_CONFLICT } from '../transaction/cancellation';
 import { toDocumentClient } from '../transaction/document-client';
 import { consumerLogger, createBatchHandler, type ConsumerOptions, type SqsBatchHandler } from './create-consumer';
@@ -129,6 +130,22 @@ export function transactionalSetup(options: ConsumerOptions<unknown> & { readonl
 }
 
 /**
+ * The batch read of a consumer with an inbox (see `TransactionalConsumerOptions.batchRead`): a live inbox record answers
+ * a redelivery before the handler runs; `false` turns it off.
+ */
+export function inboxBatchRead(
+  setting: BatchReadSetting | undefined,
+  client: DynamoDBDocumentClient,
+  config: ConsumerConfig,
+): { knownRecordsSource?: KnownRecordsSource; batchRead?: Exclude<BatchReadSetting, false> } {
+  if (setting === false) return {};
+  return {
+    knownRecordsSource: { client, tableName: config.inboxTableName, subscriberName: config.subscriberName, accepts: 'inbox-or-completed' },
+    batchRead: setting ?? true,
+  };
+}
+
+/**
  * Creates the Lambda handler of a transactional consumer. Each event's staged writes, the outbox items of the events
  * it emits and its inbox record commit in one DynamoDB transaction, so a redelivered event is acknowledged without
  * being applied (or emitting) twice. A redelivered id with a different payload is dead-lettered as
@@ -154,12 +171,7 @@ export function createTransactionalConsumer<TData = unknown>(options: Transactio
     logger,
     now,
     // a live inbox record answers a redelivery before the handler runs (when the batch reads)
-    ...(options.batchRead === false
-      ? {}
-      : {
-          knownRecordsSource: { client, tableName: config.inboxTableName, subscriberName: config.subscriberName, accepts: 'inbox-or-completed' as const },
-          batchRead: options.batchRead ?? true,
-        }),
+    ...inboxBatchRead(options.batchRead, client, config),
     execute: async (envelope, context) => {
       // one token for every attempt of this delivery: an attempt whose commit landed unseen (its response lost, the
       // SDK's retry refused) is recognised by the next attempt as this delivery's own, so `processed`, not `duplicate`

@@ -8,7 +8,8 @@ import { PROCESSING_MODE } from '../contract/environment';
 import { createBatchHandler, type SqsBatchHandler } from '../consumer/create-consumer';
 import { Inbox } from '../consumer/inbox';
 import { TransactionBuilder } from '../consumer/transaction-builder';
-import { commitWithConflictRetries, transactionalSetup, type EventHandler } from '../consumer/transactional-consumer';
+import type { BatchReadSetting } from '../consumer/batch-read-policy';
+import { commitWithConflictRetries, inboxBatchRead, transactionalSetup, type EventHandler } from '../consumer/transactional-consumer';
 import type { ConsumerOptions } from '../consumer/create-consumer';
 import { TransactionCancelledError } from '../errors';
 import { cancellationItem, CONDITIONAL_CHECK_FAILED, isTransactionCanceled } from '../transaction/cancellation';
@@ -25,6 +26,13 @@ export interface OrderedConsumerOptions<TData> extends ConsumerOptions<TData> {
   readonly handle: EventHandler<TData>;
   /** @default read from the environment once, at creation (`loadConsumerConfig`); throws `ConfigurationError` if incomplete */
   readonly config?: ConsumerConfig;
+  /**
+   * Read the inbox records of the batch's event ids in one BatchGetItem before any handler runs, so a redelivery of an
+   * applied event is acknowledged with no handler run and no write (as `TransactionalConsumerOptions.batchRead`; a
+   * redelivery the read misses is still a duplicate, by its inbox record or the fence, in a cancelled transaction).
+   * @default true
+   */
+  readonly batchRead?: BatchReadSetting;
 }
 
 /**
@@ -46,6 +54,7 @@ export function createOrderedConsumer<TData = unknown>(options: OrderedConsumerO
     options,
     logger,
     now,
+    ...inboxBatchRead(options.batchRead, client, config),
     execute: async (envelope, context) => {
       const position = orderedPositionOf(context.sqsRecord.body);
       const writeToken = inbox.newWriteToken();

@@ -57,7 +57,7 @@ export async function orderedScenarios(context: BenchContext, prng: Prng, outbox
       ),
     );
   const firsts = written.slice(0, SAMPLE);
-  rows.push({ scenario: 'O3. `createOrderedConsumer`, the next sequence, handler stages 1 Update (ledger credit)', figures: await deliver(firsts), messages: SAMPLE, notes: 'ledger Update + inbox Put + fence Put in one transaction; one batch of 10 groups' });
-  rows.push({ scenario: 'O4. `createOrderedConsumer`, a redelivery of an applied sequence', figures: await deliver(firsts), messages: SAMPLE, notes: 'the cancelled transaction (the inbox record answers; charged like a committed one)' });
+  rows.push({ scenario: 'O3. `createOrderedConsumer`, the next sequence, handler stages 1 Update (ledger credit)', figures: await deliver(firsts), messages: SAMPLE, notes: 'one batch read per batch of 10, then ledger Update + inbox Put + fence Put in one transaction' });
+  rows.push({ scenario: 'O4. `createOrderedConsumer`, a redelivery of an applied sequence', figures: await deliver(firsts), messages: SAMPLE, notes: 'the batch read finds the live inbox record: acknowledged with no handler run and no write' });
   return { rows, checks: [], violations: [], sizes: [] };
 }
