@@ -325,7 +325,7 @@ export const MUTANTS: readonly Mutant[] = [
     file: 'lambda/ordered/redrive-plan.ts',
     find: '    if (letter.sequence <= (applied.get(letter.aggregateId) ?? 0) || copy) alreadyApplied.push(letter);',
     replace: '    if (letter.sequence !== (applied.get(letter.aggregateId) ?? 0) + 1 || copy) alreadyApplied.push(letter);',
-    tests: [ORDERED_MODEL],
+    tests: [ORDERED_MODEL, 'test/cli/fence-command.int.test.ts'],
   },
   {
     id: 'ordered-lost-commit-not-recognised',
