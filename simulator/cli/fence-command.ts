@@ -4,7 +4,11 @@
  * dead letters in the order the fence admits them.
  */
 import { DeleteMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
+import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
 import { isConditionalCheckFailed } from '../../lambda/transaction/cancellation';
+import { toDocumentClient } from '../../lambda/transaction/document-client';
 import { planOrderedRedrive, type OrderedRedrivePlan } from '../../lambda/ordered/redrive-plan';
 import { SequenceFences } from '../../lambda/ordered/sequence-fences';
 import { parsePositiveInteger } from './arguments';
@@ -16,6 +20,7 @@ const USAGE = `Usage:
   idempotent-event-flow fence show <subscriber> <aggregate-id> --table <inbox table> [--json]
   idempotent-event-flow fence skip <subscriber> <aggregate-id> --table <inbox table> --from <n> --to <m> --reason <text> [--yes] [--json]
   idempotent-event-flow fence redrive <subscriber> --table <inbox table> --dead-letter-queue <url> --queue <url> [--yes] [--json]
+  idempotent-event-flow fence replay <subscriber> <aggregate-id> --table <inbox table> --outbox-table <name> --queue <url> [--yes] [--json]
 
 An ordered subscriber applies each aggregate's events in sequence; its fence holds the last sequence applied.
   show     where the subscriber stands in the aggregate (0: nothing applied yet)
@@ -27,13 +32,19 @@ An ordered subscriber applies each aggregate's events in sequence; its fence hol
            those at or below the fence (applied already) and anything that is not an ordered event. It names the gaps:
            sequences after the fence that no dead letter holds (in flight, or lost: replay them from the outbox, or
            skip them). A dry run unless --yes.
+  replay   sends the aggregate's events after the fence from the outbox's ordered history (its items live for the
+           outbox's event retention) to --queue, in sequence, the aggregate as the message group and the event id as
+           the deduplication id (a second replay within SQS's 5 minutes is dropped by SQS; later, the fence answers it).
+           For a gap no dead letter holds. Refused (exit code 3) when the history misses a sequence after the fence
+           (it expired): nothing is sent then. A dry run unless --yes.
 
 Options:
   --table <name>               the subscriber's inbox table (where its fences are)
   --from <n>, --to <m>         skip: the fence as you saw it, and where it goes
   --reason <text>              skip: why (kept on the fence)
   --dead-letter-queue <url>    redrive: the subscriber queue's dead-letter queue (FIFO)
-  --queue <url>                redrive: the subscriber's queue (FIFO)
+  --queue <url>                redrive, replay: the subscriber's queue (FIFO)
+  --outbox-table <name>        replay: the outbox table (the ordered history items)
   --yes                        act (default: show what would be done)
   --json                       print JSON instead of text
   --region, --endpoint, --sqs-endpoint   see idempotent-event-flow --help
@@ -127,10 +138,61 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, fences:
   }
 }
 
+/** The aggregate's ordered history items after `afterSequence`, by sequence: id, sequence and the envelope as written. */
+async function historyAfter(context: CommandContext, outboxTable: string, aggregateId: string, afterSequence: number): Promise<Array<{ eventId: string; sequence: number; body: string }>> {
+  const documents = toDocumentClient(context.client());
+  const events: Array<{ eventId: string; sequence: number; body: string }> = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documents.send(
+      new ScanCommand({
+        TableName: outboxTable,
+        FilterExpression: '#type = :history AND #aggregate = :aggregate AND #sequence > :after',
+        ExpressionAttributeNames: { '#type': OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE, '#aggregate': ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE, '#sequence': ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE },
+        ExpressionAttributeValues: { ':history': ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE, ':aggregate': aggregateId, ':after': afterSequence },
+        ConsistentRead: true,
+        ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      events.push({ eventId: String(item[OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]), sequence: Number(item[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]), body: String(item[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]) });
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey !== undefined);
+  return events.sort((a, b) => a.sequence - b.sequence);
+}
+
+async function replay(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences, aggregateId: string): Promise<number> {
+  const outboxTable = requiredString(parsed, 'outbox-table');
+  const queue = requiredString(parsed, 'queue');
+  if (outboxTable === undefined || queue === undefined) return context.usageError("'fence replay' needs --outbox-table and --queue");
+  const { appliedSequence } = await fences.get(aggregateId);
+  const events = await historyAfter(context, outboxTable, aggregateId, appliedSequence);
+  const missing = events.findIndex((event, index) => event.sequence !== appliedSequence + 1 + index);
+  if (missing >= 0) {
+    context.io.stderr(
+      `refused: the outbox history of ${terminalText(aggregateId)} has no sequence ${appliedSequence + 1 + missing} (expired with the outbox's event retention, or never written); ` +
+        "nothing sent: find the event elsewhere, or move the fence past it with 'fence skip'\n",
+    );
+    return EXIT_CODE.REFUSED;
+  }
+  const summary = { aggregateId, fenceAt: appliedSequence, sequences: events.map((event) => event.sequence) };
+  if (parsed.values.yes !== true) {
+    context.io.stdout(parsed.values.json === true ? json({ dryRun: true, ...summary }) : `dry run: would send ${events.length} event(s) of ${terminalText(aggregateId)} after sequence ${appliedSequence}: ${summary.sequences.join(', ') || 'none'}\nrun again with --yes\n`);
+    return EXIT_CODE.OK;
+  }
+  const sqs = context.sqsClient();
+  for (const event of events) {
+    await sqs.send(new SendMessageCommand({ QueueUrl: queue, MessageBody: event.body, MessageGroupId: aggregateId, MessageDeduplicationId: event.eventId }));
+  }
+  context.io.stdout(parsed.values.json === true ? json({ replayed: true, ...summary }) : `sent ${events.length} event(s) of ${terminalText(aggregateId)}: ${summary.sequences.join(', ') || 'none'}\n`);
+  return EXIT_CODE.OK;
+}
+
 async function run(parsed: ParsedArguments, context: CommandContext): Promise<number> {
   const [action, subscriber, aggregateId, ...extra] = parsed.positionals;
-  if (action !== 'show' && action !== 'skip' && action !== 'redrive') {
-    return context.usageError(action === undefined ? 'missing action: show, skip or redrive' : `unknown action '${action}'; expected show, skip or redrive`);
+  if (action !== 'show' && action !== 'skip' && action !== 'redrive' && action !== 'replay') {
+    return context.usageError(action === undefined ? 'missing action: show, skip, redrive or replay' : `unknown action '${action}'; expected show, skip, redrive or replay`);
   }
   if (subscriber === undefined) return context.usageError(`'fence ${action}' needs the subscriber`);
   const table = requiredString(parsed, 'table');
@@ -142,13 +204,14 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   }
   if (aggregateId === undefined) return context.usageError(`'fence ${action}' needs the aggregate id`);
   if (extra.length > 0) return context.usageError(`unexpected argument '${extra[0]}'`);
+  if (action === 'replay') return replay(parsed, context, fences, aggregateId);
   return action === 'show' ? show(parsed, context, fences, aggregateId) : skip(parsed, context, fences, subscriber, aggregateId);
 }
 
 /** The `fence` command. */
 export const fenceCommand: Command = {
   name: 'fence',
-  summary: "an ordered subscriber's sequence fences: show one, skip a lost gap, redrive dead letters in sequence",
+  summary: "an ordered subscriber's sequence fences: show one, skip a lost gap, redrive or replay in sequence",
   usage: USAGE,
   options: {
     table: { type: 'string' },
@@ -156,6 +219,7 @@ export const fenceCommand: Command = {
     to: { type: 'string' },
     reason: { type: 'string' },
     'dead-letter-queue': { type: 'string' },
+    'outbox-table': { type: 'string' },
     queue: { type: 'string' },
     yes: { type: 'boolean' },
     json: { type: 'boolean' },

@@ -2,7 +2,7 @@
  * `idempotent-event-flow fence`: an ordered subscriber's fences and the fence-respecting redrive, against the
  * simulator's SQS (FIFO queues behind its endpoint, the real @aws-sdk/client-sqs) and DynamoDB Local. No mocks.
  */
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
 import { createLogger } from '../../lambda/logger';
@@ -127,4 +127,42 @@ describe('fence', () => {
     expect(result.code).toBe(0); // a dry run
     expect(result.stdout).toMatch(new RegExp(`gap +${aggregate}: no dead letter holds 1, 2`));
   });
+
+  test('replay sends the events after the fence from the outbox history, in sequence, and the consumer applies them; a history that misses a sequence is refused', async () => {
+    const aggregate = `order-${Date.now()}-replay`;
+    const producer = new OrderedOutbox({ client, config: outboxConfig });
+    const events: OrderedEnvelope[] = [];
+    for (const step of ['placed', 'paid', 'shipped']) {
+      events.push((await producer.transactWrite({ events: [{ type: 'Step', aggregateId: aggregate, subject: aggregate, data: { step } }] }))[0]!);
+    }
+    await consumer()({ Records: [{ messageId: 'r1', body: JSON.stringify(events[0]), attributes: { ApproximateReceiveCount: '1' } }] });
+    const args = ['fence', 'replay', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--outbox-table', outboxConfig.outboxTableName, '--queue', queue.address.url];
+    const dryRun = await cli({ clock, endpoint }, ...args, '--json');
+    expect(JSON.parse(dryRun.stdout)).toMatchObject({ dryRun: true, fenceAt: 1, sequences: [2, 3] });
+    const sent = await cli({ clock, endpoint }, ...args, '--yes');
+    expect(sent.code).toBe(0);
+    while ((await deliverOnce(queue, consumer())) > 0);
+    expect(await ledger(aggregate)).toEqual(['placed', 'paid', 'shipped']);
+    // an aggregate whose history starts after its fence: the missing sequence is named, nothing is sent
+    const other = `order-${Date.now()}-expired`;
+    await producer.transactWrite({ events: [{ type: 'Step', aggregateId: other, subject: other, data: { step: 'placed' } }] });
+    await producer.transactWrite({ events: [{ type: 'Step', aggregateId: other, subject: other, data: { step: 'paid' } }] });
+    await DynamoDBDocumentClient.from(client).send(new DeleteCommand({ TableName: outboxConfig.outboxTableName, Key: historyKey(await firstHistoryId(other)) }));
+    const refused = await cli({ clock, endpoint }, 'fence', 'replay', SUBSCRIBER, other, '--table', inboxConfig.inboxTableName, '--outbox-table', outboxConfig.outboxTableName, '--queue', queue.address.url, '--yes');
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain('has no sequence 1');
+  });
 });
+
+/** The outbox key of an event's history item. */
+function historyKey(eventId: string): Record<string, string> {
+  return { pk: `OUTBOX#${eventId}`, sk: `OUTBOX#${eventId}` };
+}
+
+/** The id of an aggregate's sequence-1 event, read from its history. */
+async function firstHistoryId(aggregateId: string): Promise<string> {
+  const items = (await DynamoDBDocumentClient.from(client).send(new ScanCommand({ TableName: outboxConfig.outboxTableName }))).Items ?? [];
+  const first = items.find((item) => item.iefAggregateId === aggregateId && item.iefSequence === 1 && item.iefRecordType === 'OrderedOutboxEvent.v1');
+  return String(first?.iefEventId);
+}
+
