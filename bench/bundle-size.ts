@@ -7,7 +7,7 @@
  *
  *   npx tsx bench/bundle-size.ts [--loads N] [--top N]
  *
- * - ours: `createTransactionalConsumer` from the runtime's public entry (`idempotent-event-flow/runtime`, here
+ * - ours: `createTransactionalConsumer` from the runtime's public entry (`@idempotent-event-flow/runtime`, here
  *   lambda/index.ts), with a handler that stages one Update;
  * - Powertools: `BatchProcessor` + `processPartialResponse` from @aws-lambda-powertools/batch and `makeIdempotent` with
  *   the `DynamoDBPersistenceLayer` from @aws-lambda-powertools/idempotency, as the batch-latency bench combines them.

@@ -1,8 +1,8 @@
 /**
- * The public runtime API, imported by users' Lambda handlers as `idempotent-event-flow/runtime`.
+ * The public runtime API, imported by users' Lambda handlers as `@idempotent-event-flow/runtime`.
  * Re-exports only.
  *
- * @module idempotent-event-flow/runtime
+ * @module @idempotent-event-flow/runtime
  */
 
 // producer

@@ -306,7 +306,7 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
   }
 
   /**
-   * Adds a producer function: your handler (using `Outbox.fromEnvironment()` from `idempotent-event-flow/runtime`)
+   * Adds a producer function: your handler (using `Outbox.fromEnvironment()` from `@idempotent-event-flow/runtime`)
    * bundled with the runtime, with the outbox environment set and permission to append events. Grant it access to
    * your business tables yourself.
    */

@@ -11,4 +11,5 @@ export * from './topic';
 export * from './consumer';
 export * from './monitoring';
 export * from './functions/bundled-function-base';
+export * from './functions/bundled-function-props';
 export * from './ordered';

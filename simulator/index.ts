@@ -1,9 +1,9 @@
 /**
- * `idempotent-event-flow/simulator`: run a synthesized flow on this machine with faults injected and check it is
+ * `@idempotent-event-flow/simulator`: run a synthesized flow on this machine with faults injected and check it is
  * exactly-once (docs/SIMULATOR.md). The command line is `npx idempotent-event-flow simulate`; this is its API, and
  * the types a scenario module is written against.
  *
- * @module idempotent-event-flow/simulator
+ * @module @idempotent-event-flow/simulator
  */
 export type { EffectProbe, EffectProbeContext, ProducerProbe, ProducerProbeContext, ScenarioProducer, SentMessage, SimulationScenario } from './run/scenario';
 export type { SimulatedEvent } from './observation/run-facts';

@@ -31,7 +31,7 @@ export interface ConsumerFunctionProps extends FunctionOptions {
 
   /**
    * How the runtime makes each message take effect once; the handler must use the matching factory of
-   * `idempotent-event-flow/runtime` (the runtime refuses another). It decides the function's inbox permissions.
+   * `@idempotent-event-flow/runtime` (the runtime refuses another). It decides the function's inbox permissions.
    *
    * @default ProcessingMode.TRANSACTIONAL
    */
@@ -136,6 +136,7 @@ export class ConsumerFunction extends BundledFunctionBase {
         ...props,
         description: `Consumer of subscriber ${props.subscriberName}`,
         timeout,
+        defaultTimeout: timeout,
         expectedFactory: expectedFactory(processingMode),
       },
       {

@@ -1,6 +1,6 @@
 /**
  * How a subscriber's runtime makes a message take effect once. Each mode has its own runtime factory in
- * `idempotent-event-flow/runtime`; the construct sets the mode in the function's environment (`IEF_PROCESSING_MODE`)
+ * `@idempotent-event-flow/runtime`; the construct sets the mode in the function's environment (`IEF_PROCESSING_MODE`)
  * and each factory refuses to run under another mode, so a handler can not silently run without the IAM grants,
  * tables and settings its mode needs.
  *
@@ -13,7 +13,7 @@ export enum ProcessingMode {
    * Use it when the whole effect is DynamoDB writes (up to 99 staged actions). Guarantees exactly-once effect per
    * subscriber within the deduplication window: a redelivery finds the inbox record and applies nothing, and two
    * concurrent deliveries can not both commit. The handler calls `createTransactionalConsumer` from
-   * `idempotent-event-flow/runtime`. The function gets `dynamodb:BatchGetItem` and `dynamodb:PutItem` on the inbox table.
+   * `@idempotent-event-flow/runtime`. The function gets `dynamodb:BatchGetItem` and `dynamodb:PutItem` on the inbox table.
    */
   TRANSACTIONAL = 'transactional',
 

@@ -40,7 +40,7 @@ export interface SubscriberOptions extends FunctionOptions {
 
   /**
    * How the runtime makes each message take effect once. The handler must call the matching factory of
-   * `idempotent-event-flow/runtime` (`createTransactionalConsumer`, `createLeaseConsumer`,
+   * `@idempotent-event-flow/runtime` (`createTransactionalConsumer`, `createLeaseConsumer`,
    * `createMultiStepConsumer` or `createAggregateConsumer`); the runtime refuses another. The mode decides the
    * function's inbox permissions, whether there is an inbox at all (not with `AGGREGATE`) and whether a `Blocked`
    * alarm is added (`LEASE` and `MULTI_STEP`).

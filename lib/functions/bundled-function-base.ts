@@ -4,7 +4,7 @@ import * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { createSecureNodejsFunction } from '../private/secure-nodejs-function';
-import { FunctionOptions } from './function-options';
+import type { BundledFunctionProps } from './bundled-function-props';
 
 /**
  * What `ConsumerFunction` and `ProducerFunction` share: a hardened Lambda function (its own log group, its own role
@@ -26,22 +26,17 @@ export abstract class BundledFunctionBase extends Construct implements iam.IGran
   public readonly grantPrincipal: iam.IPrincipal;
 
   /**
-   * @param options how to build the function; `description` and `timeout` are required here
+   * @param options how to build the function; `description` and `defaultTimeout` are required here
    * @param contractEnvironment the runtime contract's environment variables, set after (so over) the user's
    */
   protected constructor(
     scope: Construct,
     id: string,
-    options: FunctionOptions & {
-      readonly description: string;
-      readonly timeout: NonNullable<FunctionOptions['timeout']>;
-      /** A consumer's: the runtime factory its handler must be built with, and the processing mode of each factory. */
-      readonly expectedFactory?: { readonly factory: string; readonly modeOf: Readonly<Record<string, string>> };
-    },
+    options: BundledFunctionProps,
     contractEnvironment: { [key: string]: string },
   ) {
     super(scope, id);
-    const parts = createSecureNodejsFunction(this, options, contractEnvironment);
+    const parts = createSecureNodejsFunction(this, { ...options, timeout: options.timeout ?? options.defaultTimeout }, contractEnvironment);
     this.lambdaFunction = parts.lambdaFunction;
     this.role = parts.role;
     this.logGroup = parts.logGroup;

@@ -219,7 +219,7 @@ export class OrderedRelay extends Construct {
     const scope = new Construct(this, 'FanOut');
     const { lambdaFunction, role } = createSecureNodejsFunction(
       scope,
-      { entry: fanOutEntry(), description: 'Publishes ordered events from the FIFO relay queue to the ordered SNS FIFO topic', timeout: FAN_OUT_TIMEOUT, removalPolicy },
+      { entry: fanOutEntry(), description: 'Publishes ordered events from the FIFO relay queue to the ordered SNS FIFO topic', timeout: FAN_OUT_TIMEOUT, defaultTimeout: FAN_OUT_TIMEOUT, removalPolicy },
       { [ENV.ORDERED_TOPIC_ARN]: this.topic.topicArn },
     );
     lambdaFunction.addEventSourceMapping('RelayQueue', { eventSourceArn: this.relayQueue.queueArn, batchSize: 10, reportBatchItemFailures: true });
@@ -237,10 +237,23 @@ export class OrderedRelay extends Construct {
   }
 }
 
-/** The fan-out handler's source: the TypeScript file beside the sources, or the compiled one in the package. */
+/**
+ * The fan-out handler's source: the TypeScript file beside the sources (this repository), else the compiled handler of
+ * the runtime package `@idempotent-event-flow/runtime` installed in the app (its `./ordered/fan-out-handler` export).
+ *
+ * @throws Error naming the package when neither is there
+ */
 function fanOutEntry(): string {
-  const base = path.join(__dirname, '..', '..', 'lambda', 'ordered', 'fan-out-handler');
-  return ['.ts', '.js'].map((extension) => `${base}${extension}`).find((file) => fs.existsSync(file)) ?? `${base}.ts`;
+  const source = path.join(__dirname, '..', '..', 'lambda', 'ordered', 'fan-out-handler.ts');
+  if (fs.existsSync(source)) return source;
+  try {
+    return require.resolve('@idempotent-event-flow/runtime/ordered/fan-out-handler', { paths: [process.cwd(), __dirname] });
+  } catch (error) {
+    throw new Error(
+      "OrderedRelay: the fan-out function's handler comes from the runtime package; install @idempotent-event-flow/runtime in the app (npm install @idempotent-event-flow/runtime)",
+      { cause: error },
+    );
+  }
 }
 
 /** A dead-letter queue at the end of its chain: cdk-nag's rule that every queue has a dead-letter queue does not apply. */

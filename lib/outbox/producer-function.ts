@@ -16,7 +16,7 @@ export interface ProducerFunctionProps extends FunctionOptions {
 /**
  * A Lambda function that appends events to an outbox in the same transaction as its business writes.
  *
- * Its handler uses `Outbox.fromEnvironment()` from `idempotent-event-flow/runtime`; this construct sets that
+ * Its handler uses `Outbox.fromEnvironment()` from `@idempotent-event-flow/runtime`; this construct sets that
  * environment and grants `grantAppendEvents` on the outbox. Grant it access to your business tables yourself.
  * It is hardened like the consumer functions: its own log group, its own role without AWS managed policies,
  * JSON logs, X-Ray tracing, ARM64 on the latest Node.js runtime, bundled by the local esbuild.
@@ -33,7 +33,7 @@ export class ProducerFunction extends BundledFunctionBase {
     super(
       scope,
       id,
-      { ...props, description: `Producer appending events to ${props.outboxTable.node.path}`, timeout: props.timeout ?? Duration.seconds(30) },
+      { ...props, description: `Producer appending events to ${props.outboxTable.node.path}`, defaultTimeout: Duration.seconds(30) },
       props.outboxTable.producerEnvironment,
     );
     props.outboxTable.grantAppendEvents(this.role);

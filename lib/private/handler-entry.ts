@@ -8,6 +8,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Stack } from 'aws-cdk-lib';
 import type { IConstruct } from 'constructs';
+import type { ExpectedHandlerFactory } from '../functions/bundled-function-props';
 import { validationError } from './validation-error';
 
 /**
@@ -31,16 +32,8 @@ interface EntryModule {
   readonly code: string;
 }
 
-/**
- * What the handler of a consumer must be built with: the runtime factory of its processing mode, and how to name the
- * mode of each factory in a message.
- */
-export interface ExpectedFactory {
-  /** The factory of the consumer's processing mode, e.g. `createLeaseConsumer`. */
-  readonly factory: string;
-  /** Every consumer factory of the runtime, with its processing mode as the user sets it, e.g. `ProcessingMode.LEASE`. */
-  readonly modeOf: Readonly<Record<string, string>>;
-}
+/** What the handler of a consumer must be built with (see {@link ExpectedHandlerFactory}). */
+export type ExpectedFactory = ExpectedHandlerFactory;
 
 /**
  * The runtime factory `handler` is built with when the code declares it in one statement

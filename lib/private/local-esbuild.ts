@@ -31,9 +31,10 @@ export function assertLocalEsbuild(scope: IConstruct, detect: () => string | und
   const found = detect === detectLocalEsbuild ? (detected ??= { found: detect() }).found : detect();
   if (found !== undefined) return;
   throw new Error(
-    `${scope.node.path}: bundling its handler needs esbuild, installed where aws-cdk-lib can load it ` +
-      '(`npm install --save-dev esbuild` in the CDK app; idempotent-event-flow depends on it, so a missing one means an ' +
-      'install that skipped it) or on the PATH. Without it aws-cdk-lib would bundle in Docker, which ' +
-      'idempotent-event-flow never does (its bundles are built by the local esbuild, so the deployed code is the tested code)',
+    `${scope.node.path}: bundling its handler needs the npm package esbuild, which is not installed where aws-cdk-lib can ` +
+      'load it nor on the PATH: npm install --save-dev esbuild in the CDK app (as aws-cdk-lib\'s NodejsFunction requires; ' +
+      'idempotent-event-flow does not install it, since a jsii constructs library can have it neither as a dependency nor as a ' +
+      'peer). Without it aws-cdk-lib would bundle in Docker, which idempotent-event-flow never does (its bundles are built by ' +
+      'the local esbuild, so the deployed code is the tested code)',
   );
 }

@@ -7,8 +7,10 @@ import { Construct } from 'constructs';
 import { FunctionOptions } from '../functions/function-options';
 import { guardContractEnvironment } from './contract-environment';
 import { allowLogsToUseKey } from './log-encryption';
-import { assertHandlerEntry, type ExpectedFactory } from './handler-entry';
+import type { BundledFunctionProps } from '../functions/bundled-function-props';
+import { assertHandlerEntry } from './handler-entry';
 import { assertLocalEsbuild } from './local-esbuild';
+import { assertRuntimeVersion } from './runtime-version';
 import { acknowledgeInRegulatoryPacks, INLINE_POLICY_REASON } from './regulatory-acknowledgements';
 import { validateDurationInRange, validateNumberInRange, validateStringPattern } from './validate-props';
 import { validationError } from './validation-error';
@@ -29,12 +31,7 @@ export interface SecureNodejsFunctionParts {
 }
 
 /** How {@link createSecureNodejsFunction} builds a function: the user's options and what the construct decides. */
-export type SecureFunctionOptions = FunctionOptions & {
-  readonly description: string;
-  readonly timeout: NonNullable<FunctionOptions['timeout']>;
-  /** A consumer's: the runtime factory its handler must be built with (checked when the module shows it). */
-  readonly expectedFactory?: ExpectedFactory;
-};
+export type SecureFunctionOptions = BundledFunctionProps & { readonly timeout: Duration };
 
 /**
  * Creates, under `scope`, a function hardened the same way for consumers and producers: its own `LogGroup`
@@ -49,6 +46,7 @@ export function createSecureNodejsFunction(
 ): SecureNodejsFunctionParts {
   assertLocalEsbuild(scope);
   assertHandlerEntry(scope, options.entry, options.handler ?? FUNCTION_DEFAULTS.HANDLER, options.bundling?.tsconfig, options.expectedFactory);
+  assertRuntimeVersion(scope, options.entry);
   if (options.logEncryptionKey !== undefined) allowLogsToUseKey(scope, options.logEncryptionKey);
   const logGroup = new logs.LogGroup(scope, 'LogGroup', {
     retention: options.logRetention ?? FUNCTION_DEFAULTS.LOG_RETENTION,

@@ -122,11 +122,12 @@ function plainJarPortLine(port: number): RegExp {
 const LAUNCHER_FILE = 'LoopbackDynamoDbLocal.java';
 
 /**
- * Where `LoopbackDynamoDbLocal.java` is: next to this file when run from source, under the package's `simulator/aws/`
+ * Where `LoopbackDynamoDbLocal.java` is: next to this file when run from source, under the simulator package's `aws/`
  * when run from `dist/simulator/aws/`.
  */
 export function loopbackLauncherPath(): string {
-  const candidates = [path.join(__dirname, LAUNCHER_FILE), path.join(__dirname, '..', '..', '..', 'simulator', 'aws', LAUNCHER_FILE)];
+  // from the sources (simulator/aws/), or from the simulator package's dist/simulator/aws/ (the launcher ships in aws/)
+  const candidates = [path.join(__dirname, LAUNCHER_FILE), path.join(__dirname, '..', '..', '..', 'aws', LAUNCHER_FILE)];
   const found = candidates.find((candidate) => existsSync(candidate));
   if (found === undefined) throw new Error(`${LAUNCHER_FILE} is missing from this installation (looked at ${candidates.join(', ')})`);
   return found;

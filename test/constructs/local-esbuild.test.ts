@@ -5,7 +5,7 @@ import { assertLocalEsbuild, detectLocalEsbuild } from '../../lib/private/local-
 
 const nothingFound = () => undefined;
 
-describe('the local esbuild (issue 12, item 1: never Docker)', () => {
+describe('the local esbuild (issue 12, item 1: never Docker; issue 32, item 2: installed by the user)', () => {
   test('is found as aws-cdk-lib finds it: esbuild/package.json loadable from aws-cdk-lib', () => {
     expect(detectLocalEsbuild()).toMatch(/^esbuild \d+\.\d+\.\d+ \(node_modules\)$/);
   });
@@ -14,7 +14,7 @@ describe('the local esbuild (issue 12, item 1: never Docker)', () => {
     const stack = new Stack(new App(), 'Shop');
     const fn = new Construct(stack, 'Billing');
     expect(() => assertLocalEsbuild(fn, nothingFound)).toThrow(
-      /^Shop\/Billing: bundling its handler needs esbuild, installed where aws-cdk-lib can load it \(`npm install --save-dev esbuild` in the CDK app;.*Without it aws-cdk-lib would bundle in Docker, which idempotent-event-flow never does/,
+      /^Shop\/Billing: bundling its handler needs the npm package esbuild, which is not installed where aws-cdk-lib can load it nor on the PATH: npm install --save-dev esbuild in the CDK app .*idempotent-event-flow does not install it.*Without it aws-cdk-lib would bundle in Docker, which idempotent-event-flow never does/,
     );
   });
 

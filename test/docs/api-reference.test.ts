@@ -27,9 +27,9 @@ const ts = createRequire(path.join(TOOLS, 'package.json'))('typescript') as Comp
 
 /** The entry points, by the directory their reference is filed under (their `@module` names). */
 const ENTRY_POINTS = [
-  { source: 'lambda/index.ts', module: 'idempotent-event-flow/runtime' },
+  { source: 'lambda/index.ts', module: '@idempotent-event-flow/runtime' },
   { source: 'lib/index.ts', module: 'idempotent-event-flow' },
-  { source: 'simulator/index.ts', module: 'idempotent-event-flow/simulator' },
+  { source: 'simulator/index.ts', module: '@idempotent-event-flow/simulator' },
 ] as const;
 
 /** Every name each entry point exports (values and types, `export *` followed), read by the compiler. */

@@ -136,7 +136,7 @@ describe('docs/SIMULATOR.md, "A complete scenario"', () => {
   function writeBlock(): { file: string; remove: () => void } {
     const directory = fs.mkdtempSync(path.join(REPO, 'test', 'docs', '.scenario-'));
     const file = path.join(directory, 'scenario.ts');
-    fs.writeFileSync(file, block!.replace("'idempotent-event-flow/simulator'", "'../../../simulator'"));
+    fs.writeFileSync(file, block!.replace("'@idempotent-event-flow/simulator'", "'../../../simulator'"));
     return { file, remove: () => fs.rmSync(directory, { recursive: true, force: true }) };
   }
 

@@ -1,5 +1,5 @@
 /**
- * The public runtime API (`idempotent-event-flow/runtime`, lambda/index.ts) carries every type a user needs to write
+ * The public runtime API (`@idempotent-event-flow/runtime`, lambda/index.ts) carries every type a user needs to write
  * and test a typed handler, and every type its public classes and options name. Checked by the type checker (`npm test`
  * runs tsc first): a type missing from the index fails to compile here.
  */

