@@ -17,6 +17,9 @@ import { grantKeyViaService, KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-act
 import { acknowledgeInRegulatoryPacks, INLINE_POLICY_REASON } from '../private/regulatory-acknowledgements';
 import { createSecureNodejsFunction } from '../private/secure-nodejs-function';
 import { allowSnsDeliveriesWithKey, denyTopicAccessWithoutTls } from '../private/topic-security';
+import type { AlarmOptions } from '../monitoring/alarm-options';
+import { ALARM_PERIOD, createThresholdAlarm } from '../private/threshold-alarm';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { validateRelaySettings } from '../private/shared-limits';
 import { validateNumberInRange } from '../private/validate-props';
 
@@ -30,7 +33,7 @@ const STREAM_READ_ACTIONS = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', '
 const FAN_OUT_TIMEOUT = Duration.seconds(30);
 
 /** Properties of an {@link OrderedRelay}. */
-export interface OrderedRelayProps {
+export interface OrderedRelayProps extends AlarmOptions {
   /** The outbox table whose ordered events (written by `OrderedOutbox`) are relayed. Its stream must be on. */
   readonly outboxTable: IOutboxTable;
 
@@ -102,6 +105,10 @@ export class OrderedRelay extends Construct {
   public readonly fanOutFunction: lambda.IFunction;
   /** The pipe's name. */
   public readonly pipeName: string;
+  /** Fires when the relay queue's dead-letter queue holds a message the fan-out could not publish (its aggregate waits). */
+  public readonly relayDeadLetterAlarm: cloudwatch.Alarm;
+  /** Fires when the pipe dead-lettered a stream batch (replay its events from the outbox history: `fence replay`). */
+  public readonly pipeDeadLetterAlarm: cloudwatch.Alarm;
 
   public constructor(scope: Construct, id: string, props: OrderedRelayProps) {
     super(scope, id);
@@ -162,6 +169,23 @@ export class OrderedRelay extends Construct {
 
     this.pipeName = this.createPipe(props, removalPolicy);
     this.fanOutFunction = this.createFanOut(removalPolicy);
+    const visible = { period: ALARM_PERIOD, statistic: 'Maximum' };
+    this.relayDeadLetterAlarm = createThresholdAlarm(
+      this,
+      'RelayDeadLetters',
+      relayDeadLetterQueue.metricApproximateNumberOfMessagesVisible(visible),
+      1,
+      "Ordered relay: the fan-out function could not publish messages to the ordered topic; their aggregates' later events wait behind them.",
+      props,
+    );
+    this.pipeDeadLetterAlarm = createThresholdAlarm(
+      this,
+      'PipeDeadLetters',
+      pipeDeadLetterQueue.metricApproximateNumberOfMessagesVisible(visible),
+      1,
+      'Ordered relay: the pipe could not forward stream records; replay their events from the outbox history (`idempotent-event-flow fence replay`).',
+      props,
+    );
   }
 
   private createPipe(props: OrderedRelayProps, removalPolicy: RemovalPolicy): string {

@@ -8,6 +8,9 @@ import { InboxTable, type IInboxTable } from '../consumer/inbox-table';
 import { ProcessingMode } from '../consumer/processing-mode';
 import { CONSUMER_DEFAULTS, minimumVisibilityTimeout } from '../consumer/private/defaults';
 import type { FunctionOptions } from '../functions/function-options';
+import type { AlarmOptions } from '../monitoring/alarm-options';
+import { ALARM_PERIOD, createThresholdAlarm } from '../private/threshold-alarm';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { grantKeyViaService } from '../private/kms-actions';
 import { validateDurationAtLeast, validateNumberInRange } from '../private/validate-props';
 import type { OrderedRelay } from './ordered-relay';
@@ -16,7 +19,7 @@ import type { OrderedRelay } from './ordered-relay';
 const SQS_CONSUME_ACTIONS = ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'];
 
 /** Properties of an {@link OrderedSubscriber}. */
-export interface OrderedSubscriberProps extends FunctionOptions {
+export interface OrderedSubscriberProps extends FunctionOptions, AlarmOptions {
   /** The ordered relay whose SNS FIFO topic this subscriber's queue subscribes to. */
   readonly relay: OrderedRelay;
 
@@ -81,6 +84,13 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
   public readonly consumerFunction: ConsumerFunction;
   /** The function's role. */
   public readonly grantPrincipal: iam.IPrincipal;
+  /**
+   * Fires when the dead-letter queue holds a message: its aggregate's later events wait behind it (redrive with
+   * `idempotent-event-flow fence redrive`, which sends them back in sequence).
+   */
+  public readonly deadLetterAlarm: cloudwatch.Alarm;
+  /** Fires when the consumer function reports errors (a whole invocation failed). */
+  public readonly errorsAlarm: cloudwatch.Alarm;
 
   public constructor(scope: Construct, id: string, props: OrderedSubscriberProps) {
     super(scope, id);
@@ -158,5 +168,22 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
       id: 'Serverless-LambdaEventSourceMappingDestination',
       reason: 'SQS event source mappings do not support on-failure destinations; a message that keeps failing moves to the FIFO dead-letter queue (maxReceiveCount).',
     });
+    this.deadLetterAlarm = createThresholdAlarm(
+      this,
+      'DeadLetters',
+      deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: ALARM_PERIOD, statistic: 'Maximum' }),
+      1,
+      `Ordered subscriber ${props.subscriberName}: its dead-letter queue holds messages, and their aggregates' later events wait behind them. ` +
+        'Each carries its reason; fix, then redrive in sequence with `idempotent-event-flow fence redrive`.',
+      props,
+    );
+    this.errorsAlarm = createThresholdAlarm(
+      this,
+      'Errors',
+      fn.metricErrors({ period: ALARM_PERIOD, statistic: 'Sum' }),
+      1,
+      `Ordered subscriber ${props.subscriberName}: the consumer function reported errors.`,
+      props,
+    );
   }
 }

@@ -76,6 +76,13 @@ describe('OrderedRelay and OrderedSubscriber', () => {
     template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ IEF_ORDERED_TOPIC_ARN: Match.anyValue() }) } });
   });
 
+  test('alarms: the subscriber dead-letter queue and function errors, the relay and pipe dead-letter queues, each at the first message', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms).toHaveLength(4);
+    for (const alarm of alarms) expect(alarm.Properties).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1 });
+    expect(alarms.map((alarm) => alarm.Properties.MetricName).sort()).toEqual(['ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesVisible', 'Errors']);
+  });
+
   test('refusals name the construct, the prop, the bound and the value', () => {
     const fresh = () => new Stack(new App(), 'Stack');
     expect(() => orderedStack(fresh(), { archiveRetentionDays: 400 })).toThrow(/OrderedRelay 'Ordered'.*archiveRetentionDays.*365.*400/);
