@@ -24,6 +24,7 @@ import { baselineScenarios } from './support/modes/baseline';
 import { leaseScenarios } from './support/modes/lease';
 import { multiStepScenarios } from './support/modes/multi-step';
 import { createProducerTables, OUTBOX_CONFIG, producerScenarios } from './support/modes/producer';
+import { orderedScenarios } from './support/modes/ordered';
 import { transactionalScenarios } from './support/modes/transactional';
 import { Prng } from './support/prng';
 import { count, fixed, renderTable, ruleReadUnits, ruleWriteUnits, TABLE_LEGEND, totalOf, type ModeResult, type Row } from './support/report';
@@ -110,6 +111,10 @@ const SUMMARY: readonly SummaryLine[] = [
   { mode: 'aggregate', path: 'new aggregate + 1 emitted event', row: 'A4' },
   { mode: 'aggregate', path: 'duplicate (1 id / 100 ids)', row: 'A5' },
   { mode: 'aggregate', path: 'lost race: extra cost over 2 uncontended deliveries', row: 'A6' },
+  { mode: 'ordered producer', path: 'order + 1 ordered event (sequence 1)', row: 'O1' },
+  { mode: 'ordered producer', path: '1 ordered event (sequence 2)', row: 'O2' },
+  { mode: 'ordered consumer', path: 'next sequence, 1 staged write', row: 'O3' },
+  { mode: 'ordered consumer', path: 'redelivery of an applied sequence', row: 'O4' },
   { mode: 'baseline (Powertools-style)', path: 'first delivery, 1 business write', row: 'B1' },
   { mode: 'baseline (Powertools-style)', path: 'duplicate', row: 'B2' },
 ];
@@ -168,6 +173,7 @@ async function run(args: Arguments, local: DynamoDbLocal, proxy: FaultProxy): Pr
   const lease = await timed('lease', () => leaseScenarios(context, modePrng(args.seed, 1)));
   const multiStep = await timed('multi-step', () => multiStepScenarios(context, modePrng(args.seed, 2)));
   const aggregate = await timed('aggregate', () => aggregateScenarios(context, modePrng(args.seed, 3), OUTBOX_CONFIG));
+  const ordered = await timed('ordered', () => orderedScenarios(context, modePrng(args.seed, 4), OUTBOX_CONFIG));
   const crash = await timed('crash check', () => crashCheck(prng, admin, proxy));
 
   const modes: Array<[string, string, ModeResult]> = [
@@ -176,6 +182,7 @@ async function run(args: Arguments, local: DynamoDbLocal, proxy: FaultProxy): Pr
     ['Lease consumer', '`createLeaseConsumer`: an effect outside DynamoDB under an owner-fenced lease (processing record in the inbox table).', lease],
     ['Multi-step consumer', '`createMultiStepConsumer`: k steps, each recorded in the processing record.', multiStep],
     ['Aggregate consumer', '`createAggregateConsumer`: optimistic concurrency on the aggregate item, which remembers the ids it applied (at most 100 by default).', aggregate],
+    ['Ordered path', '`OrderedOutbox.transactWrite` and `createOrderedConsumer` (docs/ORDERED-DELIVERY.md): a sequence per aggregate, a fence per subscriber and aggregate.', ordered],
     ['Baseline: Powertools-style idempotency', 'INPROGRESS record, business write, COMPLETED update: three separate requests (`bench/support/powertools-style.ts`).', baseline],
   ];
   const rows = modes.flatMap(([, , result]) => result.rows);

@@ -12,3 +12,4 @@ export * from './consumer';
 export * from './monitoring';
 export * from './functions/bundled-function-base';
 export * from './functions/bundled-function-props';
+export * from './ordered';

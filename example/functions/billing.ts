@@ -9,7 +9,7 @@
  *   `publishesEvents: true`), so it exists exactly when the debit does. Its id is derived from the subscriber and the
  *   consumed event, so re-running the message could never emit a second copy. The customer-stats subscriber consumes it.
  */
-import { createTransactionalConsumer, type SqsBatchHandler, type TransactionalConsumerOptions } from '../../lambda';
+import { createTransactionalConsumer, type SqsBatchHandler, type TransactionalConsumerOptions } from '../../lambda/index';
 import { ORDER_BILLED, OrderBilled, OrderPlaced, parseOrderPlaced } from './order-events';
 
 const LEDGER_TABLE_NAME = process.env.LEDGER_TABLE_NAME ?? '';

@@ -8,7 +8,7 @@
  * `apply` is pure (it may run more than once per message after losing a race): it only returns the next state.
  * The function needs GetItem and PutItem on the table, nothing on an inbox.
  */
-import { createAggregateConsumer, type AggregateConsumerOptions, type SqsBatchHandler } from '../../lambda';
+import { createAggregateConsumer, type AggregateConsumerOptions, type SqsBatchHandler } from '../../lambda/index';
 import { OrderBilled, parseOrderBilled } from './order-events';
 
 const CUSTOMER_STATS_TABLE_NAME = process.env.CUSTOMER_STATS_TABLE_NAME ?? '';

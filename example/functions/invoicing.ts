@@ -15,7 +15,7 @@
 import { DynamoDBClient, type ConditionalCheckFailedException } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
-import { createMultiStepConsumer, PermanentError, RetryableError, type MultiStepConsumerOptions, type SqsBatchHandler } from '../../lambda';
+import { createMultiStepConsumer, PermanentError, RetryableError, type MultiStepConsumerOptions, type SqsBatchHandler } from '../../lambda/index';
 import { OrderPlaced, parseOrderPlaced } from './order-events';
 import { mailGatewayClient, standInFailure } from './stand-ins';
 

@@ -13,7 +13,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, UpdateCommand } from '@aws-sdk/lib-dynamodb';
-import { createLeaseConsumer, type LeaseConsumerOptions, type SqsBatchHandler } from '../../lambda';
+import { createLeaseConsumer, type LeaseConsumerOptions, type SqsBatchHandler } from '../../lambda/index';
 import { OrderPlaced, parseOrderPlaced } from './order-events';
 import { mailGatewayClient, standInFailure } from './stand-ins';
 

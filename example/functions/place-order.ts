@@ -3,7 +3,7 @@
  * DynamoDB transaction; the relay (stream -> pipe -> topic) publishes the event after the commit. No stand-in.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { Outbox, PermanentError, TransactionCancelledError } from '../../lambda';
+import { Outbox, PermanentError, TransactionCancelledError } from '../../lambda/index';
 import { ORDER_PLACED, OrderPlaced } from './order-events';
 
 /** The command this producer accepts (invoke the function with it as the payload). */

@@ -3,7 +3,7 @@
  * shipping address reach its queue (see the stack); the shipment and the inbox record commit in one transaction.
  * No stand-in: the shipments table is the subscriber's own.
  */
-import { createTransactionalConsumer } from '../../lambda';
+import { createTransactionalConsumer } from '../../lambda/index';
 import { OrderPlaced } from './order-events';
 
 const SHIPMENTS_TABLE_NAME = process.env.SHIPMENTS_TABLE_NAME ?? '';

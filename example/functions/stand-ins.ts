@@ -8,7 +8,7 @@
  * What a failed call tells the runtime decides what happens to the message ({@link standInFailure}).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { PermanentError, RetryableError } from '../../lambda';
+import { PermanentError, RetryableError } from '../../lambda/index';
 
 /** Errors of a request that DynamoDB refused before applying it: nothing was written, trying again is safe. */
 const REFUSED_BEFORE_WRITING: ReadonlySet<string> = new Set(['ProvisionedThroughputExceededException', 'ThrottlingException', 'RequestLimitExceeded']);

@@ -15,7 +15,7 @@
  *   dead-letter queue; the run goes on until everything settles again.
  */
 import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { EffectProbe, EffectTally, OperatorDecision, ProducerProbe, SimulatedEvent, SimulationScenario } from '../../simulator';
+import type { EffectProbe, EffectTally, OperatorDecision, ProducerProbe, SimulatedEvent, SimulationScenario } from '../../simulator/index';
 import { ORDER_PLACED } from '../functions/order-events';
 import type { PlaceOrderCommand } from '../functions/place-order';
 

@@ -1,10 +1,13 @@
 /** `createTransactionalConsumer`: the default mode, business writes and the inbox record in one transaction. */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { Logger } from '../logger';
 import { assertProcessingMode, loadConsumerBaseConfig, loadConsumerConfig, type ConsumerConfig } from '../config';
 import { PROCESSING_MODE } from '../contract/environment';
 import type { EventEnvelope } from '../envelope';
 import { consumerOutbox, emittedEventPreparer } from '../producer/emitted-events';
 import type { Outbox } from '../producer/outbox';
 import type { BatchReadPolicy, BatchReadSetting } from './batch-read-policy';
+import type { KnownRecordsSource } from './known-records';
 import { isTransactionConflict, NO_FAILURE, TRANSACTION_CONFLICT } from '../transaction/cancellation';
 import { toDocumentClient } from '../transaction/document-client';
 import { consumerLogger, createBatchHandler, type ConsumerOptions, type SqsBatchHandler } from './create-consumer';
@@ -47,7 +50,7 @@ function lostConflict(error: unknown): boolean {
  * attempt, with a fresh event parsed again from the message: it only stages writes, so that is safe, and a change it
  * made in place to the previous attempt's event is gone.
  */
-async function commitWithConflictRetries<T>(attempt: () => Promise<T>, itemLocks: ItemLocks): Promise<T & { readonly attempts: number }> {
+export async function commitWithConflictRetries<T>(attempt: () => Promise<T>, itemLocks: ItemLocks): Promise<T & { readonly attempts: number }> {
   for (let attempts = 1; ; attempts++) {
     try {
       return { ...(await attempt()), attempts };
@@ -101,6 +104,47 @@ export interface TransactionalConsumerOptions<TData> extends ConsumerOptions<TDa
   readonly batchRead?: BatchReadSetting;
 }
 
+/** What a factory of a transactional-mode consumer starts from: the checked config, the clock, the logger and the client. */
+export interface TransactionalSetup {
+  readonly config: ConsumerConfig;
+  readonly now: () => Date;
+  readonly logger: Logger;
+  readonly client: DynamoDBDocumentClient;
+}
+
+/**
+ * The start of every factory of a consumer deployed in `TRANSACTIONAL` mode (`factory` names it in a refusal): the
+ * deployed mode checked first (a subscriber deployed in aggregate mode has no inbox variables, and the mismatch is the
+ * news), then the config loaded and checked, the clock, the logger and the DocumentClient.
+ */
+export function transactionalSetup(options: ConsumerOptions<unknown> & { readonly config?: ConsumerConfig }, factory: string): TransactionalSetup {
+  if (options.config === undefined) assertProcessingMode(loadConsumerBaseConfig(), PROCESSING_MODE.TRANSACTIONAL, factory);
+  const config = options.config ?? loadConsumerConfig();
+  assertProcessingMode(config, PROCESSING_MODE.TRANSACTIONAL, factory);
+  return {
+    config,
+    now: options.now ?? (() => new Date()),
+    logger: consumerLogger(config, PROCESSING_MODE.TRANSACTIONAL, options.logger),
+    client: toDocumentClient(options.client),
+  };
+}
+
+/**
+ * The batch read of a consumer with an inbox (see `TransactionalConsumerOptions.batchRead`): a live inbox record answers
+ * a redelivery before the handler runs; `false` turns it off.
+ */
+export function inboxBatchRead(
+  setting: BatchReadSetting | undefined,
+  client: DynamoDBDocumentClient,
+  config: ConsumerConfig,
+): { knownRecordsSource?: KnownRecordsSource; batchRead?: Exclude<BatchReadSetting, false> } {
+  if (setting === false) return {};
+  return {
+    knownRecordsSource: { client, tableName: config.inboxTableName, subscriberName: config.subscriberName, accepts: 'inbox-or-completed' },
+    batchRead: setting ?? true,
+  };
+}
+
 /**
  * Creates the Lambda handler of a transactional consumer. Each event's staged writes, the outbox items of the events
  * it emits and its inbox record commit in one DynamoDB transaction, so a redelivered event is acknowledged without
@@ -110,13 +154,7 @@ export interface TransactionalConsumerOptions<TData> extends ConsumerOptions<TDa
  * Call it at module scope: configuration is read once and a missing value fails the cold start.
  */
 export function createTransactionalConsumer<TData = unknown>(options: TransactionalConsumerOptions<TData>): SqsBatchHandler {
-  // the deployed mode first: a subscriber deployed in aggregate mode has no inbox variables, and the mismatch is the news
-  if (options.config === undefined) assertProcessingMode(loadConsumerBaseConfig(), PROCESSING_MODE.TRANSACTIONAL, 'createTransactionalConsumer');
-  const config = options.config ?? loadConsumerConfig();
-  assertProcessingMode(config, PROCESSING_MODE.TRANSACTIONAL, 'createTransactionalConsumer');
-  const now = options.now ?? (() => new Date());
-  const logger = consumerLogger(config, PROCESSING_MODE.TRANSACTIONAL, options.logger);
-  const client = toDocumentClient(options.client);
+  const { config, now, logger, client } = transactionalSetup(options, 'createTransactionalConsumer');
   const outbox = consumerOutbox(options.outbox, client, now);
   const inbox = new Inbox({
     client,
@@ -133,12 +171,7 @@ export function createTransactionalConsumer<TData = unknown>(options: Transactio
     logger,
     now,
     // a live inbox record answers a redelivery before the handler runs (when the batch reads)
-    ...(options.batchRead === false
-      ? {}
-      : {
-          knownRecordsSource: { client, tableName: config.inboxTableName, subscriberName: config.subscriberName, accepts: 'inbox-or-completed' as const },
-          batchRead: options.batchRead ?? true,
-        }),
+    ...inboxBatchRead(options.batchRead, client, config),
     execute: async (envelope, context) => {
       // one token for every attempt of this delivery: an attempt whose commit landed unseen (its response lost, the
       // SDK's retry refused) is recognised by the next attempt as this delivery's own, so `processed`, not `duplicate`

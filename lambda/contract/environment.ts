@@ -41,6 +41,8 @@ export const ENV = {
    * `MAX_MESSAGE_BYTES` (262,144), the SNS limit of one message.
    */
   MAX_EVENT_BYTES: 'IEF_MAX_EVENT_BYTES',
+  /** The SNS FIFO topic the ordered path's fan-out function publishes to (docs/ORDERED-DELIVERY.md). */
+  ORDERED_TOPIC_ARN: 'IEF_ORDERED_TOPIC_ARN',
 } as const;
 
 /**

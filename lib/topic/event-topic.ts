@@ -4,6 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { allowSnsDeliveriesWithKey, denyTopicAccessWithoutTls } from '../private/topic-security';
 import { validateStringPattern } from '../private/validate-props';
 import { grantKeyViaService, KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
 
@@ -93,38 +94,14 @@ export class EventTopic extends Construct {
 
     // SNS encrypts each delivery to an SSE-KMS queue with the queue's key, so it needs this key when subscriber queues
     // share it; scoped to deliveries from this topic.
-    const allowSnsDelivery = new iam.PolicyStatement({
-      sid: 'AllowSnsToDeliverToQueuesEncryptedWithThisKey',
-      principals: [new iam.ServicePrincipal('sns.amazonaws.com')],
-      actions: ['kms:GenerateDataKey*', 'kms:Decrypt'],
-      resources: ['*'],
-      conditions: { ArnEquals: { 'aws:SourceArn': topicArn } },
-    });
-    if (!this.encryptionKey.addToResourcePolicy(allowSnsDelivery, true).statementAdded) {
-      Annotations.of(this).addWarningV2(
-        'idempotent-event-flow:eventTopicKeyPolicy',
-        `The key policy of the imported encryptionKey can not be changed here. Allow principal sns.amazonaws.com ` +
-          `kms:GenerateDataKey* and kms:Decrypt with condition aws:SourceArn = ${topicArn}, or SNS can not deliver ` +
-          'to subscriber queues encrypted with this key.',
-      );
-    }
+    allowSnsDeliveriesWithKey(this, this.encryptionKey, topicArn, 'AllowSnsToDeliverToQueuesEncryptedWithThisKey', 'idempotent-event-flow:eventTopicKeyPolicy');
 
     const topic = new sns.Topic(this, 'Resource', {
       topicName,
       displayName: props.displayName,
       masterKey: this.encryptionKey,
     });
-    // TLS only, for every SNS action (Topic's enforceSSL denies only sns:Publish).
-    topic.addToResourcePolicy(
-      new iam.PolicyStatement({
-        sid: 'DenyEveryActionWithoutTls',
-        effect: iam.Effect.DENY,
-        principals: [new iam.AnyPrincipal()],
-        actions: ['sns:*'],
-        resources: [topic.topicArn],
-        conditions: { Bool: { 'aws:SecureTransport': 'false' } },
-      }),
-    );
+    denyTopicAccessWithoutTls(topic);
     this.topic = topic;
     this.topicArn = topic.topicArn;
     this.topicName = topic.topicName;

@@ -39,6 +39,9 @@ const BATCH = 'test/lambda/concurrent-batch.int.test.ts';
 const LIFE = 'test/cli/event-life.model.int.test.ts';
 const WHOLE_LIFE = 'test/cli/event-whole-life.int.test.ts';
 const DLQ = 'test/cli/dlq-command.int.test.ts';
+/** The ordered path (issue 33): its model and its example tests. */
+const ORDERED_MODEL = 'test/lambda/model/ordered.model.int.test.ts';
+const ORDERED = 'test/lambda/ordered/ordered-path.int.test.ts';
 
 export const MUTANTS: readonly Mutant[] = [
   {
@@ -275,5 +278,61 @@ export const MUTANTS: readonly Mutant[] = [
     find: "readPolicy?.observe(eventIds.length, (outcomes.duplicate ?? 0) - (knownRecords?.copiesRecognisedInBatch ?? 0));",
     replace: "readPolicy?.observe(eventIds.length, reads ? (outcomes.duplicate ?? 0) - (knownRecords?.copiesRecognisedInBatch ?? 0) : 0);",
     tests: [MODEL, BATCH],
+  },
+  {
+    id: 'ordered-fence-admits-later',
+    breaks: 'ordered path: the fence admits any sequence after the one applied, so a later event is applied before an earlier one (the gap skipped)',
+    file: 'lambda/ordered/sequence-fence.ts',
+    find: "const FENCE_AT_PREVIOUS = '#applied = :previous';",
+    replace: "const FENCE_AT_PREVIOUS = '#applied <= :previous';",
+    tests: [ORDERED_MODEL, ORDERED],
+  },
+  {
+    id: 'ordered-fence-absent-admits-any',
+    breaks: "ordered path: a subscriber that has applied nothing of an aggregate takes whichever of its events comes first, not only sequence 1",
+    file: 'lambda/ordered/sequence-fence.ts',
+    find: "const FENCE_AT_PREVIOUS = '#applied = :previous';",
+    replace: "const FENCE_AT_PREVIOUS = 'attribute_not_exists(#applied) OR #applied = :previous';",
+    tests: [ORDERED_MODEL],
+  },
+  {
+    id: 'ordered-fence-reapplies-applied',
+    breaks: 'ordered path: the fence admits a sequence already applied, so a redelivery after the inbox window is applied again',
+    file: 'lambda/ordered/sequence-fence.ts',
+    find: "const FENCE_AT_PREVIOUS = '#applied = :previous';",
+    replace: "const FENCE_AT_PREVIOUS = '#applied >= :previous';",
+    tests: [ORDERED_MODEL, ORDERED],
+  },
+  {
+    id: 'ordered-gap-acknowledged',
+    breaks: 'ordered path: an event that arrives before an earlier one is acknowledged as a duplicate instead of waiting (lost)',
+    file: 'lambda/ordered/sequence-fence.ts',
+    find: '  if (applied < position.sequence) throw new SequenceGapError(position.aggregateId, applied + 1, position.sequence);',
+    replace: '  if (applied < 0) throw new SequenceGapError(position.aggregateId, applied + 1, position.sequence);',
+    tests: [ORDERED_MODEL, ORDERED],
+  },
+  {
+    id: 'ordered-head-overwritten',
+    breaks: "ordered path: the producer's head condition lets a racing producer write the sequence another just took (two events, one sequence)",
+    file: 'lambda/ordered/ordered-outbox.ts',
+    find: "const HEAD_AT_PREVIOUS = '#sequence = :previous';",
+    replace: "const HEAD_AT_PREVIOUS = '#sequence >= :previous';",
+    tests: [ORDERED_MODEL],
+  },
+  {
+    id: 'ordered-redrive-plan-drops-waiting',
+    breaks: "ordered path: the redrive plan counts a dead letter that waits behind a gap as applied, so it is deleted instead of redriven",
+    file: 'lambda/ordered/redrive-plan.ts',
+    find: '    if (letter.sequence <= (applied.get(letter.aggregateId) ?? 0) || copy) alreadyApplied.push(letter);',
+    replace: '    if (letter.sequence !== (applied.get(letter.aggregateId) ?? 0) + 1 || copy) alreadyApplied.push(letter);',
+    tests: [ORDERED_MODEL, 'test/cli/fence-command.int.test.ts'],
+  },
+  {
+    id: 'ordered-lost-commit-not-recognised',
+    breaks: "ordered path: a producer's commit whose response was lost (its retry met a conflict) is taken for contention, so the caller gets an error for an event that was written (found by the ordered model)",
+    file: 'lambda/ordered/ordered-outbox.ts',
+    find: "      if (stored !== undefined) return { kind: 'written-before', envelopes: stored };",
+    replace: '',
+    tests: [ORDERED_MODEL, ORDERED],
   },
 ];

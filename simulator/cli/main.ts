@@ -15,6 +15,7 @@ import { blockedCommand } from './blocked-command';
 import { EXIT_CODE, PROGRAM, type ClientOptions, type CliIo, type Command, type CommandContext, type ParsedArguments } from './command';
 import { terminalConfirm } from './confirm';
 import { dlqCommand } from './dlq-command';
+import { fenceCommand } from './fence-command';
 import { inboxCommand } from './inbox-command';
 import { replayCommand } from './replay-command';
 import { simulateCommand } from './simulate-command';
@@ -27,6 +28,7 @@ export { EXIT_CODE, PROGRAM, type ClientOptions, type CliIo, type Command, type 
 export const COMMANDS: ReadonlyMap<string, Command> = new Map([
   [blockedCommand.name, blockedCommand],
   [dlqCommand.name, dlqCommand],
+  [fenceCommand.name, fenceCommand],
   [inboxCommand.name, inboxCommand],
   [replayCommand.name, replayCommand],
   [simulateCommand.name, simulateCommand],

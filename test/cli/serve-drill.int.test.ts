@@ -18,7 +18,7 @@ const TSX = path.join(PROJECT, 'node_modules/.bin/tsx');
 /** The consumer: `broken` throws on every `com.example.Refunded` event (the mistake), the fix handles it. */
 function consumerSource(broken: boolean): string {
   return [
-    `import { createTransactionalConsumer } from ${JSON.stringify(path.join(PROJECT, 'lambda'))};`,
+    `import { createTransactionalConsumer } from ${JSON.stringify(path.join(PROJECT, 'lambda', 'index'))};`,
     'export const handler = createTransactionalConsumer({',
     '  handle: async (event) => {',
     "    if (event.type !== 'com.example.Refunded') return;",

@@ -8,7 +8,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { Outbox } from '../../lambda';
+import { Outbox } from '../../lambda/index';
 import { loadConsumerBaseConfig, loadConsumerConfig, loadLeaseConsumerConfig, loadProducerConfig } from '../../lambda/config';
 import { ENV, PROCESSING_MODE, type ProcessingModeName } from '../../lambda/contract/environment';
 import type { SqsBatchHandler } from '../../lambda/consumer/create-consumer';

@@ -4,7 +4,7 @@
  * and the state stays type-checked. Nothing here runs: `tsc -p tsconfig.json --noEmit` (the first step of `npm test`)
  * compiles it, and each `@ts-expect-error` fails the compile when its line stops being an error.
  */
-import { createAggregateConsumer, type AggregateHandler, type SqsBatchHandler } from '../../lambda';
+import { createAggregateConsumer, type AggregateHandler, type SqsBatchHandler } from '../../lambda/index';
 
 interface Deposit {
   readonly accountId: string;

@@ -6,7 +6,7 @@
 import { describe, expect, test } from 'vitest';
 import { createBatchHandler } from '../../lambda/consumer/create-consumer';
 import { MessageBlockedError, PermanentError } from '../../lambda/errors';
-import * as runtimeExports from '../../lambda';
+import * as runtimeExports from '../../lambda/index';
 import { RUNTIME_COMPOSED_ERRORS } from '../../lambda/redact';
 import { envelopeObject, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from './helpers';
 

@@ -1,0 +1,104 @@
+/**
+ * The wire format of the ordered path (docs/ORDERED-DELIVERY.md), shared by the ordered producer, the ordered relay
+ * (an EventBridge Pipe to an SQS FIFO queue) and the ordered consumer. It imports nothing, so `lib/` can share it.
+ *
+ * An aggregate's events go through ONE outbox item, its head (`OUTBOX#AGGREGATE#<aggregateId>`), which each event
+ * overwrites with the next sequence number, so the table's stream carries that item's modifications in commit order
+ * (DynamoDB Streams order the modifications of one item). Each event also gets a history item under the usual outbox
+ * key (`OUTBOX#<eventId>`, with its own record type, so the unordered relay does not publish it): it keeps the event
+ * for `replay` and makes an event id usable once.
+ */
+import { OUTBOX_ITEM } from './wire-format';
+
+/** Attributes and values of the ordered outbox items (besides {@link OUTBOX_ITEM}'s envelope, id, type and write time). */
+export const ORDERED_OUTBOX_ITEM = {
+  /** Prefix of an aggregate's head item key values: `OUTBOX#AGGREGATE#<aggregateId>`. */
+  HEAD_KEY_PREFIX: `${OUTBOX_ITEM.KEY_PREFIX}AGGREGATE#`,
+  /** {@link OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE} of a head item: the ordered relay's filter matches it. */
+  HEAD_RECORD_TYPE_VALUE: 'OrderedOutboxHead.v1',
+  /** {@link OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE} of a history item (one per event, kept for replay; no relay publishes it). */
+  HISTORY_RECORD_TYPE_VALUE: 'OrderedOutboxEvent.v1',
+  /** The aggregate id (type S): the FIFO message group of the event. */
+  AGGREGATE_ATTRIBUTE: 'iefAggregateId',
+  /** The event's position in its aggregate, 1, 2, 3, ... (type N). */
+  SEQUENCE_ATTRIBUTE: 'iefSequence',
+} as const;
+
+/**
+ * The CloudEvents extension attributes an ordered event carries in its envelope: `partitionkey` (the Partitioning
+ * extension) names the aggregate, `sequence` (the Sequence extension: "a non-empty lexicographically-orderable string")
+ * its position, written as {@link SEQUENCE_DIGITS} decimal digits with leading zeros so that text order is number order.
+ */
+export const ORDERED_ENVELOPE = {
+  AGGREGATE_ATTRIBUTE: 'partitionkey',
+  SEQUENCE_ATTRIBUTE: 'sequence',
+} as const;
+
+/** Digits of the envelope's `sequence` (enough for every safe integer). */
+export const SEQUENCE_DIGITS = 16;
+
+/**
+ * The longest aggregate id and ordered event id, in characters. They become an SQS FIFO message group id and
+ * deduplication id, which SQS and SNS take up to 128 characters of `a-z A-Z 0-9` and punctuation; the Pipe's
+ * `MessageGroupId` and `MessageDeduplicationId` parameters take at most 100 characters (Pipes API reference,
+ * PipeTargetSqsQueueParameters), so the bound is the smaller one.
+ */
+export const MAX_ORDERED_ID_CHARACTERS = 100;
+
+/** What an SQS FIFO message group id and deduplication id may hold: alphanumerics and ASCII punctuation. */
+export const FIFO_ID_CHARACTERS = /^[A-Za-z0-9!"#$%&'()*+,\-./:;<=>?@[\\\]^_`{|}~]+$/;
+
+/** The key value of an aggregate's head item. */
+export function orderedHeadKey(aggregateId: string): string {
+  return `${ORDERED_OUTBOX_ITEM.HEAD_KEY_PREFIX}${aggregateId}`;
+}
+
+/** The envelope's `sequence` text of a position. */
+export function sequenceText(sequence: number): string {
+  return String(sequence).padStart(SEQUENCE_DIGITS, '0');
+}
+
+/** The record of a subscriber's sequence fence: one item per subscriber and aggregate, in the subscriber's inbox table. */
+export const SEQUENCE_FENCE = {
+  /**
+   * Between the subscriber and the aggregate id in the fence's key: `<subscriber>@sequence#<aggregateId>`. Subscriber
+   * names hold only `A-Z a-z 0-9 _ . -`, and an inbox record's key is `<subscriber>#<eventId>`, so no fence key can be
+   * an inbox key of any subscriber.
+   */
+  KEY_SEPARATOR: '@sequence#',
+  RECORD_TYPE_ATTRIBUTE: 'recordType',
+  RECORD_TYPE_VALUE: 'SequenceFence.v1',
+  SUBSCRIBER_ATTRIBUTE: 'subscriber',
+  AGGREGATE_ATTRIBUTE: 'aggregateId',
+  /** The last sequence applied (type N); the next event to apply is this plus one. */
+  APPLIED_SEQUENCE_ATTRIBUTE: 'appliedSequence',
+  /** The id of the event applied at {@link SEQUENCE_FENCE.APPLIED_SEQUENCE_ATTRIBUTE}. */
+  APPLIED_EVENT_ID_ATTRIBUTE: 'appliedEventId',
+  APPLIED_AT_ATTRIBUTE: 'appliedAt',
+  /** Set by an operator who moved the fence past a gap by hand (`SequenceFences.skipGap`): why, for the audit. */
+  SKIPPED_REASON_ATTRIBUTE: 'skippedReason',
+} as const;
+
+/** The key value of a subscriber's fence for an aggregate. */
+export function sequenceFenceKey(subscriberName: string, aggregateId: string): string {
+  return `${subscriberName}${SEQUENCE_FENCE.KEY_SEPARATOR}${aggregateId}`;
+}
+
+/** The EventBridge Pipes filter pattern of the ordered relay: every write of a head item (INSERT for sequence 1, then MODIFY). */
+export function orderedFilterPattern(): Record<string, unknown> {
+  return {
+    eventName: ['INSERT', 'MODIFY'],
+    dynamodb: { NewImage: { [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: { S: [ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE] } } },
+  };
+}
+
+/** The Pipe's SQS FIFO `MessageGroupId`: the head item's aggregate id, a plain attribute (a path can not reach into a JSON string). */
+export function orderedMessageGroupIdPath(): string {
+  return `$.dynamodb.NewImage.${ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE}.S`;
+}
+
+/** The Pipe's SQS FIFO `MessageDeduplicationId`: the event id, so a relay retry within 5 minutes is dropped by SQS. */
+export function orderedDeduplicationIdPath(): string {
+  return `$.dynamodb.NewImage.${OUTBOX_ITEM.EVENT_ID_ATTRIBUTE}.S`;
+}
+

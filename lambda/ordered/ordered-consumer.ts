@@ -1,0 +1,81 @@
+/**
+ * `createOrderedConsumer`: a transactional consumer that applies each aggregate's events in their sequence, each once
+ * (docs/ORDERED-DELIVERY.md). The handler's staged writes, the inbox record and the subscriber's sequence fence commit
+ * in ONE transaction; the fence's condition admits only the aggregate's next sequence.
+ */
+import type { ConsumerConfig } from '../config';
+import { PROCESSING_MODE } from '../contract/environment';
+import { createBatchHandler, type SqsBatchHandler } from '../consumer/create-consumer';
+import { Inbox } from '../consumer/inbox';
+import { TransactionBuilder } from '../consumer/transaction-builder';
+import type { BatchReadSetting } from '../consumer/batch-read-policy';
+import { commitWithConflictRetries, inboxBatchRead, transactionalSetup, type EventHandler } from '../consumer/transactional-consumer';
+import type { ConsumerOptions } from '../consumer/create-consumer';
+import { TransactionCancelledError } from '../errors';
+import { cancellationItem, CONDITIONAL_CHECK_FAILED, isTransactionCanceled } from '../transaction/cancellation';
+import { orderedPositionOf } from './ordered-position';
+import { fencePut, fenceRefusal } from './sequence-fence';
+
+/** Options of {@link createOrderedConsumer}. */
+export interface OrderedConsumerOptions<TData> extends ConsumerOptions<TData> {
+  /**
+   * The business logic, run for the aggregate's next event only, at most once per committed application (it may run
+   * again when a commit loses a conflict, with a fresh event; only the last run's writes commit). Stage writes on `tx`;
+   * `tx.emit` is not available on the ordered path (emit from a transactional subscriber of the standard path instead).
+   */
+  readonly handle: EventHandler<TData>;
+  /** @default read from the environment once, at creation (`loadConsumerConfig`); throws `ConfigurationError` if incomplete */
+  readonly config?: ConsumerConfig;
+  /**
+   * Read the inbox records of the batch's event ids in one BatchGetItem before any handler runs, so a redelivery of an
+   * applied event is acknowledged with no handler run and no write (as `TransactionalConsumerOptions.batchRead`; a
+   * redelivery the read misses is still a duplicate, by its inbox record or the fence, in a cancelled transaction).
+   * @default true
+   */
+  readonly batchRead?: BatchReadSetting;
+}
+
+/**
+ * Creates the Lambda handler of an ordered subscriber (deployed in `TRANSACTIONAL` mode on an ordered subscriber's FIFO
+ * queue). Per message: the envelope's aggregate (`partitionkey`) and `sequence` are read; the handler stages its writes;
+ * the writes, the inbox record and the fence Put (`applied = sequence - 1`, or absent for sequence 1) commit together.
+ * - the next sequence: applied, `processed`;
+ * - a sequence already applied (the inbox record, or, after the inbox record expired, the fence): `duplicate`, nothing applied;
+ * - a later sequence (an earlier one is missing): `failed` with `SequenceGapError`, nothing applied; SQS retries it,
+ *   and on a FIFO queue the group's later messages wait behind it. It is never skipped.
+ * A message without an ordered position is dead-lettered (`NotAnOrderedEventError`).
+ */
+export function createOrderedConsumer<TData = unknown>(options: OrderedConsumerOptions<TData>): SqsBatchHandler {
+  const { config, now, logger, client } = transactionalSetup(options, 'createOrderedConsumer');
+  const inbox = new Inbox({ client, tableName: config.inboxTableName, subscriberName: config.subscriberName, deduplicationWindowSeconds: config.deduplicationWindowSeconds, now });
+  return createBatchHandler<TData>({
+    config,
+    processingMode: PROCESSING_MODE.TRANSACTIONAL,
+    options,
+    logger,
+    now,
+    ...inboxBatchRead(options.batchRead, client, config),
+    execute: async (envelope, context) => {
+      const position = orderedPositionOf(context.sqsRecord.body);
+      const writeToken = inbox.newWriteToken();
+      try {
+        const { tx, result, attempts } = await commitWithConflictRetries(async () => {
+          const tx = new TransactionBuilder();
+          await options.handle(context.freshEnvelope(), tx, context);
+          const staged = [...tx.items, { Put: fencePut(config.inboxTableName, config.subscriberName, position, envelope.id, now()) }];
+          return { tx, result: await inbox.commit(envelope, staged, context.fingerprint, [], context.itemLocks, writeToken) };
+        }, context.itemLocks);
+        const fields = { aggregateId: position.aggregateId, sequence: position.sequence, stagedWrites: tx.items.length, ...(attempts === 1 ? {} : { attempts }) };
+        return { outcome: result.outcome, fields };
+      } catch (error) {
+        // the fence is the last staged write: its failed condition says duplicate or gap
+        const cause = error instanceof TransactionCancelledError ? error.cause : undefined;
+        if (!isTransactionCanceled(cause)) throw error;
+        const fenceIndex = error instanceof TransactionCancelledError ? error.cancellationReasonCodes.length - 2 : -1;
+        if ((error as TransactionCancelledError).cancellationReasonCodes[fenceIndex] !== CONDITIONAL_CHECK_FAILED) throw error;
+        const outcome = fenceRefusal(cancellationItem(cause, fenceIndex), position, envelope.id);
+        return { outcome, fields: { aggregateId: position.aggregateId, sequence: position.sequence, recognisedBy: 'sequence fence' } };
+      }
+    },
+  });
+}

@@ -1,0 +1,319 @@
+/**
+ * The ordered producer: appends events that each subscriber of the ordered path applies in commit order per aggregate
+ * (docs/ORDERED-DELIVERY.md). Each event takes its aggregate's next sequence number in the same transaction as the
+ * business writes, by a conditional write of the aggregate's head item.
+ */
+import { randomUUID } from 'node:crypto';
+import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteItem } from '@aws-sdk/lib-dynamodb';
+import type { ProducerConfig } from '../config';
+import type { EventEnvelope } from '../envelope';
+import { InvalidEventError, TransactionCancelledError } from '../errors';
+import { buildEnvelope, type NewEvent } from '../producer/new-event';
+import { outboxPut } from '../producer/outbox-item';
+import { describeAction } from '../transaction/actions';
+import { payloadFingerprint } from '../fingerprint';
+import { parseEnvelope } from '../envelope';
+import {
+  cancellationItem,
+  cancellationReasonCodes,
+  CONDITIONAL_CHECK_FAILED,
+  isTransactionCanceled,
+  NO_FAILURE,
+  toTransactionCancelledError,
+  TRANSACTION_CONFLICT,
+  storedString,
+  type ActionDescription,
+  type TransactionCanceledLike,
+} from '../transaction/cancellation';
+import { toDocumentClient, type DynamoDBClientLike } from '../transaction/document-client';
+import { validateTransactionLimits } from '../transaction/limits';
+import { assertWritable, marshallOptionsOf } from '../transaction/writable-values';
+import { OUTBOX_ITEM } from '../contract/wire-format';
+import {
+  FIFO_ID_CHARACTERS,
+  MAX_ORDERED_ID_CHARACTERS,
+  ORDERED_ENVELOPE,
+  ORDERED_OUTBOX_ITEM,
+  orderedHeadKey,
+  sequenceText,
+} from '../contract/ordered-wire-format';
+
+/** An event of the ordered path: a {@link NewEvent} with the aggregate whose order it keeps. */
+export interface OrderedNewEvent<TData = unknown> extends NewEvent<TData> {
+  /**
+   * The aggregate (entity) the event belongs to, e.g. the order id: the events of one aggregate are applied in commit
+   * order by every ordered subscriber; events of different aggregates in any order. It becomes the SQS FIFO message group:
+   * at most 100 characters (`MAX_ORDERED_ID_CHARACTERS`) of `a-z A-Z 0-9` and ASCII punctuation.
+   */
+  readonly aggregateId: string;
+}
+
+/** An ordered event as written: its envelope carries `partitionkey` (the aggregate) and `sequence`. */
+export interface OrderedEnvelope<TData = unknown> extends EventEnvelope<TData> {
+  readonly partitionkey: string;
+  readonly sequence: string;
+}
+
+/** Input of {@link OrderedOutbox.transactWrite}. */
+export interface OrderedTransactWriteInput {
+  /** The caller's business actions, DocumentClient style. @default no business actions */
+  readonly items?: readonly TransactWriteItem[];
+  /** The events, at most one per aggregate (each takes its aggregate's head item, and a transaction writes an item once). */
+  readonly events: readonly OrderedNewEvent[];
+}
+
+/** Options of {@link OrderedOutbox}. */
+export interface OrderedOutboxOptions {
+  readonly client: DynamoDBClientLike;
+  /** The outbox table (see `loadProducerConfig`). */
+  readonly config: ProducerConfig;
+  /** Clock for event `time` and the history item's TTL. @default the system clock */
+  readonly now?: () => Date;
+  /** Generator of event ids. @default `crypto.randomUUID` */
+  readonly newId?: () => string;
+  /**
+   * How often a transaction is tried in all while another producer takes the next sequence of one of its aggregates
+   * first (the head's condition fails) or holds one of its items (`TransactionConflict`); the business writes are sent
+   * again each time, unchanged. @default 5
+   */
+  readonly maxAttempts?: number;
+}
+
+/** The default of {@link OrderedOutboxOptions.maxAttempts}. */
+export const DEFAULT_ORDERED_ATTEMPTS = 5;
+
+/** Thrown when other producers took the next sequence of an aggregate on every attempt. Retry the command later. */
+export class SequenceContentionError extends Error {
+  public constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'SequenceContentionError';
+  }
+}
+
+/** What one send of the transaction came to (see `OrderedOutbox.send`). */
+type SendOutcome =
+  | { readonly kind: 'written' }
+  | { readonly kind: 'written-before'; readonly envelopes: OrderedEnvelope[] }
+  | { readonly kind: 'contention'; readonly cancellation: TransactionCancelledError };
+
+/** Condition of the head Put of sequence 1: the aggregate has no head yet. */
+const NO_HEAD = 'attribute_not_exists(#pk)';
+/** Condition of the head Put of sequence n > 1: the head still holds n - 1. */
+const HEAD_AT_PREVIOUS = '#sequence = :previous';
+
+/** Throws InvalidEventError unless `value` can be a FIFO message group or deduplication id. */
+function assertFifoId(value: string, what: string): void {
+  if (value.length === 0 || value.length > MAX_ORDERED_ID_CHARACTERS || !FIFO_ID_CHARACTERS.test(value)) {
+    throw new InvalidEventError(
+      `${what} must be 1 to ${MAX_ORDERED_ID_CHARACTERS} characters of a-z A-Z 0-9 and ASCII punctuation ` +
+        `(it becomes an SQS FIFO message group or deduplication id, which the Pipe takes up to ${MAX_ORDERED_ID_CHARACTERS} characters of), ` +
+        `but was ${JSON.stringify(value.length > 120 ? `${value.slice(0, 120)}…` : value)} (${value.length} characters)`,
+    );
+  }
+}
+
+/**
+ * Appends events to the ordered path of the transactional outbox. Each event takes the next sequence number of its
+ * aggregate: the transaction writes the aggregate's head item (`OUTBOX#AGGREGATE#<aggregateId>`, conditioned on the
+ * sequence read) and a history item (`OUTBOX#<eventId>`, conditioned on the id being new) with the business writes, so
+ * either all happen or none. The table's stream then carries the head's writes in commit order, which the ordered relay
+ * forwards to an SQS FIFO queue with the aggregate as the message group.
+ */
+export class OrderedOutbox {
+  private readonly client: DynamoDBDocumentClient;
+  private readonly config: ProducerConfig;
+  private readonly now: () => Date;
+  private readonly newId: () => string;
+  private readonly maxAttempts: number;
+
+  public constructor(options: OrderedOutboxOptions) {
+    this.client = toDocumentClient(options.client);
+    this.config = options.config;
+    this.now = options.now ?? (() => new Date());
+    this.newId = options.newId ?? randomUUID;
+    this.maxAttempts = options.maxAttempts ?? DEFAULT_ORDERED_ATTEMPTS;
+    if (!Number.isInteger(this.maxAttempts) || this.maxAttempts < 1) {
+      throw new RangeError(`OrderedOutbox: maxAttempts must be a whole number of at least 1, but was ${this.maxAttempts}`);
+    }
+  }
+
+  /**
+   * Writes `items` and `events` in ONE TransactWriteItems call and returns the envelopes written, each with its
+   * aggregate (`partitionkey`) and sequence (`sequence`).
+   *
+   * A call whose events (caller-chosen ids) are all in the outbox already, with the same payloads, is answered with the
+   * envelopes written then (sequences included), as `Outbox.transactWriteOnce` does: a retried command, or this call's
+   * own commit whose response was lost while the SDK's retry met a conflict.
+   *
+   * @throws InvalidEventError before anything is sent: two events of one aggregate (send them in two transactions, in
+   *   the order they happened), an aggregate id or event id that can not be a FIFO id, or any reason `Outbox` refuses an event
+   * @throws TransactionCancelledError when DynamoDB cancels the transaction for a reason other than another producer
+   *   taking the aggregate's next sequence (a business condition while the events are new, an event id already used
+   *   with another payload); nothing was written
+   * @throws SequenceContentionError when other producers took the next sequence on each of `maxAttempts` tries
+   */
+  public async transactWrite(input: OrderedTransactWriteInput): Promise<OrderedEnvelope[]> {
+    const items = input.items ?? [];
+    if (input.events.length === 0) throw new InvalidEventError('OrderedOutbox.transactWrite: no events; use Outbox (or a plain transaction) for writes without events');
+    const firstIndexOf = new Map<string, number>();
+    input.events.forEach((event, index) => {
+      assertFifoId(event.aggregateId, `event ${index} (${event.type}): aggregateId`);
+      const earlier = firstIndexOf.get(event.aggregateId);
+      if (earlier !== undefined) {
+        throw new InvalidEventError(
+          `events ${earlier} and ${index} both belong to aggregate '${event.aggregateId}': an ordered transaction takes at most one event per aggregate, ` +
+            "because each takes the aggregate's next sequence by writing its head item and DynamoDB allows one action per item in a transaction; " +
+            'write them in separate transactions, in the order they happened',
+        );
+      }
+      firstIndexOf.set(event.aggregateId, index);
+    });
+    const now = this.now();
+    const envelopes = input.events.map((event) => {
+      const envelope = buildEnvelope(event, { source: this.config.eventSource, now: () => now, newId: this.newId });
+      assertFifoId(envelope.id, `event ${envelope.type}: its id`);
+      return envelope;
+    });
+    let lastCancellation: TransactionCancelledError | undefined;
+    for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
+      const sequences = await Promise.all(input.events.map((event) => this.currentSequence(event.aggregateId)));
+      const ordered = envelopes.map(
+        (envelope, index): OrderedEnvelope => ({
+          ...envelope,
+          [ORDERED_ENVELOPE.AGGREGATE_ATTRIBUTE]: input.events[index]!.aggregateId,
+          [ORDERED_ENVELOPE.SEQUENCE_ATTRIBUTE]: sequenceText(sequences[index]! + 1),
+        }) as OrderedEnvelope,
+      );
+      const eventActions = ordered.flatMap((envelope, index) => this.eventActions(envelope, sequences[index]! + 1, now));
+      const outcome = await this.send(items, ordered, eventActions);
+      if (outcome.kind === 'written') return ordered;
+      if (outcome.kind === 'written-before') return outcome.envelopes;
+      lastCancellation = outcome.cancellation;
+    }
+    throw new SequenceContentionError(
+      `other producers took the next sequence of an aggregate of this transaction on each of ${this.maxAttempts} attempts; nothing was written. Retry later`,
+      { cause: lastCancellation },
+    );
+  }
+
+  /** The last sequence taken for `aggregateId` (0 when it has none), by a strongly consistent read of its head. */
+  private async currentSequence(aggregateId: string): Promise<number> {
+    const key = orderedHeadKey(aggregateId);
+    const response = await this.client.send(
+      new GetCommand({
+        TableName: this.config.outboxTableName,
+        Key: { [this.config.partitionKeyName]: key, ...(this.config.sortKeyName === undefined ? {} : { [this.config.sortKeyName]: key }) },
+        ConsistentRead: true,
+        ProjectionExpression: '#sequence',
+        ExpressionAttributeNames: { '#sequence': ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE },
+      }),
+    );
+    const value = response.Item?.[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE];
+    return typeof value === 'number' ? value : 0;
+  }
+
+  /** The head Put (conditioned on the sequence read) and the history Put (conditioned on the id being new) of one event. */
+  private eventActions(envelope: OrderedEnvelope, sequence: number, now: Date): TransactWriteItem[] {
+    const history = outboxPut(envelope, this.config, now).Put!;
+    const ordering = { [ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE]: envelope.partitionkey, [ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]: sequence };
+    const headKey = orderedHeadKey(envelope.partitionkey);
+    const headItem: Record<string, unknown> = {
+      ...history.Item,
+      [this.config.partitionKeyName]: headKey,
+      ...(this.config.sortKeyName === undefined ? {} : { [this.config.sortKeyName]: headKey }),
+      [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE,
+      ...ordering,
+    };
+    // the head never expires: its sequence must never start again at 1
+    if (this.config.timeToLiveAttributeName !== undefined) delete headItem[this.config.timeToLiveAttributeName];
+    const head: TransactWriteItem = {
+      Put: {
+        TableName: this.config.outboxTableName,
+        Item: headItem,
+        ...(sequence === 1
+          ? { ConditionExpression: NO_HEAD, ExpressionAttributeNames: { '#pk': this.config.partitionKeyName } }
+          : {
+              ConditionExpression: HEAD_AT_PREVIOUS,
+              ExpressionAttributeNames: { '#sequence': ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE },
+              ExpressionAttributeValues: { ':previous': sequence - 1 },
+            }),
+      },
+    };
+    const historyPut: TransactWriteItem = {
+      Put: {
+        ...history,
+        Item: { ...history.Item, [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE, ...ordering },
+        // a taken id comes back with the cancellation: the same event written before is told from a reused id without a read
+        ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+      },
+    };
+    return [head, historyPut];
+  }
+
+  /**
+   * Sends the transaction: `written`; `contention` when only the heads' conditions or conflicts failed it (another
+   * producer took a sequence first: read again and retry); `written-before` when every event is already in the outbox
+   * with the same payload (see transactWrite); throws otherwise.
+   */
+  private async send(items: readonly TransactWriteItem[], envelopes: readonly OrderedEnvelope[], eventActions: readonly TransactWriteItem[]): Promise<SendOutcome> {
+    const actions = [...items, ...eventActions];
+    const describe = (index: number): ActionDescription => {
+      if (index < items.length) return { kind: 'item', description: `item ${describeAction(actions[index] as TransactWriteItem)}` };
+      const offset = index - items.length;
+      const envelope = envelopes[Math.floor(offset / 2)]!;
+      const what = offset % 2 === 0 ? `head of aggregate '${envelope.partitionkey}' (sequence ${Number(envelope.sequence)})` : 'history item';
+      return { kind: 'event', eventId: envelope.id, description: `event '${envelope.id}' (${envelope.type}): ${what} on table '${this.config.outboxTableName}'` };
+    };
+    assertWritable(actions, (index) => describe(index).description, marshallOptionsOf(this.client));
+    validateTransactionLimits(actions, {
+      knownKeySchemas: new Map([[this.config.outboxTableName, { partitionKey: this.config.partitionKeyName, sortKey: this.config.sortKeyName }]]),
+      describe: (index) => describe(index).description,
+      breakdown: `${items.length} items + ${envelopes.length} events (a head and a history item each)`,
+    });
+    try {
+      await this.client.send(new TransactWriteCommand({ TransactItems: actions }));
+      return { kind: 'written' };
+    } catch (error) {
+      if (!isTransactionCanceled(error)) throw error;
+      const cancellation = toTransactionCancelledError(error, describe);
+      const stored = this.writtenBefore(error, items.length, envelopes);
+      if (stored !== undefined) return { kind: 'written-before', envelopes: stored };
+      const codes = cancellationReasonCodes(error);
+      const onlyContention = codes.every((code, index) => {
+        if (code === NO_FAILURE || code === TRANSACTION_CONFLICT) return true;
+        const isHead = index >= items.length && (index - items.length) % 2 === 0;
+        return isHead && code === CONDITIONAL_CHECK_FAILED;
+      });
+      if (onlyContention) return { kind: 'contention', cancellation };
+      throw cancellation;
+    }
+  }
+
+  /**
+   * The stored envelopes when every history Put failed its condition and returned an item holding an envelope, and no
+   * other action failed but on its condition (an earlier call committed this very transaction); undefined otherwise.
+   * @throws TransactionCancelledError when a stored event has another payload than this call's (an id reused)
+   */
+  private writtenBefore(cancelled: TransactionCanceledLike, itemCount: number, envelopes: readonly OrderedEnvelope[]): OrderedEnvelope[] | undefined {
+    const codes = cancellationReasonCodes(cancelled);
+    if (codes.length !== itemCount + 2 * envelopes.length) return undefined;
+    if (codes.some((code) => code !== NO_FAILURE && code !== CONDITIONAL_CHECK_FAILED)) return undefined;
+    const stored: OrderedEnvelope[] = [];
+    for (const [position, envelope] of envelopes.entries()) {
+      const index = itemCount + 2 * position + 1;
+      if (codes[index] !== CONDITIONAL_CHECK_FAILED) return undefined;
+      const json = storedString(cancellationItem(cancelled, index), OUTBOX_ITEM.ENVELOPE_ATTRIBUTE);
+      if (json === undefined) return undefined;
+      const previous = JSON.parse(json) as OrderedEnvelope;
+      if (payloadFingerprint(parseEnvelope(json)) !== payloadFingerprint(envelope)) {
+        throw new TransactionCancelledError(
+          `event '${envelope.id}' (${envelope.type}) is already in the outbox with another payload: an event id must not be reused for another event; nothing was written`,
+          { cancellationReasonCodes: codes, failedActions: [] },
+          { cause: cancelled },
+        );
+      }
+      stored.push(previous);
+    }
+    return stored;
+  }
+}

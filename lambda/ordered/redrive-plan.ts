@@ -1,0 +1,68 @@
+/**
+ * The fence-respecting redrive of an ordered subscriber's dead letters: which to send back, in which order, which the
+ * fence shows applied already, and which sequences are missing (docs/ORDERED-DELIVERY.md, "Operating").
+ */
+import { orderedPositionOf, type OrderedPosition } from './ordered-position';
+
+/** A dead letter as the operator read it. */
+export interface OrderedDeadLetter {
+  /** The SQS message id (or the caller's handle) of the dead letter. */
+  readonly id: string;
+  readonly body: string;
+}
+
+/** A dead letter with its place. */
+export interface PlannedDeadLetter extends OrderedDeadLetter, OrderedPosition {}
+
+/** What {@link planOrderedRedrive} decided. */
+export interface OrderedRedrivePlan {
+  /** To send back, by aggregate and then sequence (one copy per sequence): the fence admits them in this order. */
+  readonly redrive: readonly PlannedDeadLetter[];
+  /** At or below the fence, or a second copy of one in `redrive`: applied (or about to be); delete them, do not redrive. */
+  readonly alreadyApplied: readonly PlannedDeadLetter[];
+  /**
+   * Per aggregate, the sequences after the fence and before its highest dead letter that no dead letter holds: still
+   * in the queue (in flight), or lost. Until they are applied, the redriven later ones wait.
+   */
+  readonly gaps: Readonly<Record<string, readonly number[]>>;
+  /** Dead letters without an ordered position (a message that never was an ordered event): left for the operator. */
+  readonly unordered: readonly OrderedDeadLetter[];
+}
+
+/** Reads where a subscriber stands in an aggregate (`SequenceFences` does). */
+export interface IFenceReader {
+  get(aggregateId: string): Promise<{ readonly appliedSequence: number }>;
+}
+
+/** Plans the redrive of an ordered subscriber's dead letters against its fences (one read per aggregate). */
+export async function planOrderedRedrive(deadLetters: readonly OrderedDeadLetter[], fences: IFenceReader): Promise<OrderedRedrivePlan> {
+  const placed: PlannedDeadLetter[] = [];
+  const unordered: OrderedDeadLetter[] = [];
+  for (const letter of deadLetters) {
+    try {
+      placed.push({ ...letter, ...orderedPositionOf(letter.body) });
+    } catch {
+      unordered.push(letter);
+    }
+  }
+  placed.sort((a, b) => (a.aggregateId === b.aggregateId ? a.sequence - b.sequence : a.aggregateId < b.aggregateId ? -1 : 1));
+  const aggregates = [...new Set(placed.map((letter) => letter.aggregateId))];
+  const applied = new Map(await Promise.all(aggregates.map(async (aggregateId) => [aggregateId, (await fences.get(aggregateId)).appliedSequence] as const)));
+  const redrive: PlannedDeadLetter[] = [];
+  const alreadyApplied: PlannedDeadLetter[] = [];
+  for (const letter of placed) {
+    const previous = redrive.at(-1);
+    const copy = previous !== undefined && previous.aggregateId === letter.aggregateId && previous.sequence === letter.sequence;
+    if (letter.sequence <= (applied.get(letter.aggregateId) ?? 0) || copy) alreadyApplied.push(letter);
+    else redrive.push(letter);
+  }
+  const gaps: Record<string, number[]> = {};
+  for (const aggregateId of aggregates) {
+    const held = new Set(redrive.filter((letter) => letter.aggregateId === aggregateId).map((letter) => letter.sequence));
+    const highest = Math.max(0, ...held);
+    const missing: number[] = [];
+    for (let sequence = (applied.get(aggregateId) ?? 0) + 1; sequence < highest; sequence++) if (!held.has(sequence)) missing.push(sequence);
+    if (missing.length > 0) gaps[aggregateId] = missing;
+  }
+  return { redrive, alreadyApplied, gaps, unordered };
+}

@@ -1,0 +1,74 @@
+/**
+ * A subscriber's sequence fence: one record per subscriber and aggregate holding the last sequence applied, written
+ * in the same transaction as the event's business writes and inbox record. The write is conditioned on the fence
+ * standing just before the event (absent for sequence 1), so an event is applied only as its aggregate's next one.
+ */
+import type { TransactWritePut } from '@aws-sdk/lib-dynamodb';
+import { TABLE_SCHEMA } from '../contract/wire-format';
+import { SequenceGapError, SequenceReusedError } from './ordered-errors';
+import type { OrderedPosition } from './ordered-position';
+import { SEQUENCE_FENCE, sequenceFenceKey } from '../contract/ordered-wire-format';
+
+/** Condition of the fence Put of sequence 1: this subscriber has applied nothing of the aggregate. */
+const FENCE_ABSENT = 'attribute_not_exists(#pk)';
+/** Condition of the fence Put of sequence n > 1: the subscriber has applied exactly up to n - 1. */
+const FENCE_AT_PREVIOUS = '#applied = :previous';
+
+/** The conditional Put that moves `subscriberName`'s fence of the event's aggregate to its sequence. */
+export function fencePut(tableName: string, subscriberName: string, position: OrderedPosition, eventId: string, now: Date): TransactWritePut {
+  const { aggregateId, sequence } = position;
+  return {
+    TableName: tableName,
+    Item: {
+      [TABLE_SCHEMA.PARTITION_KEY]: sequenceFenceKey(subscriberName, aggregateId),
+      [SEQUENCE_FENCE.RECORD_TYPE_ATTRIBUTE]: SEQUENCE_FENCE.RECORD_TYPE_VALUE,
+      [SEQUENCE_FENCE.SUBSCRIBER_ATTRIBUTE]: subscriberName,
+      [SEQUENCE_FENCE.AGGREGATE_ATTRIBUTE]: aggregateId,
+      [SEQUENCE_FENCE.APPLIED_SEQUENCE_ATTRIBUTE]: sequence,
+      [SEQUENCE_FENCE.APPLIED_EVENT_ID_ATTRIBUTE]: eventId,
+      [SEQUENCE_FENCE.APPLIED_AT_ATTRIBUTE]: now.toISOString(),
+    },
+    ...(sequence === 1
+      ? { ConditionExpression: FENCE_ABSENT, ExpressionAttributeNames: { '#pk': TABLE_SCHEMA.PARTITION_KEY } }
+      : {
+          ConditionExpression: FENCE_AT_PREVIOUS,
+          ExpressionAttributeNames: { '#applied': SEQUENCE_FENCE.APPLIED_SEQUENCE_ATTRIBUTE },
+          ExpressionAttributeValues: { ':previous': sequence - 1 },
+        }),
+    // the fence comes back with a failed condition: where it stands decides duplicate or gap without a read
+    ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
+  };
+}
+
+/** A number attribute of a returned item, in the wire format (`{ N: '3' }`) or translated (`3`). */
+function storedNumber(item: Readonly<Record<string, unknown>> | undefined, attribute: string): number | undefined {
+  const value = item?.[attribute];
+  if (typeof value === 'number') return value;
+  if (typeof value === 'object' && value !== null && typeof (value as { N?: unknown }).N === 'string') return Number((value as { N: string }).N);
+  return undefined;
+}
+
+/** A string attribute of a returned item, in either format. */
+function storedText(item: Readonly<Record<string, unknown>> | undefined, attribute: string): string | undefined {
+  const value = item?.[attribute];
+  if (typeof value === 'string') return value;
+  if (typeof value === 'object' && value !== null && typeof (value as { S?: unknown }).S === 'string') return (value as { S: string }).S;
+  return undefined;
+}
+
+/**
+ * What a failed fence condition means, from the fence as it stood (`stored`, undefined when absent): `duplicate` when
+ * the subscriber already applied this sequence (or a later one) of the aggregate.
+ *
+ * @throws SequenceGapError when the fence stands before an earlier sequence: the event must wait
+ * @throws SequenceReusedError when this sequence was applied as another event (a producer bug; dead-lettered)
+ */
+export function fenceRefusal(stored: Readonly<Record<string, unknown>> | undefined, position: OrderedPosition, eventId: string): 'duplicate' {
+  const applied = storedNumber(stored, SEQUENCE_FENCE.APPLIED_SEQUENCE_ATTRIBUTE) ?? 0;
+  if (applied < position.sequence) throw new SequenceGapError(position.aggregateId, applied + 1, position.sequence);
+  const appliedEventId = storedText(stored, SEQUENCE_FENCE.APPLIED_EVENT_ID_ATTRIBUTE);
+  if (applied === position.sequence && appliedEventId !== undefined && appliedEventId !== eventId) {
+    throw new SequenceReusedError(position.aggregateId, position.sequence, appliedEventId, eventId);
+  }
+  return 'duplicate';
+}

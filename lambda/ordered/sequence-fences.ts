@@ -1,0 +1,98 @@
+/** The operator's view of a subscriber's sequence fences (docs/ORDERED-DELIVERY.md, "Operating"). */
+import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { toDocumentClient, type DynamoDBClientLike } from '../transaction/document-client';
+import { TABLE_SCHEMA } from '../contract/wire-format';
+import { SEQUENCE_FENCE, sequenceFenceKey } from '../contract/ordered-wire-format';
+
+/** Where a subscriber stands in one aggregate. */
+export interface SequenceFenceState {
+  readonly aggregateId: string;
+  /** The last sequence applied (0: none yet). */
+  readonly appliedSequence: number;
+  readonly appliedEventId?: string;
+  readonly appliedAt?: string;
+  /** Set when an operator moved the fence past a gap on purpose. */
+  readonly skippedReason?: string;
+}
+
+/** Options of {@link SequenceFences}. */
+export interface SequenceFencesOptions {
+  readonly client: DynamoDBClientLike;
+  /** The subscriber's inbox table, where its fences are. */
+  readonly tableName: string;
+  readonly subscriberName: string;
+  /** @default the system clock */
+  readonly now?: () => Date;
+}
+
+/** Reads a subscriber's fences, and moves one past a gap that an operator knows can never be filled. */
+export class SequenceFences {
+  private readonly client: DynamoDBDocumentClient;
+
+  public constructor(private readonly options: SequenceFencesOptions) {
+    this.client = toDocumentClient(options.client);
+  }
+
+  /** Where the subscriber stands in `aggregateId` (a strongly consistent read). */
+  public async get(aggregateId: string): Promise<SequenceFenceState> {
+    const item = (
+      await this.client.send(
+        new GetCommand({ TableName: this.options.tableName, Key: { [TABLE_SCHEMA.PARTITION_KEY]: sequenceFenceKey(this.options.subscriberName, aggregateId) }, ConsistentRead: true }),
+      )
+    ).Item;
+    const text = (attribute: string): string | undefined => (typeof item?.[attribute] === 'string' ? (item[attribute] as string) : undefined);
+    const appliedEventId = text(SEQUENCE_FENCE.APPLIED_EVENT_ID_ATTRIBUTE);
+    const appliedAt = text(SEQUENCE_FENCE.APPLIED_AT_ATTRIBUTE);
+    const skippedReason = text(SEQUENCE_FENCE.SKIPPED_REASON_ATTRIBUTE);
+    return {
+      aggregateId,
+      appliedSequence: typeof item?.[SEQUENCE_FENCE.APPLIED_SEQUENCE_ATTRIBUTE] === 'number' ? (item[SEQUENCE_FENCE.APPLIED_SEQUENCE_ATTRIBUTE] as number) : 0,
+      ...(appliedEventId === undefined ? {} : { appliedEventId }),
+      ...(appliedAt === undefined ? {} : { appliedAt }),
+      ...(skippedReason === undefined ? {} : { skippedReason }),
+    };
+  }
+
+  /**
+   * Moves the fence of `aggregateId` from `fromSequence` (where the operator saw it) to `toSequence`, so the event after
+   * `toSequence` applies next: for events that are lost for good (past every retention), decided by a person, with the
+   * reason kept on the fence. Nothing of the skipped events is applied. Conditioned on the fence still standing at
+   * `fromSequence`, so a fence that moved meanwhile is not skipped over.
+   *
+   * @throws RangeError unless fromSequence < toSequence are whole numbers and the reason is not empty
+   * @throws ConditionalCheckFailedException (the SDK's) when the fence no longer stands at `fromSequence`
+   */
+  public async skipGap(aggregateId: string, fromSequence: number, toSequence: number, reason: string): Promise<void> {
+    if (!Number.isSafeInteger(fromSequence) || !Number.isSafeInteger(toSequence) || fromSequence < 0 || toSequence <= fromSequence) {
+      throw new RangeError(`skipGap: fromSequence must be a whole number >= 0 and toSequence greater, but they were ${fromSequence} and ${toSequence}`);
+    }
+    if (reason.trim() === '') throw new RangeError('skipGap: a reason is required (it stays on the fence for the audit)');
+    const now = (this.options.now ?? (() => new Date()))();
+    await this.client.send(
+      new UpdateCommand({
+        TableName: this.options.tableName,
+        Key: { [TABLE_SCHEMA.PARTITION_KEY]: sequenceFenceKey(this.options.subscriberName, aggregateId) },
+        UpdateExpression: 'SET #applied = :to, #type = :type, #subscriber = :subscriber, #aggregate = :aggregate, #at = :at, #reason = :reason REMOVE #eventId',
+        ConditionExpression: fromSequence === 0 ? 'attribute_not_exists(#applied)' : '#applied = :from',
+        ExpressionAttributeNames: {
+          '#applied': SEQUENCE_FENCE.APPLIED_SEQUENCE_ATTRIBUTE,
+          '#type': SEQUENCE_FENCE.RECORD_TYPE_ATTRIBUTE,
+          '#subscriber': SEQUENCE_FENCE.SUBSCRIBER_ATTRIBUTE,
+          '#aggregate': SEQUENCE_FENCE.AGGREGATE_ATTRIBUTE,
+          '#at': SEQUENCE_FENCE.APPLIED_AT_ATTRIBUTE,
+          '#reason': SEQUENCE_FENCE.SKIPPED_REASON_ATTRIBUTE,
+          '#eventId': SEQUENCE_FENCE.APPLIED_EVENT_ID_ATTRIBUTE,
+        },
+        ExpressionAttributeValues: {
+          ':to': toSequence,
+          ':type': SEQUENCE_FENCE.RECORD_TYPE_VALUE,
+          ':subscriber': this.options.subscriberName,
+          ':aggregate': aggregateId,
+          ':at': now.toISOString(),
+          ':reason': `skipped ${fromSequence + 1}..${toSequence}: ${reason}`,
+          ...(fromSequence === 0 ? {} : { ':from': fromSequence }),
+        },
+      }),
+    );
+  }
+}

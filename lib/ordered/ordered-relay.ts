@@ -1,0 +1,289 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import * as pipes from 'aws-cdk-lib/aws-pipes';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { ENV } from '../../lambda/contract/environment';
+import { orderedDeduplicationIdPath, orderedFilterPattern, orderedMessageGroupIdPath } from '../../lambda/contract/ordered-wire-format';
+import { outboxInputTemplate } from '../../lambda/contract/wire-format';
+import type { IOutboxTable } from '../outbox/outbox-table';
+import { grantKeyViaService, KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
+import { acknowledgeInRegulatoryPacks, INLINE_POLICY_REASON } from '../private/regulatory-acknowledgements';
+import { createSecureNodejsFunction } from '../private/secure-nodejs-function';
+import { allowSnsDeliveriesWithKey, denyTopicAccessWithoutTls } from '../private/topic-security';
+import type { AlarmOptions } from '../monitoring/alarm-options';
+import { ALARM_PERIOD, createThresholdAlarm } from '../private/threshold-alarm';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { validateRelaySettings } from '../private/shared-limits';
+import { validateNumberInRange } from '../private/validate-props';
+
+/**
+ * Stream-read actions a Pipe needs on a DynamoDB stream source (EventBridge user guide, eb-pipes-permissions.html);
+ * `dynamodb:ListStreams` has no resource type and is granted on `*` (as OutboxRelay does).
+ */
+const STREAM_READ_ACTIONS = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'];
+
+/** The fan-out function's timeout; the relay queue's visibility timeout is 6 times it (the Lambda guidance for SQS sources). */
+const FAN_OUT_TIMEOUT = Duration.seconds(30);
+
+/** Properties of an {@link OrderedRelay}. */
+export interface OrderedRelayProps extends AlarmOptions {
+  /** The outbox table whose ordered events (written by `OrderedOutbox`) are relayed. Its stream must be on. */
+  readonly outboxTable: IOutboxTable;
+
+  /**
+   * Customer-managed KMS key for the SNS FIFO topic and the SQS FIFO queues (SNS can encrypt only with KMS, and it
+   * delivers to a KMS-encrypted queue only with the key's permission, which the relay adds to a key it can change).
+   *
+   * @default - a new key with rotation on
+   */
+  readonly encryptionKey?: kms.IKey;
+
+  /**
+   * How often a failed stream batch is retried before its records go to the pipe's dead-letter queue, 0 to 185.
+   *
+   * @default 10
+   */
+  readonly maximumRetryAttempts?: number;
+
+  /**
+   * Oldest stream record the pipe still forwards; older ones go to its dead-letter queue. 1 minute to 23 hours.
+   *
+   * @default Duration.hours(1)
+   */
+  readonly maximumRecordAge?: Duration;
+
+  /**
+   * How many times the fan-out function receives a relayed message before SQS moves it to the relay queue's
+   * dead-letter queue, 1 to 1000. The message's group waits meanwhile.
+   *
+   * @default 5
+   */
+  readonly maxReceiveCount?: number;
+
+  /**
+   * Keep every message published to the SNS FIFO topic this many days (1 to 365) in the topic's archive, so a
+   * subscriber can replay them (SNS message archiving and replay for FIFO topics). Archived messages are charged.
+   *
+   * @default - no archive
+   */
+  readonly archiveRetentionDays?: number;
+
+  /**
+   * What happens to the queues, the log groups and a created key when they are removed from the stack.
+   *
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly removalPolicy?: RemovalPolicy;
+}
+
+/**
+ * The ordered path's relay (docs/ORDERED-DELIVERY.md): an EventBridge Pipe reads the outbox stream's ordered head items
+ * (parallelization 1, one record per execution) into an SQS FIFO queue, with the aggregate as the message group and
+ * the event id as the deduplication id; a small fan-out function publishes each to an SNS FIFO topic, to which every
+ * `OrderedSubscriber` subscribes its own SQS FIFO queue. The pipe is the stream's second reader (with the standard
+ * `OutboxRelay`): DynamoDB Streams serve at most two readers per shard, so more subscribers go through the topic.
+ */
+export class OrderedRelay extends Construct {
+  /** The SNS FIFO topic every ordered subscriber subscribes to. */
+  public readonly topic: sns.ITopic;
+  /** The key of the topic and the queues. */
+  public readonly encryptionKey: kms.IKey;
+  /** The SQS FIFO queue the pipe sends to (the fan-out function reads it). */
+  public readonly relayQueue: sqs.IQueue;
+  /** Where SQS moves a relayed message the fan-out could not publish `maxReceiveCount` times. */
+  public readonly relayDeadLetterQueue: sqs.IQueue;
+  /** Where the pipe sends what it could not forward (metadata of a stream batch; replay from the outbox). */
+  public readonly pipeDeadLetterQueue: sqs.IQueue;
+  /** The fan-out function. */
+  public readonly fanOutFunction: lambda.IFunction;
+  /** The pipe's name. */
+  public readonly pipeName: string;
+  /** Fires when the relay queue's dead-letter queue holds a message the fan-out could not publish (its aggregate waits). */
+  public readonly relayDeadLetterAlarm: cloudwatch.Alarm;
+  /** Fires when the pipe dead-lettered a stream batch (replay its events from the outbox history: `fence replay`). */
+  public readonly pipeDeadLetterAlarm: cloudwatch.Alarm;
+
+  public constructor(scope: Construct, id: string, props: OrderedRelayProps) {
+    super(scope, id);
+    const owner = `OrderedRelay '${id}'`;
+    validateRelaySettings(owner, { maximumRetryAttempts: props.maximumRetryAttempts, maximumRecordAge: props.maximumRecordAge });
+    validateNumberInRange(owner, 'maxReceiveCount', props.maxReceiveCount, { min: 1, max: 1000, integer: true });
+    validateNumberInRange(owner, 'archiveRetentionDays', props.archiveRetentionDays, { min: 1, max: 365, integer: true });
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+
+    const topicName = `${Names.uniqueResourceName(this, { maxLength: 250, separator: '-' })}.fifo`;
+    const topicArn = Stack.of(this).formatArn({ service: 'sns', resource: topicName });
+    this.encryptionKey = props.encryptionKey ?? new kms.Key(this, 'Key', { description: `Encrypts the ordered topic ${topicName} and its queues`, enableKeyRotation: true, removalPolicy });
+    allowSnsDeliveriesWithKey(this, this.encryptionKey, topicArn, 'AllowOrderedTopicToDeliverToQueuesEncryptedWithThisKey', 'idempotent-event-flow:orderedTopicKeyPolicy');
+
+    const topic = new sns.Topic(this, 'Topic', {
+      topicName,
+      fifo: true,
+      contentBasedDeduplication: false,
+      masterKey: this.encryptionKey,
+      ...(props.archiveRetentionDays === undefined ? {} : { messageRetentionPeriodInDays: props.archiveRetentionDays }),
+    });
+    denyTopicAccessWithoutTls(topic);
+    this.topic = topic;
+
+    const maxReceiveCount = props.maxReceiveCount ?? 5;
+    const relayDeadLetterQueue = new sqs.Queue(this, 'RelayDeadLetterQueue', {
+      fifo: true,
+      encryption: sqs.QueueEncryption.KMS,
+      encryptionMasterKey: this.encryptionKey,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      removalPolicy,
+    });
+    acknowledgeEndOfChain(relayDeadLetterQueue, "the ordered relay queue's dead-letter queue");
+    this.relayDeadLetterQueue = relayDeadLetterQueue;
+    this.relayQueue = new sqs.Queue(this, 'RelayQueue', {
+      fifo: true,
+      contentBasedDeduplication: false,
+      encryption: sqs.QueueEncryption.KMS,
+      encryptionMasterKey: this.encryptionKey,
+      enforceSSL: true,
+      visibilityTimeout: Duration.seconds(FAN_OUT_TIMEOUT.toSeconds() * 6),
+      retentionPeriod: Duration.days(4),
+      deadLetterQueue: { queue: relayDeadLetterQueue, maxReceiveCount },
+      removalPolicy,
+    });
+    // The pipe's own dead-letter target takes metadata of stream batches, not events: a standard queue
+    const pipeDeadLetterQueue = new sqs.Queue(this, 'PipeDeadLetterQueue', {
+      encryption: sqs.QueueEncryption.KMS,
+      encryptionMasterKey: this.encryptionKey,
+      enforceSSL: true,
+      retentionPeriod: Duration.days(14),
+      removalPolicy,
+    });
+    acknowledgeEndOfChain(pipeDeadLetterQueue, "the ordered relay pipe's dead-letter queue (its DeadLetterConfig)");
+    Validations.of(pipeDeadLetterQueue).acknowledge({ id: 'AwsSolutions-SQS3', reason: "The pipe's dead-letter target, not a work queue." });
+    this.pipeDeadLetterQueue = pipeDeadLetterQueue;
+
+    this.pipeName = this.createPipe(props, removalPolicy);
+    this.fanOutFunction = this.createFanOut(removalPolicy);
+    const visible = { period: ALARM_PERIOD, statistic: 'Maximum' };
+    this.relayDeadLetterAlarm = createThresholdAlarm(
+      this,
+      'RelayDeadLetters',
+      relayDeadLetterQueue.metricApproximateNumberOfMessagesVisible(visible),
+      1,
+      "Ordered relay: the fan-out function could not publish messages to the ordered topic; their aggregates' later events wait behind them.",
+      props,
+    );
+    this.pipeDeadLetterAlarm = createThresholdAlarm(
+      this,
+      'PipeDeadLetters',
+      pipeDeadLetterQueue.metricApproximateNumberOfMessagesVisible(visible),
+      1,
+      'Ordered relay: the pipe could not forward stream records; replay their events from the outbox history (`idempotent-event-flow fence replay`).',
+      props,
+    );
+  }
+
+  private createPipe(props: OrderedRelayProps, removalPolicy: RemovalPolicy): string {
+    const pipeName = Names.uniqueResourceName(this, { maxLength: 64, separator: '-' });
+    const pipeArn = Stack.of(this).formatArn({ service: 'pipes', resource: 'pipe', resourceName: pipeName });
+    const role = new iam.Role(this, 'PipeRole', {
+      description: 'Runs the ordered relay pipe: reads the outbox stream and sends ordered events to the FIFO relay queue',
+      assumedBy: new iam.ServicePrincipal('pipes.amazonaws.com', {
+        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account }, ArnEquals: { 'aws:SourceArn': pipeArn } },
+      }),
+    });
+    acknowledgeInRegulatoryPacks(role, 'IAMNoInlinePolicy', INLINE_POLICY_REASON);
+    iam.Grant.addToPrincipal({ grantee: role, actions: STREAM_READ_ACTIONS, resourceArns: [props.outboxTable.tableStreamArn] });
+    iam.Grant.addToPrincipal({ grantee: role, actions: ['dynamodb:ListStreams'], resourceArns: ['*'] });
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason: 'dynamodb:ListStreams has no resource type: IAM authorizes it on "*" only. It lists stream ARNs, no data. Every other statement is scoped to a resource ARN.',
+    });
+    grantKeyViaService(props.outboxTable.encryptionKey, role, 'dynamodb', ['kms:Decrypt']);
+    for (const queue of [this.relayQueue, this.pipeDeadLetterQueue]) {
+      iam.Grant.addToPrincipal({ grantee: role, actions: ['sqs:SendMessage'], resourceArns: [queue.queueArn] });
+    }
+    grantKeyViaService(this.encryptionKey, role, 'sqs', KMS_SEND_MESSAGE_ACTIONS);
+    const logGroup = new logs.LogGroup(this, 'PipeLogGroup', { retention: logs.RetentionDays.ONE_YEAR, removalPolicy });
+    logGroup.grantWrite(role);
+    const pipe = new pipes.CfnPipe(this, 'Pipe', {
+      name: pipeName,
+      description: 'Relays ordered outbox events from the DynamoDB stream to the FIFO relay queue',
+      roleArn: role.roleArn,
+      source: props.outboxTable.tableStreamArn,
+      sourceParameters: {
+        filterCriteria: { filters: [{ pattern: JSON.stringify(orderedFilterPattern()) }] },
+        dynamoDbStreamParameters: {
+          startingPosition: 'TRIM_HORIZON',
+          // one record per execution, one batch per shard at a time: the stream's order per head item reaches the queue
+          batchSize: 1,
+          parallelizationFactor: 1,
+          maximumRetryAttempts: props.maximumRetryAttempts ?? 10,
+          maximumRecordAgeInSeconds: (props.maximumRecordAge ?? Duration.hours(1)).toSeconds(),
+          deadLetterConfig: { arn: this.pipeDeadLetterQueue.queueArn },
+        },
+      },
+      target: this.relayQueue.queueArn,
+      targetParameters: {
+        inputTemplate: outboxInputTemplate(),
+        sqsQueueParameters: { messageGroupId: orderedMessageGroupIdPath(), messageDeduplicationId: orderedDeduplicationIdPath() },
+      },
+      logConfiguration: { cloudwatchLogsLogDestination: { logGroupArn: logGroup.logGroupArn }, level: 'ERROR' },
+    });
+    pipe.node.addDependency(role);
+    return pipe.ref;
+  }
+
+  private createFanOut(removalPolicy: RemovalPolicy): lambda.IFunction {
+    const scope = new Construct(this, 'FanOut');
+    const { lambdaFunction, role } = createSecureNodejsFunction(
+      scope,
+      { entry: fanOutEntry(), description: 'Publishes ordered events from the FIFO relay queue to the ordered SNS FIFO topic', timeout: FAN_OUT_TIMEOUT, defaultTimeout: FAN_OUT_TIMEOUT, removalPolicy },
+      { [ENV.ORDERED_TOPIC_ARN]: this.topic.topicArn },
+    );
+    lambdaFunction.addEventSourceMapping('RelayQueue', { eventSourceArn: this.relayQueue.queueArn, batchSize: 10, reportBatchItemFailures: true });
+    iam.Grant.addToPrincipal({ grantee: role, actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ChangeMessageVisibility'], resourceArns: [this.relayQueue.queueArn] });
+    iam.Grant.addToPrincipal({ grantee: role, actions: ['sns:Publish'], resourceArns: [this.topic.topicArn] });
+    grantKeyViaService(this.encryptionKey, role, 'sqs', ['kms:Decrypt']);
+    grantKeyViaService(this.encryptionKey, role, 'sns', KMS_SEND_MESSAGE_ACTIONS);
+    const viaQueue = 'Invoked synchronously by an SQS event source mapping; a message that keeps failing moves to the relay queue\'s dead-letter queue (maxReceiveCount).';
+    Validations.of(lambdaFunction).acknowledge(
+      { id: 'Serverless-LambdaDLQ', reason: viaQueue },
+      { id: 'Serverless-LambdaEventSourceMappingDestination', reason: viaQueue },
+    );
+    acknowledgeInRegulatoryPacks(lambdaFunction, 'LambdaDLQ', viaQueue);
+    return lambdaFunction;
+  }
+}
+
+/**
+ * The fan-out handler's source: the TypeScript file beside the sources (this repository), else the compiled handler of
+ * the runtime package `@idempotent-event-flow/runtime` installed in the app (its `./ordered/fan-out-handler` export).
+ *
+ * @throws Error naming the package when neither is there
+ */
+function fanOutEntry(): string {
+  const source = path.join(__dirname, '..', '..', 'lambda', 'ordered', 'fan-out-handler.ts');
+  if (fs.existsSync(source)) return source;
+  try {
+    return require.resolve('@idempotent-event-flow/runtime/ordered/fan-out-handler', { paths: [process.cwd(), __dirname] });
+  } catch (error) {
+    throw new Error(
+      "OrderedRelay: the fan-out function's handler comes from the runtime package; install @idempotent-event-flow/runtime in the app (npm install @idempotent-event-flow/runtime)",
+      { cause: error },
+    );
+  }
+}
+
+/** A dead-letter queue at the end of its chain: cdk-nag's rule that every queue has a dead-letter queue does not apply. */
+function acknowledgeEndOfChain(queue: sqs.Queue, what: string): void {
+  Validations.of(queue).acknowledge(
+    { id: 'Serverless-SQSRedrivePolicy', reason: `This queue is ${what}; a further dead-letter queue would only move the problem.` },
+    { id: 'AwsSolutions-SQS3', reason: `This queue is ${what}, not a work queue.` },
+  );
+}

@@ -1,0 +1,189 @@
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { Construct } from 'constructs';
+import { ConsumerFunction } from '../consumer/consumer-function';
+import { InboxTable, type IInboxTable } from '../consumer/inbox-table';
+import { ProcessingMode } from '../consumer/processing-mode';
+import { CONSUMER_DEFAULTS, minimumVisibilityTimeout } from '../consumer/private/defaults';
+import type { FunctionOptions } from '../functions/function-options';
+import type { AlarmOptions } from '../monitoring/alarm-options';
+import { ALARM_PERIOD, createThresholdAlarm } from '../private/threshold-alarm';
+import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { grantKeyViaService } from '../private/kms-actions';
+import { validateDurationAtLeast, validateNumberInRange } from '../private/validate-props';
+import type { OrderedRelay } from './ordered-relay';
+
+/** The SQS actions an event source mapping needs on its queue. */
+const SQS_CONSUME_ACTIONS = ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'];
+
+/** Properties of an {@link OrderedSubscriber}. */
+export interface OrderedSubscriberProps extends FunctionOptions, AlarmOptions {
+  /** The ordered relay whose SNS FIFO topic this subscriber's queue subscribes to. */
+  readonly relay: OrderedRelay;
+
+  /**
+   * The subscriber's name: scopes its inbox records and sequence fences. 1 to 64 letters, digits, `_`, `.` or `-`.
+   */
+  readonly subscriberName: string;
+
+  /**
+   * The inbox table of the subscriber's records and fences (the handler's function gets what the transactional
+   * runtime needs on it).
+   *
+   * @default - a new InboxTable, encrypted with the relay's key
+   */
+  readonly inboxTable?: IInboxTable;
+
+  /**
+   * How long an inbox record keeps an event deduplicated. After it, the sequence fence still answers a redelivery of
+   * an applied event (its sequence is at or below the fence), so this only bounds payload checks of reused ids.
+   *
+   * @default Duration.days(30)
+   */
+  readonly deduplicationWindow?: Duration;
+
+  /**
+   * Receives of a message before SQS moves it to the dead-letter queue, 1 to 1000. While a message of an aggregate is
+   * retried (a gap waiting for an earlier event, a failing handler), the aggregate's later messages wait behind it.
+   *
+   * @default 5
+   */
+  readonly maxReceiveCount?: number;
+
+  /**
+   * Messages per invocation, 1 to 10 (the most a FIFO queue hands out at once).
+   *
+   * @default 10
+   */
+  readonly batchSize?: number;
+
+  /**
+   * How long a received message stays invisible; at least 6 times the function's timeout.
+   *
+   * @default 6 x the function's timeout (3 minutes with the default 30-second timeout)
+   */
+  readonly visibilityTimeout?: Duration;
+}
+
+/**
+ * A subscriber of the ordered path (docs/ORDERED-DELIVERY.md): an SQS FIFO queue of its own subscribed to the ordered
+ * relay's SNS FIFO topic (raw delivery; SNS passes the message group, the aggregate, to FIFO queues), its FIFO
+ * dead-letter queue, and a consumer function whose handler is built with `createOrderedConsumer`: each aggregate's
+ * events applied in sequence, each once, a gap waited for and never skipped.
+ */
+export class OrderedSubscriber extends Construct implements iam.IGrantable {
+  /** The subscriber's FIFO queue. */
+  public readonly queue: sqs.IQueue;
+  /** Its FIFO dead-letter queue: SQS moves a message here after `maxReceiveCount` receives; the runtime dead-letters here. */
+  public readonly deadLetterQueue: sqs.IQueue;
+  /** The inbox table with the subscriber's records and sequence fences. */
+  public readonly inboxTable: IInboxTable;
+  /** The consumer function. */
+  public readonly consumerFunction: ConsumerFunction;
+  /** The function's role. */
+  public readonly grantPrincipal: iam.IPrincipal;
+  /**
+   * Fires when the dead-letter queue holds a message: its aggregate's later events wait behind it (redrive with
+   * `idempotent-event-flow fence redrive`, which sends them back in sequence).
+   */
+  public readonly deadLetterAlarm: cloudwatch.Alarm;
+  /** Fires when the consumer function reports errors (a whole invocation failed). */
+  public readonly errorsAlarm: cloudwatch.Alarm;
+
+  public constructor(scope: Construct, id: string, props: OrderedSubscriberProps) {
+    super(scope, id);
+    const owner = `OrderedSubscriber '${id}'`;
+    validateNumberInRange(owner, 'maxReceiveCount', props.maxReceiveCount, { min: 1, max: 1000, integer: true });
+    validateNumberInRange(owner, 'batchSize', props.batchSize, { min: 1, max: 10, integer: true });
+    const timeout = props.timeout ?? CONSUMER_DEFAULTS.FUNCTION_TIMEOUT;
+    validateDurationAtLeast(owner, 'visibilityTimeout', props.visibilityTimeout, minimumVisibilityTimeout(timeout), '6 x the function timeout');
+    const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
+    const key = props.relay.encryptionKey;
+
+    const deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
+      fifo: true,
+      encryption: sqs.QueueEncryption.KMS,
+      encryptionMasterKey: key,
+      enforceSSL: true,
+      retentionPeriod: CONSUMER_DEFAULTS.DEAD_LETTER_RETENTION_PERIOD,
+      removalPolicy,
+    });
+    Validations.of(deadLetterQueue).acknowledge(
+      { id: 'Serverless-SQSRedrivePolicy', reason: 'The dead-letter queue at the end of the chain; a further one would only move the problem.' },
+      { id: 'AwsSolutions-SQS3', reason: 'The dead-letter queue of the ordered subscriber queue, not a work queue.' },
+    );
+    this.deadLetterQueue = deadLetterQueue;
+    const queue = new sqs.Queue(this, 'Queue', {
+      fifo: true,
+      contentBasedDeduplication: false,
+      encryption: sqs.QueueEncryption.KMS,
+      encryptionMasterKey: key,
+      enforceSSL: true,
+      visibilityTimeout: props.visibilityTimeout ?? minimumVisibilityTimeout(timeout),
+      retentionPeriod: CONSUMER_DEFAULTS.RETENTION_PERIOD,
+      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? CONSUMER_DEFAULTS.MAX_RECEIVE_COUNT },
+      removalPolicy,
+    });
+    this.queue = queue;
+
+    // SNS may send to the queue and the dead-letter queue for this topic only
+    for (const target of [queue, deadLetterQueue]) {
+      target.addToResourcePolicy(
+        new iam.PolicyStatement({
+          sid: 'AllowOrderedTopicToSend',
+          principals: [new iam.ServicePrincipal('sns.amazonaws.com')],
+          actions: ['sqs:SendMessage'],
+          resources: [target.queueArn],
+          conditions: { ArnEquals: { 'aws:SourceArn': props.relay.topic.topicArn } },
+        }),
+      );
+    }
+    new sns.Subscription(this, 'Subscription', {
+      topic: props.relay.topic,
+      protocol: sns.SubscriptionProtocol.SQS,
+      endpoint: queue.queueArn,
+      rawMessageDelivery: true,
+      deadLetterQueue,
+    });
+
+    this.inboxTable = props.inboxTable ?? new InboxTable(this, 'Inbox', { encryptionKey: key, removalPolicy });
+    this.consumerFunction = new ConsumerFunction(this, 'Consumer', {
+      ...props,
+      timeout,
+      subscriberName: props.subscriberName,
+      processingMode: ProcessingMode.TRANSACTIONAL,
+      inboxTable: this.inboxTable,
+      deduplicationWindow: props.deduplicationWindow ?? CONSUMER_DEFAULTS.DEDUPLICATION_WINDOW,
+      deadLetterQueue,
+      removalPolicy,
+    });
+    const fn = this.consumerFunction.lambdaFunction;
+    this.grantPrincipal = this.consumerFunction.grantPrincipal;
+    fn.addEventSourceMapping('OrderedQueue', { eventSourceArn: queue.queueArn, batchSize: props.batchSize ?? CONSUMER_DEFAULTS.BATCH_SIZE, reportBatchItemFailures: true });
+    iam.Grant.addToPrincipal({ grantee: fn, actions: SQS_CONSUME_ACTIONS, resourceArns: [queue.queueArn] });
+    grantKeyViaService(key, fn, 'sqs', ['kms:Decrypt']);
+    Validations.of(fn).acknowledge({
+      id: 'Serverless-LambdaEventSourceMappingDestination',
+      reason: 'SQS event source mappings do not support on-failure destinations; a message that keeps failing moves to the FIFO dead-letter queue (maxReceiveCount).',
+    });
+    this.deadLetterAlarm = createThresholdAlarm(
+      this,
+      'DeadLetters',
+      deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: ALARM_PERIOD, statistic: 'Maximum' }),
+      1,
+      `Ordered subscriber ${props.subscriberName}: its dead-letter queue holds messages, and their aggregates' later events wait behind them. ` +
+        'Each carries its reason; fix, then redrive in sequence with `idempotent-event-flow fence redrive`.',
+      props,
+    );
+    this.errorsAlarm = createThresholdAlarm(
+      this,
+      'Errors',
+      fn.metricErrors({ period: ALARM_PERIOD, statistic: 'Sum' }),
+      1,
+      `Ordered subscriber ${props.subscriberName}: the consumer function reported errors.`,
+      props,
+    );
+  }
+}

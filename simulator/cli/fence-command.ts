@@ -1,0 +1,228 @@
+/**
+ * `idempotent-event-flow fence show|skip|redrive`: an ordered subscriber's sequence fences (docs/ORDERED-DELIVERY.md):
+ * where it stands in an aggregate, the deliberate skip of a gap that can never be filled, and the redrive of its
+ * dead letters in the order the fence admits them.
+ */
+import { DeleteMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
+import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
+import { isConditionalCheckFailed } from '../../lambda/transaction/cancellation';
+import { toDocumentClient } from '../../lambda/transaction/document-client';
+import { planOrderedRedrive, type OrderedRedrivePlan } from '../../lambda/ordered/redrive-plan';
+import { SequenceFences } from '../../lambda/ordered/sequence-fences';
+import { parsePositiveInteger } from './arguments';
+import { receiveMessages, releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
+import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
+import { terminalText } from './terminal-text';
+
+const USAGE = `Usage:
+  idempotent-event-flow fence show <subscriber> <aggregate-id> --table <inbox table> [--json]
+  idempotent-event-flow fence skip <subscriber> <aggregate-id> --table <inbox table> --from <n> --to <m> --reason <text> [--yes] [--json]
+  idempotent-event-flow fence redrive <subscriber> --table <inbox table> --dead-letter-queue <url> --queue <url> [--yes] [--json]
+  idempotent-event-flow fence replay <subscriber> <aggregate-id> --table <inbox table> --outbox-table <name> --queue <url> [--yes] [--json]
+
+An ordered subscriber applies each aggregate's events in sequence; its fence holds the last sequence applied.
+  show     where the subscriber stands in the aggregate (0: nothing applied yet)
+  skip     moves the fence from <n> (where you saw it) to <m>, so event m+1 applies next: for events that are lost for
+           good (past every retention). Nothing of n+1..m is applied. Conditional: refused (exit code 3) if the fence
+           moved since. A dry run unless --yes; the reason stays on the fence.
+  redrive  reads the subscriber's FIFO dead-letter queue and sends its dead letters back to --queue by aggregate and
+           sequence (one copy per sequence, the aggregate as the message group), leaving in the dead-letter queue
+           those at or below the fence (applied already) and anything that is not an ordered event. It names the gaps:
+           sequences after the fence that no dead letter holds (in flight, or lost: replay them from the outbox, or
+           skip them). A dry run unless --yes.
+  replay   sends the aggregate's events after the fence from the outbox's ordered history (its items live for the
+           outbox's event retention) to --queue, in sequence, the aggregate as the message group and the event id as
+           the deduplication id (a second replay within SQS's 5 minutes is dropped by SQS; later, the fence answers it).
+           For a gap no dead letter holds. Refused (exit code 3) when the history misses a sequence after the fence
+           (it expired): nothing is sent then. A dry run unless --yes.
+
+Options:
+  --table <name>               the subscriber's inbox table (where its fences are)
+  --from <n>, --to <m>         skip: the fence as you saw it, and where it goes
+  --reason <text>              skip: why (kept on the fence)
+  --dead-letter-queue <url>    redrive: the subscriber queue's dead-letter queue (FIFO)
+  --queue <url>                redrive, replay: the subscriber's queue (FIFO)
+  --outbox-table <name>        replay: the outbox table (the ordered history items)
+  --yes                        act (default: show what would be done)
+  --json                       print JSON instead of text
+  --region, --endpoint, --sqs-endpoint   see idempotent-event-flow --help
+`;
+
+const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
+
+function requiredString(parsed: ParsedArguments, name: string): string | undefined {
+  const value = parsed.values[name];
+  return typeof value === 'string' && value.trim() !== '' ? value : undefined;
+}
+
+async function show(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences, aggregateId: string): Promise<number> {
+  const state = await fences.get(aggregateId);
+  context.io.stdout(
+    parsed.values.json === true
+      ? json(state)
+      : `aggregate ${terminalText(aggregateId)}: applied up to ${state.appliedSequence}${state.appliedEventId === undefined ? '' : ` (event ${terminalText(state.appliedEventId)}, ${state.appliedAt ?? ''})`}; next: ${state.appliedSequence + 1}` +
+          `${state.skippedReason === undefined ? '' : `\n  ${terminalText(state.skippedReason)}`}\n`,
+  );
+  return EXIT_CODE.OK;
+}
+
+async function skip(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences, subscriber: string, aggregateId: string): Promise<number> {
+  const reason = requiredString(parsed, 'reason');
+  if (reason === undefined) return context.usageError("'fence skip' needs --reason (it stays on the fence)");
+  const from = parsed.values.from === '0' ? 0 : parsePositiveInteger(String(parsed.values.from ?? ''), 'from');
+  const to = parsePositiveInteger(String(parsed.values.to ?? ''), 'to');
+  if (typeof from === 'string') return context.usageError(from);
+  if (typeof to === 'string') return context.usageError(to);
+  if (to <= from) return context.usageError(`--to (${to}) must be greater than --from (${from})`);
+  if (parsed.values.yes !== true) {
+    context.io.stdout(`dry run: would move the fence of ${terminalText(subscriber)} in ${terminalText(aggregateId)} from ${from} to ${to}: events ${from + 1}..${to} would never be applied\nrun again with --yes\n`);
+    return EXIT_CODE.OK;
+  }
+  try {
+    await fences.skipGap(aggregateId, from, to, `${reason} (by ${context.user})`);
+  } catch (error) {
+    if (!isConditionalCheckFailed(error)) throw error;
+    context.io.stderr(`refused: the fence of ${terminalText(aggregateId)} is no longer at ${from}; look at it again ('fence show')\n`);
+    return EXIT_CODE.REFUSED;
+  }
+  context.io.stderr(`${JSON.stringify({ audit: 'fence-skip', at: context.now().toISOString(), by: context.user, subscriber, aggregateId, from, to, reason })}\n`);
+  context.io.stdout(parsed.values.json === true ? json({ skipped: true, aggregateId, from, to }) : `moved the fence of ${terminalText(aggregateId)} to ${to}: event ${to + 1} applies next\n`);
+  return EXIT_CODE.OK;
+}
+
+function describePlan(plan: OrderedRedrivePlan): string {
+  const lines = plan.redrive.map((letter) => `  redrive  ${terminalText(letter.aggregateId)} #${letter.sequence}  (${terminalText(letter.id)})`);
+  lines.push(...plan.alreadyApplied.map((letter) => `  applied  ${terminalText(letter.aggregateId)} #${letter.sequence}  (left in the dead-letter queue)`));
+  lines.push(...plan.unordered.map((letter) => `  not an ordered event (${terminalText(letter.id)}): left in the dead-letter queue`));
+  for (const [aggregateId, missing] of Object.entries(plan.gaps)) {
+    lines.push(`  gap      ${terminalText(aggregateId)}: no dead letter holds ${missing.join(', ')} (in flight, or lost: replay from the outbox, or 'fence skip')`);
+  }
+  return `${lines.join('\n')}\n`;
+}
+
+async function redrive(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences): Promise<number> {
+  const deadLetterQueue = requiredString(parsed, 'dead-letter-queue');
+  const queue = requiredString(parsed, 'queue');
+  if (deadLetterQueue === undefined || queue === undefined) return context.usageError("'fence redrive' needs --dead-letter-queue and --queue");
+  const sqs = context.sqsClient();
+  const messages = await receiveMessages(sqs, deadLetterQueue);
+  const byId = new Map<string, QueueMessage>(messages.map((message) => [message.messageId, message]));
+  const moved: string[] = [];
+  try {
+    const plan = await planOrderedRedrive(messages.map((message) => ({ id: message.messageId, body: message.body })), fences);
+    if (parsed.values.yes !== true) {
+      context.io.stdout(parsed.values.json === true ? json({ dryRun: true, ...plan }) : `dry run:\n${describePlan(plan)}run again with --yes to redrive\n`);
+      return EXIT_CODE.OK;
+    }
+    for (const letter of plan.redrive) {
+      const message = byId.get(letter.id)!;
+      // the dead letter's message id as the deduplication id: unique to this copy, so SQS does not drop it as a resend
+      await sqs.send(
+        new SendMessageCommand({
+          QueueUrl: queue,
+          MessageBody: message.body,
+          MessageGroupId: letter.aggregateId,
+          MessageDeduplicationId: message.messageId,
+          ...(Object.keys(message.messageAttributes).length === 0 ? {} : { MessageAttributes: { ...message.messageAttributes } }),
+        }),
+      );
+      await sqs.send(new DeleteMessageCommand({ QueueUrl: message.queueUrl, ReceiptHandle: message.receiptHandle }));
+      moved.push(message.messageId);
+    }
+    context.io.stdout(parsed.values.json === true ? json({ redriven: plan.redrive.map((letter) => letter.id), ...plan }) : `redrove ${moved.length}:\n${describePlan(plan)}`);
+    return Object.keys(plan.gaps).length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
+  } finally {
+    await releaseMessages(sqs, messages.filter((message) => !moved.includes(message.messageId)));
+  }
+}
+
+/** The aggregate's ordered history items after `afterSequence`, by sequence: id, sequence and the envelope as written. */
+async function historyAfter(context: CommandContext, outboxTable: string, aggregateId: string, afterSequence: number): Promise<Array<{ eventId: string; sequence: number; body: string }>> {
+  const documents = toDocumentClient(context.client());
+  const events: Array<{ eventId: string; sequence: number; body: string }> = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await documents.send(
+      new ScanCommand({
+        TableName: outboxTable,
+        FilterExpression: '#type = :history AND #aggregate = :aggregate AND #sequence > :after',
+        ExpressionAttributeNames: { '#type': OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE, '#aggregate': ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE, '#sequence': ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE },
+        ExpressionAttributeValues: { ':history': ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE, ':aggregate': aggregateId, ':after': afterSequence },
+        ConsistentRead: true,
+        ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
+      }),
+    );
+    for (const item of page.Items ?? []) {
+      events.push({ eventId: String(item[OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]), sequence: Number(item[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]), body: String(item[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]) });
+    }
+    startKey = page.LastEvaluatedKey;
+  } while (startKey !== undefined);
+  return events.sort((a, b) => a.sequence - b.sequence);
+}
+
+async function replay(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences, aggregateId: string): Promise<number> {
+  const outboxTable = requiredString(parsed, 'outbox-table');
+  const queue = requiredString(parsed, 'queue');
+  if (outboxTable === undefined || queue === undefined) return context.usageError("'fence replay' needs --outbox-table and --queue");
+  const { appliedSequence } = await fences.get(aggregateId);
+  const events = await historyAfter(context, outboxTable, aggregateId, appliedSequence);
+  const missing = events.findIndex((event, index) => event.sequence !== appliedSequence + 1 + index);
+  if (missing >= 0) {
+    context.io.stderr(
+      `refused: the outbox history of ${terminalText(aggregateId)} has no sequence ${appliedSequence + 1 + missing} (expired with the outbox's event retention, or never written); ` +
+        "nothing sent: find the event elsewhere, or move the fence past it with 'fence skip'\n",
+    );
+    return EXIT_CODE.REFUSED;
+  }
+  const summary = { aggregateId, fenceAt: appliedSequence, sequences: events.map((event) => event.sequence) };
+  if (parsed.values.yes !== true) {
+    context.io.stdout(parsed.values.json === true ? json({ dryRun: true, ...summary }) : `dry run: would send ${events.length} event(s) of ${terminalText(aggregateId)} after sequence ${appliedSequence}: ${summary.sequences.join(', ') || 'none'}\nrun again with --yes\n`);
+    return EXIT_CODE.OK;
+  }
+  const sqs = context.sqsClient();
+  for (const event of events) {
+    await sqs.send(new SendMessageCommand({ QueueUrl: queue, MessageBody: event.body, MessageGroupId: aggregateId, MessageDeduplicationId: event.eventId }));
+  }
+  context.io.stdout(parsed.values.json === true ? json({ replayed: true, ...summary }) : `sent ${events.length} event(s) of ${terminalText(aggregateId)}: ${summary.sequences.join(', ') || 'none'}\n`);
+  return EXIT_CODE.OK;
+}
+
+async function run(parsed: ParsedArguments, context: CommandContext): Promise<number> {
+  const [action, subscriber, aggregateId, ...extra] = parsed.positionals;
+  if (action !== 'show' && action !== 'skip' && action !== 'redrive' && action !== 'replay') {
+    return context.usageError(action === undefined ? 'missing action: show, skip, redrive or replay' : `unknown action '${action}'; expected show, skip, redrive or replay`);
+  }
+  if (subscriber === undefined) return context.usageError(`'fence ${action}' needs the subscriber`);
+  const table = requiredString(parsed, 'table');
+  if (table === undefined) return context.usageError(`'fence ${action}' needs --table`);
+  const fences = new SequenceFences({ client: context.client(), tableName: table, subscriberName: subscriber, now: () => context.now() });
+  if (action === 'redrive') {
+    if (aggregateId !== undefined) return context.usageError(`unexpected argument '${aggregateId}'`);
+    return redrive(parsed, context, fences);
+  }
+  if (aggregateId === undefined) return context.usageError(`'fence ${action}' needs the aggregate id`);
+  if (extra.length > 0) return context.usageError(`unexpected argument '${extra[0]}'`);
+  if (action === 'replay') return replay(parsed, context, fences, aggregateId);
+  return action === 'show' ? show(parsed, context, fences, aggregateId) : skip(parsed, context, fences, subscriber, aggregateId);
+}
+
+/** The `fence` command. */
+export const fenceCommand: Command = {
+  name: 'fence',
+  summary: "an ordered subscriber's sequence fences: show one, skip a lost gap, redrive or replay in sequence",
+  usage: USAGE,
+  options: {
+    table: { type: 'string' },
+    from: { type: 'string' },
+    to: { type: 'string' },
+    reason: { type: 'string' },
+    'dead-letter-queue': { type: 'string' },
+    'outbox-table': { type: 'string' },
+    queue: { type: 'string' },
+    yes: { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
+  run,
+};

@@ -1,0 +1,168 @@
+/**
+ * `idempotent-event-flow fence`: an ordered subscriber's fences and the fence-respecting redrive, against the
+ * simulator's SQS (FIFO queues behind its endpoint, the real @aws-sdk/client-sqs) and DynamoDB Local. No mocks.
+ */
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
+import { createLogger } from '../../lambda/logger';
+import { createOrderedConsumer } from '../../lambda/ordered/ordered-consumer';
+import { OrderedOutbox, type OrderedEnvelope } from '../../lambda/ordered/ordered-outbox';
+import type { SimulatedQueue } from '../../simulator/aws/queue';
+import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
+import { localClient } from '../support/dynamodb-client';
+import { createInbox, createKeyedTable, createOutbox } from '../support/proof/tables';
+import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
+import { cli, deliverOnce } from './operator-services';
+
+const SUBSCRIBER = 'Ledger';
+const client = localClient();
+const clock = frozenClock();
+let endpoint: SqsEndpoint;
+let queue: SimulatedQueue;
+let deadLetterQueue: SimulatedQueue;
+let outboxConfig: ProducerConfig;
+let inboxConfig: ConsumerConfig;
+let ledgerTable: string;
+
+beforeAll(async () => {
+  const byUrl = new Map<string, SimulatedQueue>();
+  const byArn = new Map<string, SimulatedQueue>();
+  endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url), resolveQueueArn: (arn) => byArn.get(arn) });
+  deadLetterQueue = makeQueue(queueModel('LedgerDlq.fifo', { fifo: true, queueName: 'LedgerDlq.fifo' }), { clock, baseUrl: endpoint.endpoint });
+  queue = makeQueue(queueModel('Ledger.fifo', { fifo: true, queueName: 'Ledger.fifo', redrive: { deadLetterQueue: 'Stack/LedgerDlq.fifo', maxReceiveCount: 3 } }), {
+    clock,
+    baseUrl: endpoint.endpoint,
+    deadLetterQueue,
+  });
+  for (const each of [queue, deadLetterQueue]) {
+    byUrl.set(each.address.url, each);
+    byArn.set(each.address.arn, each);
+  }
+  [outboxConfig, inboxConfig, ledgerTable] = await Promise.all([
+    createOutbox(client, { eventSource: 'orders' }),
+    createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 }),
+    createKeyedTable(client, 'fence-ledger'),
+  ]);
+});
+afterAll(async () => {
+  client.destroy();
+  await endpoint.stop();
+});
+
+const consumer = () =>
+  createOrderedConsumer<{ step: string }>({
+    client,
+    config: inboxConfig,
+    logger: createLogger({ sink: () => undefined }),
+    metricsSink: () => undefined,
+    handle: (event, tx) =>
+      tx.update({
+        TableName: ledgerTable,
+        Key: { pk: event.subject as string },
+        UpdateExpression: 'SET steps = list_append(if_not_exists(steps, :none), :step)',
+        ExpressionAttributeValues: { ':none': [], ':step': [event.data.step] },
+      }),
+  });
+
+async function ledger(aggregateId: string): Promise<string[]> {
+  const item = (await DynamoDBDocumentClient.from(client).send(new GetCommand({ TableName: ledgerTable, Key: { pk: aggregateId } }))).Item;
+  return (item?.steps as string[] | undefined) ?? [];
+}
+
+function deadLetter(envelope: OrderedEnvelope): void {
+  deadLetterQueue.send({ body: JSON.stringify(envelope), messageGroupId: envelope.partitionkey, messageDeduplicationId: `${envelope.id}-dl`, origin: { via: 'sns' } });
+}
+
+describe('fence', () => {
+  test('redrive sends the dead letters back by sequence, leaves what the fence shows applied, and the consumer applies them in order; show and skip', async () => {
+    const aggregate = `order-${Date.now()}`;
+    const producer = new OrderedOutbox({ client, config: outboxConfig });
+    const events: OrderedEnvelope[] = [];
+    for (const step of ['placed', 'paid', 'shipped']) {
+      events.push((await producer.transactWrite({ events: [{ type: 'Step', aggregateId: aggregate, subject: aggregate, data: { step } }] }))[0]!);
+    }
+    await consumer()({ Records: [{ messageId: 'm1', body: JSON.stringify(events[0]), attributes: { ApproximateReceiveCount: '1' } }] });
+    // the dead-letter queue holds the later events out of order, and a copy of the applied one
+    deadLetter(events[2]!);
+    deadLetter(events[1]!);
+    deadLetter(events[0]!);
+    const common = ['--table', inboxConfig.inboxTableName, '--dead-letter-queue', deadLetterQueue.address.url, '--queue', queue.address.url];
+
+    const dryRun = await cli({ clock, endpoint }, 'fence', 'redrive', SUBSCRIBER, ...common, '--json');
+    expect(dryRun.code).toBe(0);
+    const plan = JSON.parse(dryRun.stdout) as { redrive: Array<{ sequence: number }>; alreadyApplied: Array<{ sequence: number }>; gaps: object };
+    expect(plan.redrive.map((letter) => letter.sequence)).toEqual([2, 3]);
+    expect(plan.alreadyApplied.map((letter) => letter.sequence)).toEqual([1]);
+    expect(plan.gaps).toEqual({});
+
+    const done = await cli({ clock, endpoint }, 'fence', 'redrive', SUBSCRIBER, ...common, '--yes');
+    expect(done.code).toBe(0);
+    expect(done.stdout).toContain('redrove 2');
+    while ((await deliverOnce(queue, consumer())) > 0);
+    expect(await ledger(aggregate)).toEqual(['placed', 'paid', 'shipped']);
+
+    const shown = await cli({ clock, endpoint }, 'fence', 'show', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--json');
+    expect(JSON.parse(shown.stdout)).toMatchObject({ appliedSequence: 3, appliedEventId: events[2]!.id });
+
+    const skipArgs = ['fence', 'skip', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--from', '3', '--to', '5', '--reason', 'events 4 and 5 lost past every retention'];
+    expect((await cli({ clock, endpoint }, ...skipArgs)).stdout).toContain('dry run');
+    const skipped = await cli({ clock, endpoint }, ...skipArgs, '--yes');
+    expect(skipped.code).toBe(0);
+    expect(skipped.stderr).toContain('"audit":"fence-skip"');
+    const again = await cli({ clock, endpoint }, ...skipArgs, '--yes');
+    expect(again.code).toBe(3);
+    expect(again.stderr).toContain('no longer at 3');
+  });
+
+  test('redrive names a gap no dead letter holds, and refuses (exit code 3) after sending what it may', async () => {
+    const aggregate = `order-${Date.now()}-gap`;
+    const producer = new OrderedOutbox({ client, config: outboxConfig });
+    const events: OrderedEnvelope[] = [];
+    for (const step of ['placed', 'paid', 'shipped']) {
+      events.push((await producer.transactWrite({ events: [{ type: 'Step', aggregateId: aggregate, subject: aggregate, data: { step } }] }))[0]!);
+    }
+    deadLetter(events[2]!);
+    const result = await cli({ clock, endpoint }, 'fence', 'redrive', SUBSCRIBER, '--table', inboxConfig.inboxTableName, '--dead-letter-queue', deadLetterQueue.address.url, '--queue', queue.address.url);
+    expect(result.code).toBe(0); // a dry run
+    expect(result.stdout).toMatch(new RegExp(`gap +${aggregate}: no dead letter holds 1, 2`));
+  });
+
+  test('replay sends the events after the fence from the outbox history, in sequence, and the consumer applies them; a history that misses a sequence is refused', async () => {
+    const aggregate = `order-${Date.now()}-replay`;
+    const producer = new OrderedOutbox({ client, config: outboxConfig });
+    const events: OrderedEnvelope[] = [];
+    for (const step of ['placed', 'paid', 'shipped']) {
+      events.push((await producer.transactWrite({ events: [{ type: 'Step', aggregateId: aggregate, subject: aggregate, data: { step } }] }))[0]!);
+    }
+    await consumer()({ Records: [{ messageId: 'r1', body: JSON.stringify(events[0]), attributes: { ApproximateReceiveCount: '1' } }] });
+    const args = ['fence', 'replay', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--outbox-table', outboxConfig.outboxTableName, '--queue', queue.address.url];
+    const dryRun = await cli({ clock, endpoint }, ...args, '--json');
+    expect(JSON.parse(dryRun.stdout)).toMatchObject({ dryRun: true, fenceAt: 1, sequences: [2, 3] });
+    const sent = await cli({ clock, endpoint }, ...args, '--yes');
+    expect(sent.code).toBe(0);
+    while ((await deliverOnce(queue, consumer())) > 0);
+    expect(await ledger(aggregate)).toEqual(['placed', 'paid', 'shipped']);
+    // an aggregate whose history starts after its fence: the missing sequence is named, nothing is sent
+    const other = `order-${Date.now()}-expired`;
+    await producer.transactWrite({ events: [{ type: 'Step', aggregateId: other, subject: other, data: { step: 'placed' } }] });
+    await producer.transactWrite({ events: [{ type: 'Step', aggregateId: other, subject: other, data: { step: 'paid' } }] });
+    await DynamoDBDocumentClient.from(client).send(new DeleteCommand({ TableName: outboxConfig.outboxTableName, Key: historyKey(await firstHistoryId(other)) }));
+    const refused = await cli({ clock, endpoint }, 'fence', 'replay', SUBSCRIBER, other, '--table', inboxConfig.inboxTableName, '--outbox-table', outboxConfig.outboxTableName, '--queue', queue.address.url, '--yes');
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain('has no sequence 1');
+  });
+});
+
+/** The outbox key of an event's history item. */
+function historyKey(eventId: string): Record<string, string> {
+  return { pk: `OUTBOX#${eventId}`, sk: `OUTBOX#${eventId}` };
+}
+
+/** The id of an aggregate's sequence-1 event, read from its history. */
+async function firstHistoryId(aggregateId: string): Promise<string> {
+  const items = (await DynamoDBDocumentClient.from(client).send(new ScanCommand({ TableName: outboxConfig.outboxTableName }))).Items ?? [];
+  const first = items.find((item) => item.iefAggregateId === aggregateId && item.iefSequence === 1 && item.iefRecordType === 'OrderedOutboxEvent.v1');
+  return String(first?.iefEventId);
+}
+

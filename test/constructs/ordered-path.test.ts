@@ -1,0 +1,115 @@
+/**
+ * The ordered path's constructs: OrderedRelay (Pipe -> SQS FIFO -> fan-out -> SNS FIFO) and OrderedSubscriber (its own
+ * SQS FIFO queue on the topic, the consumer function). Template assertions of what order rests on, secure defaults,
+ * least privilege, refusals, and cdk-nag's AwsSolutions and Serverless packs.
+ */
+import * as path from 'node:path';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { App, Stack, Validations } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
+import { describe, expect, test } from 'vitest';
+import { OrderedRelay, OrderedSubscriber } from '../../lib/ordered';
+import { OutboxTable } from '../../lib/outbox';
+
+const ORDERED_HANDLER = path.join(__dirname, '..', 'fixtures', 'ordered-consumer-handler.ts');
+
+function orderedStack(stack: Stack, relayProps: Partial<ConstructorParameters<typeof OrderedRelay>[2]> = {}) {
+  const outboxTable = new OutboxTable(stack, 'Outbox');
+  const relay = new OrderedRelay(stack, 'Ordered', { outboxTable, ...relayProps });
+  const subscriber = new OrderedSubscriber(stack, 'Shipping', { relay, subscriberName: 'Shipping', entry: ORDERED_HANDLER });
+  return { outboxTable, relay, subscriber };
+}
+
+describe('OrderedRelay and OrderedSubscriber', () => {
+  const stack = new Stack(new App(), 'Stack');
+  orderedStack(stack, { archiveRetentionDays: 30 });
+  const template = Template.fromStack(stack);
+
+  test('the pipe sends ordered head items to the FIFO relay queue: group = the aggregate attribute, deduplication id = the event id, parallelization 1, one record at a time', () => {
+    template.hasResourceProperties('AWS::Pipes::Pipe', {
+      SourceParameters: {
+        FilterCriteria: { Filters: [{ Pattern: JSON.stringify({ eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { iefRecordType: { S: ['OrderedOutboxHead.v1'] } } } }) }] },
+        DynamoDBStreamParameters: Match.objectLike({ ParallelizationFactor: 1, BatchSize: 1, StartingPosition: 'TRIM_HORIZON' }),
+      },
+      TargetParameters: {
+        InputTemplate: '<$.dynamodb.NewImage.iefEnvelope.S>',
+        SqsQueueParameters: { MessageGroupId: '$.dynamodb.NewImage.iefAggregateId.S', MessageDeduplicationId: '$.dynamodb.NewImage.iefEventId.S' },
+      },
+    });
+  });
+
+  test('the topic is SNS FIFO, KMS-encrypted, TLS-only, with the archive asked for; the queues are FIFO, KMS-encrypted, TLS-only, with FIFO dead-letter queues', () => {
+    template.hasResourceProperties('AWS::SNS::Topic', { FifoTopic: true, ContentBasedDeduplication: false, KmsMasterKeyId: Match.anyValue(), ArchivePolicy: { MessageRetentionPeriod: 30 } });
+    template.hasResourceProperties('AWS::SNS::TopicPolicy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Effect: 'Deny', Action: 'sns:*', Condition: { Bool: { 'aws:SecureTransport': 'false' } } })]) },
+    });
+    const queues = Object.values(template.findResources('AWS::SQS::Queue'));
+    const fifo = queues.filter((queue) => queue.Properties.FifoQueue === true);
+    expect(fifo).toHaveLength(4); // relay queue + its DLQ, subscriber queue + its DLQ
+    for (const queue of queues) expect(queue.Properties.KmsMasterKeyId).toBeDefined();
+    const withRedrive = fifo.filter((queue) => queue.Properties.RedrivePolicy !== undefined);
+    expect(withRedrive.map((queue) => queue.Properties.RedrivePolicy.maxReceiveCount)).toEqual([5, 5]);
+    expect(Object.values(template.findResources('AWS::SQS::QueuePolicy')).length).toBeGreaterThanOrEqual(4);
+  });
+
+  test('the subscriber subscribes its FIFO queue with raw delivery and a FIFO dead-letter queue', () => {
+    template.hasResourceProperties('AWS::SNS::Subscription', { Protocol: 'sqs', RawMessageDelivery: true, RedrivePolicy: { deadLetterTargetArn: Match.anyValue() } });
+  });
+
+  test('the fan-out function may publish to the topic only, and the pipe may send to its two queues only (no wildcard but ListStreams)', () => {
+    const policies = Object.values(template.findResources('AWS::IAM::Policy')).flatMap((policy) => policy.Properties.PolicyDocument.Statement as Array<Record<string, unknown>>);
+    const publish = policies.filter((statement) => statement.Action === 'sns:Publish');
+    expect(publish).toHaveLength(1);
+    expect(JSON.stringify(publish[0]?.Resource)).toContain('Topic');
+    // X-Ray's PutTraceSegments has no resource type (tracing is on for every function)
+    const wildcards = policies.filter((statement) => statement.Resource === '*' && !JSON.stringify(statement.Action).includes('xray:'));
+    expect(wildcards.map((statement) => statement.Action)).toEqual(['dynamodb:ListStreams']);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { FunctionResponseTypes: ['ReportBatchItemFailures'], BatchSize: 10 });
+  });
+
+  test('the ordered consumer runs in transactional mode with its inbox table and dead-letter queue', () => {
+    template.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: Match.objectLike({ IEF_SUBSCRIBER_NAME: 'Shipping', IEF_PROCESSING_MODE: 'transactional', IEF_INBOX_TABLE_NAME: Match.anyValue(), IEF_DEAD_LETTER_QUEUE_URL: Match.anyValue() }) },
+    });
+    template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ IEF_ORDERED_TOPIC_ARN: Match.anyValue() }) } });
+  });
+
+  test('alarms: the subscriber dead-letter queue and function errors, the relay and pipe dead-letter queues, each at the first message', () => {
+    const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
+    expect(alarms).toHaveLength(4);
+    for (const alarm of alarms) expect(alarm.Properties).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1 });
+    expect(alarms.map((alarm) => alarm.Properties.MetricName).sort()).toEqual(['ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesVisible', 'Errors']);
+  });
+
+  test('refusals name the construct, the prop, the bound and the value', () => {
+    const fresh = () => new Stack(new App(), 'Stack');
+    expect(() => orderedStack(fresh(), { archiveRetentionDays: 400 })).toThrow(/OrderedRelay 'Ordered'.*archiveRetentionDays.*365.*400/);
+    expect(() => orderedStack(fresh(), { maxReceiveCount: 0 })).toThrow(/OrderedRelay 'Ordered'.*maxReceiveCount.*0/);
+    const other = fresh();
+    const relay = new OrderedRelay(other, 'Ordered', { outboxTable: new OutboxTable(other, 'Outbox') });
+    expect(() => new OrderedSubscriber(other, 'Billing', { relay, subscriberName: 'Billing', entry: ORDERED_HANDLER, batchSize: 11 })).toThrow(/OrderedSubscriber 'Billing'.*batchSize.*10.*11/);
+  });
+
+  test('cdk-nag AwsSolutions and Serverless packs find nothing', () => {
+    const outdir = mkdtempSync(path.join(tmpdir(), 'ordered-nag-'));
+    try {
+      const app = new App({ outdir });
+      orderedStack(new Stack(app, 'Stack'));
+      Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
+      let findings: string[] = [];
+      try {
+        app.synth();
+      } catch {
+        const report = JSON.parse(readFileSync(path.join(outdir, 'validation-report.json'), 'utf8')) as {
+          pluginReports: Array<{ violations: Array<{ ruleName: string; violatingConstructs: Array<{ constructPath: string }> }> }>;
+        };
+        findings = report.pluginReports.flatMap((plugin) => plugin.violations.flatMap((v) => v.violatingConstructs.map((c) => `${v.ruleName} at ${c.constructPath}`)));
+      }
+      expect(findings).toEqual([]);
+    } finally {
+      rmSync(outdir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,117 @@
+/**
+ * The commands of the ordered path's model-based test (fast-check `fc.commands`) over ordered-world.ts: what the
+ * producers, the stream and relay, SQS, Lambda and the operator do. Each is followed by the world's check. Not a test file.
+ */
+import fc from 'fast-check';
+import type { OrderedCrash, OrderedFault, OrderedWorld } from './ordered-world';
+
+/** The abstract model: only what preconditions need. */
+export interface OrderedModel {
+  produced: number;
+}
+
+/** The real system and the scheduler of this run's interleavings. */
+export interface OrderedReal {
+  readonly world: OrderedWorld;
+  readonly scheduler: fc.Scheduler;
+}
+
+type Command = fc.AsyncCommand<OrderedModel, OrderedReal>;
+
+class Produce implements Command {
+  public constructor(
+    private readonly aggregate: number,
+    private readonly producers: number,
+    private readonly fault: OrderedFault,
+  ) {}
+  public check = (): boolean => true;
+  public async run(model: OrderedModel, real: OrderedReal): Promise<void> {
+    model.produced += this.producers;
+    await real.world.produce(real.scheduler, this.aggregate, this.producers, this.fault);
+    await real.world.check();
+  }
+  public toString = (): string =>
+    `produce(aggregate ${this.aggregate}, ${this.producers} producer${this.producers === 1 ? '' : 's'} at once${this.fault === 'none' ? '' : `, ${this.fault}`})`;
+}
+
+class Relay implements Command {
+  public constructor(
+    private readonly aggregate: number,
+    private readonly copies: number,
+    private readonly all: boolean,
+  ) {}
+  public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
+  public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
+    do real.world.relay(this.aggregate, this.copies);
+    while (this.all && real.world.pendingRelay(this.aggregate) > 0);
+    await real.world.check();
+  }
+  public toString = (): string => `relay(aggregate ${this.aggregate}, ${this.all ? 'every pending record' : 'one record'}, ${this.copies} cop${this.copies === 1 ? 'y' : 'ies'})`;
+}
+
+class Deliver implements Command {
+  public constructor(
+    private readonly aggregate: number,
+    private readonly offset: number,
+    private readonly crash: OrderedCrash | undefined,
+    private readonly fault: OrderedFault,
+  ) {}
+  public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
+  public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
+    await real.world.deliver(this.aggregate, this.offset, this.crash, this.fault);
+    await real.world.check();
+  }
+  public toString = (): string =>
+    `deliver(aggregate ${this.aggregate}, ${this.offset === 0 ? 'first of group' : `message ${this.offset} of group`}${this.crash === undefined ? '' : `, dies ${this.crash.when} request ${this.crash.request}`}${this.fault === 'none' ? '' : `, ${this.fault}`})`;
+}
+
+class DeliverConcurrently implements Command {
+  public constructor(private readonly aggregate: number, private readonly offsets: readonly [number, number]) {}
+  public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
+  public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
+    await real.world.deliverConcurrently(real.scheduler, this.aggregate, this.offsets);
+    await real.world.check();
+  }
+  public toString = (): string => `deliverConcurrently(aggregate ${this.aggregate}, messages ${this.offsets.join(' and ')})`;
+}
+
+class Redrive implements Command {
+  public constructor(private readonly how: 'as-is' | 'reversed' | 'planned') {}
+  public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
+  public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
+    await real.world.redrive(this.how);
+    await real.world.check();
+  }
+  public toString = (): string => `redrive(${this.how})`;
+}
+
+class Age implements Command {
+  public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
+  public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
+    real.world.age();
+    await real.world.check();
+  }
+  public toString = (): string => 'age(past the inbox window)';
+}
+
+const aggregate = fc.integer({ min: 0, max: 1 });
+const fault = fc.constantFrom<OrderedFault>('none', 'none', 'none', 'lost-write', 'conflict', 'lost-then-conflict', 'throttle');
+
+/** The ordered path's command vocabulary, weighted towards producing and delivering. */
+export function orderedCommands(maxCommands: number): fc.Arbitrary<Iterable<Command>> {
+  const crash = fc.option(fc.record({ request: fc.integer({ min: 1, max: 2 }), when: fc.constantFrom<'before' | 'after'>('before', 'after') }), { nil: undefined, freq: 3 });
+  return fc.commands(
+    [
+      fc.tuple(aggregate, fc.constantFrom(1, 1, 2), fault).map(([index, producers, dynamoFault]) => new Produce(index, producers, dynamoFault)),
+      fc.tuple(aggregate, fc.constantFrom(1, 1, 1, 2), fc.boolean()).map(([index, copies, all]) => new Relay(index, copies, all)),
+      fc.tuple(aggregate, fc.constantFrom(1, 1, 1, 2), fc.boolean()).map(([index, copies, all]) => new Relay(index, copies, all)),
+      fc.tuple(aggregate, fc.constantFrom(0, 0, 0, 1, 2), crash, fault).map(([index, offset, dies, dynamoFault]) => new Deliver(index, offset, dies, dynamoFault)),
+      fc.tuple(aggregate, fc.constantFrom(0, 0, 1), crash, fault).map(([index, offset, dies, dynamoFault]) => new Deliver(index, offset, dies, dynamoFault)),
+      fc.tuple(aggregate, fc.constantFrom<readonly [number, number]>([0, 1], [1, 0], [0, 0])).map(([index, offsets]) => new DeliverConcurrently(index, offsets)),
+      fc.constantFrom<'as-is' | 'reversed' | 'planned'>('as-is', 'reversed', 'planned').map((how) => new Redrive(how)),
+      fc.constant(new Age()),
+      fc.constant(new Age()),
+    ],
+    { maxCommands, size: 'max' },
+  );
+}

@@ -1,0 +1,325 @@
+/**
+ * The world of the ordered path's model-based test (test/lambda/model/ordered.model.int.test.ts): the real ordered
+ * producer and consumers over DynamoDB Local, and a model of what AWS does between them. Not a test file.
+ *
+ * - the stream: each aggregate's head item is one item, so its writes reach the relay in commit order; different
+ *   aggregates (different items, different shards) reach it in any order relative to each other;
+ * - the relay (a Pipe) may send a record twice (a retry after the 5-minute FIFO deduplication window);
+ * - the FIFO queue delivers a group's first message; a redrive puts dead letters at the tail, where they interleave
+ *   with newer messages ("out of order" deliveries also model a standard queue or a replay);
+ * - invocations die before or after any DynamoDB request; two environments run messages of one aggregate at once, every
+ *   DynamoDB request of both an await point whose order fc.scheduler decides;
+ * - SQS moves a message to the dead-letter queue at maxReceiveCount (a dead-letter gap for the group's later messages);
+ * - the clock moves past the inbox's deduplication window (then only the fence knows what was applied);
+ * - the operator redrives dead letters, as they are or in the fence's plan (`planOrderedRedrive`).
+ * After every step: each aggregate's ledger is a prefix of its events in sequence order (never a later one before an
+ * earlier one, never one twice), and no valid event was dead-lettered by the runtime. After the drain: every event applied.
+ */
+import { randomUUID } from 'node:crypto';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import type fc from 'fast-check';
+import type { ConsumerConfig, ProducerConfig } from '../../../lambda/config';
+import type { SqsBatchHandler } from '../../../lambda/consumer/create-consumer';
+import type { DeadLetter } from '../../../lambda/consumer/dead-letter';
+import { createLogger } from '../../../lambda/logger';
+import { createOrderedConsumer } from '../../../lambda/ordered/ordered-consumer';
+import { OrderedOutbox, type OrderedEnvelope } from '../../../lambda/ordered/ordered-outbox';
+import { planOrderedRedrive } from '../../../lambda/ordered/redrive-plan';
+import { SequenceFences } from '../../../lambda/ordered/sequence-fences';
+import { inject } from 'vitest';
+import { localClient } from '../dynamodb-client';
+import { startFaultProxy, type FaultProxy, type FaultRule } from '../fault-proxy';
+import { SimulatedCrash } from '../proof/crash-injector';
+import { dieAsPlanned, type CrashPlan } from './crash-plan';
+
+/** The tables a run shares with the other runs (each run has aggregates of its own). */
+export interface OrderedTables {
+  readonly outbox: ProducerConfig;
+  readonly inbox: ConsumerConfig;
+  readonly ledgerTable: string;
+}
+
+/** How an invocation dies: before or after its n-th DynamoDB request. */
+export interface OrderedCrash {
+  readonly request: number;
+  readonly when: 'before' | 'after';
+}
+
+interface QueuedMessage {
+  readonly messageId: string;
+  readonly body: string;
+  readonly envelope: OrderedEnvelope;
+  receives: number;
+}
+
+/** A DynamoDB fault for one step, in the fault proxy's vocabulary (DynamoDB Local produces none of them itself). */
+export type OrderedFault = 'none' | 'lost-write' | 'conflict' | 'lost-then-conflict' | 'throttle';
+
+const TRANSACT = 'DynamoDB_20120810.TransactWriteItems';
+const FAULT_RULES: Record<OrderedFault, readonly FaultRule[]> = {
+  none: [],
+  'lost-write': [{ target: TRANSACT, fault: { kind: 'drop-response' } }],
+  conflict: [{ target: TRANSACT, fault: { kind: 'transaction-conflict' } }],
+  'lost-then-conflict': [
+    { target: TRANSACT, fault: { kind: 'drop-response' } },
+    { target: TRANSACT, nth: 2, fault: { kind: 'transaction-conflict' } },
+  ],
+  throttle: [{ target: TRANSACT, fault: { kind: 'throttle' } }],
+};
+
+/** The inbox's deduplication window in the model, in seconds. */
+export const MODEL_WINDOW_SECONDS = 3600;
+const AGGREGATES = 2;
+
+export class OrderedWorld {
+  public readonly violations: string[] = [];
+  private readonly history: string[] = [];
+  private readonly aggregates: string[];
+  private readonly produced = new Map<string, OrderedEnvelope[]>();
+  /** Written, not yet relayed, per aggregate, in commit order. */
+  private readonly stream = new Map<string, OrderedEnvelope[]>();
+  private queue: QueuedMessage[] = [];
+  private deadLetters: QueuedMessage[] = [];
+  private nowMs = Date.now();
+  private scheduler: fc.Scheduler | undefined;
+  private readonly plans: Array<CrashPlan | undefined> = [undefined, undefined];
+  private readonly handlers: SqsBatchHandler[];
+  private readonly clients: DynamoDBClient[];
+  private readonly producer: OrderedOutbox;
+  private readonly producerClient: DynamoDBClient;
+  private readonly reader: DynamoDBDocumentClient;
+  private readonly fences: SequenceFences;
+  /** The dead letters the runtime sent during the current delivery. */
+  private runtimeDeadLetters: DeadLetter[] = [];
+
+  /** A run on `tables` with a fault proxy of its own in front of DynamoDB Local. */
+  public static async start(tables: OrderedTables, maxReceiveCount: number): Promise<OrderedWorld> {
+    return new OrderedWorld(tables, maxReceiveCount, await startFaultProxy(inject('dynamoDbEndpoint')));
+  }
+
+  private constructor(
+    private readonly tables: OrderedTables,
+    private readonly maxReceiveCount: number,
+    private readonly proxy: FaultProxy,
+  ) {
+    const run = randomUUID().slice(0, 8);
+    this.aggregates = Array.from({ length: AGGREGATES }, (_, index) => `run-${run}-agg-${index}`);
+    for (const aggregate of this.aggregates) {
+      this.produced.set(aggregate, []);
+      this.stream.set(aggregate, []);
+    }
+    this.clients = [0, 1].map((environment) => {
+      const client = this.scheduled(localClient({ endpoint: proxy.endpoint, maxAttempts: 3 }), `env${environment}`);
+      return dieAsPlanned(client, () => this.plans[environment]);
+    });
+    this.handlers = this.clients.map((client) =>
+      createOrderedConsumer<{ note: string }>({
+        client,
+        config: tables.inbox,
+        now: () => new Date(this.nowMs),
+        logger: createLogger({ level: 'ERROR', sink: () => undefined }),
+        metricsSink: () => undefined,
+        deadLetter: { publish: async (letter) => void this.runtimeDeadLetters.push(letter) },
+        handle: (event, tx) => {
+          tx.update({
+            TableName: tables.ledgerTable,
+            Key: { pk: event.subject as string },
+            UpdateExpression: 'SET applied = list_append(if_not_exists(applied, :none), :id)',
+            ExpressionAttributeValues: { ':none': [], ':id': [event.id] },
+          });
+        },
+      }),
+    );
+    this.producerClient = this.scheduled(localClient({ endpoint: proxy.endpoint, maxAttempts: 3 }), 'producer');
+    this.producer = new OrderedOutbox({ client: this.producerClient, config: tables.outbox, maxAttempts: 10 });
+    this.reader = DynamoDBDocumentClient.from(localClient());
+    this.fences = new SequenceFences({ client: this.reader, tableName: tables.inbox.inboxTableName, subscriberName: tables.inbox.subscriberName });
+  }
+
+  /** Every request of `client` waits for the scheduler while one runs (an interleaving it decides). */
+  private scheduled(client: DynamoDBClient, label: string): DynamoDBClient {
+    client.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (this.scheduler !== undefined) await this.scheduler.schedule(Promise.resolve(), `${label} ${String(context.commandName)}`);
+        return next(args);
+      },
+      { step: 'initialize', name: 'orderedModelSchedule', priority: 'high' },
+    );
+    return client;
+  }
+
+  private aggregate(index: number): string {
+    return this.aggregates[index % AGGREGATES]!;
+  }
+
+  /** `count` producers append one event each to the aggregate at once (the scheduler interleaves their requests). */
+  public async produce(scheduler: fc.Scheduler, aggregateIndex: number, count: number, fault: OrderedFault = 'none'): Promise<void> {
+    const aggregate = this.aggregate(aggregateIndex);
+    this.scheduler = scheduler;
+    this.injectFault(fault);
+    try {
+      const writes = Promise.all(
+        Array.from({ length: count }, () => this.producer.transactWrite({ events: [{ type: 'Step', aggregateId: aggregate, subject: aggregate, data: { note: 'x' } }] })),
+      );
+      const written = (await scheduler.waitFor(writes)).map((envelopes) => envelopes[0]!);
+      for (const envelope of written.sort((a, b) => Number(a.sequence) - Number(b.sequence))) {
+        this.produced.get(aggregate)!.push(envelope);
+        this.stream.get(aggregate)!.push(envelope);
+        this.history.push(`produced ${aggregate} #${Number(envelope.sequence)} (${envelope.id})${fault === 'none' ? '' : `, ${fault}`}`);
+      }
+    } finally {
+      this.scheduler = undefined;
+      this.proxy.clearRules();
+    }
+  }
+
+  /** The relay forwards the aggregate's next stream record to the FIFO queue, `copies` times. */
+  public relay(aggregateIndex: number, copies: number): void {
+    const envelope = this.stream.get(this.aggregate(aggregateIndex))!.shift();
+    if (envelope === undefined) return;
+    for (let copy = 0; copy < copies; copy++) this.enqueue(envelope);
+    this.history.push(`relayed ${envelope.partitionkey} #${Number(envelope.sequence)} x${copies}`);
+  }
+
+  /** How many records of the aggregate the relay has yet to forward. */
+  public pendingRelay(aggregateIndex: number): number {
+    return this.stream.get(this.aggregate(aggregateIndex))!.length;
+  }
+
+  private enqueue(envelope: OrderedEnvelope): void {
+    this.queue.push({ messageId: randomUUID(), body: JSON.stringify(envelope), envelope, receives: 0 });
+  }
+
+  /** The group's first message (FIFO), or its `offset`-th one (out of order: a standard queue, a replay). */
+  private pick(aggregate: string, offset: number): QueuedMessage | undefined {
+    const group = this.queue.filter((message) => message.envelope.partitionkey === aggregate);
+    return group.length === 0 ? undefined : group[offset % group.length];
+  }
+
+  /** One environment receives one message of the aggregate and runs it, maybe dying at a request. */
+  public async deliver(aggregateIndex: number, offset: number, crash?: OrderedCrash, fault: OrderedFault = 'none'): Promise<void> {
+    const message = this.pick(this.aggregate(aggregateIndex), offset);
+    if (message === undefined) return;
+    this.plans[0] = { crash, requests: 0, dead: false };
+    this.injectFault(fault);
+    try {
+      await this.run(0, message, `${crash === undefined ? '' : ` (dies ${crash.when} request ${crash.request})`}${fault === 'none' ? '' : ` (${fault})`}`);
+    } finally {
+      this.plans[0] = undefined;
+      this.proxy.clearRules();
+    }
+  }
+
+  /** Two environments run two messages of the aggregate at once (a redrive or a visibility expiry put both in flight). */
+  public async deliverConcurrently(scheduler: fc.Scheduler, aggregateIndex: number, offsets: readonly [number, number]): Promise<void> {
+    const aggregate = this.aggregate(aggregateIndex);
+    const first = this.pick(aggregate, offsets[0]);
+    const second = this.pick(aggregate, offsets[1]);
+    if (first === undefined || second === undefined) return;
+    this.scheduler = scheduler;
+    try {
+      await scheduler.waitFor(Promise.all([this.run(0, first, ' (env0, concurrent)'), this.run(1, second, ' (env1, concurrent)')]));
+    } finally {
+      this.scheduler = undefined;
+    }
+  }
+
+  private injectFault(fault: OrderedFault): void {
+    for (const rule of FAULT_RULES[fault]) this.proxy.inject(rule);
+  }
+
+  private async run(environment: number, message: QueuedMessage, note: string): Promise<void> {
+    message.receives += 1;
+    const before = this.runtimeDeadLetters.length;
+    let outcome: string;
+    try {
+      const response = await this.handlers[environment]!({
+        Records: [{ messageId: message.messageId, body: message.body, attributes: { ApproximateReceiveCount: String(message.receives), MessageGroupId: message.envelope.partitionkey } }],
+      });
+      // an invocation that died answers nothing: whatever its code made of the crash, SQS keeps the message
+      outcome = this.plans[environment]?.dead === true ? 'crashed' : response.batchItemFailures.length === 0 ? 'acknowledged' : 'failed';
+    } catch (error) {
+      if (!(error instanceof SimulatedCrash)) throw error;
+      outcome = 'crashed';
+    }
+    const what = `${message.envelope.partitionkey} #${Number(message.envelope.sequence)}`;
+    for (const letter of this.runtimeDeadLetters.slice(before)) this.violations.push(`valid event ${what} dead-lettered by the runtime: ${letter.errorName}: ${letter.errorMessage}`);
+    if (outcome === 'acknowledged') this.queue = this.queue.filter((queued) => queued !== message);
+    else if (message.receives >= this.maxReceiveCount && this.queue.includes(message)) {
+      this.queue = this.queue.filter((queued) => queued !== message);
+      this.deadLetters.push(message);
+      outcome += ', moved to the DLQ by SQS';
+    }
+    this.history.push(`delivered ${what}${note}: ${outcome}`);
+  }
+
+  /** The operator redrives every dead letter: as they are (SQS redrive order) or by the fence's plan. */
+  public async redrive(how: 'as-is' | 'reversed' | 'planned'): Promise<void> {
+    let letters = this.deadLetters;
+    this.deadLetters = [];
+    if (how === 'reversed') letters = [...letters].reverse();
+    if (how === 'planned') {
+      const plan = await planOrderedRedrive(letters.map((letter) => ({ id: letter.messageId, body: letter.body })), this.fences);
+      const byId = new Map(letters.map((letter) => [letter.messageId, letter]));
+      letters = plan.redrive.map((entry) => byId.get(entry.id)!);
+      // the plan leaves out what the fence shows applied: those dead letters are deleted, not redriven
+      this.history.push(`plan: ${plan.alreadyApplied.length} already applied, gaps ${JSON.stringify(plan.gaps)}`);
+    }
+    for (const letter of letters) this.queue.push({ ...letter, messageId: randomUUID(), receives: 0 });
+    this.history.push(`redrive (${how}): ${letters.map((letter) => `${letter.envelope.partitionkey.slice(-5)} #${Number(letter.envelope.sequence)}`).join(', ') || 'nothing'}`);
+  }
+
+  /** The clock moves past the inbox's deduplication window. */
+  public age(): void {
+    this.nowMs += (MODEL_WINDOW_SECONDS + 60) * 1000;
+    this.history.push('clock +1 window');
+  }
+
+  private async ledger(aggregate: string): Promise<string[]> {
+    const item = (await this.reader.send(new GetCommand({ TableName: this.tables.ledgerTable, Key: { pk: aggregate }, ConsistentRead: true }))).Item;
+    return (item?.applied as string[] | undefined) ?? [];
+  }
+
+  /** Each ledger is a prefix of its aggregate's events in sequence order. */
+  public async check(): Promise<void> {
+    for (const aggregate of this.aggregates) {
+      const applied = await this.ledger(aggregate);
+      const expected = this.produced.get(aggregate)!.map((envelope) => envelope.id);
+      const prefix = expected.slice(0, applied.length);
+      if (applied.length > expected.length || applied.some((id, index) => id !== prefix[index])) {
+        this.violations.push(`${aggregate}: applied ${JSON.stringify(applied)}, but its events in sequence order are ${JSON.stringify(expected)}`);
+      }
+    }
+  }
+
+  /**
+   * The world calms down: the relay forwards the rest, the queue delivers each group's first message until it is
+   * empty (SQS moving messages that keep failing to the DLQ), and the operator redrives by the fence's plan. Then
+   * every event must be applied.
+   */
+  public async drain(): Promise<void> {
+    for (let index = 0; index < AGGREGATES; index++) while (this.stream.get(this.aggregate(index))!.length > 0) this.relay(index, 1);
+    for (let round = 0; round < 200 && (this.queue.length > 0 || this.deadLetters.length > 0); round++) {
+      if (this.queue.length === 0) await this.redrive('planned');
+      for (let index = 0; index < AGGREGATES; index++) await this.deliver(index, 0);
+    }
+    await this.check();
+    for (const aggregate of this.aggregates) {
+      const applied = await this.ledger(aggregate);
+      const expected = this.produced.get(aggregate)!.map((envelope) => envelope.id);
+      if (applied.length !== expected.length) this.violations.push(`${aggregate}: after the drain ${applied.length} of ${expected.length} events applied`);
+    }
+    if (this.queue.length + this.deadLetters.length > 0) this.violations.push(`after the drain ${this.queue.length} messages queued and ${this.deadLetters.length} dead letters left`);
+  }
+
+  public report(): string {
+    return `violations:\n  ${this.violations.join('\n  ')}\nhistory:\n  ${this.history.join('\n  ')}`;
+  }
+
+  public async stop(): Promise<void> {
+    for (const client of [...this.clients, this.producerClient]) client.destroy();
+    this.reader.destroy();
+    await this.proxy.stop();
+  }
+}
