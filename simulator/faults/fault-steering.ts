@@ -82,11 +82,11 @@ interface SteeredFunction {
 
 /** A write site: the operation and the tables its request names, e.g. `TransactWriteItems Inbox,Ledger`. */
 export function writeSite(operation: string, body: string): string {
-  return `${operation} ${tablesOf(body).join(',')}`;
+  return `${operation} ${requestTables(body).join(',')}`;
 }
 
-/** The tables a request names, sorted. */
-function tablesOf(body: string): string[] {
+/** The tables a DynamoDB request names, sorted. */
+export function requestTables(body: string): string[] {
   const tables = new Set<string>();
   try {
     const request = JSON.parse(body) as { TableName?: unknown; TransactItems?: Array<Record<string, { TableName?: unknown } | undefined>> };
@@ -166,7 +166,7 @@ export class FaultSteering {
     const withinBudget = (fault: SteeredFault) => !FAILS_THE_RECEIVE.has(fault) || failedReceives < steered.failedReceivesAllowed;
     const affordable = this.allowed.filter((fault) => withinBudget(fault) && (early || !FAILS_THE_RECEIVE.has(fault)));
     // every fault at each of the app's write sites; at the runtime's own (its inbox alone) only what a path still needs
-    const appSite = tablesOf(body).some((table) => !steered.inboxTables.has(table));
+    const appSite = requestTables(body).some((table) => !steered.inboxTables.has(table));
     let next = appSite ? affordable.find((fault) => (steered.met.get(`${site}|${fault}`) ?? 0) < MEETINGS_PER_SITE) : undefined;
     if (next === undefined) {
       const needed = this.stillNeeded(functionKey);

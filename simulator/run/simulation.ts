@@ -29,6 +29,7 @@ import { checkSubscriberHealth } from '../check/subscriber-health';
 import { checkProbedSubscriberReached } from '../check/unreached-subscribers';
 import { checkRejectedEvents } from '../check/rejected-events';
 import { checkUnappliedEvents } from '../check/unapplied-events';
+import { OwnClientWrites } from '../check/own-client-writes';
 import { checkFailurePaths, failurePathsOf, faultsStillNeeded, requiredFailurePaths, type FailurePathCounts } from '../check/failure-paths';
 import { attributeSends, checkRepeatedSends, type SendFigures } from '../check/repeated-sends';
 import { checkUnwatchedDeadLetters, type DeadLetterQueueContents } from '../check/unwatched-dead-letters';
@@ -251,6 +252,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     const history = new HistoryRecorder();
     const subscriberNames: string[] = [];
     ledger.addOutputSink((functionKey, line) => history.onOutput(functionKey, line));
+    // the writes a transactional or aggregate consumer made outside its inbox transaction: the cause of an effect applied again
+    const ownClientWrites = new OwnClientWrites();
     let flowBuilt: LocalFlow | undefined;
     const subscriberOf = (functionKey: string) => flowBuilt?.subscribers.find((subscriber) => subscriber.function?.key === functionKey);
     // steering learns from the ledger which failure paths each subscriber still misses
@@ -273,6 +276,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       // a DynamoDB Local we did not start may hold the tables of an earlier run
       tableNameSuffix: options.dynamoDbEndpoint ? `-${Date.now().toString(36)}${Math.floor(Math.random() * 1296).toString(36)}` : undefined,
       decideFault: (functionKey, invocationKey, request) => {
+        ownClientWrites.onRequest(functionKey, request.operation, request.body.toString('utf8'));
         // a served run's flow works without faults (simulate --serve: the operator's drill)
         if (plan.stopped) return 'none';
         const fault = decideFault(functionKey, invocationKey, request);
@@ -293,6 +297,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     for (const subscriber of flow.subscribers) {
       // no redrive policy: SQS never moves its messages, as if maxReceiveCount were unbounded
       const inboxTable = subscriber.environment[ENV.INBOX_TABLE_NAME];
+      const mode = subscriber.environment[ENV.PROCESSING_MODE];
+      if (subscriber.function !== undefined && inboxTable !== undefined && (mode === 'transactional' || mode === 'aggregate')) ownClientWrites.watch(subscriber.function.key, inboxTable);
       if (subscriber.function !== undefined) {
         steering.addSubscriber(subscriber.function.key, subscriber.name, subscriber.queue.model.redrive?.maxReceiveCount ?? Number.MAX_SAFE_INTEGER, inboxTable === undefined ? [] : [inboxTable]);
       }
@@ -426,7 +432,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
           });
           const tallies = await probe({ client: documents, environment: subscriber.environment, events, sentMessages });
           const checked = checkEffects(subscriber, tallies, findings, ledger);
-          violations.push(...checked.violations);
+          const cause = subscriber.function === undefined ? undefined : ownClientWrites.cause(subscriber.function.key);
+          violations.push(...checked.violations.map((violation) => (cause === undefined || violation.kind !== 'effect-count' ? violation : { ...violation, detail: `${violation.detail}; ${cause}` })));
           effects = checked.totals;
         } catch (error) {
           violations.push({ kind: 'probe-failed', subscriber: subscriber.name, detail: `the effect probe threw: ${error instanceof Error ? error.message : String(error)}` });

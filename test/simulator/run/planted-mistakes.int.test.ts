@@ -57,4 +57,14 @@ describe('steered faults in a small run', () => {
     // Receipts: a crash after the mail went out; the takeover of the expired lease mailed again
     expect(result.violations).toContainEqual({ kind: 'effect-count', subscriber: 'Receipts', detail: expect.stringMatching(/^mail of .*: applied 2 time\(s\), expected/) });
   });
+
+  test('names the cause of an effect applied again when a transactional consumer writes with its own client (seed 1, 12 orders)', async () => {
+    const result = await simulate('OwnClient', '1', 12);
+
+    expect(result.violations).toContainEqual({
+      kind: 'effect-count',
+      subscriber: 'Billing',
+      detail: expect.stringMatching(/ledger total: applied 2 time\(s\), expected exactly 1 .*; its consumer wrote outside its inbox transaction, with its own client: OwnClient-Ledger\S* \(\d+ UpdateItem\); a redelivery/),
+    });
+  });
 });

@@ -1,0 +1,23 @@
+/** The cause of an effect applied again: a transactional consumer's writes outside its inbox transaction. */
+import { describe, expect, test } from 'vitest';
+import { OwnClientWrites } from '../../../simulator/check/own-client-writes';
+
+describe('OwnClientWrites', () => {
+  test('names the tables a watched consumer wrote outside its inbox transaction, with the count; none for writes in it, reads or other functions', () => {
+    const writes = new OwnClientWrites();
+    writes.watch('Stack/Billing', 'Inbox');
+    writes.onRequest('Stack/Billing', 'TransactWriteItems', JSON.stringify({ TransactItems: [{ Put: { TableName: 'Inbox' } }, { Update: { TableName: 'Ledger' } }] }));
+    writes.onRequest('Stack/Billing', 'GetItem', JSON.stringify({ TableName: 'Ledger' }));
+    writes.onRequest('Stack/Other', 'UpdateItem', JSON.stringify({ TableName: 'Ledger' }));
+    expect(writes.cause('Stack/Billing')).toBeUndefined();
+
+    writes.onRequest('Stack/Billing', 'UpdateItem', JSON.stringify({ TableName: 'Ledger' }));
+    writes.onRequest('Stack/Billing', 'UpdateItem', JSON.stringify({ TableName: 'Ledger' }));
+    writes.onRequest('Stack/Billing', 'TransactWriteItems', JSON.stringify({ TransactItems: [{ Put: { TableName: 'Outbox' } }] }));
+
+    expect(writes.cause('Stack/Billing')).toBe(
+      'its consumer wrote outside its inbox transaction, with its own client: Ledger (2 UpdateItem), Outbox (1 TransactWriteItems); ' +
+        'a redelivery (after a crash, a refused commit or a lost response) applies such a write again: write through the transaction (tx.put, tx.update, tx.emit)',
+    );
+  });
+});
