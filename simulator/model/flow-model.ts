@@ -58,6 +58,8 @@ export interface TopicModel extends ModelledResource {
   readonly topicName?: string;
   /** `FifoTopic` @default false */
   readonly fifo: boolean;
+  /** `ContentBasedDeduplication` (FIFO topics) @default false */
+  readonly contentBasedDeduplication?: boolean;
   /**
    * `MaximumMessageSize`, in bytes: the largest message, and the largest PublishBatch (its messages together), the
    * topic takes. @default 262,144
