@@ -1,0 +1,48 @@
+/**
+ * The simulator runs an app with the ordered path (test/simulator/fixtures/ordered): Pipe -> SQS FIFO relay queue ->
+ * fan-out function (its sns:Publish through the simulator's SNS endpoint) -> SNS FIFO topic -> the OrderedSubscriber's
+ * FIFO queue, with faults, and checks each aggregate's order; a subscriber without the sequence fence fails the check.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { EXIT_CODE, main } from '../../../simulator/cli/main';
+import { synthesize } from '../../../simulator/model/synthesize';
+
+const PROJECT = path.resolve(__dirname, '../../..');
+const FIXTURE = 'test/simulator/fixtures/ordered';
+
+let directory: string;
+let ordered: string;
+let unordered: string;
+
+beforeAll(async () => {
+  directory = mkdtempSync(path.join(tmpdir(), 'ief-ordered-'));
+  [ordered, unordered] = await Promise.all([
+    synthesize({ app: `npx tsx ${FIXTURE}/app.ts`, cwd: PROJECT, outputDirectory: path.join(directory, 'ordered.out') }),
+    synthesize({ app: `npx tsx ${FIXTURE}/app.ts`, cwd: PROJECT, outputDirectory: path.join(directory, 'unordered.out'), context: { consumer: 'unordered' } }),
+  ]);
+});
+
+afterAll(() => {
+  if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
+});
+
+async function simulate(assembly: string, ...argv: string[]): Promise<{ code: number; stdout: string }> {
+  let stdout = '';
+  const code = await main(['simulate', ...argv, '--assembly', assembly, '--scenario', `${FIXTURE}/scenario.ts`, '--quiet', '--endpoint', inject('dynamoDbEndpoint')], {
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stdout += text),
+    cwd: PROJECT,
+  });
+  return { code, stdout };
+}
+
+describe('simulate an app with the ordered path', () => {
+  test('with faults, every event reaches the ordered subscriber once and in its aggregate order: OK', async () => {
+    const { code, stdout } = await simulate(ordered, '--count', '9', '--seed', 'ordered');
+    console.log(stdout);
+    expect(code).toBe(EXIT_CODE.OK);
+  });
+});
