@@ -27,7 +27,14 @@ export interface CommittedOutbox {
 export function parseEnvelope(message: string): SimulatedEvent | undefined {
   const candidate = envelopeObjectOf(message);
   if (candidate === undefined || typeof candidate.id !== 'string' || typeof candidate.type !== 'string') return undefined;
-  return { id: candidate.id, type: candidate.type, subject: typeof candidate.subject === 'string' ? candidate.subject : undefined, data: candidate.data };
+  const sequence = typeof candidate.sequence === 'string' && /^\d+$/.test(candidate.sequence) ? Number(candidate.sequence) : undefined;
+  return {
+    id: candidate.id,
+    type: candidate.type,
+    subject: typeof candidate.subject === 'string' ? candidate.subject : undefined,
+    data: candidate.data,
+    ...(typeof candidate.partitionkey === 'string' && sequence !== undefined ? { ordering: { aggregateId: candidate.partitionkey, sequence } } : {}),
+  };
 }
 
 /** A key attribute's value without its type tag (`{ S: 'a' }` → `'a'`). */

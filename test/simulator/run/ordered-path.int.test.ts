@@ -42,7 +42,15 @@ async function simulate(assembly: string, ...argv: string[]): Promise<{ code: nu
 describe('simulate an app with the ordered path', () => {
   test('with faults, every event reaches the ordered subscriber once and in its aggregate order: OK', async () => {
     const { code, stdout } = await simulate(ordered, '--count', '9', '--seed', 'ordered');
-    console.log(stdout);
+    expect(stdout).toMatch(/^Shipping\s+transactional\s+9\s/m);
+    expect(stdout).toContain('OK: every business change of the producer committed with its events;');
+    expect(stdout).not.toContain('aggregate-order');
     expect(code).toBe(EXIT_CODE.OK);
+  });
+
+  test('a transactional consumer (no sequence fence) applies an aggregate past its dead-lettered first event: the gap is named', async () => {
+    const { code, stdout } = await simulate(unordered, '--count', '9', '--seed', 'ordered', '--no-faults');
+    expect(stdout).toMatch(/\[aggregate-order\] Shipping: aggregate order-1: sequences? 1(, 2)? (was|were) never applied, but 3 was \(a gap never filled; applied order: (2, )?3\)/);
+    expect(code).toBe(EXIT_CODE.FAILURE);
   });
 });
