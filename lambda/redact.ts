@@ -52,6 +52,11 @@ export const RUNTIME_COMPOSED_ERRORS: ReadonlySet<string> = new Set([
   'ItemStateValidationError',
   'ConfigurationError',
   'ResolveRefusedError',
+  // the ordered path's (lambda/ordered/ordered-errors.ts): aggregate ids, sequences and event ids, no payload value
+  'SequenceGapError',
+  'SequenceContentionError',
+  'SequenceReusedError',
+  'NotAnOrderedEventError',
 ]);
 
 /** Errors of the kinds a handler throws too, whose message the runtime composed from its own facts only. */
