@@ -11,10 +11,13 @@ import type { SimulatedQueue } from './queue';
 import { pipeRetryOutcome, STREAM_RETENTION_SECONDS, type PipeGiveUpCondition } from './retry-policies';
 import { toPipeStreamEvent, type PipeStreamEvent } from './stream-record';
 
-/** Where the relay publishes: the topic. `SimulatedTopic` satisfies it. */
+/** Where the relay publishes: the topic (`SimulatedTopic` satisfies it), or a queue (./relay-queue-target.ts). */
 export interface RelayTarget {
-  /** Publishes one message (the rendered event); never fails in the simulation. */
-  publish(message: string): { readonly messageId: string };
+  /**
+   * Publishes one message (the rendered event); `sourceEvent` is the stream record's pipe event, which a queue
+   * target's dynamic parameters are evaluated on. Never fails in the simulation, but for a parameter it cannot evaluate.
+   */
+  publish(message: string, sourceEvent: PipeStreamEvent): { readonly messageId: string };
   /**
    * Why the target would refuse a PublishBatch of these messages (the pipe publishes each batch with one), or undefined.
    * @default it takes any batch
@@ -321,13 +324,13 @@ export class SimulatedRelay {
       const failed = refusal === undefined ? 'failed (injected)' : `failed${refused}`;
       return { ...relayed, reason: `${outcome.attempts} publish attempt(s) ${failed} and ${why} (${retries})`, condition: outcome.condition, attempts: outcome.attempts };
     }
-    target.publish(message);
+    target.publish(message, event);
     // keyed on what the record is about (its event name and item key), not on its eventID (DynamoDB Local draws those
     // at random) or its sequence number (DynamoDB Local counts every write to every table, so concurrent consumers
     // shift it): a seed then replays the same duplicates
     const duplicate = faults.happens(faults.rates.duplicate, 'duplicate-delivery', ...recordKey);
     if (duplicate) {
-      target.publish(message);
+      target.publish(message, event);
       observer?.onFault?.('duplicate-delivery', model.key);
     }
     observer?.onStreamRecord?.(model.key, { ...(eventId !== undefined && { eventId }), published: true, duplicate });

@@ -12,8 +12,13 @@
  *   deliver (the queue's policy, its key's policy), the message goes to the subscription's dead-letter queue, or is
  *   lost (and reported) when there is none or SNS may not send there either.
  *
- * Not emulated: FIFO topics (refused: EventBridge Pipes cannot target one, eb-pipes-event-target.html), subscription
- * protocols other than `sqs`, the delay of a retried delivery (it arrives at once), message signatures (the Signature
+ * A FIFO topic (`FifoTopic`) takes a `MessageGroupId` on every publish and a `MessageDeduplicationId` (or content-based
+ * deduplication, `ContentBasedDeduplication`); a deduplication id seen in the last 5 minutes is accepted and answered with
+ * the first publish's message id but not delivered again (fifo-message-dedup.html); its subscriptions' FIFO queues get
+ * each message with its group and deduplication id, in the order published (fifo-message-delivery.html), so a
+ * duplicate delivery the plan injects is one the queue deduplicates.
+ *
+ * Not emulated: subscription protocols other than `sqs`, the delay of a retried delivery (it arrives at once), message signatures (the Signature
  * is a placeholder that does not verify), Subject, MessageStructure.
  */
 import { createHash } from 'node:crypto';
@@ -31,6 +36,18 @@ export const MAX_SNS_MESSAGE_BYTES = 262_144;
 
 /** The most messages one PublishBatch takes (SNS API reference, PublishBatch: `TooManyEntriesInBatchRequest` beyond). */
 export const MAX_PUBLISH_BATCH_ENTRIES = 10;
+
+/** How long a FIFO topic remembers a message deduplication id: 5 minutes (SNS Developer Guide, fifo-message-dedup.html). */
+export const SNS_FIFO_DEDUPLICATION_INTERVAL_MS = 5 * 60 * 1000;
+
+/** The options of a Publish besides the message. */
+export interface PublishOptions {
+  readonly messageAttributes?: Record<string, SqsMessageAttribute>;
+  /** `MessageGroupId`: required on a FIFO topic. */
+  readonly messageGroupId?: string;
+  /** `MessageDeduplicationId`: FIFO topics only; required unless the topic has content-based deduplication. */
+  readonly messageDeduplicationId?: string;
+}
 
 /** A subscription of the topic and the queue it delivers to. */
 export interface TopicSubscriptionTarget {
@@ -90,6 +107,8 @@ export class SimulatedTopic {
   private readonly matches: (subscription: SubscriptionModel, message: PublishedMessage) => boolean;
   private readonly messageIds: ContentIds;
   private readonly region: string;
+  /** FIFO: deduplication id → the message id its first publish got, and when (virtual ms), in the order seen. */
+  private readonly deduplication = new Map<string, { readonly messageId: string; readonly at: number }>();
 
   public constructor(options: {
     model: TopicModel;
@@ -102,13 +121,10 @@ export class SimulatedTopic {
     matches: (subscription: SubscriptionModel, message: PublishedMessage) => boolean;
   }) {
     const { model } = options;
-    if (model.fifo) {
-      throw new Error(`topic ${model.key} is a FIFO topic; the simulator emulates standard topics only (EventBridge Pipes cannot target a FIFO topic either)`);
-    }
     for (const { model: subscription, queue } of options.subscriptions) {
       if (subscription.topic !== model.key) throw new Error(`subscription ${subscription.key} belongs to topic ${subscription.topic}, not to ${model.key}`);
       if (subscription.queue !== queue.model.key) throw new Error(`subscription ${subscription.key} delivers to queue ${subscription.queue}, but was given queue ${queue.model.key}`);
-      if (queue.model.fifo) throw new Error(`subscription ${subscription.key} delivers to FIFO queue ${queue.model.key}; a standard SNS topic cannot deliver to a FIFO queue`);
+      if (queue.model.fifo && !model.fifo) throw new Error(`subscription ${subscription.key} delivers to FIFO queue ${queue.model.key}; a standard SNS topic cannot deliver to a FIFO queue`);
     }
     this.model = model;
     this.arn = options.arn;
@@ -141,14 +157,29 @@ export class SimulatedTopic {
     return undefined;
   }
 
-  /** Publish: fans the message out to every subscription whose filter policy matches. */
-  public publish(message: string, options: { messageAttributes?: Record<string, SqsMessageAttribute> } = {}): { readonly messageId: string } {
+  /**
+   * Publish: fans the message out to every subscription whose filter policy matches. A FIFO topic needs
+   * `messageGroupId`, and `messageDeduplicationId` unless it has content-based deduplication (else an
+   * {@link SnsPublishError}); a repeat within 5 minutes answers the first message id and delivers nothing.
+   */
+  public publish(message: string, options: PublishOptions = {}): { readonly messageId: string } {
     const attributes = options.messageAttributes ?? {};
     checkPublishable(this.model.key, message, attributes, this.model.maximumMessageSize);
+    const fifo = this.fifoIdsOf(message, options);
+    const now = this.clock.now();
+    if (fifo !== undefined) {
+      for (const [id, entry] of this.deduplication) {
+        if (entry.at > now - SNS_FIFO_DEDUPLICATION_INTERVAL_MS) break;
+        this.deduplication.delete(id);
+      }
+      const seen = this.deduplication.get(fifo.messageDeduplicationId);
+      if (seen !== undefined) return { messageId: seen.messageId };
+    }
     const eventId = eventIdOf(message);
     // keyed on the event (its id is stable from run to run, unlike a body with timestamps in it), so the
     // duplicate-delivery decisions below follow the event, not the publish order
     const messageId = this.messageIds.next(eventId ?? JSON.stringify([message, attributes]));
+    if (fifo !== undefined) this.deduplication.set(fifo.messageDeduplicationId, { messageId, at: now });
     const timestamp = new Date(this.clock.now()).toISOString();
     for (const target of this.subscriptions) {
       const subscription = target.model;
@@ -158,9 +189,10 @@ export class SimulatedTopic {
         const duplicate = this.faults.happens(this.faults.rates.duplicate, 'duplicate-delivery', subscription.key, messageId);
         copies = duplicate ? 2 : 1;
         const origin: MessageOrigin = { via: 'sns', ...(eventId === undefined ? {} : { eventId }), subscription: subscription.key };
-        const delivery = subscription.rawMessageDelivery
+        const body = subscription.rawMessageDelivery
           ? { body: message, messageAttributes: attributes }
           : { body: this.notification(subscription, messageId, message, timestamp, attributes) };
+        const delivery = fifo !== undefined && target.queue.model.fifo ? { ...body, ...fifo } : body;
         const denied = target.authorizeDelivery?.();
         // the delivery attempts that fail before one succeeds (the same for both copies of a duplicate delivery)
         const failedAttempts = denied !== undefined ? 0 : this.faults.failedAttempts(this.faults.rates.snsDeliveryFailure ?? 0, 'sns-delivery-failure', subscription.key, messageId);
@@ -183,6 +215,27 @@ export class SimulatedTopic {
       this.observer.onFanOut?.(subscription.key, { ...(eventId === undefined ? {} : { eventId }), matched, copies });
     }
     return { messageId };
+  }
+
+  /** A FIFO topic's group and deduplication id of a publish (checked as SNS checks them); undefined on a standard topic. */
+  private fifoIdsOf(message: string, options: PublishOptions): { readonly messageGroupId: string; readonly messageDeduplicationId: string } | undefined {
+    const { messageGroupId, messageDeduplicationId } = options;
+    if (!this.model.fifo) {
+      if (messageDeduplicationId !== undefined) {
+        throw new SnsPublishError('InvalidParameter', `publish to topic ${this.model.key}: MessageDeduplicationId applies to FIFO topics only`);
+      }
+      return undefined;
+    }
+    if (messageGroupId === undefined || messageGroupId.length === 0) {
+      throw new SnsPublishError('InvalidParameter', `publish to topic ${this.model.key}: the MessageGroupId parameter is required for FIFO topics`);
+    }
+    if (messageDeduplicationId === undefined && this.model.contentBasedDeduplication !== true) {
+      throw new SnsPublishError(
+        'InvalidParameter',
+        `publish to topic ${this.model.key}: the topic does not have ContentBasedDeduplication enabled, so MessageDeduplicationId is required`,
+      );
+    }
+    return { messageGroupId, messageDeduplicationId: messageDeduplicationId ?? createHash('sha256').update(message).digest('hex') };
   }
 
   /** A message SNS could not deliver: onto the subscription's dead-letter queue, or lost (and reported) without one it may use. */

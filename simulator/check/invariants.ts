@@ -62,7 +62,9 @@ export type ViolationKind =
   /** The synth reported an error (an `aws:cdk:error` of the assembly): `cdk deploy` refuses the app. */
   | 'synth-error'
   /** The history of a key shows two owners running its effect at once, or a lost response applied twice (history.ts). */
-  | 'history';
+  | 'history'
+  /** An ordered subscriber applied an aggregate's events out of sequence order, or left a gap (aggregate-order.ts). */
+  | 'aggregate-order';
 
 /** A broken invariant. */
 export interface Violation {

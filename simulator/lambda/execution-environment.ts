@@ -36,6 +36,8 @@ export interface ExecutionEnvironmentOptions {
   /** The real DynamoDB Local: the environment's proxy forwards to it. */
   readonly dynamoDbEndpoint: string;
   readonly sqsEndpoint: string;
+  /** The simulator's SNS endpoint. @default SNS calls are blocked */
+  readonly snsEndpoint?: string;
   /** Where calls to services that are not simulated go. */
   readonly blockedEndpoint: string;
   /** Each line the function writes. */
@@ -123,6 +125,7 @@ export class ExecutionEnvironment {
         logStreamName: this.logStreamName,
         dynamoDbEndpoint: proxy.endpoint,
         sqsEndpoint: options.sqsEndpoint,
+        ...(options.snsEndpoint === undefined ? {} : { snsEndpoint: options.snsEndpoint }),
         blockedEndpoint: options.blockedEndpoint,
         ...(options.fn.applicationLogLevel === undefined ? {} : { applicationLogLevel: options.fn.applicationLogLevel }),
         ...(options.accessKeyId === undefined ? {} : { accessKeyId: options.accessKeyId }),

@@ -39,6 +39,8 @@ export interface FunctionRunnerOptions {
   readonly dynamoDbEndpoint: string;
   /** The simulator's SQS endpoint (`AWS_ENDPOINT_URL_SQS`). */
   readonly sqsEndpoint: string;
+  /** The simulator's SNS endpoint (`AWS_ENDPOINT_URL_SNS`). @default SNS calls are blocked */
+  readonly snsEndpoint?: string;
   readonly region: string;
   /** How many execution environments may exist at once (a whole number, at least 1). */
   readonly maxEnvironments: number;
@@ -413,6 +415,7 @@ export class FunctionRunner {
         clock: this.options.clock,
         dynamoDbEndpoint: this.options.dynamoDbEndpoint,
         sqsEndpoint: `${this.options.sqsEndpoint}${sender?.path ?? ''}`,
+        ...(this.options.snsEndpoint === undefined ? {} : { snsEndpoint: this.options.snsEndpoint }),
         blockedEndpoint: blocked.endpoint,
         onOutput: (line, stream) => {
           if (kept !== undefined) kept.push([line, stream]);

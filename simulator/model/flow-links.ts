@@ -58,9 +58,11 @@ export function linkFlow(flow: UnlinkedFlow): LinkedFlow {
         ? `its source table ${relay.sourceTable} is not simulated`
         : table.streamViewType === undefined
           ? `its source table ${relay.sourceTable} has no stream (StreamSpecification)`
-          : !topics.has(relay.targetTopic)
+          : relay.targetTopic !== undefined && !topics.has(relay.targetTopic)
             ? `its target topic ${relay.targetTopic} is not simulated`
-            : undefined;
+            : relay.targetQueue !== undefined && !queueKeys.has(relay.targetQueue.queue)
+              ? `its target queue ${relay.targetQueue.queue} is not simulated`
+              : undefined;
     if (missing !== undefined) {
       notSimulated.push(`${label}: ${missing}`);
       return [];

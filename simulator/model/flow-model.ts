@@ -28,12 +28,27 @@ export interface TableModel extends ModelledResource {
   readonly timeToLiveAttribute?: string;
 }
 
-/** `AWS::Pipes::Pipe` with a DynamoDB stream source and an SNS topic target: the outbox relay. */
+/** The SQS FIFO queue target of a pipe (the ordered relay) and its `TargetParameters.SqsQueueParameters`. */
+export interface RelayQueueTarget {
+  /** The queue that is `Target` (`Fn::GetAtt [queue, Arn]`). */
+  readonly queue: ResourceKey;
+  /** `SqsQueueParameters.MessageGroupId`: a JSON path into the source event (a stream record), or a literal. @default none */
+  readonly messageGroupId?: string;
+  /** `SqsQueueParameters.MessageDeduplicationId`: a JSON path into the source event, or a literal. @default none */
+  readonly messageDeduplicationId?: string;
+}
+
+/**
+ * `AWS::Pipes::Pipe` with a DynamoDB stream source and an SNS topic target (the outbox relay) or an SQS queue target
+ * (the ordered relay's FIFO queue): exactly one of `targetTopic` and `targetQueue` is set.
+ */
 export interface RelayModel extends ModelledResource {
   /** The table whose stream is `Source` (`Fn::GetAtt [table, StreamArn]`). */
   readonly sourceTable: ResourceKey;
-  /** The topic that is `Target` (`Ref topic`). */
-  readonly targetTopic: ResourceKey;
+  /** The topic that is `Target` (`Ref topic`), when the target is a topic. */
+  readonly targetTopic?: ResourceKey;
+  /** The queue that is `Target`, when the target is a queue. */
+  readonly targetQueue?: RelayQueueTarget;
   /** `SourceParameters.DynamoDBStreamParameters.BatchSize` @default 100 */
   readonly batchSize: number;
   /** `...StartingPosition` (`TRIM_HORIZON` or `LATEST`) */
@@ -58,6 +73,8 @@ export interface TopicModel extends ModelledResource {
   readonly topicName?: string;
   /** `FifoTopic` @default false */
   readonly fifo: boolean;
+  /** `ContentBasedDeduplication` (FIFO topics) @default false */
+  readonly contentBasedDeduplication?: boolean;
   /**
    * `MaximumMessageSize`, in bytes: the largest message, and the largest PublishBatch (its messages together), the
    * topic takes. @default 262,144

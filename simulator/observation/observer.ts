@@ -20,6 +20,8 @@ export interface MessageOrigin {
     | 'moved-back'
     /** put on a subscription's dead-letter queue by SNS, which could not deliver it to the subscription's queue */
     | 'sns-dead-letter'
+    /** sent to its queue target by a pipe (the ordered relay's FIFO queue) */
+    | 'pipe'
     /** put on the outbox relay's dead-letter queue by the pipe, which could not publish the stream record(s) it points at */
     | 'pipe-dead-letter';
   /** For `sns-dead-letter` and `pipe-dead-letter`: why SNS could not deliver it, or the pipe publish it. */

@@ -103,4 +103,6 @@ export interface SimulatedEvent {
   readonly type: string;
   readonly subject?: string;
   readonly data: unknown;
+  /** An ordered event's aggregate (`partitionkey`) and sequence (`sequence`). @default not an ordered event */
+  readonly ordering?: { readonly aggregateId: string; readonly sequence: number };
 }

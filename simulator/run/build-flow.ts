@@ -8,8 +8,10 @@ import type { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { ENV } from '../../lambda/contract/environment';
 import { SimulatedQueue } from '../aws/queue';
 import { startSqsEndpoint } from '../aws/sqs-endpoint';
+import { startSnsEndpoint } from '../aws/sns-endpoint';
 import { SqsSenders } from '../aws/sqs-senders';
-import { SimulatedRelay } from '../aws/stream-relay';
+import { SimulatedRelay, type RelayTarget } from '../aws/stream-relay';
+import { relayQueueTarget } from '../aws/relay-queue-target';
 import { createTables, type LocalTable } from '../aws/tables';
 import { TransactionConflicts } from '../aws/transaction-conflicts';
 import { SimulatedTopic, type TopicSubscriptionTarget } from '../aws/topic';
@@ -115,10 +117,12 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
     ...(access === undefined ? {} : { authorize: access.sqsCheck() }),
   });
   sqsEndpoint = sqs.endpoint;
+  const topicsByArn = new Map<string, SimulatedTopic>();
+  const sns = await startSnsEndpoint({ resolveTopic: (arn) => topicsByArn.get(arn) });
   const runners = new Map<ResourceKey, FunctionRunner>();
   const stop = async (): Promise<void> => {
     await Promise.all([...runners.values()].map((runner) => runner.stop()));
-    await sqs.stop();
+    await Promise.all([sqs.stop(), sns.stop()]);
   };
   try {
     const queueModels = byKey(model.queues);
@@ -164,37 +168,41 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
         ]),
       );
       const arn = names.ref(topicModel.key)!;
-      topics.set(
-        topicModel.key,
-        new SimulatedTopic({
-          model: topicModel,
-          arn,
-          subscriptions,
-          faults: deps.faults,
-          clock: deps.clock,
-          observer: deps.observer,
-          matches: (subscription, message) => policies.get(subscription.key)?.(message) ?? false,
-        }),
-      );
+      const topic = new SimulatedTopic({
+        model: topicModel,
+        arn,
+        subscriptions,
+        faults: deps.faults,
+        clock: deps.clock,
+        observer: deps.observer,
+        matches: (subscription, message) => policies.get(subscription.key)?.(message) ?? false,
+      });
+      topics.set(topicModel.key, topic);
+      topicsByArn.set(arn, topic);
     }
 
     const relays: SimulatedRelay[] = [];
     for (const relayModel of model.relays) {
       const table = tables.get(relayModel.sourceTable);
-      const topic = topics.get(relayModel.targetTopic);
-      if (table?.streamArn === undefined || topic === undefined) continue;
+      const topic = relayModel.targetTopic === undefined ? undefined : topics.get(relayModel.targetTopic);
+      const targetQueue = relayModel.targetQueue === undefined ? undefined : queues.get(relayModel.targetQueue.queue);
+      if (table?.streamArn === undefined || (topic === undefined && targetQueue === undefined)) continue;
+      const target: RelayTarget =
+        topic !== undefined
+          ? { publish: (message) => topic.publish(message), refusesBatch: (messages) => topic.refusesBatch(messages) }
+          : relayQueueTarget(relayModel.targetQueue!, targetQueue!);
       // one criteria function: a record passes if any of the pipe's patterns matches it (or there are none)
       const filters = [compilePipeFilterCriteria(relayModel.filterPatterns)];
       const render = compileInputTemplate(relayModel.inputTemplate);
       const pipeName = generatedName(relayModel, 64);
-      const reserved = { pipeName, pipeArn: names.arn('pipes', `pipe/${pipeName}`), sourceArn: table.streamArn, targetArn: topic.arn };
+      const reserved = { pipeName, pipeArn: names.arn('pipes', `pipe/${pipeName}`), sourceArn: table.streamArn, targetArn: topic?.arn ?? targetQueue!.address.arn };
       const deadLetterQueue = relayModel.deadLetterQueue === undefined ? undefined : queues.get(relayModel.deadLetterQueue);
       relays.push(
         new SimulatedRelay({
           model: relayModel,
           streamArn: table.streamArn,
           streams: deps.streams,
-          target: topic,
+          target,
           faults: deps.faults,
           region: deps.region,
           observer: deps.observer,
@@ -207,7 +215,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
             ? {}
             : {
                 authorizeRead: access.streamReadCheck(relayModel.key, relayModel.sourceTable),
-                authorizePublish: await access.publishCheck(relayModel.key, relayModel.targetTopic),
+                ...(relayModel.targetTopic === undefined ? {} : { authorizePublish: await access.publishCheck(relayModel.key, relayModel.targetTopic) }),
                 ...(deadLetterQueue === undefined ? {} : { authorizeDeadLetter: await access.pipeDeadLetterCheck(relayModel.key, deadLetterQueue.model.key) }),
               }),
         }),
@@ -231,6 +239,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
           clock: deps.clock,
           dynamoDbEndpoint: deps.dynamoDbEndpoint,
           sqsEndpoint: sqs.endpoint,
+          snsEndpoint: sns.endpoint,
           region: deps.region,
           maxEnvironments: deps.concurrency,
           observer: deps.observer,

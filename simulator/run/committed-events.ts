@@ -7,6 +7,8 @@
  */
 import { ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { envelopeObjectOf, eventIdOf } from '../aws/message-ids';
+import { ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
+import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
 import type { FlowModel } from '../model/flow-model';
 import { compilePipeFilterCriteria } from '../patterns/event-pattern';
 import { compileInputTemplate } from '../patterns/input-template';
@@ -25,7 +27,14 @@ export interface CommittedOutbox {
 export function parseEnvelope(message: string): SimulatedEvent | undefined {
   const candidate = envelopeObjectOf(message);
   if (candidate === undefined || typeof candidate.id !== 'string' || typeof candidate.type !== 'string') return undefined;
-  return { id: candidate.id, type: candidate.type, subject: typeof candidate.subject === 'string' ? candidate.subject : undefined, data: candidate.data };
+  const sequence = typeof candidate.sequence === 'string' && /^\d+$/.test(candidate.sequence) ? Number(candidate.sequence) : undefined;
+  return {
+    id: candidate.id,
+    type: candidate.type,
+    subject: typeof candidate.subject === 'string' ? candidate.subject : undefined,
+    data: candidate.data,
+    ...(typeof candidate.partitionkey === 'string' && sequence !== undefined ? { ordering: { aggregateId: candidate.partitionkey, sequence } } : {}),
+  };
 }
 
 /** A key attribute's value without its type tag (`{ S: 'a' }` → `'a'`). */
@@ -44,6 +53,20 @@ async function scanAll(client: DynamoDBClient, tableName: string): Promise<Recor
   return items;
 }
 
+/**
+ * The image of an outbox item as the stream carried it when its event was committed. An ordered event's head item
+ * (`OrderedOutbox`) is rewritten by the aggregate's next event, so at the end of a run only the last one is in the
+ * table; its history item (one per event) is the head as that event wrote it, but for the key and the record type:
+ * each history item stands for its head write, and the heads themselves are left out (undefined), so each ordered event
+ * is counted once.
+ */
+function asRelayedImage(item: Record<string, AttributeValue>): Record<string, AttributeValue> | undefined {
+  const recordType = item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]?.S;
+  if (recordType === ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE) return undefined;
+  if (recordType === ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE) return { ...item, [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: { S: ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE } };
+  return item;
+}
+
 /** Reads the committed events of every relay of the flow. */
 export async function readCommittedOutbox(model: FlowModel, flow: LocalFlow, client: DynamoDBClient): Promise<CommittedOutbox> {
   const eventIdsByRelay = new Map<string, string[]>();
@@ -57,7 +80,9 @@ export async function readCommittedOutbox(model: FlowModel, flow: LocalFlow, cli
     const render = compileInputTemplate(relay.inputTemplate);
     const keyNames = tableModel.keySchema.map((key) => key.AttributeName);
     const ids: string[] = [];
-    for (const item of await scanAll(client, table.tableName)) {
+    for (const scanned of await scanAll(client, table.tableName)) {
+      const item = asRelayedImage(scanned);
+      if (item === undefined) continue;
       const record = {
         eventName: 'INSERT',
         eventSource: 'aws:dynamodb',

@@ -22,7 +22,7 @@ export function constructResourcePaths(model: FlowModel, flow: Pick<LocalFlow, '
   const add = (key: ResourceKey | undefined): void => {
     if (key !== undefined) keys.add(key);
   };
-  for (const relay of model.relays) [relay.key, relay.sourceTable, relay.targetTopic, relay.deadLetterQueue].forEach(add);
+  for (const relay of model.relays) [relay.key, relay.sourceTable, relay.targetTopic, relay.targetQueue?.queue, relay.deadLetterQueue].forEach(add);
   for (const subscription of model.subscriptions) {
     [subscription.topic, subscription.queue, subscription.deadLetterQueue].forEach(add);
     add(model.queues.find((queue) => queue.key === subscription.queue)?.redrive?.deadLetterQueue);

@@ -46,6 +46,7 @@ import type { FlowModel, ResourceKey } from '../model/flow-model';
 import { buildLocalFlow, type LocalFlow } from './build-flow';
 import { constructResourcePaths } from './construct-resources';
 import { readCommittedOutbox } from './committed-events';
+import { checkAggregateOrder } from '../check/aggregate-order';
 import { CatchingUpRelay } from './relay-catch-up';
 import { MAX_OPERATOR_PASSES, noOperatorFigures, operatorPass, type OperatorFigures } from './operator';
 import { RunLedger } from '../observation/ledger';
@@ -467,6 +468,9 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     violations.push(...checkUnwatchedDeadLetters(deadLetterQueues, model.queueAlarms));
     for (const violation of checkHistory(history.entries())) {
       violations.push({ kind: 'history', subscriber: violation.key.subscriber, detail: `${violation.detail}; its history:\n${violation.excerpt}` });
+    }
+    for (const subscriber of flow.subscribers.filter((candidate) => candidate.queue.model.fifo)) {
+      violations.push(...checkAggregateOrder(subscriber.name, ledger.acknowledgedEvents.get(subscriber.subscription.key) ?? [], committed.eventsById));
     }
     const result: SimulationResult = {
       assemblyDirectory,

@@ -1,11 +1,12 @@
 /**
- * `AWS::Pipes::Pipe` from a DynamoDB stream to an SNS topic: the outbox relay. Defaults and bounds are those of
+ * `AWS::Pipes::Pipe` from a DynamoDB stream to an SNS topic (the outbox relay) or to an SQS queue (the ordered relay's
+ * FIFO queue, with `TargetParameters.SqsQueueParameters`). Defaults and bounds are those of
  * `PipeSourceDynamoDBStreamParameters` (EventBridge Pipes API reference): `BatchSize` 1 to 10,000 (the DynamoDB
  * Streams source default is 100, as for Lambda event source mappings), `MaximumRetryAttempts` -1 (infinite) to
  * 10,000, default -1; `MaximumRecordAgeInSeconds` -1 (infinite) to 604,800, default -1; `OnPartialBatchItemFailure`
  * `AUTOMATIC_BISECT` or unset; `StartingPosition` required.
  */
-import type { RelayModel } from '../flow-model';
+import type { RelayModel, RelayQueueTarget } from '../flow-model';
 import { describeExpression } from '../intrinsics';
 import { notFollowed, queueByArn, tableByStreamArn, topicByArn } from '../references';
 import type { TemplateResource } from '../stack-template';
@@ -43,8 +44,9 @@ export function readRelay(resource: TemplateResource, notes: string[]): RelayMod
     throw new NotSimulatedError(resource, notFollowed(resource.template, 'Source', properties.Source, 'the stream of a DynamoDB table'));
   }
   const topic = topicByArn(resource.template, properties.Target);
-  if (topic === undefined) {
-    throw new NotSimulatedError(resource, notFollowed(resource.template, 'Target', properties.Target, 'an SNS topic'));
+  const queue = topic === undefined ? queueByArn(resource.template, properties.Target) : undefined;
+  if (topic === undefined && queue === undefined) {
+    throw new NotSimulatedError(resource, notFollowed(resource.template, 'Target', properties.Target, 'an SNS topic or an SQS queue'));
   }
   if (properties.Enrichment !== undefined) {
     throw new NotSimulatedError(resource, `Enrichment ${describeExpression(properties.Enrichment)} is not simulated`);
@@ -63,7 +65,7 @@ export function readRelay(resource: TemplateResource, notes: string[]): RelayMod
   return {
     ...resource.modelled(),
     sourceTable: table.key,
-    targetTopic: topic.key,
+    ...(topic !== undefined ? { targetTopic: topic.key } : { targetQueue: queueTargetOf(resource, queue!.key, targetParameters) }),
     batchSize: readInteger(resource, 'SourceParameters.DynamoDBStreamParameters.BatchSize', streamParameters.BatchSize, PIPE_BATCH_SIZE, PIPE_BATCH_SIZE.default),
     startingPosition,
     maximumRetryAttempts: readInteger(
@@ -87,6 +89,14 @@ export function readRelay(resource: TemplateResource, notes: string[]): RelayMod
     filterPatterns: filterPatternsOf(resource, sourceParameters),
     ...(inputTemplate === undefined ? {} : { inputTemplate }),
   };
+}
+
+/** The queue target and its `TargetParameters.SqsQueueParameters` (group and deduplication id: JSON paths or literals). */
+function queueTargetOf(resource: TemplateResource, queue: string, targetParameters: Record<string, unknown>): RelayQueueTarget {
+  const parameters = readObject(resource, 'TargetParameters.SqsQueueParameters', targetParameters.SqsQueueParameters) ?? {};
+  const messageGroupId = readString(resource, 'TargetParameters.SqsQueueParameters.MessageGroupId', parameters.MessageGroupId);
+  const messageDeduplicationId = readString(resource, 'TargetParameters.SqsQueueParameters.MessageDeduplicationId', parameters.MessageDeduplicationId);
+  return { queue, ...(messageGroupId === undefined ? {} : { messageGroupId }), ...(messageDeduplicationId === undefined ? {} : { messageDeduplicationId }) };
 }
 
 function deadLetterQueueOf(resource: TemplateResource, streamParameters: Record<string, unknown>, notes: string[]): Pick<RelayModel, 'deadLetterQueue'> {

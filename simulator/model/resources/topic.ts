@@ -20,6 +20,7 @@ export function readTopic(resource: TemplateResource, notes: string[]): TopicMod
     ...resource.modelled(),
     ...(typeof topicName === 'string' ? { topicName } : {}),
     fifo: readBoolean(resource, 'FifoTopic', properties.FifoTopic, false),
+    ...(readBoolean(resource, 'ContentBasedDeduplication', properties.ContentBasedDeduplication, false) ? { contentBasedDeduplication: true } : {}),
     maximumMessageSize: readInteger(resource, 'MaximumMessageSize', properties.MaximumMessageSize, TOPIC_MAXIMUM_MESSAGE_SIZE, TOPIC_MAXIMUM_MESSAGE_SIZE.default),
   };
 }

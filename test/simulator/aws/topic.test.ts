@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { eventIdOf } from '../../../simulator/aws/message-ids';
 import type { SimulatedQueue } from '../../../simulator/aws/queue';
-import { MAX_SNS_MESSAGE_BYTES, SimulatedTopic, SnsPublishError, type TopicSubscriptionTarget } from '../../../simulator/aws/topic';
+import { MAX_SNS_MESSAGE_BYTES, SimulatedTopic, SNS_FIFO_DEDUPLICATION_INTERVAL_MS, SnsPublishError, type TopicSubscriptionTarget } from '../../../simulator/aws/topic';
 import { FaultPlan, NO_FAULTS } from '../../../simulator/faults/fault-plan';
 import type { SubscriptionModel, TopicModel } from '../../../simulator/model/flow-model';
 import { frozenClock, makeQueue, queueModel, recordingObserver, START_MS } from './queue-test-kit';
@@ -165,18 +165,80 @@ describe('SimulatedTopic', () => {
     expect(raw.counts().total).toBe(0);
   });
 
-  it('refuses a FIFO topic, a FIFO queue subscription and a subscription of another topic', () => {
+  it('refuses a FIFO queue subscription of a standard topic and a subscription of another topic', () => {
     const clock = frozenClock();
     const queue = makeQueue(queueModel('Queue'), { clock });
     const fifoQueue = makeQueue(queueModel('FifoQueue', { fifo: true }), { clock });
     const base = { arn: TOPIC_ARN, faults: new FaultPlan('s', NO_FAULTS), clock, matches: () => true };
-    expect(() => new SimulatedTopic({ ...base, model: { ...topicModel, fifo: true }, subscriptions: [] })).toThrow(/topic Stack\/Topic is a FIFO topic/);
     expect(() => new SimulatedTopic({ ...base, model: topicModel, subscriptions: [{ model: subscriptionModel('Sub', fifoQueue), queue: fifoQueue }] })).toThrow(
       /delivers to FIFO queue Stack\/FifoQueue/,
     );
     expect(() => new SimulatedTopic({ ...base, model: topicModel, subscriptions: [{ model: subscriptionModel('Sub', queue, { topic: 'Stack/Other' }), queue }] })).toThrow(
       /belongs to topic Stack\/Other/,
     );
+  });
+});
+
+describe('SimulatedTopic, FIFO', () => {
+  const fifoTopic: TopicModel = { ...topicModel, fifo: true };
+  const eventOf = (id: string, aggregate: string): string => JSON.stringify({ id, partitionkey: aggregate });
+
+  function fifoFanOut(options: { duplicateRate?: number } = {}) {
+    const clock = frozenClock();
+    const first = makeQueue(queueModel('First', { fifo: true }), { clock });
+    const second = makeQueue(queueModel('Second', { fifo: true }), { clock });
+    const topic = new SimulatedTopic({
+      model: fifoTopic,
+      arn: `${TOPIC_ARN}.fifo`,
+      subscriptions: [
+        { model: subscriptionModel('FirstSub', first, { rawMessageDelivery: true }), queue: first },
+        { model: subscriptionModel('SecondSub', second, { rawMessageDelivery: true }), queue: second },
+      ],
+      faults: new FaultPlan('seed', { ...NO_FAULTS, duplicate: options.duplicateRate ?? 0 }),
+      clock,
+      matches: () => true,
+    });
+    return { topic, first, second, clock };
+  }
+
+  it('delivers each message to every FIFO queue with its group and deduplication id, each group in publish order', () => {
+    const { topic, first, second } = fifoFanOut();
+    topic.publish(eventOf('a-1', 'A'), { messageGroupId: 'A', messageDeduplicationId: 'a-1' });
+    topic.publish(eventOf('b-1', 'B'), { messageGroupId: 'B', messageDeduplicationId: 'b-1' });
+    topic.publish(eventOf('a-2', 'A'), { messageGroupId: 'A', messageDeduplicationId: 'a-2' });
+    for (const queue of [first, second]) {
+      const ids = (received: readonly { readonly attributes: Readonly<Record<string, string>> }[]) =>
+        received.map(({ attributes }) => [attributes.MessageGroupId, attributes.MessageDeduplicationId]);
+      const head = queue.receive(1);
+      expect(ids(head)).toEqual([['A', 'a-1']]);
+      // group A's second message waits while its first is in flight
+      expect(ids(queue.receive(10))).toEqual([['B', 'b-1']]);
+      queue.delete(head[0]!.receiptHandle);
+      expect(ids(queue.receive(10))).toEqual([['A', 'a-2']]);
+    }
+  });
+
+  it('answers a deduplication id seen in the last 5 minutes with the first message id and delivers nothing; later it delivers again', () => {
+    const { topic, first, clock } = fifoFanOut();
+    const { messageId } = topic.publish(eventOf('a-1', 'A'), { messageGroupId: 'A', messageDeduplicationId: 'a-1' });
+    expect(topic.publish(eventOf('a-1', 'A'), { messageGroupId: 'A', messageDeduplicationId: 'a-1' }).messageId).toBe(messageId);
+    expect(first.messages()).toHaveLength(1);
+    clock.advanceBy(SNS_FIFO_DEDUPLICATION_INTERVAL_MS + 1);
+    topic.publish(eventOf('a-1', 'A'), { messageGroupId: 'A', messageDeduplicationId: 'a-1' });
+    // the queue's own 5 minutes have passed too: the message is new to both
+    expect(first.messages()).toHaveLength(2);
+  });
+
+  it('a duplicate delivery the plan injects reaches the FIFO queue with the same deduplication id, which the queue drops', () => {
+    const { topic, first } = fifoFanOut({ duplicateRate: 1 });
+    topic.publish(eventOf('a-1', 'A'), { messageGroupId: 'A', messageDeduplicationId: 'a-1' });
+    expect(first.messages()).toHaveLength(1);
+  });
+
+  it('refuses a publish without a group id, or without a deduplication id on a topic without content-based deduplication', () => {
+    const { topic } = fifoFanOut();
+    expect(() => topic.publish(eventOf('a-1', 'A'), { messageDeduplicationId: 'a-1' })).toThrow(/MessageGroupId parameter is required/);
+    expect(() => topic.publish(eventOf('a-1', 'A'), { messageGroupId: 'A' })).toThrow(/MessageDeduplicationId is required/);
   });
 });
 

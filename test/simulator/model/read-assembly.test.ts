@@ -252,9 +252,18 @@ describe('readAssembly of hand-written templates', () => {
         Type: 'AWS::Lambda::EventSourceMapping',
         Properties: { EventSourceArn: { 'Fn::GetAtt': ['Outbox', 'StreamArn'] }, FunctionName: { Ref: 'Consumer' }, StartingPosition: 'LATEST' },
       },
+      ToFunction: {
+        Type: 'AWS::Pipes::Pipe',
+        Properties: { Source: { 'Fn::GetAtt': ['Outbox', 'StreamArn'] }, Target: { 'Fn::GetAtt': ['Inline', 'Arn'] }, SourceParameters: { DynamoDBStreamParameters: { StartingPosition: 'LATEST' } } },
+      },
       ToQueue: {
         Type: 'AWS::Pipes::Pipe',
-        Properties: { Source: { 'Fn::GetAtt': ['Outbox', 'StreamArn'] }, Target: queueArn('Queue'), SourceParameters: { DynamoDBStreamParameters: { StartingPosition: 'LATEST' } } },
+        Properties: {
+          Source: { 'Fn::GetAtt': ['Outbox', 'StreamArn'] },
+          Target: queueArn('Queue'),
+          SourceParameters: { DynamoDBStreamParameters: { StartingPosition: 'LATEST' } },
+          TargetParameters: { SqsQueueParameters: { MessageGroupId: '$.dynamodb.NewImage.iefAggregateId.S', MessageDeduplicationId: '$.dynamodb.NewImage.iefEventId.S' } },
+        },
       },
       ExternalDlq: {
         Type: 'AWS::SQS::Queue',
@@ -272,7 +281,7 @@ describe('readAssembly of hand-written templates', () => {
       'AWS::Lambda::Function Shop/Inline: its code is inline (Code.ZipFile); only Node.js code assets are run',
       'AWS::Lambda::Function Shop/Python: runtime python3.13 is not simulated (only Node.js runtimes)',
       'AWS::Lambda::EventSourceMapping Shop/StreamMapping: EventSourceArn {"Fn::GetAtt":["Outbox","StreamArn"]} is a DynamoDB stream, not a queue of stack Shop',
-      'AWS::Pipes::Pipe Shop/ToQueue: Target {"Fn::GetAtt":["Queue","Arn"]} is not an SNS topic of stack Shop',
+      'AWS::Pipes::Pipe Shop/ToFunction: Target {"Fn::GetAtt":["Inline","Arn"]} is not an SNS topic or an SQS queue of stack Shop',
       'AWS::SQS::Queue Shop/ExternalDlq: RedrivePolicy.deadLetterTargetArn "arn:aws:sqs:eu-west-1:123456789012:elsewhere" is not a queue of stack Shop; ' +
         'messages are never moved to a dead-letter queue (they are received until the retention period ends)',
       'AWS::SQS::Queue Shop/Conditional: it exists only when condition IsProd holds, and conditions are not evaluated',
@@ -281,9 +290,15 @@ describe('readAssembly of hand-written templates', () => {
       'AWS::SNS::Subscription Shop/ConditionalSubscription: its queue Shop/Conditional is not simulated',
     ]);
     expect(model.subscriptions.map((subscription) => subscription.key)).toEqual(['Shop/Subscription']);
+    // a pipe to a queue (the ordered relay's FIFO queue) is simulated, with its SqsQueueParameters
+    expect(model.relays.find((relay) => relay.key === 'Shop/ToQueue')?.targetQueue).toEqual({
+      queue: 'Shop/Queue',
+      messageGroupId: '$.dynamodb.NewImage.iefAggregateId.S',
+      messageDeduplicationId: '$.dynamodb.NewImage.iefEventId.S',
+    });
     expect(model.eventSourceMappings.map((mapping) => mapping.key)).toEqual(['Shop/Mapping']);
     expect(model.functions.map((fn) => fn.key)).toEqual(['Shop/Consumer']);
-    expect(model.relays.map((relay) => relay.key)).toEqual(['Shop/Relay']);
+    expect(model.relays.map((relay) => relay.key)).toEqual(['Shop/Relay', 'Shop/ToQueue']);
     expect(model.queues.find((queue) => queue.key === 'Shop/ExternalDlq')?.redrive).toBeUndefined();
   });
 

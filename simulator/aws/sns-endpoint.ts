@@ -1,0 +1,135 @@
+/**
+ * An HTTP endpoint on 127.0.0.1 that speaks the SNS Query protocol of @aws-sdk/client-sns v3 (`POST /`, a form-encoded
+ * body with `Action=...`, XML answers), so a function's own SNS client (the ordered fan-out's) publishes to the
+ * simulated topics. Emulated: `Publish` and `PublishBatch` (with `MessageGroupId` and `MessageDeduplicationId`, which
+ * a FIFO topic requires: ./topic.ts). Every other action is refused with `InvalidAction`; a topic ARN the run does not
+ * have with `NotFound`; what the topic refuses with its `SnsPublishError` code. Errors are the Query protocol's
+ * `<ErrorResponse><Error><Type>Sender</Type><Code>..</Code><Message>..</Message></Error></ErrorResponse>` with status
+ * 400 (404 for NotFound). Requests are neither authenticated nor authorized (IAM is not evaluated on SNS calls of a
+ * function).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { listenOnLoopback, readBody, type LoopbackServer } from './loopback-server';
+import { MAX_PUBLISH_BATCH_ENTRIES, SnsPublishError, type PublishOptions, type SimulatedTopic } from './topic';
+import type { SqsMessageAttribute } from './sqs-messages';
+
+/** Options of {@link startSnsEndpoint}. */
+export interface SnsEndpointOptions {
+  /** The topic an ARN names, or undefined (the request then fails with NotFound). */
+  resolveTopic(topicArn: string): SimulatedTopic | undefined;
+}
+
+const XMLNS = 'http://sns.amazonaws.com/doc/2010-03-31/';
+
+/** An error the endpoint answers with. */
+class SnsRequestError extends Error {
+  public constructor(
+    public readonly code: string,
+    message: string,
+    public readonly status = 400,
+  ) {
+    super(message);
+  }
+}
+
+function escapeXml(text: string): string {
+  return text.replace(/[<>&'"]/g, (character) => `&#${character.charCodeAt(0)};`);
+}
+
+/** The message attributes of a Query request under `prefix` (`MessageAttributes.entry.N.Name`, `.Value.DataType`, ...). */
+function attributesOf(form: URLSearchParams, prefix: string): Record<string, SqsMessageAttribute> {
+  const attributes: Record<string, SqsMessageAttribute> = {};
+  for (let index = 1; form.has(`${prefix}.entry.${index}.Name`); index += 1) {
+    const entry = `${prefix}.entry.${index}`;
+    const dataType = form.get(`${entry}.Value.DataType`) ?? 'String';
+    const stringValue = form.get(`${entry}.Value.StringValue`);
+    const binaryValue = form.get(`${entry}.Value.BinaryValue`);
+    attributes[form.get(`${entry}.Name`)!] = {
+      DataType: dataType,
+      ...(stringValue === null ? {} : { StringValue: stringValue }),
+      ...(binaryValue === null ? {} : { BinaryValue: binaryValue }),
+    };
+  }
+  return attributes;
+}
+
+/** The Publish options of the fields under `prefix` (`''` for Publish, `PublishBatchRequestEntries.member.N.` for an entry). */
+function publishOptionsOf(form: URLSearchParams, prefix: string): PublishOptions {
+  const messageGroupId = form.get(`${prefix}MessageGroupId`);
+  const messageDeduplicationId = form.get(`${prefix}MessageDeduplicationId`);
+  const messageAttributes = attributesOf(form, `${prefix}MessageAttributes`);
+  return {
+    ...(Object.keys(messageAttributes).length === 0 ? {} : { messageAttributes }),
+    ...(messageGroupId === null ? {} : { messageGroupId }),
+    ...(messageDeduplicationId === null ? {} : { messageDeduplicationId }),
+  };
+}
+
+function publishOne(topic: SimulatedTopic, message: string | null, options: PublishOptions): string {
+  if (message === null) throw new SnsRequestError('InvalidParameter', 'Invalid parameter: Message (the request must contain it)');
+  return topic.publish(message, options).messageId;
+}
+
+function handle(form: URLSearchParams, options: SnsEndpointOptions): string {
+  const action = form.get('Action') ?? '';
+  if (action !== 'Publish' && action !== 'PublishBatch') throw new SnsRequestError('InvalidAction', `the simulator's SNS endpoint does not emulate the action ${action || '(none)'}; it emulates Publish and PublishBatch`);
+  const topicArn = form.get('TopicArn') ?? '';
+  const topic = options.resolveTopic(topicArn);
+  if (topic === undefined) throw new SnsRequestError('NotFound', `Topic does not exist: ${topicArn}`, 404);
+  const requestId = `<ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata>`;
+  if (action === 'Publish') {
+    const messageId = publishOne(topic, form.get('Message'), publishOptionsOf(form, ''));
+    return `<PublishResponse xmlns="${XMLNS}"><PublishResult><MessageId>${escapeXml(messageId)}</MessageId></PublishResult>${requestId}</PublishResponse>`;
+  }
+  const entries: number[] = [];
+  for (let index = 1; form.has(`PublishBatchRequestEntries.member.${index}.Id`); index += 1) entries.push(index);
+  if (entries.length === 0) throw new SnsRequestError('EmptyBatchRequest', 'The batch request does not contain any entries');
+  if (entries.length > MAX_PUBLISH_BATCH_ENTRIES) {
+    throw new SnsRequestError('TooManyEntriesInBatchRequest', `The batch request contains more entries than permissible (${entries.length}; at most ${MAX_PUBLISH_BATCH_ENTRIES})`);
+  }
+  const successful: string[] = [];
+  const failed: string[] = [];
+  for (const index of entries) {
+    const prefix = `PublishBatchRequestEntries.member.${index}.`;
+    const id = escapeXml(form.get(`${prefix}Id`) ?? '');
+    try {
+      const messageId = publishOne(topic, form.get(`${prefix}Message`), publishOptionsOf(form, prefix));
+      successful.push(`<member><Id>${id}</Id><MessageId>${escapeXml(messageId)}</MessageId></member>`);
+    } catch (error) {
+      if (!(error instanceof SnsPublishError || error instanceof SnsRequestError)) throw error;
+      failed.push(`<member><Id>${id}</Id><Code>${escapeXml(error.code)}</Code><Message>${escapeXml(error.message)}</Message><SenderFault>true</SenderFault></member>`);
+    }
+  }
+  return (
+    `<PublishBatchResponse xmlns="${XMLNS}"><PublishBatchResult><Successful>${successful.join('')}</Successful><Failed>${failed.join('')}</Failed></PublishBatchResult>` +
+    `${requestId}</PublishBatchResponse>`
+  );
+}
+
+async function respond(request: IncomingMessage, response: ServerResponse, options: SnsEndpointOptions): Promise<void> {
+  const form = new URLSearchParams((await readBody(request)).toString('utf8'));
+  try {
+    const xml = handle(form, options);
+    response.writeHead(200, { 'content-type': 'text/xml' }).end(xml);
+  } catch (error) {
+    const known = error instanceof SnsRequestError || error instanceof SnsPublishError;
+    const code = known ? error.code : 'InternalError';
+    const status = error instanceof SnsRequestError ? error.status : known ? 400 : 500;
+    const message = error instanceof Error ? error.message : String(error);
+    response
+      .writeHead(status, { 'content-type': 'text/xml' })
+      .end(
+        `<ErrorResponse xmlns="${XMLNS}"><Error><Type>${status >= 500 ? 'Receiver' : 'Sender'}</Type><Code>${escapeXml(code)}</Code>` +
+          `<Message>${escapeXml(message)}</Message></Error><RequestId>${randomUUID()}</RequestId></ErrorResponse>`,
+      );
+  }
+}
+
+/** Starts the endpoint (see the module comment). */
+export async function startSnsEndpoint(options: SnsEndpointOptions): Promise<LoopbackServer> {
+  const server = createServer((request, response) => {
+    respond(request, response, options).catch(() => response.destroy());
+  });
+  return listenOnLoopback(server);
+}

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { checkAggregateOrder } from '../../../simulator/check/aggregate-order';
+import type { SimulatedEvent } from '../../../simulator/observation/run-facts';
+
+/** Events `<aggregate><sequence>`, e.g. A1, A2, B1, with their ordering. */
+function events(...ids: string[]): Map<string, SimulatedEvent> {
+  return new Map(ids.map((id) => [id, { id, type: 't', data: {}, ordering: { aggregateId: id.slice(0, 1), sequence: Number(id.slice(1)) } }]));
+}
+
+describe('checkAggregateOrder', () => {
+  const all = events('A1', 'A2', 'A3', 'B1', 'B2');
+
+  it('passes each aggregate applied in sequence order, aggregates interleaved, a duplicate acknowledged after its first', () => {
+    expect(checkAggregateOrder('Shipping', ['A1', 'B1', 'A2', 'A1', 'B2', 'A3'], all)).toEqual([]);
+  });
+
+  it('an event applied before an earlier sequence of its aggregate is a violation naming both', () => {
+    const violations = checkAggregateOrder('Shipping', ['A1', 'A3', 'A2', 'B1', 'B2'], all);
+    expect(violations).toEqual([
+      { kind: 'aggregate-order', subscriber: 'Shipping', detail: 'aggregate A: event A3 (sequence 3) was applied before sequence 2 of its aggregate (applied order: 1, 3, 2)' },
+    ]);
+  });
+
+  it('a gap never filled (a later sequence applied, an earlier one never) is reported; an unapplied tail is not', () => {
+    const violations = checkAggregateOrder('Shipping', ['A1', 'A3', 'B1'], all);
+    expect(violations).toEqual([
+      { kind: 'aggregate-order', subscriber: 'Shipping', detail: 'aggregate A: sequence 2 was never applied, but 3 was (a gap never filled; applied order: 1, 3)' },
+    ]);
+  });
+
+  it('ignores events without an ordering (the standard path)', () => {
+    expect(checkAggregateOrder('Shipping', ['X9', 'A1'], all)).toEqual([]);
+  });
+});
