@@ -110,8 +110,12 @@ export class OrderedRelay extends Construct {
   /** Fires when the pipe dead-lettered a stream batch (replay its events from the outbox history: `fence replay`). */
   public readonly pipeDeadLetterAlarm: cloudwatch.Alarm;
 
+  /** The outbox table whose ordered events this relay relays. */
+  public readonly outboxTable: IOutboxTable;
+
   public constructor(scope: Construct, id: string, props: OrderedRelayProps) {
     super(scope, id);
+    this.outboxTable = props.outboxTable;
     const owner = `OrderedRelay '${id}'`;
     validateRelaySettings(owner, { maximumRetryAttempts: props.maximumRetryAttempts, maximumRecordAge: props.maximumRecordAge });
     validateNumberInRange(owner, 'maxReceiveCount', props.maxReceiveCount, { min: 1, max: 1000, integer: true });
@@ -186,6 +190,22 @@ export class OrderedRelay extends Construct {
       'Ordered relay: the pipe could not forward stream records; replay their events from the outbox history (`idempotent-event-flow fence replay`).',
       props,
     );
+  }
+
+  /**
+   * Grants a producer what `OrderedOutbox` does on the outbox table, and nothing wider: `dynamodb:PutItem` (the
+   * aggregate's head item and the event's history item, in the business transaction), `dynamodb:GetItem` (the strongly
+   * consistent read of the aggregate's head that gives the next sequence), and, when the table is encrypted with a
+   * customer managed key, the key's use through DynamoDB. Use it instead of the outbox's `grantAppendEvents` for a
+   * producer of ordered events: that one grants the Put alone, and `OrderedOutbox`'s read would be denied. The
+   * producer's own business writes in the same transaction need their own grants.
+   *
+   * @param grantee the producer (e.g. its Lambda function)
+   */
+  public grantAppendOrderedEvents(grantee: iam.IGrantable): iam.Grant {
+    const append = this.outboxTable.grantAppendEvents(grantee);
+    const readHead = iam.Grant.addToPrincipal({ grantee, actions: ['dynamodb:GetItem'], resourceArns: [this.outboxTable.table.tableArn] });
+    return append.combine(readHead);
   }
 
   private createPipe(props: OrderedRelayProps, removalPolicy: RemovalPolicy): string {

@@ -8,6 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, expect, test } from 'vitest';
 import { OrderedRelay, OrderedSubscriber } from '../../lib/ordered';
@@ -81,6 +82,21 @@ describe('OrderedRelay and OrderedSubscriber', () => {
     expect(alarms).toHaveLength(4);
     for (const alarm of alarms) expect(alarm.Properties).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1 });
     expect(alarms.map((alarm) => alarm.Properties.MetricName).sort()).toEqual(['ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesVisible', 'Errors']);
+  });
+
+  test("grantAppendOrderedEvents gives a producer what OrderedOutbox does on the outbox table, and nothing wider: PutItem (head and history items) and GetItem (the consistent read of the aggregate's head)", () => {
+    const producerStack = new Stack(new App(), 'Producer');
+    const { outboxTable, relay } = orderedStack(producerStack);
+    const role = new iam.Role(producerStack, 'ProducerRole', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
+
+    relay.grantAppendOrderedEvents(role);
+
+    const policies = Template.fromStack(producerStack).findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: producerStack.getLogicalId(role.node.defaultChild as iam.CfnRole) }] } });
+    const statements = Object.values(policies).flatMap((policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
+    const tableArn = producerStack.resolve(outboxTable.table.tableArn);
+    const dynamoDbActions = statements.filter((statement) => [statement.Action].flat().some((action) => action.startsWith('dynamodb:')));
+    expect(dynamoDbActions.flatMap((statement) => [statement.Action].flat()).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem']);
+    for (const statement of dynamoDbActions) expect(statement.Resource).toEqual(tableArn);
   });
 
   test('refusals name the construct, the prop, the bound and the value', () => {
