@@ -3,34 +3,51 @@
  * sequence order, 1, 2, 3, ..., each once. Read from the order in which the subscriber acknowledged the events (the
  * event source mapping deleted their messages after a successful handling; a redelivery of an applied event that the
  * consumer answers as a duplicate is acknowledged too, and on a FIFO queue only after the event itself). An event
- * stands applied at its first acknowledgement. Two violations, one per subscriber and aggregate:
+ * stands applied at its first acknowledgement; the events one invocation acknowledged together are not ordered among
+ * themselves (a batch applied in order, whose invocation crashed after its commits, is answered as duplicates by its
+ * redelivery, and the deletions of a batch follow no order of application). Two violations, one per subscriber and
+ * aggregate:
  * - an event applied before an earlier sequence of its aggregate (out of order, or an earlier one applied later);
  * - a gap never filled: a sequence never applied while a later one of its aggregate was.
  * An aggregate's unapplied tail (its last events never applied at all) is not an order violation; the delivery and
- * effect checks report those events. Not seen: an order broken inside one batch (its records are acknowledged together,
- * in the batch's order), unless the runtime's per-record lines are logged (`DEBUG`; ./history.ts).
+ * effect checks report those events. Not seen: an order broken inside one batch (its records are acknowledged together),
+ * unless the runtime's per-record lines are logged (`DEBUG`; ./history.ts).
  */
 import type { SimulatedEvent } from '../observation/run-facts';
 import type { Violation } from './invariants';
 
-/** Checks the order of each aggregate of `subscriber`, given the event ids in the order it applied them; `eventsById` gives their ordering. */
-export function checkAggregateOrder(subscriber: string, appliedInOrder: Iterable<string>, eventsById: ReadonlyMap<string, SimulatedEvent>): Violation[] {
-  // aggregate → the events in the order they were first applied
-  const applied = new Map<string, { readonly sequence: number; readonly eventId: string }[]>();
+/**
+ * Checks the order of each aggregate of `subscriber`, given what it acknowledged, in order: an event id, or the event
+ * ids one invocation acknowledged together (the messages of one batch: their deletions say nothing of the order in
+ * which the batch applied them, so they are not ordered among themselves). `eventsById` gives their ordering.
+ */
+export function checkAggregateOrder(subscriber: string, acknowledged: Iterable<string | readonly string[]>, eventsById: ReadonlyMap<string, SimulatedEvent>): Violation[] {
+  // aggregate → the events in the order they were first applied, each with the rank of its acknowledgement
+  const applied = new Map<string, { readonly sequence: number; readonly eventId: string; readonly rank: number }[]>();
   const seen = new Set<string>();
-  for (const eventId of appliedInOrder) {
-    const ordering = eventsById.get(eventId)?.ordering;
-    if (ordering === undefined || seen.has(eventId)) continue;
-    seen.add(eventId);
-    applied.set(ordering.aggregateId, [...(applied.get(ordering.aggregateId) ?? []), { sequence: ordering.sequence, eventId }]);
+  let rank = 0;
+  for (const entry of acknowledged) {
+    rank += 1;
+    const group = typeof entry === 'string' ? [entry] : entry;
+    const fresh = group
+      .flatMap((eventId) => {
+        const ordering = eventsById.get(eventId)?.ordering;
+        return ordering === undefined || seen.has(eventId) ? [] : [{ eventId, ...ordering }];
+      })
+      .sort((a, b) => a.sequence - b.sequence);
+    for (const { eventId, aggregateId, sequence } of fresh) {
+      seen.add(eventId);
+      applied.set(aggregateId, [...(applied.get(aggregateId) ?? []), { sequence, eventId, rank }]);
+    }
   }
   const violations: Violation[] = [];
   for (const [aggregateId, events] of applied) {
     const order = `applied order: ${events.map((item) => item.sequence).join(', ')}`;
-    const index = events.findIndex((item, at) => events.slice(at + 1).some((later) => later.sequence < item.sequence));
+    // an inversion: an event acknowledged in an earlier invocation than an event of a lower sequence
+    const index = events.findIndex((item, at) => events.slice(at + 1).some((later) => later.sequence < item.sequence && later.rank > item.rank));
     if (index >= 0) {
       const early = events[index]!;
-      const earlier = Math.min(...events.slice(index + 1).map((item) => item.sequence));
+      const earlier = Math.min(...events.slice(index + 1).filter((later) => later.rank > early.rank).map((item) => item.sequence));
       violations.push({
         kind: 'aggregate-order',
         subscriber,
