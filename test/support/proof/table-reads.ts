@@ -5,7 +5,11 @@ import { OUTBOX_ITEM, TABLE_SCHEMA } from '../../../lambda/contract/wire-format'
 
 /** Every item of `tableName`, as plain values (the DocumentClient's view). */
 export async function scanItems(client: DynamoDBClient, tableName: string): Promise<Array<Record<string, unknown>>> {
-  const documents = DynamoDBDocumentClient.from(client);
+  return scanDocuments(DynamoDBDocumentClient.from(client), tableName);
+}
+
+/** Every item of `tableName` read with a DocumentClient (a scenario's effect probe gets one), consistently. */
+export async function scanDocuments(documents: DynamoDBDocumentClient, tableName: string | undefined): Promise<Array<Record<string, unknown>>> {
   const items: Array<Record<string, unknown>> = [];
   let startKey: Record<string, unknown> | undefined;
   do {
