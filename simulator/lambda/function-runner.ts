@@ -337,7 +337,9 @@ export class FunctionRunner {
     this.spare = undefined;
     const spareStarted = spare?.started();
     if (spareStarted !== undefined && (!spareStarted.alive || this.codeOf.get(spareStarted) !== this.code)) {
-      // its runtime died while it waited (Lambda would not route an invocation to it): an environment on demand instead
+      // its runtime died while it waited (Lambda would not route an invocation to it), or it loaded replaced code: an
+      // environment on demand instead
+      this.codeOf.delete(spareStarted);
       void spareStarted.dispose();
       spare = undefined;
     }

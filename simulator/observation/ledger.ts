@@ -82,6 +82,12 @@ export class RunLedger implements SimulationObserver {
    */
   public readonly handledEvents = new Map<ResourceKey, Set<string>>();
   /**
+   * Per subscription, in order: the events each returned invocation answered as handled (not in `batchItemFailures`),
+   * together, dead-lettered or blocked receives included. The deletions of one batch say nothing of the order its
+   * events were applied in, so an order check (check/aggregate-order.ts) reads these groups, not `acknowledgedEvents`.
+   */
+  public readonly answeredTogether = new Map<ResourceKey, string[][]>();
+  /**
    * Per subscription: the events a message of which was deleted because the runtime had dead-lettered it, or had found
    * it already blocked for an operator by another copy's delivery (`already-blocked`): no effect promised.
    */
@@ -214,12 +220,15 @@ export class RunLedger implements SimulationObserver {
   /** Notes the events of the receives a returned invocation answered as handled (see {@link handledEvents}). */
   private recordHandled(messages: readonly { readonly messageId: string; readonly receiveCount: number; readonly origin?: MessageOrigin }[], failedMessageIds: readonly string[]): void {
     const failed = new Set(failedMessageIds);
+    const groups = new Map<ResourceKey, string[]>();
     for (const { messageId, receiveCount, origin } of messages) {
       if (failed.has(messageId) || origin?.subscription === undefined || origin.eventId === undefined) continue;
+      getOrCreate(groups, origin.subscription, () => []).push(origin.eventId);
       const receive = `${messageId}#${receiveCount}`;
       if (this.runtimeDeadLetters.has(receive) || this.runtimeDeadLetters.has(`${messageId}#*`) || this.alreadyBlockedReceives.has(receive)) continue;
       getOrCreate(this.handledEvents, origin.subscription, () => new Set()).add(origin.eventId);
     }
+    for (const [subscription, eventIds] of groups) getOrCreate(this.answeredTogether, subscription, () => []).push(eventIds);
   }
 
   /** Notes the receives the runtime logged as `already-blocked`: their deletion acknowledges no effect. */

@@ -241,19 +241,6 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     // frozen: time moves only when the run moves it, so a seeded run does not depend on this machine's speed
     const clock = VirtualClock.frozen();
     const ledger = new RunLedger();
-    // per subscription, the events each returned invocation answered as handled, together (the order check's input:
-    // the deletions of one batch say nothing of the order its events were applied in)
-    const answeredTogether = new Map<ResourceKey, string[][]>();
-    ledger.addInvocationListener((_mapping, invocation) => {
-      if (invocation.outcome.kind !== 'returned') return;
-      const failed = new Set(invocation.failedMessageIds);
-      const groups = new Map<ResourceKey, string[]>();
-      for (const { messageId, origin } of invocation.messages) {
-        if (failed.has(messageId) || origin?.subscription === undefined || origin.eventId === undefined) continue;
-        groups.set(origin.subscription, [...(groups.get(origin.subscription) ?? []), origin.eventId]);
-      }
-      for (const [subscription, eventIds] of groups) answeredTogether.set(subscription, [...(answeredTogether.get(subscription) ?? []), eventIds]);
-    });
     /** `<function key>|<invocation key>` of the invocations that had a write applied that they did not see. */
     const writesUnseen = new Set<string>();
     if (options.logFile !== undefined) {
@@ -483,7 +470,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       violations.push({ kind: 'history', subscriber: violation.key.subscriber, detail: `${violation.detail}; its history:\n${violation.excerpt}` });
     }
     for (const subscriber of flow.subscribers.filter((candidate) => candidate.queue.model.fifo)) {
-      violations.push(...checkAggregateOrder(subscriber.name, answeredTogether.get(subscriber.subscription.key) ?? [], committed.eventsById));
+      violations.push(...checkAggregateOrder(subscriber.name, ledger.answeredTogether.get(subscriber.subscription.key) ?? [], committed.eventsById));
     }
     const result: SimulationResult = {
       assemblyDirectory,
