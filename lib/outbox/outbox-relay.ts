@@ -302,7 +302,7 @@ export class OutboxRelay extends Construct {
 
     // Dead letters: the pipe role sends them itself (eb-pipes-permissions.html lists sqs:SendMessage); without this
     // grant the pipe does not stabilize.
-    markLibraryGrant('OutboxRelay', role, this.deadLetterQueue.grant(role, 'sqs:SendMessage'));
+    libraryGrantOrResource('OutboxRelay', { grantee: role, actions: ['sqs:SendMessage'], resourceArns: [this.deadLetterQueue.queueArn], resource: this.deadLetterQueue });
     grantKeyViaService('OutboxRelay', this.deadLetterQueue.encryptionMasterKey, role, 'sqs', KMS_SEND_MESSAGE_ACTIONS);
 
     // The pipe's own data at rest (filter and input template), when it is encrypted with a customer-managed key. The

@@ -9,6 +9,7 @@
  * stay apart. A statement already marked keeps its Sid: a grant method that calls another (grantAppendOrderedEvents
  * calls grantAppendEvents) leaves the inner method's statements named by it.
  */
+import { Token, TokenComparison } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { librarySid } from '../../lambda/contract/statement-ids';
 
@@ -52,7 +53,21 @@ export function libraryGrant(origin: string, options: iam.GrantOnPrincipalOption
   return markLibraryGrant(origin, options.grantee, iam.Grant.addToPrincipal(options));
 }
 
-/** `iam.Grant.addToPrincipalOrResource`, the principal's statement marked as the library's, from `origin`. */
+/**
+ * What `iam.Grant.addToPrincipalOrResource` does, the principal's statement marked as the library's, from `origin`: the
+ * statement goes to the principal's policy, and also to the resource's policy when the principal may be in another
+ * account. (aws-cdk-lib's own returns only the resource's statement then, so the principal's could not be marked.)
+ */
 export function libraryGrantOrResource(origin: string, options: iam.GrantWithResourceOptions): iam.Grant {
-  return markLibraryGrant(origin, options.grantee, iam.Grant.addToPrincipalOrResource(options));
+  const onPrincipal = libraryGrant(origin, options);
+  const principalAccount = options.grantee.grantPrincipal.principalAccount;
+  const accounts = principalAccount === undefined ? undefined : Token.compareStrings(options.resource.env.account, principalAccount);
+  if (onPrincipal.success && (accounts === TokenComparison.SAME || accounts === TokenComparison.BOTH_UNRESOLVED)) return onPrincipal;
+  const statement = new iam.PolicyStatement({
+    actions: options.actions,
+    resources: options.resourceSelfArns ?? options.resourceArns,
+    principals: [options.grantee.grantPrincipal],
+    conditions: options.conditions,
+  });
+  return onPrincipal.combine(iam.Grant.addStatementToResourcePolicy({ ...options, statement }));
 }
