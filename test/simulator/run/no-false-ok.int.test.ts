@@ -119,10 +119,10 @@ describe('simulate: no false OK', () => {
     ]);
   });
 
-  test('fails with unapplied-event when the consumer queue\'s maxReceiveCount is 1, under the default faults', async () => {
+  test.each(['1', '2', '3'])('fails with unapplied-event when the consumer queue\'s maxReceiveCount is 1, under the default faults (seed %s)', async (seed) => {
     const events = Array.from({ length: 30 }, (_, index) => ({ type: 'com.example.Audited', id: `event-${index}`, data: { index } }));
 
-    const result = await runSimulation({ cwd: PROJECT, assemblyDirectory: assembly, stacks: ['OneReceive'], events, dynamoDbEndpoint: inject('dynamoDbEndpoint') });
+    const result = await runSimulation({ cwd: PROJECT, assemblyDirectory: assembly, stacks: ['OneReceive'], events, seed, dynamoDbEndpoint: inject('dynamoDbEndpoint') });
 
     expect(result.violations).toContainEqual({ kind: 'unapplied-event', subscriber: 'Audit', detail: expect.stringMatching(/never acknowledged by it.*sent away by: moved by SQS after maxReceiveCount receives; last failure: /) });
   });
