@@ -145,7 +145,7 @@ export class ApplyAttribution {
     }
     // one commit, a count too high: the handler ran for it more than once, and what it kept carried the earlier runs
     const attempts = carrying.flatMap((invocation) => commitAttempts(consumer, invocation, eventId).map((write) => ({ invocation, write })));
-    const bodies = new Set(attempts.map(({ write }) => withoutToken(write.body)));
+    const bodies = new Set(attempts.map(({ write }) => handlerWrites(write.body, consumer.inboxTable)));
     if (applications.length === 1 && bodies.size > 1) {
       const failed = new Map<InvocationSeen, Map<string, number>>();
       for (const { invocation, write } of attempts.filter((attempt) => !attempt.write.applied)) {
@@ -216,24 +216,51 @@ function namesNoInbox(consumer: AttributedConsumer, write: WriteSeen): boolean {
   return consumer.inboxTable === undefined || !write.tables.includes(consumer.inboxTable);
 }
 
-/** The event's commit attempts in an invocation: those sent, applied or not. */
+/** The event's commit attempts in an invocation: those sent, applied or not (transactional mode). */
 function commitAttempts(consumer: AttributedConsumer, invocation: InvocationSeen, eventId: string): WriteSeen[] {
-  if (consumer.mode !== 'transactional' && consumer.mode !== 'aggregate') return [];
+  if (consumer.mode !== 'transactional') return [];
   return invocation.writes.filter((write) => isCommitOf(consumer, write, eventId));
+}
+
+/** The inbox key's event of a write of the runtime (a commit, a claim), when it names one of `eventIds`. */
+function inboxEventOf(consumer: AttributedConsumer, write: WriteSeen, eventIds: readonly string[]): string | undefined {
+  return eventIds.find((eventId) => isCommitOf(consumer, write, eventId));
+}
+
+/**
+ * Whether a write naming no inbox key was made for the event: its body names the event's id; else (a body naming no
+ * event of the batch) the invocation carried only this event, or the nearest write of the runtime names it: the next
+ * commit attempt (a transactional handler writes before its commit), the previous claim (a lease effect runs after it).
+ */
+function madeFor(consumer: AttributedConsumer, invocation: InvocationSeen, write: WriteSeen, eventId: string): boolean {
+  const carried = [...new Set(invocation.messages.flatMap((message) => (message.eventId === undefined ? [] : [message.eventId])))];
+  const named = carried.filter((candidate) => mentions(write.body, candidate));
+  if (named.length > 0) return named.includes(eventId);
+  if (carried.length === 1) return carried[0] === eventId;
+  const runtimeWrites = invocation.writes.filter((candidate) => !namesNoInbox(consumer, candidate));
+  const nearest =
+    consumer.mode === 'transactional'
+      ? runtimeWrites.find((candidate) => candidate.index > write.index)
+      : [...runtimeWrites].reverse().find((candidate) => candidate.index < write.index);
+  return nearest !== undefined && inboxEventOf(consumer, nearest, carried) === eventId;
+}
+
+/** Whether `body` names `eventId` whole (not as the start of a longer id: `order-1` in `order-10`). */
+function mentions(body: string, eventId: string): boolean {
+  return new RegExp(`${eventId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`).test(body);
 }
 
 /** The applications of the event in one invocation (see the module comment). */
 function applicationsIn(consumer: AttributedConsumer, invocation: InvocationSeen, eventId: string): Application[] {
+  const outside = invocation.writes.filter((write) => write.applied && namesNoInbox(consumer, write) && madeFor(consumer, invocation, write, eventId));
   if (consumer.mode === 'transactional' || consumer.mode === 'aggregate') {
     // a write of its own client happens at every run of the handler, whatever the inbox says: an application each time
-    const own = consumer.mode === 'transactional' ? invocation.writes.filter((write) => write.applied && namesNoInbox(consumer, write)) : [];
-    if (own.length > 0) return [{ invocation, kind: 'own-client', writes: own }];
+    if (consumer.mode === 'transactional' && outside.length > 0) return [{ invocation, kind: 'own-client', writes: outside }];
     // the aggregate's writes of later messages in the batch name the event too: its own commit is the first
     const commit = invocation.writes.find((write) => write.applied && isCommitOf(consumer, write, eventId));
     return commit === undefined ? [] : [{ invocation, kind: 'commit', writes: [commit] }];
   }
-  const effects = invocation.writes.filter((write) => write.applied && namesNoInbox(consumer, write));
-  return effects.length === 0 ? [] : [{ invocation, kind: 'effect', writes: effects }];
+  return outside.length === 0 ? [] : [{ invocation, kind: 'effect', writes: outside }];
 }
 
 function siteList(writes: readonly WriteSeen[]): string {
@@ -267,9 +294,14 @@ function notApplied(write: WriteSeen): string {
   }
 }
 
-/** The body without its `ClientRequestToken`: one run of the handler retried by the SDK sends one body. */
-function withoutToken(body: string): string {
-  return body.replace(/"ClientRequestToken":"[^"]*"/, '');
+/** The handler's staged writes of a commit: its actions on tables other than the inbox (the runtime's inbox record differs at each run). */
+function handlerWrites(body: string, inboxTable: string | undefined): string {
+  try {
+    const request = JSON.parse(body) as { TransactItems?: Record<string, { TableName?: string }>[] };
+    return JSON.stringify((request.TransactItems ?? []).filter((action) => !Object.values(action).some((write) => write.TableName === inboxTable)));
+  } catch {
+    return body;
+  }
 }
 
 /** The key of the item the event's aggregate Put wrote, as `{"pk":"…"}`, from the table's key attributes. */
