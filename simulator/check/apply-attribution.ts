@@ -80,6 +80,13 @@ export class ApplyAttribution {
     this.startMs = now();
   }
 
+  /** Stops recording and forgets what was recorded (a served run goes on invoking after its checks). */
+  public close(): void {
+    this.consumers.clear();
+    this.pending.clear();
+    this.invocations.clear();
+  }
+
   /** Attributes the applications of the consumer function `functionKey`. */
   public watch(functionKey: string, consumer: AttributedConsumer): void {
     this.consumers.set(functionKey, consumer);

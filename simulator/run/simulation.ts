@@ -516,6 +516,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       producerWritesChecked: producers.length > 0 && producers.every(({ producer }) => producer.probe !== undefined),
     };
     phases.ended('checks');
+    attribution.close();
     // simulate --serve: the services go on serving what the run left; the callee stops them
     if (options.keepServices !== undefined) {
       const watchable = options.app !== undefined || hasAppCommand(path.join(options.cwd, 'cdk.json'));

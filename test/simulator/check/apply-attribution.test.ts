@@ -93,4 +93,14 @@ describe('ApplyAttribution', () => {
         'after invocation #1 (receive 1, at +0 s) crashed at DynamoDB request 2 (before DynamoDB applied it): a write outside the transaction is not undone when the commit fails, nor stopped by the inbox record when the event comes again (its own client: write through the transaction)',
     );
   });
+
+  test('after close, nothing is recorded or told (a served run goes on invoking)', () => {
+    const flow = run({ subscriber: 'Billing', mode: 'transactional', inboxTable: 'Inbox', windowSeconds: 60 });
+    flow.invoke([['e-1', 1]], [{ body: commit('Billing', 'e-1'), applied: true }]);
+    flow.attribution.close();
+    flow.later(180);
+    flow.invoke([['e-1', 2]], [{ body: commit('Billing', 'e-1'), applied: true }]);
+
+    expect(flow.attribution.cause('Fn', ['e-1'])).toBeUndefined();
+  });
 });
