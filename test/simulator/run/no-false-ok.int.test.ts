@@ -143,6 +143,16 @@ describe('simulate: no false OK', () => {
     expect(written.subscribers[0]!.failurePaths['handler-error']).toBeGreaterThan(0);
   });
 
+  test("fails with producer-failed when an API's producer answers every command with a response its scenario says fails one (a 409)", async () => {
+    const scenario = await loadScenario(`${FIXTURE}/conflict-producer-scenario.ts`, PROJECT);
+    const result = await runSimulation({ cwd: PROJECT, assemblyDirectory: assembly, stacks: ['ConflictProducer'], scenario, count: 2, rates: NO_FAULTS, dynamoDbEndpoint: inject('dynamoDbEndpoint') });
+
+    expect(result.producer).toMatchObject({ total: 2, succeeded: 0 });
+    expect(result.violations).toEqual([
+      { kind: 'producer-failed', detail: expect.stringMatching(/^2 of 2 producer command\(s\) failed all 3 attempt\(s\) \(#0, #1\): the invocation returned a failed response: \{"statusCode":409,/) },
+    ]);
+  });
+
   test('fails with producer-failed naming the commands when the producer refuses every command', async () => {
     const scenario = await loadScenario(`${FIXTURE}/failing-producer-scenario.ts`, PROJECT);
     const result = await runSimulation({ cwd: PROJECT, assemblyDirectory: assembly, stacks: ['FailingProducer'], scenario, count: 3, rates: NO_FAULTS, dynamoDbEndpoint: inject('dynamoDbEndpoint') });
