@@ -3,7 +3,7 @@
  * where it stands in an aggregate, the deliberate skip of a gap that can never be filled, and the redrive of its
  * dead letters in the order the fence admits them.
  */
-import { DeleteMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
 import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
@@ -13,6 +13,7 @@ import { planOrderedRedrive, type OrderedRedrivePlan } from '../../lambda/ordere
 import { SequenceFences } from '../../lambda/ordered/sequence-fences';
 import { parsePositiveInteger } from './arguments';
 import { receiveMessages, releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
+import { gapLines, sendOrdered } from './dead-letters/ordered-sends';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { terminalText } from './terminal-text';
 
@@ -93,12 +94,11 @@ async function skip(parsed: ParsedArguments, context: CommandContext, fences: Se
 }
 
 function describePlan(plan: OrderedRedrivePlan): string {
-  const lines = plan.redrive.map((letter) => `  redrive  ${terminalText(letter.aggregateId)} #${letter.sequence}  (${terminalText(letter.id)})`);
+  const waiting = new Set(plan.waiting);
+  const lines = plan.redrive.map((letter) => `  redrive  ${terminalText(letter.aggregateId)} #${letter.sequence}  (${terminalText(letter.id)})${waiting.has(letter) ? '  waits behind a gap' : ''}`);
   lines.push(...plan.alreadyApplied.map((letter) => `  applied  ${terminalText(letter.aggregateId)} #${letter.sequence}  (left in the dead-letter queue)`));
   lines.push(...plan.unordered.map((letter) => `  not an ordered event (${terminalText(letter.id)}): left in the dead-letter queue`));
-  for (const [aggregateId, missing] of Object.entries(plan.gaps)) {
-    lines.push(`  gap      ${terminalText(aggregateId)}: no dead letter holds ${missing.join(', ')} (in flight, or lost: replay from the outbox, or 'fence skip')`);
-  }
+  lines.push(...gapLines(plan, 'dead letter').map((line) => `  ${line.replace(/^gap: /, 'gap      ')}`));
   return `${lines.join('\n')}\n`;
 }
 
@@ -119,15 +119,7 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, fences:
     for (const letter of plan.redrive) {
       const message = byId.get(letter.id)!;
       // the dead letter's message id as the deduplication id: unique to this copy, so SQS does not drop it as a resend
-      await sqs.send(
-        new SendMessageCommand({
-          QueueUrl: queue,
-          MessageBody: message.body,
-          MessageGroupId: letter.aggregateId,
-          MessageDeduplicationId: message.messageId,
-          ...(Object.keys(message.messageAttributes).length === 0 ? {} : { MessageAttributes: { ...message.messageAttributes } }),
-        }),
-      );
+      await sendOrdered(sqs, queue, { body: message.body, aggregateId: letter.aggregateId, deduplicationId: message.messageId, messageAttributes: message.messageAttributes });
       await sqs.send(new DeleteMessageCommand({ QueueUrl: message.queueUrl, ReceiptHandle: message.receiptHandle }));
       moved.push(message.messageId);
     }
@@ -183,7 +175,7 @@ async function replay(parsed: ParsedArguments, context: CommandContext, fences: 
   }
   const sqs = context.sqsClient();
   for (const event of events) {
-    await sqs.send(new SendMessageCommand({ QueueUrl: queue, MessageBody: event.body, MessageGroupId: aggregateId, MessageDeduplicationId: event.eventId }));
+    await sendOrdered(sqs, queue, { body: event.body, aggregateId, deduplicationId: event.eventId });
   }
   context.io.stdout(parsed.values.json === true ? json({ replayed: true, ...summary }) : `sent ${events.length} event(s) of ${terminalText(aggregateId)}: ${summary.sequences.join(', ') || 'none'}\n`);
   return EXIT_CODE.OK;
