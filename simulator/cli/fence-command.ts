@@ -1,6 +1,6 @@
 /**
- * `idempotent-event-flow fence show|skip|redrive`: an ordered subscriber's sequence fences (docs/ORDERED-DELIVERY.md):
- * where it stands in an aggregate, the deliberate skip of a gap that can never be filled, and the redrive of its
+ * `idempotent-event-flow fence show|list|skip|redrive|replay`: an ordered subscriber's sequence fences
+ * (docs/ORDERED-DELIVERY.md): where it stands in an aggregate, every aggregate it is held up in, the deliberate skip of a gap that can never be filled, and the redrive of its
  * dead letters in the order the fence admits them.
  */
 import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
@@ -14,17 +14,24 @@ import { SequenceFences } from '../../lambda/ordered/sequence-fences';
 import { parsePositiveInteger } from './arguments';
 import { receiveMessages, releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
 import { gapLines, sendOrdered } from './dead-letters/ordered-sends';
+import { blockedAggregates, committedSequences } from './blocked-aggregates';
+import { formatTable } from './blocked-command';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { terminalText } from './terminal-text';
 
 const USAGE = `Usage:
   idempotent-event-flow fence show <subscriber> <aggregate-id> --table <inbox table> [--json]
+  idempotent-event-flow fence list <subscriber> --table <inbox table> [--dead-letter-queue <url>] [--outbox-table <name>] [--json]
   idempotent-event-flow fence skip <subscriber> <aggregate-id> --table <inbox table> --from <n> --to <m> --reason <text> [--yes] [--json]
   idempotent-event-flow fence redrive <subscriber> --table <inbox table> --dead-letter-queue <url> --queue <url> [--yes] [--json]
   idempotent-event-flow fence replay <subscriber> <aggregate-id> --table <inbox table> --outbox-table <name> --queue <url> [--yes] [--json]
 
 An ordered subscriber applies each aggregate's events in sequence; its fence holds the last sequence applied.
   show     where the subscriber stands in the aggregate (0: nothing applied yet)
+  list     every aggregate the subscriber is held up in, with what to do: its next event is in the dead-letter queue
+           (dead-lettered), a later one is but not the next (gap), or, with --outbox-table, the outbox committed more
+           than the fence shows applied and no dead letter explains it (behind: in flight, or lost). Needs
+           --dead-letter-queue, --outbox-table or both; reads the dead-letter queue without consuming it.
   skip     moves the fence from <n> (where you saw it) to <m>, so event m+1 applies next: for events that are lost for
            good (past every retention). Nothing of n+1..m is applied. Conditional: refused (exit code 3) if the fence
            moved since. A dry run unless --yes; the reason stays on the fence.
@@ -43,9 +50,9 @@ Options:
   --table <name>               the subscriber's inbox table (where its fences are)
   --from <n>, --to <m>         skip: the fence as you saw it, and where it goes
   --reason <text>              skip: why (kept on the fence)
-  --dead-letter-queue <url>    redrive: the subscriber queue's dead-letter queue (FIFO)
+  --dead-letter-queue <url>    redrive, list: the subscriber queue's dead-letter queue (FIFO)
   --queue <url>                redrive, replay: the subscriber's queue (FIFO)
-  --outbox-table <name>        replay: the outbox table (the ordered history items)
+  --outbox-table <name>        replay: the outbox table (the ordered history items); list: its head items
   --yes                        act (default: show what would be done)
   --json                       print JSON instead of text
   --region, --endpoint, --sqs-endpoint   see idempotent-event-flow --help
@@ -181,18 +188,49 @@ async function replay(parsed: ParsedArguments, context: CommandContext, fences: 
   return EXIT_CODE.OK;
 }
 
+async function list(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences): Promise<number> {
+  const deadLetterQueue = requiredString(parsed, 'dead-letter-queue');
+  const outboxTable = requiredString(parsed, 'outbox-table');
+  if (deadLetterQueue === undefined && outboxTable === undefined) return context.usageError("'fence list' needs --dead-letter-queue, --outbox-table or both");
+  const sqs = context.sqsClient();
+  const messages = deadLetterQueue === undefined ? [] : await receiveMessages(sqs, deadLetterQueue);
+  try {
+    const plan = await planOrderedRedrive(messages.map((message) => ({ id: message.messageId, body: message.body })), fences);
+    const committed = outboxTable === undefined ? undefined : await committedSequences(toDocumentClient(context.client()), outboxTable);
+    const aggregates = new Set([...plan.redrive.map((letter) => letter.aggregateId), ...(committed?.keys() ?? [])]);
+    const applied = new Map(await Promise.all([...aggregates].map(async (aggregateId) => [aggregateId, (await fences.get(aggregateId)).appliedSequence] as const)));
+    const blocked = blockedAggregates(plan, applied, committed);
+    if (parsed.values.json === true) {
+      context.io.stdout(json(blocked));
+    } else {
+      const rows = blocked.map((each) => [
+        each.aggregateId,
+        String(each.appliedSequence),
+        each.committedSequence === undefined ? '-' : String(each.committedSequence),
+        each.state,
+        each.deadLetterSequences.join(', ') || '-',
+        each.action,
+      ]);
+      context.io.stdout(rows.length === 0 ? `no aggregate is held up (${aggregates.size} looked at)\n` : formatTable(['AGGREGATE', 'APPLIED', 'COMMITTED', 'STATE', 'DEAD LETTERS', 'WHAT TO DO'], rows));
+    }
+    return EXIT_CODE.OK;
+  } finally {
+    await releaseMessages(sqs, messages);
+  }
+}
+
 async function run(parsed: ParsedArguments, context: CommandContext): Promise<number> {
   const [action, subscriber, aggregateId, ...extra] = parsed.positionals;
-  if (action !== 'show' && action !== 'skip' && action !== 'redrive' && action !== 'replay') {
-    return context.usageError(action === undefined ? 'missing action: show, skip, redrive or replay' : `unknown action '${action}'; expected show, skip, redrive or replay`);
+  if (action !== 'show' && action !== 'list' && action !== 'skip' && action !== 'redrive' && action !== 'replay') {
+    return context.usageError(action === undefined ? 'missing action: show, list, skip, redrive or replay' : `unknown action '${action}'; expected show, list, skip, redrive or replay`);
   }
   if (subscriber === undefined) return context.usageError(`'fence ${action}' needs the subscriber`);
   const table = requiredString(parsed, 'table');
   if (table === undefined) return context.usageError(`'fence ${action}' needs --table`);
   const fences = new SequenceFences({ client: context.client(), tableName: table, subscriberName: subscriber, now: () => context.now() });
-  if (action === 'redrive') {
+  if (action === 'redrive' || action === 'list') {
     if (aggregateId !== undefined) return context.usageError(`unexpected argument '${aggregateId}'`);
-    return redrive(parsed, context, fences);
+    return action === 'redrive' ? redrive(parsed, context, fences) : list(parsed, context, fences);
   }
   if (aggregateId === undefined) return context.usageError(`'fence ${action}' needs the aggregate id`);
   if (extra.length > 0) return context.usageError(`unexpected argument '${extra[0]}'`);
@@ -203,7 +241,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
 /** The `fence` command. */
 export const fenceCommand: Command = {
   name: 'fence',
-  summary: "an ordered subscriber's sequence fences: show one, skip a lost gap, redrive or replay in sequence",
+  summary: "an ordered subscriber's sequence fences: show one, list the held-up aggregates, skip a lost gap, redrive or replay in sequence",
   usage: USAGE,
   options: {
     table: { type: 'string' },

@@ -261,6 +261,37 @@ describe('dlq redrive and replay of an ordered subscriber (issue 33): in sequenc
   });
 });
 
+describe('fence list (issue 33): every aggregate an ordered subscriber is held up in', () => {
+  test('names the aggregates whose next event is dead-lettered, missing behind a later dead letter, or committed and not applied, with what to do', async () => {
+    const queues = fifoQueues('LedgerList');
+    const stamp = Date.now();
+    const [deadLettered, gap, behind, done] = ['dead-lettered', 'gap', 'behind', 'done'].map((name) => `order-${stamp}-${name}`) as [string, string, string, string];
+    const apply = async (envelope: OrderedEnvelope) => consumer()({ Records: [{ messageId: envelope.id, body: JSON.stringify(envelope), attributes: { ApproximateReceiveCount: '1' } }] });
+    const first = await produce(deadLettered, ['placed', 'paid']);
+    await apply(first[0]!);
+    deadLetter(first[1]!, queues.deadLetterQueue);
+    deadLetter((await produce(gap, ['placed', 'paid', 'shipped']))[2]!, queues.deadLetterQueue);
+    await produce(behind, ['placed', 'paid']);
+    for (const envelope of await produce(done, ['placed'])) await apply(envelope);
+    const args = ['fence', 'list', SUBSCRIBER, '--table', inboxConfig.inboxTableName, '--dead-letter-queue', queues.deadLetterQueue.address.url, '--outbox-table', outboxConfig.outboxTableName];
+
+    const listed = await cli({ clock, endpoint }, ...args, '--json');
+    expect(listed.code).toBe(0);
+    const mine = (JSON.parse(listed.stdout) as Array<{ aggregateId: string }>).filter((each) => each.aggregateId.startsWith(`order-${stamp}-`));
+    expect(mine).toEqual([
+      { aggregateId: behind, appliedSequence: 0, committedSequence: 2, state: 'behind', deadLetterSequences: [], missing: [], action: expect.stringContaining("'fence replay'") },
+      { aggregateId: deadLettered, appliedSequence: 1, committedSequence: 2, state: 'dead-lettered', deadLetterSequences: [2], missing: [], action: expect.stringContaining("'dlq redrive'") },
+      { aggregateId: gap, appliedSequence: 0, committedSequence: 3, state: 'gap', deadLetterSequences: [3], missing: [1, 2], action: expect.stringMatching(/sequence 1, 2 .*'fence replay'.*'fence skip'/) },
+    ]);
+    // read without consuming: the dead letters are visible again
+    expect(queues.deadLetterQueue.counts().visible).toBe(2);
+    const text = await cli({ clock, endpoint }, 'fence', 'list', SUBSCRIBER, '--table', inboxConfig.inboxTableName, '--dead-letter-queue', queues.deadLetterQueue.address.url);
+    expect(text.stdout).toMatch(new RegExp(`${gap} +0 +- +gap +3 `));
+    expect(text.stdout).not.toContain(behind); // without the outbox, nothing says it committed more
+    expect((await cli({ clock, endpoint }, 'fence', 'list', SUBSCRIBER, '--table', inboxConfig.inboxTableName)).code).toBe(2);
+  });
+});
+
 /** The outbox key of an event's history item. */
 function historyKey(eventId: string): Record<string, string> {
   return { pk: `OUTBOX#${eventId}`, sk: `OUTBOX#${eventId}` };
