@@ -226,6 +226,17 @@ describe('dlq redrive and replay of an ordered subscriber (issue 33): in sequenc
     expect(await ledger(blocked)).toEqual([]);
     // left in the dead-letter queue: the one behind the gap and the applied copy
     expect(queues.deadLetterQueue.counts().visible).toBe(2);
+
+    // without the output, a FIFO --queue says ordered: the fences' table is required, and the same plan is made
+    const flags = ['dlq', 'redrive', '--queue', queues.queue.address.url, '--dead-letter-queue', queues.deadLetterQueue.address.url, '--subscriber', SUBSCRIBER, '--processing-mode', 'transactional', '--deduplication-window', '1h'];
+    const noTable = await cli({ clock, endpoint }, ...flags);
+    expect(noTable.code).toBe(2);
+    expect(noTable.stderr).toContain('needs --table (its inbox table, where its sequence fences are)');
+    const byFlags = JSON.parse((await cli({ clock, endpoint }, ...flags, '--table', inboxConfig.inboxTableName, '--json')).stdout) as { decisions: Array<{ decision: string }> };
+    expect(byFlags.decisions.map((item) => item.decision)).toEqual(['waiting', 'applied']);
+    const replayFlags = ['replay', '--table', outboxConfig.outboxTableName, '--queue', queues.queue.address.url, '--subscriber', SUBSCRIBER, '--processing-mode', 'transactional', '--deduplication-window', '1h', '--event-id', readyEvents[0]!.id];
+    expect((await cli({ clock, endpoint }, ...replayFlags)).stderr).toContain('needs --inbox-table');
+    expect(JSON.parse((await cli({ clock, endpoint }, ...replayFlags, '--inbox-table', inboxConfig.inboxTableName, '--json')).stdout)).toMatchObject({ events: [{ sequence: 1, decision: 'applied' }] });
   });
 
   test('replay reads the history, says the events at or below the fence are duplicates (not replayed), sends the rest in sequence with group ids, and sends nothing behind a missing sequence', async () => {
