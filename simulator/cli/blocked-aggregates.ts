@@ -5,11 +5,11 @@
  * when the dead-letter queue holds a later event but not the next (a gap), or when the outbox committed more than the
  * fence shows applied and no dead letter explains it (in flight, or lost); each with what to do.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
 import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
 import type { OrderedRedrivePlan } from '../../lambda/ordered/redrive-plan';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { scanItems } from './scan-items';
 
 /** One aggregate the subscriber is held up in. */
 export interface BlockedAggregate {
@@ -34,21 +34,13 @@ export interface BlockedAggregate {
 /** The last committed sequence of each aggregate: the ordered outbox's head items (a Scan). */
 export async function committedSequences(client: DynamoDBDocumentClient, outboxTable: string): Promise<Map<string, number>> {
   const heads = new Map<string, number>();
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await client.send(
-      new ScanCommand({
-        TableName: outboxTable,
-        FilterExpression: '#type = :head',
-        ExpressionAttributeNames: { '#type': OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE },
-        ExpressionAttributeValues: { ':head': ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE },
-        ConsistentRead: true,
-        ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
-      }),
-    );
-    for (const item of page.Items ?? []) heads.set(String(item[ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE]), Number(item[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]));
-    startKey = page.LastEvaluatedKey;
-  } while (startKey !== undefined);
+  const items = await scanItems(client, {
+    TableName: outboxTable,
+    FilterExpression: '#type = :head',
+    ExpressionAttributeNames: { '#type': OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE },
+    ExpressionAttributeValues: { ':head': ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE },
+  });
+  for (const item of items) heads.set(String(item[ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE]), Number(item[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]));
   return heads;
 }
 

@@ -4,7 +4,6 @@
  * dead letters in the order the fence admits them.
  */
 import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
 import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
 import { isConditionalCheckFailed } from '../../lambda/transaction/cancellation';
@@ -16,6 +15,7 @@ import { receiveMessages, releaseMessages, type QueueMessage } from './dead-lett
 import { gapLines, sendOrdered } from './dead-letters/ordered-sends';
 import { blockedAggregates, committedSequences } from './blocked-aggregates';
 import { formatTable } from './blocked-command';
+import { scanItems } from './scan-items';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { terminalText } from './terminal-text';
 
@@ -139,25 +139,13 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, fences:
 
 /** The aggregate's ordered history items after `afterSequence`, by sequence: id, sequence and the envelope as written. */
 async function historyAfter(context: CommandContext, outboxTable: string, aggregateId: string, afterSequence: number): Promise<Array<{ eventId: string; sequence: number; body: string }>> {
-  const documents = toDocumentClient(context.client());
-  const events: Array<{ eventId: string; sequence: number; body: string }> = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documents.send(
-      new ScanCommand({
-        TableName: outboxTable,
-        FilterExpression: '#type = :history AND #aggregate = :aggregate AND #sequence > :after',
-        ExpressionAttributeNames: { '#type': OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE, '#aggregate': ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE, '#sequence': ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE },
-        ExpressionAttributeValues: { ':history': ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE, ':aggregate': aggregateId, ':after': afterSequence },
-        ConsistentRead: true,
-        ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      events.push({ eventId: String(item[OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]), sequence: Number(item[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]), body: String(item[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]) });
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey !== undefined);
+  const items = await scanItems(toDocumentClient(context.client()), {
+    TableName: outboxTable,
+    FilterExpression: '#type = :history AND #aggregate = :aggregate AND #sequence > :after',
+    ExpressionAttributeNames: { '#type': OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE, '#aggregate': ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE, '#sequence': ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE },
+    ExpressionAttributeValues: { ':history': ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE, ':aggregate': aggregateId, ':after': afterSequence },
+  });
+  const events = items.map((item) => ({ eventId: String(item[OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]), sequence: Number(item[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]), body: String(item[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]) }));
   return events.sort((a, b) => a.sequence - b.sequence);
 }
 

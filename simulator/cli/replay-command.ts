@@ -110,15 +110,10 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   const window = resolved.deduplicationWindowSeconds;
   const queue = resolved.queueUrl;
   const subscriber = resolved.subscriberName;
-  const eventIds = listOption(values, 'event-id');
-  const types = listOption(values, 'type');
-  const since = typeof values.since === 'string' ? parseTime(values.since, 'since') : undefined;
-  const until = typeof values.until === 'string' ? parseTime(values.until, 'until') : undefined;
-  if (typeof since === 'string') return context.usageError(since);
-  if (typeof until === 'string') return context.usageError(until);
+  const selection = selectionOf(values);
+  if (typeof selection === 'string') return context.usageError(selection);
+  const { eventIds, types, since, until } = selection;
   if (values['no-sort-key'] === true && typeof values['sort-key'] === 'string') return context.usageError('--sort-key and --no-sort-key contradict each other');
-  if ((eventIds.length > 0) === (since !== undefined)) return context.usageError("'replay' needs either --event-id or --since, not both");
-  if (eventIds.length > 0 && (until !== undefined || types.length > 0)) return context.usageError('--until and --type go with --since');
   const now = context.now().getTime();
   const location = {
     client: toDocumentClient(context.client()),
@@ -193,6 +188,19 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   return refused > 0 || missing.length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
 }
 
+/** Which events a replay takes: `--event-id`s, or `--since` (and `--until`, `--type`). Returns a usage problem as a string. */
+function selectionOf(values: ParsedArguments['values']): { eventIds: string[]; types: string[]; since?: number; until?: number } | string {
+  const eventIds = listOption(values, 'event-id');
+  const types = listOption(values, 'type');
+  const since = typeof values.since === 'string' ? parseTime(values.since, 'since') : undefined;
+  const until = typeof values.until === 'string' ? parseTime(values.until, 'until') : undefined;
+  if (typeof since === 'string') return since;
+  if (typeof until === 'string') return until;
+  if ((eventIds.length > 0) === (since !== undefined)) return "'replay' needs either --event-id or --since, not both";
+  if (eventIds.length > 0 && (until !== undefined || types.length > 0)) return '--until and --type go with --since';
+  return { eventIds, types, ...(since === undefined ? {} : { since }), ...(until === undefined ? {} : { until }) };
+}
+
 /** `replay` to an ordered subscriber (ordered-replay.ts): from the history items, in sequence, as its fences admit. */
 async function replayToOrdered(parsed: ParsedArguments, context: CommandContext, resolved: ResolvedSubscriber, outboxTable: string): Promise<number> {
   const values = parsed.values;
@@ -205,14 +213,9 @@ async function replayToOrdered(parsed: ParsedArguments, context: CommandContext,
   }
   const inboxTable = resolved.inboxTable ?? typedInbox;
   if (inboxTable === undefined) return context.usageError(`'replay' to the ordered subscriber '${resolved.subscriberName}' needs --inbox-table (its inbox table, where its sequence fences are) or --subscriber-output`);
-  const eventIds = listOption(values, 'event-id');
-  const types = listOption(values, 'type');
-  const since = typeof values.since === 'string' ? parseTime(values.since, 'since') : undefined;
-  const until = typeof values.until === 'string' ? parseTime(values.until, 'until') : undefined;
-  if (typeof since === 'string') return context.usageError(since);
-  if (typeof until === 'string') return context.usageError(until);
-  if ((eventIds.length > 0) === (since !== undefined)) return context.usageError("'replay' needs either --event-id or --since, not both");
-  if (eventIds.length > 0 && (until !== undefined || types.length > 0)) return context.usageError('--until and --type go with --since');
+  const selection = selectionOf(values);
+  if (typeof selection === 'string') return context.usageError(selection);
+  const { eventIds, types, since, until } = selection;
   return replayOrdered(
     context,
     {
