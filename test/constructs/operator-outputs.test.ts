@@ -141,6 +141,8 @@ describe('operator outputs', () => {
       inboxTable: ref(shipping.inboxTable.tableName),
       queueUrl: ref(shipping.queue.queueUrl),
       deadLetterQueueUrl: ref(shipping.deadLetterQueue.queueUrl),
+      // one FIFO dead-letter queue for both: the subscription's is the queue's
+      subscriptionDeadLetterQueueUrl: ref(shipping.deadLetterQueue.queueUrl),
       consumerFunctionName: ref(shipping.consumerFunction.lambdaFunction.functionName),
     });
     expect(output.description).toContain('fence show|skip|redrive|replay');

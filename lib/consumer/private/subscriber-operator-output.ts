@@ -32,9 +32,9 @@ export function subscriberOperatorOutputValue(subscriber: Subscriber, outboxTabl
 }
 
 /**
- * The output's JSON value of an ordered subscriber (`ordered: true`): transactional, its FIFO queues (the dead-letter
- * queue also takes what SNS could not deliver), its inbox table with the sequence fences, and the ordered relay's
- * outbox table, whose history items `replay` reads.
+ * The output's JSON value of an ordered subscriber (`ordered: true`): transactional, its FIFO queues (its dead-letter
+ * queue is also its subscription's: what SNS could not deliver), its inbox table with the sequence fences, and the
+ * ordered relay's outbox table, whose history items `replay` reads.
  */
 export function orderedSubscriberOperatorOutputValue(subscriber: OrderedSubscriber, deduplicationWindowSeconds: number): string {
   const deployment: { [field in keyof SubscriberDeployment]: unknown } = {
@@ -50,7 +50,7 @@ export function orderedSubscriberOperatorOutputValue(subscriber: OrderedSubscrib
     inboxTable: subscriber.inboxTable.tableName,
     queueUrl: subscriber.queue.queueUrl,
     deadLetterQueueUrl: subscriber.deadLetterQueue.queueUrl,
-    subscriptionDeadLetterQueueUrl: undefined,
+    subscriptionDeadLetterQueueUrl: subscriber.deadLetterQueue.queueUrl,
     consumerFunctionName: subscriber.consumerFunction.lambdaFunction.functionName,
   };
   return Stack.of(subscriber).toJsonString(deployment);
