@@ -331,8 +331,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'ordered-redrive-sends-waiting',
     breaks: "ordered path: an operator's dlq redrive or replay sends an event that waits behind a gap (it would only hold up its aggregate and come back), as if the fence admitted it",
     file: 'simulator/cli/dead-letters/ordered-sends.ts',
-    find: 'export function orderedDecisions(plan: OrderedRedrivePlan, wording: OrderedWording, sendWaiting = false): OrderedDecision[] {',
-    replace: 'export function orderedDecisions(plan: OrderedRedrivePlan, wording: OrderedWording, sendWaiting = true): OrderedDecision[] {',
+    find: "sequence: letter.sequence, decision: 'waiting', why: waitingWhy(letter, plan, wording) })),",
+    replace: "sequence: letter.sequence, decision: 'send', why: waitingWhy(letter, plan, wording) })),",
     tests: [ORDERED_MODEL, 'test/cli/fence-command.int.test.ts'],
   },
   {

@@ -57,7 +57,8 @@ To an ordered subscriber (its output says ordered, or --queue is a FIFO queue; d
 are read from the ordered outbox's history items and planned against its sequence fences (needs its inbox table:
 --inbox-table or the output): an event at or below the fence is a duplicate by design and is not sent (the output
 counts it apart, never as replayed); the events the fences admit now are sent in sequence per aggregate, the aggregate
-as the message group and the event id as the deduplication id; an event behind a sequence that is not among those
+as the message group and the event id as the deduplication id (SQS drops a copy of an event sent within its 5-minute
+deduplication interval; later, the fence answers it); an event behind a sequence that is not among those
 replayed is not sent (exit code 3; widen the selection, or 'fence replay', which sends every event after the fence).
 No deduplication window rule: the fence answers a copy of an applied event after its inbox record expired.
 

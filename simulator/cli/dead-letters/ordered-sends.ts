@@ -64,17 +64,12 @@ function waitingWhy(letter: PlannedDeadLetter, plan: OrderedRedrivePlan, wording
   );
 }
 
-/** Each entry of `plan` with what becomes of it: `ready` sent, `waiting` held (unless `sendWaiting`), the rest not sent. */
-export function orderedDecisions(plan: OrderedRedrivePlan, wording: OrderedWording, sendWaiting = false): OrderedDecision[] {
+/** Each entry of `plan` with what becomes of it: `ready` sent, `waiting` held, the rest not sent. */
+export function orderedDecisions(plan: OrderedRedrivePlan, wording: OrderedWording): OrderedDecision[] {
   const sent = new Set(plan.redrive.map((letter) => `${letter.aggregateId}\u0000${letter.sequence}`));
   return [
     ...plan.ready.map((letter): OrderedDecision => ({ id: letter.id, aggregateId: letter.aggregateId, sequence: letter.sequence, decision: 'send' })),
-    ...plan.waiting.map(
-      (letter): OrderedDecision =>
-        sendWaiting
-          ? { id: letter.id, aggregateId: letter.aggregateId, sequence: letter.sequence, decision: 'send', why: `sent behind a gap: ${waitingWhy(letter, plan, wording).split(';')[0]}` }
-          : { id: letter.id, aggregateId: letter.aggregateId, sequence: letter.sequence, decision: 'waiting', why: waitingWhy(letter, plan, wording) },
-    ),
+    ...plan.waiting.map((letter): OrderedDecision => ({ id: letter.id, aggregateId: letter.aggregateId, sequence: letter.sequence, decision: 'waiting', why: waitingWhy(letter, plan, wording) })),
     ...plan.alreadyApplied.map(
       (letter): OrderedDecision => ({
         id: letter.id,
