@@ -91,6 +91,12 @@ describe('simulate an app with the ordered path', () => {
       const events = (JSON.parse(replayed.stdout) as { ordered: boolean; events: Array<{ decision: string }> }).events;
       expect(events.length).toBe(3);
       expect(events.every((event) => event.decision === 'applied')).toBe(true);
+      // and where it stands: every aggregate applied to its last committed event, none held up
+      const fenceList = stdout.split('\n').find((line) => line.trim().startsWith('idempotent-event-flow fence list Shipping --table'));
+      expect(fenceList).toContain('--outbox-table');
+      const listed = await runPrinted(`${fenceList!} --json`, environment);
+      expect(listed).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(listed.stdout)).toEqual([]);
     } finally {
       stop.abort();
       await running;
