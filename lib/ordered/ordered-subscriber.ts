@@ -91,7 +91,8 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
   public readonly grantPrincipal: iam.IPrincipal;
   /**
    * Fires when the dead-letter queue holds a message: its aggregate's later events wait behind it (redrive with
-   * `idempotent-event-flow fence redrive`, which sends them back in sequence).
+   * `idempotent-event-flow dlq redrive --subscriber-output <its Operator output>`, which sends them back in sequence as
+   * its fences admit; `fence list` shows each held-up aggregate).
    */
   public readonly deadLetterAlarm: cloudwatch.Alarm;
   /** Fires when the consumer function reports errors (a whole invocation failed). */
@@ -182,7 +183,8 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
       deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: ALARM_PERIOD, statistic: 'Maximum' }),
       1,
       `Ordered subscriber ${props.subscriberName}: its dead-letter queue holds messages, and their aggregates' later events wait behind them. ` +
-        'Each carries its reason; fix, then redrive in sequence with `idempotent-event-flow fence redrive`.',
+        'Each carries its reason; fix, then `idempotent-event-flow dlq redrive --subscriber-output <its Operator output>`, which sends them back in sequence ' +
+        'as its fences admit (`fence list` shows each held-up aggregate).',
       props,
     );
     this.errorsAlarm = createThresholdAlarm(
@@ -196,7 +198,7 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
     new CfnOutput(this, 'Operator', {
       description:
         `What operators of ordered subscriber ${props.subscriberName} need, e.g. for idempotent-event-flow dlq redrive ` +
-        '--subscriber-output <this value> (in sequence, as its fences admit) and fence show|skip|redrive|replay',
+        '--subscriber-output <this value> (in sequence, as its fences admit) and fence show|list|skip|redrive|replay',
       value: orderedSubscriberOperatorOutputValue(this, deduplicationWindow.toSeconds()),
     });
   }

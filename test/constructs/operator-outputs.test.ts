@@ -2,7 +2,7 @@
  * The stack outputs that give the operator CLI what it takes (issue 22, item 9): resolved as CloudFormation would,
  * each is a JSON object naming the flow's and each subscriber's tables and queues.
  */
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, test } from 'vitest';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Duration } from 'aws-cdk-lib';
@@ -145,7 +145,11 @@ describe('operator outputs', () => {
       subscriptionDeadLetterQueueUrl: ref(shipping.deadLetterQueue.queueUrl),
       consumerFunctionName: ref(shipping.consumerFunction.lambdaFunction.functionName),
     });
-    expect(output.description).toContain('fence show|skip|redrive|replay');
+    expect(output.description).toContain('fence show|list|skip|redrive|replay');
+    // its dead-letter alarm points to the redrive that takes this output
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmDescription: Match.stringLikeRegexp('Ordered subscriber shipping: .*`idempotent-event-flow dlq redrive --subscriber-output <its Operator output>`.*`fence list`'),
+    });
     expect(parseSubscriberDeployment(JSON.stringify(output.value))).toEqual(output.value);
     // the queues it names are the FIFO ones
     for (const queue of [shipping.queue, shipping.deadLetterQueue]) {
