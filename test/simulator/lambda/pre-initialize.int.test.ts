@@ -4,6 +4,7 @@
  * environment when the run calls `initializeAhead`; the next invocation that needs a new environment takes it. What the function can see must be what an init on demand gives:
  * its init output reaches the invocation that took it, in order, and its init reads the time it began at.
  */
+import { readdirSync } from 'node:fs';
 import { afterAll, describe, expect, test } from 'vitest';
 import { VirtualClock } from '../../../simulator/aws/clock';
 import { assetDirectory, functionModel, runner } from './handler-kit';
@@ -118,18 +119,28 @@ describe('pre-initialized environments', () => {
   });
 
   test('a spare whose runtime died while it waited is not given an invocation: one starts on demand instead', async () => {
-    // an environment not invoked within 300 ms of its init dies (an uncaught exception while idle); `die` ends the
-    // runtime during the invocation
+    // an environment not invoked within 300 ms of its init dies (an uncaught exception while idle), leaving a mark
+    // (a file named by its pid) first; `die` ends the runtime during the invocation
     const asset = assetDirectory({
-      'index.js': "let invoked = false;\nsetTimeout(() => { if (!invoked) throw new Error('died idle'); }, 300);\nexports.handler = async (event) => { invoked = true; if (event.die) process.exit(1); return 'ok'; };\n",
+      'index.js':
+        "const fs = require('fs'), path = require('path');\nlet invoked = false;\n" +
+        "setTimeout(() => { if (!invoked) { fs.writeFileSync(path.join(__dirname, 'died-' + process.pid), ''); throw new Error('died idle'); } }, 300);\n" +
+        "exports.handler = async (event) => { invoked = true; if (event.die) process.exit(1); return 'ok'; };\n",
     });
     assets.push(asset);
     const run = runner(functionModel(asset.directory), { preInitialize: true });
     try {
       expect(await run.invoke({}, 'first')).toMatchObject({ kind: 'returned', response: 'ok' });
-      // the runtime dies: its replacement begins its init, and then dies idle
+      // the runtime dies: its replacement begins its init, and then dies idle. Waited for by its mark, not by a fixed
+      // time: on a loaded machine the spare's init alone can take longer than any fixed wait (seen: 700 ms was short)
       expect(await run.invoke({ die: true }, 'dies')).toMatchObject({ kind: 'threw', errorName: 'Runtime.ExitError' });
-      await new Promise((resolve) => setTimeout(resolve, 700));
+      const diedIdle = () => readdirSync(asset.directory).some((name) => name.startsWith('died-'));
+      for (let waited = 0; !diedIdle(); waited += 50) {
+        if (waited > 30_000) throw new Error('the spare did not die idle within 30 s');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+      // its exit reaches the runner just after the mark
+      await new Promise((resolve) => setTimeout(resolve, 300));
       expect(await run.invoke({}, 'second')).toMatchObject({ kind: 'returned', response: 'ok' });
       expect(run.stats()).toMatchObject({ coldStarts: 2, preInitialized: 0 });
     } finally {
