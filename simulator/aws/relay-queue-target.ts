@@ -34,6 +34,7 @@ export function relayQueueTarget(target: RelayQueueTarget, queue: SimulatedQueue
   const groupId = compile(target.messageGroupId);
   const deduplicationId = compile(target.messageDeduplicationId);
   return {
+    kind: 'queue',
     publish: (message, sourceEvent) => {
       const messageGroupId = valueOf(groupId, 'MessageGroupId', sourceEvent, queue);
       const messageDeduplicationId = valueOf(deduplicationId, 'MessageDeduplicationId', sourceEvent, queue);

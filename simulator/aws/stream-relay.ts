@@ -13,6 +13,8 @@ import { toPipeStreamEvent, type PipeStreamEvent } from './stream-record';
 
 /** Where the relay publishes: the topic (`SimulatedTopic` satisfies it), or a queue (./relay-queue-target.ts). */
 export interface RelayTarget {
+  /** What the pipe sends to, as its errors name it. @default 'topic' */
+  readonly kind?: 'topic' | 'queue';
   /**
    * Publishes one message (the rendered event); `sourceEvent` is the stream record's pipe event, which a queue
    * target's dynamic parameters are evaluated on. Never fails in the simulation, but for a parameter it cannot evaluate.
@@ -301,7 +303,7 @@ export class SimulatedRelay {
     if (denied !== undefined) {
       // Pipes sends what fails on an access error straight to the dead-letter queue, without retries
       observer?.onStreamRecord?.(model.key, { ...(eventId !== undefined && { eventId }), published: false, duplicate: false });
-      return { ...relayed, reason: `the pipe may not publish to its topic: ${denied}`, condition: 'AccessDenied', attempts: 1 };
+      return { ...relayed, reason: `the pipe may not ${target.kind === 'queue' ? 'send to its target queue' : 'publish to its topic'}: ${denied}`, condition: 'AccessDenied', attempts: 1 };
     }
     const failedAttempts = refusal !== undefined ? Number.POSITIVE_INFINITY : faults.failedAttempts(faults.rates.relayFailure ?? 0, 'relay-publish-failure', ...recordKey);
     const outcome = pipeRetryOutcome(failedAttempts, model);
