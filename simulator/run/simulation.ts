@@ -470,7 +470,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       violations.push({ kind: 'history', subscriber: violation.key.subscriber, detail: `${violation.detail}; its history:\n${violation.excerpt}` });
     }
     for (const subscriber of flow.subscribers.filter((candidate) => candidate.queue.model.fifo)) {
-      violations.push(...checkAggregateOrder(subscriber.name, ledger.answeredTogether.get(subscriber.subscription.key) ?? [], committed.eventsById));
+      const commits = subscriber.function === undefined ? undefined : ledger.inboxCommits.get(subscriber.function.key);
+      violations.push(...checkAggregateOrder(subscriber.name, ledger.answeredTogether.get(subscriber.subscription.key) ?? [], committed.eventsById, commits));
     }
     const result: SimulationResult = {
       assemblyDirectory,

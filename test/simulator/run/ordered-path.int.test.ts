@@ -1,7 +1,8 @@
 /**
  * The simulator runs an app with the ordered path (test/simulator/fixtures/ordered): Pipe -> SQS FIFO relay queue ->
  * fan-out function (its sns:Publish through the simulator's SNS endpoint) -> SNS FIFO topic -> the OrderedSubscriber's
- * FIFO queue, with faults, and checks each aggregate's order; a subscriber without the sequence fence fails the check.
+ * FIFO queue, with faults, and checks each aggregate's order; a subscriber without the sequence fence fails the check,
+ * and so does one that applies the records of one batch in the wrong order inside one invocation.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,12 +17,14 @@ const FIXTURE = 'test/simulator/fixtures/ordered';
 let directory: string;
 let ordered: string;
 let unordered: string;
+let reversing: string;
 
 beforeAll(async () => {
   directory = mkdtempSync(path.join(tmpdir(), 'ief-ordered-'));
-  [ordered, unordered] = await Promise.all([
+  [ordered, unordered, reversing] = await Promise.all([
     synthesize({ app: `npx tsx ${FIXTURE}/app.ts`, cwd: PROJECT, outputDirectory: path.join(directory, 'ordered.out') }),
     synthesize({ app: `npx tsx ${FIXTURE}/app.ts`, cwd: PROJECT, outputDirectory: path.join(directory, 'unordered.out'), context: { consumer: 'unordered' } }),
+    synthesize({ app: `npx tsx ${FIXTURE}/app.ts`, cwd: PROJECT, outputDirectory: path.join(directory, 'reversing.out'), context: { consumer: 'reversing' } }),
   ]);
 });
 
@@ -53,6 +56,14 @@ describe('simulate an app with the ordered path', () => {
   test('a transactional consumer (no sequence fence) applies an aggregate past its dead-lettered first event: the gap is named', async () => {
     const { code, stdout } = await simulate(unordered, '--count', '9', '--seed', 'ordered', '--no-faults');
     expect(stdout).toMatch(/\[aggregate-order\] Shipping: aggregate order-1: sequences? 1(, 2)? (was|were) never applied, but 3 was \(a gap never filled; applied order: (2, )?3\)/);
+    expect(code).toBe(EXIT_CODE.FAILURE);
+  });
+
+  test('a consumer that applies a batch of one aggregate last first, inside one invocation: the order broken inside the batch is named', async () => {
+    const { code, stdout } = await simulate(reversing, '--count', '9', '--seed', 'ordered', '--no-faults');
+    // each event applied once, no gap: only the order inside a batch is wrong
+    expect(stdout).not.toMatch(/\[effect-count\]|a gap never filled/);
+    expect(stdout).toMatch(/\[aggregate-order\] Shipping: aggregate order-\d: event step-c\d+ \(sequence [23]\) was applied before sequence [12] of its aggregate/);
     expect(code).toBe(EXIT_CODE.FAILURE);
   });
 });
