@@ -3,7 +3,8 @@
  * aggregates' events fail every time and go to the dead-letter queue, which leaves a gap: order-1's behind an applied
  * event, order-2's before anything was applied. With the real fence (createOrderedConsumer) the later events wait and
  * are dead-lettered behind the gap, never applied: the run names the unapplied events, but no order or effect
- * violation. A fence of the consumer's own that accepts a gap is caught at every seed: the gap is named. This file is
+ * violation. A fence of the consumer's own that accepts a gap is caught at every seed: the gap is named. A gap the
+ * pipe leaves (a record it gave up) is kept open the same way. This file is
  * also the simulator's killer of the fence's planted mutants (scripts/mutants/mutants.ts, `ordered-fence-*`).
  */
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -20,11 +21,13 @@ const SEEDS = ['fence-1', 'fence-2', 'fence-3'];
 let directory: string;
 let poisoned: string;
 let lenient: string;
+let pipeGaps: string;
 
 beforeAll(async () => {
   directory = mkdtempSync(path.join(tmpdir(), 'ief-ordered-fence-'));
-  [poisoned, lenient] = await Promise.all(
-    ['poisoned', 'lenient-fence'].map((consumer) => synthesize({ app: `npx tsx ${FIXTURE}/app.ts`, cwd: PROJECT, outputDirectory: path.join(directory, `${consumer}.out`), context: { consumer } })),
+  const variants: Record<string, string>[] = [{ consumer: 'poisoned' }, { consumer: 'lenient-fence' }, { relayRetries: '0' }];
+  [poisoned, lenient, pipeGaps] = await Promise.all(
+    variants.map((context, index) => synthesize({ app: `npx tsx ${FIXTURE}/app.ts`, cwd: PROJECT, outputDirectory: path.join(directory, `variant-${index}.out`), context })),
   );
 });
 
@@ -32,9 +35,9 @@ afterAll(() => {
   if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
 });
 
-async function simulate(assembly: string, seed: string): Promise<{ code: number; stdout: string }> {
+async function simulate(assembly: string, seed: string, ...options: string[]): Promise<{ code: number; stdout: string }> {
   let stdout = '';
-  const argv = ['simulate', '--count', '9', '--seed', seed, '--assembly', assembly, '--scenario', `${FIXTURE}/scenario.ts`, '--quiet', '--endpoint', inject('dynamoDbEndpoint')];
+  const argv = ['simulate', '--count', '9', '--seed', seed, ...options, '--assembly', assembly, '--scenario', `${FIXTURE}/scenario.ts`, '--quiet', '--endpoint', inject('dynamoDbEndpoint')];
   const code = await main(argv, { stdout: (text) => void (stdout += text), stderr: (text) => void (stdout += text), cwd: PROJECT });
   return { code, stdout };
 }
@@ -53,6 +56,14 @@ describe('the sequence fence through the simulator, with faults and poisoned eve
     const { code, stdout } = await simulate(lenient, seed);
     expect(stdout).toMatch(/\[aggregate-order\] Shipping: aggregate order-1: sequence 2 was never applied, but \d was \(a gap never filled; applied order: 1, 3/);
     expect(stdout).toMatch(/\[aggregate-order\] Shipping: aggregate order-2: sequence 1 was never applied, but \d was \(a gap never filled; applied order: 2/);
+    expect(code).toBe(EXIT_CODE.FAILURE);
+  });
+
+  test("a gap the pipe leaves (a send to the FIFO relay queue given up: MaximumRetryAttempts 0) is kept open by the real fence: the events behind it wait, are dead-lettered and named", async () => {
+    const { code, stdout } = await simulate(pipeGaps, 'h2', '--relay-failure-rate', '0.5');
+    expect(stdout).toMatch(/^relay: [^\n]*\d+ event\(s\) given up and dead-lettered by the pipe/m);
+    expect(stdout).toMatch(/\[unapplied-event\] Shipping: [^\n]*SequenceGapError: aggregate 'order-\d': this event is sequence \d, but the subscriber has applied up to \d and waits for \d/);
+    expect(stdout).not.toMatch(/\[aggregate-order\]|\[effect-count\]/);
     expect(code).toBe(EXIT_CODE.FAILURE);
   });
 });
