@@ -7,39 +7,26 @@
  * pipe leaves (a record it gave up) is kept open the same way. This file is
  * also the simulator's killer of the fence's planted mutants (scripts/mutants/mutants.ts, `ordered-fence-*`).
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { EXIT_CODE, main } from '../../../simulator/cli/main';
-import { synthesize } from '../../../simulator/model/synthesize';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { EXIT_CODE } from '../../../simulator/cli/main';
+import { simulateOrdered, synthesizeOrdered, type OrderedAssemblies } from './ordered-fixture';
 
-const PROJECT = path.resolve(__dirname, '../../..');
-const FIXTURE = 'test/simulator/fixtures/ordered';
 const SEEDS = ['fence-1', 'fence-2', 'fence-3'];
 
-let directory: string;
+let synthesized: OrderedAssemblies | undefined;
 let poisoned: string;
 let lenient: string;
 let pipeGaps: string;
 
 beforeAll(async () => {
-  directory = mkdtempSync(path.join(tmpdir(), 'ief-ordered-fence-'));
-  const variants: Record<string, string>[] = [{ consumer: 'poisoned' }, { consumer: 'lenient-fence' }, { relayRetries: '0' }];
-  [poisoned, lenient, pipeGaps] = await Promise.all(
-    variants.map((context, index) => synthesize({ app: `npx tsx ${FIXTURE}/app.ts`, cwd: PROJECT, outputDirectory: path.join(directory, `variant-${index}.out`), context })),
-  );
+  synthesized = await synthesizeOrdered([{ consumer: 'poisoned' }, { consumer: 'lenient-fence' }, { relayRetries: '0' }]);
+  [poisoned, lenient, pipeGaps] = synthesized.assemblies as [string, string, string];
 });
 
-afterAll(() => {
-  if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
-});
+afterAll(() => synthesized?.remove());
 
-async function simulate(assembly: string, seed: string, ...options: string[]): Promise<{ code: number; stdout: string }> {
-  let stdout = '';
-  const argv = ['simulate', '--count', '9', '--seed', seed, ...options, '--assembly', assembly, '--scenario', `${FIXTURE}/scenario.ts`, '--quiet', '--endpoint', inject('dynamoDbEndpoint')];
-  const code = await main(argv, { stdout: (text) => void (stdout += text), stderr: (text) => void (stdout += text), cwd: PROJECT });
-  return { code, stdout };
+function simulate(assembly: string, seed: string, ...options: string[]): Promise<{ code: number; stdout: string }> {
+  return simulateOrdered(assembly, '--count', '9', '--seed', seed, ...options);
 }
 
 describe('the sequence fence through the simulator, with faults and poisoned events', () => {

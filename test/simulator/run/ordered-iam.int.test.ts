@@ -4,38 +4,23 @@
  * evaluated like every other request of a run. A stack without one of those grants fails the run with the denial named;
  * the fixture's own stack (ordered-path.int.test.ts) passes with them.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { EXIT_CODE, main } from '../../../simulator/cli/main';
-import { synthesize } from '../../../simulator/model/synthesize';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { EXIT_CODE } from '../../../simulator/cli/main';
 import type { MissingGrant } from '../fixtures/ordered/missing-grants';
+import { simulateOrdered, synthesizeOrdered, type OrderedAssemblies } from './ordered-fixture';
 
-const PROJECT = path.resolve(__dirname, '../../..');
-const FIXTURE = 'test/simulator/fixtures/ordered';
 const VARIANTS: readonly MissingGrant[] = ['pipe-send', 'fan-out-publish', 'fan-out-key'];
 
-let directory: string;
-const assemblies = new Map<MissingGrant, string>();
+let synthesized: OrderedAssemblies | undefined;
 
 beforeAll(async () => {
-  directory = mkdtempSync(path.join(tmpdir(), 'ief-ordered-iam-'));
-  const synthesized = await Promise.all(
-    VARIANTS.map((missingGrant) => synthesize({ app: `npx tsx ${FIXTURE}/app.ts`, cwd: PROJECT, outputDirectory: path.join(directory, `${missingGrant}.out`), context: { missingGrant } })),
-  );
-  VARIANTS.forEach((variant, index) => assemblies.set(variant, synthesized[index]!));
+  synthesized = await synthesizeOrdered(VARIANTS.map((missingGrant) => ({ missingGrant })));
 });
 
-afterAll(() => {
-  if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
-});
+afterAll(() => synthesized?.remove());
 
-async function simulate(missingGrant: MissingGrant): Promise<{ code: number; stdout: string }> {
-  let stdout = '';
-  const argv = ['simulate', '--count', '3', '--seed', 'ordered-iam', '--no-faults', '--assembly', assemblies.get(missingGrant)!, '--scenario', `${FIXTURE}/scenario.ts`, '--quiet', '--endpoint', inject('dynamoDbEndpoint')];
-  const code = await main(argv, { stdout: (text) => void (stdout += text), stderr: (text) => void (stdout += text), cwd: PROJECT });
-  return { code, stdout };
+function simulate(missingGrant: MissingGrant): Promise<{ code: number; stdout: string }> {
+  return simulateOrdered(synthesized!.assemblies[VARIANTS.indexOf(missingGrant)]!, '--count', '3', '--seed', 'ordered-iam', '--no-faults');
 }
 
 describe('IAM on the ordered path', () => {

@@ -4,43 +4,21 @@
  * FIFO queue, with faults, and checks each aggregate's order; a subscriber without the sequence fence fails the check,
  * and so does one that applies the records of one batch in the wrong order inside one invocation.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { EXIT_CODE, main } from '../../../simulator/cli/main';
-import { synthesize } from '../../../simulator/model/synthesize';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { EXIT_CODE } from '../../../simulator/cli/main';
+import { simulateOrdered as simulate, synthesizeOrdered, type OrderedAssemblies } from './ordered-fixture';
 
-const PROJECT = path.resolve(__dirname, '../../..');
-const FIXTURE = 'test/simulator/fixtures/ordered';
-
-let directory: string;
+let synthesized: OrderedAssemblies | undefined;
 let ordered: string;
 let unordered: string;
 let reversing: string;
 
 beforeAll(async () => {
-  directory = mkdtempSync(path.join(tmpdir(), 'ief-ordered-'));
-  [ordered, unordered, reversing] = await Promise.all([
-    synthesize({ app: `npx tsx ${FIXTURE}/app.ts`, cwd: PROJECT, outputDirectory: path.join(directory, 'ordered.out') }),
-    synthesize({ app: `npx tsx ${FIXTURE}/app.ts`, cwd: PROJECT, outputDirectory: path.join(directory, 'unordered.out'), context: { consumer: 'unordered' } }),
-    synthesize({ app: `npx tsx ${FIXTURE}/app.ts`, cwd: PROJECT, outputDirectory: path.join(directory, 'reversing.out'), context: { consumer: 'reversing' } }),
-  ]);
+  synthesized = await synthesizeOrdered([{}, { consumer: 'unordered' }, { consumer: 'reversing' }]);
+  [ordered, unordered, reversing] = synthesized.assemblies as [string, string, string];
 });
 
-afterAll(() => {
-  if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
-});
-
-async function simulate(assembly: string, ...argv: string[]): Promise<{ code: number; stdout: string }> {
-  let stdout = '';
-  const code = await main(['simulate', ...argv, '--assembly', assembly, '--scenario', `${FIXTURE}/scenario.ts`, '--quiet', '--endpoint', inject('dynamoDbEndpoint')], {
-    stdout: (text) => void (stdout += text),
-    stderr: (text) => void (stdout += text),
-    cwd: PROJECT,
-  });
-  return { code, stdout };
-}
+afterAll(() => synthesized?.remove());
 
 describe('simulate an app with the ordered path', () => {
   test('with faults, every event reaches the ordered subscriber once and in its aggregate order: OK', async () => {

@@ -1,0 +1,47 @@
+/**
+ * What the simulator's tests of the ordered path share: the fixture (test/simulator/fixtures/ordered) synthesized in
+ * variants (its context values) into a temporary directory, and a run of it through the CLI on the shared DynamoDB
+ * Local, its printed report returned.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
+import { inject } from 'vitest';
+import { main } from '../../../simulator/cli/main';
+import { synthesize } from '../../../simulator/model/synthesize';
+
+const PROJECT = path.resolve(__dirname, '../../..');
+const FIXTURE = 'test/simulator/fixtures/ordered';
+
+/** Synthesized variants of the fixture, and their directory. */
+export interface OrderedAssemblies {
+  /** The cloud assembly of each variant, in the order given. */
+  readonly assemblies: readonly string[];
+  /** Removes the directory. */
+  remove(): void;
+}
+
+/** Synthesizes the fixture once per context (in parallel). */
+export async function synthesizeOrdered(contexts: readonly Readonly<Record<string, string>>[]): Promise<OrderedAssemblies> {
+  const directory = mkdtempSync(path.join(tmpdir(), 'ief-ordered-'));
+  try {
+    const assemblies = await Promise.all(
+      contexts.map((context, index) => synthesize({ app: `npx tsx ${FIXTURE}/app.ts`, cwd: PROJECT, outputDirectory: path.join(directory, `variant-${index}.out`), context: { ...context } })),
+    );
+    return { assemblies, remove: () => rmSync(directory, { recursive: true, force: true }) };
+  } catch (error) {
+    rmSync(directory, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Runs `simulate` on `assembly` with the fixture's scenario and `argv` (the count, the seed, fault options); quiet. */
+export async function simulateOrdered(assembly: string, ...argv: string[]): Promise<{ code: number; stdout: string }> {
+  let stdout = '';
+  const code = await main(['simulate', ...argv, '--assembly', assembly, '--scenario', `${FIXTURE}/scenario.ts`, '--quiet', '--endpoint', inject('dynamoDbEndpoint')], {
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stdout += text),
+    cwd: PROJECT,
+  });
+  return { code, stdout };
+}
