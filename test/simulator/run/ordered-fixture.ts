@@ -1,9 +1,9 @@
 /**
  * What the simulator's tests of the ordered path share: the fixture (test/simulator/fixtures/ordered) synthesized in
- * variants (its context values) into a temporary directory, and a run of it through the CLI on the shared DynamoDB
- * Local, its printed report returned.
+ * variants (its context values) into a temporary directory, a variant derived from one by editing its template, and
+ * a run of it through the CLI on the shared DynamoDB Local, its printed report returned.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { inject } from 'vitest';
@@ -33,6 +33,17 @@ export async function synthesizeOrdered(contexts: readonly Readonly<Record<strin
     rmSync(directory, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** A copy of `assembly` beside it (`<assembly>-<name>`) whose stack template `edit` changed (a synthesis saved). */
+export function deriveAssembly(assembly: string, name: string, edit: (template: never) => void): string {
+  const derived = `${assembly}-${name}`;
+  cpSync(assembly, derived, { recursive: true });
+  const file = path.join(derived, 'Ordered.template.json');
+  const template: unknown = JSON.parse(readFileSync(file, 'utf8'));
+  edit(template as never);
+  writeFileSync(file, JSON.stringify(template));
+  return derived;
 }
 
 /** Runs `simulate` on `assembly` with the fixture's scenario and `argv` (the count, the seed, fault options); quiet. */

@@ -1,26 +1,27 @@
 /**
- * IAM on the ordered path (test/simulator/fixtures/ordered, `missingGrant`): the pipe's sqs:SendMessage to the FIFO
+ * IAM on the ordered path (test/simulator/fixtures/ordered, its template with a grant taken away: missing-grants.ts): the pipe's sqs:SendMessage to the FIFO
  * relay queue and the fan-out function's sns:Publish to the FIFO topic (with the topic key's use through SNS) are
  * evaluated like every other request of a run. A stack without one of those grants fails the run with the denial named;
  * the fixture's own stack (ordered-path.int.test.ts) passes with them.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { EXIT_CODE } from '../../../simulator/cli/main';
-import type { MissingGrant } from '../fixtures/ordered/missing-grants';
-import { simulateOrdered, synthesizeOrdered, type OrderedAssemblies } from './ordered-fixture';
-
-const VARIANTS: readonly MissingGrant[] = ['pipe-send', 'fan-out-publish', 'fan-out-key'];
+import { MISSING_GRANTS, removeGrant, type MissingGrant, type Template } from '../fixtures/ordered/missing-grants';
+import { deriveAssembly, simulateOrdered, synthesizeOrdered, type OrderedAssemblies } from './ordered-fixture';
 
 let synthesized: OrderedAssemblies | undefined;
+const assemblies = new Map<MissingGrant, string>();
 
 beforeAll(async () => {
-  synthesized = await synthesizeOrdered(VARIANTS.map((missingGrant) => ({ missingGrant })));
+  // synthesized once; each variant is the template with one grant taken away
+  synthesized = await synthesizeOrdered([{}]);
+  for (const missing of MISSING_GRANTS) assemblies.set(missing, deriveAssembly(synthesized.assemblies[0]!, missing, (template: Template) => removeGrant(template, missing)));
 });
 
 afterAll(() => synthesized?.remove());
 
 function simulate(missingGrant: MissingGrant): Promise<{ code: number; stdout: string }> {
-  return simulateOrdered(synthesized!.assemblies[VARIANTS.indexOf(missingGrant)]!, '--count', '3', '--seed', 'ordered-iam', '--no-faults');
+  return simulateOrdered(assemblies.get(missingGrant)!, '--count', '3', '--seed', 'ordered-iam', '--no-faults');
 }
 
 describe('IAM on the ordered path', () => {

@@ -2,20 +2,32 @@
  * The simulator runs an app with the ordered path (test/simulator/fixtures/ordered): Pipe -> SQS FIFO relay queue ->
  * fan-out function (its sns:Publish through the simulator's SNS endpoint) -> SNS FIFO topic -> the OrderedSubscriber's
  * FIFO queue, with faults, and checks each aggregate's order; a subscriber without the sequence fence fails the check,
- * and so does one that applies the records of one batch in the wrong order inside one invocation.
+ * and so does one that applies the records of one batch in the wrong order inside one invocation; a gap the pipe leaves
+ * (a record it gave up) is kept open by the real fence.
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { EXIT_CODE } from '../../../simulator/cli/main';
-import { simulateOrdered as simulate, synthesizeOrdered, type OrderedAssemblies } from './ordered-fixture';
+import { deriveAssembly, simulateOrdered as simulate, synthesizeOrdered, type OrderedAssemblies } from './ordered-fixture';
+
+/** The pipe of a synthesized template. */
+interface PipeTemplate {
+  readonly Resources: Record<string, { readonly Type: string; readonly Properties: { readonly SourceParameters: { readonly DynamoDBStreamParameters: { MaximumRetryAttempts: number } } } }>;
+}
 
 let synthesized: OrderedAssemblies | undefined;
 let ordered: string;
 let unordered: string;
 let reversing: string;
+let pipeGaps: string;
 
 beforeAll(async () => {
   synthesized = await synthesizeOrdered([{}, { consumer: 'unordered' }, { consumer: 'reversing' }]);
   [ordered, unordered, reversing] = synthesized.assemblies as [string, string, string];
+  // the ordered relay's pipe gives a record up at its first failed send (OrderedRelay maximumRetryAttempts: 0)
+  pipeGaps = deriveAssembly(ordered, 'no-retries', (template: PipeTemplate) => {
+    const [, pipe] = Object.entries(template.Resources).find(([logicalId, resource]) => resource.Type === 'AWS::Pipes::Pipe' && logicalId.startsWith('OrderedRelay'))!;
+    pipe.Properties.SourceParameters.DynamoDBStreamParameters.MaximumRetryAttempts = 0;
+  });
 });
 
 afterAll(() => synthesized?.remove());
@@ -42,6 +54,14 @@ describe('simulate an app with the ordered path', () => {
     // each event applied once, no gap: only the order inside a batch is wrong
     expect(stdout).not.toMatch(/\[effect-count\]|a gap never filled/);
     expect(stdout).toMatch(/\[aggregate-order\] Shipping: aggregate order-\d: event step-c\d+ \(sequence [23]\) was applied before sequence [12] of its aggregate/);
+    expect(code).toBe(EXIT_CODE.FAILURE);
+  });
+
+  test("a gap the pipe leaves (a send to the FIFO relay queue given up: MaximumRetryAttempts 0) is kept open by the real fence: the events behind it wait, are dead-lettered and named", async () => {
+    const { code, stdout } = await simulate(pipeGaps, '--count', '9', '--seed', 'h2', '--relay-failure-rate', '0.5');
+    expect(stdout).toMatch(/^relay: [^\n]*\d+ event\(s\) given up and dead-lettered by the pipe/m);
+    expect(stdout).toMatch(/\[unapplied-event\] Shipping: [^\n]*SequenceGapError: aggregate 'order-\d': this event is sequence \d, but the subscriber has applied up to \d and waits for \d/);
+    expect(stdout).not.toMatch(/\[aggregate-order\]|\[effect-count\]/);
     expect(code).toBe(EXIT_CODE.FAILURE);
   });
 });
