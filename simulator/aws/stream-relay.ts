@@ -17,7 +17,7 @@ export interface RelayTarget {
   readonly kind?: 'topic' | 'queue';
   /**
    * Publishes one message (the rendered event); `sourceEvent` is the stream record's pipe event, which a queue
-   * target's dynamic parameters are evaluated on. Never fails in the simulation, but for a parameter it cannot evaluate.
+   * target's dynamic parameters are evaluated on. Throws when the target refuses the send ({@link refusal} names it).
    */
   publish(message: string, sourceEvent: PipeStreamEvent): { readonly messageId: string };
   /**
@@ -294,8 +294,8 @@ export class SimulatedRelay {
 
   /**
    * Filters, renders and publishes one record (twice when the plan injects a duplicate delivery); reports it. A record
-   * whose publish attempts fail until the pipe's retry policy gives up (or that IAM does not let it publish, or whose
-   * batch the topic refuses: `refusal`) is returned, to be dead-lettered with its batch.
+   * whose publish attempts fail until the pipe's retry policy gives up (or that IAM does not let it publish, whose batch
+   * the topic refuses: `batchRefusal`, or whose send the target refuses) is returned, to be dead-lettered with its batch.
    */
   private relay(record: _Record, batchRefusal?: string): GivenUp | undefined {
     let refusal = batchRefusal;
