@@ -8,6 +8,7 @@ import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import { SUBSCRIBER_DEPLOYMENT_FORMAT, type SubscriberDeployment } from '../../../lambda/contract/subscriber-deployment';
 import type { Subscriber } from '../subscriber';
+import type { OrderedSubscriber } from '../../ordered/ordered-subscriber';
 
 /** The output's JSON value (tokens resolved at deploy time), in the stack of `subscriber`. */
 export function subscriberOperatorOutputValue(subscriber: Subscriber, outboxTable: dynamodb.ITable | undefined): string {
@@ -25,6 +26,31 @@ export function subscriberOperatorOutputValue(subscriber: Subscriber, outboxTabl
     queueUrl: subscriber.queue.queueUrl,
     deadLetterQueueUrl: subscriber.deadLetterQueue.queueUrl,
     subscriptionDeadLetterQueueUrl: subscriber.subscriptionDeadLetterQueue.queueUrl,
+    consumerFunctionName: subscriber.consumerFunction.lambdaFunction.functionName,
+  };
+  return Stack.of(subscriber).toJsonString(deployment);
+}
+
+/**
+ * The output's JSON value of an ordered subscriber (`ordered: true`): transactional, its FIFO queues (its dead-letter
+ * queue is also its subscription's: what SNS could not deliver), its inbox table with the sequence fences, and the
+ * ordered relay's outbox table, whose history items `replay` reads.
+ */
+export function orderedSubscriberOperatorOutputValue(subscriber: OrderedSubscriber, deduplicationWindowSeconds: number): string {
+  const deployment: { [field in keyof SubscriberDeployment]: unknown } = {
+    format: SUBSCRIBER_DEPLOYMENT_FORMAT,
+    subscriberName: subscriber.subscriberName,
+    processingMode: 'transactional',
+    ordered: true,
+    deduplicationWindowSeconds,
+    keepBlockedMessageBody: undefined,
+    filterPolicy: undefined,
+    filterPolicyScope: undefined,
+    outboxTable: subscriber.relay.outboxTable.table.tableName,
+    inboxTable: subscriber.inboxTable.tableName,
+    queueUrl: subscriber.queue.queueUrl,
+    deadLetterQueueUrl: subscriber.deadLetterQueue.queueUrl,
+    subscriptionDeadLetterQueueUrl: subscriber.deadLetterQueue.queueUrl,
     consumerFunctionName: subscriber.consumerFunction.lambdaFunction.functionName,
   };
   return Stack.of(subscriber).toJsonString(deployment);

@@ -10,8 +10,11 @@ import { inject } from 'vitest';
 import { main } from '../../../simulator/cli/main';
 import { synthesize } from '../../../simulator/model/synthesize';
 
-const PROJECT = path.resolve(__dirname, '../../..');
-const FIXTURE = 'test/simulator/fixtures/ordered';
+/** The repository's root, where the simulator runs. */
+export const PROJECT = path.resolve(__dirname, '../../..');
+/** The ordered fixture, relative to {@link PROJECT}. */
+export const ORDERED_FIXTURE = 'test/simulator/fixtures/ordered';
+const FIXTURE = ORDERED_FIXTURE;
 
 /** Synthesized variants of the fixture, and their directory. */
 export interface OrderedAssemblies {
