@@ -114,16 +114,11 @@ export interface DynamoDbProxyOptions {
    * @default DynamoDB Local's own `Date`
    */
   readonly now?: () => number;
-  /**
-   * Told of each request DynamoDB applied (it answered 200), when it answered, whether or not the client then gets the
-   * reply (a lost response, a crash after the commit): the order of a function's commits. @default nobody is told
-   */
-  readonly onApplied?: (request: { readonly operation: string; readonly body: Buffer }) => void;
 }
 
 /** Starts a proxy in front of `targetEndpoint` (DynamoDB Local, e.g. `http://127.0.0.1:8000`). */
 export async function startDynamoDbProxy(targetEndpoint: string, options: DynamoDbProxyOptions = {}): Promise<DynamoDbProxy> {
-  const { authorize, transactionConflicts, scheduling, now, onApplied } = options;
+  const { authorize, transactionConflicts, scheduling, now } = options;
   const target = new URL(targetEndpoint);
   if (target.protocol !== 'http:') throw new Error(`the DynamoDB proxy forwards to an http:// endpoint only, got '${targetEndpoint}'`);
   // pooled upstream connections (a new one per request cost about 0.4 ms of each forward); a pooled connection the
@@ -183,8 +178,7 @@ export async function startDynamoDbProxy(targetEndpoint: string, options: Dynamo
       const upstream = forward(incoming, body);
       // nothing this proxy does until the answer depends on it: the scheduler may go on meanwhile
       scheduled?.dispatched();
-      const answered = await upstream.catch(() => undefined);
-      if (answered?.status === 200) onApplied?.({ operation, body });
+      await upstream.catch(() => undefined);
       await scheduled?.replyTurn();
       return { reply: await upstream, forwarded: true };
     } finally {

@@ -44,8 +44,6 @@ export interface ExecutionEnvironmentOptions {
   readonly onOutput: (line: string, stream: 'stdout' | 'stderr') => void;
   /** Authorizes each DynamoDB request (IAM). @default every request is allowed */
   readonly authorizeDynamoDb?: AuthorizeDynamoDbRequest;
-  /** Told of each DynamoDB request of the environment that DynamoDB applied (../faults/dynamodb-proxy.ts `onApplied`). @default nobody */
-  readonly onDynamoDbApplied?: (request: { readonly operation: string; readonly body: Buffer }) => void;
   /**
    * Refuses DynamoDB requests that meet an ongoing request on the same item, as DynamoDB does: one arbiter shared by
    * every environment of a run. @default no transaction conflicts (DynamoDB Local serializes the requests)
@@ -81,7 +79,6 @@ export class ExecutionEnvironment {
     const proxy = await startDynamoDbProxy(options.dynamoDbEndpoint, {
       authorize: options.authorizeDynamoDb,
       transactionConflicts: options.transactionConflicts,
-      ...(options.onDynamoDbApplied === undefined ? {} : { onApplied: options.onDynamoDbApplied }),
       now: () => options.clock.now(),
       ...(options.scheduling === undefined ? {} : { scheduling: options.scheduling.environment }),
     });

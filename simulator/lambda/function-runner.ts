@@ -429,7 +429,6 @@ export class FunctionRunner {
         },
         ...(this.options.preInitialize === true ? { initClockMs: this.options.clock.now() } : {}),
         ...(this.options.authorizeDynamoDb === undefined ? {} : { authorizeDynamoDb: this.options.authorizeDynamoDb }),
-        ...(this.options.observer?.onDynamoDbApplied === undefined ? {} : { onDynamoDbApplied: (request) => this.options.observer?.onDynamoDbApplied?.(fn.key, request) }),
         ...(this.options.transactionConflicts === undefined ? {} : { transactionConflicts: this.options.transactionConflicts }),
         ...(this.options.accessKeyId === undefined ? {} : { accessKeyId: this.options.accessKeyId }),
         ...(scheduling === undefined ? {} : { scheduling }),

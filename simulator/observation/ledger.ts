@@ -269,7 +269,11 @@ export class RunLedger implements SimulationObserver {
     if (kind === 'lost-delete' && detail?.messageId !== undefined) this.lastFailure.set(detail.messageId, 'handled, but its delete was lost (an injected fault)');
   }
 
-  public onDynamoDbApplied(functionKey: ResourceKey, request: { readonly operation: string; readonly body: Buffer }): void {
+  /**
+   * Books a request of a function's invocation that DynamoDB applied (its reply lost or the process crashed after it
+   * included), in the order the proxies heard them answered: the inbox records it committed (see {@link inboxCommits}).
+   */
+  public recordApplied(functionKey: ResourceKey, request: { readonly operation: string; readonly body: Buffer }): void {
     const eventIds = committedInboxEvents(request.operation, request.body);
     if (eventIds.length === 0) return;
     const commits = getOrCreate(this.inboxCommits, functionKey, () => new Map<string, number>());

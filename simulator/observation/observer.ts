@@ -127,6 +127,4 @@ export interface SimulationObserver {
   onAppSend?(send: AppSend): void;
   /** A line a function wrote to stdout or stderr (its logs and EMF metrics). */
   onFunctionOutput?(functionKey: ResourceKey, line: string, stream: 'stdout' | 'stderr'): void;
-  /** DynamoDB applied a request of a function (in the order DynamoDB answered them; the response may not reach the function). */
-  onDynamoDbApplied?(functionKey: ResourceKey, request: { readonly operation: string; readonly body: Buffer }): void;
 }

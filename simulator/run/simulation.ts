@@ -297,7 +297,11 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         if (fault === 'lose-response' || fault === 'crash-after') writesUnseen.add(`${functionKey}|${invocationKey}`);
         return fault;
       },
-      onRequestAnswered: (functionKey, invocationKey, request, answer) => attribution.onAnswered(functionKey, invocationKey, request, answer.applied),
+      onRequestAnswered: (functionKey, invocationKey, request, answer) => {
+        attribution.onAnswered(functionKey, invocationKey, request, answer.applied);
+        // the order of each function's commits: the order check reads its inbox records' (check/aggregate-order.ts)
+        if (answer.applied) ledger.recordApplied(functionKey, request);
+      },
       // one seed, one run: the seed decides the order of every function's DynamoDB requests, at any concurrency
       scheduler,
       ...(policyEngine === undefined ? {} : { policyEngine }),

@@ -146,27 +146,3 @@ describe('DynamoDB fault proxy', () => {
     expect(await exists('after-end')).toBe(true);
   });
 });
-
-describe('DynamoDB fault proxy: onApplied', () => {
-  test('hears of each request DynamoDB applied, in order, its response lost or its process crashed after it too; not of a throttled, refused or never sent one', async () => {
-    const applied: string[] = [];
-    const telling = await startDynamoDbProxy(inject('dynamoDbEndpoint'), {
-      onApplied: ({ operation, body }) => applied.push(`${operation} ${(JSON.parse(body.toString('utf8')) as { Item: { pk: { S: string } } }).Item.pk.S}`),
-    });
-    try {
-      const client = new DynamoDBClient({ endpoint: telling.endpoint, region: 'us-east-1', credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
-      const faults: Record<number, RequestFault> = { 2: 'throttle', 3: 'lose-response', 5: 'crash-after' };
-      telling.beginInvocation((request) => faults[request.index] ?? 'none', () => undefined);
-      await put(client, 'told-1');
-      await put(client, 'told-throttled').catch(() => undefined);
-      await put(client, 'told-lost').catch(() => undefined);
-      // refused by its condition: DynamoDB applied nothing
-      await client.send(new PutItemCommand({ TableName: table, Item: { pk: { S: 'told-1' } }, ConditionExpression: 'attribute_not_exists(pk)' })).catch(() => undefined);
-      await put(client, 'told-crashed', 300).catch(() => undefined);
-      telling.endInvocation();
-      expect(applied).toEqual(['PutItem told-1', 'PutItem told-lost', 'PutItem told-crashed']);
-    } finally {
-      await telling.stop();
-    }
-  });
-});
