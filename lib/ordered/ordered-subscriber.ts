@@ -15,6 +15,7 @@ import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { grantKeyViaService } from '../private/kms-actions';
 import { validateDurationAtLeast, validateNumberInRange } from '../private/validate-props';
 import type { OrderedRelay } from './ordered-relay';
+import { libraryGrant } from '../private/library-statements';
 
 /** The SQS actions an event source mapping needs on its queue. */
 const SQS_CONSUME_ACTIONS = ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'];
@@ -171,8 +172,8 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
     const fn = this.consumerFunction.lambdaFunction;
     this.grantPrincipal = this.consumerFunction.grantPrincipal;
     fn.addEventSourceMapping('OrderedQueue', { eventSourceArn: queue.queueArn, batchSize: props.batchSize ?? CONSUMER_DEFAULTS.BATCH_SIZE, reportBatchItemFailures: true });
-    iam.Grant.addToPrincipal({ grantee: fn, actions: SQS_CONSUME_ACTIONS, resourceArns: [queue.queueArn] });
-    grantKeyViaService(key, fn, 'sqs', ['kms:Decrypt']);
+    libraryGrant('OrderedSubscriber', { grantee: fn, actions: SQS_CONSUME_ACTIONS, resourceArns: [queue.queueArn] });
+    grantKeyViaService('OrderedSubscriber', key, fn, 'sqs', ['kms:Decrypt']);
     Validations.of(fn).acknowledge({
       id: 'Serverless-LambdaEventSourceMappingDestination',
       reason: 'SQS event source mappings do not support on-failure destinations; a message that keeps failing moves to the FIFO dead-letter queue (maxReceiveCount).',

@@ -6,9 +6,26 @@
 import { Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { IConstruct } from 'constructs';
 import { SUBSCRIBER_DEPLOYMENT_FORMAT, type SubscriberDeployment } from '../../../lambda/contract/subscriber-deployment';
 import type { Subscriber } from '../subscriber';
-import type { OrderedSubscriber } from '../../ordered/ordered-subscriber';
+import type { ConsumerFunction } from '../consumer-function';
+import type { IInboxTable } from '../inbox-table';
+
+/**
+ * What the output of an ordered subscriber reads of it (lib/ordered/ordered-subscriber.ts passes itself): named here
+ * rather than imported, so this file and the construct do not import each other.
+ */
+export interface OrderedSubscriberParts extends IConstruct {
+  readonly subscriberName: string;
+  readonly inboxTable: IInboxTable;
+  readonly queue: sqs.IQueue;
+  readonly deadLetterQueue: sqs.IQueue;
+  readonly consumerFunction: ConsumerFunction;
+  /** The ordered relay's outbox table, whose history items `replay` reads. */
+  readonly relay: { readonly outboxTable: { readonly table: dynamodb.ITable } };
+}
 
 /** The output's JSON value (tokens resolved at deploy time), in the stack of `subscriber`. */
 export function subscriberOperatorOutputValue(subscriber: Subscriber, outboxTable: dynamodb.ITable | undefined): string {
@@ -36,7 +53,7 @@ export function subscriberOperatorOutputValue(subscriber: Subscriber, outboxTabl
  * queue is also its subscription's: what SNS could not deliver), its inbox table with the sequence fences, and the
  * ordered relay's outbox table, whose history items `replay` reads.
  */
-export function orderedSubscriberOperatorOutputValue(subscriber: OrderedSubscriber, deduplicationWindowSeconds: number): string {
+export function orderedSubscriberOperatorOutputValue(subscriber: OrderedSubscriberParts, deduplicationWindowSeconds: number): string {
   const deployment: { [field in keyof SubscriberDeployment]: unknown } = {
     format: SUBSCRIBER_DEPLOYMENT_FORMAT,
     subscriberName: subscriber.subscriberName,
