@@ -6,8 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { EXIT_CODE } from '../../../simulator/cli/main';
-import { MISSING_GRANTS, removeGrant, type MissingGrant, type Template } from '../fixtures/ordered/missing-grants';
-import { deriveAssembly, simulateOrdered, synthesizeOrdered, type OrderedAssemblies } from './ordered-fixture';
+import { MISSING_GRANTS, removeGrant, type MissingGrant } from '../fixtures/ordered/missing-grants';
+import { simulateOrdered, synthesizeOrdered, type OrderedAssemblies } from './ordered-fixture';
 
 let synthesized: OrderedAssemblies | undefined;
 const assemblies = new Map<MissingGrant, string>();
@@ -15,7 +15,7 @@ const assemblies = new Map<MissingGrant, string>();
 beforeAll(async () => {
   // synthesized once; each variant is the template with one grant taken away
   synthesized = await synthesizeOrdered([{}]);
-  for (const missing of MISSING_GRANTS) assemblies.set(missing, deriveAssembly(synthesized.assemblies[0]!, missing, (template: Template) => removeGrant(template, missing)));
+  for (const missing of MISSING_GRANTS) assemblies.set(missing, synthesized.edited(synthesized.assemblies[0]!, (template) => removeGrant(template, missing)));
 });
 
 afterAll(() => synthesized?.remove());

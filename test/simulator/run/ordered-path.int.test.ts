@@ -9,11 +9,11 @@
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { EXIT_CODE, main } from '../../../simulator/cli/main';
 import { runPrinted, waitFor } from '../../cli/printed-commands';
-import { deriveAssembly, ORDERED_FIXTURE as FIXTURE, PROJECT, simulateOrdered as simulate, synthesizeOrdered, type OrderedAssemblies } from './ordered-fixture';
+import { ORDERED_FIXTURE as FIXTURE, PROJECT, simulateOrdered as simulate, synthesizeOrdered, type OrderedAssemblies } from './ordered-fixture';
 
-/** The pipe of a synthesized template. */
-interface PipeTemplate {
-  readonly Resources: Record<string, { readonly Type: string; readonly Properties: { readonly SourceParameters: { readonly DynamoDBStreamParameters: { MaximumRetryAttempts: number } } } }>;
+/** A pipe's stream source parameters, as the template has them. */
+interface StreamSourceParameters {
+  readonly DynamoDBStreamParameters: { MaximumRetryAttempts: number };
 }
 
 let synthesized: OrderedAssemblies | undefined;
@@ -26,9 +26,9 @@ beforeAll(async () => {
   synthesized = await synthesizeOrdered([{}, { consumer: 'unordered' }, { consumer: 'reversing' }]);
   [ordered, unordered, reversing] = synthesized.assemblies as [string, string, string];
   // the ordered relay's pipe gives a record up at its first failed send (OrderedRelay maximumRetryAttempts: 0)
-  pipeGaps = deriveAssembly(ordered, 'no-retries', (template: PipeTemplate) => {
+  pipeGaps = synthesized.edited(ordered, (template) => {
     const [, pipe] = Object.entries(template.Resources).find(([logicalId, resource]) => resource.Type === 'AWS::Pipes::Pipe' && logicalId.startsWith('OrderedRelay'))!;
-    pipe.Properties.SourceParameters.DynamoDBStreamParameters.MaximumRetryAttempts = 0;
+    (pipe.Properties!.SourceParameters as StreamSourceParameters).DynamoDBStreamParameters.MaximumRetryAttempts = 0;
   });
 });
 
