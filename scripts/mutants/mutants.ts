@@ -42,6 +42,8 @@ const DLQ = 'test/cli/dlq-command.int.test.ts';
 /** The ordered path (issue 33): its model and its example tests. */
 const ORDERED_MODEL = 'test/lambda/model/ordered.model.int.test.ts';
 const ORDERED = 'test/lambda/ordered/ordered-path.int.test.ts';
+/** The fence run through the simulator, with faults and poisoned events (a mutated fence lets a gap through). */
+const SIMULATED_FENCE = 'test/simulator/run/ordered-fence.int.test.ts';
 
 export const MUTANTS: readonly Mutant[] = [
   {
@@ -285,7 +287,7 @@ export const MUTANTS: readonly Mutant[] = [
     file: 'lambda/ordered/sequence-fence.ts',
     find: "const FENCE_AT_PREVIOUS = '#applied = :previous';",
     replace: "const FENCE_AT_PREVIOUS = '#applied <= :previous';",
-    tests: [ORDERED_MODEL, ORDERED],
+    tests: [ORDERED_MODEL, ORDERED, SIMULATED_FENCE],
   },
   {
     id: 'ordered-fence-absent-admits-any',
@@ -293,7 +295,7 @@ export const MUTANTS: readonly Mutant[] = [
     file: 'lambda/ordered/sequence-fence.ts',
     find: "const FENCE_AT_PREVIOUS = '#applied = :previous';",
     replace: "const FENCE_AT_PREVIOUS = 'attribute_not_exists(#applied) OR #applied = :previous';",
-    tests: [ORDERED_MODEL],
+    tests: [ORDERED_MODEL, SIMULATED_FENCE],
   },
   {
     id: 'ordered-fence-reapplies-applied',
@@ -309,7 +311,7 @@ export const MUTANTS: readonly Mutant[] = [
     file: 'lambda/ordered/sequence-fence.ts',
     find: '  if (applied < position.sequence) throw new SequenceGapError(position.aggregateId, applied + 1, position.sequence);',
     replace: '  if (applied < 0) throw new SequenceGapError(position.aggregateId, applied + 1, position.sequence);',
-    tests: [ORDERED_MODEL, ORDERED],
+    tests: [ORDERED_MODEL, ORDERED, SIMULATED_FENCE],
   },
   {
     id: 'ordered-head-overwritten',

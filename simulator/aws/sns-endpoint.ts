@@ -5,12 +5,15 @@
  * a FIFO topic requires: ./topic.ts). Every other action is refused with `InvalidAction`; a topic ARN the run does not
  * have with `NotFound`; what the topic refuses with its `SnsPublishError` code. Errors are the Query protocol's
  * `<ErrorResponse><Error><Type>Sender</Type><Code>..</Code><Message>..</Message></Error></ErrorResponse>` with status
- * 400 (404 for NotFound). Requests are neither authenticated nor authorized (IAM is not evaluated on SNS calls of a
- * function).
+ * 400 (404 for NotFound). Requests are not authenticated; with `authorize`, IAM decides each Publish and PublishBatch
+ * (the caller named by its signature's access key id): a refused request is answered, whole, with `AuthorizationError`
+ * (403), or `KMSAccessDenied` (400) when the topic key's use is what is refused (SNS API Reference, Publish and
+ * PublishBatch, "Errors").
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { listenOnLoopback, readBody, type LoopbackServer } from './loopback-server';
+import { accessKeyIdOf } from './sqs-endpoint';
 import { MAX_PUBLISH_BATCH_ENTRIES, SnsPublishError, type PublishOptions, type SimulatedTopic } from './topic';
 import type { SqsMessageAttribute } from './sqs-messages';
 
@@ -18,6 +21,11 @@ import type { SqsMessageAttribute } from './sqs-messages';
 export interface SnsEndpointOptions {
   /** The topic an ARN names, or undefined (the request then fails with NotFound). */
   resolveTopic(topicArn: string): SimulatedTopic | undefined;
+  /**
+   * Decides whether IAM allows a Publish or PublishBatch on `topic`: undefined when it does, else the message of the
+   * error SNS answers with. `accessKeyId` is the caller's (from the request's signature). @default every request is allowed
+   */
+  authorize?(request: { readonly accessKeyId?: string; readonly topic: SimulatedTopic }): Promise<string | undefined>;
 }
 
 const XMLNS = 'http://sns.amazonaws.com/doc/2010-03-31/';
@@ -71,12 +79,14 @@ function publishOne(topic: SimulatedTopic, message: string | null, options: Publ
   return topic.publish(message, options).messageId;
 }
 
-function handle(form: URLSearchParams, options: SnsEndpointOptions): string {
+async function handle(form: URLSearchParams, options: SnsEndpointOptions, authorization: string | undefined): Promise<string> {
   const action = form.get('Action') ?? '';
   if (action !== 'Publish' && action !== 'PublishBatch') throw new SnsRequestError('InvalidAction', `the simulator's SNS endpoint does not emulate the action ${action || '(none)'}; it emulates Publish and PublishBatch`);
   const topicArn = form.get('TopicArn') ?? '';
   const topic = options.resolveTopic(topicArn);
   if (topic === undefined) throw new SnsRequestError('NotFound', `Topic does not exist: ${topicArn}`, 404);
+  const denied = await options.authorize?.({ accessKeyId: accessKeyIdOf(authorization), topic });
+  if (denied !== undefined) throw /perform: kms:/.test(denied) ? new SnsRequestError('KMSAccessDenied', denied) : new SnsRequestError('AuthorizationError', denied, 403);
   const requestId = `<ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata>`;
   if (action === 'Publish') {
     const messageId = publishOne(topic, form.get('Message'), publishOptionsOf(form, ''));
@@ -110,7 +120,7 @@ function handle(form: URLSearchParams, options: SnsEndpointOptions): string {
 async function respond(request: IncomingMessage, response: ServerResponse, options: SnsEndpointOptions): Promise<void> {
   const form = new URLSearchParams((await readBody(request)).toString('utf8'));
   try {
-    const xml = handle(form, options);
+    const xml = await handle(form, options, request.headers.authorization);
     response.writeHead(200, { 'content-type': 'text/xml' }).end(xml);
   } catch (error) {
     const known = error instanceof SnsRequestError || error instanceof SnsPublishError;

@@ -13,9 +13,11 @@ import { toPipeStreamEvent, type PipeStreamEvent } from './stream-record';
 
 /** Where the relay publishes: the topic (`SimulatedTopic` satisfies it), or a queue (./relay-queue-target.ts). */
 export interface RelayTarget {
+  /** What the pipe sends to, as its errors name it. @default 'topic' */
+  readonly kind?: 'topic' | 'queue';
   /**
    * Publishes one message (the rendered event); `sourceEvent` is the stream record's pipe event, which a queue
-   * target's dynamic parameters are evaluated on. Never fails in the simulation, but for a parameter it cannot evaluate.
+   * target's dynamic parameters are evaluated on. Throws when the target refuses the send ({@link refusal} names it).
    */
   publish(message: string, sourceEvent: PipeStreamEvent): { readonly messageId: string };
   /**
@@ -23,6 +25,12 @@ export interface RelayTarget {
    * @default it takes any batch
    */
   refusesBatch?(messages: readonly string[]): string | undefined;
+  /**
+   * What a refusal `error` thrown by {@link publish} says (`SQS refused the send: ...`), or undefined when `error` is
+   * not one the target answers a send with. A refused send sends nothing and is refused again on every attempt.
+   * @default no error of `publish` is a refusal (it rejects the poll)
+   */
+  refusal?(error: unknown): string | undefined;
 }
 
 /** What {@link SimulatedRelay} needs. */
@@ -110,7 +118,9 @@ interface ShardCursor {
  * of a record fail (`relay-publish-failure`, each counted as a fault); the pipe retries up to `MaximumRetryAttempts` or
  * `MaximumRecordAgeInSeconds`, then puts the batch's metadata on its dead-letter queue (one message per record with
  * `AUTOMATIC_BISECT`), or discards the record without one; a record retried until the stream trims it is lost. A
- * publish IAM denies goes to the dead-letter queue at once. Every record given up is reported (`onRelayGaveUp`).
+ * publish IAM denies goes to the dead-letter queue at once. The same holds for every kind of target (the topic, or the
+ * ordered relay's FIFO queue); a send the target refuses (SNS refuses a batch, SQS a message: `RelayTarget.refusal`)
+ * fails every attempt and is given up by the same policy. Every record given up is reported (`onRelayGaveUp`).
  *
  * Not emulated: retries take no simulated time and do not hold back the records behind them in the shard (a real
  * pipe keeps a shard's order, so a failing batch delays the rest of its shard); the parallelization factor; batching
@@ -273,7 +283,8 @@ export class SimulatedRelay {
       const event = toPipeStreamEvent(record, { region: this.options.region, streamArn: this.options.streamArn });
       return this.passes(event) ? [this.options.render(event)] : [];
     });
-    return messages.length === 0 ? undefined : target.refusesBatch(messages);
+    const refusal = messages.length === 0 ? undefined : target.refusesBatch(messages);
+    return refusal === undefined ? undefined : `SNS refused its batch: ${refusal}`;
   }
 
   private passes(event: PipeStreamEvent): boolean {
@@ -283,10 +294,11 @@ export class SimulatedRelay {
 
   /**
    * Filters, renders and publishes one record (twice when the plan injects a duplicate delivery); reports it. A record
-   * whose publish attempts fail until the pipe's retry policy gives up (or that IAM does not let it publish, or whose
-   * batch the topic refuses: `refusal`) is returned, to be dead-lettered with its batch.
+   * whose publish attempts fail until the pipe's retry policy gives up (or that IAM does not let it publish, whose batch
+   * the topic refuses: `batchRefusal`, or whose send the target refuses) is returned, to be dead-lettered with its batch.
    */
-  private relay(record: _Record, refusal?: string): GivenUp | undefined {
+  private relay(record: _Record, batchRefusal?: string): GivenUp | undefined {
+    let refusal = batchRefusal;
     const { model, streamArn, region, render, target, faults, observer } = this.options;
     const event: PipeStreamEvent = toPipeStreamEvent(record, { region, streamArn });
     if (!this.passes(event)) {
@@ -301,16 +313,27 @@ export class SimulatedRelay {
     if (denied !== undefined) {
       // Pipes sends what fails on an access error straight to the dead-letter queue, without retries
       observer?.onStreamRecord?.(model.key, { ...(eventId !== undefined && { eventId }), published: false, duplicate: false });
-      return { ...relayed, reason: `the pipe may not publish to its topic: ${denied}`, condition: 'AccessDenied', attempts: 1 };
+      return { ...relayed, reason: `the pipe may not ${target.kind === 'queue' ? 'send to its target queue' : 'publish to its topic'}: ${denied}`, condition: 'AccessDenied', attempts: 1 };
     }
     const failedAttempts = refusal !== undefined ? Number.POSITIVE_INFINITY : faults.failedAttempts(faults.rates.relayFailure ?? 0, 'relay-publish-failure', ...recordKey);
-    const outcome = pipeRetryOutcome(failedAttempts, model);
+    let outcome = pipeRetryOutcome(failedAttempts, model);
+    if (outcome.kind === 'published') {
+      // the attempt that is not failed by the plan is made; a target that refuses the send refuses it on every attempt
+      // (a target error, which the pipe retries as it does any failed attempt: eb-pipes-error-troubleshooting.html)
+      try {
+        target.publish(message, event);
+      } catch (error) {
+        refusal = target.refusal?.(error);
+        if (refusal === undefined) throw error;
+        outcome = pipeRetryOutcome(Number.POSITIVE_INFINITY, model);
+      }
+    }
     const failures = outcome.kind === 'published' ? outcome.retries : outcome.attempts;
     if (failures > 0 && refusal === undefined) observer?.onFault?.('relay-publish-failure', model.key, { count: failures });
     if (outcome.kind !== 'published') {
       observer?.onStreamRecord?.(model.key, { ...(eventId !== undefined && { eventId }), published: false, duplicate: false });
       const retries = `MaximumRetryAttempts ${model.maximumRetryAttempts}, MaximumRecordAgeInSeconds ${model.maximumRecordAgeSeconds}`;
-      const refused = refusal === undefined ? '' : ` (SNS refused its batch: ${refusal})`;
+      const refused = refusal === undefined ? '' : ` (${refusal})`;
       if (outcome.kind === 'trimmed') {
         return {
           ...relayed,
@@ -324,7 +347,6 @@ export class SimulatedRelay {
       const failed = refusal === undefined ? 'failed (injected)' : `failed${refused}`;
       return { ...relayed, reason: `${outcome.attempts} publish attempt(s) ${failed} and ${why} (${retries})`, condition: outcome.condition, attempts: outcome.attempts };
     }
-    target.publish(message, event);
     // keyed on what the record is about (its event name and item key), not on its eventID (DynamoDB Local draws those
     // at random) or its sequence number (DynamoDB Local counts every write to every table, so concurrent consumers
     // shift it): a seed then replays the same duplicates

@@ -67,6 +67,15 @@ export class FlowAccess {
     return () => this.check(this.requests.consume(functionKey, queue));
   }
 
+  /** The check of the SNS endpoint: a Publish signed by a function's access key is made under that function's role. */
+  public snsCheck(): (request: { readonly accessKeyId?: string; readonly topic: ResourceKey }) => Promise<string | undefined> {
+    return async ({ accessKeyId, topic }) => {
+      const functionKey = accessKeyId === undefined ? undefined : this.functionsByAccessKey.get(accessKeyId);
+      if (functionKey === undefined) return undefined;
+      return this.check(this.requests.publish(functionKey, topic));
+    };
+  }
+
   /** The check of a pipe before it reads its source table's stream. */
   public streamReadCheck(pipe: ResourceKey, table: ResourceKey): () => Promise<string | undefined> {
     const streamArn = this.names.streamArn(table) ?? `${this.names.tableArn(table) ?? table}/stream/*`;
@@ -82,8 +91,11 @@ export class FlowAccess {
     };
   }
 
-  /** The check of a pipe before it sends to its dead-letter queue (and uses the queue's key), decided now and synchronous from then on. */
-  public async pipeDeadLetterCheck(pipe: ResourceKey, queue: ResourceKey): Promise<() => string | undefined> {
+  /**
+   * The check of a pipe before it sends to a queue (and uses the queue's key): its dead-letter queue, or its target queue
+   * (the ordered relay's FIFO queue); decided now and synchronous from then on.
+   */
+  public async pipeSendCheck(pipe: ResourceKey, queue: ResourceKey): Promise<() => string | undefined> {
     const check = await this.control.prepare(this.requests.sqs({ kind: 'role', via: pipe }, 'SendMessage', queue));
     return () => {
       const outcome = check();

@@ -9,6 +9,9 @@
  *   `sqs:GetQueueAttributes` (Lambda Developer Guide, "Execution role permissions" for SQS) and `kms:Decrypt`;
  * - the pipe reading its stream (`dynamodb:DescribeStream`, `GetRecords`, `GetShardIterator`), with `kms:Decrypt`
  *   through DynamoDB when the table is under a customer-managed key, and publishing (`sns:Publish`, with `kms:GenerateDataKey` + `kms:Decrypt` through SNS for an encrypted topic);
+ *   a pipe whose target is a queue (the ordered relay's FIFO queue) sends to it as any sender does (`sqs:SendMessage` + KMS);
+ * - a function's own `sns:Publish` (the ordered fan-out's, through the simulator's SNS endpoint), with the KMS requests
+ *   of an encrypted topic, as the pipe's;
  * - SNS delivering to a queue: `sns.amazonaws.com` with the topic as `aws:SourceArn`, `sqs:SendMessage` under the
  *   queue's policy and the KMS actions under the queue key's policy.
  */
@@ -89,9 +92,9 @@ export class FlowRequests {
     return [...this.access.withKey(first!, ['kms:Decrypt'], 'dynamodb', this.tableEncryptionContext(tableName)), ...rest];
   }
 
-  /** The pipe publishing to its topic. */
-  public publish(pipe: ResourceKey, topic: ResourceKey): AccessRequest[] {
-    return this.access.withKey({ caller: { kind: 'role', via: pipe }, action: 'sns:Publish', resource: topic }, SEND_KMS_ACTIONS, 'sns', { 'aws:sns:topicArn': this.access.arnOf(topic) });
+  /** A pipe or a function (under its role) publishing to a topic. */
+  public publish(sender: ResourceKey, topic: ResourceKey): AccessRequest[] {
+    return this.access.withKey({ caller: { kind: 'role', via: sender }, action: 'sns:Publish', resource: topic }, SEND_KMS_ACTIONS, 'sns', { 'aws:sns:topicArn': this.access.arnOf(topic) });
   }
 
   /** SNS delivering a message of `topic` to `queue` (a subscription's queue or its dead-letter queue). */

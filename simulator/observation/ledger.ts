@@ -5,6 +5,7 @@
 import type { FaultKind } from '../faults/fault-plan';
 import type { ResourceKey } from '../model/flow-model';
 import { describeFailure, type AppSend, type InvocationOutcome, type MessageOrigin, type SimulationObserver } from './observer';
+import { committedInboxEvents } from './inbox-commits';
 import { jsonLine, loggedRecordOutcomes, RETRIED_OUTCOMES } from './record-outcomes';
 
 /** The runtime's EMF counters, summed over a function's batches (namespace `IdempotentEventFlow`). */
@@ -87,6 +88,12 @@ export class RunLedger implements SimulationObserver {
    * events were applied in, so an order check (check/aggregate-order.ts) reads these groups, not `acknowledgedEvents`.
    */
   public readonly answeredTogether = new Map<ResourceKey, string[][]>();
+  /**
+   * Per function: each event whose inbox record a request of the function committed (DynamoDB applied it), with the
+   * position of its first commit among the function's: the order in which the consumer applied its events, inside one
+   * batch too (./inbox-commits.ts).
+   */
+  public readonly inboxCommits = new Map<ResourceKey, Map<string, number>>();
   /**
    * Per subscription: the events a message of which was deleted because the runtime had dead-lettered it, or had found
    * it already blocked for an operator by another copy's delivery (`already-blocked`): no effect promised.
@@ -260,6 +267,17 @@ export class RunLedger implements SimulationObserver {
     byKind.set(kind, (byKind.get(kind) ?? 0) + (detail?.count ?? 1));
     // handled, yet back on the queue: if SQS moves it after maxReceiveCount receives, this is why
     if (kind === 'lost-delete' && detail?.messageId !== undefined) this.lastFailure.set(detail.messageId, 'handled, but its delete was lost (an injected fault)');
+  }
+
+  /**
+   * Books a request of a function's invocation that DynamoDB applied (its reply lost or the process crashed after it
+   * included), in the order the proxies heard them answered: the inbox records it committed (see {@link inboxCommits}).
+   */
+  public recordApplied(functionKey: ResourceKey, request: { readonly operation: string; readonly body: Buffer }): void {
+    const eventIds = committedInboxEvents(request.operation, request.body);
+    if (eventIds.length === 0) return;
+    const commits = getOrCreate(this.inboxCommits, functionKey, () => new Map<string, number>());
+    for (const eventId of eventIds) if (!commits.has(eventId)) commits.set(eventId, commits.size + 1);
   }
 
   public onFunctionOutput(functionKey: ResourceKey, line: string, stream: 'stdout' | 'stderr'): void {

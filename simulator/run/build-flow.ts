@@ -120,7 +120,11 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
   });
   sqsEndpoint = sqs.endpoint;
   const topicsByArn = new Map<string, SimulatedTopic>();
-  const sns = await startSnsEndpoint({ resolveTopic: (arn) => topicsByArn.get(arn) });
+  const snsCheck = access?.snsCheck();
+  const sns = await startSnsEndpoint({
+    resolveTopic: (arn) => topicsByArn.get(arn),
+    ...(snsCheck === undefined ? {} : { authorize: ({ accessKeyId, topic }) => snsCheck({ ...(accessKeyId === undefined ? {} : { accessKeyId }), topic: topic.model.key }) }),
+  });
   const runners = new Map<ResourceKey, FunctionRunner>();
   const stop = async (): Promise<void> => {
     await Promise.all([...runners.values()].map((runner) => runner.stop()));
@@ -217,8 +221,9 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
             ? {}
             : {
                 authorizeRead: access.streamReadCheck(relayModel.key, relayModel.sourceTable),
-                ...(relayModel.targetTopic === undefined ? {} : { authorizePublish: await access.publishCheck(relayModel.key, relayModel.targetTopic) }),
-                ...(deadLetterQueue === undefined ? {} : { authorizeDeadLetter: await access.pipeDeadLetterCheck(relayModel.key, deadLetterQueue.model.key) }),
+                authorizePublish:
+                  relayModel.targetTopic !== undefined ? await access.publishCheck(relayModel.key, relayModel.targetTopic) : await access.pipeSendCheck(relayModel.key, relayModel.targetQueue!.queue),
+                ...(deadLetterQueue === undefined ? {} : { authorizeDeadLetter: await access.pipeSendCheck(relayModel.key, deadLetterQueue.model.key) }),
               }),
         }),
       );

@@ -291,7 +291,11 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         if (fault === 'lose-response' || fault === 'crash-after') writesUnseen.add(`${functionKey}|${invocationKey}`);
         return fault;
       },
-      onRequestAnswered: (functionKey, invocationKey, request, answer) => attribution.onAnswered(functionKey, invocationKey, request, answer.applied),
+      onRequestAnswered: (functionKey, invocationKey, request, answer) => {
+        attribution.onAnswered(functionKey, invocationKey, request, answer.applied);
+        // the order of each function's commits: the order check reads its inbox records' (check/aggregate-order.ts)
+        if (answer.applied) ledger.recordApplied(functionKey, request);
+      },
       // one seed, one run: the seed decides the order of every function's DynamoDB requests, at any concurrency
       scheduler,
       ...(policyEngine === undefined ? {} : { policyEngine }),
@@ -484,7 +488,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       violations.push({ kind: 'history', subscriber: violation.key.subscriber, detail: `${violation.detail}; its history:\n${violation.excerpt}` });
     }
     for (const subscriber of flow.subscribers.filter((candidate) => candidate.queue.model.fifo)) {
-      violations.push(...checkAggregateOrder(subscriber.name, ledger.answeredTogether.get(subscriber.subscription.key) ?? [], committed.eventsById));
+      const commits = subscriber.function === undefined ? undefined : ledger.inboxCommits.get(subscriber.function.key);
+      violations.push(...checkAggregateOrder(subscriber.name, ledger.answeredTogether.get(subscriber.subscription.key) ?? [], committed.eventsById, commits));
     }
     const result: SimulationResult = {
       assemblyDirectory,

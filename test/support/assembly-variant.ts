@@ -46,10 +46,14 @@ export interface AssemblyVariant {
  * to the copy, e.g. a function's code asset, by path under `directory`).
  */
 export async function exampleAssemblyVariant(edit: (template: TemplateJson, directory: string) => void): Promise<AssemblyVariant> {
-  const source = await exampleAssembly();
-  const directory = mkdtempSync(path.join(tmpdir(), 'example-variant-'));
+  return assemblyVariant(await exampleAssembly(), STACK, edit);
+}
+
+/** The same for any cloud assembly `source` and its stack `stackName` (the template file `<stackName>.template.json`). */
+export function assemblyVariant(source: string, stackName: string, edit: (template: TemplateJson, directory: string) => void): AssemblyVariant {
+  const directory = mkdtempSync(path.join(tmpdir(), 'assembly-variant-'));
   cpSync(source, directory, { recursive: true });
-  const file = path.join(directory, `${STACK}.template.json`);
+  const file = path.join(directory, `${stackName}.template.json`);
   const template = JSON.parse(readFileSync(file, 'utf8')) as TemplateJson;
   edit(template, directory);
   writeFileSync(file, JSON.stringify(template, undefined, 1));

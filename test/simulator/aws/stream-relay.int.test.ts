@@ -3,6 +3,7 @@ import { DynamoDBStreamsClient } from '@aws-sdk/client-dynamodb-streams';
 import { beforeAll, describe, expect, inject, test } from 'vitest';
 import type { SimulatedQueue } from '../../../simulator/aws/queue';
 import { SimulatedRelay, type RelayTarget } from '../../../simulator/aws/stream-relay';
+import { relayQueueTarget } from '../../../simulator/aws/relay-queue-target';
 import { SimulatedTopic } from '../../../simulator/aws/topic';
 import type { PipeStreamEvent } from '../../../simulator/aws/stream-record';
 import { createTables } from '../../../simulator/aws/tables';
@@ -77,6 +78,8 @@ async function setUp(
     authorizeDeadLetter?: () => string | undefined;
     authorizePublish?: () => string | undefined;
     refusesBatch?: (messages: readonly string[]) => string | undefined;
+    /** A target other than the recording one (a queue target). */
+    target?: RelayTarget;
   } = {},
 ): Promise<Setup> {
   const tableName = uniqueTableName('Outbox');
@@ -88,7 +91,7 @@ async function setUp(
     model: { ...RELAY, ...options.relay },
     streamArn: local.streamArn,
     streams,
-    target,
+    target: options.target ?? target,
     faults: new FaultPlan('relay-test', { ...NO_FAULTS, duplicate: options.duplicateRate ?? 0, relayFailure: options.relayFailureRate ?? 0 }),
     region: REGION,
     observer: reports.observer,
@@ -358,6 +361,51 @@ describe('SimulatedRelay against DynamoDB Local', () => {
       for (const id of fitting) await client.send(new PutItemCommand({ TableName: tableName, Item: outboxItem(id, 'x'.repeat(30_000)) }));
       await relay.poll();
       expect(idsOf(target.messages)).toEqual(fitting);
+    });
+
+    describe('to an SQS FIFO queue target (the ordered relay), by the same retry policy', () => {
+      const GROUP = '$.dynamodb.NewImage.iefAggregateId.S';
+      const fifoTarget = () => {
+        const fifo = makeQueue(queueModel('RelayQueue', { fifo: true, queueName: 'relay.fifo' }), { clock: frozenClock() });
+        return { fifo, target: relayQueueTarget({ queue: fifo.model.key, messageGroupId: GROUP, messageDeduplicationId: '$.dynamodb.NewImage.eventId.S' }, fifo) };
+      };
+      const putOrderedEvent = (tableName: string, eventId: string, aggregateId?: string) =>
+        client.send(new PutItemCommand({ TableName: tableName, Item: { ...outboxItem(eventId), eventId: { S: eventId }, ...(aggregateId === undefined ? {} : { iefAggregateId: { S: aggregateId } }) } }));
+
+      test('failed sends are retried; a record whose retries run out is dead-lettered and never reaches the queue', async () => {
+        const queue = deadLetterQueue();
+        const { fifo, target } = fifoTarget();
+        const { tableName, reports, relay } = await setUp({ target, relayFailureRate: 1, deadLetterQueue: queue, relay: { maximumRetryAttempts: 2 } });
+        await putOrderedEvent(tableName, 'q1', 'order-1');
+        await relay.poll();
+
+        expect(fifo.messages()).toEqual([]);
+        expect(reports.gaveUp).toEqual([{ relay: RELAY.key, eventIds: ['q1'], reason: expect.stringMatching(/^3 publish attempt\(s\) failed \(injected\) and its retries ran out/), deadLetterQueue: queue.model.key }]);
+        expect(reports.faults).toEqual([{ kind: 'relay-publish-failure', subject: RELAY.key, count: 3 }]);
+      });
+
+      test('a send the queue refuses (the group path finds nothing) fails every attempt and is dead-lettered, named; the records after it are sent', async () => {
+        const queue = deadLetterQueue();
+        const { fifo, target } = fifoTarget();
+        const { tableName, reports, relay } = await setUp({ target, deadLetterQueue: queue, relay: { maximumRetryAttempts: 2 } });
+        await putOrderedEvent(tableName, 'no-group');
+        await putOrderedEvent(tableName, 'grouped', 'order-1');
+        await relay.poll();
+
+        expect(fifo.receive(10).map((message) => [message.attributes.MessageGroupId, message.attributes.MessageDeduplicationId])).toEqual([['order-1', 'grouped']]);
+        expect(reports.gaveUp).toEqual([
+          {
+            relay: RELAY.key,
+            eventIds: ['no-group'],
+            reason: expect.stringMatching(
+              /^3 publish attempt\(s\) failed \(SQS refused the send: MissingRequiredParameterException: the request must contain the parameter MessageGroupId .*\(SqsQueueParameters\.MessageGroupId \$\.dynamodb\.NewImage\.iefAggregateId\.S finds no string in the stream record\)\) and its retries ran out/,
+            ),
+            deadLetterQueue: queue.model.key,
+          },
+        ]);
+        // not a fault the plan injected: SQS refuses it every time
+        expect(reports.faults).toEqual([]);
+      });
     });
 
     test('a pipe without a dead-letter queue discards what it gives up on, and says so', async () => {

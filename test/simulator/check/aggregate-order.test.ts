@@ -37,6 +37,17 @@ describe('checkAggregateOrder', () => {
     ]);
   });
 
+  it("events one invocation answered together are ordered by the commits of their inbox records, when known: an order broken inside one batch is seen", () => {
+    // one batch [A1, A2, A3], applied A3, A2, A1 by a consumer that reversed it
+    expect(checkAggregateOrder('Shipping', [['A1', 'A2', 'A3']], all, new Map([['A3', 1], ['A2', 2], ['A1', 3]]))).toEqual([
+      { kind: 'aggregate-order', subscriber: 'Shipping', detail: 'aggregate A: event A3 (sequence 3) was applied before sequence 1 of its aggregate (applied order: 3, 2, 1)' },
+    ]);
+    // applied in order by an invocation that crashed after its commits, answered by the redelivery in another order
+    expect(checkAggregateOrder('Shipping', [['A3', 'A1', 'A2']], all, new Map([['A1', 1], ['A2', 2], ['A3', 3]]))).toEqual([]);
+    // an event whose commit is not known (no inbox record of the runtime) keeps the group's shared rank
+    expect(checkAggregateOrder('Shipping', [['B2', 'B1']], all, new Map([['A1', 1]]))).toEqual([]);
+  });
+
   it('ignores events without an ordering (the standard path)', () => {
     expect(checkAggregateOrder('Shipping', ['X9', 'A1'], all)).toEqual([]);
   });

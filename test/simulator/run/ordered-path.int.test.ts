@@ -1,46 +1,38 @@
 /**
  * The simulator runs an app with the ordered path (test/simulator/fixtures/ordered): Pipe -> SQS FIFO relay queue ->
  * fan-out function (its sns:Publish through the simulator's SNS endpoint) -> SNS FIFO topic -> the OrderedSubscriber's
- * FIFO queue, with faults, and checks each aggregate's order; a subscriber without the sequence fence fails the check.
- * Served, it says the ordered subscriber's Operator output as an OrderedSubscriber writes it, so the printed operator
- * commands act on it in sequence.
+ * FIFO queue, with faults, and checks each aggregate's order; a subscriber without the sequence fence fails the check,
+ * and so does one that applies the records of one batch in the wrong order inside one invocation; a gap the pipe leaves
+ * (a record it gave up) is kept open by the real fence. Served, it says the ordered subscriber's Operator output as an
+ * OrderedSubscriber writes it, so the printed operator commands act on it in sequence.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { EXIT_CODE, main } from '../../../simulator/cli/main';
-import { synthesize } from '../../../simulator/model/synthesize';
 import { runPrinted, waitFor } from '../../cli/printed-commands';
+import { ORDERED_FIXTURE as FIXTURE, PROJECT, simulateOrdered as simulate, synthesizeOrdered, type OrderedAssemblies } from './ordered-fixture';
 
-const PROJECT = path.resolve(__dirname, '../../..');
-const FIXTURE = 'test/simulator/fixtures/ordered';
+/** A pipe's stream source parameters, as the template has them. */
+interface StreamSourceParameters {
+  readonly DynamoDBStreamParameters: { MaximumRetryAttempts: number };
+}
 
-let directory: string;
+let synthesized: OrderedAssemblies | undefined;
 let ordered: string;
 let unordered: string;
+let reversing: string;
+let pipeGaps: string;
 
 beforeAll(async () => {
-  directory = mkdtempSync(path.join(tmpdir(), 'ief-ordered-'));
-  [ordered, unordered] = await Promise.all([
-    synthesize({ app: `npx tsx ${FIXTURE}/app.ts`, cwd: PROJECT, outputDirectory: path.join(directory, 'ordered.out') }),
-    synthesize({ app: `npx tsx ${FIXTURE}/app.ts`, cwd: PROJECT, outputDirectory: path.join(directory, 'unordered.out'), context: { consumer: 'unordered' } }),
-  ]);
-});
-
-afterAll(() => {
-  if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
-});
-
-async function simulate(assembly: string, ...argv: string[]): Promise<{ code: number; stdout: string }> {
-  let stdout = '';
-  const code = await main(['simulate', ...argv, '--assembly', assembly, '--scenario', `${FIXTURE}/scenario.ts`, '--quiet', '--endpoint', inject('dynamoDbEndpoint')], {
-    stdout: (text) => void (stdout += text),
-    stderr: (text) => void (stdout += text),
-    cwd: PROJECT,
+  synthesized = await synthesizeOrdered([{}, { consumer: 'unordered' }, { consumer: 'reversing' }]);
+  [ordered, unordered, reversing] = synthesized.assemblies as [string, string, string];
+  // the ordered relay's pipe gives a record up at its first failed send (OrderedRelay maximumRetryAttempts: 0)
+  pipeGaps = synthesized.edited(ordered, (template) => {
+    const [, pipe] = Object.entries(template.Resources).find(([logicalId, resource]) => resource.Type === 'AWS::Pipes::Pipe' && logicalId.startsWith('OrderedRelay'))!;
+    (pipe.Properties!.SourceParameters as StreamSourceParameters).DynamoDBStreamParameters.MaximumRetryAttempts = 0;
   });
-  return { code, stdout };
-}
+});
+
+afterAll(() => synthesized?.remove());
 
 describe('simulate an app with the ordered path', () => {
   test('with faults, every event reaches the ordered subscriber once and in its aggregate order: OK', async () => {
@@ -56,6 +48,22 @@ describe('simulate an app with the ordered path', () => {
   test('a transactional consumer (no sequence fence) applies an aggregate past its dead-lettered first event: the gap is named', async () => {
     const { code, stdout } = await simulate(unordered, '--count', '9', '--seed', 'ordered', '--no-faults');
     expect(stdout).toMatch(/\[aggregate-order\] Shipping: aggregate order-1: sequences? 1(, 2)? (was|were) never applied, but 3 was \(a gap never filled; applied order: (2, )?3\)/);
+    expect(code).toBe(EXIT_CODE.FAILURE);
+  });
+
+  test('a consumer that applies a batch of one aggregate last first, inside one invocation: the order broken inside the batch is named', async () => {
+    const { code, stdout } = await simulate(reversing, '--count', '9', '--seed', 'ordered', '--no-faults');
+    // each event applied once, no gap: only the order inside a batch is wrong
+    expect(stdout).not.toMatch(/\[effect-count\]|a gap never filled/);
+    expect(stdout).toMatch(/\[aggregate-order\] Shipping: aggregate order-\d: event step-c\d+ \(sequence [23]\) was applied before sequence [12] of its aggregate/);
+    expect(code).toBe(EXIT_CODE.FAILURE);
+  });
+
+  test("a gap the pipe leaves (a send to the FIFO relay queue given up: MaximumRetryAttempts 0) is kept open by the real fence: the events behind it wait, are dead-lettered and named", async () => {
+    const { code, stdout } = await simulate(pipeGaps, '--count', '9', '--seed', 'h2', '--relay-failure-rate', '0.5');
+    expect(stdout).toMatch(/^relay: [^\n]*\d+ event\(s\) given up and dead-lettered by the pipe/m);
+    expect(stdout).toMatch(/\[unapplied-event\] Shipping: [^\n]*SequenceGapError: aggregate 'order-\d': this event is sequence \d, but the subscriber has applied up to \d and waits for \d/);
+    expect(stdout).not.toMatch(/\[aggregate-order\]|\[effect-count\]/);
     expect(code).toBe(EXIT_CODE.FAILURE);
   });
 

@@ -1,0 +1,47 @@
+/**
+ * The sequence fence through the simulator (test/simulator/fixtures/ordered, poisoned events: ./poison.ts). Two of the
+ * aggregates' events fail every time and go to the dead-letter queue, which leaves a gap: order-1's behind an applied
+ * event, order-2's before anything was applied. With the real fence (createOrderedConsumer) the later events wait and
+ * are dead-lettered behind the gap, never applied: the run names the unapplied events, but no order or effect
+ * violation. A fence of the consumer's own that accepts a gap is caught at every seed: the gap is named. (A gap the
+ * pipe leaves is in ordered-path.int.test.ts.) This file is
+ * also the simulator's killer of the fence's planted mutants (scripts/mutants/mutants.ts, `ordered-fence-*`).
+ */
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { EXIT_CODE } from '../../../simulator/cli/main';
+import { simulateOrdered, synthesizeOrdered, type OrderedAssemblies } from './ordered-fixture';
+
+const SEEDS = ['fence-1', 'fence-2', 'fence-3'];
+
+let synthesized: OrderedAssemblies | undefined;
+let poisoned: string;
+let lenient: string;
+
+beforeAll(async () => {
+  synthesized = await synthesizeOrdered([{ consumer: 'poisoned' }, { consumer: 'lenient-fence' }]);
+  [poisoned, lenient] = synthesized.assemblies as [string, string];
+});
+
+afterAll(() => synthesized?.remove());
+
+function simulate(assembly: string, seed: string, ...options: string[]): Promise<{ code: number; stdout: string }> {
+  return simulateOrdered(assembly, '--count', '9', '--seed', seed, ...options);
+}
+
+describe('the sequence fence through the simulator, with faults and poisoned events', () => {
+  test.each(SEEDS)('seed %s: the real fence keeps each gap open: the events behind it are not applied, none out of order or twice', async (seed) => {
+    const { code, stdout } = await simulate(poisoned, seed);
+    // the poisoned events and those behind them stay in the dead-letter queue: named, and the run fails for them
+    expect(stdout).toMatch(/\[unapplied-event\] Shipping: [^\n]*shipping cannot handle order-1 sequence/);
+    expect(stdout).toMatch(/\[unapplied-event\] Shipping: [^\n]*SequenceGapError/);
+    expect(stdout).not.toMatch(/\[aggregate-order\]|\[effect-count\]/);
+    expect(code).toBe(EXIT_CODE.FAILURE);
+  });
+
+  test.each(SEEDS)('seed %s: a fence that accepts a gap applies the events behind it: the gaps are named', async (seed) => {
+    const { code, stdout } = await simulate(lenient, seed);
+    expect(stdout).toMatch(/\[aggregate-order\] Shipping: aggregate order-1: sequence 2 was never applied, but \d was \(a gap never filled; applied order: 1, 3/);
+    expect(stdout).toMatch(/\[aggregate-order\] Shipping: aggregate order-2: sequence 1 was never applied, but \d was \(a gap never filled; applied order: 2/);
+    expect(code).toBe(EXIT_CODE.FAILURE);
+  });
+});
