@@ -1,10 +1,10 @@
 /**
  * The simulator end to end on the example app: its synthesized templates, its real bundled Lambda assets, the shared
- * DynamoDB Local, and the example's scenario (PlaceOrder commands and five effect probes).
+ * DynamoDB Local, and the example's scenario (PlaceOrder and Fulfilment commands, six effect probes).
  */
 import * as path from 'node:path';
 import { beforeAll, describe, expect, inject, test } from 'vitest';
-import { placeOrderCommands } from '../../../example/simulation/scenario';
+import { fulfilmentCommands, placeOrderCommands } from '../../../example/simulation/scenario';
 import type { FaultKind } from '../../../simulator/faults/fault-plan';
 import { loadScenario, type SimulationScenario } from '../../../simulator/run/scenario';
 import { seededRandom, seedNumber } from '../../../simulator/schedule/seeded-random';
@@ -13,7 +13,7 @@ import { runSimulation, type SimulationResult } from '../../../simulator/run/sim
 import { exampleAssembly } from '../../support/example-assembly';
 
 const PROJECT = path.resolve(__dirname, '../../..');
-const SUBSCRIBERS = ['Billing', 'Invoicing', 'Notifications', 'Shipping', 'CustomerStats'];
+const SUBSCRIBERS = ['Billing', 'Invoicing', 'Notifications', 'Shipping', 'CustomerStats', 'OrderTracking'];
 /** A seed whose first orders include a malformed one (checked in the test). */
 const SEED = 'ci-7';
 
@@ -51,8 +51,13 @@ describe('simulating the example app', () => {
       expect(subscriber.deliveries, subscriber.name).toBeGreaterThan(subscriber.events);
       expect(subscriber.effects, subscriber.name).toBeDefined();
     }
-    expect(result.producer).toMatchObject({ total: 16, succeeded: 16 });
-    expect(result.relay.committedEvents).toBe(16 + 16 - malformed.length);
+    // 16 orders placed, 5 of them fulfilled (3 steps each)
+    expect(fulfilmentCommands(16, seededRandom(seedNumber(SEED)))).toHaveLength(15);
+    expect(result.producer).toMatchObject({ total: 16 + 15, succeeded: 16 + 15 });
+    expect(result.relay.committedEvents).toBe(16 + 16 - malformed.length + 15);
+    // the order check read every step of every fulfilled order at the ordered subscriber, and found them in sequence
+    expect(result.subscribers.find((subscriber) => subscriber.name === 'OrderTracking')?.orderChecked).toEqual({ aggregates: 5, events: 15 });
+    expect(result.subscribers.filter((subscriber) => subscriber.orderChecked !== undefined).map((subscriber) => subscriber.name)).toEqual(['OrderTracking']);
     // every kind of fault was injected somewhere, and the runtime suppressed the duplicates it caused
     for (const kind of ['duplicate-delivery', 'concurrent-receive', 'lost-delete', 'lost-response', 'throttle'] as const) {
       expect(faultsOfKind(result, kind), kind).toBeGreaterThan(0);
