@@ -26,13 +26,16 @@
  * (`lose-response`, `crash-after`) gets no further steered fault, so its retry runs as the app's would. A fault that
  * fails the receive (a conflict, a crash) goes to a target (the inbox record the write names, `<subscriber>#<event
  * id>`, else the message the invocation handles) that had fewer than half of its queue's `maxReceiveCount` - 1
- * such faults (none below 3), in its first receives only (a path still missing may take a later one),
+ * such faults (none below 3), in its first receives only (a path still missing may take a later one); on the ordered
+ * path the target is the aggregate whose sequence fence the write names (`<subscriber>@sequence#<aggregate>`), since a
+ * FIFO message waits behind its group's failed one and loses a receive with it,
  * and to a producer's command once: steering leaves the later receives to the run's own faults and never exhausts
  * them alone. Decided in the order the run's requests reach the proxies, which the seeded scheduler makes a function
  * of the seed.
  */
 import type { RequestFault } from './dynamodb-proxy';
 import type { FaultRates } from './fault-plan';
+import { sequenceFenceKey } from '../../lambda/contract/ordered-wire-format';
 
 /** The faults steering injects, in the order it gives them to a subscriber. */
 export const STEERED_FAULTS = ['crash-before', 'crash-after', 'conflict', 'lose-response'] as const;
@@ -64,6 +67,8 @@ interface SteeredFunction {
   readonly name: string;
   /** A subscriber's inbox record key, `<subscriber>#<event id>`, whose event id is the steering target. */
   readonly inboxKey?: RegExp;
+  /** An ordered subscriber's sequence fence key, whose aggregate is the steering target (before the inbox key). */
+  readonly fenceKey?: RegExp;
   /** Its inbox tables: a site that writes only these is the runtime's own (a claim, a completion). */
   readonly inboxTables: ReadonlySet<string>;
   /** How often it met each fault at each write site (`<site>|<fault>`), random or steered. */
@@ -129,7 +134,8 @@ export class FaultSteering {
   public addSubscriber(functionKey: string, name: string, maxReceiveCount: number, inboxTables: readonly string[] = []): void {
     const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
     const failedReceivesAllowed = maxReceiveCount < 3 ? 0 : Math.floor((maxReceiveCount - 1) / 2);
-    this.functions.set(functionKey, { name, inboxTables: new Set(inboxTables), inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed });
+    const fenceKey = new RegExp(`"S":"${sequenceFenceKey(escaped, '([^"]+)')}"`);
+    this.functions.set(functionKey, { name, inboxTables: new Set(inboxTables), inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), fenceKey, met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed });
   }
 
   /** Steers faults to the producer function `functionKey`, whose commands are retried: one failed attempt per command. */
@@ -147,7 +153,8 @@ export class FaultSteering {
     const steered = this.functions.get(functionKey);
     if (steered === undefined || !STEERABLE_OPERATIONS.has(operation)) return planned;
     const site = writeSite(operation, body);
-    const target = steered.inboxKey?.exec(body)?.[1] ?? `message ${invocation.message}`;
+    const aggregate = steered.fenceKey?.exec(body)?.[1];
+    const target = aggregate === undefined ? (steered.inboxKey?.exec(body)?.[1] ?? `message ${invocation.message}`) : `aggregate ${aggregate}`;
     const receives = steered.receivesSeen.get(target) ?? new Set<string>();
     steered.receivesSeen.set(target, receives.add(invocation.key));
     // a contended item stays contended for the invocation, whatever the plan drew for the write
