@@ -1,5 +1,5 @@
 /**
- * The demo's order check can fail: the example's scenario, in a small slice (9 orders, 3 of them fulfilled: 9 ordered
+ * The demo's order check can fail: the example's scenario, in a small slice (12 orders, 3 of them fulfilled: 9 ordered
  * events), run on a copy of the example's assembly whose OrderTracking consumer is swapped for a broken one
  * (test/simulator/fixtures/example-unordered/order-tracking.ts): the example's projection run by the transactional
  * consumer, without the sequence fence, that cannot handle one order's first step. The step is dead-lettered, the
@@ -39,7 +39,7 @@ describe("the demo's order check on the example's ordered subscriber", () => {
       assemblyDirectory: variant!.directory,
       scenario,
       dynamoDbEndpoint: inject('dynamoDbEndpoint'),
-      count: 9,
+      count: 12,
       seed: 'order-check',
       concurrency: 2,
       rates: { duplicate: 0, lostResponse: 0, throttle: 0, crash: 0 },

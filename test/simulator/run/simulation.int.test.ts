@@ -51,12 +51,12 @@ describe('simulating the example app', () => {
       expect(subscriber.deliveries, subscriber.name).toBeGreaterThan(subscriber.events);
       expect(subscriber.effects, subscriber.name).toBeDefined();
     }
-    // 16 orders placed, 5 of them fulfilled (3 steps each)
-    expect(fulfilmentCommands(16, seededRandom(seedNumber(SEED)))).toHaveLength(15);
-    expect(result.producer).toMatchObject({ total: 16 + 15, succeeded: 16 + 15 });
-    expect(result.relay.committedEvents).toBe(16 + 16 - malformed.length + 15);
+    // 16 orders placed, 4 of them fulfilled (3 steps each)
+    expect(fulfilmentCommands(16, seededRandom(seedNumber(SEED)))).toHaveLength(12);
+    expect(result.producer).toMatchObject({ total: 16 + 12, succeeded: 16 + 12 });
+    expect(result.relay.committedEvents).toBe(16 + 16 - malformed.length + 12);
     // the order check read every step of every fulfilled order at the ordered subscriber, and found them in sequence
-    expect(result.subscribers.find((subscriber) => subscriber.name === 'OrderTracking')?.orderChecked).toEqual({ aggregates: 5, events: 15 });
+    expect(result.subscribers.find((subscriber) => subscriber.name === 'OrderTracking')?.orderChecked).toEqual({ aggregates: 4, events: 12 });
     expect(result.subscribers.filter((subscriber) => subscriber.orderChecked !== undefined).map((subscriber) => subscriber.name)).toEqual(['OrderTracking']);
     // every kind of fault was injected somewhere, and the runtime suppressed the duplicates it caused
     for (const kind of ['duplicate-delivery', 'concurrent-receive', 'lost-delete', 'lost-response', 'throttle'] as const) {
