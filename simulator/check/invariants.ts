@@ -178,8 +178,17 @@ export interface EffectsCheck {
   readonly totals: { readonly applied: number; readonly min: number; readonly max: number };
 }
 
-/** Each tally is within what exactly-once allows. */
-export function checkEffects(subscriber: SubscriberView, tallies: readonly EffectTally[], deadLetters: readonly DeadLetterFinding[], ledger: RunLedger): EffectsCheck {
+/**
+ * Each tally is within what exactly-once allows. `causeOf` tells, for a tally above its maximum, which invocation
+ * applied its events again and how (simulator/check/apply-attribution.ts); it is added to the violation.
+ */
+export function checkEffects(
+  subscriber: SubscriberView,
+  tallies: readonly EffectTally[],
+  deadLetters: readonly DeadLetterFinding[],
+  ledger: RunLedger,
+  causeOf?: (tally: EffectTally) => string | undefined,
+): EffectsCheck {
   const acknowledged = ledger.acknowledgedEvents.get(subscriber.subscription.key) ?? new Set<string>();
   const deadLettered = deadLetteredEventIds(deadLetters);
   const violations: Violation[] = [];
@@ -191,7 +200,9 @@ export function checkEffects(subscriber: SubscriberView, tallies: readonly Effec
     totals.max += max;
     if (tally.applied >= min && tally.applied <= max) continue;
     const expected = min === max ? `exactly ${min}` : `${min} to ${max}`;
-    violations.push({ kind: 'effect-count', subscriber: subscriber.name, detail: `${tally.subject}: applied ${tally.applied} time(s), expected ${expected} (events ${tally.eventIds.join(', ')})` });
+    const cause = tally.applied > max ? causeOf?.(tally) : undefined;
+    const detail = `${tally.subject}: applied ${tally.applied} time(s), expected ${expected} (events ${tally.eventIds.join(', ')})${cause === undefined ? '' : `; ${cause}`}`;
+    violations.push({ kind: 'effect-count', subscriber: subscriber.name, detail });
   }
   return { violations, totals };
 }

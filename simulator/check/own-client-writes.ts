@@ -12,11 +12,16 @@ const WRITES: ReadonlySet<string> = new Set(['PutItem', 'UpdateItem', 'DeleteIte
 /** The writes outside the inbox transaction, per watched function (see the module comment). */
 export class OwnClientWrites {
   private readonly inboxOf = new Map<string, string>();
+  private readonly outboxOf = new Map<string, string>();
   private readonly counts = new Map<string, Map<string, number>>();
 
-  /** Watches the consumer function `functionKey`, whose inbox table is `inboxTable` (its local name). */
-  public watch(functionKey: string, inboxTable: string): void {
+  /**
+   * Watches the consumer function `functionKey`, whose inbox table is `inboxTable` (its local name); `outboxTable`, the
+   * outbox its `tx.emit` appends to, when it publishes events.
+   */
+  public watch(functionKey: string, inboxTable: string, outboxTable?: string): void {
     this.inboxOf.set(functionKey, inboxTable);
+    if (outboxTable !== undefined) this.outboxOf.set(functionKey, outboxTable);
   }
 
   /** Notes one DynamoDB request of a function. */
@@ -34,9 +39,13 @@ export class OwnClientWrites {
   public cause(functionKey: string): string | undefined {
     const counts = this.counts.get(functionKey);
     if (counts === undefined || counts.size === 0) return undefined;
-    const listed = [...counts].map(([site, count]) => site.replace(/ \((\w+)\)$/, ` (${count} $1)`)).join(', ');
+    const outbox = this.outboxOf.get(functionKey);
+    const isOutbox = (site: string): boolean => outbox !== undefined && site.startsWith(`${outbox} (`);
+    const outboxSites = [...counts].filter(([site]) => isOutbox(site)).map(([site, count]) => site.replace(/^(\S+) \((\w+)\)$/, `${count} $2 on $1`));
+    const listed = [...counts].filter(([site]) => !isOutbox(site)).map(([site, count]) => site.replace(/ \((\w+)\)$/, ` (${count} $1)`));
+    if (outboxSites.length > 0) listed.unshift(`an outbox event written outside the consumer's transaction (${outboxSites.join(', ')}), instead of tx.emit`);
     return (
-      `its consumer wrote outside its inbox transaction, with its own client: ${listed}; ` +
+      `its consumer wrote outside its inbox transaction, with its own client: ${listed.join(', ')}; ` +
       'a redelivery (after a crash, a refused commit or a lost response) applies such a write again: write through the transaction (tx.put, tx.update, tx.emit)'
     );
   }

@@ -40,15 +40,22 @@ export interface ProxiedCrash {
   readonly afterCommit: boolean;
 }
 
+/** What became of a request the invocation sent: whether DynamoDB applied it (forwarded and answered 200), seen by the client or not. */
+export interface RequestAnswer {
+  readonly applied: boolean;
+}
+
 /** A running proxy. */
 export interface DynamoDbProxy {
   /** `http://127.0.0.1:<port>`: the endpoint to give the environment. */
   readonly endpoint: string;
   /**
    * From now on requests are numbered from 1 and `decide` picks each one's fault; `onCrash` is called when a crash
-   * fault fires (the proxy then never answers that request, nor any later request of the invocation).
+   * fault fires (the proxy then never answers that request, nor any later request of the invocation); `onAnswered`
+   * hears whether DynamoDB applied each request the invocation sent, its reply lost or not (not called for a request
+   * refused before DynamoDB: denied, throttled, refused by a conflict, or never sent).
    */
-  beginInvocation(decide: (request: ProxiedRequest) => RequestFault, onCrash: (crash: ProxiedCrash) => void): void;
+  beginInvocation(decide: (request: ProxiedRequest) => RequestFault, onCrash: (crash: ProxiedCrash) => void, onAnswered?: (request: ProxiedRequest, answer: RequestAnswer) => void): void;
   /** Ends the current invocation: later requests are forwarded without faults. */
   endInvocation(): void;
   /** Closes the proxy and every connection to it. */
@@ -64,6 +71,7 @@ const HOP_BY_HOP_HEADERS = new Set(['connection', 'keep-alive', 'proxy-connectio
 interface CurrentInvocation {
   readonly decide: (request: ProxiedRequest) => RequestFault;
   readonly onCrash: (crash: ProxiedCrash) => void;
+  readonly onAnswered?: (request: ProxiedRequest, answer: RequestAnswer) => void;
   requests: number;
   crashed: boolean;
 }
@@ -229,7 +237,8 @@ export async function startDynamoDbProxy(targetEndpoint: string, options: Dynamo
     const fault = current.decide(request);
     switch (fault) {
       case 'none': {
-        const { reply: upstream } = await forwardUnlessConflicting(incoming, operation, body, scheduled);
+        const { reply: upstream, forwarded } = await forwardUnlessConflicting(incoming, operation, body, scheduled);
+        current.onAnswered?.(request, { applied: forwarded && upstream.status === 200 });
         reply(response, upstream, now);
         return scheduled?.answered();
       }
@@ -238,18 +247,21 @@ export async function startDynamoDbProxy(targetEndpoint: string, options: Dynamo
       case 'conflict':
         // refused as DynamoDB refuses a write that meets an ongoing transaction on its item: nothing applied
         return answer(scheduled, () => refuse(response, conflictReply(operation, actionsOf(body).map(() => true))));
-      case 'lose-response':
-        await forwardUnlessConflicting(incoming, operation, body, scheduled);
+      case 'lose-response': {
+        const { reply: upstream, forwarded } = await forwardUnlessConflicting(incoming, operation, body, scheduled);
+        current.onAnswered?.(request, { applied: forwarded && upstream.status === 200 });
         // DynamoDB has answered (and applied the request, unless it refused it with a conflict); the client never learns it
         incoming.socket.destroy();
         return scheduled?.answered();
+      }
       case 'crash-before':
         current.crashed = true;
         scheduled?.ended();
         current.onCrash({ atRequest: request.index, afterCommit: false });
         return;
       case 'crash-after': {
-        const { forwarded } = await forwardUnlessConflicting(incoming, operation, body, undefined);
+        const { reply: upstream, forwarded } = await forwardUnlessConflicting(incoming, operation, body, undefined);
+        current.onAnswered?.(request, { applied: forwarded && upstream.status === 200 });
         current.crashed = true;
         scheduled?.ended();
         current.onCrash({ atRequest: request.index, afterCommit: forwarded });
@@ -271,8 +283,8 @@ export async function startDynamoDbProxy(targetEndpoint: string, options: Dynamo
 
   return {
     endpoint: loopback.endpoint,
-    beginInvocation(decide, onCrash) {
-      invocation = { decide, onCrash, requests: 0, crashed: false };
+    beginInvocation(decide, onCrash, onAnswered) {
+      invocation = { decide, onCrash, ...(onAnswered === undefined ? {} : { onAnswered }), requests: 0, crashed: false };
     },
     endInvocation() {
       invocation = undefined;

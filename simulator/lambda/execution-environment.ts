@@ -8,7 +8,7 @@ import { createInterface } from 'node:readline';
 import { Worker } from 'node:worker_threads';
 import type { VirtualClock } from '../aws/clock';
 import type { ConflictArbiter } from '../aws/transaction-conflicts';
-import { startDynamoDbProxy, type AuthorizeDynamoDbRequest, type DynamoDbProxy, type ProxiedRequest, type RequestFault } from '../faults/dynamodb-proxy';
+import { startDynamoDbProxy, type AuthorizeDynamoDbRequest, type DynamoDbProxy, type ProxiedRequest, type RequestAnswer, type RequestFault } from '../faults/dynamodb-proxy';
 import type { FunctionModel } from '../model/flow-model';
 import type { InvocationOutcome } from '../observation/observer';
 import { lambdaEnvironmentVariables } from './environment-variables';
@@ -155,17 +155,28 @@ export class ExecutionEnvironment {
   /**
    * Runs one invocation: waits for the handler to load (a cold start), sends the event, and resolves with what became of
    * it. `decide` picks the fault of each DynamoDB request the invocation makes. `began` is called once the invocation
-   * was sent to the worker, or once it is known that it will not be.
+   * was sent to the worker, or once it is known that it will not be. `onAnswered` hears whether DynamoDB applied each
+   * request (see {@link DynamoDbProxy.beginInvocation}).
    */
-  public async invoke(event: unknown, decide: (request: ProxiedRequest) => RequestFault, began?: () => void): Promise<InvocationOutcome> {
+  public async invoke(
+    event: unknown,
+    decide: (request: ProxiedRequest) => RequestFault,
+    began?: () => void,
+    onAnswered?: (request: ProxiedRequest, answer: RequestAnswer) => void,
+  ): Promise<InvocationOutcome> {
     try {
-      return await this.invokeOnce(event, decide, began);
+      return await this.invokeOnce(event, decide, began, onAnswered);
     } finally {
       began?.();
     }
   }
 
-  private async invokeOnce(event: unknown, decide: (request: ProxiedRequest) => RequestFault, began: (() => void) | undefined): Promise<InvocationOutcome> {
+  private async invokeOnce(
+    event: unknown,
+    decide: (request: ProxiedRequest) => RequestFault,
+    began: (() => void) | undefined,
+    onAnswered: ((request: ProxiedRequest, answer: RequestAnswer) => void) | undefined,
+  ): Promise<InvocationOutcome> {
     if (this.current !== undefined) throw new Error(`the execution environment of function ${this.options.fn.key} is already running an invocation`);
     // an environment that was disposed has its init decided: a runtime that died while it initialized (a spare) fails
     // the invocation with that init error, as an init on demand would; one disposed after its init, as an exit
@@ -210,7 +221,7 @@ export class ExecutionEnvironment {
         },
       };
       this.current = invocation;
-      this.proxy.beginInvocation(decide, (crash) => invocation.finish({ kind: 'crashed', atRequest: crash.atRequest, afterCommit: crash.afterCommit }, false));
+      this.proxy.beginInvocation(decide, (crash) => invocation.finish({ kind: 'crashed', atRequest: crash.atRequest, afterCommit: crash.afterCommit }, false), onAnswered);
       const message: InvokeMessage = { type: 'invoke', invocationId, event, context: lambdaContextData(this.options.identity, this.logStreamName, Date.now()) };
       const scheduled = this.options.scheduling?.environment;
       const send = (): void => {

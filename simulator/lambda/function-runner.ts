@@ -17,7 +17,7 @@ import { eventIdOf } from '../aws/message-ids';
 import type { SenderRegistration, SqsSenders } from '../aws/sqs-senders';
 import { shownName } from '../model/find-resource';
 import type { ConflictArbiter } from '../aws/transaction-conflicts';
-import type { AuthorizeDynamoDbRequest, ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
+import type { AuthorizeDynamoDbRequest, ProxiedRequest, RequestAnswer, RequestFault } from '../faults/dynamodb-proxy';
 import type { FaultKind } from '../faults/fault-plan';
 import type { FunctionModel } from '../model/flow-model';
 import type { InvocationOutcome, SimulationObserver } from '../observation/observer';
@@ -52,6 +52,8 @@ export interface FunctionRunnerOptions {
   readonly observer?: SimulationObserver;
   /** Picks each DynamoDB request's fault; `invocationKey` is what {@link FunctionRunner.invoke} was given. @default no faults */
   readonly decideFault?: (invocationKey: string, request: ProxiedRequest) => RequestFault;
+  /** Hears whether DynamoDB applied each request of an invocation, its reply lost or not. @default not heard */
+  readonly onRequestAnswered?: (invocationKey: string, request: ProxiedRequest, answer: RequestAnswer) => void;
   /** `AWS_LAMBDA_FUNCTION_NAME` and the context's `functionName`. @default `<stack name>-<logical id>`, cut to 64 characters */
   readonly functionName?: string;
   /** The account in the context's `invokedFunctionArn`. @default '000000000000' */
@@ -237,7 +239,9 @@ export class FunctionRunner {
     const sender = this.senders.get(environment);
     sender?.begin({ invocation: `${this.options.fn.key}#${this.invocations}`, eventIds: recordEventIds(event) });
     try {
-      const outcome = await environment.invoke(event, this.decider(invocationKey), () => start?.release());
+      const { onRequestAnswered } = this.options;
+      const onAnswered = onRequestAnswered === undefined ? undefined : (request: ProxiedRequest, answer: RequestAnswer) => onRequestAnswered(invocationKey, request, answer);
+      const outcome = await environment.invoke(event, this.decider(invocationKey), () => start?.release(), onAnswered);
       if (outcome.kind === 'crashed') this.crashes += 1;
       return outcome;
     } finally {

@@ -17,7 +17,7 @@ import { TransactionConflicts } from '../aws/transaction-conflicts';
 import { SimulatedTopic, type TopicSubscriptionTarget } from '../aws/topic';
 import type { VirtualClock } from '../aws/clock';
 import type { FaultPlan } from '../faults/fault-plan';
-import type { ProxiedRequest, RequestFault } from '../faults/dynamodb-proxy';
+import type { ProxiedRequest, RequestAnswer, RequestFault } from '../faults/dynamodb-proxy';
 import { SimulatedEventSourceMapping } from '../lambda/event-source-mapping';
 import { FunctionRunner } from '../lambda/function-runner';
 import type { SeededScheduler } from '../schedule/seeded-scheduler';
@@ -76,6 +76,8 @@ export interface LocalFlowDependencies {
   readonly policyEngine?: PolicyEngine;
   /** Picks the fault of each DynamoDB request of a function. */
   readonly decideFault: (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest) => RequestFault;
+  /** Hears whether DynamoDB applied each request of a function's invocation, its reply lost or not. @default not heard */
+  readonly onRequestAnswered?: (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest, answer: RequestAnswer) => void;
   /** Decides the order of every function's DynamoDB requests and timers (a replayable run). @default none: they go as they come */
   readonly scheduler?: SeededScheduler;
 }
@@ -244,6 +246,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
           maxEnvironments: deps.concurrency,
           observer: deps.observer,
           decideFault: (invocationKey, request) => deps.decideFault(functionKey, invocationKey, request),
+          ...(deps.onRequestAnswered === undefined ? {} : { onRequestAnswered: (invocationKey: string, request: ProxiedRequest, answer: RequestAnswer) => deps.onRequestAnswered?.(functionKey, invocationKey, request, answer) }),
           transactionConflicts: transactionConflicts.forCaller(functionKey),
           sqsSenders: senders,
           // a cold start then costs a step of the run only what is left of an init begun in the background

@@ -30,6 +30,7 @@ import { checkProbedSubscriberReached } from '../check/unreached-subscribers';
 import { checkRejectedEvents } from '../check/rejected-events';
 import { checkUnappliedEvents } from '../check/unapplied-events';
 import { OwnClientWrites } from '../check/own-client-writes';
+import { ApplyAttribution } from '../check/apply-attribution';
 import { checkFailurePaths, failurePathsOf, faultsStillNeeded, requiredFailurePaths, type FailurePathCounts } from '../check/failure-paths';
 import { attributeSends, checkRepeatedSends, type SendFigures } from '../check/repeated-sends';
 import { checkUnwatchedDeadLetters, type DeadLetterQueueContents } from '../check/unwatched-dead-letters';
@@ -259,6 +260,16 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     // the writes a transactional or aggregate consumer made outside its inbox transaction: the cause of an effect applied again
     const ownClientWrites = new OwnClientWrites();
     let flowBuilt: LocalFlow | undefined;
+    // which invocation applied an event again, and how (simulator/check/apply-attribution.ts)
+    const attribution = new ApplyAttribution(
+      () => clock.now(),
+      (tableName) => model.tables.find((table) => flowBuilt?.tables.get(table.key)?.tableName === tableName)?.keySchema.map((key) => key.AttributeName) ?? [],
+    );
+    ledger.addInvocationListener((mapping, invocation) => {
+      const functionKey = model.eventSourceMappings.find((candidate) => candidate.key === mapping)?.function;
+      const [first] = invocation.messages;
+      if (functionKey !== undefined && first !== undefined) attribution.onInvocation(functionKey, `${mapping}|${first.messageId}|${first.receiveCount}`, invocation);
+    });
     const subscriberOf = (functionKey: string) => flowBuilt?.subscribers.find((subscriber) => subscriber.function?.key === functionKey);
     // steering learns from the ledger which failure paths each subscriber still misses
     const steering = new FaultSteering(plan.rates, (functionKey) => {
@@ -282,12 +293,14 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       decideFault: (functionKey, invocationKey, request) => {
         ownClientWrites.onRequest(functionKey, request.operation, request.body.toString('utf8'));
         // a served run's flow works without faults (simulate --serve: the operator's drill)
-        if (plan.stopped) return 'none';
-        const fault = decideFault(functionKey, invocationKey, request);
+        const fault = plan.stopped ? 'none' : decideFault(functionKey, invocationKey, request);
+        attribution.onRequest(functionKey, invocationKey, request, fault);
+        if (plan.stopped) return fault;
         // the write is applied and the function does not see it: a retry meets its own write
         if (fault === 'lose-response' || fault === 'crash-after') writesUnseen.add(`${functionKey}|${invocationKey}`);
         return fault;
       },
+      onRequestAnswered: (functionKey, invocationKey, request, answer) => attribution.onAnswered(functionKey, invocationKey, request, answer.applied),
       // one seed, one run: the seed decides the order of every function's DynamoDB requests, at any concurrency
       scheduler,
       ...(policyEngine === undefined ? {} : { policyEngine }),
@@ -302,7 +315,13 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       // no redrive policy: SQS never moves its messages, as if maxReceiveCount were unbounded
       const inboxTable = subscriber.environment[ENV.INBOX_TABLE_NAME];
       const mode = subscriber.environment[ENV.PROCESSING_MODE];
-      if (subscriber.function !== undefined && inboxTable !== undefined && (mode === 'transactional' || mode === 'aggregate')) ownClientWrites.watch(subscriber.function.key, inboxTable);
+      if (subscriber.function !== undefined && inboxTable !== undefined && (mode === 'transactional' || mode === 'aggregate')) {
+        ownClientWrites.watch(subscriber.function.key, inboxTable, subscriber.environment[ENV.OUTBOX_TABLE_NAME]);
+      }
+      const windowSeconds = Number(subscriber.environment[ENV.DEDUPLICATION_WINDOW_SECONDS]);
+      if (subscriber.function !== undefined && mode !== undefined) {
+        attribution.watch(subscriber.function.key, { subscriber: subscriber.name, mode, ...(inboxTable === undefined ? {} : { inboxTable }), ...(Number.isFinite(windowSeconds) && windowSeconds > 0 ? { windowSeconds } : {}) });
+      }
       if (subscriber.function !== undefined) {
         steering.addSubscriber(subscriber.function.key, subscriber.name, subscriber.queue.model.redrive?.maxReceiveCount ?? Number.MAX_SAFE_INTEGER, inboxTable === undefined ? [] : [inboxTable]);
       }
@@ -435,7 +454,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
             return event ? [event] : [];
           });
           const tallies = await probe({ client: documents, environment: subscriber.environment, events, sentMessages });
-          const checked = checkEffects(subscriber, tallies, findings, ledger);
+          const functionKey = subscriber.function?.key;
+          const checked = checkEffects(subscriber, tallies, findings, ledger, (tally) => (functionKey === undefined ? undefined : attribution.cause(functionKey, tally.eventIds)));
           const cause = subscriber.function === undefined ? undefined : ownClientWrites.cause(subscriber.function.key);
           violations.push(...checked.violations.map((violation) => (cause === undefined || violation.kind !== 'effect-count' ? violation : { ...violation, detail: `${violation.detail}; ${cause}` })));
           effects = checked.totals;
@@ -500,6 +520,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       producerWritesChecked: producers.length > 0 && producers.every(({ producer }) => producer.probe !== undefined),
     };
     phases.ended('checks');
+    attribution.close();
     // simulate --serve: the services go on serving what the run left; the callee stops them
     if (options.keepServices !== undefined) {
       const watchable = options.app !== undefined || hasAppCommand(path.join(options.cwd, 'cdk.json'));

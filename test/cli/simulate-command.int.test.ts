@@ -159,6 +159,11 @@ describe('simulate: a deliberately non-idempotent consumer', () => {
     expect(statSync(logFile).mode & 0o777).toBe(0o600);
     expect(statSync(jsonFile).mode & 0o777).toBe(0o600);
     expect(readFileSync(jsonFile, 'utf8')).not.toContain('STALE-CONTENT-SENTINEL');
+    // which invocation applied the event again, and how: in the report and in --json (simulator/check/apply-attribution.ts)
+    const again = /applied again by invocation #\d+ \(receive [2-9], at \+\d+ s\) with its own client \(\S+: 1 UpdateItem\), after invocation #\d+ \(receive 1, at \+\d+ s\) crashed/;
+    expect(stdout).toMatch(new RegExp(`\\[effect-count\\] Counter: .*${again.source}`));
+    const { violations } = JSON.parse(readFileSync(jsonFile, 'utf8')) as { violations: { kind: string; detail: string }[] };
+    expect(violations.filter((violation) => violation.kind === 'effect-count' && again.test(violation.detail)).length).toBeGreaterThan(0);
     // the first line says the app was synthesized; the last, the one command that replays this run
     expect(stderr.split('\n')[0]).toMatch(/^synthesized the app at \S+ into /);
     expect(stderr).toContain(`replay this run: idempotent-event-flow simulate --app 'npx tsx ${FIXTURE}/app.ts' --synth --scenario ${FIXTURE}/scenario.ts --events ${file}`);

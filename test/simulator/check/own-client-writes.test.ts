@@ -20,4 +20,16 @@ describe('OwnClientWrites', () => {
         'a redelivery (after a crash, a refused commit or a lost response) applies such a write again: write through the transaction (tx.put, tx.update, tx.emit)',
     );
   });
+
+  test("names a write to the consumer's own outbox as an outbox event written outside the transaction, instead of tx.emit", () => {
+    const writes = new OwnClientWrites();
+    writes.watch('Stack/Billing', 'Inbox', 'Outbox');
+    writes.onRequest('Stack/Billing', 'TransactWriteItems', JSON.stringify({ TransactItems: [{ Put: { TableName: 'Outbox' } }] }));
+    writes.onRequest('Stack/Billing', 'TransactWriteItems', JSON.stringify({ TransactItems: [{ Put: { TableName: 'Outbox' } }] }));
+    writes.onRequest('Stack/Billing', 'UpdateItem', JSON.stringify({ TableName: 'Ledger' }));
+
+    expect(writes.cause('Stack/Billing')).toMatch(
+      /^its consumer wrote outside its inbox transaction, with its own client: an outbox event written outside the consumer's transaction \(2 TransactWriteItems on Outbox\), instead of tx\.emit, Ledger \(1 UpdateItem\); a redelivery/,
+    );
+  });
 });

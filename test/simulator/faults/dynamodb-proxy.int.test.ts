@@ -115,6 +115,30 @@ describe('DynamoDB fault proxy', () => {
     expect(await exists('crashed-after')).toBe(true);
   });
 
+  test('onAnswered hears whether DynamoDB applied each request, its reply lost or not: none for a throttled one, not applied for a refused condition', async () => {
+    const answers: { index: number; applied: boolean }[] = [];
+    const faults: Record<number, RequestFault> = { 2: 'lose-response', 3: 'throttle', 5: 'crash-after' };
+    proxy.beginInvocation(
+      (request) => faults[request.index] ?? 'none',
+      () => undefined,
+      (request, answer) => answers.push({ index: request.index, applied: answer.applied }),
+    );
+    const client = proxiedClient();
+    await put(client, 'answered-1');
+    await put(client, 'answered-2').catch(() => undefined);
+    await put(client, 'answered-3').catch(() => undefined);
+    const refused = new PutItemCommand({ TableName: table, Item: { pk: { S: 'answered-1' } }, ConditionExpression: 'attribute_not_exists(pk)' });
+    await client.send(refused).catch(() => undefined);
+    await put(client, 'answered-5', 300).catch(() => undefined);
+    proxy.endInvocation();
+    expect(answers).toEqual([
+      { index: 1, applied: true },
+      { index: 2, applied: true },
+      { index: 4, applied: false },
+      { index: 5, applied: true },
+    ]);
+  });
+
   test('after endInvocation, requests are forwarded again', async () => {
     begin({ 1: 'crash-before' });
     proxy.endInvocation();

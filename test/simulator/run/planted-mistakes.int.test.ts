@@ -31,9 +31,9 @@ afterAll(() => {
   if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
 });
 
-function simulate(stack: string, seed: string, count: number): Promise<SimulationResult> {
+function simulate(stack: string, seed: string, count: number, concurrency?: number): Promise<SimulationResult> {
   // the default fault rates
-  return runSimulation({ cwd: PROJECT, assemblyDirectory: assembly, stacks: [stack], scenario, count, seed, dynamoDbEndpoint: inject('dynamoDbEndpoint') });
+  return runSimulation({ cwd: PROJECT, assemblyDirectory: assembly, stacks: [stack], scenario, count, seed, dynamoDbEndpoint: inject('dynamoDbEndpoint'), ...(concurrency === undefined ? {} : { concurrency }) });
 }
 
 describe('steered faults in a small run', () => {
@@ -52,10 +52,18 @@ describe('steered faults in a small run', () => {
 
     // an attempt of PlaceOrder that died after its commit, retried, wrote a second event for its order
     expect(result.violations).toContainEqual({ kind: 'dual-write', detail: expect.stringMatching(/event\(s\) of the producer are in the outbox without a business change that has them/) });
-    // Notifications: a lost response of the mail call, classified `retry`, mailed again
-    expect(result.violations).toContainEqual({ kind: 'effect-count', subscriber: 'Notifications', detail: expect.stringMatching(/^mail of .*: applied 2 time\(s\), expected/) });
-    // Receipts: a crash after the mail went out; the takeover of the expired lease mailed again
-    expect(result.violations).toContainEqual({ kind: 'effect-count', subscriber: 'Receipts', detail: expect.stringMatching(/^mail of .*: applied 2 time\(s\), expected/) });
+    // Notifications: a lost response of the mail call, classified `retry`, mailed again; the violation says so
+    expect(result.violations).toContainEqual({
+      kind: 'effect-count',
+      subscriber: 'Notifications',
+      detail: expect.stringMatching(/^mail of .*: applied 2 time\(s\), expected .*applied again by invocation #\d+ \(receive [2-9], .*\(a lost response retried/),
+    });
+    // Receipts: a crash after the mail went out; the takeover of the expired lease mailed again; the violation says so
+    expect(result.violations).toContainEqual({
+      kind: 'effect-count',
+      subscriber: 'Receipts',
+      detail: expect.stringMatching(/^mail of .*: applied 2 time\(s\), expected .*applied again by invocation #\d+ \(receive [2-9], .*\(a redelivery after a crash\)/),
+    });
   });
 
   test('names the cause of an effect applied again when a transactional consumer writes with its own client (seed 1, 12 orders)', async () => {
@@ -66,5 +74,39 @@ describe('steered faults in a small run', () => {
       subscriber: 'Billing',
       detail: expect.stringMatching(/ledger total: applied 2 time\(s\), expected exactly 1 .*; its consumer wrote outside its inbox transaction, with its own client: OwnClient-Ledger\S* \(\d+ UpdateItem\); a redelivery/),
     });
+  });
+});
+
+/** The one `effect-count` violation of Billing, or fails naming what the run found. */
+function billingEffectCount(result: SimulationResult, subject: RegExp): string {
+  const found = result.violations.filter((violation) => violation.kind === 'effect-count' && violation.subscriber === 'Billing' && subject.test(violation.detail));
+  expect(found.length, JSON.stringify(result.violations, undefined, 1)).toBeGreaterThan(0);
+  return found[0]!.detail;
+}
+
+describe('an effect applied again names the invocation that applied it again and how (issue 29 item 4; seed 1, 8 orders)', () => {
+  test('a second outbox write instead of tx.emit: the outbox event written outside the transaction, by which invocations', async () => {
+    const detail = billingEffectCount(await simulate('OutboxWrite', '1', 8), /invoices: applied [2-9] time/);
+
+    expect(detail).toMatch(/its own client: an outbox event written outside the consumer's transaction \(\d+ TransactWriteItems on OutboxWrite-FlowOutboxTable\S*\), instead of tx\.emit/);
+    expect(detail).toMatch(/applied again by invocation #\d+ \(receive \d+, at \+\d+ s\) with its own client \(OutboxWrite-FlowOutboxTable\S*: \d+ TransactWriteItems\), after invocation #\d+ \(receive \d+, at \+\d+ s\) /);
+  });
+
+  test('an overridden deduplication window: applied again after the inbox record expired, with the window and the delay', async () => {
+    const detail = billingEffectCount(await simulate('ShortWindow', '1', 8), /ledger total: applied [2-9] time/);
+
+    expect(detail).toMatch(/applied again by invocation #\d+ \(receive [2-9], at \+\d+ s\) after the inbox record of the apply by invocation #\d+ \(receive 1, at \+0 s\) expired \(window 60 s, redelivered after 180 s\)/);
+  });
+
+  test('a module-level cache written back: committed once, the handler ran more than once (concurrency 1: a redelivery meets the same environment)', async () => {
+    const detail = billingEffectCount(await simulate('ModuleCache', '1', 8, 1), /ledger total: applied [2-9] time/);
+
+    expect(detail).toMatch(/committed once, by invocation #\d+ \(receive 2, at \+180 s\), yet its handler ran \d+ times with different writes \(commits not applied: invocation #\d+ \(receive 1, at \+0 s\): .*refused by a transaction conflict\).*a module-level cache written back/);
+  });
+
+  test('an aggregate located by processing time: applied again to another item', async () => {
+    const detail = billingEffectCount(await simulate('ProcessingTime', '1', 8), /ledger total: applied [2-9] time/);
+
+    expect(detail).toMatch(/applied again by invocation #\d+ \(receive [2-9], at \+\d+ s\) to another item: \{"pk":"ORDER#order-\d+#\d+"\} first, then \{"pk":"ORDER#order-\d+#\d+"\} \(the aggregate's key differs between invocations of one event/);
   });
 });

@@ -1,0 +1,330 @@
+/**
+ * Which invocation applied an event again, and how: the cause an `effect-count` violation names when a count is above
+ * what exactly-once allows. It is read from what the run recorded of each consumer invocation (its SQS records and
+ * their receive counts, the simulated time, its outcome) and of each write request it sent (the operation, the tables
+ * and inbox keys it names, the fault it met, and whether DynamoDB applied it, its reply lost or not):
+ *
+ * - an **application** of an event is an applied write of an invocation that carried it: the runtime's commit (the
+ *   write naming the subscriber's inbox key `<subscriber>#<event id>`, or in aggregate mode the aggregate's Put whose
+ *   processed-ids list names the event), a lease or multi-step effect's call (a write naming no inbox key), or a write
+ *   of a transactional or aggregate consumer's own client left by an invocation that did not commit the event;
+ * - each application after the first is told by what came before it: the earlier invocation wrote with its own client
+ *   and failed (its write stayed), the earlier call's response was lost (a lost response retried), the earlier
+ *   invocation crashed after the call (a redelivery after a crash), the inbox record of the earlier commit had expired
+ *   (the deduplication window shorter than the redelivery's delay), the two commits wrote different aggregate items (a
+ *   key that differs between invocations of one event, e.g. computed from the processing time);
+ * - an event committed once whose count is still too high ran its handler more than once for that one commit (earlier
+ *   attempts refused, or failed before their commit): state kept between attempts (a module-level cache written back)
+ *   carried their work into the committed values.
+ *
+ * Invocations are numbered per function in the order they ended: `invocation #7 (receive 2, at +180 s)`.
+ */
+import { AGGREGATE_ITEM, INBOX_ITEM } from '../../lambda/contract/wire-format';
+import type { RequestFault } from '../faults/dynamodb-proxy';
+import { requestTables } from '../faults/fault-steering';
+import { describeFailure, type InvocationOutcome, type MessageOrigin } from '../observation/observer';
+
+const WRITES: ReadonlySet<string> = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
+
+/** A consumer whose applications are attributed. */
+export interface AttributedConsumer {
+  readonly subscriber: string;
+  /** `IEF_PROCESSING_MODE`: transactional, aggregate, lease or multi-step. */
+  readonly mode: string;
+  /** Its inbox table's local name. @default none (aggregate mode) */
+  readonly inboxTable?: string;
+  /** `IEF_DEDUPLICATION_WINDOW_SECONDS` its function runs with. @default unknown */
+  readonly windowSeconds?: number;
+}
+
+interface WriteSeen {
+  readonly index: number;
+  readonly operation: string;
+  readonly body: string;
+  readonly tables: readonly string[];
+  readonly fault: RequestFault;
+  applied: boolean;
+}
+
+interface InvocationSeen {
+  readonly number: number;
+  readonly atMs: number;
+  readonly messages: readonly { readonly messageId: string; readonly receiveCount: number; readonly eventId?: string }[];
+  readonly outcome: InvocationOutcome;
+  readonly failedMessageIds: ReadonlySet<string>;
+  readonly writes: readonly WriteSeen[];
+}
+
+/** One application of an event (see the module comment). */
+interface Application {
+  readonly invocation: InvocationSeen;
+  readonly kind: 'commit' | 'effect' | 'own-client';
+  readonly writes: readonly WriteSeen[];
+}
+
+/** The applications of each event per consumer function, and how each one after the first came about. */
+export class ApplyAttribution {
+  private readonly consumers = new Map<string, AttributedConsumer>();
+  private readonly pending = new Map<string, WriteSeen[]>();
+  private readonly invocations = new Map<string, InvocationSeen[]>();
+  private readonly startMs: number;
+
+  /**
+   * `now` is the run's clock (times are told from the moment this was made); `keyAttributes` names a table's key
+   * attributes by its local name.
+   */
+  public constructor(
+    private readonly now: () => number,
+    private readonly keyAttributes: (tableName: string) => readonly string[],
+  ) {
+    this.startMs = now();
+  }
+
+  /** Stops recording and forgets what was recorded (a served run goes on invoking after its checks). */
+  public close(): void {
+    this.consumers.clear();
+    this.pending.clear();
+    this.invocations.clear();
+  }
+
+  /** Attributes the applications of the consumer function `functionKey`. */
+  public watch(functionKey: string, consumer: AttributedConsumer): void {
+    this.consumers.set(functionKey, consumer);
+  }
+
+  /** A DynamoDB request of an invocation, and the fault decided for it. */
+  public onRequest(functionKey: string, invocationKey: string, request: { readonly operation: string; readonly index: number; readonly body: Buffer }, fault: RequestFault): void {
+    if (!this.consumers.has(functionKey) || !WRITES.has(request.operation)) return;
+    const body = request.body.toString('utf8');
+    const writes = this.pending.get(`${functionKey}|${invocationKey}`) ?? [];
+    writes.push({ index: request.index, operation: request.operation, body, tables: requestTables(body), fault, applied: false });
+    this.pending.set(`${functionKey}|${invocationKey}`, writes);
+  }
+
+  /** Whether DynamoDB applied a request of an invocation. */
+  public onAnswered(functionKey: string, invocationKey: string, request: { readonly index: number }, applied: boolean): void {
+    const write = this.pending.get(`${functionKey}|${invocationKey}`)?.find((candidate) => candidate.index === request.index);
+    if (write !== undefined) write.applied = applied;
+  }
+
+  /** An invocation ended (`invocationKey` as the event source mapping made it: `<mapping>|<first message id>|<its receive count>`). */
+  public onInvocation(
+    functionKey: string,
+    invocationKey: string,
+    invocation: {
+      readonly messages: readonly { readonly messageId: string; readonly receiveCount: number; readonly origin?: MessageOrigin }[];
+      readonly outcome: InvocationOutcome;
+      readonly failedMessageIds: readonly string[];
+    },
+  ): void {
+    if (!this.consumers.has(functionKey)) return;
+    const seen = this.invocations.get(functionKey) ?? [];
+    const writes = this.pending.get(`${functionKey}|${invocationKey}`) ?? [];
+    this.pending.delete(`${functionKey}|${invocationKey}`);
+    seen.push({
+      number: seen.length + 1,
+      atMs: this.now(),
+      messages: invocation.messages.map(({ messageId, receiveCount, origin }) => ({ messageId, receiveCount, ...(origin?.eventId === undefined ? {} : { eventId: origin.eventId }) })),
+      outcome: invocation.outcome,
+      failedMessageIds: new Set(invocation.failedMessageIds),
+      writes,
+    });
+    this.invocations.set(functionKey, seen);
+  }
+
+  /** How the events of a count found too high were applied more than once, in words; undefined when the run shows nothing. */
+  public cause(functionKey: string, eventIds: readonly string[]): string | undefined {
+    const consumer = this.consumers.get(functionKey);
+    if (consumer === undefined) return undefined;
+    const told = eventIds.flatMap((eventId) => {
+      const story = this.story(consumer, functionKey, eventId);
+      return story === undefined ? [] : [`event ${eventId}: ${story}`];
+    });
+    return told.length === 0 ? undefined : told.join('; ');
+  }
+
+  private story(consumer: AttributedConsumer, functionKey: string, eventId: string): string | undefined {
+    const carrying = (this.invocations.get(functionKey) ?? []).filter((invocation) => invocation.messages.some((message) => message.eventId === eventId));
+    const applications = carrying.flatMap((invocation) => applicationsIn(consumer, invocation, eventId));
+    if (applications.length >= 2) {
+      const again = applications.slice(1).map((application, index) => this.again(consumer, applications[index]!, application, eventId));
+      return `applied by ${this.label(applications[0]!.invocation, eventId)}${describeWrites(applications[0]!)}; ${again.join('; ')}`;
+    }
+    // one commit, a count too high: the handler ran for it more than once, and what it kept carried the earlier runs
+    const attempts = carrying.flatMap((invocation) => commitAttempts(consumer, invocation, eventId).map((write) => ({ invocation, write })));
+    const bodies = new Set(attempts.map(({ write }) => handlerWrites(write.body, consumer.inboxTable)));
+    if (applications.length === 1 && bodies.size > 1) {
+      const failed = new Map<InvocationSeen, Map<string, number>>();
+      for (const { invocation, write } of attempts.filter((attempt) => !attempt.write.applied)) {
+        const reasons = failed.get(invocation) ?? new Map<string, number>();
+        reasons.set(notApplied(write), (reasons.get(notApplied(write)) ?? 0) + 1);
+        failed.set(invocation, reasons);
+      }
+      const told = [...failed].map(([invocation, reasons]) => `${this.label(invocation, eventId)}: ${[...reasons].map(([reason, count]) => `${count} ${reason}`).join(', ')}`);
+      return (
+        `committed once, by ${this.label(applications[0]!.invocation, eventId)}, yet its handler ran ${bodies.size} times with different writes` +
+        (told.length === 0 ? '' : ` (commits not applied: ${told.join('; ')})`) +
+        ': the committed values carried the work of the runs that did not commit, so the handler keeps state between invocations or attempts ' +
+        '(a module-level cache written back); compute each write from the event and what the transaction reads, never from memory'
+      );
+    }
+    return undefined;
+  }
+
+  /** How `later` came to apply the event again after `earlier`. */
+  private again(consumer: AttributedConsumer, earlier: Application, later: Application, eventId: string): string {
+    const by = `applied again by ${this.label(later.invocation, eventId)}`;
+    if (later.kind === 'own-client') {
+      return (
+        `${by} with its own client (${siteList(later.writes)}), after ${this.label(earlier.invocation, eventId)} ${endOf(earlier.invocation, eventId)}: ` +
+        'a write outside the transaction is not undone when the commit fails, nor stopped by the inbox record when the event comes again (its own client: write through the transaction)'
+      );
+    }
+    if (earlier.kind === 'commit' && later.kind === 'commit') {
+      // a commit leaves the inbox record (or the aggregate's id) that answers every later copy: what let this one through
+      const delaySeconds = Math.round((later.invocation.atMs - earlier.invocation.atMs) / 1000);
+      if (consumer.windowSeconds !== undefined && delaySeconds > consumer.windowSeconds) {
+        return `${by} after the inbox record of the apply by ${this.label(earlier.invocation, eventId)} expired (window ${consumer.windowSeconds} s, redelivered after ${delaySeconds} s): the deduplication window must cover every redelivery`;
+      }
+      const [first, second] = [itemKeyOf(earlier.writes, this.keyAttributes), itemKeyOf(later.writes, this.keyAttributes)];
+      if (consumer.mode === 'aggregate' && first !== second) {
+        return `${by} to another item: ${first ?? 'unknown'} first, then ${second ?? 'unknown'} (the aggregate's key differs between invocations of one event: located from something other than the event, e.g. the processing time)`;
+      }
+      return `${by}: its commit was applied although ${this.label(earlier.invocation, eventId)} had committed it`;
+    }
+    const lost = earlier.writes.find((write) => write.fault === 'lose-response');
+    if (lost !== undefined) {
+      return `${by}: the response of ${this.label(earlier.invocation, eventId)}'s ${lost.operation} on ${lost.tables.join(', ')} was lost after DynamoDB applied it, and the failure was retried (a lost response retried: an unknown outcome must not run the effect again)`;
+    }
+    if (earlier.invocation.outcome.kind === 'crashed' && earlier.invocation.outcome.afterCommit) {
+      return `${by}: ${this.label(earlier.invocation, eventId)} crashed after DynamoDB applied its write, and the redelivery ran it again (a redelivery after a crash)`;
+    }
+    return `${by}, after ${this.label(earlier.invocation, eventId)} ${endOf(earlier.invocation, eventId)}`;
+  }
+
+  private label(invocation: InvocationSeen, eventId: string): string {
+    const receive = invocation.messages.find((message) => message.eventId === eventId)?.receiveCount;
+    return `invocation #${invocation.number} (receive ${receive ?? '?'}, at +${Math.round((invocation.atMs - this.startMs) / 1000)} s)`;
+  }
+}
+
+/** The event's inbox key as a request body names it. */
+function inboxKeyText(consumer: AttributedConsumer, eventId: string): string {
+  return JSON.stringify({ S: `${consumer.subscriber}${INBOX_ITEM.KEY_SEPARATOR}${eventId}` }).slice(1, -1);
+}
+
+/** Whether a write is the runtime's commit of the event (see the module comment). */
+function isCommitOf(consumer: AttributedConsumer, write: WriteSeen, eventId: string): boolean {
+  if (consumer.mode === 'aggregate') return write.body.includes(JSON.stringify(`${eventId}${AGGREGATE_ITEM.PROCESSED_MESSAGE_SEPARATOR}`).slice(0, -1));
+  return consumer.inboxTable !== undefined && write.tables.includes(consumer.inboxTable) && write.body.includes(inboxKeyText(consumer, eventId));
+}
+
+function namesNoInbox(consumer: AttributedConsumer, write: WriteSeen): boolean {
+  return consumer.inboxTable === undefined || !write.tables.includes(consumer.inboxTable);
+}
+
+/** The event's commit attempts in an invocation: those sent, applied or not (transactional mode). */
+function commitAttempts(consumer: AttributedConsumer, invocation: InvocationSeen, eventId: string): WriteSeen[] {
+  if (consumer.mode !== 'transactional') return [];
+  return invocation.writes.filter((write) => isCommitOf(consumer, write, eventId));
+}
+
+/** The inbox key's event of a write of the runtime (a commit, a claim), when it names one of `eventIds`. */
+function inboxEventOf(consumer: AttributedConsumer, write: WriteSeen, eventIds: readonly string[]): string | undefined {
+  return eventIds.find((eventId) => isCommitOf(consumer, write, eventId));
+}
+
+/**
+ * Whether a write naming no inbox key was made for the event: its body names the event's id; else (a body naming no
+ * event of the batch) the invocation carried only this event, or the nearest write of the runtime names it: the next
+ * commit attempt (a transactional handler writes before its commit), the previous claim (a lease effect runs after it).
+ */
+function madeFor(consumer: AttributedConsumer, invocation: InvocationSeen, write: WriteSeen, eventId: string): boolean {
+  const carried = [...new Set(invocation.messages.flatMap((message) => (message.eventId === undefined ? [] : [message.eventId])))];
+  const named = carried.filter((candidate) => mentions(write.body, candidate));
+  if (named.length > 0) return named.includes(eventId);
+  if (carried.length === 1) return carried[0] === eventId;
+  const runtimeWrites = invocation.writes.filter((candidate) => !namesNoInbox(consumer, candidate));
+  const nearest =
+    consumer.mode === 'transactional'
+      ? runtimeWrites.find((candidate) => candidate.index > write.index)
+      : [...runtimeWrites].reverse().find((candidate) => candidate.index < write.index);
+  return nearest !== undefined && inboxEventOf(consumer, nearest, carried) === eventId;
+}
+
+/** Whether `body` names `eventId` whole (not as the start of a longer id: `order-1` in `order-10`). */
+function mentions(body: string, eventId: string): boolean {
+  return new RegExp(`${eventId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`).test(body);
+}
+
+/** The applications of the event in one invocation (see the module comment). */
+function applicationsIn(consumer: AttributedConsumer, invocation: InvocationSeen, eventId: string): Application[] {
+  const outside = invocation.writes.filter((write) => write.applied && namesNoInbox(consumer, write) && madeFor(consumer, invocation, write, eventId));
+  if (consumer.mode === 'transactional' || consumer.mode === 'aggregate') {
+    // a write of its own client happens at every run of the handler, whatever the inbox says: an application each time
+    if (consumer.mode === 'transactional' && outside.length > 0) return [{ invocation, kind: 'own-client', writes: outside }];
+    // the aggregate's writes of later messages in the batch name the event too: its own commit is the first
+    const commit = invocation.writes.find((write) => write.applied && isCommitOf(consumer, write, eventId));
+    return commit === undefined ? [] : [{ invocation, kind: 'commit', writes: [commit] }];
+  }
+  return outside.length === 0 ? [] : [{ invocation, kind: 'effect', writes: outside }];
+}
+
+function siteList(writes: readonly WriteSeen[]): string {
+  const counts = new Map<string, number>();
+  for (const write of writes) for (const table of write.tables) counts.set(`${table}|${write.operation}`, (counts.get(`${table}|${write.operation}`) ?? 0) + 1);
+  return [...counts].map(([site, count]) => `${site.split('|')[0]}: ${count} ${site.split('|')[1]}`).join(', ');
+}
+
+function describeWrites(application: Application): string {
+  return application.kind === 'commit' ? '' : ` (${siteList(application.writes)})`;
+}
+
+/** What became of the event in an invocation, in words. */
+function endOf(invocation: InvocationSeen, eventId: string): string {
+  const failure = describeFailure(invocation.outcome);
+  if (failure !== undefined) return failure.replace(/^the (function|invocation) /, '');
+  const message = invocation.messages.find((candidate) => candidate.eventId === eventId);
+  return message !== undefined && invocation.failedMessageIds.has(message.messageId) ? 'reported the record as failed' : 'returned';
+}
+
+function notApplied(write: WriteSeen): string {
+  switch (write.fault) {
+    case 'conflict':
+      return 'refused by a transaction conflict';
+    case 'crash-before':
+      return 'crashed before it was sent';
+    case 'throttle':
+      return 'throttled';
+    default:
+      return 'refused';
+  }
+}
+
+/** The handler's staged writes of a commit: its actions on tables other than the inbox (the runtime's inbox record differs at each run). */
+function handlerWrites(body: string, inboxTable: string | undefined): string {
+  try {
+    const request = JSON.parse(body) as { TransactItems?: Record<string, { TableName?: string }>[] };
+    return JSON.stringify((request.TransactItems ?? []).filter((action) => !Object.values(action).some((write) => write.TableName === inboxTable)));
+  } catch {
+    return body;
+  }
+}
+
+/** The key of the item the event's aggregate Put wrote, as `{"pk":"…"}`, from the table's key attributes. */
+function itemKeyOf(writes: readonly WriteSeen[], keyAttributes: (tableName: string) => readonly string[]): string | undefined {
+  for (const write of writes) {
+    let request: { TableName?: string; Item?: Record<string, Record<string, unknown>>; TransactItems?: { Put?: { TableName?: string; Item?: Record<string, Record<string, unknown>> } }[] };
+    try {
+      request = JSON.parse(write.body) as typeof request;
+    } catch {
+      continue;
+    }
+    // the aggregate's Put comes first in a transaction with its emitted events
+    const put = request.Item !== undefined ? { TableName: request.TableName, Item: request.Item } : request.TransactItems?.[0]?.Put;
+    if (put?.Item === undefined || put.TableName === undefined) continue;
+    const item = put.Item;
+    return JSON.stringify(Object.fromEntries(keyAttributes(put.TableName).map((name) => [name, Object.values(item[name] ?? {})[0]])));
+  }
+  return undefined;
+}

@@ -1,0 +1,106 @@
+/** Which invocation applied an event again, and how, from the requests and invocations a run recorded. */
+import { describe, expect, test } from 'vitest';
+import { ApplyAttribution } from '../../../simulator/check/apply-attribution';
+import type { RequestFault } from '../../../simulator/faults/dynamodb-proxy';
+import type { InvocationOutcome } from '../../../simulator/observation/observer';
+
+const RETURNED: InvocationOutcome = { kind: 'returned', response: {} };
+
+/** A run of one consumer function `Fn`, on a clock the test moves. */
+function run(consumer: { subscriber: string; mode: string; inboxTable?: string; windowSeconds?: number }) {
+  let now = 1_000_000;
+  const attribution = new ApplyAttribution(
+    () => now,
+    () => ['pk'],
+  );
+  attribution.watch('Fn', consumer);
+  let invocations = 0;
+  return {
+    attribution,
+    later: (seconds: number) => (now += seconds * 1000),
+    /** One invocation carrying `events` (id, receive count), sending `writes` in order. */
+    invoke(events: readonly [string, number][], writes: readonly { body: object; fault?: RequestFault; applied: boolean; operation?: string }[], outcome: InvocationOutcome = RETURNED, failed: readonly string[] = []) {
+      invocations += 1;
+      const key = `Mapping|m-${invocations}|1`;
+      writes.forEach((write, index) => {
+        const request = { operation: write.operation ?? 'TransactWriteItems', index: index + 1, body: Buffer.from(JSON.stringify(write.body)) };
+        attribution.onRequest('Fn', key, request, write.fault ?? 'none');
+        if (write.fault !== 'throttle' && write.fault !== 'conflict' && write.fault !== 'crash-before') attribution.onAnswered('Fn', key, request, write.applied);
+      });
+      attribution.onInvocation('Fn', key, {
+        messages: events.map(([eventId, receiveCount], index) => ({ messageId: `msg-${eventId}-${index}`, receiveCount, origin: { eventId, via: 'sns' } })),
+        outcome,
+        failedMessageIds: failed.map((eventId) => `msg-${eventId}-0`),
+      });
+    },
+  };
+}
+
+let commits = 0;
+/** A transactional commit: the handler's staged actions, then the runtime's inbox record (its write token new each time). */
+function commit(subscriber: string, eventId: string, ...actions: object[]): object {
+  commits += 1;
+  return { TransactItems: [...actions, { Put: { TableName: 'Inbox', Item: { pk: { S: `${subscriber}#${eventId}` }, writeToken: { S: `token-${commits}` } } } }] };
+}
+
+describe('ApplyAttribution', () => {
+  test('a commit applied again after its inbox record expired names both invocations, the window and the delay', () => {
+    const flow = run({ subscriber: 'Billing', mode: 'transactional', inboxTable: 'Inbox', windowSeconds: 60 });
+    flow.invoke([['e-1', 1]], [{ body: commit('Billing', 'e-1', { Update: { TableName: 'Ledger' } }), applied: true }]);
+    flow.later(180);
+    flow.invoke([['e-1', 2]], [{ body: commit('Billing', 'e-1', { Update: { TableName: 'Ledger' } }), applied: true }]);
+
+    expect(flow.attribution.cause('Fn', ['e-1'])).toBe(
+      'event e-1: applied by invocation #1 (receive 1, at +0 s); applied again by invocation #2 (receive 2, at +180 s) after the inbox record of the apply by invocation #1 (receive 1, at +0 s) expired (window 60 s, redelivered after 180 s): the deduplication window must cover every redelivery',
+    );
+  });
+
+  test("a lease effect's lost response retried, in a batch: the effect's write is the event's by the claim before it", () => {
+    const flow = run({ subscriber: 'Mailer', mode: 'lease', inboxTable: 'Inbox' });
+    const claim = (eventId: string) => ({ body: { TableName: 'Inbox', Key: { pk: { S: `Mailer#${eventId}` } } }, operation: 'UpdateItem', applied: true });
+    const mail = { body: { TableName: 'Mail', Key: { pk: { S: 'mail' } } }, operation: 'UpdateItem' };
+    flow.invoke([['e-1', 1], ['e-2', 1]], [claim('e-1'), { ...mail, applied: true }, claim('e-2'), { ...mail, fault: 'lose-response', applied: true }], RETURNED, ['e-2']);
+    flow.later(180);
+    flow.invoke([['e-2', 2]], [claim('e-2'), { ...mail, applied: true }]);
+
+    expect(flow.attribution.cause('Fn', ['e-1'])).toBeUndefined();
+    expect(flow.attribution.cause('Fn', ['e-2'])).toMatch(
+      /^event e-2: applied by invocation #1 \(receive 1, at \+0 s\) \(Mail: 1 UpdateItem\); applied again by invocation #2 \(receive 2, at \+180 s\): the response of invocation #1 \(receive 1, at \+0 s\)'s UpdateItem on Mail was lost after DynamoDB applied it, and the failure was retried \(a lost response retried/,
+    );
+  });
+
+  test("a handler run again for one commit with other writes (a cache kept between attempts); a correct handler's reruns write the same and are not named", () => {
+    const flow = run({ subscriber: 'Billing', mode: 'transactional', inboxTable: 'Inbox' });
+    const put = (total: number) => ({ Put: { TableName: 'Ledger', Item: { pk: { S: 'order-1' }, total: { N: String(total) } } } });
+    flow.invoke([['e-1', 1]], [{ body: commit('Billing', 'e-1', put(100)), fault: 'conflict', applied: false }, { body: commit('Billing', 'e-1', put(200)), applied: true }]);
+    flow.invoke([['e-2', 1]], [{ body: commit('Billing', 'e-2', put(5)), fault: 'conflict', applied: false }, { body: commit('Billing', 'e-2', put(5)), applied: true }]);
+
+    expect(flow.attribution.cause('Fn', ['e-1'])).toMatch(
+      /^event e-1: committed once, by invocation #1 \(receive 1, at \+0 s\), yet its handler ran 2 times with different writes \(commits not applied: invocation #1 \(receive 1, at \+0 s\): 1 refused by a transaction conflict\): .*a module-level cache written back/,
+    );
+    expect(flow.attribution.cause('Fn', ['e-2'])).toBeUndefined();
+  });
+
+  test("an own client's write left by a crashed invocation, then written again: named by invocation and table", () => {
+    const flow = run({ subscriber: 'Billing', mode: 'transactional', inboxTable: 'Inbox' });
+    const update = { body: { TableName: 'Ledger', Key: { pk: { S: 'order-1' } } }, operation: 'UpdateItem', applied: true };
+    flow.invoke([['e-1', 1]], [update, { body: commit('Billing', 'e-1'), fault: 'crash-before', applied: false }], { kind: 'crashed', atRequest: 2, afterCommit: false });
+    flow.later(180);
+    flow.invoke([['e-1', 2]], [update, { body: commit('Billing', 'e-1'), applied: true }]);
+
+    expect(flow.attribution.cause('Fn', ['e-1'])).toBe(
+      'event e-1: applied by invocation #1 (receive 1, at +0 s) (Ledger: 1 UpdateItem); applied again by invocation #2 (receive 2, at +180 s) with its own client (Ledger: 1 UpdateItem), ' +
+        'after invocation #1 (receive 1, at +0 s) crashed at DynamoDB request 2 (before DynamoDB applied it): a write outside the transaction is not undone when the commit fails, nor stopped by the inbox record when the event comes again (its own client: write through the transaction)',
+    );
+  });
+
+  test('after close, nothing is recorded or told (a served run goes on invoking)', () => {
+    const flow = run({ subscriber: 'Billing', mode: 'transactional', inboxTable: 'Inbox', windowSeconds: 60 });
+    flow.invoke([['e-1', 1]], [{ body: commit('Billing', 'e-1'), applied: true }]);
+    flow.attribution.close();
+    flow.later(180);
+    flow.invoke([['e-1', 2]], [{ body: commit('Billing', 'e-1'), applied: true }]);
+
+    expect(flow.attribution.cause('Fn', ['e-1'])).toBeUndefined();
+  });
+});
