@@ -27,8 +27,8 @@
  * fails the receive (a conflict, a crash) goes to a target (the inbox record the write names, `<subscriber>#<event
  * id>`, else the message the invocation handles) that had fewer than half of its queue's `maxReceiveCount` - 1
  * such faults (none below 3), in its first receives only (a path still missing may take a later one); on the ordered
- * path the target is the aggregate whose sequence fence the write names (`<subscriber>@sequence#<aggregate>`), since a
- * FIFO message waits behind its group's failed one and loses a receive with it,
+ * path that budget is the aggregate's whose sequence fence the write names (`<subscriber>@sequence#<aggregate>`), since
+ * a FIFO message waits behind its group's failed one and loses a receive with it,
  * and to a producer's command once: steering leaves the later receives to the run's own faults and never exhausts
  * them alone. Decided in the order the run's requests reach the proxies, which the seeded scheduler makes a function
  * of the seed.
@@ -67,13 +67,13 @@ interface SteeredFunction {
   readonly name: string;
   /** A subscriber's inbox record key, `<subscriber>#<event id>`, whose event id is the steering target. */
   readonly inboxKey?: RegExp;
-  /** An ordered subscriber's sequence fence key, whose aggregate is the steering target (before the inbox key). */
+  /** An ordered subscriber's sequence fence key: its aggregate holds the budget of failed receives of its events. */
   readonly fenceKey?: RegExp;
   /** Its inbox tables: a site that writes only these is the runtime's own (a claim, a completion). */
   readonly inboxTables: ReadonlySet<string>;
   /** How often it met each fault at each write site (`<site>|<fault>`), random or steered. */
   readonly met: Map<string, number>;
-  /** How many faults that fail the receive were steered to each event (or message, or command). */
+  /** How many faults that fail the receive were steered to each event (or message, or command; or aggregate on the ordered path). */
   readonly failedReceives: Map<string, number>;
   /** The targets a write applied unseen was steered to: left alone since, so that their retry shows what it does. */
   readonly leftAlone: Set<string>;
@@ -153,8 +153,10 @@ export class FaultSteering {
     const steered = this.functions.get(functionKey);
     if (steered === undefined || !STEERABLE_OPERATIONS.has(operation)) return planned;
     const site = writeSite(operation, body);
+    const target = steered.inboxKey?.exec(body)?.[1] ?? `message ${invocation.message}`;
+    // the failed receives are counted per aggregate on the ordered path (see the module comment), else per target
     const aggregate = steered.fenceKey?.exec(body)?.[1];
-    const target = aggregate === undefined ? (steered.inboxKey?.exec(body)?.[1] ?? `message ${invocation.message}`) : `aggregate ${aggregate}`;
+    const budgetKey = aggregate === undefined ? target : `aggregate ${aggregate}`;
     const receives = steered.receivesSeen.get(target) ?? new Set<string>();
     steered.receivesSeen.set(target, receives.add(invocation.key));
     // a contended item stays contended for the invocation, whatever the plan drew for the write
@@ -166,7 +168,7 @@ export class FaultSteering {
       return planned;
     }
     if (this.invocationsSteered.has(`${functionKey}|${invocation.key}`) || steered.leftAlone.has(target)) return planned;
-    const failedReceives = steered.failedReceives.get(target) ?? 0;
+    const failedReceives = steered.failedReceives.get(budgetKey) ?? 0;
     // a fault that fails the receive only within the budget, and only in the target's first receives: the later ones
     // are left to the run's own faults, which may fail them too
     const early = receives.size <= steered.failedReceivesAllowed;
@@ -184,7 +186,7 @@ export class FaultSteering {
     }
     this.meets(steered, site, next);
     if (APPLIED_UNSEEN.has(next)) steered.leftAlone.add(target);
-    if (FAILS_THE_RECEIVE.has(next)) steered.failedReceives.set(target, failedReceives + 1);
+    if (FAILS_THE_RECEIVE.has(next)) steered.failedReceives.set(budgetKey, failedReceives + 1);
     this.invocationsSteered.add(`${functionKey}|${invocation.key}`);
     if (next === 'conflict') this.contended.add(`${functionKey}|${invocation.key}|${target}`);
     return next;
