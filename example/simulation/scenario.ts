@@ -5,10 +5,10 @@
  *   ledger see concurrent updates of the same item). About 1 order in 40 has a malformed total: the subscribers that
  *   validate their input dead-letter it at once with the reason, and it must never be applied. Its probe reads the
  *   orders table: each order must have its `OrderPlaced` event in the outbox, and each such event its order.
- *   Beside it, the `Fulfilment` Lambda (the ordered path) steps a quarter of the orders through packed, shipped, then
- *   delivered or returned: three events per order, each its order's next sequence. Its probe reads the fulfilment
- *   table: each step an order took must have its event, and each event its step. The simulator checks that the
- *   ordered subscriber, OrderTracking, applied each order's steps in sequence (`aggregate-order`).
+ *   Beside it, the `Fulfilment` Lambda (the ordered path) steps a quarter of the orders (at least one) through packed,
+ *   shipped, then delivered or returned: three events per order, each its order's next sequence. Its probe reads the
+ *   fulfilment table: each step an order took must have its event, and each event its step. The simulator checks that
+ *   the ordered subscriber, OrderTracking, applied each order's steps in sequence (`aggregate-order`).
  * - Effect probes: each reads the subscriber's own tables (found through its consumer's environment variables, resolved
  *   to the local tables) and counts how often each effect was applied. The simulator then checks the counts: exactly
  *   once for an acknowledged event, at most once for a dead-lettered one.
@@ -52,13 +52,13 @@ const STEP_SPACING = 8;
 const RETURNED_EVERY = 5;
 
 /**
- * Seeded fulfilment steps of the first `count / 4` orders: each packed, shipped, then delivered or returned, 3 commands
- * per order. The warehouse works on several orders at once: the steps are interleaved, each order's {@link STEP_SPACING}
- * commands apart (fewer when there are fewer orders).
+ * Seeded fulfilment steps of the first `count / 4` orders (at least one): each packed, shipped, then delivered or
+ * returned, 3 commands per order. The warehouse works on several orders at once: the steps are interleaved, each
+ * order's {@link STEP_SPACING} commands apart (fewer when there are fewer orders).
  */
 export function fulfilmentCommands(count: number, random: () => number): FulfilOrderCommand[] {
   const steps: { readonly slot: number; readonly step: number; readonly command: FulfilOrderCommand }[] = [];
-  for (let index = 0; index < Math.floor(count / 4); index += 1) {
+  for (let index = 0; index < Math.max(1, Math.floor(count / 4)); index += 1) {
     const orderId = `order-${String(index + 1).padStart(5, '0')}`;
     const last = random() < 1 / RETURNED_EVERY ? 'return' : 'deliver';
     (['pack', 'ship', last] as const).forEach((step, at) => steps.push({ slot: index + at * STEP_SPACING, step: at, command: { orderId, step } }));
