@@ -40,6 +40,13 @@ export interface SubscriberDeployment {
   readonly outboxTable?: string;
   /** The consumer function. */
   readonly consumerFunctionName?: string;
+  /**
+   * True for an ordered subscriber (`OrderedSubscriber`, docs/ORDERED-DELIVERY.md): its queues are FIFO, its inbox
+   * table holds its sequence fences, and `outboxTable` holds the ordered history. Its dead letters are redriven and
+   * its events replayed in sequence per aggregate, the aggregate as the message group, as the fences admit them.
+   * @default false
+   */
+  readonly ordered?: boolean;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -74,7 +81,10 @@ export function parseSubscriberDeployment(text: string): SubscriberDeployment {
   if (value.processingMode !== 'aggregate' && (window === undefined || value.inboxTable === undefined)) {
     throw problem(window === undefined ? 'deduplicationWindowSeconds' : 'inboxTable', `present for a subscriber in ${String(value.processingMode)} mode`);
   }
-  if (value.keepBlockedMessageBody !== undefined && typeof value.keepBlockedMessageBody !== 'boolean') throw problem('keepBlockedMessageBody', 'true or false');
+  for (const field of ['keepBlockedMessageBody', 'ordered']) {
+    if (value[field] !== undefined && typeof value[field] !== 'boolean') throw problem(field, 'true or false');
+  }
+  if (value.ordered === true && value.processingMode !== 'transactional') throw problem('processingMode', "transactional for an ordered subscriber (its fence is written in the handler's transaction)");
   if (value.filterPolicy !== undefined && !isObject(value.filterPolicy)) throw problem('filterPolicy', 'a JSON object');
   if (value.filterPolicyScope !== undefined && !(SCOPES as readonly unknown[]).includes(value.filterPolicyScope)) throw problem('filterPolicyScope', `one of ${SCOPES.join(', ')}`);
   return value as unknown as SubscriberDeployment;

@@ -18,6 +18,17 @@ export interface PlannedDeadLetter extends OrderedDeadLetter, OrderedPosition {}
 export interface OrderedRedrivePlan {
   /** To send back, by aggregate and then sequence (one copy per sequence): the fence admits them in this order. */
   readonly redrive: readonly PlannedDeadLetter[];
+  /**
+   * The part of `redrive` the fence admits now: per aggregate, the run of sequences that starts right after the fence
+   * with no gap, in `redrive`'s order. Sent alone, none of them waits for anything.
+   */
+  readonly ready: readonly PlannedDeadLetter[];
+  /**
+   * The rest of `redrive`: each waits behind a gap of its aggregate (a sequence after the fence no dead letter holds).
+   * Sent now, it is retried until that sequence is applied, holding up its aggregate's later events meanwhile, and back
+   * in the dead-letter queue after `maxReceiveCount` receives if the gap is never filled.
+   */
+  readonly waiting: readonly PlannedDeadLetter[];
   /** At or below the fence, or a second copy of one in `redrive`: applied (or about to be); delete them, do not redrive. */
   readonly alreadyApplied: readonly PlannedDeadLetter[];
   /**
@@ -64,5 +75,8 @@ export async function planOrderedRedrive(deadLetters: readonly OrderedDeadLetter
     for (let sequence = (applied.get(aggregateId) ?? 0) + 1; sequence < highest; sequence++) if (!held.has(sequence)) missing.push(sequence);
     if (missing.length > 0) gaps[aggregateId] = missing;
   }
-  return { redrive, alreadyApplied, gaps, unordered };
+  const firstGap = (letter: PlannedDeadLetter): number => gaps[letter.aggregateId]?.[0] ?? Number.POSITIVE_INFINITY;
+  const ready = redrive.filter((letter) => letter.sequence < firstGap(letter));
+  const waiting = redrive.filter((letter) => letter.sequence > firstGap(letter));
+  return { redrive, ready, waiting, alreadyApplied, gaps, unordered };
 }

@@ -1,5 +1,4 @@
 import { Annotations, Duration, Tokenization, Validations } from 'aws-cdk-lib';
-import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../lambda/contract/environment';
@@ -17,6 +16,7 @@ import { expectedFactory, modeLabel, runtimeModeName, usesInbox, usesLease } fro
 import { claimSubscriberName } from './private/subscriber-names';
 import { validateFunctionOptions, validateSubscriberName } from './private/validate-consumer-props';
 import { validationError } from '../private/validation-error';
+import { libraryGrant } from '../private/library-statements';
 
 /** Properties of a {@link ConsumerFunction}. */
 export interface ConsumerFunctionProps extends FunctionOptions {
@@ -185,13 +185,13 @@ export class ConsumerFunction extends BundledFunctionBase {
     }
     if (props.deadLetterQueue) {
       // Only SendMessage (grantSendMessages would also add GetQueueAttributes/GetQueueUrl and wildcard KMS actions).
-      iam.Grant.addToPrincipal({
+      libraryGrant('ConsumerFunction', {
         grantee: role,
         actions: ['sqs:SendMessage'],
         resourceArns: [props.deadLetterQueue.queueArn],
       });
       // Sending to a KMS-encrypted queue needs a data key (and Decrypt to use a cached one).
-      grantKeyViaService(props.deadLetterQueue.encryptionMasterKey, role, 'sqs', KMS_SEND_MESSAGE_ACTIONS);
+      grantKeyViaService('ConsumerFunction', props.deadLetterQueue.encryptionMasterKey, role, 'sqs', KMS_SEND_MESSAGE_ACTIONS);
     }
     // The same grant as a producer's (IdempotentEventFlow.grantAppendEvents): the outbox Put inside the handler's commit.
     props.outboxTable?.grantAppendEvents(role);

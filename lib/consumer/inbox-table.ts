@@ -5,6 +5,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
 import { INBOX_ITEM, PROCESSING_RECORD } from '../../lambda/contract/wire-format';
 import { grantKeyViaService } from '../private/kms-actions';
+import { libraryGrant } from '../private/library-statements';
 import { secureTableProps } from '../private/secure-table-props';
 import { validationError } from '../private/validation-error';
 
@@ -149,29 +150,29 @@ abstract class InboxTableBase extends Resource implements IInboxTable {
     // The inbox write is a conditional Put (alone, or inside TransactWriteItems). A duplicate's stored payload
     // fingerprint is returned by the failed condition itself (ReturnValuesOnConditionCheckFailure: ALL_OLD), which
     // needs no permission beyond the Put. BatchGetItem: the one read per batch that answers redeliveries before any write.
-    return this.grantTable(grantee, [{ actions: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'], resourceArns: [this.tableArn] }]);
+    return this.grantTable('grantRecordMessages', grantee, [{ actions: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'], resourceArns: [this.tableArn] }]);
   }
 
   public grantProcessingRecords(grantee: iam.IGrantable): iam.Grant {
     // Put claims a new record; Update takes over an expired lease, moves steps and completes, each fenced by a
     // condition on the owner; Get reads the record to decide what to do. No BatchGetItem: the batch read is off unless
     // the consumer sets `batchRead: true` (grantBatchRead), and a grant no request uses is a permission too many.
-    return this.grantTable(grantee, [{ actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resourceArns: [this.tableArn] }]);
+    return this.grantTable('grantProcessingRecords', grantee, [{ actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], resourceArns: [this.tableArn] }]);
   }
 
   public grantBatchRead(grantee: iam.IGrantable): iam.Grant {
-    return this.grantTable(grantee, [{ actions: ['dynamodb:BatchGetItem'], resourceArns: [this.tableArn] }]);
+    return this.grantTable('grantBatchRead', grantee, [{ actions: ['dynamodb:BatchGetItem'], resourceArns: [this.tableArn] }]);
   }
 
   public grantOperator(grantee: iam.IGrantable): iam.Grant {
-    return this.grantTable(grantee, [
+    return this.grantTable('grantOperator', grantee, [
       { actions: OPERATOR_LIST_ACTIONS, resourceArns: [this.blockedIndexArn] },
       { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resourceArns: [this.tableArn] },
     ]);
   }
 
   public grantOperatorRead(grantee: iam.IGrantable): iam.Grant {
-    return this.grantTable(grantee, [
+    return this.grantTable('grantOperatorRead', grantee, [
       { actions: OPERATOR_LIST_ACTIONS, resourceArns: [this.blockedIndexArn] },
       // `blocked show`: a consistent read of one record.
       { actions: ['dynamodb:GetItem'], resourceArns: [this.tableArn] },
@@ -180,22 +181,26 @@ abstract class InboxTableBase extends Resource implements IInboxTable {
 
   public grantOperatorResolve(grantee: iam.IGrantable): iam.Grant {
     // Resolving reads the record, then updates it under a condition (mark a step done or retryable).
-    return this.grantTable(grantee, [{ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resourceArns: [this.tableArn] }]);
+    return this.grantTable('grantOperatorResolve', grantee, [{ actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resourceArns: [this.tableArn] }]);
   }
 
   private get blockedIndexArn(): string {
     return `${this.tableArn}/index/${PROCESSING_RECORD.BLOCKED_INDEX_NAME}`;
   }
 
-  /** Adds `statements` to `grantee`, plus the key actions DynamoDB needs when a customer-managed key encrypts the table. */
+  /**
+   * Adds `statements` to `grantee`, plus the key actions DynamoDB needs when a customer-managed key encrypts the table,
+   * marked as the library's from the grant method `origin`.
+   */
   private grantTable(
+    origin: string,
     grantee: iam.IGrantable,
     statements: ReadonlyArray<{ readonly actions: string[]; readonly resourceArns: string[] }>,
   ): iam.Grant {
     const grant = statements
-      .map((statement) => iam.Grant.addToPrincipal({ grantee, ...statement }))
+      .map((statement) => libraryGrant(origin, { grantee, ...statement }))
       .reduce((combined, next) => combined.combine(next));
-    grantKeyViaService(this.encryptionKey, grantee, 'dynamodb', INBOX_KMS_ACTIONS);
+    grantKeyViaService(origin, this.encryptionKey, grantee, 'dynamodb', INBOX_KMS_ACTIONS);
     return grant;
   }
 }

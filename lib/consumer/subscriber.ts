@@ -21,6 +21,7 @@ import { validateSubscriberProps } from './private/validate-subscriber-props';
 import type { SubscriberDefaults, SubscriberOptions } from './subscriber-options';
 import { nameSubscriberResources, physicalNamesOf } from './private/cross-stack-names';
 import { validationError } from '../private/validation-error';
+import { libraryGrantOrResource } from '../private/library-statements';
 
 /**
  * What Lambda's SQS event source mapping does with the queue on the function's behalf (Lambda developer guide,
@@ -242,8 +243,8 @@ export class Subscriber extends Construct implements iam.IGrantable {
       maxConcurrency: props.maxConcurrency,
       reportBatchItemFailures: true,
     });
-    this.queue.grant(fn, ...SQS_CONSUME_ACTIONS);
-    grantKeyViaService(this.consumerQueue.encryptionKey, fn, 'sqs', ['kms:Decrypt']);
+    libraryGrantOrResource('Subscriber', { grantee: fn, actions: [...SQS_CONSUME_ACTIONS], resourceArns: [this.queue.queueArn], resource: this.queue });
+    grantKeyViaService('Subscriber', this.consumerQueue.encryptionKey, fn, 'sqs', ['kms:Decrypt']);
     Validations.of(fn).acknowledge({
       id: 'Serverless-LambdaEventSourceMappingDestination',
       reason:

@@ -14,6 +14,7 @@ import { orderedDeduplicationIdPath, orderedFilterPattern, orderedMessageGroupId
 import { outboxInputTemplate } from '../../lambda/contract/wire-format';
 import type { IOutboxTable } from '../outbox/outbox-table';
 import { grantKeyViaService, KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
+import { libraryGrant, markLibraryGrant } from '../private/library-statements';
 import { acknowledgeInRegulatoryPacks, INLINE_POLICY_REASON } from '../private/regulatory-acknowledgements';
 import { createSecureNodejsFunction } from '../private/secure-nodejs-function';
 import { allowLogsToUseKey } from '../private/log-encryption';
@@ -214,7 +215,7 @@ export class OrderedRelay extends Construct {
    */
   public grantAppendOrderedEvents(grantee: iam.IGrantable): iam.Grant {
     const append = this.outboxTable.grantAppendEvents(grantee);
-    const readHead = iam.Grant.addToPrincipal({ grantee, actions: ['dynamodb:GetItem'], resourceArns: [this.outboxTable.table.tableArn] });
+    const readHead = libraryGrant('grantAppendOrderedEvents', { grantee, actions: ['dynamodb:GetItem'], resourceArns: [this.outboxTable.table.tableArn] });
     return append.combine(readHead);
   }
 
@@ -228,20 +229,20 @@ export class OrderedRelay extends Construct {
       }),
     });
     acknowledgeInRegulatoryPacks(role, 'IAMNoInlinePolicy', INLINE_POLICY_REASON);
-    iam.Grant.addToPrincipal({ grantee: role, actions: STREAM_READ_ACTIONS, resourceArns: [props.outboxTable.tableStreamArn] });
-    iam.Grant.addToPrincipal({ grantee: role, actions: ['dynamodb:ListStreams'], resourceArns: ['*'] });
+    libraryGrant('OrderedRelay', { grantee: role, actions: STREAM_READ_ACTIONS, resourceArns: [props.outboxTable.tableStreamArn] });
+    libraryGrant('OrderedRelay', { grantee: role, actions: ['dynamodb:ListStreams'], resourceArns: ['*'] });
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason: 'dynamodb:ListStreams has no resource type: IAM authorizes it on "*" only. It lists stream ARNs, no data. Every other statement is scoped to a resource ARN.',
     });
-    grantKeyViaService(props.outboxTable.encryptionKey, role, 'dynamodb', ['kms:Decrypt']);
+    grantKeyViaService('OrderedRelay', props.outboxTable.encryptionKey, role, 'dynamodb', ['kms:Decrypt']);
     for (const queue of [this.relayQueue, this.pipeDeadLetterQueue]) {
-      iam.Grant.addToPrincipal({ grantee: role, actions: ['sqs:SendMessage'], resourceArns: [queue.queueArn] });
+      libraryGrant('OrderedRelay', { grantee: role, actions: ['sqs:SendMessage'], resourceArns: [queue.queueArn] });
     }
-    grantKeyViaService(this.encryptionKey, role, 'sqs', KMS_SEND_MESSAGE_ACTIONS);
+    grantKeyViaService('OrderedRelay', this.encryptionKey, role, 'sqs', KMS_SEND_MESSAGE_ACTIONS);
     if (props.logEncryptionKey !== undefined) allowLogsToUseKey(this, props.logEncryptionKey);
     const logGroup = new logs.LogGroup(this, 'PipeLogGroup', { retention: logs.RetentionDays.ONE_YEAR, removalPolicy, encryptionKey: props.logEncryptionKey });
-    logGroup.grantWrite(role);
+    markLibraryGrant('OrderedRelay', role, logGroup.grantWrite(role));
     const pipe = new pipes.CfnPipe(this, 'Pipe', {
       name: pipeName,
       description: 'Relays ordered outbox events from the DynamoDB stream to the FIFO relay queue',
@@ -278,10 +279,10 @@ export class OrderedRelay extends Construct {
       { [ENV.ORDERED_TOPIC_ARN]: this.topic.topicArn },
     );
     lambdaFunction.addEventSourceMapping('RelayQueue', { eventSourceArn: this.relayQueue.queueArn, batchSize: 10, reportBatchItemFailures: true });
-    iam.Grant.addToPrincipal({ grantee: role, actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ChangeMessageVisibility'], resourceArns: [this.relayQueue.queueArn] });
-    iam.Grant.addToPrincipal({ grantee: role, actions: ['sns:Publish'], resourceArns: [this.topic.topicArn] });
-    grantKeyViaService(this.encryptionKey, role, 'sqs', ['kms:Decrypt']);
-    grantKeyViaService(this.encryptionKey, role, 'sns', KMS_SEND_MESSAGE_ACTIONS);
+    libraryGrant('OrderedRelay', { grantee: role, actions: ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes', 'sqs:ChangeMessageVisibility'], resourceArns: [this.relayQueue.queueArn] });
+    libraryGrant('OrderedRelay', { grantee: role, actions: ['sns:Publish'], resourceArns: [this.topic.topicArn] });
+    grantKeyViaService('OrderedRelay', this.encryptionKey, role, 'sqs', ['kms:Decrypt']);
+    grantKeyViaService('OrderedRelay', this.encryptionKey, role, 'sns', KMS_SEND_MESSAGE_ACTIONS);
     const viaQueue = 'Invoked synchronously by an SQS event source mapping; a message that keeps failing moves to the relay queue\'s dead-letter queue (maxReceiveCount).';
     Validations.of(lambdaFunction).acknowledge(
       { id: 'Serverless-LambdaDLQ', reason: viaQueue },

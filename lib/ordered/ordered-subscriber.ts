@@ -1,4 +1,4 @@
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -10,10 +10,12 @@ import { CONSUMER_DEFAULTS, minimumVisibilityTimeout } from '../consumer/private
 import type { FunctionOptions } from '../functions/function-options';
 import type { AlarmOptions } from '../monitoring/alarm-options';
 import { ALARM_PERIOD, createThresholdAlarm } from '../private/threshold-alarm';
+import { orderedSubscriberOperatorOutputValue } from '../consumer/private/subscriber-operator-output';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { grantKeyViaService } from '../private/kms-actions';
 import { validateDurationAtLeast, validateNumberInRange } from '../private/validate-props';
 import type { OrderedRelay } from './ordered-relay';
+import { libraryGrant } from '../private/library-statements';
 
 /** The SQS actions an event source mapping needs on its queue. */
 const SQS_CONSUME_ACTIONS = ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'];
@@ -82,11 +84,16 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
   public readonly inboxTable: IInboxTable;
   /** The consumer function. */
   public readonly consumerFunction: ConsumerFunction;
+  /** The subscriber's name (its inbox records' and sequence fences' scope). */
+  public readonly subscriberName: string;
+  /** The ordered relay it subscribes to (its outbox table holds the ordered history that `replay` reads). */
+  public readonly relay: OrderedRelay;
   /** The function's role. */
   public readonly grantPrincipal: iam.IPrincipal;
   /**
    * Fires when the dead-letter queue holds a message: its aggregate's later events wait behind it (redrive with
-   * `idempotent-event-flow fence redrive`, which sends them back in sequence).
+   * `idempotent-event-flow dlq redrive --subscriber-output <its Operator output>`, which sends them back in sequence as
+   * its fences admit; `fence list` shows each held-up aggregate).
    */
   public readonly deadLetterAlarm: cloudwatch.Alarm;
   /** Fires when the consumer function reports errors (a whole invocation failed). */
@@ -101,6 +108,8 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
     validateDurationAtLeast(owner, 'visibilityTimeout', props.visibilityTimeout, minimumVisibilityTimeout(timeout), '6 x the function timeout');
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const key = props.relay.encryptionKey;
+    this.subscriberName = props.subscriberName;
+    this.relay = props.relay;
 
     const deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
       fifo: true,
@@ -149,21 +158,22 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
     });
 
     this.inboxTable = props.inboxTable ?? new InboxTable(this, 'Inbox', { encryptionKey: key, removalPolicy });
+    const deduplicationWindow = props.deduplicationWindow ?? CONSUMER_DEFAULTS.DEDUPLICATION_WINDOW;
     this.consumerFunction = new ConsumerFunction(this, 'Consumer', {
       ...props,
       timeout,
       subscriberName: props.subscriberName,
       processingMode: ProcessingMode.TRANSACTIONAL,
       inboxTable: this.inboxTable,
-      deduplicationWindow: props.deduplicationWindow ?? CONSUMER_DEFAULTS.DEDUPLICATION_WINDOW,
+      deduplicationWindow,
       deadLetterQueue,
       removalPolicy,
     });
     const fn = this.consumerFunction.lambdaFunction;
     this.grantPrincipal = this.consumerFunction.grantPrincipal;
     fn.addEventSourceMapping('OrderedQueue', { eventSourceArn: queue.queueArn, batchSize: props.batchSize ?? CONSUMER_DEFAULTS.BATCH_SIZE, reportBatchItemFailures: true });
-    iam.Grant.addToPrincipal({ grantee: fn, actions: SQS_CONSUME_ACTIONS, resourceArns: [queue.queueArn] });
-    grantKeyViaService(key, fn, 'sqs', ['kms:Decrypt']);
+    libraryGrant('OrderedSubscriber', { grantee: fn, actions: SQS_CONSUME_ACTIONS, resourceArns: [queue.queueArn] });
+    grantKeyViaService('OrderedSubscriber', key, fn, 'sqs', ['kms:Decrypt']);
     Validations.of(fn).acknowledge({
       id: 'Serverless-LambdaEventSourceMappingDestination',
       reason: 'SQS event source mappings do not support on-failure destinations; a message that keeps failing moves to the FIFO dead-letter queue (maxReceiveCount).',
@@ -174,7 +184,8 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
       deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: ALARM_PERIOD, statistic: 'Maximum' }),
       1,
       `Ordered subscriber ${props.subscriberName}: its dead-letter queue holds messages, and their aggregates' later events wait behind them. ` +
-        'Each carries its reason; fix, then redrive in sequence with `idempotent-event-flow fence redrive`.',
+        'Each carries its reason; fix, then `idempotent-event-flow dlq redrive --subscriber-output <its Operator output>`, which sends them back in sequence ' +
+        'as its fences admit (`fence list` shows each held-up aggregate).',
       props,
     );
     this.errorsAlarm = createThresholdAlarm(
@@ -185,5 +196,11 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
       `Ordered subscriber ${props.subscriberName}: the consumer function reported errors.`,
       props,
     );
+    new CfnOutput(this, 'Operator', {
+      description:
+        `What operators of ordered subscriber ${props.subscriberName} need, e.g. for idempotent-event-flow dlq redrive ` +
+        '--subscriber-output <this value> (in sequence, as its fences admit) and fence show|list|skip|redrive|replay',
+      value: orderedSubscriberOperatorOutputValue(this, deduplicationWindow.toSeconds()),
+    });
   }
 }

@@ -9,6 +9,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { outboxFilterPattern, outboxInputTemplate } from '../../lambda/contract/wire-format';
 import { grantKeyViaService, KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
+import { libraryGrant, libraryGrantOrResource, markLibraryGrant } from '../private/library-statements';
 import { allowLogsToUseKey } from '../private/log-encryption';
 import { acknowledgeInRegulatoryPacks, INLINE_POLICY_REASON } from '../private/regulatory-acknowledgements';
 import { validateRelaySettings } from '../private/shared-limits';
@@ -276,42 +277,42 @@ export class OutboxRelay extends Construct {
     acknowledgeInRegulatoryPacks(role, 'IAMNoInlinePolicy', INLINE_POLICY_REASON);
 
     // Source: read the stream, and decrypt it when the table has a customer-managed key.
-    iam.Grant.addToPrincipal({
+    libraryGrant('OutboxRelay', {
       grantee: role,
       actions: STREAM_READ_ACTIONS,
       resourceArns: [props.outboxTable.tableStreamArn],
     });
-    iam.Grant.addToPrincipal({ grantee: role, actions: [LIST_STREAMS_ACTION], resourceArns: ['*'] });
+    libraryGrant('OutboxRelay', { grantee: role, actions: [LIST_STREAMS_ACTION], resourceArns: ['*'] });
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
         'dynamodb:ListStreams has no resource type: IAM authorizes it on "*" only (aws-cdk-lib\'s grantStreamRead grants ' +
         'it the same way). It lists stream ARNs, no data. Every other statement is scoped to a resource ARN.',
     });
-    grantKeyViaService(props.outboxTable.encryptionKey, role, 'dynamodb', ['kms:Decrypt']);
+    grantKeyViaService('OutboxRelay', props.outboxTable.encryptionKey, role, 'dynamodb', ['kms:Decrypt']);
 
     // Target: publish (PublishBatch is authorized as sns:Publish) with the topic's key.
-    iam.Grant.addToPrincipalOrResource({
+    libraryGrantOrResource('OutboxRelay', {
       grantee: role,
       actions: ['sns:Publish'],
       resourceArns: [props.topic.topicArn],
       resource: props.topic,
     });
-    grantKeyViaService(props.topic.masterKey, role, 'sns', KMS_SEND_MESSAGE_ACTIONS);
+    grantKeyViaService('OutboxRelay', props.topic.masterKey, role, 'sns', KMS_SEND_MESSAGE_ACTIONS);
 
     // Dead letters: the pipe role sends them itself (eb-pipes-permissions.html lists sqs:SendMessage); without this
     // grant the pipe does not stabilize.
-    this.deadLetterQueue.grant(role, 'sqs:SendMessage');
-    grantKeyViaService(this.deadLetterQueue.encryptionMasterKey, role, 'sqs', KMS_SEND_MESSAGE_ACTIONS);
+    libraryGrantOrResource('OutboxRelay', { grantee: role, actions: ['sqs:SendMessage'], resourceArns: [this.deadLetterQueue.queueArn], resource: this.deadLetterQueue });
+    grantKeyViaService('OutboxRelay', this.deadLetterQueue.encryptionMasterKey, role, 'sqs', KMS_SEND_MESSAGE_ACTIONS);
 
     // The pipe's own data at rest (filter and input template), when it is encrypted with a customer-managed key. The
     // EventBridge user guide ("Encrypting EventBridge Pipes data with AWS KMS keys") lists these three actions for the
     // pipe's execution role. DescribeKey reads the key's metadata and takes no encryption context; the two
     // cryptographic actions are allowed only for this pipe's context, under either spelling the guide uses.
     if (props.encryptionKey !== undefined) {
-      iam.Grant.addToPrincipal({ grantee: role, actions: ['kms:DescribeKey'], resourceArns: [props.encryptionKey.keyArn] });
+      libraryGrant('OutboxRelay', { grantee: role, actions: ['kms:DescribeKey'], resourceArns: [props.encryptionKey.keyArn] });
       for (const contextKey of PIPE_ENCRYPTION_CONTEXT_KEYS) {
-        iam.Grant.addToPrincipal({
+        libraryGrant('OutboxRelay', {
           grantee: role,
           actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
           resourceArns: [props.encryptionKey.keyArn],
@@ -321,7 +322,7 @@ export class OutboxRelay extends Construct {
     }
 
     // Logs: the pipe writes to its CloudWatch Logs destination with its role.
-    this.logGroup.grantWrite(role);
+    markLibraryGrant('OutboxRelay', role, this.logGroup.grantWrite(role));
 
     const pipe = new pipes.CfnPipe(this, 'Resource', {
       name: pipeName,

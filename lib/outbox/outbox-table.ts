@@ -12,6 +12,7 @@ import { validateEventSource } from '../private/shared-limits';
 import { outboxMaxEventBytes } from './private/event-size';
 import { validateExistingOutboxTable } from './private/validate-existing-table';
 import { validationError } from '../private/validation-error';
+import { libraryGrant } from '../private/library-statements';
 
 /** Outbox items must outlive every replay path of their stream record, and the stream keeps records for 24 hours. */
 const MIN_EVENT_RETENTION = Duration.days(1);
@@ -213,12 +214,12 @@ export abstract class OutboxTableBase extends Construct implements IOutboxTable 
    * with DynamoDB transactions"); the outbox writes nothing else.
    */
   public grantAppendEvents(grantee: iam.IGrantable): iam.Grant {
-    const grant = iam.Grant.addToPrincipal({
+    const grant = libraryGrant('grantAppendEvents', {
       grantee,
       actions: ['dynamodb:PutItem'],
       resourceArns: [this.table.tableArn],
     });
-    grantKeyViaService(this.encryptionKey, grantee, 'dynamodb', ['kms:Encrypt', 'kms:Decrypt']);
+    grantKeyViaService('grantAppendEvents', this.encryptionKey, grantee, 'dynamodb', ['kms:Encrypt', 'kms:Decrypt']);
     return grant;
   }
 

@@ -5,7 +5,9 @@ import * as nodejs from 'aws-cdk-lib/aws-lambda-nodejs';
 import * as logs from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { FunctionOptions } from '../functions/function-options';
+import { librarySid } from '../../lambda/contract/statement-ids';
 import { guardContractEnvironment } from './contract-environment';
+import { libraryGrant } from './library-statements';
 import { allowLogsToUseKey } from './log-encryption';
 import type { BundledFunctionProps } from '../functions/bundled-function-props';
 import { assertHandlerEntry } from './handler-entry';
@@ -22,6 +24,9 @@ export const FUNCTION_DEFAULTS = {
   MEMORY_SIZE_MIB: 256,
   LOG_RETENTION: logs.RetentionDays.ONE_YEAR,
 } as const;
+
+/** Where the statements of a function's own role come from, in their library Sid (its logs, its VPC access). */
+const FUNCTION_ORIGIN = 'Function';
 
 /** The parts {@link createSecureNodejsFunction} creates. */
 export interface SecureNodejsFunctionParts {
@@ -63,6 +68,7 @@ export function createSecureNodejsFunction(
       Logs: new iam.PolicyDocument({
         statements: [
           new iam.PolicyStatement({
+            sid: librarySid(FUNCTION_ORIGIN, 1),
             actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
             // The log group's ARN attribute ends in ':*', which covers its log streams.
             resources: [logGroup.logGroupArn],
@@ -112,19 +118,18 @@ export function createSecureNodejsFunction(
 
   if (options.vpc !== undefined) {
     // What AWSLambdaVPCAccessExecutionRole grants, inline (Lambda adds that managed policy only to roles it creates).
-    role.addToPolicy(
-      new iam.PolicyStatement({
-        actions: [
-          'ec2:CreateNetworkInterface',
-          'ec2:DescribeNetworkInterfaces',
-          'ec2:DescribeSubnets',
-          'ec2:DeleteNetworkInterface',
-          'ec2:AssignPrivateIpAddresses',
-          'ec2:UnassignPrivateIpAddresses',
-        ],
-        resources: ['*'],
-      }),
-    );
+    libraryGrant(FUNCTION_ORIGIN, {
+      grantee: role,
+      actions: [
+        'ec2:CreateNetworkInterface',
+        'ec2:DescribeNetworkInterfaces',
+        'ec2:DescribeSubnets',
+        'ec2:DeleteNetworkInterface',
+        'ec2:AssignPrivateIpAddresses',
+        'ec2:UnassignPrivateIpAddresses',
+      ],
+      resourceArns: ['*'],
+    });
   }
   if (tracing !== lambda.Tracing.DISABLED || options.vpc !== undefined) {
     Validations.of(role).acknowledge({

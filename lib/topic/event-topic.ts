@@ -7,6 +7,7 @@ import { Construct } from 'constructs';
 import { allowSnsDeliveriesWithKey, denyTopicAccessWithoutTls } from '../private/topic-security';
 import { validateStringPattern } from '../private/validate-props';
 import { grantKeyViaService, KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
+import { libraryGrantOrResource } from '../private/library-statements';
 
 /** SNS standard topic names: 1 to 256 of `A-Z a-z 0-9 - _`. */
 const TOPIC_NAME_PATTERN = /^[A-Za-z0-9_-]{1,256}$/;
@@ -153,13 +154,13 @@ export class EventTopic extends Construct {
         );
       }
     }
-    const grant = iam.Grant.addToPrincipalOrResource({
+    const grant = libraryGrantOrResource('grantPublish', {
       grantee,
       actions: ['sns:Publish'],
       resourceArns: [this.topicArn],
       resource: this.topic,
     });
-    return grant.combine(grantKeyViaService(this.encryptionKey, grantee, 'sns', KMS_SEND_MESSAGE_ACTIONS)!);
+    return grant.combine(grantKeyViaService('grantPublish', this.encryptionKey, grantee, 'sns', KMS_SEND_MESSAGE_ACTIONS)!);
   }
 
   /**

@@ -14,6 +14,8 @@ import { moveMessage, receiveMessages, releaseMessages, type QueueMessage } from
 import { decideRedrive, DEFAULT_SAFETY_MARGIN_SECONDS, type RecordLookup, type RedriveDecision } from './dead-letters/redrive-decision';
 import { aggregateModeRefusal, deadLetterSourceMismatch, DEPLOYED_SUBSCRIBER_HELP, DEPLOYED_SUBSCRIBER_OPTIONS, resolveSubscriber } from './deployed-subscriber';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
+import { isFifoQueueUrl } from './dead-letters/ordered-sends';
+import { redriveOrderedDeadLetters } from './ordered-dlq-redrive';
 import { terminalText } from './terminal-text';
 
 const USAGE = `Usage:
@@ -48,6 +50,15 @@ A redrive refuses (exit code 3):
   - a body that is not an event envelope, and every relay dead letter (they hold stream batch metadata, not events:
     use 'idempotent-event-flow replay').
 Another subscriber's dead letter in a shared queue (iefSubscriber) stays where it is.
+
+An ordered subscriber (its output says ordered, or --queue is a FIFO queue; docs/ORDERED-DELIVERY.md) is redriven as
+its sequence fences admit: by aggregate and sequence, the aggregate as the message group, the dead letter's message
+id as the deduplication id, and only the run of sequences right after each fence (needs its inbox table: --table or
+the output). Left in the dead-letter queue, and the exit code 3: a dead letter behind a gap (a sequence after the fence
+no dead letter holds: in flight, left out by the filters, or lost; sent now it would only hold up its aggregate, so
+fill the gap with 'fence replay' or pass it with 'fence skip', then redrive again; 'fence redrive' sends it anyway),
+and one at or below the fence (applied already: a copy is a duplicate by design). No deduplication window rule: the
+fence answers a copy of an applied event after its inbox record expired.
 A redrive moves exactly the dead letters it read and checked, one at a time: each is sent to the queue (a new message
 id, its attributes kept), then deleted from the dead-letter queue. Never an SQS message move task (nor the console's
 "Start DLQ redrive"): a move task moves whatever the queue holds when it runs, dead letters that arrived after the
@@ -276,6 +287,17 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
       context.io.stderr(`refused: ${mismatch.refusal}\n`);
       return EXIT_CODE.REFUSED;
     }
+  }
+  if (deployment?.ordered === true || isFifoQueueUrl(destination)) {
+    for (const option of ['allow-expired', 'allow-reapply']) {
+      if (values[option] === true) return context.usageError(`--${option} does not apply to the ordered subscriber '${subscriber}': its sequence fences answer every copy of an applied event`);
+    }
+    const confirm = async (count: number, plan: string): Promise<boolean> => {
+      if (context.io.confirm === undefined) return false;
+      context.io.stdout(plan);
+      return context.io.confirm(`Redrive ${count} message(s) to ${destination} in sequence?`);
+    };
+    return redriveOrderedDeadLetters(context, { subscriber: resolved, deadLetterQueueUrl: source.url, reasons, eventIds, limit, move, asJson }, confirm);
   }
   const { wait: destinationWait, note } = await copyWaitOf(client, destination);
   if (note !== undefined) context.io.stderr(`note: ${note}\n`);

@@ -1,10 +1,9 @@
 /**
- * `idempotent-event-flow fence show|skip|redrive`: an ordered subscriber's sequence fences (docs/ORDERED-DELIVERY.md):
- * where it stands in an aggregate, the deliberate skip of a gap that can never be filled, and the redrive of its
+ * `idempotent-event-flow fence show|list|skip|redrive|replay`: an ordered subscriber's sequence fences
+ * (docs/ORDERED-DELIVERY.md): where it stands in an aggregate, every aggregate it is held up in, the deliberate skip of a gap that can never be filled, and the redrive of its
  * dead letters in the order the fence admits them.
  */
-import { DeleteMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import { ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
 import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
 import { isConditionalCheckFailed } from '../../lambda/transaction/cancellation';
@@ -13,17 +12,26 @@ import { planOrderedRedrive, type OrderedRedrivePlan } from '../../lambda/ordere
 import { SequenceFences } from '../../lambda/ordered/sequence-fences';
 import { parsePositiveInteger } from './arguments';
 import { receiveMessages, releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
+import { gapLines, sendOrdered } from './dead-letters/ordered-sends';
+import { blockedAggregates, committedSequences } from './blocked-aggregates';
+import { formatTable } from './blocked-command';
+import { scanItems } from './scan-items';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { terminalText } from './terminal-text';
 
 const USAGE = `Usage:
   idempotent-event-flow fence show <subscriber> <aggregate-id> --table <inbox table> [--json]
+  idempotent-event-flow fence list <subscriber> --table <inbox table> [--dead-letter-queue <url>] [--outbox-table <name>] [--json]
   idempotent-event-flow fence skip <subscriber> <aggregate-id> --table <inbox table> --from <n> --to <m> --reason <text> [--yes] [--json]
   idempotent-event-flow fence redrive <subscriber> --table <inbox table> --dead-letter-queue <url> --queue <url> [--yes] [--json]
   idempotent-event-flow fence replay <subscriber> <aggregate-id> --table <inbox table> --outbox-table <name> --queue <url> [--yes] [--json]
 
 An ordered subscriber applies each aggregate's events in sequence; its fence holds the last sequence applied.
   show     where the subscriber stands in the aggregate (0: nothing applied yet)
+  list     every aggregate the subscriber is held up in, with what to do: its next event is in the dead-letter queue
+           (dead-lettered), a later one is but not the next (gap), or, with --outbox-table, the outbox committed more
+           than the fence shows applied and no dead letter explains it (behind: in flight, or lost). Needs
+           --dead-letter-queue, --outbox-table or both; reads the dead-letter queue without consuming it.
   skip     moves the fence from <n> (where you saw it) to <m>, so event m+1 applies next: for events that are lost for
            good (past every retention). Nothing of n+1..m is applied. Conditional: refused (exit code 3) if the fence
            moved since. A dry run unless --yes; the reason stays on the fence.
@@ -42,9 +50,9 @@ Options:
   --table <name>               the subscriber's inbox table (where its fences are)
   --from <n>, --to <m>         skip: the fence as you saw it, and where it goes
   --reason <text>              skip: why (kept on the fence)
-  --dead-letter-queue <url>    redrive: the subscriber queue's dead-letter queue (FIFO)
+  --dead-letter-queue <url>    redrive, list: the subscriber queue's dead-letter queue (FIFO)
   --queue <url>                redrive, replay: the subscriber's queue (FIFO)
-  --outbox-table <name>        replay: the outbox table (the ordered history items)
+  --outbox-table <name>        replay: the outbox table (the ordered history items); list: its head items
   --yes                        act (default: show what would be done)
   --json                       print JSON instead of text
   --region, --endpoint, --sqs-endpoint   see idempotent-event-flow --help
@@ -93,12 +101,11 @@ async function skip(parsed: ParsedArguments, context: CommandContext, fences: Se
 }
 
 function describePlan(plan: OrderedRedrivePlan): string {
-  const lines = plan.redrive.map((letter) => `  redrive  ${terminalText(letter.aggregateId)} #${letter.sequence}  (${terminalText(letter.id)})`);
+  const waiting = new Set(plan.waiting);
+  const lines = plan.redrive.map((letter) => `  redrive  ${terminalText(letter.aggregateId)} #${letter.sequence}  (${terminalText(letter.id)})${waiting.has(letter) ? '  waits behind a gap' : ''}`);
   lines.push(...plan.alreadyApplied.map((letter) => `  applied  ${terminalText(letter.aggregateId)} #${letter.sequence}  (left in the dead-letter queue)`));
   lines.push(...plan.unordered.map((letter) => `  not an ordered event (${terminalText(letter.id)}): left in the dead-letter queue`));
-  for (const [aggregateId, missing] of Object.entries(plan.gaps)) {
-    lines.push(`  gap      ${terminalText(aggregateId)}: no dead letter holds ${missing.join(', ')} (in flight, or lost: replay from the outbox, or 'fence skip')`);
-  }
+  lines.push(...gapLines(plan, 'dead letter').map((line) => `  ${line.replace(/^gap: /, 'gap      ')}`));
   return `${lines.join('\n')}\n`;
 }
 
@@ -119,15 +126,7 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, fences:
     for (const letter of plan.redrive) {
       const message = byId.get(letter.id)!;
       // the dead letter's message id as the deduplication id: unique to this copy, so SQS does not drop it as a resend
-      await sqs.send(
-        new SendMessageCommand({
-          QueueUrl: queue,
-          MessageBody: message.body,
-          MessageGroupId: letter.aggregateId,
-          MessageDeduplicationId: message.messageId,
-          ...(Object.keys(message.messageAttributes).length === 0 ? {} : { MessageAttributes: { ...message.messageAttributes } }),
-        }),
-      );
+      await sendOrdered(sqs, queue, { body: message.body, aggregateId: letter.aggregateId, deduplicationId: message.messageId, messageAttributes: message.messageAttributes });
       await sqs.send(new DeleteMessageCommand({ QueueUrl: message.queueUrl, ReceiptHandle: message.receiptHandle }));
       moved.push(message.messageId);
     }
@@ -140,25 +139,13 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, fences:
 
 /** The aggregate's ordered history items after `afterSequence`, by sequence: id, sequence and the envelope as written. */
 async function historyAfter(context: CommandContext, outboxTable: string, aggregateId: string, afterSequence: number): Promise<Array<{ eventId: string; sequence: number; body: string }>> {
-  const documents = toDocumentClient(context.client());
-  const events: Array<{ eventId: string; sequence: number; body: string }> = [];
-  let startKey: Record<string, unknown> | undefined;
-  do {
-    const page = await documents.send(
-      new ScanCommand({
-        TableName: outboxTable,
-        FilterExpression: '#type = :history AND #aggregate = :aggregate AND #sequence > :after',
-        ExpressionAttributeNames: { '#type': OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE, '#aggregate': ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE, '#sequence': ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE },
-        ExpressionAttributeValues: { ':history': ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE, ':aggregate': aggregateId, ':after': afterSequence },
-        ConsistentRead: true,
-        ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }),
-      }),
-    );
-    for (const item of page.Items ?? []) {
-      events.push({ eventId: String(item[OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]), sequence: Number(item[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]), body: String(item[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]) });
-    }
-    startKey = page.LastEvaluatedKey;
-  } while (startKey !== undefined);
+  const items = await scanItems(toDocumentClient(context.client()), {
+    TableName: outboxTable,
+    FilterExpression: '#type = :history AND #aggregate = :aggregate AND #sequence > :after',
+    ExpressionAttributeNames: { '#type': OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE, '#aggregate': ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE, '#sequence': ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE },
+    ExpressionAttributeValues: { ':history': ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE, ':aggregate': aggregateId, ':after': afterSequence },
+  });
+  const events = items.map((item) => ({ eventId: String(item[OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]), sequence: Number(item[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]), body: String(item[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]) }));
   return events.sort((a, b) => a.sequence - b.sequence);
 }
 
@@ -183,24 +170,55 @@ async function replay(parsed: ParsedArguments, context: CommandContext, fences: 
   }
   const sqs = context.sqsClient();
   for (const event of events) {
-    await sqs.send(new SendMessageCommand({ QueueUrl: queue, MessageBody: event.body, MessageGroupId: aggregateId, MessageDeduplicationId: event.eventId }));
+    await sendOrdered(sqs, queue, { body: event.body, aggregateId, deduplicationId: event.eventId });
   }
   context.io.stdout(parsed.values.json === true ? json({ replayed: true, ...summary }) : `sent ${events.length} event(s) of ${terminalText(aggregateId)}: ${summary.sequences.join(', ') || 'none'}\n`);
   return EXIT_CODE.OK;
 }
 
+async function list(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences): Promise<number> {
+  const deadLetterQueue = requiredString(parsed, 'dead-letter-queue');
+  const outboxTable = requiredString(parsed, 'outbox-table');
+  if (deadLetterQueue === undefined && outboxTable === undefined) return context.usageError("'fence list' needs --dead-letter-queue, --outbox-table or both");
+  const sqs = context.sqsClient();
+  const messages = deadLetterQueue === undefined ? [] : await receiveMessages(sqs, deadLetterQueue);
+  try {
+    const plan = await planOrderedRedrive(messages.map((message) => ({ id: message.messageId, body: message.body })), fences);
+    const committed = outboxTable === undefined ? undefined : await committedSequences(toDocumentClient(context.client()), outboxTable);
+    const aggregates = new Set([...plan.redrive.map((letter) => letter.aggregateId), ...(committed?.keys() ?? [])]);
+    const applied = new Map(await Promise.all([...aggregates].map(async (aggregateId) => [aggregateId, (await fences.get(aggregateId)).appliedSequence] as const)));
+    const blocked = blockedAggregates(plan, applied, committed);
+    if (parsed.values.json === true) {
+      context.io.stdout(json(blocked));
+    } else {
+      const rows = blocked.map((each) => [
+        each.aggregateId,
+        String(each.appliedSequence),
+        each.committedSequence === undefined ? '-' : String(each.committedSequence),
+        each.state,
+        each.deadLetterSequences.join(', ') || '-',
+        each.action,
+      ]);
+      context.io.stdout(rows.length === 0 ? `no aggregate is held up (${aggregates.size} looked at)\n` : formatTable(['AGGREGATE', 'APPLIED', 'COMMITTED', 'STATE', 'DEAD LETTERS', 'WHAT TO DO'], rows));
+    }
+    return EXIT_CODE.OK;
+  } finally {
+    await releaseMessages(sqs, messages);
+  }
+}
+
 async function run(parsed: ParsedArguments, context: CommandContext): Promise<number> {
   const [action, subscriber, aggregateId, ...extra] = parsed.positionals;
-  if (action !== 'show' && action !== 'skip' && action !== 'redrive' && action !== 'replay') {
-    return context.usageError(action === undefined ? 'missing action: show, skip, redrive or replay' : `unknown action '${action}'; expected show, skip, redrive or replay`);
+  if (action !== 'show' && action !== 'list' && action !== 'skip' && action !== 'redrive' && action !== 'replay') {
+    return context.usageError(action === undefined ? 'missing action: show, list, skip, redrive or replay' : `unknown action '${action}'; expected show, list, skip, redrive or replay`);
   }
   if (subscriber === undefined) return context.usageError(`'fence ${action}' needs the subscriber`);
   const table = requiredString(parsed, 'table');
   if (table === undefined) return context.usageError(`'fence ${action}' needs --table`);
   const fences = new SequenceFences({ client: context.client(), tableName: table, subscriberName: subscriber, now: () => context.now() });
-  if (action === 'redrive') {
+  if (action === 'redrive' || action === 'list') {
     if (aggregateId !== undefined) return context.usageError(`unexpected argument '${aggregateId}'`);
-    return redrive(parsed, context, fences);
+    return action === 'redrive' ? redrive(parsed, context, fences) : list(parsed, context, fences);
   }
   if (aggregateId === undefined) return context.usageError(`'fence ${action}' needs the aggregate id`);
   if (extra.length > 0) return context.usageError(`unexpected argument '${extra[0]}'`);
@@ -211,7 +229,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
 /** The `fence` command. */
 export const fenceCommand: Command = {
   name: 'fence',
-  summary: "an ordered subscriber's sequence fences: show one, skip a lost gap, redrive or replay in sequence",
+  summary: "an ordered subscriber's sequence fences: show one, list the held-up aggregates, skip a lost gap, redrive or replay in sequence",
   usage: USAGE,
   options: {
     table: { type: 'string' },

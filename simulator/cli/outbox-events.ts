@@ -24,11 +24,17 @@ export interface OutboxLocation {
   readonly partitionKeyName?: string;
   /** The sort key, for a table that has one (outbox items use the same value on both). @default none */
   readonly sortKeyName?: string;
+  /**
+   * The record type of the items that hold events: the standard outbox items, or an ordered outbox's history items
+   * (`ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE`, one per event under the same key).
+   * @default OUTBOX_ITEM.RECORD_TYPE_VALUE
+   */
+  readonly recordType?: string;
 }
 
-function eventOf(item: Record<string, unknown> | undefined): OutboxEvent | undefined {
+function eventOf(item: Record<string, unknown> | undefined, recordType: string): OutboxEvent | undefined {
   const body = item?.[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE];
-  if (item?.[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] !== OUTBOX_ITEM.RECORD_TYPE_VALUE || typeof body !== 'string') return undefined;
+  if (item?.[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] !== recordType || typeof body !== 'string') return undefined;
   const writtenAt = item[OUTBOX_ITEM.WRITTEN_AT_ATTRIBUTE];
   return { envelope: parseEnvelope(body), body, ...(typeof writtenAt === 'number' && Number.isFinite(writtenAt) ? { writtenAtEpochMilliseconds: writtenAt } : {}) };
 }
@@ -60,7 +66,7 @@ export async function outboxEventsById(location: OutboxLocation, eventIds: reado
     const key: Record<string, string> = { [location.partitionKeyName ?? 'pk']: outboxKeyValue(eventId) };
     if (location.sortKeyName !== undefined) key[location.sortKeyName] = outboxKeyValue(eventId);
     const response = await location.client.send(new GetCommand({ TableName: location.tableName, Key: key, ConsistentRead: true }));
-    const event = eventOf(response.Item);
+    const event = eventOf(response.Item, location.recordType ?? OUTBOX_ITEM.RECORD_TYPE_VALUE);
     if (event === undefined) missing.push(eventId);
     else events.push(event);
   }
@@ -80,13 +86,13 @@ export async function outboxEventsInRange(
         TableName: location.tableName,
         FilterExpression: '#recordType = :outbox',
         ExpressionAttributeNames: { '#recordType': OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE },
-        ExpressionAttributeValues: { ':outbox': OUTBOX_ITEM.RECORD_TYPE_VALUE },
+        ExpressionAttributeValues: { ':outbox': location.recordType ?? OUTBOX_ITEM.RECORD_TYPE_VALUE },
         ExclusiveStartKey: startKey,
         ConsistentRead: true,
       }),
     );
     for (const item of page.Items ?? []) {
-      const event = eventOf(item);
+      const event = eventOf(item, location.recordType ?? OUTBOX_ITEM.RECORD_TYPE_VALUE);
       const time = event?.envelope.time === undefined ? Number.NaN : Date.parse(event.envelope.time);
       if (event === undefined || !(time >= range.sinceEpochMs && time < range.untilEpochMs)) continue;
       if (range.types.length > 0 && !range.types.includes(event.envelope.type)) continue;

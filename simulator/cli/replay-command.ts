@@ -13,7 +13,9 @@ import { copyWaitOf } from './dead-letters/copy-wait';
 import { DEFAULT_SAFETY_MARGIN_SECONDS, windowRefusal } from './dead-letters/redrive-decision';
 import { compileFilterPolicy } from '../patterns/filter-policy';
 import type { SubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
-import { aggregateModeRefusal, DEPLOYED_SUBSCRIBER_HELP, DEPLOYED_SUBSCRIBER_OPTIONS, resolveSubscriber } from './deployed-subscriber';
+import { aggregateModeRefusal, DEPLOYED_SUBSCRIBER_HELP, DEPLOYED_SUBSCRIBER_OPTIONS, resolveSubscriber, type ResolvedSubscriber } from './deployed-subscriber';
+import { isFifoQueueUrl } from './dead-letters/ordered-sends';
+import { replayOrdered } from './ordered-replay';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { earliestApplication, outboxEventsById, outboxEventsInRange, type OutboxEvent } from './outbox-events';
 import { terminalText } from './terminal-text';
@@ -51,6 +53,15 @@ Refused (exit code 3):
     each aggregate, so an event an earlier copy applied whose id has left that list would be applied again
     (--allow-reapply sends it with a warning).
 
+To an ordered subscriber (its output says ordered, or --queue is a FIFO queue; docs/ORDERED-DELIVERY.md) the events
+are read from the ordered outbox's history items and planned against its sequence fences (needs its inbox table:
+--inbox-table or the output): an event at or below the fence is a duplicate by design and is not sent (the output
+counts it apart, never as replayed); the events the fences admit now are sent in sequence per aggregate, the aggregate
+as the message group and the event id as the deduplication id (SQS drops a copy of an event sent within its 5-minute
+deduplication interval; later, the fence answers it); an event behind a sequence that is not among those
+replayed is not sent (exit code 3; widen the selection, or 'fence replay', which sends every event after the fence).
+No deduplication window rule: the fence answers a copy of an applied event after its inbox record expired.
+
 Options:
   --table <name>                     the outbox table
   --queue <url>                      the subscriber's queue
@@ -65,6 +76,7 @@ Options:
   --allow-expired                    send events past the deduplication window, with a warning
   --allow-reapply                    send to a subscriber in aggregate mode, with a warning
   --filter-policy <json|none>        without --subscriber-output: the subscription's filter policy (MessageBody scope)
+  --inbox-table <name>               without --subscriber-output, an ordered subscriber's inbox table (its fences)
 ${DEPLOYED_SUBSCRIBER_HELP}
   --yes                              send them (default: a dry run)
   --json                             print JSON instead of text
@@ -73,7 +85,7 @@ ${DEPLOYED_SUBSCRIBER_HELP}
 
 const ALLOWED = new Set([
   'table', 'queue', 'subscriber', 'deduplication-window', 'event-id', 'since', 'until', 'type', 'partition-key', 'sort-key', 'no-sort-key', 'allow-expired', 'yes', 'json',
-  'allow-reapply', 'subscriber-output', 'processing-mode', 'filter-policy',
+  'allow-reapply', 'subscriber-output', 'processing-mode', 'filter-policy', 'inbox-table',
   'region', 'endpoint', 'sqs-endpoint', 'help',
 ]);
 
@@ -91,20 +103,18 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   }
   const outboxTable = typeof outboxFlag === 'string' && outboxFlag.trim() !== '' ? outboxFlag : deployment?.outboxTable;
   if (outboxTable === undefined) return context.usageError("'replay' needs --table (the outbox table)");
+  const ordered = deployment?.ordered === true || isFifoQueueUrl(resolved.queueUrl);
+  if (ordered) return replayToOrdered(parsed, context, resolved, outboxTable);
+  if (values['inbox-table'] !== undefined) return context.usageError('--inbox-table goes with an ordered subscriber (a FIFO --queue)');
   const filter = filterOf(deployment, values['filter-policy']);
   if (typeof filter === 'string') return context.usageError(filter);
   const window = resolved.deduplicationWindowSeconds;
   const queue = resolved.queueUrl;
   const subscriber = resolved.subscriberName;
-  const eventIds = listOption(values, 'event-id');
-  const types = listOption(values, 'type');
-  const since = typeof values.since === 'string' ? parseTime(values.since, 'since') : undefined;
-  const until = typeof values.until === 'string' ? parseTime(values.until, 'until') : undefined;
-  if (typeof since === 'string') return context.usageError(since);
-  if (typeof until === 'string') return context.usageError(until);
+  const selection = selectionOf(values);
+  if (typeof selection === 'string') return context.usageError(selection);
+  const { eventIds, types, since, until } = selection;
   if (values['no-sort-key'] === true && typeof values['sort-key'] === 'string') return context.usageError('--sort-key and --no-sort-key contradict each other');
-  if ((eventIds.length > 0) === (since !== undefined)) return context.usageError("'replay' needs either --event-id or --since, not both");
-  if (eventIds.length > 0 && (until !== undefined || types.length > 0)) return context.usageError('--until and --type go with --since');
   const now = context.now().getTime();
   const location = {
     client: toDocumentClient(context.client()),
@@ -179,6 +189,50 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   return refused > 0 || missing.length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
 }
 
+/** Which events a replay takes: `--event-id`s, or `--since` (and `--until`, `--type`). Returns a usage problem as a string. */
+function selectionOf(values: ParsedArguments['values']): { eventIds: string[]; types: string[]; since?: number; until?: number } | string {
+  const eventIds = listOption(values, 'event-id');
+  const types = listOption(values, 'type');
+  const since = typeof values.since === 'string' ? parseTime(values.since, 'since') : undefined;
+  const until = typeof values.until === 'string' ? parseTime(values.until, 'until') : undefined;
+  if (typeof since === 'string') return since;
+  if (typeof until === 'string') return until;
+  if ((eventIds.length > 0) === (since !== undefined)) return "'replay' needs either --event-id or --since, not both";
+  if (eventIds.length > 0 && (until !== undefined || types.length > 0)) return '--until and --type go with --since';
+  return { eventIds, types, ...(since === undefined ? {} : { since }), ...(until === undefined ? {} : { until }) };
+}
+
+/** `replay` to an ordered subscriber (ordered-replay.ts): from the history items, in sequence, as its fences admit. */
+async function replayToOrdered(parsed: ParsedArguments, context: CommandContext, resolved: ResolvedSubscriber, outboxTable: string): Promise<number> {
+  const values = parsed.values;
+  for (const option of ['allow-expired', 'allow-reapply', 'filter-policy', 'partition-key', 'sort-key', 'no-sort-key']) {
+    if (values[option] !== undefined) return context.usageError(`--${option} does not apply to the ordered subscriber '${resolved.subscriberName}' (its fences answer every copy of an applied event; its outbox is an OutboxTable)`);
+  }
+  const typedInbox = typeof values['inbox-table'] === 'string' ? values['inbox-table'] : undefined;
+  if (resolved.inboxTable !== undefined && typedInbox !== undefined && typedInbox !== resolved.inboxTable) {
+    return context.usageError(`--inbox-table ${typedInbox} disagrees with the deployed subscriber '${resolved.subscriberName}' (--subscriber-output says ${resolved.inboxTable}); leave the flag out`);
+  }
+  const inboxTable = resolved.inboxTable ?? typedInbox;
+  if (inboxTable === undefined) return context.usageError(`'replay' to the ordered subscriber '${resolved.subscriberName}' needs --inbox-table (its inbox table, where its sequence fences are) or --subscriber-output`);
+  const selection = selectionOf(values);
+  if (typeof selection === 'string') return context.usageError(selection);
+  const { eventIds, types, since, until } = selection;
+  return replayOrdered(
+    context,
+    {
+      subscriberName: resolved.subscriberName,
+      queueUrl: resolved.queueUrl,
+      inboxTable,
+      location: { client: toDocumentClient(context.client()), tableName: outboxTable, sortKeyName: TABLE_SCHEMA.SORT_KEY },
+      eventIds,
+      ...(since === undefined ? {} : { range: { sinceEpochMs: since, untilEpochMs: until ?? context.now().getTime(), types } }),
+      send: values.yes === true,
+      asJson: values.json === true,
+    },
+    async (count) => (context.io.confirm === undefined ? false : context.io.confirm(`Send ${count} event(s) to ${resolved.queueUrl} in sequence for subscriber '${resolved.subscriberName}'?`)),
+  );
+}
+
 /**
  * The subscription's filter policy as a predicate over a published message: from the deployed output, or from
  * `--filter-policy` (a MessageBody-scope policy as JSON, or `none`); undefined when the subscriber takes every event.
@@ -230,6 +284,7 @@ export const replayCommand: Command = {
     'allow-expired': { type: 'boolean' },
     'allow-reapply': { type: 'boolean' },
     'filter-policy': { type: 'string' },
+    'inbox-table': { type: 'string' },
     ...DEPLOYED_SUBSCRIBER_OPTIONS,
     yes: { type: 'boolean' },
     json: { type: 'boolean' },

@@ -53,6 +53,11 @@ function subscriberLines(services: RunServices, subscriber: ServedSubscriber): s
     lines.push(command(services, ['blocked', 'list', '--table', inboxTable, '--subscriber', name]));
     lines.push(command(services, ['inbox', 'forget', name, '<event-id>', '--table', inboxTable, '--reason', '<why>']));
   }
+  // an ordered subscriber: every aggregate it is held up in, from its dead-letter queue and the ordered outbox's heads
+  if (subscriber.deployment?.ordered === true && inboxTable !== undefined) {
+    const outbox = subscriber.deployment.outboxTable === undefined ? [] : ['--outbox-table', subscriber.deployment.outboxTable];
+    lines.push(command(services, ['fence', 'list', name, '--table', inboxTable, '--dead-letter-queue', subscriber.deployment.deadLetterQueueUrl, ...outbox]));
+  }
   for (const outbox of subscriber.outboxTables) {
     const replay = output === undefined ? ['--queue', queueUrl, '--subscriber', name, '--processing-mode', '<mode>', '--deduplication-window', window, '--filter-policy', '<json|none>'] : output;
     lines.push(command(services, ['replay', ...replay, '--table', outbox, '--event-id', '<event-id>']));

@@ -26,11 +26,12 @@
  * (`lose-response`, `crash-after`) gets no further steered fault, so its retry runs as the app's would. A fault that
  * fails the receive (a conflict, a crash) goes to a target (the inbox record the write names, `<subscriber>#<event
  * id>`, else the message the invocation handles) that had fewer than half of its queue's `maxReceiveCount` - 1
- * such faults (none below 3), in its first receives only (a path still missing may take a later one); on the ordered
+ * such faults (none for 2, and one for 1: a queue that retries nothing loses a valid event to any transient failure,
+ * which the run must show), in its first receives only (a path still missing may take a later one); on the ordered
  * path that budget is the aggregate's whose sequence fence the write names (`<subscriber>@sequence#<aggregate>`), since
- * a FIFO message waits behind its group's failed one and loses a receive with it,
- * and to a producer's command once: steering leaves the later receives to the run's own faults and never exhausts
- * them alone. Decided in the order the run's requests reach the proxies, which the seeded scheduler makes a function
+ * a FIFO message waits behind its group's failed one and loses a receive with it; and to a producer's command once:
+ * steering leaves the later receives to the run's own faults and never exhausts them alone (but for a queue with
+ * `maxReceiveCount` 1). Decided in the order the run's requests reach the proxies, which the seeded scheduler makes a function
  * of the seed.
  */
 import type { RequestFault } from './dynamodb-proxy';
@@ -133,7 +134,9 @@ export class FaultSteering {
    */
   public addSubscriber(functionKey: string, name: string, maxReceiveCount: number, inboxTables: readonly string[] = []): void {
     const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    const failedReceivesAllowed = maxReceiveCount < 3 ? 0 : Math.floor((maxReceiveCount - 1) / 2);
+    // a queue that retries nothing (maxReceiveCount 1) dead-letters a valid event on any transient failure, as AWS will:
+    // one steered failure shows it, and the run names the event it lost (unapplied-event)
+    const failedReceivesAllowed = maxReceiveCount === 1 ? 1 : maxReceiveCount < 3 ? 0 : Math.floor((maxReceiveCount - 1) / 2);
     const fenceKey = new RegExp(`"S":"${sequenceFenceKey(escaped, '([^"]+)')}"`);
     this.functions.set(functionKey, { name, inboxTables: new Set(inboxTables), inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), fenceKey, met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed });
   }

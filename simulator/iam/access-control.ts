@@ -380,6 +380,6 @@ function describeArn(pattern: string, byArn: ReadonlyMap<string, string>): strin
   return table !== undefined ? `index ${index![2]} of ${table}` : pattern;
 }
 
-function permissionKey(role: ResourceKey, permission: GrantedPermission): string {
+function permissionKey(role: ResourceKey, permission: Omit<GrantedPermission, 'grantedBy'>): string {
   return JSON.stringify([role, permission.policy, permission.statement, permission.action, permission.resource]);
 }

@@ -58,9 +58,16 @@ export interface AccessOutcome {
 /** A permission an identity policy grants: one action pattern on one resource pattern of one statement. */
 export interface GrantedPermission {
   readonly policy: string;
+  /** The statement's Sid, else its 1-based position in the policy. */
   readonly statement: string;
   readonly action: string;
   readonly resource: string;
+  /**
+   * Who added the statement, read from its Sid (lambda/contract/statement-ids.ts): `idempotent-event-flow's <grant
+   * method>` for a grant method of the library (one the user called, e.g. `grantAppendEvents`, or one a construct called
+   * for its own wiring), `idempotent-event-flow's <construct>` for a construct's own wiring, else `you`.
+   */
+  readonly grantedBy: string;
 }
 
 /** The IAM figures of a run. */

@@ -3,6 +3,7 @@
  * IAM evaluates a request against), and the permissions a role's policies grant (what the least-privilege figures
  * compare with the requests made).
  */
+import { libraryStatementOrigin } from '../../lambda/contract/statement-ids';
 import type { AccessModel, TemplatePolicy } from '../model/access-model';
 import type { ResourceKey } from '../model/flow-model';
 import { resolveValue, UnresolvableValueError } from '../model/intrinsics';
@@ -77,15 +78,25 @@ export function resolveResourcePolicy(access: AccessModel, names: IamNames, key:
   return resolved;
 }
 
-/** The dynamodb/sqs/sns/kms permissions a role's Allow statements grant. */
+/** `grantedBy` of a permission whose statement the library did not write (no library Sid). */
+export const GRANTED_BY_USER = 'you';
+
+/** Who added a statement, from its Sid: the library (named by its grant method or construct) or the user. */
+export function grantedBy(sid: string | undefined): string {
+  const origin = libraryStatementOrigin(sid);
+  return origin === undefined ? GRANTED_BY_USER : `idempotent-event-flow's ${origin}`;
+}
+
+/** The dynamodb/sqs/sns/kms permissions a role's Allow statements grant, each with who granted it. */
 export function grantedPermissions(role: ResolvedRole): GrantedPermission[] {
   return role.policies.flatMap(({ name, policy }) =>
     policy.Statement.flatMap((statement, index) => {
       if (statement.Effect !== 'Allow' || statement.Action === undefined || statement.Resource === undefined) return [];
       const id = statementId(statement, index);
+      const by = grantedBy(statement.Sid);
       return asList(statement.Action)
         .filter((action) => JUDGED_SERVICES.has(action.split(':')[0]!.toLowerCase()))
-        .flatMap((action) => asList(statement.Resource).map((resource) => ({ policy: name, statement: id, action, resource })));
+        .flatMap((action) => asList(statement.Resource).map((resource) => ({ policy: name, statement: id, action, resource, grantedBy: by })));
     }),
   );
 }

@@ -2,6 +2,7 @@
 import type { DeadLetterFinding } from '../check/dead-letters';
 import { FAILURE_PATHS } from '../check/failure-paths';
 import type { GrantedPermission } from '../iam/access-types';
+import { GRANTED_BY_USER } from '../iam/resolved-roles';
 import type { SimulationResult, SubscriberReport } from '../run/simulation';
 
 const COLUMNS: readonly { readonly title: string; readonly cell: (row: SubscriberReport) => string }[] = [
@@ -87,7 +88,10 @@ export function deadLetterLines(subscriber: string, findings: readonly DeadLette
 /** Unused permissions listed per role in the report (the JSON result has them all). */
 const MAX_UNUSED_LISTED = 3;
 
-/** The IAM line: requests authorized and denied, roles evaluated, permissions granted that no request used. */
+/**
+ * The IAM line: requests authorized and denied, roles evaluated, permissions granted that no request used, per role and
+ * per who granted them (the library's constructs and grant methods, by the Sid of their statements; the user).
+ */
 export function iamLine(result: SimulationResult): string {
   const iam = result.iam;
   if (!iam.evaluated) return `IAM: not evaluated. ${iam.reason}`;
@@ -97,24 +101,27 @@ export function iamLine(result: SimulationResult): string {
       (iam.notEvaluated > 0 ? `, ${iam.notEvaluated} not evaluated` : '') +
       ` · ${iam.rolesEvaluated} roles evaluated · ${unused} granted permission(s) unused`,
   ];
-  const ours = new Set(result.constructResources ?? []);
-  const byConstruct = (resource: string): boolean => ours.has(resource.replace(/^the stream of /, '').replace(/^index .+? of /, ''));
   const listed = (permissions: readonly GrantedPermission[]): string =>
     permissions
       .slice(0, MAX_UNUSED_LISTED)
       .map((permission) => `${permission.action} on ${permission.resource}`)
       .join(', ') + (permissions.length > MAX_UNUSED_LISTED ? `, … (${permissions.length} in all)` : '');
-  let constructGrants = 0;
+  let libraryGrants = 0;
   for (const [role, permissions] of Object.entries(iam.unusedPermissions)) {
-    const granted = { ours: permissions.filter((permission) => byConstruct(permission.resource)), yours: permissions.filter((permission) => !byConstruct(permission.resource)) };
-    constructGrants += granted.ours.length;
-    if (granted.ours.length > 0) lines.push(`  unused by ${role}, granted by our constructs: ${listed(granted.ours)}`);
-    if (granted.yours.length > 0) lines.push(`  unused by ${role}, granted by you: ${listed(granted.yours)}`);
+    const byGranter = new Map<string, GrantedPermission[]>();
+    for (const permission of permissions) byGranter.set(permission.grantedBy, [...(byGranter.get(permission.grantedBy) ?? []), permission]);
+    // the library's grants first (in the order of the role's statements), the user's last
+    const granters = [...byGranter.keys()].sort((a, b) => Number(a === GRANTED_BY_USER) - Number(b === GRANTED_BY_USER));
+    for (const granter of granters) {
+      const granted = byGranter.get(granter)!;
+      if (granter !== GRANTED_BY_USER) libraryGrants += granted.length;
+      lines.push(`  unused by ${role}, granted by ${granter}: ${listed(granted)}`);
+    }
   }
-  if (constructGrants > 0) {
+  if (libraryGrants > 0) {
     lines.push(
-      "  (our constructs' grants are on the resources of idempotent-event-flow's constructs; some are needed only by what this run did not do, " +
-        'e.g. a dead letter; one that no run needs is the library\'s bug: report it)',
+      "  (idempotent-event-flow's grants are marked by their Sid: a construct's own wiring, or a grant method a construct or you called; " +
+        "some are needed only by what this run did not do, e.g. a dead letter or an operator's command; a construct's that no run needs is the library's bug: report it)",
     );
   }
   for (const reason of iam.notEvaluatedReasons.slice(0, MAX_UNUSED_LISTED)) lines.push(`  not evaluated: ${truncate(reason)}`);

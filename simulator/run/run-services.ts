@@ -134,8 +134,11 @@ export function runServices(model: FlowModel, flow: LocalFlow, database: RunData
     const subscriptionDeadLetterQueueUrl = urlOf(subscription.deadLetterQueue);
     const inboxTable = environment[ENV.INBOX_TABLE_NAME];
     const window = Number(environment[ENV.DEDUPLICATION_WINDOW_SECONDS]);
+    // an ordered subscriber (a FIFO queue): its events come from an ordered relay (a Pipe to a queue), whose outbox
+    // holds the history replay reads
+    const ordered = queue.model.fifo;
     const outboxTables = model.relays
-      .filter((relay) => relay.targetTopic === subscription.topic)
+      .filter((relay) => (ordered ? relay.targetQueue !== undefined : relay.targetTopic === subscription.topic))
       .flatMap((relay) => {
         const table = flow.tables.get(relay.sourceTable)?.tableName;
         return table === undefined ? [] : [table];
@@ -143,6 +146,7 @@ export function runServices(model: FlowModel, flow: LocalFlow, database: RunData
     const deployment = deploymentOf({
       format: SUBSCRIBER_DEPLOYMENT_FORMAT,
       subscriberName: subscriber.name,
+      ...(ordered ? { ordered: true } : {}),
       processingMode: environment[ENV.PROCESSING_MODE] ?? (inboxTable === undefined || inboxTable === '' ? undefined : 'transactional'),
       ...(Number.isInteger(window) && window > 0 ? { deduplicationWindowSeconds: window } : {}),
       keepBlockedMessageBody: environment[ENV.KEEP_BLOCKED_MESSAGE_BODY] === 'true',

@@ -45,7 +45,6 @@ import { runAssembly } from './assembly-source';
 import { PhaseTimer } from './run-profile';
 import type { FlowModel, ResourceKey } from '../model/flow-model';
 import { buildLocalFlow, type LocalFlow } from './build-flow';
-import { constructResourcePaths } from './construct-resources';
 import { readCommittedOutbox } from './committed-events';
 import { checkAggregateOrder } from '../check/aggregate-order';
 import { aggregateOrderCoverage, type AggregateOrderCoverage } from '../check/aggregate-order-coverage';
@@ -126,11 +125,6 @@ export interface SimulationResult {
   readonly operator?: OperatorFigures;
   /** IAM: the figures of the evaluated requests, or why requests were not evaluated. */
   readonly iam: IamReport;
-  /**
-   * The construct paths of the resources this library's constructs make (outbox tables, pipes, topics, consumer queues and
-   * their dead-letter queues, inbox tables, the keys that encrypt them): a permission on one was granted by a construct.
-   */
-  readonly constructResources?: readonly string[];
   /** Whether the scenario's producer probe ran, so the producer's business changes were checked against the outbox. */
   readonly producerWritesChecked?: boolean;
 }
@@ -516,7 +510,6 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       totalFaults: ledger.totalFaults(),
       operator,
       iam,
-      constructResources: constructResourcePaths(model, flow),
       producerWritesChecked: producers.length > 0 && producers.every(({ producer }) => producer.probe !== undefined),
     };
     phases.ended('checks');

@@ -1,5 +1,6 @@
 /**
- * `idempotent-event-flow fence`: an ordered subscriber's fences and the fence-respecting redrive, against the
+ * `idempotent-event-flow fence`, and `dlq redrive` and `replay` of an ordered subscriber: its fences and the
+ * fence-respecting redrive and replay, against the
  * simulator's SQS (FIFO queues behind its endpoint, the real @aws-sdk/client-sqs) and DynamoDB Local. No mocks.
  */
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -25,20 +26,27 @@ let outboxConfig: ProducerConfig;
 let inboxConfig: ConsumerConfig;
 let ledgerTable: string;
 
-beforeAll(async () => {
-  const byUrl = new Map<string, SimulatedQueue>();
-  const byArn = new Map<string, SimulatedQueue>();
-  endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url), resolveQueueArn: (arn) => byArn.get(arn) });
-  deadLetterQueue = makeQueue(queueModel('LedgerDlq.fifo', { fifo: true, queueName: 'LedgerDlq.fifo' }), { clock, baseUrl: endpoint.endpoint });
-  queue = makeQueue(queueModel('Ledger.fifo', { fifo: true, queueName: 'Ledger.fifo', redrive: { deadLetterQueue: 'Stack/LedgerDlq.fifo', maxReceiveCount: 3 } }), {
+const byUrl = new Map<string, SimulatedQueue>();
+const byArn = new Map<string, SimulatedQueue>();
+
+/** A FIFO queue `<name>.fifo` and its FIFO dead-letter queue (3 receives), on the endpoint. */
+function fifoQueues(name: string): { queue: SimulatedQueue; deadLetterQueue: SimulatedQueue } {
+  const dlq = makeQueue(queueModel(`${name}Dlq.fifo`, { fifo: true, queueName: `${name}Dlq.fifo` }), { clock, baseUrl: endpoint.endpoint });
+  const main = makeQueue(queueModel(`${name}.fifo`, { fifo: true, queueName: `${name}.fifo`, redrive: { deadLetterQueue: `Stack/${name}Dlq.fifo`, maxReceiveCount: 3 } }), {
     clock,
     baseUrl: endpoint.endpoint,
-    deadLetterQueue,
+    deadLetterQueue: dlq,
   });
-  for (const each of [queue, deadLetterQueue]) {
+  for (const each of [main, dlq]) {
     byUrl.set(each.address.url, each);
     byArn.set(each.address.arn, each);
   }
+  return { queue: main, deadLetterQueue: dlq };
+}
+
+beforeAll(async () => {
+  endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url), resolveQueueArn: (arn) => byArn.get(arn) });
+  ({ queue, deadLetterQueue } = fifoQueues('Ledger'));
   [outboxConfig, inboxConfig, ledgerTable] = await Promise.all([
     createOutbox(client, { eventSource: 'orders' }),
     createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 }),
@@ -70,8 +78,31 @@ async function ledger(aggregateId: string): Promise<string[]> {
   return (item?.steps as string[] | undefined) ?? [];
 }
 
-function deadLetter(envelope: OrderedEnvelope): void {
-  deadLetterQueue.send({ body: JSON.stringify(envelope), messageGroupId: envelope.partitionkey, messageDeduplicationId: `${envelope.id}-dl`, origin: { via: 'sns' } });
+function deadLetter(envelope: OrderedEnvelope, into: SimulatedQueue = deadLetterQueue): void {
+  into.send({ body: JSON.stringify(envelope), messageGroupId: envelope.partitionkey, messageDeduplicationId: `${envelope.id}-dl`, origin: { via: 'sns' } });
+}
+
+/** `steps` events of a new aggregate, written by the ordered producer. */
+async function produce(aggregate: string, steps: readonly string[]): Promise<OrderedEnvelope[]> {
+  const producer = new OrderedOutbox({ client, config: outboxConfig });
+  const events: OrderedEnvelope[] = [];
+  for (const step of steps) events.push((await producer.transactWrite({ events: [{ type: 'Step', aggregateId: aggregate, subject: aggregate, data: { step } }] }))[0]!);
+  return events;
+}
+
+/** The `<subscriber>/Operator` output an OrderedSubscriber writes, with these queues' and tables' names. */
+function orderedOutput(queues: { queue: SimulatedQueue; deadLetterQueue: SimulatedQueue }): string {
+  return JSON.stringify({
+    format: 1,
+    subscriberName: SUBSCRIBER,
+    processingMode: 'transactional',
+    ordered: true,
+    deduplicationWindowSeconds: 3600,
+    outboxTable: outboxConfig.outboxTableName,
+    inboxTable: inboxConfig.inboxTableName,
+    queueUrl: queues.queue.address.url,
+    deadLetterQueueUrl: queues.deadLetterQueue.address.url,
+  });
 }
 
 describe('fence', () => {
@@ -154,6 +185,124 @@ describe('fence', () => {
   });
 });
 
+describe('dlq redrive and replay of an ordered subscriber (issue 33): in sequence, as the fences admit, never past a gap', () => {
+  test('dlq redrive sends what the fences admit now in sequence with the aggregate as the group, leaves what waits behind a gap and what is applied, and names the tools', async () => {
+    const queues = fifoQueues('LedgerRedrive');
+    const ready = `order-${Date.now()}-ready`;
+    const blocked = `order-${Date.now()}-blocked`;
+    const readyEvents = await produce(ready, ['placed', 'paid', 'shipped']);
+    const blockedEvents = await produce(blocked, ['placed', 'paid', 'shipped']);
+    await consumer()({ Records: [{ messageId: 'd1', body: JSON.stringify(readyEvents[0]), attributes: { ApproximateReceiveCount: '1' } }] });
+    // out of order, with a copy of the applied event; the other aggregate holds only its third event (1 and 2 lost)
+    for (const envelope of [readyEvents[2]!, readyEvents[1]!, readyEvents[0]!, blockedEvents[2]!]) deadLetter(envelope, queues.deadLetterQueue);
+    const args = ['dlq', 'redrive', '--subscriber-output', orderedOutput(queues)];
+
+    const dryRun = await cli({ clock, endpoint }, ...args, '--json');
+    expect(dryRun.stderr).toBe('');
+    const plan = JSON.parse(dryRun.stdout) as { dryRun: boolean; ordered: boolean; decisions: Array<{ aggregateId: string; sequence: number; decision: string; why?: string }>; gaps: object };
+    expect(plan).toMatchObject({ dryRun: true, ordered: true, gaps: { [blocked]: [1, 2] } });
+    expect(plan.decisions.map((item) => `${item.aggregateId === ready ? 'ready' : 'blocked'} #${item.sequence} ${item.decision}`)).toEqual([
+      'ready #2 send',
+      'ready #3 send',
+      'blocked #3 waiting',
+      'ready #1 applied',
+    ]);
+    expect(plan.decisions[2]!.why).toMatch(/waits for sequence 1, 2 of .*'fence replay'.*'fence skip'/);
+    expect(queues.deadLetterQueue.counts().visible).toBe(4);
+
+    const done = await cli({ clock, endpoint }, ...args, '--yes');
+    expect(done.code).toBe(3); // a dead letter waits behind a gap
+    expect(done.stdout).toContain('redrove 2 to');
+    expect(done.stdout).toContain(`gap: ${blocked}: no dead letter holds 1, 2`);
+    // sent with the aggregate as the message group, in sequence
+    const sent = queues.queue.receive(10);
+    expect(sent.map((message) => [message.attributes.MessageGroupId, JSON.parse(message.body).sequence])).toEqual([
+      [ready, readyEvents[1]!.sequence],
+      [ready, readyEvents[2]!.sequence],
+    ]);
+    for (const message of sent) queues.queue.changeVisibility(message.receiptHandle, 0);
+    while ((await deliverOnce(queues.queue, consumer())) > 0);
+    expect(await ledger(ready)).toEqual(['placed', 'paid', 'shipped']);
+    expect(await ledger(blocked)).toEqual([]);
+    // left in the dead-letter queue: the one behind the gap and the applied copy
+    expect(queues.deadLetterQueue.counts().visible).toBe(2);
+
+    // without the output, a FIFO --queue says ordered: the fences' table is required, and the same plan is made
+    const flags = ['dlq', 'redrive', '--queue', queues.queue.address.url, '--dead-letter-queue', queues.deadLetterQueue.address.url, '--subscriber', SUBSCRIBER, '--processing-mode', 'transactional', '--deduplication-window', '1h'];
+    const noTable = await cli({ clock, endpoint }, ...flags);
+    expect(noTable.code).toBe(2);
+    expect(noTable.stderr).toContain('needs --table (its inbox table, where its sequence fences are)');
+    const byFlags = JSON.parse((await cli({ clock, endpoint }, ...flags, '--table', inboxConfig.inboxTableName, '--json')).stdout) as { decisions: Array<{ decision: string }> };
+    expect(byFlags.decisions.map((item) => item.decision)).toEqual(['waiting', 'applied']);
+    const replayFlags = ['replay', '--table', outboxConfig.outboxTableName, '--queue', queues.queue.address.url, '--subscriber', SUBSCRIBER, '--processing-mode', 'transactional', '--deduplication-window', '1h', '--event-id', readyEvents[0]!.id];
+    expect((await cli({ clock, endpoint }, ...replayFlags)).stderr).toContain('needs --inbox-table');
+    expect(JSON.parse((await cli({ clock, endpoint }, ...replayFlags, '--inbox-table', inboxConfig.inboxTableName, '--json')).stdout)).toMatchObject({ events: [{ sequence: 1, decision: 'applied' }] });
+  });
+
+  test('replay reads the history, says the events at or below the fence are duplicates (not replayed), sends the rest in sequence with group ids, and sends nothing behind a missing sequence', async () => {
+    const queues = fifoQueues('LedgerReplay');
+    const aggregate = `order-${Date.now()}-replayed`;
+    const events = await produce(aggregate, ['placed', 'paid', 'shipped']);
+    await consumer()({ Records: [{ messageId: 'p1', body: JSON.stringify(events[0]), attributes: { ApproximateReceiveCount: '1' } }] });
+    const output = orderedOutput(queues);
+    // only the third: the second is not among those replayed, so the third would wait: not sent
+    const partial = await cli({ clock, endpoint }, 'replay', '--subscriber-output', output, '--event-id', events[2]!.id, '--yes');
+    expect(partial.code).toBe(3);
+    expect(partial.stdout).toContain(`gap: ${aggregate}: no replayed event holds 2`);
+    expect(partial.stdout).toContain('sent 0 to');
+    expect(queues.queue.counts().visible).toBe(0);
+
+    const all = ['replay', '--subscriber-output', output, ...events.flatMap((event) => ['--event-id', event.id])];
+    const dryRun = await cli({ clock, endpoint }, ...all, '--json');
+    expect(dryRun.code).toBe(0);
+    const planned = JSON.parse(dryRun.stdout) as { ordered: boolean; events: Array<{ sequence: number; decision: string }> };
+    expect(planned.events.map((event) => `#${event.sequence} ${event.decision}`)).toEqual(['#2 send', '#3 send', '#1 applied']);
+    const sent = await cli({ clock, endpoint }, ...all, '--yes');
+    expect(sent.code).toBe(0);
+    expect(sent.stdout).toContain('sent 2 to');
+    expect(sent.stdout).toContain('1 at or below the fence are duplicates by design, not sent');
+    const messages = queues.queue.receive(10);
+    expect(messages.map((message) => [message.attributes.MessageGroupId, message.attributes.MessageDeduplicationId])).toEqual([
+      [aggregate, events[1]!.id],
+      [aggregate, events[2]!.id],
+    ]);
+    for (const message of messages) queues.queue.changeVisibility(message.receiptHandle, 0);
+    while ((await deliverOnce(queues.queue, consumer())) > 0);
+    expect(await ledger(aggregate)).toEqual(['placed', 'paid', 'shipped']);
+  });
+});
+
+describe('fence list (issue 33): every aggregate an ordered subscriber is held up in', () => {
+  test('names the aggregates whose next event is dead-lettered, missing behind a later dead letter, or committed and not applied, with what to do', async () => {
+    const queues = fifoQueues('LedgerList');
+    const stamp = Date.now();
+    const [deadLettered, gap, behind, done] = ['dead-lettered', 'gap', 'behind', 'done'].map((name) => `order-${stamp}-${name}`) as [string, string, string, string];
+    const apply = async (envelope: OrderedEnvelope) => consumer()({ Records: [{ messageId: envelope.id, body: JSON.stringify(envelope), attributes: { ApproximateReceiveCount: '1' } }] });
+    const first = await produce(deadLettered, ['placed', 'paid']);
+    await apply(first[0]!);
+    deadLetter(first[1]!, queues.deadLetterQueue);
+    deadLetter((await produce(gap, ['placed', 'paid', 'shipped']))[2]!, queues.deadLetterQueue);
+    await produce(behind, ['placed', 'paid']);
+    for (const envelope of await produce(done, ['placed'])) await apply(envelope);
+    const args = ['fence', 'list', SUBSCRIBER, '--table', inboxConfig.inboxTableName, '--dead-letter-queue', queues.deadLetterQueue.address.url, '--outbox-table', outboxConfig.outboxTableName];
+
+    const listed = await cli({ clock, endpoint }, ...args, '--json');
+    expect(listed.code).toBe(0);
+    const mine = (JSON.parse(listed.stdout) as Array<{ aggregateId: string }>).filter((each) => each.aggregateId.startsWith(`order-${stamp}-`));
+    expect(mine).toEqual([
+      { aggregateId: behind, appliedSequence: 0, committedSequence: 2, state: 'behind', deadLetterSequences: [], missing: [], action: expect.stringContaining("'fence replay'") },
+      { aggregateId: deadLettered, appliedSequence: 1, committedSequence: 2, state: 'dead-lettered', deadLetterSequences: [2], missing: [], action: expect.stringContaining("'dlq redrive'") },
+      { aggregateId: gap, appliedSequence: 0, committedSequence: 3, state: 'gap', deadLetterSequences: [3], missing: [1, 2], action: expect.stringMatching(/sequence 1, 2 .*'fence replay'.*'fence skip'/) },
+    ]);
+    // read without consuming: the dead letters are visible again
+    expect(queues.deadLetterQueue.counts().visible).toBe(2);
+    const text = await cli({ clock, endpoint }, 'fence', 'list', SUBSCRIBER, '--table', inboxConfig.inboxTableName, '--dead-letter-queue', queues.deadLetterQueue.address.url);
+    expect(text.stdout).toMatch(new RegExp(`${gap} +0 +- +gap +3 `));
+    expect(text.stdout).not.toContain(behind); // without the outbox, nothing says it committed more
+    expect((await cli({ clock, endpoint }, 'fence', 'list', SUBSCRIBER, '--table', inboxConfig.inboxTableName)).code).toBe(2);
+  });
+});
+
 /** The outbox key of an event's history item. */
 function historyKey(eventId: string): Record<string, string> {
   return { pk: `OUTBOX#${eventId}`, sk: `OUTBOX#${eventId}` };
@@ -165,4 +314,3 @@ async function firstHistoryId(aggregateId: string): Promise<string> {
   const first = items.find((item) => item.iefAggregateId === aggregateId && item.iefSequence === 1 && item.iefRecordType === 'OrderedOutboxEvent.v1');
   return String(first?.iefEventId);
 }
-

@@ -3,7 +3,6 @@
  * what the run left in its tables and queues, and the commands it prints work against them as pasted; asked to stop,
  * it stops both (no process, no port left).
  */
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { connect } from 'node:net';
@@ -14,6 +13,7 @@ import { EXIT_CODE, main } from '../../simulator/cli/main';
 import { envelopeObject } from '../lambda/helpers';
 import { LOCAL_CREDENTIALS } from '../support/dynamodb-client';
 import { exampleAssembly } from '../support/example-assembly';
+import { runPrinted, waitFor } from './printed-commands';
 
 const PROJECT = path.resolve(__dirname, '../..');
 const NO_OTHER_FAULTS = ['--duplicate-rate', '0', '--lost-response-rate', '0', '--throttle-rate', '0', '--crash-rate', '0', '--sns-delivery-failure-rate', '0'] as const;
@@ -37,38 +37,6 @@ function alive(pid: number): boolean {
     return true;
   } catch {
     return false;
-  }
-}
-
-/** The words of a shell command line, as bash splits and unquotes them (the printed commands are for a shell). */
-function shellWords(line: string): string[] {
-  return execFileSync('bash', ['-c', `printf '%s\\0' ${line}`], { encoding: 'utf8' }).split('\0').slice(0, -1);
-}
-
-/** Runs a printed command line (`idempotent-event-flow ...`, words quoted for a shell) in-process with the printed environment. */
-async function runPrinted(line: string, environment: Readonly<Record<string, string>>): Promise<{ code: number; stdout: string; stderr: string }> {
-  const [program, ...argv] = shellWords(line.trim());
-  expect(program).toBe('idempotent-event-flow');
-  const saved = Object.fromEntries(Object.keys(environment).map((name) => [name, process.env[name]]));
-  Object.assign(process.env, environment);
-  let stdout = '';
-  let stderr = '';
-  try {
-    const code = await main(argv, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text) });
-    return { code, stdout, stderr };
-  } finally {
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  }
-}
-
-async function waitFor(condition: () => boolean, what: string, timeoutMs = 600_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
   }
 }
 

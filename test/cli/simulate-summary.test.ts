@@ -129,8 +129,8 @@ describe('formatSummary', () => {
     expect(text).toContain("synth: 1 warning(s), 0 error(s) (cdk synth printed them too):\n  [warning] /Orders/Consumer/Resource: Function timeout is larger than the queue's visibility timeout\n");
   });
 
-  test("separates the unused permissions our constructs granted (on their own resources) from the user's grants", () => {
-    const permission = (action: string, resource: string) => ({ policy: 'App/Orders/Billing/Function/Role/DefaultPolicy/Resource', statement: '1', action, resource });
+  test("lists the unused permissions per role and per who granted them: the library's grant methods and constructs first, the user's last", () => {
+    const permission = (action: string, resource: string, grantedBy: string) => ({ policy: 'App/Orders/Billing/Function/Role/DefaultPolicy/Resource', statement: '1', action, resource, grantedBy });
     const iam = {
       evaluated: true as const,
       requests: 10,
@@ -142,19 +142,22 @@ describe('formatSummary', () => {
       notEvaluatedReasons: [],
       unusedPermissions: {
         'App/Orders/Billing/Function/Role': [
-          permission('kms:Encrypt', 'App/Orders/EventTopic/Key'),
-          permission('dynamodb:GetItem', 'App/LedgerTable'),
-          permission('dynamodb:Query', 'index BlockedMessages of App/Orders/Billing/InboxTable'),
+          permission('dynamodb:GetItem', 'App/Orders/OutboxTable', 'you'),
+          permission('kms:Encrypt', 'App/Orders/EventTopic/Key', "idempotent-event-flow's Subscriber"),
+          permission('dynamodb:BatchGetItem', 'App/Orders/Billing/InboxTable', "idempotent-event-flow's grantRecordMessages"),
+          permission('dynamodb:GetItem', 'App/LedgerTable', 'you'),
         ],
       },
     };
 
-    const text = formatSummary({ ...result([subscriber('A', 2)], ['A']), iam, constructResources: ['App/Orders/EventTopic/Key', 'App/Orders/Billing/InboxTable'] });
+    const text = formatSummary({ ...result([subscriber('A', 2)], ['A']), iam });
 
     expect(text).toContain(
-      '  unused by App/Orders/Billing/Function/Role, granted by our constructs: kms:Encrypt on App/Orders/EventTopic/Key, dynamodb:Query on index BlockedMessages of App/Orders/Billing/InboxTable\n',
+      "  unused by App/Orders/Billing/Function/Role, granted by idempotent-event-flow's Subscriber: kms:Encrypt on App/Orders/EventTopic/Key\n" +
+        "  unused by App/Orders/Billing/Function/Role, granted by idempotent-event-flow's grantRecordMessages: dynamodb:BatchGetItem on App/Orders/Billing/InboxTable\n" +
+        '  unused by App/Orders/Billing/Function/Role, granted by you: dynamodb:GetItem on App/Orders/OutboxTable, dynamodb:GetItem on App/LedgerTable\n',
     );
-    expect(text).toContain('  unused by App/Orders/Billing/Function/Role, granted by you: dynamodb:GetItem on App/LedgerTable\n');
+    expect(text).toMatch(/idempotent-event-flow's grants are marked by their Sid/);
   });
 
   test('points at subscribers that no event reached', () => {

@@ -184,7 +184,7 @@ describe('ConsumerFunction: role', () => {
           PolicyName: 'Logs',
           PolicyDocument: {
             Statement: [
-              { Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Effect: 'Allow', Resource: ref(f.stack, fn.logGroup.logGroupArn) },
+              { Sid: 'IdempotentEventFlowFunction', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Effect: 'Allow', Resource: ref(f.stack, fn.logGroup.logGroupArn) },
             ],
           },
         },
@@ -198,8 +198,8 @@ describe('ConsumerFunction: role', () => {
     // THEN
     expect(defaultPolicyStatements(template)).toEqual([
       { Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Effect: 'Allow', Resource: '*' },
-      { Action: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: ref(f.stack, f.inbox.tableArn) },
-      { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: ref(f.stack, f.deadLetterQueue.queueArn) },
+      { Sid: 'IdempotentEventFlowGrantRecordMessages', Action: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: ref(f.stack, f.inbox.tableArn) },
+      { Sid: 'IdempotentEventFlowConsumerFunction', Action: 'sqs:SendMessage', Effect: 'Allow', Resource: ref(f.stack, f.deadLetterQueue.queueArn) },
     ]);
   });
 
@@ -216,6 +216,7 @@ describe('ConsumerFunction: role', () => {
     create(f);
     // THEN
     expect(defaultPolicyStatements(Template.fromStack(stack))).toContainEqual({
+      Sid: 'IdempotentEventFlowConsumerFunction2',
       Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
       Condition: viaService(stack, key, 'sqs'),
       Effect: 'Allow',
@@ -230,7 +231,7 @@ describe('ConsumerFunction: role', () => {
     create(f, { deadLetterQueue: undefined, tracing: lambda.Tracing.DISABLED });
     // THEN
     expect(defaultPolicyStatements(Template.fromStack(f.stack))).toEqual([
-      { Action: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: ref(f.stack, f.inbox.tableArn) },
+      { Sid: 'IdempotentEventFlowGrantRecordMessages', Action: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: ref(f.stack, f.inbox.tableArn) },
     ]);
   });
 
@@ -378,8 +379,8 @@ describe('ConsumerFunction: processing modes', () => {
       // THEN
       expect(defaultPolicyStatements(template)).toEqual([
         { Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Effect: 'Allow', Resource: '*' },
-        { Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: ref(f.stack, f.inbox.tableArn) },
-        { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: ref(f.stack, f.deadLetterQueue.queueArn) },
+        { Sid: 'IdempotentEventFlowGrantProcessingRecords', Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: ref(f.stack, f.inbox.tableArn) },
+        { Sid: 'IdempotentEventFlowConsumerFunction', Action: 'sqs:SendMessage', Effect: 'Allow', Resource: ref(f.stack, f.deadLetterQueue.queueArn) },
       ]);
     },
   );
@@ -401,7 +402,7 @@ describe('ConsumerFunction: processing modes', () => {
     // THEN
     expect(defaultPolicyStatements(template)).toEqual([
       { Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Effect: 'Allow', Resource: '*' },
-      { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: ref(f.stack, f.deadLetterQueue.queueArn) },
+      { Sid: 'IdempotentEventFlowConsumerFunction', Action: 'sqs:SendMessage', Effect: 'Allow', Resource: ref(f.stack, f.deadLetterQueue.queueArn) },
     ]);
   });
 
@@ -457,7 +458,7 @@ describe('ConsumerFunction: publishing events', () => {
     // WHEN
     const { f, outbox, template } = publishing();
     // THEN
-    expect(defaultPolicyStatements(template)).toContainEqual({ Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: ref(f.stack, outbox.table.tableArn) });
+    expect(defaultPolicyStatements(template)).toContainEqual({ Sid: 'IdempotentEventFlowGrantAppendEvents', Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: ref(f.stack, outbox.table.tableArn) });
   });
 
   test('uses the given event source instead of the outbox table one', () => {

@@ -13,6 +13,7 @@ import { describe, expect, test } from 'vitest';
 import { ENV } from '../../lambda/contract/environment';
 import { IdempotentEventFlow, type IdempotentEventFlowProps, OutboxTable, ProcessingMode, ProducerFunction, Subscriber } from '../../lib';
 import { HANDLER_ENTRY, newStack } from '../fixtures/construct-test-kit';
+import { libraryStatementOrigin } from '../../lambda/contract/statement-ids';
 
 interface Fixture {
   readonly stack: Stack;
@@ -285,7 +286,7 @@ describe('IdempotentEventFlow: producers', () => {
     // THEN
     expect(grant.success).toBe(true);
     expect(policyStatements(stack, Template.fromStack(stack), role)).toEqual([
-      { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: r(stack, flow.outboxTable.table.tableArn) },
+      { Sid: 'IdempotentEventFlowGrantAppendEvents', Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: r(stack, flow.outboxTable.table.tableArn) },
     ]);
   });
 
@@ -328,6 +329,7 @@ describe('IdempotentEventFlow: producers', () => {
       ...(r(stack, flow.producerEnvironment) as object),
     });
     expect(policyStatements(stack, template, producer.role)).toContainEqual({
+      Sid: 'IdempotentEventFlowGrantAppendEvents',
       Action: 'dynamodb:PutItem',
       Effect: 'Allow',
       Resource: r(stack, flow.outboxTable.table.tableArn),
@@ -396,6 +398,7 @@ describe('IdempotentEventFlow: subscribers that publish events', () => {
     const billing = addSubscriber(flow, 'Billing', { publishesEvents: true });
     // THEN
     expect(policyStatements(stack, Template.fromStack(stack), billing.consumerFunction.role)).toContainEqual({
+      Sid: 'IdempotentEventFlowGrantAppendEvents',
       Action: 'dynamodb:PutItem',
       Effect: 'Allow',
       Resource: r(stack, flow.outboxTable.table.tableArn),
@@ -568,7 +571,7 @@ describe('IdempotentEventFlow: existing outbox table', () => {
     flow.grantAppendEvents(role);
     // THEN
     expect(policyStatements(stack, Template.fromStack(stack), role)).toEqual([
-      { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: r(stack, table.tableArn) },
+      { Sid: 'IdempotentEventFlowGrantAppendEvents', Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: r(stack, table.tableArn) },
     ]);
     expect(r(stack, flow.producerEnvironment)).toEqual({
       [ENV.OUTBOX_TABLE_NAME]: r(stack, table.tableName),
@@ -662,6 +665,18 @@ describe('IdempotentEventFlow: template snapshot', () => {
     // THEN asset hashes depend on the bundled files, not on the constructs: replace them
     const json = JSON.stringify(Template.fromStack(stack).toJSON(), null, 2).replace(/\b[0-9a-f]{64}\b/g, '<asset-hash>');
     expect(json).toContain('"S3Key": "<asset-hash>.zip"');
+    // and what the snapshot records of IAM: every statement of the flow's roles is marked as the library's (its Sid),
+    // but the X-Ray statement aws-lambda adds for tracing
+    const template = Template.fromStack(stack);
+    const statements = [
+      ...Object.values(template.findResources('AWS::IAM::Policy')).flatMap((policy) => policy.Properties.PolicyDocument.Statement as { Sid?: string; Action: string | string[] }[]),
+      ...Object.values(template.findResources('AWS::IAM::Role')).flatMap((role) =>
+        ((role.Properties.Policies ?? []) as { PolicyDocument: { Statement: { Sid?: string; Action: string | string[] }[] } }[]).flatMap((inline) => inline.PolicyDocument.Statement),
+      ),
+    ];
+    const unmarked = statements.filter((statement) => libraryStatementOrigin(statement.Sid) === undefined);
+    expect(unmarked.flatMap((statement) => [statement.Action].flat()).sort()).toEqual(['xray:PutTelemetryRecords', 'xray:PutTraceSegments']);
+    expect(new Set(statements.map((statement) => libraryStatementOrigin(statement.Sid)))).toEqual(new Set(['Function', 'grantRecordMessages', 'ConsumerFunction', 'Subscriber', 'OutboxRelay', undefined]));
     expect(JSON.parse(json)).toMatchSnapshot();
   });
 });

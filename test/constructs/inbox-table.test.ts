@@ -166,7 +166,7 @@ describe('InboxTable: grantRecordMessages', () => {
     grantToNewRole(stack, inbox);
     // THEN
     expect(policyStatements(stack)).toEqual([
-      { Action: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
+      { Sid: 'IdempotentEventFlowGrantRecordMessages', Action: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
     ]);
     expect(stack.resolve(inbox.tableArn)).toEqual({
       'Fn::GetAtt': [stack.getLogicalId(inbox.table.node.defaultChild as dynamodb.CfnTable), 'Arn'],
@@ -182,8 +182,9 @@ describe('InboxTable: grantRecordMessages', () => {
     grantToNewRole(stack, inbox);
     // THEN
     expect(policyStatements(stack)).toEqual([
-      { Action: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
+      { Sid: 'IdempotentEventFlowGrantRecordMessages', Action: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
       {
+        Sid: 'IdempotentEventFlowGrantRecordMessages2',
         Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
         Condition: viaService(stack, key, 'dynamodb'),
         Effect: 'Allow',
@@ -203,8 +204,8 @@ describe('InboxTable: grantBatchRead', () => {
     grantToNewRole(stack, inbox, 'grantBatchRead');
     // THEN
     expect(policyStatements(stack)).toEqual([
-      { Action: 'dynamodb:BatchGetItem', Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
-      { Action: KEY_ACTIONS, Condition: viaService(stack, key, 'dynamodb'), Effect: 'Allow', Resource: stack.resolve(key.keyArn) },
+      { Sid: 'IdempotentEventFlowGrantBatchRead', Action: 'dynamodb:BatchGetItem', Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
+      { Sid: 'IdempotentEventFlowGrantBatchRead2', Action: KEY_ACTIONS, Condition: viaService(stack, key, 'dynamodb'), Effect: 'Allow', Resource: stack.resolve(key.keyArn) },
     ]);
   });
 });
@@ -219,7 +220,7 @@ describe('InboxTable: grantProcessingRecords', () => {
     // THEN
     expect(grant.success).toBe(true);
     expect(policyStatements(stack)).toEqual([
-      { Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
+      { Sid: 'IdempotentEventFlowGrantProcessingRecords', Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
     ]);
   });
 
@@ -231,7 +232,7 @@ describe('InboxTable: grantProcessingRecords', () => {
     // WHEN
     grantToNewRole(stack, inbox, 'grantProcessingRecords');
     // THEN
-    expect(policyStatements(stack)).toContainEqual({ Action: KEY_ACTIONS, Condition: viaService(stack, key, 'dynamodb'), Effect: 'Allow', Resource: stack.resolve(key.keyArn) });
+    expect(policyStatements(stack)).toContainEqual({ Sid: 'IdempotentEventFlowGrantProcessingRecords2', Action: KEY_ACTIONS, Condition: viaService(stack, key, 'dynamodb'), Effect: 'Allow', Resource: stack.resolve(key.keyArn) });
   });
 });
 
@@ -245,8 +246,8 @@ describe('InboxTable: grantOperator', () => {
     // THEN
     expect(grant.success).toBe(true);
     expect(policyStatements(stack)).toEqual([
-      { Action: ['dynamodb:Query', 'dynamodb:Scan'], Effect: 'Allow', Resource: blockedIndexArn(stack, inbox) },
-      { Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
+      { Sid: 'IdempotentEventFlowGrantOperator', Action: ['dynamodb:Query', 'dynamodb:Scan'], Effect: 'Allow', Resource: blockedIndexArn(stack, inbox) },
+      { Sid: 'IdempotentEventFlowGrantOperator2', Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
     ]);
   });
 
@@ -256,8 +257,8 @@ describe('InboxTable: grantOperator', () => {
     const grant = grantToNewRole(stack, inbox, 'grantOperatorRead');
     expect(grant.success).toBe(true);
     expect(policyStatements(stack)).toEqual([
-      { Action: ['dynamodb:Query', 'dynamodb:Scan'], Effect: 'Allow', Resource: blockedIndexArn(stack, inbox) },
-      { Action: 'dynamodb:GetItem', Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
+      { Sid: 'IdempotentEventFlowGrantOperatorRead', Action: ['dynamodb:Query', 'dynamodb:Scan'], Effect: 'Allow', Resource: blockedIndexArn(stack, inbox) },
+      { Sid: 'IdempotentEventFlowGrantOperatorRead2', Action: 'dynamodb:GetItem', Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
     ]);
   });
 
@@ -267,7 +268,7 @@ describe('InboxTable: grantOperator', () => {
     const grant = grantToNewRole(stack, inbox, 'grantOperatorResolve');
     expect(grant.success).toBe(true);
     expect(policyStatements(stack)).toEqual([
-      { Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
+      { Sid: 'IdempotentEventFlowGrantOperatorResolve', Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: stack.resolve(inbox.tableArn) },
     ]);
   });
 
@@ -292,7 +293,7 @@ describe('InboxTable: grantOperator', () => {
     // WHEN
     grantToNewRole(stack, inbox, 'grantOperator');
     // THEN
-    expect(policyStatements(stack)).toContainEqual({ Action: KEY_ACTIONS, Condition: viaService(stack, key, 'dynamodb'), Effect: 'Allow', Resource: stack.resolve(key.keyArn) });
+    expect(policyStatements(stack)).toContainEqual({ Sid: 'IdempotentEventFlowGrantOperator3', Action: KEY_ACTIONS, Condition: viaService(stack, key, 'dynamodb'), Effect: 'Allow', Resource: stack.resolve(key.keyArn) });
   });
 
   test('grants on an imported table and its index by ARN', () => {
@@ -304,11 +305,12 @@ describe('InboxTable: grantOperator', () => {
     // THEN
     expect(policyStatements(stack)).toEqual([
       {
+        Sid: 'IdempotentEventFlowGrantOperator',
         Action: ['dynamodb:Query', 'dynamodb:Scan'],
         Effect: 'Allow',
         Resource: 'arn:aws:dynamodb:eu-west-1:111122223333:table/shared-inbox/index/BlockedMessages',
       },
-      { Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: 'arn:aws:dynamodb:eu-west-1:111122223333:table/shared-inbox' },
+      { Sid: 'IdempotentEventFlowGrantOperator2', Action: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], Effect: 'Allow', Resource: 'arn:aws:dynamodb:eu-west-1:111122223333:table/shared-inbox' },
     ]);
   });
 });
@@ -334,7 +336,7 @@ describe('InboxTable: import', () => {
     // WHEN
     grantToNewRole(stack, inbox);
     // THEN
-    expect(policyStatements(stack)).toEqual([{ Action: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: arn }]);
+    expect(policyStatements(stack)).toEqual([{ Sid: 'IdempotentEventFlowGrantRecordMessages', Action: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: arn }]);
   });
 
   test('fromTableName builds the ARN in the importing stack', () => {
@@ -358,6 +360,7 @@ describe('InboxTable: import', () => {
     grantToNewRole(stack, inbox);
     // THEN
     expect(policyStatements(stack)).toContainEqual({
+      Sid: 'IdempotentEventFlowGrantRecordMessages2',
       Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
       Condition: viaService(stack, key, 'dynamodb'),
       Effect: 'Allow',

@@ -2,7 +2,7 @@
  * The stack outputs that give the operator CLI what it takes (issue 22, item 9): resolved as CloudFormation would,
  * each is a JSON object naming the flow's and each subscriber's tables and queues.
  */
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
 import { describe, expect, test } from 'vitest';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Duration } from 'aws-cdk-lib';
@@ -10,6 +10,9 @@ import { IdempotentEventFlow, ProcessingMode } from '../../lib';
 import { parseSubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
 import { resolveValue } from '../../simulator/model/intrinsics';
 import { HANDLER_ENTRY, newStack } from '../fixtures/construct-test-kit';
+import * as path from 'node:path';
+import { OrderedRelay, OrderedSubscriber } from '../../lib/ordered';
+import { OutboxTable } from '../../lib/outbox';
 
 /** Every output of the stack, its value resolved with `Ref`/`Fn::GetAtt` as `<logicalId>`/`<logicalId>.<attribute>`. */
 function resolvedOutputs(template: Template): Record<string, { description: string; value: Record<string, unknown> }> {
@@ -108,5 +111,57 @@ describe('operator outputs', () => {
     expect(descriptions).toContain(
       'What operators of subscriber Billing need, e.g. for idempotent-event-flow blocked list --table <inboxTable> --subscriber Billing',
     );
+  });
+
+  test("an ordered subscriber's output is marked ordered and names its FIFO queues, its inbox (the fences) and the ordered relay's outbox table (the history), and the CLI reads it (issue 33)", () => {
+    const stack = newStack();
+    const outbox = new OutboxTable(stack, 'Outbox');
+    const relay = new OrderedRelay(stack, 'Ordered', { outboxTable: outbox });
+    const shipping = new OrderedSubscriber(stack, 'Shipping', {
+      relay,
+      subscriberName: 'shipping',
+      entry: path.join(__dirname, '..', 'fixtures', 'ordered-consumer-handler.ts'),
+      deduplicationWindow: Duration.days(10),
+    });
+    const template = Template.fromStack(stack);
+    const ref = (value: string): string => {
+      const resolved = stack.resolve(value) as { Ref?: string; 'Fn::GetAtt'?: [string, string] };
+      return resolved.Ref !== undefined ? `<${resolved.Ref}>` : `<${resolved['Fn::GetAtt']![0]}.${resolved['Fn::GetAtt']![1]}>`;
+    };
+    const outputs = resolvedOutputs(template);
+    const [id, output] = Object.entries(outputs).find(([, each]) => each.value.subscriberName === 'shipping')!;
+    expect(id).toMatch(/^ShippingOperator/);
+    expect(output.value).toEqual({
+      format: 1,
+      subscriberName: 'shipping',
+      processingMode: 'transactional',
+      ordered: true,
+      deduplicationWindowSeconds: 10 * 86_400,
+      outboxTable: ref(outbox.table.tableName),
+      inboxTable: ref(shipping.inboxTable.tableName),
+      queueUrl: ref(shipping.queue.queueUrl),
+      deadLetterQueueUrl: ref(shipping.deadLetterQueue.queueUrl),
+      // one FIFO dead-letter queue for both: the subscription's is the queue's
+      subscriptionDeadLetterQueueUrl: ref(shipping.deadLetterQueue.queueUrl),
+      consumerFunctionName: ref(shipping.consumerFunction.lambdaFunction.functionName),
+    });
+    expect(output.description).toContain('fence show|list|skip|redrive|replay');
+    // its dead-letter alarm points to the redrive that takes this output
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      AlarmDescription: Match.stringLikeRegexp('Ordered subscriber shipping: .*`idempotent-event-flow dlq redrive --subscriber-output <its Operator output>`.*`fence list`'),
+    });
+    expect(parseSubscriberDeployment(JSON.stringify(output.value))).toEqual(output.value);
+    // the queues it names are the FIFO ones
+    for (const queue of [shipping.queue, shipping.deadLetterQueue]) {
+      const logicalId = (stack.resolve(queue.queueUrl) as { Ref: string }).Ref;
+      expect(template.toJSON().Resources[logicalId].Properties.FifoQueue).toBe(true);
+    }
+  });
+
+  test('an output that says ordered must be transactional, and ordered must be true or false', () => {
+    const base = { format: 1, subscriberName: 's', processingMode: 'transactional', queueUrl: 'q', deadLetterQueueUrl: 'd', inboxTable: 'i', deduplicationWindowSeconds: 60 };
+    expect(parseSubscriberDeployment(JSON.stringify({ ...base, ordered: true })).ordered).toBe(true);
+    expect(() => parseSubscriberDeployment(JSON.stringify({ ...base, ordered: 'yes' }))).toThrow("its field 'ordered' must be true or false");
+    expect(() => parseSubscriberDeployment(JSON.stringify({ ...base, processingMode: 'lease', ordered: true }))).toThrow("its field 'processingMode' must be transactional for an ordered subscriber");
   });
 });

@@ -22,6 +22,9 @@ interface Fixture {
   readonly topicKey: kms.IKey;
 }
 
+/** The Sid of a statement of the relay's own wiring (numbered per statement of its role). */
+const RELAY_SID = expect.stringMatching(/^IdempotentEventFlowOutboxRelay[0-9]*$/);
+
 function fixture(options: { tableKey?: boolean } = {}): Fixture {
   const stack = new Stack(new App(), 'Stack');
   const tableKey = options.tableKey ? new kms.Key(stack, 'TableKey') : undefined;
@@ -236,8 +239,9 @@ describe('OutboxRelay', () => {
       const r = relay(f, { deadLetterQueue: queue });
       expect(roleStatements(f.stack, r)).toEqual(
         expect.arrayContaining([
-          { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: 'arn:aws:sqs:eu-west-1:111111111111:relay-dlq' },
+          { Sid: RELAY_SID, Action: 'sqs:SendMessage', Effect: 'Allow', Resource: 'arn:aws:sqs:eu-west-1:111111111111:relay-dlq' },
           {
+            Sid: RELAY_SID,
             Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
             Condition: { StringEquals: { 'kms:ViaService': 'sqs.eu-west-1.amazonaws.com' } },
             Effect: 'Allow',
@@ -265,8 +269,9 @@ describe('OutboxRelay', () => {
       const [role] = Object.values(Template.fromStack(f.stack).findResources('AWS::IAM::Role'));
       const pipeArn = role!.Properties.AssumeRolePolicyDocument.Statement[0].Condition.ArnEquals['aws:SourceArn'];
       expect(statements).toEqual([
-        { Action: 'kms:DescribeKey', Effect: 'Allow', Resource: f.stack.resolve(key.keyArn) },
+        { Sid: RELAY_SID, Action: 'kms:DescribeKey', Effect: 'Allow', Resource: f.stack.resolve(key.keyArn) },
         ...['aws:pipes:arn', 'aws:pipe:arn'].map((contextKey) => ({
+          Sid: RELAY_SID,
           Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
           Condition: { ArnEquals: { [`kms:EncryptionContext:${contextKey}`]: pipeArn } },
           Effect: 'Allow',
@@ -318,18 +323,20 @@ describe('OutboxRelay', () => {
       const f = fixture();
       const r = relay(f);
       const resolve = (value: string): unknown => f.stack.resolve(value);
+      // each statement marked as the relay's own (its Sid, numbered: a Sid is unique within its policy)
       expect(roleStatements(f.stack, r)).toEqual([
         {
+          Sid: 'IdempotentEventFlowOutboxRelay',
           Action: ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'],
           Effect: 'Allow',
           Resource: resolve(f.outboxTable.tableStreamArn),
         },
         // no resource type: IAM authorizes ListStreams on "*" only (relay-permissions.test.ts evaluates it)
-        { Action: 'dynamodb:ListStreams', Effect: 'Allow', Resource: '*' },
-        { Action: 'sns:Publish', Effect: 'Allow', Resource: resolve(f.topic.topicArn) },
-        { Action: ['kms:Decrypt', 'kms:GenerateDataKey'], Condition: viaService(f.stack, f.topicKey, 'sns'), Effect: 'Allow', Resource: resolve(f.topicKey.keyArn) },
-        { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: resolve(r.deadLetterQueue.queueArn) },
-        { Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Effect: 'Allow', Resource: resolve(r.logGroup.logGroupArn) },
+        { Sid: 'IdempotentEventFlowOutboxRelay2', Action: 'dynamodb:ListStreams', Effect: 'Allow', Resource: '*' },
+        { Sid: 'IdempotentEventFlowOutboxRelay3', Action: 'sns:Publish', Effect: 'Allow', Resource: resolve(f.topic.topicArn) },
+        { Sid: 'IdempotentEventFlowOutboxRelay4', Action: ['kms:Decrypt', 'kms:GenerateDataKey'], Condition: viaService(f.stack, f.topicKey, 'sns'), Effect: 'Allow', Resource: resolve(f.topicKey.keyArn) },
+        { Sid: 'IdempotentEventFlowOutboxRelay5', Action: 'sqs:SendMessage', Effect: 'Allow', Resource: resolve(r.deadLetterQueue.queueArn) },
+        { Sid: 'IdempotentEventFlowOutboxRelay6', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Effect: 'Allow', Resource: resolve(r.logGroup.logGroupArn) },
       ]);
     });
 
@@ -345,6 +352,7 @@ describe('OutboxRelay', () => {
       const f = fixture({ tableKey: true });
       const r = relay(f);
       expect(roleStatements(f.stack, r)).toContainEqual({
+        Sid: RELAY_SID,
         Action: 'kms:Decrypt',
         Condition: viaService(f.stack, f.outboxTable.encryptionKey!, 'dynamodb'),
         Effect: 'Allow',
@@ -357,6 +365,7 @@ describe('OutboxRelay', () => {
       const key = new kms.Key(f.stack, 'DlqKey');
       const r = relay(f, { deadLetterQueueEncryptionKey: key });
       expect(roleStatements(f.stack, r)).toContainEqual({
+        Sid: RELAY_SID,
         Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
         Condition: viaService(f.stack, key, 'sqs'),
         Effect: 'Allow',
@@ -373,7 +382,7 @@ describe('OutboxRelay', () => {
       const streamStatements = roleStatements(f.stack, r).filter((s) => JSON.stringify(s.Action).includes('dynamodb:'));
       expect(streamStatements).toEqual([
         expect.objectContaining({ Resource: STREAM_ARN }),
-        { Action: 'dynamodb:ListStreams', Effect: 'Allow', Resource: '*' },
+        { Sid: RELAY_SID, Action: 'dynamodb:ListStreams', Effect: 'Allow', Resource: '*' },
       ]);
     });
 
@@ -386,8 +395,9 @@ describe('OutboxRelay', () => {
       const r = relay(f, { topic });
       expect(roleStatements(f.stack, r)).toEqual(
         expect.arrayContaining([
-          { Action: 'sns:Publish', Effect: 'Allow', Resource: 'arn:aws:sns:eu-west-1:111111111111:events' },
+          { Sid: RELAY_SID, Action: 'sns:Publish', Effect: 'Allow', Resource: 'arn:aws:sns:eu-west-1:111111111111:events' },
           {
+            Sid: RELAY_SID,
             Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
             Condition: { StringEquals: { 'kms:ViaService': 'sns.eu-west-1.amazonaws.com' } },
             Effect: 'Allow',

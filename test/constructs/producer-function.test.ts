@@ -181,7 +181,7 @@ describe('ProducerFunction: hardening', () => {
           PolicyName: 'Logs',
           PolicyDocument: {
             Statement: [
-              { Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Effect: 'Allow', Resource: r(f.stack, producer.logGroup.logGroupArn) },
+              { Sid: 'IdempotentEventFlowFunction', Action: ['logs:CreateLogStream', 'logs:PutLogEvents'], Effect: 'Allow', Resource: r(f.stack, producer.logGroup.logGroupArn) },
             ],
           },
         },
@@ -211,7 +211,7 @@ describe('ProducerFunction: permissions', () => {
     // THEN
     expect(producerPolicyStatements(template)).toEqual([
       { Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Effect: 'Allow', Resource: '*' },
-      { Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: r(f.stack, f.outboxTable.table.tableArn) },
+      { Sid: 'IdempotentEventFlowGrantAppendEvents', Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: r(f.stack, f.outboxTable.table.tableArn) },
     ]);
   });
 
@@ -222,6 +222,7 @@ describe('ProducerFunction: permissions', () => {
     create(f);
     // THEN
     expect(producerPolicyStatements(Template.fromStack(f.stack))).toContainEqual({
+      Sid: 'IdempotentEventFlowGrantAppendEvents2',
       Action: ['kms:Encrypt', 'kms:Decrypt'],
       Condition: viaService(f.stack, f.outboxTable.encryptionKey!, 'dynamodb'),
       Effect: 'Allow',

@@ -102,6 +102,7 @@ describe("the relay role's policy, evaluated", () => {
     "allows kms:Decrypt and kms:GenerateDataKey on the pipe's key with the pipe's encryption context (%s)",
     (contextKey) => {
       expect(relay.statements).toContainEqual({
+        Sid: expect.stringMatching(/^IdempotentEventFlowOutboxRelay[0-9]*$/),
         Action: ['kms:GenerateDataKey', 'kms:Decrypt'],
         Effect: 'Allow',
         Resource: KEY_ARN,

@@ -217,6 +217,7 @@ describe('Subscriber: queues', () => {
     const template = Template.fromStack(f.stack);
     template.hasResourceProperties('AWS::DynamoDB::Table', { SSESpecification: { SSEEnabled: true, SSEType: 'KMS', KMSMasterKeyId: r(f.stack, key.keyArn) } });
     expect(consumerPolicyStatements(template)).toContainEqual({
+      Sid: 'IdempotentEventFlowGrantRecordMessages2',
       Action: ['kms:Decrypt', 'kms:GenerateDataKey'],
       Condition: viaService(f.stack, key, 'dynamodb'),
       Effect: 'Allow',
@@ -300,6 +301,7 @@ describe('Subscriber: inbox and function', () => {
       Environment: { Variables: { [ENV.INBOX_TABLE_NAME]: 'shared-inbox' } },
     });
     expect(consumerPolicyStatements(template)).toContainEqual({
+      Sid: 'IdempotentEventFlowGrantRecordMessages',
       Action: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'],
       Effect: 'Allow',
       Resource: r(f.stack, shared.tableArn),
@@ -397,9 +399,10 @@ describe('Subscriber: least privilege', () => {
     // THEN
     expect(consumerPolicyStatements(template)).toEqual([
       { Action: ['xray:PutTraceSegments', 'xray:PutTelemetryRecords'], Effect: 'Allow', Resource: '*' },
-      { Action: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: r(f.stack, subscriber.inboxTable!.tableArn) },
-      { Action: 'sqs:SendMessage', Effect: 'Allow', Resource: r(f.stack, subscriber.deadLetterQueue.queueArn) },
+      { Sid: 'IdempotentEventFlowGrantRecordMessages', Action: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'], Effect: 'Allow', Resource: r(f.stack, subscriber.inboxTable!.tableArn) },
+      { Sid: 'IdempotentEventFlowConsumerFunction', Action: 'sqs:SendMessage', Effect: 'Allow', Resource: r(f.stack, subscriber.deadLetterQueue.queueArn) },
       {
+        Sid: 'IdempotentEventFlowSubscriber',
         Action: ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'],
         Effect: 'Allow',
         Resource: r(f.stack, subscriber.queue.queueArn),
@@ -416,8 +419,8 @@ describe('Subscriber: least privilege', () => {
     // THEN
     const statements = consumerPolicyStatements(Template.fromStack(f.stack));
     const throughSqs = viaService(f.stack, key, 'sqs');
-    expect(statements).toContainEqual({ Action: ['kms:Decrypt', 'kms:GenerateDataKey'], Condition: throughSqs, Effect: 'Allow', Resource: r(f.stack, key.keyArn) });
-    expect(statements).toContainEqual({ Action: 'kms:Decrypt', Condition: throughSqs, Effect: 'Allow', Resource: r(f.stack, key.keyArn) });
+    expect(statements).toContainEqual({ Sid: 'IdempotentEventFlowConsumerFunction2', Action: ['kms:Decrypt', 'kms:GenerateDataKey'], Condition: throughSqs, Effect: 'Allow', Resource: r(f.stack, key.keyArn) });
+    expect(statements).toContainEqual({ Sid: 'IdempotentEventFlowSubscriber2', Action: 'kms:Decrypt', Condition: throughSqs, Effect: 'Allow', Resource: r(f.stack, key.keyArn) });
     // and never without a service: every statement on the key is conditioned on kms:ViaService (SQS, or DynamoDB for the inbox)
     const onTheKey = statements.filter((s) => JSON.stringify((s as { Resource: unknown }).Resource) === JSON.stringify(r(f.stack, key.keyArn)));
     expect(onTheKey.length).toBeGreaterThan(0);
@@ -475,6 +478,7 @@ describe('Subscriber: processing modes', () => {
       const dynamodbStatements = consumerPolicyStatements(template).filter((st) => JSON.stringify(st).includes('dynamodb:'));
       expect(dynamodbStatements).toEqual([
         {
+          Sid: 'IdempotentEventFlowGrantProcessingRecords',
           Action: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
           Effect: 'Allow',
           Resource: r(f.stack, subscriber.inboxTable!.tableArn),
@@ -561,6 +565,7 @@ describe('Subscriber: publishing events', () => {
     const { f, outbox, template } = publishing();
     // THEN
     expect(consumerPolicyStatements(template)).toContainEqual({
+      Sid: 'IdempotentEventFlowGrantAppendEvents',
       Action: 'dynamodb:PutItem',
       Effect: 'Allow',
       Resource: r(f.stack, outbox.table.tableArn),
@@ -579,6 +584,7 @@ describe('Subscriber: publishing events', () => {
     const { f, outbox, template } = publishing({ processingMode: ProcessingMode.AGGREGATE });
     // THEN
     expect(consumerPolicyStatements(template)).toContainEqual({
+      Sid: 'IdempotentEventFlowGrantAppendEvents',
       Action: 'dynamodb:PutItem',
       Effect: 'Allow',
       Resource: r(f.stack, outbox.table.tableArn),

@@ -129,6 +129,23 @@ describe('links in the shipped docs', () => {
   });
 });
 
+describe('docs/SIMULATOR.md, issue 29', () => {
+  test("says what OK guarantees and what it does not: dead letters, failure paths met, the verdicts that fail a run", () => {
+    const ok = section(SIMULATOR, 'What `OK` guarantees, and what it does not');
+    const [guarantees, limits] = ok.split('`OK` does **not** mean:');
+    expect(limits, 'a list of what OK does not mean').toBeDefined();
+    for (const named of ['`unapplied-event`', '`not-exercised`', '`failurePaths`', 'seed']) expect(guarantees).toContain(named);
+    for (const named of ['another seed', 'no probe', 'never met']) expect(limits).toContain(named);
+  });
+
+  test("says how the IAM report tells the library's grants from the user's: the statements' Sid", () => {
+    const iamSection = section(SIMULATOR, 'IAM evaluation');
+    expect(iamSection).toContain('IdempotentEventFlow<origin>[n]');
+    expect(iamSection).toContain("granted by idempotent-event-flow's grantAppendEvents");
+    expect(iamSection).toContain('`granted by you`');
+  });
+});
+
 describe('docs/SIMULATOR.md, "A complete scenario"', () => {
   const block = /### A complete scenario[\s\S]*?```ts\n([\s\S]*?)```/.exec(SIMULATOR)?.[1];
 

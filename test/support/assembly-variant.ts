@@ -91,22 +91,6 @@ export function removeStatements(statements: StatementJson[], matches: (statemen
   if (statements.length === before) throw new Error(`the example's template no longer has ${what}`);
 }
 
-/**
- * Removes `logicalId`'s entries from the Resource lists of `statements` (what deleting one grant of a grantee that
- * CDK merged with others removes), dropping a statement left without resources; fails when none mentions it.
- */
-export function removeResourceFromStatements(statements: StatementJson[], logicalId: string, what: string): void {
-  let removed = 0;
-  for (const statement of statements) {
-    if (!Array.isArray(statement.Resource)) continue;
-    const kept = statement.Resource.filter((resource) => !mentions(resource, logicalId));
-    removed += statement.Resource.length - kept.length;
-    statement.Resource = kept;
-  }
-  if (removed === 0) throw new Error(`the example's template no longer has ${what}`);
-  statements.splice(0, statements.length, ...statements.filter((statement) => !Array.isArray(statement.Resource) || statement.Resource.length > 0));
-}
-
 /** Writes a Node.js code asset (`index.js`) into the copy and returns its directory name, for `aws:asset:path`. */
 export function writeCodeAsset(directory: string, name: string, indexJs: string): string {
   const asset = `asset.${name}`;

@@ -6,8 +6,26 @@
 import { Stack } from 'aws-cdk-lib';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { IConstruct } from 'constructs';
 import { SUBSCRIBER_DEPLOYMENT_FORMAT, type SubscriberDeployment } from '../../../lambda/contract/subscriber-deployment';
 import type { Subscriber } from '../subscriber';
+import type { ConsumerFunction } from '../consumer-function';
+import type { IInboxTable } from '../inbox-table';
+
+/**
+ * What the output of an ordered subscriber reads of it (lib/ordered/ordered-subscriber.ts passes itself): named here
+ * rather than imported, so this file and the construct do not import each other.
+ */
+export interface OrderedSubscriberParts extends IConstruct {
+  readonly subscriberName: string;
+  readonly inboxTable: IInboxTable;
+  readonly queue: sqs.IQueue;
+  readonly deadLetterQueue: sqs.IQueue;
+  readonly consumerFunction: ConsumerFunction;
+  /** The ordered relay's outbox table, whose history items `replay` reads. */
+  readonly relay: { readonly outboxTable: { readonly table: dynamodb.ITable } };
+}
 
 /** The output's JSON value (tokens resolved at deploy time), in the stack of `subscriber`. */
 export function subscriberOperatorOutputValue(subscriber: Subscriber, outboxTable: dynamodb.ITable | undefined): string {
@@ -25,6 +43,31 @@ export function subscriberOperatorOutputValue(subscriber: Subscriber, outboxTabl
     queueUrl: subscriber.queue.queueUrl,
     deadLetterQueueUrl: subscriber.deadLetterQueue.queueUrl,
     subscriptionDeadLetterQueueUrl: subscriber.subscriptionDeadLetterQueue.queueUrl,
+    consumerFunctionName: subscriber.consumerFunction.lambdaFunction.functionName,
+  };
+  return Stack.of(subscriber).toJsonString(deployment);
+}
+
+/**
+ * The output's JSON value of an ordered subscriber (`ordered: true`): transactional, its FIFO queues (its dead-letter
+ * queue is also its subscription's: what SNS could not deliver), its inbox table with the sequence fences, and the
+ * ordered relay's outbox table, whose history items `replay` reads.
+ */
+export function orderedSubscriberOperatorOutputValue(subscriber: OrderedSubscriberParts, deduplicationWindowSeconds: number): string {
+  const deployment: { [field in keyof SubscriberDeployment]: unknown } = {
+    format: SUBSCRIBER_DEPLOYMENT_FORMAT,
+    subscriberName: subscriber.subscriberName,
+    processingMode: 'transactional',
+    ordered: true,
+    deduplicationWindowSeconds,
+    keepBlockedMessageBody: undefined,
+    filterPolicy: undefined,
+    filterPolicyScope: undefined,
+    outboxTable: subscriber.relay.outboxTable.table.tableName,
+    inboxTable: subscriber.inboxTable.tableName,
+    queueUrl: subscriber.queue.queueUrl,
+    deadLetterQueueUrl: subscriber.deadLetterQueue.queueUrl,
+    subscriptionDeadLetterQueueUrl: subscriber.deadLetterQueue.queueUrl,
     consumerFunctionName: subscriber.consumerFunction.lambdaFunction.functionName,
   };
   return Stack.of(subscriber).toJsonString(deployment);

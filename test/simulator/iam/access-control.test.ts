@@ -178,12 +178,12 @@ describe('AccessControl', () => {
     expect(figures).toMatchObject({ requests: 2, authorized: 2, denied: 0, rolesEvaluated: 1 });
     expect(figures.unusedPermissions).toEqual({
       'App/FnRole': [
-        { policy: 'App/FnRole/DefaultPolicy', statement: '1', action: 'dynamodb:PutItem', resource: 'index * of App/Orders' },
-        { policy: 'App/FnRole/DefaultPolicy', statement: '1', action: 'dynamodb:Scan', resource: 'App/Orders' },
-        { policy: 'App/FnRole/DefaultPolicy', statement: '1', action: 'dynamodb:Scan', resource: 'index * of App/Orders' },
-        { policy: 'App/FnRole/DefaultPolicy', statement: '2', action: 'sqs:SendMessage', resource: 'App/Queue' },
-        { policy: 'App/FnRole/DefaultPolicy', statement: '3', action: 'kms:Decrypt', resource: 'App/Key' },
-        { policy: 'App/FnRole/DefaultPolicy', statement: '3', action: 'kms:GenerateDataKey', resource: 'App/Key' },
+        { policy: 'App/FnRole/DefaultPolicy', statement: '1', action: 'dynamodb:PutItem', resource: 'index * of App/Orders', grantedBy: 'you' },
+        { policy: 'App/FnRole/DefaultPolicy', statement: '1', action: 'dynamodb:Scan', resource: 'App/Orders', grantedBy: 'you' },
+        { policy: 'App/FnRole/DefaultPolicy', statement: '1', action: 'dynamodb:Scan', resource: 'index * of App/Orders', grantedBy: 'you' },
+        { policy: 'App/FnRole/DefaultPolicy', statement: '2', action: 'sqs:SendMessage', resource: 'App/Queue', grantedBy: 'you' },
+        { policy: 'App/FnRole/DefaultPolicy', statement: '3', action: 'kms:Decrypt', resource: 'App/Key', grantedBy: 'you' },
+        { policy: 'App/FnRole/DefaultPolicy', statement: '3', action: 'kms:GenerateDataKey', resource: 'App/Key', grantedBy: 'you' },
       ],
     });
   });

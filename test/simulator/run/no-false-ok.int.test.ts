@@ -119,10 +119,10 @@ describe('simulate: no false OK', () => {
     ]);
   });
 
-  test('fails with unapplied-event when the consumer queue\'s maxReceiveCount is 1, under the default faults', async () => {
+  test.each(['1', '2', '3'])('fails with unapplied-event when the consumer queue\'s maxReceiveCount is 1, under the default faults (seed %s)', async (seed) => {
     const events = Array.from({ length: 30 }, (_, index) => ({ type: 'com.example.Audited', id: `event-${index}`, data: { index } }));
 
-    const result = await runSimulation({ cwd: PROJECT, assemblyDirectory: assembly, stacks: ['OneReceive'], events, dynamoDbEndpoint: inject('dynamoDbEndpoint') });
+    const result = await runSimulation({ cwd: PROJECT, assemblyDirectory: assembly, stacks: ['OneReceive'], events, seed, dynamoDbEndpoint: inject('dynamoDbEndpoint') });
 
     expect(result.violations).toContainEqual({ kind: 'unapplied-event', subscriber: 'Audit', detail: expect.stringMatching(/never acknowledged by it.*sent away by: moved by SQS after maxReceiveCount receives; last failure: /) });
   });
@@ -141,6 +141,16 @@ describe('simulate: no false OK', () => {
     expect(written.violations.map((violation) => violation.kind)).toContain('acknowledged-failure');
     expect(written.subscribers[0]!.failurePaths).toMatchObject({ conflict: expect.any(Number), 'handler-error': expect.any(Number), 'crash-before-commit': expect.any(Number) });
     expect(written.subscribers[0]!.failurePaths['handler-error']).toBeGreaterThan(0);
+  });
+
+  test("fails with producer-failed when an API's producer answers every command with a response its scenario says fails one (a 409)", async () => {
+    const scenario = await loadScenario(`${FIXTURE}/conflict-producer-scenario.ts`, PROJECT);
+    const result = await runSimulation({ cwd: PROJECT, assemblyDirectory: assembly, stacks: ['ConflictProducer'], scenario, count: 2, rates: NO_FAULTS, dynamoDbEndpoint: inject('dynamoDbEndpoint') });
+
+    expect(result.producer).toMatchObject({ total: 2, succeeded: 0 });
+    expect(result.violations).toEqual([
+      { kind: 'producer-failed', detail: expect.stringMatching(/^2 of 2 producer command\(s\) failed all 3 attempt\(s\) \(#0, #1\): the invocation returned a failed response: \{"statusCode":409,/) },
+    ]);
   });
 
   test('fails with producer-failed naming the commands when the producer refuses every command', async () => {

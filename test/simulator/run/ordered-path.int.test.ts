@@ -2,6 +2,8 @@
  * The simulator runs an app with the ordered path (test/simulator/fixtures/ordered): Pipe -> SQS FIFO relay queue ->
  * fan-out function (its sns:Publish through the simulator's SNS endpoint) -> SNS FIFO topic -> the OrderedSubscriber's
  * FIFO queue, with faults, and checks each aggregate's order; a subscriber without the sequence fence fails the check.
+ * Served, it says the ordered subscriber's Operator output as an OrderedSubscriber writes it, so the printed operator
+ * commands act on it in sequence.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -9,6 +11,7 @@ import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { EXIT_CODE, main } from '../../../simulator/cli/main';
 import { synthesize } from '../../../simulator/model/synthesize';
+import { runPrinted, waitFor } from '../../cli/printed-commands';
 
 const PROJECT = path.resolve(__dirname, '../../..');
 const FIXTURE = 'test/simulator/fixtures/ordered';
@@ -56,5 +59,49 @@ describe('simulate an app with the ordered path', () => {
     const { code, stdout } = await simulate(unordered, '--count', '9', '--seed', 'ordered', '--no-faults');
     expect(stdout).toMatch(/\[aggregate-order\] Shipping: aggregate order-1: sequences? 1(, 2)? (was|were) never applied, but 3 was \(a gap never filled; applied order: (2, )?3\)/);
     expect(code).toBe(EXIT_CODE.FAILURE);
+  });
+
+  test("served (--serve), it prints the ordered subscriber's Operator output marked ordered, and the printed dlq redrive and replay plan in sequence (issue 33)", async () => {
+    let stdout = '';
+    let stderr = '';
+    const stop = new AbortController();
+    const running = main(
+      ['simulate', '--assembly', ordered, '--scenario', `${FIXTURE}/scenario.ts`, '--count', '3', '--seed', 'serve', '--no-faults', '--quiet', '--serve', '--endpoint', inject('dynamoDbEndpoint')],
+      { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), cwd: PROJECT, stopSignal: stop.signal },
+    );
+    let finished = false;
+    void running.finally(() => (finished = true));
+    try {
+      await waitFor(() => stdout.includes('serving until') || finished, 'the run to serve');
+      expect(stderr).not.toContain('error:');
+      const exported = /^export (AWS_ACCESS_KEY_ID=\S+) (AWS_SECRET_ACCESS_KEY=\S+)$/m.exec(stdout);
+      const environment = Object.fromEntries(exported!.slice(1).map((pair) => pair.split('=') as [string, string]));
+      const redrive = stdout.split('\n').find((line) => /idempotent-event-flow dlq redrive --subscriber-output '\{.*"subscriberName":"Shipping".*\}' --dead-letter-queue /.test(line));
+      expect(redrive).toBeDefined();
+      const deployment = JSON.parse(/--subscriber-output '(\{.*\})'/.exec(redrive!)![1]!) as Record<string, unknown>;
+      expect(deployment).toMatchObject({ subscriberName: 'Shipping', processingMode: 'transactional', ordered: true, outboxTable: expect.any(String), inboxTable: expect.any(String) });
+      expect(deployment.queueUrl).toMatch(/\.fifo$/);
+
+      const planned = await runPrinted(`${redrive!} --json`, environment);
+      expect(planned).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(planned.stdout)).toMatchObject({ dryRun: true, ordered: true, decisions: [] });
+      const replay = stdout.split('\n').find((line) => /idempotent-event-flow replay --subscriber-output '\{.*"subscriberName":"Shipping"/.test(line));
+      expect(replay).toBeDefined();
+      // every event of the run was applied: a replay of any of them is a duplicate by design, not sent
+      const replayed = await runPrinted(`${replay!.replace(/--event-id \S+/, '--since 2000-01-01T00:00:00Z')} --json`, environment);
+      expect(replayed).toMatchObject({ code: 0, stderr: '' });
+      const events = (JSON.parse(replayed.stdout) as { ordered: boolean; events: Array<{ decision: string }> }).events;
+      expect(events.length).toBe(3);
+      expect(events.every((event) => event.decision === 'applied')).toBe(true);
+      // and where it stands: every aggregate applied to its last committed event, none held up
+      const fenceList = stdout.split('\n').find((line) => line.trim().startsWith('idempotent-event-flow fence list Shipping --table'));
+      expect(fenceList).toContain('--outbox-table');
+      const listed = await runPrinted(`${fenceList!} --json`, environment);
+      expect(listed).toMatchObject({ code: 0, stderr: '' });
+      expect(JSON.parse(listed.stdout)).toEqual([]);
+    } finally {
+      stop.abort();
+      await running;
+    }
   });
 });

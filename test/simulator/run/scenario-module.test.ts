@@ -32,6 +32,12 @@ describe('loadScenario: producers', () => {
       /'producers\[1\]' needs a 'function' \(construct path or logical id\) and a 'commands\(count, random\)' function/,
     );
     await expect(load('probe.js', `exports.scenario = { producers: [{ ...${PRODUCER}, probe: 'no' }] };`)).rejects.toThrow(/producers\[0\]\.probe must be a function, got string/);
+    // which responses of an API's producer fail a command: a function of the response, nothing else (issue 29 item 6)
+    await expect(load('failed-response.js', `exports.scenario = { producers: [{ ...${PRODUCER}, failedResponse: 409 }] };`)).rejects.toThrow(
+      /producers\[0\]\.failedResponse must be a function of a response that says whether it fails the command, got number/,
+    );
+    const strict = await load('strict.js', `exports.scenario = { producer: { ...${PRODUCER}, failedResponse: (response) => response.statusCode !== 201 } };`);
+    expect(scenarioProducers(strict)[0]!.failedResponse!({ statusCode: 409 })).toBe(true);
   });
 });
 

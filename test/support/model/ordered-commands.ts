@@ -85,6 +85,38 @@ class Redrive implements Command {
   public toString = (): string => `redrive(${this.how})`;
 }
 
+/** The handler fails on one message until SQS dead-letters it. */
+class Exhaust implements Command {
+  public constructor(private readonly aggregate: number, private readonly offset: number) {}
+  public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
+  public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
+    await real.world.exhaust(this.aggregate, this.offset);
+    await real.world.check();
+  }
+  public toString = (): string => `exhaust(aggregate ${this.aggregate}, ${this.offset === 0 ? 'first of group' : `message ${this.offset} of group`}: fails until dead-lettered)`;
+}
+
+/** The operator's `dlq redrive` of the ordered subscriber: only what the fences admit now. */
+class RedriveReady implements Command {
+  public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
+  public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
+    await real.world.redriveReady();
+    await real.world.check();
+  }
+  public toString = (): string => 'dlqRedrive(as the fences admit)';
+}
+
+/** The operator's `replay` of an aggregate's events from a sequence on, from the outbox history. */
+class Replay implements Command {
+  public constructor(private readonly aggregate: number, private readonly fromSequence: number) {}
+  public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
+  public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
+    await real.world.replay(this.aggregate, this.fromSequence);
+    await real.world.check();
+  }
+  public toString = (): string => `replay(aggregate ${this.aggregate}, from #${this.fromSequence})`;
+}
+
 class Age implements Command {
   public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
   public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
@@ -109,6 +141,11 @@ export function orderedCommands(maxCommands: number): fc.Arbitrary<Iterable<Comm
       fc.tuple(aggregate, fc.constantFrom(0, 0, 1), crash, fault).map(([index, offset, dies, dynamoFault]) => new Deliver(index, offset, dies, dynamoFault)),
       fc.tuple(aggregate, fc.constantFrom<readonly [number, number]>([0, 1], [1, 0], [0, 0])).map(([index, offsets]) => new DeliverConcurrently(index, offsets)),
       fc.constantFrom<'as-is' | 'reversed' | 'planned'>('as-is', 'reversed', 'planned').map((how) => new Redrive(how)),
+      fc.tuple(aggregate, fc.constantFrom(0, 0, 1)).map(([index, offset]) => new Exhaust(index, offset)),
+      fc.tuple(aggregate, fc.constantFrom(0, 1)).map(([index, offset]) => new Exhaust(index, offset)),
+      fc.constant(new RedriveReady()),
+      fc.constant(new RedriveReady()),
+      fc.tuple(aggregate, fc.integer({ min: 1, max: 4 })).map(([index, from]) => new Replay(index, from)),
       fc.constant(new Age()),
       fc.constant(new Age()),
     ],

@@ -11,9 +11,14 @@
  *   DynamoDB request of both an await point whose order fc.scheduler decides;
  * - SQS moves a message to the dead-letter queue at maxReceiveCount (a dead-letter gap for the group's later messages);
  * - the clock moves past the inbox's deduplication window (then only the fence knows what was applied);
- * - the operator redrives dead letters, as they are or in the fence's plan (`planOrderedRedrive`).
+ * - the operator redrives dead letters, as they are or in the fence's plan (`planOrderedRedrive`), or as `dlq redrive`
+ *   does (only what the fences admit now: the CLI's own decisions, simulator/cli/dead-letters/ordered-sends.ts), and
+ *   replays an aggregate's events from the outbox history as `replay` does (the CLI's history read and decisions).
  * After every step: each aggregate's ledger is a prefix of its events in sequence order (never a later one before an
- * earlier one, never one twice), and no valid event was dead-lettered by the runtime. After the drain: every event applied.
+ * earlier one, never one twice), and no valid event was dead-lettered by the runtime; after an operator's `dlq redrive`
+ * or `replay`: it sent exactly the events the fences admit now (each right after its fence or after one sent before it,
+ * none held that could go), in sequence, and called duplicates exactly the events applied. After the drain: every
+ * event applied.
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -27,6 +32,9 @@ import { createOrderedConsumer } from '../../../lambda/ordered/ordered-consumer'
 import { OrderedOutbox, type OrderedEnvelope } from '../../../lambda/ordered/ordered-outbox';
 import { planOrderedRedrive } from '../../../lambda/ordered/redrive-plan';
 import { SequenceFences } from '../../../lambda/ordered/sequence-fences';
+import { orderedDecisions, type OrderedDecision } from '../../../simulator/cli/dead-letters/ordered-sends';
+import { orderedHistoryEvents } from '../../../simulator/cli/ordered-replay';
+import { TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
 import { inject } from 'vitest';
 import { localClient } from '../dynamodb-client';
 import { startFaultProxy, type FaultProxy, type FaultRule } from '../fault-proxy';
@@ -211,6 +219,23 @@ export class OrderedWorld {
     }
   }
 
+  /**
+   * The handler fails on one message of the aggregate (it dies before its first request) at every receive, until SQS
+   * moves it to the dead-letter queue: a dead letter, and a gap for the group's later messages.
+   */
+  public async exhaust(aggregateIndex: number, offset: number): Promise<void> {
+    const message = this.pick(this.aggregate(aggregateIndex), offset);
+    if (message === undefined) return;
+    try {
+      while (this.queue.includes(message)) {
+        this.plans[0] = { crash: { request: 1, when: 'before' }, requests: 0, dead: false };
+        await this.run(0, message, ' (the handler fails)');
+      }
+    } finally {
+      this.plans[0] = undefined;
+    }
+  }
+
   /** Two environments run two messages of the aggregate at once (a redrive or a visibility expiry put both in flight). */
   public async deliverConcurrently(scheduler: fc.Scheduler, aggregateIndex: number, offsets: readonly [number, number]): Promise<void> {
     const aggregate = this.aggregate(aggregateIndex);
@@ -268,6 +293,81 @@ export class OrderedWorld {
     }
     for (const letter of letters) this.queue.push({ ...letter, messageId: randomUUID(), receives: 0 });
     this.history.push(`redrive (${how}): ${letters.map((letter) => `${letter.envelope.partitionkey.slice(-5)} #${Number(letter.envelope.sequence)}`).join(', ') || 'nothing'}`);
+  }
+
+  /**
+   * The operator runs `dlq redrive` on the ordered subscriber: the CLI's decisions over the fence's plan send what the
+   * fences admit now (to the queue's tail, in sequence) and leave the rest in the dead-letter queue. Checked against
+   * the ledgers: every letter sent is right after its aggregate's applied events or after a letter sent before it, and
+   * every letter left is applied already, a copy of one sent, or behind a sequence no dead letter holds.
+   */
+  public async redriveReady(): Promise<void> {
+    const letters = this.deadLetters;
+    const plan = await planOrderedRedrive(letters.map((letter) => ({ id: letter.messageId, body: letter.body })), this.fences);
+    const decisions = orderedDecisions(plan, { held: 'dead letter', left: 'left in the dead-letter queue' });
+    const sending = new Set(decisions.filter((item) => item.decision === 'send').map((item) => item.id));
+    const sent = letters.filter((letter) => sending.has(letter.messageId));
+    const order = decisions.filter((item) => item.decision === 'send').map((item) => item.id);
+    sent.sort((a, b) => order.indexOf(a.messageId) - order.indexOf(b.messageId));
+    this.deadLetters = letters.filter((letter) => !sending.has(letter.messageId));
+    await this.checkOperatorSends('dlq redrive', sent.map((letter) => letter.envelope), letters.map((letter) => letter.envelope), decisions);
+    for (const letter of sent) this.queue.push({ ...letter, messageId: randomUUID(), receives: 0 });
+    this.history.push(`dlq redrive: sent ${this.describe(sent.map((letter) => letter.envelope))}; left ${this.describe(this.deadLetters.map((letter) => letter.envelope))}`);
+  }
+
+  /**
+   * The operator runs `replay` to the ordered subscriber for the aggregate's events from `fromSequence` on: the CLI reads
+   * them from the outbox's history items and its decisions send what the fence admits now to the queue's tail. Checked
+   * against the ledger as `dlq redrive` is, and the events it calls duplicates must be exactly those applied.
+   */
+  public async replay(aggregateIndex: number, fromSequence: number): Promise<void> {
+    const aggregate = this.aggregate(aggregateIndex);
+    const selected = this.produced.get(aggregate)!.filter((envelope) => Number(envelope.sequence) >= fromSequence);
+    const { events, missing } = await orderedHistoryEvents({
+      location: { client: this.reader, tableName: this.tables.outbox.outboxTableName, sortKeyName: TABLE_SCHEMA.SORT_KEY },
+      eventIds: selected.map((envelope) => envelope.id),
+    });
+    if (missing.length > 0) this.violations.push(`replay: the outbox history misses events the producer wrote: ${missing.join(', ')}`);
+    const plan = await planOrderedRedrive(events.map((event) => ({ id: event.envelope.id, body: event.body })), this.fences);
+    const decisions = orderedDecisions(plan, { held: 'replayed event', left: 'not sent' });
+    const byId = new Map(selected.map((envelope) => [envelope.id, envelope]));
+    const sent = decisions.filter((item) => item.decision === 'send').map((item) => byId.get(item.id)!);
+    const applied = new Set(await this.ledger(aggregate));
+    const duplicates = decisions.filter((item) => item.decision === 'applied').map((item) => item.id);
+    const expectedDuplicates = selected.filter((envelope) => applied.has(envelope.id)).map((envelope) => envelope.id);
+    if (JSON.stringify([...duplicates].sort()) !== JSON.stringify([...expectedDuplicates].sort())) {
+      this.violations.push(`replay of ${aggregate} from #${fromSequence}: called ${JSON.stringify(duplicates)} duplicates, but the applied ones of those replayed are ${JSON.stringify(expectedDuplicates)}`);
+    }
+    await this.checkOperatorSends(`replay from #${fromSequence}`, sent, selected, decisions);
+    for (const envelope of sent) this.enqueue(envelope);
+    this.history.push(`replay ${aggregate.slice(-5)} from #${fromSequence}: sent ${this.describe(sent)}`);
+  }
+
+  private describe(envelopes: readonly OrderedEnvelope[]): string {
+    return envelopes.map((envelope) => `${envelope.partitionkey.slice(-5)} #${Number(envelope.sequence)}`).join(', ') || 'nothing';
+  }
+
+  /**
+   * What an operator command sent (`sent`, in its order) out of what it had (`had`), against the ledgers: per aggregate,
+   * the sent sequences are the run right after the applied ones, in order, and nothing it had is held that could have
+   * been part of that run (each held one is applied, a copy of one sent, or after a sequence nothing it had holds).
+   */
+  private async checkOperatorSends(what: string, sent: readonly OrderedEnvelope[], had: readonly OrderedEnvelope[], decisions: readonly OrderedDecision[]): Promise<void> {
+    for (const aggregate of this.aggregates) {
+      const appliedCount = (await this.ledger(aggregate)).length;
+      const sequences = (list: readonly OrderedEnvelope[]) => list.filter((envelope) => envelope.partitionkey === aggregate).map((envelope) => Number(envelope.sequence));
+      const sentHere = sequences(sent);
+      const held = new Set(sequences(had));
+      let runEnd = appliedCount;
+      while (held.has(runEnd + 1)) runEnd += 1;
+      const expected = Array.from({ length: runEnd - appliedCount }, (_, index) => appliedCount + 1 + index);
+      if (JSON.stringify(sentHere) !== JSON.stringify(expected)) {
+        this.violations.push(
+          `${what}: sent ${aggregate} ${JSON.stringify(sentHere)} with ${appliedCount} applied and ${JSON.stringify([...held].sort((a, b) => a - b))} at hand: ` +
+            `the fence admits exactly ${JSON.stringify(expected)}, in this order (decisions: ${decisions.map((item) => `#${item.sequence ?? '?'} ${item.decision}`).join(', ')})`,
+        );
+      }
+    }
   }
 
   /** The clock moves past the inbox's deduplication window. */

@@ -1,0 +1,93 @@
+/**
+ * What the operator commands share for an ordered subscriber (docs/ORDERED-DELIVERY.md, "Operating"): the send of an
+ * event to its FIFO queue (the aggregate as the message group), and what each entry of a fence's plan
+ * (`planOrderedRedrive`) means for the operator: sent now, waiting behind a gap, applied already, not ordered.
+ * `dlq redrive`, `replay` and `fence redrive` use it, so they say the same thing the same way.
+ */
+import { SendMessageCommand, type MessageAttributeValue, type SQSClient } from '@aws-sdk/client-sqs';
+import type { OrderedRedrivePlan, PlannedDeadLetter } from '../../../lambda/ordered/redrive-plan';
+import { terminalText } from '../terminal-text';
+
+/** True when `queueUrl` names an SQS FIFO queue (their names end in `.fifo`, as the URL does). */
+export function isFifoQueueUrl(queueUrl: string): boolean {
+  return queueUrl.endsWith('.fifo');
+}
+
+/**
+ * Sends one ordered event to a FIFO queue: `aggregateId` as the message group, so the queue keeps it behind the
+ * aggregate's earlier messages, and `deduplicationId` (unique to the copy, or the event id) so SQS drops a resend
+ * within its 5-minute deduplication interval. Returns the new message id.
+ */
+export async function sendOrdered(
+  client: SQSClient,
+  queueUrl: string,
+  message: { readonly body: string; readonly aggregateId: string; readonly deduplicationId: string; readonly messageAttributes?: Readonly<Record<string, MessageAttributeValue>> },
+): Promise<string | undefined> {
+  const attributes = message.messageAttributes ?? {};
+  const response = await client.send(
+    new SendMessageCommand({
+      QueueUrl: queueUrl,
+      MessageBody: message.body,
+      MessageGroupId: message.aggregateId,
+      MessageDeduplicationId: message.deduplicationId,
+      ...(Object.keys(attributes).length === 0 ? {} : { MessageAttributes: { ...attributes } }),
+    }),
+  );
+  return response.MessageId;
+}
+
+/** What becomes of one entry of a fence's plan. */
+export interface OrderedDecision {
+  readonly id: string;
+  readonly aggregateId?: string;
+  readonly sequence?: number;
+  /** `send`: the fence admits it now; `waiting`: behind a gap; `applied`: at or below the fence; `unordered`: no position. */
+  readonly decision: 'send' | 'waiting' | 'applied' | 'unordered';
+  readonly why?: string;
+}
+
+/** Words of the decisions' explanations, by what is planned (dead letters or events replayed from the outbox). */
+export interface OrderedWording {
+  /** What holds the entries: 'dead letter' or 'replayed event'. */
+  readonly held: string;
+  /** What becomes of an entry not sent: 'left in the dead-letter queue' or 'not sent'. */
+  readonly left: string;
+}
+
+function waitingWhy(letter: PlannedDeadLetter, plan: OrderedRedrivePlan, wording: OrderedWording): string {
+  const missing = plan.gaps[letter.aggregateId] ?? [];
+  const before = missing.filter((sequence) => sequence < letter.sequence);
+  return (
+    `waits for sequence ${before.join(', ')} of ${letter.aggregateId}, which no ${wording.held} here holds (in flight, left out, or lost); ` +
+    `sent now it would be retried until then, holding up the aggregate's later events, and come back after maxReceiveCount receives if never filled: ` +
+    `${wording.left}. Fill the gap ('fence replay' from the outbox history), or, if it is lost for good, 'fence skip'; then run this again`
+  );
+}
+
+/** Each entry of `plan` with what becomes of it: `ready` sent, `waiting` held, the rest not sent. */
+export function orderedDecisions(plan: OrderedRedrivePlan, wording: OrderedWording): OrderedDecision[] {
+  const sent = new Set(plan.redrive.map((letter) => `${letter.aggregateId}\u0000${letter.sequence}`));
+  return [
+    ...plan.ready.map((letter): OrderedDecision => ({ id: letter.id, aggregateId: letter.aggregateId, sequence: letter.sequence, decision: 'send' })),
+    ...plan.waiting.map((letter): OrderedDecision => ({ id: letter.id, aggregateId: letter.aggregateId, sequence: letter.sequence, decision: 'waiting', why: waitingWhy(letter, plan, wording) })),
+    ...plan.alreadyApplied.map(
+      (letter): OrderedDecision => ({
+        id: letter.id,
+        aggregateId: letter.aggregateId,
+        sequence: letter.sequence,
+        decision: 'applied',
+        why: sent.has(`${letter.aggregateId}\u0000${letter.sequence}`)
+          ? `a second copy of sequence ${letter.sequence}, whose first is sent: ${wording.left}`
+          : `at or below the fence: applied already, so a copy is a duplicate by design (the fence answers it): ${wording.left}`,
+      }),
+    ),
+    ...plan.unordered.map((letter): OrderedDecision => ({ id: letter.id, decision: 'unordered', why: `not an ordered event (no aggregate and sequence): ${wording.left}` })),
+  ];
+}
+
+/** One line per gap: the sequences no entry holds, and the tools that fill or pass them. */
+export function gapLines(plan: OrderedRedrivePlan, held: string): string[] {
+  return Object.entries(plan.gaps).map(
+    ([aggregateId, missing]) => `gap: ${terminalText(aggregateId)}: no ${held} holds ${missing.join(', ')} (in flight, or lost: 'fence replay' from the outbox, or 'fence skip')`,
+  );
+}

@@ -1,0 +1,97 @@
+/**
+ * `replay` to an ordered subscriber (docs/ORDERED-DELIVERY.md, "Operating"): the events are read from the ordered
+ * outbox's history items (one per event, kept for the outbox's event retention) and planned against the subscriber's
+ * sequence fences with the dead-letter redrive's plan (`planOrderedRedrive`): an event at or below the fence is a
+ * duplicate by design and is not sent (the fence would answer it); the events the fence admits now go to the FIFO
+ * queue in sequence, the aggregate as the message group and the event id as the deduplication id; an event behind a
+ * sequence that is not among those replayed is not sent, named with the missing sequence (it would only wait).
+ */
+import { ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
+import { planOrderedRedrive } from '../../lambda/ordered/redrive-plan';
+import { SequenceFences } from '../../lambda/ordered/sequence-fences';
+import { formatTable } from './blocked-command';
+import { gapLines, orderedDecisions, sendOrdered } from './dead-letters/ordered-sends';
+import { EXIT_CODE, type CommandContext } from './command';
+import { outboxEventsById, outboxEventsInRange, type OutboxLocation, type OutboxEvent } from './outbox-events';
+import { terminalText } from './terminal-text';
+
+/** What `replay` resolved before it knew the subscriber is ordered. */
+export interface OrderedReplayRequest {
+  readonly subscriberName: string;
+  readonly queueUrl: string;
+  readonly inboxTable: string;
+  readonly location: OutboxLocation;
+  readonly eventIds: readonly string[];
+  readonly range?: { readonly sinceEpochMs: number; readonly untilEpochMs: number; readonly types: readonly string[] };
+  /** --yes */
+  readonly send: boolean;
+  readonly asJson: boolean;
+}
+
+const WORDING = { held: 'replayed event', left: 'not sent' };
+
+/** The ordered outbox's events of the request (its history items), and the ids it does not hold. */
+export async function orderedHistoryEvents(request: Pick<OrderedReplayRequest, 'location' | 'eventIds' | 'range'>): Promise<{ events: OutboxEvent[]; missing: string[] }> {
+  const location = { ...request.location, recordType: ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE };
+  if (request.range !== undefined) return { events: await outboxEventsInRange(location, request.range), missing: [] };
+  return outboxEventsById(location, request.eventIds);
+}
+
+/** Plans, and with `send` sends, a replay to an ordered subscriber. Returns the exit code. */
+export async function replayOrdered(context: CommandContext, request: OrderedReplayRequest, confirm: (count: number) => Promise<boolean>): Promise<number> {
+  const { events, missing } = await orderedHistoryEvents(request);
+  const fences = new SequenceFences({ client: context.client(), tableName: request.inboxTable, subscriberName: request.subscriberName, now: () => context.now() });
+  const plan = await planOrderedRedrive(
+    events.map((event) => ({ id: event.envelope.id, body: event.body })),
+    fences,
+  );
+  const decisions = orderedDecisions(plan, WORDING);
+  const toSend = decisions.filter((item) => item.decision === 'send');
+  const duplicates = decisions.filter((item) => item.decision === 'applied');
+  const waiting = decisions.filter((item) => item.decision === 'waiting' || item.decision === 'unordered');
+  const bodyOf = new Map(events.map((event) => [event.envelope.id, event.body]));
+  let send = request.send;
+  if (!send && toSend.length > 0 && !request.asJson) send = await confirm(toSend.length);
+  const sent: Array<{ eventId: string; messageId?: string }> = [];
+  if (send) {
+    for (const item of toSend) {
+      const messageId = await sendOrdered(context.sqsClient(), request.queueUrl, { body: bodyOf.get(item.id)!, aggregateId: item.aggregateId!, deduplicationId: item.id });
+      sent.push({ eventId: item.id, ...(messageId === undefined ? {} : { messageId }) });
+    }
+  }
+  if (request.asJson) {
+    context.io.stdout(
+      `${JSON.stringify(
+        {
+          dryRun: !send,
+          ordered: true,
+          subscriber: request.subscriberName,
+          events: decisions.map((item) => ({ eventId: item.id, aggregateId: item.aggregateId, sequence: item.sequence, decision: item.decision, ...(item.why === undefined ? {} : { why: item.why }) })),
+          gaps: plan.gaps,
+          missing,
+          ...(send ? { sent } : {}),
+        },
+        null,
+        2,
+      )}\n`,
+    );
+  } else {
+    const rows = decisions.map((item) => [
+      item.id,
+      item.aggregateId ?? '-',
+      item.sequence === undefined ? '-' : String(item.sequence),
+      item.decision === 'send' ? 'replay' : item.decision === 'applied' ? 'duplicate' : 'not sent',
+      item.why ?? '',
+    ]);
+    const table = rows.length === 0 ? 'no events match\n' : formatTable(['EVENT ID', 'AGGREGATE', 'SEQUENCE', 'DECISION', 'WHY'], rows);
+    const missingLine = missing.length === 0 ? '' : `not in the outbox history (never written, or past its retention): ${missing.map(terminalText).join(' ')}\n`;
+    const gaps = gapLines(plan, 'replayed event').map((line) => `${terminalText(line)}\n`).join('');
+    const duplicatesText = duplicates.length === 0 ? '' : `; ${duplicates.length} at or below the fence are duplicates by design, not sent`;
+    const waitingText = waiting.length === 0 ? '' : `; ${waiting.length} not sent (behind a gap, or not ordered)`;
+    const outcome = send
+      ? `sent ${sent.length} to ${request.queueUrl} in sequence per aggregate for subscriber '${request.subscriberName}'${duplicatesText}${waitingText}`
+      : `dry run: would send ${toSend.length} in sequence per aggregate${duplicatesText}${waitingText}; run again with --yes to send them`;
+    context.io.stdout(`${table}${missingLine}${gaps}${outcome}\n`);
+  }
+  return waiting.length > 0 || missing.length > 0 || Object.keys(plan.gaps).length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
+}

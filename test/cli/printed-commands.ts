@@ -1,0 +1,39 @@
+/**
+ * Running what `simulate --serve` prints: its command lines (quoted for a shell), in-process with the printed
+ * environment, and waiting for the served run's output. Shared by the served-run tests.
+ */
+import { execFileSync } from 'node:child_process';
+import { expect } from 'vitest';
+import { main } from '../../simulator/cli/main';
+
+/** The words of a shell command line, as bash splits and unquotes them (the printed commands are for a shell). */
+export function shellWords(line: string): string[] {
+  return execFileSync('bash', ['-c', `printf '%s\\0' ${line}`], { encoding: 'utf8' }).split('\0').slice(0, -1);
+}
+
+/** Runs a printed command line (`idempotent-event-flow ...`, words quoted for a shell) in-process with the printed environment. */
+export async function runPrinted(line: string, environment: Readonly<Record<string, string>>): Promise<{ code: number; stdout: string; stderr: string }> {
+  const [program, ...argv] = shellWords(line.trim());
+  expect(program).toBe('idempotent-event-flow');
+  const saved = Object.fromEntries(Object.keys(environment).map((name) => [name, process.env[name]]));
+  Object.assign(process.env, environment);
+  let stdout = '';
+  let stderr = '';
+  try {
+    const code = await main(argv, { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text) });
+    return { code, stdout, stderr };
+  } finally {
+    for (const [name, value] of Object.entries(saved)) {
+      if (value === undefined) delete process.env[name];
+      else process.env[name] = value;
+    }
+  }
+}
+
+export async function waitFor(condition: () => boolean, what: string, timeoutMs = 600_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
