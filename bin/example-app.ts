@@ -11,7 +11,8 @@ const app = new App();
 new OrdersExampleStack(app, 'IdempotentEventFlowExample', {
   description:
     'idempotent-event-flow example: orders (outbox) -> billing (transactional, emits OrderBilled), invoicing (multi-step), ' +
-    'notifications (lease), shipping (transactional, filtered); OrderBilled -> customer stats (aggregate)',
+    'notifications (lease), shipping (transactional, filtered); OrderBilled -> customer stats (aggregate); ' +
+      'fulfilment steps (ordered outbox, FIFO per order) -> order tracking (ordered)',
 });
 Validations.of(app).addPlugins(new AwsSolutionsChecks(app), new ServerlessChecks(app));
 app.synth();

@@ -7,7 +7,7 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
 import * as path from 'node:path';
-import { IdempotentEventFlow, ProcessingMode } from '../lib';
+import { IdempotentEventFlow, OrderedRelay, OrderedSubscriber, ProcessingMode } from '../lib';
 import { ORDER_BILLED, ORDER_PLACED } from './functions/order-events';
 
 /** Properties of {@link OrdersExampleStack}. */
@@ -29,6 +29,11 @@ export interface OrdersExampleStackProps extends StackProps {
  * - Shipping (TRANSACTIONAL, filtered on the body): creates a shipment for orders with a shipping address.
  * Subscriber of `OrderBilled`:
  * - CustomerStats (AGGREGATE): keeps one item per customer with its order count and billed total, no inbox.
+ * The ordered path (docs/ORDERED-DELIVERY.md): a fulfilment producer appends each order's steps (packed, shipped,
+ * delivered or returned) with the order as their aggregate; an OrderedRelay carries them through an SQS FIFO queue
+ * grouped by order and an SNS FIFO topic to:
+ * - OrderTracking (ordered): the status and timeline a customer tracks an order on, right only when each order's steps
+ *   are applied in sequence, which its sequence fence ensures.
  * The accounting system and the mail gateway are stood in for by DynamoDB tables written without transactions (see
  * `functions/stand-ins.ts`). Every function gets only the actions it needs on each table. Every alarm notifies an ops
  * topic.
@@ -48,15 +53,19 @@ export class OrdersExampleStack extends Stack {
     // Stand-ins for systems outside DynamoDB (an accounting system, a mail gateway), written without transactions.
     const accountingInvoices = businessTable(this, 'AccountingInvoicesTable', removalPolicy);
     const mail = businessTable(this, 'MailTable', removalPolicy);
+    const fulfilment = businessTable(this, 'FulfilmentTable', removalPolicy);
+    const tracking = businessTable(this, 'TrackingTable', removalPolicy);
+    const alarmActions = [new cloudwatchActions.SnsAction(opsTopic(this))];
+    // every log group of the example (relays and functions) under a customer-managed key
+    const logEncryptionKey = new kms.Key(this, 'LogsKey', { enableKeyRotation: true, description: 'Encrypts the log groups of the idempotent-event-flow example' });
 
     this.flow = new IdempotentEventFlow(this, 'Orders', {
       eventSource: 'urn:example:orders',
       // a CloudWatch dashboard of the relay and every subscriber, and an alarm when p99 end-to-end latency reaches 1 minute
       dashboard: true,
       maxEndToEndLatency: Duration.minutes(1),
-      alarmActions: [new cloudwatchActions.SnsAction(opsTopic(this))],
-      // every log group of the flow (relay and functions) under a customer-managed key
-      logEncryptionKey: new kms.Key(this, 'LogsKey', { enableKeyRotation: true, description: 'Encrypts the log groups of the idempotent-event-flow example' }),
+      alarmActions,
+      logEncryptionKey,
       removalPolicy,
     });
 
@@ -135,15 +144,39 @@ export class OrdersExampleStack extends Stack {
     // a strongly consistent read of the customer's item, then one conditional Put of its next version
     customerStats.grant(customerStatsSubscriber.consumerFunction, 'dynamodb:GetItem', 'dynamodb:PutItem');
 
+    // The ordered path: a second reader of the outbox stream (a shard serves two) relays the fulfilment steps through an
+    // SQS FIFO queue whose message group is the order, and an SNS FIFO topic, to each ordered subscriber's FIFO queue.
+    const orderedRelay = new OrderedRelay(this, 'OrderedRelay', { outboxTable: this.flow.outboxTable, alarmActions, logEncryptionKey, removalPolicy });
+    const fulfilOrder = this.flow.addProducer('Fulfilment', {
+      entry: path.join(__dirname, 'functions', 'fulfil-order.ts'),
+      environment: { FULFILMENT_TABLE_NAME: fulfilment.tableName },
+      removalPolicy,
+    });
+    // OrderedOutbox reads the order's head item before it writes: the relay grants that read with the Put
+    orderedRelay.grantAppendOrderedEvents(fulfilOrder);
+    fulfilment.grant(fulfilOrder, 'dynamodb:UpdateItem');
+
+    const orderTracking = new OrderedSubscriber(this, 'OrderTracking', {
+      relay: orderedRelay,
+      subscriberName: 'OrderTracking',
+      entry: path.join(__dirname, 'functions', 'order-tracking.ts'),
+      environment: { TRACKING_TABLE_NAME: tracking.tableName },
+      alarmActions,
+      logEncryptionKey,
+      removalPolicy,
+    });
+    tracking.grant(orderTracking.consumerFunction, 'dynamodb:UpdateItem');
+
     // Daily backups of every table, the business tables and the flow's (PITR is on for all of them too).
     const backups = new backup.BackupPlan(this, 'Backups', {
       backupVault: new backup.BackupVault(this, 'BackupVault', { encryptionKey: new kms.Key(this, 'BackupKey', { enableKeyRotation: true }), removalPolicy }),
       backupPlanRules: [backup.BackupPlanRule.daily()],
     });
     const selection = backups.addSelection('Tables', {
-      resources: [orders, ledger, shipments, customerStats, accountingInvoices, mail, ...this.flow.tables].map((table) =>
-        backup.BackupResource.fromDynamoDbTable(table),
-      ),
+      resources: [
+        ...[orders, ledger, shipments, customerStats, accountingInvoices, mail, fulfilment, tracking, ...this.flow.tables].map((table) => backup.BackupResource.fromDynamoDbTable(table)),
+        backup.BackupResource.fromArn(orderTracking.inboxTable.tableArn),
+      ],
     });
     Validations.of(selection).acknowledge({
       id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForBackup]',
@@ -153,7 +186,8 @@ export class OrdersExampleStack extends Stack {
     });
 
     // Opt-in controls the example leaves off, so it deploys anywhere at no extra cost (docs/COMPLIANCE.md):
-    for (const fn of [placeOrder.lambdaFunction, ...this.flow.subscribers.map((s) => s.consumerFunction.lambdaFunction)]) {
+    const functions = [placeOrder, fulfilOrder, ...this.flow.subscribers.map((s) => s.consumerFunction), orderTracking.consumerFunction].map((f) => f.lambdaFunction);
+    for (const fn of [...functions, orderedRelay.fanOutFunction]) {
       Validations.of(fn).acknowledge(
         ...['NIST.800.53.R5-LambdaConcurrency', 'HIPAA.Security-LambdaConcurrency'].map((id) => ({
           id,

@@ -27,6 +27,7 @@ export { NothingToSimulateError, runSimulation, type IamReport, type RelayFigure
 export type { Violation, ViolationKind } from './check/invariants';
 export type { DeadLetterFinding } from './check/dead-letters';
 export { FAILURE_PATHS, type FailurePath, type FailurePathCounts } from './check/failure-paths';
+export type { AggregateOrderCoverage } from './check/aggregate-order-coverage';
 export { formatSummary } from './report/summary';
 export { historyMark, type HistoryKey, type HistoryOperation } from './check/history';
 export type { AssemblySource } from './model/assembly-cache';

@@ -30,6 +30,39 @@ export interface OrderBilled {
   readonly amountCents: number;
 }
 
+/**
+ * The fulfilment steps of an order, in the only order the warehouse takes them: packed, shipped, then delivered or
+ * returned. Each is an event of the ORDERED path (the order is its aggregate), written by the Fulfilment producer.
+ */
+export const FULFILMENT_STEPS = {
+  pack: { type: 'com.example.fulfilment.OrderPacked', status: 'PACKED', after: undefined },
+  ship: { type: 'com.example.fulfilment.OrderShipped', status: 'SHIPPED', after: 'PACKED' },
+  deliver: { type: 'com.example.fulfilment.OrderDelivered', status: 'DELIVERED', after: 'SHIPPED' },
+  return: { type: 'com.example.fulfilment.OrderReturned', status: 'RETURNED', after: 'SHIPPED' },
+} as const;
+
+/** A fulfilment step's name, e.g. `ship`. */
+export type FulfilmentStep = keyof typeof FULFILMENT_STEPS;
+
+/** An order's fulfilment status after a step, e.g. `SHIPPED`. */
+export type FulfilmentStatus = (typeof FULFILMENT_STEPS)[FulfilmentStep]['status'];
+
+/** Data of every fulfilment event (`OrderPacked`, `OrderShipped`, `OrderDelivered`, `OrderReturned`). */
+export interface FulfilmentStepped {
+  readonly orderId: string;
+  /** The order's fulfilment status after the step. */
+  readonly status: FulfilmentStatus;
+}
+
+/** Checks that `data` is a {@link FulfilmentStepped}; throws an error naming the first problem. */
+export function parseFulfilmentStepped(data: unknown): FulfilmentStepped {
+  const stepped = object(data, 'fulfilment event data');
+  text(stepped, 'orderId', 'fulfilment event');
+  const statuses: readonly unknown[] = Object.values(FULFILMENT_STEPS).map((step) => step.status);
+  if (!statuses.includes(stepped.status)) throw new Error(`fulfilment event status must be one of ${statuses.join(', ')}, but ${describe(stepped.status)} was given`);
+  return stepped as unknown as FulfilmentStepped;
+}
+
 /** Checks that `data` is an {@link OrderPlaced}; throws an error naming the first problem. */
 export function parseOrderPlaced(data: unknown): OrderPlaced {
   const order = object(data, 'OrderPlaced data');

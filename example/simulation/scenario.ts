@@ -1,10 +1,14 @@
 /**
  * The example's simulation scenario (`npm run demo`): what to drive and how to count each subscriber's effects.
  *
- * - Producer: the `PlaceOrder` Lambda, invoked with seeded orders spread over a few customers (so the aggregate and the
+ * - Producers: the `PlaceOrder` Lambda, invoked with seeded orders spread over a few customers (so the aggregate and the
  *   ledger see concurrent updates of the same item). About 1 order in 40 has a malformed total: the subscribers that
  *   validate their input dead-letter it at once with the reason, and it must never be applied. Its probe reads the
  *   orders table: each order must have its `OrderPlaced` event in the outbox, and each such event its order.
+ *   Beside it, the `Fulfilment` Lambda (the ordered path) steps a quarter of the orders (at least one) through packed,
+ *   shipped, then delivered or returned: three events per order, each its order's next sequence. Its probe reads the
+ *   fulfilment table: each step an order took must have its event, and each event its step. The simulator checks that
+ *   the ordered subscriber, OrderTracking, applied each order's steps in sequence (`aggregate-order`).
  * - Effect probes: each reads the subscriber's own tables (found through its consumer's environment variables, resolved
  *   to the local tables) and counts how often each effect was applied. The simulator then checks the counts: exactly
  *   once for an acknowledged event, at most once for a dead-lettered one.
@@ -16,8 +20,9 @@
  */
 import { ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { EffectProbe, EffectTally, OperatorDecision, ProducerProbe, SimulatedEvent, SimulationScenario } from '../../simulator/index';
-import { ORDER_PLACED } from '../functions/order-events';
+import { FULFILMENT_STEPS, ORDER_PLACED } from '../functions/order-events';
 import type { PlaceOrderCommand } from '../functions/place-order';
+import type { FulfilOrderCommand } from '../functions/fulfil-order';
 
 const CUSTOMERS = 6;
 const COUNTRIES = ['DE', 'FR', 'NL', 'SE'] as const;
@@ -36,6 +41,29 @@ export function placeOrderCommands(count: number, random: () => number): PlaceOr
       ...(shipped ? { shippingAddress: { country: COUNTRIES[Math.floor(random() * COUNTRIES.length)]!, postalCode: String(10_000 + Math.floor(random() * 89_999)) } } : {}),
     };
   });
+}
+
+/**
+ * Commands between two steps of one order: at a concurrency up to this, each step runs after the order's previous step
+ * committed (a step that comes too early is refused, 409, and writes nothing).
+ */
+const STEP_SPACING = 8;
+/** One fulfilled order in this many is returned instead of delivered. */
+const RETURNED_EVERY = 5;
+
+/**
+ * Seeded fulfilment steps of the first `count / 4` orders (at least one): each packed, shipped, then delivered or
+ * returned, 3 commands per order. The warehouse works on several orders at once: the steps are interleaved, each
+ * order's {@link STEP_SPACING} commands apart (fewer when there are fewer orders).
+ */
+export function fulfilmentCommands(count: number, random: () => number): FulfilOrderCommand[] {
+  const steps: { readonly slot: number; readonly step: number; readonly command: FulfilOrderCommand }[] = [];
+  for (let index = 0; index < Math.max(1, Math.floor(count / 4)); index += 1) {
+    const orderId = `order-${String(index + 1).padStart(5, '0')}`;
+    const last = random() < 1 / RETURNED_EVERY ? 'return' : 'deliver';
+    (['pack', 'ship', last] as const).forEach((step, at) => steps.push({ slot: index + at * STEP_SPACING, step: at, command: { orderId, step } }));
+  }
+  return steps.sort((a, b) => a.slot - b.slot || a.step - b.step).map(({ command }) => command);
 }
 
 async function scanAll(client: DynamoDBDocumentClient, tableName: string): Promise<Record<string, unknown>[]> {
@@ -90,6 +118,15 @@ const placedOrders: ProducerProbe = async ({ client, environment }) =>
     eventIds: [`order-placed-${String(item.orderId)}`],
   }));
 
+/**
+ * Fulfilment's business changes: each step an order's fulfilment item took (its `steps`) must have committed with its
+ * event (the id is derived from the order and the step), and each fulfilment event must be such a step.
+ */
+const fulfilmentSteps: ProducerProbe = async ({ client, environment }) =>
+  (await scanAll(client, tableOf(environment, 'FULFILMENT_TABLE_NAME'))).flatMap((item) =>
+    (item.steps as string[]).map((status) => ({ subject: `order ${String(item.orderId)} ${status.toLowerCase()}`, eventIds: [`order-${status.toLowerCase()}-${String(item.orderId)}`] })),
+  );
+
 /** Billing debits the customer's ledger item once per order: its `orderCount`. */
 const billing: EffectProbe = async ({ client, environment, events }) =>
   perCustomer(events, await scanAll(client, tableOf(environment, 'LEDGER_TABLE_NAME')), 'ledger orderCount');
@@ -119,6 +156,13 @@ const notifications: EffectProbe = async ({ client, environment, events }) => {
 /** CustomerStats counts each billed order once on the customer's stats item. */
 const customerStats: EffectProbe = async ({ client, environment, events }) =>
   perCustomer(events, await scanAll(client, tableOf(environment, 'CUSTOMER_STATS_TABLE_NAME')), 'stats orderCount');
+
+/** OrderTracking appends each step to its order's timeline once (the simulator checks the order: `aggregate-order`). */
+const orderTracking: EffectProbe = async ({ client, environment, events }) => {
+  const timelines = await scanAll(client, tableOf(environment, 'TRACKING_TABLE_NAME'));
+  const entries = timelines.flatMap((item) => item.timeline as { eventId: string }[]);
+  return events.map((event) => ({ subject: `order ${orderIdOf(event)} timeline step ${event.id}`, eventIds: [event.id], applied: entries.filter((entry) => entry.eventId === event.id).length }));
+};
 
 /** The order a blocked message is about (every blocked message of the example carries an `OrderPlaced`). */
 function blockedOrderId(event: SimulatedEvent | undefined, eventId: string): string {
@@ -153,9 +197,12 @@ const invoicingOperator: OperatorDecision = async ({ record, step, event, client
 
 /** The scenario `npm run demo` runs. */
 export const scenario: SimulationScenario = {
-  // OrderBilled events share the outbox (Billing publishes them): only OrderPlaced events are PlaceOrder's
-  producer: { function: 'Orders/PlaceOrder', commands: placeOrderCommands, probe: placedOrders, eventTypes: [ORDER_PLACED] },
-  effects: { Billing: billing, Shipping: shipping, Invoicing: invoicing, Notifications: notifications, CustomerStats: customerStats },
+  producers: [
+    // OrderBilled events share the outbox (Billing publishes them): only OrderPlaced events are PlaceOrder's
+    { function: 'Orders/PlaceOrder', commands: placeOrderCommands, probe: placedOrders, eventTypes: [ORDER_PLACED] },
+    { function: 'Orders/Fulfilment', commands: fulfilmentCommands, probe: fulfilmentSteps, eventTypes: Object.values(FULFILMENT_STEPS).map((step) => step.type) },
+  ],
+  effects: { Billing: billing, Shipping: shipping, Invoicing: invoicing, Notifications: notifications, CustomerStats: customerStats, OrderTracking: orderTracking },
   operator: { Invoicing: invoicingOperator, Notifications: notificationsOperator },
   // the orders with a fraction of a cent are malformed on purpose: the validating subscribers may reject them for good
   malformed: (event) => event.type === ORDER_PLACED && !Number.isInteger((event.data as { totalCents?: unknown }).totalCents),

@@ -17,6 +17,7 @@ import { grantKeyViaService, KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-act
 import { libraryGrant, markLibraryGrant } from '../private/library-statements';
 import { acknowledgeInRegulatoryPacks, INLINE_POLICY_REASON } from '../private/regulatory-acknowledgements';
 import { createSecureNodejsFunction } from '../private/secure-nodejs-function';
+import { allowLogsToUseKey } from '../private/log-encryption';
 import { allowSnsDeliveriesWithKey, denyTopicAccessWithoutTls } from '../private/topic-security';
 import type { AlarmOptions } from '../monitoring/alarm-options';
 import { ALARM_PERIOD, createThresholdAlarm } from '../private/threshold-alarm';
@@ -75,6 +76,15 @@ export interface OrderedRelayProps extends AlarmOptions {
    * @default - no archive
    */
   readonly archiveRetentionDays?: number;
+
+  /**
+   * Customer-managed KMS key that encrypts the relay's log groups: the pipe's and the fan-out function's. Its key
+   * policy gets the statement CloudWatch Logs needs, conditioned on the encryption context of log groups of this
+   * account and region.
+   *
+   * @default - the log groups are encrypted by CloudWatch Logs with its own key
+   */
+  readonly logEncryptionKey?: kms.IKey;
 
   /**
    * What happens to the queues, the log groups and a created key when they are removed from the stack.
@@ -173,7 +183,7 @@ export class OrderedRelay extends Construct {
     this.pipeDeadLetterQueue = pipeDeadLetterQueue;
 
     this.pipeName = this.createPipe(props, removalPolicy);
-    this.fanOutFunction = this.createFanOut(removalPolicy);
+    this.fanOutFunction = this.createFanOut(removalPolicy, props.logEncryptionKey);
     const visible = { period: ALARM_PERIOD, statistic: 'Maximum' };
     this.relayDeadLetterAlarm = createThresholdAlarm(
       this,
@@ -230,7 +240,8 @@ export class OrderedRelay extends Construct {
       libraryGrant('OrderedRelay', { grantee: role, actions: ['sqs:SendMessage'], resourceArns: [queue.queueArn] });
     }
     grantKeyViaService('OrderedRelay', this.encryptionKey, role, 'sqs', KMS_SEND_MESSAGE_ACTIONS);
-    const logGroup = new logs.LogGroup(this, 'PipeLogGroup', { retention: logs.RetentionDays.ONE_YEAR, removalPolicy });
+    if (props.logEncryptionKey !== undefined) allowLogsToUseKey(this, props.logEncryptionKey);
+    const logGroup = new logs.LogGroup(this, 'PipeLogGroup', { retention: logs.RetentionDays.ONE_YEAR, removalPolicy, encryptionKey: props.logEncryptionKey });
     markLibraryGrant('OrderedRelay', role, logGroup.grantWrite(role));
     const pipe = new pipes.CfnPipe(this, 'Pipe', {
       name: pipeName,
@@ -260,11 +271,11 @@ export class OrderedRelay extends Construct {
     return pipe.ref;
   }
 
-  private createFanOut(removalPolicy: RemovalPolicy): lambda.IFunction {
+  private createFanOut(removalPolicy: RemovalPolicy, logEncryptionKey: kms.IKey | undefined): lambda.IFunction {
     const scope = new Construct(this, 'FanOut');
     const { lambdaFunction, role } = createSecureNodejsFunction(
       scope,
-      { entry: fanOutEntry(), description: 'Publishes ordered events from the FIFO relay queue to the ordered SNS FIFO topic', timeout: FAN_OUT_TIMEOUT, defaultTimeout: FAN_OUT_TIMEOUT, removalPolicy },
+      { entry: fanOutEntry(), description: 'Publishes ordered events from the FIFO relay queue to the ordered SNS FIFO topic', timeout: FAN_OUT_TIMEOUT, defaultTimeout: FAN_OUT_TIMEOUT, removalPolicy, logEncryptionKey },
       { [ENV.ORDERED_TOPIC_ARN]: this.topic.topicArn },
     );
     lambdaFunction.addEventSourceMapping('RelayQueue', { eventSourceArn: this.relayQueue.queueArn, batchSize: 10, reportBatchItemFailures: true });

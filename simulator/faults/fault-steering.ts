@@ -27,13 +27,16 @@
  * fails the receive (a conflict, a crash) goes to a target (the inbox record the write names, `<subscriber>#<event
  * id>`, else the message the invocation handles) that had fewer than half of its queue's `maxReceiveCount` - 1
  * such faults (none for 2, and one for 1: a queue that retries nothing loses a valid event to any transient failure,
- * which the run must show), in its first receives only (a path still missing may take a later one), and to a
- * producer's command once: steering leaves the later receives to the run's own faults and never exhausts them alone
- * (but for a queue with `maxReceiveCount` 1). Decided in the order the run's requests reach the proxies, which the seeded scheduler makes a function
+ * which the run must show), in its first receives only (a path still missing may take a later one); on the ordered
+ * path that budget is the aggregate's whose sequence fence the write names (`<subscriber>@sequence#<aggregate>`), since
+ * a FIFO message waits behind its group's failed one and loses a receive with it; and to a producer's command once:
+ * steering leaves the later receives to the run's own faults and never exhausts them alone (but for a queue with
+ * `maxReceiveCount` 1). Decided in the order the run's requests reach the proxies, which the seeded scheduler makes a function
  * of the seed.
  */
 import type { RequestFault } from './dynamodb-proxy';
 import type { FaultRates } from './fault-plan';
+import { sequenceFenceKey } from '../../lambda/contract/ordered-wire-format';
 
 /** The faults steering injects, in the order it gives them to a subscriber. */
 export const STEERED_FAULTS = ['crash-before', 'crash-after', 'conflict', 'lose-response'] as const;
@@ -65,11 +68,13 @@ interface SteeredFunction {
   readonly name: string;
   /** A subscriber's inbox record key, `<subscriber>#<event id>`, whose event id is the steering target. */
   readonly inboxKey?: RegExp;
+  /** An ordered subscriber's sequence fence key: its aggregate holds the budget of failed receives of its events. */
+  readonly fenceKey?: RegExp;
   /** Its inbox tables: a site that writes only these is the runtime's own (a claim, a completion). */
   readonly inboxTables: ReadonlySet<string>;
   /** How often it met each fault at each write site (`<site>|<fault>`), random or steered. */
   readonly met: Map<string, number>;
-  /** How many faults that fail the receive were steered to each event (or message, or command). */
+  /** How many faults that fail the receive were steered to each event (or message, or command; or aggregate on the ordered path). */
   readonly failedReceives: Map<string, number>;
   /** The targets a write applied unseen was steered to: left alone since, so that their retry shows what it does. */
   readonly leftAlone: Set<string>;
@@ -132,7 +137,8 @@ export class FaultSteering {
     // a queue that retries nothing (maxReceiveCount 1) dead-letters a valid event on any transient failure, as AWS will:
     // one steered failure shows it, and the run names the event it lost (unapplied-event)
     const failedReceivesAllowed = maxReceiveCount === 1 ? 1 : maxReceiveCount < 3 ? 0 : Math.floor((maxReceiveCount - 1) / 2);
-    this.functions.set(functionKey, { name, inboxTables: new Set(inboxTables), inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed });
+    const fenceKey = new RegExp(`"S":"${sequenceFenceKey(escaped, '([^"]+)')}"`);
+    this.functions.set(functionKey, { name, inboxTables: new Set(inboxTables), inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), fenceKey, met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed });
   }
 
   /** Steers faults to the producer function `functionKey`, whose commands are retried: one failed attempt per command. */
@@ -151,6 +157,9 @@ export class FaultSteering {
     if (steered === undefined || !STEERABLE_OPERATIONS.has(operation)) return planned;
     const site = writeSite(operation, body);
     const target = steered.inboxKey?.exec(body)?.[1] ?? `message ${invocation.message}`;
+    // the failed receives are counted per aggregate on the ordered path (see the module comment), else per target
+    const aggregate = steered.fenceKey?.exec(body)?.[1];
+    const budgetKey = aggregate === undefined ? target : `aggregate ${aggregate}`;
     const receives = steered.receivesSeen.get(target) ?? new Set<string>();
     steered.receivesSeen.set(target, receives.add(invocation.key));
     // a contended item stays contended for the invocation, whatever the plan drew for the write
@@ -162,7 +171,7 @@ export class FaultSteering {
       return planned;
     }
     if (this.invocationsSteered.has(`${functionKey}|${invocation.key}`) || steered.leftAlone.has(target)) return planned;
-    const failedReceives = steered.failedReceives.get(target) ?? 0;
+    const failedReceives = steered.failedReceives.get(budgetKey) ?? 0;
     // a fault that fails the receive only within the budget, and only in the target's first receives: the later ones
     // are left to the run's own faults, which may fail them too
     const early = receives.size <= steered.failedReceivesAllowed;
@@ -180,7 +189,7 @@ export class FaultSteering {
     }
     this.meets(steered, site, next);
     if (APPLIED_UNSEEN.has(next)) steered.leftAlone.add(target);
-    if (FAILS_THE_RECEIVE.has(next)) steered.failedReceives.set(target, failedReceives + 1);
+    if (FAILS_THE_RECEIVE.has(next)) steered.failedReceives.set(budgetKey, failedReceives + 1);
     this.invocationsSteered.add(`${functionKey}|${invocation.key}`);
     if (next === 'conflict') this.contended.add(`${functionKey}|${invocation.key}|${target}`);
     return next;

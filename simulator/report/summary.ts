@@ -40,6 +40,19 @@ export function failurePathLines(rows: readonly SubscriberReport[]): string[] {
   return lines;
 }
 
+/**
+ * Per ordered subscriber (one on a FIFO queue), what the `aggregate-order` check read: how many events of how many
+ * aggregates it checked were applied in sequence order. None without ordered subscribers.
+ */
+export function aggregateOrderLines(rows: readonly SubscriberReport[]): string[] {
+  const ordered = rows.flatMap((row) => (row.orderChecked === undefined ? [] : [{ name: row.name, ...row.orderChecked }]));
+  if (ordered.length === 0) return [];
+  return [
+    'order per aggregate (aggregate-order: each aggregate\'s events applied in sequence, no gap left):',
+    ...ordered.map(({ name, aggregates, events }) => `  ${name}: ${events} event(s) of ${aggregates} aggregate(s) checked`),
+  ];
+}
+
 /** Longest example reason shown in the report (the JSON result has every reason whole). */
 const MAX_REASON_CHARACTERS = 160;
 /** Event ids listed per kind of reason. */
@@ -200,6 +213,8 @@ export function formatSummary(result: SimulationResult): string {
     );
   }
   out.push('', formatTable(result.subscribers), '', ...failurePathLines(result.subscribers));
+  const orderLines = aggregateOrderLines(result.subscribers);
+  if (orderLines.length > 0) out.push('', ...orderLines);
   const deadLetters = [...result.deadLetters].filter(([, findings]) => findings.length > 0);
   if (deadLetters.length > 0) {
     out.push('', 'dead letters, by reason (every one is explained; --json has each reason in full):');
@@ -234,7 +249,9 @@ export function formatSummary(result: SimulationResult): string {
       givenUp === 0
         ? 'every event reached every matching subscriber'
         : `every event reached every matching subscriber or is on a dead-letter queue an alarm watches (${result.relay.deadLettered} given up by the relay, ${result.sns.deadLettered} by SNS)`;
-    out.push(`OK: ${producerWrites}${reached}; ${effects}every valid event applied by every subscriber its filter took; every dead letter explained.`);
+    const orderChecked = result.subscribers.filter((row) => row.orderChecked !== undefined);
+    const inOrder = orderChecked.length === 0 ? '' : `each aggregate's events applied in sequence by ${orderChecked.length === 1 ? 'the ordered subscriber' : `each of the ${orderChecked.length} ordered subscribers`}; `;
+    out.push(`OK: ${producerWrites}${reached}; ${effects}${inOrder}every valid event applied by every subscriber its filter took; every dead letter explained.`);
     const unproven = result.subscribers.flatMap((row) => {
       const missed = FAILURE_PATHS.filter((path) => row.failurePaths[path] === 0);
       return missed.length === 0 ? [] : [`${row.name} (${missed.join(', ')})`];

@@ -47,6 +47,7 @@ import type { FlowModel, ResourceKey } from '../model/flow-model';
 import { buildLocalFlow, type LocalFlow } from './build-flow';
 import { readCommittedOutbox } from './committed-events';
 import { checkAggregateOrder } from '../check/aggregate-order';
+import { aggregateOrderCoverage, type AggregateOrderCoverage } from '../check/aggregate-order-coverage';
 import { CatchingUpRelay } from './relay-catch-up';
 import { MAX_OPERATOR_PASSES, noOperatorFigures, operatorPass, type OperatorFigures } from './operator';
 import { RunLedger } from '../observation/ledger';
@@ -88,6 +89,8 @@ export interface SubscriberReport {
   readonly effects?: { readonly applied: number; readonly min: number; readonly max: number };
   /** How often its consumer met each failure path (simulator/check/failure-paths.ts): what this run proved of it. */
   readonly failurePaths: FailurePathCounts;
+  /** For a subscriber on a FIFO queue: the aggregates and events whose order the `aggregate-order` check read. */
+  readonly orderChecked?: AggregateOrderCoverage;
 }
 
 /** What a run did and found. */
@@ -476,6 +479,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
         deadLettered: findings.length,
         effects,
         failurePaths,
+        ...(subscriber.queue.model.fifo ? { orderChecked: aggregateOrderCoverage(ledger.answeredTogether.get(subscriber.subscription.key) ?? [], committed.eventsById) } : {}),
       });
     }
     const iam: IamReport =

@@ -70,6 +70,19 @@ describe('formatSummary', () => {
     expect(text).toContain('Failure paths this run never took, so this OK does not prove them: Billing (dead-letter); Audit (handler-error, lost-response, conflict, crash-before-commit, crash-after-commit, redelivery, dead-letter). (No fault is steered to a dead letter: it would lose a valid event; a malformed event or a blocked step takes that path.)');
   });
 
+  test('shows per ordered subscriber how many events of how many aggregates the order check read, and claims order in the verdict only when there is an ordered subscriber', () => {
+    const tracking = { ...subscriber('OrderTracking', 9, { applied: 9, min: 9, max: 9 }), orderChecked: { aggregates: 3, events: 9 } };
+
+    const text = formatSummary(result([subscriber('Billing', 2, { applied: 2, min: 2, max: 2 }), tracking], []));
+
+    expect(text).toContain("order per aggregate (aggregate-order: each aggregate's events applied in sequence, no gap left):\n  OrderTracking: 9 event(s) of 3 aggregate(s) checked\n");
+    expect(text).not.toMatch(/^ {2}Billing: \d+ event/m);
+    expect(text).toContain("each effect applied exactly once (at most once when dead-lettered); each aggregate's events applied in sequence by the ordered subscriber; every valid event");
+    const unordered = formatSummary(result([subscriber('Billing', 2, { applied: 2, min: 2, max: 2 })], []));
+    expect(unordered).not.toContain('order per aggregate');
+    expect(unordered).not.toContain('in sequence');
+  });
+
   test('says the relay gave up on every event, not that the filter policies matched none, when no event reached a topic', () => {
     const relay = { streamRecords: 2, committedEvents: 2, failedAttempts: 22, deadLettered: 2, deadLetterMessages: 2, lost: 0 };
 

@@ -7,7 +7,8 @@ import * as cxapi from 'aws-cdk-lib/cx-api';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { OrdersExampleStack } from '../../example/orders-example-stack';
 import { ENV } from '../../lambda/contract/environment';
-import type { ProducerFunction, Subscriber, SubscriberAlarms } from '../../lib';
+import { ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
+import type { OrderedRelay, OrderedSubscriber, ProducerFunction, Subscriber, SubscriberAlarms } from '../../lib';
 import { assertCompliant, checkCompliance, type ComplianceResult, complianceApp, formatComplianceResult } from '../support/compliance';
 
 // The example app of bin/example-app.ts, synthesized once with both cdk-nag packs and strict CloudFormation validation.
@@ -21,7 +22,8 @@ beforeAll(() => {
   stack = new OrdersExampleStack(app, 'IdempotentEventFlowExample', {
     description:
       'idempotent-event-flow example: orders (outbox) -> billing (transactional, emits OrderBilled), invoicing (multi-step), ' +
-      'notifications (lease), shipping (transactional, filtered); OrderBilled -> customer stats (aggregate)',
+      'notifications (lease), shipping (transactional, filtered); OrderBilled -> customer stats (aggregate); ' +
+      'fulfilment steps (ordered outbox, FIFO per order) -> order tracking (ordered)',
   });
   result = checkCompliance(app);
   // synth() is cached: this is the assembly checkCompliance validated.
@@ -113,7 +115,9 @@ describe('example app: compliance', () => {
     expect(rules('CloudWatchLogGroupEncrypted')).toEqual(new Set());
     expect(rules('DynamoDBInBackupPlan')).toEqual(new Set());
     const logGroups = Object.values(template.findResources('AWS::Logs::LogGroup')) as Array<{ Properties: { KmsKeyId?: unknown } }>;
-    expect(logGroups.length).toBe(7);
+    // the flow's relay and six functions, the ordered relay's pipe and fan-out function, the fulfilment producer and
+    // the order-tracking consumer
+    expect(logGroups.length).toBe(11);
     for (const group of logGroups) expect(group.Properties.KmsKeyId).toBeDefined();
   });
 
@@ -249,8 +253,9 @@ describe('example app: wiring', () => {
     // THEN
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Array<{ Properties: Record<string, unknown> }>;
     // relay: 2; Billing, Shipping, CustomerStats: 5 each; Invoicing, Notifications: 6 each (with Blocked); and each
-    // subscriber's EndToEndLatency (maxEndToEndLatency)
-    expect(alarms).toHaveLength(2 + 5 * 3 + 6 * 2 + 5);
+    // subscriber's EndToEndLatency (maxEndToEndLatency); the ordered relay: 2 (its relay and pipe dead-letter queues);
+    // OrderTracking: 2 (its dead-letter queue, its function's errors)
+    expect(alarms).toHaveLength(2 + 5 * 3 + 6 * 2 + 5 + 2 + 2);
     for (const alarm of alarms) {
       expect(alarm.Properties.AlarmActions).toEqual([r(ops.topicArn)]);
       expect(alarm.Properties.OKActions).toEqual([r(ops.topicArn)]);
@@ -295,5 +300,56 @@ describe('example app: wiring', () => {
       ['dynamodb:GetItem', ordersArn],
       ['dynamodb:PutItem', ordersArn],
     ]);
+  });
+});
+
+describe('example app: the ordered path', () => {
+  const relay = (): OrderedRelay => stack.node.findChild('OrderedRelay') as OrderedRelay;
+  const orderTracking = (): OrderedSubscriber => stack.node.findChild('OrderTracking') as OrderedSubscriber;
+
+  test("the outbox stream's second reader is a pipe to the SQS FIFO relay queue whose message group is the order (the aggregate attribute of the head item) and whose deduplication id is the event id", () => {
+    const pipes = Object.values(template.findResources('AWS::Pipes::Pipe')) as Array<{ Properties: Record<string, unknown> }>;
+    // two readers of the outbox stream, as many as a shard serves: the standard relay and the ordered relay
+    expect(pipes.map((pipe) => pipe.Properties.Source)).toEqual([r(stack.flow.outboxTable.tableStreamArn), r(stack.flow.outboxTable.tableStreamArn)]);
+    // the head item OrderedOutbox writes carries the aggregate (the order id) in this attribute
+    expect(ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE).toBe('iefAggregateId');
+    template.hasResourceProperties('AWS::Pipes::Pipe', {
+      Source: r(stack.flow.outboxTable.tableStreamArn),
+      Target: r(relay().relayQueue.queueArn),
+      SourceParameters: Match.objectLike({ DynamoDBStreamParameters: Match.objectLike({ ParallelizationFactor: 1, BatchSize: 1 }) }),
+      TargetParameters: Match.objectLike({
+        SqsQueueParameters: { MessageGroupId: '$.dynamodb.NewImage.iefAggregateId.S', MessageDeduplicationId: '$.dynamodb.NewImage.iefEventId.S' },
+      }),
+    });
+    const queues = template.toJSON().Resources as Record<string, { Properties: Record<string, unknown> }>;
+    const relayQueue = queues[stack.getLogicalId(relay().relayQueue.node.defaultChild as CfnResource)]!;
+    expect(relayQueue.Properties).toMatchObject({ FifoQueue: true, ContentBasedDeduplication: false, RedrivePolicy: { maxReceiveCount: 5 } });
+  });
+
+  test("the fan-out function publishes to the SNS FIFO topic, to which OrderTracking's own SQS FIFO queue (with a FIFO dead-letter queue) is subscribed with raw delivery", () => {
+    const topicArn = r(relay().topic.topicArn);
+    template.hasResourceProperties('AWS::SNS::Topic', { FifoTopic: true, ContentBasedDeduplication: false, KmsMasterKeyId: Match.anyValue() });
+    template.hasResourceProperties('AWS::SNS::Subscription', { TopicArn: topicArn, Protocol: 'sqs', Endpoint: r(orderTracking().queue.queueArn), RawMessageDelivery: true });
+    const resources = template.toJSON().Resources as Record<string, { Properties: Record<string, unknown> }>;
+    const queue = resources[stack.getLogicalId(orderTracking().queue.node.defaultChild as CfnResource)]!;
+    const deadLetterQueue = resources[stack.getLogicalId(orderTracking().deadLetterQueue.node.defaultChild as CfnResource)]!;
+    expect(queue.Properties).toMatchObject({ FifoQueue: true, RedrivePolicy: { deadLetterTargetArn: r(orderTracking().deadLetterQueue.queueArn) } });
+    expect(deadLetterQueue.Properties.FifoQueue).toBe(true);
+    template.hasResourceProperties('AWS::Lambda::EventSourceMapping', { EventSourceArn: r(orderTracking().queue.queueArn), FunctionResponseTypes: ['ReportBatchItemFailures'] });
+  });
+
+  test('OrderTracking runs the transactional runtime under its subscriber name and may only UpdateItem the tracking table; the fulfilment producer may append ordered events and UpdateItem the fulfilment table, nothing more', () => {
+    const consumer = orderTracking().consumerFunction;
+    const consumerResource = template.toJSON().Resources[stack.getLogicalId(consumer.lambdaFunction.node.defaultChild as CfnResource)] as { Properties: { Environment: { Variables: Record<string, unknown> } } };
+    expect(consumerResource.Properties.Environment.Variables).toMatchObject({ [ENV.SUBSCRIBER_NAME]: 'OrderTracking', [ENV.PROCESSING_MODE]: 'transactional' });
+    expect(grantsOnTable('TrackingTable')).toEqual({ [JSON.stringify(r(consumer.role.roleName))]: ['dynamodb:UpdateItem'] });
+
+    const fulfilment = stack.node.findChild('Orders').node.findChild('Fulfilment') as ProducerFunction;
+    const dynamoGrants = grants(roleStatements(fulfilment.role.roleName)).filter(([action]) => action.startsWith('dynamodb:'));
+    const outboxArn = r(stack.flow.outboxTable.table.tableArn);
+    const fulfilmentArn = r((stack.node.findChild('FulfilmentTable') as dynamodb.Table).tableArn);
+    expect(dynamoGrants.map(([action, resource]) => `${action} ${JSON.stringify(resource)}`).sort()).toEqual(
+      [`dynamodb:GetItem ${JSON.stringify(outboxArn)}`, `dynamodb:PutItem ${JSON.stringify(outboxArn)}`, `dynamodb:UpdateItem ${JSON.stringify(fulfilmentArn)}`].sort(),
+    );
   });
 });

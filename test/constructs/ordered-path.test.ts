@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { App, Stack, Validations } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, expect, test } from 'vitest';
 import { OrderedRelay, OrderedSubscriber } from '../../lib/ordered';
@@ -97,6 +98,21 @@ describe('OrderedRelay and OrderedSubscriber', () => {
     const dynamoDbActions = statements.filter((statement) => [statement.Action].flat().some((action) => action.startsWith('dynamodb:')));
     expect(dynamoDbActions.flatMap((statement) => [statement.Action].flat()).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem']);
     for (const statement of dynamoDbActions) expect(statement.Resource).toEqual(tableArn);
+  });
+
+  test("logEncryptionKey encrypts the relay's log groups (the pipe's and the fan-out function's) with the key, whose policy lets CloudWatch Logs use it", () => {
+    const keyStack = new Stack(new App(), 'Keyed');
+    const logEncryptionKey = new kms.Key(keyStack, 'LogsKey', { enableKeyRotation: true });
+    orderedStack(keyStack, { logEncryptionKey });
+    const keyed = Template.fromStack(keyStack);
+
+    const keyArn = keyStack.resolve(logEncryptionKey.keyArn);
+    const relayLogGroups = Object.entries(keyed.findResources('AWS::Logs::LogGroup')).filter(([logicalId]) => logicalId.startsWith('Ordered'));
+    expect(relayLogGroups.map(([logicalId]) => logicalId)).toEqual([expect.stringMatching(/^OrderedPipeLogGroup/), expect.stringMatching(/^OrderedFanOutLogGroup/)]);
+    for (const [, logGroup] of relayLogGroups) expect(logGroup.Properties.KmsKeyId).toEqual(keyArn);
+    keyed.hasResourceProperties('AWS::KMS::Key', {
+      KeyPolicy: { Statement: Match.arrayWith([Match.objectLike({ Sid: 'AllowCloudWatchLogsToEncryptLogGroupsOfThisAccount', Action: Match.arrayWith(['kms:Encrypt*', 'kms:Decrypt*']) })]) },
+    });
   });
 
   test('refusals name the construct, the prop, the bound and the value', () => {

@@ -1,6 +1,7 @@
 /**
  * The example's real handlers (example/functions) against DynamoDB Local: one order end to end through every
- * processing mode, each subscriber fed every message twice, as SQS may deliver it. The modules read their table names
+ * processing mode, each subscriber fed every message twice, as SQS may deliver it; one order's fulfilment steps through
+ * the ordered path (OrderedOutbox, the tracking subscriber's sequence fence). The modules read their table names
  * at import, so each is imported with the environment its function is deployed with; the runtime's client and
  * configuration are passed through the handler factories.
  */
@@ -8,7 +9,7 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { Outbox } from '../../lambda/index';
+import { OrderedOutbox, Outbox } from '../../lambda/index';
 import { loadConsumerBaseConfig, loadConsumerConfig, loadLeaseConsumerConfig, loadProducerConfig } from '../../lambda/config';
 import { ENV, PROCESSING_MODE, type ProcessingModeName } from '../../lambda/contract/environment';
 import type { SqsBatchHandler } from '../../lambda/consumer/create-consumer';
@@ -29,6 +30,9 @@ const tables = {
   billingInbox: uniqueTableName('example-billing-inbox'),
   invoicingInbox: uniqueTableName('example-invoicing-inbox'),
   notificationsInbox: uniqueTableName('example-notifications-inbox'),
+  fulfilment: uniqueTableName('example-fulfilment'),
+  tracking: uniqueTableName('example-tracking'),
+  trackingInbox: uniqueTableName('example-tracking-inbox'),
 };
 
 /** What the constructs set on a producer (and on a subscriber with `publishesEvents: true`). */
@@ -78,6 +82,8 @@ const environments = {
     [ENV.PROCESSING_MODE]: PROCESSING_MODE.AGGREGATE,
     CUSTOMER_STATS_TABLE_NAME: tables.customerStats,
   },
+  fulfilment: { ...producerEnvironment, FULFILMENT_TABLE_NAME: tables.fulfilment },
+  orderTracking: { ...inboxSubscriberEnvironment('OrderTracking', PROCESSING_MODE.TRANSACTIONAL, tables.trackingInbox), TRACKING_TABLE_NAME: tables.tracking },
 } satisfies Record<string, Environment>;
 
 /** Imports a module with `environment` set (as Lambda sets it before the module loads), then restores process.env. */
@@ -102,16 +108,19 @@ let modules: {
   invoicing: typeof import('../../example/functions/invoicing');
   notifications: typeof import('../../example/functions/notifications');
   customerStats: typeof import('../../example/functions/customer-stats');
+  fulfilOrder: typeof import('../../example/functions/fulfil-order');
+  orderTracking: typeof import('../../example/functions/order-tracking');
 };
 
 beforeAll(async () => {
   client = localClient();
   documents = DynamoDBDocumentClient.from(client);
-  const plain = [tables.orders, tables.ledger, tables.accountingInvoices, tables.mail, tables.customerStats];
+  const plain = [tables.orders, tables.ledger, tables.accountingInvoices, tables.mail, tables.customerStats, tables.fulfilment, tables.tracking];
   await Promise.all([
     ...plain.map((name) => createTable(client, name, { partitionKey: 'pk' })),
     createTable(client, tables.outbox, { partitionKey: TABLE_SCHEMA.PARTITION_KEY, sortKey: TABLE_SCHEMA.SORT_KEY }),
     createTable(client, tables.billingInbox, { partitionKey: TABLE_SCHEMA.PARTITION_KEY }),
+    createTable(client, tables.trackingInbox, { partitionKey: TABLE_SCHEMA.PARTITION_KEY }),
     createInboxTable(client, tables.invoicingInbox),
     createInboxTable(client, tables.notificationsInbox),
   ]);
@@ -121,6 +130,8 @@ beforeAll(async () => {
     invoicing: await importWith(environments.invoicing, () => import('../../example/functions/invoicing.js')),
     notifications: await importWith(environments.notifications, () => import('../../example/functions/notifications.js')),
     customerStats: await importWith(environments.customerStats, () => import('../../example/functions/customer-stats.js')),
+    fulfilOrder: await importWith(environments.fulfilment, () => import('../../example/functions/fulfil-order.js')),
+    orderTracking: await importWith(environments.orderTracking, () => import('../../example/functions/order-tracking.js')),
   };
 });
 
@@ -138,7 +149,13 @@ function handlers(lambdaClient: DynamoDBClient = client) {
   const invoicing = observed();
   const notifications = observed();
   const customerStats = observed();
+  const orderTracking = observed();
   return {
+    fulfilOrder: modules.fulfilOrder.createFulfilOrderHandler({ outbox: new OrderedOutbox({ client: lambdaClient, config: loadProducerConfig(producerEnvironment) }) }),
+    orderTracking: {
+      ...orderTracking,
+      handler: modules.orderTracking.createOrderTrackingHandler({ ...orderTracking.options, client: lambdaClient, config: loadConsumerConfig(environments.orderTracking) }),
+    },
     placeOrder: modules.placeOrder.createPlaceOrderHandler({ client: lambdaClient, outbox }),
     billing: {
       ...billing,
@@ -254,6 +271,49 @@ describe('example handlers, end to end', () => {
       billedCents: 4200,
       lastOrderId: order.orderId,
       aggregateVersion: 1,
+    });
+  });
+
+  test('fulfilment steps reach order tracking in their sequence: a step delivered before its predecessor waits, a step redelivered applies once, and the tracking page ends at the last step', async () => {
+    // GIVEN
+    const flow = handlers();
+    const { orderId } = newOrder();
+
+    // WHEN the warehouse packs, ships and delivers the order, sending the ship command twice (its first answer lost)
+    const answers = [];
+    for (const step of ['pack', 'ship', 'ship', 'deliver'] as const) answers.push(await flow.fulfilOrder({ orderId, step }));
+    // and a return now, which only a shipped order allows
+    const late = await flow.fulfilOrder({ orderId, step: 'return' });
+
+    // THEN each step committed once, with its event in the order's next sequence; the return wrote nothing
+    expect(answers.map((answer) => answer.statusCode)).toEqual([200, 200, 200, 200]);
+    expect(answers[2]).toEqual(answers[1]);
+    expect(late).toEqual({ statusCode: 409, body: `order ${orderId} cannot be returned now: it is not SHIPPED; nothing was written` });
+    expect(await item(tables.fulfilment, `FULFILMENT#${orderId}`)).toMatchObject({ status: 'DELIVERED', steps: ['PACKED', 'SHIPPED', 'DELIVERED'] });
+    const [packed, shipped, delivered] = await Promise.all(['packed', 'shipped', 'delivered'].map((status) => relayedBody(`order-${status}-${orderId}`)));
+    expect([packed, shipped, delivered].map((body) => JSON.parse(body!) as { partitionkey: string; sequence: string }).map(({ partitionkey, sequence }) => `${partitionkey} ${Number(sequence)}`)).toEqual([
+      `${orderId} 1`,
+      `${orderId} 2`,
+      `${orderId} 3`,
+    ]);
+    expect((await scan(tables.outbox)).filter((entry) => entry[OUTBOX_ITEM.EVENT_ID_ATTRIBUTE] === `order-returned-${orderId}`)).toEqual([]);
+
+    // WHEN order tracking gets the delivery before anything else (a redrive can bring it early), then the steps in
+    // order, the shipping twice
+    const early = await flow.orderTracking.handler({ Records: [sqsRecord(delivered!)] });
+    for (const body of [packed!, shipped!, shipped!, delivered!]) await deliver(flow.orderTracking.handler, body);
+
+    // THEN the early delivery was refused for a retry, and the page shows each step once, in sequence
+    expect(early.batchItemFailures).toHaveLength(1);
+    expect(outcomesOf(flow.orderTracking.lines)).toEqual(['failed', 'processed', 'processed', 'duplicate', 'processed']);
+    expect(flow.orderTracking.deadLetter.published).toEqual([]);
+    expect(await item(tables.tracking, `TRACKING#${orderId}`)).toMatchObject({
+      status: 'DELIVERED',
+      timeline: [
+        { status: 'PACKED', eventId: `order-packed-${orderId}` },
+        { status: 'SHIPPED', eventId: `order-shipped-${orderId}` },
+        { status: 'DELIVERED', eventId: `order-delivered-${orderId}` },
+      ],
     });
   });
 

@@ -66,6 +66,26 @@ describe('FaultSteering', () => {
     expect(decide('Stack/Mail', 'Mail', 'i-1')).toBe('crash-before');
   });
 
+  test("on the ordered path the budget of failed receives is the aggregate's: a FIFO message waits behind its group's failed one and loses a receive with it", () => {
+    // only conflicts steered; the subscriber still misses what a conflict makes it meet, so they are steered beyond the
+    // site's one meeting, within the budget (maxReceiveCount 5: 2 failed receives)
+    const steering = new FaultSteering({ ...DEFAULT_FAULT_RATES, crash: 0, lostResponse: 0 }, () => new Set<SteeredFault>(['conflict']));
+    steering.addSubscriber('Stack/Tracking', 'OrderTracking', 5);
+    // the ordered consumer's commit: the business write, the inbox record, the aggregate's sequence fence
+    const orderedWrite = (eventId: string, aggregateId: string): string =>
+      JSON.stringify({
+        TransactItems: [
+          { Update: { TableName: 'Tracking', Key: { pk: { S: `TRACKING#${aggregateId}` } } } },
+          { Put: { TableName: 'Inbox', Item: { pk: { S: `OrderTracking#${eventId}` } } } },
+          { Put: { TableName: 'Inbox', Item: { pk: { S: `OrderTracking@sequence#${aggregateId}` } } } },
+        ],
+      });
+    const decide = (key: string, eventId: string, aggregateId: string) => steering.decide('Stack/Tracking', invocation(key), 'TransactWriteItems', orderedWrite(eventId, aggregateId), 'none');
+
+    // order-1's first two events take its two; its third, which lost a receive behind each, gets none; order-2's does
+    expect([decide('i-1', 'e-1', 'order-1'), decide('i-2', 'e-2', 'order-1'), decide('i-3', 'e-3', 'order-1'), decide('i-4', 'e-4', 'order-2')]).toEqual(['conflict', 'conflict', 'none', 'conflict']);
+  });
+
   test('steers each fault to each write site of a function: a lease consumer\'s claim, its effect call and its completion each meet every fault', () => {
     // GIVEN a lease consumer whose every delivery claims (PutItem on its inbox), calls the mail API (UpdateItem on
     // another table) and completes (UpdateItem on its inbox), and enough events that no event's budget runs out

@@ -35,8 +35,9 @@ describe('readAssembly of the example app', () => {
     expect(model.notSimulated).toEqual([]);
   });
 
-  it('reads 11 tables: the outbox with its NEW_IMAGE stream and TTL, the inboxes with the BlockedMessages index', () => {
-    expect(model.tables).toHaveLength(11);
+  it('reads 14 tables: the outbox with its NEW_IMAGE stream and TTL, the inboxes with the BlockedMessages index', () => {
+    // 6 business tables of the standard flow, the fulfilment and tracking tables, the outbox, 4 inboxes and OrderTracking's
+    expect(model.tables).toHaveLength(14);
     expect(at(model.tables, 'Orders/OutboxTable/Resource/Resource')).toEqual({
       key: expect.stringMatching(new RegExp(`^${STACK}/OrdersOutboxTable`)),
       stackName: STACK,
@@ -55,7 +56,7 @@ describe('readAssembly of the example app', () => {
   });
 
   it('reads the relay: filter pattern, input template, batch size 10, 10 retries and its dead-letter queue', () => {
-    expect(model.relays).toEqual([
+    expect(model.relays.filter((relay) => relay.targetTopic !== undefined)).toEqual([
       {
         key: expect.stringMatching(new RegExp(`^${STACK}/OrdersRelay`)),
         stackName: STACK,
@@ -69,13 +70,38 @@ describe('readAssembly of the example app', () => {
     ]);
   });
 
-  it('reads the event topic (and the alarm topic, which has no subscription)', () => {
-    expect(at(model.topics, 'Orders/EventTopic/Resource/Resource')).toMatchObject({ topicName: `${STACK}-Orders-EventTopic-F6AA008B`, fifo: false });
-    expect(model.topics.map((topic) => topic.constructPath)).toEqual([`${STACK}/OpsAlarms/Resource`, `${STACK}/Orders/EventTopic/Resource/Resource`]);
+  it('reads the ordered relay: a pipe from the same outbox stream to the SQS FIFO relay queue, the aggregate as the message group, the event id as the deduplication id, one record at a time', () => {
+    expect(at(model.relays, 'OrderedRelay/Pipe')).toMatchObject({
+      sourceTable: keyAt(model.tables, 'Orders/OutboxTable/Resource/Resource'),
+      targetQueue: {
+        queue: keyAt(model.queues, 'OrderedRelay/RelayQueue/Resource'),
+        messageGroupId: '$.dynamodb.NewImage.iefAggregateId.S',
+        messageDeduplicationId: '$.dynamodb.NewImage.iefEventId.S',
+      },
+      batchSize: 1,
+      deadLetterQueue: keyAt(model.queues, 'OrderedRelay/PipeDeadLetterQueue/Resource'),
+      filterPatterns: [JSON.stringify({ eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { iefRecordType: { S: ['OrderedOutboxHead.v1'] } } } })],
+    });
+    expect(at(model.queues, 'OrderedRelay/RelayQueue/Resource')).toMatchObject({ fifo: true, redrive: { deadLetterQueue: keyAt(model.queues, 'OrderedRelay/RelayDeadLetterQueue/Resource'), maxReceiveCount: 5 } });
   });
 
-  it('reads 5 raw-delivery subscriptions with MessageBody filter policies and their dead-letter queues', () => {
-    expect(model.subscriptions).toHaveLength(5);
+  it('reads the event topic, the ordered SNS FIFO topic (and the alarm topic, which has no subscription)', () => {
+    expect(at(model.topics, 'Orders/EventTopic/Resource/Resource')).toMatchObject({ topicName: `${STACK}-Orders-EventTopic-F6AA008B`, fifo: false });
+    expect(at(model.topics, 'OrderedRelay/Topic/Resource')).toMatchObject({ fifo: true });
+    expect(model.topics.map((topic) => topic.constructPath)).toEqual([`${STACK}/OpsAlarms/Resource`, `${STACK}/Orders/EventTopic/Resource/Resource`, `${STACK}/OrderedRelay/Topic/Resource`]);
+  });
+
+  it("reads OrderTracking's FIFO queue, subscribed to the ordered topic with raw delivery, its FIFO dead-letter queue, and its consumer", () => {
+    const queue = keyAt(model.queues, 'OrderTracking/Queue/Resource');
+    const deadLetterQueue = keyAt(model.queues, 'OrderTracking/DeadLetterQueue/Resource');
+    expect(at(model.subscriptions, 'OrderTracking/Subscription/Resource')).toMatchObject({ topic: keyAt(model.topics, 'OrderedRelay/Topic/Resource'), queue, rawMessageDelivery: true, deadLetterQueue });
+    expect(at(model.queues, 'OrderTracking/Queue/Resource')).toMatchObject({ fifo: true, redrive: { deadLetterQueue, maxReceiveCount: 5 } });
+    expect(at(model.queues, 'OrderTracking/DeadLetterQueue/Resource')).toMatchObject({ fifo: true });
+    expect(model.eventSourceMappings.find((mapping) => mapping.queue === queue)).toMatchObject({ function: keyAt(model.functions, 'OrderTracking/Consumer/Resource/Resource'), reportBatchItemFailures: true });
+  });
+
+  it('reads 5 raw-delivery subscriptions with MessageBody filter policies and their dead-letter queues (and the ordered one)', () => {
+    expect(model.subscriptions).toHaveLength(6);
     const eventTopic = keyAt(model.topics, 'Orders/EventTopic/Resource/Resource');
     const filterPolicies: Record<(typeof SUBSCRIBERS)[number], Record<string, unknown>> = {
       Billing: { type: ['com.example.orders.OrderPlaced'] },
@@ -101,8 +127,10 @@ describe('readAssembly of the example app', () => {
     }
   });
 
-  it('reads 16 queues: subscriber queues (visibility 180 s, 5 receives, then their dead-letter queue) and 11 dead-letter queues', () => {
-    expect(model.queues).toHaveLength(16);
+  it('reads 21 queues: subscriber queues (visibility 180 s, 5 receives, then their dead-letter queue) and 14 dead-letter queues', () => {
+    // 16 of the standard flow; the ordered relay's queue and its FIFO dead-letter queue, its pipe's dead-letter queue;
+    // OrderTracking's FIFO queue and FIFO dead-letter queue
+    expect(model.queues).toHaveLength(21);
     for (const subscriber of SUBSCRIBERS) {
       const queue = at(model.queues, `Orders/${subscriber}/Queue/Resource/Resource`);
       expect(queue).toEqual({
@@ -117,12 +145,13 @@ describe('readAssembly of the example app', () => {
       });
     }
     const deadLetterQueues = model.queues.filter((queue) => queue.redrive === undefined);
-    expect(deadLetterQueues).toHaveLength(11);
+    expect(deadLetterQueues).toHaveLength(14);
+    const fifoDeadLetterQueues = [keyAt(model.queues, 'OrderedRelay/RelayDeadLetterQueue/Resource'), keyAt(model.queues, 'OrderTracking/DeadLetterQueue/Resource')];
     // the subscription dead-letter queues keep a message 7 days (inside the deduplication window), the others 14
     const subscriptionDeadLetterQueues = SUBSCRIBERS.map((subscriber) => keyAt(model.queues, `Orders/${subscriber}/SubscriptionDeadLetterQueue/Resource`));
     for (const queue of deadLetterQueues) {
       const retention = subscriptionDeadLetterQueues.includes(queue.key) ? 604_800 : 1_209_600;
-      expect(queue, queue.key).toMatchObject({ fifo: false, visibilityTimeoutSeconds: 30, messageRetentionSeconds: retention });
+      expect(queue, queue.key).toMatchObject({ fifo: fifoDeadLetterQueues.includes(queue.key), visibilityTimeoutSeconds: 30, messageRetentionSeconds: retention });
     }
   });
 
@@ -141,12 +170,21 @@ describe('readAssembly of the example app', () => {
       // ApproximateAgeOfOldestMessage watches the work queue too
       expect(alarms.get(keyAt(model.queues, `Orders/${subscriber}/Queue/Resource/Resource`)), subscriber).toEqual([`${STACK}/Orders/${subscriber}/Alarms/OldestMessageAge/Resource`]);
     }
-    // the alarm topic and nothing else: no other queue is watched
-    expect(alarms.size).toBe(1 + SUBSCRIBERS.length * 3);
+    // the ordered path's dead-letter queues: the relay queue's, the pipe's, OrderTracking's
+    expect(alarms.get(keyAt(model.queues, 'OrderedRelay/RelayDeadLetterQueue/Resource'))).toEqual([`${STACK}/OrderedRelay/RelayDeadLetters/Resource`]);
+    expect(alarms.get(keyAt(model.queues, 'OrderedRelay/PipeDeadLetterQueue/Resource'))).toEqual([`${STACK}/OrderedRelay/PipeDeadLetters/Resource`]);
+    expect(alarms.get(keyAt(model.queues, 'OrderTracking/DeadLetterQueue/Resource'))).toEqual([`${STACK}/OrderTracking/DeadLetters/Resource`]);
+    // and nothing else: no other queue is watched
+    expect(alarms.size).toBe(1 + SUBSCRIBERS.length * 3 + 3);
   });
 
-  it('reads 5 event source mappings: batch size 10, ReportBatchItemFailures, from each subscriber queue to its function', () => {
-    expect(model.eventSourceMappings).toHaveLength(5);
+  it('reads 7 event source mappings: batch size 10, ReportBatchItemFailures, from each subscriber queue to its function (and the ordered relay queue to the fan-out function)', () => {
+    expect(model.eventSourceMappings).toHaveLength(7);
+    expect(model.eventSourceMappings.find((mapping) => mapping.queue === keyAt(model.queues, 'OrderedRelay/RelayQueue/Resource'))).toMatchObject({
+      function: keyAt(model.functions, 'OrderedRelay/FanOut/Resource/Resource'),
+      batchSize: 10,
+      reportBatchItemFailures: true,
+    });
     for (const subscriber of SUBSCRIBERS) {
       const queue = keyAt(model.queues, `Orders/${subscriber}/Queue/Resource/Resource`);
       const mapping = model.eventSourceMappings.find((candidate) => candidate.queue === queue);
@@ -164,8 +202,9 @@ describe('readAssembly of the example app', () => {
     }
   });
 
-  it('reads 6 Node.js functions whose asset directories in the assembly hold index.js', () => {
-    expect(model.functions).toHaveLength(6);
+  it('reads 9 Node.js functions whose asset directories in the assembly hold index.js', () => {
+    // 2 producers (PlaceOrder, Fulfilment), 5 subscribers', the ordered relay's fan-out, OrderTracking's
+    expect(model.functions).toHaveLength(9);
     for (const fn of model.functions) {
       expect(fn).toMatchObject({ handler: 'index.handler', runtime: 'nodejs24.x', timeoutSeconds: 30, memorySizeMb: 256 });
       expect(path.dirname(fn.assetDirectory)).toBe(model.assemblyDirectory);

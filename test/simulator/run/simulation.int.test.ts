@@ -1,10 +1,10 @@
 /**
  * The simulator end to end on the example app: its synthesized templates, its real bundled Lambda assets, the shared
- * DynamoDB Local, and the example's scenario (PlaceOrder commands and five effect probes).
+ * DynamoDB Local, and the example's scenario (PlaceOrder and Fulfilment commands, six effect probes).
  */
 import * as path from 'node:path';
 import { beforeAll, describe, expect, inject, test } from 'vitest';
-import { placeOrderCommands } from '../../../example/simulation/scenario';
+import { fulfilmentCommands, placeOrderCommands } from '../../../example/simulation/scenario';
 import type { FaultKind } from '../../../simulator/faults/fault-plan';
 import { loadScenario, type SimulationScenario } from '../../../simulator/run/scenario';
 import { seededRandom, seedNumber } from '../../../simulator/schedule/seeded-random';
@@ -13,7 +13,7 @@ import { runSimulation, type SimulationResult } from '../../../simulator/run/sim
 import { exampleAssembly } from '../../support/example-assembly';
 
 const PROJECT = path.resolve(__dirname, '../../..');
-const SUBSCRIBERS = ['Billing', 'Invoicing', 'Notifications', 'Shipping', 'CustomerStats'];
+const SUBSCRIBERS = ['Billing', 'Invoicing', 'Notifications', 'Shipping', 'CustomerStats', 'OrderTracking'];
 /** A seed whose first orders include a malformed one (checked in the test). */
 const SEED = 'ci-7';
 
@@ -51,8 +51,13 @@ describe('simulating the example app', () => {
       expect(subscriber.deliveries, subscriber.name).toBeGreaterThan(subscriber.events);
       expect(subscriber.effects, subscriber.name).toBeDefined();
     }
-    expect(result.producer).toMatchObject({ total: 16, succeeded: 16 });
-    expect(result.relay.committedEvents).toBe(16 + 16 - malformed.length);
+    // 16 orders placed, 4 of them fulfilled (3 steps each)
+    expect(fulfilmentCommands(16, seededRandom(seedNumber(SEED)))).toHaveLength(12);
+    expect(result.producer).toMatchObject({ total: 16 + 12, succeeded: 16 + 12 });
+    expect(result.relay.committedEvents).toBe(16 + 16 - malformed.length + 12);
+    // the order check read every step of every fulfilled order at the ordered subscriber, and found them in sequence
+    expect(result.subscribers.find((subscriber) => subscriber.name === 'OrderTracking')?.orderChecked).toEqual({ aggregates: 4, events: 12 });
+    expect(result.subscribers.filter((subscriber) => subscriber.orderChecked !== undefined).map((subscriber) => subscriber.name)).toEqual(['OrderTracking']);
     // every kind of fault was injected somewhere, and the runtime suppressed the duplicates it caused
     for (const kind of ['duplicate-delivery', 'concurrent-receive', 'lost-delete', 'lost-response', 'throttle'] as const) {
       expect(faultsOfKind(result, kind), kind).toBeGreaterThan(0);
@@ -127,8 +132,9 @@ describe('simulating the example app', () => {
 
   test('a seed replays the same orders and events, and both runs hold every invariant', async () => {
     const rates = { duplicate: 0.3, lostResponse: 0.05, throttle: 0.05, crash: 0.05 };
-    const first = await simulate({ count: 6, seed: 'replay', concurrency: 1, rates });
-    const second = await simulate({ count: 6, seed: 'replay', concurrency: 1, rates });
+    // 8 orders, 2 of them fulfilled: on the ordered path the budget of steered failed receives is each order's
+    const first = await simulate({ count: 8, seed: 'replay', concurrency: 1, rates });
+    const second = await simulate({ count: 8, seed: 'replay', concurrency: 1, rates });
 
     expect(first.totalFaults).toBeGreaterThan(0);
     expect([first.violations, second.violations]).toEqual([[], []]);
