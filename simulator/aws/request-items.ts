@@ -8,6 +8,9 @@
 /** The operations whose items {@link itemReferences} reads. */
 export const ITEM_OPERATIONS = ['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'TransactGetItems', 'BatchWriteItem'] as const;
 
+/** The DynamoDB operations that write: what the IAM evaluation, the run's observation and its checks count as a write. */
+export const WRITE_OPERATIONS: ReadonlySet<string> = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
+
 /** An operation whose items {@link itemReferences} reads. */
 export type ItemOperation = (typeof ITEM_OPERATIONS)[number];
 

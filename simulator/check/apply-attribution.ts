@@ -23,8 +23,8 @@ import { AGGREGATE_ITEM, INBOX_ITEM } from '../../lambda/contract/wire-format';
 import type { RequestFault } from '../faults/dynamodb-proxy';
 import { requestTables } from '../faults/fault-steering';
 import { describeFailure, type InvocationOutcome, type MessageOrigin } from '../observation/observer';
+import { WRITE_OPERATIONS } from '../aws/request-items';
 
-const WRITES: ReadonlySet<string> = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
 
 /** A consumer whose applications are attributed. */
 export interface AttributedConsumer {
@@ -94,7 +94,7 @@ export class ApplyAttribution {
 
   /** A DynamoDB request of an invocation, and the fault decided for it. */
   public onRequest(functionKey: string, invocationKey: string, request: { readonly operation: string; readonly index: number; readonly body: Buffer }, fault: RequestFault): void {
-    if (!this.consumers.has(functionKey) || !WRITES.has(request.operation)) return;
+    if (!this.consumers.has(functionKey) || !WRITE_OPERATIONS.has(request.operation)) return;
     const body = request.body.toString('utf8');
     const writes = this.pending.get(`${functionKey}|${invocationKey}`) ?? [];
     writes.push({ index: request.index, operation: request.operation, body, tables: requestTables(body), fault, applied: false });

@@ -6,8 +6,8 @@
  * table, counted per table and operation. The effect-count violation of such a subscriber says so.
  */
 import { requestTables } from '../faults/fault-steering';
+import { WRITE_OPERATIONS } from '../aws/request-items';
 
-const WRITES: ReadonlySet<string> = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
 
 /** The writes outside the inbox transaction, per watched function (see the module comment). */
 export class OwnClientWrites {
@@ -27,7 +27,7 @@ export class OwnClientWrites {
   /** Notes one DynamoDB request of a function. */
   public onRequest(functionKey: string, operation: string, body: string): void {
     const inbox = this.inboxOf.get(functionKey);
-    if (inbox === undefined || !WRITES.has(operation)) return;
+    if (inbox === undefined || !WRITE_OPERATIONS.has(operation)) return;
     const tables = requestTables(body);
     if (tables.includes(inbox)) return;
     const counts = this.counts.get(functionKey) ?? new Map<string, number>();

@@ -5,6 +5,7 @@
  * → `DeleteItem`, `ConditionCheck` → `ConditionCheckItem`, `Get` → `GetItem`); `BatchWriteItem` / `BatchGetItem` once
  * per table they name; `Query` and `Scan` on `table/<name>/index/<index>` when they name an index.
  */
+import { WRITE_OPERATIONS } from '../aws/request-items';
 
 /** One authorization a request needs. */
 export interface DynamoDbAccess {
@@ -21,7 +22,6 @@ export interface DynamoDbAccess {
   readonly enclosingOperation?: string;
 }
 
-const WRITES: ReadonlySet<string> = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'BatchWriteItem', 'TransactWriteItems']);
 const TRANSACT_ACTIONS: Readonly<Record<string, string>> = { Put: 'PutItem', Update: 'UpdateItem', Delete: 'DeleteItem', ConditionCheck: 'ConditionCheckItem', Get: 'GetItem' };
 
 function isObject(value: unknown): value is Record<string, unknown> {
@@ -59,5 +59,5 @@ export function dynamoDbAccesses(operation: string, body: Buffer | string): Dyna
   }
   if (typeof input.TableName !== 'string') return [];
   const indexName = (operation === 'Query' || operation === 'Scan') && typeof input.IndexName === 'string' ? input.IndexName : undefined;
-  return [{ action: `dynamodb:${operation}`, tableName: input.TableName, ...(indexName === undefined ? {} : { indexName }), writes: WRITES.has(operation), parameters: input }];
+  return [{ action: `dynamodb:${operation}`, tableName: input.TableName, ...(indexName === undefined ? {} : { indexName }), writes: WRITE_OPERATIONS.has(operation), parameters: input }];
 }

@@ -62,9 +62,7 @@ import { seededRandom, seedNumber } from '../schedule/seeded-random';
 import { writePrivateFile } from './private-file';
 import { SeededScheduler } from '../schedule/seeded-scheduler';
 import { runServices, type RunDatabase } from './run-services';
-
-/** DynamoDB operations that write: the ones a crash or a lost response is injected at. */
-const WRITE_OPERATIONS: ReadonlySet<string> = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems', 'BatchWriteItem']);
+import { WRITE_OPERATIONS } from '../aws/request-items';
 
 /** The figures of one subscriber, as the summary table shows them. */
 export interface SubscriberReport {
