@@ -8,10 +8,13 @@ import { Construct } from 'constructs';
 import { InboxTable } from './consumer/inbox-table';
 import { IEventFlow, Subscriber } from './consumer/subscriber';
 import { SubscriberDefaults, SubscriberOptions } from './consumer/subscriber-options';
-import { subscriberOperatorOutputValue } from './consumer/private/subscriber-operator-output';
+import { placementOf } from './consumer/private/flow-placement';
+import { physicalNamesOf } from './consumer/private/cross-stack-names';
+import { EventFlowAttributes, importEventFlow } from './imported-event-flow';
+import { describeEnvironment } from './private/environments';
+import { giveSubscriberAlarmsAndOutput } from './private/subscriber-registration';
 import { FlowDashboard } from './monitoring/flow-dashboard';
 import { RelayAlarms } from './monitoring/relay-alarms';
-import { SubscriberAlarms } from './monitoring/subscriber-alarms';
 import { IOutboxTable, OutboxTable } from './outbox/outbox-table';
 import { OutboxRelay } from './outbox/outbox-relay';
 import { relayEventSizing, topicMaximumMessageBytes } from './outbox/private/event-size';
@@ -135,6 +138,17 @@ export interface IdempotentEventFlowProps {
   readonly dashboard?: boolean;
 
   /**
+   * Accounts (12 digits each) whose SQS queues may subscribe to the topic, for subscribers deployed by other pipelines
+   * (`IdempotentEventFlow.fromFlowAttributes` on their side). The topic policy lets each account's principals
+   * `sns:Subscribe` with `sns:Protocol` `sqs` and an `sns:Endpoint` that is a queue of that account; their
+   * subscriptions need no confirmation. A `Subscriber` of this app in another account (created with `flow`) is allowed
+   * by itself, for its own queue only, unless this list is given: then its account must be in it.
+   *
+   * @default - no other account may subscribe, but those of this app's subscribers in other accounts, each for its own queue
+   */
+  readonly subscriberAccounts?: string[];
+
+  /**
    * What happens to the stateful resources the flow creates when they leave the stack: the tables, the queues and the
    * log groups of the relay and the functions. The topic's KMS key is always retained (deleting it would make
    * retained encrypted data unreadable).
@@ -196,6 +210,11 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
     );
     validateMaxMessageAge(owner, props.maxMessageAge);
     validateMaxEndToEndLatency(owner, props.maxEndToEndLatency);
+    for (const account of props.subscriberAccounts ?? []) {
+      if (!/^\d{12}$/.test(account)) {
+        throw validationError(`${owner}: subscriberAccounts must be AWS account ids (12 digits), but '${account}' was provided`);
+      }
+    }
 
     this.outboxTable =
       props.outboxTable ??
@@ -218,6 +237,9 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
       removalPolicy,
     });
     if (props.restrictTopicPublishers !== false) this.eventTopic.restrictPublishersTo(this.relay.role);
+    for (const account of new Set(props.subscriberAccounts ?? [])) {
+      this.allowSubscribe(`AllowSubscribeFromAccount${account}`, account, Stack.of(this).formatArn({ service: 'sqs', account, region: '*', resource: '*' }));
+    }
     this.relayAlarms = new RelayAlarms(this, 'RelayAlarms', { relay: this.relay, alarmActions: props.alarmActions });
     if ((props.alarmActions ?? []).length === 0) {
       Annotations.of(this).addWarningV2(
@@ -237,6 +259,19 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
         relayDeadLetterQueueUrl: this.relay.deadLetterQueue.queueUrl,
       }),
     });
+  }
+
+  /**
+   * A flow deployed by another pipeline, for subscribers in this app (usually another account; the flow lists it in
+   * its `subscriberAccounts`): `new Subscriber(ledgerStack, 'Ledger', { flow: IdempotentEventFlow.fromFlowAttributes(ledgerStack,
+   * 'Payments', { topicArn }), entry })`. Its subscribers encrypt their queues with keys of their own, create their
+   * subscriptions in the topic's Region, and get their alarms (with their own `alarmActions`) and `Operator` output;
+   * `publishesEvents` is refused (the flow's outbox is not known here). docs/CROSS-ACCOUNT.md.
+   *
+   * @param scope where the imported flow lives (any construct of the subscriber's stack)
+   */
+  public static fromFlowAttributes(scope: Construct, id: string, attributes: EventFlowAttributes): IEventFlow {
+    return importEventFlow(scope, id, attributes);
   }
 
   /**
@@ -364,21 +399,70 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
       throw validationError(`${owner}: the subscriber ${subscriber.node.path} is registered already; a Subscriber created with flow registers itself`);
     }
     this.assertSubscriberNameFree(subscriber.subscriberName, subscriber.node.path);
-    const alarms = new SubscriberAlarms(subscriber, 'Alarms', {
-      subscriber,
+    const placement = placementOf(subscriber);
+    if (placement?.crossEnvironment) this.admitRemoteSubscriber(subscriber);
+    const alarms = giveSubscriberAlarmsAndOutput(subscriber, {
       alarmActions: this.props.alarmActions,
       maxMessageAge: this.props.maxMessageAge,
       maxEndToEndLatency: this.props.maxEndToEndLatency,
+      outboxTable: this.outboxTable.table,
     });
-    this.dashboard?.addSubscriber(subscriber, alarms.alarms);
+    if (placement?.crossEnvironment) {
+      // Its metrics and alarms are in another account or Region: the row names it and says where to look.
+      this.dashboard?.dashboard.addWidgets(
+        new cloudwatch.TextWidget({
+          markdown:
+            `## Subscriber ${subscriber.subscriberName} (${subscriber.processingMode}), in ${describeEnvironment(placement.subscriberEnvironment)}\n` +
+            'Not shown here: its metrics and alarms are in its own account and Region (its stack ' +
+            `${Stack.of(subscriber).stackName}). Look there, or share them with CloudWatch cross-account observability.`,
+          width: 24,
+          height: 2,
+        }),
+      );
+    } else {
+      this.dashboard?.addSubscriber(subscriber, alarms.alarms);
+    }
     this.subscriberList.push(subscriber);
     this.alarmList.push(...alarms.alarms);
-    new CfnOutput(subscriber, 'Operator', {
-      description:
-        `What operators of subscriber ${subscriber.subscriberName} need, e.g. for idempotent-event-flow blocked list ` +
-        `--table <inboxTable> --subscriber ${subscriber.subscriberName}`,
-      value: subscriberOperatorOutputValue(subscriber, this.outboxTable.table),
-    });
+  }
+
+  /**
+   * A subscriber of this app in another account or Region: in another account, the topic policy lets that account
+   * subscribe its queue (unless `subscriberAccounts` lets the account subscribe any queue of its own; refused when the
+   * list is given without it); its stack is deployed after this flow's (its subscription needs the topic and the grant).
+   */
+  private admitRemoteSubscriber(subscriber: Subscriber): void {
+    const placement = placementOf(subscriber)!;
+    const account = placement.subscriberEnvironment.account;
+    const listed = this.props.subscriberAccounts;
+    if (placement.crossAccount && listed !== undefined && !listed.includes(account)) {
+      throw validationError(
+        `IdempotentEventFlow '${this.node.id}': the subscriber ${subscriber.node.path} is in ${describeEnvironment(placement.subscriberEnvironment)}, ` +
+          `the flow in ${describeEnvironment(placement.flowEnvironment)}, but subscriberAccounts (${listed.join(', ')}) does not list ${account}; ` +
+          'add it to subscriberAccounts, or the subscription can not be created',
+      );
+    }
+    if (placement.crossAccount && listed === undefined) {
+      const queueName = physicalNamesOf(subscriber)!.queueName; // named: it is in another stack
+      const queueArn = Stack.of(this).formatArn({ service: 'sqs', account, region: placement.subscriberEnvironment.region, resource: queueName });
+      this.allowSubscribe(`AllowSubscribe${subscriber.subscriberName.replace(/[^A-Za-z0-9]/g, '')}From${account}`, account, queueArn);
+    }
+    Stack.of(subscriber).addStackDependency(Stack.of(this), `subscriber ${subscriber.subscriberName} subscribes to the topic of ${this.node.path}`);
+  }
+
+  /** Lets `account` subscribe SQS queues matching `endpoint` (an ARN, `*` allowed) to the topic. */
+  private allowSubscribe(sid: string, account: string, endpoint: string): void {
+    this.eventTopic.topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid,
+        principals: [new iam.AccountPrincipal(account)],
+        actions: ['sns:Subscribe'],
+        resources: [this.eventTopic.topicArn],
+        conditions: endpoint.includes('*')
+          ? { StringEquals: { 'sns:Protocol': 'sqs' }, StringLike: { 'sns:Endpoint': endpoint } }
+          : { StringEquals: { 'sns:Protocol': 'sqs', 'sns:Endpoint': endpoint } },
+      }),
+    );
   }
 
   /**

@@ -5,6 +5,7 @@
  * @module idempotent-event-flow
  */
 export * from './idempotent-event-flow';
+export { EventFlowAttributes } from './imported-event-flow';
 export * from './functions/function-options';
 export * from './outbox';
 export * from './topic';

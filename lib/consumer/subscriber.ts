@@ -22,6 +22,9 @@ import type { SubscriberDefaults, SubscriberOptions } from './subscriber-options
 import { nameSubscriberResources, physicalNamesOf } from './private/cross-stack-names';
 import { validationError } from '../private/validation-error';
 import { libraryGrantOrResource } from '../private/library-statements';
+import { describeEnvironment } from '../private/environments';
+import { type FlowPlacement, isImportedFlow, placeSubscriber, recordPlacement } from './private/flow-placement';
+import { createOwnQueueKey } from './private/own-queue-key';
 
 /**
  * What Lambda's SQS event source mapping does with the queue on the function's behalf (Lambda developer guide,
@@ -65,6 +68,14 @@ export interface SubscriberProps extends SubscriberOptions {
    * 64 and 255 characters), so a dashboard in the flow's stack can show them without a reference back to this stack (which would
    * be a dependency cycle). Not with `topic`, `encryptionKey` or `outboxTable`.
    *
+   * The stack may be in another account or Region than the flow (both stacks with an explicit `env`; docs/CROSS-ACCOUNT.md):
+   * the subscriber then encrypts its queues and inbox with a key of its own (construct id `QueueKey`) that lets SNS
+   * deliver from the flow's topic, the subscription is created from this stack in the topic's Region (so it needs no
+   * confirmation), and the flow's topic policy lets this account subscribe this queue (`sns:Subscribe` with
+   * `sns:Protocol` and `sns:Endpoint` conditions). Its alarms and `Operator` output stay in this stack; the flow's
+   * dashboard names it without graphs. Not with `publishesEvents` (a DynamoDB transaction can not span accounts or
+   * Regions). A flow deployed by another pipeline: `IdempotentEventFlow.fromFlowAttributes`.
+   *
    * @default - no flow: `topic` is required
    */
   readonly flow?: IEventFlow;
@@ -104,6 +115,16 @@ export interface SubscriberProps extends SubscriberOptions {
    * @default - the outbox table's `eventSource`
    */
   readonly eventSource?: string;
+
+  /**
+   * Actions of this subscriber's alarms (only with `flow`, which creates them). A subscriber in another account or
+   * Region than its flow can not use the flow's `alarmActions` (they are resources of the flow's environment): give it
+   * actions of its own environment here.
+   *
+   * @default - the flow's `alarmActions` when the flow is in this subscriber's environment; otherwise none, and a warning
+   * says that nobody is notified
+   */
+  readonly alarmActions?: cloudwatch.IAlarmAction[];
 }
 
 /**
@@ -132,7 +153,12 @@ export class Subscriber extends Construct implements iam.IGrantable {
   /** The consumer queue's dead-letter queue, for messages that kept failing or failed permanently. */
   public readonly deadLetterQueue: sqs.IQueue;
 
-  /** Where SNS puts messages it could not deliver to the queue (e.g. after the queue or its key became unusable). */
+  /**
+   * Where SNS puts messages it could not deliver to the queue (e.g. after the queue or its key became unusable). For a
+   * subscriber in another Region than its flow's topic, SNS can not use it (AWS requires a subscription's dead-letter
+   * queue in the subscription's account and Region, which is the topic's): the subscription then has none, and this
+   * queue stays empty; SNS retries deliveries to SQS for days, and `replay` re-sends from the outbox (docs/CROSS-ACCOUNT.md).
+   */
   public readonly subscriptionDeadLetterQueue: sqs.IQueue;
 
   /** The topic subscription of the queue. */
@@ -167,8 +193,12 @@ export class Subscriber extends Construct implements iam.IGrantable {
     const owner = `Subscriber '${id}'`;
     this.subscriberName = givenProps.subscriberName ?? id;
     validateFlowProps(owner, givenProps);
-    const props = withFlowDefaults(givenProps);
-    validateSubscriberProps(owner, this.subscriberName, props);
+    const placement = givenProps.flow === undefined ? undefined : placeSubscriber(owner, this, givenProps.flow, givenProps.flow.topic, givenProps.alarmActions);
+    validatePlacement(owner, givenProps, placement);
+    const defaulted = withFlowDefaults(givenProps, placement);
+    validateSubscriberProps(owner, this.subscriberName, defaulted);
+    // In another environment than the flow, or of an imported flow: a key of its own, in its own account and Region.
+    const props = placement?.ownKey ? { ...defaulted, encryptionKey: createOwnQueueKey(this, this.subscriberName, givenProps.flow!.topic) } : defaulted;
     this.flow = givenProps.flow;
     this.processingMode = props.processingMode ?? ProcessingMode.TRANSACTIONAL;
     const topic = props.topic as sns.ITopic; // validateFlowProps: given, or the flow's
@@ -193,7 +223,17 @@ export class Subscriber extends Construct implements iam.IGrantable {
       props.subscriptionDeadLetterRetentionPeriod ?? CONSUMER_DEFAULTS.SUBSCRIPTION_DEAD_LETTER_RETENTION_PERIOD,
       removalPolicy,
     );
-    this.subscription = subscribeQueue(this, topic, this.queue, this.subscriptionDeadLetterQueue, props.filterPolicyWithMessageBody);
+    // In another Region than the topic, the subscription is created in the topic's Region, and SNS can not use a
+    // dead-letter queue of this Region for it (it must be in the subscription's account and Region).
+    const crossRegion = placement?.crossRegion === true;
+    this.subscription = subscribeQueue(
+      this,
+      topic,
+      this.queue,
+      crossRegion ? undefined : this.subscriptionDeadLetterQueue,
+      props.filterPolicyWithMessageBody,
+      crossRegion ? placement!.flowEnvironment.region : undefined,
+    );
     warnOnKeysOutsideEnvelope(this, owner, props.filterPolicyWithMessageBody);
 
     const hasInbox = usesInbox(this.processingMode);
@@ -255,6 +295,7 @@ export class Subscriber extends Construct implements iam.IGrantable {
 
     // A dashboard in the flow's stack can then name this subscriber's resources without referring back to this stack.
     if (this.flow !== undefined && Stack.of(this.flow) !== Stack.of(this)) nameSubscriberResources(this);
+    if (placement !== undefined) recordPlacement(this, placement);
     this.flow?.registerSubscriber(this);
   }
 
@@ -373,16 +414,46 @@ function validateFlowProps(owner: string, props: SubscriberProps): void {
   }
 }
 
-/** The props with what `flow` gives: its topic, key and outbox, and its defaults for what the props leave open. */
-function withFlowDefaults(props: SubscriberProps): SubscriberProps {
+/**
+ * What a flow in another environment, or an imported one, rules out: appending to its outbox (`publishesEvents`: the
+ * inbox record and the appended event are one DynamoDB transaction, which can not span accounts or Regions; an imported
+ * flow's outbox is not known); and `alarmActions` mean nothing without a flow, which creates the alarms.
+ */
+function validatePlacement(owner: string, props: SubscriberProps, placement: FlowPlacement | undefined): void {
+  if (props.alarmActions !== undefined && props.flow === undefined) {
+    throw validationError(`${owner}: alarmActions can only be used with flow (the flow creates the subscriber's alarms), but no flow was provided`);
+  }
+  if (placement === undefined || props.publishesEvents !== true) return;
+  if (placement.crossEnvironment) {
+    throw validationError(
+      `${owner}: publishesEvents can not be used with a flow in another environment (the subscriber is in ` +
+        `${describeEnvironment(placement.subscriberEnvironment)}, the flow in ${describeEnvironment(placement.flowEnvironment)}): the inbox record ` +
+        'and the appended event are one DynamoDB transaction, which can not span accounts or Regions. Publish to a flow of ' +
+        "this subscriber's own environment instead (a Subscriber with topic and outboxTable, or a flow of its own)",
+    );
+  }
+  if (isImportedFlow(props.flow!)) {
+    throw validationError(
+      `${owner}: publishesEvents can not be used with a flow imported by fromFlowAttributes (its outbox is not known here); ` +
+        'pass topic and outboxTable instead of flow',
+    );
+  }
+}
+
+/**
+ * The props with what `flow` gives: its topic, key and outbox, and its defaults for what the props leave open. A
+ * subscriber with a key of its own (`placement.ownKey`) does not read the flow's key.
+ */
+function withFlowDefaults(props: SubscriberProps, placement: FlowPlacement | undefined): SubscriberProps {
   const flow = props.flow;
   if (flow === undefined) return props;
   return {
     ...props,
     removalPolicy: props.removalPolicy ?? flow.subscriberDefaults.removalPolicy,
-    logEncryptionKey: props.logEncryptionKey ?? flow.subscriberDefaults.logEncryptionKey,
+    // the flow's log key is a key of the flow's environment
+    logEncryptionKey: props.logEncryptionKey ?? (placement?.crossEnvironment ? undefined : flow.subscriberDefaults.logEncryptionKey),
     topic: flow.topic,
-    encryptionKey: flow.encryptionKey,
+    encryptionKey: placement?.ownKey ? undefined : flow.encryptionKey,
     outboxTable: props.publishesEvents ? flow.outboxTable : undefined,
   };
 }

@@ -36,13 +36,21 @@ export function createSubscriptionDeadLetterQueue(scope: Construct, encryptionKe
   return queue;
 }
 
-/** Subscribes `queue` to `topic` (raw delivery, construct id `Subscription`), letting only that topic send to it. */
+/**
+ * Subscribes `queue` to `topic` (raw delivery, construct id `Subscription`), letting only that topic send to it.
+ *
+ * @param deadLetterQueue the subscription's dead-letter queue; none for a queue in another Region than the topic (SNS
+ * requires it in the subscription's account and Region, and the subscription is the topic's Region's)
+ * @param region the topic's Region when the queue is in another one: the subscription is created there, by the queue's
+ * account (so it needs no confirmation)
+ */
 export function subscribeQueue(
   scope: Construct,
   topic: sns.ITopic,
   queue: sqs.IQueue,
-  deadLetterQueue: sqs.IQueue,
+  deadLetterQueue: sqs.IQueue | undefined,
   filterPolicyWithMessageBody: { [attribute: string]: sns.FilterOrPolicy } | undefined,
+  region?: string,
 ): sns.Subscription {
   const snsPrincipal = new iam.ServicePrincipal('sns.amazonaws.com');
   const fromThisTopic = { ArnEquals: { 'aws:SourceArn': topic.topicArn } };
@@ -67,6 +75,7 @@ export function subscribeQueue(
     rawMessageDelivery: true,
     filterPolicyWithMessageBody,
     deadLetterQueue,
+    region,
   });
   if (queuePolicy.policyDependable) {
     // SNS must be allowed to send before the subscription starts delivering.
