@@ -40,7 +40,7 @@ class ImportedEventFlow extends Construct implements IEventFlow {
       );
     }
     const parts = Arn.split(topicArn, ArnFormat.NO_RESOURCE_NAME);
-    if (!topicArn.startsWith('arn:') || parts.service !== 'sns' || !/^\d{12}$/.test(parts.account ?? '') || !parts.region || !/^[A-Za-z0-9_-]{1,256}$/.test(parts.resource)) {
+    if (!topicArn.startsWith('arn:') || parts.service !== 'sns' || !/^\d{12}$/.test(parts.account ?? '') || !parts.region || !/^[A-Za-z0-9_-]{1,256}(\.fifo)?$/.test(parts.resource)) {
       throw validationError(`${owner}: topicArn must be an SNS topic ARN (arn:<partition>:sns:<region>:<12-digit account>:<topic name>), but '${topicArn}' was provided`);
     }
     if (parts.resource.endsWith('.fifo')) {

@@ -77,6 +77,16 @@ export function subscribeQueue(
     deadLetterQueue,
     region,
   });
+  if (deadLetterQueue === undefined) {
+    Validations.of(subscription).acknowledge({
+      id: 'Serverless-SNSRedrivePolicy',
+      reason:
+        'The queue is in another Region than the topic, so the subscription is created in the topic\'s Region, and SNS ' +
+        'accepts a subscription dead-letter queue only in the subscription\'s account and Region (SNS developer guide, ' +
+        '"Amazon SNS dead-letter queues"). SNS retries deliveries to SQS for days; an event it drops is re-sent from the ' +
+        'outbox with replay (docs/CROSS-ACCOUNT.md).',
+    });
+  }
   if (queuePolicy.policyDependable) {
     // SNS must be allowed to send before the subscription starts delivering.
     subscription.node.addDependency(queuePolicy.policyDependable);
