@@ -16,6 +16,7 @@ import { grantKeyViaService } from '../private/kms-actions';
 import { validateDurationAtLeast, validateNumberInRange } from '../private/validate-props';
 import type { OrderedRelay } from './ordered-relay';
 import { libraryGrant } from '../private/library-statements';
+import * as remote from '../private/remote-ordered-subscription';
 
 /** The SQS actions an event source mapping needs on its queue. */
 const SQS_CONSUME_ACTIONS = ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'];
@@ -107,7 +108,9 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
     const timeout = props.timeout ?? CONSUMER_DEFAULTS.FUNCTION_TIMEOUT;
     validateDurationAtLeast(owner, 'visibilityTimeout', props.visibilityTimeout, minimumVisibilityTimeout(timeout), '6 x the function timeout');
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
-    const key = props.relay.encryptionKey;
+    // issue 41: in another account or Region than the relay, a key of its own (lib/private/remote-ordered-subscription.ts)
+    const placement = remote.placeOrderedSubscriber(owner, this, props.subscriberName, props.relay);
+    const key = placement.key;
     this.subscriberName = props.subscriberName;
     this.relay = props.relay;
 
@@ -136,6 +139,7 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
       removalPolicy,
     });
     this.queue = queue;
+    remote.admitOrderedSubscriber(this, props.subscriberName, props.relay, queue, deadLetterQueue, placement);
 
     // SNS may send to the queue and the dead-letter queue for this topic only
     for (const target of [queue, deadLetterQueue]) {
@@ -149,13 +153,15 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
         }),
       );
     }
-    new sns.Subscription(this, 'Subscription', {
+    const subscription = new sns.Subscription(this, 'Subscription', {
       topic: props.relay.topic,
       protocol: sns.SubscriptionProtocol.SQS,
       endpoint: queue.queueArn,
       rawMessageDelivery: true,
-      deadLetterQueue,
+      deadLetterQueue: remote.orderedSubscriptionDeadLetterQueue(deadLetterQueue, placement),
+      region: placement.subscriptionRegion,
     });
+    remote.acknowledgeNoRedriveAcrossRegions(subscription, placement);
 
     this.inboxTable = props.inboxTable ?? new InboxTable(this, 'Inbox', { encryptionKey: key, removalPolicy });
     const deduplicationWindow = props.deduplicationWindow ?? CONSUMER_DEFAULTS.DEDUPLICATION_WINDOW;
@@ -200,7 +206,10 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
       description:
         `What operators of ordered subscriber ${props.subscriberName} need, e.g. for idempotent-event-flow dlq redrive ` +
         '--subscriber-output <this value> (in sequence, as its fences admit) and fence show|list|skip|redrive|replay',
-      value: orderedSubscriberOperatorOutputValue(this, deduplicationWindow.toSeconds()),
+      value: orderedSubscriberOperatorOutputValue(this, deduplicationWindow.toSeconds(), {
+        outboxTableName: remote.outboxNameForOutput(props.relay.outboxTable.table.tableName, placement),
+        crossRegion: placement.crossRegion,
+      }),
     });
   }
 }

@@ -54,8 +54,15 @@ export function subscriberOperatorOutputValue(subscriber: Subscriber, outboxTabl
  * The output's JSON value of an ordered subscriber (`ordered: true`): transactional, its FIFO queues (its dead-letter
  * queue is also its subscription's: what SNS could not deliver), its inbox table with the sequence fences, and the
  * ordered relay's outbox table, whose history items `replay` reads.
+ *
+ * @param across for a subscriber in another environment than its relay: the outbox table's name when it is a literal
+ * (none otherwise), and whether the subscription is in another Region (then it has no dead-letter queue)
  */
-export function orderedSubscriberOperatorOutputValue(subscriber: OrderedSubscriberParts, deduplicationWindowSeconds: number): string {
+export function orderedSubscriberOperatorOutputValue(
+  subscriber: OrderedSubscriberParts,
+  deduplicationWindowSeconds: number,
+  across: { readonly outboxTableName?: string; readonly crossRegion: boolean } = { outboxTableName: subscriber.relay.outboxTable.table.tableName, crossRegion: false },
+): string {
   const deployment: { [field in keyof SubscriberDeployment]: unknown } = {
     format: SUBSCRIBER_DEPLOYMENT_FORMAT,
     subscriberName: subscriber.subscriberName,
@@ -65,11 +72,12 @@ export function orderedSubscriberOperatorOutputValue(subscriber: OrderedSubscrib
     keepBlockedMessageBody: undefined,
     filterPolicy: undefined,
     filterPolicyScope: undefined,
-    outboxTable: subscriber.relay.outboxTable.table.tableName,
+    // none from another environment (lib/private/remote-ordered-subscription.ts)
+    outboxTable: across.outboxTableName,
     inboxTable: subscriber.inboxTable.tableName,
     queueUrl: subscriber.queue.queueUrl,
     deadLetterQueueUrl: subscriber.deadLetterQueue.queueUrl,
-    subscriptionDeadLetterQueueUrl: subscriber.deadLetterQueue.queueUrl,
+    subscriptionDeadLetterQueueUrl: across.crossRegion ? undefined : subscriber.deadLetterQueue.queueUrl,
     consumerFunctionName: subscriber.consumerFunction.lambdaFunction.functionName,
   };
   return Stack.of(subscriber).toJsonString(deployment);

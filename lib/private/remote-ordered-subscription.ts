@@ -1,0 +1,107 @@
+/**
+ * The ordered path across accounts and Regions (docs/CROSS-ACCOUNT.md): an `OrderedSubscriber` whose stack is in
+ * another account or Region than its `OrderedRelay`. Kept apart from lib/ordered/ordered-subscriber.ts, which calls
+ * these at three points: where it picks its key, after it creates its queues, and where it writes its output.
+ *
+ * As on the standard path: a queue key of the subscriber's own that lets SNS deliver from the relay's FIFO topic;
+ * the subscription created from the subscriber's stack in the topic's Region (no dead-letter queue across Regions);
+ * in another account, the topic policy lets that account subscribe the subscriber's queue (`sns:Subscribe`,
+ * `sns:Protocol` `sqs`, `sns:Endpoint` the queue's ARN, by the literal FIFO name the queue gets here); the subscriber's
+ * stack deployed after the relay's.
+ */
+import { Names, Stack, Token, Validations } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as kms from 'aws-cdk-lib/aws-kms';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type { Construct } from 'constructs';
+import { createOwnQueueKey } from '../consumer/private/own-queue-key';
+import { topicEnvironment } from '../consumer/private/flow-placement';
+import { type AwsEnvironment, compareEnvironments, type EnvironmentCrossing, isCrossEnvironment } from './environments';
+
+/** What the ordered subscriber reads of its relay. */
+export interface OrderedRelayParts extends Construct {
+  readonly topic: sns.ITopic;
+  readonly encryptionKey: kms.IKey;
+}
+
+/** Where an ordered subscriber stands to its relay. */
+export interface OrderedPlacement extends EnvironmentCrossing {
+  readonly relayEnvironment: AwsEnvironment;
+  readonly subscriberEnvironment: AwsEnvironment;
+  readonly crossEnvironment: boolean;
+  /** The key of its queues and inbox: the relay's, or (in another environment) one of its own. */
+  readonly key: kms.IKey;
+  /** For the subscription: the topic's Region when it is another. */
+  readonly subscriptionRegion?: string;
+}
+
+/** Compares environments (failing, naming both, when one is known and the other not) and picks the key. */
+export function placeOrderedSubscriber(owner: string, subscriber: Construct, subscriberName: string, relay: OrderedRelayParts): OrderedPlacement {
+  const stack = Stack.of(subscriber);
+  const subscriberEnvironment = { account: stack.account, region: stack.region };
+  const relayEnvironment = topicEnvironment(relay.topic);
+  const crossing = compareEnvironments(owner, `the ordered relay ${relay.node.path}`, relayEnvironment, stack.stackName, subscriberEnvironment);
+  const crossEnvironment = isCrossEnvironment(crossing);
+  return {
+    ...crossing,
+    relayEnvironment,
+    subscriberEnvironment,
+    crossEnvironment,
+    key: crossEnvironment ? createOwnQueueKey(subscriber, subscriberName, relay.topic) : relay.encryptionKey,
+    subscriptionRegion: crossing.crossRegion ? relayEnvironment.region : undefined,
+  };
+}
+
+/** FIFO queue names: up to 80 characters, ending in `.fifo`. */
+function nameFifoQueue(queue: sqs.IQueue): string {
+  const name = `${Names.uniqueResourceName(queue, { maxLength: 75, separator: '-', allowedSpecialCharacters: '-_' })}.fifo`;
+  (queue.node.defaultChild as sqs.CfnQueue).queueName = name;
+  return name;
+}
+
+/**
+ * In another environment: names the queues (the topic grant names the queue's ARN), lets the subscriber's account
+ * subscribe that queue (in another account), and deploys the subscriber's stack after the relay's.
+ */
+export function admitOrderedSubscriber(subscriber: Construct, subscriberName: string, relay: OrderedRelayParts, queue: sqs.IQueue, deadLetterQueue: sqs.IQueue, placement: OrderedPlacement): void {
+  if (!placement.crossEnvironment) return;
+  const queueName = nameFifoQueue(queue);
+  nameFifoQueue(deadLetterQueue);
+  const { account, region } = placement.subscriberEnvironment;
+  if (placement.crossAccount) {
+    const endpoint = Stack.of(relay).formatArn({ service: 'sqs', account, region, resource: queueName });
+    relay.topic.addToResourcePolicy(
+      new iam.PolicyStatement({
+        sid: `AllowSubscribe${subscriberName.replace(/[^A-Za-z0-9]/g, '')}From${account}`,
+        principals: [new iam.AccountPrincipal(account)],
+        actions: ['sns:Subscribe'],
+        resources: [relay.topic.topicArn],
+        conditions: { StringEquals: { 'sns:Protocol': 'sqs', 'sns:Endpoint': endpoint } },
+      }),
+    );
+  }
+  Stack.of(subscriber).addStackDependency(Stack.of(relay), `ordered subscriber ${subscriberName} subscribes to the topic of ${relay.node.path}`);
+}
+
+/** The subscription's dead-letter queue: none across Regions (SNS wants it in the subscription's account and Region). */
+export function orderedSubscriptionDeadLetterQueue(deadLetterQueue: sqs.IQueue, placement: OrderedPlacement): sqs.IQueue | undefined {
+  return placement.crossRegion ? undefined : deadLetterQueue;
+}
+
+/** Acknowledges the missing redrive policy of a subscription across Regions, with its reason. */
+export function acknowledgeNoRedriveAcrossRegions(subscription: Construct, placement: OrderedPlacement): void {
+  if (!placement.crossRegion) return;
+  Validations.of(subscription).acknowledge({
+    id: 'Serverless-SNSRedrivePolicy',
+    reason:
+      'The queue is in another Region than the ordered topic, so the subscription is created in the topic\'s Region, and SNS ' +
+      'accepts a subscription dead-letter queue only in the subscription\'s account and Region (SNS developer guide, ' +
+      '"Amazon SNS dead-letter queues"). SNS retries deliveries to SQS for days; `fence replay` re-sends from the outbox history.',
+  });
+}
+
+/** The relay's outbox table name, when the output may name it: not from another environment (a token there). */
+export function outboxNameForOutput(tableName: string, placement: OrderedPlacement): string | undefined {
+  return placement.crossEnvironment && Token.isUnresolved(tableName) ? undefined : tableName;
+}
