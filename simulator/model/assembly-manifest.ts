@@ -20,6 +20,8 @@ export interface AssemblyStack {
   readonly templateFile: string;
   /** Absolute paths of the asset manifests (`cdk:asset-manifest` artifacts) the stack depends on. */
   readonly assetManifestFiles: readonly string[];
+  /** The artifact's `environment`, `aws://<account>/<region>` (`unknown-account`, `unknown-region` when agnostic). @default - none given */
+  readonly environment?: string;
 }
 
 /** Lists the stacks of the assembly in `assemblyDirectory` and of its nested assemblies, in manifest order. */
@@ -57,6 +59,7 @@ function listStacksIn(directory: string, depth: number): AssemblyStack[] {
         assemblyDirectory: directory,
         templateFile: path.resolve(directory, properties.templateFile),
         assetManifestFiles,
+        ...(typeof artifact.environment === 'string' ? { environment: artifact.environment } : {}),
       });
     } else if (artifact.type === 'cdk:cloud-assembly' && typeof properties.directoryName === 'string') {
       if (depth >= 20) throw new Error(`Cloud assembly ${directory}: nested assemblies deeper than 20 levels (artifact ${artifactId})`);

@@ -57,6 +57,7 @@ export function readAssembly(assemblyDirectory: string, options: ReadAssemblyOpt
   const directory = path.resolve(assemblyDirectory);
   const all = listStacks(directory);
   const stacks = selectStacks(all, options.stacks);
+  refuseSeveralEnvironments(stacks);
   // every stack's outputs, so that a reference from a selected stack into one that is not can say so
   const index = new StackIndex();
   const templates = stacks.map((stack) => ({ stack, body: readTemplate(stack) }));
@@ -111,6 +112,26 @@ function readResource(resource: TemplateResource, flow: UnlinkedFlow): void {
     if (!(error instanceof NotSimulatedError)) throw error;
     flow.notSimulated.push(error.message);
   }
+}
+
+/**
+ * The simulator runs one account and Region (its IAM evaluation has no cross-account rules): stacks whose known
+ * accounts or Regions differ (a subscriber in another account or Region, docs/CROSS-ACCOUNT.md) are refused, naming
+ * each stack's environment. An environment-agnostic part (`unknown-account`, `unknown-region`) matches any.
+ */
+function refuseSeveralEnvironments(stacks: readonly AssemblyStack[]): void {
+  const parts = (stack: AssemblyStack) => /^aws:\/\/([^/]+)\/(.+)$/.exec(stack.environment ?? '') ?? undefined;
+  const known = (values: Array<string | undefined>, unknown: string) => new Set(values.filter((value): value is string => value !== undefined && value !== unknown));
+  const accounts = known(stacks.map((stack) => parts(stack)?.[1]), 'unknown-account');
+  const regions = known(stacks.map((stack) => parts(stack)?.[2]), 'unknown-region');
+  if (accounts.size <= 1 && regions.size <= 1) return;
+  const environments = new Set(stacks.map((stack) => stack.environment));
+  throw new StackSelectionError(
+    `the simulator runs one account and Region, but the stacks are in ${environments.size} environments: ` +
+      `${stacks.map((stack) => `${describeStack(stack)} (${stack.environment ?? 'no environment'})`).join(', ')}. ` +
+      'Select the stacks of one environment (--stacks); a flow with subscribers in other accounts or Regions is not simulated as one ' +
+      '(docs/CROSS-ACCOUNT.md)',
+  );
 }
 
 /** `Stage/Stack (stack name Stage-Stack)`: the construct path, and the stack name when it differs. */
