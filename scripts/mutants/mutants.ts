@@ -44,6 +44,8 @@ const ORDERED_MODEL = 'test/lambda/model/ordered.model.int.test.ts';
 const ORDERED = 'test/lambda/ordered/ordered-path.int.test.ts';
 /** The fence run through the simulator, with faults and poisoned events (a mutated fence lets a gap through). */
 const SIMULATED_FENCE = 'test/simulator/run/ordered-fence.int.test.ts';
+/** Issue 38: an ordered subscriber's dead letters reach its FIFO dead-letter queue, through the simulated SQS. */
+const ORDERED_DEAD_LETTERS = 'test/lambda/ordered/ordered-dead-letters.int.test.ts';
 
 export const MUTANTS: readonly Mutant[] = [
   {
@@ -362,5 +364,21 @@ export const MUTANTS: readonly Mutant[] = [
     find: "      if (stored !== undefined) return { kind: 'written-before', envelopes: stored };",
     replace: '',
     tests: [ORDERED_MODEL, ORDERED],
+  },
+  {
+    id: 'ordered-dead-letter-without-fifo-ids',
+    breaks: "ordered path: the dead-letter publisher sends to the subscriber's FIFO dead-letter queue without MessageGroupId and MessageDeduplicationId, which SQS refuses, so a permanent failure is retried until SQS moves it without its reason",
+    file: 'lambda/consumer/dead-letter.ts',
+    find: '        ...(isFifoQueueUrl(this.options.queueUrl) ? fifoParameters(deadLetter) : {}),',
+    replace: '',
+    tests: [ORDERED_MODEL, ORDERED_DEAD_LETTERS],
+  },
+  {
+    id: 'ordered-dead-letter-deduplicated-per-event',
+    breaks: "ordered path: a FIFO dead letter's deduplication id is the event's alone, so an event redriven and dead-lettered again within SQS's 5-minute window is accepted but dropped, and its source message deleted: lost",
+    file: 'lambda/consumer/dead-letter.ts',
+    find: "  const receive = deadLetter.receiptHandle ?? `receive ${deadLetter.approximateReceiveCount ?? 'unknown'}`;",
+    replace: "  const receive = '';",
+    tests: [ORDERED_MODEL, ORDERED_DEAD_LETTERS],
   },
 ];
