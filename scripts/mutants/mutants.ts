@@ -46,6 +46,8 @@ const ORDERED = 'test/lambda/ordered/ordered-path.int.test.ts';
 const SIMULATED_FENCE = 'test/simulator/run/ordered-fence.int.test.ts';
 /** Issue 38: an ordered subscriber's dead letters reach its FIFO dead-letter queue, through the simulated SQS. */
 const ORDERED_DEAD_LETTERS = 'test/lambda/ordered/ordered-dead-letters.int.test.ts';
+/** Issue 38: a restored or replaced outbox table; the heads carried over. */
+const ORDERED_RESTORE = 'test/lambda/ordered/ordered-restore.int.test.ts';
 
 export const MUTANTS: readonly Mutant[] = [
   {
@@ -380,5 +382,22 @@ export const MUTANTS: readonly Mutant[] = [
     find: "  const receive = deadLetter.receiptHandle ?? `receive ${deadLetter.approximateReceiveCount ?? 'unknown'}`;",
     replace: "  const receive = '';",
     tests: [ORDERED_MODEL, ORDERED_DEAD_LETTERS],
+  },
+  {
+    id: 'ordered-below-fence-acknowledged',
+    breaks: "ordered path: a new event below the fence (the outbox's heads went back: a restored or replaced table) with no inbox record, younger than the deduplication window, is acknowledged as a duplicate: lost silently",
+    file: 'lambda/ordered/sequence-fence.ts',
+    find: '  if (neverApplied && !fenceHoldsIt) throw new SequenceReusedError(position.aggregateId, position.sequence, undefined, eventId, applied);',
+    replace: '',
+    tests: [ORDERED_MODEL, ORDERED_RESTORE],
+  },
+  {
+    id: 'ordered-carried-head-backwards',
+    breaks: "ordered path: carrying the heads over to a restored outbox table moves a head backwards (to an older source's sequence), so the producer hands out sequences already applied",
+    file: 'lambda/ordered/outbox-heads.ts',
+    find: "    const decision: HeadCarry['decision'] = target > current ? 'set' : target === current ? 'unchanged' : 'ahead';",
+    replace: "    const decision: HeadCarry['decision'] = target !== current ? 'set' : 'unchanged';",
+    also: [{ file: 'lambda/ordered/outbox-heads.ts', find: "            : { ConditionExpression: '#sequence = :current',", replace: "            : { ConditionExpression: '#sequence <> :current',"}],
+    tests: [ORDERED_MODEL, ORDERED_RESTORE],
   },
 ];
