@@ -17,8 +17,8 @@ import { toDocumentClient, type DynamoDBClientLike } from '../transaction/docume
 export type OrderedHeadsSource =
   /** The history items in the outbox table itself (one per event): each aggregate's highest sequence there. */
   | { readonly kind: 'history' }
-  /** The sequence fences of these subscribers in `inboxTable`: each aggregate's highest sequence applied by any of them. */
-  | { readonly kind: 'fences'; readonly inboxTable: string; readonly subscriberNames: readonly string[] };
+  /** The sequence fences of these subscribers (each in its inbox table): each aggregate's highest sequence applied by any of them. */
+  | { readonly kind: 'fences'; readonly subscribers: readonly { readonly subscriberName: string; readonly inboxTable: string }[] };
 
 /** Options of {@link carryOrderedHeads}. */
 export interface CarryOrderedHeadsOptions {
@@ -76,16 +76,18 @@ async function targets(client: DynamoDBDocumentClient, options: CarryOrderedHead
     for (const item of items) note(item[ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE], item[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]);
     return highest;
   }
-  if (options.source.subscriberNames.length === 0) throw new RangeError('carryOrderedHeads: name at least one subscriber whose fences to read');
-  const subscribers = new Set(options.source.subscriberNames);
-  const items = await scanAll(client, {
-    TableName: options.source.inboxTable,
-    FilterExpression: '#type = :fence',
-    ExpressionAttributeNames: { '#type': SEQUENCE_FENCE.RECORD_TYPE_ATTRIBUTE },
-    ExpressionAttributeValues: { ':fence': SEQUENCE_FENCE.RECORD_TYPE_VALUE },
-  });
-  for (const item of items) {
-    if (subscribers.has(item[SEQUENCE_FENCE.SUBSCRIBER_ATTRIBUTE] as string)) note(item[SEQUENCE_FENCE.AGGREGATE_ATTRIBUTE], item[SEQUENCE_FENCE.APPLIED_SEQUENCE_ATTRIBUTE]);
+  if (options.source.subscribers.length === 0) throw new RangeError('carryOrderedHeads: name at least one subscriber whose fences to read');
+  for (const inboxTable of new Set(options.source.subscribers.map((subscriber) => subscriber.inboxTable))) {
+    const names = new Set(options.source.subscribers.filter((subscriber) => subscriber.inboxTable === inboxTable).map((subscriber) => subscriber.subscriberName));
+    const items = await scanAll(client, {
+      TableName: inboxTable,
+      FilterExpression: '#type = :fence',
+      ExpressionAttributeNames: { '#type': SEQUENCE_FENCE.RECORD_TYPE_ATTRIBUTE },
+      ExpressionAttributeValues: { ':fence': SEQUENCE_FENCE.RECORD_TYPE_VALUE },
+    });
+    for (const item of items) {
+      if (names.has(item[SEQUENCE_FENCE.SUBSCRIBER_ATTRIBUTE] as string)) note(item[SEQUENCE_FENCE.AGGREGATE_ATTRIBUTE], item[SEQUENCE_FENCE.APPLIED_SEQUENCE_ATTRIBUTE]);
+    }
   }
   return highest;
 }
@@ -103,7 +105,7 @@ export async function carryOrderedHeads(options: CarryOrderedHeadsOptions): Prom
     const key = orderedHeadKey(aggregateId);
     return { [partitionKeyName]: key, ...(sortKeyName === undefined ? {} : { [sortKeyName]: key }) };
   };
-  const from = options.source.kind === 'history' ? 'history' : `fences: ${options.source.subscriberNames.join(', ')}`;
+  const from = options.source.kind === 'history' ? 'history' : `fences: ${options.source.subscribers.map((subscriber) => subscriber.subscriberName).join(', ')}`;
   const now = (options.now ?? (() => new Date()))();
   const heads: HeadCarry[] = [];
   const known = await targets(client, options);

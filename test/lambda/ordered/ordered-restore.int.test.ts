@@ -15,6 +15,7 @@ import { OrderedOutbox, type OrderedEnvelope } from '../../../lambda/ordered/ord
 import { carryOrderedHeads } from '../../../lambda/ordered/outbox-heads';
 import { ORDERED_OUTBOX_ITEM } from '../../../lambda/contract/ordered-wire-format';
 import { OUTBOX_ITEM, TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
+import { EXIT_CODE, main } from '../../../simulator/cli/main';
 import { localClient } from '../../support/dynamodb-client';
 import { createInbox, createKeyedTable, createOutbox } from '../../support/proof/tables';
 import { outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from '../helpers';
@@ -138,7 +139,7 @@ describe('the restore runbook: carry the heads over to the restored or new outbo
     expect(fromHistory.heads.find((entry) => entry.aggregateId === id)).toMatchObject({ current: 2, target: 2, decision: 'unchanged' });
 
     // the fences of the subscriber say 3: a dry run says what it would set, and sets nothing
-    const fences = { kind: 'fences' as const, inboxTable: inboxConfig.inboxTableName, subscriberNames: [SUBSCRIBER] };
+    const fences = { kind: 'fences' as const, subscribers: [{ subscriberName: SUBSCRIBER, inboxTable: inboxConfig.inboxTableName }] };
     const dryRun = await carryOrderedHeads({ client, outbox: restored, source: fences, apply: false });
     expect(dryRun.heads.filter((entry) => entry.aggregateId === id || entry.aggregateId === other)).toEqual(
       expect.arrayContaining([
@@ -170,12 +171,47 @@ describe('the restore runbook: carry the heads over to the restored or new outbo
     const { handler, deadLetter } = consumer();
     await deliver(handler, await emit(original, id, 'authorised'), await emit(original, id, 'captured'));
     const replaced = await newOutbox();
-    const result = await carryOrderedHeads({ client, outbox: replaced, source: { kind: 'fences', inboxTable: inboxConfig.inboxTableName, subscriberNames: [SUBSCRIBER] }, apply: true });
+    const result = await carryOrderedHeads({ client, outbox: replaced, source: { kind: 'fences', subscribers: [{ subscriberName: SUBSCRIBER, inboxTable: inboxConfig.inboxTableName }] }, apply: true });
     expect(result.heads.find((entry) => entry.aggregateId === id)).toMatchObject({ current: 0, target: 2, decision: 'set' });
     const refund = await emit(replaced, id, 'refunded');
     expect(refund.sequence).toBe('0000000000000003');
     await deliver(handler, refund);
     expect(await ledger(id)).toEqual(['authorised', 'captured', 'refunded']);
     expect(deadLetter.published).toEqual([]);
+  });
+
+  test('`outbox heads --from-fences` (the CLI): a dry run says what it would set and sets nothing; --yes sets it; a second run finds nothing to move', async () => {
+    const id = aggregate('cli');
+    const original = await newOutbox();
+    const { handler, deadLetter } = consumer();
+    await deliver(handler, await emit(original, id, 'authorised'), await emit(original, id, 'captured'), await emit(original, id, 'settled'));
+    const replaced = await newOutbox();
+    const run = async (...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
+      let stdout = '';
+      let stderr = '';
+      const code = await main(['outbox', 'heads', '--outbox-table', replaced.outboxTableName, '--from-fences', '--subscriber', SUBSCRIBER, '--table', inboxConfig.inboxTableName, ...argv], {
+        stdout: (text) => void (stdout += text),
+        stderr: (text) => void (stderr += text),
+        user: 'on-call',
+        createClient: () => localClient(),
+      });
+      return { code, stdout, stderr };
+    };
+    const dryRun = await run();
+    expect(dryRun.code).toBe(EXIT_CODE.OK);
+    expect(dryRun.stdout).toMatch(new RegExp(`${id}\\s+0\\s+3\\s+would set`));
+    expect(dryRun.stdout).toMatch(/dry run: would set \d+ head\(s\)/);
+    expect((await head(replaced, id)).sequence).toBeUndefined();
+    const applied = await run('--yes');
+    expect(applied.code).toBe(EXIT_CODE.OK);
+    expect(applied.stderr).toContain('"audit":"outbox-heads"');
+    expect((await head(replaced, id)).sequence).toBe(3);
+    const again = await run('--yes', '--json');
+    expect(JSON.parse(again.stdout).heads).toEqual(expect.arrayContaining([{ aggregateId: id, current: 3, target: 3, decision: 'unchanged' }]));
+    const refund = await emit(replaced, id, 'refunded');
+    await deliver(handler, refund);
+    expect(await ledger(id)).toEqual(['authorised', 'captured', 'settled', 'refunded']);
+    expect(deadLetter.published).toEqual([]);
+    expect((await run('--from-history')).code).toBe(EXIT_CODE.USAGE);
   });
 });
