@@ -15,8 +15,12 @@ import { toDocumentClient, type DynamoDBClientLike } from '../transaction/docume
 
 /** Where the heads' sequences come from. */
 export type OrderedHeadsSource =
-  /** The history items in the outbox table itself (one per event): each aggregate's highest sequence there. */
-  | { readonly kind: 'history' }
+  /**
+   * The ordered items of an outbox table (its history items, one per event, and its heads): each aggregate's highest
+   * sequence there. `table`: another table than the one written, e.g. the table a point-in-time restore was made from,
+   * which knows every sequence it handed out. @default the outbox table itself
+   */
+  | { readonly kind: 'history'; readonly table?: string }
   /** The sequence fences of these subscribers (each in its inbox table): each aggregate's highest sequence applied by any of them. */
   | { readonly kind: 'fences'; readonly subscribers: readonly { readonly subscriberName: string; readonly inboxTable: string }[] };
 
@@ -68,10 +72,14 @@ async function targets(client: DynamoDBDocumentClient, options: CarryOrderedHead
   };
   if (options.source.kind === 'history') {
     const items = await scanAll(client, {
-      TableName: options.outbox.outboxTableName,
-      FilterExpression: '#type = :history',
+      TableName: options.source.table ?? options.outbox.outboxTableName,
+      FilterExpression: '#type IN (:history, :head, :carried)',
       ExpressionAttributeNames: { '#type': OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE },
-      ExpressionAttributeValues: { ':history': ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE },
+      ExpressionAttributeValues: {
+        ':history': ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE,
+        ':head': ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE,
+        ':carried': ORDERED_OUTBOX_ITEM.CARRIED_HEAD_RECORD_TYPE_VALUE,
+      },
     });
     for (const item of items) note(item[ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE], item[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]);
     return highest;
@@ -105,7 +113,7 @@ export async function carryOrderedHeads(options: CarryOrderedHeadsOptions): Prom
     const key = orderedHeadKey(aggregateId);
     return { [partitionKeyName]: key, ...(sortKeyName === undefined ? {} : { [sortKeyName]: key }) };
   };
-  const from = options.source.kind === 'history' ? 'history' : `fences: ${options.source.subscribers.map((subscriber) => subscriber.subscriberName).join(', ')}`;
+  const from = options.source.kind === 'history' ? `history: ${options.source.table ?? outboxTableName}` : `fences: ${options.source.subscribers.map((subscriber) => subscriber.subscriberName).join(', ')}`;
   const now = (options.now ?? (() => new Date()))();
   const heads: HeadCarry[] = [];
   const known = await targets(client, options);

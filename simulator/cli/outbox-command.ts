@@ -12,14 +12,16 @@ import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } fr
 import { terminalText } from './terminal-text';
 
 const USAGE = `Usage:
-  idempotent-event-flow outbox heads --outbox-table <name> --from-history [--yes] [--json]
+  idempotent-event-flow outbox heads --outbox-table <name> --from-history [--history-table <name>] [--yes] [--json]
   idempotent-event-flow outbox heads --outbox-table <name> --from-fences (--subscriber-output <json|@file> ... | --subscriber <name> --table <inbox table> ...) [--yes] [--json]
 
 After a point-in-time restore of the outbox table (DynamoDB restores into a new table) or a replaced outbox table, each
 aggregate's head (its last sequence) is older than what the ordered subscribers applied, or gone: the producers would
 hand out sequences already passed, and the subscribers dead-letter those events (SequenceReusedError). Run this
 before the producers write to the new table: it sets each aggregate's head to the last sequence known.
-  --from-history      the highest sequence of each aggregate among the table's own history items
+  --from-history      the highest sequence of each aggregate among the ordered items (history and heads) of the table,
+                      or of --history-table: the table the restore was made from, when it still exists (it knows
+                      every sequence it handed out, also of events not applied yet: the safest source)
   --from-fences       the highest sequence each subscriber applied (its sequence fences); name every ordered subscriber
                       of the outbox, each by its <subscriber>/Operator stack output or by --subscriber and --table
                       (given in pairs, in order)
@@ -29,6 +31,7 @@ The carried head holds no event, so the relay publishes nothing. A dry run unles
 
 Options:
   --outbox-table <name>              the restored or new outbox table
+  --history-table <name>             --from-history: read this table instead (e.g. the table restored from)
   --partition-key <name>             its partition key (default ${TABLE_SCHEMA.PARTITION_KEY})
   --sort-key <name>, --no-sort-key   its sort key (default ${TABLE_SCHEMA.SORT_KEY})
   --subscriber-output <json|@file>   an ordered subscriber's Operator stack output (repeatable)
@@ -68,7 +71,9 @@ async function heads(parsed: ParsedArguments, context: CommandContext): Promise<
   const fromHistory = parsed.values['from-history'] === true;
   const fromFences = parsed.values['from-fences'] === true;
   if (fromHistory === fromFences) return context.usageError("'outbox heads' needs exactly one of --from-history and --from-fences");
-  let source: OrderedHeadsSource = { kind: 'history' };
+  const historyTable = parsed.values['history-table'];
+  if (historyTable !== undefined && !fromHistory) return context.usageError('--history-table goes with --from-history');
+  let source: OrderedHeadsSource = { kind: 'history', ...(typeof historyTable === 'string' ? { table: historyTable } : {}) };
   if (fromFences) {
     const subscribers = subscribersOf(parsed, context.io.cwd ?? process.cwd());
     if (typeof subscribers === 'string') return context.usageError(subscribers);
@@ -87,7 +92,7 @@ async function heads(parsed: ParsedArguments, context: CommandContext): Promise<
   const toSet = result.heads.filter((head) => head.decision === 'set');
   const moved = result.heads.filter((head) => head.decision === 'moved');
   if (apply && toSet.length > 0) {
-    const from = source.kind === 'history' ? 'history' : source.subscribers.map((subscriber) => subscriber.subscriberName);
+    const from = source.kind === 'history' ? `history: ${source.table ?? outboxTable}` : source.subscribers.map((subscriber) => subscriber.subscriberName);
     context.io.stderr(`${JSON.stringify({ audit: 'outbox-heads', at: context.now().toISOString(), by: context.user, outboxTable, from, set: toSet.map(({ aggregateId, current, target }) => ({ aggregateId, from: current, to: target })) })}\n`);
   }
   if (parsed.values.json === true) {
@@ -113,6 +118,7 @@ export const outboxCommand: Command = {
     'sort-key': { type: 'string' },
     'no-sort-key': { type: 'boolean' },
     'from-history': { type: 'boolean' },
+    'history-table': { type: 'string' },
     'from-fences': { type: 'boolean' },
     'subscriber-output': { type: 'string', multiple: true },
     subscriber: { type: 'string', multiple: true },

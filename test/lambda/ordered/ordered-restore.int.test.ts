@@ -151,8 +151,10 @@ describe('the restore runbook: carry the heads over to the restored or new outbo
     await carryOrderedHeads({ client, outbox: restored, source: fences, apply: true });
     expect(await head(restored, id)).toEqual({ sequence: 3, recordType: ORDERED_OUTBOX_ITEM.CARRIED_HEAD_RECORD_TYPE_VALUE });
 
-    // never backwards: a head ahead of its source stays
-    const again = await carryOrderedHeads({ client, outbox: restored, source: { kind: 'history' }, apply: true });
+    // never backwards: a head ahead of its source (here a second copy of the restore point) stays
+    const older = await newOutbox();
+    for (const item of snapshot) await documents.send(new PutCommand({ TableName: older.outboxTableName, Item: item }));
+    const again = await carryOrderedHeads({ client, outbox: restored, source: { kind: 'history', table: older.outboxTableName }, apply: true });
     expect(again.heads.find((entry) => entry.aggregateId === id)).toMatchObject({ current: 3, target: 2, decision: 'ahead' });
     expect((await head(restored, id)).sequence).toBe(3);
 
