@@ -28,7 +28,7 @@ export interface DeadLetter {
   readonly messageGroupId?: string;
   /**
    * The receipt handle of the receive that dead-letters the message: what makes the dead letter's FIFO deduplication
-   * id one per receive (see {@link fifoDeduplicationId}).
+   * id one per receive (`fifoDeduplicationId`).
    * @default none: the receive count stands for the receive
    */
   readonly receiptHandle?: string;
@@ -135,7 +135,7 @@ export interface SqsDeadLetterPublisherOptions {
 /**
  * Publishes dead letters with SQS SendMessage: the original body, and the reason as message attributes. To a FIFO queue
  * (an ordered subscriber's dead-letter queue) with the source message's group (its aggregate) and a deduplication id
- * per receive ({@link fifoDeduplicationId}), which SQS requires of every send to a FIFO queue without content-based
+ * per receive (`fifoDeduplicationId`), which SQS requires of every send to a FIFO queue without content-based
  * deduplication.
  */
 export class SqsDeadLetterPublisher implements DeadLetterPublisher {

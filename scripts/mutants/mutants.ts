@@ -381,7 +381,8 @@ export const MUTANTS: readonly Mutant[] = [
     file: 'lambda/consumer/dead-letter.ts',
     find: "  const receive = deadLetter.receiptHandle ?? `receive ${deadLetter.approximateReceiveCount ?? 'unknown'}`;",
     replace: "  const receive = '';",
-    tests: [ORDERED_MODEL, ORDERED_DEAD_LETTERS],
+    // the model's redrives give each copy a new message id, so only the test's redrive that keeps it catches this
+    tests: [ORDERED_DEAD_LETTERS],
   },
   {
     id: 'ordered-below-fence-acknowledged',
