@@ -3,6 +3,7 @@
  * is loaded on the first send, not at import: this module is on every consumer's cold start, and most invocations never
  * dead-letter anything.
  */
+import { createHash } from 'node:crypto';
 import type { MessageAttributeValue, SQSClient } from '@aws-sdk/client-sqs';
 
 /** A message to dead-letter, with why. */
@@ -19,6 +20,18 @@ export interface DeadLetter {
   readonly approximateReceiveCount?: number;
   /** The envelope id, when the body parsed. */
   readonly eventId?: string;
+  /**
+   * The message's group on its FIFO queue (an ordered subscriber's: the aggregate), kept as the dead letter's group on
+   * a FIFO dead-letter queue, so the aggregate's dead letters stay in its order there.
+   * @default none: on a FIFO dead-letter queue the event id is the group (else the source message id)
+   */
+  readonly messageGroupId?: string;
+  /**
+   * The receipt handle of the receive that dead-letters the message: what makes the dead letter's FIFO deduplication
+   * id one per receive (`fifoDeduplicationId`).
+   * @default none: the receive count stands for the receive
+   */
+  readonly receiptHandle?: string;
 }
 
 /** Sends dead letters somewhere durable. Throws when it could not; the consumer then leaves the message on the queue. */
@@ -78,6 +91,35 @@ export function deadLetterAttributes(deadLetter: DeadLetter): Record<string, Mes
   return attributes;
 }
 
+/** The suffix of every FIFO queue's name (SQS refuses a FIFO queue named otherwise). */
+const FIFO_QUEUE_SUFFIX = '.fifo';
+
+/** Whether the queue at `queueUrl` is a FIFO queue: its name, the URL's last segment, ends with `.fifo`. */
+export function isFifoQueueUrl(queueUrl: string): boolean {
+  return (queueUrl.split('?')[0]!.split('/').pop() ?? '').endsWith(FIFO_QUEUE_SUFFIX);
+}
+
+/**
+ * The `MessageDeduplicationId` of a dead letter on a FIFO dead-letter queue (which has no content-based deduplication:
+ * SQS refuses a send without one): the SHA-256 (hex, 64 characters) of the event id, the source message id and the
+ * receive (its receipt handle, else its receive count). One per receive, deterministic within it: the SDK's retries of
+ * one send (an answer lost) carry the same id, so SQS keeps one dead letter. Not the event id alone: SQS drops a
+ * second message with a deduplication id it saw in the last 5 minutes, even one deleted since, so an event redriven
+ * and dead-lettered again within 5 minutes would be accepted, not enqueued, and its source message deleted: lost. A
+ * consumer that dies between the send and the delete sends a second dead letter at its next receive (a copy, which the
+ * inbox or the fence recognises when both are redriven), never none.
+ */
+export function fifoDeduplicationId(deadLetter: DeadLetter): string {
+  const receive = deadLetter.receiptHandle ?? `receive ${deadLetter.approximateReceiveCount ?? 'unknown'}`;
+  return createHash('sha256').update(JSON.stringify([deadLetter.eventId ?? null, deadLetter.sourceMessageId, receive])).digest('hex');
+}
+
+/** What a FIFO dead-letter queue needs on a send: the group (the source's, else the event id) and a deduplication id. */
+function fifoParameters(deadLetter: DeadLetter): { MessageGroupId: string; MessageDeduplicationId: string } {
+  const group = deadLetter.messageGroupId ?? deadLetter.eventId ?? deadLetter.sourceMessageId;
+  return { MessageGroupId: group, MessageDeduplicationId: fifoDeduplicationId(deadLetter) };
+}
+
 /** Options of {@link SqsDeadLetterPublisher}. */
 export interface SqsDeadLetterPublisherOptions {
   /** URL of the dead-letter queue. */
@@ -90,7 +132,12 @@ export interface SqsDeadLetterPublisherOptions {
   readonly client?: SQSClient;
 }
 
-/** Publishes dead letters with SQS SendMessage: the original body, and the reason as message attributes. */
+/**
+ * Publishes dead letters with SQS SendMessage: the original body, and the reason as message attributes. To a FIFO queue
+ * (an ordered subscriber's dead-letter queue) with the source message's group (its aggregate) and a deduplication id
+ * per receive (`fifoDeduplicationId`), which SQS requires of every send to a FIFO queue without content-based
+ * deduplication.
+ */
 export class SqsDeadLetterPublisher implements DeadLetterPublisher {
   private client?: SQSClient;
 
@@ -104,7 +151,12 @@ export class SqsDeadLetterPublisher implements DeadLetterPublisher {
     // (by default the SDK would send to the URL's host instead, ignoring AWS_ENDPOINT_URL_SQS, and warn on every send)
     this.client ??= new Client({ useQueueUrlAsEndpoint: false });
     await this.client.send(
-      new SendMessageCommand({ QueueUrl: this.options.queueUrl, MessageBody: deadLetter.body, MessageAttributes: deadLetterAttributes(deadLetter) }),
+      new SendMessageCommand({
+        QueueUrl: this.options.queueUrl,
+        MessageBody: deadLetter.body,
+        MessageAttributes: deadLetterAttributes(deadLetter),
+        ...(isFifoQueueUrl(this.options.queueUrl) ? fifoParameters(deadLetter) : {}),
+      }),
     );
   }
 }

@@ -175,6 +175,8 @@ async function deadLetter<TData>(
       sourceMessageId: record.messageId,
       approximateReceiveCount: receiveCount(record),
       eventId,
+      messageGroupId: record.attributes?.MessageGroupId,
+      receiptHandle: record.receiptHandle,
     });
   } catch (publishError) {
     log.error('failed', { ...fields, outcome: 'failed', error, publishError, detail: 'dead-letter send failed; left for SQS redrive' });

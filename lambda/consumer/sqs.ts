@@ -6,6 +6,8 @@
 /** One SQS message as Lambda delivers it. */
 export interface SQSRecord {
   readonly messageId: string;
+  /** The handle of this receive of the message (Lambda sets it; every receive has its own). */
+  readonly receiptHandle?: string;
   readonly body: string;
   /**
    * System attributes; `ApproximateReceiveCount` is a decimal string. `MessageGroupId` is set on FIFO queues only.

@@ -18,6 +18,16 @@ export const ORDERED_OUTBOX_ITEM = {
   HEAD_RECORD_TYPE_VALUE: 'OrderedOutboxHead.v1',
   /** {@link OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE} of a history item (one per event, kept for replay; no relay publishes it). */
   HISTORY_RECORD_TYPE_VALUE: 'OrderedOutboxEvent.v1',
+  /**
+   * {@link OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE} of a head an operator carried over to a restored or new outbox table
+   * (`carryOrderedHeads`, the CLI's `outbox heads`): only the sequence, no event, so the relay's filter does not match
+   * it and nothing is published; the aggregate's next event overwrites it with a head of its own.
+   */
+  CARRIED_HEAD_RECORD_TYPE_VALUE: 'OrderedOutboxCarriedHead.v1',
+  /** Where a carried head's sequence came from (`history` or `fences: <subscriber>, ...`), for the audit. */
+  CARRIED_FROM_ATTRIBUTE: 'iefCarriedFrom',
+  /** When the head was carried over (ISO 8601). */
+  CARRIED_AT_ATTRIBUTE: 'iefCarriedAt',
   /** The aggregate id (type S): the FIFO message group of the event. */
   AGGREGATE_ATTRIBUTE: 'iefAggregateId',
   /** The event's position in its aggregate, 1, 2, 3, ... (type N). */

@@ -32,14 +32,24 @@ export class NotAnOrderedEventError extends PermanentError {
 }
 
 /**
- * Two different events under one sequence of one aggregate: a producer bug (the aggregate's head item was deleted or
- * written around `OrderedOutbox`). Dead-lettered: the subscriber can not tell which one is the aggregate's history.
+ * Two different events under one sequence of one aggregate: the aggregate's head item went back (a point-in-time
+ * restore into a new table, a replaced outbox table, a head deleted or written around `OrderedOutbox`).
+ * Dead-lettered, never acknowledged: the subscriber can not tell which one is the aggregate's history.
+ * - `appliedEventId` given: the fence stands at this sequence, applied as that other event;
+ * - `appliedEventId` undefined: the fence stands past this sequence at `fence`, and the subscriber has no inbox record
+ *   of this event although it is younger than the deduplication window, so it was never applied: a new event under a
+ *   sequence already passed (docs/ORDERED-DELIVERY.md, "Restoring the outbox table").
  */
 export class SequenceReusedError extends PermanentError {
-  public constructor(aggregateId: string, sequence: number, appliedEventId: string, eventId: string) {
+  public constructor(aggregateId: string, sequence: number, appliedEventId: string | undefined, eventId: string, fence: number = sequence) {
     super(
-      `aggregate '${aggregateId}': sequence ${sequence} was applied as event '${appliedEventId}', and event '${eventId}' claims it too; ` +
-        "the aggregate's head item was changed outside OrderedOutbox",
+      appliedEventId !== undefined
+        ? `aggregate '${aggregateId}': sequence ${sequence} was applied as event '${appliedEventId}', and event '${eventId}' claims it too; ` +
+            "the aggregate's head item went back or was changed outside OrderedOutbox (a restored or replaced outbox table?)"
+        : `aggregate '${aggregateId}': event '${eventId}' is sequence ${sequence}, but the subscriber's fence stands at ${fence} and it has no inbox record of ` +
+            'this event, which is younger than the deduplication window: a new event under a sequence already passed, never applied. ' +
+            "The aggregate's head item went back (a restored or replaced outbox table?): carry the heads over (`outbox heads`, " +
+            'docs/ORDERED-DELIVERY.md "Restoring the outbox table"), then write this event again',
     );
     this.name = 'SequenceReusedError';
   }

@@ -60,15 +60,23 @@ function storedText(item: Readonly<Record<string, unknown>> | undefined, attribu
  * What a failed fence condition means, from the fence as it stood (`stored`, undefined when absent): `duplicate` when
  * the subscriber already applied this sequence (or a later one) of the aggregate.
  *
+ * `neverApplied`: the same transaction found no inbox record of this event, and the event is younger than the
+ * deduplication window (its inbox record would still be live had it been applied), so it was not applied. Then only
+ * the fence holding this very event id proves it applied (an inbox record an operator forgot); an event at or below
+ * the fence otherwise is a new event under a sequence already passed: the outbox's head went back.
+ *
  * @throws SequenceGapError when the fence stands before an earlier sequence: the event must wait
- * @throws SequenceReusedError when this sequence was applied as another event (a producer bug; dead-lettered)
+ * @throws SequenceReusedError when this sequence was applied as another event, or `neverApplied` and the fence does
+ *   not hold this event (dead-lettered, never acknowledged unapplied)
  */
-export function fenceRefusal(stored: Readonly<Record<string, unknown>> | undefined, position: OrderedPosition, eventId: string): 'duplicate' {
+export function fenceRefusal(stored: Readonly<Record<string, unknown>> | undefined, position: OrderedPosition, eventId: string, neverApplied = false): 'duplicate' {
   const applied = storedNumber(stored, SEQUENCE_FENCE.APPLIED_SEQUENCE_ATTRIBUTE) ?? 0;
   if (applied < position.sequence) throw new SequenceGapError(position.aggregateId, applied + 1, position.sequence);
   const appliedEventId = storedText(stored, SEQUENCE_FENCE.APPLIED_EVENT_ID_ATTRIBUTE);
   if (applied === position.sequence && appliedEventId !== undefined && appliedEventId !== eventId) {
     throw new SequenceReusedError(position.aggregateId, position.sequence, appliedEventId, eventId);
   }
+  const fenceHoldsIt = applied === position.sequence && appliedEventId === eventId;
+  if (neverApplied && !fenceHoldsIt) throw new SequenceReusedError(position.aggregateId, position.sequence, undefined, eventId, applied);
   return 'duplicate';
 }

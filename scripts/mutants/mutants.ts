@@ -44,6 +44,10 @@ const ORDERED_MODEL = 'test/lambda/model/ordered.model.int.test.ts';
 const ORDERED = 'test/lambda/ordered/ordered-path.int.test.ts';
 /** The fence run through the simulator, with faults and poisoned events (a mutated fence lets a gap through). */
 const SIMULATED_FENCE = 'test/simulator/run/ordered-fence.int.test.ts';
+/** Issue 38: an ordered subscriber's dead letters reach its FIFO dead-letter queue, through the simulated SQS. */
+const ORDERED_DEAD_LETTERS = 'test/lambda/ordered/ordered-dead-letters.int.test.ts';
+/** Issue 38: a restored or replaced outbox table; the heads carried over. */
+const ORDERED_RESTORE = 'test/lambda/ordered/ordered-restore.int.test.ts';
 
 export const MUTANTS: readonly Mutant[] = [
   {
@@ -362,5 +366,39 @@ export const MUTANTS: readonly Mutant[] = [
     find: "      if (stored !== undefined) return { kind: 'written-before', envelopes: stored };",
     replace: '',
     tests: [ORDERED_MODEL, ORDERED],
+  },
+  {
+    id: 'ordered-dead-letter-without-fifo-ids',
+    breaks: "ordered path: the dead-letter publisher sends to the subscriber's FIFO dead-letter queue without MessageGroupId and MessageDeduplicationId, which SQS refuses, so a permanent failure is retried until SQS moves it without its reason",
+    file: 'lambda/consumer/dead-letter.ts',
+    find: '        ...(isFifoQueueUrl(this.options.queueUrl) ? fifoParameters(deadLetter) : {}),',
+    replace: '',
+    tests: [ORDERED_MODEL, ORDERED_DEAD_LETTERS],
+  },
+  {
+    id: 'ordered-dead-letter-deduplicated-per-event',
+    breaks: "ordered path: a FIFO dead letter's deduplication id is the event's alone, so an event redriven and dead-lettered again within SQS's 5-minute window is accepted but dropped, and its source message deleted: lost",
+    file: 'lambda/consumer/dead-letter.ts',
+    find: "  const receive = deadLetter.receiptHandle ?? `receive ${deadLetter.approximateReceiveCount ?? 'unknown'}`;",
+    replace: "  const receive = '';",
+    // the model's redrives give each copy a new message id, so only the test's redrive that keeps it catches this
+    tests: [ORDERED_DEAD_LETTERS],
+  },
+  {
+    id: 'ordered-below-fence-acknowledged',
+    breaks: "ordered path: a new event below the fence (the outbox's heads went back: a restored or replaced table) with no inbox record, younger than the deduplication window, is acknowledged as a duplicate: lost silently",
+    file: 'lambda/ordered/sequence-fence.ts',
+    find: '  if (neverApplied && !fenceHoldsIt) throw new SequenceReusedError(position.aggregateId, position.sequence, undefined, eventId, applied);',
+    replace: '',
+    tests: [ORDERED_MODEL, ORDERED_RESTORE],
+  },
+  {
+    id: 'ordered-carried-head-backwards',
+    breaks: "ordered path: carrying the heads over to a restored outbox table moves a head backwards (to an older source's sequence), so the producer hands out sequences already applied",
+    file: 'lambda/ordered/outbox-heads.ts',
+    find: "    const decision: HeadCarry['decision'] = target > current ? 'set' : target === current ? 'unchanged' : 'ahead';",
+    replace: "    const decision: HeadCarry['decision'] = target !== current ? 'set' : 'unchanged';",
+    also: [{ file: 'lambda/ordered/outbox-heads.ts', find: "            : { ConditionExpression: '#sequence = :current',", replace: "            : { ConditionExpression: '#sequence <> :current',"}],
+    tests: [ORDERED_MODEL, ORDERED_RESTORE],
   },
 ];

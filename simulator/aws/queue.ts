@@ -10,7 +10,9 @@
  *   (setting-up-dead-letter-queue-retention.html; a FIFO dead-letter queue resets it);
  * - retention: a message older than `MessageRetentionPeriod` is gone;
  * - FIFO: messages of a group are received in order and none while another of the group is in flight; a message
- *   deduplication id seen in the last 5 minutes is accepted but not enqueued again (FIFO-queues-exactly-once-processing.html).
+ *   deduplication id seen in the last 5 minutes is accepted but not enqueued again (FIFO-queues-exactly-once-processing.html);
+ *   a send needs a `MessageGroupId`, and a `MessageDeduplicationId` unless the queue has `ContentBasedDeduplication`
+ *   (SendMessage API reference), else it is refused as SQS refuses it.
  *
  * Not emulated: delay queues and per-message delays, long polling (a receive answers at once), the sampling of short
  * polling (every visible message is a candidate), purging, message system attributes
@@ -123,6 +125,13 @@ export class SimulatedQueue {
     }
     if (input.messageGroupId === undefined || input.messageGroupId.length === 0) {
       throw new SqsError('MissingRequiredParameterException', `the request must contain the parameter MessageGroupId (queue ${this.address.name} is FIFO)`);
+    }
+    if (input.messageDeduplicationId === undefined && this.model.contentBasedDeduplication !== true) {
+      // the SendMessage API reference: without one, and without ContentBasedDeduplication, "the action fails with an error"
+      throw new SqsError(
+        'InvalidParameterValueException',
+        `The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly (queue ${this.address.name})`,
+      );
     }
     const deduplicationId = input.messageDeduplicationId ?? contentDeduplicationId(input.body);
     this.forgetDeduplicationIdsBefore(now - FIFO_DEDUPLICATION_INTERVAL_MS);

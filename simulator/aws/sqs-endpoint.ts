@@ -381,7 +381,10 @@ function queueAttributes(queue: SimulatedQueue): Record<string, string> {
   if (redrive !== undefined && queue.deadLetterQueue !== undefined) {
     attributes.RedrivePolicy = JSON.stringify({ deadLetterTargetArn: queue.deadLetterQueue.address.arn, maxReceiveCount: redrive.maxReceiveCount });
   }
-  if (queue.model.fifo) attributes.FifoQueue = 'true';
+  if (queue.model.fifo) {
+    attributes.FifoQueue = 'true';
+    attributes.ContentBasedDeduplication = String(queue.model.contentBasedDeduplication === true);
+  }
   return attributes;
 }
 

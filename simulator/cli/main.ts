@@ -17,6 +17,7 @@ import { terminalConfirm } from './confirm';
 import { dlqCommand } from './dlq-command';
 import { fenceCommand } from './fence-command';
 import { inboxCommand } from './inbox-command';
+import { outboxCommand } from './outbox-command';
 import { replayCommand } from './replay-command';
 import { simulateCommand } from './simulate-command';
 import { terminalOutput } from './terminal-text';
@@ -30,6 +31,7 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map([
   [dlqCommand.name, dlqCommand],
   [fenceCommand.name, fenceCommand],
   [inboxCommand.name, inboxCommand],
+  [outboxCommand.name, outboxCommand],
   [replayCommand.name, replayCommand],
   [simulateCommand.name, simulateCommand],
 ]);

@@ -104,6 +104,12 @@ export interface QueueModel extends ModelledResource {
   readonly queueName?: string;
   /** `FifoQueue` @default false */
   readonly fifo: boolean;
+  /**
+   * `ContentBasedDeduplication` (FIFO queues): a send without `MessageDeduplicationId` takes the body's SHA-256 as its
+   * id; without it SQS refuses such a send.
+   * @default false
+   */
+  readonly contentBasedDeduplication?: boolean;
   /** `VisibilityTimeout` @default 30 */
   readonly visibilityTimeoutSeconds: number;
   /** `MessageRetentionPeriod` @default 345600 (4 days) */

@@ -62,7 +62,8 @@ async function scanAll(client: DynamoDBClient, tableName: string): Promise<Recor
  */
 function asRelayedImage(item: Record<string, AttributeValue>): Record<string, AttributeValue> | undefined {
   const recordType = item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]?.S;
-  if (recordType === ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE) return undefined;
+  // a carried head (an operator's `outbox heads`) holds a sequence, no event
+  if (recordType === ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE || recordType === ORDERED_OUTBOX_ITEM.CARRIED_HEAD_RECORD_TYPE_VALUE) return undefined;
   if (recordType === ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE) return { ...item, [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: { S: ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE } };
   return item;
 }

@@ -26,6 +26,7 @@ export function readQueue(resource: TemplateResource, notes: string[]): QueueMod
     ...resource.modelled(),
     ...(typeof queueName === 'string' ? { queueName } : {}),
     fifo: readBoolean(resource, 'FifoQueue', properties.FifoQueue, false),
+    ...(readBoolean(resource, 'ContentBasedDeduplication', properties.ContentBasedDeduplication, false) ? { contentBasedDeduplication: true } : {}),
     visibilityTimeoutSeconds: readInteger(resource, 'VisibilityTimeout', properties.VisibilityTimeout, VISIBILITY_TIMEOUT, VISIBILITY_TIMEOUT.default),
     messageRetentionSeconds: readInteger(resource, 'MessageRetentionPeriod', properties.MessageRetentionPeriod, MESSAGE_RETENTION, MESSAGE_RETENTION.default),
     ...redriveOf(resource, notes),

@@ -26,12 +26,14 @@ const client = localClient();
 let tables: OrderedTables;
 
 beforeAll(async () => {
-  const [outbox, inbox, ledgerTable] = await Promise.all([
+  const [outbox, inbox, ledgerTable, formerOutbox] = await Promise.all([
     createOutbox(client, { eventSource: 'model-orders', timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE }),
     createInbox(client, { subscriberName: 'model-ordered', deduplicationWindowSeconds: MODEL_WINDOW_SECONDS }),
     createKeyedTable(client, 'model-ordered-ledger'),
+    // the table a restore is made from (issue 38)
+    createOutbox(client, { eventSource: 'model-orders', timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE }),
   ]);
-  tables = { outbox, inbox, ledgerTable };
+  tables = { outbox, inbox, ledgerTable, formerOutboxTable: formerOutbox.outboxTableName };
 });
 afterAll(() => client.destroy());
 

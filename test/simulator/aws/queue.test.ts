@@ -230,7 +230,7 @@ describe('SimulatedQueue: FIFO', () => {
 
   it('accepts but does not enqueue a message whose deduplication id it saw in the last 5 minutes', () => {
     const clock = frozenClock();
-    const queue = makeQueue(queueModel('Orders', { fifo: true }), { clock });
+    const queue = makeQueue(queueModel('Orders', { fifo: true, contentBasedDeduplication: true }), { clock });
     const first = queue.send({ body: 'a', messageGroupId: 'A', messageDeduplicationId: 'd1', origin: { via: 'send-message' } });
     const again = queue.send({ body: 'a', messageGroupId: 'A', messageDeduplicationId: 'd1', origin: { via: 'send-message' } });
     expect(again).toEqual(first);
@@ -246,9 +246,28 @@ describe('SimulatedQueue: FIFO', () => {
   it('requires a message group id, and refuses receiveAgain (SQS never hands an in-flight FIFO message to a second poller)', () => {
     const queue = fifo();
     expect(() => queue.send({ body: 'a', origin: { via: 'send-message' } })).toThrow(/must contain the parameter MessageGroupId/);
-    queue.send({ body: 'a', messageGroupId: 'A', origin: { via: 'send-message' } });
+    queue.send({ body: 'a', messageGroupId: 'A', messageDeduplicationId: 'a', origin: { via: 'send-message' } });
     const [message] = queue.receive(1);
     expect(() => queue.receiveAgain(message!)).toThrow(/is FIFO/);
+  });
+
+  it('refuses a send without MessageGroupId as SQS does (MissingParameter): "If you do not provide a MessageGroupId when sending a message to a FIFO queue, the action fails"', () => {
+    const attempt = (): unknown => fifo().send({ body: 'a', messageDeduplicationId: 'd', origin: { via: 'send-message' } });
+    expect(attempt).toThrow(SqsError);
+    expect(attempt).toThrow(expect.objectContaining({ queryCode: 'MissingParameter', httpStatus: 400, message: expect.stringMatching(/must contain the parameter MessageGroupId/) }));
+  });
+
+  it('refuses a send without MessageDeduplicationId to a queue without ContentBasedDeduplication, as SQS does (InvalidParameterValue)', () => {
+    // SendMessage API reference: "If you don't provide a MessageDeduplicationId and the queue doesn't have
+    // ContentBasedDeduplication set, the action fails with an error"; SQS says the sentence quoted below
+    const queue = makeQueue(queueModel('OrdersDlq', { fifo: true, queueName: 'orders-dlq.fifo' }), { clock: frozenClock() });
+    const attempt = (): unknown => queue.send({ body: 'a', messageGroupId: 'A', origin: { via: 'send-message' } });
+    expect(attempt).toThrow(
+      expect.objectContaining({ queryCode: 'InvalidParameterValue', message: expect.stringMatching(/^The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly/) }),
+    );
+    expect(queue.counts().total).toBe(0);
+    queue.send({ body: 'a', messageGroupId: 'A', messageDeduplicationId: 'd', origin: { via: 'send-message' } });
+    expect(queue.counts().total).toBe(1);
   });
 
   it('refuses a deduplication id on a standard queue', () => {

@@ -126,6 +126,50 @@ class Age implements Command {
   public toString = (): string => 'age(past the inbox window)';
 }
 
+// ---- issue 38 (h1): permanent failures to the FIFO dead-letter queue, outbox restores, the heads carried over ----
+
+/** The handler fails permanently on one message: it must reach the FIFO dead-letter queue at once, with its reason. */
+class Permanent implements Command {
+  public constructor(private readonly aggregate: number, private readonly offset: number) {}
+  public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
+  public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
+    await real.world.permanent(this.aggregate, this.offset);
+    await real.world.check();
+  }
+  public toString = (): string => `permanent(aggregate ${this.aggregate}, ${this.offset === 0 ? 'first of group' : `message ${this.offset} of group`}: PermanentError)`;
+}
+
+/** The outbox table is restored to an earlier point in a new table, or replaced by an empty one: the heads go back. */
+class RestoreOutbox implements Command {
+  public constructor(private readonly kind: 'replace' | 'point-in-time', private readonly back: number) {}
+  public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
+  public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
+    await real.world.restore(this.kind, this.back);
+    await real.world.check();
+  }
+  public toString = (): string => (this.kind === 'replace' ? 'replaceOutboxTable(every head gone)' : `restoreOutbox(point in time: each head ${this.back} back)`);
+}
+
+/** The operator's `outbox heads --from-history --history-table <old> --yes`, then the dead-lettered events written again. */
+class CarryHeads implements Command {
+  public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
+  public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
+    await real.world.carryHeads();
+    await real.world.check();
+  }
+  public toString = (): string => 'outboxHeads(carried over, then the reused ones written again)';
+}
+
+/** The commands of issue 38 items 1 and 2. */
+function restoreCommands(): Array<fc.Arbitrary<Command>> {
+  return [
+    fc.tuple(aggregate, fc.constantFrom(0, 0, 1)).map(([index, offset]) => new Permanent(index, offset)),
+    fc.tuple(fc.constantFrom<'replace' | 'point-in-time'>('replace', 'point-in-time'), fc.integer({ min: 1, max: 3 })).map(([kind, back]) => new RestoreOutbox(kind, back)),
+    fc.constant(new CarryHeads()),
+  ];
+}
+// ---- end of issue 38 (h1) ----
+
 const aggregate = fc.integer({ min: 0, max: 1 });
 const fault = fc.constantFrom<OrderedFault>('none', 'none', 'none', 'lost-write', 'conflict', 'lost-then-conflict', 'throttle');
 
@@ -148,6 +192,7 @@ export function orderedCommands(maxCommands: number): fc.Arbitrary<Iterable<Comm
       fc.tuple(aggregate, fc.integer({ min: 1, max: 4 })).map(([index, from]) => new Replay(index, from)),
       fc.constant(new Age()),
       fc.constant(new Age()),
+      ...restoreCommands(),
     ],
     { maxCommands, size: 'max' },
   );

@@ -22,11 +22,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import type fc from 'fast-check';
 import type { ConsumerConfig, ProducerConfig } from '../../../lambda/config';
 import type { SqsBatchHandler } from '../../../lambda/consumer/create-consumer';
-import type { DeadLetter } from '../../../lambda/consumer/dead-letter';
+import type { SQSClient } from '@aws-sdk/client-sqs';
+import { DEAD_LETTER_ATTRIBUTE, SqsDeadLetterPublisher, type DeadLetter } from '../../../lambda/consumer/dead-letter';
+import { PermanentError } from '../../../lambda/errors';
+import { carryOrderedHeads } from '../../../lambda/ordered/outbox-heads';
+import { ORDERED_OUTBOX_ITEM, orderedHeadKey } from '../../../lambda/contract/ordered-wire-format';
+import { OUTBOX_ITEM } from '../../../lambda/contract/wire-format';
+import { CLOCK_BUFFER_BYTES, VirtualClock } from '../../../simulator/aws/clock';
+import { SimulatedQueue } from '../../../simulator/aws/queue';
 import { createLogger } from '../../../lambda/logger';
 import { createOrderedConsumer } from '../../../lambda/ordered/ordered-consumer';
 import { OrderedOutbox, type OrderedEnvelope } from '../../../lambda/ordered/ordered-outbox';
@@ -44,6 +51,11 @@ import { dieAsPlanned, type CrashPlan } from './crash-plan';
 /** The tables a run shares with the other runs (each run has aggregates of its own). */
 export interface OrderedTables {
   readonly outbox: ProducerConfig;
+  /**
+   * The table a point-in-time restore is made from (issue 38): before a restore takes the heads back, the world keeps
+   * every head it had here, as the old table keeps them; `outbox heads --from-history --history-table` reads it.
+   */
+  readonly formerOutboxTable: string;
   readonly inbox: ConsumerConfig;
   readonly ledgerTable: string;
 }
@@ -100,6 +112,27 @@ export class OrderedWorld {
   private readonly fences: SequenceFences;
   /** The dead letters the runtime sent during the current delivery. */
   private runtimeDeadLetters: DeadLetter[] = [];
+  // ---- issue 38: FIFO dead letters, permanent failures, outbox restores and the heads carried over (h1) ----
+  /** The subscriber's FIFO dead-letter queue, as SQS has it (no content-based deduplication: refuses what SQS refuses). */
+  private readonly deadLetterQueue = new SimulatedQueue({
+    model: { key: 'Model/OrderedDlq', stackName: 'Model', logicalId: 'OrderedDlq', queueName: 'ordered-dlq.fifo', fifo: true, visibilityTimeoutSeconds: 30, messageRetentionSeconds: 1_209_600 },
+    address: { name: 'ordered-dlq.fifo', url: 'https://sqs.model.invalid/000000000000/ordered-dlq.fifo', arn: 'arn:aws:sqs:us-east-1:000000000000:ordered-dlq.fifo' },
+    clock: new VirtualClock(new SharedArrayBuffer(CLOCK_BUFFER_BYTES), () => 0),
+  });
+  /** Why the last sends to the dead-letter queue were refused. */
+  private refusedSends: string[] = [];
+  /** Event ids the handler fails permanently on (PermanentError), until dead-lettered once. */
+  private readonly poisoned = new Set<string>();
+  /** Per aggregate: events that took a sequence already handed out (the heads went back), by sequence. */
+  private readonly reused = new Map<string, OrderedEnvelope[]>();
+  /** Events dead-lettered as SequenceReusedError, waiting for the operator to write them again. */
+  private reusedDeadLetters: OrderedEnvelope[] = [];
+  /** Event id -> the id of the event the operator wrote again in its place. */
+  private readonly reEmitted = new Map<string, string>();
+  /** Whether the heads went back since they were last carried over. */
+  private restoredSinceCarry = false;
+  /** Whether a restore ever happened in this run (the operator checks then compare positions, not ids). */
+  private restored = false;
 
   /** A run on `tables` with a fault proxy of its own in front of DynamoDB Local. */
   public static async start(tables: OrderedTables, maxReceiveCount: number): Promise<OrderedWorld> {
@@ -128,8 +161,9 @@ export class OrderedWorld {
         now: () => new Date(this.nowMs),
         logger: createLogger({ level: 'ERROR', sink: () => undefined }),
         metricsSink: () => undefined,
-        deadLetter: { publish: async (letter) => void this.runtimeDeadLetters.push(letter) },
+        deadLetter: this.deadLetterPublisher(),
         handle: (event, tx) => {
+          if (this.poisoned.has(event.id)) throw new PermanentError(`the model's handler cannot take event ${event.id}`);
           tx.update({
             TableName: tables.ledgerTable,
             Key: { pk: event.subject as string },
@@ -140,7 +174,7 @@ export class OrderedWorld {
       }),
     );
     this.producerClient = this.scheduled(localClient({ endpoint: proxy.endpoint, maxAttempts: 3 }), 'producer');
-    this.producer = new OrderedOutbox({ client: this.producerClient, config: tables.outbox, maxAttempts: 10 });
+    this.producer = new OrderedOutbox({ client: this.producerClient, config: tables.outbox, maxAttempts: 10, now: () => new Date(this.nowMs) });
     this.reader = DynamoDBDocumentClient.from(localClient());
     this.fences = new SequenceFences({ client: this.reader, tableName: tables.inbox.inboxTableName, subscriberName: tables.inbox.subscriberName });
   }
@@ -171,11 +205,7 @@ export class OrderedWorld {
         Array.from({ length: count }, () => this.producer.transactWrite({ events: [{ type: 'Step', aggregateId: aggregate, subject: aggregate, data: { note: 'x' } }] })),
       );
       const written = (await scheduler.waitFor(writes)).map((envelopes) => envelopes[0]!);
-      for (const envelope of written.sort((a, b) => Number(a.sequence) - Number(b.sequence))) {
-        this.produced.get(aggregate)!.push(envelope);
-        this.stream.get(aggregate)!.push(envelope);
-        this.history.push(`produced ${aggregate} #${Number(envelope.sequence)} (${envelope.id})${fault === 'none' ? '' : `, ${fault}`}`);
-      }
+      for (const envelope of written.sort((a, b) => Number(a.sequence) - Number(b.sequence))) this.written(aggregate, envelope, fault === 'none' ? '' : `, ${fault}`);
     } finally {
       this.scheduler = undefined;
       this.proxy.clearRules();
@@ -260,7 +290,9 @@ export class OrderedWorld {
     let outcome: string;
     try {
       const response = await this.handlers[environment]!({
-        Records: [{ messageId: message.messageId, body: message.body, attributes: { ApproximateReceiveCount: String(message.receives), MessageGroupId: message.envelope.partitionkey } }],
+        Records: [
+          { messageId: message.messageId, receiptHandle: randomUUID(), body: message.body, attributes: { ApproximateReceiveCount: String(message.receives), MessageGroupId: message.envelope.partitionkey } },
+        ],
       });
       // an invocation that died answers nothing: whatever its code made of the crash, SQS keeps the message
       outcome = this.plans[environment]?.dead === true ? 'crashed' : response.batchItemFailures.length === 0 ? 'acknowledged' : 'failed';
@@ -269,7 +301,12 @@ export class OrderedWorld {
       outcome = 'crashed';
     }
     const what = `${message.envelope.partitionkey} #${Number(message.envelope.sequence)}`;
-    for (const letter of this.runtimeDeadLetters.slice(before)) this.violations.push(`valid event ${what} dead-lettered by the runtime: ${letter.errorName}: ${letter.errorMessage}`);
+    for (const letter of this.runtimeDeadLetters.slice(before)) {
+      const expected = this.expectedDeadLetter(message.envelope, letter);
+      if (expected !== undefined) outcome += `, dead-lettered (${expected})`;
+      else this.violations.push(`valid event ${what} dead-lettered by the runtime: ${letter.errorName}: ${letter.errorMessage}`);
+    }
+    for (const refusal of this.refusedSends.splice(0)) this.violations.push(`${what}: the dead-letter send was refused by the FIFO dead-letter queue: ${refusal}`);
     if (outcome === 'acknowledged') this.queue = this.queue.filter((queued) => queued !== message);
     else if (message.receives >= this.maxReceiveCount && this.queue.includes(message)) {
       this.queue = this.queue.filter((queued) => queued !== message);
@@ -335,7 +372,7 @@ export class OrderedWorld {
     const applied = new Set(await this.ledger(aggregate));
     const duplicates = decisions.filter((item) => item.decision === 'applied').map((item) => item.id);
     const expectedDuplicates = selected.filter((envelope) => applied.has(envelope.id)).map((envelope) => envelope.id);
-    if (JSON.stringify([...duplicates].sort()) !== JSON.stringify([...expectedDuplicates].sort())) {
+    if (!this.restored && JSON.stringify([...duplicates].sort()) !== JSON.stringify([...expectedDuplicates].sort())) {
       this.violations.push(`replay of ${aggregate} from #${fromSequence}: called ${JSON.stringify(duplicates)} duplicates, but the applied ones of those replayed are ${JSON.stringify(expectedDuplicates)}`);
     }
     await this.checkOperatorSends(`replay from #${fromSequence}`, sent, selected, decisions);
@@ -353,6 +390,8 @@ export class OrderedWorld {
    * been part of that run (each held one is applied, a copy of one sent, or after a sequence nothing it had holds).
    */
   private async checkOperatorSends(what: string, sent: readonly OrderedEnvelope[], had: readonly OrderedEnvelope[], decisions: readonly OrderedDecision[]): Promise<void> {
+    // after the heads went back two events may share a sequence: the fences' plan can not be checked by sequence alone
+    if (this.restored) return;
     for (const aggregate of this.aggregates) {
       const appliedCount = (await this.ledger(aggregate)).length;
       const sequences = (list: readonly OrderedEnvelope[]) => list.filter((envelope) => envelope.partitionkey === aggregate).map((envelope) => Number(envelope.sequence));
@@ -381,14 +420,22 @@ export class OrderedWorld {
     return (item?.applied as string[] | undefined) ?? [];
   }
 
-  /** Each ledger is a prefix of its aggregate's events in sequence order. */
+  /**
+   * Each ledger is a prefix of its aggregate's events in sequence order, never one twice. After the heads went back, a
+   * sequence may have two events (the one handed out first, and the one that took it again): either may hold it.
+   */
   public async check(): Promise<void> {
     for (const aggregate of this.aggregates) {
       const applied = await this.ledger(aggregate);
       const expected = this.produced.get(aggregate)!.map((envelope) => envelope.id);
-      const prefix = expected.slice(0, applied.length);
-      if (applied.length > expected.length || applied.some((id, index) => id !== prefix[index])) {
-        this.violations.push(`${aggregate}: applied ${JSON.stringify(applied)}, but its events in sequence order are ${JSON.stringify(expected)}`);
+      const reused = this.reused.get(aggregate) ?? [];
+      const holds = (id: string, index: number): boolean =>
+        id === expected[index] || reused.some((envelope) => envelope.id === id && Number(envelope.sequence) === index + 1);
+      if (applied.length > expected.length || new Set(applied).size !== applied.length || applied.some((id, index) => !holds(id, index))) {
+        this.violations.push(
+          `${aggregate}: applied ${JSON.stringify(applied)}, but its events in sequence order are ${JSON.stringify(expected)}` +
+            `${reused.length === 0 ? '' : ` (sequences taken again: ${reused.map((envelope) => `#${Number(envelope.sequence)} ${envelope.id}`).join(', ')})`}`,
+        );
       }
     }
   }
@@ -399,9 +446,17 @@ export class OrderedWorld {
    * every event must be applied.
    */
   public async drain(): Promise<void> {
-    for (let index = 0; index < AGGREGATES; index++) while (this.stream.get(this.aggregate(index))!.length > 0) this.relay(index, 1);
-    for (let round = 0; round < 200 && (this.queue.length > 0 || this.deadLetters.length > 0); round++) {
-      if (this.queue.length === 0) await this.redrive('planned');
+    // the restore runbook: carry the heads over before the producers go on
+    if (this.restoredSinceCarry) await this.carryHeads();
+    const relayAll = (): void => {
+      for (let index = 0; index < AGGREGATES; index++) while (this.stream.get(this.aggregate(index))!.length > 0) this.relay(index, 1);
+    };
+    relayAll();
+    for (let round = 0; round < 200 && (this.queue.length > 0 || this.deadLetters.length > 0 || this.reusedDeadLetters.length > 0); round++) {
+      if (this.queue.length === 0 && this.reusedDeadLetters.length > 0) {
+        await this.carryHeads();
+        relayAll();
+      } else if (this.queue.length === 0) await this.redrive('planned');
       for (let index = 0; index < AGGREGATES; index++) await this.deliver(index, 0);
     }
     await this.check();
@@ -409,8 +464,162 @@ export class OrderedWorld {
       const applied = await this.ledger(aggregate);
       const expected = this.produced.get(aggregate)!.map((envelope) => envelope.id);
       if (applied.length !== expected.length) this.violations.push(`${aggregate}: after the drain ${applied.length} of ${expected.length} events applied`);
+      // no event lost: each is applied, or was dead-lettered (SequenceReusedError) and written again, and that applied
+      const appliedIds = new Set(applied);
+      for (const envelope of [...expected.map((_, index) => this.produced.get(aggregate)![index]!), ...(this.reused.get(aggregate) ?? [])]) {
+        const again = this.reEmitted.get(envelope.id);
+        if (!appliedIds.has(envelope.id) && !(again !== undefined && appliedIds.has(again))) {
+          this.violations.push(`${aggregate}: event ${envelope.id} (#${Number(envelope.sequence)}) lost: never applied, and not dead-lettered to be written again`);
+        }
+      }
     }
-    if (this.queue.length + this.deadLetters.length > 0) this.violations.push(`after the drain ${this.queue.length} messages queued and ${this.deadLetters.length} dead letters left`);
+    if (this.queue.length + this.deadLetters.length + this.reusedDeadLetters.length > 0) {
+      this.violations.push(`after the drain ${this.queue.length} messages queued and ${this.deadLetters.length + this.reusedDeadLetters.length} dead letters left`);
+    }
+  }
+
+  // ---- issue 38 (h1): FIFO dead letters, permanent failures, outbox restores, the heads carried over ----
+
+  /** The runtime's own dead-letter publisher, sending to the simulated FIFO dead-letter queue (as SQS, it refuses a send it must). */
+  private deadLetterPublisher(): { publish(letter: DeadLetter): Promise<void> } {
+    const queue = this.deadLetterQueue;
+    const client = {
+      send: async (command: { input: { MessageBody?: string; MessageGroupId?: string; MessageDeduplicationId?: string; MessageAttributes?: Record<string, { DataType?: string; StringValue?: string }> } }) => {
+        const { input } = command;
+        try {
+          const attributes = Object.fromEntries(Object.entries(input.MessageAttributes ?? {}).map(([name, value]) => [name, { DataType: value.DataType ?? '', StringValue: value.StringValue ?? '' }]));
+          const result = queue.send({
+            body: input.MessageBody ?? '',
+            messageAttributes: attributes,
+            ...(input.MessageGroupId === undefined ? {} : { messageGroupId: input.MessageGroupId }),
+            ...(input.MessageDeduplicationId === undefined ? {} : { messageDeduplicationId: input.MessageDeduplicationId }),
+            origin: { via: 'send-message' },
+          });
+          return { MessageId: result.messageId };
+        } catch (error) {
+          this.refusedSends.push((error as Error).message);
+          throw error;
+        }
+      },
+    } as unknown as SQSClient;
+    const publisher = new SqsDeadLetterPublisher({ queueUrl: queue.address.url, client });
+    return {
+      publish: async (letter) => {
+        await publisher.publish(letter);
+        this.runtimeDeadLetters.push(letter);
+        // what the dead-letter queue holds now: each letter with its reason and its aggregate's group, none dropped
+        const held = [];
+        for (let batch = queue.receive(10); batch.length > 0; batch = queue.receive(10)) {
+          for (const message of batch) {
+            queue.delete(message.receiptHandle);
+            held.push(message);
+          }
+        }
+        if (held.length !== 1) this.violations.push(`the FIFO dead-letter queue holds ${held.length} new messages after a dead letter of ${letter.eventId ?? '?'} was sent (accepted, but dropped as a duplicate?)`);
+        for (const message of held) {
+          const reason = message.messageAttributes[DEAD_LETTER_ATTRIBUTE.ERROR_NAME]?.StringValue;
+          const group = message.attributes.MessageGroupId;
+          const aggregate = (JSON.parse(message.body) as { partitionkey?: string }).partitionkey;
+          if (reason !== letter.errorName || (aggregate !== undefined && group !== aggregate)) {
+            this.violations.push(`dead letter of ${letter.eventId ?? '?'}: reason ${reason ?? 'none'} (expected ${letter.errorName}), group ${group ?? 'none'} (expected the aggregate ${aggregate ?? '?'})`);
+          }
+        }
+      },
+    };
+  }
+
+  /** Whether the runtime dead-lettering `envelope` with `letter` is what the model expects, and why; undefined: a violation. */
+  private expectedDeadLetter(envelope: OrderedEnvelope, letter: DeadLetter): string | undefined {
+    if (letter.errorName === 'PermanentError' && this.poisoned.has(envelope.id)) {
+      // the operator fixes the cause; the dead letter waits in the queue for a redrive
+      this.poisoned.delete(envelope.id);
+      this.deadLetters.push({ messageId: randomUUID(), body: JSON.stringify(envelope), envelope, receives: 0 });
+      return 'PermanentError, in the FIFO dead-letter queue with its reason';
+    }
+    const sequence = Number(envelope.sequence);
+    const sharesSequence = (this.reused.get(envelope.partitionkey) ?? []).some((other) => Number(other.sequence) === sequence);
+    if (letter.errorName === 'SequenceReusedError' && sharesSequence) {
+      if (!this.reusedDeadLetters.some((other) => other.id === envelope.id) && !this.reEmitted.has(envelope.id)) this.reusedDeadLetters.push(envelope);
+      return 'SequenceReusedError: its sequence was taken twice';
+    }
+    return undefined;
+  }
+
+  /** A produced event: the aggregate's next sequence, or (the heads went back) one already handed out. */
+  private written(aggregate: string, envelope: OrderedEnvelope, note: string): void {
+    const live = this.produced.get(aggregate)!;
+    const sequence = Number(envelope.sequence);
+    if (sequence === live.length + 1) live.push(envelope);
+    else if (sequence <= live.length) {
+      if (!this.restoredSinceCarry) this.violations.push(`${aggregate}: event ${envelope.id} took sequence ${sequence}, already handed out, though the heads never went back or were carried over`);
+      this.reused.set(aggregate, [...(this.reused.get(aggregate) ?? []), envelope]);
+      note += ', a sequence taken again';
+    } else this.violations.push(`${aggregate}: event ${envelope.id} took sequence ${sequence}, but the next is ${live.length + 1}: a head ran ahead (a gap no event fills)`);
+    this.stream.get(aggregate)!.push(envelope);
+    this.history.push(`produced ${aggregate} #${sequence} (${envelope.id})${note}`);
+  }
+
+  /** The handler fails permanently (PermanentError) on one message of the aggregate: it must reach the FIFO DLQ at once. */
+  public async permanent(aggregateIndex: number, offset: number): Promise<void> {
+    const message = this.pick(this.aggregate(aggregateIndex), offset);
+    if (message === undefined) return;
+    this.poisoned.add(message.envelope.id);
+    await this.run(0, message, ' (the handler fails permanently)');
+    if (this.poisoned.delete(message.envelope.id) && (this.queue.includes(message) || this.deadLetters.includes(message))) {
+      this.violations.push(`${message.envelope.partitionkey} #${Number(message.envelope.sequence)}: a PermanentError was not dead-lettered at once with its reason`);
+    }
+  }
+
+  /**
+   * The outbox table is restored to an earlier point (each head `back` sequences back) or replaced (every head gone),
+   * as a restore into a new table does. The table restored from keeps every head it had (formerOutboxTable).
+   */
+  public async restore(kind: 'replace' | 'point-in-time', back: number): Promise<void> {
+    const { outbox, formerOutboxTable } = this.tables;
+    for (const aggregate of this.aggregates) {
+      const headKey = orderedHeadKey(aggregate);
+      const key = { [outbox.partitionKeyName]: headKey, ...(outbox.sortKeyName === undefined ? {} : { [outbox.sortKeyName]: headKey }) };
+      const head = (await this.reader.send(new GetCommand({ TableName: outbox.outboxTableName, Key: key, ConsistentRead: true }))).Item;
+      if (head === undefined) continue;
+      const sequence = head[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE] as number;
+      await this.reader
+        .send(
+          new PutCommand({
+            TableName: formerOutboxTable,
+            Item: head,
+            ConditionExpression: 'attribute_not_exists(#sequence) OR #sequence < :sequence',
+            ExpressionAttributeNames: { '#sequence': ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE },
+            ExpressionAttributeValues: { ':sequence': sequence },
+          }),
+        )
+        .catch((error: Error) => {
+          if (error.name !== 'ConditionalCheckFailedException') throw error;
+        });
+      const to = kind === 'replace' ? 0 : Math.max(0, sequence - back);
+      if (to === 0) await this.reader.send(new DeleteCommand({ TableName: outbox.outboxTableName, Key: key }));
+      else await this.reader.send(new PutCommand({ TableName: outbox.outboxTableName, Item: { ...head, [ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]: to, [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE } }));
+      this.history.push(`outbox ${kind === 'replace' ? 'replaced' : 'restored'}: ${aggregate.slice(-5)} head ${sequence} -> ${to}`);
+    }
+    this.restoredSinceCarry = true;
+    this.restored = true;
+  }
+
+  /**
+   * The operator carries the heads over (`outbox heads --from-history --history-table <table restored from> --yes`), then
+   * writes again, as new events, those dead-lettered as SequenceReusedError (the runbook of docs/ORDERED-DELIVERY.md).
+   */
+  public async carryHeads(): Promise<void> {
+    const { heads } = await carryOrderedHeads({ client: this.reader, outbox: this.tables.outbox, source: { kind: 'history', table: this.tables.formerOutboxTable }, apply: true, now: () => new Date(this.nowMs) });
+    const mine = heads.filter((head) => this.aggregates.includes(head.aggregateId));
+    this.restoredSinceCarry = false;
+    this.history.push(`outbox heads: ${mine.map((head) => `${head.aggregateId.slice(-5)} ${head.current} -> ${head.target} ${head.decision}`).join(', ') || 'nothing'}`);
+    const again = this.reusedDeadLetters;
+    this.reusedDeadLetters = [];
+    for (const envelope of again) {
+      const [written] = await this.producer.transactWrite({ events: [{ type: 'Step', aggregateId: envelope.partitionkey, subject: envelope.partitionkey, data: { note: 'written again' } }] });
+      this.reEmitted.set(envelope.id, written!.id);
+      this.written(envelope.partitionkey, written!, `, written again for ${envelope.id}`);
+    }
   }
 
   public report(): string {

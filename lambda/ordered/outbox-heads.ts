@@ -1,0 +1,154 @@
+/**
+ * Carrying an ordered outbox's heads over to a restored or new outbox table (docs/ORDERED-DELIVERY.md, "Restoring the
+ * outbox table"). A point-in-time restore (into a new table, as DynamoDB restores) or a replaced table takes the
+ * aggregates' heads back, so the producer would hand out sequences the subscribers have passed: the consumers
+ * dead-letter those events (`SequenceReusedError`), none is applied. Before the producers write to the new table,
+ * an operator sets each aggregate's head to the last sequence known: from the history items the table holds, or from
+ * the subscribers' sequence fences (the last sequence each applied). A head is only ever moved forward.
+ */
+import { GetCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { ProducerConfig } from '../config';
+import { ORDERED_OUTBOX_ITEM, orderedHeadKey, SEQUENCE_FENCE } from '../contract/ordered-wire-format';
+import { OUTBOX_ITEM } from '../contract/wire-format';
+import { isConditionalCheckFailed } from '../transaction/cancellation';
+import { toDocumentClient, type DynamoDBClientLike } from '../transaction/document-client';
+
+/** Where the heads' sequences come from. */
+export type OrderedHeadsSource =
+  /**
+   * The ordered items of an outbox table (its history items, one per event, and its heads): each aggregate's highest
+   * sequence there. `table`: another table than the one written, e.g. the table a point-in-time restore was made from,
+   * which knows every sequence it handed out. @default the outbox table itself
+   */
+  | { readonly kind: 'history'; readonly table?: string }
+  /** The sequence fences of these subscribers (each in its inbox table): each aggregate's highest sequence applied by any of them. */
+  | { readonly kind: 'fences'; readonly subscribers: readonly { readonly subscriberName: string; readonly inboxTable: string }[] };
+
+/** Options of {@link carryOrderedHeads}. */
+export interface CarryOrderedHeadsOptions {
+  readonly client: DynamoDBClientLike;
+  /** The restored or new outbox table. */
+  readonly outbox: Pick<ProducerConfig, 'outboxTableName' | 'partitionKeyName' | 'sortKeyName'>;
+  readonly source: OrderedHeadsSource;
+  /** false: a dry run, nothing written. */
+  readonly apply: boolean;
+  /** @default the system clock */
+  readonly now?: () => Date;
+}
+
+/** What becomes of one aggregate's head. */
+export interface HeadCarry {
+  readonly aggregateId: string;
+  /** The head's sequence in the table now (0: no head). */
+  readonly current: number;
+  /** The sequence the source knows. */
+  readonly target: number;
+  /**
+   * `set`: the head moves forward to `target` (written when applying); `unchanged`: it stands there already;
+   * `ahead`: it stands past `target` and is never moved back; `moved`: a producer wrote it between the read and the
+   * write (nothing overwritten: run again).
+   */
+  readonly decision: 'set' | 'unchanged' | 'ahead' | 'moved';
+}
+
+/** Every item of a scan, all pages, strongly consistent. */
+async function scanAll(client: DynamoDBDocumentClient, input: ConstructorParameters<typeof ScanCommand>[0]): Promise<Array<Record<string, unknown>>> {
+  const items: Array<Record<string, unknown>> = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await client.send(new ScanCommand({ ...input, ConsistentRead: true, ...(startKey === undefined ? {} : { ExclusiveStartKey: startKey }) }));
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey !== undefined);
+  return items;
+}
+
+/** The highest sequence the source knows per aggregate. */
+async function targets(client: DynamoDBDocumentClient, options: CarryOrderedHeadsOptions): Promise<Map<string, number>> {
+  const highest = new Map<string, number>();
+  const note = (aggregateId: unknown, sequence: unknown): void => {
+    if (typeof aggregateId !== 'string' || typeof sequence !== 'number' || !Number.isSafeInteger(sequence) || sequence < 1) return;
+    highest.set(aggregateId, Math.max(highest.get(aggregateId) ?? 0, sequence));
+  };
+  if (options.source.kind === 'history') {
+    const items = await scanAll(client, {
+      TableName: options.source.table ?? options.outbox.outboxTableName,
+      FilterExpression: '#type IN (:history, :head, :carried)',
+      ExpressionAttributeNames: { '#type': OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE },
+      ExpressionAttributeValues: {
+        ':history': ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE,
+        ':head': ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE,
+        ':carried': ORDERED_OUTBOX_ITEM.CARRIED_HEAD_RECORD_TYPE_VALUE,
+      },
+    });
+    for (const item of items) note(item[ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE], item[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]);
+    return highest;
+  }
+  if (options.source.subscribers.length === 0) throw new RangeError('carryOrderedHeads: name at least one subscriber whose fences to read');
+  for (const inboxTable of new Set(options.source.subscribers.map((subscriber) => subscriber.inboxTable))) {
+    const names = new Set(options.source.subscribers.filter((subscriber) => subscriber.inboxTable === inboxTable).map((subscriber) => subscriber.subscriberName));
+    const items = await scanAll(client, {
+      TableName: inboxTable,
+      FilterExpression: '#type = :fence',
+      ExpressionAttributeNames: { '#type': SEQUENCE_FENCE.RECORD_TYPE_ATTRIBUTE },
+      ExpressionAttributeValues: { ':fence': SEQUENCE_FENCE.RECORD_TYPE_VALUE },
+    });
+    for (const item of items) {
+      if (names.has(item[SEQUENCE_FENCE.SUBSCRIBER_ATTRIBUTE] as string)) note(item[SEQUENCE_FENCE.AGGREGATE_ATTRIBUTE], item[SEQUENCE_FENCE.APPLIED_SEQUENCE_ATTRIBUTE]);
+    }
+  }
+  return highest;
+}
+
+/**
+ * Sets each aggregate's head in the outbox table to the highest sequence the source knows, never backwards: a head
+ * the table holds past it stays. With `apply`, each move is one conditional Put of a carried head (no event, so the
+ * relay publishes nothing), conditioned on the head still standing where it was read, so a producer's write in between
+ * is never overwritten (`moved`). Without `apply`, the same decisions, nothing written.
+ */
+export async function carryOrderedHeads(options: CarryOrderedHeadsOptions): Promise<{ readonly heads: readonly HeadCarry[] }> {
+  const client = toDocumentClient(options.client);
+  const { outboxTableName, partitionKeyName, sortKeyName } = options.outbox;
+  const keyOf = (aggregateId: string): Record<string, string> => {
+    const key = orderedHeadKey(aggregateId);
+    return { [partitionKeyName]: key, ...(sortKeyName === undefined ? {} : { [sortKeyName]: key }) };
+  };
+  const from = options.source.kind === 'history' ? `history: ${options.source.table ?? outboxTableName}` : `fences: ${options.source.subscribers.map((subscriber) => subscriber.subscriberName).join(', ')}`;
+  const now = (options.now ?? (() => new Date()))();
+  const heads: HeadCarry[] = [];
+  const known = await targets(client, options);
+  for (const aggregateId of [...known.keys()].sort()) {
+    const target = known.get(aggregateId)!;
+    const item = (await client.send(new GetCommand({ TableName: outboxTableName, Key: keyOf(aggregateId), ConsistentRead: true }))).Item;
+    const stored = item?.[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE];
+    const current = typeof stored === 'number' ? stored : 0;
+    const decision: HeadCarry['decision'] = target > current ? 'set' : target === current ? 'unchanged' : 'ahead';
+    if (decision !== 'set' || !options.apply) {
+      heads.push({ aggregateId, current, target, decision });
+      continue;
+    }
+    try {
+      await client.send(
+        new PutCommand({
+          TableName: outboxTableName,
+          Item: {
+            ...keyOf(aggregateId),
+            [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: ORDERED_OUTBOX_ITEM.CARRIED_HEAD_RECORD_TYPE_VALUE,
+            [ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE]: aggregateId,
+            [ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]: target,
+            [ORDERED_OUTBOX_ITEM.CARRIED_FROM_ATTRIBUTE]: from,
+            [ORDERED_OUTBOX_ITEM.CARRIED_AT_ATTRIBUTE]: now.toISOString(),
+          },
+          ...(item === undefined
+            ? { ConditionExpression: 'attribute_not_exists(#pk)', ExpressionAttributeNames: { '#pk': partitionKeyName } }
+            : { ConditionExpression: '#sequence = :current', ExpressionAttributeNames: { '#sequence': ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE }, ExpressionAttributeValues: { ':current': current } }),
+        }),
+      );
+      heads.push({ aggregateId, current, target, decision });
+    } catch (error) {
+      if (!isConditionalCheckFailed(error)) throw error;
+      heads.push({ aggregateId, current, target, decision: 'moved' });
+    }
+  }
+  return { heads };
+}

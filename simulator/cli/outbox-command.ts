@@ -1,0 +1,135 @@
+/**
+ * `idempotent-event-flow outbox heads`: carries an ordered outbox's heads over to a restored or new outbox table
+ * (docs/ORDERED-DELIVERY.md, "Restoring the outbox table"), from the history items the table holds or from the ordered
+ * subscribers' sequence fences; never moves a head backwards. A dry run unless --yes.
+ */
+import { TABLE_SCHEMA } from '../../lambda/contract/wire-format';
+import { carryOrderedHeads, type HeadCarry, type OrderedHeadsSource } from '../../lambda/ordered/outbox-heads';
+import { listOption } from './arguments';
+import { formatTable } from './blocked-command';
+import { readSubscriberOutput } from './deployed-subscriber';
+import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
+import { terminalText } from './terminal-text';
+
+const USAGE = `Usage:
+  idempotent-event-flow outbox heads --outbox-table <name> --from-history [--history-table <name>] [--yes] [--json]
+  idempotent-event-flow outbox heads --outbox-table <name> --from-fences (--subscriber-output <json|@file> ... | --subscriber <name> --table <inbox table> ...) [--yes] [--json]
+
+After a point-in-time restore of the outbox table (DynamoDB restores into a new table) or a replaced outbox table, each
+aggregate's head (its last sequence) is older than what the ordered subscribers applied, or gone: the producers would
+hand out sequences already passed, and the subscribers dead-letter those events (SequenceReusedError). Run this
+before the producers write to the new table: it sets each aggregate's head to the last sequence known.
+  --from-history      the highest sequence of each aggregate among the ordered items (history and heads) of the table,
+                      or of --history-table: the table the restore was made from, when it still exists (it knows
+                      every sequence it handed out, also of events not applied yet: the safest source)
+  --from-fences       the highest sequence each subscriber applied (its sequence fences); name every ordered subscriber
+                      of the outbox, each by its <subscriber>/Operator stack output or by --subscriber and --table
+                      (given in pairs, in order)
+A head is only ever moved forward: one past its source stays ('ahead'). Each move is conditioned on the head still
+standing where it was read: a producer's write in between is not overwritten ('moved': run again; exit code 3).
+The carried head holds no event, so the relay publishes nothing. A dry run unless --yes: it says what it would set.
+
+Options:
+  --outbox-table <name>              the restored or new outbox table
+  --history-table <name>             --from-history: read this table instead (e.g. the table restored from)
+  --partition-key <name>             its partition key (default ${TABLE_SCHEMA.PARTITION_KEY})
+  --sort-key <name>, --no-sort-key   its sort key (default ${TABLE_SCHEMA.SORT_KEY})
+  --subscriber-output <json|@file>   an ordered subscriber's Operator stack output (repeatable)
+  --subscriber <name>, --table <t>   an ordered subscriber and its inbox table (repeatable, in pairs)
+  --yes                              write (default: show what would be set)
+  --json                             print JSON instead of text
+  --region, --endpoint               see idempotent-event-flow --help
+`;
+
+const DECISION_TEXT: Readonly<Record<HeadCarry['decision'], string>> = {
+  set: 'set',
+  unchanged: 'unchanged',
+  ahead: 'left: past its source (never moved back)',
+  moved: 'refused: a producer moved it meanwhile; run again',
+};
+
+/** The fences' subscribers from the options, or the problem with them. */
+function subscribersOf(parsed: ParsedArguments, cwd: string): Array<{ subscriberName: string; inboxTable: string }> | string {
+  const subscribers: Array<{ subscriberName: string; inboxTable: string }> = [];
+  for (const output of listOption(parsed.values, 'subscriber-output')) {
+    const deployment = readSubscriberOutput(output, cwd);
+    if (typeof deployment === 'string') return deployment;
+    if (deployment.inboxTable === undefined) return `--subscriber-output: subscriber '${deployment.subscriberName}' has no inbox table, so no fences`;
+    subscribers.push({ subscriberName: deployment.subscriberName, inboxTable: deployment.inboxTable });
+  }
+  const names = listOption(parsed.values, 'subscriber');
+  const tables = listOption(parsed.values, 'table');
+  if (names.length !== tables.length) return `--subscriber and --table come in pairs, but ${names.length} subscriber(s) and ${tables.length} table(s) were given`;
+  names.forEach((subscriberName, index) => subscribers.push({ subscriberName, inboxTable: tables[index]! }));
+  if (subscribers.length === 0) return "'outbox heads --from-fences' needs --subscriber-output, or --subscriber and --table, for every ordered subscriber of the outbox";
+  return subscribers;
+}
+
+async function heads(parsed: ParsedArguments, context: CommandContext): Promise<number> {
+  const outboxTable = parsed.values['outbox-table'];
+  if (typeof outboxTable !== 'string' || outboxTable.trim() === '') return context.usageError("'outbox heads' needs --outbox-table");
+  const fromHistory = parsed.values['from-history'] === true;
+  const fromFences = parsed.values['from-fences'] === true;
+  if (fromHistory === fromFences) return context.usageError("'outbox heads' needs exactly one of --from-history and --from-fences");
+  const historyTable = parsed.values['history-table'];
+  if (historyTable !== undefined && !fromHistory) return context.usageError('--history-table goes with --from-history');
+  let source: OrderedHeadsSource = { kind: 'history', ...(typeof historyTable === 'string' ? { table: historyTable } : {}) };
+  if (fromFences) {
+    const subscribers = subscribersOf(parsed, context.io.cwd ?? process.cwd());
+    if (typeof subscribers === 'string') return context.usageError(subscribers);
+    source = { kind: 'fences', subscribers };
+  }
+  const apply = parsed.values.yes === true;
+  const partitionKeyName = typeof parsed.values['partition-key'] === 'string' ? parsed.values['partition-key'] : TABLE_SCHEMA.PARTITION_KEY;
+  const sortKeyName = parsed.values['no-sort-key'] === true ? undefined : typeof parsed.values['sort-key'] === 'string' ? parsed.values['sort-key'] : TABLE_SCHEMA.SORT_KEY;
+  const result = await carryOrderedHeads({
+    client: context.client(),
+    outbox: { outboxTableName: outboxTable, partitionKeyName, ...(sortKeyName === undefined ? {} : { sortKeyName }) },
+    source,
+    apply,
+    now: () => context.now(),
+  });
+  const toSet = result.heads.filter((head) => head.decision === 'set');
+  const moved = result.heads.filter((head) => head.decision === 'moved');
+  if (apply && toSet.length > 0) {
+    const from = source.kind === 'history' ? `history: ${source.table ?? outboxTable}` : source.subscribers.map((subscriber) => subscriber.subscriberName);
+    context.io.stderr(`${JSON.stringify({ audit: 'outbox-heads', at: context.now().toISOString(), by: context.user, outboxTable, from, set: toSet.map(({ aggregateId, current, target }) => ({ aggregateId, from: current, to: target })) })}\n`);
+  }
+  if (parsed.values.json === true) {
+    context.io.stdout(`${JSON.stringify({ dryRun: !apply, outboxTable, heads: result.heads }, null, 2)}\n`);
+  } else {
+    const rows = result.heads.map((head) => [head.aggregateId, String(head.current), String(head.target), head.decision === 'set' && !apply ? 'would set' : DECISION_TEXT[head.decision]]);
+    const table = rows.length === 0 ? 'the source knows no aggregate\n' : formatTable(['AGGREGATE', 'HEAD NOW', 'SOURCE', 'DECISION'], rows);
+    const outcome = apply
+      ? `set ${toSet.length} head(s) in ${terminalText(outboxTable)}${moved.length === 0 ? '' : `; ${moved.length} moved by a producer meanwhile, not overwritten: run again`}`
+      : `dry run: would set ${toSet.length} head(s) in ${terminalText(outboxTable)}; run again with --yes to set them`;
+    context.io.stdout(`${table}${outcome}\n`);
+  }
+  return moved.length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
+}
+
+export const outboxCommand: Command = {
+  name: 'outbox',
+  summary: "carry an ordered outbox's heads over to a restored or new outbox table",
+  usage: USAGE,
+  options: {
+    'outbox-table': { type: 'string' },
+    'partition-key': { type: 'string' },
+    'sort-key': { type: 'string' },
+    'no-sort-key': { type: 'boolean' },
+    'from-history': { type: 'boolean' },
+    'history-table': { type: 'string' },
+    'from-fences': { type: 'boolean' },
+    'subscriber-output': { type: 'string', multiple: true },
+    subscriber: { type: 'string', multiple: true },
+    table: { type: 'string', multiple: true },
+    yes: { type: 'boolean' },
+    json: { type: 'boolean' },
+  },
+  run: async (parsed, context) => {
+    const [subcommand, ...rest] = parsed.positionals;
+    if (subcommand !== 'heads') return context.usageError(subcommand === undefined ? 'missing subcommand (heads)' : `unknown subcommand '${subcommand}'`);
+    if (rest.length > 0) return context.usageError(`'outbox heads' takes no arguments, got ${rest.join(' ')}`);
+    return heads(parsed, context);
+  },
+};
