@@ -44,6 +44,9 @@ const ORDERED_MODEL = 'test/lambda/model/ordered.model.int.test.ts';
 const ORDERED = 'test/lambda/ordered/ordered-path.int.test.ts';
 /** The fence run through the simulator, with faults and poisoned events (a mutated fence lets a gap through). */
 const SIMULATED_FENCE = 'test/simulator/run/ordered-fence.int.test.ts';
+/** Contention (issue 40): its model (one hot item, every mode) and the tests of the retry against real conflicts. */
+const CONTENTION_MODEL = 'test/lambda/model/contention.model.int.test.ts';
+const CONTENTION = 'test/lambda/contention.int.test.ts';
 
 export const MUTANTS: readonly Mutant[] = [
   {
@@ -362,5 +365,21 @@ export const MUTANTS: readonly Mutant[] = [
     find: "      if (stored !== undefined) return { kind: 'written-before', envelopes: stored };",
     replace: '',
     tests: [ORDERED_MODEL, ORDERED],
+  },
+  {
+    id: 'contention-retry-disabled',
+    breaks: 'contention: a write refused only for TransactionConflict or throttling is not retried inside the invocation, so receives spent on contention alone send a valid event to the DLQ',
+    file: 'lambda/transaction/contention-retry.ts',
+    find: '        if (this.options.disabled === true || !retryable(error)) throw error;',
+    replace: '        throw error;',
+    tests: [CONTENTION_MODEL, CONTENTION],
+  },
+  {
+    id: 'contention-retry-ignores-deadline',
+    breaks: "contention: the retry ignores the invocation's remaining time, so a long contention runs the invocation past its deadline (Lambda kills it: the whole batch's response is lost)",
+    file: 'lambda/transaction/contention-retry.ts',
+    find: '        if (after !== undefined ? after - wait < this.margin + longestAttempt : attempts >= this.attemptsWithoutDeadline) throw error;',
+    replace: '        if (after === undefined && attempts >= this.attemptsWithoutDeadline) throw error;',
+    tests: [CONTENTION_MODEL, CONTENTION],
   },
 ];
