@@ -168,13 +168,12 @@ export function createAggregateConsumer<TData = unknown, TState extends object =
     context.handOff.delete(lane);
     const prepareEvent = emittedEventPreparer({ outbox, subscriberName: config.subscriberName, consumedEventId: envelope.id });
     const received = processedMessageFor(envelope.id, context.fingerprint, envelope.time);
-    let first = true;
+    let attempt = 0;
     const contended = (error: unknown): boolean => isContention(error) || error instanceof LostVersionRace;
     try {
       const { value, attempts } = await context.retryOnContention(async () => {
-        const attempt = first;
-        first = false;
-        const read = attempt && handedOver !== undefined ? handedOver : await store.read(location);
+        attempt += 1;
+        const read = attempt === 1 && handedOver !== undefined ? handedOver : await store.read(location);
         const seen = findProcessed(read.processed, envelope.id);
         if (seen !== undefined) {
           // compared on the 64-bit prefix the entry keeps (see processed-messages.ts for why that is enough)
@@ -224,8 +223,8 @@ export function createAggregateConsumer<TData = unknown, TState extends object =
     } catch (error) {
       if (!contended(error)) throw error;
       throw new ConcurrentModificationError(
-        `aggregate ${describeLocation(location)} was changed by other writers (or the write was refused for contention) on every attempt to apply event '${envelope.id}' ` +
-          'while the invocation\'s time allowed; nothing was applied, the message is retried later',
+        `aggregate ${describeLocation(location)} was changed by other writers (or its write refused for contention) during all ${attempt} attempts to apply event '${envelope.id}' ` +
+          "that the invocation's time allowed; nothing was applied, the message is retried later",
         { cause: error },
       );
     }

@@ -382,4 +382,20 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '        if (after === undefined && attempts >= this.attemptsWithoutDeadline) throw error;',
     tests: [CONTENTION_MODEL, CONTENTION],
   },
+  {
+    id: 'held-by-me-version-only',
+    breaks: "lease: the holder's write condition checks the version but not the owner, so a stalled holder whose record expired and was claimed afresh (version 1 again) by another delivery writes over the new holder's record",
+    file: 'lambda/processing/record-writes.ts',
+    find: "export const HELD_BY_ME = '#owner = :owner AND #version = :observedVersion';",
+    replace: "export const HELD_BY_ME = '#version = :observedVersion AND :owner = :owner';",
+    tests: ['test/lambda/processing/held-by-me.int.test.ts'],
+  },
+  {
+    id: 'batch-read-trusts-expired-record',
+    breaks: 'batch read: an inbox record past its expiresAt (not yet deleted by TTL) is taken as proof the message was applied, so a redelivery after the window is acknowledged without its write deciding',
+    file: 'lambda/consumer/known-records.ts',
+    find: "  if (typeof expiresAt !== 'number' || expiresAt < nowEpochSeconds || typeof fingerprint !== 'string') return undefined;",
+    replace: "  if (typeof expiresAt !== 'number' || typeof fingerprint !== 'string') return undefined;",
+    tests: ['test/lambda/known-records-expiry.int.test.ts'],
+  },
 ];
