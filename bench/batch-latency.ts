@@ -8,7 +8,7 @@
  * DynamoDB Local, serializing transactions, never does; `--conflicts none` measures without it.
  *
  *   npx tsx bench/batch-latency.ts [--batches N] [--seed S] [--conflicts aws|none] [--batch-size 1-10] [--consumers a,b,...]
- *     [--redelivery-rates 0,0.2]
+ *     [--redelivery-rates 0,0.2] [--customers N]
  *
  * Results (Markdown) go to standard output, progress to standard error. Timings vary from run to run (and with the
  * machine's load); counts and capacity depend only on the arguments, except where Powertools' concurrent records race.
@@ -24,20 +24,20 @@ import { isReadOperation } from './support/capacity-rules';
 import type { DeliveryPlan } from './support/deliveries';
 import { benchMain } from './support/bench-main';
 import { readFlags, usageError } from './support/flags';
-import { client, InvariantViolation, progress } from './support/fixtures';
+import { client, CUSTOMERS, InvariantViolation, progress } from './support/fixtures';
 import { CONSUMER_KINDS, DEFAULT_CONSUMER_KINDS, type ConsumerKind } from './support/latency/consumers';
 import { percentile } from './support/latency/percentile';
 import { renderLatencyTable, renderTargets, type LatencyRow } from './support/latency/report';
-import { latencyPlan, timedDelivery, type TimedRun } from './support/latency/timed-delivery';
+import { latencyPlan, roundTripFloors, timedDelivery, type TimedRun } from './support/latency/timed-delivery';
 import { Meter, type Figures } from './support/meter';
 import { Prng } from './support/prng';
 import { ruleReadUnits, ruleWriteUnits, totalOf } from './support/report';
 
 /** Added latency per request, in milliseconds: none, and a real DynamoDB endpoint's round trip as the issue models it. */
 const DELAYS_MS = [0, 8] as const;
-const DEFAULTS = { batches: 40, seed: 42, conflicts: 'aws', batchSize: 10, redeliveryRates: [0, 0.2] } as const;
+const DEFAULTS = { batches: 40, seed: 42, conflicts: 'aws', batchSize: 10, redeliveryRates: [0, 0.2], customers: CUSTOMERS } as const;
 const MAX_BATCHES = 10_000;
-const USAGE = 'usage: npx tsx bench/batch-latency.ts [--batches N] [--seed S] [--conflicts aws|none] [--batch-size 1-10] [--consumers name,name,...] [--redelivery-rates 0,0.2]';
+const USAGE = 'usage: npx tsx bench/batch-latency.ts [--batches N] [--seed S] [--conflicts aws|none] [--batch-size 1-10] [--consumers name,name,...] [--redelivery-rates 0,0.2] [--customers N]';
 
 function usage(problem: string): never {
   return usageError(problem, USAGE);
@@ -58,10 +58,15 @@ interface Arguments {
   readonly consumers: readonly ConsumerKind[];
   /** The shares of redeliveries in the plans, one plan each. */
   readonly redeliveryRates: readonly number[];
+  /**
+   * How many customers the records are drawn among: each record credits one customer's item, so with few customers
+   * the records of a batch share items (and commit one after another), with many (e.g. 100000) they touch distinct ones.
+   */
+  readonly customers: number;
 }
 
 function parseArguments(argv: readonly string[]): Arguments {
-  const values = readFlags(argv, ['batches', 'seed', 'conflicts', 'batch-size', 'consumers', 'redelivery-rates'], USAGE);
+  const values = readFlags(argv, ['batches', 'seed', 'conflicts', 'batch-size', 'consumers', 'redelivery-rates', 'customers'], USAGE);
   const batches = Number(values.batches ?? DEFAULTS.batches);
   const seed = Number(values.seed ?? DEFAULTS.seed);
   if (!Number.isInteger(batches) || batches < 1 || batches > MAX_BATCHES) usage(`--batches must be a whole number from 1 to ${MAX_BATCHES}, but was '${values.batches}'`);
@@ -76,7 +81,9 @@ function parseArguments(argv: readonly string[]): Arguments {
   const consumers = names === undefined ? DEFAULT_CONSUMER_KINDS : CONSUMER_KINDS.filter((kind) => kind.name === 'Powertools' || names.includes(kind.name));
   const redeliveryRates = values['redelivery-rates'] === undefined ? DEFAULTS.redeliveryRates : values['redelivery-rates'].split(',').map(Number);
   if (redeliveryRates.some((rate) => !(rate >= 0 && rate < 1))) usage(`--redelivery-rates must be shares from 0 to below 1, but was '${values['redelivery-rates']}'`);
-  return { batches, seed, conflicts, batchSize, consumers, redeliveryRates };
+  const customers = Number(values.customers ?? DEFAULTS.customers);
+  if (!Number.isInteger(customers) || customers < 1 || customers > 1_000_000) usage(`--customers must be a whole number from 1 to 1000000, but was '${values.customers}'`);
+  return { batches, seed, conflicts, batchSize, consumers, redeliveryRates, customers };
 }
 
 /** The installed version of package `name` (found from its entry point upwards: some packages do not export `./package.json`). */
@@ -122,7 +129,7 @@ async function runOnce(kind: ConsumerKind, plan: DeliveryPlan, setup: { admin: D
 async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<number, FaultProxy>): Promise<string> {
   const admin = client(local.endpoint);
   const prng = new Prng(args.seed);
-  const plans = new Map(args.redeliveryRates.map((rate, index) => [rate, latencyPlan(new Prng((args.seed + 7919 * (index + 1)) >>> 0), args.batches, rate, args.batchSize)] as const));
+  const plans = new Map(args.redeliveryRates.map((rate, index) => [rate, latencyPlan(new Prng((args.seed + 7919 * (index + 1)) >>> 0), args.batches, rate, args.batchSize, args.customers)] as const));
 
   // capacity: every plan once per consumer with no added latency and the rule check on (its reads before and after each
   // write would add to the timings, so the timed runs below go without it); doubles as the warm-up of every code path
@@ -181,7 +188,8 @@ async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<n
     '',
     `- command: \`npx tsx bench/batch-latency.ts --batches ${args.batches} --seed ${args.seed} --conflicts ${args.conflicts} --batch-size ${args.batchSize}` +
       `${args.consumers === DEFAULT_CONSUMER_KINDS ? '' : ` --consumers '${args.consumers.map((kind) => kind.name).join(',')}'`}` +
-      `${args.redeliveryRates === DEFAULTS.redeliveryRates ? '' : ` --redelivery-rates ${args.redeliveryRates.join(',')}`}\``,
+      `${args.redeliveryRates === DEFAULTS.redeliveryRates ? '' : ` --redelivery-rates ${args.redeliveryRates.join(',')}`}` +
+      `${args.customers === DEFAULTS.customers ? '' : ` --customers ${args.customers}`}\``,
     args.conflicts === 'aws'
       ? '- transaction conflicts as AWS answers them: a request on an item an ongoing transaction holds is refused (`TransactionConflict`), which DynamoDB Local never does'
       : '- transaction conflicts: none (DynamoDB Local serializes transactions; AWS would refuse some of these requests)',
@@ -190,6 +198,13 @@ async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<n
       `AWS SDK for JavaScript v3 ${packageVersion('@aws-sdk/client-dynamodb')}; Node.js ${process.versions.node}`,
     `- machine: ${cpus().length} cores, load average ${loadavg().map((value) => value.toFixed(1)).join(' / ')} at the end of the run`,
     `- SDK retries in the capacity runs: ${retries === 0 ? 'none happened' : retries}`,
+    `- records drawn among ${args.customers} customers; round-trip floor per batch (the most records of a batch on one customer's item: they commit one ` +
+      `after another, the rest in one round trip, no read needed): ${args.redeliveryRates
+        .map((rate) => {
+          const floors = roundTripFloors((plans.get(rate) as DeliveryPlan).records, args.batchSize);
+          return `${rate * 100} %: mean ${(floors.reduce((sum, floor) => sum + floor, 0) / floors.length).toFixed(2)} (${Math.min(...floors)}-${Math.max(...floors)})`;
+        })
+        .join('; ')}`,
     '',
     renderLatencyTable(rows),
     '',

@@ -19,6 +19,16 @@ export { MAX_TRACESTATE_CHARACTERS, traceContextOf, traceIdOf, traceparentFromXR
 export { MAX_CONCURRENCY, type ConsumerOptions, type SqsBatchHandler } from './consumer/create-consumer';
 export { createTransactionalConsumer, MAX_CONFLICT_ATTEMPTS, type EventHandler, type TransactionalConsumerOptions } from './consumer/transactional-consumer';
 export { ADAPTIVE_READ_RECORD_WEIGHT, ADAPTIVE_READ_THRESHOLD, AdaptiveBatchRead, type AdaptiveBatchReadOptions, type BatchReadPolicy, type BatchReadSetting } from './consumer/batch-read-policy';
+export {
+  CONTENTION_ATTEMPTS_WITHOUT_DEADLINE,
+  CONTENTION_BACKOFF_BASE_MILLISECONDS,
+  CONTENTION_BACKOFF_CAP_MILLISECONDS,
+  CONTENTION_SAFETY_MARGIN_MILLISECONDS,
+  ContentionRetry,
+  isContention,
+  type ContentionRetryCall,
+  type ContentionRetryOptions,
+} from './transaction/contention-retry';
 export type { HandlerContext, PayloadParser } from './consumer/process-message';
 export { createLeaseConsumer } from './processing/lease-consumer';
 export { createMultiStepConsumer } from './processing/multi-step-consumer';

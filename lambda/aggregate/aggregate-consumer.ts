@@ -15,6 +15,7 @@ import { CONSUMER_METRICS } from '../contract/metric-names';
 import { consumerOutbox, emittedEventPreparer } from '../producer/emitted-events';
 import type { NewEvent } from '../producer/new-event';
 import type { Outbox } from '../producer/outbox';
+import { isContention } from '../transaction/contention-retry';
 import { toDocumentClient } from '../transaction/document-client';
 import { identity } from '../transaction/item-identity';
 import { assertLocation, AggregateStore, describeLocation, RUNTIME_OWNED_ATTRIBUTES, type AggregateLocation, type AggregateSnapshot } from './aggregate-store';
@@ -59,7 +60,7 @@ export interface AggregateConsumerOptions<TData, TState> extends ConsumerOptions
   readonly locate: (envelope: EventEnvelope<TData>) => AggregateLocation;
   /**
    * The change. It runs once per attempt: again, on the newer state, each time a concurrent writer changed the
-   * aggregate first (up to `maxAttempts` times per delivery), each time with a fresh event parsed again from the message.
+   * aggregate first (while the invocation's time allows, and at most `maxAttempts` times when given), each time with a fresh event parsed again from the message.
    */
   readonly apply: AggregateHandler<TData, TState>;
   /**
@@ -74,7 +75,12 @@ export interface AggregateConsumerOptions<TData, TState> extends ConsumerOptions
    * @default 100 (from 1 to 1000)
    */
   readonly maxProcessedMessages?: number;
-  /** Conditional write attempts per delivery before giving up with `ConcurrentModificationError` (retried later). @default 5 */
+  /**
+   * A bound on the attempts per delivery (from 1 to 100) before giving up with `ConcurrentModificationError` (retried
+   * later), besides the time bound: a lost version race, a `TransactionConflict` or throttling is retried with jittered
+   * back-off while the invocation's remaining time allows (the consumer's `contentionRetry`).
+   * @default no bound but the time
+   */
   readonly maxAttempts?: number;
   /** @default read from the environment once, at creation (`loadConsumerBaseConfig`); throws `ConfigurationError` if incomplete */
   readonly config?: ConsumerBaseConfig;
@@ -82,11 +88,6 @@ export interface AggregateConsumerOptions<TData, TState> extends ConsumerOptions
   readonly outbox?: Outbox;
 }
 
-/** Default of `maxAttempts`. */
-const DEFAULT_MAX_ATTEMPTS = 5;
-/** Backoff between attempts: full jitter over an exponential ceiling, in milliseconds. */
-const BACKOFF_BASE_MILLISECONDS = 10;
-const BACKOFF_CAP_MILLISECONDS = 200;
 
 function wholeNumberIn(name: string, value: number, min: number, max: number): number {
   if (!Number.isInteger(value) || value < min || value > max) {
@@ -95,7 +96,13 @@ function wholeNumberIn(name: string, value: number, min: number, max: number): n
   return value;
 }
 
-const sleep = (milliseconds: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, milliseconds));
+/** The conditional write met a newer version of the aggregate: read again and retry (see `retryOnContention`). */
+class LostVersionRace extends Error {
+  public constructor() {
+    super('the aggregate changed since it was read');
+    this.name = 'LostVersionRace';
+  }
+}
 
 /** Throws PermanentError when the handler's state names the key or a runtime-owned attribute, or is not an object. */
 function assertOwnState(state: unknown, location: AggregateLocation, eventId: string): asserts state is Record<string, unknown> {
@@ -124,7 +131,7 @@ function laneKey(location: AggregateLocation): string {
  * event id, the message is a duplicate (or, when the payload fingerprint prefix the entry keeps differs, a
  * `PayloadMismatchError`); otherwise `apply` computes the new state and ONE conditional Put writes it with the next
  * `aggregateVersion` and the id appended, on the condition that the version is still the one read. With events, that Put and the events' outbox Puts are one transaction. A lost race re-reads and
- * retries (jittered backoff); after `maxAttempts` the message fails with `ConcurrentModificationError` and SQS delivers
+ * retries (jittered back-off) while the invocation's time allows; then (or after `maxAttempts`) the message fails with `ConcurrentModificationError` and SQS delivers
  * it again.
  *
  * The bound: the list keeps the newest `maxProcessedMessages` ids, so a redelivery that arrives after that many newer
@@ -145,7 +152,7 @@ export function createAggregateConsumer<TData = unknown, TState extends object =
   const config = options.config ?? loadConsumerBaseConfig();
   assertProcessingMode(config, PROCESSING_MODE.AGGREGATE, 'createAggregateConsumer');
   const maxProcessed = wholeNumberIn('maxProcessedMessages', options.maxProcessedMessages ?? PROCESSED_MESSAGES_LIMITS.DEFAULT, PROCESSED_MESSAGES_LIMITS.MIN, PROCESSED_MESSAGES_LIMITS.MAX);
-  const maxAttempts = wholeNumberIn('maxAttempts', options.maxAttempts ?? DEFAULT_MAX_ATTEMPTS, 1, 100);
+  const maxAttempts = options.maxAttempts === undefined ? undefined : wholeNumberIn('maxAttempts', options.maxAttempts, 1, 100);
   const now = options.now ?? (() => new Date());
   const logger = consumerLogger(config, PROCESSING_MODE.AGGREGATE, options.logger);
   const client = toDocumentClient(options.client);
@@ -161,58 +168,66 @@ export function createAggregateConsumer<TData = unknown, TState extends object =
     context.handOff.delete(lane);
     const prepareEvent = emittedEventPreparer({ outbox, subscriberName: config.subscriberName, consumedEventId: envelope.id });
     const received = processedMessageFor(envelope.id, context.fingerprint, envelope.time);
-    for (let attempt = 1; attempt <= maxAttempts; attempt++) {
-      const read = attempt === 1 && handedOver !== undefined ? handedOver : await store.read(location);
-      const seen = findProcessed(read.processed, envelope.id);
-      if (seen !== undefined) {
-        // compared on the 64-bit prefix the entry keeps (see processed-messages.ts for why that is enough)
-        if (seen.fingerprintPrefix !== received.fingerprintPrefix) {
-          throw new PayloadMismatchError({
-            eventId: envelope.id,
-            storedFingerprint: seen.fingerprintPrefix,
-            receivedFingerprint: received.fingerprintPrefix,
-            subscriber: config.subscriberName,
-          });
+    let attempt = 0;
+    const contended = (error: unknown): boolean => isContention(error) || error instanceof LostVersionRace;
+    try {
+      const { value, attempts } = await context.retryOnContention(async () => {
+        attempt += 1;
+        const read = attempt === 1 && handedOver !== undefined ? handedOver : await store.read(location);
+        const seen = findProcessed(read.processed, envelope.id);
+        if (seen !== undefined) {
+          // compared on the 64-bit prefix the entry keeps (see processed-messages.ts for why that is enough)
+          if (seen.fingerprintPrefix !== received.fingerprintPrefix) {
+            throw new PayloadMismatchError({
+              eventId: envelope.id,
+              storedFingerprint: seen.fingerprintPrefix,
+              receivedFingerprint: received.fingerprintPrefix,
+              subscriber: config.subscriberName,
+            });
+          }
+          context.handOff.set(lane, read); // unchanged: the next message to this aggregate starts from it too
+          return { outcome: 'duplicate' as const, fields: { aggregateVersion: read.version } };
         }
-        context.handOff.set(lane, read); // unchanged: the next message to this aggregate starts from it too
-        return { outcome: 'duplicate' as const, fields: { aggregateVersion: read.version } };
-      }
-      // a fresh event each attempt: an apply that changes its event in place must not change it twice
-      const change = await options.apply(read.state as TState | undefined, context.freshEnvelope(), context);
-      assertOwnState(change?.state, location, envelope.id);
-      const events = (change.events ?? []).map((event, index) => prepareEvent(event, index));
-      const processed = appendProcessed(read.processed, received, maxProcessed);
-      const put = store.nextVersionPut(location, read, change.state, processed);
-      const written = await store.write(location, put, events, { subscriberName: config.subscriberName, eventId: envelope.id });
-      if (written.kind === 'written') {
-        context.handOff.set(lane, store.snapshotAfter(location, put));
-        const fields = { aggregateVersion: (read.version ?? 0) + 1, attempts: attempt, ...(events.length > 0 ? { emittedEvents: events.length } : {}) };
-        if (!mayBeEvictedRedelivery(read.processed, received, maxProcessed)) return { outcome: 'processed' as const, fields };
-        context.logger.warn('redelivery past the processed-messages bound', {
-          detail:
-            `the event time ${envelope.time} is older than the oldest of the ${maxProcessed} ids aggregate ${describeLocation(location)} remembers ` +
-            `(${new Date((read.processed[0]?.eventTimeEpochSeconds ?? 0) * 1000).toISOString()}): if this is a redelivery of a message the list has forgotten, ` +
-            'it was applied again; raise maxProcessedMessages to cover the redelivery window',
-        });
-        return { outcome: 'processed' as const, fields, metrics: [CONSUMER_METRICS.EVICTED_REDELIVERY] };
-      }
-      if (written.kind === 'already-emitted') {
-        const { eventIds } = written;
-        context.logger.warn('redelivery recognised by its emitted events', {
-          detail:
-            `the event id is no longer among the ${maxProcessed} ids aggregate ${describeLocation(location)} remembers, but ${derivedEventsInOutbox(eventIds)}: ` +
-            'the event was applied before; acknowledged as a duplicate (its payload could not be compared)',
-          emittedEventIds: eventIds,
-        });
-        return { outcome: 'duplicate' as const, fields: { aggregateVersion: read.version } };
-      }
-      if (attempt < maxAttempts) {
-        await sleep(Math.random() * Math.min(BACKOFF_CAP_MILLISECONDS, BACKOFF_BASE_MILLISECONDS * 2 ** (attempt - 1)));
-      }
+        // a fresh event each attempt: an apply that changes its event in place must not change it twice
+        const change = await options.apply(read.state as TState | undefined, context.freshEnvelope(), context);
+        assertOwnState(change?.state, location, envelope.id);
+        const events = (change.events ?? []).map((event, index) => prepareEvent(event, index));
+        const processed = appendProcessed(read.processed, received, maxProcessed);
+        const put = store.nextVersionPut(location, read, change.state, processed);
+        const written = await store.write(location, put, events, { subscriberName: config.subscriberName, eventId: envelope.id });
+        if (written.kind === 'written') {
+          context.handOff.set(lane, store.snapshotAfter(location, put));
+          const fields = { aggregateVersion: (read.version ?? 0) + 1, ...(events.length > 0 ? { emittedEvents: events.length } : {}) };
+          if (!mayBeEvictedRedelivery(read.processed, received, maxProcessed)) return { outcome: 'processed' as const, fields };
+          context.logger.warn('redelivery past the processed-messages bound', {
+            detail:
+              `the event time ${envelope.time} is older than the oldest of the ${maxProcessed} ids aggregate ${describeLocation(location)} remembers ` +
+              `(${new Date((read.processed[0]?.eventTimeEpochSeconds ?? 0) * 1000).toISOString()}): if this is a redelivery of a message the list has forgotten, ` +
+              'it was applied again; raise maxProcessedMessages to cover the redelivery window',
+          });
+          return { outcome: 'processed' as const, fields, metrics: [CONSUMER_METRICS.EVICTED_REDELIVERY] };
+        }
+        if (written.kind === 'already-emitted') {
+          const { eventIds } = written;
+          context.logger.warn('redelivery recognised by its emitted events', {
+            detail:
+              `the event id is no longer among the ${maxProcessed} ids aggregate ${describeLocation(location)} remembers, but ${derivedEventsInOutbox(eventIds)}: ` +
+              'the event was applied before; acknowledged as a duplicate (its payload could not be compared)',
+            emittedEventIds: eventIds,
+          });
+          return { outcome: 'duplicate' as const, fields: { aggregateVersion: read.version } };
+        }
+        throw new LostVersionRace();
+      }, { retryable: contended, ...(maxAttempts === undefined ? {} : { maxAttempts }) });
+      return value.outcome === 'processed' ? { ...value, fields: { ...value.fields, attempts } } : value;
+    } catch (error) {
+      if (!contended(error)) throw error;
+      throw new ConcurrentModificationError(
+        `aggregate ${describeLocation(location)} was changed by other writers (or its write refused for contention) during all ${attempt} attempts to apply event '${envelope.id}' ` +
+          "that the invocation's time allowed; nothing was applied, the message is retried later",
+        { cause: error },
+      );
     }
-    throw new ConcurrentModificationError(
-      `aggregate ${describeLocation(location)} was changed by other writers during all ${maxAttempts} attempts to apply event '${envelope.id}'; nothing was applied, the message is retried later`,
-    );
   };
 
   return createBatchHandler<TData>({

@@ -4,6 +4,7 @@ import { type ProcessingModeName } from '../contract/environment';
 import { createLogger, redactingLogger, type Logger } from '../logger';
 import { metricLogLevel } from '../metric-log-level';
 import { ConsumerMetrics } from '../metrics';
+import { ContentionRetry, type ContentionRetryOptions } from '../transaction/contention-retry';
 import type { DynamoDBClientLike } from '../transaction/document-client';
 import { unpairedSurrogate } from '../unicode';
 import { INBOX_ITEM } from '../contract/wire-format';
@@ -53,6 +54,13 @@ export interface ConsumerOptions<TData> {
    * @default 10
    */
   readonly maxConcurrency?: number;
+  /**
+   * The retry of a write refused for contention alone (`TransactionConflict`, throttling): full-jitter back-off inside
+   * the invocation while its remaining time allows, then a batch item failure (docs/PROCESSING-MODES.md, "Contention").
+   * `random` is the jitter's random source (a simulator seeds it).
+   * @default 25 ms base, 1 s cap, 1 s kept back for the batch and the response, `Math.random`
+   */
+  readonly contentionRetry?: ContentionRetryOptions;
 }
 
 /** The default of `maxConcurrency`. */
@@ -149,6 +157,7 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
     }
   };
   const deadLetter = deadLetterPublisher(config, setup.options.deadLetter);
+  const contention = new ContentionRetry(setup.options.contentionRetry);
   // one per consumer: an adaptive read learns from every invocation of this execution environment
   const readPolicy = setup.knownRecordsSource === undefined ? undefined : batchReadPolicy(setup.batchRead ?? true);
   const metricsOptions = {
@@ -186,6 +195,7 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
       itemLocks: new ItemLocks(),
       handOff: new Map(),
       onBlockedDeadLetter: setup.onBlockedDeadLetter,
+      contention,
     };
     try {
       return await processBatch(

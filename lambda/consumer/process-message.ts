@@ -11,6 +11,7 @@ import { traceLogFields } from '../trace-context';
 import type { LogContext, Logger } from '../logger';
 import type { RecordOutcome } from './batch';
 import type { DeadLetterPublisher } from './dead-letter';
+import { ContentionRetry, type ContentionRetryCall } from '../transaction/contention-retry';
 import { ItemLocks } from './item-locks';
 import type { KnownRecords } from './known-records';
 import type { SQSRecord } from './sqs';
@@ -43,6 +44,11 @@ export interface MessageContext<TData = unknown> extends HandlerContext {
    * wrote it, so the next message to it needs no read). One per invocation, shared by its records.
    */
   readonly handOff: Map<string, unknown>;
+  /**
+   * Runs `attempt` again while it fails for contention alone (see transaction/contention-retry.ts), within this
+   * invocation's remaining time; the last error is thrown when time runs out. Every mode's writes go through it.
+   */
+  readonly retryOnContention: <T>(attempt: () => Promise<T>, call?: Omit<ContentionRetryCall, 'lambdaContext'>) => Promise<{ readonly value: T; readonly attempts: number }>;
 }
 
 /** What a mode did with a message it did not throw on. */
@@ -103,6 +109,8 @@ export interface MessageDependencies<TData> {
   readonly itemLocks?: ItemLocks;
   /** The batch's hand-offs between records of one lane (see `MessageContext.handOff`). @default this record's alone */
   readonly handOff?: Map<string, unknown>;
+  /** The consumer's contention retry (see `MessageContext.retryOnContention`). @default the default policy */
+  readonly contention?: ContentionRetry;
   /**
    * Called once the dead letter of a blocked message was sent, so the mode can record that the message is kept (lease
    * and multi-step modes: a later copy is then acknowledged as already-blocked). A throw is logged; the message is
@@ -131,6 +139,9 @@ const PERMANENT_ERROR_NAMES: ReadonlySet<string> = new Set([
   'InvalidEventError',
   'ProcessingContextError',
 ]);
+
+/** The contention retry of a pipeline given none. */
+const DEFAULT_CONTENTION_RETRY = new ContentionRetry();
 
 /** Errors that mean "another delivery is on it, or took it over": retried quietly, not alarming. */
 const CONTENDED_ERROR_NAMES: ReadonlySet<string> = new Set(['MessageInProgressError', 'LeaseLostError', 'ConcurrentModificationError']);
@@ -271,6 +282,7 @@ export async function processMessage<TData>(
       itemLocks: deps.itemLocks ?? new ItemLocks(),
       handOff: deps.handOff ?? new Map(),
       freshEnvelope,
+      retryOnContention: (attempt, call) => (deps.contention ?? DEFAULT_CONTENTION_RETRY).run(attempt, { ...call, lambdaContext: deps.lambdaContext }),
     };
     const result = await deps.execute(envelope, context);
     for (const name of result.metrics ?? []) deps.countMetric?.(name);

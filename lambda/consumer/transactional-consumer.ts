@@ -8,12 +8,11 @@ import { consumerOutbox, emittedEventPreparer } from '../producer/emitted-events
 import type { Outbox } from '../producer/outbox';
 import type { BatchReadPolicy, BatchReadSetting } from './batch-read-policy';
 import type { KnownRecordsSource } from './known-records';
-import { isTransactionConflict, NO_FAILURE, TRANSACTION_CONFLICT } from '../transaction/cancellation';
+import { CONTENTION_ATTEMPTS_WITHOUT_DEADLINE } from '../transaction/contention-retry';
 import { toDocumentClient } from '../transaction/document-client';
 import { consumerLogger, createBatchHandler, type ConsumerOptions, type SqsBatchHandler } from './create-consumer';
 import { Inbox } from './inbox';
-import type { ItemLocks } from './item-locks';
-import type { HandlerContext } from './process-message';
+import type { HandlerContext, MessageContext } from './process-message';
 import { TransactionBuilder } from './transaction-builder';
 
 /**
@@ -23,51 +22,33 @@ import { TransactionBuilder } from './transaction-builder';
  */
 export type EventHandler<TData> = (envelope: EventEnvelope<TData>, tx: TransactionBuilder, context: HandlerContext) => Promise<void> | void;
 
-/** How often a transaction that lost a conflict to another transaction on one of its items is tried in all. */
-export const MAX_CONFLICT_ATTEMPTS = 4;
-const CONFLICT_BACKOFF_BASE_MILLISECONDS = 20;
-const CONFLICT_BACKOFF_CAP_MILLISECONDS = 200;
+/**
+ * How often a transaction refused for contention alone is tried in all when the invocation's remaining time is unknown
+ * (no Lambda context). With a Lambda context the retries go on while its remaining time allows (see
+ * transaction/contention-retry.ts and docs/PROCESSING-MODES.md, "Contention").
+ */
+export const MAX_CONFLICT_ATTEMPTS = CONTENTION_ATTEMPTS_WITHOUT_DEADLINE;
 
 /**
- * True when DynamoDB refused the write only because another transaction was working on one of its items at the same
- * moment (`TransactionConflict`, or `TransactionConflictException` for the single PutItem): nothing was written, and the
- * same write a moment later may well succeed. Records of one batch wait for each other's commits on known items (see
- * item-locks.ts), so this is mostly another invocation's transaction, or a staged Put on a table whose key is not known.
+ * Runs `attempt` (the handler and the commit) until it is not refused for contention alone (`TransactionConflict`,
+ * throttling), with jittered exponential back-off while the invocation's remaining time allows (the consumer's
+ * `contentionRetry`); the last refusal is thrown when time runs out (the message is then retried by SQS). Before a
+ * retry it also waits for the batch's commits under way to finish (one of them may hold the item, e.g. through a
+ * staged Put whose key the item locks could not tell). The handler runs again on each attempt, with a fresh event
+ * parsed again from the message: it only stages writes, so that is safe, and a change it made in place to the
+ * previous attempt's event is gone.
  */
-function lostConflict(error: unknown): boolean {
-  if (isTransactionConflict(error)) return true;
-  if (!(error instanceof Error) || error.name !== 'TransactionCancelledError') return false;
-  const codes = (error as { cancellationReasonCodes?: readonly string[] }).cancellationReasonCodes ?? [];
-  const failures = codes.filter((code) => code !== NO_FAILURE);
-  return failures.length > 0 && failures.every((code) => code === TRANSACTION_CONFLICT);
-}
-
-/**
- * Runs `attempt` (the handler and the commit) until it does not lose a transaction conflict, at most
- * {@link MAX_CONFLICT_ATTEMPTS} times with jittered exponential backoff; the last conflict is thrown (the message is
- * then retried by SQS). Before a retry it also waits for the batch's commits under way to finish (one of them may hold
- * the item, e.g. through a staged Put whose key the item locks could not tell). The handler runs again on each
- * attempt, with a fresh event parsed again from the message: it only stages writes, so that is safe, and a change it
- * made in place to the previous attempt's event is gone.
- */
-export async function commitWithConflictRetries<T>(attempt: () => Promise<T>, itemLocks: ItemLocks): Promise<T & { readonly attempts: number }> {
-  for (let attempts = 1; ; attempts++) {
-    try {
-      return { ...(await attempt()), attempts };
-    } catch (error) {
-      if (!lostConflict(error) || attempts >= MAX_CONFLICT_ATTEMPTS) throw error;
-      const ceiling = Math.min(CONFLICT_BACKOFF_CAP_MILLISECONDS, CONFLICT_BACKOFF_BASE_MILLISECONDS * 2 ** (attempts - 1));
-      await Promise.all([itemLocks.settled(), new Promise((resolve) => setTimeout(resolve, Math.random() * ceiling))]);
-    }
-  }
+export async function commitWithConflictRetries<T>(attempt: () => Promise<T>, context: Pick<MessageContext, 'itemLocks' | 'retryOnContention'>): Promise<T & { readonly attempts: number }> {
+  const { value, attempts } = await context.retryOnContention(attempt, { beforeRetry: () => context.itemLocks.settled() });
+  return { ...value, attempts };
 }
 
 /** Options of {@link createTransactionalConsumer}. */
 export interface TransactionalConsumerOptions<TData> extends ConsumerOptions<TData> {
   /**
    * The business logic, for each delivery of an event that was not processed before. It may run more than once per
-   * delivery: up to {@link MAX_CONFLICT_ATTEMPTS} times when DynamoDB refuses the commit because another transaction
-   * held one of its items at that moment (`TransactionConflict`). Each run gets a fresh event, parsed again from the
+   * delivery: again each time DynamoDB refuses the commit for contention alone (another transaction held one of its
+   * items at that moment, `TransactionConflict`, or throttling), while the invocation's remaining time allows. Each run gets a fresh event, parsed again from the
    * message, and a new transaction; only the last run's staged writes commit. So stage writes on `tx` and keep effects
    * outside DynamoDB out of it (use lease or multi-step mode for those).
    */
@@ -95,11 +76,12 @@ export interface TransactionalConsumerOptions<TData> extends ConsumerOptions<TDa
    * A batch of one record never reads (its own write answers a redelivery in the same round trip), and a later copy of
    * an event in the same batch is recognised from the earlier one without a read.
    *
-   * Not the default: without the read, the copies of an event that two invocations hold at once meet in their
-   * transactions on the inbox record (a TransactionConflict each time), and under the simulator's default faults the
-   * example's Shipping subscriber saw one valid event reach its dead-letter queue that way (issue 29's check found it).
+   * The default since contention no longer costs receives (issue 40): copies of an event that two invocations hold at
+   * once meet in their transactions on the inbox record (a TransactionConflict), and that conflict is retried inside
+   * the invocation like any other contention (consumer option `contentionRetry`), so a skipped read never sends a valid
+   * event to a dead-letter queue. Before, it did (issue 29's check found one in the example's Shipping subscriber).
    *
-   * @default true
+   * @default 'adaptive'
    */
   readonly batchRead?: BatchReadSetting;
 }
@@ -171,7 +153,8 @@ export function createTransactionalConsumer<TData = unknown>(options: Transactio
     logger,
     now,
     // a live inbox record answers a redelivery before the handler runs (when the batch reads)
-    ...inboxBatchRead(options.batchRead, client, config),
+    // decided per batch unless told: a skipped read's redelivery meets its copy in a transaction conflict, retried in the invocation
+    ...inboxBatchRead(options.batchRead ?? 'adaptive', client, config),
     execute: async (envelope, context) => {
       // one token for every attempt of this delivery: an attempt whose commit landed unseen (its response lost, the
       // SDK's retry refused) is recognised by the next attempt as this delivery's own, so `processed`, not `duplicate`
@@ -183,7 +166,7 @@ export function createTransactionalConsumer<TData = unknown>(options: Transactio
         // a fresh event each attempt: a handler that changes its event in place must not change it twice
         await options.handle(context.freshEnvelope(), tx, context);
         return { tx, result: await inbox.commit(envelope, tx.items, context.fingerprint, tx.events, context.itemLocks, writeToken) };
-      }, context.itemLocks);
+      }, context);
       if (result.unverifiedPayload !== undefined) {
         context.logger.warn('payload not verified', { detail: `${result.unverifiedPayload}; acknowledged as a duplicate`, fingerprint: context.fingerprint });
       }

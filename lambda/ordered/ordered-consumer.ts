@@ -68,7 +68,7 @@ export function createOrderedConsumer<TData = unknown>(options: OrderedConsumerO
           await options.handle(context.freshEnvelope(), tx, context);
           const staged = [...tx.items, { Put: fencePut(config.inboxTableName, config.subscriberName, position, envelope.id, now()) }];
           return { tx, result: await inbox.commit(envelope, staged, context.fingerprint, [], context.itemLocks, writeToken) };
-        }, context.itemLocks);
+        }, context);
         const fields = { aggregateId: position.aggregateId, sequence: position.sequence, stagedWrites: tx.items.length, ...(attempts === 1 ? {} : { attempts }) };
         return { outcome: result.outcome, fields };
       } catch (error) {

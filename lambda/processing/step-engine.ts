@@ -155,7 +155,7 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
       context.logger.warn('lease expired mid-step; blocked', { step, previousOwner: existing.owner, version: existing.version + 1 });
       throw new MessageBlockedError(reason, { eventId: envelope.id, step, recordVersion: existing.version + 1 });
     }
-    const held = await store.takeOver(existing, owner, existing.activeStep !== undefined);
+    const { value: held } = await context.retryOnContention(() => store.takeOver(existing, owner, existing.activeStep !== undefined));
     context.logger.info('took over', {
       previousOwner: existing.owner,
       step: held.activeStep,
@@ -279,7 +279,10 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
       const current = held;
       const next = current.stepOrder.find((name) => name !== step && current.steps[name]?.status !== STEP_STATUS.SUCCESS);
       try {
-        held = await store.advance(held, step, merged, next);
+        // refused for contention alone (throttling, a transaction on the record): nothing was written, and the write is
+        // fenced by owner and version, so it is sent again while time allows (the step is not run again)
+        const from = held;
+        held = (await context.retryOnContention(() => store.advance(from, step, merged, next))).value;
       } catch (error) {
         if (isLeaseLost(error)) log.error('step effect may have run under a lost lease', { step, error });
         throw error;
@@ -290,7 +293,8 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
 
   return async (envelope, context) => {
     const owner = options.newOwnerToken();
-    const claim = await store.claim(envelope, context.fingerprint, owner, stepOrder);
+    // a claim refused for contention alone wrote nothing: claimed again while time allows
+    const { value: claim } = await context.retryOnContention(() => store.claim(envelope, context.fingerprint, owner, stepOrder));
     let held: HeldRecord;
     if (claim.claimed) {
       held = claim.held;

@@ -48,6 +48,9 @@ const SIMULATED_FENCE = 'test/simulator/run/ordered-fence.int.test.ts';
 const ORDERED_DEAD_LETTERS = 'test/lambda/ordered/ordered-dead-letters.int.test.ts';
 /** Issue 38: a restored or replaced outbox table; the heads carried over. */
 const ORDERED_RESTORE = 'test/lambda/ordered/ordered-restore.int.test.ts';
+/** Contention (issue 40): its model (one hot item, every mode) and the tests of the retry against real conflicts. */
+const CONTENTION_MODEL = 'test/lambda/model/contention.model.int.test.ts';
+const CONTENTION = 'test/lambda/contention.int.test.ts';
 
 export const MUTANTS: readonly Mutant[] = [
   {
@@ -400,5 +403,37 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "    const decision: HeadCarry['decision'] = target !== current ? 'set' : 'unchanged';",
     also: [{ file: 'lambda/ordered/outbox-heads.ts', find: "            : { ConditionExpression: '#sequence = :current',", replace: "            : { ConditionExpression: '#sequence <> :current',"}],
     tests: [ORDERED_MODEL, ORDERED_RESTORE],
+  },
+  {
+    id: 'contention-retry-disabled',
+    breaks: 'contention: a write refused only for TransactionConflict or throttling is not retried inside the invocation, so receives spent on contention alone send a valid event to the DLQ',
+    file: 'lambda/transaction/contention-retry.ts',
+    find: '        if (this.options.disabled === true || !retryable(error)) throw error;',
+    replace: '        throw error;',
+    tests: [CONTENTION_MODEL, CONTENTION],
+  },
+  {
+    id: 'contention-retry-ignores-deadline',
+    breaks: "contention: the retry ignores the invocation's remaining time, so a long contention runs the invocation past its deadline (Lambda kills it: the whole batch's response is lost)",
+    file: 'lambda/transaction/contention-retry.ts',
+    find: '        if (after !== undefined ? after - wait < this.margin + longestAttempt : attempts >= this.attemptsWithoutDeadline) throw error;',
+    replace: '        if (after === undefined && attempts >= this.attemptsWithoutDeadline) throw error;',
+    tests: [CONTENTION_MODEL, CONTENTION],
+  },
+  {
+    id: 'held-by-me-version-only',
+    breaks: "lease: the holder's write condition checks the version but not the owner, so a stalled holder whose record expired and was claimed afresh (version 1 again) by another delivery writes over the new holder's record",
+    file: 'lambda/processing/record-writes.ts',
+    find: "export const HELD_BY_ME = '#owner = :owner AND #version = :observedVersion';",
+    replace: "export const HELD_BY_ME = '#version = :observedVersion AND :owner = :owner';",
+    tests: ['test/lambda/processing/held-by-me.int.test.ts'],
+  },
+  {
+    id: 'batch-read-trusts-expired-record',
+    breaks: 'batch read: an inbox record past its expiresAt (not yet deleted by TTL) is taken as proof the message was applied, so a redelivery after the window is acknowledged without its write deciding',
+    file: 'lambda/consumer/known-records.ts',
+    find: "  if (typeof expiresAt !== 'number' || expiresAt < nowEpochSeconds || typeof fingerprint !== 'string') return undefined;",
+    replace: "  if (typeof expiresAt !== 'number' || typeof fingerprint !== 'string') return undefined;",
+    tests: ['test/lambda/known-records-expiry.int.test.ts'],
   },
 ];

@@ -287,7 +287,7 @@ describe('createAggregateConsumer', () => {
     expect(lines.find((line) => line.outcome === 'failed')).toMatchObject({
       level: 'INFO',
       detail: 'retried later',
-      error: { name: 'ConcurrentModificationError', message: expect.stringMatching(/changed by other writers during all 2 attempts/) },
+      error: { name: 'ConcurrentModificationError', message: expect.stringMatching(/changed by other writers \(or its write refused for contention\) during all 2 attempts/) },
     });
     expect((await aggregate(account))?.balance).toBeUndefined();
   });

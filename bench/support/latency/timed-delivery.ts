@@ -14,7 +14,7 @@ const AGGREGATE_MEMORY = 100;
  * messages fewer than 100 newer messages of the same customer ago, so the aggregate consumer's bounded id list still
  * remembers it (the same plan goes to every consumer).
  */
-export function latencyPlan(prng: Prng, batches: number, redeliveryRate: number, batchSize: number = SQS_BATCH_SIZE): DeliveryPlan {
+export function latencyPlan(prng: Prng, batches: number, redeliveryRate: number, batchSize: number = SQS_BATCH_SIZE, customers: number = CUSTOMERS): DeliveryPlan {
   const perCustomer = new Map<string, number>();
   const ordinal = new Map<Message, number>();
   return atLeastOnce(
@@ -22,7 +22,7 @@ export function latencyPlan(prng: Prng, batches: number, redeliveryRate: number,
     batches * batchSize,
     redeliveryRate,
     () => {
-      const message = newMessage(prng, customerId(prng.int(1, CUSTOMERS)));
+      const message = newMessage(prng, customerId(prng.int(1, customers)));
       const customer = message.envelope.data.customerId;
       ordinal.set(message, perCustomer.get(customer) ?? 0);
       perCustomer.set(customer, (ordinal.get(message) as number) + 1);
@@ -30,6 +30,25 @@ export function latencyPlan(prng: Prng, batches: number, redeliveryRate: number,
     },
     (candidate) => (perCustomer.get(candidate.envelope.data.customerId) as number) - (ordinal.get(candidate) as number) - 1 < AGGREGATE_MEMORY,
   );
+}
+
+/**
+ * The round-trip floor of each batch of `records` (in batches of `batchSize`): the fewest sequential round trips an
+ * exactly-once commit of its records needs. Records that touch one item commit one after another (DynamoDB refuses a
+ * transaction on an item another ongoing transaction holds), every other record in the same round trip, and no read is
+ * needed: so the floor is the most records of the batch on one customer's item.
+ */
+export function roundTripFloors(records: readonly SQSRecord[], batchSize: number = SQS_BATCH_SIZE): number[] {
+  const floors: number[] = [];
+  for (let start = 0; start < records.length; start += batchSize) {
+    const perItem = new Map<string, number>();
+    for (const record of records.slice(start, start + batchSize)) {
+      const customer = String((JSON.parse(record.body) as { data: { customerId: string } }).data.customerId);
+      perItem.set(customer, (perItem.get(customer) ?? 0) + 1);
+    }
+    floors.push(Math.max(...perItem.values()));
+  }
+  return floors;
 }
 
 /** The clock of a run. */

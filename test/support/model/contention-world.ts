@@ -1,0 +1,290 @@
+/**
+ * The world of the contention model (issue 40): real consumers of one processing mode over DynamoDB Local, behind a
+ * fault proxy that answers as real DynamoDB does when a request meets a transaction in progress on its item
+ * (`transactionConflicts: true`), every event on ONE hot item (an account, an aggregate), delivered by several
+ * invocations at once, with AWS's contention faults (`TransactionConflict`, throttling) injected on top. Not a test file.
+ *
+ * Each invocation has a deadline: `getRemainingTimeInMillis()` counts down by the back-off waits the contention retry
+ * takes (its `sleep`, which also really waits), so the budget is the same on a loaded machine. An invocation that
+ * runs past its deadline is killed by Lambda: no response, every copy of its batch stays on the queue.
+ *
+ * The checks: no copy of a valid event ever reaches the DLQ (SQS moves one there itself at `maxReceiveCount` receives:
+ * contention alone must not spend them), no invocation runs past its deadline, no event is applied twice; and after the
+ * contention stops, every event is applied exactly once.
+ */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { randomUUID } from 'node:crypto';
+import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { inject } from 'vitest';
+import { createAggregateConsumer } from '../../../lambda/aggregate/aggregate-consumer';
+import type { ConsumerConfig, LeaseConsumerConfig } from '../../../lambda/config';
+import type { SqsBatchHandler } from '../../../lambda/consumer/create-consumer';
+import type { DeadLetter, DeadLetterPublisher } from '../../../lambda/consumer/dead-letter';
+import { createTransactionalConsumer } from '../../../lambda/consumer/transactional-consumer';
+import { createLeaseConsumer } from '../../../lambda/processing/lease-consumer';
+import { createMultiStepConsumer } from '../../../lambda/processing/multi-step-consumer';
+import type { ContentionRetryOptions } from '../../../lambda/transaction/contention-retry';
+import { localClient } from '../dynamodb-client';
+import { startFaultProxy, type FaultProxy, type FaultRule } from '../fault-proxy';
+import { FakeClock } from '../proof/fake-clock';
+import { recordingLogger } from '../proof/recorders';
+import type { ModelTables } from './world';
+
+/** The modes the contention model runs. */
+export type ContentionMode = 'transactional' | 'lease' | 'multi-step' | 'aggregate';
+
+/** Contention injected for one delivery round: `times` consecutive refusals of the mode's writes. */
+export interface ContentionFault {
+  readonly kind: 'none' | 'conflict' | 'throttle';
+  readonly times: number;
+}
+
+/** Each invocation's time: what `getRemainingTimeInMillis()` starts from (the back-off waits count it down). */
+export const INVOCATION_BUDGET_MILLISECONDS = 3000;
+/** The queue's redrive policy: SQS moves a copy to the DLQ itself once received this often. */
+export const MAX_RECEIVE_COUNT = 3;
+/** The retry the consumers run with: a smaller cap than the default, so a budget is a few seconds of real waiting. */
+const RETRY: Omit<ContentionRetryOptions, 'random' | 'sleep'> = { baseDelayMilliseconds: 10, maxDelayMilliseconds: 100, safetyMarginMilliseconds: 500 };
+
+const TARGETS = {
+  TRANSACT: 'DynamoDB_20120810.TransactWriteItems',
+  PUT: 'DynamoDB_20120810.PutItem',
+  UPDATE: 'DynamoDB_20120810.UpdateItem',
+} as const;
+
+interface Copy {
+  readonly sqsMessageId: string;
+  readonly eventId: string;
+  readonly body: string;
+  receiveCount: number;
+}
+
+interface Invocation {
+  waited: number;
+}
+
+/** A seeded random source (mulberry32): the retry's jitter is decided by the run's seed. */
+export function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** One run of the contention model. */
+export class ContentionWorld {
+  public readonly violations: string[] = [];
+  public readonly history: string[] = [];
+  private readonly clock = new FakeClock();
+  private readonly queue: Copy[] = [];
+  private readonly dlq: Copy[] = [];
+  private readonly events = new Map<string, number>();
+  private readonly hot = `hot-${randomUUID()}`;
+  private readonly effects = new Map<string, number>();
+  private readonly invocation = new AsyncLocalStorage<Invocation>();
+  private readonly direct: DynamoDBClient = localClient();
+  private readonly logs = recordingLogger();
+  private readonly handlers: SqsBatchHandler[];
+
+  private constructor(
+    public readonly mode: ContentionMode,
+    private readonly tables: ModelTables,
+    private readonly proxy: FaultProxy,
+    random: () => number,
+  ) {
+    this.handlers = [0, 1, 2].map(() => this.consumer(random));
+  }
+
+  /** A run on `tables` with a proxy of its own that arbitrates conflicts as DynamoDB does; `seed` decides the jitter. */
+  public static async start(mode: ContentionMode, tables: ModelTables, seed: number): Promise<ContentionWorld> {
+    const proxy = await startFaultProxy(inject('dynamoDbEndpoint'), { transactionConflicts: true, delayMs: 2 });
+    return new ContentionWorld(mode, tables, proxy, seededRandom(seed));
+  }
+
+  public async stop(): Promise<void> {
+    await this.proxy.stop();
+    this.direct.destroy();
+  }
+
+  /** A producer's event on the hot item, as `copies` SQS messages (SNS may deliver one publish twice). */
+  public publish(copies: number): void {
+    const id = `evt-${randomUUID()}`;
+    const amount = 1 + (this.events.size % 9);
+    this.events.set(id, amount);
+    const body = JSON.stringify({ specversion: '1.0', id, source: 'model', type: 'Deposited', time: this.clock.now().toISOString(), data: { account: this.hot, amount } });
+    for (let copy = 0; copy < copies; copy++) this.queue.push({ sqsMessageId: `sqs-${randomUUID()}`, eventId: id, body, receiveCount: 0 });
+    this.history.push(`publish ${id.slice(4, 12)} x${copies}`);
+  }
+
+  /** `invocations` invocations at once (different environments), each with up to `batch` copies, under `fault`. */
+  public async deliverConcurrently(invocations: number, batch: number, fault: ContentionFault): Promise<void> {
+    const batches = Array.from({ length: invocations }, () => this.take(batch)).filter((copies) => copies.length > 0);
+    if (batches.length === 0) return;
+    if (fault.kind !== 'none') for (const rule of this.rules(fault)) this.proxy.inject(rule);
+    try {
+      const results = await Promise.all(batches.map((copies, index) => this.invoke(index, copies)));
+      this.history.push(
+        `deliver ${batches.map((copies) => copies.length).join('+')} at once${fault.kind === 'none' ? '' : `, ${fault.kind} x${fault.times}`}: ` +
+          results.map((result) => result).join(', '),
+      );
+    } finally {
+      this.proxy.clearRules();
+    }
+  }
+
+  /** The checks after every command. */
+  public async check(): Promise<void> {
+    for (const copy of this.dlq) this.violate(`event ${copy.eventId}, a valid event, reached the DLQ after ${copy.receiveCount} receives spent on contention`);
+    for (const [id, count] of await this.appliedCounts()) if (count > 1) this.violate(`event ${id} applied ${count} times`);
+  }
+
+  /** The contention stops: copies are delivered until none is left; then every event must be applied exactly once. */
+  public async drain(): Promise<void> {
+    for (let round = 0; round < 20 && this.queue.length > 0; round++) await this.deliverConcurrently(2, 10, { kind: 'none', times: 0 });
+    await this.check();
+    const applied = await this.appliedCounts();
+    for (const id of this.events.keys()) if ((applied.get(id) ?? 0) !== 1) this.violate(`after the contention, event ${id} is applied ${applied.get(id) ?? 0} times, not once`);
+  }
+
+  public report(): string {
+    return `${this.violations.join('\n')}\nhistory:\n  ${this.history.join('\n  ')}`;
+  }
+
+  // ---- internals -----------------------------------------------------------------------------------------------
+
+  private violate(message: string): void {
+    if (!this.violations.includes(message)) this.violations.push(message);
+  }
+
+  private take(count: number): Copy[] {
+    const taken = this.queue.splice(0, count);
+    for (const copy of taken) copy.receiveCount += 1;
+    return taken;
+  }
+
+  /** The mode's writes that contention refuses (a transaction's, or a single write's). */
+  private rules(fault: ContentionFault): FaultRule[] {
+    const faultOf = fault.kind === 'conflict' ? ({ kind: 'transaction-conflict' } as const) : ({ kind: 'throttle' } as const);
+    const targets = this.mode === 'transactional' ? [TARGETS.TRANSACT] : this.mode === 'aggregate' ? [TARGETS.PUT] : [TARGETS.PUT, TARGETS.UPDATE];
+    // a conflict on a single write is the proxy's arbiter's (real); injected conflicts are on transactions
+    const targeted = fault.kind === 'conflict' && this.mode !== 'transactional' ? [] : targets;
+    // a lease holder's write after its effect ran is refused only briefly: one that outlasts the invocation leaves the
+    // lease live until it expires (then the record is taken over or blocked), which is beyond what contention may cost
+    return targeted.map((target) => ({ target, times: target === TARGETS.UPDATE ? Math.min(fault.times, 10) : fault.times, fault: faultOf }));
+  }
+
+  private async invoke(env: number, batch: Copy[]): Promise<string> {
+    const state: Invocation = { waited: 0 };
+    const context = { getRemainingTimeInMillis: () => Math.max(0, INVOCATION_BUDGET_MILLISECONDS - state.waited) };
+    let failed: Set<string>;
+    let said: string;
+    try {
+      const response = await this.invocation.run(state, () => (this.handlers[env] as SqsBatchHandler)({ Records: batch.map((copy) => ({ messageId: copy.sqsMessageId, body: copy.body, attributes: { ApproximateReceiveCount: String(copy.receiveCount) } })) }, context));
+      failed = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
+      said = `${batch.length - failed.size} acknowledged`;
+    } catch {
+      failed = new Set(batch.map((copy) => copy.sqsMessageId));
+      said = 'threw';
+    }
+    if (state.waited > INVOCATION_BUDGET_MILLISECONDS) {
+      // Lambda killed it at its deadline: no response, the whole batch stays on the queue
+      this.violate(`an invocation of ${batch.length} ran past its deadline (${state.waited} ms of back-off in a budget of ${INVOCATION_BUDGET_MILLISECONDS} ms)`);
+      failed = new Set(batch.map((copy) => copy.sqsMessageId));
+      said = 'timed out';
+    }
+    for (const copy of batch) {
+      if (!failed.has(copy.sqsMessageId)) continue;
+      if (copy.receiveCount >= MAX_RECEIVE_COUNT) this.dlq.push(copy);
+      else this.queue.push(copy);
+    }
+    return said;
+  }
+
+  /** Our own dead letters: none is expected (every event is valid). */
+  private readonly deadLetters: DeadLetterPublisher = {
+    publish: async (letter: DeadLetter) => {
+      this.violate(`event ${letter.eventId ?? '(unparsed)'}, a valid event, dead-lettered as ${letter.errorName}: ${letter.errorMessage.slice(0, 300)}`);
+    },
+  };
+
+  /** The back-off wait: counted against the invocation's budget, and waited for real (the holder's commit must land). */
+  private readonly sleep = (milliseconds: number): Promise<void> => {
+    const state = this.invocation.getStore();
+    if (state !== undefined) state.waited += milliseconds;
+    return new Promise((resolve) => setTimeout(resolve, milliseconds));
+  };
+
+  private consumer(random: () => number): SqsBatchHandler {
+    const common = {
+      client: localClient({ endpoint: this.proxy.endpoint, maxAttempts: 1 }),
+      deadLetter: this.deadLetters,
+      logger: this.logs.logger,
+      now: () => this.clock.now(),
+      metricsSink: () => undefined,
+      contentionRetry: { ...RETRY, random, sleep: this.sleep },
+    };
+    const table = this.tables.businessTable;
+    const effect = (id: string): void => {
+      this.effects.set(id, (this.effects.get(id) ?? 0) + 1);
+    };
+    switch (this.mode) {
+      case 'transactional':
+        return createTransactionalConsumer<{ account: string; amount: number }>({
+          ...common,
+          config: this.tables.config as ConsumerConfig,
+          handle: (envelope, tx) => {
+            tx.update({ TableName: table, Key: { pk: envelope.data.account }, UpdateExpression: 'ADD #total :amount', ExpressionAttributeNames: { '#total': 'total' }, ExpressionAttributeValues: { ':amount': envelope.data.amount } });
+            tx.update({ TableName: table, Key: { pk: `effect#${envelope.id}` }, UpdateExpression: 'ADD applications :one', ExpressionAttributeValues: { ':one': 1 } });
+          },
+        });
+      case 'aggregate':
+        return createAggregateConsumer<{ account: string; amount: number }, { total: number; applied: Record<string, number> }>({
+          ...common,
+          config: { subscriberName: this.tables.config.subscriberName },
+          locate: (envelope) => ({ tableName: table, key: { pk: envelope.data.account } }),
+          apply: (current, envelope) => {
+            const applied = { ...(current?.applied ?? {}) };
+            applied[envelope.id] = (applied[envelope.id] ?? 0) + 1;
+            return { state: { total: (current?.total ?? 0) + envelope.data.amount, applied } };
+          },
+        });
+      case 'lease':
+        return createLeaseConsumer<{ account: string; amount: number }>({
+          ...common,
+          config: this.tables.config as LeaseConsumerConfig,
+          handle: (envelope) => effect(envelope.id),
+        });
+      case 'multi-step':
+        return createMultiStepConsumer<{ account: string; amount: number }>({
+          ...common,
+          config: this.tables.config as LeaseConsumerConfig,
+          steps: [
+            { name: 'reserve', run: () => undefined },
+            { name: 'charge', run: (envelope) => effect(envelope.id) },
+          ],
+        });
+    }
+  }
+
+  /** How often each event applied, from the truth: the business table, the aggregate, or the effect ledger. */
+  private async appliedCounts(): Promise<Map<string, number>> {
+    const counts = new Map<string, number>();
+    if (this.mode === 'lease' || this.mode === 'multi-step') return new Map(this.effects);
+    if (this.mode === 'transactional') {
+      for (const id of this.events.keys()) {
+        const item = (await this.direct.send(new GetItemCommand({ TableName: this.tables.businessTable, Key: { pk: { S: `effect#${id}` } }, ConsistentRead: true }))).Item;
+        if (item !== undefined) counts.set(id, (unmarshall(item) as { applications: number }).applications);
+      }
+      return counts;
+    }
+    const item = (await this.direct.send(new GetItemCommand({ TableName: this.tables.businessTable, Key: { pk: { S: this.hot } }, ConsistentRead: true }))).Item;
+    const state = item === undefined ? {} : (unmarshall(item) as { applied?: Record<string, number> });
+    for (const [id, count] of Object.entries(state.applied ?? {})) counts.set(id, count);
+    return counts;
+  }
+}
