@@ -13,6 +13,7 @@ import { processBatch, type RecordOutcome } from './batch';
 import { batchReadPolicy, type BatchReadSetting } from './batch-read-policy';
 import { SqsDeadLetterPublisher, type DeadLetterPublisher } from './dead-letter';
 import { ItemLocks } from './item-locks';
+import { assertNotBehindOrderedQueue } from './ordered-queue-guard';
 import { KnownRecords, type KnownRecordsSource } from './known-records';
 import { parseRecordBody, processMessage, type MessageDependencies, type MessageExecutor, type ParsedBody, type PayloadParser } from './process-message';
 import type { SQSBatchResponse, SQSEvent } from './sqs';
@@ -108,6 +109,8 @@ export interface BatchHandlerSetup<TData> {
    * @default the event id
    */
   readonly laneOf?: (envelope: EventEnvelope<unknown>) => string | undefined;
+  /** Set by the ordered path's factory: records of an ordered subscriber's FIFO queue are refused otherwise (ordered-queue-guard.ts). @default false */
+  readonly ordered?: boolean;
 }
 
 /** The logger of a consumer: the caller's, or JSON lines on standard output, with subscriber and mode on every line. */
@@ -172,6 +175,7 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
   // Everything below is per invocation: Lambda Managed Instances run several invocations at once in one execution
   // environment, and a batch's metrics (or anything else keyed by "the current batch") must not take in another's.
   return async (event, lambdaContext) => {
+    if (setup.ordered !== true) assertNotBehindOrderedQueue(config, event.Records);
     const metrics = new ConsumerMetrics(metricsOptions);
     const startedAt = now().getTime();
     const outcomes: Partial<Record<RecordOutcome, number>> = {};

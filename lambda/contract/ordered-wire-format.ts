@@ -112,3 +112,15 @@ export function orderedDeduplicationIdPath(): string {
   return `$.dynamodb.NewImage.${OUTBOX_ITEM.EVENT_ID_ATTRIBUTE}.S`;
 }
 
+
+/** What {@link standardEventIdOf} appends to the ordered event's id. */
+export const STANDARD_EVENT_ID_SUFFIX = '.standard';
+
+/**
+ * The id of the standard event that `OrderedOutbox` appends beside the ordered event `orderedEventId` when the event
+ * asks for both paths (`alsoToStandardFlow`): `<orderedEventId>.standard`. Deterministic, so a retried producer names
+ * the same pair, and distinct from the ordered id, because both items share the outbox table's `OUTBOX#<eventId>` keys.
+ */
+export function standardEventIdOf(orderedEventId: string): string {
+  return `${orderedEventId}${STANDARD_EVENT_ID_SUFFIX}`;
+}

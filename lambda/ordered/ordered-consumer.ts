@@ -55,6 +55,7 @@ export function createOrderedConsumer<TData = unknown>(options: OrderedConsumerO
   return createBatchHandler<TData>({
     config,
     processingMode: PROCESSING_MODE.TRANSACTIONAL,
+    ordered: true,
     options,
     logger,
     now,

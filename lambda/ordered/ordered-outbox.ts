@@ -36,6 +36,8 @@ import {
   ORDERED_OUTBOX_ITEM,
   orderedHeadKey,
   sequenceText,
+  standardEventIdOf,
+  STANDARD_EVENT_ID_SUFFIX,
 } from '../contract/ordered-wire-format';
 
 /** An event of the ordered path: a {@link NewEvent} with the aggregate whose order it keeps. */
@@ -46,7 +48,21 @@ export interface OrderedNewEvent<TData = unknown> extends NewEvent<TData> {
    * at most 100 characters (`MAX_ORDERED_ID_CHARACTERS`) of `a-z A-Z 0-9` and ASCII punctuation.
    */
   readonly aggregateId: string;
+  /**
+   * Also append this fact to the standard flow, in the same transaction: a second outbox item, a standard event with the
+   * same type, subject, data, time, source and trace context, whose id is derived from this event's id
+   * ({@link standardEventIdOf}), so a retried call that commits neither event twice. The standard relay of the same
+   * outbox table publishes it to the standard topic, where the standard subscribers (every processing mode, filter
+   * policies) take it; the ordered subscribers take the ordered event. The standard event carries no `partitionkey` or
+   * `sequence`: the standard flow keeps no order. Each such event adds a third action to the transaction (head, history,
+   * standard item), so at most 33 events fit DynamoDB's 100 actions with no business writes (docs/ORDERED-DELIVERY.md,
+   * "One fact for both paths").
+   * @default false - the ordered path only
+   */
+  readonly alsoToStandardFlow?: boolean;
 }
+
+export { standardEventIdOf, STANDARD_EVENT_ID_SUFFIX };
 
 /** An ordered event as written: its envelope carries `partitionkey` (the aggregate) and `sequence`. */
 export interface OrderedEnvelope<TData = unknown> extends EventEnvelope<TData> {
@@ -95,6 +111,21 @@ type SendOutcome =
   | { readonly kind: 'written' }
   | { readonly kind: 'written-before'; readonly envelopes: OrderedEnvelope[] }
   | { readonly kind: 'contention'; readonly cancellation: TransactionCancelledError };
+
+/** The standard event of an ordered one ({@link OrderedNewEvent.alsoToStandardFlow}) and its outbox Put. */
+interface StandardEvent {
+  readonly envelope: EventEnvelope;
+  readonly action: TransactWriteItem;
+}
+
+/** One action of an event in the transaction, and what it is (for descriptions, contention and retries). */
+interface EventAction {
+  readonly envelope: OrderedEnvelope;
+  readonly role: 'head' | 'history' | 'standard';
+  readonly action: TransactWriteItem;
+  /** The standard event, on its Put. */
+  readonly standard?: EventEnvelope;
+}
 
 /** Condition of the head Put of sequence 1: the aggregate has no head yet. */
 const NO_HEAD = 'attribute_not_exists(#pk)';
@@ -170,10 +201,12 @@ export class OrderedOutbox {
     });
     const now = this.now();
     const envelopes = input.events.map((event) => {
-      const envelope = buildEnvelope(event, { source: this.config.eventSource, now: () => now, newId: this.newId });
+      const envelope = buildEnvelope(withoutOrderedOptions(event), { source: this.config.eventSource, now: () => now, newId: this.newId });
       assertFifoId(envelope.id, `event ${envelope.type}: its id`);
       return envelope;
     });
+    // built once, before the attempts: every attempt (and a retried call with the same ids) writes the same pair
+    const standardPuts = envelopes.map((envelope, index) => (input.events[index]!.alsoToStandardFlow === true ? this.standardPut(envelope, now) : undefined));
     let lastCancellation: TransactionCancelledError | undefined;
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
       const sequences = await Promise.all(input.events.map((event) => this.currentSequence(event.aggregateId)));
@@ -184,7 +217,7 @@ export class OrderedOutbox {
           [ORDERED_ENVELOPE.SEQUENCE_ATTRIBUTE]: sequenceText(sequences[index]! + 1),
         }) as OrderedEnvelope,
       );
-      const eventActions = ordered.flatMap((envelope, index) => this.eventActions(envelope, sequences[index]! + 1, now));
+      const eventActions = ordered.flatMap((envelope, index) => this.eventActions(envelope, sequences[index]! + 1, now, standardPuts[index]));
       const outcome = await this.send(items, ordered, eventActions);
       if (outcome.kind === 'written') return ordered;
       if (outcome.kind === 'written-before') return outcome.envelopes;
@@ -212,8 +245,22 @@ export class OrderedOutbox {
     return typeof value === 'number' ? value : 0;
   }
 
-  /** The head Put (conditioned on the sequence read) and the history Put (conditioned on the id being new) of one event. */
-  private eventActions(envelope: OrderedEnvelope, sequence: number, now: Date): TransactWriteItem[] {
+  /**
+   * The standard event of {@link OrderedNewEvent.alsoToStandardFlow}: the fact with the derived id, as `Outbox` writes
+   * it (record type `OutboxEvent.v1`, which the standard relay publishes), with `ALL_OLD` on a taken id as the history's.
+   */
+  private standardPut(envelope: EventEnvelope, now: Date): StandardEvent {
+    const { id, ...fact } = envelope;
+    const standard: EventEnvelope = { ...fact, id: standardEventIdOf(id) };
+    const put = outboxPut(standard, this.config, now).Put!;
+    return { envelope: standard, action: { Put: { ...put, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' } } };
+  }
+
+  /**
+   * The head Put (conditioned on the sequence read), the history Put (conditioned on the id being new) of one event,
+   * and its standard event's Put when it has one, each with what it is.
+   */
+  private eventActions(envelope: OrderedEnvelope, sequence: number, now: Date, standard: StandardEvent | undefined): EventAction[] {
     const history = outboxPut(envelope, this.config, now).Put!;
     const ordering = { [ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE]: envelope.partitionkey, [ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]: sequence };
     const headKey = orderedHeadKey(envelope.partitionkey);
@@ -247,7 +294,11 @@ export class OrderedOutbox {
         ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
       },
     };
-    return [head, historyPut];
+    return [
+      { envelope, role: 'head', action: head },
+      { envelope, role: 'history', action: historyPut },
+      ...(standard === undefined ? [] : [{ envelope, role: 'standard' as const, action: standard.action, standard: standard.envelope }]),
+    ];
   }
 
   /**
@@ -255,20 +306,25 @@ export class OrderedOutbox {
    * producer took a sequence first: read again and retry); `written-before` when every event is already in the outbox
    * with the same payload (see transactWrite); throws otherwise.
    */
-  private async send(items: readonly TransactWriteItem[], envelopes: readonly OrderedEnvelope[], eventActions: readonly TransactWriteItem[]): Promise<SendOutcome> {
-    const actions = [...items, ...eventActions];
+  private async send(items: readonly TransactWriteItem[], envelopes: readonly OrderedEnvelope[], eventActions: readonly EventAction[]): Promise<SendOutcome> {
+    const actions = [...items, ...eventActions.map((event) => event.action)];
     const describe = (index: number): ActionDescription => {
       if (index < items.length) return { kind: 'item', description: `item ${describeAction(actions[index] as TransactWriteItem)}` };
-      const offset = index - items.length;
-      const envelope = envelopes[Math.floor(offset / 2)]!;
-      const what = offset % 2 === 0 ? `head of aggregate '${envelope.partitionkey}' (sequence ${Number(envelope.sequence)})` : 'history item';
+      const { envelope, role, standard } = eventActions[index - items.length]!;
+      if (role === 'standard') {
+        return { kind: 'event', eventId: standard!.id, description: `event '${standard!.id}' (${envelope.type}): the standard flow's copy of '${envelope.id}' on table '${this.config.outboxTableName}'` };
+      }
+      const what = role === 'head' ? `head of aggregate '${envelope.partitionkey}' (sequence ${Number(envelope.sequence)})` : 'history item';
       return { kind: 'event', eventId: envelope.id, description: `event '${envelope.id}' (${envelope.type}): ${what} on table '${this.config.outboxTableName}'` };
     };
+    const standardCount = eventActions.filter((event) => event.role === 'standard').length;
     assertWritable(actions, (index) => describe(index).description, marshallOptionsOf(this.client));
     validateTransactionLimits(actions, {
       knownKeySchemas: new Map([[this.config.outboxTableName, { partitionKey: this.config.partitionKeyName, sortKey: this.config.sortKeyName }]]),
       describe: (index) => describe(index).description,
-      breakdown: `${items.length} items + ${envelopes.length} events (a head and a history item each)`,
+      breakdown:
+        `${items.length} items + ${envelopes.length} events (a head and a history item each)` +
+        (standardCount === 0 ? '' : ` + ${standardCount} standard event(s) (alsoToStandardFlow: an outbox item each)`),
     });
     try {
       await this.client.send(new TransactWriteCommand({ TransactItems: actions }));
@@ -276,13 +332,12 @@ export class OrderedOutbox {
     } catch (error) {
       if (!isTransactionCanceled(error)) throw error;
       const cancellation = toTransactionCancelledError(error, describe);
-      const stored = this.writtenBefore(error, items.length, envelopes);
+      const stored = this.writtenBefore(error, items.length, eventActions);
       if (stored !== undefined) return { kind: 'written-before', envelopes: stored };
       const codes = cancellationReasonCodes(error);
       const onlyContention = codes.every((code, index) => {
         if (code === NO_FAILURE || code === TRANSACTION_CONFLICT) return true;
-        const isHead = index >= items.length && (index - items.length) % 2 === 0;
-        return isHead && code === CONDITIONAL_CHECK_FAILED;
+        return index >= items.length && eventActions[index - items.length]?.role === 'head' && code === CONDITIONAL_CHECK_FAILED;
       });
       if (onlyContention) return { kind: 'contention', cancellation };
       throw cancellation;
@@ -290,30 +345,38 @@ export class OrderedOutbox {
   }
 
   /**
-   * The stored envelopes when every history Put failed its condition and returned an item holding an envelope, and no
-   * other action failed but on its condition (an earlier call committed this very transaction); undefined otherwise.
+   * The stored envelopes when every history Put (and every standard event's Put) failed its condition and returned an
+   * item holding an envelope, and no other action failed but on its condition (an earlier call committed this very
+   * transaction); undefined otherwise.
    * @throws TransactionCancelledError when a stored event has another payload than this call's (an id reused)
    */
-  private writtenBefore(cancelled: TransactionCanceledLike, itemCount: number, envelopes: readonly OrderedEnvelope[]): OrderedEnvelope[] | undefined {
+  private writtenBefore(cancelled: TransactionCanceledLike, itemCount: number, eventActions: readonly EventAction[]): OrderedEnvelope[] | undefined {
     const codes = cancellationReasonCodes(cancelled);
-    if (codes.length !== itemCount + 2 * envelopes.length) return undefined;
+    if (codes.length !== itemCount + eventActions.length) return undefined;
     if (codes.some((code) => code !== NO_FAILURE && code !== CONDITIONAL_CHECK_FAILED)) return undefined;
     const stored: OrderedEnvelope[] = [];
-    for (const [position, envelope] of envelopes.entries()) {
-      const index = itemCount + 2 * position + 1;
+    for (const [position, event] of eventActions.entries()) {
+      if (event.role === 'head') continue;
+      const index = itemCount + position;
       if (codes[index] !== CONDITIONAL_CHECK_FAILED) return undefined;
       const json = storedString(cancellationItem(cancelled, index), OUTBOX_ITEM.ENVELOPE_ATTRIBUTE);
       if (json === undefined) return undefined;
-      const previous = JSON.parse(json) as OrderedEnvelope;
-      if (payloadFingerprint(parseEnvelope(json)) !== payloadFingerprint(envelope)) {
+      const written = event.standard ?? event.envelope;
+      if (payloadFingerprint(parseEnvelope(json)) !== payloadFingerprint(written)) {
         throw new TransactionCancelledError(
-          `event '${envelope.id}' (${envelope.type}) is already in the outbox with another payload: an event id must not be reused for another event; nothing was written`,
+          `event '${written.id}' (${written.type}) is already in the outbox with another payload: an event id must not be reused for another event; nothing was written`,
           { cancellationReasonCodes: codes, failedActions: [] },
           { cause: cancelled },
         );
       }
-      stored.push(previous);
+      if (event.role === 'history') stored.push(JSON.parse(json) as OrderedEnvelope);
     }
     return stored;
   }
+}
+
+/** The event as `buildEnvelope` takes it: without the ordered path's own options. */
+function withoutOrderedOptions(event: OrderedNewEvent): NewEvent {
+  const { aggregateId: _aggregateId, alsoToStandardFlow: _alsoToStandardFlow, ...fact } = event;
+  return fact;
 }

@@ -32,8 +32,8 @@ export interface LocalTable {
   readonly streamArn?: string;
 }
 
-/** How long to wait for a table (and its indexes) to become ACTIVE. DynamoDB Local is usually at once. */
-const ACTIVE_TIMEOUT_MS = 30_000;
+/** How long to wait for a table (and its indexes) to become ACTIVE: a hang catcher (DynamoDB Local is usually at once; a loaded machine must not fail it). */
+const ACTIVE_TIMEOUT_MS = 600_000;
 const ACTIVE_POLL_INTERVAL_MS = 50;
 
 /**

@@ -3,8 +3,10 @@
  * producer probe found must have each of its events in the outbox, and every event of the producer in the outbox must
  * belong to a change. Either gap is the dual-write failure the outbox exists to prevent (the business write and the
  * event written separately, with a crash, a lost response or a retry in between). One violation per direction, with
- * the count and the first few named.
+ * the count and the first few named. An ordered event written for both paths (`alsoToStandardFlow`) brings its standard
+ * event (`standardEventIdOf`) into its change: the two commit in one transaction.
  */
+import { standardEventIdOf } from '../../lambda/contract/ordered-wire-format';
 import type { BusinessChange } from '../observation/run-facts';
 import type { Violation } from './invariants';
 
@@ -26,6 +28,8 @@ export function checkDualWrites(changes: readonly BusinessChange[], outboxEventI
   for (const change of changes) {
     for (const eventId of change.eventIds) {
       claimed.add(eventId);
+      // one fact on both paths (OrderedOutbox's alsoToStandardFlow): its standard event commits in the same transaction
+      claimed.add(standardEventIdOf(eventId));
       if (!outboxEventIds.has(eventId)) withoutEvent.push(`${change.subject}: event ${eventId} missing`);
     }
   }

@@ -47,6 +47,7 @@ import type { FlowModel, ResourceKey } from '../model/flow-model';
 import { buildLocalFlow, type LocalFlow } from './build-flow';
 import { readCommittedOutbox } from './committed-events';
 import { checkAggregateOrder } from '../check/aggregate-order';
+import { checkSubjectSpread } from '../check/subject-spread';
 import { aggregateOrderCoverage, type AggregateOrderCoverage } from '../check/aggregate-order-coverage';
 import { CatchingUpRelay } from './relay-catch-up';
 import { MAX_OPERATOR_PASSES, noOperatorFigures, operatorPass, type OperatorFigures } from './operator';
@@ -493,6 +494,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       const commits = subscriber.function === undefined ? undefined : ledger.inboxCommits.get(subscriber.function.key);
       violations.push(...checkAggregateOrder(subscriber.name, ledger.answeredTogether.get(subscriber.subscription.key) ?? [], committed.eventsById, commits));
     }
+    violations.push(...checkSubjectSpread(committed.eventsById.values()));
     const result: SimulationResult = {
       assemblyDirectory,
       synthAnnotations,

@@ -48,8 +48,11 @@ function shellWords(line: string): string[] {
   return execFileSync('bash', ['-c', `printf '%s\\0' ${line}`], { encoding: 'utf8' }).split('\0').slice(0, -1);
 }
 
-/** Waits until `condition` holds; on timeout says what it waited for and what the command printed (`output()`). */
-async function waitFor(condition: () => boolean, what: string, output: () => string, timeoutMs = 120_000): Promise<void> {
+/**
+ * Waits until `condition` holds; after `timeoutMs` (a hang catcher, never a slow machine's limit) says what it waited
+ * for and what the command printed (`output()`).
+ */
+async function waitFor(condition: () => boolean, what: string, output: () => string, timeoutMs = 600_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   while (!condition()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}; the command printed:\n${output().slice(-4000)}`);

@@ -23,6 +23,13 @@ describe('checkDualWrites', () => {
     ]);
   });
 
+  test("an ordered event written for both paths brings its standard event (the derived id) into its change; a standard event without its ordered one is still an orphan", () => {
+    const outbox = new Set(['placed-1', 'placed-1.standard', 'placed-9.standard']);
+    expect(checkDualWrites([order(1)], outbox, new Set(['placed-1', 'placed-1.standard', 'placed-9.standard']))).toEqual([
+      { kind: 'dual-write', detail: '1 event(s) of the producer are in the outbox without a business change that has them (the event committed without its change): placed-9.standard' },
+    ]);
+  });
+
   test('names the first five gaps and counts the rest', () => {
     const changes = Array.from({ length: 7 }, (_, index) => order(index));
     const [violation] = checkDualWrites(changes, new Set(), new Set());

@@ -47,7 +47,7 @@ beforeAll(() => {
     if ('unresolved' in role) throw new Error(role.unresolved);
     permissions[role.path] = grantedPermissions(role).map((permission) => ({ ...permission, resource: byArn.get(permission.resource) ?? permission.resource }));
   }
-}, 120_000);
+});
 
 /** The report's IAM lines for every permission unused, as the end of a run that used none of them shows them. */
 function report(): string {

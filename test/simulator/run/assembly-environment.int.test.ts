@@ -67,5 +67,5 @@ describe('the assembly cache with the real cdk synth', () => {
     expect(stacksOf(plain.directory)).toEqual(['OrdersDefault']);
     expect(plain.synthesized).toBe(true);
     expect(restrictedAgain).toEqual({ directory: restricted.directory, synthesized: false });
-  }, 120_000);
+  });
 });

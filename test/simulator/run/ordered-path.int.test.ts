@@ -1,9 +1,9 @@
 /**
  * The simulator runs an app with the ordered path (test/simulator/fixtures/ordered): Pipe -> SQS FIFO relay queue ->
  * fan-out function (its sns:Publish through the simulator's SNS endpoint) -> SNS FIFO topic -> the OrderedSubscriber's
- * FIFO queue, with faults, and checks each aggregate's order; a subscriber without the sequence fence fails the check,
- * and so does one that applies the records of one batch in the wrong order inside one invocation; a gap the pipe leaves
- * (a record it gave up) is kept open by the real fence. Served, it says the ordered subscriber's Operator output as an
+ * FIFO queue, with faults, and checks each aggregate's order; a subscriber built with the fence-less transactional
+ * factory is refused by the runtime (a configuration error), and one that applies the records of one batch in the
+ * wrong order inside one invocation fails the check; a gap the pipe leaves (a record it gave up) is kept open by the real fence. Served, it says the ordered subscriber's Operator output as an
  * OrderedSubscriber writes it, so the printed operator commands act on it in sequence.
  */
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
@@ -47,9 +47,10 @@ describe('simulate an app with the ordered path', () => {
     expect(code).toBe(EXIT_CODE.OK);
   });
 
-  test('a transactional consumer (no sequence fence) applies an aggregate past its dead-lettered first event: the gap is named', async () => {
+  test('a transactional consumer (no sequence fence) on the ordered queue is refused by the runtime, naming createOrderedConsumer: the run fails (issue 38 item 8)', async () => {
     const { code, stdout } = await simulate(unordered, '--count', '9', '--seed', 'ordered', '--no-faults');
-    expect(stdout).toMatch(/\[aggregate-order\] Shipping: aggregate order-1: sequences? 1(, 2)? (was|were) never applied, but 3 was \(a gap never filled; applied order: (2, )?3\)/);
+    expect(stdout).toMatch(/ConfigurationError[^\n]*subscriber 'Shipping' runs behind an ordered subscriber's FIFO queue[^\n]*createTransactionalConsumer[^\n]*Build the handler with createOrderedConsumer/);
+    expect(stdout).not.toContain('OK:');
     expect(code).toBe(EXIT_CODE.FAILURE);
   });
 
