@@ -64,7 +64,9 @@ export type ViolationKind =
   /** The history of a key shows two owners running its effect at once, or a lost response applied twice (history.ts). */
   | 'history'
   /** An ordered subscriber applied an aggregate's events out of sequence order, or left a gap (aggregate-order.ts). */
-  | 'aggregate-order';
+  | 'aggregate-order'
+  /** Committed events of a type the scenario expects consumed that no subscription's filter took (rules/untaken-events.ts). */
+  | 'untaken-event';
 
 /** A broken invariant. */
 export interface Violation {

@@ -21,6 +21,7 @@ import { subscriberHealthRule } from './rules/subscriber-health';
 import { synthErrorsRule } from './rules/synth-errors';
 import { trackedRule } from './rules/tracked';
 import { unappliedEventsRule } from './rules/unapplied-events';
+import { untakenEventsRule } from './rules/untaken-events';
 import { unwatchedDeadLettersRule } from './rules/unwatched-dead-letters';
 
 /** Every check of a run, in report order. */
@@ -31,6 +32,7 @@ export const RUN_CHECKS: readonly RunCheck[] = [
   settledRule,
   trackedRule,
   relayedRule,
+  untakenEventsRule,
   producerFailuresRule,
   dualWritesRule,
   repeatedSendsRule,

@@ -63,6 +63,12 @@ export interface CommittedFacts {
   readonly untracked: readonly UntrackedItem[];
 }
 
+/** The committed events of one type that no subscription's filter policy took (they reached a topic, and no queue). */
+export interface UntakenEvents {
+  readonly type: string;
+  readonly eventIds: readonly string[];
+}
+
 /** Everything a check may read of a settled run. */
 export interface RunFacts {
   readonly model: FlowModel;
@@ -86,6 +92,10 @@ export interface RunFacts {
   readonly rates: FaultRates;
   /** Whether the scenario marks the committed event as malformed. */
   readonly isMalformed: (eventId: string) => boolean;
+  /** Per type, the committed events no subscription took (relayed, not given up on by the relay, matched by no filter). */
+  readonly untaken: readonly UntakenEvents[];
+  /** The event types the scenario expects consumed (`expectConsumed`). */
+  readonly expectConsumed: readonly string[];
 }
 
 interface CheckInfo {

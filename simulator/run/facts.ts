@@ -7,7 +7,8 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { readDeadLetters } from '../check/dead-letters';
 import { failurePathsOf } from '../check/failure-paths';
 import { attributeSends } from '../check/repeated-sends';
-import type { EffectProbeOutcome, IamReport, ProducerProbeOutcome, RunFacts, SubscriberFacts } from '../check/run-check';
+import type { EffectProbeOutcome, IamReport, ProducerProbeOutcome, RunFacts, SubscriberFacts, UntakenEvents } from '../check/run-check';
+import type { RunLedger } from '../observation/ledger';
 import type { DeadLetterQueueContents } from '../check/unwatched-dead-letters';
 import { HOW_TO_INSTALL_POLICY_ENGINE } from '../iam/policy-engine';
 import type { BuiltRun } from './build';
@@ -24,6 +25,26 @@ import type { SentMessage } from './scenario';
 export interface SettledRun {
   readonly facts: RunFacts;
   readonly committed: CommittedOutbox;
+}
+
+/**
+ * Per type (in the order first committed), the committed events that reached a topic and that no subscription's
+ * filter took: relayed (passing the relay's filter), not given up on by the relay, matched by no subscription.
+ */
+export function untakenEvents(committed: Pick<CommittedOutbox, 'eventIdsByRelay' | 'eventsById'>, ledger: Pick<RunLedger, 'relayGaveUp' | 'matchedEvents'>): UntakenEvents[] {
+  const givenUp = new Set(ledger.relayGaveUp.flatMap((entry) => entry.eventIds));
+  const taken = new Set([...ledger.matchedEvents.values()].flatMap((ids) => [...ids]));
+  const byType = new Map<string, string[]>();
+  for (const ids of committed.eventIdsByRelay.values()) {
+    for (const id of ids) {
+      if (givenUp.has(id) || taken.has(id)) continue;
+      const type = committed.eventsById.get(id)?.type ?? 'unknown';
+      const list = byType.get(type) ?? [];
+      if (!list.includes(id)) list.push(id);
+      byType.set(type, list);
+    }
+  }
+  return [...byType].map(([type, eventIds]) => ({ type, eventIds }));
 }
 
 /** Reads the settled run's facts (see the module comment); runs the scenario's probes. */
@@ -107,6 +128,8 @@ export async function readRunFacts(
       ? { evaluated: true, ...flow.access.control.figures() }
       : { evaluated: false, reason: options.iam === false ? 'IAM evaluation is off (--iam off)' : `IAM was not evaluated: ${HOW_TO_INSTALL_POLICY_ENGINE}` };
   const facts: RunFacts = {
+    untaken: untakenEvents(committed, ledger),
+    expectConsumed: options.scenario?.expectConsumed ?? [],
     model,
     ledger,
     synthAnnotations: app.synthAnnotations,

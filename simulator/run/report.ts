@@ -86,6 +86,7 @@ export function reportRun(
     realSeconds: Math.round((Date.now() - startedAt) / 100) / 10,
     totalFaults: ledger.totalFaults(),
     operator: operated.operator,
+    untakenEvents: facts.untaken,
     iam: facts.iam,
     producerWritesChecked: app.producers.length > 0 && app.producers.every(({ producer }) => producer.probe !== undefined),
   };

@@ -7,7 +7,7 @@ import type { DeadLetterFinding } from '../check/dead-letters';
 import type { FailurePathCounts } from '../check/failure-paths';
 import type { Violation } from '../check/invariants';
 import type { SendFigures } from '../check/repeated-sends';
-import type { IamReport } from '../check/run-check';
+import type { IamReport, UntakenEvents } from '../check/run-check';
 import type { FaultKind } from '../faults/fault-plan';
 import type { SynthAnnotation } from '../model/synth-annotations';
 import type { ProducerFigures } from '../observation/run-facts';
@@ -74,6 +74,8 @@ export interface SimulationResult {
   readonly operator?: OperatorFigures;
   /** IAM: the figures of the evaluated requests, or why requests were not evaluated. */
   readonly iam: IamReport;
+  /** Per type, the committed events no subscription's filter took (they reached a topic and no queue). */
+  readonly untakenEvents: readonly UntakenEvents[];
   /** Whether the scenario's producer probe ran, so the producer's business changes were checked against the outbox. */
   readonly producerWritesChecked?: boolean;
 }
