@@ -66,7 +66,9 @@ export type ViolationKind =
   /** An ordered subscriber applied an aggregate's events out of sequence order, or left a gap (aggregate-order.ts). */
   | 'aggregate-order'
   /** Ordered events of one subject spread over many one-event aggregates: the producer orders nothing (subject-spread.ts). */
-  | 'subject-spread';
+  | 'subject-spread'
+  /** Committed events of a type the scenario expects consumed that no subscription's filter took (rules/untaken-events.ts). */
+  | 'untaken-event';
 
 /** A broken invariant. */
 export interface Violation {

@@ -2,17 +2,16 @@
  * `idempotent-event-flow dlq list|show|redrive`: the dead letters of a flow, by reason, and their safe redrive.
  */
 import type { SQSClient } from '@aws-sdk/client-sqs';
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { toDocumentClient } from '../../lambda/transaction/document-client';
-import { recordKey, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import { listOption, parsePositiveInteger } from './arguments';
 import { formatTable } from './blocked-command';
 import { deadLetterView, earliestApplicationEpochMilliseconds, type DeadLetterQueueKind, type DeadLetterView } from './dead-letters/dead-letter-view';
 import { copyWaitOf } from './dead-letters/copy-wait';
 import { groupRelayBatches } from './dead-letters/relay-batch-groups';
 import { moveMessage, receiveMessages, releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
-import { decideRedrive, DEFAULT_SAFETY_MARGIN_SECONDS, type RecordLookup, type RedriveDecision } from './dead-letters/redrive-decision';
-import { aggregateModeRefusal, deadLetterSourceMismatch, DEPLOYED_SUBSCRIBER_HELP, DEPLOYED_SUBSCRIBER_OPTIONS, resolveSubscriber } from './deployed-subscriber';
+import { decideSubscriberRedrive, DEFAULT_SAFETY_MARGIN_SECONDS, type RecordLookup, type RedriveDecision } from './dead-letters/redrive-decision';
+import { lookUpInboxRecord } from './dead-letters/record-lookup';
+import { deadLetterSourceMismatch, DEPLOYED_SUBSCRIBER_HELP, DEPLOYED_SUBSCRIBER_OPTIONS, resolveSubscriber } from './deployed-subscriber';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { isFifoQueueUrl } from './dead-letters/ordered-sends';
 import { redriveOrderedDeadLetters } from './ordered-dlq-redrive';
@@ -199,12 +198,8 @@ function listText(summaries: readonly DeadLetterQueueSummary[]): string {
   return sections.join('\n');
 }
 
-async function lookUpRecord(context: CommandContext, table: string | undefined, subscriber: string | undefined, eventId: string | undefined): Promise<RecordLookup> {
-  if (table === undefined || subscriber === undefined || eventId === undefined) return { kind: 'not-looked-up' };
-  const response = await toDocumentClient(context.client()).send(
-    new GetCommand({ TableName: table, Key: { [TABLE_SCHEMA.PARTITION_KEY]: recordKey(subscriber, eventId) }, ConsistentRead: true }),
-  );
-  return response.Item === undefined ? { kind: 'none' } : { kind: 'found', item: response.Item };
+function lookUpRecord(context: CommandContext, table: string | undefined, subscriber: string | undefined, eventId: string | undefined): Promise<RecordLookup> {
+  return lookUpInboxRecord(toDocumentClient(context.client()), table, subscriber, eventId);
 }
 
 function showText(view: DeadLetterView, record: RecordLookup): string {
@@ -315,13 +310,12 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
         skipped += 1;
         continue;
       }
-      if (resolved.processingMode === 'aggregate') {
-        const why = aggregateModeRefusal(subscriber, 'redriven');
-        planned.push({ view, message, decision: values['allow-reapply'] === true ? { redrive: true, warning: why } : { redrive: false, refusal: why } });
-        continue;
-      }
-      const record = await lookUpRecord(context, table, subscriber, view.eventId);
-      const decision = decideRedrive(view, record, {
+      // an aggregate subscriber's record is not looked up: every dead letter of it is refused (or reapplied) alike
+      const record = resolved.processingMode === 'aggregate' ? ({ kind: 'not-looked-up' } as const) : await lookUpRecord(context, table, subscriber, view.eventId);
+      const decision = decideSubscriberRedrive(view, record, {
+        subscriberName: subscriber,
+        ...(resolved.processingMode === undefined ? {} : { processingMode: resolved.processingMode }),
+        allowReapply: values['allow-reapply'] === true,
         deduplicationWindowSeconds: window as number,
         safetyMarginSeconds: DEFAULT_SAFETY_MARGIN_SECONDS,
         nowEpochMilliseconds: now,

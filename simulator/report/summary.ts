@@ -209,8 +209,14 @@ export function formatSummary(result: SimulationResult): string {
     out.push(
       `operator: ${operator.resolvedSuccess + operator.resolvedTryAgain} blocked step(s) resolved (${operator.resolvedSuccess} SUCCESS, ${operator.resolvedTryAgain} TRY_AGAIN) ` +
         `in ${operator.passes} pass(es), ${operator.movedBack} dead letter(s) moved back` +
-        (operator.refused.length ? `; ${operator.refused.length} resolution(s) refused (${truncate(operator.refused[0]!)})` : ''),
+        (operator.refused.length ? `; ${operator.refused.length} resolution(s) refused (${truncate(operator.refused[0]!)})` : '') +
+        (operator.redriveRefused.length ? `; ${operator.redriveRefused.length} dead letter(s) left by dlq redrive's rules (${truncate(operator.redriveRefused[0]!)})` : ''),
     );
+  }
+  const untaken = result.untakenEvents;
+  if (untaken.length > 0) {
+    const count = untaken.reduce((sum, { eventIds }) => sum + eventIds.length, 0);
+    out.push(`events no subscription took: ${count} of ${result.relay.committedEvents} committed (${untaken.map(({ type, eventIds }) => `${type} ${eventIds.length}`).join(', ')}): no filter policy takes them`);
   }
   out.push('', formatTable(result.subscribers), '', ...failurePathLines(result.subscribers));
   const orderLines = aggregateOrderLines(result.subscribers);

@@ -3,9 +3,10 @@
  * human to: list the subscriber's blocked messages, decide for each blocked step whether it took effect (the
  * scenario's {@link OperatorDecision} looks at the effect, as an operator would look at the mail gateway or the
  * accounting system), resolve it through the runtime's `BlockedMessages` API (audited, version-checked), then redrive
- * the subscriber's dead-letter queues to its queue (as SQS's dead-letter queue redrive does: every message of the
- * subscriber, moved back; another subscriber's dead letters in a shared queue stay). The run then goes on until it settles again; a message blocked again (faults go on) is resolved in the next
- * pass.
+ * the subscriber's dead letters to its queue by the rules of `idempotent-event-flow dlq redrive`, through its code: a
+ * message still blocked, one whose copy could outlive the deduplication window, every one of a subscriber in aggregate
+ * mode stays, with why (another subscriber's dead letters in a shared queue stay too). The run then goes on until it
+ * settles again; a message blocked again (faults go on) is resolved in the next pass.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
@@ -13,8 +14,14 @@ import { BlockedMessages, ResolveRefusedError } from '../../lambda/operator/bloc
 import type { ProcessingRecordView } from '../../lambda/processing/processing-record';
 import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
 import { ENV } from '../../lambda/contract/environment';
+import { DEFAULT_DEDUPLICATION_WINDOW_SECONDS } from '../../lambda/operator/blocked-messages';
 import type { VirtualClock } from '../aws/clock';
+import type { SimulatedQueue } from '../aws/queue';
 import type { StoredMessage } from '../aws/sqs-messages';
+import { deadLetterView, type DeadLetterView } from '../cli/dead-letters/dead-letter-view';
+import type { QueueMessage } from '../cli/dead-letters/queue-messages';
+import { lookUpInboxRecord } from '../cli/dead-letters/record-lookup';
+import { decideSubscriberRedrive, DEFAULT_SAFETY_MARGIN_SECONDS, type RedriveDecision } from '../cli/dead-letters/redrive-decision';
 import type { SubscriberView } from '../observation/run-facts';
 import type { SimulatedEvent } from '../observation/run-facts';
 
@@ -55,6 +62,8 @@ export interface OperatorFigures {
   movedBack: number;
   /** Resolutions the runtime refused (e.g. the record changed meanwhile), with why. */
   readonly refused: string[];
+  /** Dead letters the redrive's rules (`dlq redrive`'s) left where they are, with why. */
+  readonly redriveRefused: string[];
 }
 
 /** How many operator passes a run makes at most (each after the run settled again). */
@@ -62,7 +71,7 @@ export const MAX_OPERATOR_PASSES = 5;
 
 /** Empty figures. */
 export function noOperatorFigures(): OperatorFigures {
-  return { passes: 0, resolvedSuccess: 0, resolvedTryAgain: 0, movedBack: 0, refused: [] };
+  return { passes: 0, resolvedSuccess: 0, resolvedTryAgain: 0, movedBack: 0, refused: [], redriveRefused: [] };
 }
 
 /**
@@ -77,20 +86,85 @@ function isDeadLetterOf(message: StoredMessage, subscriber: SubscriberView): boo
   return named === undefined || named === subscriber.name;
 }
 
-/** Moves every dead letter of the subscriber (see {@link isDeadLetterOf}) from its dead-letter queues back to its queue; returns how many. */
-export function redriveDeadLetters(subscriber: SubscriberView): number {
+/** A dead letter of a simulated queue as `dlq redrive` reads one from SQS (its system attributes as SQS sets them). */
+export function deadLetterViewOf(message: StoredMessage, deadLetterQueue: SimulatedQueue, subscriber: SubscriberView): DeadLetterView {
+  const received: QueueMessage = {
+    queueUrl: deadLetterQueue.address.url,
+    messageId: message.messageId,
+    receiptHandle: '',
+    body: message.body,
+    // only SQS's own move after maxReceiveCount sets DeadLetterQueueSourceArn
+    attributes: { SentTimestamp: String(message.sentAt), ...(message.origin.via === 'redrive' ? { DeadLetterQueueSourceArn: subscriber.queue.address.arn } : {}) },
+    messageAttributes: Object.fromEntries(
+      Object.entries(message.messageAttributes).map(([name, value]) => [
+        name,
+        { DataType: value.DataType, StringValue: value.StringValue, ...(value.BinaryValue === undefined ? {} : { BinaryValue: Buffer.from(value.BinaryValue, 'base64') }) },
+      ]),
+    ),
+  };
+  const kind = subscriber.subscription.deadLetterQueue === deadLetterQueue.model.key ? 'subscription' : 'queue';
+  return deadLetterView(received, kind);
+}
+
+/** Decides whether a dead letter of the subscriber may be redriven to its queue, now. */
+export type RedriveDecider = (view: DeadLetterView) => Promise<RedriveDecision>;
+
+/**
+ * The decision `dlq redrive --subscriber-output <the subscriber's output> --yes` makes for each dead letter, by its
+ * code (simulator/cli/dead-letters/redrive-decision.ts): its inbox record looked up (a blocked message must have been
+ * resolved), the subscriber's deduplication window against the dead letter's age and the queue's retention, refused
+ * in aggregate mode; never `--allow-expired` nor `--allow-reapply`.
+ */
+export function dlqRedriveRules(subscriber: SubscriberView, deps: { readonly documents: DynamoDBDocumentClient; readonly clock: VirtualClock }): RedriveDecider {
+  const window = Number(subscriber.environment[ENV.DEDUPLICATION_WINDOW_SECONDS]);
+  const mode = subscriber.environment[ENV.PROCESSING_MODE];
+  return async (view) => {
+    const record = mode === 'aggregate' ? ({ kind: 'not-looked-up' } as const) : await lookUpInboxRecord(deps.documents, subscriber.environment[ENV.INBOX_TABLE_NAME], subscriber.name, view.eventId);
+    return decideSubscriberRedrive(view, record, {
+      subscriberName: subscriber.name,
+      ...(mode === undefined ? {} : { processingMode: mode }),
+      allowReapply: false,
+      allowExpired: false,
+      deduplicationWindowSeconds: Number.isFinite(window) && window > 0 ? window : DEFAULT_DEDUPLICATION_WINDOW_SECONDS,
+      safetyMarginSeconds: DEFAULT_SAFETY_MARGIN_SECONDS,
+      nowEpochMilliseconds: deps.clock.now(),
+      destination: { queueUrl: subscriber.queue.address.url, retentionSeconds: subscriber.queue.model.messageRetentionSeconds, known: true },
+    });
+  };
+}
+
+/** What a redrive did: moved back, and refused with why (`<event id>: <why>`). */
+export interface RedriveOutcome {
+  readonly moved: number;
+  readonly refused: readonly string[];
+}
+
+/**
+ * Moves the dead letters of the subscriber (see {@link isDeadLetterOf}) that `decide` admits from its dead-letter
+ * queues back to its queue, one at a time (send, then delete), as `dlq redrive` does; the others stay.
+ */
+export async function redriveDeadLetters(subscriber: SubscriberView, decide: RedriveDecider): Promise<RedriveOutcome> {
   let moved = 0;
+  const refused: string[] = [];
   for (const deadLetterQueue of subscriber.deadLetterQueues) {
     const own = new Set(deadLetterQueue.messages().filter((message) => isDeadLetterOf(message, subscriber)).map((message) => message.messageId));
+    const decisions = new Map<string, RedriveDecision>();
+    for (const message of deadLetterQueue.messages()) {
+      if (!own.has(message.messageId)) continue;
+      const view = deadLetterViewOf(message, deadLetterQueue, subscriber);
+      const decision = await decide(view);
+      decisions.set(message.messageId, decision);
+      if (!decision.redrive) refused.push(`${view.eventId ?? message.messageId}: ${decision.refusal ?? 'refused'}`);
+    }
     const received = new Set<string>();
     for (;;) {
-      // a received message that is not ours stays on the queue (visible again after its visibility timeout); stop when
+      // a received message that is not moved stays on the queue (visible again after its visibility timeout); stop when
       // a receive brings nothing new (with no visibility timeout, the same messages come again)
       const batch = deadLetterQueue.receive(10);
       if (batch.every((message) => received.has(message.messageId))) break;
       for (const message of batch) {
         received.add(message.messageId);
-        if (!own.has(message.messageId)) continue;
+        if (decisions.get(message.messageId)?.redrive !== true) continue;
         subscriber.queue.send({
           body: message.body,
           messageAttributes: { ...message.messageAttributes },
@@ -101,7 +175,7 @@ export function redriveDeadLetters(subscriber: SubscriberView): number {
       }
     }
   }
-  return moved;
+  return { moved, refused };
 }
 
 /**
@@ -157,7 +231,11 @@ export async function operatorPass(
       else figures.resolvedTryAgain += 1;
       resolvedHere += 1;
     }
-    if (resolvedHere > 0) figures.movedBack += redriveDeadLetters(subscriber);
+    if (resolvedHere > 0) {
+      const redriven = await redriveDeadLetters(subscriber, dlqRedriveRules(subscriber, deps));
+      figures.movedBack += redriven.moved;
+      figures.redriveRefused.push(...redriven.refused.map((why) => `${subscriber.name} ${why}`));
+    }
     resolved += resolvedHere;
   }
   if (resolved > 0) figures.passes += 1;

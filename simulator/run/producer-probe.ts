@@ -1,12 +1,12 @@
 /**
  * Runs the scenario's producer probe after a run: finds the outbox the producer writes to (its `IEF_OUTBOX_TABLE_NAME`,
  * resolved to the local table) and that outbox's committed events, hands the probe the producer's environment and its
- * events, and checks the business changes it reports against the outbox (check/dual-writes.ts).
+ * events, and returns the business changes it reports with the outbox's events: a fact of the run, which the dual-write
+ * check reads (check/rules/dual-writes.ts).
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ENV } from '../../lambda/contract/environment';
-import { checkDualWrites } from '../check/dual-writes';
-import type { Violation } from '../check/invariants';
+import type { ProducerProbeOutcome } from '../check/run-check';
 import type { FlowModel, ResourceKey } from '../model/flow-model';
 import type { LocalFlow } from './build-flow';
 import type { CommittedOutbox } from './committed-events';
@@ -30,9 +30,9 @@ function outboxEventIds(run: ProducerProbeRun, environment: Readonly<Record<stri
   return new Set(relays.flatMap((relay) => run.committed.eventIdsByRelay.get(relay.key) ?? []));
 }
 
-/** Runs `producer.probe` (when the scenario gives one) and returns the violations: `dual-write`, or `probe-failed`. */
-export async function checkProducerWrites(producer: ScenarioProducer, run: ProducerProbeRun): Promise<Violation[]> {
-  if (producer.probe === undefined) return [];
+/** Runs `producer.probe` (when the scenario gives one: else undefined) and returns what it reported, or why it threw. */
+export async function probeProducerWrites(producer: ScenarioProducer, run: ProducerProbeRun): Promise<ProducerProbeOutcome | undefined> {
+  if (producer.probe === undefined) return undefined;
   const environment = run.flow.environments.get(run.producerKey) ?? {};
   const inOutbox = outboxEventIds(run, environment);
   const types = producer.eventTypes === undefined ? undefined : new Set(producer.eventTypes);
@@ -42,8 +42,8 @@ export async function checkProducerWrites(producer: ScenarioProducer, run: Produ
   });
   try {
     const changes = await producer.probe({ client: run.documents, environment, events });
-    return checkDualWrites(changes, inOutbox, new Set(events.map((event) => event.id)));
+    return { changes, inOutbox, producerEventIds: new Set(events.map((event) => event.id)) };
   } catch (error) {
-    return [{ kind: 'probe-failed', detail: `the producer probe threw: ${error instanceof Error ? error.message : String(error)}` }];
+    return { error: error instanceof Error ? error.message : String(error) };
   }
 }

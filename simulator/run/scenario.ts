@@ -113,6 +113,13 @@ export interface SimulationScenario {
    * @default no event is malformed
    */
   readonly malformed?: (event: SimulatedEvent) => boolean;
+  /**
+   * The event types the app means to be consumed (e.g. `['OrderPlaced', 'OrderPlaced.v2']`): a committed event of one
+   * of these types that no subscription's filter policy took fails the run (`untaken-event`). Every run lists, per
+   * type, the committed events no subscription took, whether listed here or not.
+   * @default no type is required to be consumed
+   */
+  readonly expectConsumed?: readonly string[];
 }
 
 /** Thrown when a scenario module cannot be loaded or does not export a scenario. */

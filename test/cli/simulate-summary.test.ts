@@ -29,10 +29,17 @@ function result(subscribers: SubscriberReport[], effectsNotCounted: string[]): S
     realSeconds: 1,
     totalFaults: 0,
     iam: { evaluated: false, reason: 'IAM evaluation is off (--iam off)' },
+    untakenEvents: [],
   } as SimulationResult;
 }
 
 describe('formatSummary', () => {
+  test('lists, per type, the committed events no subscription took', () => {
+    const text = formatSummary({ ...result([subscriber('A', 2)], []), untakenEvents: [{ type: 'OrderPlaced.v2', eventIds: ['e-2', 'e-4'] }] });
+    expect(text).toContain('events no subscription took: 2 of 2 committed (OrderPlaced.v2 2): no filter policy takes them');
+    expect(formatSummary(result([subscriber('A', 2)], []))).not.toContain('events no subscription took');
+  });
+
   test('claims exactly-once effects only when every subscriber had a probe', () => {
     const counted = formatSummary(result([subscriber('A', 2, { applied: 2, min: 2, max: 2 })], []));
     expect(counted).toContain('OK: every event reached every matching subscriber; each effect applied exactly once');

@@ -7,6 +7,7 @@
  * `allowExpired`, redriven with a warning).
  */
 import { RECORD_STATUS } from '../../../lambda/contract/wire-format';
+import { aggregateModeRefusal } from '../deployed-subscriber';
 import type { CopyWait } from './copy-wait';
 import { DEAD_LETTER_REASON, earliestApplicationEpochMilliseconds, type DeadLetterView } from './dead-letter-view';
 
@@ -102,4 +103,26 @@ export function decideRedrive(view: DeadLetterView, record: RecordLookup, rules:
   const why = windowRefusal(earliest, rules, 'redriven');
   if (why !== undefined) return rules.allowExpired ? { redrive: true, warning: why } : { redrive: false, refusal: `${why}; --allow-expired redrives it anyway` };
   return { redrive: true };
+}
+
+/** The rules of a redrive to one subscriber: {@link RedriveRules}, with the subscriber's processing mode. */
+export interface SubscriberRedriveRules extends RedriveRules {
+  readonly subscriberName: string;
+  /** `IEF_PROCESSING_MODE` of its consumer. @default unknown */
+  readonly processingMode?: string;
+  /** Redrive to a subscriber in aggregate mode, with a warning, instead of refusing. */
+  readonly allowReapply: boolean;
+}
+
+/**
+ * What `dlq redrive` decides for one dead letter of a subscriber, and what the simulator's operator pass decides by the
+ * same code: every dead letter of a subscriber in aggregate mode is refused (it keeps no inbox: an event whose id left
+ * its aggregate's list would be applied again), else {@link decideRedrive}.
+ */
+export function decideSubscriberRedrive(view: DeadLetterView, record: RecordLookup, rules: SubscriberRedriveRules): RedriveDecision {
+  if (rules.processingMode === 'aggregate') {
+    const why = aggregateModeRefusal(rules.subscriberName, 'redriven');
+    return rules.allowReapply ? { redrive: true, warning: why } : { redrive: false, refusal: why };
+  }
+  return decideRedrive(view, record, rules);
 }

@@ -4,12 +4,15 @@ import { DEAD_LETTER_ATTRIBUTE } from '../../../lambda/consumer/dead-letter';
 import { readDeadLetters } from '../../../simulator/check/dead-letters';
 import { checkDeliveries } from '../../../simulator/check/invariants';
 import type { SubscriberView } from '../../../simulator/observation/run-facts';
-import { redriveDeadLetters } from '../../../simulator/run/operator';
+import { redriveDeadLetters, type RedriveDecider } from '../../../simulator/run/operator';
 import { makeQueue, queueModel } from '../aws/queue-test-kit';
 import { subscriberKit } from '../check/check-kit';
 
+/** Admits every dead letter: these tests are about whose dead letters move and how they are accounted for, not the rules (operator-redrive-rules.int.test.ts). */
+const admitAll: RedriveDecider = async () => ({ redrive: true });
+
 describe('the operator redrive', () => {
-  test('moves back only the dead letters of its own subscriber when a dead-letter queue is shared', () => {
+  test('moves back only the dead letters of its own subscriber when a dead-letter queue is shared', async () => {
     // GIVEN Billing and Shipping share one dead-letter queue, and each has a dead letter in it
     const kit = subscriberKit({ maxReceiveCount: 1 });
     const shippingQueue = makeQueue(queueModel('Shipments', { redrive: { deadLetterQueue: kit.deadLetterQueue.model.key, maxReceiveCount: 1 } }), {
@@ -29,7 +32,7 @@ describe('the operator redrive', () => {
     expect(kit.deadLetterQueue.counts().total).toBe(2);
 
     // WHEN Billing's operator redrives
-    const moved = redriveDeadLetters(kit.subscriber);
+    const { moved } = await redriveDeadLetters(kit.subscriber, admitAll);
 
     // THEN only Billing's dead letter went back to Billing's queue; Shipping's stays, still explained and not lost
     expect(moved).toBe(1);
@@ -39,12 +42,12 @@ describe('the operator redrive', () => {
     expect(checkDeliveries(shipping, shippingFindings, kit.ledger)).toEqual([]);
   });
 
-  test('a moved-back message that SQS moves again is explained by its new failures, not by the reason of its earlier dead letter', () => {
+  test('a moved-back message that SQS moves again is explained by its new failures, not by the reason of its earlier dead letter', async () => {
     // GIVEN a message blocked for an operator, moved back by the redrive
     const kit = subscriberKit({ maxReceiveCount: 1 });
     kit.deliver('event-1');
     kit.deadLetterByRuntime(kit.queue.receive(1)[0]!, 'event-1');
-    expect(redriveDeadLetters(kit.subscriber)).toBe(1);
+    expect((await redriveDeadLetters(kit.subscriber, admitAll)).moved).toBe(1);
 
     // WHEN its next delivery fails with no reason recorded, and SQS moves it to the dead-letter queue
     const [again] = kit.queue.receive(1);

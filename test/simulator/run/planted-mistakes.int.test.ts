@@ -31,9 +31,18 @@ afterAll(() => {
   if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
 });
 
-function simulate(stack: string, seed: string, count: number, concurrency?: number): Promise<SimulationResult> {
+function simulate(stack: string, seed: string, count: number, concurrency?: number, scenarioOfRun: SimulationScenario = scenario): Promise<SimulationResult> {
   // the default fault rates
-  return runSimulation({ cwd: PROJECT, assemblyDirectory: assembly, stacks: [stack], scenario, count, seed, dynamoDbEndpoint: inject('dynamoDbEndpoint'), ...(concurrency === undefined ? {} : { concurrency }) });
+  return runSimulation({
+    cwd: PROJECT,
+    assemblyDirectory: assembly,
+    stacks: [stack],
+    scenario: scenarioOfRun,
+    count,
+    seed,
+    dynamoDbEndpoint: inject('dynamoDbEndpoint'),
+    ...(concurrency === undefined ? {} : { concurrency }),
+  });
 }
 
 describe('steered faults in a small run', () => {
@@ -108,5 +117,25 @@ describe('an effect applied again names the invocation that applied it again and
     const detail = billingEffectCount(await simulate('ProcessingTime', '1', 8), /ledger total: applied [2-9] time/);
 
     expect(detail).toMatch(/applied again by invocation #\d+ \(receive [2-9], at \+\d+ s\) to another item: \{"pk":"ORDER#order-\d+#\d+"\} first, then \{"pk":"ORDER#order-\d+#\d+"\} \(the aggregate's key differs between invocations of one event/);
+  });
+});
+
+describe('events nobody takes (issue 39 item 4; seed 1, 8 orders)', () => {
+  test('lists per type the committed events no filter took, and fails when the scenario expects that type consumed', async () => {
+    // GIVEN PlaceOrder sends every even order as OrderPlaced.v2, Billing's filter takes OrderPlaced only, and the
+    // scenario expects both types consumed
+    const halfV2: SimulationScenario = { ...scenario, producer: { ...scenario.producer!, eventTypes: ['OrderPlaced', 'OrderPlaced.v2'] }, expectConsumed: ['OrderPlaced', 'OrderPlaced.v2'] };
+
+    const result = await simulate('HalfV2', '1', 8, undefined, halfV2);
+
+    // THEN the four v2 events are listed as taken by no subscription, and the run fails naming the type and what to change
+    expect(result.untakenEvents).toEqual([{ type: 'OrderPlaced.v2', eventIds: ['order-placed-order-2', 'order-placed-order-4', 'order-placed-order-6', 'order-placed-order-8'].sort() }].map((entry) => ({ ...entry, eventIds: expect.arrayContaining(entry.eventIds) })));
+    expect(result.untakenEvents[0]?.eventIds).toHaveLength(4);
+    expect(result.violations).toContainEqual({
+      kind: 'untaken-event',
+      detail: expect.stringMatching(/^4 committed OrderPlaced\.v2 event\(s\) reached the topic and no subscription's filter policy took them .*add OrderPlaced\.v2 to the filter policy/),
+    });
+    // the OrderPlaced events were all taken: no violation for them
+    expect(result.violations.filter((violation) => violation.kind === 'untaken-event')).toHaveLength(1);
   });
 });

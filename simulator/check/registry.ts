@@ -1,0 +1,54 @@
+/**
+ * The run's checks, one rule per file under ./rules/, in the order their violations are reported: a new check is a
+ * rule file and one line here. Consecutive subscriber rules run subscriber by subscriber (./run-check.ts).
+ */
+import type { RunCheck } from './run-check';
+import { accessRule } from './rules/access';
+import { aggregateOrderRule } from './rules/aggregate-order';
+import { deliveriesRule } from './rules/deliveries';
+import { deployRulesRule } from './rules/deploy-rules';
+import { dualWritesRule } from './rules/dual-writes';
+import { effectsRule } from './rules/effects';
+import { failurePathsRule } from './rules/failure-paths';
+import { historyRule } from './rules/history';
+import { producerFailuresRule } from './rules/producer-failures';
+import { reachedRule } from './rules/reached';
+import { rejectedEventsRule } from './rules/rejected-events';
+import { relayedRule } from './rules/relayed';
+import { repeatedSendsRule } from './rules/repeated-sends';
+import { settledRule } from './rules/settled';
+import { subjectSpreadRule } from './rules/subject-spread';
+import { subscriberHealthRule } from './rules/subscriber-health';
+import { synthErrorsRule } from './rules/synth-errors';
+import { trackedRule } from './rules/tracked';
+import { unappliedEventsRule } from './rules/unapplied-events';
+import { untakenEventsRule } from './rules/untaken-events';
+import { unwatchedDeadLettersRule } from './rules/unwatched-dead-letters';
+
+/** Every check of a run, in report order. */
+export const RUN_CHECKS: readonly RunCheck[] = [
+  // the app and the run as a whole
+  synthErrorsRule,
+  deployRulesRule,
+  settledRule,
+  trackedRule,
+  relayedRule,
+  untakenEventsRule,
+  producerFailuresRule,
+  dualWritesRule,
+  repeatedSendsRule,
+  // each subscriber, its checks together
+  deliveriesRule,
+  subscriberHealthRule,
+  rejectedEventsRule,
+  unappliedEventsRule,
+  reachedRule,
+  effectsRule,
+  failurePathsRule,
+  // what spans the flow
+  accessRule,
+  unwatchedDeadLettersRule,
+  historyRule,
+  aggregateOrderRule,
+  subjectSpreadRule,
+];

@@ -1,0 +1,10 @@
+/** Rule: every event a subscriber's filter took was acknowledged or dead-lettered, explained, within retention (../invariants.ts). */
+import { checkDeliveries } from '../invariants';
+import type { SubscriberCheck } from '../run-check';
+
+export const deliveriesRule: SubscriberCheck = {
+  name: 'lost',
+  checks: 'every event the filter took was acknowledged or is dead-lettered with an explanation; nothing outlived retention or was left on the queue',
+  scope: 'subscriber',
+  check: (subscriber, facts) => checkDeliveries(subscriber.view, subscriber.deadLetters, facts.ledger),
+};

@@ -1,0 +1,10 @@
+/** Rule: no configuration-error dead letters, no acknowledged failures, something acknowledged (../subscriber-health.ts). */
+import type { SubscriberCheck } from '../run-check';
+import { checkSubscriberHealth } from '../subscriber-health';
+
+export const subscriberHealthRule: SubscriberCheck = {
+  name: 'subscriber-health',
+  checks: 'no dead letter is a configuration error, no batch response acknowledged a failed record, and something was acknowledged',
+  scope: 'subscriber',
+  check: (subscriber, facts) => checkSubscriberHealth(subscriber.view, subscriber.deadLetters, facts.ledger),
+};

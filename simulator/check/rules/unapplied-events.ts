@@ -1,0 +1,11 @@
+/** Rule: no event a subscriber's filter took ended only in its dead-letter queues (../unapplied-events.ts). */
+import type { SubscriberCheck } from '../run-check';
+import { checkUnappliedEvents } from '../unapplied-events';
+
+export const unappliedEventsRule: SubscriberCheck = {
+  name: 'unapplied-event',
+  checks: "no event the filter took ended only in the subscriber's dead-letter queues, never applied",
+  scope: 'subscriber',
+  check: (subscriber, facts) =>
+    checkUnappliedEvents({ name: subscriber.view.name, matched: subscriber.matched, applied: subscriber.applied, deadLetters: subscriber.deadLetters, operator: subscriber.operator }, facts.isMalformed),
+};

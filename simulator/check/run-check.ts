@@ -1,0 +1,141 @@
+/**
+ * The one interface of the run's checks, and the one facts object they read. A run produces its facts once, after it
+ * settled (simulator/run/facts.ts); each check is a rule in a file of its own under simulator/check/rules/, saying what
+ * it checks and how, and simulator/check/registry.ts lists them in the order their violations are reported (the way
+ * cdk-nag registers a rule per file). A check reads the facts and returns violations: it calls nothing that changes the
+ * run (the probes a scenario gives ran before, their results are facts).
+ */
+import type { FaultRates } from '../faults/fault-plan';
+import type { IamFigures } from '../iam/access-types';
+import type { FlowModel } from '../model/flow-model';
+import type { SynthAnnotation } from '../model/synth-annotations';
+import type { RunLedger } from '../observation/ledger';
+import type { BusinessChange, EffectTally, ProducerFigures, RoundsOutcome, SimulatedEvent, SubscriberView, UntrackedItem } from '../observation/run-facts';
+import type { DeadLetterFinding } from './dead-letters';
+import type { FailurePathCounts } from './failure-paths';
+import type { HistoryEntry } from './history';
+import type { Violation } from './invariants';
+import type { AttributedSend } from './repeated-sends';
+import type { DeadLetterQueueContents } from './unwatched-dead-letters';
+
+/** What IAM evaluation did in a run. */
+export type IamReport = ({ readonly evaluated: true } & IamFigures) | { readonly evaluated: false; readonly reason: string };
+
+/** What the scenario's effect probe of a subscriber returned: its tallies, or why it threw. */
+export type EffectProbeOutcome = { readonly tallies: readonly EffectTally[] } | { readonly error: string };
+
+/** What the scenario's producer probe of a producer returned, with the outbox events it was checked against, or why it threw. */
+export type ProducerProbeOutcome =
+  | {
+      readonly changes: readonly BusinessChange[];
+      /** The committed event ids of the outbox the producer writes to. */
+      readonly inOutbox: ReadonlySet<string>;
+      /** Those of the producer's event types (all, when the scenario names none). */
+      readonly producerEventIds: ReadonlySet<string>;
+    }
+  | { readonly error: string };
+
+/** The facts of one subscriber. */
+export interface SubscriberFacts {
+  readonly view: SubscriberView;
+  /** Every dead letter in its dead-letter queues, with its explanation. */
+  readonly deadLetters: readonly DeadLetterFinding[];
+  /** The events its filter policy took. */
+  readonly matched: ReadonlySet<string>;
+  /** The events its consumer acknowledged or handled. */
+  readonly applied: ReadonlySet<string>;
+  /** Whether the scenario has an operator for it, and whether that operator acted (`off`: the run turned it off). */
+  readonly operator: 'none' | 'off' | 'acted';
+  /** The scenario's effect probe's outcome; absent without a probe. */
+  readonly effectProbe?: EffectProbeOutcome;
+  /** How often its consumer met each failure path. */
+  readonly failurePaths: FailurePathCounts;
+  /** Which invocation applied the events again, and how (apply-attribution.ts); undefined when the run shows nothing. */
+  readonly applyCause: (eventIds: readonly string[]) => string | undefined;
+  /** The writes its consumer made outside its inbox transaction, in words (own-client-writes.ts); undefined when none. */
+  readonly ownClientWrites?: string;
+}
+
+/** The committed outbox: per relay the event ids that pass its filter, every envelope by id, the items with no id. */
+export interface CommittedFacts {
+  readonly eventIdsByRelay: ReadonlyMap<string, readonly string[]>;
+  readonly eventsById: ReadonlyMap<string, SimulatedEvent>;
+  readonly untracked: readonly UntrackedItem[];
+}
+
+/** The committed events of one type that no subscription's filter policy took (they reached a topic, and no queue). */
+export interface UntakenEvents {
+  readonly type: string;
+  readonly eventIds: readonly string[];
+}
+
+/** Everything a check may read of a settled run. */
+export interface RunFacts {
+  readonly model: FlowModel;
+  readonly ledger: RunLedger;
+  readonly synthAnnotations: readonly SynthAnnotation[];
+  /** How the last rounds ended (cut off or settled). */
+  readonly rounds: RoundsOutcome;
+  readonly committed: CommittedFacts;
+  /** Events committed to the outboxes (passing their relay's filter), over every relay. */
+  readonly committedEvents: number;
+  /** The producer side: its figures, the attempts a command gets, and each producer probe's outcome. */
+  readonly producer: { readonly figures: ProducerFigures; readonly attempts: number; readonly probes: readonly ProducerProbeOutcome[] };
+  /** The SQS messages the functions sent with their own clients, each attributed to its event. */
+  readonly sends: readonly AttributedSend[];
+  readonly subscribers: readonly SubscriberFacts[];
+  readonly iam: IamReport;
+  /** Every dead-letter queue of the flow with its owner (relays first, then subscribers). */
+  readonly deadLetterQueues: readonly DeadLetterQueueContents[];
+  /** The history behind the verdict (history.ts). */
+  readonly history: readonly HistoryEntry[];
+  readonly rates: FaultRates;
+  /** Whether the scenario marks the committed event as malformed. */
+  readonly isMalformed: (eventId: string) => boolean;
+  /** Per type, the committed events no subscription took (relayed, not given up on by the relay, matched by no filter). */
+  readonly untaken: readonly UntakenEvents[];
+  /** The event types the scenario expects consumed (`expectConsumed`). */
+  readonly expectConsumed: readonly string[];
+}
+
+interface CheckInfo {
+  /** The rule's name, e.g. `deploy-rules`. */
+  readonly name: string;
+  /** What it checks, in a sentence. */
+  readonly checks: string;
+}
+
+/** A check of the whole run. */
+export interface RunWideCheck extends CheckInfo {
+  readonly scope: 'run';
+  check(facts: RunFacts): readonly Violation[];
+}
+
+/** A check of each subscriber; the checks of one subscriber are reported together, subscriber after subscriber. */
+export interface SubscriberCheck extends CheckInfo {
+  readonly scope: 'subscriber';
+  check(subscriber: SubscriberFacts, facts: RunFacts): readonly Violation[];
+}
+
+/** A check the registry runs. */
+export type RunCheck = RunWideCheck | SubscriberCheck;
+
+/**
+ * Runs `checks` over `facts`, in order; consecutive subscriber checks run subscriber by subscriber (each subscriber's
+ * violations together, in the registry's order).
+ */
+export function runChecks(checks: readonly RunCheck[], facts: RunFacts): Violation[] {
+  const violations: Violation[] = [];
+  for (let index = 0; index < checks.length; ) {
+    const first = checks[index]!;
+    if (first.scope === 'run') {
+      violations.push(...first.check(facts));
+      index += 1;
+      continue;
+    }
+    const group: SubscriberCheck[] = [];
+    while (index < checks.length && checks[index]!.scope === 'subscriber') group.push(checks[index++] as SubscriberCheck);
+    for (const subscriber of facts.subscribers) for (const check of group) violations.push(...check.check(subscriber, facts));
+  }
+  return violations;
+}

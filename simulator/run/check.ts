@@ -1,0 +1,12 @@
+/**
+ * The run's fifth stage: every registered check (simulator/check/registry.ts) over the settled run's facts, in the
+ * registry's order.
+ */
+import type { Violation } from '../check/invariants';
+import { RUN_CHECKS } from '../check/registry';
+import { runChecks, type RunCheck, type RunFacts } from '../check/run-check';
+
+/** The violations of the run: each check of `checks` (the registry's, unless a test gives others) over `facts`. */
+export function checkRun(facts: RunFacts, checks: readonly RunCheck[] = RUN_CHECKS): Violation[] {
+  return runChecks(checks, facts);
+}

@@ -1,0 +1,149 @@
+/**
+ * The run's facts, produced once after the run settled (and its operator acted): the committed outbox, the dead
+ * letters, what each subscriber's filter took and its consumer applied, the scenario's probes' outcomes, IAM's figures,
+ * the history. Every check reads these (simulator/check/run-check.ts); nothing a check reads is gathered by the check.
+ */
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { readDeadLetters } from '../check/dead-letters';
+import { failurePathsOf } from '../check/failure-paths';
+import { attributeSends } from '../check/repeated-sends';
+import type { EffectProbeOutcome, IamReport, ProducerProbeOutcome, RunFacts, SubscriberFacts, UntakenEvents } from '../check/run-check';
+import type { RunLedger } from '../observation/ledger';
+import type { DeadLetterQueueContents } from '../check/unwatched-dead-letters';
+import { HOW_TO_INSTALL_POLICY_ENGINE } from '../iam/policy-engine';
+import type { BuiltRun } from './build';
+import { readCommittedOutbox, type CommittedOutbox } from './committed-events';
+import type { DrivenRun } from './drive';
+import type { OperatedRun } from './operate';
+import type { SimulationOptions } from './options';
+import type { PreparedApp, RunSettings } from './prepare';
+import { PRODUCER_ATTEMPTS } from './producer-driver';
+import { probeProducerWrites } from './producer-probe';
+import type { SentMessage } from './scenario';
+
+/** The facts, and what the report needs besides (the committed outbox as read). */
+export interface SettledRun {
+  readonly facts: RunFacts;
+  readonly committed: CommittedOutbox;
+}
+
+/**
+ * Per type (in the order first committed), the committed events that reached a topic and that no subscription's
+ * filter took: relayed (passing the relay's filter), not given up on by the relay, matched by no subscription.
+ */
+export function untakenEvents(committed: Pick<CommittedOutbox, 'eventIdsByRelay' | 'eventsById'>, ledger: Pick<RunLedger, 'relayGaveUp' | 'matchedEvents'>): UntakenEvents[] {
+  const givenUp = new Set(ledger.relayGaveUp.flatMap((entry) => entry.eventIds));
+  const taken = new Set([...ledger.matchedEvents.values()].flatMap((ids) => [...ids]));
+  const byType = new Map<string, string[]>();
+  for (const ids of committed.eventIdsByRelay.values()) {
+    for (const id of ids) {
+      if (givenUp.has(id) || taken.has(id)) continue;
+      const type = committed.eventsById.get(id)?.type ?? 'unknown';
+      const list = byType.get(type) ?? [];
+      if (!list.includes(id)) list.push(id);
+      byType.set(type, list);
+    }
+  }
+  return [...byType].map(([type, eventIds]) => ({ type, eventIds }));
+}
+
+/** Reads the settled run's facts (see the module comment); runs the scenario's probes. */
+export async function readRunFacts(
+  options: SimulationOptions,
+  settings: RunSettings,
+  app: PreparedApp,
+  built: BuiltRun,
+  driven: DrivenRun,
+  operated: OperatedRun,
+  documents: DynamoDBDocumentClient,
+): Promise<SettledRun> {
+  const { model, producers } = app;
+  const { flow, client, ledger } = built;
+  const committed = await readCommittedOutbox(model, flow, client);
+  // the drivers' figures are summed when read: read them now that every command ran
+  const producerFigures = driven.driver?.figures ?? driven.producerFigures;
+  const producerProbes: ProducerProbeOutcome[] = [];
+  for (const { producer, fn } of producers) {
+    const outcome = await probeProducerWrites(producer, { model, flow, documents, committed, producerKey: fn.key });
+    if (outcome !== undefined) producerProbes.push(outcome);
+  }
+  const deadLetterQueues: DeadLetterQueueContents[] = model.relays.flatMap((relay) => {
+    const queue = relay.deadLetterQueue === undefined ? undefined : flow.queues.get(relay.deadLetterQueue);
+    return queue === undefined ? [] : [{ queue, owner: `relay ${relay.constructPath ?? relay.key}` }];
+  });
+  let committedEvents = 0;
+  for (const ids of committed.eventIdsByRelay.values()) committedEvents += ids.length;
+  const malformed = options.scenario?.malformed;
+  const isMalformed = (eventId: string): boolean => {
+    const event = committed.eventsById.get(eventId);
+    return malformed !== undefined && event !== undefined && malformed(event);
+  };
+  const sends = attributeSends(ledger.appSends);
+  const consumedQueues = new Set(model.eventSourceMappings.map((mapping) => mapping.queue));
+  const sentMessages: SentMessage[] = sends
+    .filter((send) => !consumedQueues.has(send.queue))
+    .map((send) => ({
+      queueName: send.queueName,
+      body: send.body,
+      messageAttributes: send.messageAttributes ?? {},
+      sentBy: send.functionName,
+      ...(send.eventId === undefined ? {} : { eventId: send.eventId }),
+    }));
+  const subscribers: SubscriberFacts[] = [];
+  for (const subscriber of flow.subscribers) {
+    const deadLetters = readDeadLetters(subscriber.deadLetterQueues, ledger);
+    deadLetterQueues.push(...subscriber.deadLetterQueues.map((queue) => ({ queue, owner: `subscriber ${subscriber.name}` })));
+    const matched = ledger.matchedEvents.get(subscriber.subscription.key) ?? new Set<string>();
+    const applied = new Set([...(ledger.acknowledgedEvents.get(subscriber.subscription.key) ?? []), ...(ledger.handledEvents.get(subscriber.subscription.key) ?? [])]);
+    const operator = options.scenario?.operator?.[subscriber.name] === undefined ? 'none' : operated.decisions === undefined ? 'off' : 'acted';
+    const probe = options.scenario?.effects?.[subscriber.name];
+    let effectProbe: EffectProbeOutcome | undefined;
+    if (probe !== undefined) {
+      try {
+        const events = [...matched].flatMap((id) => {
+          const event = committed.eventsById.get(id);
+          return event ? [event] : [];
+        });
+        effectProbe = { tallies: await probe({ client: documents, environment: subscriber.environment, events, sentMessages }) };
+      } catch (error) {
+        effectProbe = { error: error instanceof Error ? error.message : String(error) };
+      }
+    }
+    const functionKey = subscriber.function?.key;
+    const ownClientWrites = functionKey === undefined ? undefined : built.ownClientWrites.cause(functionKey);
+    subscribers.push({
+      view: subscriber,
+      deadLetters,
+      matched,
+      applied,
+      operator,
+      ...(effectProbe === undefined ? {} : { effectProbe }),
+      failurePaths: failurePathsOf(subscriber, ledger, functionKey === undefined ? 0 : flow.transactionConflicts.refusedFor(functionKey)),
+      applyCause: (eventIds) => (functionKey === undefined ? undefined : built.attribution.cause(functionKey, eventIds)),
+      ...(ownClientWrites === undefined ? {} : { ownClientWrites }),
+    });
+  }
+  const iam: IamReport =
+    flow.access !== undefined
+      ? { evaluated: true, ...flow.access.control.figures() }
+      : { evaluated: false, reason: options.iam === false ? 'IAM evaluation is off (--iam off)' : `IAM was not evaluated: ${HOW_TO_INSTALL_POLICY_ENGINE}` };
+  const facts: RunFacts = {
+    untaken: untakenEvents(committed, ledger),
+    expectConsumed: options.scenario?.expectConsumed ?? [],
+    model,
+    ledger,
+    synthAnnotations: app.synthAnnotations,
+    rounds: operated.roundsOutcome,
+    committed,
+    committedEvents,
+    producer: { figures: producerFigures, attempts: driven.driver !== undefined ? PRODUCER_ATTEMPTS : 1, probes: producerProbes },
+    sends,
+    subscribers,
+    iam,
+    deadLetterQueues,
+    history: built.history.entries(),
+    rates: settings.plan.rates,
+    isMalformed,
+  };
+  return { facts, committed };
+}

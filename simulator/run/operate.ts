@@ -1,0 +1,58 @@
+/**
+ * The run's fourth stage: the scenario's operator, after the run settled: resolve the blocked steps, redrive the dead
+ * letters (./operator.ts), let the run settle again; at most {@link MAX_OPERATOR_PASSES} passes, none after a run cut
+ * off by its limits.
+ */
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { startOperatorClient } from '../iam/operator-access';
+import type { RoundsOutcome } from '../observation/run-facts';
+import type { BuiltRun } from './build';
+import { readCommittedOutbox } from './committed-events';
+import type { DrivenRun } from './drive';
+import { MAX_OPERATOR_PASSES, noOperatorFigures, operatorPass, type OperatorDecision, type OperatorFigures } from './operator';
+import type { SimulationOptions } from './options';
+import type { PreparedApp } from './prepare';
+import { runRounds } from './rounds';
+import type { PhaseTimer } from './run-profile';
+
+/** What the operator stage did, and how the run ended after it. */
+export interface OperatedRun {
+  /** The scenario's decisions, when the operator acted (undefined: no operator, or turned off). */
+  readonly decisions?: Readonly<Record<string, OperatorDecision>>;
+  readonly operator?: OperatorFigures;
+  /** How the last rounds ended. */
+  readonly roundsOutcome: RoundsOutcome;
+  /** Rounds in all, the drive's and the operator's. */
+  readonly rounds: number;
+}
+
+/** Runs the operator's passes (see the module comment). */
+export async function operateRun(options: SimulationOptions, app: PreparedApp, built: BuiltRun, driven: DrivenRun, phases: PhaseTimer): Promise<OperatedRun> {
+  const { model } = app;
+  const { flow, client, clock, ledger } = built;
+  let roundsOutcome = driven.roundsOutcome;
+  let rounds = roundsOutcome.rounds;
+  const documents = DynamoDBDocumentClient.from(client);
+  const decisions = options.operator === false ? undefined : options.scenario?.operator;
+  const operator = decisions !== undefined ? noOperatorFigures() : undefined;
+  if (decisions !== undefined && operator !== undefined) {
+    const operatorRole = options.scenario?.operatorRole;
+    const operatorClient =
+      operatorRole !== undefined && flow.access !== undefined && model.access !== undefined
+        ? await startOperatorClient(model.access, flow.access, operatorRole, built.clientConfig, flow.transactionConflicts)
+        : undefined;
+    try {
+      for (let pass = 1; pass <= MAX_OPERATOR_PASSES && roundsOutcome.cutOff === undefined; pass += 1) {
+        const { eventsById } = await readCommittedOutbox(model, flow, client);
+        const resolved = await operatorPass(flow.subscribers, decisions, { client: operatorClient?.client ?? client, documents, clock, eventsById }, operator);
+        if (resolved === 0) break;
+        roundsOutcome = await runRounds(flow, driven.relays, ledger, clock, undefined, driven.roundsOptions);
+        rounds += roundsOutcome.rounds;
+      }
+    } finally {
+      await operatorClient?.stop();
+    }
+  }
+  phases.ended('operator');
+  return { ...(decisions === undefined ? {} : { decisions }), ...(operator === undefined ? {} : { operator }), roundsOutcome, rounds };
+}

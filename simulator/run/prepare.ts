@@ -1,0 +1,72 @@
+/**
+ * The run's first stage: the options checked and defaulted, and the app read: the cloud assembly synthesized (or
+ * reused), the flow modelled from its templates, the synth's annotations, the scenario's producers found among its
+ * functions, the IAM policy engine loaded.
+ */
+import { FaultPlan } from '../faults/fault-plan';
+import { loadPolicyEngine, type PolicyEngine } from '../iam/policy-engine';
+import type { FlowModel, FunctionModel } from '../model/flow-model';
+import { readAssembly } from '../model/read-assembly';
+import { readSynthAnnotations, type SynthAnnotation } from '../model/synth-annotations';
+import { runAssembly } from './assembly-source';
+import { checkInteger, DEFAULT_FAULT_RATES, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type SimulationOptions } from './options';
+import { findFunction } from './producer-driver';
+import type { PhaseTimer } from './run-profile';
+import { scenarioProducers, type ScenarioProducer } from './scenario';
+
+/** Thrown when the app has nothing the simulator can run. */
+export class NothingToSimulateError extends Error {
+  public override readonly name = 'NothingToSimulateError';
+}
+
+/** The run's settings, from the options and their defaults. */
+export interface RunSettings {
+  readonly seed: string;
+  readonly count: number;
+  readonly concurrency: number;
+  readonly region: string;
+  readonly plan: FaultPlan;
+  readonly scenarioProducers: readonly ScenarioProducer[];
+}
+
+/** The app, read. */
+export interface PreparedApp {
+  readonly assemblyDirectory: string;
+  readonly model: FlowModel;
+  readonly synthAnnotations: readonly SynthAnnotation[];
+  /** The scenario's producers and their functions. */
+  readonly producers: readonly { readonly producer: ScenarioProducer; readonly fn: FunctionModel }[];
+  readonly policyEngine?: PolicyEngine;
+}
+
+/** Checks the options (naming the bound a value breaks) and refuses a run nothing drives. */
+export function runSettings(options: SimulationOptions): RunSettings {
+  const seed = options.seed ?? SIMULATION_DEFAULTS.seed;
+  const count = checkInteger('--count', options.count ?? SIMULATION_DEFAULTS.count, SIMULATION_BOUNDS.count);
+  const concurrency = checkInteger('--concurrency', options.concurrency ?? SIMULATION_DEFAULTS.concurrency, SIMULATION_BOUNDS.concurrency);
+  const region = options.region ?? SIMULATION_DEFAULTS.region;
+  const plan = new FaultPlan(seed, options.rates ?? DEFAULT_FAULT_RATES);
+  const producers = scenarioProducers(options.scenario);
+  if (producers.length === 0 && options.events === undefined) {
+    throw new NothingToSimulateError('nothing drives the flow: give a scenario with a producer (--scenario) or events (--events)');
+  }
+  return { seed, count, concurrency, region, plan, scenarioProducers: producers };
+}
+
+/** Reads the app into `workDirectory`; refuses an app with no subscriber the simulator can run. */
+export async function prepareApp(options: SimulationOptions, settings: RunSettings, workDirectory: string, phases: PhaseTimer): Promise<PreparedApp> {
+  const assemblyDirectory = await runAssembly(options, workDirectory);
+  const model: FlowModel = readAssembly(assemblyDirectory, { stacks: options.stacks });
+  phases.ended('assembly');
+  const synthAnnotations = readSynthAnnotations(assemblyDirectory, model.stackNames);
+  if (model.eventSourceMappings.length === 0 || model.subscriptions.length === 0) {
+    throw new NothingToSimulateError(
+      `the app has no SNS → SQS → Lambda subscriber the simulator can run (${model.subscriptions.length} subscription(s), ${model.eventSourceMappings.length} SQS event source mapping(s))` +
+        (model.notSimulated.length ? `; not simulated: ${model.notSimulated.join('; ')}` : ''),
+    );
+  }
+  const producers = settings.scenarioProducers.map((producer) => ({ producer, fn: findFunction(model, producer.function) }));
+  const policyEngine = options.iam === false ? undefined : loadPolicyEngine(options.cwd);
+  phases.ended('IAM engine');
+  return { assemblyDirectory, model, synthAnnotations, producers, ...(policyEngine === undefined ? {} : { policyEngine }) };
+}

@@ -1,0 +1,93 @@
+/**
+ * The run's last stage: the result, from the settled run's facts and the violations the checks found: the figures of
+ * the producer, the relays, SNS, each subscriber, IAM and the operator.
+ */
+import { aggregateOrderCoverage } from '../check/aggregate-order-coverage';
+import type { Violation } from '../check/invariants';
+import { checkEffects } from '../check/invariants';
+import { checkRepeatedSends } from '../check/repeated-sends';
+import type { RunFacts } from '../check/run-check';
+import type { RunLedger } from '../observation/ledger';
+import type { BuiltRun } from './build';
+import type { OperatedRun } from './operate';
+import type { PreparedApp, RunSettings } from './prepare';
+import type { RelayFigures, SimulationResult, SubscriberReport } from './result';
+import type { DeadLetterFinding } from '../check/dead-letters';
+
+function relayFigures(ledger: RunLedger, committedEvents: number): RelayFigures {
+  const dead = ledger.relayGaveUp.filter((entry) => entry.deadLetterQueue !== undefined);
+  const lost = ledger.relayGaveUp.filter((entry) => entry.deadLetterQueue === undefined);
+  return {
+    streamRecords: ledger.streamRecords,
+    committedEvents,
+    failedAttempts: ledger.faultsOfKind('relay-publish-failure'),
+    deadLettered: dead.reduce((sum, entry) => sum + entry.eventIds.length, 0),
+    deadLetterMessages: dead.length,
+    lost: lost.reduce((sum, entry) => sum + entry.eventIds.length, 0),
+  };
+}
+
+/** The figures of each subscriber, as the summary table shows them. */
+function subscriberReports(facts: RunFacts): SubscriberReport[] {
+  const { ledger } = facts;
+  return facts.subscribers.map((subscriber) => {
+    const { view } = subscriber;
+    const mapping = view.mapping ? ledger.mappings.get(view.mapping.key) : undefined;
+    const counters = view.function ? ledger.runtimeCounters.get(view.function.key) : undefined;
+    const faultsByKind = ledger.faultsByKind([view.subscription.key, view.queue.model.key, view.function?.key]);
+    const probe = subscriber.effectProbe;
+    const effects = probe === undefined || 'error' in probe ? undefined : checkEffects(view, probe.tallies, subscriber.deadLetters, ledger).totals;
+    return {
+      name: view.name,
+      processingMode: view.environment.IEF_PROCESSING_MODE,
+      events: subscriber.matched.size,
+      deliveries: mapping?.deliveries ?? 0,
+      // copies of a blocked message acknowledged without another dead letter are suppressed duplicates too
+      duplicatesSuppressed: (counters?.Duplicates ?? 0) + (counters?.AlreadyBlocked ?? 0),
+      faults: Object.values(faultsByKind).reduce((sum, count) => sum + count, 0),
+      faultsByKind,
+      retries: mapping?.redeliveries ?? 0,
+      deadLettered: subscriber.deadLetters.length,
+      effects,
+      failurePaths: subscriber.failurePaths,
+      ...(view.queue.model.fifo ? { orderChecked: aggregateOrderCoverage(ledger.answeredTogether.get(view.subscription.key) ?? [], facts.committed.eventsById) } : {}),
+    };
+  });
+}
+
+/** Builds the result (see the module comment); `startedAt` is the wall-clock start, for `realSeconds` only. */
+export function reportRun(
+  settings: RunSettings,
+  app: PreparedApp,
+  built: BuiltRun,
+  operated: OperatedRun,
+  facts: RunFacts,
+  violations: readonly Violation[],
+  startedAt: number,
+): SimulationResult {
+  const { ledger, flow, clock } = built;
+  const deadLetters = new Map<string, readonly DeadLetterFinding[]>(facts.subscribers.map((subscriber) => [subscriber.view.name, subscriber.deadLetters]));
+  return {
+    assemblyDirectory: app.assemblyDirectory,
+    synthAnnotations: app.synthAnnotations,
+    seed: settings.seed,
+    producer: facts.producer.figures,
+    relay: relayFigures(ledger, facts.committedEvents),
+    sns: { failedAttempts: ledger.faultsOfKind('sns-delivery-failure'), deadLettered: ledger.snsDeadLettered, undeliverable: ledger.undeliverable.length },
+    transactionConflicts: flow.transactionConflicts.figures(),
+    sqsSends: checkRepeatedSends(facts.sends).figures,
+    subscribers: subscriberReports(facts),
+    deadLetters,
+    violations,
+    effectsNotCounted: facts.subscribers.filter((subscriber) => subscriber.effectProbe === undefined).map((subscriber) => subscriber.view.name),
+    notSimulated: app.model.notSimulated,
+    rounds: operated.rounds,
+    simulatedSeconds: Math.round(clock.offsetMs() / 1000),
+    realSeconds: Math.round((Date.now() - startedAt) / 100) / 10,
+    totalFaults: ledger.totalFaults(),
+    operator: operated.operator,
+    untakenEvents: facts.untaken,
+    iam: facts.iam,
+    producerWritesChecked: app.producers.length > 0 && app.producers.every(({ producer }) => producer.probe !== undefined),
+  };
+}

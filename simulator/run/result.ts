@@ -1,0 +1,94 @@
+/**
+ * What a run did and found: the result `runSimulation` returns, the summary prints and `--json` writes.
+ */
+import type { TransactionConflictFigures } from '../aws/transaction-conflicts';
+import type { AggregateOrderCoverage } from '../check/aggregate-order-coverage';
+import type { DeadLetterFinding } from '../check/dead-letters';
+import type { FailurePathCounts } from '../check/failure-paths';
+import type { Violation } from '../check/invariants';
+import type { SendFigures } from '../check/repeated-sends';
+import type { IamReport, UntakenEvents } from '../check/run-check';
+import type { FaultKind } from '../faults/fault-plan';
+import type { SynthAnnotation } from '../model/synth-annotations';
+import type { ProducerFigures } from '../observation/run-facts';
+import type { OperatorFigures } from './operator';
+
+export type { IamReport } from '../check/run-check';
+
+/** The figures of one subscriber, as the summary table shows them. */
+export interface SubscriberReport {
+  readonly name: string;
+  /** `IEF_PROCESSING_MODE` of its consumer, when set. */
+  readonly processingMode?: string;
+  /** Events that matched its filter policy. */
+  readonly events: number;
+  /** Messages handed to its consumer, every receive counted. */
+  readonly deliveries: number;
+  /** Deliveries the runtime recognised as already applied (its `Duplicates` metric). */
+  readonly duplicatesSuppressed: number;
+  /** Faults injected on its subscription, queue and consumer. */
+  readonly faults: number;
+  /** The same faults by kind. */
+  readonly faultsByKind: Partial<Record<FaultKind, number>>;
+  /** Deliveries of a message received before. */
+  readonly retries: number;
+  /** Messages in its dead-letter queues at the end. */
+  readonly deadLettered: number;
+  /** Effect applications the scenario's probe counted, and the range exactly-once allows; absent without a probe. */
+  readonly effects?: { readonly applied: number; readonly min: number; readonly max: number };
+  /** How often its consumer met each failure path (simulator/check/failure-paths.ts): what this run proved of it. */
+  readonly failurePaths: FailurePathCounts;
+  /** For a subscriber on a FIFO queue: the aggregates and events whose order the `aggregate-order` check read. */
+  readonly orderChecked?: AggregateOrderCoverage;
+}
+
+/** What a run did and found. */
+export interface SimulationResult {
+  readonly assemblyDirectory: string;
+  /** The synth's warnings and errors of the simulated stacks (an error is also a `synth-error` violation). */
+  readonly synthAnnotations: readonly SynthAnnotation[];
+  readonly seed: string;
+  readonly producer: ProducerFigures;
+  readonly relay: RelayFigures;
+  /** SNS → SQS deliveries: attempts that failed (and were retried), messages put on subscription DLQs, messages lost. */
+  readonly sns: { readonly failedAttempts: number; readonly deadLettered: number; readonly undeliverable: number };
+  /**
+   * DynamoDB requests of the functions (and of the operator under its role) refused with a transaction conflict, as
+   * DynamoDB refuses a request that meets an ongoing one on the same item (DynamoDB Local never does; docs/SIMULATOR.md).
+   */
+  readonly transactionConflicts: TransactionConflictFigures;
+  /** The SQS messages the functions sent with their own clients, per function and queue (repeated-sends.ts). */
+  readonly sqsSends: readonly SendFigures[];
+  readonly subscribers: readonly SubscriberReport[];
+  /** Every dead letter with its explanation, by subscriber name. */
+  readonly deadLetters: ReadonlyMap<string, readonly DeadLetterFinding[]>;
+  readonly violations: readonly Violation[];
+  /** Subscribers without an effect probe (their effects were not counted). */
+  readonly effectsNotCounted: readonly string[];
+  readonly notSimulated: readonly string[];
+  readonly rounds: number;
+  readonly simulatedSeconds: number;
+  readonly realSeconds: number;
+  readonly totalFaults: number;
+  /** What the scenario's operator resolved and redrove; absent when the scenario has no operator (or it was off). */
+  readonly operator?: OperatorFigures;
+  /** IAM: the figures of the evaluated requests, or why requests were not evaluated. */
+  readonly iam: IamReport;
+  /** Per type, the committed events no subscription's filter took (they reached a topic and no queue). */
+  readonly untakenEvents: readonly UntakenEvents[];
+  /** Whether the scenario's producer probe ran, so the producer's business changes were checked against the outbox. */
+  readonly producerWritesChecked?: boolean;
+}
+
+/** What the outbox relays did: records read, publish attempts that failed, what they gave up on. */
+export interface RelayFigures {
+  readonly streamRecords: number;
+  readonly committedEvents: number;
+  /** Publish attempts that failed (each retried, or the last before the pipe gave up). */
+  readonly failedAttempts: number;
+  /** Events the pipes put on their dead-letter queues (as stream-batch metadata), and in how many messages. */
+  readonly deadLettered: number;
+  readonly deadLetterMessages: number;
+  /** Events the pipes gave up on with no dead letter: lost. */
+  readonly lost: number;
+}
