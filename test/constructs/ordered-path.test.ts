@@ -13,7 +13,8 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, expect, test } from 'vitest';
 import { OrderedRelay, OrderedSubscriber } from '../../lib/ordered';
-import { OutboxTable } from '../../lib/outbox';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { OutboxRelayLogLevel, OutboxTable } from '../../lib/outbox';
 
 const ORDERED_HANDLER = path.join(__dirname, '..', 'fixtures', 'ordered-consumer-handler.ts');
 
@@ -143,5 +144,51 @@ describe('OrderedRelay and OrderedSubscriber', () => {
     } finally {
       rmSync(outdir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the ordered path is built by the standard builders', () => {
+  test("the subscription waits for the queue policy that lets the ordered topic send (SNS must be allowed to send before it delivers), as the standard subscriber's does", () => {
+    const stack = new Stack(new App(), 'Stack');
+    const { relay, subscriber } = orderedStack(stack);
+    const template = Template.fromStack(stack);
+    const policies = template.findResources('AWS::SQS::QueuePolicy', { Properties: { Queues: [stack.resolve(subscriber.queue.queueUrl)] } });
+    const [policyId] = Object.keys(policies);
+    expect(policyId).toBeDefined();
+    expect(policies[policyId!]!.Properties.PolicyDocument.Statement).toContainEqual({
+      Action: 'sqs:SendMessage',
+      Effect: 'Allow',
+      Principal: { Service: 'sns.amazonaws.com' },
+      Resource: stack.resolve(subscriber.queue.queueArn),
+      Condition: { ArnEquals: { 'aws:SourceArn': stack.resolve(relay.topic.topicArn) } },
+    });
+    template.hasResource('AWS::SNS::Subscription', { DependsOn: Match.arrayWith([policyId]) });
+  });
+
+  test("the pipe's data at rest is encrypted with the relay's key, usable by the pipe's role only with this pipe's encryption context", () => {
+    const stack = new Stack(new App(), 'Stack');
+    const { relay } = orderedStack(stack);
+    const template = Template.fromStack(stack);
+    const keyArn = stack.resolve(relay.encryptionKey.keyArn);
+    template.hasResourceProperties('AWS::Pipes::Pipe', { KmsKeyIdentifier: keyArn });
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Action: ['kms:GenerateDataKey', 'kms:Decrypt'], Resource: keyArn, Condition: { ArnEquals: { 'kms:EncryptionContext:aws:pipes:arn': Match.anyValue() } } }),
+        ]),
+      },
+    });
+  });
+
+  test("logLevel and logRetention set the pipe's log level and its log group's retention (ERROR and one year by default)", () => {
+    const defaults = new Stack(new App(), 'Stack');
+    orderedStack(defaults);
+    Template.fromStack(defaults).hasResourceProperties('AWS::Pipes::Pipe', { LogConfiguration: Match.objectLike({ Level: 'ERROR' }) });
+    const tuned = new Stack(new App(), 'Stack');
+    const { relay } = orderedStack(tuned, { logLevel: OutboxRelayLogLevel.INFO, logRetention: logs.RetentionDays.ONE_MONTH });
+    const template = Template.fromStack(tuned);
+    template.hasResourceProperties('AWS::Pipes::Pipe', { LogConfiguration: Match.objectLike({ Level: 'INFO' }) });
+    template.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: Match.absent(), RetentionInDays: 30 });
+    expect(relay.pipeLogGroup).toBeDefined();
   });
 });
