@@ -1,9 +1,11 @@
-import { CfnOutput, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import * as iam from 'aws-cdk-lib/aws-iam';
-import * as sns from 'aws-cdk-lib/aws-sns';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { CfnOutput, type Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ConsumerFunction } from '../consumer/consumer-function';
+import { ConsumerQueue } from '../consumer/consumer-queue';
+import { subscribeQueue } from '../consumer/private/subscription';
 import { InboxTable, type IInboxTable } from '../consumer/inbox-table';
 import { ProcessingMode } from '../consumer/processing-mode';
 import { CONSUMER_DEFAULTS, minimumVisibilityTimeout } from '../consumer/private/defaults';
@@ -76,8 +78,12 @@ export interface OrderedSubscriberProps extends FunctionOptions, AlarmOptions {
  * events applied in sequence, each once, a gap waited for and never skipped.
  */
 export class OrderedSubscriber extends Construct implements iam.IGrantable {
+  /** The subscriber's FIFO queue and its FIFO dead-letter queue, with the metric helpers alarms use. */
+  public readonly consumerQueue: ConsumerQueue;
   /** The subscriber's FIFO queue. */
   public readonly queue: sqs.IQueue;
+  /** The subscription of the queue to the ordered topic. */
+  public readonly subscription: sns.Subscription;
   /** Its FIFO dead-letter queue: SQS moves a message here after `maxReceiveCount` receives; the runtime dead-letters here. */
   public readonly deadLetterQueue: sqs.IQueue;
   /** The inbox table with the subscriber's records and sequence fences. */
@@ -111,51 +117,21 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
     this.subscriberName = props.subscriberName;
     this.relay = props.relay;
 
-    const deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
+    this.consumerQueue = new ConsumerQueue(this, 'Queue', {
       fifo: true,
-      encryption: sqs.QueueEncryption.KMS,
-      encryptionMasterKey: key,
-      enforceSSL: true,
-      retentionPeriod: CONSUMER_DEFAULTS.DEAD_LETTER_RETENTION_PERIOD,
-      removalPolicy,
-    });
-    Validations.of(deadLetterQueue).acknowledge(
-      { id: 'Serverless-SQSRedrivePolicy', reason: 'The dead-letter queue at the end of the chain; a further one would only move the problem.' },
-      { id: 'AwsSolutions-SQS3', reason: 'The dead-letter queue of the ordered subscriber queue, not a work queue.' },
-    );
-    this.deadLetterQueue = deadLetterQueue;
-    const queue = new sqs.Queue(this, 'Queue', {
-      fifo: true,
-      contentBasedDeduplication: false,
-      encryption: sqs.QueueEncryption.KMS,
-      encryptionMasterKey: key,
-      enforceSSL: true,
+      encryptionKey: key,
+      maxReceiveCount: props.maxReceiveCount,
       visibilityTimeout: props.visibilityTimeout ?? minimumVisibilityTimeout(timeout),
-      retentionPeriod: CONSUMER_DEFAULTS.RETENTION_PERIOD,
-      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? CONSUMER_DEFAULTS.MAX_RECEIVE_COUNT },
       removalPolicy,
     });
+    const queue = this.consumerQueue.queue;
+    const deadLetterQueue = this.consumerQueue.deadLetterQueue;
     this.queue = queue;
-
-    // SNS may send to the queue and the dead-letter queue for this topic only
-    for (const target of [queue, deadLetterQueue]) {
-      target.addToResourcePolicy(
-        new iam.PolicyStatement({
-          sid: 'AllowOrderedTopicToSend',
-          principals: [new iam.ServicePrincipal('sns.amazonaws.com')],
-          actions: ['sqs:SendMessage'],
-          resources: [target.queueArn],
-          conditions: { ArnEquals: { 'aws:SourceArn': props.relay.topic.topicArn } },
-        }),
-      );
-    }
-    new sns.Subscription(this, 'Subscription', {
-      topic: props.relay.topic,
-      protocol: sns.SubscriptionProtocol.SQS,
-      endpoint: queue.queueArn,
-      rawMessageDelivery: true,
-      deadLetterQueue,
-    });
+    this.deadLetterQueue = deadLetterQueue;
+    // As a standard subscriber's: only the ordered topic may send to the queue, and the subscription waits for that
+    // permission. What SNS can not deliver goes to the FIFO dead-letter queue (a FIFO topic's subscription takes a FIFO
+    // queue), where the runtime's dead letters and SQS's moved messages are too.
+    this.subscription = subscribeQueue(this, props.relay.topic, queue, deadLetterQueue, undefined);
 
     this.inboxTable = props.inboxTable ?? new InboxTable(this, 'Inbox', { encryptionKey: key, removalPolicy });
     const deduplicationWindow = props.deduplicationWindow ?? CONSUMER_DEFAULTS.DEDUPLICATION_WINDOW;
@@ -181,7 +157,7 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
     this.deadLetterAlarm = createThresholdAlarm(
       this,
       'DeadLetters',
-      deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: ALARM_PERIOD, statistic: 'Maximum' }),
+      this.consumerQueue.metricDeadLetterMessagesVisible({ period: ALARM_PERIOD }),
       1,
       `Ordered subscriber ${props.subscriberName}: its dead-letter queue holds messages, and their aggregates' later events wait behind them. ` +
         'Each carries its reason; fix, then `idempotent-event-flow dlq redrive --subscriber-output <its Operator output>`, which sends them back in sequence ' +
