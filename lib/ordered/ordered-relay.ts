@@ -10,7 +10,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../lambda/contract/environment';
-import { orderedDeduplicationIdPath, orderedFilterPattern, orderedMessageGroupIdPath } from '../../lambda/contract/ordered-wire-format';
+import { ORDERED_OUTBOX_ITEM, orderedDeduplicationIdPath, orderedFilterPattern, orderedMessageGroupIdPath } from '../../lambda/contract/ordered-wire-format';
 import { outboxInputTemplate } from '../../lambda/contract/wire-format';
 import { ConsumerQueue } from '../consumer/consumer-queue';
 import { minimumVisibilityTimeout } from '../consumer/private/defaults';
@@ -207,17 +207,25 @@ export class OrderedRelay extends Construct {
 
   /**
    * Grants a producer what `OrderedOutbox` does on the outbox table, and nothing wider: `dynamodb:PutItem` (the
-   * aggregate's head item and the event's history item, in the business transaction), `dynamodb:GetItem` (the strongly
-   * consistent read of the aggregate's head that gives the next sequence), and, when the table is encrypted with a
-   * customer managed key, the key's use through DynamoDB. Use it instead of the outbox's `grantAppendEvents` for a
-   * producer of ordered events: that one grants the Put alone, and `OrderedOutbox`'s read would be denied. The
+   * aggregate's head item and the event's history item, in the business transaction), `dynamodb:GetItem` of head items
+   * only (the strongly consistent read of the aggregate's head that gives the next sequence), and, when the table is
+   * encrypted with a customer managed key, the key's use through DynamoDB. The read is conditioned on
+   * `dynamodb:LeadingKeys` (`ForAllValues:StringLike`, `OUTBOX#AGGREGATE#*`): the partition key value of every head
+   * item starts with that prefix, so the producer can read no event envelope (history items are keyed
+   * `OUTBOX#<eventId>`) and no business item of a shared table. Use it instead of the outbox's `grantAppendEvents` for
+   * a producer of ordered events: that one grants the Put alone, and `OrderedOutbox`'s read would be denied. The
    * producer's own business writes in the same transaction need their own grants.
    *
    * @param grantee the producer (e.g. its Lambda function)
    */
   public grantAppendOrderedEvents(grantee: iam.IGrantable): iam.Grant {
     const append = this.outboxTable.grantAppendEvents(grantee);
-    const readHead = libraryGrant('grantAppendOrderedEvents', { grantee, actions: ['dynamodb:GetItem'], resourceArns: [this.outboxTable.table.tableArn] });
+    const readHead = libraryGrant('grantAppendOrderedEvents', {
+      grantee,
+      actions: ['dynamodb:GetItem'],
+      resourceArns: [this.outboxTable.table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${ORDERED_OUTBOX_ITEM.HEAD_KEY_PREFIX}*`] } },
+    });
     return append.combine(readHead);
   }
 

@@ -86,7 +86,7 @@ describe('OrderedRelay and OrderedSubscriber', () => {
     expect(alarms.map((alarm) => alarm.Properties.MetricName).sort()).toEqual(['ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesVisible', 'Errors']);
   });
 
-  test("grantAppendOrderedEvents gives a producer what OrderedOutbox does on the outbox table, and nothing wider: PutItem (head and history items) and GetItem (the consistent read of the aggregate's head)", () => {
+  test("grantAppendOrderedEvents gives a producer what OrderedOutbox does on the outbox table, and nothing wider: PutItem (head and history items), and GetItem (the consistent read of the aggregate's head) of head items only (dynamodb:LeadingKeys)", () => {
     const producerStack = new Stack(new App(), 'Producer');
     const { outboxTable, relay } = orderedStack(producerStack);
     const role = new iam.Role(producerStack, 'ProducerRole', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
@@ -94,11 +94,17 @@ describe('OrderedRelay and OrderedSubscriber', () => {
     relay.grantAppendOrderedEvents(role);
 
     const policies = Template.fromStack(producerStack).findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: producerStack.getLogicalId(role.node.defaultChild as iam.CfnRole) }] } });
-    const statements = Object.values(policies).flatMap((policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
+    const statements = Object.values(policies).flatMap(
+      (policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown; Condition?: unknown }[],
+    );
     const tableArn = producerStack.resolve(outboxTable.table.tableArn);
     const dynamoDbActions = statements.filter((statement) => [statement.Action].flat().some((action) => action.startsWith('dynamodb:')));
-    expect(dynamoDbActions.flatMap((statement) => [statement.Action].flat()).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem']);
-    for (const statement of dynamoDbActions) expect(statement.Resource).toEqual(tableArn);
+    expect(dynamoDbActions.map((statement) => ({ Action: statement.Action, Resource: statement.Resource, Condition: statement.Condition }))).toEqual([
+      { Action: 'dynamodb:PutItem', Resource: tableArn, Condition: undefined },
+      // the head items' partition key values are OUTBOX#AGGREGATE#<aggregateId> (lambda/contract/ordered-wire-format.ts):
+      // an event's history item (OUTBOX#<eventId>) and every business item of a shared table stay unreadable
+      { Action: 'dynamodb:GetItem', Resource: tableArn, Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX#AGGREGATE#*'] } } },
+    ]);
   });
 
   test("logEncryptionKey encrypts the relay's log groups (the pipe's and the fan-out function's) with the key, whose policy lets CloudWatch Logs use it", () => {
