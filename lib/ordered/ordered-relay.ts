@@ -142,6 +142,9 @@ export class OrderedRelay extends Construct {
   /** Fires when the pipe dead-lettered a stream batch (replay its events from the outbox history: `fence replay`). */
   public readonly pipeDeadLetterAlarm: cloudwatch.Alarm;
 
+  /** Fires when a pipe execution failed (as the standard relay's `ExecutionFailed`): IAM, KMS or the relay queue refuses it. */
+  public readonly executionFailedAlarm: cloudwatch.Alarm;
+
   /** The outbox table whose ordered events this relay relays. */
   public readonly outboxTable: IOutboxTable;
 
@@ -203,6 +206,19 @@ export class OrderedRelay extends Construct {
       'Ordered relay: the pipe could not forward stream records; replay their events from the outbox history (`idempotent-event-flow fence replay`).',
       props,
     );
+    this.executionFailedAlarm = createThresholdAlarm(
+      this,
+      'PipeExecutionFailed',
+      this.metricExecutionFailed({ period: ALARM_PERIOD }),
+      1,
+      "Ordered relay: a pipe execution failed; the record is retried, and its aggregate's later events wait behind it. Check the pipe's log group and its state.",
+      props,
+    );
+  }
+
+  /** Every alarm of the relay: its relay queue's dead letters, its pipe's dead letters and its pipe's failed executions. */
+  public get alarms(): cloudwatch.IAlarm[] {
+    return [this.relayDeadLetterAlarm, this.pipeDeadLetterAlarm, this.executionFailedAlarm];
   }
 
   /**

@@ -16,6 +16,7 @@ import { orderedSubscriberOperatorOutputValue } from '../consumer/private/subscr
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { grantKeyViaService } from '../private/kms-actions';
 import { validateDurationAtLeast, validateNumberInRange } from '../private/validate-props';
+import { validateMaxMessageAge } from '../private/shared-limits';
 import type { OrderedRelay } from './ordered-relay';
 import { libraryGrant } from '../private/library-statements';
 
@@ -64,6 +65,16 @@ export interface OrderedSubscriberProps extends FunctionOptions, AlarmOptions {
   readonly batchSize?: number;
 
   /**
+   * Age of the oldest message in the subscriber's FIFO queue at which its `HeldAggregate` alarm fires, 1 minute to 14
+   * days. A FIFO queue keeps a message that keeps failing at the head of its group (SQS does not move it back, as it
+   * does in a standard queue), so its age grows for as long as its aggregate is held: behind a gap the fence waits for,
+   * or behind a failing handler, until `maxReceiveCount` receives move it to the dead-letter queue.
+   *
+   * @default Duration.minutes(5)
+   */
+  readonly maxMessageAge?: Duration;
+
+  /**
    * How long a received message stays invisible; at least 6 times the function's timeout.
    *
    * @default 6 x the function's timeout (3 minutes with the default 30-second timeout)
@@ -104,12 +115,18 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
   public readonly deadLetterAlarm: cloudwatch.Alarm;
   /** Fires when the consumer function reports errors (a whole invocation failed). */
   public readonly errorsAlarm: cloudwatch.Alarm;
+  /**
+   * Fires when the oldest message of the FIFO queue is `maxMessageAge` old: an aggregate is held (a gap, a failing
+   * handler) or the consumer is falling behind. `fence list` shows each held-up aggregate.
+   */
+  public readonly heldAggregateAlarm: cloudwatch.Alarm;
 
   public constructor(scope: Construct, id: string, props: OrderedSubscriberProps) {
     super(scope, id);
     const owner = `OrderedSubscriber '${id}'`;
     validateNumberInRange(owner, 'maxReceiveCount', props.maxReceiveCount, { min: 1, max: 1000, integer: true });
     validateNumberInRange(owner, 'batchSize', props.batchSize, { min: 1, max: 10, integer: true });
+    validateMaxMessageAge(owner, props.maxMessageAge);
     const timeout = props.timeout ?? CONSUMER_DEFAULTS.FUNCTION_TIMEOUT;
     validateDurationAtLeast(owner, 'visibilityTimeout', props.visibilityTimeout, minimumVisibilityTimeout(timeout), '6 x the function timeout');
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
@@ -172,11 +189,27 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
       `Ordered subscriber ${props.subscriberName}: the consumer function reported errors.`,
       props,
     );
+    const maxMessageAge = props.maxMessageAge ?? CONSUMER_DEFAULTS.MAX_MESSAGE_AGE;
+    this.heldAggregateAlarm = createThresholdAlarm(
+      this,
+      'HeldAggregate',
+      this.consumerQueue.metricApproximateAgeOfOldestMessage({ period: ALARM_PERIOD }),
+      maxMessageAge.toSeconds(),
+      `Ordered subscriber ${props.subscriberName}: the oldest message of its FIFO queue waited ${maxMessageAge.toHumanString()} or more, so its aggregate ` +
+        "is held (a gap the sequence fence waits for, or a failing handler) and the aggregate's later events wait behind it. " +
+        '`idempotent-event-flow fence list` shows each held-up aggregate; the function\'s log says why.',
+      props,
+    );
     new CfnOutput(this, 'Operator', {
       description:
         `What operators of ordered subscriber ${props.subscriberName} need, e.g. for idempotent-event-flow dlq redrive ` +
         '--subscriber-output <this value> (in sequence, as its fences admit) and fence show|list|skip|redrive|replay',
       value: orderedSubscriberOperatorOutputValue(this, deduplicationWindow.toSeconds()),
     });
+  }
+
+  /** Every alarm of the subscriber: its dead letters, its function's errors and a held aggregate. */
+  public get alarms(): cloudwatch.IAlarm[] {
+    return [this.deadLetterAlarm, this.errorsAlarm, this.heldAggregateAlarm];
   }
 }

@@ -79,11 +79,19 @@ describe('OrderedRelay and OrderedSubscriber', () => {
     template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ IEF_ORDERED_TOPIC_ARN: Match.anyValue() }) } });
   });
 
-  test('alarms: the subscriber dead-letter queue and function errors, the relay and pipe dead-letter queues, each at the first message', () => {
+  test("alarms: the subscriber dead-letter queue and function errors, the relay and pipe dead-letter queues and the pipe's failed executions, each at the first one; a held aggregate at 5 minutes", () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(4);
-    for (const alarm of alarms) expect(alarm.Properties).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1 });
-    expect(alarms.map((alarm) => alarm.Properties.MetricName).sort()).toEqual(['ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesVisible', 'Errors']);
+    expect(alarms).toHaveLength(6);
+    for (const alarm of alarms) expect(alarm.Properties).toMatchObject({ ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1 });
+    const thresholds = alarms.map((alarm) => `${alarm.Properties.MetricName}>=${alarm.Properties.Threshold}`).sort();
+    expect(thresholds).toEqual([
+      'ApproximateAgeOfOldestMessage>=300',
+      'ApproximateNumberOfMessagesVisible>=1',
+      'ApproximateNumberOfMessagesVisible>=1',
+      'ApproximateNumberOfMessagesVisible>=1',
+      'Errors>=1',
+      'ExecutionFailed>=1',
+    ]);
   });
 
   test("grantAppendOrderedEvents gives a producer what OrderedOutbox does on the outbox table, and nothing wider: PutItem (head and history items), and GetItem (the consistent read of the aggregate's head) of head items only (dynamodb:LeadingKeys)", () => {
