@@ -166,6 +166,9 @@ export class OrdersExampleStack extends Stack {
       removalPolicy,
     });
     tracking.grant(orderTracking.consumerFunction, 'dynamodb:UpdateItem');
+    // The ordered path's alarms in flow.alarms and its rows on the flow's dashboard (pipe failures, dead letters, a held order)
+    this.flow.registerOrderedRelay(orderedRelay);
+    this.flow.registerOrderedSubscriber(orderTracking);
 
     // Daily backups of every table, the business tables and the flow's (PITR is on for all of them too).
     const backups = new backup.BackupPlan(this, 'Backups', {

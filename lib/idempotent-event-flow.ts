@@ -20,6 +20,8 @@ import { OutboxRelay } from './outbox/outbox-relay';
 import { relayEventSizing, topicMaximumMessageBytes } from './outbox/private/event-size';
 import { ProducerFunction } from './outbox/producer-function';
 import { FunctionOptions } from './functions/function-options';
+import { OrderedRelay } from './ordered/ordered-relay';
+import { OrderedSubscriber } from './ordered/ordered-subscriber';
 import { EventTopic } from './topic/event-topic';
 import { validateMaxEndToEndLatency, validateMaxMessageAge, validateRelaySettings } from './private/shared-limits';
 import { validationError } from './private/validation-error';
@@ -190,6 +192,8 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
   private readonly props: IdempotentEventFlowProps;
   private readonly subscriberList: Subscriber[] = [];
   private readonly alarmList: cloudwatch.IAlarm[] = [];
+  private readonly orderedRelayList: OrderedRelay[] = [];
+  private readonly orderedSubscriberList: OrderedSubscriber[] = [];
 
   public constructor(scope: Construct, id: string, props: IdempotentEventFlowProps = {}) {
     super(scope, id);
@@ -250,6 +254,8 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
     }
     this.alarmList.push(...this.relayAlarms.alarms);
     if (props.dashboard === true) this.dashboard = new FlowDashboard(this, 'Dashboard', { relay: this.relay, relayAlarms: this.relayAlarms.alarms });
+    // An ordered subscriber of a registered ordered relay left unregistered would be missing from alarms and the dashboard.
+    this.node.addValidation({ validate: () => this.unregisteredOrderedSubscribers() });
     new CfnOutput(this, 'Operator', {
       description: `What operators of flow ${this.node.path} need: its outbox table, topic, relay pipe and dead-letter queue`,
       value: Stack.of(this).toJsonString({
@@ -309,7 +315,17 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
     return [...this.subscriberList];
   }
 
-  /** Every alarm of the flow: the relay's and each subscriber's. */
+  /** The ordered relays registered with {@link registerOrderedRelay}, in order. */
+  public get orderedRelays(): OrderedRelay[] {
+    return [...this.orderedRelayList];
+  }
+
+  /** The ordered subscribers registered with {@link registerOrderedSubscriber}, in order. */
+  public get orderedSubscribers(): OrderedSubscriber[] {
+    return [...this.orderedSubscriberList];
+  }
+
+  /** Every alarm of the flow: the relay's, each subscriber's, and each registered ordered relay's and ordered subscriber's. */
   public get alarms(): cloudwatch.IAlarm[] {
     return [...this.alarmList];
   }
@@ -463,6 +479,60 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
           : { StringEquals: { 'sns:Protocol': 'sqs', 'sns:Endpoint': endpoint } },
       }),
     );
+  }
+
+  /**
+   * Puts an ordered relay (docs/ORDERED-DELIVERY.md) in the flow's on-call view: its alarms (`relay.alarms`: the relay
+   * queue's and the pipe's dead letters, the pipe's failed executions) in {@link alarms}, and a row on the flow's
+   * dashboard. Register each of its ordered subscribers too, with {@link registerOrderedSubscriber}: synth fails for an
+   * ordered subscriber of a registered relay that is not. The relay's alarms keep the `alarmActions` it was created
+   * with.
+   *
+   * Fails for a relay registered before.
+   */
+  public registerOrderedRelay(relay: OrderedRelay): void {
+    if (this.orderedRelayList.includes(relay)) {
+      throw validationError(`IdempotentEventFlow '${this.node.id}': the ordered relay ${relay.node.path} is registered already`);
+    }
+    this.orderedRelayList.push(relay);
+    this.alarmList.push(...relay.alarms);
+    this.dashboard?.addOrderedRelay(relay);
+  }
+
+  /**
+   * Puts an ordered subscriber in the flow's on-call view: its alarms (`subscriber.alarms`: dead letters, function
+   * errors, a held aggregate) in {@link alarms}, and a row on the flow's dashboard.
+   *
+   * Fails for a subscriber registered before, and for one whose relay was not registered with
+   * {@link registerOrderedRelay}.
+   */
+  public registerOrderedSubscriber(subscriber: OrderedSubscriber): void {
+    const owner = `IdempotentEventFlow '${this.node.id}'`;
+    if (!this.orderedRelayList.includes(subscriber.relay)) {
+      throw validationError(
+        `${owner}: the ordered subscriber ${subscriber.node.path} subscribes to the ordered relay ${subscriber.relay.node.path}, which is not registered; ` +
+          'call registerOrderedRelay with it first',
+      );
+    }
+    if (this.orderedSubscriberList.includes(subscriber)) {
+      throw validationError(`${owner}: the ordered subscriber ${subscriber.node.path} is registered already`);
+    }
+    this.orderedSubscriberList.push(subscriber);
+    this.alarmList.push(...subscriber.alarms);
+    this.dashboard?.addOrderedSubscriber(subscriber);
+  }
+
+  /** What synth refuses: ordered subscribers (anywhere in the app) of a registered ordered relay that were not registered. */
+  private unregisteredOrderedSubscribers(): string[] {
+    if (this.orderedRelayList.length === 0) return [];
+    return this.node.root.node
+      .findAll()
+      .filter((c): c is OrderedSubscriber => c instanceof OrderedSubscriber && this.orderedRelayList.includes(c.relay) && !this.orderedSubscriberList.includes(c))
+      .map(
+        (subscriber) =>
+          `OrderedSubscriber ${subscriber.node.path} subscribes to the ordered relay ${subscriber.relay.node.path}, registered with the flow ${this.node.path}, ` +
+          `but is not registered itself: its alarms are missing from flow.alarms and its row from the dashboard. Call flow.registerOrderedSubscriber(subscriber)`,
+      );
   }
 
   /**

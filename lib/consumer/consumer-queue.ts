@@ -63,10 +63,20 @@ export interface ConsumerQueueProps {
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
+
+  /**
+   * Whether both queues are SQS FIFO queues (the ordered path's: `OrderedRelay`'s relay queue and each
+   * `OrderedSubscriber`'s queue). A FIFO queue hands out each message group's messages in order, one at a time, and
+   * deduplicates by the deduplication id each sender gives (content-based deduplication stays off). A FIFO queue's
+   * dead-letter queue must be FIFO too, and SNS delivers to a FIFO queue only from a FIFO topic.
+   *
+   * @default false
+   */
+  readonly fifo?: boolean;
 }
 
 /**
- * An encrypted, TLS-only SQS standard queue with its dead-letter queue.
+ * An encrypted, TLS-only SQS queue (standard, or FIFO with `fifo`) with its dead-letter queue.
  *
  * A message that has been received `maxReceiveCount` times without being deleted moves to the dead-letter
  * queue, where it waits for inspection and redrive.
@@ -105,8 +115,11 @@ export class ConsumerQueue extends Construct {
 
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     const encryption = props.encryptionKey ? sqs.QueueEncryption.KMS : sqs.QueueEncryption.SQS_MANAGED;
+    // Only FIFO queues name the FIFO settings, so a standard queue's template stays what it was.
+    const fifo: Pick<sqs.QueueProps, 'fifo' | 'contentBasedDeduplication'> = props.fifo === true ? { fifo: true, contentBasedDeduplication: false } : {};
 
     const deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
+      ...fifo,
       encryption,
       encryptionMasterKey: props.encryptionKey,
       enforceSSL: true,
@@ -122,6 +135,7 @@ export class ConsumerQueue extends Construct {
     this.deadLetterQueue = deadLetterQueue;
 
     this.queue = new sqs.Queue(this, 'Resource', {
+      ...fifo,
       encryption,
       encryptionMasterKey: props.encryptionKey,
       enforceSSL: true,

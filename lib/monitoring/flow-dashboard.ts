@@ -4,6 +4,8 @@ import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { alarmArnFor, physicalNamesOf } from '../consumer/private/cross-stack-names';
 import type { Subscriber } from '../consumer/subscriber';
+import type { OrderedRelay } from '../ordered/ordered-relay';
+import type { OrderedSubscriber } from '../ordered/ordered-subscriber';
 import type { OutboxRelay } from '../outbox/outbox-relay';
 import { AttachedAlarmsWidget } from '../private/attached-alarms-widget';
 import { validateStringPattern } from '../private/validate-props';
@@ -51,6 +53,20 @@ export interface FlowDashboardProps {
    * @default - no subscriber rows
    */
   readonly subscribers?: Subscriber[];
+
+  /**
+   * Ordered relays that get a row each (more with `addOrderedRelay`), with their alarms.
+   *
+   * @default - no ordered relay rows
+   */
+  readonly orderedRelays?: OrderedRelay[];
+
+  /**
+   * Ordered subscribers that get a row each (more with `addOrderedSubscriber`), with their alarms.
+   *
+   * @default - no ordered subscriber rows
+   */
+  readonly orderedSubscribers?: OrderedSubscriber[];
 }
 
 /**
@@ -59,7 +75,11 @@ export interface FlowDashboardProps {
  *   dead-letter queue (depth and oldest message), and the relay's alarms;
  * - per subscriber: the runtime's outcomes (Processed, Duplicates, Failed, Blocked, DeadLettered, AlreadyBlocked), the
  *   queue's depth and oldest message, both dead-letter queues, the function's errors, throttles and duration, the
- *   end-to-end latency (p50, p90, p99 of `EventAge`), and the subscriber's alarms.
+ *   end-to-end latency (p50, p90, p99 of `EventAge`), and the subscriber's alarms;
+ * - per ordered relay: the pipe's executions, its three queues, the relay queue's oldest message, the fan-out function's
+ *   errors and throttles, and the relay's alarms;
+ * - per ordered subscriber: its FIFO queue's depth and oldest message (a held aggregate), its dead-letter queue, its
+ *   function, and its alarms.
  *
  * cdk-monitoring-constructs has no Pipes monitor; users of its facade can add the same metrics with `monitorCustom`
  * from the `metric*()` methods of `OutboxRelay` and `Subscriber`.
@@ -80,6 +100,73 @@ export class FlowDashboard extends Construct {
     });
     if (props.relay !== undefined) this.addRelay(props.relay, props.relayAlarms);
     for (const subscriber of props.subscribers ?? []) this.addSubscriber(subscriber);
+    for (const relay of props.orderedRelays ?? []) this.addOrderedRelay(relay);
+    for (const subscriber of props.orderedSubscribers ?? []) this.addOrderedSubscriber(subscriber);
+  }
+
+  /**
+   * Adds a row for an ordered relay: its pipe's executions, its three queues (the FIFO relay queue, its dead-letter
+   * queue and the pipe's dead-letter queue), the relay queue's oldest message, the fan-out function, and `alarms`.
+   *
+   * @param alarms shown in the row; when omitted, the relay's own (`relay.alarms`)
+   */
+  public addOrderedRelay(relay: OrderedRelay, alarms: cloudwatch.IAlarm[] = relay.alarms): void {
+    const sum = { period: GRAPH_PERIOD, statistic: cloudwatch.Stats.SUM };
+    const maximum = { period: GRAPH_PERIOD, statistic: cloudwatch.Stats.MAXIMUM };
+    this.dashboard.addWidgets(
+      new cloudwatch.TextWidget({
+        markdown:
+          `## Ordered relay ${relay.node.path}\nOutbox stream → EventBridge Pipe → SQS FIFO relay queue → fan-out → SNS FIFO topic. ` +
+          'A dead letter holds its aggregate; replay from the outbox history: `idempotent-event-flow fence replay`.',
+        width: FULL_WIDTH,
+        height: 2,
+      }),
+    );
+    this.dashboard.addWidgets(
+      graph('Ordered pipe executions', [
+        relay.metricInvocations({ ...sum, label: 'Invocations' }),
+        relay.metricExecutionFailed({ ...sum, label: 'Failed' }),
+        relay.metricExecutionThrottled({ ...sum, label: 'Throttled' }),
+        relay.metricExecutionTimeout({ ...sum, label: 'Timed out' }),
+      ]),
+      graph('Ordered relay queues (messages)', [
+        relay.relayQueue.metricApproximateNumberOfMessagesVisible({ ...maximum, label: 'Relay queue' }),
+        relay.relayDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ ...maximum, label: 'Relay DLQ' }),
+        relay.pipeDeadLetterQueue.metricApproximateNumberOfMessagesVisible({ ...maximum, label: 'Pipe DLQ' }),
+      ]),
+      graph('Ordered relay queue: oldest message (s)', [relay.relayQueue.metricApproximateAgeOfOldestMessage({ ...maximum, label: 'Oldest' })]),
+      graph('Ordered fan-out errors and throttles', [relay.fanOutFunction.metricErrors({ ...sum, label: 'Errors' }), relay.fanOutFunction.metricThrottles({ ...sum, label: 'Throttles' })]),
+    );
+    this.addAlarmRow(`Ordered relay ${relay.node.path}: alarms`, alarms);
+  }
+
+  /**
+   * Adds a row for an ordered subscriber: its FIFO queue (depth and oldest message: a held aggregate keeps it
+   * growing), its dead-letter queue, its function, and `alarms`.
+   *
+   * @param alarms shown in the row; when omitted, the subscriber's own (`subscriber.alarms`)
+   */
+  public addOrderedSubscriber(subscriber: OrderedSubscriber, alarms: cloudwatch.IAlarm[] = subscriber.alarms): void {
+    const sum = { period: GRAPH_PERIOD, statistic: cloudwatch.Stats.SUM };
+    const maximum = { period: GRAPH_PERIOD, statistic: cloudwatch.Stats.MAXIMUM };
+    const name = subscriber.subscriberName;
+    const fn = subscriber.consumerFunction.lambdaFunction;
+    this.dashboard.addWidgets(
+      new cloudwatch.TextWidget({
+        markdown: `## Ordered subscriber ${name}\nHeld aggregates: \`idempotent-event-flow fence list\`; dead letters: \`idempotent-event-flow dlq list\`.`,
+        width: FULL_WIDTH,
+        height: 2,
+      }),
+    );
+    this.dashboard.addWidgets(
+      graph(`${name}: FIFO queue`, [subscriber.queue.metricApproximateNumberOfMessagesVisible({ ...maximum, label: 'Visible' })], [
+        subscriber.queue.metricApproximateAgeOfOldestMessage({ ...maximum, label: 'Oldest message (s)' }),
+      ]),
+      graph(`${name}: dead-letter queue (messages)`, [subscriber.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ ...maximum, label: 'DLQ' })]),
+      graph(`${name}: function errors and throttles`, [fn.metricErrors({ ...sum, label: 'Errors' }), fn.metricThrottles({ ...sum, label: 'Throttles' })]),
+      graph(`${name}: function duration (ms)`, [fn.metricDuration({ period: GRAPH_PERIOD, statistic: 'p50', label: 'p50' }), fn.metricDuration({ period: GRAPH_PERIOD, statistic: 'p99', label: 'p99' })]),
+    );
+    this.addAlarmRow(`Ordered subscriber ${name}: alarms`, alarms);
   }
 
   /**

@@ -1,35 +1,31 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
-import * as iam from 'aws-cdk-lib/aws-iam';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
-import * as logs from 'aws-cdk-lib/aws-logs';
-import * as pipes from 'aws-cdk-lib/aws-pipes';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import * as sns from 'aws-cdk-lib/aws-sns';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ENV } from '../../lambda/contract/environment';
-import { orderedDeduplicationIdPath, orderedFilterPattern, orderedMessageGroupIdPath } from '../../lambda/contract/ordered-wire-format';
+import { ORDERED_OUTBOX_ITEM, orderedDeduplicationIdPath, orderedFilterPattern, orderedMessageGroupIdPath } from '../../lambda/contract/ordered-wire-format';
 import { outboxInputTemplate } from '../../lambda/contract/wire-format';
+import { ConsumerQueue } from '../consumer/consumer-queue';
+import { minimumVisibilityTimeout } from '../consumer/private/defaults';
+import type { AlarmOptions } from '../monitoring/alarm-options';
+import type { OutboxRelayLogLevel } from '../outbox/outbox-relay';
 import type { IOutboxTable } from '../outbox/outbox-table';
 import { grantKeyViaService, KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
-import { libraryGrant, markLibraryGrant } from '../private/library-statements';
-import { acknowledgeInRegulatoryPacks, INLINE_POLICY_REASON } from '../private/regulatory-acknowledgements';
+import { libraryGrant } from '../private/library-statements';
+import { acknowledgeInRegulatoryPacks } from '../private/regulatory-acknowledgements';
+import { createPipeDeadLetterQueue, createRelayPipe, pipeMetric, type RelayPipe } from '../private/relay-pipe';
 import { createSecureNodejsFunction } from '../private/secure-nodejs-function';
-import { allowLogsToUseKey } from '../private/log-encryption';
 import { allowSnsDeliveriesWithKey, denyTopicAccessWithoutTls } from '../private/topic-security';
-import type { AlarmOptions } from '../monitoring/alarm-options';
 import { ALARM_PERIOD, createThresholdAlarm } from '../private/threshold-alarm';
-import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { validateRelaySettings } from '../private/shared-limits';
 import { validateNumberInRange } from '../private/validate-props';
-
-/**
- * Stream-read actions a Pipe needs on a DynamoDB stream source (EventBridge user guide, eb-pipes-permissions.html);
- * `dynamodb:ListStreams` has no resource type and is granted on `*` (as OutboxRelay does).
- */
-const STREAM_READ_ACTIONS = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'];
 
 /** The fan-out function's timeout; the relay queue's visibility timeout is 6 times it (the Lambda guidance for SQS sources). */
 const FAN_OUT_TIMEOUT = Duration.seconds(30);
@@ -41,7 +37,9 @@ export interface OrderedRelayProps extends AlarmOptions {
 
   /**
    * Customer-managed KMS key for the SNS FIFO topic and the SQS FIFO queues (SNS can encrypt only with KMS, and it
-   * delivers to a KMS-encrypted queue only with the key's permission, which the relay adds to a key it can change).
+   * delivers to a KMS-encrypted queue only with the key's permission, which the relay adds to a key it can change). It
+   * also encrypts the pipe's data at rest (its filter pattern and input template), as `OutboxRelay`'s `encryptionKey`
+   * does: the pipe's role may use it for that only with this pipe's encryption context.
    *
    * @default - a new key with rotation on
    */
@@ -87,6 +85,20 @@ export interface OrderedRelayProps extends AlarmOptions {
   readonly logEncryptionKey?: kms.IKey;
 
   /**
+   * How much the pipe logs about each execution. The log group is created at every level; with `OFF` it stays empty.
+   *
+   * @default OutboxRelayLogLevel.ERROR
+   */
+  readonly logLevel?: OutboxRelayLogLevel;
+
+  /**
+   * How long the pipe's log group keeps log events.
+   *
+   * @default logs.RetentionDays.ONE_YEAR
+   */
+  readonly logRetention?: logs.RetentionDays;
+
+  /**
    * What happens to the queues, the log groups and a created key when they are removed from the stack.
    *
    * @default RemovalPolicy.RETAIN
@@ -114,12 +126,24 @@ export class OrderedRelay extends Construct {
   public readonly pipeDeadLetterQueue: sqs.IQueue;
   /** The fan-out function. */
   public readonly fanOutFunction: lambda.IFunction;
-  /** The pipe's name. */
+  /**
+   * The pipe's name: the construct path (at most 42 characters) and the outbox stream's label, so a replaced outbox
+   * stream or table gives the replacing pipe a new name (as `OutboxRelay`'s default name does).
+   */
   public readonly pipeName: string;
+  /** The pipe's ARN. */
+  public readonly pipeArn: string;
+  /** The role the pipe runs as. */
+  public readonly pipeRole: iam.IRole;
+  /** The log group of the pipe's execution logs. */
+  public readonly pipeLogGroup: logs.ILogGroup;
   /** Fires when the relay queue's dead-letter queue holds a message the fan-out could not publish (its aggregate waits). */
   public readonly relayDeadLetterAlarm: cloudwatch.Alarm;
   /** Fires when the pipe dead-lettered a stream batch (replay its events from the outbox history: `fence replay`). */
   public readonly pipeDeadLetterAlarm: cloudwatch.Alarm;
+
+  /** Fires when a pipe execution failed (as the standard relay's `ExecutionFailed`): IAM, KMS or the relay queue refuses it. */
+  public readonly executionFailedAlarm: cloudwatch.Alarm;
 
   /** The outbox table whose ordered events this relay relays. */
   public readonly outboxTable: IOutboxTable;
@@ -148,47 +172,28 @@ export class OrderedRelay extends Construct {
     denyTopicAccessWithoutTls(topic);
     this.topic = topic;
 
-    const maxReceiveCount = props.maxReceiveCount ?? 5;
-    const relayDeadLetterQueue = new sqs.Queue(this, 'RelayDeadLetterQueue', {
+    const relayQueue = new ConsumerQueue(this, 'RelayQueue', {
       fifo: true,
-      encryption: sqs.QueueEncryption.KMS,
-      encryptionMasterKey: this.encryptionKey,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
+      encryptionKey: this.encryptionKey,
+      maxReceiveCount: props.maxReceiveCount,
+      visibilityTimeout: minimumVisibilityTimeout(FAN_OUT_TIMEOUT),
       removalPolicy,
     });
-    acknowledgeEndOfChain(relayDeadLetterQueue, "the ordered relay queue's dead-letter queue");
-    this.relayDeadLetterQueue = relayDeadLetterQueue;
-    this.relayQueue = new sqs.Queue(this, 'RelayQueue', {
-      fifo: true,
-      contentBasedDeduplication: false,
-      encryption: sqs.QueueEncryption.KMS,
-      encryptionMasterKey: this.encryptionKey,
-      enforceSSL: true,
-      visibilityTimeout: Duration.seconds(FAN_OUT_TIMEOUT.toSeconds() * 6),
-      retentionPeriod: Duration.days(4),
-      deadLetterQueue: { queue: relayDeadLetterQueue, maxReceiveCount },
-      removalPolicy,
-    });
-    // The pipe's own dead-letter target takes metadata of stream batches, not events: a standard queue
-    const pipeDeadLetterQueue = new sqs.Queue(this, 'PipeDeadLetterQueue', {
-      encryption: sqs.QueueEncryption.KMS,
-      encryptionMasterKey: this.encryptionKey,
-      enforceSSL: true,
-      retentionPeriod: Duration.days(14),
-      removalPolicy,
-    });
-    acknowledgeEndOfChain(pipeDeadLetterQueue, "the ordered relay pipe's dead-letter queue (its DeadLetterConfig)");
-    Validations.of(pipeDeadLetterQueue).acknowledge({ id: 'AwsSolutions-SQS3', reason: "The pipe's dead-letter target, not a work queue." });
-    this.pipeDeadLetterQueue = pipeDeadLetterQueue;
+    this.relayQueue = relayQueue.queue;
+    this.relayDeadLetterQueue = relayQueue.deadLetterQueue;
+    this.pipeDeadLetterQueue = createPipeDeadLetterQueue(this, 'PipeDeadLetterQueue', this.encryptionKey, removalPolicy, 'ordered relay');
 
-    this.pipeName = this.createPipe(props, removalPolicy);
+    const relayPipe = this.createPipe(props, removalPolicy);
+    this.pipeName = relayPipe.pipeName;
+    this.pipeArn = relayPipe.pipeArn;
+    this.pipeRole = relayPipe.role;
+    this.pipeLogGroup = relayPipe.logGroup;
     this.fanOutFunction = this.createFanOut(removalPolicy, props.logEncryptionKey);
     const visible = { period: ALARM_PERIOD, statistic: 'Maximum' };
     this.relayDeadLetterAlarm = createThresholdAlarm(
       this,
       'RelayDeadLetters',
-      relayDeadLetterQueue.metricApproximateNumberOfMessagesVisible(visible),
+      relayQueue.metricDeadLetterMessagesVisible(visible),
       1,
       "Ordered relay: the fan-out function could not publish messages to the ordered topic; their aggregates' later events wait behind them.",
       props,
@@ -196,79 +201,137 @@ export class OrderedRelay extends Construct {
     this.pipeDeadLetterAlarm = createThresholdAlarm(
       this,
       'PipeDeadLetters',
-      pipeDeadLetterQueue.metricApproximateNumberOfMessagesVisible(visible),
+      this.pipeDeadLetterQueue.metricApproximateNumberOfMessagesVisible(visible),
       1,
       'Ordered relay: the pipe could not forward stream records; replay their events from the outbox history (`idempotent-event-flow fence replay`).',
       props,
     );
+    this.executionFailedAlarm = createThresholdAlarm(
+      this,
+      'PipeExecutionFailed',
+      this.metricExecutionFailed({ period: ALARM_PERIOD }),
+      1,
+      "Ordered relay: a pipe execution failed; the record is retried, and its aggregate's later events wait behind it. Check the pipe's log group and its state.",
+      props,
+    );
+  }
+
+  /** Every alarm of the relay: its relay queue's dead letters, its pipe's dead letters and its pipe's failed executions. */
+  public get alarms(): cloudwatch.IAlarm[] {
+    return [this.relayDeadLetterAlarm, this.pipeDeadLetterAlarm, this.executionFailedAlarm];
   }
 
   /**
    * Grants a producer what `OrderedOutbox` does on the outbox table, and nothing wider: `dynamodb:PutItem` (the
-   * aggregate's head item and the event's history item, in the business transaction), `dynamodb:GetItem` (the strongly
-   * consistent read of the aggregate's head that gives the next sequence), and, when the table is encrypted with a
-   * customer managed key, the key's use through DynamoDB. Use it instead of the outbox's `grantAppendEvents` for a
-   * producer of ordered events: that one grants the Put alone, and `OrderedOutbox`'s read would be denied. The
+   * aggregate's head item and the event's history item, in the business transaction), `dynamodb:GetItem` of head items
+   * only (the strongly consistent read of the aggregate's head that gives the next sequence), and, when the table is
+   * encrypted with a customer managed key, the key's use through DynamoDB. The read is conditioned on
+   * `dynamodb:LeadingKeys` (`ForAllValues:StringLike`, `OUTBOX#AGGREGATE#*`): the partition key value of every head
+   * item starts with that prefix, so the producer can read no event envelope (history items are keyed
+   * `OUTBOX#<eventId>`) and no business item of a shared table. Use it instead of the outbox's `grantAppendEvents` for
+   * a producer of ordered events: that one grants the Put alone, and `OrderedOutbox`'s read would be denied. The
    * producer's own business writes in the same transaction need their own grants.
    *
    * @param grantee the producer (e.g. its Lambda function)
    */
   public grantAppendOrderedEvents(grantee: iam.IGrantable): iam.Grant {
     const append = this.outboxTable.grantAppendEvents(grantee);
-    const readHead = libraryGrant('grantAppendOrderedEvents', { grantee, actions: ['dynamodb:GetItem'], resourceArns: [this.outboxTable.table.tableArn] });
+    const readHead = libraryGrant('grantAppendOrderedEvents', {
+      grantee,
+      actions: ['dynamodb:GetItem'],
+      resourceArns: [this.outboxTable.table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${ORDERED_OUTBOX_ITEM.HEAD_KEY_PREFIX}*`] } },
+    });
     return append.combine(readHead);
   }
 
-  private createPipe(props: OrderedRelayProps, removalPolicy: RemovalPolicy): string {
-    const pipeName = Names.uniqueResourceName(this, { maxLength: 64, separator: '-' });
-    const pipeArn = Stack.of(this).formatArn({ service: 'pipes', resource: 'pipe', resourceName: pipeName });
-    const role = new iam.Role(this, 'PipeRole', {
-      description: 'Runs the ordered relay pipe: reads the outbox stream and sends ordered events to the FIFO relay queue',
-      assumedBy: new iam.ServicePrincipal('pipes.amazonaws.com', {
-        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account }, ArnEquals: { 'aws:SourceArn': pipeArn } },
-      }),
-    });
-    acknowledgeInRegulatoryPacks(role, 'IAMNoInlinePolicy', INLINE_POLICY_REASON);
-    libraryGrant('OrderedRelay', { grantee: role, actions: STREAM_READ_ACTIONS, resourceArns: [props.outboxTable.tableStreamArn] });
-    libraryGrant('OrderedRelay', { grantee: role, actions: ['dynamodb:ListStreams'], resourceArns: ['*'] });
-    Validations.of(role).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason: 'dynamodb:ListStreams has no resource type: IAM authorizes it on "*" only. It lists stream ARNs, no data. Every other statement is scoped to a resource ARN.',
-    });
-    grantKeyViaService('OrderedRelay', props.outboxTable.encryptionKey, role, 'dynamodb', ['kms:Decrypt']);
-    for (const queue of [this.relayQueue, this.pipeDeadLetterQueue]) {
-      libraryGrant('OrderedRelay', { grantee: role, actions: ['sqs:SendMessage'], resourceArns: [queue.queueArn] });
-    }
-    grantKeyViaService('OrderedRelay', this.encryptionKey, role, 'sqs', KMS_SEND_MESSAGE_ACTIONS);
-    if (props.logEncryptionKey !== undefined) allowLogsToUseKey(this, props.logEncryptionKey);
-    const logGroup = new logs.LogGroup(this, 'PipeLogGroup', { retention: logs.RetentionDays.ONE_YEAR, removalPolicy, encryptionKey: props.logEncryptionKey });
-    markLibraryGrant('OrderedRelay', role, logGroup.grantWrite(role));
-    const pipe = new pipes.CfnPipe(this, 'Pipe', {
-      name: pipeName,
-      description: 'Relays ordered outbox events from the DynamoDB stream to the FIFO relay queue',
-      roleArn: role.roleArn,
-      source: props.outboxTable.tableStreamArn,
-      sourceParameters: {
-        filterCriteria: { filters: [{ pattern: JSON.stringify(orderedFilterPattern()) }] },
-        dynamoDbStreamParameters: {
-          startingPosition: 'TRIM_HORIZON',
-          // one record per execution, one batch per shard at a time: the stream's order per head item reaches the queue
-          batchSize: 1,
-          parallelizationFactor: 1,
-          maximumRetryAttempts: props.maximumRetryAttempts ?? 10,
-          maximumRecordAgeInSeconds: (props.maximumRecordAge ?? Duration.hours(1)).toSeconds(),
-          deadLetterConfig: { arn: this.pipeDeadLetterQueue.queueArn },
+  /**
+   * A metric of this relay's pipe in the `AWS/EventBridge/Pipes` namespace, with the `PipeName` dimension.
+   *
+   * @param metricName e.g. `ExecutionFailed`, `ExecutionThrottled`, `TargetStageFailed`
+   * @param props overrides of the metric's options
+   */
+  public metric(metricName: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return pipeMetric(this, this.pipeName, metricName, props);
+  }
+
+  /**
+   * Executions of the pipe that failed (their record is retried, then dead-lettered).
+   *
+   * @default - sum over 5 minutes
+   */
+  public metricExecutionFailed(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('ExecutionFailed', { statistic: cloudwatch.Stats.SUM, ...props });
+  }
+
+  /**
+   * Invocations of the pipe (its executions; one stream record each).
+   *
+   * @default - sum over 5 minutes
+   */
+  public metricInvocations(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('Invocations', { statistic: cloudwatch.Stats.SUM, ...props });
+  }
+
+  /**
+   * Executions of the pipe that were throttled (the pipe's or the account's concurrency was reached).
+   *
+   * @default - sum over 5 minutes
+   */
+  public metricExecutionThrottled(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('ExecutionThrottled', { statistic: cloudwatch.Stats.SUM, ...props });
+  }
+
+  /**
+   * Executions of the pipe that timed out before completing.
+   *
+   * @default - sum over 5 minutes
+   */
+  public metricExecutionTimeout(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('ExecutionTimeout', { statistic: cloudwatch.Stats.SUM, ...props });
+  }
+
+  /**
+   * How long the pipe's executions took, in milliseconds.
+   *
+   * @default - average over 5 minutes
+   */
+  public metricDuration(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
+    return this.metric('Duration', { statistic: cloudwatch.Stats.AVERAGE, ...props });
+  }
+
+  private createPipe(props: OrderedRelayProps, removalPolicy: RemovalPolicy): RelayPipe {
+    const relayQueue = this.relayQueue;
+    return createRelayPipe(this, {
+      origin: 'OrderedRelay',
+      ids: { role: 'PipeRole', logGroup: 'PipeLogGroup', pipe: 'Pipe' },
+      roleDescription: 'Runs the ordered relay pipe: reads the outbox stream and sends ordered events to the FIFO relay queue',
+      pipeDescription: 'Relays ordered outbox events from the DynamoDB stream to the FIFO relay queue',
+      outboxTable: props.outboxTable,
+      filterPattern: orderedFilterPattern(),
+      // one record per execution, one batch per shard at a time: the stream's order per head item reaches the queue
+      streamParameters: { batchSize: 1, parallelizationFactor: 1 },
+      target: {
+        arn: relayQueue.queueArn,
+        parameters: {
+          inputTemplate: outboxInputTemplate(),
+          sqsQueueParameters: { messageGroupId: orderedMessageGroupIdPath(), messageDeduplicationId: orderedDeduplicationIdPath() },
+        },
+        grant: (role) => {
+          libraryGrant('OrderedRelay', { grantee: role, actions: ['sqs:SendMessage'], resourceArns: [relayQueue.queueArn] });
+          grantKeyViaService('OrderedRelay', this.encryptionKey, role, 'sqs', KMS_SEND_MESSAGE_ACTIONS);
         },
       },
-      target: this.relayQueue.queueArn,
-      targetParameters: {
-        inputTemplate: outboxInputTemplate(),
-        sqsQueueParameters: { messageGroupId: orderedMessageGroupIdPath(), messageDeduplicationId: orderedDeduplicationIdPath() },
-      },
-      logConfiguration: { cloudwatchLogsLogDestination: { logGroupArn: logGroup.logGroupArn }, level: 'ERROR' },
+      deadLetterQueue: this.pipeDeadLetterQueue,
+      maximumRetryAttempts: props.maximumRetryAttempts,
+      maximumRecordAge: props.maximumRecordAge,
+      logLevel: props.logLevel,
+      logRetention: props.logRetention,
+      logEncryptionKey: props.logEncryptionKey,
+      // the pipe's data at rest (filter, input template) under the relay's key, as IdempotentEventFlow does for its relay
+      encryptionKey: this.encryptionKey,
+      removalPolicy,
     });
-    pipe.node.addDependency(role);
-    return pipe.ref;
   }
 
   private createFanOut(removalPolicy: RemovalPolicy, logEncryptionKey: kms.IKey | undefined): lambda.IFunction {
@@ -310,12 +373,4 @@ function fanOutEntry(): string {
       { cause: error },
     );
   }
-}
-
-/** A dead-letter queue at the end of its chain: cdk-nag's rule that every queue has a dead-letter queue does not apply. */
-function acknowledgeEndOfChain(queue: sqs.Queue, what: string): void {
-  Validations.of(queue).acknowledge(
-    { id: 'Serverless-SQSRedrivePolicy', reason: `This queue is ${what}; a further dead-letter queue would only move the problem.` },
-    { id: 'AwsSolutions-SQS3', reason: `This queue is ${what}, not a work queue.` },
-  );
 }

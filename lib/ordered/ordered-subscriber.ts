@@ -1,9 +1,11 @@
-import { CfnOutput, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
-import * as iam from 'aws-cdk-lib/aws-iam';
-import * as sns from 'aws-cdk-lib/aws-sns';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import { CfnOutput, type Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import type * as iam from 'aws-cdk-lib/aws-iam';
+import type * as sns from 'aws-cdk-lib/aws-sns';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { ConsumerFunction } from '../consumer/consumer-function';
+import { ConsumerQueue } from '../consumer/consumer-queue';
+import { subscribeQueue } from '../consumer/private/subscription';
 import { InboxTable, type IInboxTable } from '../consumer/inbox-table';
 import { ProcessingMode } from '../consumer/processing-mode';
 import { CONSUMER_DEFAULTS, minimumVisibilityTimeout } from '../consumer/private/defaults';
@@ -14,6 +16,7 @@ import { orderedSubscriberOperatorOutputValue } from '../consumer/private/subscr
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { grantKeyViaService } from '../private/kms-actions';
 import { validateDurationAtLeast, validateNumberInRange } from '../private/validate-props';
+import { validateMaxMessageAge } from '../private/shared-limits';
 import type { OrderedRelay } from './ordered-relay';
 import { libraryGrant } from '../private/library-statements';
 import * as remote from '../private/remote-ordered-subscription';
@@ -63,6 +66,16 @@ export interface OrderedSubscriberProps extends FunctionOptions, AlarmOptions {
   readonly batchSize?: number;
 
   /**
+   * Age of the oldest message in the subscriber's FIFO queue at which its `HeldAggregate` alarm fires, 1 minute to 14
+   * days. A FIFO queue keeps a message that keeps failing at the head of its group (SQS does not move it back, as it
+   * does in a standard queue), so its age grows for as long as its aggregate is held: behind a gap the fence waits for,
+   * or behind a failing handler, until `maxReceiveCount` receives move it to the dead-letter queue.
+   *
+   * @default Duration.minutes(5)
+   */
+  readonly maxMessageAge?: Duration;
+
+  /**
    * How long a received message stays invisible; at least 6 times the function's timeout.
    *
    * @default 6 x the function's timeout (3 minutes with the default 30-second timeout)
@@ -77,8 +90,12 @@ export interface OrderedSubscriberProps extends FunctionOptions, AlarmOptions {
  * events applied in sequence, each once, a gap waited for and never skipped.
  */
 export class OrderedSubscriber extends Construct implements iam.IGrantable {
+  /** The subscriber's FIFO queue and its FIFO dead-letter queue, with the metric helpers alarms use. */
+  public readonly consumerQueue: ConsumerQueue;
   /** The subscriber's FIFO queue. */
   public readonly queue: sqs.IQueue;
+  /** The subscription of the queue to the ordered topic. */
+  public readonly subscription: sns.Subscription;
   /** Its FIFO dead-letter queue: SQS moves a message here after `maxReceiveCount` receives; the runtime dead-letters here. */
   public readonly deadLetterQueue: sqs.IQueue;
   /** The inbox table with the subscriber's records and sequence fences. */
@@ -99,12 +116,18 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
   public readonly deadLetterAlarm: cloudwatch.Alarm;
   /** Fires when the consumer function reports errors (a whole invocation failed). */
   public readonly errorsAlarm: cloudwatch.Alarm;
+  /**
+   * Fires when the oldest message of the FIFO queue is `maxMessageAge` old: an aggregate is held (a gap, a failing
+   * handler) or the consumer is falling behind. `fence list` shows each held-up aggregate.
+   */
+  public readonly heldAggregateAlarm: cloudwatch.Alarm;
 
   public constructor(scope: Construct, id: string, props: OrderedSubscriberProps) {
     super(scope, id);
     const owner = `OrderedSubscriber '${id}'`;
     validateNumberInRange(owner, 'maxReceiveCount', props.maxReceiveCount, { min: 1, max: 1000, integer: true });
     validateNumberInRange(owner, 'batchSize', props.batchSize, { min: 1, max: 10, integer: true });
+    validateMaxMessageAge(owner, props.maxMessageAge);
     const timeout = props.timeout ?? CONSUMER_DEFAULTS.FUNCTION_TIMEOUT;
     validateDurationAtLeast(owner, 'visibilityTimeout', props.visibilityTimeout, minimumVisibilityTimeout(timeout), '6 x the function timeout');
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
@@ -114,54 +137,30 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
     this.subscriberName = props.subscriberName;
     this.relay = props.relay;
 
-    const deadLetterQueue = new sqs.Queue(this, 'DeadLetterQueue', {
+    this.consumerQueue = new ConsumerQueue(this, 'Queue', {
       fifo: true,
-      encryption: sqs.QueueEncryption.KMS,
-      encryptionMasterKey: key,
-      enforceSSL: true,
-      retentionPeriod: CONSUMER_DEFAULTS.DEAD_LETTER_RETENTION_PERIOD,
-      removalPolicy,
-    });
-    Validations.of(deadLetterQueue).acknowledge(
-      { id: 'Serverless-SQSRedrivePolicy', reason: 'The dead-letter queue at the end of the chain; a further one would only move the problem.' },
-      { id: 'AwsSolutions-SQS3', reason: 'The dead-letter queue of the ordered subscriber queue, not a work queue.' },
-    );
-    this.deadLetterQueue = deadLetterQueue;
-    const queue = new sqs.Queue(this, 'Queue', {
-      fifo: true,
-      contentBasedDeduplication: false,
-      encryption: sqs.QueueEncryption.KMS,
-      encryptionMasterKey: key,
-      enforceSSL: true,
+      encryptionKey: key,
+      maxReceiveCount: props.maxReceiveCount,
       visibilityTimeout: props.visibilityTimeout ?? minimumVisibilityTimeout(timeout),
-      retentionPeriod: CONSUMER_DEFAULTS.RETENTION_PERIOD,
-      deadLetterQueue: { queue: deadLetterQueue, maxReceiveCount: props.maxReceiveCount ?? CONSUMER_DEFAULTS.MAX_RECEIVE_COUNT },
       removalPolicy,
     });
+    const queue = this.consumerQueue.queue;
+    const deadLetterQueue = this.consumerQueue.deadLetterQueue;
     this.queue = queue;
+    this.deadLetterQueue = deadLetterQueue;
     remote.admitOrderedSubscriber(this, props.subscriberName, props.relay, queue, deadLetterQueue, placement);
-
-    // SNS may send to the queue and the dead-letter queue for this topic only
-    for (const target of [queue, deadLetterQueue]) {
-      target.addToResourcePolicy(
-        new iam.PolicyStatement({
-          sid: 'AllowOrderedTopicToSend',
-          principals: [new iam.ServicePrincipal('sns.amazonaws.com')],
-          actions: ['sqs:SendMessage'],
-          resources: [target.queueArn],
-          conditions: { ArnEquals: { 'aws:SourceArn': props.relay.topic.topicArn } },
-        }),
-      );
-    }
-    const subscription = new sns.Subscription(this, 'Subscription', {
-      topic: props.relay.topic,
-      protocol: sns.SubscriptionProtocol.SQS,
-      endpoint: queue.queueArn,
-      rawMessageDelivery: true,
-      deadLetterQueue: remote.orderedSubscriptionDeadLetterQueue(deadLetterQueue, placement),
-      region: placement.subscriptionRegion,
-    });
-    remote.acknowledgeNoRedriveAcrossRegions(subscription, placement);
+    // As a standard subscriber's: only the ordered topic may send to the queue, and the subscription waits for that
+    // permission. What SNS can not deliver goes to the FIFO dead-letter queue (a FIFO topic's subscription takes a FIFO
+    // queue), where the runtime's dead letters and SQS's moved messages are too; across Regions there is none (SNS takes
+    // a subscription dead-letter queue only in the subscription's Region: lib/private/remote-ordered-subscription.ts).
+    this.subscription = subscribeQueue(
+      this,
+      props.relay.topic,
+      queue,
+      remote.orderedSubscriptionDeadLetterQueue(deadLetterQueue, placement),
+      undefined,
+      placement.subscriptionRegion,
+    );
 
     this.inboxTable = props.inboxTable ?? new InboxTable(this, 'Inbox', { encryptionKey: key, removalPolicy });
     const deduplicationWindow = props.deduplicationWindow ?? CONSUMER_DEFAULTS.DEDUPLICATION_WINDOW;
@@ -187,7 +186,7 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
     this.deadLetterAlarm = createThresholdAlarm(
       this,
       'DeadLetters',
-      deadLetterQueue.metricApproximateNumberOfMessagesVisible({ period: ALARM_PERIOD, statistic: 'Maximum' }),
+      this.consumerQueue.metricDeadLetterMessagesVisible({ period: ALARM_PERIOD }),
       1,
       `Ordered subscriber ${props.subscriberName}: its dead-letter queue holds messages, and their aggregates' later events wait behind them. ` +
         'Each carries its reason; fix, then `idempotent-event-flow dlq redrive --subscriber-output <its Operator output>`, which sends them back in sequence ' +
@@ -202,6 +201,17 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
       `Ordered subscriber ${props.subscriberName}: the consumer function reported errors.`,
       props,
     );
+    const maxMessageAge = props.maxMessageAge ?? CONSUMER_DEFAULTS.MAX_MESSAGE_AGE;
+    this.heldAggregateAlarm = createThresholdAlarm(
+      this,
+      'HeldAggregate',
+      this.consumerQueue.metricApproximateAgeOfOldestMessage({ period: ALARM_PERIOD }),
+      maxMessageAge.toSeconds(),
+      `Ordered subscriber ${props.subscriberName}: the oldest message of its FIFO queue waited ${maxMessageAge.toHumanString()} or more, so its aggregate ` +
+        "is held (a gap the sequence fence waits for, or a failing handler) and the aggregate's later events wait behind it. " +
+        '`idempotent-event-flow fence list` shows each held-up aggregate; the function\'s log says why.',
+      props,
+    );
     new CfnOutput(this, 'Operator', {
       description:
         `What operators of ordered subscriber ${props.subscriberName} need, e.g. for idempotent-event-flow dlq redrive ` +
@@ -211,5 +221,10 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
         crossRegion: placement.crossRegion,
       }),
     });
+  }
+
+  /** Every alarm of the subscriber: its dead letters, its function's errors and a held aggregate. */
+  public get alarms(): cloudwatch.IAlarm[] {
+    return [this.deadLetterAlarm, this.errorsAlarm, this.heldAggregateAlarm];
   }
 }

@@ -1,55 +1,20 @@
-import { Duration, Fn, Names, RemovalPolicy, Size, Stack, Validations } from 'aws-cdk-lib';
+import { type Duration, RemovalPolicy, Size } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
-import * as logs from 'aws-cdk-lib/aws-logs';
-import * as pipes from 'aws-cdk-lib/aws-pipes';
+import type * as logs from 'aws-cdk-lib/aws-logs';
 import type * as sns from 'aws-cdk-lib/aws-sns';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { outboxFilterPattern, outboxInputTemplate } from '../../lambda/contract/wire-format';
 import { grantKeyViaService, KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
-import { libraryGrant, libraryGrantOrResource, markLibraryGrant } from '../private/library-statements';
-import { allowLogsToUseKey } from '../private/log-encryption';
-import { acknowledgeInRegulatoryPacks, INLINE_POLICY_REASON } from '../private/regulatory-acknowledgements';
+import { libraryGrantOrResource } from '../private/library-statements';
+import { createPipeDeadLetterQueue, createRelayPipe, pipeMetric } from '../private/relay-pipe';
 import { validateRelaySettings } from '../private/shared-limits';
 import { validateStringPattern } from '../private/validate-props';
 import type { IOutboxTable } from './outbox-table';
 import { limitOutboxEvents, relayEventSizing, topicMaximumMessageBytes } from './private/event-size';
 import { validationError } from '../private/validation-error';
-
-/**
- * CloudWatch namespace of EventBridge Pipes metrics. Per the EventBridge user guide ("Logging and monitoring Amazon
- * EventBridge Pipes", eb-pipes-monitoring.html), `ExecutionFailed`, `ExecutionPartiallyFailed`, `ExecutionTimeout`,
- * `TargetStageFailed` etc. carry the dimension `PipeName`.
- */
-const PIPES_METRIC_NAMESPACE = 'AWS/EventBridge/Pipes';
-
-/**
- * Stream-read actions EventBridge Pipes needs for a DynamoDB stream source (EventBridge user guide, "Event source
- * permissions for Amazon EventBridge Pipes", eb-pipes-permissions.html), scoped to the stream ARN. The guide's fourth
- * action, `dynamodb:ListStreams`, is {@link LIST_STREAMS_ACTION}.
- */
-const STREAM_READ_ACTIONS = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'];
-
-/**
- * `dynamodb:ListStreams` has no resource type (Service Authorization Reference, "Actions defined by Amazon DynamoDB"):
- * IAM authorizes it only on `*`, and a statement scoping it to the stream ARN allows nothing. It is granted on `*`, as
- * aws-cdk-lib's `Table.grantStreamRead` does; it lists stream ARNs and labels, no data.
- */
-const LIST_STREAMS_ACTION = 'dynamodb:ListStreams';
-
-/** Where the pipe starts reading the stream. `StartingPosition` is create-only: it is part of the default pipe name. */
-const STARTING_POSITION = 'TRIM_HORIZON';
-
-/**
- * The two spellings of the encryption-context key EventBridge Pipes uses for its data at rest: the EventBridge user
- * guide ("Encrypting EventBridge Pipes data with AWS KMS keys", eb-encryption-pipes-cmkey.html) names the context
- * `aws:pipes:arn` and conditions its key policy example on `kms:EncryptionContext:aws:pipe:arn`. A statement per
- * spelling allows exactly the requests that carry this pipe's ARN under either key, and nothing else.
- */
-const PIPE_ENCRYPTION_CONTEXT_KEYS = ['kms:EncryptionContext:aws:pipes:arn', 'kms:EncryptionContext:aws:pipe:arn'];
-
 
 /** The valid `Name` of a pipe. */
 const PIPE_NAME_PATTERN = /^[.\-_A-Za-z0-9]{1,64}$/;
@@ -253,134 +218,43 @@ export class OutboxRelay extends Construct {
 
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
 
-    this.deadLetterQueue = props.deadLetterQueue ?? this.createDeadLetterQueue(props.deadLetterQueueEncryptionKey, removalPolicy);
-
-    if (props.logEncryptionKey !== undefined) allowLogsToUseKey(this, props.logEncryptionKey);
-    this.logGroup = new logs.LogGroup(this, 'LogGroup', {
-      retention: props.logRetention ?? logs.RetentionDays.ONE_YEAR,
-      removalPolicy,
-      encryptionKey: props.logEncryptionKey,
-    });
-
-    // The trust policy names the pipe's ARN while the pipe names the role: build the ARN from a known name to avoid a
-    // circular reference between the two resources.
-    const pipeName = props.pipeName ?? defaultPipeName(this, props.outboxTable.tableStreamArn);
-    const pipeArn = Stack.of(this).formatArn({ service: 'pipes', resource: 'pipe', resourceName: pipeName });
-    const role = new iam.Role(this, 'Role', {
-      description: 'Runs the outbox relay pipe: reads the outbox stream and publishes its events to the topic',
-      // Confused-deputy guard: only this pipe, in this account, may assume the role.
-      assumedBy: new iam.ServicePrincipal('pipes.amazonaws.com', {
-        conditions: { StringEquals: { 'aws:SourceAccount': Stack.of(this).account }, ArnEquals: { 'aws:SourceArn': pipeArn } },
-      }),
-    });
-    this.role = role;
-    acknowledgeInRegulatoryPacks(role, 'IAMNoInlinePolicy', INLINE_POLICY_REASON);
-
-    // Source: read the stream, and decrypt it when the table has a customer-managed key.
-    libraryGrant('OutboxRelay', {
-      grantee: role,
-      actions: STREAM_READ_ACTIONS,
-      resourceArns: [props.outboxTable.tableStreamArn],
-    });
-    libraryGrant('OutboxRelay', { grantee: role, actions: [LIST_STREAMS_ACTION], resourceArns: ['*'] });
-    Validations.of(role).acknowledge({
-      id: 'AwsSolutions-IAM5[Resource::*]',
-      reason:
-        'dynamodb:ListStreams has no resource type: IAM authorizes it on "*" only (aws-cdk-lib\'s grantStreamRead grants ' +
-        'it the same way). It lists stream ARNs, no data. Every other statement is scoped to a resource ARN.',
-    });
-    grantKeyViaService('OutboxRelay', props.outboxTable.encryptionKey, role, 'dynamodb', ['kms:Decrypt']);
-
-    // Target: publish (PublishBatch is authorized as sns:Publish) with the topic's key.
-    libraryGrantOrResource('OutboxRelay', {
-      grantee: role,
-      actions: ['sns:Publish'],
-      resourceArns: [props.topic.topicArn],
-      resource: props.topic,
-    });
-    grantKeyViaService('OutboxRelay', props.topic.masterKey, role, 'sns', KMS_SEND_MESSAGE_ACTIONS);
-
-    // Dead letters: the pipe role sends them itself (eb-pipes-permissions.html lists sqs:SendMessage); without this
-    // grant the pipe does not stabilize.
-    libraryGrantOrResource('OutboxRelay', { grantee: role, actions: ['sqs:SendMessage'], resourceArns: [this.deadLetterQueue.queueArn], resource: this.deadLetterQueue });
-    grantKeyViaService('OutboxRelay', this.deadLetterQueue.encryptionMasterKey, role, 'sqs', KMS_SEND_MESSAGE_ACTIONS);
-
-    // The pipe's own data at rest (filter and input template), when it is encrypted with a customer-managed key. The
-    // EventBridge user guide ("Encrypting EventBridge Pipes data with AWS KMS keys") lists these three actions for the
-    // pipe's execution role. DescribeKey reads the key's metadata and takes no encryption context; the two
-    // cryptographic actions are allowed only for this pipe's context, under either spelling the guide uses.
-    if (props.encryptionKey !== undefined) {
-      libraryGrant('OutboxRelay', { grantee: role, actions: ['kms:DescribeKey'], resourceArns: [props.encryptionKey.keyArn] });
-      for (const contextKey of PIPE_ENCRYPTION_CONTEXT_KEYS) {
-        libraryGrant('OutboxRelay', {
-          grantee: role,
-          actions: ['kms:GenerateDataKey', 'kms:Decrypt'],
-          resourceArns: [props.encryptionKey.keyArn],
-          conditions: { ArnEquals: { [contextKey]: pipeArn } },
-        });
-      }
-    }
-
-    // Logs: the pipe writes to its CloudWatch Logs destination with its role.
-    markLibraryGrant('OutboxRelay', role, this.logGroup.grantWrite(role));
-
-    const pipe = new pipes.CfnPipe(this, 'Resource', {
-      name: pipeName,
-      description: 'Relays outbox events from the DynamoDB stream to the SNS topic',
-      roleArn: role.roleArn,
-      source: props.outboxTable.tableStreamArn,
-      sourceParameters: {
-        filterCriteria: { filters: [{ pattern: JSON.stringify(outboxFilterPattern()) }] },
-        dynamoDbStreamParameters: {
-          // Relay everything still in the stream when the pipe starts, not only what arrives afterwards.
-          startingPosition: STARTING_POSITION,
-          batchSize: sizing.batchSize,
-          maximumRetryAttempts: props.maximumRetryAttempts ?? 10,
-          maximumRecordAgeInSeconds: (props.maximumRecordAge ?? Duration.hours(1)).toSeconds(),
-          onPartialBatchItemFailure: 'AUTOMATIC_BISECT',
-          parallelizationFactor: props.parallelizationFactor ?? 1,
-          deadLetterConfig: { arn: this.deadLetterQueue.queueArn },
+    this.deadLetterQueue = props.deadLetterQueue ?? createPipeDeadLetterQueue(this, 'DeadLetterQueue', props.deadLetterQueueEncryptionKey, removalPolicy, 'outbox relay');
+    const topic = props.topic;
+    const relayPipe = createRelayPipe(this, {
+      origin: 'OutboxRelay',
+      ids: { role: 'Role', logGroup: 'LogGroup', pipe: 'Resource' },
+      roleDescription: 'Runs the outbox relay pipe: reads the outbox stream and publishes its events to the topic',
+      pipeDescription: 'Relays outbox events from the DynamoDB stream to the SNS topic',
+      outboxTable: props.outboxTable,
+      filterPattern: outboxFilterPattern(),
+      streamParameters: { batchSize: sizing.batchSize, onPartialBatchItemFailure: 'AUTOMATIC_BISECT', parallelizationFactor: props.parallelizationFactor ?? 1 },
+      target: {
+        arn: topic.topicArn,
+        parameters: { inputTemplate: outboxInputTemplate() },
+        // Target: publish (PublishBatch is authorized as sns:Publish) with the topic's key.
+        grant: (role) => {
+          libraryGrantOrResource('OutboxRelay', { grantee: role, actions: ['sns:Publish'], resourceArns: [topic.topicArn], resource: topic });
+          grantKeyViaService('OutboxRelay', topic.masterKey, role, 'sns', KMS_SEND_MESSAGE_ACTIONS);
         },
       },
-      target: props.topic.topicArn,
-      targetParameters: { inputTemplate: outboxInputTemplate() },
-      logConfiguration: {
-        cloudwatchLogsLogDestination: { logGroupArn: this.logGroup.logGroupArn },
-        level: props.logLevel ?? OutboxRelayLogLevel.ERROR,
-        includeExecutionData: props.includeExecutionData ? ['ALL'] : undefined,
-      },
-      kmsKeyIdentifier: props.encryptionKey?.keyArn,
+      deadLetterQueue: this.deadLetterQueue,
+      pipeName: props.pipeName,
+      maximumRetryAttempts: props.maximumRetryAttempts,
+      maximumRecordAge: props.maximumRecordAge,
+      logLevel: props.logLevel,
+      logRetention: props.logRetention,
+      logEncryptionKey: props.logEncryptionKey,
+      includeExecutionData: props.includeExecutionData,
+      encryptionKey: props.encryptionKey,
+      removalPolicy,
     });
-    // The pipe checks its role's permissions while it is created; create the role's policy first, or the pipe fails
-    // to stabilize. A dependency on the role covers every resource under it, including its default policy.
-    pipe.node.addDependency(role);
-
-    this.pipeName = pipe.ref;
-    this.pipeArn = pipe.attrArn;
+    this.role = relayPipe.role;
+    this.logGroup = relayPipe.logGroup;
+    this.pipeName = relayPipe.pipeName;
+    this.pipeArn = relayPipe.pipeArn;
     this.maxEventSize = Size.bytes(sizing.maxEventBytes);
     // the outbox's producer environment carries the limit to every producer (IEF_MAX_EVENT_BYTES)
     limitOutboxEvents(props.outboxTable, sizing.maxEventBytes);
-  }
-
-  private createDeadLetterQueue(encryptionKey: kms.IKey | undefined, removalPolicy: RemovalPolicy): sqs.IQueue {
-    const queue = new sqs.Queue(this, 'DeadLetterQueue', {
-      encryption: encryptionKey ? sqs.QueueEncryption.KMS : sqs.QueueEncryption.SQS_MANAGED,
-      encryptionMasterKey: encryptionKey,
-      enforceSSL: true,
-      // The longest SQS allows: time to inspect and replay what failed.
-      retentionPeriod: Duration.days(14),
-      removalPolicy,
-    });
-    // cdk-nag looks for a queue's redrive policy, or for another queue naming it as its DLQ. This queue is the pipe's
-    // dead-letter target (DeadLetterConfig), so neither applies, and a DLQ for the DLQ would only move the problem.
-    const reason =
-      "This queue is the outbox relay pipe's dead-letter queue (the pipe's DeadLetterConfig), not a work queue; " +
-      'a dead-letter queue of its own would only move failed records further from where they are inspected and replayed.';
-    Validations.of(queue).acknowledge(
-      { id: 'AwsSolutions-SQS3', reason },
-      { id: 'Serverless-SQSRedrivePolicy', reason },
-    );
-    return queue;
   }
 
   /**
@@ -390,12 +264,7 @@ export class OutboxRelay extends Construct {
    * @param props overrides of the metric's options
    */
   public metric(metricName: string, props?: cloudwatch.MetricOptions): cloudwatch.Metric {
-    return new cloudwatch.Metric({
-      namespace: PIPES_METRIC_NAMESPACE,
-      metricName,
-      dimensionsMap: { PipeName: this.pipeName },
-      ...props,
-    }).attachTo(this);
+    return pipeMetric(this, this.pipeName, metricName, props);
   }
 
   /**
@@ -451,17 +320,4 @@ export class OutboxRelay extends Construct {
   public metricDuration(props?: cloudwatch.MetricOptions): cloudwatch.Metric {
     return this.metric('Duration', { statistic: cloudwatch.Stats.AVERAGE, ...props });
   }
-}
-
-/**
- * The default pipe name: `<construct path, at most 42 characters>-<stream label without colons>`. The stream label
- * (`2024-01-01T00:00:00.000`, the last part of a stream ARN) is new for every stream DynamoDB creates, so every change
- * of `Source` gives a new name and the replacing pipe never collides with the one it replaces. Resolved by
- * CloudFormation when the stream ARN is only known at deploy time; at most 42 + 1 + 21 = 64 characters.
- * `StartingPosition`, the other create-only setting, is the constant {@link STARTING_POSITION}.
- */
-function defaultPipeName(relay: Construct, streamArn: string): string {
-  const prefix = Names.uniqueResourceName(relay, { maxLength: 42, separator: '-' });
-  const label = Fn.select(3, Fn.split('/', streamArn));
-  return `${prefix}-${Fn.join('', Fn.split(':', label))}`;
 }

@@ -9,7 +9,7 @@
  * `sns:Protocol` `sqs`, `sns:Endpoint` the queue's ARN, by the literal FIFO name the queue gets here); the subscriber's
  * stack deployed after the relay's.
  */
-import { Names, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Names, Stack, Token } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as sns from 'aws-cdk-lib/aws-sns';
@@ -87,18 +87,6 @@ export function admitOrderedSubscriber(subscriber: Construct, subscriberName: st
 /** The subscription's dead-letter queue: none across Regions (SNS wants it in the subscription's account and Region). */
 export function orderedSubscriptionDeadLetterQueue(deadLetterQueue: sqs.IQueue, placement: OrderedPlacement): sqs.IQueue | undefined {
   return placement.crossRegion ? undefined : deadLetterQueue;
-}
-
-/** Acknowledges the missing redrive policy of a subscription across Regions, with its reason. */
-export function acknowledgeNoRedriveAcrossRegions(subscription: Construct, placement: OrderedPlacement): void {
-  if (!placement.crossRegion) return;
-  Validations.of(subscription).acknowledge({
-    id: 'Serverless-SNSRedrivePolicy',
-    reason:
-      'The queue is in another Region than the ordered topic, so the subscription is created in the topic\'s Region, and SNS ' +
-      'accepts a subscription dead-letter queue only in the subscription\'s account and Region (SNS developer guide, ' +
-      '"Amazon SNS dead-letter queues"). SNS retries deliveries to SQS for days; `fence replay` re-sends from the outbox history.',
-  });
 }
 
 /** The relay's outbox table name, when the output may name it: not from another environment (a token there). */

@@ -13,7 +13,8 @@ import * as kms from 'aws-cdk-lib/aws-kms';
 import { AwsSolutionsChecks, ServerlessChecks } from 'cdk-nag';
 import { describe, expect, test } from 'vitest';
 import { OrderedRelay, OrderedSubscriber } from '../../lib/ordered';
-import { OutboxTable } from '../../lib/outbox';
+import * as logs from 'aws-cdk-lib/aws-logs';
+import { OutboxRelayLogLevel, OutboxTable } from '../../lib/outbox';
 
 const ORDERED_HANDLER = path.join(__dirname, '..', 'fixtures', 'ordered-consumer-handler.ts');
 
@@ -78,14 +79,22 @@ describe('OrderedRelay and OrderedSubscriber', () => {
     template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ IEF_ORDERED_TOPIC_ARN: Match.anyValue() }) } });
   });
 
-  test('alarms: the subscriber dead-letter queue and function errors, the relay and pipe dead-letter queues, each at the first message', () => {
+  test("alarms: the subscriber dead-letter queue and function errors, the relay and pipe dead-letter queues and the pipe's failed executions, each at the first one; a held aggregate at 5 minutes", () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(4);
-    for (const alarm of alarms) expect(alarm.Properties).toMatchObject({ Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1 });
-    expect(alarms.map((alarm) => alarm.Properties.MetricName).sort()).toEqual(['ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesVisible', 'Errors']);
+    expect(alarms).toHaveLength(6);
+    for (const alarm of alarms) expect(alarm.Properties).toMatchObject({ ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1 });
+    const thresholds = alarms.map((alarm) => `${alarm.Properties.MetricName}>=${alarm.Properties.Threshold}`).sort();
+    expect(thresholds).toEqual([
+      'ApproximateAgeOfOldestMessage>=300',
+      'ApproximateNumberOfMessagesVisible>=1',
+      'ApproximateNumberOfMessagesVisible>=1',
+      'ApproximateNumberOfMessagesVisible>=1',
+      'Errors>=1',
+      'ExecutionFailed>=1',
+    ]);
   });
 
-  test("grantAppendOrderedEvents gives a producer what OrderedOutbox does on the outbox table, and nothing wider: PutItem (head and history items) and GetItem (the consistent read of the aggregate's head)", () => {
+  test("grantAppendOrderedEvents gives a producer what OrderedOutbox does on the outbox table, and nothing wider: PutItem (head and history items), and GetItem (the consistent read of the aggregate's head) of head items only (dynamodb:LeadingKeys)", () => {
     const producerStack = new Stack(new App(), 'Producer');
     const { outboxTable, relay } = orderedStack(producerStack);
     const role = new iam.Role(producerStack, 'ProducerRole', { assumedBy: new iam.ServicePrincipal('lambda.amazonaws.com') });
@@ -93,11 +102,17 @@ describe('OrderedRelay and OrderedSubscriber', () => {
     relay.grantAppendOrderedEvents(role);
 
     const policies = Template.fromStack(producerStack).findResources('AWS::IAM::Policy', { Properties: { Roles: [{ Ref: producerStack.getLogicalId(role.node.defaultChild as iam.CfnRole) }] } });
-    const statements = Object.values(policies).flatMap((policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown }[]);
+    const statements = Object.values(policies).flatMap(
+      (policy) => policy.Properties.PolicyDocument.Statement as { Action: string | string[]; Resource: unknown; Condition?: unknown }[],
+    );
     const tableArn = producerStack.resolve(outboxTable.table.tableArn);
     const dynamoDbActions = statements.filter((statement) => [statement.Action].flat().some((action) => action.startsWith('dynamodb:')));
-    expect(dynamoDbActions.flatMap((statement) => [statement.Action].flat()).sort()).toEqual(['dynamodb:GetItem', 'dynamodb:PutItem']);
-    for (const statement of dynamoDbActions) expect(statement.Resource).toEqual(tableArn);
+    expect(dynamoDbActions.map((statement) => ({ Action: statement.Action, Resource: statement.Resource, Condition: statement.Condition }))).toEqual([
+      { Action: 'dynamodb:PutItem', Resource: tableArn, Condition: undefined },
+      // the head items' partition key values are OUTBOX#AGGREGATE#<aggregateId> (lambda/contract/ordered-wire-format.ts):
+      // an event's history item (OUTBOX#<eventId>) and every business item of a shared table stay unreadable
+      { Action: 'dynamodb:GetItem', Resource: tableArn, Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX#AGGREGATE#*'] } } },
+    ]);
   });
 
   test("logEncryptionKey encrypts the relay's log groups (the pipe's and the fan-out function's) with the key, whose policy lets CloudWatch Logs use it", () => {
@@ -143,5 +158,51 @@ describe('OrderedRelay and OrderedSubscriber', () => {
     } finally {
       rmSync(outdir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('the ordered path is built by the standard builders', () => {
+  test("the subscription waits for the queue policy that lets the ordered topic send (SNS must be allowed to send before it delivers), as the standard subscriber's does", () => {
+    const stack = new Stack(new App(), 'Stack');
+    const { relay, subscriber } = orderedStack(stack);
+    const template = Template.fromStack(stack);
+    const policies = template.findResources('AWS::SQS::QueuePolicy', { Properties: { Queues: [stack.resolve(subscriber.queue.queueUrl)] } });
+    const [policyId] = Object.keys(policies);
+    expect(policyId).toBeDefined();
+    expect(policies[policyId!]!.Properties.PolicyDocument.Statement).toContainEqual({
+      Action: 'sqs:SendMessage',
+      Effect: 'Allow',
+      Principal: { Service: 'sns.amazonaws.com' },
+      Resource: stack.resolve(subscriber.queue.queueArn),
+      Condition: { ArnEquals: { 'aws:SourceArn': stack.resolve(relay.topic.topicArn) } },
+    });
+    template.hasResource('AWS::SNS::Subscription', { DependsOn: Match.arrayWith([policyId]) });
+  });
+
+  test("the pipe's data at rest is encrypted with the relay's key, usable by the pipe's role only with this pipe's encryption context", () => {
+    const stack = new Stack(new App(), 'Stack');
+    const { relay } = orderedStack(stack);
+    const template = Template.fromStack(stack);
+    const keyArn = stack.resolve(relay.encryptionKey.keyArn);
+    template.hasResourceProperties('AWS::Pipes::Pipe', { KmsKeyIdentifier: keyArn });
+    template.hasResourceProperties('AWS::IAM::Policy', {
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          Match.objectLike({ Action: ['kms:GenerateDataKey', 'kms:Decrypt'], Resource: keyArn, Condition: { ArnEquals: { 'kms:EncryptionContext:aws:pipes:arn': Match.anyValue() } } }),
+        ]),
+      },
+    });
+  });
+
+  test("logLevel and logRetention set the pipe's log level and its log group's retention (ERROR and one year by default)", () => {
+    const defaults = new Stack(new App(), 'Stack');
+    orderedStack(defaults);
+    Template.fromStack(defaults).hasResourceProperties('AWS::Pipes::Pipe', { LogConfiguration: Match.objectLike({ Level: 'ERROR' }) });
+    const tuned = new Stack(new App(), 'Stack');
+    const { relay } = orderedStack(tuned, { logLevel: OutboxRelayLogLevel.INFO, logRetention: logs.RetentionDays.ONE_MONTH });
+    const template = Template.fromStack(tuned);
+    template.hasResourceProperties('AWS::Pipes::Pipe', { LogConfiguration: Match.objectLike({ Level: 'INFO' }) });
+    template.hasResourceProperties('AWS::Logs::LogGroup', { LogGroupName: Match.absent(), RetentionInDays: 30 });
+    expect(relay.pipeLogGroup).toBeDefined();
   });
 });

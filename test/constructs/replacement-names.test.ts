@@ -13,6 +13,7 @@ import * as sns from 'aws-cdk-lib/aws-sns';
 import { describe, expect, test } from 'vitest';
 import { EventTopic } from '../../lib/topic';
 import { OutboxRelay, OutboxTable, type IOutboxTable } from '../../lib/outbox';
+import { OrderedRelay } from '../../lib/ordered';
 import { resolveValue } from '../../simulator/model/intrinsics';
 
 const REGION = 'eu-west-1';
@@ -53,7 +54,11 @@ function deploy(stack: Stack, labels: Record<string, string>): Deployed {
   };
 }
 
+/** The two relays whose pipe reads the outbox stream: the standard one (to the topic) and the ordered one (to its FIFO queue). */
+type RelayKind = 'OutboxRelay' | 'OrderedRelay';
+
 interface RelayOptions {
+  readonly kind?: RelayKind;
   readonly outboxId?: string;
   readonly imported?: string;
   readonly ownTable?: dynamodb.StreamViewType;
@@ -61,7 +66,7 @@ interface RelayOptions {
   readonly maximumRecordAge?: Duration;
 }
 
-function synthRelay(options: RelayOptions = {}): { stack: Stack; tableLogicalId: string } {
+function synthKindOfRelay(options: RelayOptions): { stack: Stack; tableLogicalId: string } {
   const stack = new Stack(new App({ builtinCloudFormationValidation: false }), 'Stack', { env: { region: REGION, account: ACCOUNT } });
   let outboxTable: IOutboxTable;
   let tableLogicalId: string;
@@ -82,16 +87,22 @@ function synthRelay(options: RelayOptions = {}): { stack: Stack; tableLogicalId:
     outboxTable = created;
     tableLogicalId = stack.getLogicalId(created.table.node.defaultChild as dynamodb.CfnTable);
   }
-  new OutboxRelay(stack, 'Relay', {
-    outboxTable,
-    topic: new sns.Topic(stack, 'Topic'),
-    batchSize: options.batchSize,
-    maximumRecordAge: options.maximumRecordAge,
-  });
+  if (options.kind === 'OrderedRelay') {
+    new OrderedRelay(stack, 'Relay', { outboxTable, maximumRecordAge: options.maximumRecordAge });
+  } else {
+    new OutboxRelay(stack, 'Relay', {
+      outboxTable,
+      topic: new sns.Topic(stack, 'Topic'),
+      batchSize: options.batchSize,
+      maximumRecordAge: options.maximumRecordAge,
+    });
+  }
   return { stack, tableLogicalId };
 }
 
-describe('the default pipe name', () => {
+describe.each<RelayKind>(['OutboxRelay', 'OrderedRelay'])("%s's default pipe name", (kind) => {
+  const synthRelay = (options: RelayOptions = {}) => synthKindOfRelay({ ...options, kind });
+
   test('changes when the outbox stream is replaced (stream re-enabled or its view type changed): the stream gets a new label', () => {
     const before = synthRelay({ ownTable: dynamodb.StreamViewType.NEW_IMAGE });
     const after = synthRelay({ ownTable: dynamodb.StreamViewType.NEW_AND_OLD_IMAGES });
@@ -123,7 +134,7 @@ describe('the default pipe name', () => {
 
   test('stays the same when only settings updated in place change (no replacement, no new name)', () => {
     const before = synthRelay({});
-    const after = synthRelay({ batchSize: 5, maximumRecordAge: Duration.hours(2) });
+    const after = synthRelay({ batchSize: kind === 'OutboxRelay' ? 5 : undefined, maximumRecordAge: Duration.hours(2) });
     const labels = { [before.tableLogicalId]: '2024-01-01T00:00:00.000' };
     expect(deploy(after.stack, labels).pipeName).toBe(deploy(before.stack, labels).pipeName);
   });

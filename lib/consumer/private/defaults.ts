@@ -26,6 +26,8 @@ export const CONSUMER_DEFAULTS = {
    * 5 days to spare for a relay's late duplicate, an SQS outage SNS retries through, and the redrive itself.
    */
   DEDUPLICATION_WINDOW: Duration.days(30),
+  /** Age of a queue's oldest message at which a subscriber's oldest-message alarm fires (`OldestMessageAge`, `HeldAggregate`). */
+  MAX_MESSAGE_AGE: Duration.minutes(5),
   /** Records per Lambda invocation (the SQS event source default). */
   BATCH_SIZE: 10,
 } as const;

@@ -1,0 +1,136 @@
+/**
+ * The on-call view of the ordered path (issue 38 item 6): the ordered relay's pipe alarms as the standard relay's
+ * (dead letters and failed executions), an alarm for an aggregate held in an ordered subscriber's FIFO queue (the age of
+ * its oldest message: a FIFO queue keeps a failed message at its group's head, SQS developer guide, "Available
+ * CloudWatch metrics for Amazon SQS"), dashboard rows for both, and every one of their alarms in `flow.alarms`.
+ */
+import * as path from 'node:path';
+import { Duration, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { describe, expect, test } from 'vitest';
+import { IdempotentEventFlow } from '../../lib/idempotent-event-flow';
+import { FlowDashboard } from '../../lib/monitoring';
+import { OrderedRelay, OrderedSubscriber } from '../../lib/ordered';
+import { newStack } from '../fixtures/construct-test-kit';
+
+const ORDERED_HANDLER = path.join(__dirname, '..', 'fixtures', 'ordered-consumer-handler.ts');
+
+interface Widget {
+  readonly type: string;
+  readonly properties: { readonly title?: string; readonly markdown?: string; readonly metrics?: unknown[][]; readonly alarms?: unknown[] };
+}
+
+/** The dashboard's widgets, its body parsed with every token replaced by `<token>`. */
+function widgets(stack: Stack): Widget[] {
+  const dashboards = Template.fromStack(stack).findResources('AWS::CloudWatch::Dashboard');
+  expect(Object.keys(dashboards)).toHaveLength(1);
+  const body = Object.values(dashboards)[0]!.Properties.DashboardBody as string | { 'Fn::Join': [string, unknown[]] };
+  const text = typeof body === 'string' ? body : body['Fn::Join'][1].map((part) => (typeof part === 'string' ? part : '<token>')).join('');
+  return (JSON.parse(text) as { widgets: Widget[] }).widgets;
+}
+
+function metricNames(widget: Widget | undefined): string[] {
+  return (widget?.properties.metrics ?? []).map((row) => row.find((cell, index) => index > 0 && typeof cell === 'string' && cell !== '.') as string);
+}
+
+function byTitle(all: Widget[], title: string): Widget | undefined {
+  return all.find((widget) => widget.properties.title === title);
+}
+
+function orderedFlow(stack: Stack, subscriberProps: Partial<ConstructorParameters<typeof OrderedSubscriber>[2]> = {}) {
+  const flow = new IdempotentEventFlow(stack, 'Orders', { dashboard: true });
+  const relay = new OrderedRelay(stack, 'Ordered', { outboxTable: flow.outboxTable });
+  const subscriber = new OrderedSubscriber(stack, 'Tracking', { relay, subscriberName: 'Tracking', entry: ORDERED_HANDLER, ...subscriberProps });
+  return { flow, relay, subscriber };
+}
+
+describe('the ordered relay alarms as the standard relay does', () => {
+  test("PipeExecutionFailed fires at the first failed execution of the ordered pipe (AWS/EventBridge/Pipes ExecutionFailed of its PipeName)", () => {
+    const stack = newStack();
+    const { relay } = orderedFlow(stack);
+    const template = Template.fromStack(stack);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/EventBridge/Pipes',
+      MetricName: 'ExecutionFailed',
+      Dimensions: [{ Name: 'PipeName', Value: stack.resolve(relay.pipeName) }],
+      Statistic: 'Sum',
+      Period: 60,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    expect(relay.alarms).toEqual([relay.relayDeadLetterAlarm, relay.pipeDeadLetterAlarm, relay.executionFailedAlarm]);
+  });
+});
+
+describe("an aggregate held in an ordered subscriber's FIFO queue alarms", () => {
+  test('HeldAggregate fires when the oldest message of its FIFO queue is 5 minutes old (the default)', () => {
+    const stack = newStack();
+    const { subscriber } = orderedFlow(stack);
+    Template.fromStack(stack).hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SQS',
+      MetricName: 'ApproximateAgeOfOldestMessage',
+      Dimensions: [{ Name: 'QueueName', Value: stack.resolve(subscriber.queue.queueName) }],
+      Statistic: 'Maximum',
+      Threshold: 300,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    expect(subscriber.alarms).toEqual([subscriber.deadLetterAlarm, subscriber.errorsAlarm, subscriber.heldAggregateAlarm]);
+  });
+
+  test('maxMessageAge tunes it, and a value out of range fails at synth naming the prop, the bound and the value', () => {
+    const stack = newStack();
+    orderedFlow(stack, { maxMessageAge: Duration.minutes(20) });
+    Template.fromStack(stack).hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateAgeOfOldestMessage', Threshold: 1200 });
+    expect(() => orderedFlow(newStack(), { maxMessageAge: Duration.seconds(10) })).toThrow(/OrderedSubscriber 'Tracking'.*maxMessageAge.*1 minute.*10 seconds/);
+  });
+});
+
+describe('flow.alarms and the dashboard cover the ordered path', () => {
+  test('registerOrderedRelay and registerOrderedSubscriber put their alarms in flow.alarms and give each a dashboard row with its alarms', () => {
+    const stack = newStack();
+    const { flow, relay, subscriber } = orderedFlow(stack);
+    const before = flow.alarms.length;
+
+    flow.registerOrderedRelay(relay);
+    flow.registerOrderedSubscriber(subscriber);
+
+    expect(flow.alarms.slice(before)).toEqual([...relay.alarms, ...subscriber.alarms]);
+    expect(flow.orderedRelays).toEqual([relay]);
+    expect(flow.orderedSubscribers).toEqual([subscriber]);
+    const all = widgets(stack);
+    expect(metricNames(byTitle(all, 'Ordered pipe executions'))).toEqual(['Invocations', 'ExecutionFailed', 'ExecutionThrottled', 'ExecutionTimeout']);
+    expect(metricNames(byTitle(all, 'Ordered relay queues (messages)'))).toEqual(['ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesVisible', 'ApproximateNumberOfMessagesVisible']);
+    expect(metricNames(byTitle(all, 'Tracking: FIFO queue'))).toEqual(['ApproximateNumberOfMessagesVisible', 'ApproximateAgeOfOldestMessage']);
+    expect(metricNames(byTitle(all, 'Tracking: dead-letter queue (messages)'))).toEqual(['ApproximateNumberOfMessagesVisible']);
+    const alarmRows = all.filter((widget) => widget.type === 'alarm').map((widget) => [widget.properties.title, widget.properties.alarms?.length]);
+    expect(alarmRows).toContainEqual([`Ordered relay ${relay.node.path}: alarms`, 3]);
+    expect(alarmRows).toContainEqual(['Ordered subscriber Tracking: alarms', 3]);
+  });
+
+  test('an ordered subscriber of a registered relay that is not registered fails at synth (its alarms would be missing from flow.alarms)', () => {
+    const stack = newStack();
+    const { flow, relay } = orderedFlow(stack);
+    flow.registerOrderedRelay(relay);
+    expect(() => Template.fromStack(stack)).toThrow(/OrderedSubscriber.*Tracking.*registerOrderedSubscriber/);
+  });
+
+  test('a relay or subscriber registered twice, or a subscriber of an unregistered relay, is refused', () => {
+    const stack = newStack();
+    const { flow, relay, subscriber } = orderedFlow(stack);
+    expect(() => flow.registerOrderedSubscriber(subscriber)).toThrow(/registerOrderedRelay/);
+    flow.registerOrderedRelay(relay);
+    expect(() => flow.registerOrderedRelay(relay)).toThrow(/registered already/);
+    flow.registerOrderedSubscriber(subscriber);
+    expect(() => flow.registerOrderedSubscriber(subscriber)).toThrow(/registered already/);
+  });
+
+  test('FlowDashboard alone takes ordered relays and subscribers', () => {
+    const stack = newStack();
+    const { relay, subscriber } = orderedFlow(stack);
+    const view = new FlowDashboard(stack, 'OrderedView', { orderedRelays: [relay], orderedSubscribers: [subscriber] });
+    const dashboards = Template.fromStack(stack).findResources('AWS::CloudWatch::Dashboard');
+    const body = JSON.stringify(dashboards[stack.getLogicalId(view.dashboard.node.defaultChild as never)]);
+    expect(body).toContain('Tracking: FIFO queue');
+    expect(body).toContain('Ordered pipe executions');
+  });
+});
