@@ -161,6 +161,13 @@ export class SimulatedRelay {
   /** Set once IAM refused the pipe's role the stream: nothing is read. */
   public readDenied = false;
 
+  private readonly recordListeners: ((record: _Record) => void)[] = [];
+
+  /** Calls `listener` with every record the relay reads from now on, in the order it reads them (after relaying it). */
+  public onRecordRead(listener: (record: _Record) => void): void {
+    this.recordListeners.push(listener);
+  }
+
   private async readAvailable(): Promise<number> {
     if (this.options.authorizeRead !== undefined && (await this.options.authorizeRead()) !== undefined) {
       this.readDenied = true;
@@ -248,6 +255,7 @@ export class SimulatedRelay {
         }
         shard.lastSequenceNumber = record.dynamodb?.SequenceNumber ?? shard.lastSequenceNumber;
         read += 1;
+        for (const listener of this.recordListeners) listener(record);
       }
       this.deadLetter(shard.shardId, givenUp);
       shard.iterator = page.NextShardIterator;

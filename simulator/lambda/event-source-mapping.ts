@@ -92,21 +92,34 @@ export class SimulatedEventSourceMapping {
    * disabled).
    */
   public async runRound(parallelism: number): Promise<number> {
+    const run = await this.prepareRound(parallelism);
+    return run();
+  }
+
+  /**
+   * The first half of {@link runRound}: checks that the mapping may poll and receives the round's batches; resolves
+   * with the second half, which invokes them (its first invocation begins before it returns its promise). A run
+   * prepares every mapping's round before it runs any, so what the seeded scheduler's first turns can choose from does
+   * not depend on how long a mapping's polling check took in real time (IAM's first evaluation of it, say).
+   */
+  public async prepareRound(parallelism: number): Promise<() => Promise<number>> {
     if (!Number.isInteger(parallelism) || parallelism < 1) {
       throw new RangeError(`runRound of event source mapping ${this.model.key}: parallelism must be a whole number of at least 1, got ${parallelism}`);
     }
-    if (!this.model.enabled) return 0;
-    if (this.authorizePolling !== undefined && (await this.authorizePolling()) !== undefined) return 0;
+    if (!this.model.enabled) return async () => 0;
+    if (this.authorizePolling !== undefined && (await this.authorizePolling()) !== undefined) return async () => 0;
     const concurrency = Math.min(parallelism, this.model.maximumConcurrency ?? parallelism);
     const batches = this.queue.model.fifo ? this.fifoBatches(concurrency) : this.standardBatches(concurrency);
-    if (concurrency === 1) {
-      // no concurrency asked for: the round's batches (a received copy's included) run one after another, so a run
-      // with --concurrency 1 has no races and replays figure for figure from its seed
-      for (const batch of batches) await this.process(batch);
-    } else {
-      await Promise.all(batches.map((batch) => this.process(batch)));
-    }
-    return batches.length;
+    return async () => {
+      if (concurrency === 1) {
+        // no concurrency asked for: the round's batches (a received copy's included) run one after another, so a run
+        // with --concurrency 1 has no races and replays figure for figure from its seed
+        for (const batch of batches) await this.process(batch);
+      } else {
+        await Promise.all(batches.map((batch) => this.process(batch)));
+      }
+      return batches.length;
+    };
   }
 
   /** Standard queue: receive, add the concurrent copies next to their originals, deal round-robin. */

@@ -85,7 +85,9 @@ export async function runRounds(
     let work = 0;
     if (driver !== undefined && driver.remaining > 0) work += await driver.next(options.concurrency);
     for (const relay of relays) work += await relay.poll();
-    const invocations = await Promise.all(flow.mappings.map((mapping) => mapping.runRound(options.concurrency)));
+    // every mapping receives its batches before any invokes: what the scheduler's first turns see is the whole round
+    const prepared = await Promise.all(flow.mappings.map((mapping) => mapping.prepareRound(options.concurrency)));
+    const invocations = await Promise.all(prepared.map((run) => run()));
     work += invocations.reduce((sum: number, count: number) => sum + count, 0);
     progress();
     if (work > 0) {

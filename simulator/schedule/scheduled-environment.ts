@@ -58,6 +58,8 @@ export class ScheduledEnvironment implements RequestScheduling {
   private readonly held: Ticket[] = [];
   /** Forwarded tickets, in the order they were forwarded: each offers its reply step (which waits for DynamoDB's answer). */
   private readonly forwarded: Ticket[] = [];
+  /** Every ticket not answered or ended yet, whatever its state. */
+  private readonly unanswered = new Set<Ticket>();
   private arrivals = 0;
   private answers = 0;
   private invocations = 0;
@@ -153,12 +155,18 @@ export class ScheduledEnvironment implements RequestScheduling {
     this.running = false;
     this.pendingStart = undefined;
     this.scheduler.forget(this);
-    for (const ticket of [...this.held, ...this.forwarded]) {
+    // every request not answered yet: held, forwarded, or between the two (its forward step is under way)
+    for (const ticket of this.unanswered) {
       ticket.state = 'done';
       ticket.signalProgress();
+      // a request DynamoDB answered waits for its reply turn before its proxy releases its hold on its items: it gets
+      // it now (the reply goes nowhere), or the hold would stay for the rest of the run and refuse every later
+      // transaction on the items with TransactionConflict
+      ticket.allowReply?.();
     }
     this.held.length = 0;
     this.forwarded.length = 0;
+    this.unanswered.clear();
   }
 
   public arrive(operation: string, body: Buffer): ScheduledRequest {
@@ -188,6 +196,7 @@ export class ScheduledEnvironment implements RequestScheduling {
       signalDispatched,
     };
     this.held.push(ticket);
+    this.unanswered.add(ticket);
     this.scheduler.poke();
     return {
       forwardTurn,
@@ -218,7 +227,10 @@ export class ScheduledEnvironment implements RequestScheduling {
   /** A ticket that is done: no step offers it any more, and a forward step waiting on it ends. */
   private withdraw(ticket: Ticket): void {
     for (const list of [this.held, this.forwarded]) if (list.includes(ticket)) list.splice(list.indexOf(ticket), 1);
+    this.unanswered.delete(ticket);
     ticket.signalProgress();
+    // a request that ends (its connection closed) waiting for its reply turn gets it: its proxy then releases its hold
+    ticket.allowReply?.();
   }
 
   /** A request of the init (see {@link startingInvocation}): no step of the seed; it goes once an invocation took the environment. */

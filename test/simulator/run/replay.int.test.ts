@@ -5,6 +5,7 @@
  * evaluated) keeps the 20 runs as short as they can be. Most of a run is building the local flow (tables, queues,
  * execution environments): at load average 13-17, 4 to 7 s of a 6 to 9 s run; a second order added about 0.5 s a run.
  */
+import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, inject, test } from 'vitest';
 import { loadScenario, type SimulationScenario } from '../../../simulator/run/scenario';
@@ -53,5 +54,45 @@ describe('replaying a seed', () => {
     // ... and every run is the first, figure for figure
     const differing = results.map((json, index) => ({ index, json })).filter(({ json }) => json !== results[0]);
     expect(differing.map(({ index }) => index)).toEqual([]);
+  });
+});
+
+/**
+ * Two busy loops beside the run (each a Node process spinning, stopped by the test, and by itself after `seconds` should
+ * the test die first): what a loaded CI machine does to the run's real timing.
+ */
+function busyLoops(seconds: number): { stop(): void } {
+  const loops: ChildProcess[] = [1, 2].map(() =>
+    spawn(process.execPath, ['-e', `const end = Date.now() + ${seconds * 1000}; while (Date.now() < end) {}`], { stdio: 'ignore' }),
+  );
+  return { stop: () => loops.forEach((loop) => loop.kill('SIGKILL')) };
+}
+
+describe('replaying a seed on a loaded machine', () => {
+  test('two runs of one seed beside two busy loops, at concurrency 4 and 1, give identical results', { timeout: 1_800_000 }, async () => {
+    const load = busyLoops(900);
+    try {
+      for (const concurrency of [4, 1]) {
+        const results: string[] = [];
+        for (let run = 0; run < 2; run += 1) {
+          const result = await runSimulation({
+            cwd: PROJECT,
+            assemblyDirectory,
+            scenario,
+            dynamoDbEndpoint: inject('dynamoDbEndpoint'),
+            seed: 'loaded-7',
+            count: 3,
+            concurrency,
+          });
+          results.push(asJson(result));
+        }
+        const first = JSON.parse(results[0]!) as SimulationResult;
+        // the run met faults: there is something to replay
+        expect(first.totalFaults).toBeGreaterThan(0);
+        expect(results[1], `concurrency ${concurrency}`).toBe(results[0]);
+      }
+    } finally {
+      load.stop();
+    }
   });
 });

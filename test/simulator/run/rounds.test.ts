@@ -61,3 +61,43 @@ describe('runRounds', () => {
     expect(checkSettled(outcome)).toEqual([]);
   });
 });
+
+describe('the start of a round', () => {
+  test("no mapping invokes its function before every mapping has received its batches: a slow polling check (IAM's first evaluation) does not decide which invocations the scheduler's first turns see", async () => {
+    const clock = frozenClock();
+    const ledger = new RunLedger();
+    const log: string[] = [];
+    const mappingOf = (name: string, turnsToAuthorize: number) => {
+      const queue = makeQueue(queueModel(name, { visibilityTimeoutSeconds: 60 }), { clock, observer: ledger });
+      queue.send({ body: 'work', origin: { via: 'send-message' } });
+      const runner: MappedFunction = {
+        invoke: async () => {
+          log.push(`${name} invoked`);
+          return { kind: 'returned', response: null };
+        },
+      };
+      const authorizePolling = async (): Promise<undefined> => {
+        for (let turn = 0; turn < turnsToAuthorize; turn += 1) await new Promise((resolve) => setImmediate(resolve));
+        log.push(`${name} may poll`);
+        return undefined;
+      };
+      const mapping = new SimulatedEventSourceMapping({
+        model: { key: `Stack/${name}Mapping`, stackName: 'Stack', logicalId: `${name}Mapping`, queue: queue.model.key, function: `Stack/${name}Fn`, batchSize: 10, reportBatchItemFailures: true, enabled: true },
+        queue,
+        runner,
+        faults: new FaultPlan('none', NO_FAULTS),
+        region: 'us-east-1',
+        observer: ledger,
+        authorizePolling,
+      });
+      return { queue, mapping };
+    };
+    const fast = mappingOf('Fast', 0);
+    const slow = mappingOf('Slow', 5);
+    const flow = { queues: new Map([fast, slow].map(({ queue }) => [queue.model.key, queue])), mappings: [fast.mapping, slow.mapping], subscribers: [] };
+
+    await runRounds(flow, [], ledger, clock, undefined, { ...OPTIONS, concurrency: 4 });
+
+    expect(log.slice(0, 4)).toEqual(['Fast may poll', 'Slow may poll', 'Fast invoked', 'Slow invoked']);
+  });
+});
