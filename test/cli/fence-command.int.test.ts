@@ -3,7 +3,7 @@
  * fence-respecting redrive and replay, against the
  * simulator's SQS (FIFO queues behind its endpoint, the real @aws-sdk/client-sqs) and DynamoDB Local. No mocks.
  */
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
 import { createLogger } from '../../lambda/logger';
@@ -343,6 +343,43 @@ describe('fence list (issue 33): every aggregate an ordered subscriber is held u
     expect(text.stdout).toMatch(new RegExp(`${gap} +0 +- +gap +3 `));
     expect(text.stdout).not.toContain(behind); // without the outbox, nothing says it committed more
     expect((await cli({ clock, endpoint }, 'fence', 'list', SUBSCRIBER, '--table', inboxConfig.inboxTableName)).code).toBe(2);
+  });
+});
+
+describe('inbox forget of an ordered subscriber (issue 38, item 4): never a fence, and the truth about what forgetting does', () => {
+  test("refuses the fence's own key and any record that is not a dedup record; with the ordered output refuses an inbox record, naming the fence; without it says an ordered subscriber does not apply it again", async () => {
+    const queues = fifoQueues('LedgerForget');
+    const aggregate = `order-${Date.now()}-forget`;
+    const events = await produce(aggregate, ['placed', 'paid']);
+    for (const envelope of events) await consumer()({ Records: [{ messageId: envelope.id, body: JSON.stringify(envelope), attributes: { ApproximateReceiveCount: '1' } }] });
+    const table = ['--table', inboxConfig.inboxTableName, '--reason', 'restored from a backup'];
+    const fenceAt = async () => (JSON.parse((await cli({ clock, endpoint }, 'fence', 'show', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--json')).stdout) as { appliedSequence: number }).appliedSequence;
+
+    // `<name>@sequence <aggregate>` spells the fence's key: refused, the fence stays
+    const fence = await cli({ clock, endpoint }, 'inbox', 'forget', `${SUBSCRIBER}@sequence`, aggregate, ...table, '--yes');
+    expect(fence.code).toBe(2);
+    expect(fence.stderr).toContain(`'${SUBSCRIBER}@sequence' is not a subscriber name`);
+    expect(fence.stderr).toContain("'fence skip'");
+    expect(await fenceAt()).toBe(2);
+
+    // a record under a dedup key that is not a dedup record: refused, named
+    await DynamoDBDocumentClient.from(client).send(new PutCommand({ TableName: inboxConfig.inboxTableName, Item: { pk: `${SUBSCRIBER}#not-a-record`, recordType: 'SomethingElse.v1' } }));
+    expect(await cli({ clock, endpoint }, 'inbox', 'forget', SUBSCRIBER, 'not-a-record', ...table, '--yes')).toMatchObject({ code: 3, stderr: expect.stringContaining('is not an inbox record or a processing record') });
+
+    // with the ordered output: refused, and it says why (the fence answers the next delivery as a duplicate)
+    const ordered = await cli({ clock, endpoint }, 'inbox', 'forget', SUBSCRIBER, events[0]!.id, ...table, '--subscriber-output', orderedOutput(queues), '--yes');
+    expect(ordered.code).toBe(3);
+    expect(ordered.stderr).toMatch(/ordered subscriber.*fence.*duplicate/);
+    expect((await DynamoDBDocumentClient.from(client).send(new GetCommand({ TableName: inboxConfig.inboxTableName, Key: { pk: `${SUBSCRIBER}#${events[0]!.id}` } }))).Item).toBeDefined();
+
+    // without it: forgotten, and the result does not promise a second application
+    const plain = await cli({ clock, endpoint }, 'inbox', 'forget', SUBSCRIBER, events[0]!.id, ...table, '--yes');
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).not.toMatch(/^forgot the record of .*: its next delivery applies it again\n$/);
+    expect(plain.stdout).toContain('an ordered subscriber does not apply it again');
+    await consumer()({ Records: [{ messageId: 'again', body: JSON.stringify(events[0]), attributes: { ApproximateReceiveCount: '1' } }] });
+    expect(await ledger(aggregate)).toEqual(['placed', 'paid']);
+    expect(await fenceAt()).toBe(2);
   });
 });
 
