@@ -35,6 +35,9 @@ import { SequenceFences } from '../../../lambda/ordered/sequence-fences';
 import { orderedDecisions, type OrderedDecision } from '../../../simulator/cli/dead-letters/ordered-sends';
 import { orderedHistoryEvents } from '../../../simulator/cli/ordered-replay';
 import { TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
+import type { VirtualClock } from '../../../simulator/aws/clock';
+import type { SqsEndpoint } from '../../../simulator/aws/sqs-endpoint';
+import { cli } from '../../cli/operator-services';
 import { inject } from 'vitest';
 import { localClient } from '../dynamodb-client';
 import { startFaultProxy, type FaultProxy, type FaultRule } from '../fault-proxy';
@@ -100,6 +103,8 @@ export class OrderedWorld {
   private readonly fences: SequenceFences;
   /** The dead letters the runtime sent during the current delivery. */
   private runtimeDeadLetters: DeadLetter[] = [];
+  /** Per aggregate, the sequences an operator's accepted `fence skip` dropped (never to be applied). */
+  private readonly skipped = new Map<string, Set<number>>();
 
   /** A run on `tables` with a fault proxy of its own in front of DynamoDB Local. */
   public static async start(tables: OrderedTables, maxReceiveCount: number): Promise<OrderedWorld> {
@@ -332,7 +337,7 @@ export class OrderedWorld {
     const decisions = orderedDecisions(plan, { held: 'replayed event', left: 'not sent' });
     const byId = new Map(selected.map((envelope) => [envelope.id, envelope]));
     const sent = decisions.filter((item) => item.decision === 'send').map((item) => byId.get(item.id)!);
-    const applied = new Set(await this.ledger(aggregate));
+    const applied = new Set([...(await this.ledger(aggregate)), ...this.skippedIds(aggregate)]);
     const duplicates = decisions.filter((item) => item.decision === 'applied').map((item) => item.id);
     const expectedDuplicates = selected.filter((envelope) => applied.has(envelope.id)).map((envelope) => envelope.id);
     if (JSON.stringify([...duplicates].sort()) !== JSON.stringify([...expectedDuplicates].sort())) {
@@ -354,7 +359,7 @@ export class OrderedWorld {
    */
   private async checkOperatorSends(what: string, sent: readonly OrderedEnvelope[], had: readonly OrderedEnvelope[], decisions: readonly OrderedDecision[]): Promise<void> {
     for (const aggregate of this.aggregates) {
-      const appliedCount = (await this.ledger(aggregate)).length;
+      const appliedCount = await this.position(aggregate);
       const sequences = (list: readonly OrderedEnvelope[]) => list.filter((envelope) => envelope.partitionkey === aggregate).map((envelope) => Number(envelope.sequence));
       const sentHere = sequences(sent);
       const held = new Set(sequences(had));
@@ -370,6 +375,102 @@ export class OrderedWorld {
     }
   }
 
+  // ---- issue 38, items 3 and 4: `fence skip` with any --to, `inbox forget` of any key (the real CLI, in-process) ----
+
+  /** The events the model expects applied, in sequence order: those produced, less those a skip dropped. */
+  private expectedOrder(aggregate: string): string[] {
+    const skipped = this.skipped.get(aggregate) ?? new Set<number>();
+    return this.produced.get(aggregate)!.filter((envelope) => !skipped.has(Number(envelope.sequence))).map((envelope) => envelope.id);
+  }
+
+  private skippedIds(aggregate: string): string[] {
+    const skipped = this.skipped.get(aggregate) ?? new Set<number>();
+    return this.produced.get(aggregate)!.filter((envelope) => skipped.has(Number(envelope.sequence))).map((envelope) => envelope.id);
+  }
+
+  /** Where the fence must stand, from the model's truth: the longest run 1..n of sequences applied (the ledger) or skipped. */
+  private async position(aggregate: string): Promise<number> {
+    const bySequence = new Map(this.produced.get(aggregate)!.map((envelope) => [envelope.id, Number(envelope.sequence)]));
+    const done = new Set([...(await this.ledger(aggregate)).map((id) => bySequence.get(id)!), ...(this.skipped.get(aggregate) ?? [])]);
+    let position = 0;
+    while (done.has(position + 1)) position += 1;
+    return position;
+  }
+
+  /** The operator's CLI, in-process, against DynamoDB Local (these commands send nothing to SQS), at the model's time. */
+  private async operator(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    const services = { clock: { now: () => this.nowMs } as unknown as VirtualClock, endpoint: { endpoint: 'http://127.0.0.1:9' } as unknown as SqsEndpoint };
+    return cli(services, ...argv);
+  }
+
+  /**
+   * The operator runs `fence skip` on the aggregate from where `fence show` says the fence stands to `ahead` sequences
+   * further, which may be past what the outbox committed. Checked: a skip is accepted only up to the head (the events
+   * the producer committed), and it names every event it drops by id; what it drops is never applied, the rest is.
+   */
+  public async fenceSkip(aggregateIndex: number, ahead: number): Promise<void> {
+    const aggregate = this.aggregate(aggregateIndex);
+    const inbox = ['--table', this.tables.inbox.inboxTableName];
+    const shown = await this.operator('fence', 'show', this.tables.inbox.subscriberName, aggregate, ...inbox, '--json');
+    const from = (JSON.parse(shown.stdout) as { appliedSequence: number }).appliedSequence;
+    const to = from + ahead;
+    const committed = this.produced.get(aggregate)!.length;
+    const result = await this.operator(
+      'fence', 'skip', this.tables.inbox.subscriberName, aggregate, ...inbox, '--outbox-table', this.tables.outbox.outboxTableName,
+      '--from', String(from), '--to', String(to), '--reason', 'model: lost for good', '--yes', '--json',
+    );
+    if (result.code === 3) {
+      if (to <= committed) this.violations.push(`fence skip ${aggregate} ${from}..${to} refused with ${committed} committed: ${result.stderr.trim()}`);
+      this.history.push(`fence skip ${aggregate.slice(-5)} ${from} -> ${to}: refused (${committed} committed)`);
+      return;
+    }
+    if (result.code !== 0) return void this.violations.push(`fence skip exited ${result.code}: ${result.stderr}`);
+    const { drops } = JSON.parse(result.stdout) as { drops: Array<{ sequence: number; eventId?: string }> };
+    if (to > committed) this.violations.push(`fence skip ${aggregate} accepted --to ${to} past the head (${committed} committed): events ${committed + 1}..${to} will be answered as duplicates when written`);
+    const expected = this.produced.get(aggregate)!.filter((envelope) => Number(envelope.sequence) > from && Number(envelope.sequence) <= to).map((envelope) => ({ sequence: Number(envelope.sequence), eventId: envelope.id }));
+    const named = drops.map((drop) => ({ sequence: drop.sequence, eventId: drop.eventId }));
+    if (JSON.stringify(named) !== JSON.stringify(expected)) this.violations.push(`fence skip ${aggregate} ${from}..${to} named ${JSON.stringify(named)} as dropped; it drops ${JSON.stringify(expected)}`);
+    const skipped = this.skipped.get(aggregate) ?? new Set<number>();
+    for (let sequence = from + 1; sequence <= to; sequence++) skipped.add(sequence);
+    this.skipped.set(aggregate, skipped);
+    this.history.push(`fence skip ${aggregate.slice(-5)} ${from} -> ${to}: dropped ${drops.map((drop) => `#${drop.sequence}`).join(', ')}`);
+  }
+
+  /**
+   * The operator runs `inbox forget --yes` on a key: an applied event's (with or without the subscriber's Operator
+   * output, which says it is ordered), the aggregate's fence spelt as `<name>@sequence <aggregate>`, or an event the
+   * subscriber never saw. Checked: the fence never moves back, an ordered subscriber's record is refused with the
+   * output and never promised to apply again without it; then a copy of the event is delivered, as the operator
+   * meant (the ledger check: it is not applied twice).
+   */
+  public async inboxForget(aggregateIndex: number, key: 'applied' | 'fence' | 'unknown', withOutput: boolean): Promise<void> {
+    const aggregate = this.aggregate(aggregateIndex);
+    const name = this.tables.inbox.subscriberName;
+    const applied = await this.ledger(aggregate);
+    const envelope = this.produced.get(aggregate)!.find((each) => each.id === applied[applied.length - 1]);
+    if (key === 'applied' && envelope === undefined) return;
+    const [subscriber, eventId] = key === 'fence' ? [`${name}@sequence`, aggregate] : [name, key === 'applied' ? envelope!.id : `never-${randomUUID().slice(0, 8)}`];
+    const output = JSON.stringify({
+      format: 1, subscriberName: name, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: MODEL_WINDOW_SECONDS,
+      inboxTable: this.tables.inbox.inboxTableName, outboxTable: this.tables.outbox.outboxTableName, queueUrl: 'http://127.0.0.1:9/000000000000/Model.fifo', deadLetterQueueUrl: 'http://127.0.0.1:9/000000000000/ModelDlq.fifo',
+    });
+    const before = await this.fences.get(aggregate);
+    const result = await this.operator('inbox', 'forget', subscriber, eventId, '--table', this.tables.inbox.inboxTableName, '--reason', 'model', ...(withOutput ? ['--subscriber-output', output] : []), '--yes', '--json');
+    const after = await this.fences.get(aggregate);
+    if (after.appliedSequence !== before.appliedSequence) this.violations.push(`inbox forget ${subscriber} ${eventId} moved the fence of ${aggregate} from ${before.appliedSequence} to ${after.appliedSequence}`);
+    if (key === 'fence' && result.code === 0) this.violations.push(`inbox forget accepted the fence's key (${subscriber} ${eventId})`);
+    if (key === 'unknown' && result.code !== 3) this.violations.push(`inbox forget of an event never seen exited ${result.code}, not 3`);
+    if (key === 'applied' && withOutput && result.code === 0) this.violations.push(`inbox forget of ordered subscriber ${name}'s record of ${eventId} was accepted with its ordered output: the fence answers the next delivery as a duplicate`);
+    if (result.code === 0) {
+      const said = (JSON.parse(result.stdout) as { nextDelivery?: string }).nextDelivery ?? '';
+      if (!said.includes('an ordered subscriber does not apply it again')) this.violations.push(`inbox forget of ordered subscriber ${name}'s record of ${eventId} says "${said}"`);
+    }
+    if (result.code !== 0 && result.code !== 2 && result.code !== 3) this.violations.push(`inbox forget exited ${result.code}: ${result.stderr}`);
+    this.history.push(`inbox forget ${subscriber} ${key === 'fence' ? aggregate.slice(-5) : eventId.slice(0, 8)}${withOutput ? ' (with the ordered output)' : ''}: exit ${result.code}`);
+    // what the operator meant: the event comes again (and must not apply twice)
+    if (key === 'applied' && result.code === 0) this.enqueue(envelope!);
+  }
+
   /** The clock moves past the inbox's deduplication window. */
   public age(): void {
     this.nowMs += (MODEL_WINDOW_SECONDS + 60) * 1000;
@@ -381,11 +482,11 @@ export class OrderedWorld {
     return (item?.applied as string[] | undefined) ?? [];
   }
 
-  /** Each ledger is a prefix of its aggregate's events in sequence order. */
+  /** Each ledger is a prefix of its aggregate's events in sequence order (less those an operator's skip dropped). */
   public async check(): Promise<void> {
     for (const aggregate of this.aggregates) {
       const applied = await this.ledger(aggregate);
-      const expected = this.produced.get(aggregate)!.map((envelope) => envelope.id);
+      const expected = this.expectedOrder(aggregate);
       const prefix = expected.slice(0, applied.length);
       if (applied.length > expected.length || applied.some((id, index) => id !== prefix[index])) {
         this.violations.push(`${aggregate}: applied ${JSON.stringify(applied)}, but its events in sequence order are ${JSON.stringify(expected)}`);
@@ -407,7 +508,7 @@ export class OrderedWorld {
     await this.check();
     for (const aggregate of this.aggregates) {
       const applied = await this.ledger(aggregate);
-      const expected = this.produced.get(aggregate)!.map((envelope) => envelope.id);
+      const expected = this.expectedOrder(aggregate);
       if (applied.length !== expected.length) this.violations.push(`${aggregate}: after the drain ${applied.length} of ${expected.length} events applied`);
     }
     if (this.queue.length + this.deadLetters.length > 0) this.violations.push(`after the drain ${this.queue.length} messages queued and ${this.deadLetters.length} dead letters left`);
