@@ -46,6 +46,8 @@ const eventSpec: fc.Arbitrary<EventSpec> = fc.record({
   copies: fc.integer({ min: 1, max: 2 }),
   relayGivesUp: fc.constantFrom(false, false, false, true),
   aheadDays: fc.constantFrom(0, 0, 0, 0, 45),
+  // issue 38, item 10: an outbox item of another producer, without a write time or with one that lies
+  writtenBy: fc.constantFrom<NonNullable<EventSpec['writtenBy']>>('runtime', 'runtime', 'runtime', 'runtime', 'no-write-time', 'future-write-time'),
 });
 
 const deliverySpec = (mode: Mode): fc.Arbitrary<DeliverySpec> =>
