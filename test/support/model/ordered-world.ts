@@ -13,7 +13,9 @@
  * - the clock moves past the inbox's deduplication window (then only the fence knows what was applied);
  * - the operator redrives dead letters, as they are or in the fence's plan (`planOrderedRedrive`), or as `dlq redrive`
  *   does (only what the fences admit now: the CLI's own decisions, simulator/cli/dead-letters/ordered-sends.ts), and
- *   replays an aggregate's events from the outbox history as `replay` does (the CLI's history read and decisions).
+ *   replays an aggregate's events from the outbox history as `replay` does (the CLI's history read and decisions);
+ *   runs `fence skip` with any `--to` and `inbox forget` of any key with the real CLI in-process (issue 38): a skip is
+ *   accepted only up to what the outbox committed and names each event it drops, a forget never moves a fence.
  * After every step: each aggregate's ledger is a prefix of its events in sequence order (never a later one before an
  * earlier one, never one twice), and no valid event was dead-lettered by the runtime; after an operator's `dlq redrive`
  * or `replay`: it sent exactly the events the fences admit now (each right after its fence or after one sent before it,
