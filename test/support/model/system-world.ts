@@ -64,8 +64,9 @@ export interface EventSpec {
   readonly aheadDays: number;
   /**
    * Who wrote its outbox item (issue 38, item 10): the runtime's Outbox, or a producer in another language (or a
-   * person) that writes no `iefWrittenAt`, or one that writes it later than the truth; these date the event 11 days
-   * after they wrote it and set no TTL, so 31 days on its time says 20 days ago.
+   * person) that writes no `iefWrittenAt`, or one that writes it later than the truth; these date the event the run's
+   * deduplication window after they wrote it and set no TTL, so once its inbox record expired its time says it is
+   * younger than it is (with a 30-day window: 31 days on, it says 1 day ago).
    * @default 'runtime'
    */
   readonly writtenBy?: 'runtime' | 'no-write-time' | 'future-write-time';
@@ -184,16 +185,17 @@ export class SystemWorld {
     const taken = this.filter === undefined || this.filter({ body: body ?? '', attributes: {} });
     this.events.set(id, { id, spec, taken });
     if (taken && !spec.relayGivesUp) for (let copy = 0; copy < spec.copies; copy++) this.send(body as string);
-    this.history.push(`publish ${id} ${spec.type} from ${spec.source}${spec.writtenBy !== undefined && spec.writtenBy !== 'runtime' ? ` by another producer (${spec.writtenBy}, dated +11d)` : ''}${spec.aheadDays > 0 ? ` dated +${spec.aheadDays}d` : ''}${taken ? '' : ' (filtered out)'}${spec.relayGivesUp ? ', relay gives up' : ` x${spec.copies}`}`);
+    this.history.push(`publish ${id} ${spec.type} from ${spec.source}${spec.writtenBy !== undefined && spec.writtenBy !== 'runtime' ? ` by another producer (${spec.writtenBy}, dated +${this.config.deduplicationWindowDays}d)` : ''}${spec.aheadDays > 0 ? ` dated +${spec.aheadDays}d` : ''}${taken ? '' : ' (filtered out)'}${spec.relayGivesUp ? ', relay gives up' : ` x${spec.copies}`}`);
   }
 
   /**
-   * An outbox item written by another producer (issue 38, item 10): the envelope dated 11 days after the write, no TTL,
+   * An outbox item written by another producer (issue 38, item 10): the envelope dated the run's deduplication window after the write, no TTL,
    * and no `iefWrittenAt` or one 40 days after the write (a write time that lies).
    */
   private async writeForeign(id: string, spec: EventSpec): Promise<void> {
     const key = `OUTBOX#${id}`;
-    const envelope = { specversion: '1.0', id, type: spec.type, source: spec.source, time: new Date(this.now() + 11 * DAY_MS).toISOString(), datacontenttype: 'application/json', data: { amount: 1 } };
+    // dated a window after the write: from a window on, until nearly two, its time says it is younger than its record's life
+    const envelope = { specversion: '1.0', id, type: spec.type, source: spec.source, time: new Date(this.now() + this.config.deduplicationWindowDays * DAY_MS).toISOString(), datacontenttype: 'application/json', data: { amount: 1 } };
     await this.documents.send(
       new PutCommand({
         TableName: this.tables.outbox.outboxTableName,
