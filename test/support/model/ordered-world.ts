@@ -139,6 +139,10 @@ export class OrderedWorld {
   private restored = false;
   /** Per aggregate, the sequences an operator's accepted `fence skip` dropped (never to be applied). */
   private readonly skipped = new Map<string, Set<number>>();
+  /** Event ids the runtime's WARN lines said an operator's skip dropped, during the current delivery. */
+  private skipWarnings: string[] = [];
+  /** Event ids acknowledged unapplied as dropped by a skip. */
+  private readonly droppedBySkip = new Set<string>();
   /** Per aggregate, the last sequence the outbox committed as the model knows it (a restore takes it back, a carry over forward). */
   private readonly heads = new Map<string, number>();
 
@@ -167,7 +171,14 @@ export class OrderedWorld {
         client,
         config: tables.inbox,
         now: () => new Date(this.nowMs),
-        logger: createLogger({ level: 'ERROR', sink: () => undefined }),
+        // the WARN lines of events an operator's skip dropped (acknowledged unapplied): each must name one it dropped
+        logger: createLogger({
+          level: 'WARN',
+          sink: (line) => {
+            const parsed = JSON.parse(line) as { message?: string; eventId?: string };
+            if (parsed.message === 'dropped by fence skip') this.skipWarnings.push(parsed.eventId ?? '?');
+          },
+        }),
         metricsSink: () => undefined,
         deadLetter: this.deadLetterPublisher(),
         handle: (event, tx) => {
@@ -315,6 +326,18 @@ export class OrderedWorld {
       else this.violations.push(`valid event ${what} dead-lettered by the runtime: ${letter.errorName}: ${letter.errorMessage}`);
     }
     for (const refusal of this.refusedSends.splice(0)) this.violations.push(`${what}: the dead-letter send was refused by the FIFO dead-letter queue: ${refusal}`);
+    // an event an operator's accepted skip dropped, younger than the window (so no inbox record says it is old):
+    // acknowledged unapplied with a WARN line naming the skip; a WARN names only an event a skip dropped
+    const { envelope } = message;
+    const sharedSequence = (this.reused.get(envelope.partitionkey) ?? []).some((other) => other.sequence === envelope.sequence);
+    const dropped = this.skippedIds(envelope.partitionkey).includes(envelope.id) && !sharedSequence;
+    const young = this.nowMs - Date.parse(envelope.time ?? '') < MODEL_WINDOW_SECONDS * 1000;
+    const warned = this.skipWarnings.splice(0);
+    if (dropped && young && outcome === 'acknowledged' && !warned.includes(envelope.id)) this.violations.push(`${what} (${envelope.id}), dropped by an operator's skip, acknowledged without a WARN line naming the skip`);
+    for (const id of warned) {
+      if (id === envelope.id && (dropped || (this.restored && (this.skipped.get(envelope.partitionkey) ?? new Set()).has(Number(envelope.sequence))))) this.droppedBySkip.add(id);
+      else this.violations.push(`a WARN line says a skip dropped ${id}, delivering ${what} (${envelope.id}), which no accepted skip dropped`);
+    }
     if (outcome === 'acknowledged') this.queue = this.queue.filter((queued) => queued !== message);
     else if (message.receives >= this.maxReceiveCount && this.queue.includes(message)) {
       this.queue = this.queue.filter((queued) => queued !== message);
@@ -578,7 +601,9 @@ export class OrderedWorld {
       const appliedIds = new Set(applied);
       for (const envelope of [...this.expectedEvents(aggregate), ...(this.reused.get(aggregate) ?? [])]) {
         const again = this.reEmitted.get(envelope.id);
-        if (!appliedIds.has(envelope.id) && !(again !== undefined && appliedIds.has(again))) {
+        // after the heads went back a skip may name either event of a shared sequence: the one it named is dropped
+        const namedBySkip = this.droppedBySkip.has(envelope.id) && (this.skipped.get(aggregate) ?? new Set()).has(Number(envelope.sequence));
+        if (!appliedIds.has(envelope.id) && !(again !== undefined && appliedIds.has(again)) && !namedBySkip) {
           this.violations.push(`${aggregate}: event ${envelope.id} (#${Number(envelope.sequence)}) lost: never applied, and not dead-lettered to be written again`);
         }
       }
