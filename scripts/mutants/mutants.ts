@@ -48,6 +48,7 @@ const SIMULATED_FENCE = 'test/simulator/run/ordered-fence.int.test.ts';
 const ORDERED_DEAD_LETTERS = 'test/lambda/ordered/ordered-dead-letters.int.test.ts';
 /** Issue 38: a restored or replaced outbox table; the heads carried over. */
 const ORDERED_RESTORE = 'test/lambda/ordered/ordered-restore.int.test.ts';
+const ORDERED_SKIPPED_LATE = 'test/lambda/ordered/ordered-skipped-late.int.test.ts';
 /** Contention (issue 40): its model (one hot item, every mode) and the tests of the retry against real conflicts. */
 const CONTENTION_MODEL = 'test/lambda/model/contention.model.int.test.ts';
 const CONTENTION = 'test/lambda/contention.int.test.ts';
@@ -479,5 +480,22 @@ export const MUTANTS: readonly Mutant[] = [
     find: '  if (writtenAt > nowEpochMilliseconds) {',
     replace: '  if (false) {',
     tests: ['test/cli/replay-unproven-age.int.test.ts', LIFE],
+  },
+  // ---- issue 38: h1's below-the-fence rule meets h2's fence skip (merged in s4-m1) ----
+  {
+    id: 'ordered-skipped-event-dead-lettered',
+    breaks: "ordered path: an event an operator's accepted 'fence skip' dropped, arriving later within the window with no inbox record, is dead-lettered as SequenceReusedError (an alarm for a decision the operator made) instead of acknowledged with a WARN naming the skip",
+    file: 'lambda/ordered/ordered-consumer.ts',
+    find: '          const skip = await findSkip(client, config.inboxTableName, config.subscriberName, position, envelope.id, envelope.time);',
+    replace: '          const skip = undefined as Awaited<ReturnType<typeof findSkip>>;',
+    tests: [ORDERED_MODEL, ORDERED_SKIPPED_LATE],
+  },
+  {
+    id: 'ordered-skip-matches-sequence-only',
+    breaks: "ordered path: a skip record is matched by sequence alone, so a new event under a skipped sequence (the heads went back after the skip) is acknowledged unapplied as if the operator had dropped it: lost",
+    file: 'lambda/ordered/skipped-events.ts',
+    find: '    return named !== undefined ? named === eventId : time <= Date.parse(skip.at);',
+    replace: '    return named !== undefined || time <= Date.parse(skip.at);',
+    tests: [ORDERED_SKIPPED_LATE],
   },
 ];

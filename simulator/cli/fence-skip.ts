@@ -107,7 +107,7 @@ export async function skip(parsed: ParsedArguments, context: CommandContext, fen
     return EXIT_CODE.OK;
   }
   try {
-    await fences.skipGap(aggregateId, from, to, `${reason} (by ${context.user})`);
+    await fences.skipGap(aggregateId, from, to, `${reason} (by ${context.user})`, drops.map((drop) => ({ sequence: drop.sequence, ...(drop.eventId === undefined ? {} : { eventId: drop.eventId }) })));
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw error;
     context.io.stderr(`refused: the fence of ${terminalText(aggregateId)} is no longer at ${from}; look at it again ('fence show')\n`);
