@@ -141,6 +141,8 @@ export class OrderedWorld {
   private readonly skipped = new Map<string, Set<number>>();
   /** Event ids the runtime's WARN lines said an operator's skip dropped, during the current delivery. */
   private skipWarnings: string[] = [];
+  /** Reused-sequence events first delivered older than the window, answered duplicate (the documented limit). */
+  private readonly lostPastWindow = new Set<string>();
   /** Event ids acknowledged unapplied as dropped by a skip. */
   private readonly droppedBySkip = new Set<string>();
   /** Per aggregate, the last sequence the outbox committed as the model knows it (a restore takes it back, a carry over forward). */
@@ -333,6 +335,12 @@ export class OrderedWorld {
     const dropped = this.skippedIds(envelope.partitionkey).includes(envelope.id) && !sharedSequence;
     const young = this.nowMs - Date.parse(envelope.time ?? '') < MODEL_WINDOW_SECONDS * 1000;
     const warned = this.skipWarnings.splice(0);
+    // a sequence taken again, first seen when already older than the window: the consumer can not tell it from an old
+    // copy and answers duplicate, the documented limit (docs/ORDERED-DELIVERY.md: carry the heads over before writing)
+    if (!young && outcome === 'acknowledged' && (this.reused.get(envelope.partitionkey) ?? []).some((other) => other.id === envelope.id)) {
+      this.lostPastWindow.add(envelope.id);
+      outcome += ' (a sequence taken again, older than the window: taken for a duplicate, the documented limit)';
+    }
     if (dropped && young && outcome === 'acknowledged' && !warned.includes(envelope.id)) this.violations.push(`${what} (${envelope.id}), dropped by an operator's skip, acknowledged without a WARN line naming the skip`);
     for (const id of warned) {
       if (id === envelope.id && (dropped || (this.restored && (this.skipped.get(envelope.partitionkey) ?? new Set()).has(Number(envelope.sequence))))) this.droppedBySkip.add(id);
@@ -603,7 +611,7 @@ export class OrderedWorld {
         const again = this.reEmitted.get(envelope.id);
         // after the heads went back a skip may name either event of a shared sequence: the one it named is dropped
         const namedBySkip = this.droppedBySkip.has(envelope.id) && (this.skipped.get(aggregate) ?? new Set()).has(Number(envelope.sequence));
-        if (!appliedIds.has(envelope.id) && !(again !== undefined && appliedIds.has(again)) && !namedBySkip) {
+        if (!appliedIds.has(envelope.id) && !(again !== undefined && appliedIds.has(again)) && !namedBySkip && !this.lostPastWindow.has(envelope.id)) {
           this.violations.push(`${aggregate}: event ${envelope.id} (#${Number(envelope.sequence)}) lost: never applied, and not dead-lettered to be written again`);
         }
       }
