@@ -37,15 +37,16 @@ export async function checkSkip(context: CommandContext, outboxTable: string, ag
   try {
     items = await scanItems(toDocumentClient(context.client()), {
       TableName: outboxTable,
-      FilterExpression: '#aggregate = :aggregate AND (#type = :head OR (#type = :history AND #sequence > :from AND #sequence <= :to))',
+      FilterExpression: '#aggregate = :aggregate AND (#type IN (:head, :carried) OR (#type = :history AND #sequence > :from AND #sequence <= :to))',
       ExpressionAttributeNames: { '#type': OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE, '#aggregate': ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE, '#sequence': ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE },
-      ExpressionAttributeValues: { ':head': ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE, ':history': ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE, ':aggregate': aggregateId, ':from': from, ':to': to },
+      ExpressionAttributeValues: { ':head': ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE, ':carried': ORDERED_OUTBOX_ITEM.CARRIED_HEAD_RECORD_TYPE_VALUE, ':history': ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE, ':aggregate': aggregateId, ':from': from, ':to': to },
     });
   } catch (error) {
     const { name, message } = error as Error;
     return { refusal: `could not read the head of ${terminalText(aggregateId)} in outbox table '${terminalText(outboxTable)}' (${name}: ${terminalText(message)}); nothing proves the skip safe, nothing changed` };
   }
-  const head = items.find((item) => item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] === ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE);
+  // a head an operator carried over to a restored or new table (`outbox heads`) says the committed sequence as well
+  const head = items.find((item) => item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] === ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE || item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] === ORDERED_OUTBOX_ITEM.CARRIED_HEAD_RECORD_TYPE_VALUE);
   const committed = head?.[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE];
   if (typeof committed !== 'number') {
     return {
