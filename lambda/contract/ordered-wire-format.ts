@@ -89,6 +89,25 @@ export const SEQUENCE_FENCE = {
   SKIPPED_REASON_ATTRIBUTE: 'skippedReason',
 } as const;
 
+/**
+ * The record of what an operator's accepted `fence skip` dropped (`SequenceFences.skipGap`): one item per subscriber and
+ * aggregate beside its fence, in the subscriber's inbox table, keyed `<subscriber>@skipped#<aggregateId>`, never expiring.
+ * The fence's own Put replaces the fence item at each applied event, so what a skip dropped is kept here: an event it
+ * dropped that arrives later is acknowledged unapplied (with a WARN line naming the skip), not taken for a new event
+ * under a sequence already passed.
+ */
+export const SKIPPED_EVENTS = {
+  KEY_SEPARATOR: '@skipped#',
+  RECORD_TYPE_VALUE: 'SequenceSkips.v1',
+  /** A list, one map per skip: `from`, `to` (the sequences (from, to] dropped), `at` (ISO 8601), `reason`, `dropped`. */
+  SKIPS_ATTRIBUTE: 'skips',
+} as const;
+
+/** The key value of a subscriber's skip record for an aggregate. */
+export function skippedEventsKey(subscriberName: string, aggregateId: string): string {
+  return `${subscriberName}${SKIPPED_EVENTS.KEY_SEPARATOR}${aggregateId}`;
+}
+
 /** The key value of a subscriber's fence for an aggregate. */
 export function sequenceFenceKey(subscriberName: string, aggregateId: string): string {
   return `${subscriberName}${SEQUENCE_FENCE.KEY_SEPARATOR}${aggregateId}`;

@@ -64,6 +64,13 @@ export const INBOX_ITEM = {
   LAST_WRITE_ATTRIBUTE: 'lastWrite',
 } as const;
 
+/**
+ * What a subscriber name may hold: 1 to 64 of `A-Z a-z 0-9 _ . -`. It is part of the inbox table's keys
+ * (`<subscriberName>#<eventId>`, and an ordered subscriber's fences, `<subscriberName>@sequence#<aggregateId>`), so no
+ * `#` or `@`: no name joined with an event id can spell another record's key.
+ */
+export const SUBSCRIBER_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+
 /** The partition key value of a message's inbox record, or processing record: `<subscriberName>#<eventId>`. */
 export function recordKey(subscriberName: string, eventId: string): string {
   return `${subscriberName}${INBOX_ITEM.KEY_SEPARATOR}${eventId}`;

@@ -16,6 +16,8 @@ import { cancellationItem, CONDITIONAL_CHECK_FAILED, isTransactionCanceled } fro
 import { eventAgeMilliseconds } from '../event-age';
 import { orderedPositionOf } from './ordered-position';
 import { fencePut, fenceRefusal } from './sequence-fence';
+import { SequenceReusedError } from './ordered-errors';
+import { findSkip } from './skipped-events';
 
 /** Options of {@link createOrderedConsumer}. */
 export interface OrderedConsumerOptions<TData> extends ConsumerOptions<TData> {
@@ -43,8 +45,9 @@ export interface OrderedConsumerOptions<TData> extends ConsumerOptions<TData> {
  * - the next sequence: applied, `processed`;
  * - a sequence already applied (the inbox record, or, after the inbox record expired, the fence): `duplicate`, nothing applied;
  * - a sequence at or below the fence of an event with no inbox record that is younger than the deduplication window
- *   (it was never applied: the outbox's head went back, a restored or replaced table): `SequenceReusedError`,
- *   dead-lettered, never acknowledged;
+ *   (it was never applied): if an operator's `fence skip` dropped this very event, `duplicate` with a WARN line naming
+ *   the skip; else (the outbox's head went back, a restored or replaced table) `SequenceReusedError`, dead-lettered,
+ *   never acknowledged;
  * - a later sequence (an earlier one is missing): `failed` with `SequenceGapError`, nothing applied; SQS retries it,
  *   and on a FIFO queue the group's later messages wait behind it. It is never skipped.
  * A message without an ordered position is dead-lettered (`NotAnOrderedEventError`).
@@ -84,7 +87,17 @@ export function createOrderedConsumer<TData = unknown>(options: OrderedConsumerO
         const unrecorded = codes[codes.length - 1] !== CONDITIONAL_CHECK_FAILED;
         const age = eventAgeMilliseconds(envelope, now());
         const young = age === undefined || age < config.deduplicationWindowSeconds * 1000;
-        const outcome = fenceRefusal(cancellationItem(cause, fenceIndex), position, envelope.id, unrecorded && young);
+        let outcome: 'duplicate';
+        try {
+          outcome = fenceRefusal(cancellationItem(cause, fenceIndex), position, envelope.id, unrecorded && young);
+        } catch (refusal) {
+          // never applied, below the fence: an event an operator's `fence skip` dropped, or a new one under a passed sequence
+          if (!(refusal instanceof SequenceReusedError) || !(unrecorded && young)) throw refusal;
+          const skip = await findSkip(client, config.inboxTableName, config.subscriberName, position, envelope.id, envelope.time);
+          if (skip === undefined) throw refusal;
+          logger.warn('dropped by fence skip', { eventId: envelope.id, aggregateId: position.aggregateId, sequence: position.sequence, skip: `${skip.reason} (at ${skip.at})`, detail: 'acknowledged, not applied: an operator skipped it on purpose' });
+          return { outcome: 'duplicate', fields: { aggregateId: position.aggregateId, sequence: position.sequence, recognisedBy: 'fence skip' } };
+        }
         return { outcome, fields: { aggregateId: position.aggregateId, sequence: position.sequence, recognisedBy: 'sequence fence' } };
       }
     },

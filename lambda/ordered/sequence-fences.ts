@@ -3,6 +3,7 @@ import { GetCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk
 import { toDocumentClient, type DynamoDBClientLike } from '../transaction/document-client';
 import { TABLE_SCHEMA } from '../contract/wire-format';
 import { SEQUENCE_FENCE, sequenceFenceKey } from '../contract/ordered-wire-format';
+import { recordSkip, type DroppedEvent } from './skipped-events';
 
 /** Where a subscriber stands in one aggregate. */
 export interface SequenceFenceState {
@@ -57,17 +58,22 @@ export class SequenceFences {
    * Moves the fence of `aggregateId` from `fromSequence` (where the operator saw it) to `toSequence`, so the event after
    * `toSequence` applies next: for events that are lost for good (past every retention), decided by a person, with the
    * reason kept on the fence. Nothing of the skipped events is applied. Conditioned on the fence still standing at
-   * `fromSequence`, so a fence that moved meanwhile is not skipped over.
+   * `fromSequence`, so a fence that moved meanwhile is not skipped over. What it drops is kept first, beside the fence
+   * (`<subscriber>@skipped#<aggregateId>`, with `dropped`: the events by id where known): such an event arriving later is
+   * acknowledged unapplied with a WARN line naming this skip, not dead-lettered as a new event under a passed sequence.
    *
    * @throws RangeError unless fromSequence < toSequence are whole numbers and the reason is not empty
    * @throws ConditionalCheckFailedException (the SDK's) when the fence no longer stands at `fromSequence`
    */
-  public async skipGap(aggregateId: string, fromSequence: number, toSequence: number, reason: string): Promise<void> {
+  public async skipGap(aggregateId: string, fromSequence: number, toSequence: number, reason: string, dropped: readonly DroppedEvent[] = []): Promise<void> {
     if (!Number.isSafeInteger(fromSequence) || !Number.isSafeInteger(toSequence) || fromSequence < 0 || toSequence <= fromSequence) {
       throw new RangeError(`skipGap: fromSequence must be a whole number >= 0 and toSequence greater, but they were ${fromSequence} and ${toSequence}`);
     }
     if (reason.trim() === '') throw new RangeError('skipGap: a reason is required (it stays on the fence for the audit)');
     const now = (this.options.now ?? (() => new Date()))();
+    const recorded = `skipped ${fromSequence + 1}..${toSequence}: ${reason}`;
+    // kept before the fence moves: a skip record of a fence that did not move names events that will still apply, harmless
+    await recordSkip(this.client, this.options.tableName, this.options.subscriberName, aggregateId, { from: fromSequence, to: toSequence, at: now.toISOString(), reason: recorded, dropped });
     await this.client.send(
       new UpdateCommand({
         TableName: this.options.tableName,
@@ -89,7 +95,7 @@ export class SequenceFences {
           ':subscriber': this.options.subscriberName,
           ':aggregate': aggregateId,
           ':at': now.toISOString(),
-          ':reason': `skipped ${fromSequence + 1}..${toSequence}: ${reason}`,
+          ':reason': recorded,
           ...(fromSequence === 0 ? {} : { ':from': fromSequence }),
         },
       }),

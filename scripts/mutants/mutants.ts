@@ -48,6 +48,7 @@ const SIMULATED_FENCE = 'test/simulator/run/ordered-fence.int.test.ts';
 const ORDERED_DEAD_LETTERS = 'test/lambda/ordered/ordered-dead-letters.int.test.ts';
 /** Issue 38: a restored or replaced outbox table; the heads carried over. */
 const ORDERED_RESTORE = 'test/lambda/ordered/ordered-restore.int.test.ts';
+const ORDERED_SKIPPED_LATE = 'test/lambda/ordered/ordered-skipped-late.int.test.ts';
 /** Contention (issue 40): its model (one hot item, every mode) and the tests of the retry against real conflicts. */
 const CONTENTION_MODEL = 'test/lambda/model/contention.model.int.test.ts';
 const CONTENTION = 'test/lambda/contention.int.test.ts';
@@ -435,5 +436,66 @@ export const MUTANTS: readonly Mutant[] = [
     find: "  if (typeof expiresAt !== 'number' || expiresAt < nowEpochSeconds || typeof fingerprint !== 'string') return undefined;",
     replace: "  if (typeof expiresAt !== 'number' || typeof fingerprint !== 'string') return undefined;",
     tests: ['test/lambda/known-records-expiry.int.test.ts'],
+  },
+  // ---- issue 38, items 3, 4 and 10: operator commands that could drop or re-apply an event -------------------------
+  {
+    id: 'fence-skip-past-head',
+    breaks: "ordered path: 'fence skip' moves a fence past the last sequence the outbox committed, so the aggregate's next events are answered as duplicates when written (lost silently)",
+    file: 'simulator/cli/fence-skip.ts',
+    find: '  if (to > committed) {',
+    replace: '  if (to > committed && false) {',
+    tests: [ORDERED_MODEL, 'test/cli/fence-command.int.test.ts'],
+  },
+  {
+    id: 'inbox-forget-any-key',
+    breaks: "'inbox forget' takes any key: '<name>@sequence <aggregate>' deletes an ordered subscriber's fence, and the aggregate is applied again from its first event",
+    file: 'simulator/cli/inbox-command.ts',
+    find: '  if (!SUBSCRIBER_NAME_PATTERN.test(subscriber)) {',
+    replace: '  if (false) {',
+    also: [{ file: 'simulator/cli/inbox-command.ts', find: '  if (!isDedupRecord) {', replace: '  if (false) {' }],
+    tests: [ORDERED_MODEL, 'test/cli/fence-command.int.test.ts'],
+  },
+  {
+    id: 'inbox-forget-promises-reapply',
+    breaks: "'inbox forget' on an ordered subscriber forgets its record and says its next delivery applies it again, which the fence answers as a duplicate",
+    file: 'simulator/cli/inbox-command.ts',
+    find: '  if (ordered === true) {',
+    replace: '  if (false) {',
+    also: [{ file: 'simulator/cli/inbox-command.ts', find: '    ordered === false\n', replace: '    true\n' }],
+    tests: [ORDERED_MODEL, 'test/cli/fence-command.int.test.ts'],
+  },
+  {
+    id: 'replay-ages-unproven-from-time',
+    breaks: "standard replay: an outbox item without iefWrittenAt is aged from its producer's time, so an item written 31 days ago that says 20 is replayed after its inbox record expired (applied twice)",
+    file: 'simulator/cli/outbox-events.ts',
+    find: '  if (writtenAt === undefined) {',
+    replace: "  if (writtenAt === undefined && !(Date.parse(event.envelope.time ?? '') <= nowEpochMilliseconds)) {",
+    also: [{ file: 'simulator/cli/outbox-events.ts', find: '  if (!(time <= writtenAt)) return', replace: '  if (writtenAt !== undefined && !(time <= writtenAt)) return' }],
+    tests: ['test/cli/replay-unproven-age.int.test.ts', LIFE],
+  },
+  {
+    id: 'replay-trusts-future-write-time',
+    breaks: "standard replay: an outbox item whose iefWrittenAt is later than now is aged from its producer's time, which may make it look younger than it is (applied twice)",
+    file: 'simulator/cli/outbox-events.ts',
+    find: '  if (writtenAt > nowEpochMilliseconds) {',
+    replace: '  if (false) {',
+    tests: ['test/cli/replay-unproven-age.int.test.ts', LIFE],
+  },
+  // ---- issue 38: h1's below-the-fence rule meets h2's fence skip (merged in s4-m1) ----
+  {
+    id: 'ordered-skipped-event-dead-lettered',
+    breaks: "ordered path: an event an operator's accepted 'fence skip' dropped, arriving later within the window with no inbox record, is dead-lettered as SequenceReusedError (an alarm for a decision the operator made) instead of acknowledged with a WARN naming the skip",
+    file: 'lambda/ordered/ordered-consumer.ts',
+    find: '          const skip = await findSkip(client, config.inboxTableName, config.subscriberName, position, envelope.id, envelope.time);',
+    replace: '          const skip = undefined as Awaited<ReturnType<typeof findSkip>>;',
+    tests: [ORDERED_MODEL, ORDERED_SKIPPED_LATE],
+  },
+  {
+    id: 'ordered-skip-matches-sequence-only',
+    breaks: "ordered path: a skip record is matched by sequence alone, so a new event under a skipped sequence (the heads went back after the skip) is acknowledged unapplied as if the operator had dropped it: lost",
+    file: 'lambda/ordered/skipped-events.ts',
+    find: '    return named !== undefined ? named === eventId : time <= Date.parse(skip.at);',
+    replace: '    return named !== undefined || time <= Date.parse(skip.at);',
+    tests: [ORDERED_SKIPPED_LATE],
   },
 ];

@@ -36,9 +36,10 @@ export async function committedSequences(client: DynamoDBDocumentClient, outboxT
   const heads = new Map<string, number>();
   const items = await scanItems(client, {
     TableName: outboxTable,
-    FilterExpression: '#type = :head',
+    // a head carried over by `outbox heads` (a restored or new table) holds the committed sequence too
+    FilterExpression: '#type IN (:head, :carried)',
     ExpressionAttributeNames: { '#type': OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE },
-    ExpressionAttributeValues: { ':head': ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE },
+    ExpressionAttributeValues: { ':head': ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE, ':carried': ORDERED_OUTBOX_ITEM.CARRIED_HEAD_RECORD_TYPE_VALUE },
   });
   for (const item of items) heads.set(String(item[ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE]), Number(item[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]));
   return heads;

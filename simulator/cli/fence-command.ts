@@ -6,23 +6,22 @@
 import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import { ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
 import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
-import { isConditionalCheckFailed } from '../../lambda/transaction/cancellation';
 import { toDocumentClient } from '../../lambda/transaction/document-client';
 import { planOrderedRedrive, type OrderedRedrivePlan } from '../../lambda/ordered/redrive-plan';
 import { SequenceFences } from '../../lambda/ordered/sequence-fences';
-import { parsePositiveInteger } from './arguments';
 import { receiveMessages, releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
 import { gapLines, sendOrdered } from './dead-letters/ordered-sends';
 import { blockedAggregates, committedSequences } from './blocked-aggregates';
 import { formatTable } from './blocked-command';
 import { scanItems } from './scan-items';
+import { skip } from './fence-skip';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { terminalText } from './terminal-text';
 
 const USAGE = `Usage:
   idempotent-event-flow fence show <subscriber> <aggregate-id> --table <inbox table> [--json]
   idempotent-event-flow fence list <subscriber> --table <inbox table> [--dead-letter-queue <url>] [--outbox-table <name>] [--json]
-  idempotent-event-flow fence skip <subscriber> <aggregate-id> --table <inbox table> --from <n> --to <m> --reason <text> [--yes] [--json]
+  idempotent-event-flow fence skip <subscriber> <aggregate-id> --table <inbox table> --outbox-table <name> --from <n> --to <m> --reason <text> [--yes] [--json]
   idempotent-event-flow fence redrive <subscriber> --table <inbox table> --dead-letter-queue <url> --queue <url> [--yes] [--json]
   idempotent-event-flow fence replay <subscriber> <aggregate-id> --table <inbox table> --outbox-table <name> --queue <url> [--yes] [--json]
 
@@ -33,8 +32,12 @@ An ordered subscriber applies each aggregate's events in sequence; its fence hol
            than the fence shows applied and no dead letter explains it (behind: in flight, or lost). Needs
            --dead-letter-queue, --outbox-table or both; reads the dead-letter queue without consuming it.
   skip     moves the fence from <n> (where you saw it) to <m>, so event m+1 applies next: for events that are lost for
-           good (past every retention). Nothing of n+1..m is applied. Conditional: refused (exit code 3) if the fence
-           moved since. A dry run unless --yes; the reason stays on the fence.
+           good (past every retention). Nothing of n+1..m is applied: it names them, by event id from the outbox
+           history (or by sequence, when their history item expired). Refused (exit code 3, nothing changed) when <m>
+           is past the last sequence the outbox committed for the aggregate (its head item: the events written later
+           would be answered as duplicates), when the outbox has no head item of the aggregate, or when it can not be
+           read; and, conditional, if the fence moved since. A dry run unless --yes; the reason stays on the fence,
+           and an audit line (JSON, stderr) names what was dropped.
   redrive  reads the subscriber's FIFO dead-letter queue and sends its dead letters back to --queue by aggregate and
            sequence (one copy per sequence, the aggregate as the message group), leaving in the dead-letter queue
            those at or below the fence (applied already) and anything that is not an ordered event. It names the gaps:
@@ -52,7 +55,7 @@ Options:
   --reason <text>              skip: why (kept on the fence)
   --dead-letter-queue <url>    redrive, list: the subscriber queue's dead-letter queue (FIFO)
   --queue <url>                redrive, replay: the subscriber's queue (FIFO)
-  --outbox-table <name>        replay: the outbox table (the ordered history items); list: its head items
+  --outbox-table <name>        replay: the outbox table (the ordered history items); list, skip: its head items
   --yes                        act (default: show what would be done)
   --json                       print JSON instead of text
   --region, --endpoint, --sqs-endpoint   see idempotent-event-flow --help
@@ -73,30 +76,6 @@ async function show(parsed: ParsedArguments, context: CommandContext, fences: Se
       : `aggregate ${terminalText(aggregateId)}: applied up to ${state.appliedSequence}${state.appliedEventId === undefined ? '' : ` (event ${terminalText(state.appliedEventId)}, ${state.appliedAt ?? ''})`}; next: ${state.appliedSequence + 1}` +
           `${state.skippedReason === undefined ? '' : `\n  ${terminalText(state.skippedReason)}`}\n`,
   );
-  return EXIT_CODE.OK;
-}
-
-async function skip(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences, subscriber: string, aggregateId: string): Promise<number> {
-  const reason = requiredString(parsed, 'reason');
-  if (reason === undefined) return context.usageError("'fence skip' needs --reason (it stays on the fence)");
-  const from = parsed.values.from === '0' ? 0 : parsePositiveInteger(String(parsed.values.from ?? ''), 'from');
-  const to = parsePositiveInteger(String(parsed.values.to ?? ''), 'to');
-  if (typeof from === 'string') return context.usageError(from);
-  if (typeof to === 'string') return context.usageError(to);
-  if (to <= from) return context.usageError(`--to (${to}) must be greater than --from (${from})`);
-  if (parsed.values.yes !== true) {
-    context.io.stdout(`dry run: would move the fence of ${terminalText(subscriber)} in ${terminalText(aggregateId)} from ${from} to ${to}: events ${from + 1}..${to} would never be applied\nrun again with --yes\n`);
-    return EXIT_CODE.OK;
-  }
-  try {
-    await fences.skipGap(aggregateId, from, to, `${reason} (by ${context.user})`);
-  } catch (error) {
-    if (!isConditionalCheckFailed(error)) throw error;
-    context.io.stderr(`refused: the fence of ${terminalText(aggregateId)} is no longer at ${from}; look at it again ('fence show')\n`);
-    return EXIT_CODE.REFUSED;
-  }
-  context.io.stderr(`${JSON.stringify({ audit: 'fence-skip', at: context.now().toISOString(), by: context.user, subscriber, aggregateId, from, to, reason })}\n`);
-  context.io.stdout(parsed.values.json === true ? json({ skipped: true, aggregateId, from, to }) : `moved the fence of ${terminalText(aggregateId)} to ${to}: event ${to + 1} applies next\n`);
   return EXIT_CODE.OK;
 }
 

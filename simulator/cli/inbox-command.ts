@@ -6,30 +6,47 @@
 import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionalCheckFailed } from '../../lambda/transaction/cancellation';
 import { toDocumentClient } from '../../lambda/transaction/document-client';
-import { PROCESSING_RECORD, RECORD_STATUS, recordKey, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
+import { INBOX_ITEM, PROCESSING_RECORD, RECORD_STATUS, recordKey, SUBSCRIBER_NAME_PATTERN, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
+import { SEQUENCE_FENCE } from '../../lambda/contract/ordered-wire-format';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
+import { readSubscriberOutput } from './deployed-subscriber';
+import { terminalText } from './terminal-text';
 
 const USAGE = `Usage:
-  idempotent-event-flow inbox forget <subscriber> <event-id> --table <inbox table> --reason <text> [--yes] [--json]
+  idempotent-event-flow inbox forget <subscriber> <event-id> --table <inbox table> --reason <text>
+      [--subscriber-output <json|@file>] [--yes] [--json]
 
 Removes the subscriber's dedup record of one event (its inbox record, or its processing record in lease and
-multi-step modes), so that the next delivery of the event applies it again. Without --yes it only shows the record.
+multi-step modes), so that the next delivery of the event applies it again (on the standard path: see below for an
+ordered subscriber). Without --yes it only shows the record.
 The delete is conditional: it removes the record only as shown (it fails if the record changed since it was read),
 and never a processing record that is IN_PROGRESS (a delivery may be running it) or BLOCKED (resolve it with
 'blocked resolve' instead); with no record there is nothing to forget (refused, exit code 3). Every removal is logged as one JSON line on stderr (who, when, why, the record).
+
+Only dedup records: <subscriber> must be a subscriber name (A-Z a-z 0-9 _ . -, as the constructs allow), so no key
+of another kind can be spelt (an ordered subscriber's fence is '<subscriber>@sequence#<aggregate>': 'fence skip'
+moves a fence, nothing deletes one), and an item under the key that is not an inbox or processing record of that
+subscriber and event is refused (exit code 3).
+
+An ordered subscriber (OrderedSubscriber; docs/ORDERED-DELIVERY.md) applies an event once by its sequence fence,
+which stays: forgetting its inbox record does not make the event apply again (the fence answers the next delivery as
+a duplicate), and there is no command that moves a fence back. With --subscriber-output naming an ordered subscriber
+the command refuses (exit code 3) and says so; without it, it can not tell, and its result says both.
 
 Forgetting a record that was applied makes the next delivery apply the event a second time: use it only when the
 effect is known to be gone (e.g. restored from a backup taken before it) and must happen again.
 
 Options:
-  --table <name>     the subscriber's inbox table
-  --reason <text>    why, for the audit line (required)
-  --yes              remove it (default: show what would be removed)
-  --json             print JSON instead of text
+  --table <name>                     the subscriber's inbox table
+  --reason <text>                    why, for the audit line (required)
+  --subscriber-output <json|@file>   the subscriber's <subscriber>/Operator stack output: says whether it is ordered
+                                     (its subscriberName and inboxTable must agree with the arguments)
+  --yes                              remove it (default: show what would be removed)
+  --json                             print JSON instead of text
   --region, --endpoint   see idempotent-event-flow --help
 `;
 
-const ALLOWED = new Set(['table', 'reason', 'yes', 'json', 'region', 'endpoint', 'sqs-endpoint', 'help']);
+const ALLOWED = new Set(['table', 'reason', 'subscriber-output', 'yes', 'json', 'region', 'endpoint', 'sqs-endpoint', 'help']);
 
 function json(value: unknown): string {
   return `${JSON.stringify(value, null, 2)}\n`;
@@ -45,6 +62,21 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   const reason = parsed.values.reason;
   if (typeof table !== 'string' || table.trim() === '') return context.usageError("'inbox forget' needs --table");
   if (typeof reason !== 'string' || reason.trim() === '') return context.usageError("'inbox forget' needs --reason (it goes into the audit line)");
+  if (!SUBSCRIBER_NAME_PATTERN.test(subscriber)) {
+    const fence = subscriber.endsWith(SEQUENCE_FENCE.KEY_SEPARATOR.slice(0, -1));
+    return context.usageError(
+      `'${terminalText(subscriber)}' is not a subscriber name (1 to 64 of A-Z a-z 0-9 _ . -), so '${terminalText(recordKey(subscriber, eventId))}' is not the key of an inbox record` +
+        (fence ? ": it is the key of an ordered subscriber's sequence fence, which 'inbox forget' never deletes (deleted, the aggregate would be applied again from its first event); 'fence skip' moves a fence forward" : ''),
+    );
+  }
+  let ordered: boolean | undefined;
+  if (parsed.values['subscriber-output'] !== undefined) {
+    const deployment = readSubscriberOutput(String(parsed.values['subscriber-output']), context.io.cwd ?? process.cwd());
+    if (typeof deployment === 'string') return context.usageError(deployment);
+    if (deployment.subscriberName !== subscriber) return context.usageError(`the subscriber '${terminalText(subscriber)}' disagrees with --subscriber-output (its subscriberName is '${terminalText(deployment.subscriberName)}')`);
+    if (deployment.inboxTable !== undefined && deployment.inboxTable !== table) return context.usageError(`--table ${terminalText(table)} disagrees with --subscriber-output (its inboxTable is ${terminalText(deployment.inboxTable)})`);
+    ordered = deployment.ordered === true;
+  }
   const documents = toDocumentClient(context.client());
   const key = { [TABLE_SCHEMA.PARTITION_KEY]: recordKey(subscriber, eventId) };
   const read = await documents.send(new GetCommand({ TableName: table, Key: key, ConsistentRead: true }));
@@ -53,6 +85,24 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   if (item === undefined) {
     // nothing to act on is a refusal, not a failure: the command did what it could and says why
     context.io.stderr(`refused: ${what} has no record in table '${table}': nothing to forget (it was never applied, or its record expired)\n`);
+    return EXIT_CODE.REFUSED;
+  }
+  const recordType = item[PROCESSING_RECORD.RECORD_TYPE_ATTRIBUTE];
+  const isDedupRecord =
+    (recordType === undefined || recordType === PROCESSING_RECORD.RECORD_TYPE_VALUE) && item[INBOX_ITEM.EVENT_ID_ATTRIBUTE] === eventId && item[INBOX_ITEM.SUBSCRIBER_ATTRIBUTE] === subscriber;
+  if (!isDedupRecord) {
+    context.io.stderr(
+      `refused: the item under the key of ${what} is not an inbox record or a processing record of that subscriber and event (record type ${terminalText(String(recordType ?? 'none'))}, ` +
+        `event id ${terminalText(String(item[INBOX_ITEM.EVENT_ID_ATTRIBUTE] ?? 'none'))}, subscriber ${terminalText(String(item[INBOX_ITEM.SUBSCRIBER_ATTRIBUTE] ?? 'none'))}): nothing forgotten\n`,
+    );
+    return EXIT_CODE.REFUSED;
+  }
+  if (ordered === true) {
+    context.io.stderr(
+      `refused: '${terminalText(subscriber)}' is an ordered subscriber (--subscriber-output): forgetting the record of event '${terminalText(eventId)}' would not apply it again, ` +
+        "as its sequence fence, which stays, answers the next delivery as a duplicate; and no command moves a fence back. The record expires on its own (its deduplication window). " +
+        "To make an aggregate's effects happen again, write new events for them; 'fence show' says where the subscriber stands\n",
+    );
     return EXIT_CODE.REFUSED;
   }
   const status = item[PROCESSING_RECORD.STATUS_ATTRIBUTE];
@@ -95,7 +145,11 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   }
   const audit = { audit: 'inbox-forget', at: context.now().toISOString(), by: context.user, table, subscriber, eventId, reason, record: item };
   context.io.stderr(`${JSON.stringify(audit)}\n`);
-  context.io.stdout(parsed.values.json === true ? json({ forgotten: true, record: item }) : `forgot the record of ${what}: its next delivery applies it again\n`);
+  const next =
+    ordered === false
+      ? 'its next delivery applies it again'
+      : 'on the standard path its next delivery applies it again; an ordered subscriber does not apply it again (its sequence fence answers the delivery as a duplicate; --subscriber-output tells them apart)';
+  context.io.stdout(parsed.values.json === true ? json({ forgotten: true, record: item, nextDelivery: next }) : `forgot the record of ${what}: ${next}\n`);
   return EXIT_CODE.OK;
 }
 
@@ -107,6 +161,7 @@ export const inboxCommand: Command = {
   options: {
     table: { type: 'string' },
     reason: { type: 'string' },
+    'subscriber-output': { type: 'string' },
     yes: { type: 'boolean' },
     json: { type: 'boolean' },
   },

@@ -41,20 +41,35 @@ function eventOf(item: Record<string, unknown> | undefined, recordType: string):
 
 /**
  * The earliest moment `event` could have been applied (and a subscriber's dedup record written): the earlier of its
- * `time` and when its outbox item was written. An event can not be applied before its item exists, whatever `time`
- * says, so a producer's future date does not make it look younger. `from` names the write time when it is the one
- * taken, for messages;
- * `unknown` says why there is none: no valid time, or a time in the future on an item that does not say when it was
- * written (an older runtime's), whose age can not be known.
+ * `time` and when its outbox item was written (`iefWrittenAt`). An event can not be applied before its item exists,
+ * whatever `time` says, so a producer's date never makes an event look younger than its item. `from` names the write
+ * time when it is the one taken, for messages.
+ *
+ * `unknown` says why the age can not be proven (the caller refuses, or sends only on an explicit, audited override):
+ * the item does not say when it was written (an older runtime, a producer in another language, an item written by
+ * hand: its `time` is only the producer's word, and an item written 31 days ago may say 20), or it says it was
+ * written later than now (a clock or a producer that lies; its `time` proves nothing then either).
  */
 export function earliestApplication(event: OutboxEvent, nowEpochMilliseconds: number): { epochMilliseconds: number; from?: string } | { unknown: string } {
-  const time = event.envelope.time === undefined ? Number.NaN : Date.parse(event.envelope.time);
   const writtenAt = event.writtenAtEpochMilliseconds;
-  if (writtenAt !== undefined && !(time <= writtenAt)) return { epochMilliseconds: writtenAt, from: 'when its outbox item was written' };
-  if (!Number.isFinite(time)) return { unknown: 'its time is unknown, so its age against the deduplication window is not either' };
-  if (writtenAt === undefined && time > nowEpochMilliseconds) {
-    return { unknown: 'its time is in the future and its outbox item does not say when it was written (an older runtime wrote it), so its age against the deduplication window is unknown' };
+  if (writtenAt === undefined) {
+    return {
+      unknown:
+        `its outbox item does not say when it was written (no ${OUTBOX_ITEM.WRITTEN_AT_ATTRIBUTE}: an older runtime, another producer, or written by hand), ` +
+        "and its time is only its producer's word, which may make it look younger than its item: its age against the deduplication window can not be proven " +
+        '(--allow-expired sends it, with an audit line)',
+    };
   }
+  if (writtenAt > nowEpochMilliseconds) {
+    return {
+      unknown:
+        `its outbox item says it was written at ${new Date(writtenAt).toISOString()}, later than now (${new Date(nowEpochMilliseconds).toISOString()}): ` +
+        'a write time that lies proves no age, and neither does its time, so its age against the deduplication window can not be proven ' +
+        '(--allow-expired sends it, with an audit line)',
+    };
+  }
+  const time = event.envelope.time === undefined ? Number.NaN : Date.parse(event.envelope.time);
+  if (!(time <= writtenAt)) return { epochMilliseconds: writtenAt, from: 'when its outbox item was written' };
   return { epochMilliseconds: time };
 }
 

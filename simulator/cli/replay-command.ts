@@ -47,11 +47,16 @@ Refused (exit code 3):
     or from when its outbox item was written if that is earlier: a producer's date never makes an event look younger
     than its item) plus how long the copy can wait in the queue (its MessageRetentionPeriod; 14 days, the SQS maximum,
     when it can not be read) plus an hour to spare reaches the window, as its inbox record of an earlier application
-    may then be gone (--allow-expired sends it with a warning); an event dated in the future whose outbox item does not
-    say when it was written (an older runtime's);
+    may then be gone (--allow-expired sends it with a warning);
+  - an event whose age can not be proven: its outbox item does not say when it was written (no iefWrittenAt: an older
+    runtime, a producer in another language, an item written by hand), or says a time later than now. Its time is
+    only its producer's word (an item written 31 days ago may say 20), so it is never guessed young (--allow-expired
+    sends it with a warning);
   - every event, for a subscriber in aggregate mode: it keeps no inbox, only the ids of the last events applied to
     each aggregate, so an event an earlier copy applied whose id has left that list would be applied again
     (--allow-reapply sends it with a warning).
+Every event sent by --allow-expired or --allow-reapply past its rule is logged as one JSON audit line on stderr
+("audit":"replay-override": when, who, the flag, the subscriber, the event id and the rule it passed).
 
 To an ordered subscriber (its output says ordered, or --queue is a FIFO queue; docs/ORDERED-DELIVERY.md) the events
 are read from the ordered outbox's history items and planned against its sequence fences (needs its inbox table:
@@ -73,8 +78,9 @@ Options:
   --partition-key <name>             the outbox table's partition key (default pk, as OutboxTable)
   --sort-key <name>                  its sort key (default sk, as OutboxTable)
   --no-sort-key                      the table has no sort key (an outbox table of your own)
-  --allow-expired                    send events past the deduplication window, with a warning
-  --allow-reapply                    send to a subscriber in aggregate mode, with a warning
+  --allow-expired                    send events past the deduplication window, or whose age can not be proven, with
+                                     a warning and an audit line
+  --allow-reapply                    send to a subscriber in aggregate mode, with a warning and an audit line
   --filter-policy <json|none>        without --subscriber-output: the subscription's filter policy (MessageBody scope)
   --inbox-table <name>               without --subscriber-output, an ordered subscriber's inbox table (its fences)
 ${DEPLOYED_SUBSCRIBER_HELP}
@@ -140,11 +146,11 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   const decisions = events.map((event) => {
     if (resolved.processingMode === 'aggregate') {
       const why = aggregateModeRefusal(subscriber, 'replayed');
-      return { event, send: values['allow-reapply'] === true, why };
+      return { event, send: values['allow-reapply'] === true, why, override: '--allow-reapply' };
     }
     const earliest = earliestApplication(event, now);
     const why = 'unknown' in earliest ? earliest.unknown : windowRefusal(earliest.epochMilliseconds, rules, 'replayed', earliest.from);
-    return { event, send: why === undefined || values['allow-expired'] === true, ...(why !== undefined ? { why } : {}) };
+    return { event, send: why === undefined || values['allow-expired'] === true, ...(why !== undefined ? { why, override: '--allow-expired' } : {}) };
   });
   let send = values.yes === true;
   const sendable = decisions.filter((item) => item.send).length;
@@ -156,7 +162,12 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     for (const decision of decisions.filter((item) => item.send)) {
       const response = await context.sqsClient().send(new SendMessageCommand({ QueueUrl: queue, MessageBody: decision.event.body }));
       sent.push({ eventId: decision.event.envelope.id, ...(response.MessageId !== undefined ? { messageId: response.MessageId } : {}) });
-      if (decision.why !== undefined) context.io.stderr(`warning: event '${terminalText(decision.event.envelope.id)}': ${decision.why}\n`);
+      if (decision.why !== undefined) {
+        context.io.stderr(`warning: event '${terminalText(decision.event.envelope.id)}': ${decision.why}\n`);
+        // an override is audited: who sent which event past which rule, and why the rule held it back
+        const audit = { audit: 'replay-override', at: context.now().toISOString(), by: context.user, override: decision.override, subscriber, queue, eventId: decision.event.envelope.id, why: decision.why };
+        context.io.stderr(`${JSON.stringify(audit)}\n`);
+      }
     }
   }
   const refused = decisions.filter((item) => !item.send).length;

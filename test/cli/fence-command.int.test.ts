@@ -3,7 +3,7 @@
  * fence-respecting redrive and replay, against the
  * simulator's SQS (FIFO queues behind its endpoint, the real @aws-sdk/client-sqs) and DynamoDB Local. No mocks.
  */
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
 import { createLogger } from '../../lambda/logger';
@@ -136,7 +136,9 @@ describe('fence', () => {
     const shown = await cli({ clock, endpoint }, 'fence', 'show', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--json');
     expect(JSON.parse(shown.stdout)).toMatchObject({ appliedSequence: 3, appliedEventId: events[2]!.id });
 
-    const skipArgs = ['fence', 'skip', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--from', '3', '--to', '5', '--reason', 'events 4 and 5 lost past every retention'];
+    // two more events committed, then lost (say): the skip may pass them, as the outbox committed them
+    for (const step of ['refunded', 'closed']) events.push((await producer.transactWrite({ events: [{ type: 'Step', aggregateId: aggregate, subject: aggregate, data: { step } }] }))[0]!);
+    const skipArgs = ['fence', 'skip', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--outbox-table', outboxConfig.outboxTableName, '--from', '3', '--to', '5', '--reason', 'events 4 and 5 lost past every retention'];
     expect((await cli({ clock, endpoint }, ...skipArgs)).stdout).toContain('dry run');
     const skipped = await cli({ clock, endpoint }, ...skipArgs, '--yes');
     expect(skipped.code).toBe(0);
@@ -144,6 +146,47 @@ describe('fence', () => {
     const again = await cli({ clock, endpoint }, ...skipArgs, '--yes');
     expect(again.code).toBe(3);
     expect(again.stderr).toContain('no longer at 3');
+  });
+
+  test('skip (issue 38, item 3): refused past what the outbox committed for the aggregate, names what it drops by event id, refused when the head can not be read', async () => {
+    const aggregate = `order-${Date.now()}-skip`;
+    const events = await produce(aggregate, ['placed', 'paid', 'shipped', 'delivered']);
+    await consumer()({ Records: [{ messageId: 's1', body: JSON.stringify(events[0]), attributes: { ApproximateReceiveCount: '1' } }] });
+    const skip = (to: string, ...more: string[]) =>
+      cli({ clock, endpoint }, 'fence', 'skip', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--outbox-table', outboxConfig.outboxTableName, '--from', '1', '--to', to, '--reason', 'lost', ...more);
+
+    // past the head: events 5.. are not written yet; skipped, they would be answered as duplicates when they are
+    const past = await skip('5', '--yes');
+    expect(past.code).toBe(3);
+    expect(past.stderr).toContain(`refused: --to 5 is past the last sequence the outbox committed for ${aggregate} (4)`);
+    expect(JSON.parse((await cli({ clock, endpoint }, 'fence', 'show', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--json')).stdout)).toMatchObject({ appliedSequence: 1 });
+
+    // what the skip drops, by event id (an expired history item is named by its sequence)
+    await DynamoDBDocumentClient.from(client).send(new DeleteCommand({ TableName: outboxConfig.outboxTableName, Key: historyKey(events[1]!.id) }));
+    const dryRun = await skip('3', '--json');
+    expect(dryRun.code).toBe(0);
+    expect(JSON.parse(dryRun.stdout)).toEqual({
+      dryRun: true, aggregateId: aggregate, from: 1, to: 3, committedSequence: 4,
+      drops: [{ sequence: 2 }, { sequence: 3, eventId: events[2]!.id, type: 'Step' }],
+    });
+    const text = await skip('3');
+    expect(text.stdout).toContain(`#2 (no history item: past the outbox's event retention, or never written)`);
+    expect(text.stdout).toContain(`#3 ${events[2]!.id} (Step)`);
+    const done = await skip('3', '--yes');
+    expect(done.code).toBe(0);
+    expect(done.stderr).toContain(`"dropped":[{"sequence":2},{"sequence":3,"eventId":"${events[2]!.id}","type":"Step"}]`);
+    await consumer()({ Records: [{ messageId: 's4', body: JSON.stringify(events[3]), attributes: { ApproximateReceiveCount: '1' } }] });
+    expect(await ledger(aggregate)).toEqual(['placed', 'delivered']);
+
+    // no head to check against: needs the outbox, refuses what it can not read, refuses an aggregate the outbox never had
+    const base = ['fence', 'skip', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--from', '4', '--to', '5', '--reason', 'lost', '--yes'];
+    expect(await cli({ clock, endpoint }, ...base)).toMatchObject({ code: 2, stderr: expect.stringContaining("'fence skip' needs --outbox-table") });
+    expect(await cli({ clock, endpoint }, ...base, '--outbox-table', 'no-such-outbox-table')).toMatchObject({
+      code: 3,
+      stderr: expect.stringMatching(/refused: could not read the head of .* in outbox table 'no-such-outbox-table' \(ResourceNotFoundException/),
+    });
+    const never = await cli({ clock, endpoint }, 'fence', 'skip', SUBSCRIBER, `${aggregate}-never`, '--table', inboxConfig.inboxTableName, '--outbox-table', outboxConfig.outboxTableName, '--from', '0', '--to', '1', '--reason', 'lost', '--yes');
+    expect(never).toMatchObject({ code: 3, stderr: expect.stringContaining('has no head item in outbox table') });
   });
 
   test('redrive names a gap no dead letter holds, and refuses (exit code 3) after sending what it may', async () => {
@@ -300,6 +343,43 @@ describe('fence list (issue 33): every aggregate an ordered subscriber is held u
     expect(text.stdout).toMatch(new RegExp(`${gap} +0 +- +gap +3 `));
     expect(text.stdout).not.toContain(behind); // without the outbox, nothing says it committed more
     expect((await cli({ clock, endpoint }, 'fence', 'list', SUBSCRIBER, '--table', inboxConfig.inboxTableName)).code).toBe(2);
+  });
+});
+
+describe('inbox forget of an ordered subscriber (issue 38, item 4): never a fence, and the truth about what forgetting does', () => {
+  test("refuses the fence's own key and any record that is not a dedup record; with the ordered output refuses an inbox record, naming the fence; without it says an ordered subscriber does not apply it again", async () => {
+    const queues = fifoQueues('LedgerForget');
+    const aggregate = `order-${Date.now()}-forget`;
+    const events = await produce(aggregate, ['placed', 'paid']);
+    for (const envelope of events) await consumer()({ Records: [{ messageId: envelope.id, body: JSON.stringify(envelope), attributes: { ApproximateReceiveCount: '1' } }] });
+    const table = ['--table', inboxConfig.inboxTableName, '--reason', 'restored from a backup'];
+    const fenceAt = async () => (JSON.parse((await cli({ clock, endpoint }, 'fence', 'show', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--json')).stdout) as { appliedSequence: number }).appliedSequence;
+
+    // `<name>@sequence <aggregate>` spells the fence's key: refused, the fence stays
+    const fence = await cli({ clock, endpoint }, 'inbox', 'forget', `${SUBSCRIBER}@sequence`, aggregate, ...table, '--yes');
+    expect(fence.code).toBe(2);
+    expect(fence.stderr).toContain(`'${SUBSCRIBER}@sequence' is not a subscriber name`);
+    expect(fence.stderr).toContain("'fence skip'");
+    expect(await fenceAt()).toBe(2);
+
+    // a record under a dedup key that is not a dedup record: refused, named
+    await DynamoDBDocumentClient.from(client).send(new PutCommand({ TableName: inboxConfig.inboxTableName, Item: { pk: `${SUBSCRIBER}#not-a-record`, recordType: 'SomethingElse.v1' } }));
+    expect(await cli({ clock, endpoint }, 'inbox', 'forget', SUBSCRIBER, 'not-a-record', ...table, '--yes')).toMatchObject({ code: 3, stderr: expect.stringContaining('is not an inbox record or a processing record') });
+
+    // with the ordered output: refused, and it says why (the fence answers the next delivery as a duplicate)
+    const ordered = await cli({ clock, endpoint }, 'inbox', 'forget', SUBSCRIBER, events[0]!.id, ...table, '--subscriber-output', orderedOutput(queues), '--yes');
+    expect(ordered.code).toBe(3);
+    expect(ordered.stderr).toMatch(/ordered subscriber.*fence.*duplicate/);
+    expect((await DynamoDBDocumentClient.from(client).send(new GetCommand({ TableName: inboxConfig.inboxTableName, Key: { pk: `${SUBSCRIBER}#${events[0]!.id}` } }))).Item).toBeDefined();
+
+    // without it: forgotten, and the result does not promise a second application
+    const plain = await cli({ clock, endpoint }, 'inbox', 'forget', SUBSCRIBER, events[0]!.id, ...table, '--yes');
+    expect(plain.code).toBe(0);
+    expect(plain.stdout).not.toMatch(/^forgot the record of .*: its next delivery applies it again\n$/);
+    expect(plain.stdout).toContain('an ordered subscriber does not apply it again');
+    await consumer()({ Records: [{ messageId: 'again', body: JSON.stringify(events[0]), attributes: { ApproximateReceiveCount: '1' } }] });
+    expect(await ledger(aggregate)).toEqual(['placed', 'paid']);
+    expect(await fenceAt()).toBe(2);
   });
 });
 

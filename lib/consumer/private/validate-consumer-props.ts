@@ -1,5 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import { ENV } from '../../../lambda/contract/environment';
+import { SUBSCRIBER_NAME_PATTERN } from '../../../lambda/contract/wire-format';
 import {
   validateDurationAtLeast,
   validateDurationInRange,
@@ -22,8 +23,8 @@ import { validationError } from '../../private/validation-error';
  * it creates any child, so a user of `Subscriber` sees `Subscriber 'Billing': ...` rather than a child's name.
  */
 
-/** Subscriber names become part of inbox keys (`<subscriberName>#<eventId>`), so `#` is not allowed. */
-export const SUBSCRIBER_NAME_PATTERN = /^[A-Za-z0-9_.-]{1,64}$/;
+/** Subscriber names become part of inbox keys (`<subscriberName>#<eventId>`), so `#` is not allowed (the rule lives in the wire format, which `inbox forget` checks too). */
+export { SUBSCRIBER_NAME_PATTERN } from '../../../lambda/contract/wire-format';
 
 /** The environment variables the construct sets for the consumer runtime; users may not override them. */
 export const RESERVED_CONSUMER_ENVIRONMENT = [

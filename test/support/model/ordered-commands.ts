@@ -170,6 +170,30 @@ function restoreCommands(): Array<fc.Arbitrary<Command>> {
 }
 // ---- end of issue 38 (h1) ----
 
+// ---- issue 38, items 3 and 4 (the operator's fence skip and inbox forget, with the real CLI) ----------------------
+
+/** The operator's `fence skip` from where the fence stands to `ahead` sequences on: any --to, past the head included. */
+class FenceSkip implements Command {
+  public constructor(private readonly aggregate: number, private readonly ahead: number) {}
+  public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
+  public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
+    await real.world.fenceSkip(this.aggregate, this.ahead);
+    await real.world.check();
+  }
+  public toString = (): string => `fenceSkip(aggregate ${this.aggregate}, fence + ${this.ahead})`;
+}
+
+/** The operator's `inbox forget` of any key: an applied event's record, the fence's own key, an unknown event. */
+class InboxForget implements Command {
+  public constructor(private readonly aggregate: number, private readonly key: 'applied' | 'fence' | 'unknown', private readonly withOutput: boolean) {}
+  public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
+  public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
+    await real.world.inboxForget(this.aggregate, this.key, this.withOutput);
+    await real.world.check();
+  }
+  public toString = (): string => `inboxForget(aggregate ${this.aggregate}, ${this.key} key${this.withOutput ? ', with the ordered output' : ''})`;
+}
+
 const aggregate = fc.integer({ min: 0, max: 1 });
 const fault = fc.constantFrom<OrderedFault>('none', 'none', 'none', 'lost-write', 'conflict', 'lost-then-conflict', 'throttle');
 
@@ -193,6 +217,8 @@ export function orderedCommands(maxCommands: number): fc.Arbitrary<Iterable<Comm
       fc.constant(new Age()),
       fc.constant(new Age()),
       ...restoreCommands(),
+      fc.tuple(aggregate, fc.integer({ min: 1, max: 3 })).map(([index, ahead]) => new FenceSkip(index, ahead)),
+      fc.tuple(aggregate, fc.constantFrom<'applied' | 'fence' | 'unknown'>('applied', 'fence', 'fence', 'unknown'), fc.boolean()).map(([index, key, withOutput]) => new InboxForget(index, key, withOutput)),
     ],
     { maxCommands, size: 'max' },
   );

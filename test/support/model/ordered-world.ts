@@ -13,7 +13,9 @@
  * - the clock moves past the inbox's deduplication window (then only the fence knows what was applied);
  * - the operator redrives dead letters, as they are or in the fence's plan (`planOrderedRedrive`), or as `dlq redrive`
  *   does (only what the fences admit now: the CLI's own decisions, simulator/cli/dead-letters/ordered-sends.ts), and
- *   replays an aggregate's events from the outbox history as `replay` does (the CLI's history read and decisions).
+ *   replays an aggregate's events from the outbox history as `replay` does (the CLI's history read and decisions);
+ *   runs `fence skip` with any `--to` and `inbox forget` of any key with the real CLI in-process (issue 38): a skip is
+ *   accepted only up to what the outbox committed and names each event it drops, a forget never moves a fence.
  * After every step: each aggregate's ledger is a prefix of its events in sequence order (never a later one before an
  * earlier one, never one twice), and no valid event was dead-lettered by the runtime; after an operator's `dlq redrive`
  * or `replay`: it sent exactly the events the fences admit now (each right after its fence or after one sent before it,
@@ -42,6 +44,8 @@ import { SequenceFences } from '../../../lambda/ordered/sequence-fences';
 import { orderedDecisions, type OrderedDecision } from '../../../simulator/cli/dead-letters/ordered-sends';
 import { orderedHistoryEvents } from '../../../simulator/cli/ordered-replay';
 import { TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
+import type { SqsEndpoint } from '../../../simulator/aws/sqs-endpoint';
+import { cli } from '../../cli/operator-services';
 import { inject } from 'vitest';
 import { localClient } from '../dynamodb-client';
 import { startFaultProxy, type FaultProxy, type FaultRule } from '../fault-proxy';
@@ -133,6 +137,16 @@ export class OrderedWorld {
   private restoredSinceCarry = false;
   /** Whether a restore ever happened in this run (the operator checks then compare positions, not ids). */
   private restored = false;
+  /** Per aggregate, the sequences an operator's accepted `fence skip` dropped (never to be applied). */
+  private readonly skipped = new Map<string, Set<number>>();
+  /** Event ids the runtime's WARN lines said an operator's skip dropped, during the current delivery. */
+  private skipWarnings: string[] = [];
+  /** Reused-sequence events first delivered older than the window, answered duplicate (the documented limit). */
+  private readonly lostPastWindow = new Set<string>();
+  /** Event ids acknowledged unapplied as dropped by a skip. */
+  private readonly droppedBySkip = new Set<string>();
+  /** Per aggregate, the last sequence the outbox committed as the model knows it (a restore takes it back, a carry over forward). */
+  private readonly heads = new Map<string, number>();
 
   /** A run on `tables` with a fault proxy of its own in front of DynamoDB Local. */
   public static async start(tables: OrderedTables, maxReceiveCount: number): Promise<OrderedWorld> {
@@ -159,7 +173,14 @@ export class OrderedWorld {
         client,
         config: tables.inbox,
         now: () => new Date(this.nowMs),
-        logger: createLogger({ level: 'ERROR', sink: () => undefined }),
+        // the WARN lines of events an operator's skip dropped (acknowledged unapplied): each must name one it dropped
+        logger: createLogger({
+          level: 'WARN',
+          sink: (line) => {
+            const parsed = JSON.parse(line) as { message?: string; eventId?: string };
+            if (parsed.message === 'dropped by fence skip') this.skipWarnings.push(parsed.eventId ?? '?');
+          },
+        }),
         metricsSink: () => undefined,
         deadLetter: this.deadLetterPublisher(),
         handle: (event, tx) => {
@@ -307,6 +328,24 @@ export class OrderedWorld {
       else this.violations.push(`valid event ${what} dead-lettered by the runtime: ${letter.errorName}: ${letter.errorMessage}`);
     }
     for (const refusal of this.refusedSends.splice(0)) this.violations.push(`${what}: the dead-letter send was refused by the FIFO dead-letter queue: ${refusal}`);
+    // an event an operator's accepted skip dropped, younger than the window (so no inbox record says it is old):
+    // acknowledged unapplied with a WARN line naming the skip; a WARN names only an event a skip dropped
+    const { envelope } = message;
+    const sharedSequence = (this.reused.get(envelope.partitionkey) ?? []).some((other) => other.sequence === envelope.sequence);
+    const dropped = this.skippedIds(envelope.partitionkey).includes(envelope.id) && !sharedSequence;
+    const young = this.nowMs - Date.parse(envelope.time ?? '') < MODEL_WINDOW_SECONDS * 1000;
+    const warned = this.skipWarnings.splice(0);
+    // a sequence taken again, first seen when already older than the window: the consumer can not tell it from an old
+    // copy and answers duplicate, the documented limit (docs/ORDERED-DELIVERY.md: carry the heads over before writing)
+    if (!young && outcome === 'acknowledged' && (this.reused.get(envelope.partitionkey) ?? []).some((other) => other.id === envelope.id)) {
+      this.lostPastWindow.add(envelope.id);
+      outcome += ' (a sequence taken again, older than the window: taken for a duplicate, the documented limit)';
+    }
+    if (dropped && young && outcome === 'acknowledged' && !warned.includes(envelope.id)) this.violations.push(`${what} (${envelope.id}), dropped by an operator's skip, acknowledged without a WARN line naming the skip`);
+    for (const id of warned) {
+      if (id === envelope.id && (dropped || (this.restored && (this.skipped.get(envelope.partitionkey) ?? new Set()).has(Number(envelope.sequence))))) this.droppedBySkip.add(id);
+      else this.violations.push(`a WARN line says a skip dropped ${id}, delivering ${what} (${envelope.id}), which no accepted skip dropped`);
+    }
     if (outcome === 'acknowledged') this.queue = this.queue.filter((queued) => queued !== message);
     else if (message.receives >= this.maxReceiveCount && this.queue.includes(message)) {
       this.queue = this.queue.filter((queued) => queued !== message);
@@ -369,7 +408,7 @@ export class OrderedWorld {
     const decisions = orderedDecisions(plan, { held: 'replayed event', left: 'not sent' });
     const byId = new Map(selected.map((envelope) => [envelope.id, envelope]));
     const sent = decisions.filter((item) => item.decision === 'send').map((item) => byId.get(item.id)!);
-    const applied = new Set(await this.ledger(aggregate));
+    const applied = new Set([...(await this.ledger(aggregate)), ...this.skippedIds(aggregate)]);
     const duplicates = decisions.filter((item) => item.decision === 'applied').map((item) => item.id);
     const expectedDuplicates = selected.filter((envelope) => applied.has(envelope.id)).map((envelope) => envelope.id);
     if (!this.restored && JSON.stringify([...duplicates].sort()) !== JSON.stringify([...expectedDuplicates].sort())) {
@@ -393,7 +432,7 @@ export class OrderedWorld {
     // after the heads went back two events may share a sequence: the fences' plan can not be checked by sequence alone
     if (this.restored) return;
     for (const aggregate of this.aggregates) {
-      const appliedCount = (await this.ledger(aggregate)).length;
+      const appliedCount = await this.position(aggregate);
       const sequences = (list: readonly OrderedEnvelope[]) => list.filter((envelope) => envelope.partitionkey === aggregate).map((envelope) => Number(envelope.sequence));
       const sentHere = sequences(sent);
       const held = new Set(sequences(had));
@@ -409,6 +448,107 @@ export class OrderedWorld {
     }
   }
 
+  // ---- issue 38, items 3 and 4: `fence skip` with any --to, `inbox forget` of any key (the real CLI, in-process) ----
+
+  /** The events the model expects applied, in sequence order: those produced, less those a skip dropped. */
+  private expectedEvents(aggregate: string): OrderedEnvelope[] {
+    const skipped = this.skipped.get(aggregate) ?? new Set<number>();
+    return this.produced.get(aggregate)!.filter((envelope) => !skipped.has(Number(envelope.sequence)));
+  }
+
+  private expectedOrder(aggregate: string): string[] {
+    return this.expectedEvents(aggregate).map((envelope) => envelope.id);
+  }
+
+  private skippedIds(aggregate: string): string[] {
+    const skipped = this.skipped.get(aggregate) ?? new Set<number>();
+    return this.produced.get(aggregate)!.filter((envelope) => skipped.has(Number(envelope.sequence))).map((envelope) => envelope.id);
+  }
+
+  /** Where the fence must stand, from the model's truth: the longest run 1..n of sequences applied (the ledger) or skipped. */
+  private async position(aggregate: string): Promise<number> {
+    const bySequence = new Map([...this.produced.get(aggregate)!, ...(this.reused.get(aggregate) ?? [])].map((envelope) => [envelope.id, Number(envelope.sequence)]));
+    const done = new Set([...(await this.ledger(aggregate)).map((id) => bySequence.get(id)!), ...(this.skipped.get(aggregate) ?? [])]);
+    let position = 0;
+    while (done.has(position + 1)) position += 1;
+    return position;
+  }
+
+  /** The operator's CLI, in-process, against DynamoDB Local (these commands send nothing to SQS), at the model's time. */
+  private async operator(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    const services = { clock: { now: () => this.nowMs } as unknown as VirtualClock, endpoint: { endpoint: 'http://127.0.0.1:9' } as unknown as SqsEndpoint };
+    return cli(services, ...argv);
+  }
+
+  /**
+   * The operator runs `fence skip` on the aggregate from where `fence show` says the fence stands to `ahead` sequences
+   * further, which may be past what the outbox committed. Checked: a skip is accepted only up to the head (the events
+   * the producer committed), and it names every event it drops by id; what it drops is never applied, the rest is.
+   */
+  public async fenceSkip(aggregateIndex: number, ahead: number): Promise<void> {
+    const aggregate = this.aggregate(aggregateIndex);
+    const inbox = ['--table', this.tables.inbox.inboxTableName];
+    const shown = await this.operator('fence', 'show', this.tables.inbox.subscriberName, aggregate, ...inbox, '--json');
+    const from = (JSON.parse(shown.stdout) as { appliedSequence: number }).appliedSequence;
+    const to = from + ahead;
+    const committed = this.heads.get(aggregate) ?? 0;
+    const result = await this.operator(
+      'fence', 'skip', this.tables.inbox.subscriberName, aggregate, ...inbox, '--outbox-table', this.tables.outbox.outboxTableName,
+      '--from', String(from), '--to', String(to), '--reason', 'model: lost for good', '--yes', '--json',
+    );
+    if (result.code === 3) {
+      if (to <= committed) this.violations.push(`fence skip ${aggregate} ${from}..${to} refused with ${committed} committed: ${result.stderr.trim()}`);
+      this.history.push(`fence skip ${aggregate.slice(-5)} ${from} -> ${to}: refused (${committed} committed)`);
+      return;
+    }
+    if (result.code !== 0) return void this.violations.push(`fence skip exited ${result.code}: ${result.stderr}`);
+    const { drops } = JSON.parse(result.stdout) as { drops: Array<{ sequence: number; eventId?: string }> };
+    if (to > committed) this.violations.push(`fence skip ${aggregate} accepted --to ${to} past the head (${committed} committed): events ${committed + 1}..${to} will be answered as duplicates when written`);
+    const expected = this.produced.get(aggregate)!.filter((envelope) => Number(envelope.sequence) > from && Number(envelope.sequence) <= to).map((envelope) => ({ sequence: Number(envelope.sequence), eventId: envelope.id }));
+    const named = drops.map((drop) => ({ sequence: drop.sequence, eventId: drop.eventId }));
+    // after the heads went back a sequence may have two history items (two events): which one a skip names is not checked
+    if (!this.restored && JSON.stringify(named) !== JSON.stringify(expected)) this.violations.push(`fence skip ${aggregate} ${from}..${to} named ${JSON.stringify(named)} as dropped; it drops ${JSON.stringify(expected)}`);
+    const skipped = this.skipped.get(aggregate) ?? new Set<number>();
+    for (let sequence = from + 1; sequence <= to; sequence++) skipped.add(sequence);
+    this.skipped.set(aggregate, skipped);
+    this.history.push(`fence skip ${aggregate.slice(-5)} ${from} -> ${to}: dropped ${drops.map((drop) => `#${drop.sequence}`).join(', ')}`);
+  }
+
+  /**
+   * The operator runs `inbox forget --yes` on a key: an applied event's (with or without the subscriber's Operator
+   * output, which says it is ordered), the aggregate's fence spelt as `<name>@sequence <aggregate>`, or an event the
+   * subscriber never saw. Checked: the fence never moves back, an ordered subscriber's record is refused with the
+   * output and never promised to apply again without it; then a copy of the event is delivered, as the operator
+   * meant (the ledger check: it is not applied twice).
+   */
+  public async inboxForget(aggregateIndex: number, key: 'applied' | 'fence' | 'unknown', withOutput: boolean): Promise<void> {
+    const aggregate = this.aggregate(aggregateIndex);
+    const name = this.tables.inbox.subscriberName;
+    const applied = await this.ledger(aggregate);
+    const envelope = this.produced.get(aggregate)!.find((each) => each.id === applied[applied.length - 1]);
+    if (key === 'applied' && envelope === undefined) return;
+    const [subscriber, eventId] = key === 'fence' ? [`${name}@sequence`, aggregate] : [name, key === 'applied' ? envelope!.id : `never-${randomUUID().slice(0, 8)}`];
+    const output = JSON.stringify({
+      format: 1, subscriberName: name, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: MODEL_WINDOW_SECONDS,
+      inboxTable: this.tables.inbox.inboxTableName, outboxTable: this.tables.outbox.outboxTableName, queueUrl: 'http://127.0.0.1:9/000000000000/Model.fifo', deadLetterQueueUrl: 'http://127.0.0.1:9/000000000000/ModelDlq.fifo',
+    });
+    const before = await this.fences.get(aggregate);
+    const result = await this.operator('inbox', 'forget', subscriber, eventId, '--table', this.tables.inbox.inboxTableName, '--reason', 'model', ...(withOutput ? ['--subscriber-output', output] : []), '--yes', '--json');
+    const after = await this.fences.get(aggregate);
+    if (after.appliedSequence !== before.appliedSequence) this.violations.push(`inbox forget ${subscriber} ${eventId} moved the fence of ${aggregate} from ${before.appliedSequence} to ${after.appliedSequence}`);
+    if (key === 'fence' && result.code === 0) this.violations.push(`inbox forget accepted the fence's key (${subscriber} ${eventId})`);
+    if (key === 'unknown' && result.code !== 3) this.violations.push(`inbox forget of an event never seen exited ${result.code}, not 3`);
+    if (key === 'applied' && withOutput && result.code === 0) this.violations.push(`inbox forget of ordered subscriber ${name}'s record of ${eventId} was accepted with its ordered output: the fence answers the next delivery as a duplicate`);
+    if (result.code === 0) {
+      const said = (JSON.parse(result.stdout) as { nextDelivery?: string }).nextDelivery ?? '';
+      if (!said.includes('an ordered subscriber does not apply it again')) this.violations.push(`inbox forget of ordered subscriber ${name}'s record of ${eventId} says "${said}"`);
+    }
+    if (result.code !== 0 && result.code !== 2 && result.code !== 3) this.violations.push(`inbox forget exited ${result.code}: ${result.stderr}`);
+    this.history.push(`inbox forget ${subscriber} ${key === 'fence' ? aggregate.slice(-5) : eventId.slice(0, 8)}${withOutput ? ' (with the ordered output)' : ''}: exit ${result.code}`);
+    // what the operator meant: the event comes again (and must not apply twice)
+    if (key === 'applied' && result.code === 0) this.enqueue(envelope!);
+  }
+
   /** The clock moves past the inbox's deduplication window. */
   public age(): void {
     this.nowMs += (MODEL_WINDOW_SECONDS + 60) * 1000;
@@ -421,19 +561,20 @@ export class OrderedWorld {
   }
 
   /**
-   * Each ledger is a prefix of its aggregate's events in sequence order, never one twice. After the heads went back, a
-   * sequence may have two events (the one handed out first, and the one that took it again): either may hold it.
+   * Each ledger is a prefix of its aggregate's events in sequence order (less those an operator's skip dropped), never
+   * one twice. After the heads went back, a sequence may have two events (the one handed out first, and the one that
+   * took it again): either may hold it.
    */
   public async check(): Promise<void> {
     for (const aggregate of this.aggregates) {
       const applied = await this.ledger(aggregate);
-      const expected = this.produced.get(aggregate)!.map((envelope) => envelope.id);
+      const expected = this.expectedEvents(aggregate);
       const reused = this.reused.get(aggregate) ?? [];
       const holds = (id: string, index: number): boolean =>
-        id === expected[index] || reused.some((envelope) => envelope.id === id && Number(envelope.sequence) === index + 1);
+        id === expected[index]!.id || reused.some((envelope) => envelope.id === id && envelope.sequence === expected[index]!.sequence);
       if (applied.length > expected.length || new Set(applied).size !== applied.length || applied.some((id, index) => !holds(id, index))) {
         this.violations.push(
-          `${aggregate}: applied ${JSON.stringify(applied)}, but its events in sequence order are ${JSON.stringify(expected)}` +
+          `${aggregate}: applied ${JSON.stringify(applied)}, but its events in sequence order are ${JSON.stringify(expected.map((envelope) => envelope.id))}` +
             `${reused.length === 0 ? '' : ` (sequences taken again: ${reused.map((envelope) => `#${Number(envelope.sequence)} ${envelope.id}`).join(', ')})`}`,
         );
       }
@@ -462,13 +603,15 @@ export class OrderedWorld {
     await this.check();
     for (const aggregate of this.aggregates) {
       const applied = await this.ledger(aggregate);
-      const expected = this.produced.get(aggregate)!.map((envelope) => envelope.id);
+      const expected = this.expectedOrder(aggregate);
       if (applied.length !== expected.length) this.violations.push(`${aggregate}: after the drain ${applied.length} of ${expected.length} events applied`);
       // no event lost: each is applied, or was dead-lettered (SequenceReusedError) and written again, and that applied
       const appliedIds = new Set(applied);
-      for (const envelope of [...expected.map((_, index) => this.produced.get(aggregate)![index]!), ...(this.reused.get(aggregate) ?? [])]) {
+      for (const envelope of [...this.expectedEvents(aggregate), ...(this.reused.get(aggregate) ?? [])]) {
         const again = this.reEmitted.get(envelope.id);
-        if (!appliedIds.has(envelope.id) && !(again !== undefined && appliedIds.has(again))) {
+        // after the heads went back a skip may name either event of a shared sequence: the one it named is dropped
+        const namedBySkip = this.droppedBySkip.has(envelope.id) && (this.skipped.get(aggregate) ?? new Set()).has(Number(envelope.sequence));
+        if (!appliedIds.has(envelope.id) && !(again !== undefined && appliedIds.has(again)) && !namedBySkip && !this.lostPastWindow.has(envelope.id)) {
           this.violations.push(`${aggregate}: event ${envelope.id} (#${Number(envelope.sequence)}) lost: never applied, and not dead-lettered to be written again`);
         }
       }
@@ -549,6 +692,7 @@ export class OrderedWorld {
   private written(aggregate: string, envelope: OrderedEnvelope, note: string): void {
     const live = this.produced.get(aggregate)!;
     const sequence = Number(envelope.sequence);
+    this.heads.set(aggregate, Math.max(this.heads.get(aggregate) ?? 0, sequence));
     if (sequence === live.length + 1) live.push(envelope);
     else if (sequence <= live.length) {
       if (!this.restoredSinceCarry) this.violations.push(`${aggregate}: event ${envelope.id} took sequence ${sequence}, already handed out, though the heads never went back or were carried over`);
@@ -596,6 +740,7 @@ export class OrderedWorld {
           if (error.name !== 'ConditionalCheckFailedException') throw error;
         });
       const to = kind === 'replace' ? 0 : Math.max(0, sequence - back);
+      this.heads.set(aggregate, to);
       if (to === 0) await this.reader.send(new DeleteCommand({ TableName: outbox.outboxTableName, Key: key }));
       else await this.reader.send(new PutCommand({ TableName: outbox.outboxTableName, Item: { ...head, [ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]: to, [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE } }));
       this.history.push(`outbox ${kind === 'replace' ? 'replaced' : 'restored'}: ${aggregate.slice(-5)} head ${sequence} -> ${to}`);
@@ -611,6 +756,8 @@ export class OrderedWorld {
   public async carryHeads(): Promise<void> {
     const { heads } = await carryOrderedHeads({ client: this.reader, outbox: this.tables.outbox, source: { kind: 'history', table: this.tables.formerOutboxTable }, apply: true, now: () => new Date(this.nowMs) });
     const mine = heads.filter((head) => this.aggregates.includes(head.aggregateId));
+    // the table restored from kept every head it had: the highest sequence handed out before the restore
+    for (const aggregate of this.aggregates) this.heads.set(aggregate, Math.max(this.heads.get(aggregate) ?? 0, this.produced.get(aggregate)!.length));
     this.restoredSinceCarry = false;
     this.history.push(`outbox heads: ${mine.map((head) => `${head.aggregateId.slice(-5)} ${head.current} -> ${head.target} ${head.decision}`).join(', ') || 'nothing'}`);
     const again = this.reusedDeadLetters;

@@ -46,6 +46,8 @@ const eventSpec: fc.Arbitrary<EventSpec> = fc.record({
   copies: fc.integer({ min: 1, max: 2 }),
   relayGivesUp: fc.constantFrom(false, false, false, true),
   aheadDays: fc.constantFrom(0, 0, 0, 0, 45),
+  // issue 38, item 10: an outbox item of another producer, without a write time or with one that lies
+  writtenBy: fc.constantFrom<NonNullable<EventSpec['writtenBy']>>('runtime', 'runtime', 'runtime', 'runtime', 'no-write-time', 'future-write-time'),
 });
 
 const deliverySpec = (mode: Mode): fc.Arbitrary<DeliverySpec> =>
@@ -78,6 +80,8 @@ export function systemCommands(mode: Mode, maxCommands: number): fc.Arbitrary<It
       fc.integer({ min: 31, max: 3600 }).map((seconds) => command(`advance(${seconds} s)`, (world) => world.advance(seconds * 1000))),
       fc.integer({ min: 1, max: 12 }).map((hours) => command(`advance(${hours} hours)`, (world) => world.advance(hours * HOUR_MS))),
       fc.integer({ min: 1, max: 16 }).map((days) => command(`advance(${days} days)`, (world) => world.advance(days * DAY_MS))),
+      // just past the deduplication window, where an inbox record of an early application is gone (issue 38, item 10)
+      fc.integer({ min: 1, max: 12 }).map((days) => command(`advance(the window + ${days} days)`, (world) => world.advance((world.config.deduplicationWindowDays + days) * DAY_MS))),
       fc.constant(command('fixBug()', (world) => world.fixBug())),
       fc.constant(command('dlq list', (world) => world.dlqList())),
       fc.boolean().map((meanwhile) => command(`dlq redrive${meanwhile ? ' (dead letters arrive meanwhile)' : ''}`, (world) => world.dlqRedrive(meanwhile))),

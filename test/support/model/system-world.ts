@@ -16,7 +16,7 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { randomUUID } from 'node:crypto';
 import { DeleteItemCommand, GetItemCommand, ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
 import { createAggregateConsumer } from '../../../lambda/aggregate/aggregate-consumer';
 import type { SqsBatchHandler } from '../../../lambda/consumer/create-consumer';
@@ -62,6 +62,14 @@ export interface EventSpec {
   readonly relayGivesUp: boolean;
   /** How far in the future its producer dates it (days). */
   readonly aheadDays: number;
+  /**
+   * Who wrote its outbox item (issue 38, item 10): the runtime's Outbox, or a producer in another language (or a
+   * person) that writes no `iefWrittenAt`, or one that writes it later than the truth; these date the event the run's
+   * deduplication window after they wrote it and set no TTL, so once its inbox record expired its time says it is
+   * younger than it is (with a 30-day window: 31 days on, it says 1 day ago).
+   * @default 'runtime'
+   */
+  readonly writtenBy?: 'runtime' | 'no-write-time' | 'future-write-time';
 }
 
 /** One invocation of the consumer and what goes wrong in it. */
@@ -166,7 +174,8 @@ export class SystemWorld {
   public async publish(spec: EventSpec): Promise<void> {
     const id = `evt-${randomUUID().slice(0, 13)}`;
     try {
-      await this.outbox.transactWrite({ events: [{ id, type: spec.type, source: spec.source, data: { amount: 1 }, time: new Date(this.now() + spec.aheadDays * DAY_MS) }] });
+      if (spec.writtenBy !== undefined && spec.writtenBy !== 'runtime') await this.writeForeign(id, spec);
+      else await this.outbox.transactWrite({ events: [{ id, type: spec.type, source: spec.source, data: { amount: 1 }, time: new Date(this.now() + spec.aheadDays * DAY_MS) }] });
     } catch (error) {
       // a producer may refuse an event (a time too far ahead): then it never existed
       this.history.push(`publish ${spec.type} refused by the producer: ${(error as Error).message.slice(0, 80)}`);
@@ -176,7 +185,32 @@ export class SystemWorld {
     const taken = this.filter === undefined || this.filter({ body: body ?? '', attributes: {} });
     this.events.set(id, { id, spec, taken });
     if (taken && !spec.relayGivesUp) for (let copy = 0; copy < spec.copies; copy++) this.send(body as string);
-    this.history.push(`publish ${id} ${spec.type} from ${spec.source}${spec.aheadDays > 0 ? ` dated +${spec.aheadDays}d` : ''}${taken ? '' : ' (filtered out)'}${spec.relayGivesUp ? ', relay gives up' : ` x${spec.copies}`}`);
+    this.history.push(`publish ${id} ${spec.type} from ${spec.source}${spec.writtenBy !== undefined && spec.writtenBy !== 'runtime' ? ` by another producer (${spec.writtenBy}, dated +${this.config.deduplicationWindowDays}d)` : ''}${spec.aheadDays > 0 ? ` dated +${spec.aheadDays}d` : ''}${taken ? '' : ' (filtered out)'}${spec.relayGivesUp ? ', relay gives up' : ` x${spec.copies}`}`);
+  }
+
+  /**
+   * An outbox item written by another producer (issue 38, item 10): the envelope dated the run's deduplication window after the write, no TTL,
+   * and no `iefWrittenAt` or one 40 days after the write (a write time that lies).
+   */
+  private async writeForeign(id: string, spec: EventSpec): Promise<void> {
+    const key = `OUTBOX#${id}`;
+    // dated a window after the write: from a window on, until nearly two, its time says it is younger than its record's life
+    const envelope = { specversion: '1.0', id, type: spec.type, source: spec.source, time: new Date(this.now() + this.config.deduplicationWindowDays * DAY_MS).toISOString(), datacontenttype: 'application/json', data: { amount: 1 } };
+    await this.documents.send(
+      new PutCommand({
+        TableName: this.tables.outbox.outboxTableName,
+        Item: {
+          pk: key,
+          sk: key,
+          iefRecordType: 'OutboxEvent.v1',
+          iefEnvelope: JSON.stringify(envelope),
+          iefEventId: id,
+          iefEventType: spec.type,
+          ...(spec.writtenBy === 'future-write-time' ? { iefWrittenAt: this.now() + 40 * DAY_MS } : {}),
+        },
+        ConditionExpression: 'attribute_not_exists(pk)',
+      }),
+    );
   }
 
   /** One invocation with what the queue hands out (visible messages, up to `batch`). */
