@@ -19,8 +19,17 @@ export interface LambdaContextData {
   readonly logGroupName: string;
   /** `<yyyy>/<mm>/<dd>/[$LATEST]<32 hex digits>`, one per execution environment. */
   readonly logStreamName: string;
-  /** When the invocation times out, in REAL epoch milliseconds (the timeout is measured in real time). */
+  /**
+   * When the invocation times out, in REAL epoch milliseconds: `getRemainingTimeInMillis()` counts down to it when no
+   * scheduler decides the run (under one, see {@link LambdaContextData.timeoutMs}).
+   */
   readonly deadlineMs: number;
+  /**
+   * The function's timeout in milliseconds. Under the run's seeded scheduler, `getRemainingTimeInMillis()` is this less
+   * the invocation's elapsed virtual time (how far its timers have moved it), the same time the scheduler times the
+   * invocation out by: real time, which a loaded machine stretches, decides nothing a seed should.
+   */
+  readonly timeoutMs: number;
 }
 
 /** The function's identity, the same for every invocation. */
@@ -57,5 +66,6 @@ export function lambdaContextData(identity: LambdaFunctionIdentity, logStreamNam
     logGroupName: logGroupNameOf(identity.functionName),
     logStreamName,
     deadlineMs: realNowMs + identity.timeoutSeconds * 1000,
+    timeoutMs: identity.timeoutSeconds * 1000,
   };
 }

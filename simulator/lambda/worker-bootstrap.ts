@@ -16,7 +16,8 @@
  *    `Runtime.HandlerNotFound`, or as the error the module's own code threw;
  * 3. posts `ready` (or `init-failed`), then runs each `invoke` message: async handlers (a returned promise) and
  *    callback handlers (3 parameters: the first of the callback or the returned promise decides), with a context object
- *    carrying `getRemainingTimeInMillis()` (real time left until the deadline) and `callbackWaitsForEmptyEventLoop`;
+ *    carrying `getRemainingTimeInMillis()` (under the seeded scheduler the function's timeout less the invocation's
+ *    virtual time, which only its timers move; otherwise real time left until the deadline) and `callbackWaitsForEmptyEventLoop`;
  *    the response is JSON round-tripped (`undefined` → `null`), as Lambda serializes it; every reply is posted once
  *    the function's stdout and stderr writes have reached the parent, so its log lines come before its outcome;
  * 4. reports an uncaught exception or an unhandled rejection as `fatal` (Lambda fails the invocation and restarts the
@@ -205,6 +206,8 @@ if (replay !== undefined) {
   };
   globalThis.__simulatorReplay = {
     invocationStarted() { invocationStartedAt = virtualNow; invocations += 1; },
+    // the invocation's virtual time so far: what its timers have moved it (the scheduler's time-out measure)
+    elapsedMs() { return virtualNow - invocationStartedAt; },
     fireTimer() {
       const timer = nextTimer();
       fired += 1;
@@ -344,11 +347,15 @@ function invoke(message) {
     }
     settle({ type: 'returned', invocationId, response: serialized });
   };
-  const { deadlineMs, ...fields } = data;
+  const { deadlineMs, timeoutMs, ...fields } = data;
+  // under the seeded scheduler, the time left is the scheduler's (timers move it; real time spent does not), so the
+  // runtime's decisions by it (the contention retry gives up by it) are the seed's; otherwise real time to the deadline
+  const getRemainingTimeInMillis =
+    replay !== undefined ? () => Math.max(0, timeoutMs - globalThis.__simulatorReplay.elapsedMs()) : () => Math.max(0, deadlineMs - realNow());
   const context = {
     ...fields,
     callbackWaitsForEmptyEventLoop: true,
-    getRemainingTimeInMillis: () => Math.max(0, deadlineMs - realNow()),
+    getRemainingTimeInMillis,
   };
   try {
     if (handler.length >= 3) {

@@ -58,6 +58,10 @@ describe('replaying a seed', () => {
 });
 
 /**
+ * Measured with the remaining time made the scheduler's (2026-11-29, shared 2-core machine, load average 25-35): the
+ * loaded test passed at both concurrencies in 1118 s (four runs of 3 commands; the busy loops stop themselves after
+ * 900 s, so its last minutes ran without them).
+ *
  * Two busy loops beside the run (each a Node process spinning, stopped by the test, and by itself after `seconds` should
  * the test die first): what a loaded CI machine does to the run's real timing.
  */
@@ -66,6 +70,17 @@ function busyLoops(seconds: number): { stop(): void } {
     spawn(process.execPath, ['-e', `const end = Date.now() + ${seconds * 1000}; while (Date.now() < end) {}`], { stdio: 'ignore' }),
   );
   return { stop: () => loops.forEach((loop) => loop.kill('SIGKILL')) };
+}
+
+/** The leaf fields in which two JSON values differ, in document order, as `path: first → second`. */
+function differingFields(first: unknown, second: unknown, at = ''): string[] {
+  if (typeof first === 'object' && first !== null && typeof second === 'object' && second !== null) {
+    const keys = [...new Set([...Object.keys(first), ...Object.keys(second)])];
+    return keys.flatMap((key) =>
+      differingFields((first as Record<string, unknown>)[key], (second as Record<string, unknown>)[key], at === '' ? key : `${at}.${key}`),
+    );
+  }
+  return JSON.stringify(first) === JSON.stringify(second) ? [] : [`${at}: ${JSON.stringify(first)} → ${JSON.stringify(second)}`];
 }
 
 describe('replaying a seed on a loaded machine', () => {
@@ -89,6 +104,8 @@ describe('replaying a seed on a loaded machine', () => {
         const first = JSON.parse(results[0]!) as SimulationResult;
         // the run met faults: there is something to replay
         expect(first.totalFaults).toBeGreaterThan(0);
+        // the first differing fields name what to look for; the whole text is the assertion
+        expect(differingFields(first, JSON.parse(results[1]!)).slice(0, 20), `concurrency ${concurrency}`).toEqual([]);
         expect(results[1], `concurrency ${concurrency}`).toBe(results[0]);
       }
     } finally {

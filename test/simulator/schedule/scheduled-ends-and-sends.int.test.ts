@@ -57,6 +57,21 @@ afterAll(() => {
   for (const asset of assets) asset.remove();
 });
 
+/**
+ * Reads the invocation's remaining time, holds its thread 300 ms of real time (a loaded machine's slow turn; Atomics.wait
+ * uses no CPU), reads it again, sleeps 1 s, and reads it a third time.
+ */
+const REMAINING_TIME = `
+exports.handler = async (event, context) => {
+  const readings = [context.getRemainingTimeInMillis()];
+  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 300);
+  readings.push(context.getRemainingTimeInMillis());
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  readings.push(context.getRemainingTimeInMillis());
+  return readings;
+};
+`;
+
 /** A handler whose init holds its thread 11 s of real time (Atomics.wait: no CPU used), past Lambda's 10-second init limit. */
 const SLOW_INIT = `
 Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 11000);
@@ -124,6 +139,21 @@ describe('the seeded scheduler, at what real time used to decide', () => {
     const run = runner(functionModel(asset.directory), { scheduler: new SeededScheduler('slow-init') });
     try {
       expect(await run.invoke({}, 'after-a-slow-init')).toEqual({ kind: 'returned', response: 'initialized' });
+    } finally {
+      await run.stop();
+    }
+  });
+
+  test("an invocation's remaining time is the scheduler's: real time spent does not count, a virtual sleep does", async () => {
+    // the runtime's contention retry gives up by getRemainingTimeInMillis(): read in real time, the machine's load
+    // decided whether a record was retried or returned as a failure, and a seed did not replay
+    const asset = assetDirectory({ 'index.js': REMAINING_TIME });
+    assets.push(asset);
+    const run = runner(functionModel(asset.directory, { timeoutSeconds: 5 }), { scheduler: new SeededScheduler('remaining-time') });
+    try {
+      for (const invocation of ['first', 'second']) {
+        expect(await run.invoke({}, invocation), invocation).toEqual({ kind: 'returned', response: [5000, 5000, 4000] });
+      }
     } finally {
       await run.stop();
     }
