@@ -1,13 +1,13 @@
 /**
- * Review r1 of issue 40 (branch s4-h6): the retry's deadline check is made before `beforeRetry` (the transactional and
+ * Issue 40, review r1: the retry's deadline check was made before `beforeRetry` (the transactional and
  * ordered consumers wait there for the batch's commits under way, `ItemLocks.settled()`), and not after it: however long
  * that wait, the next attempt is started, even with no time left. A commit under way can be slow exactly when there is
- * contention (the SDK's own back-off on a throttled TransactWriteItems, up to its retry cap). No fix.
+ * contention (the SDK's own back-off on a throttled TransactWriteItems, up to its retry cap). The check is now made after it.
  */
 import { expect, test } from 'vitest';
 import { ContentionRetry } from '../../lambda/transaction/contention-retry';
 
-test('r1: no attempt starts once beforeRetry has used up the time the deadline check counted on', async () => {
+test('no attempt starts once beforeRetry has used up the time the deadline check counted on', async () => {
   let elapsed = 0;
   const timeout = 3000;
   const lambdaContext = { getRemainingTimeInMillis: () => Math.max(0, timeout - elapsed) };
