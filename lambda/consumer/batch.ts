@@ -1,4 +1,5 @@
 /** Iterates an SQS batch and builds the partial batch response. Pure: no AWS SDK. */
+import type { InvocationBudget, RecordClock } from '../transaction/invocation-budget';
 import type { SQSBatchResponse, SQSRecord } from './sqs';
 
 /** What became of one SQS record (see the outcome table in docs/DESIGN.md). */
@@ -24,8 +25,11 @@ export type RecordOutcome =
   /** Anything else: reported in `batchItemFailures`, so SQS delivers it again. */
   | 'failed';
 
-/** Processes one record and says what became of it; should not throw (a throw counts as `failed`). */
-export type RecordProcessor<TRecord extends SQSRecord> = (record: TRecord) => Promise<RecordOutcome>;
+/**
+ * Processes one record and says what became of it; should not throw (a throw counts as `failed`). `clock` is the
+ * record's clock in the invocation's budget, when the batch has one.
+ */
+export type RecordProcessor<TRecord extends SQSRecord> = (record: TRecord, clock?: RecordClock) => Promise<RecordOutcome>;
 
 /** Options of {@link processBatch}. */
 export interface BatchOptions<TRecord extends SQSRecord> {
@@ -33,6 +37,13 @@ export interface BatchOptions<TRecord extends SQSRecord> {
   readonly onUnexpectedError?: (record: TRecord, error: unknown) => void;
   /** Told about each record skipped after an earlier failure in its FIFO message group. @default ignored */
   readonly onSkipped?: (record: TRecord, groupId: string) => void;
+  /**
+   * The invocation's time, shared by the batch: a record is only started while the budget allows it (see
+   * invocation-budget.ts); one it refuses is not attempted and is reported as `failed`. @default records always start
+   */
+  readonly budget?: InvocationBudget;
+  /** Told about each record not started because too little of the invocation's time was left. @default ignored */
+  readonly onNotStarted?: (record: TRecord) => void;
   /** Told the outcome of every record, skipped ones included (for metrics). @default ignored */
   readonly onOutcome?: (record: TRecord, outcome: RecordOutcome) => void;
   /** How many records are processed at once (a whole number, at least 1). @default 1 - one after another */
@@ -76,7 +87,8 @@ function lanesOf<TRecord extends SQSRecord>(records: readonly TRecord[], laneOf?
 /**
  * Processes the records, at most `concurrency` at once, and reports every record whose outcome is `failed` (or whose
  * processor threw) as a batch item failure, in batch order. On a standard queue one record's failure never affects the
- * others.
+ * others. With a `budget`, a record is started only while the invocation's time allows (invocation-budget.ts); one
+ * not started is reported as a batch item failure, untouched.
  *
  * On a FIFO queue (records carry `MessageGroupId`), order within a group must hold: a group's records run one after
  * another, and after the first failure in a group its later records in the batch are not attempted and are reported
@@ -95,15 +107,23 @@ export async function processBatch<TRecord extends SQSRecord>(
     let failed = false;
     for (const { record, index } of lane.records) {
       let outcome: RecordOutcome;
+      const budget = options.budget;
+      const clock = failed && lane.groupId !== undefined ? budget?.skipRecord() : budget?.startRecord();
       if (failed && lane.groupId !== undefined) {
         options.onSkipped?.(record, lane.groupId);
         outcome = 'skipped';
+      } else if (budget !== undefined && clock === undefined) {
+        // too little of the invocation's time left to start it: returned untouched, SQS delivers it again
+        options.onNotStarted?.(record);
+        outcome = 'failed';
       } else {
         try {
-          outcome = await processRecord(record);
+          outcome = await processRecord(record, clock);
         } catch (error) {
           options.onUnexpectedError?.(record, error);
           outcome = 'failed';
+        } finally {
+          clock?.end();
         }
       }
       options.onOutcome?.(record, outcome);

@@ -204,9 +204,13 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
     try {
       return await processBatch(
         event.Records,
-        (record) => processMessage(record, deps, parsed.get(record)),
+        (record, clock) => processMessage(record, deps, parsed.get(record), clock),
         {
           concurrency,
+          // the invocation's time, shared by the batch's starts and its contention retries
+          budget: contention.budget(lambdaContext, event.Records.length),
+          onNotStarted: (record) =>
+            logger.info('failed', { sqsMessageId: record.messageId, outcome: 'failed', detail: "not started: too little of the invocation's time left; retried later" }),
           laneOf: (record) => {
             const body = parsed.get(record);
             return body !== undefined && 'envelope' in body ? laneOfEnvelope(body.envelope) : undefined;

@@ -12,6 +12,7 @@ import type { LogContext, Logger } from '../logger';
 import type { RecordOutcome } from './batch';
 import type { DeadLetterPublisher } from './dead-letter';
 import { ContentionRetry, type ContentionRetryCall } from '../transaction/contention-retry';
+import type { RecordClock } from '../transaction/invocation-budget';
 import { ItemLocks } from './item-locks';
 import type { KnownRecords } from './known-records';
 import type { SQSRecord } from './sqs';
@@ -46,9 +47,12 @@ export interface MessageContext<TData = unknown> extends HandlerContext {
   readonly handOff: Map<string, unknown>;
   /**
    * Runs `attempt` again while it fails for contention alone (see transaction/contention-retry.ts), within this
-   * invocation's remaining time; the last error is thrown when time runs out. Every mode's writes go through it.
+   * invocation's remaining time; the last error is thrown when time runs out. Every write of a message's exactly-once
+   * path goes through it (the commit, the claim, the take-over, a step's success write, a block, the aggregate's write);
+   * the lease and multi-step release after a failed step keeps its own bounded retry (step-engine.ts), and dead letters
+   * are SQS sends, not DynamoDB writes.
    */
-  readonly retryOnContention: <T>(attempt: () => Promise<T>, call?: Omit<ContentionRetryCall, 'lambdaContext'>) => Promise<{ readonly value: T; readonly attempts: number }>;
+  readonly retryOnContention: <T>(attempt: () => Promise<T>, call?: Omit<ContentionRetryCall, 'lambdaContext' | 'clock'>) => Promise<{ readonly value: T; readonly attempts: number }>;
 }
 
 /** What a mode did with a message it did not throw on. */
@@ -251,12 +255,14 @@ export function parseRecordBody(record: SQSRecord, logPayloadValues: boolean): P
 /**
  * Processes one record and returns its outcome; never throws. Logs one line per outcome: DEBUG for `processed` and
  * `duplicate` (the batch's summary line counts them at INFO), WARN or ERROR otherwise. `parsed` is the record's
- * body as {@link parseRecordBody} read it, when the batch already did.
+ * body as {@link parseRecordBody} read it, when the batch already did; `clock` is the record's clock in the
+ * invocation's budget (the batch's), which its contention retries consult.
  */
 export async function processMessage<TData>(
   record: SQSRecord,
   deps: MessageDependencies<TData>,
   parsed: ParsedBody = parseRecordBody(record, deps.logPayloadValues === true),
+  clock?: RecordClock,
 ): Promise<RecordOutcome> {
   const startedAt = deps.now().getTime();
   const elapsed = (): LogContext => ({ durationMilliseconds: deps.now().getTime() - startedAt });
@@ -282,7 +288,7 @@ export async function processMessage<TData>(
       itemLocks: deps.itemLocks ?? new ItemLocks(),
       handOff: deps.handOff ?? new Map(),
       freshEnvelope,
-      retryOnContention: (attempt, call) => (deps.contention ?? DEFAULT_CONTENTION_RETRY).run(attempt, { ...call, lambdaContext: deps.lambdaContext }),
+      retryOnContention: (attempt, call) => (deps.contention ?? DEFAULT_CONTENTION_RETRY).run(attempt, { ...call, lambdaContext: deps.lambdaContext, ...(clock === undefined ? {} : { clock }) }),
     };
     const result = await deps.execute(envelope, context);
     for (const name of result.metrics ?? []) deps.countMetric?.(name);

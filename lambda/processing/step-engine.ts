@@ -146,7 +146,7 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
         `step '${step}' was PROCESSING under owner '${existing.owner ?? '(none)'}', whose lease expired at ` +
         `${new Date(existing.leaseExpiresAtEpochMilliseconds).toISOString()}: that delivery crashed or stalled, so the step may or may not ` +
         'have taken effect; it is not run again until an operator resolves it';
-      if (!(await store.blockExpired(existing, owner, reason, context.sqsRecord))) {
+      if (!(await context.retryOnContention(() => store.blockExpired(existing, owner, reason, context.sqsRecord))).value) {
         throw new MessageInProgressError(`event '${envelope.id}' changed while it was being blocked; retried later`, {
           eventId: envelope.id,
           leaseExpiresAtEpochMilliseconds: 0,
@@ -169,7 +169,7 @@ export function createStepExecutor<TData>(options: StepEngineOptions<TData>): Me
   async function block(held: HeldRecord, step: string, reason: string, cause: unknown, context: MessageContext<TData>, log: Logger): Promise<never> {
     let recordVersion: number;
     try {
-      recordVersion = await store.blockHeld(held, reason, context.sqsRecord);
+      recordVersion = (await context.retryOnContention(() => store.blockHeld(held, reason, context.sqsRecord))).value;
     } catch (blockError) {
       if (isLeaseLost(blockError)) {
         log.error('step effect may have run under a lost lease', { step, error: blockError, stepError: cause });

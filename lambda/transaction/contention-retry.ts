@@ -9,6 +9,7 @@
  * each draw, which the simulator seeds per execution environment), so a seeded run decides every wait.
  */
 import { NO_FAILURE, TRANSACTION_CONFLICT } from './cancellation';
+import { InvocationBudget, type RecordClock } from './invocation-budget';
 
 /** Cancellation reason codes that mean contention, not the message: another transaction, or throttling. */
 export const CONTENTION_REASON_CODES: ReadonlySet<string> = new Set([TRANSACTION_CONFLICT, 'ThrottlingError', 'ProvisionedThroughputExceeded', 'RequestLimitExceeded']);
@@ -30,8 +31,8 @@ export const CONTENTION_BACKOFF_BASE_MILLISECONDS = 25;
 /** The cap of the back-off ceiling, in milliseconds. */
 export const CONTENTION_BACKOFF_CAP_MILLISECONDS = 1000;
 /**
- * Time kept back from the invocation's remaining time for the rest of the batch and the response: a retry is only
- * started when, after its wait, at least this much plus the longest attempt of the delivery so far is left.
+ * Time kept back from the invocation's remaining time for the response: a record starts, and a retry runs, only while
+ * at least this much is left besides the work still to do (see invocation-budget.ts).
  */
 export const CONTENTION_SAFETY_MARGIN_MILLISECONDS = 1000;
 /**
@@ -59,11 +60,11 @@ export interface ContentionRetryOptions {
   readonly baseDelayMilliseconds?: number;
   /** The cap of the back-off ceiling. @default {@link CONTENTION_BACKOFF_CAP_MILLISECONDS} (1000 ms) */
   readonly maxDelayMilliseconds?: number;
-  /** Time kept back for the rest of the batch and the response. @default {@link CONTENTION_SAFETY_MARGIN_MILLISECONDS} (1000 ms) */
+  /** Time kept back for the response, besides the work still to do (see invocation-budget.ts). @default {@link CONTENTION_SAFETY_MARGIN_MILLISECONDS} (1000 ms) */
   readonly safetyMarginMilliseconds?: number;
   /** Attempts in all when the remaining time is unknown. @default {@link CONTENTION_ATTEMPTS_WITHOUT_DEADLINE} (8) */
   readonly attemptsWithoutDeadline?: number;
-  /** The jitter's random source, from 0 (inclusive) to 1. @default `Math.random`, read at each draw (the simulator seeds it) */
+  /** The jitter's random source: a number from 0 (inclusive) to 1 (exclusive) at each call, else a RangeError. @default `Math.random`, read at each draw (the simulator seeds it) */
   readonly random?: () => number;
   /** How a wait is waited. @default a timer */
   readonly sleep?: (milliseconds: number) => Promise<void>;
@@ -75,7 +76,15 @@ export interface ContentionRetryOptions {
 export interface ContentionRetryCall {
   /** The Lambda context; its `getRemainingTimeInMillis()` bounds the retries. @default none: {@link ContentionRetryOptions.attemptsWithoutDeadline} */
   readonly lambdaContext?: unknown;
-  /** Waited for together with the back-off before each retry (e.g. the batch's commits under way). @default nothing */
+  /**
+   * The record's clock in its invocation's budget ({@link ContentionRetry.budget}), shared with the batch: the retry then
+   * also leaves the records not started yet their time. @default a budget of this call alone, from `lambdaContext`
+   */
+  readonly clock?: RecordClock;
+  /**
+   * Waited for together with the back-off before each retry (e.g. the batch's commits under way); the time check is made
+   * after both. @default nothing
+   */
   readonly beforeRetry?: () => Promise<void>;
   /** Which errors are retried. @default {@link isContention} */
   readonly retryable?: (error: unknown) => boolean;
@@ -83,12 +92,6 @@ export interface ContentionRetryCall {
   readonly maxAttempts?: number;
   /** Told of each retry before its wait. @default nothing */
   readonly onRetry?: (attempt: number, error: unknown, waitMilliseconds: number) => void;
-}
-
-/** The invocation's remaining time, when the Lambda context can say it. */
-export function remainingMillisecondsOf(lambdaContext: unknown): (() => number) | undefined {
-  const remaining = (lambdaContext as { getRemainingTimeInMillis?: unknown } | undefined)?.getRemainingTimeInMillis;
-  return typeof remaining === 'function' ? () => Number(remaining.call(lambdaContext)) : undefined;
 }
 
 const timer = (milliseconds: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, milliseconds));
@@ -116,11 +119,22 @@ export class ContentionRetry {
     }
   }
 
-  /** The wait before retry `attempt` + 1: full jitter over min(cap, base * 2^(attempt-1)). */
+  /** One invocation's budget of time, shared by its batch of `records` (see invocation-budget.ts). */
+  public budget(lambdaContext: unknown, records: number): InvocationBudget {
+    return new InvocationBudget(lambdaContext, records, this.margin);
+  }
+
+  /**
+   * The wait before retry `attempt` + 1: full jitter over min(cap, base * 2^(attempt-1)).
+   * @throws RangeError when `random` returned something other than a number from 0 (inclusive) to 1 (exclusive)
+   */
   public delayAfter(attempt: number): number {
     const ceiling = Math.min(this.cap, this.base * 2 ** Math.min(attempt - 1, 30));
     const draw = (this.options.random ?? Math.random)();
-    return Math.max(0, Math.min(1, draw)) * ceiling;
+    if (!(typeof draw === 'number' && draw >= 0 && draw < 1)) {
+      throw new RangeError(`contentionRetry.random must return a number from 0 (inclusive) to 1 (exclusive), but returned ${String(draw)}`);
+    }
+    return draw * ceiling;
   }
 
   /**
@@ -128,24 +142,29 @@ export class ContentionRetry {
    * the attempts bound) runs out; then the last error is thrown. Returns the value and the number of attempts.
    */
   public async run<T>(attempt: () => Promise<T>, call: ContentionRetryCall = {}): Promise<{ readonly value: T; readonly attempts: number }> {
-    const remaining = remainingMillisecondsOf(call.lambdaContext);
+    const clock = call.clock ?? this.budget(call.lambdaContext, 0).clockOfRunning();
     const retryable = call.retryable ?? isContention;
     const sleep = this.options.sleep ?? timer;
-    let longestAttempt = 0;
     for (let attempts = 1; ; attempts++) {
-      const before = remaining?.();
       try {
         return { value: await attempt(), attempts };
       } catch (error) {
-        const after = remaining?.();
-        if (before !== undefined && after !== undefined) longestAttempt = Math.max(longestAttempt, before - after);
         if (this.options.disabled === true || !retryable(error)) throw error;
         if (call.maxAttempts !== undefined && attempts >= call.maxAttempts) throw error;
         const wait = this.delayAfter(attempts);
-        // time left after the wait must cover another attempt as long as the longest so far, and the margin
-        if (after !== undefined ? after - wait < this.margin + longestAttempt : attempts >= this.attemptsWithoutDeadline) throw error;
+        clock.pause(); // the stretch of work ends here: the budget learns its length
+        // after the wait there must be time for one more stretch, the records not started yet, and the margin
+        if (clock.bounded ? !clock.mayRetryAfter(wait) : attempts >= this.attemptsWithoutDeadline) {
+          clock.resume();
+          throw error;
+        }
         call.onRetry?.(attempts, error, wait);
         await Promise.all([sleep(wait), call.beforeRetry?.()]);
+        // checked again after the wait and what was waited with it (the batch's commits under way may take long)
+        if (!clock.mayRetry()) {
+          clock.resume();
+          throw error;
+        }
       }
     }
   }

@@ -4,14 +4,16 @@
  * `TransactionConflict` and throttling injected on top (test/support/model/contention-world.ts). After every command: no
  * valid event reaches the DLQ (neither by our dead letter nor by SQS at `maxReceiveCount`), no invocation runs past its
  * deadline, nothing applied twice; after the contention stops, every event applied exactly once. 20 % of the events are
- * published twice (SNS duplicates).
+ * published twice (SNS duplicates). Up to 10 invocations at once; each consumer's `maxConcurrency` is 1, 3 or 10 (a
+ * run's choice), so a batch of up to 10 may be larger; every invocation's deadline counts attempts (a round trip per
+ * request, a run of user code) as well as back-off waits.
  *
  * `IEF_CONTENTION_RUNS` (default 3 per mode) and `IEF_CONTENTION_COMMANDS` (default 6); `IEF_MODEL_SEED` replays one seed.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { localClient } from '../../support/dynamodb-client';
-import { ContentionWorld, type ContentionFault, type ContentionMode } from '../../support/model/contention-world';
+import { ContentionWorld, ENVIRONMENTS, type ContentionFault, type ContentionMode } from '../../support/model/contention-world';
 import { failureReport } from '../../support/model/search';
 import type { ModelTables } from '../../support/model/world';
 import { createInbox, createKeyedTable, createLeaseInbox } from '../../support/proof/tables';
@@ -77,12 +79,15 @@ const fault: fc.Arbitrary<ContentionFault> = fc.oneof(
   fc.record({ kind: fc.constantFrom<'conflict' | 'throttle'>('conflict', 'throttle'), times: fc.constant(80) }),
 );
 
+/** Up to 10 invocations at once; a few at once as often (one invocation alone meets a long contention by itself). */
+const invocations: fc.Arbitrary<number> = fc.oneof(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: ENVIRONMENTS }));
+
 const commands = (maxCommands: number): fc.Arbitrary<Iterable<Command>> =>
   fc.commands(
     [
       // one event in five published twice (SNS duplicates), up to 10 events at once
       fc.array(fc.constantFrom(1, 1, 1, 1, 2), { minLength: 1, maxLength: 10 }).map((copies) => new Publish(copies)),
-      fc.tuple(fc.integer({ min: 1, max: 3 }), fc.integer({ min: 1, max: 10 }), fault).map(([invocations, batch, chosen]) => new DeliverConcurrently(invocations, batch, chosen)),
+      fc.tuple(invocations, fc.integer({ min: 1, max: 10 }), fault).map(([invocations, batch, chosen]) => new DeliverConcurrently(invocations, batch, chosen)),
     ],
     { maxCommands },
   );
@@ -90,8 +95,9 @@ const commands = (maxCommands: number): fc.Arbitrary<Iterable<Command>> =>
 /** Runs the contention model of `mode`; resolves with the failure report, or undefined when every run held. */
 export async function searchContention(mode: ContentionMode, options: { runs: number; commands: number; seed?: number }): Promise<string | undefined> {
   return failureReport(
-    fc.asyncProperty(fc.integer(), commands(options.commands), async (jitterSeed, chosen) => {
-      const world = await ContentionWorld.start(mode, tables.get(mode) as ModelTables, jitterSeed);
+    // maxConcurrency below the batch size: records wait for a free slot, behind a contended one
+    fc.asyncProperty(fc.integer(), fc.constantFrom(1, 3, 10), commands(options.commands), async (jitterSeed, maxConcurrency, chosen) => {
+      const world = await ContentionWorld.start(mode, tables.get(mode) as ModelTables, jitterSeed, maxConcurrency);
       try {
         await fc.asyncModelRun(() => ({ model: { published: 0 } satisfies Model, real: { world } satisfies Real }), chosen);
         await world.drain();

@@ -4,9 +4,12 @@
  * (`transactionConflicts: true`), every event on ONE hot item (an account, an aggregate), delivered by several
  * invocations at once, with AWS's contention faults (`TransactionConflict`, throttling) injected on top. Not a test file.
  *
- * Each invocation has a deadline: `getRemainingTimeInMillis()` counts down by the back-off waits the contention retry
- * takes (its `sleep`, which also really waits), so the budget is the same on a loaded machine. An invocation that
- * runs past its deadline is killed by Lambda: no response, every copy of its batch stays on the queue.
+ * Each invocation has a deadline: `getRemainingTimeInMillis()` counts down by virtual time, the same on a loaded
+ * machine: the back-off waits the contention retry takes (its `sleep`, which also really waits), a round trip per
+ * DynamoDB request ({@link ROUND_TRIP_MILLISECONDS}) and a run of the user's code per handler, `apply` or step
+ * ({@link USER_CODE_MILLISECONDS}). An invocation that runs past its deadline is killed by Lambda: no response, every
+ * copy of its batch stays on the queue. Up to {@link ENVIRONMENTS} invocations run at once, each processing up to its
+ * consumer's `maxConcurrency` records at once (a run's choice), so a batch can be larger than that.
  *
  * The checks: no copy of a valid event ever reaches the DLQ (SQS moves one there itself at `maxReceiveCount` receives:
  * contention alone must not spend them), no invocation runs past its deadline, no event is applied twice; and after the
@@ -40,8 +43,14 @@ export interface ContentionFault {
   readonly times: number;
 }
 
-/** Each invocation's time: what `getRemainingTimeInMillis()` starts from (the back-off waits count it down). */
+/** Each invocation's time: what `getRemainingTimeInMillis()` starts from (virtual time counts it down). */
 export const INVOCATION_BUDGET_MILLISECONDS = 3000;
+/** The virtual time of one DynamoDB request. */
+export const ROUND_TRIP_MILLISECONDS = 10;
+/** The virtual time of one run of the user's code (a handler, `apply`, a step). */
+export const USER_CODE_MILLISECONDS = 100;
+/** How many execution environments, so how many invocations at most at once (the issue's concurrency 10). */
+export const ENVIRONMENTS = 10;
 /** The queue's redrive policy: SQS moves a copy to the DLQ itself once received this often. */
 export const MAX_RECEIVE_COUNT = 3;
 /** The retry the consumers run with: a smaller cap than the default, so a budget is a few seconds of real waiting. */
@@ -61,7 +70,8 @@ interface Copy {
 }
 
 interface Invocation {
-  waited: number;
+  /** Virtual time spent: back-off waits, round trips, runs of user code. */
+  elapsed: number;
 }
 
 /** A seeded random source (mulberry32): the retry's jitter is decided by the run's seed. */
@@ -96,14 +106,18 @@ export class ContentionWorld {
     private readonly tables: ModelTables,
     private readonly proxy: FaultProxy,
     random: () => number,
+    private readonly maxConcurrency: number,
   ) {
-    this.handlers = [0, 1, 2].map(() => this.consumer(random));
+    this.handlers = Array.from({ length: ENVIRONMENTS }, () => this.consumer(random));
   }
 
-  /** A run on `tables` with a proxy of its own that arbitrates conflicts as DynamoDB does; `seed` decides the jitter. */
-  public static async start(mode: ContentionMode, tables: ModelTables, seed: number): Promise<ContentionWorld> {
+  /**
+   * A run on `tables` with a proxy of its own that arbitrates conflicts as DynamoDB does; `seed` decides the jitter;
+   * each consumer processes up to `maxConcurrency` records of a batch at once.
+   */
+  public static async start(mode: ContentionMode, tables: ModelTables, seed: number, maxConcurrency = 10): Promise<ContentionWorld> {
     const proxy = await startFaultProxy(inject('dynamoDbEndpoint'), { transactionConflicts: true, delayMs: 2 });
-    return new ContentionWorld(mode, tables, proxy, seededRandom(seed));
+    return new ContentionWorld(mode, tables, proxy, seededRandom(seed), maxConcurrency);
   }
 
   public async stop(): Promise<void> {
@@ -179,8 +193,8 @@ export class ContentionWorld {
   }
 
   private async invoke(env: number, batch: Copy[]): Promise<string> {
-    const state: Invocation = { waited: 0 };
-    const context = { getRemainingTimeInMillis: () => Math.max(0, INVOCATION_BUDGET_MILLISECONDS - state.waited) };
+    const state: Invocation = { elapsed: 0 };
+    const context = { getRemainingTimeInMillis: () => Math.max(0, INVOCATION_BUDGET_MILLISECONDS - state.elapsed) };
     let failed: Set<string>;
     let said: string;
     try {
@@ -191,9 +205,9 @@ export class ContentionWorld {
       failed = new Set(batch.map((copy) => copy.sqsMessageId));
       said = 'threw';
     }
-    if (state.waited > INVOCATION_BUDGET_MILLISECONDS) {
+    if (state.elapsed > INVOCATION_BUDGET_MILLISECONDS) {
       // Lambda killed it at its deadline: no response, the whole batch stays on the queue
-      this.violate(`an invocation of ${batch.length} ran past its deadline (${state.waited} ms of back-off in a budget of ${INVOCATION_BUDGET_MILLISECONDS} ms)`);
+      this.violate(`an invocation of ${batch.length} ran past its deadline (${state.elapsed} ms of virtual time in a budget of ${INVOCATION_BUDGET_MILLISECONDS} ms)`);
       failed = new Set(batch.map((copy) => copy.sqsMessageId));
       said = 'timed out';
     }
@@ -214,14 +228,33 @@ export class ContentionWorld {
 
   /** The back-off wait: counted against the invocation's budget, and waited for real (the holder's commit must land). */
   private readonly sleep = (milliseconds: number): Promise<void> => {
-    const state = this.invocation.getStore();
-    if (state !== undefined) state.waited += milliseconds;
+    this.spend(milliseconds);
     return new Promise((resolve) => setTimeout(resolve, milliseconds));
   };
 
+  /** Counts `milliseconds` of virtual time against the current invocation's deadline. */
+  private spend(milliseconds: number): void {
+    const state = this.invocation.getStore();
+    if (state !== undefined) state.elapsed += milliseconds;
+  }
+
+  /** A client whose every request costs the invocation a round trip of virtual time. */
+  private client(): DynamoDBClient {
+    const client = localClient({ endpoint: this.proxy.endpoint, maxAttempts: 1 });
+    client.middlewareStack.add(
+      (next) => async (args) => {
+        this.spend(ROUND_TRIP_MILLISECONDS);
+        return next(args);
+      },
+      { step: 'initialize', name: 'contentionModelRoundTrip' },
+    );
+    return client;
+  }
+
   private consumer(random: () => number): SqsBatchHandler {
     const common = {
-      client: localClient({ endpoint: this.proxy.endpoint, maxAttempts: 1 }),
+      client: this.client(),
+      maxConcurrency: this.maxConcurrency,
       deadLetter: this.deadLetters,
       logger: this.logs.logger,
       now: () => this.clock.now(),
@@ -230,6 +263,7 @@ export class ContentionWorld {
     };
     const table = this.tables.businessTable;
     const effect = (id: string): void => {
+      this.spend(USER_CODE_MILLISECONDS);
       this.effects.set(id, (this.effects.get(id) ?? 0) + 1);
     };
     switch (this.mode) {
@@ -238,6 +272,7 @@ export class ContentionWorld {
           ...common,
           config: this.tables.config as ConsumerConfig,
           handle: (envelope, tx) => {
+            this.spend(USER_CODE_MILLISECONDS);
             tx.update({ TableName: table, Key: { pk: envelope.data.account }, UpdateExpression: 'ADD #total :amount', ExpressionAttributeNames: { '#total': 'total' }, ExpressionAttributeValues: { ':amount': envelope.data.amount } });
             tx.update({ TableName: table, Key: { pk: `effect#${envelope.id}` }, UpdateExpression: 'ADD applications :one', ExpressionAttributeValues: { ':one': 1 } });
           },
@@ -248,6 +283,7 @@ export class ContentionWorld {
           config: { subscriberName: this.tables.config.subscriberName },
           locate: (envelope) => ({ tableName: table, key: { pk: envelope.data.account } }),
           apply: (current, envelope) => {
+            this.spend(USER_CODE_MILLISECONDS);
             const applied = { ...(current?.applied ?? {}) };
             applied[envelope.id] = (applied[envelope.id] ?? 0) + 1;
             return { state: { total: (current?.total ?? 0) + envelope.data.amount, applied } };
@@ -264,7 +300,7 @@ export class ContentionWorld {
           ...common,
           config: this.tables.config as LeaseConsumerConfig,
           steps: [
-            { name: 'reserve', run: () => undefined },
+            { name: 'reserve', run: () => this.spend(USER_CODE_MILLISECONDS) },
             { name: 'charge', run: (envelope) => effect(envelope.id) },
           ],
         });
