@@ -1,0 +1,83 @@
+/**
+ * Review r2 of issue 41 (branch s4-h8): findings written as failing tests. Each test says what it expects, which AWS
+ * or CDK fact it rests on, and the severity the review gives it. No fixes here.
+ */
+import { Annotations as CdkAnnotations, App, Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { describe, expect, test } from 'vitest';
+import { IdempotentEventFlow, Subscriber } from '../../lib';
+import { HANDLER_ENTRY } from '../fixtures/construct-test-kit';
+
+const FLOW_ENV = { account: '111111111111', region: 'eu-west-1' };
+const OTHER_ACCOUNT = { account: '222222222222', region: 'eu-west-1' };
+const OTHER_REGION = { account: '111111111111', region: 'eu-central-1' };
+
+function app(): App {
+  return new App({ builtinCloudFormationValidation: false, context: { 'aws:cdk:bundling-stacks': [] } });
+}
+
+function flowIn(a: App): { payments: Stack; flow: IdempotentEventFlow } {
+  const payments = new Stack(a, 'Payments', { env: FLOW_ENV });
+  const flow = new IdempotentEventFlow(payments, 'Payments', { dashboard: true });
+  CdkAnnotations.of(flow).acknowledgeWarning('idempotent-event-flow:noAlarmActions', 'A test app.');
+  return { payments, flow };
+}
+
+describe('review r2, issue 41', () => {
+  /**
+   * HIGH. A subscriber in another Region has no subscription dead-letter queue (the construct's choice), so an event SNS
+   * can not deliver because of a client-side error (the queue's policy or its key's policy changed, the queue deleted)
+   * is discarded at once: "Amazon SNS doesn't retry the message delivery that fails as a result of a client-side
+   * error" and "When the delivery policy is exhausted, Amazon SNS stops retrying the delivery and discards the
+   * message—unless a dead-letter queue is attached" (SNS developer guide, "Amazon SNS message delivery retries" and
+   * "Amazon SNS dead-letter queues"). The same-Region subscriber's loss is alarmed through its subscription dead-letter
+   * queue; across Regions the only trace is the topic's `NumberOfNotificationsFailed` metric (AWS/SNS, TopicName) in
+   * the topic's account and Region, and no alarm of either stack watches it: the loss is silent.
+   */
+  test('HIGH: a cross-Region subscription without a dead-letter queue has its failed deliveries alarmed somewhere', () => {
+    const a = app();
+    const { payments, flow } = flowIn(a);
+    const reportsStack = new Stack(a, 'Reports', { env: OTHER_REGION });
+    new Subscriber(reportsStack, 'Reports', { flow, entry: HANDLER_ENTRY });
+    const alarms = [payments, reportsStack].flatMap((stack) => Object.values(Template.fromStack(stack).findResources('AWS::CloudWatch::Alarm')));
+    const watchesFailedDeliveries = alarms.some((alarm) => JSON.stringify(alarm.Properties).includes('NumberOfNotificationsFailed'));
+    expect(watchesFailedDeliveries).toBe(true);
+  });
+
+  /**
+   * MEDIUM. `flow.alarms` is documented as "Every alarm of the flow: the relay's and each subscriber's", the natural
+   * input of a CompositeAlarm in the flow's stack. With a subscriber in another account it now holds alarms of another
+   * environment, which CDK can not refer to from the flow's stack (cross-environment references need physical names;
+   * a CompositeAlarm's AlarmRule refers to each alarm's ARN): the app no longer synthesizes, a regression of a
+   * same-account app the moment one subscriber moves to another account.
+   */
+  test('MEDIUM: a CompositeAlarm of flow.alarms in the flow\'s stack still synthesizes when a subscriber is in another account', () => {
+    const a = app();
+    const { payments, flow } = flowIn(a);
+    const ledgerStack = new Stack(a, 'Ledger', { env: OTHER_ACCOUNT });
+    new Subscriber(ledgerStack, 'Ledger', { flow, entry: HANDLER_ENTRY });
+    new cloudwatch.CompositeAlarm(payments, 'AnyFlowAlarm', { alarmRule: cloudwatch.AlarmRule.anyOf(...flow.alarms) });
+    expect(() => a.synth()).not.toThrow();
+  });
+
+  /**
+   * LOW. The topic grant's Sid is the subscriber's name with everything but [A-Za-z0-9] dropped, plus the account, so
+   * two subscribers of one flow whose names differ only in such characters ('Ledger-A' and 'LedgerA', both valid and
+   * different subscriberNames) in the same account give two statements with the same Sid in one topic policy. IAM
+   * policy grammar: "the Sid value must be unique within a JSON policy" (IAM User Guide, "IAM JSON policy elements:
+   * Sid"); SNS rejects such a SetTopicAttributes/TopicPolicy.
+   */
+  test('LOW: two subscribers whose names differ only in punctuation get distinct Sids in the topic policy', () => {
+    const a = app();
+    const { payments, flow } = flowIn(a);
+    const ledgerStack = new Stack(a, 'Ledger', { env: OTHER_ACCOUNT });
+    new Subscriber(ledgerStack, 'LedgerDash', { flow, subscriberName: 'Ledger-A', entry: HANDLER_ENTRY });
+    new Subscriber(ledgerStack, 'LedgerPlain', { flow, subscriberName: 'LedgerA', entry: HANDLER_ENTRY });
+    const sids = Object.values(Template.fromStack(payments).findResources('AWS::SNS::TopicPolicy'))
+      .flatMap((policy) => policy.Properties.PolicyDocument.Statement as Array<{ Sid?: string }>)
+      .map((statement) => statement.Sid)
+      .filter((sid): sid is string => sid !== undefined);
+    expect(new Set(sids).size).toBe(sids.length);
+  });
+});
