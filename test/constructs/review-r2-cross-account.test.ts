@@ -2,7 +2,7 @@
  * Review r2 of issue 41 (branch s4-h8): findings written as failing tests. Each test says what it expects, which AWS
  * or CDK fact it rests on, and the severity the review gives it. No fixes here.
  */
-import { Annotations as CdkAnnotations, App, Stack } from 'aws-cdk-lib';
+import { Annotations as CdkAnnotations, App, Stack, Stage } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { describe, expect, test } from 'vitest';
@@ -79,5 +79,27 @@ describe('review r2, issue 41', () => {
       .map((statement) => statement.Sid)
       .filter((sid): sid is string => sid !== undefined);
     expect(new Set(sids).size).toBe(sids.length);
+  });
+
+  /**
+   * HIGH. CDK Pipelines, the way AWS documents deploying one app to several accounts, puts each account's stacks in a
+   * Stage of their own (a pipeline stage per environment). A Subscriber in a Stage of account 222222222222 on a flow in
+   * a Stage of account 111111111111 fails while it is constructed, with CDK's own NoCrossStageDependency (from
+   * admitRemoteSubscriber's addStackDependency), not with a refusal naming the prop and both environments. The
+   * reference itself would need no dependency: the topic ARN crosses as a literal (physical name). The issue's
+   * "make the simple call work" is not met for the pipeline layout.
+   */
+  test('HIGH: a subscriber in a Stage of another account (the CDK Pipelines layout) synthesizes', () => {
+    const a = app();
+    const prod = new Stage(a, 'Prod', { env: FLOW_ENV });
+    const ledgerProd = new Stage(a, 'LedgerProd', { env: OTHER_ACCOUNT });
+    const payments = new Stack(prod, 'Payments');
+    const flow = new IdempotentEventFlow(payments, 'Payments');
+    CdkAnnotations.of(flow).acknowledgeWarning('idempotent-event-flow:noAlarmActions', 'A test app.');
+    const ledgerStack = new Stack(ledgerProd, 'Ledger');
+    expect(() => {
+      new Subscriber(ledgerStack, 'Ledger', { flow, entry: HANDLER_ENTRY });
+      a.synth();
+    }).not.toThrow();
   });
 });
