@@ -102,4 +102,26 @@ describe('review r2, issue 41', () => {
       a.synth();
     }).not.toThrow();
   });
+
+  /**
+   * MEDIUM (part of the HIGH finding above). Across Regions the subscription has no RedrivePolicy, yet the subscriber
+   * keeps its `SubscriptionDeadLetters` alarm ("SNS could not deliver messages to the consumer queue (check the queue
+   * policy and KMS key policy)") on a queue SNS never writes to: an alarm that can not fire, where operators expect
+   * exactly the failure it names to be caught. False assurance on the one failure that loses events.
+   */
+  test('MEDIUM: a cross-Region subscriber has no alarm on a subscription dead-letter queue its subscription does not use', () => {
+    const a = app();
+    const { flow } = flowIn(a);
+    const reportsStack = new Stack(a, 'Reports', { env: OTHER_REGION });
+    const reports = new Subscriber(reportsStack, 'Reports', { flow, entry: HANDLER_ENTRY });
+    const template = Template.fromStack(reportsStack);
+    const subscriptions = Object.values(template.findResources('AWS::SNS::Subscription'));
+    expect(subscriptions).toHaveLength(1);
+    expect(subscriptions[0].Properties.RedrivePolicy).toBeUndefined();
+    const unusedQueueId = reportsStack.getLogicalId(reports.subscriptionDeadLetterQueue.node.defaultChild as never);
+    const alarmsOnUnusedQueue = Object.values(template.findResources('AWS::CloudWatch::Alarm')).filter((alarm) =>
+      JSON.stringify(alarm.Properties.Dimensions ?? []).includes(`"${unusedQueueId}"`),
+    );
+    expect(alarmsOnUnusedQueue).toEqual([]);
+  });
 });
