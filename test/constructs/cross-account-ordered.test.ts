@@ -47,7 +47,7 @@ describe('ordered subscribers in another account and another Region', () => {
     expect(queueName).toMatch(/^Shipping-Queue-[A-F0-9]{8}\.fifo$/);
     expect(grants).toEqual([
       {
-        Sid: 'AllowSubscribeShippingFrom222222222222',
+        Sid: 'AllowSubscribeShippingad575143From222222222222', // the name's alphanumerics, 8 hex digits of its SHA-256, the account
         Effect: 'Allow',
         Action: 'sns:Subscribe',
         Principal: { AWS: 'arn:aws:iam::222222222222:root' },
