@@ -127,4 +127,34 @@ describe('review r2, issue 41', () => {
     expect(alarmsOnUnusedQueue).toEqual([]);
     expect(Object.keys(template.findResources('AWS::CloudWatch::Alarm')).filter((id) => id.includes('SubscriptionDeadLetters'))).toEqual([]);
   });
+
+  test("the fixes' shape: DeliveryFailedAlarm on the topic's TopicName in flow.alarms; a remote subscriber's alarms and inbox on itself, not the flow", () => {
+    const a = app();
+    const { payments, flow } = flowIn(a);
+    const reports = new Subscriber(new Stack(a, 'Reports', { env: OTHER_REGION }), 'Reports', { flow, entry: HANDLER_ENTRY });
+    const local = flow.addSubscriber('Billing', { entry: HANDLER_ENTRY });
+    expect(flow.deliveryFailedAlarm).toBeDefined();
+    expect(flow.alarms).toContain(flow.deliveryFailedAlarm);
+    Template.fromStack(payments).hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SNS',
+      MetricName: 'NumberOfNotificationsFailed',
+      Dimensions: [{ Name: 'TopicName', Value: { 'Fn::GetAtt': [payments.getLogicalId(flow.eventTopic.topic.node.defaultChild as never), 'TopicName'] } }],
+      Statistic: 'Sum',
+      Threshold: 1,
+    });
+    expect(reports.alarms.length).toBe(4);
+    for (const alarm of reports.alarms) expect(flow.alarms).not.toContain(alarm);
+    for (const alarm of local.alarms) expect(flow.alarms).toContain(alarm);
+    // the outbox and Billing's inbox; not Reports' inbox, of another Region
+    expect(flow.tables.map((table) => table.node.path)).toEqual(['Payments/Payments/OutboxTable/Resource', 'Payments/Payments/Billing/InboxTable/Resource']);
+  });
+
+  test('no DeliveryFailedAlarm for subscribers in the flow\'s Region only; one with subscriberAccounts', () => {
+    const a = app();
+    const { flow } = flowIn(a);
+    new Subscriber(new Stack(a, 'Ledger', { env: OTHER_ACCOUNT }), 'Ledger', { flow, entry: HANDLER_ENTRY });
+    expect(flow.deliveryFailedAlarm).toBeUndefined();
+    const listed = new IdempotentEventFlow(new Stack(a, 'Listed', { env: FLOW_ENV }), 'Listed', { subscriberAccounts: ['333333333333'] });
+    expect(listed.deliveryFailedAlarm).toBeDefined();
+  });
 });
