@@ -1,4 +1,4 @@
-import { Annotations, CfnOutput, Duration, RemovalPolicy, Size, Stack } from 'aws-cdk-lib';
+import { Annotations, CfnOutput, Duration, RemovalPolicy, Size, Stack, Stage } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
@@ -13,6 +13,8 @@ import { physicalNamesOf } from './consumer/private/cross-stack-names';
 import { EventFlowAttributes, importEventFlow } from './imported-event-flow';
 import { describeEnvironment } from './private/environments';
 import { giveSubscriberAlarmsAndOutput } from './private/subscriber-registration';
+import { subscribeGrantSid } from './private/subscribe-grant-sid';
+import { ALARM_PERIOD, createThresholdAlarm } from './private/threshold-alarm';
 import { FlowDashboard } from './monitoring/flow-dashboard';
 import { RelayAlarms } from './monitoring/relay-alarms';
 import { IOutboxTable, OutboxTable } from './outbox/outbox-table';
@@ -188,8 +190,19 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
   public readonly relayAlarms: RelayAlarms;
   /** The flow's dashboard, with `dashboard: true`; undefined otherwise. */
   public readonly dashboard?: FlowDashboard;
+  /**
+   * Fires when SNS failed to deliver an event of the topic (its `NumberOfNotificationsFailed`, in the flow's stack):
+   * created for a subscriber in another Region than the flow, or with `subscriberAccounts` (whose subscribers may be
+   * in any Region), whose subscriptions can have no dead-letter queue, so a delivery failing on a client-side error (a
+   * changed queue or key policy, a deleted queue) is discarded at once. In {@link alarms}; undefined otherwise.
+   * Construct id `DeliveryFailedAlarm`.
+   */
+  public get deliveryFailedAlarm(): cloudwatch.IAlarm | undefined {
+    return this.deliveryFailed;
+  }
 
   private readonly props: IdempotentEventFlowProps;
+  private deliveryFailed?: cloudwatch.Alarm;
   private readonly subscriberList: Subscriber[] = [];
   private readonly alarmList: cloudwatch.IAlarm[] = [];
   private readonly orderedRelayList: OrderedRelay[] = [];
@@ -253,6 +266,7 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
       );
     }
     this.alarmList.push(...this.relayAlarms.alarms);
+    if ((props.subscriberAccounts ?? []).length > 0) this.watchDeliveryFailures();
     if (props.dashboard === true) this.dashboard = new FlowDashboard(this, 'Dashboard', { relay: this.relay, relayAlarms: this.relayAlarms.alarms });
     // An ordered subscriber of a registered ordered relay left unregistered would be missing from alarms and the dashboard.
     this.node.addValidation({ validate: () => this.unregisteredOrderedSubscribers() });
@@ -297,13 +311,16 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
    * tables its subscribers created. Point-in-time recovery is on for each; to also keep them in an AWS Backup plan,
    * after the last `addSubscriber`:
    * `plan.addSelection('EventFlow', { resources: flow.tables.map((t) => backup.BackupResource.fromDynamoDbTable(t)) })`.
-   * The inbox tables of subscribers in other stacks are included: a plan that selects them belongs in a stack that may
-   * refer to theirs (theirs, or an ops stack), not in the flow's, which they refer to.
+   * The inbox tables of subscribers in other stacks of the flow's account and Region are included: a plan that selects
+   * them belongs in a stack that may refer to theirs (theirs, or an ops stack), not in the flow's, which they refer to.
+   * Those of subscribers in another account or Region are not (CDK can not refer to a table of another environment):
+   * back them up in their own environment, from `subscriber.inboxTable`.
    */
   public get tables(): dynamodb.ITable[] {
     const created: dynamodb.ITable[] = [];
     if (this.props.outboxTable === undefined) created.push(this.outboxTable.table);
     for (const subscriber of this.subscriberList) {
+      if (placementOf(subscriber)?.crossEnvironment === true) continue;
       const inbox = subscriber.node.tryFindChild('InboxTable');
       if (inbox instanceof InboxTable) created.push(inbox.table);
     }
@@ -325,7 +342,12 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
     return [...this.orderedSubscriberList];
   }
 
-  /** Every alarm of the flow: the relay's, each subscriber's, and each registered ordered relay's and ordered subscriber's. */
+  /**
+   * Every alarm of the flow in its own account and Region: the relay's, the topic's `DeliveryFailedAlarm` (when there
+   * is one), each subscriber's, and each registered ordered relay's and ordered subscriber's; not those of a
+   * subscriber in another account or Region (CDK can not refer to an alarm of another environment, e.g. from a
+   * `CompositeAlarm` here): they are on the subscriber, `subscriber.alarms`, in its own stack.
+   */
   public get alarms(): cloudwatch.IAlarm[] {
     return [...this.alarmList];
   }
@@ -397,7 +419,8 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
   /**
    * Gives `subscriber` what {@link addSubscriber} gives: its alarms (with this flow's `alarmActions`, `maxMessageAge`
    * and `maxEndToEndLatency`), its `Operator` output and a row on this flow's dashboard, all in the subscriber's own
-   * stack but the row; and adds it to {@link subscribers} and its alarms to {@link alarms}. A `Subscriber` created with
+   * stack but the row; and adds it to {@link subscribers} and its alarms to {@link alarms} (not those of a subscriber in
+   * another account or Region: they stay on `subscriber.alarms`). A `Subscriber` created with
    * `flow: this` (or by `addSubscriber`) calls it itself; there is no need to.
    *
    * Fails for a subscriber of another flow or of none, for one registered before, and when another subscriber of this
@@ -439,13 +462,18 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
       this.dashboard?.addSubscriber(subscriber, alarms.alarms);
     }
     this.subscriberList.push(subscriber);
-    this.alarmList.push(...alarms.alarms);
+    // Alarms of another environment can not be referred to from this one: they stay on the subscriber (subscriber.alarms).
+    if (placement?.crossEnvironment !== true) this.alarmList.push(...alarms.alarms);
+    // Across Regions the subscription has no dead-letter queue: the topic's failed deliveries are the only trace.
+    if (placement?.crossRegion === true) this.watchDeliveryFailures();
   }
 
   /**
    * A subscriber of this app in another account or Region: in another account, the topic policy lets that account
    * subscribe its queue (unless `subscriberAccounts` lets the account subscribe any queue of its own; refused when the
-   * list is given without it); its stack is deployed after this flow's (its subscription needs the topic and the grant).
+   * list is given without it); its stack is deployed after this flow's (its subscription needs the topic and the
+   * grant) when both are in one Stage. Across Stages (CDK Pipelines: a stage per account) CDK can not order them: the
+   * flow's pipeline stage must deploy first (docs/CROSS-ACCOUNT.md).
    */
   private admitRemoteSubscriber(subscriber: Subscriber): void {
     const placement = placementOf(subscriber)!;
@@ -461,9 +489,32 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
     if (placement.crossAccount && listed === undefined) {
       const queueName = physicalNamesOf(subscriber)!.queueName; // named: it is in another stack
       const queueArn = Stack.of(this).formatArn({ service: 'sqs', account, region: placement.subscriberEnvironment.region, resource: queueName });
-      this.allowSubscribe(`AllowSubscribe${subscriber.subscriberName.replace(/[^A-Za-z0-9]/g, '')}From${account}`, account, queueArn);
+      this.allowSubscribe(subscribeGrantSid(subscriber.subscriberName, account), account, queueArn);
     }
-    Stack.of(subscriber).addStackDependency(Stack.of(this), `subscriber ${subscriber.subscriberName} subscribes to the topic of ${this.node.path}`);
+    if (Stage.of(Stack.of(subscriber)) === Stage.of(Stack.of(this))) {
+      Stack.of(subscriber).addStackDependency(Stack.of(this), `subscriber ${subscriber.subscriberName} subscribes to the topic of ${this.node.path}`);
+    }
+  }
+
+  /**
+   * Creates (once) the `DeliveryFailedAlarm` on the topic's `NumberOfNotificationsFailed` (AWS/SNS, dimension
+   * TopicName), which CloudWatch keeps in the topic's account and Region: this stack's. It counts every subscription of
+   * the topic; those in the flow's Region also have their subscription dead-letter queue alarmed.
+   */
+  private watchDeliveryFailures(): void {
+    if (this.deliveryFailed !== undefined) return;
+    this.deliveryFailed = createThresholdAlarm(
+      this,
+      'DeliveryFailedAlarm',
+      this.eventTopic.topic.metricNumberOfNotificationsFailed({ period: ALARM_PERIOD, statistic: 'Sum' }),
+      1,
+      `Flow ${this.node.path}: SNS failed to deliver events of the topic to a subscription. A subscription in another Region ` +
+        'than the topic has no dead-letter queue, and SNS does not retry client-side errors (a changed queue or key policy, ' +
+        'a deleted queue): such an event is lost to that subscriber. Fix the queue or key, then re-send it from the outbox ' +
+        'with idempotent-event-flow replay (docs/CROSS-ACCOUNT.md).',
+      { alarmActions: this.props.alarmActions },
+    );
+    this.alarmList.push(this.deliveryFailed);
   }
 
   /** Lets `account` subscribe SQS queues matching `endpoint` (an ARN, `*` allowed) to the topic. */

@@ -154,12 +154,16 @@ export class Subscriber extends Construct implements iam.IGrantable {
   public readonly deadLetterQueue: sqs.IQueue;
 
   /**
-   * Where SNS puts messages it could not deliver to the queue (e.g. after the queue or its key became unusable). For a
-   * subscriber in another Region than its flow's topic, SNS can not use it (AWS requires a subscription's dead-letter
-   * queue in the subscription's account and Region, which is the topic's): the subscription then has none, and this
-   * queue stays empty; SNS retries deliveries to SQS for days, and `replay` re-sends from the outbox (docs/CROSS-ACCOUNT.md).
+   * Where SNS puts messages it could not deliver to the queue (e.g. after the queue or its key policy changed, or the
+   * queue was deleted: client-side errors, which SNS does not retry). Undefined for a subscriber in another Region than
+   * its flow's topic: AWS accepts a subscription's dead-letter queue only in the subscription's account and Region,
+   * which is the topic's, so the subscription has none, and a delivery that fails there is discarded. The flow's
+   * `DeliveryFailed` alarm (the topic's `NumberOfNotificationsFailed`, in the flow's stack) reports it; `replay`
+   * re-sends from the outbox (docs/CROSS-ACCOUNT.md).
+   *
+   * @default - a queue in this subscriber's stack; undefined across Regions
    */
-  public readonly subscriptionDeadLetterQueue: sqs.IQueue;
+  public readonly subscriptionDeadLetterQueue?: sqs.IQueue;
 
   /** The topic subscription of the queue. */
   public readonly subscription: sns.Subscription;
@@ -217,20 +221,22 @@ export class Subscriber extends Construct implements iam.IGrantable {
     this.queue = this.consumerQueue.queue;
     this.deadLetterQueue = this.consumerQueue.deadLetterQueue;
 
-    this.subscriptionDeadLetterQueue = createSubscriptionDeadLetterQueue(
-      this,
-      props.encryptionKey,
-      props.subscriptionDeadLetterRetentionPeriod ?? CONSUMER_DEFAULTS.SUBSCRIPTION_DEAD_LETTER_RETENTION_PERIOD,
-      removalPolicy,
-    );
     // In another Region than the topic, the subscription is created in the topic's Region, and SNS can not use a
-    // dead-letter queue of this Region for it (it must be in the subscription's account and Region).
+    // dead-letter queue of this Region for it (it must be in the subscription's account and Region): none is created.
     const crossRegion = placement?.crossRegion === true;
+    this.subscriptionDeadLetterQueue = crossRegion
+      ? undefined
+      : createSubscriptionDeadLetterQueue(
+          this,
+          props.encryptionKey,
+          props.subscriptionDeadLetterRetentionPeriod ?? CONSUMER_DEFAULTS.SUBSCRIPTION_DEAD_LETTER_RETENTION_PERIOD,
+          removalPolicy,
+        );
     this.subscription = subscribeQueue(
       this,
       topic,
       this.queue,
-      crossRegion ? undefined : this.subscriptionDeadLetterQueue,
+      this.subscriptionDeadLetterQueue,
       props.filterPolicyWithMessageBody,
       crossRegion ? placement!.flowEnvironment.region : undefined,
     );
@@ -297,6 +303,19 @@ export class Subscriber extends Construct implements iam.IGrantable {
     if (this.flow !== undefined && Stack.of(this.flow) !== Stack.of(this)) nameSubscriberResources(this);
     if (placement !== undefined) recordPlacement(this, placement);
     this.flow?.registerSubscriber(this);
+  }
+
+  /**
+   * The alarms its flow gave this subscriber (its `SubscriberAlarms`, construct id `Alarms`, in this subscriber's
+   * stack), e.g. for a `CompositeAlarm` in this stack. For a subscriber in another account or Region than its flow they
+   * are not in `flow.alarms` (CDK can not refer to an alarm of another environment): here is where to find them.
+   *
+   * @default - empty for a subscriber created without `flow` (nothing created its alarms)
+   */
+  public get alarms(): cloudwatch.IAlarm[] {
+    // Read by shape: lib/monitoring/subscriber-alarms.ts imports this file, so importing it back would be a circle.
+    const own = this.node.tryFindChild('Alarms') as { readonly alarms?: cloudwatch.IAlarm[] } | undefined;
+    return [...(own?.alarms ?? [])];
   }
 
   /**

@@ -216,7 +216,7 @@ export class FlowDashboard extends Construct {
     const queue = (which: sqs.IQueue, literalName: string | undefined) => queueMetrics(which, literalName);
     const consumerQueue = queue(subscriber.queue, names?.queueName);
     const deadLetterQueue = queue(subscriber.deadLetterQueue, names?.deadLetterQueueName);
-    const subscriptionDeadLetterQueue = queue(subscriber.subscriptionDeadLetterQueue, names?.subscriptionDeadLetterQueueName);
+    const subscriptionDeadLetterQueue = subscriber.subscriptionDeadLetterQueue === undefined ? undefined : queue(subscriber.subscriptionDeadLetterQueue, names?.subscriptionDeadLetterQueueName);
     const fn = functionMetrics(subscriber, names?.functionName);
     const name = subscriber.subscriberName;
     this.dashboard.addWidgets(
@@ -244,7 +244,8 @@ export class FlowDashboard extends Construct {
       ]),
       graph(`${name}: dead-letter queues (messages)`, [
         deadLetterQueue('ApproximateNumberOfMessagesVisible', { ...maximum, label: 'Queue DLQ' }),
-        subscriptionDeadLetterQueue('ApproximateNumberOfMessagesVisible', { ...maximum, label: 'Subscription DLQ' }),
+        // None across Regions: the subscription has no dead-letter queue there.
+        ...(subscriptionDeadLetterQueue === undefined ? [] : [subscriptionDeadLetterQueue('ApproximateNumberOfMessagesVisible', { ...maximum, label: 'Subscription DLQ' })]),
       ]),
     );
     this.dashboard.addWidgets(

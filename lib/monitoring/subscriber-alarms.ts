@@ -58,7 +58,8 @@ export interface SubscriberAlarmsProps extends SubscriberAlarmOptions {
 /**
  * Alarms for one subscriber, so no message is lost or stuck silently:
  * - `DeadLetters`: the consumer queue's dead-letter queue holds a message;
- * - `SubscriptionDeadLetters`: SNS could not deliver a message to the queue;
+ * - `SubscriptionDeadLetters` (only when the subscriber has a `subscriptionDeadLetterQueue`: not across Regions): SNS
+ *   could not deliver a message to the queue;
  * - `Errors`: the consumer function reported an error;
  * - `OldestMessageAge`: the oldest message waited longer than `maxMessageAge`;
  * - `DeadLetterExpiring`: a dead letter has waited so long that SQS deletes it within 2 days (for a blocked message,
@@ -70,8 +71,11 @@ export interface SubscriberAlarmsProps extends SubscriberAlarmOptions {
 export class SubscriberAlarms extends Construct {
   /** Fires as soon as the consumer queue's dead-letter queue holds a message. */
   public readonly deadLetterAlarm: cloudwatch.Alarm;
-  /** Fires as soon as the subscription's dead-letter queue holds a message. */
-  public readonly subscriptionDeadLetterAlarm: cloudwatch.Alarm;
+  /**
+   * Fires as soon as the subscription's dead-letter queue holds a message; undefined for a subscriber without one (in
+   * another Region than its flow's topic: there the flow's `DeliveryFailed` alarm watches failed deliveries).
+   */
+  public readonly subscriptionDeadLetterAlarm?: cloudwatch.Alarm;
   /** Fires when the consumer function reports an error. */
   public readonly errorsAlarm: cloudwatch.Alarm;
   /** Fires when the oldest message in the consumer queue is older than `maxMessageAge`. */
@@ -108,14 +112,16 @@ export class SubscriberAlarms extends Construct {
       `Subscriber ${name}: its dead-letter queue holds messages that failed processing. Each carries its reason; redrive after fixing.`,
       props,
     );
-    this.subscriptionDeadLetterAlarm = createThresholdAlarm(
-      this,
-      'SubscriptionDeadLetters',
-      subscriber.subscriptionDeadLetterQueue.metricApproximateNumberOfMessagesVisible(visible),
-      1,
-      `Subscriber ${name}: SNS could not deliver messages to the consumer queue (check the queue policy and KMS key policy).`,
-      props,
-    );
+    if (subscriber.subscriptionDeadLetterQueue !== undefined) {
+      this.subscriptionDeadLetterAlarm = createThresholdAlarm(
+        this,
+        'SubscriptionDeadLetters',
+        subscriber.subscriptionDeadLetterQueue.metricApproximateNumberOfMessagesVisible(visible),
+        1,
+        `Subscriber ${name}: SNS could not deliver messages to the consumer queue (check the queue policy and KMS key policy).`,
+        props,
+      );
+    }
     this.errorsAlarm = createThresholdAlarm(
       this,
       'Errors',
@@ -168,7 +174,7 @@ export class SubscriberAlarms extends Construct {
     }
     const alarms = [
       this.deadLetterAlarm,
-      this.subscriptionDeadLetterAlarm,
+      ...(this.subscriptionDeadLetterAlarm ? [this.subscriptionDeadLetterAlarm] : []),
       this.errorsAlarm,
       this.oldestMessageAgeAlarm,
       this.deadLetterExpiringAlarm,

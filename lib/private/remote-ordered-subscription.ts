@@ -9,7 +9,7 @@
  * `sns:Protocol` `sqs`, `sns:Endpoint` the queue's ARN, by the literal FIFO name the queue gets here); the subscriber's
  * stack deployed after the relay's.
  */
-import { Names, Stack, Token } from 'aws-cdk-lib';
+import { Names, Stack, Stage, Token } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as sns from 'aws-cdk-lib/aws-sns';
@@ -17,6 +17,7 @@ import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
 import { createOwnQueueKey } from '../consumer/private/own-queue-key';
 import { topicEnvironment } from '../consumer/private/flow-placement';
+import { subscribeGrantSid } from './subscribe-grant-sid';
 import { type AwsEnvironment, compareEnvironments, type EnvironmentCrossing, isCrossEnvironment } from './environments';
 
 /** What the ordered subscriber reads of its relay. */
@@ -62,7 +63,8 @@ function nameFifoQueue(queue: sqs.IQueue): string {
 
 /**
  * In another environment: names the queues (the topic grant names the queue's ARN), lets the subscriber's account
- * subscribe that queue (in another account), and deploys the subscriber's stack after the relay's.
+ * subscribe that queue (in another account), and deploys the subscriber's stack after the relay's when both are in one
+ * Stage (across Stages that order is the pipeline's).
  */
 export function admitOrderedSubscriber(subscriber: Construct, subscriberName: string, relay: OrderedRelayParts, queue: sqs.IQueue, deadLetterQueue: sqs.IQueue, placement: OrderedPlacement): void {
   if (!placement.crossEnvironment) return;
@@ -73,7 +75,7 @@ export function admitOrderedSubscriber(subscriber: Construct, subscriberName: st
     const endpoint = Stack.of(relay).formatArn({ service: 'sqs', account, region, resource: queueName });
     relay.topic.addToResourcePolicy(
       new iam.PolicyStatement({
-        sid: `AllowSubscribe${subscriberName.replace(/[^A-Za-z0-9]/g, '')}From${account}`,
+        sid: subscribeGrantSid(subscriberName, account),
         principals: [new iam.AccountPrincipal(account)],
         actions: ['sns:Subscribe'],
         resources: [relay.topic.topicArn],
@@ -81,7 +83,11 @@ export function admitOrderedSubscriber(subscriber: Construct, subscriberName: st
       }),
     );
   }
-  Stack.of(subscriber).addStackDependency(Stack.of(relay), `ordered subscriber ${subscriberName} subscribes to the topic of ${relay.node.path}`);
+  // Within one Stage (one cloud assembly) CDK deploys the relay's stack first; across Stages (CDK Pipelines, a stage
+  // per account) it can not depend on it: the relay's pipeline stage must deploy first (docs/CROSS-ACCOUNT.md).
+  if (Stage.of(Stack.of(subscriber)) === Stage.of(Stack.of(relay))) {
+    Stack.of(subscriber).addStackDependency(Stack.of(relay), `ordered subscriber ${subscriberName} subscribes to the topic of ${relay.node.path}`);
+  }
 }
 
 /** The subscription's dead-letter queue: none across Regions (SNS wants it in the subscription's account and Region). */

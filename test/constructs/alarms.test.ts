@@ -142,11 +142,11 @@ describe('SubscriberAlarms', () => {
     // WHEN
     const { stack, subscriber, alarms } = create();
     // THEN
-    expect(alarmProperties(alarms.subscriptionDeadLetterAlarm)).toEqual({
+    expect(alarmProperties(alarms.subscriptionDeadLetterAlarm!)).toEqual({
       ...ALARM_SHAPE,
       Namespace: 'AWS/SQS',
       MetricName: 'ApproximateNumberOfMessagesVisible',
-      Dimensions: [{ Name: 'QueueName', Value: r(stack, subscriber.subscriptionDeadLetterQueue.queueName) }],
+      Dimensions: [{ Name: 'QueueName', Value: r(stack, subscriber.subscriptionDeadLetterQueue!.queueName) }],
       Statistic: 'Maximum',
       Threshold: 1,
       AlarmDescription: expect.stringMatching(/^Subscriber Billing: SNS could not deliver messages/),

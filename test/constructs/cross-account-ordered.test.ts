@@ -5,7 +5,7 @@
  * validation run on the same layout.
  */
 import * as path from 'node:path';
-import { Annotations, Stack } from 'aws-cdk-lib';
+import { Annotations, Stack, Stage } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { OrderedRelay, OrderedSubscriber } from '../../lib/ordered';
@@ -47,7 +47,7 @@ describe('ordered subscribers in another account and another Region', () => {
     expect(queueName).toMatch(/^Shipping-Queue-[A-F0-9]{8}\.fifo$/);
     expect(grants).toEqual([
       {
-        Sid: 'AllowSubscribeShippingFrom222222222222',
+        Sid: 'AllowSubscribeShippingad575143From222222222222', // the name's alphanumerics, 8 hex digits of its SHA-256, the account
         Effect: 'Allow',
         Action: 'sns:Subscribe',
         Principal: { AWS: 'arn:aws:iam::222222222222:root' },
@@ -90,4 +90,13 @@ test('an ordered subscriber fails in an environment-agnostic stack of a relay wi
   expect(() => new OrderedSubscriber(new Stack(app, 'Shipping'), 'Shipping', { relay, subscriberName: 'Shipping', entry: ORDERED_HANDLER })).toThrow(
     "OrderedSubscriber 'Shipping': its stack Shipping is in aws://unknown-account/unknown-region and the ordered relay Fulfilment/Ordered in aws://111111111111/eu-west-1",
   );
+});
+
+test('an ordered subscriber in a Stage of another account (CDK Pipelines layout) is constructed, with no cross-Stage dependency', () => {
+  const app = complianceApp();
+  const fulfilment = new Stack(new Stage(app, 'Prod', { env: { account: '111111111111', region: 'eu-west-1' } }), 'Fulfilment');
+  const relay = new OrderedRelay(fulfilment, 'Ordered', { outboxTable: new OutboxTable(fulfilment, 'Outbox') });
+  const shippingStack = new Stack(new Stage(app, 'ShippingProd', { env: { account: '222222222222', region: 'eu-west-1' } }), 'Shipping');
+  expect(() => new OrderedSubscriber(shippingStack, 'Shipping', { relay, subscriberName: 'Shipping', entry: ORDERED_HANDLER })).not.toThrow();
+  expect(shippingStack.dependencies).toEqual([]);
 });

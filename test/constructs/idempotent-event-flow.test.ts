@@ -198,7 +198,7 @@ describe('IdempotentEventFlow: addSubscriber', () => {
         Endpoint: r(stack, subscriber.queue.queueArn),
         Protocol: 'sqs',
         RawMessageDelivery: true,
-        RedrivePolicy: { deadLetterTargetArn: r(stack, subscriber.subscriptionDeadLetterQueue.queueArn) },
+        RedrivePolicy: { deadLetterTargetArn: r(stack, subscriber.subscriptionDeadLetterQueue!.queueArn) },
       });
     }
     expect(billing.inboxTable).not.toBe(shipping.inboxTable);
@@ -256,7 +256,7 @@ describe('IdempotentEventFlow: addSubscriber', () => {
     const billing = addSubscriber(flow, 'Billing', { subscriptionDeadLetterRetentionPeriod: Duration.days(3) });
     // THEN
     const template = Template.fromStack(stack).toJSON();
-    expect(template.Resources[logicalIdOf(billing.subscriptionDeadLetterQueue)].Properties.MessageRetentionPeriod).toBe(3 * 86400);
+    expect(template.Resources[logicalIdOf(billing.subscriptionDeadLetterQueue!)].Properties.MessageRetentionPeriod).toBe(3 * 86400);
     expect(() => addSubscriber(flow, 'Shipping', { subscriptionDeadLetterRetentionPeriod: Duration.days(14), deduplicationWindow: Duration.days(31) })).toThrow(
       "Subscriber 'Shipping': deduplicationWindow must be at least subscriptionDeadLetterRetentionPeriod + retentionPeriod + " +
         'deadLetterRetentionPeriod (14 days + 4 days + 14 days = 32 days), but 31 days was provided',

@@ -60,7 +60,7 @@ describe('operator outputs', () => {
         inboxTable: ref(billing.inboxTable!.tableName),
         queueUrl: ref(billing.queue.queueUrl),
         deadLetterQueueUrl: ref(billing.deadLetterQueue.queueUrl),
-        subscriptionDeadLetterQueueUrl: ref(billing.subscriptionDeadLetterQueue.queueUrl),
+        subscriptionDeadLetterQueueUrl: ref(billing.subscriptionDeadLetterQueue!.queueUrl),
         consumerFunctionName: ref(billing.consumerFunction.lambdaFunction.functionName),
       },
       {
@@ -72,7 +72,7 @@ describe('operator outputs', () => {
         outboxTable: ref(flow.outboxTable.table.tableName),
         queueUrl: ref(stats.queue.queueUrl),
         deadLetterQueueUrl: ref(stats.deadLetterQueue.queueUrl),
-        subscriptionDeadLetterQueueUrl: ref(stats.subscriptionDeadLetterQueue.queueUrl),
+        subscriptionDeadLetterQueueUrl: ref(stats.subscriptionDeadLetterQueue!.queueUrl),
         consumerFunctionName: ref(stats.consumerFunction.lambdaFunction.functionName),
       },
     ]);

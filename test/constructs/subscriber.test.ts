@@ -130,7 +130,7 @@ describe('Subscriber: subscription', () => {
     const { f, subscriber, template } = synth();
     // THEN
     template.hasResourceProperties('AWS::SNS::Subscription', {
-      RedrivePolicy: { deadLetterTargetArn: r(f.stack, subscriber.subscriptionDeadLetterQueue.queueArn) },
+      RedrivePolicy: { deadLetterTargetArn: r(f.stack, subscriber.subscriptionDeadLetterQueue!.queueArn) },
     });
   });
 
@@ -176,14 +176,14 @@ describe('Subscriber: subscription', () => {
     const { f, subscriber, template } = synth();
     // THEN
     template.hasResourceProperties('AWS::SQS::QueuePolicy', {
-      Queues: [r(f.stack, subscriber.subscriptionDeadLetterQueue.queueUrl)],
+      Queues: [r(f.stack, subscriber.subscriptionDeadLetterQueue!.queueUrl)],
       PolicyDocument: {
         Statement: Match.arrayWith([
           {
             Action: 'sqs:SendMessage',
             Effect: 'Allow',
             Principal: { Service: 'sns.amazonaws.com' },
-            Resource: r(f.stack, subscriber.subscriptionDeadLetterQueue.queueArn),
+            Resource: r(f.stack, subscriber.subscriptionDeadLetterQueue!.queueArn),
             Condition: { ArnEquals: { 'aws:SourceArn': r(f.stack, f.topic.topicArn) } },
           },
         ]),

@@ -19,7 +19,8 @@ import type { IConstruct } from 'constructs';
 export interface SubscriberPhysicalNames {
   readonly queueName: string;
   readonly deadLetterQueueName: string;
-  readonly subscriptionDeadLetterQueueName: string;
+  /** Undefined for a subscriber without a subscription dead-letter queue (across Regions). */
+  readonly subscriptionDeadLetterQueueName?: string;
   readonly functionName: string;
 }
 
@@ -33,7 +34,7 @@ export interface NamedSubscriberResources {
   readonly consumerFunction: { readonly lambdaFunction: lambda.IFunction };
   readonly queue: sqs.IQueue;
   readonly deadLetterQueue: sqs.IQueue;
-  readonly subscriptionDeadLetterQueue: sqs.IQueue;
+  readonly subscriptionDeadLetterQueue?: sqs.IQueue;
 }
 
 const namesBySubscriber = new WeakMap<NamedSubscriberResources, SubscriberPhysicalNames>();
@@ -57,7 +58,7 @@ export function nameSubscriberResources(subscriber: NamedSubscriberResources): v
   namesBySubscriber.set(subscriber, {
     queueName: nameQueue(subscriber.queue),
     deadLetterQueueName: nameQueue(subscriber.deadLetterQueue),
-    subscriptionDeadLetterQueueName: nameQueue(subscriber.subscriptionDeadLetterQueue),
+    subscriptionDeadLetterQueueName: subscriber.subscriptionDeadLetterQueue === undefined ? undefined : nameQueue(subscriber.subscriptionDeadLetterQueue),
     functionName,
   });
 }

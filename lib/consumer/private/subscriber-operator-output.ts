@@ -12,7 +12,6 @@ import { SUBSCRIBER_DEPLOYMENT_FORMAT, type SubscriberDeployment } from '../../.
 import type { Subscriber } from '../subscriber';
 import type { ConsumerFunction } from '../consumer-function';
 import type { IInboxTable } from '../inbox-table';
-import { placementOf } from './flow-placement';
 
 /**
  * What the output of an ordered subscriber reads of it (lib/ordered/ordered-subscriber.ts passes itself): named here
@@ -44,7 +43,7 @@ export function subscriberOperatorOutputValue(subscriber: Subscriber, outboxTabl
     queueUrl: subscriber.queue.queueUrl,
     deadLetterQueueUrl: subscriber.deadLetterQueue.queueUrl,
     // in another Region than the topic the subscription has no dead-letter queue (flow-placement.ts)
-    subscriptionDeadLetterQueueUrl: placementOf(subscriber)?.crossRegion ? undefined : subscriber.subscriptionDeadLetterQueue.queueUrl,
+    subscriptionDeadLetterQueueUrl: subscriber.subscriptionDeadLetterQueue?.queueUrl,
     consumerFunctionName: subscriber.consumerFunction.lambdaFunction.functionName,
   };
   return Stack.of(subscriber).toJsonString(deployment);

@@ -83,8 +83,10 @@ export function subscribeQueue(
       reason:
         'The queue is in another Region than the topic, so the subscription is created in the topic\'s Region, and SNS ' +
         'accepts a subscription dead-letter queue only in the subscription\'s account and Region (SNS developer guide, ' +
-        '"Amazon SNS dead-letter queues"). SNS retries deliveries to SQS for days; an event it drops is re-sent from the ' +
-        'outbox with replay (docs/CROSS-ACCOUNT.md).',
+        '"Amazon SNS dead-letter queues"). SNS retries server-side delivery errors (SQS unavailable) for days, but ' +
+        'discards at once what fails on a client-side error (a changed queue or key policy, a deleted queue): the ' +
+        'flow\'s DeliveryFailed alarm watches the topic\'s NumberOfNotificationsFailed, and replay re-sends a lost event ' +
+        'from the outbox (docs/CROSS-ACCOUNT.md).',
     });
   }
   if (queuePolicy.policyDependable) {
