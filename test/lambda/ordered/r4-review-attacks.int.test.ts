@@ -148,3 +148,18 @@ describe('r4: an event id that starts with AGGREGATE# lands on another aggregate
     expect(first.sequence).toBe('0000000000000001');
   });
 });
+
+describe('r4: what grantAppendOrderedEvents lets a producer read', () => {
+  test("F5: a GetItem the grant allows (a key under OUTBOX#AGGREGATE#) returns the aggregate's last event envelope, any producer's aggregate", async () => {
+    const outbox = await newOutbox();
+    const someoneElses = aggregate('other-producer');
+    await emit(outbox, someoneElses, 'card-number-in-here');
+    const { ORDERED_OUTBOX_ITEM } = await import('../../../lambda/contract/ordered-wire-format');
+    const { OUTBOX_ITEM } = await import('../../../lambda/contract/wire-format');
+    const key = `${ORDERED_OUTBOX_ITEM.HEAD_KEY_PREFIX}${someoneElses}`;
+    expect(key.startsWith(ORDERED_OUTBOX_ITEM.HEAD_KEY_PREFIX)).toBe(true); // allowed by ForAllValues:StringLike dynamodb:LeadingKeys OUTBOX#AGGREGATE#*
+    const item = (await documents.send(new GetCommand({ TableName: outbox.outboxTableName, Key: { [outbox.partitionKeyName]: key, ...(outbox.sortKeyName === undefined ? {} : { [outbox.sortKeyName]: key }) }, ConsistentRead: true }))).Item;
+    // the docs and the grant's comment: "the producer can read no event envelope"
+    expect(item?.[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]).toBeUndefined();
+  });
+});
