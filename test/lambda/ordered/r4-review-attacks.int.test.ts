@@ -13,7 +13,9 @@ import { OrderedOutbox, type OrderedEnvelope } from '../../../lambda/ordered/ord
 import { carryOrderedHeads } from '../../../lambda/ordered/outbox-heads';
 import { planOrderedRedrive } from '../../../lambda/ordered/redrive-plan';
 import { SequenceFences } from '../../../lambda/ordered/sequence-fences';
-import { TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
+import { ORDERED_OUTBOX_ITEM } from '../../../lambda/contract/ordered-wire-format';
+import { OUTBOX_ITEM, TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
+import { EXIT_CODE, main } from '../../../simulator/cli/main';
 import { localClient } from '../../support/dynamodb-client';
 import { createInbox, createKeyedTable, createOutbox } from '../../support/proof/tables';
 import { outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from '../helpers';
@@ -154,12 +156,42 @@ describe('r4: what grantAppendOrderedEvents lets a producer read', () => {
     const outbox = await newOutbox();
     const someoneElses = aggregate('other-producer');
     await emit(outbox, someoneElses, 'card-number-in-here');
-    const { ORDERED_OUTBOX_ITEM } = await import('../../../lambda/contract/ordered-wire-format');
-    const { OUTBOX_ITEM } = await import('../../../lambda/contract/wire-format');
     const key = `${ORDERED_OUTBOX_ITEM.HEAD_KEY_PREFIX}${someoneElses}`;
     expect(key.startsWith(ORDERED_OUTBOX_ITEM.HEAD_KEY_PREFIX)).toBe(true); // allowed by ForAllValues:StringLike dynamodb:LeadingKeys OUTBOX#AGGREGATE#*
     const item = (await documents.send(new GetCommand({ TableName: outbox.outboxTableName, Key: { [outbox.partitionKeyName]: key, ...(outbox.sortKeyName === undefined ? {} : { [outbox.sortKeyName]: key }) }, ConsistentRead: true }))).Item;
     // the docs and the grant's comment: "the producer can read no event envelope"
     expect(item?.[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]).toBeUndefined();
+  });
+});
+
+describe('r4: `outbox heads` on the wrong thing', () => {
+  test("F6: --from-fences with a standard (not ordered) subscriber's Operator output is accepted: 'set 0 head(s)', exit OK, though no fence was read", async () => {
+    const id = aggregate('wrong-output');
+    const original = await newOutbox();
+    const { handler } = consumer();
+    await deliver(handler, await emit(original, id, 'authorised'), await emit(original, id, 'captured'));
+    const replaced = await newOutbox();
+    // the Operator output of the flow's standard fraud subscriber, picked instead of the ledger's (same inbox table here)
+    const standardOutput = JSON.stringify({
+      format: 1,
+      subscriberName: 'fraud',
+      processingMode: 'transactional',
+      queueUrl: 'https://sqs.eu-west-1.amazonaws.com/111111111111/fraud',
+      deadLetterQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/111111111111/fraud-dlq',
+      inboxTable: inboxConfig.inboxTableName,
+      deduplicationWindowSeconds: WINDOW_SECONDS,
+      outboxTable: original.outboxTableName,
+    });
+    let stdout = '';
+    let stderr = '';
+    const code = await main(['outbox', 'heads', '--outbox-table', replaced.outboxTableName, '--from-fences', '--subscriber-output', standardOutput, '--yes'], {
+      stdout: (text) => void (stdout += text),
+      stderr: (text) => void (stderr += text),
+      user: 'on-call',
+      createClient: () => localClient(),
+    });
+    // an output that is not an ordered subscriber's has no fences: the command must refuse it, not report success
+    expect(stderr).not.toContain('deduplicationWindowSeconds'); // the output itself is well-formed (parsed)
+    expect({ code, stdout, stderr }).toMatchObject({ code: EXIT_CODE.USAGE });
   });
 });
