@@ -194,4 +194,29 @@ describe('r4: `outbox heads` on the wrong thing', () => {
     expect(stderr).not.toContain('deduplicationWindowSeconds'); // the output itself is well-formed (parsed)
     expect({ code, stdout, stderr }).toMatchObject({ code: EXIT_CODE.USAGE });
   });
+
+  test("F6: --from-fences with an ordered subscriber's output of another flow (another outbox table) is refused, naming the table", async () => {
+    const replaced = await newOutbox();
+    const otherFlows = JSON.stringify({
+      format: 1,
+      subscriberName: 'shipping-ledger',
+      processingMode: 'transactional',
+      ordered: true,
+      queueUrl: 'https://sqs.eu-west-1.amazonaws.com/111111111111/shipping.fifo',
+      deadLetterQueueUrl: 'https://sqs.eu-west-1.amazonaws.com/111111111111/shipping-dlq.fifo',
+      inboxTable: inboxConfig.inboxTableName,
+      deduplicationWindowSeconds: WINDOW_SECONDS,
+      outboxTable: 'shipping-outbox',
+    });
+    let stdout = '';
+    let stderr = '';
+    const code = await main(['outbox', 'heads', '--outbox-table', replaced.outboxTableName, '--from-fences', '--subscriber-output', otherFlows, '--previous-outbox-table', 'payments-outbox-old', '--yes'], {
+      stdout: (text) => void (stdout += text),
+      stderr: (text) => void (stderr += text),
+      user: 'on-call',
+      createClient: () => localClient(),
+    });
+    expect({ code, stdout }).toEqual({ code: EXIT_CODE.USAGE, stdout: '' });
+    expect(stderr).toContain('shipping-outbox');
+  });
 });
