@@ -28,6 +28,10 @@ export const ORDERED_OUTBOX_ITEM = {
   CARRIED_FROM_ATTRIBUTE: 'iefCarriedFrom',
   /** When the head was carried over (ISO 8601). */
   CARRIED_AT_ATTRIBUTE: 'iefCarriedAt',
+  /** The head's generation (type N; absent: 0), see `ORDERED_ENVELOPE.GENERATION_ATTRIBUTE`. */
+  GENERATION_ATTRIBUTE: 'iefGeneration',
+  /** The sequence the head's generation started at (type N), see `ORDERED_ENVELOPE.GENERATION_BASE_ATTRIBUTE`. */
+  GENERATION_BASE_ATTRIBUTE: 'iefGenerationBase',
   /** The aggregate id (type S): the FIFO message group of the event. */
   AGGREGATE_ATTRIBUTE: 'iefAggregateId',
   /** The event's position in its aggregate, 1, 2, 3, ... (type N). */
@@ -42,6 +46,24 @@ export const ORDERED_OUTBOX_ITEM = {
 export const ORDERED_ENVELOPE = {
   AGGREGATE_ATTRIBUTE: 'partitionkey',
   SEQUENCE_ATTRIBUTE: 'sequence',
+  /**
+   * When the ordered producer's runtime (`OrderedOutbox`) wrote the event, in epoch milliseconds by its clock (a
+   * CloudEvents extension attribute, integer). Set by the runtime, never from the producer's `NewEvent` (whose `time`
+   * says when the fact happened and may be any past date). The ordered consumer ages an event from it: an event at or
+   * below its subscriber's fence with no inbox record, written less than a deduplication window ago, was never applied
+   * (dead-lettered, `SequenceReusedError`). An envelope without it has no provable age and counts as young.
+   */
+  WRITTEN_AT_ATTRIBUTE: 'iefwrittenat',
+  /**
+   * The head's generation (integer; absent: 0): a carried head (`carryOrderedHeads`) starts a new one, numbered by the
+   * carry's time in epoch milliseconds, and every event written on that head carries it. A subscriber's fence records
+   * the generation it applied: an event of an older generation than its fence's is dead-lettered, never applied (an
+   * event still in flight from the table the heads were carried away from), and a new generation is entered only at
+   * its base (below).
+   */
+  GENERATION_ATTRIBUTE: 'iefgeneration',
+  /** The sequence a carried head started its generation at (integer): the generation's first event is this plus one. */
+  GENERATION_BASE_ATTRIBUTE: 'iefgenerationbase',
 } as const;
 
 /** Digits of the envelope's `sequence` (enough for every safe integer). */
@@ -85,6 +107,8 @@ export const SEQUENCE_FENCE = {
   /** The id of the event applied at {@link SEQUENCE_FENCE.APPLIED_SEQUENCE_ATTRIBUTE}. */
   APPLIED_EVENT_ID_ATTRIBUTE: 'appliedEventId',
   APPLIED_AT_ATTRIBUTE: 'appliedAt',
+  /** The generation of the event applied (type N; absent: 0), see `ORDERED_ENVELOPE.GENERATION_ATTRIBUTE`. */
+  APPLIED_GENERATION_ATTRIBUTE: 'appliedGeneration',
   /** Set by an operator who moved the fence past a gap by hand (`SequenceFences.skipGap`): why, for the audit. */
   SKIPPED_REASON_ATTRIBUTE: 'skippedReason',
 } as const;

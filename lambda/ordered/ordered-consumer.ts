@@ -13,7 +13,6 @@ import { commitWithConflictRetries, inboxBatchRead, transactionalSetup, type Eve
 import type { ConsumerOptions } from '../consumer/create-consumer';
 import { TransactionCancelledError } from '../errors';
 import { cancellationItem, CONDITIONAL_CHECK_FAILED, isTransactionCanceled } from '../transaction/cancellation';
-import { eventAgeMilliseconds } from '../event-age';
 import { orderedPositionOf } from './ordered-position';
 import { fencePut, fenceRefusal } from './sequence-fence';
 import { SequenceReusedError } from './ordered-errors';
@@ -44,10 +43,10 @@ export interface OrderedConsumerOptions<TData> extends ConsumerOptions<TData> {
  * the writes, the inbox record and the fence Put (`applied = sequence - 1`, or absent for sequence 1) commit together.
  * - the next sequence: applied, `processed`;
  * - a sequence already applied (the inbox record, or, after the inbox record expired, the fence): `duplicate`, nothing applied;
- * - a sequence at or below the fence of an event with no inbox record that is younger than the deduplication window
- *   (it was never applied): if an operator's `fence skip` dropped this very event, `duplicate` with a WARN line naming
- *   the skip; else (the outbox's head went back, a restored or replaced table) `SequenceReusedError`, dead-lettered,
- *   never acknowledged;
+ * - a sequence at or below the fence of an event with no inbox record that is younger than the deduplication window,
+ *   aged from the runtime's write time (`iefwrittenat`, not the producer-given `time`; none: young) (it was never
+ *   applied): if an operator's `fence skip` dropped this very event, `duplicate` with a WARN line naming the skip; else
+ *   (the outbox's head went back, a restored or replaced table) `SequenceReusedError`, dead-lettered, never acknowledged;
  * - a later sequence (an earlier one is missing): `failed` with `SequenceGapError`, nothing applied; SQS retries it,
  *   and on a FIFO queue the group's later messages wait behind it. It is never skipped.
  * A message without an ordered position is dead-lettered (`NotAnOrderedEventError`).
@@ -85,7 +84,9 @@ export function createOrderedConsumer<TData = unknown>(options: OrderedConsumerO
         // of this event exists; if the event is younger than the window, a record would be live had it been applied
         const codes = (error as TransactionCancelledError).cancellationReasonCodes;
         const unrecorded = codes[codes.length - 1] !== CONDITIONAL_CHECK_FAILED;
-        const age = eventAgeMilliseconds(envelope, now());
+        // aged from the runtime's write time, never from the producer-given `time` (a backdated fact would look old
+        // and be acknowledged unapplied); without a write time the age is unprovable: young (dead-lettered, not lost)
+        const age = position.writtenAt === undefined ? undefined : Math.max(0, now().getTime() - position.writtenAt);
         const young = age === undefined || age < config.deduplicationWindowSeconds * 1000;
         let outcome: 'duplicate';
         try {

@@ -68,6 +68,8 @@ export { standardEventIdOf, STANDARD_EVENT_ID_SUFFIX };
 export interface OrderedEnvelope<TData = unknown> extends EventEnvelope<TData> {
   readonly partitionkey: string;
   readonly sequence: string;
+  /** When the runtime wrote it, epoch milliseconds (`ORDERED_ENVELOPE.WRITTEN_AT_ATTRIBUTE`); absent on envelopes of earlier runtimes. */
+  readonly iefwrittenat?: number;
 }
 
 /** Input of {@link OrderedOutbox.transactWrite}. */
@@ -209,12 +211,19 @@ export class OrderedOutbox {
     const standardPuts = envelopes.map((envelope, index) => (input.events[index]!.alsoToStandardFlow === true ? this.standardPut(envelope, now) : undefined));
     let lastCancellation: TransactionCancelledError | undefined;
     for (let attempt = 1; attempt <= this.maxAttempts; attempt++) {
-      const sequences = await Promise.all(input.events.map((event) => this.currentSequence(event.aggregateId)));
+      const heads = await Promise.all(input.events.map((event) => this.currentHead(event.aggregateId)));
+      const sequences = heads.map((head) => head.sequence);
       const ordered = envelopes.map(
         (envelope, index): OrderedEnvelope => ({
           ...envelope,
           [ORDERED_ENVELOPE.AGGREGATE_ATTRIBUTE]: input.events[index]!.aggregateId,
           [ORDERED_ENVELOPE.SEQUENCE_ATTRIBUTE]: sequenceText(sequences[index]! + 1),
+          // the runtime's write time, which no caller sets: the consumer ages the event from it, never from `time`
+          [ORDERED_ENVELOPE.WRITTEN_AT_ATTRIBUTE]: now.getTime(),
+          // the head's generation (a carried head starts one): the fences never apply two generations' events on each other
+          ...(heads[index]!.generation === 0
+            ? {}
+            : { [ORDERED_ENVELOPE.GENERATION_ATTRIBUTE]: heads[index]!.generation, [ORDERED_ENVELOPE.GENERATION_BASE_ATTRIBUTE]: heads[index]!.generationBase }),
         }) as OrderedEnvelope,
       );
       const eventActions = ordered.flatMap((envelope, index) => this.eventActions(envelope, sequences[index]! + 1, now, standardPuts[index]));
@@ -229,20 +238,27 @@ export class OrderedOutbox {
     );
   }
 
-  /** The last sequence taken for `aggregateId` (0 when it has none), by a strongly consistent read of its head. */
-  private async currentSequence(aggregateId: string): Promise<number> {
+  /** The last sequence taken for `aggregateId` (0 when it has none) and its head's generation, by a strongly consistent read of its head. */
+  private async currentHead(aggregateId: string): Promise<{ readonly sequence: number; readonly generation: number; readonly generationBase: number }> {
     const key = orderedHeadKey(aggregateId);
     const response = await this.client.send(
       new GetCommand({
         TableName: this.config.outboxTableName,
         Key: { [this.config.partitionKeyName]: key, ...(this.config.sortKeyName === undefined ? {} : { [this.config.sortKeyName]: key }) },
         ConsistentRead: true,
-        ProjectionExpression: '#sequence',
-        ExpressionAttributeNames: { '#sequence': ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE },
+        ProjectionExpression: '#sequence, #generation, #base',
+        ExpressionAttributeNames: {
+          '#sequence': ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE,
+          '#generation': ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE,
+          '#base': ORDERED_OUTBOX_ITEM.GENERATION_BASE_ATTRIBUTE,
+        },
       }),
     );
-    const value = response.Item?.[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE];
-    return typeof value === 'number' ? value : 0;
+    const number = (attribute: string): number => {
+      const value = response.Item?.[attribute];
+      return typeof value === 'number' ? value : 0;
+    };
+    return { sequence: number(ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE), generation: number(ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE), generationBase: number(ORDERED_OUTBOX_ITEM.GENERATION_BASE_ATTRIBUTE) };
   }
 
   /**
@@ -262,7 +278,13 @@ export class OrderedOutbox {
    */
   private eventActions(envelope: OrderedEnvelope, sequence: number, now: Date, standard: StandardEvent | undefined): EventAction[] {
     const history = outboxPut(envelope, this.config, now).Put!;
-    const ordering = { [ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE]: envelope.partitionkey, [ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]: sequence };
+    const generation = (envelope as unknown as Record<string, unknown>)[ORDERED_ENVELOPE.GENERATION_ATTRIBUTE];
+    const generationBase = (envelope as unknown as Record<string, unknown>)[ORDERED_ENVELOPE.GENERATION_BASE_ATTRIBUTE];
+    const ordering = {
+      [ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE]: envelope.partitionkey,
+      [ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]: sequence,
+      ...(typeof generation === 'number' ? { [ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE]: generation, [ORDERED_OUTBOX_ITEM.GENERATION_BASE_ATTRIBUTE]: generationBase } : {}),
+    };
     const headKey = orderedHeadKey(envelope.partitionkey);
     const headItem: Record<string, unknown> = {
       ...history.Item,

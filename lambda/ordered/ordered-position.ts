@@ -7,6 +7,15 @@ export interface OrderedPosition {
   readonly aggregateId: string;
   /** 1, 2, 3, ... */
   readonly sequence: number;
+  /**
+   * When the producer's runtime wrote the event (epoch milliseconds, `ORDERED_ENVELOPE.WRITTEN_AT_ATTRIBUTE`); undefined
+   * when the envelope has none or not a whole number: its age can not be proven.
+   */
+  readonly writtenAt?: number;
+  /** The head's generation the event was written on (`ORDERED_ENVELOPE.GENERATION_ATTRIBUTE`); 0 when absent. */
+  readonly generation: number;
+  /** The sequence its generation started at (`ORDERED_ENVELOPE.GENERATION_BASE_ATTRIBUTE`); 0 when absent. */
+  readonly generationBase: number;
 }
 
 /** How many wrappers (an SNS notification, an extra JSON-string encoding) are peeled off at most, as `parseEnvelope` does. */
@@ -40,5 +49,19 @@ export function orderedPositionOf(body: string): OrderedPosition {
   if (typeof sequence !== 'string' || !new RegExp(`^\\d{${SEQUENCE_DIGITS}}$`).test(sequence) || Number(sequence) < 1 || !Number.isSafeInteger(Number(sequence))) {
     throw new NotAnOrderedEventError(`'${ORDERED_ENVELOPE.SEQUENCE_ATTRIBUTE}' must be ${SEQUENCE_DIGITS} decimal digits of a whole number from 1`);
   }
-  return { aggregateId, sequence: Number(sequence) };
+  const writtenAt = envelope[ORDERED_ENVELOPE.WRITTEN_AT_ATTRIBUTE];
+  const generation = wholeNumber(envelope, ORDERED_ENVELOPE.GENERATION_ATTRIBUTE);
+  const generationBase = wholeNumber(envelope, ORDERED_ENVELOPE.GENERATION_BASE_ATTRIBUTE);
+  if (generationBase >= Number(sequence)) {
+    throw new NotAnOrderedEventError(`'${ORDERED_ENVELOPE.GENERATION_BASE_ATTRIBUTE}' (${generationBase}) must be below '${ORDERED_ENVELOPE.SEQUENCE_ATTRIBUTE}' (${Number(sequence)})`);
+  }
+  return { aggregateId, sequence: Number(sequence), generation, generationBase, ...(typeof writtenAt === 'number' && Number.isSafeInteger(writtenAt) ? { writtenAt } : {}) };
+}
+
+/** A whole-number extension attribute of the envelope: 0 when absent. @throws NotAnOrderedEventError when malformed */
+function wholeNumber(envelope: Record<string, unknown>, attribute: string): number {
+  const value = envelope[attribute];
+  if (value === undefined) return 0;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 0) throw new NotAnOrderedEventError(`'${attribute}' must be a whole number from 0`);
+  return value;
 }

@@ -2,7 +2,7 @@
  * Carrying an ordered outbox's heads over to a restored or new outbox table (docs/ORDERED-DELIVERY.md, "Restoring the
  * outbox table"). A point-in-time restore (into a new table, as DynamoDB restores) or a replaced table takes the
  * aggregates' heads back, so the producer would hand out sequences the subscribers have passed: the consumers
- * dead-letter those events (`SequenceReusedError`), none is applied. Before the producers write to the new table,
+ * dead-letter those (`SequenceReusedError`). Before the producers write to the new table,
  * an operator sets each aggregate's head to the last sequence known: from the history items the table holds, or from
  * the subscribers' sequence fences (the last sequence each applied). A head is only ever moved forward.
  */
@@ -121,6 +121,8 @@ export async function carryOrderedHeads(options: CarryOrderedHeadsOptions): Prom
     const target = known.get(aggregateId)!;
     const item = (await client.send(new GetCommand({ TableName: outboxTableName, Key: keyOf(aggregateId), ConsistentRead: true }))).Item;
     const stored = item?.[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE];
+    const storedGeneration = item?.[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE];
+    const generationAbove = (typeof storedGeneration === 'number' ? storedGeneration : 0) + 1;
     const current = typeof stored === 'number' ? stored : 0;
     const decision: HeadCarry['decision'] = target > current ? 'set' : target === current ? 'unchanged' : 'ahead';
     if (decision !== 'set' || !options.apply) {
@@ -136,6 +138,10 @@ export async function carryOrderedHeads(options: CarryOrderedHeadsOptions): Prom
             [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: ORDERED_OUTBOX_ITEM.CARRIED_HEAD_RECORD_TYPE_VALUE,
             [ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE]: aggregateId,
             [ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]: target,
+            // a new generation, starting at `target`: the fences dead-letter the old table's in-flight events once they
+            // applied one of this generation, and enter it only standing at `target` (never on an in-flight event past it)
+            [ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE]: Math.max(now.getTime(), generationAbove),
+            [ORDERED_OUTBOX_ITEM.GENERATION_BASE_ATTRIBUTE]: target,
             [ORDERED_OUTBOX_ITEM.CARRIED_FROM_ATTRIBUTE]: from,
             [ORDERED_OUTBOX_ITEM.CARRIED_AT_ATTRIBUTE]: now.toISOString(),
           },

@@ -11,12 +11,32 @@ import { SEQUENCE_FENCE, sequenceFenceKey } from '../contract/ordered-wire-forma
 
 /** Condition of the fence Put of sequence 1: this subscriber has applied nothing of the aggregate. */
 const FENCE_ABSENT = 'attribute_not_exists(#pk)';
-/** Condition of the fence Put of sequence n > 1: the subscriber has applied exactly up to n - 1. */
-const FENCE_AT_PREVIOUS = '#applied = :previous';
 
-/** The conditional Put that moves `subscriberName`'s fence of the event's aggregate to its sequence. */
+/**
+ * The condition of the fence Put of an event (generation G, base B, sequence n):
+ * - in its generation (n > B + 1): the fence stands at n - 1 of generation G;
+ * - the first event of a generation (n = B + 1): the fence stands at B (absent for B = 0) of an older generation, or
+ *   at n - 1 of G itself (generation 0, the first head, has base 0: sequence 1 needs the fence absent).
+ * An event of a generation older than the fence's is never applied; a new generation is entered only at its base, so
+ * events of two histories (a table's in-flight events and a carried head's new ones) never apply on top of each other.
+ */
+function fenceCondition(position: OrderedPosition): Pick<TransactWritePut, 'ConditionExpression' | 'ExpressionAttributeNames' | 'ExpressionAttributeValues'> {
+  const { sequence, generation, generationBase } = position;
+  // only names the expression uses: DynamoDB refuses an unused one
+  const names = { '#applied': SEQUENCE_FENCE.APPLIED_SEQUENCE_ATTRIBUTE, '#generation': SEQUENCE_FENCE.APPLIED_GENERATION_ATTRIBUTE };
+  const inGeneration = generation === 0 ? '(#applied = :previous AND attribute_not_exists(#generation))' : '(#applied = :previous AND #generation = :generation)';
+  if (sequence !== generationBase + 1) {
+    return { ConditionExpression: inGeneration, ExpressionAttributeNames: names, ExpressionAttributeValues: { ':previous': sequence - 1, ...(generation === 0 ? {} : { ':generation': generation }) } };
+  }
+  if (generation === 0) return { ConditionExpression: FENCE_ABSENT, ExpressionAttributeNames: { '#pk': TABLE_SCHEMA.PARTITION_KEY } };
+  const entered = generationBase === 0 ? FENCE_ABSENT : '(#applied = :previous AND (attribute_not_exists(#generation) OR #generation < :generation))';
+  return { ConditionExpression: entered, ExpressionAttributeNames: generationBase === 0 ? { '#pk': TABLE_SCHEMA.PARTITION_KEY } : names, ExpressionAttributeValues: generationBase === 0 ? undefined : { ':previous': sequence - 1, ':generation': generation } };
+}
+
+/** The conditional Put that moves `subscriberName`'s fence of the event's aggregate to its sequence (and generation). */
 export function fencePut(tableName: string, subscriberName: string, position: OrderedPosition, eventId: string, now: Date): TransactWritePut {
   const { aggregateId, sequence } = position;
+  const condition = fenceCondition(position);
   return {
     TableName: tableName,
     Item: {
@@ -27,14 +47,11 @@ export function fencePut(tableName: string, subscriberName: string, position: Or
       [SEQUENCE_FENCE.APPLIED_SEQUENCE_ATTRIBUTE]: sequence,
       [SEQUENCE_FENCE.APPLIED_EVENT_ID_ATTRIBUTE]: eventId,
       [SEQUENCE_FENCE.APPLIED_AT_ATTRIBUTE]: now.toISOString(),
+      ...(position.generation === 0 ? {} : { [SEQUENCE_FENCE.APPLIED_GENERATION_ATTRIBUTE]: position.generation }),
     },
-    ...(sequence === 1
-      ? { ConditionExpression: FENCE_ABSENT, ExpressionAttributeNames: { '#pk': TABLE_SCHEMA.PARTITION_KEY } }
-      : {
-          ConditionExpression: FENCE_AT_PREVIOUS,
-          ExpressionAttributeNames: { '#applied': SEQUENCE_FENCE.APPLIED_SEQUENCE_ATTRIBUTE },
-          ExpressionAttributeValues: { ':previous': sequence - 1 },
-        }),
+    ConditionExpression: condition.ConditionExpression,
+    ExpressionAttributeNames: condition.ExpressionAttributeNames,
+    ...(condition.ExpressionAttributeValues === undefined ? {} : { ExpressionAttributeValues: condition.ExpressionAttributeValues }),
     // the fence comes back with a failed condition: where it stands decides duplicate or gap without a read
     ReturnValuesOnConditionCheckFailure: 'ALL_OLD',
   };
@@ -71,6 +88,19 @@ function storedText(item: Readonly<Record<string, unknown>> | undefined, attribu
  */
 export function fenceRefusal(stored: Readonly<Record<string, unknown>> | undefined, position: OrderedPosition, eventId: string, neverApplied = false): 'duplicate' {
   const applied = storedNumber(stored, SEQUENCE_FENCE.APPLIED_SEQUENCE_ATTRIBUTE) ?? 0;
+  const fenceGeneration = storedNumber(stored, SEQUENCE_FENCE.APPLIED_GENERATION_ATTRIBUTE) ?? 0;
+  if (fenceGeneration < position.generation) {
+    // the fence is in an older generation: the event's generation is entered only with the fence at its base
+    const base = position.generationBase;
+    if (applied <= base) throw new SequenceGapError(position.aggregateId, applied + 1, position.sequence);
+    // the older generation went past the base (events in flight from the old table were applied): two histories
+    throw new SequenceReusedError(position.aggregateId, position.sequence, undefined, eventId, applied);
+  }
+  if (fenceGeneration > position.generation) {
+    // an event of a generation the fence has left: applied long ago (a late copy) or an old table's in-flight event
+    if (position.sequence <= applied && !neverApplied) return 'duplicate';
+    throw new SequenceReusedError(position.aggregateId, position.sequence, undefined, eventId, applied);
+  }
   if (applied < position.sequence) throw new SequenceGapError(position.aggregateId, applied + 1, position.sequence);
   const appliedEventId = storedText(stored, SEQUENCE_FENCE.APPLIED_EVENT_ID_ATTRIBUTE);
   if (applied === position.sequence && appliedEventId !== undefined && appliedEventId !== eventId) {

@@ -13,7 +13,7 @@ import { terminalText } from './terminal-text';
 
 const USAGE = `Usage:
   idempotent-event-flow outbox heads --outbox-table <name> --from-history [--history-table <name>] [--yes] [--json]
-  idempotent-event-flow outbox heads --outbox-table <name> --from-fences (--subscriber-output <json|@file> ... | --subscriber <name> --table <inbox table> ...) [--yes] [--json]
+  idempotent-event-flow outbox heads --outbox-table <name> --from-fences (--subscriber-output <json|@file> ... [--previous-outbox-table <name>] | --subscriber <name> --table <inbox table> ...) [--yes] [--json]
 
 After a point-in-time restore of the outbox table (DynamoDB restores into a new table) or a replaced outbox table, each
 aggregate's head (its last sequence) is older than what the ordered subscribers applied, or gone: the producers would
@@ -34,7 +34,11 @@ Options:
   --history-table <name>             --from-history: read this table instead (e.g. the table restored from)
   --partition-key <name>             its partition key (default ${TABLE_SCHEMA.PARTITION_KEY})
   --sort-key <name>, --no-sort-key   its sort key (default ${TABLE_SCHEMA.SORT_KEY})
-  --subscriber-output <json|@file>   an ordered subscriber's Operator stack output (repeatable)
+  --subscriber-output <json|@file>   an ordered subscriber's Operator stack output (repeatable): refused unless it
+                                     is an ordered subscriber's ("ordered": true) reading --outbox-table or
+                                     --previous-outbox-table
+  --previous-outbox-table <name>     --from-fences: the outbox table the subscribers' outputs name (the table restored
+                                     from or replaced), when it is not --outbox-table
   --subscriber <name>, --table <t>   an ordered subscriber and its inbox table (repeatable, in pairs)
   --yes                              write (default: show what would be set)
   --json                             print JSON instead of text
@@ -51,11 +55,30 @@ const DECISION_TEXT: Readonly<Record<HeadCarry['decision'], string>> = {
 /** The fences' subscribers from the options, or the problem with them. */
 function subscribersOf(parsed: ParsedArguments, cwd: string): Array<{ subscriberName: string; inboxTable: string }> | string {
   const subscribers: Array<{ subscriberName: string; inboxTable: string }> = [];
+  const outboxTables = new Map<string, string>();
   for (const output of listOption(parsed.values, 'subscriber-output')) {
     const deployment = readSubscriberOutput(output, cwd);
     if (typeof deployment === 'string') return deployment;
+    // a standard subscriber keeps no fences: its output would read none and carry nothing, reported as success
+    if (deployment.ordered !== true) {
+      return `--subscriber-output: subscriber '${deployment.subscriberName}' is not an ordered subscriber (its output has no "ordered": true), so it keeps no sequence fences; name the outbox's OrderedSubscriber outputs`;
+    }
     if (deployment.inboxTable === undefined) return `--subscriber-output: subscriber '${deployment.subscriberName}' has no inbox table, so no fences`;
+    if (deployment.outboxTable !== undefined) outboxTables.set(deployment.subscriberName, deployment.outboxTable);
     subscribers.push({ subscriberName: deployment.subscriberName, inboxTable: deployment.inboxTable });
+  }
+  // an output of another flow reads another outbox table: its fences are another flow's sequences
+  const target = parsed.values['outbox-table'] as string;
+  const previous = parsed.values['previous-outbox-table'];
+  const allowed = new Set([target, ...(typeof previous === 'string' ? [previous] : [])]);
+  for (const [name, table] of outboxTables) {
+    if (!allowed.has(table)) {
+      return (
+        `--subscriber-output: subscriber '${name}' reads outbox table ${table}, which is neither --outbox-table ${target}` +
+        (typeof previous === 'string' ? ` nor --previous-outbox-table ${previous}` : ' nor a --previous-outbox-table (the table restored from or replaced)') +
+        ": another flow's subscriber, or name the table it read with --previous-outbox-table"
+      );
+    }
   }
   const names = listOption(parsed.values, 'subscriber');
   const tables = listOption(parsed.values, 'table');
@@ -119,6 +142,7 @@ export const outboxCommand: Command = {
     'no-sort-key': { type: 'boolean' },
     'from-history': { type: 'boolean' },
     'history-table': { type: 'string' },
+    'previous-outbox-table': { type: 'string' },
     'from-fences': { type: 'boolean' },
     'subscriber-output': { type: 'string', multiple: true },
     subscriber: { type: 'string', multiple: true },
