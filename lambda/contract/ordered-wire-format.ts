@@ -6,14 +6,15 @@
  * overwrites with the next sequence number, so the table's stream carries that item's modifications in commit order
  * (DynamoDB Streams order the modifications of one item). Each event also gets a history item under the usual outbox
  * key (`OUTBOX#<eventId>`, with its own record type, so the unordered relay does not publish it): it keeps the event
- * for `replay` and makes an event id usable once.
+ * for `replay` and makes an event id usable once. No event id may start with `AGGREGATE#`
+ * (`OUTBOX_ITEM.RESERVED_EVENT_ID_PREFIX`), so the two kinds of keys never meet.
  */
 import { OUTBOX_ITEM } from './wire-format';
 
 /** Attributes and values of the ordered outbox items (besides {@link OUTBOX_ITEM}'s envelope, id, type and write time). */
 export const ORDERED_OUTBOX_ITEM = {
   /** Prefix of an aggregate's head item key values: `OUTBOX#AGGREGATE#<aggregateId>`. */
-  HEAD_KEY_PREFIX: `${OUTBOX_ITEM.KEY_PREFIX}AGGREGATE#`,
+  HEAD_KEY_PREFIX: `${OUTBOX_ITEM.KEY_PREFIX}${OUTBOX_ITEM.RESERVED_EVENT_ID_PREFIX}`,
   /** {@link OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE} of a head item: the ordered relay's filter matches it. */
   HEAD_RECORD_TYPE_VALUE: 'OrderedOutboxHead.v1',
   /** {@link OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE} of a history item (one per event, kept for replay; no relay publishes it). */

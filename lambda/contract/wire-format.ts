@@ -34,6 +34,13 @@ export const OUTBOX_ITEM = {
   WRITTEN_AT_ATTRIBUTE: 'iefWrittenAt',
   /** Prefix of the outbox item's key values: `OUTBOX#<eventId>`. */
   KEY_PREFIX: 'OUTBOX#',
+  /**
+   * What no event id may start with (case-sensitive): the ordered path keys an aggregate's head item
+   * `OUTBOX#AGGREGATE#<aggregateId>`, in the same key space as the events' `OUTBOX#<eventId>`, so an event id
+   * `AGGREGATE#<a>` would land on aggregate `a`'s head key. `Outbox` and `OrderedOutbox` refuse such ids
+   * (`InvalidEventError`) before sending anything.
+   */
+  RESERVED_EVENT_ID_PREFIX: 'AGGREGATE#',
 } as const;
 
 /** Key attribute names and the TTL attribute of the tables the constructs create. */

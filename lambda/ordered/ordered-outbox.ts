@@ -9,7 +9,7 @@ import type { ProducerConfig } from '../config';
 import type { EventEnvelope } from '../envelope';
 import { InvalidEventError, TransactionCancelledError } from '../errors';
 import { buildEnvelope, type NewEvent } from '../producer/new-event';
-import { outboxPut } from '../producer/outbox-item';
+import { assertEventIdNotReserved, outboxPut } from '../producer/outbox-item';
 import { describeAction } from '../transaction/actions';
 import { payloadFingerprint } from '../fingerprint';
 import { parseEnvelope } from '../envelope';
@@ -179,7 +179,8 @@ export class OrderedOutbox {
    * own commit whose response was lost while the SDK's retry met a conflict.
    *
    * @throws InvalidEventError before anything is sent: two events of one aggregate (send them in two transactions, in
-   *   the order they happened), an aggregate id or event id that can not be a FIFO id, or any reason `Outbox` refuses an event
+   *   the order they happened), an aggregate id or event id that can not be a FIFO id, an event id starting with the
+   *   reserved `AGGREGATE#`, or any reason `Outbox` refuses an event
    * @throws TransactionCancelledError when DynamoDB cancels the transaction for a reason other than another producer
    *   taking the aggregate's next sequence (a business condition while the events are new, an event id already used
    *   with another payload); nothing was written
@@ -205,6 +206,7 @@ export class OrderedOutbox {
     const envelopes = input.events.map((event) => {
       const envelope = buildEnvelope(withoutOrderedOptions(event), { source: this.config.eventSource, now: () => now, newId: this.newId });
       assertFifoId(envelope.id, `event ${envelope.type}: its id`);
+      assertEventIdNotReserved(envelope.id, envelope.type);
       return envelope;
     });
     // built once, before the attempts: every attempt (and a retried call with the same ids) writes the same pair

@@ -9,10 +9,19 @@ export interface OrderedDeadLetter {
   /** The SQS message id (or the caller's handle) of the dead letter. */
   readonly id: string;
   readonly body: string;
+  /**
+   * Why it was dead-lettered: the `iefErrorName` message attribute the consumer's dead-letter publisher sets. A
+   * `SequenceReusedError` dead letter was never applied (see {@link OrderedRedrivePlan.reused}).
+   * @default unknown: the plan tells a reused sequence only by the fence's applied event id
+   */
+  readonly errorName?: string;
 }
 
 /** A dead letter with its place. */
-export interface PlannedDeadLetter extends OrderedDeadLetter, OrderedPosition {}
+export interface PlannedDeadLetter extends OrderedDeadLetter, OrderedPosition {
+  /** The envelope's event id. @default undefined when the body has none */
+  readonly eventId?: string;
+}
 
 /** What {@link planOrderedRedrive} decided. */
 export interface OrderedRedrivePlan {
@@ -29,8 +38,21 @@ export interface OrderedRedrivePlan {
    * in the dead-letter queue after `maxReceiveCount` receives if the gap is never filled.
    */
   readonly waiting: readonly PlannedDeadLetter[];
-  /** At or below the fence, or a second copy of one in `redrive`: applied (or about to be); delete them, do not redrive. */
+  /**
+   * At or below the fence, or a second copy (same event id) of one in `redrive`: applied (or about to be); delete them,
+   * do not redrive. A letter below the fence without its error name is counted here: the fence keeps only the event id
+   * of its own sequence, so a never-applied event below it is told only by its `SequenceReusedError` error name.
+   */
   readonly alreadyApplied: readonly PlannedDeadLetter[];
+  /**
+   * Never applied, and never will be under their sequence: a `SequenceReusedError` dead letter (a new event under a
+   * sequence the fence already passed: the outbox's heads went back), a letter at the fence whose event id is not the
+   * one the fence applied, or a second letter of one sequence with another event id than the first. Redriving them is
+   * pointless (the fence refuses them again). Write each again through `OrderedOutbox` as a new event with its data (it
+   * takes the aggregate's next sequence; after a restore, once the heads are carried over), then delete the dead letter
+   * (docs/ORDERED-DELIVERY.md, "Restoring the outbox table", step 5).
+   */
+  readonly reused: readonly PlannedDeadLetter[];
   /**
    * Per aggregate, the sequences after the fence and before its highest dead letter that no dead letter holds: still
    * in the queue (in flight), or lost. Until they are applied, the redriven later ones wait.
@@ -42,7 +64,7 @@ export interface OrderedRedrivePlan {
 
 /** Reads where a subscriber stands in an aggregate (`SequenceFences` does). */
 export interface IFenceReader {
-  get(aggregateId: string): Promise<{ readonly appliedSequence: number }>;
+  get(aggregateId: string): Promise<{ readonly appliedSequence: number; readonly appliedEventId?: string }>;
 }
 
 /** Plans the redrive of an ordered subscriber's dead letters against its fences (one read per aggregate). */
@@ -51,21 +73,31 @@ export async function planOrderedRedrive(deadLetters: readonly OrderedDeadLetter
   const unordered: OrderedDeadLetter[] = [];
   for (const letter of deadLetters) {
     try {
-      placed.push({ ...letter, ...orderedPositionOf(letter.body) });
+      placed.push({ ...letter, ...orderedPositionOf(letter.body), ...eventIdOf(letter.body) });
     } catch {
       unordered.push(letter);
     }
   }
   placed.sort((a, b) => (a.aggregateId === b.aggregateId ? a.sequence - b.sequence : a.aggregateId < b.aggregateId ? -1 : 1));
   const aggregates = [...new Set(placed.map((letter) => letter.aggregateId))];
-  const applied = new Map(await Promise.all(aggregates.map(async (aggregateId) => [aggregateId, (await fences.get(aggregateId)).appliedSequence] as const)));
+  const states = new Map(await Promise.all(aggregates.map(async (aggregateId) => [aggregateId, await fences.get(aggregateId)] as const)));
+  const applied = new Map([...states].map(([aggregateId, state]) => [aggregateId, state.appliedSequence] as const));
   const redrive: PlannedDeadLetter[] = [];
   const alreadyApplied: PlannedDeadLetter[] = [];
+  const reused: PlannedDeadLetter[] = [];
   for (const letter of placed) {
+    const fence = states.get(letter.aggregateId);
+    const fenceAt = fence?.appliedSequence ?? 0;
     const previous = redrive.at(-1);
-    const copy = previous !== undefined && previous.aggregateId === letter.aggregateId && previous.sequence === letter.sequence;
-    if (letter.sequence <= (applied.get(letter.aggregateId) ?? 0) || copy) alreadyApplied.push(letter);
-    else redrive.push(letter);
+    const sameSequence = previous !== undefined && previous.aggregateId === letter.aggregateId && previous.sequence === letter.sequence;
+    if (letter.sequence <= fenceAt) {
+      const otherAtFence = letter.sequence === fenceAt && fence?.appliedEventId !== undefined && letter.eventId !== fence.appliedEventId;
+      if (letter.errorName === SEQUENCE_REUSED_ERROR || otherAtFence) reused.push(letter);
+      else alreadyApplied.push(letter);
+    } else if (sameSequence) {
+      if (letter.eventId === previous.eventId) alreadyApplied.push(letter);
+      else reused.push(letter);
+    } else redrive.push(letter);
   }
   const gaps: Record<string, number[]> = {};
   for (const aggregateId of aggregates) {
@@ -78,5 +110,18 @@ export async function planOrderedRedrive(deadLetters: readonly OrderedDeadLetter
   const firstGap = (letter: PlannedDeadLetter): number => gaps[letter.aggregateId]?.[0] ?? Number.POSITIVE_INFINITY;
   const ready = redrive.filter((letter) => letter.sequence < firstGap(letter));
   const waiting = redrive.filter((letter) => letter.sequence > firstGap(letter));
-  return { redrive, ready, waiting, alreadyApplied, gaps, unordered };
+  return { redrive, ready, waiting, alreadyApplied, reused, gaps, unordered };
+}
+
+/** The `errorName` of a dead letter the fence refused as a new event under a sequence already passed. */
+const SEQUENCE_REUSED_ERROR = 'SequenceReusedError';
+
+/** The envelope's id, when the body has one. */
+function eventIdOf(body: string): { eventId?: string } {
+  try {
+    const id = (JSON.parse(body) as { id?: unknown }).id;
+    return typeof id === 'string' ? { eventId: id } : {};
+  } catch {
+    return {};
+  }
 }

@@ -32,6 +32,19 @@ function nameOf(envelope: EventEnvelope): string {
   return `event '${envelope.id}' (${type})`;
 }
 
+/**
+ * Throws {@link InvalidEventError} when the event id starts with {@link OUTBOX_ITEM.RESERVED_EVENT_ID_PREFIX}: its
+ * outbox key `OUTBOX#AGGREGATE#...` would be an ordered aggregate's head key (taking or overwriting its sequence).
+ */
+export function assertEventIdNotReserved(eventId: string, type: string): void {
+  if (!eventId.startsWith(OUTBOX_ITEM.RESERVED_EVENT_ID_PREFIX)) return;
+  const shownType = type.length <= MAX_TYPE_CHARACTERS_IN_MESSAGES ? type : `${type.slice(0, MAX_TYPE_CHARACTERS_IN_MESSAGES)}…`;
+  throw new InvalidEventError(
+    `event id '${eventId}' starts with '${OUTBOX_ITEM.RESERVED_EVENT_ID_PREFIX}' (event ${shownType}), which is reserved for the heads of ordered aggregates: ` +
+      `its outbox key '${outboxKeyValue(eventId)}' is the head key of aggregate '${eventId.slice(OUTBOX_ITEM.RESERVED_EVENT_ID_PREFIX.length)}'; choose another id`,
+  );
+}
+
 /** Throws {@link InvalidEventError} when the event's outbox key value is longer than DynamoDB allows for a key. */
 function assertKeyFits(envelope: EventEnvelope, key: string, config: ProducerConfig): void {
   const keyBytes = Buffer.byteLength(key, 'utf8');
@@ -83,9 +96,11 @@ export function assertFitsMessage(envelope: EventEnvelope, envelopeJson: string,
  * Builds the conditional Put of an event's outbox item. `now` sets the TTL (epoch seconds) when the table has one.
  *
  * @throws EventTooLargeError when the envelope does not fit an SNS/SQS message or the item the DynamoDB item limit
- * @throws InvalidEventError when the id makes a key value longer than DynamoDB allows
+ * @throws InvalidEventError when the id makes a key value longer than DynamoDB allows, or starts with the reserved
+ *   `AGGREGATE#` ({@link assertEventIdNotReserved})
  */
 export function outboxPut(envelope: EventEnvelope, config: ProducerConfig, now: Date): TransactWriteItem {
+  assertEventIdNotReserved(envelope.id, envelope.type);
   const envelopeJson = JSON.stringify(envelope);
   assertFitsMessage(envelope, envelopeJson, config.maxEventBytes);
   const key = outboxKeyValue(envelope.id);

@@ -227,8 +227,15 @@ export class OrderedRelay extends Construct {
    * only (the strongly consistent read of the aggregate's head that gives the next sequence), and, when the table is
    * encrypted with a customer managed key, the key's use through DynamoDB. The read is conditioned on
    * `dynamodb:LeadingKeys` (`ForAllValues:StringLike`, `OUTBOX#AGGREGATE#*`): the partition key value of every head
-   * item starts with that prefix, so the producer can read no event envelope (history items are keyed
-   * `OUTBOX#<eventId>`) and no business item of a shared table. Use it instead of the outbox's `grantAppendEvents` for
+   * item starts with that prefix (no event id may start with `AGGREGATE#`), so the producer reads no history item and no
+   * business item of a shared table. What it CAN read: each head item carries its aggregate's LAST event envelope (the
+   * relay publishes the head's writes), so a producer reads the latest event of every aggregate of the outbox, any
+   * producer's; and the outbox Put (`grantAppendEvents`, unconditioned) with `ReturnValuesOnConditionCheckFailure:
+   * ALL_OLD`, which `OrderedOutbox` and `Outbox.transactWriteOnce` send to recognise their own earlier commit, returns
+   * the item a failed condition met, so a crafted Put can read any item whose key it names (no write happens). No IAM
+   * condition key is documented for `ReturnValuesOnConditionCheckFailure` (`dynamodb:ReturnValues` names
+   * `ReturnValues`), and the runtime needs `ALL_OLD`; what would close both: a separate outbox table per producer (or
+   * per trust domain), or heads holding only the sequence with the envelope on an item the relay reads. Use it instead of the outbox's `grantAppendEvents` for
    * a producer of ordered events: that one grants the Put alone, and `OrderedOutbox`'s read would be denied. The
    * producer's own business writes in the same transaction need their own grants.
    *

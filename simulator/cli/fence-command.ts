@@ -7,6 +7,7 @@ import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import { ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
 import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
 import { toDocumentClient } from '../../lambda/transaction/document-client';
+import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
 import { planOrderedRedrive, type OrderedRedrivePlan } from '../../lambda/ordered/redrive-plan';
 import { SequenceFences } from '../../lambda/ordered/sequence-fences';
 import { receiveMessages, releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
@@ -79,10 +80,23 @@ async function show(parsed: ParsedArguments, context: CommandContext, fences: Se
   return EXIT_CODE.OK;
 }
 
+/** A dead letter as the plan takes it: its body and the consumer's reason (`iefErrorName`). */
+function deadLetterOf(message: QueueMessage): { id: string; body: string; errorName?: string } {
+  const errorName = message.messageAttributes[DEAD_LETTER_ATTRIBUTE.ERROR_NAME]?.StringValue;
+  return { id: message.messageId, body: message.body, ...(errorName === undefined ? {} : { errorName }) };
+}
+
 function describePlan(plan: OrderedRedrivePlan): string {
   const waiting = new Set(plan.waiting);
   const lines = plan.redrive.map((letter) => `  redrive  ${terminalText(letter.aggregateId)} #${letter.sequence}  (${terminalText(letter.id)})${waiting.has(letter) ? '  waits behind a gap' : ''}`);
   lines.push(...plan.alreadyApplied.map((letter) => `  applied  ${terminalText(letter.aggregateId)} #${letter.sequence}  (left in the dead-letter queue)`));
+  lines.push(
+    ...plan.reused.map(
+      (letter) =>
+        `  reused   ${terminalText(letter.aggregateId)} #${letter.sequence}  (${terminalText(letter.id)}, event ${terminalText(letter.eventId ?? '?')}): never applied, another event holds this sequence; ` +
+        'not redriven (the fence refuses it again): write it again through OrderedOutbox as a new event, then delete the dead letter (docs/ORDERED-DELIVERY.md, "Restoring the outbox table")',
+    ),
+  );
   lines.push(...plan.unordered.map((letter) => `  not an ordered event (${terminalText(letter.id)}): left in the dead-letter queue`));
   lines.push(...gapLines(plan, 'dead letter').map((line) => `  ${line.replace(/^gap: /, 'gap      ')}`));
   return `${lines.join('\n')}\n`;
@@ -97,7 +111,7 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, fences:
   const byId = new Map<string, QueueMessage>(messages.map((message) => [message.messageId, message]));
   const moved: string[] = [];
   try {
-    const plan = await planOrderedRedrive(messages.map((message) => ({ id: message.messageId, body: message.body })), fences);
+    const plan = await planOrderedRedrive(messages.map(deadLetterOf), fences);
     if (parsed.values.yes !== true) {
       context.io.stdout(parsed.values.json === true ? json({ dryRun: true, ...plan }) : `dry run:\n${describePlan(plan)}run again with --yes to redrive\n`);
       return EXIT_CODE.OK;
@@ -162,7 +176,7 @@ async function list(parsed: ParsedArguments, context: CommandContext, fences: Se
   const sqs = context.sqsClient();
   const messages = deadLetterQueue === undefined ? [] : await receiveMessages(sqs, deadLetterQueue);
   try {
-    const plan = await planOrderedRedrive(messages.map((message) => ({ id: message.messageId, body: message.body })), fences);
+    const plan = await planOrderedRedrive(messages.map(deadLetterOf), fences);
     const committed = outboxTable === undefined ? undefined : await committedSequences(toDocumentClient(context.client()), outboxTable);
     const aggregates = new Set([...plan.redrive.map((letter) => letter.aggregateId), ...(committed?.keys() ?? [])]);
     const applied = new Map(await Promise.all([...aggregates].map(async (aggregateId) => [aggregateId, (await fences.get(aggregateId)).appliedSequence] as const)));

@@ -8,6 +8,7 @@
  * subscribers does not apply: the fence answers a copy of an applied event after its inbox record expired.
  */
 import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
+import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
 import { planOrderedRedrive } from '../../lambda/ordered/redrive-plan';
 import { SequenceFences } from '../../lambda/ordered/sequence-fences';
 import { formatTable } from './blocked-command';
@@ -70,7 +71,8 @@ export async function redriveOrderedDeadLetters(context: CommandContext, request
         continue;
       }
       eventIdOf.set(message.messageId, view.eventId);
-      letters.push({ id: message.messageId, body: message.body });
+      const errorName = message.messageAttributes[DEAD_LETTER_ATTRIBUTE.ERROR_NAME]?.StringValue;
+      letters.push({ id: message.messageId, body: message.body, ...(errorName === undefined ? {} : { errorName }) });
     }
     const plan = await planOrderedRedrive(letters, fences);
     const decisions = orderedDecisions(plan, WORDING);

@@ -41,8 +41,9 @@ export interface OrderedDecision {
   readonly id: string;
   readonly aggregateId?: string;
   readonly sequence?: number;
-  /** `send`: the fence admits it now; `waiting`: behind a gap; `applied`: at or below the fence; `unordered`: no position. */
-  readonly decision: 'send' | 'waiting' | 'applied' | 'unordered';
+  /** `send`: the fence admits it now; `waiting`: behind a gap; `applied`: at or below the fence;
+   * `reused`: never applied, another event holds its sequence (write it again as a new event); `unordered`: no position. */
+  readonly decision: 'send' | 'waiting' | 'applied' | 'reused' | 'unordered';
   readonly why?: string;
 }
 
@@ -79,6 +80,17 @@ export function orderedDecisions(plan: OrderedRedrivePlan, wording: OrderedWordi
         why: sent.has(`${letter.aggregateId}\u0000${letter.sequence}`)
           ? `a second copy of sequence ${letter.sequence}, whose first is sent: ${wording.left}`
           : `at or below the fence: applied already, so a copy is a duplicate by design (the fence answers it): ${wording.left}`,
+      }),
+    ),
+    ...plan.reused.map(
+      (letter): OrderedDecision => ({
+        id: letter.id,
+        aggregateId: letter.aggregateId,
+        sequence: letter.sequence,
+        decision: 'reused',
+        why:
+          `never applied: another event holds sequence ${letter.sequence} (a SequenceReusedError, or another event id than the one applied there), so the fence refuses it again; ` +
+          `write it again through OrderedOutbox as a new event with its data, then delete the dead letter (docs/ORDERED-DELIVERY.md, "Restoring the outbox table"): ${wording.left}`,
       }),
     ),
     ...plan.unordered.map((letter): OrderedDecision => ({ id: letter.id, decision: 'unordered', why: `not an ordered event (no aggregate and sequence): ${wording.left}` })),
