@@ -149,13 +149,20 @@ export function snsLine(result: SimulationResult): string {
 }
 
 /**
- * The DynamoDB line: requests refused with a transaction conflict, as DynamoDB refuses a request that meets an ongoing
- * one on the same item, by operation.
+ * The DynamoDB line: requests refused with a transaction conflict by contention, as DynamoDB refuses a request that
+ * meets an ongoing one on the same item, by operation; and the conflicts the run injected (fault steering: a write of a
+ * subscriber refused on purpose, `transaction-conflict` faults), which a subscriber's `conflict` failure path counts
+ * with its genuine ones, so the line and the subscribers' figures agree.
  */
 export function dynamoDbLine(result: SimulationResult): string {
   const { refused, byOperation } = result.transactionConflicts;
   const operations = Object.entries(byOperation).map(([operation, count]) => `${count} ${operation}`);
-  return `dynamodb: ${refused} request(s) refused with a transaction conflict` + (operations.length > 0 ? ` (${operations.join(', ')})` : '');
+  const injected = result.subscribers.reduce((sum, subscriber) => sum + (subscriber.faultsByKind['transaction-conflict'] ?? 0), 0);
+  return (
+    `dynamodb: ${refused} request(s) refused with a transaction conflict by contention (two requests meeting on one item)` +
+    (operations.length > 0 ? ` (${operations.join(', ')})` : '') +
+    (injected > 0 ? `, and ${injected} by injected faults (fault steering); a subscriber's conflict path below counts both` : '')
+  );
 }
 
 /** The SQS line, when the functions sent messages with their own clients: per function and queue, the sends and the repeats. */

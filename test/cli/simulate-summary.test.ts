@@ -112,10 +112,18 @@ describe('formatSummary', () => {
 
   test('counts the DynamoDB requests refused with a transaction conflict, by operation, after the sns line', () => {
     const none = formatSummary(result([subscriber('A', 2)], ['A']));
-    expect(none).toMatch(/\nsns: .*\ndynamodb: 0 request\(s\) refused with a transaction conflict\n/);
+    expect(none).toMatch(/\nsns: .*\ndynamodb: 0 request\(s\) refused with a transaction conflict by contention \(two requests meeting on one item\)\n/);
 
     const some = formatSummary({ ...result([subscriber('A', 2)], ['A']), transactionConflicts: { refused: 5, byOperation: { TransactWriteItems: 3, PutItem: 2 } } });
-    expect(some).toContain('dynamodb: 5 request(s) refused with a transaction conflict (3 TransactWriteItems, 2 PutItem)\n');
+    expect(some).toContain('dynamodb: 5 request(s) refused with a transaction conflict by contention (two requests meeting on one item) (3 TransactWriteItems, 2 PutItem)\n');
+  });
+
+  test("the DynamoDB line tells the genuine conflicts from the injected ones a subscriber's conflict path counts too, so the two agree", () => {
+    const injected = { ...subscriber('Ledger', 2), faultsByKind: { 'transaction-conflict': 190 }, failurePaths: { ...NO_FAILURE_PATHS, conflict: 190 } };
+    const text = formatSummary(result([injected, subscriber('B', 2)], ['Ledger', 'B']));
+    expect(text).toContain(
+      "dynamodb: 0 request(s) refused with a transaction conflict by contention (two requests meeting on one item), and 190 by injected faults (fault steering); a subscriber's conflict path below counts both\n",
+    );
   });
 
   test('counts the SQS messages the functions sent with their own clients, per function and queue, with the repeats', () => {
