@@ -129,8 +129,10 @@ function refuseSeveralEnvironments(stacks: readonly AssemblyStack[]): void {
   throw new StackSelectionError(
     `the simulator runs one account and Region, but the stacks are in ${environments.size} environments: ` +
       `${stacks.map((stack) => `${describeStack(stack)} (${stack.environment ?? 'no environment'})`).join(', ')}. ` +
-      'Select the stacks of one environment (--stacks); a flow with subscribers in other accounts or Regions is not simulated as one ' +
-      '(docs/CROSS-ACCOUNT.md)',
+      'The part of the flow that crosses accounts or Regions cannot be simulated: the IAM evaluation has no cross-account rules. ' +
+      '--stack selects stacks of one environment, which simulates only a flow that is whole in it (its topic and subscribers together): ' +
+      "a flow's stack alone has no subscription, a subscriber's stack alone no topic. To test the flow's logic, synthesize a variant " +
+      'of the app with every stack in one environment (its grants across accounts are then not tested; docs/CROSS-ACCOUNT.md)',
   );
 }
 

@@ -32,8 +32,23 @@ it('refuses stacks of two accounts, naming each stack with its environment and t
   expect(() => readAssembly(root)).toThrow(StackSelectionError);
   expect(() => readAssembly(root)).toThrow(
     'the simulator runs one account and Region, but the stacks are in 2 environments: Payments (aws://111111111111/eu-west-1), ' +
-      'Ledger (aws://222222222222/eu-west-1). Select the stacks of one environment (--stacks)',
+      'Ledger (aws://222222222222/eu-west-1). ',
   );
+});
+
+it('says truthfully what can be simulated of it: not the cross-account part, and names the real flag (--stack, not --stacks)', () => {
+  const root = twoStacks('aws://111111111111/eu-west-1', 'aws://222222222222/eu-west-1');
+  let message = '';
+  try {
+    readAssembly(root);
+  } catch (error) {
+    message = (error as Error).message;
+  }
+  expect(message).not.toContain('--stacks');
+  expect(message).toContain('The part of the flow that crosses accounts or Regions cannot be simulated');
+  // one environment's stacks alone: a topic with no subscription, or subscriptions with no topic
+  expect(message).toContain('--stack selects stacks of one environment, which simulates only a flow that is whole in it');
+  expect(message).toContain('synthesize a variant of the app with every stack in one environment');
 });
 
 it('refuses stacks of two Regions of one account', () => {
