@@ -35,7 +35,10 @@ function subscriberLines(services: RunServices, subscriber: ServedSubscriber): s
   const lines = [`subscriber ${name} (${about.filter((part) => part !== undefined).join(', ')}):`];
   const queues = [
     ...deadLetterQueueUrls.map((url) => ['--dead-letter-queue', url] as const),
-    ...(subscriptionDeadLetterQueueUrl === undefined ? [] : [['--subscription-dead-letter-queue', subscriptionDeadLetterQueueUrl] as const]),
+    // an ordered subscriber's subscription dead-letter queue is its FIFO dead-letter queue: named once
+    ...(subscriptionDeadLetterQueueUrl === undefined || deadLetterQueueUrls.includes(subscriptionDeadLetterQueueUrl)
+      ? []
+      : [['--subscription-dead-letter-queue', subscriptionDeadLetterQueueUrl] as const]),
   ];
   const table = inboxTable === undefined ? [] : ['--table', inboxTable];
   // what its <subscriber>/Operator stack output would say here: the commands that act on it take it
