@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { EXIT_CODE } from '../../../simulator/cli/main';
-import { simulateOrdered as simulate, synthesizeOrdered, type OrderedAssemblies } from './ordered-fixture';
+import { simulateOrderedWith, synthesizeOrdered, type OrderedAssemblies } from './ordered-fixture';
 
 let synthesized: OrderedAssemblies | undefined;
 
@@ -17,7 +17,7 @@ afterAll(() => synthesized?.remove());
 
 describe('one fact for both paths, simulated', () => {
   test('with faults, the ordered subscriber applies the ordered events in sequence and the standard subscriber the standard events, each once: OK', async () => {
-    const { code, stdout } = await simulate(synthesized!.assemblies[0]!, '--count', '9', '--seed', 'both');
+    const { code, stdout } = await simulateOrderedWith('scenario-both.ts', synthesized!.assemblies[0]!, '--count', '9', '--seed', 'both');
     expect(stdout).toMatch(/^Shipping\s+transactional\s+9\s/m);
     expect(stdout).toMatch(/^Statements\s+transactional\s+9\s/m);
     expect(stdout).toContain('  Shipping: 9 event(s) of 3 aggregate(s) checked\n');

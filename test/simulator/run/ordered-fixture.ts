@@ -57,8 +57,13 @@ export async function synthesizeOrdered(contexts: readonly Readonly<Record<strin
 
 /** Runs `simulate` on `assembly` with the fixture's scenario and `argv` (the count, the seed, fault options); quiet. */
 export async function simulateOrdered(assembly: string, ...argv: string[]): Promise<{ code: number; stdout: string }> {
+  return simulateOrderedWith('scenario.ts', assembly, ...argv);
+}
+
+/** As {@link simulateOrdered}, with another of the fixture's scenario files (`scenario-both.ts` for the `both` variant). */
+export async function simulateOrderedWith(scenarioFile: string, assembly: string, ...argv: string[]): Promise<{ code: number; stdout: string }> {
   let stdout = '';
-  const code = await main(['simulate', ...argv, '--assembly', assembly, '--scenario', `${ORDERED_FIXTURE}/scenario.ts`, '--quiet', '--endpoint', inject('dynamoDbEndpoint')], {
+  const code = await main(['simulate', ...argv, '--assembly', assembly, '--scenario', `${ORDERED_FIXTURE}/${scenarioFile}`, '--quiet', '--endpoint', inject('dynamoDbEndpoint')], {
     stdout: (text) => void (stdout += text),
     stderr: (text) => void (stdout += text),
     cwd: PROJECT,
