@@ -72,6 +72,12 @@ export function envelopeObjectOf(body: string): Record<string, unknown> | undefi
   return object;
 }
 
+/** The envelope subject ({@link envelopeObjectOf}'s string `subject`, the aggregate) a message carries; undefined when it carries none. */
+export function eventSubjectOf(body: string): string | undefined {
+  const subject = envelopeObjectOf(body)?.subject;
+  return typeof subject === 'string' ? subject : undefined;
+}
+
 /** The envelope id ({@link envelopeObjectOf}'s string `id`) a message carries; undefined when it carries none. */
 export function eventIdOf(body: string): string | undefined {
   const id = envelopeObjectOf(body)?.id;

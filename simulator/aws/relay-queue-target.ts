@@ -10,7 +10,7 @@
  */
 import type { RelayQueueTarget } from '../model/flow-model';
 import { evaluateJsonPath, parseJsonPath, type JsonPath } from '../patterns/json-path';
-import { eventIdOf } from './message-ids';
+import { eventIdOf, eventSubjectOf } from './message-ids';
 import type { SimulatedQueue } from './queue';
 import { SqsError } from './sqs-errors';
 import type { RelayTarget } from './stream-relay';
@@ -56,12 +56,13 @@ export function relayQueueTarget(target: RelayQueueTarget, queue: SimulatedQueue
       const messageGroupId = valueOf(groupId, 'MessageGroupId', sourceEvent, unfound);
       const messageDeduplicationId = valueOf(deduplicationId, 'MessageDeduplicationId', sourceEvent, unfound);
       const eventId = eventIdOf(message);
+      const subject = eventSubjectOf(message);
       try {
         const { messageId } = queue.send({
           body: message,
           ...(messageGroupId === undefined ? {} : { messageGroupId }),
           ...(messageDeduplicationId === undefined ? {} : { messageDeduplicationId }),
-          origin: { via: 'pipe', ...(eventId === undefined ? {} : { eventId }) },
+          origin: { via: 'pipe', ...(eventId === undefined ? {} : { eventId }), ...(subject === undefined ? {} : { subject }) },
         });
         return { messageId };
       } catch (error) {

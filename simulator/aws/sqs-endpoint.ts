@@ -20,7 +20,7 @@ import type { AddressInfo } from 'node:net';
 import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
 import type { MessageOrigin, SimulationObserver } from '../observation/observer';
 import type { SqsSender, SqsSenders } from './sqs-senders';
-import { eventIdOf, IdSequence } from './message-ids';
+import { eventIdOf, eventSubjectOf, IdSequence } from './message-ids';
 import type { SimulatedQueue } from './queue';
 import type { SendMessageResult, SqsMessageAttribute } from './sqs-messages';
 import { md5OfMessageAttributes } from './sqs-md5';
@@ -278,12 +278,13 @@ class SqsActions {
     const messageGroupId = optionalString(entry, 'MessageGroupId');
     const messageDeduplicationId = optionalString(entry, 'MessageDeduplicationId');
     const eventId = eventIdOf(body);
+    const subject = eventSubjectOf(body);
     const result: SendMessageResult = queue.send({
       body,
       ...(messageAttributes === undefined ? {} : { messageAttributes }),
       ...(messageGroupId === undefined ? {} : { messageGroupId }),
       ...(messageDeduplicationId === undefined ? {} : { messageDeduplicationId }),
-      origin: { via: 'send-message', ...(eventId === undefined ? {} : { eventId }), ...deadLetterOf(messageAttributes) },
+      origin: { via: 'send-message', ...(eventId === undefined ? {} : { eventId }), ...(subject === undefined ? {} : { subject }), ...deadLetterOf(messageAttributes) },
     });
     this.reportSend(sender, queue, result.messageId, body, messageAttributes);
     const md5OfSystemAttributes = md5OfMessageAttributes(systemAttributes);

@@ -26,7 +26,7 @@ import type { FaultPlan } from '../faults/fault-plan';
 import type { SubscriptionModel, TopicModel } from '../model/flow-model';
 import type { MessageOrigin, SimulationObserver } from '../observation/observer';
 import type { VirtualClock } from './clock';
-import { ContentIds, deterministicUuid, eventIdOf } from './message-ids';
+import { ContentIds, deterministicUuid, eventIdOf, eventSubjectOf } from './message-ids';
 import type { SimulatedQueue } from './queue';
 import type { SendMessageInput, SqsMessageAttribute } from './sqs-messages';
 import { SNS_SQS_DELIVERY_ATTEMPTS, snsDelivers } from './retry-policies';
@@ -176,6 +176,7 @@ export class SimulatedTopic {
       if (seen !== undefined) return { messageId: seen.messageId };
     }
     const eventId = eventIdOf(message);
+    const subject = eventSubjectOf(message);
     // keyed on the event (its id is stable from run to run, unlike a body with timestamps in it), so the
     // duplicate-delivery decisions below follow the event, not the publish order
     const messageId = this.messageIds.next(eventId ?? JSON.stringify([message, attributes]));
@@ -188,7 +189,7 @@ export class SimulatedTopic {
       if (matched) {
         const duplicate = this.faults.happens(this.faults.rates.duplicate, 'duplicate-delivery', subscription.key, messageId);
         copies = duplicate ? 2 : 1;
-        const origin: MessageOrigin = { via: 'sns', ...(eventId === undefined ? {} : { eventId }), subscription: subscription.key };
+        const origin: MessageOrigin = { via: 'sns', ...(eventId === undefined ? {} : { eventId }), ...(subject === undefined ? {} : { subject }), subscription: subscription.key };
         const body = subscription.rawMessageDelivery
           ? { body: message, messageAttributes: attributes }
           : { body: this.notification(subscription, messageId, message, timestamp, attributes) };

@@ -49,7 +49,7 @@ interface WriteSeen {
 interface InvocationSeen {
   readonly number: number;
   readonly atMs: number;
-  readonly messages: readonly { readonly messageId: string; readonly receiveCount: number; readonly eventId?: string }[];
+  readonly messages: readonly { readonly messageId: string; readonly receiveCount: number; readonly eventId?: string; readonly subject?: string }[];
   readonly outcome: InvocationOutcome;
   readonly failedMessageIds: ReadonlySet<string>;
   readonly writes: readonly WriteSeen[];
@@ -60,6 +60,8 @@ interface Application {
   readonly invocation: InvocationSeen;
   readonly kind: 'commit' | 'effect' | 'own-client';
   readonly writes: readonly WriteSeen[];
+  /** For an own-client application after the first run of the handler in its invocation: the commit attempt before it that was not applied. */
+  readonly rerunAfter?: WriteSeen;
 }
 
 /** The applications of each event per consumer function, and how each one after the first came about. */
@@ -124,7 +126,12 @@ export class ApplyAttribution {
     seen.push({
       number: seen.length + 1,
       atMs: this.now(),
-      messages: invocation.messages.map(({ messageId, receiveCount, origin }) => ({ messageId, receiveCount, ...(origin?.eventId === undefined ? {} : { eventId: origin.eventId }) })),
+      messages: invocation.messages.map(({ messageId, receiveCount, origin }) => ({
+        messageId,
+        receiveCount,
+        ...(origin?.eventId === undefined ? {} : { eventId: origin.eventId }),
+        ...(origin?.subject === undefined ? {} : { subject: origin.subject }),
+      })),
       outcome: invocation.outcome,
       failedMessageIds: new Set(invocation.failedMessageIds),
       writes,
@@ -174,6 +181,13 @@ export class ApplyAttribution {
   /** How `later` came to apply the event again after `earlier`. */
   private again(consumer: AttributedConsumer, earlier: Application, later: Application, eventId: string): string {
     const by = `applied again by ${this.label(later.invocation, eventId)}`;
+    if (later.kind === 'own-client' && later.rerunAfter !== undefined && later.invocation === earlier.invocation) {
+      return (
+        `${by} with its own client (${siteList(later.writes)}), after ${this.label(earlier.invocation, eventId)} ran the handler once and its commit was ${notApplied(later.rerunAfter)}, ` +
+        'so the runtime ran the handler again in the same invocation to retry the commit: ' +
+        'a write outside the transaction is not undone when the commit fails, nor stopped by the inbox record when the event comes again (its own client: write through the transaction)'
+      );
+    }
     if (later.kind === 'own-client') {
       return (
         `${by} with its own client (${siteList(later.writes)}), after ${this.label(earlier.invocation, eventId)} ${endOf(earlier.invocation, eventId)}: ` +
@@ -236,14 +250,21 @@ function inboxEventOf(consumer: AttributedConsumer, write: WriteSeen, eventIds: 
 
 /**
  * Whether a write naming no inbox key was made for the event: its body names the event's id; else (a body naming no
- * event of the batch) the invocation carried only this event, or the nearest write of the runtime names it: the next
- * commit attempt (a transactional handler writes before its commit), the previous claim (a lease effect runs after it).
+ * event of the batch) the invocation carried only this event, or the body names the subject (aggregate) of exactly one
+ * event of the batch (a handler writes about its aggregate: a batch's handlers may all run before the first commit),
+ * or the nearest write of the runtime names it: the next commit attempt (a transactional handler writes before its
+ * commit), the previous claim (a lease effect runs after it).
  */
 function madeFor(consumer: AttributedConsumer, invocation: InvocationSeen, write: WriteSeen, eventId: string): boolean {
   const carried = [...new Set(invocation.messages.flatMap((message) => (message.eventId === undefined ? [] : [message.eventId])))];
   const named = carried.filter((candidate) => mentions(write.body, candidate));
   if (named.length > 0) return named.includes(eventId);
   if (carried.length === 1) return carried[0] === eventId;
+  const bySubject = carried.filter((candidate) => {
+    const subject = invocation.messages.find((message) => message.eventId === candidate)?.subject;
+    return subject !== undefined && mentions(write.body, subject);
+  });
+  if (bySubject.length === 1) return bySubject[0] === eventId;
   const runtimeWrites = invocation.writes.filter((candidate) => !namesNoInbox(consumer, candidate));
   const nearest =
     consumer.mode === 'transactional'
@@ -261,13 +282,32 @@ function mentions(body: string, eventId: string): boolean {
 function applicationsIn(consumer: AttributedConsumer, invocation: InvocationSeen, eventId: string): Application[] {
   const outside = invocation.writes.filter((write) => write.applied && namesNoInbox(consumer, write) && madeFor(consumer, invocation, write, eventId));
   if (consumer.mode === 'transactional' || consumer.mode === 'aggregate') {
-    // a write of its own client happens at every run of the handler, whatever the inbox says: an application each time
-    if (consumer.mode === 'transactional' && outside.length > 0) return [{ invocation, kind: 'own-client', writes: outside }];
+    // a write of its own client happens at every run of the handler, whatever the inbox says: an application each time,
+    // and a refused commit retried in the invocation (contention retry) runs the handler again: one application per run
+    if (consumer.mode === 'transactional' && outside.length > 0) return ownClientRuns(invocation, outside, commitAttempts(consumer, invocation, eventId));
     // the aggregate's writes of later messages in the batch name the event too: its own commit is the first
     const commit = invocation.writes.find((write) => write.applied && isCommitOf(consumer, write, eventId));
     return commit === undefined ? [] : [{ invocation, kind: 'commit', writes: [commit] }];
   }
   return outside.length === 0 ? [] : [{ invocation, kind: 'effect', writes: outside }];
+}
+
+/**
+ * A transactional consumer's own-client writes for an event, one application per run of its handler: a run ends with a
+ * commit attempt, so the writes between two attempts are one run's.
+ */
+function ownClientRuns(invocation: InvocationSeen, outside: readonly WriteSeen[], attempts: readonly WriteSeen[]): Application[] {
+  const runs = new Map<number, WriteSeen[]>();
+  for (const write of outside) {
+    const run = attempts.filter((attempt) => attempt.index < write.index).length;
+    runs.set(run, [...(runs.get(run) ?? []), write]);
+  }
+  return [...runs.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([run, writes], index) => {
+      const before = attempts[run - 1];
+      return index > 0 && before !== undefined && !before.applied ? { invocation, kind: 'own-client' as const, writes, rerunAfter: before } : { invocation, kind: 'own-client' as const, writes };
+    });
 }
 
 function siteList(writes: readonly WriteSeen[]): string {

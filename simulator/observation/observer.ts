@@ -9,6 +9,8 @@ import type { ResourceKey } from '../model/flow-model';
 export interface MessageOrigin {
   /** The envelope id of the event it carries, when the body parsed as an envelope (`id` field). */
   readonly eventId?: string;
+  /** The envelope subject (the aggregate) of the event it carries, when the body parsed as an envelope with one. */
+  readonly subject?: string;
   /** The subscription that delivered it, for messages fanned out by a topic. */
   readonly subscription?: ResourceKey;
   /** How it got on the queue. */

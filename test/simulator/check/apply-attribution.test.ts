@@ -19,7 +19,7 @@ function run(consumer: { subscriber: string; mode: string; inboxTable?: string; 
     attribution,
     later: (seconds: number) => (now += seconds * 1000),
     /** One invocation carrying `events` (id, receive count), sending `writes` in order. */
-    invoke(events: readonly [string, number][], writes: readonly { body: object; fault?: RequestFault; applied: boolean; operation?: string }[], outcome: InvocationOutcome = RETURNED, failed: readonly string[] = []) {
+    invoke(events: readonly ([string, number] | [string, number, string])[], writes: readonly { body: object; fault?: RequestFault; applied: boolean; operation?: string }[], outcome: InvocationOutcome = RETURNED, failed: readonly string[] = []) {
       invocations += 1;
       const key = `Mapping|m-${invocations}|1`;
       writes.forEach((write, index) => {
@@ -28,7 +28,7 @@ function run(consumer: { subscriber: string; mode: string; inboxTable?: string; 
         if (write.fault !== 'throttle' && write.fault !== 'conflict' && write.fault !== 'crash-before') attribution.onAnswered('Fn', key, request, write.applied);
       });
       attribution.onInvocation('Fn', key, {
-        messages: events.map(([eventId, receiveCount], index) => ({ messageId: `msg-${eventId}-${index}`, receiveCount, origin: { eventId, via: 'sns' } })),
+        messages: events.map(([eventId, receiveCount, subject], index) => ({ messageId: `msg-${eventId}-${index}`, receiveCount, origin: { eventId, via: 'sns', ...(subject === undefined ? {} : { subject }) } })),
         outcome,
         failedMessageIds: failed.map((eventId) => `msg-${eventId}-0`),
       });
@@ -92,6 +92,31 @@ describe('ApplyAttribution', () => {
       'event e-1: applied by invocation #1 (receive 1, at +0 s) (Ledger: 1 UpdateItem); applied again by invocation #2 (receive 2, at +180 s) with its own client (Ledger: 1 UpdateItem), ' +
         'after invocation #1 (receive 1, at +0 s) crashed at DynamoDB request 2 (before DynamoDB applied it): a write outside the transaction is not undone when the commit fails, nor stopped by the inbox record when the event comes again (its own client: write through the transaction)',
     );
+  });
+
+  test("an own client's write at each run of the handler in ONE invocation (its commit refused by a conflict, then retried by the runtime): an application per run, named as the contention retry's rerun", () => {
+    const flow = run({ subscriber: 'Billing', mode: 'transactional', inboxTable: 'Inbox' });
+    const update = { body: { TableName: 'Ledger', Key: { pk: { S: 'order-1' } } }, operation: 'UpdateItem', applied: true };
+    flow.invoke([['e-1', 1]], [update, { body: commit('Billing', 'e-1'), fault: 'conflict', applied: false }, update, { body: commit('Billing', 'e-1'), applied: true }]);
+
+    expect(flow.attribution.cause('Fn', ['e-1'])).toBe(
+      'event e-1: applied by invocation #1 (receive 1, at +0 s) (Ledger: 1 UpdateItem); applied again by invocation #1 (receive 1, at +0 s) with its own client (Ledger: 1 UpdateItem), ' +
+        'after invocation #1 (receive 1, at +0 s) ran the handler once and its commit was refused by a transaction conflict, so the runtime ran the handler again in the same invocation to retry the commit: ' +
+        'a write outside the transaction is not undone when the commit fails, nor stopped by the inbox record when the event comes again (its own client: write through the transaction)',
+    );
+  });
+
+  test("a batch whose handlers all wrote with their own client before the first commit: each write is the event's whose subject it names", () => {
+    const flow = run({ subscriber: 'Billing', mode: 'transactional', inboxTable: 'Inbox' });
+    const invoice = (order: string) => ({ body: { TransactItems: [{ Put: { TableName: 'Outbox', Item: { pk: { S: `OUTBOX#${order}-x` }, subject: { S: order } } } }] }, applied: true });
+    flow.invoke([['placed-o-1', 1, 'o-1']], [invoice('o-1'), { body: commit('Billing', 'placed-o-1'), fault: 'crash-after', applied: true }], { kind: 'crashed', atRequest: 2, afterCommit: true });
+    flow.later(180);
+    // the batch's handlers run first, then its commits, in another order than the records
+    flow.invoke([['placed-o-1', 2, 'o-1'], ['placed-o-2', 1, 'o-2'], ['placed-o-3', 1, 'o-3']], [invoice('o-1'), invoice('o-2'), invoice('o-3'), { body: commit('Billing', 'placed-o-3'), applied: true }, { body: commit('Billing', 'placed-o-2'), applied: true }, { body: commit('Billing', 'placed-o-1'), applied: false }]);
+
+    expect(flow.attribution.cause('Fn', ['placed-o-1'])).toMatch(/^event placed-o-1: applied by invocation #1 \(receive 1, at \+0 s\) \(Outbox: 1 TransactWriteItems\); applied again by invocation #2 \(receive 2, at \+180 s\) with its own client \(Outbox: 1 TransactWriteItems\), after invocation #1/);
+    expect(flow.attribution.cause('Fn', ['placed-o-2'])).toBeUndefined();
+    expect(flow.attribution.cause('Fn', ['placed-o-3'])).toBeUndefined();
   });
 
   test('after close, nothing is recorded or told (a served run goes on invoking)', () => {

@@ -84,7 +84,7 @@ function setup(options: {
   const queue = makeQueue(queueModel('Orders', options.queue), { clock });
   for (const entry of options.bodies) {
     if (typeof entry === 'string') queue.send({ body: entry, origin: { via: 'send-message' } });
-    else queue.send({ body: entry.body, messageGroupId: entry.group, origin: { via: 'send-message' } });
+    else queue.send({ body: entry.body, messageGroupId: entry.group, messageDeduplicationId: entry.body, origin: { via: 'send-message' } });
   }
   const calls: Setup['calls'] = [];
   const faults: Setup['faults'] = [];

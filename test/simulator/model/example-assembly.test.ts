@@ -74,7 +74,7 @@ describe('readAssembly of the example app', () => {
     expect(at(model.relays, 'OrderedRelay/Pipe')).toMatchObject({
       sourceTable: keyAt(model.tables, 'Orders/OutboxTable/Resource/Resource'),
       targetQueue: {
-        queue: keyAt(model.queues, 'OrderedRelay/RelayQueue/Resource'),
+        queue: keyAt(model.queues, 'OrderedRelay/RelayQueue/Resource/Resource'),
         messageGroupId: '$.dynamodb.NewImage.iefAggregateId.S',
         messageDeduplicationId: '$.dynamodb.NewImage.iefEventId.S',
       },
@@ -82,7 +82,7 @@ describe('readAssembly of the example app', () => {
       deadLetterQueue: keyAt(model.queues, 'OrderedRelay/PipeDeadLetterQueue/Resource'),
       filterPatterns: [JSON.stringify({ eventName: ['INSERT', 'MODIFY'], dynamodb: { NewImage: { iefRecordType: { S: ['OrderedOutboxHead.v1'] } } } })],
     });
-    expect(at(model.queues, 'OrderedRelay/RelayQueue/Resource')).toMatchObject({ fifo: true, redrive: { deadLetterQueue: keyAt(model.queues, 'OrderedRelay/RelayDeadLetterQueue/Resource'), maxReceiveCount: 5 } });
+    expect(at(model.queues, 'OrderedRelay/RelayQueue/Resource/Resource')).toMatchObject({ fifo: true, redrive: { deadLetterQueue: keyAt(model.queues, 'OrderedRelay/RelayQueue/DeadLetterQueue/Resource'), maxReceiveCount: 5 } });
   });
 
   it('reads the event topic, the ordered SNS FIFO topic (and the alarm topic, which has no subscription)', () => {
@@ -92,11 +92,11 @@ describe('readAssembly of the example app', () => {
   });
 
   it("reads OrderTracking's FIFO queue, subscribed to the ordered topic with raw delivery, its FIFO dead-letter queue, and its consumer", () => {
-    const queue = keyAt(model.queues, 'OrderTracking/Queue/Resource');
-    const deadLetterQueue = keyAt(model.queues, 'OrderTracking/DeadLetterQueue/Resource');
+    const queue = keyAt(model.queues, 'OrderTracking/Queue/Resource/Resource');
+    const deadLetterQueue = keyAt(model.queues, 'OrderTracking/Queue/DeadLetterQueue/Resource');
     expect(at(model.subscriptions, 'OrderTracking/Subscription/Resource')).toMatchObject({ topic: keyAt(model.topics, 'OrderedRelay/Topic/Resource'), queue, rawMessageDelivery: true, deadLetterQueue });
-    expect(at(model.queues, 'OrderTracking/Queue/Resource')).toMatchObject({ fifo: true, redrive: { deadLetterQueue, maxReceiveCount: 5 } });
-    expect(at(model.queues, 'OrderTracking/DeadLetterQueue/Resource')).toMatchObject({ fifo: true });
+    expect(at(model.queues, 'OrderTracking/Queue/Resource/Resource')).toMatchObject({ fifo: true, redrive: { deadLetterQueue, maxReceiveCount: 5 } });
+    expect(at(model.queues, 'OrderTracking/Queue/DeadLetterQueue/Resource')).toMatchObject({ fifo: true });
     expect(model.eventSourceMappings.find((mapping) => mapping.queue === queue)).toMatchObject({ function: keyAt(model.functions, 'OrderTracking/Consumer/Resource/Resource'), reportBatchItemFailures: true });
   });
 
@@ -146,7 +146,7 @@ describe('readAssembly of the example app', () => {
     }
     const deadLetterQueues = model.queues.filter((queue) => queue.redrive === undefined);
     expect(deadLetterQueues).toHaveLength(14);
-    const fifoDeadLetterQueues = [keyAt(model.queues, 'OrderedRelay/RelayDeadLetterQueue/Resource'), keyAt(model.queues, 'OrderTracking/DeadLetterQueue/Resource')];
+    const fifoDeadLetterQueues = [keyAt(model.queues, 'OrderedRelay/RelayQueue/DeadLetterQueue/Resource'), keyAt(model.queues, 'OrderTracking/Queue/DeadLetterQueue/Resource')];
     // the subscription dead-letter queues keep a message 7 days (inside the deduplication window), the others 14
     const subscriptionDeadLetterQueues = SUBSCRIBERS.map((subscriber) => keyAt(model.queues, `Orders/${subscriber}/SubscriptionDeadLetterQueue/Resource`));
     for (const queue of deadLetterQueues) {
@@ -171,16 +171,18 @@ describe('readAssembly of the example app', () => {
       expect(alarms.get(keyAt(model.queues, `Orders/${subscriber}/Queue/Resource/Resource`)), subscriber).toEqual([`${STACK}/Orders/${subscriber}/Alarms/OldestMessageAge/Resource`]);
     }
     // the ordered path's dead-letter queues: the relay queue's, the pipe's, OrderTracking's
-    expect(alarms.get(keyAt(model.queues, 'OrderedRelay/RelayDeadLetterQueue/Resource'))).toEqual([`${STACK}/OrderedRelay/RelayDeadLetters/Resource`]);
+    expect(alarms.get(keyAt(model.queues, 'OrderedRelay/RelayQueue/DeadLetterQueue/Resource'))).toEqual([`${STACK}/OrderedRelay/RelayDeadLetters/Resource`]);
     expect(alarms.get(keyAt(model.queues, 'OrderedRelay/PipeDeadLetterQueue/Resource'))).toEqual([`${STACK}/OrderedRelay/PipeDeadLetters/Resource`]);
-    expect(alarms.get(keyAt(model.queues, 'OrderTracking/DeadLetterQueue/Resource'))).toEqual([`${STACK}/OrderTracking/DeadLetters/Resource`]);
+    expect(alarms.get(keyAt(model.queues, 'OrderTracking/Queue/DeadLetterQueue/Resource'))).toEqual([`${STACK}/OrderTracking/DeadLetters/Resource`]);
+    // OrderTracking's FIFO work queue: HeldAggregate (ApproximateAgeOfOldestMessage: a failed message holds its group)
+    expect(alarms.get(keyAt(model.queues, 'OrderTracking/Queue/Resource/Resource'))).toEqual([`${STACK}/OrderTracking/HeldAggregate/Resource`]);
     // and nothing else: no other queue is watched
-    expect(alarms.size).toBe(1 + SUBSCRIBERS.length * 3 + 3);
+    expect(alarms.size).toBe(1 + SUBSCRIBERS.length * 3 + 3 + 1);
   });
 
   it('reads 7 event source mappings: batch size 10, ReportBatchItemFailures, from each subscriber queue to its function (and the ordered relay queue to the fan-out function)', () => {
     expect(model.eventSourceMappings).toHaveLength(7);
-    expect(model.eventSourceMappings.find((mapping) => mapping.queue === keyAt(model.queues, 'OrderedRelay/RelayQueue/Resource'))).toMatchObject({
+    expect(model.eventSourceMappings.find((mapping) => mapping.queue === keyAt(model.queues, 'OrderedRelay/RelayQueue/Resource/Resource'))).toMatchObject({
       function: keyAt(model.functions, 'OrderedRelay/FanOut/Resource/Resource'),
       batchSize: 10,
       reportBatchItemFailures: true,
