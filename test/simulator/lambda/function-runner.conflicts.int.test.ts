@@ -43,7 +43,10 @@ beforeAll(async () => {
   gate = await startUpstreamGate(inject('dynamoDbEndpoint'));
   asset = assetDirectory({ 'index.js': WRITER });
   conflicts = new TransactionConflicts(async (tableName) => (tableName === table ? ['pk'] : undefined));
-  run = runner(functionModel(asset.directory, { key: 'Stack/Writer' }), {
+  // the function's timeout is real time in the runner: the transaction waits at the gate while the second environment
+  // starts cold, which takes longer than the kit's 5 s on a loaded machine (the first invocation was then terminated,
+  // its hold released, and the PutItem admitted: seen failing in CI). A limit that catches a hang, not a slow machine
+  run = runner(functionModel(asset.directory, { key: 'Stack/Writer', timeoutSeconds: 600 }), {
     environment: { TABLE_NAME: table },
     dynamoDbEndpoint: gate.endpoint,
     maxEnvironments: 2,
