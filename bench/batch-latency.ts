@@ -36,9 +36,9 @@ import { ruleReadUnits, ruleWriteUnits, totalOf } from './support/report';
 
 /** Added latency per request, in milliseconds: none, and a real DynamoDB endpoint's round trip as the issue models it. */
 const DELAYS_MS: readonly number[] = [0, 8];
-const DEFAULTS = { batches: 40, seed: 42, conflicts: 'aws', batchSize: 10, redeliveryRates: [0, 0.2], customers: CUSTOMERS, delays: DELAYS_MS } as const;
+const DEFAULTS = { batches: 40, seed: 42, conflicts: 'aws', batchSize: 10, redeliveryRates: [0, 0.2], customers: CUSTOMERS, delays: DELAYS_MS, capacity: 'on' } as const;
 const MAX_BATCHES = 10_000;
-const USAGE = 'usage: npx tsx bench/batch-latency.ts [--batches N] [--seed S] [--conflicts aws|none] [--batch-size 1-10] [--consumers name,name,...] [--redelivery-rates 0,0.2] [--customers N] [--delays 0,8]';
+const USAGE = 'usage: npx tsx bench/batch-latency.ts [--batches N] [--seed S] [--conflicts aws|none] [--batch-size 1-10] [--consumers name,name,...] [--redelivery-rates 0,0.2] [--customers N] [--delays 0,8] [--capacity on|off]';
 
 function usage(problem: string): never {
   return usageError(problem, USAGE);
@@ -66,10 +66,12 @@ interface Arguments {
   readonly customers: number;
   /** The added latencies per request, in milliseconds, one timed pass each. */
   readonly delays: readonly number[];
+  /** `off`: no capacity pass (its WCU and RCU columns read 0); the timed runs only, for a machine too busy for both. */
+  readonly capacity: 'on' | 'off';
 }
 
 function parseArguments(argv: readonly string[]): Arguments {
-  const values = readFlags(argv, ['batches', 'seed', 'conflicts', 'batch-size', 'consumers', 'redelivery-rates', 'customers', 'delays'], USAGE);
+  const values = readFlags(argv, ['batches', 'seed', 'conflicts', 'batch-size', 'consumers', 'redelivery-rates', 'customers', 'delays', 'capacity'], USAGE);
   const batches = Number(values.batches ?? DEFAULTS.batches);
   const seed = Number(values.seed ?? DEFAULTS.seed);
   if (!Number.isInteger(batches) || batches < 1 || batches > MAX_BATCHES) usage(`--batches must be a whole number from 1 to ${MAX_BATCHES}, but was '${values.batches}'`);
@@ -88,7 +90,9 @@ function parseArguments(argv: readonly string[]): Arguments {
   if (!Number.isInteger(customers) || customers < 1 || customers > 1_000_000) usage(`--customers must be a whole number from 1 to 1000000, but was '${values.customers}'`);
   const delays = values.delays === undefined ? DEFAULTS.delays : values.delays.split(',').map(Number);
   if (delays.some((delay) => !(Number.isInteger(delay) && delay >= 0 && delay <= 1000))) usage(`--delays must be whole numbers of milliseconds from 0 to 1000, but was '${values.delays}'`);
-  return { batches, seed, conflicts, batchSize, consumers, redeliveryRates, customers, delays };
+  const capacity = values.capacity ?? DEFAULTS.capacity;
+  if (capacity !== 'on' && capacity !== 'off') usage(`--capacity must be 'on' or 'off', but was '${capacity}'`);
+  return { batches, seed, conflicts, batchSize, consumers, redeliveryRates, customers, delays, capacity };
 }
 
 /** The installed version of package `name` (found from its entry point upwards: some packages do not export `./package.json`). */
@@ -140,7 +144,7 @@ async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<n
   // write would add to the timings, so the timed runs below go without it); doubles as the warm-up of every code path
   const capacity = meteredClient(proxies.get(0) ?? (proxies.values().next().value as FaultProxy), admin, true);
   const capacityRuns = new Map<string, RunResult>();
-  for (const rate of args.redeliveryRates) {
+  for (const rate of args.capacity === 'on' ? args.redeliveryRates : []) {
     for (const kind of args.consumers) {
       progress(`capacity: ${kind.name}, ${rate * 100} % redeliveries`);
       capacityRuns.set(`${kind.name}@${rate}`, await runOnce(kind, plans.get(rate) as DeliveryPlan, { admin, ...capacity, prng, batchSize: args.batchSize }, `capacity ${kind.name}`));
@@ -183,7 +187,7 @@ async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<n
       for (const [index, kind] of args.consumers.entries()) {
         const timed = timedRuns[index] as TimedRun;
         const consumer = consumers[index] as LatencyConsumer;
-        const cost = capacityRuns.get(`${kind.name}@${rate}`) as RunResult;
+        const cost = capacityRuns.get(`${kind.name}@${rate}`) ?? { figures: new Map(), violations: [] };
         const records = plan.records.length;
         const writes = totalOf(cost.figures, (op) => !isReadOperation(op));
         rows.push({
@@ -220,7 +224,7 @@ async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<n
       `${args.consumers === DEFAULT_CONSUMER_KINDS ? '' : ` --consumers '${args.consumers.map((kind) => kind.name).join(',')}'`}` +
       `${args.redeliveryRates === DEFAULTS.redeliveryRates ? '' : ` --redelivery-rates ${args.redeliveryRates.join(',')}`}` +
       `${args.customers === DEFAULTS.customers ? '' : ` --customers ${args.customers}`}` +
-      `${args.delays === DEFAULTS.delays ? '' : ` --delays ${args.delays.join(',')}`}\``,
+      `${args.delays === DEFAULTS.delays ? '' : ` --delays ${args.delays.join(',')}`}${args.capacity === 'on' ? '' : ' --capacity off'}\``,
     args.conflicts === 'aws'
       ? '- transaction conflicts as AWS answers them: a request on an item an ongoing transaction holds is refused (`TransactionConflict`), which DynamoDB Local never does'
       : '- transaction conflicts: none (DynamoDB Local serializes transactions; AWS would refuse some of these requests)',
