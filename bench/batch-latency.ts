@@ -2,13 +2,14 @@
  * Time per SQS batch of idempotent-event-flow's four consumer modes against Powertools for AWS Lambda
  * (`BatchProcessor` + `makeIdempotent` with its DynamoDB persistence layer), side by side in one run, on the same
  * batches of 10 records, against a real DynamoDB Local behind a proxy that adds a fixed latency to every request, at
- * 0 % and 20 % redeliveries: p50 and p95 per batch, records per second, DynamoDB requests, WCU and RCU (AWS rule) per
+ * 0 % and 20 % redeliveries (the consumers of a row interleaved batch by batch, so they meet the same machine load):
+ * p50 and p95 per batch, records per second, DynamoDB requests, WCU and RCU (AWS rule) per
  * record, and the exactly-once check of every run; ratios to Powertools. By default (`--conflicts aws`) the proxy also
  * refuses what DynamoDB refuses as a transaction conflict (a request on an item an ongoing transaction holds), which
  * DynamoDB Local, serializing transactions, never does; `--conflicts none` measures without it.
  *
  *   npx tsx bench/batch-latency.ts [--batches N] [--seed S] [--conflicts aws|none] [--batch-size 1-10] [--consumers a,b,...]
- *     [--redelivery-rates 0,0.2] [--customers N]
+ *     [--redelivery-rates 0,0.2] [--customers N] [--delays 0,8]
  *
  * Results (Markdown) go to standard output, progress to standard error. Timings vary from run to run (and with the
  * machine's load); counts and capacity depend only on the arguments, except where Powertools' concurrent records race.
@@ -25,19 +26,19 @@ import type { DeliveryPlan } from './support/deliveries';
 import { benchMain } from './support/bench-main';
 import { readFlags, usageError } from './support/flags';
 import { client, CUSTOMERS, InvariantViolation, progress } from './support/fixtures';
-import { CONSUMER_KINDS, DEFAULT_CONSUMER_KINDS, type ConsumerKind } from './support/latency/consumers';
+import { CONSUMER_KINDS, DEFAULT_CONSUMER_KINDS, type ConsumerKind, type LatencyConsumer } from './support/latency/consumers';
 import { percentile } from './support/latency/percentile';
 import { renderLatencyTable, renderTargets, type LatencyRow } from './support/latency/report';
-import { latencyPlan, roundTripFloors, timedDelivery, type TimedRun } from './support/latency/timed-delivery';
+import { interleavedDelivery, latencyPlan, roundTripFloors, timedDelivery, type TimedRun } from './support/latency/timed-delivery';
 import { Meter, type Figures } from './support/meter';
 import { Prng } from './support/prng';
 import { ruleReadUnits, ruleWriteUnits, totalOf } from './support/report';
 
 /** Added latency per request, in milliseconds: none, and a real DynamoDB endpoint's round trip as the issue models it. */
-const DELAYS_MS = [0, 8] as const;
-const DEFAULTS = { batches: 40, seed: 42, conflicts: 'aws', batchSize: 10, redeliveryRates: [0, 0.2], customers: CUSTOMERS } as const;
+const DELAYS_MS: readonly number[] = [0, 8];
+const DEFAULTS = { batches: 40, seed: 42, conflicts: 'aws', batchSize: 10, redeliveryRates: [0, 0.2], customers: CUSTOMERS, delays: DELAYS_MS, capacity: 'on' } as const;
 const MAX_BATCHES = 10_000;
-const USAGE = 'usage: npx tsx bench/batch-latency.ts [--batches N] [--seed S] [--conflicts aws|none] [--batch-size 1-10] [--consumers name,name,...] [--redelivery-rates 0,0.2] [--customers N]';
+const USAGE = 'usage: npx tsx bench/batch-latency.ts [--batches N] [--seed S] [--conflicts aws|none] [--batch-size 1-10] [--consumers name,name,...] [--redelivery-rates 0,0.2] [--customers N] [--delays 0,8] [--capacity on|off]';
 
 function usage(problem: string): never {
   return usageError(problem, USAGE);
@@ -63,10 +64,14 @@ interface Arguments {
    * the records of a batch share items (and commit one after another), with many (e.g. 100000) they touch distinct ones.
    */
   readonly customers: number;
+  /** The added latencies per request, in milliseconds, one timed pass each. */
+  readonly delays: readonly number[];
+  /** `off`: no capacity pass (its WCU and RCU columns read 0); the timed runs only, for a machine too busy for both. */
+  readonly capacity: 'on' | 'off';
 }
 
 function parseArguments(argv: readonly string[]): Arguments {
-  const values = readFlags(argv, ['batches', 'seed', 'conflicts', 'batch-size', 'consumers', 'redelivery-rates', 'customers'], USAGE);
+  const values = readFlags(argv, ['batches', 'seed', 'conflicts', 'batch-size', 'consumers', 'redelivery-rates', 'customers', 'delays', 'capacity'], USAGE);
   const batches = Number(values.batches ?? DEFAULTS.batches);
   const seed = Number(values.seed ?? DEFAULTS.seed);
   if (!Number.isInteger(batches) || batches < 1 || batches > MAX_BATCHES) usage(`--batches must be a whole number from 1 to ${MAX_BATCHES}, but was '${values.batches}'`);
@@ -83,7 +88,11 @@ function parseArguments(argv: readonly string[]): Arguments {
   if (redeliveryRates.some((rate) => !(rate >= 0 && rate < 1))) usage(`--redelivery-rates must be shares from 0 to below 1, but was '${values['redelivery-rates']}'`);
   const customers = Number(values.customers ?? DEFAULTS.customers);
   if (!Number.isInteger(customers) || customers < 1 || customers > 1_000_000) usage(`--customers must be a whole number from 1 to 1000000, but was '${values.customers}'`);
-  return { batches, seed, conflicts, batchSize, consumers, redeliveryRates, customers };
+  const delays = values.delays === undefined ? DEFAULTS.delays : values.delays.split(',').map(Number);
+  if (delays.some((delay) => !(Number.isInteger(delay) && delay >= 0 && delay <= 1000))) usage(`--delays must be whole numbers of milliseconds from 0 to 1000, but was '${values.delays}'`);
+  const capacity = values.capacity ?? DEFAULTS.capacity;
+  if (capacity !== 'on' && capacity !== 'off') usage(`--capacity must be 'on' or 'off', but was '${capacity}'`);
+  return { batches, seed, conflicts, batchSize, consumers, redeliveryRates, customers, delays, capacity };
 }
 
 /** The installed version of package `name` (found from its entry point upwards: some packages do not export `./package.json`). */
@@ -133,29 +142,52 @@ async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<n
 
   // capacity: every plan once per consumer with no added latency and the rule check on (its reads before and after each
   // write would add to the timings, so the timed runs below go without it); doubles as the warm-up of every code path
-  const capacity = meteredClient(proxies.get(0) as FaultProxy, admin, true);
+  const capacity = meteredClient(proxies.get(0) ?? (proxies.values().next().value as FaultProxy), admin, true);
   const capacityRuns = new Map<string, RunResult>();
-  for (const rate of args.redeliveryRates) {
+  for (const rate of args.capacity === 'on' ? args.redeliveryRates : []) {
     for (const kind of args.consumers) {
       progress(`capacity: ${kind.name}, ${rate * 100} % redeliveries`);
       capacityRuns.set(`${kind.name}@${rate}`, await runOnce(kind, plans.get(rate) as DeliveryPlan, { admin, ...capacity, prng, batchSize: args.batchSize }, `capacity ${kind.name}`));
     }
   }
 
-  // timed: per latency and rate, the consumers one after another (Powertools first), so each ratio compares runs made
-  // minutes apart at most
+  // timed: per latency and rate, the consumers interleaved batch by batch (see interleavedDelivery), each on fresh tables
+  // with a metered client of its own, so each ratio compares batches run seconds apart under the same machine load
   const rows: LatencyRow[] = [];
-  for (const delayMs of DELAYS_MS) {
-    const timing = meteredClient(proxies.get(delayMs) as FaultProxy, admin, false);
+  for (const delayMs of args.delays) {
+    const proxy = proxies.get(delayMs) as FaultProxy;
     for (const rate of args.redeliveryRates) {
       const plan = plans.get(rate) as DeliveryPlan;
-      for (const kind of args.consumers) {
-        const started = Date.now();
-        const proxy = proxies.get(delayMs) as FaultProxy;
-        const refusedBefore = proxy.transactionConflictFigures().refused;
-        const result = await runOnce(kind, plan, { admin, ...timing, prng, batchSize: args.batchSize }, `${kind.name} ${delayMs} ms`);
-        const conflictsRefused = proxy.transactionConflictFigures().refused - refusedBefore;
-        const cost = capacityRuns.get(`${kind.name}@${rate}`) as RunResult;
+      const started = Date.now();
+      const setups = args.consumers.map(() => meteredClient(proxy, admin, false));
+      const consumers: LatencyConsumer[] = [];
+      for (const [index, kind] of args.consumers.entries()) {
+        runs += 1;
+        const consumer = await kind.create({ admin, client: (setups[index] as (typeof setups)[number]).client, prng, suffix: String(runs) });
+        checkDescriptions.set(kind.name, consumer.checks);
+        consumers.push(consumer);
+      }
+      const refused = args.consumers.map(() => 0);
+      const around = async <T>(index: number, invoke: () => Promise<T>): Promise<T> => {
+        const before = proxy.transactionConflictFigures().refused;
+        try {
+          return await invoke();
+        } finally {
+          refused[index] = (refused[index] as number) + proxy.transactionConflictFigures().refused - before;
+        }
+      };
+      // every consumer's meter measures the whole interleaved run: each counts only its own client's requests
+      const figures: Figures[] = [];
+      let timedRuns: TimedRun[] = [];
+      const measured = setups.reduceRight<() => Promise<void>>(
+        (inner, setup) => async () => void figures.unshift(await setup.meter.measure(inner)),
+        async () => void (timedRuns = await interleavedDelivery(consumers.map((consumer) => consumer.handler), plan.records, `${delayMs} ms, ${rate * 100} %`, args.batchSize, around)),
+      );
+      await measured();
+      for (const [index, kind] of args.consumers.entries()) {
+        const timed = timedRuns[index] as TimedRun;
+        const consumer = consumers[index] as LatencyConsumer;
+        const cost = capacityRuns.get(`${kind.name}@${rate}`) ?? { figures: new Map(), violations: [] };
         const records = plan.records.length;
         const writes = totalOf(cost.figures, (op) => !isReadOperation(op));
         rows.push({
@@ -164,20 +196,22 @@ async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<n
           consumer: kind.name,
           records,
           distinct: plan.distinct.length,
-          p50Ms: percentile(result.timed.batchMs, 50),
-          p95Ms: percentile(result.timed.batchMs, 95),
-          recordsPerSecond: records / (result.timed.totalMs / 1000),
-          requestsPerRecord: totalOf(result.figures).requests / records,
+          p50Ms: percentile(timed.batchMs, 50),
+          p95Ms: percentile(timed.batchMs, 95),
+          recordsPerSecond: records / (timed.totalMs / 1000),
+          requestsPerRecord: totalOf(figures[index] as Figures).requests / records,
           wcuPerRecord: ruleWriteUnits(cost.figures) / records,
           failedWcuPerRecord: writes.failedRuleUnits / records,
           rcuPerRecord: ruleReadUnits(cost.figures) / records,
-          handlerRunsPerRecord: result.handlerRuns / records,
-          failedRedelivered: result.timed.redelivered,
-          ...(args.conflicts === 'aws' ? { conflictsRefused } : {}),
-          violations: [...result.violations, ...cost.violations.map((violation) => `capacity run: ${violation}`)],
+          handlerRunsPerRecord: consumer.handlerRuns() / records,
+          failedRedelivered: timed.redelivered,
+          ...(args.conflicts === 'aws' ? { conflictsRefused: refused[index] as number } : {}),
+          violations: [...(await consumer.check(plan)), ...cost.violations.map((violation) => `capacity run: ${violation}`)],
         });
-        progress(`${delayMs} ms, ${rate * 100} %, ${kind.name}: p50 ${percentile(result.timed.batchMs, 50).toFixed(1)} ms (${((Date.now() - started) / 1000).toFixed(1)} s)`);
       }
+      progress(
+        `${delayMs} ms, ${rate * 100} %: p50 ${args.consumers.map((kind, index) => `${kind.name} ${percentile((timedRuns[index] as TimedRun).batchMs, 50).toFixed(1)} ms`).join(', ')} (${((Date.now() - started) / 1000).toFixed(1)} s)`,
+      );
     }
   }
 
@@ -189,11 +223,12 @@ async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<n
     `- command: \`npx tsx bench/batch-latency.ts --batches ${args.batches} --seed ${args.seed} --conflicts ${args.conflicts} --batch-size ${args.batchSize}` +
       `${args.consumers === DEFAULT_CONSUMER_KINDS ? '' : ` --consumers '${args.consumers.map((kind) => kind.name).join(',')}'`}` +
       `${args.redeliveryRates === DEFAULTS.redeliveryRates ? '' : ` --redelivery-rates ${args.redeliveryRates.join(',')}`}` +
-      `${args.customers === DEFAULTS.customers ? '' : ` --customers ${args.customers}`}\``,
+      `${args.customers === DEFAULTS.customers ? '' : ` --customers ${args.customers}`}` +
+      `${args.delays === DEFAULTS.delays ? '' : ` --delays ${args.delays.join(',')}`}${args.capacity === 'on' ? '' : ' --capacity off'}\``,
     args.conflicts === 'aws'
       ? '- transaction conflicts as AWS answers them: a request on an item an ongoing transaction holds is refused (`TransactionConflict`), which DynamoDB Local never does'
       : '- transaction conflicts: none (DynamoDB Local serializes transactions; AWS would refuse some of these requests)',
-    `- ${args.batches} batches of ${args.batchSize} record${args.batchSize === 1 ? '' : 's'} per row; added latency per request ${DELAYS_MS.join(' and ')} ms (fault proxy); redeliveries ${args.redeliveryRates.map((rate) => `${rate * 100} %`).join(' and ')}`,
+    `- ${args.batches} batches of ${args.batchSize} record${args.batchSize === 1 ? '' : 's'} per row; added latency per request ${args.delays.join(' and ')} ms (fault proxy); redeliveries ${args.redeliveryRates.map((rate) => `${rate * 100} %`).join(' and ')}`,
     `- @aws-lambda-powertools/batch ${packageVersion('@aws-lambda-powertools/batch')}, @aws-lambda-powertools/idempotency ${packageVersion('@aws-lambda-powertools/idempotency')}; ` +
       `AWS SDK for JavaScript v3 ${packageVersion('@aws-sdk/client-dynamodb')}; Node.js ${process.versions.node}`,
     `- machine: ${cpus().length} cores, load average ${loadavg().map((value) => value.toFixed(1)).join(' / ')} at the end of the run`,
@@ -228,7 +263,7 @@ async function main(): Promise<void> {
   const args = parseArguments(process.argv.slice(2));
   await benchMain(async (local, stopWith) => {
     const proxies = new Map<number, FaultProxy>();
-    for (const delayMs of DELAYS_MS) {
+    for (const delayMs of new Set([0, ...args.delays])) {
       proxies.set(delayMs, stopWith(await startFaultProxy(local.endpoint, { delayMs, transactionConflicts: args.conflicts === 'aws' })));
     }
     return run(args, local, proxies);

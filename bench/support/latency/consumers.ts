@@ -206,27 +206,36 @@ export const AGGREGATE: ConsumerKind = {
 };
 
 /** A hand-written inbox: one TransactWriteItems per record (ledger credit + conditional inbox Put), nothing else. */
-export const HAND_WRITTEN_INBOX: ConsumerKind = {
-  name: 'hand-written inbox',
+const handWritten = (name: string, lanes: boolean): ConsumerKind => ({
+  name,
   async create({ admin, client, suffix }) {
     const [inboxTable, ledgerTable] = [`lat-hw-inbox-${suffix}`, `lat-hw-ledger-${suffix}`];
     await Promise.all([createTable(admin, inboxTable), createTable(admin, ledgerTable)]);
     let runs = 0;
     return {
-      handler: createHandWrittenInbox({ client, inboxTable, ledgerTable, onRun: () => void (runs += 1) }),
+      handler: createHandWrittenInbox({ client, inboxTable, ledgerTable, onRun: () => void (runs += 1), lanes }),
       handlerRuns: () => runs,
       checks: 'ledger: every balance = the sum of its distinct records; one inbox record per distinct record',
       check: async (plan) => {
-        const violations = [...(await ledgerCheck(admin, 'hand-written inbox', ledgerTable, plan.distinct)).violations];
+        const violations = [...(await ledgerCheck(admin, name, ledgerTable, plan.distinct)).violations];
         const inbox = await scanCount(admin, inboxTable);
-        if (inbox !== plan.distinct.length) violations.push(`hand-written inbox: the inbox holds ${inbox} records, expected ${plan.distinct.length}`);
+        if (inbox !== plan.distinct.length) violations.push(`${name}: the inbox holds ${inbox} records, expected ${plan.distinct.length}`);
         return violations;
       },
     };
   },
-};
+});
+
+/** The hand-written inbox of one worker: the batch's records one after another. */
+export const HAND_WRITTEN_INBOX = handWritten('hand-written inbox', false);
+/**
+ * The round-trip floor, measured: the hand-written inbox committing each customer's records one after another and the
+ * customers at once, nothing else (no read, no checks), so a batch takes the fewest sequential round trips an
+ * exactly-once commit of its records needs, at the proxy's latency and the machine's speed of the moment.
+ */
+export const ROUND_TRIP_FLOOR = handWritten('round-trip floor', true);
 
 /** In the order of the report: Powertools first, the reference of every ratio. */
-export const CONSUMER_KINDS: readonly ConsumerKind[] = [POWERTOOLS, TRANSACTIONAL, TRANSACTIONAL_ALWAYS_READ, TRANSACTIONAL_NEVER_READ, LEASE, MULTI_STEP, AGGREGATE, HAND_WRITTEN_INBOX];
+export const CONSUMER_KINDS: readonly ConsumerKind[] = [POWERTOOLS, TRANSACTIONAL, TRANSACTIONAL_ALWAYS_READ, TRANSACTIONAL_NEVER_READ, LEASE, MULTI_STEP, AGGREGATE, HAND_WRITTEN_INBOX, ROUND_TRIP_FLOOR];
 /** What runs without `--consumers`: the four modes with their defaults, beside Powertools. */
 export const DEFAULT_CONSUMER_KINDS: readonly ConsumerKind[] = [POWERTOOLS, TRANSACTIONAL, LEASE, MULTI_STEP, AGGREGATE, HAND_WRITTEN_INBOX];

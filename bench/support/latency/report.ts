@@ -106,6 +106,20 @@ export function renderTargets(rows: readonly LatencyRow[]): string {
       );
     }
   }
+  // issue 40: the batch at its round-trip floor, and one worker's throughput beside the hand-written inbox (every rate)
+  for (const redeliveryRate of [...new Set(rows.map((row) => row.redeliveryRate))]) {
+    const ours = at('transactional', delay, redeliveryRate);
+    const floor = at('round-trip floor', delay, redeliveryRate);
+    const handWritten = at('hand-written inbox', delay, redeliveryRate);
+    if (ours !== undefined && floor !== undefined) {
+      const value = ours.p50Ms / floor.p50Ms;
+      lines.push(`- transactional, ${delay} ms, ${percent(redeliveryRate)}: p50 ${value.toFixed(2)}× the round-trip floor's (target ≤ 1.1×): ${value <= 1.1 ? 'met' : 'not met'}`);
+    }
+    if (ours !== undefined && handWritten !== undefined) {
+      const value = ours.recordsPerSecond / handWritten.recordsPerSecond;
+      lines.push(`- transactional, ${delay} ms, ${percent(redeliveryRate)}: records/s ${value.toFixed(2)}× the hand-written inbox's (target ≥ 0.9×): ${value >= 0.9 ? 'met' : 'not met'}`);
+    }
+  }
   p50Target('lease', 1);
   p50Target('multi-step', 1);
   p50Target('aggregate', 0.5);

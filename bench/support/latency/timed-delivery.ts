@@ -75,3 +75,43 @@ export async function timedDelivery(handler: SqsBatchHandler, records: readonly 
   }, batchSize);
   return { batchMs, totalMs, redelivered };
 }
+
+/**
+ * Delivers the plan's `records` to every handler of `handlers`, interleaved: batch i goes to each handler in turn (the
+ * order rotated by one per batch, so no handler always runs first or last) before batch i + 1 goes to any, so each
+ * handler's batches meet the same machine load as the others' (on a busy machine the load moves within a minute, and a
+ * consumer timed after another meets another machine). Then each handler's failed records are redelivered as
+ * {@link deliverAll} does, counted in its `totalMs`. `around(index, invoke)` wraps each invocation of handler `index`
+ * (e.g. to count what its proxy refused). Returns one {@link TimedRun} per handler, in order.
+ */
+export async function interleavedDelivery(
+  handlers: readonly SqsBatchHandler[],
+  records: readonly SQSRecord[],
+  what: string,
+  batchSize: number = SQS_BATCH_SIZE,
+  around: <T>(index: number, invoke: () => Promise<T>) => Promise<T> = (_index, invoke) => invoke(),
+): Promise<TimedRun[]> {
+  const runs = handlers.map(() => ({ batchMs: [] as number[], totalMs: 0, failed: [] as SQSRecord[] }));
+  for (let start = 0, batchIndex = 0; start < records.length; start += batchSize, batchIndex++) {
+    const batch = records.slice(start, start + batchSize);
+    for (let turn = 0; turn < handlers.length; turn++) {
+      const index = (turn + batchIndex) % handlers.length;
+      const run = runs[index] as (typeof runs)[number];
+      const started = performance.now();
+      const response = await around(index, () => (handlers[index] as SqsBatchHandler)({ Records: batch }));
+      const elapsedMs = performance.now() - started;
+      run.batchMs.push(elapsedMs);
+      run.totalMs += elapsedMs;
+      const failedIds = new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
+      run.failed.push(...batch.filter((record) => failedIds.has(record.messageId)));
+    }
+  }
+  const timed: TimedRun[] = [];
+  for (const [index, run] of runs.entries()) {
+    let redeliveryMs = 0;
+    const again = run.failed.map((record) => ({ ...record, attributes: { ...record.attributes, ApproximateReceiveCount: String(Number(record.attributes?.ApproximateReceiveCount ?? 1) + 1) } }));
+    const redelivered = again.length === 0 ? 0 : await around(index, () => deliverAll(handlers[index] as SqsBatchHandler, again, what, ({ elapsedMs }) => void (redeliveryMs += elapsedMs), batchSize));
+    timed.push({ batchMs: run.batchMs, totalMs: run.totalMs + redeliveryMs, redelivered: run.failed.length + redelivered });
+  }
+  return timed;
+}
