@@ -24,6 +24,33 @@ import type { RequestFault } from '../faults/dynamodb-proxy';
 import { requestTables } from '../faults/fault-steering';
 import { describeFailure, type InvocationOutcome, type MessageOrigin } from '../observation/observer';
 import { WRITE_OPERATIONS } from '../aws/request-items';
+import { fixFor, type CauseKind, type InvocationReference, type RequestReference, type SettingReference, type ViolationCause } from './violation-cause';
+
+/** One event's story: in words, and as the structured cause. */
+interface Told {
+  readonly text: string;
+  readonly cause: ViolationCause;
+}
+
+/** How one application after the first came about. */
+interface Again {
+  readonly text: string;
+  readonly kind: CauseKind;
+  readonly fix: string;
+  readonly requests?: readonly RequestReference[];
+  readonly setting?: SettingReference;
+}
+
+function requestReferences(writes: readonly { readonly operation: string; readonly tables: readonly string[]; readonly fault: RequestFault }[]): RequestReference[] {
+  const counts = new Map<string, { operation: string; tables: readonly string[]; fault: RequestFault; count: number }>();
+  for (const write of writes) {
+    const key = `${write.operation}|${write.tables.join(',')}|${write.fault}`;
+    const seen = counts.get(key) ?? { operation: write.operation, tables: write.tables, fault: write.fault, count: 0 };
+    seen.count += 1;
+    counts.set(key, seen);
+  }
+  return [...counts.values()].map(({ operation, tables, fault, count }) => ({ operation, tables: [...tables], count, ...(fault === 'none' ? {} : { fault }) }));
+}
 
 
 /** A consumer whose applications are attributed. */
@@ -35,6 +62,8 @@ export interface AttributedConsumer {
   readonly inboxTable?: string;
   /** `IEF_DEDUPLICATION_WINDOW_SECONDS` its function runs with. @default unknown */
   readonly windowSeconds?: number;
+  /** The outbox table's local name its `tx.emit` appends to, when it publishes events. @default none */
+  readonly outboxTable?: string;
 }
 
 interface WriteSeen {
@@ -145,17 +174,61 @@ export class ApplyAttribution {
     if (consumer === undefined) return undefined;
     const told = eventIds.flatMap((eventId) => {
       const story = this.story(consumer, functionKey, eventId);
-      return story === undefined ? [] : [`event ${eventId}: ${story}`];
+      return story === undefined ? [] : [`event ${eventId}: ${story.text}`];
     });
     return told.length === 0 ? undefined : told.join('; ');
   }
 
-  private story(consumer: AttributedConsumer, functionKey: string, eventId: string): string | undefined {
+  /** The same causes as `cause`, one structured cause per event the run tells the story of. */
+  public causes(functionKey: string, eventIds: readonly string[]): ViolationCause[] {
+    const consumer = this.consumers.get(functionKey);
+    if (consumer === undefined) return [];
+    return eventIds.flatMap((eventId) => {
+      const story = this.story(consumer, functionKey, eventId);
+      return story === undefined ? [] : [story.cause];
+    });
+  }
+
+  private story(consumer: AttributedConsumer, functionKey: string, eventId: string): Told | undefined {
     const carrying = (this.invocations.get(functionKey) ?? []).filter((invocation) => invocation.messages.some((message) => message.eventId === eventId));
     const applications = carrying.flatMap((invocation) => applicationsIn(consumer, invocation, eventId));
     if (applications.length >= 2) {
       const again = applications.slice(1).map((application, index) => this.again(consumer, applications[index]!, application, eventId));
-      return `applied by ${this.label(applications[0]!.invocation, eventId)}${describeWrites(applications[0]!)}; ${again.join('; ')}`;
+      // the first cause that names a mistake (not the plain "applied again") is the violation's
+      const named = again.find((candidate) => candidate.kind !== 'applied-again') ?? again[0]!;
+      const invocations = applications.map((application, index) => this.reference(application.invocation, eventId, index === 0 ? 'applied' : 'applied-again'));
+      return {
+        text: `applied by ${this.label(applications[0]!.invocation, eventId)}${describeWrites(applications[0]!)}; ${again.map((candidate) => candidate.text).join('; ')}`,
+        cause: {
+          kind: named.kind,
+          subscriber: consumer.subscriber,
+          eventIds: [eventId],
+          invocations,
+          requests: named.requests ?? requestReferences(applications.flatMap((application) => application.writes)),
+          ...(named.setting === undefined ? {} : { setting: named.setting }),
+          fix: named.fix,
+        },
+      };
+    }
+    // one application, a write in it applied twice: the SDK resent a write whose response was lost (within the invocation)
+    if (applications.length === 1 && applications[0]!.kind !== 'commit') {
+      const resent = sdkResent(applications[0]!.writes);
+      if (resent !== undefined) {
+        const invocation = applications[0]!.invocation;
+        return {
+          text:
+            `applied twice by ${this.label(invocation, eventId)}: its ${resent.operation} on ${resent.tables.join(', ')} was applied by DynamoDB, its response lost, and the SDK's retry sent it again ` +
+            `(a non-idempotent write re-run by an SDK retry after a lost response): ${fixFor('sdk-retry-after-lost-response')}`,
+          cause: {
+            kind: 'sdk-retry-after-lost-response',
+            subscriber: consumer.subscriber,
+            eventIds: [eventId],
+            invocations: [this.reference(invocation, eventId, 'applied')],
+            requests: requestReferences(applications[0]!.writes.filter((write) => write.body === resent.body)),
+            fix: fixFor('sdk-retry-after-lost-response'),
+          },
+        };
+      }
     }
     // one commit, a count too high: the handler ran for it more than once, and what it kept carried the earlier runs
     const attempts = carrying.flatMap((invocation) => commitAttempts(consumer, invocation, eventId).map((write) => ({ invocation, write })));
@@ -168,18 +241,28 @@ export class ApplyAttribution {
         failed.set(invocation, reasons);
       }
       const told = [...failed].map(([invocation, reasons]) => `${this.label(invocation, eventId)}: ${[...reasons].map(([reason, count]) => `${count} ${reason}`).join(', ')}`);
-      return (
+      const text =
         `committed once, by ${this.label(applications[0]!.invocation, eventId)}, yet its handler ran ${bodies.size} times with different writes` +
         (told.length === 0 ? '' : ` (commits not applied: ${told.join('; ')})`) +
         ': the committed values carried the work of the runs that did not commit, so the handler keeps state between invocations or attempts ' +
-        '(a module-level cache written back); compute each write from the event and what the transaction reads, never from memory'
-      );
+        '(a module-level cache written back); compute each write from the event and what the transaction reads, never from memory';
+      return {
+        text,
+        cause: {
+          kind: 'state-kept-between-attempts',
+          subscriber: consumer.subscriber,
+          eventIds: [eventId],
+          invocations: [...[...failed.keys()].map((invocation) => this.reference(invocation, eventId, 'not-applied')), this.reference(applications[0]!.invocation, eventId, 'applied')],
+          requests: requestReferences(attempts.map(({ write }) => write)),
+          fix: fixFor('state-kept-between-attempts'),
+        },
+      };
     }
     return undefined;
   }
 
   /** How `later` came to apply the event again after `earlier`. */
-  private again(consumer: AttributedConsumer, earlier: Application, later: Application, eventId: string): string {
+  private again(consumer: AttributedConsumer, earlier: Application, later: Application, eventId: string): Again {
     const by = `applied again by ${this.label(later.invocation, eventId)}`;
     if (later.kind === 'own-client' && later.rerunAfter !== undefined && later.invocation === earlier.invocation) {
       return (
@@ -189,31 +272,60 @@ export class ApplyAttribution {
       );
     }
     if (later.kind === 'own-client') {
-      return (
-        `${by} with its own client (${siteList(later.writes)}), after ${this.label(earlier.invocation, eventId)} ${endOf(earlier.invocation, eventId)}: ` +
-        'a write outside the transaction is not undone when the commit fails, nor stopped by the inbox record when the event comes again (its own client: write through the transaction)'
-      );
+      const outbox = consumer.outboxTable !== undefined && later.writes.some((write) => write.tables.includes(consumer.outboxTable!));
+      const kind: CauseKind = outbox ? 'outbox-write-outside-transaction' : 'write-outside-transaction';
+      return {
+        kind,
+        fix: fixFor(kind),
+        requests: requestReferences(later.writes),
+        text:
+          `${by} with its own client (${siteList(later.writes)}), after ${this.label(earlier.invocation, eventId)} ${endOf(earlier.invocation, eventId)}: ` +
+          'a write outside the transaction is not undone when the commit fails, nor stopped by the inbox record when the event comes again (its own client: write through the transaction)',
+      };
     }
     if (earlier.kind === 'commit' && later.kind === 'commit') {
       // a commit leaves the inbox record (or the aggregate's id) that answers every later copy: what let this one through
       const delaySeconds = Math.round((later.invocation.atMs - earlier.invocation.atMs) / 1000);
       if (consumer.windowSeconds !== undefined && delaySeconds > consumer.windowSeconds) {
-        return `${by} after the inbox record of the apply by ${this.label(earlier.invocation, eventId)} expired (window ${consumer.windowSeconds} s, redelivered after ${delaySeconds} s): the deduplication window must cover every redelivery`;
+        return {
+          kind: 'deduplication-window-expired',
+          fix: fixFor('deduplication-window-expired'),
+          setting: { name: 'IEF_DEDUPLICATION_WINDOW_SECONDS', value: consumer.windowSeconds, needed: delaySeconds },
+          text: `${by} after the inbox record of the apply by ${this.label(earlier.invocation, eventId)} expired (window ${consumer.windowSeconds} s, redelivered after ${delaySeconds} s): the deduplication window must cover every redelivery`,
+        };
       }
       const [first, second] = [itemKeyOf(earlier.writes, this.keyAttributes), itemKeyOf(later.writes, this.keyAttributes)];
       if (consumer.mode === 'aggregate' && first !== second) {
-        return `${by} to another item: ${first ?? 'unknown'} first, then ${second ?? 'unknown'} (the aggregate's key differs between invocations of one event: located from something other than the event, e.g. the processing time)`;
+        return {
+          kind: 'aggregate-key-differs',
+          fix: fixFor('aggregate-key-differs'),
+          text: `${by} to another item: ${first ?? 'unknown'} first, then ${second ?? 'unknown'} (the aggregate's key differs between invocations of one event: located from something other than the event, e.g. the processing time)`,
+        };
       }
-      return `${by}: its commit was applied although ${this.label(earlier.invocation, eventId)} had committed it`;
+      return { kind: 'applied-again', fix: fixFor('applied-again'), text: `${by}: its commit was applied although ${this.label(earlier.invocation, eventId)} had committed it` };
     }
     const lost = earlier.writes.find((write) => write.fault === 'lose-response');
     if (lost !== undefined) {
-      return `${by}: the response of ${this.label(earlier.invocation, eventId)}'s ${lost.operation} on ${lost.tables.join(', ')} was lost after DynamoDB applied it, and the failure was retried (a lost response retried: an unknown outcome must not run the effect again)`;
+      return {
+        kind: 'lost-response-retried',
+        fix: fixFor('lost-response-retried'),
+        requests: requestReferences([lost]),
+        text: `${by}: the response of ${this.label(earlier.invocation, eventId)}'s ${lost.operation} on ${lost.tables.join(', ')} was lost after DynamoDB applied it, and the failure was retried (a lost response retried: an unknown outcome must not run the effect again)`,
+      };
     }
     if (earlier.invocation.outcome.kind === 'crashed' && earlier.invocation.outcome.afterCommit) {
-      return `${by}: ${this.label(earlier.invocation, eventId)} crashed after DynamoDB applied its write, and the redelivery ran it again (a redelivery after a crash)`;
+      return {
+        kind: 'redelivery-after-crash',
+        fix: fixFor('redelivery-after-crash'),
+        text: `${by}: ${this.label(earlier.invocation, eventId)} crashed after DynamoDB applied its write, and the redelivery ran it again (a redelivery after a crash)`,
+      };
     }
-    return `${by}, after ${this.label(earlier.invocation, eventId)} ${endOf(earlier.invocation, eventId)}`;
+    return { kind: 'applied-again', fix: fixFor('applied-again'), text: `${by}, after ${this.label(earlier.invocation, eventId)} ${endOf(earlier.invocation, eventId)}` };
+  }
+
+  private reference(invocation: InvocationSeen, eventId: string, role: InvocationReference['role']): InvocationReference {
+    const receive = invocation.messages.find((message) => message.eventId === eventId)?.receiveCount;
+    return { number: invocation.number, ...(receive === undefined ? {} : { receive }), atSeconds: Math.round((invocation.atMs - this.startMs) / 1000), role };
   }
 
   private label(invocation: InvocationSeen, eventId: string): string {
@@ -339,6 +451,14 @@ function notApplied(write: WriteSeen): string {
     default:
       return 'refused';
   }
+}
+
+/**
+ * The write the SDK resent after a lost response, within one application: an applied write whose response was lost,
+ * followed by an applied write of the same body (the SDK retries a request with the same payload).
+ */
+function sdkResent(writes: readonly WriteSeen[]): WriteSeen | undefined {
+  return writes.find((write, index) => write.applied && write.fault === 'lose-response' && writes.slice(index + 1).some((later) => later.applied && later.body === write.body));
 }
 
 /** The handler's staged writes of a commit: its actions on tables other than the inbox (the runtime's inbox record differs at each run). */

@@ -7,8 +7,9 @@
  * event (`standardEventIdOf`) into its change: the two commit in one transaction.
  */
 import { standardEventIdOf } from '../../lambda/contract/ordered-wire-format';
-import type { BusinessChange } from '../observation/run-facts';
-import type { Violation } from './invariants';
+import type { BusinessChange, SimulatedEvent } from '../observation/run-facts';
+import type { Finding } from './invariants';
+import { fixFor, type ViolationCause } from './violation-cause';
 
 /** Gaps named per violation. */
 const MAX_LISTED = 5;
@@ -19,10 +20,17 @@ function listed(items: readonly string[]): string {
 
 /**
  * Checks `changes` against the outbox: `outboxEventIds` is everything in the outbox the producer writes to,
- * `producerEventIds` the events of it that are the producer's (each must belong to a change).
+ * `producerEventIds` the events of it that are the producer's (each must belong to a change). With `eventsById` (the
+ * committed envelopes), an event without a change whose type and subject are those of an event a change has is one
+ * command committed twice under two ids: the cause `event-id-per-attempt` (a new event id drawn per attempt).
  */
-export function checkDualWrites(changes: readonly BusinessChange[], outboxEventIds: ReadonlySet<string>, producerEventIds: ReadonlySet<string>): Violation[] {
-  const violations: Violation[] = [];
+export function checkDualWrites(
+  changes: readonly BusinessChange[],
+  outboxEventIds: ReadonlySet<string>,
+  producerEventIds: ReadonlySet<string>,
+  eventsById?: ReadonlyMap<string, SimulatedEvent>,
+): Finding[] {
+  const violations: Finding[] = [];
   const withoutEvent: string[] = [];
   const claimed = new Set<string>();
   for (const change of changes) {
@@ -41,10 +49,32 @@ export function checkDualWrites(changes: readonly BusinessChange[], outboxEventI
   }
   const orphans = [...producerEventIds].filter((eventId) => !claimed.has(eventId));
   if (orphans.length > 0) {
+    const twice = eventsById === undefined ? [] : committedTwice(orphans, claimed, eventsById);
+    const told =
+      twice.length === 0
+        ? ''
+        : `; ${twice.length} of them repeat a command committed under another id (${listed(twice.map(({ orphan, kept }) => `${orphan} and ${kept}: ${eventsById?.get(orphan)?.type} of ${eventsById?.get(orphan)?.subject}`))}): ` +
+          `the producer draws a new event id on each attempt, so a retry after a commit whose reply was lost commits the command again; ${fixFor('event-id-per-attempt')}`;
+    const causes: ViolationCause[] = twice.map(({ orphan, kept }) => ({ kind: 'event-id-per-attempt', eventIds: [kept, orphan], invocations: [], requests: [], fix: fixFor('event-id-per-attempt') }));
     violations.push({
       kind: 'dual-write',
-      detail: `${orphans.length} event(s) of the producer are in the outbox without a business change that has them (the event committed without its change): ${listed(orphans)}`,
+      detail: `${orphans.length} event(s) of the producer are in the outbox without a business change that has them (the event committed without its change): ${listed(orphans)}${told}`,
+      ...(causes.length === 0 ? {} : { causes }),
     });
   }
   return violations;
+}
+
+/** The events without a change whose type and subject are those of an event a change has (`kept`): one command committed twice. */
+function committedTwice(orphans: readonly string[], claimed: ReadonlySet<string>, eventsById: ReadonlyMap<string, SimulatedEvent>): { orphan: string; kept: string }[] {
+  const claimedBySite = new Map<string, string>();
+  for (const eventId of claimed) {
+    const event = eventsById.get(eventId);
+    if (event?.subject !== undefined) claimedBySite.set(`${event.type}|${event.subject}`, eventId);
+  }
+  return orphans.flatMap((orphan) => {
+    const event = eventsById.get(orphan);
+    const kept = event?.subject === undefined ? undefined : claimedBySite.get(`${event.type}|${event.subject}`);
+    return kept === undefined ? [] : [{ orphan, kept }];
+  });
 }

@@ -21,6 +21,7 @@ import type { RunLedger } from '../observation/ledger';
 import type { RoundsOutcome } from '../observation/run-facts';
 import type { EffectTally } from '../observation/run-facts';
 import type { DeadLetterFinding } from './dead-letters';
+import type { ViolationCause } from './violation-cause';
 
 /** What kind of invariant a violation breaks. */
 export type ViolationKind =
@@ -76,6 +77,14 @@ export interface Violation {
   /** The subscriber it concerns, when it concerns one. */
   readonly subscriber?: string;
   readonly detail: string;
+}
+
+/**
+ * A violation as a check finds it: with its causes, when the check can tell them (./violation-cause.ts). The run's
+ * result keeps the causes apart from the violations (`SimulationResult.causes`), `--json` writes them on each.
+ */
+export interface Finding extends Violation {
+  readonly causes?: readonly ViolationCause[];
 }
 
 /** Events committed to the outboxes: per relay key, the event ids that pass its filter. */
@@ -178,13 +187,14 @@ export function expectedApplications(tally: EffectTally, acknowledged: ReadonlyS
 
 /** What {@link checkEffects} found: the violations, and the counts summed over the tallies (for the report). */
 export interface EffectsCheck {
-  readonly violations: Violation[];
+  readonly violations: Finding[];
   readonly totals: { readonly applied: number; readonly min: number; readonly max: number };
 }
 
 /**
  * Each tally is within what exactly-once allows. `causeOf` tells, for a tally above its maximum, which invocation
- * applied its events again and how (simulator/check/apply-attribution.ts); it is added to the violation.
+ * applied its events again and how (simulator/check/apply-attribution.ts); it is added to the violation, and `causesOf`'s
+ * structured causes are its `causes`.
  */
 export function checkEffects(
   subscriber: SubscriberView,
@@ -192,10 +202,11 @@ export function checkEffects(
   deadLetters: readonly DeadLetterFinding[],
   ledger: RunLedger,
   causeOf?: (tally: EffectTally) => string | undefined,
+  causesOf?: (tally: EffectTally) => readonly ViolationCause[],
 ): EffectsCheck {
   const acknowledged = ledger.acknowledgedEvents.get(subscriber.subscription.key) ?? new Set<string>();
   const deadLettered = deadLetteredEventIds(deadLetters);
-  const violations: Violation[] = [];
+  const violations: Finding[] = [];
   const totals = { applied: 0, min: 0, max: 0 };
   for (const tally of tallies) {
     const { min, max } = expectedApplications(tally, acknowledged, deadLettered);
@@ -206,7 +217,8 @@ export function checkEffects(
     const expected = min === max ? `exactly ${min}` : `${min} to ${max}`;
     const cause = tally.applied > max ? causeOf?.(tally) : undefined;
     const detail = `${tally.subject}: applied ${tally.applied} time(s), expected ${expected} (events ${tally.eventIds.join(', ')})${cause === undefined ? '' : `; ${cause}`}`;
-    violations.push({ kind: 'effect-count', subscriber: subscriber.name, detail });
+    const causes = tally.applied > max ? (causesOf?.(tally) ?? []) : [];
+    violations.push({ kind: 'effect-count', subscriber: subscriber.name, detail, ...(causes.length === 0 ? {} : { causes }) });
   }
   return { violations, totals };
 }

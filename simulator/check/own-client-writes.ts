@@ -7,6 +7,7 @@
  */
 import { requestTables } from '../faults/fault-steering';
 import { WRITE_OPERATIONS } from '../aws/request-items';
+import { fixFor, type ViolationCause } from './violation-cause';
 
 
 /** The writes outside the inbox transaction, per watched function (see the module comment). */
@@ -48,5 +49,21 @@ export class OwnClientWrites {
       `its consumer wrote outside its inbox transaction, with its own client: ${listed.join(', ')}; ` +
       'a redelivery (after a crash, a refused commit or a lost response) applies such a write again: write through the transaction (tx.put, tx.update, tx.emit)'
     );
+  }
+
+  /**
+   * The same cause as fields, for the effect-count violations of `subscriber` (`eventIds` their events): an outbox
+   * write outside the transaction when one went to the consumer's outbox, else a write outside the transaction.
+   */
+  public causeOf(functionKey: string, subscriber: string, eventIds: readonly string[]): ViolationCause | undefined {
+    const counts = this.counts.get(functionKey);
+    if (counts === undefined || counts.size === 0) return undefined;
+    const outbox = this.outboxOf.get(functionKey);
+    const requests = [...counts].map(([site, count]) => {
+      const [, table = site, operation = ''] = /^(\S+) \((\w+)\)$/.exec(site) ?? [];
+      return { operation, tables: [table], count };
+    });
+    const kind = outbox !== undefined && requests.some((request) => request.tables.includes(outbox)) ? 'outbox-write-outside-transaction' : 'write-outside-transaction';
+    return { kind, subscriber, eventIds: [...eventIds], invocations: [], requests, fix: fixFor(kind) };
   }
 }

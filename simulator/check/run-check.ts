@@ -1,7 +1,7 @@
 /**
  * The one interface of the run's checks, and the one facts object they read. A run produces its facts once, after it
  * settled (simulator/run/facts.ts); each check is a rule in a file of its own under simulator/check/rules/, saying what
- * it checks and how, and simulator/check/registry.ts lists them in the order their violations are reported (the way
+ * it checks and how (its violations with their causes, when it can tell them: ./violation-cause.ts), and simulator/check/registry.ts lists them in the order their violations are reported (the way
  * cdk-nag registers a rule per file). A check reads the facts and returns violations: it calls nothing that changes the
  * run (the probes a scenario gives ran before, their results are facts).
  */
@@ -14,7 +14,8 @@ import type { BusinessChange, EffectTally, ProducerFigures, RoundsOutcome, Simul
 import type { DeadLetterFinding } from './dead-letters';
 import type { FailurePathCounts } from './failure-paths';
 import type { HistoryEntry } from './history';
-import type { Violation } from './invariants';
+import type { Finding } from './invariants';
+import type { ViolationCause } from './violation-cause';
 import type { AttributedSend } from './repeated-sends';
 import type { DeadLetterQueueContents } from './unwatched-dead-letters';
 
@@ -52,6 +53,10 @@ export interface SubscriberFacts {
   readonly failurePaths: FailurePathCounts;
   /** Which invocation applied the events again, and how (apply-attribution.ts); undefined when the run shows nothing. */
   readonly applyCause: (eventIds: readonly string[]) => string | undefined;
+  /** The same, as one structured cause per event told (apply-attribution.ts). */
+  readonly applyCauses: (eventIds: readonly string[]) => readonly ViolationCause[];
+  /** The writes outside its inbox transaction as a structured cause of the events given; undefined when none. */
+  readonly ownClientCause: (eventIds: readonly string[]) => ViolationCause | undefined;
   /** The writes its consumer made outside its inbox transaction, in words (own-client-writes.ts); undefined when none. */
   readonly ownClientWrites?: string;
 }
@@ -108,13 +113,13 @@ interface CheckInfo {
 /** A check of the whole run. */
 export interface RunWideCheck extends CheckInfo {
   readonly scope: 'run';
-  check(facts: RunFacts): readonly Violation[];
+  check(facts: RunFacts): readonly Finding[];
 }
 
 /** A check of each subscriber; the checks of one subscriber are reported together, subscriber after subscriber. */
 export interface SubscriberCheck extends CheckInfo {
   readonly scope: 'subscriber';
-  check(subscriber: SubscriberFacts, facts: RunFacts): readonly Violation[];
+  check(subscriber: SubscriberFacts, facts: RunFacts): readonly Finding[];
 }
 
 /** A check the registry runs. */
@@ -124,8 +129,8 @@ export type RunCheck = RunWideCheck | SubscriberCheck;
  * Runs `checks` over `facts`, in order; consecutive subscriber checks run subscriber by subscriber (each subscriber's
  * violations together, in the registry's order).
  */
-export function runChecks(checks: readonly RunCheck[], facts: RunFacts): Violation[] {
-  const violations: Violation[] = [];
+export function runChecks(checks: readonly RunCheck[], facts: RunFacts): Finding[] {
+  const violations: Finding[] = [];
   for (let index = 0; index < checks.length; ) {
     const first = checks[index]!;
     if (first.scope === 'run') {

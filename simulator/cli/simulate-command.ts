@@ -9,6 +9,7 @@ import { NO_FAULTS, type FaultRates } from '../faults/fault-plan';
 import { createProgressBar } from '../report/progress-bar';
 import { formatSummary } from '../report/summary';
 import { HOW_TO_INSTALL_POLICY_ENGINE, loadPolicyEngine, POLICY_ENGINE_PACKAGE } from '../iam/policy-engine';
+import { resultJson } from '../run/result-json';
 import { DEFAULT_FAULT_RATES, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type UserEvent } from '../run/options';
 import { StackSelectionError } from '../model/read-assembly';
 import { NoAppError } from '../model/synthesize';
@@ -279,7 +280,7 @@ function report(
   io.stdout(formatSummary(result));
   const jsonFile = text(parsed, 'json');
   if (jsonFile !== undefined) {
-    writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify({ ...result, deadLetters: Object.fromEntries(result.deadLetters) }, null, 2)}\n`);
+    writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify(resultJson(result), null, 2)}\n`);
   }
   const subscribers = result.subscribers.map((subscriber) => subscriber.name);
   const unknown = unknownProbes(scenario, subscribers);

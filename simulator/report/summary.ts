@@ -4,6 +4,7 @@ import { FAILURE_PATHS } from '../check/failure-paths';
 import type { GrantedPermission } from '../iam/access-types';
 import { GRANTED_BY_USER } from '../iam/resolved-roles';
 import type { SimulationResult, SubscriberReport } from '../run/simulation';
+import type { ViolationCause } from '../check/violation-cause';
 
 const COLUMNS: readonly { readonly title: string; readonly cell: (row: SubscriberReport) => string }[] = [
   { title: 'subscriber', cell: (row) => row.name },
@@ -282,7 +283,26 @@ export function formatSummary(result: SimulationResult): string {
   } else {
     if (result.effectsNotCounted.length > 0) out.push(`effects not counted (no effect probe in the scenario): ${result.effectsNotCounted.join(', ')}`);
     out.push(`VIOLATED: ${result.violations.length} invariant violation(s):`);
-    for (const violation of result.violations) out.push(`  [${violation.kind}]${violation.subscriber ? ` ${violation.subscriber}:` : ''} ${violation.detail}`);
+    const causes = new Map(result.causes.map((caused) => [caused.violation, caused.causes]));
+    result.violations.forEach((violation, index) => {
+      out.push(`  [${violation.kind}]${violation.subscriber ? ` ${violation.subscriber}:` : ''} ${violation.detail}`);
+      for (const line of causeLines(causes.get(index) ?? [])) out.push(`      ${line}`);
+    });
   }
   return `${out.join('\n')}\n`;
+}
+
+/** The distinct causes of a violation, one line each: the kind, where, and the change to make. */
+function causeLines(causes: readonly ViolationCause[]): string[] {
+  const byKind = new Map<string, ViolationCause[]>();
+  for (const cause of causes) byKind.set(cause.kind, [...(byKind.get(cause.kind) ?? []), cause]);
+  return [...byKind].map(([kind, told]) => {
+    const events = [...new Set(told.flatMap((cause) => cause.eventIds))];
+    const setting = told.find((cause) => cause.setting !== undefined)?.setting;
+    const where = [
+      ...(events.length === 0 ? [] : [`event(s) ${events.slice(0, 3).join(', ')}${events.length > 3 ? ` and ${events.length - 3} more` : ''}`]),
+      ...(setting === undefined ? [] : [`${setting.name} ${setting.value}, the run needed ${setting.needed}`]),
+    ];
+    return `cause: ${kind}${where.length === 0 ? '' : ` (${where.join('; ')})`}; fix: ${told[0]!.fix}`;
+  });
 }

@@ -178,7 +178,14 @@ export async function buildRun(
     }
     const windowSeconds = Number(subscriber.environment[ENV.DEDUPLICATION_WINDOW_SECONDS]);
     if (subscriber.function !== undefined && mode !== undefined) {
-      attribution.watch(subscriber.function.key, { subscriber: subscriber.name, mode, ...(inboxTable === undefined ? {} : { inboxTable }), ...(Number.isFinite(windowSeconds) && windowSeconds > 0 ? { windowSeconds } : {}) });
+      const outboxTable = subscriber.environment[ENV.OUTBOX_TABLE_NAME];
+      attribution.watch(subscriber.function.key, {
+        subscriber: subscriber.name,
+        mode,
+        ...(inboxTable === undefined ? {} : { inboxTable }),
+        ...(Number.isFinite(windowSeconds) && windowSeconds > 0 ? { windowSeconds } : {}),
+        ...(outboxTable === undefined ? {} : { outboxTable }),
+      });
     }
     if (subscriber.function !== undefined) {
       steering.addSubscriber(subscriber.function.key, subscriber.name, subscriber.queue.model.redrive?.maxReceiveCount ?? Number.MAX_SAFE_INTEGER, inboxTable === undefined ? [] : [inboxTable]);

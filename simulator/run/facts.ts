@@ -120,6 +120,8 @@ export async function readRunFacts(
       ...(effectProbe === undefined ? {} : { effectProbe }),
       failurePaths: failurePathsOf(subscriber, ledger, functionKey === undefined ? 0 : flow.transactionConflicts.refusedFor(functionKey)),
       applyCause: (eventIds) => (functionKey === undefined ? undefined : built.attribution.cause(functionKey, eventIds)),
+      applyCauses: (eventIds) => (functionKey === undefined ? [] : built.attribution.causes(functionKey, eventIds)),
+      ownClientCause: (eventIds) => (functionKey === undefined ? undefined : built.ownClientWrites.causeOf(functionKey, subscriber.name, eventIds)),
       ...(ownClientWrites === undefined ? {} : { ownClientWrites }),
     });
   }

@@ -3,7 +3,8 @@
  * the producer, the relays, SNS, each subscriber, IAM and the operator.
  */
 import { aggregateOrderCoverage } from '../check/aggregate-order-coverage';
-import type { Violation } from '../check/invariants';
+import type { Finding, Violation } from '../check/invariants';
+import type { CausedViolations } from '../check/violation-cause';
 import { checkEffects } from '../check/invariants';
 import { checkRepeatedSends } from '../check/repeated-sends';
 import type { RunFacts } from '../check/run-check';
@@ -62,9 +63,11 @@ export function reportRun(
   built: BuiltRun,
   operated: OperatedRun,
   facts: RunFacts,
-  violations: readonly Violation[],
+  findings: readonly Finding[],
   startedAt: number,
 ): SimulationResult {
+  const violations: Violation[] = findings.map(({ causes: _causes, ...violation }) => violation);
+  const causes: CausedViolations[] = findings.flatMap((finding, violation) => (finding.causes === undefined || finding.causes.length === 0 ? [] : [{ violation, causes: finding.causes }]));
   const { ledger, flow, clock } = built;
   const deadLetters = new Map<string, readonly DeadLetterFinding[]>(facts.subscribers.map((subscriber) => [subscriber.view.name, subscriber.deadLetters]));
   return {
@@ -79,6 +82,7 @@ export function reportRun(
     subscribers: subscriberReports(facts),
     deadLetters,
     violations,
+    causes,
     effectsNotCounted: facts.subscribers.filter((subscriber) => subscriber.effectProbe === undefined).map((subscriber) => subscriber.view.name),
     notSimulated: app.model.notSimulated,
     rounds: operated.rounds,

@@ -8,6 +8,7 @@ import type { FailurePathCounts } from '../check/failure-paths';
 import type { Violation } from '../check/invariants';
 import type { SendFigures } from '../check/repeated-sends';
 import type { IamReport, UntakenEvents } from '../check/run-check';
+import type { CausedViolations } from '../check/violation-cause';
 import type { FaultKind } from '../faults/fault-plan';
 import type { SynthAnnotation } from '../model/synth-annotations';
 import type { ProducerFigures } from '../observation/run-facts';
@@ -63,6 +64,11 @@ export interface SimulationResult {
   /** Every dead letter with its explanation, by subscriber name. */
   readonly deadLetters: ReadonlyMap<string, readonly DeadLetterFinding[]>;
   readonly violations: readonly Violation[];
+  /**
+   * The causes the checks could tell, by violation index (simulator/check/violation-cause.ts): what the user did, where,
+   * and the change to make. `--json` writes them on each violation (`violations[].causes`).
+   */
+  readonly causes: readonly CausedViolations[];
   /** Subscribers without an effect probe (their effects were not counted). */
   readonly effectsNotCounted: readonly string[];
   readonly notSimulated: readonly string[];

@@ -22,6 +22,7 @@ function result(subscribers: SubscriberReport[], effectsNotCounted: string[]): S
     subscribers,
     deadLetters: new Map(),
     violations: [],
+    causes: [],
     effectsNotCounted,
     notSimulated: [],
     rounds: 3,

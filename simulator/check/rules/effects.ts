@@ -14,7 +14,19 @@ export const effectsRule: SubscriberCheck = {
     const probe = subscriber.effectProbe;
     if (probe === undefined) return [];
     if ('error' in probe) return [{ kind: 'probe-failed', subscriber: subscriber.view.name, detail: `the effect probe threw: ${probe.error}` }];
-    const checked = checkEffects(subscriber.view, probe.tallies, subscriber.deadLetters, facts.ledger, (tally) => subscriber.applyCause(tally.eventIds));
+    const checked = checkEffects(
+      subscriber.view,
+      probe.tallies,
+      subscriber.deadLetters,
+      facts.ledger,
+      (tally) => subscriber.applyCause(tally.eventIds),
+      (tally) => {
+        // the invocations' story per event; the writes outside the transaction first when no event's story names them
+        const told = subscriber.applyCauses(tally.eventIds);
+        const outside = subscriber.ownClientCause(tally.eventIds);
+        return outside === undefined || told.some((cause) => cause.kind === outside.kind) ? told : [outside, ...told];
+      },
+    );
     const cause = subscriber.ownClientWrites;
     return checked.violations.map((violation) => (cause === undefined || violation.kind !== 'effect-count' ? violation : { ...violation, detail: `${violation.detail}; ${cause}` }));
   },

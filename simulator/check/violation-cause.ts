@@ -1,0 +1,105 @@
+/**
+ * The cause of a violation as fields a program can read: what kind of mistake the run saw, where (subscriber or
+ * producer, events, invocations, requests, the setting), and the change the user must make. A check that can tell why
+ * it fails gives its violations causes; the result lists them by violation (`SimulationResult.causes`) and `--json`
+ * writes them on each violation (`violations[].causes`). The kinds are a stable vocabulary: a new one is added, none is
+ * renamed (docs/SIMULATOR.md, "Causes").
+ */
+
+/** What the user did that the run caught (each kind's fix is in `ViolationCause.fix`). */
+export type CauseKind =
+  /** A transactional or aggregate consumer wrote with its own client, outside its inbox transaction. */
+  | 'write-outside-transaction'
+  /** A consumer published a follow-up event with an outbox write of its own instead of `tx.emit`. */
+  | 'outbox-write-outside-transaction'
+  /** A call whose response was lost (an unknown outcome) was classified as retryable, and the retry ran the effect again. */
+  | 'lost-response-retried'
+  /** The SDK retried, within one invocation, a write DynamoDB had applied whose response was lost: a non-idempotent write (e.g. `ADD`) ran twice. */
+  | 'sdk-retry-after-lost-response'
+  /** The invocation crashed after its effect, and the redelivery ran the effect again (an idempotency key not honoured). */
+  | 'redelivery-after-crash'
+  /** The inbox record expired before a redelivery: the deduplication window is shorter than the redelivery's delay. */
+  | 'deduplication-window-expired'
+  /** An aggregate consumer located its item from something other than the event, so a redelivery wrote another item. */
+  | 'aggregate-key-differs'
+  /** The handler kept state between attempts (a module-level cache written back), so one commit carried several runs' work. */
+  | 'state-kept-between-attempts'
+  /** A producer drew a new event id on each attempt: one command committed under two ids. */
+  | 'event-id-per-attempt'
+  /** Applied again, and the run shows by which invocation, not why. */
+  | 'applied-again';
+
+/** An invocation of a function, as the report numbers it (per function, in the order invocations ended). */
+export interface InvocationReference {
+  /** `invocation #N` of the function. */
+  readonly number: number;
+  /** The receive count of the event's message in it (1 = first delivery). @default unknown */
+  readonly receive?: number;
+  /** Simulated seconds from the start of the run to the invocation's end. */
+  readonly atSeconds: number;
+  /** Its part in the cause: `applied` (the first application), `applied-again`, or `not-applied` (its commit failed). */
+  readonly role: 'applied' | 'applied-again' | 'not-applied';
+}
+
+/** DynamoDB requests of a cause: an operation on tables, how many, and the fault the simulator injected on them. */
+export interface RequestReference {
+  readonly operation: string;
+  readonly tables: readonly string[];
+  readonly count: number;
+  /** The injected fault: `lose-response` (applied, reply lost), `conflict`, `throttle`, `crash-before`... @default none */
+  readonly fault?: string;
+}
+
+/** A setting of the app the cause lies in: its name, the value the run used, and what the run needed. */
+export interface SettingReference {
+  readonly name: string;
+  readonly value: number;
+  /** What the run needed, in the setting's unit (e.g. the redelivery's delay in seconds). */
+  readonly needed: number;
+}
+
+/** Why a violation happened, and what to change (see the module comment). */
+export interface ViolationCause {
+  readonly kind: CauseKind;
+  /** The subscriber whose consumer did it. @default none (a producer's cause) */
+  readonly subscriber?: string;
+  /** The producer whose command did it. @default none (a subscriber's cause) */
+  readonly producer?: string;
+  /** The events concerned. */
+  readonly eventIds: readonly string[];
+  /** The invocations that applied the effect (again), in order. Empty when the cause is not tied to invocations. */
+  readonly invocations: readonly InvocationReference[];
+  /** The requests that show it (the write outside the transaction, the call whose response was lost...). */
+  readonly requests: readonly RequestReference[];
+  /** The setting it lies in. @default none */
+  readonly setting?: SettingReference;
+  /** The change to make, in a sentence. */
+  readonly fix: string;
+}
+
+/** A violation a check found, with its causes when the check can tell them (the result keeps causes apart: `SimulationResult.causes`). */
+export interface CausedViolations {
+  /** The violation's index in `SimulationResult.violations`. */
+  readonly violation: number;
+  readonly causes: readonly ViolationCause[];
+}
+
+/** The change to make, per kind of cause. */
+const FIXES: Record<CauseKind, string> = {
+  'write-outside-transaction': 'write through the transaction (tx.put, tx.update, tx.delete; in an aggregate, return the state from apply()), never with a client of your own',
+  'outbox-write-outside-transaction': 'publish the follow-up event with tx.emit, in the consumer\'s transaction, not with an outbox write of your own',
+  'lost-response-retried': 'classify an unknown outcome (a lost response, a timeout) of the effect\'s call as not retryable, or pass an idempotency key the called API honours',
+  'sdk-retry-after-lost-response': 'make the step\'s write idempotent (a condition on a per-event marker, SET of a computed value instead of ADD), or write it through the transaction',
+  'redelivery-after-crash': 'pass the idempotency key to an API that honours it, or do not take over an expired lease (onExpiredLease: \'block\')',
+  'deduplication-window-expired': 'remove the override of the deduplication window: it must cover every redelivery (the construct\'s default does)',
+  'aggregate-key-differs': 'locate the aggregate from the event (its subject or data), never from the processing time or other state',
+  'state-kept-between-attempts': 'compute each write from the event and what the transaction reads, never from a module-level cache',
+  'event-id-per-attempt': 'derive the event id from the command (e.g. order-placed-<orderId>) so every attempt writes the same event',
+  'applied-again': 'make the effect idempotent: write through the transaction, or key the external call by the event id',
+};
+
+/** The fix the report names for a kind of cause. */
+export function fixFor(kind: CauseKind): string {
+  return FIXES[kind];
+}
+
