@@ -50,6 +50,11 @@ export class StackIndex {
     return this.templates.get(stackName);
   }
 
+  /** Every selected stack's template. */
+  allTemplates(): readonly StackTemplate[] {
+    return [...this.templates.values()];
+  }
+
   /** Whether the assembly has a stack of this name (selected or not). */
   hasStack(stackName: string): boolean {
     return this.outputs.has(stackName);
@@ -208,13 +213,38 @@ export class StackTemplate {
 
   /**
    * The resource a literal ARN names (`arn:<partition>:<service>:<region>:<account>:<name>`), when a resource of
-   * `type` sets `nameProperty` to that name: a hard-coded ARN of a resource the template itself creates by name.
+   * `type` sets `nameProperty` to that name: a hard-coded ARN of a resource the template itself creates by name, or (a
+   * literal ARN CDK writes across environments) one that a single other selected stack creates by that name.
    */
   arnTarget(value: unknown, service: string, type: string, nameProperty: string): TemplateResource | undefined {
     if (value instanceof CrossStackValue) return this.crossStack(value)?.arnTarget(value.value, service, type, nameProperty);
-    if (typeof value !== 'string') return undefined;
-    const parts = value.split(':');
+    const literal = typeof value === 'string' ? value : literalArn(value);
+    if (literal === undefined) return undefined;
+    const parts = literal.split(':');
     if (parts.length !== 6 || parts[0] !== 'arn' || parts[2] !== service) return undefined;
-    return this.resources.find((resource) => resource.type === type && resource.properties[nameProperty] === parts[5]);
+    const named = (template: StackTemplate) => template.resources.find((resource) => resource.type === type && resource.properties[nameProperty] === parts[5]);
+    const own = named(this);
+    if (own !== undefined) return own;
+    // a literal ARN CDK writes for a resource of another environment (issue 41, docs/CROSS-ACCOUNT.md): a resource of
+    // another selected stack that has that name; one only, else it names none for sure
+    const others = this.index.allTemplates().flatMap((template) => (template === this ? [] : [named(template)].filter((found): found is TemplateResource => found !== undefined)));
+    return others.length === 1 ? others[0] : undefined;
   }
+}
+
+/**
+ * The string of `{ "Fn::Join": ["", [...]] }` whose parts are literals and `Ref AWS::Partition` (taken as `aws`): how
+ * CDK writes the ARN of a resource of another environment by its physical name. Undefined for anything else.
+ */
+function literalArn(value: unknown): string | undefined {
+  if (!isPlainObject(value) || !Array.isArray(value['Fn::Join'])) return undefined;
+  const [delimiter, parts] = value['Fn::Join'] as unknown[];
+  if (delimiter !== '' || !Array.isArray(parts)) return undefined;
+  let text = '';
+  for (const part of parts) {
+    if (typeof part === 'string') text += part;
+    else if (isPlainObject(part) && part.Ref === 'AWS::Partition') text += 'aws';
+    else return undefined;
+  }
+  return text;
 }
