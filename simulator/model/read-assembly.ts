@@ -61,6 +61,7 @@ export function readAssembly(assemblyDirectory: string, options: ReadAssemblyOpt
   const environments = placeStacks(stacks);
   // every stack's outputs, so that a reference from a selected stack into one that is not can say so
   const index = new StackIndex();
+  if (environments !== undefined) index.environments = environments;
   const templates = stacks.map((stack) => ({ stack, body: readTemplate(stack) }));
   for (const { stack, body } of templates) index.addOutputs(stack.stackName, body);
   for (const stack of all) if (!stacks.includes(stack) && !index.hasStack(stack.stackName)) index.addOutputs(stack.stackName, readTemplateIfAny(stack));

@@ -8,6 +8,7 @@ import { CrossStackValue } from './cross-stack-value';
 import type { ModelledResource, ResourceKey } from './flow-model';
 import { resolveValue } from './intrinsics';
 import { parameterDefaults, substituteParameters } from './template-parameters';
+import type { StackEnvironments } from './stack-environments';
 import { isPlainObject, type ResourceLabel } from './template-values';
 
 export { CrossStackValue };
@@ -54,6 +55,9 @@ export class StackIndex {
   allTemplates(): readonly StackTemplate[] {
     return [...this.templates.values()];
   }
+
+  /** Each stack's environment, when the stacks span several (./stack-environments.ts). @default none */
+  environments?: StackEnvironments;
 
   /** Whether the assembly has a stack of this name (selected or not). */
   hasStack(stackName: string): boolean {
@@ -213,8 +217,9 @@ export class StackTemplate {
 
   /**
    * The resource a literal ARN names (`arn:<partition>:<service>:<region>:<account>:<name>`), when a resource of
-   * `type` sets `nameProperty` to that name: a hard-coded ARN of a resource the template itself creates by name, or (a
-   * literal ARN CDK writes across environments) one that a single other selected stack creates by that name.
+   * `type` sets `nameProperty` to that name: a hard-coded ARN of a resource the template itself creates by name, or, in
+   * a run whose stacks span environments (the literal ARN CDK writes across them), one that the other selected stack of
+   * the ARN's account and Region creates by that name.
    */
   arnTarget(value: unknown, service: string, type: string, nameProperty: string): TemplateResource | undefined {
     if (value instanceof CrossStackValue) return this.crossStack(value)?.arnTarget(value.value, service, type, nameProperty);
@@ -225,9 +230,16 @@ export class StackTemplate {
     const named = (template: StackTemplate) => template.resources.find((resource) => resource.type === type && resource.properties[nameProperty] === parts[5]);
     const own = named(this);
     if (own !== undefined) return own;
-    // a literal ARN CDK writes for a resource of another environment (issue 41, docs/CROSS-ACCOUNT.md): a resource of
-    // another selected stack that has that name; one only, else it names none for sure
-    const others = this.index.allTemplates().flatMap((template) => (template === this ? [] : [named(template)].filter((found): found is TemplateResource => found !== undefined)));
+    // a literal ARN CDK writes for a resource of another environment (issue 41, docs/CROSS-ACCOUNT.md): the resource of
+    // that name of another selected stack in the ARN's account and Region (only in a run that spans environments)
+    const environments = this.index.environments;
+    if (environments === undefined) return undefined;
+    const others = this.index.allTemplates().flatMap((template) => {
+      const environment = environments.get(template.stackName);
+      if (template === this || environment?.region !== parts[3] || environment.account !== parts[4]) return [];
+      const found = named(template);
+      return found === undefined ? [] : [found];
+    });
     return others.length === 1 ? others[0] : undefined;
   }
 }

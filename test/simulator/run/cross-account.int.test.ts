@@ -109,7 +109,7 @@ describe('simulate: subscribers in other accounts and Regions', () => {
 
   test("without the queue policy's statement for the topic, SNS may not send to the other account's queue", async () => {
     const broken = variant('Ledger', (template) =>
-      remove(statementsOf(template, 'AWS::SQS::QueuePolicy', 'Ledger/'), (statement) => mentions(statement.Principal, 'sns.amazonaws.com') && mentions(statement.Action, 'sqs:SendMessage'), 'the SNS statement of the queue policy'),
+      remove(statementsOf(template, 'AWS::SQS::QueuePolicy', 'Ledger/Ledger/Queue/Resource/Policy'), (statement) => mentions(statement.Principal, 'sns.amazonaws.com') && mentions(statement.Action, 'sqs:SendMessage'), 'the SNS statement of the queue policy'),
     );
 
     const { code, stdout } = await simulate(broken.directory);
