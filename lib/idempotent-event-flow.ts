@@ -547,6 +547,7 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
     }
     this.orderedRelayList.push(relay);
     this.alarmList.push(...relay.alarms);
+    relay._onAlarmAdded((alarm) => this.alarmList.push(alarm));
     this.dashboard?.addOrderedRelay(relay);
   }
 

@@ -148,9 +148,14 @@ export class OrderedRelay extends Construct {
   /** The outbox table whose ordered events this relay relays. */
   public readonly outboxTable: IOutboxTable;
 
+  private readonly alarmOptions: AlarmOptions;
+  private deliveryFailed?: cloudwatch.Alarm;
+  private readonly alarmListeners: Array<(alarm: cloudwatch.IAlarm) => void> = [];
+
   public constructor(scope: Construct, id: string, props: OrderedRelayProps) {
     super(scope, id);
     this.outboxTable = props.outboxTable;
+    this.alarmOptions = props;
     const owner = `OrderedRelay '${id}'`;
     validateRelaySettings(owner, { maximumRetryAttempts: props.maximumRetryAttempts, maximumRecordAge: props.maximumRecordAge });
     validateNumberInRange(owner, 'maxReceiveCount', props.maxReceiveCount, { min: 1, max: 1000, integer: true });
@@ -216,9 +221,53 @@ export class OrderedRelay extends Construct {
     );
   }
 
-  /** Every alarm of the relay: its relay queue's dead letters, its pipe's dead letters and its pipe's failed executions. */
+  /**
+   * Every alarm of the relay: its relay queue's dead letters, its pipe's dead letters, its pipe's failed executions,
+   * and {@link deliveryFailedAlarm} when there is one.
+   */
   public get alarms(): cloudwatch.IAlarm[] {
-    return [this.relayDeadLetterAlarm, this.pipeDeadLetterAlarm, this.executionFailedAlarm];
+    return [this.relayDeadLetterAlarm, this.pipeDeadLetterAlarm, this.executionFailedAlarm, ...(this.deliveryFailed === undefined ? [] : [this.deliveryFailed])];
+  }
+
+  /**
+   * Fires when SNS failed to deliver a message of the FIFO topic to a subscription (the topic's
+   * `NumberOfNotificationsFailed`, Sum over 1 minute >= 1, in the relay's stack, with the relay's `alarmActions`):
+   * created when an ordered subscriber is in another Region than the relay, whose subscription can have no dead-letter
+   * queue, so a delivery failing on a client-side error (a changed queue or key policy, a deleted queue) is discarded
+   * at once (docs/CROSS-ACCOUNT.md). Construct id `DeliveryFailedAlarm`. In {@link alarms}.
+   * @default - undefined: no ordered subscriber in another Region
+   */
+  public get deliveryFailedAlarm(): cloudwatch.IAlarm | undefined {
+    return this.deliveryFailed;
+  }
+
+  /**
+   * Creates (once) the {@link deliveryFailedAlarm}; called by an ordered subscriber in another Region.
+   * @internal
+   */
+  public _watchDeliveryFailures(): void {
+    if (this.deliveryFailed !== undefined) return;
+    this.deliveryFailed = createThresholdAlarm(
+      this,
+      'DeliveryFailedAlarm',
+      this.topic.metricNumberOfNotificationsFailed({ period: ALARM_PERIOD, statistic: 'Sum' }),
+      1,
+      `Ordered relay ${this.node.path}: SNS failed to deliver events of the FIFO topic to a subscription. A subscription in another ` +
+        'Region than the topic has no dead-letter queue, and SNS does not retry client-side errors (a changed queue or key policy, ' +
+        "a deleted queue): such an event is lost to that subscriber, and its aggregate's later events are applied past it by the fence " +
+        'only after an operator decision. Fix the queue or key, then re-send it from the outbox history (idempotent-event-flow fence replay; docs/CROSS-ACCOUNT.md).',
+      this.alarmOptions,
+    );
+    for (const listener of this.alarmListeners) listener(this.deliveryFailed);
+  }
+
+  /**
+   * Hears each alarm the relay creates after construction (its {@link deliveryFailedAlarm}): how a flow the relay is
+   * registered with keeps it in `flow.alarms`.
+   * @internal
+   */
+  public _onAlarmAdded(listener: (alarm: cloudwatch.IAlarm) => void): void {
+    this.alarmListeners.push(listener);
   }
 
   /**

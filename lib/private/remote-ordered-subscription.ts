@@ -24,6 +24,8 @@ import { type AwsEnvironment, compareEnvironments, type EnvironmentCrossing, isC
 export interface OrderedRelayParts extends Construct {
   readonly topic: sns.ITopic;
   readonly encryptionKey: kms.IKey;
+  /** Creates (once) the relay's alarm on the topic's failed deliveries. */
+  _watchDeliveryFailures(): void;
 }
 
 /** Where an ordered subscriber stands to its relay. */
@@ -83,6 +85,8 @@ export function admitOrderedSubscriber(subscriber: Construct, subscriberName: st
       }),
     );
   }
+  // across Regions the subscription has no dead-letter queue: the relay's stack alarms the topic's failed deliveries
+  if (placement.crossRegion) relay._watchDeliveryFailures();
   // Within one Stage (one cloud assembly) CDK deploys the relay's stack first; across Stages (CDK Pipelines, a stage
   // per account) it can not depend on it: the relay's pipeline stage must deploy first (docs/CROSS-ACCOUNT.md).
   if (Stage.of(Stack.of(subscriber)) === Stage.of(Stack.of(relay))) {

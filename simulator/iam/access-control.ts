@@ -173,13 +173,90 @@ export class AccessControl {
       return requests;
     }
     const context: Record<string, string | readonly string[]> = {
-      'kms:ViaService': `${viaService}.${this.names.region}.amazonaws.com`,
-      'kms:CallerAccount': this.names.accountId,
+      'kms:ViaService': `${viaService}.${this.names.regionOf(key.key)}.amazonaws.com`,
+      'kms:CallerAccount': this.names.accountOf(request.caller.kind === 'role' ? request.caller.via : request.caller.source),
       'kms:EncryptionContextKeys': Object.keys(encryptionContext),
     };
     for (const [name, value] of Object.entries(encryptionContext)) context[`kms:EncryptionContext:${name}`] = value;
     for (const action of kmsActions) requests.push({ caller: request.caller, action, resource: key.key, context, absent: SERVICE_KMS_REQUEST_ABSENT, forwardedBy: viaService });
     return requests;
+  }
+
+  /** The account a resource of the templates lives in (its stack's, in a run that spans environments). */
+  public accountOf(key: ResourceKey): string {
+    return this.names.accountOf(key);
+  }
+
+  /**
+   * Authorizes the `sns:Subscribe` that creates `subscription` of `queue` to `topic` when the queue is in another
+   * account than the topic (a subscriber of another account: docs/CROSS-ACCOUNT.md). The subscription is created by
+   * the queue's account, with its stack's deployment: CloudFormation under the CDK bootstrap's execution role of that
+   * account and Region, whose identity policy is taken to allow everything (the bootstrap's default
+   * `--cloudformation-execution-policies`, AdministratorAccess). Across accounts the topic's policy must allow that
+   * account `sns:Subscribe` too, with `sns:Protocol` and `sns:Endpoint` as SNS sets them (/work/shared/AWS-FACTS.md
+   * section 7, "Subscribers in other accounts and regions" and "Cross-account access"). Undefined (nothing asked) when
+   * the queue is in the topic's account: the deployer's own policies decide there, as before.
+   */
+  public async authorizeSubscribe(subscription: ResourceKey, topic: ResourceKey, queue: ResourceKey): Promise<AccessOutcome | undefined> {
+    const account = this.names.accountOf(subscription);
+    if (account === this.names.accountOf(topic)) return undefined;
+    const region = this.names.regionOf(subscription);
+    const principal = `arn:aws:iam::${account}:role/cdk-hnb659fds-cfn-exec-role-${account}-${region}`;
+    const action = 'sns:Subscribe';
+    const resourceArn = this.arnOf(topic);
+    const cacheKey = JSON.stringify(['deployer', subscription, action, resourceArn]);
+    const resourcePolicy = this.resourcePolicy(topic);
+    let outcome: AccessOutcome;
+    if (resourcePolicy !== undefined && 'unresolved' in resourcePolicy) outcome = this.skip(resourcePolicy.unresolved);
+    else {
+      const identityPolicies = [{ name: `the CloudFormation execution role of ${account} (AdministratorAccess)`, policy: { Version: '2012-10-17', Statement: [{ Effect: 'Allow', Action: '*', Resource: '*' }] } as PolicyDocument }];
+      const context: Record<string, string | readonly string[]> = {
+        'aws:SecureTransport': 'true',
+        'aws:RequestedRegion': this.names.regionOf(topic),
+        'aws:ResourceAccount': this.names.accountOf(topic),
+        'aws:PrincipalArn': principal,
+        'aws:PrincipalAccount': account,
+        'aws:PrincipalType': 'AssumedRole',
+        'aws:PrincipalIsAWSService': 'false',
+        'aws:ViaAWSService': 'false',
+        'sns:Protocol': 'sqs',
+        'sns:Endpoint': this.arnOf(queue),
+      };
+      const policyName = this.resourcePolicyName(topic);
+      const read = keysRead([...identityPolicies, ...(resourcePolicy === undefined ? [] : [{ name: policyName, policy: resourcePolicy }])], action, { kind: 'role' });
+      const unfilled = firstUnfilledKey(read, { values: context, absent: [...DIRECT_ROLE_CALL_ABSENT, 'lambda:sourcefunctionarn'] });
+      if (unfilled !== undefined) outcome = this.skip(`${action} of ${this.describe(subscription)} is not evaluated: ${unfilled.policy} reads ${unfilled.key}, which the simulator does not fill (docs/SIMULATOR.md, "Request context keys")`);
+      else {
+        const answer = await this.engine.evaluate({ principal, action, resourceArn, resourceAccount: this.names.accountOf(topic), identityPolicies, ...(resourcePolicy === undefined ? {} : { resourcePolicy }), context });
+        if (answer.error !== undefined) outcome = this.skip(`${action} on ${resourceArn} by ${principal} could not be evaluated: ${answer.error}`);
+        else if (answer.decision === 'Allowed') outcome = { allowed: true, evaluated: true };
+        else {
+          const explicit = answer.denies[0];
+          const topicPath = this.describe(topic);
+          const queuePath = this.describe(queue);
+          const reason =
+            answer.decision === 'ExplicitlyDenied' && explicit !== undefined
+              ? `an explicit Deny in ${explicit.policy} (statement ${explicit.statement}) matches it`
+              : `the topic policy of ${topicPath} has no statement that allows account ${account} (arn:aws:iam::${account}:root) ${action} ` +
+                `with sns:Protocol sqs and sns:Endpoint ${this.arnOf(queue)}: a subscription of a queue in another account is created by the queue's account, ` +
+                "and needs the topic owner's grant as well as its own";
+          this.denials.set(cacheKey, {
+            principal: `the deployment of ${this.describe(subscription).split('/')[0]!} (${principal})`,
+            caller: this.describe(subscription),
+            action,
+            resource: topicPath,
+            resourceArn,
+            reason,
+            fix:
+              `subscribe through the flow (new Subscriber(stack, id, { flow }) adds the topic grant for the queue ${queuePath}), list ${account} in the flow's subscriberAccounts, ` +
+              `or add to the topic policy an Allow of ${action} for arn:aws:iam::${account}:root conditioned on sns:Endpoint ${this.arnOf(queue)} (docs/CROSS-ACCOUNT.md)`,
+            count: 0,
+          });
+          outcome = { allowed: false, evaluated: true, message: `User: ${principal} is not authorized to perform: ${action} on resource: ${resourceArn} because ${reason} (simulated IAM evaluation)` };
+        }
+      }
+    }
+    return this.count(cacheKey, outcome);
   }
 
   /** The run's figures. */
@@ -226,8 +303,9 @@ export class AccessControl {
     let role: ResolvedRole | undefined;
     const context: Record<string, string | readonly string[]> = {
       'aws:SecureTransport': 'true',
-      'aws:RequestedRegion': this.names.region,
-      'aws:ResourceAccount': this.names.accountId,
+      // each resource in its own stack's account and Region (../model/stack-environments.ts)
+      'aws:RequestedRegion': this.names.regionOf(request.resource),
+      'aws:ResourceAccount': this.names.accountOf(request.resource),
     };
     let absent: readonly string[];
     if (caller.kind === 'role') {
@@ -240,7 +318,7 @@ export class AccessControl {
       principal = role.arn;
       identityPolicies = [...role.policies];
       context['aws:PrincipalArn'] = role.arn;
-      context['aws:PrincipalAccount'] = this.names.accountId;
+      context['aws:PrincipalAccount'] = this.names.accountOf(roleKey);
       context['aws:PrincipalType'] = 'AssumedRole';
       context['aws:PrincipalIsAWSService'] = 'false';
       context['aws:ViaAWSService'] = request.forwardedBy === undefined ? 'false' : 'true';
@@ -248,13 +326,13 @@ export class AccessControl {
       absent = request.forwardedBy === undefined ? DIRECT_ROLE_CALL_ABSENT : FORWARDED_ROLE_CALL_ABSENT;
       // Lambda sets lambda:SourceFunctionArn on what its functions' credentials sign; a pipe's or an operator's calls have none
       if (this.access.resources[caller.via]?.type === 'AWS::Lambda::Function') {
-        context['lambda:SourceFunctionArn'] = this.names.arn('lambda', `function:${this.names.ref(caller.via) ?? caller.via}`);
+        context['lambda:SourceFunctionArn'] = this.names.arn('lambda', `function:${this.names.ref(caller.via) ?? caller.via}`, false, caller.via);
       } else absent = [...absent, 'lambda:sourcefunctionarn'];
       this.evaluatedRoles.add(roleKey);
     } else {
       principal = caller.service;
       context['aws:SourceArn'] = this.arnOf(caller.source);
-      context['aws:SourceAccount'] = this.names.accountId;
+      context['aws:SourceAccount'] = this.names.accountOf(caller.source);
       context['aws:PrincipalServiceName'] = caller.service;
       context['aws:PrincipalIsAWSService'] = 'true';
       absent = SERVICE_PRINCIPAL_ABSENT;
@@ -277,7 +355,9 @@ export class AccessControl {
       principal,
       action: request.action,
       resourceArn,
-      resourceAccount: this.names.accountId,
+      // across accounts the engine asks both the identity policy and the resource (or key) policy to allow, as AWS
+      // does (/work/shared/AWS-FACTS.md section 7, "Cross-account access")
+      resourceAccount: this.names.accountOf(request.resource),
       identityPolicies,
       ...(resourcePolicy === undefined ? {} : { resourcePolicy }),
       ...(boundary === undefined ? {} : { permissionsBoundary: boundary }),
@@ -298,7 +378,7 @@ export class AccessControl {
     }
     const denial = this.denial(request, resourceArn, answer, role);
     this.denials.set(cacheKey, denial);
-    const sessionPrincipal = role !== undefined ? `arn:aws:sts::${this.names.accountId}:assumed-role/${role.arn.split('/').pop()}/${this.names.ref(request.caller.kind === 'role' ? request.caller.via : '') ?? 'session'}` : principal;
+    const sessionPrincipal = role !== undefined ? `arn:aws:sts::${this.names.accountOf(roleKey!)}:assumed-role/${role.arn.split('/').pop()}/${this.names.ref(request.caller.kind === 'role' ? request.caller.via : '') ?? 'session'}` : principal;
     return { allowed: false, evaluated: true, message: `User: ${sessionPrincipal} is not authorized to perform: ${request.action} on resource: ${resourceArn} because ${denial.reason} (simulated IAM evaluation)` };
   }
 

@@ -115,6 +115,15 @@ export class FlowAccess {
     };
   }
 
+  /**
+   * Whether `subscription` (of `queue` to `topic`) can be created: undefined when it can, else the error the
+   * subscription's stack would fail on. Asked only across accounts (AccessControl.authorizeSubscribe).
+   */
+  public async subscribeCheck(subscription: ResourceKey, topic: ResourceKey, queue: ResourceKey): Promise<string | undefined> {
+    const outcome = await this.control.authorizeSubscribe(subscription, topic, queue);
+    return outcome === undefined || outcome.allowed ? undefined : (outcome.message ?? 'access denied');
+  }
+
   private async check(requests: readonly AccessRequest[]): Promise<string | undefined> {
     if (requests.length === 0) return undefined;
     const outcome = await this.control.authorizeAll(requests);

@@ -60,13 +60,13 @@ export class FlowRequests {
         context: values,
         absent,
       };
-      return this.access.withKey(request, ['kms:Decrypt'], 'dynamodb', this.tableEncryptionContext(access.tableName));
+      return this.access.withKey(request, ['kms:Decrypt'], 'dynamodb', this.tableEncryptionContext(access.tableName, table));
     });
   }
 
   /** The encryption context DynamoDB sets when it uses a table's customer-managed key (DynamoDB Developer Guide, "Encryption context"). */
-  private tableEncryptionContext(tableName: string): Record<string, string> {
-    return { 'aws:dynamodb:tableName': tableName, 'aws:dynamodb:subscriberId': this.access.accountId };
+  private tableEncryptionContext(tableName: string, table?: ResourceKey): Record<string, string> {
+    return { 'aws:dynamodb:tableName': tableName, 'aws:dynamodb:subscriberId': table === undefined ? this.access.accountId : this.access.accountOf(table) };
   }
 
   /** `sqs:<action>` by `caller` on a queue, with the KMS requests of a send to an encrypted queue. */
@@ -89,7 +89,7 @@ export class FlowRequests {
     const [first, ...rest] = STREAM_READ_ACTIONS.map((action): AccessRequest => ({ caller: { kind: 'role', via: pipe }, action, resource: table, resourceArn: streamArn }));
     const tableName = this.access.refOf(table);
     // the records of a table under a customer-managed key are decrypted with the reader's permissions, as its items are
-    return [...this.access.withKey(first!, ['kms:Decrypt'], 'dynamodb', this.tableEncryptionContext(tableName)), ...rest];
+    return [...this.access.withKey(first!, ['kms:Decrypt'], 'dynamodb', this.tableEncryptionContext(tableName, table)), ...rest];
   }
 
   /** A pipe or a function (under its role) publishing to a topic. */

@@ -9,6 +9,7 @@ import { deterministicUuid } from '../aws/message-ids';
 import type { NamedResource } from '../model/access-model';
 import type { LocalNames, ResourceKey } from '../model/flow-model';
 import { generatedName } from '../model/local-names';
+import { stackOfKey, type StackEnvironment } from '../model/stack-environments';
 
 /** How each resource type's ARN and `Ref` are made, for the types no simulated service names. */
 const ARN_FORMATS: Readonly<Record<string, { readonly service: string; readonly arn: (name: string) => string; readonly global?: boolean }>> = {
@@ -44,15 +45,33 @@ export class IamNames implements LocalNames {
     this.tables = tables;
   }
 
-  /** `arn:aws:<service>:<region>:<account>:<resource>`; no region for a global service. */
-  public arn(service: string, resource: string, global = false): string {
-    return `arn:aws:${service}:${global ? '' : this.region}:${this.accountId}:${resource}`;
+  /**
+   * `arn:aws:<service>:<region>:<account>:<resource>`; no region for a global service. In the environment of the
+   * resource `of` when given (a run whose stacks span accounts or Regions: ../model/stack-environments.ts).
+   */
+  public arn(service: string, resource: string, global = false, of?: ResourceKey): string {
+    const region = of === undefined ? this.region : this.regionOf(of);
+    return `arn:aws:${service}:${global ? '' : region}:${of === undefined ? this.accountId : this.accountOf(of)}:${resource}`;
+  }
+
+  public environmentOf(stackName: string): StackEnvironment | undefined {
+    return this.names.environmentOf?.(stackName);
+  }
+
+  /** The account a resource of the templates lives in (its stack's; the run's in a run of one environment). */
+  public accountOf(key: ResourceKey): string {
+    return this.environmentOf(stackOfKey(key))?.account ?? this.accountId;
+  }
+
+  /** The Region a resource of the templates lives in (its stack's; the run's in a run of one environment). */
+  public regionOf(key: ResourceKey): string {
+    return this.environmentOf(stackOfKey(key))?.region ?? this.region;
   }
 
   /** The ARN of a table of the templates. */
   public tableArn(key: ResourceKey): string | undefined {
     const table = this.tables.get(key);
-    return table === undefined ? undefined : this.arn('dynamodb', `table/${table.tableName}`);
+    return table === undefined ? undefined : this.arn('dynamodb', `table/${table.tableName}`, false, key);
   }
 
   /** The ARN of a table's stream. */
@@ -87,13 +106,13 @@ export class IamNames implements LocalNames {
     if (resource === undefined) return undefined;
     // a topic's Ref is its ARN
     if (resource.type === 'AWS::SNS::Topic' && (attribute === 'Arn' || attribute === 'TopicArn')) return this.ref(key);
-    if (resource.type === 'AWS::KMS::Key') return attribute === 'Arn' ? this.arn('kms', `key/${this.keyId(key)}`) : attribute === 'KeyId' ? this.keyId(key) : undefined;
+    if (resource.type === 'AWS::KMS::Key') return attribute === 'Arn' ? this.arn('kms', `key/${this.keyId(key)}`, false, key) : attribute === 'KeyId' ? this.keyId(key) : undefined;
     const name = generatedName(resource, 64);
     if (attribute !== 'Arn') return name;
     const format = ARN_FORMATS[resource.type];
-    if (format !== undefined) return this.arn(format.service, format.arn(name), format.global);
+    if (format !== undefined) return this.arn(format.service, format.arn(name), format.global, key);
     // a resource no request names: any well-formed ARN of its own serves
     const service = resource.type.split('::')[1]?.toLowerCase() ?? 'unknown';
-    return this.arn(service, `${resource.type.split('::')[2]?.toLowerCase() ?? 'resource'}/${name}`);
+    return this.arn(service, `${resource.type.split('::')[2]?.toLowerCase() ?? 'resource'}/${name}`, false, key);
   }
 }

@@ -70,7 +70,7 @@ export function resolveResourcePolicy(access: AccessModel, names: IamNames, key:
   let resolved: PolicyDocument | { readonly unresolved: string } | undefined;
   try {
     const documents = policies.filter((policy) => policy.document !== undefined).map((policy) => resolvePolicy(policy, names));
-    if (keyModel !== undefined && documents.length === 0) resolved = defaultKeyPolicy(names.accountId);
+    if (keyModel !== undefined && documents.length === 0) resolved = defaultKeyPolicy(names.accountOf(key));
     else if (documents.length > 0) resolved = { Version: '2012-10-17', Statement: documents.flatMap((document) => document.Statement) };
   } catch (error) {
     resolved = { unresolved: `the policy of ${describedKey} is not evaluated: ${error instanceof Error ? error.message : String(error)}` };

@@ -7,6 +7,7 @@
 
 import type { AccessModel } from './access-model';
 import type { ModelledResource, ResourceKey } from './modelled-resource';
+import type { StackEnvironment, StackEnvironments } from './stack-environments';
 
 export type { ModelledResource, ResourceKey } from './modelled-resource';
 
@@ -172,6 +173,11 @@ export interface FlowModel {
   readonly access?: AccessModel;
   /** The CloudWatch alarms watching each queue (by queue key: the alarms' construct paths). @default no queue is watched */
   readonly queueAlarms?: ReadonlyMap<ResourceKey, readonly string[]>;
+  /**
+   * Each stack's account and Region, by stack name, when the stacks span several (./stack-environments.ts).
+   * @default one environment: the simulator's local account and the run's Region
+   */
+  readonly environments?: StackEnvironments;
 }
 
 /**
@@ -187,4 +193,6 @@ export interface LocalNames {
   readonly region: string;
   /** `AWS::AccountId` */
   readonly accountId: string;
+  /** The environment of a stack of a run whose stacks span several (its `AWS::AccountId` and `AWS::Region`). @default the run's */
+  environmentOf?(stackName: string): StackEnvironment | undefined;
 }

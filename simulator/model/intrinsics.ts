@@ -199,12 +199,15 @@ class Resolver {
   }
 
   private pseudoParameter(name: string, expression: unknown): string {
-    const region = this.names.region;
+    // a stack of a run that spans environments resolves to its own account and Region (./stack-environments.ts)
+    const environment = this.names.environmentOf?.(this.stackName);
+    const region = environment?.region ?? this.names.region;
+    const accountId = environment?.account ?? this.names.accountId;
     switch (name) {
       case 'AWS::Region':
         return region;
       case 'AWS::AccountId':
-        return this.names.accountId;
+        return accountId;
       case 'AWS::Partition':
         return partitionOf(region);
       case 'AWS::URLSuffix':
@@ -212,7 +215,7 @@ class Resolver {
       case 'AWS::StackName':
         return this.stackName;
       case 'AWS::StackId':
-        return `arn:${partitionOf(region)}:cloudformation:${region}:${this.names.accountId}:stack/${this.stackName}/00000000-0000-0000-0000-000000000000`;
+        return `arn:${partitionOf(region)}:cloudformation:${region}:${accountId}:stack/${this.stackName}/00000000-0000-0000-0000-000000000000`;
       case 'AWS::NoValue':
         return this.fail(expression, 'AWS::NoValue has no value: it removes the property that holds it');
       default:

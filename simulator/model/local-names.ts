@@ -4,6 +4,7 @@
  * `QueueName`, ...) when it sets one, else `<stack>-<logical id>`, as CloudFormation would generate a unique one.
  */
 import type { FlowModel, LocalNames, ModelledResource, ResourceKey } from './flow-model';
+import { stackOfKey, type StackEnvironment, type StackEnvironments } from './stack-environments';
 
 /** The account id every local ARN and queue URL carries (DynamoDB Local uses the same). */
 export const LOCAL_ACCOUNT_ID = '000000000000';
@@ -21,7 +22,28 @@ export class LocalResourceNames implements LocalNames {
   public readonly accountId = LOCAL_ACCOUNT_ID;
   private readonly resources = new Map<ResourceKey, LocalResource>();
 
-  public constructor(public readonly region: string) {}
+  /**
+   * @param region the run's Region
+   * @param environments each stack's account and Region, when the run spans several (./stack-environments.ts)
+   */
+  public constructor(
+    public readonly region: string,
+    private readonly environments?: StackEnvironments,
+  ) {}
+
+  public environmentOf(stackName: string): StackEnvironment | undefined {
+    return this.environments?.get(stackName);
+  }
+
+  /** The account a resource lives in: its stack's, else the local one. */
+  public accountOf(key: ResourceKey): string {
+    return this.environmentOf(stackOfKey(key))?.account ?? this.accountId;
+  }
+
+  /** The Region a resource lives in: its stack's, else the run's. */
+  public regionOf(key: ResourceKey): string {
+    return this.environmentOf(stackOfKey(key))?.region ?? this.region;
+  }
 
   /** Registers what a resource's `Ref` and attributes resolve to. */
   public register(key: ResourceKey, resource: LocalResource): void {
@@ -36,9 +58,11 @@ export class LocalResourceNames implements LocalNames {
     return this.resources.get(key)?.attributes[attribute];
   }
 
-  /** `arn:aws:<service>:<region>:<account>:<resource>` */
-  public arn(service: string, resource: string): string {
-    return `arn:aws:${service}:${this.region}:${this.accountId}:${resource}`;
+  /** `arn:aws:<service>:<region>:<account>:<resource>`, in the environment of the resource `of` when given. */
+  public arn(service: string, resource: string, of?: ResourceKey): string {
+    const region = of === undefined ? this.region : this.regionOf(of);
+    const account = of === undefined ? this.accountId : this.accountOf(of);
+    return `arn:aws:${service}:${region}:${account}:${resource}`;
   }
 }
 
@@ -52,11 +76,11 @@ export function generatedName(resource: ModelledResource, maxLength: number, suf
 export function registerStaticNames(model: FlowModel, names: LocalResourceNames): void {
   for (const fn of model.functions) {
     const functionName = generatedName(fn, 64);
-    names.register(fn.key, { ref: functionName, attributes: { Arn: names.arn('lambda', `function:${functionName}`) } });
+    names.register(fn.key, { ref: functionName, attributes: { Arn: names.arn('lambda', `function:${functionName}`, fn.key) } });
   }
   for (const topic of model.topics) {
     const topicName = topic.topicName ?? generatedName(topic, 256);
-    const arn = names.arn('sns', topicName);
+    const arn = names.arn('sns', topicName, topic.key);
     names.register(topic.key, { ref: arn, attributes: { TopicArn: arn, TopicName: topicName } });
   }
 }

@@ -20,6 +20,7 @@ import { readRelay } from './resources/relay';
 import { readSubscription } from './resources/subscription';
 import { readTable } from './resources/table';
 import { readTopic } from './resources/topic';
+import { EnvironmentPlacementError, stackEnvironments, type StackEnvironments } from './stack-environments';
 import { StackIndex, StackTemplate, type TemplateResource } from './stack-template';
 import { NotSimulatedError } from './template-values';
 
@@ -57,9 +58,10 @@ export function readAssembly(assemblyDirectory: string, options: ReadAssemblyOpt
   const directory = path.resolve(assemblyDirectory);
   const all = listStacks(directory);
   const stacks = selectStacks(all, options.stacks);
-  refuseSeveralEnvironments(stacks);
+  const environments = placeStacks(stacks);
   // every stack's outputs, so that a reference from a selected stack into one that is not can say so
   const index = new StackIndex();
+  if (environments !== undefined) index.environments = environments;
   const templates = stacks.map((stack) => ({ stack, body: readTemplate(stack) }));
   for (const { stack, body } of templates) index.addOutputs(stack.stackName, body);
   for (const stack of all) if (!stacks.includes(stack) && !index.hasStack(stack.stackName)) index.addOutputs(stack.stackName, readTemplateIfAny(stack));
@@ -80,7 +82,14 @@ export function readAssembly(assemblyDirectory: string, options: ReadAssemblyOpt
   }
   const resources = stackTemplates.flatMap((template) => template.resources);
   const access = readAccessModel(resources);
-  return { assemblyDirectory: directory, stackNames: stacks.map((stack) => stack.stackName), ...linkFlow(flow), access, queueAlarms: readQueueAlarms(resources) };
+  return {
+    assemblyDirectory: directory,
+    stackNames: stacks.map((stack) => stack.stackName),
+    ...linkFlow(flow),
+    access,
+    queueAlarms: readQueueAlarms(resources),
+    ...(environments === undefined ? {} : { environments }),
+  };
 }
 
 /** How each flow resource type is read into the flow (what a reader only partly simulates, it says in `notSimulated`). */
@@ -115,25 +124,17 @@ function readResource(resource: TemplateResource, flow: UnlinkedFlow): void {
 }
 
 /**
- * The simulator runs one account and Region (its IAM evaluation has no cross-account rules): stacks whose known
- * accounts or Regions differ (a subscriber in another account or Region, docs/CROSS-ACCOUNT.md) are refused, naming
- * each stack's environment. An environment-agnostic part (`unknown-account`, `unknown-region`) matches any.
+ * Each stack's environment when the stacks span several accounts or Regions (a subscriber in another account or Region,
+ * docs/CROSS-ACCOUNT.md): each resource is then simulated in its own stack's environment. A stack of no known
+ * environment beside them is refused, naming it.
  */
-function refuseSeveralEnvironments(stacks: readonly AssemblyStack[]): void {
-  const parts = (stack: AssemblyStack) => /^aws:\/\/([^/]+)\/(.+)$/.exec(stack.environment ?? '') ?? undefined;
-  const known = (values: Array<string | undefined>, unknown: string) => new Set(values.filter((value): value is string => value !== undefined && value !== unknown));
-  const accounts = known(stacks.map((stack) => parts(stack)?.[1]), 'unknown-account');
-  const regions = known(stacks.map((stack) => parts(stack)?.[2]), 'unknown-region');
-  if (accounts.size <= 1 && regions.size <= 1) return;
-  const environments = new Set(stacks.map((stack) => stack.environment));
-  throw new StackSelectionError(
-    `the simulator runs one account and Region, but the stacks are in ${environments.size} environments: ` +
-      `${stacks.map((stack) => `${describeStack(stack)} (${stack.environment ?? 'no environment'})`).join(', ')}. ` +
-      'The part of the flow that crosses accounts or Regions cannot be simulated: the IAM evaluation has no cross-account rules. ' +
-      '--stack selects stacks of one environment, which simulates only a flow that is whole in it (its topic and subscribers together): ' +
-      "a flow's stack alone has no subscription, a subscriber's stack alone no topic. To test the flow's logic, synthesize a variant " +
-      'of the app with every stack in one environment (its grants across accounts are then not tested; docs/CROSS-ACCOUNT.md)',
-  );
+function placeStacks(stacks: readonly AssemblyStack[]): StackEnvironments | undefined {
+  try {
+    return stackEnvironments(stacks, describeStack);
+  } catch (error) {
+    if (error instanceof EnvironmentPlacementError) throw new StackSelectionError(error.message);
+    throw error;
+  }
 }
 
 /** `Stage/Stack (stack name Stage-Stack)`: the construct path, and the stack name when it differs. */

@@ -8,6 +8,7 @@ import { CrossStackValue } from './cross-stack-value';
 import type { ModelledResource, ResourceKey } from './flow-model';
 import { resolveValue } from './intrinsics';
 import { parameterDefaults, substituteParameters } from './template-parameters';
+import type { StackEnvironments } from './stack-environments';
 import { isPlainObject, type ResourceLabel } from './template-values';
 
 export { CrossStackValue };
@@ -49,6 +50,14 @@ export class StackIndex {
   template(stackName: string): StackTemplate | undefined {
     return this.templates.get(stackName);
   }
+
+  /** Every selected stack's template. */
+  allTemplates(): readonly StackTemplate[] {
+    return [...this.templates.values()];
+  }
+
+  /** Each stack's environment, when the stacks span several (./stack-environments.ts). @default none */
+  environments?: StackEnvironments;
 
   /** Whether the assembly has a stack of this name (selected or not). */
   hasStack(stackName: string): boolean {
@@ -208,13 +217,46 @@ export class StackTemplate {
 
   /**
    * The resource a literal ARN names (`arn:<partition>:<service>:<region>:<account>:<name>`), when a resource of
-   * `type` sets `nameProperty` to that name: a hard-coded ARN of a resource the template itself creates by name.
+   * `type` sets `nameProperty` to that name: a hard-coded ARN of a resource the template itself creates by name, or, in
+   * a run whose stacks span environments (the literal ARN CDK writes across them), one that the other selected stack of
+   * the ARN's account and Region creates by that name.
    */
   arnTarget(value: unknown, service: string, type: string, nameProperty: string): TemplateResource | undefined {
     if (value instanceof CrossStackValue) return this.crossStack(value)?.arnTarget(value.value, service, type, nameProperty);
-    if (typeof value !== 'string') return undefined;
-    const parts = value.split(':');
+    const literal = typeof value === 'string' ? value : literalArn(value);
+    if (literal === undefined) return undefined;
+    const parts = literal.split(':');
     if (parts.length !== 6 || parts[0] !== 'arn' || parts[2] !== service) return undefined;
-    return this.resources.find((resource) => resource.type === type && resource.properties[nameProperty] === parts[5]);
+    const named = (template: StackTemplate) => template.resources.find((resource) => resource.type === type && resource.properties[nameProperty] === parts[5]);
+    const own = named(this);
+    if (own !== undefined) return own;
+    // a literal ARN CDK writes for a resource of another environment (issue 41, docs/CROSS-ACCOUNT.md): the resource of
+    // that name of another selected stack in the ARN's account and Region (only in a run that spans environments)
+    const environments = this.index.environments;
+    if (environments === undefined) return undefined;
+    const others = this.index.allTemplates().flatMap((template) => {
+      const environment = environments.get(template.stackName);
+      if (template === this || environment?.region !== parts[3] || environment.account !== parts[4]) return [];
+      const found = named(template);
+      return found === undefined ? [] : [found];
+    });
+    return others.length === 1 ? others[0] : undefined;
   }
+}
+
+/**
+ * The string of `{ "Fn::Join": ["", [...]] }` whose parts are literals and `Ref AWS::Partition` (taken as `aws`): how
+ * CDK writes the ARN of a resource of another environment by its physical name. Undefined for anything else.
+ */
+function literalArn(value: unknown): string | undefined {
+  if (!isPlainObject(value) || !Array.isArray(value['Fn::Join'])) return undefined;
+  const [delimiter, parts] = value['Fn::Join'] as unknown[];
+  if (delimiter !== '' || !Array.isArray(parts)) return undefined;
+  let text = '';
+  for (const part of parts) {
+    if (typeof part === 'string') text += part;
+    else if (isPlainObject(part) && part.Ref === 'AWS::Partition') text += 'aws';
+    else return undefined;
+  }
+  return text;
 }

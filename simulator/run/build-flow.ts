@@ -88,7 +88,7 @@ function byKey<T extends { readonly key: ResourceKey }>(items: readonly T[]): Ma
 
 /** Creates everything locally; on failure, stops what was started. */
 export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependencies): Promise<LocalFlow> {
-  const names = new LocalResourceNames(deps.region);
+  const names = new LocalResourceNames(deps.region, model.environments);
   registerStaticNames(model, names);
 
   const suffix = deps.tableNameSuffix ?? '';
@@ -139,7 +139,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
       const deadLetterModel = queueModel.redrive ? queueModels.get(queueModel.redrive.deadLetterQueue) : undefined;
       const deadLetterQueue = deadLetterModel ? createQueue(deadLetterModel) : undefined;
       const name = queueModel.queueName ?? generatedName(queueModel, 80, queueModel.fifo ? '.fifo' : '');
-      const address = { name, url: `${sqs.endpoint}/${names.accountId}/${name}`, arn: names.arn('sqs', name) };
+      const address = { name, url: `${sqs.endpoint}/${names.accountOf(queueModel.key)}/${name}`, arn: names.arn('sqs', name, queueModel.key) };
       const queue = new SimulatedQueue({ model: queueModel, address, clock: deps.clock, deadLetterQueue, observer: deps.observer });
       queues.set(queueModel.key, queue);
       queuesByUrl.set(address.url, queue);
@@ -154,6 +154,9 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
       const subscriptions: TopicSubscriptionTarget[] = [];
       for (const subscription of model.subscriptions) {
         if (subscription.topic !== topicModel.key || !queues.has(subscription.queue)) continue;
+        // a queue of another account is subscribed by that account, which the topic's policy must allow: refused,
+        // the subscription's stack would not deploy, so SNS delivers nothing to it (the denial fails the run)
+        if (access !== undefined && (await access.subscribeCheck(subscription.key, topicModel.key, subscription.queue)) !== undefined) continue;
         const deadLetterQueue = subscription.deadLetterQueue === undefined ? undefined : queues.get(subscription.deadLetterQueue);
         subscriptions.push({
           model: subscription,
@@ -241,7 +244,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
         runner = new FunctionRunner({
           fn,
           functionName: names.ref(functionKey),
-          accountId: names.accountId,
+          accountId: names.accountOf(functionKey),
           environment,
           clock: deps.clock,
           dynamoDbEndpoint: deps.dynamoDbEndpoint,

@@ -22,10 +22,11 @@ describe('ordered subscribers in another account and another Region', () => {
   let shippingStack: Stack;
   let trackingStack: Stack;
   let shipping: OrderedSubscriber;
+  let relay: OrderedRelay;
   beforeAll(() => {
     const app = complianceApp();
     fulfilment = new Stack(app, 'Fulfilment', { env: { account: '111111111111', region: 'eu-west-1' } });
-    const relay = new OrderedRelay(fulfilment, 'Ordered', { outboxTable: new OutboxTable(fulfilment, 'Outbox') });
+    relay = new OrderedRelay(fulfilment, 'Ordered', { outboxTable: new OutboxTable(fulfilment, 'Outbox') });
     shippingStack = new Stack(app, 'Shipping', { env: { account: '222222222222', region: 'eu-west-1' } });
     shipping = new OrderedSubscriber(shippingStack, 'Shipping', { relay, subscriberName: 'Shipping', entry: ORDERED_HANDLER });
     trackingStack = new Stack(app, 'Tracking', { env: { account: '111111111111', region: 'eu-central-1' } });
@@ -80,6 +81,38 @@ describe('ordered subscribers in another account and another Region', () => {
     template.hasResourceProperties('AWS::SNS::Subscription', { TopicArn: TOPIC_ARN, Region: 'eu-west-1', RedrivePolicy: Match.absent() });
     const statements = Object.values(Template.fromStack(fulfilment).findResources('AWS::SNS::TopicPolicy')).flatMap((r) => r.Properties.PolicyDocument.Statement);
     expect(JSON.stringify(statements)).not.toContain('Tracking');
+  });
+});
+
+describe("the FIFO topic's failed deliveries (a cross-Region subscription has no dead-letter queue)", () => {
+  function layout(subscriberRegion: string): { relay: OrderedRelay; fulfilment: Stack } {
+    const app = complianceApp();
+    const fulfilment = new Stack(app, 'Fulfilment', { env: { account: '111111111111', region: 'eu-west-1' } });
+    const relay = new OrderedRelay(fulfilment, 'Ordered', { outboxTable: new OutboxTable(fulfilment, 'Outbox') });
+    const trackingStack = new Stack(app, 'Tracking', { env: { account: '111111111111', region: subscriberRegion } });
+    new OrderedSubscriber(trackingStack, 'Tracking', { relay, subscriberName: 'Tracking', entry: ORDERED_HANDLER });
+    return { relay, fulfilment };
+  }
+
+  test("a subscriber in another Region gives the relay's stack a DeliveryFailed alarm on the FIFO topic's NumberOfNotificationsFailed, in relay.alarms", () => {
+    const { relay, fulfilment } = layout('eu-central-1');
+    const template = Template.fromStack(fulfilment);
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'AWS/SNS',
+      MetricName: 'NumberOfNotificationsFailed',
+      Dimensions: [{ Name: 'TopicName', Value: Match.anyValue() }],
+      Statistic: 'Sum',
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    expect(relay.deliveryFailedAlarm).toBeDefined();
+    expect(relay.alarms).toContain(relay.deliveryFailedAlarm);
+  });
+
+  test('a subscriber in the Region of the relay adds none (its subscription has a dead-letter queue)', () => {
+    const { relay, fulfilment } = layout('eu-west-1');
+    expect(Object.values(Template.fromStack(fulfilment).findResources('AWS::CloudWatch::Alarm')).filter((alarm) => alarm.Properties.MetricName === 'NumberOfNotificationsFailed')).toEqual([]);
+    expect(relay.deliveryFailedAlarm).toBeUndefined();
   });
 });
 

@@ -1,8 +1,7 @@
 /**
- * Issue 41, step 4: the simulator runs one account and Region. An app whose stacks are in different accounts or
- * Regions (a subscriber in a second account, docs/CROSS-ACCOUNT.md) is refused when its assembly is read, naming each
- * stack's environment and what to do, instead of running it as if it were one account (which would evaluate none of
- * the cross-account policies).
+ * Issue 41: an app whose stacks are in different accounts or Regions (a subscriber in a second account, docs/CROSS-ACCOUNT.md)
+ * is read with each stack's environment, so that each resource is simulated in its own account and Region; a stack of no
+ * known environment beside them is refused, naming it. (Once refused as a whole: the simulator ran one account.)
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -27,39 +26,39 @@ function twoStacks(payments: string, ledger: string): string {
   return root;
 }
 
-it('refuses stacks of two accounts, naming each stack with its environment and the way out', () => {
-  const root = twoStacks('aws://111111111111/eu-west-1', 'aws://222222222222/eu-west-1');
+it('reads stacks of two accounts, each with its environment', () => {
+  const model = readAssembly(twoStacks('aws://111111111111/eu-west-1', 'aws://222222222222/eu-west-1'));
+  expect(model.stackNames).toEqual(['Payments', 'Ledger']);
+  expect(model.environments).toEqual(new Map([['Payments', { account: '111111111111', region: 'eu-west-1' }], ['Ledger', { account: '222222222222', region: 'eu-west-1' }]]));
+});
+
+it('reads stacks of two Regions of one account, each with its environment', () => {
+  expect(readAssembly(twoStacks('aws://111111111111/eu-west-1', 'aws://111111111111/eu-central-1')).environments?.get('Ledger')).toEqual({ account: '111111111111', region: 'eu-central-1' });
+});
+
+it('refuses an environment-agnostic stack beside stacks of several environments, naming it and the way out', () => {
+  const root = writeAssembly({ Payments: { template: { Resources: {} } }, Ledger: { template: { Resources: {} } }, Reports: { template: { Resources: {} } } });
+  created.push(root);
+  const file = path.join(root, 'manifest.json');
+  const manifest = JSON.parse(fs.readFileSync(file, 'utf8')) as { artifacts: Record<string, Record<string, unknown>> };
+  manifest.artifacts.Payments.environment = 'aws://111111111111/eu-west-1';
+  manifest.artifacts.Ledger.environment = 'aws://222222222222/eu-west-1';
+  manifest.artifacts.Reports.environment = 'aws://unknown-account/unknown-region';
+  fs.writeFileSync(file, JSON.stringify(manifest));
   expect(() => readAssembly(root)).toThrow(StackSelectionError);
   expect(() => readAssembly(root)).toThrow(
-    'the simulator runs one account and Region, but the stacks are in 2 environments: Payments (aws://111111111111/eu-west-1), ' +
-      'Ledger (aws://222222222222/eu-west-1). ',
+    'the stacks are in 2 accounts and 1 Regions, but Reports (aws://unknown-account/unknown-region) names no account or Region: set env: { account, region } on every stack',
   );
 });
 
-it('says truthfully what can be simulated of it: not the cross-account part, and names the real flag (--stack, not --stacks)', () => {
-  const root = twoStacks('aws://111111111111/eu-west-1', 'aws://222222222222/eu-west-1');
-  let message = '';
-  try {
-    readAssembly(root);
-  } catch (error) {
-    message = (error as Error).message;
-  }
-  expect(message).not.toContain('--stacks');
-  expect(message).toContain('The part of the flow that crosses accounts or Regions cannot be simulated');
-  // one environment's stacks alone: a topic with no subscription, or subscriptions with no topic
-  expect(message).toContain('--stack selects stacks of one environment, which simulates only a flow that is whole in it');
-  expect(message).toContain('synthesize a variant of the app with every stack in one environment');
-});
-
-it('refuses stacks of two Regions of one account', () => {
-  expect(() => readAssembly(twoStacks('aws://111111111111/eu-west-1', 'aws://111111111111/eu-central-1'))).toThrow(/in 2 environments: .*Ledger \(aws:\/\/111111111111\/eu-central-1\)/);
-});
-
-it('reads stacks of one environment, and environment-agnostic stacks beside them, as before', () => {
+it('reads stacks of one environment, and environment-agnostic stacks beside them, as before (no environments: the local account)', () => {
   expect(readAssembly(twoStacks('aws://111111111111/eu-west-1', 'aws://111111111111/eu-west-1')).stackNames).toEqual(['Payments', 'Ledger']);
+  expect(readAssembly(twoStacks('aws://111111111111/eu-west-1', 'aws://111111111111/eu-west-1')).environments).toBeUndefined();
   expect(readAssembly(twoStacks('aws://111111111111/eu-west-1', 'aws://unknown-account/unknown-region')).stackNames).toEqual(['Payments', 'Ledger']);
 });
 
-it('reads the stacks of one environment when the selection leaves the other out', () => {
-  expect(readAssembly(twoStacks('aws://111111111111/eu-west-1', 'aws://222222222222/eu-west-1'), { stacks: ['Payments'] }).stackNames).toEqual(['Payments']);
+it('reads the stacks of one environment when the selection leaves the other out, as one environment', () => {
+  const model = readAssembly(twoStacks('aws://111111111111/eu-west-1', 'aws://222222222222/eu-west-1'), { stacks: ['Payments'] });
+  expect(model.stackNames).toEqual(['Payments']);
+  expect(model.environments).toBeUndefined();
 });

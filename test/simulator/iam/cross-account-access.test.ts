@@ -1,0 +1,132 @@
+/**
+ * Issue 41: IAM across accounts, with the real policy engine, on a hand-written access model of two stacks in two
+ * accounts (Flow in 111111111111, Sub in 222222222222, both eu-west-1). Across accounts the caller's identity policy
+ * AND the resource's policy must allow (/work/shared/AWS-FACTS.md section 7, "Cross-account access"); within one
+ * account either suffices. A queue of another account is subscribed by that account: the topic policy must let it.
+ */
+import { describe, expect, test } from 'vitest';
+import { AccessControl } from '../../../simulator/iam/access-control';
+import { FlowRequests } from '../../../simulator/iam/flow-requests';
+import { IamNames } from '../../../simulator/iam/iam-names';
+import type { AccessModel, NamedResource, TemplatePolicy } from '../../../simulator/model/access-model';
+import type { LocalNames } from '../../../simulator/model/flow-model';
+import { engine } from './iam-test-kit';
+
+const FLOW = { account: '111111111111', region: 'eu-west-1' };
+const SUB = { account: '222222222222', region: 'eu-west-1' };
+const ENVIRONMENTS = new Map([['Flow', FLOW], ['Sub', SUB]]);
+
+function named(stackName: string, logicalId: string, type: string): NamedResource {
+  return { key: `${stackName}/${logicalId}`, stackName, logicalId, constructPath: `${stackName}/${logicalId}/Resource`, type };
+}
+
+function policy(stackName: string, name: string, statements: unknown[]): TemplatePolicy {
+  return { name, stackName, document: { Version: '2012-10-17', Statement: statements } };
+}
+
+const TOPIC_ARN = `arn:aws:sns:${FLOW.region}:${FLOW.account}:Flow-Topic`;
+const QUEUE_ARN = `arn:aws:sqs:${SUB.region}:${SUB.account}:Sub-Queue`;
+
+const names: LocalNames = {
+  region: 'us-east-1',
+  accountId: '000000000000',
+  environmentOf: (stackName) => ENVIRONMENTS.get(stackName),
+  ref: (key) => ({ 'Flow/Topic': TOPIC_ARN, 'Sub/Queue': `http://127.0.0.1:1/${SUB.account}/Sub-Queue`, 'Sub/Fn': 'Sub-Fn', 'Flow/Fn': 'Flow-Fn' })[key],
+  getAtt: (key, attribute) => (key === 'Sub/Queue' && attribute === 'Arn' ? QUEUE_ARN : undefined),
+};
+
+const TABLE_ARN = `arn:aws:dynamodb:${FLOW.region}:${FLOW.account}:table/Flow-Orders`;
+
+function control(options: { topicGrant?: boolean; tablePolicy?: boolean } = {}): { control: AccessControl; requests: FlowRequests } {
+  const resources = Object.fromEntries(
+    [
+      named('Flow', 'Orders', 'AWS::DynamoDB::Table'),
+      named('Flow', 'Topic', 'AWS::SNS::Topic'),
+      named('Flow', 'Fn', 'AWS::Lambda::Function'),
+      named('Flow', 'FnRole', 'AWS::IAM::Role'),
+      named('Sub', 'Fn', 'AWS::Lambda::Function'),
+      named('Sub', 'FnRole', 'AWS::IAM::Role'),
+      named('Sub', 'Queue', 'AWS::SQS::Queue'),
+      named('Sub', 'Subscription', 'AWS::SNS::Subscription'),
+    ].map((resource) => [resource.key, resource]),
+  );
+  const putOrders = { Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: TABLE_ARN };
+  const role = (stackName: string) => ({
+    key: `${stackName}/FnRole`,
+    stackName,
+    logicalId: 'FnRole',
+    constructPath: `${stackName}/FnRole/Resource`,
+    policies: [policy(stackName, `${stackName}/FnRole/DefaultPolicy`, [putOrders])],
+    unevaluatedManagedPolicies: [],
+  });
+  const access: AccessModel = {
+    roles: [role('Flow'), role('Sub')],
+    executionRoles: { 'Flow/Fn': { role: 'Flow/FnRole' }, 'Sub/Fn': { role: 'Sub/FnRole' } },
+    resourcePolicies: {
+      'Flow/Topic': [
+        policy('Flow', 'Flow/TopicPolicy', [
+          { Sid: 'Unrelated', Effect: 'Allow', Principal: { AWS: `arn:aws:iam::${FLOW.account}:root` }, Action: 'sns:GetTopicAttributes', Resource: TOPIC_ARN },
+          ...(options.topicGrant === false
+            ? []
+            : [{ Sid: 'AllowSubscribeSub', Effect: 'Allow', Principal: { AWS: `arn:aws:iam::${SUB.account}:root` }, Action: 'sns:Subscribe', Resource: TOPIC_ARN, Condition: { StringEquals: { 'sns:Protocol': 'sqs', 'sns:Endpoint': QUEUE_ARN } } }]),
+        ]),
+      ],
+      ...(options.tablePolicy === true
+        ? { 'Flow/Orders': [policy('Flow', 'Flow/OrdersPolicy', [{ Effect: 'Allow', Principal: { AWS: `arn:aws:iam::${SUB.account}:root` }, Action: 'dynamodb:PutItem', Resource: '*' }])] }
+        : {}),
+      'Sub/Queue': [
+        policy('Sub', 'Sub/QueuePolicy', [{ Effect: 'Allow', Principal: { Service: 'sns.amazonaws.com' }, Action: 'sqs:SendMessage', Resource: QUEUE_ARN, Condition: { ArnEquals: { 'aws:SourceArn': TOPIC_ARN } } }]),
+      ],
+    },
+    keys: [],
+    encryption: {},
+    resources,
+    notEvaluated: [],
+  };
+  const iamNames = new IamNames(names, resources, new Map([['Flow/Orders', { tableName: 'Flow-Orders' }]]));
+  const accessControl = new AccessControl(access, iamNames, engine);
+  return { control: accessControl, requests: new FlowRequests(accessControl, new Map([['Flow-Orders', 'Flow/Orders']])) };
+}
+
+const put = JSON.stringify({ TableName: 'Flow-Orders', Item: {} });
+
+describe('IAM across accounts', () => {
+  test("each resource's ARN carries its stack's account and Region", () => {
+    const iamNames = new IamNames(names, { 'Flow/Orders': named('Flow', 'Orders', 'AWS::DynamoDB::Table') }, new Map([['Flow/Orders', { tableName: 'Flow-Orders' }]]));
+    expect(iamNames.tableArn('Flow/Orders')).toBe(TABLE_ARN);
+    expect(iamNames.accountOf('Sub/Queue')).toBe(SUB.account);
+  });
+
+  test("an identity policy alone allows a request in its own account, not one on another account's table", async () => {
+    const { control: access, requests } = control();
+    expect(await access.authorizeAll(requests.dynamoDb('Flow/Fn', 'PutItem', put))).toEqual({ allowed: true, evaluated: true });
+    const across = await access.authorizeAll(requests.dynamoDb('Sub/Fn', 'PutItem', put));
+    expect(across.allowed).toBe(false);
+    expect(across.message).toContain(`User: arn:aws:sts::${SUB.account}:assumed-role/`);
+  });
+
+  test("the other account's request is allowed when the table's resource policy names that account too", async () => {
+    const { control: access, requests } = control({ tablePolicy: true });
+    expect(await access.authorizeAll(requests.dynamoDb('Sub/Fn', 'PutItem', put))).toEqual({ allowed: true, evaluated: true });
+  });
+
+  test("SNS delivers to a queue of another account by the queue policy's statement for the topic", async () => {
+    const { control: access, requests } = control();
+    expect(await access.authorizeAll(requests.deliver('Flow/Topic', 'Sub/Queue'))).toEqual({ allowed: true, evaluated: true });
+  });
+
+  test("the queue's account subscribes it when the topic policy lets that account, for that endpoint; without the grant it is denied, naming the topic policy", async () => {
+    expect(await control().control.authorizeSubscribe('Sub/Subscription', 'Flow/Topic', 'Sub/Queue')).toEqual({ allowed: true, evaluated: true });
+    const { control: withoutGrant } = control({ topicGrant: false });
+    const denied = await withoutGrant.authorizeSubscribe('Sub/Subscription', 'Flow/Topic', 'Sub/Queue');
+    expect(denied?.allowed).toBe(false);
+    const [denial] = withoutGrant.figures().denials;
+    expect(denial?.action).toBe('sns:Subscribe');
+    expect(denial?.reason).toContain(`the topic policy of Flow/Topic has no statement that allows account ${SUB.account} (arn:aws:iam::${SUB.account}:root) sns:Subscribe with sns:Protocol sqs and sns:Endpoint ${QUEUE_ARN}`);
+    expect(withoutGrant.figures().denied).toBe(1);
+  });
+
+  test('a subscription in the topic\'s account asks nothing (its deployer\'s own policies decide, as before)', async () => {
+    expect(await control().control.authorizeSubscribe('Flow/Subscription', 'Flow/Topic', 'Sub/Queue')).toBeUndefined();
+  });
+});
