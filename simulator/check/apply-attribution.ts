@@ -264,22 +264,20 @@ export class ApplyAttribution {
   /** How `later` came to apply the event again after `earlier`. */
   private again(consumer: AttributedConsumer, earlier: Application, later: Application, eventId: string): Again {
     const by = `applied again by ${this.label(later.invocation, eventId)}`;
-    if (later.kind === 'own-client' && later.rerunAfter !== undefined && later.invocation === earlier.invocation) {
-      return (
-        `${by} with its own client (${siteList(later.writes)}), after ${this.label(earlier.invocation, eventId)} ran the handler once and its commit was ${notApplied(later.rerunAfter)}, ` +
-        'so the runtime ran the handler again in the same invocation to retry the commit: ' +
-        'a write outside the transaction is not undone when the commit fails, nor stopped by the inbox record when the event comes again (its own client: write through the transaction)'
-      );
-    }
     if (later.kind === 'own-client') {
       const outbox = consumer.outboxTable !== undefined && later.writes.some((write) => write.tables.includes(consumer.outboxTable!));
       const kind: CauseKind = outbox ? 'outbox-write-outside-transaction' : 'write-outside-transaction';
+      // the same invocation ran the handler again: its commit was refused and the runtime retried it (contention retry)
+      const rerun = later.rerunAfter !== undefined && later.invocation === earlier.invocation;
+      const after = rerun
+        ? `ran the handler once and its commit was ${notApplied(later.rerunAfter!)}, so the runtime ran the handler again in the same invocation to retry the commit`
+        : endOf(earlier.invocation, eventId);
       return {
         kind,
         fix: fixFor(kind),
         requests: requestReferences(later.writes),
         text:
-          `${by} with its own client (${siteList(later.writes)}), after ${this.label(earlier.invocation, eventId)} ${endOf(earlier.invocation, eventId)}: ` +
+          `${by} with its own client (${siteList(later.writes)}), after ${this.label(earlier.invocation, eventId)} ${after}: ` +
           'a write outside the transaction is not undone when the commit fails, nor stopped by the inbox record when the event comes again (its own client: write through the transaction)',
       };
     }

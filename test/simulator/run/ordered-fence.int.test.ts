@@ -41,7 +41,15 @@ describe('the sequence fence through the simulator, with faults and poisoned eve
   test.each(SEEDS)('seed %s: a fence that accepts a gap applies the events behind it: the gaps are named', async (seed) => {
     const { code, stdout } = await simulate(lenient, seed);
     expect(stdout).toMatch(/\[aggregate-order\] Shipping: aggregate order-1: sequence 2 was never applied, but \d was \(a gap never filled; applied order: 1, 3/);
-    expect(stdout).toMatch(/\[aggregate-order\] Shipping: aggregate order-2: sequence 1 was never applied, but \d was \(a gap never filled; applied order: 2/);
+    // order-2's first event is poisoned too; whether its later ones are applied over the gap (named the same way) or
+    // dead-lettered behind it depends on the seed's faults (at fence-1 and fence-2 both were crashed 5 times): either
+    // way the poisoned event is named, and a gap applied over is never missed
+    expect(stdout).toMatch(/\[unapplied-event\] Shipping: [^\n]*shipping cannot handle order-2 sequence/);
+    // order-2's events are c2 (poisoned), c5 and c8: unless both later ones are in the dead-letter queue, one was applied over the gap
+    const bothLaterDeadLettered = /\[unapplied-event\] Shipping: [^\n]*\(events step-c5, step-c8\)/.test(stdout);
+    if (!bothLaterDeadLettered) {
+      expect(stdout).toMatch(/\[aggregate-order\] Shipping: aggregate order-2: sequences? 1(?:, \d+)* (?:was|were) never applied, but \d was \(a gap never filled; applied order: [23]/);
+    }
     expect(code).toBe(EXIT_CODE.FAILURE);
   });
 });
