@@ -1,40 +1,6 @@
 /** Which invocation applied an event again, and how, from the requests and invocations a run recorded. */
 import { describe, expect, test } from 'vitest';
-import { ApplyAttribution } from '../../../simulator/check/apply-attribution';
-import type { RequestFault } from '../../../simulator/faults/dynamodb-proxy';
-import type { InvocationOutcome } from '../../../simulator/observation/observer';
-
-const RETURNED: InvocationOutcome = { kind: 'returned', response: {} };
-
-/** A run of one consumer function `Fn`, on a clock the test moves. */
-function run(consumer: { subscriber: string; mode: string; inboxTable?: string; windowSeconds?: number }) {
-  let now = 1_000_000;
-  const attribution = new ApplyAttribution(
-    () => now,
-    () => ['pk'],
-  );
-  attribution.watch('Fn', consumer);
-  let invocations = 0;
-  return {
-    attribution,
-    later: (seconds: number) => (now += seconds * 1000),
-    /** One invocation carrying `events` (id, receive count), sending `writes` in order. */
-    invoke(events: readonly ([string, number] | [string, number, string])[], writes: readonly { body: object; fault?: RequestFault; applied: boolean; operation?: string }[], outcome: InvocationOutcome = RETURNED, failed: readonly string[] = []) {
-      invocations += 1;
-      const key = `Mapping|m-${invocations}|1`;
-      writes.forEach((write, index) => {
-        const request = { operation: write.operation ?? 'TransactWriteItems', index: index + 1, body: Buffer.from(JSON.stringify(write.body)) };
-        attribution.onRequest('Fn', key, request, write.fault ?? 'none');
-        if (write.fault !== 'throttle' && write.fault !== 'conflict' && write.fault !== 'crash-before') attribution.onAnswered('Fn', key, request, write.applied);
-      });
-      attribution.onInvocation('Fn', key, {
-        messages: events.map(([eventId, receiveCount, subject], index) => ({ messageId: `msg-${eventId}-${index}`, receiveCount, origin: { eventId, via: 'sns', ...(subject === undefined ? {} : { subject }) } })),
-        outcome,
-        failedMessageIds: failed.map((eventId) => `msg-${eventId}-0`),
-      });
-    },
-  };
-}
+import { attributedRun as run, RETURNED } from './attribution-run';
 
 let commits = 0;
 /** A transactional commit: the handler's staged actions, then the runtime's inbox record (its write token new each time). */

@@ -4,40 +4,11 @@
  * and invocations (the run-level test is test/simulator/run/violation-causes.int.test.ts).
  */
 import { describe, expect, test } from 'vitest';
-import { ApplyAttribution } from '../../../simulator/check/apply-attribution';
+import { attributedRun as run } from './attribution-run';
 import { checkDualWrites } from '../../../simulator/check/dual-writes';
 import { OwnClientWrites } from '../../../simulator/check/own-client-writes';
 import { fixFor } from '../../../simulator/check/violation-cause';
-import type { RequestFault } from '../../../simulator/faults/dynamodb-proxy';
 import type { SimulatedEvent } from '../../../simulator/observation/run-facts';
-
-function run(consumer: { subscriber: string; mode: string; inboxTable?: string; windowSeconds?: number }) {
-  let now = 1_000_000;
-  const attribution = new ApplyAttribution(
-    () => now,
-    () => ['pk'],
-  );
-  attribution.watch('Fn', consumer);
-  let invocations = 0;
-  return {
-    attribution,
-    later: (seconds: number) => (now += seconds * 1000),
-    invoke(events: readonly [string, number][], writes: readonly { body: object; fault?: RequestFault; applied: boolean; operation?: string }[]) {
-      invocations += 1;
-      const key = `Mapping|m-${invocations}|1`;
-      writes.forEach((write, index) => {
-        const request = { operation: write.operation ?? 'TransactWriteItems', index: index + 1, body: Buffer.from(JSON.stringify(write.body)) };
-        attribution.onRequest('Fn', key, request, write.fault ?? 'none');
-        attribution.onAnswered('Fn', key, request, write.applied);
-      });
-      attribution.onInvocation('Fn', key, {
-        messages: events.map(([eventId, receiveCount], index) => ({ messageId: `msg-${eventId}-${index}`, receiveCount, origin: { eventId, via: 'sns' } })),
-        outcome: { kind: 'returned', response: {} },
-        failedMessageIds: [],
-      });
-    },
-  };
-}
 
 const inboxCommit = (eventId: string, token: string) => ({ TransactItems: [{ Update: { TableName: 'Ledger' } }, { Put: { TableName: 'Inbox', Item: { pk: { S: `Billing#${eventId}` }, writeToken: { S: token } } } }] });
 
