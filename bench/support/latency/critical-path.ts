@@ -1,0 +1,93 @@
+/**
+ * The critical path of one invocation, from the DynamoDB requests it sent (each with its start and end): the longest
+ * chain of requests each starting at or after the previous one's end. Its length is the invocation's round trips on
+ * the critical path, which do not depend on how fast the machine or DynamoDB Local is; weighted by a modelled cost
+ * per request (the added latency plus the operation's service time), it is the invocation's modelled latency. Pure: no
+ * I/O, no clock.
+ *
+ * The chain is a timing relation, not a causal one: a request sent after another one ended is on a chain after it
+ * whether or not it waited for it. So a request the client sent late (its CPU busy) can lengthen a chain; it cannot
+ * shorten one (a request that waited for another's response starts after that response). On a quiet machine with a
+ * round trip much longer than the CPU work between concurrent sends, the two agree (the bench checks it on the
+ * round-trip floor consumer, whose chain is known: the most records of the batch on one item).
+ */
+
+/** One request an invocation sent, on one clock (e.g. `performance.now()` milliseconds). */
+export interface TimedRequest {
+  /** The operation's name, e.g. `TransactWriteItems`. */
+  readonly operation: string;
+  readonly startMs: number;
+  /** At or after `startMs`. */
+  readonly endMs: number;
+}
+
+/** The critical path of an invocation. */
+export interface CriticalPath {
+  /** The most requests on one chain (0 for an invocation that sent none). */
+  readonly roundTrips: number;
+  /** The operations of one longest chain (by count), in order: which requests the invocation waited for. */
+  readonly operations: readonly string[];
+  /** The largest sum of `costOf(operation)` over one chain (it may be another chain than the longest by count). */
+  readonly modeledMs: number;
+}
+
+/**
+ * The critical path of `requests` (in any order): the longest chain by count and the heaviest by `costOf`. Request b
+ * follows request a on a chain when b starts at or after a's end. Throws on a request that ends before it starts.
+ */
+export function criticalPath(requests: readonly TimedRequest[], costOf: (operation: string) => number = () => 1): CriticalPath {
+  for (const request of requests) {
+    if (!(request.endMs >= request.startMs)) throw new RangeError(`a request ends before it starts: ${request.operation} ${request.startMs}-${request.endMs}`);
+  }
+  // in order of start (then end): every request a chain can put before request i comes earlier in this order
+  const sorted = [...requests].sort((a, b) => a.startMs - b.startMs || a.endMs - b.endMs);
+  const longest: number[] = [];
+  const previous: number[] = [];
+  const heaviest: number[] = [];
+  let last = -1;
+  let heaviestMs = 0;
+  sorted.forEach((request, i) => {
+    let count = 0;
+    let before = -1;
+    let weight = 0;
+    for (let j = 0; j < i; j++) {
+      const earlier = sorted[j] as TimedRequest;
+      if (earlier.endMs > request.startMs) continue;
+      if ((longest[j] as number) > count) {
+        count = longest[j] as number;
+        before = j;
+      }
+      weight = Math.max(weight, heaviest[j] as number);
+    }
+    longest.push(count + 1);
+    previous.push(before);
+    heaviest.push(weight + costOf(request.operation));
+    if (last === -1 || (longest[i] as number) > (longest[last] as number)) last = i;
+    heaviestMs = Math.max(heaviestMs, heaviest[i] as number);
+  });
+  const operations: string[] = [];
+  for (let i = last; i !== -1; i = previous[i] as number) operations.unshift((sorted[i] as TimedRequest).operation);
+  return { roundTrips: last === -1 ? 0 : (longest[last] as number), operations, modeledMs: heaviestMs };
+}
+
+/**
+ * Service time per operation: the median duration of the requests of `requests` that were alone in flight (no other
+ * request of the list overlapped them), per operation name. An operation with no such request has no entry. Requests
+ * that touch at an instant (one ends as the other starts) do not overlap.
+ */
+export function soloServiceTimes(requests: readonly TimedRequest[]): Map<string, { readonly medianMs: number; readonly samples: number }> {
+  const durations = new Map<string, number[]>();
+  requests.forEach((request, i) => {
+    const overlapped = requests.some((other, j) => j !== i && other.startMs < request.endMs && request.startMs < other.endMs);
+    if (overlapped) return;
+    durations.set(request.operation, [...(durations.get(request.operation) ?? []), request.endMs - request.startMs]);
+  });
+  const times = new Map<string, { medianMs: number; samples: number }>();
+  for (const [operation, samples] of [...durations.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    const sorted = [...samples].sort((a, b) => a - b);
+    const middle = Math.floor(sorted.length / 2);
+    const medianMs = sorted.length % 2 === 1 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+    times.set(operation, { medianMs, samples: sorted.length });
+  }
+  return times;
+}
