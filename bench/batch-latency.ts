@@ -27,7 +27,7 @@ import { benchMain } from './support/bench-main';
 import { readFlags, usageError } from './support/flags';
 import { client, CUSTOMERS, InvariantViolation, progress } from './support/fixtures';
 import { CONSUMER_KINDS, DEFAULT_CONSUMER_KINDS, type ConsumerKind, type LatencyConsumer } from './support/latency/consumers';
-import { criticalPath, soloServiceTimes, type TimedRequest } from './support/latency/critical-path';
+import { causalPath, criticalPath, soloServiceTimes, type TimedRequest } from './support/latency/critical-path';
 import { percentile } from './support/latency/percentile';
 import { pathText, renderCriticalPathTable, renderLatencyTable, renderModeledTargets, renderTargets, type CriticalPathFigures, type LatencyRow } from './support/latency/report';
 import { RequestTimeline } from './support/latency/request-timeline';
@@ -173,15 +173,18 @@ function requestCost(serviceTimes: ServiceTimes, delayMs: number): (operation: s
 
 /** A row's critical-path figures from the requests of each of its batches and of its redeliveries. */
 function criticalFigures(batches: readonly TimedRequest[][], redeliveries: readonly TimedRequest[], records: number, cost: (operation: string) => number): CriticalPathFigures & { roundTrips: number[] } {
-  const paths = batches.map((requests) => criticalPath(requests, cost));
+  const paths = batches.map((requests) => causalPath(requests, cost));
+  const timingChains = batches.map((requests) => criticalPath(requests).roundTrips);
   const counts = new Map<string, number>();
   for (const path of paths) counts.set(pathText(path.operations), (counts.get(pathText(path.operations)) ?? 0) + 1);
   const [typicalPath, typicalPathBatches] = [...counts.entries()].sort(([a, x], [b, y]) => y - x || a.localeCompare(b))[0] ?? ['(none)', 0];
-  const totalMs = paths.reduce((sum, path) => sum + path.modeledMs, 0) + criticalPath(redeliveries, cost).modeledMs;
+  const totalMs = paths.reduce((sum, path) => sum + path.modeledMs, 0) + causalPath(redeliveries, cost).modeledMs;
   return {
     roundTrips: paths.map((path) => path.roundTrips),
     roundTripsP50: percentile(paths.map((path) => path.roundTrips), 50),
     roundTripsP95: percentile(paths.map((path) => path.roundTrips), 95),
+    timingChainP50: percentile(timingChains, 50),
+    timingChainP95: percentile(timingChains, 95),
     modeledP50Ms: percentile(paths.map((path) => path.modeledMs), 50),
     modeledP95Ms: percentile(paths.map((path) => path.modeledMs), 95),
     modeledRecordsPerSecond: records / (totalMs / 1000),
@@ -342,8 +345,10 @@ async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<n
     '',
     '## Critical path and modelled latency',
     '',
-    'Per batch, the round trips on its critical path: the longest chain of its DynamoDB requests each starting at or after the previous one ended ' +
-      '(timed per HTTP attempt on the consumer\'s client). Modelled latency of a batch: the heaviest such chain, each request costing the added latency + ' +
+    'Per batch, the round trips on its critical path: the longest chain of its DynamoDB requests, each sent on from the response of the one before ' +
+      '(the request whose response came last before it was sent, recorded on the consumer\'s client). Beside it, the timing chain: the longest chain of ' +
+      'requests each starting at or after the previous one ended, which DynamoDB Local\'s queueing lengthens (the follow-up of a queued request starts after ' +
+      'other records\' follow-ups ended). Modelled latency of a batch: the heaviest such chain, each request costing the added latency + ' +
       'its operation\'s service time below; modelled records/s: records of the plan / the modelled latency of all invocations, redeliveries of failed records ' +
       'included. The model leaves out the client\'s CPU time and back-off waits, and takes requests on one chain as AWS serves them: concurrent requests ' +
       'at once (DynamoDB Local and 2 cores serialize them, which is what the wall clock measures).',

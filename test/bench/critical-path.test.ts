@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { criticalPath, soloServiceTimes, type TimedRequest } from '../../bench/support/latency/critical-path';
+import { causalPath, criticalPath, soloServiceTimes, type TimedRequest } from '../../bench/support/latency/critical-path';
 
 /** A request on a hand-built timeline (milliseconds are only positions here: nothing is timed). */
 const at = (operation: string, startMs: number, endMs: number): TimedRequest => ({ operation, startMs, endMs });
@@ -67,6 +67,57 @@ describe('criticalPath: the longest chain of requests, each starting at or after
 
   test('refuses a request that ends before it starts', () => {
     expect(() => criticalPath([at('PutItem', 5, 4)])).toThrow('a request ends before it starts: PutItem 5-4');
+  });
+});
+
+/** A request sent on from the response of request `after` (its index in the list). */
+const following = (operation: string, startMs: number, endMs: number, after: number): TimedRequest => ({ operation, startMs, endMs, after });
+
+describe('causalPath: the longest chain of requests each sent on from the response of the one before', () => {
+  test('an invocation with no request has no round trip', () => {
+    expect(causalPath([])).toEqual({ roundTrips: 0, operations: [], modeledMs: 0 });
+  });
+
+  test('Powertools\' three requests per record, two records at once, one queued by the server: three round trips, not five', () => {
+    // the server serves record 0's three requests while record 1's Put waits; record 1's follow-ups then start after
+    // record 0's ended, so the timing chain runs on from one record's requests to the other's; the causal one does not
+    const requests = [
+      at('PutItem', 0, 10), // record 0
+      at('PutItem', 0.1, 30), // record 1, queued
+      following('UpdateItem', 10, 20, 0),
+      following('UpdateItem', 20, 29, 2),
+      following('UpdateItem', 30, 40, 1),
+      following('UpdateItem', 40, 50, 4),
+    ];
+    expect(criticalPath(requests).roundTrips).toBe(5);
+    const path = causalPath(requests);
+    expect(path.roundTrips).toBe(3);
+    expect(path.operations).toEqual(['PutItem', 'UpdateItem', 'UpdateItem']);
+  });
+
+  test('a read, then the batch\'s transactions at once, then the second record of one lane: three round trips', () => {
+    const path = causalPath([
+      at('BatchGetItem', 0, 4),
+      following('TransactWriteItems', 4.2, 12, 0),
+      following('TransactWriteItems', 4.3, 30, 0),
+      following('TransactWriteItems', 4.4, 9, 0),
+      following('TransactWriteItems', 9.5, 15, 3),
+    ]);
+    expect(path.roundTrips).toBe(3);
+    expect(path.operations).toEqual(['BatchGetItem', 'TransactWriteItems', 'TransactWriteItems']);
+  });
+
+  test('the modelled latency is the heaviest chain by the cost per operation, which need not be the longest by count', () => {
+    const requests = [at('GetItem', 0, 1), following('GetItem', 1, 2, 0), following('GetItem', 2, 3, 1), at('TransactWriteItems', 0, 3)];
+    const path = causalPath(requests, (operation) => (operation === 'TransactWriteItems' ? 20 : 5));
+    expect(path.roundTrips).toBe(3);
+    expect(path.modeledMs).toBe(20);
+    expect(causalPath(requests, () => 10).modeledMs).toBe(30);
+  });
+
+  test('refuses a request that follows itself or a later one', () => {
+    expect(() => causalPath([following('PutItem', 0, 1, 0)])).toThrow('request 0 (PutItem) follows 0, which is not an earlier request of the list');
+    expect(() => causalPath([following('PutItem', 0, 1, 1), at('GetItem', 0, 1)])).toThrow('follows 1');
   });
 });
 

@@ -19,6 +19,11 @@ export interface TimedRequest {
   readonly startMs: number;
   /** At or after `startMs`. */
   readonly endMs: number;
+  /**
+   * The request whose response came last before this one was sent (its index in the same list), if any: the one it
+   * waited for, when the code sends on from a response without yielding to another (see {@link causalPath}).
+   */
+  readonly after?: number;
 }
 
 /** The critical path of an invocation. */
@@ -68,6 +73,34 @@ export function criticalPath(requests: readonly TimedRequest[], costOf: (operati
   const operations: string[] = [];
   for (let i = last; i !== -1; i = previous[i] as number) operations.unshift((sorted[i] as TimedRequest).operation);
   return { roundTrips: last === -1 ? 0 : (longest[last] as number), operations, modeledMs: heaviestMs };
+}
+
+/**
+ * The causal critical path of `requests` (an invocation's, in recording order): each request follows the one named by
+ * its `after` (the request whose response came last before it was sent), and the path is the longest such chain by
+ * count, and the heaviest by `costOf`. Unlike {@link criticalPath}, a chain never jumps from one record's requests to
+ * another's because the server queued one of them: when DynamoDB Local serves ten concurrent requests one after
+ * another, the last one's follow-up starts after the first one's follow-up ended, and the timing chain counts both.
+ * Throws on an `after` that is not an earlier request of the list.
+ */
+export function causalPath(requests: readonly TimedRequest[], costOf: (operation: string) => number = () => 1): CriticalPath {
+  const depth: number[] = [];
+  const weight: number[] = [];
+  let last = -1;
+  let heaviestMs = 0;
+  requests.forEach((request, i) => {
+    const after = request.after;
+    if (after !== undefined && !(Number.isInteger(after) && after >= 0 && after < i)) {
+      throw new RangeError(`request ${i} (${request.operation}) follows ${after}, which is not an earlier request of the list`);
+    }
+    depth.push(after === undefined ? 1 : (depth[after] as number) + 1);
+    weight.push((after === undefined ? 0 : (weight[after] as number)) + costOf(request.operation));
+    if (last === -1 || (depth[i] as number) > (depth[last] as number)) last = i;
+    heaviestMs = Math.max(heaviestMs, weight[i] as number);
+  });
+  const operations: string[] = [];
+  for (let i: number | undefined = last === -1 ? undefined : last; i !== undefined; i = (requests[i] as TimedRequest).after) operations.unshift((requests[i] as TimedRequest).operation);
+  return { roundTrips: last === -1 ? 0 : (depth[last] as number), operations, modeledMs: heaviestMs };
 }
 
 /**

@@ -32,12 +32,15 @@ export interface LatencyRow {
 }
 
 /**
- * A row's critical paths: per batch of the plan, the round trips on its critical path and its modelled latency (the
- * heaviest chain, each request costing the added latency + its operation's service time), and the modelled throughput.
+ * A row's critical paths: per batch of the plan, the round trips on its critical path (causal: critical-path.ts,
+ * `causalPath`) and its modelled latency (the heaviest chain, each request costing the added latency + its operation's service time), and the modelled throughput.
  */
 export interface CriticalPathFigures {
   readonly roundTripsP50: number;
   readonly roundTripsP95: number;
+  /** The timing chain's length (requests each starting at or after the previous one ended), an upper bound under queueing. */
+  readonly timingChainP50: number;
+  readonly timingChainP95: number;
   readonly modeledP50Ms: number;
   readonly modeledP95Ms: number;
   /** Records of the plan / the modelled latency of all invocations, redeliveries of failed records included. */
@@ -173,16 +176,16 @@ export function pathText(operations: readonly string[]): string {
  */
 export function renderCriticalPathTable(rows: readonly LatencyRow[]): string {
   const lines = [
-    '| added latency | redeliveries | consumer | round trips p50 | round trips p95 | most frequent critical path (batches) | modelled p50 ms | modelled p95 ms | ' +
+    '| added latency | redeliveries | consumer | round trips p50 | round trips p95 | timing chain p50 / p95 | most frequent critical path (batches) | modelled p50 ms | modelled p95 ms | ' +
       'modelled records/s | modelled p50 vs PT | wall-clock p50 vs PT | modelled records/s vs PT |',
-    '|---:|---:|---|---:|---:|---|---:|---:|---:|---:|---:|---:|',
+    '|---:|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|',
   ];
   for (const row of rows) {
     const figures = row.critical;
     if (figures === undefined) continue;
     const pt = referenceOf(rows, row).critical;
     lines.push(
-      `| ${row.delayMs} ms | ${percent(row.redeliveryRate)} | ${row.consumer} | ${figures.roundTripsP50} | ${figures.roundTripsP95} | ` +
+      `| ${row.delayMs} ms | ${percent(row.redeliveryRate)} | ${row.consumer} | ${figures.roundTripsP50} | ${figures.roundTripsP95} | ${figures.timingChainP50} / ${figures.timingChainP95} | ` +
         `${figures.typicalPath} (${figures.typicalPathBatches} of ${figures.batches}) | ${ms(figures.modeledP50Ms)} | ${ms(figures.modeledP95Ms)} | ` +
         `${Math.round(figures.modeledRecordsPerSecond)} | ${pt === undefined ? '—' : ratio(figures.modeledP50Ms, pt.modeledP50Ms)} | ${ratio(row.p50Ms, referenceOf(rows, row).p50Ms)} | ` +
         `${pt === undefined ? '—' : ratio(figures.modeledRecordsPerSecond, pt.modeledRecordsPerSecond)} |`,
