@@ -122,13 +122,13 @@ interface RunResult {
 }
 
 /** Batches at the bench's batch size, then single records, of the calibration pass (see {@link calibrate}). */
-const CALIBRATION_BATCHES = 5;
+const CALIBRATION_BATCHES = 10;
 const CALIBRATION_SINGLE_RECORDS = 20;
 
-/** The service time of each operation, from the calibration pass: the median of its requests alone in flight. */
+/** The service time of each operation, from the calibration pass: the 10th percentile of its requests alone in flight. */
 interface ServiceTimes {
-  readonly byOperation: ReadonlyMap<string, { readonly medianMs: number; readonly samples: number }>;
-  /** Operations the calibration saw only under concurrency: their median over all their requests (noted in the report). */
+  readonly byOperation: ReadonlyMap<string, { readonly p10Ms: number; readonly medianMs: number; readonly samples: number }>;
+  /** Operations the calibration saw only under concurrency: the 10th percentile of all their requests (noted in the report). */
   readonly fallback: ReadonlyMap<string, number>;
 }
 
@@ -137,7 +137,7 @@ interface ServiceTimes {
  * {@link CALIBRATION_BATCHES} batches of `plan`, and another instance the first {@link CALIBRATION_SINGLE_RECORDS} of
  * its records one per invocation, one invocation at a time, through the proxy with no added latency; each request alone in flight is a
  * sample of its operation's service time (DynamoDB Local's, at no concurrency: what the model charges per request besides
- * the added latency). The single records give every operation a request of its own (Powertools' records of a batch and
+ * the added latency, the 10th percentile of the samples: see `soloServiceTimes`). The single records give every operation a request of its own (Powertools' records of a batch and
  * the transactional consumer's transactions are concurrent); the batches give the batch read one (it runs alone, before
  * the batch's transactions, and never in a batch of one record).
  */
@@ -161,14 +161,14 @@ async function calibrate(args: Arguments, plan: DeliveryPlan, admin: DynamoDBCli
   for (const operation of new Set(requests.map((request) => request.operation))) {
     if (byOperation.has(operation)) continue;
     const durations = requests.filter((request) => request.operation === operation).map((request) => request.endMs - request.startMs);
-    fallback.set(operation, percentile(durations, 50));
+    fallback.set(operation, percentile(durations, 10));
   }
   return { byOperation, fallback };
 }
 
 /** The modelled cost of one request of `operation` at `delayMs`: the added latency + the operation's service time. */
 function requestCost(serviceTimes: ServiceTimes, delayMs: number): (operation: string) => number {
-  return (operation) => delayMs + (serviceTimes.byOperation.get(operation)?.medianMs ?? serviceTimes.fallback.get(operation) ?? 0);
+  return (operation) => delayMs + (serviceTimes.byOperation.get(operation)?.p10Ms ?? serviceTimes.fallback.get(operation) ?? 0);
 }
 
 /** A row's critical-path figures from the requests of each of its batches and of its redeliveries. */
@@ -353,10 +353,10 @@ async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<n
       'included. The model leaves out the client\'s CPU time and back-off waits, and takes requests on one chain as AWS serves them: concurrent requests ' +
       'at once (DynamoDB Local and 2 cores serialize them, which is what the wall clock measures).',
     '',
-    `- service time per operation (DynamoDB Local, no added latency, the median of the requests alone in flight in a calibration pass of ${CALIBRATION_BATCHES} batches ` +
-      `and ${CALIBRATION_SINGLE_RECORDS} single records per consumer, ${Math.round(highestRate * 100)} % redeliveries): ` +
-      [...serviceTimes.byOperation.entries()].map(([operation, time]) => `${operation} ${time.medianMs.toFixed(2)} ms (${time.samples})`).join(', ') +
-      (serviceTimes.fallback.size === 0 ? '' : `; never alone, so the median of all its requests: ${[...serviceTimes.fallback.entries()].map(([operation, ms]) => `${operation} ${ms.toFixed(2)} ms`).join(', ')}`),
+    `- service time per operation (DynamoDB Local, no added latency, the 10th percentile of the requests alone in flight in a calibration pass of ${CALIBRATION_BATCHES} ` +
+      `batches and ${CALIBRATION_SINGLE_RECORDS} single records per consumer, ${Math.round(highestRate * 100)} % redeliveries; median and samples in brackets): ` +
+      [...serviceTimes.byOperation.entries()].map(([operation, time]) => `${operation} ${time.p10Ms.toFixed(2)} ms (${time.medianMs.toFixed(2)} ms, ${time.samples})`).join(', ') +
+      (serviceTimes.fallback.size === 0 ? '' : `; never alone, so the 10th percentile of all its requests: ${[...serviceTimes.fallback.entries()].map(([operation, ms]) => `${operation} ${ms.toFixed(2)} ms`).join(', ')}`),
     ...floorChecks.map((check) => `- ${check}`),
     '',
     renderCriticalPathTable(rows),

@@ -121,8 +121,8 @@ describe('causalPath: the longest chain of requests each sent on from the respon
   });
 });
 
-describe('soloServiceTimes: the median duration per operation of the requests alone in flight', () => {
-  test('takes only the requests nothing overlapped, the median of each operation', () => {
+describe('soloServiceTimes: the durations per operation of the requests alone in flight', () => {
+  test('takes only the requests nothing overlapped: the 10th percentile and the median of each operation', () => {
     const times = soloServiceTimes([
       at('PutItem', 0, 3),
       at('PutItem', 10, 14),
@@ -134,13 +134,19 @@ describe('soloServiceTimes: the median duration per operation of the requests al
       at('TransactWriteItems', 55, 90),
     ]);
     expect([...times.entries()]).toEqual([
-      ['PutItem', { medianMs: 4, samples: 3 }],
-      ['TransactWriteItems', { medianMs: 5, samples: 2 }],
+      ['PutItem', { p10Ms: 3, medianMs: 4, samples: 3 }],
+      ['TransactWriteItems', { p10Ms: 4, medianMs: 5, samples: 2 }],
     ]);
   });
 
   test('requests that touch at an instant are both alone', () => {
-    expect(soloServiceTimes([at('GetItem', 0, 2), at('GetItem', 2, 6)]).get('GetItem')).toEqual({ medianMs: 3, samples: 2 });
+    expect(soloServiceTimes([at('GetItem', 0, 2), at('GetItem', 2, 6)]).get('GetItem')).toEqual({ p10Ms: 2, medianMs: 3, samples: 2 });
+  });
+
+  test('the 10th percentile by nearest rank: the second fastest of 20, the fastest of 10', () => {
+    const sequential = (n: number): TimedRequest[] => Array.from({ length: n }, (_, i) => at('PutItem', i * 100, i * 100 + (n - i)));
+    expect(soloServiceTimes(sequential(20)).get('PutItem')?.p10Ms).toBe(2);
+    expect(soloServiceTimes(sequential(10)).get('PutItem')?.p10Ms).toBe(1);
   });
 
   test('an operation never alone in flight has no entry', () => {
