@@ -361,7 +361,7 @@ async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<n
     '',
     renderCriticalPathTable(rows),
     '',
-    '## Targets of issue 40, on the modelled latency (wall clock beside)',
+    '## Targets of issue 40, on the critical path: round trips and modelled latency (wall clock beside)',
     '',
     renderModeledTargets(rows),
     '',

@@ -10,7 +10,7 @@
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { TimedRequest } from './critical-path';
 
-/** The requests of one client, recorded between `start()` and `stop()`. */
+/** The requests of one client, recorded between `start()` and `stop()` (one timeline per client). */
 export class RequestTimeline {
   private recording: Array<{ operation: string; startMs: number; endMs?: number; after?: number }> | undefined;
   /** The request of the recording whose response came last, by its index. */
