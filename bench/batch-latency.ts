@@ -139,11 +139,12 @@ interface ServiceTimes {
 /**
  * The calibration pass: every consumer (fresh instances, fresh tables, not checked) delivers the first
  * {@link CALIBRATION_BATCHES} batches of `plan`, and another instance the first {@link CALIBRATION_SINGLE_RECORDS} of
- * its records one per invocation, one invocation at a time, through the proxy with no added latency; each request alone in flight is a
- * sample of its operation's service time (DynamoDB Local's, at no concurrency: what the model charges per request besides
- * the added latency, the 10th percentile of the samples: see `soloServiceTimes`). The single records give every operation a request of its own (Powertools' records of a batch and
- * the transactional consumer's transactions are concurrent); the batches give the batch read one (it runs alone, before
- * the batch's transactions, and never in a batch of one record).
+ * its records one per invocation, one invocation at a time, through the proxy with no added latency; each request alone
+ * in flight is a sample of its operation's service time (DynamoDB Local's, at no concurrency: what the model charges per
+ * request besides the added latency, the 10th percentile of the samples: see `soloServiceTimes`). The single records give
+ * every operation a request of its own (Powertools' records of a batch and the transactional consumer's transactions are
+ * concurrent); the batches give the batch read one (it runs alone, before the batch's transactions, and never in a batch
+ * of one record).
  */
 async function calibrate(args: Arguments, plan: DeliveryPlan, admin: DynamoDBClient, proxy: FaultProxy, prng: Prng): Promise<ServiceTimes> {
   const requests: TimedRequest[] = [];
