@@ -9,7 +9,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type AssemblyStack, listStacks } from './assembly-manifest';
 import { linkFlow, type UnlinkedFlow } from './flow-links';
-import type { FlowModel } from './flow-model';
+import type { BucketModel, FlowModel } from './flow-model';
 import { RESOURCE_TYPES } from './references';
 import { readAccessModel } from './resources/access';
 import { readEventSourceMapping } from './resources/event-source-mapping';
@@ -20,6 +20,7 @@ import { readRelay } from './resources/relay';
 import { readSubscription } from './resources/subscription';
 import { readTable } from './resources/table';
 import { readTopic } from './resources/topic';
+import { readBucket } from './resources/bucket';
 import { StackIndex, StackTemplate, type TemplateResource } from './stack-template';
 import { NotSimulatedError } from './template-values';
 
@@ -80,7 +81,15 @@ export function readAssembly(assemblyDirectory: string, options: ReadAssemblyOpt
   }
   const resources = stackTemplates.flatMap((template) => template.resources);
   const access = readAccessModel(resources);
-  return { assemblyDirectory: directory, stackNames: stacks.map((stack) => stack.stackName), ...linkFlow(flow), access, queueAlarms: readQueueAlarms(resources) };
+  const buckets = readBuckets(resources);
+  return {
+    assemblyDirectory: directory,
+    stackNames: stacks.map((stack) => stack.stackName),
+    ...linkFlow(flow),
+    ...(buckets.length === 0 ? {} : { buckets }),
+    access,
+    queueAlarms: readQueueAlarms(resources),
+  };
 }
 
 /** How each flow resource type is read into the flow (what a reader only partly simulates, it says in `notSimulated`). */
@@ -94,6 +103,11 @@ const READERS: Readonly<Record<string, (resource: TemplateResource, flow: Unlink
   [RESOURCE_TYPES.EVENT_SOURCE_MAPPING]: (resource, flow) => flow.eventSourceMappings.push(readEventSourceMapping(resource)),
   [RESOURCE_TYPES.FUNCTION]: (resource, flow) => flow.functions.push(readFunction(resource, flow.notSimulated)),
 };
+
+/** The buckets of the templates; one that exists only under a condition is not simulated (its requests then fail). */
+function readBuckets(resources: readonly TemplateResource[]): BucketModel[] {
+  return resources.filter((resource) => resource.type === RESOURCE_TYPES.BUCKET && resource.condition === undefined).map(readBucket);
+}
 
 /** Reads one resource into the flow; a resource the simulator cannot run becomes a line of `notSimulated`. */
 function readResource(resource: TemplateResource, flow: UnlinkedFlow): void {
