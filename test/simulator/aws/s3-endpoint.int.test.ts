@@ -171,7 +171,7 @@ describe('the S3 endpoint faults', () => {
     const altered = freshKey();
     const missing = freshKey();
     const { url } = await start({
-      decideObjectFault: (bucket, key) => (key === altered ? 'altered' : key === missing ? 'missing' : undefined),
+      decideObjectFault: (_bucket, key) => (key === altered ? 'altered' : key === missing ? 'missing' : undefined),
       onFault: (fault, functionKey, target) => heard.push(`${fault} ${functionKey ?? '?'} ${target.key === altered ? 'altered-key' : 'missing-key'}`),
     });
     const s3 = client(url);
