@@ -91,6 +91,8 @@ export interface S3Endpoint {
   readonly endpoint: string;
   /** The object faults applied so far, in the order they were applied. */
   injectedObjectFaults(): readonly InjectedObjectFault[];
+  /** The object as the local S3 holds it now, read without IAM or faults (the checks' view); undefined when there is none. */
+  readObject(bucket: string, key: string): Promise<Buffer | undefined>;
   /** Closes the endpoint and every connection to it (the local S3 is the caller's to stop). */
   stop(): Promise<void>;
 }
@@ -166,7 +168,7 @@ export async function startS3Endpoint(options: S3EndpointOptions): Promise<S3End
     if (options.decideObjectFault === undefined || objectFaultDecided.has(objectId)) return;
     await withLock(objectId, async () => {
       if (objectFaultDecided.has(objectId)) return;
-      const path = `/${encodeURIComponent(target.bucket)}/${target.key.split('/').map(encodeURIComponent).join('/')}`;
+      const path = objectPath(target.bucket, target.key);
       const stored = await send('GET', path, {}, undefined);
       // nothing written yet: decided when it is first read after it exists
       if (stored.status !== 200) return;
@@ -255,12 +257,21 @@ export async function startS3Endpoint(options: S3EndpointOptions): Promise<S3End
   return {
     endpoint: loopback.endpoint,
     injectedObjectFaults: () => [...injected],
+    readObject: async (bucket, key) => {
+      const stored = await send('GET', objectPath(bucket, key), {}, undefined);
+      return stored.status === 200 ? stored.body : undefined;
+    },
     stop: async () => {
       const stopped = loopback.stop();
       agent.destroy();
       await stopped;
     },
   };
+}
+
+/** The path-style path of an object on the local S3. */
+function objectPath(bucket: string, key: string): string {
+  return `/${encodeURIComponent(bucket)}/${key.split('/').map(encodeURIComponent).join('/')}`;
 }
 
 function withAccessKey(accessKeyId: string | undefined): { accessKeyId?: string } {

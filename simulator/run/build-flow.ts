@@ -55,7 +55,7 @@ export interface LocalFlow {
   /** The SQS endpoint of the run (`http://127.0.0.1:<port>`): the functions' SQS clients', and the origin of every queue URL. */
   readonly sqsEndpoint: string;
   /** The run's S3 (its endpoint and what it did to objects), when the app has a bucket. @default none */
-  readonly s3?: Pick<S3Endpoint, 'endpoint' | 'injectedObjectFaults'> & { readonly buckets: ReadonlyMap<ResourceKey, string> };
+  readonly s3?: Pick<S3Endpoint, 'endpoint' | 'injectedObjectFaults' | 'readObject'> & { readonly buckets: ReadonlyMap<ResourceKey, string> };
   /** Stops the runners and the SQS endpoint. */
   stop(): Promise<void>;
 }
@@ -350,7 +350,8 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
       ];
     });
 
-    const s3View = s3 === undefined ? undefined : { endpoint: s3.endpoint, injectedObjectFaults: () => s3!.injectedObjectFaults(), buckets: bucketNames };
+    const endpoint = s3;
+    const s3View = endpoint === undefined ? undefined : { endpoint: endpoint.endpoint, injectedObjectFaults: () => endpoint.injectedObjectFaults(), readObject: (bucket: string, key: string) => endpoint.readObject(bucket, key), buckets: bucketNames };
     return {
       names,
       tables,
