@@ -72,6 +72,23 @@ describe('the S3 endpoint in front of s3rver', () => {
     expect(head.ContentLength).toBe(body.length);
   });
 
+  test("a client configured only by a function's environment (AWS_ENDPOINT_URL_S3 with the sender path) reaches the endpoint path-style, attributed to its invocation", async () => {
+    const asked: string[] = [];
+    const { url } = await start({ decideFault: ({ functionKey, invocationKey, operation }) => (asked.push(`${functionKey} ${invocationKey} ${operation}`), 'none') });
+    const saved = { ...process.env };
+    Object.assign(process.env, { AWS_ENDPOINT_URL_S3: url, AWS_ENDPOINT_URL: 'http://127.0.0.1:1', AWS_ACCESS_KEY_ID: 'a', AWS_SECRET_ACCESS_KEY: 'b', AWS_REGION: 'us-east-1' });
+    try {
+      const s3 = new S3Client({});
+      const key = freshKey();
+      await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: 'from the environment', IfNoneMatch: '*' }));
+      expect((await read(s3, key)).toString()).toBe('from the environment');
+    } finally {
+      for (const name of Object.keys(process.env)) if (!(name in saved)) delete process.env[name];
+      Object.assign(process.env, saved);
+    }
+    expect(asked).toEqual(['App/Fn inv-1 PutObject', 'App/Fn inv-1 GetObject']);
+  });
+
   test('a conditional PutObject (If-None-Match: *) of a key that exists is refused with 412 and leaves the first object; s3rver alone would replace it', async () => {
     const { url } = await start();
     const s3 = client(url);
