@@ -1,6 +1,6 @@
 /**
  * The claim-check (issue 42, docs/LARGE-EVENTS.md) against real servers: DynamoDB Local for the outbox and inbox, a
- * local S3 (s3rver behind the conditional-write front, test/support/s3-local.ts) for the payload bucket.
+ * local S3 (s3rver behind the simulator's S3 endpoint, test/support/s3-local.ts) for the payload bucket.
  */
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -66,7 +66,7 @@ async function objectText(dataref: string): Promise<string> {
 }
 
 async function keysOfEvent(eventId: string): Promise<string[]> {
-  const listed = await s3.client.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `${PREFIX}${sha256Hex(eventId)}/` }));
+  const listed = await s3.backendClient.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: `${PREFIX}${sha256Hex(eventId)}/` }));
   return (listed.Contents ?? []).map((object) => object.Key!);
 }
 
