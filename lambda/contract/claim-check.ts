@@ -32,7 +32,7 @@
 /** The CloudEvents extension attributes of an offloaded event's envelope (extension names: lowercase a-z0-9 only). */
 export const CLAIM_CHECK_ATTRIBUTES = {
   /**
-   * The CloudEvents `dataref` extension: where the data is, as `s3://<bucket>/<key>` ({@link payloadDataRef}). Its
+   * The CloudEvents `dataref` extension: where the data is, as `s3://<bucket>/<key>` (`payloadDataRef`). Its
    * presence marks the event as offloaded.
    */
   DATAREF: 'dataref',
@@ -52,7 +52,7 @@ export const DATAREF_SCHEME = 's3://';
 export const CLAIM_CHECK_ENV = {
   /** Name of the payload bucket. Unset: the flow does not offload (and a reader refuses an offloaded event). */
   PAYLOAD_BUCKET_NAME: 'IEF_PAYLOAD_BUCKET_NAME',
-  /** The key prefix objects are written under (see {@link PAYLOAD_KEY_PREFIX_PATTERN}); unset: {@link DEFAULT_PAYLOAD_KEY_PREFIX}. */
+  /** The key prefix objects are written under (see `PAYLOAD_KEY_PREFIX_PATTERN`); unset: {@link DEFAULT_PAYLOAD_KEY_PREFIX}. */
   PAYLOAD_KEY_PREFIX: 'IEF_PAYLOAD_KEY_PREFIX',
   /**
    * The inline threshold in bytes (a whole number, 0 or more): an event whose envelope, double-encoded, is larger is
