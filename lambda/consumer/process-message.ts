@@ -304,7 +304,8 @@ export async function processMessage<TData>(
   const raw = delivered;
   try {
     // an offloaded event's data is fetched and verified first: from here on it is an inline event (same fingerprint)
-    const { envelope: whole, dataJson } = await inlineEnvelope(delivered, deps.claimCheck);
+    // (an inline event takes no extra step: not even an await, so its path is main's, tick for tick)
+    const { envelope: whole, dataJson } = isOffloaded(delivered) ? await inlineEnvelope(delivered, deps.claimCheck) : { envelope: delivered, dataJson: undefined };
     const fingerprint = payloadFingerprint(whole);
     if (deps.knownRecords?.recognise(raw.id, fingerprint) === 'duplicate') {
       log.debug('duplicate', { ...elapsed(), outcome: 'duplicate', detail: 'recognised by the batch read: no handler run, nothing written' });
