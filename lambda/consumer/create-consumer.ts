@@ -17,6 +17,9 @@ import { assertNotBehindOrderedQueue } from './ordered-queue-guard';
 import { KnownRecords, type KnownRecordsSource } from './known-records';
 import { parseRecordBody, processMessage, type MessageDependencies, type MessageExecutor, type ParsedBody, type PayloadParser } from './process-message';
 import type { SQSBatchResponse, SQSEvent } from './sqs';
+import { loadClaimCheckConfig } from '../claim-check/claim-check-config';
+import { S3PayloadStore, type PayloadReader } from '../claim-check/payload-store';
+import type { ClaimCheckReading } from './process-message';
 
 /** Options every consumer factory accepts. */
 export interface ConsumerOptions<TData> {
@@ -62,6 +65,12 @@ export interface ConsumerOptions<TData> {
    * @default 25 ms base, 1 s cap, 1 s kept back for the batch and the response, `Math.random`
    */
   readonly contentionRetry?: ContentionRetryOptions;
+  /**
+   * Where offloaded events' data is read from (claim-check, docs/LARGE-EVENTS.md); any `PayloadReader`, e.g. an
+   * `S3PayloadStore` over your own S3 client.
+   * @default an `S3PayloadStore` with a client from the Lambda environment, created when the first offloaded event arrives
+   */
+  readonly payloadReader?: PayloadReader;
 }
 
 /** The default of `maxConcurrency`. */
@@ -118,6 +127,19 @@ export function consumerLogger(config: ConsumerBaseConfig, processingMode: Proce
   return (logger ?? createLogger()).child({ subscriber: config.subscriberName, processingMode });
 }
 
+/**
+ * How a consumer reads offloaded events: the given reader, or an S3 store made on first use; the flow's bucket and
+ * prefix from the environment (`IEF_PAYLOAD_BUCKET_NAME`, `IEF_PAYLOAD_KEY_PREFIX`) when set.
+ */
+function claimCheckReading(payloadReader: PayloadReader | undefined): ClaimCheckReading {
+  const expected = loadClaimCheckConfig();
+  let reader = payloadReader;
+  return {
+    reader: () => (reader ??= S3PayloadStore.fromEnvironment()),
+    ...(expected === undefined ? {} : { expected }),
+  };
+}
+
 /** The dead-letter publisher of a consumer: the caller's, or SQS to the configured URL, or none. */
 function deadLetterPublisher(config: ConsumerBaseConfig, deadLetter?: DeadLetterPublisher): DeadLetterPublisher | undefined {
   if (deadLetter !== undefined) return deadLetter;
@@ -160,6 +182,7 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
     }
   };
   const deadLetter = deadLetterPublisher(config, setup.options.deadLetter);
+  const claimCheck = claimCheckReading(setup.options.payloadReader);
   const contention = new ContentionRetry(setup.options.contentionRetry);
   // one per consumer: an adaptive read learns from every invocation of this execution environment
   const readPolicy = setup.knownRecordsSource === undefined ? undefined : batchReadPolicy(setup.batchRead ?? true);
@@ -200,6 +223,7 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
       handOff: new Map(),
       onBlockedDeadLetter: setup.onBlockedDeadLetter,
       contention,
+      claimCheck,
     };
     try {
       return await processBatch(

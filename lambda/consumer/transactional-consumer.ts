@@ -4,7 +4,7 @@ import type { Logger } from '../logger';
 import { assertProcessingMode, loadConsumerBaseConfig, loadConsumerConfig, type ConsumerConfig } from '../config';
 import { PROCESSING_MODE } from '../contract/environment';
 import type { EventEnvelope } from '../envelope';
-import { consumerOutbox, emittedEventPreparer } from '../producer/emitted-events';
+import { consumerOutbox, emittedEventPreparer, readyEvents } from '../producer/emitted-events';
 import type { Outbox } from '../producer/outbox';
 import type { BatchReadPolicy, BatchReadSetting } from './batch-read-policy';
 import type { KnownRecordsSource } from './known-records';
@@ -165,7 +165,7 @@ export function createTransactionalConsumer<TData = unknown>(options: Transactio
         });
         // a fresh event each attempt: a handler that changes its event in place must not change it twice
         await options.handle(context.freshEnvelope(), tx, context);
-        return { tx, result: await inbox.commit(envelope, tx.items, context.fingerprint, tx.events, context.itemLocks, writeToken) };
+        return { tx, result: await inbox.commit(envelope, tx.items, context.fingerprint, await readyEvents(tx.events), context.itemLocks, writeToken) };
       }, context);
       if (result.unverifiedPayload !== undefined) {
         context.logger.warn('payload not verified', { detail: `${result.unverifiedPayload}; acknowledged as a duplicate`, fingerprint: context.fingerprint });

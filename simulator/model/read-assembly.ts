@@ -9,9 +9,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type AssemblyStack, listStacks } from './assembly-manifest';
 import { linkFlow, type UnlinkedFlow } from './flow-links';
-import type { FlowModel } from './flow-model';
+import type { BucketModel, FlowModel } from './flow-model';
 import { RESOURCE_TYPES } from './references';
 import { readAccessModel } from './resources/access';
+import { readBucket } from './resources/bucket';
 import { readEventSourceMapping } from './resources/event-source-mapping';
 import { readFunction } from './resources/function';
 import { readQueue } from './resources/queue';
@@ -82,10 +83,12 @@ export function readAssembly(assemblyDirectory: string, options: ReadAssemblyOpt
   }
   const resources = stackTemplates.flatMap((template) => template.resources);
   const access = readAccessModel(resources);
+  const buckets = readBuckets(resources);
   return {
     assemblyDirectory: directory,
     stackNames: stacks.map((stack) => stack.stackName),
     ...linkFlow(flow),
+    ...(buckets.length === 0 ? {} : { buckets }),
     access,
     queueAlarms: readQueueAlarms(resources),
     ...(environments === undefined ? {} : { environments }),
@@ -103,6 +106,11 @@ const READERS: Readonly<Record<string, (resource: TemplateResource, flow: Unlink
   [RESOURCE_TYPES.EVENT_SOURCE_MAPPING]: (resource, flow) => flow.eventSourceMappings.push(readEventSourceMapping(resource)),
   [RESOURCE_TYPES.FUNCTION]: (resource, flow) => flow.functions.push(readFunction(resource, flow.notSimulated)),
 };
+
+/** The buckets of the templates; one that exists only under a condition is not simulated (its requests then fail). */
+function readBuckets(resources: readonly TemplateResource[]): BucketModel[] {
+  return resources.filter((resource) => resource.type === RESOURCE_TYPES.BUCKET && resource.condition === undefined).map(readBucket);
+}
 
 /** Reads one resource into the flow; a resource the simulator cannot run becomes a line of `notSimulated`. */
 function readResource(resource: TemplateResource, flow: UnlinkedFlow): void {
