@@ -40,4 +40,11 @@ test('R41-8: two stacks of one stack name in two accounts are read, each in its 
   expect(model.stackNames).toHaveLength(3);
   const accounts = [...(model.environments?.values() ?? [])].map((environment) => environment.account).sort();
   expect(accounts).toEqual(['111111111111', '222222222222', '333333333333']);
+  // the model names the two by their artifact ids; one of them alone keeps its stack name
+  expect(model.stackNames).toEqual(['Payments', 'LedgerTeamA', 'LedgerTeamB']);
+  expect(readAssembly(root, { stacks: ['Payments', 'LedgerTeamB'] }).stackNames).toEqual(['Payments', 'Ledger']);
+  // --stack by the shared stack name cannot tell them apart: it says how to select
+  expect(() => readAssembly(root, { stacks: ['Ledger'] })).toThrow(
+    '2 stacks of the app are named Ledger (LedgerTeamA in aws://222222222222/eu-west-1, LedgerTeamB in aws://333333333333/eu-west-1); select each by its artifact id or construct path with the stacks option (--stack)',
+  );
 });
