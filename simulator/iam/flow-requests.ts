@@ -12,7 +12,8 @@
  *   a pipe whose target is a queue (the ordered relay's FIFO queue) sends to it as any sender does (`sqs:SendMessage` + KMS);
  * - a function's own `sns:Publish` (the ordered fan-out's, through the simulator's SNS endpoint), with the KMS requests
  *   of an encrypted topic, as the pipe's;
- * - SNS delivering to a queue: `sns.amazonaws.com` with the topic as `aws:SourceArn`, `sqs:SendMessage` under the
+ * - SNS delivering to a queue: `sns.amazonaws.com` (`sns.<opt-in-region>.amazonaws.com` from a topic of an opt-in
+ *   Region to another Region: ./sns-principal.ts) with the topic as `aws:SourceArn`, `sqs:SendMessage` under the
  *   queue's policy and the KMS actions under the queue key's policy;
  * - a function's object request to a bucket (the claim-check's): `s3:PutObject`, `s3:GetObject` (HeadObject too) or
  *   `s3:DeleteObject` on the object's ARN under the bucket policy, with, for an SSE-KMS bucket under a key of the app,
@@ -26,6 +27,7 @@ import type { AccessControl } from './access-control';
 import type { AccessRequest, Caller } from './access-types';
 import { dynamoDbAccesses } from './dynamodb-actions';
 import { dynamoDbContext } from './dynamodb-context';
+import { snsDeliveryPrincipal } from './sns-principal';
 
 /** The actions an SQS event source mapping needs on its queue. */
 export const EVENT_SOURCE_MAPPING_ACTIONS = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'] as const;
@@ -131,6 +133,7 @@ export class FlowRequests {
 
   /** SNS delivering a message of `topic` to `queue` (a subscription's queue or its dead-letter queue). */
   public deliver(topic: ResourceKey, queue: ResourceKey): AccessRequest[] {
-    return this.sqs({ kind: 'service', service: 'sns.amazonaws.com', source: topic }, 'SendMessage', queue);
+    const service = snsDeliveryPrincipal(this.access.regionOf(topic), this.access.regionOf(queue));
+    return this.sqs({ kind: 'service', service, source: topic }, 'SendMessage', queue);
   }
 }

@@ -99,6 +99,11 @@ export interface SubscriptionModel extends ModelledResource {
   readonly filterPolicyScope: 'MessageAttributes' | 'MessageBody';
   /** `RedrivePolicy.deadLetterTargetArn`: where SNS puts messages it cannot deliver. */
   readonly deadLetterQueue?: ResourceKey;
+  /**
+   * `Region`: the Region CloudFormation creates the subscription in (a cross-Region subscription names the topic's).
+   * @default the Region of the subscription's stack
+   */
+  readonly region?: string;
 }
 
 /** `AWS::SQS::Queue` */

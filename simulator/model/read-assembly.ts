@@ -58,14 +58,16 @@ export class StackSelectionError extends Error {
 export function readAssembly(assemblyDirectory: string, options: ReadAssemblyOptions = {}): FlowModel {
   const directory = path.resolve(assemblyDirectory);
   const all = listStacks(directory);
-  const stacks = selectStacks(all, options.stacks);
+  // the model names each stack by its stack name, unique only per account and Region: two stacks of one name (in two
+  // environments) are named by their artifact ids (or construct paths) instead
+  const stacks = uniquelyNamed(selectStacks(all, options.stacks));
   const environments = placeStacks(stacks);
   // every stack's outputs, so that a reference from a selected stack into one that is not can say so
   const index = new StackIndex();
   if (environments !== undefined) index.environments = environments;
   const templates = stacks.map((stack) => ({ stack, body: readTemplate(stack) }));
   for (const { stack, body } of templates) index.addOutputs(stack.stackName, body);
-  for (const stack of all) if (!stacks.includes(stack) && !index.hasStack(stack.stackName)) index.addOutputs(stack.stackName, readTemplateIfAny(stack));
+  for (const stack of all) if (!stacks.some((selected) => selected.templateFile === stack.templateFile) && !index.hasStack(stack.stackName)) index.addOutputs(stack.stackName, readTemplateIfAny(stack));
   const flow: UnlinkedFlow = {
     tables: [],
     relays: [],
@@ -154,23 +156,43 @@ function selectStacks(stacks: AssemblyStack[], wanted: readonly string[] | undef
   const matches = (stack: AssemblyStack, name: string): boolean =>
     stack.stackName === name || stack.artifactId === name || stack.displayName === name;
   for (const name of wanted ?? []) {
-    if (!stacks.some((stack) => matches(stack, name))) {
+    const found = stacks.filter((stack) => matches(stack, name));
+    if (found.length === 0) {
       throw new StackSelectionError(`no stack of the app is ${name}; its stacks: ${stacks.map(describeStack).join(', ') || '(none)'}`);
+    }
+    if (found.length > 1 && !found.some((stack) => stack.artifactId === name || stack.displayName === name)) {
+      throw new StackSelectionError(
+        `${found.length} stacks of the app are named ${name} (${found.map((stack) => `${stack.displayName} in ${stack.environment ?? 'no environment'}`).join(', ')}); ` +
+          'select each by its artifact id or construct path with the stacks option (--stack)',
+      );
     }
   }
   const selected = wanted === undefined ? stacks : stacks.filter((stack) => wanted.some((name) => matches(stack, name)));
-  const byName = new Map<string, AssemblyStack>();
   for (const stack of selected) {
-    const other = byName.get(stack.stackName);
+    const other = selected.find((candidate) => candidate !== stack && candidate.stackName === stack.stackName && candidate.environment === stack.environment);
     if (other !== undefined) {
       throw new StackSelectionError(
-        `the app has two stacks named ${stack.stackName} (${other.displayName} and ${stack.displayName}); ` +
+        `the app has two stacks named ${stack.stackName} (${stack.displayName} and ${other.displayName})${stack.environment === undefined ? '' : ` in ${stack.environment}`}; ` +
           'select one of them with the stacks option (--stack)',
       );
     }
-    byName.set(stack.stackName, stack);
   }
   return selected;
+}
+
+/**
+ * The stacks, each with a stack name no other has: a stack name shared by several stacks (legal in different accounts
+ * or Regions: CloudFormation's stack names are unique per account and Region; two in one environment are refused by
+ * {@link selectStacks}) is replaced by the stack's artifact id,
+ * or, when that is shared too (nested assemblies), its construct path.
+ */
+function uniquelyNamed(stacks: readonly AssemblyStack[]): AssemblyStack[] {
+  const count = (name: (stack: AssemblyStack) => string, value: string) => stacks.filter((stack) => name(stack) === value).length;
+  return stacks.map((stack) => {
+    if (count((other) => other.stackName, stack.stackName) === 1) return stack;
+    const stackName = count((other) => other.artifactId, stack.artifactId) === 1 ? stack.artifactId : stack.displayName;
+    return { ...stack, stackName };
+  });
 }
 
 /**

@@ -32,6 +32,7 @@ import { compileInputTemplate } from '../patterns/input-template';
 import { FlowAccess } from '../iam/flow-access';
 import type { PolicyEngine } from '../iam/policy-engine';
 import { generatedName, LocalResourceNames, registerStaticNames } from '../model/local-names';
+import { isPendingConfirmation, placeSubscription } from '../model/subscription-placement';
 import { ExternalQueues } from './external-queues';
 import type { SimulationObserver } from '../observation/observer';
 import type { SubscriberView } from '../observation/run-facts';
@@ -200,6 +201,10 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
         // a queue of another account is subscribed by that account, which the topic's policy must allow: refused,
         // the subscription's stack would not deploy, so SNS delivers nothing to it (the denial fails the run)
         if (access !== undefined && (await access.subscribeCheck(subscription.key, topicModel.key, subscription.queue)) !== undefined) continue;
+        // one the topic's account made for another account's queue is pending confirmation: SNS delivers nothing
+        // through it (the run fails naming it: ../check/subscription-rules.ts)
+        const placement = placeSubscription(model.environments, subscription);
+        if (placement !== undefined && isPendingConfirmation(placement)) continue;
         const deadLetterQueue = subscription.deadLetterQueue === undefined ? undefined : queues.get(subscription.deadLetterQueue);
         subscriptions.push({
           model: subscription,
