@@ -1,4 +1,5 @@
 import { RemovalPolicy, Stack, StackProps, Validations } from 'aws-cdk-lib';
+import * as backup from 'aws-cdk-lib/aws-backup';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct } from 'constructs';
@@ -28,7 +29,7 @@ export interface LoyaltyExampleStackProps extends StackProps {
  * (whose policy lets SNS use it for the orders topic only), the queue policy (SNS may send for that topic only), the
  * subscription (created by this account, so it needs no confirmation: the orders flow's topic policy lets this account
  * subscribe this queue), the inbox, the points table, the consumer function, its alarms (notifying this account's ops
- * topic) and its `Operator` output. The orders stack gets only the topic policy's grant and a text row on its
+ * topic), its `Operator` output and the daily backups of its two tables. The orders stack gets only the topic policy's grant and a text row on its
  * dashboard. CDK deploys the orders stack first (the subscription needs the topic and the grant).
  */
 export class LoyaltyExampleStack extends Stack {
@@ -52,6 +53,21 @@ export class LoyaltyExampleStack extends Stack {
       removalPolicy,
     });
     points.grant(this.subscriber.consumerFunction, 'dynamodb:PutItem');
+
+    // Daily backups of the loyalty account's tables (the orders stack can not select tables of another account).
+    const backups = new backup.BackupPlan(this, 'Backups', {
+      backupVault: new backup.BackupVault(this, 'BackupVault', { encryptionKey: new kms.Key(this, 'BackupKey', { enableKeyRotation: true }), removalPolicy }),
+      backupPlanRules: [backup.BackupPlanRule.daily()],
+    });
+    const selection = backups.addSelection('Tables', {
+      resources: [backup.BackupResource.fromDynamoDbTable(points), backup.BackupResource.fromArn(this.subscriber.inboxTable!.tableArn)],
+    });
+    Validations.of(selection).acknowledge({
+      id: 'AwsSolutions-IAM4[Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSBackupServiceRolePolicyForBackup]',
+      reason:
+        "AWS Backup's own service role policy, which AWS keeps in step with what backing up each resource type needs; " +
+        'the role is assumable by backup.amazonaws.com only.',
+    });
 
     // Opt-in controls the example leaves off, as in the orders stack (docs/COMPLIANCE.md).
     Validations.of(this.subscriber.consumerFunction.lambdaFunction).acknowledge(
