@@ -380,9 +380,9 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
    * account instead: `CrossAccountOperator<account>` (one per account, see {@link crossAccountOperatorRole}), trusted
    * by exactly the principals granted (never `*`, which is refused), holding only the outbox read, with its ARN in the
    * stack output `<flow>/CrossAccountOperator<account>/RoleArn`. The principal's own account must still let it
-   * `sts:AssumeRole` that role (done here for a role of this app in that account). The subscriber's team then runs
-   * `replay --outbox-profile` with a profile that assumes the role, and reaches its own queue with its own credentials
-   * (docs/CROSS-ACCOUNT.md, "Operating a subscriber of another account").
+   * `sts:AssumeRole` that role (done here for a role of this app in that account). With the role, `replay` reads the
+   * outbox; its send to the subscriber's queue (in the other account) is not covered by this grant (docs/CROSS-ACCOUNT.md,
+   * "Operating a subscriber of another account").
    *
    * @returns the grant of the outbox read, to `grantee` or (another account) to the role
    */

@@ -70,7 +70,7 @@ function crossAccountOperatorRole(flow: Construct, account: string, principal: i
     description: `Operators of account ${account}: read the outbox of flow ${flow.node.path} (idempotent-event-flow replay), nothing else`,
   });
   new CfnOutput(role, 'RoleArn', {
-    description: `The role operators of account ${account} assume to read the outbox of flow ${flow.node.path} (idempotent-event-flow replay --outbox-profile)`,
+    description: `The role operators of account ${account} assume to read the outbox of flow ${flow.node.path} (idempotent-event-flow replay; docs/CROSS-ACCOUNT.md)`,
     value: role.roleArn,
   });
   return role;
