@@ -15,6 +15,7 @@ import { placementOf } from './consumer/private/flow-placement';
 import { physicalNamesOf } from './consumer/private/cross-stack-names';
 import { EventFlowAttributes, importEventFlow } from './imported-event-flow';
 import { describeEnvironment } from './private/environments';
+import { crossAccountOperatorRoleId, grantFlowOperator } from './private/flow-operator';
 import { giveSubscriberAlarmsAndOutput } from './private/subscriber-registration';
 import { subscribeGrantSid } from './private/subscribe-grant-sid';
 import { ALARM_PERIOD, createThresholdAlarm } from './private/threshold-alarm';
@@ -427,6 +428,36 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
   public grantAppendEvents(grantee: iam.IGrantable): iam.Grant {
     const append = this.outboxTable.grantAppendEvents(grantee);
     return this.payloadBucket === undefined ? append : append.combine(grantWritePayloads('grantAppendEvents', this.payloadBucket, grantee));
+  }
+
+  /**
+   * Lets `grantee` read the outbox as `idempotent-event-flow replay` does, to re-send events to a subscriber's queue:
+   * `dynamodb:GetItem` (`--event-id`) and `dynamodb:Scan` (`--since`) on the outbox table, nothing that writes (with a
+   * customer-managed key also `kms:Decrypt`, through DynamoDB only).
+   *
+   * A principal of this flow's account gets them in its own policy. A principal of ANOTHER account (e.g. the on-call
+   * role of a subscriber's team, `new iam.ArnPrincipal('arn:aws:iam::222222222222:role/ledger-oncall')`, or
+   * `new iam.AccountPrincipal('222222222222')`), whose policies this stack can not write, gets a role of this flow's
+   * account instead: `CrossAccountOperator<account>` (one per account, see {@link crossAccountOperatorRole}), trusted
+   * by exactly the principals granted (never `*`, which is refused), holding only the outbox read, with its ARN in the
+   * stack output `<flow>/CrossAccountOperator<account>/RoleArn`. The principal's own account must still let it
+   * `sts:AssumeRole` that role (done here for a role of this app in that account). With the role, `replay` reads the
+   * outbox; its send to the subscriber's queue (in the other account) is not covered by this grant (docs/CROSS-ACCOUNT.md,
+   * "Operating a subscriber of another account").
+   *
+   * @returns the grant of the outbox read, to `grantee` or (another account) to the role
+   */
+  public grantOperator(grantee: iam.IGrantable): iam.Grant {
+    return grantFlowOperator(this, this.outboxTable, grantee);
+  }
+
+  /**
+   * The role {@link grantOperator} created for principals of `account` (12 digits), which they assume to read the
+   * outbox; undefined when none was granted.
+   */
+  public crossAccountOperatorRole(account: string): iam.IRole | undefined {
+    const role = this.node.tryFindChild(crossAccountOperatorRoleId(account));
+    return role instanceof iam.Role ? role : undefined;
   }
 
   /**
