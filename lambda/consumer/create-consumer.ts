@@ -9,7 +9,7 @@ import type { DynamoDBClientLike } from '../transaction/document-client';
 import { unpairedSurrogate } from '../unicode';
 import { INBOX_ITEM } from '../contract/wire-format';
 import type { EventEnvelope } from '../envelope';
-import { processBatch, type RecordOutcome } from './batch';
+import { processBatch, recordsBehindInLane, type RecordOutcome } from './batch';
 import { batchReadPolicy, type BatchReadSetting } from './batch-read-policy';
 import { SqsDeadLetterPublisher, type DeadLetterPublisher } from './dead-letter';
 import { ItemLocks } from './item-locks';
@@ -203,11 +203,33 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
     const startedAt = now().getTime();
     const outcomes: Partial<Record<RecordOutcome, number>> = {};
     const parsed = new Map<object, ParsedBody>(event.Records.map((record) => [record, parseRecordBody(record, logPayloadValues)]));
-    const eventIds = [...parsed.values()].flatMap((body) => ('envelope' in body ? [body.envelope.id] : []));
+    const idOf = (record: object): string[] => {
+      const body = parsed.get(record);
+      return body !== undefined && 'envelope' in body ? [body.envelope.id] : [];
+    };
+    const eventIds = event.Records.flatMap(idOf);
+    const laneOf = (record: SQSEvent['Records'][number]): string | undefined => {
+      const body = parsed.get(record);
+      return body !== undefined && 'envelope' in body ? laneOfEnvelope(body.envelope) : undefined;
+    };
     // a one-record batch pays the read and then its own write anyway, which answers a redelivery by itself: no read
     const source = setup.knownRecordsSource;
-    const reads = source !== undefined && readPolicy?.shouldRead() === true && eventIds.length >= MIN_RECORDS_FOR_BATCH_READ;
-    const knownRecords = source === undefined ? undefined : reads ? await KnownRecords.read(source, eventIds, now(), logger) : KnownRecords.none(source.subscriberName);
+    const readOn = source !== undefined && readPolicy?.shouldRead() === true && eventIds.length >= MIN_RECORDS_FOR_BATCH_READ;
+    // `batchRead: true` reads before any record starts; otherwise the read is off the first commits' path: a record
+    // first in its lane commits at once (its write's condition answers a redelivery), and the read goes out beside
+    // those commits for the records behind another in their lane, which find its answer when their turn comes
+    const readFirst = readPolicy?.readsBeforeRecords === true;
+    const behind = readFirst ? undefined : recordsBehindInLane(event.Records, laneOf);
+    const readIds = behind === undefined ? eventIds : event.Records.filter((record) => behind.has(record)).flatMap(idOf);
+    const reads = readOn && readIds.length > 0;
+    const knownRecords =
+      source === undefined
+        ? undefined
+        : !reads
+          ? KnownRecords.none(source.subscriberName)
+          : readFirst
+            ? await KnownRecords.read(source, readIds, now(), logger)
+            : KnownRecords.reading(source, readIds, now(), logger);
     const deps: MessageDependencies<TData> = {
       execute: setup.execute,
       parse: setup.options.parse,
@@ -228,17 +250,17 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
     try {
       return await processBatch(
         event.Records,
-        (record, clock) => processMessage(record, deps, parsed.get(record), clock),
+        async (record, clock) => {
+          if (behind?.has(record) === true) await knownRecords?.settled();
+          return processMessage(record, deps, parsed.get(record), clock);
+        },
         {
           concurrency,
           // the invocation's time, shared by the batch's starts and its contention retries
           budget: contention.budget(lambdaContext, event.Records.length),
           onNotStarted: (record) =>
             logger.info('failed', { sqsMessageId: record.messageId, outcome: 'failed', detail: "not started: too little of the invocation's time left; retried later" }),
-          laneOf: (record) => {
-            const body = parsed.get(record);
-            return body !== undefined && 'envelope' in body ? laneOfEnvelope(body.envelope) : undefined;
-          },
+          laneOf,
           onUnexpectedError: (record, error) => logger.error('failed', { sqsMessageId: record.messageId, outcome: 'failed', error }),
           onSkipped: (record, groupId) =>
             logger.info('skipped', { sqsMessageId: record.messageId, outcome: 'skipped', messageGroupId: groupId, detail: 'an earlier message of this FIFO group failed' }),
@@ -249,6 +271,8 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
         },
       );
     } finally {
+      // a read no record waited for (every record behind another was skipped) is not left running past the response
+      await knownRecords?.settled();
       // the redeliveries a read would have answered: those the read or their own write found applied
       readPolicy?.observe(eventIds.length, (outcomes.duplicate ?? 0) - (knownRecords?.copiesRecognisedInBatch ?? 0));
       metrics.flush();

@@ -76,6 +76,13 @@ export interface TransactionalConsumerOptions<TData> extends ConsumerOptions<TDa
    * A batch of one record never reads (its own write answers a redelivery in the same round trip), and a later copy of
    * an event in the same batch is recognised from the earlier one without a read.
    *
+   * `true` waits for the read before any record starts (every redelivery answered by it: the fewest write units, one
+   * round trip more on every batch). `'adaptive'` and a policy object keep the read off the first commits' path: a
+   * record first in its lane (its FIFO group; its event id on a standard queue) commits at once and its own condition
+   * answers a redelivery (a cancelled transaction, 2 write units per item, and a handler run); the read goes out beside
+   * those commits, for the records behind another in their lane only, which find its answer when their turn comes. A
+   * batch with no such record sends no read (docs/PROCESSING-MODES.md, "The batch read").
+   *
    * The default since contention no longer costs receives (issue 40): copies of an event that two invocations hold at
    * once meet in their transactions on the inbox record (a TransactionConflict), and that conflict is retried inside
    * the invocation like any other contention (consumer option `contentionRetry`), so a skipped read never sends a valid
