@@ -8,6 +8,7 @@ import { IdempotentEventFlow, Subscriber } from '../lib';
 import { ORDER_BILLED } from './functions/order-events';
 import { businessTable, eventType } from './orders-example-stack';
 import { opsTopic } from './ops-topic';
+import { acknowledgeOptInFunctionControls } from './opt-in-controls';
 
 /** Properties of {@link LoyaltyExampleStack}. */
 export interface LoyaltyExampleStackProps extends StackProps {
@@ -70,19 +71,6 @@ export class LoyaltyExampleStack extends Stack {
     });
 
     // Opt-in controls the example leaves off, as in the orders stack (docs/COMPLIANCE.md).
-    Validations.of(this.subscriber.consumerFunction.lambdaFunction).acknowledge(
-      ...['NIST.800.53.R5-LambdaConcurrency', 'HIPAA.Security-LambdaConcurrency'].map((id) => ({
-        id,
-        reason:
-          'Reserved concurrency is opt-in (reservedConcurrentExecutions): a new account has a concurrency limit of 10 and ' +
-          'can reserve none, so the example, which must deploy anywhere, reserves none.',
-      })),
-      ...['NIST.800.53.R5-LambdaInsideVPC', 'HIPAA.Security-LambdaInsideVPC', 'PCI.DSS.321-LambdaInsideVPC'].map((id) => ({
-        id,
-        reason:
-          'Running in a VPC is opt-in (vpc, vpcSubnets, securityGroups): it needs VPC endpoints for DynamoDB, SQS, KMS, ' +
-          'CloudWatch Logs and X-Ray (or a NAT gateway), which cost money; the example has no private network to reach.',
-      })),
-    );
+    acknowledgeOptInFunctionControls(this.subscriber.consumerFunction.lambdaFunction);
   }
 }

@@ -10,6 +10,7 @@ import * as path from 'node:path';
 import { IdempotentEventFlow, OrderedRelay, OrderedSubscriber, ProcessingMode } from '../lib';
 import { ORDER_BILLED, ORDER_PLACED } from './functions/order-events';
 import { opsTopic } from './ops-topic';
+import { acknowledgeOptInFunctionControls } from './opt-in-controls';
 
 /** Properties of {@link OrdersExampleStack}. */
 export interface OrdersExampleStackProps extends StackProps {
@@ -191,22 +192,7 @@ export class OrdersExampleStack extends Stack {
 
     // Opt-in controls the example leaves off, so it deploys anywhere at no extra cost (docs/COMPLIANCE.md):
     const functions = [placeOrder, fulfilOrder, ...this.flow.subscribers.map((s) => s.consumerFunction), orderTracking.consumerFunction].map((f) => f.lambdaFunction);
-    for (const fn of [...functions, orderedRelay.fanOutFunction]) {
-      Validations.of(fn).acknowledge(
-        ...['NIST.800.53.R5-LambdaConcurrency', 'HIPAA.Security-LambdaConcurrency'].map((id) => ({
-          id,
-          reason:
-            'Reserved concurrency is opt-in (reservedConcurrentExecutions): a new account has a concurrency limit of 10 and ' +
-            'can reserve none, so the example, which must deploy anywhere, reserves none.',
-        })),
-        ...['NIST.800.53.R5-LambdaInsideVPC', 'HIPAA.Security-LambdaInsideVPC', 'PCI.DSS.321-LambdaInsideVPC'].map((id) => ({
-          id,
-          reason:
-            'Running in a VPC is opt-in (vpc, vpcSubnets, securityGroups): it needs VPC endpoints for DynamoDB, SQS, KMS, ' +
-            'CloudWatch Logs and X-Ray (or a NAT gateway), which cost money; the example has no private network to reach.',
-        })),
-      );
-    }
+    for (const fn of [...functions, orderedRelay.fanOutFunction]) acknowledgeOptInFunctionControls(fn);
   }
 }
 

@@ -5,33 +5,16 @@
  */
 import { createHash } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
-import { DEAD_LETTER_ATTRIBUTE } from '../../../lambda/consumer/dead-letter';
 import { payloadObjectKey, DEFAULT_PAYLOAD_KEY_PREFIX } from '../../../lambda/contract/claim-check';
-import type { ReceivedMessage } from '../../../simulator/aws/sqs-messages';
 import { readDeadLetters } from '../../../simulator/check/dead-letters';
 import { injectedObjectFaultsByEvent } from '../../../simulator/check/injected-object-faults';
 import { checkRejectedEvents } from '../../../simulator/check/rejected-events';
 import { checkUnappliedEvents } from '../../../simulator/check/unapplied-events';
-import { receiveAll, subscriberKit } from './check-kit';
+import { receiveAll, rejectByRuntime, subscriberKit } from './check-kit';
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 const keyOf = (eventId: string): string => payloadObjectKey(DEFAULT_PAYLOAD_KEY_PREFIX, sha256(eventId), sha256(`data of ${eventId}`));
 
-function rejectByRuntime(kit: ReturnType<typeof subscriberKit>, message: ReceivedMessage, errorName: string, errorMessage: string): void {
-  const eventId = message.origin.eventId!;
-  const text = (value: string) => ({ DataType: 'String', StringValue: value });
-  kit.deadLetterQueue.send({
-    body: message.body,
-    messageAttributes: {
-      [DEAD_LETTER_ATTRIBUTE.ERROR_NAME]: text(errorName),
-      [DEAD_LETTER_ATTRIBUTE.ERROR_MESSAGE]: text(errorMessage),
-      [DEAD_LETTER_ATTRIBUTE.SOURCE_MESSAGE_ID]: text(message.messageId),
-      [DEAD_LETTER_ATTRIBUTE.EVENT_ID]: text(eventId),
-    },
-    origin: { via: 'send-message', eventId, deadLetterOf: { messageId: message.messageId } },
-  });
-  kit.queue.delete(message.receiptHandle);
-}
 
 describe('injectedObjectFaultsByEvent', () => {
   test("names each committed event whose object was altered or deleted, by the key's event id digest", () => {
