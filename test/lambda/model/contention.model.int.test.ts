@@ -170,6 +170,37 @@ describe.each<ContentionMode>(['transactional', 'lease', 'multi-step', 'aggregat
   }, 120_000);
 });
 
+describe.each<ContentionMode>(['transactional', 'lease', 'multi-step', 'aggregate'])('%s mode, the retry and the shared deadline, fixed cases', (mode) => {
+  const kind = mode === 'transactional' ? 'conflict' : 'throttle';
+
+  test('one record alone, its write refused 3 times: the retry absorbs it, acknowledged at its first receive', async () => {
+    const world = await ContentionWorld.start(mode, tables.get(mode) as ModelTables, 7, 1);
+    try {
+      world.publish(1);
+      await world.deliverConcurrently(1, 1, { kind, times: 3 });
+      await world.check();
+      expect(world.history.at(-1)).toBe(`deliver 1 at once, ${kind} x3: 1 acknowledged`);
+      await world.drain();
+      expect(world.violations, world.report()).toEqual([]);
+    } finally {
+      await world.stop();
+    }
+  }, 120_000);
+
+  test('ten records one at a time, the first meets contention outlasting the invocation: the batch shares the deadline, the invocation ends in time', async () => {
+    const world = await ContentionWorld.start(mode, tables.get(mode) as ModelTables, 42, 1);
+    try {
+      for (let event = 0; event < 10; event++) world.publish(1);
+      await world.deliverConcurrently(1, 10, { kind, times: OUTLASTING_REFUSALS });
+      await world.check();
+      await world.drain();
+      expect(world.violations, world.report()).toEqual([]);
+    } finally {
+      await world.stop();
+    }
+  }, 120_000);
+});
+
 /** The counterexamples CI met (run of 2026-11-29), as fixed command lists. */
 const CI_COUNTEREXAMPLES: ReadonlyArray<{ mode: ContentionMode; published: number[]; rounds: Array<[number, number, ContentionFault]> }> = [
   {
