@@ -50,8 +50,8 @@ async function stillMoving(clients: VerifyClients, flow: DeployedFlow, options: 
     if (probe === undefined || taken.size === 0) continue;
     const outcome = await probeEffects(clients, probe, subscriber, taken, events);
     if ('error' in outcome) continue;
-    const applied = new Set(outcome.tallies.filter((tally) => tally.applied > 0).flatMap((tally) => tally.eventIds));
-    const open = [...taken].filter((id) => !applied.has(id)).length;
+    // per tally, the events whose effect is not there yet (an aggregate tally counts several events)
+    const open = outcome.tallies.reduce((sum, tally) => sum + Math.max(0, tally.eventIds.filter((id) => taken.has(id)).length - tally.applied), 0);
     if (open > deadLetters) waiting.push(`${subscriber.name}: ${open - deadLetters} of ${taken.size} event(s) neither applied nor dead-lettered yet (in the relay or on the way)`);
   }
   return waiting;

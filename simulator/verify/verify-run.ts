@@ -48,6 +48,8 @@ export interface VerifyResult {
   readonly stacks: readonly string[];
   readonly producer: ProducerFigures;
   readonly committedEvents: number;
+  /** The ids of the run's committed events. */
+  readonly eventIds: readonly string[];
   readonly subscribers: readonly VerifiedSubscriberReport[];
   readonly deadLetters: Readonly<Record<string, readonly DeadLetterFinding[]>>;
   readonly violations: readonly Violation[];
@@ -105,6 +107,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
     stacks: flow.stackNames,
     producer: figures,
     committedEvents: events.size,
+    eventIds: [...events.keys()].sort(),
     subscribers: verified.map(({ subscriber, taken, deadLetters, effectProbe }) => ({
       name: subscriber.name,
       events: taken.size,
