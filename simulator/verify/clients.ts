@@ -26,7 +26,9 @@ export function verifyClients(region?: string): VerifyClients {
   const cloudFormation = new CloudFormationClient(config);
   // a producer may run up to its timeout: Lambda's synchronous invocations take up to 15 minutes
   const lambda = new LambdaClient(config);
-  const sqs = new SQSClient(config);
+  // behind one endpoint (AWS_ENDPOINT_URL, e.g. a served run), a queue URL names the queue and the request goes to
+  // the endpoint; on AWS the queue URL's host is the endpoint (the SDK's default)
+  const sqs = new SQSClient({ ...config, useQueueUrlAsEndpoint: process.env.AWS_ENDPOINT_URL === undefined && process.env.AWS_ENDPOINT_URL_SQS === undefined });
   const dynamoDb = new DynamoDBClient(config);
   const documents = DynamoDBDocumentClient.from(dynamoDb);
   return {
