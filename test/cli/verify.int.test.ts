@@ -61,7 +61,7 @@ async function verify(served: Served, args: readonly string[]): Promise<{ code: 
   let stdout = '';
   let stderr = '';
   try {
-    const code = await main(['verify', '--scenario', SCENARIO, '--poll', '1', '--timeout', '900', '--json', jsonFile, ...args], {
+    const code = await main(['verify', '--scenario', SCENARIO, '--poll', '1', '--timeout', process.env.IEF_TEST_VERIFY_TIMEOUT ?? '600', '--json', jsonFile, ...args], {
       stdout: (text) => void (stdout += text),
       stderr: (text) => void (stderr += text),
       cwd: PROJECT,
@@ -85,8 +85,8 @@ describe('verify', () => {
     const first = await verify(served, ['--count', '10', '--seed', 'same']);
 
     // THEN every check passes, with the events of the run found and probed
+    expect(first.code, `${first.stdout}\n${first.stderr.slice(-4000)}`).toBe(EXIT_CODE.OK);
     expect(first.stdout).toContain('OK: each effect applied exactly once');
-    expect(first.code).toBe(EXIT_CODE.OK);
     expect(first.json.eventIds.length).toBeGreaterThanOrEqual(10);
     expect(first.stderr).toMatch(/producing: \d+\/\d+ command\(s\)/);
 
@@ -94,7 +94,7 @@ describe('verify', () => {
     const second = await verify(served, ['--count', '3', '--seed', 'same', '--cleanup']);
 
     // THEN it is OK again: its ids are its own, none of the first run's, and its cleanup names what it removed
-    expect(second.code).toBe(EXIT_CODE.OK);
+    expect(second.code, `${second.stdout}\n${second.stderr.slice(-4000)}`).toBe(EXIT_CODE.OK);
     expect(second.json.runId).not.toBe(first.json.runId);
     expect(second.json.eventIds.filter((id) => first.json.eventIds.includes(id))).toEqual([]);
     expect(second.json.eventIds.every((id) => id.includes(second.json.runId))).toBe(true);
@@ -119,7 +119,7 @@ describe('verify', () => {
     const run = await verify(served, ['--count', '4', '--seed', 'broken']);
 
     // THEN it fails, naming Shipping's unapplied events of this run
-    expect(run.code).toBe(EXIT_CODE.FAILURE);
+    expect(run.code, `${run.stdout}\n${run.stderr.slice(-4000)}`).toBe(EXIT_CODE.FAILURE);
     expect(run.stdout).toContain('VIOLATED:');
     const unapplied = run.json.violations.filter((violation) => violation.kind === 'unapplied-event' && violation.subscriber === 'Shipping');
     expect(unapplied).toHaveLength(1);
