@@ -25,10 +25,14 @@ interface Served {
 async function serve(assembly: string): Promise<Served> {
   let stdout = '';
   const stop = new AbortController();
-  const running = main(['simulate', '--assembly', assembly, '--scenario', SCENARIO, '--count', '1', '--no-faults', '--quiet', '--seed', 'verify-serve', '--serve'], {
+  // served from a directory without the app's cdk.json: a served run that watches the app synthesizes it again when its
+  // sources look newer than the assembly, and its queues wait meanwhile (minutes on a loaded machine)
+  const cwd = mkdtempSync(path.join(tmpdir(), 'ief-verify-served-'));
+  onTestFinished(() => rmSync(cwd, { recursive: true, force: true }));
+  const running = main(['simulate', '--assembly', assembly, '--scenario', path.join(PROJECT, SCENARIO), '--count', '1', '--no-faults', '--quiet', '--seed', 'verify-serve', '--serve'], {
     stdout: (text) => void (stdout += text),
     stderr: () => undefined,
-    cwd: PROJECT,
+    cwd,
     stopSignal: stop.signal,
   });
   let finished = false;
