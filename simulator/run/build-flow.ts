@@ -51,6 +51,8 @@ export interface LocalFlow {
   readonly transactionConflicts: TransactionConflicts;
   /** The SQS endpoint of the run (`http://127.0.0.1:<port>`): the functions' SQS clients', and the origin of every queue URL. */
   readonly sqsEndpoint: string;
+  /** The SNS endpoint of the run (`http://127.0.0.1:<port>`): the functions' SNS clients'. */
+  readonly snsEndpoint: string;
   /** Stops the runners and the SQS endpoint. */
   stop(): Promise<void>;
 }
@@ -309,7 +311,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
       ];
     });
 
-    return { names, tables, queues, externalQueues, relays, runners, mappings, subscribers, environments, transactionConflicts, sqsEndpoint: sqs.endpoint, stop, ...(access === undefined ? {} : { access }) };
+    return { names, tables, queues, externalQueues, relays, runners, mappings, subscribers, environments, transactionConflicts, sqsEndpoint: sqs.endpoint, snsEndpoint: sns.endpoint, stop, ...(access === undefined ? {} : { access }) };
   } catch (error) {
     await stop();
     throw error;

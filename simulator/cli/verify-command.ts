@@ -1,0 +1,120 @@
+/**
+ * `idempotent-event-flow verify`: runs a scenario against a deployed app and checks it with the simulator's own checks
+ * (simulator/verify/verify-run.ts). Reaches AWS through the SDK's default credential chain, Region and endpoint
+ * settings (`AWS_ENDPOINT_URL`: a served run of `simulate --serve` answers as an account would). Exits 1 when a check
+ * fails or the flow does not become quiet in time.
+ */
+import * as path from 'node:path';
+import { existsSync } from 'node:fs';
+import { loadScenario, ScenarioError } from '../run/scenario';
+import { writePrivateFile } from '../run/private-file';
+import { verifyClients } from '../verify/clients';
+import { NoDeployedFlowError } from '../verify/deployed-flow';
+import { NotQuietError } from '../verify/settle';
+import { formatVerifyReport } from '../verify/verify-report';
+import { runVerify } from '../verify/verify-run';
+import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
+
+const USAGE = `Usage: idempotent-event-flow verify --scenario <module> [options]
+
+Runs the scenario's producers against the deployed app, waits until the flow is quiet and checks, with the
+simulator's own checks, that every event of the run was applied exactly once by every subscriber its filter took
+(the scenario's effect probes against the real tables), that no dead letter is unexplained, and that ordered
+subscribers applied each aggregate's events in order. Finds the flow from the deployed stacks (their resources and
+the subscribers' Operator outputs). Its commands' ids are unique to the run (it can run again in the same account).
+It never injects faults and never deletes anything it did not create.
+
+AWS is reached as the SDK reaches it: the default credential chain, --region or AWS_REGION, and AWS_ENDPOINT_URL
+(e.g. the one simulate --serve prints).
+
+Options:
+  --scenario <module>     the scenario module (as for simulate): its producers, effect probes, malformed events
+  --stack <name>          a deployed stack of the app (repeatable); default: every stack with a subscriber's Operator output
+  --count <n>             commands per producer (default 10, 1 to 10000)
+  --seed <seed>           seeds the scenario's commands (default: verify)
+  --timeout <seconds>     how long to wait for the flow to be quiet (default 600)
+  --poll <seconds>        how often to look meanwhile (default 5)
+  --cleanup               afterwards, remove what the run created (its items in the stacks' tables, the dead
+                          letters of its events) and say what
+  --json <file>           write the result as JSON
+  --quiet                 no progress lines
+`;
+
+class UsageProblem extends Error {}
+
+function text(parsed: ParsedArguments, name: string): string | undefined {
+  const value = parsed.values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function whole(parsed: ParsedArguments, name: string, fallback: number, min: number, max: number): number {
+  const value = text(parsed, name);
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new UsageProblem(`--${name} must be a whole number from ${min} to ${max}, but '${value}' was given`);
+  return Number(value);
+}
+
+async function run(parsed: ParsedArguments, context: CommandContext): Promise<number> {
+  const { io } = context;
+  const cwd = io.cwd ?? process.cwd();
+  if (parsed.positionals.length > 0) return context.usageError(`unexpected argument '${parsed.positionals[0]}'`);
+  const scenarioFile = text(parsed, 'scenario');
+  if (scenarioFile === undefined) return context.usageError('give --scenario <module>: its producers drive the deployed flow');
+  let settings;
+  try {
+    if (!existsSync(path.resolve(cwd, scenarioFile))) throw new UsageProblem(`--scenario ${scenarioFile}: there is no file ${path.resolve(cwd, scenarioFile)}`);
+    settings = {
+      count: whole(parsed, 'count', 10, 1, 10_000),
+      timeoutSeconds: whole(parsed, 'timeout', 600, 1, 86_400),
+      pollSeconds: whole(parsed, 'poll', 5, 1, 600),
+    };
+  } catch (error) {
+    if (error instanceof UsageProblem) return context.usageError(error.message);
+    throw error;
+  }
+  const scenario = await loadScenario(scenarioFile, cwd);
+  const stacks = parsed.values.stack;
+  const clients = verifyClients(context.clientOptions.region);
+  const quiet = parsed.values.quiet === true;
+  let result;
+  try {
+    result = await runVerify(clients, {
+      scenario,
+      ...(Array.isArray(stacks) ? { stacks: stacks as string[] } : {}),
+      ...settings,
+      seed: text(parsed, 'seed') ?? 'verify',
+      cleanup: parsed.values.cleanup === true,
+      onProgress: (line) => {
+        if (!quiet) io.stderr(`${line}\n`);
+      },
+    });
+  } catch (error) {
+    if (error instanceof NoDeployedFlowError || error instanceof NotQuietError || error instanceof ScenarioError) return context.fail(error.message);
+    throw error;
+  } finally {
+    clients.destroy();
+  }
+  io.stdout(formatVerifyReport(result));
+  const jsonFile = text(parsed, 'json');
+  if (jsonFile !== undefined) writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify(result, null, 2)}\n`);
+  return result.violations.length === 0 ? EXIT_CODE.OK : EXIT_CODE.FAILURE;
+}
+
+/** The `verify` subcommand. */
+export const verifyCommand: Command = {
+  name: 'verify',
+  summary: 'run a scenario against a deployed app and check it with the simulator\'s checks',
+  usage: USAGE,
+  options: {
+    scenario: { type: 'string' },
+    stack: { type: 'string', multiple: true },
+    count: { type: 'string' },
+    seed: { type: 'string' },
+    timeout: { type: 'string' },
+    poll: { type: 'string' },
+    cleanup: { type: 'boolean' },
+    json: { type: 'string' },
+    quiet: { type: 'boolean' },
+  },
+  run,
+};
