@@ -73,6 +73,8 @@ export function checkVerifiedRun(
       ...(verified.effectProbe === undefined ? {} : { effectProbe: verified.effectProbe }),
       failurePaths: {} as SubscriberFacts['failurePaths'],
       applyCause: () => undefined,
+      applyCauses: () => [],
+      ownClientCause: () => undefined,
     };
   });
   const runFacts = { ledger, subscribers: facts, committed: { eventIdsByRelay: new Map(), eventsById, untracked: [] }, isMalformed } as unknown as RunFacts;

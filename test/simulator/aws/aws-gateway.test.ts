@@ -9,7 +9,7 @@ import { GetFunctionConfigurationCommand, InvokeCommand, LambdaClient, ListEvent
 import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
 import { signedService, startAwsGateway } from '../../../simulator/aws/aws-gateway';
 import { cloudFormationHandler, type ServedStack } from '../../../simulator/aws/cloudformation-endpoint';
-import { lambdaHandler } from '../../../simulator/aws/lambda-endpoint';
+import { lambdaHandler, type InvokableFunction } from '../../../simulator/aws/lambda-endpoint';
 import type { LoopbackServer } from '../../../simulator/aws/loopback-server';
 import { createTable, localClient, uniqueTableName } from '../../support/dynamodb-client';
 
@@ -35,7 +35,7 @@ beforeAll(async () => {
     handle: {
       cloudformation: cloudFormationHandler([STACK]),
       lambda: lambdaHandler(
-        new Map([
+        new Map<string, InvokableFunction>([
           ['App-OrdersPlaceOrder12345678', { arn: 'arn:aws:lambda:us-east-1:000000000000:function:App-OrdersPlaceOrder12345678', environment: { ORDERS_TABLE_NAME: 'App-Orders' }, invoke: async (event: unknown) => ({ kind: 'returned' as const, response: { statusCode: 201, echo: event } }) }],
           ['App-Shipping', { arn: 'arn:aws:lambda:us-east-1:000000000000:function:App-Shipping', environment: {}, invoke: async () => ({ kind: 'threw' as const, errorName: 'Error', errorMessage: 'shipping is down' }) }],
         ]),
