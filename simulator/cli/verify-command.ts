@@ -2,7 +2,7 @@
  * `idempotent-event-flow verify`: runs a scenario against a deployed app and checks it with the simulator's own checks
  * (simulator/verify/verify-run.ts). Reaches AWS through the SDK's default credential chain, Region and endpoint
  * settings (`AWS_ENDPOINT_URL`: a served run of `simulate --serve` answers as an account would). Exits 1 when a check
- * fails or the flow does not become quiet in time.
+ * fails or the flow does not become quiet in time (then `--json` holds a partial result saying what it waited for).
  */
 import * as path from 'node:path';
 import { existsSync } from 'node:fs';
@@ -10,9 +10,8 @@ import { loadScenario, ScenarioError } from '../run/scenario';
 import { writePrivateFile } from '../run/private-file';
 import { verifyClients } from '../verify/clients';
 import { NoDeployedFlowError } from '../verify/deployed-flow';
-import { NotQuietError } from '../verify/settle';
 import { formatVerifyReport } from '../verify/verify-report';
-import { runVerify } from '../verify/verify-run';
+import { isNotQuiet, runVerify } from '../verify/verify-run';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 
 const USAGE = `Usage: idempotent-event-flow verify --scenario <module> [options]
@@ -32,11 +31,15 @@ Options:
   --stack <name>          a deployed stack of the app (repeatable); default: every stack with a subscriber's Operator output
   --count <n>             commands per producer (default 10, 1 to 10000)
   --seed <seed>           seeds the scenario's commands (default: verify)
-  --timeout <seconds>     how long to wait for the flow to be quiet (default 600)
+  --timeout <seconds>     how long to wait for the flow to be quiet (default 600); past it, verify fails saying
+                          what it still waited for (0: look once, do not wait)
   --poll <seconds>        how often to look meanwhile (default 5)
   --cleanup               afterwards, remove what the run created (its items in the stacks' tables, the dead
                           letters of its events) and say what
-  --json <file>           write the result as JSON
+  --json <file>           write the result as JSON: the run's own event ids (eventIds: they carry the run id) and,
+                          apart, the events subscribers emitted without an id (derivedEvents, each with the event
+                          it derives from); when the flow is not quiet in time, a partial result (notQuiet: the
+                          reason and what it still waited for) and no checks
   --quiet                 no progress lines
 `;
 
@@ -65,7 +68,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     if (!existsSync(path.resolve(cwd, scenarioFile))) throw new UsageProblem(`--scenario ${scenarioFile}: there is no file ${path.resolve(cwd, scenarioFile)}`);
     settings = {
       count: whole(parsed, 'count', 10, 1, 10_000),
-      timeoutSeconds: whole(parsed, 'timeout', 600, 1, 86_400),
+      timeoutSeconds: whole(parsed, 'timeout', 600, 0, 86_400),
       pollSeconds: whole(parsed, 'poll', 5, 1, 600),
     };
   } catch (error) {
@@ -89,14 +92,16 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       },
     });
   } catch (error) {
-    if (error instanceof NoDeployedFlowError || error instanceof NotQuietError || error instanceof ScenarioError) return context.fail(error.message);
+    if (error instanceof NoDeployedFlowError || error instanceof ScenarioError) return context.fail(error.message);
     throw error;
   } finally {
     clients.destroy();
   }
-  io.stdout(formatVerifyReport(result));
   const jsonFile = text(parsed, 'json');
   if (jsonFile !== undefined) writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify(result, null, 2)}\n`);
+  // at its time limit no check ran: the --json above is partial (the reason, what it waited for, the run's events)
+  if (isNotQuiet(result)) return context.fail(`verify run ${result.runId}: ${result.notQuiet.reason}`);
+  io.stdout(formatVerifyReport(result));
   return result.violations.length === 0 ? EXIT_CODE.OK : EXIT_CODE.FAILURE;
 }
 

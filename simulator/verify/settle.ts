@@ -1,7 +1,7 @@
 /**
  * Waits until the deployed flow is quiet after the run's commands: every subscriber's queue empty (nothing visible, in
  * flight or delayed), its dead-letter queues' counts unchanged since the last look, and every run event its filter
- * takes either seen applied by the scenario's effect probe or matched by a dead letter the run added (the count above
+ * takes either seen applied by the scenario's effect probe (per event: {@link openEvents}) or matched by a dead letter the run added (the count above
  * the one before the run: the relay caught up, an event still in the pipe is neither); twice in a row. A subscriber
  * without an effect probe is quiet when its queues are: its events still in the relay are not seen. Polls every `pollSeconds`, tells each look to `onProgress`
  * (what it still waits for), and gives up after `timeoutSeconds`, saying what it still waited for.
@@ -9,11 +9,47 @@
 import type { VerifyClients } from './clients';
 import type { DeployedFlow } from './deployed-flow';
 import { deadLetterQueuesOf, messagesOn, probeEffects, takenEvents, type RunEvent } from './observe';
+import type { EffectTally } from '../observation/run-facts';
 import type { EffectProbe } from '../run/scenario';
 
-/** Thrown when the flow did not become quiet in time. */
+/** Thrown when the flow did not become quiet in time: says the limit and what it still waited for. */
 export class NotQuietError extends Error {
   public override readonly name = 'NotQuietError';
+
+  public constructor(
+    /** The time limit (`--timeout`), in seconds. */
+    public readonly timeoutSeconds: number,
+    /** What the last look still waited for, one phrase per thing (empty: a second quiet look). */
+    public readonly waitingFor: readonly string[],
+  ) {
+    super(`the flow was not quiet after ${timeoutSeconds}s (--timeout); still waiting for ${waitingFor.join('; ') || 'a second quiet look'}`);
+  }
+}
+
+/**
+ * How many of the `taken` events an effect probe's tallies show not applied yet, counted per event, whatever number of
+ * tallies a probe gives an event (the example's Invoicing counts an invoice and a mail per order): the tallies are
+ * grouped by the events they cover, and a group's shortfall is the largest of its tallies'. A per-event group short
+ * of its effect is one open event; an aggregate group (a tally over several events, e.g. per customer) adds the
+ * shortfall its per-event groups do not explain already (its open events are not known by name). Aggregate groups
+ * that overlap without being equal may count an event twice: the wait then ends at its time limit, saying so.
+ */
+export function openEvents(tallies: readonly EffectTally[], taken: ReadonlySet<string>): number {
+  const shortfalls = new Map<string, { readonly eventIds: readonly string[]; shortfall: number }>();
+  for (const tally of tallies) {
+    const eventIds = [...new Set(tally.eventIds.filter((id) => taken.has(id)))].sort();
+    if (eventIds.length === 0) continue;
+    const key = eventIds.join('\u0000');
+    const group = shortfalls.get(key) ?? { eventIds, shortfall: 0 };
+    group.shortfall = Math.max(group.shortfall, eventIds.length - tally.applied);
+    shortfalls.set(key, group);
+  }
+  const openSingles = new Set([...shortfalls.values()].filter((group) => group.eventIds.length === 1 && group.shortfall > 0).map((group) => group.eventIds[0]!));
+  let open = openSingles.size;
+  for (const group of shortfalls.values()) {
+    if (group.eventIds.length > 1) open += Math.max(0, group.shortfall - group.eventIds.filter((id) => openSingles.has(id)).length);
+  }
+  return open;
 }
 
 /** How to wait. */
@@ -50,8 +86,7 @@ async function stillMoving(clients: VerifyClients, flow: DeployedFlow, options: 
     if (probe === undefined || taken.size === 0) continue;
     const outcome = await probeEffects(clients, probe, subscriber, taken, events);
     if ('error' in outcome) continue;
-    // per tally, the events whose effect is not there yet (an aggregate tally counts several events)
-    const open = outcome.tallies.reduce((sum, tally) => sum + Math.max(0, tally.eventIds.filter((id) => taken.has(id)).length - tally.applied), 0);
+    const open = openEvents(outcome.tallies, taken);
     if (open > deadLetters) waiting.push(`${subscriber.name}: ${open - deadLetters} of ${taken.size} event(s) neither applied nor dead-lettered yet (in the relay or on the way)`);
   }
   return waiting;
@@ -72,7 +107,7 @@ export async function waitUntilQuiet(clients: VerifyClients, flow: DeployedFlow,
     const left = Math.max(0, Math.round((deadline - now()) / 1000));
     options.onProgress(waiting.length === 0 ? `quiet once; looking again (${left}s left)` : `waiting for ${waiting.join('; ')} (${left}s left)`);
     if (now() >= deadline) {
-      throw new NotQuietError(`the flow was not quiet after ${options.timeoutSeconds}s (--timeout); still waiting for ${waiting.join('; ') || 'a second quiet look'}`);
+      throw new NotQuietError(options.timeoutSeconds, waiting);
     }
     await pause(options.pollSeconds);
   }

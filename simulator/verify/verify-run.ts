@@ -1,7 +1,7 @@
 /**
  * One verify run against a deployed app, in stages: find the flow (./deployed-flow.ts) → note the dead-letter queues'
  * counts → run the scenario's producers with ids unique to the run (./produce.ts) → wait until the flow is quiet
- * (./settle.ts) → read what the run left (./observe.ts) → the simulator's checks (./verify-checks.ts) → clean up what
+ * (./settle.ts; at its time limit, the run stops with what it waited for: {@link NotQuietResult}) → read what the run left (./observe.ts) → the simulator's checks (./verify-checks.ts) → clean up what
  * the run created, when asked (./cleanup.ts). It injects no fault and changes nothing it did not create.
  */
 import type { DeadLetterFinding } from '../check/dead-letters';
@@ -11,10 +11,11 @@ import { scenarioProducers, type SimulationScenario } from '../run/scenario';
 import { cleanUpRun } from './cleanup';
 import type { VerifyClients } from './clients';
 import { findDeployedFlow, findDeployedFunction, NoDeployedFlowError } from './deployed-flow';
-import { deadLetterQueuesOf, inboxCommitGroups, messagesOn, probeEffects, readDeadLetters, readRunEvents, takenEvents } from './observe';
+import { deadLetterQueuesOf, inboxCommitGroups, messagesOn, probeEffects, readDeadLetters, readRunEvents, takenEvents, type RunEvent } from './observe';
 import { produce } from './produce';
+import { classifyRunEvents, type DerivedRunEvent } from './derived-events';
 import { newRunId } from './run-ids';
-import { waitUntilQuiet } from './settle';
+import { NotQuietError, waitUntilQuiet } from './settle';
 import { checkVerifiedRun, type VerifiedSubscriber } from './verify-checks';
 
 /** What a verify run is told. */
@@ -48,8 +49,10 @@ export interface VerifyResult {
   readonly stacks: readonly string[];
   readonly producer: ProducerFigures;
   readonly committedEvents: number;
-  /** The ids of the run's committed events. */
+  /** The run's own event ids: those its commands derive, each carrying the run id (sorted). */
   readonly eventIds: readonly string[];
+  /** The run's events whose ids are not its own (a subscriber emitted them without an id), each with its source. */
+  readonly derivedEvents: readonly DerivedRunEvent[];
   readonly subscribers: readonly VerifiedSubscriberReport[];
   readonly deadLetters: Readonly<Record<string, readonly DeadLetterFinding[]>>;
   readonly violations: readonly Violation[];
@@ -59,8 +62,30 @@ export interface VerifyResult {
   readonly cleanedUp?: readonly string[];
 }
 
+/** What a verify run found when the flow did not become quiet in time: no check ran, nothing was cleaned up. */
+export interface NotQuietResult {
+  readonly runId: string;
+  readonly seed: string;
+  readonly stacks: readonly string[];
+  readonly producer: ProducerFigures;
+  /** Why it stopped: the time limit, and what its last look still waited for. */
+  readonly notQuiet: { readonly reason: string; readonly timeoutSeconds: number; readonly waitingFor: readonly string[] };
+  /** The run's events committed when it stopped, as in {@link VerifyResult}. */
+  readonly committedEvents: number;
+  readonly eventIds: readonly string[];
+  readonly derivedEvents: readonly DerivedRunEvent[];
+}
+
+/** A verify run's outcome: checked, or stopped at its time limit. */
+export type VerifyOutcome = VerifyResult | NotQuietResult;
+
+/** Whether the run stopped at its time limit. */
+export function isNotQuiet(outcome: VerifyOutcome): outcome is NotQuietResult {
+  return 'notQuiet' in outcome;
+}
+
 /** Runs the scenario against the deployed app (see the module comment). */
-export async function runVerify(clients: VerifyClients, options: VerifyOptions): Promise<VerifyResult> {
+export async function runVerify(clients: VerifyClients, options: VerifyOptions): Promise<VerifyOutcome> {
   const runId = options.runId ?? newRunId(Date.now());
   const { scenario } = options;
   const flow = await findDeployedFlow(clients, options.stacks);
@@ -74,14 +99,29 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
 
   const figures = await produce(clients, producers, { count: options.count, seed: options.seed, runId }, (done, total) => options.onProgress(`producing: ${done}/${total} command(s)`));
   const probes = scenario.effects ?? {};
-  await waitUntilQuiet(clients, flow, {
-    timeoutSeconds: options.timeoutSeconds,
-    pollSeconds: options.pollSeconds,
-    probes,
-    deadLetterBaseline,
-    readEvents: () => readRunEvents(clients, flow, runId),
-    onProgress: options.onProgress,
-  });
+  const classify = (events: ReadonlyMap<string, RunEvent>) => classifyRunEvents(events, runId, new Map(flow.subscribers.map((subscriber) => [subscriber.name, takenEvents(subscriber, events)])));
+  try {
+    await waitUntilQuiet(clients, flow, {
+      timeoutSeconds: options.timeoutSeconds,
+      pollSeconds: options.pollSeconds,
+      probes,
+      deadLetterBaseline,
+      readEvents: () => readRunEvents(clients, flow, runId),
+      onProgress: options.onProgress,
+    });
+  } catch (error) {
+    if (!(error instanceof NotQuietError)) throw error;
+    const events = await readRunEvents(clients, flow, runId);
+    return {
+      runId,
+      seed: options.seed,
+      stacks: flow.stackNames,
+      producer: figures,
+      notQuiet: { reason: error.message, timeoutSeconds: error.timeoutSeconds, waitingFor: error.waitingFor },
+      committedEvents: events.size,
+      ...classify(events),
+    };
+  }
 
   const events = await readRunEvents(clients, flow, runId);
   const verified: VerifiedSubscriber[] = [];
@@ -107,7 +147,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
     stacks: flow.stackNames,
     producer: figures,
     committedEvents: events.size,
-    eventIds: [...events.keys()].sort(),
+    ...classify(events),
     subscribers: verified.map(({ subscriber, taken, deadLetters, effectProbe }) => ({
       name: subscriber.name,
       events: taken.size,

@@ -1,8 +1,8 @@
 /** A verify run's ids (simulator/verify/run-ids.ts): unique per run, applied to every id field of a command alike. */
 import { describe, expect, test } from 'vitest';
-import { isRunEvent, newRunId, withRunIds } from '../../simulator/verify/run-ids';
-import { placeOrderCommands, fulfilmentCommands } from '../../example/simulation/scenario';
-import { seededRandom, seedNumber } from '../../simulator/schedule/seeded-random';
+import { isRunEvent, newRunId, withRunIds } from '../../../simulator/verify/run-ids';
+import { placeOrderCommands, fulfilmentCommands } from '../../../example/simulation/scenario';
+import { seededRandom, seedNumber } from '../../../simulator/schedule/seeded-random';
 
 describe('verify run ids', () => {
   test('two runs at the same moment with the same seed never share an id', () => {
