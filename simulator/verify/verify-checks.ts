@@ -12,17 +12,21 @@
  * What AWS does not show (which invocation acknowledged which message, injected faults, IAM decisions) is not checked:
  * an event is taken as acknowledged when it is neither in a dead-letter queue nor on the queue once the flow is quiet
  * (SQS deletes a message only when its consumer succeeded).
+ * The rules are the registry's observable ones (OBSERVABLE_CHECKS), typed on the facts a deployed flow shows, and the
+ * facts are built by the builder `simulate` uses (../check/subscriber-facts.ts): a rule that came to read more would
+ * not compile here, rather than fail at run time.
  */
 import type { Violation } from '../check/invariants';
-import { RUN_CHECKS } from '../check/registry';
+import { OBSERVABLE_CHECKS } from '../check/registry';
 import type { DeadLetterFinding } from '../check/dead-letters';
-import { runChecks, type EffectProbeOutcome, type RunFacts, type SubscriberFacts } from '../check/run-check';
+import { runChecks, type EffectProbeOutcome, type ObservableRunFacts } from '../check/run-check';
+import { subscriberFacts } from '../check/subscriber-facts';
 import { RunLedger } from '../observation/ledger';
-import type { SimulatedEvent, SubscriberView } from '../observation/run-facts';
+import type { ObservableSubscriberView, SimulatedEvent } from '../observation/run-facts';
 import type { DeployedSubscriber } from './deployed-flow';
 
 /** The rules verify runs, by name, in the registry's order. */
-export const VERIFY_RULES: readonly string[] = ['lost', 'valid-event-rejected', 'unapplied-event', 'effect-count', 'aggregate-order'];
+export const VERIFY_RULES: readonly string[] = OBSERVABLE_CHECKS.map((rule) => rule.name);
 
 /** What verify read of one subscriber once the flow was quiet. */
 export interface VerifiedSubscriber {
@@ -37,49 +41,47 @@ export interface VerifiedSubscriber {
   readonly commitGroups?: readonly (readonly string[])[];
 }
 
-/** The subscriber as the rules see it: only what they read of a view is there (its name, keys, queue counts, FIFO). */
-function viewOf(verified: VerifiedSubscriber): SubscriberView {
+/**
+ * The subscriber as the rules see it, from what the deployed stacks say: its queue's URL as its key, the message count
+ * verify read (which events are still on it is not read: a message on the queue makes every event unacknowledged),
+ * its dead-letter queues' URLs, no function the run tracked.
+ */
+function viewOf(verified: VerifiedSubscriber): ObservableSubscriberView {
   const { subscriber, onQueue } = verified;
-  const queueName = subscriber.deployment.queueUrl.split('/').pop() ?? subscriber.deployment.queueUrl;
+  const { queueUrl, deadLetterQueueUrl, subscriptionDeadLetterQueueUrl, ordered } = subscriber.deployment;
   return {
     name: subscriber.name,
     subscription: { key: subscriber.name },
-    queue: { model: { key: subscriber.deployment.queueUrl, fifo: subscriber.deployment.ordered === true }, address: { name: queueName }, counts: () => ({ total: onQueue }), messages: () => [] },
-    deadLetterQueues: [],
+    queue: { model: { key: queueUrl, fifo: ordered === true }, address: { name: queueUrl.split('/').pop() ?? queueUrl }, counts: () => ({ total: onQueue }), messages: () => [] },
+    deadLetterQueues: [...new Set([deadLetterQueueUrl, subscriptionDeadLetterQueueUrl].filter((url): url is string => url !== undefined))].map((key) => ({ model: { key } })),
     environment: subscriber.environment,
-  } as unknown as SubscriberView;
+  };
 }
 
-/** Runs {@link VERIFY_RULES} over what verify read. */
+/** Runs the registry's observable rules over what verify read. */
 export function checkVerifiedRun(
   subscribers: readonly VerifiedSubscriber[],
   eventsById: ReadonlyMap<string, SimulatedEvent>,
   isMalformed: (eventId: string) => boolean,
 ): Violation[] {
   const ledger = new RunLedger();
-  const facts: SubscriberFacts[] = subscribers.map((verified) => {
+  const facts = subscribers.map((verified) => {
     const deadLettered = new Set(verified.deadLetters.flatMap((finding) => (finding.eventId === undefined ? [] : [finding.eventId])));
-    const applied = new Set([...verified.taken].filter((id) => !deadLettered.has(id)));
+    // an event is acknowledged when it is neither dead-lettered nor possibly on the queue (SQS keeps a message until its consumer succeeds)
+    const applied = verified.onQueue > 0 ? new Set<string>() : new Set([...verified.taken].filter((id) => !deadLettered.has(id)));
     const view = viewOf(verified);
     ledger.matchedEvents.set(view.subscription.key, new Set(verified.taken));
-    ledger.acknowledgedEvents.set(view.subscription.key, verified.onQueue > 0 ? new Set() : applied);
+    ledger.acknowledgedEvents.set(view.subscription.key, applied);
     if (verified.commitGroups !== undefined) ledger.answeredTogether.set(view.subscription.key, verified.commitGroups.map((group) => [...group]));
-    return {
+    return subscriberFacts({
       view,
       deadLetters: verified.deadLetters,
       matched: verified.taken,
-      applied: verified.onQueue > 0 ? new Set() : applied,
+      applied,
       operator: 'none',
       ...(verified.effectProbe === undefined ? {} : { effectProbe: verified.effectProbe }),
-      failurePaths: {} as SubscriberFacts['failurePaths'],
-      applyCause: () => undefined,
-      applyCauses: () => [],
-      ownClientCause: () => undefined,
-    };
+    });
   });
-  const runFacts = { ledger, subscribers: facts, committed: { eventIdsByRelay: new Map(), eventsById, untracked: [] }, isMalformed } as unknown as RunFacts;
-  return runChecks(
-    RUN_CHECKS.filter((rule) => VERIFY_RULES.includes(rule.name)),
-    runFacts,
-  );
+  const runFacts: ObservableRunFacts = { ledger, subscribers: facts, committed: { eventsById }, isMalformed };
+  return runChecks(OBSERVABLE_CHECKS, runFacts);
 }
