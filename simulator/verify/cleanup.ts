@@ -1,8 +1,10 @@
 /**
  * `verify --cleanup`: removes what the run created and only that: the items that carry the run id (its ids are unique
- * to it: ./run-ids.ts) in the stacks' DynamoDB tables (the producer's business items, the outbox events, the
+ * to it: ./run-ids.ts) or the id of one of its derived events (./derived-events.ts: an inbox record of such an event
+ * carries no run id) in the stacks' DynamoDB tables (the producer's business items, the outbox events, the
  * subscribers' effects and inbox records), and the dead letters of the run's events in the subscribers' dead-letter
- * queues. Nothing else is deleted; no queue is purged. Says what it removed, per table and queue.
+ * queues. Another run's items carry neither and stay; nothing else is deleted; no queue is purged. Says what it
+ * removed, per table and queue.
  */
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -17,6 +19,7 @@ import { deadLetterQueuesOf } from './observe';
 /** What the cleanup removed: `<count> from <table or queue>` lines. */
 export async function cleanUpRun(clients: VerifyClients, flow: DeployedFlow, runId: string, runEventIds: ReadonlySet<string>): Promise<string[]> {
   const removed: string[] = [];
+  const marks = [runId, ...[...runEventIds].filter((id) => !id.includes(runId))];
   const tables = [...new Set(flow.resources.filter((resource) => resource.type === 'AWS::DynamoDB::Table' || resource.type === 'AWS::DynamoDB::GlobalTable').map((resource) => resource.physicalId))];
   for (const tableName of tables) {
     const described = await clients.dynamoDb.send(new DescribeTableCommand({ TableName: tableName }));
@@ -26,7 +29,8 @@ export async function cleanUpRun(clients: VerifyClients, flow: DeployedFlow, run
     do {
       const page = await clients.documents.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: startKey, ConsistentRead: true }));
       for (const item of page.Items ?? []) {
-        if (!JSON.stringify(item).includes(runId)) continue;
+        const text = JSON.stringify(item);
+        if (!marks.some((mark) => text.includes(mark))) continue;
         await clients.documents.send(new DeleteCommand({ TableName: tableName, Key: Object.fromEntries(keyNames.map((name) => [name, item[name]])) }));
         count += 1;
       }

@@ -8,7 +8,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { EXIT_CODE, main } from '../../simulator/cli/main';
+import { verifyClients } from '../../simulator/verify/clients';
+import { findDeployedFlow } from '../../simulator/verify/deployed-flow';
 import { exampleAssemblyVariant, logicalIdAt, writeCodeAsset } from '../support/assembly-variant';
 import { exampleAssembly } from '../support/example-assembly';
 import { waitFor } from './printed-commands';
@@ -56,7 +59,22 @@ async function serve(assembly: string): Promise<Served> {
 }
 
 /** Runs `verify` with the served environment (and nothing else of AWS's) in this process's environment. */
-async function verify(served: Served, args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string; json: { runId: string; eventIds: string[]; violations: { kind: string; subscriber?: string; detail: string }[] } }> {
+interface VerifyJson {
+  runId: string;
+  eventIds: string[];
+  derivedEvents: { id: string; type: string; from?: { eventId: string; subscriber: string; index: number } }[];
+  violations: { kind: string; subscriber?: string; detail: string }[];
+  notQuiet?: { reason: string; timeoutSeconds: number; waitingFor: string[] };
+}
+
+/** The run's own ids carry its run id; every derived event names the run event it derives from. */
+function expectOwnIds(json: VerifyJson): void {
+  expect(json.eventIds.filter((id) => !id.includes(json.runId))).toEqual([]);
+  const ofRun = new Set([...json.eventIds, ...json.derivedEvents.map((event) => event.id)]);
+  expect(json.derivedEvents.filter((event) => event.from === undefined || !ofRun.has(event.from.eventId))).toEqual([]);
+}
+
+async function verify(served: Served, args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string; json: VerifyJson }> {
   const saved = { ...process.env };
   for (const name of Object.keys(process.env)) if (name.startsWith('AWS_')) delete process.env[name];
   Object.assign(process.env, served.environment);
@@ -70,11 +88,35 @@ async function verify(served: Served, args: readonly string[]): Promise<{ code: 
       stderr: (text) => void (stderr += text),
       cwd: PROJECT,
     });
-    const json = code === EXIT_CODE.USAGE ? { runId: '', eventIds: [], violations: [] } : JSON.parse(readFileSync(jsonFile, 'utf8'));
+    const json: VerifyJson = code === EXIT_CODE.USAGE ? { runId: '', eventIds: [], derivedEvents: [], violations: [] } : JSON.parse(readFileSync(jsonFile, 'utf8'));
     return { code, stdout, stderr, json };
   } finally {
     process.env = saved;
     rmSync(directory, { recursive: true, force: true });
+  }
+}
+
+/** Per mark, how many items of the served stacks' tables carry it (read through the served endpoint). */
+async function itemsCarrying(served: Served, marks: readonly string[]): Promise<number[]> {
+  const saved = { ...process.env };
+  for (const name of Object.keys(process.env)) if (name.startsWith('AWS_')) delete process.env[name];
+  Object.assign(process.env, served.environment);
+  const clients = verifyClients();
+  try {
+    const flow = await findDeployedFlow(clients);
+    const counts = marks.map(() => 0);
+    for (const table of new Set(flow.resources.filter((resource) => resource.type === 'AWS::DynamoDB::Table').map((resource) => resource.physicalId))) {
+      let startKey: Record<string, unknown> | undefined;
+      do {
+        const page = await clients.documents.send(new ScanCommand({ TableName: table, ExclusiveStartKey: startKey, ConsistentRead: true }));
+        for (const item of page.Items ?? []) marks.forEach((mark, index) => void (counts[index]! += JSON.stringify(item).includes(mark) ? 1 : 0));
+        startKey = page.LastEvaluatedKey;
+      } while (startKey !== undefined);
+    }
+    return counts;
+  } finally {
+    clients.destroy();
+    process.env = saved;
   }
 }
 
@@ -93,6 +135,11 @@ describe('verify', () => {
     expect(first.stdout).toContain('OK: each effect applied exactly once');
     expect(first.json.eventIds.length).toBeGreaterThanOrEqual(10);
     expect(first.stderr).toMatch(/producing: \d+\/\d+ command\(s\)/);
+    // the run's own ids are its commands'; Billing's OrderBilled events (derived ids) are listed apart, with their source
+    expectOwnIds(first.json);
+    const billed = first.json.derivedEvents.filter((event) => event.type === 'OrderBilled');
+    expect(billed.map((event) => event.from?.eventId).sort()).toEqual(first.json.eventIds.filter((id) => id.startsWith('order-placed-')));
+    expect(billed.every((event) => event.from?.subscriber === 'Billing' && event.from.index === 0)).toBe(true);
 
     // WHEN it runs again with the same seed, in the same "account"
     const second = await verify(served, ['--count', '3', '--seed', 'same', '--cleanup']);
@@ -101,8 +148,24 @@ describe('verify', () => {
     expect(second.code, `${second.stdout}\n${second.stderr.slice(-4000)}`).toBe(EXIT_CODE.OK);
     expect(second.json.runId).not.toBe(first.json.runId);
     expect(second.json.eventIds.filter((id) => first.json.eventIds.includes(id))).toEqual([]);
-    expect(second.json.eventIds.every((id) => id.includes(second.json.runId))).toBe(true);
+    expect(second.json.derivedEvents.filter((event) => first.json.derivedEvents.some((earlier) => earlier.id === event.id))).toEqual([]);
+    expectOwnIds(second.json);
     expect(second.stdout).toMatch(/cleanup removed:\n {2}\d+ item\(s\) of the run from table /);
+    // and the cleanup removed the second run's items only: the first run's stay
+    const [firstRunItems, secondRunItems] = await itemsCarrying(served, [first.json.runId, second.json.runId]);
+    expect(secondRunItems).toBe(0);
+    expect(firstRunItems).toBeGreaterThanOrEqual(first.json.eventIds.length);
+
+    // WHEN a third run looks once and does not wait (--timeout 0)
+    const third = await verify(served, ['--count', '1', '--seed', 'same', '--timeout', '0']);
+
+    // THEN it fails saying what it still waited for, and its --json says so too (partial: no checks ran)
+    expect(third.code, `${third.stdout}\n${third.stderr.slice(-4000)}`).toBe(EXIT_CODE.FAILURE);
+    expect(third.stderr).toContain(`verify run ${third.json.runId}: the flow was not quiet after 0s (--timeout); still waiting for`);
+    expect(third.json.notQuiet?.timeoutSeconds).toBe(0);
+    expect(third.json.notQuiet?.reason).toContain(third.json.notQuiet?.waitingFor.join('; ') || 'a second quiet look');
+    expect(third.json.violations).toBeUndefined();
+    expectOwnIds(third.json);
   });
 
   test('against a served copy whose Shipping handler throws on every event, fails naming the events Shipping never applied', async () => {
