@@ -509,4 +509,21 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    return named !== undefined || time <= Date.parse(skip.at);',
     tests: [ORDERED_SKIPPED_LATE],
   },
+  // ---- issue 43: verify's wait and its run's ids ----
+  {
+    id: 'verify-settle-per-tally',
+    breaks: "verify: an event whose effect probe gives it two tallies (an invoice and its mail) counts twice as open against its one dead letter: the flow is never quiet and verify stops at its time limit",
+    file: 'simulator/verify/settle.ts',
+    find: '    const open = openEvents(outcome.tallies, taken);',
+    replace: '    const open = outcome.tallies.reduce((sum, tally) => sum + Math.max(0, tally.eventIds.filter((id) => taken.has(id)).length - tally.applied), 0);',
+    tests: ['test/simulator/verify/settle.test.ts'],
+  },
+  {
+    id: 'verify-derived-source-skips-first',
+    breaks: "verify: a subscriber's first emitted event (index 0) is not traced to the event it derives from, so --json lists it without a source",
+    file: 'simulator/verify/derived-events.ts',
+    find: '  for (let index = 0; index < MAX_EMITTED_PER_EVENT && unexplained.size > 0; index += 1) {',
+    replace: '  for (let index = 1; index < MAX_EMITTED_PER_EVENT && unexplained.size > 0; index += 1) {',
+    tests: ['test/simulator/verify/derived-events.test.ts'],
+  },
 ];

@@ -11,7 +11,7 @@ import type { EffectProbe } from '../../../simulator/run/scenario';
 import type { VerifyClients } from '../../../simulator/verify/clients';
 import type { DeployedFlow } from '../../../simulator/verify/deployed-flow';
 import type { RunEvent } from '../../../simulator/verify/observe';
-import { NotQuietError, waitUntilQuiet, type SettleOptions } from '../../../simulator/verify/settle';
+import { NotQuietError, openEvents, waitUntilQuiet, type SettleOptions } from '../../../simulator/verify/settle';
 import { frozenClock, makeQueue, queueModel } from '../aws/queue-test-kit';
 
 const clock = frozenClock();
@@ -107,5 +107,27 @@ describe('waitUntilQuiet', () => {
     expect((error as NotQuietError).timeoutSeconds).toBe(20);
     expect((error as NotQuietError).waitingFor).toEqual(['Invoicing: 2 of 2 event(s) neither applied nor dead-lettered yet (in the relay or on the way)']);
     expect((error as NotQuietError).message).toContain('still waiting for Invoicing: 2 of 2 event(s)');
+  });
+});
+
+describe('openEvents', () => {
+  const taken = new Set(['e1', 'e2', 'e3']);
+
+  test('an aggregate tally adds the shortfall its events\' own tallies do not explain; events not taken are not counted', () => {
+    // e1 applied; e2 short on its own tally; the customer tally over e1..e3 is short by 2: e2 and one more (e3)
+    const tallies = [
+      { subject: 'order e1', eventIds: ['e1'], applied: 1 },
+      { subject: 'order e2', eventIds: ['e2'], applied: 0 },
+      { subject: 'customer c1', eventIds: ['e1', 'e2', 'e3', 'not-taken'], applied: 1 },
+    ];
+    expect(openEvents(tallies, taken)).toBe(2);
+  });
+
+  test('two aggregate tallies over the same events (two counts per customer) count their events once', () => {
+    const tallies = [
+      { subject: 'customer c1 ledger', eventIds: ['e1', 'e2'], applied: 1 },
+      { subject: 'customer c1 stats', eventIds: ['e2', 'e1'], applied: 0 },
+    ];
+    expect(openEvents(tallies, taken)).toBe(2);
   });
 });
