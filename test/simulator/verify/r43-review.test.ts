@@ -14,7 +14,7 @@ import type { EffectProbe } from '../../../simulator/run/scenario';
 import { cleanUpRun } from '../../../simulator/verify/cleanup';
 import type { VerifyClients } from '../../../simulator/verify/clients';
 import type { DeployedFlow } from '../../../simulator/verify/deployed-flow';
-import type { RunEvent } from '../../../simulator/verify/observe';
+import { readDeadLetters, type RunEvent } from '../../../simulator/verify/observe';
 import { newRunId, withRunIds } from '../../../simulator/verify/run-ids';
 import { waitUntilQuiet, type SettleOptions } from '../../../simulator/verify/settle';
 import { formatVerifyReport } from '../../../simulator/verify/verify-report';
@@ -184,5 +184,28 @@ describe('R43 review of verify', () => {
     // the run's commands go through the deployed producer: every subscriber acts on them, including those acting outside AWS
     expect(verifySection).toMatch(/(e-?mail|payment|charg|outside AWS|third part)/i);
     expect(verifySection).toMatch(/never .*production|not .*production account|production .*(refus|guard)/i);
+  });
+
+  test("R43-8: a dead letter of the run that another reader holds in flight (a concurrent verify run's or dlq list's 120 s read) is not read as 'no dead letter'", async () => {
+    // GIVEN Shipping's dead-letter queue holds the run's e-1; another verify run (or an operator's dlq list) has just
+    // received every message of that queue, hiding it for 120 s
+    const { queue, deadLetters } = subscriberQueues('Shipping');
+    deadLetters.send({ body: JSON.stringify({ id: 'e-1' }), origin: { via: 'send-message', eventId: 'e-1' } });
+    expect(deadLetters.receive(10, 120)).toHaveLength(1);
+    const subscriber = { name: 'Shipping', stackName: 'App', environment: {}, deployment: { format: 1 as const, subscriberName: 'Shipping', processingMode: 'multi-step' as const, queueUrl: queue.address.url, deadLetterQueueUrl: deadLetters.address.url } };
+
+    // WHEN this run reads its dead letters
+    const read = await readDeadLetters(clients(), subscriber, new Map([['e-1', runEvent('e-1')]])).catch((error: unknown) => error);
+
+    // THEN it does not answer "none" (the checks would then count e-1 acknowledged: neither on the queue nor
+    // dead-lettered, and print OK for a subscriber without a probe): it finds e-1, or fails saying it could not read
+    expect(read).not.toEqual([]);
+  });
+
+  test('R43-9: DEPLOYING.md gives --cleanup the DynamoDB permissions it uses: Scan and DeleteItem on every table of the stacks, not only the flow\'s', () => {
+    // cleanup.ts scans and deletes in every AWS::DynamoDB::Table of the stacks (business tables too)
+    const runbook = readFileSync(path.resolve(__dirname, '../../../docs/DEPLOYING.md'), 'utf8');
+    const permissions = runbook.slice(runbook.indexOf('The role `verify` runs under needs'), runbook.indexOf('## 4.'));
+    expect(permissions).toMatch(/every table of the stacks|all (the )?tables of the stacks/i);
   });
 });
