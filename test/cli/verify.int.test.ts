@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { ORDER_BILLED } from '../../example/functions/order-events';
 import { EXIT_CODE, main } from '../../simulator/cli/main';
 import { verifyClients } from '../../simulator/verify/clients';
 import { findDeployedFlow } from '../../simulator/verify/deployed-flow';
@@ -137,7 +138,7 @@ describe('verify', () => {
     expect(first.stderr).toMatch(/producing: \d+\/\d+ command\(s\)/);
     // the run's own ids are its commands'; Billing's OrderBilled events (derived ids) are listed apart, with their source
     expectOwnIds(first.json);
-    const billed = first.json.derivedEvents.filter((event) => event.type === 'OrderBilled');
+    const billed = first.json.derivedEvents.filter((event) => event.type === ORDER_BILLED);
     expect(billed.map((event) => event.from?.eventId).sort()).toEqual(first.json.eventIds.filter((id) => id.startsWith('order-placed-')));
     expect(billed.every((event) => event.from?.subscriber === 'Billing' && event.from.index === 0)).toBe(true);
 
