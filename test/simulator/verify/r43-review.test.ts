@@ -208,4 +208,24 @@ describe('R43 review of verify', () => {
     const permissions = runbook.slice(runbook.indexOf('The role `verify` runs under needs'), runbook.indexOf('## 4.'));
     expect(permissions).toMatch(/every table of the stacks|all (the )?tables of the stacks/i);
   });
+
+  test("R43-10: the relay's dead-letter queue rising (a batch the pipe gave up on) keeps verify waiting and is named, as DEPLOYING.md says", async () => {
+    // GIVEN Shipping (no effect probe), its queues empty, and the flow's relay dead-letter queue (the flow's Operator
+    // output) holding the batch of the run's events the pipe gave up on (SNS refused it): they will never arrive
+    const { queue, deadLetters } = subscriberQueues('Shipping');
+    const relayDeadLetters = makeQueue(queueModel(`RelayDlq${queues.size}`), { clock, baseUrl: server.endpoint });
+    queues.set(relayDeadLetters.address.url, relayDeadLetters);
+    relayDeadLetters.send({ body: JSON.stringify({ context: { condition: 'RetryAttemptsExhausted' }, dynamoDbStreamBatchInfo: { batchSize: 2 } }), origin: { via: 'send-message' } });
+    const flow: DeployedFlow = {
+      stackNames: ['App'],
+      flows: [{ outboxTable: 'Outbox', relayDeadLetterQueueUrl: relayDeadLetters.address.url }],
+      resources: [],
+      subscribers: [{ name: 'Shipping', stackName: 'App', environment: {}, deployment: { format: 1, subscriberName: 'Shipping', processingMode: 'multi-step', queueUrl: queue.address.url, deadLetterQueueUrl: deadLetters.address.url } }],
+    };
+    const settle = settleOptions({}, [runEvent('e-1'), runEvent('e-2')], new Map([[deadLetters.address.url, 0]]));
+
+    // WHEN verify waits, THEN it is not quiet, and what it waits for names the relay's dead-letter queue (settle.ts
+    // never reads it: the events would be counted acknowledged, neither on Shipping's queue nor dead-lettered)
+    await expect(waitUntilQuiet(clients(), flow, settle)).rejects.toThrow(/relay's dead-letter queue|relay dead-letter queue/i);
+  });
 });
