@@ -14,7 +14,7 @@ import type { EffectProbe } from '../../../simulator/run/scenario';
 import { cleanUpRun } from '../../../simulator/verify/cleanup';
 import type { VerifyClients } from '../../../simulator/verify/clients';
 import type { DeployedFlow } from '../../../simulator/verify/deployed-flow';
-import { readDeadLetters, type RunEvent } from '../../../simulator/verify/observe';
+import { probeEffects, readDeadLetters, type RunEvent } from '../../../simulator/verify/observe';
 import { newRunId, withRunIds } from '../../../simulator/verify/run-ids';
 import { waitUntilQuiet, type SettleOptions } from '../../../simulator/verify/settle';
 import { formatVerifyReport } from '../../../simulator/verify/verify-report';
@@ -227,5 +227,20 @@ describe('R43 review of verify', () => {
     // WHEN verify waits, THEN it is not quiet, and what it waits for names the relay's dead-letter queue (settle.ts
     // never reads it: the events would be counted acknowledged, neither on Shipping's queue nor dead-lettered)
     await expect(waitUntilQuiet(clients(), flow, settle)).rejects.toThrow(/relay's dead-letter queue|relay dead-letter queue/i);
+  });
+
+  test("R43-11: a probe that counts effects by sentMessages (SIMULATOR.md: effects outside DynamoDB) is told verify cannot show them, not handed an empty list", async () => {
+    // GIVEN Invoicing's probe counting each order's mail among the messages the app sent to queues it does not consume
+    const probe: EffectProbe = async ({ events, sentMessages }) =>
+      events.map((event) => ({ subject: `order ${event.id} mails`, eventIds: [event.id], applied: sentMessages.filter((message) => message.eventId === event.id).length }));
+    const { queue, deadLetters } = subscriberQueues('Invoicing');
+    const subscriber = { name: 'Invoicing', stackName: 'App', environment: {}, deployment: { format: 1 as const, subscriberName: 'Invoicing', processingMode: 'multi-step' as const, queueUrl: queue.address.url, deadLetterQueueUrl: deadLetters.address.url } };
+
+    // WHEN verify runs it against the deployed flow (where the mails really went out)
+    const outcome = await probeEffects(clients(), probe, subscriber, new Set(['e-1']), new Map([['e-1', runEvent('e-1')]]));
+
+    // THEN the probe's outcome says sentMessages cannot be read on AWS (observe.ts feeds []: every mail counts 0 and
+    // the verdict says effect-count "applied 0 times" for mails that were sent, or the wait runs to its time limit)
+    expect(JSON.stringify(outcome)).toMatch(/sentMessages/);
   });
 });
