@@ -18,6 +18,7 @@ import type { Finding } from './invariants';
 import type { ViolationCause } from './violation-cause';
 import type { AttributedSend } from './repeated-sends';
 import type { DeadLetterQueueContents } from './unwatched-dead-letters';
+import type { InjectedObjectFault } from '../aws/s3-endpoint';
 
 /** What IAM evaluation did in a run. */
 export type IamReport = ({ readonly evaluated: true } & IamFigures) | { readonly evaluated: false; readonly reason: string };
@@ -92,6 +93,11 @@ export interface ObservableRunFacts {
   readonly committed: Pick<CommittedFacts, 'eventsById'>;
   /** Whether the scenario marks the committed event as malformed. */
   readonly isMalformed: (eventId: string) => boolean;
+  /**
+   * The fault the run's S3 injected into the event's claim-check object (altered or deleted after it was written:
+   * injected-object-faults.ts), if any. @default none: the app has no bucket, or the run is a deployed one (`verify`)
+   */
+  readonly injectedObjectFault?: (eventId: string) => InjectedObjectFault | undefined;
 }
 
 /** Everything a check may read of a settled run. */
