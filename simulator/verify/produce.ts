@@ -1,6 +1,7 @@
 /**
  * Runs the scenario's producers against the deployed producers: each producer's seeded commands (`--count`, `--seed`,
- * the simulator's own seeded generator), their ids made unique to the run (./run-ids.ts), each invoked synchronously
+ * the simulator's own seeded generator), their ids made unique to the run (./run-ids.ts; a command it cannot make unique
+ * refuses the run before any is sent), each invoked synchronously
  * (Lambda Invoke) up to {@link PRODUCER_ATTEMPTS} times, as a caller would retry, one command after another. A command
  * fails on a function error, or on a response the producer's `failedResponse` says failed (by default an HTTP
  * `statusCode` of 500 or more).
@@ -30,9 +31,12 @@ export async function produce(
   producers: readonly DeployedProducer[],
   run: { readonly count: number; readonly seed: string; readonly runId: string },
   onCommand: (done: number, total: number) => void,
+  /** Gets every id value the run made (./run-ids.ts): what `--cleanup` matches keys against. */
+  minted: Set<string> = new Set(),
 ): Promise<ProducerFigures> {
   const random = seededRandom(seedNumber(run.seed));
-  const commands = producers.map(({ producer, functionName }) => ({ producer, functionName, commands: producer.commands(run.count, random).map((command) => withRunIds(command, run.runId)) }));
+  // every command is made unique before the first is sent: one verify cannot make unique refuses the run (RunIdError)
+  const commands = producers.map(({ producer, functionName }) => ({ producer, functionName, commands: producer.commands(run.count, random).map((command) => withRunIds(command, run.runId, minted)) }));
   const total = commands.reduce((sum, { commands: list }) => sum + list.length, 0);
   const figures = { total, succeeded: 0, retried: 0, failed: [] as ProducerFailure[] };
   let done = 0;
