@@ -1,14 +1,17 @@
 /**
  * What `verify` prints: the run id, the producer's figures, a line per subscriber, the dead letters of the run's events
- * by reason (the simulator's report lines: ../report/summary.ts), then the verdict as `simulate` prints it: `OK: ...`,
- * or `VIOLATED: <n> invariant violation(s):` with one `[kind] subscriber: detail` line each.
+ * by reason (the simulator's report lines: ../report/summary.ts), then the verdict (./verdict.ts) as `simulate` prints
+ * it: `OK: ...`, or `VIOLATED: <n> invariant violation(s):` with one `[kind] subscriber: detail` line each; and
+ * `NOT PROVEN: ...` with one line per thing verify could not see, when it cannot say OK though no check failed.
  */
 import { deadLetterLines } from '../report/summary';
+import { verifyVerdict } from './verdict';
 import type { VerifyResult } from './verify-run';
 
 /** The report of a verify run. */
 export function formatVerifyReport(result: VerifyResult): string {
   const { producer } = result;
+  const verdict = verifyVerdict(result);
   const out = [
     `verify run ${result.runId} (seed ${result.seed}) against ${result.stacks.join(', ')}`,
     `producer: ${producer.succeeded}/${producer.total} command(s) succeeded, ${producer.retried} retried, ${producer.failed.length} failed; ${result.committedEvents} event(s) of the run committed`,
@@ -22,14 +25,20 @@ export function formatVerifyReport(result: VerifyResult): string {
   if (deadLetters.length > 0) out.push("dead letters of the run's events:", ...deadLetters);
   if (result.cleanedUp !== undefined) out.push(result.cleanedUp.length === 0 ? 'cleanup: nothing of the run to remove' : 'cleanup removed:', ...result.cleanedUp.map((line) => `  ${line}`));
   out.push('');
-  if (result.violations.length === 0) {
+  const notCounted = result.effectsNotCounted.length === 0 ? [] : [`Effects were NOT checked for ${result.effectsNotCounted.join(', ')} (no effect probe in the scenario): exactly-once is unproven for them.`];
+  if (verdict.status === 'OK') {
     const counted = result.effectsNotCounted.length === 0 ? 'each effect' : 'each counted effect';
-    out.push(`OK: ${counted} applied exactly once (at most once when dead-lettered); every valid event of the run applied by every subscriber its filter took; every dead letter explained.`);
-    if (result.effectsNotCounted.length > 0) out.push(`Effects were NOT checked for ${result.effectsNotCounted.join(', ')} (no effect probe in the scenario): exactly-once is unproven for them.`);
+    out.push(`OK: ${counted} applied exactly once (at most once when dead-lettered); every valid event of the run applied by every subscriber its filter took; every dead letter explained.`, ...notCounted);
   } else {
-    if (result.effectsNotCounted.length > 0) out.push(`effects not counted (no effect probe in the scenario): ${result.effectsNotCounted.join(', ')}`);
-    out.push(`VIOLATED: ${result.violations.length} invariant violation(s):`);
-    for (const violation of result.violations) out.push(`  [${violation.kind}]${violation.subscriber ? ` ${violation.subscriber}:` : ''} ${violation.detail}`);
+    out.push(...notCounted);
+    if (verdict.violations.length > 0) {
+      out.push(`VIOLATED: ${verdict.violations.length} invariant violation(s):`);
+      for (const violation of verdict.violations) out.push(`  [${violation.kind}]${violation.subscriber ? ` ${violation.subscriber}:` : ''} ${violation.detail}`);
+    }
+    if (verdict.unproven.length > 0) {
+      out.push(`NOT PROVEN: verify could not see everything that might have failed (${verdict.unproven.length}):`);
+      for (const reason of verdict.unproven) out.push(`  ${reason}`);
+    }
   }
   return `${out.join('\n')}\n`;
 }
