@@ -39,6 +39,8 @@ export interface DeployedFlow {
   readonly flows: readonly { readonly outboxTable: string; readonly relayDeadLetterQueueUrl?: string }[];
   /** Every resource of the stacks. */
   readonly resources: readonly DeployedResource[];
+  /** The accounts the stacks are in (from their stack ids), sorted. @default not read */
+  readonly accounts?: readonly string[];
 }
 
 /** Thrown when the stacks hold no flow verify can run. */
@@ -124,7 +126,9 @@ export async function findDeployedFlow(clients: VerifyClients, stackNames?: read
     const where = (stackNames?.length ?? 0) > 0 ? `stack(s) ${stackNames!.join(', ')}` : 'any stack of this account and Region';
     throw new NoDeployedFlowError(`no subscriber's Operator output in ${where}: deploy the app (cdk deploy), or name its stacks with --stack`);
   }
-  return { stackNames: stacks.map((stack) => stack.StackName ?? ''), subscribers, flows, resources };
+  // arn:aws:cloudformation:<region>:<account>:stack/<name>/<id>
+  const accounts = [...new Set(stacks.flatMap((stack) => (stack.StackId?.split(':')[4] ? [stack.StackId.split(':')[4]!] : [])))].sort();
+  return { stackNames: stacks.map((stack) => stack.StackName ?? ''), subscribers, flows, resources, accounts };
 }
 
 /**

@@ -2,21 +2,24 @@
  * What a verify run reads of the deployed flow, without changing it: the run's committed events (the outbox items
  * whose event carries the run id), what each subscriber's filter policy takes of them (the subscription's policy from
  * its Operator output, matched as the simulator matches it), its queues' message counts, the dead letters in its
- * dead-letter queues with why they are there (read, then made visible again: nothing is deleted), the order its inbox
- * records were committed in (ordered subscribers), and the scenario's effect probes run against the real tables.
+ * dead-letter queues with why they are there (read, then made visible again: nothing is deleted; a queue it could not
+ * read whole is an error, never "no dead letter": {@link DeadLettersUnreadError}), its inbox records of the run's events
+ * (read by their exact keys: which events it applied, and the order an ordered subscriber committed them in), and the
+ * scenario's effect probes run against the real tables (without `sentMessages`: {@link SentMessagesUnavailableError}).
+ * The outbox is the one table it scans: the producer chooses its events' ids, so verify cannot name their keys.
  */
-import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
 import { ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
-import { INBOX_ITEM, OUTBOX_ITEM } from '../../lambda/contract/wire-format';
+import { INBOX_ITEM, OUTBOX_ITEM, PROCESSING_RECORD, RECORD_STATUS, recordKey, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import { eventIdOf } from '../aws/message-ids';
 import type { DeadLetterFinding } from '../check/dead-letters';
-import { receiveMessages, releaseMessages, type QueueMessage } from '../cli/dead-letters/queue-messages';
+import { DEFAULT_READ_LIMIT, receiveMessages, releaseMessages, type QueueMessage } from '../cli/dead-letters/queue-messages';
 import type { EffectTally, SimulatedEvent } from '../observation/run-facts';
 import { compileFilterPolicy } from '../patterns/filter-policy';
 import { parseEnvelope } from '../run/committed-events';
-import type { EffectProbe } from '../run/scenario';
+import type { EffectProbe, SentMessage } from '../run/scenario';
 import type { VerifyClients } from './clients';
 import type { DeployedFlow, DeployedSubscriber } from './deployed-flow';
 import { isRunEvent } from './run-ids';
@@ -94,14 +97,74 @@ function explain(message: QueueMessage, subscriptionDeadLetterQueue: boolean): {
   return {};
 }
 
-/** The dead letters of a subscriber that carry the run's events, each explained; the messages are made visible again. */
+/**
+ * Thrown when a dead-letter queue could not be read whole: some of its messages were held in flight by another reader
+ * (a concurrent verify run, an operator's `dlq list`: each hides what it reads for 120 s), delayed, or beyond the read
+ * limit. What was not read may be a dead letter of the run: verify never reads that as "none".
+ */
+export class DeadLettersUnreadError extends Error {
+  public override readonly name = 'DeadLettersUnreadError';
+
+  public constructor(
+    public readonly queueUrl: string,
+    /** Messages on the queue not read. */
+    public readonly unread: number,
+    public readonly total: number,
+  ) {
+    super(
+      `could not read ${unread} of the ${total} message(s) on ${queueUrl}: held in flight by another reader (a concurrent verify run or dlq list hides what it reads for 120 s), delayed, or beyond the read limit of ${DEFAULT_READ_LIMIT}; any of them may be a dead letter of the run`,
+    );
+  }
+}
+
+/** Messages on a queue: visible, in flight and delayed, each apart. */
+async function countsOn(clients: VerifyClients, queueUrl: string): Promise<{ readonly visible: number; readonly inFlight: number; readonly delayed: number }> {
+  const answer = await clients.sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
+  );
+  const attributes = (answer.Attributes ?? {}) as Record<string, string | undefined>;
+  return {
+    visible: Number(attributes.ApproximateNumberOfMessages ?? 0),
+    inFlight: Number(attributes.ApproximateNumberOfMessagesNotVisible ?? 0),
+    delayed: Number(attributes.ApproximateNumberOfMessagesDelayed ?? 0),
+  };
+}
+
+/**
+ * Every message of a dead-letter queue, received (hidden) and counted against the queue's own counts while they are
+ * hidden: throws {@link DeadLettersUnreadError} when the queue holds more than was received. The caller releases them.
+ */
+export async function receiveWhole(clients: VerifyClients, queueUrl: string): Promise<QueueMessage[]> {
+  const messages = await receiveMessages(clients.sqs, queueUrl);
+  const counts = await countsOn(clients, queueUrl).catch(async (error: unknown) => {
+    await releaseMessages(clients.sqs, messages);
+    throw error;
+  });
+  // what this reader received is in flight too: anything above it was not read
+  const total = counts.visible + counts.inFlight + counts.delayed;
+  if (total > messages.length) {
+    await releaseMessages(clients.sqs, messages);
+    throw new DeadLettersUnreadError(queueUrl, total - messages.length, total);
+  }
+  return messages;
+}
+
+/** The event id a dead letter carries (its runtime attribute, else its body's), if any. */
+export function deadLetterEventId(message: QueueMessage): string | undefined {
+  return message.messageAttributes[DEAD_LETTER_ATTRIBUTE.EVENT_ID]?.StringValue ?? eventIdOf(message.body);
+}
+
+/**
+ * The dead letters of a subscriber that carry the run's events (matched by exact event id), each explained; the
+ * messages are made visible again. Throws {@link DeadLettersUnreadError} when a queue could not be read whole.
+ */
 export async function readDeadLetters(clients: VerifyClients, subscriber: DeployedSubscriber, runEvents: ReadonlyMap<string, RunEvent>): Promise<DeadLetterFinding[]> {
   const findings: DeadLetterFinding[] = [];
   for (const queueUrl of deadLetterQueuesOf(subscriber)) {
-    const messages = await receiveMessages(clients.sqs, queueUrl);
+    const messages = await receiveWhole(clients, queueUrl);
     try {
       for (const message of messages) {
-        const eventId = message.messageAttributes[DEAD_LETTER_ATTRIBUTE.EVENT_ID]?.StringValue ?? eventIdOf(message.body);
+        const eventId = deadLetterEventId(message);
         if (eventId === undefined || !runEvents.has(eventId)) continue;
         const subscriptionQueue = queueUrl === subscriber.deployment.subscriptionDeadLetterQueueUrl && queueUrl !== subscriber.deployment.deadLetterQueueUrl;
         findings.push({ queueName: queueUrl.split('/').pop() ?? queueUrl, messageId: message.messageId, eventId, ...explain(message, subscriptionQueue) });
@@ -111,6 +174,35 @@ export async function readDeadLetters(clients: VerifyClients, subscriber: Deploy
     }
   }
   return findings;
+}
+
+/**
+ * Thrown when an effect probe reads `sentMessages`: on AWS verify does not see the messages the app sends to queues it
+ * does not consume (they really went out), so it cannot count them; an empty list would count every mail 0.
+ */
+export class SentMessagesUnavailableError extends Error {
+  public override readonly name = 'SentMessagesUnavailableError';
+
+  public constructor() {
+    super(
+      "verify cannot show sentMessages: on a deployed flow the messages the app sends to queues it does not consume are not read (they were really sent), so the probe's count of them is unknown; count the effect in a table the probe reads, or check it with simulate",
+    );
+  }
+}
+
+/** A `sentMessages` that throws {@link SentMessagesUnavailableError} at any use (read, iterated, measured). */
+function unavailableSentMessages(): readonly SentMessage[] {
+  return new Proxy([] as SentMessage[], {
+    get: () => {
+      throw new SentMessagesUnavailableError();
+    },
+    has: () => {
+      throw new SentMessagesUnavailableError();
+    },
+    ownKeys: () => {
+      throw new SentMessagesUnavailableError();
+    },
+  });
 }
 
 /** Runs the scenario's effect probe of a subscriber over the events it took; its tallies, or why it threw. */
@@ -123,25 +215,61 @@ export async function probeEffects(
 ): Promise<{ readonly tallies: readonly EffectTally[] } | { readonly error: string }> {
   try {
     const events = [...taken].flatMap((id) => (runEvents.has(id) ? [runEvents.get(id)!.event] : []));
-    return { tallies: await probe({ client: clients.documents, environment: subscriber.environment, events, sentMessages: [] }) };
+    return { tallies: await probe({ client: clients.documents, environment: subscriber.environment, events, sentMessages: unavailableSentMessages() }) };
   } catch (error) {
     return { error: error instanceof Error ? error.message : String(error) };
   }
 }
 
+/** Keys per BatchGetItem request (DynamoDB's limit). */
+const BATCH_GET_KEYS = 100;
+
+/**
+ * A subscriber's inbox records of `eventIds`, read by their exact keys (`<subscriber>#<eventId>`: BatchGetItem, strongly
+ * consistent): the record of each event that has one. None without an inbox table (aggregate mode keeps none).
+ */
+export async function inboxRecords(clients: VerifyClients, subscriber: DeployedSubscriber, eventIds: Iterable<string>): Promise<Map<string, Record<string, unknown>>> {
+  const table = subscriber.deployment.inboxTable;
+  const records = new Map<string, Record<string, unknown>>();
+  if (table === undefined) return records;
+  const ids = [...new Set(eventIds)];
+  for (let start = 0; start < ids.length; start += BATCH_GET_KEYS) {
+    let keys: Record<string, unknown>[] | undefined = ids.slice(start, start + BATCH_GET_KEYS).map((id) => ({ [TABLE_SCHEMA.PARTITION_KEY]: recordKey(subscriber.deployment.subscriberName, id) }));
+    while (keys !== undefined && keys.length > 0) {
+      const answer = await clients.documents.send(new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }));
+      for (const item of (answer.Responses?.[table] ?? []) as Record<string, unknown>[]) {
+        const eventId = item[INBOX_ITEM.EVENT_ID_ATTRIBUTE];
+        if (typeof eventId === 'string' && item[TABLE_SCHEMA.PARTITION_KEY] === recordKey(subscriber.deployment.subscriberName, eventId)) records.set(eventId, item);
+      }
+      keys = answer.UnprocessedKeys?.[table]?.Keys as Record<string, unknown>[] | undefined;
+    }
+  }
+  return records;
+}
+
+/**
+ * The events of `eventIds` the subscriber's inbox shows applied: an inbox record, or a processing record (lease,
+ * multi-step) COMPLETED. Undefined when it keeps no inbox (aggregate mode): verify cannot see what it applied.
+ */
+export async function appliedByInbox(clients: VerifyClients, subscriber: DeployedSubscriber, eventIds: Iterable<string>): Promise<Set<string> | undefined> {
+  if (subscriber.deployment.inboxTable === undefined) return undefined;
+  const applied = new Set<string>();
+  for (const [eventId, item] of await inboxRecords(clients, subscriber, eventIds)) {
+    const processing = item[PROCESSING_RECORD.RECORD_TYPE_ATTRIBUTE] === PROCESSING_RECORD.RECORD_TYPE_VALUE;
+    if (!processing || item[PROCESSING_RECORD.STATUS_ATTRIBUTE] === RECORD_STATUS.COMPLETED) applied.add(eventId);
+  }
+  return applied;
+}
+
 /**
  * The run's events an ordered subscriber committed, in the order of their inbox records' `processedAt`: a group per
- * instant (the events of one instant are not ordered among themselves).
+ * instant (the events of one instant are not ordered among themselves). The records are read by their exact keys.
  */
 export async function inboxCommitGroups(clients: VerifyClients, subscriber: DeployedSubscriber, taken: ReadonlySet<string>): Promise<string[][]> {
-  const table = subscriber.deployment.inboxTable;
-  if (table === undefined) return [];
   const byTime = new Map<string, string[]>();
-  for (const item of await scanAll(clients, table)) {
-    const eventId = item[INBOX_ITEM.EVENT_ID_ATTRIBUTE];
+  for (const [eventId, item] of await inboxRecords(clients, subscriber, taken)) {
     const processedAt = item[INBOX_ITEM.PROCESSED_AT_ATTRIBUTE];
-    if (typeof eventId !== 'string' || typeof processedAt !== 'string' || !taken.has(eventId)) continue;
-    if (item[INBOX_ITEM.SUBSCRIBER_ATTRIBUTE] !== undefined && item[INBOX_ITEM.SUBSCRIBER_ATTRIBUTE] !== subscriber.name) continue;
+    if (typeof processedAt !== 'string') continue;
     byTime.set(processedAt, [...(byTime.get(processedAt) ?? []), eventId]);
   }
   return [...byTime].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, ids]) => ids);

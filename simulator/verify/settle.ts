@@ -1,14 +1,21 @@
 /**
  * Waits until the deployed flow is quiet after the run's commands: every subscriber's queue empty (nothing visible, in
- * flight or delayed), its dead-letter queues' counts unchanged since the last look, and every run event its filter
- * takes either seen applied by the scenario's effect probe (per event: {@link openEvents}) or matched by a dead letter the run added (the count above
- * the one before the run: the relay caught up, an event still in the pipe is neither); twice in a row. A subscriber
- * without an effect probe is quiet when its queues are: its events still in the relay are not seen. Polls every `pollSeconds`, tells each look to `onProgress`
- * (what it still waits for), and gives up after `timeoutSeconds`, saying what it still waited for.
+ * flight or delayed), its dead-letter queues' counts unchanged since the last look, every run event its filter takes
+ * seen applied or dead-lettered, and no relay dead-letter queue above its count before the run; twice in a row.
+ * - Applied: by the scenario's effect probe (per event: {@link openEvents}); for a subscriber without a probe (or whose
+ *   probe threw), by its inbox records of the run's events, read by their exact keys. A subscriber that keeps no inbox
+ *   and has no probe (aggregate mode) cannot be seen: it does not hold the wait, and the verdict says it is unproven.
+ * - Dead-lettered: the run's event is itself in a dead-letter queue (read, matched by exact event id, only when the
+ *   queue rose above its count before the run and events are still open): a dead letter of real traffic or another
+ *   run stands in for none of the run's. A queue that cannot be read whole (messages held by another reader) holds the wait.
+ * - A relay dead-letter queue above its count before the run holds a batch the pipe gave up on: its events never
+ *   arrive, and which they are is not in the message; the wait runs to its time limit naming it.
+ * Polls every `pollSeconds`, tells each look to `onProgress` (what it still waits for), and gives up after
+ * `timeoutSeconds`, saying what it still waited for.
  */
 import type { VerifyClients } from './clients';
-import type { DeployedFlow } from './deployed-flow';
-import { deadLetterQueuesOf, messagesOn, probeEffects, takenEvents, type RunEvent } from './observe';
+import type { DeployedFlow, DeployedSubscriber } from './deployed-flow';
+import { appliedByInbox, DeadLettersUnreadError, deadLetterQueuesOf, messagesOn, probeEffects, readDeadLetters, takenEvents, type RunEvent } from './observe';
 import type { EffectTally } from '../observation/run-facts';
 import type { EffectProbe } from '../run/scenario';
 
@@ -59,7 +66,7 @@ export interface SettleOptions {
   readonly probes: Readonly<Record<string, EffectProbe>>;
   readonly readEvents: () => Promise<ReadonlyMap<string, RunEvent>>;
   readonly onProgress: (line: string) => void;
-  /** Each dead-letter queue's message count before the run's commands: only what the run added counts. */
+  /** Each dead-letter queue's message count before the run's commands (the subscribers' and the relays'): a queue above it is read. */
   readonly deadLetterBaseline: ReadonlyMap<string, number>;
   /** The clock of the time limit. @default the system clock */
   readonly now?: () => number;
@@ -67,27 +74,59 @@ export interface SettleOptions {
   readonly pause?: (seconds: number) => Promise<void>;
 }
 
+/** The run's events of `taken` found in the subscriber's dead-letter queues (exact event ids). */
+async function deadLetteredRunEvents(clients: VerifyClients, subscriber: DeployedSubscriber, events: ReadonlyMap<string, RunEvent>): Promise<Set<string>> {
+  return new Set((await readDeadLetters(clients, subscriber, events)).flatMap((finding) => (finding.eventId === undefined ? [] : [finding.eventId])));
+}
+
 /** What one look found still moving: one phrase per thing, empty when quiet. */
 async function stillMoving(clients: VerifyClients, flow: DeployedFlow, options: SettleOptions, previousDeadLetters: Map<string, number>): Promise<string[]> {
   const waiting: string[] = [];
   const events = await options.readEvents();
+  for (const relay of flow.flows) {
+    const url = relay.relayDeadLetterQueueUrl;
+    if (url === undefined) continue;
+    const added = (await messagesOn(clients, url)) - (options.deadLetterBaseline.get(url) ?? 0);
+    if (added > 0) {
+      waiting.push(`the relay's dead-letter queue of outbox ${relay.outboxTable} (${added} batch(es) the pipe gave up on since the run began: their events never arrive, and may be the run's; dlq list --relay-dead-letter-queue ${url} gives their time range)`);
+    }
+  }
   for (const subscriber of flow.subscribers) {
     const onQueue = await messagesOn(clients, subscriber.deployment.queueUrl);
     if (onQueue > 0) waiting.push(`${subscriber.name}'s queue (${onQueue} message(s))`);
-    let deadLetters = 0;
+    let rose = false;
     for (const url of deadLetterQueuesOf(subscriber)) {
       const count = await messagesOn(clients, url);
-      deadLetters += Math.max(0, count - (options.deadLetterBaseline.get(url) ?? 0));
+      rose ||= count > (options.deadLetterBaseline.get(url) ?? 0);
       if (previousDeadLetters.get(url) !== count) waiting.push(`${subscriber.name}'s dead-letter queue (its count moved to ${count})`);
       previousDeadLetters.set(url, count);
     }
-    const probe = options.probes[subscriber.name];
     const taken = takenEvents(subscriber, events);
-    if (probe === undefined || taken.size === 0) continue;
-    const outcome = await probeEffects(clients, probe, subscriber, taken, events);
-    if ('error' in outcome) continue;
-    const open = openEvents(outcome.tallies, taken);
-    if (open > deadLetters) waiting.push(`${subscriber.name}: ${open - deadLetters} of ${taken.size} event(s) neither applied nor dead-lettered yet (in the relay or on the way)`);
+    if (taken.size === 0) continue;
+    const probe = options.probes[subscriber.name];
+    const outcome = probe === undefined ? undefined : await probeEffects(clients, probe, subscriber, taken, events);
+    const byProbe = outcome !== undefined && !('error' in outcome);
+    // without a (working) probe: its inbox records; none kept (aggregate mode): not seen here, unproven in the verdict
+    const applied = byProbe ? undefined : await appliedByInbox(clients, subscriber, taken);
+    if (!byProbe && applied === undefined) continue;
+    const openOf = (deadLettered: ReadonlySet<string>): number => {
+      const left = new Set([...taken].filter((id) => !deadLettered.has(id)));
+      return byProbe ? openEvents(outcome.tallies, left) : [...left].filter((id) => !applied!.has(id)).length;
+    };
+    let open = openOf(new Set());
+    if (open > 0 && rose) {
+      try {
+        open = openOf(await deadLetteredRunEvents(clients, subscriber, events));
+      } catch (error) {
+        if (!(error instanceof DeadLettersUnreadError)) throw error;
+        waiting.push(`${subscriber.name}'s dead-letter queue, to read whole (${error.message})`);
+        continue;
+      }
+    }
+    if (open > 0) {
+      const seen = byProbe ? 'neither applied nor dead-lettered yet' : 'neither in its inbox nor dead-lettered yet';
+      waiting.push(`${subscriber.name}: ${open} of ${taken.size} event(s) ${seen} (in the relay or on the way)`);
+    }
   }
   return waiting;
 }

@@ -9,9 +9,11 @@
  *   for a dead-lettered event);
  * - `aggregate-order`: an ordered subscriber committed each aggregate's events in sequence, with no gap (read from its
  *   inbox records' commit times).
- * What AWS does not show (which invocation acknowledged which message, injected faults, IAM decisions) is not checked:
- * an event is taken as acknowledged when it is neither in a dead-letter queue nor on the queue once the flow is quiet
- * (SQS deletes a message only when its consumer succeeded).
+ * What AWS does not show (which invocation acknowledged which message, injected faults, IAM decisions) is not checked.
+ * An event is taken as applied when the subscriber's inbox has its record (read by exact key: an inbox record, or a
+ * processing record COMPLETED); a subscriber that keeps no inbox (aggregate mode) has an event applied when it is
+ * neither in a dead-letter queue nor possibly on the queue once the flow is quiet (SQS deletes a message only when its
+ * consumer succeeded), and its probe counts the effects (without a probe, the verdict says it is unproven).
  * The rules are the registry's observable ones (OBSERVABLE_CHECKS), typed on the facts a deployed flow shows, and the
  * facts are built by the builder `simulate` uses (../check/subscriber-facts.ts): a rule that came to read more would
  * not compile here, rather than fail at run time.
@@ -36,6 +38,8 @@ export interface VerifiedSubscriber {
   readonly deadLetters: readonly DeadLetterFinding[];
   /** Messages still on its queue. */
   readonly onQueue: number;
+  /** The taken events its inbox shows applied. @default it keeps no inbox (aggregate mode) */
+  readonly applied?: ReadonlySet<string>;
   readonly effectProbe?: EffectProbeOutcome;
   /** An ordered subscriber's inbox commits of the run's events, grouped by instant, in time order. */
   readonly commitGroups?: readonly (readonly string[])[];
@@ -68,7 +72,12 @@ export function checkVerifiedRun(
   const facts = subscribers.map((verified) => {
     const deadLettered = new Set(verified.deadLetters.flatMap((finding) => (finding.eventId === undefined ? [] : [finding.eventId])));
     // an event is acknowledged when it is neither dead-lettered nor possibly on the queue (SQS keeps a message until its consumer succeeds)
-    const applied = verified.onQueue > 0 ? new Set<string>() : new Set([...verified.taken].filter((id) => !deadLettered.has(id)));
+    const applied =
+      verified.applied !== undefined
+        ? new Set([...verified.taken].filter((id) => verified.applied!.has(id)))
+        : verified.onQueue > 0
+          ? new Set<string>()
+          : new Set([...verified.taken].filter((id) => !deadLettered.has(id)));
     const view = viewOf(verified);
     ledger.matchedEvents.set(view.subscription.key, new Set(verified.taken));
     ledger.acknowledgedEvents.set(view.subscription.key, applied);

@@ -2,7 +2,9 @@
  * One verify run against a deployed app, in stages: find the flow (./deployed-flow.ts) → note the dead-letter queues'
  * counts → run the scenario's producers with ids unique to the run (./produce.ts) → wait until the flow is quiet
  * (./settle.ts; at its time limit, the run stops with what it waited for: {@link NotQuietResult}) → read what the run left (./observe.ts) → the simulator's checks (./verify-checks.ts) → clean up what
- * the run created, when asked (./cleanup.ts). It injects no fault and changes nothing it did not create.
+ * the run created, when asked (./cleanup.ts). It injects no fault and changes nothing it did not create. Its commands are
+ * real: every subscriber acts on them as on real traffic; it warns so before sending any, and refuses stacks outside
+ * the accounts `--account` names. What it could not see is said in {@link VerifyResult.unproven} (./verdict.ts).
  */
 import type { DeadLetterFinding } from '../check/dead-letters';
 import type { Violation } from '../check/invariants';
@@ -11,7 +13,7 @@ import { scenarioProducers, type SimulationScenario } from '../run/scenario';
 import { cleanUpRun } from './cleanup';
 import type { VerifyClients } from './clients';
 import { findDeployedFlow, findDeployedFunction, NoDeployedFlowError } from './deployed-flow';
-import { deadLetterQueuesOf, inboxCommitGroups, messagesOn, probeEffects, readDeadLetters, readRunEvents, takenEvents, type RunEvent } from './observe';
+import { appliedByInbox, DeadLettersUnreadError, deadLetterQueuesOf, inboxCommitGroups, messagesOn, probeEffects, readDeadLetters, readRunEvents, takenEvents, type RunEvent } from './observe';
 import { produce } from './produce';
 import { classifyRunEvents, type DerivedRunEvent } from './derived-events';
 import { newRunId } from './run-ids';
@@ -29,7 +31,14 @@ export interface VerifyOptions {
   readonly pollSeconds: number;
   /** @default a new one (./run-ids.ts) */
   readonly runId?: string;
+  /**
+   * The accounts the run may send commands into (`--account`): a stack of the flow in any other refuses the run before
+   * any command is sent. @default any (the warning names the accounts)
+   */
+  readonly accounts?: readonly string[];
   readonly onProgress: (line: string) => void;
+  /** Hears the warning before the first command (that the commands are real). @default onProgress */
+  readonly onWarning?: (line: string) => void;
 }
 
 /** One subscriber's figures. */
@@ -60,6 +69,11 @@ export interface VerifyResult {
   readonly effectsNotCounted: readonly string[];
   /** What `--cleanup` removed. @default not asked */
   readonly cleanedUp?: readonly string[];
+  /**
+   * What verify could not see that might have failed, one sentence each (a dead-letter queue it could not read whole,
+   * a subscriber that keeps no inbox and has no probe): the verdict is then not OK (./verdict.ts). @default none
+   */
+  readonly unproven?: readonly string[];
 }
 
 /** What a verify run found when the flow did not become quiet in time: no check ran, nothing was cleaned up. */
@@ -93,11 +107,25 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   if (producers.length === 0) throw new NoDeployedFlowError("the scenario has no producer: verify drives the deployed flow through the scenario's producer functions");
   const unknown = Object.keys(scenario.effects ?? {}).filter((name) => !flow.subscribers.some((subscriber) => subscriber.name === name));
   if (unknown.length > 0) throw new NoDeployedFlowError(`the scenario has effect probes for ${unknown.join(', ')}, which no deployed subscriber is; deployed: ${flow.subscribers.map((subscriber) => subscriber.name).join(', ')}`);
+  const accounts = flow.accounts ?? [];
+  if (options.accounts !== undefined && options.accounts.length > 0) {
+    const outside = accounts.filter((account) => !options.accounts!.includes(account));
+    if (outside.length > 0 || accounts.length === 0) {
+      throw new NoDeployedFlowError(
+        `the flow's stacks (${flow.stackNames.join(', ')}) are in account(s) ${accounts.join(', ') || 'unknown'}, not only in ${options.accounts.join(', ')} (--account): verify sends nothing there`,
+      );
+    }
+  }
   options.onProgress(`run ${runId}: ${flow.subscribers.length} subscriber(s) in ${flow.stackNames.join(', ')}`);
+  (options.onWarning ?? options.onProgress)(
+    `warning: the run's commands are real: the deployed producers commit them and every subscriber acts on them as on real traffic (mails sent, payments taken, calls outside AWS) in account(s) ${accounts.join(', ') || 'unknown'}; never run verify against production (--account <id> refuses any other account)`,
+  );
   const deadLetterBaseline = new Map<string, number>();
-  for (const url of new Set(flow.subscribers.flatMap(deadLetterQueuesOf))) deadLetterBaseline.set(url, await messagesOn(clients, url));
+  const relayDeadLetterQueues = flow.flows.flatMap((item) => (item.relayDeadLetterQueueUrl === undefined ? [] : [item.relayDeadLetterQueueUrl]));
+  for (const url of new Set([...flow.subscribers.flatMap(deadLetterQueuesOf), ...relayDeadLetterQueues])) deadLetterBaseline.set(url, await messagesOn(clients, url));
 
-  const figures = await produce(clients, producers, { count: options.count, seed: options.seed, runId }, (done, total) => options.onProgress(`producing: ${done}/${total} command(s)`));
+  const minted = new Set<string>();
+  const figures = await produce(clients, producers, { count: options.count, seed: options.seed, runId }, (done, total) => options.onProgress(`producing: ${done}/${total} command(s)`), minted);
   const probes = scenario.effects ?? {};
   const classify = (events: ReadonlyMap<string, RunEvent>) => classifyRunEvents(events, runId, new Map(flow.subscribers.map((subscriber) => [subscriber.name, takenEvents(subscriber, events)])));
   try {
@@ -125,14 +153,31 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
 
   const events = await readRunEvents(clients, flow, runId);
   const verified: VerifiedSubscriber[] = [];
+  const unproven: string[] = [];
+  const unread = new Map<string, number>();
   for (const subscriber of flow.subscribers) {
     const taken = takenEvents(subscriber, events);
     const probe = probes[subscriber.name];
+    let deadLetters;
+    try {
+      deadLetters = await readDeadLetters(clients, subscriber, events);
+    } catch (error) {
+      if (!(error instanceof DeadLettersUnreadError)) throw error;
+      // its checks would read the unread dead letters as none: it is left out of them, and the verdict says why
+      unproven.push(`${subscriber.name}: ${error.message}; its events were not checked`);
+      unread.set(subscriber.name, taken.size);
+      continue;
+    }
+    const applied = await appliedByInbox(clients, subscriber, taken);
+    if (applied === undefined && probe === undefined && taken.size > 0) {
+      unproven.push(`${subscriber.name} keeps no inbox (aggregate mode) and the scenario has no effect probe for it: verify cannot see whether it applied the run's ${taken.size} event(s)`);
+    }
     verified.push({
       subscriber,
       taken,
-      deadLetters: await readDeadLetters(clients, subscriber, events),
+      deadLetters,
       onQueue: await messagesOn(clients, subscriber.deployment.queueUrl),
+      ...(applied === undefined ? {} : { applied }),
       ...(probe === undefined ? {} : { effectProbe: await probeEffects(clients, probe, subscriber, taken, events) }),
       ...(subscriber.deployment.ordered === true ? { commitGroups: await inboxCommitGroups(clients, subscriber, taken) } : {}),
     });
@@ -140,7 +185,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   const eventsById = new Map([...events].map(([id, item]) => [id, item.event]));
   const malformed = scenario.malformed;
   const violations = checkVerifiedRun(verified, eventsById, (id) => malformed !== undefined && eventsById.has(id) && malformed(eventsById.get(id)!));
-  const cleanedUp = options.cleanup ? await cleanUpRun(clients, flow, runId, new Set(events.keys())) : undefined;
+  const cleanedUp = options.cleanup ? await cleanUpRun(clients, flow, runId, new Set(events.keys()), minted, classify(events).derivedEvents) : undefined;
   return {
     runId,
     seed: options.seed,
@@ -148,15 +193,19 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
     producer: figures,
     committedEvents: events.size,
     ...classify(events),
-    subscribers: verified.map(({ subscriber, taken, deadLetters, effectProbe }) => ({
-      name: subscriber.name,
-      events: taken.size,
-      deadLettered: deadLetters.length,
-      ...(effectProbe === undefined || 'error' in effectProbe ? {} : { effectsApplied: effectProbe.tallies.reduce((sum, tally) => sum + tally.applied, 0) }),
-    })),
+    subscribers: [
+      ...verified.map(({ subscriber, taken, deadLetters, effectProbe }) => ({
+        name: subscriber.name,
+        events: taken.size,
+        deadLettered: deadLetters.length,
+        ...(effectProbe === undefined || 'error' in effectProbe ? {} : { effectsApplied: effectProbe.tallies.reduce((sum, tally) => sum + tally.applied, 0) }),
+      })),
+      ...[...unread].map(([name, events]) => ({ name, events, deadLettered: 0 })),
+    ],
     deadLetters: Object.fromEntries(verified.map(({ subscriber, deadLetters }) => [subscriber.name, deadLetters])),
     violations,
     effectsNotCounted: flow.subscribers.filter((subscriber) => probes[subscriber.name] === undefined).map((subscriber) => subscriber.name),
     ...(cleanedUp === undefined ? {} : { cleanedUp }),
+    ...(unproven.length === 0 ? {} : { unproven }),
   };
 }
