@@ -232,14 +232,16 @@ export async function inboxRecords(clients: VerifyClients, subscriber: DeployedS
   const table = subscriber.deployment.inboxTable;
   const records = new Map<string, Record<string, unknown>>();
   if (table === undefined) return records;
-  const ids = [...new Set(eventIds)];
-  for (let start = 0; start < ids.length; start += BATCH_GET_KEYS) {
-    let keys: Record<string, unknown>[] | undefined = ids.slice(start, start + BATCH_GET_KEYS).map((id) => ({ [TABLE_SCHEMA.PARTITION_KEY]: recordKey(subscriber.deployment.subscriberName, id) }));
+  // the event of each exact key asked for (the record's own attributes are not trusted to name it)
+  const idByKey = new Map([...new Set(eventIds)].map((id) => [recordKey(subscriber.deployment.subscriberName, id), id]));
+  const keysAsked = [...idByKey.keys()];
+  for (let start = 0; start < keysAsked.length; start += BATCH_GET_KEYS) {
+    let keys: Record<string, unknown>[] | undefined = keysAsked.slice(start, start + BATCH_GET_KEYS).map((key) => ({ [TABLE_SCHEMA.PARTITION_KEY]: key }));
     while (keys !== undefined && keys.length > 0) {
       const answer = await clients.documents.send(new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }));
       for (const item of (answer.Responses?.[table] ?? []) as Record<string, unknown>[]) {
-        const eventId = item[INBOX_ITEM.EVENT_ID_ATTRIBUTE];
-        if (typeof eventId === 'string' && item[TABLE_SCHEMA.PARTITION_KEY] === recordKey(subscriber.deployment.subscriberName, eventId)) records.set(eventId, item);
+        const eventId = idByKey.get(String(item[TABLE_SCHEMA.PARTITION_KEY]));
+        if (eventId !== undefined) records.set(eventId, item);
       }
       keys = answer.UnprocessedKeys?.[table]?.Keys as Record<string, unknown>[] | undefined;
     }

@@ -12,7 +12,7 @@ import type { ProducerFigures } from '../observation/run-facts';
 import { scenarioProducers, type SimulationScenario } from '../run/scenario';
 import { cleanUpRun } from './cleanup';
 import type { VerifyClients } from './clients';
-import { findDeployedFlow, findDeployedFunction, NoDeployedFlowError } from './deployed-flow';
+import { findDeployedFlow, findDeployedFunction, NoDeployedFlowError, type DeployedFlow } from './deployed-flow';
 import { appliedByInbox, DeadLettersUnreadError, deadLetterQueuesOf, inboxCommitGroups, messagesOn, probeEffects, readDeadLetters, readRunEvents, takenEvents, type RunEvent } from './observe';
 import { produce } from './produce';
 import { classifyRunEvents, type DerivedRunEvent } from './derived-events';
@@ -98,6 +98,19 @@ export function isNotQuiet(outcome: VerifyOutcome): outcome is NotQuietResult {
   return 'notQuiet' in outcome;
 }
 
+/**
+ * The guard against a production account (`--account`): throws {@link NoDeployedFlowError} when `allowed` names
+ * accounts and a stack of the flow is in another (or its account is unknown). Nothing is sent before it.
+ */
+export function refuseOtherAccounts(flow: Pick<DeployedFlow, 'stackNames' | 'accounts'>, allowed: readonly string[] | undefined): void {
+  if (allowed === undefined || allowed.length === 0) return;
+  const accounts = flow.accounts ?? [];
+  if (accounts.length > 0 && accounts.every((account) => allowed.includes(account))) return;
+  throw new NoDeployedFlowError(
+    `the flow's stacks (${flow.stackNames.join(', ')}) are in account(s) ${accounts.join(', ') || 'unknown'}, not only in ${allowed.join(', ')} (--account): verify sends nothing there`,
+  );
+}
+
 /** Runs the scenario against the deployed app (see the module comment). */
 export async function runVerify(clients: VerifyClients, options: VerifyOptions): Promise<VerifyOutcome> {
   const runId = options.runId ?? newRunId(Date.now());
@@ -108,14 +121,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   const unknown = Object.keys(scenario.effects ?? {}).filter((name) => !flow.subscribers.some((subscriber) => subscriber.name === name));
   if (unknown.length > 0) throw new NoDeployedFlowError(`the scenario has effect probes for ${unknown.join(', ')}, which no deployed subscriber is; deployed: ${flow.subscribers.map((subscriber) => subscriber.name).join(', ')}`);
   const accounts = flow.accounts ?? [];
-  if (options.accounts !== undefined && options.accounts.length > 0) {
-    const outside = accounts.filter((account) => !options.accounts!.includes(account));
-    if (outside.length > 0 || accounts.length === 0) {
-      throw new NoDeployedFlowError(
-        `the flow's stacks (${flow.stackNames.join(', ')}) are in account(s) ${accounts.join(', ') || 'unknown'}, not only in ${options.accounts.join(', ')} (--account): verify sends nothing there`,
-      );
-    }
-  }
+  refuseOtherAccounts(flow, options.accounts);
   options.onProgress(`run ${runId}: ${flow.subscribers.length} subscriber(s) in ${flow.stackNames.join(', ')}`);
   (options.onWarning ?? options.onProgress)(
     `warning: the run's commands are real: the deployed producers commit them and every subscriber acts on them as on real traffic (mails sent, payments taken, calls outside AWS) in account(s) ${accounts.join(', ') || 'unknown'}; never run verify against production (--account <id> refuses any other account)`,
