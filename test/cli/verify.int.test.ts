@@ -4,7 +4,7 @@
  * as it would reach an account. Against the example, it ends OK; a second run's ids never collide with the first's;
  * against a copy whose Shipping handler throws on every event, it fails naming the events Shipping never applied.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { describe, expect, onTestFinished, test } from 'vitest';
@@ -89,7 +89,7 @@ async function verify(served: Served, args: readonly string[]): Promise<{ code: 
       stderr: (text) => void (stderr += text),
       cwd: PROJECT,
     });
-    const json: VerifyJson = code === EXIT_CODE.USAGE ? { runId: '', eventIds: [], derivedEvents: [], violations: [] } : JSON.parse(readFileSync(jsonFile, 'utf8'));
+    const json: VerifyJson = existsSync(jsonFile) ? JSON.parse(readFileSync(jsonFile, 'utf8')) : { runId: '', eventIds: [], derivedEvents: [], violations: [] };
     return { code, stdout, stderr, json };
   } finally {
     process.env = saved;
@@ -186,6 +186,15 @@ describe('verify', () => {
     onTestFinished(() => variant.remove());
     const served = await serve(variant.directory);
     onTestFinished(() => served.stop());
+
+    // WHEN verify is told the run may go only into another account (--account: the guard against production)
+    const guarded = await verify(served, ['--count', '4', '--seed', 'broken', '--account', '999999999999']);
+
+    // THEN it refuses before sending any command, naming the stacks' accounts (the served stacks' ids carry the served
+    // endpoint's account, not the example's env)
+    expect(guarded.code, `${guarded.stdout}\n${guarded.stderr.slice(-4000)}`).toBe(EXIT_CODE.FAILURE);
+    expect(guarded.stderr).toMatch(/are in account\(s\) \d{12}.*, not only in 999999999999 \(--account\): verify sends nothing there/);
+    expect(guarded.stderr).not.toMatch(/producing: /);
 
     // WHEN verify runs the scenario against it
     const run = await verify(served, ['--count', '4', '--seed', 'broken']);
