@@ -20,7 +20,9 @@
  *   the KMS request S3 makes with the caller's permissions: `kms:GenerateDataKey` for a put, `kms:Decrypt` for a get
  *   (S3 User Guide, "Using server-side encryption with AWS KMS keys", permissions), encryption context `aws:s3:arn` the
  *   object's ARN (the bucket's with S3 Bucket Keys). The request's `s3:x-amz-server-side-encryption` and
- *   `s3:x-amz-server-side-encryption-aws-kms-key-id` are its headers' (absent when it sends none, as in AWS).
+ *   `s3:x-amz-server-side-encryption-aws-kms-key-id` are its headers' (absent when it sends none, as in AWS); and
+ *   `s3:ListBucket` on the bucket's ARN with `s3:prefix` (a ListObjectsV2's prefix, or the key of a missing object,
+ *   whose 404 S3 gives only to a caller who may list: ../aws/s3-endpoint.ts).
  */
 import type { ResourceKey } from '../model/flow-model';
 import type { AccessControl } from './access-control';
@@ -114,9 +116,13 @@ export class FlowRequests {
    * lower-case. `bucketKeyEnabled`: S3 Bucket Keys, KMS then sees the bucket's ARN as encryption context.
    */
   public s3Object(functionKey: ResourceKey, operation: string, bucket: ResourceKey, objectKey: string, headers: Readonly<Record<string, string | undefined>>, bucketKeyEnabled: boolean): AccessRequest[] {
+    const bucketArn = this.access.arnOf(bucket);
+    if (operation === 'ListBucket') {
+      // a ListObjectsV2, or S3's choice between 404 and 403 for a missing key: `objectKey` is the s3:prefix
+      return [{ caller: { kind: 'role', via: functionKey }, action: 's3:ListBucket', resource: bucket, resourceArn: bucketArn, context: { 's3:prefix': objectKey }, absent: [] }];
+    }
     const action = S3_OBJECT_ACTIONS[operation];
     if (action === undefined) return [];
-    const bucketArn = this.access.arnOf(bucket);
     const objectArn = `${bucketArn}/${objectKey}`;
     const context: Record<string, string> = {};
     const absent: string[] = [];
