@@ -1,6 +1,6 @@
 /**
  * IAM of the claim-check's bucket (issue 42), from a synthesized CDK app: a bucket under a customer-managed key with
- * TLS enforced, a producer granted `grantPut` under the prefix, a consumer `grantRead` under it, a function granted
+ * TLS enforced (and TLS 1.2 at least, as the flow's payload bucket: a numeric condition in the bucket policy), a producer granted `grantPut` under the prefix, a consumer `grantRead` under it, a function granted
  * `s3:PutObject` without the key, one granted nothing. The run's S3 check evaluates each object request as AWS would:
  * the action on the object's ARN under the bucket policy, and the KMS request S3 makes for an SSE-KMS bucket.
  */
@@ -33,7 +33,7 @@ function synthesize(): void {
   const app = new App({ outdir: directory });
   const stack = new Stack(app, 'Payloads');
   const key = new kms.Key(stack, 'Key');
-  const payloads = new s3.Bucket(stack, 'Bucket', { encryption: s3.BucketEncryption.KMS, encryptionKey: key, enforceSSL: true, blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL });
+  const payloads = new s3.Bucket(stack, 'Bucket', { encryption: s3.BucketEncryption.KMS, encryptionKey: key, enforceSSL: true, minimumTLSVersion: 1.2, blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL });
   const fn = (id: string) => new lambda.Function(stack, id, { runtime: lambda.Runtime.NODEJS_22_X, handler: 'index.handler', code: lambda.Code.fromInline('exports.handler = async () => {}') });
   payloads.grantPut(fn('Producer'), 'event-data/*');
   payloads.grantRead(fn('Consumer'), 'event-data/*');
