@@ -88,6 +88,7 @@ export {
   EventFlowError,
   EventTooLargeError,
   InvalidEventError,
+  PayloadAccessDeniedError,
   MalformedEnvelopeError,
   OutboxKeySchemaError,
   PermanentError,

@@ -52,6 +52,8 @@ const ORDERED_SKIPPED_LATE = 'test/lambda/ordered/ordered-skipped-late.int.test.
 /** Contention (issue 40): its model (one hot item, every mode) and the tests of the retry against real conflicts. */
 const CONTENTION_MODEL = 'test/lambda/model/contention.model.int.test.ts';
 const CONTENTION = 'test/lambda/contention.int.test.ts';
+/** The claim-check (issue 42) against DynamoDB Local and s3rver: altered, resized, missing and foreign objects. */
+const CLAIM_CHECK = 'test/lambda/claim-check.int.test.ts';
 
 export const MUTANTS: readonly Mutant[] = [
   {
@@ -491,6 +493,39 @@ export const MUTANTS: readonly Mutant[] = [
     find: '  if (writtenAt > nowEpochMilliseconds) {',
     replace: '  if (false) {',
     tests: ['test/cli/replay-unproven-age.int.test.ts', LIFE],
+  },
+  // ---- issue 42: the claim-check's reader (lambda/claim-check/resolve-payload.ts) ----
+  {
+    id: 'claim-check-digest-unchecked',
+    breaks: "claim-check: an offloaded object altered after the event was written (same size, another SHA-256) is handed to the handler as the event's data instead of dead-lettered with the reason",
+    file: 'lambda/claim-check/resolve-payload.ts',
+    find: '  if (sha256 !== iefdatasha256) {',
+    replace: '  if (false) {',
+    tests: [CLAIM_CHECK],
+  },
+  {
+    id: 'claim-check-size-unchecked',
+    breaks: "claim-check: an offloaded object of another size than the envelope's iefdatasize is not refused for its size (the reason names the digest, or, for a reader that checks no digest, nothing)",
+    file: 'lambda/claim-check/resolve-payload.ts',
+    find: '  if (bytes.byteLength !== iefdatasize) {',
+    replace: '  if (false) {',
+    tests: [CLAIM_CHECK],
+  },
+  {
+    id: 'claim-check-foreign-reference-read',
+    breaks: "claim-check: a dataref outside the flow's payload bucket and prefix is followed (a reader reads wherever an envelope points)",
+    file: 'lambda/claim-check/resolve-payload.ts',
+    find: "  if (expected !== undefined && (location.bucketName !== expected.bucketName || !location.key.startsWith(expected.keyPrefix))) {",
+    replace: '  if (false) {',
+    tests: [CLAIM_CHECK],
+  },
+  {
+    id: 'claim-check-foreign-prefix-read',
+    breaks: "claim-check: a dataref in the flow's bucket but outside its prefix (another flow's objects, or anything else in the bucket) is followed: only the bucket is checked",
+    file: 'lambda/claim-check/resolve-payload.ts',
+    find: '(location.bucketName !== expected.bucketName || !location.key.startsWith(expected.keyPrefix))',
+    replace: '(location.bucketName !== expected.bucketName)',
+    tests: [CLAIM_CHECK],
   },
   // ---- issue 38: h1's below-the-fence rule meets h2's fence skip (merged in s4-m1) ----
   {

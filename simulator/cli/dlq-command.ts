@@ -28,7 +28,8 @@ const USAGE = `Usage:
       --subscriber <name> --processing-mode <mode> --deduplication-window <duration> [--table <inbox table>] ...
 
 Lists a flow's dead letters by reason (with the oldest age and the event ids), shows one with every reason attribute
-and its inbox or processing record, and redrives them to the subscriber's queue. A redrive is a dry run unless --yes
+and its inbox or processing record, and redrives them to the subscriber's queue. For an offloaded event (claim-check,
+docs/LARGE-EVENTS.md) show gives the data's S3 reference, size and SHA-256; it does not fetch the data. A redrive is a dry run unless --yes
 is given (at a terminal it asks): it says what it would move and what it refuses, and why.
 
 A redrive acts on one subscriber, best named by its <subscriber>/Operator stack output (--subscriber-output): the
@@ -202,6 +203,28 @@ function lookUpRecord(context: CommandContext, table: string | undefined, subscr
   return lookUpInboxRecord(toDocumentClient(context.client()), table, subscriber, eventId);
 }
 
+/**
+ * Where an offloaded event's data is (claim-check, docs/LARGE-EVENTS.md): its reference, SHA-256 and size. `dlq show`
+ * does not fetch it (`fetched: false`): the command reads SQS and DynamoDB only.
+ */
+interface OffloadedData {
+  readonly dataref: string;
+  readonly sha256: string;
+  readonly bytes: number;
+  readonly fetched: false;
+}
+
+function offloadedData(view: DeadLetterView): OffloadedData | undefined {
+  const envelope = view.envelope;
+  if (envelope?.dataref === undefined) return undefined;
+  return { dataref: envelope.dataref, sha256: envelope.iefdatasha256 ?? '-', bytes: envelope.iefdatasize ?? Number.NaN, fetched: false };
+}
+
+function withOffloaded(view: DeadLetterView): { offloadedData?: OffloadedData } {
+  const offloaded = offloadedData(view);
+  return offloaded === undefined ? {} : { offloadedData: offloaded };
+}
+
 function showText(view: DeadLetterView, record: RecordLookup): string {
   const fields: Array<[string, string]> = [
     ['queue', `${view.queueKind} dead-letter queue ${view.queueUrl}`],
@@ -218,6 +241,14 @@ function showText(view: DeadLetterView, record: RecordLookup): string {
   const sections = [fields.map(([name, value]) => `${name.padEnd(width)}  ${terminalText(value)}`).join('\n') + '\n'];
   sections.push(`attributes\n${formatTable(['NAME', 'VALUE'], Object.entries(view.attributes).map(([name, value]) => [name, value.replace(/\s+/g, ' ')]))}`);
   sections.push(view.envelope === undefined ? `body (not an envelope: ${terminalText(view.envelopeError ?? '?')})\n${terminalText(view.body)}\n` : `envelope\n${JSON.stringify(view.envelope, null, 2)}\n`);
+  const offloaded = offloadedData(view);
+  if (offloaded !== undefined) {
+    sections.push(
+      `data\noffloaded (claim-check): ${terminalText(offloaded.dataref)}, ${offloaded.bytes.toLocaleString('en-US')} bytes, SHA-256 ${terminalText(offloaded.sha256)}\n` +
+        'not fetched: dlq show reads no S3 (it needs only SQS and DynamoDB); to see and check it: ' +
+        `aws s3 cp ${terminalText(offloaded.dataref)} - | sha256sum (the digest must be ${terminalText(offloaded.sha256)}; a redriven copy is fetched and verified by the subscriber)\n`,
+    );
+  }
   if (record.kind === 'found') sections.push(`record\n${JSON.stringify(record.item, null, 2)}\n`);
   else if (record.kind === 'none') sections.push('record\nnone: the subscriber has no inbox or processing record of this event (not applied, or its record expired)\n');
   else sections.push('record\nnot looked up (pass --table and --subscriber)\n');
@@ -411,7 +442,11 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     const subscriber = (parsed.values.subscriber as string | undefined) ?? view.subscriber;
     outputs.push({ view, record: await lookUpRecord(context, parsed.values.table as string | undefined, subscriber, view.eventId) });
   }
-  context.io.stdout(asJson ? json(outputs.map(({ view, record }) => ({ ...view, record: record.kind === 'found' ? record.item : record.kind }))) : outputs.map(({ view, record }) => showText(view, record)).join('\n'));
+  context.io.stdout(
+    asJson
+      ? json(outputs.map(({ view, record }) => ({ ...view, ...withOffloaded(view), record: record.kind === 'found' ? record.item : record.kind })))
+      : outputs.map(({ view, record }) => showText(view, record)).join('\n'),
+  );
   return EXIT_CODE.OK;
 }
 

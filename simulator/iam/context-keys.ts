@@ -125,7 +125,8 @@ export function keysRead(policies: readonly { readonly name: string; readonly po
       for (const operands of Object.values(statement.Condition ?? {})) {
         for (const [key, values] of Object.entries(operands)) {
           read.push({ policy: name, key });
-          texts.push(...asList(values).filter((value): value is string => typeof value === 'string'));
+          // a condition's value may be one number or boolean (`NumericLessThan: { 's3:TlsVersion': 1.2 }`), not only strings
+          texts.push(...[values].flat().filter((value): value is string => typeof value === 'string'));
         }
       }
       for (const text of texts) for (const key of variablesIn(text)) read.push({ policy: name, key });

@@ -136,6 +136,36 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
     expect(applied[0]).toMatchObject({ reason: 'MaxReceiveCountExceeded', eventId: 'evt-applied', record: expect.objectContaining({ pk: `${SUBSCRIBER}#evt-applied` }) });
   });
 
+  test('show of an offloaded event (claim-check, issue 42) gives its reference, size and SHA-256, and says it does not fetch the data and how to check it', async () => {
+    const s = (services = await startOperatorServices('ShowOffloaded'));
+    const sha256 = 'a'.repeat(64);
+    const dataref = `s3://orders-payloads/event-data/${'b'.repeat(64)}/${sha256}`;
+    const { data: _inline, ...withoutData } = envelopeObject({ id: 'evt-large', type: 'OrderPlaced', time: new Date(s.clock.now()).toISOString() });
+    // the dead letter the runtime sends for an altered object: the body unchanged, the reason in the attributes
+    const attribute = (value: string) => ({ DataType: 'String', StringValue: value });
+    s.deadLetterQueue.send({
+      body: JSON.stringify({ ...withoutData, dataref, iefdatasha256: sha256, iefdatasize: 6_291_500 }),
+      messageAttributes: {
+        iefErrorName: attribute('PayloadUnavailableError'),
+        iefErrorMessage: attribute(`offloaded data altered after the event was written: its size 6291499 differs from iefdatasize 6291500: event 'evt-large' (OrderPlaced), ${dataref}`),
+        iefSubscriber: attribute(SUBSCRIBER),
+        iefEventId: attribute('evt-large'),
+      },
+      origin: { via: 'send-message' },
+    });
+
+    const show = await cli(s, 'dlq', 'show', 'evt-large', ...dlqArgs(s));
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(/reason +PayloadUnavailableError/);
+    expect(show.stdout).toContain(
+      `data\noffloaded (claim-check): ${dataref}, 6,291,500 bytes, SHA-256 ${sha256}\n` +
+        'not fetched: dlq show reads no S3 (it needs only SQS and DynamoDB); to see and check it: ' +
+        `aws s3 cp ${dataref} - | sha256sum (the digest must be ${sha256}; a redriven copy is fetched and verified by the subscriber)`,
+    );
+    const json = JSON.parse((await cli(s, 'dlq', 'show', 'evt-large', ...dlqArgs(s), '--json')).stdout) as Array<Record<string, unknown>>;
+    expect(json[0]).toMatchObject({ offloadedData: { dataref, sha256, bytes: 6_291_500, fetched: false } });
+  });
+
   test('redrive is a dry run by default; with --yes it redrives what is within the deduplication window (nothing applied twice) and refuses the rest (exit 3)', async () => {
     const s = (services = await startOperatorServices('Redrive'));
     const poison = new Set(['evt-poison', 'evt-old']);
