@@ -6,15 +6,19 @@
 import { existsSync, readdirSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { HeadObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { DeleteItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
 import type { ClaimCheckConfig } from '../../lambda/claim-check/claim-check-config';
-import { S3PayloadStore } from '../../lambda/claim-check/payload-store';
+import { S3PayloadStore, type PayloadReader } from '../../lambda/claim-check/payload-store';
 import { parseDataRef } from '../../lambda/contract/claim-check';
 import { TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import { Outbox } from '../../lambda/producer/outbox';
+import { createTransactionalConsumer, type TransactionalConsumerOptions } from '../../lambda/consumer/transactional-consumer';
+import type { EventEnvelope } from '../../lambda/envelope';
+import type { SQSRecord } from '../../lambda/consumer/sqs';
+import { RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from './helpers';
 import type { FaultProxy } from '../support/fault-proxy';
 import { outboxItemsWithEventId } from '../support/proof/table-reads';
 import { createInbox, createOutbox } from '../support/proof/tables';
@@ -100,3 +104,59 @@ describe('R7-1: an event committed on an object an earlier attempt wrote keeps t
     expect(created.getTime(), `the object the committed event refers to was created ${Math.round((commitStart - created.getTime()) / DAY_MS)} days before the commit`).toBeGreaterThanOrEqual(commitStart - 60_000);
   });
 });
+
+/** A transactional consumer of the inbox, as claim-check.int.test.ts builds it; `run` returns each record's outcome. */
+function consumer(seen: EventEnvelope[], overrides: Partial<TransactionalConsumerOptions<unknown>> = {}) {
+  const { logger, lines } = recordingLogger();
+  const deadLetter = new RecordingDeadLetterPublisher();
+  const handler = createTransactionalConsumer<unknown>({
+    handle: (envelope) => {
+      seen.push(envelope);
+    },
+    client,
+    config: inboxConfig,
+    deadLetter,
+    logger,
+    metricsSink: () => undefined,
+    payloadReader: store,
+    ...overrides,
+  });
+  const run = async (records: SQSRecord[]): Promise<string[]> => {
+    const from = lines.length;
+    await handler({ Records: records });
+    const outcomeOf = new Map(lines.slice(from).filter((line) => typeof line.outcome === 'string').map((line) => [line.sqsMessageId, line.outcome as string]));
+    return records.map((record) => outcomeOf.get(record.messageId) ?? 'none');
+  };
+  return { run, deadLetter };
+}
+
+async function publish(data: unknown): Promise<EventEnvelope> {
+  const outbox = new Outbox({ client, config: outboxConfig, claimCheck: { config: claimCheck, store } });
+  return (await outbox.transactWrite({ events: [{ type: 'OrderPlaced', data }] }))[0]!;
+}
+
+describe('R7-3: a copy of an applied offloaded event fetches its data before the duplicate check', () => {
+  test('a redelivery of an applied event whose object is gone is acknowledged as a duplicate, not dead-lettered', async () => {
+    const offloaded = await publish(document(4000));
+    const seen: EventEnvelope[] = [];
+    let reads = 0;
+    const counting: PayloadReader = { get: async (b, k) => (reads++, store.get(b, k)) };
+    const { run, deadLetter } = consumer(seen, { payloadReader: counting });
+    const record = sqsRecord(JSON.stringify(offloaded));
+    expect(await run([record])).toEqual(['processed']);
+    expect(reads).toBe(1);
+    // the object expires (S3 lifecycle; here removed from s3rver as the rule would): the event is applied, its inbox
+    // record live (deduplicationWindow), and a late copy arrives (SQS at-least-once, a DLQ redrive, a replay)
+    const { bucketName, key } = parseDataRef(offloaded.dataref!)!;
+    await s3.backendClient.send(new DeleteObjectCommand({ Bucket: bucketName, Key: key }));
+    const copy = sqsRecord(record.body);
+    // process-message.ts fetches and verifies the data (one GetObject of up to 64 MiB) before the batch read's
+    // recognise() and before the inbox write: the copy of an APPLIED event is dead-lettered as PayloadUnavailableError
+    // ('offloaded data missing, no retry can bring it back'), a false dead letter the operator is alarmed for, and
+    // whose redrive fails again
+    const outcome = await run([copy]);
+    expect({ outcome, deadLetters: deadLetter.published.map((letter) => letter.errorMessage) }).toEqual({ outcome: ['duplicate'], deadLetters: [] });
+    expect(seen).toHaveLength(1);
+  });
+});
+
