@@ -6,11 +6,12 @@
 import { existsSync, readdirSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { DeleteObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { DeleteItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
 import type { ClaimCheckConfig } from '../../lambda/claim-check/claim-check-config';
+import { sha256Hex } from '../../lambda/claim-check/offload';
 import { S3PayloadStore, type PayloadReader } from '../../lambda/claim-check/payload-store';
 import { parseDataRef } from '../../lambda/contract/claim-check';
 import { TABLE_SCHEMA } from '../../lambda/contract/wire-format';
@@ -160,3 +161,33 @@ describe('R7-3: a copy of an applied offloaded event fetches its data before the
   });
 });
 
+describe('R7-4: a consumer with no payload bucket configured follows a dataref into any bucket', () => {
+  test('an offloaded envelope naming a bucket the flow never wrote is refused without a read when IEF_PAYLOAD_BUCKET_NAME is unset', async () => {
+    expect(process.env.IEF_PAYLOAD_BUCKET_NAME).toBeUndefined();
+    // another bucket the consumer's role can read (its own data, or another team's): an object whose content is known
+    const foreign = await s3.createBucket('foreign');
+    const text = JSON.stringify({ orderId: 'o-foreign', amount: 1_000_000 });
+    await s3.client.send(new PutObjectCommand({ Bucket: foreign, Key: 'private/report.json', Body: text }));
+    const envelope = {
+      specversion: '1.0',
+      id: `forged-${crypto.randomUUID()}`,
+      source: 'orders-service',
+      type: 'OrderPlaced',
+      time: new Date().toISOString(),
+      datacontenttype: 'application/json',
+      dataref: `s3://${foreign}/private/report.json`,
+      iefdatasha256: sha256Hex(text),
+      iefdatasize: Buffer.byteLength(text),
+    };
+    let reads = 0;
+    const counting: PayloadReader = { get: async (b, k) => (reads++, store.get(b, k)) };
+    const seen: EventEnvelope[] = [];
+    const { run } = consumer(seen, { payloadReader: counting });
+    // process-message.ts documents claimCheck's default as 'none: an offloaded event is dead-lettered', but
+    // create-consumer.ts always passes a reader, with no expected bucket when the variable is unset (every subscriber of
+    // a flow without offloadLargeEvents, and every cross-account subscriber): the consumer reads s3://<any bucket>/<any
+    // key> with its own role and applies the object as the event's data
+    const outcome = await run([sqsRecord(JSON.stringify(envelope))]);
+    expect({ outcome, reads, applied: seen.map((event) => event.data) }).toEqual({ outcome: ['dead-lettered'], reads: 0, applied: [] });
+  });
+});
