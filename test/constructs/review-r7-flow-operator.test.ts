@@ -37,7 +37,7 @@ describe('R7-5: grantOperator to a principal named by its ARN grants nothing and
   });
 
   test('a role of another account by ARN, in an environment-agnostic stack: no role is made, nothing is granted, no error', () => {
-    const { stack, flow } = flowStack();
+    const { flow } = flowStack();
     const grant = flow.grantOperator(new iam.ArnPrincipal('arn:aws:iam::222222222222:role/ledger-oncall'));
     // flow-operator.ts: Token.isUnresolved(flowAccount) sends every principal down the same-account path
     // (grantOutboxRead on the ArnPrincipal itself), which adds nothing
