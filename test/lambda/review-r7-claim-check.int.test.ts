@@ -191,3 +191,23 @@ describe('R7-4: a consumer with no payload bucket configured follows a dataref i
     expect({ outcome, reads, applied: seen.map((event) => event.data) }).toEqual({ outcome: ['dead-lettered'], reads: 0, applied: [] });
   });
 });
+
+describe('R7-7: transactWriteOnce takes its own earlier commit for a reused id when the inline threshold changed between tries', () => {
+  test('a retry of the same request after a deploy raised payloadInlineThreshold says written: false, not "an event id must not be reused"', async () => {
+    const id = `order-placed-${crypto.randomUUID()}`;
+    const event = { id, type: 'OrderPlaced', data: document(3000) };
+    // try 1 (threshold 1 KiB): offloaded and committed; its response is lost to the caller
+    const before = new Outbox({ client, config: outboxConfig, claimCheck: { config: claimCheck, store } });
+    const first = await before.transactWriteOnce({ events: [event] });
+    expect(first.events[0]!.dataref).toBeDefined();
+    // try 2, after a deploy set payloadInlineThreshold to 64 KiB (IEF_PAYLOAD_INLINE_THRESHOLD_BYTES): the same event,
+    // now inline. outbox.ts compares payloadFingerprint (type, subject, data) and iefdatasha256: the stored envelope
+    // has no data and a digest, the retry data and no digest, so the same payload reads as another one
+    const after = new Outbox({ client, config: outboxConfig, claimCheck: { config: { ...claimCheck, inlineThresholdBytes: 64 * 1024 }, store } });
+    const retried = await after.transactWriteOnce({ events: [event] }).then(
+      (result) => ({ written: result.written, error: undefined as string | undefined }),
+      (error: Error) => ({ written: undefined, error: error.message.replace(/^.*; /, '') }),
+    );
+    expect(retried).toEqual({ written: false, error: undefined });
+  });
+});
