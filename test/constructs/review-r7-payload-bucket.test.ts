@@ -2,7 +2,8 @@
  * Review r7 (seventh session, adversarial) of the flow's payload bucket (issue 42): findings as failing tests, by
  * Template assertions on the synthesized flow.
  */
-import { Template } from 'aws-cdk-lib/assertions';
+import { Annotations, Match, Template } from 'aws-cdk-lib/assertions';
+import * as sns from 'aws-cdk-lib/aws-sns';
 import { describe, expect, test } from 'vitest';
 import { IdempotentEventFlow } from '../../lib';
 import { HANDLER_ENTRY, newStack } from '../fixtures/construct-test-kit';
@@ -42,5 +43,35 @@ describe('R7-2: a producer may overwrite any event’s data under the prefix (un
       denyUnconditionalPut.length + (conditionalAllows.length === allows.length ? 1 : 0),
       `bucket policy statements: ${JSON.stringify(bucketStatements.map((s) => ({ Effect: s.Effect, Action: s.Action, Condition: s.Condition })))}; PutObject allows: ${JSON.stringify(allows.map((s) => ({ Action: s.Action, Condition: s.Condition })))}`,
     ).toBeGreaterThan(0);
+  });
+});
+
+describe('R7-8: a subscriber filtering on data.* silently never receives an offloaded event', () => {
+  test('a flow that offloads refuses (or at least flags) a message-body filter policy on data, as lambda/contract/claim-check.ts says it does', () => {
+    const stack = newStack();
+    const flow = new IdempotentEventFlow(stack, 'Orders', { offloadLargeEvents: true });
+    flow.addProducer('PlaceOrder', { entry: HANDLER_ENTRY });
+    let refusal: string | undefined;
+    try {
+      flow.addSubscriber('EuBilling', {
+        entry: HANDLER_ENTRY,
+        filterPolicyWithMessageBody: {
+          data: sns.FilterOrPolicy.policy({ region: sns.FilterOrPolicy.filter(sns.SubscriptionFilter.stringFilter({ allowlist: ['eu'] })) }),
+        },
+      });
+      Template.fromStack(stack);
+    } catch (error) {
+      refusal = (error as Error).message;
+    }
+    // an offloaded envelope has no 'data' (dataref, iefdatasha256, iefdatasize instead): SNS's message-body filter finds
+    // no data.region and drops the message for this subscription, with no error, no dead letter and no alarm; every
+    // event over the inline threshold is lost to this subscriber. The contract (claim-check.ts, 'Filters.') says the
+    // constructs refuse such a policy; nothing does (lib/consumer has no check naming offloading), nor is there a warning
+    const flagged = refusal ?? Annotations.fromStack(stack).findError('*', Match.stringLikeRegexp('offload')).concat(Annotations.fromStack(stack).findWarning('*', Match.stringLikeRegexp('offload')))[0]?.entry.data;
+    if (refusal === undefined) {
+      // the subscription as deployed: a body filter on data.region
+      Template.fromStack(stack).hasResourceProperties('AWS::SNS::Subscription', { FilterPolicyScope: 'MessageBody', FilterPolicy: { data: { region: ['eu'] } } });
+    }
+    expect(String(flagged ?? 'nothing: no refusal, no error, no warning')).toMatch(/offload/);
   });
 });
