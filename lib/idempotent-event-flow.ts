@@ -15,6 +15,7 @@ import { placementOf } from './consumer/private/flow-placement';
 import { physicalNamesOf } from './consumer/private/cross-stack-names';
 import { EventFlowAttributes, importEventFlow } from './imported-event-flow';
 import { describeEnvironment } from './private/environments';
+import { refuseDataFilterOnOffloadedFlow } from './private/offload-filter-check';
 import { crossAccountOperatorRoleId, grantFlowOperator } from './private/flow-operator';
 import { giveSubscriberAlarmsAndOutput } from './private/subscriber-registration';
 import { subscribeGrantSid } from './private/subscribe-grant-sid';
@@ -800,6 +801,7 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
           '(its function could not be given the payload bucket of this stack); deploy it beside the flow, or use a flow without offloadLargeEvents',
       );
     }
+    refuseDataFilterOnOffloadedFlow(owner, subscriber);
     const fn = subscriber.consumerFunction.lambdaFunction;
     const variables = (Stack.of(fn).resolve((fn.node.defaultChild as lambda.CfnFunction).environment) as { variables?: Record<string, unknown> } | undefined)?.variables ?? {};
     const publishes = ENV.OUTBOX_TABLE_NAME in variables;
@@ -814,3 +816,4 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
     if (publishes) grantWritePayloads('grantAppendEvents', bucket, fn);
   }
 }
+
