@@ -41,7 +41,7 @@ export const STREAM_READ_ACTIONS = ['dynamodb:DescribeStream', 'dynamodb:GetReco
 /** The S3 action each object operation is authorized as (HeadObject needs `s3:GetObject`). */
 export const S3_OBJECT_ACTIONS: Readonly<Record<string, string>> = { PutObject: 's3:PutObject', GetObject: 's3:GetObject', HeadObject: 's3:GetObject', DeleteObject: 's3:DeleteObject' };
 /** The S3 condition keys the simulator fills from an object request's headers. */
-const S3_HEADER_KEYS = ['x-amz-server-side-encryption', 'x-amz-server-side-encryption-aws-kms-key-id'] as const;
+const S3_HEADER_KEYS = ['x-amz-server-side-encryption', 'x-amz-server-side-encryption-aws-kms-key-id', 'if-none-match'] as const;
 /** KMS actions of a sender to an encrypted queue or topic. */
 const SEND_KMS_ACTIONS = ['kms:GenerateDataKey', 'kms:Decrypt'];
 
