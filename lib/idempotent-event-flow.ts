@@ -436,7 +436,10 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
    * `dynamodb:GetItem` (`--event-id`) and `dynamodb:Scan` (`--since`) on the outbox table, nothing that writes (with a
    * customer-managed key also `kms:Decrypt`, through DynamoDB only).
    *
-   * A principal of this flow's account gets them in its own policy. A principal of ANOTHER account (e.g. the on-call
+   * A principal of this flow's account gets them in its own policy (a role or user named by a literal ARN,
+   * `new iam.ArnPrincipal('arn:aws:iam::<this account>:role/...')`, is imported as such to get a policy attached; any
+   * other principal whose policy this stack can not write, e.g. an account's root, is refused at synth). A principal
+   * of ANOTHER literal account (or of any literal account when this flow's stack has no fixed account), e.g. the on-call
    * role of a subscriber's team, `new iam.ArnPrincipal('arn:aws:iam::222222222222:role/ledger-oncall')`, or
    * `new iam.AccountPrincipal('222222222222')`), whose policies this stack can not write, gets a role of this flow's
    * account instead: `CrossAccountOperator<account>` (one per account, see {@link crossAccountOperatorRole}), trusted

@@ -46,4 +46,18 @@ describe('R7-5: grantOperator to a principal named by its ARN grants nothing and
       role: flow.crossAccountOperatorRole('222222222222') !== undefined,
     }).toEqual({ success: true, role: true });
   });
+
+  test("a principal of the flow's account whose policy the stack can not write (the account's root by ARN) is refused at synth, naming it and what to do", () => {
+    const { flow } = flowStack({ account: '111111111111', region: 'eu-west-1' });
+    expect(() => flow.grantOperator(new iam.ArnPrincipal('arn:aws:iam::111111111111:root'))).toThrow(
+      /grantOperator could not give .*arn:aws:iam::111111111111:root.*pass the role or user itself/,
+    );
+  });
+
+  test('an SSO role of the flow\'s account by ARN (with its path) gets a policy attached to it by name', () => {
+    const { stack, flow } = flowStack({ account: '111111111111', region: 'eu-west-1' });
+    const grant = flow.grantOperator(new iam.ArnPrincipal('arn:aws:iam::111111111111:role/aws-reserved/sso.amazonaws.com/eu-west-1/AWSReservedSSO_Oncall_0123456789abcdef'));
+    expect(grant.success).toBe(true);
+    Template.fromStack(stack).hasResourceProperties('AWS::IAM::Policy', { Roles: ['AWSReservedSSO_Oncall_0123456789abcdef'] });
+  });
 });
