@@ -127,7 +127,7 @@ export interface MessageDependencies<TData> {
   /**
    * How offloaded events (claim-check, docs/LARGE-EVENTS.md) are read: `reader` is called for the first one (so a
    * consumer that never meets one creates no S3 client); `expected` is the flow's bucket and prefix, when configured,
-   * and a reference elsewhere is refused. @default none: an offloaded event is dead-lettered (PayloadUnavailableError)
+   * and a reference elsewhere is refused; without `expected` no reference is followed. @default none: an offloaded event is dead-lettered (PayloadUnavailableError)
    */
   readonly claimCheck?: ClaimCheckReading;
   /**
@@ -150,9 +150,11 @@ export interface ClaimCheckReading {
  */
 async function inlineEnvelope(raw: EventEnvelope<unknown>, claimCheck: ClaimCheckReading | undefined): Promise<{ envelope: EventEnvelope<unknown>; dataJson?: string }> {
   if (!isOffloaded(raw)) return { envelope: raw };
-  if (claimCheck === undefined) {
+  // no bucket configured (IEF_PAYLOAD_BUCKET_NAME unset): no reference is followed, into whatever bucket the role can read
+  if (claimCheck?.expected === undefined) {
     throw new PayloadUnavailableError(
-      `event '${raw.id}' (${raw.type}) is offloaded to ${raw.dataref}, but this consumer reads no payload bucket (deploy it on a flow with a payload bucket, or pass claimCheck)`,
+      `event '${raw.id}' (${raw.type}) is offloaded to ${raw.dataref}, but this consumer has no payload bucket configured (IEF_PAYLOAD_BUCKET_NAME), ` +
+        'so it follows no reference (deploy it on a flow with offloadLargeEvents, or set IEF_PAYLOAD_BUCKET_NAME and IEF_PAYLOAD_KEY_PREFIX to the flow\'s bucket)',
       raw.dataref,
     );
   }

@@ -107,9 +107,11 @@ describe('R7-1: an event committed on an object an earlier attempt wrote keeps t
 });
 
 /** A transactional consumer of the inbox, as claim-check.int.test.ts builds it; `run` returns each record's outcome. */
-function consumer(seen: EventEnvelope[], overrides: Partial<TransactionalConsumerOptions<unknown>> = {}) {
+function consumer(seen: EventEnvelope[], overrides: Partial<TransactionalConsumerOptions<unknown>> = {}, payloadBucket?: string) {
   const { logger, lines } = recordingLogger();
   const deadLetter = new RecordingDeadLetterPublisher();
+  // the flow's bucket, as the flow sets it on its consumers (read when the consumer is created); none: R7-4's case
+  if (payloadBucket !== undefined) Object.assign(process.env, { IEF_PAYLOAD_BUCKET_NAME: payloadBucket, IEF_PAYLOAD_KEY_PREFIX: PREFIX });
   const handler = createTransactionalConsumer<unknown>({
     handle: (envelope) => {
       seen.push(envelope);
@@ -122,6 +124,8 @@ function consumer(seen: EventEnvelope[], overrides: Partial<TransactionalConsume
     payloadReader: store,
     ...overrides,
   });
+  delete process.env.IEF_PAYLOAD_BUCKET_NAME;
+  delete process.env.IEF_PAYLOAD_KEY_PREFIX;
   const run = async (records: SQSRecord[]): Promise<string[]> => {
     const from = lines.length;
     await handler({ Records: records });
@@ -142,7 +146,7 @@ describe('R7-3: a copy of an applied offloaded event fetches its data before the
     const seen: EventEnvelope[] = [];
     let reads = 0;
     const counting: PayloadReader = { get: async (b, k) => (reads++, store.get(b, k)) };
-    const { run, deadLetter } = consumer(seen, { payloadReader: counting });
+    const { run, deadLetter } = consumer(seen, { payloadReader: counting }, bucket);
     const record = sqsRecord(JSON.stringify(offloaded));
     expect(await run([record])).toEqual(['processed']);
     expect(reads).toBe(1);
@@ -158,6 +162,7 @@ describe('R7-3: a copy of an applied offloaded event fetches its data before the
     const outcome = await run([copy]);
     expect({ outcome, deadLetters: deadLetter.published.map((letter) => letter.errorMessage) }).toEqual({ outcome: ['duplicate'], deadLetters: [] });
     expect(seen).toHaveLength(1);
+    expect(reads, 'the duplicate is recognised without a GetObject').toBe(1);
   });
 });
 

@@ -76,6 +76,9 @@ test('R7-6: a batch of two 64 MiB offloaded events is applied by a consumer of t
           R7_S3_ENDPOINT: s3.endpoint,
           R7_INBOX_CONFIG: JSON.stringify(inboxConfig),
           R7_RECORDS: JSON.stringify(records),
+          // the flow's bucket, as the flow sets it: without it the consumer follows no reference (R7-4) and reads nothing
+          IEF_PAYLOAD_BUCKET_NAME: bucket,
+          IEF_PAYLOAD_KEY_PREFIX: 'event-data/',
         },
         maxBuffer: 16 * 1024 * 1024,
       },
