@@ -215,4 +215,16 @@ describe('R7-7: transactWriteOnce takes its own earlier commit for a reused id w
     );
     expect(retried).toEqual({ written: false, error: undefined });
   });
+
+  test('the reverse (inline first, offloaded on the retry) is the same event too; another payload under the id is still refused across the change', async () => {
+    const id = `order-placed-${crypto.randomUUID()}`;
+    const event = { id, type: 'OrderPlaced', data: document(3000) };
+    const inline = new Outbox({ client, config: outboxConfig, claimCheck: { config: { ...claimCheck, inlineThresholdBytes: 64 * 1024 }, store } });
+    const first = await inline.transactWriteOnce({ events: [event] });
+    expect(first.events[0]!.dataref).toBeUndefined();
+    const offloading = new Outbox({ client, config: outboxConfig, claimCheck: { config: claimCheck, store } });
+    expect(await offloading.transactWriteOnce({ events: [event] })).toEqual({ written: false, events: first.events });
+    const other = { ...event, data: document(3000, 'y') };
+    await expect(offloading.transactWriteOnce({ events: [other] })).rejects.toThrow(/already in the outbox with another payload/);
+  });
 });
