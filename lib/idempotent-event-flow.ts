@@ -15,6 +15,7 @@ import { placementOf } from './consumer/private/flow-placement';
 import { physicalNamesOf } from './consumer/private/cross-stack-names';
 import { EventFlowAttributes, importEventFlow } from './imported-event-flow';
 import { describeEnvironment } from './private/environments';
+import { refuseDataFilterOnOffloadedFlow } from './private/offload-filter-check';
 import { crossAccountOperatorRoleId, grantFlowOperator } from './private/flow-operator';
 import { giveSubscriberAlarmsAndOutput } from './private/subscriber-registration';
 import { subscribeGrantSid } from './private/subscribe-grant-sid';
@@ -435,7 +436,10 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
    * `dynamodb:GetItem` (`--event-id`) and `dynamodb:Scan` (`--since`) on the outbox table, nothing that writes (with a
    * customer-managed key also `kms:Decrypt`, through DynamoDB only).
    *
-   * A principal of this flow's account gets them in its own policy. A principal of ANOTHER account (e.g. the on-call
+   * A principal of this flow's account gets them in its own policy (a role or user named by a literal ARN,
+   * `new iam.ArnPrincipal('arn:aws:iam::<this account>:role/...')`, is imported as such to get a policy attached; any
+   * other principal whose policy this stack can not write, e.g. an account's root, is refused at synth). A principal
+   * of ANOTHER literal account (or of any literal account when this flow's stack has no fixed account), e.g. the on-call
    * role of a subscriber's team, `new iam.ArnPrincipal('arn:aws:iam::222222222222:role/ledger-oncall')`, or
    * `new iam.AccountPrincipal('222222222222')`), whose policies this stack can not write, gets a role of this flow's
    * account instead: `CrossAccountOperator<account>` (one per account, see {@link crossAccountOperatorRole}), trusted
@@ -832,6 +836,7 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
           'so every offloaded event would fail there); deploy it in the flow\'s account and Region, or use a flow without offloadLargeEvents',
       );
     }
+    refuseDataFilterOnOffloadedFlow(owner, subscriber);
     const fn = subscriber.consumerFunction.lambdaFunction;
     const variables = (Stack.of(fn).resolve((fn.node.defaultChild as lambda.CfnFunction).environment) as { variables?: Record<string, unknown> } | undefined)?.variables ?? {};
     const publishes = ENV.OUTBOX_TABLE_NAME in variables;
@@ -846,3 +851,4 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
     if (publishes) grantWritePayloads('grantAppendEvents', bucket, fn);
   }
 }
+

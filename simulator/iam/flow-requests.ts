@@ -48,7 +48,7 @@ export const S3_OBJECT_ACTIONS: Readonly<Record<string, string>> = { PutObject: 
  */
 const S3_TLS = { 's3:TlsVersion': '1.2' } as const;
 /** The S3 condition keys the simulator fills from an object request's headers. */
-const S3_HEADER_KEYS = ['x-amz-server-side-encryption', 'x-amz-server-side-encryption-aws-kms-key-id'] as const;
+const S3_HEADER_KEYS = ['x-amz-server-side-encryption', 'x-amz-server-side-encryption-aws-kms-key-id', 'if-none-match'] as const;
 /** KMS actions of a sender to an encrypted queue or topic. */
 const SEND_KMS_ACTIONS = ['kms:GenerateDataKey', 'kms:Decrypt'];
 

@@ -47,8 +47,13 @@ beforeAll(async () => {
     createInbox(client, { subscriberName: 'billing', deduplicationWindowSeconds: 3600 }),
   ]);
   claimCheck = { bucketName: bucket, keyPrefix: PREFIX, inlineThresholdBytes: THRESHOLD };
+  // the consumers' payload bucket, as the flow sets it (a consumer with none follows no reference: R7-4)
+  process.env.IEF_PAYLOAD_BUCKET_NAME = bucket;
+  process.env.IEF_PAYLOAD_KEY_PREFIX = PREFIX;
 });
 afterAll(async () => {
+  delete process.env.IEF_PAYLOAD_BUCKET_NAME;
+  delete process.env.IEF_PAYLOAD_KEY_PREFIX;
   await Promise.all([proxy.stop(), s3.stop()]);
 });
 

@@ -35,8 +35,20 @@ function synthesize(): void {
   const key = new kms.Key(stack, 'Key');
   const payloads = new s3.Bucket(stack, 'Bucket', { encryption: s3.BucketEncryption.KMS, encryptionKey: key, enforceSSL: true, minimumTLSVersion: 1.2, blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL });
   const fn = (id: string) => new lambda.Function(stack, id, { runtime: lambda.Runtime.NODEJS_22_X, handler: 'index.handler', code: lambda.Code.fromInline('exports.handler = async () => {}') });
-  payloads.grantPut(fn('Producer'), 'event-data/*');
+  const producer = fn('Producer');
+  payloads.grantPut(producer, 'event-data/*');
   payloads.grantRead(fn('Consumer'), 'event-data/*');
+  // the payload bucket's rule (lib/private/payload-bucket.ts): a put without If-None-Match is denied, on its own prefix here
+  payloads.grantPut(producer, 'conditional/*');
+  payloads.addToResourcePolicy(
+    new iam.PolicyStatement({
+      effect: iam.Effect.DENY,
+      principals: [new iam.AnyPrincipal()],
+      actions: ['s3:PutObject'],
+      resources: [payloads.arnForObjects('conditional/*')],
+      conditions: { Null: { 's3:if-none-match': 'true' } },
+    }),
+  );
   fn('NoKey').addToRolePolicy(new iam.PolicyStatement({ actions: ['s3:PutObject'], resources: [payloads.arnForObjects('event-data/*')] }));
   fn('Stranger');
   // the flow's subscriber grant (lib/private/payload-bucket.ts): s3:ListBucket only for prefixes under event-data/
@@ -107,6 +119,11 @@ describe('the S3 check of a synthesized bucket', () => {
     expect(await ask('GetOnly', 'GetObject')).toBeUndefined();
     expect(await ask('GetOnly', 'ListBucket', 'event-data/0a1b/2c3d')).toMatch(/not authorized to perform: s3:ListBucket/);
     expect(await ask('Stranger', 'ListBucket', 'event-data/0a1b/2c3d')).toMatch(/not authorized to perform: s3:ListBucket/);
+  });
+
+  test('a bucket policy denying s3:PutObject when s3:if-none-match is null: a put without If-None-Match is denied, one with it allowed', async () => {
+    expect(await ask('Producer', 'PutObject', 'conditional/a/b')).toMatch(/explicit deny|not authorized to perform: s3:PutObject/);
+    expect(await ask('Producer', 'PutObject', 'conditional/a/b', { 'if-none-match': '*' })).toBeUndefined();
   });
 
   test('a request no function signed (an operator) and a bucket outside the templates are not evaluated', async () => {
