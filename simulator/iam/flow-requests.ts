@@ -20,7 +20,9 @@
  *   the KMS request S3 makes with the caller's permissions: `kms:GenerateDataKey` for a put, `kms:Decrypt` for a get
  *   (S3 User Guide, "Using server-side encryption with AWS KMS keys", permissions), encryption context `aws:s3:arn` the
  *   object's ARN (the bucket's with S3 Bucket Keys). The request's `s3:x-amz-server-side-encryption` and
- *   `s3:x-amz-server-side-encryption-aws-kms-key-id` are its headers' (absent when it sends none, as in AWS).
+ *   `s3:x-amz-server-side-encryption-aws-kms-key-id` are its headers' (absent when it sends none, as in AWS);
+ *   `s3:TlsVersion` is 1.2, the lowest TLS version AWS's endpoints accept (a policy demanding 1.3 is denied here
+ *   though a client negotiating TLS 1.3 would pass it in AWS).
  */
 import type { ResourceKey } from '../model/flow-model';
 import type { AccessControl } from './access-control';
@@ -41,6 +43,9 @@ export const STREAM_READ_ACTIONS = ['dynamodb:DescribeStream', 'dynamodb:GetReco
 /** The S3 action each object operation is authorized as (HeadObject needs `s3:GetObject`). */
 export const S3_OBJECT_ACTIONS: Readonly<Record<string, string>> = { PutObject: 's3:PutObject', GetObject: 's3:GetObject', HeadObject: 's3:GetObject', DeleteObject: 's3:DeleteObject' };
 /** The S3 condition keys the simulator fills from an object request's headers. */
+/** The `s3:TlsVersion` of a function's S3 request: TLS 1.2, the lowest AWS's endpoints accept. */
+const S3_TLS_VERSION = '1.2';
+
 const S3_HEADER_KEYS = ['x-amz-server-side-encryption', 'x-amz-server-side-encryption-aws-kms-key-id'] as const;
 /** KMS actions of a sender to an encrypted queue or topic. */
 const SEND_KMS_ACTIONS = ['kms:GenerateDataKey', 'kms:Decrypt'];
@@ -118,7 +123,8 @@ export class FlowRequests {
     if (action === undefined) return [];
     const bucketArn = this.access.arnOf(bucket);
     const objectArn = `${bucketArn}/${objectKey}`;
-    const context: Record<string, string> = {};
+    // the TLS version of the connection: 1.2, the lowest AWS's endpoints accept (docs/SIMULATOR.md, "Request context keys")
+    const context: Record<string, string> = { 's3:TlsVersion': S3_TLS_VERSION };
     const absent: string[] = [];
     for (const header of S3_HEADER_KEYS) {
       const value = headers[header];
