@@ -34,7 +34,10 @@ is given (at a terminal it asks): it says what it would move and what it refuses
 
 A redrive acts on one subscriber, best named by its <subscriber>/Operator stack output (--subscriber-output): the
 queues, the inbox table, the processing mode and the deduplication window come from what was deployed, and a flag
-that disagrees with it is refused (exit code 2). Without it, --processing-mode and the other flags say it, and
+that disagrees with it is refused (exit code 2). With the output alone, it reads every dead-letter queue the output
+names: the queue's and the subscription's (what SNS could not deliver); --dead-letter-queue or
+--subscription-dead-letter-queue reads only that one (an ordered subscriber's redrive reads the queue's only and names
+the other). Without it, --processing-mode and the other flags say it, and
 --queue must be the queue whose RedrivePolicy names --dead-letter-queue (else refused, exit code 3).
 
 A redrive refuses (exit code 3):
@@ -283,10 +286,15 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
   const resolved = resolveSubscriber(values, context.io.cwd ?? process.cwd());
   if (typeof resolved === 'string') return context.usageError(resolved.startsWith('needs') ? `'dlq redrive' ${resolved}` : resolved);
   const deployment = resolved.deployment;
-  if (deployment !== undefined && sources.length === 0) sources.push({ kind: 'queue', url: deployment.deadLetterQueueUrl });
-  if (sources.length !== 1) return context.usageError("'dlq redrive' needs exactly one --dead-letter-queue or --subscription-dead-letter-queue (or --subscriber-output alone)");
+  if (sources.length > 1) return context.usageError("'dlq redrive' needs exactly one --dead-letter-queue or --subscription-dead-letter-queue (or --subscriber-output alone)");
+  if (deployment !== undefined && sources.length === 0) {
+    // --subscriber-output alone: every dead-letter queue it names, the queue's and the subscription's (SNS's undelivered)
+    sources.push({ kind: 'queue', url: deployment.deadLetterQueueUrl });
+    if (deployment.subscriptionDeadLetterQueueUrl !== undefined) sources.push({ kind: 'subscription', url: deployment.subscriptionDeadLetterQueueUrl });
+  }
+  if (sources.length === 0) return context.usageError("'dlq redrive' needs exactly one --dead-letter-queue or --subscription-dead-letter-queue (or --subscriber-output alone)");
   const source = sources[0] as SourceQueue;
-  if (deployment !== undefined) {
+  if (deployment !== undefined && sources.length === 1) {
     const deployed = source.kind === 'queue' ? deployment.deadLetterQueueUrl : deployment.subscriptionDeadLetterQueueUrl;
     if (source.url !== deployed) {
       const option = source.kind === 'queue' ? '--dead-letter-queue' : '--subscription-dead-letter-queue';
@@ -305,7 +313,7 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
   const client = context.sqsClient();
   const now = context.now().getTime();
 
-  if (source.kind === 'queue') {
+  for (const source of sources.filter((candidate) => candidate.kind === 'queue')) {
     // a typo in --queue would send this subscriber's dead letters to another subscriber's queue
     const mismatch = await deadLetterSourceMismatch(client, source.url, destination);
     if (mismatch.note !== undefined) context.io.stderr(`note: ${mismatch.note}\n`);
@@ -323,11 +331,21 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
       context.io.stdout(plan);
       return context.io.confirm(`Redrive ${count} message(s) to ${destination} in sequence?`);
     };
+    // an ordered redrive reads one dead-letter queue: the other the output names is redriven by naming it
+    for (const other of sources.slice(1)) context.io.stderr(`note: read ${source.url} only; redrive the subscription dead-letter queue with --subscription-dead-letter-queue ${other.url}\n`);
     return redriveOrderedDeadLetters(context, { subscriber: resolved, deadLetterQueueUrl: source.url, reasons, eventIds, limit, move, asJson }, confirm);
   }
   const { wait: destinationWait, note } = await copyWaitOf(client, destination);
   if (note !== undefined) context.io.stderr(`note: ${note}\n`);
-  const { messages, views } = await readQueue(client, source, limit);
+  const messages: QueueMessage[] = [];
+  const views: DeadLetterView[] = [];
+  for (const queue of sources) {
+    const read = await readQueue(client, queue, limit);
+    messages.push(...read.messages);
+    views.push(...read.views);
+  }
+  const truncated = sources.some((queue) => messages.filter((message) => message.queueUrl === queue.url).length >= limit);
+  const readLine = sources.length > 1 ? `read ${sources.map((queue) => `${queue.url} (${queue.kind === 'queue' ? "the queue's dead-letter queue" : "the subscription's"})`).join(' and ')}\n` : '';
   const planned: Planned[] = [];
   let skipped = 0;
   try {
@@ -367,7 +385,7 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
       move = await context.io.confirm(`Redrive ${toMove.length} message(s) to ${destination}?`);
     }
     if (!move) {
-      outcome = `dry run: would redrive ${toMove.length} and refuse ${refused}; run again with --yes to move them`;
+      outcome = `dry run: would redrive ${toMove.length} and refuse ${refused}${toMove.length === 0 ? '' : '; run again with --yes to move them'}`;
     } else if (toMove.length === 0) {
       outcome = `nothing redriven; ${refused} refused`;
     } else {
@@ -383,14 +401,14 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
           // how long a redriven copy can wait in the queue: the deduplication window rule's figure
           destination: destinationWait,
           skipped,
-          truncated: messages.length >= limit,
+          truncated,
           decisions: planned.map(({ view, decision }) => ({ eventId: view.eventId, messageId: view.messageId, reason: view.reason, ...decision })),
           ...(moved !== undefined ? { moved } : {}),
         }),
       );
     } else {
-      const more = messages.length >= limit ? `\nread the first ${limit} message(s) only (--limit): run again for the rest` : '';
-      context.io.stdout(redriveText(planned, skipped, `${outcome}${more}`));
+      const more = truncated ? `\nread the first ${limit} message(s)${sources.length > 1 ? ' of a queue' : ''} only (--limit): run again for the rest` : '';
+      context.io.stdout(`${readLine}${redriveText(planned, skipped, `${outcome}${more}`)}`);
     }
     for (const item of planned) if (item.decision.warning !== undefined && move) context.io.stderr(`warning: event '${terminalText(item.view.eventId ?? item.view.messageId)}': ${item.decision.warning}\n`);
     return refused > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;

@@ -22,7 +22,9 @@
  *   object's ARN (the bucket's with S3 Bucket Keys). The request's `s3:x-amz-server-side-encryption` and
  *   `s3:x-amz-server-side-encryption-aws-kms-key-id` are its headers' (absent when it sends none, as in AWS); and
  *   `s3:ListBucket` on the bucket's ARN with `s3:prefix` (a ListObjectsV2's prefix, or the key of a missing object,
- *   whose 404 S3 gives only to a caller who may list: ../aws/s3-endpoint.ts).
+ *   whose 404 S3 gives only to a caller who may list: ../aws/s3-endpoint.ts); `s3:TlsVersion` is 1.2, the lowest TLS
+ *   version AWS's endpoints accept (a policy demanding 1.3 is denied here though a client negotiating TLS 1.3 would
+ *   pass it in AWS).
  */
 import type { ResourceKey } from '../model/flow-model';
 import type { AccessControl } from './access-control';

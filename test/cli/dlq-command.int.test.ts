@@ -356,6 +356,48 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
     expect(await applied('evt-undelivered')).toEqual({ 'evt-undelivered': 1 });
   });
 
+  // nu7 finding 6: --subscriber-output alone read only the queue's dead-letter queue, and said 'no dead letters match'
+  // while SNS's undelivered messages sat in the subscription dead-letter queue the same output names
+  test('redrive --subscriber-output alone reads every dead-letter queue the output names: the queue\'s and the subscription\'s', async () => {
+    const s = (services = await startOperatorServices('BothQueues'));
+    const { handler, applied } = billingConsumer(s);
+    s.subscriptionDeadLetterQueue.send({ body: event(s, 'evt-undelivered'), origin: { via: 'sns-dead-letter' } });
+    await deadLettered(s, ['evt-poison']);
+    const output = JSON.stringify({
+      format: 1,
+      subscriberName: SUBSCRIBER,
+      processingMode: 'transactional',
+      deduplicationWindowSeconds: 30 * 86_400,
+      keepBlockedMessageBody: false,
+      inboxTable: tableName,
+      queueUrl: s.queue.address.url,
+      deadLetterQueueUrl: s.deadLetterQueue.address.url,
+      subscriptionDeadLetterQueueUrl: s.subscriptionDeadLetterQueue.address.url,
+    });
+
+    const dryRun = await cli(s, 'dlq', 'redrive', '--subscriber-output', output);
+    expect(dryRun.code, dryRun.stderr).toBe(0);
+    expect(dryRun.stdout).toContain('evt-undelivered');
+    expect(dryRun.stdout).toContain('evt-poison');
+    expect(dryRun.stdout).toContain('would redrive 2 and refuse 0');
+    expect(dryRun.stdout).toContain(s.subscriptionDeadLetterQueue.address.url);
+    expect(dryRun.stdout).toContain(s.deadLetterQueue.address.url);
+
+    const moved = await cli(s, 'dlq', 'redrive', '--subscriber-output', output, '--event-id', 'evt-undelivered', '--yes');
+    expect(moved.code, moved.stderr).toBe(0);
+    expect(moved.stdout).toContain('redrove 1 to');
+    await deliverOnce(s.queue, handler);
+    expect(await applied('evt-undelivered')).toEqual({ 'evt-undelivered': 1 });
+  });
+
+  test('a dry run that would move nothing does not ask to run again with --yes', async () => {
+    const s = (services = await startOperatorServices('NothingToMove'));
+    const result = await cli(s, ...redriveArgs(s));
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('no dead letters match');
+    expect(result.stdout).not.toContain('--yes');
+  });
+
   test('usage errors (exit 2): a relay dead-letter queue to redrive, a missing deduplication window, --yes with --dry-run', async () => {
     const s = (services = await startOperatorServices('Usage'));
     const relay = await cli(s, 'dlq', 'redrive', '--relay-dead-letter-queue', s.relayDeadLetterQueue.address.url, '--queue', 'q', '--subscriber', SUBSCRIBER, '--deduplication-window', '30d');
