@@ -4,13 +4,17 @@
  * client).
  */
 import { SQSClient } from '@aws-sdk/client-sqs';
+import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { OUTBOX_ITEM } from '../../../lambda/contract/wire-format';
+import { derivedEventId } from '../../../lambda/fingerprint';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { SimulatedQueue } from '../../../simulator/aws/queue';
 import { startSqsEndpoint, type SqsEndpoint } from '../../../simulator/aws/sqs-endpoint';
 import type { EffectProbe } from '../../../simulator/run/scenario';
 import type { VerifyClients } from '../../../simulator/verify/clients';
 import type { DeployedFlow } from '../../../simulator/verify/deployed-flow';
-import type { RunEvent } from '../../../simulator/verify/observe';
+import { readRunEvents, type RunEvent } from '../../../simulator/verify/observe';
+import { createTable, localClient, uniqueTableName } from '../../support/dynamodb-client';
 import { newRunId, withRunIds } from '../../../simulator/verify/run-ids';
 import { waitUntilQuiet, type SettleOptions } from '../../../simulator/verify/settle';
 import { refuseOtherAccounts } from '../../../simulator/verify/verify-run';
@@ -20,6 +24,8 @@ const clock = frozenClock();
 const queues = new Map<string, SimulatedQueue>();
 let server: SqsEndpoint;
 let sqs: SQSClient;
+const dynamoDb = localClient();
+const documents = DynamoDBDocumentClient.from(dynamoDb);
 
 beforeAll(async () => {
   server = await startSqsEndpoint({ resolveQueue: (url) => queues.get(url) });
@@ -28,10 +34,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   sqs.destroy();
+  dynamoDb.destroy();
   await server.stop();
 });
 
-const clients = (): VerifyClients => ({ sqs, destroy: () => undefined }) as unknown as VerifyClients;
+const clients = (): VerifyClients => ({ sqs, dynamoDb, documents, destroy: () => undefined }) as unknown as VerifyClients;
 
 function runEvent(id: string): RunEvent {
   const event = { id, type: 'com.example.OrderPlaced', data: { orderId: id } };
@@ -127,5 +134,34 @@ describe('R43 second review of verify', () => {
     // WHEN verify waits, THEN the flow is quiet (e-1 is dead-lettered, nothing moves): settle reads the queue only when
     // its count rose above the baseline, so it waits to its time limit for an event already in the queue
     await expect(waitUntilQuiet(clients(), flow, settle)).resolves.toBeUndefined();
+  });
+
+  test("R43b-6: an event a subscriber emitted for a run event (a runtime-derived id) is one of the run's even when its data names no command id", async () => {
+    // GIVEN the run's OrderPlaced in the orders outbox, and the event Billing emitted while applying it (tx.emit without
+    // an id: the runtime derives its id from Billing and the consumed event, derived-events.ts) in Billing's outbox, its
+    // data naming only what Billing made (an invoice number, an amount): no id of the run's commands
+    const runId = newRunId(1_700_000_000_000, () => Buffer.from([7, 7, 7, 7]));
+    const [orders, billing] = [uniqueTableName('r43b-orders'), uniqueTableName('r43b-billing')];
+    for (const table of [orders, billing]) await createTable(dynamoDb, table, { partitionKey: 'pk' });
+    const placedId = `order-placed-${runId}-order-00001`;
+    const billedId = derivedEventId('Billing', placedId, 0);
+    const put = (table: string, envelope: Record<string, unknown>) =>
+      documents.send(new PutCommand({ TableName: table, Item: { pk: `${OUTBOX_ITEM.KEY_PREFIX}${String(envelope.id)}`, [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: OUTBOX_ITEM.RECORD_TYPE_VALUE, [OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]: JSON.stringify(envelope) } }));
+    await put(orders, { specversion: '1.0', id: placedId, type: 'com.example.OrderPlaced', source: 'orders', data: { orderId: `${runId}-order-00001` } });
+    await put(billing, { specversion: '1.0', id: billedId, type: 'com.example.billing.OrderBilled', source: 'billing', data: { invoiceNumber: 'INV-000417', amount: 5 } });
+    const flow: DeployedFlow = {
+      stackNames: ['App'],
+      flows: [{ outboxTable: orders }],
+      resources: [],
+      subscribers: [{ name: 'Billing', stackName: 'App', environment: {}, deployment: { format: 1, subscriberName: 'Billing', processingMode: 'multi-step', queueUrl: 'https://sqs.invalid/1/q', deadLetterQueueUrl: 'https://sqs.invalid/1/d', outboxTable: billing } }],
+    };
+
+    // WHEN verify reads the run's events
+    const events = await readRunEvents(clients(), flow, runId);
+
+    // THEN OrderBilled is among them: else its subscribers (Loyalty) are never checked for it (taken 0, waited for by
+    // nothing) and the verdict is OK however broken Loyalty is; derived-events.ts can name its source, readRunEvents
+    // drops it first (isRunEvent: id or data carrying the run id)
+    expect([...events.keys()].sort()).toEqual([billedId, placedId].sort());
   });
 });
