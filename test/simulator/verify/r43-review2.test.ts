@@ -164,4 +164,33 @@ describe('R43 second review of verify', () => {
     // drops it first (isRunEvent: id or data carrying the run id)
     expect([...events.keys()].sort()).toEqual([billedId, placedId].sort());
   });
+
+  test("R43b-7: a subscriber that takes none of the run's events does not hold the wait with its own (real) traffic", async () => {
+    // GIVEN Audit, whose filter takes only com.example.Refunded, with a real-traffic message on its queue (in a sandbox
+    // shared with testers, or any account with background traffic, its queue is rarely empty twice in a row); the
+    // run's only event, an OrderPlaced, is already applied by Invoicing
+    const audit = subscriberQueues('Audit');
+    audit.queue.send({ body: JSON.stringify({ id: 'real-refund-1', type: 'com.example.Refunded' }), origin: { via: 'send-message', eventId: 'real-refund-1' } });
+    const invoicing = subscriberQueues('Invoicing');
+    const flow: DeployedFlow = {
+      stackNames: ['App'],
+      flows: [],
+      resources: [],
+      subscribers: [
+        { name: 'Invoicing', stackName: 'App', environment: {}, deployment: { format: 1, subscriberName: 'Invoicing', processingMode: 'multi-step', queueUrl: invoicing.queue.address.url, deadLetterQueueUrl: invoicing.deadLetters.address.url } },
+        {
+          name: 'Audit',
+          stackName: 'App',
+          environment: {},
+          deployment: { format: 1, subscriberName: 'Audit', processingMode: 'multi-step', queueUrl: audit.queue.address.url, deadLetterQueueUrl: audit.deadLetters.address.url, filterPolicy: { type: ['com.example.Refunded'] }, filterPolicyScope: 'MessageBody' },
+        },
+      ],
+    };
+    const applied: EffectProbe = async ({ events }) => events.map((event) => ({ subject: `order ${event.id}`, eventIds: [event.id], applied: 1 }));
+    const settle = settleOptions({ Invoicing: applied }, [runEvent('e-1')], new Map([[invoicing.deadLetters.address.url, 0], [audit.deadLetters.address.url, 0]]));
+
+    // WHEN verify waits, THEN the run's flow is quiet: Audit took nothing of the run, its queue's real traffic is not
+    // the run's to wait for (settle.ts pushes any subscriber's non-empty queue before asking what it took)
+    await expect(waitUntilQuiet(clients(), flow, settle)).resolves.toBeUndefined();
+  });
 });
