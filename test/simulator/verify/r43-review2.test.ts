@@ -111,7 +111,9 @@ describe('R43 second review of verify', () => {
   test("R43b-4: --account refuses when one of the flow's stacks has no account it can read (unresolved: a stack id without one)", () => {
     // GIVEN two stacks; findDeployedFlow keeps only the accounts it could parse from the stack ids (deployed-flow.ts:130),
     // so a stack whose id names no account adds nothing, and the flow lists only the sandbox account
-    const flow = { stackNames: ['Sandbox', 'Other'], accounts: ['111111111111'] };
+    // (fixed with the guard: a flow of two stacks in one account lists one account too, so the flow as this test first
+    // gave it could not tell them apart; findDeployedFlow now also gives each stack's account, and none for Other)
+    const flow = { stackNames: ['Sandbox', 'Other'], accounts: ['111111111111'], stackAccounts: { Sandbox: '111111111111' } };
     // WHEN --account allows only the sandbox, THEN the stack whose account is unknown is refused (the guard's doc:
     // "a stack of the flow is in another (or its account is unknown)")
     expect(() => refuseOtherAccounts(flow, ['111111111111'])).toThrow(/Other|unknown/);
