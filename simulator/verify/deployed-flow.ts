@@ -41,6 +41,8 @@ export interface DeployedFlow {
   readonly resources: readonly DeployedResource[];
   /** The accounts the stacks are in (from their stack ids), sorted. @default not read */
   readonly accounts?: readonly string[];
+  /** The account of each stack whose id names one, by stack name (a stack absent has no account verify can read). @default not read */
+  readonly stackAccounts?: Readonly<Record<string, string>>;
 }
 
 /** Thrown when the stacks hold no flow verify can run. */
@@ -127,8 +129,9 @@ export async function findDeployedFlow(clients: VerifyClients, stackNames?: read
     throw new NoDeployedFlowError(`no subscriber's Operator output in ${where}: deploy the app (cdk deploy), or name its stacks with --stack`);
   }
   // arn:aws:cloudformation:<region>:<account>:stack/<name>/<id>
-  const accounts = [...new Set(stacks.flatMap((stack) => (stack.StackId?.split(':')[4] ? [stack.StackId.split(':')[4]!] : [])))].sort();
-  return { stackNames: stacks.map((stack) => stack.StackName ?? ''), subscribers, flows, resources, accounts };
+  const stackAccounts = Object.fromEntries(stacks.flatMap((stack) => (stack.StackId?.split(':')[4] ? [[stack.StackName ?? '', stack.StackId.split(':')[4]!]] : [])));
+  const accounts = [...new Set(Object.values(stackAccounts))].sort();
+  return { stackNames: stacks.map((stack) => stack.StackName ?? ''), subscribers, flows, resources, accounts, stackAccounts };
 }
 
 /**

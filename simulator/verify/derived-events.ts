@@ -3,7 +3,8 @@
  * carries the run id (./run-ids.ts), and so does the id of the event the producer commits for it. An event a
  * subscriber emits while processing one of them (`tx.emit` without an id) has the runtime's derived id,
  * `derivedEventId(subscriber, consumedEventId, index)` (lambda/fingerprint.ts): a hash, unique to the run because the
- * consumed event's id is, but without the run id in it. Such an event belongs to the run by its data, and is listed
+ * consumed event's id is, but without the run id in it. Such an event belongs to the run by its derivation (observe.ts finds it by computing
+ * the derived ids of the run's events, transitively) or by its data, and is listed
  * apart with the event, the subscriber and the index it derives from (found by computing the derived ids of what each
  * subscriber took). An event of the run whose id is neither (a handler chose it) is listed apart without a source.
  */

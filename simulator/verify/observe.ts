@@ -1,6 +1,6 @@
 /**
  * What a verify run reads of the deployed flow, without changing it: the run's committed events (the outbox items
- * whose event carries the run id), what each subscriber's filter policy takes of them (the subscription's policy from
+ * whose event carries the run id, and the events a subscriber derived from them, transitively), what each subscriber's filter policy takes of them (the subscription's policy from
  * its Operator output, matched as the simulator matches it), its queues' message counts, the dead letters in its
  * dead-letter queues with why they are there (read, then made visible again: nothing is deleted; a queue it could not
  * read whole is an error, never "no dead letter": {@link DeadLettersUnreadError}), its inbox records of the run's events
@@ -11,6 +11,7 @@
 import { BatchGetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
+import { derivedEventId } from '../../lambda/fingerprint';
 import { ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
 import { INBOX_ITEM, OUTBOX_ITEM, PROCESSING_RECORD, RECORD_STATUS, recordKey, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import { eventIdOf } from '../aws/message-ids';
@@ -43,10 +44,20 @@ async function scanAll(clients: VerifyClients, tableName: string): Promise<Recor
   return items;
 }
 
-/** The run's committed events in every outbox of the flow, by id. */
+/** At most this many events are emitted in one transaction (DynamoDB TransactWriteItems takes 100 actions). */
+const MAX_EMITTED_PER_EVENT = 100;
+
+/**
+ * The run's committed events in every outbox of the flow, by id: those whose id or data carries the run id, and,
+ * transitively, those a subscriber of the flow emitted while applying one of them with a runtime-derived id
+ * (`derivedEventId(subscriber, consumedEventId, index)`, `tx.emit` without an id): such an event is the run's even when
+ * its data names nothing of the run, and its own subscribers must be checked and waited for.
+ */
 export async function readRunEvents(clients: VerifyClients, flow: DeployedFlow, runId: string): Promise<Map<string, RunEvent>> {
   const tables = new Set([...flow.flows.map((item) => item.outboxTable), ...flow.subscribers.flatMap((subscriber) => (subscriber.deployment.outboxTable === undefined ? [] : [subscriber.deployment.outboxTable]))]);
   const events = new Map<string, RunEvent>();
+  // the outbox events not (yet) known to be the run's, by id: each may derive from one of the run's
+  const others = new Map<string, RunEvent>();
   for (const table of tables) {
     for (const item of await scanAll(clients, table)) {
       const recordType = item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE];
@@ -54,9 +65,29 @@ export async function readRunEvents(clients: VerifyClients, flow: DeployedFlow, 
       const ordered = recordType === ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE;
       if (typeof body !== 'string' || (recordType !== OUTBOX_ITEM.RECORD_TYPE_VALUE && !ordered)) continue;
       const event = parseEnvelope(body);
-      if (event === undefined || !isRunEvent(event, runId)) continue;
-      events.set(event.id, { event, body, ordered });
+      if (event === undefined) continue;
+      (isRunEvent(event, runId) ? events : others).set(event.id, { event, body, ordered });
     }
+  }
+  const subscriberNames = [...new Set(flow.subscribers.map((subscriber) => subscriber.deployment.subscriberName))];
+  // the run's events whose derived events are still to be looked for; each found one is looked for in turn
+  let frontier = [...events.keys()];
+  while (frontier.length > 0 && others.size > 0) {
+    const found: string[] = [];
+    // index by index, so the common case (one emitted event per consumed one) hashes each pair once
+    for (let index = 0; index < MAX_EMITTED_PER_EVENT && others.size > 0; index += 1) {
+      for (const consumedId of frontier) {
+        for (const subscriberName of subscriberNames) {
+          const id = derivedEventId(subscriberName, consumedId, index);
+          const derived = others.get(id);
+          if (derived === undefined) continue;
+          events.set(id, derived);
+          others.delete(id);
+          found.push(id);
+        }
+      }
+    }
+    frontier = found;
   }
   return events;
 }

@@ -3,7 +3,9 @@
  * and randomness (not of the seed: two runs of one seed must not collide), and the scenario's seeded commands with
  * every id field prefixed with it. An id field is one whose name says so, however it is spelt: `id`, `orderId`,
  * `orderID`, `order_id`, `order-id`, and the other words of identity (`key`, `number`, `no`, `ref`, `reference`,
- * `token`, `uuid`, `guid`: `idempotencyKey`, `orderNumber`, `order_no`). The seed still fixes the commands; only their
+ * `token`, `uuid`, `guid`: `idempotencyKey`, `orderNumber`, `order_no`), each also plural (a list of ids: `orderIds`,
+ * `order_ids`, `ids`: every string in it is made unique), and a one-word lower-case name ending in `id` (`orderid`,
+ * `customerid`; not an English word such as `paid`, `valid`, `grid`). The seed still fixes the commands; only their
  * ids change, the same way in every command, so a command that refers to another's id (a fulfilment step to its order)
  * still does. A command verify cannot make unique is refused before anything is sent ({@link RunIdError}): an id field
  * holding a number (prefixing would change its type), or no id field at all (two runs would send the same command:
@@ -22,16 +24,34 @@ export class RunIdError extends Error {
   public override readonly name = 'RunIdError';
 }
 
-/** The words of identity, as the last word of a field name. */
+/** The words of identity, as the last word of a field name (each also plural: a list of ids, `orderIds`, `order_ids`). */
 const ID_WORDS = ['id', 'key', 'number', 'no', 'ref', 'reference', 'token', 'uuid', 'guid'];
-const WHOLE = new RegExp(`^(${ID_WORDS.join('|')})$`, 'i');
-const SNAKE = new RegExp(`[_-](${ID_WORDS.join('|')})$`, 'i');
-/** camelCase: the word starts with a capital after a lower-case letter or digit (`orderId`, `orderID`), so `paid` is none. */
-const CAMEL = new RegExp(`[a-z0-9](${ID_WORDS.map((word) => `${word[0]!.toUpperCase()}${word.slice(1)}|${word.toUpperCase()}`).join('|')})$`);
+const WHOLE = new RegExp(`^(${ID_WORDS.join('|')})s?$`, 'i');
+const SNAKE = new RegExp(`[_-](${ID_WORDS.join('|')})s?$`, 'i');
+/** camelCase: the word starts with a capital after a lower-case letter or digit (`orderId`, `orderID`, `orderIds`), so `paid` is none. */
+const CAMEL = new RegExp(`[a-z0-9](${ID_WORDS.map((word) => `${word[0]!.toUpperCase()}${word.slice(1)}|${word.toUpperCase()}`).join('|')})s?$`);
+/** One lower-case word ending in `id` (`orderid`, `customerid`, `skuids`): a stem of two or more letters or digits. */
+const LOWER = /^[a-z][a-z0-9]+ids?$/;
+/** English words ending in `id` that name no id (`paid`, `valid`, `grid`, ...); words ending in `oid` or `aid` neither. */
+const NOT_ID_WORDS = new Set(
+  [
+    'acid', 'amid', 'arid', 'grid', 'skid', 'slid', 'squid', 'valid', 'invalid', 'solid', 'fluid', 'liquid', 'rapid', 'vivid', 'humid', 'lurid',
+    'lucid', 'timid', 'tepid', 'rigid', 'morbid', 'torpid', 'placid', 'rancid', 'florid', 'horrid', 'candid', 'stupid', 'splendid', 'sordid',
+    'fervid', 'turgid', 'pallid', 'putrid', 'insipid', 'intrepid', 'cupid', 'hybrid', 'orchid', 'pyramid', 'druid', 'eyelid', 'forbid',
+    'outbid', 'overbid', 'underbid', 'rebid', 'mislaid', 'unsaid', 'undid', 'redid', 'overdid', 'outdid', 'katydid', 'bifid', 'gravid', 'livid', 'viscid',
+  ],
+);
+
+/** Whether a one-word lower-case name is an id (see LOWER and NOT_ID_WORDS). */
+function isLowerCaseId(key: string): boolean {
+  if (!LOWER.test(key)) return false;
+  const singular = key.endsWith('ids') ? key.slice(0, -1) : key;
+  return !NOT_ID_WORDS.has(singular) && !/(oid|aid)$/.test(singular);
+}
 
 /** Whether a field name names an id (see the module comment). */
 export function isIdKey(key: string): boolean {
-  return WHOLE.test(key) || SNAKE.test(key) || CAMEL.test(key);
+  return WHOLE.test(key) || SNAKE.test(key) || CAMEL.test(key) || isLowerCaseId(key);
 }
 
 /**

@@ -1,13 +1,16 @@
 /**
- * Waits until the deployed flow is quiet after the run's commands: every subscriber's queue empty (nothing visible, in
+ * Waits until the deployed flow is quiet after the run's commands: every queue of a subscriber that takes run events empty (nothing visible, in
  * flight or delayed), its dead-letter queues' counts unchanged since the last look, every run event its filter takes
  * seen applied or dead-lettered, and no relay dead-letter queue above its count before the run; twice in a row.
  * - Applied: by the scenario's effect probe (per event: {@link openEvents}); for a subscriber without a probe (or whose
  *   probe threw), by its inbox records of the run's events, read by their exact keys. A subscriber that keeps no inbox
  *   and has no probe (aggregate mode) cannot be seen: it does not hold the wait, and the verdict says it is unproven.
- * - Dead-lettered: the run's event is itself in a dead-letter queue (read, matched by exact event id, only when the
- *   queue rose above its count before the run and events are still open): a dead letter of real traffic or another
- *   run stands in for none of the run's. A queue that cannot be read whole (messages held by another reader) holds the wait.
+ * - Dead-lettered: the run's event is itself in a dead-letter queue (read, matched by exact event id, when the queue
+ *   holds messages and events are still open, whatever its count before the run: a dead letter may have left it
+ *   meanwhile, a redrive): a dead letter of real traffic or another run stands in for none of the run's. A queue that
+ *   cannot be read whole (messages held by another reader) holds the wait.
+ * - A subscriber whose filter takes none of the run's events does not hold the wait: its queues' own traffic is not
+ *   the run's.
  * - A relay dead-letter queue above its count before the run holds a batch the pipe gave up on: its events never
  *   arrive, and which they are is not in the message; the wait runs to its time limit naming it.
  * Polls every `pollSeconds`, tells each look to `onProgress` (what it still waits for), and gives up after
@@ -92,16 +95,18 @@ async function stillMoving(clients: VerifyClients, flow: DeployedFlow, options: 
     }
   }
   for (const subscriber of flow.subscribers) {
-    const onQueue = await messagesOn(clients, subscriber.deployment.queueUrl);
+    // a subscriber that takes none of the run's events (its filter) has none of them on its queues: its own traffic
+    // there does not hold the wait (the run's events are committed before any reaches a queue)
+    const taken = takenEvents(subscriber, events);
+    const onQueue = taken.size === 0 ? 0 : await messagesOn(clients, subscriber.deployment.queueUrl);
     if (onQueue > 0) waiting.push(`${subscriber.name}'s queue (${onQueue} message(s))`);
-    let rose = false;
+    let holding = false;
     for (const url of deadLetterQueuesOf(subscriber)) {
       const count = await messagesOn(clients, url);
-      rose ||= count > (options.deadLetterBaseline.get(url) ?? 0);
-      if (previousDeadLetters.get(url) !== count) waiting.push(`${subscriber.name}'s dead-letter queue (its count moved to ${count})`);
+      holding ||= count > 0;
+      if (taken.size > 0 && previousDeadLetters.get(url) !== count) waiting.push(`${subscriber.name}'s dead-letter queue (its count moved to ${count})`);
       previousDeadLetters.set(url, count);
     }
-    const taken = takenEvents(subscriber, events);
     if (taken.size === 0) continue;
     const probe = options.probes[subscriber.name];
     const outcome = probe === undefined ? undefined : await probeEffects(clients, probe, subscriber, taken, events);
@@ -114,7 +119,7 @@ async function stillMoving(clients: VerifyClients, flow: DeployedFlow, options: 
       return byProbe ? openEvents(outcome.tallies, left) : [...left].filter((id) => !applied!.has(id)).length;
     };
     let open = openOf(new Set());
-    if (open > 0 && rose) {
+    if (open > 0 && holding) {
       try {
         open = openOf(await deadLetteredRunEvents(clients, subscriber, events));
       } catch (error) {

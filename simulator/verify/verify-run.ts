@@ -98,17 +98,53 @@ export function isNotQuiet(outcome: VerifyOutcome): outcome is NotQuietResult {
   return 'notQuiet' in outcome;
 }
 
+/** An SQS queue URL's account (`https://sqs.<region>.amazonaws.com/<account>/<name>`) or an ARN's (`arn:<partition>:<service>:<region>:<account>:...`). */
+const ACCOUNT_IN = [/^https:\/\/sqs\.[^/]+\/(\d{12})\//, /^arn:[^:]+:[^:]+:[^:]*:(\d{12}):/];
+
+/**
+ * The accounts the resources the flow's Operator outputs name are in (its subscribers' queues, dead-letter queues,
+ * tables and topics given by URL or ARN, its relays' dead-letter queues), sorted: a subscriber another team deployed
+ * in another account may be subscribed across accounts. A table named without an ARN is in the caller's account.
+ */
+export function resourceAccounts(flow: Pick<DeployedFlow, 'subscribers' | 'flows'>): string[] {
+  const found = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (typeof value === 'string') {
+      for (const pattern of ACCOUNT_IN) {
+        const account = pattern.exec(value)?.[1];
+        if (account !== undefined) found.add(account);
+      }
+    } else if (Array.isArray(value)) value.forEach(visit);
+    else if (typeof value === 'object' && value !== null) Object.values(value).forEach(visit);
+  };
+  visit((flow.subscribers ?? []).map((subscriber) => subscriber.deployment));
+  visit(flow.flows ?? []);
+  return [...found].sort();
+}
+
 /**
  * The guard against a production account (`--account`): throws {@link NoDeployedFlowError} when `allowed` names
- * accounts and a stack of the flow is in another (or its account is unknown). Nothing is sent before it.
+ * accounts and a stack of the flow is in another (or its account is unknown), or a resource its Operator outputs name
+ * (a subscriber's queues, by URL or ARN) is in another ({@link resourceAccounts}). Nothing is sent before it.
  */
-export function refuseOtherAccounts(flow: Pick<DeployedFlow, 'stackNames' | 'accounts'>, allowed: readonly string[] | undefined): void {
+export function refuseOtherAccounts(flow: Pick<DeployedFlow, 'stackNames' | 'accounts' | 'stackAccounts'> & Partial<Pick<DeployedFlow, 'subscribers' | 'flows'>>, allowed: readonly string[] | undefined): void {
   if (allowed === undefined || allowed.length === 0) return;
   const accounts = flow.accounts ?? [];
-  if (accounts.length > 0 && accounts.every((account) => allowed.includes(account))) return;
-  throw new NoDeployedFlowError(
-    `the flow's stacks (${flow.stackNames.join(', ')}) are in account(s) ${accounts.join(', ') || 'unknown'}, not only in ${allowed.join(', ')} (--account): verify sends nothing there`,
-  );
+  const unknownStacks = flow.stackAccounts === undefined ? [] : flow.stackNames.filter((name) => flow.stackAccounts![name] === undefined);
+  if (unknownStacks.length > 0) {
+    throw new NoDeployedFlowError(`the account of stack(s) ${unknownStacks.join(', ')} is unknown (its stack id names none): --account (${allowed.join(', ')}) allows only stacks known to be in those accounts; verify sends nothing`);
+  }
+  if (accounts.length === 0 || !accounts.every((account) => allowed.includes(account))) {
+    throw new NoDeployedFlowError(
+      `the flow's stacks (${flow.stackNames.join(', ')}) are in account(s) ${accounts.join(', ') || 'unknown'}, not only in ${allowed.join(', ')} (--account): verify sends nothing there`,
+    );
+  }
+  const elsewhere = resourceAccounts({ subscribers: flow.subscribers ?? [], flows: flow.flows ?? [] }).filter((account) => !allowed.includes(account));
+  if (elsewhere.length > 0) {
+    throw new NoDeployedFlowError(
+      `the flow's Operator outputs name resources (a subscriber's queues, across accounts) in account(s) ${elsewhere.join(', ')}, not only in ${allowed.join(', ')} (--account): the run's events would reach them (and --cleanup would delete there); verify sends nothing`,
+    );
+  }
 }
 
 /** Runs the scenario against the deployed app (see the module comment). */

@@ -1,6 +1,6 @@
 /** A verify run's ids (simulator/verify/run-ids.ts): unique per run, applied to every id field of a command alike. */
 import { describe, expect, test } from 'vitest';
-import { isRunEvent, newRunId, withRunIds } from '../../../simulator/verify/run-ids';
+import { isIdKey, isRunEvent, newRunId, withRunIds } from '../../../simulator/verify/run-ids';
 import { placeOrderCommands, fulfilmentCommands } from '../../../example/simulation/scenario';
 import { seededRandom, seedNumber } from '../../../simulator/schedule/seeded-random';
 
@@ -27,6 +27,13 @@ describe('verify run ids', () => {
     // a fulfilment step still names its order
     const steps = fulfilmentCommands(4, seededRandom(seedNumber('s'))).map((command) => withRunIds(command, runId));
     expect(steps.every((step) => step.orderId.startsWith(`${runId}-order-`))).toBe(true);
+  });
+
+  test('recognises plural and one-word lower-case id fields, not English words ending in id', () => {
+    for (const key of ['orderIds', 'order_ids', 'ids', 'IDs', 'orderIDs', 'idempotencyKeys', 'orderid', 'customerid', 'skuids', 'txid']) expect([key, isIdKey(key)]).toEqual([key, true]);
+    for (const key of ['paid', 'valid', 'invalid', 'grid', 'grids', 'fluid', 'android', 'avoid', 'afraid', 'status', 'said', 'kid', 'bid']) expect([key, isIdKey(key)]).toEqual([key, false]);
+    const runId = 'v0-01020304';
+    expect(withRunIds({ requestId: 'r', orderIds: ['a', 'b'], paid: 'yes' }, runId)).toEqual({ requestId: `${runId}-r`, orderIds: [`${runId}-a`, `${runId}-b`], paid: 'yes' });
   });
 
   test("tells the run's events by the run id in their id or data", () => {
