@@ -3,71 +3,27 @@
  * against a real account: a false OK, a cleanup deleting what the run did not create, ids colliding across runs.
  * Against real parts: the simulator's SQS endpoint (real protocol, the real SDK client) and DynamoDB Local.
  */
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { SimulatedQueue } from '../../../simulator/aws/queue';
-import { startSqsEndpoint, type SqsEndpoint } from '../../../simulator/aws/sqs-endpoint';
+import { describe, expect, test } from 'vitest';
 import type { EffectProbe } from '../../../simulator/run/scenario';
 import { cleanUpRun } from '../../../simulator/verify/cleanup';
 import type { VerifyClients } from '../../../simulator/verify/clients';
 import type { DeployedFlow } from '../../../simulator/verify/deployed-flow';
-import { probeEffects, readDeadLetters, type RunEvent } from '../../../simulator/verify/observe';
+import { probeEffects, readDeadLetters } from '../../../simulator/verify/observe';
 import { newRunId, withRunIds } from '../../../simulator/verify/run-ids';
-import { waitUntilQuiet, type SettleOptions } from '../../../simulator/verify/settle';
+import { waitUntilQuiet } from '../../../simulator/verify/settle';
 import { formatVerifyReport } from '../../../simulator/verify/verify-report';
 import type { VerifyResult } from '../../../simulator/verify/verify-run';
-import { createTable, localClient, uniqueTableName } from '../../support/dynamodb-client';
-import { frozenClock, makeQueue, queueModel } from '../aws/queue-test-kit';
+import { createTable, uniqueTableName } from '../../support/dynamodb-client';
+import { makeQueue, queueModel } from '../aws/queue-test-kit';
+import { runEvent, settleOptions, VerifyTestbed } from './verify-test-kit';
 
-const clock = frozenClock();
-const queues = new Map<string, SimulatedQueue>();
-let server: SqsEndpoint;
-let sqs: SQSClient;
-const dynamoDb = localClient();
-const documents = DynamoDBDocumentClient.from(dynamoDb);
-
-beforeAll(async () => {
-  server = await startSqsEndpoint({ resolveQueue: (url) => queues.get(url) });
-  sqs = new SQSClient({ region: 'us-east-1', endpoint: server.endpoint, credentials: { accessKeyId: 'simulated', secretAccessKey: 'simulated' }, maxAttempts: 1 });
-});
-
-afterAll(async () => {
-  sqs.destroy();
-  dynamoDb.destroy();
-  await server.stop();
-});
-
-const clients = (): VerifyClients => ({ sqs, dynamoDb, documents, destroy: () => undefined }) as unknown as VerifyClients;
-
-function runEvent(id: string): RunEvent {
-  const event = { id, type: 'com.example.OrderPlaced', data: { orderId: id } };
-  return { event, body: JSON.stringify(event), ordered: false };
-}
-
-/** A subscriber's queues, fresh per test. */
-function subscriberQueues(name: string): { queue: SimulatedQueue; deadLetters: SimulatedQueue } {
-  const deadLetters = makeQueue(queueModel(`${name}Dlq${queues.size}`), { clock, baseUrl: server.endpoint });
-  const queue = makeQueue(queueModel(`${name}Queue${queues.size}`), { clock, baseUrl: server.endpoint });
-  for (const item of [queue, deadLetters]) queues.set(item.address.url, item);
-  return { queue, deadLetters };
-}
-
-function settleOptions(probes: Readonly<Record<string, EffectProbe>>, events: readonly RunEvent[], baseline: ReadonlyMap<string, number>): SettleOptions {
-  let nowMs = 0;
-  return {
-    timeoutSeconds: 30,
-    pollSeconds: 5,
-    probes,
-    readEvents: async () => new Map(events.map((item) => [item.event.id, item])),
-    onProgress: () => undefined,
-    deadLetterBaseline: baseline,
-    now: () => nowMs,
-    pause: async (seconds) => void (nowMs += seconds * 1000),
-  };
-}
+const bed = VerifyTestbed.start();
+const { clock, queues, dynamoDb, documents } = bed;
+const clients = (): VerifyClients => bed.clients();
+const subscriberQueues = (name: string): ReturnType<VerifyTestbed['subscriberQueues']> => bed.subscriberQueues(name);
 
 function result(overrides: Partial<VerifyResult>): VerifyResult {
   return {
@@ -213,7 +169,7 @@ describe('R43 review of verify', () => {
     // GIVEN Shipping (no effect probe), its queues empty, and the flow's relay dead-letter queue (the flow's Operator
     // output) holding the batch of the run's events the pipe gave up on (SNS refused it): they will never arrive
     const { queue, deadLetters } = subscriberQueues('Shipping');
-    const relayDeadLetters = makeQueue(queueModel(`RelayDlq${queues.size}`), { clock, baseUrl: server.endpoint });
+    const relayDeadLetters = makeQueue(queueModel(`RelayDlq${queues.size}`), { clock, baseUrl: bed.server.endpoint });
     queues.set(relayDeadLetters.address.url, relayDeadLetters);
     relayDeadLetters.send({ body: JSON.stringify({ context: { condition: 'RetryAttemptsExhausted' }, dynamoDbStreamBatchInfo: { batchSize: 2 } }), origin: { via: 'send-message' } });
     const flow: DeployedFlow = {

@@ -3,68 +3,24 @@
  * (R43b-n). Against real parts where a server is involved: the simulator's SQS endpoint (real protocol, the real SDK
  * client).
  */
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { DynamoDBDocumentClient, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { OUTBOX_ITEM } from '../../../lambda/contract/wire-format';
 import { derivedEventId } from '../../../lambda/fingerprint';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import type { SimulatedQueue } from '../../../simulator/aws/queue';
-import { startSqsEndpoint, type SqsEndpoint } from '../../../simulator/aws/sqs-endpoint';
+import { describe, expect, test } from 'vitest';
 import type { EffectProbe } from '../../../simulator/run/scenario';
 import type { VerifyClients } from '../../../simulator/verify/clients';
 import type { DeployedFlow } from '../../../simulator/verify/deployed-flow';
-import { readRunEvents, type RunEvent } from '../../../simulator/verify/observe';
-import { createTable, localClient, uniqueTableName } from '../../support/dynamodb-client';
+import { readRunEvents } from '../../../simulator/verify/observe';
+import { createTable, uniqueTableName } from '../../support/dynamodb-client';
 import { newRunId, withRunIds } from '../../../simulator/verify/run-ids';
-import { waitUntilQuiet, type SettleOptions } from '../../../simulator/verify/settle';
+import { waitUntilQuiet } from '../../../simulator/verify/settle';
 import { refuseOtherAccounts } from '../../../simulator/verify/verify-run';
-import { frozenClock, makeQueue, queueModel } from '../aws/queue-test-kit';
+import { runEvent, settleOptions, VerifyTestbed } from './verify-test-kit';
 
-const clock = frozenClock();
-const queues = new Map<string, SimulatedQueue>();
-let server: SqsEndpoint;
-let sqs: SQSClient;
-const dynamoDb = localClient();
-const documents = DynamoDBDocumentClient.from(dynamoDb);
-
-beforeAll(async () => {
-  server = await startSqsEndpoint({ resolveQueue: (url) => queues.get(url) });
-  sqs = new SQSClient({ region: 'us-east-1', endpoint: server.endpoint, credentials: { accessKeyId: 'simulated', secretAccessKey: 'simulated' }, maxAttempts: 1 });
-});
-
-afterAll(async () => {
-  sqs.destroy();
-  dynamoDb.destroy();
-  await server.stop();
-});
-
-const clients = (): VerifyClients => ({ sqs, dynamoDb, documents, destroy: () => undefined }) as unknown as VerifyClients;
-
-function runEvent(id: string): RunEvent {
-  const event = { id, type: 'com.example.OrderPlaced', data: { orderId: id } };
-  return { event, body: JSON.stringify(event), ordered: false };
-}
-
-function subscriberQueues(name: string): { queue: SimulatedQueue; deadLetters: SimulatedQueue } {
-  const deadLetters = makeQueue(queueModel(`${name}Dlq${queues.size}`), { clock, baseUrl: server.endpoint });
-  const queue = makeQueue(queueModel(`${name}Queue${queues.size}`), { clock, baseUrl: server.endpoint });
-  for (const item of [queue, deadLetters]) queues.set(item.address.url, item);
-  return { queue, deadLetters };
-}
-
-function settleOptions(probes: Readonly<Record<string, EffectProbe>>, events: readonly RunEvent[], baseline: ReadonlyMap<string, number>): SettleOptions {
-  let nowMs = 0;
-  return {
-    timeoutSeconds: 30,
-    pollSeconds: 5,
-    probes,
-    readEvents: async () => new Map(events.map((item) => [item.event.id, item])),
-    onProgress: () => undefined,
-    deadLetterBaseline: baseline,
-    now: () => nowMs,
-    pause: async (seconds) => void (nowMs += seconds * 1000),
-  };
-}
+const bed = VerifyTestbed.start();
+const { dynamoDb, documents } = bed;
+const clients = (): VerifyClients => bed.clients();
+const subscriberQueues = (name: string): ReturnType<VerifyTestbed['subscriberQueues']> => bed.subscriberQueues(name);
 
 const first = newRunId(1_700_000_000_000, () => Buffer.from([1, 2, 3, 4]));
 

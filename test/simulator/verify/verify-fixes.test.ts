@@ -5,47 +5,23 @@
  * fixes: key parts, never substrings; a command without an id refused; a subscriber verify cannot see is NOT PROVEN.
  * Against real parts: the simulator's SQS endpoint (real protocol, the real SDK client) and DynamoDB Local.
  */
-import { DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
-import { SQSClient } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
+import { describe, expect, test } from 'vitest';
 import { OUTBOX_ITEM, recordKey } from '../../../lambda/contract/wire-format';
-import type { SimulatedQueue } from '../../../simulator/aws/queue';
-import { startSqsEndpoint, type SqsEndpoint } from '../../../simulator/aws/sqs-endpoint';
 import { cleanUpRun, keyHolds } from '../../../simulator/verify/cleanup';
 import type { VerifyClients } from '../../../simulator/verify/clients';
 import type { DeployedFlow } from '../../../simulator/verify/deployed-flow';
-import type { RunEvent } from '../../../simulator/verify/observe';
 import { newRunId, RunIdError, withRunIds } from '../../../simulator/verify/run-ids';
 import { waitUntilQuiet } from '../../../simulator/verify/settle';
 import { verifyVerdict } from '../../../simulator/verify/verdict';
 import { refuseOtherAccounts, type VerifyResult } from '../../../simulator/verify/verify-run';
-import { createTable, localClient, uniqueTableName } from '../../support/dynamodb-client';
-import { frozenClock, makeQueue, queueModel } from '../aws/queue-test-kit';
+import { createTable, uniqueTableName } from '../../support/dynamodb-client';
+import { makeQueue, queueModel } from '../aws/queue-test-kit';
+import { runEvent, VerifyTestbed } from './verify-test-kit';
 
-const clock = frozenClock();
-const queues = new Map<string, SimulatedQueue>();
-let server: SqsEndpoint;
-let sqs: SQSClient;
-const dynamoDb = localClient();
-const documents = DynamoDBDocumentClient.from(dynamoDb);
-
-beforeAll(async () => {
-  server = await startSqsEndpoint({ resolveQueue: (url) => queues.get(url) });
-  sqs = new SQSClient({ region: 'us-east-1', endpoint: server.endpoint, credentials: { accessKeyId: 'simulated', secretAccessKey: 'simulated' }, maxAttempts: 1 });
-});
-
-afterAll(async () => {
-  sqs.destroy();
-  dynamoDb.destroy();
-  await server.stop();
-});
-
-const clients = (): VerifyClients => ({ sqs, dynamoDb, documents, destroy: () => undefined }) as unknown as VerifyClients;
-
-function runEvent(id: string): RunEvent {
-  const event = { id, type: 'com.example.OrderPlaced', data: { orderId: id } };
-  return { event, body: JSON.stringify(event), ordered: false };
-}
+const bed = VerifyTestbed.start();
+const { clock, queues, dynamoDb, documents } = bed;
+const clients = (): VerifyClients => bed.clients();
 
 function result(overrides: Partial<VerifyResult>): VerifyResult {
   return {
@@ -108,7 +84,7 @@ describe('verify after the r43 fixes', () => {
       resources: [table(ledger), table(outbox), table(inbox)],
       subscribers: [{ name: 'Invoicing', stackName: 'App', environment: {}, deployment: { format: 1, subscriberName: 'Invoicing', processingMode: 'multi-step', queueUrl: 'unused', deadLetterQueueUrl: 'unused', inboxTable: inbox } }],
     };
-    const dlq = makeQueue(queueModel(`FixDlq${queues.size}`), { clock, baseUrl: server.endpoint });
+    const dlq = makeQueue(queueModel(`FixDlq${queues.size}`), { clock, baseUrl: bed.server.endpoint });
     queues.set(dlq.address.url, dlq);
     const withQueues: DeployedFlow = { ...flow, subscribers: flow.subscribers.map((subscriber) => ({ ...subscriber, deployment: { ...subscriber.deployment, queueUrl: dlq.address.url, deadLetterQueueUrl: dlq.address.url } })) };
 
@@ -132,8 +108,8 @@ describe('verify after the r43 fixes', () => {
   });
 
   test('a subscriber without a probe whose inbox records every run event is quiet', async () => {
-    const queue = makeQueue(queueModel(`FixQueue${queues.size}`), { clock, baseUrl: server.endpoint });
-    const deadLetters = makeQueue(queueModel(`FixDlq${queues.size + 1}`), { clock, baseUrl: server.endpoint });
+    const queue = makeQueue(queueModel(`FixQueue${queues.size}`), { clock, baseUrl: bed.server.endpoint });
+    const deadLetters = makeQueue(queueModel(`FixDlq${queues.size + 1}`), { clock, baseUrl: bed.server.endpoint });
     for (const item of [queue, deadLetters]) queues.set(item.address.url, item);
     const inbox = uniqueTableName('r43-fix-quiet');
     await createTable(dynamoDb, inbox, { partitionKey: 'pk' });
