@@ -6,38 +6,17 @@
  * attachment's size and SHA-256 against what its sender computed, and dead-letters a mismatch, which would fail the run).
  */
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { EXIT_CODE, main } from '../../../simulator/cli/main';
-import { synthesize } from '../../../simulator/model/synthesize';
+import { describe, expect, test } from 'vitest';
+import { EXIT_CODE } from '../../../simulator/cli/main';
+import { synthesizedFixture } from './fixture-run-kit';
 
-const PROJECT = path.resolve(__dirname, '../../..');
 const FIXTURE = 'test/simulator/fixtures/large-events';
 const MiB = 1024 * 1024;
 
-let directory: string;
-let assembly: string;
-
-beforeAll(async () => {
-  directory = mkdtempSync(path.join(tmpdir(), 'ief-large-events-'));
-  assembly = await synthesize({ app: `npx tsx ${FIXTURE}/app.ts`, cwd: PROJECT, outputDirectory: path.join(directory, 'cdk.out') });
-});
-
-afterAll(() => {
-  if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
-});
-
-async function cli(...argv: string[]): Promise<{ code: number; stdout: string }> {
-  let stdout = '';
-  const code = await main(['simulate', ...argv, '--assembly', assembly, '--quiet', '--endpoint', inject('dynamoDbEndpoint')], {
-    stdout: (text) => void (stdout += text),
-    stderr: (text) => void (stdout += text),
-    cwd: PROJECT,
-  });
-  return { code, stdout };
-}
+const fixture = synthesizedFixture(FIXTURE);
+const cli = fixture.simulate;
 
 /** An order whose attachment is `bytes` long (ASCII), with the size and digest its sender computed. */
 function order(orderId: string, bytes: number) {
@@ -53,7 +32,7 @@ function eventsOf(stdout: string, subscriber: string): number {
 
 describe('events of 1 MiB and 6 MiB through a flow with offloadLargeEvents', () => {
   test('with the default faults, every subscriber applies each exactly once: OK', async () => {
-    const file = path.join(directory, 'large.json');
+    const file = path.join(fixture.directory(), 'large.json');
     writeFileSync(file, JSON.stringify([order('order-1', MiB), order('order-6', 6 * MiB), order('order-s', 100)]));
 
     const { code, stdout } = await cli('--events', file, '--seed', 'large-events');
