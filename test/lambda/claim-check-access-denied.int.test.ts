@@ -132,6 +132,16 @@ describe('S3PayloadStore.get after a 403', () => {
 });
 
 describe('the consumer after a 403', () => {
+  // the flow gives its subscribers the payload bucket (a consumer without it follows no reference: review r7, R7-4)
+  beforeAll(() => {
+    process.env.IEF_PAYLOAD_BUCKET_NAME = BUCKET;
+    process.env.IEF_PAYLOAD_KEY_PREFIX = PREFIX;
+  });
+  afterAll(() => {
+    delete process.env.IEF_PAYLOAD_BUCKET_NAME;
+    delete process.env.IEF_PAYLOAD_KEY_PREFIX;
+  });
+
   function consumer(store: S3PayloadStore) {
     const { logger, lines } = recordingLogger();
     const deadLetter = new RecordingDeadLetterPublisher();
