@@ -18,7 +18,7 @@ import { formatVerifyReport } from '../../../simulator/verify/verify-report';
 import type { VerifyResult } from '../../../simulator/verify/verify-run';
 import { createTable, uniqueTableName } from '../../support/dynamodb-client';
 import { makeQueue, queueModel } from '../aws/queue-test-kit';
-import { runEvent, settleOptions, VerifyTestbed } from './verify-test-kit';
+import { notAppliedProbe, oneSubscriberFlow, runEvent, settleOptions, VerifyTestbed } from './verify-test-kit';
 
 const bed = VerifyTestbed.start();
 const { clock, queues, dynamoDb, documents } = bed;
@@ -121,13 +121,8 @@ describe('R43 review of verify', () => {
     // message lands in Invoicing's dead-letter queue (after verify took its baseline)
     const { queue, deadLetters } = subscriberQueues('Invoicing');
     deadLetters.send({ body: JSON.stringify({ id: 'real-traffic-event' }), origin: { via: 'send-message', eventId: 'real-traffic-event' } });
-    const flow: DeployedFlow = {
-      stackNames: ['App'],
-      flows: [],
-      resources: [],
-      subscribers: [{ name: 'Invoicing', stackName: 'App', environment: {}, deployment: { format: 1, subscriberName: 'Invoicing', processingMode: 'multi-step', queueUrl: queue.address.url, deadLetterQueueUrl: deadLetters.address.url } }],
-    };
-    const probe: EffectProbe = async ({ events }) => events.map((event) => ({ subject: `order ${event.id}`, eventIds: [event.id], applied: 0 }));
+    const flow = oneSubscriberFlow('Invoicing', { queue, deadLetters });
+    const probe = notAppliedProbe;
     const settle = settleOptions({ Invoicing: probe }, [runEvent('e-late')], new Map([[deadLetters.address.url, 0]]));
 
     // WHEN verify waits, THEN it keeps waiting for e-late (the foreign dead letter carries no event of the run)

@@ -15,7 +15,7 @@ import { createTable, uniqueTableName } from '../../support/dynamodb-client';
 import { newRunId, withRunIds } from '../../../simulator/verify/run-ids';
 import { waitUntilQuiet } from '../../../simulator/verify/settle';
 import { refuseOtherAccounts } from '../../../simulator/verify/verify-run';
-import { runEvent, settleOptions, VerifyTestbed } from './verify-test-kit';
+import { notAppliedProbe, oneSubscriberFlow, runEvent, settleOptions, VerifyTestbed } from './verify-test-kit';
 
 const bed = VerifyTestbed.start();
 const { dynamoDb, documents } = bed;
@@ -80,13 +80,8 @@ describe('R43 second review of verify', () => {
     // redrove it (gone), and the run's e-1 was dead-lettered: the queue holds 1 again, only the run's
     const { queue, deadLetters } = subscriberQueues('Invoicing');
     deadLetters.send({ body: JSON.stringify({ id: 'e-1' }), origin: { via: 'send-message', eventId: 'e-1' } });
-    const flow: DeployedFlow = {
-      stackNames: ['App'],
-      flows: [],
-      resources: [],
-      subscribers: [{ name: 'Invoicing', stackName: 'App', environment: {}, deployment: { format: 1, subscriberName: 'Invoicing', processingMode: 'multi-step', queueUrl: queue.address.url, deadLetterQueueUrl: deadLetters.address.url } }],
-    };
-    const probe: EffectProbe = async ({ events }) => events.map((event) => ({ subject: `order ${event.id}`, eventIds: [event.id], applied: 0 }));
+    const flow = oneSubscriberFlow('Invoicing', { queue, deadLetters });
+    const probe = notAppliedProbe;
     const settle = settleOptions({ Invoicing: probe }, [runEvent('e-1')], new Map([[deadLetters.address.url, 1]]));
 
     // WHEN verify waits, THEN the flow is quiet (e-1 is dead-lettered, nothing moves): settle reads the queue only when

@@ -9,6 +9,7 @@ import { afterAll, beforeAll } from 'vitest';
 import type { SimulatedQueue } from '../../../simulator/aws/queue';
 import { startSqsEndpoint, type SqsEndpoint } from '../../../simulator/aws/sqs-endpoint';
 import type { VerifyClients } from '../../../simulator/verify/clients';
+import type { DeployedFlow } from '../../../simulator/verify/deployed-flow';
 import type { RunEvent } from '../../../simulator/verify/observe';
 import type { EffectProbe } from '../../../simulator/run/scenario';
 import type { SettleOptions } from '../../../simulator/verify/settle';
@@ -79,3 +80,16 @@ export function settleOptions(probes: Readonly<Record<string, EffectProbe>>, eve
     pause: async (seconds) => void (nowMs += seconds * 1000),
   };
 }
+
+/** A deployed flow of one multi-step subscriber, `name`, in stack App, on `queues`. */
+export function oneSubscriberFlow(name: string, queues: { queue: SimulatedQueue; deadLetters: SimulatedQueue }): DeployedFlow {
+  return {
+    stackNames: ['App'],
+    flows: [],
+    resources: [],
+    subscribers: [{ name, stackName: 'App', environment: {}, deployment: { format: 1, subscriberName: name, processingMode: 'multi-step', queueUrl: queues.queue.address.url, deadLetterQueueUrl: queues.deadLetters.address.url } }],
+  };
+}
+
+/** A probe that finds every event of the run not applied yet. */
+export const notAppliedProbe: EffectProbe = async ({ events }) => events.map((event) => ({ subject: `order ${event.id}`, eventIds: [event.id], applied: 0 }));
