@@ -64,9 +64,42 @@ export interface BatchOptions<TRecord extends SQSRecord> {
   readonly laneOf?: (record: TRecord) => string | undefined;
   /**
    * Each record's turn runs inside this scope. A scope that throws, or resolves without running `process`, fails
-   * that record alone (reported to `onUnexpectedError`; SQS delivers it again). @default none
+   * that record alone (reported to `onUnexpectedError`; SQS delivers it again). The record runs at most once however
+   * often the scope calls `process`, its outcome is what `process` resolved with (not what the scope returns), and the
+   * scope's time after `process` counts in the invocation's budget as the record's. @default none
    */
   readonly recordScope?: RecordScope;
+}
+
+/**
+ * Runs a record's turn inside the caller's scope, holding the scope to its contract: the turn runs at most once however
+ * often the scope calls `process` (a second call gets the first call's promise), and the record's outcome is the turn's,
+ * never what the scope resolves with. A scope that throws, or resolves without running the turn, fails the record.
+ */
+async function scopedTurn<TRecord extends SQSRecord>(
+  scope: RecordScope,
+  record: TRecord,
+  turn: () => Promise<RecordOutcome>,
+  onUnexpectedError: ((record: TRecord, error: unknown) => void) | undefined,
+): Promise<RecordOutcome> {
+  let running: Promise<RecordOutcome> | undefined;
+  let scopeError: { error: unknown } | undefined;
+  try {
+    await scope(record, () => (running ??= turn()));
+  } catch (error) {
+    scopeError = { error };
+  }
+  if (running === undefined) {
+    onUnexpectedError?.(record, scopeError?.error ?? new Error('the record scope resolved without running the record'));
+    return 'failed';
+  }
+  // a scope that resolved before the turn ended (it did not await `process`) still waits for it: one turn at a time
+  const outcome = await running;
+  if (scopeError !== undefined) {
+    onUnexpectedError?.(record, scopeError.error);
+    return 'failed';
+  }
+  return outcome;
 }
 
 /** Outcomes that leave the message on the queue, reported as batch item failures. */
@@ -127,6 +160,7 @@ export async function processBatch<TRecord extends SQSRecord>(
   const runLane = async (lane: Lane<TRecord>): Promise<void> => {
     let failed = false;
     for (const { record, index } of lane.records) {
+      let turnClock: RecordClock | undefined;
       const turn = async (): Promise<RecordOutcome> => {
         const budget = options.budget;
         const clock = failed && lane.groupId !== undefined ? budget?.skipRecord() : budget?.startRecord();
@@ -146,24 +180,22 @@ export async function processBatch<TRecord extends SQSRecord>(
           return 'failed';
         } finally {
           clock?.end();
+          turnClock = clock;
         }
       };
       let outcome: RecordOutcome;
       if (options.recordScope === undefined) {
         outcome = await turn();
+      } else if (!(failed && lane.groupId !== undefined) && options.budget !== undefined && !options.budget.mayStartRecord()) {
+        // too little time left to start it, seen before its scope is entered (an entered scope spends time of its own)
+        options.budget.startRecord();
+        options.onNotStarted?.(record);
+        outcome = 'failed';
       } else {
-        let turned = false;
-        try {
-          outcome = await options.recordScope(record, () => {
-            turned = true;
-            return turn();
-          });
-          if (!turned) throw new Error('the record scope resolved without running the record');
-        } catch (error) {
-          options.onUnexpectedError?.(record, error);
-          outcome = 'failed';
-        }
+        outcome = await scopedTurn(options.recordScope, record, turn, options.onUnexpectedError);
       }
+      // the scope's own time after the record (a flush, a subsegment's close) belongs to the record's last stretch
+      turnClock?.endAfterScope();
       options.onOutcome?.(record, outcome);
       outcomes[index] = outcome;
       if (RETRIED_OUTCOMES.has(outcome)) failed = true;

@@ -21,6 +21,8 @@ export function remainingMillisecondsOf(lambdaContext: unknown): (() => number) 
 /** One record's clock in an {@link InvocationBudget}: its stretches of work between waits. */
 export class RecordClock {
   private stretchStartedAt: number | undefined;
+  /** The last stretch: where it started, and what was left when it ended (for {@link RecordClock.endAfterScope}). */
+  private lastStretch: { startedAt: number; endedAt: number } | undefined;
 
   /** @internal made by {@link InvocationBudget.startRecord} and {@link InvocationBudget.clockOfRunning} */
   public constructor(private readonly budget: InvocationBudget) {
@@ -40,7 +42,10 @@ export class RecordClock {
   /** Ends the stretch under way (before a wait, or at the record's end). */
   public pause(): void {
     const now = this.budget.remaining();
-    if (this.stretchStartedAt !== undefined && now !== undefined) this.budget.observeStretch(this.stretchStartedAt - now);
+    if (this.stretchStartedAt !== undefined && now !== undefined) {
+      this.budget.observeStretch(this.stretchStartedAt - now);
+      this.lastStretch = { startedAt: this.stretchStartedAt, endedAt: now };
+    }
     this.stretchStartedAt = undefined;
   }
 
@@ -65,6 +70,17 @@ export class RecordClock {
   /** The record is done: its last stretch is counted. */
   public end(): void {
     this.pause();
+  }
+
+  /**
+   * The record's scope (the consumer's `recordScope`) has returned: the time it spent after the record (a flush, a
+   * subsegment's close) extends the record's last stretch. Read where the scope's caller reads the invocation's time;
+   * a reading that shows no time spent since the record's end changes nothing.
+   */
+  public endAfterScope(): void {
+    const now = this.budget.remaining();
+    if (this.lastStretch === undefined || now === undefined || !(now < this.lastStretch.endedAt)) return;
+    this.budget.observeStretch(this.lastStretch.startedAt - now);
   }
 }
 
@@ -118,6 +134,15 @@ export class InvocationBudget {
     this.notStarted = Math.max(0, this.notStarted - 1);
     if (now !== undefined && now < this.marginMilliseconds + units * this.longestStretch) return undefined;
     return new RecordClock(this);
+  }
+
+  /**
+   * Whether {@link InvocationBudget.startRecord} would start the next record now, without counting it: checked before
+   * a record's scope is entered, since a scope that is entered spends its own time even on a record it cannot start.
+   */
+  public mayStartRecord(): boolean {
+    const now = this.remaining();
+    return now === undefined || now >= this.marginMilliseconds + this.notStarted * this.longestStretch;
   }
 
   /** Counts a record as started without starting it (a FIFO record skipped after its group failed): no clock. */

@@ -172,12 +172,15 @@ describe('processBatch', () => {
       { concurrency: 2, budget: new InvocationBudget(context, records.length, 100), recordScope: (record, process) => scope.run(record.messageId, process) },
     );
 
-    // THEN every record ran in its own scope, and no read of the invocation's time came from outside one
+    // THEN every record ran in its own scope, and every read of the invocation's time during a turn came from inside
+    // its scope; the only reads outside are two per record at most: whether it may start, before its scope is entered, and the
+    // scope's own time after it returned (review r8 R8-3)
     expect(response.batchItemFailures).toEqual([]);
     expect(seenInside.sort()).toEqual(['a:a', 'b:b', 'c:c']);
-    expect(timeReads.length).toBeGreaterThanOrEqual(records.length * 2);
-    expect(timeReads).not.toContain('outside');
-    expect(new Set(timeReads)).toEqual(new Set(['a', 'b', 'c']));
+    const inside = timeReads.filter((read) => read !== 'outside');
+    expect(inside.length).toBeGreaterThanOrEqual(records.length * 2);
+    expect(new Set(inside)).toEqual(new Set(['a', 'b', 'c']));
+    expect(timeReads.filter((read) => read === 'outside').length).toBeLessThanOrEqual(records.length * 2);
   });
 
   test.each([
