@@ -609,4 +609,28 @@ export const MUTANTS: readonly Mutant[] = [
     replace: 'sentMessages: [] }',
     tests: ['test/simulator/verify/r43-review.test.ts'],
   },
+  {
+    id: 'record-scope-outcome-from-scope',
+    breaks: "recordScope (R8-1): the record's outcome is what the scope resolves with, so a scope one 'return' short acknowledges a failed record",
+    file: 'lambda/consumer/batch.ts',
+    find: '    await scope(record, () => (running ??= turn()));',
+    replace: '    const fromScope = (await scope(record, () => (running ??= turn()))) as RecordOutcome;\n    if (running !== undefined) return fromScope ?? \'processed\';',
+    tests: ['test/lambda/review-r8-scope-outcome.test.ts'],
+  },
+  {
+    id: 'record-scope-runs-twice',
+    breaks: 'recordScope (R8-2): a scope that calls process twice runs the record twice',
+    file: 'lambda/consumer/batch.ts',
+    find: '(running ??= turn())',
+    replace: '(running = turn())',
+    tests: ['test/lambda/review-r8-scope-twice.test.ts'],
+  },
+  {
+    id: 'record-scope-time-uncounted',
+    breaks: "recordScope (R8-3): the scope's own time after the record is in no stretch of the invocation's budget",
+    file: 'lambda/consumer/batch.ts',
+    find: '      turnClock?.endAfterScope();',
+    replace: '      turnClock?.pause();',
+    tests: ['test/lambda/review-r8-scope-time.test.ts'],
+  },
 ];
