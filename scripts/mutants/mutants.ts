@@ -151,7 +151,7 @@ export const MUTANTS: readonly Mutant[] = [
     file: 'lambda/consumer/process-message.ts',
     find: "    log.error('failed', { ...fields, outcome: 'failed', error, publishError, detail: 'dead-letter send failed; left for SQS redrive' });\n    return 'failed';",
     replace: "    log.error('failed', { ...fields, outcome: 'failed', error, publishError, detail: 'dead-letter send failed; left for SQS redrive' });\n    return outcome;",
-    tests: [MODEL],
+    tests: ['test/lambda/process-message.test.ts', MODEL],
   },
   {
     id: 'unknown-outcome-retried',

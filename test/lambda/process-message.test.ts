@@ -64,6 +64,28 @@ describe('processMessage', () => {
   });
 
   test.each([
+    ['a permanent failure', async (): Promise<never> => Promise.reject(new PermanentError('refused for good'))],
+    ['a schema failure', processed],
+  ])('%s whose dead-letter send fails is left on the queue (failed), never acknowledged: nothing else keeps it', async (name, execute) => {
+    const { deps, lines } = dependencies(execute, {
+      deadLetter: {
+        publish: async () => {
+          throw new Error('SQS SendMessage failed');
+        },
+      },
+      ...(name === 'a schema failure'
+        ? {
+            parse: () => {
+              throw new Error('amount: expected a number');
+            },
+          }
+        : {}),
+    });
+    expect(await processMessage(sqsRecord(JSON.stringify(envelopeObject())), deps)).toBe('failed');
+    expect(JSON.stringify(lines)).toContain('dead-letter send failed');
+  });
+
+  test.each([
     ['a string', 'amount is required', 'amount is required'],
     ['a plain object (a validation library\'s issue list)', { issues: [{ path: ['amount'], message: 'Required' }] }, '{"issues":[{"path":["…"],"message":"…"}]}'],
     ['an object without prototype', Object.assign(Object.create(null) as object, { field: 'amount' }), '{"field":"…"}'],
