@@ -34,10 +34,11 @@ export function validateSubscriberProps(owner: string, subscriberName: string, p
   if (usesLease(props.processingMode ?? ProcessingMode.TRANSACTIONAL) && !timeout.isUnresolved()) {
     // the runtime counts a lease as held until its end plus its clock-skew allowance
     const visibilityTimeout = props.visibilityTimeout ?? minimumVisibilityTimeout(timeout);
+    // the default lease is the function's timeout: checked as well (a 1 s timeout's lease on the default 6 s queue fails it)
     validateDurationLessThan(
       owner,
-      'leaseDuration',
-      props.leaseDuration,
+      props.leaseDuration === undefined ? `leaseDuration (by default the function's timeout, ${timeout.toHumanString()}; set leaseDuration or visibilityTimeout)` : 'leaseDuration',
+      props.leaseDuration ?? timeout,
       visibilityTimeout.isUnresolved() ? visibilityTimeout : Duration.seconds(visibilityTimeout.toSeconds({ integral: false }) - DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS),
       `visibilityTimeout less the runtime's ${DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS} s clock-skew allowance`,
       'so that a redelivery after a crash finds the lease expired',
