@@ -40,8 +40,8 @@ function isWildcard(principal: iam.IPrincipal): boolean {
  * Grants `grantee` the outbox read `replay` needs (see the module comment). For a principal of another account it
  * creates (once per account) the role `CrossAccountOperator<account>` under `flow`, with a generated physical name
  * (so a stack of another environment can name its ARN) and a `RoleArn` output; further principals of that account are
- * added to its trust policy. A grantee that can hold statements (a role of this app in the other account) also gets
- * `sts:AssumeRole` on that role.
+ * added to its trust policy. A role or user this app builds in the other account also gets `sts:AssumeRole` on that role
+ * in its own policy; an imported one (`Role.fromRoleArn`) is only trusted: its own account grants it the assume.
  */
 export function grantFlowOperator(flow: Construct, outboxTable: IOutboxTable, grantee: iam.IGrantable): iam.Grant {
   const owner = `IdempotentEventFlow '${flow.node.id}'`;
@@ -54,7 +54,10 @@ export function grantFlowOperator(flow: Construct, outboxTable: IOutboxTable, gr
   // A literal account that is not (or, in an environment-agnostic stack, may not be) the flow's: a role to assume.
   if (account !== undefined && (Token.isUnresolved(flowAccount) || account !== flowAccount)) {
     const role = crossAccountOperatorRole(flow, account, principal);
-    if (!(principal instanceof iam.ArnPrincipal)) role.grantAssumeRole(principal);
+    // A role or user this app builds (in a stack of the other account) also gets sts:AssumeRole in its own policy. An
+    // imported one is trusted only: its policy is the other account's to write, and in an environment-agnostic flow
+    // stack CDK would take it for a role of the flow's account and attach the grant to a same-named role there.
+    if (principal instanceof iam.Role || principal instanceof iam.User) role.grantAssumeRole(principal);
     return grantOutboxRead(outboxTable, role);
   }
   const grant = grantOutboxRead(outboxTable, ownAccountGrantee(flow, principal) ?? grantee);
