@@ -73,14 +73,14 @@ function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 /** Runs a command, failing with its output when it exits non-zero. */
-function run(command: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): string {
+function run(command: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeout?: number }): string {
   const result: SpawnSyncReturns<string> = spawnSync(command, args, {
     cwd: options.cwd,
     env: options.env ?? childEnv(),
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
     // a spawnSync blocks the test's own timeout: this limit catches a hang only, never a slow machine (see vitest.config.mts)
-    timeout: 900_000,
+    timeout: options.timeout ?? 900_000,
   });
   if (result.error !== undefined || result.status !== 0) {
     throw new Error(
@@ -332,6 +332,9 @@ const STALE_OUTPUT: Record<PackageKey, string> = {
   simulator: 'dist/simulator/stale-output-of-an-old-build.js',
 };
 
+/** The release pack's limit: three builds in one step, so three times the one-command limit of {@link run}. */
+const PACK_TIMEOUT_MS = 2_700_000;
+
 let tmp: string;
 let stage: string;
 const packed = {} as Record<PackageKey, PackReport>;
@@ -362,7 +365,8 @@ beforeAll(() => {
     fs.writeFileSync(stale, 'module.exports = "left over from a renamed source file";\n');
   }
   // the release's packing step, as CI runs it: clean, jsii + tsc, then `npm pack` of the three
-  const reports = parseReports(run(process.execPath, [path.join(stage, 'scripts', 'release', 'pack.mjs'), tmp], { cwd: stage }));
+  // three builds in one step (jsii alone took 447 s at load 40)
+  const reports = parseReports(run(process.execPath, [path.join(stage, 'scripts', 'release', 'pack.mjs'), tmp], { cwd: stage, timeout: PACK_TIMEOUT_MS }));
   for (const key of PACKAGE_KEYS) {
     const directory = path.join(stage, PACKAGES[key].directory);
     manifest[key] = JSON.parse(fs.readFileSync(path.join(directory, 'package.json'), 'utf8')) as PackageJson;
@@ -376,7 +380,7 @@ beforeAll(() => {
       .map((line) => line.replace(/^package\//, ''))
       .sort();
   }
-});
+}, PACK_TIMEOUT_MS + 300_000);
 
 afterAll(() => {
   if (tmp !== undefined) fs.rmSync(tmp, { recursive: true, force: true });
@@ -792,5 +796,34 @@ describe('a CDK app installed from the three tarballs', () => {
     // @cloud-copilot/iam-simulate, the optional peer of README's last line, evaluated every request
     expect(stdout).toMatch(/^IAM: (\d+) requests evaluated, \1 authorized, 0 denied/m);
     expect(stdout).toContain('OK: every event reached every matching subscriber; each effect applied exactly once');
+  });
+  test("`npx idempotent-event-flow init <dir>` writes a starter app whose Template tests pass, which synthesizes and whose simulation is OK, from the installed packages (issue 44)", () => {
+    const bin = path.join(installed.simulator, installedPackage.simulator.bin?.['idempotent-event-flow'] as string);
+    const starter = path.join(tmp, 'starter');
+    const written = run(process.execPath, [bin, 'init', starter], { cwd: tmp });
+    expect(written).toContain(`into ${starter}`);
+    const starterManifest = JSON.parse(fs.readFileSync(path.join(starter, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    // our three packages at the installed version
+    expect(starterManifest.dependencies).toMatchObject({ [PACKAGE_NAME]: manifest.constructs.version, [RUNTIME_NAME]: manifest.runtime.version });
+    expect(starterManifest.devDependencies).toMatchObject({ [SIMULATOR_NAME]: manifest.simulator.version });
+    // what `npm install` gives it: the app's node_modules (the three tarballs and their dependencies), and a lock file
+    // (NodejsFunction takes the project root from it)
+    fs.symlinkSync(path.join(app, 'node_modules'), path.join(starter, 'node_modules'), 'dir');
+    fs.writeFileSync(path.join(starter, 'package-lock.json'), JSON.stringify({ name: 'starter', version: '0.1.0', lockfileVersion: 3, requires: true, packages: {} }));
+    // npm test: tsc, then the Template tests
+    run(process.execPath, [path.join(REPO_MODULES, 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: starter });
+    const tests = run(process.execPath, ['--test', '--test-reporter=spec', 'build/test/'], { cwd: starter });
+    expect(tests).toMatch(/ℹ pass 3\n[\s\S]*ℹ fail 0/);
+    // npm run simulate: synthesized by the CDK CLI from cdk.json, PlaceOrder driven with seeded orders, Billing counted
+    const stdout = run(process.execPath, [bin, 'simulate', '--scenario', 'simulation/scenario.ts', '--count', '12', '--seed', '1', '--duplicate-rate', '0.2', '--quiet'], { cwd: starter });
+    expect(stdout).toMatch(/^Billing\s+transactional\s+12\s/m);
+    expect(stdout).toContain('OK: every event reached every matching subscriber; each effect applied exactly once');
+    // the synthesized templates: the flow's pipe and the two functions, bundled
+    const template = JSON.parse(fs.readFileSync(path.join(starter, 'cdk.out', 'Orders.template.json'), 'utf8')) as { Resources: Record<string, { Type: string }> };
+    expect(Object.values(template.Resources).filter((r) => r.Type === 'AWS::Pipes::Pipe')).toHaveLength(1);
+    // and init refuses a directory that holds anything, naming it
+    const refused = spawnSync(process.execPath, [bin, 'init', starter], { cwd: tmp, env: childEnv(), encoding: 'utf8' });
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(`${starter} is not empty`);
   });
 });
