@@ -1,8 +1,8 @@
 /**
  * The published packages, as a user gets them: the constructs `idempotent-event-flow` (built by jsii), the runtime
- * `@idempotent-event-flow/runtime` and the simulator `@idempotent-event-flow/simulator` (issue 32). `npm pack` (which
- * runs each `prepack`: clean + build), run in a copy of the checkout so the repo's own build output is never touched,
- * must yield three tarballs with the compiled code and nothing repo-only; and a CDK app installed from those tarballs
+ * `@idempotent-event-flow/runtime` and the simulator `@idempotent-event-flow/simulator` (issue 32). The release's
+ * packing step (`npm run release:pack`: clean, build, `npm pack`; the packages have no prepack script, issue 44), run in
+ * a copy of the checkout so the repo's own build output is never touched, must yield three tarballs with the compiled code and nothing repo-only; and a CDK app installed from those tarballs
  * alone must type-check against them, load every entry point, pass its own template-assertion test, synthesize a flow
  * whose consumer handler (importing `@idempotent-event-flow/runtime`) is really bundled by the local esbuild, run that
  * bundle, and simulate the app with the installed command.
@@ -35,6 +35,7 @@ const OUR_NAMES: readonly string[] = PACKAGE_KEYS.map((key) => PACKAGES[key].nam
 
 /** What `npm pack --json` reports per tarball. */
 interface PackReport {
+  readonly name: string;
   readonly filename: string;
   readonly files: ReadonlyArray<{ readonly path: string }>;
 }
@@ -72,14 +73,14 @@ function childEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 /** Runs a command, failing with its output when it exits non-zero. */
-function run(command: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): string {
+function run(command: string, args: readonly string[], options: { cwd: string; env?: NodeJS.ProcessEnv; timeout?: number }): string {
   const result: SpawnSyncReturns<string> = spawnSync(command, args, {
     cwd: options.cwd,
     env: options.env ?? childEnv(),
     encoding: 'utf8',
     maxBuffer: 64 * 1024 * 1024,
     // a spawnSync blocks the test's own timeout: this limit catches a hang only, never a slow machine (see vitest.config.mts)
-    timeout: 900_000,
+    timeout: options.timeout ?? 900_000,
   });
   if (result.error !== undefined || result.status !== 0) {
     throw new Error(
@@ -90,12 +91,11 @@ function run(command: string, args: readonly string[], options: { cwd: string; e
   return result.stdout;
 }
 
-function parsePackReport(stdout: string): PackReport {
-  // the report is the JSON array at the end; a build script run by prepack may print before it (jsii does)
-  const start = stdout.search(/^\[$/m);
-  const reports = JSON.parse(start < 0 ? stdout : stdout.slice(start)) as PackReport[];
-  expect(reports).toHaveLength(1);
-  return reports[0] as PackReport;
+function parseReports(stdout: string): PackReport[] {
+  // npm's JSON report of the three tarballs (the pack script prints nothing else on stdout)
+  const reports = JSON.parse(stdout) as PackReport[];
+  expect(reports).toHaveLength(3);
+  return reports;
 }
 
 /** Files under `dir` (relative, `/`-separated), recursively. */
@@ -324,13 +324,16 @@ export const handler = createTransactionalConsumer<OrderPlaced>({
 // ---------------------------------------------------------------------------------------------------------------
 
 /** Top-level entries of the repo not copied into the staging checkout. */
-const NOT_STAGED = new Set(['node_modules', '.git', 'dist', 'dist-jsii', '.jsii']);
-/** Planted in the staging checkout's build output before packing: each prepack must clean it away. */
+const NOT_STAGED = new Set(['node_modules', '.git', 'dist', 'dist-jsii', 'dist-release', '.jsii']);
+/** Planted in the staging checkout's build output before packing: the release pack must clean it away. */
 const STALE_OUTPUT: Record<PackageKey, string> = {
   constructs: 'dist/lib/stale-output-of-an-old-build.js',
   runtime: 'dist/stale-output-of-an-old-build.js',
   simulator: 'dist/simulator/stale-output-of-an-old-build.js',
 };
+
+/** The release pack's limit: three builds in one step, so three times the one-command limit of {@link run}. */
+const PACK_TIMEOUT_MS = 2_700_000;
 
 let tmp: string;
 let stage: string;
@@ -347,7 +350,7 @@ beforeAll(() => {
   tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'ief-package-'));
   // Pack a copy of the checkout (everything but node_modules, .git and build output, so the repo-only files are there
   // to be left out), so the builds never touch the repo's own output and concurrent runs can not race on it.
-  // node_modules is linked: prepack's jsii and tsc and their types resolve as in the repo, and npm never packs it.
+  // node_modules is linked: the pack script's jsii and tsc and their types resolve as in the repo, and npm never packs it.
   stage = path.join(tmp, 'stage');
   fs.cpSync(REPO, stage, {
     recursive: true,
@@ -361,12 +364,15 @@ beforeAll(() => {
     fs.mkdirSync(path.dirname(stale), { recursive: true });
     fs.writeFileSync(stale, 'module.exports = "left over from a renamed source file";\n');
   }
-  // the constructs first: its prepack (clean + jsii) clears every package's build output
+  // the release's packing step, as CI runs it: clean, jsii + tsc, then `npm pack` of the three
+  // three builds in one step (jsii alone took 447 s at load 40)
+  const reports = parseReports(run(process.execPath, [path.join(stage, 'scripts', 'release', 'pack.mjs'), tmp], { cwd: stage, timeout: PACK_TIMEOUT_MS }));
   for (const key of PACKAGE_KEYS) {
     const directory = path.join(stage, PACKAGES[key].directory);
     manifest[key] = JSON.parse(fs.readFileSync(path.join(directory, 'package.json'), 'utf8')) as PackageJson;
-    // runs prepack (clean + build) as a publish does
-    packed[key] = parsePackReport(run('npm', ['pack', '--json', '--pack-destination', tmp], { cwd: directory }));
+    const report = reports.filter((r) => r.name === PACKAGES[key].name);
+    expect(report, key).toHaveLength(1);
+    packed[key] = report[0] as PackReport;
     fs.renameSync(path.join(tmp, packed[key].filename), path.join(tmp, tarballOf(PACKAGES[key].name)));
     tarballEntries[key] = run('tar', ['-tzf', tarballOf(PACKAGES[key].name)], { cwd: tmp })
       .split('\n')
@@ -374,7 +380,7 @@ beforeAll(() => {
       .map((line) => line.replace(/^package\//, ''))
       .sort();
   }
-});
+}, PACK_TIMEOUT_MS + 300_000);
 
 afterAll(() => {
   if (tmp !== undefined) fs.rmSync(tmp, { recursive: true, force: true });
@@ -438,6 +444,39 @@ describe('npm pack', () => {
     expect(new Set(PACKAGE_KEYS.map((key) => manifest[key].version)).size).toBe(1);
   });
 
+  test('no package runs a script when it is packed or installed: jsii-pacmak packs the installed constructs package, where a build script finds no sources (issue 44)', () => {
+    // npm's lifecycle scripts of pack, publish and install (https://docs.npmjs.com/cli/using-npm/scripts)
+    const lifecycle = ['prepack', 'postpack', 'prepare', 'prepublish', 'prepublishOnly', 'publish', 'postpublish', 'preinstall', 'install', 'postinstall'];
+    for (const key of PACKAGE_KEYS) {
+      const scripts = (manifest[key] as PackageJson & { scripts?: Record<string, string> }).scripts ?? {};
+      expect(Object.keys(scripts).filter((name) => lifecycle.includes(name)), key).toEqual([]);
+    }
+  });
+
+  test('each package stands alone: its own README, a description of what it is for, keywords, license and repository directory (issue 44)', () => {
+    for (const key of PACKAGE_KEYS) {
+      const pkg = manifest[key] as PackageJson & Record<string, unknown>;
+      expect(tarballEntries[key], key).toEqual(expect.arrayContaining(['README.md', 'LICENSE', 'package.json']));
+      expect(typeof pkg.description === 'string' && pkg.description.length > 40, `${key}: description`).toBe(true);
+      expect((pkg.keywords as string[] | undefined)?.length ?? 0, `${key}: keywords`).toBeGreaterThanOrEqual(5);
+      expect(pkg.license, key).toBe('Apache-2.0');
+      expect(pkg.repository, key).toMatchObject({ type: 'git', url: expect.stringMatching(/^https:\/\//) });
+      if (key !== 'constructs') {
+        expect(pkg.repository, key).toMatchObject({ directory: PACKAGES[key].directory });
+        expect(pkg.publishConfig, `${key}: a scoped package is published public`).toEqual({ access: 'public' });
+      }
+      expect(pkg.homepage, `${key}: homepage`).toEqual(expect.stringMatching(/^https:\/\//));
+    }
+    // each README names its package's install line, and links into the documentation by absolute address (the
+    // runtime's and the simulator's tarballs carry no docs/)
+    for (const key of ['runtime', 'simulator'] as const) {
+      const readme = fs.readFileSync(path.join(stage, PACKAGES[key].directory, 'README.md'), 'utf8');
+      expect(readme, key).toContain(`npm install ${key === 'simulator' ? '--save-dev ' : ''}${PACKAGES[key].name}`);
+      const relative = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((match) => match[1] as string).filter((target) => !/^https:\/\//.test(target));
+      expect(relative, `${key}: README links that would not resolve from npm's page`).toEqual([]);
+    }
+  });
+
   test('every relative link of the README resolves to a file in the tarball (the docs ship with it); the repository-only example is named, not linked, and said not to be in the package', () => {
     const readme = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
     const targets = [...readme.matchAll(/\]\(([^)#\s]+)(?:#[^)]*)?\)/g)].map((match) => match[1] as string).filter((target) => !/^[a-z]+:/i.test(target));
@@ -482,7 +521,7 @@ describe('npm pack', () => {
     for (const key of PACKAGE_KEYS) expect(tarballEntries[key].filter((entry) => repoOnly.some((pattern) => pattern.test(entry))), key).toEqual([]);
   });
 
-  test('each prepack rebuilds its output from scratch: exactly the compiled sources of its package, nothing stale or missing', () => {
+  test('the release pack rebuilds each output from scratch: exactly the compiled sources of its package, nothing stale or missing', () => {
     const sourcesOf = (dir: string): string[] =>
       listFiles(path.join(stage, dir))
         .filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts') && !file.endsWith('.test.ts') && !file.startsWith('dist/'))
@@ -757,5 +796,34 @@ describe('a CDK app installed from the three tarballs', () => {
     // @cloud-copilot/iam-simulate, the optional peer of README's last line, evaluated every request
     expect(stdout).toMatch(/^IAM: (\d+) requests evaluated, \1 authorized, 0 denied/m);
     expect(stdout).toContain('OK: every event reached every matching subscriber; each effect applied exactly once');
+  });
+  test("`npx idempotent-event-flow init <dir>` writes a starter app whose Template tests pass, which synthesizes and whose simulation is OK, from the installed packages (issue 44)", () => {
+    const bin = path.join(installed.simulator, installedPackage.simulator.bin?.['idempotent-event-flow'] as string);
+    const starter = path.join(tmp, 'starter');
+    const written = run(process.execPath, [bin, 'init', starter], { cwd: tmp });
+    expect(written).toContain(`into ${starter}`);
+    const starterManifest = JSON.parse(fs.readFileSync(path.join(starter, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+    // our three packages at the installed version
+    expect(starterManifest.dependencies).toMatchObject({ [PACKAGE_NAME]: manifest.constructs.version, [RUNTIME_NAME]: manifest.runtime.version });
+    expect(starterManifest.devDependencies).toMatchObject({ [SIMULATOR_NAME]: manifest.simulator.version });
+    // what `npm install` gives it: the app's node_modules (the three tarballs and their dependencies), and a lock file
+    // (NodejsFunction takes the project root from it)
+    fs.symlinkSync(path.join(app, 'node_modules'), path.join(starter, 'node_modules'), 'dir');
+    fs.writeFileSync(path.join(starter, 'package-lock.json'), JSON.stringify({ name: 'starter', version: '0.1.0', lockfileVersion: 3, requires: true, packages: {} }));
+    // npm test: tsc, then the Template tests
+    run(process.execPath, [path.join(REPO_MODULES, 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: starter });
+    const tests = run(process.execPath, ['--test', '--test-reporter=spec', 'build/test/'], { cwd: starter });
+    expect(tests).toMatch(/ℹ pass 3\n[\s\S]*ℹ fail 0/);
+    // npm run simulate: synthesized by the CDK CLI from cdk.json, PlaceOrder driven with seeded orders, Billing counted
+    const stdout = run(process.execPath, [bin, 'simulate', '--scenario', 'simulation/scenario.ts', '--count', '12', '--seed', '1', '--duplicate-rate', '0.2', '--quiet'], { cwd: starter });
+    expect(stdout).toMatch(/^Billing\s+transactional\s+12\s/m);
+    expect(stdout).toContain('OK: every event reached every matching subscriber; each effect applied exactly once');
+    // the synthesized templates: the flow's pipe and the two functions, bundled
+    const template = JSON.parse(fs.readFileSync(path.join(starter, 'cdk.out', 'Orders.template.json'), 'utf8')) as { Resources: Record<string, { Type: string }> };
+    expect(Object.values(template.Resources).filter((r) => r.Type === 'AWS::Pipes::Pipe')).toHaveLength(1);
+    // and init refuses a directory that holds anything, naming it
+    const refused = spawnSync(process.execPath, [bin, 'init', starter], { cwd: tmp, env: childEnv(), encoding: 'utf8' });
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toContain(`${starter} is not empty`);
   });
 });

@@ -1,0 +1,40 @@
+#!/usr/bin/env node
+/**
+ * The release's packing step: builds the three packages from a clean tree (`npm run clean`, then jsii over the
+ * constructs, failing on any warning, and tsc over the runtime and the simulator) and packs them with `npm pack`, into the directory given
+ * (default `dist-release/`). It prints npm's JSON report of the three tarballs on stdout (its own lines go to stderr).
+ *
+ * The packages have no `prepack`/`prepare` script, as jsii libraries built by projen and aws-cdk-lib publish: a
+ * lifecycle script ships inside the published package.json, and `jsii-pacmak` runs `npm pack` on the installed package
+ * (the Python, Java, .NET and Go route: docs/OTHER-LANGUAGES.md), where a build script finds no sources and deletes
+ * what it was to pack. So the build happens here, once, and `npm publish <tarball>` publishes what this step packed.
+ *
+ * Usage: node scripts/release/pack.mjs [destination]     (npm run release:pack -- [destination])
+ */
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const repo = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const destination = path.resolve(process.argv[2] ?? path.join(repo, 'dist-release'));
+
+function npm(args) {
+  // npm's own output goes to stderr, so stdout carries the JSON report only
+  const result = spawnSync('npm', args, { cwd: repo, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 64 * 1024 * 1024 });
+  if (result.error !== undefined || result.status !== 0) {
+    process.stderr.write(result.stdout ?? '');
+    throw new Error(`npm ${args.join(' ')} failed (status ${result.status}${result.error === undefined ? '' : `, ${result.error.message}`})`);
+  }
+  return result.stdout;
+}
+
+npm(['run', '--silent', 'clean']);
+// jsii over the constructs with 0 errors and 0 warnings (a warning would ship in the assembly), then the workspaces
+process.stderr.write(npm(['exec', '--offline', '--', 'jsii', '--fail-on-warnings']));
+process.stderr.write(npm(['run', '--silent', 'build', '--workspaces']));
+fs.mkdirSync(destination, { recursive: true });
+const stdout = npm(['pack', '--json', '--workspaces', '--include-workspace-root', '--pack-destination', destination]);
+const report = JSON.parse(stdout.slice(stdout.search(/^\[/m)));
+for (const tarball of report) process.stderr.write(`packed ${tarball.name}@${tarball.version}: ${path.join(destination, tarball.filename)} (${tarball.entryCount} files)\n`);
+process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
