@@ -15,7 +15,7 @@ import type { LoopbackServer } from '../../simulator/aws/loopback-server';
 import { EXIT_CODE, main } from '../../simulator/cli/main';
 
 const SANDBOX = '111111111111';
-const BILLING = { format: 1, subscriberName: 'Billing', processingMode: 'transactional', consumerFunctionName: 'App-Billing', inboxTable: 'App-BillingInbox', queueUrl: `http://127.0.0.1:1/${SANDBOX}/App-BillingQueue`, deadLetterQueueUrl: `http://127.0.0.1:1/${SANDBOX}/App-BillingDlq` };
+const BILLING = { format: 1, subscriberName: 'Billing', processingMode: 'transactional', deduplicationWindowSeconds: 86400, consumerFunctionName: 'App-Billing', inboxTable: 'App-BillingInbox', queueUrl: `http://127.0.0.1:1/${SANDBOX}/App-BillingQueue`, deadLetterQueueUrl: `http://127.0.0.1:1/${SANDBOX}/App-BillingDlq` };
 const STACK: ServedStack = {
   stackName: 'App',
   stackId: `arn:aws:cloudformation:us-east-1:${SANDBOX}:stack/App/00000000-0000-4000-8000-000000000001`,
