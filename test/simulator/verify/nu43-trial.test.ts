@@ -3,8 +3,94 @@
  * failed before its fix. Against the simulator's SQS endpoint and DynamoDB Local (the verify kit), on a virtual clock.
  */
 import { describe, expect, test } from 'vitest';
+import type { SimulatedQueue } from '../../../simulator/aws/queue';
 import type { DeployedFlow } from '../../../simulator/verify/deployed-flow';
+import { NotQuietError, waitUntilQuiet } from '../../../simulator/verify/settle';
+import { defaultTimeoutSeconds, readQueueSettings } from '../../../simulator/verify/queue-settings';
 import { refuseOtherAccounts } from '../../../simulator/verify/verify-run';
+import { makeQueue, queueModel } from '../aws/queue-test-kit';
+import { notAppliedProbe, oneSubscriberFlow, runEvent, settleOptions, VerifyTestbed } from './verify-test-kit';
+
+const bed = VerifyTestbed.start();
+
+/** Billing's queue as the trial's template made it: visibility timeout 180 s, maxReceiveCount 5, into its DLQ. */
+function billingQueues(): { queue: SimulatedQueue; deadLetters: SimulatedQueue } {
+  const n = bed.queues.size;
+  const deadLetters = makeQueue(queueModel(`BillingDlq${n}`), { clock: bed.clock, baseUrl: bed.server.endpoint });
+  const queue = makeQueue(queueModel(`BillingQueue${n}`, { visibilityTimeoutSeconds: 180, redrive: { deadLetterQueue: `Stack/BillingDlq${n}`, maxReceiveCount: 5 } }), { clock: bed.clock, baseUrl: bed.server.endpoint, deadLetterQueue: deadLetters });
+  for (const item of [queue, deadLetters]) bed.queues.set(item.address.url, item);
+  return { queue, deadLetters };
+}
+
+async function notQuiet(promise: Promise<void>): Promise<NotQuietError> {
+  const error = await promise.then(() => undefined, (thrown: unknown) => thrown);
+  expect(error).toBeInstanceOf(NotQuietError);
+  return error as NotQuietError;
+}
+
+describe('nu43 finding 1: a handler that throws an ordinary error (its events fail on every receive)', () => {
+  test('the not-quiet end names the events, says they are on the queue being received and not applied, and how long until SQS dead-letters them', async () => {
+    // GIVEN the run's two events on Billing's queue, received by its consumer (in flight) and never applied: the
+    // handler throws, the message comes back after the visibility timeout and is received again
+    const queues = billingQueues();
+    for (const id of ['e-1', 'e-2']) queues.queue.send({ body: JSON.stringify({ id }), origin: { via: 'sns', eventId: id } });
+    queues.queue.receive(10);
+    const flow = oneSubscriberFlow('Billing', queues);
+    const settle = settleOptions({ Billing: notAppliedProbe }, [runEvent('e-1'), runEvent('e-2')], new Map([[queues.deadLetters.address.url, 0]]));
+    // WHEN verify waits (30 s) with the queue's settings read from the deployed queue
+    const settings = await readQueueSettings(bed.clients(), flow);
+    const error = await notQuiet(waitUntilQuiet(bed.clients(), flow, { ...settle, queueSettings: settings }));
+    // THEN it names each event, where it is, and that it is being received without being applied
+    const text = error.waitingFor.join('\n');
+    expect(text).toContain('e-1');
+    expect(text).toContain('e-2');
+    expect(text).toMatch(/on Billing's queue/);
+    expect(text).toMatch(/2 in flight/);
+    expect(text).toMatch(/maxReceiveCount 5/);
+    expect(text).toMatch(/180 ?s/);
+    expect(text).not.toContain('in the relay or on the way');
+  });
+
+  test('events not on the queue yet are named as such (in the relay or SNS), apart from those on it', async () => {
+    const queues = billingQueues();
+    queues.queue.send({ body: JSON.stringify({ id: 'e-1' }), origin: { via: 'sns', eventId: 'e-1' } });
+    const flow = oneSubscriberFlow('Billing', queues);
+    const settle = settleOptions({ Billing: notAppliedProbe }, [runEvent('e-1'), runEvent('e-2'), runEvent('e-3')], new Map([[queues.deadLetters.address.url, 0]]));
+    const error = await notQuiet(waitUntilQuiet(bed.clients(), flow, settle));
+    const text = error.waitingFor.join('\n');
+    for (const id of ['e-1', 'e-2', 'e-3']) expect(text).toContain(id);
+    expect(text).toMatch(/1 of them on Billing's queue/);
+    expect(text).toMatch(/2 not on it yet/);
+  });
+
+  test("the default time limit is derived from the deployed queues: maxReceiveCount x visibility timeout, plus a margin, so a failing event reaches the DLQ (a verdict) before it", async () => {
+    const queues = billingQueues();
+    const settings = await readQueueSettings(bed.clients(), oneSubscriberFlow('Billing', queues));
+    expect(settings.get(queues.queue.address.url)).toEqual({ visibilityTimeoutSeconds: 180, maxReceiveCount: 5 });
+    const derived = defaultTimeoutSeconds(oneSubscriberFlow('Billing', queues), settings);
+    expect(derived.seconds).toBeGreaterThan(5 * 180);
+    expect(derived.seconds).toBeGreaterThanOrEqual(600);
+    expect(derived.why).toMatch(/maxReceiveCount 5 x visibility timeout 180 s/);
+  });
+});
+
+describe("nu43 finding 6: the progress line names each queue apart", () => {
+  test("the queue, its DLQ and the subscription's DLQ are each named so, and a first look says what it saw, not that a count moved", async () => {
+    const queues = billingQueues();
+    const subscriptionDlq = makeQueue(queueModel(`BillingSubscriptionDlq${bed.queues.size}`), { clock: bed.clock, baseUrl: bed.server.endpoint });
+    bed.queues.set(subscriptionDlq.address.url, subscriptionDlq);
+    const base = oneSubscriberFlow('Billing', queues);
+    const flow: DeployedFlow = { ...base, subscribers: [{ ...base.subscribers[0]!, deployment: { ...base.subscribers[0]!.deployment, subscriptionDeadLetterQueueUrl: subscriptionDlq.address.url } }] };
+    queues.queue.send({ body: JSON.stringify({ id: 'e-1' }), origin: { via: 'sns', eventId: 'e-1' } });
+    const progress: string[] = [];
+    const settle = settleOptions({ Billing: notAppliedProbe }, [runEvent('e-1')], new Map());
+    await notQuiet(waitUntilQuiet(bed.clients(), flow, { ...settle, timeoutSeconds: 0, onProgress: (line) => progress.push(line) }));
+    const line = progress[0]!;
+    expect(line).toContain("Billing's DLQ");
+    expect(line).toContain("Billing's subscription DLQ");
+    expect(line).not.toContain('moved to');
+  });
+});
 
 /** A flow in the sandbox account 111111111111 whose subscriber Billing's queue URLs are `queueUrl` and `deadLetterQueueUrl`. */
 function flowWithQueues(queueUrl: string, deadLetterQueueUrl: string, relayDeadLetterQueueUrl?: string): DeployedFlow {
