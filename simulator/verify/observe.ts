@@ -148,8 +148,15 @@ export class DeadLettersUnreadError extends Error {
   }
 }
 
+/** A queue's messages: visible, in flight (received, not deleted) and delayed. */
+export interface QueueCounts {
+  readonly visible: number;
+  readonly inFlight: number;
+  readonly delayed: number;
+}
+
 /** Messages on a queue: visible, in flight and delayed, each apart. */
-async function countsOn(clients: VerifyClients, queueUrl: string): Promise<{ readonly visible: number; readonly inFlight: number; readonly delayed: number }> {
+export async function countsOn(clients: VerifyClients, queueUrl: string): Promise<QueueCounts> {
   const answer = await clients.sqs.send(
     new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
   );
