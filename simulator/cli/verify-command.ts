@@ -43,8 +43,11 @@ Options:
                           other refuses the run before any command is sent (the guard against a production account)
   --count <n>             commands per producer (default 10, 1 to 10000)
   --seed <seed>           seeds the scenario's commands (default: verify)
-  --timeout <seconds>     how long to wait for the flow to be quiet (default 600); past it, verify fails saying
-                          what it still waited for (0: look once, do not wait)
+  --timeout <seconds>     how long to wait for the flow to be quiet; past it, verify fails naming the events it
+                          still waited for and where each is (0: look once, do not wait). Default: derived from
+                          the deployed queues, maxReceiveCount x visibility timeout (per hop: each subscriber that
+                          emits adds one) + 120 s, at least 600 s: a handler that throws on every event then ends
+                          VIOLATED, its events dead-lettered and named, not "not quiet"
   --poll <seconds>        how often to look meanwhile (default 5)
   --cleanup               afterwards, remove what the run created and say what: the items of the stacks' tables
                           whose key holds an id only this run has (exact ids, never a substring), the dead
@@ -81,7 +84,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     if (!existsSync(path.resolve(cwd, scenarioFile))) throw new UsageProblem(`--scenario ${scenarioFile}: there is no file ${path.resolve(cwd, scenarioFile)}`);
     settings = {
       count: whole(parsed, 'count', 10, 1, 10_000),
-      timeoutSeconds: whole(parsed, 'timeout', 600, 0, 86_400),
+      ...(text(parsed, 'timeout') === undefined ? {} : { timeoutSeconds: whole(parsed, 'timeout', 0, 0, 86_400) }),
       pollSeconds: whole(parsed, 'poll', 5, 1, 600),
     };
   } catch (error) {

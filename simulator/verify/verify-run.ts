@@ -16,6 +16,7 @@ import { findDeployedFlow, findDeployedFunction, NoDeployedFlowError, type Deplo
 import { appliedByInbox, DeadLettersUnreadError, deadLetterQueuesOf, inboxCommitGroups, messagesOn, probeEffects, readDeadLetters, readRunEvents, takenEvents, type RunEvent } from './observe';
 import { produce } from './produce';
 import { classifyRunEvents, type DerivedRunEvent } from './derived-events';
+import { defaultTimeoutSeconds, readQueueSettings } from './queue-settings';
 import { newRunId } from './run-ids';
 import { NotQuietError, waitUntilQuiet } from './settle';
 import { checkVerifiedRun, type VerifiedSubscriber } from './verify-checks';
@@ -27,7 +28,11 @@ export interface VerifyOptions {
   readonly count: number;
   readonly seed: string;
   readonly cleanup: boolean;
-  readonly timeoutSeconds: number;
+  /**
+   * How long to wait for the flow to be quiet (`--timeout`).
+   * @default derived from the deployed queues: maxReceiveCount x visibility timeout, per hop, plus a margin, at least 600 s (./queue-settings.ts)
+   */
+  readonly timeoutSeconds?: number;
   readonly pollSeconds: number;
   /** @default a new one (./run-ids.ts) */
   readonly runId?: string;
@@ -189,6 +194,14 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   (options.onWarning ?? options.onProgress)(
     `warning: the run's commands are real: the deployed producers commit them and every subscriber acts on them as on real traffic (mails sent, payments taken, calls outside AWS) in account(s) ${accounts.join(', ') || 'unknown'}; never run verify against production (--account <id> refuses any other account)`,
   );
+  const queueSettings = await readQueueSettings(clients, flow);
+  const derived = defaultTimeoutSeconds(flow, queueSettings);
+  const timeoutSeconds = options.timeoutSeconds ?? derived.seconds;
+  options.onProgress(
+    options.timeoutSeconds === undefined
+      ? `waiting up to ${timeoutSeconds}s for the flow to be quiet (derived: ${derived.why}; --timeout sets it)`
+      : `waiting up to ${timeoutSeconds}s for the flow to be quiet (--timeout; the default derived from the deployed queues is ${derived.seconds}s: ${derived.why}${timeoutSeconds < derived.seconds ? ': an event that fails every receive may not reach a DLQ, and a verdict, before the limit' : ''})`,
+  );
   const deadLetterBaseline = new Map<string, number>();
   const relayDeadLetterQueues = flow.flows.flatMap((item) => (item.relayDeadLetterQueueUrl === undefined ? [] : [item.relayDeadLetterQueueUrl]));
   for (const url of new Set([...flow.subscribers.flatMap(deadLetterQueuesOf), ...relayDeadLetterQueues])) deadLetterBaseline.set(url, await messagesOn(clients, url));
@@ -199,8 +212,9 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   const classify = (events: ReadonlyMap<string, RunEvent>) => classifyRunEvents(events, runId, new Map(flow.subscribers.map((subscriber) => [subscriber.name, takenEvents(subscriber, events)])));
   try {
     await waitUntilQuiet(clients, flow, {
-      timeoutSeconds: options.timeoutSeconds,
+      timeoutSeconds,
       pollSeconds: options.pollSeconds,
+      queueSettings,
       probes,
       deadLetterBaseline,
       readEvents: () => readRunEvents(clients, flow, runId),
