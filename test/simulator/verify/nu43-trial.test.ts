@@ -2,7 +2,14 @@
  * The fixes of issue 43's new-user trial of verify (nu43, /work/runs/nu43/findings.md; eighth session, f43): each test
  * failed before its fix. Against the simulator's SQS endpoint and DynamoDB Local (the verify kit), on a virtual clock.
  */
+import { PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, test } from 'vitest';
+import { OUTBOX_ITEM } from '../../../lambda/contract/wire-format';
+import { derivedEventId } from '../../../lambda/fingerprint';
+import type { VerifyClients } from '../../../simulator/verify/clients';
+import { runEventReader } from '../../../simulator/verify/observe';
+import { newRunId } from '../../../simulator/verify/run-ids';
+import { createTable, uniqueTableName } from '../../support/dynamodb-client';
 import type { SimulatedQueue } from '../../../simulator/aws/queue';
 import type { DeployedFlow } from '../../../simulator/verify/deployed-flow';
 import { NotQuietError, waitUntilQuiet } from '../../../simulator/verify/settle';
@@ -126,5 +133,38 @@ describe('nu43 finding 4: the cross-account guard reads the account of every SQS
 
   test('queues in the allowed account, in any form, pass', () => {
     expect(() => refuseOtherAccounts(flowWithQueues('https://us-east-1.queue.amazonaws.com/111111111111/Billing-queue', 'http://127.0.0.1:4566/111111111111/Billing-dlq'), ['111111111111'])).not.toThrow();
+  });
+});
+
+describe('nu43 finding 9a: the outbox is scanned once per run', () => {
+  test("the producer's outbox is scanned once however many looks the wait takes; an outbox a subscriber emits into is scanned again each look (its events come while the run waits)", async () => {
+    const runId = newRunId(1_700_000_000_000, () => Buffer.from([4, 3, 2, 1]));
+    const [orders, billing] = [uniqueTableName('nu43-orders'), uniqueTableName('nu43-billing')];
+    for (const table of [orders, billing]) await createTable(bed.dynamoDb, table, { partitionKey: 'pk' });
+    const put = (table: string, envelope: Record<string, unknown>) =>
+      bed.documents.send(new PutCommand({ TableName: table, Item: { pk: `${OUTBOX_ITEM.KEY_PREFIX}${String(envelope.id)}`, [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: OUTBOX_ITEM.RECORD_TYPE_VALUE, [OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]: JSON.stringify(envelope) } }));
+    const placedId = `order-placed-${runId}-order-00001`;
+    await put(orders, { specversion: '1.0', id: placedId, type: 'com.example.OrderPlaced', source: 'orders', data: { orderId: `${runId}-order-00001` } });
+    const scans = new Map<string, number>();
+    const base = bed.clients();
+    const counting = { ...base, documents: { send: (command: unknown) => {
+      if (command instanceof ScanCommand) scans.set(String(command.input.TableName), (scans.get(String(command.input.TableName)) ?? 0) + 1);
+      return base.documents.send(command as never);
+    } } } as unknown as VerifyClients;
+    const flow: DeployedFlow = {
+      stackNames: ['App'],
+      flows: [{ outboxTable: orders }],
+      resources: [],
+      subscribers: [{ name: 'Billing', stackName: 'App', environment: {}, deployment: { format: 1, subscriberName: 'Billing', processingMode: 'multi-step', queueUrl: 'https://sqs.invalid/1/q', deadLetterQueueUrl: 'https://sqs.invalid/1/d', outboxTable: billing } }],
+    };
+    const read = runEventReader(counting, flow, runId);
+    expect([...(await read()).keys()]).toEqual([placedId]);
+    // Billing applies the run's event and emits one (a derived id) while the run waits
+    const billedId = derivedEventId('Billing', placedId, 0);
+    await put(billing, { specversion: '1.0', id: billedId, type: 'com.example.billing.OrderBilled', source: 'billing', data: { amount: 5 } });
+    expect([...(await read()).keys()].sort()).toEqual([billedId, placedId].sort());
+    await read();
+    expect(scans.get(orders)).toBe(1);
+    expect(scans.get(billing)).toBe(3);
   });
 });
