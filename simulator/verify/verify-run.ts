@@ -13,7 +13,7 @@ import { scenarioProducers, type SimulationScenario } from '../run/scenario';
 import { cleanUpRun } from './cleanup';
 import type { VerifyClients } from './clients';
 import { findDeployedFlow, findDeployedFunction, NoDeployedFlowError, type DeployedFlow } from './deployed-flow';
-import { appliedByInbox, DeadLettersUnreadError, deadLetterQueuesOf, inboxCommitGroups, messagesOn, probeEffects, readDeadLetters, readRunEvents, takenEvents, type RunEvent } from './observe';
+import { appliedByInbox, DeadLettersUnreadError, deadLetterQueuesOf, inboxCommitGroups, messagesOn, probeEffects, readDeadLetters, runEventReader, takenEvents, type RunEvent } from './observe';
 import { produce } from './produce';
 import { classifyRunEvents, type DerivedRunEvent } from './derived-events';
 import { defaultTimeoutSeconds, readQueueSettings } from './queue-settings';
@@ -209,6 +209,8 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   const minted = new Set<string>();
   const figures = await produce(clients, producers, { count: options.count, seed: options.seed, runId }, (done, total) => options.onProgress(`producing: ${done}/${total} command(s)`), minted);
   const probes = scenario.effects ?? {};
+  // the producer's outbox is scanned once per run; an outbox a subscriber emits into, at every read
+  const readEvents = runEventReader(clients, flow, runId);
   const classify = (events: ReadonlyMap<string, RunEvent>) => classifyRunEvents(events, runId, new Map(flow.subscribers.map((subscriber) => [subscriber.name, takenEvents(subscriber, events)])));
   try {
     await waitUntilQuiet(clients, flow, {
@@ -217,12 +219,12 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
       queueSettings,
       probes,
       deadLetterBaseline,
-      readEvents: () => readRunEvents(clients, flow, runId),
+      readEvents,
       onProgress: options.onProgress,
     });
   } catch (error) {
     if (!(error instanceof NotQuietError)) throw error;
-    const events = await readRunEvents(clients, flow, runId);
+    const events = await readEvents();
     return {
       runId,
       seed: options.seed,
@@ -234,7 +236,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
     };
   }
 
-  const events = await readRunEvents(clients, flow, runId);
+  const events = await readEvents();
   const verified: VerifiedSubscriber[] = [];
   const unproven: string[] = [];
   const unread = new Map<string, number>();
