@@ -633,4 +633,29 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '      turnClock?.pause();',
     tests: ['test/lambda/review-r8-scope-time.test.ts'],
   },
+  // ---- issue 43, the new-user trial's fixes (eighth session, f43) ----
+  {
+    id: 'verify-timeout-not-derived',
+    breaks: "verify (nu43-1): the default time limit ignores the deployed queues' maxReceiveCount x visibility timeout: a handler that throws on every event ends 'not quiet', never VIOLATED",
+    file: 'simulator/verify/queue-settings.ts',
+    find: '  const derived = hops * longest.seconds + DEFAULT_TIMEOUT_MARGIN_SECONDS;',
+    replace: '  const derived = DEFAULT_TIMEOUT_MARGIN_SECONDS;',
+    tests: ['test/simulator/verify/nu43-trial.test.ts'],
+  },
+  {
+    id: 'verify-nested-stacks-skipped',
+    breaks: 'verify (nu43, nested stacks): the stacks nested in --stack are not followed: their subscribers are missed and --cleanup skips their tables',
+    file: 'simulator/verify/deployed-flow.ts',
+    find: "        if (resource.ResourceType !== 'AWS::CloudFormation::Stack' ||",
+    replace: "        if (resource.ResourceType !== 'AWS::CloudFormation::Stack' || true ||",
+    tests: ['test/simulator/verify/nested-stacks.test.ts'],
+  },
+  {
+    id: 'verify-outbox-scanned-every-look',
+    breaks: "verify (nu43-9a): the producer's outbox is scanned again at every look of the wait (a full Scan of a large outbox each time)",
+    file: 'simulator/verify/observe.ts',
+    find: '      if (!emitting.has(table) && once.has(table)) {',
+    replace: '      if (!emitting.has(table) && once.has(table) && false) {',
+    tests: ['test/simulator/verify/nu43-trial.test.ts'],
+  },
 ];

@@ -80,6 +80,11 @@ export function servingText(services: RunServices, simulatedAt: number, awsEndpo
       `  SQS             ${services.sqsEndpoint}`,
       ...(awsEndpoint === undefined ? [] : [`  AWS (all)       ${awsEndpoint} (CloudFormation stack reads, Lambda Invoke, DynamoDB, SQS, SNS: what verify and the SDK reach)`]),
       `  region          ${services.region}`,
+      ...((services.stacks ?? []).length === 0
+        ? []
+        : [
+            `  stacks          ${services.stacks!.map((stack) => `${stack.stackName} ${stack.account}/${stack.region}`).join(', ')} (account/Region, as their stack ids say: verify ${[...new Set(services.stacks!.map((stack) => stack.account))].map((account) => `--account ${account}`).join(' ')})`,
+          ]),
       `  function logs   ${services.logFile ?? 'not written (give --log <file>)'}`,
       '',
       services.watchesApp

@@ -4,7 +4,9 @@
  * settings (`AWS_ENDPOINT_URL`: a served run of `simulate --serve` answers as an account would). Exits 0 only when the
  * verdict is OK (simulator/verify/verdict.ts); 1 when a check fails, when verify could not see something that might
  * have failed (NOT PROVEN), or when the flow does not become quiet in time (then `--json` holds a partial result
- * saying what it waited for).
+ * saying what it waited for); 2 for a usage error; 3 when it refused to run before sending any command (a stack or
+ * queue outside `--account`, no flow found, a scenario it cannot run: `--json` holds `verdict: { status: 'REFUSED',
+ * reason }`).
  */
 import * as path from 'node:path';
 import { existsSync } from 'node:fs';
@@ -27,7 +29,9 @@ subscribers applied each aggregate's events in order. Finds the flow from the de
 the subscribers' Operator outputs). Its commands' ids are unique to the run (it can run again in the same account).
 It never injects faults and never deletes anything it did not create. Its commands are REAL: every subscriber acts
 on them as on real traffic (mails sent, payments taken, calls outside AWS): never run it against production.
-It ends OK, VIOLATED, or NOT PROVEN (something that might have failed it could not see: it says what); only OK exits 0.
+It ends OK, VIOLATED, or NOT PROVEN (something that might have failed it could not see: it says what), or it is
+REFUSED before sending anything. Exit codes: 0 OK; 1 VIOLATED, NOT PROVEN, or not quiet in time; 2 usage error;
+3 refused (a stack or queue outside --account, no flow found, a scenario it cannot run).
 
 AWS is reached as the SDK reaches it: the default credential chain, --region or AWS_REGION, and AWS_ENDPOINT_URL
 (e.g. the one simulate --serve prints).
@@ -39,8 +43,11 @@ Options:
                           other refuses the run before any command is sent (the guard against a production account)
   --count <n>             commands per producer (default 10, 1 to 10000)
   --seed <seed>           seeds the scenario's commands (default: verify)
-  --timeout <seconds>     how long to wait for the flow to be quiet (default 600); past it, verify fails saying
-                          what it still waited for (0: look once, do not wait)
+  --timeout <seconds>     how long to wait for the flow to be quiet; past it, verify fails naming the events it
+                          still waited for and where each is (0: look once, do not wait). Default: derived from
+                          the deployed queues, maxReceiveCount x visibility timeout (per hop: each subscriber that
+                          emits adds one) + 120 s, at least 600 s: a handler that throws on every event then ends
+                          VIOLATED, its events dead-lettered and named, not "not quiet"
   --poll <seconds>        how often to look meanwhile (default 5)
   --cleanup               afterwards, remove what the run created and say what: the items of the stacks' tables
                           whose key holds an id only this run has (exact ids, never a substring), the dead
@@ -77,7 +84,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     if (!existsSync(path.resolve(cwd, scenarioFile))) throw new UsageProblem(`--scenario ${scenarioFile}: there is no file ${path.resolve(cwd, scenarioFile)}`);
     settings = {
       count: whole(parsed, 'count', 10, 1, 10_000),
-      timeoutSeconds: whole(parsed, 'timeout', 600, 0, 86_400),
+      ...(text(parsed, 'timeout') === undefined ? {} : { timeoutSeconds: whole(parsed, 'timeout', 0, 0, 86_400) }),
       pollSeconds: whole(parsed, 'poll', 5, 1, 600),
     };
   } catch (error) {
@@ -90,6 +97,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   if (Array.isArray(accounts) && accounts.some((account) => typeof account !== 'string' || !/^\d{12}$/.test(account))) {
     return context.usageError(`--account must be a 12-digit AWS account id, but '${(accounts as unknown[]).find((account) => typeof account !== 'string' || !/^\d{12}$/.test(account))}' was given`);
   }
+  const jsonFile = text(parsed, 'json');
   const clients = verifyClients(context.clientOptions.region);
   const quiet = parsed.values.quiet === true;
   let result;
@@ -108,12 +116,16 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       onWarning: (line) => io.stderr(`${line}\n`),
     });
   } catch (error) {
-    if (error instanceof NoDeployedFlowError || error instanceof ScenarioError || error instanceof RunIdError) return context.fail(error.message);
+    if (error instanceof NoDeployedFlowError || error instanceof ScenarioError || error instanceof RunIdError) {
+      // refused before any command was sent: its own exit code, and a --json a CI job can read
+      if (jsonFile !== undefined) writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify({ verdict: { status: 'REFUSED', reason: error.message } }, null, 2)}\n`);
+      io.stderr(`error: ${error.message}\n`);
+      return EXIT_CODE.REFUSED;
+    }
     throw error;
   } finally {
     clients.destroy();
   }
-  const jsonFile = text(parsed, 'json');
   // at its time limit no check ran: the --json is partial (the reason, what it waited for, the run's events)
   if (isNotQuiet(result)) {
     if (jsonFile !== undefined) writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify(result, null, 2)}\n`);

@@ -61,6 +61,8 @@ export interface RunServices {
   readonly sqsEndpoint: string;
   /** The run's region (in its ARNs). */
   readonly region: string;
+  /** The served stacks, each with the account and Region its stack id carries (the app's `env`, else the local account). @default none listed */
+  readonly stacks?: readonly { readonly stackName: string; readonly account: string; readonly region: string }[];
   /** The run's clock, epoch ms: it stands still during a run except when the run moves it. */
   now(): number;
   /**
@@ -188,6 +190,7 @@ export function runServices(model: FlowModel, flow: LocalFlow, database: RunData
     ...(database.pid === undefined ? {} : { dynamoDbPid: database.pid }),
     sqsEndpoint: flow.sqsEndpoint,
     region,
+    stacks: stacks.map((stack) => ({ stackName: stack.stackName, account: stack.stackId.split(':')[4] ?? '', region: stack.stackId.split(':')[3] ?? region })),
     now: () => clock.now(),
     runClockWithRealTime: () => clock.runWithRealTime(),
     subscribers,

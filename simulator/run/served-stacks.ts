@@ -2,8 +2,11 @@
  * What CloudFormation would report of a served run's stacks (simulator/aws/cloudformation-endpoint.ts): each selected
  * stack of the assembly, its resources with the physical ids the run gave them (a table's local name, a queue's URL, a
  * function's name, a topic's ARN; `<stack>-<logical id>` for a resource the run does not create), and its outputs
- * resolved with the run's local names (an output that cannot be resolved locally, e.g. one importing another
- * account's export, is left out). Read once, when the run is handed over to serve: the assembly directory may be a
+ * resolved with the run's local names: a resource of the template the run does not create (a relay's pipe, an alarm) is
+ * named as its stack resources list names it, `<stack>-<logical id>` (its `Arn`, an ARN of that name in the stack's
+ * environment), so every output the template declares is served (the flow's `Operator` output names its pipe); only an
+ * output that cannot be resolved at all (one importing another account's export) is left out. The stack id carries
+ * the stack's own account and Region (the app's `env`), as CloudFormation's would. Read once, when the run is handed over to serve: the assembly directory may be a
  * temporary one.
  */
 import { readFileSync } from 'node:fs';
@@ -23,20 +26,45 @@ export function servedStacks(model: Pick<FlowModel, 'assemblyDirectory' | 'stack
     .filter((stack) => model.stackNames.includes(stack.stackName))
     .map((stack): ServedStack => {
       const template = JSON.parse(readFileSync(stack.templateFile, 'utf8')) as TemplateJson;
+      const environment = names.environmentOf?.(stack.stackName) ?? { account: names.accountId, region: names.region };
       const resources = Object.entries(template.Resources ?? {}).map(([logicalId, resource]) => ({
         logicalId,
         type: resource.Type ?? 'unknown',
         physicalId: names.ref(`${stack.stackName}/${logicalId}`) ?? `${stack.stackName}-${logicalId}`,
       }));
+      const served = outputNames(names, stack.stackName, resources, environment);
       const outputs = Object.entries(template.Outputs ?? {}).flatMap(([key, output]) => {
         try {
-          const value = resolveValue(output.Value, stack.stackName, names, `output ${key} of stack ${stack.stackName}`);
+          const value = resolveValue(output.Value, stack.stackName, served, `output ${key} of stack ${stack.stackName}`);
           return [{ key, value, ...(output.Description === undefined ? {} : { description: output.Description }) }];
         } catch {
           return [];
         }
       });
-      const stackId = `arn:aws:cloudformation:${names.region}:${names.accountId}:stack/${stack.stackName}/00000000-0000-4000-8000-${String(createdAt.getTime() % 1e12).padStart(12, '0')}`;
+      const stackId = `arn:aws:cloudformation:${environment.region}:${environment.account}:stack/${stack.stackName}/00000000-0000-4000-8000-${String(createdAt.getTime() % 1e12).padStart(12, '0')}`;
       return { stackName: stack.stackName, stackId, createdAt: createdAt.toISOString(), outputs, resources };
     });
+}
+
+/**
+ * The run's names, and for a resource of the stack the run does not create: its served physical id (`Ref`), an ARN of
+ * it in the stack's environment (`Arn`: `arn:aws:<service>:<region>:<account>:<resource type's last part>/<id>`), or
+ * its physical id (any other attribute).
+ */
+function outputNames(names: LocalNames, stackName: string, resources: readonly { logicalId: string; type: string; physicalId: string }[], environment: { account: string; region: string }): LocalNames {
+  const byKey = new Map(resources.map((resource) => [`${stackName}/${resource.logicalId}`, resource]));
+  return {
+    region: names.region,
+    accountId: names.accountId,
+    ...(names.environmentOf === undefined ? {} : { environmentOf: (name: string) => names.environmentOf!(name) }),
+    ref: (key) => names.ref(key) ?? byKey.get(key)?.physicalId,
+    getAtt: (key, attribute) => {
+      const known = names.getAtt(key, attribute);
+      const resource = byKey.get(key);
+      if (known !== undefined || resource === undefined) return known;
+      if (attribute !== 'Arn') return resource.physicalId;
+      const [, service = 'unknown', kind = 'resource'] = resource.type.split('::');
+      return `arn:aws:${service.toLowerCase()}:${environment.region}:${environment.account}:${kind.toLowerCase()}/${resource.physicalId}`;
+    },
+  };
 }

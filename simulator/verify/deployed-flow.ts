@@ -5,6 +5,7 @@
  * source mapping of its queue (Lambda ListEventSourceMappings) and that function's environment (the effect probes read
  * its tables by it); each flow's outbox and relay dead-letter queue from the flow's `Operator` output; every function
  * and table of the stacks from their resources (the producers are found among them; `--cleanup` reads the tables).
+ * Stacks nested in them (`AWS::CloudFormation::Stack`, at any depth) are read as theirs.
  */
 import { DescribeStacksCommand, paginateListStackResources, type Stack } from '@aws-sdk/client-cloudformation';
 import { GetFunctionConfigurationCommand, ListEventSourceMappingsCommand } from '@aws-sdk/client-lambda';
@@ -94,14 +95,25 @@ async function consumerOf(clients: VerifyClients, deployment: SubscriberDeployme
   return mappings.EventSourceMappings?.[0]?.FunctionArn;
 }
 
-/** Finds the flow in `stackNames` (every stack of the account and Region with a subscriber's Operator output, when none is named). */
+/** The stack a nested stack resource names (its physical id is the nested stack's id, an ARN), described. */
+async function describeNested(clients: VerifyClients, stackId: string): Promise<Stack | undefined> {
+  return (await clients.cloudFormation.send(new DescribeStacksCommand({ StackName: stackId }))).Stacks?.[0];
+}
+
+/**
+ * Finds the flow in `stackNames` (every stack of the account and Region with a subscriber's Operator output, when none
+ * is named), and in the stacks nested in them at any depth (`AWS::CloudFormation::Stack` resources: each read once,
+ * also when CloudFormation lists it itself).
+ */
 export async function findDeployedFlow(clients: VerifyClients, stackNames?: readonly string[]): Promise<DeployedFlow> {
   const described = await describeStacks(clients, stackNames);
   const stacks = described.filter((stack) => (stackNames?.length ?? 0) > 0 || (stack.Outputs ?? []).some((output) => subscriberOutput(output.OutputValue) !== undefined));
   const subscribers: DeployedSubscriber[] = [];
   const flows: { outboxTable: string; relayDeadLetterQueueUrl?: string }[] = [];
   const resources: DeployedResource[] = [];
-  for (const stack of stacks) {
+  const seen = new Set(stacks.map((stack) => stack.StackId ?? stack.StackName ?? ''));
+  for (let next = 0; next < stacks.length; next += 1) {
+    const stack = stacks[next]!;
     const stackName = stack.StackName ?? '';
     for (const output of stack.Outputs ?? []) {
       const flow = flowOutput(output.OutputValue);
@@ -118,9 +130,18 @@ export async function findDeployedFlow(clients: VerifyClients, stackNames?: read
         environment: configuration?.Environment?.Variables ?? {},
       });
     }
-    for await (const page of paginateListStackResources({ client: clients.cloudFormation }, { StackName: stackName })) {
+    // by its id when it has one: it names exactly this stack (a nested stack's name is generated)
+    for await (const page of paginateListStackResources({ client: clients.cloudFormation }, { StackName: stack.StackId ?? stackName })) {
       for (const resource of page.StackResourceSummaries ?? []) {
         resources.push({ stackName, logicalId: resource.LogicalResourceId ?? '', type: resource.ResourceType ?? '', physicalId: resource.PhysicalResourceId ?? '' });
+        const nestedId = resource.PhysicalResourceId;
+        if (resource.ResourceType !== 'AWS::CloudFormation::Stack' || nestedId === undefined || nestedId === '' || seen.has(nestedId)) continue;
+        seen.add(nestedId);
+        const nested = await describeNested(clients, nestedId);
+        if (nested === undefined) throw new NoDeployedFlowError(`stack ${stackName}'s nested stack ${resource.LogicalResourceId ?? ''} (${nestedId}) could not be described: verify cannot see the subscribers or tables in it`);
+        // CloudFormation lists a nested stack itself too: read once
+        if (nested.StackName !== undefined && stacks.some((other) => other.StackId === nested.StackId)) continue;
+        stacks.push(nested);
       }
     }
   }

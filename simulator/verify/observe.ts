@@ -51,23 +51,52 @@ const MAX_EMITTED_PER_EVENT = 100;
  * The run's committed events in every outbox of the flow, by id: those whose id or data carries the run id, and,
  * transitively, those a subscriber of the flow emitted while applying one of them with a runtime-derived id
  * (`derivedEventId(subscriber, consumedEventId, index)`, `tx.emit` without an id): such an event is the run's even when
- * its data names nothing of the run, and its own subscribers must be checked and waited for.
+ * its data names nothing of the run, and its own subscribers must be checked and waited for. One read: see
+ * {@link runEventReader} for a run's repeated reads.
  */
 export async function readRunEvents(clients: VerifyClients, flow: DeployedFlow, runId: string): Promise<Map<string, RunEvent>> {
-  const tables = new Set([...flow.flows.map((item) => item.outboxTable), ...flow.subscribers.flatMap((subscriber) => (subscriber.deployment.outboxTable === undefined ? [] : [subscriber.deployment.outboxTable]))]);
+  return runEventReader(clients, flow, runId)();
+}
+
+/**
+ * Reads the run's events ({@link readRunEvents}) again at each call, scanning each producer's outbox (a flow's outbox
+ * no subscriber emits into) only at the first: the producers committed the run's events before verify's first read
+ * (a scenario's producer is invoked synchronously), so a full Scan of a large outbox is paid once per run. An outbox a
+ * subscriber emits into is scanned at every call: its events come while the run waits.
+ */
+export function runEventReader(clients: VerifyClients, flow: DeployedFlow, runId: string): () => Promise<Map<string, RunEvent>> {
+  const emitting = new Set(flow.subscribers.flatMap((subscriber) => (subscriber.deployment.outboxTable === undefined ? [] : [subscriber.deployment.outboxTable])));
+  const tables = [...new Set([...flow.flows.map((item) => item.outboxTable), ...emitting])];
+  // what a producer's outbox held at the first read, by table
+  const once = new Map<string, Record<string, unknown>[]>();
+  return async () => {
+    const items: Record<string, unknown>[] = [];
+    for (const table of tables) {
+      if (!emitting.has(table) && once.has(table)) {
+        items.push(...once.get(table)!);
+        continue;
+      }
+      const scanned = await scanAll(clients, table);
+      if (!emitting.has(table)) once.set(table, scanned);
+      items.push(...scanned);
+    }
+    return runEventsOf(items, flow, runId);
+  };
+}
+
+/** The run's events among outbox items (see {@link readRunEvents}). */
+function runEventsOf(items: readonly Record<string, unknown>[], flow: DeployedFlow, runId: string): Map<string, RunEvent> {
   const events = new Map<string, RunEvent>();
   // the outbox events not (yet) known to be the run's, by id: each may derive from one of the run's
   const others = new Map<string, RunEvent>();
-  for (const table of tables) {
-    for (const item of await scanAll(clients, table)) {
-      const recordType = item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE];
-      const body = item[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE];
-      const ordered = recordType === ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE;
-      if (typeof body !== 'string' || (recordType !== OUTBOX_ITEM.RECORD_TYPE_VALUE && !ordered)) continue;
-      const event = parseEnvelope(body);
-      if (event === undefined) continue;
-      (isRunEvent(event, runId) ? events : others).set(event.id, { event, body, ordered });
-    }
+  for (const item of items) {
+    const recordType = item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE];
+    const body = item[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE];
+    const ordered = recordType === ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE;
+    if (typeof body !== 'string' || (recordType !== OUTBOX_ITEM.RECORD_TYPE_VALUE && !ordered)) continue;
+    const event = parseEnvelope(body);
+    if (event === undefined) continue;
+    (isRunEvent(event, runId) ? events : others).set(event.id, { event, body, ordered });
   }
   const subscriberNames = [...new Set(flow.subscribers.map((subscriber) => subscriber.deployment.subscriberName))];
   // the run's events whose derived events are still to be looked for; each found one is looked for in turn
@@ -148,8 +177,15 @@ export class DeadLettersUnreadError extends Error {
   }
 }
 
+/** A queue's messages: visible, in flight (received, not deleted) and delayed. */
+export interface QueueCounts {
+  readonly visible: number;
+  readonly inFlight: number;
+  readonly delayed: number;
+}
+
 /** Messages on a queue: visible, in flight and delayed, each apart. */
-async function countsOn(clients: VerifyClients, queueUrl: string): Promise<{ readonly visible: number; readonly inFlight: number; readonly delayed: number }> {
+export async function countsOn(clients: VerifyClients, queueUrl: string): Promise<QueueCounts> {
   const answer = await clients.sqs.send(
     new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
   );

@@ -18,7 +18,8 @@
  */
 import type { VerifyClients } from './clients';
 import type { DeployedFlow, DeployedSubscriber } from './deployed-flow';
-import { appliedByInbox, DeadLettersUnreadError, deadLetterQueuesOf, messagesOn, probeEffects, readDeadLetters, takenEvents, type RunEvent } from './observe';
+import { appliedByInbox, countsOn, DeadLettersUnreadError, deadLetterQueuesOf, messagesOn, probeEffects, readDeadLetters, takenEvents, type QueueCounts, type RunEvent } from './observe';
+import type { QueueSettings } from './queue-settings';
 import type { EffectTally } from '../observation/run-facts';
 import type { EffectProbe } from '../run/scenario';
 
@@ -45,6 +46,15 @@ export class NotQuietError extends Error {
  * that overlap without being equal may count an event twice: the wait then ends at its time limit, saying so.
  */
 export function openEvents(tallies: readonly EffectTally[], taken: ReadonlySet<string>): number {
+  const { named, unnamed } = openEventsOf(tallies, taken);
+  return named.length + unnamed;
+}
+
+/**
+ * The open events of {@link openEvents}: those known by name (a per-event tally short of its effect), sorted, and how
+ * many more an aggregate tally's shortfall adds (not known by name).
+ */
+export function openEventsOf(tallies: readonly EffectTally[], taken: ReadonlySet<string>): { readonly named: readonly string[]; readonly unnamed: number } {
   const shortfalls = new Map<string, { readonly eventIds: readonly string[]; shortfall: number }>();
   for (const tally of tallies) {
     const eventIds = [...new Set(tally.eventIds.filter((id) => taken.has(id)))].sort();
@@ -55,11 +65,11 @@ export function openEvents(tallies: readonly EffectTally[], taken: ReadonlySet<s
     shortfalls.set(key, group);
   }
   const openSingles = new Set([...shortfalls.values()].filter((group) => group.eventIds.length === 1 && group.shortfall > 0).map((group) => group.eventIds[0]!));
-  let open = openSingles.size;
+  let unnamed = 0;
   for (const group of shortfalls.values()) {
-    if (group.eventIds.length > 1) open += Math.max(0, group.shortfall - group.eventIds.filter((id) => openSingles.has(id)).length);
+    if (group.eventIds.length > 1) unnamed += Math.max(0, group.shortfall - group.eventIds.filter((id) => openSingles.has(id)).length);
   }
-  return open;
+  return { named: [...openSingles].sort(), unnamed };
 }
 
 /** How to wait. */
@@ -75,6 +85,50 @@ export interface SettleOptions {
   readonly now?: () => number;
   /** Waits between looks. @default a timer */
   readonly pause?: (seconds: number) => Promise<void>;
+  /** The subscribers' queue settings (./queue-settings.ts): what a not-applied event's retries are told by. @default not read */
+  readonly queueSettings?: ReadonlyMap<string, QueueSettings>;
+}
+
+/** At most this many event ids are named per phrase (the rest counted). */
+const NAMED_EVENTS = 10;
+
+function eventList(ids: readonly string[], unnamed: number): string {
+  const shown = ids.slice(0, NAMED_EVENTS).join(', ');
+  const more = ids.length - Math.min(ids.length, NAMED_EVENTS) + unnamed;
+  return `${shown}${more > 0 ? `${shown === '' ? '' : ', '}${more} more${unnamed > 0 ? ' (an aggregate tally: not known by name)' : ''}` : ''}`;
+}
+
+/** A subscriber's queues, each named apart: its queue, its DLQ (the queue's redrive target), its subscription's DLQ (SNS's). */
+function queueLabel(subscriber: DeployedSubscriber, url: string): string {
+  const { deadLetterQueueUrl, subscriptionDeadLetterQueueUrl } = subscriber.deployment;
+  if (url === deadLetterQueueUrl && url === subscriptionDeadLetterQueueUrl) return `${subscriber.name}'s DLQ (also its subscription's)`;
+  if (url === deadLetterQueueUrl) return `${subscriber.name}'s DLQ`;
+  if (url === subscriptionDeadLetterQueueUrl) return `${subscriber.name}'s subscription DLQ`;
+  return `${subscriber.name}'s queue`;
+}
+
+/**
+ * Where a subscriber's open events are, as far as its queue's counts show (SQS does not say which message is which
+ * event without receiving it, and a receive by verify would count against the message's maxReceiveCount: verify
+ * never receives from a subscriber's queue). Messages in flight on the queue while their events stay unapplied are
+ * being received and failing (or still running): the handler's failure is in the consumer's logs; SQS moves each to
+ * the DLQ after maxReceiveCount receives, one per visibility timeout.
+ */
+function whereOpen(subscriber: DeployedSubscriber, open: { readonly named: readonly string[]; readonly unnamed: number }, taken: number, counts: QueueCounts, settings: QueueSettings | undefined, seen: string): string {
+  const total = open.named.length + open.unnamed;
+  const onQueue = counts.visible + counts.inFlight + counts.delayed;
+  const queue = queueLabel(subscriber, subscriber.deployment.queueUrl);
+  const head = `${subscriber.name}: ${total} of ${taken} event(s) ${seen} (${eventList(open.named, open.unnamed)})`;
+  if (onQueue === 0) return `${head}: none on ${queue} yet (in the relay, the pipe's retries, or SNS's delivery)`;
+  const retries =
+    settings === undefined
+      ? ''
+      : settings.maxReceiveCount === undefined
+        ? `; each receive that fails comes back after the visibility timeout of ${settings.visibilityTimeoutSeconds} s, and the queue has no redrive policy: it is retried until its retention ends`
+        : `; a receive that fails comes back after the visibility timeout of ${settings.visibilityTimeoutSeconds} s, and SQS moves it to the DLQ after maxReceiveCount ${settings.maxReceiveCount} receives (up to ${settings.maxReceiveCount * settings.visibilityTimeoutSeconds} s after its first)`;
+  const state = `${counts.inFlight} in flight (received by its consumer, not deleted: being processed, or failing and retried: the consumer's logs say why)${counts.visible > 0 ? `, ${counts.visible} waiting to be received` : ''}${counts.delayed > 0 ? `, ${counts.delayed} delayed` : ''}`;
+  const where = onQueue >= total ? `on ${queue}, as its counts show` : `${onQueue} of them on ${queue}, ${total - onQueue} not on it yet (in the relay, the pipe's retries, or SNS's delivery)`;
+  return `${head}: ${where}; ${queue} holds ${onQueue} message(s): ${state}${retries}`;
 }
 
 /** The run's events of `taken` found in the subscriber's dead-letter queues (exact event ids). */
@@ -98,39 +152,50 @@ async function stillMoving(clients: VerifyClients, flow: DeployedFlow, options: 
     // a subscriber that takes none of the run's events (its filter) has none of them on its queues: its own traffic
     // there does not hold the wait (the run's events are committed before any reaches a queue)
     const taken = takenEvents(subscriber, events);
-    const onQueue = taken.size === 0 ? 0 : await messagesOn(clients, subscriber.deployment.queueUrl);
-    if (onQueue > 0) waiting.push(`${subscriber.name}'s queue (${onQueue} message(s))`);
+    const counts = taken.size === 0 ? { visible: 0, inFlight: 0, delayed: 0 } : await countsOn(clients, subscriber.deployment.queueUrl);
+    const onQueue = counts.visible + counts.inFlight + counts.delayed;
+    const phrases: string[] = [];
     let holding = false;
     for (const url of deadLetterQueuesOf(subscriber)) {
       const count = await messagesOn(clients, url);
       holding ||= count > 0;
-      if (taken.size > 0 && previousDeadLetters.get(url) !== count) waiting.push(`${subscriber.name}'s dead-letter queue (its count moved to ${count})`);
+      const previous = previousDeadLetters.get(url);
+      if (taken.size > 0 && previous !== count) {
+        phrases.push(previous === undefined ? `${queueLabel(subscriber, url)} (${count} message(s) at the first look: looking again to see it unchanged)` : `${queueLabel(subscriber, url)} (its count went from ${previous} to ${count})`);
+      }
       previousDeadLetters.set(url, count);
     }
     if (taken.size === 0) continue;
+    const queuePhrase = onQueue > 0 ? `${queueLabel(subscriber, subscriber.deployment.queueUrl)} (${onQueue} message(s))` : undefined;
     const probe = options.probes[subscriber.name];
     const outcome = probe === undefined ? undefined : await probeEffects(clients, probe, subscriber, taken, events);
     const byProbe = outcome !== undefined && !('error' in outcome);
     // without a (working) probe: its inbox records; none kept (aggregate mode): not seen here, unproven in the verdict
     const applied = byProbe ? undefined : await appliedByInbox(clients, subscriber, taken);
-    if (!byProbe && applied === undefined) continue;
-    const openOf = (deadLettered: ReadonlySet<string>): number => {
+    if (!byProbe && applied === undefined) {
+      waiting.push(...(queuePhrase === undefined ? [] : [queuePhrase]), ...phrases);
+      continue;
+    }
+    const openOf = (deadLettered: ReadonlySet<string>): { readonly named: readonly string[]; readonly unnamed: number } => {
       const left = new Set([...taken].filter((id) => !deadLettered.has(id)));
-      return byProbe ? openEvents(outcome.tallies, left) : [...left].filter((id) => !applied!.has(id)).length;
+      return byProbe ? openEventsOf(outcome.tallies, left) : { named: [...left].filter((id) => !applied!.has(id)).sort(), unnamed: 0 };
     };
     let open = openOf(new Set());
-    if (open > 0 && holding) {
+    if (open.named.length + open.unnamed > 0 && holding) {
       try {
         open = openOf(await deadLetteredRunEvents(clients, subscriber, events));
       } catch (error) {
         if (!(error instanceof DeadLettersUnreadError)) throw error;
-        waiting.push(`${subscriber.name}'s dead-letter queue, to read whole (${error.message})`);
+        waiting.push(...(queuePhrase === undefined ? [] : [queuePhrase]), ...phrases, `${subscriber.name}'s DLQ, to read whole (${error.message})`);
         continue;
       }
     }
-    if (open > 0) {
+    if (open.named.length + open.unnamed > 0) {
+      // the open events, named, with where the queue's counts put them (it says the queue's messages itself)
       const seen = byProbe ? 'neither applied nor dead-lettered yet' : 'neither in its inbox nor dead-lettered yet';
-      waiting.push(`${subscriber.name}: ${open} of ${taken.size} event(s) ${seen} (in the relay or on the way)`);
+      waiting.push(whereOpen(subscriber, open, taken.size, counts, options.queueSettings?.get(subscriber.deployment.queueUrl), seen), ...phrases);
+    } else {
+      waiting.push(...(queuePhrase === undefined ? [] : [queuePhrase]), ...phrases);
     }
   }
   return waiting;

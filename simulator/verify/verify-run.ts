@@ -13,9 +13,10 @@ import { scenarioProducers, type SimulationScenario } from '../run/scenario';
 import { cleanUpRun } from './cleanup';
 import type { VerifyClients } from './clients';
 import { findDeployedFlow, findDeployedFunction, NoDeployedFlowError, type DeployedFlow } from './deployed-flow';
-import { appliedByInbox, DeadLettersUnreadError, deadLetterQueuesOf, inboxCommitGroups, messagesOn, probeEffects, readDeadLetters, readRunEvents, takenEvents, type RunEvent } from './observe';
+import { appliedByInbox, DeadLettersUnreadError, deadLetterQueuesOf, inboxCommitGroups, messagesOn, probeEffects, readDeadLetters, runEventReader, takenEvents, type RunEvent } from './observe';
 import { produce } from './produce';
 import { classifyRunEvents, type DerivedRunEvent } from './derived-events';
+import { defaultTimeoutSeconds, readQueueSettings } from './queue-settings';
 import { newRunId } from './run-ids';
 import { NotQuietError, waitUntilQuiet } from './settle';
 import { checkVerifiedRun, type VerifiedSubscriber } from './verify-checks';
@@ -27,7 +28,11 @@ export interface VerifyOptions {
   readonly count: number;
   readonly seed: string;
   readonly cleanup: boolean;
-  readonly timeoutSeconds: number;
+  /**
+   * How long to wait for the flow to be quiet (`--timeout`).
+   * @default derived from the deployed queues: maxReceiveCount x visibility timeout, per hop, plus a margin, at least 600 s (./queue-settings.ts)
+   */
+  readonly timeoutSeconds?: number;
   readonly pollSeconds: number;
   /** @default a new one (./run-ids.ts) */
   readonly runId?: string;
@@ -98,8 +103,30 @@ export function isNotQuiet(outcome: VerifyOutcome): outcome is NotQuietResult {
   return 'notQuiet' in outcome;
 }
 
-/** An SQS queue URL's account (`https://sqs.<region>.amazonaws.com/<account>/<name>`) or an ARN's (`arn:<partition>:<service>:<region>:<account>:...`). */
-const ACCOUNT_IN = [/^https:\/\/sqs\.[^/]+\/(\d{12})\//, /^arn:[^:]+:[^:]+:[^:]*:(\d{12}):/];
+/** An ARN's account (`arn:<partition>:<service>:<region>:<account>:...`). */
+const ARN_ACCOUNT = /^arn:[^:]+:[^:]+:[^:]*:(\d{12}):/;
+/**
+ * An SQS queue URL's account, in any form SQS gives: `https://sqs.<region>.amazonaws.com[.cn]/<account>/<name>`, the
+ * legacy `https://<region>.queue.amazonaws.com/<account>/<name>`, a VPC endpoint's
+ * `https://vpce-....sqs.<region>.vpce.amazonaws.com/<account>/<name>`, a served run's `http://127.0.0.1:<port>/<account>/<name>`:
+ * the path's first part, whatever the host.
+ */
+const QUEUE_URL_ACCOUNT = /^https?:\/\/[^/]+\/(\d{12})\/[^/]+$/;
+/** The Operator outputs' fields that hold a queue URL. */
+const QUEUE_URL_FIELD = /queueUrl$/i;
+
+/** Every string of the flow's Operator outputs, with the field that holds it. */
+function operatorValues(flow: Pick<DeployedFlow, 'subscribers' | 'flows'>): { readonly field: string; readonly value: string }[] {
+  const found: { field: string; value: string }[] = [];
+  const visit = (value: unknown, field: string): void => {
+    if (typeof value === 'string') found.push({ field, value });
+    else if (Array.isArray(value)) value.forEach((item) => visit(item, field));
+    else if (typeof value === 'object' && value !== null) Object.entries(value).forEach(([key, item]) => visit(item, key));
+  };
+  visit((flow.subscribers ?? []).map((subscriber) => subscriber.deployment), '');
+  visit(flow.flows ?? [], '');
+  return found;
+}
 
 /**
  * The accounts the resources the flow's Operator outputs name are in (its subscribers' queues, dead-letter queues,
@@ -108,24 +135,23 @@ const ACCOUNT_IN = [/^https:\/\/sqs\.[^/]+\/(\d{12})\//, /^arn:[^:]+:[^:]+:[^:]*
  */
 export function resourceAccounts(flow: Pick<DeployedFlow, 'subscribers' | 'flows'>): string[] {
   const found = new Set<string>();
-  const visit = (value: unknown): void => {
-    if (typeof value === 'string') {
-      for (const pattern of ACCOUNT_IN) {
-        const account = pattern.exec(value)?.[1];
-        if (account !== undefined) found.add(account);
-      }
-    } else if (Array.isArray(value)) value.forEach(visit);
-    else if (typeof value === 'object' && value !== null) Object.values(value).forEach(visit);
-  };
-  visit((flow.subscribers ?? []).map((subscriber) => subscriber.deployment));
-  visit(flow.flows ?? []);
+  for (const { value } of operatorValues(flow)) {
+    const account = ARN_ACCOUNT.exec(value)?.[1] ?? QUEUE_URL_ACCOUNT.exec(value)?.[1];
+    if (account !== undefined) found.add(account);
+  }
   return [...found].sort();
+}
+
+/** The queue URLs of the flow's Operator outputs whose account cannot be read (no 12-digit account as their path's first part), sorted. */
+export function unreadableQueueUrls(flow: Pick<DeployedFlow, 'subscribers' | 'flows'>): string[] {
+  return [...new Set(operatorValues(flow).filter(({ field, value }) => QUEUE_URL_FIELD.test(field) && !QUEUE_URL_ACCOUNT.test(value)).map(({ value }) => value))].sort();
 }
 
 /**
  * The guard against a production account (`--account`): throws {@link NoDeployedFlowError} when `allowed` names
  * accounts and a stack of the flow is in another (or its account is unknown), or a resource its Operator outputs name
- * (a subscriber's queues, by URL or ARN) is in another ({@link resourceAccounts}). Nothing is sent before it.
+ * (a subscriber's queues, by URL or ARN) is in another ({@link resourceAccounts}), or is a queue URL whose account
+ * cannot be read ({@link unreadableQueueUrls}). Nothing is sent before it.
  */
 export function refuseOtherAccounts(flow: Pick<DeployedFlow, 'stackNames' | 'accounts' | 'stackAccounts'> & Partial<Pick<DeployedFlow, 'subscribers' | 'flows'>>, allowed: readonly string[] | undefined): void {
   if (allowed === undefined || allowed.length === 0) return;
@@ -137,6 +163,12 @@ export function refuseOtherAccounts(flow: Pick<DeployedFlow, 'stackNames' | 'acc
   if (accounts.length === 0 || !accounts.every((account) => allowed.includes(account))) {
     throw new NoDeployedFlowError(
       `the flow's stacks (${flow.stackNames.join(', ')}) are in account(s) ${accounts.join(', ') || 'unknown'}, not only in ${allowed.join(', ')} (--account): verify sends nothing there`,
+    );
+  }
+  const unreadable = unreadableQueueUrls({ subscribers: flow.subscribers ?? [], flows: flow.flows ?? [] });
+  if (unreadable.length > 0) {
+    throw new NoDeployedFlowError(
+      `the flow's Operator outputs name queue(s) whose account verify cannot read from the URL (${unreadable.join(', ')}): --account (${allowed.join(', ')}) allows only queues known to be in those accounts; verify sends nothing`,
     );
   }
   const elsewhere = resourceAccounts({ subscribers: flow.subscribers ?? [], flows: flow.flows ?? [] }).filter((account) => !allowed.includes(account));
@@ -162,6 +194,14 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   (options.onWarning ?? options.onProgress)(
     `warning: the run's commands are real: the deployed producers commit them and every subscriber acts on them as on real traffic (mails sent, payments taken, calls outside AWS) in account(s) ${accounts.join(', ') || 'unknown'}; never run verify against production (--account <id> refuses any other account)`,
   );
+  const queueSettings = await readQueueSettings(clients, flow);
+  const derived = defaultTimeoutSeconds(flow, queueSettings);
+  const timeoutSeconds = options.timeoutSeconds ?? derived.seconds;
+  options.onProgress(
+    options.timeoutSeconds === undefined
+      ? `waiting up to ${timeoutSeconds}s for the flow to be quiet (derived: ${derived.why}; --timeout sets it)`
+      : `waiting up to ${timeoutSeconds}s for the flow to be quiet (--timeout; the default derived from the deployed queues is ${derived.seconds}s: ${derived.why}${timeoutSeconds < derived.seconds ? ': an event that fails every receive may not reach a DLQ, and a verdict, before the limit' : ''})`,
+  );
   const deadLetterBaseline = new Map<string, number>();
   const relayDeadLetterQueues = flow.flows.flatMap((item) => (item.relayDeadLetterQueueUrl === undefined ? [] : [item.relayDeadLetterQueueUrl]));
   for (const url of new Set([...flow.subscribers.flatMap(deadLetterQueuesOf), ...relayDeadLetterQueues])) deadLetterBaseline.set(url, await messagesOn(clients, url));
@@ -169,19 +209,22 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   const minted = new Set<string>();
   const figures = await produce(clients, producers, { count: options.count, seed: options.seed, runId }, (done, total) => options.onProgress(`producing: ${done}/${total} command(s)`), minted);
   const probes = scenario.effects ?? {};
+  // the producer's outbox is scanned once per run; an outbox a subscriber emits into, at every read
+  const readEvents = runEventReader(clients, flow, runId);
   const classify = (events: ReadonlyMap<string, RunEvent>) => classifyRunEvents(events, runId, new Map(flow.subscribers.map((subscriber) => [subscriber.name, takenEvents(subscriber, events)])));
   try {
     await waitUntilQuiet(clients, flow, {
-      timeoutSeconds: options.timeoutSeconds,
+      timeoutSeconds,
       pollSeconds: options.pollSeconds,
+      queueSettings,
       probes,
       deadLetterBaseline,
-      readEvents: () => readRunEvents(clients, flow, runId),
+      readEvents,
       onProgress: options.onProgress,
     });
   } catch (error) {
     if (!(error instanceof NotQuietError)) throw error;
-    const events = await readRunEvents(clients, flow, runId);
+    const events = await readEvents();
     return {
       runId,
       seed: options.seed,
@@ -193,7 +236,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
     };
   }
 
-  const events = await readRunEvents(clients, flow, runId);
+  const events = await readEvents();
   const verified: VerifiedSubscriber[] = [];
   const unproven: string[] = [];
   const unread = new Map<string, number>();

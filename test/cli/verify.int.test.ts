@@ -190,9 +190,9 @@ describe('verify', () => {
     // WHEN verify is told the run may go only into another account (--account: the guard against production)
     const guarded = await verify(served, ['--count', '4', '--seed', 'broken', '--account', '999999999999']);
 
-    // THEN it refuses before sending any command, naming the stacks' accounts (the served stacks' ids carry the served
-    // endpoint's account, not the example's env)
-    expect(guarded.code, `${guarded.stdout}\n${guarded.stderr.slice(-4000)}`).toBe(EXIT_CODE.FAILURE);
+    // THEN it refuses before sending any command, naming the stacks' accounts (the served stacks' ids carry each
+    // stack's own account: the example's env), with its own exit code (issue 43, nu43 finding 8)
+    expect(guarded.code, `${guarded.stdout}\n${guarded.stderr.slice(-4000)}`).toBe(EXIT_CODE.REFUSED);
     expect(guarded.stderr).toMatch(/are in account\(s\) \d{12}.*, not only in 999999999999 \(--account\): verify sends nothing there/);
     expect(guarded.stderr).not.toMatch(/producing: /);
 

@@ -106,7 +106,8 @@ describe('waitUntilQuiet', () => {
     // THEN NotQuietError, with the limit and each thing it waited for, apart
     expect(error).toBeInstanceOf(NotQuietError);
     expect((error as NotQuietError).timeoutSeconds).toBe(20);
-    expect((error as NotQuietError).waitingFor).toEqual(['Invoicing: 1 of 2 event(s) neither applied nor dead-lettered yet (in the relay or on the way)']);
+    // (issue 43, nu43 finding 1: the event is named, and where the queue's counts put it: not on the queue yet)
+    expect((error as NotQuietError).waitingFor).toEqual(["Invoicing: 1 of 2 event(s) neither applied nor dead-lettered yet (e-late): none on Invoicing's queue yet (in the relay, the pipe's retries, or SNS's delivery)"]);
     expect((error as NotQuietError).message).toContain('still waiting for Invoicing: 1 of 2 event(s)');
   });
 });
