@@ -19,10 +19,12 @@ import { replayOrdered } from './ordered-replay';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { earliestApplication, outboxEventsById, outboxEventsInRange, type OutboxEvent } from './outbox-events';
 import { terminalText } from './terminal-text';
+import { FLOW_PROFILE_HELP, FLOW_PROFILE_OPTION, flowAccountClient } from './flow-account-client';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 const USAGE = `Usage:
   idempotent-event-flow replay --subscriber-output <json|@file> (--event-id <id>... | --since <time> [--until <time>]
-      [--type <type>]...) [--table <outbox table>] [--allow-expired] [--allow-reapply] [--yes] [--json]
+      [--type <type>]...) [--table <outbox table>] [--flow-profile <profile>] [--allow-expired] [--allow-reapply] [--yes] [--json]
   idempotent-event-flow replay --table <outbox table> --queue <subscriber queue url> --subscriber <name>
       --processing-mode <mode> --deduplication-window <duration> --filter-policy <json|none> (--event-id ... | --since ...)
 
@@ -55,6 +57,11 @@ Refused (exit code 3):
   - every event, for a subscriber in aggregate mode: it keeps no inbox, only the ids of the last events applied to
     each aggregate, so an event an earlier copy applied whose id has left that list would be applied again
     (--allow-reapply sends it with a warning).
+A subscriber of another account than its flow (docs/CROSS-ACCOUNT.md): its Operator output does not name the outbox
+(another account's table), so give --table (the outboxTable of the flow's Operator output), and --flow-profile, an AWS
+profile that assumes the role the flow's account granted with flow.grantOperator: the outbox is read under that role,
+the subscriber's queue (and an ordered subscriber's fences) with your own credentials, in one command.
+
 Every event sent by --allow-expired or --allow-reapply past its rule is logged as one JSON audit line on stderr
 ("audit":"replay-override": when, who, the flag, the subscriber, the event id and the rule it passed).
 
@@ -84,6 +91,7 @@ Options:
   --filter-policy <json|none>        without --subscriber-output: the subscription's filter policy (MessageBody scope)
   --inbox-table <name>               without --subscriber-output, an ordered subscriber's inbox table (its fences)
 ${DEPLOYED_SUBSCRIBER_HELP}
+${FLOW_PROFILE_HELP}
   --yes                              send them (default: a dry run)
   --json                             print JSON instead of text
   --region, --endpoint, --sqs-endpoint   see idempotent-event-flow --help
@@ -92,10 +100,22 @@ ${DEPLOYED_SUBSCRIBER_HELP}
 const ALLOWED = new Set([
   'table', 'queue', 'subscriber', 'deduplication-window', 'event-id', 'since', 'until', 'type', 'partition-key', 'sort-key', 'no-sort-key', 'allow-expired', 'yes', 'json',
   'allow-reapply', 'subscriber-output', 'processing-mode', 'filter-policy', 'inbox-table',
-  'region', 'endpoint', 'sqs-endpoint', 'help',
+  'flow-profile', 'region', 'endpoint', 'sqs-endpoint', 'help',
 ]);
 
 async function run(parsed: ParsedArguments, context: CommandContext): Promise<number> {
+  const profile = parsed.values['flow-profile'];
+  if (profile !== undefined && (typeof profile !== 'string' || profile.trim() === '')) return context.usageError('--flow-profile needs the name of an AWS profile');
+  const flowClient = profile === undefined ? undefined : flowAccountClient(context.clientOptions, profile);
+  try {
+    return await replay(parsed, context, flowClient ?? context.client());
+  } finally {
+    flowClient?.destroy();
+  }
+}
+
+/** `replay`, reading the outbox with `outboxClient` (the flow account's, with --flow-profile). */
+async function replay(parsed: ParsedArguments, context: CommandContext, outboxClient: DynamoDBClient): Promise<number> {
   const values = parsed.values;
   if (parsed.positionals.length > 0) return context.usageError(`unexpected argument '${parsed.positionals[0]}'`);
   for (const name of Object.keys(values)) if (!ALLOWED.has(name)) return context.usageError(`option --${name} does not apply to 'replay'`);
@@ -110,7 +130,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   const outboxTable = typeof outboxFlag === 'string' && outboxFlag.trim() !== '' ? outboxFlag : deployment?.outboxTable;
   if (outboxTable === undefined) return context.usageError("'replay' needs --table (the outbox table)");
   const ordered = deployment?.ordered === true || isFifoQueueUrl(resolved.queueUrl);
-  if (ordered) return replayToOrdered(parsed, context, resolved, outboxTable);
+  if (ordered) return replayToOrdered(parsed, context, resolved, outboxTable, outboxClient);
   if (values['inbox-table'] !== undefined) return context.usageError('--inbox-table goes with an ordered subscriber (a FIFO --queue)');
   const filter = filterOf(deployment, values['filter-policy']);
   if (typeof filter === 'string') return context.usageError(filter);
@@ -123,7 +143,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   if (values['no-sort-key'] === true && typeof values['sort-key'] === 'string') return context.usageError('--sort-key and --no-sort-key contradict each other');
   const now = context.now().getTime();
   const location = {
-    client: toDocumentClient(context.client()),
+    client: toDocumentClient(outboxClient),
     tableName: outboxTable,
     ...(typeof values['partition-key'] === 'string' ? { partitionKeyName: values['partition-key'] } : {}),
     ...(values['no-sort-key'] === true ? {} : { sortKeyName: typeof values['sort-key'] === 'string' ? values['sort-key'] : TABLE_SCHEMA.SORT_KEY }),
@@ -214,7 +234,7 @@ function selectionOf(values: ParsedArguments['values']): { eventIds: string[]; t
 }
 
 /** `replay` to an ordered subscriber (ordered-replay.ts): from the history items, in sequence, as its fences admit. */
-async function replayToOrdered(parsed: ParsedArguments, context: CommandContext, resolved: ResolvedSubscriber, outboxTable: string): Promise<number> {
+async function replayToOrdered(parsed: ParsedArguments, context: CommandContext, resolved: ResolvedSubscriber, outboxTable: string, outboxClient: DynamoDBClient): Promise<number> {
   const values = parsed.values;
   for (const option of ['allow-expired', 'allow-reapply', 'filter-policy', 'partition-key', 'sort-key', 'no-sort-key']) {
     if (values[option] !== undefined) return context.usageError(`--${option} does not apply to the ordered subscriber '${resolved.subscriberName}' (its fences answer every copy of an applied event; its outbox is an OutboxTable)`);
@@ -234,7 +254,7 @@ async function replayToOrdered(parsed: ParsedArguments, context: CommandContext,
       subscriberName: resolved.subscriberName,
       queueUrl: resolved.queueUrl,
       inboxTable,
-      location: { client: toDocumentClient(context.client()), tableName: outboxTable, sortKeyName: TABLE_SCHEMA.SORT_KEY },
+      location: { client: toDocumentClient(outboxClient), tableName: outboxTable, sortKeyName: TABLE_SCHEMA.SORT_KEY },
       eventIds,
       ...(since === undefined ? {} : { range: { sinceEpochMs: since, untilEpochMs: until ?? context.now().getTime(), types } }),
       send: values.yes === true,
@@ -297,6 +317,7 @@ export const replayCommand: Command = {
     'filter-policy': { type: 'string' },
     'inbox-table': { type: 'string' },
     ...DEPLOYED_SUBSCRIBER_OPTIONS,
+    ...FLOW_PROFILE_OPTION,
     yes: { type: 'boolean' },
     json: { type: 'boolean' },
   },
