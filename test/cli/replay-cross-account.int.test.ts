@@ -43,8 +43,9 @@ beforeAll(async () => {
   directory = mkdtempSync(path.join(tmpdir(), 'ief-replay-cross-account-'));
   const assembly = await synthesize({ cwd: PROJECT, app: `npx tsx ${FIXTURE}/app.ts`, outputDirectory: path.join(directory, 'cdk.out'), context: { operatorGrant: 'true', crossRegion: 'false' } });
   const template = JSON.parse(readFileSync(path.join(assembly, 'Payments.template.json'), 'utf8')) as { Resources: Record<string, { Type: string; Properties?: { RoleName?: string }; Metadata?: Record<string, string> }> };
-  const role = Object.values(template.Resources).find((resource) => resource.Type === 'AWS::IAM::Role' && String(resource.Metadata?.['aws:cdk:path']).includes('CrossAccountOperator222222222222'));
-  roleArn = `arn:aws:iam::111111111111:role/${String(role?.Properties?.RoleName)}`;
+  const [logicalId, role] = Object.entries(template.Resources).find(([, resource]) => resource.Type === 'AWS::IAM::Role' && String(resource.Metadata?.['aws:cdk:path']).includes('CrossAccountOperator222222222222'))!;
+  // no RoleName in the template (CloudFormation names it): the served run names it <stack>-<logical id>
+  roleArn = `arn:aws:iam::111111111111:role/${role.Properties?.RoleName ?? `Payments-${logicalId}`}`;
   const events = path.join(directory, 'events.json');
   writeFileSync(events, JSON.stringify([{ id: EVENT_ID, type: 'com.example.Paid', subject: 'p0', data: { index: 0 } }]));
   const io = { stdout: (text: string) => void (stdout += text), stderr: (text: string) => void (stdout += text), cwd: PROJECT, stopSignal: stop.signal };
