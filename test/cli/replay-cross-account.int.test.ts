@@ -59,7 +59,7 @@ beforeAll(async () => {
 afterAll(async () => {
   stop.abort();
   await running;
-}, 120_000);
+}, 600_000);
 
 /** Ledger's printed replay command with `extra` options, run under the AWS config and credentials files written here. */
 async function replay(sourceAccessKeyId: string, extra: readonly string[]): Promise<{ code: number; output: string }> {
@@ -101,9 +101,9 @@ describe('replay across accounts, in one command', () => {
     expect({ code, output }).toMatchObject({ code: EXIT_CODE.OK });
     expect(output).toMatch(new RegExp(`sent 1 to \\S+ for subscriber 'Ledger'; refused 0`));
     // AND the served Ledger drops it: it applied that event already
-    await waitFor(() => new RegExp(`\\[served\\] Ledger: event ${EVENT_ID} \\(receive 1, sent to its queue: a redrive or a replay\\): \\S+`).test(stdout), 'the replayed copy consumed', () => stdout);
+    await waitFor(() => new RegExp(`\\[served\\] Ledger: event ${EVENT_ID} \\(receive 1, sent to its queue: a redrive or a replay\\): \\S+`).test(stdout), 'the replayed copy consumed', () => `${output}\n---\n${stdout}`, 1_200_000);
     expect(stdout).toMatch(new RegExp(`\\[served\\] Ledger: event ${EVENT_ID} \\(receive 1, sent to its queue: a redrive or a replay\\): duplicate`));
-  }, 300_000);
+  }, 1_500_000);
 
   test("a caller the role's trust policy does not name is refused AssumeRole, naming the trust policy", async () => {
     // WHEN another role of the ledger account tries the same
