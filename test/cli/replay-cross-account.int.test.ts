@@ -48,8 +48,10 @@ beforeAll(async () => {
   roleArn = `arn:aws:iam::111111111111:role/${role.Properties?.RoleName ?? `Payments-${logicalId}`}`;
   const events = path.join(directory, 'events.json');
   writeFileSync(events, JSON.stringify([{ id: EVENT_ID, type: 'com.example.Paid', subject: 'p0', data: { index: 0 } }]));
-  const io = { stdout: (text: string) => void (stdout += text), stderr: (text: string) => void (stdout += text), cwd: PROJECT, stopSignal: stop.signal };
-  running = main(['simulate', '--assembly', assembly, '--scenario', `${FIXTURE}/scenario.ts`, '--events', events, '--no-faults', '--quiet', '--seed', 'cross-account-replay', '--serve', '--endpoint', inject('dynamoDbEndpoint')], io);
+  // run from a directory without cdk.json: the serve knows no app command, so it watches no files (from the project's
+  // directory it would synthesize the project's own app, the example, again whenever a file of the tree changed)
+  const io = { stdout: (text: string) => void (stdout += text), stderr: (text: string) => void (stdout += text), cwd: directory, stopSignal: stop.signal };
+  running = main(['simulate', '--assembly', assembly, '--scenario', path.join(PROJECT, FIXTURE, 'scenario.ts'), '--events', events, '--no-faults', '--quiet', '--seed', 'cross-account-replay', '--serve', '--endpoint', inject('dynamoDbEndpoint')], io);
   let finished = false;
   void running.finally(() => (finished = true));
   await waitFor(() => stdout.includes('serving until') || finished, 'the run to serve', () => stdout);
