@@ -5,6 +5,7 @@
  * (docs/CROSS-ACCOUNT.md).
  */
 import { Token } from 'aws-cdk-lib';
+import { RegionInfo } from 'aws-cdk-lib/region-info';
 import { validationError } from './validation-error';
 
 /** An AWS environment as CDK knows it at synth: account and Region, each a literal or a token (environment-agnostic). */
@@ -57,10 +58,28 @@ export function compareEnvironments(owner: string, flowWhat: string, flow: AwsEn
         'the Region is unknown on both sides of a subscriber in another account: set env.region on both stacks (env: { account, region })',
     );
   }
-  return {
-    crossAccount,
-    crossRegion: known(flow.region) && flow.region !== subscriber.region,
-  };
+  const crossRegion = known(flow.region) && flow.region !== subscriber.region;
+  if (crossRegion && known(subscriber.region) && RegionInfo.get(subscriber.region).isOptInRegion) refuseOptInTarget(owner, flowWhat, flow, subscriberStackName, subscriber);
+  return { crossAccount, crossRegion };
+}
+
+/**
+ * Refuses a subscriber whose queue is in an opt-in Region other than its topic's. SNS does not forward messages
+ * across Regions from an opt-in Region to another opt-in Region (SNS developer guide, lambda-prereq.html), and documents
+ * no service principal for a delivery from a Region enabled by default into an opt-in Region
+ * (sns-cross-region-delivery.html gives the opt-in-to-default one only); a wrong one makes SNS discard every delivery
+ * (a client-side error: not retried, and no dead-letter queue across Regions). docs/CROSS-ACCOUNT.md, "Opt-in Regions".
+ */
+function refuseOptInTarget(owner: string, flowWhat: string, flow: AwsEnvironment, subscriberStackName: string, subscriber: AwsEnvironment): never {
+  const fromOptIn = RegionInfo.get(flow.region).isOptInRegion;
+  throw validationError(
+    `${owner}: its stack ${subscriberStackName} is in ${describeEnvironment(subscriber)}, an opt-in Region, and ${flowWhat} in ${describeEnvironment(flow)}` +
+      (fromOptIn
+        ? ', another opt-in Region: SNS delivery across Regions from an opt-in Region to another opt-in Region is not supported by AWS'
+        : ', a Region enabled by default: AWS documents no SNS service principal for delivery into an opt-in Region from another Region, and a wrong one has SNS discard every event') +
+      ` (docs/CROSS-ACCOUNT.md, "Opt-in Regions"). Set the subscriber stack's env.region to ${flow.region} (the topic's Region), or to a Region enabled by default` +
+      (fromOptIn ? '' : ' (for a flow in a Region enabled by default, any other Region enabled by default)'),
+  );
 }
 
 /** Whether the environments differ at all. */

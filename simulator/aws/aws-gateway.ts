@@ -24,8 +24,14 @@ export interface GatewayAnswer {
 export interface GatewayRoutes {
   /** Forwarded as they come: `http://127.0.0.1:<port>` by service name (`dynamodb`, `sqs`, `sns`). */
   readonly forward: Readonly<Record<string, string>>;
-  /** Answered here, by service name (`cloudformation`, `lambda`). */
+  /** Answered here, by service name (`cloudformation`, `lambda`, `sts`). */
   readonly handle: Readonly<Record<string, ServiceHandler>>;
+  /**
+   * Where a request signed by `accessKeyId` for `service` is forwarded instead of `forward[service]` (e.g. the DynamoDB
+   * requests of an assumed role's session, through a proxy that authorizes them under the role), or undefined.
+   * @default every request of a service goes to `forward[service]`
+   */
+  readonly route?: (service: string, accessKeyId: string | undefined) => Promise<string | undefined>;
 }
 
 /** The signing name of the service a SigV4-signed request is for, or undefined when it is not signed. */
@@ -53,7 +59,8 @@ export async function startAwsGateway(routes: GatewayRoutes): Promise<LoopbackSe
     void (async () => {
       const body = await readBody(incoming);
       const service = signedService(incoming.headers.authorization);
-      const target = service === undefined ? undefined : routes.forward[service];
+      const routed = service === undefined || routes.route === undefined ? undefined : await routes.route(service, /Credential=([^/]+)\//.exec(incoming.headers.authorization ?? '')?.[1]);
+      const target = routed ?? (service === undefined ? undefined : routes.forward[service]);
       if (target !== undefined) return forward(target, incoming, body, response);
       const handler = service === undefined ? undefined : routes.handle[service];
       if (handler === undefined) {

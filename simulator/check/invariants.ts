@@ -62,6 +62,8 @@ export type ViolationKind =
   | 'deploy-refused'
   /** The topic's account subscribes another account's queue: pending confirmation, SNS delivers nothing (subscription-rules.ts). */
   | 'unconfirmed-subscription'
+  /** The queue is in an opt-in Region other than its topic's: SNS would not deliver through it (subscription-rules.ts). */
+  | 'undeliverable-subscription'
   /** The synth reported an error (an `aws:cdk:error` of the assembly): `cdk deploy` refuses the app. */
   | 'synth-error'
   /** The history of a key shows two owners running its effect at once, or a lost response applied twice (history.ts). */

@@ -6,9 +6,12 @@
  *   account and Region, where SNS takes none.
  * - `unconfirmed-subscription`: the topic's account subscribes another account's queue; SNS holds it pending
  *   confirmation and delivers nothing through it (the simulator delivers nothing either: ../run/build-flow.ts).
+ * - `undeliverable-subscription`: the queue is in an opt-in Region other than its topic's, where SNS does not deliver
+ *   (between two opt-in Regions) or no documented principal lets it (into an opt-in Region from a default one).
  */
 import type { ModelledResource, QueueModel, SubscriptionModel, TopicModel } from '../model/flow-model';
-import { isDeadLetterQueueMisplaced, isInAnotherRegionThanItsTopic, isPendingConfirmation, placeSubscription } from '../model/subscription-placement';
+import { isDeadLetterQueueMisplaced, isInAnotherRegionThanItsTopic, isIntoAnotherOptInRegion, isPendingConfirmation, placeSubscription } from '../model/subscription-placement';
+import { OPT_IN_REGIONS } from '../iam/sns-principal';
 import type { StackEnvironment, StackEnvironments } from '../model/stack-environments';
 import type { Violation } from './invariants';
 
@@ -55,6 +58,18 @@ export function checkSubscriptionRules(model: SubscriptionRulesModel): Violation
           `the dead-letter queue ${deadLetterQueue} of subscription ${name} is in ${where(placement.deadLetterQueue!)}, and the subscription in ${where(placement.subscription)}: ` +
           "SNS takes a subscription's dead-letter queue only in the subscription's account and Region (SNS developer guide, sns-dead-letter-queues.html); " +
           `give it a dead-letter queue in ${where(placement.subscription)}, or none (a cross-Region subscriber of the constructs has none)`,
+      });
+    }
+    if (isIntoAnotherOptInRegion(placement)) {
+      const fromOptIn = OPT_IN_REGIONS.has(placement.topic.region);
+      violations.push({
+        kind: 'undeliverable-subscription',
+        detail:
+          `the queue ${queue} of subscription ${name} is in ${where(placement.queue)}, an opt-in Region, and its topic ${topic} in ${where(placement.topic)}` +
+          (fromOptIn
+            ? ', another opt-in Region: SNS delivery across Regions from an opt-in Region to another opt-in Region is not supported (SNS developer guide, lambda-prereq.html)'
+            : ', a Region enabled by default: the SNS guide names no service principal for delivery into an opt-in Region from another Region (sns-cross-region-delivery.html), so no queue policy is known to let it through') +
+          `; put the subscriber in ${placement.topic.region} (the topic's Region) or in a Region enabled by default (new Subscriber refuses it at synth; docs/CROSS-ACCOUNT.md, "Opt-in Regions")`,
       });
     }
     if (isPendingConfirmation(placement)) {

@@ -19,10 +19,13 @@ import { replayOrdered } from './ordered-replay';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { earliestApplication, outboxEventsById, outboxEventsInRange, type OutboxEvent } from './outbox-events';
 import { terminalText } from './terminal-text';
+import { aggregateDecision, readAggregateApplications, type AggregateApplications } from './aggregate-applications';
+import { FLOW_PROFILE_HELP, FLOW_PROFILE_OPTION, flowAccountClient } from './flow-account-client';
+import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 const USAGE = `Usage:
   idempotent-event-flow replay --subscriber-output <json|@file> (--event-id <id>... | --since <time> [--until <time>]
-      [--type <type>]...) [--table <outbox table>] [--allow-expired] [--allow-reapply] [--yes] [--json]
+      [--type <type>]...) [--table <outbox table>] [--flow-profile <profile>] [--allow-expired] [--allow-reapply] [--yes] [--json]
   idempotent-event-flow replay --table <outbox table> --queue <subscriber queue url> --subscriber <name>
       --processing-mode <mode> --deduplication-window <duration> --filter-policy <json|none> (--event-id ... | --since ...)
 
@@ -52,9 +55,17 @@ Refused (exit code 3):
     runtime, a producer in another language, an item written by hand), or says a time later than now. Its time is
     only its producer's word (an item written 31 days ago may say 20), so it is never guessed young (--allow-expired
     sends it with a warning);
-  - every event, for a subscriber in aggregate mode: it keeps no inbox, only the ids of the last events applied to
-    each aggregate, so an event an earlier copy applied whose id has left that list would be applied again
-    (--allow-reapply sends it with a warning).
+  - for a subscriber in aggregate mode: it keeps no inbox, only the ids of the last events applied to each aggregate,
+    so an event an earlier copy applied whose id has left that list would be applied again. Without --aggregate-table
+    every event is refused. With its aggregate tables (--aggregate-table, every table its locate writes; read with
+    your own credentials), an event whose id an aggregate remembers was applied and is not sent (not refused), one no
+    aggregate remembers is sent when no aggregate ever forgot an id (its aggregateVersion is its list's length), and
+    refused when some did, naming them (--allow-reapply sends it with a warning).
+A subscriber of another account than its flow (docs/CROSS-ACCOUNT.md): its Operator output does not name the outbox
+(another account's table), so give --table (the outboxTable of the flow's Operator output), and --flow-profile, an AWS
+profile that assumes the role the flow's account granted with flow.grantOperator: the outbox is read under that role,
+the subscriber's queue (and an ordered subscriber's fences) with your own credentials, in one command.
+
 Every event sent by --allow-expired or --allow-reapply past its rule is logged as one JSON audit line on stderr
 ("audit":"replay-override": when, who, the flag, the subscriber, the event id and the rule it passed).
 
@@ -81,9 +92,12 @@ Options:
   --allow-expired                    send events past the deduplication window, or whose age can not be proven, with
                                      a warning and an audit line
   --allow-reapply                    send to a subscriber in aggregate mode, with a warning and an audit line
+  --aggregate-table <name>           a subscriber in aggregate mode: a table of its aggregates (repeatable; every table
+                                     its locate writes), to decide from their processed ids what was applied
   --filter-policy <json|none>        without --subscriber-output: the subscription's filter policy (MessageBody scope)
   --inbox-table <name>               without --subscriber-output, an ordered subscriber's inbox table (its fences)
 ${DEPLOYED_SUBSCRIBER_HELP}
+${FLOW_PROFILE_HELP}
   --yes                              send them (default: a dry run)
   --json                             print JSON instead of text
   --region, --endpoint, --sqs-endpoint   see idempotent-event-flow --help
@@ -91,11 +105,23 @@ ${DEPLOYED_SUBSCRIBER_HELP}
 
 const ALLOWED = new Set([
   'table', 'queue', 'subscriber', 'deduplication-window', 'event-id', 'since', 'until', 'type', 'partition-key', 'sort-key', 'no-sort-key', 'allow-expired', 'yes', 'json',
-  'allow-reapply', 'subscriber-output', 'processing-mode', 'filter-policy', 'inbox-table',
-  'region', 'endpoint', 'sqs-endpoint', 'help',
+  'allow-reapply', 'aggregate-table', 'subscriber-output', 'processing-mode', 'filter-policy', 'inbox-table',
+  'flow-profile', 'region', 'endpoint', 'sqs-endpoint', 'help',
 ]);
 
 async function run(parsed: ParsedArguments, context: CommandContext): Promise<number> {
+  const profile = parsed.values['flow-profile'];
+  if (profile !== undefined && (typeof profile !== 'string' || profile.trim() === '')) return context.usageError('--flow-profile needs the name of an AWS profile');
+  const flowClient = profile === undefined ? undefined : flowAccountClient(context.clientOptions, profile);
+  try {
+    return await replay(parsed, context, flowClient ?? context.client());
+  } finally {
+    flowClient?.destroy();
+  }
+}
+
+/** `replay`, reading the outbox with `outboxClient` (the flow account's, with --flow-profile). */
+async function replay(parsed: ParsedArguments, context: CommandContext, outboxClient: DynamoDBClient): Promise<number> {
   const values = parsed.values;
   if (parsed.positionals.length > 0) return context.usageError(`unexpected argument '${parsed.positionals[0]}'`);
   for (const name of Object.keys(values)) if (!ALLOWED.has(name)) return context.usageError(`option --${name} does not apply to 'replay'`);
@@ -110,7 +136,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   const outboxTable = typeof outboxFlag === 'string' && outboxFlag.trim() !== '' ? outboxFlag : deployment?.outboxTable;
   if (outboxTable === undefined) return context.usageError("'replay' needs --table (the outbox table)");
   const ordered = deployment?.ordered === true || isFifoQueueUrl(resolved.queueUrl);
-  if (ordered) return replayToOrdered(parsed, context, resolved, outboxTable);
+  if (ordered) return replayToOrdered(parsed, context, resolved, outboxTable, outboxClient);
   if (values['inbox-table'] !== undefined) return context.usageError('--inbox-table goes with an ordered subscriber (a FIFO --queue)');
   const filter = filterOf(deployment, values['filter-policy']);
   if (typeof filter === 'string') return context.usageError(filter);
@@ -123,7 +149,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   if (values['no-sort-key'] === true && typeof values['sort-key'] === 'string') return context.usageError('--sort-key and --no-sort-key contradict each other');
   const now = context.now().getTime();
   const location = {
-    client: toDocumentClient(context.client()),
+    client: toDocumentClient(outboxClient),
     tableName: outboxTable,
     ...(typeof values['partition-key'] === 'string' ? { partitionKeyName: values['partition-key'] } : {}),
     ...(values['no-sort-key'] === true ? {} : { sortKeyName: typeof values['sort-key'] === 'string' ? values['sort-key'] : TABLE_SCHEMA.SORT_KEY }),
@@ -139,14 +165,24 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   const takes = (event: OutboxEvent): boolean => filter === undefined || filter({ body: event.body, attributes: {} });
   const filteredOut = events.filter((event) => !takes(event));
   events = events.filter(takes);
+  const aggregateTables = listOption(values, 'aggregate-table');
+  if (aggregateTables.length > 0 && resolved.processingMode !== 'aggregate') return context.usageError(`--aggregate-table goes with a subscriber in aggregate mode; '${subscriber}' is in ${resolved.processingMode} mode`);
+  // the aggregate tables are the subscriber's: read with the operator's own credentials, not --flow-profile's
+  const applications: AggregateApplications | undefined = aggregateTables.length === 0 ? undefined : await readAggregateApplications(context.client(), aggregateTables);
   const { wait: destination, note } = await copyWaitOf(context.sqsClient(), queue);
   if (note !== undefined) context.io.stderr(`note: ${note}\n`);
   // every mode but aggregate has a window (resolveSubscriber requires it)
   const rules = { deduplicationWindowSeconds: window as number, safetyMarginSeconds: DEFAULT_SAFETY_MARGIN_SECONDS, nowEpochMilliseconds: now, destination };
-  const decisions = events.map((event) => {
+  const decisions = events.map((event): { event: OutboxEvent; send: boolean; applied?: boolean; why?: string; override?: string } => {
     if (resolved.processingMode === 'aggregate') {
-      const why = aggregateModeRefusal(subscriber, 'replayed');
-      return { event, send: values['allow-reapply'] === true, why, override: '--allow-reapply' };
+      if (applications === undefined) {
+        const why = `${aggregateModeRefusal(subscriber, 'replayed')}; or give its aggregate tables (--aggregate-table) to decide from what they remember`;
+        return { event, send: values['allow-reapply'] === true, why, override: '--allow-reapply' };
+      }
+      const decided = aggregateDecision(applications, event.envelope.id, subscriber);
+      if ('applied' in decided) return { event, send: false, applied: true, why: decided.applied };
+      if ('unknown' in decided) return { event, send: values['allow-reapply'] === true, why: decided.unknown, override: '--allow-reapply' };
+      return { event, send: true };
     }
     const earliest = earliestApplication(event, now);
     const why = 'unknown' in earliest ? earliest.unknown : windowRefusal(earliest.epochMilliseconds, rules, 'replayed', earliest.from);
@@ -170,7 +206,8 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       }
     }
   }
-  const refused = decisions.filter((item) => !item.send).length;
+  const refused = decisions.filter((item) => !item.send && item.applied !== true).length;
+  const alreadyApplied = decisions.filter((item) => item.applied === true).length;
   if (values.json === true) {
     context.io.stdout(
       `${JSON.stringify(
@@ -178,7 +215,14 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
           dryRun: !send,
           subscriber,
           destination,
-          events: decisions.map((item) => ({ eventId: item.event.envelope.id, type: item.event.envelope.type, time: item.event.envelope.time, send: item.send, ...(item.why !== undefined ? { why: item.why } : {}) })),
+          events: decisions.map((item) => ({
+            eventId: item.event.envelope.id,
+            type: item.event.envelope.type,
+            time: item.event.envelope.time,
+            send: item.send,
+            ...(item.applied === true ? { applied: true } : {}),
+            ...(item.why !== undefined ? { why: item.why } : {}),
+          })),
           missing,
           filteredOut: filteredOut.map((event) => event.envelope.id),
           ...(send ? { sent } : {}),
@@ -188,13 +232,13 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       )}\n`,
     );
   } else {
-    const rows = decisions.map((item) => [item.event.envelope.id, item.event.envelope.type, item.event.envelope.time ?? '-', item.send ? (item.why === undefined ? 'replay' : 'replay (warning)') : 'refused', item.why ?? '']);
+    const rows = decisions.map((item) => [item.event.envelope.id, item.event.envelope.type, item.event.envelope.time ?? '-', item.send ? (item.why === undefined ? 'replay' : 'replay (warning)') : item.applied === true ? 'applied' : 'refused', item.why ?? '']);
     const table = rows.length === 0 ? 'no events match\n' : formatTable(['EVENT ID', 'TYPE', 'TIME', 'DECISION', 'WHY'], rows);
     const missingLine = missing.length === 0 ? '' : `not in the outbox (never written, or past its retention): ${missing.join(' ')}\n`;
     const filteredLine = filteredOut.length === 0 ? '' : `not for this subscriber (its subscription's filter policy does not take them): ${filteredOut.map((event) => event.envelope.id).join(' ')}\n`;
     const outcome = send
-      ? `sent ${sent.length} to ${queue} for subscriber '${subscriber}'; refused ${refused}`
-      : `dry run: would send ${decisions.length - refused} and refuse ${refused}${decisions.length - refused === 0 ? '' : '; run again with --yes to send them'}`;
+      ? `sent ${sent.length} to ${queue} for subscriber '${subscriber}'; refused ${refused}${alreadyApplied === 0 ? '' : `; ${alreadyApplied} already applied, not sent`}`
+      : `dry run: would send ${sendable} and refuse ${refused}${alreadyApplied === 0 ? '' : `; ${alreadyApplied} already applied, not sent`}${sendable === 0 ? '' : '; run again with --yes to send them'}`;
     context.io.stdout(`${table}${missingLine}${filteredLine}${outcome}\n`);
   }
   return refused > 0 || missing.length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
@@ -214,9 +258,9 @@ function selectionOf(values: ParsedArguments['values']): { eventIds: string[]; t
 }
 
 /** `replay` to an ordered subscriber (ordered-replay.ts): from the history items, in sequence, as its fences admit. */
-async function replayToOrdered(parsed: ParsedArguments, context: CommandContext, resolved: ResolvedSubscriber, outboxTable: string): Promise<number> {
+async function replayToOrdered(parsed: ParsedArguments, context: CommandContext, resolved: ResolvedSubscriber, outboxTable: string, outboxClient: DynamoDBClient): Promise<number> {
   const values = parsed.values;
-  for (const option of ['allow-expired', 'allow-reapply', 'filter-policy', 'partition-key', 'sort-key', 'no-sort-key']) {
+  for (const option of ['allow-expired', 'allow-reapply', 'aggregate-table', 'filter-policy', 'partition-key', 'sort-key', 'no-sort-key']) {
     if (values[option] !== undefined) return context.usageError(`--${option} does not apply to the ordered subscriber '${resolved.subscriberName}' (its fences answer every copy of an applied event; its outbox is an OutboxTable)`);
   }
   const typedInbox = typeof values['inbox-table'] === 'string' ? values['inbox-table'] : undefined;
@@ -234,7 +278,7 @@ async function replayToOrdered(parsed: ParsedArguments, context: CommandContext,
       subscriberName: resolved.subscriberName,
       queueUrl: resolved.queueUrl,
       inboxTable,
-      location: { client: toDocumentClient(context.client()), tableName: outboxTable, sortKeyName: TABLE_SCHEMA.SORT_KEY },
+      location: { client: toDocumentClient(outboxClient), tableName: outboxTable, sortKeyName: TABLE_SCHEMA.SORT_KEY },
       eventIds,
       ...(since === undefined ? {} : { range: { sinceEpochMs: since, untilEpochMs: until ?? context.now().getTime(), types } }),
       send: values.yes === true,
@@ -294,9 +338,11 @@ export const replayCommand: Command = {
     'no-sort-key': { type: 'boolean' },
     'allow-expired': { type: 'boolean' },
     'allow-reapply': { type: 'boolean' },
+    'aggregate-table': { type: 'string', multiple: true },
     'filter-policy': { type: 'string' },
     'inbox-table': { type: 'string' },
     ...DEPLOYED_SUBSCRIBER_OPTIONS,
+    ...FLOW_PROFILE_OPTION,
     yes: { type: 'boolean' },
     json: { type: 'boolean' },
   },

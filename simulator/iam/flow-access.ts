@@ -13,6 +13,7 @@ import { type AccessRequest } from './access-types';
 import { FlowRequests } from './flow-requests';
 import { IamNames } from './iam-names';
 import type { PolicyEngine } from './policy-engine';
+import { decideAssumeRole, type AssumeRoleDecision, type AssumingPrincipal } from './assume-role';
 
 /** A table as the flow created it. */
 export interface CreatedTable {
@@ -28,7 +29,12 @@ export class FlowAccess {
   private readonly names: IamNames;
   private readonly functionsByAccessKey = new Map<string, ResourceKey>();
 
-  public constructor(access: AccessModel, localNames: LocalNames, tables: ReadonlyMap<ResourceKey, CreatedTable>, engine: PolicyEngine) {
+  public constructor(
+    private readonly access: AccessModel,
+    localNames: LocalNames,
+    tables: ReadonlyMap<ResourceKey, CreatedTable>,
+    private readonly engine: PolicyEngine,
+  ) {
     const tableNames = new Map<ResourceKey, { tableName: string; streamLabel?: string }>();
     const tableByName = new Map<string, ResourceKey>();
     for (const [key, table] of tables) {
@@ -141,6 +147,11 @@ export class FlowAccess {
   public async subscribeCheck(subscription: ResourceKey, topic: ResourceKey, queue: ResourceKey): Promise<string | undefined> {
     const outcome = await this.control.authorizeSubscribe(subscription, topic, queue);
     return outcome === undefined || outcome.allowed ? undefined : (outcome.message ?? 'access denied');
+  }
+
+  /** Whether `caller` may assume the role `roleArn` of the templates (a served run's STS: ./assume-role.ts). */
+  public assumeRole(caller: AssumingPrincipal, roleArn: string): Promise<AssumeRoleDecision> {
+    return decideAssumeRole(this.access, this.names, this.engine, caller, roleArn);
   }
 
   private async check(requests: readonly AccessRequest[]): Promise<string | undefined> {

@@ -26,6 +26,8 @@ export interface RoleAccessModel extends ModelledResource {
   readonly permissionsBoundary?: PermissionsBoundary;
   /** `Tags`, by key, each value as the template has it (resolved by a run): the request context's `aws:PrincipalTag/<key>`. @default no tags */
   readonly tags?: Readonly<Record<string, unknown>>;
+  /** `AssumeRolePolicyDocument`: who may assume the role (`sts:AssumeRole`, answered by a served run's STS). @default none */
+  readonly trustPolicy?: TemplatePolicy;
 }
 
 /** A role's permissions boundary: a managed policy of the templates, or one from outside the app (not evaluated). */

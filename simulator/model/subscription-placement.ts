@@ -12,6 +12,7 @@
  *   SNS dead-letter queues", sns-dead-letter-queues.html).
  */
 import type { SubscriptionModel } from './flow-model';
+import { OPT_IN_REGIONS } from '../iam/sns-principal';
 import { stackOfKey, type StackEnvironment, type StackEnvironments } from './stack-environments';
 
 /** The environments of a subscription and of what it links. */
@@ -60,4 +61,14 @@ export function isPendingConfirmation(placement: SubscriptionPlacement): boolean
 export function isDeadLetterQueueMisplaced(placement: SubscriptionPlacement): boolean {
   const deadLetterQueue = placement.deadLetterQueue;
   return deadLetterQueue !== undefined && (deadLetterQueue.account !== placement.subscription.account || deadLetterQueue.region !== placement.subscription.region);
+}
+
+/**
+ * Whether SNS would not deliver through it: its queue is in an opt-in Region other than its topic's. From an opt-in
+ * Region to another opt-in Region, SNS does not forward across Regions (SNS developer guide, lambda-prereq.html); from a
+ * Region enabled by default into an opt-in Region, the guide names no service principal for the queue's policy
+ * (sns-cross-region-delivery.html), so no policy can be known to let it through. The constructs refuse both at synth.
+ */
+export function isIntoAnotherOptInRegion(placement: SubscriptionPlacement): boolean {
+  return placement.queue.region !== placement.topic.region && OPT_IN_REGIONS.has(placement.queue.region);
 }

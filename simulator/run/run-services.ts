@@ -17,6 +17,7 @@ import { cloudFormationHandler } from '../aws/cloudformation-endpoint';
 import { lambdaHandler, type InvokableFunction, type ServedEventSourceMapping } from '../aws/lambda-endpoint';
 import type { LoopbackServer } from '../aws/loopback-server';
 import { servedStacks } from './served-stacks';
+import { servedSessions, type ServedSessions } from './served-sessions';
 
 /** One subscriber's resources on the served run. */
 export interface ServedSubscriber {
@@ -133,6 +134,7 @@ function deploymentOf(values: Record<string, unknown>): SubscriberDeployment | u
 export function runServices(model: FlowModel, flow: LocalFlow, database: RunDatabase, clock: VirtualClock, region: string, parts: ServedFlowParts): RunServices {
   let consumer: ServeConsumer | undefined;
   let gateway: Promise<LoopbackServer> | undefined;
+  let sessions: ServedSessions | undefined;
   let invocations = 0;
   // read now: the assembly directory of a run may be a temporary one, gone once the run is handed over
   const stacks = servedStacks(model, flow.names, new Date(clock.now()));
@@ -218,9 +220,12 @@ export function runServices(model: FlowModel, flow: LocalFlow, database: RunData
           const functionName = flow.names.ref(mapping.function);
           return eventSourceArn === undefined || functionName === undefined ? [] : [{ uuid: mapping.key, eventSourceArn, functionName, batchSize: mapping.batchSize }];
         });
+        // STS answers AssumeRole under the run's IAM; a session's DynamoDB requests are authorized under its role
+        sessions = servedSessions(flow.access, database.endpoint);
         return startAwsGateway({
           forward: { dynamodb: database.endpoint, sqs: flow.sqsEndpoint, sns: flow.snsEndpoint },
-          handle: { cloudformation: cloudFormationHandler(stacks), lambda: lambdaHandler(functions, mappings, () => 'the served run') },
+          handle: { cloudformation: cloudFormationHandler(stacks), lambda: lambdaHandler(functions, mappings, () => 'the served run'), sts: sessions.sts.handler },
+          route: sessions.route,
         });
       })();
       return (await gateway).endpoint;
@@ -228,6 +233,7 @@ export function runServices(model: FlowModel, flow: LocalFlow, database: RunData
     stop: async () => {
       try {
         await (await gateway)?.stop();
+        await sessions?.stop();
         await consumer?.stop();
         await flow.stop();
       } finally {

@@ -213,6 +213,9 @@ export function readAccessModel(resources: readonly TemplateResource[]): AccessM
     unevaluatedManagedPolicies,
     ...(permissionsBoundary === undefined ? {} : { permissionsBoundary }),
     tags,
+    ...(resource.properties.AssumeRolePolicyDocument === undefined
+      ? {}
+      : { trustPolicy: { name: `${pathOf(resource)} trust policy`, stackName: resource.template.stackName, document: resource.properties.AssumeRolePolicyDocument } }),
   }));
   return { roles: roleModels, executionRoles, resourcePolicies, keys, encryption, resources: named, notEvaluated, tableKeys };
 }
