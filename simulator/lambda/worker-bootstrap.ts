@@ -134,8 +134,8 @@ if (replay !== undefined) {
     return next;
   };
 
-  // HTTP requests: started, and finished (answered, failed or closed), in all and to the endpoints whose requests the
-  // scheduler holds (the DynamoDB proxy and the simulator's SQS endpoint)
+  // HTTP requests (node:http and https, and fetch below): started, and finished (answered, failed or closed), in all
+  // and to the endpoints whose requests the scheduler holds (the DynamoDB proxy and the simulator's SQS endpoint)
   const scheduledPorts = [process.env.AWS_ENDPOINT_URL_DYNAMODB, process.env.AWS_ENDPOINT_URL_SQS].filter((url) => url !== undefined).map((url) => ':' + new URL(url).port);
   const counts = { scheduledStarted: 0, scheduledFinished: 0, started: 0, finished: 0 };
   for (const moduleName of ['node:http', 'node:https']) {
@@ -158,6 +158,27 @@ if (replay !== undefined) {
     httpModule.get = function get(...args) { const request = httpModule.request(...args); request.end(); return request; };
   }
   requireBuiltin('node:module').syncBuiltinESMExports();
+  // fetch (undici, built into node) does not go through node:http: its requests are counted by undici's diagnostics
+  // channels, from the request's creation to its end (the whole body received: 'trailers') or its error
+  const diagnostics = requireBuiltin('node:diagnostics_channel');
+  const fetches = new Map();
+  diagnostics.subscribe('undici:request:create', ({ request }) => {
+    const scheduled = scheduledPorts.some((port) => String(request.origin ?? '').endsWith(port));
+    fetches.set(request, scheduled);
+    counts.started += 1;
+    if (scheduled) counts.scheduledStarted += 1;
+    reportQuiet();
+  });
+  const fetchEnded = ({ request }) => {
+    if (!fetches.has(request)) return;
+    const scheduled = fetches.get(request);
+    fetches.delete(request);
+    counts.finished += 1;
+    if (scheduled) counts.scheduledFinished += 1;
+    reportQuiet();
+  };
+  diagnostics.subscribe('undici:request:trailers', fetchEnded);
+  diagnostics.subscribe('undici:request:error', fetchEnded);
 
   // quiet: no pending work but HTTP replies and virtual timers (requests being connected, written, looked up, files
   // being read are pending work); checked after every event loop turn that may have followed a wake-up

@@ -1,7 +1,7 @@
 /**
  * Issue 39 item 3: a violation carries its cause as fields (simulator/check/violation-cause.ts): the kind, the
  * subscriber, the events, the invocations, the requests, the setting and the fix. Unit level, from recorded requests
- * and invocations (the run-level test is test/simulator/run/violation-causes.int.test.ts).
+ * and invocations (the run-level tests are in test/simulator/run/planted-mistakes.int.test.ts).
  */
 import { describe, expect, test } from 'vitest';
 import { attributedRun as run } from './attribution-run';

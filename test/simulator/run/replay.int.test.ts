@@ -11,6 +11,7 @@ import { beforeAll, describe, expect, inject, test } from 'vitest';
 import { loadScenario, type SimulationScenario } from '../../../simulator/run/scenario';
 import { runSimulation, type SimulationResult } from '../../../simulator/run/simulation';
 import { exampleAssembly } from '../../support/example-assembly';
+import { asJson, differingFields } from './replay-kit';
 
 const PROJECT = path.resolve(__dirname, '../../..');
 const RUNS = 20;
@@ -22,12 +23,6 @@ beforeAll(async () => {
   assemblyDirectory = await exampleAssembly();
   scenario = await loadScenario('example/simulation/scenario.ts', PROJECT);
 });
-
-/** The result as `--json` writes it, without the one figure that is a measurement of this machine (`realSeconds`). */
-function asJson(result: SimulationResult): string {
-  const { realSeconds: _measured, ...rest } = result;
-  return JSON.stringify({ ...rest, deadLetters: Object.fromEntries(result.deadLetters) }, null, 2);
-}
 
 describe('replaying a seed', () => {
   test(`${RUNS} runs of one seed at concurrency 4 give identical results`, { timeout: 1_800_000 }, async () => {
@@ -70,17 +65,6 @@ function busyLoops(seconds: number): { stop(): void } {
     spawn(process.execPath, ['-e', `const end = Date.now() + ${seconds * 1000}; while (Date.now() < end) {}`], { stdio: 'ignore' }),
   );
   return { stop: () => loops.forEach((loop) => loop.kill('SIGKILL')) };
-}
-
-/** The leaf fields in which two JSON values differ, in document order, as `path: first → second`. */
-function differingFields(first: unknown, second: unknown, at = ''): string[] {
-  if (typeof first === 'object' && first !== null && typeof second === 'object' && second !== null) {
-    const keys = [...new Set([...Object.keys(first), ...Object.keys(second)])];
-    return keys.flatMap((key) =>
-      differingFields((first as Record<string, unknown>)[key], (second as Record<string, unknown>)[key], at === '' ? key : `${at}.${key}`),
-    );
-  }
-  return JSON.stringify(first) === JSON.stringify(second) ? [] : [`${at}: ${JSON.stringify(first)} → ${JSON.stringify(second)}`];
 }
 
 describe('replaying a seed on a loaded machine', () => {
