@@ -288,6 +288,9 @@ describe('readAssembly of the example app', () => {
       IEF_EVENT_SOURCE: 'urn:example:orders',
       // the relay's batches of 10 fit one 262,144-byte PublishBatch
       IEF_MAX_EVENT_BYTES: '26214',
+      // the flow offloads large events: Billing reads them and, publishing OrderBilled, writes them
+      IEF_PAYLOAD_BUCKET_NAME: expect.stringMatching(/^ref:.*OrdersPayloadBucket/),
+      IEF_PAYLOAD_KEY_PREFIX: 'event-data/',
     });
   });
 });
