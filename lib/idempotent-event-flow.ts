@@ -16,6 +16,7 @@ import { physicalNamesOf } from './consumer/private/cross-stack-names';
 import { EventFlowAttributes, importEventFlow } from './imported-event-flow';
 import { describeEnvironment } from './private/environments';
 import { refuseDataFilterOnOffloadedFlow } from './private/offload-filter-check';
+import { letRemoteSubscriberReadPayloads } from './private/remote-payload-readers';
 import { crossAccountOperatorRoleId, grantFlowOperator } from './private/flow-operator';
 import { giveSubscriberAlarmsAndOutput } from './private/subscriber-registration';
 import { subscribeGrantSid } from './private/subscribe-grant-sid';
@@ -645,12 +646,6 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
    * Fails for a relay registered before.
    */
   public registerOrderedRelay(relay: OrderedRelay): void {
-    if (this.payloadBucket !== undefined) {
-      throw validationError(
-        `IdempotentEventFlow '${this.node.id}': offloadLargeEvents does not support ordered relays yet (the ordered relay ${relay.node.path} ` +
-          'and its subscribers would not read the payload bucket), but offloadLargeEvents is true; use a flow without it for ordered events',
-      );
-    }
     if (this.orderedRelayList.includes(relay)) {
       throw validationError(`IdempotentEventFlow '${this.node.id}': the ordered relay ${relay.node.path} is registered already`);
     }
@@ -662,7 +657,9 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
 
   /**
    * Puts an ordered subscriber in the flow's on-call view: its alarms (`subscriber.alarms`: dead letters, function
-   * errors, a held aggregate) in {@link alarms}, and a row on the flow's dashboard.
+   * errors, a held aggregate) in {@link alarms}, and a row on the flow's dashboard. With `offloadLargeEvents`, its
+   * consumer also gets the payload bucket (its variables, `s3:GetObject` and `s3:ListBucket` under the prefix,
+   * `kms:Decrypt` through S3), as a subscriber of the flow does; it must then be in the flow's account and Region.
    *
    * Fails for a subscriber registered before, and for one whose relay was not registered with
    * {@link registerOrderedRelay}.
@@ -678,6 +675,7 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
     if (this.orderedSubscriberList.includes(subscriber)) {
       throw validationError(`${owner}: the ordered subscriber ${subscriber.node.path} is registered already`);
     }
+    if (this.payloadBucket !== undefined) this.letOrderedSubscriberReadPayloads(owner, subscriber);
     this.orderedSubscriberList.push(subscriber);
     this.alarmList.push(...subscriber.alarms);
     this.dashboard?.addOrderedSubscriber(subscriber);
@@ -768,6 +766,16 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
       if (subscriber.deduplicationWindow !== undefined) candidates.push({ what: `subscriber ${subscriber.subscriberName}'s deduplicationWindow`, duration: subscriber.deduplicationWindow });
       for (const candidate of candidates) if (longest === undefined || candidate.duration.toSeconds() > longest.duration.toSeconds()) longest = candidate;
     }
+    // an ordered subscriber (registered: its consumer reads the bucket) keeps a copy for its queue's and its dead-letter
+    // queue's retentions; its subscription has no dead-letter queue of its own to add
+    for (const subscriber of this.orderedSubscriberList) {
+      const queue = subscriber.consumerQueue;
+      const candidate: WindowTerm = {
+        what: `ordered subscriber ${subscriber.subscriberName}'s retentionPeriod + deadLetterRetentionPeriod`,
+        duration: Duration.seconds(queue.retentionPeriod.toSeconds() + queue.deadLetterRetentionPeriod.toSeconds()),
+      };
+      if (longest === undefined || candidate.duration.toSeconds() > longest.duration.toSeconds()) longest = candidate;
+    }
     if (longest !== undefined) terms.push(longest);
     const seconds = terms.reduce((sum, term) => sum + term.duration.toSeconds(), 0);
     return { days: wholeDays(Duration.seconds(seconds)), terms };
@@ -786,10 +794,10 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
   }
 
   /**
-   * What synth refuses with `offloadLargeEvents`: an ordered relay (anywhere in the app, registered or not) on this
-   * flow's outbox table. Its producers would offload ordered events (they have the flow's payload variables), and its
-   * ordered subscribers are not given the payload bucket, so each such event would be dead-lettered there.
-   * (registerOrderedRelay refuses a relay at once; this catches the relay never registered.)
+   * What synth refuses with `offloadLargeEvents`: an ordered relay (anywhere in the app) on this flow's outbox table
+   * that was not registered. Its producers would offload ordered events (they have the flow's payload variables), and
+   * its ordered subscribers, never registered, are not given the payload bucket, so each such event would be
+   * dead-lettered there. (A registered relay's subscribers must be registered too: unregisteredOrderedSubscribers.)
    */
   private orderedRelaysOfOffloadingOutbox(owner: string): string[] {
     const root = this.node.root;
@@ -801,8 +809,9 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
         const its = subscribers.filter((subscriber) => subscriber.relay === relay);
         const whom = its.length === 0 ? 'its ordered subscribers' : its.map((s) => `the ordered subscriber ${s.subscriberName} (${s.node.path})`).join(', ');
         return (
-          `${owner}: offloadLargeEvents does not support ordered relays yet, but the ordered relay ${relay.node.path} relays this flow's outbox table to ${whom}, ` +
-          `${its.length > 1 ? 'whose functions are' : 'whose function is'} not given the payload bucket: an offloaded ordered event would be dead-lettered there. Use a flow without offloadLargeEvents for ordered events`
+          `${owner}: offloadLargeEvents is true, but the ordered relay ${relay.node.path} relays this flow's outbox table to ${whom} without being registered, ` +
+          `so ${its.length > 1 ? 'their functions are' : 'its function is'} not given the payload bucket: an offloaded ordered event would be dead-lettered there. ` +
+          'Call flow.registerOrderedRelay(relay) and flow.registerOrderedSubscriber(subscriber) for each of its subscribers'
         );
       });
   }
@@ -829,26 +838,52 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
   private letSubscriberReadPayloads(owner: string, subscriber: Subscriber, placement: ReturnType<typeof placementOf>): void {
     const bucket = this.payloadBucket!;
     if (placement?.crossEnvironment === true) {
-      throw validationError(
-        `${owner}: offloadLargeEvents does not support subscribers in another account or Region yet, but the subscriber ${subscriber.node.path} is in ` +
-          `${describeEnvironment(placement.subscriberEnvironment)}, the flow in ${describeEnvironment(placement.flowEnvironment)} ` +
-          '(its function could not be given the payload bucket of this stack: its name, s3:GetObject under the prefix and kms:Decrypt of the flow\'s key, ' +
-          'so every offloaded event would fail there); deploy it in the flow\'s account and Region, or use a flow without offloadLargeEvents',
-      );
+      refuseDataFilterOnOffloadedFlow(owner, subscriber);
+      this.refuseSubscriberPayloadVariables(owner, subscriber);
+      // (publishesEvents is refused across environments by the Subscriber: a transaction can not span accounts or Regions)
+      letRemoteSubscriberReadPayloads(owner, subscriber, subscriber.consumerFunction.lambdaFunction, bucket, this.encryptionKey, placement);
+      return;
     }
     refuseDataFilterOnOffloadedFlow(owner, subscriber);
     const fn = subscriber.consumerFunction.lambdaFunction;
-    const variables = (Stack.of(fn).resolve((fn.node.defaultChild as lambda.CfnFunction).environment) as { variables?: Record<string, unknown> } | undefined)?.variables ?? {};
-    const publishes = ENV.OUTBOX_TABLE_NAME in variables;
-    for (const name of Object.keys(variables)) {
-      if (name.startsWith('IEF_PAYLOAD_')) {
-        throw validationError(`${owner}: environment variable ${name} of subscriber ${subscriber.subscriberName} is set by the flow (offloadLargeEvents); configure it through the flow's props`);
-      }
-    }
+    const publishes = ENV.OUTBOX_TABLE_NAME in this.refuseSubscriberPayloadVariables(owner, subscriber);
     const environment = publishes ? this.payloadProducerVariables() : payloadReaderEnvironment(bucket);
     for (const [name, value] of Object.entries(environment)) fn.addEnvironment(name, value);
     grantReadPayloads('Subscriber', bucket, fn);
     if (publishes) grantWritePayloads('grantAppendEvents', bucket, fn);
   }
-}
 
+  /** Refuses claim-check variables a user set on a subscriber's function; returns the function's variables. */
+  private refuseSubscriberPayloadVariables(owner: string, subscriber: { readonly subscriberName: string; readonly consumerFunction: { readonly lambdaFunction: lambda.IFunction } }): Record<string, unknown> {
+    const fn = subscriber.consumerFunction.lambdaFunction;
+    const variables = (Stack.of(fn).resolve((fn.node.defaultChild as lambda.CfnFunction).environment) as { variables?: Record<string, unknown> } | undefined)?.variables ?? {};
+    for (const name of Object.keys(variables)) {
+      if (name.startsWith('IEF_PAYLOAD_')) {
+        throw validationError(`${owner}: environment variable ${name} of subscriber ${subscriber.subscriberName} is set by the flow (offloadLargeEvents); configure it through the flow's props`);
+      }
+    }
+    return variables;
+  }
+
+  /**
+   * An ordered subscriber of a flow that offloads reads the payload bucket as a subscriber does (the ordered relay
+   * carries the small envelope; its consumer fetches the data before its sequence fence: the fence reads the envelope's
+   * ordering attributes only). Refused in another account or Region than the flow.
+   */
+  private letOrderedSubscriberReadPayloads(owner: string, subscriber: OrderedSubscriber): void {
+    const bucket = this.payloadBucket!;
+    const here = Stack.of(this);
+    const there = Stack.of(subscriber);
+    if (here.account !== there.account || here.region !== there.region) {
+      throw validationError(
+        `${owner}: offloadLargeEvents does not support ordered subscribers in another account or Region yet, but the ordered subscriber ${subscriber.node.path} ` +
+          `is in ${describeEnvironment({ account: there.account, region: there.region })}, the flow in ${describeEnvironment({ account: here.account, region: here.region })}; ` +
+          "deploy it in the flow's account and Region, or use a flow without offloadLargeEvents for ordered events",
+      );
+    }
+    const fn = subscriber.consumerFunction.lambdaFunction;
+    this.refuseSubscriberPayloadVariables(owner, subscriber);
+    for (const [name, value] of Object.entries(payloadReaderEnvironment(bucket))) fn.addEnvironment(name, value);
+    grantReadPayloads('Subscriber', bucket, fn);
+  }
+}

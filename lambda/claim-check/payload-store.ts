@@ -3,6 +3,7 @@
  * GetObject that tells a missing object from a failure to read. The only file of the runtime that imports the S3 SDK.
  */
 import { GetObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client, type S3ClientConfig } from '@aws-sdk/client-s3';
+import { CLAIM_CHECK_ENV } from '../contract/claim-check';
 import { PayloadAccessDeniedError } from '../errors';
 
 /** What the producer needs of S3: write an object once. */
@@ -37,9 +38,13 @@ function nameOf(error: unknown): string | undefined {
 
 /** A {@link PayloadWriter} and {@link PayloadReader} over an S3 client. */
 export class S3PayloadStore implements PayloadWriter, PayloadReader {
-  /** A store with a client from the Lambda environment (region and credentials). */
-  public static fromEnvironment(config: S3ClientConfig = {}): S3PayloadStore {
-    return new S3PayloadStore(new S3Client(config));
+  /**
+   * A store with a client from the Lambda environment (Region and credentials); in the payload bucket's Region when
+   * `IEF_PAYLOAD_BUCKET_REGION` is set (a subscriber in another Region than its flow), unless `config` names one.
+   */
+  public static fromEnvironment(config: S3ClientConfig = {}, env: Readonly<Record<string, string | undefined>> = process.env): S3PayloadStore {
+    const bucketRegion = env[CLAIM_CHECK_ENV.PAYLOAD_BUCKET_REGION]?.trim();
+    return new S3PayloadStore(new S3Client({ ...(bucketRegion ? { region: bucketRegion } : {}), ...config }));
   }
 
   public constructor(private readonly client: S3Client) {}

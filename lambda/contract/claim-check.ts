@@ -59,6 +59,12 @@ export const CLAIM_CHECK_ENV = {
    * offloaded; `0` offloads every event. Unset: the producer's event size limit (`IEF_MAX_EVENT_BYTES`).
    */
   INLINE_THRESHOLD_BYTES: 'IEF_PAYLOAD_INLINE_THRESHOLD_BYTES',
+  /**
+   * The payload bucket's Region, for a reader in another Region than the flow (a subscriber of another Region: S3
+   * answers a request to a bucket of another Region with a redirect the SDK does not follow). Unset: the function's
+   * own Region (`AWS_REGION`).
+   */
+  PAYLOAD_BUCKET_REGION: 'IEF_PAYLOAD_BUCKET_REGION',
 } as const;
 
 /** The prefix when none is configured. */
