@@ -64,7 +64,7 @@ async function ledger(aggregateId: string): Promise<string[]> {
   return (item?.steps as string[] | undefined) ?? [];
 }
 
-async function emit(config: ProducerConfig, aggregateId: string, step: string, extra: { time?: Date } = {}): Promise<OrderedEnvelope> {
+async function emit(config: ProducerConfig, aggregateId: string, step: string, extra: { time?: Date; id?: string } = {}): Promise<OrderedEnvelope> {
   const [envelope] = await new OrderedOutbox({ client, config }).transactWrite({ events: [{ type: 'PaymentStep', aggregateId, subject: aggregateId, data: { step }, ...extra }] });
   return envelope!;
 }
@@ -204,6 +204,30 @@ describe('r38: the generation protocol (review F2\'s fix)', () => {
     // 'closed' is the next event of the newest history: it must apply
     expect(deadLetter.published.map((letter) => letter.errorName)).toEqual([]);
     expect(await ledger(id)).toEqual(['authorised', 'captured', 'refunded', 'closed']);
+  });
+});
+
+describe('r38: a command retried after a restore', () => {
+  test('R38-9: an applied event the restore lost, written again by its retried command (same id) at a new sequence, is a duplicate by its inbox record and never moves the fence: the aggregate is held forever', async () => {
+    const id = aggregate('retried');
+    const original = await newOutbox();
+    const { handler } = consumer();
+    await deliver(handler, await emit(original, id, 'authorised'));
+    const atRestorePoint = await snapshot(original);
+    // the capture command commits (its event id chosen from the command, as the docs advise) and is applied ...
+    await deliver(handler, await emit(original, id, 'captured', { id: `capture-${id}` }));
+    // ... but the table is restored to a point before it, and the heads carried from the old table's history (base 2)
+    const restored = await restoredCopy(atRestorePoint);
+    await carryOrderedHeads({ client, outbox: restored, source: { kind: 'history', table: original.outboxTableName }, apply: true });
+    // the client, which never saw the answer, retries the command: the same event id, now sequence 3 of the new generation
+    const again = await emit(restored, id, 'captured', { id: `capture-${id}` });
+    expect(again.sequence).toBe('0000000000000003');
+    await deliver(handler, again); // a duplicate by its inbox record: right, it was applied
+    // the next fact of the aggregate must apply: nothing is missing from its history
+    const refunded = await emit(restored, id, 'refunded');
+    const response = await handler({ Records: [sqsRecord(JSON.stringify(refunded))] });
+    expect(response.batchItemFailures).toEqual([]);
+    expect(await ledger(id)).toEqual(['authorised', 'captured', 'refunded']);
   });
 });
 
