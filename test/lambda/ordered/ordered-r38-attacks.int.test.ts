@@ -254,6 +254,23 @@ describe('r38: the skip record', () => {
   });
 });
 
+describe('r38: a long skip', () => {
+  test('R38-10: `fence skip` of a long range (a subscriber added later, docs: "move its fence with skipGap") names every dropped sequence in ONE skip-record item: past DynamoDB\'s 400 KB item limit the skip can not be made', async () => {
+    const id = aggregate('long');
+    const outbox = await newOutbox();
+    // an aggregate 30,000 events long whose history has expired: its head says 30000 (carried from a subscriber that
+    // applied it all; the library's skipGap with no names is how that fence is made quickly here)
+    const veteran = 'r38-veteran';
+    await new SequenceFences({ client, tableName: inboxConfig.inboxTableName, subscriberName: veteran }).skipGap(id, 0, 30_000, 'applied long ago');
+    await carryOrderedHeads({ client, outbox, source: { kind: 'fences', subscribers: [{ subscriberName: veteran, inboxTable: inboxConfig.inboxTableName }] }, apply: true });
+
+    // a subscriber added later starts at 0: the operator passes the history it will never get, up to the head
+    const result = await cli(['fence', 'skip', SUBSCRIBER, id, '--table', inboxConfig.inboxTableName, '--outbox-table', outbox.outboxTableName, '--from', '0', '--to', '30000', '--reason', 'subscriber added later', '--yes']).catch((error: Error) => ({ code: -1, stdout: '', stderr: `${error.name}: ${error.message}` }));
+    expect({ code: result.code, stderr: result.stderr.replace(/\{"audit".*\n/, '') }).toEqual({ code: EXIT_CODE.OK, stderr: '' });
+    expect((await new SequenceFences({ client, tableName: inboxConfig.inboxTableName, subscriberName: SUBSCRIBER }).get(id)).appliedSequence).toBe(30_000);
+  });
+});
+
 describe('r38: `inbox forget` on an ordered subscriber', () => {
   test('R38-5: forgetting the inbox record of an applied event below the fence: its next delivery is NOT the duplicate the CLI promises, but a SequenceReusedError letter the redrive plan calls never applied ("write it again": a double apply)', async () => {
     const id = aggregate('forget');
