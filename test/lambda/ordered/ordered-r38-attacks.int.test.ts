@@ -207,6 +207,26 @@ describe('r38: the generation protocol (review F2\'s fix)', () => {
   });
 });
 
+describe('r38: the runbook\'s step 1, "or keep them on the old table"', () => {
+  test('R38-11: producers kept on the old table while the heads are carried from its history: an old event committed after the carry applies first, and every event of the new generation is then dead-lettered, forever', async () => {
+    const id = aggregate('kept-on-old');
+    const original = await newOutbox();
+    const { handler, deadLetter } = consumer();
+    await deliver(handler, await emit(original, id, 'authorised'), await emit(original, id, 'captured'));
+    const restored = await newOutbox();
+    // step 2/3 with the safest source, the old table's history, while the producers are kept on the old table (step 1 allows it)
+    await carryOrderedHeads({ client, outbox: restored, source: { kind: 'history', table: original.outboxTableName }, apply: true });
+    const late = await emit(original, id, 'refunded'); // 3 of the old table, committed after the carry read 2
+    // step 4: the producers move to the new table
+    const chargeback = await emit(restored, id, 'chargeback'); // 3 of the new generation (base 2)
+    const closed = await emit(restored, id, 'closed');
+    await deliver(handler, late, chargeback, closed);
+    // the late old event applied (it was next); from then on the new generation's events must not all be refused for good
+    expect(await ledger(id)).toContain('closed');
+    expect(deadLetter.published.length).toBeLessThan(2);
+  });
+});
+
 describe('r38: a command retried after a restore', () => {
   test('R38-9: an applied event the restore lost, written again by its retried command (same id) at a new sequence, is a duplicate by its inbox record and never moves the fence: the aggregate is held forever', async () => {
     const id = aggregate('retried');
