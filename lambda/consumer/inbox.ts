@@ -151,6 +151,8 @@ export interface InboxOptions {
   readonly knownKeySchemas?: ReadonlyMap<string, KeySchema>;
   /** A new token per commit, unique to it (see `INBOX_ITEM.LAST_WRITE_ATTRIBUTE`). @default `randomUUID` */
   readonly newWriteToken?: () => string;
+  /** More attributes of each inbox record, from its event (the ordered consumer's aggregate and sequence). @default none */
+  readonly recordAttributes?: (envelope: EventEnvelope) => Readonly<Record<string, string | number>>;
 }
 
 /**
@@ -207,6 +209,7 @@ export class Inbox {
         [INBOX_ITEM.FINGERPRINT_ATTRIBUTE]: fingerprint,
         [INBOX_ITEM.LAST_WRITE_ATTRIBUTE]: writeToken,
         [TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE]: expiresAtEpochSeconds,
+        ...(this.options.recordAttributes?.(envelope) ?? {}),
       },
       ...claimCondition(now),
       // the live record comes back with the failed condition: the duplicate path compares fingerprints without a read

@@ -17,6 +17,7 @@ import { orderedPositionOf } from './ordered-position';
 import { fencePut, fenceRefusal } from './sequence-fence';
 import { SequenceReusedError } from './ordered-errors';
 import { findSkip } from './skipped-events';
+import { ORDERED_ENVELOPE, ORDERED_INBOX_ITEM } from '../contract/ordered-wire-format';
 
 /** Options of {@link createOrderedConsumer}. */
 export interface OrderedConsumerOptions<TData> extends ConsumerOptions<TData> {
@@ -53,7 +54,22 @@ export interface OrderedConsumerOptions<TData> extends ConsumerOptions<TData> {
  */
 export function createOrderedConsumer<TData = unknown>(options: OrderedConsumerOptions<TData>): SqsBatchHandler {
   const { config, now, logger, client } = transactionalSetup(options, 'createOrderedConsumer');
-  const inbox = new Inbox({ client, tableName: config.inboxTableName, subscriberName: config.subscriberName, deduplicationWindowSeconds: config.deduplicationWindowSeconds, now });
+  const inbox = new Inbox({
+    client,
+    tableName: config.inboxTableName,
+    subscriberName: config.subscriberName,
+    deduplicationWindowSeconds: config.deduplicationWindowSeconds,
+    now,
+    // an ordered subscriber's record says so (review r38, R38-5): `inbox forget` refuses it without --subscriber-output
+    recordAttributes: (envelope): Record<string, string | number> => {
+      const ordered = envelope as unknown as Partial<Record<string, unknown>>;
+      const aggregateId = ordered[ORDERED_ENVELOPE.AGGREGATE_ATTRIBUTE];
+      const sequence = ordered[ORDERED_ENVELOPE.SEQUENCE_ATTRIBUTE];
+      return typeof aggregateId === 'string' && typeof sequence === 'string'
+        ? { [ORDERED_INBOX_ITEM.AGGREGATE_ATTRIBUTE]: aggregateId, [ORDERED_INBOX_ITEM.SEQUENCE_ATTRIBUTE]: Number(sequence) }
+        : {};
+    },
+  });
   return createBatchHandler<TData>({
     config,
     processingMode: PROCESSING_MODE.TRANSACTIONAL,
@@ -94,7 +110,7 @@ export function createOrderedConsumer<TData = unknown>(options: OrderedConsumerO
         } catch (refusal) {
           // never applied, below the fence: an event an operator's `fence skip` dropped, or a new one under a passed sequence
           if (!(refusal instanceof SequenceReusedError) || !(unrecorded && young)) throw refusal;
-          const skip = await findSkip(client, config.inboxTableName, config.subscriberName, position, envelope.id, envelope.time);
+          const skip = await findSkip(client, config.inboxTableName, config.subscriberName, position, envelope.id, position.writtenAt);
           if (skip === undefined) throw refusal;
           logger.warn('dropped by fence skip', { eventId: envelope.id, aggregateId: position.aggregateId, sequence: position.sequence, skip: `${skip.reason} (at ${skip.at})`, detail: 'acknowledged, not applied: an operator skipped it on purpose' });
           return { outcome: 'duplicate', fields: { aggregateId: position.aggregateId, sequence: position.sequence, recognisedBy: 'fence skip' } };

@@ -24,7 +24,9 @@ export interface SkippedEvent {
 }
 
 /** What the outbox says of a skip: the aggregate's last committed sequence and the events of (from, to]. */
-export type SkipCheck = { readonly committedSequence: number; readonly drops: readonly SkippedEvent[] } | { readonly refusal: string };
+export type SkipCheck =
+  | { readonly committedSequence: number; readonly drops: readonly SkippedEvent[]; /** The history's event at --from, when it holds it. */ readonly eventIdAtFrom?: string }
+  | { readonly refusal: string };
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
@@ -37,7 +39,7 @@ export async function checkSkip(context: CommandContext, outboxTable: string, ag
   try {
     items = await scanItems(toDocumentClient(context.client()), {
       TableName: outboxTable,
-      FilterExpression: '#aggregate = :aggregate AND (#type IN (:head, :carried) OR (#type = :history AND #sequence > :from AND #sequence <= :to))',
+      FilterExpression: '#aggregate = :aggregate AND (#type IN (:head, :carried) OR (#type = :history AND #sequence >= :from AND #sequence <= :to))',
       ExpressionAttributeNames: { '#type': OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE, '#aggregate': ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE, '#sequence': ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE },
       ExpressionAttributeValues: { ':head': ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE, ':carried': ORDERED_OUTBOX_ITEM.CARRIED_HEAD_RECORD_TYPE_VALUE, ':history': ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE, ':aggregate': aggregateId, ':from': from, ':to': to },
     });
@@ -67,12 +69,13 @@ export async function checkSkip(context: CommandContext, outboxTable: string, ag
       .filter((item) => item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] === ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE)
       .map((item) => [Number(item[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]), item] as const),
   );
+  const atFrom = bySequence.get(from);
   const drops = Array.from({ length: to - from }, (_, index): SkippedEvent => {
     const sequence = from + 1 + index;
     const item = bySequence.get(sequence);
     return item === undefined ? { sequence } : { sequence, eventId: String(item[OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]), type: String(item[OUTBOX_ITEM.EVENT_TYPE_ATTRIBUTE]) };
   });
-  return { committedSequence: committed, drops };
+  return { committedSequence: committed, drops, ...(atFrom === undefined ? {} : { eventIdAtFrom: String(atFrom[OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]) }) };
 }
 
 function describeDrops(drops: readonly SkippedEvent[]): string {
@@ -97,7 +100,17 @@ export async function skip(parsed: ParsedArguments, context: CommandContext, fen
     context.io.stderr(`refused: ${check.refusal}\n`);
     return EXIT_CODE.REFUSED;
   }
-  const { committedSequence, drops } = check;
+  const { committedSequence, drops, eventIdAtFrom } = check;
+  // review r38 (R38-6): the outbox named must be the one whose history the fence applied: its event at --from is the
+  // fence's applied event (another flow's outbox, whose aggregates share the ids, holds other events there)
+  const fence = await fences.get(aggregateId);
+  if (from > 0 && eventIdAtFrom !== undefined && fence.appliedSequence === from && fence.appliedEventId !== undefined && fence.appliedEventId !== eventIdAtFrom) {
+    context.io.stderr(
+      `refused: outbox table '${terminalText(outboxTable)}' holds event ${terminalText(eventIdAtFrom)} at sequence ${from} of ${terminalText(aggregateId)}, but the fence applied ` +
+        `${terminalText(fence.appliedEventId)} there: not the outbox this subscriber applies (the wrong --outbox-table?); nothing changed\n`,
+    );
+    return EXIT_CODE.REFUSED;
+  }
   if (parsed.values.yes !== true) {
     context.io.stdout(
       parsed.values.json === true

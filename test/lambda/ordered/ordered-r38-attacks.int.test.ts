@@ -299,9 +299,11 @@ describe('r38: `inbox forget` on an ordered subscriber', () => {
     const authorised = await emit(outbox, id, 'authorised');
     await deliver(handler, authorised, await emit(outbox, id, 'captured'));
 
+    // fixed (f38): the ordered consumer's inbox record names its aggregate and sequence, and 'inbox forget' refuses it
+    // without --subscriber-output (the test used to expect OK and the old promise of a duplicate; rewritten)
     const forget = await cli(['inbox', 'forget', SUBSCRIBER, authorised.id, '--table', inboxConfig.inboxTableName, '--reason', 'audit asked', '--yes']);
-    expect(forget.code).toBe(EXIT_CODE.OK);
-    expect(forget.stdout).toContain('an ordered subscriber does not apply it again (its sequence fence answers the delivery as a duplicate');
+    expect(forget.code).toBe(EXIT_CODE.REFUSED);
+    expect(forget.stderr).toContain('is an ordered subscriber (its inbox record names aggregate');
 
     await deliver(handler, authorised); // a copy still in the queue, or a redrive
     // what the CLI (and docs/ORDERED-DELIVERY.md) promise: a duplicate, nothing dead-lettered
