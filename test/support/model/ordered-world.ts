@@ -267,7 +267,7 @@ export class OrderedWorld {
   /** The group's first message (FIFO), or its `offset`-th one (out of order: a standard queue, a replay). */
   private pick(aggregate: string, offset: number): QueuedMessage | undefined {
     const group = this.queue.filter((message) => message.envelope.partitionkey === aggregate);
-    return group.length === 0 ? undefined : group[offset % group.length];
+    return group.length === 0 ? undefined : group.at(offset % group.length);
   }
 
   /** One environment receives one message of the aggregate and runs it, maybe dying at a request. */
@@ -378,6 +378,11 @@ export class OrderedWorld {
       const plan = await planOrderedRedrive(letters.map((letter) => ({ id: letter.messageId, body: letter.body })), this.fences);
       const byId = new Map(letters.map((letter) => [letter.messageId, letter]));
       letters = plan.redrive.map((entry) => byId.get(entry.id)!);
+      // never applied, another event holds the sequence (the heads went back): the operator writes it again (step 5)
+      for (const entry of plan.reused) {
+        const { envelope } = byId.get(entry.id)!;
+        if (!this.reusedDeadLetters.some((other) => other.id === envelope.id) && !this.reEmitted.has(envelope.id)) this.reusedDeadLetters.push(envelope);
+      }
       // the plan leaves out what the fence shows applied: those dead letters are deleted, not redriven
       this.history.push(`plan: ${plan.alreadyApplied.length} already applied, gaps ${JSON.stringify(plan.gaps)}`);
     }
