@@ -49,6 +49,8 @@ const ORDERED_DEAD_LETTERS = 'test/lambda/ordered/ordered-dead-letters.int.test.
 /** Issue 38: a restored or replaced outbox table; the heads carried over. */
 const ORDERED_RESTORE = 'test/lambda/ordered/ordered-restore.int.test.ts';
 const ORDERED_SKIPPED_LATE = 'test/lambda/ordered/ordered-skipped-late.int.test.ts';
+/** Reviewer r4's attacks on issue 38, F2 among them: an old table's events in flight across a carry from the fences. */
+const ORDERED_RESTORE_ATTACKS = 'test/lambda/ordered/ordered-restore-attacks.int.test.ts';
 /** Contention (issue 40): its model (one hot item, every mode) and the tests of the retry against real conflicts. */
 const CONTENTION_MODEL = 'test/lambda/model/contention.model.int.test.ts';
 const CONTENTION = 'test/lambda/contention.int.test.ts';
@@ -404,6 +406,47 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "    const decision: HeadCarry['decision'] = target !== current ? 'set' : 'unchanged';",
     also: [{ file: 'lambda/ordered/outbox-heads.ts', find: "            : { ConditionExpression: '#sequence = :current',", replace: "            : { ConditionExpression: '#sequence <> :current',"}],
     tests: [ORDERED_MODEL, ORDERED_RESTORE],
+  },
+  // ---- issue 38, review F2: the generation protocol (a carried head starts a generation the fences compare) ----------
+  {
+    id: 'ordered-old-generation-applies-on-new',
+    breaks: "ordered path: an event of the old outbox table still in flight (generation 0) applies on a fence that entered a carried head's generation, so the old history's later event lands on top of the new one's (review F2: authorised, chargeback, refunded)",
+    file: 'lambda/ordered/sequence-fence.ts',
+    find: "generation === 0 ? '(#applied = :previous AND attribute_not_exists(#generation))'",
+    replace: "generation === 0 ? '(#applied = :previous AND (attribute_not_exists(#generation) OR #generation >= :previous))'",
+    tests: [ORDERED_MODEL, ORDERED_RESTORE_ATTACKS],
+  },
+  {
+    id: 'ordered-new-generation-ignores-fence-generation',
+    breaks: "ordered path: an event of a carried head's generation applies on a fence of the old generation that went past the generation's base (the old table's in-flight event won the race), so the new history continues the old one's",
+    file: 'lambda/ordered/sequence-fence.ts',
+    find: "'(#applied = :previous AND #generation = :generation)'",
+    replace: "'(#applied = :previous AND (attribute_not_exists(#generation) OR #generation <= :generation))'",
+    tests: [ORDERED_MODEL],
+  },
+  {
+    id: 'ordered-generation-entered-past-base',
+    breaks: "ordered path: a carried head's first event enters its generation on a fence that stands past the generation's base (the old table's events went further), so it applies after events it never followed",
+    file: 'lambda/ordered/sequence-fence.ts',
+    find: "'(#applied = :previous AND (attribute_not_exists(#generation) OR #generation < :generation))'",
+    replace: "'(#applied >= :previous AND (attribute_not_exists(#generation) OR #generation < :generation))'",
+    tests: [ORDERED_MODEL],
+  },
+  {
+    id: 'ordered-old-generation-acknowledged',
+    breaks: "ordered path: an event of an older generation than the fence's (the old table's event in flight across a carry) is acknowledged as a duplicate, never applied: lost silently",
+    file: 'lambda/ordered/sequence-fence.ts',
+    find: "    if (position.sequence <= applied && !neverApplied) return 'duplicate';",
+    replace: "    return 'duplicate';",
+    tests: [ORDERED_MODEL],
+  },
+  {
+    id: 'ordered-carry-without-generation',
+    breaks: "ordered path: 'outbox heads' carries a head without starting a generation, so the fences cannot tell the new table's events from the old table's in flight: the old history's event applies on top of the new one's (review F2)",
+    file: 'lambda/ordered/outbox-heads.ts',
+    find: '            [ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE]: Math.max(now.getTime(), generationAbove),',
+    replace: '',
+    tests: [ORDERED_MODEL, ORDERED_RESTORE_ATTACKS],
   },
   {
     id: 'contention-retry-disabled',
