@@ -21,6 +21,8 @@ export interface SkipEntry {
   readonly at: string;
   readonly reason: string;
   readonly dropped: readonly DroppedEvent[];
+  /** The generation the fence took at `to` (the outbox head's), when the skip passed a generation's base. */
+  readonly generation?: number;
 }
 
 /** Appends `entry` to the subscriber's skip record of `aggregateId` (created on the first skip; it never expires). */

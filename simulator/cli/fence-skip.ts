@@ -25,7 +25,14 @@ export interface SkippedEvent {
 
 /** What the outbox says of a skip: the aggregate's last committed sequence and the events of (from, to]. */
 export type SkipCheck =
-  | { readonly committedSequence: number; readonly drops: readonly SkippedEvent[]; /** The history's event at --from, when it holds it. */ readonly eventIdAtFrom?: string }
+  | {
+      readonly committedSequence: number;
+      readonly drops: readonly SkippedEvent[];
+      /** The history's event at --from, when it holds it. */
+      readonly eventIdAtFrom?: string;
+      /** The generation of the event at --to, when --to is past the base of the head's generation. */
+      readonly generationAtTo?: number;
+    }
   | { readonly refusal: string };
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
@@ -75,7 +82,16 @@ export async function checkSkip(context: CommandContext, outboxTable: string, ag
     const item = bySequence.get(sequence);
     return item === undefined ? { sequence } : { sequence, eventId: String(item[OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]), type: String(item[OUTBOX_ITEM.EVENT_TYPE_ATTRIBUTE]) };
   });
-  return { committedSequence: committed, drops, ...(atFrom === undefined ? {} : { eventIdAtFrom: String(atFrom[OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]) }) };
+  // review r38 (R38-1): a skip past the base of the head's generation puts the fence in that generation
+  const headGeneration = head?.[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE];
+  const headBase = head?.[ORDERED_OUTBOX_ITEM.GENERATION_BASE_ATTRIBUTE];
+  const generationAtTo = typeof headGeneration === 'number' && headGeneration > 0 && typeof headBase === 'number' && to > headBase ? headGeneration : undefined;
+  return {
+    committedSequence: committed,
+    drops,
+    ...(atFrom === undefined ? {} : { eventIdAtFrom: String(atFrom[OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]) }),
+    ...(generationAtTo === undefined ? {} : { generationAtTo }),
+  };
 }
 
 function describeDrops(drops: readonly SkippedEvent[]): string {
@@ -100,7 +116,7 @@ export async function skip(parsed: ParsedArguments, context: CommandContext, fen
     context.io.stderr(`refused: ${check.refusal}\n`);
     return EXIT_CODE.REFUSED;
   }
-  const { committedSequence, drops, eventIdAtFrom } = check;
+  const { committedSequence, drops, eventIdAtFrom, generationAtTo } = check;
   // review r38 (R38-6): the outbox named must be the one whose history the fence applied: its event at --from is the
   // fence's applied event (another flow's outbox, whose aggregates share the ids, holds other events there)
   const fence = await fences.get(aggregateId);
@@ -114,14 +130,14 @@ export async function skip(parsed: ParsedArguments, context: CommandContext, fen
   if (parsed.values.yes !== true) {
     context.io.stdout(
       parsed.values.json === true
-        ? json({ dryRun: true, aggregateId, from, to, committedSequence, drops })
-        : `dry run: would move the fence of ${terminalText(subscriber)} in ${terminalText(aggregateId)} from ${from} to ${to} (the outbox committed up to ${committedSequence}); ` +
+        ? json({ dryRun: true, aggregateId, from, to, committedSequence, drops, ...(generationAtTo === undefined ? {} : { generation: generationAtTo }) })
+        : `dry run: would move the fence of ${terminalText(subscriber)} in ${terminalText(aggregateId)} from ${from} to ${to} (the outbox committed up to ${committedSequence})${generationAtTo === undefined ? '' : `, into generation ${generationAtTo}`}; ` +
             `these events would never be applied:\n${describeDrops(drops)}\nrun again with --yes\n`,
     );
     return EXIT_CODE.OK;
   }
   try {
-    await fences.skipGap(aggregateId, from, to, `${reason} (by ${context.user})`, drops.map((drop) => ({ sequence: drop.sequence, ...(drop.eventId === undefined ? {} : { eventId: drop.eventId }) })));
+    await fences.skipGap(aggregateId, from, to, `${reason} (by ${context.user})`, drops.map((drop) => ({ sequence: drop.sequence, ...(drop.eventId === undefined ? {} : { eventId: drop.eventId }) })), generationAtTo);
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw error;
     context.io.stderr(`refused: the fence of ${terminalText(aggregateId)} is no longer at ${from}; look at it again ('fence show')\n`);
