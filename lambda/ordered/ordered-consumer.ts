@@ -17,7 +17,7 @@ import { orderedPositionOf } from './ordered-position';
 import { fencePut, fenceRefusal } from './sequence-fence';
 import { SequenceReusedError } from './ordered-errors';
 import { findSkip } from './skipped-events';
-import { ORDERED_ENVELOPE, ORDERED_INBOX_ITEM } from '../contract/ordered-wire-format';
+import { ORDERED_INBOX_ITEM } from '../contract/ordered-wire-format';
 
 /** Options of {@link createOrderedConsumer}. */
 export interface OrderedConsumerOptions<TData> extends ConsumerOptions<TData> {
@@ -60,15 +60,6 @@ export function createOrderedConsumer<TData = unknown>(options: OrderedConsumerO
     subscriberName: config.subscriberName,
     deduplicationWindowSeconds: config.deduplicationWindowSeconds,
     now,
-    // an ordered subscriber's record says so (review r38, R38-5): `inbox forget` refuses it without --subscriber-output
-    recordAttributes: (envelope): Record<string, string | number> => {
-      const ordered = envelope as unknown as Partial<Record<string, unknown>>;
-      const aggregateId = ordered[ORDERED_ENVELOPE.AGGREGATE_ATTRIBUTE];
-      const sequence = ordered[ORDERED_ENVELOPE.SEQUENCE_ATTRIBUTE];
-      return typeof aggregateId === 'string' && typeof sequence === 'string'
-        ? { [ORDERED_INBOX_ITEM.AGGREGATE_ATTRIBUTE]: aggregateId, [ORDERED_INBOX_ITEM.SEQUENCE_ATTRIBUTE]: Number(sequence) }
-        : {};
-    },
   });
   return createBatchHandler<TData>({
     config,
@@ -81,12 +72,14 @@ export function createOrderedConsumer<TData = unknown>(options: OrderedConsumerO
     execute: async (envelope, context) => {
       const position = orderedPositionOf(context.sqsRecord.body);
       const writeToken = inbox.newWriteToken();
+      // an ordered subscriber's inbox record says so (review r38, R38-5): `inbox forget` refuses it without --subscriber-output
+      const orderedRecord = { [ORDERED_INBOX_ITEM.AGGREGATE_ATTRIBUTE]: position.aggregateId, [ORDERED_INBOX_ITEM.SEQUENCE_ATTRIBUTE]: position.sequence };
       try {
         const { tx, result, attempts } = await commitWithConflictRetries(async () => {
           const tx = new TransactionBuilder();
           await options.handle(context.freshEnvelope(), tx, context);
           const staged = [...tx.items, { Put: fencePut(config.inboxTableName, config.subscriberName, position, envelope.id, now()) }];
-          return { tx, result: await inbox.commit(envelope, staged, context.fingerprint, [], context.itemLocks, writeToken) };
+          return { tx, result: await inbox.commit(envelope, staged, context.fingerprint, [], context.itemLocks, writeToken, orderedRecord) };
         }, context);
         const fields = { aggregateId: position.aggregateId, sequence: position.sequence, stagedWrites: tx.items.length, ...(attempts === 1 ? {} : { attempts }) };
         return { outcome: result.outcome, fields };
