@@ -100,6 +100,19 @@ function describeDrops(drops: readonly SkippedEvent[]): string {
     .join('\n');
 }
 
+/**
+ * The most dropped events a skip record names by id (review r38, R38-10): the record is one DynamoDB item (400 KB at
+ * most). Sequences without an id (no history item) are not listed: the skip's range holds them, and an event arriving
+ * under one is matched by its write time (`iefwrittenat`) before the skip's. Past the cap, named events are matched the
+ * same way.
+ */
+export const MAX_NAMED_DROPS = 1000;
+
+/** The dropped events the skip record names: those the history still holds, at most {@link MAX_NAMED_DROPS}. */
+function namedDrops(drops: readonly SkippedEvent[]): Array<{ sequence: number; eventId: string }> {
+  return drops.flatMap((drop) => (drop.eventId === undefined ? [] : [{ sequence: drop.sequence, eventId: drop.eventId }])).slice(0, MAX_NAMED_DROPS);
+}
+
 /** `fence skip <subscriber> <aggregate>`: returns the exit code. */
 export async function skip(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences, subscriber: string, aggregateId: string): Promise<number> {
   const reason = typeof parsed.values.reason === 'string' && parsed.values.reason.trim() !== '' ? parsed.values.reason : undefined;
@@ -137,7 +150,7 @@ export async function skip(parsed: ParsedArguments, context: CommandContext, fen
     return EXIT_CODE.OK;
   }
   try {
-    await fences.skipGap(aggregateId, from, to, `${reason} (by ${context.user})`, drops.map((drop) => ({ sequence: drop.sequence, ...(drop.eventId === undefined ? {} : { eventId: drop.eventId }) })), generationAtTo);
+    await fences.skipGap(aggregateId, from, to, `${reason} (by ${context.user})`, namedDrops(drops), generationAtTo);
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw error;
     context.io.stderr(`refused: the fence of ${terminalText(aggregateId)} is no longer at ${from}; look at it again ('fence show')\n`);
