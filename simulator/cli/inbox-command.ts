@@ -105,7 +105,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     context.io.stderr(
       `refused: '${terminalText(subscriber)}' is an ordered subscriber ${how}: forgetting the record of event '${terminalText(eventId)}' would not apply it again ` +
         '(its sequence fence stays, and no command moves a fence back); within the deduplication window its next delivery would look like a new event under a passed sequence ' +
-        "(SequenceReusedError, dead-lettered, and called never applied by the redrive plan). The record expires on its own (its deduplication window). " +
+        "(SequenceReusedError, dead-lettered, and called never applied by the redrive plan). The record expires on its own (its deduplication window); after that the fence answers a copy as a duplicate. " +
         "To make an aggregate's effects happen again, write new events for them; 'fence show' says where the subscriber stands\n",
     );
     return EXIT_CODE.REFUSED;
