@@ -17,6 +17,7 @@ import { orderedPositionOf } from './ordered-position';
 import { fencePut, fenceRefusal } from './sequence-fence';
 import { SequenceReusedError } from './ordered-errors';
 import { findSkip } from './skipped-events';
+import { ORDERED_INBOX_ITEM } from '../contract/ordered-wire-format';
 
 /** Options of {@link createOrderedConsumer}. */
 export interface OrderedConsumerOptions<TData> extends ConsumerOptions<TData> {
@@ -53,7 +54,13 @@ export interface OrderedConsumerOptions<TData> extends ConsumerOptions<TData> {
  */
 export function createOrderedConsumer<TData = unknown>(options: OrderedConsumerOptions<TData>): SqsBatchHandler {
   const { config, now, logger, client } = transactionalSetup(options, 'createOrderedConsumer');
-  const inbox = new Inbox({ client, tableName: config.inboxTableName, subscriberName: config.subscriberName, deduplicationWindowSeconds: config.deduplicationWindowSeconds, now });
+  const inbox = new Inbox({
+    client,
+    tableName: config.inboxTableName,
+    subscriberName: config.subscriberName,
+    deduplicationWindowSeconds: config.deduplicationWindowSeconds,
+    now,
+  });
   return createBatchHandler<TData>({
     config,
     processingMode: PROCESSING_MODE.TRANSACTIONAL,
@@ -65,12 +72,14 @@ export function createOrderedConsumer<TData = unknown>(options: OrderedConsumerO
     execute: async (envelope, context) => {
       const position = orderedPositionOf(context.sqsRecord.body);
       const writeToken = inbox.newWriteToken();
+      // an ordered subscriber's inbox record says so (review r38, R38-5): `inbox forget` refuses it without --subscriber-output
+      const orderedRecord = { [ORDERED_INBOX_ITEM.AGGREGATE_ATTRIBUTE]: position.aggregateId, [ORDERED_INBOX_ITEM.SEQUENCE_ATTRIBUTE]: position.sequence };
       try {
         const { tx, result, attempts } = await commitWithConflictRetries(async () => {
           const tx = new TransactionBuilder();
           await options.handle(context.freshEnvelope(), tx, context);
           const staged = [...tx.items, { Put: fencePut(config.inboxTableName, config.subscriberName, position, envelope.id, now()) }];
-          return { tx, result: await inbox.commit(envelope, staged, context.fingerprint, [], context.itemLocks, writeToken) };
+          return { tx, result: await inbox.commit(envelope, staged, context.fingerprint, [], context.itemLocks, writeToken, orderedRecord) };
         }, context);
         const fields = { aggregateId: position.aggregateId, sequence: position.sequence, stagedWrites: tx.items.length, ...(attempts === 1 ? {} : { attempts }) };
         return { outcome: result.outcome, fields };
@@ -94,7 +103,7 @@ export function createOrderedConsumer<TData = unknown>(options: OrderedConsumerO
         } catch (refusal) {
           // never applied, below the fence: an event an operator's `fence skip` dropped, or a new one under a passed sequence
           if (!(refusal instanceof SequenceReusedError) || !(unrecorded && young)) throw refusal;
-          const skip = await findSkip(client, config.inboxTableName, config.subscriberName, position, envelope.id, envelope.time);
+          const skip = await findSkip(client, config.inboxTableName, config.subscriberName, position, envelope.id, position.writtenAt);
           if (skip === undefined) throw refusal;
           logger.warn('dropped by fence skip', { eventId: envelope.id, aggregateId: position.aggregateId, sequence: position.sequence, skip: `${skip.reason} (at ${skip.at})`, detail: 'acknowledged, not applied: an operator skipped it on purpose' });
           return { outcome: 'duplicate', fields: { aggregateId: position.aggregateId, sequence: position.sequence, recognisedBy: 'fence skip' } };

@@ -34,6 +34,7 @@ import {
   MAX_ORDERED_ID_CHARACTERS,
   ORDERED_ENVELOPE,
   ORDERED_OUTBOX_ITEM,
+  orderedGenerationKey,
   orderedHeadKey,
   sequenceText,
   standardEventIdOf,
@@ -240,9 +241,21 @@ export class OrderedOutbox {
     );
   }
 
-  /** The last sequence taken for `aggregateId` (0 when it has none) and its head's generation, by a strongly consistent read of its head. */
+  /**
+   * The last sequence taken for `aggregateId` (0 when it has none) and its head's generation, by a strongly consistent
+   * read of its head. A head without a generation takes the table's (the generation item a carry wrote, review r38
+   * R38-2), based at the head's sequence: an aggregate no carry knew does not go on in generation 0 beside the old
+   * table's in-flight events.
+   */
   private async currentHead(aggregateId: string): Promise<{ readonly sequence: number; readonly generation: number; readonly generationBase: number }> {
-    const key = orderedHeadKey(aggregateId);
+    const head = await this.readGeneration(orderedHeadKey(aggregateId));
+    if (head.generation !== 0) return head;
+    const table = await this.readGeneration(orderedGenerationKey());
+    return table.generation === 0 ? head : { sequence: head.sequence, generation: table.generation, generationBase: head.sequence };
+  }
+
+  /** The sequence, generation and base of the item under `key` (0 each when absent). */
+  private async readGeneration(key: string): Promise<{ readonly sequence: number; readonly generation: number; readonly generationBase: number }> {
     const response = await this.client.send(
       new GetCommand({
         TableName: this.config.outboxTableName,

@@ -8,7 +8,7 @@
  */
 import { GetCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ProducerConfig } from '../config';
-import { ORDERED_OUTBOX_ITEM, orderedHeadKey, SEQUENCE_FENCE } from '../contract/ordered-wire-format';
+import { ORDERED_OUTBOX_ITEM, orderedGenerationKey, orderedHeadKey, SEQUENCE_FENCE } from '../contract/ordered-wire-format';
 import { OUTBOX_ITEM } from '../contract/wire-format';
 import { isConditionalCheckFailed } from '../transaction/cancellation';
 import { toDocumentClient, type DynamoDBClientLike } from '../transaction/document-client';
@@ -44,7 +44,8 @@ export interface HeadCarry {
   /** The sequence the source knows. */
   readonly target: number;
   /**
-   * `set`: the head moves forward to `target` (written when applying); `unchanged`: it stands there already;
+   * `set`: the head moves forward to `target` (written when applying); `unchanged`: it stands there already (when
+   * applying, it is written again, starting a new generation at `target`, as every carry does);
    * `ahead`: it stands past `target` and is never moved back; `moved`: a producer wrote it between the read and the
    * write (nothing overwritten: run again).
    */
@@ -63,9 +64,13 @@ async function scanAll(client: DynamoDBDocumentClient, input: ConstructorParamet
   return items;
 }
 
-/** The highest sequence the source knows per aggregate. */
-async function targets(client: DynamoDBDocumentClient, options: CarryOrderedHeadsOptions): Promise<Map<string, number>> {
+/** The highest sequence the source knows per aggregate, and the highest generation it holds anywhere. */
+async function targets(client: DynamoDBDocumentClient, options: CarryOrderedHeadsOptions): Promise<{ readonly highest: Map<string, number>; readonly generation: number }> {
   const highest = new Map<string, number>();
+  let generation = 0;
+  const noteGeneration = (value: unknown): void => {
+    if (typeof value === 'number' && Number.isSafeInteger(value)) generation = Math.max(generation, value);
+  };
   const note = (aggregateId: unknown, sequence: unknown): void => {
     if (typeof aggregateId !== 'string' || typeof sequence !== 'number' || !Number.isSafeInteger(sequence) || sequence < 1) return;
     highest.set(aggregateId, Math.max(highest.get(aggregateId) ?? 0, sequence));
@@ -73,16 +78,20 @@ async function targets(client: DynamoDBDocumentClient, options: CarryOrderedHead
   if (options.source.kind === 'history') {
     const items = await scanAll(client, {
       TableName: options.source.table ?? options.outbox.outboxTableName,
-      FilterExpression: '#type IN (:history, :head, :carried)',
+      FilterExpression: '#type IN (:history, :head, :carried, :generation)',
       ExpressionAttributeNames: { '#type': OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE },
       ExpressionAttributeValues: {
         ':history': ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE,
         ':head': ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE,
         ':carried': ORDERED_OUTBOX_ITEM.CARRIED_HEAD_RECORD_TYPE_VALUE,
+        ':generation': ORDERED_OUTBOX_ITEM.GENERATION_RECORD_TYPE_VALUE,
       },
     });
-    for (const item of items) note(item[ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE], item[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]);
-    return highest;
+    for (const item of items) {
+      noteGeneration(item[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE]);
+      if (item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] !== ORDERED_OUTBOX_ITEM.GENERATION_RECORD_TYPE_VALUE) note(item[ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE], item[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]);
+    }
+    return { highest, generation };
   }
   if (options.source.subscribers.length === 0) throw new RangeError('carryOrderedHeads: name at least one subscriber whose fences to read');
   for (const inboxTable of new Set(options.source.subscribers.map((subscriber) => subscriber.inboxTable))) {
@@ -94,10 +103,12 @@ async function targets(client: DynamoDBDocumentClient, options: CarryOrderedHead
       ExpressionAttributeValues: { ':fence': SEQUENCE_FENCE.RECORD_TYPE_VALUE },
     });
     for (const item of items) {
-      if (names.has(item[SEQUENCE_FENCE.SUBSCRIBER_ATTRIBUTE] as string)) note(item[SEQUENCE_FENCE.AGGREGATE_ATTRIBUTE], item[SEQUENCE_FENCE.APPLIED_SEQUENCE_ATTRIBUTE]);
+      if (!names.has(item[SEQUENCE_FENCE.SUBSCRIBER_ATTRIBUTE] as string)) continue;
+      note(item[SEQUENCE_FENCE.AGGREGATE_ATTRIBUTE], item[SEQUENCE_FENCE.APPLIED_SEQUENCE_ATTRIBUTE]);
+      noteGeneration(item[SEQUENCE_FENCE.APPLIED_GENERATION_ATTRIBUTE]);
     }
   }
-  return highest;
+  return { highest, generation };
 }
 
 /**
@@ -116,7 +127,28 @@ export async function carryOrderedHeads(options: CarryOrderedHeadsOptions): Prom
   const from = options.source.kind === 'history' ? `history: ${options.source.table ?? outboxTableName}` : `fences: ${options.source.subscribers.map((subscriber) => subscriber.subscriberName).join(', ')}`;
   const now = (options.now ?? (() => new Date()))();
   const heads: HeadCarry[] = [];
-  const known = await targets(client, options);
+  const { highest: known, generation: sourceGeneration } = await targets(client, options);
+  const tableKey = { [partitionKeyName]: orderedGenerationKey(), ...(sortKeyName === undefined ? {} : { [sortKeyName]: orderedGenerationKey() }) };
+  const tableItem = (await client.send(new GetCommand({ TableName: outboxTableName, Key: tableKey, ConsistentRead: true }))).Item;
+  const tableGeneration = typeof tableItem?.[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE] === 'number' ? (tableItem[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE] as number) : 0;
+  // the generation is ordered by the data, not only the operator's clock (review r38, R38-3): above every generation
+  // the source and the table hold, so a second carry by a machine whose clock is behind still starts a higher one
+  const generation = Math.max(now.getTime(), sourceGeneration + 1, tableGeneration + 1);
+  if (options.apply) {
+    // every aggregate whose head has no generation (none the source knew, new ones) takes this one (OrderedOutbox)
+    await client.send(
+      new PutCommand({
+        TableName: outboxTableName,
+        Item: {
+          ...tableKey,
+          [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: ORDERED_OUTBOX_ITEM.GENERATION_RECORD_TYPE_VALUE,
+          [ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE]: generation,
+          [ORDERED_OUTBOX_ITEM.CARRIED_FROM_ATTRIBUTE]: from,
+          [ORDERED_OUTBOX_ITEM.CARRIED_AT_ATTRIBUTE]: now.toISOString(),
+        },
+      }),
+    );
+  }
   for (const aggregateId of [...known.keys()].sort()) {
     const target = known.get(aggregateId)!;
     const item = (await client.send(new GetCommand({ TableName: outboxTableName, Key: keyOf(aggregateId), ConsistentRead: true }))).Item;
@@ -125,7 +157,9 @@ export async function carryOrderedHeads(options: CarryOrderedHeadsOptions): Prom
     const generationAbove = (typeof storedGeneration === 'number' ? storedGeneration : 0) + 1;
     const current = typeof stored === 'number' ? stored : 0;
     const decision: HeadCarry['decision'] = target > current ? 'set' : target === current ? 'unchanged' : 'ahead';
-    if (decision !== 'set' || !options.apply) {
+    // an `unchanged` head starts a generation too (review r38, R38-2): the table may be a restore whose head equals
+    // the source's while the old table's events past it are still in flight
+    if (decision === 'ahead' || !options.apply) {
       heads.push({ aggregateId, current, target, decision });
       continue;
     }
@@ -140,7 +174,7 @@ export async function carryOrderedHeads(options: CarryOrderedHeadsOptions): Prom
             [ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]: target,
             // a new generation, starting at `target`: the fences dead-letter the old table's in-flight events once they
             // applied one of this generation, and enter it only standing at `target` (never on an in-flight event past it)
-            [ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE]: Math.max(now.getTime(), generationAbove),
+            [ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE]: Math.max(generation, generationAbove),
             [ORDERED_OUTBOX_ITEM.GENERATION_BASE_ATTRIBUTE]: target,
             [ORDERED_OUTBOX_ITEM.CARRIED_FROM_ATTRIBUTE]: from,
             [ORDERED_OUTBOX_ITEM.CARRIED_AT_ATTRIBUTE]: now.toISOString(),

@@ -49,6 +49,8 @@ const ORDERED_DEAD_LETTERS = 'test/lambda/ordered/ordered-dead-letters.int.test.
 /** Issue 38: a restored or replaced outbox table; the heads carried over. */
 const ORDERED_RESTORE = 'test/lambda/ordered/ordered-restore.int.test.ts';
 const ORDERED_SKIPPED_LATE = 'test/lambda/ordered/ordered-skipped-late.int.test.ts';
+/** Reviewer r4's attacks on issue 38, F2 among them: an old table's events in flight across a carry from the fences. */
+const ORDERED_RESTORE_ATTACKS = 'test/lambda/ordered/ordered-restore-attacks.int.test.ts';
 /** Contention (issue 40): its model (one hot item, every mode) and the tests of the retry against real conflicts. */
 const CONTENTION_MODEL = 'test/lambda/model/contention.model.int.test.ts';
 const CONTENTION = 'test/lambda/contention.int.test.ts';
@@ -405,6 +407,47 @@ export const MUTANTS: readonly Mutant[] = [
     also: [{ file: 'lambda/ordered/outbox-heads.ts', find: "            : { ConditionExpression: '#sequence = :current',", replace: "            : { ConditionExpression: '#sequence <> :current',"}],
     tests: [ORDERED_MODEL, ORDERED_RESTORE],
   },
+  // ---- issue 38, review F2: the generation protocol (a carried head starts a generation the fences compare) ----------
+  {
+    id: 'ordered-old-generation-applies-on-new',
+    breaks: "ordered path: an event of the old outbox table still in flight (generation 0) applies on a fence that entered a carried head's generation, so the old history's later event lands on top of the new one's (review F2: authorised, chargeback, refunded)",
+    file: 'lambda/ordered/sequence-fence.ts',
+    find: "generation === 0 ? '(#applied = :previous AND attribute_not_exists(#generation))'",
+    replace: "generation === 0 ? '(#applied = :previous AND (attribute_not_exists(#generation) OR #generation >= :previous))'",
+    tests: [ORDERED_MODEL, ORDERED_RESTORE_ATTACKS],
+  },
+  {
+    id: 'ordered-new-generation-ignores-fence-generation',
+    breaks: "ordered path: an event of a carried head's generation applies on a fence of the old generation that went past the generation's base (the old table's in-flight event won the race), so the new history continues the old one's",
+    file: 'lambda/ordered/sequence-fence.ts',
+    find: "'(#applied = :previous AND #generation = :generation)'",
+    replace: "'(#applied = :previous AND (attribute_not_exists(#generation) OR #generation <= :generation))'",
+    tests: [ORDERED_MODEL],
+  },
+  {
+    id: 'ordered-generation-entered-past-base',
+    breaks: "ordered path: a carried head's first event enters its generation on a fence that stands past the generation's base (the old table's events went further), so it applies after events it never followed",
+    file: 'lambda/ordered/sequence-fence.ts',
+    find: "'(#applied = :previous AND (attribute_not_exists(#generation) OR #generation < :generation))'",
+    replace: "'(#applied >= :previous AND (attribute_not_exists(#generation) OR #generation < :generation))'",
+    tests: [ORDERED_MODEL],
+  },
+  {
+    id: 'ordered-old-generation-acknowledged',
+    breaks: "ordered path: an event of an older generation than the fence's (the old table's event in flight across a carry) is acknowledged as a duplicate, never applied: lost silently",
+    file: 'lambda/ordered/sequence-fence.ts',
+    find: "    if (position.sequence <= applied && !neverApplied) return 'duplicate';",
+    replace: "    return 'duplicate';",
+    tests: [ORDERED_MODEL],
+  },
+  {
+    id: 'ordered-carry-without-generation',
+    breaks: "ordered path: 'outbox heads' carries a head without starting a generation, so the fences cannot tell the new table's events from the old table's in flight: the old history's event applies on top of the new one's (review F2)",
+    file: 'lambda/ordered/outbox-heads.ts',
+    find: '            [ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE]: Math.max(now.getTime(), generationAbove),',
+    replace: '',
+    tests: [ORDERED_MODEL, ORDERED_RESTORE_ATTACKS],
+  },
   {
     id: 'contention-retry-disabled',
     breaks: 'contention: a write refused only for TransactionConflict or throttling is not retried inside the invocation, so receives spent on contention alone send a valid event to the DLQ',
@@ -497,7 +540,7 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'ordered-skipped-event-dead-lettered',
     breaks: "ordered path: an event an operator's accepted 'fence skip' dropped, arriving later within the window with no inbox record, is dead-lettered as SequenceReusedError (an alarm for a decision the operator made) instead of acknowledged with a WARN naming the skip",
     file: 'lambda/ordered/ordered-consumer.ts',
-    find: '          const skip = await findSkip(client, config.inboxTableName, config.subscriberName, position, envelope.id, envelope.time);',
+    find: '          const skip = await findSkip(client, config.inboxTableName, config.subscriberName, position, envelope.id, position.writtenAt);',
     replace: '          const skip = undefined as Awaited<ReturnType<typeof findSkip>>;',
     tests: [ORDERED_MODEL, ORDERED_SKIPPED_LATE],
   },
@@ -505,8 +548,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'ordered-skip-matches-sequence-only',
     breaks: "ordered path: a skip record is matched by sequence alone, so a new event under a skipped sequence (the heads went back after the skip) is acknowledged unapplied as if the operator had dropped it: lost",
     file: 'lambda/ordered/skipped-events.ts',
-    find: '    return named !== undefined ? named === eventId : time <= Date.parse(skip.at);',
-    replace: '    return named !== undefined || time <= Date.parse(skip.at);',
+    find: '    if (named !== undefined) return named === eventId;',
+    replace: '    if (named !== undefined) return true;',
     tests: [ORDERED_SKIPPED_LATE],
   },
 ];

@@ -150,22 +150,77 @@ class RestoreOutbox implements Command {
   public toString = (): string => (this.kind === 'replace' ? 'replaceOutboxTable(every head gone)' : `restoreOutbox(point in time: each head ${this.back} back)`);
 }
 
-/** The operator's `outbox heads --from-history --history-table <old> --yes`, then the dead-lettered events written again. */
+/**
+ * The operator's `outbox heads --from-history --history-table <old> --yes` (`former`) or `outbox heads --from-fences
+ * --yes` (`fences`: only what was applied, so the old table's events in flight race the new generation's, review F2),
+ * then the dead-lettered events written again.
+ */
 class CarryHeads implements Command {
+  public constructor(private readonly source: 'former' | 'fences') {}
   public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
   public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
-    await real.world.carryHeads();
+    await real.world.carryHeads(this.source);
     await real.world.check();
   }
-  public toString = (): string => 'outboxHeads(carried over, then the reused ones written again)';
+  public toString = (): string => `outboxHeads(from ${this.source === 'former' ? 'the old table\'s history' : 'the fences'}, then the reused ones written again)`;
 }
+
+/**
+ * The runbook's steps 1-3 at once with `--from-fences`, while the old table's events are still in flight (in the stream
+ * and the queue): the outbox table replaced or restored, the heads carried from the fences (a new generation based at
+ * what the subscriber applied). What follows races the old table's events against the new generation's.
+ */
+class ReplaceAndCarryFromFences implements Command {
+  public constructor(
+    private readonly kind: 'replace' | 'point-in-time',
+    private readonly back: number,
+    private readonly producing: readonly number[],
+    private readonly inFlight: number,
+    private readonly newFirst: boolean,
+  ) {}
+  public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
+  public async run(model: OrderedModel, real: OrderedReal): Promise<void> {
+    model.produced += this.producing.length * (1 + this.inFlight);
+    // the old table's last events, committed and queued, not yet applied: what the fences cannot see
+    for (const index of this.producing) {
+      for (let event = 0; event < this.inFlight; event++) await real.world.produce(real.scheduler, index, 1);
+      while (real.world.pendingRelay(index) > 0) real.world.relay(index, 1);
+    }
+    await real.world.restore(this.kind, this.back);
+    await real.world.carryHeads('fences');
+    // the producers go on at once: the new generation's events queue behind (or, delivered out of order, before) the old ones
+    for (const index of this.producing) {
+      await real.world.produce(real.scheduler, index, 1);
+      while (real.world.pendingRelay(index) > 0) real.world.relay(index, 1);
+      // the new generation's event arrives before the old ones (a redrive, a replay, or a standard queue's order)
+      if (this.newFirst) await real.world.deliver(index, -1);
+    }
+    await real.world.check();
+  }
+  public toString = (): string =>
+    `${this.producing.map((index) => `produce(aggregate ${index}) x${this.inFlight} relayed + `).join('')}${this.kind === 'replace' ? 'replaceOutboxTable' : `restoreOutbox(each head ${this.back} back)`} + outboxHeads(from the fences, old events in flight)` +
+    `${this.producing.map((index) => ` + produce(aggregate ${index}) relayed${this.newFirst ? ', delivered first' : ''}`).join('')}`;
+}
+
+const raceAcrossCarry = fc
+  .tuple(
+    fc.constantFrom<'replace' | 'point-in-time'>('replace', 'point-in-time'),
+    fc.integer({ min: 1, max: 3 }),
+    fc.constantFrom<readonly number[]>([], [0], [1], [0, 1], [0, 1]),
+    fc.integer({ min: 0, max: 2 }),
+    fc.boolean(),
+  )
+  .map(([kind, back, producing, inFlight, newFirst]) => new ReplaceAndCarryFromFences(kind, back, producing, inFlight, newFirst));
 
 /** The commands of issue 38 items 1 and 2. */
 function restoreCommands(): Array<fc.Arbitrary<Command>> {
   return [
     fc.tuple(aggregate, fc.constantFrom(0, 0, 1)).map(([index, offset]) => new Permanent(index, offset)),
     fc.tuple(fc.constantFrom<'replace' | 'point-in-time'>('replace', 'point-in-time'), fc.integer({ min: 1, max: 3 })).map(([kind, back]) => new RestoreOutbox(kind, back)),
-    fc.constant(new CarryHeads()),
+    fc.constantFrom<'former' | 'fences'>('former', 'fences').map((source) => new CarryHeads(source)),
+    // review F2: a generation carried from the fences, the old table's events racing it (steered: the race needs both)
+    raceAcrossCarry,
+    raceAcrossCarry,
   ];
 }
 // ---- end of issue 38 (h1) ----
