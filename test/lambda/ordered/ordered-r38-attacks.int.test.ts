@@ -12,6 +12,7 @@ import { createOrderedConsumer } from '../../../lambda/ordered/ordered-consumer'
 import { OrderedOutbox, type OrderedEnvelope } from '../../../lambda/ordered/ordered-outbox';
 import { carryOrderedHeads } from '../../../lambda/ordered/outbox-heads';
 import { planOrderedRedrive } from '../../../lambda/ordered/redrive-plan';
+import { OrderedEventRecords } from '../../../lambda/ordered/ordered-event-records';
 import { SequenceFences } from '../../../lambda/ordered/sequence-fences';
 import { OUTBOX_ITEM, TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
 import { EXIT_CODE, main } from '../../../simulator/cli/main';
@@ -314,7 +315,7 @@ describe('r38: `inbox forget` on an ordered subscriber', () => {
     // and were it dead-lettered, the plan must not tell the operator it was never applied (step 5: write it again)
     if (deadLetter.published.length > 0) {
       const letter = deadLetter.published[0]!;
-      const plan = await planOrderedRedrive([{ id: 'dl-1', body: letter.body, errorName: letter.errorName }], new SequenceFences({ client, tableName: inboxConfig.inboxTableName, subscriberName: SUBSCRIBER }));
+      const plan = await planOrderedRedrive([{ id: 'dl-1', body: letter.body, errorName: letter.errorName }], new SequenceFences({ client, tableName: inboxConfig.inboxTableName, subscriberName: SUBSCRIBER }), new OrderedEventRecords({ client, tableName: inboxConfig.inboxTableName, subscriberName: SUBSCRIBER }));
       expect(plan.reused.map((each) => each.id)).toEqual([]);
     }
   });

@@ -40,6 +40,7 @@ import { createLogger } from '../../../lambda/logger';
 import { createOrderedConsumer } from '../../../lambda/ordered/ordered-consumer';
 import { OrderedOutbox, type OrderedEnvelope } from '../../../lambda/ordered/ordered-outbox';
 import { planOrderedRedrive } from '../../../lambda/ordered/redrive-plan';
+import { OrderedEventRecords } from '../../../lambda/ordered/ordered-event-records';
 import { SequenceFences } from '../../../lambda/ordered/sequence-fences';
 import { orderedDecisions, type OrderedDecision } from '../../../simulator/cli/dead-letters/ordered-sends';
 import { orderedHistoryEvents } from '../../../simulator/cli/ordered-replay';
@@ -70,11 +71,18 @@ export interface OrderedCrash {
   readonly when: 'before' | 'after';
 }
 
+/** A dead letter as the operator's tools hand it to the plan: its body and its `iefErrorName`, when it has one. */
+function planned(letter: QueuedMessage): { id: string; body: string; errorName?: string } {
+  return { id: letter.messageId, body: letter.body, ...(letter.errorName === undefined ? {} : { errorName: letter.errorName }) };
+}
+
 interface QueuedMessage {
   readonly messageId: string;
   readonly body: string;
   readonly envelope: OrderedEnvelope;
   receives: number;
+  /** A dead letter's `iefErrorName` (the runtime's dead-letter publisher sets it; SQS moving a letter sets none). */
+  readonly errorName?: string;
 }
 
 /** A DynamoDB fault for one step, in the fault proxy's vocabulary (DynamoDB Local produces none of them itself). */
@@ -114,6 +122,7 @@ export class OrderedWorld {
   private readonly producerClient: DynamoDBClient;
   private readonly reader: DynamoDBDocumentClient;
   private readonly fences: SequenceFences;
+  private readonly records: OrderedEventRecords;
   /** The dead letters the runtime sent during the current delivery. */
   private runtimeDeadLetters: DeadLetter[] = [];
   // ---- issue 38: FIFO dead letters, permanent failures, outbox restores and the heads carried over (h1) ----
@@ -212,6 +221,7 @@ export class OrderedWorld {
     this.producer = new OrderedOutbox({ client: this.producerClient, config: tables.outbox, maxAttempts: 10, now: () => new Date(this.nowMs) });
     this.reader = DynamoDBDocumentClient.from(localClient());
     this.fences = new SequenceFences({ client: this.reader, tableName: tables.inbox.inboxTableName, subscriberName: tables.inbox.subscriberName });
+    this.records = new OrderedEventRecords({ client: this.reader, tableName: tables.inbox.inboxTableName, subscriberName: tables.inbox.subscriberName, now: () => new Date(this.nowMs) });
   }
 
   /** Every request of `client` waits for the scheduler while one runs (an interleaving it decides). */
@@ -375,7 +385,7 @@ export class OrderedWorld {
     this.deadLetters = [];
     if (how === 'reversed') letters = [...letters].reverse();
     if (how === 'planned') {
-      const plan = await planOrderedRedrive(letters.map((letter) => ({ id: letter.messageId, body: letter.body })), this.fences);
+      const plan = await planOrderedRedrive(letters.map(planned), this.fences, this.records);
       const byId = new Map(letters.map((letter) => [letter.messageId, letter]));
       letters = plan.redrive.map((entry) => byId.get(entry.id)!);
       // never applied, another event holds the sequence (the heads went back): the operator writes it again (step 5)
@@ -398,7 +408,7 @@ export class OrderedWorld {
    */
   public async redriveReady(): Promise<void> {
     const letters = this.deadLetters;
-    const plan = await planOrderedRedrive(letters.map((letter) => ({ id: letter.messageId, body: letter.body })), this.fences);
+    const plan = await planOrderedRedrive(letters.map(planned), this.fences, this.records);
     const decisions = orderedDecisions(plan, { held: 'dead letter', left: 'left in the dead-letter queue' });
     const sending = new Set(decisions.filter((item) => item.decision === 'send').map((item) => item.id));
     const sent = letters.filter((letter) => sending.has(letter.messageId));
@@ -423,7 +433,7 @@ export class OrderedWorld {
       eventIds: selected.map((envelope) => envelope.id),
     });
     if (missing.length > 0) this.violations.push(`replay: the outbox history misses events the producer wrote: ${missing.join(', ')}`);
-    const plan = await planOrderedRedrive(events.map((event) => ({ id: event.envelope.id, body: event.body })), this.fences);
+    const plan = await planOrderedRedrive(events.map((event) => ({ id: event.envelope.id, body: event.body })), this.fences, this.records);
     const decisions = orderedDecisions(plan, { held: 'replayed event', left: 'not sent' });
     const byId = new Map(selected.map((envelope) => [envelope.id, envelope]));
     const sent = decisions.filter((item) => item.decision === 'send').map((item) => byId.get(item.id)!);
@@ -704,7 +714,7 @@ export class OrderedWorld {
     if (letter.errorName === 'PermanentError' && this.poisoned.has(envelope.id)) {
       // the operator fixes the cause; the dead letter waits in the queue for a redrive
       this.poisoned.delete(envelope.id);
-      this.deadLetters.push({ messageId: randomUUID(), body: JSON.stringify(envelope), envelope, receives: 0 });
+      this.deadLetters.push({ messageId: randomUUID(), body: JSON.stringify(envelope), envelope, receives: 0, errorName: letter.errorName });
       return 'PermanentError, in the FIFO dead-letter queue with its reason';
     }
     const sequence = Number(envelope.sequence);
