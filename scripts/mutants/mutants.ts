@@ -407,6 +407,14 @@ export const MUTANTS: readonly Mutant[] = [
     also: [{ file: 'lambda/ordered/outbox-heads.ts', find: "            : { ConditionExpression: '#sequence = :current',", replace: "            : { ConditionExpression: '#sequence <> :current',"}],
     tests: [ORDERED_MODEL, ORDERED_RESTORE],
   },
+  {
+    id: 'ordered-redrive-unrecorded-applied',
+    breaks: "ordered path: the redrive plan counts a dead letter at or below the fence with no inbox record of its event id as applied (the old table's event SQS moved without an error name, whose sequence a new-table event took): the operator deletes a never-applied event",
+    file: 'lambda/ordered/redrive-plan.ts',
+    find: '        if (held === undefined) reused.push(letter);',
+    replace: "        if (held === undefined) alreadyApplied.push({ ...letter, recognisedBy: 'inbox record' });",
+    tests: [ORDERED_MODEL, 'test/lambda/ordered/redrive-plan-unrecorded.int.test.ts'],
+  },
   // ---- issue 38, review F2: the generation protocol (a carried head starts a generation the fences compare) ----------
   {
     id: 'ordered-old-generation-applies-on-new',

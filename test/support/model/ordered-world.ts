@@ -819,9 +819,16 @@ export class OrderedWorld {
     });
     const mine = heads.filter((head) => this.aggregates.includes(head.aggregateId));
     for (const head of mine) {
-      if (head.decision !== 'set') continue;
+      // an `unchanged` head is written again too, starting a generation at its target (review r38, R38-2)
+      if (head.decision !== 'set' && head.decision !== 'unchanged') continue;
       this.carries.set(head.aggregateId, [...(this.carries.get(head.aggregateId) ?? []), head.target]);
       if (source === 'fences') this.heads.set(head.aggregateId, head.target);
+    }
+    // the carry writes the table's generation item (review r38, R38-2): an aggregate the source did not know takes that
+    // generation at its own head's sequence, so its next events are not in generation 0 beside the old table's in flight
+    for (const aggregate of this.aggregates) {
+      if (mine.some((head) => head.aggregateId === aggregate)) continue;
+      this.carries.set(aggregate, [...(this.carries.get(aggregate) ?? []), this.heads.get(aggregate) ?? 0]);
     }
     // the fences know only what was applied: a head left below what the old table handed out hands its sequences out
     // again (in a new generation where a carry moved it)
