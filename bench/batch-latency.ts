@@ -6,7 +6,11 @@
  * p50 and p95 per batch, records per second, DynamoDB requests, WCU and RCU (AWS rule) per
  * record, and the exactly-once check of every run; ratios to Powertools. By default (`--conflicts aws`) the proxy also
  * refuses what DynamoDB refuses as a transaction conflict (a request on an item an ongoing transaction holds), which
- * DynamoDB Local, serializing transactions, never does; `--conflicts none` measures without it.
+ * DynamoDB Local, serializing transactions, never does; `--conflicts none` measures without it. Per batch it also
+ * gives the round trips on the critical path (each request linked to the response it was sent on from) and a
+ * modelled latency (those round trips at the added latency + each operation's service time from a calibration pass),
+ * on which issue 40's targets are judged: on 2 cores DynamoDB Local serves concurrent requests about one at a time,
+ * so the wall clock of a batch whose records commit at once measures its queue, not round trips.
  *
  *   npx tsx bench/batch-latency.ts [--batches N] [--seed S] [--conflicts aws|none] [--batch-size 1-10] [--consumers a,b,...]
  *     [--redelivery-rates 0,0.2] [--customers N] [--delays 0,8]
@@ -22,13 +26,15 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDbLocal } from '../test/support/dynamodb-local';
 import { startFaultProxy, type FaultProxy } from '../test/support/fault-proxy';
 import { isReadOperation } from './support/capacity-rules';
-import type { DeliveryPlan } from './support/deliveries';
+import { deliverAll, type DeliveryPlan } from './support/deliveries';
 import { benchMain } from './support/bench-main';
 import { readFlags, usageError } from './support/flags';
 import { client, CUSTOMERS, InvariantViolation, progress } from './support/fixtures';
 import { CONSUMER_KINDS, DEFAULT_CONSUMER_KINDS, type ConsumerKind, type LatencyConsumer } from './support/latency/consumers';
+import { causalPath, criticalPath, soloServiceTimes, type TimedRequest } from './support/latency/critical-path';
 import { percentile } from './support/latency/percentile';
-import { renderLatencyTable, renderTargets, type LatencyRow } from './support/latency/report';
+import { pathText, renderCriticalPathTable, renderLatencyTable, renderModeledTargets, renderTargets, type CriticalPathFigures, type LatencyRow } from './support/latency/report';
+import { RequestTimeline } from './support/latency/request-timeline';
 import { interleavedDelivery, latencyPlan, roundTripFloors, timedDelivery, type TimedRun } from './support/latency/timed-delivery';
 import { Meter, type Figures } from './support/meter';
 import { Prng } from './support/prng';
@@ -119,6 +125,80 @@ interface RunResult {
   readonly violations: string[];
 }
 
+/** Batches at the bench's batch size, then single records, of the calibration pass (see {@link calibrate}). */
+const CALIBRATION_BATCHES = 10;
+const CALIBRATION_SINGLE_RECORDS = 20;
+
+/** The service time of each operation, from the calibration pass: the 10th percentile of its requests alone in flight. */
+interface ServiceTimes {
+  readonly byOperation: ReadonlyMap<string, { readonly p10Ms: number; readonly medianMs: number; readonly samples: number }>;
+  /** Operations the calibration saw only under concurrency: the 10th percentile of all their requests (noted in the report). */
+  readonly fallback: ReadonlyMap<string, number>;
+}
+
+/**
+ * The calibration pass: every consumer (fresh instances, fresh tables, not checked) delivers the first
+ * {@link CALIBRATION_BATCHES} batches of `plan`, and another instance the first {@link CALIBRATION_SINGLE_RECORDS} of
+ * its records one per invocation, one invocation at a time, through the proxy with no added latency; each request alone
+ * in flight is a sample of its operation's service time (DynamoDB Local's, at no concurrency: what the model charges per
+ * request besides the added latency, the 10th percentile of the samples: see `soloServiceTimes`). The single records give
+ * every operation a request of its own (Powertools' records of a batch and the transactional consumer's transactions are
+ * concurrent); the batches give the batch read one (it runs alone, before the batch's transactions, and never in a batch
+ * of one record).
+ */
+async function calibrate(args: Arguments, plan: DeliveryPlan, admin: DynamoDBClient, proxy: FaultProxy, prng: Prng): Promise<ServiceTimes> {
+  const requests: TimedRequest[] = [];
+  for (const kind of args.consumers) {
+    progress(`calibration: ${kind.name}`);
+    // the batches on one instance, the single records on another: each starts on empty tables, as a run does
+    for (const [records, batchSize] of [[plan.records.slice(0, CALIBRATION_BATCHES * args.batchSize), args.batchSize], [plan.records.slice(0, CALIBRATION_SINGLE_RECORDS), 1]] as const) {
+      const metered = client(proxy.endpoint);
+      const timeline = new RequestTimeline(metered);
+      runs += 1;
+      const consumer = await kind.create({ admin, client: metered, prng, suffix: `calibration-${runs}` });
+      const recorded = await timeline.record(() => deliverAll(consumer.handler, records, `calibration ${kind.name}`, undefined, batchSize));
+      requests.push(...recorded.requests);
+      metered.destroy();
+    }
+  }
+  const byOperation = soloServiceTimes(requests);
+  const fallback = new Map<string, number>();
+  for (const operation of new Set(requests.map((request) => request.operation))) {
+    if (byOperation.has(operation)) continue;
+    const durations = requests.filter((request) => request.operation === operation).map((request) => request.endMs - request.startMs);
+    fallback.set(operation, percentile(durations, 10));
+  }
+  return { byOperation, fallback };
+}
+
+/** The modelled cost of one request of `operation` at `delayMs`: the added latency + the operation's service time. */
+function requestCost(serviceTimes: ServiceTimes, delayMs: number): (operation: string) => number {
+  return (operation) => delayMs + (serviceTimes.byOperation.get(operation)?.p10Ms ?? serviceTimes.fallback.get(operation) ?? 0);
+}
+
+/** A row's critical-path figures from the requests of each of its batches and of its redeliveries. */
+function criticalFigures(batches: readonly TimedRequest[][], redeliveries: readonly TimedRequest[], records: number, cost: (operation: string) => number): CriticalPathFigures & { roundTrips: number[] } {
+  const paths = batches.map((requests) => causalPath(requests, cost));
+  const timingChains = batches.map((requests) => criticalPath(requests).roundTrips);
+  const counts = new Map<string, number>();
+  for (const path of paths) counts.set(pathText(path.operations), (counts.get(pathText(path.operations)) ?? 0) + 1);
+  const [typicalPath, typicalPathBatches] = [...counts.entries()].sort(([a, x], [b, y]) => y - x || a.localeCompare(b))[0] ?? ['(none)', 0];
+  const totalMs = paths.reduce((sum, path) => sum + path.modeledMs, 0) + causalPath(redeliveries, cost).modeledMs;
+  return {
+    roundTrips: paths.map((path) => path.roundTrips),
+    roundTripsP50: percentile(paths.map((path) => path.roundTrips), 50),
+    roundTripsP95: percentile(paths.map((path) => path.roundTrips), 95),
+    timingChainP50: percentile(timingChains, 50),
+    timingChainP95: percentile(timingChains, 95),
+    modeledP50Ms: percentile(paths.map((path) => path.modeledMs), 50),
+    modeledP95Ms: percentile(paths.map((path) => path.modeledMs), 95),
+    modeledRecordsPerSecond: records / (totalMs / 1000),
+    typicalPath,
+    typicalPathBatches,
+    batches: paths.length,
+  };
+}
+
 let runs = 0;
 /** What each consumer's exactly-once check verifies, by consumer name (for the report). */
 const checkDescriptions = new Map<string, string>();
@@ -151,6 +231,11 @@ async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<n
     }
   }
 
+  // calibration: each operation's service time, alone in flight, with no added latency (the model's per-request cost)
+  const highestRate = Math.max(...args.redeliveryRates);
+  const serviceTimes = await calibrate(args, plans.get(highestRate) as DeliveryPlan, admin, proxies.get(0) as FaultProxy, prng);
+  const floorChecks: string[] = [];
+
   // timed: per latency and rate, the consumers interleaved batch by batch (see interleavedDelivery), each on fresh tables
   // with a metered client of its own, so each ratio compares batches run seconds apart under the same machine load
   const rows: LatencyRow[] = [];
@@ -160,6 +245,10 @@ async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<n
       const plan = plans.get(rate) as DeliveryPlan;
       const started = Date.now();
       const setups = args.consumers.map(() => meteredClient(proxy, admin, false));
+      // every request of each invocation, start and end: the critical path of each batch (critical-path.ts)
+      const timelines = setups.map((setup) => new RequestTimeline(setup.client));
+      const batchRequests: TimedRequest[][][] = args.consumers.map(() => []);
+      const redeliveryRequests: TimedRequest[][] = args.consumers.map(() => []);
       const consumers: LatencyConsumer[] = [];
       for (const [index, kind] of args.consumers.entries()) {
         runs += 1;
@@ -168,10 +257,13 @@ async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<n
         consumers.push(consumer);
       }
       const refused = args.consumers.map(() => 0);
-      const around = async <T>(index: number, invoke: () => Promise<T>): Promise<T> => {
+      const around = async <T>(index: number, invoke: () => Promise<T>, batch: number | undefined): Promise<T> => {
         const before = proxy.transactionConflictFigures().refused;
         try {
-          return await invoke();
+          const { value, requests } = await (timelines[index] as RequestTimeline).record(invoke);
+          if (batch === undefined) (redeliveryRequests[index] as TimedRequest[]).push(...requests);
+          else (batchRequests[index] as TimedRequest[][])[batch] = requests;
+          return value;
         } finally {
           refused[index] = (refused[index] as number) + proxy.transactionConflictFigures().refused - before;
         }
@@ -190,6 +282,14 @@ async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<n
         const cost = capacityRuns.get(`${kind.name}@${rate}`) ?? { figures: new Map(), violations: [] };
         const records = plan.records.length;
         const writes = totalOf(cost.figures, (op) => !isReadOperation(op));
+        const { roundTrips, ...critical } = criticalFigures(batchRequests[index] as TimedRequest[][], redeliveryRequests[index] as TimedRequest[], records, requestCost(serviceTimes, delayMs));
+        if (kind.name === 'round-trip floor') {
+          // the instrument's check: the floor consumer's chain is known (the most records of the batch on one item)
+          const floors = roundTripFloors(plan.records, args.batchSize);
+          const equal = floors.filter((floor, batch) => roundTrips[batch] === floor).length;
+          const longer = floors.filter((floor, batch) => (roundTrips[batch] as number) > floor).length;
+          floorChecks.push(`${delayMs} ms, ${rate * 100} %: the round-trip floor consumer's critical path equals the plan's floor in ${equal} of ${floors.length} batches (longer in ${longer})`);
+        }
         rows.push({
           delayMs,
           redeliveryRate: rate,
@@ -207,6 +307,7 @@ async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<n
           failedRedelivered: timed.redelivered,
           ...(args.conflicts === 'aws' ? { conflictsRefused: refused[index] as number } : {}),
           violations: [...(await consumer.check(plan)), ...cost.violations.map((violation) => `capacity run: ${violation}`)],
+          critical,
         });
       }
       progress(
@@ -247,7 +348,29 @@ async function run(args: Arguments, local: DynamoDbLocal, proxies: ReadonlyMap<n
       'invocations, redeliveries of failed records included; requests per record from the timed run; WCU and RCU per record by the AWS rule (failed writes ' +
       'included, shown apart), from a run of the same plan with no added latency and the rule check on; "vs PT": ratio to Powertools at the same latency and rate.',
     '',
-    '## Targets of issue 11',
+    '## Critical path and modelled latency',
+    '',
+    'Per batch, the round trips on its critical path: the longest chain of its DynamoDB requests, each sent on from the response of the one before ' +
+      '(the request whose response came last before it was sent, recorded on the consumer\'s client). Beside it, the timing chain: the longest chain of ' +
+      'requests each starting at or after the previous one ended, which DynamoDB Local\'s queueing lengthens (the follow-up of a queued request starts after ' +
+      'other records\' follow-ups ended). Modelled latency of a batch: the heaviest such chain, each request costing the added latency + ' +
+      'its operation\'s service time below; modelled records/s: records of the plan / the modelled latency of all invocations, redeliveries of failed records ' +
+      'included. The model leaves out the client\'s CPU time and back-off waits, and takes requests on one chain as AWS serves them: concurrent requests ' +
+      'at once (DynamoDB Local and 2 cores serialize them, which is what the wall clock measures).',
+    '',
+    `- service time per operation (DynamoDB Local, no added latency, the 10th percentile of the requests alone in flight in a calibration pass of ${CALIBRATION_BATCHES} ` +
+      `batches and ${CALIBRATION_SINGLE_RECORDS} single records per consumer, ${Math.round(highestRate * 100)} % redeliveries; median and samples in brackets): ` +
+      [...serviceTimes.byOperation.entries()].map(([operation, time]) => `${operation} ${time.p10Ms.toFixed(2)} ms (${time.medianMs.toFixed(2)} ms, ${time.samples})`).join(', ') +
+      (serviceTimes.fallback.size === 0 ? '' : `; never alone, so the 10th percentile of all its requests: ${[...serviceTimes.fallback.entries()].map(([operation, ms]) => `${operation} ${ms.toFixed(2)} ms`).join(', ')}`),
+    ...floorChecks.map((check) => `- ${check}`),
+    '',
+    renderCriticalPathTable(rows),
+    '',
+    '## Targets of issue 40, on the critical path: round trips and modelled latency (wall clock beside)',
+    '',
+    renderModeledTargets(rows),
+    '',
+    '## Targets of issue 11 (wall clock)',
     '',
     renderTargets(rows),
     '',

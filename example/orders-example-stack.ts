@@ -1,4 +1,4 @@
-import { ArnFormat, Duration, RemovalPolicy, Stack, StackProps, Validations } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Stack, StackProps, Validations } from 'aws-cdk-lib';
 import * as backup from 'aws-cdk-lib/aws-backup';
 import * as cloudwatchActions from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
@@ -9,6 +9,8 @@ import { Construct } from 'constructs';
 import * as path from 'node:path';
 import { IdempotentEventFlow, OrderedRelay, OrderedSubscriber, ProcessingMode } from '../lib';
 import { ORDER_BILLED, ORDER_PLACED } from './functions/order-events';
+import { opsTopic } from './ops-topic';
+import { acknowledgeOptInFunctionControls } from './opt-in-controls';
 
 /** Properties of {@link OrdersExampleStack}. */
 export interface OrdersExampleStackProps extends StackProps {
@@ -190,32 +192,17 @@ export class OrdersExampleStack extends Stack {
 
     // Opt-in controls the example leaves off, so it deploys anywhere at no extra cost (docs/COMPLIANCE.md):
     const functions = [placeOrder, fulfilOrder, ...this.flow.subscribers.map((s) => s.consumerFunction), orderTracking.consumerFunction].map((f) => f.lambdaFunction);
-    for (const fn of [...functions, orderedRelay.fanOutFunction]) {
-      Validations.of(fn).acknowledge(
-        ...['NIST.800.53.R5-LambdaConcurrency', 'HIPAA.Security-LambdaConcurrency'].map((id) => ({
-          id,
-          reason:
-            'Reserved concurrency is opt-in (reservedConcurrentExecutions): a new account has a concurrency limit of 10 and ' +
-            'can reserve none, so the example, which must deploy anywhere, reserves none.',
-        })),
-        ...['NIST.800.53.R5-LambdaInsideVPC', 'HIPAA.Security-LambdaInsideVPC', 'PCI.DSS.321-LambdaInsideVPC'].map((id) => ({
-          id,
-          reason:
-            'Running in a VPC is opt-in (vpc, vpcSubnets, securityGroups): it needs VPC endpoints for DynamoDB, SQS, KMS, ' +
-            'CloudWatch Logs and X-Ray (or a NAT gateway), which cost money; the example has no private network to reach.',
-        })),
-      );
-    }
+    for (const fn of [...functions, orderedRelay.fanOutFunction]) acknowledgeOptInFunctionControls(fn);
   }
 }
 
 /** A body filter policy entry that passes events of one type. */
-function eventType(type: string): sns.FilterOrPolicy {
+export function eventType(type: string): sns.FilterOrPolicy {
   return sns.FilterOrPolicy.filter(sns.SubscriptionFilter.stringFilter({ allowlist: [type] }));
 }
 
 /** A business table of the example: on-demand, PITR, encrypted with the AWS managed key. */
-function businessTable(scope: Construct, id: string, removalPolicy: RemovalPolicy): dynamodb.Table {
+export function businessTable(scope: Construct, id: string, removalPolicy: RemovalPolicy): dynamodb.Table {
   return new dynamodb.Table(scope, id, {
     partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
     billingMode: dynamodb.BillingMode.PAY_PER_REQUEST,
@@ -223,28 +210,4 @@ function businessTable(scope: Construct, id: string, removalPolicy: RemovalPolic
     pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
     removalPolicy,
   });
-}
-
-/** The topic the flow's alarms notify: encrypted with a key CloudWatch may use, TLS-only. */
-function opsTopic(scope: Construct): sns.Topic {
-  const key = new kms.Key(scope, 'OpsAlarmsKey', {
-    enableKeyRotation: true,
-    description: 'Encrypts the ops alarm topic of the idempotent-event-flow example',
-  });
-  // CloudWatch alarms publish to an encrypted topic only if the key lets CloudWatch use it: only for alarms of this
-  // account and region (confused-deputy guard).
-  const stack = Stack.of(scope);
-  key.addToResourcePolicy(
-    new iam.PolicyStatement({
-      sid: 'AllowCloudWatchAlarmsOfThisAccountToPublish',
-      principals: [new iam.ServicePrincipal('cloudwatch.amazonaws.com')],
-      actions: ['kms:Decrypt', 'kms:GenerateDataKey*'],
-      resources: ['*'],
-      conditions: {
-        StringEquals: { 'aws:SourceAccount': stack.account },
-        ArnLike: { 'aws:SourceArn': stack.formatArn({ service: 'cloudwatch', resource: 'alarm', resourceName: '*', arnFormat: ArnFormat.COLON_RESOURCE_NAME }) },
-      },
-    }),
-  );
-  return new sns.Topic(scope, 'OpsAlarms', { masterKey: key, enforceSSL: true });
 }

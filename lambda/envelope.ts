@@ -7,6 +7,7 @@ import { redactValues } from './redact';
 import { MalformedEnvelopeError } from './errors';
 import { unpairedSurrogate } from './unicode';
 import { traceContextOf, type TraceContext } from './trace-context';
+import { CLAIM_CHECK_ATTRIBUTES, isSha256Hex, MAX_OFFLOADED_DATA_BYTES, parseDataRef } from './contract/claim-check';
 
 /** The CloudEvents spec version this runtime writes and accepts. */
 export const CLOUDEVENTS_SPEC_VERSION = '1.0';
@@ -34,8 +35,20 @@ export interface EventEnvelope<TData = unknown> extends TraceContext {
    */
   readonly time?: string;
   readonly datacontenttype: typeof JSON_CONTENT_TYPE;
-  /** The event payload. */
+  /**
+   * The event payload. Absent from an offloaded event's envelope as published and as `parseEnvelope` reads it (then
+   * `dataref` is set); the consumer runtime restores it before any handler runs (claim-check/resolve-payload.ts).
+   */
   readonly data: TData;
+  /**
+   * Claim-check (docs/LARGE-EVENTS.md): where the offloaded data is, `s3://<bucket>/<key>` (CloudEvents `dataref`
+   * extension). Present only on an offloaded envelope, never on the event a handler gets.
+   */
+  readonly dataref?: string;
+  /** Claim-check: lowercase hex SHA-256 of the offloaded data (the object's bytes). Present with `dataref` only. */
+  readonly iefdatasha256?: string;
+  /** Claim-check: the size of the offloaded data in bytes. Present with `dataref` only. */
+  readonly iefdatasize?: number;
 }
 
 /**
@@ -165,7 +178,8 @@ function validate<TData>(envelope: Record<string, unknown>): EventEnvelope<TData
   if (contentType !== undefined && contentType !== JSON_CONTENT_TYPE) {
     throw new MalformedEnvelopeError(`field 'datacontenttype' must be '${JSON_CONTENT_TYPE}', but was ${JSON.stringify(contentType)}`);
   }
-  if (!('data' in envelope)) {
+  const claimCheck = claimCheckOf(envelope);
+  if (claimCheck === undefined && !('data' in envelope)) {
     throw new MalformedEnvelopeError("field 'data' is missing");
   }
   return {
@@ -176,9 +190,36 @@ function validate<TData>(envelope: Record<string, unknown>): EventEnvelope<TData
     ...(subject !== undefined ? { subject } : {}),
     ...(time !== undefined ? { time } : {}),
     datacontenttype: JSON_CONTENT_TYPE,
-    data: envelope.data as TData,
+    ...(claimCheck === undefined ? { data: envelope.data as TData } : {}),
     ...traceContextOf(envelope),
-  };
+    ...(claimCheck ?? {}),
+  } as EventEnvelope<TData>;
+}
+
+/**
+ * The claim-check attributes of an offloaded envelope, checked (contract/claim-check.ts), or undefined when the
+ * envelope has no `dataref`. An offloaded envelope carries no `data`.
+ */
+function claimCheckOf(envelope: Record<string, unknown>): { dataref: string; iefdatasha256: string; iefdatasize: number } | undefined {
+  if (envelope[CLAIM_CHECK_ATTRIBUTES.DATAREF] === undefined) return undefined;
+  const dataref = requireString(envelope, CLAIM_CHECK_ATTRIBUTES.DATAREF);
+  if (parseDataRef(dataref) === undefined) {
+    throw new MalformedEnvelopeError(`field '${CLAIM_CHECK_ATTRIBUTES.DATAREF}' must be s3://<bucket>/<key>, but was '${dataref}'`);
+  }
+  const sha256 = envelope[CLAIM_CHECK_ATTRIBUTES.SHA256];
+  if (!isSha256Hex(sha256)) {
+    throw new MalformedEnvelopeError(`field '${CLAIM_CHECK_ATTRIBUTES.SHA256}' must be a lowercase hex SHA-256 (64 digits) on an offloaded event, but was ${describeType(sha256)}`);
+  }
+  const size = envelope[CLAIM_CHECK_ATTRIBUTES.SIZE];
+  if (typeof size !== 'number' || !Number.isInteger(size) || size < 0 || size > MAX_OFFLOADED_DATA_BYTES) {
+    throw new MalformedEnvelopeError(
+      `field '${CLAIM_CHECK_ATTRIBUTES.SIZE}' must be a whole number of bytes from 0 to ${MAX_OFFLOADED_DATA_BYTES} on an offloaded event, but was ${typeof size === 'number' ? size : describeType(size)}`,
+    );
+  }
+  if ('data' in envelope) {
+    throw new MalformedEnvelopeError(`an offloaded event (with '${CLAIM_CHECK_ATTRIBUTES.DATAREF}') must not carry 'data' as well`);
+  }
+  return { dataref, iefdatasha256: sha256, iefdatasize: size };
 }
 
 /** Options of {@link parseEnvelope}. */

@@ -47,6 +47,23 @@ export class SchemaValidationError extends PermanentError {
 }
 
 /**
+ * An offloaded event's data (claim-check, docs/LARGE-EVENTS.md) cannot be had as its envelope describes it: the object
+ * is missing, its size or SHA-256 differs from the envelope's `iefdatasize` / `iefdatasha256`, or the reference is not
+ * one this flow reads. No retry brings the right bytes back, so the message is dead-lettered at once, alone, with this
+ * reason. (A failure to READ, such as throttling or a network error, is not this error: the message is retried.)
+ */
+export class PayloadUnavailableError extends PermanentError {
+  /** The event's `dataref`, when it had one. */
+  public readonly dataref?: string;
+
+  public constructor(message: string, dataref?: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'PayloadUnavailableError';
+    if (dataref !== undefined) this.dataref = dataref;
+  }
+}
+
+/**
  * A message id arrived again with a different payload than the one already processed under it. That is a producer
  * bug (an id reused for another event), not a redelivery, so it is rejected loudly (dead-lettered) instead of being
  * acknowledged as a duplicate.

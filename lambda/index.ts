@@ -82,6 +82,7 @@ export {
   MessageBlockedError,
   MessageInProgressError,
   PayloadMismatchError,
+  PayloadUnavailableError,
   RetryableError,
   SchemaValidationError,
   EventFlowError,
@@ -114,3 +115,10 @@ export { SequenceFences, type SequenceFenceState, type SequenceFencesOptions } f
 export { planOrderedRedrive, type OrderedDeadLetter, type OrderedRedrivePlan, type PlannedDeadLetter, type IFenceReader } from './ordered/redrive-plan';
 export { OrderedEventRecords, type IOrderedEventRecords, type OrderedEventRecord, type OrderedEventRecordsOptions } from './ordered/ordered-event-records';
 export { orderedPositionOf, type OrderedPosition } from './ordered/ordered-position';
+// claim-check: events of any size (docs/LARGE-EVENTS.md)
+export { loadClaimCheckConfig, type ClaimCheckConfig } from './claim-check/claim-check-config';
+export { S3PayloadStore, type PayloadReader, type PayloadWriter } from './claim-check/payload-store';
+export { offloadIfLarge, needsOffload, type ClaimCheck } from './claim-check/offload';
+export { isOffloaded, resolvePayload, type ResolvedPayload } from './claim-check/resolve-payload';
+export { CLAIM_CHECK_ATTRIBUTES, CLAIM_CHECK_ENV, DEFAULT_PAYLOAD_KEY_PREFIX, MAX_OFFLOADED_DATA_BYTES, payloadObjectKey, parseDataRef } from './contract/claim-check';
+export { ORDERED_ATTRIBUTES_MARGIN_BYTES } from './ordered/ordered-outbox';

@@ -38,6 +38,7 @@ export const RUNTIME_COMPOSED_ERRORS: ReadonlySet<string> = new Set([
   'SchemaValidationError',
   'MalformedEnvelopeError',
   'PayloadMismatchError',
+  'PayloadUnavailableError',
   'MessageBlockedError',
   'MessageInProgressError',
   'LeaseLostError',

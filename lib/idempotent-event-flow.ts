@@ -2,8 +2,11 @@ import { Annotations, CfnOutput, Duration, RemovalPolicy, Size, Stack, Stage } f
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import * as kms from 'aws-cdk-lib/aws-kms';
+import type * as s3 from 'aws-cdk-lib/aws-s3';
 import * as sns from 'aws-cdk-lib/aws-sns';
+import * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { InboxTable } from './consumer/inbox-table';
 import { IEventFlow, Subscriber } from './consumer/subscriber';
@@ -12,6 +15,7 @@ import { placementOf } from './consumer/private/flow-placement';
 import { physicalNamesOf } from './consumer/private/cross-stack-names';
 import { EventFlowAttributes, importEventFlow } from './imported-event-flow';
 import { describeEnvironment } from './private/environments';
+import { crossAccountOperatorRoleId, grantFlowOperator } from './private/flow-operator';
 import { giveSubscriberAlarmsAndOutput } from './private/subscriber-registration';
 import { subscribeGrantSid } from './private/subscribe-grant-sid';
 import { ALARM_PERIOD, createThresholdAlarm } from './private/threshold-alarm';
@@ -27,6 +31,18 @@ import { OrderedSubscriber } from './ordered/ordered-subscriber';
 import { EventTopic } from './topic/event-topic';
 import { validateMaxEndToEndLatency, validateMaxMessageAge, validateRelaySettings } from './private/shared-limits';
 import { validationError } from './private/validation-error';
+import {
+  createPayloadBucket,
+  describeWindow,
+  grantReadPayloads,
+  grantWritePayloads,
+  payloadProducerEnvironment,
+  payloadReaderEnvironment,
+  wholeDays,
+  type ReadableWindow,
+  type WindowTerm,
+} from './private/payload-bucket';
+import { ENV } from '../lambda/contract/environment';
 
 /** Properties of {@link IdempotentEventFlow}. Every one is optional. */
 export interface IdempotentEventFlowProps {
@@ -160,6 +176,42 @@ export interface IdempotentEventFlowProps {
    * @default RemovalPolicy.RETAIN
    */
   readonly removalPolicy?: RemovalPolicy;
+
+  /**
+   * Whether the flow carries events of any size (claim-check, docs/LARGE-EVENTS.md): the flow gets a payload bucket
+   * ({@link IdempotentEventFlow.payloadBucket}, construct id `PayloadBucket`), and a producer writes the `data` of an
+   * event larger than `payloadInlineThreshold` there, under the prefix `event-data/`, before its transaction; the
+   * event travels with a reference, digest and size, and consumers read the data back and verify it. The bucket is
+   * encrypted with the flow's `encryptionKey` (SSE-KMS, with an S3 bucket key), blocks all public access, refuses
+   * requests without TLS, is not versioned (each object is written once, and a changed object fails its digest), denies
+   * deleting objects under the prefix to everyone, and expires them after `payloadExpiration`. Producers (`addProducer`,
+   * `grantAppendEvents`, subscribers with `publishesEvents`) may `s3:PutObject` under the prefix; subscribers
+   * `s3:GetObject` under it and `s3:ListBucket` on it (so that a missing object is `404`, dead-lettered with its reason,
+   * not `403`, retried). Not yet with subscribers in another account or Region, ordered relays and ordered subscribers
+   * (synth fails naming them).
+   *
+   * @default false - no bucket: a producer refuses an event larger than `maxEventSize`
+   */
+  readonly offloadLargeEvents?: boolean;
+
+  /**
+   * With `offloadLargeEvents`: events whose envelope, as delivered (a JSON string), is larger than this are offloaded
+   * to the payload bucket; `Size.bytes(0)` offloads every event. At most `maxEventSize`.
+   *
+   * @default - the flow's `maxEventSize`: only events too large to travel inline are offloaded
+   */
+  readonly payloadInlineThreshold?: Size;
+
+  /**
+   * With `offloadLargeEvents`: how long after it is written an offloaded event's data expires (the payload bucket's one
+   * lifecycle rule, in whole days). Synth fails unless it covers the longest time an event can still be read: the later
+   * of the outbox's `eventRetention` (replay re-sends an event that long) and `relayMaximumRecordAge`, plus the longest
+   * path of a subscriber (its `deduplicationWindow`, or `subscriptionDeadLetterRetentionPeriod + retentionPeriod +
+   * deadLetterRetentionPeriod` when longer). Storage is paid for this long.
+   *
+   * @default - that window, rounded up to whole days: 37 days with the defaults (7 days of outbox retention + a 30-day deduplication window)
+   */
+  readonly payloadExpiration?: Duration;
 }
 
 /**
@@ -188,6 +240,11 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
   public readonly encryptionKey: kms.IKey;
   /** The alarms of the relay. */
   public readonly relayAlarms: RelayAlarms;
+  /**
+   * Where offloaded events' data is kept, with `offloadLargeEvents: true` (construct id `PayloadBucket`); undefined
+   * otherwise.
+   */
+  public readonly payloadBucket?: s3.IBucket;
   /** The flow's dashboard, with `dashboard: true`; undefined otherwise. */
   public readonly dashboard?: FlowDashboard;
   /**
@@ -253,6 +310,7 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
       logEncryptionKey: props.logEncryptionKey,
       removalPolicy,
     });
+    this.payloadBucket = this.createPayloadBucket(owner, removalPolicy);
     if (props.restrictTopicPublishers !== false) this.eventTopic.restrictPublishersTo(this.relay.role);
     for (const account of new Set(props.subscriberAccounts ?? [])) {
       this.allowSubscribe(`AllowSubscribeFromAccount${account}`, account, Stack.of(this).formatArn({ service: 'sqs', account, region: '*', resource: '*' }));
@@ -277,6 +335,7 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
         topicArn: this.eventTopic.topicArn,
         relayPipeName: this.relay.pipeName,
         relayDeadLetterQueueUrl: this.relay.deadLetterQueue.queueUrl,
+        ...(this.payloadBucket === undefined ? {} : { payloadBucketName: this.payloadBucket.bucketName }),
       }),
     });
   }
@@ -354,18 +413,51 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
 
   /** Environment variables a producer function needs to append events with the runtime's `Outbox.fromEnvironment()`. */
   public get producerEnvironment(): { [key: string]: string } {
-    return this.outboxTable.producerEnvironment;
+    return { ...this.outboxTable.producerEnvironment, ...this.payloadProducerVariables() };
   }
 
   /**
    * Lets `grantee` append events to the outbox, in the same transaction as its business writes.
    *
-   * Grants `dynamodb:PutItem` on the outbox table (and the table key's permissions if it has a customer key).
+   * Grants `dynamodb:PutItem` on the outbox table (and the table key's permissions if it has a customer key); with
+   * `offloadLargeEvents`, also `s3:PutObject` under the payload bucket's prefix and `kms:GenerateDataKey` on its key
+   * through S3.
    * Give the producer its business tables' permissions yourself; pass {@link producerEnvironment} to its environment.
    * (Publishing to the topic directly is `flow.eventTopic.grantPublish`, `sns:Publish`.)
    */
   public grantAppendEvents(grantee: iam.IGrantable): iam.Grant {
-    return this.outboxTable.grantAppendEvents(grantee);
+    const append = this.outboxTable.grantAppendEvents(grantee);
+    return this.payloadBucket === undefined ? append : append.combine(grantWritePayloads('grantAppendEvents', this.payloadBucket, grantee));
+  }
+
+  /**
+   * Lets `grantee` read the outbox as `idempotent-event-flow replay` does, to re-send events to a subscriber's queue:
+   * `dynamodb:GetItem` (`--event-id`) and `dynamodb:Scan` (`--since`) on the outbox table, nothing that writes (with a
+   * customer-managed key also `kms:Decrypt`, through DynamoDB only).
+   *
+   * A principal of this flow's account gets them in its own policy. A principal of ANOTHER account (e.g. the on-call
+   * role of a subscriber's team, `new iam.ArnPrincipal('arn:aws:iam::222222222222:role/ledger-oncall')`, or
+   * `new iam.AccountPrincipal('222222222222')`), whose policies this stack can not write, gets a role of this flow's
+   * account instead: `CrossAccountOperator<account>` (one per account, see {@link crossAccountOperatorRole}), trusted
+   * by exactly the principals granted (never `*`, which is refused), holding only the outbox read, with its ARN in the
+   * stack output `<flow>/CrossAccountOperator<account>/RoleArn`. The principal's own account must still let it
+   * `sts:AssumeRole` that role (done here for a role of this app in that account). With the role, `replay` reads the
+   * outbox; its send to the subscriber's queue (in the other account) is not covered by this grant (docs/CROSS-ACCOUNT.md,
+   * "Operating a subscriber of another account").
+   *
+   * @returns the grant of the outbox read, to `grantee` or (another account) to the role
+   */
+  public grantOperator(grantee: iam.IGrantable): iam.Grant {
+    return grantFlowOperator(this, this.outboxTable, grantee);
+  }
+
+  /**
+   * The role {@link grantOperator} created for principals of `account` (12 digits), which they assume to read the
+   * outbox; undefined when none was granted.
+   */
+  public crossAccountOperatorRole(account: string): iam.IRole | undefined {
+    const role = this.node.tryFindChild(crossAccountOperatorRoleId(account));
+    return role instanceof iam.Role ? role : undefined;
   }
 
   /**
@@ -384,12 +476,18 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
    * your business tables yourself.
    */
   public addProducer(id: string, options: FunctionOptions): ProducerFunction {
-    return new ProducerFunction(this, id, {
+    const producer = new ProducerFunction(this, id, {
       removalPolicy: this.props.removalPolicy,
       logEncryptionKey: this.props.logEncryptionKey,
       ...options,
       outboxTable: this.outboxTable,
     });
+    if (this.payloadBucket !== undefined) {
+      this.refuseOwnPayloadVariables(`IdempotentEventFlow '${this.node.id}': addProducer '${id}'`, options.environment);
+      for (const [name, value] of Object.entries(this.payloadProducerVariables())) producer.lambdaFunction.addEnvironment(name, value);
+      grantWritePayloads('grantAppendEvents', this.payloadBucket, producer.role);
+    }
+    return producer;
   }
 
   /**
@@ -439,6 +537,7 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
     }
     this.assertSubscriberNameFree(subscriber.subscriberName, subscriber.node.path);
     const placement = placementOf(subscriber);
+    if (this.payloadBucket !== undefined) this.letSubscriberReadPayloads(owner, subscriber, placement?.crossEnvironment === true);
     if (placement?.crossEnvironment) this.admitRemoteSubscriber(subscriber);
     const alarms = giveSubscriberAlarmsAndOutput(subscriber, {
       alarmActions: this.props.alarmActions,
@@ -542,6 +641,12 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
    * Fails for a relay registered before.
    */
   public registerOrderedRelay(relay: OrderedRelay): void {
+    if (this.payloadBucket !== undefined) {
+      throw validationError(
+        `IdempotentEventFlow '${this.node.id}': offloadLargeEvents does not support ordered relays yet (the ordered relay ${relay.node.path} ` +
+          'and its subscribers would not read the payload bucket), but offloadLargeEvents is true; use a flow without it for ordered events',
+      );
+    }
     if (this.orderedRelayList.includes(relay)) {
       throw validationError(`IdempotentEventFlow '${this.node.id}': the ordered relay ${relay.node.path} is registered already`);
     }
@@ -600,5 +705,112 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
           `${namesake.node.path}; subscribers of one flow must have different names. Set subscriberName on one of them`,
       );
     }
+  }
+
+  /** The payload bucket with `offloadLargeEvents`, after checking the props that go with it. */
+  private createPayloadBucket(owner: string, removalPolicy: RemovalPolicy): s3.IBucket | undefined {
+    const { offloadLargeEvents, payloadInlineThreshold, payloadExpiration } = this.props;
+    if (offloadLargeEvents !== true) {
+      for (const [prop, value] of [
+        ['payloadInlineThreshold', payloadInlineThreshold],
+        ['payloadExpiration', payloadExpiration],
+      ] as const) {
+        if (value !== undefined) throw validationError(`${owner}: ${prop} can only be used with offloadLargeEvents: true, but offloadLargeEvents is ${String(offloadLargeEvents ?? false)}`);
+      }
+      return undefined;
+    }
+    if (payloadInlineThreshold !== undefined) {
+      const bytes = payloadInlineThreshold.toBytes();
+      const limit = this.relay.maxEventSize.toBytes();
+      if (!Number.isInteger(bytes) || bytes < 0 || bytes > limit) {
+        throw validationError(`${owner}: payloadInlineThreshold must be a whole number of bytes from 0 to maxEventSize (${limit} bytes), but ${bytes} bytes was provided`);
+      }
+    }
+    if (payloadExpiration !== undefined && (payloadExpiration.toSeconds() % 86_400 !== 0 || payloadExpiration.toSeconds() <= 0)) {
+      throw validationError(`${owner}: payloadExpiration must be a whole number of days, at least 1 (S3 expires objects in days), but ${payloadExpiration.toHumanString()} was provided`);
+    }
+    const bucket = createPayloadBucket(this, this.encryptionKey, removalPolicy, () => payloadExpiration?.toDays() ?? this.payloadWindow().days);
+    this.node.addValidation({ validate: () => this.payloadExpirationErrors(owner) });
+    return bucket;
+  }
+
+  /**
+   * The longest time an offloaded event can still be read, from when its data is written: replay re-sends an event for
+   * the outbox's `eventRetention` (at least 1 day, longer than the relay's maximum record age of at most 23 hours), and
+   * a copy then takes at most its subscriber's longest path: the deduplication window, or the retentions of the
+   * subscription's dead-letter queue, the queue and its dead-letter queue, when longer.
+   */
+  private payloadWindow(): ReadableWindow {
+    const terms: WindowTerm[] = [{ what: "the outbox's eventRetention, how long replay can re-send an event", duration: this.outboxTable.eventRetention }];
+    let longest: WindowTerm | undefined;
+    for (const subscriber of this.subscriberList) {
+      const queue = subscriber.consumerQueue;
+      const subscriptionRetention = (subscriber.subscriptionDeadLetterQueue?.node.defaultChild as sqs.CfnQueue | undefined)?.messageRetentionPeriod;
+      const pathSeconds = (typeof subscriptionRetention === 'number' ? subscriptionRetention : 0) + queue.retentionPeriod.toSeconds() + queue.deadLetterRetentionPeriod.toSeconds();
+      const candidates: WindowTerm[] = [
+        {
+          what: `subscriber ${subscriber.subscriberName}'s subscriptionDeadLetterRetentionPeriod + retentionPeriod + deadLetterRetentionPeriod`,
+          duration: Duration.seconds(pathSeconds),
+        },
+      ];
+      if (subscriber.deduplicationWindow !== undefined) candidates.push({ what: `subscriber ${subscriber.subscriberName}'s deduplicationWindow`, duration: subscriber.deduplicationWindow });
+      for (const candidate of candidates) if (longest === undefined || candidate.duration.toSeconds() > longest.duration.toSeconds()) longest = candidate;
+    }
+    if (longest !== undefined) terms.push(longest);
+    const seconds = terms.reduce((sum, term) => sum + term.duration.toSeconds(), 0);
+    return { days: wholeDays(Duration.seconds(seconds)), terms };
+  }
+
+  /** Synth's check of `payloadExpiration` against {@link payloadWindow}, once every subscriber is known. */
+  private payloadExpirationErrors(owner: string): string[] {
+    const given = this.props.payloadExpiration;
+    if (given === undefined) return [];
+    const window = this.payloadWindow();
+    if (given.toDays() >= window.days) return [];
+    return [
+      `${owner}: payloadExpiration must be at least ${window.days} days, the longest an offloaded event can still be read ` +
+        `(${describeWindow(window)}), or its data expires while the event can still be delivered, but ${given.toHumanString()} was provided`,
+    ];
+  }
+
+  /** The claim-check variables of a producer of this flow; none without a payload bucket. */
+  private payloadProducerVariables(): Record<string, string> {
+    if (this.payloadBucket === undefined) return {};
+    return payloadProducerEnvironment(this.payloadBucket, this.props.payloadInlineThreshold?.toBytes());
+  }
+
+  /** Refuses claim-check variables a user set on a function the flow sets them on. */
+  private refuseOwnPayloadVariables(owner: string, environment: { [key: string]: string } | undefined): void {
+    for (const name of Object.keys(environment ?? {})) {
+      if (name.startsWith('IEF_PAYLOAD_')) {
+        throw validationError(`${owner}: environment variable ${name} is set by the flow (offloadLargeEvents), but it was provided in environment; configure it through the flow's props`);
+      }
+    }
+  }
+
+  /**
+   * A subscriber of a flow that offloads reads the payload bucket (its variables and grants), and, when it publishes
+   * events (`publishesEvents`), writes to it as a producer does.
+   */
+  private letSubscriberReadPayloads(owner: string, subscriber: Subscriber, crossEnvironment: boolean): void {
+    const bucket = this.payloadBucket!;
+    if (crossEnvironment) {
+      throw validationError(
+        `${owner}: offloadLargeEvents does not support subscribers in another account or Region yet, but ${subscriber.node.path} is one ` +
+          '(its function could not be given the payload bucket of this stack); deploy it beside the flow, or use a flow without offloadLargeEvents',
+      );
+    }
+    const fn = subscriber.consumerFunction.lambdaFunction;
+    const variables = (Stack.of(fn).resolve((fn.node.defaultChild as lambda.CfnFunction).environment) as { variables?: Record<string, unknown> } | undefined)?.variables ?? {};
+    const publishes = ENV.OUTBOX_TABLE_NAME in variables;
+    for (const name of Object.keys(variables)) {
+      if (name.startsWith('IEF_PAYLOAD_')) {
+        throw validationError(`${owner}: environment variable ${name} of subscriber ${subscriber.subscriberName} is set by the flow (offloadLargeEvents); configure it through the flow's props`);
+      }
+    }
+    const environment = publishes ? this.payloadProducerVariables() : payloadReaderEnvironment(bucket);
+    for (const [name, value] of Object.entries(environment)) fn.addEnvironment(name, value);
+    grantReadPayloads('Subscriber', bucket, fn);
+    if (publishes) grantWritePayloads('grantAppendEvents', bucket, fn);
   }
 }

@@ -11,7 +11,9 @@
  *   the ordered subscriber, OrderTracking, applied each order's steps in sequence (`aggregate-order`).
  * - Effect probes: each reads the subscriber's own tables (found through its consumer's environment variables, resolved
  *   to the local tables) and counts how often each effect was applied. The simulator then checks the counts: exactly
- *   once for an acknowledged event, at most once for a dead-lettered one.
+ *   once for an acknowledged event, at most once for a dead-lettered one. Loyalty's tables are in the loyalty team's
+ *   account, the others' in the orders account: the simulator runs both accounts' stacks as one flow, with IAM
+ *   evaluated across them (the topic, queue and key policies decide whether Loyalty gets its events).
  * - Operator: when a crash or a lost response leaves the outcome of a mail or an invoice unknown, the lease and
  *   multi-step subscribers block the message instead of trying again. Once the run settles, the simulator plays the
  *   operator with these decisions: look at the mail gateway or the accounting system (the stand-in tables) and resolve
@@ -157,6 +159,10 @@ const notifications: EffectProbe = async ({ client, environment, events }) => {
 const customerStats: EffectProbe = async ({ client, environment, events }) =>
   perCustomer(events, await scanAll(client, tableOf(environment, 'CUSTOMER_STATS_TABLE_NAME')), 'stats orderCount');
 
+/** Loyalty (the loyalty team's account) credits one points item per billed order. */
+const loyalty: EffectProbe = async ({ client, environment, events }) =>
+  perOrder(events, await scanAll(client, tableOf(environment, 'LOYALTY_TABLE_NAME')), 'loyalty points', () => 1);
+
 /** OrderTracking appends each step to its order's timeline once (the simulator checks the order: `aggregate-order`). */
 const orderTracking: EffectProbe = async ({ client, environment, events }) => {
   const timelines = await scanAll(client, tableOf(environment, 'TRACKING_TABLE_NAME'));
@@ -202,7 +208,7 @@ export const scenario: SimulationScenario = {
     { function: 'Orders/PlaceOrder', commands: placeOrderCommands, probe: placedOrders, eventTypes: [ORDER_PLACED] },
     { function: 'Orders/Fulfilment', commands: fulfilmentCommands, probe: fulfilmentSteps, eventTypes: Object.values(FULFILMENT_STEPS).map((step) => step.type) },
   ],
-  effects: { Billing: billing, Shipping: shipping, Invoicing: invoicing, Notifications: notifications, CustomerStats: customerStats, OrderTracking: orderTracking },
+  effects: { Billing: billing, Shipping: shipping, Invoicing: invoicing, Notifications: notifications, CustomerStats: customerStats, Loyalty: loyalty, OrderTracking: orderTracking },
   operator: { Invoicing: invoicingOperator, Notifications: notificationsOperator },
   // the orders with a fraction of a cent are malformed on purpose: the validating subscribers may reject them for good
   malformed: (event) => event.type === ORDER_PLACED && !Number.isInteger((event.data as { totalCents?: unknown }).totalCents),

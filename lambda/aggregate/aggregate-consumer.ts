@@ -12,7 +12,7 @@ import type { HandlerContext, MessageContext } from '../consumer/process-message
 import type { EventEnvelope } from '../envelope';
 import { ConcurrentModificationError, PayloadMismatchError, PermanentError } from '../errors';
 import { CONSUMER_METRICS } from '../contract/metric-names';
-import { consumerOutbox, emittedEventPreparer } from '../producer/emitted-events';
+import { consumerOutbox, emittedEventPreparer, readyEvents } from '../producer/emitted-events';
 import type { NewEvent } from '../producer/new-event';
 import type { Outbox } from '../producer/outbox';
 import { isContention } from '../transaction/contention-retry';
@@ -191,7 +191,7 @@ export function createAggregateConsumer<TData = unknown, TState extends object =
         // a fresh event each attempt: an apply that changes its event in place must not change it twice
         const change = await options.apply(read.state as TState | undefined, context.freshEnvelope(), context);
         assertOwnState(change?.state, location, envelope.id);
-        const events = (change.events ?? []).map((event, index) => prepareEvent(event, index));
+        const events = await readyEvents((change.events ?? []).map((event, index) => prepareEvent(event, index)));
         const processed = appendProcessed(read.processed, received, maxProcessed);
         const put = store.nextVersionPut(location, read, change.state, processed);
         const written = await store.write(location, put, events, { subscriberName: config.subscriberName, eventId: envelope.id });

@@ -37,6 +37,12 @@ export interface BatchReadPolicy {
    * from an earlier record of the same batch does not count: the read cannot know it).
    */
   observe(records: number, redeliveries: number): void;
+  /**
+   * Whether a batch that reads waits for the read before any record starts (`batchRead: true`: every redelivery
+   * answered by the read, one round trip before the first commit), rather than sending it beside the first commits
+   * for the records behind another in their lane only (create-consumer.ts). @default false - beside the first commits
+   */
+  readonly readsBeforeRecords?: boolean;
 }
 
 /** Options of {@link AdaptiveBatchRead}. */
@@ -92,6 +98,8 @@ export class AdaptiveBatchRead implements BatchReadPolicy {
 
 /** Every batch reads (`batchRead: true`); `false` has no policy: the consumer then has nothing to read from. */
 class FixedBatchRead implements BatchReadPolicy {
+  public readonly readsBeforeRecords = true;
+
   public constructor(private readonly read: boolean) {}
 
   public shouldRead(): boolean {

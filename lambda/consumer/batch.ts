@@ -85,6 +85,14 @@ function lanesOf<TRecord extends SQSRecord>(records: readonly TRecord[], laneOf?
 }
 
 /**
+ * The records that run behind an earlier record of the batch in their lane (FIFO group, or `laneOf`): each starts only
+ * once the one before it in its lane is done. The first record of every lane is not among them.
+ */
+export function recordsBehindInLane<TRecord extends SQSRecord>(records: readonly TRecord[], laneOf?: (record: TRecord) => string | undefined): ReadonlySet<TRecord> {
+  return new Set(lanesOf(records, laneOf).flatMap((lane) => lane.records.slice(1).map(({ record }) => record)));
+}
+
+/**
  * Processes the records, at most `concurrency` at once, and reports every record whose outcome is `failed` (or whose
  * processor threw) as a batch item failure, in batch order. On a standard queue one record's failure never affects the
  * others. With a `budget`, a record is started only while the invocation's time allows (invocation-budget.ts); one

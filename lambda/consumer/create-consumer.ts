@@ -9,7 +9,7 @@ import type { DynamoDBClientLike } from '../transaction/document-client';
 import { unpairedSurrogate } from '../unicode';
 import { INBOX_ITEM } from '../contract/wire-format';
 import type { EventEnvelope } from '../envelope';
-import { processBatch, type RecordOutcome } from './batch';
+import { processBatch, recordsBehindInLane, type RecordOutcome } from './batch';
 import { batchReadPolicy, type BatchReadSetting } from './batch-read-policy';
 import { SqsDeadLetterPublisher, type DeadLetterPublisher } from './dead-letter';
 import { ItemLocks } from './item-locks';
@@ -17,6 +17,9 @@ import { assertNotBehindOrderedQueue } from './ordered-queue-guard';
 import { KnownRecords, type KnownRecordsSource } from './known-records';
 import { parseRecordBody, processMessage, type MessageDependencies, type MessageExecutor, type ParsedBody, type PayloadParser } from './process-message';
 import type { SQSBatchResponse, SQSEvent } from './sqs';
+import { loadClaimCheckConfig } from '../claim-check/claim-check-config';
+import { S3PayloadStore, type PayloadReader } from '../claim-check/payload-store';
+import type { ClaimCheckReading } from './process-message';
 
 /** Options every consumer factory accepts. */
 export interface ConsumerOptions<TData> {
@@ -62,6 +65,12 @@ export interface ConsumerOptions<TData> {
    * @default 25 ms base, 1 s cap, 1 s kept back for the batch and the response, `Math.random`
    */
   readonly contentionRetry?: ContentionRetryOptions;
+  /**
+   * Where offloaded events' data is read from (claim-check, docs/LARGE-EVENTS.md); any `PayloadReader`, e.g. an
+   * `S3PayloadStore` over your own S3 client.
+   * @default an `S3PayloadStore` with a client from the Lambda environment, created when the first offloaded event arrives
+   */
+  readonly payloadReader?: PayloadReader;
 }
 
 /** The default of `maxConcurrency`. */
@@ -118,6 +127,19 @@ export function consumerLogger(config: ConsumerBaseConfig, processingMode: Proce
   return (logger ?? createLogger()).child({ subscriber: config.subscriberName, processingMode });
 }
 
+/**
+ * How a consumer reads offloaded events: the given reader, or an S3 store made on first use; the flow's bucket and
+ * prefix from the environment (`IEF_PAYLOAD_BUCKET_NAME`, `IEF_PAYLOAD_KEY_PREFIX`) when set.
+ */
+function claimCheckReading(payloadReader: PayloadReader | undefined): ClaimCheckReading {
+  const expected = loadClaimCheckConfig();
+  let reader = payloadReader;
+  return {
+    reader: () => (reader ??= S3PayloadStore.fromEnvironment()),
+    ...(expected === undefined ? {} : { expected }),
+  };
+}
+
 /** The dead-letter publisher of a consumer: the caller's, or SQS to the configured URL, or none. */
 function deadLetterPublisher(config: ConsumerBaseConfig, deadLetter?: DeadLetterPublisher): DeadLetterPublisher | undefined {
   if (deadLetter !== undefined) return deadLetter;
@@ -160,6 +182,7 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
     }
   };
   const deadLetter = deadLetterPublisher(config, setup.options.deadLetter);
+  const claimCheck = claimCheckReading(setup.options.payloadReader);
   const contention = new ContentionRetry(setup.options.contentionRetry);
   // one per consumer: an adaptive read learns from every invocation of this execution environment
   const readPolicy = setup.knownRecordsSource === undefined ? undefined : batchReadPolicy(setup.batchRead ?? true);
@@ -180,11 +203,33 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
     const startedAt = now().getTime();
     const outcomes: Partial<Record<RecordOutcome, number>> = {};
     const parsed = new Map<object, ParsedBody>(event.Records.map((record) => [record, parseRecordBody(record, logPayloadValues)]));
-    const eventIds = [...parsed.values()].flatMap((body) => ('envelope' in body ? [body.envelope.id] : []));
+    const idOf = (record: object): string[] => {
+      const body = parsed.get(record);
+      return body !== undefined && 'envelope' in body ? [body.envelope.id] : [];
+    };
+    const eventIds = event.Records.flatMap(idOf);
+    const laneOf = (record: SQSEvent['Records'][number]): string | undefined => {
+      const body = parsed.get(record);
+      return body !== undefined && 'envelope' in body ? laneOfEnvelope(body.envelope) : undefined;
+    };
     // a one-record batch pays the read and then its own write anyway, which answers a redelivery by itself: no read
     const source = setup.knownRecordsSource;
-    const reads = source !== undefined && readPolicy?.shouldRead() === true && eventIds.length >= MIN_RECORDS_FOR_BATCH_READ;
-    const knownRecords = source === undefined ? undefined : reads ? await KnownRecords.read(source, eventIds, now(), logger) : KnownRecords.none(source.subscriberName);
+    const readOn = source !== undefined && readPolicy?.shouldRead() === true && eventIds.length >= MIN_RECORDS_FOR_BATCH_READ;
+    // `batchRead: true` reads before any record starts; otherwise the read is off the first commits' path: a record
+    // first in its lane commits at once (its write's condition answers a redelivery), and the read goes out beside
+    // those commits for the records behind another in their lane, which find its answer when their turn comes
+    const readFirst = readPolicy?.readsBeforeRecords === true;
+    const behind = readFirst ? undefined : recordsBehindInLane(event.Records, laneOf);
+    const readIds = behind === undefined ? eventIds : event.Records.filter((record) => behind.has(record)).flatMap(idOf);
+    const reads = readOn && readIds.length > 0;
+    const knownRecords =
+      source === undefined
+        ? undefined
+        : !reads
+          ? KnownRecords.none(source.subscriberName)
+          : readFirst
+            ? await KnownRecords.read(source, readIds, now(), logger)
+            : KnownRecords.reading(source, readIds, now(), logger);
     const deps: MessageDependencies<TData> = {
       execute: setup.execute,
       parse: setup.options.parse,
@@ -200,21 +245,22 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
       handOff: new Map(),
       onBlockedDeadLetter: setup.onBlockedDeadLetter,
       contention,
+      claimCheck,
     };
     try {
       return await processBatch(
         event.Records,
-        (record, clock) => processMessage(record, deps, parsed.get(record), clock),
+        async (record, clock) => {
+          if (behind?.has(record) === true) await knownRecords?.settled();
+          return processMessage(record, deps, parsed.get(record), clock);
+        },
         {
           concurrency,
           // the invocation's time, shared by the batch's starts and its contention retries
           budget: contention.budget(lambdaContext, event.Records.length),
           onNotStarted: (record) =>
             logger.info('failed', { sqsMessageId: record.messageId, outcome: 'failed', detail: "not started: too little of the invocation's time left; retried later" }),
-          laneOf: (record) => {
-            const body = parsed.get(record);
-            return body !== undefined && 'envelope' in body ? laneOfEnvelope(body.envelope) : undefined;
-          },
+          laneOf,
           onUnexpectedError: (record, error) => logger.error('failed', { sqsMessageId: record.messageId, outcome: 'failed', error }),
           onSkipped: (record, groupId) =>
             logger.info('skipped', { sqsMessageId: record.messageId, outcome: 'skipped', messageGroupId: groupId, detail: 'an earlier message of this FIFO group failed' }),
@@ -225,6 +271,8 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
         },
       );
     } finally {
+      // a read no record waited for (every record behind another was skipped) is not left running past the response
+      await knownRecords?.settled();
       // the redeliveries a read would have answered: those the read or their own write found applied
       readPolicy?.observe(eventIds.length, (outcomes.duplicate ?? 0) - (knownRecords?.copiesRecognisedInBatch ?? 0));
       metrics.flush();

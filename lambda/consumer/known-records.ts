@@ -51,6 +51,8 @@ function appliedRecordOf(item: Readonly<Record<string, unknown>>, accepts: Appli
 export class KnownRecords {
   private readonly applied = new Map<string, AppliedRecord>();
   private recognisedFromBatch = 0;
+  /** The read under way ({@link KnownRecords.reading}); resolved (never rejected) once its answer is in. */
+  private pending: Promise<void> = Promise.resolve();
 
   private constructor(private readonly subscriberName: string) {}
 
@@ -70,11 +72,32 @@ export class KnownRecords {
    * normal path.
    */
   public static async read(source: KnownRecordsSource, eventIds: readonly string[], now: Date, logger: Logger): Promise<KnownRecords> {
+    const known = KnownRecords.reading(source, eventIds, now, logger);
+    await known.settled();
+    return known;
+  }
+
+  /**
+   * Starts the read of {@link KnownRecords.read} and returns at once: what the batch's own records add is known at once,
+   * what the read finds once {@link KnownRecords.settled} resolves (a record of the batch that waits for the read awaits
+   * it before {@link KnownRecords.recognise}). The read never replaces what the batch's records added meanwhile.
+   */
+  public static reading(source: KnownRecordsSource, eventIds: readonly string[], now: Date, logger: Logger): KnownRecords {
     const known = new KnownRecords(source.subscriberName);
+    known.pending = known.load(source, eventIds, now, logger);
+    return known;
+  }
+
+  /** Resolves once the read (if any) has answered or failed; never rejects. */
+  public settled(): Promise<void> {
+    return this.pending;
+  }
+
+  private async load(source: KnownRecordsSource, eventIds: readonly string[], now: Date, logger: Logger): Promise<void> {
     // an id too long for a key would make DynamoDB refuse the whole read; its own path dead-letters it
     const unique = [...new Set(eventIds)].filter((id) => utf8Bytes(recordKey(source.subscriberName, id)) <= MAX_PARTITION_KEY_BYTES);
     const nowEpochSeconds = Math.floor(now.getTime() / 1000);
-    if (unique.length === 0) return known;
+    if (unique.length === 0) return;
     const chunks: string[][] = [];
     for (let start = 0; start < unique.length; start += MAX_KEYS_PER_BATCH_GET) chunks.push(unique.slice(start, start + MAX_KEYS_PER_BATCH_GET));
     await Promise.all(
@@ -100,7 +123,8 @@ export class KnownRecords {
           for (const item of response.Responses?.[source.tableName] ?? []) {
             const eventId = item[INBOX_ITEM.EVENT_ID_ATTRIBUTE];
             const record = appliedRecordOf(item, source.accepts, nowEpochSeconds);
-            if (typeof eventId === 'string' && record !== undefined) known.applied.set(eventId, record);
+            // what a record of this batch added meanwhile is the newer news
+            if (typeof eventId === 'string' && record !== undefined && !this.applied.has(eventId)) this.applied.set(eventId, record);
           }
         } catch (error) {
           logger.warn('batch read of known records failed', {
@@ -110,7 +134,6 @@ export class KnownRecords {
         }
       }),
     );
-    return known;
   }
 
   /**

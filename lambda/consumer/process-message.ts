@@ -4,7 +4,10 @@
  * can cure). The mode itself is a {@link MessageExecutor}.
  */
 import { parseEnvelope, type EventEnvelope } from '../envelope';
-import { MessageBlockedError, PermanentError, SchemaValidationError } from '../errors';
+import { MessageBlockedError, PayloadUnavailableError, PermanentError, SchemaValidationError } from '../errors';
+import type { ClaimCheckConfig } from '../claim-check/claim-check-config';
+import type { PayloadReader } from '../claim-check/payload-store';
+import { isOffloaded, resolvePayload, withData } from '../claim-check/resolve-payload';
 import { payloadFingerprint } from '../fingerprint';
 import { redactedMessage, redactValues } from '../redact';
 import { traceLogFields } from '../trace-context';
@@ -122,11 +125,38 @@ export interface MessageDependencies<TData> {
    */
   readonly onBlockedDeadLetter?: (deadLetter: BlockedDeadLetter) => Promise<void>;
   /**
+   * How offloaded events (claim-check, docs/LARGE-EVENTS.md) are read: `reader` is called for the first one (so a
+   * consumer that never meets one creates no S3 client); `expected` is the flow's bucket and prefix, when configured,
+   * and a reference elsewhere is refused. @default none: an offloaded event is dead-lettered (PayloadUnavailableError)
+   */
+  readonly claimCheck?: ClaimCheckReading;
+  /**
    * Keep payload values in error messages (a schema error's echo of the refused value, the start of a body that is not
    * JSON) in the logs and the dead-letter attributes, for debugging.
    * @default false - they are redacted (`redactValues`): the error name and a bounded message without the values
    */
   readonly logPayloadValues?: boolean;
+}
+
+/** How a consumer reads offloaded events' data (see `MessageDependencies.claimCheck`). */
+export interface ClaimCheckReading {
+  readonly reader: () => PayloadReader;
+  readonly expected?: Pick<ClaimCheckConfig, 'bucketName' | 'keyPrefix'>;
+}
+
+/**
+ * An offloaded envelope made whole (fetched, size and SHA-256 checked), or the envelope itself when it travelled
+ * inline; `dataJson` is the fetched data's text, to parse fresh copies from.
+ */
+async function inlineEnvelope(raw: EventEnvelope<unknown>, claimCheck: ClaimCheckReading | undefined): Promise<{ envelope: EventEnvelope<unknown>; dataJson?: string }> {
+  if (!isOffloaded(raw)) return { envelope: raw };
+  if (claimCheck === undefined) {
+    throw new PayloadUnavailableError(
+      `event '${raw.id}' (${raw.type}) is offloaded to ${raw.dataref}, but this consumer reads no payload bucket (deploy it on a flow with a payload bucket, or pass claimCheck)`,
+      raw.dataref,
+    );
+  }
+  return resolvePayload(raw, claimCheck.reader(), claimCheck.expected);
 }
 
 /**
@@ -142,6 +172,7 @@ const PERMANENT_ERROR_NAMES: ReadonlySet<string> = new Set([
   'EventTooLargeError',
   'InvalidEventError',
   'ProcessingContextError',
+  'PayloadUnavailableError',
 ]);
 
 /** The contention retry of a pipeline given none. */
@@ -268,18 +299,26 @@ export async function processMessage<TData>(
   const elapsed = (): LogContext => ({ durationMilliseconds: deps.now().getTime() - startedAt });
   let log = deps.logger.child({ sqsMessageId: record.messageId });
   if ('error' in parsed) return deadLetter(record, parsed.error, 'dead-lettered', deps, log, elapsed());
-  const raw = parsed.envelope;
-  log = log.child({ eventId: raw.id, eventType: raw.type, ...traceLogFields(raw) });
+  const delivered = parsed.envelope;
+  log = log.child({ eventId: delivered.id, eventType: delivered.type, ...traceLogFields(delivered) });
+  const raw = delivered;
   try {
-    const fingerprint = payloadFingerprint(raw);
+    // an offloaded event's data is fetched and verified first: from here on it is an inline event (same fingerprint)
+    // (an inline event takes no extra step: not even an await, so its path is main's, tick for tick)
+    const { envelope: whole, dataJson } = isOffloaded(delivered) ? await inlineEnvelope(delivered, deps.claimCheck) : { envelope: delivered, dataJson: undefined };
+    const fingerprint = payloadFingerprint(whole);
     if (deps.knownRecords?.recognise(raw.id, fingerprint) === 'duplicate') {
       log.debug('duplicate', { ...elapsed(), outcome: 'duplicate', detail: 'recognised by the batch read: no handler run, nothing written' });
       return 'duplicate';
     }
     const logPayloadValues = deps.logPayloadValues === true;
-    const envelope = parsePayload(raw, deps.parse, logPayloadValues);
+    const envelope = parsePayload(whole, deps.parse, logPayloadValues);
     // parsed again for each run of user code: what one run changes in place never reaches the next
-    const freshEnvelope = (): EventEnvelope<TData> => parsePayload(parseEnvelope<unknown>(record.body, { logPayloadValues }), deps.parse, logPayloadValues);
+    const reparsed = (): EventEnvelope<unknown> => {
+      const again = parseEnvelope<unknown>(record.body, { logPayloadValues });
+      return dataJson === undefined ? again : withData(again, JSON.parse(dataJson));
+    };
+    const freshEnvelope = (): EventEnvelope<TData> => parsePayload(reparsed(), deps.parse, logPayloadValues);
     const context: MessageContext<TData> = {
       sqsRecord: record,
       lambdaContext: deps.lambdaContext,

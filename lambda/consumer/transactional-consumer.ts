@@ -4,7 +4,7 @@ import type { Logger } from '../logger';
 import { assertProcessingMode, loadConsumerBaseConfig, loadConsumerConfig, type ConsumerConfig } from '../config';
 import { PROCESSING_MODE } from '../contract/environment';
 import type { EventEnvelope } from '../envelope';
-import { consumerOutbox, emittedEventPreparer } from '../producer/emitted-events';
+import { consumerOutbox, emittedEventPreparer, readyEvents } from '../producer/emitted-events';
 import type { Outbox } from '../producer/outbox';
 import type { BatchReadPolicy, BatchReadSetting } from './batch-read-policy';
 import type { KnownRecordsSource } from './known-records';
@@ -75,6 +75,13 @@ export interface TransactionalConsumerOptions<TData> extends ConsumerOptions<TDa
    * a {@link BatchReadPolicy} decides as it likes (e.g. `new AdaptiveBatchRead({ threshold: 0.1 })`, one per consumer).
    * A batch of one record never reads (its own write answers a redelivery in the same round trip), and a later copy of
    * an event in the same batch is recognised from the earlier one without a read.
+   *
+   * `true` waits for the read before any record starts (every redelivery answered by it: the fewest write units, one
+   * round trip more on every batch). `'adaptive'` and a policy object keep the read off the first commits' path: a
+   * record first in its lane (its FIFO group; its event id on a standard queue) commits at once and its own condition
+   * answers a redelivery (a cancelled transaction, 2 write units per item, and a handler run); the read goes out beside
+   * those commits, for the records behind another in their lane only, which find its answer when their turn comes. A
+   * batch with no such record sends no read (docs/PROCESSING-MODES.md, "The batch read").
    *
    * The default since contention no longer costs receives (issue 40): copies of an event that two invocations hold at
    * once meet in their transactions on the inbox record (a TransactionConflict), and that conflict is retried inside
@@ -165,7 +172,7 @@ export function createTransactionalConsumer<TData = unknown>(options: Transactio
         });
         // a fresh event each attempt: a handler that changes its event in place must not change it twice
         await options.handle(context.freshEnvelope(), tx, context);
-        return { tx, result: await inbox.commit(envelope, tx.items, context.fingerprint, tx.events, context.itemLocks, writeToken) };
+        return { tx, result: await inbox.commit(envelope, tx.items, context.fingerprint, await readyEvents(tx.events), context.itemLocks, writeToken) };
       }, context);
       if (result.unverifiedPayload !== undefined) {
         context.logger.warn('payload not verified', { detail: `${result.unverifiedPayload}; acknowledged as a duplicate`, fingerprint: context.fingerprint });

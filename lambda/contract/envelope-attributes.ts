@@ -5,8 +5,26 @@
  * compiler checks there. Imports nothing.
  */
 
-/** The envelope's attributes: the CloudEvents attributes, then the distributed-tracing extension's. */
-export const ENVELOPE_ATTRIBUTE_NAMES = ['specversion', 'id', 'source', 'type', 'subject', 'time', 'datacontenttype', 'data', 'traceparent', 'tracestate'] as const;
+/**
+ * The envelope's attributes: the CloudEvents attributes, then the distributed-tracing extension's, then the
+ * claim-check's (contract/claim-check.ts: `dataref`, `iefdatasha256`, `iefdatasize`, present instead of `data` on an
+ * offloaded event, as published).
+ */
+export const ENVELOPE_ATTRIBUTE_NAMES = [
+  'specversion',
+  'id',
+  'source',
+  'type',
+  'subject',
+  'time',
+  'datacontenttype',
+  'data',
+  'traceparent',
+  'tracestate',
+  'dataref',
+  'iefdatasha256',
+  'iefdatasize',
+] as const;
 
 /** One of {@link ENVELOPE_ATTRIBUTE_NAMES}. */
 export type EnvelopeAttributeName = (typeof ENVELOPE_ATTRIBUTE_NAMES)[number];

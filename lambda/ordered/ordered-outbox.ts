@@ -27,6 +27,8 @@ import {
 } from '../transaction/cancellation';
 import { toDocumentClient, type DynamoDBClientLike } from '../transaction/document-client';
 import { validateTransactionLimits } from '../transaction/limits';
+import { offloadIfLarge, type ClaimCheck } from '../claim-check/offload';
+import { MAX_MESSAGE_BYTES } from '../contract/wire-format';
 import { assertWritable, marshallOptionsOf } from '../transaction/writable-values';
 import { OUTBOX_ITEM } from '../contract/wire-format';
 import {
@@ -96,7 +98,20 @@ export interface OrderedOutboxOptions {
    * again each time, unchanged. @default 5
    */
   readonly maxAttempts?: number;
+  /**
+   * Where event data too large to travel inline goes (claim-check, docs/LARGE-EVENTS.md), e.g.
+   * `{ config: loadClaimCheckConfig()!, store: S3PayloadStore.fromEnvironment() }`. An ordered event is offloaded when
+   * its envelope, with {@link ORDERED_ATTRIBUTES_MARGIN_BYTES} kept for its ordering attributes, is over the threshold.
+   * @default none: an event over the event size limit is refused (EventTooLargeError)
+   */
+  readonly claimCheck?: ClaimCheck;
 }
+
+/**
+ * Bytes kept free of the event size limit for an ordered event's ordering attributes (aggregate, sequence, write time,
+ * generation), which are added after the offload decision: 512.
+ */
+export const ORDERED_ATTRIBUTES_MARGIN_BYTES = 512;
 
 /** The default of {@link OrderedOutboxOptions.maxAttempts}. */
 export const DEFAULT_ORDERED_ATTEMPTS = 5;
@@ -159,8 +174,10 @@ export class OrderedOutbox {
   private readonly now: () => Date;
   private readonly newId: () => string;
   private readonly maxAttempts: number;
+  private readonly claimCheck?: ClaimCheck;
 
   public constructor(options: OrderedOutboxOptions) {
+    if (options.claimCheck !== undefined) this.claimCheck = options.claimCheck;
     this.client = toDocumentClient(options.client);
     this.config = options.config;
     this.now = options.now ?? (() => new Date());
@@ -204,12 +221,16 @@ export class OrderedOutbox {
       firstIndexOf.set(event.aggregateId, index);
     });
     const now = this.now();
-    const envelopes = input.events.map((event) => {
+    const built = input.events.map((event) => {
       const envelope = buildEnvelope(withoutOrderedOptions(event), { source: this.config.eventSource, now: () => now, newId: this.newId });
       assertFifoId(envelope.id, `event ${envelope.type}: its id`);
       assertEventIdNotReserved(envelope.id, envelope.type);
       return envelope;
     });
+    // data too large to travel inline is written to S3 first (once per event: a retry rewrites nothing)
+    const claimCheck = this.claimCheck;
+    const offloadLimit = (this.config.maxEventBytes ?? MAX_MESSAGE_BYTES) - ORDERED_ATTRIBUTES_MARGIN_BYTES;
+    const envelopes = claimCheck === undefined ? built : await Promise.all(built.map((envelope) => offloadIfLarge(envelope, claimCheck, offloadLimit)));
     // built once, before the attempts: every attempt (and a retried call with the same ids) writes the same pair
     const standardPuts = envelopes.map((envelope, index) => (input.events[index]!.alsoToStandardFlow === true ? this.standardPut(envelope, now) : undefined));
     let lastCancellation: TransactionCancelledError | undefined;
@@ -399,7 +420,8 @@ export class OrderedOutbox {
       const json = storedString(cancellationItem(cancelled, index), OUTBOX_ITEM.ENVELOPE_ATTRIBUTE);
       if (json === undefined) return undefined;
       const written = event.standard ?? event.envelope;
-      if (payloadFingerprint(parseEnvelope(json)) !== payloadFingerprint(written)) {
+      const storedEnvelope = parseEnvelope(json);
+      if (payloadFingerprint(storedEnvelope) !== payloadFingerprint(written) || storedEnvelope.iefdatasha256 !== written.iefdatasha256) {
         throw new TransactionCancelledError(
           `event '${written.id}' (${written.type}) is already in the outbox with another payload: an event id must not be reused for another event; nothing was written`,
           { cancellationReasonCodes: codes, failedActions: [] },

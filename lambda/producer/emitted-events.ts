@@ -42,7 +42,7 @@ export function emittedEventPreparer(options: EmittedEventsOptions): EventPrepar
   const { outbox, subscriberName, consumedEventId } = options;
   return (event, index) => {
     if (outbox === undefined) throw noOutboxError(event.type, subscriberName);
-    return outbox.prepare({ ...event, id: event.id ?? derivedEventId(subscriberName, consumedEventId, index) });
+    return outbox.prepareEmitted({ ...event, id: event.id ?? derivedEventId(subscriberName, consumedEventId, index) });
   };
 }
 
@@ -56,4 +56,13 @@ export function consumerOutbox(outbox: Outbox | undefined, client: DynamoDBClien
   if (outbox !== undefined) return outbox;
   const tableName = process.env[ENV.OUTBOX_TABLE_NAME];
   return tableName === undefined || tableName.trim() === '' ? undefined : Outbox.fromEnvironment(client, { now });
+}
+
+/**
+ * The emitted events ready to commit: an event whose data is being offloaded (`ready`, see `Outbox.prepareEmitted`) is
+ * replaced by its prepared event once its S3 write is done. Call it right before the commit.
+ * @throws the S3 client's error when a write failed (nothing is committed: the message is retried)
+ */
+export async function readyEvents(events: readonly PreparedEvent[]): Promise<PreparedEvent[]> {
+  return Promise.all(events.map((event) => event.ready ?? event));
 }

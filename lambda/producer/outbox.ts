@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteItem } from '@aws-sdk/lib-dynamodb';
 import { loadProducerConfig, type ProducerConfig } from '../config';
 import { parseEnvelope, type EventEnvelope } from '../envelope';
-import { InvalidEventError, TransactionCancelledError } from '../errors';
+import { EventTooLargeError, InvalidEventError, TransactionCancelledError } from '../errors';
 import { payloadFingerprint } from '../fingerprint';
 import { describeAction } from '../transaction/actions';
 import {
@@ -24,6 +24,9 @@ import { buildEnvelope, type NewEvent } from './new-event';
 import { outboxPut } from './outbox-item';
 import { OutboxKeySchemaCheck } from './outbox-key-schema';
 import { OUTBOX_ITEM } from '../contract/wire-format';
+import { loadClaimCheckConfig } from '../claim-check/claim-check-config';
+import { S3PayloadStore } from '../claim-check/payload-store';
+import { encodedEnvelopeBytes, inlineThreshold, needsOffload, offloadIfLarge, type ClaimCheck } from '../claim-check/offload';
 
 /** The result of {@link Outbox.transactWriteOnce}. */
 export interface OutboxWriteResult {
@@ -47,6 +50,11 @@ export interface OutboxOptions {
   readonly now?: () => Date;
   /** Generator of event ids. @default `crypto.randomUUID` */
   readonly newId?: () => string;
+  /**
+   * Where event data too large to travel inline goes (claim-check, docs/LARGE-EVENTS.md): the payload bucket's settings
+   * and an S3 writer. @default none: an event over the event size limit is refused (EventTooLargeError)
+   */
+  readonly claimCheck?: ClaimCheck;
 }
 
 /** Input of {@link Outbox.transactWrite}. */
@@ -59,8 +67,15 @@ export interface OutboxTransactWriteInput {
 
 /** An event ready to go into a transaction: its envelope and the conditional Put of its outbox item. */
 export interface PreparedEvent<TData = unknown> {
+  /** The envelope as it goes into the outbox (an offloaded event's without `data`, with `dataref`). */
   readonly envelope: EventEnvelope<TData>;
   readonly action: TransactWriteItem;
+  /**
+   * Set on an event emitted with `tx.emit` whose data is being offloaded (its S3 write started at the emit): the
+   * prepared event to commit instead, once the object is written. `envelope` and `action` are then the inline ones,
+   * not to be sent. @default undefined - the event is ready
+   */
+  readonly ready?: Promise<PreparedEvent<TData>>;
 }
 
 /** Options of {@link Outbox.fromEnvironment}. */
@@ -77,7 +92,13 @@ export interface OutboxEnvironmentOptions {
 export class Outbox {
   /** An outbox configured from the environment set by the constructs; call it once, at cold start. */
   public static fromEnvironment(client?: DynamoDBClientLike, options: OutboxEnvironmentOptions = {}): Outbox {
-    return new Outbox({ client: toDocumentClient(client), config: loadProducerConfig(), now: options.now });
+    const claimCheckConfig = loadClaimCheckConfig();
+    return new Outbox({
+      client: toDocumentClient(client),
+      config: loadProducerConfig(),
+      now: options.now,
+      ...(claimCheckConfig === undefined ? {} : { claimCheck: { config: claimCheckConfig, store: S3PayloadStore.fromEnvironment() } }),
+    });
   }
 
   private readonly client: DynamoDBDocumentClient;
@@ -85,8 +106,10 @@ export class Outbox {
   private readonly now: () => Date;
   private readonly newId: () => string;
   private readonly keySchemaCheck: OutboxKeySchemaCheck;
+  private readonly claimCheck?: ClaimCheck;
 
   public constructor(options: OutboxOptions) {
+    if (options.claimCheck !== undefined) this.claimCheck = options.claimCheck;
     this.client = toDocumentClient(options.client);
     this.config = options.config;
     this.keySchemaCheck = new OutboxKeySchemaCheck(this.client, this.config);
@@ -121,6 +144,31 @@ export class Outbox {
   }
 
   /**
+   * {@link Outbox.prepare} for an event that may be offloaded (claim-check): when its envelope does not fit inline, its
+   * data is written to the payload bucket now (once: a retry writes nothing new) and the prepared envelope refers to it.
+   * If the transaction then does not commit, the object is an orphan the bucket's lifecycle rule expires.
+   * @throws InvalidEventError or EventTooLargeError before anything is sent; the S3 client's error when the write fails
+   */
+  public async prepareAsync<TData>(event: NewEvent<TData>): Promise<PreparedEvent<TData>> {
+    return this.buildOffloading(event);
+  }
+
+  /**
+   * What `tx.emit` uses: {@link Outbox.prepare}, except that an event to offload starts its S3 write now and is
+   * returned with `ready`, the prepared event to commit once the write is done.
+   */
+  public prepareEmitted<TData>(event: NewEvent<TData>): PreparedEvent<TData> {
+    const now = this.now();
+    const envelope = buildEnvelope(event, { source: this.config.eventSource, now: () => now, newId: this.newId });
+    if (this.claimCheck === undefined || !needsOffload(envelope, this.claimCheck.config, this.config.maxEventBytes)) {
+      return { envelope, action: outboxPut(envelope, this.config, now) };
+    }
+    const ready = offloadIfLarge(envelope, this.claimCheck, this.config.maxEventBytes).then((offloaded) => ({ envelope: offloaded, action: outboxPut(offloaded, this.config, now) }));
+    ready.catch(() => undefined); // awaited at commit; a handler that throws after the emit never awaits it
+    return { envelope, action: { ConditionCheck: undefined } as unknown as TransactWriteItem, ready };
+  }
+
+  /**
    * Writes `items` and `events` in ONE TransactWriteItems call and returns the envelopes written.
    *
    * @throws TransactionLimitError, InvalidEventError, EventTooLargeError or InvalidWriteError (a value the DocumentClient
@@ -132,7 +180,7 @@ export class Outbox {
    *   was written
    */
   public async transactWrite(input: OutboxTransactWriteInput): Promise<EventEnvelope[]> {
-    const built = input.events.map((event) => this.build(event));
+    const built = await Promise.all(input.events.map((event) => this.buildOffloading(event)));
     await this.write(input.items ?? [], built, false);
     return built.map((event) => event.envelope);
   }
@@ -161,7 +209,7 @@ export class Outbox {
       }
     });
     const items = input.items ?? [];
-    const built = input.events.map((event) => this.build(event));
+    const built = await Promise.all(input.events.map((event) => this.buildOffloading(event)));
     try {
       await this.write(items, built, true);
       return { written: true, events: built.map((event) => event.envelope) };
@@ -169,7 +217,10 @@ export class Outbox {
       if (!(error instanceof TransactionCancelledError) || !isTransactionCanceled(error.cause)) throw error;
       const stored = this.committedBefore(error.cause, items.length, built.length);
       if (stored === undefined) throw error;
-      const reused = built.find((event, index) => payloadFingerprint(event.envelope) !== payloadFingerprint(stored[index] as EventEnvelope))?.envelope;
+      // an offloaded event's data is named by its SHA-256 (its envelope carries no data)
+      const samePayload = (mine: EventEnvelope, theirs: EventEnvelope): boolean =>
+        payloadFingerprint(mine) === payloadFingerprint(theirs) && mine.iefdatasha256 === theirs.iefdatasha256;
+      const reused = built.find((event, index) => !samePayload(event.envelope, stored[index] as EventEnvelope))?.envelope;
       if (reused !== undefined) {
         throw new TransactionCancelledError(
           `${error.message}; event '${reused.id}' (${reused.type}) is already in the outbox with another payload: an event id must not be reused for another event`,
@@ -242,6 +293,22 @@ export class Outbox {
   private build<TData>(event: NewEvent<TData>): PreparedEvent<TData> {
     const now = this.now();
     const envelope = buildEnvelope(event, { source: this.config.eventSource, now: () => now, newId: this.newId });
+    if (this.claimCheck !== undefined && needsOffload(envelope, this.claimCheck.config, this.config.maxEventBytes)) {
+      const limit = inlineThreshold(this.claimCheck.config, this.config.maxEventBytes);
+      throw new EventTooLargeError(
+        `event '${envelope.id}' (${envelope.type}) is offloaded to S3 (its envelope is ${encodedEnvelopeBytes(envelope).toLocaleString('en-US')} bytes delivered, ` +
+          `over the inline threshold of ${limit.toLocaleString('en-US')} bytes), which needs an await: use transactWrite, transactWriteOnce or prepareAsync instead of event or prepare`,
+        { eventId: envelope.id, sizeBytes: encodedEnvelopeBytes(envelope), limitBytes: limit },
+      );
+    }
+    return { envelope, action: outboxPut(envelope, this.config, now) };
+  }
+
+  /** {@link Outbox.build}, with the data offloaded to S3 first when the event does not fit inline. */
+  private async buildOffloading<TData>(event: NewEvent<TData>): Promise<PreparedEvent<TData>> {
+    const now = this.now();
+    const built = buildEnvelope(event, { source: this.config.eventSource, now: () => now, newId: this.newId });
+    const envelope = this.claimCheck === undefined ? built : await offloadIfLarge(built, this.claimCheck, this.config.maxEventBytes);
     return { envelope, action: outboxPut(envelope, this.config, now) };
   }
 }

@@ -29,7 +29,8 @@ export function describeEnvironment(env: AwsEnvironment): string {
 
 /**
  * Compares the flow's environment with the subscriber's, part by part. A part unknown on both sides is taken to be the
- * same (as CDK does for two environment-agnostic stacks). Fails, naming both environments and what to set, when a part
+ * same (as CDK does for two environment-agnostic stacks), except a Region unknown on both sides of two accounts, which
+ * fails naming both stacks and `env.region`. Fails naming both environments and what to set, when a part
  * is known on one side only and the rest does not already say they differ: CDK can then neither refer from one to the
  * other nor tell whether a topic grant or a Region is needed.
  *
@@ -47,8 +48,17 @@ export function compareEnvironments(owner: string, flowWhat: string, flow: AwsEn
         'set env: { account, region } on both stacks (a subscriber in another account or Region than its flow needs both environments explicit)',
     );
   }
+  const crossAccount = known(flow.account) && flow.account !== subscriber.account;
+  // Across accounts nothing makes two deploy-time Regions one: each account's deployment takes its own (its profile,
+  // its pipeline stage), and the subscription would name a topic, the grant a queue, of a Region the other is not in.
+  if (crossAccount && !known(flow.region)) {
+    throw validationError(
+      `${owner}: its stack ${subscriberStackName} is in ${describeEnvironment(subscriber)} and ${flowWhat} in ${describeEnvironment(flow)}; ` +
+        'the Region is unknown on both sides of a subscriber in another account: set env.region on both stacks (env: { account, region })',
+    );
+  }
   return {
-    crossAccount: known(flow.account) && flow.account !== subscriber.account,
+    crossAccount,
     crossRegion: known(flow.region) && flow.region !== subscriber.region,
   };
 }

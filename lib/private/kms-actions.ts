@@ -10,7 +10,7 @@ import { libraryGrantOrResource } from './library-statements';
 export const KMS_SEND_MESSAGE_ACTIONS: readonly string[] = ['kms:Decrypt', 'kms:GenerateDataKey'];
 
 /** The AWS services that use a key of the library on a principal's behalf. */
-export type KeyUsingService = 'sqs' | 'sns' | 'dynamodb';
+export type KeyUsingService = 'sqs' | 'sns' | 'dynamodb' | 's3';
 
 /**
  * Grants `actions` on `key` to `grantee` only through `service` in the key's region (`kms:ViaService`

@@ -23,11 +23,13 @@ export function denyTopicAccessWithoutTls(topic: sns.Topic): void {
  * Lets SNS use `key` for deliveries from the topic `topicArn` only (SNS encrypts each delivery to an SSE-KMS queue with
  * the queue's key). A key whose policy can not be changed here (imported) gets a warning saying what to add, under
  * `warningId`.
+ *
+ * @param principal the principal SNS delivers as (../private/sns-delivery-principal.ts) @default sns.amazonaws.com
  */
-export function allowSnsDeliveriesWithKey(scope: Construct, key: kms.IKey, topicArn: string, sid: string, warningId: string): void {
+export function allowSnsDeliveriesWithKey(scope: Construct, key: kms.IKey, topicArn: string, sid: string, warningId: string, principal = 'sns.amazonaws.com'): void {
   const statement = new iam.PolicyStatement({
     sid,
-    principals: [new iam.ServicePrincipal('sns.amazonaws.com')],
+    principals: [new iam.ServicePrincipal(principal)],
     actions: ['kms:GenerateDataKey*', 'kms:Decrypt'],
     resources: ['*'],
     conditions: { ArnEquals: { 'aws:SourceArn': topicArn } },
@@ -35,7 +37,7 @@ export function allowSnsDeliveriesWithKey(scope: Construct, key: kms.IKey, topic
   if (!key.addToResourcePolicy(statement, true).statementAdded) {
     Annotations.of(scope).addWarningV2(
       warningId,
-      `The key policy of the imported encryptionKey can not be changed here. Allow principal sns.amazonaws.com ` +
+      `The key policy of the imported encryptionKey can not be changed here. Allow principal ${principal} ` +
         `kms:GenerateDataKey* and kms:Decrypt with condition aws:SourceArn = ${topicArn}, or SNS can not deliver ` +
         'to subscriber queues encrypted with this key.',
     );

@@ -14,6 +14,8 @@ export const SENDER_PATH_PREFIX = '/sender/';
 export interface SenderInvocation {
   /** Unique in the run. */
   readonly invocation: string;
+  /** The key the runner was given for it (an event source mapping's `<mapping>|<message id>|<receive count>`), which fault decisions are keyed by. @default not known */
+  readonly invocationKey?: string;
   /** The ids of the events the invocation handles (its SQS records' envelopes). */
   readonly eventIds: readonly string[];
 }

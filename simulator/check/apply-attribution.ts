@@ -278,7 +278,9 @@ export class ApplyAttribution {
         requests: requestReferences(later.writes),
         text:
           `${by} with its own client (${siteList(later.writes)}), after ${this.label(earlier.invocation, eventId)} ${after}: ` +
-          'a write outside the transaction is not undone when the commit fails, nor stopped by the inbox record when the event comes again (its own client: write through the transaction)',
+          (consumer.mode === 'aggregate'
+            ? 'a write outside the transaction, in apply(), is not undone when the commit fails, nor stopped by the processed ids when the event comes again (return the change as the state from apply() instead)'
+            : 'a write outside the transaction is not undone when the commit fails, nor stopped by the inbox record when the event comes again (its own client: write through the transaction)'),
       };
     }
     if (earlier.kind === 'commit' && later.kind === 'commit') {
@@ -343,6 +345,11 @@ function isCommitOf(consumer: AttributedConsumer, write: WriteSeen, eventId: str
   return consumer.inboxTable !== undefined && write.tables.includes(consumer.inboxTable) && write.body.includes(inboxKeyText(consumer, eventId));
 }
 
+/** Whether a write is an aggregate consumer's commit (of any event): it writes the processed-ids list. */
+function isAggregateCommit(write: WriteSeen): boolean {
+  return write.body.includes(JSON.stringify(AGGREGATE_ITEM.PROCESSED_MESSAGES_ATTRIBUTE));
+}
+
 function namesNoInbox(consumer: AttributedConsumer, write: WriteSeen): boolean {
   return consumer.inboxTable === undefined || !write.tables.includes(consumer.inboxTable);
 }
@@ -395,6 +402,9 @@ function applicationsIn(consumer: AttributedConsumer, invocation: InvocationSeen
     // a write of its own client happens at every run of the handler, whatever the inbox says: an application each time,
     // and a refused commit retried in the invocation (contention retry) runs the handler again: one application per run
     if (consumer.mode === 'transactional' && outside.length > 0) return ownClientRuns(invocation, outside, commitAttempts(consumer, invocation, eventId));
+    // an aggregate's commit names no inbox either: its own-client writes are those that carry no processed-ids list
+    const ownClient = consumer.mode === 'aggregate' ? outside.filter((write) => !isAggregateCommit(write)) : [];
+    if (ownClient.length > 0) return ownClientRuns(invocation, ownClient, invocation.writes.filter((write) => isCommitOf(consumer, write, eventId)));
     // the aggregate's writes of later messages in the batch name the event too: its own commit is the first
     const commit = invocation.writes.find((write) => write.applied && isCommitOf(consumer, write, eventId));
     return commit === undefined ? [] : [{ invocation, kind: 'commit', writes: [commit] }];
@@ -403,8 +413,8 @@ function applicationsIn(consumer: AttributedConsumer, invocation: InvocationSeen
 }
 
 /**
- * A transactional consumer's own-client writes for an event, one application per run of its handler: a run ends with a
- * commit attempt, so the writes between two attempts are one run's.
+ * A transactional or aggregate consumer's own-client writes for an event, one application per run of its handler (or
+ * `apply()`): a run ends with a commit attempt, so the writes between two attempts are one run's.
  */
 function ownClientRuns(invocation: InvocationSeen, outside: readonly WriteSeen[], attempts: readonly WriteSeen[]): Application[] {
   const runs = new Map<number, WriteSeen[]>();

@@ -58,8 +58,10 @@ export type ViolationKind =
   | 'not-exercised'
   /** A function sent one event's SQS message from more than one invocation (repeated-sends.ts). */
   | 'repeated-send'
-  /** The templates break a rule AWS enforces at deploy (deploy-rules.ts). */
+  /** The templates break a rule AWS enforces at deploy (deploy-rules.ts, subscription-rules.ts). */
   | 'deploy-refused'
+  /** The topic's account subscribes another account's queue: pending confirmation, SNS delivers nothing (subscription-rules.ts). */
+  | 'unconfirmed-subscription'
   /** The synth reported an error (an `aws:cdk:error` of the assembly): `cdk deploy` refuses the app. */
   | 'synth-error'
   /** The history of a key shows two owners running its effect at once, or a lost response applied twice (history.ts). */

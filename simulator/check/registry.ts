@@ -19,6 +19,7 @@ import { repeatedSendsRule } from './rules/repeated-sends';
 import { settledRule } from './rules/settled';
 import { subjectSpreadRule } from './rules/subject-spread';
 import { subscriberHealthRule } from './rules/subscriber-health';
+import { subscriptionRulesRule } from './rules/subscription-rules';
 import { synthErrorsRule } from './rules/synth-errors';
 import { trackedRule } from './rules/tracked';
 import { unappliedEventsRule } from './rules/unapplied-events';
@@ -30,6 +31,7 @@ export const RUN_CHECKS: readonly RunCheck[] = [
   // the app and the run as a whole
   synthErrorsRule,
   deployRulesRule,
+  subscriptionRulesRule,
   settledRule,
   trackedRule,
   relayedRule,

@@ -4,7 +4,8 @@
  * a `PermanentError`, a schema or envelope error) of any other event is a consumer refusing valid work, e.g. a `parse`
  * that refuses valid e-mail addresses: each such dead letter is "explained", yet the work is lost. One violation per
  * subscriber and error name, with the events and one reason in full. Configuration errors are the
- * `configuration-error` check's.
+ * `configuration-error` check's. An event whose claim-check object the run altered or deleted on purpose
+ * (injected-object-faults.ts) is rejected rightly: not counted.
  */
 import { configurationErrorIn } from './configuration-errors';
 import type { DeadLetterFinding } from './dead-letters';
@@ -17,11 +18,16 @@ const MAX_EVENTS_LISTED = 5;
  * A violation per error name among the subscriber's permanent rejections of events `isMalformed` does not mark.
  * A dead letter whose event is unknown counts as an event the scenario did not mark.
  */
-export function checkRejectedEvents(subscriber: string, deadLetters: readonly DeadLetterFinding[], isMalformed: (eventId: string) => boolean): Violation[] {
+export function checkRejectedEvents(
+  subscriber: string,
+  deadLetters: readonly DeadLetterFinding[],
+  isMalformed: (eventId: string) => boolean,
+  injectedObjectFault: (eventId: string) => unknown = () => undefined,
+): Violation[] {
   const byError = new Map<string, { events: Set<string>; example: string }>();
   for (const finding of deadLetters) {
     if (finding.rejectedWith === undefined || configurationErrorIn(finding.explanation) !== undefined) continue;
-    if (finding.eventId !== undefined && isMalformed(finding.eventId)) continue;
+    if (finding.eventId !== undefined && (isMalformed(finding.eventId) || injectedObjectFault(finding.eventId) !== undefined)) continue;
     const entry = byError.get(finding.rejectedWith) ?? { events: new Set<string>(), example: finding.explanation ?? finding.rejectedWith };
     entry.events.add(finding.eventId ?? `message ${finding.messageId}`);
     byError.set(finding.rejectedWith, entry);

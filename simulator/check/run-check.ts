@@ -18,6 +18,7 @@ import type { Finding } from './invariants';
 import type { ViolationCause } from './violation-cause';
 import type { AttributedSend } from './repeated-sends';
 import type { DeadLetterQueueContents } from './unwatched-dead-letters';
+import type { InjectedObjectFault } from '../aws/s3-endpoint';
 
 /** What IAM evaluation did in a run. */
 export type IamReport = ({ readonly evaluated: true } & IamFigures) | { readonly evaluated: false; readonly reason: string };
@@ -97,6 +98,11 @@ export interface RunFacts {
   readonly rates: FaultRates;
   /** Whether the scenario marks the committed event as malformed. */
   readonly isMalformed: (eventId: string) => boolean;
+  /**
+   * The fault the run's S3 injected into the event's claim-check object (altered or deleted after it was written:
+   * injected-object-faults.ts), if any. @default none: the app has no bucket
+   */
+  readonly injectedObjectFault?: (eventId: string) => InjectedObjectFault | undefined;
   /** Per type, the committed events no subscription took (relayed, not given up on by the relay, matched by no filter). */
   readonly untaken: readonly UntakenEvents[];
   /** The event types the scenario expects consumed (`expectConsumed`). */

@@ -8,7 +8,8 @@
  *
  * The dead letters other checks already fail (a permanent rejection of a valid event: rejected-events.ts; a
  * configuration error: configuration-dead-letters.ts) are theirs; events neither acknowledged nor dead-lettered are
- * `lost` or `not-drained` (invariants.ts).
+ * `lost` or `not-drained` (invariants.ts). An event whose claim-check object the run altered or deleted on purpose
+ * (injected-object-faults.ts) cannot be applied: its dead letter is the right outcome, not counted.
  */
 import { configurationErrorIn } from './configuration-errors';
 import type { DeadLetterFinding } from './dead-letters';
@@ -42,11 +43,11 @@ function reasonOf(finding: DeadLetterFinding): string {
 }
 
 /** A violation per subscriber and reason for the events it never applied whose messages sit in its dead-letter queues. */
-export function checkUnappliedEvents(subscriber: SubscriberOutcome, isMalformed: (eventId: string) => boolean): Violation[] {
+export function checkUnappliedEvents(subscriber: SubscriberOutcome, isMalformed: (eventId: string) => boolean, injectedObjectFault: (eventId: string) => unknown = () => undefined): Violation[] {
   const byReason = new Map<string, Set<string>>();
   for (const finding of subscriber.deadLetters) {
     const { eventId } = finding;
-    if (eventId === undefined || !subscriber.matched.has(eventId) || subscriber.applied.has(eventId) || isMalformed(eventId)) continue;
+    if (eventId === undefined || !subscriber.matched.has(eventId) || subscriber.applied.has(eventId) || isMalformed(eventId) || injectedObjectFault(eventId) !== undefined) continue;
     if (finding.rejectedWith !== undefined || configurationErrorIn(finding.explanation) !== undefined) continue;
     const reason = reasonOf(finding);
     byReason.set(reason, (byReason.get(reason) ?? new Set()).add(eventId));

@@ -60,6 +60,14 @@ The run:
   --sns-delivery-failure-rate <p>
                                each attempt of SNS to deliver to a subscription's queue fails; retried under SNS's
                                delivery policy, then the subscription's dead-letter queue (default ${DEFAULT_FAULT_RATES.snsDeliveryFailure})
+  --s3-failure-rate <p>        each attempt of an S3 PutObject or GetObject (the claim-check's) is refused with 503
+                               SlowDown; the SDK retries it (default ${DEFAULT_FAULT_RATES.s3Failure}; a PutObject's reply is also lost at
+                               --lost-response-rate)
+  --s3-slow-rate <p>           each attempt of an S3 request is answered slowly, in small pieces (default ${DEFAULT_FAULT_RATES.s3Slow})
+  --s3-object-missing-rate <p> each claim-check object is gone at its first read: its event must dead-letter with its
+                               reason (default ${DEFAULT_FAULT_RATES.s3ObjectMissing})
+  --s3-object-altered-rate <p> each claim-check object is altered (one byte) at its first read: its event must
+                               dead-letter with its reason (default ${DEFAULT_FAULT_RATES.s3ObjectAltered})
   --no-faults                  all rates 0 (a clean run)
   --no-operator                leave blocked messages in the dead-letter queues (no operator pass: see the scenario's
                                'operator')
@@ -89,6 +97,10 @@ const RATE_OPTIONS: readonly { readonly option: string; readonly rate: keyof Fau
   { option: 'crash-rate', rate: 'crash' },
   { option: 'relay-failure-rate', rate: 'relayFailure' },
   { option: 'sns-delivery-failure-rate', rate: 'snsDeliveryFailure' },
+  { option: 's3-failure-rate', rate: 's3Failure' },
+  { option: 's3-slow-rate', rate: 's3Slow' },
+  { option: 's3-object-missing-rate', rate: 's3ObjectMissing' },
+  { option: 's3-object-altered-rate', rate: 's3ObjectAltered' },
 ];
 
 class UsageProblem extends Error {}
@@ -340,6 +352,10 @@ export const simulateCommand: Command = {
     'crash-rate': { type: 'string' },
     'relay-failure-rate': { type: 'string' },
     'sns-delivery-failure-rate': { type: 'string' },
+    's3-failure-rate': { type: 'string' },
+    's3-slow-rate': { type: 'string' },
+    's3-object-missing-rate': { type: 'string' },
+    's3-object-altered-rate': { type: 'string' },
     'no-faults': { type: 'boolean' },
     'no-operator': { type: 'boolean' },
     iam: { type: 'string' },

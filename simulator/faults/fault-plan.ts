@@ -28,6 +28,24 @@ export interface FaultRates {
    * attempt. @default 0
    */
   readonly snsDeliveryFailure?: number;
+  /**
+   * An object request of a function to S3 (the claim-check's PutObject and GetObject) is refused with `503 SlowDown`
+   * before S3 sees it; the SDK retries it. Decided per attempt. A PutObject's reply is also lost (applied, the
+   * connection dropped) with the `lostResponse` rate. @default 0
+   */
+  readonly s3Failure?: number;
+  /** An object request's reply comes slowly, in small pieces (simulator/aws/s3-endpoint.ts). Decided per attempt. @default 0 */
+  readonly s3Slow?: number;
+  /**
+   * An object is gone when it is first read after it was written (deleted by a hand other than the flow's): every read
+   * of it fails with `NoSuchKey`. Decided once per object. @default 0
+   */
+  readonly s3ObjectMissing?: number;
+  /**
+   * An object is altered when it is first read after it was written (overwritten with one byte changed, the same size):
+   * its digest no longer matches its envelope's. Decided once per object. @default 0
+   */
+  readonly s3ObjectAltered?: number;
 }
 
 /** The kinds of decision, named in the figures of a run. */
@@ -44,10 +62,31 @@ export type FaultKind =
   /** one failed attempt of SNS to deliver a message to a subscription's queue */
   | 'sns-delivery-failure'
   /** a write refused with a transaction conflict, steered to a subscriber that had met none (fault-steering.ts) */
-  | 'transaction-conflict';
+  | 'transaction-conflict'
+  /** an S3 object request refused with 503 SlowDown */
+  | 's3-request-failure'
+  /** an S3 object request answered slowly */
+  | 's3-slow-reply'
+  /** an S3 PutObject applied whose reply was lost */
+  | 's3-lost-response'
+  /** an object deleted before its first read */
+  | 's3-object-missing'
+  /** an object overwritten with one byte changed before its first read */
+  | 's3-object-altered';
 
 /** No faults at all. */
-export const NO_FAULTS: Required<FaultRates> = { duplicate: 0, lostResponse: 0, throttle: 0, crash: 0, relayFailure: 0, snsDeliveryFailure: 0 };
+export const NO_FAULTS: Required<FaultRates> = {
+  duplicate: 0,
+  lostResponse: 0,
+  throttle: 0,
+  crash: 0,
+  relayFailure: 0,
+  snsDeliveryFailure: 0,
+  s3Failure: 0,
+  s3Slow: 0,
+  s3ObjectMissing: 0,
+  s3ObjectAltered: 0,
+};
 
 /** Seeded, order-independent fault decisions. */
 export class FaultPlan {

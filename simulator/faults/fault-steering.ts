@@ -17,8 +17,10 @@
  *   rate above 0);
  * - `conflict`: the write is refused with a transaction conflict, as DynamoDB refuses one that meets an ongoing
  *   transaction, and so is every write of that target for the rest of the invocation (an item contended throughout),
- *   so the runtime's own conflict retries give up and the record fails, to be retried by SQS: steered when the
- *   throttle rate is above 0, both being DynamoDB refusing a request;
+ *   and every read of it is throttled (else the aggregate consumer's retry re-reads the aggregate and may find its event
+ *   applied meanwhile by a duplicate copy: acknowledged, no record failed), so the runtime's own contention retries give
+ *   up and the record fails, to be retried by SQS: steered when the throttle rate is above 0, both being DynamoDB
+ *   refusing a request;
  * - `lose-response`: the write is applied and its response lost (the lost-response rate above 0).
  *
  * One per invocation, and steering stays out of the way of what it tests: a planned crash in an invocation it steered
@@ -58,6 +60,9 @@ const APPLIED_UNSEEN: ReadonlySet<SteeredFault> = new Set(['lose-response', 'cra
 
 /** The writes a fault can be steered to (a transaction conflict refuses these). */
 const STEERABLE_OPERATIONS: ReadonlySet<string> = new Set(['PutItem', 'UpdateItem', 'DeleteItem', 'TransactWriteItems']);
+
+/** The reads of a contended target refused for the rest of its invocation (see {@link FaultSteering.decide}). */
+const CONTENDED_READS: ReadonlySet<string> = new Set(['GetItem', 'BatchGetItem', 'TransactGetItems', 'Query']);
 
 /** The steered faults the rates allow. */
 export function steeredFaults(rates: FaultRates): SteeredFault[] {
@@ -148,15 +153,19 @@ export class FaultSteering {
 
   /**
    * The fault for a DynamoDB request (`planned` is the random plan's decision, noted as met at its site when it is a
-   * fault): a steered one when the request is a write of a steered function whose site still misses a fault, else
-   * `planned`. `message` names the message (or command) the invocation handles across its receives (an invocation key
+   * fault): a steered one when the request is a write of a steered function whose site still misses a fault,
+   * `throttle` for a read of a target a conflict contends in this invocation, else `planned`. `message` names the message (or command) the invocation handles across its receives (an invocation key
    * without its receive count or attempt): the unit a write that names no inbox record is steered by.
    */
   public decide(functionKey: string, invocation: { readonly key: string; readonly message: string }, operation: string, body: string, planned: RequestFault): RequestFault {
     const steered = this.functions.get(functionKey);
-    if (steered === undefined || !STEERABLE_OPERATIONS.has(operation)) return planned;
-    const site = writeSite(operation, body);
+    if (steered === undefined) return planned;
     const target = steered.inboxKey?.exec(body)?.[1] ?? `message ${invocation.message}`;
+    // a contended item's reads are refused too (throttled) for the rest of the invocation, so that a retry which
+    // re-reads it (the aggregate consumer's) cannot find its event applied by another copy meanwhile and acknowledge it
+    if (CONTENDED_READS.has(operation)) return this.contended.has(`${functionKey}|${invocation.key}|${target}`) ? 'throttle' : planned;
+    if (!STEERABLE_OPERATIONS.has(operation)) return planned;
+    const site = writeSite(operation, body);
     // the failed receives are counted per aggregate on the ordered path (see the module comment), else per target
     const aggregate = steered.fenceKey?.exec(body)?.[1];
     const budgetKey = aggregate === undefined ? target : `aggregate ${aggregate}`;

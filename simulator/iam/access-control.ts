@@ -187,6 +187,11 @@ export class AccessControl {
     return this.names.accountOf(key);
   }
 
+  /** The Region a resource of the templates lives in (its stack's, in a run that spans environments). */
+  public regionOf(key: ResourceKey): string {
+    return this.names.regionOf(key);
+  }
+
   /**
    * Authorizes the `sns:Subscribe` that creates `subscription` of `queue` to `topic` when the queue is in another
    * account than the topic (a subscriber of another account: docs/CROSS-ACCOUNT.md). The subscription is created by

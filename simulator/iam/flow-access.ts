@@ -62,6 +62,25 @@ export class FlowAccess {
     };
   }
 
+  /**
+   * The check of the S3 endpoint: an object request signed by a function's access key is made under that function's
+   * role; `bucket` is the bucket of the templates the request names (undefined: a bucket the app does not have, not
+   * evaluated). A request no function signed (an operator's) is not evaluated here.
+   */
+  public s3Check(): (request: {
+    readonly accessKeyId?: string;
+    readonly operation: string;
+    readonly bucket?: { readonly key: ResourceKey; readonly bucketKeyEnabled?: boolean };
+    readonly objectKey: string;
+    readonly headers: Readonly<Record<string, string | undefined>>;
+  }) => Promise<string | undefined> {
+    return async ({ accessKeyId, operation, bucket, objectKey, headers }) => {
+      const functionKey = accessKeyId === undefined ? undefined : this.functionsByAccessKey.get(accessKeyId);
+      if (functionKey === undefined || bucket === undefined) return undefined;
+      return this.check(this.requests.s3Object(functionKey, operation, bucket.key, objectKey, headers, bucket.bucketKeyEnabled === true));
+    };
+  }
+
   /** The check of an event source mapping before it polls its queue. */
   public pollingCheck(functionKey: ResourceKey, queue: ResourceKey): () => Promise<string | undefined> {
     return () => this.check(this.requests.consume(functionKey, queue));

@@ -12,14 +12,22 @@
  *   a pipe whose target is a queue (the ordered relay's FIFO queue) sends to it as any sender does (`sqs:SendMessage` + KMS);
  * - a function's own `sns:Publish` (the ordered fan-out's, through the simulator's SNS endpoint), with the KMS requests
  *   of an encrypted topic, as the pipe's;
- * - SNS delivering to a queue: `sns.amazonaws.com` with the topic as `aws:SourceArn`, `sqs:SendMessage` under the
- *   queue's policy and the KMS actions under the queue key's policy.
+ * - SNS delivering to a queue: `sns.amazonaws.com` (`sns.<opt-in-region>.amazonaws.com` from a topic of an opt-in
+ *   Region to another Region: ./sns-principal.ts) with the topic as `aws:SourceArn`, `sqs:SendMessage` under the
+ *   queue's policy and the KMS actions under the queue key's policy;
+ * - a function's object request to a bucket (the claim-check's): `s3:PutObject`, `s3:GetObject` (HeadObject too) or
+ *   `s3:DeleteObject` on the object's ARN under the bucket policy, with, for an SSE-KMS bucket under a key of the app,
+ *   the KMS request S3 makes with the caller's permissions: `kms:GenerateDataKey` for a put, `kms:Decrypt` for a get
+ *   (S3 User Guide, "Using server-side encryption with AWS KMS keys", permissions), encryption context `aws:s3:arn` the
+ *   object's ARN (the bucket's with S3 Bucket Keys). The request's `s3:x-amz-server-side-encryption` and
+ *   `s3:x-amz-server-side-encryption-aws-kms-key-id` are its headers' (absent when it sends none, as in AWS).
  */
 import type { ResourceKey } from '../model/flow-model';
 import type { AccessControl } from './access-control';
 import type { AccessRequest, Caller } from './access-types';
 import { dynamoDbAccesses } from './dynamodb-actions';
 import { dynamoDbContext } from './dynamodb-context';
+import { snsDeliveryPrincipal } from './sns-principal';
 
 /** The actions an SQS event source mapping needs on its queue. */
 export const EVENT_SOURCE_MAPPING_ACTIONS = ['sqs:ReceiveMessage', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'] as const;
@@ -30,6 +38,10 @@ export const EVENT_SOURCE_MAPPING_ACTIONS = ['sqs:ReceiveMessage', 'sqs:DeleteMe
  * allow it. It is not requested here; docs/SIMULATOR.md says so.
  */
 export const STREAM_READ_ACTIONS = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'] as const;
+/** The S3 action each object operation is authorized as (HeadObject needs `s3:GetObject`). */
+export const S3_OBJECT_ACTIONS: Readonly<Record<string, string>> = { PutObject: 's3:PutObject', GetObject: 's3:GetObject', HeadObject: 's3:GetObject', DeleteObject: 's3:DeleteObject' };
+/** The S3 condition keys the simulator fills from an object request's headers. */
+const S3_HEADER_KEYS = ['x-amz-server-side-encryption', 'x-amz-server-side-encryption-aws-kms-key-id'] as const;
 /** KMS actions of a sender to an encrypted queue or topic. */
 const SEND_KMS_ACTIONS = ['kms:GenerateDataKey', 'kms:Decrypt'];
 
@@ -97,8 +109,31 @@ export class FlowRequests {
     return this.access.withKey({ caller: { kind: 'role', via: sender }, action: 'sns:Publish', resource: topic }, SEND_KMS_ACTIONS, 'sns', { 'aws:sns:topicArn': this.access.arnOf(topic) });
   }
 
+  /**
+   * A function's object request on a bucket of the templates (see the module comment); `headers` are the request's,
+   * lower-case. `bucketKeyEnabled`: S3 Bucket Keys, KMS then sees the bucket's ARN as encryption context.
+   */
+  public s3Object(functionKey: ResourceKey, operation: string, bucket: ResourceKey, objectKey: string, headers: Readonly<Record<string, string | undefined>>, bucketKeyEnabled: boolean): AccessRequest[] {
+    const action = S3_OBJECT_ACTIONS[operation];
+    if (action === undefined) return [];
+    const bucketArn = this.access.arnOf(bucket);
+    const objectArn = `${bucketArn}/${objectKey}`;
+    const context: Record<string, string> = {};
+    const absent: string[] = [];
+    for (const header of S3_HEADER_KEYS) {
+      const value = headers[header];
+      if (value === undefined) absent.push(`s3:${header}`);
+      else context[`s3:${header}`] = value;
+    }
+    const request: AccessRequest = { caller: { kind: 'role', via: functionKey }, action, resource: bucket, resourceArn: objectArn, context, absent };
+    const kmsActions = operation === 'PutObject' ? ['kms:GenerateDataKey'] : operation === 'GetObject' ? ['kms:Decrypt'] : [];
+    if (kmsActions.length === 0) return [request];
+    return this.access.withKey(request, kmsActions, 's3', { 'aws:s3:arn': bucketKeyEnabled ? bucketArn : objectArn });
+  }
+
   /** SNS delivering a message of `topic` to `queue` (a subscription's queue or its dead-letter queue). */
   public deliver(topic: ResourceKey, queue: ResourceKey): AccessRequest[] {
-    return this.sqs({ kind: 'service', service: 'sns.amazonaws.com', source: topic }, 'SendMessage', queue);
+    const service = snsDeliveryPrincipal(this.access.regionOf(topic), this.access.regionOf(queue));
+    return this.sqs({ kind: 'service', service, source: topic }, 'SendMessage', queue);
   }
 }

@@ -100,7 +100,7 @@ function grantCall(subject: HintSubject): string {
       return `let ${subject.callerPath} use the key in its key policy: ${resource}.addToResourcePolicy(new iam.PolicyStatement({ principals: [new iam.ServicePrincipal('${subject.callerPath}')], actions: ['kms:Decrypt', 'kms:GenerateDataKey*'], resources: ['*']${source ? `, conditions: { ArnEquals: { 'aws:SourceArn': ${variableName(subject.sourcePath!)}.topicArn } }` : ''} }))`;
     }
     if (subject.action === 'sqs:SendMessage' && subject.sourcePath !== undefined) {
-      return `${variableName(subject.sourcePath)}.addSubscription(new subscriptions.SqsSubscription(${resource})) adds the queue policy statement; for a queue you subscribe otherwise: ${resource}.addToResourcePolicy(new iam.PolicyStatement({ principals: [new iam.ServicePrincipal('sns.amazonaws.com')], actions: ['sqs:SendMessage'], resources: [${resource}.queueArn]${source ? `, conditions: { ArnEquals: { 'aws:SourceArn': ${variableName(subject.sourcePath)}.topicArn } }` : ''} }))`;
+      return `${variableName(subject.sourcePath)}.addSubscription(new subscriptions.SqsSubscription(${resource})) adds the queue policy statement; for a queue you subscribe otherwise: ${resource}.addToResourcePolicy(new iam.PolicyStatement({ principals: [new iam.ServicePrincipal('${subject.callerPath}')], actions: ['sqs:SendMessage'], resources: [${resource}.queueArn]${source ? `, conditions: { ArnEquals: { 'aws:SourceArn': ${variableName(subject.sourcePath)}.topicArn } }` : ''} }))`;
     }
     return `${resource}.addToResourcePolicy(...) allowing ${subject.callerPath} to ${subject.action}${source}`;
   }

@@ -5,6 +5,7 @@
  * - `AWS_ENDPOINT_URL_DYNAMODB`: the environment's fault proxy in front of DynamoDB Local;
  * - `AWS_ENDPOINT_URL_SQS`: the simulator's SQS endpoint;
  * - `AWS_ENDPOINT_URL_SNS`: the simulator's SNS endpoint (Publish, PublishBatch: ../aws/sns-endpoint.ts), when the run has one;
+ * - `AWS_ENDPOINT_URL_S3`: the simulator's S3 endpoint (object requests: ../aws/s3-endpoint.ts), when the app has a bucket;
  * - `AWS_ENDPOINT_URL`: a loopback port that resets every connection, so a call to any other service fails at once
  *   instead of reaching AWS (the SDK v3 reads these variables:
  *   https://docs.aws.amazon.com/sdkref/latest/guide/feature-ss-endpoints.html);
@@ -34,6 +35,8 @@ export interface EnvironmentVariablesInput {
   readonly sqsEndpoint: string;
   /** The simulator's SNS endpoint (`AWS_ENDPOINT_URL_SNS`): Publish and PublishBatch. @default SNS calls go to the blocked endpoint */
   readonly snsEndpoint?: string;
+  /** The simulator's S3 endpoint (`AWS_ENDPOINT_URL_S3`). @default S3 calls go to the blocked endpoint */
+  readonly s3Endpoint?: string;
   /** Where every other AWS service's calls go (and fail). */
   readonly blockedEndpoint: string;
   /** `AWS_LAMBDA_LOG_LEVEL`, from the function's `LoggingConfig.ApplicationLogLevel`. @default not set */
@@ -84,6 +87,7 @@ export function lambdaEnvironmentVariables(input: EnvironmentVariablesInput): Re
     AWS_ENDPOINT_URL_DYNAMODB: input.dynamoDbEndpoint,
     AWS_ENDPOINT_URL_SQS: input.sqsEndpoint,
     ...(input.snsEndpoint === undefined ? {} : { AWS_ENDPOINT_URL_SNS: input.snsEndpoint }),
+    ...(input.s3Endpoint === undefined ? {} : { AWS_ENDPOINT_URL_S3: input.s3Endpoint }),
     // the SDK's notice about the LOCAL Node.js version; the function runs on `Runtime` in AWS, not on this one
     AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
   };

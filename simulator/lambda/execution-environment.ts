@@ -41,6 +41,8 @@ export interface ExecutionEnvironmentOptions {
   readonly sqsEndpoint: string;
   /** The simulator's SNS endpoint. @default SNS calls are blocked */
   readonly snsEndpoint?: string;
+  /** The simulator's S3 endpoint (`AWS_ENDPOINT_URL_S3`), with the environment's sender path. @default S3 calls go to the blocked endpoint */
+  readonly s3Endpoint?: string;
   /** Where calls to services that are not simulated go. */
   readonly blockedEndpoint: string;
   /** Each line the function writes. */
@@ -129,6 +131,7 @@ export class ExecutionEnvironment {
         dynamoDbEndpoint: proxy.endpoint,
         sqsEndpoint: options.sqsEndpoint,
         ...(options.snsEndpoint === undefined ? {} : { snsEndpoint: options.snsEndpoint }),
+        ...(options.s3Endpoint === undefined ? {} : { s3Endpoint: options.s3Endpoint }),
         blockedEndpoint: options.blockedEndpoint,
         ...(options.fn.applicationLogLevel === undefined ? {} : { applicationLogLevel: options.fn.applicationLogLevel }),
         ...(options.accessKeyId === undefined ? {} : { accessKeyId: options.accessKeyId }),

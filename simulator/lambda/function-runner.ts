@@ -41,6 +41,11 @@ export interface FunctionRunnerOptions {
   readonly sqsEndpoint: string;
   /** The simulator's SNS endpoint (`AWS_ENDPOINT_URL_SNS`). @default SNS calls are blocked */
   readonly snsEndpoint?: string;
+  /**
+   * The simulator's S3 endpoint (`AWS_ENDPOINT_URL_S3`, followed by each environment's sender path, so the endpoint
+   * knows the invocation of each request: ../aws/s3-endpoint.ts). @default S3 calls are blocked
+   */
+  readonly s3Endpoint?: string;
   readonly region: string;
   /** How many execution environments may exist at once (a whole number, at least 1). */
   readonly maxEnvironments: number;
@@ -237,7 +242,7 @@ export class FunctionRunner {
     this.adoptions.get(environment)?.();
     this.adoptions.delete(environment);
     const sender = this.senders.get(environment);
-    sender?.begin({ invocation: `${this.options.fn.key}#${this.invocations}`, eventIds: recordEventIds(event) });
+    sender?.begin({ invocation: `${this.options.fn.key}#${this.invocations}`, invocationKey, eventIds: recordEventIds(event) });
     try {
       const { onRequestAnswered } = this.options;
       const onAnswered = onRequestAnswered === undefined ? undefined : (request: ProxiedRequest, answer: RequestAnswer) => onRequestAnswered(invocationKey, request, answer);
@@ -422,6 +427,7 @@ export class FunctionRunner {
         dynamoDbEndpoint: this.options.dynamoDbEndpoint,
         sqsEndpoint: `${this.options.sqsEndpoint}${sender?.path ?? ''}`,
         ...(this.options.snsEndpoint === undefined ? {} : { snsEndpoint: this.options.snsEndpoint }),
+        ...(this.options.s3Endpoint === undefined ? {} : { s3Endpoint: `${this.options.s3Endpoint}${sender?.path ?? ''}` }),
         blockedEndpoint: blocked.endpoint,
         onOutput: (line, stream) => {
           if (kept !== undefined) kept.push([line, stream]);

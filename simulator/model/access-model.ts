@@ -60,10 +60,10 @@ export interface AccessModel {
   readonly roles: readonly RoleAccessModel[];
   /** The execution role of each function and pipe, by the function's or pipe's key. */
   readonly executionRoles: Readonly<Record<ResourceKey, ExecutionRole>>;
-  /** Resource policies by the queue, topic or table they are attached to (`AWS::SQS::QueuePolicy`, `AWS::SNS::TopicPolicy`, `ResourcePolicy`). */
+  /** Resource policies by the queue, topic, table or bucket they are attached to (`AWS::SQS::QueuePolicy`, `AWS::SNS::TopicPolicy`, `ResourcePolicy`, `AWS::S3::BucketPolicy`). */
   readonly resourcePolicies: Readonly<Record<ResourceKey, readonly TemplatePolicy[]>>;
   readonly keys: readonly KeyAccessModel[];
-  /** The customer-managed (or external) key of each table (`SSESpecification.KMSMasterKeyId`), queue and topic (`KmsMasterKeyId`). */
+  /** The customer-managed (or external) key of each table (`SSESpecification.KMSMasterKeyId`), queue and topic (`KmsMasterKeyId`), and bucket (`BucketEncryption`'s `KMSMasterKeyID`). */
   readonly encryption: Readonly<Record<ResourceKey, EncryptionKey>>;
   /** Every resource of the selected templates, so that a policy's `Ref` or `Fn::GetAtt` of any of them resolves. */
   readonly resources: Readonly<Record<ResourceKey, NamedResource>>;

@@ -6,10 +6,12 @@
  */
 
 import type { AccessModel } from './access-model';
+import type { BucketModel } from './bucket-model';
 import type { ModelledResource, ResourceKey } from './modelled-resource';
 import type { StackEnvironment, StackEnvironments } from './stack-environments';
 
 export type { ModelledResource, ResourceKey } from './modelled-resource';
+export type { BucketModel } from './bucket-model';
 
 /** `AWS::DynamoDB::Table` */
 export interface TableModel extends ModelledResource {
@@ -97,6 +99,11 @@ export interface SubscriptionModel extends ModelledResource {
   readonly filterPolicyScope: 'MessageAttributes' | 'MessageBody';
   /** `RedrivePolicy.deadLetterTargetArn`: where SNS puts messages it cannot deliver. */
   readonly deadLetterQueue?: ResourceKey;
+  /**
+   * `Region`: the Region CloudFormation creates the subscription in (a cross-Region subscription names the topic's).
+   * @default the Region of the subscription's stack
+   */
+  readonly region?: string;
 }
 
 /** `AWS::SQS::Queue` */
@@ -167,6 +174,11 @@ export interface FlowModel {
   readonly queues: readonly QueueModel[];
   readonly eventSourceMappings: readonly EventSourceMappingModel[];
   readonly functions: readonly FunctionModel[];
+  /**
+   * The S3 buckets (the claim-check's payload buckets): a run serves them from a local S3 behind the same IAM
+   * evaluation and fault injection as DynamoDB (simulator/aws/s3-endpoint.ts). @default none
+   */
+  readonly buckets?: readonly BucketModel[];
   /** What the templates hold that the simulator does not run (e.g. an HTTP subscription), one line each. */
   readonly notSimulated: readonly string[];
   /** Roles, policies and keys, for IAM evaluation. @default none: requests are not evaluated */

@@ -9,9 +9,10 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { type AssemblyStack, listStacks } from './assembly-manifest';
 import { linkFlow, type UnlinkedFlow } from './flow-links';
-import type { FlowModel } from './flow-model';
+import type { BucketModel, FlowModel } from './flow-model';
 import { RESOURCE_TYPES } from './references';
 import { readAccessModel } from './resources/access';
+import { readBucket } from './resources/bucket';
 import { readEventSourceMapping } from './resources/event-source-mapping';
 import { readFunction } from './resources/function';
 import { readQueue } from './resources/queue';
@@ -57,14 +58,16 @@ export class StackSelectionError extends Error {
 export function readAssembly(assemblyDirectory: string, options: ReadAssemblyOptions = {}): FlowModel {
   const directory = path.resolve(assemblyDirectory);
   const all = listStacks(directory);
-  const stacks = selectStacks(all, options.stacks);
+  // the model names each stack by its stack name, unique only per account and Region: two stacks of one name (in two
+  // environments) are named by their artifact ids (or construct paths) instead
+  const stacks = uniquelyNamed(selectStacks(all, options.stacks));
   const environments = placeStacks(stacks);
   // every stack's outputs, so that a reference from a selected stack into one that is not can say so
   const index = new StackIndex();
   if (environments !== undefined) index.environments = environments;
   const templates = stacks.map((stack) => ({ stack, body: readTemplate(stack) }));
   for (const { stack, body } of templates) index.addOutputs(stack.stackName, body);
-  for (const stack of all) if (!stacks.includes(stack) && !index.hasStack(stack.stackName)) index.addOutputs(stack.stackName, readTemplateIfAny(stack));
+  for (const stack of all) if (!stacks.some((selected) => selected.templateFile === stack.templateFile) && !index.hasStack(stack.stackName)) index.addOutputs(stack.stackName, readTemplateIfAny(stack));
   const flow: UnlinkedFlow = {
     tables: [],
     relays: [],
@@ -82,10 +85,12 @@ export function readAssembly(assemblyDirectory: string, options: ReadAssemblyOpt
   }
   const resources = stackTemplates.flatMap((template) => template.resources);
   const access = readAccessModel(resources);
+  const buckets = readBuckets(resources);
   return {
     assemblyDirectory: directory,
     stackNames: stacks.map((stack) => stack.stackName),
     ...linkFlow(flow),
+    ...(buckets.length === 0 ? {} : { buckets }),
     access,
     queueAlarms: readQueueAlarms(resources),
     ...(environments === undefined ? {} : { environments }),
@@ -103,6 +108,11 @@ const READERS: Readonly<Record<string, (resource: TemplateResource, flow: Unlink
   [RESOURCE_TYPES.EVENT_SOURCE_MAPPING]: (resource, flow) => flow.eventSourceMappings.push(readEventSourceMapping(resource)),
   [RESOURCE_TYPES.FUNCTION]: (resource, flow) => flow.functions.push(readFunction(resource, flow.notSimulated)),
 };
+
+/** The buckets of the templates; one that exists only under a condition is not simulated (its requests then fail). */
+function readBuckets(resources: readonly TemplateResource[]): BucketModel[] {
+  return resources.filter((resource) => resource.type === RESOURCE_TYPES.BUCKET && resource.condition === undefined).map(readBucket);
+}
 
 /** Reads one resource into the flow; a resource the simulator cannot run becomes a line of `notSimulated`. */
 function readResource(resource: TemplateResource, flow: UnlinkedFlow): void {
@@ -146,23 +156,43 @@ function selectStacks(stacks: AssemblyStack[], wanted: readonly string[] | undef
   const matches = (stack: AssemblyStack, name: string): boolean =>
     stack.stackName === name || stack.artifactId === name || stack.displayName === name;
   for (const name of wanted ?? []) {
-    if (!stacks.some((stack) => matches(stack, name))) {
+    const found = stacks.filter((stack) => matches(stack, name));
+    if (found.length === 0) {
       throw new StackSelectionError(`no stack of the app is ${name}; its stacks: ${stacks.map(describeStack).join(', ') || '(none)'}`);
+    }
+    if (found.length > 1 && !found.some((stack) => stack.artifactId === name || stack.displayName === name)) {
+      throw new StackSelectionError(
+        `${found.length} stacks of the app are named ${name} (${found.map((stack) => `${stack.displayName} in ${stack.environment ?? 'no environment'}`).join(', ')}); ` +
+          'select each by its artifact id or construct path with the stacks option (--stack)',
+      );
     }
   }
   const selected = wanted === undefined ? stacks : stacks.filter((stack) => wanted.some((name) => matches(stack, name)));
-  const byName = new Map<string, AssemblyStack>();
   for (const stack of selected) {
-    const other = byName.get(stack.stackName);
+    const other = selected.find((candidate) => candidate !== stack && candidate.stackName === stack.stackName && candidate.environment === stack.environment);
     if (other !== undefined) {
       throw new StackSelectionError(
-        `the app has two stacks named ${stack.stackName} (${other.displayName} and ${stack.displayName}); ` +
+        `the app has two stacks named ${stack.stackName} (${stack.displayName} and ${other.displayName})${stack.environment === undefined ? '' : ` in ${stack.environment}`}; ` +
           'select one of them with the stacks option (--stack)',
       );
     }
-    byName.set(stack.stackName, stack);
   }
   return selected;
+}
+
+/**
+ * The stacks, each with a stack name no other has: a stack name shared by several stacks (legal in different accounts
+ * or Regions: CloudFormation's stack names are unique per account and Region; two in one environment are refused by
+ * {@link selectStacks}) is replaced by the stack's artifact id,
+ * or, when that is shared too (nested assemblies), its construct path.
+ */
+function uniquelyNamed(stacks: readonly AssemblyStack[]): AssemblyStack[] {
+  const count = (name: (stack: AssemblyStack) => string, value: string) => stacks.filter((stack) => name(stack) === value).length;
+  return stacks.map((stack) => {
+    if (count((other) => other.stackName, stack.stackName) === 1) return stack;
+    const stackName = count((other) => other.artifactId, stack.artifactId) === 1 ? stack.artifactId : stack.displayName;
+    return { ...stack, stackName };
+  });
 }
 
 /**

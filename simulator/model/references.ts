@@ -21,6 +21,7 @@ export const RESOURCE_TYPES = {
   FUNCTION: 'AWS::Lambda::Function',
   ALIAS: 'AWS::Lambda::Alias',
   VERSION: 'AWS::Lambda::Version',
+  BUCKET: 'AWS::S3::Bucket',
 } as const;
 
 const TABLE_TYPES = [RESOURCE_TYPES.TABLE, RESOURCE_TYPES.GLOBAL_TABLE];

@@ -9,6 +9,9 @@ import { ENV } from '../../lambda/contract/environment';
 import { SimulatedQueue } from '../aws/queue';
 import { startSqsEndpoint } from '../aws/sqs-endpoint';
 import { startSnsEndpoint } from '../aws/sns-endpoint';
+import { startS3Endpoint, type S3Endpoint } from '../aws/s3-endpoint';
+import { localBucketName, startLocalS3, type LocalS3 } from '../aws/s3-local';
+import { decideS3ObjectFault, decideS3RequestFault, S3_FAULT_KIND } from '../faults/s3-faults';
 import { SqsSenders } from '../aws/sqs-senders';
 import { SimulatedRelay, type RelayTarget } from '../aws/stream-relay';
 import { relayQueueTarget } from '../aws/relay-queue-target';
@@ -29,6 +32,7 @@ import { compileInputTemplate } from '../patterns/input-template';
 import { FlowAccess } from '../iam/flow-access';
 import type { PolicyEngine } from '../iam/policy-engine';
 import { generatedName, LocalResourceNames, registerStaticNames } from '../model/local-names';
+import { isPendingConfirmation, placeSubscription } from '../model/subscription-placement';
 import { ExternalQueues } from './external-queues';
 import type { SimulationObserver } from '../observation/observer';
 import type { SubscriberView } from '../observation/run-facts';
@@ -51,6 +55,8 @@ export interface LocalFlow {
   readonly transactionConflicts: TransactionConflicts;
   /** The SQS endpoint of the run (`http://127.0.0.1:<port>`): the functions' SQS clients', and the origin of every queue URL. */
   readonly sqsEndpoint: string;
+  /** The run's S3 (its endpoint and what it did to objects), when the app has a bucket. @default none */
+  readonly s3?: Pick<S3Endpoint, 'endpoint' | 'injectedObjectFaults' | 'readObject'> & { readonly buckets: ReadonlyMap<ResourceKey, string> };
   /** Stops the runners and the SQS endpoint. */
   stop(): Promise<void>;
 }
@@ -80,6 +86,8 @@ export interface LocalFlowDependencies {
   readonly onRequestAnswered?: (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest, answer: RequestAnswer) => void;
   /** Decides the order of every function's DynamoDB requests and timers (a replayable run). @default none: they go as they come */
   readonly scheduler?: SeededScheduler;
+  /** Where the optional `s3rver` package is looked for first (an app with a bucket). @default the working directory */
+  readonly projectDirectory?: string;
 }
 
 function byKey<T extends { readonly key: ResourceKey }>(items: readonly T[]): Map<ResourceKey, T> {
@@ -126,11 +134,47 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
     ...(snsCheck === undefined ? {} : { authorize: ({ accessKeyId, topic }) => snsCheck({ ...(accessKeyId === undefined ? {} : { accessKeyId }), topic: topic.model.key }) }),
   });
   const runners = new Map<ResourceKey, FunctionRunner>();
+  let localS3: LocalS3 | undefined;
+  let s3: S3Endpoint | undefined;
   const stop = async (): Promise<void> => {
     await Promise.all([...runners.values()].map((runner) => runner.stop()));
-    await Promise.all([sqs.stop(), sns.stop()]);
+    await Promise.all([sqs.stop(), sns.stop(), s3?.stop()]);
+    await localS3?.stop();
   };
   try {
+    // the buckets: a local S3 behind the run's S3 endpoint (IAM and faults: ../aws/s3-endpoint.ts)
+    const bucketNames = new Map<ResourceKey, string>();
+    const bucketsByName = new Map<string, { readonly key: ResourceKey; readonly bucketKeyEnabled?: boolean }>();
+    for (const bucket of model.buckets ?? []) {
+      const name = localBucketName(bucket);
+      bucketNames.set(bucket.key, name);
+      bucketsByName.set(name, { key: bucket.key, ...(bucket.bucketKeyEnabled === true ? { bucketKeyEnabled: true } : {}) });
+      const arn = `arn:aws:s3:::${name}`;
+      names.register(bucket.key, {
+        ref: name,
+        attributes: { Arn: arn, DomainName: `${name}.s3.amazonaws.com`, RegionalDomainName: `${name}.s3.${deps.region}.amazonaws.com`, DualStackDomainName: `${name}.s3.dualstack.${deps.region}.amazonaws.com` },
+      });
+    }
+    if (bucketNames.size > 0) {
+      localS3 = await startLocalS3([...bucketNames.values()], deps.projectDirectory);
+      const s3Check = access?.s3Check();
+      s3 = await startS3Endpoint({
+        backend: localS3.endpoint,
+        senders,
+        ...(s3Check === undefined
+          ? {}
+          : {
+              authorize: ({ accessKeyId, operation, bucket, key, headers }) => {
+                const known = bucketsByName.get(bucket);
+                return s3Check({ ...(accessKeyId === undefined ? {} : { accessKeyId }), operation, ...(known === undefined ? {} : { bucket: known }), objectKey: key, headers });
+              },
+            }),
+        decideFault: (question) => decideS3RequestFault(deps.faults, question),
+        decideObjectFault: (bucket, key) => decideS3ObjectFault(deps.faults, bucket, key),
+        onFault: (fault, functionKey, target) => deps.observer.onFault?.(S3_FAULT_KIND[fault], functionKey ?? `s3://${target.bucket}`),
+        now: () => deps.clock.now(),
+      });
+    }
     const queueModels = byKey(model.queues);
     const queues = new Map<ResourceKey, SimulatedQueue>();
     const createQueue = (queueModel: QueueModel): SimulatedQueue => {
@@ -157,6 +201,10 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
         // a queue of another account is subscribed by that account, which the topic's policy must allow: refused,
         // the subscription's stack would not deploy, so SNS delivers nothing to it (the denial fails the run)
         if (access !== undefined && (await access.subscribeCheck(subscription.key, topicModel.key, subscription.queue)) !== undefined) continue;
+        // one the topic's account made for another account's queue is pending confirmation: SNS delivers nothing
+        // through it (the run fails naming it: ../check/subscription-rules.ts)
+        const placement = placeSubscription(model.environments, subscription);
+        if (placement !== undefined && isPendingConfirmation(placement)) continue;
         const deadLetterQueue = subscription.deadLetterQueue === undefined ? undefined : queues.get(subscription.deadLetterQueue);
         subscriptions.push({
           model: subscription,
@@ -250,6 +298,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
           dynamoDbEndpoint: deps.dynamoDbEndpoint,
           sqsEndpoint: sqs.endpoint,
           snsEndpoint: sns.endpoint,
+          ...(s3 === undefined ? {} : { s3Endpoint: s3.endpoint }),
           region: deps.region,
           maxEnvironments: deps.concurrency,
           observer: deps.observer,
@@ -309,7 +358,24 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
       ];
     });
 
-    return { names, tables, queues, externalQueues, relays, runners, mappings, subscribers, environments, transactionConflicts, sqsEndpoint: sqs.endpoint, stop, ...(access === undefined ? {} : { access }) };
+    const endpoint = s3;
+    const s3View = endpoint === undefined ? undefined : { endpoint: endpoint.endpoint, injectedObjectFaults: () => endpoint.injectedObjectFaults(), readObject: (bucket: string, key: string) => endpoint.readObject(bucket, key), buckets: bucketNames };
+    return {
+      names,
+      tables,
+      queues,
+      externalQueues,
+      relays,
+      runners,
+      mappings,
+      subscribers,
+      environments,
+      transactionConflicts,
+      sqsEndpoint: sqs.endpoint,
+      stop,
+      ...(access === undefined ? {} : { access }),
+      ...(s3View === undefined ? {} : { s3: s3View }),
+    };
   } catch (error) {
     await stop();
     throw error;

@@ -3,9 +3,13 @@
  * pipe's own filter and input template as the INSERT stream record it was, so "committed events" means exactly what the
  * deployed pipe would relay. Each rendered message is known by its event id (what the topic and the queues follow);
  * one with none is untracked, which the checks report, since none of its deliveries could be followed. The messages
- * that parse as envelopes are what the effect probes receive.
+ * that parse as envelopes are what the effect probes receive. An offloaded event's envelope (issue 42: a `dataref`, no
+ * `data`) gets its `data` back from the run's S3 when the object is there and matches the envelope's digest and size,
+ * so the checks and probes see the event as its handlers do: inline-looking.
  */
+import { createHash } from 'node:crypto';
 import { ScanCommand, type AttributeValue, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { CLAIM_CHECK_ATTRIBUTES, parseDataRef } from '../../lambda/contract/claim-check';
 import { envelopeObjectOf, eventIdOf } from '../aws/message-ids';
 import { ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
 import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
@@ -68,6 +72,26 @@ function asRelayedImage(item: Record<string, AttributeValue>): Record<string, At
   return item;
 }
 
+/**
+ * The event with the `data` of its claim-check object (lambda/contract/claim-check.ts), when its envelope has a
+ * `dataref` and no `data`, and the object is there with the digest and size the envelope names; else as it is.
+ */
+export async function withOffloadedData(event: SimulatedEvent, message: string, s3: LocalFlow['s3']): Promise<SimulatedEvent> {
+  if (event.data !== undefined || s3 === undefined) return event;
+  const envelope = envelopeObjectOf(message);
+  const dataref = envelope?.[CLAIM_CHECK_ATTRIBUTES.DATAREF];
+  const location = typeof dataref === 'string' ? parseDataRef(dataref) : undefined;
+  if (location === undefined) return event;
+  const body = await s3.readObject(location.bucketName, location.key);
+  if (body === undefined || body.length !== envelope?.[CLAIM_CHECK_ATTRIBUTES.SIZE]) return event;
+  if (createHash('sha256').update(body).digest('hex') !== envelope[CLAIM_CHECK_ATTRIBUTES.SHA256]) return event;
+  try {
+    return { ...event, data: JSON.parse(body.toString('utf8')) as unknown };
+  } catch {
+    return event;
+  }
+}
+
 /** Reads the committed events of every relay of the flow. */
 export async function readCommittedOutbox(model: FlowModel, flow: LocalFlow, client: DynamoDBClient): Promise<CommittedOutbox> {
   const eventIdsByRelay = new Map<string, string[]>();
@@ -100,7 +124,7 @@ export async function readCommittedOutbox(model: FlowModel, flow: LocalFlow, cli
       }
       ids.push(id);
       const event = parseEnvelope(message);
-      if (event !== undefined) eventsById.set(id, event);
+      if (event !== undefined) eventsById.set(id, await withOffloadedData(event, message, flow.s3));
     }
     eventIdsByRelay.set(relay.key, ids);
   }

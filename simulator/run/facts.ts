@@ -20,6 +20,7 @@ import type { PreparedApp, RunSettings } from './prepare';
 import { PRODUCER_ATTEMPTS } from './producer-driver';
 import { probeProducerWrites } from './producer-probe';
 import type { SentMessage } from './scenario';
+import { injectedObjectFaultsByEvent } from '../check/injected-object-faults';
 
 /** The facts, and what the report needs besides (the committed outbox as read). */
 export interface SettledRun {
@@ -78,6 +79,7 @@ export async function readRunFacts(
     const event = committed.eventsById.get(eventId);
     return malformed !== undefined && event !== undefined && malformed(event);
   };
+  const objectFaults = injectedObjectFaultsByEvent(flow.s3?.injectedObjectFaults() ?? [], committed.eventsById.keys());
   const sends = attributeSends(ledger.appSends);
   const consumedQueues = new Set(model.eventSourceMappings.map((mapping) => mapping.queue));
   const sentMessages: SentMessage[] = sends
@@ -146,6 +148,7 @@ export async function readRunFacts(
     history: built.history.entries(),
     rates: settings.plan.rates,
     isMalformed,
+    ...(objectFaults.size === 0 ? {} : { injectedObjectFault: (eventId: string) => objectFaults.get(eventId) }),
   };
   return { facts, committed };
 }

@@ -112,7 +112,20 @@ export interface SimulationOptions {
 }
 
 /** Fault rates of a run when none are given: enough to hit every path in a 100-event run. */
-export const DEFAULT_FAULT_RATES: Required<FaultRates> = { duplicate: 0.1, lostResponse: 0.03, throttle: 0.03, crash: 0.02, relayFailure: 0.05, snsDeliveryFailure: 0.05 };
+export const DEFAULT_FAULT_RATES: Required<FaultRates> = {
+  duplicate: 0.1,
+  lostResponse: 0.03,
+  throttle: 0.03,
+  crash: 0.02,
+  relayFailure: 0.05,
+  snsDeliveryFailure: 0.05,
+  // an app without a bucket makes no S3 request: these change nothing for it
+  s3Failure: 0.05,
+  s3Slow: 0.05,
+  // permanent failures by design (the event dead-letters): off unless asked for
+  s3ObjectMissing: 0,
+  s3ObjectAltered: 0,
+};
 
 /** The defaults of the numeric options. */
 export const SIMULATION_DEFAULTS = { count: 100, concurrency: 4, seed: '1', region: 'us-east-1', maxSimulatedSeconds: 86_400, extraRounds: 10_000 } as const;

@@ -5,29 +5,29 @@ import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import * as cxapi from 'aws-cdk-lib/cx-api';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { OrdersExampleStack } from '../../example/orders-example-stack';
+import { addExampleStacks } from '../../example/example-app';
+import type { LoyaltyExampleStack } from '../../example/loyalty-example-stack';
+import type { OrdersExampleStack } from '../../example/orders-example-stack';
 import { ENV } from '../../lambda/contract/environment';
 import { ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
 import type { OrderedRelay, OrderedSubscriber, ProducerFunction, Subscriber, SubscriberAlarms } from '../../lib';
 import { assertCompliant, checkCompliance, type ComplianceResult, complianceApp, formatComplianceResult } from '../support/compliance';
 
-// The example app of bin/example-app.ts, synthesized once with both cdk-nag packs and strict CloudFormation validation.
+// The example app of bin/example-app.ts (both accounts' stacks, example/example-app.ts), synthesized once with both cdk-nag packs and strict CloudFormation validation.
 let app: App;
 let stack: OrdersExampleStack;
+let loyaltyStack: LoyaltyExampleStack;
+let loyaltyTemplate: Template;
 let result: ComplianceResult;
 let template: Template;
 
 beforeAll(() => {
   app = complianceApp({ regulatoryPacks: true });
-  stack = new OrdersExampleStack(app, 'IdempotentEventFlowExample', {
-    description:
-      'idempotent-event-flow example: orders (outbox) -> billing (transactional, emits OrderBilled), invoicing (multi-step), ' +
-      'notifications (lease), shipping (transactional, filtered); OrderBilled -> customer stats (aggregate); ' +
-      'fulfilment steps (ordered outbox, FIFO per order) -> order tracking (ordered)',
-  });
+  ({ orders: stack, loyalty: loyaltyStack } = addExampleStacks(app));
   result = checkCompliance(app);
   // synth() is cached: this is the assembly checkCompliance validated.
   template = Template.fromJSON(app.synth().getStackByName(stack.stackName).template);
+  loyaltyTemplate = Template.fromJSON(app.synth().getStackByName(loyaltyStack.stackName).template);
 });
 
 function r(value: unknown): unknown {
@@ -167,7 +167,9 @@ describe('example app: wiring', () => {
       Shipping: 'transactional',
       CustomerStats: 'aggregate',
     };
-    expect(stack.flow.subscribers.map((s) => s.subscriberName).sort()).toEqual(Object.keys(modes).sort());
+    // the flow's subscribers include Loyalty, of the loyalty account's stack (its function is in that stack's template)
+    expect(stack.flow.subscribers.map((s) => s.subscriberName).sort()).toEqual([...Object.keys(modes), 'Loyalty'].sort());
+    expect(loyaltyStack.subscriber.processingMode).toBe('transactional');
     for (const [name, mode] of Object.entries(modes)) {
       expect(subscriber(name).processingMode, name).toBe(mode);
       expect(environmentOf(name)[ENV.PROCESSING_MODE], name).toBe(mode);
@@ -280,12 +282,9 @@ describe('example app: wiring', () => {
         Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
         Resource: '*',
         Condition: {
-          StringEquals: { 'aws:SourceAccount': { Ref: 'AWS::AccountId' } },
-          ArnLike: {
-            'aws:SourceArn': {
-              'Fn::Join': ['', ['arn:', { Ref: 'AWS::Partition' }, ':cloudwatch:', { Ref: 'AWS::Region' }, ':', { Ref: 'AWS::AccountId' }, ':alarm:*']],
-            },
-          },
+          // the example's explicit environment (example/example-app.ts): CDK writes its account and Region literally
+          StringEquals: { 'aws:SourceAccount': '111111111111' },
+          ArnLike: { 'aws:SourceArn': 'arn:aws:cloudwatch:eu-west-1:111111111111:alarm:*' },
         },
       },
     ]);
@@ -353,5 +352,102 @@ describe('example app: the ordered path', () => {
     expect(dynamoGrants.map(([action, resource]) => `${action} ${JSON.stringify(resource)}`).sort()).toEqual(
       [`dynamodb:GetItem ${JSON.stringify(outboxArn)}`, `dynamodb:PutItem ${JSON.stringify(outboxArn)}`, `dynamodb:UpdateItem ${JSON.stringify(fulfilmentArn)}`].sort(),
     );
+  });
+});
+
+describe('example app: the Loyalty subscriber in a second account', () => {
+  const TOPIC_ARN = 'arn:aws:sns:eu-west-1:111111111111:IdempotentEventFlowExample-Orders-EventTopic-F6AA008B';
+  const QUEUE_ARN = /^arn:aws:sqs:eu-west-1:222222222222:IdempotentEventFlowExampleLoyalty-Queue-[0-9A-F]{8}$/;
+
+  test('the stacks are in the example environments: the flow in 111111111111, Loyalty in 222222222222, one Region', () => {
+    expect([stack.account, stack.region]).toEqual(['111111111111', 'eu-west-1']);
+    expect([loyaltyStack.account, loyaltyStack.region]).toEqual(['222222222222', 'eu-west-1']);
+    // CDK deploys the orders stack first: the subscription needs the topic and its grant
+    expect(loyaltyStack.dependencies).toContain(stack);
+  });
+
+  test("the orders topic's policy lets account 222222222222 subscribe exactly Loyalty's queue, over SQS, and grants nothing to '*'", () => {
+    const policies = Object.values(template.findResources('AWS::SNS::TopicPolicy', { Properties: { Topics: [r(stack.flow.eventTopic.topicArn)] } })) as Array<{
+      Properties: { PolicyDocument: { Statement: Array<Record<string, unknown>> } };
+    }>;
+    expect(policies).toHaveLength(1);
+    const statements = policies[0].Properties.PolicyDocument.Statement;
+    const allows = statements.filter((statement) => statement.Effect === 'Allow');
+    expect(allows).toEqual([
+      {
+        Sid: expect.stringMatching(/^AllowSubscribeLoyalty[0-9a-f]{8}From222222222222$/),
+        Effect: 'Allow',
+        Principal: { AWS: 'arn:aws:iam::222222222222:root' },
+        Action: 'sns:Subscribe',
+        Resource: { Ref: stack.getLogicalId(stack.flow.eventTopic.topic.node.defaultChild as CfnResource) },
+        Condition: { StringEquals: { 'sns:Protocol': 'sqs', 'sns:Endpoint': expect.stringMatching(QUEUE_ARN) } },
+      },
+    ]);
+    // the queue the grant names is the one the loyalty stack creates
+    const queueName = (loyaltyTemplate.findResources('AWS::SQS::Queue', { Properties: { QueueName: Match.stringLikeRegexp('-Queue-') } }));
+    expect(Object.values(queueName).map((queue) => `arn:aws:sqs:eu-west-1:222222222222:${String((queue as { Properties: { QueueName: string } }).Properties.QueueName)}`)).toContain(
+      (allows[0].Condition as { StringEquals: Record<string, string> }).StringEquals['sns:Endpoint'],
+    );
+  });
+
+  test("Loyalty's queue policy (in its account) lets SNS send only for the orders topic", () => {
+    loyaltyTemplate.hasResourceProperties('AWS::SQS::QueuePolicy', {
+      Queues: [{ Ref: loyaltyStack.getLogicalId(loyaltyStack.subscriber.queue.node.defaultChild as CfnResource) }],
+      PolicyDocument: {
+        Statement: Match.arrayWith([
+          {
+            Effect: 'Allow',
+            Principal: { Service: 'sns.amazonaws.com' },
+            Action: 'sqs:SendMessage',
+            Resource: { 'Fn::GetAtt': [loyaltyStack.getLogicalId(loyaltyStack.subscriber.queue.node.defaultChild as CfnResource), 'Arn'] },
+            Condition: { ArnEquals: { 'aws:SourceArn': TOPIC_ARN } },
+          },
+        ]),
+      },
+    });
+  });
+
+  test("Loyalty's queue key is in its account and lets SNS use it only for the orders topic; the orders account is not in it", () => {
+    const keys = Object.entries(loyaltyTemplate.findResources('AWS::KMS::Key')).filter(([logicalId]) => logicalId.startsWith('LoyaltyQueueKey'));
+    expect(keys).toHaveLength(1);
+    const statements = (keys[0][1] as { Properties: { KeyPolicy: { Statement: Array<Record<string, unknown>> } } }).Properties.KeyPolicy.Statement;
+    expect(statements).toEqual([
+      { Effect: 'Allow', Principal: { AWS: 'arn:aws:iam::222222222222:root' }, Action: 'kms:*', Resource: '*' },
+      {
+        Sid: 'AllowFlowTopicToDeliverToQueuesEncryptedWithThisKey',
+        Effect: 'Allow',
+        Principal: { Service: 'sns.amazonaws.com' },
+        Action: ['kms:Decrypt', 'kms:GenerateDataKey*'],
+        Resource: '*',
+        Condition: { ArnEquals: { 'aws:SourceArn': TOPIC_ARN } },
+      },
+    ]);
+    expect(JSON.stringify(statements)).not.toContain('111111111111:root');
+  });
+
+  test("Loyalty's subscription is created by its own stack, to the orders topic by its literal ARN, raw, OrderBilled only, with a dead-letter queue (one Region)", () => {
+    const queue = loyaltyStack.getLogicalId(loyaltyStack.subscriber.queue.node.defaultChild as CfnResource);
+    loyaltyTemplate.resourceCountIs('AWS::SNS::Subscription', 1);
+    loyaltyTemplate.hasResourceProperties('AWS::SNS::Subscription', {
+      TopicArn: TOPIC_ARN,
+      Protocol: 'sqs',
+      Endpoint: { 'Fn::GetAtt': [queue, 'Arn'] },
+      RawMessageDelivery: true,
+      FilterPolicyScope: 'MessageBody',
+      FilterPolicy: { type: ['com.example.billing.OrderBilled'] },
+      RedrivePolicy: { deadLetterTargetArn: Match.anyValue() },
+      Region: Match.absent(),
+    });
+    // the orders stack subscribes none of the loyalty account's queues itself
+    expect(Object.values(template.findResources('AWS::SNS::Subscription')).map((s) => JSON.stringify(s))).not.toEqual(expect.arrayContaining([expect.stringContaining('222222222222')]));
+  });
+
+  test("Loyalty's alarms notify the loyalty account's ops topic; the orders dashboard names it and shows no graph of it", () => {
+    const alarms = Object.values(loyaltyTemplate.findResources('AWS::CloudWatch::Alarm')) as Array<{ Properties: { AlarmActions: unknown[] } }>;
+    expect(alarms.length).toBeGreaterThan(0);
+    const opsTopic = loyaltyStack.getLogicalId(loyaltyStack.node.findChild('OpsAlarms').node.defaultChild as CfnResource);
+    for (const alarm of alarms) expect(alarm.Properties.AlarmActions).toEqual([{ Ref: opsTopic }]);
+    const body = JSON.stringify(template.findResources('AWS::CloudWatch::Dashboard'));
+    expect(body).toContain('Subscriber Loyalty (transactional), in aws://222222222222/eu-west-1');
   });
 });

@@ -26,7 +26,7 @@ describe('Subscriber: filterPolicyWithMessageBody keys', () => {
     Annotations.fromStack(stack).hasWarning(
       '/TestStack/Seats',
       Match.stringLikeRegexp(
-        "filterPolicyWithMessageBody key 'eventType' is not an attribute of the event envelope \\(specversion, id, source, type, subject, time, datacontenttype, data, traceparent, tracestate\\).*acknowledgeWarning",
+        "filterPolicyWithMessageBody key 'eventType' is not an attribute of the event envelope \\(specversion, id, source, type, subject, time, datacontenttype, data, traceparent, tracestate, dataref, iefdatasha256, iefdatasize\\).*acknowledgeWarning",
       ),
     );
   });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { processBatch, type RecordOutcome } from '../../lambda/consumer/batch';
+import { processBatch, recordsBehindInLane, type RecordOutcome } from '../../lambda/consumer/batch';
 import { sqsRecord } from './helpers';
 
 describe('processBatch', () => {
@@ -146,5 +146,15 @@ describe('processBatch', () => {
 
   test('an empty batch has no failures', async () => {
     expect(await processBatch([], async () => 'failed')).toEqual({ batchItemFailures: [] });
+  });
+});
+
+describe('recordsBehindInLane (which records of a batch may wait for the batch read)', () => {
+  test("the records after the first of their FIFO group or lane, and no record first in its lane (a record with no lane is first in its own)", () => {
+    const inGroup = (messageId: string, groupId: string) => ({ ...sqsRecord(messageId, { messageId }), attributes: { MessageGroupId: groupId } });
+    const records = [inGroup('a1', 'a'), inGroup('b1', 'b'), inGroup('a2', 'a'), sqsRecord('x', { messageId: 'x1' }), sqsRecord('x', { messageId: 'x2' }), sqsRecord('y', { messageId: 'y1' }), inGroup('a3', 'a')];
+    const laneOf = (record: { body: string }) => (record.body === 'y' ? undefined : record.body);
+    expect([...recordsBehindInLane(records, laneOf)].map((record) => record.messageId)).toEqual(['a2', 'a3', 'x2']);
+    expect(recordsBehindInLane(records.filter((record) => record.messageId.endsWith('1'))).size).toBe(0);
   });
 });

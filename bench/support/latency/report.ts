@@ -27,9 +27,36 @@ export interface LatencyRow {
   readonly conflictsRefused?: number;
   /** Exactly-once violations of the timed run and of the capacity run. */
   readonly violations: readonly string[];
+  /** The critical path of the row's batches (critical-path.ts); undefined when not recorded. */
+  readonly critical?: CriticalPathFigures;
+}
+
+/**
+ * A row's critical paths: per batch of the plan, the round trips on its critical path (causal: critical-path.ts,
+ * `causalPath`) and its modelled latency (the heaviest chain, each request costing the added latency + its operation's service time), and the modelled throughput.
+ */
+export interface CriticalPathFigures {
+  readonly roundTripsP50: number;
+  readonly roundTripsP95: number;
+  /** The timing chain's length (requests each starting at or after the previous one ended), an upper bound under queueing. */
+  readonly timingChainP50: number;
+  readonly timingChainP95: number;
+  readonly modeledP50Ms: number;
+  readonly modeledP95Ms: number;
+  /** Records of the plan / the modelled latency of all invocations, redeliveries of failed records included. */
+  readonly modeledRecordsPerSecond: number;
+  /** The most frequent critical path (operations in order) among the batches, and in how many batches it was. */
+  readonly typicalPath: string;
+  readonly typicalPathBatches: number;
+  readonly batches: number;
 }
 
 export const POWERTOOLS_NAME = 'Powertools';
+
+/** The consumer the issue-40 targets judge, and the two it is judged against besides Powertools. */
+const TRANSACTIONAL_NAME = 'transactional';
+const FLOOR_NAME = 'round-trip floor';
+const HAND_WRITTEN_NAME = 'hand-written inbox';
 
 const ms = (value: number): string => value.toFixed(1);
 const ratio = (value: number, reference: number): string => (reference === 0 ? (value === 0 ? '1.00×' : '—') : `${(value / reference).toFixed(2)}×`);
@@ -123,5 +150,88 @@ export function renderTargets(rows: readonly LatencyRow[]): string {
   p50Target('lease', 1);
   p50Target('multi-step', 1);
   p50Target('aggregate', 0.5);
+  return lines.join('\n');
+}
+
+/** Operation names shortened for the critical-path column. */
+const SHORT: Readonly<Record<string, string>> = {
+  TransactWriteItems: 'TxWrite',
+  TransactGetItems: 'TxGet',
+  BatchGetItem: 'BatchGet',
+  BatchWriteItem: 'BatchWrite',
+  PutItem: 'Put',
+  UpdateItem: 'Update',
+  DeleteItem: 'Delete',
+  GetItem: 'Get',
+};
+
+/** A critical path's operations as the report prints them (`BatchGet → TxWrite`). */
+export function pathText(operations: readonly string[]): string {
+  return operations.length === 0 ? '(no request)' : operations.map((operation) => SHORT[operation] ?? operation).join(' → ');
+}
+
+/**
+ * The critical-path table: per row, round trips on the critical path p50 and p95, the most frequent path, the
+ * modelled latency p50 and p95 and modelled records/s, their ratios to Powertools, and the wall-clock p50 ratio beside.
+ */
+export function renderCriticalPathTable(rows: readonly LatencyRow[]): string {
+  const lines = [
+    '| added latency | redeliveries | consumer | round trips p50 | round trips p95 | timing chain p50 / p95 | most frequent critical path (batches) | modelled p50 ms | modelled p95 ms | ' +
+      'modelled records/s | modelled p50 vs PT | wall-clock p50 vs PT | modelled records/s vs PT |',
+    '|---:|---:|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|',
+  ];
+  for (const row of rows) {
+    const figures = row.critical;
+    if (figures === undefined) continue;
+    const pt = referenceOf(rows, row).critical;
+    lines.push(
+      `| ${row.delayMs} ms | ${percent(row.redeliveryRate)} | ${row.consumer} | ${figures.roundTripsP50} | ${figures.roundTripsP95} | ${figures.timingChainP50} / ${figures.timingChainP95} | ` +
+        `${figures.typicalPath} (${figures.typicalPathBatches} of ${figures.batches}) | ${ms(figures.modeledP50Ms)} | ${ms(figures.modeledP95Ms)} | ` +
+        `${Math.round(figures.modeledRecordsPerSecond)} | ${pt === undefined ? '—' : ratio(figures.modeledP50Ms, pt.modeledP50Ms)} | ${ratio(row.p50Ms, referenceOf(rows, row).p50Ms)} | ` +
+        `${pt === undefined ? '—' : ratio(figures.modeledRecordsPerSecond, pt.modeledRecordsPerSecond)} |`,
+    );
+  }
+  return lines.join('\n');
+}
+
+/**
+ * The targets of issue 40 at every added latency and redelivery rate, each judged twice: on the round trips on the
+ * critical path (p50; the model with one service time for every operation, independent of the machine) and on the
+ * modelled latency (p50, this run's service times per operation), with the wall-clock figure beside: the
+ * transactional consumer's p50 at most 0.5× Powertools' (the issue's target on records that touch distinct items), at
+ * most 1.1× the round-trip floor consumer's (its target on records that share items), and its records/s at least 0.9×
+ * the hand-written inbox's (one worker). Rows without critical-path figures are left out.
+ */
+export function renderModeledTargets(rows: readonly LatencyRow[]): string {
+  const lines: string[] = [];
+  const find = (consumer: string, delayMs: number, rate: number): LatencyRow | undefined =>
+    rows.find((row) => row.consumer === consumer && row.delayMs === delayMs && row.redeliveryRate === rate && row.critical !== undefined);
+  const judge = (value: number, bound: number, atMost: boolean): string => ((atMost ? value <= bound : value >= bound) ? 'met' : 'NOT met');
+  const p50Line = (row: LatencyRow, reference: LatencyRow, against: string, bound: number, where: string): string => {
+    const ours = row.critical as CriticalPathFigures;
+    const theirs = reference.critical as CriticalPathFigures;
+    const trips = ours.roundTripsP50 / theirs.roundTripsP50;
+    const modelled = ours.modeledP50Ms / theirs.modeledP50Ms;
+    return (
+      `- transactional, ${row.delayMs} ms, ${percent(row.redeliveryRate)}: p50 against ${against} (target ≤ ${bound}×, ${where}): ` +
+      `round trips ${ours.roundTripsP50} against ${theirs.roundTripsP50} = ${trips.toFixed(2)}×: ${judge(trips, bound, true)}; ` +
+      `modelled ${modelled.toFixed(2)}×: ${judge(modelled, bound, true)}; wall clock ${(row.p50Ms / reference.p50Ms).toFixed(2)}×`
+    );
+  };
+  for (const row of rows) {
+    if (row.consumer !== TRANSACTIONAL_NAME || row.critical === undefined) continue;
+    const pt = find(POWERTOOLS_NAME, row.delayMs, row.redeliveryRate);
+    if (pt !== undefined) lines.push(p50Line(row, pt, "Powertools'", 0.5, 'records on distinct items'));
+    const floor = find(FLOOR_NAME, row.delayMs, row.redeliveryRate);
+    if (floor !== undefined) lines.push(p50Line(row, floor, "the round-trip floor's", 1.1, 'records sharing items'));
+    const handWritten = find(HAND_WRITTEN_NAME, row.delayMs, row.redeliveryRate);
+    if (handWritten?.critical !== undefined) {
+      const value = row.critical.modeledRecordsPerSecond / handWritten.critical.modeledRecordsPerSecond;
+      lines.push(
+        `- transactional, ${row.delayMs} ms, ${percent(row.redeliveryRate)}: records/s against the hand-written inbox's (target ≥ 0.9×, one worker): ` +
+          `modelled ${value.toFixed(2)}×: ${judge(value, 0.9, false)}; wall clock ${(row.recordsPerSecond / handWritten.recordsPerSecond).toFixed(2)}×`,
+      );
+    }
+  }
   return lines.join('\n');
 }

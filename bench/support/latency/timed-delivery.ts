@@ -81,15 +81,16 @@ export async function timedDelivery(handler: SqsBatchHandler, records: readonly 
  * order rotated by one per batch, so no handler always runs first or last) before batch i + 1 goes to any, so each
  * handler's batches meet the same machine load as the others' (on a busy machine the load moves within a minute, and a
  * consumer timed after another meets another machine). Then each handler's failed records are redelivered as
- * {@link deliverAll} does, counted in its `totalMs`. `around(index, invoke)` wraps each invocation of handler `index`
- * (e.g. to count what its proxy refused). Returns one {@link TimedRun} per handler, in order.
+ * {@link deliverAll} does, counted in its `totalMs`. `around(index, invoke, batch)` wraps each invocation of handler
+ * `index` with a batch of the plan (`batch` its number, from 0), and once all of its redeliveries (`batch` undefined),
+ * e.g. to count what its proxy refused or record its requests. Returns one {@link TimedRun} per handler, in order.
  */
 export async function interleavedDelivery(
   handlers: readonly SqsBatchHandler[],
   records: readonly SQSRecord[],
   what: string,
   batchSize: number = SQS_BATCH_SIZE,
-  around: <T>(index: number, invoke: () => Promise<T>) => Promise<T> = (_index, invoke) => invoke(),
+  around: <T>(index: number, invoke: () => Promise<T>, batch: number | undefined) => Promise<T> = (_index, invoke) => invoke(),
 ): Promise<TimedRun[]> {
   const runs = handlers.map(() => ({ batchMs: [] as number[], totalMs: 0, failed: [] as SQSRecord[] }));
   for (let start = 0, batchIndex = 0; start < records.length; start += batchSize, batchIndex++) {
@@ -98,7 +99,7 @@ export async function interleavedDelivery(
       const index = (turn + batchIndex) % handlers.length;
       const run = runs[index] as (typeof runs)[number];
       const started = performance.now();
-      const response = await around(index, () => (handlers[index] as SqsBatchHandler)({ Records: batch }));
+      const response = await around(index, () => (handlers[index] as SqsBatchHandler)({ Records: batch }), batchIndex);
       const elapsedMs = performance.now() - started;
       run.batchMs.push(elapsedMs);
       run.totalMs += elapsedMs;
@@ -110,7 +111,7 @@ export async function interleavedDelivery(
   for (const [index, run] of runs.entries()) {
     let redeliveryMs = 0;
     const again = run.failed.map((record) => ({ ...record, attributes: { ...record.attributes, ApproximateReceiveCount: String(Number(record.attributes?.ApproximateReceiveCount ?? 1) + 1) } }));
-    const redelivered = again.length === 0 ? 0 : await around(index, () => deliverAll(handlers[index] as SqsBatchHandler, again, what, ({ elapsedMs }) => void (redeliveryMs += elapsedMs), batchSize));
+    const redelivered = again.length === 0 ? 0 : await around(index, () => deliverAll(handlers[index] as SqsBatchHandler, again, what, ({ elapsedMs }) => void (redeliveryMs += elapsedMs), batchSize), undefined);
     timed.push({ batchMs: run.batchMs, totalMs: run.totalMs + redeliveryMs, redelivered: run.failed.length + redelivered });
   }
   return timed;

@@ -3,12 +3,13 @@
  * `SqsSubscription` would build, with construct ids of our choosing and no statement on the topic's key.
  */
 import type { Duration, RemovalPolicy } from 'aws-cdk-lib';
-import { Validations } from 'aws-cdk-lib';
+import { Stack, Validations } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as sns from 'aws-cdk-lib/aws-sns';
 import * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { snsDeliveryPrincipal } from '../../private/sns-delivery-principal';
 
 /** The queue SNS moves what it can not deliver to: encrypted as the subscriber's queues, TLS-only, construct id `SubscriptionDeadLetterQueue`. */
 export function createSubscriptionDeadLetterQueue(scope: Construct, encryptionKey: kms.IKey | undefined, retentionPeriod: Duration, removalPolicy: RemovalPolicy): sqs.IQueue {
@@ -37,7 +38,9 @@ export function createSubscriptionDeadLetterQueue(scope: Construct, encryptionKe
 }
 
 /**
- * Subscribes `queue` to `topic` (raw delivery, construct id `Subscription`), letting only that topic send to it.
+ * Subscribes `queue` to `topic` (raw delivery, construct id `Subscription`), letting only that topic send to it: as
+ * `sns.amazonaws.com`, or `sns.<topic Region>.amazonaws.com` when the topic is in an opt-in Region and the queue in
+ * another (../../private/sns-delivery-principal.ts).
  *
  * @param deadLetterQueue the subscription's dead-letter queue; none for a queue in another Region than the topic (SNS
  * requires it in the subscription's account and Region, and the subscription is the topic's Region's)
@@ -52,7 +55,7 @@ export function subscribeQueue(
   filterPolicyWithMessageBody: { [attribute: string]: sns.FilterOrPolicy } | undefined,
   region?: string,
 ): sns.Subscription {
-  const snsPrincipal = new iam.ServicePrincipal('sns.amazonaws.com');
+  const snsPrincipal = new iam.ServicePrincipal(snsDeliveryPrincipal(region, Stack.of(scope).region));
   const fromThisTopic = { ArnEquals: { 'aws:SourceArn': topic.topicArn } };
 
   // What SqsSubscription does, with a construct id of our choosing: let this topic (only) send to the queue.

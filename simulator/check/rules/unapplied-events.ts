@@ -7,5 +7,5 @@ export const unappliedEventsRule: SubscriberCheck = {
   checks: "no event the filter took ended only in the subscriber's dead-letter queues, never applied",
   scope: 'subscriber',
   check: (subscriber, facts) =>
-    checkUnappliedEvents({ name: subscriber.view.name, matched: subscriber.matched, applied: subscriber.applied, deadLetters: subscriber.deadLetters, operator: subscriber.operator }, facts.isMalformed),
+    checkUnappliedEvents({ name: subscriber.view.name, matched: subscriber.matched, applied: subscriber.applied, deadLetters: subscriber.deadLetters, operator: subscriber.operator }, facts.isMalformed, (eventId) => facts.injectedObjectFault?.(eventId)),
 };

@@ -1,13 +1,14 @@
 /**
  * Reads the {@link AccessModel} from the templates: roles with the identity policies attached to them, their
  * permissions boundaries and tags, the roles of functions and pipes, resource policies of queues, topics and tables,
- * key policies, the customer-managed keys that encrypt tables, queues and topics, and each table's partition keys. A reference the reader cannot follow (a role or key from outside the app, an AWS
+ * key policies, the customer-managed keys that encrypt tables, queues, topics and buckets (SSE-KMS), bucket policies, and each table's partition keys. A reference the reader cannot follow (a role or key from outside the app, an AWS
  * managed policy) becomes a line of `notEvaluated`, never an allow.
  */
 import type { AccessModel, EncryptionKey, ExecutionRole, KeyAccessModel, NamedResource, PermissionsBoundary, RoleAccessModel, TableKeys, TemplatePolicy } from '../access-model';
 import type { ResourceKey } from '../flow-model';
 import { describeExpression } from '../intrinsics';
 import { RESOURCE_TYPES } from '../references';
+import { kmsRuleOf } from './bucket';
 import type { TemplateResource } from '../stack-template';
 import { isPlainObject } from '../template-values';
 
@@ -18,6 +19,7 @@ export const ACCESS_RESOURCE_TYPES = {
   MANAGED_POLICY: 'AWS::IAM::ManagedPolicy',
   QUEUE_POLICY: 'AWS::SQS::QueuePolicy',
   TOPIC_POLICY: 'AWS::SNS::TopicPolicy',
+  BUCKET_POLICY: 'AWS::S3::BucketPolicy',
   KEY: 'AWS::KMS::Key',
 } as const;
 
@@ -160,6 +162,16 @@ export function readAccessModel(resources: readonly TemplateResource[]): AccessM
       case ACCESS_RESOURCE_TYPES.TOPIC_POLICY:
         addResourcePolicy(resource, 'Topics', [RESOURCE_TYPES.TOPIC]);
         break;
+      case ACCESS_RESOURCE_TYPES.BUCKET_POLICY:
+        // `Bucket` is the bucket's name: `Ref bucket`
+        addResourcePolicy(resource, 'Bucket', [RESOURCE_TYPES.BUCKET]);
+        break;
+      case RESOURCE_TYPES.BUCKET: {
+        const rule = kmsRuleOf(properties.BucketEncryption);
+        // SSE-KMS without a key id is the AWS managed key aws/s3, whose policy allows the account's principals through S3
+        if (rule?.KMSMasterKeyID !== undefined) keyOf(resource, 'BucketEncryption KMSMasterKeyID', rule.KMSMasterKeyID);
+        break;
+      }
       case ACCESS_RESOURCE_TYPES.KEY:
         keys.push({ ...resource.modelled(), keyPolicy: { name: `${pathOf(resource)} key policy`, stackName: resource.template.stackName, document: properties.KeyPolicy } });
         break;

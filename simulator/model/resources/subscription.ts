@@ -9,7 +9,8 @@ const FILTER_POLICY_SCOPES = ['MessageAttributes', 'MessageBody'] as const;
 /**
  * Reads a subscription. Another protocol, or a topic or endpoint the reader cannot follow, is a
  * {@link NotSimulatedError}; a dead-letter queue it cannot follow is left out and said in `notes`. `FilterPolicy` and
- * `RedrivePolicy` may be objects or JSON strings.
+ * `RedrivePolicy` may be objects or JSON strings. `Region` is kept: where the subscription is created decides whether
+ * it deploys (../../check/subscription-rules.ts).
  */
 export function readSubscription(resource: TemplateResource, notes: string[]): SubscriptionModel {
   const properties = resource.properties;
@@ -24,6 +25,7 @@ export function readSubscription(resource: TemplateResource, notes: string[]): S
     throw new NotSimulatedError(resource, notFollowed(resource.template, 'Endpoint', properties.Endpoint, 'a queue'));
   }
   const filterPolicy = readJsonObject(resource, 'FilterPolicy', properties.FilterPolicy);
+  const region = regionOf(resource, notes);
   return {
     ...resource.modelled(),
     topic: topic.key,
@@ -32,6 +34,7 @@ export function readSubscription(resource: TemplateResource, notes: string[]): S
     ...(filterPolicy === undefined ? {} : { filterPolicy }),
     filterPolicyScope: readEnum(resource, 'FilterPolicyScope', properties.FilterPolicyScope, FILTER_POLICY_SCOPES) ?? 'MessageAttributes',
     ...deadLetterQueueOf(resource, notes),
+    ...(region === undefined ? {} : { region }),
   };
 }
 
@@ -49,4 +52,12 @@ function deadLetterQueueOf(resource: TemplateResource, notes: string[]): Pick<Su
     return {};
   }
   return { deadLetterQueue: queue.key };
+}
+
+/** `Region` when a literal; a token (e.g. `Ref AWS::Region`) is taken as the stack's Region, said in `notes`. */
+function regionOf(resource: TemplateResource, notes: string[]): string | undefined {
+  const value = resource.properties.Region;
+  if (value === undefined || value === null || typeof value === 'string') return readString(resource, 'Region', value);
+  notes.push(`${resource.label}: its Region is not a literal; the subscription is taken to be in its stack's Region`);
+  return undefined;
 }

@@ -85,6 +85,27 @@ describe('ApplyAttribution', () => {
     expect(flow.attribution.cause('Fn', ['placed-o-3'])).toBeUndefined();
   });
 
+  test("an aggregate's apply() writing with its own client, its commit lost to a crash, then redelivered: named as a write in apply(); the aggregate's own commits are not own-client writes", () => {
+    const flow = run({ subscriber: 'Billing', mode: 'aggregate' });
+    const update = { body: { TableName: 'Ledger', Key: { pk: { S: 'ORDER#o-1#ledger' } } }, operation: 'UpdateItem', applied: true };
+    const aggregateCommit = (applied: boolean, fault?: 'crash-before') => ({
+      body: { TableName: 'Ledger', Item: { pk: { S: 'BILLING#o-1' }, processedMessages: { L: [{ S: 'e-1 0123456789abcdef' }] } } },
+      operation: 'PutItem',
+      applied,
+      ...(fault === undefined ? {} : { fault }),
+    });
+    flow.invoke([['e-1', 1]], [update, aggregateCommit(false, 'crash-before')], { kind: 'crashed', atRequest: 2, afterCommit: false });
+    flow.later(180);
+    flow.invoke([['e-1', 2]], [update, aggregateCommit(true)]);
+
+    expect(flow.attribution.cause('Fn', ['e-1'])).toBe(
+      'event e-1: applied by invocation #1 (receive 1, at +0 s) (Ledger: 1 UpdateItem); applied again by invocation #2 (receive 2, at +180 s) with its own client (Ledger: 1 UpdateItem), ' +
+        'after invocation #1 (receive 1, at +0 s) crashed at DynamoDB request 2 (before DynamoDB applied it): a write outside the transaction, in apply(), is not undone when the commit fails, ' +
+        'nor stopped by the processed ids when the event comes again (return the change as the state from apply() instead)',
+    );
+    expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => cause.kind)).toEqual(['write-outside-transaction']);
+  });
+
   test('after close, nothing is recorded or told (a served run goes on invoking)', () => {
     const flow = run({ subscriber: 'Billing', mode: 'transactional', inboxTable: 'Inbox', windowSeconds: 60 });
     flow.invoke([['e-1', 1]], [{ body: commit('Billing', 'e-1'), applied: true }]);

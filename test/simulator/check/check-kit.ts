@@ -65,3 +65,20 @@ export function subscriberKit(options: { maxReceiveCount?: number; deadLetterRet
 export function receiveAll(queue: SimulatedQueue): ReceivedMessage[] {
   return queue.receive(10);
 }
+
+/** The runtime dead-letters a received message with `errorName` (as its SendMessage does), then the mapping deletes it. */
+export function rejectByRuntime(kit: ReturnType<typeof subscriberKit>, message: ReceivedMessage, errorName: string, errorMessage: string): void {
+  const eventId = message.origin.eventId!;
+  const text = (value: string) => ({ DataType: 'String', StringValue: value });
+  kit.deadLetterQueue.send({
+    body: message.body,
+    messageAttributes: {
+      [DEAD_LETTER_ATTRIBUTE.ERROR_NAME]: text(errorName),
+      [DEAD_LETTER_ATTRIBUTE.ERROR_MESSAGE]: text(errorMessage),
+      [DEAD_LETTER_ATTRIBUTE.SOURCE_MESSAGE_ID]: text(message.messageId),
+      [DEAD_LETTER_ATTRIBUTE.EVENT_ID]: text(eventId),
+    },
+    origin: { via: 'send-message', eventId, deadLetterOf: { messageId: message.messageId } },
+  });
+  kit.queue.delete(message.receiptHandle);
+}

@@ -3,28 +3,10 @@
  * malformed fails the run: the producer made it, so it is valid, and the consumer refused valid work.
  */
 import { describe, expect, test } from 'vitest';
-import { DEAD_LETTER_ATTRIBUTE } from '../../../lambda/consumer/dead-letter';
 import { readDeadLetters } from '../../../simulator/check/dead-letters';
 import { checkRejectedEvents } from '../../../simulator/check/rejected-events';
-import type { ReceivedMessage } from '../../../simulator/aws/sqs-messages';
-import { receiveAll, subscriberKit } from './check-kit';
+import { receiveAll, rejectByRuntime, subscriberKit } from './check-kit';
 
-/** The runtime dead-letters a received message with `errorName` (as its SendMessage does), then the mapping deletes it. */
-function rejectByRuntime(kit: ReturnType<typeof subscriberKit>, message: ReceivedMessage, errorName: string, errorMessage: string): void {
-  const eventId = message.origin.eventId!;
-  const text = (value: string) => ({ DataType: 'String', StringValue: value });
-  kit.deadLetterQueue.send({
-    body: message.body,
-    messageAttributes: {
-      [DEAD_LETTER_ATTRIBUTE.ERROR_NAME]: text(errorName),
-      [DEAD_LETTER_ATTRIBUTE.ERROR_MESSAGE]: text(errorMessage),
-      [DEAD_LETTER_ATTRIBUTE.SOURCE_MESSAGE_ID]: text(message.messageId),
-      [DEAD_LETTER_ATTRIBUTE.EVENT_ID]: text(eventId),
-    },
-    origin: { via: 'send-message', eventId, deadLetterOf: { messageId: message.messageId } },
-  });
-  kit.queue.delete(message.receiptHandle);
-}
 
 describe('valid-event-rejected', () => {
   test('fails once per error when events the scenario did not mark as malformed were rejected for good, naming the error and the events', () => {

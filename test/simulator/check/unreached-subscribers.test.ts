@@ -21,7 +21,7 @@ describe('nothing-reached', () => {
         detail: expect.stringMatching(/^the scenario has an effect probe for Seats, but none of the 40 committed event\(s\) reached it: nothing was checked for it/),
       },
     ]);
-    expect(violations[0]!.detail).toContain("its filter policy's key 'eventType' is not an attribute of the event envelope (specversion, id, source, type, subject, time, datacontenttype, data, traceparent, tracestate)");
+    expect(violations[0]!.detail).toContain("its filter policy's key 'eventType' is not an attribute of the event envelope (specversion, id, source, type, subject, time, datacontenttype, data, traceparent, tracestate, dataref, iefdatasha256, iefdatasize)");
   });
 
   test('passes a probed subscriber when no event reached the topic at all: the relay gave every one up (its own verdict says where they are)', () => {

@@ -154,6 +154,25 @@ describe('FaultSteering', () => {
     expect(decide('i-5', 'event-5')).toBe('none');
   });
 
+  test("an aggregate consumer's steered conflict fails its record: the invocation's reads of the item are refused too, so a re-read cannot find the event applied by another copy meanwhile", () => {
+    // seed 19 of the contended fixture (issue 39): Account (aggregate: no inbox record, its target the message) got its
+    // three conflicts, but each time its contention retry re-read the aggregate, found the event applied by a duplicate
+    // copy meanwhile and acknowledged it; no record failed, and handler-error was never met
+    const steering = new FaultSteering({ ...NO_FAULTS, throttle: 0.03 }, () => new Set<SteeredFault>(['conflict']));
+    steering.addSubscriber('Stack/Account', 'Account', 5);
+    const put = JSON.stringify({ TableName: 'Accounts', Item: { pk: { S: 'ACCOUNT#hot' } } });
+    const get = JSON.stringify({ TableName: 'Accounts', Key: { pk: { S: 'ACCOUNT#hot' } }, ConsistentRead: true });
+    const decide = (key: string, operation: string, body: string) => steering.decide('Stack/Account', invocation(key), operation, body, 'none');
+
+    expect(decide('m-1|1', 'GetItem', get)).toBe('none');
+    expect(decide('m-1|1', 'PutItem', put)).toBe('conflict');
+    // its retries: the re-read is refused (throttled, as DynamoDB refuses a hot item's requests) and so is the write,
+    // until the invocation's time runs out and the record fails
+    expect([decide('m-1|1', 'GetItem', get), decide('m-1|1', 'PutItem', put), decide('m-1|1', 'GetItem', get)]).toEqual(['throttle', 'conflict', 'throttle']);
+    // another invocation (a duplicate copy of the event) reads and writes freely
+    expect([decide('m-2|1', 'GetItem', get), decide('m-1|2', 'GetItem', get)]).toEqual(['none', 'none']);
+  });
+
   test('a write site is the operation and the tables its request names', () => {
     expect(writeSite('TransactWriteItems', JSON.stringify({ TransactItems: [{ Put: { TableName: 'Orders' } }, { Update: { TableName: 'Outbox' } }, { Put: { TableName: 'Orders' } }] }))).toBe(
       'TransactWriteItems Orders,Outbox',

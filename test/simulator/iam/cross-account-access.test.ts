@@ -8,8 +8,11 @@ import { describe, expect, test } from 'vitest';
 import { AccessControl } from '../../../simulator/iam/access-control';
 import { FlowRequests } from '../../../simulator/iam/flow-requests';
 import { IamNames } from '../../../simulator/iam/iam-names';
+import { snsDeliveryPrincipal } from '../../../simulator/iam/sns-principal';
 import type { AccessModel, NamedResource, TemplatePolicy } from '../../../simulator/model/access-model';
 import type { LocalNames } from '../../../simulator/model/flow-model';
+import { checkSubscriptionRules } from '../../../simulator/check/subscription-rules';
+import { isPendingConfirmation, placeSubscription } from '../../../simulator/model/subscription-placement';
 import { engine } from './iam-test-kit';
 
 const FLOW = { account: '111111111111', region: 'eu-west-1' };
@@ -115,6 +118,12 @@ describe('IAM across accounts', () => {
     expect(await access.authorizeAll(requests.deliver('Flow/Topic', 'Sub/Queue'))).toEqual({ allowed: true, evaluated: true });
   });
 
+  test('SNS delivers as sns.<Region>.amazonaws.com from a topic of an opt-in Region to another Region, sns.amazonaws.com otherwise (review r41, R41-3)', () => {
+    expect(snsDeliveryPrincipal('eu-south-1', 'eu-central-1')).toBe('sns.eu-south-1.amazonaws.com');
+    expect(snsDeliveryPrincipal('eu-south-1', 'eu-south-1')).toBe('sns.amazonaws.com');
+    expect(snsDeliveryPrincipal('eu-west-1', 'eu-central-1')).toBe('sns.amazonaws.com');
+  });
+
   test("the queue's account subscribes it when the topic policy lets that account, for that endpoint; without the grant it is denied, naming the topic policy", async () => {
     expect(await control().control.authorizeSubscribe('Sub/Subscription', 'Flow/Topic', 'Sub/Queue')).toEqual({ allowed: true, evaluated: true });
     const { control: withoutGrant } = control({ topicGrant: false });
@@ -126,7 +135,22 @@ describe('IAM across accounts', () => {
     expect(withoutGrant.figures().denied).toBe(1);
   });
 
-  test('a subscription in the topic\'s account asks nothing (its deployer\'s own policies decide, as before)', async () => {
+  /**
+   * Review r41 (R41-2): the topic's account needs no grant to subscribe, so IAM asks nothing; but a subscription it
+   * makes of another account's queue is pending confirmation (SNS developer guide, "Sending Amazon SNS messages to an
+   * Amazon SQS queue in a different account": only one the queue's owner creates needs none), and SNS delivers nothing
+   * through it: the run delivers nothing and fails naming it (simulator/check/subscription-rules.ts). A subscription of
+   * the topic's own account's queue is confirmed at once.
+   */
+  test("a subscription in the topic's account asks nothing of IAM; of another account's queue it is pending confirmation, of its own account's not", async () => {
     expect(await control().control.authorizeSubscribe('Flow/Subscription', 'Flow/Topic', 'Sub/Queue')).toBeUndefined();
+    const subscription = { key: 'Flow/Subscription', stackName: 'Flow', logicalId: 'Subscription', topic: 'Flow/Topic', rawMessageDelivery: true, filterPolicyScope: 'MessageAttributes' as const };
+    const foreignQueue = placeSubscription(ENVIRONMENTS, { ...subscription, queue: 'Sub/Queue' })!;
+    expect(isPendingConfirmation(foreignQueue)).toBe(true);
+    expect(checkSubscriptionRules({ subscriptions: [{ ...subscription, queue: 'Sub/Queue' }], topics: [], queues: [], environments: ENVIRONMENTS })).toEqual([
+      { kind: 'unconfirmed-subscription', detail: expect.stringContaining("create the subscription in the queue's account 222222222222") },
+    ]);
+    expect(isPendingConfirmation(placeSubscription(ENVIRONMENTS, { ...subscription, queue: 'Flow/Queue' })!)).toBe(false);
+    expect(isPendingConfirmation(placeSubscription(ENVIRONMENTS, { ...subscription, key: 'Sub/Subscription', stackName: 'Sub', queue: 'Sub/Queue' })!)).toBe(false);
   });
 });

@@ -12,6 +12,8 @@ import { BLOCKED_MESSAGES_INDEX, OUTBOX_RELAY_SETTINGS, OUTBOX_TABLE_SETTINGS } 
 // The example app of this repository (cdk.json), synthesized once per test run (test/support/example-assembly.ts).
 const PROJECT = path.resolve(__dirname, '../../..');
 const STACK = 'IdempotentEventFlowExample';
+/** The loyalty team's stack, in a second account (example/loyalty-example-stack.ts). */
+const LOYALTY = 'IdempotentEventFlowExampleLoyalty';
 const SUBSCRIBERS = ['Billing', 'Invoicing', 'Notifications', 'Shipping', 'CustomerStats'] as const;
 
 let model: FlowModel;
@@ -29,15 +31,30 @@ function at<T extends ModelledResource>(list: readonly T[], constructPath: strin
 
 const keyAt = (list: readonly ModelledResource[], constructPath: string): string => at(list, constructPath).key;
 
+/** The one resource of `list` with this construct path in the loyalty stack. */
+function atLoyalty<T extends ModelledResource>(list: readonly T[], constructPath: string): T {
+  const found = list.filter((resource) => resource.constructPath === `${LOYALTY}/${constructPath}`);
+  expect(found, constructPath).toHaveLength(1);
+  return found[0];
+}
+
+/** The resources of `list` in the orders stack. */
+const inOrders = <T extends ModelledResource>(list: readonly T[]): T[] => list.filter((resource) => resource.stackName === STACK);
+
 describe('readAssembly of the example app', () => {
-  it('reads one stack and finds nothing it cannot simulate', () => {
-    expect(model.stackNames).toEqual([STACK]);
+  it("reads the orders stack and the loyalty team's (a second account), and finds nothing it cannot simulate", () => {
+    expect(model.stackNames).toEqual([STACK, LOYALTY]);
     expect(model.notSimulated).toEqual([]);
   });
 
-  it('reads 14 tables: the outbox with its NEW_IMAGE stream and TTL, the inboxes with the BlockedMessages index', () => {
+  it('reads 14 tables in the orders stack (2 in the loyalty stack): the outbox with its NEW_IMAGE stream and TTL, the inboxes with the BlockedMessages index', () => {
     // 6 business tables of the standard flow, the fulfilment and tracking tables, the outbox, 4 inboxes and OrderTracking's
-    expect(model.tables).toHaveLength(14);
+    expect(inOrders(model.tables)).toHaveLength(14);
+    // the loyalty account's: its points table and Loyalty's inbox
+    expect(model.tables.filter((table) => table.stackName === LOYALTY).map((table) => table.constructPath).sort()).toEqual([
+      `${LOYALTY}/Loyalty/InboxTable/Resource/Resource`,
+      `${LOYALTY}/PointsTable/Resource`,
+    ]);
     expect(at(model.tables, 'Orders/OutboxTable/Resource/Resource')).toEqual({
       key: expect.stringMatching(new RegExp(`^${STACK}/OrdersOutboxTable`)),
       stackName: STACK,
@@ -88,7 +105,9 @@ describe('readAssembly of the example app', () => {
   it('reads the event topic, the ordered SNS FIFO topic (and the alarm topic, which has no subscription)', () => {
     expect(at(model.topics, 'Orders/EventTopic/Resource/Resource')).toMatchObject({ topicName: `${STACK}-Orders-EventTopic-F6AA008B`, fifo: false });
     expect(at(model.topics, 'OrderedRelay/Topic/Resource')).toMatchObject({ fifo: true });
-    expect(model.topics.map((topic) => topic.constructPath)).toEqual([`${STACK}/OpsAlarms/Resource`, `${STACK}/Orders/EventTopic/Resource/Resource`, `${STACK}/OrderedRelay/Topic/Resource`]);
+    expect(inOrders(model.topics).map((topic) => topic.constructPath)).toEqual([`${STACK}/OpsAlarms/Resource`, `${STACK}/Orders/EventTopic/Resource/Resource`, `${STACK}/OrderedRelay/Topic/Resource`]);
+    // the loyalty account has its own alarm topic (alarm actions can not cross accounts), and no event topic
+    expect(model.topics.filter((topic) => topic.stackName === LOYALTY).map((topic) => topic.constructPath)).toEqual([`${LOYALTY}/OpsAlarms/Resource`]);
   });
 
   it("reads OrderTracking's FIFO queue, subscribed to the ordered topic with raw delivery, its FIFO dead-letter queue, and its consumer", () => {
@@ -101,7 +120,7 @@ describe('readAssembly of the example app', () => {
   });
 
   it('reads 5 raw-delivery subscriptions with MessageBody filter policies and their dead-letter queues (and the ordered one)', () => {
-    expect(model.subscriptions).toHaveLength(6);
+    expect(inOrders(model.subscriptions)).toHaveLength(6);
     const eventTopic = keyAt(model.topics, 'Orders/EventTopic/Resource/Resource');
     const filterPolicies: Record<(typeof SUBSCRIBERS)[number], Record<string, unknown>> = {
       Billing: { type: ['com.example.orders.OrderPlaced'] },
@@ -127,10 +146,29 @@ describe('readAssembly of the example app', () => {
     }
   });
 
-  it('reads 21 queues: subscriber queues (visibility 180 s, 5 receives, then their dead-letter queue) and 14 dead-letter queues', () => {
+  it("reads Loyalty's subscription in the loyalty account's stack: to the orders account's event topic, its own queue, OrderBilled only, with a subscription dead-letter queue (same Region)", () => {
+    const subscription = atLoyalty(model.subscriptions, 'Loyalty/Subscription/Resource');
+    expect(subscription).toEqual({
+      key: subscription.key,
+      stackName: LOYALTY,
+      logicalId: subscription.logicalId,
+      constructPath: `${LOYALTY}/Loyalty/Subscription/Resource`,
+      topic: keyAt(model.topics, 'Orders/EventTopic/Resource/Resource'),
+      queue: atLoyalty(model.queues, 'Loyalty/Queue/Resource/Resource').key,
+      rawMessageDelivery: true,
+      filterPolicy: { type: ['com.example.billing.OrderBilled'] },
+      filterPolicyScope: 'MessageBody',
+      deadLetterQueue: atLoyalty(model.queues, 'Loyalty/SubscriptionDeadLetterQueue/Resource').key,
+    });
+    expect(model.subscriptions).toHaveLength(7);
+  });
+
+  it('reads 21 queues in the orders stack (3 in the loyalty stack): subscriber queues (visibility 180 s, 5 receives, then their dead-letter queue) and 14 dead-letter queues', () => {
     // 16 of the standard flow; the ordered relay's queue and its FIFO dead-letter queue, its pipe's dead-letter queue;
     // OrderTracking's FIFO queue and FIFO dead-letter queue
-    expect(model.queues).toHaveLength(21);
+    expect(inOrders(model.queues)).toHaveLength(21);
+    // the loyalty account's: Loyalty's queue, its dead-letter queue and its subscription dead-letter queue
+    expect(model.queues.filter((queue) => queue.stackName === LOYALTY)).toHaveLength(3);
     for (const subscriber of SUBSCRIBERS) {
       const queue = at(model.queues, `Orders/${subscriber}/Queue/Resource/Resource`);
       expect(queue).toEqual({
@@ -144,7 +182,7 @@ describe('readAssembly of the example app', () => {
         redrive: { deadLetterQueue: keyAt(model.queues, `Orders/${subscriber}/Queue/DeadLetterQueue/Resource`), maxReceiveCount: 5 },
       });
     }
-    const deadLetterQueues = model.queues.filter((queue) => queue.redrive === undefined);
+    const deadLetterQueues = inOrders(model.queues).filter((queue) => queue.redrive === undefined);
     expect(deadLetterQueues).toHaveLength(14);
     const fifoDeadLetterQueues = [keyAt(model.queues, 'OrderedRelay/RelayQueue/DeadLetterQueue/Resource'), keyAt(model.queues, 'OrderTracking/Queue/DeadLetterQueue/Resource')];
     // the subscription dead-letter queues keep a message 7 days (inside the deduplication window), the others 14
@@ -176,12 +214,22 @@ describe('readAssembly of the example app', () => {
     expect(alarms.get(keyAt(model.queues, 'OrderTracking/Queue/DeadLetterQueue/Resource'))).toEqual([`${STACK}/OrderTracking/DeadLetters/Resource`]);
     // OrderTracking's FIFO work queue: HeldAggregate (ApproximateAgeOfOldestMessage: a failed message holds its group)
     expect(alarms.get(keyAt(model.queues, 'OrderTracking/Queue/Resource/Resource'))).toEqual([`${STACK}/OrderTracking/HeldAggregate/Resource`]);
+    // Loyalty's, in the loyalty account, as any subscriber's
+    expect(alarms.get(atLoyalty(model.queues, 'Loyalty/Queue/DeadLetterQueue/Resource').key)).toEqual([
+      `${LOYALTY}/Loyalty/Alarms/DeadLetters/Resource`,
+      `${LOYALTY}/Loyalty/Alarms/DeadLetterExpiring/Resource`,
+    ]);
+    expect(alarms.get(atLoyalty(model.queues, 'Loyalty/SubscriptionDeadLetterQueue/Resource').key)).toEqual([`${LOYALTY}/Loyalty/Alarms/SubscriptionDeadLetters/Resource`]);
+    expect(alarms.get(atLoyalty(model.queues, 'Loyalty/Queue/Resource/Resource').key)).toEqual([`${LOYALTY}/Loyalty/Alarms/OldestMessageAge/Resource`]);
     // and nothing else: no other queue is watched
-    expect(alarms.size).toBe(1 + SUBSCRIBERS.length * 3 + 3 + 1);
+    expect(alarms.size).toBe(1 + SUBSCRIBERS.length * 3 + 3 + 1 + 3);
   });
 
-  it('reads 7 event source mappings: batch size 10, ReportBatchItemFailures, from each subscriber queue to its function (and the ordered relay queue to the fan-out function)', () => {
-    expect(model.eventSourceMappings).toHaveLength(7);
+  it('reads 7 event source mappings in the orders stack (1 in the loyalty stack): batch size 10, ReportBatchItemFailures, from each subscriber queue to its function (and the ordered relay queue to the fan-out function)', () => {
+    expect(inOrders(model.eventSourceMappings)).toHaveLength(7);
+    expect(model.eventSourceMappings.filter((mapping) => mapping.stackName === LOYALTY)).toEqual([
+      expect.objectContaining({ queue: atLoyalty(model.queues, 'Loyalty/Queue/Resource/Resource').key, function: atLoyalty(model.functions, 'Loyalty/Function/Resource/Resource').key, batchSize: 10, reportBatchItemFailures: true }),
+    ]);
     expect(model.eventSourceMappings.find((mapping) => mapping.queue === keyAt(model.queues, 'OrderedRelay/RelayQueue/Resource/Resource'))).toMatchObject({
       function: keyAt(model.functions, 'OrderedRelay/FanOut/Resource/Resource'),
       batchSize: 10,
@@ -204,9 +252,11 @@ describe('readAssembly of the example app', () => {
     }
   });
 
-  it('reads 9 Node.js functions whose asset directories in the assembly hold index.js', () => {
+  it('reads 9 Node.js functions in the orders stack (1 in the loyalty stack) whose asset directories in the assembly hold index.js', () => {
     // 2 producers (PlaceOrder, Fulfilment), 5 subscribers', the ordered relay's fan-out, OrderTracking's
-    expect(model.functions).toHaveLength(9);
+    expect(inOrders(model.functions)).toHaveLength(9);
+    // and Loyalty's, in the loyalty account
+    expect(model.functions.filter((fn) => fn.stackName === LOYALTY).map((fn) => fn.constructPath)).toEqual([`${LOYALTY}/Loyalty/Function/Resource/Resource`]);
     for (const fn of model.functions) {
       expect(fn).toMatchObject({ handler: 'index.handler', runtime: 'nodejs24.x', timeoutSeconds: 30, memorySizeMb: 256 });
       expect(path.dirname(fn.assetDirectory)).toBe(model.assemblyDirectory);

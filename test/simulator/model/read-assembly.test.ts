@@ -373,7 +373,7 @@ describe('readAssembly of hand-written templates', () => {
   it('refuses two stacks of the same name, and a directory without an assembly', () => {
     const root = writeAssembly({ A: { stackName: 'Shop', template: { Resources: {} } }, B: { stackName: 'Shop', template: { Resources: {} } } });
     created.push(root);
-    expect(() => readAssembly(root)).toThrow('the app has two stacks named Shop (A and B); select one of them with the stacks option (--stack)');
+    expect(() => readAssembly(root)).toThrow('the app has two stacks named Shop (A and B) in aws://unknown-account/unknown-region; select one of them with the stacks option (--stack)');
     expect(readAssembly(root, { stacks: ['B'] }).stackNames).toEqual(['Shop']);
     const empty = path.join(root, 'nothing-here');
     expect(() => readAssembly(empty)).toThrow(`No cloud assembly in ${empty}: manifest.json is missing`);

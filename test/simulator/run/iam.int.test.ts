@@ -72,7 +72,7 @@ describe('simulate with IAM evaluation', () => {
     // THEN the denial names the role, the action, the table, why and the fix
     expect(code).toBe(EXIT_CODE.FAILURE);
     expect(stdout).toMatch(
-      /\[access-denied\] IdempotentEventFlowExample\/Orders\/Billing\/Function\/Role \(IdempotentEventFlowExample\/Orders\/Billing\/Function\) may not dynamodb:UpdateItem on IdempotentEventFlowExample\/LedgerTable \(arn:aws:dynamodb:us-east-1:000000000000:table\/[^)]+\): no identity-based policy allows the dynamodb:UpdateItem action; denied [1-9]\d* time\(s\)\. Fix: ledgerTable\.grant\(billing\.consumerFunction, 'dynamodb:UpdateItem'\) .*\(billing: the Subscriber IdempotentEventFlowExample\/Orders\/Billing\)/,
+      /\[access-denied\] IdempotentEventFlowExample\/Orders\/Billing\/Function\/Role \(IdempotentEventFlowExample\/Orders\/Billing\/Function\) may not dynamodb:UpdateItem on IdempotentEventFlowExample\/LedgerTable \(arn:aws:dynamodb:eu-west-1:111111111111:table\/[^)]+\): no identity-based policy allows the dynamodb:UpdateItem action; denied [1-9]\d* time\(s\)\. Fix: ledgerTable\.grant\(billing\.consumerFunction, 'dynamodb:UpdateItem'\) .*\(billing: the Subscriber IdempotentEventFlowExample\/Orders\/Billing\)/,
     );
     expect(stdout).toMatch(/IAM: \d+ requests evaluated, \d+ authorized, [1-9]\d* denied/);
     // and deployed, no order would be billed: the messages fail with AccessDeniedException
@@ -117,7 +117,7 @@ describe('simulate with IAM evaluation', () => {
     // THEN
     expect(code).toBe(EXIT_CODE.FAILURE);
     expect(stdout).toMatch(
-      /\[access-denied\] IdempotentEventFlowExample\/Orders\/Billing\/Function\/Role \(IdempotentEventFlowExample\/Orders\/Billing\/Function\) may not kms:Decrypt on IdempotentEventFlowExample\/LedgerKey \(arn:aws:kms:us-east-1:000000000000:key\/[0-9a-f-]+\): no identity-based policy allows the kms:Decrypt action \(the key policy of IdempotentEventFlowExample\/LedgerKey leaves it to IAM policies\); denied [1-9]\d* time\(s\)\. Fix: ledgerKey\.grantDecrypt\(billing\.consumerFunction\)/,
+      /\[access-denied\] IdempotentEventFlowExample\/Orders\/Billing\/Function\/Role \(IdempotentEventFlowExample\/Orders\/Billing\/Function\) may not kms:Decrypt on IdempotentEventFlowExample\/LedgerKey \(arn:aws:kms:eu-west-1:111111111111:key\/[0-9a-f-]+\): no identity-based policy allows the kms:Decrypt action \(the key policy of IdempotentEventFlowExample\/LedgerKey leaves it to IAM policies\); denied [1-9]\d* time\(s\)\. Fix: ledgerKey\.grantDecrypt\(billing\.consumerFunction\)/,
     );
   });
 
@@ -207,7 +207,7 @@ describe('simulate with IAM evaluation', () => {
     // THEN SNS's deliveries are denied by the queue's policy, and with no dead-letter queue on the subscription, lost
     expect(code).toBe(EXIT_CODE.FAILURE);
     expect(stdout).toMatch(
-      /\[access-denied\] sns\.amazonaws\.com \(IdempotentEventFlowExample\/Orders\/EventTopic\) may not sqs:SendMessage on IdempotentEventFlowExample\/AuditQueue \(arn:aws:sqs:us-east-1:000000000000:[^)]+\): the resource policy of IdempotentEventFlowExample\/AuditQueue does not allow sns\.amazonaws\.com to sqs:SendMessage for IdempotentEventFlowExample\/Orders\/EventTopic \(aws:SourceArn\); denied [1-9]\d* time\(s\)\. Fix: ordersEventTopic\.addSubscription\(new subscriptions\.SqsSubscription\(auditQueue\)\)/,
+      /\[access-denied\] sns\.amazonaws\.com \(IdempotentEventFlowExample\/Orders\/EventTopic\) may not sqs:SendMessage on IdempotentEventFlowExample\/AuditQueue \(arn:aws:sqs:eu-west-1:111111111111:[^)]+\): the resource policy of IdempotentEventFlowExample\/AuditQueue does not allow sns\.amazonaws\.com to sqs:SendMessage for IdempotentEventFlowExample\/Orders\/EventTopic \(aws:SourceArn\); denied [1-9]\d* time\(s\)\. Fix: ordersEventTopic\.addSubscription\(new subscriptions\.SqsSubscription\(auditQueue\)\)/,
     );
     expect(stdout).toMatch(/\[lost\] IdempotentEventFlowExample\/AuditSubscription\/Resource: event order-placed-\S+ matched the filter policy but was neither acknowledged nor dead-lettered: SNS could not deliver it \(User: sns\.amazonaws\.com is not authorized to perform: sqs:SendMessage/);
     expect(stdout.match(/\[access-denied\]/g)).toHaveLength(1);
@@ -228,7 +228,7 @@ describe('simulate with IAM evaluation', () => {
     // THEN listing Notifications' blocked messages is denied, and only that
     expect(code).toBe(EXIT_CODE.FAILURE);
     expect(stdout).toMatch(
-      /\[access-denied\] IdempotentEventFlowExample\/OperatorRole \(IdempotentEventFlowExample\/OperatorRole\) may not dynamodb:Query on IdempotentEventFlowExample\/Orders\/Notifications\/InboxTable \(arn:aws:dynamodb:us-east-1:000000000000:table\/[^/]+\/index\/[^)]+\): no identity-based policy allows the dynamodb:Query action/,
+      /\[access-denied\] IdempotentEventFlowExample\/OperatorRole \(IdempotentEventFlowExample\/OperatorRole\) may not dynamodb:Query on IdempotentEventFlowExample\/Orders\/Notifications\/InboxTable \(arn:aws:dynamodb:eu-west-1:111111111111:table\/[^/]+\/index\/[^)]+\): no identity-based policy allows the dynamodb:Query action/,
     );
     expect(stdout.match(/\[access-denied\]/g)).toHaveLength(1);
   });

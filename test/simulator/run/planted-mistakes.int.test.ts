@@ -122,6 +122,18 @@ describe('an effect applied again names the invocation that applied it again and
   });
 });
 
+describe('an aggregate consumer whose apply() writes with its own client (issue 39 item 3; seed 1, 8 orders)', () => {
+  test('names the write outside the transaction, in apply(), and what to change', async () => {
+    const result = await simulate('ApplyOwnClient', '1', 8);
+    const detail = billingEffectCount(result, /ledger total: applied [2-9] time/);
+
+    expect(detail).toMatch(/applied again by invocation #\d+ \(receive \d+, at \+\d+ s\) with its own client \(.*: \d+ UpdateItem\).*a write outside the transaction, in apply\(\).*return the change as the state from apply\(\)/);
+    const causes = result.causes.flatMap((entry) => entry.causes).filter((cause) => cause.subscriber === 'Billing' && cause.kind === 'write-outside-transaction');
+    expect(causes.length, JSON.stringify(result.causes)).toBeGreaterThan(0);
+    expect(causes[0]!.fix).toMatch(/return the state from apply\(\)/);
+  });
+});
+
 describe('events nobody takes (issue 39 item 4; seed 1, 8 orders)', () => {
   test('lists per type the committed events no filter took, and fails when the scenario expects that type consumed', async () => {
     // GIVEN PlaceOrder sends every even order as OrderPlaced.v2, Billing's filter takes OrderPlaced only, and the

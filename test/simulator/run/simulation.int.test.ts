@@ -13,7 +13,8 @@ import { runSimulation, type SimulationResult } from '../../../simulator/run/sim
 import { exampleAssembly } from '../../support/example-assembly';
 
 const PROJECT = path.resolve(__dirname, '../../..');
-const SUBSCRIBERS = ['Billing', 'Invoicing', 'Notifications', 'Shipping', 'CustomerStats', 'OrderTracking'];
+// Loyalty is the loyalty team's subscriber, in the example's second account (example/loyalty-example-stack.ts)
+const SUBSCRIBERS = ['Billing', 'Invoicing', 'Notifications', 'Shipping', 'CustomerStats', 'Loyalty', 'OrderTracking'];
 /** A seed whose first orders include a malformed one (checked in the test). */
 const SEED = 'ci-7';
 

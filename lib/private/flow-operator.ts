@@ -1,0 +1,83 @@
+/**
+ * `IdempotentEventFlow.grantOperator`: what an operator needs of the flow's account to run `idempotent-event-flow
+ * replay` (it reads events back from the outbox by id, `GetItem`, or by time, `Scan`). A principal of the flow's account
+ * gets it in its own policy. A principal of another account (a subscriber's team, docs/CROSS-ACCOUNT.md) can not be
+ * given an identity policy here: it gets a role in the flow's account, trusted by exactly that principal (never `*`),
+ * holding the outbox read; the principal assumes it to read the outbox.
+ */
+import { CfnOutput, PhysicalName, Stack, Token } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Construct } from 'constructs';
+import type { IOutboxTable } from '../outbox/outbox-table';
+import { grantKeyViaService } from './kms-actions';
+import { libraryGrant } from './library-statements';
+import { validationError } from './validation-error';
+
+const ORIGIN = 'grantOperator';
+/** What `replay` sends to the outbox table: GetItem (`--event-id`) and Scan (`--since`). Nothing that writes. */
+export const OUTBOX_OPERATOR_ACTIONS: readonly string[] = ['dynamodb:GetItem', 'dynamodb:Scan'];
+
+/** The construct id of the role `grantOperator` creates for principals of `account`. */
+export function crossAccountOperatorRoleId(account: string): string {
+  return `CrossAccountOperator${account}`;
+}
+
+/** The literal account of `principal`, when synth knows it: its `principalAccount`, or the account of a literal IAM ARN. */
+export function literalPrincipalAccount(principal: iam.IPrincipal): string | undefined {
+  const fromArn = principal instanceof iam.ArnPrincipal && !Token.isUnresolved(principal.arn) ? /^arn:[^:]+:(?:iam|sts)::(\d{12}):/.exec(principal.arn)?.[1] : undefined;
+  const account = principal.principalAccount ?? fromArn;
+  return account === undefined || Token.isUnresolved(account) || account === '' ? undefined : account;
+}
+
+/** Whether the principal's policy fragment names every principal (`*`, also `OrganizationPrincipal`'s). */
+function isWildcard(principal: iam.IPrincipal): boolean {
+  const aws = principal.policyFragment.principalJson.AWS;
+  return (Array.isArray(aws) ? aws : [aws]).some((value) => value === '*');
+}
+
+/**
+ * Grants `grantee` the outbox read `replay` needs (see the module comment). For a principal of another account it
+ * creates (once per account) the role `CrossAccountOperator<account>` under `flow`, with a generated physical name
+ * (so a stack of another environment can name its ARN) and a `RoleArn` output; further principals of that account are
+ * added to its trust policy. A grantee that can hold statements (a role of this app in the other account) also gets
+ * `sts:AssumeRole` on that role.
+ */
+export function grantFlowOperator(flow: Construct, outboxTable: IOutboxTable, grantee: iam.IGrantable): iam.Grant {
+  const owner = `IdempotentEventFlow '${flow.node.id}'`;
+  const principal = grantee.grantPrincipal;
+  if (isWildcard(principal)) {
+    throw validationError(`${owner}: grantOperator takes one principal, but ${principal.toString()} is any principal ('*'); name an account or a role of it`);
+  }
+  const flowAccount = Stack.of(flow).account;
+  const account = literalPrincipalAccount(principal);
+  if (account === undefined || Token.isUnresolved(flowAccount) || account === flowAccount) return grantOutboxRead(outboxTable, grantee);
+  const role = crossAccountOperatorRole(flow, account, principal);
+  if (!(principal instanceof iam.ArnPrincipal)) role.grantAssumeRole(principal);
+  return grantOutboxRead(outboxTable, role);
+}
+
+/** The role of the flow's account that principals of `account` assume to read the outbox; `principal` added to its trust. */
+function crossAccountOperatorRole(flow: Construct, account: string, principal: iam.IPrincipal): iam.Role {
+  const id = crossAccountOperatorRoleId(account);
+  const existing = flow.node.tryFindChild(id);
+  if (existing instanceof iam.Role) {
+    existing.assumeRolePolicy?.addStatements(new iam.PolicyStatement({ actions: ['sts:AssumeRole'], principals: [principal] }));
+    return existing;
+  }
+  const role = new iam.Role(flow, id, {
+    assumedBy: principal,
+    roleName: PhysicalName.GENERATE_IF_NEEDED,
+    description: `Operators of account ${account}: read the outbox of flow ${flow.node.path} (idempotent-event-flow replay), nothing else`,
+  });
+  new CfnOutput(role, 'RoleArn', {
+    description: `The role operators of account ${account} assume to read the outbox of flow ${flow.node.path} (idempotent-event-flow replay; docs/CROSS-ACCOUNT.md)`,
+    value: role.roleArn,
+  });
+  return role;
+}
+
+function grantOutboxRead(outboxTable: IOutboxTable, grantee: iam.IGrantable): iam.Grant {
+  const grant = libraryGrant(ORIGIN, { grantee, actions: [...OUTBOX_OPERATOR_ACTIONS], resourceArns: [outboxTable.table.tableArn] });
+  grantKeyViaService(ORIGIN, outboxTable.encryptionKey, grantee, 'dynamodb', ['kms:Decrypt']);
+  return grant;
+}
