@@ -18,7 +18,7 @@ export interface OrderedReal {
 
 type Command = fc.AsyncCommand<OrderedModel, OrderedReal>;
 
-class Produce implements Command {
+export class Produce implements Command {
   public constructor(
     private readonly aggregate: number,
     private readonly producers: number,
@@ -140,7 +140,7 @@ class Permanent implements Command {
 }
 
 /** The outbox table is restored to an earlier point in a new table, or replaced by an empty one: the heads go back. */
-class RestoreOutbox implements Command {
+export class RestoreOutbox implements Command {
   public constructor(private readonly kind: 'replace' | 'point-in-time', private readonly back: number) {}
   public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
   public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
@@ -170,7 +170,7 @@ class CarryHeads implements Command {
  * and the queue): the outbox table replaced or restored, the heads carried from the fences (a new generation based at
  * what the subscriber applied). What follows races the old table's events against the new generation's.
  */
-class ReplaceAndCarryFromFences implements Command {
+export class ReplaceAndCarryFromFences implements Command {
   public constructor(
     private readonly kind: 'replace' | 'point-in-time',
     private readonly back: number,
