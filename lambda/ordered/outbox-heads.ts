@@ -13,16 +13,29 @@ import { OUTBOX_ITEM } from '../contract/wire-format';
 import { isConditionalCheckFailed } from '../transaction/cancellation';
 import { toDocumentClient, type DynamoDBClientLike } from '../transaction/document-client';
 
+/** An ordered subscriber whose sequence fences a carry reads: its name and its inbox table. */
+export interface FencedSubscriber {
+  readonly subscriberName: string;
+  readonly inboxTable: string;
+}
+
 /** Where the heads' sequences come from. */
 export type OrderedHeadsSource =
   /**
    * The ordered items of an outbox table (its history items, one per event, and its heads): each aggregate's highest
    * sequence there. `table`: another table than the one written, e.g. the table a point-in-time restore was made from,
    * which knows every sequence it handed out. @default the outbox table itself
+   *
+   * `subscribers`: ordered subscribers whose fences the carry checks the history against. An aggregate one of their
+   * fences applied in a newer generation than any the history holds for it (the history is of an older table than the
+   * one the subscribers followed, e.g. the table before the one replaced) is carried from the fences instead (their
+   * highest sequence, as `fences` does): a generation based at the history's sequence would wait forever for events
+   * of the fence's generation that no table ever handed out. The new generation is also above every generation those
+   * fences hold. @default none: the history alone (nothing checked)
    */
-  | { readonly kind: 'history'; readonly table?: string }
+  | { readonly kind: 'history'; readonly table?: string; readonly subscribers?: readonly FencedSubscriber[] }
   /** The sequence fences of these subscribers (each in its inbox table): each aggregate's highest sequence applied by any of them. */
-  | { readonly kind: 'fences'; readonly subscribers: readonly { readonly subscriberName: string; readonly inboxTable: string }[] };
+  | { readonly kind: 'fences'; readonly subscribers: readonly FencedSubscriber[] };
 
 /** Options of {@link carryOrderedHeads}. */
 export interface CarryOrderedHeadsOptions {
@@ -50,6 +63,13 @@ export interface HeadCarry {
    * write (nothing overwritten: run again).
    */
   readonly decision: 'set' | 'unchanged' | 'ahead' | 'moved';
+  /**
+   * true: a history carry took `target` from the subscribers' fences, not from the history, because a fence applied
+   * the aggregate in a newer generation than any the history holds (the history is older than what the subscribers
+   * followed). The history's events above `target` that are still in flight are then dead-lettered
+   * (`SequenceReusedError`) and written again, as after a carry from the fences. @default false (absent)
+   */
+  readonly fromFences?: boolean;
 }
 
 /** Every item of a scan, all pages, strongly consistent. */
@@ -64,9 +84,45 @@ async function scanAll(client: DynamoDBDocumentClient, input: ConstructorParamet
   return items;
 }
 
-/** The highest sequence the source knows per aggregate, and the highest generation it holds anywhere. */
-async function targets(client: DynamoDBDocumentClient, options: CarryOrderedHeadsOptions): Promise<{ readonly highest: Map<string, number>; readonly generation: number }> {
+/** One fence as a carry reads it. */
+interface FenceRead {
+  readonly aggregateId: string;
+  readonly applied: number;
+  /** 0: generation 0 (no attribute). */
+  readonly generation: number;
+}
+
+/** The fences of `subscribers` (one scan per inbox table). */
+async function readFences(client: DynamoDBDocumentClient, subscribers: readonly FencedSubscriber[]): Promise<FenceRead[]> {
+  const fences: FenceRead[] = [];
+  for (const inboxTable of new Set(subscribers.map((subscriber) => subscriber.inboxTable))) {
+    const names = new Set(subscribers.filter((subscriber) => subscriber.inboxTable === inboxTable).map((subscriber) => subscriber.subscriberName));
+    const items = await scanAll(client, {
+      TableName: inboxTable,
+      FilterExpression: '#type = :fence',
+      ExpressionAttributeNames: { '#type': SEQUENCE_FENCE.RECORD_TYPE_ATTRIBUTE },
+      ExpressionAttributeValues: { ':fence': SEQUENCE_FENCE.RECORD_TYPE_VALUE },
+    });
+    for (const item of items) {
+      if (!names.has(item[SEQUENCE_FENCE.SUBSCRIBER_ATTRIBUTE] as string)) continue;
+      const [aggregateId, applied, generation] = [item[SEQUENCE_FENCE.AGGREGATE_ATTRIBUTE], item[SEQUENCE_FENCE.APPLIED_SEQUENCE_ATTRIBUTE], item[SEQUENCE_FENCE.APPLIED_GENERATION_ATTRIBUTE]];
+      if (typeof aggregateId !== 'string' || typeof applied !== 'number' || !Number.isSafeInteger(applied)) continue;
+      fences.push({ aggregateId, applied, generation: typeof generation === 'number' && Number.isSafeInteger(generation) ? generation : 0 });
+    }
+  }
+  return fences;
+}
+
+/**
+ * The highest sequence the source knows per aggregate, and the highest generation it holds anywhere; `fromFences`:
+ * the aggregates a history carry took from the fences (see {@link OrderedHeadsSource}).
+ */
+async function targets(
+  client: DynamoDBDocumentClient,
+  options: CarryOrderedHeadsOptions,
+): Promise<{ readonly highest: Map<string, number>; readonly generation: number; readonly fromFences: ReadonlySet<string> }> {
   const highest = new Map<string, number>();
+  const fromFences = new Set<string>();
   let generation = 0;
   const noteGeneration = (value: unknown): void => {
     if (typeof value === 'number' && Number.isSafeInteger(value)) generation = Math.max(generation, value);
@@ -76,6 +132,8 @@ async function targets(client: DynamoDBDocumentClient, options: CarryOrderedHead
     highest.set(aggregateId, Math.max(highest.get(aggregateId) ?? 0, sequence));
   };
   if (options.source.kind === 'history') {
+    /** Per aggregate, the highest generation of its items in the history (0: generation 0 only). */
+    const historyGeneration = new Map<string, number>();
     const items = await scanAll(client, {
       TableName: options.source.table ?? options.outbox.outboxTableName,
       FilterExpression: '#type IN (:history, :head, :carried, :generation)',
@@ -89,26 +147,32 @@ async function targets(client: DynamoDBDocumentClient, options: CarryOrderedHead
     });
     for (const item of items) {
       noteGeneration(item[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE]);
-      if (item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] !== ORDERED_OUTBOX_ITEM.GENERATION_RECORD_TYPE_VALUE) note(item[ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE], item[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]);
+      if (item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] === ORDERED_OUTBOX_ITEM.GENERATION_RECORD_TYPE_VALUE) continue;
+      const aggregateId = item[ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE];
+      note(aggregateId, item[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]);
+      const itemGeneration = item[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE];
+      if (typeof aggregateId === 'string') historyGeneration.set(aggregateId, Math.max(historyGeneration.get(aggregateId) ?? 0, typeof itemGeneration === 'number' ? itemGeneration : 0));
     }
-    return { highest, generation };
+    const fences = await readFences(client, options.source.subscribers ?? []);
+    for (const fence of fences) noteGeneration(fence.generation);
+    // a fence in a newer generation than the history holds for its aggregate followed a table this history is older
+    // than: its generation's sequences past the fence were never handed out by any table this history knows, so a
+    // generation based at the history's sequence would wait for them forever (the ordered model, seed 308844549).
+    // That aggregate is carried from the fences: the history's events past them are refused and written again.
+    for (const fence of fences) {
+      if (highest.has(fence.aggregateId) && fence.generation > (historyGeneration.get(fence.aggregateId) ?? 0)) fromFences.add(fence.aggregateId);
+    }
+    for (const aggregateId of fromFences) {
+      highest.set(aggregateId, Math.max(0, ...fences.filter((fence) => fence.aggregateId === aggregateId).map((fence) => fence.applied)));
+    }
+    return { highest, generation, fromFences };
   }
   if (options.source.subscribers.length === 0) throw new RangeError('carryOrderedHeads: name at least one subscriber whose fences to read');
-  for (const inboxTable of new Set(options.source.subscribers.map((subscriber) => subscriber.inboxTable))) {
-    const names = new Set(options.source.subscribers.filter((subscriber) => subscriber.inboxTable === inboxTable).map((subscriber) => subscriber.subscriberName));
-    const items = await scanAll(client, {
-      TableName: inboxTable,
-      FilterExpression: '#type = :fence',
-      ExpressionAttributeNames: { '#type': SEQUENCE_FENCE.RECORD_TYPE_ATTRIBUTE },
-      ExpressionAttributeValues: { ':fence': SEQUENCE_FENCE.RECORD_TYPE_VALUE },
-    });
-    for (const item of items) {
-      if (!names.has(item[SEQUENCE_FENCE.SUBSCRIBER_ATTRIBUTE] as string)) continue;
-      note(item[SEQUENCE_FENCE.AGGREGATE_ATTRIBUTE], item[SEQUENCE_FENCE.APPLIED_SEQUENCE_ATTRIBUTE]);
-      noteGeneration(item[SEQUENCE_FENCE.APPLIED_GENERATION_ATTRIBUTE]);
-    }
+  for (const fence of await readFences(client, options.source.subscribers)) {
+    note(fence.aggregateId, fence.applied);
+    noteGeneration(fence.generation);
   }
-  return { highest, generation };
+  return { highest, generation, fromFences };
 }
 
 /**
@@ -127,7 +191,7 @@ export async function carryOrderedHeads(options: CarryOrderedHeadsOptions): Prom
   const from = options.source.kind === 'history' ? `history: ${options.source.table ?? outboxTableName}` : `fences: ${options.source.subscribers.map((subscriber) => subscriber.subscriberName).join(', ')}`;
   const now = (options.now ?? (() => new Date()))();
   const heads: HeadCarry[] = [];
-  const { highest: known, generation: sourceGeneration } = await targets(client, options);
+  const { highest: known, generation: sourceGeneration, fromFences } = await targets(client, options);
   const tableKey = { [partitionKeyName]: orderedGenerationKey(), ...(sortKeyName === undefined ? {} : { [sortKeyName]: orderedGenerationKey() }) };
   const tableItem = (await client.send(new GetCommand({ TableName: outboxTableName, Key: tableKey, ConsistentRead: true }))).Item;
   const tableGeneration = typeof tableItem?.[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE] === 'number' ? (tableItem[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE] as number) : 0;
@@ -151,6 +215,7 @@ export async function carryOrderedHeads(options: CarryOrderedHeadsOptions): Prom
   }
   for (const aggregateId of [...known.keys()].sort()) {
     const target = known.get(aggregateId)!;
+    const basis = fromFences.has(aggregateId) ? { fromFences: true } : {};
     const item = (await client.send(new GetCommand({ TableName: outboxTableName, Key: keyOf(aggregateId), ConsistentRead: true }))).Item;
     const stored = item?.[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE];
     const storedGeneration = item?.[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE];
@@ -160,7 +225,7 @@ export async function carryOrderedHeads(options: CarryOrderedHeadsOptions): Prom
     // an `unchanged` head starts a generation too (review r38, R38-2): the table may be a restore whose head equals
     // the source's while the old table's events past it are still in flight
     if (decision === 'ahead' || !options.apply) {
-      heads.push({ aggregateId, current, target, decision });
+      heads.push({ aggregateId, current, target, decision, ...basis });
       continue;
     }
     try {
@@ -184,10 +249,10 @@ export async function carryOrderedHeads(options: CarryOrderedHeadsOptions): Prom
             : { ConditionExpression: '#sequence = :current', ExpressionAttributeNames: { '#sequence': ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE }, ExpressionAttributeValues: { ':current': current } }),
         }),
       );
-      heads.push({ aggregateId, current, target, decision });
+      heads.push({ aggregateId, current, target, decision, ...basis });
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
-      heads.push({ aggregateId, current, target, decision: 'moved' });
+      heads.push({ aggregateId, current, target, decision: 'moved', ...basis });
     }
   }
   return { heads };

@@ -74,6 +74,7 @@ test('ordered path, regression: a history carry from a table older than the fenc
         await fc.asyncModelRun(() => ({ model: { produced: 0 } satisfies OrderedModel, real: { world, scheduler } satisfies OrderedReal }), commands);
         await world.drain();
         if (world.violations.length > 0) throw new Error(world.report());
+        if (process.env.IEF_MODEL_VERBOSE === '1') console.log(world.report());
       } finally {
         await world.stop();
       }

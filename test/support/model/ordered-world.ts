@@ -813,7 +813,13 @@ export class OrderedWorld {
     const { heads } = await carryOrderedHeads({
       client: this.reader,
       outbox: this.tables.outbox,
-      source: source === 'former' ? { kind: 'history', table: this.tables.formerOutboxTable } : { kind: 'fences', subscribers: [{ subscriberName: inbox.subscriberName, inboxTable: inbox.inboxTableName }] },
+      // the history carry checks the subscriber's fences (`--subscriber-output` beside `--from-history`): `former` keeps
+      // the highest head of every table before (the first table's, after two replacements), older than what the fence
+      // followed; an aggregate the fence applied in a newer generation is carried from the fence (seed 308844549)
+      source:
+        source === 'former'
+          ? { kind: 'history', table: this.tables.formerOutboxTable, subscribers: [{ subscriberName: inbox.subscriberName, inboxTable: inbox.inboxTableName }] }
+          : { kind: 'fences', subscribers: [{ subscriberName: inbox.subscriberName, inboxTable: inbox.inboxTableName }] },
       apply: true,
       now: () => new Date(this.nowMs),
     });
@@ -822,7 +828,7 @@ export class OrderedWorld {
       // an `unchanged` head is written again too, starting a generation at its target (review r38, R38-2)
       if (head.decision !== 'set' && head.decision !== 'unchanged') continue;
       this.carries.set(head.aggregateId, [...(this.carries.get(head.aggregateId) ?? []), head.target]);
-      if (source === 'fences') this.heads.set(head.aggregateId, head.target);
+      if (source === 'fences' || head.fromFences === true) this.heads.set(head.aggregateId, head.target);
     }
     // the carry writes the table's generation item (review r38, R38-2): an aggregate the source did not know takes that
     // generation at its own head's sequence, so its next events are not in generation 0 beside the old table's in flight
@@ -830,14 +836,16 @@ export class OrderedWorld {
       if (mine.some((head) => head.aggregateId === aggregate)) continue;
       this.carries.set(aggregate, [...(this.carries.get(aggregate) ?? []), this.heads.get(aggregate) ?? 0]);
     }
+    // the table restored from kept every head it had: the highest sequence handed out before the restore (but an
+    // aggregate carried from the fence, the history being older than the fence's generation, is where the fence stands)
+    const fromFence = new Set(mine.filter((head) => head.fromFences === true).map((head) => head.aggregateId));
+    if (source === 'former') for (const aggregate of this.aggregates) if (!fromFence.has(aggregate)) this.heads.set(aggregate, Math.max(this.heads.get(aggregate) ?? 0, this.produced.get(aggregate)!.length));
     // the fences know only what was applied: a head left below what the old table handed out hands its sequences out
     // again (in a new generation where a carry moved it)
-    if (source === 'fences') for (const aggregate of this.aggregates) if ((this.heads.get(aggregate) ?? 0) < this.produced.get(aggregate)!.length) this.shortCarried.add(aggregate);
-    // the table restored from kept every head it had: the highest sequence handed out before the restore
-    if (source === 'former') for (const aggregate of this.aggregates) this.heads.set(aggregate, Math.max(this.heads.get(aggregate) ?? 0, this.produced.get(aggregate)!.length));
+    for (const aggregate of this.aggregates) if ((this.heads.get(aggregate) ?? 0) < this.produced.get(aggregate)!.length) this.shortCarried.add(aggregate);
     this.restoredSinceCarry = false;
     this.restored = true;
-    this.history.push(`outbox heads (from ${source === 'former' ? 'the old table\'s history' : 'the fences'}): ${mine.map((head) => `${head.aggregateId.slice(-5)} ${head.current} -> ${head.target} ${head.decision}`).join(', ') || 'nothing'}`);
+    this.history.push(`outbox heads (from ${source === 'former' ? 'the old table\'s history' : 'the fences'}): ${mine.map((head) => `${head.aggregateId.slice(-5)} ${head.current} -> ${head.target} ${head.decision}${head.fromFences === true ? ' (from the fence)' : ''}`).join(', ') || 'nothing'}`);
     const again = this.reusedDeadLetters;
     this.reusedDeadLetters = [];
     for (const envelope of again) {
