@@ -228,7 +228,7 @@ function restoreCommands(): Array<fc.Arbitrary<Command>> {
 // ---- issue 38, items 3 and 4 (the operator's fence skip and inbox forget, with the real CLI) ----------------------
 
 /** The operator's `fence skip` from where the fence stands to `ahead` sequences on: any --to, past the head included. */
-class FenceSkip implements Command {
+export class FenceSkip implements Command {
   public constructor(private readonly aggregate: number, private readonly ahead: number) {}
   public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
   public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {

@@ -152,7 +152,11 @@ export class OrderedWorld {
   private skipWarnings: string[] = [];
   /** Reused-sequence events first delivered older than the window, answered duplicate (the documented limit). */
   private readonly lostPastWindow = new Set<string>();
-  /** Event ids acknowledged unapplied as dropped by a skip. */
+  /**
+   * Event ids dropped by an operator's accepted skip: acknowledged unapplied with the skip's WARN line, or named by the
+   * skip's own list of what it drops (after the heads went back a sequence may hold two events; the skip names one, and
+   * the redrive plan then deletes that one's dead letter as dropped by the skip: seed 308844549, path 6:0:2:16:11:4:7).
+   */
   private readonly droppedBySkip = new Set<string>();
   /** Per aggregate, the last sequence the outbox committed as the model knows it (a restore takes it back, a carry over forward). */
   private readonly heads = new Map<string, number>();
@@ -539,8 +543,10 @@ export class OrderedWorld {
     if (!this.restored && JSON.stringify(named) !== JSON.stringify(expected)) this.violations.push(`fence skip ${aggregate} ${from}..${to} named ${JSON.stringify(named)} as dropped; it drops ${JSON.stringify(expected)}`);
     const skipped = this.skipped.get(aggregate) ?? new Set<number>();
     for (let sequence = from + 1; sequence <= to; sequence++) skipped.add(sequence);
+    // what the operator accepted to drop, by id: never applied, on purpose (the drain's loss check spares them)
+    for (const drop of drops) if (drop.eventId !== undefined) this.droppedBySkip.add(drop.eventId);
     this.skipped.set(aggregate, skipped);
-    this.history.push(`fence skip ${aggregate.slice(-5)} ${from} -> ${to}: dropped ${drops.map((drop) => `#${drop.sequence}`).join(', ')}`);
+    this.history.push(`fence skip ${aggregate.slice(-5)} ${from} -> ${to}: dropped ${drops.map((drop) => `#${drop.sequence}${drop.eventId === undefined ? '' : ` (${drop.eventId})`}`).join(', ')}`);
   }
 
   /**
