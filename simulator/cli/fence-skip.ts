@@ -30,7 +30,10 @@ export type SkipCheck =
       readonly drops: readonly SkippedEvent[];
       /** The history's event at --from, when it holds it. */
       readonly eventIdAtFrom?: string;
-      /** The generation of the event at --to, when --to is past the base of the head's generation. */
+      /**
+       * The generation of the event at --to: the head's, when --to is past the base of the head's generation; else its
+       * history item's, when it has one (absent: generation 0, or no history item: the fence keeps its own).
+       */
       readonly generationAtTo?: number;
     }
   | { readonly refusal: string };
@@ -85,7 +88,16 @@ export async function checkSkip(context: CommandContext, outboxTable: string, ag
   // review r38 (R38-1): a skip past the base of the head's generation puts the fence in that generation
   const headGeneration = head?.[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE];
   const headBase = head?.[ORDERED_OUTBOX_ITEM.GENERATION_BASE_ATTRIBUTE];
-  const generationAtTo = typeof headGeneration === 'number' && headGeneration > 0 && typeof headBase === 'number' && to > headBase ? headGeneration : undefined;
+  // and a skip to or below that base puts it in the generation of the event at --to (its history item's), which the
+  // next event (of that history) continues: without it, the fence stood in generation 0 and that event, of a table that
+  // had a carry before, was refused as another history (the ordered model, seed 308844549, path 6:0:7:7:9:11:11:10:9:9:9:9)
+  const atTo = bySequence.get(to)?.[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE];
+  const generationAtTo =
+    typeof headGeneration === 'number' && headGeneration > 0 && typeof headBase === 'number' && to > headBase
+      ? headGeneration
+      : typeof atTo === 'number' && atTo > 0
+        ? atTo
+        : undefined;
   return {
     committedSequence: committed,
     drops,

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
 import { localClient } from '../../support/dynamodb-client';
 import { failureReport } from '../../support/model/search';
-import { FenceSkip, orderedCommands, Produce, ReplaceAndCarryFromFences, RestoreOutbox, type OrderedModel, type OrderedReal } from '../../support/model/ordered-commands';
+import { CarryHeads, FenceSkip, orderedCommands, Produce, ReplaceAndCarryFromFences, RestoreOutbox, type OrderedModel, type OrderedReal } from '../../support/model/ordered-commands';
 import { MODEL_WINDOW_SECONDS, OrderedWorld, type OrderedTables } from '../../support/model/ordered-world';
 import { createInbox, createKeyedTable, createOutbox } from '../../support/proof/tables';
 
@@ -81,6 +81,16 @@ const REGRESSIONS: ReadonlyArray<{ readonly name: string; readonly seed: number;
     seed: 308844549,
     maxReceiveCount: 1,
     commands: () => [new Produce(1, 2, 'none'), new ReplaceAndCarryFromFences('point-in-time', 1, [0, 1], 0, true), new FenceSkip(1, 2), new RestoreOutbox('point-in-time', 2)],
+  },
+  {
+    // seed 308844549, path 6:0:7:7:9:11:11:10:9:9:9:9 (issue 38): the model's outbox table already had a carry (its
+    // generation item), so #1 and #2 are of a generation; replaced, carried from its history (a generation based at
+    // #2), then `fence skip 0 -> 1`, below that base: the skip left the fence in generation 0, so #2 of #1's generation
+    // was refused as another history (SequenceReusedError) and, written again, waited forever behind the fence
+    name: 'a fence skip below a carried generation\'s base, then the table replaced again',
+    seed: 308844549,
+    maxReceiveCount: 1,
+    commands: () => [new Produce(0, 2, 'none'), new ReplaceAndCarryFromFences('replace', 1, [], 0, false), new CarryHeads('former'), new FenceSkip(0, 1), new RestoreOutbox('replace', 1)],
   },
 ];
 

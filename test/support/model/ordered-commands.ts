@@ -155,7 +155,7 @@ export class RestoreOutbox implements Command {
  * --yes` (`fences`: only what was applied, so the old table's events in flight race the new generation's, review F2),
  * then the dead-lettered events written again.
  */
-class CarryHeads implements Command {
+export class CarryHeads implements Command {
   public constructor(private readonly source: 'former' | 'fences') {}
   public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
   public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
