@@ -452,9 +452,28 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'ordered-carry-without-generation',
     breaks: "ordered path: 'outbox heads' carries a head without starting a generation, so the fences cannot tell the new table's events from the old table's in flight: the old history's event applies on top of the new one's (review F2)",
     file: 'lambda/ordered/outbox-heads.ts',
-    find: '            [ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE]: Math.max(now.getTime(), generationAbove),',
+    find: '            [ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE]: Math.max(generation, generationAbove),',
     replace: '',
+    // and no table-wide generation item (R38-2), which would otherwise give the carried head a generation anyway
+    also: [{ file: 'lambda/ordered/outbox-heads.ts', find: '          [ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE]: generation,', replace: '' }],
     tests: [ORDERED_MODEL, ORDERED_RESTORE_ATTACKS],
+  },
+  // ---- issue 38, seventh session: what the ordered model found after the generation protocol ----------------------
+  {
+    id: 'ordered-history-carry-ignores-fences',
+    breaks: "ordered path: 'outbox heads --from-history' with the subscribers named takes the history's sequence even where a fence applied a newer generation than the history holds (an older table's history): the new generation is based where no event the fence admits can ever reach, and the aggregate waits forever (the ordered model, seed 308844549)",
+    file: 'lambda/ordered/outbox-heads.ts',
+    find: '      if (highest.has(fence.aggregateId) && fence.generation > (historyGeneration.get(fence.aggregateId) ?? 0)) fromFences.add(fence.aggregateId);',
+    replace: '',
+    tests: [ORDERED_MODEL, 'test/lambda/ordered/history-carry-older-table.int.test.ts'],
+  },
+  {
+    id: 'ordered-skip-below-base-generation-zero',
+    breaks: "ordered path: 'fence skip' to or below the base of the head's generation leaves the fence in generation 0, so the next event of the skipped events' generation (a table that had a carry) is refused as another history and, written again, waits forever (the ordered model, seed 308844549)",
+    file: 'simulator/cli/fence-skip.ts',
+    find: "      : typeof atTo === 'number' && atTo > 0",
+    replace: '      : false',
+    tests: [ORDERED_MODEL],
   },
   {
     id: 'contention-retry-disabled',

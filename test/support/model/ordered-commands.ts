@@ -117,7 +117,7 @@ class Replay implements Command {
   public toString = (): string => `replay(aggregate ${this.aggregate}, from #${this.fromSequence})`;
 }
 
-class Age implements Command {
+export class Age implements Command {
   public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
   public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
     real.world.age();
