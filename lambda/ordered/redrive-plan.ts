@@ -59,7 +59,9 @@ export interface OrderedRedrivePlan {
    * Never applied, and never will be under their sequence: a `SequenceReusedError` dead letter (a new event under a
    * sequence the fence already passed: the outbox's heads went back), a letter at or below the fence of which the
    * subscriber holds no inbox record (and no skip dropped it), a letter of a generation older than the fence's above
-   * it, or a second letter of one sequence with another event id than the first. Redriving them is
+   * it, a letter of a newer generation whose base the fence has passed (the fence can never enter that generation:
+   * such a letter needs a later carry of the heads before it is written again), or a second letter of one sequence with
+   * another event id than the first. Redriving them is
    * pointless (the fence refuses them again). Write each again through `OrderedOutbox` as a new event with its data (it
    * takes the aggregate's next sequence; after a restore, once the heads are carried over), then delete the dead letter
    * (docs/ORDERED-DELIVERY.md, "Restoring the outbox table", step 5).
@@ -119,6 +121,10 @@ export async function planOrderedRedrive(deadLetters: readonly OrderedDeadLetter
       }
     } else if ((fence?.appliedGeneration ?? 0) > letter.generation) {
       // above the fence, of a generation the fence has left: the consumer refuses it (two histories), never applies it
+      reused.push(letter);
+    } else if (letter.generation > (fence?.appliedGeneration ?? 0) && fenceAt > letter.generationBase) {
+      // of a newer generation whose base the fence has passed (the old table's events went further): the consumer
+      // refuses it as well (two histories; the ordered model, seed 777), so redriving it would only come back
       reused.push(letter);
     } else if (sameSequence) {
       if (letter.eventId === previous.eventId) alreadyApplied.push({ ...letter, recognisedBy: 'copy' });

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
 import { localClient } from '../../support/dynamodb-client';
 import { failureReport } from '../../support/model/search';
-import { Age, CarryHeads, FenceSkip, orderedCommands, Produce, ReplaceAndCarryFromFences, RestoreOutbox, type OrderedModel, type OrderedReal } from '../../support/model/ordered-commands';
+import { Age, CarryHeads, Exhaust, FenceSkip, orderedCommands, Produce, ReplaceAndCarryFromFences, RestoreOutbox, type OrderedModel, type OrderedReal } from '../../support/model/ordered-commands';
 import { MODEL_WINDOW_SECONDS, OrderedWorld, type OrderedTables } from '../../support/model/ordered-world';
 import { createInbox, createKeyedTable, createOutbox } from '../../support/proof/tables';
 
@@ -101,6 +101,17 @@ const REGRESSIONS: ReadonlyArray<{ readonly name: string; readonly seed: number;
     seed: 308844549,
     maxReceiveCount: 1,
     commands: () => [new Produce(0, 1, 'none'), new ReplaceAndCarryFromFences('replace', 1, [0, 1], 0, true), new Age(), new RestoreOutbox('replace', 1)],
+  },
+  {
+    // seed 777, path 1:0:6:4:4:5:6:6:5:5 (issue 38): the old table's #1 in flight across a carry from the fences (of
+    // nothing), the new table's #1 and #2 (a generation based at 0) queued behind it; the old #1 applied first, so the
+    // new generation's base was passed: its #2 is refused (SequenceReusedError) and dead-lettered, and the drain's
+    // planned redrive sent it back forever: the plan took a letter of a newer generation whose base the fence passed for
+    // one the fence admits
+    name: 'the redrive plan leaves a letter of a generation whose base the fence passed (two histories) for the operator',
+    seed: 777,
+    maxReceiveCount: 1,
+    commands: () => [new Produce(0, 1, 'none'), new ReplaceAndCarryFromFences('replace', 1, [], 0, false), new Produce(0, 2, 'none'), new Exhaust(0, 0)],
   },
 ];
 

@@ -86,7 +86,7 @@ class Redrive implements Command {
 }
 
 /** The handler fails on one message until SQS dead-letters it. */
-class Exhaust implements Command {
+export class Exhaust implements Command {
   public constructor(private readonly aggregate: number, private readonly offset: number) {}
   public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
   public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
