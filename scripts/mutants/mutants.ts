@@ -476,6 +476,14 @@ export const MUTANTS: readonly Mutant[] = [
     tests: [ORDERED_MODEL],
   },
   {
+    id: 'ordered-redrive-plan-sends-two-histories',
+    breaks: "ordered path: the redrive plan sends back a letter of a newer generation whose base the fence passed (the old table's event applied first): the consumer refuses it every time, so it comes back forever (the ordered model, seed 777)",
+    file: 'lambda/ordered/redrive-plan.ts',
+    find: '    } else if (letter.generation > (fence?.appliedGeneration ?? 0) && fenceAt > letter.generationBase) {',
+    replace: '    } else if (false) {',
+    tests: [ORDERED_MODEL],
+  },
+  {
     id: 'contention-retry-disabled',
     breaks: 'contention: a write refused only for TransactionConflict or throttling is not retried inside the invocation, so receives spent on contention alone send a valid event to the DLQ',
     file: 'lambda/transaction/contention-retry.ts',
