@@ -64,6 +64,24 @@ export class PayloadUnavailableError extends PermanentError {
 }
 
 /**
+ * S3 refused to read an offloaded event's data (`403 AccessDenied`), and the runtime could not learn that the object
+ * is missing: either it is there and this function may not read it (no `s3:GetObject` on the key, or no `kms:Decrypt`
+ * on the bucket's key), or S3 also refused to list the key (without `s3:ListBucket`, S3 answers a missing key with 403
+ * instead of 404). A grant can cure it, so it is not permanent: the message is retried, and the queue's
+ * `maxReceiveCount` moves it to the dead-letter queue. The message says which case it is and which grants to check.
+ */
+export class PayloadAccessDeniedError extends Error {
+  /** The event's `dataref`. */
+  public readonly dataref: string;
+
+  public constructor(message: string, dataref: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'PayloadAccessDeniedError';
+    this.dataref = dataref;
+  }
+}
+
+/**
  * A message id arrived again with a different payload than the one already processed under it. That is a producer
  * bug (an id reused for another event), not a redelivery, so it is rejected loudly (dead-lettered) instead of being
  * acknowledged as a duplicate.

@@ -71,7 +71,7 @@ export {
   type DeadLetterPublisher,
   type SqsDeadLetterPublisherOptions,
 } from './consumer/dead-letter';
-export type { RecordOutcome } from './consumer/batch';
+export type { RecordOutcome, RecordScope } from './consumer/batch';
 export type { SQSBatchItemFailure, SQSBatchResponse, SQSEvent, SQSRecord } from './consumer/sqs';
 
 // shared
@@ -88,6 +88,7 @@ export {
   EventFlowError,
   EventTooLargeError,
   InvalidEventError,
+  PayloadAccessDeniedError,
   MalformedEnvelopeError,
   OutboxKeySchemaError,
   PermanentError,

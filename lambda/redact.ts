@@ -39,6 +39,8 @@ export const RUNTIME_COMPOSED_ERRORS: ReadonlySet<string> = new Set([
   'MalformedEnvelopeError',
   'PayloadMismatchError',
   'PayloadUnavailableError',
+  // the claim-check's (lambda/claim-check): the object's s3:// reference and the grants to check, no payload value
+  'PayloadAccessDeniedError',
   'MessageBlockedError',
   'MessageInProgressError',
   'LeaseLostError',

@@ -15,6 +15,7 @@ import { placementOf } from './consumer/private/flow-placement';
 import { physicalNamesOf } from './consumer/private/cross-stack-names';
 import { EventFlowAttributes, importEventFlow } from './imported-event-flow';
 import { describeEnvironment } from './private/environments';
+import { refuseDataFilterOnOffloadedFlow } from './private/offload-filter-check';
 import { crossAccountOperatorRoleId, grantFlowOperator } from './private/flow-operator';
 import { giveSubscriberAlarmsAndOutput } from './private/subscriber-registration';
 import { subscribeGrantSid } from './private/subscribe-grant-sid';
@@ -187,8 +188,8 @@ export interface IdempotentEventFlowProps {
    * deleting objects under the prefix to everyone, and expires them after `payloadExpiration`. Producers (`addProducer`,
    * `grantAppendEvents`, subscribers with `publishesEvents`) may `s3:PutObject` under the prefix; subscribers
    * `s3:GetObject` under it and `s3:ListBucket` on it (so that a missing object is `404`, dead-lettered with its reason,
-   * not `403`, retried). Not yet with subscribers in another account or Region, ordered relays and ordered subscribers
-   * (synth fails naming them).
+   * not `403`, retried). Not yet with subscribers in another account or Region, `subscriberAccounts`, or an ordered
+   * relay on the flow's outbox table and its ordered subscribers (synth fails naming them and why).
    *
    * @default false - no bucket: a producer refuses an event larger than `maxEventSize`
    */
@@ -435,7 +436,10 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
    * `dynamodb:GetItem` (`--event-id`) and `dynamodb:Scan` (`--since`) on the outbox table, nothing that writes (with a
    * customer-managed key also `kms:Decrypt`, through DynamoDB only).
    *
-   * A principal of this flow's account gets them in its own policy. A principal of ANOTHER account (e.g. the on-call
+   * A principal of this flow's account gets them in its own policy (a role or user named by a literal ARN,
+   * `new iam.ArnPrincipal('arn:aws:iam::<this account>:role/...')`, is imported as such to get a policy attached; any
+   * other principal whose policy this stack can not write, e.g. an account's root, is refused at synth). A principal
+   * of ANOTHER literal account (or of any literal account when this flow's stack has no fixed account), e.g. the on-call
    * role of a subscriber's team, `new iam.ArnPrincipal('arn:aws:iam::222222222222:role/ledger-oncall')`, or
    * `new iam.AccountPrincipal('222222222222')`), whose policies this stack can not write, gets a role of this flow's
    * account instead: `CrossAccountOperator<account>` (one per account, see {@link crossAccountOperatorRole}), trusted
@@ -537,7 +541,7 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
     }
     this.assertSubscriberNameFree(subscriber.subscriberName, subscriber.node.path);
     const placement = placementOf(subscriber);
-    if (this.payloadBucket !== undefined) this.letSubscriberReadPayloads(owner, subscriber, placement?.crossEnvironment === true);
+    if (this.payloadBucket !== undefined) this.letSubscriberReadPayloads(owner, subscriber, placement);
     if (placement?.crossEnvironment) this.admitRemoteSubscriber(subscriber);
     const alarms = giveSubscriberAlarmsAndOutput(subscriber, {
       alarmActions: this.props.alarmActions,
@@ -729,8 +733,16 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
     if (payloadExpiration !== undefined && (payloadExpiration.toSeconds() % 86_400 !== 0 || payloadExpiration.toSeconds() <= 0)) {
       throw validationError(`${owner}: payloadExpiration must be a whole number of days, at least 1 (S3 expires objects in days), but ${payloadExpiration.toHumanString()} was provided`);
     }
+    const accounts = this.props.subscriberAccounts ?? [];
+    if (accounts.length > 0) {
+      throw validationError(
+        `${owner}: subscriberAccounts cannot be used with offloadLargeEvents yet: the subscribers of ${accounts.join(', ')} are deployed by other apps, ` +
+          'which are not given the payload bucket (its name, s3:GetObject and kms:Decrypt), so they could not fetch an offloaded event; ' +
+          `but subscriberAccounts is [${accounts.join(', ')}] and offloadLargeEvents is true. Use a flow without offloadLargeEvents for subscribers of other accounts`,
+      );
+    }
     const bucket = createPayloadBucket(this, this.encryptionKey, removalPolicy, () => payloadExpiration?.toDays() ?? this.payloadWindow().days);
-    this.node.addValidation({ validate: () => this.payloadExpirationErrors(owner) });
+    this.node.addValidation({ validate: () => [...this.payloadExpirationErrors(owner), ...this.orderedRelaysOfOffloadingOutbox(owner)] });
     return bucket;
   }
 
@@ -773,6 +785,28 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
     ];
   }
 
+  /**
+   * What synth refuses with `offloadLargeEvents`: an ordered relay (anywhere in the app, registered or not) on this
+   * flow's outbox table. Its producers would offload ordered events (they have the flow's payload variables), and its
+   * ordered subscribers are not given the payload bucket, so each such event would be dead-lettered there.
+   * (registerOrderedRelay refuses a relay at once; this catches the relay never registered.)
+   */
+  private orderedRelaysOfOffloadingOutbox(owner: string): string[] {
+    const root = this.node.root;
+    const subscribers = root.node.findAll().filter((c): c is OrderedSubscriber => c instanceof OrderedSubscriber);
+    return root.node
+      .findAll()
+      .filter((c): c is OrderedRelay => c instanceof OrderedRelay && c.outboxTable === this.outboxTable && !this.orderedRelayList.includes(c))
+      .map((relay) => {
+        const its = subscribers.filter((subscriber) => subscriber.relay === relay);
+        const whom = its.length === 0 ? 'its ordered subscribers' : its.map((s) => `the ordered subscriber ${s.subscriberName} (${s.node.path})`).join(', ');
+        return (
+          `${owner}: offloadLargeEvents does not support ordered relays yet, but the ordered relay ${relay.node.path} relays this flow's outbox table to ${whom}, ` +
+          `${its.length > 1 ? 'whose functions are' : 'whose function is'} not given the payload bucket: an offloaded ordered event would be dead-lettered there. Use a flow without offloadLargeEvents for ordered events`
+        );
+      });
+  }
+
   /** The claim-check variables of a producer of this flow; none without a payload bucket. */
   private payloadProducerVariables(): Record<string, string> {
     if (this.payloadBucket === undefined) return {};
@@ -792,14 +826,17 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
    * A subscriber of a flow that offloads reads the payload bucket (its variables and grants), and, when it publishes
    * events (`publishesEvents`), writes to it as a producer does.
    */
-  private letSubscriberReadPayloads(owner: string, subscriber: Subscriber, crossEnvironment: boolean): void {
+  private letSubscriberReadPayloads(owner: string, subscriber: Subscriber, placement: ReturnType<typeof placementOf>): void {
     const bucket = this.payloadBucket!;
-    if (crossEnvironment) {
+    if (placement?.crossEnvironment === true) {
       throw validationError(
-        `${owner}: offloadLargeEvents does not support subscribers in another account or Region yet, but ${subscriber.node.path} is one ` +
-          '(its function could not be given the payload bucket of this stack); deploy it beside the flow, or use a flow without offloadLargeEvents',
+        `${owner}: offloadLargeEvents does not support subscribers in another account or Region yet, but the subscriber ${subscriber.node.path} is in ` +
+          `${describeEnvironment(placement.subscriberEnvironment)}, the flow in ${describeEnvironment(placement.flowEnvironment)} ` +
+          '(its function could not be given the payload bucket of this stack: its name, s3:GetObject under the prefix and kms:Decrypt of the flow\'s key, ' +
+          'so every offloaded event would fail there); deploy it in the flow\'s account and Region, or use a flow without offloadLargeEvents',
       );
     }
+    refuseDataFilterOnOffloadedFlow(owner, subscriber);
     const fn = subscriber.consumerFunction.lambdaFunction;
     const variables = (Stack.of(fn).resolve((fn.node.defaultChild as lambda.CfnFunction).environment) as { variables?: Record<string, unknown> } | undefined)?.variables ?? {};
     const publishes = ENV.OUTBOX_TABLE_NAME in variables;
@@ -814,3 +851,4 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
     if (publishes) grantWritePayloads('grantAppendEvents', bucket, fn);
   }
 }
+

@@ -31,6 +31,14 @@ export type RecordOutcome =
  */
 export type RecordProcessor<TRecord extends SQSRecord> = (record: TRecord, clock?: RecordClock) => Promise<RecordOutcome>;
 
+/**
+ * Runs one record's processing inside a scope of the caller's: an `AsyncLocalStorage` context that carries the record's
+ * message id to a logger, a tracer's subsegment, a test's per-record clock. It must call `process` once and resolve
+ * with what `process` resolves with. The scope covers the record's whole turn: the start check against the
+ * invocation's time, the processing and the end of its clock.
+ */
+export type RecordScope = <T>(record: SQSRecord, process: () => Promise<T>) => Promise<T>;
+
 /** Options of {@link processBatch}. */
 export interface BatchOptions<TRecord extends SQSRecord> {
   /** Told about a processor that threw instead of returning `failed`. @default ignored */
@@ -54,6 +62,11 @@ export interface BatchOptions<TRecord extends SQSRecord> {
    * of a standard queue is a lane of its own
    */
   readonly laneOf?: (record: TRecord) => string | undefined;
+  /**
+   * Each record's turn runs inside this scope. A scope that throws, or resolves without running `process`, fails
+   * that record alone (reported to `onUnexpectedError`; SQS delivers it again). @default none
+   */
+  readonly recordScope?: RecordScope;
 }
 
 /** Outcomes that leave the message on the queue, reported as batch item failures. */
@@ -114,24 +127,41 @@ export async function processBatch<TRecord extends SQSRecord>(
   const runLane = async (lane: Lane<TRecord>): Promise<void> => {
     let failed = false;
     for (const { record, index } of lane.records) {
-      let outcome: RecordOutcome;
-      const budget = options.budget;
-      const clock = failed && lane.groupId !== undefined ? budget?.skipRecord() : budget?.startRecord();
-      if (failed && lane.groupId !== undefined) {
-        options.onSkipped?.(record, lane.groupId);
-        outcome = 'skipped';
-      } else if (budget !== undefined && clock === undefined) {
-        // too little of the invocation's time left to start it: returned untouched, SQS delivers it again
-        options.onNotStarted?.(record);
-        outcome = 'failed';
-      } else {
+      const turn = async (): Promise<RecordOutcome> => {
+        const budget = options.budget;
+        const clock = failed && lane.groupId !== undefined ? budget?.skipRecord() : budget?.startRecord();
+        if (failed && lane.groupId !== undefined) {
+          options.onSkipped?.(record, lane.groupId);
+          return 'skipped';
+        }
+        if (budget !== undefined && clock === undefined) {
+          // too little of the invocation's time left to start it: returned untouched, SQS delivers it again
+          options.onNotStarted?.(record);
+          return 'failed';
+        }
         try {
-          outcome = await processRecord(record, clock);
+          return await processRecord(record, clock);
+        } catch (error) {
+          options.onUnexpectedError?.(record, error);
+          return 'failed';
+        } finally {
+          clock?.end();
+        }
+      };
+      let outcome: RecordOutcome;
+      if (options.recordScope === undefined) {
+        outcome = await turn();
+      } else {
+        let turned = false;
+        try {
+          outcome = await options.recordScope(record, () => {
+            turned = true;
+            return turn();
+          });
+          if (!turned) throw new Error('the record scope resolved without running the record');
         } catch (error) {
           options.onUnexpectedError?.(record, error);
           outcome = 'failed';
-        } finally {
-          clock?.end();
         }
       }
       options.onOutcome?.(record, outcome);

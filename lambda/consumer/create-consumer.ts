@@ -9,7 +9,7 @@ import type { DynamoDBClientLike } from '../transaction/document-client';
 import { unpairedSurrogate } from '../unicode';
 import { INBOX_ITEM } from '../contract/wire-format';
 import type { EventEnvelope } from '../envelope';
-import { processBatch, recordsBehindInLane, type RecordOutcome } from './batch';
+import { processBatch, recordsBehindInLane, type RecordOutcome, type RecordScope } from './batch';
 import { batchReadPolicy, type BatchReadSetting } from './batch-read-policy';
 import { SqsDeadLetterPublisher, type DeadLetterPublisher } from './dead-letter';
 import { ItemLocks } from './item-locks';
@@ -71,6 +71,14 @@ export interface ConsumerOptions<TData> {
    * @default an `S3PayloadStore` with a client from the Lambda environment, created when the first offloaded event arrives
    */
   readonly payloadReader?: PayloadReader;
+  /**
+   * Runs each record's turn (its start check, its processing, its end) inside a scope of yours, e.g. an
+   * `AsyncLocalStorage` context that carries the record's message id to your logger, or a tracer's subsegment. Call
+   * `process` once and resolve with what it resolves with; a scope that throws fails that record alone (SQS delivers
+   * it again).
+   * @default none
+   */
+  readonly recordScope?: RecordScope;
 }
 
 /** The default of `maxConcurrency`. */
@@ -261,6 +269,7 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
           onNotStarted: (record) =>
             logger.info('failed', { sqsMessageId: record.messageId, outcome: 'failed', detail: "not started: too little of the invocation's time left; retried later" }),
           laneOf,
+          ...(setup.options.recordScope === undefined ? {} : { recordScope: setup.options.recordScope }),
           onUnexpectedError: (record, error) => logger.error('failed', { sqsMessageId: record.messageId, outcome: 'failed', error }),
           onSkipped: (record, groupId) =>
             logger.info('skipped', { sqsMessageId: record.messageId, outcome: 'skipped', messageGroupId: groupId, detail: 'an earlier message of this FIFO group failed' }),

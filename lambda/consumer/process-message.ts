@@ -7,6 +7,7 @@ import { parseEnvelope, type EventEnvelope } from '../envelope';
 import { MessageBlockedError, PayloadUnavailableError, PermanentError, SchemaValidationError } from '../errors';
 import type { ClaimCheckConfig } from '../claim-check/claim-check-config';
 import type { PayloadReader } from '../claim-check/payload-store';
+import { READ_COPIES, sharedReadBudget } from '../claim-check/read-budget';
 import { isOffloaded, resolvePayload, withData } from '../claim-check/resolve-payload';
 import { payloadFingerprint } from '../fingerprint';
 import { redactedMessage, redactValues } from '../redact';
@@ -127,7 +128,7 @@ export interface MessageDependencies<TData> {
   /**
    * How offloaded events (claim-check, docs/LARGE-EVENTS.md) are read: `reader` is called for the first one (so a
    * consumer that never meets one creates no S3 client); `expected` is the flow's bucket and prefix, when configured,
-   * and a reference elsewhere is refused. @default none: an offloaded event is dead-lettered (PayloadUnavailableError)
+   * and a reference elsewhere is refused; without `expected` no reference is followed. @default none: an offloaded event is dead-lettered (PayloadUnavailableError)
    */
   readonly claimCheck?: ClaimCheckReading;
   /**
@@ -150,9 +151,11 @@ export interface ClaimCheckReading {
  */
 async function inlineEnvelope(raw: EventEnvelope<unknown>, claimCheck: ClaimCheckReading | undefined): Promise<{ envelope: EventEnvelope<unknown>; dataJson?: string }> {
   if (!isOffloaded(raw)) return { envelope: raw };
-  if (claimCheck === undefined) {
+  // no bucket configured (IEF_PAYLOAD_BUCKET_NAME unset): no reference is followed, into whatever bucket the role can read
+  if (claimCheck?.expected === undefined) {
     throw new PayloadUnavailableError(
-      `event '${raw.id}' (${raw.type}) is offloaded to ${raw.dataref}, but this consumer reads no payload bucket (deploy it on a flow with a payload bucket, or pass claimCheck)`,
+      `event '${raw.id}' (${raw.type}) is offloaded to ${raw.dataref}, but this consumer has no payload bucket configured (IEF_PAYLOAD_BUCKET_NAME), ` +
+        'so it follows no reference (deploy it on a flow with offloadLargeEvents, or set IEF_PAYLOAD_BUCKET_NAME and IEF_PAYLOAD_KEY_PREFIX to the flow\'s bucket)',
       raw.dataref,
     );
   }
@@ -302,7 +305,9 @@ export async function processMessage<TData>(
   const delivered = parsed.envelope;
   log = log.child({ eventId: delivered.id, eventType: delivered.type, ...traceLogFields(delivered) });
   const raw = delivered;
+  let releaseMemory: (() => void) | undefined;
   try {
+    if (isOffloaded(delivered)) releaseMemory = await reserveMemory(delivered);
     // an offloaded event's data is fetched and verified first: from here on it is an inline event (same fingerprint)
     // (an inline event takes no extra step: not even an await, so its path is main's, tick for tick)
     const { envelope: whole, dataJson } = isOffloaded(delivered) ? await inlineEnvelope(delivered, deps.claimCheck) : { envelope: delivered, dataJson: undefined };
@@ -348,5 +353,28 @@ export async function processMessage<TData>(
       log.warn('failed', { ...elapsed(), outcome: 'failed', error });
     }
     return 'failed';
+  } finally {
+    releaseMemory?.();
   }
+}
+
+/**
+ * Takes the memory an offloaded event's data needs from the execution environment's budget (read-budget.ts), waiting
+ * for other records of the batch to finish when they hold it; refuses, before any fetch, an event that alone needs more
+ * than the function has (its message fails alone, with the reason, instead of the invocation running out of memory).
+ */
+async function reserveMemory(envelope: EventEnvelope<unknown>): Promise<(() => void) | undefined> {
+  const size = Number(envelope.iefdatasize);
+  if (!Number.isFinite(size) || size <= 0) return undefined; // resolvePayload refuses a missing or bad size itself
+  const budget = sharedReadBudget();
+  const cost = size * READ_COPIES;
+  if (!budget.fits(cost)) {
+    const mib = (bytes: number) => Math.ceil(bytes / (1024 * 1024));
+    throw new PayloadUnavailableError(
+      `event '${envelope.id}' (${envelope.type}) has ${size} bytes of offloaded data, which needs about ${mib(cost)} MiB to read and verify ` +
+        `(${READ_COPIES} copies), more than this function's ${mib(budget.totalBytes)} MiB: give the subscriber more memory (memorySize) and redrive its dead letter`,
+      envelope.dataref,
+    );
+  }
+  return budget.acquire(cost);
 }

@@ -71,9 +71,11 @@ export const DEFAULT_PAYLOAD_KEY_PREFIX = 'event-data/';
 export const PAYLOAD_KEY_PREFIX_PATTERN = /^(?!\/)[A-Za-z0-9!\-_.*'()/]{0,127}\/$/;
 
 /**
- * The largest `data` the producer offloads, in bytes: 64 MiB. A consumer holds the object in memory (as JSON text and
- * then parsed), so the bound keeps a Lambda of the default sizes able to read what was written; a reader refuses an
- * envelope announcing more before fetching.
+ * The largest `data` the producer offloads, in bytes: 64 MiB. A consumer holds about 4 copies of it while it applies the
+ * event (bytes, text, parsed data, the fingerprint's canonical text), so 64 MiB needs a function of 256 MiB (the
+ * default); the records of a batch read their data one after another when together they would not fit, and a record
+ * that alone would not fit the function's memory is dead-lettered with the reason before its fetch
+ * (runtime claim-check/read-budget.ts).
  */
 export const MAX_OFFLOADED_DATA_BYTES = 64 * 1024 * 1024;
 

@@ -74,3 +74,10 @@ export const PROCESSING_MODE = {
 
 /** One of the {@link PROCESSING_MODE} values. */
 export type ProcessingModeName = (typeof PROCESSING_MODE)[keyof typeof PROCESSING_MODE];
+
+/**
+ * How far apart the clocks of two Lambda instances may be, in seconds, by default: a lease counts as live until its
+ * expiry plus this allowance (`clockSkewAllowanceSeconds` of the lease and multi-step consumers). The constructs keep
+ * `leaseDuration` plus this below the queue's `visibilityTimeout`, so a redelivery after a crash finds the lease over.
+ */
+export const DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS = 5;

@@ -4,7 +4,7 @@
  * `lastWrite` = `<owner>:<version>`, so a writer whose response was lost recognises its own applied write.
  */
 import { GetCommand, PutCommand, UpdateCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import type { ProcessingModeName } from '../contract/environment';
+import { DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS, type ProcessingModeName } from '../contract/environment';
 import { assertInboxKeyFits, claimCondition } from '../consumer/inbox';
 import type { SQSRecord } from '../consumer/sqs';
 import type { EventEnvelope } from '../envelope';
@@ -26,11 +26,7 @@ import {
   type WriteResult,
 } from './record-writes';
 
-/**
- * How far apart the clocks of two Lambda instances may be, in seconds, by default: a lease counts as live until its
- * expiry plus this allowance (`clockSkewAllowanceSeconds` of the lease and multi-step consumers).
- */
-export const DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS = 5;
+export { DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS };
 
 /** Options of {@link ProcessingRecordStore}. */
 export interface ProcessingRecordStoreOptions {

@@ -26,7 +26,7 @@ import { OutboxKeySchemaCheck } from './outbox-key-schema';
 import { OUTBOX_ITEM } from '../contract/wire-format';
 import { loadClaimCheckConfig } from '../claim-check/claim-check-config';
 import { S3PayloadStore } from '../claim-check/payload-store';
-import { encodedEnvelopeBytes, inlineThreshold, needsOffload, offloadIfLarge, type ClaimCheck } from '../claim-check/offload';
+import { encodedEnvelopeBytes, inlineThreshold, needsOffload, offloadIfLarge, sha256Hex, type ClaimCheck } from '../claim-check/offload';
 
 /** The result of {@link Outbox.transactWriteOnce}. */
 export interface OutboxWriteResult {
@@ -217,9 +217,6 @@ export class Outbox {
       if (!(error instanceof TransactionCancelledError) || !isTransactionCanceled(error.cause)) throw error;
       const stored = this.committedBefore(error.cause, items.length, built.length);
       if (stored === undefined) throw error;
-      // an offloaded event's data is named by its SHA-256 (its envelope carries no data)
-      const samePayload = (mine: EventEnvelope, theirs: EventEnvelope): boolean =>
-        payloadFingerprint(mine) === payloadFingerprint(theirs) && mine.iefdatasha256 === theirs.iefdatasha256;
       const reused = built.find((event, index) => !samePayload(event.envelope, stored[index] as EventEnvelope))?.envelope;
       if (reused !== undefined) {
         throw new TransactionCancelledError(
@@ -311,4 +308,16 @@ export class Outbox {
     const envelope = this.claimCheck === undefined ? built : await offloadIfLarge(built, this.claimCheck, this.config.maxEventBytes);
     return { envelope, action: outboxPut(envelope, this.config, now) };
   }
+}
+
+/**
+ * Whether a retried event carries the payload of the one stored under its id. Both inline: their payload fingerprints
+ * (type, subject, data, key order aside). Either offloaded (its envelope has no data): type, subject and the SHA-256 of
+ * `JSON.stringify(data)`, which is what `iefdatasha256` names, so a retry that is inline where the first try was
+ * offloaded (or the reverse: the inline threshold changed between them) is the same event.
+ */
+function samePayload(mine: EventEnvelope, theirs: EventEnvelope): boolean {
+  if (mine.iefdatasha256 === undefined && theirs.iefdatasha256 === undefined) return payloadFingerprint(mine) === payloadFingerprint(theirs);
+  const dataSha256 = (envelope: EventEnvelope): string => envelope.iefdatasha256 ?? sha256Hex(JSON.stringify(envelope.data) ?? 'null');
+  return mine.type === theirs.type && mine.subject === theirs.subject && dataSha256(mine) === dataSha256(theirs);
 }

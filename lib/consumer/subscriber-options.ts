@@ -83,7 +83,8 @@ export interface SubscriberOptions extends FunctionOptions {
    * How long a delivery's claim on a message lasts, for `ProcessingMode.LEASE` and `ProcessingMode.MULTI_STEP` only.
    *
    * The lease is an absolute expiry written to DynamoDB, not the Lambda deadline. At least 1 second, a whole number
-   * of seconds, and less than `visibilityTimeout`, so that a redelivery after a crash finds the lease expired.
+   * of seconds, and less than `visibilityTimeout` less the runtime's 5 s clock-skew allowance (the runtime counts a lease
+   * as held until its end plus that allowance), so that a redelivery after a crash finds the lease expired.
    * Shorter than `timeout` draws a warning: a slow but live invocation can lose its lease, which is safe but blocks
    * the message.
    *

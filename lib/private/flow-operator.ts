@@ -5,6 +5,7 @@
  * given an identity policy here: it gets a role in the flow's account, trusted by exactly that principal (never `*`),
  * holding the outbox read; the principal assumes it to read the outbox.
  */
+import { createHash } from 'node:crypto';
 import { CfnOutput, PhysicalName, Stack, Token } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Construct } from 'constructs';
@@ -50,10 +51,36 @@ export function grantFlowOperator(flow: Construct, outboxTable: IOutboxTable, gr
   }
   const flowAccount = Stack.of(flow).account;
   const account = literalPrincipalAccount(principal);
-  if (account === undefined || Token.isUnresolved(flowAccount) || account === flowAccount) return grantOutboxRead(outboxTable, grantee);
-  const role = crossAccountOperatorRole(flow, account, principal);
-  if (!(principal instanceof iam.ArnPrincipal)) role.grantAssumeRole(principal);
-  return grantOutboxRead(outboxTable, role);
+  // A literal account that is not (or, in an environment-agnostic stack, may not be) the flow's: a role to assume.
+  if (account !== undefined && (Token.isUnresolved(flowAccount) || account !== flowAccount)) {
+    const role = crossAccountOperatorRole(flow, account, principal);
+    if (!(principal instanceof iam.ArnPrincipal)) role.grantAssumeRole(principal);
+    return grantOutboxRead(outboxTable, role);
+  }
+  const grant = grantOutboxRead(outboxTable, ownAccountGrantee(flow, principal) ?? grantee);
+  if (!grant.success) {
+    throw validationError(
+      `${owner}: grantOperator could not give ${principal.toString()} the outbox read (${OUTBOX_OPERATOR_ACTIONS.join(', ')}): it is a principal of ` +
+        "the flow's account whose policy this stack can not write (not a role or user of the app, nor a literal role or user ARN); " +
+        'pass the role or user itself (e.g. iam.Role.fromRoleArn(scope, id, arn)), or grant those actions on the outbox table in its own policy',
+    );
+  }
+  return grant;
+}
+
+/**
+ * A principal of the flow's account named by a literal role or user ARN (an `ArnPrincipal`, e.g. an SSO role) has no
+ * policy the stack can write; imported as a role or user of this account, it gets an `AWS::IAM::Policy` attached to it.
+ */
+function ownAccountGrantee(flow: Construct, principal: iam.IPrincipal): iam.IGrantable | undefined {
+  if (!(principal instanceof iam.ArnPrincipal) || Token.isUnresolved(principal.arn) || principal instanceof iam.AccountPrincipal) return undefined;
+  const kind = /^arn:[^:]+:iam::\d{12}:(role|user)\//.exec(principal.arn)?.[1];
+  if (kind === undefined) return undefined;
+  // one imported principal per ARN: a second grant reuses it (its construct id is the ARN's digest)
+  const id = `OperatorPrincipal${createHash('sha256').update(principal.arn).digest('hex').slice(0, 16)}`;
+  const existing = flow.node.tryFindChild(id);
+  if (existing !== undefined) return existing as unknown as iam.IGrantable;
+  return kind === 'role' ? iam.Role.fromRoleArn(flow, id, principal.arn, { mutable: true }) : iam.User.fromUserArn(flow, id, principal.arn);
 }
 
 /** The role of the flow's account that principals of `account` assume to read the outbox; `principal` added to its trust. */

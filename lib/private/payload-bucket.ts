@@ -79,6 +79,20 @@ export function createPayloadBucket(scope: Construct, key: kms.IKey, removalPoli
       resources: [bucket.arnForObjects(`${PAYLOAD_KEY_PREFIX}*`)],
     }),
   );
+  // Nor is it replaced: the bucket keeps no versions, so a PutObject without If-None-Match over an event's object would
+  // be the loss of its only copy. The runtime always writes with If-None-Match: * (S3 conditional writes; the condition
+  // key s3:if-none-match, "Enforce conditional writes on Amazon S3 buckets"); multipart uploads, which cannot carry it,
+  // are refused too (the runtime never uses them: an object is at most 64 MiB, one PutObject).
+  bucket.addToResourcePolicy(
+    new iam.PolicyStatement({
+      sid: 'DenyOverwritingEventData',
+      effect: iam.Effect.DENY,
+      principals: [new iam.AnyPrincipal()],
+      actions: ['s3:PutObject'],
+      resources: [bucket.arnForObjects(`${PAYLOAD_KEY_PREFIX}*`)],
+      conditions: { Null: { 's3:if-none-match': 'true' } },
+    }),
+  );
   const noAccessLogs =
     'The payload bucket holds event data written once and read by the flow\'s own functions, whose every read is in their ' +
     'logs (event id, dataref); S3 server access logs would need a second bucket per flow. Enable CloudTrail data events ' +

@@ -10,6 +10,7 @@ import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
 import { placementOf } from '../consumer/private/flow-placement';
 import { subscriberOperatorOutputValue } from '../consumer/private/subscriber-operator-output';
+import { ProcessingMode } from '../consumer/processing-mode';
 import type { Subscriber } from '../consumer/subscriber';
 import { SubscriberAlarms } from '../monitoring/subscriber-alarms';
 import { describeEnvironment } from './environments';
@@ -50,8 +51,11 @@ export function giveSubscriberAlarmsAndOutput(subscriber: Subscriber, defaults: 
   const nameable = outbox !== undefined && (!remote || !Token.isUnresolved(outbox.tableName));
   new CfnOutput(subscriber, 'Operator', {
     description:
-      `What operators of subscriber ${subscriber.subscriberName} need, e.g. for idempotent-event-flow blocked list ` +
-      `--table <inboxTable> --subscriber ${subscriber.subscriberName}`,
+      // an aggregate subscriber keeps no inbox table: its example is a command it can use
+      subscriber.processingMode === ProcessingMode.AGGREGATE
+        ? `What operators of subscriber ${subscriber.subscriberName} need, e.g. for idempotent-event-flow dlq redrive --subscriber-output <this value>`
+        : `What operators of subscriber ${subscriber.subscriberName} need, e.g. for idempotent-event-flow blocked list ` +
+          `--table <inboxTable> --subscriber ${subscriber.subscriberName}`,
     value: subscriberOperatorOutputValue(subscriber, nameable ? outbox : undefined),
   });
   return alarms;

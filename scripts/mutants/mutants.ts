@@ -54,6 +54,8 @@ const ORDERED_RESTORE_ATTACKS = 'test/lambda/ordered/ordered-restore-attacks.int
 /** Contention (issue 40): its model (one hot item, every mode) and the tests of the retry against real conflicts. */
 const CONTENTION_MODEL = 'test/lambda/model/contention.model.int.test.ts';
 const CONTENTION = 'test/lambda/contention.int.test.ts';
+/** The claim-check (issue 42) against DynamoDB Local and s3rver: altered, resized, missing and foreign objects. */
+const CLAIM_CHECK = 'test/lambda/claim-check.int.test.ts';
 
 export const MUTANTS: readonly Mutant[] = [
   {
@@ -570,6 +572,39 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '  if (false) {',
     tests: ['test/cli/replay-unproven-age.int.test.ts', LIFE],
   },
+  // ---- issue 42: the claim-check's reader (lambda/claim-check/resolve-payload.ts) ----
+  {
+    id: 'claim-check-digest-unchecked',
+    breaks: "claim-check: an offloaded object altered after the event was written (same size, another SHA-256) is handed to the handler as the event's data instead of dead-lettered with the reason",
+    file: 'lambda/claim-check/resolve-payload.ts',
+    find: '  if (sha256 !== iefdatasha256) {',
+    replace: '  if (false) {',
+    tests: [CLAIM_CHECK],
+  },
+  {
+    id: 'claim-check-size-unchecked',
+    breaks: "claim-check: an offloaded object of another size than the envelope's iefdatasize is not refused for its size (the reason names the digest, or, for a reader that checks no digest, nothing)",
+    file: 'lambda/claim-check/resolve-payload.ts',
+    find: '  if (bytes.byteLength !== iefdatasize) {',
+    replace: '  if (false) {',
+    tests: [CLAIM_CHECK],
+  },
+  {
+    id: 'claim-check-foreign-reference-read',
+    breaks: "claim-check: a dataref outside the flow's payload bucket and prefix is followed (a reader reads wherever an envelope points)",
+    file: 'lambda/claim-check/resolve-payload.ts',
+    find: "  if (expected !== undefined && (location.bucketName !== expected.bucketName || !location.key.startsWith(expected.keyPrefix))) {",
+    replace: '  if (false) {',
+    tests: [CLAIM_CHECK],
+  },
+  {
+    id: 'claim-check-foreign-prefix-read',
+    breaks: "claim-check: a dataref in the flow's bucket but outside its prefix (another flow's objects, or anything else in the bucket) is followed: only the bucket is checked",
+    file: 'lambda/claim-check/resolve-payload.ts',
+    find: '(location.bucketName !== expected.bucketName || !location.key.startsWith(expected.keyPrefix))',
+    replace: '(location.bucketName !== expected.bucketName)',
+    tests: [CLAIM_CHECK],
+  },
   // ---- issue 38: h1's below-the-fence rule meets h2's fence skip (merged in s4-m1) ----
   {
     id: 'ordered-skipped-event-dead-lettered',
@@ -586,5 +621,71 @@ export const MUTANTS: readonly Mutant[] = [
     find: '    if (named !== undefined) return named === eventId;',
     replace: '    if (named !== undefined) return true;',
     tests: [ORDERED_SKIPPED_LATE],
+  },
+  // ---- issue 43: verify's wait and its run's ids ----
+  {
+    id: 'verify-settle-per-tally',
+    breaks: "verify: an event whose effect probe gives it two tallies (an invoice and its mail) counts twice as open against its one dead letter: the flow is never quiet and verify stops at its time limit",
+    file: 'simulator/verify/settle.ts',
+    find: '      return byProbe ? openEvents(outcome.tallies, left) : [...left].filter((id) => !applied!.has(id)).length;',
+    replace: '      return byProbe ? outcome.tallies.reduce((sum, tally) => sum + Math.max(0, tally.eventIds.filter((id) => left.has(id)).length - tally.applied), 0) : [...left].filter((id) => !applied!.has(id)).length;',
+    tests: ['test/simulator/verify/settle.test.ts'],
+  },
+  {
+    id: 'verify-derived-source-skips-first',
+    breaks: "verify: a subscriber's first emitted event (index 0) is not traced to the event it derives from, so --json lists it without a source",
+    file: 'simulator/verify/derived-events.ts',
+    find: '  for (let index = 0; index < MAX_EMITTED_PER_EVENT && unexplained.size > 0; index += 1) {',
+    replace: '  for (let index = 1; index < MAX_EMITTED_PER_EVENT && unexplained.size > 0; index += 1) {',
+    tests: ['test/simulator/verify/derived-events.test.ts'],
+  },
+  // ---- issue 43, review r43: each mutant puts back one defect the review found ----
+  {
+    id: 'verify-cleanup-substring',
+    breaks: "verify --cleanup (R43-4): a key holding a run's id as a substring (invoice-420 for invoice-42) counts as the run's: it deletes items the run did not create",
+    file: 'simulator/verify/cleanup.ts',
+    find: '  if (key === mark) return true;',
+    replace: '  if (key.includes(mark)) return true;',
+    tests: ['test/simulator/verify/verify-fixes.test.ts'],
+  },
+  {
+    id: 'verify-verdict-ignores-producer-failures',
+    breaks: 'verify (R43-1): a producer command that failed every attempt leaves the verdict OK: the events it was meant to commit are missing unseen',
+    file: 'simulator/verify/verdict.ts',
+    find: '  const violations = [...producerFailed, ...result.violations];',
+    replace: '  const violations = [...result.violations];',
+    tests: ['test/simulator/verify/verify-fixes.test.ts'],
+  },
+  {
+    id: 'verify-probe-less-quiet-without-inbox',
+    breaks: "verify (R43-5): a subscriber without an effect probe is quiet once its queues are empty, its inbox unread: its events still in the relay count as applied",
+    file: 'simulator/verify/settle.ts',
+    find: '    const applied = byProbe ? undefined : await appliedByInbox(clients, subscriber, taken);',
+    replace: '    const applied = undefined as Set<string> | undefined;',
+    tests: ['test/simulator/verify/r43-review.test.ts'],
+  },
+  {
+    id: 'verify-dead-letters-unread-as-none',
+    breaks: "verify (R43-8): a dead-letter queue whose messages another reader holds in flight reads as no dead letter",
+    file: 'simulator/verify/observe.ts',
+    find: '  if (total > messages.length) {',
+    replace: '  if (total < 0) {',
+    tests: ['test/simulator/verify/r43-review.test.ts'],
+  },
+  {
+    id: 'verify-relay-dead-letters-unread',
+    breaks: "verify (R43-10): the relay's dead-letter queue rising (a batch the pipe gave up on) does not hold the wait: its events are never seen missing",
+    file: 'simulator/verify/settle.ts',
+    find: '    if (added > 0) {',
+    replace: '    if (added > Number.MAX_SAFE_INTEGER) {',
+    tests: ['test/simulator/verify/r43-review.test.ts'],
+  },
+  {
+    id: 'verify-sent-messages-empty',
+    breaks: 'verify (R43-11): effect probes get an empty sentMessages: every effect outside DynamoDB counts 0',
+    file: 'simulator/verify/observe.ts',
+    find: 'sentMessages: unavailableSentMessages() }',
+    replace: 'sentMessages: [] }',
+    tests: ['test/simulator/verify/r43-review.test.ts'],
   },
 ];

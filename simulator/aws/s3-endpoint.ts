@@ -14,9 +14,19 @@
  * - emulates a conditional PutObject (`If-None-Match: *`, S3's since 2024), which s3rver does not know (it stores the
  *   object again): under a lock per key, an object that exists refuses the put with `412 PreconditionFailed`.
  *   `If-Match` on a put is refused with `501 NotImplemented` rather than ignored;
- * - decodes an `aws-chunked` upload body (./s3-request.ts), which s3rver would store as it is.
+ * - decodes an `aws-chunked` upload body (./s3-request.ts), which s3rver would store as it is;
+ * - answers a GetObject or HeadObject of a missing key as S3 does: `404 NoSuchKey` only when IAM lets the caller
+ *   `s3:ListBucket` on the bucket, else `403 AccessDenied` (S3 API Reference, GetObject and HeadObject, "Permissions":
+ *   "If the object you request doesn't exist, the error that Amazon S3 returns depends on whether you also have the
+ *   s3:ListBucket permission"). That ListBucket is asked with `s3:prefix` the object's key: AWS does not document the
+ *   request context of this check; Ceph's RGW matched AWS this way (ceph/ceph#68577, 2026), so a grant of
+ *   `s3:ListBucket` conditioned on a prefix covers the keys under it;
+ * - serves ListObjectsV2 (`GET /<bucket>?list-type=2`) after IAM allows `s3:ListBucket` with `s3:prefix` the
+ *   request's `prefix` (empty when none), with no faults: the runtime lists one key to tell a missing object from a
+ *   refused read when S3 answered 403.
  * Requests are sent to the local S3 without their signature (it would check them against its own credentials).
- * Bucket-level requests and sub-resources (`?tagging`, multipart uploads, copies) are refused with `501 NotImplemented`.
+ * Other bucket-level requests and sub-resources (`?tagging`, multipart uploads, copies) are refused with
+ * `501 NotImplemented`.
  */
 import { createServer, request as httpRequest, Agent, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { ResourceKey } from '../model/flow-model';
@@ -64,13 +74,16 @@ export interface S3EndpointOptions {
   /** The run's environments: a request's sender path names its function and invocation. @default requests are not attributed (no faults) */
   readonly senders?: SqsSenders;
   /**
-   * Decides whether IAM allows an object request: undefined when it does, else the message of the `AccessDenied` S3
-   * answers with. `accessKeyId` is the caller's (from the request's signature). @default every request is allowed
+   * Decides whether IAM allows a request: undefined when it does, else the message of the `AccessDenied` S3 answers
+   * with. `accessKeyId` is the caller's (from the request's signature). `ListBucket` is asked for a ListObjectsV2 and
+   * for a GetObject or HeadObject of a missing key; its `key` is then the `s3:prefix` (see the module comment).
+   * @default every request is allowed
    */
   authorize?(request: {
     readonly accessKeyId?: string;
-    readonly operation: S3ObjectOperation;
+    readonly operation: S3ObjectOperation | 'ListBucket';
     readonly bucket: string;
+    /** The object's key; for `ListBucket`, the `s3:prefix`. */
     readonly key: string;
     /** The request's headers, lower-case names (the S3 condition keys some are). */
     readonly headers: Readonly<Record<string, string | undefined>>;
@@ -192,6 +205,13 @@ export async function startS3Endpoint(options: S3EndpointOptions): Promise<S3End
     const raw = await readBody(incoming);
     if (options.now !== undefined) response.setHeader('date', new Date(options.now()).toUTCString());
     const target = s3RequestTarget(incoming.url ?? '/');
+    const accessKey = withAccessKey(accessKeyIdOf(headerOf(incoming.headers, 'authorization')));
+    const listPrefix = target === undefined ? undefined : listObjectsV2Prefix(incoming.method, target, incoming.url ?? '/');
+    if (target !== undefined && listPrefix !== undefined) {
+      const denied = await options.authorize?.({ ...accessKey, operation: 'ListBucket', bucket: target.bucket, key: listPrefix, headers: {} });
+      if (denied !== undefined) return s3Error(response, 403, 'AccessDenied', denied);
+      return reply(response, await send('GET', target.upstreamPath, forwardedHeaders(incoming.headers), undefined), false, options.now);
+    }
     const operation = target === undefined ? undefined : objectOperationOf(incoming.method, target, incoming.headers);
     if (target === undefined || operation === undefined || target.key === undefined) {
       return s3Error(response, 501, 'NotImplemented', `the simulator's S3 emulates PutObject, GetObject, HeadObject and DeleteObject on path-style object URLs only, not ${incoming.method ?? '?'} ${incoming.url ?? ''}`);
@@ -199,7 +219,7 @@ export async function startS3Endpoint(options: S3EndpointOptions): Promise<S3End
     const objectTarget = { ...target, key: target.key };
     const sender = target.senderPath === undefined ? undefined : options.senders?.identify(target.senderPath);
     const headerValues = Object.fromEntries(Object.keys(incoming.headers).map((name) => [name.toLowerCase(), headerOf(incoming.headers, name)]));
-    const denied = await options.authorize?.({ ...withAccessKey(accessKeyIdOf(headerOf(incoming.headers, 'authorization'))), operation, bucket: target.bucket, key: target.key, headers: headerValues });
+    const denied = await options.authorize?.({ ...accessKey, operation, bucket: target.bucket, key: target.key, headers: headerValues });
     if (denied !== undefined) return s3Error(response, 403, 'AccessDenied', denied);
 
     let body: Buffer | undefined;
@@ -234,6 +254,11 @@ export async function startS3Endpoint(options: S3EndpointOptions): Promise<S3End
       incoming.socket.destroy();
       return;
     }
+    if ((operation === 'GetObject' || operation === 'HeadObject') && upstream.status === 404 && options.authorize !== undefined) {
+      // S3 tells a missing key only to a caller who may list the bucket (see the module comment)
+      const mayNotList = await options.authorize({ ...accessKey, operation: 'ListBucket', bucket: target.bucket, key: target.key, headers: {} });
+      if (mayNotList !== undefined) return s3Error(response, 403, 'AccessDenied', 'Access Denied');
+    }
     return reply(response, upstream, fault === 'slow', options.now);
   };
 
@@ -267,6 +292,14 @@ export async function startS3Endpoint(options: S3EndpointOptions): Promise<S3End
       await stopped;
     },
   };
+}
+
+/** The `prefix` of a ListObjectsV2 request (`GET /<bucket>?list-type=2[&prefix=..]`, empty when none); undefined for any other request. */
+function listObjectsV2Prefix(method: string | undefined, target: S3RequestTarget, url: string): string | undefined {
+  if (method !== 'GET' || target.key !== undefined) return undefined;
+  const query = new URL(url, 'http://localhost').searchParams;
+  if (query.get('list-type') !== '2') return undefined;
+  return query.get('prefix') ?? '';
 }
 
 /** The path-style path of an object on the local S3. */

@@ -15,7 +15,7 @@
  * handling it; a deletion after the runtime dead-lettered that receive does not count (its event is settled only while
  * its dead letter is on a dead-letter queue).
  */
-import type { SubscriberView } from '../observation/run-facts';
+import type { ObservableSubscriberView } from '../observation/run-facts';
 import type { UntrackedItem } from '../observation/run-facts';
 import type { RunLedger } from '../observation/ledger';
 import type { RoundsOutcome } from '../observation/run-facts';
@@ -136,7 +136,7 @@ export function deadLetteredEventIds(deadLetters: readonly DeadLetterFinding[]):
 }
 
 /** Every matched event was acknowledged or dead-lettered with a reason; queues are drained; nothing expired. */
-export function checkDeliveries(subscriber: SubscriberView, deadLetters: readonly DeadLetterFinding[], ledger: RunLedger): Violation[] {
+export function checkDeliveries(subscriber: ObservableSubscriberView, deadLetters: readonly DeadLetterFinding[], ledger: RunLedger): Violation[] {
   const violations: Violation[] = [];
   const name = subscriber.name;
   const { total } = subscriber.queue.counts();
@@ -199,7 +199,7 @@ export interface EffectsCheck {
  * structured causes are its `causes`.
  */
 export function checkEffects(
-  subscriber: SubscriberView,
+  subscriber: ObservableSubscriberView,
   tallies: readonly EffectTally[],
   deadLetters: readonly DeadLetterFinding[],
   ledger: RunLedger,

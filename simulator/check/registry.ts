@@ -2,7 +2,7 @@
  * The run's checks, one rule per file under ./rules/, in the order their violations are reported: a new check is a
  * rule file and one line here. Consecutive subscriber rules run subscriber by subscriber (./run-check.ts).
  */
-import type { RunCheck } from './run-check';
+import type { ObservableCheck, RunCheck } from './run-check';
 import { accessRule } from './rules/access';
 import { aggregateOrderRule } from './rules/aggregate-order';
 import { deliveriesRule } from './rules/deliveries';
@@ -54,3 +54,6 @@ export const RUN_CHECKS: readonly RunCheck[] = [
   aggregateOrderRule,
   subjectSpreadRule,
 ];
+
+/** The checks of {@link RUN_CHECKS} that read only what a deployed flow shows too (`verify` runs them), in report order. */
+export const OBSERVABLE_CHECKS: readonly ObservableCheck[] = [deliveriesRule, rejectedEventsRule, unappliedEventsRule, effectsRule, aggregateOrderRule];

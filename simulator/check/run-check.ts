@@ -10,7 +10,7 @@ import type { IamFigures } from '../iam/access-types';
 import type { FlowModel } from '../model/flow-model';
 import type { SynthAnnotation } from '../model/synth-annotations';
 import type { RunLedger } from '../observation/ledger';
-import type { BusinessChange, EffectTally, ProducerFigures, RoundsOutcome, SimulatedEvent, SubscriberView, UntrackedItem } from '../observation/run-facts';
+import type { BusinessChange, EffectTally, ObservableSubscriberView, ProducerFigures, RoundsOutcome, SimulatedEvent, SubscriberView, UntrackedItem } from '../observation/run-facts';
 import type { DeadLetterFinding } from './dead-letters';
 import type { FailurePathCounts } from './failure-paths';
 import type { HistoryEntry } from './history';
@@ -37,9 +37,12 @@ export type ProducerProbeOutcome =
     }
   | { readonly error: string };
 
-/** The facts of one subscriber. */
-export interface SubscriberFacts {
-  readonly view: SubscriberView;
+/**
+ * The facts of one subscriber that a deployed flow shows too (`verify` reads them there: simulator/verify/), and the
+ * checks {@link ObservableCheck} run on: built by ./subscriber-facts.ts for `simulate` and `verify` alike.
+ */
+export interface ObservableSubscriberFacts {
+  readonly view: ObservableSubscriberView;
   /** Every dead letter in its dead-letter queues, with its explanation. */
   readonly deadLetters: readonly DeadLetterFinding[];
   /** The events its filter policy took. */
@@ -50,8 +53,6 @@ export interface SubscriberFacts {
   readonly operator: 'none' | 'off' | 'acted';
   /** The scenario's effect probe's outcome; absent without a probe. */
   readonly effectProbe?: EffectProbeOutcome;
-  /** How often its consumer met each failure path. */
-  readonly failurePaths: FailurePathCounts;
   /** Which invocation applied the events again, and how (apply-attribution.ts); undefined when the run shows nothing. */
   readonly applyCause: (eventIds: readonly string[]) => string | undefined;
   /** The same, as one structured cause per event told (apply-attribution.ts). */
@@ -60,6 +61,13 @@ export interface SubscriberFacts {
   readonly ownClientCause: (eventIds: readonly string[]) => ViolationCause | undefined;
   /** The writes its consumer made outside its inbox transaction, in words (own-client-writes.ts); undefined when none. */
   readonly ownClientWrites?: string;
+}
+
+/** The facts of one subscriber of a simulated run: the observable ones, its whole view and its failure paths. */
+export interface SubscriberFacts extends ObservableSubscriberFacts {
+  readonly view: SubscriberView;
+  /** How often its consumer met each failure path. */
+  readonly failurePaths: FailurePathCounts;
 }
 
 /** The committed outbox: per relay the event ids that pass its filter, every envelope by id, the items with no id. */
@@ -75,10 +83,26 @@ export interface UntakenEvents {
   readonly eventIds: readonly string[];
 }
 
-/** Everything a check may read of a settled run. */
-export interface RunFacts {
-  readonly model: FlowModel;
+/**
+ * What a deployed flow shows of a run too (`verify`): the ledger of what was taken and acknowledged, the subscribers'
+ * observable facts, the committed events, which are malformed. What an {@link ObservableCheck} may read.
+ */
+export interface ObservableRunFacts {
   readonly ledger: RunLedger;
+  readonly subscribers: readonly ObservableSubscriberFacts[];
+  readonly committed: Pick<CommittedFacts, 'eventsById'>;
+  /** Whether the scenario marks the committed event as malformed. */
+  readonly isMalformed: (eventId: string) => boolean;
+  /**
+   * The fault the run's S3 injected into the event's claim-check object (altered or deleted after it was written:
+   * injected-object-faults.ts), if any. @default none: the app has no bucket, or the run is a deployed one (`verify`)
+   */
+  readonly injectedObjectFault?: (eventId: string) => InjectedObjectFault | undefined;
+}
+
+/** Everything a check may read of a settled run. */
+export interface RunFacts extends ObservableRunFacts {
+  readonly model: FlowModel;
   readonly synthAnnotations: readonly SynthAnnotation[];
   /** How the last rounds ended (cut off or settled). */
   readonly rounds: RoundsOutcome;
@@ -96,13 +120,6 @@ export interface RunFacts {
   /** The history behind the verdict (history.ts). */
   readonly history: readonly HistoryEntry[];
   readonly rates: FaultRates;
-  /** Whether the scenario marks the committed event as malformed. */
-  readonly isMalformed: (eventId: string) => boolean;
-  /**
-   * The fault the run's S3 injected into the event's claim-check object (altered or deleted after it was written:
-   * injected-object-faults.ts), if any. @default none: the app has no bucket
-   */
-  readonly injectedObjectFault?: (eventId: string) => InjectedObjectFault | undefined;
   /** Per type, the committed events no subscription took (relayed, not given up on by the relay, matched by no filter). */
   readonly untaken: readonly UntakenEvents[];
   /** The event types the scenario expects consumed (`expectConsumed`). */
@@ -116,26 +133,35 @@ interface CheckInfo {
   readonly checks: string;
 }
 
-/** A check of the whole run. */
-export interface RunWideCheck extends CheckInfo {
+/** A check of the whole run (`R`: the facts it reads; an {@link ObservableCheck} reads the observable ones only). */
+export interface RunWideCheck<R extends ObservableRunFacts = RunFacts> extends CheckInfo {
   readonly scope: 'run';
-  check(facts: RunFacts): readonly Finding[];
+  check: (facts: R) => readonly Finding[];
 }
 
 /** A check of each subscriber; the checks of one subscriber are reported together, subscriber after subscriber. */
-export interface SubscriberCheck extends CheckInfo {
+export interface SubscriberCheck<S extends ObservableSubscriberFacts = SubscriberFacts, R extends ObservableRunFacts = RunFacts> extends CheckInfo {
   readonly scope: 'subscriber';
-  check(subscriber: SubscriberFacts, facts: RunFacts): readonly Finding[];
+  check: (subscriber: S, facts: R) => readonly Finding[];
 }
 
 /** A check the registry runs. */
 export type RunCheck = RunWideCheck | SubscriberCheck;
 
 /**
+ * A check that reads only what a deployed flow shows too (`verify` runs these): typed on the observable facts, so such
+ * a check that reads more does not compile. Every one is a {@link RunCheck} as well.
+ */
+export type ObservableCheck = RunWideCheck<ObservableRunFacts> | SubscriberCheck<ObservableSubscriberFacts, ObservableRunFacts>;
+
+/**
  * Runs `checks` over `facts`, in order; consecutive subscriber checks run subscriber by subscriber (each subscriber's
  * violations together, in the registry's order).
  */
-export function runChecks(checks: readonly RunCheck[], facts: RunFacts): Finding[] {
+export function runChecks<S extends ObservableSubscriberFacts, R extends ObservableRunFacts & { readonly subscribers: readonly S[] }>(
+  checks: readonly (RunWideCheck<R> | SubscriberCheck<S, R>)[],
+  facts: R,
+): Finding[] {
   const violations: Finding[] = [];
   for (let index = 0; index < checks.length; ) {
     const first = checks[index]!;
@@ -144,8 +170,8 @@ export function runChecks(checks: readonly RunCheck[], facts: RunFacts): Finding
       index += 1;
       continue;
     }
-    const group: SubscriberCheck[] = [];
-    while (index < checks.length && checks[index]!.scope === 'subscriber') group.push(checks[index++] as SubscriberCheck);
+    const group: SubscriberCheck<S, R>[] = [];
+    while (index < checks.length && checks[index]!.scope === 'subscriber') group.push(checks[index++] as SubscriberCheck<S, R>);
     for (const subscriber of facts.subscribers) for (const check of group) violations.push(...check.check(subscriber, facts));
   }
   return violations;

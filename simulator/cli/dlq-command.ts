@@ -28,12 +28,16 @@ const USAGE = `Usage:
       --subscriber <name> --processing-mode <mode> --deduplication-window <duration> [--table <inbox table>] ...
 
 Lists a flow's dead letters by reason (with the oldest age and the event ids), shows one with every reason attribute
-and its inbox or processing record, and redrives them to the subscriber's queue. A redrive is a dry run unless --yes
+and its inbox or processing record, and redrives them to the subscriber's queue. For an offloaded event (claim-check,
+docs/LARGE-EVENTS.md) show gives the data's S3 reference, size and SHA-256; it does not fetch the data. A redrive is a dry run unless --yes
 is given (at a terminal it asks): it says what it would move and what it refuses, and why.
 
 A redrive acts on one subscriber, best named by its <subscriber>/Operator stack output (--subscriber-output): the
 queues, the inbox table, the processing mode and the deduplication window come from what was deployed, and a flag
-that disagrees with it is refused (exit code 2). Without it, --processing-mode and the other flags say it, and
+that disagrees with it is refused (exit code 2). With the output alone, it reads every dead-letter queue the output
+names: the queue's and the subscription's (what SNS could not deliver); --dead-letter-queue or
+--subscription-dead-letter-queue reads only that one (an ordered subscriber's redrive reads the queue's only and names
+the other). Without it, --processing-mode and the other flags say it, and
 --queue must be the queue whose RedrivePolicy names --dead-letter-queue (else refused, exit code 3).
 
 A redrive refuses (exit code 3):
@@ -203,6 +207,28 @@ function lookUpRecord(context: CommandContext, table: string | undefined, subscr
   return lookUpInboxRecord(toDocumentClient(context.client()), table, subscriber, eventId);
 }
 
+/**
+ * Where an offloaded event's data is (claim-check, docs/LARGE-EVENTS.md): its reference, SHA-256 and size. `dlq show`
+ * does not fetch it (`fetched: false`): the command reads SQS and DynamoDB only.
+ */
+interface OffloadedData {
+  readonly dataref: string;
+  readonly sha256: string;
+  readonly bytes: number;
+  readonly fetched: false;
+}
+
+function offloadedData(view: DeadLetterView): OffloadedData | undefined {
+  const envelope = view.envelope;
+  if (envelope?.dataref === undefined) return undefined;
+  return { dataref: envelope.dataref, sha256: envelope.iefdatasha256 ?? '-', bytes: envelope.iefdatasize ?? Number.NaN, fetched: false };
+}
+
+function withOffloaded(view: DeadLetterView): { offloadedData?: OffloadedData } {
+  const offloaded = offloadedData(view);
+  return offloaded === undefined ? {} : { offloadedData: offloaded };
+}
+
 function showText(view: DeadLetterView, record: RecordLookup): string {
   const fields: Array<[string, string]> = [
     ['queue', `${view.queueKind} dead-letter queue ${view.queueUrl}`],
@@ -219,6 +245,14 @@ function showText(view: DeadLetterView, record: RecordLookup): string {
   const sections = [fields.map(([name, value]) => `${name.padEnd(width)}  ${terminalText(value)}`).join('\n') + '\n'];
   sections.push(`attributes\n${formatTable(['NAME', 'VALUE'], Object.entries(view.attributes).map(([name, value]) => [name, value.replace(/\s+/g, ' ')]))}`);
   sections.push(view.envelope === undefined ? `body (not an envelope: ${terminalText(view.envelopeError ?? '?')})\n${terminalText(view.body)}\n` : `envelope\n${JSON.stringify(view.envelope, null, 2)}\n`);
+  const offloaded = offloadedData(view);
+  if (offloaded !== undefined) {
+    sections.push(
+      `data\noffloaded (claim-check): ${terminalText(offloaded.dataref)}, ${offloaded.bytes.toLocaleString('en-US')} bytes, SHA-256 ${terminalText(offloaded.sha256)}\n` +
+        'not fetched: dlq show reads no S3 (it needs only SQS and DynamoDB); to see and check it: ' +
+        `aws s3 cp ${terminalText(offloaded.dataref)} - | sha256sum (the digest must be ${terminalText(offloaded.sha256)}; a redriven copy is fetched and verified by the subscriber)\n`,
+    );
+  }
   if (record.kind === 'found') sections.push(`record\n${JSON.stringify(record.item, null, 2)}\n`);
   else if (record.kind === 'none') sections.push('record\nnone: the subscriber has no inbox or processing record of this event (not applied, or its record expired)\n');
   else sections.push('record\nnot looked up (pass --table and --subscriber)\n');
@@ -253,10 +287,15 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
   const resolved = resolveSubscriber(values, context.io.cwd ?? process.cwd());
   if (typeof resolved === 'string') return context.usageError(resolved.startsWith('needs') ? `'dlq redrive' ${resolved}` : resolved);
   const deployment = resolved.deployment;
-  if (deployment !== undefined && sources.length === 0) sources.push({ kind: 'queue', url: deployment.deadLetterQueueUrl });
-  if (sources.length !== 1) return context.usageError("'dlq redrive' needs exactly one --dead-letter-queue or --subscription-dead-letter-queue (or --subscriber-output alone)");
+  if (sources.length > 1) return context.usageError("'dlq redrive' needs exactly one --dead-letter-queue or --subscription-dead-letter-queue (or --subscriber-output alone)");
+  if (deployment !== undefined && sources.length === 0) {
+    // --subscriber-output alone: every dead-letter queue it names, the queue's and the subscription's (SNS's undelivered)
+    sources.push({ kind: 'queue', url: deployment.deadLetterQueueUrl });
+    if (deployment.subscriptionDeadLetterQueueUrl !== undefined) sources.push({ kind: 'subscription', url: deployment.subscriptionDeadLetterQueueUrl });
+  }
+  if (sources.length === 0) return context.usageError("'dlq redrive' needs exactly one --dead-letter-queue or --subscription-dead-letter-queue (or --subscriber-output alone)");
   const source = sources[0] as SourceQueue;
-  if (deployment !== undefined) {
+  if (deployment !== undefined && sources.length === 1) {
     const deployed = source.kind === 'queue' ? deployment.deadLetterQueueUrl : deployment.subscriptionDeadLetterQueueUrl;
     if (source.url !== deployed) {
       const option = source.kind === 'queue' ? '--dead-letter-queue' : '--subscription-dead-letter-queue';
@@ -275,7 +314,7 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
   const client = context.sqsClient();
   const now = context.now().getTime();
 
-  if (source.kind === 'queue') {
+  for (const source of sources.filter((candidate) => candidate.kind === 'queue')) {
     // a typo in --queue would send this subscriber's dead letters to another subscriber's queue
     const mismatch = await deadLetterSourceMismatch(client, source.url, destination);
     if (mismatch.note !== undefined) context.io.stderr(`note: ${mismatch.note}\n`);
@@ -293,11 +332,21 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
       context.io.stdout(plan);
       return context.io.confirm(`Redrive ${count} message(s) to ${destination} in sequence?`);
     };
+    // an ordered redrive reads one dead-letter queue: the other the output names is redriven by naming it
+    for (const other of sources.slice(1)) context.io.stderr(`note: read ${source.url} only; redrive the subscription dead-letter queue with --subscription-dead-letter-queue ${other.url}\n`);
     return redriveOrderedDeadLetters(context, { subscriber: resolved, deadLetterQueueUrl: source.url, reasons, eventIds, limit, move, asJson }, confirm);
   }
   const { wait: destinationWait, note } = await copyWaitOf(client, destination);
   if (note !== undefined) context.io.stderr(`note: ${note}\n`);
-  const { messages, views } = await readQueue(client, source, limit);
+  const messages: QueueMessage[] = [];
+  const views: DeadLetterView[] = [];
+  for (const queue of sources) {
+    const read = await readQueue(client, queue, limit);
+    messages.push(...read.messages);
+    views.push(...read.views);
+  }
+  const truncated = sources.some((queue) => messages.filter((message) => message.queueUrl === queue.url).length >= limit);
+  const readLine = sources.length > 1 ? `read ${sources.map((queue) => `${queue.url} (${queue.kind === 'queue' ? "the queue's dead-letter queue" : "the subscription's"})`).join(' and ')}\n` : '';
   const planned: Planned[] = [];
   let skipped = 0;
   try {
@@ -337,7 +386,7 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
       move = await context.io.confirm(`Redrive ${toMove.length} message(s) to ${destination}?`);
     }
     if (!move) {
-      outcome = `dry run: would redrive ${toMove.length} and refuse ${refused}; run again with --yes to move them`;
+      outcome = `dry run: would redrive ${toMove.length} and refuse ${refused}${toMove.length === 0 ? '' : '; run again with --yes to move them'}`;
     } else if (toMove.length === 0) {
       outcome = `nothing redriven; ${refused} refused`;
     } else {
@@ -353,14 +402,14 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
           // how long a redriven copy can wait in the queue: the deduplication window rule's figure
           destination: destinationWait,
           skipped,
-          truncated: messages.length >= limit,
+          truncated,
           decisions: planned.map(({ view, decision }) => ({ eventId: view.eventId, messageId: view.messageId, reason: view.reason, ...decision })),
           ...(moved !== undefined ? { moved } : {}),
         }),
       );
     } else {
-      const more = messages.length >= limit ? `\nread the first ${limit} message(s) only (--limit): run again for the rest` : '';
-      context.io.stdout(redriveText(planned, skipped, `${outcome}${more}`));
+      const more = truncated ? `\nread the first ${limit} message(s)${sources.length > 1 ? ' of a queue' : ''} only (--limit): run again for the rest` : '';
+      context.io.stdout(`${readLine}${redriveText(planned, skipped, `${outcome}${more}`)}`);
     }
     for (const item of planned) if (item.decision.warning !== undefined && move) context.io.stderr(`warning: event '${terminalText(item.view.eventId ?? item.view.messageId)}': ${item.decision.warning}\n`);
     return refused > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
@@ -412,7 +461,11 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     const subscriber = (parsed.values.subscriber as string | undefined) ?? view.subscriber;
     outputs.push({ view, record: await lookUpRecord(context, parsed.values.table as string | undefined, subscriber, view.eventId) });
   }
-  context.io.stdout(asJson ? json(outputs.map(({ view, record }) => ({ ...view, record: record.kind === 'found' ? record.item : record.kind }))) : outputs.map(({ view, record }) => showText(view, record)).join('\n'));
+  context.io.stdout(
+    asJson
+      ? json(outputs.map(({ view, record }) => ({ ...view, ...withOffloaded(view), record: record.kind === 'found' ? record.item : record.kind })))
+      : outputs.map(({ view, record }) => showText(view, record)).join('\n'),
+  );
   return EXIT_CODE.OK;
 }
 

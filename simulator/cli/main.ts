@@ -20,6 +20,7 @@ import { inboxCommand } from './inbox-command';
 import { outboxCommand } from './outbox-command';
 import { replayCommand } from './replay-command';
 import { simulateCommand } from './simulate-command';
+import { verifyCommand } from './verify-command';
 import { terminalOutput } from './terminal-text';
 
 /** Re-exported for callers of {@link main} (tests, the simulator's served run). */
@@ -34,6 +35,7 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map([
   [outboxCommand.name, outboxCommand],
   [replayCommand.name, replayCommand],
   [simulateCommand.name, simulateCommand],
+  [verifyCommand.name, verifyCommand],
 ]);
 
 /** Options every command accepts. */

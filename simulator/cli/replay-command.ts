@@ -194,7 +194,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     const filteredLine = filteredOut.length === 0 ? '' : `not for this subscriber (its subscription's filter policy does not take them): ${filteredOut.map((event) => event.envelope.id).join(' ')}\n`;
     const outcome = send
       ? `sent ${sent.length} to ${queue} for subscriber '${subscriber}'; refused ${refused}`
-      : `dry run: would send ${decisions.length - refused} and refuse ${refused}; run again with --yes to send them`;
+      : `dry run: would send ${decisions.length - refused} and refuse ${refused}${decisions.length - refused === 0 ? '' : '; run again with --yes to send them'}`;
     context.io.stdout(`${table}${missingLine}${filteredLine}${outcome}\n`);
   }
   return refused > 0 || missing.length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;

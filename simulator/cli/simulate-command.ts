@@ -15,7 +15,7 @@ import { StackSelectionError } from '../model/read-assembly';
 import { NoAppError } from '../model/synthesize';
 import { loadScenario, ScenarioError, scenarioProducers, type SimulationScenario } from '../run/scenario';
 import { UnknownFlowError } from '../run/producer-driver';
-import { runSimulation, type SimulationResult } from '../run/simulation';
+import { RegionContradictionError, runSimulation, type SimulationResult } from '../run/simulation';
 import type { AssemblySource } from '../model/assembly-cache';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { writePrivateFile } from '../run/private-file';
@@ -262,6 +262,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     progress?.done();
     // --stack named no stack: only known once the app is synthesized, but still the caller's option
     if (error instanceof StackSelectionError) return context.usageError(`--stack: ${error.message}`);
+    if (error instanceof RegionContradictionError) return context.usageError(error.message);
     if (error instanceof NoAppError) return context.usageError(error.message);
     if (error instanceof UnknownFlowError) return context.usageError(`--events: ${error.message}`);
     throw error;

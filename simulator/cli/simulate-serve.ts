@@ -68,8 +68,8 @@ function subscriberLines(services: RunServices, subscriber: ServedSubscriber): s
   return lines;
 }
 
-/** What `simulate --serve` prints once the run's services serve. */
-export function servingText(services: RunServices, simulatedAt: number): string {
+/** What `simulate --serve` prints once the run's services serve; `awsEndpoint` is the one endpoint of every AWS call, when started. */
+export function servingText(services: RunServices, simulatedAt: number, awsEndpoint?: string): string {
   const database =
     services.dynamoDbPid === undefined ? `${services.dynamoDbEndpoint} (given with --endpoint: left running after)` : `${services.dynamoDbEndpoint} (started for this run, pid ${services.dynamoDbPid})`;
   const sections = [
@@ -78,6 +78,7 @@ export function servingText(services: RunServices, simulatedAt: number): string 
         `${new Date(simulatedAt).toISOString()} and now runs with real time (a message move task moves, a message read reappears).`,
       `  DynamoDB Local  ${database}`,
       `  SQS             ${services.sqsEndpoint}`,
+      ...(awsEndpoint === undefined ? [] : [`  AWS (all)       ${awsEndpoint} (CloudFormation stack reads, Lambda Invoke, DynamoDB, SQS, SNS: what verify and the SDK reach)`]),
       `  region          ${services.region}`,
       `  function logs   ${services.logFile ?? 'not written (give --log <file>)'}`,
       '',
@@ -87,6 +88,12 @@ export function servingText(services: RunServices, simulatedAt: number): string 
       '',
       'Local services take any credentials; in another shell:',
       `export ${Object.entries(SERVED_CREDENTIALS).map(([name, value]) => `${name}=${value}`).join(' ')}`,
+      ...(awsEndpoint === undefined
+        ? []
+        : [
+            '# the SDK\'s global endpoint setting: every client of the AWS SDK (and idempotent-event-flow verify) reaches the served run as it would an account',
+            `export AWS_ENDPOINT_URL=${awsEndpoint} AWS_REGION=${services.region}`,
+          ]),
     ],
     ...services.relays.map((relay) => relayLines(services, relay)),
     ...services.subscribers.map((subscriber) => subscriberLines(services, subscriber)),
@@ -147,7 +154,8 @@ export async function serveRun(services: RunServices, io: CliIo): Promise<void> 
   try {
     const simulatedAt = services.now();
     services.runClockWithRealTime();
-    io.stdout(servingText(services, simulatedAt));
+    const awsEndpoint = await services.startAwsEndpoint();
+    io.stdout(servingText(services, simulatedAt, awsEndpoint));
     services.startConsuming((activity) => io.stdout(activityText(activity)));
     await stopRequested(io.stopSignal);
     io.stdout("stopping the run's services\n");

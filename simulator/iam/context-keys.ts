@@ -113,6 +113,14 @@ function canName(statement: PolicyStatement, asker: Asker): boolean {
 }
 
 /**
+ * A condition operand's values as a list: IAM takes a scalar (a string, a number such as `NumericLessThan
+ * { s3:TlsVersion: 1.2 }`, a boolean) or a list of them.
+ */
+function conditionValues(values: unknown): readonly unknown[] {
+  return values === undefined || values === null ? [] : Array.isArray(values) ? values : [values];
+}
+
+/**
  * The context keys the statements of `policies` that can apply to `action` by `asker` read (in conditions and policy
  * variables).
  */
@@ -125,7 +133,7 @@ export function keysRead(policies: readonly { readonly name: string; readonly po
       for (const operands of Object.values(statement.Condition ?? {})) {
         for (const [key, values] of Object.entries(operands)) {
           read.push({ policy: name, key });
-          texts.push(...asList(values).filter((value): value is string => typeof value === 'string'));
+          texts.push(...conditionValues(values).filter((value): value is string => typeof value === 'string'));
         }
       }
       for (const text of texts) for (const key of variablesIn(text)) read.push({ policy: name, key });

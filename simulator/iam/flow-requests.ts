@@ -20,7 +20,11 @@
  *   the KMS request S3 makes with the caller's permissions: `kms:GenerateDataKey` for a put, `kms:Decrypt` for a get
  *   (S3 User Guide, "Using server-side encryption with AWS KMS keys", permissions), encryption context `aws:s3:arn` the
  *   object's ARN (the bucket's with S3 Bucket Keys). The request's `s3:x-amz-server-side-encryption` and
- *   `s3:x-amz-server-side-encryption-aws-kms-key-id` are its headers' (absent when it sends none, as in AWS).
+ *   `s3:x-amz-server-side-encryption-aws-kms-key-id` are its headers' (absent when it sends none, as in AWS); and
+ *   `s3:ListBucket` on the bucket's ARN with `s3:prefix` (a ListObjectsV2's prefix, or the key of a missing object,
+ *   whose 404 S3 gives only to a caller who may list: ../aws/s3-endpoint.ts); `s3:TlsVersion` is 1.2, the lowest TLS
+ *   version AWS's endpoints accept (a policy demanding 1.3 is denied here though a client negotiating TLS 1.3 would
+ *   pass it in AWS).
  */
 import type { ResourceKey } from '../model/flow-model';
 import type { AccessControl } from './access-control';
@@ -40,8 +44,13 @@ export const EVENT_SOURCE_MAPPING_ACTIONS = ['sqs:ReceiveMessage', 'sqs:DeleteMe
 export const STREAM_READ_ACTIONS = ['dynamodb:DescribeStream', 'dynamodb:GetRecords', 'dynamodb:GetShardIterator'] as const;
 /** The S3 action each object operation is authorized as (HeadObject needs `s3:GetObject`). */
 export const S3_OBJECT_ACTIONS: Readonly<Record<string, string>> = { PutObject: 's3:PutObject', GetObject: 's3:GetObject', HeadObject: 's3:GetObject', DeleteObject: 's3:DeleteObject' };
+/**
+ * `s3:TlsVersion` of a function's S3 request (the flow's bucket policy denies requests below TLS 1.2): the SDK's
+ * HTTPS connection on Node.js, whose minimum is TLS 1.2; S3 may negotiate 1.3, which no "below 1.2" condition tells apart.
+ */
+const S3_TLS = { 's3:TlsVersion': '1.2' } as const;
 /** The S3 condition keys the simulator fills from an object request's headers. */
-const S3_HEADER_KEYS = ['x-amz-server-side-encryption', 'x-amz-server-side-encryption-aws-kms-key-id'] as const;
+const S3_HEADER_KEYS = ['x-amz-server-side-encryption', 'x-amz-server-side-encryption-aws-kms-key-id', 'if-none-match'] as const;
 /** KMS actions of a sender to an encrypted queue or topic. */
 const SEND_KMS_ACTIONS = ['kms:GenerateDataKey', 'kms:Decrypt'];
 
@@ -114,11 +123,15 @@ export class FlowRequests {
    * lower-case. `bucketKeyEnabled`: S3 Bucket Keys, KMS then sees the bucket's ARN as encryption context.
    */
   public s3Object(functionKey: ResourceKey, operation: string, bucket: ResourceKey, objectKey: string, headers: Readonly<Record<string, string | undefined>>, bucketKeyEnabled: boolean): AccessRequest[] {
+    const bucketArn = this.access.arnOf(bucket);
+    if (operation === 'ListBucket') {
+      // a ListObjectsV2, or S3's choice between 404 and 403 for a missing key: `objectKey` is the s3:prefix
+      return [{ caller: { kind: 'role', via: functionKey }, action: 's3:ListBucket', resource: bucket, resourceArn: bucketArn, context: { 's3:prefix': objectKey, ...S3_TLS }, absent: [] }];
+    }
     const action = S3_OBJECT_ACTIONS[operation];
     if (action === undefined) return [];
-    const bucketArn = this.access.arnOf(bucket);
     const objectArn = `${bucketArn}/${objectKey}`;
-    const context: Record<string, string> = {};
+    const context: Record<string, string> = { ...S3_TLS };
     const absent: string[] = [];
     for (const header of S3_HEADER_KEYS) {
       const value = headers[header];

@@ -15,6 +15,9 @@ export interface PolicyDocument {
   readonly Statement: readonly PolicyStatement[];
 }
 
+/** One value of a condition operand. */
+export type ConditionValue = string | number | boolean;
+
 /** One statement, as IAM reads it. */
 export interface PolicyStatement {
   readonly Sid?: string;
@@ -24,7 +27,8 @@ export interface PolicyStatement {
   readonly Resource?: string | readonly string[];
   readonly NotResource?: string | readonly string[];
   readonly Principal?: unknown;
-  readonly Condition?: Record<string, Record<string, string | readonly string[]>>;
+  /** Each operator's keys and values: a value is a scalar (string, number, boolean) or a list of them, as IAM takes it. */
+  readonly Condition?: Record<string, Record<string, ConditionValue | readonly ConditionValue[]>>;
 }
 
 /** Resolves the document (throws `UnresolvableValueError` naming the policy when a value cannot be resolved). */

@@ -4,10 +4,9 @@
  * `QueueName`, ...) when it sets one, else `<stack>-<logical id>`, as CloudFormation would generate a unique one.
  */
 import type { FlowModel, LocalNames, ModelledResource, ResourceKey } from './flow-model';
-import { stackOfKey, type StackEnvironment, type StackEnvironments } from './stack-environments';
+import { LOCAL_ACCOUNT_ID, stackOfKey, type StackEnvironment, type StackEnvironments } from './stack-environments';
 
-/** The account id every local ARN and queue URL carries (DynamoDB Local uses the same). */
-export const LOCAL_ACCOUNT_ID = '000000000000';
+export { LOCAL_ACCOUNT_ID };
 
 /** What the simulator knows of each resource once it exists locally. */
 export interface LocalResource {
@@ -24,7 +23,7 @@ export class LocalResourceNames implements LocalNames {
 
   /**
    * @param region the run's Region
-   * @param environments each stack's account and Region, when the run spans several (./stack-environments.ts)
+   * @param environments each stack's account and Region, when any stack names one (./stack-environments.ts)
    */
   public constructor(
     public readonly region: string,

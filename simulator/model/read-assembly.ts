@@ -32,6 +32,11 @@ export interface ReadAssemblyOptions {
    * @default every stack of the assembly and its nested (Stage) assemblies
    */
   readonly stacks?: readonly string[];
+  /**
+   * The Region of the stacks when some name their account but none names a Region (./stack-environments.ts).
+   * @default 'us-east-1'
+   */
+  readonly region?: string;
 }
 
 /**
@@ -61,7 +66,7 @@ export function readAssembly(assemblyDirectory: string, options: ReadAssemblyOpt
   // the model names each stack by its stack name, unique only per account and Region: two stacks of one name (in two
   // environments) are named by their artifact ids (or construct paths) instead
   const stacks = uniquelyNamed(selectStacks(all, options.stacks));
-  const environments = placeStacks(stacks);
+  const environments = placeStacks(stacks, options.region);
   // every stack's outputs, so that a reference from a selected stack into one that is not can say so
   const index = new StackIndex();
   if (environments !== undefined) index.environments = environments;
@@ -134,13 +139,13 @@ function readResource(resource: TemplateResource, flow: UnlinkedFlow): void {
 }
 
 /**
- * Each stack's environment when the stacks span several accounts or Regions (a subscriber in another account or Region,
- * docs/CROSS-ACCOUNT.md): each resource is then simulated in its own stack's environment. A stack of no known
- * environment beside them is refused, naming it.
+ * Each stack's environment when any stack names one (one explicit environment, or several: a subscriber in another
+ * account or Region, docs/CROSS-ACCOUNT.md): each resource is then simulated in its own stack's environment. A stack of
+ * no known environment beside stacks of several is refused, naming it.
  */
-function placeStacks(stacks: readonly AssemblyStack[]): StackEnvironments | undefined {
+function placeStacks(stacks: readonly AssemblyStack[], region: string | undefined): StackEnvironments | undefined {
   try {
-    return stackEnvironments(stacks, describeStack);
+    return stackEnvironments(stacks, describeStack, region);
   } catch (error) {
     if (error instanceof EnvironmentPlacementError) throw new StackSelectionError(error.message);
     throw error;

@@ -6,8 +6,29 @@
 import type { SimulatedQueue } from '../aws/queue';
 import type { EventSourceMappingModel, FunctionModel, SubscriptionModel } from '../model/flow-model';
 
+/**
+ * What the checks a deployed flow can be checked by too (`verify`: simulator/verify/) read of a subscriber: its name,
+ * its subscription's key, its queue's key, name, FIFO-ness, message count and the events of the messages still on it,
+ * its dead-letter queues' keys and its function's key. A {@link SubscriberView} is one; verify builds one from what
+ * the deployed stacks say, so such a check that reads more of a subscriber does not compile.
+ */
+export interface ObservableSubscriberView {
+  readonly name: string;
+  readonly subscription: { readonly key: string };
+  readonly queue: {
+    readonly model: { readonly key: string; readonly fifo: boolean };
+    readonly address: { readonly name: string };
+    counts(): { readonly total: number };
+    messages(): readonly { readonly origin: { readonly eventId?: string } }[];
+  };
+  readonly deadLetterQueues: readonly { readonly model: { readonly key: string } }[];
+  /** @default none: no consumer function the run tracked (verify's) */
+  readonly function?: { readonly key: string };
+  readonly environment: Readonly<Record<string, string>>;
+}
+
 /** One subscription and what consumes it, as the report and the checks see it. */
-export interface SubscriberView {
+export interface SubscriberView extends ObservableSubscriberView {
   /** `IEF_SUBSCRIBER_NAME` of the consumer, else the subscription's construct path or key. */
   readonly name: string;
   readonly subscription: SubscriptionModel;

@@ -55,6 +55,8 @@ export interface LocalFlow {
   readonly transactionConflicts: TransactionConflicts;
   /** The SQS endpoint of the run (`http://127.0.0.1:<port>`): the functions' SQS clients', and the origin of every queue URL. */
   readonly sqsEndpoint: string;
+  /** The SNS endpoint of the run (`http://127.0.0.1:<port>`): the functions' SNS clients'. */
+  readonly snsEndpoint: string;
   /** The run's S3 (its endpoint and what it did to objects), when the app has a bucket. @default none */
   readonly s3?: Pick<S3Endpoint, 'endpoint' | 'injectedObjectFaults' | 'readObject'> & { readonly buckets: ReadonlyMap<ResourceKey, string> };
   /** Stops the runners and the SQS endpoint. */
@@ -372,6 +374,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
       environments,
       transactionConflicts,
       sqsEndpoint: sqs.endpoint,
+      snsEndpoint: sns.endpoint,
       stop,
       ...(access === undefined ? {} : { access }),
       ...(s3View === undefined ? {} : { s3: s3View }),

@@ -7,6 +7,7 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { readDeadLetters } from '../check/dead-letters';
 import { failurePathsOf } from '../check/failure-paths';
 import { attributeSends } from '../check/repeated-sends';
+import { subscriberFacts } from '../check/subscriber-facts';
 import type { EffectProbeOutcome, IamReport, ProducerProbeOutcome, RunFacts, SubscriberFacts, UntakenEvents } from '../check/run-check';
 import type { RunLedger } from '../observation/ledger';
 import type { DeadLetterQueueContents } from '../check/unwatched-dead-letters';
@@ -114,17 +115,21 @@ export async function readRunFacts(
     const functionKey = subscriber.function?.key;
     const ownClientWrites = functionKey === undefined ? undefined : built.ownClientWrites.cause(functionKey);
     subscribers.push({
-      view: subscriber,
-      deadLetters,
-      matched,
-      applied,
-      operator,
-      ...(effectProbe === undefined ? {} : { effectProbe }),
+      ...subscriberFacts({
+        view: subscriber,
+        deadLetters,
+        matched,
+        applied,
+        operator,
+        ...(effectProbe === undefined ? {} : { effectProbe }),
+        causes: {
+          applyCause: (eventIds) => (functionKey === undefined ? undefined : built.attribution.cause(functionKey, eventIds)),
+          applyCauses: (eventIds) => (functionKey === undefined ? [] : built.attribution.causes(functionKey, eventIds)),
+          ownClientCause: (eventIds) => (functionKey === undefined ? undefined : built.ownClientWrites.causeOf(functionKey, subscriber.name, eventIds)),
+          ...(ownClientWrites === undefined ? {} : { ownClientWrites }),
+        },
+      }),
       failurePaths: failurePathsOf(subscriber, ledger, functionKey === undefined ? 0 : flow.transactionConflicts.refusedFor(functionKey)),
-      applyCause: (eventIds) => (functionKey === undefined ? undefined : built.attribution.cause(functionKey, eventIds)),
-      applyCauses: (eventIds) => (functionKey === undefined ? [] : built.attribution.causes(functionKey, eventIds)),
-      ownClientCause: (eventIds) => (functionKey === undefined ? undefined : built.ownClientWrites.causeOf(functionKey, subscriber.name, eventIds)),
-      ...(ownClientWrites === undefined ? {} : { ownClientWrites }),
     });
   }
   const iam: IamReport =

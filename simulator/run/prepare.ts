@@ -7,12 +7,18 @@ import { FaultPlan } from '../faults/fault-plan';
 import { loadPolicyEngine, type PolicyEngine } from '../iam/policy-engine';
 import type { FlowModel, FunctionModel } from '../model/flow-model';
 import { readAssembly } from '../model/read-assembly';
+import { singleRegionOf } from '../model/stack-environments';
 import { readSynthAnnotations, type SynthAnnotation } from '../model/synth-annotations';
 import { runAssembly } from './assembly-source';
 import { checkInteger, DEFAULT_FAULT_RATES, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type SimulationOptions } from './options';
 import { findFunction } from './producer-driver';
 import type { PhaseTimer } from './run-profile';
 import { scenarioProducers, type ScenarioProducer } from './scenario';
+
+/** `--region` names another Region than the one every stack of the app names: the caller's mistake. */
+export class RegionContradictionError extends Error {
+  public override readonly name = 'RegionContradictionError';
+}
 
 /** Thrown when the app has nothing the simulator can run. */
 export class NothingToSimulateError extends Error {
@@ -37,6 +43,8 @@ export interface PreparedApp {
   /** The scenario's producers and their functions. */
   readonly producers: readonly { readonly producer: ScenarioProducer; readonly fn: FunctionModel }[];
   readonly policyEngine?: PolicyEngine;
+  /** The run's Region: the one every stack names, else `--region`'s, else us-east-1. */
+  readonly region: string;
 }
 
 /** Checks the options (naming the bound a value breaks) and refuses a run nothing drives. */
@@ -56,8 +64,9 @@ export function runSettings(options: SimulationOptions): RunSettings {
 /** Reads the app into `workDirectory`; refuses an app with no subscriber the simulator can run. */
 export async function prepareApp(options: SimulationOptions, settings: RunSettings, workDirectory: string, phases: PhaseTimer): Promise<PreparedApp> {
   const assemblyDirectory = await runAssembly(options, workDirectory);
-  const model: FlowModel = readAssembly(assemblyDirectory, { stacks: options.stacks });
+  const model: FlowModel = readAssembly(assemblyDirectory, { stacks: options.stacks, region: settings.region });
   phases.ended('assembly');
+  const region = runRegion(model, options.region, settings.region);
   const synthAnnotations = readSynthAnnotations(assemblyDirectory, model.stackNames);
   if (model.eventSourceMappings.length === 0 || model.subscriptions.length === 0) {
     throw new NothingToSimulateError(
@@ -68,5 +77,21 @@ export async function prepareApp(options: SimulationOptions, settings: RunSettin
   const producers = settings.scenarioProducers.map((producer) => ({ producer, fn: findFunction(model, producer.function) }));
   const policyEngine = options.iam === false ? undefined : loadPolicyEngine(options.cwd);
   phases.ended('IAM engine');
-  return { assemblyDirectory, model, synthAnnotations, producers, ...(policyEngine === undefined ? {} : { policyEngine }) };
+  return { assemblyDirectory, model, synthAnnotations, producers, region, ...(policyEngine === undefined ? {} : { policyEngine }) };
+}
+
+/**
+ * The run's Region: the one Region every stack is placed in (its templates carry it), else the given or default one.
+ * A `--region` that names another than the stacks' one is refused: the run would mix two Regions.
+ */
+function runRegion(model: FlowModel, given: string | undefined, fallback: string): string {
+  const stacksRegion = singleRegionOf(model.environments);
+  if (stacksRegion === undefined) return fallback;
+  if (given !== undefined && given !== stacksRegion) {
+    throw new RegionContradictionError(
+      `--region ${given} contradicts the app: every stack of it is in ${stacksRegion} (its env), which its templates and ARNs carry; ` +
+        `drop --region (the run takes ${stacksRegion}) or pass --region ${stacksRegion}`,
+    );
+  }
+  return stacksRegion;
 }

@@ -4,7 +4,11 @@
  * the runtime's own `Outbox`, so they take the same path (stream → relay) as a producer's events.
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
+import { loadClaimCheckConfig } from '../../lambda/claim-check/claim-check-config';
+import { S3PayloadStore } from '../../lambda/claim-check/payload-store';
 import { Outbox } from '../../lambda/producer/outbox';
+import { resolveEnvironment } from '../model/intrinsics';
 import { loadProducerConfig } from '../../lambda/config';
 import { ENV } from '../../lambda/contract/environment';
 import { MAX_MESSAGE_BYTES } from '../../lambda/contract/wire-format';
@@ -190,13 +194,38 @@ function outboxFor(model: FlowModel, flow: LocalFlow, client: DynamoDBClient, re
         // as the constructs size it: a full batch of the relay fits one PublishBatch to its topic
         maxEventBytes: Math.floor((model.topics.find((topic) => topic.key === relay.targetTopic)?.maximumMessageSize ?? MAX_MESSAGE_BYTES) / relay.batchSize),
       };
+  // a flow with a payload bucket (offloadLargeEvents): its producers' claim-check settings, written through the run's S3
+  // endpoint as the simulator's own requests (not a function's: no IAM evaluation, no faults)
+  const claimCheckConfig = loadClaimCheckConfig(producerEnvironment ?? writerEnvironment(model, flow, local.tableName) ?? {});
+  if (claimCheckConfig !== undefined && flow.s3 !== undefined) {
+    const s3 = new S3Client({ region: 'us-east-1', endpoint: flow.s3.endpoint, forcePathStyle: true, credentials: { accessKeyId: 'SIMULATOR', secretAccessKey: 'SIMULATOR' } });
+    return new Outbox({ client, config, newId, claimCheck: { config: claimCheckConfig, store: new S3PayloadStore(s3) } });
+  }
   return new Outbox({ client, config, newId });
 }
 
 /**
+ * The environment, resolved to the run's names, of a function of the model that writes to the outbox table
+ * `tableName`, whether or not the run runs it (with `--events`, a flow's producers are not run); undefined when none.
+ */
+function writerEnvironment(model: FlowModel, flow: LocalFlow, tableName: string): Record<string, string> | undefined {
+  for (const fn of model.functions) {
+    let environment: Record<string, string>;
+    try {
+      environment = resolveEnvironment(fn, flow.names);
+    } catch {
+      continue; // a variable the run cannot resolve: not a writer it can take settings from
+    }
+    if (environment[ENV.OUTBOX_TABLE_NAME] === tableName) return environment;
+  }
+  return undefined;
+}
+
+/**
  * Appends user events to the outbox of the flow each names (`flow`), or of the app's first relay. The outbox settings
- * are those of a function that writes to that table (its `IEF_OUTBOX_*` variables), else they are read from the
- * table's key schema. Every event's flow is resolved before any is written, so a wrong name writes nothing.
+ * are those of a function that writes to that table (its `IEF_OUTBOX_*` variables, and its claim-check's
+ * `IEF_PAYLOAD_*` ones: an event too large to travel inline is offloaded to the flow's payload bucket, as that function
+ * would offload it), else they are read from the table's key schema. Every event's flow is resolved before any is written, so a wrong name writes nothing.
  */
 export async function appendUserEvents(model: FlowModel, flow: LocalFlow, client: DynamoDBClient, events: readonly UserEvent[], newId: () => string): Promise<ProducerFigures> {
   const relays = events.map((event) => relayFor(model, event.flow));

@@ -12,6 +12,11 @@ import type { LocalFlow } from './build-flow';
 import type { RunLedger } from '../observation/ledger';
 import type { CatchingUpRelay } from './relay-catch-up';
 import { ServeConsumer, type ServeActivity, type ServeWatch } from './serve-consumer';
+import { startAwsGateway } from '../aws/aws-gateway';
+import { cloudFormationHandler } from '../aws/cloudformation-endpoint';
+import { lambdaHandler, type InvokableFunction, type ServedEventSourceMapping } from '../aws/lambda-endpoint';
+import type { LoopbackServer } from '../aws/loopback-server';
+import { servedStacks } from './served-stacks';
 
 /** One subscriber's resources on the served run. */
 export interface ServedSubscriber {
@@ -80,6 +85,12 @@ export interface RunServices {
    * re-bundling is told to `onActivity`. A second call does nothing.
    */
   startConsuming(onActivity: (activity: ServeActivity) => void): void;
+  /**
+   * Starts the one endpoint that answers every AWS call of the served app and of `verify` (simulator/aws/aws-gateway.ts):
+   * CloudFormation's stack reads of the served stacks, Lambda Invoke of the run's functions, DynamoDB, SQS and SNS;
+   * resolves with its URL (what `AWS_ENDPOINT_URL` is set to). A second call resolves with the same URL.
+   */
+  startAwsEndpoint(): Promise<string>;
   /** Stops the served flow's work, the run's functions, its SQS endpoint and the DynamoDB Local it started. */
   stop(): Promise<void>;
 }
@@ -119,6 +130,10 @@ function deploymentOf(values: Record<string, unknown>): SubscriberDeployment | u
 /** Where the run's resources are, from its model and local flow; `stop` stops the flow, then the database. */
 export function runServices(model: FlowModel, flow: LocalFlow, database: RunDatabase, clock: VirtualClock, region: string, parts: ServedFlowParts): RunServices {
   let consumer: ServeConsumer | undefined;
+  let gateway: Promise<LoopbackServer> | undefined;
+  let invocations = 0;
+  // read now: the assembly directory of a run may be a temporary one, gone once the run is handed over
+  const stacks = servedStacks(model, flow.names, new Date(clock.now()));
   const urlOf = (key: string | undefined): string | undefined => (key === undefined ? undefined : flow.queues.get(key)?.address.url);
   const relays = model.relays.flatMap((relay): ServedRelay[] => {
     const outboxTable = flow.tables.get(relay.sourceTable)?.tableName;
@@ -186,8 +201,30 @@ export function runServices(model: FlowModel, flow: LocalFlow, database: RunData
       consumer = new ServeConsumer({ flow, relays: parts.relays, ledger: parts.ledger, concurrency: parts.concurrency, onActivity, ...(watch === undefined ? {} : { watch }) });
       consumer.start();
     },
+    startAwsEndpoint: async () => {
+      gateway ??= (() => {
+        const functions = new Map<string, InvokableFunction>();
+        for (const [key, runner] of flow.runners) {
+          const name = flow.names.ref(key);
+          const arn = flow.names.getAtt(key, 'Arn');
+          if (name === undefined || arn === undefined) continue;
+          functions.set(name, { arn, environment: flow.environments.get(key) ?? {}, invoke: (event) => runner.invoke(event, `served-invoke|${(invocations += 1)}`) });
+        }
+        const mappings = model.eventSourceMappings.flatMap((mapping): ServedEventSourceMapping[] => {
+          const eventSourceArn = flow.names.getAtt(mapping.queue, 'Arn');
+          const functionName = flow.names.ref(mapping.function);
+          return eventSourceArn === undefined || functionName === undefined ? [] : [{ uuid: mapping.key, eventSourceArn, functionName, batchSize: mapping.batchSize }];
+        });
+        return startAwsGateway({
+          forward: { dynamodb: database.endpoint, sqs: flow.sqsEndpoint, sns: flow.snsEndpoint },
+          handle: { cloudformation: cloudFormationHandler(stacks), lambda: lambdaHandler(functions, mappings, () => 'the served run') },
+        });
+      })();
+      return (await gateway).endpoint;
+    },
     stop: async () => {
       try {
+        await (await gateway)?.stop();
         await consumer?.stop();
         await flow.stop();
       } finally {

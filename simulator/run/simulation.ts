@@ -24,20 +24,22 @@ import type { SimulationResult } from './result';
 import { PhaseTimer } from './run-profile';
 import { runServices } from './run-services';
 
-export { NothingToSimulateError } from './prepare';
+export { NothingToSimulateError, RegionContradictionError } from './prepare';
 export type { IamReport, RelayFigures, SimulationResult, SubscriberReport } from './result';
 
 /** Runs a simulation; see the module comment. The caller decides what a violation means (the CLI exits 1). */
 export async function runSimulation(options: SimulationOptions): Promise<SimulationResult> {
   const startedAt = Date.now();
-  const settings = runSettings(options);
+  const given = runSettings(options);
   const workDirectory = mkdtempSync(path.join(tmpdir(), 'ief-simulate-'));
   const phases = new PhaseTimer();
-  const scheduler = new SeededScheduler(settings.seed);
+  const scheduler = new SeededScheduler(given.seed);
   const started: StartedParts = {};
   let servicesKept = false;
   try {
-    const app = await prepareApp(options, settings, workDirectory, phases);
+    const app = await prepareApp(options, given, workDirectory, phases);
+    // the run's Region is the stacks' own when they all name one (./prepare.ts)
+    const settings = { ...given, region: app.region };
     const built = await buildRun(options, settings, app, scheduler, phases, started);
     const driven = await driveRun(options, settings, app, built, phases);
     const operated = await operateRun(options, app, built, driven, phases);

@@ -136,6 +136,36 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
     expect(applied[0]).toMatchObject({ reason: 'MaxReceiveCountExceeded', eventId: 'evt-applied', record: expect.objectContaining({ pk: `${SUBSCRIBER}#evt-applied` }) });
   });
 
+  test('show of an offloaded event (claim-check, issue 42) gives its reference, size and SHA-256, and says it does not fetch the data and how to check it', async () => {
+    const s = (services = await startOperatorServices('ShowOffloaded'));
+    const sha256 = 'a'.repeat(64);
+    const dataref = `s3://orders-payloads/event-data/${'b'.repeat(64)}/${sha256}`;
+    const { data: _inline, ...withoutData } = envelopeObject({ id: 'evt-large', type: 'OrderPlaced', time: new Date(s.clock.now()).toISOString() });
+    // the dead letter the runtime sends for an altered object: the body unchanged, the reason in the attributes
+    const attribute = (value: string) => ({ DataType: 'String', StringValue: value });
+    s.deadLetterQueue.send({
+      body: JSON.stringify({ ...withoutData, dataref, iefdatasha256: sha256, iefdatasize: 6_291_500 }),
+      messageAttributes: {
+        iefErrorName: attribute('PayloadUnavailableError'),
+        iefErrorMessage: attribute(`offloaded data altered after the event was written: its size 6291499 differs from iefdatasize 6291500: event 'evt-large' (OrderPlaced), ${dataref}`),
+        iefSubscriber: attribute(SUBSCRIBER),
+        iefEventId: attribute('evt-large'),
+      },
+      origin: { via: 'send-message' },
+    });
+
+    const show = await cli(s, 'dlq', 'show', 'evt-large', ...dlqArgs(s));
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(/reason +PayloadUnavailableError/);
+    expect(show.stdout).toContain(
+      `data\noffloaded (claim-check): ${dataref}, 6,291,500 bytes, SHA-256 ${sha256}\n` +
+        'not fetched: dlq show reads no S3 (it needs only SQS and DynamoDB); to see and check it: ' +
+        `aws s3 cp ${dataref} - | sha256sum (the digest must be ${sha256}; a redriven copy is fetched and verified by the subscriber)`,
+    );
+    const json = JSON.parse((await cli(s, 'dlq', 'show', 'evt-large', ...dlqArgs(s), '--json')).stdout) as Array<Record<string, unknown>>;
+    expect(json[0]).toMatchObject({ offloadedData: { dataref, sha256, bytes: 6_291_500, fetched: false } });
+  });
+
   test('redrive is a dry run by default; with --yes it redrives what is within the deduplication window (nothing applied twice) and refuses the rest (exit 3)', async () => {
     const s = (services = await startOperatorServices('Redrive'));
     const poison = new Set(['evt-poison', 'evt-old']);
@@ -324,6 +354,48 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
     expect(result.stdout).toContain('redrove 1 to');
     await deliverOnce(s.queue, handler);
     expect(await applied('evt-undelivered')).toEqual({ 'evt-undelivered': 1 });
+  });
+
+  // nu7 finding 6: --subscriber-output alone read only the queue's dead-letter queue, and said 'no dead letters match'
+  // while SNS's undelivered messages sat in the subscription dead-letter queue the same output names
+  test('redrive --subscriber-output alone reads every dead-letter queue the output names: the queue\'s and the subscription\'s', async () => {
+    const s = (services = await startOperatorServices('BothQueues'));
+    const { handler, applied } = billingConsumer(s);
+    s.subscriptionDeadLetterQueue.send({ body: event(s, 'evt-undelivered'), origin: { via: 'sns-dead-letter' } });
+    await deadLettered(s, ['evt-poison']);
+    const output = JSON.stringify({
+      format: 1,
+      subscriberName: SUBSCRIBER,
+      processingMode: 'transactional',
+      deduplicationWindowSeconds: 30 * 86_400,
+      keepBlockedMessageBody: false,
+      inboxTable: tableName,
+      queueUrl: s.queue.address.url,
+      deadLetterQueueUrl: s.deadLetterQueue.address.url,
+      subscriptionDeadLetterQueueUrl: s.subscriptionDeadLetterQueue.address.url,
+    });
+
+    const dryRun = await cli(s, 'dlq', 'redrive', '--subscriber-output', output);
+    expect(dryRun.code, dryRun.stderr).toBe(0);
+    expect(dryRun.stdout).toContain('evt-undelivered');
+    expect(dryRun.stdout).toContain('evt-poison');
+    expect(dryRun.stdout).toContain('would redrive 2 and refuse 0');
+    expect(dryRun.stdout).toContain(s.subscriptionDeadLetterQueue.address.url);
+    expect(dryRun.stdout).toContain(s.deadLetterQueue.address.url);
+
+    const moved = await cli(s, 'dlq', 'redrive', '--subscriber-output', output, '--event-id', 'evt-undelivered', '--yes');
+    expect(moved.code, moved.stderr).toBe(0);
+    expect(moved.stdout).toContain('redrove 1 to');
+    await deliverOnce(s.queue, handler);
+    expect(await applied('evt-undelivered')).toEqual({ 'evt-undelivered': 1 });
+  });
+
+  test('a dry run that would move nothing does not ask to run again with --yes', async () => {
+    const s = (services = await startOperatorServices('NothingToMove'));
+    const result = await cli(s, ...redriveArgs(s));
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain('no dead letters match');
+    expect(result.stdout).not.toContain('--yes');
   });
 
   test('usage errors (exit 2): a relay dead-letter queue to redrive, a missing deduplication window, --yes with --dry-run', async () => {

@@ -16,6 +16,7 @@ function services(subscriptionDeadLetterQueueUrl: string): RunServices {
     sqsEndpoint: SQS,
     region: 'us-east-1',
     watchesApp: false,
+    startAwsEndpoint: async () => 'http://127.0.0.1:4566',
     relays: [],
     subscribers: [
       {

@@ -113,6 +113,16 @@ describe('operator outputs', () => {
     );
   });
 
+  // nu7 finding 11: an aggregate subscriber keeps no inbox, so 'blocked list --table <inboxTable>' was no example for it
+  test("an aggregate subscriber's description names a command it can use, not an inbox it does not have", () => {
+    const stack = newStack();
+    const flow = new IdempotentEventFlow(stack, 'Orders');
+    flow.addSubscriber('Invoicing', { entry: HANDLER_ENTRY, processingMode: ProcessingMode.AGGREGATE });
+    const descriptions = Object.values(resolvedOutputs(Template.fromStack(stack))).map((output) => output.description);
+    const description = descriptions.find((text) => typeof text === 'string' && text.startsWith('What operators of subscriber Invoicing'));
+    expect(description).toBe('What operators of subscriber Invoicing need, e.g. for idempotent-event-flow dlq redrive --subscriber-output <this value>');
+  });
+
   test("an ordered subscriber's output is marked ordered and names its FIFO queues, its inbox (the fences) and the ordered relay's outbox table (the history), and the CLI reads it (issue 33)", () => {
     const stack = newStack();
     const outbox = new OutboxTable(stack, 'Outbox');

@@ -834,13 +834,20 @@ describe('Subscriber: validation', () => {
   });
   test('fails if leaseDuration equals the default visibilityTimeout', () => {
     expect(build({ processingMode: ProcessingMode.LEASE, leaseDuration: Duration.minutes(3) })).toThrow(
-      /Subscriber 'Billing': leaseDuration must be less than visibilityTimeout \(3 minutes\) \(so that a redelivery after a crash finds the lease expired\), but 3 minutes was provided/,
+      /Subscriber 'Billing': leaseDuration must be less than visibilityTimeout less the runtime's 5 s clock-skew allowance \(2 minutes 55 seconds\) \(so that a redelivery after a crash finds the lease expired\), but 3 minutes was provided/,
     );
   });
   test('fails if leaseDuration is longer than the given visibilityTimeout', () => {
     expect(build({ processingMode: ProcessingMode.MULTI_STEP, visibilityTimeout: Duration.minutes(10), leaseDuration: Duration.minutes(11) })).toThrow(
-      /Subscriber 'Billing': leaseDuration must be less than visibilityTimeout \(10 minutes\).*but 11 minutes was provided/,
+      /Subscriber 'Billing': leaseDuration must be less than visibilityTimeout less the runtime's 5 s clock-skew allowance \(9 minutes 55 seconds\).*but 11 minutes was provided/,
     );
+  });
+  test("fails if leaseDuration ends within the runtime's 5 s clock-skew allowance of visibilityTimeout (a redelivery then finds the lease still held and spends a receive)", () => {
+    expect(build({ processingMode: ProcessingMode.LEASE, visibilityTimeout: Duration.minutes(10), leaseDuration: Duration.seconds(597) })).toThrow(
+      /Subscriber 'Billing': leaseDuration must be less than visibilityTimeout less the runtime's 5 s clock-skew allowance \(9 minutes 55 seconds\) \(so that a redelivery after a crash finds the lease expired\), but 9 minutes 57 seconds was provided/,
+    );
+    expect(build({ processingMode: ProcessingMode.MULTI_STEP, visibilityTimeout: Duration.minutes(10), leaseDuration: Duration.seconds(595) })).toThrow(/but 9 minutes 55 seconds was provided/);
+    expect(build({ processingMode: ProcessingMode.MULTI_STEP, visibilityTimeout: Duration.minutes(10), leaseDuration: Duration.seconds(594) })).not.toThrow();
   });
   test('fails if inboxTable is given in aggregate mode', () => {
     // GIVEN
@@ -902,8 +909,8 @@ describe('Subscriber: validation', () => {
     template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: { [ENV.LEASE_DURATION_SECONDS]: '200' } } });
     Annotations.fromStack(f.stack).hasNoWarning('*', Match.anyValue());
   });
-  test('accepts a lease just below the visibility timeout', () => {
-    expect(build({ processingMode: ProcessingMode.LEASE, leaseDuration: Duration.seconds(179) })).not.toThrow();
+  test("accepts a lease that ends, with the runtime's 5 s clock-skew allowance, just before the visibility timeout", () => {
+    expect(build({ processingMode: ProcessingMode.LEASE, leaseDuration: Duration.seconds(174) })).not.toThrow();
     expect(build({ processingMode: ProcessingMode.MULTI_STEP, leaseDuration: Duration.seconds(1) })).not.toThrow();
   });
   test('accepts the bounds', () => {

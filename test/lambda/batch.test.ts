@@ -1,5 +1,7 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { describe, expect, test } from 'vitest';
 import { processBatch, recordsBehindInLane, type RecordOutcome } from '../../lambda/consumer/batch';
+import { InvocationBudget } from '../../lambda/transaction/invocation-budget';
 import { sqsRecord } from './helpers';
 
 describe('processBatch', () => {
@@ -142,6 +144,64 @@ describe('processBatch', () => {
     });
     expect(seen).toEqual(['m0', 'm1', 'm2', 'm3']);
     expect(response.batchItemFailures).toEqual([]);
+  });
+
+  test("a record scope wraps each record's whole turn: its start check on the invocation's time, its processing and its clock's end", async () => {
+    // GIVEN a scope that carries the record's message id, and a budget whose every time read says who asked
+    const scope = new AsyncLocalStorage<string>();
+    const timeReads: string[] = [];
+    const context = {
+      getRemainingTimeInMillis: () => {
+        timeReads.push(scope.getStore() ?? 'outside');
+        return 10_000;
+      },
+    };
+    const records = ['a', 'b', 'c'].map((id) => sqsRecord(id, { messageId: id }));
+    const seenInside: string[] = [];
+
+    // WHEN the batch runs two at a time inside the scope
+    const response = await processBatch(
+      records,
+      async (record, clock) => {
+        seenInside.push(`${record.messageId}:${scope.getStore() ?? 'outside'}`);
+        clock?.pause();
+        await new Promise((resolve) => setImmediate(resolve));
+        clock?.resume();
+        return 'processed';
+      },
+      { concurrency: 2, budget: new InvocationBudget(context, records.length, 100), recordScope: (record, process) => scope.run(record.messageId, process) },
+    );
+
+    // THEN every record ran in its own scope, and no read of the invocation's time came from outside one
+    expect(response.batchItemFailures).toEqual([]);
+    expect(seenInside.sort()).toEqual(['a:a', 'b:b', 'c:c']);
+    expect(timeReads.length).toBeGreaterThanOrEqual(records.length * 2);
+    expect(timeReads).not.toContain('outside');
+    expect(new Set(timeReads)).toEqual(new Set(['a', 'b', 'c']));
+  });
+
+  test.each([
+    ['throws before running the record', async (): Promise<never> => Promise.reject(new Error('scope broke'))],
+    ['resolves without running the record', async (): Promise<never> => undefined as never],
+  ])('a record scope that %s fails that record alone, reported; the others are processed', async (_case, brokenScope) => {
+    const records = ['a', 'b', 'c'].map((id) => sqsRecord(id, { messageId: id }));
+    const processed: string[] = [];
+    const unexpected: string[] = [];
+    const response = await processBatch(
+      records,
+      async (record) => {
+        processed.push(record.messageId);
+        return 'processed';
+      },
+      {
+        recordScope: (record, process) => (record.messageId === 'b' ? brokenScope() : process()),
+        onUnexpectedError: (record, error) => unexpected.push(`${record.messageId}:${(error as Error).message}`),
+      },
+    );
+    expect(processed).toEqual(['a', 'c']);
+    expect(unexpected).toHaveLength(1);
+    expect(unexpected[0]).toMatch(/^b:(scope broke|the record scope resolved without running the record)$/);
+    expect(response.batchItemFailures).toEqual([{ itemIdentifier: 'b' }]);
   });
 
   test('an empty batch has no failures', async () => {

@@ -47,8 +47,13 @@ beforeAll(async () => {
     createInbox(client, { subscriberName: 'billing', deduplicationWindowSeconds: 3600 }),
   ]);
   claimCheck = { bucketName: bucket, keyPrefix: PREFIX, inlineThresholdBytes: THRESHOLD };
+  // the consumers' payload bucket, as the flow sets it (a consumer with none follows no reference: R7-4)
+  process.env.IEF_PAYLOAD_BUCKET_NAME = bucket;
+  process.env.IEF_PAYLOAD_KEY_PREFIX = PREFIX;
 });
 afterAll(async () => {
+  delete process.env.IEF_PAYLOAD_BUCKET_NAME;
+  delete process.env.IEF_PAYLOAD_KEY_PREFIX;
   await Promise.all([proxy.stop(), s3.stop()]);
 });
 
@@ -264,6 +269,30 @@ describe('consumer', () => {
     } finally {
       if (previous.bucket === undefined) delete process.env.IEF_PAYLOAD_BUCKET_NAME;
       else process.env.IEF_PAYLOAD_BUCKET_NAME = previous.bucket;
+    }
+  });
+
+  test('a reference in the flow’s bucket but outside its prefix is refused without a read', async () => {
+    const offloaded = await publish(document(4000));
+    const { key } = parseDataRef(offloaded.dataref!)!;
+    let reads = 0;
+    const counting: PayloadReader = { get: async (b, k) => (reads++, store.get(b, k)) };
+    const seen: EventEnvelope[] = [];
+    const previous = { bucket: process.env.IEF_PAYLOAD_BUCKET_NAME, prefix: process.env.IEF_PAYLOAD_KEY_PREFIX };
+    process.env.IEF_PAYLOAD_BUCKET_NAME = bucket;
+    process.env.IEF_PAYLOAD_KEY_PREFIX = 'other-flow/';
+    try {
+      const { run, deadLetter } = consumer(seen, { payloadReader: counting });
+      const record = sqsRecord(JSON.stringify(offloaded));
+      expect(await run([record])).toEqual(['dead-lettered']);
+      expect(deadLetter.published[0]!.errorMessage).toContain(`refers to s3://${bucket}/${key}, outside this flow's payload bucket and prefix (s3://${bucket}/other-flow/)`);
+      expect(reads).toBe(0);
+      expect(seen).toEqual([]);
+    } finally {
+      for (const [name, value] of [['IEF_PAYLOAD_BUCKET_NAME', previous.bucket], ['IEF_PAYLOAD_KEY_PREFIX', previous.prefix]] as const) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
     }
   });
 

@@ -1,4 +1,5 @@
 import { Duration } from 'aws-cdk-lib';
+import { DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS } from '../../../lambda/contract/environment';
 import type { IOutboxTable } from '../../outbox/outbox-table';
 import { validateEventSource } from '../../private/shared-limits';
 import {
@@ -31,12 +32,14 @@ export function validateSubscriberProps(owner: string, subscriberName: string, p
     validateDurationAtLeast(owner, 'visibilityTimeout', props.visibilityTimeout, minimumVisibilityTimeout(timeout), '6 x timeout');
   }
   if (usesLease(props.processingMode ?? ProcessingMode.TRANSACTIONAL) && !timeout.isUnresolved()) {
+    // the runtime counts a lease as held until its end plus its clock-skew allowance
+    const visibilityTimeout = props.visibilityTimeout ?? minimumVisibilityTimeout(timeout);
     validateDurationLessThan(
       owner,
       'leaseDuration',
       props.leaseDuration,
-      props.visibilityTimeout ?? minimumVisibilityTimeout(timeout),
-      'visibilityTimeout',
+      visibilityTimeout.isUnresolved() ? visibilityTimeout : Duration.seconds(visibilityTimeout.toSeconds({ integral: false }) - DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS),
+      `visibilityTimeout less the runtime's ${DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS} s clock-skew allowance`,
       'so that a redelivery after a crash finds the lease expired',
     );
   }

@@ -1,8 +1,8 @@
 /** Rule: each ordered (FIFO) subscriber applied every aggregate's events in sequence order, with no gap (../aggregate-order.ts). */
 import { checkAggregateOrder } from '../aggregate-order';
-import type { RunWideCheck } from '../run-check';
+import type { ObservableRunFacts, RunWideCheck } from '../run-check';
 
-export const aggregateOrderRule: RunWideCheck = {
+export const aggregateOrderRule: RunWideCheck<ObservableRunFacts> = {
   name: 'aggregate-order',
   checks: "each ordered subscriber applied every aggregate's events in sequence order, with no gap",
   scope: 'run',

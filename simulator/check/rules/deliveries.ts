@@ -1,8 +1,8 @@
 /** Rule: every event a subscriber's filter took was acknowledged or dead-lettered, explained, within retention (../invariants.ts). */
 import { checkDeliveries } from '../invariants';
-import type { SubscriberCheck } from '../run-check';
+import type { ObservableRunFacts, ObservableSubscriberFacts, SubscriberCheck } from '../run-check';
 
-export const deliveriesRule: SubscriberCheck = {
+export const deliveriesRule: SubscriberCheck<ObservableSubscriberFacts, ObservableRunFacts> = {
   name: 'lost',
   checks: 'every event the filter took was acknowledged or is dead-lettered with an explanation; nothing outlived retention or was left on the queue',
   scope: 'subscriber',

@@ -4,9 +4,9 @@
  * consumer's writes outside its inbox transaction (../own-client-writes.ts).
  */
 import { checkEffects } from '../invariants';
-import type { SubscriberCheck } from '../run-check';
+import type { ObservableRunFacts, ObservableSubscriberFacts, SubscriberCheck } from '../run-check';
 
-export const effectsRule: SubscriberCheck = {
+export const effectsRule: SubscriberCheck<ObservableSubscriberFacts, ObservableRunFacts> = {
   name: 'effect-count',
   checks: 'each effect the scenario probes was applied as often as exactly-once allows',
   scope: 'subscriber',

@@ -1,8 +1,8 @@
 /** Rule: the runtime rejected for good only events the scenario marks as malformed (../rejected-events.ts). */
 import { checkRejectedEvents } from '../rejected-events';
-import type { SubscriberCheck } from '../run-check';
+import type { ObservableRunFacts, ObservableSubscriberFacts, SubscriberCheck } from '../run-check';
 
-export const rejectedEventsRule: SubscriberCheck = {
+export const rejectedEventsRule: SubscriberCheck<ObservableSubscriberFacts, ObservableRunFacts> = {
   name: 'valid-event-rejected',
   checks: 'the runtime rejected for good only events the scenario marks as malformed',
   scope: 'subscriber',

@@ -1,8 +1,8 @@
 /** Rule: no event a subscriber's filter took ended only in its dead-letter queues (../unapplied-events.ts). */
-import type { SubscriberCheck } from '../run-check';
+import type { ObservableRunFacts, ObservableSubscriberFacts, SubscriberCheck } from '../run-check';
 import { checkUnappliedEvents } from '../unapplied-events';
 
-export const unappliedEventsRule: SubscriberCheck = {
+export const unappliedEventsRule: SubscriberCheck<ObservableSubscriberFacts, ObservableRunFacts> = {
   name: 'unapplied-event',
   checks: "no event the filter took ended only in the subscriber's dead-letter queues, never applied",
   scope: 'subscriber',

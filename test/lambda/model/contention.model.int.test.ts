@@ -8,15 +8,23 @@
  * run's choice), so a batch of up to 10 may be larger; every invocation's deadline counts attempts (a round trip per
  * request, a run of user code) as well as back-off waits.
  *
- * Besides the search, one case fixed per mode (a record alone under 80 refusals in a row), which the search reaches in
- * few of its default runs: it kills `contention-retry-ignores-deadline` at the default run count.
+ * Virtual time runs as Lambda's wall clock: records of a batch that run at once spend their time side by side (each
+ * turn has its own clock), and the queue's visibility timeout passes between rounds (a lease left behind has expired by
+ * the next receive). A copy whose every failed receive met contention outlasting its invocation may reach the DLQ, as
+ * on AWS; it is redriven after the contention and must then be applied exactly once.
+ *
+ * Besides the search, cases fixed per mode: a record alone under 80 refusals in a row, which the search reaches in few
+ * of its default runs (it kills `contention-retry-ignores-deadline` at the default run count); ten records at once with
+ * no contention at all, each acknowledged at its first receive; and the two counterexamples CI met on 2026-11-29
+ * (a copy that two outlasting rounds had already failed, then failed by records' time summed as if one after another;
+ * a lease left live at the deadline, never expiring because no time passed between receives).
  *
  * `IEF_CONTENTION_RUNS` (default 3 per mode) and `IEF_CONTENTION_COMMANDS` (default 6); `IEF_MODEL_SEED` replays one seed.
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { localClient } from '../../support/dynamodb-client';
-import { ContentionWorld, ENVIRONMENTS, type ContentionFault, type ContentionMode } from '../../support/model/contention-world';
+import { ContentionWorld, ENVIRONMENTS, OUTLASTING_REFUSALS, type ContentionFault, type ContentionMode } from '../../support/model/contention-world';
 import { failureReport } from '../../support/model/search';
 import type { ModelTables } from '../../support/model/world';
 import { createInbox, createKeyedTable, createLeaseInbox } from '../../support/proof/tables';
@@ -79,7 +87,7 @@ const fault: fc.Arbitrary<ContentionFault> = fc.oneof(
   fc.constant<ContentionFault>({ kind: 'none', times: 0 }),
   fc.record({ kind: fc.constantFrom<'conflict' | 'throttle'>('conflict', 'throttle'), times: fc.integer({ min: 1, max: 12 }) }),
   // contention that outlasts one invocation's time when it falls on one record (a retry must stop at the deadline)
-  fc.record({ kind: fc.constantFrom<'conflict' | 'throttle'>('conflict', 'throttle'), times: fc.constant(80) }),
+  fc.record({ kind: fc.constantFrom<'conflict' | 'throttle'>('conflict', 'throttle'), times: fc.constant(OUTLASTING_REFUSALS) }),
 );
 
 /** Up to 10 invocations at once; a few at once as often (one invocation alone meets a long contention by itself). */
@@ -139,6 +147,95 @@ describe.each<ContentionMode>(['transactional', 'lease', 'multi-step', 'aggregat
       await world.stop();
     }
   }, 120_000);
+});
+
+describe.each<ContentionMode>(['transactional', 'lease', 'multi-step', 'aggregate'])('%s mode, records of one batch at once with no contention', (mode) => {
+  test.each([3, 10])('maxConcurrency %i: ten records on the hot item, all acknowledged at their first receive', async (maxConcurrency) => {
+    // GIVEN ten events on the hot item, two of them published twice
+    const world = await ContentionWorld.start(mode, tables.get(mode) as ModelTables, 7, maxConcurrency);
+    try {
+      for (const copies of [1, 1, 2, 1, 1, 1, 2, 1]) world.publish(copies);
+
+      // WHEN one invocation delivers all ten copies, nothing injected
+      await world.deliverConcurrently(1, 10, { kind: 'none', times: 0 });
+      await world.check();
+
+      // THEN side-by-side records did not eat each other's time: none failed
+      expect(world.history.at(-1)).toBe('deliver 10 at once: 10 acknowledged');
+      await world.drain();
+      expect(world.violations, world.report()).toEqual([]);
+    } finally {
+      await world.stop();
+    }
+  }, 120_000);
+});
+
+describe.each<ContentionMode>(['transactional', 'lease', 'multi-step', 'aggregate'])('%s mode, the retry and the shared deadline, fixed cases', (mode) => {
+  const kind = mode === 'transactional' ? 'conflict' : 'throttle';
+
+  test('one record alone, its write refused 3 times: the retry absorbs it, acknowledged at its first receive', async () => {
+    const world = await ContentionWorld.start(mode, tables.get(mode) as ModelTables, 7, 1);
+    try {
+      world.publish(1);
+      await world.deliverConcurrently(1, 1, { kind, times: 3 });
+      await world.check();
+      expect(world.history.at(-1)).toBe(`deliver 1 at once, ${kind} x3: 1 acknowledged`);
+      await world.drain();
+      expect(world.violations, world.report()).toEqual([]);
+    } finally {
+      await world.stop();
+    }
+  }, 120_000);
+
+  test('ten records one at a time, the first meets contention outlasting the invocation: the batch shares the deadline, the invocation ends in time', async () => {
+    const world = await ContentionWorld.start(mode, tables.get(mode) as ModelTables, 42, 1);
+    try {
+      for (let event = 0; event < 10; event++) world.publish(1);
+      await world.deliverConcurrently(1, 10, { kind, times: OUTLASTING_REFUSALS });
+      await world.check();
+      await world.drain();
+      expect(world.violations, world.report()).toEqual([]);
+    } finally {
+      await world.stop();
+    }
+  }, 120_000);
+});
+
+/** The counterexamples CI met (run of 2026-11-29), as fixed command lists. */
+const CI_COUNTEREXAMPLES: ReadonlyArray<{ mode: ContentionMode; published: number[]; rounds: Array<[number, number, ContentionFault]> }> = [
+  {
+    mode: 'transactional',
+    published: [1, 1, 1, 2, 1, 1, 2, 1],
+    rounds: [
+      [3, 3, { kind: 'conflict', times: OUTLASTING_REFUSALS }],
+      [2, 5, { kind: 'conflict', times: OUTLASTING_REFUSALS }],
+    ],
+  },
+  {
+    mode: 'multi-step',
+    published: [1, 2],
+    rounds: [
+      [2, 2, { kind: 'throttle', times: OUTLASTING_REFUSALS }],
+      [1, 1, { kind: 'conflict', times: OUTLASTING_REFUSALS }],
+    ],
+  },
+];
+
+describe.each(CI_COUNTEREXAMPLES)('$mode mode, the counterexample CI met', ({ mode, published, rounds }) => {
+  test.each([1, 3, 10])('maxConcurrency %i: after the outlasting rounds, every event applied exactly once (a DLQ copy only where every receive was outlasted, then redriven)', async (maxConcurrency) => {
+    const world = await ContentionWorld.start(mode, tables.get(mode) as ModelTables, 0, maxConcurrency);
+    try {
+      for (const copies of published) world.publish(copies);
+      for (const [invocations, batch, chosen] of rounds) {
+        await world.deliverConcurrently(invocations, batch, chosen);
+        await world.check();
+      }
+      await world.drain();
+      expect(world.violations, world.report()).toEqual([]);
+    } finally {
+      await world.stop();
+    }
+  }, 180_000);
 });
 
 describe.each<ContentionMode>(['transactional', 'lease', 'multi-step', 'aggregate'])('%s mode, one hot item delivered concurrently under contention', (mode) => {

@@ -4,7 +4,7 @@
  * what it retries; the endpoint's faults, IAM hook and conditional PutObject are what is under test.
  */
 import { createHash } from 'node:crypto';
-import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, GetObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { afterAll, afterEach, beforeAll, describe, expect, test } from 'vitest';
 import { startS3Endpoint, SLOW_PIECE_BYTES, type S3Endpoint, type S3EndpointOptions, type S3FaultQuestion } from '../../../simulator/aws/s3-endpoint';
 import { localBucketName, startLocalS3, type LocalS3 } from '../../../simulator/aws/s3-local';
@@ -130,14 +130,62 @@ describe('the S3 endpoint in front of s3rver', () => {
     expect(asked).toEqual([
       { accessKeyId: 'ASIASIMCALLER', operation: 'PutObject', bucket: BUCKET, key: 'denied/x', sse: 'aws:kms' },
       { accessKeyId: 'ASIASIMCALLER', operation: 'GetObject', bucket: BUCKET, key: 'denied/x' },
+      // the key is missing: S3 answers 404 only to a caller who may list the bucket
+      { accessKeyId: 'ASIASIMCALLER', operation: 'ListBucket', bucket: BUCKET, key: 'denied/x' },
     ]);
   });
 
-  test('a request that is not an object operation is refused with 501 NotImplemented, naming what is emulated', async () => {
+  test('a request that is not an object operation or ListObjectsV2 is refused with 501 NotImplemented, naming what is emulated', async () => {
     const { url } = await start();
-    const reply = await fetch(`${url}/${BUCKET}?list-type=2`);
+    const reply = await fetch(`${url}/${BUCKET}?tagging`);
     expect(reply.status).toBe(501);
     expect(await reply.text()).toContain('PutObject, GetObject, HeadObject and DeleteObject');
+  });
+
+  test('a missing object is 404 NoSuchKey to a caller IAM lets s3:ListBucket (s3:prefix the key), 403 AccessDenied to one it does not, as S3 answers; an object there is read either way', async () => {
+    const asked: { operation: string; key: string }[] = [];
+    let mayList = true;
+    const { url } = await start({
+      authorize: async ({ operation, key }) => {
+        asked.push({ operation, key });
+        return operation === 'ListBucket' && !mayList ? 'User: fn is not authorized to perform: s3:ListBucket (simulated IAM evaluation)' : undefined;
+      },
+    });
+    const s3 = client(url);
+    const missing = freshKey();
+    const there = freshKey();
+    await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: there, Body: 'here' }));
+    await expect(s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: missing }))).rejects.toMatchObject({ name: 'NoSuchKey', $metadata: { httpStatusCode: 404 } });
+    await expect(s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: missing }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 404 } });
+    expect(asked.filter((a) => a.operation === 'ListBucket')).toEqual([
+      { operation: 'ListBucket', key: missing },
+      { operation: 'ListBucket', key: missing },
+    ]);
+    mayList = false;
+    await expect(s3.send(new GetObjectCommand({ Bucket: BUCKET, Key: missing }))).rejects.toMatchObject({ name: 'AccessDenied', $metadata: { httpStatusCode: 403 } });
+    await expect(s3.send(new HeadObjectCommand({ Bucket: BUCKET, Key: missing }))).rejects.toMatchObject({ $metadata: { httpStatusCode: 403 } });
+    expect((await read(s3, there)).toString()).toBe('here');
+    // an object that is there needs no s3:ListBucket
+    expect(asked.filter((a) => a.operation === 'ListBucket')).toHaveLength(4);
+  });
+
+  test('ListObjectsV2 is served after IAM allows s3:ListBucket with s3:prefix the request\'s prefix; a refusal is 403 AccessDenied', async () => {
+    const asked: { operation: string; key: string }[] = [];
+    const { url } = await start({
+      authorize: async ({ operation, key }) => {
+        asked.push({ operation, key });
+        return operation === 'ListBucket' && !key.startsWith('event-data/') ? 'User: fn is not authorized to perform: s3:ListBucket (simulated IAM evaluation)' : undefined;
+      },
+    });
+    const s3 = client(url);
+    const key = freshKey();
+    await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: 'x' }));
+    const listed = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: key, MaxKeys: 1 }));
+    expect((listed.Contents ?? []).map((object) => object.Key)).toEqual([key]);
+    const none = await s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: `${key}-not-there`, MaxKeys: 1 }));
+    expect(none.Contents ?? []).toEqual([]);
+    await expect(s3.send(new ListObjectsV2Command({ Bucket: BUCKET, Prefix: 'elsewhere/' }))).rejects.toMatchObject({ name: 'AccessDenied', $metadata: { httpStatusCode: 403 } });
+    expect(asked.filter((a) => a.operation === 'ListBucket').map((a) => a.key)).toEqual([key, `${key}-not-there`, 'elsewhere/']);
   });
 });
 

@@ -51,14 +51,31 @@ it('refuses an environment-agnostic stack beside stacks of several environments,
   );
 });
 
-it('reads stacks of one environment, and environment-agnostic stacks beside them, as before (no environments: the local account)', () => {
-  expect(readAssembly(twoStacks('aws://111111111111/eu-west-1', 'aws://111111111111/eu-west-1')).stackNames).toEqual(['Payments', 'Ledger']);
-  expect(readAssembly(twoStacks('aws://111111111111/eu-west-1', 'aws://111111111111/eu-west-1')).environments).toBeUndefined();
-  expect(readAssembly(twoStacks('aws://111111111111/eu-west-1', 'aws://unknown-account/unknown-region')).stackNames).toEqual(['Payments', 'Ledger']);
+// nu7 finding 1: stacks of ONE explicit environment were read with no environments, so their resources got the local
+// account and the run's Region while their templates carry the real ones (IAM then denied the library's own grants)
+it('reads stacks of one explicit environment in that environment', () => {
+  const model = readAssembly(twoStacks('aws://111111111111/eu-west-1', 'aws://111111111111/eu-west-1'));
+  expect(model.stackNames).toEqual(['Payments', 'Ledger']);
+  expect(model.environments).toEqual(new Map([['Payments', { account: '111111111111', region: 'eu-west-1' }], ['Ledger', { account: '111111111111', region: 'eu-west-1' }]]));
 });
 
-it('reads the stacks of one environment when the selection leaves the other out, as one environment', () => {
+it('places an environment-agnostic stack beside stacks of one explicit environment in that environment', () => {
+  const model = readAssembly(twoStacks('aws://111111111111/eu-west-1', 'aws://unknown-account/unknown-region'));
+  expect(model.stackNames).toEqual(['Payments', 'Ledger']);
+  expect(model.environments?.get('Ledger')).toEqual({ account: '111111111111', region: 'eu-west-1' });
+});
+
+it('fills the part a stack of one environment leaves unknown: the local account, or the run\'s Region', () => {
+  expect(readAssembly(twoStacks('aws://111111111111/unknown-region', 'aws://111111111111/unknown-region'), { region: 'eu-north-1' }).environments?.get('Ledger')).toEqual({ account: '111111111111', region: 'eu-north-1' });
+  expect(readAssembly(twoStacks('aws://unknown-account/eu-west-1', 'aws://unknown-account/unknown-region')).environments?.get('Ledger')).toEqual({ account: '000000000000', region: 'eu-west-1' });
+});
+
+it('reads environment-agnostic stacks as before: no environments (the local account and the run\'s Region)', () => {
+  expect(readAssembly(twoStacks('aws://unknown-account/unknown-region', 'aws://unknown-account/unknown-region')).environments).toBeUndefined();
+});
+
+it('reads the stacks of one environment when the selection leaves the other out, in that environment', () => {
   const model = readAssembly(twoStacks('aws://111111111111/eu-west-1', 'aws://222222222222/eu-west-1'), { stacks: ['Payments'] });
   expect(model.stackNames).toEqual(['Payments']);
-  expect(model.environments).toBeUndefined();
+  expect(model.environments).toEqual(new Map([['Payments', { account: '111111111111', region: 'eu-west-1' }]]));
 });

@@ -2,40 +2,19 @@
  * One run checks a whole app: a scenario's `producers` drive both flows of test/simulator/fixtures/two-flows (Orders
  * and Payments, each with its producer and its Audit subscriber), and `--events` can name the flow each event goes to.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { EXIT_CODE, main } from '../../../simulator/cli/main';
-import { synthesize } from '../../../simulator/model/synthesize';
+import { describe, expect, test } from 'vitest';
+import { EXIT_CODE } from '../../../simulator/cli/main';
+import { synthesizedFixture } from './fixture-run-kit';
 
-const PROJECT = path.resolve(__dirname, '../../..');
 const FIXTURE = 'test/simulator/fixtures/two-flows';
 
-let directory: string;
-let assembly: string;
-
-beforeAll(async () => {
-  directory = mkdtempSync(path.join(tmpdir(), 'ief-two-flows-'));
-  assembly = await synthesize({ app: `npx tsx ${FIXTURE}/app.ts`, cwd: PROJECT, outputDirectory: path.join(directory, 'cdk.out') });
-});
-
-afterAll(() => {
-  if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
-});
-
-async function cli(...argv: string[]): Promise<{ code: number; stdout: string }> {
-  let stdout = '';
-  const code = await main(['simulate', ...argv, '--assembly', assembly, '--quiet', '--endpoint', inject('dynamoDbEndpoint')], {
-    stdout: (text) => void (stdout += text),
-    stderr: (text) => void (stdout += text),
-    cwd: PROJECT,
-  });
-  return { code, stdout };
-}
+const fixture = synthesizedFixture(FIXTURE);
+const cli = fixture.simulate;
 
 function eventsFile(name: string, events: readonly unknown[]): string {
-  const file = path.join(directory, name);
+  const file = path.join(fixture.directory(), name);
   writeFileSync(file, JSON.stringify(events));
   return file;
 }

@@ -1,0 +1,98 @@
+/**
+ * CloudFormation's stack reads for a served run (./aws-gateway.ts), in the Query protocol of
+ * @aws-sdk/client-cloudformation v3 (a form-encoded `Action=...` body, XML answers in the
+ * `http://cloudformation.amazonaws.com/doc/2010-05-15/` namespace): `DescribeStacks` (with the stacks' outputs),
+ * `ListStackResources` and `DescribeStackResources` (each resource's logical id, type and the physical id the run
+ * uses: a table's name, a queue's URL, a function's name, a topic's ARN). A stack the run does not serve is answered
+ * `ValidationError` "Stack with id <name> does not exist" (400), as CloudFormation does; any other action
+ * `InvalidAction` (400). Read-only: nothing here changes the run.
+ */
+import { randomUUID } from 'node:crypto';
+import type { GatewayAnswer, ServiceHandler } from './aws-gateway';
+
+/** One resource of a served stack. */
+export interface ServedStackResource {
+  readonly logicalId: string;
+  readonly type: string;
+  /** What CloudFormation would report as its physical id; the run's local name. */
+  readonly physicalId: string;
+}
+
+/** One served stack. */
+export interface ServedStack {
+  readonly stackName: string;
+  /** `arn:aws:cloudformation:<region>:<account>:stack/<name>/<id>` */
+  readonly stackId: string;
+  /** When the run served it (its creation time as reported). */
+  readonly createdAt: string;
+  readonly outputs: readonly { readonly key: string; readonly value: string; readonly description?: string }[];
+  readonly resources: readonly ServedStackResource[];
+}
+
+const XMLNS = 'http://cloudformation.amazonaws.com/doc/2010-05-15/';
+
+function xml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+function element(name: string, value: string | undefined): string {
+  return value === undefined ? '' : `<${name}>${xml(value)}</${name}>`;
+}
+
+function answer(action: string, result: string): GatewayAnswer {
+  const body = `<${action}Response xmlns="${XMLNS}"><${action}Result>${result}</${action}Result><ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata></${action}Response>`;
+  return { status: 200, headers: { 'content-type': 'text/xml' }, body };
+}
+
+function error(code: string, message: string): GatewayAnswer {
+  const body = `<ErrorResponse xmlns="${XMLNS}"><Error><Type>Sender</Type><Code>${xml(code)}</Code><Message>${xml(message)}</Message></Error><RequestId>${randomUUID()}</RequestId></ErrorResponse>`;
+  return { status: 400, headers: { 'content-type': 'text/xml' }, body };
+}
+
+function stackXml(stack: ServedStack): string {
+  const outputs = stack.outputs
+    .map((output) => `<member>${element('OutputKey', output.key)}${element('OutputValue', output.value)}${element('Description', output.description)}</member>`)
+    .join('');
+  return `<member>${element('StackName', stack.stackName)}${element('StackId', stack.stackId)}${element('CreationTime', stack.createdAt)}<StackStatus>CREATE_COMPLETE</StackStatus><Outputs>${outputs}</Outputs></member>`;
+}
+
+/** The handler of CloudFormation's stack reads over `stacks`. */
+export function cloudFormationHandler(stacks: readonly ServedStack[]): ServiceHandler {
+  const find = (name: string | null): ServedStack | undefined => stacks.find((stack) => stack.stackName === name || stack.stackId === name);
+  return async ({ body }) => {
+    const form = new URLSearchParams(body.toString('utf8'));
+    const action = form.get('Action') ?? '';
+    const name = form.get('StackName');
+    const missing = (): GatewayAnswer => error('ValidationError', `Stack with id ${name ?? ''} does not exist`);
+    switch (action) {
+      case 'DescribeStacks': {
+        if (name === null) return answer(action, `<Stacks>${stacks.map(stackXml).join('')}</Stacks>`);
+        const stack = find(name);
+        return stack === undefined ? missing() : answer(action, `<Stacks>${stackXml(stack)}</Stacks>`);
+      }
+      case 'ListStackResources': {
+        const stack = find(name);
+        if (stack === undefined) return missing();
+        const members = stack.resources.map(
+          (resource) =>
+            `<member>${element('LogicalResourceId', resource.logicalId)}${element('PhysicalResourceId', resource.physicalId)}${element('ResourceType', resource.type)}${element('LastUpdatedTimestamp', stack.createdAt)}<ResourceStatus>CREATE_COMPLETE</ResourceStatus></member>`,
+        );
+        return answer(action, `<StackResourceSummaries>${members.join('')}</StackResourceSummaries>`);
+      }
+      case 'DescribeStackResources': {
+        const stack = find(name);
+        if (stack === undefined) return missing();
+        const logicalId = form.get('LogicalResourceId');
+        const members = stack.resources
+          .filter((resource) => logicalId === null || resource.logicalId === logicalId)
+          .map(
+            (resource) =>
+              `<member>${element('StackName', stack.stackName)}${element('StackId', stack.stackId)}${element('LogicalResourceId', resource.logicalId)}${element('PhysicalResourceId', resource.physicalId)}${element('ResourceType', resource.type)}${element('Timestamp', stack.createdAt)}<ResourceStatus>CREATE_COMPLETE</ResourceStatus></member>`,
+          );
+        return answer(action, `<StackResources>${members.join('')}</StackResources>`);
+      }
+      default:
+        return error('InvalidAction', `the served run answers DescribeStacks, ListStackResources and DescribeStackResources, not ${action || '(no Action)'}`);
+    }
+  };
+}

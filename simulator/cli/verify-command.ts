@@ -1,0 +1,146 @@
+/**
+ * `idempotent-event-flow verify`: runs a scenario against a deployed app and checks it with the simulator's own checks
+ * (simulator/verify/verify-run.ts). Reaches AWS through the SDK's default credential chain, Region and endpoint
+ * settings (`AWS_ENDPOINT_URL`: a served run of `simulate --serve` answers as an account would). Exits 0 only when the
+ * verdict is OK (simulator/verify/verdict.ts); 1 when a check fails, when verify could not see something that might
+ * have failed (NOT PROVEN), or when the flow does not become quiet in time (then `--json` holds a partial result
+ * saying what it waited for).
+ */
+import * as path from 'node:path';
+import { existsSync } from 'node:fs';
+import { loadScenario, ScenarioError } from '../run/scenario';
+import { writePrivateFile } from '../run/private-file';
+import { verifyClients } from '../verify/clients';
+import { NoDeployedFlowError } from '../verify/deployed-flow';
+import { verifyVerdict } from '../verify/verdict';
+import { formatVerifyReport } from '../verify/verify-report';
+import { RunIdError } from '../verify/run-ids';
+import { isNotQuiet, runVerify } from '../verify/verify-run';
+import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
+
+const USAGE = `Usage: idempotent-event-flow verify --scenario <module> [options]
+
+Runs the scenario's producers against the deployed app, waits until the flow is quiet and checks, with the
+simulator's own checks, that every event of the run was applied exactly once by every subscriber its filter took
+(the scenario's effect probes against the real tables), that no dead letter is unexplained, and that ordered
+subscribers applied each aggregate's events in order. Finds the flow from the deployed stacks (their resources and
+the subscribers' Operator outputs). Its commands' ids are unique to the run (it can run again in the same account).
+It never injects faults and never deletes anything it did not create. Its commands are REAL: every subscriber acts
+on them as on real traffic (mails sent, payments taken, calls outside AWS): never run it against production.
+It ends OK, VIOLATED, or NOT PROVEN (something that might have failed it could not see: it says what); only OK exits 0.
+
+AWS is reached as the SDK reaches it: the default credential chain, --region or AWS_REGION, and AWS_ENDPOINT_URL
+(e.g. the one simulate --serve prints).
+
+Options:
+  --scenario <module>     the scenario module (as for simulate): its producers, effect probes, malformed events
+  --stack <name>          a deployed stack of the app (repeatable); default: every stack with a subscriber's Operator output
+  --account <id>          an account the run may send commands into (repeatable): a stack of the flow in any
+                          other refuses the run before any command is sent (the guard against a production account)
+  --count <n>             commands per producer (default 10, 1 to 10000)
+  --seed <seed>           seeds the scenario's commands (default: verify)
+  --timeout <seconds>     how long to wait for the flow to be quiet (default 600); past it, verify fails saying
+                          what it still waited for (0: look once, do not wait)
+  --poll <seconds>        how often to look meanwhile (default 5)
+  --cleanup               afterwards, remove what the run created and say what: the items of the stacks' tables
+                          whose key holds an id only this run has (exact ids, never a substring), the dead
+                          letters of its events
+  --json <file>           write the result as JSON: the run's own event ids (eventIds: they carry the run id) and,
+                          apart, the events subscribers emitted without an id (derivedEvents, each with the event
+                          it derives from); when the flow is not quiet in time, a partial result (notQuiet: the
+                          reason and what it still waited for) and no checks
+  --quiet                 no progress lines
+`;
+
+class UsageProblem extends Error {}
+
+function text(parsed: ParsedArguments, name: string): string | undefined {
+  const value = parsed.values[name];
+  return typeof value === 'string' ? value : undefined;
+}
+
+function whole(parsed: ParsedArguments, name: string, fallback: number, min: number, max: number): number {
+  const value = text(parsed, name);
+  if (value === undefined) return fallback;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max) throw new UsageProblem(`--${name} must be a whole number from ${min} to ${max}, but '${value}' was given`);
+  return Number(value);
+}
+
+async function run(parsed: ParsedArguments, context: CommandContext): Promise<number> {
+  const { io } = context;
+  const cwd = io.cwd ?? process.cwd();
+  if (parsed.positionals.length > 0) return context.usageError(`unexpected argument '${parsed.positionals[0]}'`);
+  const scenarioFile = text(parsed, 'scenario');
+  if (scenarioFile === undefined) return context.usageError('give --scenario <module>: its producers drive the deployed flow');
+  let settings;
+  try {
+    if (!existsSync(path.resolve(cwd, scenarioFile))) throw new UsageProblem(`--scenario ${scenarioFile}: there is no file ${path.resolve(cwd, scenarioFile)}`);
+    settings = {
+      count: whole(parsed, 'count', 10, 1, 10_000),
+      timeoutSeconds: whole(parsed, 'timeout', 600, 0, 86_400),
+      pollSeconds: whole(parsed, 'poll', 5, 1, 600),
+    };
+  } catch (error) {
+    if (error instanceof UsageProblem) return context.usageError(error.message);
+    throw error;
+  }
+  const scenario = await loadScenario(scenarioFile, cwd);
+  const stacks = parsed.values.stack;
+  const accounts = parsed.values.account;
+  if (Array.isArray(accounts) && accounts.some((account) => typeof account !== 'string' || !/^\d{12}$/.test(account))) {
+    return context.usageError(`--account must be a 12-digit AWS account id, but '${(accounts as unknown[]).find((account) => typeof account !== 'string' || !/^\d{12}$/.test(account))}' was given`);
+  }
+  const clients = verifyClients(context.clientOptions.region);
+  const quiet = parsed.values.quiet === true;
+  let result;
+  try {
+    result = await runVerify(clients, {
+      scenario,
+      ...(Array.isArray(stacks) ? { stacks: stacks as string[] } : {}),
+      ...(Array.isArray(accounts) ? { accounts: accounts as string[] } : {}),
+      ...settings,
+      seed: text(parsed, 'seed') ?? 'verify',
+      cleanup: parsed.values.cleanup === true,
+      onProgress: (line) => {
+        if (!quiet) io.stderr(`${line}\n`);
+      },
+      // said even with --quiet: the commands are real
+      onWarning: (line) => io.stderr(`${line}\n`),
+    });
+  } catch (error) {
+    if (error instanceof NoDeployedFlowError || error instanceof ScenarioError || error instanceof RunIdError) return context.fail(error.message);
+    throw error;
+  } finally {
+    clients.destroy();
+  }
+  const jsonFile = text(parsed, 'json');
+  // at its time limit no check ran: the --json is partial (the reason, what it waited for, the run's events)
+  if (isNotQuiet(result)) {
+    if (jsonFile !== undefined) writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify(result, null, 2)}\n`);
+    return context.fail(`verify run ${result.runId}: ${result.notQuiet.reason}`);
+  }
+  const verdict = verifyVerdict(result);
+  if (jsonFile !== undefined) writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify({ ...result, verdict }, null, 2)}\n`);
+  io.stdout(formatVerifyReport(result));
+  return verdict.status === 'OK' ? EXIT_CODE.OK : EXIT_CODE.FAILURE;
+}
+
+/** The `verify` subcommand. */
+export const verifyCommand: Command = {
+  name: 'verify',
+  summary: 'run a scenario against a deployed app and check it with the simulator\'s checks',
+  usage: USAGE,
+  options: {
+    scenario: { type: 'string' },
+    stack: { type: 'string', multiple: true },
+    account: { type: 'string', multiple: true },
+    count: { type: 'string' },
+    seed: { type: 'string' },
+    timeout: { type: 'string' },
+    poll: { type: 'string' },
+    cleanup: { type: 'boolean' },
+    json: { type: 'string' },
+    quiet: { type: 'boolean' },
+  },
+  run,
+};

@@ -1,0 +1,111 @@
+/**
+ * `verify --cleanup`: removes what the run created and only that, matched by exact keys, never by a substring:
+ * - in every DynamoDB table of the stacks (the producer's business items, the subscribers' effects, the outbox, the
+ *   inbox and its fences), the items one of whose key attributes is, or holds as a whole `#`, `|`, `/`, `:` or
+ *   `@`-separated part, an id only this run has: an id value it made for its commands (`<run id>-order-00001`:
+ *   ./run-ids.ts), an event id that carries the run id, or an id the runtime derived from one of the run's events
+ *   (./derived-events.ts). Such a key cannot have existed before the run: the run id is new (time and 32 random bits).
+ *   So `CUSTOMER#<run id>-customer-3` goes, `invoice-420` stays whatever the run's events are called;
+ * - in the outbox and inbox tables, the items whose key is exactly the runtime's key of one of the run's events
+ *   (`OUTBOX#<event id>`, `<subscriber>#<event id>`), whatever its id (one a handler chose, e.g. `invoice-42`);
+ * - the dead letters of the run's events (exact event id) in the subscribers' dead-letter queues.
+ * An item whose key carries none of these stays, even when its other attributes name the run (a real customer's item a
+ * run's event updated is not the run's; nor can verify tell the example's `INVOICE#<random id>` from it): the lines say
+ * how many such items were left, per table. It reads the tables with a Scan: the handlers choose their items' keys
+ * (`CUSTOMER#<customer id>`), which verify cannot compute. No queue is purged. Says what it removed, per table and queue.
+ */
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
+import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
+import { OUTBOX_ITEM, recordKey, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
+import { releaseMessages } from '../cli/dead-letters/queue-messages';
+import type { VerifyClients } from './clients';
+import type { DeployedFlow } from './deployed-flow';
+import type { DerivedRunEvent } from './derived-events';
+import { DeadLettersUnreadError, deadLetterEventId, deadLetterQueuesOf, receiveWhole } from './observe';
+
+/** What separates the parts of a composite key (`CUSTOMER#<id>`, `<subscriber>@sequence#<aggregate>`). */
+const SEPARATORS = ['#', '|', '/', ':', '@'];
+
+/** Whether `key` is `mark`, or holds it as a whole separated part (never as a substring of a longer part). */
+export function keyHolds(key: string, mark: string): boolean {
+  if (key === mark) return true;
+  return SEPARATORS.some((separator) => key.startsWith(`${mark}${separator}`) || key.endsWith(`${separator}${mark}`) || key.includes(`${separator}${mark}${separator}`));
+}
+
+/**
+ * What the run removed: `<count> from <table or queue>` lines, then what it left (`left <count> item(s) in table ...`)
+ * and could not read. `minted`: the id values
+ * the run made for its commands; `derived`: its events with runtime-derived ids.
+ */
+export async function cleanUpRun(
+  clients: VerifyClients,
+  flow: DeployedFlow,
+  runId: string,
+  runEventIds: ReadonlySet<string>,
+  minted: ReadonlySet<string> = new Set(),
+  derived: readonly DerivedRunEvent[] = [],
+): Promise<string[]> {
+  const removed: string[] = [];
+  const leftLines: string[] = [];
+  // ids only this run has: the marks a key may hold
+  const marks = [...new Set([...minted, ...[...runEventIds].filter((id) => id.includes(runId)), ...derived.flatMap((event) => (event.from === undefined ? [] : [event.id]))])];
+  // the runtime's exact keys of the run's events, per flow table
+  const exactKeys = new Map<string, Set<string>>();
+  const addKeys = (table: string | undefined, keys: Iterable<string>) => {
+    if (table === undefined) return;
+    const set = exactKeys.get(table) ?? new Set<string>();
+    for (const key of keys) set.add(key);
+    exactKeys.set(table, set);
+  };
+  for (const item of flow.flows) addKeys(item.outboxTable, [...runEventIds].map((id) => `${OUTBOX_ITEM.KEY_PREFIX}${id}`));
+  for (const subscriber of flow.subscribers) {
+    addKeys(subscriber.deployment.outboxTable, [...runEventIds].map((id) => `${OUTBOX_ITEM.KEY_PREFIX}${id}`));
+    addKeys(subscriber.deployment.inboxTable, [...runEventIds].map((id) => recordKey(subscriber.deployment.subscriberName, id)));
+  }
+  const tables = [...new Set(flow.resources.filter((resource) => resource.type === 'AWS::DynamoDB::Table' || resource.type === 'AWS::DynamoDB::GlobalTable').map((resource) => resource.physicalId))];
+  for (const tableName of tables) {
+    const described = await clients.dynamoDb.send(new DescribeTableCommand({ TableName: tableName }));
+    const keyNames = (described.Table?.KeySchema ?? []).map((key) => key.AttributeName!);
+    const exact = exactKeys.get(tableName) ?? new Set<string>();
+    const isRuns = (item: Record<string, unknown>): boolean =>
+      keyNames.some((name) => {
+        const value = item[name];
+        if (typeof value !== 'string') return false;
+        return (name === TABLE_SCHEMA.PARTITION_KEY && exact.has(value)) || marks.some((mark) => keyHolds(value, mark));
+      });
+    let count = 0;
+    let left = 0;
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await clients.documents.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: startKey, ConsistentRead: true }));
+      for (const item of (page.Items ?? []) as Record<string, unknown>[]) {
+        if (!isRuns(item)) {
+          // read only, to say what stays: its data names the run, its key does not (a key its handler chose, or another's item the run updated)
+          if (JSON.stringify(item).includes(runId)) left += 1;
+          continue;
+        }
+        const answer = await clients.documents.send(new DeleteCommand({ TableName: tableName, Key: Object.fromEntries(keyNames.map((name) => [name, item[name]])), ReturnValues: 'ALL_OLD' }));
+        if (answer.Attributes !== undefined) count += 1;
+      }
+      startKey = page.LastEvaluatedKey;
+    } while (startKey !== undefined);
+    if (count > 0) removed.push(`${count} item(s) of the run from table ${tableName}`);
+    if (left > 0) leftLines.push(`left ${left} item(s) in table ${tableName}: their data names the run, their key holds no id of it (a key a handler chose, or an item the run only updated); not removed`);
+  }
+  for (const queueUrl of [...new Set(flow.subscribers.flatMap(deadLetterQueuesOf))]) {
+    let messages;
+    try {
+      messages = await receiveWhole(clients, queueUrl);
+    } catch (error) {
+      if (!(error instanceof DeadLettersUnreadError)) throw error;
+      removed.push(`nothing from ${queueUrl}: ${error.message}; run verify --cleanup again, or remove them by hand, once they are visible`);
+      continue;
+    }
+    const ofRun = messages.filter((message) => runEventIds.has(deadLetterEventId(message) ?? ''));
+    for (const message of ofRun) await clients.sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.receiptHandle }));
+    await releaseMessages(clients.sqs, messages.filter((message) => !ofRun.includes(message)));
+    if (ofRun.length > 0) removed.push(`${ofRun.length} dead letter(s) of the run's events from ${queueUrl}`);
+  }
+  return [...removed, ...leftLines];
+}

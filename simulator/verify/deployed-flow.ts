@@ -1,0 +1,153 @@
+/**
+ * Where a deployed flow's resources are, found from its stacks as CloudFormation reports them (not from flags): each
+ * subscriber from its `<subscriber>/Operator` output (../../lambda/contract/subscriber-deployment.ts: its queue,
+ * dead-letter queues, filter policy, inbox and outbox tables), its consumer function from the output or from the event
+ * source mapping of its queue (Lambda ListEventSourceMappings) and that function's environment (the effect probes read
+ * its tables by it); each flow's outbox and relay dead-letter queue from the flow's `Operator` output; every function
+ * and table of the stacks from their resources (the producers are found among them; `--cleanup` reads the tables).
+ */
+import { DescribeStacksCommand, paginateListStackResources, type Stack } from '@aws-sdk/client-cloudformation';
+import { GetFunctionConfigurationCommand, ListEventSourceMappingsCommand } from '@aws-sdk/client-lambda';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { parseSubscriberDeployment, type SubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
+import type { VerifyClients } from './clients';
+
+/** A subscriber of the deployed flow. */
+export interface DeployedSubscriber {
+  readonly name: string;
+  readonly stackName: string;
+  readonly deployment: SubscriberDeployment;
+  /** Its consumer function's name. @default none found: its queue has no event source mapping */
+  readonly consumerFunction?: string;
+  /** The consumer's environment variables (what the scenario's effect probes read the tables by). */
+  readonly environment: Readonly<Record<string, string>>;
+}
+
+/** A resource of the deployed stacks. */
+export interface DeployedResource {
+  readonly stackName: string;
+  readonly logicalId: string;
+  readonly type: string;
+  readonly physicalId: string;
+}
+
+/** The deployed flow. */
+export interface DeployedFlow {
+  readonly stackNames: readonly string[];
+  readonly subscribers: readonly DeployedSubscriber[];
+  /** Each flow's outbox table and relay dead-letter queue (its `Operator` output). */
+  readonly flows: readonly { readonly outboxTable: string; readonly relayDeadLetterQueueUrl?: string }[];
+  /** Every resource of the stacks. */
+  readonly resources: readonly DeployedResource[];
+  /** The accounts the stacks are in (from their stack ids), sorted. @default not read */
+  readonly accounts?: readonly string[];
+  /** The account of each stack whose id names one, by stack name (a stack absent has no account verify can read). @default not read */
+  readonly stackAccounts?: Readonly<Record<string, string>>;
+}
+
+/** Thrown when the stacks hold no flow verify can run. */
+export class NoDeployedFlowError extends Error {
+  public override readonly name = 'NoDeployedFlowError';
+}
+
+async function describeStacks(clients: VerifyClients, stackNames: readonly string[] | undefined): Promise<Stack[]> {
+  if (stackNames !== undefined && stackNames.length > 0) {
+    const stacks: Stack[] = [];
+    for (const name of stackNames) stacks.push(...((await clients.cloudFormation.send(new DescribeStacksCommand({ StackName: name }))).Stacks ?? []));
+    return stacks;
+  }
+  const stacks: Stack[] = [];
+  let token: string | undefined;
+  do {
+    const page = await clients.cloudFormation.send(new DescribeStacksCommand({ NextToken: token }));
+    stacks.push(...(page.Stacks ?? []));
+    token = page.NextToken;
+  } while (token !== undefined);
+  return stacks;
+}
+
+function subscriberOutput(value: string | undefined): SubscriberDeployment | undefined {
+  if (value === undefined) return undefined;
+  try {
+    return parseSubscriberDeployment(value);
+  } catch {
+    return undefined;
+  }
+}
+
+function flowOutput(value: string | undefined): { outboxTable: string; relayDeadLetterQueueUrl?: string } | undefined {
+  try {
+    const parsed = JSON.parse(value ?? '') as { outboxTable?: unknown; relayDeadLetterQueueUrl?: unknown; topicArn?: unknown };
+    if (typeof parsed.outboxTable !== 'string' || typeof parsed.topicArn !== 'string') return undefined;
+    return { outboxTable: parsed.outboxTable, ...(typeof parsed.relayDeadLetterQueueUrl === 'string' ? { relayDeadLetterQueueUrl: parsed.relayDeadLetterQueueUrl } : {}) };
+  } catch {
+    return undefined;
+  }
+}
+
+async function consumerOf(clients: VerifyClients, deployment: SubscriberDeployment): Promise<string | undefined> {
+  if (deployment.consumerFunctionName !== undefined) return deployment.consumerFunctionName;
+  const attributes = await clients.sqs.send(new GetQueueAttributesCommand({ QueueUrl: deployment.queueUrl, AttributeNames: ['QueueArn'] }));
+  const queueArn = attributes.Attributes?.QueueArn;
+  if (queueArn === undefined) return undefined;
+  const mappings = await clients.lambda.send(new ListEventSourceMappingsCommand({ EventSourceArn: queueArn }));
+  return mappings.EventSourceMappings?.[0]?.FunctionArn;
+}
+
+/** Finds the flow in `stackNames` (every stack of the account and Region with a subscriber's Operator output, when none is named). */
+export async function findDeployedFlow(clients: VerifyClients, stackNames?: readonly string[]): Promise<DeployedFlow> {
+  const described = await describeStacks(clients, stackNames);
+  const stacks = described.filter((stack) => (stackNames?.length ?? 0) > 0 || (stack.Outputs ?? []).some((output) => subscriberOutput(output.OutputValue) !== undefined));
+  const subscribers: DeployedSubscriber[] = [];
+  const flows: { outboxTable: string; relayDeadLetterQueueUrl?: string }[] = [];
+  const resources: DeployedResource[] = [];
+  for (const stack of stacks) {
+    const stackName = stack.StackName ?? '';
+    for (const output of stack.Outputs ?? []) {
+      const flow = flowOutput(output.OutputValue);
+      if (flow !== undefined) flows.push(flow);
+      const deployment = subscriberOutput(output.OutputValue);
+      if (deployment === undefined) continue;
+      const consumerFunction = await consumerOf(clients, deployment);
+      const configuration = consumerFunction === undefined ? undefined : await clients.lambda.send(new GetFunctionConfigurationCommand({ FunctionName: consumerFunction }));
+      subscribers.push({
+        name: deployment.subscriberName,
+        stackName,
+        deployment,
+        ...(consumerFunction === undefined ? {} : { consumerFunction }),
+        environment: configuration?.Environment?.Variables ?? {},
+      });
+    }
+    for await (const page of paginateListStackResources({ client: clients.cloudFormation }, { StackName: stackName })) {
+      for (const resource of page.StackResourceSummaries ?? []) {
+        resources.push({ stackName, logicalId: resource.LogicalResourceId ?? '', type: resource.ResourceType ?? '', physicalId: resource.PhysicalResourceId ?? '' });
+      }
+    }
+  }
+  if (subscribers.length === 0) {
+    const where = (stackNames?.length ?? 0) > 0 ? `stack(s) ${stackNames!.join(', ')}` : 'any stack of this account and Region';
+    throw new NoDeployedFlowError(`no subscriber's Operator output in ${where}: deploy the app (cdk deploy), or name its stacks with --stack`);
+  }
+  // arn:aws:cloudformation:<region>:<account>:stack/<name>/<id>
+  const stackAccounts = Object.fromEntries(stacks.flatMap((stack) => (stack.StackId?.split(':')[4] ? [[stack.StackName ?? '', stack.StackId.split(':')[4]!]] : [])));
+  const accounts = [...new Set(Object.values(stackAccounts))].sort();
+  return { stackNames: stacks.map((stack) => stack.StackName ?? ''), subscribers, flows, resources, accounts, stackAccounts };
+}
+
+/**
+ * The deployed function a scenario names (its construct path, as CDK makes a logical id of it: the path's parts
+ * joined, then 8 hex digits; or its logical id), with its physical name. Fails naming the functions there are.
+ */
+export function findDeployedFunction(flow: DeployedFlow, reference: string): DeployedResource {
+  const functions = flow.resources.filter((resource) => resource.type === 'AWS::Lambda::Function');
+  const exact = functions.filter((resource) => resource.logicalId === reference || resource.physicalId === reference);
+  const joined = reference.replace(/[^A-Za-z0-9]/g, '');
+  const byPath = functions.filter((resource) => new RegExp(`^${joined}[0-9A-F]{8}$`).test(resource.logicalId));
+  const found = exact.length > 0 ? exact : byPath;
+  if (found.length !== 1) {
+    throw new NoDeployedFlowError(
+      `the scenario's producer '${reference}' names ${found.length === 0 ? 'no' : 'more than one'} function of the stacks (${functions.map((resource) => resource.logicalId).join(', ') || 'none'})`,
+    );
+  }
+  return found[0]!;
+}

@@ -1,0 +1,309 @@
+/**
+ * What a verify run reads of the deployed flow, without changing it: the run's committed events (the outbox items
+ * whose event carries the run id, and the events a subscriber derived from them, transitively), what each subscriber's filter policy takes of them (the subscription's policy from
+ * its Operator output, matched as the simulator matches it), its queues' message counts, the dead letters in its
+ * dead-letter queues with why they are there (read, then made visible again: nothing is deleted; a queue it could not
+ * read whole is an error, never "no dead letter": {@link DeadLettersUnreadError}), its inbox records of the run's events
+ * (read by their exact keys: which events it applied, and the order an ordered subscriber committed them in), and the
+ * scenario's effect probes run against the real tables (without `sentMessages`: {@link SentMessagesUnavailableError}).
+ * The outbox is the one table it scans: the producer chooses its events' ids, so verify cannot name their keys.
+ */
+import { BatchGetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
+import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
+import { derivedEventId } from '../../lambda/fingerprint';
+import { ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
+import { INBOX_ITEM, OUTBOX_ITEM, PROCESSING_RECORD, RECORD_STATUS, recordKey, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
+import { eventIdOf } from '../aws/message-ids';
+import type { DeadLetterFinding } from '../check/dead-letters';
+import { DEFAULT_READ_LIMIT, receiveMessages, releaseMessages, type QueueMessage } from '../cli/dead-letters/queue-messages';
+import type { EffectTally, SimulatedEvent } from '../observation/run-facts';
+import { compileFilterPolicy } from '../patterns/filter-policy';
+import { parseEnvelope } from '../run/committed-events';
+import type { EffectProbe, SentMessage } from '../run/scenario';
+import type { VerifyClients } from './clients';
+import type { DeployedFlow, DeployedSubscriber } from './deployed-flow';
+import { isRunEvent } from './run-ids';
+
+/** A committed event of the run, with the body the relay publishes. */
+export interface RunEvent {
+  readonly event: SimulatedEvent;
+  readonly body: string;
+  /** Read from an ordered outbox's history (what an ordered subscriber receives). */
+  readonly ordered: boolean;
+}
+
+async function scanAll(clients: VerifyClients, tableName: string): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await clients.documents.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: startKey, ConsistentRead: true }));
+    items.push(...((page.Items ?? []) as Record<string, unknown>[]));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey !== undefined);
+  return items;
+}
+
+/** At most this many events are emitted in one transaction (DynamoDB TransactWriteItems takes 100 actions). */
+const MAX_EMITTED_PER_EVENT = 100;
+
+/**
+ * The run's committed events in every outbox of the flow, by id: those whose id or data carries the run id, and,
+ * transitively, those a subscriber of the flow emitted while applying one of them with a runtime-derived id
+ * (`derivedEventId(subscriber, consumedEventId, index)`, `tx.emit` without an id): such an event is the run's even when
+ * its data names nothing of the run, and its own subscribers must be checked and waited for.
+ */
+export async function readRunEvents(clients: VerifyClients, flow: DeployedFlow, runId: string): Promise<Map<string, RunEvent>> {
+  const tables = new Set([...flow.flows.map((item) => item.outboxTable), ...flow.subscribers.flatMap((subscriber) => (subscriber.deployment.outboxTable === undefined ? [] : [subscriber.deployment.outboxTable]))]);
+  const events = new Map<string, RunEvent>();
+  // the outbox events not (yet) known to be the run's, by id: each may derive from one of the run's
+  const others = new Map<string, RunEvent>();
+  for (const table of tables) {
+    for (const item of await scanAll(clients, table)) {
+      const recordType = item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE];
+      const body = item[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE];
+      const ordered = recordType === ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE;
+      if (typeof body !== 'string' || (recordType !== OUTBOX_ITEM.RECORD_TYPE_VALUE && !ordered)) continue;
+      const event = parseEnvelope(body);
+      if (event === undefined) continue;
+      (isRunEvent(event, runId) ? events : others).set(event.id, { event, body, ordered });
+    }
+  }
+  const subscriberNames = [...new Set(flow.subscribers.map((subscriber) => subscriber.deployment.subscriberName))];
+  // the run's events whose derived events are still to be looked for; each found one is looked for in turn
+  let frontier = [...events.keys()];
+  while (frontier.length > 0 && others.size > 0) {
+    const found: string[] = [];
+    // index by index, so the common case (one emitted event per consumed one) hashes each pair once
+    for (let index = 0; index < MAX_EMITTED_PER_EVENT && others.size > 0; index += 1) {
+      for (const consumedId of frontier) {
+        for (const subscriberName of subscriberNames) {
+          const id = derivedEventId(subscriberName, consumedId, index);
+          const derived = others.get(id);
+          if (derived === undefined) continue;
+          events.set(id, derived);
+          others.delete(id);
+          found.push(id);
+        }
+      }
+    }
+    frontier = found;
+  }
+  return events;
+}
+
+/** The run's events a subscriber's filter policy takes (of the ordered outbox for an ordered subscriber, else the standard one). */
+export function takenEvents(subscriber: DeployedSubscriber, events: ReadonlyMap<string, RunEvent>): Set<string> {
+  const { filterPolicy, filterPolicyScope, ordered } = subscriber.deployment;
+  const filter = filterPolicy === undefined ? undefined : compileFilterPolicy(filterPolicy as Record<string, unknown>, filterPolicyScope ?? 'MessageAttributes');
+  return new Set([...events.values()].filter((item) => item.ordered === (ordered === true) && (filter === undefined || filter({ body: item.body, attributes: {} }))).map((item) => item.event.id));
+}
+
+/** The queues of a subscriber: its queue, then its dead-letter queues (each once). */
+export function deadLetterQueuesOf(subscriber: DeployedSubscriber): string[] {
+  const { deadLetterQueueUrl, subscriptionDeadLetterQueueUrl } = subscriber.deployment;
+  return [...new Set([deadLetterQueueUrl, subscriptionDeadLetterQueueUrl].filter((url): url is string => url !== undefined))];
+}
+
+/** Messages on a queue: visible, in flight and delayed. */
+export async function messagesOn(clients: VerifyClients, queueUrl: string): Promise<number> {
+  const answer = await clients.sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
+  );
+  const attributes = answer.Attributes ?? {};
+  return ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'].reduce((sum, name) => sum + Number(attributes[name as keyof typeof attributes] ?? 0), 0);
+}
+
+function explain(message: QueueMessage, subscriptionDeadLetterQueue: boolean): { explanation?: string; rejectedWith?: string } {
+  const attribute = (name: string): string | undefined => message.messageAttributes[name]?.StringValue;
+  const errorName = attribute(DEAD_LETTER_ATTRIBUTE.ERROR_NAME);
+  const movedBySqs = message.attributes.DeadLetterQueueSourceArn !== undefined;
+  if (errorName !== undefined && !movedBySqs) {
+    return { explanation: `${errorName}: ${attribute(DEAD_LETTER_ATTRIBUTE.ERROR_MESSAGE) ?? ''}`, ...(errorName === 'MessageBlockedError' ? {} : { rejectedWith: errorName }) };
+  }
+  if (movedBySqs) {
+    return { explanation: `moved by SQS after maxReceiveCount receives; its last failure is in the consumer function's logs (source queue ${message.attributes.DeadLetterQueueSourceArn})` };
+  }
+  if (subscriptionDeadLetterQueue) return { explanation: "SNS could not deliver it to the subscription's queue (the topic's delivery status logs say why)" };
+  return {};
+}
+
+/**
+ * Thrown when a dead-letter queue could not be read whole: some of its messages were held in flight by another reader
+ * (a concurrent verify run, an operator's `dlq list`: each hides what it reads for 120 s), delayed, or beyond the read
+ * limit. What was not read may be a dead letter of the run: verify never reads that as "none".
+ */
+export class DeadLettersUnreadError extends Error {
+  public override readonly name = 'DeadLettersUnreadError';
+
+  public constructor(
+    public readonly queueUrl: string,
+    /** Messages on the queue not read. */
+    public readonly unread: number,
+    public readonly total: number,
+  ) {
+    super(
+      `could not read ${unread} of the ${total} message(s) on ${queueUrl}: held in flight by another reader (a concurrent verify run or dlq list hides what it reads for 120 s), delayed, or beyond the read limit of ${DEFAULT_READ_LIMIT}; any of them may be a dead letter of the run`,
+    );
+  }
+}
+
+/** Messages on a queue: visible, in flight and delayed, each apart. */
+async function countsOn(clients: VerifyClients, queueUrl: string): Promise<{ readonly visible: number; readonly inFlight: number; readonly delayed: number }> {
+  const answer = await clients.sqs.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
+  );
+  const attributes = (answer.Attributes ?? {}) as Record<string, string | undefined>;
+  return {
+    visible: Number(attributes.ApproximateNumberOfMessages ?? 0),
+    inFlight: Number(attributes.ApproximateNumberOfMessagesNotVisible ?? 0),
+    delayed: Number(attributes.ApproximateNumberOfMessagesDelayed ?? 0),
+  };
+}
+
+/**
+ * Every message of a dead-letter queue, received (hidden) and counted against the queue's own counts while they are
+ * hidden: throws {@link DeadLettersUnreadError} when the queue holds more than was received. The caller releases them.
+ */
+export async function receiveWhole(clients: VerifyClients, queueUrl: string): Promise<QueueMessage[]> {
+  const messages = await receiveMessages(clients.sqs, queueUrl);
+  const counts = await countsOn(clients, queueUrl).catch(async (error: unknown) => {
+    await releaseMessages(clients.sqs, messages);
+    throw error;
+  });
+  // what this reader received is in flight too: anything above it was not read
+  const total = counts.visible + counts.inFlight + counts.delayed;
+  if (total > messages.length) {
+    await releaseMessages(clients.sqs, messages);
+    throw new DeadLettersUnreadError(queueUrl, total - messages.length, total);
+  }
+  return messages;
+}
+
+/** The event id a dead letter carries (its runtime attribute, else its body's), if any. */
+export function deadLetterEventId(message: QueueMessage): string | undefined {
+  return message.messageAttributes[DEAD_LETTER_ATTRIBUTE.EVENT_ID]?.StringValue ?? eventIdOf(message.body);
+}
+
+/**
+ * The dead letters of a subscriber that carry the run's events (matched by exact event id), each explained; the
+ * messages are made visible again. Throws {@link DeadLettersUnreadError} when a queue could not be read whole.
+ */
+export async function readDeadLetters(clients: VerifyClients, subscriber: DeployedSubscriber, runEvents: ReadonlyMap<string, RunEvent>): Promise<DeadLetterFinding[]> {
+  const findings: DeadLetterFinding[] = [];
+  for (const queueUrl of deadLetterQueuesOf(subscriber)) {
+    const messages = await receiveWhole(clients, queueUrl);
+    try {
+      for (const message of messages) {
+        const eventId = deadLetterEventId(message);
+        if (eventId === undefined || !runEvents.has(eventId)) continue;
+        const subscriptionQueue = queueUrl === subscriber.deployment.subscriptionDeadLetterQueueUrl && queueUrl !== subscriber.deployment.deadLetterQueueUrl;
+        findings.push({ queueName: queueUrl.split('/').pop() ?? queueUrl, messageId: message.messageId, eventId, ...explain(message, subscriptionQueue) });
+      }
+    } finally {
+      await releaseMessages(clients.sqs, messages);
+    }
+  }
+  return findings;
+}
+
+/**
+ * Thrown when an effect probe reads `sentMessages`: on AWS verify does not see the messages the app sends to queues it
+ * does not consume (they really went out), so it cannot count them; an empty list would count every mail 0.
+ */
+export class SentMessagesUnavailableError extends Error {
+  public override readonly name = 'SentMessagesUnavailableError';
+
+  public constructor() {
+    super(
+      "verify cannot show sentMessages: on a deployed flow the messages the app sends to queues it does not consume are not read (they were really sent), so the probe's count of them is unknown; count the effect in a table the probe reads, or check it with simulate",
+    );
+  }
+}
+
+/** A `sentMessages` that throws {@link SentMessagesUnavailableError} at any use (read, iterated, measured). */
+function unavailableSentMessages(): readonly SentMessage[] {
+  return new Proxy([] as SentMessage[], {
+    get: () => {
+      throw new SentMessagesUnavailableError();
+    },
+    has: () => {
+      throw new SentMessagesUnavailableError();
+    },
+    ownKeys: () => {
+      throw new SentMessagesUnavailableError();
+    },
+  });
+}
+
+/** Runs the scenario's effect probe of a subscriber over the events it took; its tallies, or why it threw. */
+export async function probeEffects(
+  clients: VerifyClients,
+  probe: EffectProbe,
+  subscriber: DeployedSubscriber,
+  taken: ReadonlySet<string>,
+  runEvents: ReadonlyMap<string, RunEvent>,
+): Promise<{ readonly tallies: readonly EffectTally[] } | { readonly error: string }> {
+  try {
+    const events = [...taken].flatMap((id) => (runEvents.has(id) ? [runEvents.get(id)!.event] : []));
+    return { tallies: await probe({ client: clients.documents, environment: subscriber.environment, events, sentMessages: unavailableSentMessages() }) };
+  } catch (error) {
+    return { error: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+/** Keys per BatchGetItem request (DynamoDB's limit). */
+const BATCH_GET_KEYS = 100;
+
+/**
+ * A subscriber's inbox records of `eventIds`, read by their exact keys (`<subscriber>#<eventId>`: BatchGetItem, strongly
+ * consistent): the record of each event that has one. None without an inbox table (aggregate mode keeps none).
+ */
+export async function inboxRecords(clients: VerifyClients, subscriber: DeployedSubscriber, eventIds: Iterable<string>): Promise<Map<string, Record<string, unknown>>> {
+  const table = subscriber.deployment.inboxTable;
+  const records = new Map<string, Record<string, unknown>>();
+  if (table === undefined) return records;
+  // the event of each exact key asked for (the record's own attributes are not trusted to name it)
+  const idByKey = new Map([...new Set(eventIds)].map((id) => [recordKey(subscriber.deployment.subscriberName, id), id]));
+  const keysAsked = [...idByKey.keys()];
+  for (let start = 0; start < keysAsked.length; start += BATCH_GET_KEYS) {
+    let keys: Record<string, unknown>[] | undefined = keysAsked.slice(start, start + BATCH_GET_KEYS).map((key) => ({ [TABLE_SCHEMA.PARTITION_KEY]: key }));
+    while (keys !== undefined && keys.length > 0) {
+      const answer = await clients.documents.send(new BatchGetCommand({ RequestItems: { [table]: { Keys: keys, ConsistentRead: true } } }));
+      for (const item of (answer.Responses?.[table] ?? []) as Record<string, unknown>[]) {
+        const eventId = idByKey.get(String(item[TABLE_SCHEMA.PARTITION_KEY]));
+        if (eventId !== undefined) records.set(eventId, item);
+      }
+      keys = answer.UnprocessedKeys?.[table]?.Keys as Record<string, unknown>[] | undefined;
+    }
+  }
+  return records;
+}
+
+/**
+ * The events of `eventIds` the subscriber's inbox shows applied: an inbox record, or a processing record (lease,
+ * multi-step) COMPLETED. Undefined when it keeps no inbox (aggregate mode): verify cannot see what it applied.
+ */
+export async function appliedByInbox(clients: VerifyClients, subscriber: DeployedSubscriber, eventIds: Iterable<string>): Promise<Set<string> | undefined> {
+  if (subscriber.deployment.inboxTable === undefined) return undefined;
+  const applied = new Set<string>();
+  for (const [eventId, item] of await inboxRecords(clients, subscriber, eventIds)) {
+    const processing = item[PROCESSING_RECORD.RECORD_TYPE_ATTRIBUTE] === PROCESSING_RECORD.RECORD_TYPE_VALUE;
+    if (!processing || item[PROCESSING_RECORD.STATUS_ATTRIBUTE] === RECORD_STATUS.COMPLETED) applied.add(eventId);
+  }
+  return applied;
+}
+
+/**
+ * The run's events an ordered subscriber committed, in the order of their inbox records' `processedAt`: a group per
+ * instant (the events of one instant are not ordered among themselves). The records are read by their exact keys.
+ */
+export async function inboxCommitGroups(clients: VerifyClients, subscriber: DeployedSubscriber, taken: ReadonlySet<string>): Promise<string[][]> {
+  const byTime = new Map<string, string[]>();
+  for (const [eventId, item] of await inboxRecords(clients, subscriber, taken)) {
+    const processedAt = item[INBOX_ITEM.PROCESSED_AT_ATTRIBUTE];
+    if (typeof processedAt !== 'string') continue;
+    byTime.set(processedAt, [...(byTime.get(processedAt) ?? []), eventId]);
+  }
+  return [...byTime].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, ids]) => ids);
+}

@@ -1,0 +1,158 @@
+/**
+ * Waits until the deployed flow is quiet after the run's commands: every queue of a subscriber that takes run events empty (nothing visible, in
+ * flight or delayed), its dead-letter queues' counts unchanged since the last look, every run event its filter takes
+ * seen applied or dead-lettered, and no relay dead-letter queue above its count before the run; twice in a row.
+ * - Applied: by the scenario's effect probe (per event: {@link openEvents}); for a subscriber without a probe (or whose
+ *   probe threw), by its inbox records of the run's events, read by their exact keys. A subscriber that keeps no inbox
+ *   and has no probe (aggregate mode) cannot be seen: it does not hold the wait, and the verdict says it is unproven.
+ * - Dead-lettered: the run's event is itself in a dead-letter queue (read, matched by exact event id, when the queue
+ *   holds messages and events are still open, whatever its count before the run: a dead letter may have left it
+ *   meanwhile, a redrive): a dead letter of real traffic or another run stands in for none of the run's. A queue that
+ *   cannot be read whole (messages held by another reader) holds the wait.
+ * - A subscriber whose filter takes none of the run's events does not hold the wait: its queues' own traffic is not
+ *   the run's.
+ * - A relay dead-letter queue above its count before the run holds a batch the pipe gave up on: its events never
+ *   arrive, and which they are is not in the message; the wait runs to its time limit naming it.
+ * Polls every `pollSeconds`, tells each look to `onProgress` (what it still waits for), and gives up after
+ * `timeoutSeconds`, saying what it still waited for.
+ */
+import type { VerifyClients } from './clients';
+import type { DeployedFlow, DeployedSubscriber } from './deployed-flow';
+import { appliedByInbox, DeadLettersUnreadError, deadLetterQueuesOf, messagesOn, probeEffects, readDeadLetters, takenEvents, type RunEvent } from './observe';
+import type { EffectTally } from '../observation/run-facts';
+import type { EffectProbe } from '../run/scenario';
+
+/** Thrown when the flow did not become quiet in time: says the limit and what it still waited for. */
+export class NotQuietError extends Error {
+  public override readonly name = 'NotQuietError';
+
+  public constructor(
+    /** The time limit (`--timeout`), in seconds. */
+    public readonly timeoutSeconds: number,
+    /** What the last look still waited for, one phrase per thing (empty: a second quiet look). */
+    public readonly waitingFor: readonly string[],
+  ) {
+    super(`the flow was not quiet after ${timeoutSeconds}s (--timeout); still waiting for ${waitingFor.join('; ') || 'a second quiet look'}`);
+  }
+}
+
+/**
+ * How many of the `taken` events an effect probe's tallies show not applied yet, counted per event, whatever number of
+ * tallies a probe gives an event (the example's Invoicing counts an invoice and a mail per order): the tallies are
+ * grouped by the events they cover, and a group's shortfall is the largest of its tallies'. A per-event group short
+ * of its effect is one open event; an aggregate group (a tally over several events, e.g. per customer) adds the
+ * shortfall its per-event groups do not explain already (its open events are not known by name). Aggregate groups
+ * that overlap without being equal may count an event twice: the wait then ends at its time limit, saying so.
+ */
+export function openEvents(tallies: readonly EffectTally[], taken: ReadonlySet<string>): number {
+  const shortfalls = new Map<string, { readonly eventIds: readonly string[]; shortfall: number }>();
+  for (const tally of tallies) {
+    const eventIds = [...new Set(tally.eventIds.filter((id) => taken.has(id)))].sort();
+    if (eventIds.length === 0) continue;
+    const key = eventIds.join('\u0000');
+    const group = shortfalls.get(key) ?? { eventIds, shortfall: 0 };
+    group.shortfall = Math.max(group.shortfall, eventIds.length - tally.applied);
+    shortfalls.set(key, group);
+  }
+  const openSingles = new Set([...shortfalls.values()].filter((group) => group.eventIds.length === 1 && group.shortfall > 0).map((group) => group.eventIds[0]!));
+  let open = openSingles.size;
+  for (const group of shortfalls.values()) {
+    if (group.eventIds.length > 1) open += Math.max(0, group.shortfall - group.eventIds.filter((id) => openSingles.has(id)).length);
+  }
+  return open;
+}
+
+/** How to wait. */
+export interface SettleOptions {
+  readonly timeoutSeconds: number;
+  readonly pollSeconds: number;
+  readonly probes: Readonly<Record<string, EffectProbe>>;
+  readonly readEvents: () => Promise<ReadonlyMap<string, RunEvent>>;
+  readonly onProgress: (line: string) => void;
+  /** Each dead-letter queue's message count before the run's commands (the subscribers' and the relays'): a queue above it is read. */
+  readonly deadLetterBaseline: ReadonlyMap<string, number>;
+  /** The clock of the time limit. @default the system clock */
+  readonly now?: () => number;
+  /** Waits between looks. @default a timer */
+  readonly pause?: (seconds: number) => Promise<void>;
+}
+
+/** The run's events of `taken` found in the subscriber's dead-letter queues (exact event ids). */
+async function deadLetteredRunEvents(clients: VerifyClients, subscriber: DeployedSubscriber, events: ReadonlyMap<string, RunEvent>): Promise<Set<string>> {
+  return new Set((await readDeadLetters(clients, subscriber, events)).flatMap((finding) => (finding.eventId === undefined ? [] : [finding.eventId])));
+}
+
+/** What one look found still moving: one phrase per thing, empty when quiet. */
+async function stillMoving(clients: VerifyClients, flow: DeployedFlow, options: SettleOptions, previousDeadLetters: Map<string, number>): Promise<string[]> {
+  const waiting: string[] = [];
+  const events = await options.readEvents();
+  for (const relay of flow.flows) {
+    const url = relay.relayDeadLetterQueueUrl;
+    if (url === undefined) continue;
+    const added = (await messagesOn(clients, url)) - (options.deadLetterBaseline.get(url) ?? 0);
+    if (added > 0) {
+      waiting.push(`the relay's dead-letter queue of outbox ${relay.outboxTable} (${added} batch(es) the pipe gave up on since the run began: their events never arrive, and may be the run's; dlq list --relay-dead-letter-queue ${url} gives their time range)`);
+    }
+  }
+  for (const subscriber of flow.subscribers) {
+    // a subscriber that takes none of the run's events (its filter) has none of them on its queues: its own traffic
+    // there does not hold the wait (the run's events are committed before any reaches a queue)
+    const taken = takenEvents(subscriber, events);
+    const onQueue = taken.size === 0 ? 0 : await messagesOn(clients, subscriber.deployment.queueUrl);
+    if (onQueue > 0) waiting.push(`${subscriber.name}'s queue (${onQueue} message(s))`);
+    let holding = false;
+    for (const url of deadLetterQueuesOf(subscriber)) {
+      const count = await messagesOn(clients, url);
+      holding ||= count > 0;
+      if (taken.size > 0 && previousDeadLetters.get(url) !== count) waiting.push(`${subscriber.name}'s dead-letter queue (its count moved to ${count})`);
+      previousDeadLetters.set(url, count);
+    }
+    if (taken.size === 0) continue;
+    const probe = options.probes[subscriber.name];
+    const outcome = probe === undefined ? undefined : await probeEffects(clients, probe, subscriber, taken, events);
+    const byProbe = outcome !== undefined && !('error' in outcome);
+    // without a (working) probe: its inbox records; none kept (aggregate mode): not seen here, unproven in the verdict
+    const applied = byProbe ? undefined : await appliedByInbox(clients, subscriber, taken);
+    if (!byProbe && applied === undefined) continue;
+    const openOf = (deadLettered: ReadonlySet<string>): number => {
+      const left = new Set([...taken].filter((id) => !deadLettered.has(id)));
+      return byProbe ? openEvents(outcome.tallies, left) : [...left].filter((id) => !applied!.has(id)).length;
+    };
+    let open = openOf(new Set());
+    if (open > 0 && holding) {
+      try {
+        open = openOf(await deadLetteredRunEvents(clients, subscriber, events));
+      } catch (error) {
+        if (!(error instanceof DeadLettersUnreadError)) throw error;
+        waiting.push(`${subscriber.name}'s dead-letter queue, to read whole (${error.message})`);
+        continue;
+      }
+    }
+    if (open > 0) {
+      const seen = byProbe ? 'neither applied nor dead-lettered yet' : 'neither in its inbox nor dead-lettered yet';
+      waiting.push(`${subscriber.name}: ${open} of ${taken.size} event(s) ${seen} (in the relay or on the way)`);
+    }
+  }
+  return waiting;
+}
+
+/** Resolves once the flow is quiet (see the module comment); rejects with {@link NotQuietError} at the time limit. */
+export async function waitUntilQuiet(clients: VerifyClients, flow: DeployedFlow, options: SettleOptions): Promise<void> {
+  const now = options.now ?? Date.now;
+  const pause = options.pause ?? ((seconds: number) => new Promise<void>((resolve) => setTimeout(resolve, seconds * 1000)));
+  const deadline = now() + options.timeoutSeconds * 1000;
+  const deadLetters = new Map<string, number>();
+  let quietLooks = 0;
+  let waiting: string[] = [];
+  for (;;) {
+    waiting = await stillMoving(clients, flow, options, deadLetters);
+    quietLooks = waiting.length === 0 ? quietLooks + 1 : 0;
+    if (quietLooks >= 2) return;
+    const left = Math.max(0, Math.round((deadline - now()) / 1000));
+    options.onProgress(waiting.length === 0 ? `quiet once; looking again (${left}s left)` : `waiting for ${waiting.join('; ')} (${left}s left)`);
+    if (now() >= deadline) {
+      throw new NotQuietError(options.timeoutSeconds, waiting);
+    }
+    await pause(options.pollSeconds);
+  }
+}

@@ -1,0 +1,96 @@
+/**
+ * The checks of a verify run: the simulator's own rules (simulator/check/registry.ts), those whose facts can be read
+ * on AWS, run over facts read from the deployed flow:
+ * - `lost` / `unexplained-dead-letter`: every run event a subscriber's filter takes was applied or is in its
+ *   dead-letter queue, explained; its queue is empty;
+ * - `valid-event-rejected`: the runtime rejected for good only events the scenario marks as malformed;
+ * - `unapplied-event`: no taken event ended only in the dead-letter queue;
+ * - `effect-count`: each effect the scenario's probe counts in the real tables was applied exactly once (at most once
+ *   for a dead-lettered event);
+ * - `aggregate-order`: an ordered subscriber committed each aggregate's events in sequence, with no gap (read from its
+ *   inbox records' commit times).
+ * What AWS does not show (which invocation acknowledged which message, injected faults, IAM decisions) is not checked.
+ * An event is taken as applied when the subscriber's inbox has its record (read by exact key: an inbox record, or a
+ * processing record COMPLETED); a subscriber that keeps no inbox (aggregate mode) has an event applied when it is
+ * neither in a dead-letter queue nor possibly on the queue once the flow is quiet (SQS deletes a message only when its
+ * consumer succeeded), and its probe counts the effects (without a probe, the verdict says it is unproven).
+ * The rules are the registry's observable ones (OBSERVABLE_CHECKS), typed on the facts a deployed flow shows, and the
+ * facts are built by the builder `simulate` uses (../check/subscriber-facts.ts): a rule that came to read more would
+ * not compile here, rather than fail at run time.
+ */
+import type { Violation } from '../check/invariants';
+import { OBSERVABLE_CHECKS } from '../check/registry';
+import type { DeadLetterFinding } from '../check/dead-letters';
+import { runChecks, type EffectProbeOutcome, type ObservableRunFacts } from '../check/run-check';
+import { subscriberFacts } from '../check/subscriber-facts';
+import { RunLedger } from '../observation/ledger';
+import type { ObservableSubscriberView, SimulatedEvent } from '../observation/run-facts';
+import type { DeployedSubscriber } from './deployed-flow';
+
+/** The rules verify runs, by name, in the registry's order. */
+export const VERIFY_RULES: readonly string[] = OBSERVABLE_CHECKS.map((rule) => rule.name);
+
+/** What verify read of one subscriber once the flow was quiet. */
+export interface VerifiedSubscriber {
+  readonly subscriber: DeployedSubscriber;
+  /** The run's events its filter takes. */
+  readonly taken: ReadonlySet<string>;
+  readonly deadLetters: readonly DeadLetterFinding[];
+  /** Messages still on its queue. */
+  readonly onQueue: number;
+  /** The taken events its inbox shows applied. @default it keeps no inbox (aggregate mode) */
+  readonly applied?: ReadonlySet<string>;
+  readonly effectProbe?: EffectProbeOutcome;
+  /** An ordered subscriber's inbox commits of the run's events, grouped by instant, in time order. */
+  readonly commitGroups?: readonly (readonly string[])[];
+}
+
+/**
+ * The subscriber as the rules see it, from what the deployed stacks say: its queue's URL as its key, the message count
+ * verify read (which events are still on it is not read: a message on the queue makes every event unacknowledged),
+ * its dead-letter queues' URLs, no function the run tracked.
+ */
+function viewOf(verified: VerifiedSubscriber): ObservableSubscriberView {
+  const { subscriber, onQueue } = verified;
+  const { queueUrl, deadLetterQueueUrl, subscriptionDeadLetterQueueUrl, ordered } = subscriber.deployment;
+  return {
+    name: subscriber.name,
+    subscription: { key: subscriber.name },
+    queue: { model: { key: queueUrl, fifo: ordered === true }, address: { name: queueUrl.split('/').pop() ?? queueUrl }, counts: () => ({ total: onQueue }), messages: () => [] },
+    deadLetterQueues: [...new Set([deadLetterQueueUrl, subscriptionDeadLetterQueueUrl].filter((url): url is string => url !== undefined))].map((key) => ({ model: { key } })),
+    environment: subscriber.environment,
+  };
+}
+
+/** Runs the registry's observable rules over what verify read. */
+export function checkVerifiedRun(
+  subscribers: readonly VerifiedSubscriber[],
+  eventsById: ReadonlyMap<string, SimulatedEvent>,
+  isMalformed: (eventId: string) => boolean,
+): Violation[] {
+  const ledger = new RunLedger();
+  const facts = subscribers.map((verified) => {
+    const deadLettered = new Set(verified.deadLetters.flatMap((finding) => (finding.eventId === undefined ? [] : [finding.eventId])));
+    // an event is acknowledged when it is neither dead-lettered nor possibly on the queue (SQS keeps a message until its consumer succeeds)
+    const applied =
+      verified.applied !== undefined
+        ? new Set([...verified.taken].filter((id) => verified.applied!.has(id)))
+        : verified.onQueue > 0
+          ? new Set<string>()
+          : new Set([...verified.taken].filter((id) => !deadLettered.has(id)));
+    const view = viewOf(verified);
+    ledger.matchedEvents.set(view.subscription.key, new Set(verified.taken));
+    ledger.acknowledgedEvents.set(view.subscription.key, applied);
+    if (verified.commitGroups !== undefined) ledger.answeredTogether.set(view.subscription.key, verified.commitGroups.map((group) => [...group]));
+    return subscriberFacts({
+      view,
+      deadLetters: verified.deadLetters,
+      matched: verified.taken,
+      applied,
+      operator: 'none',
+      ...(verified.effectProbe === undefined ? {} : { effectProbe: verified.effectProbe }),
+    });
+  });
+  const runFacts: ObservableRunFacts = { ledger, subscribers: facts, committed: { eventsById }, isMalformed };
+  return runChecks(OBSERVABLE_CHECKS, runFacts);
+}

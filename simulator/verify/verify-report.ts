@@ -1,0 +1,44 @@
+/**
+ * What `verify` prints: the run id, the producer's figures, a line per subscriber, the dead letters of the run's events
+ * by reason (the simulator's report lines: ../report/summary.ts), then the verdict (./verdict.ts) as `simulate` prints
+ * it: `OK: ...`, or `VIOLATED: <n> invariant violation(s):` with one `[kind] subscriber: detail` line each; and
+ * `NOT PROVEN: ...` with one line per thing verify could not see, when it cannot say OK though no check failed.
+ */
+import { deadLetterLines } from '../report/summary';
+import { verifyVerdict } from './verdict';
+import type { VerifyResult } from './verify-run';
+
+/** The report of a verify run. */
+export function formatVerifyReport(result: VerifyResult): string {
+  const { producer } = result;
+  const verdict = verifyVerdict(result);
+  const out = [
+    `verify run ${result.runId} (seed ${result.seed}) against ${result.stacks.join(', ')}`,
+    `producer: ${producer.succeeded}/${producer.total} command(s) succeeded, ${producer.retried} retried, ${producer.failed.length} failed; ${result.committedEvents} event(s) of the run committed`,
+    ...producer.failed.slice(0, 5).map((failure) => `  command ${failure.index}${failure.producer === undefined ? '' : ` of ${failure.producer}`}: ${failure.reason}`),
+    'subscribers:',
+    ...result.subscribers.map(
+      (row) => `  ${row.name}: ${row.events} event(s) taken, ${row.deadLettered} dead-lettered${row.effectsApplied === undefined ? ', effects not counted' : `, ${row.effectsApplied} effect(s) applied`}`,
+    ),
+  ];
+  const deadLetters = Object.entries(result.deadLetters).flatMap(([name, findings]) => (findings.length === 0 ? [] : deadLetterLines(name, findings)));
+  if (deadLetters.length > 0) out.push("dead letters of the run's events:", ...deadLetters);
+  if (result.cleanedUp !== undefined) out.push(result.cleanedUp.length === 0 ? 'cleanup: nothing of the run to remove' : 'cleanup removed:', ...result.cleanedUp.map((line) => `  ${line}`));
+  out.push('');
+  const notCounted = result.effectsNotCounted.length === 0 ? [] : [`Effects were NOT checked for ${result.effectsNotCounted.join(', ')} (no effect probe in the scenario): exactly-once is unproven for them.`];
+  if (verdict.status === 'OK') {
+    const counted = result.effectsNotCounted.length === 0 ? 'each effect' : 'each counted effect';
+    out.push(`OK: ${counted} applied exactly once (at most once when dead-lettered); every valid event of the run applied by every subscriber its filter took; every dead letter explained.`, ...notCounted);
+  } else {
+    out.push(...notCounted);
+    if (verdict.violations.length > 0) {
+      out.push(`VIOLATED: ${verdict.violations.length} invariant violation(s):`);
+      for (const violation of verdict.violations) out.push(`  [${violation.kind}]${violation.subscriber ? ` ${violation.subscriber}:` : ''} ${violation.detail}`);
+    }
+    if (verdict.unproven.length > 0) {
+      out.push(`NOT PROVEN: verify could not see everything that might have failed (${verdict.unproven.length}):`);
+      for (const reason of verdict.unproven) out.push(`  ${reason}`);
+    }
+  }
+  return `${out.join('\n')}\n`;
+}

@@ -1,0 +1,253 @@
+/**
+ * One verify run against a deployed app, in stages: find the flow (./deployed-flow.ts) → note the dead-letter queues'
+ * counts → run the scenario's producers with ids unique to the run (./produce.ts) → wait until the flow is quiet
+ * (./settle.ts; at its time limit, the run stops with what it waited for: {@link NotQuietResult}) → read what the run left (./observe.ts) → the simulator's checks (./verify-checks.ts) → clean up what
+ * the run created, when asked (./cleanup.ts). It injects no fault and changes nothing it did not create. Its commands are
+ * real: every subscriber acts on them as on real traffic; it warns so before sending any, and refuses stacks outside
+ * the accounts `--account` names. What it could not see is said in {@link VerifyResult.unproven} (./verdict.ts).
+ */
+import type { DeadLetterFinding } from '../check/dead-letters';
+import type { Violation } from '../check/invariants';
+import type { ProducerFigures } from '../observation/run-facts';
+import { scenarioProducers, type SimulationScenario } from '../run/scenario';
+import { cleanUpRun } from './cleanup';
+import type { VerifyClients } from './clients';
+import { findDeployedFlow, findDeployedFunction, NoDeployedFlowError, type DeployedFlow } from './deployed-flow';
+import { appliedByInbox, DeadLettersUnreadError, deadLetterQueuesOf, inboxCommitGroups, messagesOn, probeEffects, readDeadLetters, readRunEvents, takenEvents, type RunEvent } from './observe';
+import { produce } from './produce';
+import { classifyRunEvents, type DerivedRunEvent } from './derived-events';
+import { newRunId } from './run-ids';
+import { NotQuietError, waitUntilQuiet } from './settle';
+import { checkVerifiedRun, type VerifiedSubscriber } from './verify-checks';
+
+/** What a verify run is told. */
+export interface VerifyOptions {
+  readonly scenario: SimulationScenario;
+  readonly stacks?: readonly string[];
+  readonly count: number;
+  readonly seed: string;
+  readonly cleanup: boolean;
+  readonly timeoutSeconds: number;
+  readonly pollSeconds: number;
+  /** @default a new one (./run-ids.ts) */
+  readonly runId?: string;
+  /**
+   * The accounts the run may send commands into (`--account`): a stack of the flow in any other refuses the run before
+   * any command is sent. @default any (the warning names the accounts)
+   */
+  readonly accounts?: readonly string[];
+  readonly onProgress: (line: string) => void;
+  /** Hears the warning before the first command (that the commands are real). @default onProgress */
+  readonly onWarning?: (line: string) => void;
+}
+
+/** One subscriber's figures. */
+export interface VerifiedSubscriberReport {
+  readonly name: string;
+  /** Run events its filter took. */
+  readonly events: number;
+  readonly deadLettered: number;
+  /** Effects its probe counted (applied, summed over its tallies); undefined without a probe. */
+  readonly effectsApplied?: number;
+}
+
+/** What a verify run found. */
+export interface VerifyResult {
+  readonly runId: string;
+  readonly seed: string;
+  readonly stacks: readonly string[];
+  readonly producer: ProducerFigures;
+  readonly committedEvents: number;
+  /** The run's own event ids: those its commands derive, each carrying the run id (sorted). */
+  readonly eventIds: readonly string[];
+  /** The run's events whose ids are not its own (a subscriber emitted them without an id), each with its source. */
+  readonly derivedEvents: readonly DerivedRunEvent[];
+  readonly subscribers: readonly VerifiedSubscriberReport[];
+  readonly deadLetters: Readonly<Record<string, readonly DeadLetterFinding[]>>;
+  readonly violations: readonly Violation[];
+  /** The subscribers the scenario has no effect probe for: their effects were not counted. */
+  readonly effectsNotCounted: readonly string[];
+  /** What `--cleanup` removed. @default not asked */
+  readonly cleanedUp?: readonly string[];
+  /**
+   * What verify could not see that might have failed, one sentence each (a dead-letter queue it could not read whole,
+   * a subscriber that keeps no inbox and has no probe): the verdict is then not OK (./verdict.ts). @default none
+   */
+  readonly unproven?: readonly string[];
+}
+
+/** What a verify run found when the flow did not become quiet in time: no check ran, nothing was cleaned up. */
+export interface NotQuietResult {
+  readonly runId: string;
+  readonly seed: string;
+  readonly stacks: readonly string[];
+  readonly producer: ProducerFigures;
+  /** Why it stopped: the time limit, and what its last look still waited for. */
+  readonly notQuiet: { readonly reason: string; readonly timeoutSeconds: number; readonly waitingFor: readonly string[] };
+  /** The run's events committed when it stopped, as in {@link VerifyResult}. */
+  readonly committedEvents: number;
+  readonly eventIds: readonly string[];
+  readonly derivedEvents: readonly DerivedRunEvent[];
+}
+
+/** A verify run's outcome: checked, or stopped at its time limit. */
+export type VerifyOutcome = VerifyResult | NotQuietResult;
+
+/** Whether the run stopped at its time limit. */
+export function isNotQuiet(outcome: VerifyOutcome): outcome is NotQuietResult {
+  return 'notQuiet' in outcome;
+}
+
+/** An SQS queue URL's account (`https://sqs.<region>.amazonaws.com/<account>/<name>`) or an ARN's (`arn:<partition>:<service>:<region>:<account>:...`). */
+const ACCOUNT_IN = [/^https:\/\/sqs\.[^/]+\/(\d{12})\//, /^arn:[^:]+:[^:]+:[^:]*:(\d{12}):/];
+
+/**
+ * The accounts the resources the flow's Operator outputs name are in (its subscribers' queues, dead-letter queues,
+ * tables and topics given by URL or ARN, its relays' dead-letter queues), sorted: a subscriber another team deployed
+ * in another account may be subscribed across accounts. A table named without an ARN is in the caller's account.
+ */
+export function resourceAccounts(flow: Pick<DeployedFlow, 'subscribers' | 'flows'>): string[] {
+  const found = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (typeof value === 'string') {
+      for (const pattern of ACCOUNT_IN) {
+        const account = pattern.exec(value)?.[1];
+        if (account !== undefined) found.add(account);
+      }
+    } else if (Array.isArray(value)) value.forEach(visit);
+    else if (typeof value === 'object' && value !== null) Object.values(value).forEach(visit);
+  };
+  visit((flow.subscribers ?? []).map((subscriber) => subscriber.deployment));
+  visit(flow.flows ?? []);
+  return [...found].sort();
+}
+
+/**
+ * The guard against a production account (`--account`): throws {@link NoDeployedFlowError} when `allowed` names
+ * accounts and a stack of the flow is in another (or its account is unknown), or a resource its Operator outputs name
+ * (a subscriber's queues, by URL or ARN) is in another ({@link resourceAccounts}). Nothing is sent before it.
+ */
+export function refuseOtherAccounts(flow: Pick<DeployedFlow, 'stackNames' | 'accounts' | 'stackAccounts'> & Partial<Pick<DeployedFlow, 'subscribers' | 'flows'>>, allowed: readonly string[] | undefined): void {
+  if (allowed === undefined || allowed.length === 0) return;
+  const accounts = flow.accounts ?? [];
+  const unknownStacks = flow.stackAccounts === undefined ? [] : flow.stackNames.filter((name) => flow.stackAccounts![name] === undefined);
+  if (unknownStacks.length > 0) {
+    throw new NoDeployedFlowError(`the account of stack(s) ${unknownStacks.join(', ')} is unknown (its stack id names none): --account (${allowed.join(', ')}) allows only stacks known to be in those accounts; verify sends nothing`);
+  }
+  if (accounts.length === 0 || !accounts.every((account) => allowed.includes(account))) {
+    throw new NoDeployedFlowError(
+      `the flow's stacks (${flow.stackNames.join(', ')}) are in account(s) ${accounts.join(', ') || 'unknown'}, not only in ${allowed.join(', ')} (--account): verify sends nothing there`,
+    );
+  }
+  const elsewhere = resourceAccounts({ subscribers: flow.subscribers ?? [], flows: flow.flows ?? [] }).filter((account) => !allowed.includes(account));
+  if (elsewhere.length > 0) {
+    throw new NoDeployedFlowError(
+      `the flow's Operator outputs name resources (a subscriber's queues, across accounts) in account(s) ${elsewhere.join(', ')}, not only in ${allowed.join(', ')} (--account): the run's events would reach them (and --cleanup would delete there); verify sends nothing`,
+    );
+  }
+}
+
+/** Runs the scenario against the deployed app (see the module comment). */
+export async function runVerify(clients: VerifyClients, options: VerifyOptions): Promise<VerifyOutcome> {
+  const runId = options.runId ?? newRunId(Date.now());
+  const { scenario } = options;
+  const flow = await findDeployedFlow(clients, options.stacks);
+  const producers = scenarioProducers(scenario).map((producer) => ({ producer, functionName: findDeployedFunction(flow, producer.function).physicalId }));
+  if (producers.length === 0) throw new NoDeployedFlowError("the scenario has no producer: verify drives the deployed flow through the scenario's producer functions");
+  const unknown = Object.keys(scenario.effects ?? {}).filter((name) => !flow.subscribers.some((subscriber) => subscriber.name === name));
+  if (unknown.length > 0) throw new NoDeployedFlowError(`the scenario has effect probes for ${unknown.join(', ')}, which no deployed subscriber is; deployed: ${flow.subscribers.map((subscriber) => subscriber.name).join(', ')}`);
+  const accounts = flow.accounts ?? [];
+  refuseOtherAccounts(flow, options.accounts);
+  options.onProgress(`run ${runId}: ${flow.subscribers.length} subscriber(s) in ${flow.stackNames.join(', ')}`);
+  (options.onWarning ?? options.onProgress)(
+    `warning: the run's commands are real: the deployed producers commit them and every subscriber acts on them as on real traffic (mails sent, payments taken, calls outside AWS) in account(s) ${accounts.join(', ') || 'unknown'}; never run verify against production (--account <id> refuses any other account)`,
+  );
+  const deadLetterBaseline = new Map<string, number>();
+  const relayDeadLetterQueues = flow.flows.flatMap((item) => (item.relayDeadLetterQueueUrl === undefined ? [] : [item.relayDeadLetterQueueUrl]));
+  for (const url of new Set([...flow.subscribers.flatMap(deadLetterQueuesOf), ...relayDeadLetterQueues])) deadLetterBaseline.set(url, await messagesOn(clients, url));
+
+  const minted = new Set<string>();
+  const figures = await produce(clients, producers, { count: options.count, seed: options.seed, runId }, (done, total) => options.onProgress(`producing: ${done}/${total} command(s)`), minted);
+  const probes = scenario.effects ?? {};
+  const classify = (events: ReadonlyMap<string, RunEvent>) => classifyRunEvents(events, runId, new Map(flow.subscribers.map((subscriber) => [subscriber.name, takenEvents(subscriber, events)])));
+  try {
+    await waitUntilQuiet(clients, flow, {
+      timeoutSeconds: options.timeoutSeconds,
+      pollSeconds: options.pollSeconds,
+      probes,
+      deadLetterBaseline,
+      readEvents: () => readRunEvents(clients, flow, runId),
+      onProgress: options.onProgress,
+    });
+  } catch (error) {
+    if (!(error instanceof NotQuietError)) throw error;
+    const events = await readRunEvents(clients, flow, runId);
+    return {
+      runId,
+      seed: options.seed,
+      stacks: flow.stackNames,
+      producer: figures,
+      notQuiet: { reason: error.message, timeoutSeconds: error.timeoutSeconds, waitingFor: error.waitingFor },
+      committedEvents: events.size,
+      ...classify(events),
+    };
+  }
+
+  const events = await readRunEvents(clients, flow, runId);
+  const verified: VerifiedSubscriber[] = [];
+  const unproven: string[] = [];
+  const unread = new Map<string, number>();
+  for (const subscriber of flow.subscribers) {
+    const taken = takenEvents(subscriber, events);
+    const probe = probes[subscriber.name];
+    let deadLetters;
+    try {
+      deadLetters = await readDeadLetters(clients, subscriber, events);
+    } catch (error) {
+      if (!(error instanceof DeadLettersUnreadError)) throw error;
+      // its checks would read the unread dead letters as none: it is left out of them, and the verdict says why
+      unproven.push(`${subscriber.name}: ${error.message}; its events were not checked`);
+      unread.set(subscriber.name, taken.size);
+      continue;
+    }
+    const applied = await appliedByInbox(clients, subscriber, taken);
+    if (applied === undefined && probe === undefined && taken.size > 0) {
+      unproven.push(`${subscriber.name} keeps no inbox (aggregate mode) and the scenario has no effect probe for it: verify cannot see whether it applied the run's ${taken.size} event(s)`);
+    }
+    verified.push({
+      subscriber,
+      taken,
+      deadLetters,
+      onQueue: await messagesOn(clients, subscriber.deployment.queueUrl),
+      ...(applied === undefined ? {} : { applied }),
+      ...(probe === undefined ? {} : { effectProbe: await probeEffects(clients, probe, subscriber, taken, events) }),
+      ...(subscriber.deployment.ordered === true ? { commitGroups: await inboxCommitGroups(clients, subscriber, taken) } : {}),
+    });
+  }
+  const eventsById = new Map([...events].map(([id, item]) => [id, item.event]));
+  const malformed = scenario.malformed;
+  const violations = checkVerifiedRun(verified, eventsById, (id) => malformed !== undefined && eventsById.has(id) && malformed(eventsById.get(id)!));
+  const cleanedUp = options.cleanup ? await cleanUpRun(clients, flow, runId, new Set(events.keys()), minted, classify(events).derivedEvents) : undefined;
+  return {
+    runId,
+    seed: options.seed,
+    stacks: flow.stackNames,
+    producer: figures,
+    committedEvents: events.size,
+    ...classify(events),
+    subscribers: [
+      ...verified.map(({ subscriber, taken, deadLetters, effectProbe }) => ({
+        name: subscriber.name,
+        events: taken.size,
+        deadLettered: deadLetters.length,
+        ...(effectProbe === undefined || 'error' in effectProbe ? {} : { effectsApplied: effectProbe.tallies.reduce((sum, tally) => sum + tally.applied, 0) }),
+      })),
+      ...[...unread].map(([name, events]) => ({ name, events, deadLettered: 0 })),
+    ],
+    deadLetters: Object.fromEntries(verified.map(({ subscriber, deadLetters }) => [subscriber.name, deadLetters])),
+    violations,
+    effectsNotCounted: flow.subscribers.filter((subscriber) => probes[subscriber.name] === undefined).map((subscriber) => subscriber.name),
+    ...(cleanedUp === undefined ? {} : { cleanedUp }),
+    ...(unproven.length === 0 ? {} : { unproven }),
+  };
+}
