@@ -132,8 +132,8 @@ async function targets(
     highest.set(aggregateId, Math.max(highest.get(aggregateId) ?? 0, sequence));
   };
   if (options.source.kind === 'history') {
-    /** Per aggregate, the highest generation of its items in the history (0: generation 0 only). */
-    const historyGeneration = new Map<string, number>();
+    /** Per aggregate, the highest generation of its items in the history (0: generation 0 only), and that generation's base. */
+    const historyGeneration = new Map<string, { readonly generation: number; readonly base: number }>();
     const items = await scanAll(client, {
       TableName: options.source.table ?? options.outbox.outboxTableName,
       FilterExpression: '#type IN (:history, :head, :carried, :generation)',
@@ -150,8 +150,11 @@ async function targets(
       if (item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] === ORDERED_OUTBOX_ITEM.GENERATION_RECORD_TYPE_VALUE) continue;
       const aggregateId = item[ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE];
       note(aggregateId, item[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]);
-      const itemGeneration = item[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE];
-      if (typeof aggregateId === 'string') historyGeneration.set(aggregateId, Math.max(historyGeneration.get(aggregateId) ?? 0, typeof itemGeneration === 'number' ? itemGeneration : 0));
+      const [itemGeneration, itemBase] = [item[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE], item[ORDERED_OUTBOX_ITEM.GENERATION_BASE_ATTRIBUTE]];
+      const generationHere = typeof itemGeneration === 'number' ? itemGeneration : 0;
+      if (typeof aggregateId === 'string' && generationHere >= (historyGeneration.get(aggregateId)?.generation ?? 0)) {
+        historyGeneration.set(aggregateId, { generation: generationHere, base: typeof itemBase === 'number' ? itemBase : 0 });
+      }
     }
     const fences = await readFences(client, options.source.subscribers ?? []);
     for (const fence of fences) noteGeneration(fence.generation);
@@ -159,8 +162,17 @@ async function targets(
     // than: its generation's sequences past the fence were never handed out by any table this history knows, so a
     // generation based at the history's sequence would wait for them forever (the ordered model, seed 308844549).
     // That aggregate is carried from the fences: the history's events past them are refused and written again.
+    //
+    // So is an aggregate whose history's newest generation the fence can no longer enter: the fence is in an older
+    // generation and has passed that generation's base (the old table's in-flight events were applied past it), so
+    // every event of it is refused as another history (SequenceReusedError) and written again; a generation based at
+    // the history's sequence would wait forever for the rest of a history the fence's line never had (seed 777)
     for (const fence of fences) {
-      if (highest.has(fence.aggregateId) && fence.generation > (historyGeneration.get(fence.aggregateId) ?? 0)) fromFences.add(fence.aggregateId);
+      if (!highest.has(fence.aggregateId)) continue;
+      const history = historyGeneration.get(fence.aggregateId) ?? { generation: 0, base: 0 };
+      const fenceFollowedNewer = fence.generation > history.generation;
+      const fenceLeftHistory = fence.generation < history.generation && fence.applied > history.base;
+      if (fenceFollowedNewer || fenceLeftHistory) fromFences.add(fence.aggregateId);
     }
     for (const aggregateId of fromFences) {
       highest.set(aggregateId, Math.max(0, ...fences.filter((fence) => fence.aggregateId === aggregateId).map((fence) => fence.applied)));

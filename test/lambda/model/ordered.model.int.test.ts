@@ -113,6 +113,19 @@ const REGRESSIONS: ReadonlyArray<{ readonly name: string; readonly seed: number;
     maxReceiveCount: 1,
     commands: () => [new Produce(0, 1, 'none'), new ReplaceAndCarryFromFences('replace', 1, [], 0, false), new Produce(0, 2, 'none'), new Exhaust(0, 0)],
   },
+  {
+    // seed 777, path 3:0:5:4:3:3:3:3:3:3 (issue 38): #1 on the first table (generation 0) in flight, the table replaced
+    // (a generation G1 carried from the fences of nothing), #1 and #2 of G1 in flight, the table replaced again (G2),
+    // #1 of G2. The old #1 applied first: G1's and G2's events are two histories, dead-lettered. The drain's history
+    // carry then based G3 at #2, the highest sequence the old tables handed out, which is G1's: but the fence follows
+    // generation 0, whose line ended at #1 and can never reach #2. G3's events (the four written again) waited
+    // forever behind a gap no event fills. A history whose newest generation the fence can no longer enter (it passed
+    // that generation's base in an older one) is carried from the fences
+    name: 'a history carry bases no generation on a history the fence can no longer enter',
+    seed: 777,
+    maxReceiveCount: 1,
+    commands: () => [new Produce(0, 1, 'none'), new ReplaceAndCarryFromFences('replace', 1, [], 0, false), new ReplaceAndCarryFromFences('replace', 1, [0, 1], 2, false)],
+  },
 ];
 
 for (const regression of REGRESSIONS) {
