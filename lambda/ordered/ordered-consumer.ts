@@ -14,7 +14,7 @@ import type { ConsumerOptions } from '../consumer/create-consumer';
 import { TransactionCancelledError } from '../errors';
 import { cancellationItem, CONDITIONAL_CHECK_FAILED, isTransactionCanceled } from '../transaction/cancellation';
 import { orderedPositionOf } from './ordered-position';
-import { fencePut, fenceRefusal } from './sequence-fence';
+import { fencePut, fenceRefusal, passedByFence } from './sequence-fence';
 import { SequenceReusedError } from './ordered-errors';
 import { findSkip } from './skipped-events';
 import { ORDERED_INBOX_ITEM } from '../contract/ordered-wire-format';
@@ -82,6 +82,13 @@ export function createOrderedConsumer<TData = unknown>(options: OrderedConsumerO
           return { tx, result: await inbox.commit(envelope, staged, context.fingerprint, [], context.itemLocks, writeToken, orderedRecord) };
         }, context);
         const fields = { aggregateId: position.aggregateId, sequence: position.sequence, stagedWrites: tx.items.length, ...(attempts === 1 ? {} : { attempts }) };
+        // a live inbox record of this event: applied. Its fence may yet stand right before this position: a command
+        // retried after an outbox restore wrote the applied event again, at a later sequence (review r38, R38-9). The
+        // fence then passes it alone (its own condition, nothing else written), else the aggregate waits forever
+        if (result.outcome === 'duplicate' && (await passedByFence(client, config.inboxTableName, config.subscriberName, position, envelope.id, now()))) {
+          logger.info('duplicate passed by the fence', { eventId: envelope.id, aggregateId: position.aggregateId, sequence: position.sequence, detail: 'applied before at another sequence (written again after an outbox restore): the fence moved past it, nothing applied' });
+          return { outcome: 'duplicate', fields: { ...fields, recognisedBy: 'inbox record; the fence passed it' } };
+        }
         return { outcome: result.outcome, fields };
       } catch (error) {
         // the fence is the last staged write: its failed condition says duplicate or gap
