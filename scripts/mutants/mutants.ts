@@ -688,4 +688,29 @@ export const MUTANTS: readonly Mutant[] = [
     replace: 'sentMessages: [] }',
     tests: ['test/simulator/verify/r43-review.test.ts'],
   },
+  // ---- issue 38, eighth session (o38): the history carry's second case, and R38-9 ---------------------------------
+  {
+    id: 'ordered-history-carry-trusts-left-history',
+    breaks: "ordered path: a history carry bases its generation on a history whose newest generation the fence can no longer enter (it passed that generation's base in an older one): the events written again wait forever behind a gap (the ordered model, seed 777)",
+    file: 'lambda/ordered/outbox-heads.ts',
+    find: '      if (fenceFollowedNewer || fenceLeftHistory) fromFences.add(fence.aggregateId);',
+    replace: '      if (fenceFollowedNewer || (fenceLeftHistory && false)) fromFences.add(fence.aggregateId);',
+    tests: [ORDERED_MODEL],
+  },
+  {
+    id: 'ordered-duplicate-never-passed-by-fence',
+    breaks: 'ordered path (R38-9): an applied event written again further on by a command retried after a restore is a duplicate that never moves the fence: its aggregate waits forever',
+    file: 'lambda/ordered/ordered-consumer.ts',
+    find: "        if (result.outcome === 'duplicate' && (await passedByFence(",
+    replace: "        if (result.outcome === 'duplicate' && false && (await passedByFence(",
+    tests: ['test/lambda/ordered/ordered-r38-attacks.int.test.ts'],
+  },
+  {
+    id: 'ordered-batch-read-ignores-sequence',
+    breaks: 'ordered path (R38-9): the batch read answers a record of the event at another sequence as a duplicate, before the fence can pass it: its aggregate waits forever',
+    file: 'lambda/consumer/known-records.ts',
+    find: '    if (record.orderedSequence !== undefined && orderedSequence !== undefined && record.orderedSequence !== orderedSequence()) return undefined;',
+    replace: '',
+    tests: ['test/lambda/ordered/ordered-r38-attacks.int.test.ts'],
+  },
 ];

@@ -34,7 +34,7 @@ export class Produce implements Command {
     `produce(aggregate ${this.aggregate}, ${this.producers} producer${this.producers === 1 ? '' : 's'} at once${this.fault === 'none' ? '' : `, ${this.fault}`})`;
 }
 
-class Relay implements Command {
+export class Relay implements Command {
   public constructor(
     private readonly aggregate: number,
     private readonly copies: number,
@@ -49,7 +49,7 @@ class Relay implements Command {
   public toString = (): string => `relay(aggregate ${this.aggregate}, ${this.all ? 'every pending record' : 'one record'}, ${this.copies} cop${this.copies === 1 ? 'y' : 'ies'})`;
 }
 
-class Deliver implements Command {
+export class Deliver implements Command {
   public constructor(
     private readonly aggregate: number,
     private readonly offset: number,
