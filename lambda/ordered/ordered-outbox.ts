@@ -264,15 +264,16 @@ export class OrderedOutbox {
 
   /**
    * The last sequence taken for `aggregateId` (0 when it has none) and its head's generation, by a strongly consistent
-   * read of its head. A head without a generation takes the table's (the generation item a carry wrote, review r38
-   * R38-2), based at the head's sequence: an aggregate no carry knew does not go on in generation 0 beside the old
-   * table's in-flight events.
+   * read of its head. A head without a generation, or with an older one than the table's, takes the table's (the
+   * generation item a carry wrote, review r38 R38-2), based at the head's sequence: an aggregate the last carry did not
+   * know does not go on in its old generation beside the old table's in-flight events.
    */
   private async currentHead(aggregateId: string): Promise<{ readonly sequence: number; readonly generation: number; readonly generationBase: number }> {
-    const head = await this.readGeneration(orderedHeadKey(aggregateId));
-    if (head.generation !== 0) return head;
-    const table = await this.readGeneration(orderedGenerationKey());
-    return table.generation === 0 ? head : { sequence: head.sequence, generation: table.generation, generationBase: head.sequence };
+    // both read at once (one round trip): a head whose generation is older than the table's is one a later carry did
+    // not know, e.g. a restored head of an earlier carry's generation (the ordered model, seed 777): it goes on in the
+    // table's generation too, never in its old one beside that generation's events still in flight
+    const [head, table] = await Promise.all([this.readGeneration(orderedHeadKey(aggregateId)), this.readGeneration(orderedGenerationKey())]);
+    return table.generation > head.generation ? { sequence: head.sequence, generation: table.generation, generationBase: head.sequence } : head;
   }
 
   /** The sequence, generation and base of the item under `key` (0 each when absent). */

@@ -713,4 +713,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '',
     tests: ['test/lambda/ordered/ordered-r38-attacks.int.test.ts'],
   },
+  {
+    id: 'ordered-restored-head-keeps-old-generation',
+    breaks: "ordered path: a head with an older generation than the table's (a restored head of an earlier carry, which the last carry did not know) goes on in its old generation, beside that generation's events in flight: two histories mixed (the ordered model, seed 777, path 7:10:0:8:15:5:8:10:10)",
+    file: 'lambda/ordered/ordered-outbox.ts',
+    find: '    return table.generation > head.generation ? {',
+    replace: '    return table.generation > head.generation && head.generation === 0 ? {',
+    tests: [ORDERED_MODEL],
+  },
 ];

@@ -14,7 +14,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
 import { localClient } from '../../support/dynamodb-client';
 import { failureReport } from '../../support/model/search';
-import { Age, CarryHeads, Deliver, Exhaust, FenceSkip, orderedCommands, Produce, Relay, ReplaceAndCarryFromFences, RestoreOutbox, type OrderedModel, type OrderedReal } from '../../support/model/ordered-commands';
+import { Age, CarryHeads, Deliver, Exhaust, FenceSkip, orderedCommands, Produce, Relay, Replay, ReplaceAndCarryFromFences, RestoreOutbox, type OrderedModel, type OrderedReal } from '../../support/model/ordered-commands';
 import { MODEL_WINDOW_SECONDS, OrderedWorld, type OrderedTables } from '../../support/model/ordered-world';
 import { createInbox, createKeyedTable, createOutbox } from '../../support/proof/tables';
 
@@ -136,6 +136,15 @@ const REGRESSIONS: ReadonlyArray<{ readonly name: string; readonly seed: number;
     seed: 777,
     maxReceiveCount: 1,
     commands: () => [new Produce(0, 1, 'none'), new Relay(0, 1, true), new Deliver(0, 0, undefined, 'none'), new ReplaceAndCarryFromFences('replace', 1, [0], 1, false)],
+  },
+  {
+    // seed 777, path 7:10:0:8:15:5:8:10:10 (issue 38, after the fix above): a point-in-time restore (head 2 -> 1) and a
+    // carry from the fences of nothing (G1 based at #1), the old #2 (generation 0) and G1's #2 and #3 in flight, the
+    // table replaced (G2), then `replay` of agg-0 from #1: G1's #3 applied right after generation 0's #2
+    name: 'a replay after two carries never applies a generation off its base',
+    seed: 777,
+    maxReceiveCount: 1,
+    commands: () => [new Produce(0, 1, 'none'), new ReplaceAndCarryFromFences('point-in-time', 1, [0, 1], 1, false), new ReplaceAndCarryFromFences('replace', 1, [0, 1], 1, false), new Replay(0, 1)],
   },
 ];
 

@@ -107,7 +107,7 @@ class RedriveReady implements Command {
 }
 
 /** The operator's `replay` of an aggregate's events from a sequence on, from the outbox history. */
-class Replay implements Command {
+export class Replay implements Command {
   public constructor(private readonly aggregate: number, private readonly fromSequence: number) {}
   public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
   public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
