@@ -252,6 +252,24 @@ describe('r38: a command retried after a restore', () => {
     expect(response.batchItemFailures).toEqual([]);
     expect(await ledger(id)).toEqual(['authorised', 'captured', 'refunded']);
   });
+
+  test('R38-9, in one batch: the batch read (a batch of two reads its inbox records first) knows the event applied at #2, but leaves it at #3 to the fence, which passes it; the next fact in the batch applies', async () => {
+    const id = aggregate('retried-batch');
+    const original = await newOutbox();
+    const { handler } = consumer();
+    await deliver(handler, await emit(original, id, 'authorised'));
+    const atRestorePoint = await snapshot(original);
+    await deliver(handler, await emit(original, id, 'captured', { id: `capture-${id}` }));
+    const restored = await restoredCopy(atRestorePoint);
+    await carryOrderedHeads({ client, outbox: restored, source: { kind: 'history', table: original.outboxTableName }, apply: true });
+    const again = await emit(restored, id, 'captured', { id: `capture-${id}` });
+    const refunded = await emit(restored, id, 'refunded');
+    // one FIFO group: the batch's two records run one after the other, in its lane
+    const grouped = (body: string) => ({ ...sqsRecord(body), attributes: { ApproximateReceiveCount: '1', MessageGroupId: id } });
+    const response = await handler({ Records: [grouped(JSON.stringify(again)), grouped(JSON.stringify(refunded))] });
+    expect(response.batchItemFailures).toEqual([]);
+    expect(await ledger(id)).toEqual(['authorised', 'captured', 'refunded']);
+  });
 });
 
 describe('r38: the skip record', () => {
