@@ -114,6 +114,7 @@ export { createOrderedConsumer, type OrderedConsumerOptions } from './ordered/or
 export { SequenceGapError, NotAnOrderedEventError, SequenceReusedError } from './ordered/ordered-errors';
 export { SequenceFences, type SequenceFenceState, type SequenceFencesOptions } from './ordered/sequence-fences';
 export { planOrderedRedrive, type OrderedDeadLetter, type OrderedRedrivePlan, type PlannedDeadLetter, type IFenceReader } from './ordered/redrive-plan';
+export { OrderedEventRecords, type IOrderedEventRecords, type OrderedEventRecord, type OrderedEventRecordsOptions } from './ordered/ordered-event-records';
 export { orderedPositionOf, type OrderedPosition } from './ordered/ordered-position';
 // claim-check: events of any size (docs/LARGE-EVENTS.md)
 export { loadClaimCheckConfig, type ClaimCheckConfig } from './claim-check/claim-check-config';

@@ -194,7 +194,7 @@ export class Inbox {
    * The conditional Put of the inbox record of `envelope`, as of `now`, carrying the payload `fingerprint` and the
    * commit's `writeToken` (see `INBOX_ITEM.LAST_WRITE_ATTRIBUTE`).
    */
-  public recordPut(envelope: EventEnvelope, now: Date, fingerprint: string, writeToken: string): TransactWritePut {
+  public recordPut(envelope: EventEnvelope, now: Date, fingerprint: string, writeToken: string, recordAttributes: Readonly<Record<string, string | number>> = {}): TransactWritePut {
     const expiresAtEpochSeconds = Math.floor(now.getTime() / 1000) + this.options.deduplicationWindowSeconds;
     return {
       TableName: this.options.tableName,
@@ -207,6 +207,7 @@ export class Inbox {
         [INBOX_ITEM.FINGERPRINT_ATTRIBUTE]: fingerprint,
         [INBOX_ITEM.LAST_WRITE_ATTRIBUTE]: writeToken,
         [TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE]: expiresAtEpochSeconds,
+        ...recordAttributes,
       },
       ...claimCondition(now),
       // the live record comes back with the failed condition: the duplicate path compares fingerprints without a read
@@ -248,10 +249,12 @@ export class Inbox {
     events: readonly PreparedEvent[] = [],
     itemLocks?: ItemLocks,
     writeToken: string = this.newWriteToken(),
+    /** More attributes of the inbox record (the ordered consumer's aggregate and sequence, review r38 R38-5). */
+    recordAttributes: Readonly<Record<string, string | number>> = {},
   ): Promise<CommitResult> {
     // an id too long for the inbox key could never be recorded: dead-letter it rather than retry it
     assertInboxKeyFits(this.options.subscriberName, envelope.id, this.key(envelope.id));
-    const record = this.recordPut(envelope, this.options.now(), fingerprint, writeToken);
+    const record = this.recordPut(envelope, this.options.now(), fingerprint, writeToken, recordAttributes);
     if (staged.length === 0 && events.length === 0) return this.putAlone(envelope, record, fingerprint, writeToken);
     const actions: TransactWriteItem[] = [...staged, ...events.map((event) => event.action), { Put: record }];
     const inboxIndex = actions.length - 1;

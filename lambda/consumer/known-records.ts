@@ -10,6 +10,8 @@ import { PayloadMismatchError } from '../errors';
 import type { Logger } from '../logger';
 import { MAX_PARTITION_KEY_BYTES, utf8Bytes } from '../transaction/item-size';
 import { INBOX_ITEM, PROCESSING_RECORD, RECORD_STATUS, recordKey, TABLE_SCHEMA } from '../contract/wire-format';
+import { ORDERED_INBOX_ITEM } from '../contract/ordered-wire-format';
+import { orderedPositionOf } from '../ordered/ordered-position';
 
 /** BatchGetItem reads at most 100 keys per request. */
 export const MAX_KEYS_PER_BATCH_GET = 100;
@@ -32,6 +34,11 @@ export interface KnownRecordsSource {
 /** The live record that proves an event applied: its payload fingerprint. */
 interface AppliedRecord {
   readonly fingerprint: string;
+  /**
+   * The sequence an ordered subscriber applied the event at (its inbox record's `orderedSequence`), when the record has
+   * one: a copy at another sequence is not answered by the read (see {@link KnownRecords.recognise}).
+   */
+  readonly orderedSequence?: number;
   /** Known from a record of this batch ({@link KnownRecords.remember}), not from the read. */
   readonly fromBatch?: boolean;
 }
@@ -44,7 +51,22 @@ function appliedRecordOf(item: Readonly<Record<string, unknown>>, accepts: Appli
   if (typeof expiresAt !== 'number' || expiresAt < nowEpochSeconds || typeof fingerprint !== 'string') return undefined;
   const isProcessingRecord = item[PROCESSING_RECORD.RECORD_TYPE_ATTRIBUTE] === PROCESSING_RECORD.RECORD_TYPE_VALUE;
   if (isProcessingRecord) return item[PROCESSING_RECORD.STATUS_ATTRIBUTE] === RECORD_STATUS.COMPLETED ? { fingerprint } : undefined;
-  return accepts === 'inbox-or-completed' ? { fingerprint } : undefined;
+  const orderedSequence = item[ORDERED_INBOX_ITEM.SEQUENCE_ATTRIBUTE];
+  if (accepts !== 'inbox-or-completed') return undefined;
+  return typeof orderedSequence === 'number' ? { fingerprint, orderedSequence } : { fingerprint };
+}
+
+/**
+ * The ordered sequence of the envelope in an SQS body, for {@link KnownRecords.recognise}: read only when the live
+ * record is an ordered subscriber's; undefined when the body carries no valid ordered position (the ordered consumer's
+ * own parse dead-letters that).
+ */
+export function orderedSequenceOf(body: string): number | undefined {
+  try {
+    return orderedPositionOf(body).sequence;
+  } catch {
+    return undefined;
+  }
 }
 
 /** What one batch knows to be applied already: read once before the batch, added to as its messages are applied. */
@@ -108,13 +130,14 @@ export class KnownRecords {
               RequestItems: {
                 [source.tableName]: {
                   Keys: ids.map((id) => ({ [TABLE_SCHEMA.PARTITION_KEY]: recordKey(source.subscriberName, id) })),
-                  ProjectionExpression: '#eventId, #fingerprint, #expiresAt, #recordType, #status',
+                  ProjectionExpression: '#eventId, #fingerprint, #expiresAt, #recordType, #status, #orderedSequence',
                   ExpressionAttributeNames: {
                     '#eventId': INBOX_ITEM.EVENT_ID_ATTRIBUTE,
                     '#fingerprint': INBOX_ITEM.FINGERPRINT_ATTRIBUTE,
                     '#expiresAt': TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE,
                     '#recordType': PROCESSING_RECORD.RECORD_TYPE_ATTRIBUTE,
                     '#status': PROCESSING_RECORD.STATUS_ATTRIBUTE,
+                    '#orderedSequence': ORDERED_INBOX_ITEM.SEQUENCE_ATTRIBUTE,
                   },
                 },
               },
@@ -138,13 +161,17 @@ export class KnownRecords {
 
   /**
    * `duplicate` when `eventId` is known applied with this `fingerprint`; undefined when it is not known (the normal
-   * path decides).
+   * path decides). `orderedSequence`: the sequence the delivered event carries ({@link orderedSequenceOf}), asked only
+   * when the record is an ordered subscriber's; an ordered
+   * subscriber's record of the event at another sequence (a command retried after an outbox restore wrote the applied
+   * event again, further on: review r38, R38-9) is left to the ordered consumer, whose fence must pass it.
    *
    * @throws PayloadMismatchError when it is known applied with another fingerprint (the id was reused)
    */
-  public recognise(eventId: string, fingerprint: string): 'duplicate' | undefined {
+  public recognise(eventId: string, fingerprint: string, orderedSequence?: () => number | undefined): 'duplicate' | undefined {
     const record = this.applied.get(eventId);
     if (record === undefined) return undefined;
+    if (record.orderedSequence !== undefined && orderedSequence !== undefined && record.orderedSequence !== orderedSequence()) return undefined;
     if (record.fingerprint !== fingerprint) {
       throw new PayloadMismatchError({ eventId, storedFingerprint: record.fingerprint, receivedFingerprint: fingerprint, subscriber: this.subscriberName });
     }

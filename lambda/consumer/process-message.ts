@@ -18,7 +18,7 @@ import type { DeadLetterPublisher } from './dead-letter';
 import { ContentionRetry, type ContentionRetryCall } from '../transaction/contention-retry';
 import type { RecordClock } from '../transaction/invocation-budget';
 import { ItemLocks } from './item-locks';
-import type { KnownRecords } from './known-records';
+import { orderedSequenceOf, type KnownRecords } from './known-records';
 import type { SQSRecord } from './sqs';
 
 /** What every mode's handler gets besides the envelope. */
@@ -312,7 +312,7 @@ export async function processMessage<TData>(
     // (an inline event takes no extra step: not even an await, so its path is main's, tick for tick)
     const { envelope: whole, dataJson } = isOffloaded(delivered) ? await inlineEnvelope(delivered, deps.claimCheck) : { envelope: delivered, dataJson: undefined };
     const fingerprint = payloadFingerprint(whole);
-    if (deps.knownRecords?.recognise(raw.id, fingerprint) === 'duplicate') {
+    if (deps.knownRecords?.recognise(raw.id, fingerprint, () => orderedSequenceOf(record.body)) === 'duplicate') {
       log.debug('duplicate', { ...elapsed(), outcome: 'duplicate', detail: 'recognised by the batch read: no handler run, nothing written' });
       return 'duplicate';
     }

@@ -33,6 +33,13 @@ export const ORDERED_OUTBOX_ITEM = {
   GENERATION_ATTRIBUTE: 'iefGeneration',
   /** The sequence the head's generation started at (type N), see `ORDERED_ENVELOPE.GENERATION_BASE_ATTRIBUTE`. */
   GENERATION_BASE_ATTRIBUTE: 'iefGenerationBase',
+  /**
+   * Record type of the table-wide generation item (review r38, R38-2), keyed {@link orderedGenerationKey}: written by
+   * a carry (`outbox heads`) with the generation it started; `OrderedOutbox` stamps it (base: the head's sequence, 0
+   * for a new aggregate) on every aggregate whose head has no generation, so an aggregate no source knew does not
+   * start again in generation 0 beside the old table's in-flight events. Never published.
+   */
+  GENERATION_RECORD_TYPE_VALUE: 'OrderedOutboxGeneration.v1',
   /** The aggregate id (type S): the FIFO message group of the event. */
   AGGREGATE_ATTRIBUTE: 'iefAggregateId',
   /** The event's position in its aggregate, 1, 2, 3, ... (type N). */
@@ -112,6 +119,25 @@ export const SEQUENCE_FENCE = {
   APPLIED_GENERATION_ATTRIBUTE: 'appliedGeneration',
   /** Set by an operator who moved the fence past a gap by hand (`SequenceFences.skipGap`): why, for the audit. */
   SKIPPED_REASON_ATTRIBUTE: 'skippedReason',
+} as const;
+
+/**
+ * The key value of the table-wide generation item: the head prefix with an EMPTY aggregate id, which no aggregate can
+ * have (an aggregate id is 1 to 100 characters), so a producer's head read (`dynamodb:LeadingKeys` `OUTBOX#AGGREGATE#*`)
+ * covers it.
+ */
+export function orderedGenerationKey(): string {
+  return ORDERED_OUTBOX_ITEM.HEAD_KEY_PREFIX;
+}
+
+/**
+ * Attributes the ordered consumer adds to its inbox records (review r38, R38-5): the event's aggregate and sequence,
+ * so `inbox forget` can tell an ordered subscriber's record (refused without --subscriber-output: below the fence a
+ * forgotten record turns the next delivery into a `SequenceReusedError` letter, not a duplicate).
+ */
+export const ORDERED_INBOX_ITEM = {
+  AGGREGATE_ATTRIBUTE: 'orderedAggregateId',
+  SEQUENCE_ATTRIBUTE: 'orderedSequence',
 } as const;
 
 /**

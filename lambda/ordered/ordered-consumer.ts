@@ -14,9 +14,10 @@ import type { ConsumerOptions } from '../consumer/create-consumer';
 import { TransactionCancelledError } from '../errors';
 import { cancellationItem, CONDITIONAL_CHECK_FAILED, isTransactionCanceled } from '../transaction/cancellation';
 import { orderedPositionOf } from './ordered-position';
-import { fencePut, fenceRefusal } from './sequence-fence';
+import { fencePut, fenceRefusal, passedByFence } from './sequence-fence';
 import { SequenceReusedError } from './ordered-errors';
 import { findSkip } from './skipped-events';
+import { ORDERED_INBOX_ITEM } from '../contract/ordered-wire-format';
 
 /** Options of {@link createOrderedConsumer}. */
 export interface OrderedConsumerOptions<TData> extends ConsumerOptions<TData> {
@@ -53,7 +54,13 @@ export interface OrderedConsumerOptions<TData> extends ConsumerOptions<TData> {
  */
 export function createOrderedConsumer<TData = unknown>(options: OrderedConsumerOptions<TData>): SqsBatchHandler {
   const { config, now, logger, client } = transactionalSetup(options, 'createOrderedConsumer');
-  const inbox = new Inbox({ client, tableName: config.inboxTableName, subscriberName: config.subscriberName, deduplicationWindowSeconds: config.deduplicationWindowSeconds, now });
+  const inbox = new Inbox({
+    client,
+    tableName: config.inboxTableName,
+    subscriberName: config.subscriberName,
+    deduplicationWindowSeconds: config.deduplicationWindowSeconds,
+    now,
+  });
   return createBatchHandler<TData>({
     config,
     processingMode: PROCESSING_MODE.TRANSACTIONAL,
@@ -65,14 +72,23 @@ export function createOrderedConsumer<TData = unknown>(options: OrderedConsumerO
     execute: async (envelope, context) => {
       const position = orderedPositionOf(context.sqsRecord.body);
       const writeToken = inbox.newWriteToken();
+      // an ordered subscriber's inbox record says so (review r38, R38-5): `inbox forget` refuses it without --subscriber-output
+      const orderedRecord = { [ORDERED_INBOX_ITEM.AGGREGATE_ATTRIBUTE]: position.aggregateId, [ORDERED_INBOX_ITEM.SEQUENCE_ATTRIBUTE]: position.sequence };
       try {
         const { tx, result, attempts } = await commitWithConflictRetries(async () => {
           const tx = new TransactionBuilder();
           await options.handle(context.freshEnvelope(), tx, context);
           const staged = [...tx.items, { Put: fencePut(config.inboxTableName, config.subscriberName, position, envelope.id, now()) }];
-          return { tx, result: await inbox.commit(envelope, staged, context.fingerprint, [], context.itemLocks, writeToken) };
+          return { tx, result: await inbox.commit(envelope, staged, context.fingerprint, [], context.itemLocks, writeToken, orderedRecord) };
         }, context);
         const fields = { aggregateId: position.aggregateId, sequence: position.sequence, stagedWrites: tx.items.length, ...(attempts === 1 ? {} : { attempts }) };
+        // a live inbox record of this event: applied. Its fence may yet stand right before this position: a command
+        // retried after an outbox restore wrote the applied event again, at a later sequence (review r38, R38-9). The
+        // fence then passes it alone (its own condition, nothing else written), else the aggregate waits forever
+        if (result.outcome === 'duplicate' && (await passedByFence(client, config.inboxTableName, config.subscriberName, position, envelope.id, now()))) {
+          logger.info('duplicate passed by the fence', { eventId: envelope.id, aggregateId: position.aggregateId, sequence: position.sequence, detail: 'applied before at another sequence (written again after an outbox restore): the fence moved past it, nothing applied' });
+          return { outcome: 'duplicate', fields: { ...fields, recognisedBy: 'inbox record; the fence passed it' } };
+        }
         return { outcome: result.outcome, fields };
       } catch (error) {
         // the fence is the last staged write: its failed condition says duplicate or gap
@@ -94,7 +110,7 @@ export function createOrderedConsumer<TData = unknown>(options: OrderedConsumerO
         } catch (refusal) {
           // never applied, below the fence: an event an operator's `fence skip` dropped, or a new one under a passed sequence
           if (!(refusal instanceof SequenceReusedError) || !(unrecorded && young)) throw refusal;
-          const skip = await findSkip(client, config.inboxTableName, config.subscriberName, position, envelope.id, envelope.time);
+          const skip = await findSkip(client, config.inboxTableName, config.subscriberName, position, envelope.id, position.writtenAt);
           if (skip === undefined) throw refusal;
           logger.warn('dropped by fence skip', { eventId: envelope.id, aggregateId: position.aggregateId, sequence: position.sequence, skip: `${skip.reason} (at ${skip.at})`, detail: 'acknowledged, not applied: an operator skipped it on purpose' });
           return { outcome: 'duplicate', fields: { aggregateId: position.aggregateId, sequence: position.sequence, recognisedBy: 'fence skip' } };

@@ -36,6 +36,7 @@ import {
   MAX_ORDERED_ID_CHARACTERS,
   ORDERED_ENVELOPE,
   ORDERED_OUTBOX_ITEM,
+  orderedGenerationKey,
   orderedHeadKey,
   sequenceText,
   standardEventIdOf,
@@ -261,9 +262,22 @@ export class OrderedOutbox {
     );
   }
 
-  /** The last sequence taken for `aggregateId` (0 when it has none) and its head's generation, by a strongly consistent read of its head. */
+  /**
+   * The last sequence taken for `aggregateId` (0 when it has none) and its head's generation, by a strongly consistent
+   * read of its head. A head without a generation, or with an older one than the table's, takes the table's (the
+   * generation item a carry wrote, review r38 R38-2), based at the head's sequence: an aggregate the last carry did not
+   * know does not go on in its old generation beside the old table's in-flight events.
+   */
   private async currentHead(aggregateId: string): Promise<{ readonly sequence: number; readonly generation: number; readonly generationBase: number }> {
-    const key = orderedHeadKey(aggregateId);
+    // both read at once (one round trip): a head whose generation is older than the table's is one a later carry did
+    // not know, e.g. a restored head of an earlier carry's generation (the ordered model, seed 777): it goes on in the
+    // table's generation too, never in its old one beside that generation's events still in flight
+    const [head, table] = await Promise.all([this.readGeneration(orderedHeadKey(aggregateId)), this.readGeneration(orderedGenerationKey())]);
+    return table.generation > head.generation ? { sequence: head.sequence, generation: table.generation, generationBase: head.sequence } : head;
+  }
+
+  /** The sequence, generation and base of the item under `key` (0 each when absent). */
+  private async readGeneration(key: string): Promise<{ readonly sequence: number; readonly generation: number; readonly generationBase: number }> {
     const response = await this.client.send(
       new GetCommand({
         TableName: this.config.outboxTableName,

@@ -8,10 +8,16 @@
  */
 import { GetCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ProducerConfig } from '../config';
-import { ORDERED_OUTBOX_ITEM, orderedHeadKey, SEQUENCE_FENCE } from '../contract/ordered-wire-format';
+import { ORDERED_OUTBOX_ITEM, orderedGenerationKey, orderedHeadKey, SEQUENCE_FENCE } from '../contract/ordered-wire-format';
 import { OUTBOX_ITEM } from '../contract/wire-format';
 import { isConditionalCheckFailed } from '../transaction/cancellation';
 import { toDocumentClient, type DynamoDBClientLike } from '../transaction/document-client';
+
+/** An ordered subscriber whose sequence fences a carry reads: its name and its inbox table. */
+export interface FencedSubscriber {
+  readonly subscriberName: string;
+  readonly inboxTable: string;
+}
 
 /** Where the heads' sequences come from. */
 export type OrderedHeadsSource =
@@ -19,10 +25,17 @@ export type OrderedHeadsSource =
    * The ordered items of an outbox table (its history items, one per event, and its heads): each aggregate's highest
    * sequence there. `table`: another table than the one written, e.g. the table a point-in-time restore was made from,
    * which knows every sequence it handed out. @default the outbox table itself
+   *
+   * `subscribers`: ordered subscribers whose fences the carry checks the history against. An aggregate one of their
+   * fences applied in a newer generation than any the history holds for it (the history is of an older table than the
+   * one the subscribers followed, e.g. the table before the one replaced) is carried from the fences instead (their
+   * highest sequence, as `fences` does): a generation based at the history's sequence would wait forever for events
+   * of the fence's generation that no table ever handed out. The new generation is also above every generation those
+   * fences hold. @default none: the history alone (nothing checked)
    */
-  | { readonly kind: 'history'; readonly table?: string }
+  | { readonly kind: 'history'; readonly table?: string; readonly subscribers?: readonly FencedSubscriber[] }
   /** The sequence fences of these subscribers (each in its inbox table): each aggregate's highest sequence applied by any of them. */
-  | { readonly kind: 'fences'; readonly subscribers: readonly { readonly subscriberName: string; readonly inboxTable: string }[] };
+  | { readonly kind: 'fences'; readonly subscribers: readonly FencedSubscriber[] };
 
 /** Options of {@link carryOrderedHeads}. */
 export interface CarryOrderedHeadsOptions {
@@ -44,11 +57,19 @@ export interface HeadCarry {
   /** The sequence the source knows. */
   readonly target: number;
   /**
-   * `set`: the head moves forward to `target` (written when applying); `unchanged`: it stands there already;
+   * `set`: the head moves forward to `target` (written when applying); `unchanged`: it stands there already (when
+   * applying, it is written again, starting a new generation at `target`, as every carry does);
    * `ahead`: it stands past `target` and is never moved back; `moved`: a producer wrote it between the read and the
    * write (nothing overwritten: run again).
    */
   readonly decision: 'set' | 'unchanged' | 'ahead' | 'moved';
+  /**
+   * true: a history carry took `target` from the subscribers' fences, not from the history, because a fence applied
+   * the aggregate in a newer generation than any the history holds (the history is older than what the subscribers
+   * followed). The history's events above `target` that are still in flight are then dead-lettered
+   * (`SequenceReusedError`) and written again, as after a carry from the fences. @default false (absent)
+   */
+  readonly fromFences?: boolean;
 }
 
 /** Every item of a scan, all pages, strongly consistent. */
@@ -63,30 +84,19 @@ async function scanAll(client: DynamoDBDocumentClient, input: ConstructorParamet
   return items;
 }
 
-/** The highest sequence the source knows per aggregate. */
-async function targets(client: DynamoDBDocumentClient, options: CarryOrderedHeadsOptions): Promise<Map<string, number>> {
-  const highest = new Map<string, number>();
-  const note = (aggregateId: unknown, sequence: unknown): void => {
-    if (typeof aggregateId !== 'string' || typeof sequence !== 'number' || !Number.isSafeInteger(sequence) || sequence < 1) return;
-    highest.set(aggregateId, Math.max(highest.get(aggregateId) ?? 0, sequence));
-  };
-  if (options.source.kind === 'history') {
-    const items = await scanAll(client, {
-      TableName: options.source.table ?? options.outbox.outboxTableName,
-      FilterExpression: '#type IN (:history, :head, :carried)',
-      ExpressionAttributeNames: { '#type': OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE },
-      ExpressionAttributeValues: {
-        ':history': ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE,
-        ':head': ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE,
-        ':carried': ORDERED_OUTBOX_ITEM.CARRIED_HEAD_RECORD_TYPE_VALUE,
-      },
-    });
-    for (const item of items) note(item[ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE], item[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]);
-    return highest;
-  }
-  if (options.source.subscribers.length === 0) throw new RangeError('carryOrderedHeads: name at least one subscriber whose fences to read');
-  for (const inboxTable of new Set(options.source.subscribers.map((subscriber) => subscriber.inboxTable))) {
-    const names = new Set(options.source.subscribers.filter((subscriber) => subscriber.inboxTable === inboxTable).map((subscriber) => subscriber.subscriberName));
+/** One fence as a carry reads it. */
+interface FenceRead {
+  readonly aggregateId: string;
+  readonly applied: number;
+  /** 0: generation 0 (no attribute). */
+  readonly generation: number;
+}
+
+/** The fences of `subscribers` (one scan per inbox table). */
+async function readFences(client: DynamoDBDocumentClient, subscribers: readonly FencedSubscriber[]): Promise<FenceRead[]> {
+  const fences: FenceRead[] = [];
+  for (const inboxTable of new Set(subscribers.map((subscriber) => subscriber.inboxTable))) {
+    const names = new Set(subscribers.filter((subscriber) => subscriber.inboxTable === inboxTable).map((subscriber) => subscriber.subscriberName));
     const items = await scanAll(client, {
       TableName: inboxTable,
       FilterExpression: '#type = :fence',
@@ -94,10 +104,87 @@ async function targets(client: DynamoDBDocumentClient, options: CarryOrderedHead
       ExpressionAttributeValues: { ':fence': SEQUENCE_FENCE.RECORD_TYPE_VALUE },
     });
     for (const item of items) {
-      if (names.has(item[SEQUENCE_FENCE.SUBSCRIBER_ATTRIBUTE] as string)) note(item[SEQUENCE_FENCE.AGGREGATE_ATTRIBUTE], item[SEQUENCE_FENCE.APPLIED_SEQUENCE_ATTRIBUTE]);
+      if (!names.has(item[SEQUENCE_FENCE.SUBSCRIBER_ATTRIBUTE] as string)) continue;
+      const [aggregateId, applied, generation] = [item[SEQUENCE_FENCE.AGGREGATE_ATTRIBUTE], item[SEQUENCE_FENCE.APPLIED_SEQUENCE_ATTRIBUTE], item[SEQUENCE_FENCE.APPLIED_GENERATION_ATTRIBUTE]];
+      if (typeof aggregateId !== 'string' || typeof applied !== 'number' || !Number.isSafeInteger(applied)) continue;
+      fences.push({ aggregateId, applied, generation: typeof generation === 'number' && Number.isSafeInteger(generation) ? generation : 0 });
     }
   }
-  return highest;
+  return fences;
+}
+
+/**
+ * The highest sequence the source knows per aggregate, and the highest generation it holds anywhere; `fromFences`:
+ * the aggregates a history carry took from the fences (see {@link OrderedHeadsSource}).
+ */
+async function targets(
+  client: DynamoDBDocumentClient,
+  options: CarryOrderedHeadsOptions,
+): Promise<{ readonly highest: Map<string, number>; readonly generation: number; readonly fromFences: ReadonlySet<string> }> {
+  const highest = new Map<string, number>();
+  const fromFences = new Set<string>();
+  let generation = 0;
+  const noteGeneration = (value: unknown): void => {
+    if (typeof value === 'number' && Number.isSafeInteger(value)) generation = Math.max(generation, value);
+  };
+  const note = (aggregateId: unknown, sequence: unknown): void => {
+    if (typeof aggregateId !== 'string' || typeof sequence !== 'number' || !Number.isSafeInteger(sequence) || sequence < 1) return;
+    highest.set(aggregateId, Math.max(highest.get(aggregateId) ?? 0, sequence));
+  };
+  if (options.source.kind === 'history') {
+    /** Per aggregate, the highest generation of its items in the history (0: generation 0 only), and that generation's base. */
+    const historyGeneration = new Map<string, { readonly generation: number; readonly base: number }>();
+    const items = await scanAll(client, {
+      TableName: options.source.table ?? options.outbox.outboxTableName,
+      FilterExpression: '#type IN (:history, :head, :carried, :generation)',
+      ExpressionAttributeNames: { '#type': OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE },
+      ExpressionAttributeValues: {
+        ':history': ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE,
+        ':head': ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE,
+        ':carried': ORDERED_OUTBOX_ITEM.CARRIED_HEAD_RECORD_TYPE_VALUE,
+        ':generation': ORDERED_OUTBOX_ITEM.GENERATION_RECORD_TYPE_VALUE,
+      },
+    });
+    for (const item of items) {
+      noteGeneration(item[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE]);
+      if (item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] === ORDERED_OUTBOX_ITEM.GENERATION_RECORD_TYPE_VALUE) continue;
+      const aggregateId = item[ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE];
+      note(aggregateId, item[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]);
+      const [itemGeneration, itemBase] = [item[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE], item[ORDERED_OUTBOX_ITEM.GENERATION_BASE_ATTRIBUTE]];
+      const generationHere = typeof itemGeneration === 'number' ? itemGeneration : 0;
+      if (typeof aggregateId === 'string' && generationHere >= (historyGeneration.get(aggregateId)?.generation ?? 0)) {
+        historyGeneration.set(aggregateId, { generation: generationHere, base: typeof itemBase === 'number' ? itemBase : 0 });
+      }
+    }
+    const fences = await readFences(client, options.source.subscribers ?? []);
+    for (const fence of fences) noteGeneration(fence.generation);
+    // a fence in a newer generation than the history holds for its aggregate followed a table this history is older
+    // than: its generation's sequences past the fence were never handed out by any table this history knows, so a
+    // generation based at the history's sequence would wait for them forever (the ordered model, seed 308844549).
+    // That aggregate is carried from the fences: the history's events past them are refused and written again.
+    //
+    // So is an aggregate whose history's newest generation the fence can no longer enter: the fence is in an older
+    // generation and has passed that generation's base (the old table's in-flight events were applied past it), so
+    // every event of it is refused as another history (SequenceReusedError) and written again; a generation based at
+    // the history's sequence would wait forever for the rest of a history the fence's line never had (seed 777)
+    for (const fence of fences) {
+      if (!highest.has(fence.aggregateId)) continue;
+      const history = historyGeneration.get(fence.aggregateId) ?? { generation: 0, base: 0 };
+      const fenceFollowedNewer = fence.generation > history.generation;
+      const fenceLeftHistory = fence.generation < history.generation && fence.applied > history.base;
+      if (fenceFollowedNewer || fenceLeftHistory) fromFences.add(fence.aggregateId);
+    }
+    for (const aggregateId of fromFences) {
+      highest.set(aggregateId, Math.max(0, ...fences.filter((fence) => fence.aggregateId === aggregateId).map((fence) => fence.applied)));
+    }
+    return { highest, generation, fromFences };
+  }
+  if (options.source.subscribers.length === 0) throw new RangeError('carryOrderedHeads: name at least one subscriber whose fences to read');
+  for (const fence of await readFences(client, options.source.subscribers)) {
+    note(fence.aggregateId, fence.applied);
+    noteGeneration(fence.generation);
+  }
+  return { highest, generation, fromFences };
 }
 
 /**
@@ -116,17 +203,41 @@ export async function carryOrderedHeads(options: CarryOrderedHeadsOptions): Prom
   const from = options.source.kind === 'history' ? `history: ${options.source.table ?? outboxTableName}` : `fences: ${options.source.subscribers.map((subscriber) => subscriber.subscriberName).join(', ')}`;
   const now = (options.now ?? (() => new Date()))();
   const heads: HeadCarry[] = [];
-  const known = await targets(client, options);
+  const { highest: known, generation: sourceGeneration, fromFences } = await targets(client, options);
+  const tableKey = { [partitionKeyName]: orderedGenerationKey(), ...(sortKeyName === undefined ? {} : { [sortKeyName]: orderedGenerationKey() }) };
+  const tableItem = (await client.send(new GetCommand({ TableName: outboxTableName, Key: tableKey, ConsistentRead: true }))).Item;
+  const tableGeneration = typeof tableItem?.[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE] === 'number' ? (tableItem[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE] as number) : 0;
+  // the generation is ordered by the data, not only the operator's clock (review r38, R38-3): above every generation
+  // the source and the table hold, so a second carry by a machine whose clock is behind still starts a higher one
+  const generation = Math.max(now.getTime(), sourceGeneration + 1, tableGeneration + 1);
+  if (options.apply) {
+    // every aggregate whose head has no generation (none the source knew, new ones) takes this one (OrderedOutbox)
+    await client.send(
+      new PutCommand({
+        TableName: outboxTableName,
+        Item: {
+          ...tableKey,
+          [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: ORDERED_OUTBOX_ITEM.GENERATION_RECORD_TYPE_VALUE,
+          [ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE]: generation,
+          [ORDERED_OUTBOX_ITEM.CARRIED_FROM_ATTRIBUTE]: from,
+          [ORDERED_OUTBOX_ITEM.CARRIED_AT_ATTRIBUTE]: now.toISOString(),
+        },
+      }),
+    );
+  }
   for (const aggregateId of [...known.keys()].sort()) {
     const target = known.get(aggregateId)!;
+    const basis = fromFences.has(aggregateId) ? { fromFences: true } : {};
     const item = (await client.send(new GetCommand({ TableName: outboxTableName, Key: keyOf(aggregateId), ConsistentRead: true }))).Item;
     const stored = item?.[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE];
     const storedGeneration = item?.[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE];
     const generationAbove = (typeof storedGeneration === 'number' ? storedGeneration : 0) + 1;
     const current = typeof stored === 'number' ? stored : 0;
     const decision: HeadCarry['decision'] = target > current ? 'set' : target === current ? 'unchanged' : 'ahead';
-    if (decision !== 'set' || !options.apply) {
-      heads.push({ aggregateId, current, target, decision });
+    // an `unchanged` head starts a generation too (review r38, R38-2): the table may be a restore whose head equals
+    // the source's while the old table's events past it are still in flight
+    if (decision === 'ahead' || !options.apply) {
+      heads.push({ aggregateId, current, target, decision, ...basis });
       continue;
     }
     try {
@@ -140,7 +251,7 @@ export async function carryOrderedHeads(options: CarryOrderedHeadsOptions): Prom
             [ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]: target,
             // a new generation, starting at `target`: the fences dead-letter the old table's in-flight events once they
             // applied one of this generation, and enter it only standing at `target` (never on an in-flight event past it)
-            [ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE]: Math.max(now.getTime(), generationAbove),
+            [ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE]: Math.max(generation, generationAbove),
             [ORDERED_OUTBOX_ITEM.GENERATION_BASE_ATTRIBUTE]: target,
             [ORDERED_OUTBOX_ITEM.CARRIED_FROM_ATTRIBUTE]: from,
             [ORDERED_OUTBOX_ITEM.CARRIED_AT_ATTRIBUTE]: now.toISOString(),
@@ -150,10 +261,10 @@ export async function carryOrderedHeads(options: CarryOrderedHeadsOptions): Prom
             : { ConditionExpression: '#sequence = :current', ExpressionAttributeNames: { '#sequence': ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE }, ExpressionAttributeValues: { ':current': current } }),
         }),
       );
-      heads.push({ aggregateId, current, target, decision });
+      heads.push({ aggregateId, current, target, decision, ...basis });
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
-      heads.push({ aggregateId, current, target, decision: 'moved' });
+      heads.push({ aggregateId, current, target, decision: 'moved', ...basis });
     }
   }
   return { heads };

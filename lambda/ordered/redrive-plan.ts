@@ -3,6 +3,7 @@
  * fence shows applied already, and which sequences are missing (docs/ORDERED-DELIVERY.md, "Operating").
  */
 import { orderedPositionOf, type OrderedPosition } from './ordered-position';
+import type { IOrderedEventRecords } from './ordered-event-records';
 
 /** A dead letter as the operator read it. */
 export interface OrderedDeadLetter {
@@ -21,6 +22,13 @@ export interface OrderedDeadLetter {
 export interface PlannedDeadLetter extends OrderedDeadLetter, OrderedPosition {
   /** The envelope's event id. @default undefined when the body has none */
   readonly eventId?: string;
+  /**
+   * For a letter in `alreadyApplied`, what showed it applied: `fence` (the fence holds this event at its sequence),
+   * `inbox record` (the subscriber's live record of this event id), `fence skip` (an operator's skip dropped it: the
+   * consumer acknowledges it unapplied, on purpose), or `copy` (a second copy of a letter in `redrive`).
+   * @default undefined for letters in the other lists
+   */
+  readonly recognisedBy?: 'fence' | 'inbox record' | 'fence skip' | 'copy';
 }
 
 /** What {@link planOrderedRedrive} decided. */
@@ -39,15 +47,21 @@ export interface OrderedRedrivePlan {
    */
   readonly waiting: readonly PlannedDeadLetter[];
   /**
-   * At or below the fence, or a second copy (same event id) of one in `redrive`: applied (or about to be); delete them,
-   * do not redrive. A letter below the fence without its error name is counted here: the fence keeps only the event id
-   * of its own sequence, so a never-applied event below it is told only by its `SequenceReusedError` error name.
+   * Applied (or about to be), each with what showed it (`recognisedBy`): at or below the fence AND the fence holds this
+   * event at its sequence or the subscriber has a live inbox record of its event id (or an operator's `fence skip`
+   * dropped it); or a second copy (same event id) of one in `redrive`. Delete them, do not redrive. A letter at or
+   * below the fence with none of these was never applied (its sequence was taken by another event after a restored or
+   * replaced outbox table, even without a `SequenceReusedError` error name: SQS moves a letter after `maxReceiveCount`
+   * with none): it is in `reused`.
    */
   readonly alreadyApplied: readonly PlannedDeadLetter[];
   /**
    * Never applied, and never will be under their sequence: a `SequenceReusedError` dead letter (a new event under a
-   * sequence the fence already passed: the outbox's heads went back), a letter at the fence whose event id is not the
-   * one the fence applied, or a second letter of one sequence with another event id than the first. Redriving them is
+   * sequence the fence already passed: the outbox's heads went back), a letter at or below the fence of which the
+   * subscriber holds no inbox record (and no skip dropped it), a letter of a generation older than the fence's above
+   * it, a letter of a newer generation whose base the fence has passed (the fence can never enter that generation:
+   * such a letter needs a later carry of the heads before it is written again), or a second letter of one sequence with
+   * another event id than the first. Redriving them is
    * pointless (the fence refuses them again). Write each again through `OrderedOutbox` as a new event with its data (it
    * takes the aggregate's next sequence; after a restore, once the heads are carried over), then delete the dead letter
    * (docs/ORDERED-DELIVERY.md, "Restoring the outbox table", step 5).
@@ -64,11 +78,15 @@ export interface OrderedRedrivePlan {
 
 /** Reads where a subscriber stands in an aggregate (`SequenceFences` does). */
 export interface IFenceReader {
-  get(aggregateId: string): Promise<{ readonly appliedSequence: number; readonly appliedEventId?: string }>;
+  get(aggregateId: string): Promise<{ readonly appliedSequence: number; readonly appliedEventId?: string; readonly appliedGeneration?: number }>;
 }
 
-/** Plans the redrive of an ordered subscriber's dead letters against its fences (one read per aggregate). */
-export async function planOrderedRedrive(deadLetters: readonly OrderedDeadLetter[], fences: IFenceReader): Promise<OrderedRedrivePlan> {
+/**
+ * Plans the redrive of an ordered subscriber's dead letters against its fences (one read per aggregate) and, for each
+ * letter at or below its fence, what the subscriber holds of the event (`records`: one inbox read, as the consumer
+ * decides; `OrderedEventRecords` on the subscriber's inbox table).
+ */
+export async function planOrderedRedrive(deadLetters: readonly OrderedDeadLetter[], fences: IFenceReader, records: IOrderedEventRecords): Promise<OrderedRedrivePlan> {
   const placed: PlannedDeadLetter[] = [];
   const unordered: OrderedDeadLetter[] = [];
   for (const letter of deadLetters) {
@@ -92,10 +110,24 @@ export async function planOrderedRedrive(deadLetters: readonly OrderedDeadLetter
     const sameSequence = previous !== undefined && previous.aggregateId === letter.aggregateId && previous.sequence === letter.sequence;
     if (letter.sequence <= fenceAt) {
       const otherAtFence = letter.sequence === fenceAt && fence?.appliedEventId !== undefined && letter.eventId !== fence.appliedEventId;
+      const fenceHoldsIt = letter.sequence === fenceAt && letter.eventId !== undefined && letter.eventId === fence?.appliedEventId;
       if (letter.errorName === SEQUENCE_REUSED_ERROR || otherAtFence) reused.push(letter);
-      else alreadyApplied.push(letter);
+      else if (fenceHoldsIt) alreadyApplied.push({ ...letter, recognisedBy: 'fence' });
+      else {
+        // below the fence the fence keeps no event id: only the subscriber's inbox record shows the event applied
+        const held = letter.eventId === undefined ? undefined : await records.find(letter, letter.eventId);
+        if (held === undefined) reused.push(letter);
+        else alreadyApplied.push({ ...letter, recognisedBy: held === 'applied' ? 'inbox record' : 'fence skip' });
+      }
+    } else if ((fence?.appliedGeneration ?? 0) > letter.generation) {
+      // above the fence, of a generation the fence has left: the consumer refuses it (two histories), never applies it
+      reused.push(letter);
+    } else if (letter.generation > (fence?.appliedGeneration ?? 0) && fenceAt > letter.generationBase) {
+      // of a newer generation whose base the fence has passed (the old table's events went further): the consumer
+      // refuses it as well (two histories; the ordered model, seed 777), so redriving it would only come back
+      reused.push(letter);
     } else if (sameSequence) {
-      if (letter.eventId === previous.eventId) alreadyApplied.push(letter);
+      if (letter.eventId === previous.eventId) alreadyApplied.push({ ...letter, recognisedBy: 'copy' });
       else reused.push(letter);
     } else redrive.push(letter);
   }

@@ -3,7 +3,8 @@
  * in the same transaction as the event's business writes and inbox record. The write is conditioned on the fence
  * standing just before the event (absent for sequence 1), so an event is applied only as its aggregate's next one.
  */
-import type { TransactWritePut } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, type DynamoDBDocumentClient, type TransactWritePut } from '@aws-sdk/lib-dynamodb';
+import { isConditionalCheckFailed } from '../transaction/cancellation';
 import { TABLE_SCHEMA } from '../contract/wire-format';
 import { SequenceGapError, SequenceReusedError } from './ordered-errors';
 import type { OrderedPosition } from './ordered-position';
@@ -109,4 +110,21 @@ export function fenceRefusal(stored: Readonly<Record<string, unknown>> | undefin
   const fenceHoldsIt = applied === position.sequence && appliedEventId === eventId;
   if (neverApplied && !fenceHoldsIt) throw new SequenceReusedError(position.aggregateId, position.sequence, undefined, eventId, applied);
   return 'duplicate';
+}
+
+/**
+ * Moves the fence past an event its subscriber applied already under another sequence (its inbox record is live), when
+ * the fence stands right before the event's position: one conditional PutItem of the fence alone, under the same
+ * condition as an application's. true when it moved; false when the fence stood elsewhere (a copy of an event it passed).
+ * Only a duplicate the batch read did not answer comes here (a record at another sequence is left to this path).
+ */
+export async function passedByFence(client: DynamoDBDocumentClient, tableName: string, subscriberName: string, position: OrderedPosition, eventId: string, now: Date): Promise<boolean> {
+  const { ReturnValuesOnConditionCheckFailure: _old, ...put } = fencePut(tableName, subscriberName, position, eventId, now);
+  try {
+    await client.send(new PutCommand(put));
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailed(error)) return false;
+    throw error;
+  }
 }

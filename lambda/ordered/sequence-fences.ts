@@ -14,6 +14,8 @@ export interface SequenceFenceState {
   readonly appliedAt?: string;
   /** Set when an operator moved the fence past a gap on purpose. */
   readonly skippedReason?: string;
+  /** The generation of the event applied (absent: 0), see `ORDERED_ENVELOPE.GENERATION_ATTRIBUTE`. */
+  readonly appliedGeneration?: number;
 }
 
 /** Options of {@link SequenceFences}. */
@@ -51,6 +53,7 @@ export class SequenceFences {
       ...(appliedEventId === undefined ? {} : { appliedEventId }),
       ...(appliedAt === undefined ? {} : { appliedAt }),
       ...(skippedReason === undefined ? {} : { skippedReason }),
+      ...(typeof item?.[SEQUENCE_FENCE.APPLIED_GENERATION_ATTRIBUTE] === 'number' ? { appliedGeneration: item[SEQUENCE_FENCE.APPLIED_GENERATION_ATTRIBUTE] as number } : {}),
     };
   }
 
@@ -62,10 +65,13 @@ export class SequenceFences {
    * (`<subscriber>@skipped#<aggregateId>`, with `dropped`: the events by id where known): such an event arriving later is
    * acknowledged unapplied with a WARN line naming this skip, not dead-lettered as a new event under a passed sequence.
    *
+   * `generation`: the generation of the event at `toSequence` (the outbox head's, when `toSequence` is past its base),
+   * written on the fence so the next event of that generation applies (review r38, R38-1); absent: the fence keeps its own.
+   *
    * @throws RangeError unless fromSequence < toSequence are whole numbers and the reason is not empty
    * @throws ConditionalCheckFailedException (the SDK's) when the fence no longer stands at `fromSequence`
    */
-  public async skipGap(aggregateId: string, fromSequence: number, toSequence: number, reason: string, dropped: readonly DroppedEvent[] = []): Promise<void> {
+  public async skipGap(aggregateId: string, fromSequence: number, toSequence: number, reason: string, dropped: readonly DroppedEvent[] = [], generation?: number): Promise<void> {
     if (!Number.isSafeInteger(fromSequence) || !Number.isSafeInteger(toSequence) || fromSequence < 0 || toSequence <= fromSequence) {
       throw new RangeError(`skipGap: fromSequence must be a whole number >= 0 and toSequence greater, but they were ${fromSequence} and ${toSequence}`);
     }
@@ -73,12 +79,12 @@ export class SequenceFences {
     const now = (this.options.now ?? (() => new Date()))();
     const recorded = `skipped ${fromSequence + 1}..${toSequence}: ${reason}`;
     // kept before the fence moves: a skip record of a fence that did not move names events that will still apply, harmless
-    await recordSkip(this.client, this.options.tableName, this.options.subscriberName, aggregateId, { from: fromSequence, to: toSequence, at: now.toISOString(), reason: recorded, dropped });
+    await recordSkip(this.client, this.options.tableName, this.options.subscriberName, aggregateId, { from: fromSequence, to: toSequence, at: now.toISOString(), reason: recorded, dropped, ...(generation === undefined ? {} : { generation }) });
     await this.client.send(
       new UpdateCommand({
         TableName: this.options.tableName,
         Key: { [TABLE_SCHEMA.PARTITION_KEY]: sequenceFenceKey(this.options.subscriberName, aggregateId) },
-        UpdateExpression: 'SET #applied = :to, #type = :type, #subscriber = :subscriber, #aggregate = :aggregate, #at = :at, #reason = :reason REMOVE #eventId',
+        UpdateExpression: `SET #applied = :to, #type = :type, #subscriber = :subscriber, #aggregate = :aggregate, #at = :at, #reason = :reason${generation === undefined ? '' : ', #generation = :generation'} REMOVE #eventId`,
         ConditionExpression: fromSequence === 0 ? 'attribute_not_exists(#applied)' : '#applied = :from',
         ExpressionAttributeNames: {
           '#applied': SEQUENCE_FENCE.APPLIED_SEQUENCE_ATTRIBUTE,
@@ -88,6 +94,7 @@ export class SequenceFences {
           '#at': SEQUENCE_FENCE.APPLIED_AT_ATTRIBUTE,
           '#reason': SEQUENCE_FENCE.SKIPPED_REASON_ATTRIBUTE,
           '#eventId': SEQUENCE_FENCE.APPLIED_EVENT_ID_ATTRIBUTE,
+          ...(generation === undefined ? {} : { '#generation': SEQUENCE_FENCE.APPLIED_GENERATION_ATTRIBUTE }),
         },
         ExpressionAttributeValues: {
           ':to': toSequence,
@@ -97,6 +104,7 @@ export class SequenceFences {
           ':at': now.toISOString(),
           ':reason': recorded,
           ...(fromSequence === 0 ? {} : { ':from': fromSequence }),
+          ...(generation === undefined ? {} : { ':generation': generation }),
         },
       }),
     );

@@ -21,6 +21,8 @@ export interface SkipEntry {
   readonly at: string;
   readonly reason: string;
   readonly dropped: readonly DroppedEvent[];
+  /** The generation the fence took at `to` (the outbox head's), when the skip passed a generation's base. */
+  readonly generation?: number;
 }
 
 /** Appends `entry` to the subscriber's skip record of `aggregateId` (created on the first skip; it never expires). */
@@ -49,9 +51,11 @@ export async function recordSkip(client: DynamoDBDocumentClient, tableName: stri
 
 /**
  * The skip that dropped this event, if one did: a skip whose range holds its sequence and that named this event id
- * there; or, where the skip could not name the event (its history item had expired), one made after the event's time
- * (a skip is refused past the outbox's head, so what it dropped was written before it). An event a skip named by
- * another id is a new event under that sequence (the heads went back after the skip): undefined.
+ * there; or, where the skip could not name the event (its history item had expired), one made after the runtime wrote
+ * the event (`writtenAt`, the envelope's `iefwrittenat`; a skip is refused past the outbox's head, so what it dropped
+ * was written before it). Never by the producer-given `time`, which a producer may backdate (review r38, R38-4); an
+ * event without a write time matches no unnamed sequence (dead-lettered, not lost). An event a skip named by another
+ * id is a new event under that sequence (the heads went back after the skip): undefined.
  */
 export async function findSkip(
   client: DynamoDBDocumentClient,
@@ -59,16 +63,16 @@ export async function findSkip(
   subscriberName: string,
   position: OrderedPosition,
   eventId: string,
-  eventTime: string | undefined,
+  writtenAt: number | undefined,
 ): Promise<SkipEntry | undefined> {
   const key = { [TABLE_SCHEMA.PARTITION_KEY]: skippedEventsKey(subscriberName, position.aggregateId) };
   // BatchGetItem: the permission a transactional consumer has on its inbox table (its batch read)
   const response = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: [key], ConsistentRead: true } } }));
   const skips = (response.Responses?.[tableName]?.[0]?.[SKIPPED_EVENTS.SKIPS_ATTRIBUTE] as SkipEntry[] | undefined) ?? [];
-  const time = eventTime === undefined ? Number.NaN : Date.parse(eventTime);
   return skips.find((skip) => {
-    if (!(skip.from < position.sequence && position.sequence <= skip.to)) return false;
+    if (!(Number(skip.from) < position.sequence && position.sequence <= Number(skip.to))) return false;
     const named = (skip.dropped ?? []).find((drop) => Number(drop.sequence) === position.sequence)?.eventId;
-    return named !== undefined ? named === eventId : time <= Date.parse(skip.at);
+    if (named !== undefined) return named === eventId;
+    return writtenAt !== undefined && writtenAt <= Date.parse(skip.at);
   });
 }

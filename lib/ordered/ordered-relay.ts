@@ -279,7 +279,7 @@ export class OrderedRelay extends Construct {
    * item starts with that prefix (no event id may start with `AGGREGATE#`), so the producer reads no history item and no
    * business item of a shared table. What it CAN read: each head item carries its aggregate's LAST event envelope (the
    * relay publishes the head's writes), so a producer reads the latest event of every aggregate of the outbox, any
-   * producer's; and the outbox Put (`grantAppendEvents`, unconditioned) with `ReturnValuesOnConditionCheckFailure:
+   * producer's; and the outbox Put (`grantAppendEvents`, conditioned on `OUTBOX#*` partition keys) with `ReturnValuesOnConditionCheckFailure:
    * ALL_OLD`, which `OrderedOutbox` and `Outbox.transactWriteOnce` send to recognise their own earlier commit, returns
    * the item a failed condition met, so a crafted Put can read any item whose key it names (no write happens). No IAM
    * condition key is documented for `ReturnValuesOnConditionCheckFailure` (`dynamodb:ReturnValues` names

@@ -15,7 +15,7 @@ import { ALARM_PERIOD, createThresholdAlarm } from '../private/threshold-alarm';
 import { orderedSubscriberOperatorOutputValue } from '../consumer/private/subscriber-operator-output';
 import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import { grantKeyViaService } from '../private/kms-actions';
-import { validateDurationAtLeast, validateNumberInRange } from '../private/validate-props';
+import { validateDurationAtLeast, validateDurationCoversSum, validateNumberInRange } from '../private/validate-props';
 import { validateMaxMessageAge } from '../private/shared-limits';
 import type { OrderedRelay } from './ordered-relay';
 import { libraryGrant } from '../private/library-statements';
@@ -44,7 +44,11 @@ export interface OrderedSubscriberProps extends FunctionOptions, AlarmOptions {
 
   /**
    * How long an inbox record keeps an event deduplicated. After it, the sequence fence still answers a redelivery of
-   * an applied event (its sequence is at or below the fence), so this only bounds payload checks of reused ids.
+   * an applied event (its sequence is at or below the fence). It is also what tells, at or below the fence, a NEW event
+   * (no inbox record although younger than the window: the heads went back, `SequenceReusedError`, dead-lettered) from
+   * a copy of an applied one (`duplicate`, acknowledged): an unrecorded event older than the window is acknowledged
+   * unapplied. So it must outlast what a message can wait in this subscriber's queues: at least the FIFO queue's
+   * retention plus its dead-letter queue's (4 days + 14 days by default); a shorter one fails at synth.
    *
    * @default Duration.days(30)
    */
@@ -163,6 +167,12 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
     );
 
     this.inboxTable = props.inboxTable ?? new InboxTable(this, 'Inbox', { encryptionKey: key, removalPolicy });
+    // review r38 (R38-8): the window tells a new event below the fence from a copy of an applied one, so it must
+    // outlast every wait of a message in this subscriber's queues (as a Subscriber's must)
+    validateDurationCoversSum(owner, 'deduplicationWindow', props.deduplicationWindow, CONSUMER_DEFAULTS.DEDUPLICATION_WINDOW, [
+      { prop: 'the FIFO queue retentionPeriod', value: this.consumerQueue.retentionPeriod },
+      { prop: 'the dead-letter queue retentionPeriod', value: this.consumerQueue.deadLetterRetentionPeriod },
+    ]);
     const deduplicationWindow = props.deduplicationWindow ?? CONSUMER_DEFAULTS.DEDUPLICATION_WINDOW;
     this.consumerFunction = new ConsumerFunction(this, 'Consumer', {
       ...props,

@@ -4,7 +4,7 @@ import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import { Construct, type IConstruct } from 'constructs';
 import { ENV } from '../../lambda/contract/environment';
-import { TABLE_SCHEMA } from '../../lambda/contract/wire-format';
+import { OUTBOX_ITEM, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import { validateDurationInRange, validateStringPattern } from '../private/validate-props';
 import { grantKeyViaService } from '../private/kms-actions';
 import { secureTableProps } from '../private/secure-table-props';
@@ -211,13 +211,17 @@ export abstract class OutboxTableBase extends Construct implements IOutboxTable 
    * Grants `dynamodb:PutItem` on the table, and `kms:Encrypt` and `kms:Decrypt` on a customer-managed key.
    *
    * A `Put` inside `TransactWriteItems` is authorized as `dynamodb:PutItem` (DynamoDB developer guide, "Using IAM
-   * with DynamoDB transactions"); the outbox writes nothing else.
+   * with DynamoDB transactions"); the outbox writes nothing else. The Put is conditioned on `dynamodb:LeadingKeys`
+   * (`ForAllValues:StringLike`, `OUTBOX#*`): every item the runtime writes to the outbox (an event `OUTBOX#<eventId>`,
+   * an ordered head `OUTBOX#AGGREGATE#<aggregateId>`) has a partition key value with that prefix, so a producer can not
+   * put the business items of a shared table; grant those writes separately.
    */
   public grantAppendEvents(grantee: iam.IGrantable): iam.Grant {
     const grant = libraryGrant('grantAppendEvents', {
       grantee,
       actions: ['dynamodb:PutItem'],
       resourceArns: [this.table.tableArn],
+      conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${OUTBOX_ITEM.KEY_PREFIX}*`] } },
     });
     grantKeyViaService('grantAppendEvents', this.encryptionKey, grantee, 'dynamodb', ['kms:Encrypt', 'kms:Decrypt']);
     return grant;

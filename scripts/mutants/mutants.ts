@@ -49,6 +49,8 @@ const ORDERED_DEAD_LETTERS = 'test/lambda/ordered/ordered-dead-letters.int.test.
 /** Issue 38: a restored or replaced outbox table; the heads carried over. */
 const ORDERED_RESTORE = 'test/lambda/ordered/ordered-restore.int.test.ts';
 const ORDERED_SKIPPED_LATE = 'test/lambda/ordered/ordered-skipped-late.int.test.ts';
+/** Reviewer r4's attacks on issue 38, F2 among them: an old table's events in flight across a carry from the fences. */
+const ORDERED_RESTORE_ATTACKS = 'test/lambda/ordered/ordered-restore-attacks.int.test.ts';
 /** Contention (issue 40): its model (one hot item, every mode) and the tests of the retry against real conflicts. */
 const CONTENTION_MODEL = 'test/lambda/model/contention.model.int.test.ts';
 const CONTENTION = 'test/lambda/contention.int.test.ts';
@@ -407,6 +409,82 @@ export const MUTANTS: readonly Mutant[] = [
     tests: [ORDERED_MODEL, ORDERED_RESTORE],
   },
   {
+    id: 'ordered-redrive-unrecorded-applied',
+    breaks: "ordered path: the redrive plan counts a dead letter at or below the fence with no inbox record of its event id as applied (the old table's event SQS moved without an error name, whose sequence a new-table event took): the operator deletes a never-applied event",
+    file: 'lambda/ordered/redrive-plan.ts',
+    find: '        if (held === undefined) reused.push(letter);',
+    replace: "        if (held === undefined) alreadyApplied.push({ ...letter, recognisedBy: 'inbox record' });",
+    tests: [ORDERED_MODEL, 'test/lambda/ordered/redrive-plan-unrecorded.int.test.ts'],
+  },
+  // ---- issue 38, review F2: the generation protocol (a carried head starts a generation the fences compare) ----------
+  {
+    id: 'ordered-old-generation-applies-on-new',
+    breaks: "ordered path: an event of the old outbox table still in flight (generation 0) applies on a fence that entered a carried head's generation, so the old history's later event lands on top of the new one's (review F2: authorised, chargeback, refunded)",
+    file: 'lambda/ordered/sequence-fence.ts',
+    find: "generation === 0 ? '(#applied = :previous AND attribute_not_exists(#generation))'",
+    replace: "generation === 0 ? '(#applied = :previous AND (attribute_not_exists(#generation) OR #generation >= :previous))'",
+    tests: [ORDERED_MODEL, ORDERED_RESTORE_ATTACKS],
+  },
+  {
+    id: 'ordered-new-generation-ignores-fence-generation',
+    breaks: "ordered path: an event of a carried head's generation applies on a fence of the old generation that went past the generation's base (the old table's in-flight event won the race), so the new history continues the old one's",
+    file: 'lambda/ordered/sequence-fence.ts',
+    find: "'(#applied = :previous AND #generation = :generation)'",
+    replace: "'(#applied = :previous AND (attribute_not_exists(#generation) OR #generation <= :generation))'",
+    tests: [ORDERED_MODEL],
+  },
+  {
+    id: 'ordered-generation-entered-past-base',
+    breaks: "ordered path: a carried head's first event enters its generation on a fence that stands past the generation's base (the old table's events went further), so it applies after events it never followed",
+    file: 'lambda/ordered/sequence-fence.ts',
+    find: "'(#applied = :previous AND (attribute_not_exists(#generation) OR #generation < :generation))'",
+    replace: "'(#applied >= :previous AND (attribute_not_exists(#generation) OR #generation < :generation))'",
+    tests: [ORDERED_MODEL],
+  },
+  {
+    id: 'ordered-old-generation-acknowledged',
+    breaks: "ordered path: an event of an older generation than the fence's (the old table's event in flight across a carry) is acknowledged as a duplicate, never applied: lost silently",
+    file: 'lambda/ordered/sequence-fence.ts',
+    find: "    if (position.sequence <= applied && !neverApplied) return 'duplicate';",
+    replace: "    return 'duplicate';",
+    tests: [ORDERED_MODEL],
+  },
+  {
+    id: 'ordered-carry-without-generation',
+    breaks: "ordered path: 'outbox heads' carries a head without starting a generation, so the fences cannot tell the new table's events from the old table's in flight: the old history's event applies on top of the new one's (review F2)",
+    file: 'lambda/ordered/outbox-heads.ts',
+    find: '            [ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE]: Math.max(generation, generationAbove),',
+    replace: '',
+    // and no table-wide generation item (R38-2), which would otherwise give the carried head a generation anyway
+    also: [{ file: 'lambda/ordered/outbox-heads.ts', find: '          [ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE]: generation,', replace: '' }],
+    tests: [ORDERED_MODEL, ORDERED_RESTORE_ATTACKS],
+  },
+  // ---- issue 38, seventh session: what the ordered model found after the generation protocol ----------------------
+  {
+    id: 'ordered-history-carry-ignores-fences',
+    breaks: "ordered path: 'outbox heads --from-history' with the subscribers named takes the history's sequence even where a fence applied a newer generation than the history holds (an older table's history): the new generation is based where no event the fence admits can ever reach, and the aggregate waits forever (the ordered model, seed 308844549)",
+    file: 'lambda/ordered/outbox-heads.ts',
+    find: '      if (highest.has(fence.aggregateId) && fence.generation > (historyGeneration.get(fence.aggregateId) ?? 0)) fromFences.add(fence.aggregateId);',
+    replace: '',
+    tests: [ORDERED_MODEL, 'test/lambda/ordered/history-carry-older-table.int.test.ts'],
+  },
+  {
+    id: 'ordered-skip-below-base-generation-zero',
+    breaks: "ordered path: 'fence skip' to or below the base of the head's generation leaves the fence in generation 0, so the next event of the skipped events' generation (a table that had a carry) is refused as another history and, written again, waits forever (the ordered model, seed 308844549)",
+    file: 'simulator/cli/fence-skip.ts',
+    find: "      : typeof atTo === 'number' && atTo > 0",
+    replace: '      : false',
+    tests: [ORDERED_MODEL],
+  },
+  {
+    id: 'ordered-redrive-plan-sends-two-histories',
+    breaks: "ordered path: the redrive plan sends back a letter of a newer generation whose base the fence passed (the old table's event applied first): the consumer refuses it every time, so it comes back forever (the ordered model, seed 777)",
+    file: 'lambda/ordered/redrive-plan.ts',
+    find: '    } else if (letter.generation > (fence?.appliedGeneration ?? 0) && fenceAt > letter.generationBase) {',
+    replace: '    } else if (false) {',
+    tests: [ORDERED_MODEL],
+  },
+  {
     id: 'contention-retry-disabled',
     breaks: 'contention: a write refused only for TransactionConflict or throttling is not retried inside the invocation, so receives spent on contention alone send a valid event to the DLQ',
     file: 'lambda/transaction/contention-retry.ts',
@@ -531,7 +609,7 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'ordered-skipped-event-dead-lettered',
     breaks: "ordered path: an event an operator's accepted 'fence skip' dropped, arriving later within the window with no inbox record, is dead-lettered as SequenceReusedError (an alarm for a decision the operator made) instead of acknowledged with a WARN naming the skip",
     file: 'lambda/ordered/ordered-consumer.ts',
-    find: '          const skip = await findSkip(client, config.inboxTableName, config.subscriberName, position, envelope.id, envelope.time);',
+    find: '          const skip = await findSkip(client, config.inboxTableName, config.subscriberName, position, envelope.id, position.writtenAt);',
     replace: '          const skip = undefined as Awaited<ReturnType<typeof findSkip>>;',
     tests: [ORDERED_MODEL, ORDERED_SKIPPED_LATE],
   },
@@ -539,8 +617,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'ordered-skip-matches-sequence-only',
     breaks: "ordered path: a skip record is matched by sequence alone, so a new event under a skipped sequence (the heads went back after the skip) is acknowledged unapplied as if the operator had dropped it: lost",
     file: 'lambda/ordered/skipped-events.ts',
-    find: '    return named !== undefined ? named === eventId : time <= Date.parse(skip.at);',
-    replace: '    return named !== undefined || time <= Date.parse(skip.at);',
+    find: '    if (named !== undefined) return named === eventId;',
+    replace: '    if (named !== undefined) return true;',
     tests: [ORDERED_SKIPPED_LATE],
   },
   // ---- issue 43: verify's wait and its run's ids ----
@@ -657,5 +735,38 @@ export const MUTANTS: readonly Mutant[] = [
     find: '      if (!emitting.has(table) && once.has(table)) {',
     replace: '      if (!emitting.has(table) && once.has(table) && false) {',
     tests: ['test/simulator/verify/nu43-trial.test.ts'],
+  },
+  // ---- issue 38, eighth session (o38): the history carry's second case, and R38-9 ---------------------------------
+  {
+    id: 'ordered-history-carry-trusts-left-history',
+    breaks: "ordered path: a history carry bases its generation on a history whose newest generation the fence can no longer enter (it passed that generation's base in an older one): the events written again wait forever behind a gap (the ordered model, seed 777)",
+    file: 'lambda/ordered/outbox-heads.ts',
+    find: '      if (fenceFollowedNewer || fenceLeftHistory) fromFences.add(fence.aggregateId);',
+    replace: '      if (fenceFollowedNewer || (fenceLeftHistory && false)) fromFences.add(fence.aggregateId);',
+    tests: [ORDERED_MODEL],
+  },
+  {
+    id: 'ordered-duplicate-never-passed-by-fence',
+    breaks: 'ordered path (R38-9): an applied event written again further on by a command retried after a restore is a duplicate that never moves the fence: its aggregate waits forever',
+    file: 'lambda/ordered/ordered-consumer.ts',
+    find: "        if (result.outcome === 'duplicate' && (await passedByFence(",
+    replace: "        if (result.outcome === 'duplicate' && false && (await passedByFence(",
+    tests: ['test/lambda/ordered/ordered-r38-attacks.int.test.ts'],
+  },
+  {
+    id: 'ordered-batch-read-ignores-sequence',
+    breaks: 'ordered path (R38-9): the batch read answers a record of the event at another sequence as a duplicate, before the fence can pass it: its aggregate waits forever',
+    file: 'lambda/consumer/known-records.ts',
+    find: '    if (record.orderedSequence !== undefined && orderedSequence !== undefined && record.orderedSequence !== orderedSequence()) return undefined;',
+    replace: '',
+    tests: ['test/lambda/ordered/ordered-r38-attacks.int.test.ts'],
+  },
+  {
+    id: 'ordered-restored-head-keeps-old-generation',
+    breaks: "ordered path: a head with an older generation than the table's (a restored head of an earlier carry, which the last carry did not know) goes on in its old generation, beside that generation's events in flight: two histories mixed (the ordered model, seed 777, path 7:10:0:8:15:5:8:10:10)",
+    file: 'lambda/ordered/ordered-outbox.ts',
+    find: '    return table.generation > head.generation ? {',
+    replace: '    return table.generation > head.generation && head.generation === 0 ? {',
+    tests: [ORDERED_MODEL],
   },
 ];

@@ -60,8 +60,9 @@ id as the deduplication id, and only the run of sequences right after each fence
 the output). Left in the dead-letter queue, and the exit code 3: a dead letter behind a gap (a sequence after the fence
 no dead letter holds: in flight, left out by the filters, or lost; sent now it would only hold up its aggregate, so
 fill the gap with 'fence replay' or pass it with 'fence skip', then redrive again; 'fence redrive' sends it anyway),
-and one at or below the fence (applied already: a copy is a duplicate by design). No deduplication window rule: the
-fence answers a copy of an applied event after its inbox record expired.
+and one at or below the fence that the fence or the subscriber's inbox record shows applied (a copy is a duplicate by
+design); one at or below the fence with neither was never applied (another event took its sequence after a restored or
+replaced outbox table): write it again through OrderedOutbox as a new event.
 A redrive moves exactly the dead letters it read and checked, one at a time: each is sent to the queue (a new message
 id, its attributes kept), then deleted from the dead-letter queue. Never an SQS message move task (nor the console's
 "Start DLQ redrive"): a move task moves whatever the queue holds when it runs, dead letters that arrived after the

@@ -9,9 +9,10 @@ import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
 import { toDocumentClient } from '../../lambda/transaction/document-client';
 import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
 import { planOrderedRedrive, type OrderedRedrivePlan } from '../../lambda/ordered/redrive-plan';
+import { OrderedEventRecords } from '../../lambda/ordered/ordered-event-records';
 import { SequenceFences } from '../../lambda/ordered/sequence-fences';
 import { receiveMessages, releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
-import { gapLines, sendOrdered } from './dead-letters/ordered-sends';
+import { appliedWhy, gapLines, sendOrdered } from './dead-letters/ordered-sends';
 import { blockedAggregates, committedSequences } from './blocked-aggregates';
 import { formatTable } from './blocked-command';
 import { scanItems } from './scan-items';
@@ -41,7 +42,9 @@ An ordered subscriber applies each aggregate's events in sequence; its fence hol
            and an audit line (JSON, stderr) names what was dropped.
   redrive  reads the subscriber's FIFO dead-letter queue and sends its dead letters back to --queue by aggregate and
            sequence (one copy per sequence, the aggregate as the message group), leaving in the dead-letter queue
-           those at or below the fence (applied already) and anything that is not an ordered event. It names the gaps:
+           those at or below the fence that the subscriber applied (the fence or its inbox record holds the event id;
+           one with neither was never applied: written again as a new event, never deleted as applied) and anything
+           that is not an ordered event. It names the gaps:
            sequences after the fence that no dead letter holds (in flight, or lost: replay them from the outbox, or
            skip them). A dry run unless --yes.
   replay   sends the aggregate's events after the fence from the outbox's ordered history (its items live for the
@@ -89,7 +92,7 @@ function deadLetterOf(message: QueueMessage): { id: string; body: string; errorN
 function describePlan(plan: OrderedRedrivePlan): string {
   const waiting = new Set(plan.waiting);
   const lines = plan.redrive.map((letter) => `  redrive  ${terminalText(letter.aggregateId)} #${letter.sequence}  (${terminalText(letter.id)})${waiting.has(letter) ? '  waits behind a gap' : ''}`);
-  lines.push(...plan.alreadyApplied.map((letter) => `  applied  ${terminalText(letter.aggregateId)} #${letter.sequence}  (left in the dead-letter queue)`));
+  lines.push(...plan.alreadyApplied.map((letter) => `  applied  ${terminalText(letter.aggregateId)} #${letter.sequence}  (${appliedWhy(letter)}; left in the dead-letter queue)`));
   lines.push(
     ...plan.reused.map(
       (letter) =>
@@ -102,7 +105,7 @@ function describePlan(plan: OrderedRedrivePlan): string {
   return `${lines.join('\n')}\n`;
 }
 
-async function redrive(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences): Promise<number> {
+async function redrive(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences, records: OrderedEventRecords): Promise<number> {
   const deadLetterQueue = requiredString(parsed, 'dead-letter-queue');
   const queue = requiredString(parsed, 'queue');
   if (deadLetterQueue === undefined || queue === undefined) return context.usageError("'fence redrive' needs --dead-letter-queue and --queue");
@@ -111,7 +114,7 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, fences:
   const byId = new Map<string, QueueMessage>(messages.map((message) => [message.messageId, message]));
   const moved: string[] = [];
   try {
-    const plan = await planOrderedRedrive(messages.map(deadLetterOf), fences);
+    const plan = await planOrderedRedrive(messages.map(deadLetterOf), fences, records);
     if (parsed.values.yes !== true) {
       context.io.stdout(parsed.values.json === true ? json({ dryRun: true, ...plan }) : `dry run:\n${describePlan(plan)}run again with --yes to redrive\n`);
       return EXIT_CODE.OK;
@@ -169,14 +172,14 @@ async function replay(parsed: ParsedArguments, context: CommandContext, fences: 
   return EXIT_CODE.OK;
 }
 
-async function list(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences): Promise<number> {
+async function list(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences, records: OrderedEventRecords): Promise<number> {
   const deadLetterQueue = requiredString(parsed, 'dead-letter-queue');
   const outboxTable = requiredString(parsed, 'outbox-table');
   if (deadLetterQueue === undefined && outboxTable === undefined) return context.usageError("'fence list' needs --dead-letter-queue, --outbox-table or both");
   const sqs = context.sqsClient();
   const messages = deadLetterQueue === undefined ? [] : await receiveMessages(sqs, deadLetterQueue);
   try {
-    const plan = await planOrderedRedrive(messages.map(deadLetterOf), fences);
+    const plan = await planOrderedRedrive(messages.map(deadLetterOf), fences, records);
     const committed = outboxTable === undefined ? undefined : await committedSequences(toDocumentClient(context.client()), outboxTable);
     const aggregates = new Set([...plan.redrive.map((letter) => letter.aggregateId), ...(committed?.keys() ?? [])]);
     const applied = new Map(await Promise.all([...aggregates].map(async (aggregateId) => [aggregateId, (await fences.get(aggregateId)).appliedSequence] as const)));
@@ -211,7 +214,8 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   const fences = new SequenceFences({ client: context.client(), tableName: table, subscriberName: subscriber, now: () => context.now() });
   if (action === 'redrive' || action === 'list') {
     if (aggregateId !== undefined) return context.usageError(`unexpected argument '${aggregateId}'`);
-    return action === 'redrive' ? redrive(parsed, context, fences) : list(parsed, context, fences);
+    const records = new OrderedEventRecords({ client: context.client(), tableName: table, subscriberName: subscriber, now: () => context.now() });
+    return action === 'redrive' ? redrive(parsed, context, fences, records) : list(parsed, context, fences, records);
   }
   if (aggregateId === undefined) return context.usageError(`'fence ${action}' needs the aggregate id`);
   if (extra.length > 0) return context.usageError(`unexpected argument '${extra[0]}'`);

@@ -24,7 +24,19 @@ export interface SkippedEvent {
 }
 
 /** What the outbox says of a skip: the aggregate's last committed sequence and the events of (from, to]. */
-export type SkipCheck = { readonly committedSequence: number; readonly drops: readonly SkippedEvent[] } | { readonly refusal: string };
+export type SkipCheck =
+  | {
+      readonly committedSequence: number;
+      readonly drops: readonly SkippedEvent[];
+      /** The history's event at --from, when it holds it. */
+      readonly eventIdAtFrom?: string;
+      /**
+       * The generation of the event at --to: the head's, when --to is past the base of the head's generation; else its
+       * history item's, when it has one (absent: generation 0, or no history item: the fence keeps its own).
+       */
+      readonly generationAtTo?: number;
+    }
+  | { readonly refusal: string };
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
@@ -37,7 +49,7 @@ export async function checkSkip(context: CommandContext, outboxTable: string, ag
   try {
     items = await scanItems(toDocumentClient(context.client()), {
       TableName: outboxTable,
-      FilterExpression: '#aggregate = :aggregate AND (#type IN (:head, :carried) OR (#type = :history AND #sequence > :from AND #sequence <= :to))',
+      FilterExpression: '#aggregate = :aggregate AND (#type IN (:head, :carried) OR (#type = :history AND #sequence >= :from AND #sequence <= :to))',
       ExpressionAttributeNames: { '#type': OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE, '#aggregate': ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE, '#sequence': ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE },
       ExpressionAttributeValues: { ':head': ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE, ':carried': ORDERED_OUTBOX_ITEM.CARRIED_HEAD_RECORD_TYPE_VALUE, ':history': ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE, ':aggregate': aggregateId, ':from': from, ':to': to },
     });
@@ -67,18 +79,50 @@ export async function checkSkip(context: CommandContext, outboxTable: string, ag
       .filter((item) => item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] === ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE)
       .map((item) => [Number(item[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]), item] as const),
   );
+  const atFrom = bySequence.get(from);
   const drops = Array.from({ length: to - from }, (_, index): SkippedEvent => {
     const sequence = from + 1 + index;
     const item = bySequence.get(sequence);
     return item === undefined ? { sequence } : { sequence, eventId: String(item[OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]), type: String(item[OUTBOX_ITEM.EVENT_TYPE_ATTRIBUTE]) };
   });
-  return { committedSequence: committed, drops };
+  // review r38 (R38-1): a skip past the base of the head's generation puts the fence in that generation
+  const headGeneration = head?.[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE];
+  const headBase = head?.[ORDERED_OUTBOX_ITEM.GENERATION_BASE_ATTRIBUTE];
+  // and a skip to or below that base puts it in the generation of the event at --to (its history item's), which the
+  // next event (of that history) continues: without it, the fence stood in generation 0 and that event, of a table that
+  // had a carry before, was refused as another history (the ordered model, seed 308844549, path 6:0:7:7:9:11:11:10:9:9:9:9)
+  const atTo = bySequence.get(to)?.[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE];
+  const generationAtTo =
+    typeof headGeneration === 'number' && headGeneration > 0 && typeof headBase === 'number' && to > headBase
+      ? headGeneration
+      : typeof atTo === 'number' && atTo > 0
+        ? atTo
+        : undefined;
+  return {
+    committedSequence: committed,
+    drops,
+    ...(atFrom === undefined ? {} : { eventIdAtFrom: String(atFrom[OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]) }),
+    ...(generationAtTo === undefined ? {} : { generationAtTo }),
+  };
 }
 
 function describeDrops(drops: readonly SkippedEvent[]): string {
   return drops
     .map((drop) => `  #${drop.sequence} ${drop.eventId === undefined ? "(no history item: past the outbox's event retention, or never written)" : `${terminalText(drop.eventId)} (${terminalText(drop.type ?? '?')}): still in the outbox history ('fence replay' can send it instead)`}`)
     .join('\n');
+}
+
+/**
+ * The most dropped events a skip record names by id (review r38, R38-10): the record is one DynamoDB item (400 KB at
+ * most). Sequences without an id (no history item) are not listed: the skip's range holds them, and an event arriving
+ * under one is matched by its write time (`iefwrittenat`) before the skip's. Past the cap, named events are matched the
+ * same way.
+ */
+export const MAX_NAMED_DROPS = 1000;
+
+/** The dropped events the skip record names: those the history still holds, at most {@link MAX_NAMED_DROPS}. */
+function namedDrops(drops: readonly SkippedEvent[]): Array<{ sequence: number; eventId: string }> {
+  return drops.flatMap((drop) => (drop.eventId === undefined ? [] : [{ sequence: drop.sequence, eventId: drop.eventId }])).slice(0, MAX_NAMED_DROPS);
 }
 
 /** `fence skip <subscriber> <aggregate>`: returns the exit code. */
@@ -97,18 +141,28 @@ export async function skip(parsed: ParsedArguments, context: CommandContext, fen
     context.io.stderr(`refused: ${check.refusal}\n`);
     return EXIT_CODE.REFUSED;
   }
-  const { committedSequence, drops } = check;
+  const { committedSequence, drops, eventIdAtFrom, generationAtTo } = check;
+  // review r38 (R38-6): the outbox named must be the one whose history the fence applied: its event at --from is the
+  // fence's applied event (another flow's outbox, whose aggregates share the ids, holds other events there)
+  const fence = await fences.get(aggregateId);
+  if (from > 0 && eventIdAtFrom !== undefined && fence.appliedSequence === from && fence.appliedEventId !== undefined && fence.appliedEventId !== eventIdAtFrom) {
+    context.io.stderr(
+      `refused: outbox table '${terminalText(outboxTable)}' holds event ${terminalText(eventIdAtFrom)} at sequence ${from} of ${terminalText(aggregateId)}, but the fence applied ` +
+        `${terminalText(fence.appliedEventId)} there: not the outbox this subscriber applies (the wrong --outbox-table?); nothing changed\n`,
+    );
+    return EXIT_CODE.REFUSED;
+  }
   if (parsed.values.yes !== true) {
     context.io.stdout(
       parsed.values.json === true
-        ? json({ dryRun: true, aggregateId, from, to, committedSequence, drops })
-        : `dry run: would move the fence of ${terminalText(subscriber)} in ${terminalText(aggregateId)} from ${from} to ${to} (the outbox committed up to ${committedSequence}); ` +
+        ? json({ dryRun: true, aggregateId, from, to, committedSequence, drops, ...(generationAtTo === undefined ? {} : { generation: generationAtTo }) })
+        : `dry run: would move the fence of ${terminalText(subscriber)} in ${terminalText(aggregateId)} from ${from} to ${to} (the outbox committed up to ${committedSequence})${generationAtTo === undefined ? '' : `, into generation ${generationAtTo}`}; ` +
             `these events would never be applied:\n${describeDrops(drops)}\nrun again with --yes\n`,
     );
     return EXIT_CODE.OK;
   }
   try {
-    await fences.skipGap(aggregateId, from, to, `${reason} (by ${context.user})`, drops.map((drop) => ({ sequence: drop.sequence, ...(drop.eventId === undefined ? {} : { eventId: drop.eventId }) })));
+    await fences.skipGap(aggregateId, from, to, `${reason} (by ${context.user})`, namedDrops(drops), generationAtTo);
   } catch (error) {
     if (!isConditionalCheckFailed(error)) throw error;
     context.io.stderr(`refused: the fence of ${terminalText(aggregateId)} is no longer at ${from}; look at it again ('fence show')\n`);

@@ -7,7 +7,7 @@ import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionalCheckFailed } from '../../lambda/transaction/cancellation';
 import { toDocumentClient } from '../../lambda/transaction/document-client';
 import { INBOX_ITEM, PROCESSING_RECORD, RECORD_STATUS, recordKey, SUBSCRIBER_NAME_PATTERN, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
-import { SEQUENCE_FENCE } from '../../lambda/contract/ordered-wire-format';
+import { ORDERED_INBOX_ITEM, SEQUENCE_FENCE } from '../../lambda/contract/ordered-wire-format';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { readSubscriberOutput } from './deployed-subscriber';
 import { terminalText } from './terminal-text';
@@ -29,9 +29,11 @@ moves a fence, nothing deletes one), and an item under the key that is not an in
 subscriber and event is refused (exit code 3).
 
 An ordered subscriber (OrderedSubscriber; docs/ORDERED-DELIVERY.md) applies an event once by its sequence fence,
-which stays: forgetting its inbox record does not make the event apply again (the fence answers the next delivery as
-a duplicate), and there is no command that moves a fence back. With --subscriber-output naming an ordered subscriber
-the command refuses (exit code 3) and says so; without it, it can not tell, and its result says both.
+which stays, and no command moves a fence back. Its inbox records are refused (exit code 3): with --subscriber-output
+naming an ordered subscriber, and without it for every record the ordered consumer wrote (it names the event's
+aggregate and sequence). Forgotten, the record of an event below the fence would not make it apply again: its next
+delivery, within the deduplication window, would look like a NEW event under a passed sequence (SequenceReusedError,
+dead-lettered), which the redrive plan could only call never applied.
 
 Forgetting a record that was applied makes the next delivery apply the event a second time: use it only when the
 effect is known to be gone (e.g. restored from a backup taken before it) and must happen again.
@@ -97,10 +99,13 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     );
     return EXIT_CODE.REFUSED;
   }
-  if (ordered === true) {
+  const orderedRecord = typeof item[ORDERED_INBOX_ITEM.AGGREGATE_ATTRIBUTE] === 'string';
+  if (ordered === true || orderedRecord) {
+    const how = ordered === true ? '(--subscriber-output)' : `(its inbox record names aggregate '${terminalText(String(item[ORDERED_INBOX_ITEM.AGGREGATE_ATTRIBUTE]))}', sequence ${terminalText(String(item[ORDERED_INBOX_ITEM.SEQUENCE_ATTRIBUTE]))})`;
     context.io.stderr(
-      `refused: '${terminalText(subscriber)}' is an ordered subscriber (--subscriber-output): forgetting the record of event '${terminalText(eventId)}' would not apply it again, ` +
-        "as its sequence fence, which stays, answers the next delivery as a duplicate; and no command moves a fence back. The record expires on its own (its deduplication window). " +
+      `refused: '${terminalText(subscriber)}' is an ordered subscriber ${how}: forgetting the record of event '${terminalText(eventId)}' would not apply it again ` +
+        '(its sequence fence stays, and no command moves a fence back); within the deduplication window its next delivery would look like a new event under a passed sequence ' +
+        "(SequenceReusedError, dead-lettered, and called never applied by the redrive plan). The record expires on its own (its deduplication window); after that the fence answers a copy as a duplicate. " +
         "To make an aggregate's effects happen again, write new events for them; 'fence show' says where the subscriber stands\n",
     );
     return EXIT_CODE.REFUSED;
@@ -148,7 +153,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   const next =
     ordered === false
       ? 'its next delivery applies it again'
-      : 'on the standard path its next delivery applies it again; an ordered subscriber does not apply it again (its sequence fence answers the delivery as a duplicate; --subscriber-output tells them apart)';
+      : 'its next delivery applies it again (the record was not written by an ordered consumer; --subscriber-output says for sure)';
   context.io.stdout(parsed.values.json === true ? json({ forgotten: true, record: item, nextDelivery: next }) : `forgot the record of ${what}: ${next}\n`);
   return EXIT_CODE.OK;
 }

@@ -10,6 +10,7 @@
 import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
 import { planOrderedRedrive } from '../../lambda/ordered/redrive-plan';
+import { OrderedEventRecords } from '../../lambda/ordered/ordered-event-records';
 import { SequenceFences } from '../../lambda/ordered/sequence-fences';
 import { formatTable } from './blocked-command';
 import { deadLetterView } from './dead-letters/dead-letter-view';
@@ -54,6 +55,7 @@ export async function redriveOrderedDeadLetters(context: CommandContext, request
     return context.usageError(`'dlq redrive' of the ordered subscriber '${subscriber.subscriberName}' needs --table (its inbox table, where its sequence fences are) or --subscriber-output`);
   }
   const fences = new SequenceFences({ client: context.client(), tableName: subscriber.inboxTable, subscriberName: subscriber.subscriberName, now: () => context.now() });
+  const records = new OrderedEventRecords({ client: context.client(), tableName: subscriber.inboxTable, subscriberName: subscriber.subscriberName, now: () => context.now() });
   const sqs = context.sqsClient();
   const messages = await receiveMessages(sqs, request.deadLetterQueueUrl, request.limit);
   const moved = new Set<string>();
@@ -74,7 +76,7 @@ export async function redriveOrderedDeadLetters(context: CommandContext, request
       const errorName = message.messageAttributes[DEAD_LETTER_ATTRIBUTE.ERROR_NAME]?.StringValue;
       letters.push({ id: message.messageId, body: message.body, ...(errorName === undefined ? {} : { errorName }) });
     }
-    const plan = await planOrderedRedrive(letters, fences);
+    const plan = await planOrderedRedrive(letters, fences, records);
     const decisions = orderedDecisions(plan, WORDING);
     const toSend = decisions.filter((item) => item.decision === 'send');
     const left = decisions.length - toSend.length;

@@ -8,6 +8,7 @@
  */
 import { ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
 import { planOrderedRedrive } from '../../lambda/ordered/redrive-plan';
+import { OrderedEventRecords } from '../../lambda/ordered/ordered-event-records';
 import { SequenceFences } from '../../lambda/ordered/sequence-fences';
 import { formatTable } from './blocked-command';
 import { gapLines, orderedDecisions, sendOrdered } from './dead-letters/ordered-sends';
@@ -41,9 +42,11 @@ export async function orderedHistoryEvents(request: Pick<OrderedReplayRequest, '
 export async function replayOrdered(context: CommandContext, request: OrderedReplayRequest, confirm: (count: number) => Promise<boolean>): Promise<number> {
   const { events, missing } = await orderedHistoryEvents(request);
   const fences = new SequenceFences({ client: context.client(), tableName: request.inboxTable, subscriberName: request.subscriberName, now: () => context.now() });
+  const records = new OrderedEventRecords({ client: context.client(), tableName: request.inboxTable, subscriberName: request.subscriberName, now: () => context.now() });
   const plan = await planOrderedRedrive(
     events.map((event) => ({ id: event.envelope.id, body: event.body })),
     fences,
+    records,
   );
   const decisions = orderedDecisions(plan, WORDING);
   const toSend = decisions.filter((item) => item.decision === 'send');

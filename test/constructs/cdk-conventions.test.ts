@@ -62,7 +62,7 @@ describe('IdempotentEventFlow.grantAppendEvents', () => {
     flow.grantAppendEvents(appender);
     // eslint-disable-next-line @typescript-eslint/no-deprecated -- the old name must keep working
     flow.grantPublish(legacy);
-    const expected = [{ Sid: 'IdempotentEventFlowGrantAppendEvents', Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: stack.resolve(flow.outboxTable.table.tableArn) }];
+    const expected = [{ Sid: 'IdempotentEventFlowGrantAppendEvents', Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: stack.resolve(flow.outboxTable.table.tableArn), Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX#*'] } } }];
     expect(statementsOf(stack, appender)).toEqual(expected);
     expect(statementsOf(stack, legacy)).toEqual(expected);
   });

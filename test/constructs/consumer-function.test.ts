@@ -458,7 +458,7 @@ describe('ConsumerFunction: publishing events', () => {
     // WHEN
     const { f, outbox, template } = publishing();
     // THEN
-    expect(defaultPolicyStatements(template)).toContainEqual({ Sid: 'IdempotentEventFlowGrantAppendEvents', Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: ref(f.stack, outbox.table.tableArn) });
+    expect(defaultPolicyStatements(template)).toContainEqual({ Sid: 'IdempotentEventFlowGrantAppendEvents', Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: ref(f.stack, outbox.table.tableArn), Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX#*'] } } });
   });
 
   test('uses the given event source instead of the outbox table one', () => {

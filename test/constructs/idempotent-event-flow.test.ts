@@ -286,7 +286,7 @@ describe('IdempotentEventFlow: producers', () => {
     // THEN
     expect(grant.success).toBe(true);
     expect(policyStatements(stack, Template.fromStack(stack), role)).toEqual([
-      { Sid: 'IdempotentEventFlowGrantAppendEvents', Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: r(stack, flow.outboxTable.table.tableArn) },
+      { Sid: 'IdempotentEventFlowGrantAppendEvents', Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: r(stack, flow.outboxTable.table.tableArn), Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX#*'] } } },
     ]);
   });
 
@@ -333,6 +333,7 @@ describe('IdempotentEventFlow: producers', () => {
       Action: 'dynamodb:PutItem',
       Effect: 'Allow',
       Resource: r(stack, flow.outboxTable.table.tableArn),
+      Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX#*'] } },
     });
   });
 });
@@ -402,6 +403,7 @@ describe('IdempotentEventFlow: subscribers that publish events', () => {
       Action: 'dynamodb:PutItem',
       Effect: 'Allow',
       Resource: r(stack, flow.outboxTable.table.tableArn),
+      Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX#*'] } },
     });
   });
 
@@ -571,7 +573,7 @@ describe('IdempotentEventFlow: existing outbox table', () => {
     flow.grantAppendEvents(role);
     // THEN
     expect(policyStatements(stack, Template.fromStack(stack), role)).toEqual([
-      { Sid: 'IdempotentEventFlowGrantAppendEvents', Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: r(stack, table.tableArn) },
+      { Sid: 'IdempotentEventFlowGrantAppendEvents', Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: r(stack, table.tableArn), Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX#*'] } } },
     ]);
     expect(r(stack, flow.producerEnvironment)).toEqual({
       [ENV.OUTBOX_TABLE_NAME]: r(stack, table.tableName),

@@ -131,7 +131,7 @@ describe('operator outputs', () => {
       relay,
       subscriberName: 'shipping',
       entry: path.join(__dirname, '..', 'fixtures', 'ordered-consumer-handler.ts'),
-      deduplicationWindow: Duration.days(10),
+      deduplicationWindow: Duration.days(20),
     });
     const template = Template.fromStack(stack);
     const ref = (value: string): string => {
@@ -146,7 +146,7 @@ describe('operator outputs', () => {
       subscriberName: 'shipping',
       processingMode: 'transactional',
       ordered: true,
-      deduplicationWindowSeconds: 10 * 86_400,
+      deduplicationWindowSeconds: 20 * 86_400,
       outboxTable: ref(outbox.table.tableName),
       inboxTable: ref(shipping.inboxTable.tableName),
       queueUrl: ref(shipping.queue.queueUrl),

@@ -108,7 +108,8 @@ describe('OrderedRelay and OrderedSubscriber', () => {
     const tableArn = producerStack.resolve(outboxTable.table.tableArn);
     const dynamoDbActions = statements.filter((statement) => [statement.Action].flat().some((action) => action.startsWith('dynamodb:')));
     expect(dynamoDbActions.map((statement) => ({ Action: statement.Action, Resource: statement.Resource, Condition: statement.Condition }))).toEqual([
-      { Action: 'dynamodb:PutItem', Resource: tableArn, Condition: undefined },
+      // every item the runtime puts is keyed OUTBOX#...: a shared table's business items stay unwritable (review r38, R38-7)
+      { Action: 'dynamodb:PutItem', Resource: tableArn, Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX#*'] } } },
       // the head items' partition key values are OUTBOX#AGGREGATE#<aggregateId> (lambda/contract/ordered-wire-format.ts):
       // an event's history item (OUTBOX#<eventId>) and every business item of a shared table stay unreadable
       { Action: 'dynamodb:GetItem', Resource: tableArn, Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX#AGGREGATE#*'] } } },

@@ -203,7 +203,7 @@ describe('OutboxTable', () => {
       const outbox = new OutboxTable(stack, 'Outbox');
       grantToNewRole(stack, outbox);
       expect(policyStatements(stack)).toEqual([
-        { Sid: 'IdempotentEventFlowGrantAppendEvents', Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: stack.resolve(outbox.table.tableArn) },
+        { Sid: 'IdempotentEventFlowGrantAppendEvents', Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: stack.resolve(outbox.table.tableArn), Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX#*'] } } },
       ]);
     });
 
@@ -213,7 +213,7 @@ describe('OutboxTable', () => {
       const outbox = new OutboxTable(stack, 'Outbox', { encryptionKey: key });
       grantToNewRole(stack, outbox);
       expect(policyStatements(stack)).toEqual([
-        { Sid: 'IdempotentEventFlowGrantAppendEvents', Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: stack.resolve(outbox.table.tableArn) },
+        { Sid: 'IdempotentEventFlowGrantAppendEvents', Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: stack.resolve(outbox.table.tableArn), Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX#*'] } } },
         { Sid: 'IdempotentEventFlowGrantAppendEvents2', Action: ['kms:Encrypt', 'kms:Decrypt'], Condition: viaService(stack, key, 'dynamodb'), Effect: 'Allow', Resource: stack.resolve(key.keyArn) },
       ]);
     });
@@ -357,7 +357,7 @@ describe('OutboxTable.fromTableAttributes', () => {
     const table = dynamodb.Table.fromTableAttributes(stack, 'Orders', { tableName: 'Orders', tableStreamArn: STREAM_ARN });
     grantToNewRole(stack, OutboxTable.fromTableAttributes(stack, 'Outbox', { table, partitionKeyName: 'PK' }));
     expect(policyStatements(stack)).toEqual([
-      { Sid: 'IdempotentEventFlowGrantAppendEvents', Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: stack.resolve(table.tableArn) },
+      { Sid: 'IdempotentEventFlowGrantAppendEvents', Action: 'dynamodb:PutItem', Effect: 'Allow', Resource: stack.resolve(table.tableArn), Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX#*'] } } },
     ]);
   });
 

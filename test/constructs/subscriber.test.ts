@@ -569,6 +569,7 @@ describe('Subscriber: publishing events', () => {
       Action: 'dynamodb:PutItem',
       Effect: 'Allow',
       Resource: r(f.stack, outbox.table.tableArn),
+      Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX#*'] } },
     });
   });
 
@@ -588,6 +589,7 @@ describe('Subscriber: publishing events', () => {
       Action: 'dynamodb:PutItem',
       Effect: 'Allow',
       Resource: r(f.stack, outbox.table.tableArn),
+      Condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': ['OUTBOX#*'] } },
     });
   });
 });

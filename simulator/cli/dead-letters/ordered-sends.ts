@@ -65,6 +65,14 @@ function waitingWhy(letter: PlannedDeadLetter, plan: OrderedRedrivePlan, wording
   );
 }
 
+/** What showed an `alreadyApplied` entry applied (checked by the plan: the fence, the inbox record, a fence skip). */
+export function appliedWhy(letter: PlannedDeadLetter): string {
+  if (letter.recognisedBy === 'fence') return 'the fence holds this event id at its sequence';
+  if (letter.recognisedBy === 'inbox record') return "the subscriber's inbox holds a live record of this event id";
+  if (letter.recognisedBy === 'fence skip') return "an operator's fence skip dropped this event (the consumer acknowledges it unapplied, on purpose)";
+  return 'a copy of one sent';
+}
+
 /** Each entry of `plan` with what becomes of it: `ready` sent, `waiting` held, the rest not sent. */
 export function orderedDecisions(plan: OrderedRedrivePlan, wording: OrderedWording): OrderedDecision[] {
   const sent = new Set(plan.redrive.map((letter) => `${letter.aggregateId}\u0000${letter.sequence}`));
@@ -79,7 +87,7 @@ export function orderedDecisions(plan: OrderedRedrivePlan, wording: OrderedWordi
         decision: 'applied',
         why: sent.has(`${letter.aggregateId}\u0000${letter.sequence}`)
           ? `a second copy of sequence ${letter.sequence}, whose first is sent: ${wording.left}`
-          : `at or below the fence: applied already, so a copy is a duplicate by design (the fence answers it): ${wording.left}`,
+          : `at or below the fence and ${appliedWhy(letter)}, so a copy is a duplicate by design: ${wording.left}`,
       }),
     ),
     ...plan.reused.map(
@@ -89,7 +97,7 @@ export function orderedDecisions(plan: OrderedRedrivePlan, wording: OrderedWordi
         sequence: letter.sequence,
         decision: 'reused',
         why:
-          `never applied: another event holds sequence ${letter.sequence} (a SequenceReusedError, or another event id than the one applied there), so the fence refuses it again; ` +
+          `never applied: another event holds sequence ${letter.sequence} (a SequenceReusedError, another event id than the one applied there, or at or below the fence with no inbox record of this event id), so the fence refuses it again; ` +
           `write it again through OrderedOutbox as a new event with its data, then delete the dead letter (docs/ORDERED-DELIVERY.md, "Restoring the outbox table"): ${wording.left}`,
       }),
     ),

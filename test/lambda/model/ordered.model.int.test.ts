@@ -7,20 +7,22 @@
  * producers. After every step, each aggregate's applied events are a prefix of its events in sequence order and no valid
  * event was dead-lettered; after the drain, every event is applied exactly once, in order.
  *
- * `IEF_MODEL_RUNS` (default 10) and `IEF_MODEL_COMMANDS` (default 40) make a longer search; `IEF_MODEL_SEED` replays one.
+ * `IEF_MODEL_RUNS` (default 10) and `IEF_MODEL_COMMANDS` (default 40) make a longer search; `IEF_MODEL_SEED` replays one (with `IEF_MODEL_PATH`, only its shrunk counterexample).
  */
 import fc from 'fast-check';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
 import { localClient } from '../../support/dynamodb-client';
 import { failureReport } from '../../support/model/search';
-import { orderedCommands, type OrderedModel, type OrderedReal } from '../../support/model/ordered-commands';
+import { Age, CarryHeads, Deliver, Exhaust, FenceSkip, orderedCommands, Produce, Relay, Replay, ReplaceAndCarryFromFences, RestoreOutbox, type OrderedModel, type OrderedReal } from '../../support/model/ordered-commands';
 import { MODEL_WINDOW_SECONDS, OrderedWorld, type OrderedTables } from '../../support/model/ordered-world';
 import { createInbox, createKeyedTable, createOutbox } from '../../support/proof/tables';
 
 const RUNS = Number(process.env.IEF_MODEL_RUNS ?? 10);
 const COMMANDS = Number(process.env.IEF_MODEL_COMMANDS ?? 40);
 const SEED = process.env.IEF_MODEL_SEED === undefined ? undefined : Number(process.env.IEF_MODEL_SEED);
+/** With IEF_MODEL_SEED: replays the reported counterexample at this path only (fast-check's `path`). */
+const PATH = process.env.IEF_MODEL_PATH;
 
 const client = localClient();
 let tables: OrderedTables;
@@ -50,7 +52,118 @@ test('ordered path: each aggregate applied in sequence, never a later event firs
         await world.stop();
       }
     }),
-    { runs: RUNS, ...(SEED === undefined ? {} : { seed: SEED }) },
+    { runs: RUNS, ...(SEED === undefined ? {} : { seed: SEED }), ...(PATH === undefined ? {} : { path: PATH }) },
   );
   expect(failure).toBeUndefined();
 });
+
+/**
+ * The counterexamples the search found, kept as fixed runs (each failed before its fix), each with the search's seed
+ * (the scheduler's interleavings), its maxReceiveCount and its shrunk commands.
+ */
+const REGRESSIONS: ReadonlyArray<{ readonly name: string; readonly seed: number; readonly maxReceiveCount: number; readonly commands: () => Iterable<fc.AsyncCommand<OrderedModel, OrderedReal>> }> = [
+  {
+    // seed 308844549, path 6:0:3:7:13:9:8:4:3:4:6:6 (issue 38): the outbox table replaced twice, the heads carried from
+    // the fences between (a new generation the fence entered at #1), then the drain's operator carries from the
+    // history of the table the first replacement was made from, which knows #2 of the first history: the new
+    // generation was based at #2 while the fence stood at #1 of the generation it had entered, so no event the fence
+    // admits could ever be #2 and the events written again (#3, #4) waited forever
+    name: 'a history carry from a table older than the fence\'s generation bases no generation the fence cannot enter',
+    seed: 308844549,
+    maxReceiveCount: 1,
+    commands: () => [new Produce(0, 2, 'none'), new ReplaceAndCarryFromFences('replace', 1, [0, 1], 0, true), new RestoreOutbox('replace', 1)],
+  },
+  {
+    // seed 308844549, path 6:0:2:16:11:4:7 (issue 38, after the fix above): a restore, the heads carried from the
+    // fences, a new event under a sequence taken again (#2) moved to the dead-letter queue by SQS, then a fence skip
+    // 0 -> 2 and a second restore: the new event was lost (deleted by the drain's planned redrive, never applied)
+    name: 'a fence skip after the heads went back drops only the events it names',
+    seed: 308844549,
+    maxReceiveCount: 1,
+    commands: () => [new Produce(1, 2, 'none'), new ReplaceAndCarryFromFences('point-in-time', 1, [0, 1], 0, true), new FenceSkip(1, 2), new RestoreOutbox('point-in-time', 2)],
+  },
+  {
+    // seed 308844549, path 6:0:7:7:9:11:11:10:9:9:9:9 (issue 38): the model's outbox table already had a carry (its
+    // generation item), so #1 and #2 are of a generation; replaced, carried from its history (a generation based at
+    // #2), then `fence skip 0 -> 1`, below that base: the skip left the fence in generation 0, so #2 of #1's generation
+    // was refused as another history (SequenceReusedError) and, written again, waited forever behind the fence
+    name: 'a fence skip below a carried generation\'s base, then the table replaced again',
+    seed: 308844549,
+    maxReceiveCount: 1,
+    commands: () => [new Produce(0, 2, 'none'), new ReplaceAndCarryFromFences('replace', 1, [], 0, false), new CarryHeads('former'), new FenceSkip(0, 1), new RestoreOutbox('replace', 1)],
+  },
+  {
+    // seed 308844549, path 6:0:10:11:15:16:8:4:5:7:7 (issue 38): the old table's #1 in flight across a carry from the
+    // fences (which knew nothing of it), a new event took #1 and applied, the clock passed the inbox window, then the
+    // old #1 arrived: older than the window, at the fence's sequence, the consumer cannot tell it from a copy and
+    // answers duplicate (the documented limit, docs/ORDERED-DELIVERY.md); the model counted it lost
+    name: 'an old table\'s event whose sequence was taken again, first delivered past the inbox window, is the documented limit',
+    seed: 308844549,
+    maxReceiveCount: 1,
+    commands: () => [new Produce(0, 1, 'none'), new ReplaceAndCarryFromFences('replace', 1, [0, 1], 0, true), new Age(), new RestoreOutbox('replace', 1)],
+  },
+  {
+    // seed 777, path 1:0:6:4:4:5:6:6:5:5 (issue 38): the old table's #1 in flight across a carry from the fences (of
+    // nothing), the new table's #1 and #2 (a generation based at 0) queued behind it; the old #1 applied first, so the
+    // new generation's base was passed: its #2 is refused (SequenceReusedError) and dead-lettered, and the drain's
+    // planned redrive sent it back forever: the plan took a letter of a newer generation whose base the fence passed for
+    // one the fence admits
+    name: 'the redrive plan leaves a letter of a generation whose base the fence passed (two histories) for the operator',
+    seed: 777,
+    maxReceiveCount: 1,
+    commands: () => [new Produce(0, 1, 'none'), new ReplaceAndCarryFromFences('replace', 1, [], 0, false), new Produce(0, 2, 'none'), new Exhaust(0, 0)],
+  },
+  {
+    // seed 777, path 3:0:5:4:3:3:3:3:3:3 (issue 38): #1 on the first table (generation 0) in flight, the table replaced
+    // (a generation G1 carried from the fences of nothing), #1 and #2 of G1 in flight, the table replaced again (G2),
+    // #1 of G2. The old #1 applied first: G1's and G2's events are two histories, dead-lettered. The drain's history
+    // carry then based G3 at #2, the highest sequence the old tables handed out, which is G1's: but the fence follows
+    // generation 0, whose line ended at #1 and can never reach #2. G3's events (the four written again) waited
+    // forever behind a gap no event fills. A history whose newest generation the fence can no longer enter (it passed
+    // that generation's base in an older one) is carried from the fences
+    name: 'a history carry bases no generation on a history the fence can no longer enter',
+    seed: 777,
+    maxReceiveCount: 1,
+    commands: () => [new Produce(0, 1, 'none'), new ReplaceAndCarryFromFences('replace', 1, [], 0, false), new ReplaceAndCarryFromFences('replace', 1, [0, 1], 2, false)],
+  },
+  {
+    // not a counterexample: the case the mutant ordered-generation-entered-past-base needs, which the search rarely
+    // builds (an applied event before the race). #1 applied, the old table's #2 in flight across a carry from the
+    // fences (a generation based at #1), the new table's #2 behind it: the old #2 applies first, so the new generation's
+    // base is passed; its #2 must be refused (SequenceReusedError, written again), never enter its generation on a
+    // fence past its base (two events at #2 applied)
+    name: 'a generation is entered only with the fence at its base, never past it',
+    seed: 777,
+    maxReceiveCount: 1,
+    commands: () => [new Produce(0, 1, 'none'), new Relay(0, 1, true), new Deliver(0, 0, undefined, 'none'), new ReplaceAndCarryFromFences('replace', 1, [0], 1, false)],
+  },
+  {
+    // seed 777, path 7:10:0:8:15:5:8:10:10 (issue 38, after the fix above): a point-in-time restore (head 2 -> 1) and a
+    // carry from the fences of nothing (G1 based at #1), the old #2 (generation 0) and G1's #2 and #3 in flight, the
+    // table replaced (G2), then `replay` of agg-0 from #1: G1's #3 applied right after generation 0's #2
+    name: 'a replay after two carries never applies a generation off its base',
+    seed: 777,
+    maxReceiveCount: 1,
+    commands: () => [new Produce(0, 1, 'none'), new ReplaceAndCarryFromFences('point-in-time', 1, [0, 1], 1, false), new ReplaceAndCarryFromFences('replace', 1, [0, 1], 1, false), new Replay(0, 1)],
+  },
+];
+
+for (const regression of REGRESSIONS) {
+  test(`ordered path, regression: ${regression.name}`, async () => {
+    const failure = await failureReport(
+      fc.asyncProperty(fc.scheduler(), async (scheduler) => {
+        const world = await OrderedWorld.start(tables, regression.maxReceiveCount);
+        try {
+          await fc.asyncModelRun(() => ({ model: { produced: 0 } satisfies OrderedModel, real: { world, scheduler } satisfies OrderedReal }), regression.commands());
+          await world.drain();
+          if (world.violations.length > 0) throw new Error(world.report());
+          if (process.env.IEF_MODEL_VERBOSE === '1') console.log(world.report());
+        } finally {
+          await world.stop();
+        }
+      }),
+      { runs: 3, seed: regression.seed },
+    );
+    expect(failure).toBeUndefined();
+  });
+}

@@ -12,6 +12,7 @@ import { createOrderedConsumer } from '../../../lambda/ordered/ordered-consumer'
 import { OrderedOutbox, type OrderedEnvelope } from '../../../lambda/ordered/ordered-outbox';
 import { carryOrderedHeads } from '../../../lambda/ordered/outbox-heads';
 import { planOrderedRedrive } from '../../../lambda/ordered/redrive-plan';
+import { OrderedEventRecords } from '../../../lambda/ordered/ordered-event-records';
 import { SequenceFences } from '../../../lambda/ordered/sequence-fences';
 import { TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
 import { EXIT_CODE, main } from '../../../simulator/cli/main';
@@ -127,7 +128,7 @@ describe('r4: lost events after the heads go back', () => {
     expect(await ledger(id)).toEqual(['authorised', 'captured']); // 'refunded' was never applied
 
     // as `fence redrive` hands it over: with the consumer's reason, read from the dead letter's iefErrorName attribute
-    const plan = await planOrderedRedrive([{ id: 'dl-1', body: deadLetter.published[0]!.body, errorName: deadLetter.published[0]!.errorName }], new SequenceFences({ client, tableName: inboxConfig.inboxTableName, subscriberName: SUBSCRIBER }));
+    const plan = await planOrderedRedrive([{ id: 'dl-1', body: deadLetter.published[0]!.body, errorName: deadLetter.published[0]!.errorName }], new SequenceFences({ client, tableName: inboxConfig.inboxTableName, subscriberName: SUBSCRIBER }), new OrderedEventRecords({ client, tableName: inboxConfig.inboxTableName, subscriberName: SUBSCRIBER }));
     // alreadyApplied: "applied (or about to be); delete them, do not redrive" -- false for this one
     expect(plan.alreadyApplied.map((letter) => letter.id)).not.toContain('dl-1');
   });

@@ -1,29 +1,36 @@
 /**
  * planOrderedRedrive and dead letters that were never applied (review r4, F3): a SequenceReusedError dead letter at or
  * below the fence is a new event under a sequence already passed, not an applied one; two dead letters with one
- * sequence are copies only when they hold one event id. The fence reader is an in-memory stand-in (the plan is pure:
- * it only reads fences); r4's F3 against DynamoDB Local is in ordered-event-ids' sibling, test/lambda/ordered/r4-review-attacks.int.test.ts.
+ * sequence are copies only when they hold one event id. The fence and record readers are in-memory stand-ins (the plan
+ * is pure: it only reads fences and inbox records; OrderedEventRecords against DynamoDB Local is in
+ * redrive-plan-unrecorded.int.test.ts); r4's F3 against DynamoDB Local is in ordered-event-ids' sibling, test/lambda/ordered/r4-review-attacks.int.test.ts.
  */
 import { describe, expect, test } from 'vitest';
 import { planOrderedRedrive, type IFenceReader } from '../../../lambda/ordered/redrive-plan';
+import type { IOrderedEventRecords } from '../../../lambda/ordered/ordered-event-records';
 
 const body = (id: string, aggregateId: string, sequence: number): string =>
   JSON.stringify({ specversion: '1.0', id, source: 's', type: 'T', time: '2026-01-01T00:00:00.000Z', datacontenttype: 'application/json', data: {}, partitionkey: aggregateId, sequence: String(sequence).padStart(16, '0') });
 
-const fences = (state: Record<string, { appliedSequence: number; appliedEventId?: string }>): IFenceReader => ({
+const fences = (state: Record<string, { appliedSequence: number; appliedEventId?: string; appliedGeneration?: number }>): IFenceReader => ({
   get: async (aggregateId) => state[aggregateId] ?? { appliedSequence: 0 },
+});
+
+/** The subscriber's inbox holds a record of exactly these event ids. */
+const records = (...applied: string[]): IOrderedEventRecords => ({
+  find: async (_position, eventId) => (applied.includes(eventId) ? 'applied' : undefined),
 });
 
 describe('planOrderedRedrive: dead letters never applied', () => {
   test('copy of r4 F3: a SequenceReusedError dead letter below the fence is reused, not applied', async () => {
-    const plan = await planOrderedRedrive([{ id: 'dl-1', body: body('refunded', 'a', 1), errorName: 'SequenceReusedError' }], fences({ a: { appliedSequence: 2, appliedEventId: 'captured' } }));
+    const plan = await planOrderedRedrive([{ id: 'dl-1', body: body('refunded', 'a', 1), errorName: 'SequenceReusedError' }], fences({ a: { appliedSequence: 2, appliedEventId: 'captured' } }), records('captured'));
     expect(plan.alreadyApplied.map((letter) => letter.id)).toEqual([]);
     expect(plan.reused.map((letter) => letter.id)).toEqual(['dl-1']);
     expect(plan.redrive).toEqual([]);
   });
 
   test('a dead letter at the fence whose event id is not the one the fence applied is reused (without its error name too)', async () => {
-    const plan = await planOrderedRedrive([{ id: 'dl-1', body: body('refunded', 'a', 2) }, { id: 'dl-2', body: body('captured', 'b', 2) }], fences({ a: { appliedSequence: 2, appliedEventId: 'captured' }, b: { appliedSequence: 2, appliedEventId: 'captured' } }));
+    const plan = await planOrderedRedrive([{ id: 'dl-1', body: body('refunded', 'a', 2) }, { id: 'dl-2', body: body('captured', 'b', 2) }], fences({ a: { appliedSequence: 2, appliedEventId: 'captured' }, b: { appliedSequence: 2, appliedEventId: 'captured' } }), records('captured'));
     expect(plan.reused.map((letter) => letter.id)).toEqual(['dl-1']);
     expect(plan.alreadyApplied.map((letter) => letter.id)).toEqual(['dl-2']);
   });
@@ -36,15 +43,29 @@ describe('planOrderedRedrive: dead letters never applied', () => {
         { id: 'dl-3', body: body('other', 'a', 3) },
       ],
       fences({ a: { appliedSequence: 2, appliedEventId: 'e2' } }),
+      records('e2'),
     );
     expect(plan.redrive.map((letter) => letter.id)).toEqual(['dl-1']);
     expect(plan.alreadyApplied.map((letter) => letter.id)).toEqual(['dl-2']);
     expect(plan.reused.map((letter) => letter.id)).toEqual(['dl-3']);
   });
 
-  test('an ordinary dead letter below the fence (a copy of an applied event) stays alreadyApplied', async () => {
-    const plan = await planOrderedRedrive([{ id: 'dl-1', body: body('e1', 'a', 1), errorName: 'PermanentError' }], fences({ a: { appliedSequence: 2, appliedEventId: 'e2' } }));
-    expect(plan.alreadyApplied.map((letter) => letter.id)).toEqual(['dl-1']);
+  test('an ordinary dead letter below the fence (a copy of an applied event: its inbox record is live) stays alreadyApplied, by its inbox record', async () => {
+    const plan = await planOrderedRedrive([{ id: 'dl-1', body: body('e1', 'a', 1), errorName: 'PermanentError' }], fences({ a: { appliedSequence: 2, appliedEventId: 'e2' } }), records('e1', 'e2'));
+    expect(plan.alreadyApplied.map((letter) => [letter.id, letter.recognisedBy])).toEqual([['dl-1', 'inbox record']]);
     expect(plan.reused).toEqual([]);
+  });
+
+  test('a dead letter below the fence without an error name and without an inbox record was never applied: reused, not alreadyApplied', async () => {
+    const plan = await planOrderedRedrive([{ id: 'dl-1', body: body('old-1', 'a', 1) }], fences({ a: { appliedSequence: 2, appliedEventId: 'new-2' } }), records('new-1', 'new-2'));
+    expect(plan.alreadyApplied).toEqual([]);
+    expect(plan.reused.map((letter) => letter.id)).toEqual(['dl-1']);
+  });
+
+  test('a dead letter above the fence of a generation the fence has left is reused (the consumer refuses it), not redriven', async () => {
+    const old = JSON.stringify({ ...(JSON.parse(body('old-3', 'a', 3)) as object), iefgeneration: 0 });
+    const plan = await planOrderedRedrive([{ id: 'dl-1', body: old }], fences({ a: { appliedSequence: 2, appliedEventId: 'new-2', appliedGeneration: 1 } }), records('new-2'));
+    expect(plan.redrive).toEqual([]);
+    expect(plan.reused.map((letter) => letter.id)).toEqual(['dl-1']);
   });
 });

@@ -18,7 +18,7 @@ export interface OrderedReal {
 
 type Command = fc.AsyncCommand<OrderedModel, OrderedReal>;
 
-class Produce implements Command {
+export class Produce implements Command {
   public constructor(
     private readonly aggregate: number,
     private readonly producers: number,
@@ -34,7 +34,7 @@ class Produce implements Command {
     `produce(aggregate ${this.aggregate}, ${this.producers} producer${this.producers === 1 ? '' : 's'} at once${this.fault === 'none' ? '' : `, ${this.fault}`})`;
 }
 
-class Relay implements Command {
+export class Relay implements Command {
   public constructor(
     private readonly aggregate: number,
     private readonly copies: number,
@@ -49,7 +49,7 @@ class Relay implements Command {
   public toString = (): string => `relay(aggregate ${this.aggregate}, ${this.all ? 'every pending record' : 'one record'}, ${this.copies} cop${this.copies === 1 ? 'y' : 'ies'})`;
 }
 
-class Deliver implements Command {
+export class Deliver implements Command {
   public constructor(
     private readonly aggregate: number,
     private readonly offset: number,
@@ -86,7 +86,7 @@ class Redrive implements Command {
 }
 
 /** The handler fails on one message until SQS dead-letters it. */
-class Exhaust implements Command {
+export class Exhaust implements Command {
   public constructor(private readonly aggregate: number, private readonly offset: number) {}
   public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
   public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
@@ -107,7 +107,7 @@ class RedriveReady implements Command {
 }
 
 /** The operator's `replay` of an aggregate's events from a sequence on, from the outbox history. */
-class Replay implements Command {
+export class Replay implements Command {
   public constructor(private readonly aggregate: number, private readonly fromSequence: number) {}
   public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
   public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
@@ -117,7 +117,7 @@ class Replay implements Command {
   public toString = (): string => `replay(aggregate ${this.aggregate}, from #${this.fromSequence})`;
 }
 
-class Age implements Command {
+export class Age implements Command {
   public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
   public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
     real.world.age();
@@ -140,7 +140,7 @@ class Permanent implements Command {
 }
 
 /** The outbox table is restored to an earlier point in a new table, or replaced by an empty one: the heads go back. */
-class RestoreOutbox implements Command {
+export class RestoreOutbox implements Command {
   public constructor(private readonly kind: 'replace' | 'point-in-time', private readonly back: number) {}
   public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
   public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
@@ -150,22 +150,77 @@ class RestoreOutbox implements Command {
   public toString = (): string => (this.kind === 'replace' ? 'replaceOutboxTable(every head gone)' : `restoreOutbox(point in time: each head ${this.back} back)`);
 }
 
-/** The operator's `outbox heads --from-history --history-table <old> --yes`, then the dead-lettered events written again. */
-class CarryHeads implements Command {
+/**
+ * The operator's `outbox heads --from-history --history-table <old> --yes` (`former`) or `outbox heads --from-fences
+ * --yes` (`fences`: only what was applied, so the old table's events in flight race the new generation's, review F2),
+ * then the dead-lettered events written again.
+ */
+export class CarryHeads implements Command {
+  public constructor(private readonly source: 'former' | 'fences') {}
   public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
   public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
-    await real.world.carryHeads();
+    await real.world.carryHeads(this.source);
     await real.world.check();
   }
-  public toString = (): string => 'outboxHeads(carried over, then the reused ones written again)';
+  public toString = (): string => `outboxHeads(from ${this.source === 'former' ? 'the old table\'s history' : 'the fences'}, then the reused ones written again)`;
 }
+
+/**
+ * The runbook's steps 1-3 at once with `--from-fences`, while the old table's events are still in flight (in the stream
+ * and the queue): the outbox table replaced or restored, the heads carried from the fences (a new generation based at
+ * what the subscriber applied). What follows races the old table's events against the new generation's.
+ */
+export class ReplaceAndCarryFromFences implements Command {
+  public constructor(
+    private readonly kind: 'replace' | 'point-in-time',
+    private readonly back: number,
+    private readonly producing: readonly number[],
+    private readonly inFlight: number,
+    private readonly newFirst: boolean,
+  ) {}
+  public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
+  public async run(model: OrderedModel, real: OrderedReal): Promise<void> {
+    model.produced += this.producing.length * (1 + this.inFlight);
+    // the old table's last events, committed and queued, not yet applied: what the fences cannot see
+    for (const index of this.producing) {
+      for (let event = 0; event < this.inFlight; event++) await real.world.produce(real.scheduler, index, 1);
+      while (real.world.pendingRelay(index) > 0) real.world.relay(index, 1);
+    }
+    await real.world.restore(this.kind, this.back);
+    await real.world.carryHeads('fences');
+    // the producers go on at once: the new generation's events queue behind (or, delivered out of order, before) the old ones
+    for (const index of this.producing) {
+      await real.world.produce(real.scheduler, index, 1);
+      while (real.world.pendingRelay(index) > 0) real.world.relay(index, 1);
+      // the new generation's event arrives before the old ones (a redrive, a replay, or a standard queue's order)
+      if (this.newFirst) await real.world.deliver(index, -1);
+    }
+    await real.world.check();
+  }
+  public toString = (): string =>
+    `${this.producing.map((index) => `produce(aggregate ${index}) x${this.inFlight} relayed + `).join('')}${this.kind === 'replace' ? 'replaceOutboxTable' : `restoreOutbox(each head ${this.back} back)`} + outboxHeads(from the fences, old events in flight)` +
+    `${this.producing.map((index) => ` + produce(aggregate ${index}) relayed${this.newFirst ? ', delivered first' : ''}`).join('')}`;
+}
+
+const raceAcrossCarry = fc
+  .tuple(
+    fc.constantFrom<'replace' | 'point-in-time'>('replace', 'point-in-time'),
+    fc.integer({ min: 1, max: 3 }),
+    fc.constantFrom<readonly number[]>([], [0], [1], [0, 1], [0, 1]),
+    fc.integer({ min: 0, max: 2 }),
+    fc.boolean(),
+  )
+  .map(([kind, back, producing, inFlight, newFirst]) => new ReplaceAndCarryFromFences(kind, back, producing, inFlight, newFirst));
 
 /** The commands of issue 38 items 1 and 2. */
 function restoreCommands(): Array<fc.Arbitrary<Command>> {
   return [
     fc.tuple(aggregate, fc.constantFrom(0, 0, 1)).map(([index, offset]) => new Permanent(index, offset)),
     fc.tuple(fc.constantFrom<'replace' | 'point-in-time'>('replace', 'point-in-time'), fc.integer({ min: 1, max: 3 })).map(([kind, back]) => new RestoreOutbox(kind, back)),
-    fc.constant(new CarryHeads()),
+    fc.constantFrom<'former' | 'fences'>('former', 'fences').map((source) => new CarryHeads(source)),
+    // review F2: a generation carried from the fences, the old table's events racing it (steered: the race needs both)
+    raceAcrossCarry,
+    raceAcrossCarry,
   ];
 }
 // ---- end of issue 38 (h1) ----
@@ -173,7 +228,7 @@ function restoreCommands(): Array<fc.Arbitrary<Command>> {
 // ---- issue 38, items 3 and 4 (the operator's fence skip and inbox forget, with the real CLI) ----------------------
 
 /** The operator's `fence skip` from where the fence stands to `ahead` sequences on: any --to, past the head included. */
-class FenceSkip implements Command {
+export class FenceSkip implements Command {
   public constructor(private readonly aggregate: number, private readonly ahead: number) {}
   public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
   public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {

@@ -32,7 +32,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DEAD_LETTER_ATTRIBUTE, SqsDeadLetterPublisher, type DeadLetter } from '../../../lambda/consumer/dead-letter';
 import { PermanentError } from '../../../lambda/errors';
 import { carryOrderedHeads } from '../../../lambda/ordered/outbox-heads';
-import { ORDERED_OUTBOX_ITEM, orderedHeadKey } from '../../../lambda/contract/ordered-wire-format';
+import { ORDERED_OUTBOX_ITEM, orderedHeadKey, SEQUENCE_FENCE, sequenceFenceKey } from '../../../lambda/contract/ordered-wire-format';
 import { OUTBOX_ITEM } from '../../../lambda/contract/wire-format';
 import { CLOCK_BUFFER_BYTES, VirtualClock } from '../../../simulator/aws/clock';
 import { SimulatedQueue } from '../../../simulator/aws/queue';
@@ -40,6 +40,7 @@ import { createLogger } from '../../../lambda/logger';
 import { createOrderedConsumer } from '../../../lambda/ordered/ordered-consumer';
 import { OrderedOutbox, type OrderedEnvelope } from '../../../lambda/ordered/ordered-outbox';
 import { planOrderedRedrive } from '../../../lambda/ordered/redrive-plan';
+import { OrderedEventRecords } from '../../../lambda/ordered/ordered-event-records';
 import { SequenceFences } from '../../../lambda/ordered/sequence-fences';
 import { orderedDecisions, type OrderedDecision } from '../../../simulator/cli/dead-letters/ordered-sends';
 import { orderedHistoryEvents } from '../../../simulator/cli/ordered-replay';
@@ -70,11 +71,18 @@ export interface OrderedCrash {
   readonly when: 'before' | 'after';
 }
 
+/** A dead letter as the operator's tools hand it to the plan: its body and its `iefErrorName`, when it has one. */
+function planned(letter: QueuedMessage): { id: string; body: string; errorName?: string } {
+  return { id: letter.messageId, body: letter.body, ...(letter.errorName === undefined ? {} : { errorName: letter.errorName }) };
+}
+
 interface QueuedMessage {
   readonly messageId: string;
   readonly body: string;
   readonly envelope: OrderedEnvelope;
   receives: number;
+  /** A dead letter's `iefErrorName` (the runtime's dead-letter publisher sets it; SQS moving a letter sets none). */
+  readonly errorName?: string;
 }
 
 /** A DynamoDB fault for one step, in the fault proxy's vocabulary (DynamoDB Local produces none of them itself). */
@@ -114,6 +122,7 @@ export class OrderedWorld {
   private readonly producerClient: DynamoDBClient;
   private readonly reader: DynamoDBDocumentClient;
   private readonly fences: SequenceFences;
+  private readonly records: OrderedEventRecords;
   /** The dead letters the runtime sent during the current delivery. */
   private runtimeDeadLetters: DeadLetter[] = [];
   // ---- issue 38: FIFO dead letters, permanent failures, outbox restores and the heads carried over (h1) ----
@@ -143,10 +152,28 @@ export class OrderedWorld {
   private skipWarnings: string[] = [];
   /** Reused-sequence events first delivered older than the window, answered duplicate (the documented limit). */
   private readonly lostPastWindow = new Set<string>();
-  /** Event ids acknowledged unapplied as dropped by a skip. */
+  /**
+   * Event ids dropped by an operator's accepted skip: acknowledged unapplied with the skip's WARN line, or named by the
+   * skip's own list of what it drops (after the heads went back a sequence may hold two events; the skip names one, and
+   * the redrive plan then deletes that one's dead letter as dropped by the skip: seed 308844549, path 6:0:2:16:11:4:7).
+   */
   private readonly droppedBySkip = new Set<string>();
   /** Per aggregate, the last sequence the outbox committed as the model knows it (a restore takes it back, a carry over forward). */
   private readonly heads = new Map<string, number>();
+  // ---- issue 38 (b38): the generation protocol (review F2) ----
+  /** Per aggregate, the bases of the carries that moved its head (each starts a generation), in order: epoch n has base bases[n - 1]. */
+  private readonly carries = new Map<string, number[]>();
+  /** Per event id: the carries of its aggregate before it was written (its epoch), and the base of the last one (0: none). */
+  private readonly epochs = new Map<string, { readonly epoch: number; readonly base: number }>();
+  /** Aggregates whose heads were carried from the fences below what the old table handed out (its events still in flight). */
+  private readonly shortCarried = new Set<string>();
+  /**
+   * Events of a carried generation the fence refuses because the old table's in-flight events went past its base (the
+   * old history won the race): kept in the dead-letter queue for the operator, as docs/ORDERED-DELIVERY.md says
+   * ("such dead letters need an operator"), never applied, never acknowledged. Written again only once a later carry
+   * starts a generation the fence can enter.
+   */
+  private readonly twoHistories = new Set<string>();
 
   /** A run on `tables` with a fault proxy of its own in front of DynamoDB Local. */
   public static async start(tables: OrderedTables, maxReceiveCount: number): Promise<OrderedWorld> {
@@ -198,6 +225,7 @@ export class OrderedWorld {
     this.producer = new OrderedOutbox({ client: this.producerClient, config: tables.outbox, maxAttempts: 10, now: () => new Date(this.nowMs) });
     this.reader = DynamoDBDocumentClient.from(localClient());
     this.fences = new SequenceFences({ client: this.reader, tableName: tables.inbox.inboxTableName, subscriberName: tables.inbox.subscriberName });
+    this.records = new OrderedEventRecords({ client: this.reader, tableName: tables.inbox.inboxTableName, subscriberName: tables.inbox.subscriberName, now: () => new Date(this.nowMs) });
   }
 
   /** Every request of `client` waits for the scheduler while one runs (an interleaving it decides). */
@@ -253,7 +281,7 @@ export class OrderedWorld {
   /** The group's first message (FIFO), or its `offset`-th one (out of order: a standard queue, a replay). */
   private pick(aggregate: string, offset: number): QueuedMessage | undefined {
     const group = this.queue.filter((message) => message.envelope.partitionkey === aggregate);
-    return group.length === 0 ? undefined : group[offset % group.length];
+    return group.length === 0 ? undefined : group.at(offset % group.length);
   }
 
   /** One environment receives one message of the aggregate and runs it, maybe dying at a request. */
@@ -336,8 +364,11 @@ export class OrderedWorld {
     const young = this.nowMs - Date.parse(envelope.time ?? '') < MODEL_WINDOW_SECONDS * 1000;
     const warned = this.skipWarnings.splice(0);
     // a sequence taken again, first seen when already older than the window: the consumer can not tell it from an old
-    // copy and answers duplicate, the documented limit (docs/ORDERED-DELIVERY.md: carry the heads over before writing)
-    if (!young && outcome === 'acknowledged' && (this.reused.get(envelope.partitionkey) ?? []).some((other) => other.id === envelope.id)) {
+    // copy and answers duplicate, the documented limit (docs/ORDERED-DELIVERY.md: carry the heads over before writing).
+    // Either event of the shared sequence: the new one, or the old table's one in flight that the new one passed
+    // (seed 308844549, path 6:0:10:11:15:16:8:4:5:7:7)
+    const sequenceTakenTwice = (this.reused.get(envelope.partitionkey) ?? []).some((other) => other.id === envelope.id || Number(other.sequence) === Number(envelope.sequence));
+    if (!young && outcome === 'acknowledged' && sequenceTakenTwice) {
       this.lostPastWindow.add(envelope.id);
       outcome += ' (a sequence taken again, older than the window: taken for a duplicate, the documented limit)';
     }
@@ -361,9 +392,14 @@ export class OrderedWorld {
     this.deadLetters = [];
     if (how === 'reversed') letters = [...letters].reverse();
     if (how === 'planned') {
-      const plan = await planOrderedRedrive(letters.map((letter) => ({ id: letter.messageId, body: letter.body })), this.fences);
+      const plan = await planOrderedRedrive(letters.map(planned), this.fences, this.records);
       const byId = new Map(letters.map((letter) => [letter.messageId, letter]));
       letters = plan.redrive.map((entry) => byId.get(entry.id)!);
+      // never applied, another event holds the sequence (the heads went back): the operator writes it again (step 5)
+      for (const entry of plan.reused) {
+        const { envelope } = byId.get(entry.id)!;
+        if (!this.reusedDeadLetters.some((other) => other.id === envelope.id) && !this.reEmitted.has(envelope.id)) this.reusedDeadLetters.push(envelope);
+      }
       // the plan leaves out what the fence shows applied: those dead letters are deleted, not redriven
       this.history.push(`plan: ${plan.alreadyApplied.length} already applied, gaps ${JSON.stringify(plan.gaps)}`);
     }
@@ -379,7 +415,7 @@ export class OrderedWorld {
    */
   public async redriveReady(): Promise<void> {
     const letters = this.deadLetters;
-    const plan = await planOrderedRedrive(letters.map((letter) => ({ id: letter.messageId, body: letter.body })), this.fences);
+    const plan = await planOrderedRedrive(letters.map(planned), this.fences, this.records);
     const decisions = orderedDecisions(plan, { held: 'dead letter', left: 'left in the dead-letter queue' });
     const sending = new Set(decisions.filter((item) => item.decision === 'send').map((item) => item.id));
     const sent = letters.filter((letter) => sending.has(letter.messageId));
@@ -404,7 +440,7 @@ export class OrderedWorld {
       eventIds: selected.map((envelope) => envelope.id),
     });
     if (missing.length > 0) this.violations.push(`replay: the outbox history misses events the producer wrote: ${missing.join(', ')}`);
-    const plan = await planOrderedRedrive(events.map((event) => ({ id: event.envelope.id, body: event.body })), this.fences);
+    const plan = await planOrderedRedrive(events.map((event) => ({ id: event.envelope.id, body: event.body })), this.fences, this.records);
     const decisions = orderedDecisions(plan, { held: 'replayed event', left: 'not sent' });
     const byId = new Map(selected.map((envelope) => [envelope.id, envelope]));
     const sent = decisions.filter((item) => item.decision === 'send').map((item) => byId.get(item.id)!);
@@ -510,8 +546,10 @@ export class OrderedWorld {
     if (!this.restored && JSON.stringify(named) !== JSON.stringify(expected)) this.violations.push(`fence skip ${aggregate} ${from}..${to} named ${JSON.stringify(named)} as dropped; it drops ${JSON.stringify(expected)}`);
     const skipped = this.skipped.get(aggregate) ?? new Set<number>();
     for (let sequence = from + 1; sequence <= to; sequence++) skipped.add(sequence);
+    // what the operator accepted to drop, by id: never applied, on purpose (the drain's loss check spares them)
+    for (const drop of drops) if (drop.eventId !== undefined) this.droppedBySkip.add(drop.eventId);
     this.skipped.set(aggregate, skipped);
-    this.history.push(`fence skip ${aggregate.slice(-5)} ${from} -> ${to}: dropped ${drops.map((drop) => `#${drop.sequence}`).join(', ')}`);
+    this.history.push(`fence skip ${aggregate.slice(-5)} ${from} -> ${to}: dropped ${drops.map((drop) => `#${drop.sequence}${drop.eventId === undefined ? '' : ` (${drop.eventId})`}`).join(', ')}`);
   }
 
   /**
@@ -569,6 +607,7 @@ export class OrderedWorld {
     for (const aggregate of this.aggregates) {
       const applied = await this.ledger(aggregate);
       const expected = this.expectedEvents(aggregate);
+      this.checkHistories(aggregate, applied);
       const reused = this.reused.get(aggregate) ?? [];
       const holds = (id: string, index: number): boolean =>
         id === expected[index]!.id || reused.some((envelope) => envelope.id === id && envelope.sequence === expected[index]!.sequence);
@@ -593,8 +632,13 @@ export class OrderedWorld {
       for (let index = 0; index < AGGREGATES; index++) while (this.stream.get(this.aggregate(index))!.length > 0) this.relay(index, 1);
     };
     relayAll();
-    for (let round = 0; round < 200 && (this.queue.length > 0 || this.deadLetters.length > 0 || this.reusedDeadLetters.length > 0); round++) {
-      if (this.queue.length === 0 && this.reusedDeadLetters.length > 0) {
+    // once, for dead letters of two histories: the operator carries from the old table's history (it knows every
+    // sequence handed out), which starts a generation the fence can enter when the new table's heads are behind it
+    let triedHistory = false;
+    const carryDue = (): boolean => this.writableAgain() > 0 || (!triedHistory && this.reusedDeadLetters.length > 0);
+    for (let round = 0; round < 200 && (this.queue.length > 0 || this.deadLetters.length > 0 || carryDue()); round++) {
+      if (this.queue.length === 0 && carryDue()) {
+        triedHistory ||= this.writableAgain() === 0;
         await this.carryHeads();
         relayAll();
       } else if (this.queue.length === 0) await this.redrive('planned');
@@ -604,21 +648,24 @@ export class OrderedWorld {
     for (const aggregate of this.aggregates) {
       const applied = await this.ledger(aggregate);
       const expected = this.expectedOrder(aggregate);
-      if (applied.length !== expected.length) this.violations.push(`${aggregate}: after the drain ${applied.length} of ${expected.length} events applied`);
+      if (applied.length !== expected.length && !this.shortCarried.has(aggregate)) this.violations.push(`${aggregate}: after the drain ${applied.length} of ${expected.length} events applied`);
       // no event lost: each is applied, or was dead-lettered (SequenceReusedError) and written again, and that applied
       const appliedIds = new Set(applied);
       for (const envelope of [...this.expectedEvents(aggregate), ...(this.reused.get(aggregate) ?? [])]) {
         const again = this.reEmitted.get(envelope.id);
         // after the heads went back a skip may name either event of a shared sequence: the one it named is dropped
         const namedBySkip = this.droppedBySkip.has(envelope.id) && (this.skipped.get(aggregate) ?? new Set()).has(Number(envelope.sequence));
-        if (!appliedIds.has(envelope.id) && !(again !== undefined && appliedIds.has(again)) && !namedBySkip && !this.lostPastWindow.has(envelope.id)) {
+        const heldForOperator = this.twoHistories.has(envelope.id) || (again !== undefined && this.twoHistories.has(again));
+        if (!appliedIds.has(envelope.id) && !(again !== undefined && appliedIds.has(again)) && !namedBySkip && !this.lostPastWindow.has(envelope.id) && !heldForOperator) {
           this.violations.push(`${aggregate}: event ${envelope.id} (#${Number(envelope.sequence)}) lost: never applied, and not dead-lettered to be written again`);
         }
       }
     }
-    if (this.queue.length + this.deadLetters.length + this.reusedDeadLetters.length > 0) {
-      this.violations.push(`after the drain ${this.queue.length} messages queued and ${this.deadLetters.length + this.reusedDeadLetters.length} dead letters left`);
+    if (this.queue.length + this.deadLetters.length + this.writableAgain() > 0) {
+      this.violations.push(`after the drain ${this.queue.length} messages queued and ${this.deadLetters.length + this.writableAgain()} dead letters left`);
     }
+    const held = this.reusedDeadLetters.filter((envelope) => this.twoHistories.has(envelope.id));
+    if (held.length > 0) this.history.push(`left for the operator (two histories, the fence's generation past the carried base): ${this.describe(held)}`);
   }
 
   // ---- issue 38 (h1): FIFO dead letters, permanent failures, outbox restores, the heads carried over ----
@@ -676,7 +723,7 @@ export class OrderedWorld {
     if (letter.errorName === 'PermanentError' && this.poisoned.has(envelope.id)) {
       // the operator fixes the cause; the dead letter waits in the queue for a redrive
       this.poisoned.delete(envelope.id);
-      this.deadLetters.push({ messageId: randomUUID(), body: JSON.stringify(envelope), envelope, receives: 0 });
+      this.deadLetters.push({ messageId: randomUUID(), body: JSON.stringify(envelope), envelope, receives: 0, errorName: letter.errorName });
       return 'PermanentError, in the FIFO dead-letter queue with its reason';
     }
     const sequence = Number(envelope.sequence);
@@ -684,6 +731,18 @@ export class OrderedWorld {
     if (letter.errorName === 'SequenceReusedError' && sharesSequence) {
       if (!this.reusedDeadLetters.some((other) => other.id === envelope.id) && !this.reEmitted.has(envelope.id)) this.reusedDeadLetters.push(envelope);
       return 'SequenceReusedError: its sequence was taken twice';
+    }
+    // the heads carried from the fences while the old table's events were in flight (review F2): the fence never applies
+    // one history's event on the other's; the loser is dead-lettered, for the operator to write again
+    const epoch = this.epochs.get(envelope.id);
+    if (letter.errorName === 'SequenceReusedError' && epoch !== undefined && this.shortCarried.has(envelope.partitionkey)) {
+      const later = (this.carries.get(envelope.partitionkey) ?? []).slice(epoch.epoch);
+      const oldInFlight = later.some((base) => base < sequence);
+      const newRefused = epoch.epoch > 0 && sequence > epoch.base;
+      if (oldInFlight || newRefused) {
+        if (!this.reusedDeadLetters.some((other) => other.id === envelope.id) && !this.reEmitted.has(envelope.id)) this.reusedDeadLetters.push(envelope);
+        return oldInFlight ? 'SequenceReusedError: in flight from before the heads were carried, past the new generation\'s base' : 'SequenceReusedError: its generation\'s base was passed by the old table\'s events';
+      }
     }
     return undefined;
   }
@@ -693,9 +752,11 @@ export class OrderedWorld {
     const live = this.produced.get(aggregate)!;
     const sequence = Number(envelope.sequence);
     this.heads.set(aggregate, Math.max(this.heads.get(aggregate) ?? 0, sequence));
+    const carries = this.carries.get(aggregate) ?? [];
+    this.epochs.set(envelope.id, { epoch: carries.length, base: carries[carries.length - 1] ?? 0 });
     if (sequence === live.length + 1) live.push(envelope);
     else if (sequence <= live.length) {
-      if (!this.restoredSinceCarry) this.violations.push(`${aggregate}: event ${envelope.id} took sequence ${sequence}, already handed out, though the heads never went back or were carried over`);
+      if (!this.restoredSinceCarry && !this.shortCarried.has(aggregate)) this.violations.push(`${aggregate}: event ${envelope.id} took sequence ${sequence}, already handed out, though the heads never went back or were carried over`);
       this.reused.set(aggregate, [...(this.reused.get(aggregate) ?? []), envelope]);
       note += ', a sequence taken again';
     } else this.violations.push(`${aggregate}: event ${envelope.id} took sequence ${sequence}, but the next is ${live.length + 1}: a head ran ahead (a gap no event fills)`);
@@ -750,22 +811,109 @@ export class OrderedWorld {
   }
 
   /**
-   * The operator carries the heads over (`outbox heads --from-history --history-table <table restored from> --yes`), then
-   * writes again, as new events, those dead-lettered as SequenceReusedError (the runbook of docs/ORDERED-DELIVERY.md).
+   * The operator carries the heads over, then writes again, as new events, those dead-lettered as SequenceReusedError
+   * (the runbook of docs/ORDERED-DELIVERY.md). `former`: `outbox heads --from-history --history-table <table restored
+   * from> --yes` (it knows every sequence the old table handed out); `fences`: `outbox heads --from-fences --yes` (only
+   * what the subscriber applied: the old table's events still in flight race the new generation's). Each head moved
+   * starts a generation based at its target (review F2).
    */
-  public async carryHeads(): Promise<void> {
-    const { heads } = await carryOrderedHeads({ client: this.reader, outbox: this.tables.outbox, source: { kind: 'history', table: this.tables.formerOutboxTable }, apply: true, now: () => new Date(this.nowMs) });
+  public async carryHeads(source: 'former' | 'fences' = 'former'): Promise<void> {
+    const { inbox } = this.tables;
+    const { heads } = await carryOrderedHeads({
+      client: this.reader,
+      outbox: this.tables.outbox,
+      // the history carry checks the subscriber's fences (`--subscriber-output` beside `--from-history`): `former` keeps
+      // the highest head of every table before (the first table's, after two replacements), older than what the fence
+      // followed; an aggregate the fence applied in a newer generation is carried from the fence (seed 308844549)
+      source:
+        source === 'former'
+          ? { kind: 'history', table: this.tables.formerOutboxTable, subscribers: [{ subscriberName: inbox.subscriberName, inboxTable: inbox.inboxTableName }] }
+          : { kind: 'fences', subscribers: [{ subscriberName: inbox.subscriberName, inboxTable: inbox.inboxTableName }] },
+      apply: true,
+      now: () => new Date(this.nowMs),
+    });
     const mine = heads.filter((head) => this.aggregates.includes(head.aggregateId));
-    // the table restored from kept every head it had: the highest sequence handed out before the restore
-    for (const aggregate of this.aggregates) this.heads.set(aggregate, Math.max(this.heads.get(aggregate) ?? 0, this.produced.get(aggregate)!.length));
+    for (const head of mine) {
+      // an `unchanged` head is written again too, starting a generation at its target (review r38, R38-2)
+      if (head.decision !== 'set' && head.decision !== 'unchanged') continue;
+      this.carries.set(head.aggregateId, [...(this.carries.get(head.aggregateId) ?? []), head.target]);
+      if (source === 'fences' || head.fromFences === true) this.heads.set(head.aggregateId, head.target);
+    }
+    // the carry writes the table's generation item (review r38, R38-2): an aggregate the source did not know takes that
+    // generation at its own head's sequence, so its next events are not in generation 0 beside the old table's in flight
+    for (const aggregate of this.aggregates) {
+      if (mine.some((head) => head.aggregateId === aggregate)) continue;
+      this.carries.set(aggregate, [...(this.carries.get(aggregate) ?? []), this.heads.get(aggregate) ?? 0]);
+    }
+    // the table restored from kept every head it had: the highest sequence handed out before the restore (but an
+    // aggregate carried from the fence, the history being older than the fence's generation, is where the fence stands)
+    const fromFence = new Set(mine.filter((head) => head.fromFences === true).map((head) => head.aggregateId));
+    if (source === 'former') for (const aggregate of this.aggregates) if (!fromFence.has(aggregate)) this.heads.set(aggregate, Math.max(this.heads.get(aggregate) ?? 0, this.produced.get(aggregate)!.length));
+    // the fences know only what was applied: a head left below what the old table handed out hands its sequences out
+    // again (in a new generation where a carry moved it)
+    for (const aggregate of this.aggregates) if ((this.heads.get(aggregate) ?? 0) < this.produced.get(aggregate)!.length) this.shortCarried.add(aggregate);
     this.restoredSinceCarry = false;
-    this.history.push(`outbox heads: ${mine.map((head) => `${head.aggregateId.slice(-5)} ${head.current} -> ${head.target} ${head.decision}`).join(', ') || 'nothing'}`);
+    this.restored = true;
+    this.history.push(`outbox heads (from ${source === 'former' ? 'the old table\'s history' : 'the fences'}): ${mine.map((head) => `${head.aggregateId.slice(-5)} ${head.current} -> ${head.target} ${head.decision}${head.fromFences === true ? ' (from the fence)' : ''}`).join(', ') || 'nothing'}`);
     const again = this.reusedDeadLetters;
     this.reusedDeadLetters = [];
     for (const envelope of again) {
+      if (await this.historiesSplit(envelope.partitionkey)) {
+        // written again it would be refused again: the operator needs a generation the fence can enter (a later carry)
+        this.twoHistories.add(envelope.id);
+        this.reusedDeadLetters.push(envelope);
+        continue;
+      }
       const [written] = await this.producer.transactWrite({ events: [{ type: 'Step', aggregateId: envelope.partitionkey, subject: envelope.partitionkey, data: { note: 'written again' } }] });
       this.reEmitted.set(envelope.id, written!.id);
+      this.twoHistories.delete(envelope.id);
       this.written(envelope.partitionkey, written!, `, written again for ${envelope.id}`);
+    }
+  }
+
+  /** How many dead letters the operator can write again now (not those held by two histories). */
+  private writableAgain(): number {
+    return this.reusedDeadLetters.filter((envelope) => !this.twoHistories.has(envelope.id)).length;
+  }
+
+  /**
+   * Whether the aggregate's fence stands in an older generation than its head's, past the head's base: the old table's
+   * events went past the carried sequence, so no event of the head's generation can ever apply (each is refused as
+   * SequenceReusedError) until a later carry starts a generation based where the fence stands.
+   */
+  private async historiesSplit(aggregate: string): Promise<boolean> {
+    const { outbox, inbox } = this.tables;
+    const headKey = orderedHeadKey(aggregate);
+    const key = { [outbox.partitionKeyName]: headKey, ...(outbox.sortKeyName === undefined ? {} : { [outbox.sortKeyName]: headKey }) };
+    const head = (await this.reader.send(new GetCommand({ TableName: outbox.outboxTableName, Key: key, ConsistentRead: true }))).Item;
+    const fence = (await this.reader.send(new GetCommand({ TableName: inbox.inboxTableName, Key: { [TABLE_SCHEMA.PARTITION_KEY]: sequenceFenceKey(inbox.subscriberName, aggregate) }, ConsistentRead: true }))).Item;
+    const headGeneration = (head?.[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE] as number | undefined) ?? 0;
+    const base = (head?.[ORDERED_OUTBOX_ITEM.GENERATION_BASE_ATTRIBUTE] as number | undefined) ?? 0;
+    const fenceGeneration = (fence?.[SEQUENCE_FENCE.APPLIED_GENERATION_ATTRIBUTE] as number | undefined) ?? 0;
+    const applied = (fence?.[SEQUENCE_FENCE.APPLIED_SEQUENCE_ATTRIBUTE] as number | undefined) ?? 0;
+    return fenceGeneration < headGeneration && applied > base;
+  }
+
+  /**
+   * The ledger never mixes two histories (review F2): along an aggregate's applied events an event written before a
+   * carry never follows one written after it, and the first applied event written after a carry follows the event at
+   * the carry's base (or a skipped sequence below it).
+   */
+  private checkHistories(aggregate: string, applied: readonly string[]): void {
+    const all = new Map([...this.produced.get(aggregate)!, ...(this.reused.get(aggregate) ?? [])].map((envelope) => [envelope.id, envelope]));
+    const skipped = this.skipped.get(aggregate) ?? new Set<number>();
+    for (let index = 1; index < applied.length; index++) {
+      const [before, after] = [applied[index - 1]!, applied[index]!];
+      const [was, is] = [this.epochs.get(before), this.epochs.get(after)];
+      if (was === undefined || is === undefined) continue;
+      const sequence = Number(all.get(before)?.sequence);
+      if (is.epoch < was.epoch) {
+        this.violations.push(`${aggregate}: ${after} (#${Number(all.get(after)?.sequence)}, written before carry ${was.epoch}) applied after ${before} (#${sequence}, written after it): two histories mixed`);
+      } else if (is.epoch > was.epoch) {
+        let reached = sequence;
+        while (reached < is.base && skipped.has(reached + 1)) reached += 1;
+        if (reached !== is.base) this.violations.push(`${aggregate}: ${after} (#${Number(all.get(after)?.sequence)}, of a generation based at #${is.base}) applied right after ${before} (#${sequence}): a generation entered off its base`);
+      }
     }
   }
 

@@ -5,6 +5,8 @@ import fc from 'fast-check';
 export interface SearchOptions {
   readonly runs: number;
   readonly seed?: number;
+  /** With `seed`: replays only this run of fast-check's path (a reported counterexample, shrunk), not a search. */
+  readonly path?: string;
 }
 
 /**
@@ -13,7 +15,7 @@ export interface SearchOptions {
  * when every run held.
  */
 export async function failureReport<T>(property: fc.IAsyncProperty<T>, options: SearchOptions): Promise<string | undefined> {
-  const result = await fc.check(property, { numRuns: options.runs, ...(options.seed === undefined ? {} : { seed: options.seed }), endOnFailure: false });
+  const result = await fc.check(property, { numRuns: options.runs, ...(options.seed === undefined ? {} : { seed: options.seed }), ...(options.path === undefined ? {} : { path: options.path }), endOnFailure: false });
   if (!result.failed) return undefined;
   const cause = result.errorInstance instanceof Error ? result.errorInstance.message : String(result.errorInstance);
   return `${fc.defaultReportMessage(result)}\n${cause}`;
