@@ -30,14 +30,14 @@ export interface KnownRecordsSource {
 }
 
 /** The live record that proves an event applied: its payload fingerprint. */
-interface AppliedRecord {
+export interface AppliedRecord {
   readonly fingerprint: string;
   /** Known from a record of this batch ({@link KnownRecords.remember}), not from the read. */
   readonly fromBatch?: boolean;
 }
 
 /** The record, when it is live as of `nowEpochSeconds` and proves its event applied under `accepts`; else undefined. */
-function appliedRecordOf(item: Readonly<Record<string, unknown>>, accepts: AppliedRecordKind, nowEpochSeconds: number): AppliedRecord | undefined {
+export function appliedRecordOf(item: Readonly<Record<string, unknown>>, accepts: AppliedRecordKind, nowEpochSeconds: number): AppliedRecord | undefined {
   const expiresAt = item[TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE];
   const fingerprint = item[INBOX_ITEM.FINGERPRINT_ATTRIBUTE];
   // as the claim's condition says: a record whose expiresAt has passed counts as absent (see inbox.ts)

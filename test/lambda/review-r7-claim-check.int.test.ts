@@ -162,7 +162,10 @@ describe('R7-3: a copy of an applied offloaded event fetches its data before the
     const outcome = await run([copy]);
     expect({ outcome, deadLetters: deadLetter.published.map((letter) => letter.errorMessage) }).toEqual({ outcome: ['duplicate'], deadLetters: [] });
     expect(seen).toHaveLength(1);
-    expect(reads, 'the duplicate is recognised without a GetObject').toBe(1);
+    // fixed (e42): the copy's one GetObject finds nothing, and the inbox record, looked up before any dead letter, shows
+    // the event applied. With the batch read on, the copy is recognised with no GetObject at all
+    // (claim-check-late-copy.int.test.ts): the offloaded event's fingerprint needs no data
+    expect(reads, 'one GetObject that found nothing, then the inbox record').toBe(2);
   });
 });
 
