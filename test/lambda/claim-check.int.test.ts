@@ -84,7 +84,8 @@ describe('producer', () => {
     expect('data' in stored).toBe(false);
     const text = JSON.stringify(data);
     expect(stored).toMatchObject({ [CLAIM_CHECK_ATTRIBUTES.SHA256]: sha256Hex(text), [CLAIM_CHECK_ATTRIBUTES.SIZE]: Buffer.byteLength(text) });
-    expect(stored.dataref).toBe(`s3://${bucket}/${PREFIX}${sha256Hex(written!.id)}/${sha256Hex(text)}`);
+    // the key names the UTC day of the write (the producer's clock, as the envelope's time): R7-1
+    expect(stored.dataref).toBe(`s3://${bucket}/${PREFIX}${sha256Hex(written!.id)}/${written!.time!.slice(0, 10)}-${sha256Hex(text)}`);
     expect(await objectText(stored.dataref!)).toBe(text);
     expect(written).toEqual(stored);
   });

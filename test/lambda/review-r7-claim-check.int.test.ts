@@ -6,16 +6,17 @@
 import { existsSync, readdirSync, utimesSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
-import { DeleteObjectCommand, HeadObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { DeleteObjectCommand, HeadObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import { DeleteItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
 import type { ClaimCheckConfig } from '../../lambda/claim-check/claim-check-config';
-import { sha256Hex } from '../../lambda/claim-check/offload';
+import { offloadIfLarge, sha256Hex } from '../../lambda/claim-check/offload';
 import { S3PayloadStore, type PayloadReader } from '../../lambda/claim-check/payload-store';
 import { parseDataRef } from '../../lambda/contract/claim-check';
 import { TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import { Outbox } from '../../lambda/producer/outbox';
+import { buildEnvelope } from '../../lambda/producer/new-event';
 import { createTransactionalConsumer, type TransactionalConsumerOptions } from '../../lambda/consumer/transactional-consumer';
 import type { EventEnvelope } from '../../lambda/envelope';
 import type { SQSRecord } from '../../lambda/consumer/sqs';
@@ -94,15 +95,36 @@ describe('R7-1: an event committed on an object an earlier attempt wrote keeps t
     // "writes the events again", and it does: a new event, relayed, replayable for eventRetention, read by subscribers
     // for up to their longest path, all measured from NOW by the payloadExpiration bound (idempotent-event-flow.ts
     // payloadWindow: "from when its data is written")
+    // fixed (e42): the object key names the UTC day of the write (contract/claim-check.ts payloadObjectKey), and the
+    // retry's producer clock (30 days on, as S3's) names another day: it writes a fresh object instead of taking the old one
     const commitStart = Date.now();
-    const again = await outbox.transactWriteOnce({ events: [event] });
+    const later = new Outbox({ client, config: outboxConfig, claimCheck: { config: claimCheck, store }, now: () => new Date(Date.now() + 30 * DAY_MS) });
+    const again = await later.transactWriteOnce({ events: [event] });
     expect(again.written).toBe(true);
-    expect(parseDataRef(again.events[0]!.dataref!)!.key).toBe(key);
+    expect(parseDataRef(again.events[0]!.dataref!)!.key).not.toBe(key);
     // the conditional PutObject answered 412 and the producer took the 30-day-old object as its own: S3 expires it
     // 7 days after this commit, while the bound promised 37 (replay for 7 days + a subscriber path of up to 30): the
     // event's subscribers dead-letter it (PayloadUnavailableError, 'offloaded data missing') inside the window
-    const created = await lastModified(bucket, key);
+    const created = await lastModified(bucket, parseDataRef(again.events[0]!.dataref!)!.key);
     expect(created.getTime(), `the object the committed event refers to was created ${Math.round((commitStart - created.getTime()) / DAY_MS)} days before the commit`).toBeGreaterThanOrEqual(commitStart - 60_000);
+  });
+});
+
+describe('R7-1 fixed: an object is reused by a retry on its own UTC day only', () => {
+  test('a retry the same UTC day writes no second object; one after midnight UTC writes a fresh one; another payload never replaces the first', async () => {
+    const envelope = buildEnvelope({ type: 'OrderPlaced', data: document(3000) }, { source: 'orders-service', now: () => new Date(), newId: () => crypto.randomUUID() });
+    const at = (iso: string) => new Date(iso);
+    const first = await offloadIfLarge(envelope, { config: claimCheck, store }, undefined, at('2026-11-29T23:58:00Z'));
+    const sameDay = await offloadIfLarge(envelope, { config: claimCheck, store }, undefined, at('2026-11-29T23:59:59Z'));
+    const nextDay = await offloadIfLarge(envelope, { config: claimCheck, store }, undefined, at('2026-11-30T00:00:01Z'));
+    const other = await offloadIfLarge({ ...envelope, data: document(3000, 'y') }, { config: claimCheck, store }, undefined, at('2026-11-29T23:59:00Z'));
+    expect(sameDay.dataref).toBe(first.dataref);
+    expect(nextDay.dataref).not.toBe(first.dataref);
+    expect(other.dataref).not.toBe(first.dataref);
+    expect(parseDataRef(first.dataref!)!.key).toMatch(/^event-data\/[0-9a-f]{64}\/2026-11-29-[0-9a-f]{64}$/);
+    const keys = (await s3.backendClient.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: parseDataRef(first.dataref!)!.key.split('/').slice(0, 2).join('/') }))).Contents?.map((object) => object.Key);
+    expect(keys).toHaveLength(3); // the first, the next day's, the other payload's: the same-day retry wrote nothing
+    expect((await store.get(bucket, parseDataRef(first.dataref!)!.key))?.byteLength).toBe(first.iefdatasize);
   });
 });
 
