@@ -178,7 +178,7 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
     expect(show.stdout).toMatch(/reason +MaxReceiveCountExceeded/);
     expect(show.stdout).toContain(
       'why: SQS moved it after maxReceiveCount receives, so it carries no reason of its own. For an offloaded event the likely cause is ' +
-        'its data read: S3 answered 403 (PayloadAccessDeniedError in the subscriber\'s log names the case)',
+        'its data read: S3 answered 403 (PayloadAccessDeniedError in the subscriber\'s log names the case',
     );
     expect(show.stdout).toContain('check s3:ListBucket on the payload bucket (prefix condition), s3:GetObject on the key and kms:Decrypt on the bucket\'s key for the subscriber\'s role, then redrive');
     const json = JSON.parse((await cli(s, 'dlq', 'show', 'evt-denied', ...dlqArgs(s), '--json')).stdout) as Array<Record<string, unknown>>;
