@@ -20,19 +20,15 @@ import { buildEnvelope } from '../../lambda/producer/new-event';
 import { createTransactionalConsumer, type TransactionalConsumerOptions } from '../../lambda/consumer/transactional-consumer';
 import type { EventEnvelope } from '../../lambda/envelope';
 import type { SQSRecord } from '../../lambda/consumer/sqs';
+import { largeDocument, PAYLOAD_PREFIX, startClaimCheckBed, type ClaimCheckBed } from './claim-check-kit';
 import { RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from './helpers';
-import type { FaultProxy } from '../support/fault-proxy';
 import { outboxItemsWithEventId } from '../support/proof/table-reads';
-import { createInbox, createOutbox } from '../support/proof/tables';
-import { startTestbed } from '../support/proof/testbed';
-import { startLocalS3, type LocalS3 } from '../support/s3-local';
+import type { LocalS3 } from '../support/s3-local';
 
-const PREFIX = 'event-data/';
-const THRESHOLD = 1024;
+const PREFIX = PAYLOAD_PREFIX;
 const DAY_MS = 86_400_000;
 
 let client: DynamoDBClient;
-let proxy: FaultProxy;
 let s3: LocalS3;
 let store: S3PayloadStore;
 let bucket: string;
@@ -40,21 +36,17 @@ let outboxConfig: ProducerConfig;
 let inboxConfig: ConsumerConfig;
 let claimCheck: ClaimCheckConfig;
 
+let bed: ClaimCheckBed;
+
 beforeAll(async () => {
-  [{ client, proxy }, s3] = await Promise.all([startTestbed(), startLocalS3()]);
-  store = new S3PayloadStore(s3.client);
-  [bucket, outboxConfig, inboxConfig] = await Promise.all([
-    s3.createBucket(),
-    createOutbox(client, { eventSource: 'orders-service', timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE }),
-    createInbox(client, { subscriberName: 'billing', deduplicationWindowSeconds: 3600 }),
-  ]);
-  claimCheck = { bucketName: bucket, keyPrefix: PREFIX, inlineThresholdBytes: THRESHOLD };
+  bed = await startClaimCheckBed();
+  ({ client, s3, store, bucket, outboxConfig, inboxConfig, claimCheck } = bed);
 });
 afterAll(async () => {
-  await Promise.all([proxy.stop(), s3.stop()]);
+  await bed.stop();
 });
 
-const document = (size: number, seed = 'x') => ({ orderId: `order-${crypto.randomUUID()}`, attachment: seed.repeat(size) });
+const document = largeDocument;
 
 /**
  * Ages an object in s3rver's store by `days`, as the passage of time would: s3rver answers LastModified from the
