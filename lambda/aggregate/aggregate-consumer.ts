@@ -238,6 +238,24 @@ export function createAggregateConsumer<TData = unknown, TState extends object =
     now,
     execute,
     additionalMetrics: [CONSUMER_METRICS.EVICTED_REDELIVERY],
+    // an offloaded event whose object is missing: applied already if its aggregate's list holds it (R7-3). `locate`
+    // sees the envelope without data; one that needs the data cannot answer, and the message is dead-lettered as missing
+    appliedLookup: async (envelope, fingerprint) => {
+      let location: AggregateLocation;
+      try {
+        location = options.locate(envelope as EventEnvelope<TData>);
+        assertLocation(location, envelope.id);
+      } catch {
+        return undefined;
+      }
+      const seen = findProcessed((await store.read(location)).processed, envelope.id);
+      if (seen === undefined) return undefined;
+      const received = processedMessageFor(envelope.id, fingerprint, envelope.time);
+      if (seen.fingerprintPrefix !== received.fingerprintPrefix) {
+        throw new PayloadMismatchError({ eventId: envelope.id, storedFingerprint: seen.fingerprintPrefix, receivedFingerprint: received.fingerprintPrefix, subscriber: config.subscriberName });
+      }
+      return 'duplicate';
+    },
     // messages of one aggregate run one after another: concurrently they would only lose version races
     laneOf: (envelope) => laneKey(options.locate(envelope as EventEnvelope<TData>)),
   });

@@ -44,20 +44,27 @@ export function sha256Hex(value: string | Uint8Array): string {
   return createHash('sha256').update(value).digest('hex');
 }
 
-/** The object key of an event's data (contract/claim-check.ts, `payloadObjectKey`). */
-export function objectKeyOf(config: ClaimCheckConfig, eventId: string, dataSha256: string): string {
-  return payloadObjectKey(config.keyPrefix, sha256Hex(eventId), dataSha256);
+/** The object key of an event's data written at `writtenAt` (contract/claim-check.ts, `payloadObjectKey`). */
+export function objectKeyOf(config: ClaimCheckConfig, eventId: string, dataSha256: string, writtenAt: Date): string {
+  return payloadObjectKey(config.keyPrefix, sha256Hex(eventId), dataSha256, writtenAt);
 }
 
 /**
  * The envelope as it goes into the outbox: `envelope` itself when it travels inline, else, once its data is in S3
- * (written now, or there already from an earlier try of the same event), the envelope without `data` and with
- * `dataref`, `iefdatasha256` and `iefdatasize`.
+ * (written now, or there already from an earlier try of the same event on the same UTC day), the envelope without
+ * `data` and with `dataref`, `iefdatasha256` and `iefdatasize`. `now` is the producer's clock: the key names its UTC
+ * day, so the object a committed event refers to was created on the day of the commit and S3's lifecycle rule keeps
+ * it at least its days from then (R7-1: an object an earlier day's try wrote is never reused).
  *
  * @throws EventTooLargeError when the data is larger than {@link MAX_OFFLOADED_DATA_BYTES}
  * @throws the S3 client's error when the write fails (nothing is in the outbox yet: the caller may retry)
  */
-export async function offloadIfLarge<TData>(envelope: EventEnvelope<TData>, claimCheck: ClaimCheck, maxEventBytes: number | undefined): Promise<EventEnvelope<TData>> {
+export async function offloadIfLarge<TData>(
+  envelope: EventEnvelope<TData>,
+  claimCheck: ClaimCheck,
+  maxEventBytes: number | undefined,
+  now: Date = new Date(),
+): Promise<EventEnvelope<TData>> {
   if (!needsOffload(envelope, claimCheck.config, maxEventBytes)) return envelope;
   const body = Buffer.from(JSON.stringify(envelope.data) ?? 'null', 'utf8');
   if (body.byteLength > MAX_OFFLOADED_DATA_BYTES) {
@@ -69,7 +76,7 @@ export async function offloadIfLarge<TData>(envelope: EventEnvelope<TData>, clai
   }
   const digest = createHash('sha256').update(body);
   const sha256 = digest.copy().digest('hex');
-  const key = objectKeyOf(claimCheck.config, envelope.id, sha256);
+  const key = objectKeyOf(claimCheck.config, envelope.id, sha256, now);
   await claimCheck.store.putOnce(claimCheck.config.bucketName, key, body, digest.digest('base64'));
   const { data: _data, ...rest } = envelope;
   return {

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import { parseDataRef } from '../contract/claim-check';
 import type { EventEnvelope } from '../envelope';
 import { PayloadUnavailableError } from '../errors';
+import { canonicalJson, FINGERPRINT_PREFIX } from '../fingerprint';
 import type { ClaimCheckConfig } from './claim-check-config';
 import type { PayloadReader } from './payload-store';
 
@@ -19,6 +20,32 @@ export interface ResolvedPayload<TData = unknown> {
 /** True when the envelope's data is in S3 (it has a `dataref`). */
 export function isOffloaded(envelope: EventEnvelope<unknown>): boolean {
   return envelope.dataref !== undefined;
+}
+
+/**
+ * The payload fingerprint of an offloaded event, taken from its envelope alone (no fetch): SHA-256 of the canonical
+ * JSON of its `type`, `subject`, and the SHA-256 and size of its data object (`iefdatasha256`, `iefdatasize`), which
+ * name the data exactly. Because it needs no data, a consumer recognises a copy of an applied offloaded event (the batch
+ * read, and the record looked up after its object was found missing) before it reads S3, or when the object has expired
+ * (R7-3). An inline event keeps `payloadFingerprint`'s (type, subject, data): a committed event travels in one
+ * form only (the outbox takes a retry of it in the other form as its own commit, outbox.ts `samePayload`), so the two
+ * kinds never meet under one id. The `datasha256` member cannot be confused with an inline event's `data`.
+ */
+export function offloadedFingerprint(envelope: Pick<EventEnvelope, 'type' | 'subject' | 'iefdatasha256' | 'iefdatasize'>): string {
+  const canonical = canonicalJson({ type: envelope.type, subject: envelope.subject, datasha256: envelope.iefdatasha256, datasize: envelope.iefdatasize });
+  return `${FINGERPRINT_PREFIX}${createHash('sha256').update(canonical, 'utf8').digest('hex')}`;
+}
+
+/** The errors {@link resolvePayload} threw because the object is not there (not for an altered or refused one). */
+const missingObjectErrors = new WeakSet<object>();
+
+/**
+ * True when `error` is {@link resolvePayload}'s refusal of an offloaded event whose object is not there (expired,
+ * deleted, never written): the one case where the consumer looks up whether the event was applied before it
+ * dead-letters the message (process-message.ts).
+ */
+export function isMissingObject(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && missingObjectErrors.has(error);
 }
 
 /** The envelope without the claim-check attributes, with `data` set. */
@@ -54,10 +81,12 @@ export async function resolvePayload<TData = unknown>(
   }
   const bytes = await reader.get(location.bucketName, location.key);
   if (bytes === undefined) {
-    throw new PayloadUnavailableError(
+    const missing = new PayloadUnavailableError(
       `offloaded data missing, no retry can bring it back (expired by the bucket's lifecycle rule, deleted, or never written): ${what}, ${dataref}`,
       dataref,
     );
+    missingObjectErrors.add(missing);
+    throw missing;
   }
   if (bytes.byteLength !== iefdatasize) {
     throw new PayloadUnavailableError(

@@ -119,6 +119,8 @@ export interface BatchHandlerSetup<TData> {
    * of the batch. @default true
    */
   readonly batchRead?: Exclude<BatchReadSetting, false>;
+  /** See `MessageDependencies.appliedLookup` (asked only for an offloaded event whose object is missing). @default not asked */
+  readonly appliedLookup?: MessageDependencies<TData>['appliedLookup'];
   /** See `MessageDependencies.onBlockedDeadLetter`. @default nothing recorded */
   readonly onBlockedDeadLetter?: MessageDependencies<TData>['onBlockedDeadLetter'];
   /**
@@ -254,6 +256,7 @@ export function createBatchHandler<TData>(setup: BatchHandlerSetup<TData>): SqsB
       onBlockedDeadLetter: setup.onBlockedDeadLetter,
       contention,
       claimCheck,
+      appliedLookup: setup.appliedLookup,
     };
     try {
       return await processBatch(

@@ -32,7 +32,7 @@ export interface KnownRecordsSource {
 }
 
 /** The live record that proves an event applied: its payload fingerprint. */
-interface AppliedRecord {
+export interface AppliedRecord {
   readonly fingerprint: string;
   /**
    * The sequence an ordered subscriber applied the event at (its inbox record's `orderedSequence`), when the record has
@@ -44,7 +44,7 @@ interface AppliedRecord {
 }
 
 /** The record, when it is live as of `nowEpochSeconds` and proves its event applied under `accepts`; else undefined. */
-function appliedRecordOf(item: Readonly<Record<string, unknown>>, accepts: AppliedRecordKind, nowEpochSeconds: number): AppliedRecord | undefined {
+export function appliedRecordOf(item: Readonly<Record<string, unknown>>, accepts: AppliedRecordKind, nowEpochSeconds: number): AppliedRecord | undefined {
   const expiresAt = item[TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE];
   const fingerprint = item[INBOX_ITEM.FINGERPRINT_ATTRIBUTE];
   // as the claim's condition says: a record whose expiresAt has passed counts as absent (see inbox.ts)

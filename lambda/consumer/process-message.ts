@@ -8,7 +8,7 @@ import { MessageBlockedError, PayloadUnavailableError, PermanentError, SchemaVal
 import type { ClaimCheckConfig } from '../claim-check/claim-check-config';
 import type { PayloadReader } from '../claim-check/payload-store';
 import { READ_COPIES, sharedReadBudget } from '../claim-check/read-budget';
-import { isOffloaded, resolvePayload, withData } from '../claim-check/resolve-payload';
+import { isMissingObject, isOffloaded, offloadedFingerprint, resolvePayload, withData } from '../claim-check/resolve-payload';
 import { payloadFingerprint } from '../fingerprint';
 import { redactedMessage, redactValues } from '../redact';
 import { traceLogFields } from '../trace-context';
@@ -132,12 +132,23 @@ export interface MessageDependencies<TData> {
    */
   readonly claimCheck?: ClaimCheckReading;
   /**
+   * Whether the mode's record shows `envelope` applied with `fingerprint` (`duplicate`), asked only when an offloaded
+   * event's object is missing, before the message is dead-lettered for it: a late copy of an applied event whose object
+   * expired is then acknowledged, not dead-lettered (R7-3). A throw fails the message (retried).
+   * @throws PayloadMismatchError when the record shows the id applied with another fingerprint
+   * @default not asked: a missing object dead-letters the message
+   */
+  readonly appliedLookup?: AppliedLookup;
+  /**
    * Keep payload values in error messages (a schema error's echo of the refused value, the start of a body that is not
    * JSON) in the logs and the dead-letter attributes, for debugging.
    * @default false - they are redacted (`redactValues`): the error name and a bounded message without the values
    */
   readonly logPayloadValues?: boolean;
 }
+
+/** See `MessageDependencies.appliedLookup`. */
+export type AppliedLookup = (envelope: EventEnvelope<unknown>, fingerprint: string) => Promise<'duplicate' | undefined>;
 
 /** How a consumer reads offloaded events' data (see `MessageDependencies.claimCheck`). */
 export interface ClaimCheckReading {
@@ -307,14 +318,36 @@ export async function processMessage<TData>(
   const raw = delivered;
   let releaseMemory: (() => void) | undefined;
   try {
-    if (isOffloaded(delivered)) releaseMemory = await reserveMemory(delivered);
-    // an offloaded event's data is fetched and verified first: from here on it is an inline event (same fingerprint)
+    // an offloaded event's fingerprint needs no data (its digest names it): a copy the batch read knows applied is a
+    // duplicate before any S3 read; else its data is fetched and verified, and from there on it is an inline event.
+    // An object found missing dead-letters the message only if the mode's record does not show the event applied (R7-3).
     // (an inline event takes no extra step: not even an await, so its path is main's, tick for tick)
-    const { envelope: whole, dataJson } = isOffloaded(delivered) ? await inlineEnvelope(delivered, deps.claimCheck) : { envelope: delivered, dataJson: undefined };
-    const fingerprint = payloadFingerprint(whole);
-    if (deps.knownRecords?.recognise(raw.id, fingerprint, () => orderedSequenceOf(record.body)) === 'duplicate') {
-      log.debug('duplicate', { ...elapsed(), outcome: 'duplicate', detail: 'recognised by the batch read: no handler run, nothing written' });
-      return 'duplicate';
+    let whole = delivered;
+    let dataJson: string | undefined;
+    let fingerprint: string;
+    if (isOffloaded(delivered)) {
+      fingerprint = offloadedFingerprint(delivered);
+      if (deps.knownRecords?.recognise(raw.id, fingerprint, () => orderedSequenceOf(record.body)) === 'duplicate') {
+        log.debug('duplicate', { ...elapsed(), outcome: 'duplicate', detail: 'recognised by the batch read: no handler run, nothing written, no S3 read' });
+        return 'duplicate';
+      }
+      releaseMemory = await reserveMemory(delivered);
+      try {
+        ({ envelope: whole, dataJson } = await inlineEnvelope(delivered, deps.claimCheck));
+      } catch (error) {
+        if (!isMissingObject(error) || deps.appliedLookup === undefined) throw error;
+        // one strongly consistent read of the mode's record, on this path only; its own failure is retried
+        if ((await deps.appliedLookup(raw, fingerprint)) !== 'duplicate') throw error;
+        log.info('duplicate', { ...elapsed(), outcome: 'duplicate', detail: `its offloaded data is gone (${raw.dataref}), but the event was applied: a late copy, acknowledged` });
+        deps.knownRecords?.remember(raw.id, fingerprint);
+        return 'duplicate';
+      }
+    } else {
+      fingerprint = payloadFingerprint(delivered);
+      if (deps.knownRecords?.recognise(raw.id, fingerprint, () => orderedSequenceOf(record.body)) === 'duplicate') {
+        log.debug('duplicate', { ...elapsed(), outcome: 'duplicate', detail: 'recognised by the batch read: no handler run, nothing written' });
+        return 'duplicate';
+      }
     }
     const logPayloadValues = deps.logPayloadValues === true;
     const envelope = parsePayload(whole, deps.parse, logPayloadValues);

@@ -8,11 +8,12 @@ import { consumerOutbox, emittedEventPreparer, readyEvents } from '../producer/e
 import type { Outbox } from '../producer/outbox';
 import type { BatchReadPolicy, BatchReadSetting } from './batch-read-policy';
 import type { KnownRecordsSource } from './known-records';
+import { appliedRecordLookup } from './applied-lookup';
 import { CONTENTION_ATTEMPTS_WITHOUT_DEADLINE } from '../transaction/contention-retry';
 import { toDocumentClient } from '../transaction/document-client';
 import { consumerLogger, createBatchHandler, type ConsumerOptions, type SqsBatchHandler } from './create-consumer';
 import { Inbox } from './inbox';
-import type { HandlerContext, MessageContext } from './process-message';
+import type { AppliedLookup, HandlerContext, MessageContext } from './process-message';
 import { TransactionBuilder } from './transaction-builder';
 
 /**
@@ -126,12 +127,13 @@ export function inboxBatchRead(
   setting: BatchReadSetting | undefined,
   client: DynamoDBDocumentClient,
   config: ConsumerConfig,
-): { knownRecordsSource?: KnownRecordsSource; batchRead?: Exclude<BatchReadSetting, false> } {
-  if (setting === false) return {};
-  return {
-    knownRecordsSource: { client, tableName: config.inboxTableName, subscriberName: config.subscriberName, accepts: 'inbox-or-completed' },
-    batchRead: setting ?? true,
-  };
+  now: () => Date = () => new Date(),
+): { knownRecordsSource?: KnownRecordsSource; batchRead?: Exclude<BatchReadSetting, false>; appliedLookup: AppliedLookup } {
+  const source: KnownRecordsSource = { client, tableName: config.inboxTableName, subscriberName: config.subscriberName, accepts: 'inbox-or-completed' };
+  // whatever the batch read: an offloaded event whose object is missing is looked up before it is dead-lettered (R7-3)
+  const appliedLookup = appliedRecordLookup(source, now);
+  if (setting === false) return { appliedLookup };
+  return { knownRecordsSource: source, batchRead: setting ?? true, appliedLookup };
 }
 
 /**
@@ -161,7 +163,7 @@ export function createTransactionalConsumer<TData = unknown>(options: Transactio
     now,
     // a live inbox record answers a redelivery before the handler runs (when the batch reads)
     // decided per batch unless told: a skipped read's redelivery meets its copy in a transaction conflict, retried in the invocation
-    ...inboxBatchRead(options.batchRead ?? 'adaptive', client, config),
+    ...inboxBatchRead(options.batchRead ?? 'adaptive', client, config, now),
     execute: async (envelope, context) => {
       // one token for every attempt of this delivery: an attempt whose commit landed unseen (its response lost, the
       // SDK's retry refused) is recognised by the next attempt as this delivery's own, so `processed`, not `duplicate`

@@ -14,9 +14,12 @@
  * - **The envelope.** An offloaded envelope has no `data` member (CloudEvents: with `dataref` present, `data` MAY be
  *   absent) and carries the three extension attributes of {@link CLAIM_CHECK_ATTRIBUTES}; every other attribute is the
  *   event's own. Readers restore `data` and drop the three attributes, so a handler sees the inline-looking event.
- * - **The key.** {@link payloadObjectKey}: `<prefix><sha256(eventId) hex>/<sha256(data) hex>`: deterministic, so a
- *   retried producer writes the same key; a different payload under one id has another key (and the outbox's
- *   condition on the event id refuses its transaction).
+ * - **The key.** {@link payloadObjectKey}: `<prefix><sha256(eventId) hex>/<UTC day of the write>-<sha256(data) hex>`:
+ *   deterministic within a UTC day, so a producer retried that day writes the same key; a different payload under one
+ *   id has another key (and the outbox's condition on the event id refuses its transaction). The day is there because
+ *   S3's lifecycle counts an object's age from its creation, rounded up to the next midnight UTC: an object created on
+ *   the day of the commit lives at least the rule's days after the commit, one created on an earlier day may not
+ *   (review r7, R7-1). A retry on a later day writes a fresh object; the first is an orphan the rule expires.
  * - **The write.** `PutObject` with `IfNoneMatch: '*'` (S3 conditional writes): the first object under a key is never
  *   replaced. `412 PreconditionFailed` means an object of this id AND this digest exists (the key says both): success.
  *   `409 ConditionalRequestConflict` (a concurrent write of the key) is retried. The object is written BEFORE the
@@ -96,12 +99,18 @@ export function isSha256Hex(value: unknown): value is string {
 }
 
 /**
- * The object key of an event's data: `<prefix><eventIdSha256>/<dataSha256>`, both lowercase hex SHA-256 (the first of
- * the event id's UTF-8 bytes, so any id makes a short key of safe characters and keys spread over S3's partitions).
- * Callers compute the two digests (this file imports nothing, not even node:crypto).
+ * The object key of an event's data: `<prefix><eventIdSha256>/<YYYY-MM-DD>-<dataSha256>`, both digests lowercase hex
+ * SHA-256 (the first of the event id's UTF-8 bytes, so any id makes a short key of safe characters and keys spread
+ * over S3's partitions), and the UTC day of `writtenAt` (the producer's clock when it writes the object). Callers
+ * compute the two digests (this file imports nothing, not even node:crypto).
  */
-export function payloadObjectKey(prefix: string, eventIdSha256: string, dataSha256: string): string {
-  return `${prefix}${eventIdSha256}/${dataSha256}`;
+export function payloadObjectKey(prefix: string, eventIdSha256: string, dataSha256: string, writtenAt: Date): string {
+  return `${prefix}${eventIdSha256}/${utcDay(writtenAt)}-${dataSha256}`;
+}
+
+/** `YYYY-MM-DD` of a time, in UTC (the day S3's lifecycle rounds an object's creation up from). */
+export function utcDay(time: Date): string {
+  return time.toISOString().slice(0, 10);
 }
 
 /** The `dataref` of an object: `s3://<bucket>/<key>`. */

@@ -68,7 +68,7 @@ export function createOrderedConsumer<TData = unknown>(options: OrderedConsumerO
     options,
     logger,
     now,
-    ...inboxBatchRead(options.batchRead, client, config),
+    ...inboxBatchRead(options.batchRead, client, config, now),
     execute: async (envelope, context) => {
       const position = orderedPositionOf(context.sqsRecord.body);
       const writeToken = inbox.newWriteToken();

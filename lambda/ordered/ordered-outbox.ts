@@ -230,7 +230,7 @@ export class OrderedOutbox {
     // data too large to travel inline is written to S3 first (once per event: a retry rewrites nothing)
     const claimCheck = this.claimCheck;
     const offloadLimit = (this.config.maxEventBytes ?? MAX_MESSAGE_BYTES) - ORDERED_ATTRIBUTES_MARGIN_BYTES;
-    const envelopes = claimCheck === undefined ? built : await Promise.all(built.map((envelope) => offloadIfLarge(envelope, claimCheck, offloadLimit)));
+    const envelopes = claimCheck === undefined ? built : await Promise.all(built.map((envelope) => offloadIfLarge(envelope, claimCheck, offloadLimit, now)));
     // built once, before the attempts: every attempt (and a retried call with the same ids) writes the same pair
     const standardPuts = envelopes.map((envelope, index) => (input.events[index]!.alsoToStandardFlow === true ? this.standardPut(envelope, now) : undefined));
     let lastCancellation: TransactionCancelledError | undefined;

@@ -1,6 +1,7 @@
 /** The wiring the lease and multi-step factories share: configuration, record store, engine and batch handler. */
 import { randomUUID } from 'node:crypto';
 import { assertProcessingMode, loadLeaseConsumerConfig, ConfigurationError } from '../config';
+import { appliedRecordLookup } from '../consumer/applied-lookup';
 import { consumerLogger, createBatchHandler, type SqsBatchHandler } from '../consumer/create-consumer';
 import { toDocumentClient } from '../transaction/document-client';
 import { defaultErrorClassifier } from './error-classification';
@@ -44,6 +45,7 @@ export function createLeaseProcessingHandler<TData>(setup: LeaseProcessingSetup<
     mode: setup.mode,
     now,
   });
+  const completedRecords = { client, tableName: config.inboxTableName, subscriberName: config.subscriberName, accepts: 'completed' as const };
   return createBatchHandler<TData>({
     config,
     processingMode: setup.mode,
@@ -51,9 +53,9 @@ export function createLeaseProcessingHandler<TData>(setup: LeaseProcessingSetup<
     logger,
     now,
     // when asked: a COMPLETED record answers a redelivery before any claim (else the failed claim does)
-    ...(options.batchRead === true
-      ? { knownRecordsSource: { client, tableName: config.inboxTableName, subscriberName: config.subscriberName, accepts: 'completed' as const } }
-      : {}),
+    ...(options.batchRead === true ? { knownRecordsSource: completedRecords } : {}),
+    // an offloaded event whose object is missing is looked up before it is dead-lettered (R7-3)
+    appliedLookup: appliedRecordLookup(completedRecords, now),
     // the blocked message's dead letter was sent: noted on the record, so a later copy is acknowledged, not dead-lettered
     onBlockedDeadLetter: async ({ eventId, sqsMessageId, recordVersion }) => void (await store.recordBlockedDeadLetter(eventId, sqsMessageId, recordVersion)),
     execute: createStepExecutor<TData>({

@@ -163,7 +163,7 @@ export class Outbox {
     if (this.claimCheck === undefined || !needsOffload(envelope, this.claimCheck.config, this.config.maxEventBytes)) {
       return { envelope, action: outboxPut(envelope, this.config, now) };
     }
-    const ready = offloadIfLarge(envelope, this.claimCheck, this.config.maxEventBytes).then((offloaded) => ({ envelope: offloaded, action: outboxPut(offloaded, this.config, now) }));
+    const ready = offloadIfLarge(envelope, this.claimCheck, this.config.maxEventBytes, now).then((offloaded) => ({ envelope: offloaded, action: outboxPut(offloaded, this.config, now) }));
     ready.catch(() => undefined); // awaited at commit; a handler that throws after the emit never awaits it
     return { envelope, action: { ConditionCheck: undefined } as unknown as TransactWriteItem, ready };
   }
@@ -305,7 +305,7 @@ export class Outbox {
   private async buildOffloading<TData>(event: NewEvent<TData>): Promise<PreparedEvent<TData>> {
     const now = this.now();
     const built = buildEnvelope(event, { source: this.config.eventSource, now: () => now, newId: this.newId });
-    const envelope = this.claimCheck === undefined ? built : await offloadIfLarge(built, this.claimCheck, this.config.maxEventBytes);
+    const envelope = this.claimCheck === undefined ? built : await offloadIfLarge(built, this.claimCheck, this.config.maxEventBytes, now);
     return { envelope, action: outboxPut(envelope, this.config, now) };
   }
 }

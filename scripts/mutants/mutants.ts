@@ -769,4 +769,29 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    return table.generation > head.generation && head.generation === 0 ? {',
     tests: [ORDERED_MODEL],
   },
+  // ---- issue 42 (e42, eighth session): R7-3 and R7-1 fixes ----
+  {
+    id: 'claim-check-late-copy-not-looked-up',
+    breaks: 'claim-check (R7-3): a late copy of an applied offloaded event whose object expired is dead-lettered as missing instead of acknowledged (no look-up of the record)',
+    file: 'lambda/consumer/process-message.ts',
+    find: '        if (!isMissingObject(error) || deps.appliedLookup === undefined) throw error;',
+    replace: '        throw error;',
+    tests: ['test/lambda/claim-check-late-copy.int.test.ts'],
+  },
+  {
+    id: 'claim-check-fingerprint-ignores-digest',
+    breaks: "claim-check (R7-3): an offloaded event's fingerprint leaves out its data's SHA-256, so another payload under a reused id is taken for a duplicate",
+    file: 'lambda/claim-check/resolve-payload.ts',
+    find: 'datasha256: envelope.iefdatasha256, datasize',
+    replace: 'datasha256: undefined, datasize',
+    tests: ['test/lambda/claim-check-late-copy.int.test.ts'],
+  },
+  {
+    id: 'claim-check-key-without-day',
+    breaks: 'claim-check (R7-1): the object key no longer names the day of the write, so a retry days later reuses an object S3 expires before the window',
+    file: 'lambda/contract/claim-check.ts',
+    find: '  return `${prefix}${eventIdSha256}/${utcDay(writtenAt)}-${dataSha256}`;',
+    replace: '  return `${prefix}${eventIdSha256}/${utcDay(new Date(0))}-${dataSha256}`;',
+    tests: ['test/lambda/review-r7-claim-check.int.test.ts'],
+  },
 ];

@@ -3,7 +3,7 @@
  * injected fault: simulator/aws/s3-endpoint.ts). Their consumers cannot apply them, by design: the right outcome is a
  * dead letter with its reason (the runtime's integrity or missing-object error), which the `valid-event-rejected` and
  * `unapplied-event` checks then do not count against the run. The object's key names its event by the SHA-256 of the
- * event id (lambda/contract/claim-check.ts, `payloadObjectKey`: `<prefix><sha256(event id)>/<sha256(data)>`).
+ * event id (lambda/contract/claim-check.ts, `payloadObjectKey`: `<prefix><sha256(event id)>/<UTC day>-<sha256(data)>`).
  */
 import { createHash } from 'node:crypto';
 import type { InjectedObjectFault } from '../aws/s3-endpoint';

@@ -5,7 +5,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { toDocumentClient } from '../../lambda/transaction/document-client';
 import { listOption, parsePositiveInteger } from './arguments';
 import { formatTable } from './blocked-command';
-import { deadLetterView, earliestApplicationEpochMilliseconds, type DeadLetterQueueKind, type DeadLetterView } from './dead-letters/dead-letter-view';
+import { DEAD_LETTER_REASON, deadLetterView, earliestApplicationEpochMilliseconds, type DeadLetterQueueKind, type DeadLetterView } from './dead-letters/dead-letter-view';
 import { copyWaitOf } from './dead-letters/copy-wait';
 import { groupRelayBatches } from './dead-letters/relay-batch-groups';
 import { moveMessage, receiveMessages, releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
@@ -216,12 +216,33 @@ interface OffloadedData {
   readonly sha256: string;
   readonly bytes: number;
   readonly fetched: false;
+  /** For a letter SQS moved after maxReceiveCount (no reason of its own): the likely cause and what to check. */
+  readonly likelyCause?: string;
 }
+
+/**
+ * Why an offloaded event reaches the DLQ with no reason of its own: the runtime retries a read S3 refused (403,
+ * `PayloadAccessDeniedError`, lambda/claim-check/payload-store.ts) because a grant can cure it, so the queue's redrive
+ * moves it after maxReceiveCount and keeps no reason (SQS sets no attributes). Every permanent claim-check failure is
+ * dead-lettered by the runtime with its reason, so this is the one claim-check cause of such a letter; other retried
+ * failures (a handler's error, a timeout) remain possible, and the subscriber's log tells them apart.
+ */
+const OFFLOADED_MOVED_CAUSE =
+  "SQS moved it after maxReceiveCount receives, so it carries no reason of its own. For an offloaded event the likely cause is its data read: S3 answered 403 (PayloadAccessDeniedError in the subscriber's log names the case: " +
+  "the object is missing and the role may not list the key, or the role may not read it), which the runtime retries because a grant can cure it; " +
+  "check s3:ListBucket on the payload bucket (prefix condition), s3:GetObject on the key and kms:Decrypt on the bucket's key for the subscriber's role, then redrive (other retried failures, a handler error or a timeout, show in the same log)";
 
 function offloadedData(view: DeadLetterView): OffloadedData | undefined {
   const envelope = view.envelope;
   if (envelope?.dataref === undefined) return undefined;
-  return { dataref: envelope.dataref, sha256: envelope.iefdatasha256 ?? '-', bytes: envelope.iefdatasize ?? Number.NaN, fetched: false };
+  const moved = view.reason === DEAD_LETTER_REASON.MAX_RECEIVE_COUNT;
+  return {
+    dataref: envelope.dataref,
+    sha256: envelope.iefdatasha256 ?? '-',
+    bytes: envelope.iefdatasize ?? Number.NaN,
+    fetched: false,
+    ...(moved ? { likelyCause: OFFLOADED_MOVED_CAUSE } : {}),
+  };
 }
 
 function withOffloaded(view: DeadLetterView): { offloadedData?: OffloadedData } {
@@ -250,7 +271,8 @@ function showText(view: DeadLetterView, record: RecordLookup): string {
     sections.push(
       `data\noffloaded (claim-check): ${terminalText(offloaded.dataref)}, ${offloaded.bytes.toLocaleString('en-US')} bytes, SHA-256 ${terminalText(offloaded.sha256)}\n` +
         'not fetched: dlq show reads no S3 (it needs only SQS and DynamoDB); to see and check it: ' +
-        `aws s3 cp ${terminalText(offloaded.dataref)} - | sha256sum (the digest must be ${terminalText(offloaded.sha256)}; a redriven copy is fetched and verified by the subscriber)\n`,
+        `aws s3 cp ${terminalText(offloaded.dataref)} - | sha256sum (the digest must be ${terminalText(offloaded.sha256)}; a redriven copy is fetched and verified by the subscriber)\n` +
+        (offloaded.likelyCause === undefined ? '' : `why: ${offloaded.likelyCause}\n`),
     );
   }
   if (record.kind === 'found') sections.push(`record\n${JSON.stringify(record.item, null, 2)}\n`);

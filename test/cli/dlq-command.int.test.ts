@@ -166,6 +166,25 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
     expect(json[0]).toMatchObject({ offloadedData: { dataref, sha256, bytes: 6_291_500, fetched: false } });
   });
 
+  test('show of an offloaded event SQS moved after maxReceiveCount (no reason of its own: the 403 path) explains the likely cause and what to check', async () => {
+    const s = (services = await startOperatorServices('ShowOffloadedMoved'));
+    const sha256 = 'c'.repeat(64);
+    const dataref = `s3://orders-payloads/event-data/${'d'.repeat(64)}/2026-11-29-${sha256}`;
+    const { data: _inline, ...withoutData } = envelopeObject({ id: 'evt-denied', type: 'OrderPlaced', time: new Date(s.clock.now()).toISOString() });
+    // no ief* attributes: the runtime retried PayloadAccessDeniedError (S3 403) until the queue's redrive moved it
+    s.deadLetterQueue.send({ body: JSON.stringify({ ...withoutData, dataref, iefdatasha256: sha256, iefdatasize: 300_000 }), origin: { via: 'send-message' } });
+    const show = await cli(s, 'dlq', 'show', 'evt-denied', ...dlqArgs(s));
+    expect(show.code).toBe(0);
+    expect(show.stdout).toMatch(/reason +MaxReceiveCountExceeded/);
+    expect(show.stdout).toContain(
+      'why: SQS moved it after maxReceiveCount receives, so it carries no reason of its own. For an offloaded event the likely cause is ' +
+        'its data read: S3 answered 403 (PayloadAccessDeniedError in the subscriber\'s log names the case',
+    );
+    expect(show.stdout).toContain('check s3:ListBucket on the payload bucket (prefix condition), s3:GetObject on the key and kms:Decrypt on the bucket\'s key for the subscriber\'s role, then redrive');
+    const json = JSON.parse((await cli(s, 'dlq', 'show', 'evt-denied', ...dlqArgs(s), '--json')).stdout) as Array<Record<string, unknown>>;
+    expect(json[0]).toMatchObject({ reason: 'MaxReceiveCountExceeded', offloadedData: { dataref, likelyCause: expect.stringContaining('PayloadAccessDeniedError') } });
+  });
+
   test('redrive is a dry run by default; with --yes it redrives what is within the deduplication window (nothing applied twice) and refuses the rest (exit 3)', async () => {
     const s = (services = await startOperatorServices('Redrive'));
     const poison = new Set(['evt-poison', 'evt-old']);

@@ -10,27 +10,24 @@ import type { ClaimCheckConfig } from '../../lambda/claim-check/claim-check-conf
 import { sha256Hex } from '../../lambda/claim-check/offload';
 import { S3PayloadStore, type PayloadReader } from '../../lambda/claim-check/payload-store';
 import { CLAIM_CHECK_ATTRIBUTES, parseDataRef } from '../../lambda/contract/claim-check';
-import { OUTBOX_ITEM, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
+import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
 import { createTransactionalConsumer, type TransactionalConsumerOptions } from '../../lambda/consumer/transactional-consumer';
 import { parseEnvelope, type EventEnvelope } from '../../lambda/envelope';
 import { EventTooLargeError, TransactionCancelledError } from '../../lambda/errors';
 import { payloadFingerprint } from '../../lambda/fingerprint';
 import { OrderedOutbox } from '../../lambda/ordered/ordered-outbox';
 import { Outbox } from '../../lambda/producer/outbox';
-import type { FaultProxy } from '../support/fault-proxy';
 import { outboxItemsWithEventId } from '../support/proof/table-reads';
-import { createInbox, createOutbox } from '../support/proof/tables';
-import { startTestbed } from '../support/proof/testbed';
-import { startLocalS3, type LocalS3 } from '../support/s3-local';
+import type { LocalS3 } from '../support/s3-local';
 import type { SQSRecord } from '../../lambda/consumer/sqs';
+import { largeDocument, PAYLOAD_PREFIX, PAYLOAD_THRESHOLD, startClaimCheckBed, type ClaimCheckBed } from './claim-check-kit';
 import { RecordingDeadLetterPublisher, recordingLogger, rejection, sqsRecord } from './helpers';
 
-const PREFIX = 'event-data/';
+const PREFIX = PAYLOAD_PREFIX;
 /** A threshold small enough that a 2 KB document is offloaded and a small event is not. */
-const THRESHOLD = 1024;
+const THRESHOLD = PAYLOAD_THRESHOLD;
 
 let client: DynamoDBClient;
-let proxy: FaultProxy;
 let s3: LocalS3;
 let store: S3PayloadStore;
 let bucket: string;
@@ -38,15 +35,11 @@ let outboxConfig: ProducerConfig;
 let inboxConfig: ConsumerConfig;
 let claimCheck: ClaimCheckConfig;
 
+let bed: ClaimCheckBed;
+
 beforeAll(async () => {
-  [{ client, proxy }, s3] = await Promise.all([startTestbed(), startLocalS3()]);
-  store = new S3PayloadStore(s3.client);
-  [bucket, outboxConfig, inboxConfig] = await Promise.all([
-    s3.createBucket(),
-    createOutbox(client, { eventSource: 'orders-service', timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE }),
-    createInbox(client, { subscriberName: 'billing', deduplicationWindowSeconds: 3600 }),
-  ]);
-  claimCheck = { bucketName: bucket, keyPrefix: PREFIX, inlineThresholdBytes: THRESHOLD };
+  bed = await startClaimCheckBed();
+  ({ client, s3, store, bucket, outboxConfig, inboxConfig, claimCheck } = bed);
   // the consumers' payload bucket, as the flow sets it (a consumer with none follows no reference: R7-4)
   process.env.IEF_PAYLOAD_BUCKET_NAME = bucket;
   process.env.IEF_PAYLOAD_KEY_PREFIX = PREFIX;
@@ -54,10 +47,10 @@ beforeAll(async () => {
 afterAll(async () => {
   delete process.env.IEF_PAYLOAD_BUCKET_NAME;
   delete process.env.IEF_PAYLOAD_KEY_PREFIX;
-  await Promise.all([proxy.stop(), s3.stop()]);
+  await bed.stop();
 });
 
-const document = (size: number, seed = 'x') => ({ orderId: `order-${crypto.randomUUID()}`, attachment: seed.repeat(size) });
+const document = largeDocument;
 
 async function outboxEnvelope(eventId: string): Promise<EventEnvelope> {
   const items = await outboxItemsWithEventId(client, outboxConfig.outboxTableName, eventId);
@@ -84,7 +77,8 @@ describe('producer', () => {
     expect('data' in stored).toBe(false);
     const text = JSON.stringify(data);
     expect(stored).toMatchObject({ [CLAIM_CHECK_ATTRIBUTES.SHA256]: sha256Hex(text), [CLAIM_CHECK_ATTRIBUTES.SIZE]: Buffer.byteLength(text) });
-    expect(stored.dataref).toBe(`s3://${bucket}/${PREFIX}${sha256Hex(written!.id)}/${sha256Hex(text)}`);
+    // the key names the UTC day of the write (the producer's clock, as the envelope's time): R7-1
+    expect(stored.dataref).toBe(`s3://${bucket}/${PREFIX}${sha256Hex(written!.id)}/${written!.time!.slice(0, 10)}-${sha256Hex(text)}`);
     expect(await objectText(stored.dataref!)).toBe(text);
     expect(written).toEqual(stored);
   });

@@ -45,7 +45,7 @@ async function offloadedEvent(size: number): Promise<Record<string, unknown>> {
   body.write('{"attachment":"', 0);
   body.write('"}', size - 2);
   const digest = sha256(body);
-  const key = payloadObjectKey('event-data/', sha256(id), digest);
+  const key = payloadObjectKey('event-data/', sha256(id), digest, new Date());
   await s3.client.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: body, ContentType: 'application/json' }));
   return {
     specversion: '1.0',

@@ -13,7 +13,7 @@ import { checkUnappliedEvents } from '../../../simulator/check/unapplied-events'
 import { receiveAll, rejectByRuntime, subscriberKit } from './check-kit';
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
-const keyOf = (eventId: string): string => payloadObjectKey(DEFAULT_PAYLOAD_KEY_PREFIX, sha256(eventId), sha256(`data of ${eventId}`));
+const keyOf = (eventId: string): string => payloadObjectKey(DEFAULT_PAYLOAD_KEY_PREFIX, sha256(eventId), sha256(`data of ${eventId}`), new Date(0));
 
 
 describe('injectedObjectFaultsByEvent', () => {

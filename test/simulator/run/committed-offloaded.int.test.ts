@@ -28,7 +28,7 @@ afterAll(async () => {
 /** Stores `data` as the producer does and returns the envelope message it would relay. */
 async function offload(eventId: string, data: unknown, stored = JSON.stringify(data)): Promise<string> {
   const text = JSON.stringify(data);
-  const key = payloadObjectKey(DEFAULT_PAYLOAD_KEY_PREFIX, sha256(eventId), sha256(text));
+  const key = payloadObjectKey(DEFAULT_PAYLOAD_KEY_PREFIX, sha256(eventId), sha256(text), new Date());
   const s3 = new S3Client({ region: 'us-east-1', endpoint: endpoint.endpoint, credentials: { accessKeyId: 'a', secretAccessKey: 'b' } });
   await s3.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: stored }));
   return JSON.stringify({
