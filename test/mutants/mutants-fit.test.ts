@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MUTANTS } from '../../scripts/mutants/mutants';
 
-const root = path.resolve(import.meta.dirname, '..', '..');
+const root = path.resolve(__dirname, '..', '..');
 
 /**
  * `npm run test:mutants` stops at the first mutant whose code no longer occurs exactly once: a mutant left stale by a
