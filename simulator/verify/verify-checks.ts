@@ -55,7 +55,8 @@ function viewOf(verified: VerifiedSubscriber): ObservableSubscriberView {
   const { queueUrl, deadLetterQueueUrl, subscriptionDeadLetterQueueUrl, ordered } = subscriber.deployment;
   return {
     name: subscriber.name,
-    subscription: { key: subscriber.name },
+    // keyed by its queue, not its name: two subscribers of one name (an 'Audit' on each of two flows) are two subscribers
+    subscription: { key: queueUrl },
     queue: { model: { key: queueUrl, fifo: ordered === true }, address: { name: queueUrl.split('/').pop() ?? queueUrl }, counts: () => ({ total: onQueue }), messages: () => [] },
     deadLetterQueues: [...new Set([deadLetterQueueUrl, subscriptionDeadLetterQueueUrl].filter((url): url is string => url !== undefined))].map((key) => ({ model: { key } })),
     environment: subscriber.environment,
