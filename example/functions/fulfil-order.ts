@@ -8,16 +8,13 @@
  * transaction): an order's steps are separate commands, each its own commit.
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { loadClaimCheckConfig, loadProducerConfig, OrderedOutbox, S3PayloadStore, TransactionCancelledError } from '../../lambda/index';
-import { standInAttachment } from './attachments';
+import { loadProducerConfig, OrderedOutbox, TransactionCancelledError } from '../../lambda/index';
 import { FULFILMENT_STEPS, type FulfilmentStep, type FulfilmentStepped } from './order-events';
 
 /** The command this producer accepts (invoke the function with it as the payload). */
 export interface FulfilOrderCommand {
   readonly orderId: string;
   readonly step: FulfilmentStep;
-  /** With `deliver`: the size in bytes of a proof-of-delivery scan the event carries (a stand-in: ./attachments.ts). */
-  readonly proofOfDeliveryBytes?: number;
 }
 
 /** The answer, as an HTTP API would give it: 200 (done, also for a retried command), 409 (not allowed now), 400. */
@@ -30,21 +27,8 @@ const FULFILMENT_TABLE_NAME = process.env.FULFILMENT_TABLE_NAME ?? '';
 
 /** Options of {@link createFulfilOrderHandler}. Lambda uses the defaults. */
 export interface FulfilOrderOptions {
-  /**
-   * The ordered outbox the steps are appended through. @default an `OrderedOutbox` with a client and configuration from
-   * the Lambda environment, offloading large events to the flow's payload bucket when the flow offloads
-   */
+  /** The ordered outbox the steps are appended through. @default an `OrderedOutbox` with a client and configuration from the Lambda environment */
   readonly outbox?: OrderedOutbox;
-}
-
-/** The ordered outbox of the Lambda environment; with the flow's payload bucket variables, it offloads large events. */
-function orderedOutboxFromEnvironment(): OrderedOutbox {
-  const claimCheck = loadClaimCheckConfig();
-  return new OrderedOutbox({
-    client: new DynamoDBClient({}),
-    config: loadProducerConfig(process.env),
-    ...(claimCheck === undefined ? {} : { claimCheck: { config: claimCheck, store: S3PayloadStore.fromEnvironment() } }),
-  });
 }
 
 /**
@@ -55,17 +39,12 @@ function orderedOutboxFromEnvironment(): OrderedOutbox {
  * finds the event already written with the same payload, and no second event exists.
  */
 export function createFulfilOrderHandler(options: FulfilOrderOptions = {}): (command: FulfilOrderCommand) => Promise<FulfilOrderResponse> {
-  const outbox = options.outbox ?? orderedOutboxFromEnvironment();
-  return async ({ orderId, step: stepName, proofOfDeliveryBytes }) => {
+  const outbox = options.outbox ?? new OrderedOutbox({ client: new DynamoDBClient({}), config: loadProducerConfig(process.env) });
+  return async ({ orderId, step: stepName }) => {
     if (!FULFILMENT_TABLE_NAME) throw new Error('FULFILMENT_TABLE_NAME must be set');
     const step = Object.hasOwn(FULFILMENT_STEPS, stepName) ? FULFILMENT_STEPS[stepName] : undefined;
     if (step === undefined) return { statusCode: 400, body: `unknown fulfilment step ${JSON.stringify(stepName)}; the steps are ${Object.keys(FULFILMENT_STEPS).join(', ')}` };
-    if (proofOfDeliveryBytes !== undefined && stepName !== 'deliver') return { statusCode: 400, body: `only a delivery carries a proof of delivery, not ${stepName}` };
-    const data: FulfilmentStepped = {
-      orderId,
-      status: step.status,
-      ...(proofOfDeliveryBytes === undefined ? {} : { proofOfDelivery: standInAttachment(`proof-of-delivery-${orderId}.txt`, proofOfDeliveryBytes) }),
-    };
+    const data: FulfilmentStepped = { orderId, status: step.status };
     const eventId = `order-${step.status.toLowerCase()}-${orderId}`;
     try {
       await outbox.transactWrite({

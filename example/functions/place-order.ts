@@ -4,7 +4,6 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Outbox, PermanentError, TransactionCancelledError } from '../../lambda/index';
-import { standInAttachment } from './attachments';
 import { ORDER_PLACED, OrderPlaced } from './order-events';
 
 /** The command this producer accepts (invoke the function with it as the payload). */
@@ -13,11 +12,6 @@ export interface PlaceOrderCommand {
   readonly customerId: string;
   readonly totalCents: number;
   readonly shippingAddress?: OrderPlaced['shippingAddress'];
-  /**
-   * The size in bytes of a document the order carries (a stand-in the producer writes: ./attachments.ts); its event is
-   * then too large to travel inline, and the flow offloads its data to the payload bucket.
-   */
-  readonly attachmentBytes?: number;
 }
 
 const ORDERS_TABLE_NAME = process.env.ORDERS_TABLE_NAME ?? '';
@@ -56,7 +50,6 @@ export function createPlaceOrderHandler(options: PlaceOrderOptions = {}): (comma
       customerId: command.customerId,
       totalCents: command.totalCents,
       ...(command.shippingAddress ? { shippingAddress: command.shippingAddress } : {}),
-      ...(command.attachmentBytes === undefined ? {} : { attachment: standInAttachment(`contract-${command.orderId}.txt`, command.attachmentBytes) }),
     };
     const eventId = `order-placed-${order.orderId}`;
     try {
