@@ -272,6 +272,27 @@ describe('r38: a command retried after a restore', () => {
   });
 });
 
+describe('review r8b: R38-9 within one batch', () => {
+  test('R8b-2: the old table\'s event and its rewrite at a later sequence in one batch: the batch remembers the first at its sequence, so the fence passes the rewrite and the next fact applies', async () => {
+    const id = aggregate('retried-one-batch');
+    const original = await newOutbox();
+    const { handler } = consumer();
+    await deliver(handler, await emit(original, id, 'authorised'));
+    const atRestorePoint = await snapshot(original);
+    // committed on the old table, not delivered yet
+    const first = await emit(original, id, 'captured', { id: `capture-${id}` });
+    const restored = await restoredCopy(atRestorePoint);
+    await carryOrderedHeads({ client, outbox: restored, source: { kind: 'history', table: original.outboxTableName }, apply: true });
+    // the retried command writes the same event again, further on, and the aggregate goes on
+    const again = await emit(restored, id, 'captured', { id: `capture-${id}` });
+    const refunded = await emit(restored, id, 'refunded');
+    const grouped = (envelope: unknown) => ({ ...sqsRecord(JSON.stringify(envelope)), attributes: { ApproximateReceiveCount: '1', MessageGroupId: id } });
+    const response = await handler({ Records: [grouped(first), grouped(again), grouped(refunded)] });
+    expect(response.batchItemFailures).toEqual([]);
+    expect(await ledger(id)).toEqual(['authorised', 'captured', 'refunded']);
+  });
+});
+
 describe('r38: the skip record', () => {
   test('R38-4: a new event under a sequence a skip named only by sequence is matched by its producer-given `time`: a backdated one is acknowledged as skipped (lost)', async () => {
     const id = aggregate('skip-time');
