@@ -41,6 +41,8 @@ export interface AppliedRecord {
   readonly orderedSequence?: number;
   /** Known from a record of this batch ({@link KnownRecords.remember}), not from the read. */
   readonly fromBatch?: boolean;
+  /** For a record of this batch: the sequence its message carried, read only when asked (ordered subscribers). */
+  readonly orderedSequenceOfMessage?: () => number | undefined;
 }
 
 /** The record, when it is live as of `nowEpochSeconds` and proves its event applied under `accepts`; else undefined. */
@@ -171,7 +173,8 @@ export class KnownRecords {
   public recognise(eventId: string, fingerprint: string, orderedSequence?: () => number | undefined): 'duplicate' | undefined {
     const record = this.applied.get(eventId);
     if (record === undefined) return undefined;
-    if (record.orderedSequence !== undefined && orderedSequence !== undefined && record.orderedSequence !== orderedSequence()) return undefined;
+    const recordedSequence = record.orderedSequence ?? record.orderedSequenceOfMessage?.();
+    if (recordedSequence !== undefined && orderedSequence !== undefined && recordedSequence !== orderedSequence()) return undefined;
     if (record.fingerprint !== fingerprint) {
       throw new PayloadMismatchError({ eventId, storedFingerprint: record.fingerprint, receivedFingerprint: fingerprint, subscriber: this.subscriberName });
     }
@@ -179,8 +182,12 @@ export class KnownRecords {
     return 'duplicate';
   }
 
-  /** Records that `eventId` was just applied (or found applied) with `fingerprint`, for later copies in the batch. */
-  public remember(eventId: string, fingerprint: string): void {
-    this.applied.set(eventId, { fingerprint, fromBatch: true });
+  /**
+   * Records that `eventId` was just applied (or found applied) with `fingerprint`, for later copies in the batch.
+   * `orderedSequence`: the sequence its message carried, read only when a later copy asks (an ordered subscriber's
+   * rewrite of the event at another sequence is then left to the fence, as for a record the read found: R8b-2).
+   */
+  public remember(eventId: string, fingerprint: string, orderedSequence?: () => number | undefined): void {
+    this.applied.set(eventId, { fingerprint, fromBatch: true, ...(orderedSequence === undefined ? {} : { orderedSequenceOfMessage: orderedSequence }) });
   }
 }

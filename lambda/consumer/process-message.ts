@@ -339,7 +339,7 @@ export async function processMessage<TData>(
         // one strongly consistent read of the mode's record, on this path only; its own failure is retried
         if ((await deps.appliedLookup(raw, fingerprint)) !== 'duplicate') throw error;
         log.info('duplicate', { ...elapsed(), outcome: 'duplicate', detail: `its offloaded data is gone (${raw.dataref}), but the event was applied: a late copy, acknowledged` });
-        deps.knownRecords?.remember(raw.id, fingerprint);
+        deps.knownRecords?.remember(raw.id, fingerprint, () => orderedSequenceOf(record.body));
         return 'duplicate';
       }
     } else {
@@ -370,7 +370,7 @@ export async function processMessage<TData>(
     const result = await deps.execute(envelope, context);
     for (const name of result.metrics ?? []) deps.countMetric?.(name);
     // a later copy of this event in the batch is then a duplicate without a write (a blocked one is not applied)
-    if (result.outcome !== 'already-blocked') deps.knownRecords?.remember(raw.id, fingerprint);
+    if (result.outcome !== 'already-blocked') deps.knownRecords?.remember(raw.id, fingerprint, () => orderedSequenceOf(record.body));
     // DEBUG for an applied message or a duplicate: at volume a line each is a cost (CloudWatch Logs ingestion), and the
     // batch has a summary line; a copy of a blocked message stays worth a line at INFO
     const fields = { ...elapsed(), outcome: result.outcome, ...result.fields };
