@@ -293,6 +293,28 @@ describe('review r8b: R38-9 within one batch', () => {
   });
 });
 
+describe('review r8b: an applied event written again ahead of a gap', () => {
+  test('R8b-1: the rewrite waits (SequenceGapError, retried) while the fence stands before the gap, and is passed once the old table\'s in-flight event fills it; nothing is acknowledged above the fence', async () => {
+    const id = aggregate('rewrite-ahead-of-gap');
+    const original = await newOutbox();
+    const { handler } = consumer();
+    await deliver(handler, await emit(original, id, 'authorised'));
+    const atRestorePoint = await snapshot(original);
+    await deliver(handler, await emit(original, id, 'captured', { id: `capture-${id}` }));
+    // committed on the old table after the restore point, still in flight
+    const shipped = await emit(original, id, 'shipped');
+    const restored = await restoredCopy(atRestorePoint);
+    await carryOrderedHeads({ client, outbox: restored, source: { kind: 'history', table: original.outboxTableName }, apply: true });
+    // the retried command writes the applied event again, past the old table's in-flight #3
+    const again = await emit(restored, id, 'captured', { id: `capture-${id}` });
+    const refunded = await emit(restored, id, 'refunded');
+    const first = await handler({ Records: [sqsRecord(JSON.stringify(again))] });
+    expect(first.batchItemFailures).toHaveLength(1);
+    await deliver(handler, shipped, again, refunded);
+    expect(await ledger(id)).toEqual(['authorised', 'captured', 'shipped', 'refunded']);
+  });
+});
+
 describe('r38: the skip record', () => {
   test('R38-4: a new event under a sequence a skip named only by sequence is matched by its producer-given `time`: a backdated one is acknowledged as skipped (lost)', async () => {
     const id = aggregate('skip-time');
