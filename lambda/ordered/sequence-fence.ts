@@ -3,7 +3,7 @@
  * in the same transaction as the event's business writes and inbox record. The write is conditioned on the fence
  * standing just before the event (absent for sequence 1), so an event is applied only as its aggregate's next one.
  */
-import { PutCommand, type DynamoDBDocumentClient, type TransactWritePut } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, type DynamoDBDocumentClient, type TransactWritePut } from '@aws-sdk/lib-dynamodb';
 import { isConditionalCheckFailed } from '../transaction/cancellation';
 import { TABLE_SCHEMA } from '../contract/wire-format';
 import { SequenceGapError, SequenceReusedError } from './ordered-errors';
@@ -115,7 +115,8 @@ export function fenceRefusal(stored: Readonly<Record<string, unknown>> | undefin
 /**
  * Moves the fence past an event its subscriber applied already under another sequence (its inbox record is live), when
  * the fence stands right before the event's position: one conditional PutItem of the fence alone, under the same
- * condition as an application's. true when it moved; false when the fence stood elsewhere (a copy of an event it passed).
+ * condition as an application's. true when it moved; false when the fence stood at or past it (a copy of an event it
+ * passed). Throws {@link SequenceGapError} when the fence stands before a gap below the position (retried: review r8b).
  * Only a duplicate the batch read did not answer comes here (a record at another sequence is left to this path).
  */
 export async function passedByFence(client: DynamoDBDocumentClient, tableName: string, subscriberName: string, position: OrderedPosition, eventId: string, now: Date): Promise<boolean> {
@@ -124,7 +125,18 @@ export async function passedByFence(client: DynamoDBDocumentClient, tableName: s
     await client.send(new PutCommand(put));
     return true;
   } catch (error) {
-    if (isConditionalCheckFailed(error)) return false;
-    throw error;
+    if (!isConditionalCheckFailed(error)) throw error;
   }
+  // not passed: where the fence stands decides (review r8b, R8b-1). At or past this position, the delivery is a copy
+  // of an event the fence holds or passed: a duplicate. Before it (a gap: the old table's in-flight events not yet
+  // applied), acknowledging it would leave its position empty for good: the fence's own rule refuses it
+  // (SequenceGapError, retried), and it is passed once the fence reaches it. A strongly consistent read, on this path only.
+  const stored = (await client.send(new GetCommand({ TableName: tableName, Key: { [TABLE_SCHEMA.PARTITION_KEY]: sequenceFenceKey(subscriberName, position.aggregateId) }, ConsistentRead: true }))).Item;
+  try {
+    fenceRefusal(stored, position, eventId);
+  } catch (refusal) {
+    // only a gap holds it back; another history at this position is the applied event's own past: a duplicate, as before
+    if (refusal instanceof SequenceGapError) throw refusal;
+  }
+  return false;
 }
