@@ -757,7 +757,7 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'ordered-batch-read-ignores-sequence',
     breaks: 'ordered path (R38-9): the batch read answers a record of the event at another sequence as a duplicate, before the fence can pass it: its aggregate waits forever',
     file: 'lambda/consumer/known-records.ts',
-    find: '    if (record.orderedSequence !== undefined && orderedSequence !== undefined && record.orderedSequence !== orderedSequence()) return undefined;',
+    find: '    if (recordedSequence !== undefined && orderedSequence !== undefined && recordedSequence !== orderedSequence()) return undefined;',
     replace: '',
     tests: ['test/lambda/ordered/ordered-r38-attacks.int.test.ts'],
   },
@@ -793,5 +793,22 @@ export const MUTANTS: readonly Mutant[] = [
     find: '  return `${prefix}${eventIdSha256}/${utcDay(writtenAt)}-${dataSha256}`;',
     replace: '  return `${prefix}${eventIdSha256}/${utcDay(new Date(0))}-${dataSha256}`;',
     tests: ['test/lambda/review-r7-claim-check.int.test.ts'],
+  },
+  // ---- review r8b (eighth session, lead): R38-9's fix within one batch and ahead of a gap ----
+  {
+    id: 'ordered-rewrite-acknowledged-above-gap',
+    breaks: 'ordered path (R8b-1): an applied event written again ahead of a gap is acknowledged above the fence, and its position stays empty for good',
+    file: 'lambda/ordered/sequence-fence.ts',
+    find: '    if (refusal instanceof SequenceGapError) throw refusal;',
+    replace: "    if (refusal instanceof SequenceGapError && eventId === '') throw refusal;",
+    tests: ['test/lambda/ordered/ordered-r38-attacks.int.test.ts'],
+  },
+  {
+    id: 'batch-remembers-without-sequence',
+    breaks: "ordered path (R8b-2): the batch remembers an applied record without its sequence, so the event's rewrite later in the batch is answered duplicate and the fence never passes it",
+    file: 'lambda/consumer/known-records.ts',
+    find: '{ fingerprint, fromBatch: true, ...(orderedSequence === undefined ? {} : { orderedSequenceOfMessage: orderedSequence }) }',
+    replace: '{ fingerprint, fromBatch: true }',
+    tests: ['test/lambda/ordered/ordered-r38-attacks.int.test.ts'],
   },
 ];
