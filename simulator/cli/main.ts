@@ -17,7 +17,6 @@ import { terminalConfirm } from './confirm';
 import { dlqCommand } from './dlq-command';
 import { fenceCommand } from './fence-command';
 import { inboxCommand } from './inbox-command';
-import { initCommand } from './init-command';
 import { outboxCommand } from './outbox-command';
 import { replayCommand } from './replay-command';
 import { simulateCommand } from './simulate-command';
@@ -33,7 +32,6 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map([
   [dlqCommand.name, dlqCommand],
   [fenceCommand.name, fenceCommand],
   [inboxCommand.name, inboxCommand],
-  [initCommand.name, initCommand],
   [outboxCommand.name, outboxCommand],
   [replayCommand.name, replayCommand],
   [simulateCommand.name, simulateCommand],

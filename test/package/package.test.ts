@@ -797,33 +797,4 @@ describe('a CDK app installed from the three tarballs', () => {
     expect(stdout).toMatch(/^IAM: (\d+) requests evaluated, \1 authorized, 0 denied/m);
     expect(stdout).toContain('OK: every event reached every matching subscriber; each effect applied exactly once');
   });
-  test("`npx idempotent-event-flow init <dir>` writes a starter app whose Template tests pass, which synthesizes and whose simulation is OK, from the installed packages (issue 44)", () => {
-    const bin = path.join(installed.simulator, installedPackage.simulator.bin?.['idempotent-event-flow'] as string);
-    const starter = path.join(tmp, 'starter');
-    const written = run(process.execPath, [bin, 'init', starter], { cwd: tmp });
-    expect(written).toContain(`into ${starter}`);
-    const starterManifest = JSON.parse(fs.readFileSync(path.join(starter, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; devDependencies: Record<string, string> };
-    // our three packages at the installed version
-    expect(starterManifest.dependencies).toMatchObject({ [PACKAGE_NAME]: manifest.constructs.version, [RUNTIME_NAME]: manifest.runtime.version });
-    expect(starterManifest.devDependencies).toMatchObject({ [SIMULATOR_NAME]: manifest.simulator.version });
-    // what `npm install` gives it: the app's node_modules (the three tarballs and their dependencies), and a lock file
-    // (NodejsFunction takes the project root from it)
-    fs.symlinkSync(path.join(app, 'node_modules'), path.join(starter, 'node_modules'), 'dir');
-    fs.writeFileSync(path.join(starter, 'package-lock.json'), JSON.stringify({ name: 'starter', version: '0.1.0', lockfileVersion: 3, requires: true, packages: {} }));
-    // npm test: tsc, then the Template tests
-    run(process.execPath, [path.join(REPO_MODULES, 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'], { cwd: starter });
-    const tests = run(process.execPath, ['--test', '--test-reporter=spec', 'build/test/'], { cwd: starter });
-    expect(tests).toMatch(/ℹ pass 3\n[\s\S]*ℹ fail 0/);
-    // npm run simulate: synthesized by the CDK CLI from cdk.json, PlaceOrder driven with seeded orders, Billing counted
-    const stdout = run(process.execPath, [bin, 'simulate', '--scenario', 'simulation/scenario.ts', '--count', '12', '--seed', '1', '--duplicate-rate', '0.2', '--quiet'], { cwd: starter });
-    expect(stdout).toMatch(/^Billing\s+transactional\s+12\s/m);
-    expect(stdout).toContain('OK: every event reached every matching subscriber; each effect applied exactly once');
-    // the synthesized templates: the flow's pipe and the two functions, bundled
-    const template = JSON.parse(fs.readFileSync(path.join(starter, 'cdk.out', 'Orders.template.json'), 'utf8')) as { Resources: Record<string, { Type: string }> };
-    expect(Object.values(template.Resources).filter((r) => r.Type === 'AWS::Pipes::Pipe')).toHaveLength(1);
-    // and init refuses a directory that holds anything, naming it
-    const refused = spawnSync(process.execPath, [bin, 'init', starter], { cwd: tmp, env: childEnv(), encoding: 'utf8' });
-    expect(refused.status).toBe(1);
-    expect(refused.stderr).toContain(`${starter} is not empty`);
-  });
 });
