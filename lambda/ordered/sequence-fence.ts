@@ -3,7 +3,7 @@
  * in the same transaction as the event's business writes and inbox record. The write is conditioned on the fence
  * standing just before the event (absent for sequence 1), so an event is applied only as its aggregate's next one.
  */
-import { GetCommand, PutCommand, type DynamoDBDocumentClient, type TransactWritePut } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, PutCommand, type DynamoDBDocumentClient, type TransactWritePut } from '@aws-sdk/lib-dynamodb';
 import { isConditionalCheckFailed } from '../transaction/cancellation';
 import { TABLE_SCHEMA } from '../contract/wire-format';
 import { SequenceGapError, SequenceReusedError } from './ordered-errors';
@@ -131,7 +131,11 @@ export async function passedByFence(client: DynamoDBDocumentClient, tableName: s
   // of an event the fence holds or passed: a duplicate. Before it (a gap: the old table's in-flight events not yet
   // applied), acknowledging it would leave its position empty for good: the fence's own rule refuses it
   // (SequenceGapError, retried), and it is passed once the fence reaches it. A strongly consistent read, on this path only.
-  const stored = (await client.send(new GetCommand({ TableName: tableName, Key: { [TABLE_SCHEMA.PARTITION_KEY]: sequenceFenceKey(subscriberName, position.aggregateId) }, ConsistentRead: true }))).Item;
+  // BatchGetItem, not GetItem: the permission an ordered consumer already has on its inbox table (its batch read)
+  const key = { [TABLE_SCHEMA.PARTITION_KEY]: sequenceFenceKey(subscriberName, position.aggregateId) };
+  const response = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: [key], ConsistentRead: true } } }));
+  if (Object.keys(response.UnprocessedKeys ?? {}).length > 0) throw new Error(`the read of the sequence fence of aggregate '${position.aggregateId}' was not processed (throttled): retried with the message`);
+  const stored = response.Responses?.[tableName]?.[0];
   try {
     fenceRefusal(stored, position, eventId);
   } catch (refusal) {
