@@ -109,7 +109,7 @@ export { PROCESSING_MODE, type ProcessingModeName } from './contract/environment
 export { ConsumerMetrics, type ConsumerMetricsOptions } from './metrics';
 export { CONSUMER_METRICS } from './contract/metric-names';
 export { derivedEventId, payloadFingerprint } from './fingerprint';
-export { OrderedOutbox, SequenceContentionError, DEFAULT_ORDERED_ATTEMPTS, standardEventIdOf, STANDARD_EVENT_ID_SUFFIX, type OrderedNewEvent, type OrderedEnvelope, type OrderedOutboxOptions, type OrderedTransactWriteInput } from './ordered/ordered-outbox';
+export { OrderedOutbox, SequenceContentionError, DEFAULT_ORDERED_ATTEMPTS, standardEventIdOf, STANDARD_EVENT_ID_SUFFIX, type OrderedNewEvent, type OrderedEnvelope, type OrderedOutboxOptions, type OrderedOutboxEnvironmentOptions, type OrderedTransactWriteInput } from './ordered/ordered-outbox';
 export { createOrderedConsumer, type OrderedConsumerOptions } from './ordered/ordered-consumer';
 export { SequenceGapError, NotAnOrderedEventError, SequenceReusedError } from './ordered/ordered-errors';
 export { SequenceFences, type SequenceFenceState, type SequenceFencesOptions } from './ordered/sequence-fences';

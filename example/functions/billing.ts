@@ -33,7 +33,9 @@ export function createBillingHandler(options: BillingOptions = {}): SqsBatchHand
       tx.emit<OrderBilled>({
         type: ORDER_BILLED,
         subject: order.orderId,
-        data: { orderId: order.orderId, customerId: order.customerId, amountCents: order.totalCents },
+        // the order's document travels on with the bill (the loyalty team keeps signed contracts); a large one makes
+        // OrderBilled large too, and tx.emit offloads it to the flow's payload bucket as the producer did
+        data: { orderId: order.orderId, customerId: order.customerId, amountCents: order.totalCents, ...(order.attachment === undefined ? {} : { attachment: order.attachment }) },
       });
     },
   });

@@ -7,14 +7,16 @@
  * One event per aggregate per transaction (each takes its aggregate's head item, and DynamoDB writes an item once per
  * transaction): an order's steps are separate commands, each its own commit.
  */
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { loadProducerConfig, OrderedOutbox, TransactionCancelledError } from '../../lambda/index';
+import { OrderedOutbox, TransactionCancelledError } from '../../lambda/index';
+import { standInAttachment } from './attachments';
 import { FULFILMENT_STEPS, type FulfilmentStep, type FulfilmentStepped } from './order-events';
 
 /** The command this producer accepts (invoke the function with it as the payload). */
 export interface FulfilOrderCommand {
   readonly orderId: string;
   readonly step: FulfilmentStep;
+  /** With `deliver`: the size in bytes of a proof-of-delivery scan the event carries (a stand-in: ./attachments.ts). */
+  readonly proofOfDeliveryBytes?: number;
 }
 
 /** The answer, as an HTTP API would give it: 200 (done, also for a retried command), 409 (not allowed now), 400. */
@@ -27,7 +29,10 @@ const FULFILMENT_TABLE_NAME = process.env.FULFILMENT_TABLE_NAME ?? '';
 
 /** Options of {@link createFulfilOrderHandler}. Lambda uses the defaults. */
 export interface FulfilOrderOptions {
-  /** The ordered outbox the steps are appended through. @default an `OrderedOutbox` with a client and configuration from the Lambda environment */
+  /**
+   * The ordered outbox the steps are appended through. @default an `OrderedOutbox` with a client and configuration from
+   * the Lambda environment, offloading large events to the flow's payload bucket when the flow offloads
+   */
   readonly outbox?: OrderedOutbox;
 }
 
@@ -39,12 +44,17 @@ export interface FulfilOrderOptions {
  * finds the event already written with the same payload, and no second event exists.
  */
 export function createFulfilOrderHandler(options: FulfilOrderOptions = {}): (command: FulfilOrderCommand) => Promise<FulfilOrderResponse> {
-  const outbox = options.outbox ?? new OrderedOutbox({ client: new DynamoDBClient({}), config: loadProducerConfig(process.env) });
-  return async ({ orderId, step: stepName }) => {
+  const outbox = options.outbox ?? OrderedOutbox.fromEnvironment();
+  return async ({ orderId, step: stepName, proofOfDeliveryBytes }) => {
     if (!FULFILMENT_TABLE_NAME) throw new Error('FULFILMENT_TABLE_NAME must be set');
     const step = Object.hasOwn(FULFILMENT_STEPS, stepName) ? FULFILMENT_STEPS[stepName] : undefined;
     if (step === undefined) return { statusCode: 400, body: `unknown fulfilment step ${JSON.stringify(stepName)}; the steps are ${Object.keys(FULFILMENT_STEPS).join(', ')}` };
-    const data: FulfilmentStepped = { orderId, status: step.status };
+    if (proofOfDeliveryBytes !== undefined && stepName !== 'deliver') return { statusCode: 400, body: `only a delivery carries a proof of delivery, not ${stepName}` };
+    const data: FulfilmentStepped = {
+      orderId,
+      status: step.status,
+      ...(proofOfDeliveryBytes === undefined ? {} : { proofOfDelivery: standInAttachment(`proof-of-delivery-${orderId}.txt`, proofOfDeliveryBytes) }),
+    };
     const eventId = `order-${step.status.toLowerCase()}-${orderId}`;
     try {
       await outbox.transactWrite({

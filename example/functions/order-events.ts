@@ -3,6 +3,7 @@
  * the shape of its data, and a hand-written check of that shape for the subscribers' `parse` option (a message whose
  * data fails it is dead-lettered at once as a `SchemaValidationError`, before any effect).
  */
+import { type Attachment, checkAttachment } from './attachments';
 
 /** Event type of {@link OrderPlaced}, written by the PlaceOrder producer. */
 export const ORDER_PLACED = 'com.example.orders.OrderPlaced';
@@ -12,11 +13,13 @@ export interface OrderPlaced {
   readonly orderId: string;
   readonly customerId: string;
   readonly totalCents: number;
-  /** Present when the order contains physical goods; the shipping subscriber filters on it. */
+  /** Present when the order contains physical goods; the shipping subscriber ships only such orders. */
   readonly shippingAddress?: {
     readonly country: string;
     readonly postalCode: string;
   };
+  /** A document the order carries (a signed contract): it makes the event large, so the flow offloads its data. */
+  readonly attachment?: Attachment;
 }
 
 /** Event type of {@link OrderBilled}, emitted by the billing subscriber in the commit that debits the ledger. */
@@ -28,6 +31,8 @@ export interface OrderBilled {
   readonly customerId: string;
   /** What the customer's ledger was debited. */
   readonly amountCents: number;
+  /** The billed order's document, when it carried one (OrderPlaced's `attachment`). */
+  readonly attachment?: Attachment;
 }
 
 /**
@@ -52,6 +57,8 @@ export interface FulfilmentStepped {
   readonly orderId: string;
   /** The order's fulfilment status after the step. */
   readonly status: FulfilmentStatus;
+  /** A proof-of-delivery scan, on some deliveries: a large ordered event, which the flow offloads. */
+  readonly proofOfDelivery?: Attachment;
 }
 
 /** Checks that `data` is a {@link FulfilmentStepped}; throws an error naming the first problem. */
@@ -60,6 +67,7 @@ export function parseFulfilmentStepped(data: unknown): FulfilmentStepped {
   text(stepped, 'orderId', 'fulfilment event');
   const statuses: readonly unknown[] = Object.values(FULFILMENT_STEPS).map((step) => step.status);
   if (!statuses.includes(stepped.status)) throw new Error(`fulfilment event status must be one of ${statuses.join(', ')}, but ${describe(stepped.status)} was given`);
+  if (stepped.proofOfDelivery !== undefined) checkAttachment(stepped.proofOfDelivery, 'fulfilment event proofOfDelivery');
   return stepped as unknown as FulfilmentStepped;
 }
 
@@ -74,6 +82,7 @@ export function parseOrderPlaced(data: unknown): OrderPlaced {
     text(address, 'country', 'OrderPlaced shippingAddress');
     text(address, 'postalCode', 'OrderPlaced shippingAddress');
   }
+  if (order.attachment !== undefined) checkAttachment(order.attachment, 'OrderPlaced attachment');
   return order as unknown as OrderPlaced;
 }
 
@@ -83,6 +92,7 @@ export function parseOrderBilled(data: unknown): OrderBilled {
   text(billed, 'orderId', 'OrderBilled');
   text(billed, 'customerId', 'OrderBilled');
   cents(billed, 'amountCents', 'OrderBilled');
+  if (billed.attachment !== undefined) checkAttachment(billed.attachment, 'OrderBilled attachment');
   return billed as unknown as OrderBilled;
 }
 

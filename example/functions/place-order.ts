@@ -4,6 +4,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { Outbox, PermanentError, TransactionCancelledError } from '../../lambda/index';
+import { standInAttachment } from './attachments';
 import { ORDER_PLACED, OrderPlaced } from './order-events';
 
 /** The command this producer accepts (invoke the function with it as the payload). */
@@ -12,6 +13,11 @@ export interface PlaceOrderCommand {
   readonly customerId: string;
   readonly totalCents: number;
   readonly shippingAddress?: OrderPlaced['shippingAddress'];
+  /**
+   * The size in bytes of a document the order carries (a stand-in the producer writes: ./attachments.ts); its event is
+   * then too large to travel inline, and the flow offloads its data to the payload bucket.
+   */
+  readonly attachmentBytes?: number;
 }
 
 const ORDERS_TABLE_NAME = process.env.ORDERS_TABLE_NAME ?? '';
@@ -50,6 +56,7 @@ export function createPlaceOrderHandler(options: PlaceOrderOptions = {}): (comma
       customerId: command.customerId,
       totalCents: command.totalCents,
       ...(command.shippingAddress ? { shippingAddress: command.shippingAddress } : {}),
+      ...(command.attachmentBytes === undefined ? {} : { attachment: standInAttachment(`contract-${command.orderId}.txt`, command.attachmentBytes) }),
     };
     const eventId = `order-placed-${order.orderId}`;
     try {
@@ -59,7 +66,9 @@ export function createPlaceOrderHandler(options: PlaceOrderOptions = {}): (comma
           {
             Put: {
               TableName: ORDERS_TABLE_NAME,
-              Item: { pk: `ORDER#${order.orderId}`, ...order, status: 'PLACED' },
+              // the order's item keeps what it is, not the document's bytes: an item is at most 400 KB, while the
+              // event's data may be 64 MiB (the flow offloads it to its payload bucket)
+              Item: { pk: `ORDER#${order.orderId}`, ...orderItemOf(order), status: 'PLACED' },
               ConditionExpression: 'attribute_not_exists(pk)',
             },
           },
@@ -75,6 +84,13 @@ export function createPlaceOrderHandler(options: PlaceOrderOptions = {}): (comma
     }
     return { orderId: order.orderId, eventId };
   };
+}
+
+/** What the orders table keeps of an order: all of it, but of an attachment only its name, media type and size. */
+function orderItemOf(order: OrderPlaced): Record<string, unknown> {
+  if (order.attachment === undefined) return { ...order };
+  const { content: _content, ...described } = order.attachment;
+  return { ...order, attachment: described };
 }
 
 export const handler = createPlaceOrderHandler();

@@ -5,7 +5,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { GetCommand, TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteItem } from '@aws-sdk/lib-dynamodb';
-import type { ProducerConfig } from '../config';
+import { loadProducerConfig, type ProducerConfig } from '../config';
+import { loadClaimCheckConfig } from '../claim-check/claim-check-config';
+import { S3PayloadStore } from '../claim-check/payload-store';
 import type { EventEnvelope } from '../envelope';
 import { InvalidEventError, TransactionCancelledError } from '../errors';
 import { buildEnvelope, type NewEvent } from '../producer/new-event';
@@ -107,6 +109,16 @@ export interface OrderedOutboxOptions {
   readonly claimCheck?: ClaimCheck;
 }
 
+/** Options of {@link OrderedOutbox.fromEnvironment}: those the environment does not give. */
+export interface OrderedOutboxEnvironmentOptions {
+  /** Clock for event `time` and the history item's TTL. @default the system clock */
+  readonly now?: () => Date;
+  /** Generator of event ids. @default `crypto.randomUUID` */
+  readonly newId?: () => string;
+  /** See {@link OrderedOutboxOptions.maxAttempts}. @default 5 */
+  readonly maxAttempts?: number;
+}
+
 /**
  * Bytes kept free of the event size limit for an ordered event's ordering attributes (aggregate, sequence, write time,
  * generation), which are added after the offload decision: 512.
@@ -169,6 +181,21 @@ function assertFifoId(value: string, what: string): void {
  * forwards to an SQS FIFO queue with the aggregate as the message group.
  */
 export class OrderedOutbox {
+  /**
+   * An ordered outbox configured from the environment the constructs set on an ordered producer (`addOrderedProducer`):
+   * the outbox table, and the flow's payload bucket when the flow offloads large events (`offloadLargeEvents`). Call it
+   * once, at cold start.
+   */
+  public static fromEnvironment(client?: DynamoDBClientLike, options: OrderedOutboxEnvironmentOptions = {}): OrderedOutbox {
+    const claimCheckConfig = loadClaimCheckConfig();
+    return new OrderedOutbox({
+      client: toDocumentClient(client),
+      config: loadProducerConfig(),
+      ...options,
+      ...(claimCheckConfig === undefined ? {} : { claimCheck: { config: claimCheckConfig, store: S3PayloadStore.fromEnvironment() } }),
+    });
+  }
+
   private readonly client: DynamoDBDocumentClient;
   private readonly config: ProducerConfig;
   private readonly now: () => Date;

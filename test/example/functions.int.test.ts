@@ -9,7 +9,10 @@ import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { randomUUID } from 'node:crypto';
 import { beforeAll, describe, expect, test } from 'vitest';
-import { OrderedOutbox, Outbox } from '../../lambda/index';
+import { OrderedOutbox, Outbox, S3PayloadStore } from '../../lambda/index';
+import { parseDataRef } from '../../lambda/contract/claim-check';
+import { startLocalS3 } from '../support/s3-local';
+import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { loadConsumerBaseConfig, loadConsumerConfig, loadLeaseConsumerConfig, loadProducerConfig } from '../../lambda/config';
 import { ENV, PROCESSING_MODE, type ProcessingModeName } from '../../lambda/contract/environment';
 import type { SqsBatchHandler } from '../../lambda/consumer/create-consumer';
@@ -333,6 +336,33 @@ describe('example handlers, end to end', () => {
     const events = (await scan(tables.outbox)).filter((entry) => entry[OUTBOX_ITEM.EVENT_ID_ATTRIBUTE] === first.eventId);
     expect(events).toHaveLength(1);
     expect(await item(tables.orders, `ORDER#${order.orderId}`)).toMatchObject({ totalCents: order.totalCents });
+  });
+
+  test('an order carrying a 6 MiB document is placed: its event carries the document (offloaded), the order item only its name and size', async () => {
+    // GIVEN the flow's payload bucket (offloadLargeEvents) and a producer that offloads to it, as the stack deploys it
+    const s3 = await startLocalS3();
+    try {
+      const bucketName = await s3.createBucket('example-payloads');
+      const outbox = new Outbox({ client, config: loadProducerConfig(producerEnvironment), claimCheck: { config: { bucketName, keyPrefix: 'event-data/', inlineThresholdBytes: 26_214 }, store: new S3PayloadStore(s3.client) } });
+      const placeOrder = modules.placeOrder.createPlaceOrderHandler({ client, outbox });
+      const order = { ...newOrder(), attachmentBytes: 6 * 1024 * 1024 };
+
+      // WHEN the order is placed
+      const { eventId } = await placeOrder(order);
+
+      // THEN the order item (at most 400 KB, as every DynamoDB item) keeps the document's name, type and size only ...
+      const stored = await item(tables.orders, `ORDER#${order.orderId}`);
+      expect(stored?.attachment).toEqual({ name: `contract-${order.orderId}.txt`, contentType: 'text/plain', bytes: order.attachmentBytes });
+      // ... and the event's data, in the payload bucket, has the whole document
+      const envelope = JSON.parse(await relayedBody(eventId)) as { dataref: string };
+      const { key } = parseDataRef(envelope.dataref)!;
+      const object = await s3.client.send(new GetObjectCommand({ Bucket: bucketName, Key: key }));
+      const data = JSON.parse(await object.Body!.transformToString('utf8')) as { attachment: { content: string; bytes: number } };
+      expect(data.attachment.bytes).toBe(order.attachmentBytes);
+      expect(data.attachment.content).toHaveLength(order.attachmentBytes);
+    } finally {
+      await s3.stop();
+    }
   });
 
   test('billing dead-letters an OrderPlaced whose data fails its checks, before debiting anything', async () => {
