@@ -92,7 +92,7 @@ export class IamNames implements LocalNames {
     const resource = this.resources[key];
     if (resource === undefined) return undefined;
     if (resource.type === 'AWS::KMS::Key') return this.keyId(key);
-    return generatedName(resource, 64);
+    return resource.physicalName ?? generatedName(resource, 64);
   }
 
   public getAtt(key: ResourceKey, attribute: string): string | undefined {
@@ -107,7 +107,7 @@ export class IamNames implements LocalNames {
     // a topic's Ref is its ARN
     if (resource.type === 'AWS::SNS::Topic' && (attribute === 'Arn' || attribute === 'TopicArn')) return this.ref(key);
     if (resource.type === 'AWS::KMS::Key') return attribute === 'Arn' ? this.arn('kms', `key/${this.keyId(key)}`, false, key) : attribute === 'KeyId' ? this.keyId(key) : undefined;
-    const name = generatedName(resource, 64);
+    const name = resource.physicalName ?? generatedName(resource, 64);
     if (attribute !== 'Arn') return name;
     const format = ARN_FORMATS[resource.type];
     if (format !== undefined) return this.arn(format.service, format.arn(name), format.global, key);

@@ -55,6 +55,12 @@ export type EncryptionKey = { readonly key: ResourceKey } | { readonly external:
 /** A template resource any policy may name, with what its ARN is made of. */
 export interface NamedResource extends ModelledResource {
   readonly type: string;
+  /**
+   * The name the template gives the resource (a role's `RoleName`, a managed policy's `ManagedPolicyName`, a log
+   * group's `LogGroupName`, a pipe's `Name`), when it is a literal: AWS names the resource so, and a policy may name
+   * it (a bucket policy pinning `aws:PrincipalArn` to a role of another account). @default a generated name
+   */
+  readonly physicalName?: string;
 }
 
 /** Everything IAM evaluation needs from the templates. */

@@ -67,13 +67,26 @@ function pathOf(resource: TemplateResource): string {
   return resource.constructPath ?? resource.key;
 }
 
+/**
+ * The property that names a resource of a type IAM evaluation names itself (../../iam/iam-names.ts), when the
+ * template sets it to a literal (the constructs give a cross-account consumer's role a RoleName, which the flow's
+ * bucket and key policies pin with `aws:PrincipalArn`).
+ */
+const PHYSICAL_NAME_PROPERTIES: Readonly<Record<string, string>> = {
+  'AWS::IAM::Role': 'RoleName',
+  'AWS::IAM::ManagedPolicy': 'ManagedPolicyName',
+  'AWS::Logs::LogGroup': 'LogGroupName',
+  'AWS::Pipes::Pipe': 'Name',
+};
+
 /** Reads the access model of all `resources` (every resource of the selected templates). */
 export function readAccessModel(resources: readonly TemplateResource[]): AccessModel {
   const notEvaluated: string[] = [];
   const roles = new Map<ResourceKey, RoleDraft>();
   const named: Record<ResourceKey, NamedResource> = {};
   for (const resource of resources) {
-    named[resource.key] = { ...resource.modelled(), type: resource.type };
+    const physicalName = PHYSICAL_NAME_PROPERTIES[resource.type] === undefined ? undefined : resource.properties[PHYSICAL_NAME_PROPERTIES[resource.type]!];
+    named[resource.key] = { ...resource.modelled(), type: resource.type, ...(typeof physicalName === 'string' && physicalName !== '' ? { physicalName } : {}) };
     if (resource.type === ACCESS_RESOURCE_TYPES.ROLE) roles.set(resource.key, { resource, policies: [], unevaluatedManagedPolicies: [], tags: tagsOf(resource.properties.Tags) });
   }
 

@@ -100,6 +100,17 @@ describe('IAM across accounts', () => {
     expect(iamNames.accountOf('Sub/Queue')).toBe(SUB.account);
   });
 
+  test('a role with a RoleName has that name in its ARN (a policy pinning aws:PrincipalArn to it then matches); one without gets a generated name', () => {
+    const resources = {
+      'Sub/NamedRole': { ...named('Sub', 'NamedRole', 'AWS::IAM::Role'), physicalName: 'Sub-Function-Role-6107F20D' },
+      'Sub/FnRole': named('Sub', 'FnRole', 'AWS::IAM::Role'),
+    };
+    const iamNames = new IamNames(names, resources, new Map());
+    expect(iamNames.getAtt('Sub/NamedRole', 'Arn')).toBe(`arn:aws:iam::${SUB.account}:role/Sub-Function-Role-6107F20D`);
+    expect(iamNames.ref('Sub/NamedRole')).toBe('Sub-Function-Role-6107F20D');
+    expect(iamNames.getAtt('Sub/FnRole', 'Arn')).toBe(`arn:aws:iam::${SUB.account}:role/Sub-FnRole`);
+  });
+
   test("an identity policy alone allows a request in its own account, not one on another account's table", async () => {
     const { control: access, requests } = control();
     expect(await access.authorizeAll(requests.dynamoDb('Flow/Fn', 'PutItem', put))).toEqual({ allowed: true, evaluated: true });
