@@ -131,7 +131,8 @@ export function inboxBatchRead(
 ): { knownRecordsSource?: KnownRecordsSource; batchRead?: Exclude<BatchReadSetting, false>; appliedLookup: AppliedLookup } {
   const source: KnownRecordsSource = { client, tableName: config.inboxTableName, subscriberName: config.subscriberName, accepts: 'inbox-or-completed' };
   // whatever the batch read: an offloaded event whose object is missing is looked up before it is dead-lettered (R7-3)
-  const appliedLookup = appliedRecordLookup(source, now);
+  // BatchGetItem: a transactional or ordered consumer's only read permission on its inbox table
+  const appliedLookup = appliedRecordLookup(source, now, 'batch-get');
   if (setting === false) return { appliedLookup };
   return { knownRecordsSource: source, batchRead: setting ?? true, appliedLookup };
 }

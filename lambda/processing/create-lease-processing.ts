@@ -55,7 +55,8 @@ export function createLeaseProcessingHandler<TData>(setup: LeaseProcessingSetup<
     // when asked: a COMPLETED record answers a redelivery before any claim (else the failed claim does)
     ...(options.batchRead === true ? { knownRecordsSource: completedRecords } : {}),
     // an offloaded event whose object is missing is looked up before it is dead-lettered (R7-3)
-    appliedLookup: appliedRecordLookup(completedRecords, now),
+    // GetItem: what a lease or multi-step consumer is granted (BatchGetItem only with batchRead)
+    appliedLookup: appliedRecordLookup(completedRecords, now, 'get'),
     // the blocked message's dead letter was sent: noted on the record, so a later copy is acknowledged, not dead-lettered
     onBlockedDeadLetter: async ({ eventId, sqsMessageId, recordVersion }) => void (await store.recordBlockedDeadLetter(eventId, sqsMessageId, recordVersion)),
     execute: createStepExecutor<TData>({

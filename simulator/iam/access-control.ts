@@ -406,11 +406,15 @@ export class AccessControl {
     const resourcePath = this.describe(request.resource);
     const explicit = answer.denies[0];
     const isKey = resource?.type === 'AWS::KMS::Key';
+    // a role of another account that its own policy allows: the resource's policy is what is missing (both must allow)
+    const callerAccount = caller.kind === 'role' ? this.names.accountOf(caller.via) : undefined;
+    const crossAccountFrom = callerAccount !== undefined && callerAccount !== this.names.accountOf(request.resource) && answer.identityAllows.length > 0 && answer.decision !== 'ExplicitlyDenied' && !answer.deniedByBoundary ? callerAccount : undefined;
     let reason: string;
     if (answer.decision === 'ExplicitlyDenied' && explicit !== undefined) reason = `an explicit Deny in ${explicit.policy} (statement ${explicit.statement}) matches it`;
     else if (answer.deniedByBoundary && role?.boundary !== undefined && 'name' in role.boundary) reason = `the permissions boundary ${role.boundary.name} of the role does not allow ${request.action}`;
     else if (caller.kind === 'service') reason = `the ${isKey ? 'key policy' : 'resource policy'} of ${resourcePath} does not allow ${caller.service} to ${request.action} for ${this.describe(caller.source)} (aws:SourceArn)`;
     else if (isKey && answer.identityAllows.length > 0) reason = `the key policy of ${resourcePath} neither allows the role nor delegates to the account's IAM policies`;
+    else if (crossAccountFrom !== undefined) reason = `the resource policy of ${resourcePath} does not allow ${role?.path ?? this.describe(caller.kind === 'role' ? caller.via : request.resource)} of account ${crossAccountFrom}: across accounts both the identity policy and the resource policy must allow`;
     else reason = `no identity-based policy allows the ${request.action} action${isKey ? ` (the key policy of ${resourcePath} leaves it to IAM policies)` : ''}`;
     if (role !== undefined && role.unevaluatedManagedPolicies.length > 0) reason += `; the role's managed policies ${role.unevaluatedManagedPolicies.join(', ')} were not evaluated`;
     const callerPath = caller.kind === 'role' ? this.describe(caller.via) : caller.service;
@@ -424,6 +428,7 @@ export class AccessControl {
       ...(caller.kind === 'service' ? { sourcePath: this.describe(caller.source) } : {}),
       ...(answer.decision === 'ExplicitlyDenied' && explicit !== undefined ? { explicitDeny: `${explicit.policy}, statement ${explicit.statement}` } : {}),
       ...(answer.deniedByBoundary && role?.boundary !== undefined && 'name' in role.boundary ? { permissionsBoundary: role.boundary.name } : {}),
+      ...(crossAccountFrom === undefined || isKey ? {} : { crossAccountFrom }),
     });
     return {
       principal: role?.path ?? (caller.kind === 'service' ? caller.service : callerPath),

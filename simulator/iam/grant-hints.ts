@@ -23,6 +23,11 @@ export interface HintSubject {
   readonly permissionsBoundary?: string;
   /** How the grant names the caller (see {@link granteeOf}). @default the variable name of `callerPath` */
   readonly grantee?: Grantee;
+  /**
+   * For a role of another account than the resource's, which its identity policy allows: that account (the
+   * resource's own policy must allow the role too). @default the identity policy is what is missing
+   */
+  readonly crossAccountFrom?: string;
 }
 
 /** The caller as a grant names it: an expression that compiles, and what it stands for when that is not obvious. */
@@ -93,6 +98,9 @@ function grantCall(subject: HintSubject): string {
   }
   if (subject.permissionsBoundary !== undefined) {
     return `the permissions boundary ${subject.permissionsBoundary} must allow ${subject.action} too: no grant to the role passes a boundary`;
+  }
+  if (subject.crossAccountFrom !== undefined) {
+    return `the role's own policy allows it; add to ${resource}'s resource policy a statement allowing ${subject.action} to the role of account ${subject.crossAccountFrom} (${resource}.addToResourcePolicy(new iam.PolicyStatement({ principals: [new iam.AccountPrincipal('${subject.crossAccountFrom}')], actions: ['${subject.action}'], ... , conditions: { ArnEquals: { 'aws:PrincipalArn': <the role's ARN> } } })), or let the construct that builds the cross-account subscriber add it (docs/CROSS-ACCOUNT.md)`;
   }
   if (subject.service) {
     const source = subject.sourcePath === undefined ? '' : ` with the condition { ArnEquals: { 'aws:SourceArn': ${variableName(subject.sourcePath)}.topicArn } }`;

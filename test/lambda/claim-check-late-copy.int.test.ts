@@ -30,6 +30,7 @@ import type { FaultProxy } from '../support/fault-proxy';
 import { createInbox, createKeyedTable, createLeaseInbox, createOutbox } from '../support/proof/tables';
 import { startTestbed } from '../support/proof/testbed';
 import { startLocalS3, type LocalS3 } from '../support/s3-local';
+import { localClient } from '../support/dynamodb-client';
 import { RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from './helpers';
 
 const PREFIX = 'event-data/';
@@ -77,13 +78,13 @@ async function expire(envelope: EventEnvelope): Promise<void> {
 type Mode = 'transactional' | 'lease' | 'multi-step' | 'aggregate';
 
 /** A consumer of `mode` on the flow's bucket, counting its S3 reads; `run` returns each record's outcome. */
-function consumer(mode: Mode, options: { batchRead?: boolean; locateByData?: boolean } = {}) {
+function consumer(mode: Mode, options: { batchRead?: boolean; locateByData?: boolean; client?: DynamoDBClient } = {}) {
   const { logger, lines } = recordingLogger();
   const deadLetter = new RecordingDeadLetterPublisher();
   const applied: string[] = [];
   let reads = 0;
   const payloadReader: PayloadReader = { get: async (b, k) => (reads++, store.get(b, k)) };
-  const common = { client, deadLetter, logger, metricsSink: () => undefined, payloadReader };
+  const common = { client: options.client ?? client, deadLetter, logger, metricsSink: () => undefined, payloadReader };
   Object.assign(process.env, { IEF_PAYLOAD_BUCKET_NAME: bucket, IEF_PAYLOAD_KEY_PREFIX: PREFIX });
   let handler: SqsBatchHandler;
   if (mode === 'transactional') {
@@ -136,6 +137,28 @@ describe.each(modes)('%s mode', (mode) => {
     expect(await run([sqsRecord(JSON.stringify(event))])).toEqual(['dead-lettered']);
     expect(applied).toEqual([]);
     expect(deadLetter.published.map((letter) => [letter.errorName, letter.errorMessage])).toEqual([['PayloadUnavailableError', expect.stringContaining('offloaded data missing')]]);
+  });
+});
+
+/**
+ * The look-up reads with the action the mode's role is granted on its inbox table (lib/consumer/inbox-table.ts): a
+ * transactional (or ordered) consumer has BatchGetItem and PutItem, not GetItem; lease and multi-step have GetItem. A
+ * GetItem by a transactional consumer is denied on AWS: the late copy would be dead-lettered as a configuration error
+ * (found by the new-user trial nu9, in a simulated run with IAM evaluated).
+ */
+describe.each([
+  ['transactional', 'BatchGetItem', 'GetItem'],
+  ['lease', 'GetItem', 'BatchGetItem'],
+] as const)('%s mode: the look-up of a late copy', (mode, granted, notGranted) => {
+  test(`reads with ${granted}, never ${notGranted}`, async () => {
+    const event = await publish();
+    const { run } = consumer(mode, { batchRead: false, client: localClient({ endpoint: proxy.endpoint }) });
+    const record = sqsRecord(JSON.stringify(event));
+    expect(await run([record])).toEqual(['processed']);
+    await expire(event);
+    const before = { granted: proxy.requestCount(`DynamoDB_20120810.${granted}`), notGranted: proxy.requestCount(`DynamoDB_20120810.${notGranted}`) };
+    expect(await run([sqsRecord(record.body)])).toEqual(['duplicate']);
+    expect({ granted: proxy.requestCount(`DynamoDB_20120810.${granted}`) - before.granted, notGranted: proxy.requestCount(`DynamoDB_20120810.${notGranted}`) - before.notGranted }).toEqual({ granted: 1, notGranted: 0 });
   });
 });
 

@@ -117,6 +117,9 @@ describe('IAM across accounts', () => {
     const across = await access.authorizeAll(requests.dynamoDb('Sub/Fn', 'PutItem', put));
     expect(across.allowed).toBe(false);
     expect(across.message).toContain(`User: arn:aws:sts::${SUB.account}:assumed-role/`);
+    // its own identity policy allows it: the denial names what is missing, the table's resource policy, not the role's grant
+    expect(across.message).toContain(`because the resource policy of Flow/Orders does not allow Sub/FnRole of account ${SUB.account}: across accounts both the identity policy and the resource policy must allow`);
+    expect(access.figures().denials[0]?.fix).toContain('resource policy');
   });
 
   test("the other account's request is allowed when the table's resource policy names that account too", async () => {
