@@ -189,8 +189,9 @@ export interface IdempotentEventFlowProps {
    * deleting objects under the prefix to everyone, and expires them after `payloadExpiration`. Producers (`addProducer`,
    * `grantAppendEvents`, subscribers with `publishesEvents`) may `s3:PutObject` under the prefix; subscribers
    * `s3:GetObject` under it and `s3:ListBucket` on it (so that a missing object is `404`, dead-lettered with its reason,
-   * not `403`, retried). Not yet with subscribers in another account or Region, `subscriberAccounts`, or an ordered
-   * relay on the flow's outbox table and its ordered subscribers (synth fails naming them and why).
+   * not `403`, retried). Subscribers in another account or Region read it too (the bucket and key policies name
+   * their roles; docs/LARGE-EVENTS.md). Not yet with `subscriberAccounts` (other apps' subscribers) or ordered
+   * subscribers in another account or Region (synth fails naming them and why).
    *
    * @default false - no bucket: a producer refuses an event larger than `maxEventSize`
    */
