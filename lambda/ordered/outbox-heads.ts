@@ -5,8 +5,7 @@
  * dead-letter those (`SequenceReusedError`). Before the producers write to the new table,
  * an operator sets each aggregate's head to the last sequence known: from the history items the table holds, or from
  * the subscribers' sequence fences (the last sequence each applied). A head is moved forward only, but for one case:
- * a history carry that takes an aggregate from the fences when no named fence can ever apply the table's events past
- * them (`back`, review r8b R8b-3).
+ * a head whose events no named subscriber's fence can ever apply (`back`, review r8b R8b-3).
  */
 import { GetCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ProducerConfig } from '../config';
@@ -56,18 +55,18 @@ export interface HeadCarry {
   readonly aggregateId: string;
   /** The head's sequence in the table now (0: no head). */
   readonly current: number;
-  /** The sequence the source knows. */
+  /** The sequence the source knows (for `back`: that or the highest named fence of the aggregate, whichever is higher). */
   readonly target: number;
   /**
    * `set`: the head moves forward to `target` (written when applying); `unchanged`: it stands there already (when
    * applying, it is written again, starting a new generation at `target`, as every carry does);
-   * `back`: the target is from the fences (a carry from the fences, or `fromFences`) and the head stands past it with
-   * events no named fence can ever apply (each fence is in a newer generation than the head's, or in an older one past
+   * `back`: the head stands past the target (and past every named fence of the aggregate) with events no named fence
+   * can ever apply (each fence is in a newer generation than the head's, or in an older one past
    * the head's base: every event of the head's generation is refused, `SequenceReusedError`): the head is set back to
    * `target` in a new generation based there, so the events written again (runbook step 5) and the next ones apply
    * instead of waiting forever for a sequence no fence can apply (review r8b, R8b-3);
-   * `ahead`: it stands past `target` and stays (a named fence can still apply the head's events past `target`, or the
-   * target is not from the fences); `moved`: a producer wrote it between the read and the write (nothing overwritten:
+   * `ahead`: it stands past `target` and stays (a named fence can still apply the head's events, or no subscriber was
+   * named); `moved`: a producer wrote it between the read and the write (nothing overwritten:
    * run again).
    */
   readonly decision: 'set' | 'unchanged' | 'back' | 'ahead' | 'moved';
@@ -257,12 +256,15 @@ export async function carryOrderedHeads(options: CarryOrderedHeadsOptions): Prom
     const current = typeof stored === 'number' ? stored : 0;
     const storedBase = item?.[ORDERED_OUTBOX_ITEM.GENERATION_BASE_ATTRIBUTE];
     const head = { generation: typeof storedGeneration === 'number' ? storedGeneration : 0, base: typeof storedBase === 'number' ? storedBase : 0 };
+    // set back (review r8b, R8b-3): never below a named fence (a generation based below it could never be entered)
+    const backTo = Math.max(target, ...fences.filter((fence) => fence.aggregateId === aggregateId).map((fence) => fence.applied));
     const decision: HeadCarry['decision'] =
-      target > current ? 'set' : target === current ? 'unchanged' : (options.source.kind === 'fences' || fromFences.has(aggregateId)) && noFenceCanApply(fences, aggregateId, head) ? 'back' : 'ahead';
+      target > current ? 'set' : target === current ? 'unchanged' : backTo < current && noFenceCanApply(fences, aggregateId, head) ? 'back' : 'ahead';
+    const to = decision === 'back' ? backTo : target;
     // an `unchanged` head starts a generation too (review r38, R38-2): the table may be a restore whose head equals
     // the source's while the old table's events past it are still in flight
     if (decision === 'ahead' || !options.apply) {
-      heads.push({ aggregateId, current, target, decision, ...basis });
+      heads.push({ aggregateId, current, target: to, decision, ...basis });
       continue;
     }
     try {
@@ -273,11 +275,11 @@ export async function carryOrderedHeads(options: CarryOrderedHeadsOptions): Prom
             ...keyOf(aggregateId),
             [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: ORDERED_OUTBOX_ITEM.CARRIED_HEAD_RECORD_TYPE_VALUE,
             [ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE]: aggregateId,
-            [ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]: target,
+            [ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]: to,
             // a new generation, starting at `target`: the fences dead-letter the old table's in-flight events once they
             // applied one of this generation, and enter it only standing at `target` (never on an in-flight event past it)
             [ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE]: Math.max(generation, generationAbove),
-            [ORDERED_OUTBOX_ITEM.GENERATION_BASE_ATTRIBUTE]: target,
+            [ORDERED_OUTBOX_ITEM.GENERATION_BASE_ATTRIBUTE]: to,
             [ORDERED_OUTBOX_ITEM.CARRIED_FROM_ATTRIBUTE]: from,
             [ORDERED_OUTBOX_ITEM.CARRIED_AT_ATTRIBUTE]: now.toISOString(),
           },
@@ -286,10 +288,10 @@ export async function carryOrderedHeads(options: CarryOrderedHeadsOptions): Prom
             : { ConditionExpression: '#sequence = :current', ExpressionAttributeNames: { '#sequence': ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE }, ExpressionAttributeValues: { ':current': current } }),
         }),
       );
-      heads.push({ aggregateId, current, target, decision, ...basis });
+      heads.push({ aggregateId, current, target: to, decision, ...basis });
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
-      heads.push({ aggregateId, current, target, decision: 'moved', ...basis });
+      heads.push({ aggregateId, current, target: to, decision: 'moved', ...basis });
     }
   }
   return { heads };

@@ -107,7 +107,9 @@ const REGRESSIONS: ReadonlyArray<{ readonly name: string; readonly seed: number;
     // nothing), the new table's #1 and #2 (a generation based at 0) queued behind it; the old #1 applied first, so the
     // new generation's base was passed: its #2 is refused (SequenceReusedError) and dead-lettered, and the drain's
     // planned redrive sent it back forever: the plan took a letter of a newer generation whose base the fence passed for
-    // one the fence admits
+    // one the fence admits. Review r8b, R8b-3: then the drain's history carry left the head (#2) 'ahead' of the fence (#1
+    // of generation 0) and the model excused the two letters as left for the operator; now a violation, and the carry
+    // sets the head back to #1 in a new generation: the letters written again (#2, #3) apply
     name: 'the redrive plan leaves a letter of a generation whose base the fence passed (two histories) for the operator',
     seed: 777,
     maxReceiveCount: 1,

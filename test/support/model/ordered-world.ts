@@ -665,7 +665,11 @@ export class OrderedWorld {
       this.violations.push(`after the drain ${this.queue.length} messages queued and ${this.deadLetters.length + this.writableAgain()} dead letters left`);
     }
     const held = this.reusedDeadLetters.filter((envelope) => this.twoHistories.has(envelope.id));
-    if (held.length > 0) this.history.push(`left for the operator (two histories, the fence's generation past the carried base): ${this.describe(held)}`);
+    // a history carry that takes the aggregate from the fence sets a head past it back (review r8b, R8b-3): after one was
+    // tried, a letter left for the operator (written again it would be refused again) is an aggregate stuck for good
+    if (held.length > 0) {
+      this.violations.push(`left for the operator after a history carry was tried (two histories, the fence's generation past the carried base): ${this.describe(held)}: the aggregate waits for good`);
+    }
   }
 
   // ---- issue 38 (h1): FIFO dead letters, permanent failures, outbox restores, the heads carried over ----
@@ -835,9 +839,10 @@ export class OrderedWorld {
     const mine = heads.filter((head) => this.aggregates.includes(head.aggregateId));
     for (const head of mine) {
       // an `unchanged` head is written again too, starting a generation at its target (review r38, R38-2)
-      if (head.decision !== 'set' && head.decision !== 'unchanged') continue;
+      // a head set back to the fence (review r8b, R8b-3) starts a generation at its target as well
+      if (head.decision !== 'set' && head.decision !== 'unchanged' && head.decision !== 'back') continue;
       this.carries.set(head.aggregateId, [...(this.carries.get(head.aggregateId) ?? []), head.target]);
-      if (source === 'fences' || head.fromFences === true) this.heads.set(head.aggregateId, head.target);
+      if (source === 'fences' || head.fromFences === true || head.decision === 'back') this.heads.set(head.aggregateId, head.target);
     }
     // the carry writes the table's generation item (review r38, R38-2): an aggregate the source did not know takes that
     // generation at its own head's sequence, so its next events are not in generation 0 beside the old table's in flight
@@ -847,7 +852,7 @@ export class OrderedWorld {
     }
     // the table restored from kept every head it had: the highest sequence handed out before the restore (but an
     // aggregate carried from the fence, the history being older than the fence's generation, is where the fence stands)
-    const fromFence = new Set(mine.filter((head) => head.fromFences === true).map((head) => head.aggregateId));
+    const fromFence = new Set(mine.filter((head) => head.fromFences === true || head.decision === 'back').map((head) => head.aggregateId));
     if (source === 'former') for (const aggregate of this.aggregates) if (!fromFence.has(aggregate)) this.heads.set(aggregate, Math.max(this.heads.get(aggregate) ?? 0, this.produced.get(aggregate)!.length));
     // the fences know only what was applied: a head left below what the old table handed out hands its sequences out
     // again (in a new generation where a carry moved it)
