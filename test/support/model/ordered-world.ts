@@ -652,11 +652,13 @@ export class OrderedWorld {
       // no event lost: each is applied, or was dead-lettered (SequenceReusedError) and written again, and that applied
       const appliedIds = new Set(applied);
       for (const envelope of [...this.expectedEvents(aggregate), ...(this.reused.get(aggregate) ?? [])]) {
-        const again = this.reEmitted.get(envelope.id);
+        // written again, and that copy dead-lettered and written again in turn (a later carry): the whole chain of copies
+        // (the ordered model, seed 777: an event written again at #2, refused as reused, written again at #7 and applied)
+        const again = this.writtenAgain(envelope.id);
         // after the heads went back a skip may name either event of a shared sequence: the one it named is dropped
         const namedBySkip = this.droppedBySkip.has(envelope.id) && (this.skipped.get(aggregate) ?? new Set()).has(Number(envelope.sequence));
-        const heldForOperator = this.twoHistories.has(envelope.id) || (again !== undefined && this.twoHistories.has(again));
-        if (!appliedIds.has(envelope.id) && !(again !== undefined && appliedIds.has(again)) && !namedBySkip && !this.lostPastWindow.has(envelope.id) && !heldForOperator) {
+        const heldForOperator = [envelope.id, ...again].some((id) => this.twoHistories.has(id));
+        if (!appliedIds.has(envelope.id) && !again.some((id) => appliedIds.has(id)) && !namedBySkip && !this.lostPastWindow.has(envelope.id) && !heldForOperator) {
           this.violations.push(`${aggregate}: event ${envelope.id} (#${Number(envelope.sequence)}) lost: never applied, and not dead-lettered to be written again`);
         }
       }
@@ -874,6 +876,13 @@ export class OrderedWorld {
       this.twoHistories.delete(envelope.id);
       this.written(envelope.partitionkey, written!, `, written again for ${envelope.id}`);
     }
+  }
+
+  /** The events written again in place of `eventId`, in turn (each copy that was itself written again), oldest first. */
+  private writtenAgain(eventId: string): string[] {
+    const chain: string[] = [];
+    for (let next = this.reEmitted.get(eventId); next !== undefined && !chain.includes(next); next = this.reEmitted.get(next)) chain.push(next);
+    return chain;
   }
 
   /** How many dead letters the operator can write again now (not those held by two histories). */
