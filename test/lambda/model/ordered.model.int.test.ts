@@ -46,21 +46,31 @@ beforeAll(async () => {
 });
 afterAll(() => client.destroy());
 
+/** The search's property: `commandCount` commands at most per run, each run ended by the drain and its checks. */
+function searchProperty(commandCount: number) {
+  return fc.asyncProperty(fc.limitShrink(fc.tuple(fc.scheduler(), fc.constantFrom(1, 2, 3), orderedCommands(commandCount)), SHRINKS), async ([scheduler, maxReceiveCount, commands]) => {
+    const world = await OrderedWorld.start(tables, maxReceiveCount);
+    try {
+      await fc.asyncModelRun(() => ({ model: { produced: 0 } satisfies OrderedModel, real: { world, scheduler } satisfies OrderedReal }), commands);
+      await world.drain();
+      if (world.violations.length > 0) throw new Error(world.report());
+      if (process.env.IEF_MODEL_VERBOSE === '1') console.log(world.report());
+    } finally {
+      await world.stop();
+    }
+  });
+}
+
 test('ordered path: each aggregate applied in sequence, never a later event first, never twice, nothing lost after the operator', async () => {
-  const failure = await failureReport(
-    fc.asyncProperty(fc.limitShrink(fc.tuple(fc.scheduler(), fc.constantFrom(1, 2, 3), orderedCommands(COMMANDS)), SHRINKS), async ([scheduler, maxReceiveCount, commands]) => {
-      const world = await OrderedWorld.start(tables, maxReceiveCount);
-      try {
-        await fc.asyncModelRun(() => ({ model: { produced: 0 } satisfies OrderedModel, real: { world, scheduler } satisfies OrderedReal }), commands);
-        await world.drain();
-        if (world.violations.length > 0) throw new Error(world.report());
-        if (process.env.IEF_MODEL_VERBOSE === '1') console.log(world.report());
-      } finally {
-        await world.stop();
-      }
-    }),
-    { runs: RUNS, ...(SEED === undefined ? {} : { seed: SEED }), ...(PATH === undefined ? {} : { path: PATH }) },
-  );
+  const failure = await failureReport(searchProperty(COMMANDS), { runs: RUNS, ...(SEED === undefined ? {} : { seed: SEED }), ...(PATH === undefined ? {} : { path: PATH }) });
+  expect(failure).toBeUndefined();
+});
+
+test('ordered path, regression: seed 777, run 8 (40 commands): an event written again twice is not lost', async () => {
+  // an event written again after a carry (agg-1 #1 -> #2) was refused as reused in turn and written again after the
+  // drain's history carry (#7), where it applied: the model's loss check looked one rewrite deep and called the first
+  // event lost, so the search failed and its unbounded shrink ran past 900 s (the eighth session's CI timeouts)
+  const failure = await failureReport(searchProperty(40), { runs: 1, seed: 777, path: '7' });
   expect(failure).toBeUndefined();
 });
 
@@ -160,7 +170,7 @@ const REGRESSIONS: ReadonlyArray<{ readonly name: string; readonly seed: number;
 for (const regression of REGRESSIONS) {
   test(`ordered path, regression: ${regression.name}`, async () => {
     const failure = await failureReport(
-      fc.asyncProperty(fc.scheduler(), async (scheduler) => {
+      fc.asyncProperty(fc.limitShrink(fc.scheduler(), SHRINKS), async (scheduler) => {
         const world = await OrderedWorld.start(tables, regression.maxReceiveCount);
         try {
           await fc.asyncModelRun(() => ({ model: { produced: 0 } satisfies OrderedModel, real: { world, scheduler } satisfies OrderedReal }), regression.commands());
