@@ -4,7 +4,8 @@
  * aggregates' heads back, so the producer would hand out sequences the subscribers have passed: the consumers
  * dead-letter those (`SequenceReusedError`). Before the producers write to the new table,
  * an operator sets each aggregate's head to the last sequence known: from the history items the table holds, or from
- * the subscribers' sequence fences (the last sequence each applied). A head is only ever moved forward.
+ * the subscribers' sequence fences (the last sequence each applied). A head is moved forward only, but for one case:
+ * a head whose events no named subscriber's fence can ever apply (`back`, review r8b R8b-3).
  */
 import { GetCommand, PutCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ProducerConfig } from '../config';
@@ -54,15 +55,21 @@ export interface HeadCarry {
   readonly aggregateId: string;
   /** The head's sequence in the table now (0: no head). */
   readonly current: number;
-  /** The sequence the source knows. */
+  /** The sequence the source knows (for `back`: that or the highest named fence of the aggregate, whichever is higher). */
   readonly target: number;
   /**
    * `set`: the head moves forward to `target` (written when applying); `unchanged`: it stands there already (when
    * applying, it is written again, starting a new generation at `target`, as every carry does);
-   * `ahead`: it stands past `target` and is never moved back; `moved`: a producer wrote it between the read and the
-   * write (nothing overwritten: run again).
+   * `back`: the head stands past the target (and past every named fence of the aggregate) with events no named fence
+   * can ever apply (each fence is in a newer generation than the head's, or in an older one past
+   * the head's base: every event of the head's generation is refused, `SequenceReusedError`): the head is set back to
+   * `target` in a new generation based there, so the events written again (runbook step 5) and the next ones apply
+   * instead of waiting forever for a sequence no fence can apply (review r8b, R8b-3);
+   * `ahead`: it stands past `target` and stays (a named fence can still apply the head's events, or no subscriber was
+   * named); `moved`: a producer wrote it between the read and the write (nothing overwritten:
+   * run again).
    */
-  readonly decision: 'set' | 'unchanged' | 'ahead' | 'moved';
+  readonly decision: 'set' | 'unchanged' | 'back' | 'ahead' | 'moved';
   /**
    * true: a history carry took `target` from the subscribers' fences, not from the history, because a fence applied
    * the aggregate in a newer generation than any the history holds (the history is older than what the subscribers
@@ -120,7 +127,7 @@ async function readFences(client: DynamoDBDocumentClient, subscribers: readonly 
 async function targets(
   client: DynamoDBDocumentClient,
   options: CarryOrderedHeadsOptions,
-): Promise<{ readonly highest: Map<string, number>; readonly generation: number; readonly fromFences: ReadonlySet<string> }> {
+): Promise<{ readonly highest: Map<string, number>; readonly generation: number; readonly fromFences: ReadonlySet<string>; readonly fences: readonly FenceRead[] }> {
   const highest = new Map<string, number>();
   const fromFences = new Set<string>();
   let generation = 0;
@@ -177,19 +184,33 @@ async function targets(
     for (const aggregateId of fromFences) {
       highest.set(aggregateId, Math.max(0, ...fences.filter((fence) => fence.aggregateId === aggregateId).map((fence) => fence.applied)));
     }
-    return { highest, generation, fromFences };
+    return { highest, generation, fromFences, fences };
   }
   if (options.source.subscribers.length === 0) throw new RangeError('carryOrderedHeads: name at least one subscriber whose fences to read');
-  for (const fence of await readFences(client, options.source.subscribers)) {
+  const fences = await readFences(client, options.source.subscribers);
+  for (const fence of fences) {
     note(fence.aggregateId, fence.applied);
     noteGeneration(fence.generation);
   }
-  return { highest, generation, fromFences };
+  return { highest, generation, fromFences, fences };
 }
 
 /**
- * Sets each aggregate's head in the outbox table to the highest sequence the source knows, never backwards: a head
- * the table holds past it stays. With `apply`, each move is one conditional Put of a carried head (no event, so the
+ * Whether none of `fences` of the aggregate can ever apply an event of the head's generation (review r8b, R8b-3): each
+ * is in a newer generation (it refuses older ones) or in an older one past the head's base (it can never enter the
+ * head's generation: every event of it is refused as another history). Then the events the head handed out past the
+ * fences are all refused (`SequenceReusedError`, dead-lettered to be written again) and setting the head back to the
+ * fences' sequence in a new generation neither applies one twice nor loses one the fences would have applied. A fence
+ * that can still apply them (in the head's generation, or an older one at or below its base) keeps the head.
+ */
+function noFenceCanApply(fences: readonly FenceRead[], aggregateId: string, head: { readonly generation: number; readonly base: number }): boolean {
+  const mine = fences.filter((fence) => fence.aggregateId === aggregateId);
+  return mine.length > 0 && mine.every((fence) => fence.generation > head.generation || (fence.generation < head.generation && fence.applied > head.base));
+}
+
+/**
+ * Sets each aggregate's head in the outbox table to the highest sequence the source knows, never backwards (a head
+ * the table holds past it stays), but for `back` (see {@link HeadCarry.decision}). With `apply`, each move is one conditional Put of a carried head (no event, so the
  * relay publishes nothing), conditioned on the head still standing where it was read, so a producer's write in between
  * is never overwritten (`moved`). Without `apply`, the same decisions, nothing written.
  */
@@ -203,7 +224,7 @@ export async function carryOrderedHeads(options: CarryOrderedHeadsOptions): Prom
   const from = options.source.kind === 'history' ? `history: ${options.source.table ?? outboxTableName}` : `fences: ${options.source.subscribers.map((subscriber) => subscriber.subscriberName).join(', ')}`;
   const now = (options.now ?? (() => new Date()))();
   const heads: HeadCarry[] = [];
-  const { highest: known, generation: sourceGeneration, fromFences } = await targets(client, options);
+  const { highest: known, generation: sourceGeneration, fromFences, fences } = await targets(client, options);
   const tableKey = { [partitionKeyName]: orderedGenerationKey(), ...(sortKeyName === undefined ? {} : { [sortKeyName]: orderedGenerationKey() }) };
   const tableItem = (await client.send(new GetCommand({ TableName: outboxTableName, Key: tableKey, ConsistentRead: true }))).Item;
   const tableGeneration = typeof tableItem?.[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE] === 'number' ? (tableItem[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE] as number) : 0;
@@ -233,11 +254,17 @@ export async function carryOrderedHeads(options: CarryOrderedHeadsOptions): Prom
     const storedGeneration = item?.[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE];
     const generationAbove = (typeof storedGeneration === 'number' ? storedGeneration : 0) + 1;
     const current = typeof stored === 'number' ? stored : 0;
-    const decision: HeadCarry['decision'] = target > current ? 'set' : target === current ? 'unchanged' : 'ahead';
+    const storedBase = item?.[ORDERED_OUTBOX_ITEM.GENERATION_BASE_ATTRIBUTE];
+    const head = { generation: typeof storedGeneration === 'number' ? storedGeneration : 0, base: typeof storedBase === 'number' ? storedBase : 0 };
+    // set back (review r8b, R8b-3): never below a named fence (a generation based below it could never be entered)
+    const backTo = Math.max(target, ...fences.filter((fence) => fence.aggregateId === aggregateId).map((fence) => fence.applied));
+    const decision: HeadCarry['decision'] =
+      target > current ? 'set' : target === current ? 'unchanged' : backTo < current && noFenceCanApply(fences, aggregateId, head) ? 'back' : 'ahead';
+    const to = decision === 'back' ? backTo : target;
     // an `unchanged` head starts a generation too (review r38, R38-2): the table may be a restore whose head equals
     // the source's while the old table's events past it are still in flight
     if (decision === 'ahead' || !options.apply) {
-      heads.push({ aggregateId, current, target, decision, ...basis });
+      heads.push({ aggregateId, current, target: to, decision, ...basis });
       continue;
     }
     try {
@@ -248,11 +275,11 @@ export async function carryOrderedHeads(options: CarryOrderedHeadsOptions): Prom
             ...keyOf(aggregateId),
             [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: ORDERED_OUTBOX_ITEM.CARRIED_HEAD_RECORD_TYPE_VALUE,
             [ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE]: aggregateId,
-            [ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]: target,
+            [ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]: to,
             // a new generation, starting at `target`: the fences dead-letter the old table's in-flight events once they
             // applied one of this generation, and enter it only standing at `target` (never on an in-flight event past it)
             [ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE]: Math.max(generation, generationAbove),
-            [ORDERED_OUTBOX_ITEM.GENERATION_BASE_ATTRIBUTE]: target,
+            [ORDERED_OUTBOX_ITEM.GENERATION_BASE_ATTRIBUTE]: to,
             [ORDERED_OUTBOX_ITEM.CARRIED_FROM_ATTRIBUTE]: from,
             [ORDERED_OUTBOX_ITEM.CARRIED_AT_ATTRIBUTE]: now.toISOString(),
           },
@@ -261,10 +288,10 @@ export async function carryOrderedHeads(options: CarryOrderedHeadsOptions): Prom
             : { ConditionExpression: '#sequence = :current', ExpressionAttributeNames: { '#sequence': ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE }, ExpressionAttributeValues: { ':current': current } }),
         }),
       );
-      heads.push({ aggregateId, current, target, decision, ...basis });
+      heads.push({ aggregateId, current, target: to, decision, ...basis });
     } catch (error) {
       if (!isConditionalCheckFailed(error)) throw error;
-      heads.push({ aggregateId, current, target, decision: 'moved', ...basis });
+      heads.push({ aggregateId, current, target: to, decision: 'moved', ...basis });
     }
   }
   return { heads };

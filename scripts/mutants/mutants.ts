@@ -403,8 +403,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'ordered-carried-head-backwards',
     breaks: "ordered path: carrying the heads over to a restored outbox table moves a head backwards (to an older source's sequence), so the producer hands out sequences already applied",
     file: 'lambda/ordered/outbox-heads.ts',
-    find: "    const decision: HeadCarry['decision'] = target > current ? 'set' : target === current ? 'unchanged' : 'ahead';",
-    replace: "    const decision: HeadCarry['decision'] = target !== current ? 'set' : 'unchanged';",
+    find: "      target > current ? 'set' : target === current ? 'unchanged' : backTo < current && noFenceCanApply(fences, aggregateId, head) ? 'back' : 'ahead';",
+    replace: "      target !== current ? 'set' : 'unchanged';",
     also: [{ file: 'lambda/ordered/outbox-heads.ts', find: "            : { ConditionExpression: '#sequence = :current',", replace: "            : { ConditionExpression: '#sequence <> :current',"}],
     tests: [ORDERED_MODEL, ORDERED_RESTORE],
   },
@@ -810,5 +810,22 @@ export const MUTANTS: readonly Mutant[] = [
     find: '{ fingerprint, fromBatch: true, ...(orderedSequence === undefined ? {} : { orderedSequenceOfMessage: orderedSequence }) }',
     replace: '{ fingerprint, fromBatch: true }',
     tests: ['test/lambda/ordered/ordered-r38-attacks.int.test.ts'],
+  },
+  // ---- review r8b, ninth session (o9): R8b-3, a head past the fence after a carry ----
+  {
+    id: 'ordered-carry-never-sets-back',
+    breaks: "ordered path (R8b-3): a carry leaves a head past the fence 'ahead' although no fence can apply its events: the next event is based past the fence and the aggregate waits forever",
+    file: 'lambda/ordered/outbox-heads.ts',
+    find: "backTo < current && noFenceCanApply(fences, aggregateId, head) ? 'back' : 'ahead'",
+    replace: "backTo < current && noFenceCanApply(fences, aggregateId, head) && backTo < 0 ? 'back' : 'ahead'",
+    tests: ['test/lambda/ordered/history-carry-older-table.int.test.ts', ORDERED_MODEL],
+  },
+  {
+    id: 'ordered-carry-sets-back-past-live-fence',
+    breaks: "ordered path (R8b-3): a carry sets a head back although a named fence can still apply the head's events past it (its fence in the head's generation): two events applied at one sequence",
+    file: 'lambda/ordered/outbox-heads.ts',
+    find: '  return mine.length > 0 && mine.every((fence) => fence.generation > head.generation || (fence.generation < head.generation && fence.applied > head.base));',
+    replace: '  return mine.length > 0;',
+    tests: ['test/lambda/ordered/history-carry-older-table.int.test.ts'],
   },
 ];

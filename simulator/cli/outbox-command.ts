@@ -29,7 +29,10 @@ before the producers write to the new table: it sets each aggregate's head to th
   --from-fences       the highest sequence each subscriber applied (its sequence fences); name every ordered subscriber
                       of the outbox, each by its <subscriber>/Operator stack output or by --subscriber and --table
                       (given in pairs, in order)
-A head is only ever moved forward: one past its source stays ('ahead'). Each move is conditioned on the head still
+A head is moved forward only: one past its source stays ('ahead'), but for one case: when subscribers are named and
+none of their fences can ever apply the head's events (each fence left the head's generation), it is set back to the
+source's sequence (never below a named fence) in a new generation ('set back'): those events are all dead-lettered
+(SequenceReusedError), to be written again, and would otherwise wait forever. Each move is conditioned on the head still
 standing where it was read: a producer's write in between is not overwritten ('moved': run again; exit code 3).
 The carried head holds no event, so the relay publishes nothing. A dry run unless --yes: it says what it would set.
 
@@ -52,7 +55,8 @@ Options:
 const DECISION_TEXT: Readonly<Record<HeadCarry['decision'], string>> = {
   set: 'set',
   unchanged: 'unchanged',
-  ahead: 'left: past its source (never moved back)',
+  back: 'set back: no fence can apply the events past it (they are dead-lettered: write them again)',
+  ahead: 'left: past its source (a fence can still apply the events past it)',
   moved: 'refused: a producer moved it meanwhile; run again',
 };
 
@@ -122,7 +126,7 @@ async function heads(parsed: ParsedArguments, context: CommandContext): Promise<
     apply,
     now: () => context.now(),
   });
-  const toSet = result.heads.filter((head) => head.decision === 'set');
+  const toSet = result.heads.filter((head) => head.decision === 'set' || head.decision === 'back');
   const moved = result.heads.filter((head) => head.decision === 'moved');
   if (apply && toSet.length > 0) {
     const from = source.kind === 'history' ? `history: ${source.table ?? outboxTable}` : source.subscribers.map((subscriber) => subscriber.subscriberName);
@@ -135,7 +139,7 @@ async function heads(parsed: ParsedArguments, context: CommandContext): Promise<
       head.aggregateId,
       String(head.current),
       String(head.target),
-      `${head.decision === 'set' && !apply ? 'would set' : DECISION_TEXT[head.decision]}${head.fromFences === true ? ' (from the fences: the history is older than the generation they applied)' : ''}`,
+      `${!apply && head.decision === 'set' ? 'would set' : !apply && head.decision === 'back' ? 'would set back' : DECISION_TEXT[head.decision]}${head.fromFences === true ? ' (from the fences: the history is older than the generation they applied)' : ''}`,
     ]);
     const table = rows.length === 0 ? 'the source knows no aggregate\n' : formatTable(['AGGREGATE', 'HEAD NOW', 'SOURCE', 'DECISION'], rows);
     const outcome = apply

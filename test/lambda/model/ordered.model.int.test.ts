@@ -23,6 +23,13 @@ const COMMANDS = Number(process.env.IEF_MODEL_COMMANDS ?? 40);
 const SEED = process.env.IEF_MODEL_SEED === undefined ? undefined : Number(process.env.IEF_MODEL_SEED);
 /** With IEF_MODEL_SEED: replays the reported counterexample at this path only (fast-check's `path`). */
 const PATH = process.env.IEF_MODEL_PATH;
+/**
+ * How many shrunk counterexamples a failing search tries (`IEF_MODEL_SHRINKS`, default 30): each is a whole run against
+ * DynamoDB Local (seconds), and an unbounded shrink of a 40-command failure ran past the test's 900 s (seed 777, with
+ * the regressions after it failing on the shared tables as the timed-out search went on). Counted, not timed: the same
+ * seed shrinks the same way at any load. Replay a reported seed with a higher budget to shrink further.
+ */
+const SHRINKS = Number(process.env.IEF_MODEL_SHRINKS ?? 30);
 
 const client = localClient();
 let tables: OrderedTables;
@@ -39,21 +46,31 @@ beforeAll(async () => {
 });
 afterAll(() => client.destroy());
 
+/** The search's property: `commandCount` commands at most per run, each run ended by the drain and its checks. */
+function searchProperty(commandCount: number) {
+  return fc.asyncProperty(fc.limitShrink(fc.tuple(fc.scheduler(), fc.constantFrom(1, 2, 3), orderedCommands(commandCount)), SHRINKS), async ([scheduler, maxReceiveCount, commands]) => {
+    const world = await OrderedWorld.start(tables, maxReceiveCount);
+    try {
+      await fc.asyncModelRun(() => ({ model: { produced: 0 } satisfies OrderedModel, real: { world, scheduler } satisfies OrderedReal }), commands);
+      await world.drain();
+      if (world.violations.length > 0) throw new Error(world.report());
+      if (process.env.IEF_MODEL_VERBOSE === '1') console.log(world.report());
+    } finally {
+      await world.stop();
+    }
+  });
+}
+
 test('ordered path: each aggregate applied in sequence, never a later event first, never twice, nothing lost after the operator', async () => {
-  const failure = await failureReport(
-    fc.asyncProperty(fc.scheduler(), fc.constantFrom(1, 2, 3), orderedCommands(COMMANDS), async (scheduler, maxReceiveCount, commands) => {
-      const world = await OrderedWorld.start(tables, maxReceiveCount);
-      try {
-        await fc.asyncModelRun(() => ({ model: { produced: 0 } satisfies OrderedModel, real: { world, scheduler } satisfies OrderedReal }), commands);
-        await world.drain();
-        if (world.violations.length > 0) throw new Error(world.report());
-        if (process.env.IEF_MODEL_VERBOSE === '1') console.log(world.report());
-      } finally {
-        await world.stop();
-      }
-    }),
-    { runs: RUNS, ...(SEED === undefined ? {} : { seed: SEED }), ...(PATH === undefined ? {} : { path: PATH }) },
-  );
+  const failure = await failureReport(searchProperty(COMMANDS), { runs: RUNS, ...(SEED === undefined ? {} : { seed: SEED }), ...(PATH === undefined ? {} : { path: PATH }) });
+  expect(failure).toBeUndefined();
+});
+
+test('ordered path, regression: seed 777, run 8 (40 commands): an event written again twice is not lost', async () => {
+  // an event written again after a carry (agg-1 #1 -> #2) was refused as reused in turn and written again after the
+  // drain's history carry (#7), where it applied: the model's loss check looked one rewrite deep and called the first
+  // event lost, so the search failed and its unbounded shrink ran past 900 s (the eighth session's CI timeouts)
+  const failure = await failureReport(searchProperty(40), { runs: 1, seed: 777, path: '7' });
   expect(failure).toBeUndefined();
 });
 
@@ -107,7 +124,9 @@ const REGRESSIONS: ReadonlyArray<{ readonly name: string; readonly seed: number;
     // nothing), the new table's #1 and #2 (a generation based at 0) queued behind it; the old #1 applied first, so the
     // new generation's base was passed: its #2 is refused (SequenceReusedError) and dead-lettered, and the drain's
     // planned redrive sent it back forever: the plan took a letter of a newer generation whose base the fence passed for
-    // one the fence admits
+    // one the fence admits. Review r8b, R8b-3: then the drain's history carry left the head (#2) 'ahead' of the fence (#1
+    // of generation 0) and the model excused the two letters as left for the operator; now a violation, and the carry
+    // sets the head back to #1 in a new generation: the letters written again (#2, #3) apply
     name: 'the redrive plan leaves a letter of a generation whose base the fence passed (two histories) for the operator',
     seed: 777,
     maxReceiveCount: 1,
@@ -151,7 +170,7 @@ const REGRESSIONS: ReadonlyArray<{ readonly name: string; readonly seed: number;
 for (const regression of REGRESSIONS) {
   test(`ordered path, regression: ${regression.name}`, async () => {
     const failure = await failureReport(
-      fc.asyncProperty(fc.scheduler(), async (scheduler) => {
+      fc.asyncProperty(fc.limitShrink(fc.scheduler(), SHRINKS), async (scheduler) => {
         const world = await OrderedWorld.start(tables, regression.maxReceiveCount);
         try {
           await fc.asyncModelRun(() => ({ model: { produced: 0 } satisfies OrderedModel, real: { world, scheduler } satisfies OrderedReal }), regression.commands());

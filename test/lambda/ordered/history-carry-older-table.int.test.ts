@@ -136,3 +136,61 @@ test('`outbox heads --from-history --history-table <older> --subscriber <name> -
   expect(checked.stdout).not.toContain('note: no subscriber named');
   expect((await run('--subscriber', SUBSCRIBER)).code).toBe(EXIT_CODE.USAGE);
 });
+
+/**
+ * Review r8b, R8b-3: after a carry from the fences, the old table's in-flight event applied past the carried base
+ * (the fence at #2 of generation 0, the new table's head at #3 of the carry's generation based at #1): every event of
+ * the new table is refused as reused, and a history carry of the new table with the subscriber named took the
+ * aggregate from the fence (#2) but left the head 'ahead' at #3: the next event (#4, a generation based at #3) waited
+ * for a #3 the fence can never apply. The carry sets such a head back to the fence's sequence, in a new generation.
+ */
+async function headPastTheFence(name: string) {
+  const id = `payment-${name}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+  const { handler, deadLetter } = consumer();
+  const tableT0 = await newOutbox();
+  const authorised = await emit(tableT0, id, 't0-authorised');
+  const inFlight = await emit(tableT0, id, 't0-captured');
+  expect(await deliver(handler, authorised)).toEqual([]);
+  const tableT1 = await newOutbox();
+  await carryOrderedHeads({ client, outbox: tableT1, source: { kind: 'fences', subscribers: subscribers() }, apply: true });
+  const written = [await emit(tableT1, id, 't1-captured'), await emit(tableT1, id, 't1-shipped')];
+  expect(written.map((envelope) => envelope.sequence)).toEqual(['0000000000000002', '0000000000000003']);
+  // the old table's in-flight #2 arrives first and applies (the fence at #2 of generation 0, past the carried base #1)
+  expect(await deliver(handler, inFlight)).toEqual([]);
+  for (const envelope of written) expect(await deliver(handler, envelope)).toEqual([]);
+  expect(deadLetter.published.map((letter) => [letter.eventId, letter.errorName])).toEqual(written.map((envelope) => [envelope.id, 'SequenceReusedError']));
+  expect(await ledger(id)).toEqual(['t0-authorised', 't0-captured']);
+  return { id, tableT1, authorised, written, handler, deadLetter };
+}
+
+test('R8b-3: a history carry that takes an aggregate from the fence sets a head past the fence back to it, in a new generation: the events written again and the next apply', async () => {
+  const { id, tableT1, handler, deadLetter } = await headPastTheFence('back');
+  const result = await carryOrderedHeads({ client, outbox: tableT1, source: { kind: 'history', subscribers: subscribers() }, apply: true });
+  expect(result.heads.find((entry) => entry.aggregateId === id)).toEqual({ aggregateId: id, current: 3, target: 2, decision: 'back', fromFences: true });
+  // the runbook's step 5: the dead letters written again as new events, then the producers go on
+  const again = [await emit(tableT1, id, 't1-captured-again'), await emit(tableT1, id, 't1-shipped-again'), await emit(tableT1, id, 'refunded')];
+  expect(again.map((envelope) => envelope.sequence)).toEqual(['0000000000000003', '0000000000000004', '0000000000000005']);
+  for (const envelope of again) expect(await deliver(handler, envelope)).toEqual([]);
+  expect(await ledger(id)).toEqual(['t0-authorised', 't0-captured', 't1-captured-again', 't1-shipped-again', 'refunded']);
+  expect(deadLetter.published).toHaveLength(2);
+});
+
+test('R8b-3: a head past the fence is never set back while a named subscriber can still apply the events past it (its fence in the head\'s generation)', async () => {
+  const { id, tableT1, authorised, written } = await headPastTheFence('kept');
+  // a second subscriber followed the new table's generation: it applied #2 and can still apply #3
+  const other = { subscriberName: `${SUBSCRIBER}-2`, inboxTable: inboxConfig.inboxTableName };
+  const second = createOrderedConsumer<{ step: string }>({
+    client,
+    config: { ...inboxConfig, subscriberName: other.subscriberName },
+    deadLetter: new RecordingDeadLetterPublisher(),
+    logger: recordingLogger().logger,
+    metricsSink: () => undefined,
+    handle: () => undefined,
+  });
+  expect(await deliver(second, authorised)).toEqual([]);
+  expect(await deliver(second, written[0]!)).toEqual([]);
+  const result = await carryOrderedHeads({ client, outbox: tableT1, source: { kind: 'history', subscribers: [...subscribers(), other] }, apply: true });
+  expect(result.heads.find((entry) => entry.aggregateId === id)).toEqual({ aggregateId: id, current: 3, target: 2, decision: 'ahead', fromFences: true });
+  const dry = await carryOrderedHeads({ client, outbox: tableT1, source: { kind: 'history', subscribers: subscribers() }, apply: false });
+  expect(dry.heads.find((entry) => entry.aggregateId === id)).toEqual({ aggregateId: id, current: 3, target: 2, decision: 'back', fromFences: true });
+});

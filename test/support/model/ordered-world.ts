@@ -652,11 +652,13 @@ export class OrderedWorld {
       // no event lost: each is applied, or was dead-lettered (SequenceReusedError) and written again, and that applied
       const appliedIds = new Set(applied);
       for (const envelope of [...this.expectedEvents(aggregate), ...(this.reused.get(aggregate) ?? [])]) {
-        const again = this.reEmitted.get(envelope.id);
+        // written again, and that copy dead-lettered and written again in turn (a later carry): the whole chain of copies
+        // (the ordered model, seed 777: an event written again at #2, refused as reused, written again at #7 and applied)
+        const again = this.writtenAgain(envelope.id);
         // after the heads went back a skip may name either event of a shared sequence: the one it named is dropped
         const namedBySkip = this.droppedBySkip.has(envelope.id) && (this.skipped.get(aggregate) ?? new Set()).has(Number(envelope.sequence));
-        const heldForOperator = this.twoHistories.has(envelope.id) || (again !== undefined && this.twoHistories.has(again));
-        if (!appliedIds.has(envelope.id) && !(again !== undefined && appliedIds.has(again)) && !namedBySkip && !this.lostPastWindow.has(envelope.id) && !heldForOperator) {
+        const heldForOperator = [envelope.id, ...again].some((id) => this.twoHistories.has(id));
+        if (!appliedIds.has(envelope.id) && !again.some((id) => appliedIds.has(id)) && !namedBySkip && !this.lostPastWindow.has(envelope.id) && !heldForOperator) {
           this.violations.push(`${aggregate}: event ${envelope.id} (#${Number(envelope.sequence)}) lost: never applied, and not dead-lettered to be written again`);
         }
       }
@@ -665,7 +667,11 @@ export class OrderedWorld {
       this.violations.push(`after the drain ${this.queue.length} messages queued and ${this.deadLetters.length + this.writableAgain()} dead letters left`);
     }
     const held = this.reusedDeadLetters.filter((envelope) => this.twoHistories.has(envelope.id));
-    if (held.length > 0) this.history.push(`left for the operator (two histories, the fence's generation past the carried base): ${this.describe(held)}`);
+    // a history carry that takes the aggregate from the fence sets a head past it back (review r8b, R8b-3): after one was
+    // tried, a letter left for the operator (written again it would be refused again) is an aggregate stuck for good
+    if (held.length > 0) {
+      this.violations.push(`left for the operator after a history carry was tried (two histories, the fence's generation past the carried base): ${this.describe(held)}: the aggregate waits for good`);
+    }
   }
 
   // ---- issue 38 (h1): FIFO dead letters, permanent failures, outbox restores, the heads carried over ----
@@ -835,9 +841,10 @@ export class OrderedWorld {
     const mine = heads.filter((head) => this.aggregates.includes(head.aggregateId));
     for (const head of mine) {
       // an `unchanged` head is written again too, starting a generation at its target (review r38, R38-2)
-      if (head.decision !== 'set' && head.decision !== 'unchanged') continue;
+      // a head set back to the fence (review r8b, R8b-3) starts a generation at its target as well
+      if (head.decision !== 'set' && head.decision !== 'unchanged' && head.decision !== 'back') continue;
       this.carries.set(head.aggregateId, [...(this.carries.get(head.aggregateId) ?? []), head.target]);
-      if (source === 'fences' || head.fromFences === true) this.heads.set(head.aggregateId, head.target);
+      if (source === 'fences' || head.fromFences === true || head.decision === 'back') this.heads.set(head.aggregateId, head.target);
     }
     // the carry writes the table's generation item (review r38, R38-2): an aggregate the source did not know takes that
     // generation at its own head's sequence, so its next events are not in generation 0 beside the old table's in flight
@@ -847,7 +854,7 @@ export class OrderedWorld {
     }
     // the table restored from kept every head it had: the highest sequence handed out before the restore (but an
     // aggregate carried from the fence, the history being older than the fence's generation, is where the fence stands)
-    const fromFence = new Set(mine.filter((head) => head.fromFences === true).map((head) => head.aggregateId));
+    const fromFence = new Set(mine.filter((head) => head.fromFences === true || head.decision === 'back').map((head) => head.aggregateId));
     if (source === 'former') for (const aggregate of this.aggregates) if (!fromFence.has(aggregate)) this.heads.set(aggregate, Math.max(this.heads.get(aggregate) ?? 0, this.produced.get(aggregate)!.length));
     // the fences know only what was applied: a head left below what the old table handed out hands its sequences out
     // again (in a new generation where a carry moved it)
@@ -869,6 +876,13 @@ export class OrderedWorld {
       this.twoHistories.delete(envelope.id);
       this.written(envelope.partitionkey, written!, `, written again for ${envelope.id}`);
     }
+  }
+
+  /** The events written again in place of `eventId`, in turn (each copy that was itself written again), oldest first. */
+  private writtenAgain(eventId: string): string[] {
+    const chain: string[] = [];
+    for (let next = this.reEmitted.get(eventId); next !== undefined && !chain.includes(next); next = this.reEmitted.get(next)) chain.push(next);
+    return chain;
   }
 
   /** How many dead letters the operator can write again now (not those held by two histories). */
