@@ -98,7 +98,11 @@ describe('simulating the example app', () => {
     expect(profiles).toHaveLength(1);
     const [profile] = profiles;
     expect(profile!.phases.map(({ phase }) => phase)).toEqual(['assembly', 'IAM engine', 'DynamoDB Local start', 'local flow', 'rounds', 'operator', 'checks', 'stop']);
-    expect(profile!.phases.reduce((sum, { seconds }) => sum + seconds, 0)).toBeLessThanOrEqual(result.realSeconds + 1);
+    // realSeconds is taken when the report is built, before the services stop: every phase but 'stop' lies within it
+    // (the rounding of each figure aside); 'stop' (DynamoDB Local, the workers, the local S3 of an app that offloads)
+    // comes after it, however long it takes on a loaded machine
+    expect(profile!.phases.every(({ seconds }) => seconds >= 0)).toBe(true);
+    expect(profile!.phases.filter(({ phase }) => phase !== 'stop').reduce((sum, { seconds }) => sum + seconds, 0)).toBeLessThanOrEqual(result.realSeconds + 0.5);
     expect(profile!.steps.map(({ kind }) => kind)).toEqual(expect.arrayContaining(['starts', 'forwards', 'replies']));
     expect(profile!.coldStarts).toBeGreaterThanOrEqual(SUBSCRIBERS.length);
     // at concurrency 2, workers of two environments ran in one turn
