@@ -96,8 +96,9 @@ export async function buildRun(
   const clientConfig = { endpoint: database.endpoint, region, credentials: { accessKeyId: 'simulator', secretAccessKey: 'simulator' } };
   const client = new DynamoDBClient(clientConfig);
   const streams = new DynamoDBStreamsClient(clientConfig);
-  // frozen: time moves only when the run moves it, so a seeded run does not depend on this machine's speed
-  const clock = VirtualClock.frozen();
+  // frozen at the run's start: time moves only when the run moves it, so a seeded run does not depend on this machine's
+  // speed, and with the same start its times are the same too
+  const clock = VirtualClock.frozen(settings.startTime);
   const ledger = new RunLedger();
   /** `<function key>|<invocation key>` of the invocations that had a write applied that they did not see. */
   const writesUnseen = new Set<string>();

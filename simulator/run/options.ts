@@ -66,6 +66,15 @@ export interface SimulationOptions {
   readonly count?: number;
   /** Seeds the commands and every fault decision. @default '1' */
   readonly seed?: string;
+  /**
+   * Where the run's clock stands when it begins, in ms since the epoch (a whole number). The clock is frozen there and
+   * moves only when the run moves it, so every time the run writes or reports (a lease's expiry, an inbox record's
+   * expiresAt, a blocked event's "since", the times a dead letter's explanation names) is this start plus the time the
+   * run moved its clock: two runs of one seed and one `startTime` give the same result, time for time. Without it, two
+   * runs of one seed take the same course, but the times they report differ by the real time between their starts.
+   * @default the real time the run begins, to the whole second (so the milliseconds of every time the run reads are the seed's)
+   */
+  readonly startTime?: number;
   /** @default {@link DEFAULT_FAULT_RATES} */
   readonly rates?: FaultRates;
   /** Concurrent invocations per function (and producer commands in flight). @default 4 */
@@ -131,7 +140,12 @@ export const DEFAULT_FAULT_RATES: Required<FaultRates> = {
 export const SIMULATION_DEFAULTS = { count: 100, concurrency: 4, seed: '1', region: 'us-east-1', maxSimulatedSeconds: 86_400, extraRounds: 10_000 } as const;
 
 /** Bounds of the numeric options. */
-export const SIMULATION_BOUNDS = { count: { min: 1, max: 100_000 }, concurrency: { min: 1, max: 64 } } as const;
+export const SIMULATION_BOUNDS = {
+  count: { min: 1, max: 100_000 },
+  concurrency: { min: 1, max: 64 },
+  // 1970-01-01 to 9999-12-31T23:59:59Z: a Date, and an ISO text, of every time a day's run can reach
+  startTime: { min: 0, max: 253_402_300_799_000 },
+} as const;
 
 /** Thrown for an option outside its bounds. */
 export class SimulationOptionError extends Error {

@@ -31,6 +31,8 @@ export interface RunSettings {
   readonly count: number;
   readonly concurrency: number;
   readonly region: string;
+  /** Where the run's clock stands when it begins (epoch ms; see `SimulationOptions.startTime`). */
+  readonly startTime: number;
   readonly plan: FaultPlan;
   readonly scenarioProducers: readonly ScenarioProducer[];
 }
@@ -47,18 +49,24 @@ export interface PreparedApp {
   readonly region: string;
 }
 
-/** Checks the options (naming the bound a value breaks) and refuses a run nothing drives. */
-export function runSettings(options: SimulationOptions): RunSettings {
+/**
+ * Checks the options (naming the bound a value breaks) and refuses a run nothing drives. `realNow`: this machine's
+ * clock, read once for the default `startTime` only.
+ */
+export function runSettings(options: SimulationOptions, realNow: () => number = Date.now): RunSettings {
   const seed = options.seed ?? SIMULATION_DEFAULTS.seed;
   const count = checkInteger('--count', options.count ?? SIMULATION_DEFAULTS.count, SIMULATION_BOUNDS.count);
   const concurrency = checkInteger('--concurrency', options.concurrency ?? SIMULATION_DEFAULTS.concurrency, SIMULATION_BOUNDS.concurrency);
+  // the real time to the whole second unless given: the times the run reads then differ between two runs of one seed
+  // only by whole seconds, never in what a rounding to the second decides (an expiresAt against now)
+  const startTime = checkInteger('startTime', options.startTime ?? Math.floor(realNow() / 1000) * 1000, SIMULATION_BOUNDS.startTime);
   const region = options.region ?? SIMULATION_DEFAULTS.region;
   const plan = new FaultPlan(seed, options.rates ?? DEFAULT_FAULT_RATES);
   const producers = scenarioProducers(options.scenario);
   if (producers.length === 0 && options.events === undefined) {
     throw new NothingToSimulateError('nothing drives the flow: give a scenario with a producer (--scenario) or events (--events)');
   }
-  return { seed, count, concurrency, region, plan, scenarioProducers: producers };
+  return { seed, count, concurrency, region, startTime, plan, scenarioProducers: producers };
 }
 
 /** Reads the app into `workDirectory`; refuses an app with no subscriber the simulator can run. */
