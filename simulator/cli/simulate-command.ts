@@ -10,7 +10,7 @@ import { createProgressBar } from '../report/progress-bar';
 import { formatSummary } from '../report/summary';
 import { HOW_TO_INSTALL_POLICY_ENGINE, loadPolicyEngine, POLICY_ENGINE_PACKAGE } from '../iam/policy-engine';
 import { resultJson } from '../run/result-json';
-import { DEFAULT_FAULT_RATES, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type UserEvent } from '../run/options';
+import { DEFAULT_FAULT_RATES, defaultStartTime, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type UserEvent } from '../run/options';
 import { StackSelectionError } from '../model/read-assembly';
 import { NoAppError } from '../model/synthesize';
 import { loadScenario, ScenarioError, scenarioProducers, type SimulationScenario } from '../run/scenario';
@@ -51,6 +51,9 @@ The run:
   --count <n>                  commands the scenario's producer runs (default ${SIMULATION_DEFAULTS.count}; not with --events)
   --concurrency <n>            concurrent invocations per function (default ${SIMULATION_DEFAULTS.concurrency})
   --seed <text>                seeds the commands and every fault decision (default ${SIMULATION_DEFAULTS.seed})
+  --start-time <time>          where the run's clock starts, a UTC time such as 2026-11-29T00:00:00Z: every time the
+                               run writes or reports is this plus what the run moved its clock (default: now, to the
+                               whole second; the replay line names it)
   --duplicate-rate <p>         extra and concurrent deliveries, lost deletes (default ${DEFAULT_FAULT_RATES.duplicate})
   --lost-response-rate <p>     DynamoDB writes applied whose response is lost (default ${DEFAULT_FAULT_RATES.lostResponse})
   --throttle-rate <p>          DynamoDB requests throttled (default ${DEFAULT_FAULT_RATES.throttle})
@@ -118,6 +121,18 @@ function integer(parsed: ParsedArguments, name: keyof typeof SIMULATION_BOUNDS):
     throw new UsageProblem(`--${name} must be a whole number from ${min} to ${max}, but '${value}' was given`);
   }
   return Number(value);
+}
+
+/** `--start-time` in ms since the epoch, or undefined when not given. */
+function startTime(parsed: ParsedArguments): number | undefined {
+  const value = text(parsed, 'start-time');
+  if (value === undefined) return undefined;
+  const at = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,3})?Z$/.test(value) ? Date.parse(value) : Number.NaN;
+  // a date the calendar does not have (2026-02-30) is refused, not carried over into the next month
+  if (!Number.isFinite(at) || at < SIMULATION_BOUNDS.startTime.min || new Date(at).toISOString().slice(0, 19) !== value.slice(0, 19)) {
+    throw new UsageProblem(`--start-time must be a UTC time from 1970-01-01T00:00:00Z on, such as 2026-11-29T00:00:00Z, but '${value}' was given`);
+  }
+  return at;
 }
 
 function rates(parsed: ParsedArguments): FaultRates {
@@ -216,6 +231,8 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       rates: rates(parsed),
       count: integer(parsed, 'count'),
       concurrency: integer(parsed, 'concurrency'),
+      // decided here when not given, so that the replay line can name it
+      startTime: startTime(parsed) ?? defaultStartTime(context.now().getTime()),
       events: eventsFile !== undefined ? readEvents(eventsFile, cwd) : undefined,
     };
     dynamoDbEndpoint = endpoint(parsed, context);
@@ -270,7 +287,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   progress?.done();
   let code: number;
   try {
-    code = report(parsed, context, result, { scenario, scenarioFile, dynamoDbEndpoint });
+    code = report(parsed, context, result, { scenario, scenarioFile, dynamoDbEndpoint, startTime: options.startTime });
   } catch (error) {
     await (served as RunServices | undefined)?.stop();
     throw error;
@@ -285,10 +302,10 @@ function report(
   parsed: ParsedArguments,
   context: CommandContext,
   result: SimulationResult,
-  run: { readonly scenario: SimulationScenario | undefined; readonly scenarioFile: string | undefined; readonly dynamoDbEndpoint: string | undefined },
+  run: { readonly scenario: SimulationScenario | undefined; readonly scenarioFile: string | undefined; readonly dynamoDbEndpoint: string | undefined; readonly startTime: number },
 ): number {
   const { io } = context;
-  const { scenario, scenarioFile, dynamoDbEndpoint } = run;
+  const { scenario, scenarioFile, dynamoDbEndpoint, startTime: start } = run;
   const cwd = io.cwd ?? process.cwd();
   io.stdout(formatSummary(result));
   const jsonFile = text(parsed, 'json');
@@ -304,19 +321,23 @@ function report(
     );
   }
   if (result.violations.length === 0) return EXIT_CODE.OK;
-  // one seed, one run: the same command replays this run, interleavings and faults included
-  io.stderr(`replay this run: ${replayCommand(parsed, result.seed, dynamoDbEndpoint)}\n`);
+  // one seed, one run: the same command replays this run, interleavings, faults and times included
+  io.stderr(`replay this run: ${replayCommand(parsed, result.seed, dynamoDbEndpoint, start)}\n`);
   return EXIT_CODE.FAILURE;
 }
 
-/** The command line that replays a run: its options, then the DynamoDB Local it used, the seed and the concurrency. */
-export function replayCommand(parsed: ParsedArguments, seed: string, endpoint?: string): string {
+/**
+ * The command line that replays a run: its options, then its start (`startTime`, ms since the epoch: the run's times
+ * follow it), the DynamoDB Local it used, the seed and the concurrency.
+ */
+export function replayCommand(parsed: ParsedArguments, seed: string, endpoint?: string, startTime?: number): string {
   const words = ['idempotent-event-flow', 'simulate'];
   for (const [name, value] of Object.entries(parsed.values)) {
-    // the replay need not show the progress again; the seed and the concurrency come last, always spelled out
-    if (name === 'quiet' || name === 'serve' || name === 'profile' || name === 'seed' || name === 'concurrency' || name === 'endpoint' || name === 'dynamodb-endpoint' || value === undefined || value === false) continue;
+    // the replay need not show the progress again; the start, the seed and the concurrency come last, always spelled out
+    if (name === 'quiet' || name === 'serve' || name === 'profile' || name === 'seed' || name === 'concurrency' || name === 'start-time' || name === 'endpoint' || name === 'dynamodb-endpoint' || value === undefined || value === false) continue;
     for (const one of Array.isArray(value) ? value : [value]) words.push(one === true ? `--${name}` : `--${name} ${shellWord(String(one))}`);
   }
+  if (startTime !== undefined) words.push(`--start-time ${new Date(startTime).toISOString()}`);
   if (endpoint !== undefined) words.push(`--endpoint ${shellWord(endpoint)}`);
   words.push(`--seed ${shellWord(seed)}`, `--concurrency ${text(parsed, 'concurrency') ?? String(SIMULATION_DEFAULTS.concurrency)}`);
   return words.join(' ');
@@ -347,6 +368,7 @@ export const simulateCommand: Command = {
     count: { type: 'string' },
     concurrency: { type: 'string' },
     seed: { type: 'string' },
+    'start-time': { type: 'string' },
     'duplicate-rate': { type: 'string' },
     'lost-response-rate': { type: 'string' },
     'throttle-rate': { type: 'string' },

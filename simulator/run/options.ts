@@ -147,6 +147,14 @@ export const SIMULATION_BOUNDS = {
   startTime: { min: 0, max: 253_402_300_799_000 },
 } as const;
 
+/**
+ * A run's start when none is given (see `SimulationOptions.startTime`): `realNow` (ms since the epoch) to the whole
+ * second.
+ */
+export function defaultStartTime(realNow: number): number {
+  return Math.floor(realNow / 1000) * 1000;
+}
+
 /** Thrown for an option outside its bounds. */
 export class SimulationOptionError extends Error {
   public override readonly name = 'SimulationOptionError';

@@ -10,7 +10,7 @@ import { readAssembly } from '../model/read-assembly';
 import { singleRegionOf } from '../model/stack-environments';
 import { readSynthAnnotations, type SynthAnnotation } from '../model/synth-annotations';
 import { runAssembly } from './assembly-source';
-import { checkInteger, DEFAULT_FAULT_RATES, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type SimulationOptions } from './options';
+import { checkInteger, DEFAULT_FAULT_RATES, defaultStartTime, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type SimulationOptions } from './options';
 import { findFunction } from './producer-driver';
 import type { PhaseTimer } from './run-profile';
 import { scenarioProducers, type ScenarioProducer } from './scenario';
@@ -59,7 +59,7 @@ export function runSettings(options: SimulationOptions, realNow: () => number = 
   const concurrency = checkInteger('--concurrency', options.concurrency ?? SIMULATION_DEFAULTS.concurrency, SIMULATION_BOUNDS.concurrency);
   // the real time to the whole second unless given: the times the run reads then differ between two runs of one seed
   // only by whole seconds, never in what a rounding to the second decides (an expiresAt against now)
-  const startTime = checkInteger('startTime', options.startTime ?? Math.floor(realNow() / 1000) * 1000, SIMULATION_BOUNDS.startTime);
+  const startTime = checkInteger('startTime', options.startTime ?? defaultStartTime(realNow()), SIMULATION_BOUNDS.startTime);
   const region = options.region ?? SIMULATION_DEFAULTS.region;
   const plan = new FaultPlan(seed, options.rates ?? DEFAULT_FAULT_RATES);
   const producers = scenarioProducers(options.scenario);

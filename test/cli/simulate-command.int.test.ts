@@ -38,6 +38,10 @@ describe('simulate: options', () => {
     [['--count', '2.5'], "--count must be a whole number from 1 to 100000, but '2.5' was given"],
     [['--concurrency', '0'], "--concurrency must be a whole number from 1 to 64, but '0' was given"],
     [['--no-faults', '--throttle-rate', '0.1'], '--no-faults contradicts --throttle-rate'],
+    [['--start-time', 'yesterday'], "--start-time must be a UTC time from 1970-01-01T00:00:00Z on, such as 2026-11-29T00:00:00Z, but 'yesterday' was given"],
+    [['--start-time', '2026-11-29T00:00:00+01:00'], "--start-time must be a UTC time from 1970-01-01T00:00:00Z on, such as 2026-11-29T00:00:00Z, but '2026-11-29T00:00:00+01:00' was given"],
+    [['--start-time', '2026-02-30T00:00:00Z'], "--start-time must be a UTC time from 1970-01-01T00:00:00Z on, such as 2026-11-29T00:00:00Z, but '2026-02-30T00:00:00Z' was given"],
+    [['--start-time', '1969-12-31T23:59:59Z'], "--start-time must be a UTC time from 1970-01-01T00:00:00Z on, such as 2026-11-29T00:00:00Z, but '1969-12-31T23:59:59Z' was given"],
     [['--app', 'npx tsx bin/app.ts', '--assembly', 'cdk.out'], '--app synthesizes the app and --assembly reads one already synthesized; give one of them'],
   ])('fails on %j naming the option and the value', async (options, message) => {
     const { code, stderr } = await cli('simulate', '--scenario', 'example/simulation/scenario.ts', ...options);
@@ -147,6 +151,8 @@ describe('simulate: a deliberately non-idempotent consumer', () => {
       '--events', file,
       '--duplicate-rate', '0.5', '--lost-response-rate', '0', '--throttle-rate', '0', '--crash-rate', '0.05',
       '--concurrency', '1', '--seed', 'caught', '--quiet',
+      // the run's clock starts here: its times (the functions' log lines) follow it, and the replay line names it
+      '--start-time', '2026-01-02T00:00:00Z',
       '--endpoint', inject('dynamoDbEndpoint'),
       '--log', logFile, '--json', jsonFile, '--profile',
     );
@@ -167,7 +173,8 @@ describe('simulate: a deliberately non-idempotent consumer', () => {
     // the first line says the app was synthesized; the last, the one command that replays this run
     expect(stderr.split('\n')[0]).toMatch(/^synthesized the app at \S+ into /);
     expect(stderr).toContain(`replay this run: idempotent-event-flow simulate --app 'npx tsx ${FIXTURE}/app.ts' --synth --scenario ${FIXTURE}/scenario.ts --events ${file}`);
-    expect(stderr).toContain(`--endpoint ${inject('dynamoDbEndpoint')} --seed caught --concurrency 1\n`);
+    expect(stderr).toContain(`--start-time 2026-01-02T00:00:00.000Z --endpoint ${inject('dynamoDbEndpoint')} --seed caught --concurrency 1\n`);
+    expect(readFileSync(logFile, 'utf8')).toContain('2026-01-02T00:00:00');
     // --profile says where the time went (and is no part of the replay: it changes nothing of the run)
     expect(stderr).toMatch(/profile \(real time of this machine\):\n {2}assembly +\d+\.\d\d s\n/);
     expect(stderr).toMatch(/replies \(the worker runs on to its next request\) +\d+ +\d+\.\d\d s/);
