@@ -811,4 +811,29 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '{ fingerprint, fromBatch: true }',
     tests: ['test/lambda/ordered/ordered-r38-attacks.int.test.ts'],
   },
+  // ---- review rv9 (ninth session, f9): subscribers of other accounts/Regions, verify, replay ----
+  {
+    id: 'replay-aggregate-any-subscriber',
+    breaks: "replay --aggregate-table (rv9 A-1): an aggregate naming another subscriber (a shared single table) is credited to the subscriber replayed to: 'applied', not sent, a lost event",
+    file: 'simulator/cli/aggregate-applications.ts',
+    find: '      if (owner !== undefined && owner !== subscriberName) {',
+    replace: '      if (owner === null) {',
+    tests: ['test/cli/review-rv9-aggregate-shared-table.int.test.ts', 'test/cli/replay-aggregate.int.test.ts'],
+  },
+  {
+    id: 'replay-aggregate-unmarked-applied',
+    breaks: "replay --aggregate-table (rv9 A-1): an id only an item naming no subscriber remembers (written before the mark) is taken as applied by the subscriber replayed to",
+    file: 'simulator/cli/aggregate-applications.ts',
+    find: '      const found = owner === undefined ? unmarkedBy : appliedBy;',
+    replace: '      const found = appliedBy;',
+    tests: ['test/cli/replay-aggregate.int.test.ts'],
+  },
+  {
+    id: 'aggregate-consumer-takes-another-subscribers-item',
+    breaks: "aggregate consumer (rv9 A-1): an item naming another subscriber is taken, so that subscriber's applied ids drop this one's events as duplicates",
+    file: 'lambda/aggregate/aggregate-store.ts',
+    find: '  if (read.subscriber === undefined || read.subscriber === subscriberName) return;',
+    replace: '  if (read.subscriber !== null) return;',
+    tests: ['test/lambda/aggregate.int.test.ts'],
+  },
 ];
