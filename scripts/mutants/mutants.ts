@@ -836,4 +836,20 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '  if (read.subscriber !== null) return;',
     tests: ['test/lambda/aggregate.int.test.ts'],
   },
+  {
+    id: 'verify-hops-from-operator-output',
+    breaks: "verify (rv9 V-2): every subscriber whose Operator output names an outboxTable (all of them) counts as an emitting hop: the derived --timeout is hops too long",
+    file: 'simulator/verify/queue-settings.ts',
+    find: '  const hops = 1 + flow.subscribers.filter((subscriber) => emittedOutboxOf(subscriber) !== undefined).length;',
+    replace: '  const hops = 1 + flow.subscribers.filter((subscriber) => subscriber.deployment.outboxTable !== undefined).length;',
+    tests: ['test/simulator/verify/review-rv9-hops.test.ts'],
+  },
+  {
+    id: 'verify-emitting-from-operator-output',
+    breaks: "verify (rv9 V-2): the outbox named by a subscriber's Operator output (the flow's) is taken for one it emits into, so the producer's outbox is scanned at every look",
+    file: 'simulator/verify/observe.ts',
+    find: '  const emitting = new Set(flow.subscribers.flatMap((subscriber) => emittedOutboxOf(subscriber) ?? []));',
+    replace: '  const emitting = new Set(flow.subscribers.flatMap((subscriber) => [emittedOutboxOf(subscriber) ?? [], subscriber.deployment.outboxTable ?? []].flat()));',
+    tests: ['test/simulator/verify/nu43-trial.test.ts'],
+  },
 ];
