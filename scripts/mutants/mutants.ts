@@ -852,4 +852,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '  const emitting = new Set(flow.subscribers.flatMap((subscriber) => [emittedOutboxOf(subscriber) ?? [], subscriber.deployment.outboxTable ?? []].flat()));',
     tests: ['test/simulator/verify/nu43-trial.test.ts'],
   },
+  {
+    id: 'verify-lease-without-probe-ok',
+    breaks: 'verify (rv9 V-4): a lease or multi-step subscriber without an effect probe is OK (exit 0): its COMPLETED records are taken for its effects',
+    file: 'simulator/verify/unseen-effects.ts',
+    find: "  if (deployment.processingMode === 'lease' || deployment.processingMode === 'multi-step') {",
+    replace: "  if (deployment.processingMode === 'aggregate') {",
+    tests: ['test/simulator/verify/review-rv9-unseen-effects.test.ts'],
+  },
 ];
