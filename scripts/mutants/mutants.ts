@@ -860,4 +860,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "  if (deployment.processingMode === 'aggregate') {",
     tests: ['test/simulator/verify/review-rv9-unseen-effects.test.ts'],
   },
+  {
+    id: 'served-cloudformation-every-region',
+    breaks: 'served CloudFormation (rv9 V-1): a request signed for an account sees its stacks of every Region, which AWS never lists to it',
+    file: 'simulator/aws/cloudformation-endpoint.ts',
+    find: "  return stacks.filter((stack) => stack.stackId.split(':')[3] === region && stack.stackId.split(':')[4] === caller.account);",
+    replace: "  return stacks.filter((stack) => region !== '' && stack.stackId.split(':')[4] === caller.account);",
+    tests: ['test/simulator/verify/review-rv9-remote-subscriber.test.ts'],
+  },
 ];
