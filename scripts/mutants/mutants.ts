@@ -868,4 +868,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "  return stacks.filter((stack) => region !== '' && stack.stackId.split(':')[4] === caller.account);",
     tests: ['test/simulator/verify/review-rv9-remote-subscriber.test.ts'],
   },
+  {
+    id: 'served-sts-grants-unevaluated-trust',
+    breaks: 'served STS (rv9 S-1): a role whose trust policy the simulator cannot resolve is assumed by any caller',
+    file: 'simulator/iam/assume-role.ts',
+    find: "    return { allowed: false, code: 'AccessDenied', message: `the trust policy of ${rolePath} (${roleArn}) is not evaluated,",
+    replace: "    return { allowed: true, role: model.key, roleArn, code: 'AccessDenied', message: `the trust policy of ${rolePath} (${roleArn}) is not evaluated,",
+    tests: ['test/simulator/iam/review-rv9-assume-role.test.ts'],
+  },
 ];
