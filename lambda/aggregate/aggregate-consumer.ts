@@ -18,7 +18,7 @@ import type { Outbox } from '../producer/outbox';
 import { isContention } from '../transaction/contention-retry';
 import { toDocumentClient } from '../transaction/document-client';
 import { identity } from '../transaction/item-identity';
-import { assertLocation, AggregateStore, describeLocation, RUNTIME_OWNED_ATTRIBUTES, type AggregateLocation, type AggregateSnapshot } from './aggregate-store';
+import { assertLocation, assertOwnAggregate, AggregateStore, describeLocation, RUNTIME_OWNED_ATTRIBUTES, type AggregateLocation, type AggregateSnapshot } from './aggregate-store';
 import { appendProcessed, findProcessed, mayBeEvictedRedelivery, PROCESSED_MESSAGES_LIMITS, processedMessageFor } from './processed-messages';
 import { withRuntimeMessage } from '../redact';
 
@@ -174,6 +174,7 @@ export function createAggregateConsumer<TData = unknown, TState extends object =
       const { value, attempts } = await context.retryOnContention(async () => {
         attempt += 1;
         const read = attempt === 1 && handedOver !== undefined ? handedOver : await store.read(location);
+        assertOwnAggregate(location, read, config.subscriberName, envelope.id);
         const seen = findProcessed(read.processed, envelope.id);
         if (seen !== undefined) {
           // compared on the 64-bit prefix the entry keeps (see processed-messages.ts for why that is enough)
@@ -193,7 +194,7 @@ export function createAggregateConsumer<TData = unknown, TState extends object =
         assertOwnState(change?.state, location, envelope.id);
         const events = await readyEvents((change.events ?? []).map((event, index) => prepareEvent(event, index)));
         const processed = appendProcessed(read.processed, received, maxProcessed);
-        const put = store.nextVersionPut(location, read, change.state, processed);
+        const put = store.nextVersionPut(location, read, change.state, processed, config.subscriberName);
         const written = await store.write(location, put, events, { subscriberName: config.subscriberName, eventId: envelope.id });
         if (written.kind === 'written') {
           context.handOff.set(lane, store.snapshotAfter(location, put));
@@ -248,7 +249,10 @@ export function createAggregateConsumer<TData = unknown, TState extends object =
       } catch {
         return undefined;
       }
-      const seen = findProcessed((await store.read(location)).processed, envelope.id);
+      const read = await store.read(location);
+      // another subscriber's aggregate says nothing of this one's applications
+      if (read.subscriber !== undefined && read.subscriber !== config.subscriberName) return undefined;
+      const seen = findProcessed(read.processed, envelope.id);
       if (seen === undefined) return undefined;
       const received = processedMessageFor(envelope.id, fingerprint, envelope.time);
       if (seen.fingerprintPrefix !== received.fingerprintPrefix) {

@@ -7,6 +7,7 @@ import { GetCommand, PutCommand, TransactWriteCommand, type DynamoDBDocumentClie
 import { marshall, unmarshall, type marshallOptions, type unmarshallOptions } from '@aws-sdk/util-dynamodb';
 import { derivedEventActions, emittedEventAction, existingDerivedEvents } from '../consumer/inbox';
 import { PermanentError } from '../errors';
+import { withRuntimeMessage } from '../redact';
 import type { PreparedEvent } from '../producer/outbox';
 import {
   CONDITIONAL_CHECK_FAILED,
@@ -41,6 +42,8 @@ export interface AggregateSnapshot {
   readonly processed: readonly ProcessedMessage[];
   /** The item without its key and the runtime-owned attributes; absent when the item does not exist. */
   readonly state?: Record<string, unknown>;
+  /** The subscriber the item names as its own; absent when it names none (written before the runtime marked items). */
+  readonly subscriber?: string;
 }
 
 /**
@@ -64,7 +67,7 @@ const WRITTEN: WriteOutcome = { kind: 'written' };
 const CONTENDED: WriteOutcome = { kind: 'contended' };
 
 /** The attributes a handler may not set: the runtime owns them. */
-export const RUNTIME_OWNED_ATTRIBUTES: readonly string[] = [AGGREGATE_ITEM.VERSION_ATTRIBUTE, AGGREGATE_ITEM.PROCESSED_MESSAGES_ATTRIBUTE];
+export const RUNTIME_OWNED_ATTRIBUTES: readonly string[] = [AGGREGATE_ITEM.VERSION_ATTRIBUTE, AGGREGATE_ITEM.PROCESSED_MESSAGES_ATTRIBUTE, AGGREGATE_ITEM.SUBSCRIBER_ATTRIBUTE];
 
 /** Cancellation reasons of the aggregate Put that mean "someone else wrote it first". */
 const CONTENDED_CODES: ReadonlySet<string> = new Set([CONDITIONAL_CHECK_FAILED, TRANSACTION_CONFLICT]);
@@ -191,19 +194,21 @@ export class AggregateStore {
       if (Object.hasOwn(location.key, name) || RUNTIME_OWNED_ATTRIBUTES.includes(name)) continue;
       state[name] = value;
     }
+    const subscriber = item[AGGREGATE_ITEM.SUBSCRIBER_ATTRIBUTE];
     return {
       exists: true,
       ...(storedVersion === undefined ? {} : { version: storedVersion }),
       processed: parseProcessedMessages(item[AGGREGATE_ITEM.PROCESSED_MESSAGES_ATTRIBUTE]),
       state,
+      ...(subscriber === undefined ? {} : { subscriber: typeof subscriber === 'string' ? subscriber : describeValue(subscriber) }),
     };
   }
 
   /**
-   * The conditional Put of the aggregate's next version: `state` plus the key, the version after `read.version` and the
-   * processed list. Its condition holds only if the item is still as it was read.
+   * The conditional Put of the aggregate's next version: `state` plus the key, the version after `read.version`, the
+   * processed list and `subscriberName` (the item's owner). Its condition holds only if the item is still as it was read.
    */
-  public nextVersionPut(location: AggregateLocation, read: AggregateSnapshot, state: Readonly<Record<string, unknown>>, processed: readonly ProcessedMessage[]): TransactWritePut {
+  public nextVersionPut(location: AggregateLocation, read: AggregateSnapshot, state: Readonly<Record<string, unknown>>, processed: readonly ProcessedMessage[], subscriberName: string): TransactWritePut {
     const keyName = Object.keys(location.key)[0] as string;
     const nextVersion = (read.version ?? 0) + 1;
     // undefined attributes are dropped here, not by the client: a caller's client may not be set to remove them
@@ -212,6 +217,7 @@ export class AggregateStore {
       ...location.key,
       [AGGREGATE_ITEM.VERSION_ATTRIBUTE]: nextVersion,
       [AGGREGATE_ITEM.PROCESSED_MESSAGES_ATTRIBUTE]: processed.map(formatProcessedMessage),
+      [AGGREGATE_ITEM.SUBSCRIBER_ATTRIBUTE]: subscriberName,
     });
     if (!read.exists) {
       return { TableName: location.tableName, Item: item, ConditionExpression: ITEM_ABSENT, ExpressionAttributeNames: { '#key': keyName } };
@@ -279,6 +285,21 @@ export class AggregateStore {
       throw invalidWriteErrorOf(error, (index) => describe(index).description) ?? toTransactionCancelledError(error, describe);
     }
   }
+}
+
+/**
+ * Throws PermanentError when the aggregate names another subscriber as its owner: its list holds that subscriber's
+ * ids, so this one would drop an event the other applied as a duplicate (a lost event), and each would count the
+ * other's applications. An item naming none (written before the runtime marked items) is taken.
+ */
+export function assertOwnAggregate(location: AggregateLocation, read: AggregateSnapshot, subscriberName: string, eventId: string): void {
+  if (read.subscriber === undefined || read.subscriber === subscriberName) return;
+  throw withRuntimeMessage(new PermanentError(
+    // no key values (they may come from the payload): the table, the subscribers and the event id
+    `the aggregate item locate names for event '${eventId}' in table '${location.tableName}' is subscriber '${read.subscriber}'s (its ${AGGREGATE_ITEM.SUBSCRIBER_ATTRIBUTE}), not '${subscriberName}'s: ` +
+      "two subscribers cannot share an aggregate item (each would take the other's applied ids for its own); the event is not applied. " +
+      "Give each subscriber's locate its own keys (e.g. a prefix naming the subscriber)",
+  ));
 }
 
 /** `'<table>' <key JSON>`, for messages. */

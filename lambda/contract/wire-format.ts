@@ -190,6 +190,13 @@ export const AGGREGATE_ITEM = {
   FINGERPRINT_PREFIX_HEX_DIGITS: 16,
   /** Between the fingerprint prefix and the event time (epoch seconds, base 36) of a `processedMessages` entry. */
   EVENT_TIME_SEPARATOR: '@',
+  /**
+   * The name of the subscriber whose aggregate the item is (a string), written with every version. An item written
+   * before the runtime wrote it has none (it gets one with its next version). A subscriber refuses an item naming
+   * another subscriber (two subscribers sharing an item would take each other's ids for their own), and
+   * `replay --aggregate-table` counts only the items naming the subscriber replayed to.
+   */
+  SUBSCRIBER_ATTRIBUTE: 'aggregateSubscriber',
 } as const;
 
 /** The EventBridge Pipes filter pattern that passes only INSERTs of outbox events. */

@@ -6,8 +6,14 @@
  * uses: a table's name, a queue's URL, a function's name, a topic's ARN). A stack the run does not serve is answered
  * `ValidationError` "Stack with id <name> does not exist" (400), as CloudFormation does; any other action
  * `InvalidAction` (400). Read-only: nothing here changes the run.
+ *
+ * As on AWS, a stack is a resource of one account and Region: a request signed for an account (the served runs' access
+ * key convention, `<account>` or `<account>.<role name>`, ../iam/assume-role.ts) sees only the stacks of that account
+ * and of the Region its SigV4 credential scope names; another stack is answered as not existing (rv9 V-1). A request
+ * signed with a key naming no account (the served run's own `simulator` key) sees every stack of the app.
  */
 import { randomUUID } from 'node:crypto';
+import { principalOfAccessKey } from '../iam/assume-role';
 import type { GatewayAnswer, ServiceHandler } from './aws-gateway';
 
 /** One resource of a served stack. */
@@ -56,10 +62,22 @@ function stackXml(stack: ServedStack): string {
   return `<member>${element('StackName', stack.stackName)}${element('StackId', stack.stackId)}${element('CreationTime', stack.createdAt)}<StackStatus>CREATE_COMPLETE</StackStatus><Outputs>${outputs}</Outputs></member>`;
 }
 
-/** The handler of CloudFormation's stack reads over `stacks`. */
-export function cloudFormationHandler(stacks: readonly ServedStack[]): ServiceHandler {
-  const find = (name: string | null): ServedStack | undefined => stacks.find((stack) => stack.stackName === name || stack.stackId === name);
-  return async ({ body }) => {
+/** The stacks a request signed with `authorization` sees: those of its account and Region, or all for a key naming no account. */
+function visibleStacks(stacks: readonly ServedStack[], authorization: string | undefined): readonly ServedStack[] {
+  // Credential=<key id>/<date>/<region>/<service>/aws4_request
+  const scope = /Credential=([^/,\s]+)\/[^/]+\/([^/]+)\//.exec(authorization ?? '');
+  const caller = scope === null ? undefined : principalOfAccessKey(scope[1]!);
+  if (caller === undefined) return stacks;
+  const region = scope![2]!;
+  // arn:aws:cloudformation:<region>:<account>:stack/<name>/<id>
+  return stacks.filter((stack) => stack.stackId.split(':')[3] === region && stack.stackId.split(':')[4] === caller.account);
+}
+
+/** The handler of CloudFormation's stack reads over `stacks` (each request sees those of its account and Region). */
+export function cloudFormationHandler(allStacks: readonly ServedStack[]): ServiceHandler {
+  return async ({ body, headers }) => {
+    const stacks = visibleStacks(allStacks, typeof headers.authorization === 'string' ? headers.authorization : undefined);
+    const find = (name: string | null): ServedStack | undefined => stacks.find((stack) => stack.stackName === name || stack.stackId === name);
     const form = new URLSearchParams(body.toString('utf8'));
     const action = form.get('Action') ?? '';
     const name = form.get('StackName');

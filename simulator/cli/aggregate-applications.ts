@@ -5,7 +5,10 @@
  * no list was never applied IF no item ever forgot one (each version equals its list's length, or the item has no
  * version: nothing applied to it); otherwise an item that forgot ids may have applied it. The tables are the
  * subscriber's (its account's credentials), scanned whole, strongly consistent: the operator names every table the
- * subscriber's `locate` writes, or an event applied in a table left out is taken as never applied.
+ * subscriber's `locate` writes, or an event applied in a table left out is taken as never applied. Only the items that
+ * are the subscriber's count: each names its subscriber (`aggregateSubscriber`, written with every version); an item
+ * naming another subscriber (a table shared by several, or the wrong table given) is left out, and an id found only in
+ * an item naming none (written before the runtime marked items) cannot be credited to the subscriber: undecided.
  */
 import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { toDocumentClient } from '../../lambda/transaction/document-client';
@@ -26,25 +29,38 @@ export interface AggregateApplications {
   readonly appliedBy: ReadonlyMap<string, string>;
   /** The aggregates that forgot ids, in scan order. */
   readonly forgetful: readonly ForgetfulAggregate[];
+  /** The aggregate naming no subscriber whose list holds each event id no item of the subscriber holds. */
+  readonly unmarkedBy: ReadonlyMap<string, string>;
+  /** How many items naming another subscriber were left out. */
+  readonly othersLeftOut: number;
 }
 
-/** Reads `tables` (each whole). */
-export async function readAggregateApplications(client: DynamoDBClient, tables: readonly string[]): Promise<AggregateApplications> {
+/** Reads `tables` (each whole), counting the items of `subscriberName` and those naming no subscriber. */
+export async function readAggregateApplications(client: DynamoDBClient, tables: readonly string[], subscriberName: string): Promise<AggregateApplications> {
   const appliedBy = new Map<string, string>();
+  const unmarkedBy = new Map<string, string>();
   const forgetful: ForgetfulAggregate[] = [];
+  let othersLeftOut = 0;
   const documents = toDocumentClient(client);
   for (const table of tables) {
     const keyNames = ((await client.send(new DescribeTableCommand({ TableName: table }))).Table?.KeySchema ?? []).map((key) => key.AttributeName!);
     for (const item of await scanItems(documents, { TableName: table })) {
       const version = item[AGGREGATE_ITEM.VERSION_ATTRIBUTE];
       if (typeof version !== 'number') continue; // nothing applied to it (or not an aggregate of the runtime)
+      const owner = item[AGGREGATE_ITEM.SUBSCRIBER_ATTRIBUTE];
+      if (owner !== undefined && owner !== subscriberName) {
+        othersLeftOut += 1; // another subscriber's: its ids and its forgetting say nothing of this one
+        continue;
+      }
       const aggregate = `${table} ${keyNames.map((name) => `${name}=${String(item[name])}`).join(' ')}`;
       const processed = parseProcessedMessages(item[AGGREGATE_ITEM.PROCESSED_MESSAGES_ATTRIBUTE]);
-      for (const message of processed) if (!appliedBy.has(message.id)) appliedBy.set(message.id, aggregate);
+      const found = owner === undefined ? unmarkedBy : appliedBy;
+      for (const message of processed) if (!found.has(message.id)) found.set(message.id, aggregate);
+      // an unmarked item may be this subscriber's: its forgetting counts (the safe side)
       if (version > processed.length) forgetful.push({ aggregate, forgot: version - processed.length });
     }
   }
-  return { appliedBy, forgetful };
+  return { appliedBy, forgetful, unmarkedBy, othersLeftOut };
 }
 
 /**
@@ -53,7 +69,16 @@ export async function readAggregateApplications(client: DynamoDBClient, tables: 
  */
 export function aggregateDecision(applications: AggregateApplications, eventId: string, subscriberName: string): { applied: string } | { neverApplied: true } | { unknown: string } {
   const applied = applications.appliedBy.get(eventId);
-  if (applied !== undefined) return { applied: `subscriber '${subscriberName}' applied it: aggregate ${applied} remembers its id (a copy would be dropped as a duplicate while it does); not sent` };
+  if (applied !== undefined) return { applied: `subscriber '${subscriberName}' applied it: aggregate ${applied} (marked ${AGGREGATE_ITEM.SUBSCRIBER_ATTRIBUTE} '${subscriberName}') remembers its id (a copy would be dropped as a duplicate while it does); not sent` };
+  const unmarked = applications.unmarkedBy.get(eventId);
+  if (unmarked !== undefined) {
+    return {
+      unknown:
+        `aggregate ${unmarked} remembers the event but names no subscriber (${AGGREGATE_ITEM.SUBSCRIBER_ATTRIBUTE}: written before the runtime marked its items), ` +
+        `so it may be another subscriber's (a table several subscribers share) and cannot prove '${subscriberName}' applied it; ` +
+        '--allow-reapply sends it (if that aggregate is the subscriber\'s and still remembers the id, the copy is dropped as a duplicate)',
+    };
+  }
   if (applications.forgetful.length === 0) return { neverApplied: true };
   const shown = applications.forgetful.slice(0, 3).map((item) => `${item.aggregate} forgot ${item.forgot}`).join(', ');
   return {

@@ -60,7 +60,10 @@ Refused (exit code 3):
     every event is refused. With its aggregate tables (--aggregate-table, every table its locate writes; read with
     your own credentials), an event whose id an aggregate remembers was applied and is not sent (not refused), one no
     aggregate remembers is sent when no aggregate ever forgot an id (its aggregateVersion is its list's length), and
-    refused when some did, naming them (--allow-reapply sends it with a warning).
+    refused when some did, naming them (--allow-reapply sends it with a warning). Only the subscriber's own aggregates
+    count: each item names its subscriber (aggregateSubscriber); items naming another (a table several subscribers
+    share) are left out, and an id only an item naming none remembers (written before the runtime marked items) is
+    refused (--allow-reapply sends it). An aggregate deleted (or expired by TTL) takes its ids with it.
 A subscriber of another account than its flow (docs/CROSS-ACCOUNT.md): its Operator output does not name the outbox
 (another account's table), so give --table (the outboxTable of the flow's Operator output), and --flow-profile, an AWS
 profile that assumes the role the flow's account granted with flow.grantOperator: the outbox is read under that role,
@@ -168,7 +171,7 @@ async function replay(parsed: ParsedArguments, context: CommandContext, outboxCl
   const aggregateTables = listOption(values, 'aggregate-table');
   if (aggregateTables.length > 0 && resolved.processingMode !== 'aggregate') return context.usageError(`--aggregate-table goes with a subscriber in aggregate mode; '${subscriber}' is in ${resolved.processingMode} mode`);
   // the aggregate tables are the subscriber's: read with the operator's own credentials, not --flow-profile's
-  const applications: AggregateApplications | undefined = aggregateTables.length === 0 ? undefined : await readAggregateApplications(context.client(), aggregateTables);
+  const applications: AggregateApplications | undefined = aggregateTables.length === 0 ? undefined : await readAggregateApplications(context.client(), aggregateTables, subscriber);
   const { wait: destination, note } = await copyWaitOf(context.sqsClient(), queue);
   if (note !== undefined) context.io.stderr(`note: ${note}\n`);
   // every mode but aggregate has a window (resolveSubscriber requires it)

@@ -4,7 +4,8 @@
  * caller, and, across accounts, the caller's identity policy must allow `sts:AssumeRole` on the role too. A caller that
  * is a role of the templates is evaluated with its own policies; a caller from outside the app (an on-call or SSO role
  * of another account) has policies the simulator can not see, so they are taken to allow it, and only the trust
- * policy decides (said in the answer's `notEvaluated`). Used by a served run's STS (../aws/sts-endpoint.ts).
+ * policy decides (said in the answer's `notEvaluated`). A trust policy the simulator cannot resolve, or an evaluation
+ * that errs, is refused (`AccessDenied` naming why), never granted. Used by a served run's STS (../aws/sts-endpoint.ts).
  */
 import type { AccessModel } from '../model/access-model';
 import type { ResourceKey } from '../model/flow-model';
@@ -47,7 +48,8 @@ export async function decideAssumeRole(access: AccessModel, names: IamNames, eng
     if (model.trustPolicy === undefined) return { allowed: false, code: 'AccessDenied', message: `the role ${rolePath} (${roleArn}) has no trust policy: nobody may assume it` };
     trustPolicy = resolvePolicy(model.trustPolicy, names);
   } catch (error) {
-    return { allowed: true, role: model.key, roleArn, notEvaluated: `the trust policy of ${rolePath} is not evaluated: ${(error as Error).message}` };
+    // refused, not granted: a trust policy the simulator cannot read may not allow this caller (rv9 S-1)
+    return { allowed: false, code: 'AccessDenied', message: `the trust policy of ${rolePath} (${roleArn}) is not evaluated, so the served run refuses ${action} by ${caller.arn}: ${(error as Error).message} (simulated IAM evaluation)` };
   }
   const callerRole = access.roles.find((role) => names.getAtt(role.key, 'Arn') === caller.arn);
   const resolvedCaller = callerRole === undefined ? undefined : resolveRole(access, names, callerRole.key);
@@ -66,7 +68,7 @@ export async function decideAssumeRole(access: AccessModel, names: IamNames, eng
     'aws:ViaAWSService': 'false',
   };
   const answer = await engine.evaluate({ principal: caller.arn, action, resourceArn: roleArn, resourceAccount: roleAccount, identityPolicies, resourcePolicy: trustPolicy, context });
-  if (answer.error !== undefined) return { allowed: true, role: model.key, roleArn, notEvaluated: `${action} of ${rolePath} by ${caller.arn} could not be evaluated: ${answer.error}` };
+  if (answer.error !== undefined) return { allowed: false, code: 'AccessDenied', message: `${action} of ${rolePath} (${roleArn}) by ${caller.arn} could not be evaluated, so the served run refuses it: ${answer.error} (simulated IAM evaluation)` };
   if (answer.decision === 'Allowed') return { allowed: true, role: model.key, roleArn };
   const explicit = answer.denies[0];
   const sameAccount = caller.account === roleAccount;

@@ -11,6 +11,7 @@ import { DescribeStacksCommand, paginateListStackResources, type Stack } from '@
 import { GetFunctionConfigurationCommand, ListEventSourceMappingsCommand } from '@aws-sdk/client-lambda';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { parseSubscriberDeployment, type SubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
+import { ENV } from '../../lambda/contract/environment';
 import type { VerifyClients } from './clients';
 
 /** A subscriber of the deployed flow. */
@@ -93,6 +94,16 @@ async function consumerOf(clients: VerifyClients, deployment: SubscriberDeployme
   if (queueArn === undefined) return undefined;
   const mappings = await clients.lambda.send(new ListEventSourceMappingsCommand({ EventSourceArn: queueArn }));
   return mappings.EventSourceMappings?.[0]?.FunctionArn;
+}
+
+/**
+ * The outbox table a subscriber emits its events into: its consumer's environment names it (the producer outbox
+ * variable, set when the subscriber publishes events), or undefined when it emits none. Not its Operator output's
+ * `outboxTable`: that names the flow's outbox (what `replay` reads) for every subscriber, emitting or not.
+ */
+export function emittedOutboxOf(subscriber: Pick<DeployedSubscriber, 'environment'>): string | undefined {
+  const table = subscriber.environment[ENV.OUTBOX_TABLE_NAME];
+  return table === undefined || table === '' ? undefined : table;
 }
 
 /** The stack a nested stack resource names (its physical id is the nested stack's id, an ARN), described. */

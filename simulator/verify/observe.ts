@@ -22,7 +22,7 @@ import { compileFilterPolicy } from '../patterns/filter-policy';
 import { parseEnvelope } from '../run/committed-events';
 import type { EffectProbe, SentMessage } from '../run/scenario';
 import type { VerifyClients } from './clients';
-import type { DeployedFlow, DeployedSubscriber } from './deployed-flow';
+import { emittedOutboxOf, type DeployedFlow, type DeployedSubscriber } from './deployed-flow';
 import { isRunEvent } from './run-ids';
 
 /** A committed event of the run, with the body the relay publishes. */
@@ -65,7 +65,7 @@ export async function readRunEvents(clients: VerifyClients, flow: DeployedFlow, 
  * subscriber emits into is scanned at every call: its events come while the run waits.
  */
 export function runEventReader(clients: VerifyClients, flow: DeployedFlow, runId: string): () => Promise<Map<string, RunEvent>> {
-  const emitting = new Set(flow.subscribers.flatMap((subscriber) => (subscriber.deployment.outboxTable === undefined ? [] : [subscriber.deployment.outboxTable])));
+  const emitting = new Set(flow.subscribers.flatMap((subscriber) => emittedOutboxOf(subscriber) ?? []));
   const tables = [...new Set([...flow.flows.map((item) => item.outboxTable), ...emitting])];
   // what a producer's outbox held at the first read, by table
   const once = new Map<string, Record<string, unknown>[]>();

@@ -7,7 +7,7 @@
  */
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import type { VerifyClients } from './clients';
-import type { DeployedFlow } from './deployed-flow';
+import { emittedOutboxOf, type DeployedFlow } from './deployed-flow';
 
 /** One queue's settings. */
 export interface QueueSettings {
@@ -57,7 +57,7 @@ export function defaultTimeoutSeconds(flow: Pick<DeployedFlow, 'subscribers'>, s
     if (longest === undefined || seconds > longest.seconds) longest = { name: subscriber.name, seconds, settings: queue };
   }
   if (longest === undefined) return { seconds: MINIMUM_DEFAULT_TIMEOUT_SECONDS, why: 'no subscriber queue with a redrive policy verify could read' };
-  const hops = 1 + flow.subscribers.filter((subscriber) => subscriber.deployment.outboxTable !== undefined).length;
+  const hops = 1 + flow.subscribers.filter((subscriber) => emittedOutboxOf(subscriber) !== undefined).length;
   const derived = hops * longest.seconds + DEFAULT_TIMEOUT_MARGIN_SECONDS;
   const why = `${hops > 1 ? `${hops} hops x ` : ''}maxReceiveCount ${longest.settings.maxReceiveCount} x visibility timeout ${longest.settings.visibilityTimeoutSeconds} s (${longest.name}'s queue) + ${DEFAULT_TIMEOUT_MARGIN_SECONDS} s`;
   return { seconds: Math.max(MINIMUM_DEFAULT_TIMEOUT_SECONDS, derived), why: derived < MINIMUM_DEFAULT_TIMEOUT_SECONDS ? `${why}, raised to ${MINIMUM_DEFAULT_TIMEOUT_SECONDS} s` : why };

@@ -6,6 +6,7 @@
  * real: every subscriber acts on them as on real traffic; it warns so before sending any, and refuses stacks outside
  * the accounts `--account` names. What it could not see is said in {@link VerifyResult.unproven} (./verdict.ts).
  */
+import { unseenEffects } from './unseen-effects';
 import type { DeadLetterFinding } from '../check/dead-letters';
 import type { Violation } from '../check/invariants';
 import type { ProducerFigures } from '../observation/run-facts';
@@ -254,9 +255,8 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
       continue;
     }
     const applied = await appliedByInbox(clients, subscriber, taken);
-    if (applied === undefined && probe === undefined && taken.size > 0) {
-      unproven.push(`${subscriber.name} keeps no inbox (aggregate mode) and the scenario has no effect probe for it: verify cannot see whether it applied the run's ${taken.size} event(s)`);
-    }
+    const unseen = unseenEffects(subscriber.name, subscriber.deployment, probe !== undefined, taken.size, applied !== undefined);
+    if (unseen !== undefined) unproven.push(unseen);
     verified.push({
       subscriber,
       taken,

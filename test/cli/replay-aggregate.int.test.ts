@@ -56,10 +56,11 @@ async function outboxEvent(id: string, atMs: number): Promise<void> {
   );
 }
 
-/** An aggregate that applied `applied` (newest last) out of `version` applications. */
-async function aggregate(pk: string, version: number, applied: readonly string[]): Promise<void> {
+/** An aggregate of `subscriber` (the runtime's mark; none: an item written before the runtime marked items) that applied `applied` (newest last) out of `version` applications. */
+async function aggregate(pk: string, version: number, applied: readonly string[], subscriber: string | null = 'Invoicing'): Promise<void> {
+  const mark = subscriber === null ? {} : { [AGGREGATE_ITEM.SUBSCRIBER_ATTRIBUTE]: subscriber };
   await documents().send(
-    new PutCommand({ TableName: aggregates, Item: { pk, points: version, [AGGREGATE_ITEM.VERSION_ATTRIBUTE]: version, [AGGREGATE_ITEM.PROCESSED_MESSAGES_ATTRIBUTE]: applied.map((id) => `${id} 0123456789abcdef`) } }),
+    new PutCommand({ TableName: aggregates, Item: { pk, points: version, ...mark, [AGGREGATE_ITEM.VERSION_ATTRIBUTE]: version, [AGGREGATE_ITEM.PROCESSED_MESSAGES_ATTRIBUTE]: applied.map((id) => `${id} 0123456789abcdef`) } }),
   );
 }
 
@@ -110,6 +111,30 @@ describe('replay to a subscriber in aggregate mode, given its aggregate tables',
     const forced = await cli(s, ...replayArgs(s, 'evt-missed'), '--aggregate-table', aggregates, '--allow-reapply');
     expect(forced.code).toBe(0);
     expect(s.queue.messages()).toHaveLength(1);
+  });
+
+  test('A-1: an id only an item naming no subscriber remembers is refused (not applied); another subscriber\'s items are left out, forgetful or not', async () => {
+    const s = (services = await startOperatorServices('AggregateReplayUnmarked'));
+    await outboxEvent('evt-old', s.clock.now() - DAY_MS);
+    await outboxEvent('evt-theirs', s.clock.now() - DAY_MS);
+    await aggregate('order-unmarked', 1, ['evt-old'], null); // written before the runtime marked items
+    await aggregate('customer#c-1', 9, ['evt-theirs'], 'Loyalty'); // Loyalty's, and it forgot 8 ids
+
+    const replay = await cli(s, ...replayArgs(s, 'evt-old', 'evt-theirs'), '--aggregate-table', aggregates);
+
+    expect(replay.code, replay.stdout + replay.stderr).toBe(3);
+    const decisions = (JSON.parse(replay.stdout) as { events: Decision[] }).events;
+    expect(decisions).toEqual([
+      expect.objectContaining({ eventId: 'evt-old', send: false, why: expect.stringMatching(/order-unmarked.*names no subscriber.*--allow-reapply/) }),
+      // Loyalty's aggregate neither proves Invoicing applied it nor (forgetting ids) that Invoicing may have
+      expect.objectContaining({ eventId: 'evt-theirs', send: true }),
+    ]);
+    expect(decisions[0]).not.toHaveProperty('applied');
+    expect(s.queue.messages()).toHaveLength(1);
+
+    const forced = await cli(s, ...replayArgs(s, 'evt-old'), '--aggregate-table', aggregates, '--allow-reapply');
+    expect(forced.code).toBe(0);
+    expect(s.queue.messages()).toHaveLength(2);
   });
 
   test('without --aggregate-table every event is refused as before, and the reason says how to decide it', async () => {

@@ -103,6 +103,7 @@ describe('createAggregateConsumer', () => {
       balance: 15,
       deposits: 2,
       aggregateVersion: 2,
+      aggregateSubscriber: SUBSCRIBER, // whose aggregate it is (replay --aggregate-table counts only the subscriber's)
       // compact entries: `<eventId> <first 16 hex digits of the payload fingerprint>`
       processedMessages: [`${first.id} ${prefixOf(first.body)}${timeOf(first.body)}`, `${second.id} ${prefixOf(second.body)}${timeOf(second.body)}`],
     });
@@ -302,6 +303,43 @@ describe('createAggregateConsumer', () => {
     expect(await aggregate(account)).toMatchObject({ balance: 101, deposits: 1, aggregateVersion: 1 });
   });
 
+  test('A-1: an item written before the runtime marked items (no aggregateSubscriber) is taken and gets the mark with its next version', async () => {
+    const account = newAccount();
+    const earlier = message(account, 5);
+    const { handler } = consumer();
+    await handler({ Records: [sqsRecord(earlier.body)] });
+    await client.send(new UpdateItemCommand({ TableName: accountsTable, Key: { pk: { S: account } }, UpdateExpression: 'REMOVE aggregateSubscriber' }));
+    expect(await aggregate(account)).not.toHaveProperty('aggregateSubscriber');
+
+    await handler({ Records: [sqsRecord(message(account, 1).body)] });
+    const response = await handler({ Records: [sqsRecord(earlier.body)] }); // its list still answers a redelivery
+
+    expect(response.batchItemFailures).toEqual([]);
+    expect(await aggregate(account)).toMatchObject({ balance: 6, aggregateVersion: 2, aggregateSubscriber: SUBSCRIBER });
+  });
+
+  test('A-1: an item naming another subscriber is refused (dead-lettered, nothing written): its ids are not this subscriber\'s duplicates', async () => {
+    const account = newAccount();
+    const deposited = message(account, 5);
+    await consumer({ config: { subscriberName: 'rewards' } }).handler({ Records: [sqsRecord(deposited.body)] });
+    const { handler, deadLetter, lines } = consumer();
+
+    expect((await handler({ Records: [sqsRecord(deposited.body)] })).batchItemFailures).toEqual([]);
+
+    expect(outcomesOf(lines)).not.toContain('duplicate');
+    expect(deadLetter.published).toEqual([
+      expect.objectContaining({ errorName: 'PermanentError', eventId: deposited.id, errorMessage: expect.stringContaining("is subscriber 'rewards's (its aggregateSubscriber), not 'balances's") }),
+    ]);
+    expect(await aggregate(account)).toMatchObject({ balance: 5, aggregateVersion: 1, aggregateSubscriber: 'rewards' });
+  });
+
+  test('A-1: apply may not set aggregateSubscriber (the runtime owns it)', async () => {
+    const { handler, deadLetter } = consumer({ apply: () => ({ state: { aggregateSubscriber: 'someone', balance: 1, deposits: 1 } as never }) });
+    const deposited = message(newAccount(), 1);
+    await handler({ Records: [sqsRecord(deposited.body)] });
+    expect(deadLetter.published).toEqual([expect.objectContaining({ eventId: deposited.id, errorMessage: expect.stringContaining("'aggregateSubscriber'") })]);
+  });
+
   test('works on a table with a sort key', async () => {
     const table = uniqueTableName('ledgers');
     await createTable(client, table, { partitionKey: 'pk', sortKey: 'sk' });
@@ -335,7 +373,7 @@ describe('createAggregateConsumer', () => {
 
   describe('handler mistakes are dead-lettered with a clear reason', () => {
     test.each([
-      ['the key', { pk: 'x', balance: 1 }, /apply returned state with 'pk' .* but the key \(pk\) and aggregateVersion, processedMessages are set by the runtime/],
+      ['the key', { pk: 'x', balance: 1 }, /apply returned state with 'pk' .* but the key \(pk\) and aggregateVersion, processedMessages, aggregateSubscriber are set by the runtime/],
       ['the version', { aggregateVersion: 7 }, /apply returned state with 'aggregateVersion'/],
       ['the processed list', { processedMessages: [] }, /apply returned state with 'processedMessages'/],
     ])('state that sets %s', async (_name, state, reason) => {

@@ -155,7 +155,8 @@ describe('nu43 finding 9a: the outbox is scanned once per run', () => {
       stackNames: ['App'],
       flows: [{ outboxTable: orders }],
       resources: [],
-      subscribers: [{ name: 'Billing', stackName: 'App', environment: {}, deployment: { format: 1, subscriberName: 'Billing', processingMode: 'multi-step', queueUrl: 'https://sqs.invalid/1/q', deadLetterQueueUrl: 'https://sqs.invalid/1/d', outboxTable: billing } }],
+      // as the constructs deploy it: the Operator output names the flow's outbox (for replay); the consumer's environment names the outbox it emits into (rv9 V-2)
+      subscribers: [{ name: 'Billing', stackName: 'App', environment: { IEF_OUTBOX_TABLE_NAME: billing }, deployment: { format: 1, subscriberName: 'Billing', processingMode: 'multi-step', queueUrl: 'https://sqs.invalid/1/q', deadLetterQueueUrl: 'https://sqs.invalid/1/d', outboxTable: orders } }],
     };
     const read = runEventReader(counting, flow, runId);
     expect([...(await read()).keys()]).toEqual([placedId]);

@@ -106,7 +106,8 @@ describe('R43 second review of verify', () => {
       stackNames: ['App'],
       flows: [{ outboxTable: orders }],
       resources: [],
-      subscribers: [{ name: 'Billing', stackName: 'App', environment: {}, deployment: { format: 1, subscriberName: 'Billing', processingMode: 'multi-step', queueUrl: 'https://sqs.invalid/1/q', deadLetterQueueUrl: 'https://sqs.invalid/1/d', outboxTable: billing } }],
+      // Billing emits into its own outbox: its consumer's environment names it (rv9 V-2; the Operator output's outboxTable is the flow's)
+      subscribers: [{ name: 'Billing', stackName: 'App', environment: { IEF_OUTBOX_TABLE_NAME: billing }, deployment: { format: 1, subscriberName: 'Billing', processingMode: 'multi-step', queueUrl: 'https://sqs.invalid/1/q', deadLetterQueueUrl: 'https://sqs.invalid/1/d', outboxTable: orders } }],
     };
 
     // WHEN verify reads the run's events
