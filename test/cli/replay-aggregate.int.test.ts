@@ -16,7 +16,8 @@ import { outboxKeyValue } from '../../lambda/producer/outbox-item';
 import { AGGREGATE_ITEM, OUTBOX_ITEM } from '../../lambda/contract/wire-format';
 import { localClient } from '../support/dynamodb-client';
 import { createKeyedTable, createOutbox } from '../support/proof/tables';
-import { envelopeObject } from '../lambda/helpers';
+import { createAggregateConsumer } from '../../lambda/aggregate/aggregate-consumer';
+import { envelopeObject, outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from '../lambda/helpers';
 import { cli, startOperatorServices, type OperatorServices } from './operator-services';
 
 const DAY_MS = 86_400_000;
@@ -37,9 +38,10 @@ afterEach(async () => {
 
 const documents = () => DynamoDBDocumentClient.from(localClient());
 
-/** An outbox item of the runtime, written and dated `atMs`. */
-async function outboxEvent(id: string, atMs: number): Promise<void> {
+/** An outbox item of the runtime, written and dated `atMs` (an `OrderBilled` without data unless told); returns its body. */
+async function outboxEvent(id: string, atMs: number, event: { type: string; data: unknown } = { type: 'OrderBilled', data: undefined }): Promise<string> {
   const key = outboxKeyValue(id);
+  const body = JSON.stringify(envelopeObject({ id, type: event.type, time: new Date(atMs).toISOString(), ...(event.data === undefined ? {} : { data: event.data }) }));
   await documents().send(
     new PutCommand({
       TableName: outbox.outboxTableName,
@@ -47,13 +49,14 @@ async function outboxEvent(id: string, atMs: number): Promise<void> {
         pk: key,
         sk: key,
         [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: OUTBOX_ITEM.RECORD_TYPE_VALUE,
-        [OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]: JSON.stringify(envelopeObject({ id, type: 'OrderBilled', time: new Date(atMs).toISOString() })),
+        [OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]: body,
         [OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]: id,
-        [OUTBOX_ITEM.EVENT_TYPE_ATTRIBUTE]: 'OrderBilled',
+        [OUTBOX_ITEM.EVENT_TYPE_ATTRIBUTE]: event.type,
         [OUTBOX_ITEM.WRITTEN_AT_ATTRIBUTE]: atMs,
       },
     }),
   );
+  return body;
 }
 
 /** An aggregate of `subscriber` (the runtime's mark; none: an item written before the runtime marked items) that applied `applied` (newest last) out of `version` applications. */
@@ -135,6 +138,37 @@ describe('replay to a subscriber in aggregate mode, given its aggregate tables',
     const forced = await cli(s, ...replayArgs(s, 'evt-old'), '--aggregate-table', aggregates, '--allow-reapply');
     expect(forced.code).toBe(0);
     expect(s.queue.messages()).toHaveLength(2);
+  });
+
+  /**
+   * Review rv9, A-1, with the real runtime: two aggregate subscribers keep their aggregates in one single table. Loyalty
+   * applied OrderPlaced (the aggregate consumer wrote `customer#c-1`); Invoicing's copy dead-lettered. The replay to
+   * Invoicing given that table once said "applied" on the word of Loyalty's item, sent nothing and exited 0: a lost event.
+   */
+  test("A-1: an event another aggregate subscriber applied in a shared table is not taken as applied by the subscriber replayed to", async () => {
+    const s = (services = await startOperatorServices('AggregateShared'));
+    const body = await outboxEvent('evt-order-1', s.clock.now() - DAY_MS, { type: 'OrderPlaced', data: { orderId: 'order-1', customer: 'c-1' } });
+    // GIVEN Loyalty (aggregate mode, the same table) applied it with the real runtime
+    const logged = recordingLogger();
+    const loyalty = createAggregateConsumer<{ customer: string }, { points: number }>({
+      locate: (event) => ({ tableName: aggregates, key: { pk: `customer#${event.data.customer}` } }),
+      apply: (current) => ({ state: { points: (current?.points ?? 0) + 10 } }),
+      client: localClient(),
+      config: { subscriberName: 'Loyalty' },
+      deadLetter: new RecordingDeadLetterPublisher(),
+      logger: logged.logger,
+      metricsSink: () => undefined,
+    });
+    const answered = (await loyalty({ Records: [sqsRecord(body, { messageId: 'm-1' })] } as never, {} as never)) as { batchItemFailures: unknown[] };
+    expect(answered.batchItemFailures).toEqual([]);
+    expect(outcomesOf(logged.lines)).toEqual(['processed']);
+
+    // WHEN the operator replays it to Invoicing, giving the shared table
+    const replay = await cli(s, ...replayArgs(s, 'evt-order-1'), '--aggregate-table', aggregates);
+
+    // THEN Invoicing's event is not declared applied on the word of Loyalty's aggregate
+    const [decision] = (JSON.parse(replay.stdout) as { events: Decision[] }).events;
+    expect(decision, replay.stdout).not.toEqual(expect.objectContaining({ applied: true }));
   });
 
   test('without --aggregate-table every event is refused as before, and the reason says how to decide it', async () => {

@@ -7,21 +7,10 @@
 import { expect, test } from 'vitest';
 import { unseenEffects } from '../../../simulator/verify/unseen-effects';
 import { verifyVerdict } from '../../../simulator/verify/verdict';
-import type { VerifyResult } from '../../../simulator/verify/verify-run';
+import { verifyResult } from './verify-result-kit';
 
-const OK_RUN: VerifyResult = {
-  runId: 'v0-01020304',
-  seed: 'verify',
-  stacks: ['App'],
-  producer: { total: 2, succeeded: 2, retried: 0, failed: [] },
-  committedEvents: 2,
-  eventIds: [],
-  derivedEvents: [],
-  subscribers: [{ name: 'Shipping', events: 2, deadLettered: 0 }],
-  deadLetters: {},
-  violations: [],
-  effectsNotCounted: ['Shipping'],
-};
+/** A clean run whose only subscriber, Shipping, had no effect probe. */
+const OK_RUN = verifyResult({ subscribers: [{ name: 'Shipping', events: 2, deadLettered: 0 }], effectsNotCounted: ['Shipping'] });
 
 test.each(['lease', 'multi-step'] as const)('V-4: a %s subscriber without a probe whose every record is COMPLETED is NOT PROVEN, naming why', (mode) => {
   const line = unseenEffects('Shipping', { processingMode: mode }, false, 4, true);

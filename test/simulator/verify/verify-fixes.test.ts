@@ -14,31 +14,16 @@ import type { DeployedFlow } from '../../../simulator/verify/deployed-flow';
 import { newRunId, RunIdError, withRunIds } from '../../../simulator/verify/run-ids';
 import { waitUntilQuiet } from '../../../simulator/verify/settle';
 import { verifyVerdict } from '../../../simulator/verify/verdict';
-import { refuseOtherAccounts, type VerifyResult } from '../../../simulator/verify/verify-run';
+import { refuseOtherAccounts } from '../../../simulator/verify/verify-run';
 import { createTable, uniqueTableName } from '../../support/dynamodb-client';
 import { makeQueue, queueModel } from '../aws/queue-test-kit';
 import { runEvent, VerifyTestbed } from './verify-test-kit';
+import { verifyResult } from './verify-result-kit';
 
 const bed = VerifyTestbed.start();
 const { clock, queues, dynamoDb, documents } = bed;
 const clients = (): VerifyClients => bed.clients();
 
-function result(overrides: Partial<VerifyResult>): VerifyResult {
-  return {
-    runId: 'v0-01020304',
-    seed: 'verify',
-    stacks: ['App'],
-    producer: { total: 2, succeeded: 2, retried: 0, failed: [] },
-    committedEvents: 2,
-    eventIds: [],
-    derivedEvents: [],
-    subscribers: [{ name: 'Shipping', events: 2, deadLettered: 0, effectsApplied: 2 }],
-    deadLetters: {},
-    violations: [],
-    effectsNotCounted: [],
-    ...overrides,
-  };
-}
 
 describe('verify after the r43 fixes', () => {
   test('a key holds a mark only as itself or a whole separated part', () => {
@@ -136,9 +121,9 @@ describe('verify after the r43 fixes', () => {
   });
 
   test('the verdict: OK when all was seen; NOT PROVEN for what verify could not see; VIOLATED for a failed command', () => {
-    expect(verifyVerdict(result({})).status).toBe('OK');
-    expect(verifyVerdict(result({ unproven: ['CustomerStats keeps no inbox (aggregate mode) and the scenario has no effect probe for it'] }))).toMatchObject({ status: 'NOT PROVEN', violations: [] });
-    const failed = verifyVerdict(result({ producer: { total: 2, succeeded: 1, retried: 2, failed: [{ index: 1, reason: 'the function failed (Unhandled): boom', producer: 'PlaceOrder' }] } }));
+    expect(verifyVerdict(verifyResult({})).status).toBe('OK');
+    expect(verifyVerdict(verifyResult({ unproven: ['CustomerStats keeps no inbox (aggregate mode) and the scenario has no effect probe for it'] }))).toMatchObject({ status: 'NOT PROVEN', violations: [] });
+    const failed = verifyVerdict(verifyResult({ producer: { total: 2, succeeded: 1, retried: 2, failed: [{ index: 1, reason: 'the function failed (Unhandled): boom', producer: 'PlaceOrder' }] } }));
     expect(failed.status).toBe('VIOLATED');
     expect(failed.violations.map((violation) => violation.kind)).toEqual(['producer-failed']);
   });
