@@ -835,7 +835,7 @@ export const MUTANTS: readonly Mutant[] = [
     file: 'simulator/cli/aggregate-applications.ts',
     find: '      if (owner !== undefined && owner !== subscriberName) {',
     replace: '      if (owner === null) {',
-    tests: ['test/cli/review-rv9-aggregate-shared-table.int.test.ts', 'test/cli/replay-aggregate.int.test.ts'],
+    tests: ['test/cli/replay-aggregate.int.test.ts'],
   },
   {
     id: 'replay-aggregate-unmarked-applied',
