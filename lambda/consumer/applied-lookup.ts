@@ -5,21 +5,11 @@
  * (lib/consumer/inbox-table.ts): BatchGetItem for transactional and ordered consumers, GetItem for lease and multi-step. A live record with the same fingerprint means the event was applied and
  * this is a late copy: acknowledged, not dead-lettered for data it no longer needs (R7-3). Never on the hot path.
  */
-import { BatchGetCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { recordKey, TABLE_SCHEMA } from '../contract/wire-format';
 import { PayloadMismatchError } from '../errors';
+import { readItemConsistently, type ItemRead } from '../transaction/consistent-item-read';
 import { appliedRecordOf, type KnownRecordsSource } from './known-records';
 import type { AppliedLookup } from './process-message';
-
-/** The read a mode's role is granted on its records' table: `batch-get` (BatchGetItem) or `get` (GetItem). */
-export type RecordRead = 'batch-get' | 'get';
-
-/** One item by BatchGetItem, strongly consistent; an unprocessed key (throttled) throws, retried with the message. */
-async function batchGetOne(source: KnownRecordsSource, key: Record<string, string>): Promise<Record<string, unknown> | undefined> {
-  const response = await source.client.send(new BatchGetCommand({ RequestItems: { [source.tableName]: { Keys: [key], ConsistentRead: true } } }));
-  if (Object.keys(response.UnprocessedKeys ?? {}).length > 0) throw new Error(`the look-up of the record of event key ${key[TABLE_SCHEMA.PARTITION_KEY]} was not processed (throttled): retried with the message`);
-  return response.Responses?.[source.tableName]?.[0];
-}
 
 /**
  * The {@link AppliedLookup} of a mode whose records are in `source`'s table (transactional and ordered: an inbox record
@@ -27,10 +17,10 @@ async function batchGetOne(source: KnownRecordsSource, key: Record<string, strin
  *
  * @throws PayloadMismatchError (from the look-up) when the record holds another fingerprint (the id was reused)
  */
-export function appliedRecordLookup(source: KnownRecordsSource, now: () => Date, read: RecordRead): AppliedLookup {
+export function appliedRecordLookup(source: KnownRecordsSource, now: () => Date, read: ItemRead): AppliedLookup {
   return async (envelope, fingerprint) => {
     const key = { [TABLE_SCHEMA.PARTITION_KEY]: recordKey(source.subscriberName, envelope.id) };
-    const item = read === 'batch-get' ? await batchGetOne(source, key) : (await source.client.send(new GetCommand({ TableName: source.tableName, Key: key, ConsistentRead: true }))).Item;
+    const item = await readItemConsistently(source.client, source.tableName, key, read, `the record of event '${envelope.id}'`);
     if (item === undefined) return undefined;
     const record = appliedRecordOf(item, source.accepts, Math.floor(now().getTime() / 1000));
     if (record === undefined) return undefined;

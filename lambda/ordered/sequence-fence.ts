@@ -3,8 +3,9 @@
  * in the same transaction as the event's business writes and inbox record. The write is conditioned on the fence
  * standing just before the event (absent for sequence 1), so an event is applied only as its aggregate's next one.
  */
-import { BatchGetCommand, PutCommand, type DynamoDBDocumentClient, type TransactWritePut } from '@aws-sdk/lib-dynamodb';
+import { PutCommand, type DynamoDBDocumentClient, type TransactWritePut } from '@aws-sdk/lib-dynamodb';
 import { isConditionalCheckFailed } from '../transaction/cancellation';
+import { readItemConsistently } from '../transaction/consistent-item-read';
 import { TABLE_SCHEMA } from '../contract/wire-format';
 import { SequenceGapError, SequenceReusedError } from './ordered-errors';
 import type { OrderedPosition } from './ordered-position';
@@ -133,9 +134,7 @@ export async function passedByFence(client: DynamoDBDocumentClient, tableName: s
   // (SequenceGapError, retried), and it is passed once the fence reaches it. A strongly consistent read, on this path only.
   // BatchGetItem, not GetItem: the permission an ordered consumer already has on its inbox table (its batch read)
   const key = { [TABLE_SCHEMA.PARTITION_KEY]: sequenceFenceKey(subscriberName, position.aggregateId) };
-  const response = await client.send(new BatchGetCommand({ RequestItems: { [tableName]: { Keys: [key], ConsistentRead: true } } }));
-  if (Object.keys(response.UnprocessedKeys ?? {}).length > 0) throw new Error(`the read of the sequence fence of aggregate '${position.aggregateId}' was not processed (throttled): retried with the message`);
-  const stored = response.Responses?.[tableName]?.[0];
+  const stored = await readItemConsistently(client, tableName, key, 'batch-get', `the sequence fence of aggregate '${position.aggregateId}'`);
   try {
     fenceRefusal(stored, position, eventId);
   } catch (refusal) {
