@@ -893,4 +893,13 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "    return { allowed: true, role: model.key, roleArn, code: 'AccessDenied', message: `the trust policy of ${rolePath} (${roleArn}) is not evaluated,",
     tests: ['test/simulator/iam/review-rv9-assume-role.test.ts'],
   },
+  // ---- ninth session (lead): the late copy's look-up reads with the mode's granted action ----
+  {
+    id: 'transactional-lookup-by-getitem',
+    breaks: "claim-check (nu9): a transactional consumer looks a late copy up with GetItem, which its role is not granted on its inbox table: on AWS the copy is dead-lettered as AccessDeniedException",
+    file: 'lambda/consumer/transactional-consumer.ts',
+    find: "appliedRecordLookup(source, now, 'batch-get')",
+    replace: "appliedRecordLookup(source, now, 'get')",
+    tests: ['test/lambda/claim-check-late-copy.int.test.ts'],
+  },
 ];
