@@ -902,4 +902,13 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "appliedRecordLookup(source, now, 'get')",
     tests: ['test/lambda/claim-check-late-copy.int.test.ts'],
   },
+  // ---- issue 39 (ninth session, bk9): steering's target of an effect call across redriven copies ----
+  {
+    id: 'steering-effect-call-by-message',
+    breaks: "simulator fault steering (issue 39): an effect call naming no inbox record is steered by its message again, so each copy the operator redrives starts the event's budget anew and a correct multi-step app outlives the operator's passes (seed loaded-7)",
+    file: 'simulator/faults/fault-steering.ts',
+    find: '    const target = named ?? this.eventOfInvocation.get(invocationId) ?? `message ${invocation.message}`;',
+    replace: '    const target = named ?? `message ${invocation.message}`;',
+    tests: ['test/simulator/faults/fault-steering.test.ts'],
+  },
 ];

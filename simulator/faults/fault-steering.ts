@@ -27,7 +27,9 @@
  * a fault to is dropped (it would hide a conflict's failed record), and a target whose write it applied unseen
  * (`lose-response`, `crash-after`) gets no further steered fault, so its retry runs as the app's would. A fault that
  * fails the receive (a conflict, a crash) goes to a target (the inbox record the write names, `<subscriber>#<event
- * id>`, else the message the invocation handles) that had fewer than half of its queue's `maxReceiveCount` - 1
+ * id>`, else the one the invocation named last, since a lease or multi-step consumer claims before its effect call, so
+ * that a copy of the event the operator redrove, a new message, is still that event; else the message the invocation
+ * handles) that had fewer than half of its queue's `maxReceiveCount` - 1
  * such faults (none for 2, and one for 1: a queue that retries nothing loses a valid event to any transient failure,
  * which the run must show), in its first receives only (a path still missing may take a later one); on the ordered
  * path that budget is the aggregate's whose sequence fence the write names (`<subscriber>@sequence#<aggregate>`), since
@@ -118,6 +120,8 @@ export class FaultSteering {
   private readonly invocationsSteered = new Set<string>();
   /** `<function key>|<invocation key>|<target>` of the targets a conflict was steered to: refused until the invocation ends. */
   private readonly contended = new Set<string>();
+  /** `<function key>|<invocation key>` → the event id of the inbox record the invocation's last request named. */
+  private readonly eventOfInvocation = new Map<string, string>();
   private readonly allowed: readonly SteeredFault[];
 
   /**
@@ -160,7 +164,12 @@ export class FaultSteering {
   public decide(functionKey: string, invocation: { readonly key: string; readonly message: string }, operation: string, body: string, planned: RequestFault): RequestFault {
     const steered = this.functions.get(functionKey);
     if (steered === undefined) return planned;
-    const target = steered.inboxKey?.exec(body)?.[1] ?? `message ${invocation.message}`;
+    // a write naming no inbox record (a lease or multi-step consumer's effect call) is the event's its invocation named
+    // last (its claim): a redriven copy of the event is a new message, and must not start the event's budget again
+    const named = steered.inboxKey?.exec(body)?.[1];
+    const invocationId = `${functionKey}|${invocation.key}`;
+    if (named !== undefined) this.eventOfInvocation.set(invocationId, named);
+    const target = named ?? this.eventOfInvocation.get(invocationId) ?? `message ${invocation.message}`;
     // a contended item's reads are refused too (throttled) for the rest of the invocation, so that a retry which
     // re-reads it (the aggregate consumer's) cannot find its event applied by another copy meanwhile and acknowledge it
     if (CONTENDED_READS.has(operation)) return this.contended.has(`${functionKey}|${invocation.key}|${target}`) ? 'throttle' : planned;

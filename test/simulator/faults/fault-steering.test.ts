@@ -143,6 +143,31 @@ describe('FaultSteering', () => {
     expect(steering.decide('Stack/Billing', invocation('i-3'), 'UpdateItem', JSON.stringify({ TableName: 'Mail', Key: { pk: { S: 'Billing#event-3' } } }), 'none')).toBe('none');
   });
 
+  test("steers a lease or multi-step consumer's effect call by the event its invocation claimed: a redriven copy (a new message) of an event left alone stays alone, within the event's budget", () => {
+    // seed loaded-7 of the example, count 3 (issue 39): Invoicing's first event had its claim applied unseen (left
+    // alone), yet its effect calls (no inbox record in their request) were steered by their message, and each copy the
+    // operator redrove after a block is a new message: three more steered crashes, each blocking it again, until the
+    // operator's five passes ran out and a correct app ended VIOLATED
+    const steering = new FaultSteering(DEFAULT_FAULT_RATES);
+    steering.addSubscriber('Stack/Invoicing', 'Invoicing', 5, ['Inbox']);
+    const claim = (eventId: string) => JSON.stringify({ TableName: 'Inbox', Item: { pk: { S: `Invoicing#${eventId}` } } });
+    const call = JSON.stringify({ TableName: 'Accounting', Item: { pk: { S: 'INVOICE#1' } } });
+    const deliver = (key: string, eventId: string): [string, string] => [
+      steering.decide('Stack/Invoicing', invocation(key), 'PutItem', claim(eventId), 'none'),
+      steering.decide('Stack/Invoicing', invocation(key), 'PutItem', call, 'none'),
+    ];
+
+    // event-1's first delivery: its call crashes before it is sent; the second: after it applied (left alone since)
+    expect([deliver('m-1|1', 'event-1'), deliver('m-1|2', 'event-1')]).toEqual([
+      ['none', 'crash-before'],
+      ['none', 'crash-after'],
+    ]);
+    // the operator resolved it and redrove its dead letter: a new message of the same event, left alone
+    expect(deliver('m-2|1', 'event-1')).toEqual(['none', 'none']);
+    // another event gets the site's next fault
+    expect(deliver('m-3|1', 'event-2')).toEqual(['none', 'conflict']);
+  });
+
   test('steers a fault again, up to twice, while the function\'s subscriber still misses a failure path it makes it meet', () => {
     const needed = new Set<SteeredFault>(['conflict']);
     const steering = new FaultSteering({ ...NO_FAULTS, throttle: 0.03 }, () => needed);
