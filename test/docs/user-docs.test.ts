@@ -18,6 +18,9 @@ const REPO = path.resolve(__dirname, '..', '..');
 const README = fs.readFileSync(path.join(REPO, 'README.md'), 'utf8');
 const API = fs.readFileSync(path.join(REPO, 'docs', 'API.md'), 'utf8');
 const SIMULATOR = fs.readFileSync(path.join(REPO, 'docs', 'SIMULATOR.md'), 'utf8');
+const TESTING = fs.readFileSync(path.join(REPO, 'docs', 'TESTING.md'), 'utf8');
+const RESOURCES = fs.readFileSync(path.join(REPO, 'docs', 'RESOURCES.md'), 'utf8');
+const CROSS_ACCOUNT = fs.readFileSync(path.join(REPO, 'docs', 'CROSS-ACCOUNT.md'), 'utf8');
 
 /** The user docs: README.md and the hand-written docs/*.md (the generated reference has its own test). */
 const USER_DOCS = ['README.md', ...fs.readdirSync(path.join(REPO, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
@@ -88,8 +91,26 @@ describe('README', () => {
     expect(beforeIt).not.toMatch(/npm ci\b/);
   });
 
-  test("has a 'Testing your app' section: Template assertions, snapshots with bundling skipped, simulate in CI", () => {
-    const testing = section(README, 'Testing your app');
+  test('is short, and points to a docs page for each task a newcomer has (issue 44)', () => {
+    expect(Buffer.byteLength(README)).toBeLessThan(20_000);
+    const tasks = section(README, 'Documentation, by task');
+    for (const page of ['PROCESSING-MODES', 'ORDERED-DELIVERY', 'CROSS-ACCOUNT', 'LARGE-EVENTS', 'TESTING', 'SIMULATOR', 'DEPLOYING', 'OPERATING', 'RESOURCES', 'GUARANTEES', 'API', 'OTHER-LANGUAGES']) {
+      expect(tasks).toContain(`](docs/${page}.md)`);
+    }
+  });
+
+  test('says nothing the ordered path made untrue (issue 44: "No ordering" beside an ordered path)', () => {
+    for (const doc of USER_DOCS) {
+      const text = fs.readFileSync(path.join(REPO, doc), 'utf8');
+      expect(text, doc).not.toMatch(/\*No ordering\.\*/);
+      expect(text, doc).not.toMatch(/standard path only/);
+    }
+  });
+});
+
+describe('docs/TESTING.md', () => {
+  test("Template assertions, snapshots with bundling skipped, simulate in CI", () => {
+    const testing = TESTING;
     expect(testing).toContain('Template.fromStack');
     expect(testing).toContain("'aws:cdk:bundling-stacks': []");
     expect(testing).toContain('toMatchSnapshot');
@@ -219,22 +240,22 @@ describe('docs/API.md facts', () => {
 });
 
 describe('issue 30: what users of split stacks and of the outbox read', () => {
-  test("README, 'The outbox item', names every attribute of the outbox item's wire format", () => {
-    const outboxItem = section(README, 'The outbox item');
+  test("docs/RESOURCES.md, 'The outbox item', names every attribute of the outbox item's wire format", () => {
+    const outboxItem = section(RESOURCES, 'The outbox item');
     for (const [name, value] of Object.entries(OUTBOX_ITEM)) {
       expect(outboxItem, `OUTBOX_ITEM.${name}`).toContain(name === 'KEY_PREFIX' ? `\`${value}<eventId>\`` : `\`${value}\``);
     }
   });
 
-  test("README, 'A flow split over stacks', creates subscribers from the flow in other stacks, with the dashboard in either", () => {
-    const layout = section(README, 'A flow split over stacks');
+  test("docs/CROSS-ACCOUNT.md, 'A flow split over stacks', creates subscribers from the flow in other stacks, with the dashboard in either", () => {
+    const layout = section(CROSS_ACCOUNT, 'A flow split over stacks');
     expect(layout).toMatch(/new Subscriber\(ledgerStack, 'Ledger', \{ flow, entry: /);
     expect(layout).toContain('dashboard: true');
     expect(layout).toMatch(/new FlowDashboard\(ops, /);
   });
 
-  test("README, 'Testing your app', says how to raise vitest's 10-second hook timeout for a multi-stack synth", () => {
-    const testing = section(README, 'Testing your app');
+  test("docs/TESTING.md says how to raise vitest's 10-second hook timeout for a multi-stack synth", () => {
+    const testing = TESTING;
     expect(testing).toMatch(/10-second limit of a `beforeAll` hook\s+\(`hookTimeout`\)/);
     expect(testing).toContain('Hook timed out in 10000ms');
     expect(testing).toMatch(/\}, 120_000\);/);

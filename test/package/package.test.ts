@@ -272,7 +272,7 @@ ledger.grant(billing.consumerFunction, 'dynamodb:UpdateItem');
 app.synth();
 console.log(JSON.stringify({ subscriber: billing.subscriberName, subscribers: flow.subscribers.length }));
 `,
-  // The user's own test of their stack, as README's "Testing your app" writes it: template assertions, no bundling.
+  // The user's own test of their stack, as docs/TESTING.md writes it: template assertions, no bundling.
   'test/flow.test.ts': `
 import * as assert from 'node:assert/strict';
 import * as path from 'node:path';
@@ -366,7 +366,7 @@ beforeAll(() => {
   }
   // the release's packing step, as CI runs it: clean, jsii + tsc, then `npm pack` of the three
   // three builds in one step (jsii alone took 447 s at load 40)
-  const reports = parseReports(run(process.execPath, [path.join(stage, 'scripts', 'release', 'pack.mjs'), tmp], { cwd: stage, timeout: PACK_TIMEOUT_MS }));
+  const reports = parseReports(run(process.execPath, [path.join(stage, 'scripts', 'release', 'pack.mjs'), '--json', tmp], { cwd: stage, timeout: PACK_TIMEOUT_MS }));
   for (const key of PACKAGE_KEYS) {
     const directory = path.join(stage, PACKAGES[key].directory);
     manifest[key] = JSON.parse(fs.readFileSync(path.join(directory, 'package.json'), 'utf8')) as PackageJson;
