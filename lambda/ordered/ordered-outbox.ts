@@ -182,7 +182,8 @@ function assertFifoId(value: string, what: string): void {
  */
 export class OrderedOutbox {
   /**
-   * An ordered outbox configured from the environment the constructs set on an ordered producer (`addOrderedProducer`):
+   * An ordered outbox configured from the environment the constructs set on a producer (`flow.addProducer`, or a
+   * function granted with `grantAppendEvents`; grant it `relay.grantAppendOrderedEvents` too):
    * the outbox table, and the flow's payload bucket when the flow offloads large events (`offloadLargeEvents`). Call it
    * once, at cold start.
    */
