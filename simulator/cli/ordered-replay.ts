@@ -21,6 +21,8 @@ export interface OrderedReplayRequest {
   readonly subscriberName: string;
   readonly queueUrl: string;
   readonly inboxTable: string;
+  /** The subscriber's deduplication window in seconds. @default none: every event below the fence without an inbox record is unproven */
+  readonly deduplicationWindowSeconds?: number;
   readonly location: OutboxLocation;
   readonly eventIds: readonly string[];
   readonly range?: { readonly sinceEpochMs: number; readonly untilEpochMs: number; readonly types: readonly string[] };
@@ -42,7 +44,15 @@ export async function orderedHistoryEvents(request: Pick<OrderedReplayRequest, '
 export async function replayOrdered(context: CommandContext, request: OrderedReplayRequest, confirm: (count: number) => Promise<boolean>): Promise<number> {
   const { events, missing } = await orderedHistoryEvents(request);
   const fences = new SequenceFences({ client: context.client(), tableName: request.inboxTable, subscriberName: request.subscriberName, now: () => context.now() });
-  const records = new OrderedEventRecords({ client: context.client(), tableName: request.inboxTable, subscriberName: request.subscriberName, now: () => context.now() });
+  // the history outlives the inbox's records: an event below the fence without one is called never applied only while
+  // younger than the window (from its write time); older, or of an unprovable age, it is unproven (review r8b, R8b-10)
+  const records = new OrderedEventRecords({
+    client: context.client(),
+    tableName: request.inboxTable,
+    subscriberName: request.subscriberName,
+    now: () => context.now(),
+    ...(request.deduplicationWindowSeconds === undefined ? {} : { deduplicationWindowSeconds: request.deduplicationWindowSeconds }),
+  });
   const plan = await planOrderedRedrive(
     events.map((event) => ({ id: event.envelope.id, body: event.body })),
     fences,

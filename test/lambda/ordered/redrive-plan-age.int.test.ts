@@ -62,8 +62,8 @@ async function appliedPair(): Promise<{ aggregateId: string; first: OrderedEnvel
 
 const at = (epochMs: number) => () => new Date(epochMs);
 const fencesOf = () => new SequenceFences({ client, tableName: inboxConfig.inboxTableName, subscriberName: SUBSCRIBER });
-const recordsAt = (now: () => Date, deduplicationWindowSeconds: number | undefined = WINDOW_SECONDS) =>
-  new OrderedEventRecords({ client, tableName: inboxConfig.inboxTableName, subscriberName: SUBSCRIBER, now, ...(deduplicationWindowSeconds === undefined ? {} : { deduplicationWindowSeconds }) });
+const recordsAt = (now: () => Date, window: 'with the window' | 'without it' = 'with the window') =>
+  new OrderedEventRecords({ client, tableName: inboxConfig.inboxTableName, subscriberName: SUBSCRIBER, now, ...(window === 'without it' ? {} : { deduplicationWindowSeconds: WINDOW_SECONDS }) });
 const ids = (letters: ReadonlyArray<{ id: string }> | undefined) => (letters ?? []).map((letter) => letter.id);
 
 describe('planOrderedRedrive: an event below the fence without an inbox record, by its age', () => {
@@ -103,7 +103,7 @@ describe('planOrderedRedrive: an event below the fence without an inbox record, 
   test('records read without the window prove no age: an unrecorded event is unproven, not reused', async () => {
     const { aggregateId, first } = await appliedPair();
     const never = { ...first, id: `never-${aggregateId}` };
-    const plan = await planOrderedRedrive([{ id: 'never-1', body: JSON.stringify(never) }], fencesOf(), recordsAt(at(Date.now()), undefined));
+    const plan = await planOrderedRedrive([{ id: 'never-1', body: JSON.stringify(never) }], fencesOf(), recordsAt(at(Date.now()), 'without it'));
     expect(ids(plan.reused)).toEqual([]);
     expect(ids(plan.unproven)).toEqual(['never-1']);
     expect(plan.unproven[0]!.why).toMatch(/deduplication window/);

@@ -225,7 +225,7 @@ export class OrderedWorld {
     this.producer = new OrderedOutbox({ client: this.producerClient, config: tables.outbox, maxAttempts: 10, now: () => new Date(this.nowMs) });
     this.reader = DynamoDBDocumentClient.from(localClient());
     this.fences = new SequenceFences({ client: this.reader, tableName: tables.inbox.inboxTableName, subscriberName: tables.inbox.subscriberName });
-    this.records = new OrderedEventRecords({ client: this.reader, tableName: tables.inbox.inboxTableName, subscriberName: tables.inbox.subscriberName, now: () => new Date(this.nowMs) });
+    this.records = new OrderedEventRecords({ client: this.reader, tableName: tables.inbox.inboxTableName, subscriberName: tables.inbox.subscriberName, now: () => new Date(this.nowMs), deduplicationWindowSeconds: MODEL_WINDOW_SECONDS });
   }
 
   /** Every request of `client` waits for the scheduler while one runs (an interleaving it decides). */
