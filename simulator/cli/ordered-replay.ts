@@ -62,6 +62,8 @@ export async function replayOrdered(context: CommandContext, request: OrderedRep
   const toSend = decisions.filter((item) => item.decision === 'send');
   const duplicates = decisions.filter((item) => item.decision === 'applied');
   const waiting = decisions.filter((item) => item.decision === 'waiting' || item.decision === 'unordered');
+  // below the fence, no inbox record, and too old (or of an unprovable age) to call never applied: refused, with why
+  const unproven = decisions.filter((item) => item.decision === 'unproven');
   const bodyOf = new Map(events.map((event) => [event.envelope.id, event.body]));
   let send = request.send;
   if (!send && toSend.length > 0 && !request.asJson) send = await confirm(toSend.length);
@@ -100,11 +102,13 @@ export async function replayOrdered(context: CommandContext, request: OrderedRep
     const missingLine = missing.length === 0 ? '' : `not in the outbox history (never written, or past its retention): ${missing.map(terminalText).join(' ')}\n`;
     const gaps = gapLines(plan, 'replayed event').map((line) => `${terminalText(line)}\n`).join('');
     const duplicatesText = duplicates.length === 0 ? '' : `; ${duplicates.length} at or below the fence are duplicates by design, not sent`;
-    const waitingText = waiting.length === 0 ? '' : `; ${waiting.length} not sent (behind a gap, or not ordered)`;
+    const waitingText =
+      (waiting.length === 0 ? '' : `; ${waiting.length} not sent (behind a gap, or not ordered)`) +
+      (unproven.length === 0 ? '' : `; ${unproven.length} below the fence without an inbox record and not provably never applied (older than the window, or of an unprovable age), not sent: see WHY`);
     const outcome = send
       ? `sent ${sent.length} to ${request.queueUrl} in sequence per aggregate for subscriber '${request.subscriberName}'${duplicatesText}${waitingText}`
       : `dry run: would send ${toSend.length} in sequence per aggregate${duplicatesText}${waitingText}; run again with --yes to send them`;
     context.io.stdout(`${table}${missingLine}${gaps}${outcome}\n`);
   }
-  return waiting.length > 0 || missing.length > 0 || Object.keys(plan.gaps).length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
+  return waiting.length > 0 || unproven.length > 0 || missing.length > 0 || Object.keys(plan.gaps).length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
 }
