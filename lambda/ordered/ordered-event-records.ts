@@ -10,8 +10,20 @@ import { recordKey, TABLE_SCHEMA } from '../contract/wire-format';
 import { findSkip } from './skipped-events';
 import type { OrderedPosition } from './ordered-position';
 
-/** What the subscriber holds of an event: `applied` (a live inbox record), `skipped` (a fence skip dropped it), or nothing. */
-export type OrderedEventRecord = 'applied' | 'skipped' | undefined;
+/**
+ * What the subscriber holds of an event: `applied` (a live inbox record), `skipped` (a fence skip dropped it), nothing
+ * (undefined: no record, and the event is young enough that a record of an application would still be live: never
+ * applied), or `{ unproven }`: no record, but the event's age does not prove it was never applied (older than the
+ * deduplication window, whose record may have expired; no write time; a write time later than now; or no window
+ * given), with why.
+ */
+export type OrderedEventRecord = 'applied' | 'skipped' | { readonly unproven: string } | undefined;
+
+/**
+ * How much younger than the deduplication window an unrecorded event must be, from its write time, to be called never
+ * applied: slack for the producer's clock running ahead of the consumer's (whose clock dates the record's expiry).
+ */
+export const ORDERED_AGE_MARGIN_SECONDS = 300;
 
 /** Reads what a subscriber holds of an event (`OrderedEventRecords` does, on the inbox table). */
 export interface IOrderedEventRecords {
@@ -27,6 +39,13 @@ export interface OrderedEventRecordsOptions {
   readonly subscriberName: string;
   /** @default the system clock */
   readonly now?: () => Date;
+  /**
+   * The subscriber's deduplication window (its inbox records' lifetime), in seconds. An event without a live record is
+   * called never applied only while younger than it by {@link ORDERED_AGE_MARGIN_SECONDS}, aged as the consumer ages
+   * it: from its write time (`iefwrittenat`), never from its producer's `time`.
+   * @default none: no age proves a record would still be live, so every event without one is unproven
+   */
+  readonly deduplicationWindowSeconds?: number;
 }
 
 /** Reads a subscriber's inbox record of an event (strongly consistent; an expired record counts as absent, as the inbox's condition does), then its skip record. */
@@ -40,9 +59,30 @@ export class OrderedEventRecords implements IOrderedEventRecords {
   public async find(position: OrderedPosition, eventId: string): Promise<OrderedEventRecord> {
     const { tableName, subscriberName } = this.options;
     const item = (await this.client.send(new GetCommand({ TableName: tableName, Key: { [TABLE_SCHEMA.PARTITION_KEY]: recordKey(subscriberName, eventId) }, ConsistentRead: true }))).Item;
-    const nowSeconds = Math.floor((this.options.now ?? (() => new Date()))().getTime() / 1000);
+    const nowMilliseconds = (this.options.now ?? (() => new Date()))().getTime();
+    const nowSeconds = Math.floor(nowMilliseconds / 1000);
     const expiresAt = item?.[TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE];
     if (item !== undefined && !(typeof expiresAt === 'number' && expiresAt < nowSeconds)) return 'applied';
-    return (await findSkip(this.client, tableName, subscriberName, position, eventId, position.writtenAt)) === undefined ? undefined : 'skipped';
+    if ((await findSkip(this.client, tableName, subscriberName, position, eventId, position.writtenAt)) !== undefined) return 'skipped';
+    const unproven = unprovenAge(position.writtenAt, nowMilliseconds, this.options.deduplicationWindowSeconds);
+    return unproven === undefined ? undefined : { unproven };
   }
+}
+
+/**
+ * Why the absence of an inbox record does not prove an event written at `writtenAt` never applied (review r8b,
+ * R8b-10: the outbox's history outlives the inbox's records); undefined when it does: the event is younger than the
+ * window by the margin, so the record of an application (dated from the application, after the write) would be live.
+ */
+export function unprovenAge(writtenAt: number | undefined, nowEpochMilliseconds: number, deduplicationWindowSeconds: number | undefined): string | undefined {
+  if (deduplicationWindowSeconds === undefined) return "no inbox record of it, and without the subscriber's deduplication window its age proves nothing: a record of an application may have expired";
+  if (writtenAt === undefined) {
+    return "no inbox record of it, and its envelope does not say when it was written (no iefwrittenat: an older runtime, another producer, by hand); its time is only its producer's word, so its age can not be proven and a record of an application may have expired";
+  }
+  if (writtenAt > nowEpochMilliseconds) {
+    return `no inbox record of it, and its envelope says it was written at ${new Date(writtenAt).toISOString()}, later than now: a write time that lies proves no age, so a record of an application may have expired`;
+  }
+  const ageSeconds = (nowEpochMilliseconds - writtenAt) / 1000;
+  if (ageSeconds + ORDERED_AGE_MARGIN_SECONDS < deduplicationWindowSeconds) return undefined;
+  return `no inbox record of it, but it was written ${Math.floor(ageSeconds)} s ago, older than the subscriber's deduplication window (${deduplicationWindowSeconds} s, less ${ORDERED_AGE_MARGIN_SECONDS} s of clock slack): a record of an application would have expired by now`;
 }

@@ -29,6 +29,8 @@ export interface PlannedDeadLetter extends OrderedDeadLetter, OrderedPosition {
    * @default undefined for letters in the other lists
    */
   readonly recognisedBy?: 'fence' | 'inbox record' | 'fence skip' | 'copy';
+  /** For a letter in `unproven`, why its age does not prove it never applied. @default undefined for letters in the other lists */
+  readonly why?: string;
 }
 
 /** What {@link planOrderedRedrive} decided. */
@@ -50,7 +52,7 @@ export interface OrderedRedrivePlan {
    * Applied (or about to be), each with what showed it (`recognisedBy`): at or below the fence AND the fence holds this
    * event at its sequence or the subscriber has a live inbox record of its event id (or an operator's `fence skip`
    * dropped it); or a second copy (same event id) of one in `redrive`. Delete them, do not redrive. A letter at or
-   * below the fence with none of these was never applied (its sequence was taken by another event after a restored or
+   * below the fence with none of these, young enough that a record of its application would still be live, was never applied (its sequence was taken by another event after a restored or
    * replaced outbox table, even without a `SequenceReusedError` error name: SQS moves a letter after `maxReceiveCount`
    * with none): it is in `reused`.
    */
@@ -58,7 +60,8 @@ export interface OrderedRedrivePlan {
   /**
    * Never applied, and never will be under their sequence: a `SequenceReusedError` dead letter (a new event under a
    * sequence the fence already passed: the outbox's heads went back), a letter at or below the fence of which the
-   * subscriber holds no inbox record (and no skip dropped it), a letter of a generation older than the fence's above
+   * subscriber holds no inbox record (and no skip dropped it) while a record of an application would still be live
+   * (else it is `unproven`), a letter of a generation older than the fence's above
    * it, a letter of a newer generation whose base the fence has passed (the fence can never enter that generation:
    * such a letter needs a later carry of the heads before it is written again), or a second letter of one sequence with
    * another event id than the first. Redriving them is
@@ -67,6 +70,15 @@ export interface OrderedRedrivePlan {
    * (docs/ORDERED-DELIVERY.md, "Restoring the outbox table", step 5).
    */
   readonly reused: readonly PlannedDeadLetter[];
+  /**
+   * At or below the fence, without an inbox record of the event, but not provably never applied (review r8b, R8b-10),
+   * each with `why`: the event is older than the subscriber's deduplication window (aged from its write time,
+   * `iefwrittenat`, as the consumer ages it), so a record of its application may have expired; or its age can not be
+   * proven (no write time, one later than now, or records read without the window). Neither redriven (the fence
+   * answers it) nor to be written again as a new event (that may apply it twice): the operator decides from the
+   * subscriber's own state whether it was applied (docs/ORDERED-DELIVERY.md, "Restoring the outbox table", step 5).
+   */
+  readonly unproven: readonly PlannedDeadLetter[];
   /**
    * Per aggregate, the sequences after the fence and before its highest dead letter that no dead letter holds: still
    * in the queue (in flight), or lost. Until they are applied, the redriven later ones wait.
@@ -103,6 +115,7 @@ export async function planOrderedRedrive(deadLetters: readonly OrderedDeadLetter
   const redrive: PlannedDeadLetter[] = [];
   const alreadyApplied: PlannedDeadLetter[] = [];
   const reused: PlannedDeadLetter[] = [];
+  const unproven: PlannedDeadLetter[] = [];
   for (const letter of placed) {
     const fence = states.get(letter.aggregateId);
     const fenceAt = fence?.appliedSequence ?? 0;
@@ -117,6 +130,7 @@ export async function planOrderedRedrive(deadLetters: readonly OrderedDeadLetter
         // below the fence the fence keeps no event id: only the subscriber's inbox record shows the event applied
         const held = letter.eventId === undefined ? undefined : await records.find(letter, letter.eventId);
         if (held === undefined) reused.push(letter);
+        else if (typeof held === 'object') unproven.push({ ...letter, why: held.unproven });
         else alreadyApplied.push({ ...letter, recognisedBy: held === 'applied' ? 'inbox record' : 'fence skip' });
       }
     } else if ((fence?.appliedGeneration ?? 0) > letter.generation) {
@@ -142,7 +156,7 @@ export async function planOrderedRedrive(deadLetters: readonly OrderedDeadLetter
   const firstGap = (letter: PlannedDeadLetter): number => gaps[letter.aggregateId]?.[0] ?? Number.POSITIVE_INFINITY;
   const ready = redrive.filter((letter) => letter.sequence < firstGap(letter));
   const waiting = redrive.filter((letter) => letter.sequence > firstGap(letter));
-  return { redrive, ready, waiting, alreadyApplied, reused, gaps, unordered };
+  return { redrive, ready, waiting, alreadyApplied, reused, unproven, gaps, unordered };
 }
 
 /** The `errorName` of a dead letter the fence refused as a new event under a sequence already passed. */

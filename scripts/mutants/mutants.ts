@@ -911,4 +911,21 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    const target = named ?? `message ${invocation.message}`;',
     tests: ['test/simulator/faults/fault-steering.test.ts'],
   },
+  // ---- issue 38 / review r8b R8b-10 (tenth session, r10): the redrive plan ages what it calls never applied ----
+  {
+    id: 'ordered-plan-ignores-age',
+    breaks: "ordered plan (R8b-10): an event below the fence without an inbox record is called never applied (write it again) whatever its age, so replaying an event applied longer ago than the window, whose record expired, applies it twice",
+    file: 'lambda/ordered/ordered-event-records.ts',
+    find: '  if (ageSeconds + ORDERED_AGE_MARGIN_SECONDS < deduplicationWindowSeconds) return undefined;',
+    replace: '  if (ageSeconds + ORDERED_AGE_MARGIN_SECONDS < Number.POSITIVE_INFINITY) return undefined;',
+    tests: ['test/lambda/ordered/redrive-plan-age.int.test.ts', 'test/lambda/model/ordered-replay-age.model.int.test.ts'],
+  },
+  {
+    id: 'ordered-plan-unwritten-young',
+    breaks: "ordered plan (R8b-10): an event without a write time (iefwrittenat) is taken for young, so its producer's word decides and one applied long ago is called never applied (written again: applied twice)",
+    file: 'lambda/ordered/ordered-event-records.ts',
+    find: '  if (writtenAt === undefined) {',
+    replace: '  if (writtenAt === undefined) return undefined;\n  if (Number.isNaN(writtenAt)) {',
+    tests: ['test/lambda/ordered/redrive-plan-age.int.test.ts'],
+  },
 ];

@@ -19,12 +19,13 @@ import { scanItems } from './scan-items';
 import { skip } from './fence-skip';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { terminalText } from './terminal-text';
+import { parseDurationSeconds } from './arguments';
 
 const USAGE = `Usage:
   idempotent-event-flow fence show <subscriber> <aggregate-id> --table <inbox table> [--json]
-  idempotent-event-flow fence list <subscriber> --table <inbox table> [--dead-letter-queue <url>] [--outbox-table <name>] [--json]
+  idempotent-event-flow fence list <subscriber> --table <inbox table> [--dead-letter-queue <url>] [--outbox-table <name>] [--deduplication-window <duration>] [--json]
   idempotent-event-flow fence skip <subscriber> <aggregate-id> --table <inbox table> --outbox-table <name> --from <n> --to <m> --reason <text> [--yes] [--json]
-  idempotent-event-flow fence redrive <subscriber> --table <inbox table> --dead-letter-queue <url> --queue <url> [--yes] [--json]
+  idempotent-event-flow fence redrive <subscriber> --table <inbox table> --dead-letter-queue <url> --queue <url> [--deduplication-window <duration>] [--yes] [--json]
   idempotent-event-flow fence replay <subscriber> <aggregate-id> --table <inbox table> --outbox-table <name> --queue <url> [--yes] [--json]
 
 An ordered subscriber applies each aggregate's events in sequence; its fence holds the last sequence applied.
@@ -44,7 +45,10 @@ An ordered subscriber applies each aggregate's events in sequence; its fence hol
            sequence (one copy per sequence, the aggregate as the message group), leaving in the dead-letter queue
            those at or below the fence that the subscriber applied (the fence or its inbox record holds the event id;
            one with neither was never applied: written again as a new event, never deleted as applied) and anything
-           that is not an ordered event. It names the gaps:
+           that is not an ordered event. A letter with neither is called never applied only while it is younger, from
+           its write time (iefwrittenat), than --deduplication-window (the subscriber's, less 5 minutes): a record of
+           an application would still be live. Older, without a write time, or without the flag, it is 'unproven':
+           left, neither redriven nor to be written again unless the subscriber's own state shows it never applied. It names the gaps:
            sequences after the fence that no dead letter holds (in flight, or lost: replay them from the outbox, or
            skip them). A dry run unless --yes.
   replay   sends the aggregate's events after the fence from the outbox's ordered history (its items live for the
@@ -98,6 +102,13 @@ function describePlan(plan: OrderedRedrivePlan): string {
       (letter) =>
         `  reused   ${terminalText(letter.aggregateId)} #${letter.sequence}  (${terminalText(letter.id)}, event ${terminalText(letter.eventId ?? '?')}): never applied, another event holds this sequence; ` +
         'not redriven (the fence refuses it again): write it again through OrderedOutbox as a new event, then delete the dead letter (docs/ORDERED-DELIVERY.md, "Restoring the outbox table")',
+    ),
+  );
+  lines.push(
+    ...plan.unproven.map(
+      (letter) =>
+        `  unproven ${terminalText(letter.aggregateId)} #${letter.sequence}  (${terminalText(letter.id)}, event ${terminalText(letter.eventId ?? '?')}): ${terminalText(letter.why ?? 'no inbox record of it')}; ` +
+        'not redriven (the fence answers it), and not to be written again unless the subscriber\'s own state shows it was not applied (docs/ORDERED-DELIVERY.md, "Restoring the outbox table", step 5)',
     ),
   );
   lines.push(...plan.unordered.map((letter) => `  not an ordered event (${terminalText(letter.id)}): left in the dead-letter queue`));
@@ -214,7 +225,10 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   const fences = new SequenceFences({ client: context.client(), tableName: table, subscriberName: subscriber, now: () => context.now() });
   if (action === 'redrive' || action === 'list') {
     if (aggregateId !== undefined) return context.usageError(`unexpected argument '${aggregateId}'`);
-    const records = new OrderedEventRecords({ client: context.client(), tableName: table, subscriberName: subscriber, now: () => context.now() });
+    const typedWindow = typeof parsed.values['deduplication-window'] === 'string' ? parseDurationSeconds(parsed.values['deduplication-window'], 'deduplication-window') : undefined;
+    if (typeof typedWindow === 'string') return context.usageError(typedWindow);
+    // without the window, a letter below the fence with no inbox record is unproven (its record may have expired)
+    const records = new OrderedEventRecords({ client: context.client(), tableName: table, subscriberName: subscriber, now: () => context.now(), ...(typedWindow === undefined ? {} : { deduplicationWindowSeconds: typedWindow }) });
     return action === 'redrive' ? redrive(parsed, context, fences, records) : list(parsed, context, fences, records);
   }
   if (aggregateId === undefined) return context.usageError(`'fence ${action}' needs the aggregate id`);
@@ -235,6 +249,7 @@ export const fenceCommand: Command = {
     reason: { type: 'string' },
     'dead-letter-queue': { type: 'string' },
     'outbox-table': { type: 'string' },
+    'deduplication-window': { type: 'string' },
     queue: { type: 'string' },
     yes: { type: 'boolean' },
     json: { type: 'boolean' },

@@ -55,7 +55,14 @@ export async function redriveOrderedDeadLetters(context: CommandContext, request
     return context.usageError(`'dlq redrive' of the ordered subscriber '${subscriber.subscriberName}' needs --table (its inbox table, where its sequence fences are) or --subscriber-output`);
   }
   const fences = new SequenceFences({ client: context.client(), tableName: subscriber.inboxTable, subscriberName: subscriber.subscriberName, now: () => context.now() });
-  const records = new OrderedEventRecords({ client: context.client(), tableName: subscriber.inboxTable, subscriberName: subscriber.subscriberName, now: () => context.now() });
+  // aged as the consumer ages events: a letter without a record older than the window is unproven, not never applied
+  const records = new OrderedEventRecords({
+    client: context.client(),
+    tableName: subscriber.inboxTable,
+    subscriberName: subscriber.subscriberName,
+    now: () => context.now(),
+    ...(subscriber.deduplicationWindowSeconds === undefined ? {} : { deduplicationWindowSeconds: subscriber.deduplicationWindowSeconds }),
+  });
   const sqs = context.sqsClient();
   const messages = await receiveMessages(sqs, request.deadLetterQueueUrl, request.limit);
   const moved = new Set<string>();

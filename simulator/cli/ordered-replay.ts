@@ -21,6 +21,8 @@ export interface OrderedReplayRequest {
   readonly subscriberName: string;
   readonly queueUrl: string;
   readonly inboxTable: string;
+  /** The subscriber's deduplication window in seconds. @default none: every event below the fence without an inbox record is unproven */
+  readonly deduplicationWindowSeconds?: number;
   readonly location: OutboxLocation;
   readonly eventIds: readonly string[];
   readonly range?: { readonly sinceEpochMs: number; readonly untilEpochMs: number; readonly types: readonly string[] };
@@ -42,7 +44,15 @@ export async function orderedHistoryEvents(request: Pick<OrderedReplayRequest, '
 export async function replayOrdered(context: CommandContext, request: OrderedReplayRequest, confirm: (count: number) => Promise<boolean>): Promise<number> {
   const { events, missing } = await orderedHistoryEvents(request);
   const fences = new SequenceFences({ client: context.client(), tableName: request.inboxTable, subscriberName: request.subscriberName, now: () => context.now() });
-  const records = new OrderedEventRecords({ client: context.client(), tableName: request.inboxTable, subscriberName: request.subscriberName, now: () => context.now() });
+  // the history outlives the inbox's records: an event below the fence without one is called never applied only while
+  // younger than the window (from its write time); older, or of an unprovable age, it is unproven (review r8b, R8b-10)
+  const records = new OrderedEventRecords({
+    client: context.client(),
+    tableName: request.inboxTable,
+    subscriberName: request.subscriberName,
+    now: () => context.now(),
+    ...(request.deduplicationWindowSeconds === undefined ? {} : { deduplicationWindowSeconds: request.deduplicationWindowSeconds }),
+  });
   const plan = await planOrderedRedrive(
     events.map((event) => ({ id: event.envelope.id, body: event.body })),
     fences,
@@ -52,6 +62,8 @@ export async function replayOrdered(context: CommandContext, request: OrderedRep
   const toSend = decisions.filter((item) => item.decision === 'send');
   const duplicates = decisions.filter((item) => item.decision === 'applied');
   const waiting = decisions.filter((item) => item.decision === 'waiting' || item.decision === 'unordered');
+  // below the fence, no inbox record, and too old (or of an unprovable age) to call never applied: refused, with why
+  const unproven = decisions.filter((item) => item.decision === 'unproven');
   const bodyOf = new Map(events.map((event) => [event.envelope.id, event.body]));
   let send = request.send;
   if (!send && toSend.length > 0 && !request.asJson) send = await confirm(toSend.length);
@@ -90,11 +102,13 @@ export async function replayOrdered(context: CommandContext, request: OrderedRep
     const missingLine = missing.length === 0 ? '' : `not in the outbox history (never written, or past its retention): ${missing.map(terminalText).join(' ')}\n`;
     const gaps = gapLines(plan, 'replayed event').map((line) => `${terminalText(line)}\n`).join('');
     const duplicatesText = duplicates.length === 0 ? '' : `; ${duplicates.length} at or below the fence are duplicates by design, not sent`;
-    const waitingText = waiting.length === 0 ? '' : `; ${waiting.length} not sent (behind a gap, or not ordered)`;
+    const waitingText =
+      (waiting.length === 0 ? '' : `; ${waiting.length} not sent (behind a gap, or not ordered)`) +
+      (unproven.length === 0 ? '' : `; ${unproven.length} below the fence without an inbox record and not provably never applied (older than the window, or of an unprovable age), not sent: see WHY`);
     const outcome = send
       ? `sent ${sent.length} to ${request.queueUrl} in sequence per aggregate for subscriber '${request.subscriberName}'${duplicatesText}${waitingText}`
       : `dry run: would send ${toSend.length} in sequence per aggregate${duplicatesText}${waitingText}; run again with --yes to send them`;
     context.io.stdout(`${table}${missingLine}${gaps}${outcome}\n`);
   }
-  return waiting.length > 0 || missing.length > 0 || Object.keys(plan.gaps).length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
+  return waiting.length > 0 || unproven.length > 0 || missing.length > 0 || Object.keys(plan.gaps).length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
 }

@@ -14,6 +14,7 @@ import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endp
 import { localClient } from '../support/dynamodb-client';
 import { createInbox, createKeyedTable, createOutbox } from '../support/proof/tables';
 import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
+import { CLOCK_BUFFER_BYTES, VirtualClock } from '../../simulator/aws/clock';
 import { cli, deliverOnce } from './operator-services';
 
 const SUBSCRIBER = 'Ledger';
@@ -312,6 +313,36 @@ describe('dlq redrive and replay of an ordered subscriber (issue 33): in sequenc
     for (const message of messages) queues.queue.changeVisibility(message.receiptHandle, 0);
     while ((await deliverOnce(queues.queue, consumer())) > 0);
     expect(await ledger(aggregate)).toEqual(['placed', 'paid', 'shipped']);
+  });
+});
+
+describe('replay of an ordered subscriber, past the deduplication window (review r8b, R8b-10)', () => {
+  test('an event applied longer ago than the window (its inbox record expired) is not called never applied: unproven, refused with why (exit code 3); within the window it is a duplicate', async () => {
+    const queues = fifoQueues('LedgerAged');
+    const aggregate = `order-${Date.now()}-aged`;
+    const events = await produce(aggregate, ['placed', 'paid']);
+    for (const [index, event] of events.entries()) await consumer()({ Records: [{ messageId: `a${index}`, body: JSON.stringify(event), attributes: { ApproximateReceiveCount: '1' } }] });
+    const output = orderedOutput(queues);
+    const args = ['replay', '--subscriber-output', output, ...events.flatMap((event) => ['--event-id', event.id])];
+    // the operator's clock: within the window (one minute on), then past it (the window is 3600 s)
+    const within = new VirtualClock(new SharedArrayBuffer(CLOCK_BUFFER_BYTES), () => Date.now() + 60_000);
+    const past = new VirtualClock(new SharedArrayBuffer(CLOCK_BUFFER_BYTES), () => Date.now() + 4_000_000);
+    const young = await cli({ clock: within, endpoint }, ...args, '--json');
+    expect(young.code).toBe(0);
+    expect((JSON.parse(young.stdout) as { events: Array<{ sequence: number; decision: string }> }).events.map((event) => `#${event.sequence} ${event.decision}`)).toEqual(['#1 applied', '#2 applied']);
+
+    const old = await cli({ clock: past, endpoint }, ...args, '--json');
+    expect(old.code).toBe(3);
+    const decided = (JSON.parse(old.stdout) as { events: Array<{ sequence: number; decision: string; why?: string }> }).events;
+    expect(decided.map((event) => `#${event.sequence} ${event.decision}`)).toEqual(['#2 applied', '#1 unproven']);
+    expect(decided[1]!.why).toMatch(/older than the subscriber's deduplication window \(3600 s/);
+    expect(decided[1]!.why).toContain('Restoring the outbox table');
+    const text = await cli({ clock: past, endpoint }, ...args, '--yes');
+    expect(text.code).toBe(3);
+    expect(text.stdout).toContain('sent 0 to');
+    expect(text.stdout).toContain('1 below the fence without an inbox record and not provably never applied');
+    expect(queues.queue.counts().visible).toBe(0);
+    expect(await ledger(aggregate)).toEqual(['placed', 'paid']);
   });
 });
 

@@ -42,8 +42,9 @@ export interface OrderedDecision {
   readonly aggregateId?: string;
   readonly sequence?: number;
   /** `send`: the fence admits it now; `waiting`: behind a gap; `applied`: at or below the fence;
-   * `reused`: never applied, another event holds its sequence (write it again as a new event); `unordered`: no position. */
-  readonly decision: 'send' | 'waiting' | 'applied' | 'reused' | 'unordered';
+   * `reused`: never applied, another event holds its sequence (write it again as a new event); `unproven`: at or below
+   * the fence with no inbox record, but too old (or of an unprovable age) to call never applied; `unordered`: no position. */
+  readonly decision: 'send' | 'waiting' | 'applied' | 'reused' | 'unproven' | 'unordered';
   readonly why?: string;
 }
 
@@ -99,6 +100,17 @@ export function orderedDecisions(plan: OrderedRedrivePlan, wording: OrderedWordi
         why:
           `never applied: another event holds sequence ${letter.sequence} (a SequenceReusedError, another event id than the one applied there, or at or below the fence with no inbox record of this event id), so the fence refuses it again; ` +
           `write it again through OrderedOutbox as a new event with its data, then delete the dead letter (docs/ORDERED-DELIVERY.md, "Restoring the outbox table"): ${wording.left}`,
+      }),
+    ),
+    ...plan.unproven.map(
+      (letter): OrderedDecision => ({
+        id: letter.id,
+        aggregateId: letter.aggregateId,
+        sequence: letter.sequence,
+        decision: 'unproven',
+        why:
+          `at or below the fence (the fence answers a copy), ${letter.why ?? 'no inbox record of it'}: it may have been applied, so it is not called never applied and must not be written again as a new event unless the subscriber's own state shows it was not applied ` +
+          `(docs/ORDERED-DELIVERY.md, "Restoring the outbox table", step 5): ${wording.left}`,
       }),
     ),
     ...plan.unordered.map((letter): OrderedDecision => ({ id: letter.id, decision: 'unordered', why: `not an ordered event (no aggregate and sequence): ${wording.left}` })),

@@ -59,7 +59,8 @@ describe('planOrderedRedrive: a dead letter below the fence without an error nam
     expect([old.sequence, first.sequence]).toEqual(['0000000000000001', '0000000000000001']);
     for (const envelope of [first, second]) expect((await consumer()({ Records: [sqsRecord(JSON.stringify(envelope))] })).batchItemFailures).toEqual([]);
     const fences = new SequenceFences({ client, tableName: inboxConfig.inboxTableName, subscriberName: SUBSCRIBER });
-    const records = new OrderedEventRecords({ client, tableName: inboxConfig.inboxTableName, subscriberName: SUBSCRIBER });
+    // within the window (3600 s): no record of the old #1 proves it never applied (older, it would be unproven)
+    const records = new OrderedEventRecords({ client, tableName: inboxConfig.inboxTableName, subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 });
 
     const plan = await planOrderedRedrive([{ id: 'dl-old', body: JSON.stringify(old) }, { id: 'dl-copy', body: JSON.stringify(first) }], fences, records);
 

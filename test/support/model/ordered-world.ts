@@ -39,7 +39,7 @@ import { SimulatedQueue } from '../../../simulator/aws/queue';
 import { createLogger } from '../../../lambda/logger';
 import { createOrderedConsumer } from '../../../lambda/ordered/ordered-consumer';
 import { OrderedOutbox, type OrderedEnvelope } from '../../../lambda/ordered/ordered-outbox';
-import { planOrderedRedrive } from '../../../lambda/ordered/redrive-plan';
+import { planOrderedRedrive, type OrderedRedrivePlan } from '../../../lambda/ordered/redrive-plan';
 import { OrderedEventRecords } from '../../../lambda/ordered/ordered-event-records';
 import { SequenceFences } from '../../../lambda/ordered/sequence-fences';
 import { orderedDecisions, type OrderedDecision } from '../../../simulator/cli/dead-letters/ordered-sends';
@@ -225,7 +225,7 @@ export class OrderedWorld {
     this.producer = new OrderedOutbox({ client: this.producerClient, config: tables.outbox, maxAttempts: 10, now: () => new Date(this.nowMs) });
     this.reader = DynamoDBDocumentClient.from(localClient());
     this.fences = new SequenceFences({ client: this.reader, tableName: tables.inbox.inboxTableName, subscriberName: tables.inbox.subscriberName });
-    this.records = new OrderedEventRecords({ client: this.reader, tableName: tables.inbox.inboxTableName, subscriberName: tables.inbox.subscriberName, now: () => new Date(this.nowMs) });
+    this.records = new OrderedEventRecords({ client: this.reader, tableName: tables.inbox.inboxTableName, subscriberName: tables.inbox.subscriberName, now: () => new Date(this.nowMs), deduplicationWindowSeconds: MODEL_WINDOW_SECONDS });
   }
 
   /** Every request of `client` waits for the scheduler while one runs (an interleaving it decides). */
@@ -395,6 +395,15 @@ export class OrderedWorld {
       const plan = await planOrderedRedrive(letters.map(planned), this.fences, this.records);
       const byId = new Map(letters.map((letter) => [letter.messageId, letter]));
       letters = plan.redrive.map((entry) => byId.get(entry.id)!);
+      const appliedNow = await this.appliedEverywhere();
+      this.checkNeverApplied('planned redrive', plan, appliedNow);
+      // unproven (no inbox record, too old to tell): the runbook's step 5 has the operator decide from the subscriber's
+      // own state (here its ledger): written again only when not applied, else deleted (review r8b, R8b-10)
+      for (const entry of plan.unproven) {
+        const { envelope } = byId.get(entry.id)!;
+        if (appliedNow.has(envelope.id)) continue;
+        if (!this.reusedDeadLetters.some((other) => other.id === envelope.id) && !this.reEmitted.has(envelope.id)) this.reusedDeadLetters.push(envelope);
+      }
       // never applied, another event holds the sequence (the heads went back): the operator writes it again (step 5)
       for (const entry of plan.reused) {
         const { envelope } = byId.get(entry.id)!;
@@ -417,6 +426,7 @@ export class OrderedWorld {
     const letters = this.deadLetters;
     const plan = await planOrderedRedrive(letters.map(planned), this.fences, this.records);
     const decisions = orderedDecisions(plan, { held: 'dead letter', left: 'left in the dead-letter queue' });
+    this.checkNeverApplied('dlq redrive', plan, await this.appliedEverywhere());
     const sending = new Set(decisions.filter((item) => item.decision === 'send').map((item) => item.id));
     const sent = letters.filter((letter) => sending.has(letter.messageId));
     const order = decisions.filter((item) => item.decision === 'send').map((item) => item.id);
@@ -445,7 +455,11 @@ export class OrderedWorld {
     const byId = new Map(selected.map((envelope) => [envelope.id, envelope]));
     const sent = decisions.filter((item) => item.decision === 'send').map((item) => byId.get(item.id)!);
     const applied = new Set([...(await this.ledger(aggregate)), ...this.skippedIds(aggregate)]);
-    const duplicates = decisions.filter((item) => item.decision === 'applied').map((item) => item.id);
+    // an applied event whose inbox record expired (older than the window) is unproven: counted with the duplicates
+    // when applied; what the plan calls never applied must never be applied (review r8b, R8b-10)
+    this.checkNeverApplied(`replay of ${aggregate} from #${fromSequence}`, plan, new Set(await this.ledger(aggregate)));
+    const unprovenApplied = decisions.filter((item) => item.decision === 'unproven' && applied.has(item.id)).map((item) => item.id);
+    const duplicates = [...decisions.filter((item) => item.decision === 'applied').map((item) => item.id), ...unprovenApplied];
     const expectedDuplicates = selected.filter((envelope) => applied.has(envelope.id)).map((envelope) => envelope.id);
     if (!this.restored && JSON.stringify([...duplicates].sort()) !== JSON.stringify([...expectedDuplicates].sort())) {
       this.violations.push(`replay of ${aggregate} from #${fromSequence}: called ${JSON.stringify(duplicates)} duplicates, but the applied ones of those replayed are ${JSON.stringify(expectedDuplicates)}`);
@@ -453,6 +467,26 @@ export class OrderedWorld {
     await this.checkOperatorSends(`replay from #${fromSequence}`, sent, selected, decisions);
     for (const envelope of sent) this.enqueue(envelope);
     this.history.push(`replay ${aggregate.slice(-5)} from #${fromSequence}: sent ${this.describe(sent)}`);
+  }
+
+  /**
+   * Review r8b, R8b-10: what an operator command's plan calls never applied (`reused`: write it again as a new event)
+   * must not be applied, whatever its age: the outbox's history outlives the inbox's records, so an event applied
+   * longer ago than the window has no record and must be `unproven`, never `reused` (a second application).
+   */
+  private checkNeverApplied(what: string, plan: OrderedRedrivePlan, applied: ReadonlySet<string>): void {
+    const wrong = plan.reused.filter((letter) => letter.eventId !== undefined && applied.has(letter.eventId) && !this.twoHistories.has(letter.eventId));
+    if (wrong.length > 0) this.violations.push(`${what}: called applied events never applied (write them again: a second application): ${wrong.map((letter) => `${letter.aggregateId} #${letter.sequence} ${letter.eventId}`).join(', ')}`);
+  }
+
+  /**
+   * Every event id applied in any aggregate, from the ledgers (only what the handler applied: `skippedIds` goes by
+   * sequence, which after a restore names events the skip did not drop).
+   */
+  private async appliedEverywhere(): Promise<Set<string>> {
+    const applied = new Set<string>();
+    for (const aggregate of this.aggregates) for (const id of await this.ledger(aggregate)) applied.add(id);
+    return applied;
   }
 
   private describe(envelopes: readonly OrderedEnvelope[]): string {
