@@ -68,7 +68,7 @@ export function offloadedDataResolver(reader: PayloadReader | undefined, locatio
       const message = error instanceof Error ? error.message : String(error);
       if (error instanceof PayloadUnavailableError) return { unread: message, final: true };
       return {
-        unread: `verify could not read ${envelope.dataref ?? ''}: ${message} (verify's role needs s3:GetObject on the payload prefix and kms:Decrypt on the flow's key: docs/DEPLOYING.md)`,
+        unread: `verify could not read ${envelope.dataref ?? ''}: ${message} (when S3 refused it: verify's role needs s3:GetObject on the payload prefix and kms:Decrypt on the flow's key, docs/DEPLOYING.md)`,
         final: false,
       };
     }

@@ -97,10 +97,12 @@ describe('verify reads offloaded events', () => {
   test("a refused read names verify's permissions and is tried again at the next read", async () => {
     // GIVEN an offloaded event, and S3 refusing verify's first read (403 AccessDenied, then the listing too)
     const committed = await commitOffloaded('order-refused');
+    const { key } = parseDataRef(committed.dataref)!;
     let refusals = 1;
     const refusingOnce: PayloadReader = {
       get: async (bucket, objectKey) => {
-        if (refusals-- > 0) throw Object.assign(new Error('Access Denied'), { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } });
+        // the outbox holds the other tests' events too: only this event's object is refused
+        if (objectKey === key && refusals-- > 0) throw Object.assign(new Error('Access Denied'), { name: 'AccessDenied', $metadata: { httpStatusCode: 403 } });
         return bed.store.get(bucket, objectKey);
       },
     };
