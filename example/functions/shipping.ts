@@ -1,7 +1,8 @@
 /**
- * Shipping: the TRANSACTIONAL mode behind a filter policy on the message body. Only `OrderPlaced` events with a
- * shipping address reach its queue (see the stack); the shipment and the inbox record commit in one transaction.
- * No stand-in: the shipments table is the subscriber's own.
+ * Shipping: the TRANSACTIONAL mode behind a filter policy on the event type. Every `OrderPlaced` event reaches its
+ * queue (see the stack: the flow offloads large events, so a filter on `data` would miss them); the handler ships
+ * orders with a shipping address, and the shipment and the inbox record commit in one transaction. No stand-in: the
+ * shipments table is the subscriber's own.
  */
 import { createTransactionalConsumer } from '../../lambda/index';
 import { OrderPlaced } from './order-events';
@@ -9,13 +10,13 @@ import { OrderPlaced } from './order-events';
 const SHIPMENTS_TABLE_NAME = process.env.SHIPMENTS_TABLE_NAME ?? '';
 
 /**
- * Shipping: receives only orders with a shipping address (the subscription's filter policy on the message body)
- * and creates one shipment per order, together with the inbox record.
+ * Shipping: creates one shipment per order with a shipping address, together with the inbox record; an order without
+ * one is recorded as handled (its inbox record) with nothing to ship.
  */
 export const handler = createTransactionalConsumer<OrderPlaced>({
   handle: async (event, tx) => {
     const order = event.data;
-    if (!order.shippingAddress) return; // the filter policy should have kept this message away; record it and move on
+    if (!order.shippingAddress) return; // nothing to ship: the inbox record alone commits
     tx.put({
       TableName: SHIPMENTS_TABLE_NAME,
       Item: {

@@ -9,6 +9,9 @@
  *   shipped, then delivered or returned: three events per order, each its order's next sequence. Its probe reads the
  *   fulfilment table: each step an order took must have its event, and each event its step. The simulator checks that
  *   the ordered subscriber, OrderTracking, applied each order's steps in sequence (`aggregate-order`).
+ * - Large events: the second order carries a 6 MiB attachment, one order in 25 a 1 MiB one, and the first order's
+ *   delivery (when it is delivered) a 1 MiB proof of delivery. The flow offloads their data to its payload bucket, and
+ *   every subscriber their filter takes reads it back (Loyalty from its own account): each must apply them exactly once.
  * - Effect probes: each reads the subscriber's own tables (found through its consumer's environment variables, resolved
  *   to the local tables) and counts how often each effect was applied. The simulator then checks the counts: exactly
  *   once for an acknowledged event, at most once for a dead-lettered one. Loyalty's tables are in the loyalty team's
@@ -31,16 +34,38 @@ const COUNTRIES = ['DE', 'FR', 'NL', 'SE'] as const;
 /** One order in this many has a malformed total (a fraction of a cent). */
 const MALFORMED_EVERY = 40;
 
-/** Seeded orders: ids `order-00001`..., customers `customer-1`..., most with a shipping address. */
+/** 1 MiB and 6 MiB: the sizes of the large attachments, each far over what an event may carry inline (26,214 bytes). */
+export const ATTACHMENT_BYTES = { large: 1024 * 1024, largest: 6 * 1024 * 1024 } as const;
+/** The order that carries the 6 MiB attachment (the second, so that a run of any count from 2 has one). */
+const LARGEST_ATTACHMENT_ORDER = 2;
+/** Every this many orders, from the fifth on, one carries a 1 MiB attachment. */
+const LARGE_ATTACHMENT_EVERY = 25;
+
+/**
+ * The size of the attachment order number `orderNumber` (1, 2, ...) carries, if any: the 6 MiB one on the second order,
+ * 1 MiB on the 5th, 30th, 55th and 80th (4 in a run of 100). Fixed by the order's number, not drawn from the seed, so the
+ * seeded orders are those of a run without attachments: every seed has them on the same orders.
+ */
+export function attachmentBytesOf(orderNumber: number): number | undefined {
+  if (orderNumber === LARGEST_ATTACHMENT_ORDER) return ATTACHMENT_BYTES.largest;
+  return orderNumber % LARGE_ATTACHMENT_EVERY === 5 ? ATTACHMENT_BYTES.large : undefined;
+}
+
+/**
+ * Seeded orders: ids `order-00001`..., customers `customer-1`..., most with a shipping address; a few carry a large
+ * attachment ({@link attachmentBytesOf}), whose event the flow offloads to its payload bucket.
+ */
 export function placeOrderCommands(count: number, random: () => number): PlaceOrderCommand[] {
   return Array.from({ length: count }, (_, index) => {
     const malformed = random() < 1 / MALFORMED_EVERY;
     const shipped = random() < 0.7;
+    const attachmentBytes = attachmentBytesOf(index + 1);
     return {
       orderId: `order-${String(index + 1).padStart(5, '0')}`,
       customerId: `customer-${1 + Math.floor(random() * CUSTOMERS)}`,
       totalCents: malformed ? 1999.5 : 100 + Math.floor(random() * 49_900),
       ...(shipped ? { shippingAddress: { country: COUNTRIES[Math.floor(random() * COUNTRIES.length)]!, postalCode: String(10_000 + Math.floor(random() * 89_999)) } } : {}),
+      ...(attachmentBytes === undefined ? {} : { attachmentBytes }),
     };
   });
 }
@@ -63,7 +88,9 @@ export function fulfilmentCommands(count: number, random: () => number): FulfilO
   for (let index = 0; index < Math.max(1, Math.floor(count / 4)); index += 1) {
     const orderId = `order-${String(index + 1).padStart(5, '0')}`;
     const last = random() < 1 / RETURNED_EVERY ? 'return' : 'deliver';
-    (['pack', 'ship', last] as const).forEach((step, at) => steps.push({ slot: index + at * STEP_SPACING, step: at, command: { orderId, step } }));
+    // the first order's delivery carries a 1 MiB proof of delivery: a large event on the ordered path
+    const proof = index === 0 && last === 'deliver' ? { proofOfDeliveryBytes: ATTACHMENT_BYTES.large } : {};
+    (['pack', 'ship', last] as const).forEach((step, at) => steps.push({ slot: index + at * STEP_SPACING, step: at, command: { orderId, step, ...(step === 'deliver' ? proof : {}) } }));
   }
   return steps.sort((a, b) => a.slot - b.slot || a.step - b.step).map(({ command }) => command);
 }
@@ -133,9 +160,14 @@ const fulfilmentSteps: ProducerProbe = async ({ client, environment }) =>
 const billing: EffectProbe = async ({ client, environment, events }) =>
   perCustomer(events, await scanAll(client, tableOf(environment, 'LEDGER_TABLE_NAME')), 'ledger orderCount');
 
-/** Shipping puts one shipment per order. */
+/** Shipping puts one shipment per order with a shipping address (it takes every OrderPlaced; one without has nothing to ship). */
 const shipping: EffectProbe = async ({ client, environment, events }) =>
-  perOrder(events, await scanAll(client, tableOf(environment, 'SHIPMENTS_TABLE_NAME')), 'shipments', () => 1);
+  perOrder(
+    events.filter((event) => (event.data as { shippingAddress?: unknown }).shippingAddress !== undefined),
+    await scanAll(client, tableOf(environment, 'SHIPMENTS_TABLE_NAME')),
+    'shipments',
+    () => 1,
+  );
 
 /** Invoicing creates one invoice per order and mails it once: both are counted. */
 const invoicing: EffectProbe = async ({ client, environment, events }) => {

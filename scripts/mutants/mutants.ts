@@ -928,4 +928,29 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '  if (writtenAt === undefined) return undefined;\n  if (Number.isNaN(writtenAt)) {',
     tests: ['test/lambda/ordered/redrive-plan-age.int.test.ts'],
   },
+  // ---- issue 42 (tenth session, x10): verify reads offloaded events; the served gateway answers S3 ----
+  {
+    id: 'verify-offloaded-data-not-fetched',
+    breaks: "verify (issue 42): an offloaded event of the run keeps its reference only, so the effect probes and 'malformed' see it without data (the example's probes count its effects 0)",
+    file: 'simulator/verify/observe.ts',
+    find: '    for (const [id, item] of events) events.set(id, await withData(item));',
+    replace: '    for (const [id, item] of events) events.set(id, item);',
+    tests: ['test/simulator/verify/offloaded-data.int.test.ts'],
+  },
+  {
+    id: 'verify-offloaded-refusal-kept',
+    breaks: "verify (issue 42): a refused or failed read of an offloaded event's data is kept for the whole run, so one throttled or denied GetObject leaves the event without data at the verdict",
+    file: 'simulator/verify/offloaded-data.ts',
+    find: "      if (!('final' in outcome) || outcome.final) known.set(item.event.id, outcome);",
+    replace: '      known.set(item.event.id, outcome);',
+    tests: ['test/simulator/verify/offloaded-data.int.test.ts'],
+  },
+  {
+    id: 'served-gateway-without-s3',
+    breaks: "simulate --serve (issue 42): the served endpoint does not answer S3, so verify cannot read the example's offloaded events (UnknownService) and is NOT PROVEN",
+    file: 'simulator/run/run-services.ts',
+    find: '...(flow.s3 === undefined ? {} : { s3: flow.s3.endpoint })',
+    replace: '...({})',
+    tests: ['test/cli/verify.int.test.ts'],
+  },
 ];

@@ -3,8 +3,8 @@
  * endpoint setting (`AWS_ENDPOINT_URL`, which @aws-sdk v3 reads, service-specific `AWS_ENDPOINT_URL_<SERVICE>`
  * overriding it) reaches the run as it would an account. A request is routed by the service its SigV4 signature names
  * (`Authorization: AWS4-HMAC-SHA256 Credential=<key>/<date>/<region>/<service>/aws4_request`): `dynamodb` to the run's
- * DynamoDB Local, `sqs` to its SQS endpoint, `sns` to its SNS endpoint (each forwarded as it came: they take any
- * credentials), `cloudformation` and `lambda` to the handlers given (./cloudformation-endpoint.ts,
+ * DynamoDB Local, `sqs` to its SQS endpoint, `sns` to its SNS endpoint, `s3` to its S3 endpoint when the app has a
+ * bucket (path-style: the SDK addresses an IP endpoint so) (each forwarded as it came: they take any credentials), `cloudformation` and `lambda` to the handlers given (./cloudformation-endpoint.ts,
  * ./lambda-endpoint.ts). A request for another service, or unsigned, is answered 400 `UnknownService`, naming it.
  */
 import { createServer, request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -22,7 +22,7 @@ export interface GatewayAnswer {
 
 /** Where each service is served. */
 export interface GatewayRoutes {
-  /** Forwarded as they come: `http://127.0.0.1:<port>` by service name (`dynamodb`, `sqs`, `sns`). */
+  /** Forwarded as they come: `http://127.0.0.1:<port>` by service name (`dynamodb`, `sqs`, `sns`, `s3`). */
   readonly forward: Readonly<Record<string, string>>;
   /** Answered here, by service name (`cloudformation`, `lambda`, `sts`). */
   readonly handle: Readonly<Record<string, ServiceHandler>>;

@@ -78,7 +78,7 @@ export function servingText(services: RunServices, simulatedAt: number, awsEndpo
         `${new Date(simulatedAt).toISOString()} and now runs with real time (a message move task moves, a message read reappears).`,
       `  DynamoDB Local  ${database}`,
       `  SQS             ${services.sqsEndpoint}`,
-      ...(awsEndpoint === undefined ? [] : [`  AWS (all)       ${awsEndpoint} (CloudFormation stack reads, Lambda Invoke, DynamoDB, SQS, SNS: what verify and the SDK reach)`]),
+      ...(awsEndpoint === undefined ? [] : [`  AWS (all)       ${awsEndpoint} (CloudFormation stack reads, Lambda Invoke, DynamoDB, SQS, SNS, S3 when the app has a bucket: what verify and the SDK reach)`]),
       `  region          ${services.region}`,
       ...((services.stacks ?? []).length === 0
         ? []

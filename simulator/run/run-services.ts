@@ -90,7 +90,8 @@ export interface RunServices {
   startConsuming(onActivity: (activity: ServeActivity) => void): void;
   /**
    * Starts the one endpoint that answers every AWS call of the served app and of `verify` (simulator/aws/aws-gateway.ts):
-   * CloudFormation's stack reads of the served stacks, Lambda Invoke of the run's functions, DynamoDB, SQS and SNS;
+   * CloudFormation's stack reads of the served stacks, Lambda Invoke of the run's functions, DynamoDB, SQS and SNS,
+   * and S3 when the app has a bucket (the flow's payload bucket: an offloaded event's data);
    * resolves with its URL (what `AWS_ENDPOINT_URL` is set to). A second call resolves with the same URL.
    */
   startAwsEndpoint(): Promise<string>;
@@ -223,7 +224,9 @@ export function runServices(model: FlowModel, flow: LocalFlow, database: RunData
         // STS answers AssumeRole under the run's IAM; a session's DynamoDB requests are authorized under its role
         sessions = servedSessions(flow.access, database.endpoint);
         return startAwsGateway({
-          forward: { dynamodb: database.endpoint, sqs: flow.sqsEndpoint, sns: flow.snsEndpoint },
+          // S3: the run's S3 endpoint (its IAM evaluation; faults stopped once the flow serves), for an offloaded
+          // event's data (verify reads it: simulator/verify/offloaded-data.ts)
+          forward: { dynamodb: database.endpoint, sqs: flow.sqsEndpoint, sns: flow.snsEndpoint, ...(flow.s3 === undefined ? {} : { s3: flow.s3.endpoint }) },
           handle: { cloudformation: cloudFormationHandler(stacks), lambda: lambdaHandler(functions, mappings, () => 'the served run'), sts: sessions.sts.handler },
           route: sessions.route,
         });

@@ -7,8 +7,10 @@
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { LambdaClient } from '@aws-sdk/client-lambda';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { S3PayloadStore, type PayloadReader } from '../../lambda/claim-check/payload-store';
 
 /** One client per service a verify run calls. */
 export interface VerifyClients {
@@ -17,6 +19,11 @@ export interface VerifyClients {
   readonly sqs: SQSClient;
   readonly dynamoDb: DynamoDBClient;
   readonly documents: DynamoDBDocumentClient;
+  /**
+   * Reads an offloaded event's data from the flow's payload bucket (S3 GetObject, the runtime's reader: ./offloaded-data.ts).
+   * @default none: an offloaded event's data is not read (it says so)
+   */
+  readonly payloads?: PayloadReader;
   destroy(): void;
 }
 
@@ -31,14 +38,17 @@ export function verifyClients(region?: string): VerifyClients {
   const sqs = new SQSClient({ ...config, useQueueUrlAsEndpoint: process.env.AWS_ENDPOINT_URL === undefined && process.env.AWS_ENDPOINT_URL_SQS === undefined });
   const dynamoDb = new DynamoDBClient(config);
   const documents = DynamoDBDocumentClient.from(dynamoDb);
+  // an offloaded event's data (claim-check): S3 GetObject, and ListObjectsV2 of its key after a 403 (a missing object)
+  const s3 = new S3Client(config);
   return {
     cloudFormation,
     lambda,
     sqs,
     dynamoDb,
     documents,
+    payloads: new S3PayloadStore(s3),
     destroy: () => {
-      for (const client of [cloudFormation, lambda, sqs, dynamoDb]) client.destroy();
+      for (const client of [cloudFormation, lambda, sqs, dynamoDb, s3]) client.destroy();
     },
   };
 }

@@ -5,7 +5,8 @@
  * dead-letter queues with why they are there (read, then made visible again: nothing is deleted; a queue it could not
  * read whole is an error, never "no dead letter": {@link DeadLettersUnreadError}), its inbox records of the run's events
  * (read by their exact keys: which events it applied, and the order an ordered subscriber committed them in), and the
- * scenario's effect probes run against the real tables (without `sentMessages`: {@link SentMessagesUnavailableError}).
+ * scenario's effect probes run against the real tables, an offloaded event with its data fetched and verified
+ * (./offloaded-data.ts) (without `sentMessages`: {@link SentMessagesUnavailableError}).
  * The outbox is the one table it scans: the producer chooses its events' ids, so verify cannot name their keys.
  */
 import { BatchGetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -23,6 +24,7 @@ import { parseEnvelope } from '../run/committed-events';
 import type { EffectProbe, SentMessage } from '../run/scenario';
 import type { VerifyClients } from './clients';
 import { emittedOutboxOf, type DeployedFlow, type DeployedSubscriber } from './deployed-flow';
+import { offloadedDataResolver, payloadLocationsOf } from './offloaded-data';
 import { isRunEvent } from './run-ids';
 
 /** A committed event of the run, with the body the relay publishes. */
@@ -31,6 +33,8 @@ export interface RunEvent {
   readonly body: string;
   /** Read from an ordered outbox's history (what an ordered subscriber receives). */
   readonly ordered: boolean;
+  /** Why an offloaded event's data could not be read (./offloaded-data.ts). @default absent: inline, or read and verified */
+  readonly dataUnread?: string;
 }
 
 async function scanAll(clients: VerifyClients, tableName: string): Promise<Record<string, unknown>[]> {
@@ -69,6 +73,8 @@ export function runEventReader(clients: VerifyClients, flow: DeployedFlow, runId
   const tables = [...new Set([...flow.flows.map((item) => item.outboxTable), ...emitting])];
   // what a producer's outbox held at the first read, by table
   const once = new Map<string, Record<string, unknown>[]>();
+  // an offloaded event's data, fetched once per run, for the probes and `malformed` (./offloaded-data.ts)
+  const withData = offloadedDataResolver(clients.payloads, payloadLocationsOf(flow.subscribers.map((subscriber) => subscriber.environment)));
   return async () => {
     const items: Record<string, unknown>[] = [];
     for (const table of tables) {
@@ -80,7 +86,9 @@ export function runEventReader(clients: VerifyClients, flow: DeployedFlow, runId
       if (!emitting.has(table)) once.set(table, scanned);
       items.push(...scanned);
     }
-    return runEventsOf(items, flow, runId);
+    const events = runEventsOf(items, flow, runId);
+    for (const [id, item] of events) events.set(id, await withData(item));
+    return events;
   };
 }
 

@@ -267,6 +267,16 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
       ...(subscriber.deployment.ordered === true ? { commitGroups: await inboxCommitGroups(clients, subscriber, taken) } : {}),
     });
   }
+  // an offloaded event whose data verify could not read: the probes and `malformed` saw it without (./offloaded-data.ts)
+  const withoutData = [...events.values()].filter((item) => item.dataUnread !== undefined);
+  if (withoutData.length > 0) {
+    unproven.push(
+      `the data of ${withoutData.length} offloaded event(s) of the run could not be read, so the effect probes and the malformed check saw them without it: ${withoutData
+        .slice(0, 3)
+        .map((item) => `${item.event.id}: ${item.dataUnread!}`)
+        .join('; ')}${withoutData.length > 3 ? '; ...' : ''}`,
+    );
+  }
   const eventsById = new Map([...events].map(([id, item]) => [id, item.event]));
   const malformed = scenario.malformed;
   const violations = checkVerifiedRun(verified, eventsById, (id) => malformed !== undefined && eventsById.has(id) && malformed(eventsById.get(id)!));

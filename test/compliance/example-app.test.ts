@@ -138,17 +138,24 @@ describe('example app: compliance', () => {
 });
 
 describe('example app: wiring', () => {
-  test('delivers to shipping only OrderPlaced events whose data has a shipping country', () => {
+  test('delivers to shipping every OrderPlaced event, with no filter on data (the flow offloads large events, whose envelope has none)', () => {
     // GIVEN
     const shipping = stack.flow.subscribers.find((s) => s.subscriberName === 'Shipping')!;
     // THEN
     template.hasResourceProperties('AWS::SNS::Subscription', {
       Endpoint: r(shipping.queue.queueArn),
       FilterPolicyScope: 'MessageBody',
-      FilterPolicy: {
-        type: ['com.example.orders.OrderPlaced'],
-        data: { shippingAddress: { country: [{ exists: true }] } },
-      },
+      FilterPolicy: { type: ['com.example.orders.OrderPlaced'] },
+    });
+  });
+
+  test('offloads large events: a payload bucket, read by every subscriber (the loyalty account through its bucket and key policy grants)', () => {
+    template.resourceCountIs('AWS::S3::Bucket', 1);
+    template.hasResourceProperties('AWS::S3::BucketPolicy', {
+      PolicyDocument: { Statement: Match.arrayWith([Match.objectLike({ Sid: 'PayloadGetByLoyaltyFrom222222222222', Action: 's3:GetObject' })]) },
+    });
+    template.hasResourceProperties('AWS::KMS::Key', {
+      KeyPolicy: { Statement: Match.arrayWith([Match.objectLike({ Sid: 'PayloadDecryptByLoyaltyFrom222222222222', Action: 'kms:Decrypt' })]) },
     });
   });
 
