@@ -667,8 +667,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'verify-dead-letters-unread-as-none',
     breaks: "verify (R43-8): a dead-letter queue whose messages another reader holds in flight reads as no dead letter",
     file: 'simulator/verify/observe.ts',
-    find: '  if (total > messages.length) {',
-    replace: '  if (total < 0) {',
+    find: '  if (total <= messages.length) return { messages, behindHeldGroups: 0 };',
+    replace: '  if (total >= 0) return { messages, behindHeldGroups: 0 };',
     tests: ['test/simulator/verify/r43-review.test.ts'],
   },
   {
@@ -910,5 +910,30 @@ export const MUTANTS: readonly Mutant[] = [
     find: '    const target = named ?? this.eventOfInvocation.get(invocationId) ?? `message ${invocation.message}`;',
     replace: '    const target = named ?? `message ${invocation.message}`;',
     tests: ['test/simulator/faults/fault-steering.test.ts'],
+  },
+  // ---- issue 43 (tenth session, v10): verify's FIFO dead-letter queues (rv9 V-5) ----
+  {
+    id: 'verify-fifo-dead-letters-unread',
+    breaks: "verify (rv9 V-5): an ordered subscriber's FIFO dead-letter queue with more dead letters of one aggregate than one receive returns is never read whole: the wait is held to its limit and a broken ordered subscriber never gets a verdict",
+    file: 'simulator/verify/observe.ts',
+    find: '  if (isFifoQueue(queueUrl) && messages.length > 0 && messages.length < DEFAULT_READ_LIMIT && counts.delayed === 0 && counts.inFlight <= messages.length) {',
+    replace: '  if (false) {',
+    tests: ['test/simulator/verify/review-rv9-fifo-dead-letters.test.ts'],
+  },
+  {
+    id: 'verify-fifo-other-reader-as-behind',
+    breaks: "verify (rv9 V-5): a FIFO dead-letter queue's messages another reader holds in flight are taken for messages behind this read's groups: a dead letter of the run held by an operator's dlq list is read as none",
+    file: 'simulator/verify/observe.ts',
+    find: ' && counts.delayed === 0 && counts.inFlight <= messages.length) {',
+    replace: ' && counts.delayed === 0) {',
+    tests: ['test/simulator/verify/review-rv9-fifo-dead-letters.test.ts'],
+  },
+  {
+    id: 'verify-fifo-behind-any-group',
+    breaks: "verify (rv9 V-5): messages behind FIFO groups holding none of the run's events are taken as none of the run's: a dead letter of the run waiting there is read as none",
+    file: 'simulator/verify/observe.ts',
+    find: '  if (latestRead.size === 0) return undefined;',
+    replace: '  if (latestRead.size === 0) return [];',
+    tests: ['test/simulator/verify/review-rv9-fifo-dead-letters.test.ts'],
   },
 ];
