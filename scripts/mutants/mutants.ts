@@ -936,4 +936,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '  if (latestRead.size === 0) return [];',
     tests: ['test/simulator/verify/review-rv9-fifo-dead-letters.test.ts'],
   },
+  {
+    id: 'verify-timeout-ignores-fifo-groups',
+    breaks: "verify (rv9 V-3): the derived time limit covers one failing message per queue, though an ordered subscriber's FIFO queue dead-letters an aggregate's events one after another: a broken ordered subscriber ends 'not quiet', not VIOLATED",
+    file: 'simulator/verify/queue-settings.ts',
+    find: '    const seconds = (group?.count ?? 1) * queue.maxReceiveCount * queue.visibilityTimeoutSeconds;',
+    replace: '    const seconds = queue.maxReceiveCount * queue.visibilityTimeoutSeconds;',
+    tests: ['test/simulator/verify/fifo-group-timeout.test.ts'],
+  },
 ];
