@@ -11,7 +11,7 @@ import type { ParseArgsConfig } from 'node:util';
 export const PROGRAM = 'idempotent-event-flow';
 
 /** Exit codes. */
-export const EXIT_CODE = { OK: 0, FAILURE: 1, USAGE: 2, REFUSED: 3 } as const;
+export const EXIT_CODE = { OK: 0, FAILURE: 1, USAGE: 2, REFUSED: 3, AWS_UNREACHED: 4 } as const;
 
 /** Where a run reads and writes; tests pass their own. */
 export interface CliIo {

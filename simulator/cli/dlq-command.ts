@@ -8,7 +8,7 @@ import { formatTable } from './blocked-command';
 import { DEAD_LETTER_REASON, deadLetterView, earliestApplicationEpochMilliseconds, type DeadLetterQueueKind, type DeadLetterView } from './dead-letters/dead-letter-view';
 import { copyWaitOf } from './dead-letters/copy-wait';
 import { groupRelayBatches } from './dead-letters/relay-batch-groups';
-import { moveMessage, receiveMessages, releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
+import { moveMessage, queueCounts, receiveMessages, releaseMessages, type QueueCounts, type QueueMessage } from './dead-letters/queue-messages';
 import { decideSubscriberRedrive, DEFAULT_SAFETY_MARGIN_SECONDS, type RecordLookup, type RedriveDecision } from './dead-letters/redrive-decision';
 import { lookUpInboxRecord } from './dead-letters/record-lookup';
 import { deadLetterSourceMismatch, DEPLOYED_SUBSCRIBER_HELP, DEPLOYED_SUBSCRIBER_OPTIONS, resolveSubscriber } from './deployed-subscriber';
@@ -27,7 +27,9 @@ const USAGE = `Usage:
   idempotent-event-flow dlq redrive (--dead-letter-queue <url> | --subscription-dead-letter-queue <url>) --queue <url>
       --subscriber <name> --processing-mode <mode> --deduplication-window <duration> [--table <inbox table>] ...
 
-Lists a flow's dead letters by reason (with the oldest age and the event ids), shows one with every reason attribute
+Lists a flow's dead letters by reason (with the oldest age and the event ids), and what it could not read as the
+queue's counts show it (messages in flight, held by another reader for its visibility timeout; on a FIFO queue,
+messages behind their group's messages read), shows one with every reason attribute
 and its inbox or processing record, and redrives them to the subscriber's queue. For an offloaded event (claim-check,
 docs/LARGE-EVENTS.md) show gives the data's S3 reference, size and SHA-256; it does not fetch the data. A redrive is a dry run unless --yes
 is given (at a terminal it asks): it says what it would move and what it refuses, and why.
@@ -153,9 +155,25 @@ export interface DeadLetterQueueSummary {
   readonly relayBatches?: ReadonlyArray<NonNullable<DeadLetterView['relayBatch']>>;
   /** True when the queue held more than `--limit` messages: the figures cover the first ones read. */
   readonly truncated: boolean;
+  /**
+   * The messages on the queue the list did not read, as the queue's counts said while it held what it read: in flight
+   * (another reader holds them: a consumer, a `dlq show`, a verify run; visible again when its visibility timeout
+   * ends), visible (past `--limit`; on a FIFO queue, behind the messages of their group read here), delayed.
+   * @default every message was read
+   */
+  readonly notRead?: QueueCounts;
 }
 
-function summarize(queue: SourceQueue, views: readonly DeadLetterView[], now: number, limit: number): DeadLetterQueueSummary {
+/** What the queue's `counts` (read while the list held its messages) show it did not read, or undefined. */
+function notReadOf(counts: QueueCounts | undefined, read: number): QueueCounts | undefined {
+  if (counts === undefined) return undefined;
+  // what the list received is in flight too
+  const notRead = { inFlight: Math.max(0, counts.inFlight - read), visible: counts.visible, delayed: counts.delayed };
+  return notRead.inFlight + notRead.visible + notRead.delayed > 0 ? notRead : undefined;
+}
+
+function summarize(queue: SourceQueue, views: readonly DeadLetterView[], now: number, limit: number, counts?: QueueCounts): DeadLetterQueueSummary {
+  const notRead = notReadOf(counts, views.length);
   const byReason: Record<string, number> = {};
   for (const view of views) byReason[view.reason] = (byReason[view.reason] ?? 0) + 1;
   const times = views.flatMap((view) => {
@@ -173,15 +191,35 @@ function summarize(queue: SourceQueue, views: readonly DeadLetterView[], now: nu
     eventIds: [...new Set(views.flatMap((view) => (view.eventId === undefined ? [] : [view.eventId])))],
     ...(queue.kind === 'relay' ? { relayBatches } : {}),
     truncated: views.length >= limit,
+    ...(notRead === undefined ? {} : { notRead }),
   };
+}
+
+/** The line saying what the list could not read of a queue, and why. */
+function notReadLine(summary: DeadLetterQueueSummary): string | undefined {
+  const notRead = summary.notRead;
+  if (notRead === undefined) return undefined;
+  const fifo = summary.queueUrl.endsWith('.fifo');
+  const parts = [
+    ...(notRead.inFlight > 0
+      ? [`${notRead.inFlight} in flight (received by another reader: its consumer, a dlq show or list, a verify run; visible again when that reader's visibility timeout ends: run dlq list again then)`]
+      : []),
+    ...(notRead.visible > 0
+      ? [fifo && !summary.truncated ? `${notRead.visible} behind the FIFO message group(s) read here (SQS returns no message of a group while another of it is in flight: readable once those are redriven)` : `${notRead.visible} visible, not read (--limit, or SQS returned them to no receive)`]
+      : []),
+    ...(notRead.delayed > 0 ? [`${notRead.delayed} delayed`] : []),
+  ];
+  return `${summary.messages} message(s) read; ${notRead.inFlight + notRead.visible + notRead.delayed} more not read: ${parts.join(', ')}`;
 }
 
 export { REPLAY_RANGE_MARGIN_MILLISECONDS, replayRange } from './dead-letters/relay-batch-groups';
 
 function listText(summaries: readonly DeadLetterQueueSummary[]): string {
   const sections = summaries.map((summary) => {
-    const lines = [`${summary.queueKind} dead-letter queue ${summary.queueUrl}: ${summary.messages}${summary.truncated ? '+' : ''} message(s)`];
-    if (summary.messages === 0) return `${lines[0]}\n`;
+    const lines = [`${summary.queueKind} dead-letter queue ${summary.queueUrl}: ${summary.messages}${summary.truncated || summary.notRead !== undefined ? '+' : ''} message(s)`];
+    const notRead = notReadLine(summary);
+    if (notRead !== undefined) lines.push(notRead);
+    if (summary.messages === 0) return `${lines.join('\n')}\n`;
     lines.push(`oldest: ${summary.oldest ?? '-'}${summary.oldestAgeSeconds === undefined ? '' : ` (${summary.oldestAgeSeconds} s ago)`}`);
     const table = formatTable(
       ['REASON', 'MESSAGES'],
@@ -462,15 +500,20 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   if (sources.length === 0) return context.usageError(`'dlq ${action}' needs at least one dead-letter queue (--dead-letter-queue, --subscription-dead-letter-queue${action === 'list' ? ', --relay-dead-letter-queue' : ''})`);
   const client = context.sqsClient();
   const asJson = parsed.values.json === true;
-  const read: Array<{ source: SourceQueue; messages: QueueMessage[]; views: DeadLetterView[] }> = [];
+  const read: Array<{ source: SourceQueue; messages: QueueMessage[]; views: DeadLetterView[]; counts?: QueueCounts }> = [];
   try {
-    for (const source of sources) read.push({ source, ...(await readQueue(client, source, limit)) });
+    for (const source of sources) {
+      const queueRead: (typeof read)[number] = { source, ...(await readQueue(client, source, limit)) };
+      read.push(queueRead);
+      // while the list holds what it read: what else the queue holds was not read (in flight elsewhere, behind a FIFO group)
+      if (action === 'list') queueRead.counts = await queueCounts(client, source.url);
+    }
   } finally {
     for (const { messages } of read) await releaseMessages(client, messages);
   }
   const now = context.now().getTime();
   if (action === 'list') {
-    const summaries = read.map(({ source, views }) => summarize(source, views, now, limit));
+    const summaries = read.map(({ source, views, counts }) => summarize(source, views, now, limit, counts));
     context.io.stdout(asJson ? json(summaries) : listText(summaries));
     return EXIT_CODE.OK;
   }

@@ -6,7 +6,8 @@
  * have failed (NOT PROVEN), or when the flow does not become quiet in time (then `--json` holds a partial result
  * saying what it waited for); 2 for a usage error; 3 when it refused to run before sending any command (a stack or
  * queue outside `--account`, no flow found, a scenario it cannot run: `--json` holds `verdict: { status: 'REFUSED',
- * reason }`).
+ * reason }`); 4 when AWS was not reached or refused its credentials or calls (no credentials, an endpoint that does not
+ * answer: ../verify/aws-unreached.ts; `--json` holds `verdict: { status: 'AWS NOT REACHED', reason }`): no verdict.
  */
 import * as path from 'node:path';
 import { existsSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { NoDeployedFlowError } from '../verify/deployed-flow';
 import { verifyVerdict } from '../verify/verdict';
 import { formatVerifyReport } from '../verify/verify-report';
 import { RunIdError } from '../verify/run-ids';
+import { AWS_ACCESS_HINT, awsUnreachedReason } from '../verify/aws-unreached';
 import { isNotQuiet, runVerify } from '../verify/verify-run';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 
@@ -31,7 +33,9 @@ It never injects faults and never deletes anything it did not create. Its comman
 on them as on real traffic (mails sent, payments taken, calls outside AWS): never run it against production.
 It ends OK, VIOLATED, or NOT PROVEN (something that might have failed it could not see: it says what), or it is
 REFUSED before sending anything. Exit codes: 0 OK; 1 VIOLATED, NOT PROVEN, or not quiet in time; 2 usage error;
-3 refused (a stack or queue outside --account, no flow found, a scenario it cannot run).
+3 refused (a stack or queue outside --account, no flow found, a scenario it cannot run); 4 AWS not reached or
+refusing verify's credentials or calls (no credentials found, an endpoint that does not answer, access denied): no
+verdict (if it happened after the commands were sent, their events are in the flow: run verify again).
 
 AWS is reached as the SDK reaches it: the default credential chain, --region or AWS_REGION, and AWS_ENDPOINT_URL
 (e.g. the one simulate --serve prints).
@@ -121,6 +125,14 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       if (jsonFile !== undefined) writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify({ verdict: { status: 'REFUSED', reason: error.message } }, null, 2)}\n`);
       io.stderr(`error: ${error.message}\n`);
       return EXIT_CODE.REFUSED;
+    }
+    const unreached = awsUnreachedReason(error);
+    if (unreached !== undefined) {
+      // no verdict: not VIOLATED or NOT PROVEN (exit 1), which a CI job reads as the flow's fault
+      const reason = `AWS not reached, or it refused verify's credentials or calls: ${unreached}. ${AWS_ACCESS_HINT}`;
+      if (jsonFile !== undefined) writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify({ verdict: { status: 'AWS NOT REACHED', reason } }, null, 2)}\n`);
+      io.stderr(`error: ${reason}\n`);
+      return EXIT_CODE.AWS_UNREACHED;
     }
     throw error;
   } finally {

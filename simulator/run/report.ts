@@ -40,7 +40,9 @@ function subscriberReports(facts: RunFacts): SubscriberReport[] {
     const effects = probe === undefined || 'error' in probe ? undefined : checkEffects(view, probe.tallies, subscriber.deadLetters, ledger).totals;
     return {
       name: view.name,
-      processingMode: view.environment.IEF_PROCESSING_MODE,
+      // an ordered subscriber (its queue FIFO: a standard topic cannot deliver to one) runs the ordered consumer, whatever
+      // its function's processing mode variable says (transactional, the mode its inbox records are written in)
+      processingMode: view.queue.model.fifo ? 'ordered' : view.environment.IEF_PROCESSING_MODE,
       events: subscriber.matched.size,
       deliveries: mapping?.deliveries ?? 0,
       // copies of a blocked message acknowledged without another dead letter are suppressed duplicates too

@@ -94,18 +94,29 @@ export async function cleanUpRun(
     if (left > 0) leftLines.push(`left ${left} item(s) in table ${tableName}: their data names the run, their key holds no id of it (a key a handler chose, or an item the run only updated); not removed`);
   }
   for (const queueUrl of [...new Set(flow.subscribers.flatMap(deadLetterQueuesOf))]) {
-    let messages;
-    try {
-      messages = await receiveWhole(clients, queueUrl);
-    } catch (error) {
-      if (!(error instanceof DeadLettersUnreadError)) throw error;
-      removed.push(`nothing from ${queueUrl}: ${error.message}; run verify --cleanup again, or remove them by hand, once they are visible`);
-      continue;
+    let count = 0;
+    // a FIFO queue's later messages of a group are read once those before them are deleted: read again while a read
+    // removed some of the run's and left messages behind the groups it held
+    for (;;) {
+      let read;
+      try {
+        read = await receiveWhole(clients, queueUrl);
+      } catch (error) {
+        if (!(error instanceof DeadLettersUnreadError)) throw error;
+        removed.push(`nothing${count > 0 ? ' more' : ''} from ${queueUrl}: ${error.message}; run verify --cleanup again, or remove them by hand, once they are visible`);
+        break;
+      }
+      const { messages } = read;
+      const ofRun = messages.filter((message) => runEventIds.has(deadLetterEventId(message) ?? ''));
+      for (const message of ofRun) await clients.sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.receiptHandle }));
+      await releaseMessages(clients.sqs, messages.filter((message) => !ofRun.includes(message)));
+      count += ofRun.length;
+      if (read.behindHeldGroups === 0 || ofRun.length === 0) {
+        if (read.behindHeldGroups > 0) leftLines.push(`left ${read.behindHeldGroups} message(s) on ${queueUrl} unread: they wait behind FIFO message groups whose messages are not the run's; not removed`);
+        break;
+      }
     }
-    const ofRun = messages.filter((message) => runEventIds.has(deadLetterEventId(message) ?? ''));
-    for (const message of ofRun) await clients.sqs.send(new DeleteMessageCommand({ QueueUrl: queueUrl, ReceiptHandle: message.receiptHandle }));
-    await releaseMessages(clients.sqs, messages.filter((message) => !ofRun.includes(message)));
-    if (ofRun.length > 0) removed.push(`${ofRun.length} dead letter(s) of the run's events from ${queueUrl}`);
+    if (count > 0) removed.push(`${count} dead letter(s) of the run's events from ${queueUrl}`);
   }
   return [...removed, ...leftLines];
 }

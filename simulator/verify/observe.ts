@@ -168,7 +168,8 @@ function explain(message: QueueMessage, subscriptionDeadLetterQueue: boolean): {
 /**
  * Thrown when a dead-letter queue could not be read whole: some of its messages were held in flight by another reader
  * (a concurrent verify run, an operator's `dlq list`: each hides what it reads for 120 s), delayed, or beyond the read
- * limit. What was not read may be a dead letter of the run: verify never reads that as "none".
+ * limit; or, on a FIFO queue, they wait behind messages of their group this read holds and none of those is the run's
+ * (see {@link readDeadLetters}). What was not read may be a dead letter of the run: verify never reads that as "none".
  */
 export class DeadLettersUnreadError extends Error {
   public override readonly name = 'DeadLettersUnreadError';
@@ -178,10 +179,10 @@ export class DeadLettersUnreadError extends Error {
     /** Messages on the queue not read. */
     public readonly unread: number,
     public readonly total: number,
+    /** Why they were not read. @default another reader, a delay or the read limit */
+    reason = `held in flight by another reader (a concurrent verify run or dlq list hides what it reads for 120 s), delayed, or beyond the read limit of ${DEFAULT_READ_LIMIT}`,
   ) {
-    super(
-      `could not read ${unread} of the ${total} message(s) on ${queueUrl}: held in flight by another reader (a concurrent verify run or dlq list hides what it reads for 120 s), delayed, or beyond the read limit of ${DEFAULT_READ_LIMIT}; any of them may be a dead letter of the run`,
-    );
+    super(`could not read ${unread} of the ${total} message(s) on ${queueUrl}: ${reason}; any of them may be a dead letter of the run`);
   }
 }
 
@@ -205,11 +206,30 @@ export async function countsOn(clients: VerifyClients, queueUrl: string): Promis
   };
 }
 
+/** What one read of a dead-letter queue received ({@link receiveWhole}). */
+export interface DeadLetterRead {
+  readonly messages: QueueMessage[];
+  /**
+   * On a FIFO queue, the messages not received because each waits behind a message of its message group this read
+   * holds: SQS returns no message of a group while another of it is in flight, so a group's later messages cannot be
+   * received without deleting those before them, and a read that deletes nothing never reaches them. 0 on a standard queue.
+   */
+  readonly behindHeldGroups: number;
+}
+
+/** A FIFO queue's name ends with `.fifo` (SQS requires it). */
+function isFifoQueue(queueUrl: string): boolean {
+  return queueUrl.endsWith('.fifo');
+}
+
 /**
  * Every message of a dead-letter queue, received (hidden) and counted against the queue's own counts while they are
- * hidden: throws {@link DeadLettersUnreadError} when the queue holds more than was received. The caller releases them.
+ * hidden: throws {@link DeadLettersUnreadError} when the queue holds more than was received, unless it is a FIFO queue
+ * whose unread messages are all visible while every message in flight is this read's (none delayed, the read limit not
+ * reached): those wait behind the groups this read holds ({@link DeadLetterRead.behindHeldGroups}). The caller
+ * releases the messages.
  */
-export async function receiveWhole(clients: VerifyClients, queueUrl: string): Promise<QueueMessage[]> {
+export async function receiveWhole(clients: VerifyClients, queueUrl: string): Promise<DeadLetterRead> {
   const messages = await receiveMessages(clients.sqs, queueUrl);
   const counts = await countsOn(clients, queueUrl).catch(async (error: unknown) => {
     await releaseMessages(clients.sqs, messages);
@@ -217,11 +237,14 @@ export async function receiveWhole(clients: VerifyClients, queueUrl: string): Pr
   });
   // what this reader received is in flight too: anything above it was not read
   const total = counts.visible + counts.inFlight + counts.delayed;
-  if (total > messages.length) {
-    await releaseMessages(clients.sqs, messages);
-    throw new DeadLettersUnreadError(queueUrl, total - messages.length, total);
+  if (total <= messages.length) return { messages, behindHeldGroups: 0 };
+  // a FIFO queue read until a receive brought nothing new, whose in-flight messages are all this read's: what stays
+  // visible is in a group this read holds (any other visible message would have been received)
+  if (isFifoQueue(queueUrl) && messages.length > 0 && messages.length < DEFAULT_READ_LIMIT && counts.delayed === 0 && counts.inFlight <= messages.length) {
+    return { messages, behindHeldGroups: total - messages.length };
   }
-  return messages;
+  await releaseMessages(clients.sqs, messages);
+  throw new DeadLettersUnreadError(queueUrl, total - messages.length, total);
 }
 
 /** The event id a dead letter carries (its runtime attribute, else its body's), if any. */
@@ -229,23 +252,71 @@ export function deadLetterEventId(message: QueueMessage): string | undefined {
   return message.messageAttributes[DEAD_LETTER_ATTRIBUTE.EVENT_ID]?.StringValue ?? eventIdOf(message.body);
 }
 
+/** Why a run event behind its aggregate's dead letters in a FIFO dead-letter queue was not read. */
+export const BEHIND_GROUP_HEAD =
+  "not received: it waits behind its aggregate's dead letters read here (a FIFO queue returns no message of a group while another of it is in flight, so a group's later messages cannot be read without deleting those before them); it is read once the dead letters before it are redriven (dlq redrive)";
+
+/**
+ * The run's ordered events a FIFO dead-letter queue holds unread behind the groups a read holds ({@link DeadLetterRead}):
+ * for each group (aggregate) whose read messages include the run's events, the run's events of that aggregate the
+ * subscriber takes, later in sequence than any read there, not read. Undefined when they cannot be told apart: no read
+ * message of a held group is the run's (then what waits behind may be any event), or more such events than unread
+ * messages (some are elsewhere: on the queue, in the relay). An aggregate's later events reach its dead-letter queue
+ * after its earlier ones (one message group: one after another), and a group holding none of the run's events read is
+ * taken as not the run's (the run's aggregates carry ids made for the run: ./run-ids.ts).
+ */
+function runEventsBehind(read: DeadLetterRead, subscriber: DeployedSubscriber, runEvents: ReadonlyMap<string, RunEvent>): string[] | undefined {
+  const latestRead = new Map<string, number>();
+  const readIds = new Set<string>();
+  for (const message of read.messages) {
+    const eventId = deadLetterEventId(message);
+    const ordering = eventId === undefined ? undefined : runEvents.get(eventId)?.event.ordering;
+    if (eventId !== undefined) readIds.add(eventId);
+    if (ordering === undefined || message.attributes.MessageGroupId !== ordering.aggregateId) continue;
+    latestRead.set(ordering.aggregateId, Math.max(latestRead.get(ordering.aggregateId) ?? 0, ordering.sequence));
+  }
+  if (latestRead.size === 0) return undefined;
+  const behind = [...takenEvents(subscriber, runEvents)].filter((id) => {
+    const ordering = runEvents.get(id)!.event.ordering;
+    return ordering !== undefined && !readIds.has(id) && ordering.sequence > (latestRead.get(ordering.aggregateId) ?? Infinity);
+  });
+  return behind.length <= read.behindHeldGroups ? behind.sort() : undefined;
+}
+
 /**
  * The dead letters of a subscriber that carry the run's events (matched by exact event id), each explained; the
- * messages are made visible again. Throws {@link DeadLettersUnreadError} when a queue could not be read whole.
+ * messages are made visible again. Throws {@link DeadLettersUnreadError} when a queue could not be read whole. On an
+ * ordered subscriber's FIFO dead-letter queue the run's later events of an aggregate whose dead letters fill a read
+ * cannot be received (see {@link DeadLetterRead.behindHeldGroups}): they are found as dead letters not received
+ * ({@link BEHIND_GROUP_HEAD}) when every unread message can be one of them, else the queue is not read whole.
  */
 export async function readDeadLetters(clients: VerifyClients, subscriber: DeployedSubscriber, runEvents: ReadonlyMap<string, RunEvent>): Promise<DeadLetterFinding[]> {
   const findings: DeadLetterFinding[] = [];
   for (const queueUrl of deadLetterQueuesOf(subscriber)) {
-    const messages = await receiveWhole(clients, queueUrl);
+    const read = await receiveWhole(clients, queueUrl);
+    const queueName = queueUrl.split('/').pop() ?? queueUrl;
     try {
-      for (const message of messages) {
+      for (const message of read.messages) {
         const eventId = deadLetterEventId(message);
         if (eventId === undefined || !runEvents.has(eventId)) continue;
         const subscriptionQueue = queueUrl === subscriber.deployment.subscriptionDeadLetterQueueUrl && queueUrl !== subscriber.deployment.deadLetterQueueUrl;
-        findings.push({ queueName: queueUrl.split('/').pop() ?? queueUrl, messageId: message.messageId, eventId, ...explain(message, subscriptionQueue) });
+        findings.push({ queueName, messageId: message.messageId, eventId, ...explain(message, subscriptionQueue) });
+      }
+      if (read.behindHeldGroups > 0) {
+        const behind = runEventsBehind(read, subscriber, runEvents);
+        if (behind === undefined) {
+          const groups = [...new Set(read.messages.flatMap((message) => message.attributes.MessageGroupId ?? []))].sort();
+          throw new DeadLettersUnreadError(
+            queueUrl,
+            read.behindHeldGroups,
+            read.messages.length + read.behindHeldGroups,
+            `they wait behind the messages of their FIFO message group(s) (${groups.join(', ')}) this read holds (SQS returns no message of a group while another of it is in flight; reading them needs deleting those before them), and the run's events read there do not account for them`,
+          );
+        }
+        findings.push(...behind.map((eventId) => ({ queueName, messageId: `(not received: behind aggregate ${runEvents.get(eventId)!.event.ordering!.aggregateId}'s dead letters)`, eventId, explanation: BEHIND_GROUP_HEAD })));
       }
     } finally {
-      await releaseMessages(clients.sqs, messages);
+      await releaseMessages(clients.sqs, read.messages);
     }
   }
   return findings;

@@ -197,7 +197,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   );
   const queueSettings = await readQueueSettings(clients, flow);
   const derived = defaultTimeoutSeconds(flow, queueSettings);
-  const timeoutSeconds = options.timeoutSeconds ?? derived.seconds;
+  let timeoutSeconds = options.timeoutSeconds ?? derived.seconds;
   options.onProgress(
     options.timeoutSeconds === undefined
       ? `waiting up to ${timeoutSeconds}s for the flow to be quiet (derived: ${derived.why}; --timeout sets it)`
@@ -213,6 +213,16 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   // the producer's outbox is scanned once per run; an outbox a subscriber emits into, at every read
   const readEvents = runEventReader(clients, flow, runId);
   const classify = (events: ReadonlyMap<string, RunEvent>) => classifyRunEvents(events, runId, new Map(flow.subscribers.map((subscriber) => [subscriber.name, takenEvents(subscriber, events)])));
+  // the run's events known: an ordered subscriber's FIFO queue dead-letters an aggregate's events one after another
+  const again = defaultTimeoutSeconds(flow, queueSettings, await readEvents());
+  if (again.seconds > derived.seconds) {
+    if (options.timeoutSeconds === undefined) timeoutSeconds = again.seconds;
+    options.onProgress(
+      options.timeoutSeconds === undefined
+        ? `waiting up to ${timeoutSeconds}s instead, derived again from the run's events (${again.why})`
+        : `the default derived again from the run's events is ${again.seconds}s (${again.why})${options.timeoutSeconds < again.seconds ? `: --timeout ${options.timeoutSeconds} may end before a failing aggregate's last event reaches a DLQ` : ''}`,
+    );
+  }
   try {
     await waitUntilQuiet(clients, flow, {
       timeoutSeconds,

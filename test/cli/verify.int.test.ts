@@ -136,6 +136,9 @@ describe('verify', () => {
     expect(first.stdout).toContain('OK: each effect applied exactly once');
     expect(first.json.eventIds.length).toBeGreaterThanOrEqual(10);
     expect(first.stderr).toMatch(/producing: \d+\/\d+ command\(s\)/);
+    // rv9 V-3: the time limit derived again once the run's events are known: an order's fulfilment steps are one FIFO
+    // message group on OrderTracking's queue, dead-lettered one after another (--timeout given: the figure is said)
+    expect(first.stderr).toMatch(/the default derived again from the run's events is \d+s \([^\n]*3 events of one aggregate \([^)]+\) on OrderTracking's FIFO queue, dead-lettered one after another/);
     // the run's own ids are its commands'; Billing's OrderBilled events (derived ids) are listed apart, with their source
     expectOwnIds(first.json);
     const billed = first.json.derivedEvents.filter((event) => event.type === ORDER_BILLED);

@@ -93,6 +93,26 @@ export async function moveMessage(client: SQSClient, message: QueueMessage, dest
   return sent.MessageId;
 }
 
+/** A queue's messages as its counts say: visible, in flight (received, not deleted) and delayed (SQS's approximate figures). */
+export interface QueueCounts {
+  readonly visible: number;
+  readonly inFlight: number;
+  readonly delayed: number;
+}
+
+/** The queue's counts (GetQueueAttributes ApproximateNumberOfMessages, ...NotVisible, ...Delayed). */
+export async function queueCounts(client: SQSClient, queueUrl: string): Promise<QueueCounts> {
+  const response = await client.send(
+    new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['ApproximateNumberOfMessages', 'ApproximateNumberOfMessagesNotVisible', 'ApproximateNumberOfMessagesDelayed'] }),
+  );
+  const attributes = (response.Attributes ?? {}) as Record<string, string | undefined>;
+  return {
+    visible: Number(attributes.ApproximateNumberOfMessages ?? 0),
+    inFlight: Number(attributes.ApproximateNumberOfMessagesNotVisible ?? 0),
+    delayed: Number(attributes.ApproximateNumberOfMessagesDelayed ?? 0),
+  };
+}
+
 /** The queue's ARN. */
 export async function queueArnOf(client: SQSClient, queueUrl: string): Promise<string> {
   const response = await client.send(new GetQueueAttributesCommand({ QueueUrl: queueUrl, AttributeNames: ['QueueArn'] }));

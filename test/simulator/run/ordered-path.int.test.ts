@@ -38,7 +38,7 @@ describe('simulate an app with the ordered path', () => {
   test('with faults, every event reaches the ordered subscriber once and in its aggregate order: OK', async () => {
     const { code, stdout } = await simulate(ordered, '--count', '9', '--seed', 'ordered');
     // 9 events, and faults injected on the ordered subscriber's path (duplicates, crashes, lost responses, ...)
-    const [, faults] = /^Shipping\s+transactional\s+9\s+\d+\s+\d+\s+(\d+)\s/m.exec(stdout) ?? [];
+    const [, faults] = /^Shipping\s+ordered\s+9\s+\d+\s+\d+\s+(\d+)\s/m.exec(stdout) ?? [];
     expect(Number(faults)).toBeGreaterThan(0);
     expect(stdout).toContain('OK: every business change of the producer committed with its events;');
     expect(stdout).not.toContain('[aggregate-order]');
