@@ -10,6 +10,12 @@ import type { ParseArgsConfig } from 'node:util';
 /** The program's name, as users type it. */
 export const PROGRAM = 'idempotent-event-flow';
 
+/**
+ * How a printed command runs the program where README's install put it (a dev dependency of the app, whose bin is not
+ * on the PATH): through npx, so a command pasted as printed runs.
+ */
+export const INVOCATION = ['npx', PROGRAM] as const;
+
 /** Exit codes. */
 export const EXIT_CODE = { OK: 0, FAILURE: 1, USAGE: 2, REFUSED: 3, AWS_UNREACHED: 4 } as const;
 

@@ -233,7 +233,7 @@ function listText(summaries: readonly DeadLetterQueueSummary[]): string {
       lines.push(
         `${batches} of ${records} record(s)${group.batches === 1 ? '' : ' in all'} on shard ${terminalText(group.shardId ?? '?')} (${terminalText(group.condition ?? 'given up')}), arrived ` +
           `${terminalText(group.first ?? '?')} to ${terminalText(group.last ?? '?')}: replay with ` +
-          `'idempotent-event-flow replay --since ${group.range?.since ?? '<time>'} --until ${group.range?.until ?? '<time>'} ...' for each subscriber`,
+          `'npx idempotent-event-flow replay --since ${group.range?.since ?? '<time>'} --until ${group.range?.until ?? '<time>'} ...' for each subscriber`,
       );
     }
     return `${lines.join('\n')}\n`;

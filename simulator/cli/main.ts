@@ -9,7 +9,9 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { getEventListeners } from 'node:events';
+import { existsSync, readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
+import * as path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { blockedCommand } from './blocked-command';
 import { EXIT_CODE, PROGRAM, type ClientOptions, type CliIo, type Command, type CommandContext, type ParsedArguments } from './command';
@@ -60,6 +62,7 @@ function programUsage(): string {
     '  --endpoint <url>      DynamoDB endpoint, e.g. http://localhost:8000 for DynamoDB Local',
     '  --sqs-endpoint <url>  SQS endpoint, e.g. the simulator\'s SQS endpoint',
     '  -h, --help            show help (also after a command)',
+    '  -V, --version         print the version of @idempotent-event-flow/simulator (the three packages share it)',
     '',
   ].join('\n');
 }
@@ -74,6 +77,18 @@ function commandIndex(argv: readonly string[]): number {
     else break;
   }
   return index;
+}
+
+/** The version in the simulator package's package.json: the nearest one above this module named as the package. */
+function packageVersion(): string {
+  for (let directory = __dirname; ; directory = path.dirname(directory)) {
+    const manifest = path.join(directory, 'package.json');
+    if (existsSync(manifest)) {
+      const { name, version } = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string; version?: string };
+      if (name === '@idempotent-event-flow/simulator' && version !== undefined) return version;
+    }
+    if (path.dirname(directory) === directory) return 'unknown';
+  }
 }
 
 function defaultUser(): string {
@@ -101,6 +116,10 @@ function guardedIo(io: CliIo): CliIo {
 /** Runs the command line `argv` (without `node` and the script) and returns the exit code. Never throws. */
 export async function main(argv: readonly string[], unguardedIo: CliIo): Promise<number> {
   const io = guardedIo(unguardedIo);
+  if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
+    io.stdout(`${packageVersion()}\n`);
+    return EXIT_CODE.OK;
+  }
   const index = commandIndex(argv);
   const name = argv[index];
   if (name === undefined) {

@@ -8,7 +8,7 @@
  * stops the services.
  */
 import { formatDurationOption, shellWord } from './arguments';
-import { PROGRAM, type CliIo } from './command';
+import { INVOCATION, type CliIo } from './command';
 import type { RunServices, ServedRelay, ServedSubscriber } from '../run/run-services';
 import type { ServeActivity, ServedMessage } from '../run/serve-consumer';
 import { terminalText } from './terminal-text';
@@ -18,7 +18,7 @@ export const SERVED_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'simulator', AWS_SECRET_A
 
 function command(services: RunServices, words: readonly string[]): string {
   const global = ['--endpoint', services.dynamoDbEndpoint, '--sqs-endpoint', services.sqsEndpoint, '--region', services.region];
-  return `  ${[PROGRAM, ...words, ...global].map((word) => (word.startsWith('<') ? word : shellWord(word))).join(' ')}`;
+  return `  ${[...INVOCATION, ...words, ...global].map((word) => (word.startsWith('<') ? word : shellWord(word))).join(' ')}`;
 }
 
 function relayLines(services: RunServices, relay: ServedRelay): string[] {

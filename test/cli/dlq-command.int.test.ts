@@ -122,7 +122,7 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
 
     const text = await cli(s, 'dlq', 'list', '--relay-dead-letter-queue', s.relayDeadLetterQueue.address.url);
     // widened by 5 minutes each side: an event's time is set before its commit, and arrival times are whole seconds
-    expect(text.stdout).toContain("replay with 'idempotent-event-flow replay --since 2023-11-14T19:55:00.000Z --until 2023-11-14T20:05:05.000Z ...' for each subscriber");
+    expect(text.stdout).toContain("replay with 'npx idempotent-event-flow replay --since 2023-11-14T19:55:00.000Z --until 2023-11-14T20:05:05.000Z ...' for each subscriber");
 
     const show = await cli(s, 'dlq', 'show', 'evt-poison', ...dlqArgs(s), '--table', tableName, '--subscriber', SUBSCRIBER);
     expect(show.code).toBe(0);

@@ -11,10 +11,10 @@ export function shellWords(line: string): string[] {
   return execFileSync('bash', ['-c', `printf '%s\\0' ${line}`], { encoding: 'utf8' }).split('\0').slice(0, -1);
 }
 
-/** Runs a printed command line (`idempotent-event-flow ...`, words quoted for a shell) in-process with the printed environment. */
+/** Runs a printed command line (`npx idempotent-event-flow ...`, words quoted for a shell) in-process with the printed environment. */
 export async function runPrinted(line: string, environment: Readonly<Record<string, string>>): Promise<{ code: number; stdout: string; stderr: string }> {
-  const [program, ...argv] = shellWords(line.trim());
-  expect(program).toBe('idempotent-event-flow');
+  const [npx, program, ...argv] = shellWords(line.trim());
+  expect([npx, program]).toEqual(['npx', 'idempotent-event-flow']);
   const saved = Object.fromEntries(Object.keys(environment).map((name) => [name, process.env[name]]));
   Object.assign(process.env, environment);
   let stdout = '';

@@ -67,7 +67,7 @@ afterAll(async () => {
 async function replay(sourceAccessKeyId: string, extra: readonly string[]): Promise<{ code: number; output: string }> {
   const line = stdout.split('\n').find((candidate) => /idempotent-event-flow replay --subscriber-output .*"subscriberName":"Ledger"/.test(candidate));
   expect(line, stdout).toBeDefined();
-  const [, ...printed] = shellWords(line!.trim().replace('<event-id>', EVENT_ID));
+  const [, , ...printed] = shellWords(line!.trim().replace('<event-id>', EVENT_ID));
   // every request through the served run's one endpoint (AWS_ENDPOINT_URL), as an account's: not DynamoDB Local's own
   const argv = printed.filter((word, index) => !['--endpoint', '--sqs-endpoint'].includes(word) && !['--endpoint', '--sqs-endpoint'].includes(printed[index - 1] ?? ''));
   const endpoint = /AWS_ENDPOINT_URL=(\S+)/.exec(stdout)![1]!;

@@ -105,7 +105,7 @@ describe('simulate --serve: the on-call drill', () => {
       const redrive = stdout.split('\n').find((line) => /idempotent-event-flow dlq redrive --subscriber-output .*"subscriberName":"Audit"/.test(line));
       expect(redrive).toBeDefined();
       let redriveOutput = '';
-      const [, ...argv] = shellWords(redrive!.trim());
+      const [, , ...argv] = shellWords(redrive!.trim());
       // with the credentials the serve prints (local services take any)
       const saved = { id: process.env.AWS_ACCESS_KEY_ID, secret: process.env.AWS_SECRET_ACCESS_KEY };
       Object.assign(process.env, { AWS_ACCESS_KEY_ID: 'simulator', AWS_SECRET_ACCESS_KEY: 'simulator' });

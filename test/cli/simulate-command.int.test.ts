@@ -172,9 +172,13 @@ describe('simulate: a deliberately non-idempotent consumer', () => {
     expect(violations.filter((violation) => violation.kind === 'effect-count' && again.test(violation.detail)).length).toBeGreaterThan(0);
     // the first line says the app was synthesized; the last, the one command that replays this run
     expect(stderr.split('\n')[0]).toMatch(/^synthesized the app at \S+ into /);
-    expect(stderr).toContain(`replay this run: idempotent-event-flow simulate --app 'npx tsx ${FIXTURE}/app.ts' --synth --scenario ${FIXTURE}/scenario.ts --events ${file}`);
+    expect(stderr).toContain(`replay this run: npx idempotent-event-flow simulate --app 'npx tsx ${FIXTURE}/app.ts' --synth --scenario ${FIXTURE}/scenario.ts --events ${file}`);
     expect(stderr).toContain(`--start-time 2026-01-02T00:00:00.000Z --endpoint ${inject('dynamoDbEndpoint')} --seed caught --concurrency 1\n`);
     expect(readFileSync(logFile, 'utf8')).toContain('2026-01-02T00:00:00');
+    // the replay line never names this run's --json or --log: running it as printed keeps the result to compare with
+    const replayLine = stderr.split('\n').find((line) => line.startsWith('replay this run: '));
+    expect(replayLine).not.toContain(jsonFile);
+    expect(replayLine).not.toContain(logFile);
     // --profile says where the time went (and is no part of the replay: it changes nothing of the run)
     expect(stderr).toMatch(/profile \(real time of this machine\):\n {2}assembly +\d+\.\d\d s\n/);
     expect(stderr).toMatch(/replies \(the worker runs on to its next request\) +\d+ +\d+\.\d\d s/);

@@ -72,7 +72,7 @@ describe('simulate --serve', () => {
       const exported = /^export (AWS_ACCESS_KEY_ID=\S+) (AWS_SECRET_ACCESS_KEY=\S+)$/m.exec(stdout);
       expect(exported).not.toBeNull();
       const environment = Object.fromEntries(exported!.slice(1).map((pair) => pair.split('=') as [string, string]));
-      const relayList = stdout.split('\n').find((line) => line.trim().startsWith('idempotent-event-flow dlq list --relay-dead-letter-queue'));
+      const relayList = stdout.split('\n').find((line) => line.trim().startsWith('npx idempotent-event-flow dlq list --relay-dead-letter-queue'));
       expect(relayList).toContain(`--sqs-endpoint ${sqsEndpoint}`);
 
       // WHEN the printed command runs while it serves
@@ -82,7 +82,7 @@ describe('simulate --serve', () => {
       expect(listed).toMatchObject({ code: 0, stderr: '' });
       expect(JSON.parse(listed.stdout)).toMatchObject([{ queueKind: 'relay', messages: 3 }]);
       // and a subscriber's commands reach the run's tables in its DynamoDB Local
-      const blockedList = stdout.split('\n').find((line) => line.trim().startsWith('idempotent-event-flow blocked list --table'));
+      const blockedList = stdout.split('\n').find((line) => line.trim().startsWith('npx idempotent-event-flow blocked list --table'));
       expect(blockedList).toContain(`--endpoint ${dynamoDbEndpoint}`);
       expect(await runPrinted(blockedList!, environment)).toMatchObject({ code: 0, stderr: '' });
 

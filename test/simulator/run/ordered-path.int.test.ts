@@ -103,7 +103,7 @@ describe('simulate an app with the ordered path', () => {
       expect(events.length).toBe(3);
       expect(events.every((event) => event.decision === 'applied')).toBe(true);
       // and where it stands: every aggregate applied to its last committed event, none held up
-      const fenceList = stdout.split('\n').find((line) => line.trim().startsWith('idempotent-event-flow fence list Shipping --table'));
+      const fenceList = stdout.split('\n').find((line) => line.trim().startsWith('npx idempotent-event-flow fence list Shipping --table'));
       expect(fenceList).toContain('--outbox-table');
       const listed = await runPrinted(`${fenceList!} --json`, environment);
       expect(listed).toMatchObject({ code: 0, stderr: '' });
