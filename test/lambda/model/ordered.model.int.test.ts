@@ -165,6 +165,19 @@ const REGRESSIONS: ReadonlyArray<{ readonly name: string; readonly seed: number;
     maxReceiveCount: 1,
     commands: () => [new Produce(0, 1, 'none'), new ReplaceAndCarryFromFences('point-in-time', 1, [0, 1], 1, false), new ReplaceAndCarryFromFences('replace', 1, [0, 1], 1, false), new Replay(0, 1)],
   },
+  {
+    // seed 3, path 25:0:8:7 (issue 38, CI run 48's failure: agg-0's #3 and #4 never applied, #5-#8 dead-lettered at
+    // every pass): the old table's #1 and #2 (generation 0) in flight, the table replaced and the heads carried from
+    // the fences of nothing (G1 based at 0), G1's #1-#3 written, the table replaced again and the heads carried from
+    // the old table's history (G1's #3: G2 based at #3). The old #1 and #2 applied first: G1 is refused (two
+    // histories), and G2 can be entered only at #3, which the fence's generation 0 never reaches. The drain's history
+    // carry took the aggregate from the fence (#2) but left the head 'ahead' at #3 (the fence, in an older generation,
+    // below G2's base, counted as one that could still enter it): G1's events written again (#4-#6) waited forever
+    name: 'a head based on a history the fence has left is set back to the fence, not left ahead of a gap no event fills',
+    seed: 3,
+    maxReceiveCount: 1,
+    commands: () => [new Produce(0, 2, 'none'), new RestoreOutbox('replace', 1), new CarryHeads('fences'), new Produce(0, 2, 'none'), new Produce(0, 1, 'none'), new RestoreOutbox('replace', 1), new CarryHeads('former')],
+  },
 ];
 
 for (const regression of REGRESSIONS) {

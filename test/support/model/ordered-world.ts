@@ -52,6 +52,7 @@ import { localClient } from '../dynamodb-client';
 import { startFaultProxy, type FaultProxy, type FaultRule } from '../fault-proxy';
 import { SimulatedCrash } from '../proof/crash-injector';
 import { dieAsPlanned, type CrashPlan } from './crash-plan';
+import { collapseRepeats } from './history-lines';
 
 /** The tables a run shares with the other runs (each run has aggregates of its own). */
 export interface OrderedTables {
@@ -349,6 +350,9 @@ export class OrderedWorld {
       if (!(error instanceof SimulatedCrash)) throw error;
       outcome = 'crashed';
     }
+    // Lambda deletes a message its invocation did not report failed (also one the runtime dead-lettered itself, or
+    // acknowledged as a duplicate): whatever the notes below add to the outcome, it leaves the queue
+    const acknowledged = outcome === 'acknowledged';
     const what = `${message.envelope.partitionkey} #${Number(message.envelope.sequence)}`;
     for (const letter of this.runtimeDeadLetters.slice(before)) {
       const expected = this.expectedDeadLetter(message.envelope, letter);
@@ -377,7 +381,7 @@ export class OrderedWorld {
       if (id === envelope.id && (dropped || (this.restored && (this.skipped.get(envelope.partitionkey) ?? new Set()).has(Number(envelope.sequence))))) this.droppedBySkip.add(id);
       else this.violations.push(`a WARN line says a skip dropped ${id}, delivering ${what} (${envelope.id}), which no accepted skip dropped`);
     }
-    if (outcome === 'acknowledged') this.queue = this.queue.filter((queued) => queued !== message);
+    if (acknowledged) this.queue = this.queue.filter((queued) => queued !== message);
     else if (message.receives >= this.maxReceiveCount && this.queue.includes(message)) {
       this.queue = this.queue.filter((queued) => queued !== message);
       this.deadLetters.push(message);
@@ -932,7 +936,7 @@ export class OrderedWorld {
   }
 
   public report(): string {
-    return `violations:\n  ${this.violations.join('\n  ')}\nhistory:\n  ${this.history.join('\n  ')}`;
+    return `violations:\n  ${this.violations.join('\n  ')}\nhistory:\n  ${collapseRepeats(this.history).join('\n  ')}`;
   }
 
   public async stop(): Promise<void> {
