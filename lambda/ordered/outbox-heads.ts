@@ -97,6 +97,12 @@ interface FenceRead {
   readonly applied: number;
   /** 0: generation 0 (no attribute). */
   readonly generation: number;
+  /**
+   * A history carry only: this fence has left the history's newest generation of its aggregate (it stands in an older
+   * generation, past that generation's base), so no sequence of that history above the fence can ever be reached by
+   * it; the history's highest sequence of the aggregate. @default undefined (not a history carry, or not left)
+   */
+  readonly leftHistoryAt?: number;
 }
 
 /** The fences of `subscribers` (one scan per inbox table). */
@@ -174,17 +180,22 @@ async function targets(
     // generation and has passed that generation's base (the old table's in-flight events were applied past it), so
     // every event of it is refused as another history (SequenceReusedError) and written again; a generation based at
     // the history's sequence would wait forever for the rest of a history the fence's line never had (seed 777)
+    const checked: FenceRead[] = [];
     for (const fence of fences) {
-      if (!highest.has(fence.aggregateId)) continue;
+      if (!highest.has(fence.aggregateId)) {
+        checked.push(fence);
+        continue;
+      }
       const history = historyGeneration.get(fence.aggregateId) ?? { generation: 0, base: 0 };
       const fenceFollowedNewer = fence.generation > history.generation;
       const fenceLeftHistory = fence.generation < history.generation && fence.applied > history.base;
       if (fenceFollowedNewer || fenceLeftHistory) fromFences.add(fence.aggregateId);
+      checked.push(fenceLeftHistory ? { ...fence, leftHistoryAt: highest.get(fence.aggregateId)! } : fence);
     }
     for (const aggregateId of fromFences) {
       highest.set(aggregateId, Math.max(0, ...fences.filter((fence) => fence.aggregateId === aggregateId).map((fence) => fence.applied)));
     }
-    return { highest, generation, fromFences, fences };
+    return { highest, generation, fromFences, fences: checked };
   }
   if (options.source.subscribers.length === 0) throw new RangeError('carryOrderedHeads: name at least one subscriber whose fences to read');
   const fences = await readFences(client, options.source.subscribers);
@@ -198,14 +209,17 @@ async function targets(
 /**
  * Whether none of `fences` of the aggregate can ever apply an event of the head's generation (review r8b, R8b-3): each
  * is in a newer generation (it refuses older ones) or in an older one past the head's base (it can never enter the
- * head's generation: every event of it is refused as another history). Then the events the head handed out past the
+ * head's generation: every event of it is refused as another history), or (a history carry) in an older one below the
+ * head's base where that base is a sequence of the history the fence has left (it can never reach it: the ordered
+ * model, seed 3, issue 38's CI run 48). Then the events the head handed out past the
  * fences are all refused (`SequenceReusedError`, dead-lettered to be written again) and setting the head back to the
  * fences' sequence in a new generation neither applies one twice nor loses one the fences would have applied. A fence
  * that can still apply them (in the head's generation, or an older one at or below its base) keeps the head.
  */
 function noFenceCanApply(fences: readonly FenceRead[], aggregateId: string, head: { readonly generation: number; readonly base: number }): boolean {
   const mine = fences.filter((fence) => fence.aggregateId === aggregateId);
-  return mine.length > 0 && mine.every((fence) => fence.generation > head.generation || (fence.generation < head.generation && fence.applied > head.base));
+  const neverReachesBase = (fence: FenceRead): boolean => fence.leftHistoryAt !== undefined && fence.applied < head.base && head.base <= fence.leftHistoryAt;
+  return mine.length > 0 && mine.every((fence) => fence.generation > head.generation || (fence.generation < head.generation && (fence.applied > head.base || neverReachesBase(fence))));
 }
 
 /**

@@ -824,7 +824,7 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'ordered-carry-sets-back-past-live-fence',
     breaks: "ordered path (R8b-3): a carry sets a head back although a named fence can still apply the head's events past it (its fence in the head's generation): two events applied at one sequence",
     file: 'lambda/ordered/outbox-heads.ts',
-    find: '  return mine.length > 0 && mine.every((fence) => fence.generation > head.generation || (fence.generation < head.generation && fence.applied > head.base));',
+    find: '  return mine.length > 0 && mine.every((fence) => fence.generation > head.generation || (fence.generation < head.generation && (fence.applied > head.base || neverReachesBase(fence))));',
     replace: '  return mine.length > 0;',
     tests: ['test/lambda/ordered/history-carry-older-table.int.test.ts'],
   },
@@ -910,5 +910,14 @@ export const MUTANTS: readonly Mutant[] = [
     find: '    const target = named ?? this.eventOfInvocation.get(invocationId) ?? `message ${invocation.message}`;',
     replace: '    const target = named ?? `message ${invocation.message}`;',
     tests: ['test/simulator/faults/fault-steering.test.ts'],
+  },
+  // ---- issue 38, tenth session (o10): CI run 48's counterexample (the ordered model, seed 3) ----
+  {
+    id: 'ordered-carry-trusts-fence-below-left-base',
+    breaks: "ordered path: a history carry leaves a head 'ahead' whose base is a sequence of the history the fence has left (the fence, in an older generation below that base, never reaches it): the events written again wait forever behind a gap (the ordered model, seed 3; CI run 48)",
+    file: 'lambda/ordered/outbox-heads.ts',
+    find: '  const neverReachesBase = (fence: FenceRead): boolean => fence.leftHistoryAt !== undefined && fence.applied < head.base && head.base <= fence.leftHistoryAt;',
+    replace: '  const neverReachesBase = (fence: FenceRead): boolean => fence.leftHistoryAt === -1 && fence.applied < head.base;',
+    tests: ['test/lambda/ordered/history-carry-left-base.int.test.ts', ORDERED_MODEL],
   },
 ];
