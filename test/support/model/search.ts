@@ -23,6 +23,6 @@ export async function failureReport<T>(property: fc.IAsyncProperty<T>, options: 
 }
 
 /** How to replay a failure: the environment the model tests read (IEF_MODEL_SEED, IEF_MODEL_PATH). */
-function replayLine(result: fc.RunDetails<unknown>): string {
+function replayLine(result: { readonly seed: number; readonly counterexamplePath: string | null }): string {
   return `failed: seed ${result.seed}, path ${result.counterexamplePath ?? '(none)'} (replay with IEF_MODEL_SEED=${result.seed}, and IEF_MODEL_PATH=${result.counterexamplePath ?? ''} where the test reads it)`;
 }
