@@ -62,7 +62,9 @@ export interface HeadCarry {
    * applying, it is written again, starting a new generation at `target`, as every carry does);
    * `back`: the head stands past the target (and past every named fence of the aggregate) with events no named fence
    * can ever apply (each fence is in a newer generation than the head's, or in an older one past
-   * the head's base: every event of the head's generation is refused, `SequenceReusedError`): the head is set back to
+   * the head's base: every event of the head's generation is refused, `SequenceReusedError`; or, a history carry, in an
+   * older one below the head's base, where that base is a sequence of the history the fence has left, which it never
+   * reaches: the ordered model, seed 3): the head is set back to
    * `target` in a new generation based there, so the events written again (runbook step 5) and the next ones apply
    * instead of waiting forever for a sequence no fence can apply (review r8b, R8b-3);
    * `ahead`: it stands past `target` and stays (a named fence can still apply the head's events, or no subscriber was
