@@ -100,9 +100,10 @@ interface FenceRead {
   /** 0: generation 0 (no attribute). */
   readonly generation: number;
   /**
-   * A history carry only: this fence has left the history's newest generation of its aggregate (it stands in an older
-   * generation, past that generation's base), so no sequence of that history above the fence can ever be reached by
-   * it; the history's highest sequence of the aggregate. @default undefined (not a history carry, or not left)
+   * A history carry only: this fence does not follow the history's line of its aggregate (it left the history's newest
+   * generation, standing in an older one past that generation's base; or it followed a newer generation than any the
+   * history holds), so it reaches no sequence of that history above it but by chance; the history's highest sequence
+   * of the aggregate. @default undefined (not a history carry, or a fence on the history's line)
    */
   readonly leftHistoryAt?: number;
 }
@@ -192,7 +193,7 @@ async function targets(
       const fenceFollowedNewer = fence.generation > history.generation;
       const fenceLeftHistory = fence.generation < history.generation && fence.applied > history.base;
       if (fenceFollowedNewer || fenceLeftHistory) fromFences.add(fence.aggregateId);
-      checked.push(fenceLeftHistory ? { ...fence, leftHistoryAt: highest.get(fence.aggregateId)! } : fence);
+      checked.push(fenceFollowedNewer || fenceLeftHistory ? { ...fence, leftHistoryAt: highest.get(fence.aggregateId)! } : fence);
     }
     for (const aggregateId of fromFences) {
       highest.set(aggregateId, Math.max(0, ...fences.filter((fence) => fence.aggregateId === aggregateId).map((fence) => fence.applied)));

@@ -178,6 +178,28 @@ const REGRESSIONS: ReadonlyArray<{ readonly name: string; readonly seed: number;
     maxReceiveCount: 1,
     commands: () => [new Produce(0, 2, 'none'), new RestoreOutbox('replace', 1), new CarryHeads('fences'), new Produce(0, 2, 'none'), new Produce(0, 1, 'none'), new RestoreOutbox('replace', 1), new CarryHeads('former')],
   },
+  {
+    // seed 3, path 15:0:7:10 (issue 38, found after the fix above; hand-shortened): #1 applied, the table replaced, #1
+    // and #2 handed out again, then `fence skip` from #1: R38-6's check (the outbox's event at --from must be the one
+    // the fence applied) refuses it as "not the outbox this subscriber applies", since #1 was taken twice. A refusal
+    // changes nothing and loses nothing; the model called a skip up to the head refused a violation
+    name: 'a fence skip from a sequence taken twice is refused by the wrong-outbox check, nothing changed',
+    seed: 3,
+    maxReceiveCount: 1,
+    commands: () => [new Produce(1, 1, 'none'), new Relay(1, 1, true), new Deliver(1, 0, undefined, 'none'), new RestoreOutbox('replace', 1), new Produce(1, 1, 'none'), new Produce(1, 1, 'none'), new FenceSkip(1, 1)],
+  },
+  {
+    // seed 1001, path 37:0:7:7:10 (issue 38, found after the first fix above; hand-shortened): the old table's #1 and
+    // #2 (generation 0) dead-lettered by SQS, the table replaced and the heads carried from the fences of nothing (G1),
+    // G1's #1 queued, the table replaced again (no carry). The drain's history carry bases G2 at the old table's #2 (no
+    // fence yet); G1's #1 applies (the fence in G1 at #1); the next history carry takes the aggregate from the fence (it
+    // followed a newer generation than the history holds) but left the head 'ahead' at #2 (G2's base, the history's
+    // #2, which G1's line never reaches): the old events written again waited forever
+    name: "a head based on a history older than the fence's generation is set back to the fence, not left ahead of a gap",
+    seed: 1001,
+    maxReceiveCount: 1,
+    commands: () => [new Produce(1, 2, 'none'), new ReplaceAndCarryFromFences('replace', 1, [1], 0, false), new Exhaust(1, 0), new Exhaust(1, 0), new RestoreOutbox('replace', 1)],
+  },
 ];
 
 for (const regression of REGRESSIONS) {
