@@ -920,4 +920,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '  const neverReachesBase = (fence: FenceRead): boolean => fence.leftHistoryAt === -1 && fence.applied < head.base;',
     tests: ['test/lambda/ordered/history-carry-left-base.int.test.ts', ORDERED_MODEL],
   },
+  {
+    id: 'ordered-carry-trusts-fence-of-newer-generation',
+    breaks: "ordered path: a history carry leaves a head 'ahead' whose base is a sequence of a history older than the fence's generation (the fence's own line never reaches it): the events written again wait forever behind a gap (the ordered model, seed 1001)",
+    file: 'lambda/ordered/outbox-heads.ts',
+    find: '      checked.push(fenceFollowedNewer || fenceLeftHistory ? { ...fence, leftHistoryAt: highest.get(fence.aggregateId)! } : fence);',
+    replace: '      checked.push(fenceLeftHistory ? { ...fence, leftHistoryAt: highest.get(fence.aggregateId)! } : fence);',
+    tests: ['test/lambda/ordered/history-carry-left-base.int.test.ts', ORDERED_MODEL],
+  },
 ];

@@ -108,3 +108,50 @@ test('until that carry, C\'s next event (based at #3) is held: the fence at #2 o
   expect(await deliver(next)).toHaveLength(1);
   expect(await ledger(id)).toEqual(['a-authorised', 'a-captured']);
 });
+
+/**
+ * The ordered model, seed 1001, run 37: the same with a history OLDER than the fence's generation. A hands out #1 and
+ * #2 (generation 0, in flight); B (carried from the fences of nothing) hands out #1; C is carried from A's history
+ * before anything applied (a generation based at A's #2). B's #1 applies first (the fence in B's generation at #1), A's
+ * events are refused. The other carry from A's history takes the aggregate from the fence (it followed a newer
+ * generation than A's history holds): C's head, based at #2 (a sequence of A's line, which B's line never reaches), must
+ * be set back to #1, not left 'ahead'.
+ */
+test('a history carry sets a head based on a history older than the fence\'s generation back to the fence: A\'s events written again apply', async () => {
+  const id = `payment-older-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+  const deadLetter = new RecordingDeadLetterPublisher();
+  const handler = createOrderedConsumer<{ step: string }>({
+    client,
+    config: inboxConfig,
+    deadLetter,
+    logger: recordingLogger().logger,
+    metricsSink: () => undefined,
+    handle: (event, tx) => {
+      tx.update({
+        TableName: ledgerTable,
+        Key: { pk: (event as unknown as { subject: string }).subject },
+        UpdateExpression: 'SET steps = list_append(if_not_exists(steps, :none), :step)',
+        ExpressionAttributeValues: { ':none': [], ':step': [event.data.step] },
+      });
+    },
+  });
+  const deliver = async (envelope: OrderedEnvelope): Promise<string[]> => (await handler({ Records: [sqsRecord(JSON.stringify(envelope))] })).batchItemFailures.map((failure) => failure.itemIdentifier);
+  const tableA = await newOutbox();
+  const fromA = [await emit(tableA, id, 'a-authorised'), await emit(tableA, id, 'a-captured')];
+  const tableB = await newOutbox();
+  await carryOrderedHeads({ client, outbox: tableB, source: { kind: 'fences', subscribers: subscribers() }, apply: true });
+  const fromB = await emit(tableB, id, 'b-authorised');
+  const tableC = await newOutbox();
+  const history = { kind: 'history' as const, table: tableA.outboxTableName, subscribers: subscribers() };
+  const first = await carryOrderedHeads({ client, outbox: tableC, source: history, apply: true });
+  expect(first.heads.find((entry) => entry.aggregateId === id)).toEqual({ aggregateId: id, current: 0, target: 2, decision: 'set' });
+  expect(await deliver(fromB)).toEqual([]);
+  for (const envelope of fromA) expect(await deliver(envelope)).toEqual([]);
+  expect(deadLetter.published.map((letter) => [letter.eventId, letter.errorName])).toEqual(fromA.map((envelope) => [envelope.id, 'SequenceReusedError']));
+  const result = await carryOrderedHeads({ client, outbox: tableC, source: history, apply: true });
+  expect(result.heads.find((entry) => entry.aggregateId === id)).toEqual({ aggregateId: id, current: 2, target: 1, decision: 'back', fromFences: true });
+  const again = [await emit(tableC, id, 'a-authorised-again'), await emit(tableC, id, 'a-captured-again')];
+  expect(again.map((envelope) => envelope.sequence)).toEqual(['0000000000000002', '0000000000000003']);
+  for (const envelope of again) expect(await deliver(envelope)).toEqual([]);
+  expect(await ledger(id)).toEqual(['b-authorised', 'a-authorised-again', 'a-captured-again']);
+});
