@@ -63,8 +63,8 @@ export interface HeadCarry {
    * `back`: the head stands past the target (and past every named fence of the aggregate) with events no named fence
    * can ever apply (each fence is in a newer generation than the head's, or in an older one past
    * the head's base: every event of the head's generation is refused, `SequenceReusedError`; or, a history carry, in an
-   * older one below the head's base, where that base is a sequence of the history the fence has left, which it never
-   * reaches: the ordered model, seed 3): the head is set back to
+   * older one below the head's base, where that base is a sequence of a history whose line the fence does not follow,
+   * which it never reaches: the ordered model, seeds 3 and 1001): the head is set back to
    * `target` in a new generation based there, so the events written again (runbook step 5) and the next ones apply
    * instead of waiting forever for a sequence no fence can apply (review r8b, R8b-3);
    * `ahead`: it stands past `target` and stays (a named fence can still apply the head's events, or no subscriber was
@@ -213,9 +213,10 @@ async function targets(
  * Whether none of `fences` of the aggregate can ever apply an event of the head's generation (review r8b, R8b-3): each
  * is in a newer generation (it refuses older ones) or in an older one past the head's base (it can never enter the
  * head's generation: every event of it is refused as another history), or (a history carry) in an older one below the
- * head's base where that base is a sequence of the history the fence has left (it can never reach it: the ordered
- * model, seed 3, issue 38's CI run 48). Then the events the head handed out past the
- * fences are all refused (`SequenceReusedError`, dead-lettered to be written again) and setting the head back to the
+ * head's base where that base is a sequence of a history whose line the fence does not follow (it never reaches it
+ * but by chance: the ordered model, seeds 3 and 1001; seed 3 is issue 38's CI run 48). Then the events the head handed
+ * out past the fences are refused (`SequenceReusedError`, dead-lettered to be written again; below the base, held as a
+ * gap until the fence enters the new generation, then refused) and setting the head back to the
  * fences' sequence in a new generation neither applies one twice nor loses one the fences would have applied. A fence
  * that can still apply them (in the head's generation, or an older one at or below its base) keeps the head.
  */

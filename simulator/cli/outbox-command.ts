@@ -31,7 +31,7 @@ before the producers write to the new table: it sets each aggregate's head to th
                       (given in pairs, in order)
 A head is moved forward only: one past its source stays ('ahead'), but for one case: when subscribers are named and
 none of their fences can ever apply the head's events (each fence left the head's generation, or, from a history,
-stands below a base taken from that history's sequences after it left it), it is set back to the
+stands below a base taken from that history's sequences, a history whose line it does not follow), it is set back to the
 source's sequence (never below a named fence) in a new generation ('set back'): those events are all dead-lettered
 (SequenceReusedError), to be written again, and would otherwise wait forever. Each move is conditioned on the head still
 standing where it was read: a producer's write in between is not overwritten ('moved': run again; exit code 3).
