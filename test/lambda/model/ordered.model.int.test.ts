@@ -200,6 +200,27 @@ const REGRESSIONS: ReadonlyArray<{ readonly name: string; readonly seed: number;
     maxReceiveCount: 1,
     commands: () => [new Produce(1, 2, 'none'), new ReplaceAndCarryFromFences('replace', 1, [1], 0, false), new Exhaust(1, 0), new Exhaust(1, 0), new RestoreOutbox('replace', 1)],
   },
+  {
+    // seed 4004, path 0:15 (issue 38, tenth session; hand-shortened): the old table's #1 and #2 (generation 0), the
+    // table replaced and the heads carried from the fences of nothing (G1), G1's #1 queued; the heads carried from the
+    // old table's history (G2 based at #2), G2's #3 written; the old table's events dead-lettered by SQS, G1's #1
+    // applied (the fence in G1 at #1), the table replaced again. The drain's history carry (of the table with G1 and G2)
+    // based its generation at G2's #3: the fence, in G1 below G2's base (#2), never gets there (G1 ended at #1), and the
+    // events written again waited forever. It takes such an aggregate from the fence
+    name: "a history carry takes from the fence an aggregate whose fence is in an older generation below the base of the history's newest",
+    seed: 4004,
+    maxReceiveCount: 1,
+    commands: () => [
+      new Produce(1, 2, 'none'),
+      new ReplaceAndCarryFromFences('replace', 1, [1], 0, false),
+      new CarryHeads('former'),
+      new Produce(1, 1, 'none'),
+      new Exhaust(1, 0),
+      new Exhaust(1, 0),
+      new Deliver(1, 0, undefined, 'none'),
+      new RestoreOutbox('replace', 1),
+    ],
+  },
 ];
 
 for (const regression of REGRESSIONS) {
