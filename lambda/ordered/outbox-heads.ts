@@ -31,7 +31,10 @@ export type OrderedHeadsSource =
    * fences applied in a newer generation than any the history holds for it (the history is of an older table than the
    * one the subscribers followed, e.g. the table before the one replaced) is carried from the fences instead (their
    * highest sequence, as `fences` does): a generation based at the history's sequence would wait forever for events
-   * of the fence's generation that no table ever handed out. The new generation is also above every generation those
+   * of the fence's generation that no table ever handed out. So is an aggregate a fence applied in an older
+   * generation than the history's newest, not standing at that generation's base (past it: it can never enter it;
+   * below it: with the queues and dead-letter queues drained, as the runbook requires, nothing is left in flight to
+   * bring it there; the ordered model, seeds 777 and 4004). The new generation is also above every generation those
    * fences hold. @default none: the history alone (nothing checked)
    */
   | { readonly kind: 'history'; readonly table?: string; readonly subscribers?: readonly FencedSubscriber[] }
@@ -101,9 +104,9 @@ interface FenceRead {
   readonly generation: number;
   /**
    * A history carry only: this fence does not follow the history's line of its aggregate (it left the history's newest
-   * generation, standing in an older one past that generation's base; or it followed a newer generation than any the
-   * history holds), so it reaches no sequence of that history above it but by chance; the history's highest sequence
-   * of the aggregate. @default undefined (not a history carry, or a fence on the history's line)
+   * generation, standing in an older one past that generation's base; it stands in an older one below that base; or it
+   * followed a newer generation than any the history holds), so it reaches no sequence of that history above it but by
+   * chance; the history's highest sequence of the aggregate. @default undefined (not a history carry, or a fence on the history's line)
    */
   readonly leftHistoryAt?: number;
 }
@@ -192,8 +195,15 @@ async function targets(
       const history = historyGeneration.get(fence.aggregateId) ?? { generation: 0, base: 0 };
       const fenceFollowedNewer = fence.generation > history.generation;
       const fenceLeftHistory = fence.generation < history.generation && fence.applied > history.base;
-      if (fenceFollowedNewer || fenceLeftHistory) fromFences.add(fence.aggregateId);
-      checked.push(fenceFollowedNewer || fenceLeftHistory ? { ...fence, leftHistoryAt: highest.get(fence.aggregateId)! } : fence);
+      // below that base, in an older generation: only events of the fence's own line (or of a generation based where
+      // it stands) can bring it there, and the history cannot tell whether that line reaches the base (seed 4004: G1
+      // ended at #1, G2 was based at #2 from another table's history). With the runbook's queues and dead-letter
+      // queues drained none is left in flight, so a generation based at the history's sequence would wait forever;
+      // taken from the fence instead, an older event still in flight is refused once the fence enters the new
+      // generation (dead-lettered, written again) or, applied first, leaves the head to the 'back' case below
+      const fenceBelowHistoryBase = fence.generation < history.generation && fence.applied < history.base;
+      if (fenceFollowedNewer || fenceLeftHistory || fenceBelowHistoryBase) fromFences.add(fence.aggregateId);
+      checked.push(fenceFollowedNewer || fenceLeftHistory || fenceBelowHistoryBase ? { ...fence, leftHistoryAt: highest.get(fence.aggregateId)! } : fence);
     }
     for (const aggregateId of fromFences) {
       highest.set(aggregateId, Math.max(0, ...fences.filter((fence) => fence.aggregateId === aggregateId).map((fence) => fence.applied)));

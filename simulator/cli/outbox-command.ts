@@ -24,8 +24,10 @@ before the producers write to the new table: it sets each aggregate's head to th
                       every sequence it handed out, also of events not applied yet: the safest source).
                       Name the ordered subscribers too: an aggregate one of their fences applied in a newer generation
                       than the history holds (the history is of an older table than the one they followed, e.g. the
-                      table before the one replaced) is then carried from their fences ('from the fences'), since a
-                      generation based at the older history's sequence would wait forever
+                      table before the one replaced), or in an older generation than the history's newest but not at
+                      its base, is then carried from their fences ('from the fences'), since a generation based at the
+                      history's sequence would wait forever (with the queues and dead-letter queues drained, nothing
+                      is left that brings such a fence to that base)
   --from-fences       the highest sequence each subscriber applied (its sequence fences); name every ordered subscriber
                       of the outbox, each by its <subscriber>/Operator stack output or by --subscriber and --table
                       (given in pairs, in order)
