@@ -31,7 +31,10 @@ export type OrderedHeadsSource =
    * fences applied in a newer generation than any the history holds for it (the history is of an older table than the
    * one the subscribers followed, e.g. the table before the one replaced) is carried from the fences instead (their
    * highest sequence, as `fences` does): a generation based at the history's sequence would wait forever for events
-   * of the fence's generation that no table ever handed out. The new generation is also above every generation those
+   * of the fence's generation that no table ever handed out. So is an aggregate a fence applied in an older
+   * generation than the history's newest, not standing at that generation's base (past it: it can never enter it;
+   * below it: with the queues and dead-letter queues drained, as the runbook requires, nothing is left in flight to
+   * bring it there; the ordered model, seeds 777 and 4004). The new generation is also above every generation those
    * fences hold. @default none: the history alone (nothing checked)
    */
   | { readonly kind: 'history'; readonly table?: string; readonly subscribers?: readonly FencedSubscriber[] }
@@ -62,7 +65,9 @@ export interface HeadCarry {
    * applying, it is written again, starting a new generation at `target`, as every carry does);
    * `back`: the head stands past the target (and past every named fence of the aggregate) with events no named fence
    * can ever apply (each fence is in a newer generation than the head's, or in an older one past
-   * the head's base: every event of the head's generation is refused, `SequenceReusedError`): the head is set back to
+   * the head's base: every event of the head's generation is refused, `SequenceReusedError`; or, a history carry, in an
+   * older one below the head's base, where that base is a sequence of a history whose line the fence does not follow,
+   * which it never reaches: the ordered model, seeds 3 and 1001): the head is set back to
    * `target` in a new generation based there, so the events written again (runbook step 5) and the next ones apply
    * instead of waiting forever for a sequence no fence can apply (review r8b, R8b-3);
    * `ahead`: it stands past `target` and stays (a named fence can still apply the head's events, or no subscriber was
@@ -97,6 +102,13 @@ interface FenceRead {
   readonly applied: number;
   /** 0: generation 0 (no attribute). */
   readonly generation: number;
+  /**
+   * A history carry only: this fence does not follow the history's line of its aggregate (it left the history's newest
+   * generation, standing in an older one past that generation's base; it stands in an older one below that base; or it
+   * followed a newer generation than any the history holds), so it reaches no sequence of that history above it but by
+   * chance; the history's highest sequence of the aggregate. @default undefined (not a history carry, or a fence on the history's line)
+   */
+  readonly leftHistoryAt?: number;
 }
 
 /** The fences of `subscribers` (one scan per inbox table). */
@@ -174,17 +186,29 @@ async function targets(
     // generation and has passed that generation's base (the old table's in-flight events were applied past it), so
     // every event of it is refused as another history (SequenceReusedError) and written again; a generation based at
     // the history's sequence would wait forever for the rest of a history the fence's line never had (seed 777)
+    const checked: FenceRead[] = [];
     for (const fence of fences) {
-      if (!highest.has(fence.aggregateId)) continue;
+      if (!highest.has(fence.aggregateId)) {
+        checked.push(fence);
+        continue;
+      }
       const history = historyGeneration.get(fence.aggregateId) ?? { generation: 0, base: 0 };
       const fenceFollowedNewer = fence.generation > history.generation;
       const fenceLeftHistory = fence.generation < history.generation && fence.applied > history.base;
-      if (fenceFollowedNewer || fenceLeftHistory) fromFences.add(fence.aggregateId);
+      // below that base, in an older generation: only events of the fence's own line (or of a generation based where
+      // it stands) can bring it there, and the history cannot tell whether that line reaches the base (seed 4004: G1
+      // ended at #1, G2 was based at #2 from another table's history). With the runbook's queues and dead-letter
+      // queues drained none is left in flight, so a generation based at the history's sequence would wait forever;
+      // taken from the fence instead, an older event still in flight is refused once the fence enters the new
+      // generation (dead-lettered, written again) or, applied first, leaves the head to the 'back' case below
+      const fenceBelowHistoryBase = fence.generation < history.generation && fence.applied < history.base;
+      if (fenceFollowedNewer || fenceLeftHistory || fenceBelowHistoryBase) fromFences.add(fence.aggregateId);
+      checked.push(fenceFollowedNewer || fenceLeftHistory || fenceBelowHistoryBase ? { ...fence, leftHistoryAt: highest.get(fence.aggregateId)! } : fence);
     }
     for (const aggregateId of fromFences) {
       highest.set(aggregateId, Math.max(0, ...fences.filter((fence) => fence.aggregateId === aggregateId).map((fence) => fence.applied)));
     }
-    return { highest, generation, fromFences, fences };
+    return { highest, generation, fromFences, fences: checked };
   }
   if (options.source.subscribers.length === 0) throw new RangeError('carryOrderedHeads: name at least one subscriber whose fences to read');
   const fences = await readFences(client, options.source.subscribers);
@@ -198,14 +222,18 @@ async function targets(
 /**
  * Whether none of `fences` of the aggregate can ever apply an event of the head's generation (review r8b, R8b-3): each
  * is in a newer generation (it refuses older ones) or in an older one past the head's base (it can never enter the
- * head's generation: every event of it is refused as another history). Then the events the head handed out past the
- * fences are all refused (`SequenceReusedError`, dead-lettered to be written again) and setting the head back to the
+ * head's generation: every event of it is refused as another history), or (a history carry) in an older one below the
+ * head's base where that base is a sequence of a history whose line the fence does not follow (it never reaches it
+ * but by chance: the ordered model, seeds 3 and 1001; seed 3 is issue 38's CI run 48). Then the events the head handed
+ * out past the fences are refused (`SequenceReusedError`, dead-lettered to be written again; below the base, held as a
+ * gap until the fence enters the new generation, then refused) and setting the head back to the
  * fences' sequence in a new generation neither applies one twice nor loses one the fences would have applied. A fence
  * that can still apply them (in the head's generation, or an older one at or below its base) keeps the head.
  */
 function noFenceCanApply(fences: readonly FenceRead[], aggregateId: string, head: { readonly generation: number; readonly base: number }): boolean {
   const mine = fences.filter((fence) => fence.aggregateId === aggregateId);
-  return mine.length > 0 && mine.every((fence) => fence.generation > head.generation || (fence.generation < head.generation && fence.applied > head.base));
+  const neverReachesBase = (fence: FenceRead): boolean => fence.leftHistoryAt !== undefined && fence.applied < head.base && head.base <= fence.leftHistoryAt;
+  return mine.length > 0 && mine.every((fence) => fence.generation > head.generation || (fence.generation < head.generation && (fence.applied > head.base || neverReachesBase(fence))));
 }
 
 /**

@@ -24,13 +24,16 @@ before the producers write to the new table: it sets each aggregate's head to th
                       every sequence it handed out, also of events not applied yet: the safest source).
                       Name the ordered subscribers too: an aggregate one of their fences applied in a newer generation
                       than the history holds (the history is of an older table than the one they followed, e.g. the
-                      table before the one replaced) is then carried from their fences ('from the fences'), since a
-                      generation based at the older history's sequence would wait forever
+                      table before the one replaced), or in an older generation than the history's newest but not at
+                      its base, is then carried from their fences ('from the fences'), since a generation based at the
+                      history's sequence would wait forever (with the queues and dead-letter queues drained, nothing
+                      is left that brings such a fence to that base)
   --from-fences       the highest sequence each subscriber applied (its sequence fences); name every ordered subscriber
                       of the outbox, each by its <subscriber>/Operator stack output or by --subscriber and --table
                       (given in pairs, in order)
 A head is moved forward only: one past its source stays ('ahead'), but for one case: when subscribers are named and
-none of their fences can ever apply the head's events (each fence left the head's generation), it is set back to the
+none of their fences can ever apply the head's events (each fence left the head's generation, or, from a history,
+stands below a base taken from that history's sequences, a history whose line it does not follow), it is set back to the
 source's sequence (never below a named fence) in a new generation ('set back'): those events are all dead-lettered
 (SequenceReusedError), to be written again, and would otherwise wait forever. Each move is conditioned on the head still
 standing where it was read: a producer's write in between is not overwritten ('moved': run again; exit code 3).

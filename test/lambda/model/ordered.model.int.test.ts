@@ -165,6 +165,62 @@ const REGRESSIONS: ReadonlyArray<{ readonly name: string; readonly seed: number;
     maxReceiveCount: 1,
     commands: () => [new Produce(0, 1, 'none'), new ReplaceAndCarryFromFences('point-in-time', 1, [0, 1], 1, false), new ReplaceAndCarryFromFences('replace', 1, [0, 1], 1, false), new Replay(0, 1)],
   },
+  {
+    // seed 3, path 25:0:8:7 (issue 38, CI run 48's failure: agg-0's #3 and #4 never applied, #5-#8 dead-lettered at
+    // every pass): the old table's #1 and #2 (generation 0) in flight, the table replaced and the heads carried from
+    // the fences of nothing (G1 based at 0), G1's #1-#3 written, the table replaced again and the heads carried from
+    // the old table's history (G1's #3: G2 based at #3). The old #1 and #2 applied first: G1 is refused (two
+    // histories), and G2 can be entered only at #3, which the fence's generation 0 never reaches. The drain's history
+    // carry took the aggregate from the fence (#2) but left the head 'ahead' at #3 (the fence, in an older generation,
+    // below G2's base, counted as one that could still enter it): G1's events written again (#4-#6) waited forever
+    name: 'a head based on a history the fence has left is set back to the fence, not left ahead of a gap no event fills',
+    seed: 3,
+    maxReceiveCount: 1,
+    commands: () => [new Produce(0, 2, 'none'), new RestoreOutbox('replace', 1), new CarryHeads('fences'), new Produce(0, 2, 'none'), new Produce(0, 1, 'none'), new RestoreOutbox('replace', 1), new CarryHeads('former')],
+  },
+  {
+    // seed 3, path 15:0:7:10 (issue 38, found after the fix above; hand-shortened): #1 applied, the table replaced, #1
+    // and #2 handed out again, then `fence skip` from #1: R38-6's check (the outbox's event at --from must be the one
+    // the fence applied) refuses it as "not the outbox this subscriber applies", since #1 was taken twice. A refusal
+    // changes nothing and loses nothing; the model called a skip up to the head refused a violation
+    name: 'a fence skip from a sequence taken twice is refused by the wrong-outbox check, nothing changed',
+    seed: 3,
+    maxReceiveCount: 1,
+    commands: () => [new Produce(1, 1, 'none'), new Relay(1, 1, true), new Deliver(1, 0, undefined, 'none'), new RestoreOutbox('replace', 1), new Produce(1, 1, 'none'), new Produce(1, 1, 'none'), new FenceSkip(1, 1)],
+  },
+  {
+    // seed 1001, path 37:0:7:7:10 (issue 38, found after the first fix above; hand-shortened): the old table's #1 and
+    // #2 (generation 0) dead-lettered by SQS, the table replaced and the heads carried from the fences of nothing (G1),
+    // G1's #1 queued, the table replaced again (no carry). The drain's history carry bases G2 at the old table's #2 (no
+    // fence yet); G1's #1 applies (the fence in G1 at #1); the next history carry takes the aggregate from the fence (it
+    // followed a newer generation than the history holds) but left the head 'ahead' at #2 (G2's base, the history's
+    // #2, which G1's line never reaches): the old events written again waited forever
+    name: "a head based on a history older than the fence's generation is set back to the fence, not left ahead of a gap",
+    seed: 1001,
+    maxReceiveCount: 1,
+    commands: () => [new Produce(1, 2, 'none'), new ReplaceAndCarryFromFences('replace', 1, [1], 0, false), new Exhaust(1, 0), new Exhaust(1, 0), new RestoreOutbox('replace', 1)],
+  },
+  {
+    // seed 4004, path 0:15 (issue 38, tenth session; hand-shortened): the old table's #1 and #2 (generation 0), the
+    // table replaced and the heads carried from the fences of nothing (G1), G1's #1 queued; the heads carried from the
+    // old table's history (G2 based at #2), G2's #3 written; the old table's events dead-lettered by SQS, G1's #1
+    // applied (the fence in G1 at #1), the table replaced again. The drain's history carry (of the table with G1 and G2)
+    // based its generation at G2's #3: the fence, in G1 below G2's base (#2), never gets there (G1 ended at #1), and the
+    // events written again waited forever. It takes such an aggregate from the fence
+    name: "a history carry takes from the fence an aggregate whose fence is in an older generation below the base of the history's newest",
+    seed: 4004,
+    maxReceiveCount: 1,
+    commands: () => [
+      new Produce(1, 2, 'none'),
+      new ReplaceAndCarryFromFences('replace', 1, [1], 0, false),
+      new CarryHeads('former'),
+      new Produce(1, 1, 'none'),
+      new Exhaust(1, 0),
+      new Exhaust(1, 0),
+      new Deliver(1, 0, undefined, 'none'),
+      new RestoreOutbox('replace', 1),
+    ],
+  },
 ];
 
 for (const regression of REGRESSIONS) {

@@ -52,6 +52,7 @@ import { localClient } from '../dynamodb-client';
 import { startFaultProxy, type FaultProxy, type FaultRule } from '../fault-proxy';
 import { SimulatedCrash } from '../proof/crash-injector';
 import { dieAsPlanned, type CrashPlan } from './crash-plan';
+import { collapseRepeats } from './history-lines';
 
 /** The tables a run shares with the other runs (each run has aggregates of its own). */
 export interface OrderedTables {
@@ -349,6 +350,9 @@ export class OrderedWorld {
       if (!(error instanceof SimulatedCrash)) throw error;
       outcome = 'crashed';
     }
+    // Lambda deletes a message its invocation did not report failed (also one the runtime dead-lettered itself, or
+    // acknowledged as a duplicate): whatever the notes below add to the outcome, it leaves the queue
+    const acknowledged = outcome === 'acknowledged';
     const what = `${message.envelope.partitionkey} #${Number(message.envelope.sequence)}`;
     for (const letter of this.runtimeDeadLetters.slice(before)) {
       const expected = this.expectedDeadLetter(message.envelope, letter);
@@ -377,7 +381,7 @@ export class OrderedWorld {
       if (id === envelope.id && (dropped || (this.restored && (this.skipped.get(envelope.partitionkey) ?? new Set()).has(Number(envelope.sequence))))) this.droppedBySkip.add(id);
       else this.violations.push(`a WARN line says a skip dropped ${id}, delivering ${what} (${envelope.id}), which no accepted skip dropped`);
     }
-    if (outcome === 'acknowledged') this.queue = this.queue.filter((queued) => queued !== message);
+    if (acknowledged) this.queue = this.queue.filter((queued) => queued !== message);
     else if (message.receives >= this.maxReceiveCount && this.queue.includes(message)) {
       this.queue = this.queue.filter((queued) => queued !== message);
       this.deadLetters.push(message);
@@ -567,7 +571,10 @@ export class OrderedWorld {
       '--from', String(from), '--to', String(to), '--reason', 'model: lost for good', '--yes', '--json',
     );
     if (result.code === 3) {
-      if (to <= committed) this.violations.push(`fence skip ${aggregate} ${from}..${to} refused with ${committed} committed: ${result.stderr.trim()}`);
+      // R38-6's check (the history item at --from must be the fence's event) cannot tell another flow's outbox from a
+      // sequence taken twice after the heads went back: refused, nothing changed (the ordered model, seed 3, run 15)
+      const takenTwice = (this.reused.get(aggregate) ?? []).some((envelope) => Number(envelope.sequence) === from) && result.stderr.includes('not the outbox this subscriber applies');
+      if (to <= committed && !takenTwice) this.violations.push(`fence skip ${aggregate} ${from}..${to} refused with ${committed} committed: ${result.stderr.trim()}`);
       this.history.push(`fence skip ${aggregate.slice(-5)} ${from} -> ${to}: refused (${committed} committed)`);
       return;
     }
@@ -690,7 +697,8 @@ export class OrderedWorld {
         // (the ordered model, seed 777: an event written again at #2, refused as reused, written again at #7 and applied)
         const again = this.writtenAgain(envelope.id);
         // after the heads went back a skip may name either event of a shared sequence: the one it named is dropped
-        const namedBySkip = this.droppedBySkip.has(envelope.id) && (this.skipped.get(aggregate) ?? new Set()).has(Number(envelope.sequence));
+        // or the copy written again in its place was dropped by an accepted skip that named it (seed 1001, run 31)
+        const namedBySkip = (this.droppedBySkip.has(envelope.id) && (this.skipped.get(aggregate) ?? new Set()).has(Number(envelope.sequence))) || again.some((id) => this.droppedBySkip.has(id));
         const heldForOperator = [envelope.id, ...again].some((id) => this.twoHistories.has(id));
         if (!appliedIds.has(envelope.id) && !again.some((id) => appliedIds.has(id)) && !namedBySkip && !this.lostPastWindow.has(envelope.id) && !heldForOperator) {
           this.violations.push(`${aggregate}: event ${envelope.id} (#${Number(envelope.sequence)}) lost: never applied, and not dead-lettered to be written again`);
@@ -874,6 +882,10 @@ export class OrderedWorld {
     });
     const mine = heads.filter((head) => this.aggregates.includes(head.aggregateId));
     for (const head of mine) {
+      // a head left `ahead` is not written, but the carry's generation item is: its next event takes that generation
+      // based at the head's own sequence (OrderedOutbox: the head's generation is older than the table's), as for an
+      // aggregate the source did not know (the ordered model, seed 2002, run 35: the model based it at an older carry)
+      if (head.decision === 'ahead') this.carries.set(head.aggregateId, [...(this.carries.get(head.aggregateId) ?? []), head.current]);
       // an `unchanged` head is written again too, starting a generation at its target (review r38, R38-2)
       // a head set back to the fence (review r8b, R8b-3) starts a generation at its target as well
       if (head.decision !== 'set' && head.decision !== 'unchanged' && head.decision !== 'back') continue;
@@ -966,7 +978,7 @@ export class OrderedWorld {
   }
 
   public report(): string {
-    return `violations:\n  ${this.violations.join('\n  ')}\nhistory:\n  ${this.history.join('\n  ')}`;
+    return `violations:\n  ${this.violations.join('\n  ')}\nhistory:\n  ${collapseRepeats(this.history).join('\n  ')}`;
   }
 
   public async stop(): Promise<void> {
