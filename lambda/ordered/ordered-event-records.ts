@@ -41,7 +41,7 @@ export interface OrderedEventRecordsOptions {
   readonly now?: () => Date;
   /**
    * The subscriber's deduplication window (its inbox records' lifetime), in seconds. An event without a live record is
-   * called never applied only while younger than it by {@link ORDERED_AGE_MARGIN_SECONDS}, aged as the consumer ages
+   * called never applied only while younger than it by 5 minutes of clock slack, aged as the consumer ages
    * it: from its write time (`iefwrittenat`), never from its producer's `time`.
    * @default none: no age proves a record would still be live, so every event without one is unproven
    */
