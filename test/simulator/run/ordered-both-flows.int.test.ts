@@ -18,7 +18,7 @@ afterAll(() => synthesized?.remove());
 describe('one fact for both paths, simulated', () => {
   test('with faults, the ordered subscriber applies the ordered events in sequence and the standard subscriber the standard events, each once: OK', async () => {
     const { code, stdout } = await simulateOrderedWith('scenario-both.ts', synthesized!.assemblies[0]!, '--count', '9', '--seed', 'both');
-    expect(stdout).toMatch(/^Shipping\s+transactional\s+9\s/m);
+    expect(stdout).toMatch(/^Shipping\s+ordered\s+9\s/m);
     expect(stdout).toMatch(/^Statements\s+transactional\s+9\s/m);
     expect(stdout).toContain('  Shipping: 9 event(s) of 3 aggregate(s) checked\n');
     expect(stdout).not.toMatch(/\[dual-write\]|\[effect-count\]|\[aggregate-order\]/);
