@@ -50,6 +50,8 @@ beforeAll(async () => {
     [referencedKey(shipping, 'SHIPMENTS_TABLE_NAME'), tables.shipments],
     [referencedKey(shipping, 'IEF_INBOX_TABLE_NAME'), tables.inbox],
     [referencedKey(shipping, 'IEF_DEAD_LETTER_QUEUE_URL'), 'http://127.0.0.1:9/000000000000/shipping-dlq'],
+    // the example offloads large events: Shipping reads the flow's payload bucket (never here: these events are inline)
+    [referencedKey(shipping, 'IEF_PAYLOAD_BUCKET_NAME'), 'asset-payloads-never-read'],
   ]);
   const names: LocalNames = { ref: (key) => refs.get(key), getAtt: () => undefined, region: 'us-east-1', accountId: '000000000000' };
   run = runner(shipping, {
