@@ -287,7 +287,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   progress?.done();
   let code: number;
   try {
-    code = report(parsed, context, result, { scenario, scenarioFile, dynamoDbEndpoint, startTime: options.startTime });
+    code = report(parsed, context, result, { scenario, scenarioFile, dynamoDbEndpoint, startTime: options.startTime, concurrency: options.concurrency ?? SIMULATION_DEFAULTS.concurrency });
   } catch (error) {
     await (served as RunServices | undefined)?.stop();
     throw error;
@@ -302,10 +302,10 @@ function report(
   parsed: ParsedArguments,
   context: CommandContext,
   result: SimulationResult,
-  run: { readonly scenario: SimulationScenario | undefined; readonly scenarioFile: string | undefined; readonly dynamoDbEndpoint: string | undefined; readonly startTime: number },
+  run: { readonly scenario: SimulationScenario | undefined; readonly scenarioFile: string | undefined; readonly dynamoDbEndpoint: string | undefined; readonly startTime: number; readonly concurrency: number },
 ): number {
   const { io } = context;
-  const { scenario, scenarioFile, dynamoDbEndpoint, startTime: start } = run;
+  const { scenario, scenarioFile, dynamoDbEndpoint, startTime: start, concurrency } = run;
   const cwd = io.cwd ?? process.cwd();
   io.stdout(formatSummary(result));
   const jsonFile = text(parsed, 'json');
@@ -322,8 +322,7 @@ function report(
   }
   if (result.violations.length === 0) return EXIT_CODE.OK;
   // one seed, one run: the same command replays this run, interleavings, faults and times included
-  io.stderr(`replay this run: ${replayCommand(parsed, result.seed, dynamoDbEndpoint, start)}\n`);
-  const concurrency = Number(text(parsed, 'concurrency') ?? SIMULATION_DEFAULTS.concurrency);
+  io.stderr(`replay this run: ${replayCommand(parsed, result.seed, concurrency, dynamoDbEndpoint, start)}\n`);
   if (concurrency > 1) io.stderr(`note: at --concurrency ${concurrency} a replay is not yet always identical to its run (it is at --concurrency 1): docs/SIMULATOR.md, "Reproducibility"\n`);
   return EXIT_CODE.FAILURE;
 }
@@ -332,7 +331,7 @@ function report(
  * The command line that replays a run: its options, then its start (`startTime`, ms since the epoch: the run's times
  * follow it), the DynamoDB Local it used, the seed and the concurrency.
  */
-export function replayCommand(parsed: ParsedArguments, seed: string, endpoint?: string, startTime?: number): string {
+export function replayCommand(parsed: ParsedArguments, seed: string, concurrency: number, endpoint?: string, startTime?: number): string {
   const words: string[] = [...INVOCATION, 'simulate'];
   for (const [name, value] of Object.entries(parsed.values)) {
     // the replay need not show the progress again, nor overwrite this run's --json and --log (compare them instead);
@@ -342,7 +341,7 @@ export function replayCommand(parsed: ParsedArguments, seed: string, endpoint?: 
   }
   if (startTime !== undefined) words.push(`--start-time ${new Date(startTime).toISOString()}`);
   if (endpoint !== undefined) words.push(`--endpoint ${shellWord(endpoint)}`);
-  words.push(`--seed ${shellWord(seed)}`, `--concurrency ${text(parsed, 'concurrency') ?? String(SIMULATION_DEFAULTS.concurrency)}`);
+  words.push(`--seed ${shellWord(seed)}`, `--concurrency ${concurrency}`);
   return words.join(' ');
 }
 
