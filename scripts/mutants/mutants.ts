@@ -1043,4 +1043,20 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '      const fenceBelowHistoryBase = fence.generation < history.generation && fence.applied + 1 < history.base;',
     tests: ['test/lambda/ordered/history-carry-left-base.int.test.ts', ORDERED_MODEL],
   },
+  {
+    id: 'sns-publish-at-arrival',
+    breaks: "one seed, one run (issue 39): the SNS endpoint publishes an environment's request when it arrives, not at its forward step: two fan-outs of one turn reach the FIFO topic in the order of their connections",
+    file: 'simulator/aws/sns-endpoint.ts',
+    find: '  await scheduled?.forwardTurn;',
+    replace: '',
+    tests: ['test/simulator/aws/sns-endpoint-scheduled.test.ts'],
+  },
+  {
+    id: 'loopback-idle-connections-closed',
+    breaks: "one seed, one run (issue 39): a loopback server closes an idle keep-alive connection after Node's 5 s, racing a worker SDK's next request on it (ECONNRESET, a retry's timer)",
+    file: 'simulator/aws/loopback-server.ts',
+    find: '  keepConnectionsOpen(server);',
+    replace: '',
+    tests: ['test/simulator/aws/idle-connections.test.ts'],
+  },
 ];

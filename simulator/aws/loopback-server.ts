@@ -1,6 +1,7 @@
 /** Starting, stopping and reading requests of the simulator's loopback HTTP servers (the DynamoDB fault proxy, the blocked endpoint). */
 import type { IncomingMessage, Server } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import { keepConnectionsOpen } from './keep-connections-open';
 
 /** A server listening on 127.0.0.1 whose open connections are tracked. */
 export interface LoopbackServer {
@@ -11,10 +12,13 @@ export interface LoopbackServer {
 }
 
 /**
- * Makes `server` listen on 127.0.0.1 at a free port, tracking its connections so that {@link LoopbackServer.stop}
- * can close them (a pooled keep-alive connection would otherwise hold the server open). Rejects if it cannot listen.
+ * Makes `server` listen on 127.0.0.1 at a free port, keeping idle connections open (no idle, header or request
+ * timeout), tracking its connections so that {@link LoopbackServer.stop} can close them (a pooled keep-alive connection
+ * would otherwise hold the server open). Rejects if it cannot listen.
  */
 export async function listenOnLoopback(server: Server): Promise<LoopbackServer> {
+  // a worker's SDK pools its sockets: an idle one closed by the server races its next request (see keep-connections-open.ts)
+  keepConnectionsOpen(server);
   const sockets = new Set<Socket>();
   server.on('connection', (socket) => {
     sockets.add(socket);

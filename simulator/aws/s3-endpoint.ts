@@ -30,7 +30,6 @@
  */
 import { createServer, request as httpRequest, Agent, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { ResourceKey } from '../model/flow-model';
-import { keepConnectionsOpen } from './keep-connections-open';
 import { listenOnLoopback, readBody } from './loopback-server';
 import { accessKeyIdOf } from './sqs-endpoint';
 import type { SqsSenders } from './sqs-senders';
@@ -277,7 +276,6 @@ export async function startS3Endpoint(options: S3EndpointOptions): Promise<S3End
       s3Error(response, 500, 'InternalError', `the simulator's S3 endpoint failed: ${error instanceof Error ? error.message : String(error)}`);
     });
   });
-  keepConnectionsOpen(server);
   const loopback = await listenOnLoopback(server);
   return {
     endpoint: loopback.endpoint,

@@ -16,6 +16,7 @@ import { listenOnLoopback, readBody, type LoopbackServer } from './loopback-serv
 import { accessKeyIdOf } from './sqs-endpoint';
 import { MAX_PUBLISH_BATCH_ENTRIES, SnsPublishError, type PublishOptions, type SimulatedTopic } from './topic';
 import type { SqsMessageAttribute } from './sqs-messages';
+import type { SqsSenders } from './sqs-senders';
 
 /** Options of {@link startSnsEndpoint}. */
 export interface SnsEndpointOptions {
@@ -26,6 +27,13 @@ export interface SnsEndpointOptions {
    * error SNS answers with. `accessKeyId` is the caller's (from the request's signature). @default every request is allowed
    */
   authorize?(request: { readonly accessKeyId?: string; readonly topic: SimulatedTopic }): Promise<string | undefined>;
+  /**
+   * The run's senders (the environments, each `AWS_ENDPOINT_URL_SNS` this endpoint followed by its own path, as for SQS):
+   * under a seeded scheduler a sender's request waits for its forward step, and its answer for its reply step, so two
+   * environments publishing in one turn (an ordered relay's fan-outs, to one FIFO topic) reach the topic in the seed's
+   * order, not in the order their connections delivered them. @default requests are answered as they arrive
+   */
+  readonly senders?: Pick<SqsSenders, 'identify'>;
 }
 
 const XMLNS = 'http://sns.amazonaws.com/doc/2010-03-31/';
@@ -118,22 +126,28 @@ async function handle(form: URLSearchParams, options: SnsEndpointOptions, author
 }
 
 async function respond(request: IncomingMessage, response: ServerResponse, options: SnsEndpointOptions): Promise<void> {
-  const form = new URLSearchParams((await readBody(request)).toString('utf8'));
+  const body = await readBody(request);
+  const form = new URLSearchParams(body.toString('utf8'));
+  // under a seeded scheduler a sender's request waits for its turn, and so does its answer (see SnsEndpointOptions.senders)
+  const scheduled = options.senders?.identify(request.url)?.scheduling?.arrive(`SNS.${form.get('Action') ?? ''}`, body);
+  if (scheduled !== undefined) response.once('close', () => scheduled.ended());
+  await scheduled?.forwardTurn;
+  let status = 200;
+  let xml: string;
   try {
-    const xml = await handle(form, options, request.headers.authorization);
-    response.writeHead(200, { 'content-type': 'text/xml' }).end(xml);
+    xml = await handle(form, options, request.headers.authorization);
   } catch (error) {
     const known = error instanceof SnsRequestError || error instanceof SnsPublishError;
     const code = known ? error.code : 'InternalError';
-    const status = error instanceof SnsRequestError ? error.status : known ? 400 : 500;
+    status = error instanceof SnsRequestError ? error.status : known ? 400 : 500;
     const message = error instanceof Error ? error.message : String(error);
-    response
-      .writeHead(status, { 'content-type': 'text/xml' })
-      .end(
-        `<ErrorResponse xmlns="${XMLNS}"><Error><Type>${status >= 500 ? 'Receiver' : 'Sender'}</Type><Code>${escapeXml(code)}</Code>` +
-          `<Message>${escapeXml(message)}</Message></Error><RequestId>${randomUUID()}</RequestId></ErrorResponse>`,
-      );
+    xml =
+      `<ErrorResponse xmlns="${XMLNS}"><Error><Type>${status >= 500 ? 'Receiver' : 'Sender'}</Type><Code>${escapeXml(code)}</Code>` +
+      `<Message>${escapeXml(message)}</Message></Error><RequestId>${randomUUID()}</RequestId></ErrorResponse>`;
   }
+  await scheduled?.replyTurn();
+  response.writeHead(status, { 'content-type': 'text/xml' }).end(xml);
+  scheduled?.answered();
 }
 
 /** Starts the endpoint (see the module comment). */

@@ -5,7 +5,6 @@
  * shared {@link TransactionConflicts}, it also refuses a request that meets an ongoing one on the same item, as DynamoDB
  * does and DynamoDB Local does not.
  */
-import { keepConnectionsOpen } from '../aws/keep-connections-open';
 import { listenOnLoopback, readBody } from '../aws/loopback-server';
 import { conflictReply, type ConflictArbiter, type ConflictReply } from '../aws/transaction-conflicts';
 import type { RequestScheduling, ScheduledRequest } from '../schedule/schedule-types';
@@ -278,7 +277,6 @@ export async function startDynamoDbProxy(targetEndpoint: string, options: Dynamo
   });
   // never close an idle client connection: the SDK in the worker reuses its pooled sockets, and one closed under it
   // (Node's default keep-alive timeout is 5 s) fails a request at random, which would make a seeded run unrepeatable
-  keepConnectionsOpen(server);
   const loopback = await listenOnLoopback(server);
 
   return {

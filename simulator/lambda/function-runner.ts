@@ -39,7 +39,10 @@ export interface FunctionRunnerOptions {
   readonly dynamoDbEndpoint: string;
   /** The simulator's SQS endpoint (`AWS_ENDPOINT_URL_SQS`). */
   readonly sqsEndpoint: string;
-  /** The simulator's SNS endpoint (`AWS_ENDPOINT_URL_SNS`). @default SNS calls are blocked */
+  /**
+   * The simulator's SNS endpoint (`AWS_ENDPOINT_URL_SNS`, followed by each environment's sender path, so that a
+   * scheduler holds its requests as it holds its SQS requests: ../aws/sns-endpoint.ts). @default SNS calls are blocked
+   */
   readonly snsEndpoint?: string;
   /**
    * The simulator's S3 endpoint (`AWS_ENDPOINT_URL_S3`, followed by each environment's sender path, so the endpoint
@@ -426,7 +429,7 @@ export class FunctionRunner {
         clock: this.options.clock,
         dynamoDbEndpoint: this.options.dynamoDbEndpoint,
         sqsEndpoint: `${this.options.sqsEndpoint}${sender?.path ?? ''}`,
-        ...(this.options.snsEndpoint === undefined ? {} : { snsEndpoint: this.options.snsEndpoint }),
+        ...(this.options.snsEndpoint === undefined ? {} : { snsEndpoint: `${this.options.snsEndpoint}${sender?.path ?? ''}` }),
         ...(this.options.s3Endpoint === undefined ? {} : { s3Endpoint: `${this.options.s3Endpoint}${sender?.path ?? ''}` }),
         blockedEndpoint: blocked.endpoint,
         onOutput: (line, stream) => {

@@ -135,8 +135,8 @@ if (replay !== undefined) {
   };
 
   // HTTP requests (node:http and https, and fetch below): started, and finished (answered, failed or closed), in all
-  // and to the endpoints whose requests the scheduler holds (the DynamoDB proxy and the simulator's SQS endpoint)
-  const scheduledPorts = [process.env.AWS_ENDPOINT_URL_DYNAMODB, process.env.AWS_ENDPOINT_URL_SQS].filter((url) => url !== undefined).map((url) => ':' + new URL(url).port);
+  // and to the endpoints whose requests the scheduler holds (the DynamoDB proxy, the simulator's SQS and SNS endpoints)
+  const scheduledPorts = [process.env.AWS_ENDPOINT_URL_DYNAMODB, process.env.AWS_ENDPOINT_URL_SQS, process.env.AWS_ENDPOINT_URL_SNS].filter((url) => url !== undefined).map((url) => ':' + new URL(url).port);
   const counts = { scheduledStarted: 0, scheduledFinished: 0, started: 0, finished: 0 };
   for (const moduleName of ['node:http', 'node:https']) {
     const httpModule = requireBuiltin(moduleName);

@@ -133,6 +133,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
   const snsCheck = access?.snsCheck();
   const sns = await startSnsEndpoint({
     resolveTopic: (arn) => topicsByArn.get(arn),
+    senders,
     ...(snsCheck === undefined ? {} : { authorize: ({ accessKeyId, topic }) => snsCheck({ ...(accessKeyId === undefined ? {} : { accessKeyId }), topic: topic.model.key }) }),
   });
   const runners = new Map<ResourceKey, FunctionRunner>();

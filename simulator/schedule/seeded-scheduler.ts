@@ -1,11 +1,13 @@
 /**
  * A seeded scheduler: the one thing that decides, at `--concurrency` above 1, in which order the execution
- * environments' DynamoDB requests reach DynamoDB Local (and their SQS requests the simulated queues), so that one seed
- * replays one run.
+ * environments' DynamoDB requests reach DynamoDB Local (and their SQS and SNS requests the simulated queues and topics),
+ * so that one seed replays one run.
  *
  * Every DynamoDB request of an environment passes its proxy (simulator/faults/dynamodb-proxy.ts), which holds it here;
  * so does every request to the simulator's SQS endpoint (simulator/aws/sqs-endpoint.ts): two sends of one invocation
- * (two dead letters) otherwise reached their queue in whichever order their connections delivered them.
+ * (two dead letters) otherwise reached their queue in whichever order their connections delivered them; and every
+ * request to its SNS endpoint (simulator/aws/sns-endpoint.ts): two fan-outs of an ordered relay publishing in one turn
+ * otherwise reached their FIFO topic in the order of their connections.
  * The scheduler waits until the run is quiet: every environment running an invocation has gone quiet (its worker has
  * no pending work but replies and virtual timers, and every request it sent has reached its proxy; see
  * simulator/lambda/worker-bootstrap.ts, "a replayable worker"), no environment is being started, and no crashed one's
