@@ -2,7 +2,8 @@
  * One verify run against a deployed app, in stages: find the flow (./deployed-flow.ts) → note the dead-letter queues'
  * counts → run the scenario's producers with ids unique to the run (./produce.ts) → wait until the flow is quiet
  * (./settle.ts; at its time limit, the run stops with what it waited for: {@link NotQuietResult}) → read what the run left (./observe.ts) → the simulator's checks (./verify-checks.ts) → clean up what
- * the run created, when asked (./cleanup.ts). It injects no fault and changes nothing it did not create. Its commands are
+ * the run created, when asked (./cleanup.ts). The flow topic's subscriptions it found no subscriber for (another account or
+ * Region: ./topic-subscriptions.ts) leave the verdict NOT PROVEN. It injects no fault and changes nothing it did not create. Its commands are
  * real: every subscriber acts on them as on real traffic; it warns so before sending any, and refuses stacks outside
  * the accounts `--account` names. What it could not see is said in {@link VerifyResult.unproven} (./verdict.ts).
  */
@@ -20,6 +21,7 @@ import { classifyRunEvents, type DerivedRunEvent } from './derived-events';
 import { defaultTimeoutSeconds, readQueueSettings } from './queue-settings';
 import { newRunId } from './run-ids';
 import { NotQuietError, waitUntilQuiet } from './settle';
+import { subscriptionsNotSeen } from './topic-subscriptions';
 import { checkVerifiedRun, type VerifiedSubscriber } from './verify-checks';
 
 /** What a verify run is told. */
@@ -195,6 +197,9 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   (options.onWarning ?? options.onProgress)(
     `warning: the run's commands are real: the deployed producers commit them and every subscriber acts on them as on real traffic (mails sent, payments taken, calls outside AWS) in account(s) ${accounts.join(', ') || 'unknown'}; never run verify against production (--account <id> refuses any other account)`,
   );
+  // the flow topic's subscriptions whose queue is no subscriber found here (another account or Region): unproven
+  const notSeen = await subscriptionsNotSeen(clients, flow);
+  for (const line of notSeen) options.onProgress(`not seen: ${line}`);
   const queueSettings = await readQueueSettings(clients, flow);
   const derived = defaultTimeoutSeconds(flow, queueSettings);
   let timeoutSeconds = options.timeoutSeconds ?? derived.seconds;
@@ -249,7 +254,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
 
   const events = await readEvents();
   const verified: VerifiedSubscriber[] = [];
-  const unproven: string[] = [];
+  const unproven: string[] = [...notSeen];
   const unread = new Map<string, number>();
   for (const subscriber of flow.subscribers) {
     const taken = takenEvents(subscriber, events);
