@@ -189,16 +189,22 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   const flow = await findDeployedFlow(clients, options.stacks);
   const producers = scenarioProducers(scenario).map((producer) => ({ producer, functionName: findDeployedFunction(flow, producer.function).physicalId }));
   if (producers.length === 0) throw new NoDeployedFlowError("the scenario has no producer: verify drives the deployed flow through the scenario's producer functions");
+  // the flow topic's subscriptions whose queue is no subscriber found here (another account or Region): unproven
+  const notSeen = await subscriptionsNotSeen(clients, flow);
   const unknown = Object.keys(scenario.effects ?? {}).filter((name) => !flow.subscribers.some((subscriber) => subscriber.name === name));
-  if (unknown.length > 0) throw new NoDeployedFlowError(`the scenario has effect probes for ${unknown.join(', ')}, which no deployed subscriber is; deployed: ${flow.subscribers.map((subscriber) => subscriber.name).join(', ')}`);
+  // a probe of a subscriber not found: a typo, unless the topic has subscribers verify cannot see (it may be one of them)
+  if (unknown.length > 0 && notSeen.length === 0) throw new NoDeployedFlowError(`the scenario has effect probes for ${unknown.join(', ')}, which no deployed subscriber is; deployed: ${flow.subscribers.map((subscriber) => subscriber.name).join(', ')}`);
+  if (unknown.length > 0) {
+    notSeen.push(
+      `the scenario's effect probes for ${unknown.join(', ')} name no subscriber found in the stacks verify could read (found: ${flow.subscribers.map((subscriber) => subscriber.name).join(', ')}): they may be the subscribers above it could not see; their effects were not checked`,
+    );
+  }
   const accounts = flow.accounts ?? [];
   refuseOtherAccounts(flow, options.accounts);
   options.onProgress(`run ${runId}: ${flow.subscribers.length} subscriber(s) in ${flow.stackNames.join(', ')}`);
   (options.onWarning ?? options.onProgress)(
     `warning: the run's commands are real: the deployed producers commit them and every subscriber acts on them as on real traffic (mails sent, payments taken, calls outside AWS) in account(s) ${accounts.join(', ') || 'unknown'}; never run verify against production (--account <id> refuses any other account)`,
   );
-  // the flow topic's subscriptions whose queue is no subscriber found here (another account or Region): unproven
-  const notSeen = await subscriptionsNotSeen(clients, flow);
   for (const line of notSeen) options.onProgress(`not seen: ${line}`);
   const queueSettings = await readQueueSettings(clients, flow);
   const derived = defaultTimeoutSeconds(flow, queueSettings);
