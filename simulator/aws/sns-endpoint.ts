@@ -1,14 +1,17 @@
 /**
  * An HTTP endpoint on 127.0.0.1 that speaks the SNS Query protocol of @aws-sdk/client-sns v3 (`POST /`, a form-encoded
  * body with `Action=...`, XML answers), so a function's own SNS client (the ordered fan-out's) publishes to the
- * simulated topics. Emulated: `Publish` and `PublishBatch` (with `MessageGroupId` and `MessageDeduplicationId`, which
- * a FIFO topic requires: ./topic.ts). Every other action is refused with `InvalidAction`; a topic ARN the run does not
- * have with `NotFound`; what the topic refuses with its `SnsPublishError` code. Errors are the Query protocol's
- * `<ErrorResponse><Error><Type>Sender</Type><Code>..</Code><Message>..</Message></Error></ErrorResponse>` with status
- * 400 (404 for NotFound). Requests are not authenticated; with `authorize`, IAM decides each Publish and PublishBatch
- * (the caller named by its signature's access key id): a refused request is answered, whole, with `AuthorizationError`
- * (403), or `KMSAccessDenied` (400) when the topic key's use is what is refused (SNS API Reference, Publish and
- * PublishBatch, "Errors").
+ * simulated topics, and `verify` (through a served run's gateway) lists a topic's subscriptions. Emulated: `Publish`
+ * and `PublishBatch` (with `MessageGroupId` and `MessageDeduplicationId`, which a FIFO topic requires: ./topic.ts), and
+ * `ListSubscriptionsByTopic` (the topic's subscriptions as SNS lists them, a pending one as `PendingConfirmation`; 100
+ * a page, then a `NextToken`, as SNS pages them: SNS API Reference, ListSubscriptionsByTopic). Every other action is
+ * refused with `InvalidAction`; a topic ARN the run does not have with `NotFound`; what the topic refuses with its
+ * `SnsPublishError` code; a `NextToken` this endpoint did not give with `InvalidParameter`. Errors are the Query
+ * protocol's `<ErrorResponse><Error><Type>Sender</Type><Code>..</Code><Message>..</Message></Error></ErrorResponse>`
+ * with status 400 (404 for NotFound). Requests are not authenticated; with `authorize`, IAM decides each request (the
+ * caller named by its signature's access key id, the action `sns:<Action>`): a refused request is answered, whole,
+ * with `AuthorizationError` (403), or `KMSAccessDenied` (400) when the topic key's use is what is refused (SNS API
+ * Reference, Publish, PublishBatch and ListSubscriptionsByTopic, "Errors").
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
@@ -23,10 +26,11 @@ export interface SnsEndpointOptions {
   /** The topic an ARN names, or undefined (the request then fails with NotFound). */
   resolveTopic(topicArn: string): SimulatedTopic | undefined;
   /**
-   * Decides whether IAM allows a Publish or PublishBatch on `topic`: undefined when it does, else the message of the
-   * error SNS answers with. `accessKeyId` is the caller's (from the request's signature). @default every request is allowed
+   * Decides whether IAM allows the request's `action` (`Publish`, `PublishBatch`, `ListSubscriptionsByTopic`) on
+   * `topic`: undefined when it does, else the message of the error SNS answers with. `accessKeyId` is the caller's (from
+   * the request's signature). @default every request is allowed
    */
-  authorize?(request: { readonly accessKeyId?: string; readonly topic: SimulatedTopic }): Promise<string | undefined>;
+  authorize?(request: { readonly accessKeyId?: string; readonly action: SnsAction; readonly topic: SimulatedTopic }): Promise<string | undefined>;
   /**
    * The run's senders (the environments, each `AWS_ENDPOINT_URL_SNS` this endpoint followed by its own path, as for SQS):
    * under a seeded scheduler a sender's request waits for its forward step, and its answer for its reply step, so two
@@ -35,6 +39,13 @@ export interface SnsEndpointOptions {
    */
   readonly senders?: Pick<SqsSenders, 'identify'>;
 }
+
+/** The actions the endpoint emulates. */
+export type SnsAction = 'Publish' | 'PublishBatch' | 'ListSubscriptionsByTopic';
+const ACTIONS: readonly string[] = ['Publish', 'PublishBatch', 'ListSubscriptionsByTopic'] satisfies readonly SnsAction[];
+
+/** The most subscriptions one ListSubscriptionsByTopic page lists (SNS API Reference: "up to 100"). */
+export const SUBSCRIPTIONS_PER_PAGE = 100;
 
 const XMLNS = 'http://sns.amazonaws.com/doc/2010-03-31/';
 
@@ -87,15 +98,32 @@ function publishOne(topic: SimulatedTopic, message: string | null, options: Publ
   return topic.publish(message, options).messageId;
 }
 
+/** A ListSubscriptionsByTopic answer up to its ResponseMetadata: the page `nextToken` starts (the first without one). */
+function listSubscriptions(topic: SimulatedTopic, nextToken: string | null): string {
+  const all = topic.subscriptionList();
+  // a token this endpoint gave: where the next page starts
+  const start = nextToken === null ? 0 : /^[1-9]\d*$/.test(nextToken) ? Number(nextToken) : Number.NaN;
+  if (nextToken !== null && !(start < all.length)) throw new SnsRequestError('InvalidParameter', `Invalid parameter: NextToken (${nextToken})`);
+  const page = all.slice(start, start + SUBSCRIPTIONS_PER_PAGE);
+  const members = page.map(
+    (subscription) =>
+      `<member><TopicArn>${escapeXml(topic.arn)}</TopicArn><Protocol>${escapeXml(subscription.protocol)}</Protocol><SubscriptionArn>${escapeXml(subscription.subscriptionArn)}</SubscriptionArn>` +
+      `<Owner>${escapeXml(subscription.owner)}</Owner><Endpoint>${escapeXml(subscription.endpoint)}</Endpoint></member>`,
+  );
+  const next = start + SUBSCRIPTIONS_PER_PAGE < all.length ? `<NextToken>${start + SUBSCRIPTIONS_PER_PAGE}</NextToken>` : '';
+  return `<ListSubscriptionsByTopicResponse xmlns="${XMLNS}"><ListSubscriptionsByTopicResult><Subscriptions>${members.join('')}</Subscriptions>${next}</ListSubscriptionsByTopicResult>`;
+}
+
 async function handle(form: URLSearchParams, options: SnsEndpointOptions, authorization: string | undefined): Promise<string> {
   const action = form.get('Action') ?? '';
-  if (action !== 'Publish' && action !== 'PublishBatch') throw new SnsRequestError('InvalidAction', `the simulator's SNS endpoint does not emulate the action ${action || '(none)'}; it emulates Publish and PublishBatch`);
+  if (!ACTIONS.includes(action)) throw new SnsRequestError('InvalidAction', `the simulator's SNS endpoint does not emulate the action ${action || '(none)'}; it emulates ${ACTIONS.join(', ')}`);
   const topicArn = form.get('TopicArn') ?? '';
   const topic = options.resolveTopic(topicArn);
   if (topic === undefined) throw new SnsRequestError('NotFound', `Topic does not exist: ${topicArn}`, 404);
-  const denied = await options.authorize?.({ accessKeyId: accessKeyIdOf(authorization), topic });
+  const denied = await options.authorize?.({ accessKeyId: accessKeyIdOf(authorization), action: action as SnsAction, topic });
   if (denied !== undefined) throw /perform: kms:/.test(denied) ? new SnsRequestError('KMSAccessDenied', denied) : new SnsRequestError('AuthorizationError', denied, 403);
   const requestId = `<ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata>`;
+  if (action === 'ListSubscriptionsByTopic') return `${listSubscriptions(topic, form.get('NextToken'))}${requestId}</ListSubscriptionsByTopicResponse>`;
   if (action === 'Publish') {
     const messageId = publishOne(topic, form.get('Message'), publishOptionsOf(form, ''));
     return `<PublishResponse xmlns="${XMLNS}"><PublishResult><MessageId>${escapeXml(messageId)}</MessageId></PublishResult>${requestId}</PublishResponse>`;

@@ -65,6 +65,20 @@ export interface TopicSubscriptionTarget {
   readonly authorizeDeadLetter?: () => string | undefined;
 }
 
+/**
+ * A subscription of the topic as SNS lists it (ListSubscriptionsByTopic): `subscriptionArn` is `PendingConfirmation`
+ * while the endpoint's owner has not confirmed it.
+ */
+export interface ListedSubscription {
+  readonly subscriptionArn: string;
+  /** The account that owns the subscription. */
+  readonly owner: string;
+  /** `sqs`, `https`, `lambda`, ... */
+  readonly protocol: string;
+  /** For `sqs`, the queue's ARN. */
+  readonly endpoint: string;
+}
+
 /** What a filter policy is matched against. */
 export interface PublishedMessage {
   readonly body: string;
@@ -101,6 +115,7 @@ export class SimulatedTopic {
   public readonly model: TopicModel;
 
   private readonly subscriptions: readonly TopicSubscriptionTarget[];
+  private readonly listed: readonly ListedSubscription[];
   private readonly faults: FaultPlan;
   private readonly clock: VirtualClock;
   private readonly observer: SimulationObserver;
@@ -119,6 +134,11 @@ export class SimulatedTopic {
     observer?: SimulationObserver;
     /** decides whether a subscription's filter policy matches; the lead wires simulator/patterns/filter-policy.ts here (another helper writes it) */
     matches: (subscription: SubscriptionModel, message: PublishedMessage) => boolean;
+    /**
+     * The subscriptions SNS lists for the topic (ListSubscriptionsByTopic): also those it does not deliver through (a
+     * pending one). @default the subscriptions it delivers to: protocol `sqs`, the queue's ARN, owned by the queue's account
+     */
+    listed?: readonly ListedSubscription[];
   }) {
     const { model } = options;
     for (const { model: subscription, queue } of options.subscriptions) {
@@ -135,6 +155,19 @@ export class SimulatedTopic {
     this.observer = options.observer ?? {};
     this.matches = options.matches;
     this.messageIds = new ContentIds(`sns:${options.arn}`);
+    this.listed =
+      options.listed ??
+      options.subscriptions.map(({ queue }, index) => ({
+        subscriptionArn: `${options.arn}:${deterministicUuid(`subscription:${options.arn}`, index)}`,
+        owner: queue.address.arn.split(':')[4] ?? '',
+        protocol: 'sqs',
+        endpoint: queue.address.arn,
+      }));
+  }
+
+  /** The topic's subscriptions as SNS lists them (ListSubscriptionsByTopic), in the order they were made. */
+  public subscriptionList(): readonly ListedSubscription[] {
+    return this.listed;
   }
 
   /**

@@ -92,12 +92,16 @@ export class FlowAccess {
     return () => this.check(this.requests.consume(functionKey, queue));
   }
 
-  /** The check of the SNS endpoint: a Publish signed by a function's access key is made under that function's role. */
-  public snsCheck(): (request: { readonly accessKeyId?: string; readonly topic: ResourceKey }) => Promise<string | undefined> {
-    return async ({ accessKeyId, topic }) => {
+  /**
+   * The check of the SNS endpoint: a request signed by a function's access key is made under that function's role (a
+   * Publish or PublishBatch as `sns:Publish`, with the topic key's use; a ListSubscriptionsByTopic as
+   * `sns:ListSubscriptionsByTopic` on the topic). A request no function signed (an operator's) is not evaluated here.
+   */
+  public snsCheck(): (request: { readonly accessKeyId?: string; readonly action: string; readonly topic: ResourceKey }) => Promise<string | undefined> {
+    return async ({ accessKeyId, action, topic }) => {
       const functionKey = accessKeyId === undefined ? undefined : this.functionsByAccessKey.get(accessKeyId);
       if (functionKey === undefined) return undefined;
-      return this.check(this.requests.publish(functionKey, topic));
+      return this.check(action === 'Publish' || action === 'PublishBatch' ? this.requests.publish(functionKey, topic) : this.requests.topicAction(functionKey, action, topic));
     };
   }
 

@@ -11,7 +11,7 @@
  *   through DynamoDB when the table is under a customer-managed key, and publishing (`sns:Publish`, with `kms:GenerateDataKey` + `kms:Decrypt` through SNS for an encrypted topic);
  *   a pipe whose target is a queue (the ordered relay's FIFO queue) sends to it as any sender does (`sqs:SendMessage` + KMS);
  * - a function's own `sns:Publish` (the ordered fan-out's, through the simulator's SNS endpoint), with the KMS requests
- *   of an encrypted topic, as the pipe's;
+ *   of an encrypted topic, as the pipe's; its `sns:ListSubscriptionsByTopic` on the topic (no key is used);
  * - SNS delivering to a queue: `sns.amazonaws.com` (`sns.<opt-in-region>.amazonaws.com` from a topic of an opt-in
  *   Region to another Region: ./sns-principal.ts) with the topic as `aws:SourceArn`, `sqs:SendMessage` under the
  *   queue's policy and the KMS actions under the queue key's policy;
@@ -116,6 +116,11 @@ export class FlowRequests {
   /** A pipe or a function (under its role) publishing to a topic. */
   public publish(sender: ResourceKey, topic: ResourceKey): AccessRequest[] {
     return this.access.withKey({ caller: { kind: 'role', via: sender }, action: 'sns:Publish', resource: topic }, SEND_KMS_ACTIONS, 'sns', { 'aws:sns:topicArn': this.access.arnOf(topic) });
+  }
+
+  /** A function (under its role) calling `sns:<action>` on a topic that uses no key (ListSubscriptionsByTopic). */
+  public topicAction(functionKey: ResourceKey, action: string, topic: ResourceKey): AccessRequest[] {
+    return [{ caller: { kind: 'role', via: functionKey }, action: `sns:${action}`, resource: topic }];
   }
 
   /**

@@ -17,7 +17,8 @@ import { SimulatedRelay, type RelayTarget } from '../aws/stream-relay';
 import { relayQueueTarget } from '../aws/relay-queue-target';
 import { createTables, type LocalTable } from '../aws/tables';
 import { TransactionConflicts } from '../aws/transaction-conflicts';
-import { SimulatedTopic, type TopicSubscriptionTarget } from '../aws/topic';
+import { SimulatedTopic, type ListedSubscription, type TopicSubscriptionTarget } from '../aws/topic';
+import { deterministicUuid } from '../aws/message-ids';
 import type { VirtualClock } from '../aws/clock';
 import type { FaultPlan } from '../faults/fault-plan';
 import type { ProxiedRequest, RequestAnswer, RequestFault } from '../faults/dynamodb-proxy';
@@ -134,7 +135,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
   const sns = await startSnsEndpoint({
     resolveTopic: (arn) => topicsByArn.get(arn),
     senders,
-    ...(snsCheck === undefined ? {} : { authorize: ({ accessKeyId, topic }) => snsCheck({ ...(accessKeyId === undefined ? {} : { accessKeyId }), topic: topic.model.key }) }),
+    ...(snsCheck === undefined ? {} : { authorize: ({ accessKeyId, action, topic }) => snsCheck({ ...(accessKeyId === undefined ? {} : { accessKeyId }), action, topic: topic.model.key }) }),
   });
   const runners = new Map<ResourceKey, FunctionRunner>();
   let localS3: LocalS3 | undefined;
@@ -199,6 +200,9 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
     const topics = new Map<ResourceKey, SimulatedTopic>();
     for (const topicModel of model.topics) {
       const subscriptions: TopicSubscriptionTarget[] = [];
+      const arn = names.ref(topicModel.key)!;
+      // what ListSubscriptionsByTopic lists (verify reads it: ../verify/topic-subscriptions.ts)
+      const listed: ListedSubscription[] = [];
       for (const subscription of model.subscriptions) {
         if (subscription.topic !== topicModel.key || !queues.has(subscription.queue)) continue;
         // a queue of another account is subscribed by that account, which the topic's policy must allow: refused,
@@ -207,7 +211,14 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
         // one the topic's account made for another account's queue is pending confirmation: SNS delivers nothing
         // through it (the run fails naming it: ../check/subscription-rules.ts)
         const placement = placeSubscription(model.environments, subscription);
-        if (placement !== undefined && isPendingConfirmation(placement)) continue;
+        const pending = placement !== undefined && isPendingConfirmation(placement);
+        listed.push({
+          subscriptionArn: pending ? 'PendingConfirmation' : `${arn}:${deterministicUuid(`subscription:${arn}`, listed.length)}`,
+          owner: placement?.subscription.account ?? names.accountOf(subscription.key),
+          protocol: 'sqs',
+          endpoint: queues.get(subscription.queue)!.address.arn,
+        });
+        if (pending) continue;
         const deadLetterQueue = subscription.deadLetterQueue === undefined ? undefined : queues.get(subscription.deadLetterQueue);
         subscriptions.push({
           model: subscription,
@@ -227,11 +238,11 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
           subscription.filterPolicy ? compileFilterPolicy(subscription.filterPolicy, subscription.filterPolicyScope) : () => true,
         ]),
       );
-      const arn = names.ref(topicModel.key)!;
       const topic = new SimulatedTopic({
         model: topicModel,
         arn,
         subscriptions,
+        listed,
         faults: deps.faults,
         clock: deps.clock,
         observer: deps.observer,

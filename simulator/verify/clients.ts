@@ -8,6 +8,7 @@ import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { LambdaClient } from '@aws-sdk/client-lambda';
 import { S3Client } from '@aws-sdk/client-s3';
+import { SNSClient } from '@aws-sdk/client-sns';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { S3PayloadStore, type PayloadReader } from '../../lambda/claim-check/payload-store';
@@ -17,6 +18,8 @@ export interface VerifyClients {
   readonly cloudFormation: CloudFormationClient;
   readonly lambda: LambdaClient;
   readonly sqs: SQSClient;
+  /** Lists the flow topic's subscriptions (./topic-subscriptions.ts). */
+  readonly sns: SNSClient;
   readonly dynamoDb: DynamoDBClient;
   readonly documents: DynamoDBDocumentClient;
   /**
@@ -38,17 +41,20 @@ export function verifyClients(region?: string): VerifyClients {
   const sqs = new SQSClient({ ...config, useQueueUrlAsEndpoint: process.env.AWS_ENDPOINT_URL === undefined && process.env.AWS_ENDPOINT_URL_SQS === undefined });
   const dynamoDb = new DynamoDBClient(config);
   const documents = DynamoDBDocumentClient.from(dynamoDb);
+  // the flow topic's subscriptions: a subscriber in another account or Region is not in the stacks verify reads
+  const sns = new SNSClient(config);
   // an offloaded event's data (claim-check): S3 GetObject, and ListObjectsV2 of its key after a 403 (a missing object)
   const s3 = new S3Client(config);
   return {
     cloudFormation,
     lambda,
     sqs,
+    sns,
     dynamoDb,
     documents,
     payloads: new S3PayloadStore(s3),
     destroy: () => {
-      for (const client of [cloudFormation, lambda, sqs, dynamoDb, s3]) client.destroy();
+      for (const client of [cloudFormation, lambda, sqs, sns, dynamoDb, s3]) client.destroy();
     },
   };
 }

@@ -3,7 +3,7 @@
  * subscriber from its `<subscriber>/Operator` output (../../lambda/contract/subscriber-deployment.ts: its queue,
  * dead-letter queues, filter policy, inbox and outbox tables), its consumer function from the output or from the event
  * source mapping of its queue (Lambda ListEventSourceMappings) and that function's environment (the effect probes read
- * its tables by it); each flow's outbox and relay dead-letter queue from the flow's `Operator` output; every function
+ * its tables by it); each flow's outbox, relay dead-letter queue and topic from the flow's `Operator` output; every function
  * and table of the stacks from their resources (the producers are found among them; `--cleanup` reads the tables).
  * Stacks nested in them (`AWS::CloudFormation::Stack`, at any depth) are read as theirs.
  */
@@ -37,8 +37,11 @@ export interface DeployedResource {
 export interface DeployedFlow {
   readonly stackNames: readonly string[];
   readonly subscribers: readonly DeployedSubscriber[];
-  /** Each flow's outbox table and relay dead-letter queue (its `Operator` output). */
-  readonly flows: readonly { readonly outboxTable: string; readonly relayDeadLetterQueueUrl?: string }[];
+  /**
+   * Each flow's outbox table, relay dead-letter queue and topic (its `Operator` output; verify lists the topic's
+   * subscriptions: ./topic-subscriptions.ts). A flow without `topicArn` is not listed.
+   */
+  readonly flows: readonly { readonly outboxTable: string; readonly relayDeadLetterQueueUrl?: string; readonly topicArn?: string }[];
   /** Every resource of the stacks. */
   readonly resources: readonly DeployedResource[];
   /** The accounts the stacks are in (from their stack ids), sorted. @default not read */
@@ -77,11 +80,11 @@ function subscriberOutput(value: string | undefined): SubscriberDeployment | und
   }
 }
 
-function flowOutput(value: string | undefined): { outboxTable: string; relayDeadLetterQueueUrl?: string } | undefined {
+function flowOutput(value: string | undefined): { outboxTable: string; relayDeadLetterQueueUrl?: string; topicArn: string } | undefined {
   try {
     const parsed = JSON.parse(value ?? '') as { outboxTable?: unknown; relayDeadLetterQueueUrl?: unknown; topicArn?: unknown };
     if (typeof parsed.outboxTable !== 'string' || typeof parsed.topicArn !== 'string') return undefined;
-    return { outboxTable: parsed.outboxTable, ...(typeof parsed.relayDeadLetterQueueUrl === 'string' ? { relayDeadLetterQueueUrl: parsed.relayDeadLetterQueueUrl } : {}) };
+    return { outboxTable: parsed.outboxTable, ...(typeof parsed.relayDeadLetterQueueUrl === 'string' ? { relayDeadLetterQueueUrl: parsed.relayDeadLetterQueueUrl } : {}), topicArn: parsed.topicArn };
   } catch {
     return undefined;
   }
@@ -120,7 +123,7 @@ export async function findDeployedFlow(clients: VerifyClients, stackNames?: read
   const described = await describeStacks(clients, stackNames);
   const stacks = described.filter((stack) => (stackNames?.length ?? 0) > 0 || (stack.Outputs ?? []).some((output) => subscriberOutput(output.OutputValue) !== undefined));
   const subscribers: DeployedSubscriber[] = [];
-  const flows: { outboxTable: string; relayDeadLetterQueueUrl?: string }[] = [];
+  const flows: { outboxTable: string; relayDeadLetterQueueUrl?: string; topicArn?: string }[] = [];
   const resources: DeployedResource[] = [];
   const seen = new Set(stacks.map((stack) => stack.StackId ?? stack.StackName ?? ''));
   for (let next = 0; next < stacks.length; next += 1) {

@@ -2,7 +2,8 @@
  * One verify run against a deployed app, in stages: find the flow (./deployed-flow.ts) → note the dead-letter queues'
  * counts → run the scenario's producers with ids unique to the run (./produce.ts) → wait until the flow is quiet
  * (./settle.ts; at its time limit, the run stops with what it waited for: {@link NotQuietResult}) → read what the run left (./observe.ts) → the simulator's checks (./verify-checks.ts) → clean up what
- * the run created, when asked (./cleanup.ts). It injects no fault and changes nothing it did not create. Its commands are
+ * the run created, when asked (./cleanup.ts). The flow topic's subscriptions it found no subscriber for (another account or
+ * Region: ./topic-subscriptions.ts) leave the verdict NOT PROVEN. It injects no fault and changes nothing it did not create. Its commands are
  * real: every subscriber acts on them as on real traffic; it warns so before sending any, and refuses stacks outside
  * the accounts `--account` names. What it could not see is said in {@link VerifyResult.unproven} (./verdict.ts).
  */
@@ -20,6 +21,7 @@ import { classifyRunEvents, type DerivedRunEvent } from './derived-events';
 import { defaultTimeoutSeconds, readQueueSettings } from './queue-settings';
 import { newRunId } from './run-ids';
 import { NotQuietError, waitUntilQuiet } from './settle';
+import { subscriptionsNotSeen } from './topic-subscriptions';
 import { checkVerifiedRun, type VerifiedSubscriber } from './verify-checks';
 
 /** What a verify run is told. */
@@ -187,14 +189,23 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   const flow = await findDeployedFlow(clients, options.stacks);
   const producers = scenarioProducers(scenario).map((producer) => ({ producer, functionName: findDeployedFunction(flow, producer.function).physicalId }));
   if (producers.length === 0) throw new NoDeployedFlowError("the scenario has no producer: verify drives the deployed flow through the scenario's producer functions");
+  // the flow topic's subscriptions whose queue is no subscriber found here (another account or Region): unproven
+  const notSeen = await subscriptionsNotSeen(clients, flow);
   const unknown = Object.keys(scenario.effects ?? {}).filter((name) => !flow.subscribers.some((subscriber) => subscriber.name === name));
-  if (unknown.length > 0) throw new NoDeployedFlowError(`the scenario has effect probes for ${unknown.join(', ')}, which no deployed subscriber is; deployed: ${flow.subscribers.map((subscriber) => subscriber.name).join(', ')}`);
+  // a probe of a subscriber not found: a typo, unless the topic has subscribers verify cannot see (it may be one of them)
+  if (unknown.length > 0 && notSeen.length === 0) throw new NoDeployedFlowError(`the scenario has effect probes for ${unknown.join(', ')}, which no deployed subscriber is; deployed: ${flow.subscribers.map((subscriber) => subscriber.name).join(', ')}`);
+  if (unknown.length > 0) {
+    notSeen.push(
+      `the scenario's effect probes for ${unknown.join(', ')} name no subscriber found in the stacks verify could read (found: ${flow.subscribers.map((subscriber) => subscriber.name).join(', ')}): they may be the subscribers above it could not see; their effects were not checked`,
+    );
+  }
   const accounts = flow.accounts ?? [];
   refuseOtherAccounts(flow, options.accounts);
   options.onProgress(`run ${runId}: ${flow.subscribers.length} subscriber(s) in ${flow.stackNames.join(', ')}`);
   (options.onWarning ?? options.onProgress)(
     `warning: the run's commands are real: the deployed producers commit them and every subscriber acts on them as on real traffic (mails sent, payments taken, calls outside AWS) in account(s) ${accounts.join(', ') || 'unknown'}; never run verify against production (--account <id> refuses any other account)`,
   );
+  for (const line of notSeen) options.onProgress(`not seen: ${line}`);
   const queueSettings = await readQueueSettings(clients, flow);
   const derived = defaultTimeoutSeconds(flow, queueSettings);
   let timeoutSeconds = options.timeoutSeconds ?? derived.seconds;
@@ -249,7 +260,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
 
   const events = await readEvents();
   const verified: VerifiedSubscriber[] = [];
-  const unproven: string[] = [];
+  const unproven: string[] = [...notSeen];
   const unread = new Map<string, number>();
   for (const subscriber of flow.subscribers) {
     const taken = takenEvents(subscriber, events);

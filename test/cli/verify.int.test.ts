@@ -2,6 +2,7 @@
  * `idempotent-event-flow verify` against a served run (`simulate --serve`, the local stand-in of a deployed app): the
  * command reaches it only through the SDK's settings (AWS_ENDPOINT_URL, AWS_REGION, credentials from the environment),
  * as it would reach an account. Against the example, it ends OK; a second run's ids never collide with the first's;
+ * signed as the orders account (as on AWS), it cannot see Loyalty (the loyalty account) and says NOT PROVEN naming its subscription;
  * against a copy whose Shipping handler throws on every event, it fails naming the events Shipping never applied.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -75,10 +76,10 @@ function expectOwnIds(json: VerifyJson): void {
   expect(json.derivedEvents.filter((event) => event.from === undefined || !ofRun.has(event.from.eventId))).toEqual([]);
 }
 
-async function verify(served: Served, args: readonly string[]): Promise<{ code: number; stdout: string; stderr: string; json: VerifyJson }> {
+async function verify(served: Served, args: readonly string[], signedAs: Record<string, string> = {}): Promise<{ code: number; stdout: string; stderr: string; json: VerifyJson }> {
   const saved = { ...process.env };
   for (const name of Object.keys(process.env)) if (name.startsWith('AWS_')) delete process.env[name];
-  Object.assign(process.env, served.environment);
+  Object.assign(process.env, served.environment, signedAs);
   const directory = mkdtempSync(path.join(tmpdir(), 'ief-verify-'));
   const jsonFile = path.join(directory, 'result.json');
   let stdout = '';
@@ -163,6 +164,20 @@ describe('verify', () => {
     expect(secondRunItems.length).toBe(saidLeft);
     expect(secondRunItems.filter((key) => !key.startsWith('INVOICE#'))).toEqual([]);
     expect(firstRunItems.length).toBeGreaterThanOrEqual(first.json.eventIds.length);
+
+    // (the printed credentials name no account, so the served CloudFormation lists every stack of the app, Loyalty's in
+    // the loyalty account too, and every subscription of the flow's topic is a found subscriber's: OK above is right)
+    // WHEN verify runs with the orders account's credentials, as it would on AWS (rv9 V-1): CloudFormation lists only
+    // that account's stacks, so Loyalty (the loyalty account) is not found
+    const orders = await verify(served, ['--count', '1', '--seed', 'same'], { AWS_ACCESS_KEY_ID: '111111111111' });
+
+    // THEN the verdict is NOT PROVEN, naming Loyalty's subscription (its queue, account and Region) from the topic's
+    // subscriptions, and the scenario's Loyalty probe as not checked
+    expect(orders.code, `${orders.stdout}\n${orders.stderr.slice(-4000)}`).toBe(EXIT_CODE.FAILURE);
+    expect(orders.stdout).toMatch(/NOT PROVEN/);
+    expect(orders.stdout).toMatch(/subscription \S+ delivers to queue arn:aws:sqs:eu-west-1:222222222222:\S+ \(account 222222222222, Region eu-west-1\), the queue of no subscriber verify found/);
+    expect(orders.stdout).toMatch(/effect probes for Loyalty name no subscriber found/);
+    expect(orders.stdout).not.toMatch(/VIOLATED/);
 
     // WHEN a third run looks once and does not wait (--timeout 0)
     const third = await verify(served, ['--count', '1', '--seed', 'same', '--timeout', '0']);
