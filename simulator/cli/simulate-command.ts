@@ -323,7 +323,6 @@ function report(
   if (result.violations.length === 0) return EXIT_CODE.OK;
   // one seed, one run: the same command replays this run, interleavings, faults and times included
   io.stderr(`replay this run: ${replayCommand(parsed, result.seed, concurrency, dynamoDbEndpoint, start)}\n`);
-  if (concurrency > 1) io.stderr(`note: at --concurrency ${concurrency} a replay is not yet always identical to its run (it is at --concurrency 1): docs/SIMULATOR.md, "Reproducibility"\n`);
   return EXIT_CODE.FAILURE;
 }
 
