@@ -7,22 +7,19 @@
  * producers. After every step, each aggregate's applied events are a prefix of its events in sequence order and no valid
  * event was dead-lettered; after the drain, every event is applied exactly once, in order.
  *
- * `IEF_MODEL_RUNS` (default 10) and `IEF_MODEL_COMMANDS` (default 40) make a longer search; `IEF_MODEL_SEED` replays one (with `IEF_MODEL_PATH`, only its shrunk counterexample).
+ * `IEF_MODEL_RUNS` (default 10) and `IEF_MODEL_COMMANDS` (default 40) make a longer search; `IEF_MODEL_SEED` replays one;
+ * with `IEF_MODEL_PATH` and `IEF_MODEL_REPLAY_PATH` (both printed by a failure) only its shrunk counterexample, once.
+ * Each run has tables of its own, so a run replays alone.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
-import { localClient } from '../../support/dynamodb-client';
-import { failureReport } from '../../support/model/search';
+import { expect, test } from 'vitest';
+import { failureReport, searchFromEnvironment } from '../../support/model/search';
 import { Age, CarryHeads, Deliver, Exhaust, FenceSkip, orderedCommands, Produce, Relay, Replay, ReplaceAndCarryFromFences, RestoreOutbox, type OrderedModel, type OrderedReal } from '../../support/model/ordered-commands';
-import { MODEL_WINDOW_SECONDS, OrderedWorld, type OrderedTables } from '../../support/model/ordered-world';
-import { createInbox, createKeyedTable, createOutbox } from '../../support/proof/tables';
+import { OrderedWorld } from '../../support/model/ordered-world';
 
-const RUNS = Number(process.env.IEF_MODEL_RUNS ?? 10);
 const COMMANDS = Number(process.env.IEF_MODEL_COMMANDS ?? 40);
-const SEED = process.env.IEF_MODEL_SEED === undefined ? undefined : Number(process.env.IEF_MODEL_SEED);
-/** With IEF_MODEL_SEED: replays the reported counterexample at this path only (fast-check's `path`). */
-const PATH = process.env.IEF_MODEL_PATH;
+/** The search: IEF_MODEL_RUNS runs (default 10), or the one failure IEF_MODEL_SEED, IEF_MODEL_PATH and IEF_MODEL_REPLAY_PATH name. */
+const SEARCH = searchFromEnvironment(Number(process.env.IEF_MODEL_RUNS ?? 10));
 /**
  * How many shrunk counterexamples a failing search tries (`IEF_MODEL_SHRINKS`, default 30): each is a whole run against
  * DynamoDB Local (seconds), and an unbounded shrink of a 40-command failure ran past the test's 900 s (seed 777, with
@@ -31,25 +28,10 @@ const PATH = process.env.IEF_MODEL_PATH;
  */
 const SHRINKS = Number(process.env.IEF_MODEL_SHRINKS ?? 30);
 
-const client = localClient();
-let tables: OrderedTables;
-
-beforeAll(async () => {
-  const [outbox, inbox, ledgerTable, formerOutbox] = await Promise.all([
-    createOutbox(client, { eventSource: 'model-orders', timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE }),
-    createInbox(client, { subscriberName: 'model-ordered', deduplicationWindowSeconds: MODEL_WINDOW_SECONDS }),
-    createKeyedTable(client, 'model-ordered-ledger'),
-    // the table a restore is made from (issue 38)
-    createOutbox(client, { eventSource: 'model-orders', timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE }),
-  ]);
-  tables = { outbox, inbox, ledgerTable, formerOutboxTable: formerOutbox.outboxTableName };
-});
-afterAll(() => client.destroy());
-
 /** The search's property: `commandCount` commands at most per run, each run ended by the drain and its checks. */
-function searchProperty(commandCount: number) {
-  return fc.asyncProperty(fc.limitShrink(fc.tuple(fc.scheduler(), fc.constantFrom(1, 2, 3), orderedCommands(commandCount)), SHRINKS), async ([scheduler, maxReceiveCount, commands]) => {
-    const world = await OrderedWorld.start(tables, maxReceiveCount);
+function searchProperty(commandCount: number, replayPath?: string) {
+  return fc.asyncProperty(fc.limitShrink(fc.tuple(fc.scheduler(), fc.constantFrom(1, 2, 3), orderedCommands(commandCount, replayPath)), SHRINKS), async ([scheduler, maxReceiveCount, commands]) => {
+    const world = await OrderedWorld.start(maxReceiveCount);
     try {
       await fc.asyncModelRun(() => ({ model: { produced: 0 } satisfies OrderedModel, real: { world, scheduler } satisfies OrderedReal }), commands);
       await world.drain();
@@ -62,7 +44,7 @@ function searchProperty(commandCount: number) {
 }
 
 test('ordered path: each aggregate applied in sequence, never a later event first, never twice, nothing lost after the operator', async () => {
-  const failure = await failureReport(searchProperty(COMMANDS), { runs: RUNS, ...(SEED === undefined ? {} : { seed: SEED }), ...(PATH === undefined ? {} : { path: PATH }) });
+  const failure = await failureReport(searchProperty(COMMANDS, SEARCH.replayPath), SEARCH);
   expect(failure).toBeUndefined();
 });
 
@@ -227,7 +209,7 @@ for (const regression of REGRESSIONS) {
   test(`ordered path, regression: ${regression.name}`, async () => {
     const failure = await failureReport(
       fc.asyncProperty(fc.limitShrink(fc.scheduler(), SHRINKS), async (scheduler) => {
-        const world = await OrderedWorld.start(tables, regression.maxReceiveCount);
+        const world = await OrderedWorld.start(regression.maxReceiveCount);
         try {
           await fc.asyncModelRun(() => ({ model: { produced: 0 } satisfies OrderedModel, real: { world, scheduler } satisfies OrderedReal }), regression.commands());
           await world.drain();
