@@ -41,7 +41,7 @@ class Boom implements fc.Command<Counter, Counter> {
   public toString = (): string => 'boom';
 }
 
-function property(replayPath?: string): fc.IAsyncProperty<Iterable<fc.Command<Counter, Counter>>> {
+function property(replayPath?: string): fc.IAsyncProperty<[Iterable<fc.Command<Counter, Counter>>]> {
   const commands = fc.commands([fc.constant(new Up()), fc.constant(new Down()), fc.constant(new Down()), fc.constant(new Boom())], { maxCommands: 30, ...(replayPath === undefined ? {} : { replayPath }) });
   return fc.asyncProperty(commands, async (run) => {
     fc.modelRun(() => ({ model: { value: 0 }, real: { value: 0 } }), run);
