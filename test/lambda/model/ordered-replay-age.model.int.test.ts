@@ -6,27 +6,10 @@
  * the model's own commands (the search in ordered.model.int.test.ts draws them too, rarely in this order). DynamoDB Local.
  */
 import fc from 'fast-check';
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import { TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
-import { localClient } from '../../support/dynamodb-client';
+import { expect, test } from 'vitest';
 import { failureReport } from '../../support/model/search';
 import { Age, Deliver, Exhaust, Produce, Relay, Replay, type OrderedModel, type OrderedReal } from '../../support/model/ordered-commands';
-import { MODEL_WINDOW_SECONDS, OrderedWorld, type OrderedTables } from '../../support/model/ordered-world';
-import { createInbox, createKeyedTable, createOutbox } from '../../support/proof/tables';
-
-const client = localClient();
-let tables: OrderedTables;
-
-beforeAll(async () => {
-  const [outbox, inbox, ledgerTable, formerOutbox] = await Promise.all([
-    createOutbox(client, { eventSource: 'model-orders', timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE }),
-    createInbox(client, { subscriberName: 'model-ordered-age', deduplicationWindowSeconds: MODEL_WINDOW_SECONDS }),
-    createKeyedTable(client, 'model-ordered-age-ledger'),
-    createOutbox(client, { eventSource: 'model-orders', timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE }),
-  ]);
-  tables = { outbox, inbox, ledgerTable, formerOutboxTable: formerOutbox.outboxTableName };
-});
-afterAll(() => client.destroy());
+import { OrderedWorld } from '../../support/model/ordered-world';
 
 const RUNS: ReadonlyArray<{ readonly name: string; readonly maxReceiveCount: number; readonly commands: () => Iterable<fc.AsyncCommand<OrderedModel, OrderedReal>> }> = [
   {
@@ -48,7 +31,7 @@ for (const run of RUNS) {
   test(`ordered path, the plan's age rule: ${run.name}`, async () => {
     const failure = await failureReport(
       fc.asyncProperty(fc.scheduler(), async (scheduler) => {
-        const world = await OrderedWorld.start(tables, run.maxReceiveCount);
+        const world = await OrderedWorld.start(run.maxReceiveCount, 'model-ordered-age');
         try {
           await fc.asyncModelRun(() => ({ model: { produced: 0 } satisfies OrderedModel, real: { world, scheduler } satisfies OrderedReal }), run.commands());
           await world.drain();

@@ -252,8 +252,11 @@ class InboxForget implements Command {
 const aggregate = fc.integer({ min: 0, max: 1 });
 const fault = fc.constantFrom<OrderedFault>('none', 'none', 'none', 'lost-write', 'conflict', 'lost-then-conflict', 'throttle');
 
-/** The ordered path's command vocabulary, weighted towards producing and delivering. */
-export function orderedCommands(maxCommands: number): fc.Arbitrary<Iterable<Command>> {
+/**
+ * The ordered path's command vocabulary, weighted towards producing and delivering. `replayPath`: a failure's commands
+ * replay path (`fc.commands`' `replayPath`, printed by test/support/model/search.ts), only to replay its path.
+ */
+export function orderedCommands(maxCommands: number, replayPath?: string): fc.Arbitrary<Iterable<Command>> {
   const crash = fc.option(fc.record({ request: fc.integer({ min: 1, max: 2 }), when: fc.constantFrom<'before' | 'after'>('before', 'after') }), { nil: undefined, freq: 3 });
   return fc.commands(
     [
@@ -275,6 +278,6 @@ export function orderedCommands(maxCommands: number): fc.Arbitrary<Iterable<Comm
       fc.tuple(aggregate, fc.integer({ min: 1, max: 3 })).map(([index, ahead]) => new FenceSkip(index, ahead)),
       fc.tuple(aggregate, fc.constantFrom<'applied' | 'fence' | 'unknown'>('applied', 'fence', 'fence', 'unknown'), fc.boolean()).map(([index, key, withOutput]) => new InboxForget(index, key, withOutput)),
     ],
-    { maxCommands, size: 'max' },
+    { maxCommands, size: 'max', ...(replayPath === undefined ? {} : { replayPath }) },
   );
 }
