@@ -7,7 +7,7 @@
  * real: every subscriber acts on them as on real traffic; it warns so before sending any, and refuses stacks outside
  * the accounts `--account` names. What it could not see is said in {@link VerifyResult.unproven} (./verdict.ts).
  */
-import { unseenEffects } from './unseen-effects';
+import { probesNotExercised, unseenEffects } from './unseen-effects';
 import type { DeadLetterFinding } from '../check/dead-letters';
 import type { Violation } from '../check/invariants';
 import type { ProducerFigures } from '../observation/run-facts';
@@ -288,6 +288,8 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
       ...(subscriber.deployment.ordered === true ? { commitGroups: await inboxCommitGroups(clients, subscriber, taken) } : {}),
     });
   }
+  // a probed subscriber whose filter took none of the run's events: its probe never ran over one (review v11, V11-2)
+  unproven.push(...probesNotExercised(verified.map(({ subscriber, taken }) => ({ name: subscriber.name, taken: taken.size })), new Set(Object.keys(probes)), events.size));
   // an offloaded event whose data verify could not read: the probes and `malformed` saw it without (./offloaded-data.ts)
   const withoutData = [...events.values()].filter((item) => item.dataUnread !== undefined);
   if (withoutData.length > 0) {
