@@ -12,7 +12,7 @@
  */
 import { paginateListSubscriptionsByTopic } from '@aws-sdk/client-sns';
 import type { VerifyClients } from './clients';
-import type { DeployedFlow } from './deployed-flow';
+import { NoDeployedFlowError, type DeployedFlow } from './deployed-flow';
 
 /** What a found subscriber's queue is known by here. */
 interface FoundQueue {
@@ -106,7 +106,12 @@ export function listedTopics(flow: Pick<DeployedFlow, 'flows'> & Partial<Pick<De
 }
 
 /** The lines of the verdict's `unproven` for every topic of {@link listedTopics} (a listing that failed is one line, naming why). */
-export async function subscriptionsNotSeen(clients: Pick<VerifyClients, 'sns'>, flow: Pick<DeployedFlow, 'flows' | 'subscribers'> & Partial<Pick<DeployedFlow, 'resources'>>): Promise<string[]> {
+export async function subscriptionsNotSeen(
+  clients: Pick<VerifyClients, 'sns'>,
+  flow: Pick<DeployedFlow, 'flows' | 'subscribers'> & Partial<Pick<DeployedFlow, 'resources'>>,
+  /** Gets every subscription listed (what {@link refuseSubscriptionsElsewhere} checks). */
+  listed: TopicSubscription[] = [],
+): Promise<string[]> {
   const lines: string[] = [];
   for (const topicArn of listedTopics(flow)) {
     let subscriptions: TopicSubscription[];
@@ -121,7 +126,31 @@ export async function subscriptionsNotSeen(clients: Pick<VerifyClients, 'sns'>, 
       );
       continue;
     }
+    listed.push(...subscriptions);
     lines.push(...subscriptionGaps(topicArn, subscriptions, flow.subscribers));
   }
   return lines;
+}
+
+/** The account of an endpoint given as an ARN (an SQS queue, a Lambda function), if any. */
+function endpointAccount(endpoint: string): string | undefined {
+  return /^arn:[^:]+:[^:]+:[^:]*:(\d{12}):/.exec(endpoint)?.[1];
+}
+
+/**
+ * The guard against production (`--account`) over the topics' subscriptions (review v11, V11-4): throws
+ * {@link NoDeployedFlowError} when `allowed` names accounts and a listed subscription delivers to an endpoint (a queue,
+ * a function, by ARN) in another account. A subscriber deployed in another account has its `Operator` output there,
+ * where verify does not read: only the topic shows it, and the run's events would reach it. Nothing is sent before it.
+ */
+export function refuseSubscriptionsElsewhere(subscriptions: readonly TopicSubscription[], allowed: readonly string[] | undefined): void {
+  if (allowed === undefined || allowed.length === 0) return;
+  const elsewhere = subscriptions.filter((subscription) => {
+    const account = endpointAccount(subscription.endpoint);
+    return account !== undefined && !allowed.includes(account);
+  });
+  if (elsewhere.length === 0) return;
+  throw new NoDeployedFlowError(
+    `the flow's topic delivers to ${elsewhere.map((subscription) => `${subscription.endpoint} (account ${endpointAccount(subscription.endpoint)!})`).join(', ')}, not only to ${allowed.join(', ')} (--account): the run's events would reach that subscriber and its effects; verify sends nothing`,
+  );
 }
