@@ -43,8 +43,9 @@ AWS is reached as the SDK reaches it: the default credential chain, --region or 
 Options:
   --scenario <module>     the scenario module (as for simulate): its producers, effect probes, malformed events
   --stack <name>          a deployed stack of the app (repeatable); default: every stack with a subscriber's Operator output
-  --account <id>          an account the run may send commands into (repeatable): a stack of the flow in any
-                          other refuses the run before any command is sent (the guard against a production account)
+  --account <id>          an account the run may send commands into (repeatable): a stack of the flow, or a
+                          subscription of its topics to a queue, in any other refuses the run before any command
+                          is sent (the guard against a production account)
   --count <n>             commands per producer (default 10, 1 to 10000)
   --seed <seed>           seeds the scenario's commands (default: verify)
   --timeout <seconds>     how long to wait for the flow to be quiet; past it, verify fails naming the events it

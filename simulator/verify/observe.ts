@@ -35,6 +35,11 @@ export interface RunEvent {
   readonly ordered: boolean;
   /** Why an offloaded event's data could not be read (./offloaded-data.ts). @default absent: inline, or read and verified */
   readonly dataUnread?: string;
+  /**
+   * The outbox table it was committed to: its flow's (or its ordered relay's), whose topic alone delivers it. A
+   * subscriber takes only the events of its own flow's outbox ({@link takenEvents}). @default unknown: any subscriber's filter decides
+   */
+  readonly outboxTable?: string;
 }
 
 async function scanAll(clients: VerifyClients, tableName: string): Promise<Record<string, unknown>[]> {
@@ -76,15 +81,15 @@ export function runEventReader(clients: VerifyClients, flow: DeployedFlow, runId
   // an offloaded event's data, fetched once per run, for the probes and `malformed` (./offloaded-data.ts)
   const withData = offloadedDataResolver(clients.payloads, payloadLocationsOf(flow.subscribers.map((subscriber) => subscriber.environment)));
   return async () => {
-    const items: Record<string, unknown>[] = [];
+    const items: { readonly table: string; readonly item: Record<string, unknown> }[] = [];
     for (const table of tables) {
       if (!emitting.has(table) && once.has(table)) {
-        items.push(...once.get(table)!);
+        items.push(...once.get(table)!.map((item) => ({ table, item })));
         continue;
       }
       const scanned = await scanAll(clients, table);
       if (!emitting.has(table)) once.set(table, scanned);
-      items.push(...scanned);
+      items.push(...scanned.map((item) => ({ table, item })));
     }
     const events = runEventsOf(items, flow, runId);
     for (const [id, item] of events) events.set(id, await withData(item));
@@ -93,18 +98,18 @@ export function runEventReader(clients: VerifyClients, flow: DeployedFlow, runId
 }
 
 /** The run's events among outbox items (see {@link readRunEvents}). */
-function runEventsOf(items: readonly Record<string, unknown>[], flow: DeployedFlow, runId: string): Map<string, RunEvent> {
+function runEventsOf(items: readonly { readonly table: string; readonly item: Record<string, unknown> }[], flow: DeployedFlow, runId: string): Map<string, RunEvent> {
   const events = new Map<string, RunEvent>();
   // the outbox events not (yet) known to be the run's, by id: each may derive from one of the run's
   const others = new Map<string, RunEvent>();
-  for (const item of items) {
+  for (const { table, item } of items) {
     const recordType = item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE];
     const body = item[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE];
     const ordered = recordType === ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE;
     if (typeof body !== 'string' || (recordType !== OUTBOX_ITEM.RECORD_TYPE_VALUE && !ordered)) continue;
     const event = parseEnvelope(body);
     if (event === undefined) continue;
-    (isRunEvent(event, runId) ? events : others).set(event.id, { event, body, ordered });
+    (isRunEvent(event, runId) ? events : others).set(event.id, { event, body, ordered, outboxTable: table });
   }
   const subscriberNames = [...new Set(flow.subscribers.map((subscriber) => subscriber.deployment.subscriberName))];
   // the run's events whose derived events are still to be looked for; each found one is looked for in turn
@@ -129,11 +134,17 @@ function runEventsOf(items: readonly Record<string, unknown>[], flow: DeployedFl
   return events;
 }
 
-/** The run's events a subscriber's filter policy takes (of the ordered outbox for an ordered subscriber, else the standard one). */
+/**
+ * The run's events a subscriber's filter policy takes (of the ordered outbox for an ordered subscriber, else the standard
+ * one), among those committed to its own flow's outbox (its Operator output's `outboxTable`): another flow's topic
+ * delivers nothing to it (review v11, V11-3). A subscriber whose output names no outbox (an imported flow's) is matched
+ * against every outbox's events.
+ */
 export function takenEvents(subscriber: DeployedSubscriber, events: ReadonlyMap<string, RunEvent>): Set<string> {
-  const { filterPolicy, filterPolicyScope, ordered } = subscriber.deployment;
+  const { filterPolicy, filterPolicyScope, ordered, outboxTable } = subscriber.deployment;
   const filter = filterPolicy === undefined ? undefined : compileFilterPolicy(filterPolicy as Record<string, unknown>, filterPolicyScope ?? 'MessageAttributes');
-  return new Set([...events.values()].filter((item) => item.ordered === (ordered === true) && (filter === undefined || filter({ body: item.body, attributes: {} }))).map((item) => item.event.id));
+  const ofItsFlow = (item: RunEvent): boolean => outboxTable === undefined || item.outboxTable === undefined || item.outboxTable === outboxTable;
+  return new Set([...events.values()].filter((item) => item.ordered === (ordered === true) && ofItsFlow(item) && (filter === undefined || filter({ body: item.body, attributes: {} }))).map((item) => item.event.id));
 }
 
 /** The queues of a subscriber: its queue, then its dead-letter queues (each once). */

@@ -7,10 +7,12 @@
  * `unproven` (NOT PROVEN), naming the queue's ARN, its account and Region and what to do; a subscription pending
  * confirmation (SNS delivers nothing through it) or of another protocol than `sqs` (verify checks queues only) is named
  * as such, whatever its endpoint. A refused or failed listing is a line too: verify then cannot say no subscriber is missing.
+ * The ordered relays' FIFO topics (the stacks' SNS FIFO topics: an `OrderedRelay` has no `Operator` output) are listed
+ * too: an ordered subscriber in another account or Region is named as a flow's subscriber is (review v11, V11-1).
  */
 import { paginateListSubscriptionsByTopic } from '@aws-sdk/client-sns';
 import type { VerifyClients } from './clients';
-import type { DeployedFlow } from './deployed-flow';
+import { NoDeployedFlowError, type DeployedFlow } from './deployed-flow';
 
 /** What a found subscriber's queue is known by here. */
 interface FoundQueue {
@@ -88,10 +90,30 @@ export function subscriptionGaps(topicArn: string, subscriptions: readonly Topic
   return lines;
 }
 
-/** The lines of the verdict's `unproven` for every flow topic of `flow` (a listing that failed is one line, naming why). */
-export async function subscriptionsNotSeen(clients: Pick<VerifyClients, 'sns'>, flow: Pick<DeployedFlow, 'flows' | 'subscribers'>): Promise<string[]> {
+/** An SNS FIFO topic's ARN (`arn:<partition>:sns:<region>:<account>:<name>.fifo`): what CloudFormation reports as a topic's physical id. */
+const FIFO_TOPIC_ARN = /^arn:[^:]+:sns:[^:]+:\d{12}:[^:]+\.fifo$/;
+
+/**
+ * The topics whose subscriptions verify lists: each flow's topic (its `Operator` output), and every SNS FIFO topic of the
+ * stacks (an `OrderedRelay`'s topic: it has no `Operator` output of its own, and its ordered subscribers may be in
+ * another account or Region, lib/private/remote-ordered-subscription.ts). A standard topic of the stacks that is no
+ * flow's (an alarms topic) is not listed: its subscribers are no subscriber of the flow.
+ */
+export function listedTopics(flow: Pick<DeployedFlow, 'flows'> & Partial<Pick<DeployedFlow, 'resources'>>): string[] {
+  const flowTopics = flow.flows.flatMap((item) => (item.topicArn === undefined ? [] : [item.topicArn]));
+  const fifoTopics = (flow.resources ?? []).filter((resource) => resource.type === 'AWS::SNS::Topic' && FIFO_TOPIC_ARN.test(resource.physicalId)).map((resource) => resource.physicalId);
+  return [...new Set([...flowTopics, ...fifoTopics])];
+}
+
+/** The lines of the verdict's `unproven` for every topic of {@link listedTopics} (a listing that failed is one line, naming why). */
+export async function subscriptionsNotSeen(
+  clients: Pick<VerifyClients, 'sns'>,
+  flow: Pick<DeployedFlow, 'flows' | 'subscribers'> & Partial<Pick<DeployedFlow, 'resources'>>,
+  /** Gets every subscription listed (what {@link refuseSubscriptionsElsewhere} checks). */
+  listed: TopicSubscription[] = [],
+): Promise<string[]> {
   const lines: string[] = [];
-  for (const topicArn of new Set(flow.flows.flatMap((item) => (item.topicArn === undefined ? [] : [item.topicArn])))) {
+  for (const topicArn of listedTopics(flow)) {
     let subscriptions: TopicSubscription[];
     try {
       subscriptions = await readTopicSubscriptions(clients, topicArn);
@@ -104,7 +126,31 @@ export async function subscriptionsNotSeen(clients: Pick<VerifyClients, 'sns'>, 
       );
       continue;
     }
+    listed.push(...subscriptions);
     lines.push(...subscriptionGaps(topicArn, subscriptions, flow.subscribers));
   }
   return lines;
+}
+
+/** The account of an endpoint given as an ARN (an SQS queue, a Lambda function), if any. */
+function endpointAccount(endpoint: string): string | undefined {
+  return /^arn:[^:]+:[^:]+:[^:]*:(\d{12}):/.exec(endpoint)?.[1];
+}
+
+/**
+ * The guard against production (`--account`) over the topics' subscriptions (review v11, V11-4): throws
+ * {@link NoDeployedFlowError} when `allowed` names accounts and a listed subscription delivers to an endpoint (a queue,
+ * a function, by ARN) in another account. A subscriber deployed in another account has its `Operator` output there,
+ * where verify does not read: only the topic shows it, and the run's events would reach it. Nothing is sent before it.
+ */
+export function refuseSubscriptionsElsewhere(subscriptions: readonly TopicSubscription[], allowed: readonly string[] | undefined): void {
+  if (allowed === undefined || allowed.length === 0) return;
+  const elsewhere = subscriptions.filter((subscription) => {
+    const account = endpointAccount(subscription.endpoint);
+    return account !== undefined && !allowed.includes(account);
+  });
+  if (elsewhere.length === 0) return;
+  throw new NoDeployedFlowError(
+    `the flow's topic delivers to ${elsewhere.map((subscription) => `${subscription.endpoint} (account ${endpointAccount(subscription.endpoint)!})`).join(', ')}, not only to ${allowed.join(', ')} (--account): the run's events would reach that subscriber and its effects; verify sends nothing`,
+  );
 }

@@ -19,3 +19,20 @@ export function unseenEffects(name: string, deployment: Pick<SubscriberDeploymen
   }
   return undefined;
 }
+
+/**
+ * The `unproven` lines for the subscribers the scenario has an effect probe for whose filter took none of the run's
+ * `committed` events (review v11, V11-2): the scenario expects them to apply some (else it would have no probe for
+ * them), and a deployed filter that drops every event (a typo in an event type, a filter on a field the events do not
+ * carry) would leave them unexercised while the verdict said OK. A subscriber without a probe that took none is no gap:
+ * it may take event types the scenario does not produce. None when no event was committed (the verdict says so once).
+ */
+export function probesNotExercised(subscribers: readonly { readonly name: string; readonly taken: number }[], probed: ReadonlySet<string>, committed: number): string[] {
+  if (committed === 0) return [];
+  return subscribers
+    .filter((subscriber) => subscriber.taken === 0 && probed.has(subscriber.name))
+    .map(
+      (subscriber) =>
+        `${subscriber.name} took none of the run's ${committed} event(s), though the scenario has an effect probe for it: its probe never ran over an event, so nothing of it was checked; compare its subscription's filter policy (its Operator output's filterPolicy) with the events the scenario's producers commit, or raise --count`,
+    );
+}

@@ -7,7 +7,7 @@
  * real: every subscriber acts on them as on real traffic; it warns so before sending any, and refuses stacks outside
  * the accounts `--account` names. What it could not see is said in {@link VerifyResult.unproven} (./verdict.ts).
  */
-import { unseenEffects } from './unseen-effects';
+import { probesNotExercised, unseenEffects } from './unseen-effects';
 import type { DeadLetterFinding } from '../check/dead-letters';
 import type { Violation } from '../check/invariants';
 import type { ProducerFigures } from '../observation/run-facts';
@@ -21,7 +21,7 @@ import { classifyRunEvents, type DerivedRunEvent } from './derived-events';
 import { defaultTimeoutSeconds, readQueueSettings } from './queue-settings';
 import { newRunId } from './run-ids';
 import { NotQuietError, waitUntilQuiet } from './settle';
-import { subscriptionsNotSeen } from './topic-subscriptions';
+import { refuseSubscriptionsElsewhere, subscriptionsNotSeen, type TopicSubscription } from './topic-subscriptions';
 import { checkVerifiedRun, type VerifiedSubscriber } from './verify-checks';
 
 /** What a verify run is told. */
@@ -190,7 +190,8 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   const producers = scenarioProducers(scenario).map((producer) => ({ producer, functionName: findDeployedFunction(flow, producer.function).physicalId }));
   if (producers.length === 0) throw new NoDeployedFlowError("the scenario has no producer: verify drives the deployed flow through the scenario's producer functions");
   // the flow topic's subscriptions whose queue is no subscriber found here (another account or Region): unproven
-  const notSeen = await subscriptionsNotSeen(clients, flow);
+  const listed: TopicSubscription[] = [];
+  const notSeen = await subscriptionsNotSeen(clients, flow, listed);
   const unknown = Object.keys(scenario.effects ?? {}).filter((name) => !flow.subscribers.some((subscriber) => subscriber.name === name));
   // a probe of a subscriber not found: a typo, unless the topic has subscribers verify cannot see (it may be one of them)
   if (unknown.length > 0 && notSeen.length === 0) throw new NoDeployedFlowError(`the scenario has effect probes for ${unknown.join(', ')}, which no deployed subscriber is; deployed: ${flow.subscribers.map((subscriber) => subscriber.name).join(', ')}`);
@@ -201,6 +202,8 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   }
   const accounts = flow.accounts ?? [];
   refuseOtherAccounts(flow, options.accounts);
+  // a subscriber in another account is seen only by its subscription: --account refuses it too (review v11, V11-4)
+  refuseSubscriptionsElsewhere(listed, options.accounts);
   options.onProgress(`run ${runId}: ${flow.subscribers.length} subscriber(s) in ${flow.stackNames.join(', ')}`);
   (options.onWarning ?? options.onProgress)(
     `warning: the run's commands are real: the deployed producers commit them and every subscriber acts on them as on real traffic (mails sent, payments taken, calls outside AWS) in account(s) ${accounts.join(', ') || 'unknown'}; never run verify against production (--account <id> refuses any other account)`,
@@ -288,6 +291,8 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
       ...(subscriber.deployment.ordered === true ? { commitGroups: await inboxCommitGroups(clients, subscriber, taken) } : {}),
     });
   }
+  // a probed subscriber whose filter took none of the run's events: its probe never ran over one (review v11, V11-2)
+  unproven.push(...probesNotExercised(verified.map(({ subscriber, taken }) => ({ name: subscriber.name, taken: taken.size })), new Set(Object.keys(probes)), events.size));
   // an offloaded event whose data verify could not read: the probes and `malformed` saw it without (./offloaded-data.ts)
   const withoutData = [...events.values()].filter((item) => item.dataUnread !== undefined);
   if (withoutData.length > 0) {
