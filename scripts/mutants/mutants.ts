@@ -1099,4 +1099,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '  const unproven: string[] = [];',
     tests: ['test/cli/verify.int.test.ts'],
   },
+  {
+    id: 'claim-check-fingerprint-raw-bytes',
+    breaks: "review r8b, R8b-6: an offloaded event's fingerprint is the digest of JSON.stringify's bytes again: the same event committed again with its data's keys in another order, or in the other form, is dead-lettered as PayloadMismatchError ('must not be reused': a new id, a double apply)",
+    file: 'lambda/fingerprint.ts',
+    find: '  return envelope.ieffingerprint ?? legacyOffloadedFingerprint(envelope);',
+    replace: '  return legacyOffloadedFingerprint(envelope);',
+    tests: ['test/lambda/review-r8b-claim-check.int.test.ts'],
+  },
 ];

@@ -128,8 +128,10 @@ describe.each(modes)('R8b-6, %s mode: the same event committed again is a duplic
     const again = await commit(id, order, keysLast, secondOffloaded);
     const { run, deadLetter, applied } = consumer(mode);
     expect(await run([sqsRecord(JSON.stringify(first))])).toEqual(['processed']);
+    // 'duplicate': nothing committed for the copy (a transactional handler runs before its commit finds the record)
     expect(await run([sqsRecord(JSON.stringify(again))])).toEqual(['duplicate']);
-    expect({ applied: applied.length, deadLetters: deadLetter.published.map((letter) => letter.errorName) }).toEqual({ applied: 1, deadLetters: [] });
+    const handlerRuns = mode === 'transactional' ? 2 : 1;
+    expect({ applied: applied.length, deadLetters: deadLetter.published.map((letter) => letter.errorName) }).toEqual({ applied: handlerRuns, deadLetters: [] });
   });
 
   test('another payload under the id is still refused (PayloadMismatchError), whichever form each takes', async () => {
@@ -152,10 +154,12 @@ describe('R8b-6 with the batch read: a copy committed again in another form is k
     const { keysFirst, keysLast } = orderData(order);
     const first = await commit(id, order, keysFirst, false);
     const again = await commit(id, order, keysLast, true);
+    const other = await commit(`order-placed-${crypto.randomUUID()}`, order, keysFirst, true);
     const { run, applied } = consumer(mode, { batchRead: true });
     expect(await run([sqsRecord(JSON.stringify(first))])).toEqual(['processed']);
-    expect(await run([sqsRecord(JSON.stringify(again))])).toEqual(['duplicate']);
-    expect(applied.length).toBe(1);
+    // two records: a one-record batch makes no batch read
+    expect(await run([sqsRecord(JSON.stringify(again)), sqsRecord(JSON.stringify(other))])).toEqual(['duplicate', 'processed']);
+    expect(applied).toEqual([id, other.id]);
   });
 });
 
@@ -168,5 +172,45 @@ describe('R8b-6 at the producer: transactWriteOnce takes its own earlier commit 
     const first = await outbox.transactWriteOnce({ events: [{ id, type: 'OrderPlaced', subject: order, data: keysFirst }] });
     const retried = await outbox.transactWriteOnce({ events: [{ id, type: 'OrderPlaced', subject: order, data: keysLast }] });
     expect(retried).toEqual({ written: false, events: first.events });
+  });
+});
+
+/** The envelope an earlier version wrote for the same offloaded event: no `ieffingerprint`. */
+function writtenBeforeFingerprint(envelope: EventEnvelope): EventEnvelope {
+  const { ieffingerprint: _fingerprint, ...older } = envelope;
+  return older as EventEnvelope;
+}
+
+describe.each(modes)('R8b-6, %s mode: records written with the fingerprint of before (envelopes without ieffingerprint)', (mode) => {
+  test('a copy of the old envelope is a duplicate, and so is the event committed again by this version, inline or offloaded', async () => {
+    const order = `order-${crypto.randomUUID()}`;
+    const id = `order-placed-${order}`;
+    const { keysFirst, keysLast } = orderData(order);
+    const old = writtenBeforeFingerprint(await commit(id, order, keysFirst, true));
+    const offloadedAgain = await commit(id, order, keysFirst, true);
+    const inlineAgain = await commit(id, order, keysFirst, false);
+    const inlineReordered = await commit(id, order, keysLast, false);
+    const { run, deadLetter } = consumer(mode);
+    expect(await run([sqsRecord(JSON.stringify(old))])).toEqual(['processed']);
+    expect(await run([sqsRecord(JSON.stringify(old))])).toEqual(['duplicate']);
+    expect(await run([sqsRecord(JSON.stringify(offloadedAgain))])).toEqual(['duplicate']);
+    expect(await run([sqsRecord(JSON.stringify(inlineAgain))])).toEqual(['duplicate']);
+    expect(deadLetter.published.map((letter) => letter.errorName)).toEqual([]);
+    // the old fingerprint digests JSON.stringify's bytes: against a record of it, key order still counts (documented)
+    expect(await run([sqsRecord(JSON.stringify(inlineReordered))])).toEqual(['dead-lettered']);
+  });
+});
+
+describe('R8b-6: the consumer checks ieffingerprint against the data it fetched', () => {
+  test('an envelope whose ieffingerprint is not its data\'s is dead-lettered with the reason, the handler not run', async () => {
+    const order = `order-${crypto.randomUUID()}`;
+    const event = await commit(`order-placed-${order}`, order, orderData(order).keysFirst, true);
+    const forged = { ...event, ieffingerprint: `sha256:${'a'.repeat(64)}` };
+    const { run, deadLetter, applied } = consumer('lease');
+    expect(await run([sqsRecord(JSON.stringify(forged))])).toEqual(['dead-lettered']);
+    expect({ applied, reasons: deadLetter.published.map((letter) => [letter.errorName, letter.errorMessage]) }).toEqual({
+      applied: [],
+      reasons: [['PayloadUnavailableError', expect.stringContaining("offloaded data does not match the event's fingerprint")]],
+    });
   });
 });
