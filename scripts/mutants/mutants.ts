@@ -780,8 +780,8 @@ export const MUTANTS: readonly Mutant[] = [
   },
   {
     id: 'claim-check-fingerprint-ignores-digest',
-    breaks: "claim-check (R7-3): an offloaded event's fingerprint leaves out its data's SHA-256, so another payload under a reused id is taken for a duplicate",
-    file: 'lambda/claim-check/resolve-payload.ts',
+    breaks: "claim-check (R7-3): an offloaded event's fingerprint (of an envelope without ieffingerprint, since R8b-6) leaves out its data's SHA-256, so another payload under a reused id is taken for a duplicate",
+    file: 'lambda/fingerprint.ts',
     find: 'datasha256: envelope.iefdatasha256, datasize',
     replace: 'datasha256: undefined, datasize',
     tests: ['test/lambda/claim-check-late-copy.int.test.ts'],
