@@ -147,8 +147,11 @@ export interface MessageDependencies<TData> {
   readonly logPayloadValues?: boolean;
 }
 
-/** See `MessageDependencies.appliedLookup`. */
-export type AppliedLookup = (envelope: EventEnvelope<unknown>, fingerprint: string) => Promise<'duplicate' | undefined>;
+/**
+ * See `MessageDependencies.appliedLookup`. `orderedSequence`: the sequence the delivered message carries, asked only
+ * when the record found is an ordered subscriber's (a record of the event at another sequence is no answer: R8b-8).
+ */
+export type AppliedLookup = (envelope: EventEnvelope<unknown>, fingerprint: string, orderedSequence?: () => number | undefined) => Promise<'duplicate' | undefined>;
 
 /** How a consumer reads offloaded events' data (see `MessageDependencies.claimCheck`). */
 export interface ClaimCheckReading {
@@ -338,7 +341,7 @@ export async function processMessage<TData>(
       } catch (error) {
         if (!isMissingObject(error) || deps.appliedLookup === undefined) throw error;
         // one strongly consistent read of the mode's record, on this path only; its own failure is retried
-        if ((await deps.appliedLookup(raw, fingerprint)) !== 'duplicate') throw error;
+        if ((await deps.appliedLookup(raw, fingerprint, () => orderedSequenceOf(record.body))) !== 'duplicate') throw error;
         log.info('duplicate', { ...elapsed(), outcome: 'duplicate', detail: `its offloaded data is gone (${raw.dataref}), but the event was applied: a late copy, acknowledged` });
         deps.knownRecords?.remember(raw.id, fingerprint, () => orderedSequenceOf(record.body));
         return 'duplicate';
