@@ -1107,4 +1107,20 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '  return legacyOffloadedFingerprint(envelope);',
     tests: ['test/lambda/review-r8b-claim-check.int.test.ts'],
   },
+  {
+    id: 'payload-window-without-slack',
+    breaks: "review r8b, R8b-7: the payload bucket's lifecycle has no day of slack: with the producer's clock ahead of S3's across midnight UTC, an object a retry reused expires up to a day before its event's window ends",
+    file: 'lib/idempotent-event-flow.ts',
+    find: "duration: Duration.days(1) });",
+    replace: "duration: Duration.days(0) });",
+    tests: ['test/constructs/payload-bucket.test.ts'],
+  },
+  {
+    id: 'applied-lookup-ignores-sequence',
+    breaks: "review r8b, R8b-8: the missing-object look-up takes an ordered subscriber's record of the event at another sequence for a duplicate: the copy the fence must pass is acknowledged",
+    file: 'lambda/consumer/applied-lookup.ts',
+    find: '    if (record.orderedSequence !== undefined && orderedSequence !== undefined && record.orderedSequence !== orderedSequence()) return undefined;',
+    replace: '',
+    tests: ['test/lambda/review-r8b-applied-lookup.int.test.ts'],
+  },
 ];
