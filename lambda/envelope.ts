@@ -7,7 +7,7 @@ import { redactValues } from './redact';
 import { MalformedEnvelopeError } from './errors';
 import { unpairedSurrogate } from './unicode';
 import { traceContextOf, type TraceContext } from './trace-context';
-import { CLAIM_CHECK_ATTRIBUTES, isSha256Hex, MAX_OFFLOADED_DATA_BYTES, parseDataRef } from './contract/claim-check';
+import { CLAIM_CHECK_ATTRIBUTES, isPayloadFingerprint, isSha256Hex, MAX_OFFLOADED_DATA_BYTES, parseDataRef } from './contract/claim-check';
 
 /** The CloudEvents spec version this runtime writes and accepts. */
 export const CLOUDEVENTS_SPEC_VERSION = '1.0';
@@ -49,6 +49,11 @@ export interface EventEnvelope<TData = unknown> extends TraceContext {
   readonly iefdatasha256?: string;
   /** Claim-check: the size of the offloaded data in bytes. Present with `dataref` only. */
   readonly iefdatasize?: number;
+  /**
+   * Claim-check: the payload fingerprint of the offloaded event (`payloadFingerprint` of its type, subject and data),
+   * written by the producer (R8b-6). Present with `dataref` only, and absent from envelopes written before it existed.
+   */
+  readonly ieffingerprint?: string;
 }
 
 /**
@@ -200,7 +205,7 @@ function validate<TData>(envelope: Record<string, unknown>): EventEnvelope<TData
  * The claim-check attributes of an offloaded envelope, checked (contract/claim-check.ts), or undefined when the
  * envelope has no `dataref`. An offloaded envelope carries no `data`.
  */
-function claimCheckOf(envelope: Record<string, unknown>): { dataref: string; iefdatasha256: string; iefdatasize: number } | undefined {
+function claimCheckOf(envelope: Record<string, unknown>): { dataref: string; iefdatasha256: string; iefdatasize: number; ieffingerprint?: string } | undefined {
   if (envelope[CLAIM_CHECK_ATTRIBUTES.DATAREF] === undefined) return undefined;
   const dataref = requireString(envelope, CLAIM_CHECK_ATTRIBUTES.DATAREF);
   if (parseDataRef(dataref) === undefined) {
@@ -219,7 +224,12 @@ function claimCheckOf(envelope: Record<string, unknown>): { dataref: string; ief
   if ('data' in envelope) {
     throw new MalformedEnvelopeError(`an offloaded event (with '${CLAIM_CHECK_ATTRIBUTES.DATAREF}') must not carry 'data' as well`);
   }
-  return { dataref, iefdatasha256: sha256, iefdatasize: size };
+  const fingerprint = envelope[CLAIM_CHECK_ATTRIBUTES.FINGERPRINT];
+  if (fingerprint === undefined) return { dataref, iefdatasha256: sha256, iefdatasize: size };
+  if (!isPayloadFingerprint(fingerprint)) {
+    throw new MalformedEnvelopeError(`field '${CLAIM_CHECK_ATTRIBUTES.FINGERPRINT}' must be sha256:<64 lowercase hex digits> on an offloaded event, but was ${describeType(fingerprint)}`);
+  }
+  return { dataref, iefdatasha256: sha256, iefdatasize: size, ieffingerprint: fingerprint };
 }
 
 /** Options of {@link parseEnvelope}. */

@@ -74,6 +74,70 @@ export function payloadFingerprint(envelope: Pick<EventEnvelope, 'type' | 'subje
 }
 
 /**
+ * The fingerprint of an event as delivered or stored, inline or offloaded (issue 42's claim-check): the ONE function
+ * every comparison of "the same event" uses (the consumer's records, the batch read, the look-up of a missing object,
+ * the producers' retries), so the same event is recognised whatever the key order of its data and whichever form it
+ * travelled in (review r8b, R8b-6: an event committed again after the outbox's `eventRetention` may take the other
+ * form, or its producer may build the data with its keys in another order).
+ * - inline (no `dataref`): {@link payloadFingerprint} of its type, subject and data;
+ * - offloaded by this version: the producer's {@link payloadFingerprint} of the data it offloaded, carried as
+ *   `ieffingerprint` (the consumer checks it against the data once fetched, claim-check/resolve-payload.ts);
+ * - offloaded before `ieffingerprint` existed: {@link legacyOffloadedFingerprint}, which its records hold.
+ */
+export function eventFingerprint(envelope: ComparedEnvelope): string {
+  if (envelope.dataref === undefined) return payloadFingerprint(envelope);
+  return envelope.ieffingerprint ?? legacyOffloadedFingerprint(envelope);
+}
+
+/**
+ * The fingerprint an offloaded event had before `ieffingerprint` (R7-3 to R8b-6): SHA-256 of the canonical JSON of its
+ * `type`, `subject`, and the SHA-256 and size of its data object (`iefdatasha256`, `iefdatasize`, the digest of
+ * `JSON.stringify(data)`'s bytes, so of one key order). Still the fingerprint of an envelope written then (its copies
+ * meet the records their first delivery wrote with it), and the second fingerprint a consumer accepts for an event
+ * committed again by this version whose first commit was such an envelope (consumer/process-message.ts).
+ */
+export function legacyOffloadedFingerprint(envelope: Pick<EventEnvelope, 'type' | 'subject' | 'iefdatasha256' | 'iefdatasize'>): string {
+  const canonical = canonicalJson({ type: envelope.type, subject: envelope.subject, datasha256: envelope.iefdatasha256, datasize: envelope.iefdatasize });
+  return `${FINGERPRINT_PREFIX}${createHash('sha256').update(canonical, 'utf8').digest('hex')}`;
+}
+
+type ComparedEnvelope = Pick<EventEnvelope, 'type' | 'subject' | 'data' | 'dataref' | 'iefdatasha256' | 'iefdatasize' | 'ieffingerprint'>;
+
+/**
+ * Whether two envelopes under one event id carry the same event (a producer's retry against the one stored in its
+ * outbox): their {@link eventFingerprint}s are equal, whatever the key order of the data and whichever form each took.
+ * When one was offloaded before `ieffingerprint` existed (an outbox item written by the earlier version, within the
+ * outbox's `eventRetention` after an upgrade), the two are compared by its {@link legacyOffloadedFingerprint}, an inline
+ * one's data digested as `JSON.stringify` writes it (so in that case only, key order still counts, as it did then).
+ */
+export function sameEvent(mine: ComparedEnvelope, theirs: ComparedEnvelope): boolean {
+  if (eventFingerprint(mine) === eventFingerprint(theirs)) return true;
+  const old = (envelope: ComparedEnvelope): boolean => envelope.dataref !== undefined && envelope.ieffingerprint === undefined;
+  return (old(mine) || old(theirs)) && legacyFingerprintOf(mine) === legacyFingerprintOf(theirs);
+}
+
+/** {@link legacyOffloadedFingerprint} of an envelope, its data's digest and size computed when it is inline. */
+function legacyFingerprintOf(envelope: ComparedEnvelope): string {
+  if (envelope.dataref !== undefined) return legacyOffloadedFingerprint(envelope);
+  const text = JSON.stringify(envelope.data) ?? 'null';
+  const iefdatasha256 = createHash('sha256').update(text, 'utf8').digest('hex');
+  return legacyOffloadedFingerprint({ type: envelope.type, subject: envelope.subject, iefdatasha256, iefdatasize: Buffer.byteLength(text, 'utf8') });
+}
+
+/**
+ * True when `stored`, the fingerprint a consumer's record holds for an event id (whole, or the first hex digits of its
+ * digest an aggregate's `processedMessages` entry keeps), is the {@link legacyOffloadedFingerprint} of `envelope`, an
+ * envelope of this version (inline, or offloaded with `ieffingerprint`; an inline one's data digested as
+ * `JSON.stringify` writes it): the same event, committed again after its first commit, offloaded before
+ * `ieffingerprint` existed, was applied. Never true for an envelope offloaded before (its fingerprint is that one).
+ */
+export function isLegacyFingerprintOf(stored: string, envelope: ComparedEnvelope): boolean {
+  if (envelope.dataref !== undefined && envelope.ieffingerprint === undefined) return false;
+  const legacy = legacyFingerprintOf(envelope);
+  return stored === legacy || (/^[0-9a-f]{16,64}$/.test(stored) && legacy.startsWith(`${FINGERPRINT_PREFIX}${stored}`));
+}
+
+/**
  * A deterministic UUID-shaped id for the `index`-th event a subscriber emits while processing `consumedEventId`.
  * Deterministic so that a re-run of the same processing (for example after the commit's response was lost) names
  * its events the same, and the outbox's conditional Put refuses a second copy.

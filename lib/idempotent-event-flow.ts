@@ -210,9 +210,10 @@ export interface IdempotentEventFlowProps {
    * lifecycle rule, in whole days). Synth fails unless it covers the longest time an event can still be read: the later
    * of the outbox's `eventRetention` (replay re-sends an event that long) and `relayMaximumRecordAge`, plus the longest
    * path of a subscriber (its `deduplicationWindow`, or `subscriptionDeadLetterRetentionPeriod + retentionPeriod +
-   * deadLetterRetentionPeriod` when longer). Storage is paid for this long.
+   * deadLetterRetentionPeriod` when longer), plus one day of slack for a producer clock ahead of S3's across midnight
+   * UTC. Storage is paid for this long.
    *
-   * @default - that window, rounded up to whole days: 37 days with the defaults (7 days of outbox retention + a 30-day deduplication window)
+   * @default - that window, rounded up to whole days: 38 days with the defaults (7 days of outbox retention + a 30-day deduplication window + 1 day of slack)
    */
   readonly payloadExpiration?: Duration;
 }
@@ -749,7 +750,8 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
    * The longest time an offloaded event can still be read, from when its data is written: replay re-sends an event for
    * the outbox's `eventRetention` (at least 1 day, longer than the relay's maximum record age of at most 23 hours), and
    * a copy then takes at most its subscriber's longest path: the deduplication window, or the retentions of the
-   * subscription's dead-letter queue, the queue and its dead-letter queue, when longer.
+   * subscription's dead-letter queue, the queue and its dead-letter queue, when longer; plus one day of slack for a
+   * producer clock ahead of S3's across midnight UTC (review r8b, R8b-7; docs/LARGE-EVENTS.md).
    */
   private payloadWindow(): ReadableWindow {
     const terms: WindowTerm[] = [{ what: "the outbox's eventRetention, how long replay can re-send an event", duration: this.outboxTable.eventRetention }];
@@ -778,6 +780,10 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
       if (longest === undefined || candidate.duration.toSeconds() > longest.duration.toSeconds()) longest = candidate;
     }
     if (longest !== undefined) terms.push(longest);
+    // R8b-7: the key names the producer's UTC day and a retry that day reuses the object; with the producer's clock ahead
+    // of S3's across midnight, S3 dates the object the day before, and its expiry (creation + days, rounded up to
+    // midnight UTC) comes up to a day before the window has passed for that retry's commit
+    terms.push({ what: "slack: a producer clock ahead of S3's across midnight UTC dates the object a day early", duration: Duration.days(1) });
     const seconds = terms.reduce((sum, term) => sum + term.duration.toSeconds(), 0);
     return { days: wholeDays(Duration.seconds(seconds)), terms };
   }

@@ -1,7 +1,7 @@
 /**
  * The producer side of the claim-check (contract/claim-check.ts): an event too large to travel inline has its `data`
  * written to S3, under a key derived from its id and the data's SHA-256, BEFORE the outbox transaction; its envelope
- * then carries the reference, the digest and the size instead of the data.
+ * then carries the reference, the digest, the size and the event's payload fingerprint instead of the data.
  */
 import { createHash } from 'node:crypto';
 import {
@@ -14,6 +14,7 @@ import {
 import { MAX_MESSAGE_BYTES } from '../contract/wire-format';
 import type { EventEnvelope } from '../envelope';
 import { EventTooLargeError } from '../errors';
+import { payloadFingerprint } from '../fingerprint';
 import type { ClaimCheckConfig } from './claim-check-config';
 import type { PayloadWriter } from './payload-store';
 
@@ -52,7 +53,7 @@ export function objectKeyOf(config: ClaimCheckConfig, eventId: string, dataSha25
 /**
  * The envelope as it goes into the outbox: `envelope` itself when it travels inline, else, once its data is in S3
  * (written now, or there already from an earlier try of the same event on the same UTC day), the envelope without
- * `data` and with `dataref`, `iefdatasha256` and `iefdatasize`. `now` is the producer's clock: the key names its UTC
+ * `data` and with `dataref`, `iefdatasha256`, `iefdatasize` and `ieffingerprint`. `now` is the producer's clock: the key names its UTC
  * day, so the object a committed event refers to was created on the day of the commit and S3's lifecycle rule keeps
  * it at least its days from then (R7-1: an object an earlier day's try wrote is never reused).
  *
@@ -84,5 +85,7 @@ export async function offloadIfLarge<TData>(
     [CLAIM_CHECK_ATTRIBUTES.DATAREF]: payloadDataRef(claimCheck.config.bucketName, key),
     [CLAIM_CHECK_ATTRIBUTES.SHA256]: sha256,
     [CLAIM_CHECK_ATTRIBUTES.SIZE]: body.byteLength,
+    // the fingerprint the event has inline: the same event is the same whatever its form and key order (R8b-6)
+    [CLAIM_CHECK_ATTRIBUTES.FINGERPRINT]: payloadFingerprint(envelope),
   } as EventEnvelope<TData>;
 }

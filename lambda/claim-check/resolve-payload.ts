@@ -7,7 +7,7 @@ import { createHash } from 'node:crypto';
 import { parseDataRef } from '../contract/claim-check';
 import type { EventEnvelope } from '../envelope';
 import { PayloadUnavailableError } from '../errors';
-import { canonicalJson, FINGERPRINT_PREFIX } from '../fingerprint';
+import { payloadFingerprint } from '../fingerprint';
 import type { ClaimCheckConfig } from './claim-check-config';
 import type { PayloadReader } from './payload-store';
 
@@ -20,20 +20,6 @@ export interface ResolvedPayload<TData = unknown> {
 /** True when the envelope's data is in S3 (it has a `dataref`). */
 export function isOffloaded(envelope: EventEnvelope<unknown>): boolean {
   return envelope.dataref !== undefined;
-}
-
-/**
- * The payload fingerprint of an offloaded event, taken from its envelope alone (no fetch): SHA-256 of the canonical
- * JSON of its `type`, `subject`, and the SHA-256 and size of its data object (`iefdatasha256`, `iefdatasize`), which
- * name the data exactly. Because it needs no data, a consumer recognises a copy of an applied offloaded event (the batch
- * read, and the record looked up after its object was found missing) before it reads S3, or when the object has expired
- * (R7-3). An inline event keeps `payloadFingerprint`'s (type, subject, data): a committed event travels in one
- * form only (the outbox takes a retry of it in the other form as its own commit, outbox.ts `samePayload`), so the two
- * kinds never meet under one id. The `datasha256` member cannot be confused with an inline event's `data`.
- */
-export function offloadedFingerprint(envelope: Pick<EventEnvelope, 'type' | 'subject' | 'iefdatasha256' | 'iefdatasize'>): string {
-  const canonical = canonicalJson({ type: envelope.type, subject: envelope.subject, datasha256: envelope.iefdatasha256, datasize: envelope.iefdatasize });
-  return `${FINGERPRINT_PREFIX}${createHash('sha256').update(canonical, 'utf8').digest('hex')}`;
 }
 
 /** The errors {@link resolvePayload} threw because the object is not there (not for an altered or refused one). */
@@ -50,7 +36,7 @@ export function isMissingObject(error: unknown): boolean {
 
 /** The envelope without the claim-check attributes, with `data` set. */
 export function withData<TData>(envelope: EventEnvelope<unknown>, data: TData): EventEnvelope<TData> {
-  const { dataref: _ref, iefdatasha256: _sha, iefdatasize: _size, data: _data, ...rest } = envelope;
+  const { dataref: _ref, iefdatasha256: _sha, iefdatasize: _size, ieffingerprint: _fingerprint, data: _data, ...rest } = envelope;
   return { ...rest, data } as EventEnvelope<TData>;
 }
 
@@ -59,7 +45,7 @@ export function withData<TData>(envelope: EventEnvelope<unknown>, data: TData): 
  * reference elsewhere is refused (a reader follows only the references its flow writes).
  *
  * @throws PayloadUnavailableError (permanent) when the reference is not this flow's, the object is missing, or its
- *   size, SHA-256 or JSON do not match the envelope
+ *   size, SHA-256, JSON or fingerprint (`ieffingerprint`, when the envelope has one) do not match the envelope
  * @throws the S3 client's error when the read itself fails (throttling, network, permissions): retryable
  */
 export async function resolvePayload<TData = unknown>(
@@ -108,5 +94,13 @@ export async function resolvePayload<TData = unknown>(
   } catch {
     throw new PayloadUnavailableError(`${what}: its data object ${dataref} matches its digest but is not JSON`, dataref);
   }
-  return { envelope: withData(envelope, data as TData), dataJson };
+  // the fingerprint the consumer keeps for this event (R8b-6) must be the data's: checked once the data is here
+  const whole = withData(envelope, data as TData);
+  if (envelope.ieffingerprint !== undefined && payloadFingerprint(whole) !== envelope.ieffingerprint) {
+    throw new PayloadUnavailableError(
+      `offloaded data does not match the event's fingerprint: ${what}, ${dataref}: ieffingerprint ${envelope.ieffingerprint}, its type, subject and data give ${payloadFingerprint(whole)}`,
+      dataref,
+    );
+  }
+  return { envelope: whole, dataJson };
 }

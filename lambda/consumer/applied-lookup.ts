@@ -15,15 +15,21 @@ import type { AppliedLookup } from './process-message';
  * The {@link AppliedLookup} of a mode whose records are in `source`'s table (transactional and ordered: an inbox record
  * or a COMPLETED processing record; lease and multi-step: a COMPLETED processing record).
  *
+ * The look-up answers undefined (not applied) for an ordered subscriber's record of the event at another sequence
+ * than the delivered one (R8b-8).
+ *
  * @throws PayloadMismatchError (from the look-up) when the record holds another fingerprint (the id was reused)
  */
 export function appliedRecordLookup(source: KnownRecordsSource, now: () => Date, read: ItemRead): AppliedLookup {
-  return async (envelope, fingerprint) => {
+  return async (envelope, fingerprint, orderedSequence) => {
     const key = { [TABLE_SCHEMA.PARTITION_KEY]: recordKey(source.subscriberName, envelope.id) };
     const item = await readItemConsistently(source.client, source.tableName, key, read, `the record of event '${envelope.id}'`);
     if (item === undefined) return undefined;
     const record = appliedRecordOf(item, source.accepts, Math.floor(now().getTime() / 1000));
     if (record === undefined) return undefined;
+    // as the batch read (known-records.ts `recognise`): an ordered subscriber's record of the event at another sequence
+    // (written again further on, after an outbox restore: R38-9) is left to the fence, which must pass this one (R8b-8)
+    if (record.orderedSequence !== undefined && orderedSequence !== undefined && record.orderedSequence !== orderedSequence()) return undefined;
     if (record.fingerprint !== fingerprint) {
       throw new PayloadMismatchError({ eventId: envelope.id, storedFingerprint: record.fingerprint, receivedFingerprint: fingerprint, subscriber: source.subscriberName });
     }

@@ -4,12 +4,12 @@
  * can cure). The mode itself is a {@link MessageExecutor}.
  */
 import { parseEnvelope, type EventEnvelope } from '../envelope';
-import { MessageBlockedError, PayloadUnavailableError, PermanentError, SchemaValidationError } from '../errors';
+import { MessageBlockedError, PayloadMismatchError, PayloadUnavailableError, PermanentError, SchemaValidationError } from '../errors';
 import type { ClaimCheckConfig } from '../claim-check/claim-check-config';
 import type { PayloadReader } from '../claim-check/payload-store';
 import { READ_COPIES, sharedReadBudget } from '../claim-check/read-budget';
-import { isMissingObject, isOffloaded, offloadedFingerprint, resolvePayload, withData } from '../claim-check/resolve-payload';
-import { payloadFingerprint } from '../fingerprint';
+import { isMissingObject, isOffloaded, resolvePayload, withData } from '../claim-check/resolve-payload';
+import { eventFingerprint, isLegacyFingerprintOf } from '../fingerprint';
 import { redactedMessage, redactValues } from '../redact';
 import { traceLogFields } from '../trace-context';
 import type { LogContext, Logger } from '../logger';
@@ -147,8 +147,11 @@ export interface MessageDependencies<TData> {
   readonly logPayloadValues?: boolean;
 }
 
-/** See `MessageDependencies.appliedLookup`. */
-export type AppliedLookup = (envelope: EventEnvelope<unknown>, fingerprint: string) => Promise<'duplicate' | undefined>;
+/**
+ * See `MessageDependencies.appliedLookup`. `orderedSequence`: the sequence the delivered message carries, asked only
+ * when the record found is an ordered subscriber's (a record of the event at another sequence is no answer: R8b-8).
+ */
+export type AppliedLookup = (envelope: EventEnvelope<unknown>, fingerprint: string, orderedSequence?: () => number | undefined) => Promise<'duplicate' | undefined>;
 
 /** How a consumer reads offloaded events' data (see `MessageDependencies.claimCheck`). */
 export interface ClaimCheckReading {
@@ -318,7 +321,8 @@ export async function processMessage<TData>(
   const raw = delivered;
   let releaseMemory: (() => void) | undefined;
   try {
-    // an offloaded event's fingerprint needs no data (its digest names it): a copy the batch read knows applied is a
+    // an offloaded event's fingerprint needs no data (the producer's `ieffingerprint`, or for an envelope written before
+    // it, its digest and size: fingerprint.ts `eventFingerprint`): a copy the batch read knows applied is a
     // duplicate before any S3 read; else its data is fetched and verified, and from there on it is an inline event.
     // An object found missing dead-letters the message only if the mode's record does not show the event applied (R7-3).
     // (an inline event takes no extra step: not even an await, so its path is main's, tick for tick)
@@ -326,7 +330,7 @@ export async function processMessage<TData>(
     let dataJson: string | undefined;
     let fingerprint: string;
     if (isOffloaded(delivered)) {
-      fingerprint = offloadedFingerprint(delivered);
+      fingerprint = eventFingerprint(delivered);
       if (deps.knownRecords?.recognise(raw.id, fingerprint, () => orderedSequenceOf(record.body)) === 'duplicate') {
         log.debug('duplicate', { ...elapsed(), outcome: 'duplicate', detail: 'recognised by the batch read: no handler run, nothing written, no S3 read' });
         return 'duplicate';
@@ -337,13 +341,13 @@ export async function processMessage<TData>(
       } catch (error) {
         if (!isMissingObject(error) || deps.appliedLookup === undefined) throw error;
         // one strongly consistent read of the mode's record, on this path only; its own failure is retried
-        if ((await deps.appliedLookup(raw, fingerprint)) !== 'duplicate') throw error;
+        if ((await deps.appliedLookup(raw, fingerprint, () => orderedSequenceOf(record.body))) !== 'duplicate') throw error;
         log.info('duplicate', { ...elapsed(), outcome: 'duplicate', detail: `its offloaded data is gone (${raw.dataref}), but the event was applied: a late copy, acknowledged` });
         deps.knownRecords?.remember(raw.id, fingerprint, () => orderedSequenceOf(record.body));
         return 'duplicate';
       }
     } else {
-      fingerprint = payloadFingerprint(delivered);
+      fingerprint = eventFingerprint(delivered);
       if (deps.knownRecords?.recognise(raw.id, fingerprint, () => orderedSequenceOf(record.body)) === 'duplicate') {
         log.debug('duplicate', { ...elapsed(), outcome: 'duplicate', detail: 'recognised by the batch read: no handler run, nothing written' });
         return 'duplicate';
@@ -378,6 +382,13 @@ export async function processMessage<TData>(
     else log.debug(result.outcome, fields);
     return result.outcome;
   } catch (error) {
+    // the event committed again (R8b-6) whose first commit, offloaded before `ieffingerprint` existed, was applied and
+    // recorded with that envelope's fingerprint: the same event (nothing of this delivery was committed: every mode
+    // checks the fingerprint before or in the write that would apply it)
+    if (error instanceof PayloadMismatchError && isLegacyFingerprintOf(error.storedFingerprint, raw)) {
+      log.info('duplicate', { ...elapsed(), outcome: 'duplicate', detail: 'the same event committed again; its first commit (an envelope without ieffingerprint) was applied' });
+      return 'duplicate';
+    }
     if (isPermanent(error)) return deadLetter(record, error, 'dead-lettered', deps, log, elapsed(), raw.id);
     if (isBlocked(error)) return deadLetter(record, error, 'blocked', deps, log, elapsed(), raw.id);
     if (error instanceof Error && CONTENDED_ERROR_NAMES.has(error.name)) {

@@ -43,10 +43,25 @@ export const CLAIM_CHECK_ATTRIBUTES = {
   SHA256: 'iefdatasha256',
   /** The stored object's size in bytes, as a JSON integer. */
   SIZE: 'iefdatasize',
+  /**
+   * The event's payload fingerprint (`sha256:<64 hex>`: runtime fingerprint.ts `payloadFingerprint` of its type,
+   * subject and data, the data's keys in canonical order), computed by the producer from the data it offloads (review
+   * r8b, R8b-6). A consumer keeps it as the event's fingerprint, so the same event is recognised whatever the key order
+   * of its data and whether it travelled inline or offloaded; it checks it against the data once fetched. Absent from
+   * envelopes written before it existed (the consumer then takes the one of type, subject, digest and size).
+   */
+  FINGERPRINT: 'ieffingerprint',
 } as const;
 
 /** The names of {@link CLAIM_CHECK_ATTRIBUTES}, in envelope order. */
-export const CLAIM_CHECK_ATTRIBUTE_NAMES = [CLAIM_CHECK_ATTRIBUTES.DATAREF, CLAIM_CHECK_ATTRIBUTES.SHA256, CLAIM_CHECK_ATTRIBUTES.SIZE] as const;
+export const CLAIM_CHECK_ATTRIBUTE_NAMES = [CLAIM_CHECK_ATTRIBUTES.DATAREF, CLAIM_CHECK_ATTRIBUTES.SHA256, CLAIM_CHECK_ATTRIBUTES.SIZE, CLAIM_CHECK_ATTRIBUTES.FINGERPRINT] as const;
+
+const PAYLOAD_FINGERPRINT = /^sha256:[0-9a-f]{64}$/;
+
+/** True when `value` is a payload fingerprint as {@link CLAIM_CHECK_ATTRIBUTES.FINGERPRINT} carries it. */
+export function isPayloadFingerprint(value: unknown): value is string {
+  return typeof value === 'string' && PAYLOAD_FINGERPRINT.test(value);
+}
 
 /** The scheme of a {@link CLAIM_CHECK_ATTRIBUTES.DATAREF}. */
 export const DATAREF_SCHEME = 's3://';

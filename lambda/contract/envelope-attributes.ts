@@ -7,7 +7,7 @@
 
 /**
  * The envelope's attributes: the CloudEvents attributes, then the distributed-tracing extension's, then the
- * claim-check's (contract/claim-check.ts: `dataref`, `iefdatasha256`, `iefdatasize`, present instead of `data` on an
+ * claim-check's (contract/claim-check.ts: `dataref`, `iefdatasha256`, `iefdatasize`, `ieffingerprint`, present instead of `data` on an
  * offloaded event, as published).
  */
 export const ENVELOPE_ATTRIBUTE_NAMES = [
@@ -24,6 +24,7 @@ export const ENVELOPE_ATTRIBUTE_NAMES = [
   'dataref',
   'iefdatasha256',
   'iefdatasize',
+  'ieffingerprint',
 ] as const;
 
 /** One of {@link ENVELOPE_ATTRIBUTE_NAMES}. */

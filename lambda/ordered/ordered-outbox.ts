@@ -13,7 +13,7 @@ import { InvalidEventError, TransactionCancelledError } from '../errors';
 import { buildEnvelope, type NewEvent } from '../producer/new-event';
 import { assertEventIdNotReserved, outboxPut } from '../producer/outbox-item';
 import { describeAction } from '../transaction/actions';
-import { payloadFingerprint } from '../fingerprint';
+import { sameEvent } from '../fingerprint';
 import { parseEnvelope } from '../envelope';
 import {
   cancellationItem,
@@ -450,7 +450,7 @@ export class OrderedOutbox {
       if (json === undefined) return undefined;
       const written = event.standard ?? event.envelope;
       const storedEnvelope = parseEnvelope(json);
-      if (payloadFingerprint(storedEnvelope) !== payloadFingerprint(written) || storedEnvelope.iefdatasha256 !== written.iefdatasha256) {
+      if (!sameEvent(storedEnvelope, written)) {
         throw new TransactionCancelledError(
           `event '${written.id}' (${written.type}) is already in the outbox with another payload: an event id must not be reused for another event; nothing was written`,
           { cancellationReasonCodes: codes, failedActions: [] },

@@ -4,7 +4,7 @@ import { TransactWriteCommand, type DynamoDBDocumentClient, type TransactWriteIt
 import { loadProducerConfig, type ProducerConfig } from '../config';
 import { parseEnvelope, type EventEnvelope } from '../envelope';
 import { EventTooLargeError, InvalidEventError, TransactionCancelledError } from '../errors';
-import { payloadFingerprint } from '../fingerprint';
+import { sameEvent } from '../fingerprint';
 import { describeAction } from '../transaction/actions';
 import {
   cancellationItem,
@@ -26,7 +26,7 @@ import { OutboxKeySchemaCheck } from './outbox-key-schema';
 import { OUTBOX_ITEM } from '../contract/wire-format';
 import { loadClaimCheckConfig } from '../claim-check/claim-check-config';
 import { S3PayloadStore } from '../claim-check/payload-store';
-import { encodedEnvelopeBytes, inlineThreshold, needsOffload, offloadIfLarge, sha256Hex, type ClaimCheck } from '../claim-check/offload';
+import { encodedEnvelopeBytes, inlineThreshold, needsOffload, offloadIfLarge, type ClaimCheck } from '../claim-check/offload';
 
 /** The result of {@link Outbox.transactWriteOnce}. */
 export interface OutboxWriteResult {
@@ -190,7 +190,7 @@ export class Outbox {
    * the request (e.g. `order-placed-${orderId}`), and when DynamoDB cancels the transaction because every one of those
    * ids is already in the outbox with the same payload (and any other failed condition is the items' own, e.g. an
    * `attribute_not_exists` on the business item), an earlier call committed it: the result says `written: false` with
-   * the stored envelopes, instead of throwing. Payloads are compared by their fingerprints (type, subject, data).
+   * the stored envelopes, instead of throwing. Payloads are compared by their fingerprints (type, subject, data; fingerprint.ts `sameEvent`: whatever the key order, inline or offloaded).
    *
    * An outbox item lives for the table's event retention (TTL); a retry later than that writes the events again.
    *
@@ -217,7 +217,7 @@ export class Outbox {
       if (!(error instanceof TransactionCancelledError) || !isTransactionCanceled(error.cause)) throw error;
       const stored = this.committedBefore(error.cause, items.length, built.length);
       if (stored === undefined) throw error;
-      const reused = built.find((event, index) => !samePayload(event.envelope, stored[index] as EventEnvelope))?.envelope;
+      const reused = built.find((event, index) => !sameEvent(event.envelope, stored[index] as EventEnvelope))?.envelope;
       if (reused !== undefined) {
         throw new TransactionCancelledError(
           `${error.message}; event '${reused.id}' (${reused.type}) is already in the outbox with another payload: an event id must not be reused for another event`,
@@ -308,16 +308,4 @@ export class Outbox {
     const envelope = this.claimCheck === undefined ? built : await offloadIfLarge(built, this.claimCheck, this.config.maxEventBytes, now);
     return { envelope, action: outboxPut(envelope, this.config, now) };
   }
-}
-
-/**
- * Whether a retried event carries the payload of the one stored under its id. Both inline: their payload fingerprints
- * (type, subject, data, key order aside). Either offloaded (its envelope has no data): type, subject and the SHA-256 of
- * `JSON.stringify(data)`, which is what `iefdatasha256` names, so a retry that is inline where the first try was
- * offloaded (or the reverse: the inline threshold changed between them) is the same event.
- */
-function samePayload(mine: EventEnvelope, theirs: EventEnvelope): boolean {
-  if (mine.iefdatasha256 === undefined && theirs.iefdatasha256 === undefined) return payloadFingerprint(mine) === payloadFingerprint(theirs);
-  const dataSha256 = (envelope: EventEnvelope): string => envelope.iefdatasha256 ?? sha256Hex(JSON.stringify(envelope.data) ?? 'null');
-  return mine.type === theirs.type && mine.subject === theirs.subject && dataSha256(mine) === dataSha256(theirs);
 }

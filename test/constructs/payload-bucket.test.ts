@@ -85,10 +85,30 @@ describe('the payload bucket', () => {
     expect(JSON.stringify(deny.Resource)).toContain(`/${DEFAULT_PAYLOAD_KEY_PREFIX}*`);
   });
 
-  test('expires objects under the prefix after the window: 7 days of outbox retention + the 30-day deduplication window', () => {
+  test('expires objects under the prefix after the window: 7 days of outbox retention + the 30-day deduplication window + 1 day of slack', () => {
     const built = build(undefined, withParts);
     built.template.hasResourceProperties('AWS::S3::Bucket', {
-      LifecycleConfiguration: { Rules: [{ Id: 'ExpireOffloadedEventData', Prefix: DEFAULT_PAYLOAD_KEY_PREFIX, ExpirationInDays: 37, Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }] },
+      LifecycleConfiguration: { Rules: [{ Id: 'ExpireOffloadedEventData', Prefix: DEFAULT_PAYLOAD_KEY_PREFIX, ExpirationInDays: 38, Status: 'Enabled', AbortIncompleteMultipartUpload: { DaysAfterInitiation: 1 } }] },
+    });
+  });
+
+  test("R8b-7: the day of slack covers a producer clock ahead of S3's across midnight UTC; payloadExpiration must include it", () => {
+    // S3 expires an object at the midnight UTC after its creation (S3's clock) + the rule's days. The key names the
+    // producer's UTC day, and a retry on that day reuses the object (412). A producer clock ahead of S3's across
+    // midnight: S3 creates the object on day D at 23:59:59, the producer calls it day D+1 and a retry late on D+1 commits
+    // an event that must stay readable the window (37 days) from then. The object expires at D + 1 + days (midnight).
+    const day = 86_400_000;
+    const createdByS3 = Date.UTC(2026, 10, 30, 23, 59, 59);
+    const expiresAfter = (days: number) => Math.ceil((createdByS3 + days * day) / day) * day;
+    const lastCommitReusingIt = Date.UTC(2026, 11, 1, 23, 59, 59, 999);
+    const needed = lastCommitReusingIt + 37 * day;
+    expect({ without: expiresAfter(37) >= needed, withSlack: expiresAfter(38) >= needed }).toEqual({ without: false, withSlack: true });
+    const withBilling = (flow: IdempotentEventFlow) => flow.addSubscriber('Billing', { entry: HANDLER_ENTRY });
+    expect(() => build({ offloadLargeEvents: true, payloadExpiration: Duration.days(37) }, withBilling)).toThrow(
+      /payloadExpiration must be at least 38 days.*30 days \(subscriber Billing's deduplicationWindow\) \+ 1 day \(slack: a producer clock ahead of S3's across midnight UTC.*but 37 days was provided/,
+    );
+    build({ offloadLargeEvents: true, payloadExpiration: Duration.days(38) }, withBilling).template.hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 38 })] },
     });
   });
 
@@ -97,15 +117,15 @@ describe('the payload bucket', () => {
       flow.addSubscriber('Billing', { entry: HANDLER_ENTRY, deduplicationWindow: Duration.days(45) });
       flow.addSubscriber('Audit', { entry: HANDLER_ENTRY });
     });
-    built.template.hasResourceProperties('AWS::S3::Bucket', { LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 52 })] } });
-    // no subscriber: the outbox's retention alone
-    build().template.hasResourceProperties('AWS::S3::Bucket', { LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 7 })] } });
+    built.template.hasResourceProperties('AWS::S3::Bucket', { LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 53 })] } });
+    // no subscriber: the outbox's retention alone, and the day of slack
+    build().template.hasResourceProperties('AWS::S3::Bucket', { LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 8 })] } });
   });
 
   test('payloadExpiration shorter than the window fails at synth naming the prop, the bound, its terms and the value', () => {
     expect(() =>
       build({ offloadLargeEvents: true, payloadExpiration: Duration.days(20) }, (flow) => flow.addSubscriber('Billing', { entry: HANDLER_ENTRY })),
-    ).toThrow(/payloadExpiration must be at least 37 days.*7 days \(the outbox's eventRetention.*30 days \(subscriber Billing's deduplicationWindow\).*but 20 days was provided/);
+    ).toThrow(/payloadExpiration must be at least 38 days.*7 days \(the outbox's eventRetention.*30 days \(subscriber Billing's deduplicationWindow\).*but 20 days was provided/);
     const built = build({ offloadLargeEvents: true, payloadExpiration: Duration.days(40) }, (flow) => flow.addSubscriber('Billing', { entry: HANDLER_ENTRY }));
     built.template.hasResourceProperties('AWS::S3::Bucket', { LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 40 })] } });
     expect(() => build({ offloadLargeEvents: true, payloadExpiration: Duration.hours(36) })).toThrow(/payloadExpiration must be a whole number of days, at least 1.*but 1 day 12 hours was provided/);

@@ -4,8 +4,9 @@
  * data it no longer needs; a copy of an event that was never applied is still dead-lettered with its reason. Against
  * DynamoDB Local and the local S3 (s3rver behind the simulator's S3 endpoint).
  *
- * How (lambda/consumer/process-message.ts): an offloaded event's fingerprint needs no data (claim-check/resolve-payload.ts
- * `offloadedFingerprint`: type, subject, the data's SHA-256 and size), so the batch read recognises a copy before any S3
+ * How (lambda/consumer/process-message.ts): an offloaded event's fingerprint needs no data (fingerprint.ts
+ * `eventFingerprint`: the producer's `ieffingerprint`, or for an envelope written before it, type, subject, the data's
+ * SHA-256 and size), so the batch read recognises a copy before any S3
  * read; without the batch read, an object found missing is followed by one look-up of the mode's record
  * (consumer/applied-lookup.ts, or the aggregate's processed-messages list) before the message is dead-lettered.
  */
@@ -15,7 +16,6 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ConsumerConfig, LeaseConsumerConfig, ProducerConfig } from '../../lambda/config';
 import { createAggregateConsumer } from '../../lambda/aggregate/aggregate-consumer';
 import type { ClaimCheckConfig } from '../../lambda/claim-check/claim-check-config';
-import { offloadedFingerprint } from '../../lambda/claim-check/resolve-payload';
 import { S3PayloadStore, type PayloadReader } from '../../lambda/claim-check/payload-store';
 import { parseDataRef } from '../../lambda/contract/claim-check';
 import { TABLE_SCHEMA } from '../../lambda/contract/wire-format';
@@ -25,6 +25,7 @@ import type { SQSRecord } from '../../lambda/consumer/sqs';
 import type { EventEnvelope } from '../../lambda/envelope';
 import { createLeaseConsumer } from '../../lambda/processing/lease-consumer';
 import { createMultiStepConsumer } from '../../lambda/processing/multi-step-consumer';
+import { legacyOffloadedFingerprint, payloadFingerprint } from '../../lambda/fingerprint';
 import { Outbox } from '../../lambda/producer/outbox';
 import type { FaultProxy } from '../support/fault-proxy';
 import { createInbox, createKeyedTable, createLeaseInbox, createOutbox } from '../support/proof/tables';
@@ -176,16 +177,19 @@ describe.each(['transactional', 'lease'] as const)('%s mode with the batch read'
 });
 
 describe('the fingerprint of an offloaded event', () => {
-  test('names its type, subject and data digest and size; another payload under the id is refused, not taken for a duplicate', async () => {
+  test('names its type, subject and data; another payload under the id is refused, not taken for a duplicate', async () => {
     const event = await publish();
+    // the one of an envelope written before ieffingerprint: type, subject, data digest and size
     const base = { type: event.type, subject: event.subject, iefdatasha256: event.iefdatasha256, iefdatasize: event.iefdatasize };
-    expect(new Set([base, { ...base, iefdatasha256: 'f'.repeat(64) }, { ...base, iefdatasize: 1 }, { ...base, subject: 'other' }, { ...base, type: 'OrderCancelled' }].map(offloadedFingerprint)).size).toBe(5);
+    expect(new Set([base, { ...base, iefdatasha256: 'f'.repeat(64) }, { ...base, iefdatasize: 1 }, { ...base, subject: 'other' }, { ...base, type: 'OrderCancelled' }].map(legacyOffloadedFingerprint)).size).toBe(5);
+    // the producer's now (R8b-6): the event's inline fingerprint
+    expect(event.ieffingerprint).toBe(payloadFingerprint({ type: event.type, subject: event.subject, data: JSON.parse(Buffer.from((await store.get(bucket, parseDataRef(event.dataref!)!.key))!).toString("utf8")) }));
     const { run, deadLetter } = consumer('transactional');
     const record = sqsRecord(JSON.stringify(event));
     expect(await run([record])).toEqual(['processed']);
     await expire(event);
     // the same id, another object (a producer that reused the id): the look-up finds the id applied with another fingerprint
-    const reused = { ...event, iefdatasha256: 'e'.repeat(64) };
+    const reused = { ...event, iefdatasha256: 'e'.repeat(64), ieffingerprint: `sha256:${'e'.repeat(64)}` };
     expect(await run([sqsRecord(JSON.stringify(reused))])).toEqual(['dead-lettered']);
     expect(deadLetter.published.map((letter) => letter.errorName)).toEqual(['PayloadMismatchError']);
   });

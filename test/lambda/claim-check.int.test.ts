@@ -200,7 +200,8 @@ describe('consumer', () => {
     const record = sqsRecord(JSON.stringify(offloaded));
     expect(await run([record])).toEqual(['processed']);
     expect(seen).toHaveLength(1);
-    const { dataref: _r, iefdatasha256: _s, iefdatasize: _z, ...inlineLooking } = offloaded;
+    const { dataref: _r, iefdatasha256: _s, iefdatasize: _z, ieffingerprint: _f, ...inlineLooking } = offloaded;
+    expect(offloaded.ieffingerprint).toBe(payloadFingerprint({ type: offloaded.type, subject: offloaded.subject, data }));
     expect(seen[0]).toEqual({ ...inlineLooking, data });
     expect(Object.keys(seen[0]!)).not.toContain('dataref');
     // a redelivery is a duplicate: the inbox holds the fingerprint of the inline-looking event

@@ -74,7 +74,7 @@ describe('R7-1: an event committed on an object an earlier attempt wrote keeps t
     expect(first.written).toBe(true);
     const { key } = parseDataRef(first.events[0]!.dataref!)!;
     // 30 days pass: the outbox's TTL removes the item (eventRetention, e.g. 7 days); the object stays (payloadExpiration,
-    // 37 days by default, counted by S3 from the object's creation)
+    // 38 days by default, counted by S3 from the object's creation)
     const [item] = await outboxItemsWithEventId(client, outboxConfig.outboxTableName, id);
     await client.send(
       new DeleteItemCommand({
