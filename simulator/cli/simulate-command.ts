@@ -78,7 +78,8 @@ The run:
                                key policies (default on when ${POLICY_ENGINE_PACKAGE} is installed; off says so in the
                                verdict)
   --log <file>                 write every function's output (JSON lines) here (with --serve: ${SERVE_LOG_FILE} unless given)
-  --json <file>                write the result as JSON here
+  --json <file>                write the result as JSON here, with what replays the run (seed, startTime, concurrency,
+                               replayCommand)
   --quiet                      no progress bar
   --profile                    say where the run's real time went: its phases, and its rounds by scheduler turn
   --endpoint <url>             use this running DynamoDB Local instead of starting one (also --dynamodb-endpoint)
@@ -309,8 +310,10 @@ function report(
   const cwd = io.cwd ?? process.cwd();
   io.stdout(formatSummary(result));
   const jsonFile = text(parsed, 'json');
+  const replay = replayCommand(parsed, result.seed, concurrency, dynamoDbEndpoint, start);
   if (jsonFile !== undefined) {
-    writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify(resultJson(result), null, 2)}\n`);
+    // what replays the run, passing or failing: its start, seed and concurrency (in the result) and the command itself
+    writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify({ ...resultJson(result), replayCommand: replay }, null, 2)}\n`);
   }
   const subscribers = result.subscribers.map((subscriber) => subscriber.name);
   const unknown = unknownProbes(scenario, subscribers);
@@ -322,7 +325,7 @@ function report(
   }
   if (result.violations.length === 0) return EXIT_CODE.OK;
   // one seed, one run: the same command replays this run, interleavings, faults and times included
-  io.stderr(`replay this run: ${replayCommand(parsed, result.seed, concurrency, dynamoDbEndpoint, start)}\n`);
+  io.stderr(`replay this run: ${replay}\n`);
   return EXIT_CODE.FAILURE;
 }
 

@@ -49,6 +49,12 @@ export interface SimulationResult {
   /** The synth's warnings and errors of the simulated stacks (an error is also a `synth-error` violation). */
   readonly synthAnnotations: readonly SynthAnnotation[];
   readonly seed: string;
+  /** Where the run's clock started, as `--start-time` takes it (ISO 8601, UTC): with the seed and the concurrency, what replays the run. */
+  readonly startTime: string;
+  /** The same start in ms since the epoch. */
+  readonly startTimeMs: number;
+  /** Concurrent invocations per function (`--concurrency`). */
+  readonly concurrency: number;
   readonly producer: ProducerFigures;
   readonly relay: RelayFigures;
   /** SNS → SQS deliveries: attempts that failed (and were retried), messages put on subscription DLQs, messages lost. */
