@@ -96,6 +96,7 @@ export function reportRun(
     totalFaults: ledger.totalFaults(),
     operator: operated.operator,
     untakenEvents: facts.untaken,
+    notExercised: facts.notExercised ?? [],
     iam: facts.iam,
     producerWritesChecked: app.producers.length > 0 && app.producers.every(({ producer }) => producer.probe !== undefined),
   };

@@ -6,6 +6,7 @@ import type { AggregateOrderCoverage } from '../check/aggregate-order-coverage';
 import type { DeadLetterFinding } from '../check/dead-letters';
 import type { FailurePathCounts } from '../check/failure-paths';
 import type { Violation } from '../check/invariants';
+import type { NotExercised } from '../check/not-exercised';
 import type { SendFigures } from '../check/repeated-sends';
 import type { IamReport, UntakenEvents } from '../check/run-check';
 import type { CausedViolations } from '../check/violation-cause';
@@ -88,6 +89,11 @@ export interface SimulationResult {
   readonly iam: IamReport;
   /** Per type, the committed events no subscription's filter took (they reached a topic and no queue). */
   readonly untakenEvents: readonly UntakenEvents[];
+  /**
+   * The subscribers that received no event, so nothing of exactly-once was exercised for them, and why
+   * (simulator/check/not-exercised.ts): without a violation, the verdict is NOT PROVEN.
+   */
+  readonly notExercised: readonly NotExercised[];
   /** Whether the scenario's producer probe ran, so the producer's business changes were checked against the outbox. */
   readonly producerWritesChecked?: boolean;
 }
