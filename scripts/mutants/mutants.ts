@@ -1155,4 +1155,28 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '',
     tests: ['test/lambda/review-r8b-applied-lookup.int.test.ts'],
   },
+  {
+    id: 'simulate-not-exercised-unsaid',
+    breaks: 'simulate (nu10 item 13): a subscriber that received no event (the relay gave up on every event its filter takes) is not named: the run ends OK over nothing checked',
+    file: 'simulator/check/not-exercised.ts',
+    find: '    if (!consumed || deliveries > 0) return [];',
+    replace: '    if (true) return [];',
+    tests: ['test/simulator/check/not-exercised.test.ts'],
+  },
+  {
+    id: 'simulate-not-proven-printed-ok',
+    breaks: 'simulate (nu10 item 13): a run with subscribers not exercised prints OK instead of NOT PROVEN',
+    file: 'simulator/report/summary.ts',
+    find: '    if (notExercised.length === 0) {',
+    replace: '    if (true) {',
+    tests: ['test/cli/simulate-summary.test.ts'],
+  },
+  {
+    id: 'replay-already-applied-unsaid',
+    breaks: "replay (nu10 item 14): an event whose inbox record is still there is not said to be already applied: the dry run says only 'replay'",
+    file: 'simulator/cli/replay-command.ts',
+    find: '      keptUntil.set(eventId, new Date(expiresAt * 1000).toISOString());',
+    replace: '      void expiresAt;',
+    tests: ['test/cli/replay-and-forget.int.test.ts'],
+  },
 ];

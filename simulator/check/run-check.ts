@@ -15,6 +15,7 @@ import type { DeadLetterFinding } from './dead-letters';
 import type { FailurePathCounts } from './failure-paths';
 import type { HistoryEntry } from './history';
 import type { Finding } from './invariants';
+import type { NotExercised } from './not-exercised';
 import type { ViolationCause } from './violation-cause';
 import type { AttributedSend } from './repeated-sends';
 import type { DeadLetterQueueContents } from './unwatched-dead-letters';
@@ -124,6 +125,8 @@ export interface RunFacts extends ObservableRunFacts {
   readonly untaken: readonly UntakenEvents[];
   /** The event types the scenario expects consumed (`expectConsumed`). */
   readonly expectConsumed: readonly string[];
+  /** The subscribers that received no event, and why (not-exercised.ts): not a violation, the verdict's NOT PROVEN. @default none */
+  readonly notExercised?: readonly NotExercised[];
 }
 
 interface CheckInfo {

@@ -6,7 +6,8 @@
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { toDocumentClient } from '../../lambda/transaction/document-client';
-import { TABLE_SCHEMA } from '../../lambda/contract/wire-format';
+import { INBOX_ITEM, PROCESSING_RECORD, RECORD_STATUS, recordKey, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { listOption, parseTime } from './arguments';
 import { formatTable } from './blocked-command';
 import { copyWaitOf } from './dead-letters/copy-wait';
@@ -44,6 +45,10 @@ their time range), or a subscriber added later needs the events it missed. The o
 
 What it sends: only what SNS would have delivered to the subscriber (its subscription's filter policy, evaluated by
 the simulator's matcher; --type narrows further); the others are listed as not for this subscriber.
+
+Already applied: with --subscriber-output, the subscriber's inbox table is read (one GetItem per event, with your own
+credentials): an event whose inbox record (or completed processing record) is still there is said to be already
+applied, with until when the record is kept (its TTL). It is still sent: the inbox drops the copy as a duplicate.
 
 Refused (exit code 3):
   - an event whose copy could be consumed after the subscriber's deduplication window ends: its age (from its time,
@@ -191,8 +196,15 @@ async function replay(parsed: ParsedArguments, context: CommandContext, outboxCl
     const why = 'unknown' in earliest ? earliest.unknown : windowRefusal(earliest.epochMilliseconds, rules, 'replayed', earliest.from);
     return { event, send: why === undefined || values['allow-expired'] === true, ...(why !== undefined ? { why, override: '--allow-expired' } : {}) };
   });
+  // which of them the subscriber already applied: its inbox still holds their records (read with the operator's own
+  // credentials), so their copies are dropped as duplicates; said per event, the replay still allowed
+  const inbox = resolved.processingMode === 'aggregate' || resolved.inboxTable === undefined ? undefined : await readInboxRecords(context.client(), resolved.inboxTable, subscriber, decisions.map((item) => item.event.envelope.id));
+  if (inbox?.note !== undefined) context.io.stderr(`note: ${inbox.note}\n`);
+  const appliedUntil = (item: { event: OutboxEvent }): string | undefined => inbox?.keptUntil.get(item.event.envelope.id);
+  const appliedNote = (keptUntil: string): string => `already applied by '${subscriber}': its inbox record is kept until ${keptUntil}, so the copy is dropped as a duplicate`;
   let send = values.yes === true;
   const sendable = decisions.filter((item) => item.send).length;
+  const sendableApplied = decisions.filter((item) => item.send && appliedUntil(item) !== undefined).length;
   if (!send && sendable > 0 && values.json !== true && context.io.confirm !== undefined) {
     send = await context.io.confirm(`Send ${sendable} event(s) to ${queue} for subscriber '${subscriber}'?`);
   }
@@ -225,6 +237,7 @@ async function replay(parsed: ParsedArguments, context: CommandContext, outboxCl
             send: item.send,
             ...(item.applied === true ? { applied: true } : {}),
             ...(item.why !== undefined ? { why: item.why } : {}),
+            ...(appliedUntil(item) === undefined ? {} : { alreadyApplied: { keptUntil: appliedUntil(item), note: appliedNote(appliedUntil(item)!) } }),
           })),
           missing,
           filteredOut: filteredOut.map((event) => event.envelope.id),
@@ -235,16 +248,47 @@ async function replay(parsed: ParsedArguments, context: CommandContext, outboxCl
       )}\n`,
     );
   } else {
-    const rows = decisions.map((item) => [item.event.envelope.id, item.event.envelope.type, item.event.envelope.time ?? '-', item.send ? (item.why === undefined ? 'replay' : 'replay (warning)') : item.applied === true ? 'applied' : 'refused', item.why ?? '']);
+    const why = (item: (typeof decisions)[number]): string => {
+      const until = appliedUntil(item);
+      return [item.why, until === undefined ? undefined : appliedNote(until)].filter((part) => part !== undefined).join('; ');
+    };
+    const rows = decisions.map((item) => [item.event.envelope.id, item.event.envelope.type, item.event.envelope.time ?? '-', item.send ? (item.why === undefined ? 'replay' : 'replay (warning)') : item.applied === true ? 'applied' : 'refused', why(item)]);
+    const duplicates = sendableApplied === 0 ? '' : `; ${sendableApplied} of them already applied by '${subscriber}' (its inbox drops their copies as duplicates)`;
     const table = rows.length === 0 ? 'no events match\n' : formatTable(['EVENT ID', 'TYPE', 'TIME', 'DECISION', 'WHY'], rows);
     const missingLine = missing.length === 0 ? '' : `not in the outbox (never written, or past its retention): ${missing.join(' ')}\n`;
     const filteredLine = filteredOut.length === 0 ? '' : `not for this subscriber (its subscription's filter policy does not take them): ${filteredOut.map((event) => event.envelope.id).join(' ')}\n`;
     const outcome = send
-      ? `sent ${sent.length} to ${queue} for subscriber '${subscriber}'; refused ${refused}${alreadyApplied === 0 ? '' : `; ${alreadyApplied} already applied, not sent`}`
-      : `dry run: would send ${sendable} and refuse ${refused}${alreadyApplied === 0 ? '' : `; ${alreadyApplied} already applied, not sent`}${sendable === 0 ? '' : '; run again with --yes to send them'}`;
+      ? `sent ${sent.length} to ${queue} for subscriber '${subscriber}'; refused ${refused}${duplicates}${alreadyApplied === 0 ? '' : `; ${alreadyApplied} already applied, not sent`}`
+      : `dry run: would send ${sendable} and refuse ${refused}${duplicates}${alreadyApplied === 0 ? '' : `; ${alreadyApplied} already applied, not sent`}${sendable === 0 ? '' : '; run again with --yes to send them'}`;
     context.io.stdout(`${table}${missingLine}${filteredLine}${outcome}\n`);
   }
   return refused > 0 || missing.length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
+}
+
+/**
+ * Until when the subscriber's inbox keeps the record of each event it already applied (an inbox record, or a COMPLETED
+ * processing record, of that subscriber and event), by event id, as ISO-8601 (its TTL); events without one are left
+ * out. One GetItem per event (the `dynamodb:GetItem` on the inbox table that `inbox forget` needs too). A table the
+ * operator may not read, or that is not there, is a note, not a failure: the replay's decisions do not depend on it (a
+ * copy of an applied event is dropped by the inbox either way).
+ */
+async function readInboxRecords(client: DynamoDBClient, tableName: string, subscriber: string, eventIds: readonly string[]): Promise<{ keptUntil: Map<string, string>; note?: string }> {
+  const keptUntil = new Map<string, string>();
+  const documents = toDocumentClient(client);
+  try {
+    for (const eventId of new Set(eventIds)) {
+      const { Item: item } = await documents.send(new GetCommand({ TableName: tableName, Key: { [TABLE_SCHEMA.PARTITION_KEY]: recordKey(subscriber, eventId) }, ConsistentRead: true }));
+      if (item === undefined) continue;
+      const recordType = item[PROCESSING_RECORD.RECORD_TYPE_ATTRIBUTE];
+      const completed = recordType === undefined || (recordType === PROCESSING_RECORD.RECORD_TYPE_VALUE && item[PROCESSING_RECORD.STATUS_ATTRIBUTE] === RECORD_STATUS.COMPLETED);
+      const expiresAt = item[TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE];
+      if (!completed || item[INBOX_ITEM.SUBSCRIBER_ATTRIBUTE] !== subscriber || item[INBOX_ITEM.EVENT_ID_ATTRIBUTE] !== eventId || typeof expiresAt !== 'number') continue;
+      keptUntil.set(eventId, new Date(expiresAt * 1000).toISOString());
+    }
+  } catch (error) {
+    return { keptUntil, note: `the inbox table ${tableName} of '${subscriber}' could not be read (${(error as Error).name}: ${(error as Error).message}), so which events it already applied is not shown; a copy of one it applied is dropped by its inbox all the same` };
+  }
+  return { keptUntil };
 }
 
 /** Which events a replay takes: `--event-id`s, or `--since` (and `--until`, `--type`). Returns a usage problem as a string. */

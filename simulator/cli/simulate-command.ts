@@ -1,6 +1,7 @@
 /**
  * `idempotent-event-flow simulate`: runs the app's synthesized flow on this machine with faults injected, prints a
- * table per subscriber and exits 1 when an invariant is violated (see simulator/run/simulation.ts and docs/SIMULATOR.md).
+ * table per subscriber and exits 1 when an invariant is violated, 5 (NOT PROVEN) when none is but some subscriber received
+ * no event (see simulator/run/simulation.ts, simulator/check/not-exercised.ts and docs/SIMULATOR.md).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import * as path from 'node:path';
@@ -31,7 +32,9 @@ const USAGE = `Usage: idempotent-event-flow simulate [options]
 
 Synthesizes the CDK app, reads the flow (outbox table, pipe, topic, subscriptions, queues, consumers) from its
 templates, runs it on this machine against DynamoDB Local with faults injected, and checks that every event reached
-every matching subscriber's effect exactly once. Exits 1 if an invariant is violated.
+every matching subscriber's effect exactly once. Exits 0 OK; 1 if an invariant is violated; 2 on a usage error; 5
+NOT PROVEN: no invariant violated, but some subscriber received no event (every event its filter takes given up by
+the relay or SNS, or, when no subscriber received any, filtered out), so nothing of exactly-once was checked for it.
 
 What drives the flow (one of):
   --scenario <module>          a module exporting \`scenario\`: the producer to invoke and the effect probes (.ts or .js)
@@ -78,7 +81,8 @@ The run:
                                key policies (default on when ${POLICY_ENGINE_PACKAGE} is installed; off says so in the
                                verdict)
   --log <file>                 write every function's output (JSON lines) here (with --serve: ${SERVE_LOG_FILE} unless given)
-  --json <file>                write the result as JSON here
+  --json <file>                write the result as JSON here, with what replays the run (seed, startTime, concurrency,
+                               replayCommand)
   --quiet                      no progress bar
   --profile                    say where the run's real time went: its phases, and its rounds by scheduler turn
   --endpoint <url>             use this running DynamoDB Local instead of starting one (also --dynamodb-endpoint)
@@ -309,8 +313,10 @@ function report(
   const cwd = io.cwd ?? process.cwd();
   io.stdout(formatSummary(result));
   const jsonFile = text(parsed, 'json');
+  const replay = replayCommand(parsed, result.seed, concurrency, dynamoDbEndpoint, start);
   if (jsonFile !== undefined) {
-    writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify(resultJson(result), null, 2)}\n`);
+    // what replays the run, passing or failing: its start, seed and concurrency (in the result) and the command itself
+    writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify({ ...resultJson(result), replayCommand: replay }, null, 2)}\n`);
   }
   const subscribers = result.subscribers.map((subscriber) => subscriber.name);
   const unknown = unknownProbes(scenario, subscribers);
@@ -320,9 +326,10 @@ function report(
         '(a probe is keyed by the IEF_SUBSCRIBER_NAME of the consumer, else the construct path of its subscription)',
     );
   }
-  if (result.violations.length === 0) return EXIT_CODE.OK;
+  // no violation: OK, unless a subscriber received no event (nothing of exactly-once exercised for it: NOT PROVEN)
+  if (result.violations.length === 0) return result.notExercised.length === 0 ? EXIT_CODE.OK : EXIT_CODE.NOT_PROVEN;
   // one seed, one run: the same command replays this run, interleavings, faults and times included
-  io.stderr(`replay this run: ${replayCommand(parsed, result.seed, concurrency, dynamoDbEndpoint, start)}\n`);
+  io.stderr(`replay this run: ${replay}\n`);
   return EXIT_CODE.FAILURE;
 }
 

@@ -265,7 +265,15 @@ export function formatSummary(result: SimulationResult): string {
         : `every event reached every matching subscriber or is on a dead-letter queue an alarm watches (${result.relay.deadLettered} given up by the relay, ${result.sns.deadLettered} by SNS)`;
     const orderChecked = result.subscribers.filter((row) => row.orderChecked !== undefined);
     const inOrder = orderChecked.length === 0 ? '' : `each aggregate's events applied in sequence by ${orderChecked.length === 1 ? 'the ordered subscriber' : `each of the ${orderChecked.length} ordered subscribers`}; `;
-    out.push(`OK: ${producerWrites}${reached}; ${effects}${inOrder}every valid event applied by every subscriber its filter took; every dead letter explained.`);
+    const claims = `${producerWrites}${reached}; ${effects}${inOrder}every valid event applied by every subscriber its filter took; every dead letter explained`;
+    const notExercised = result.notExercised ?? [];
+    if (notExercised.length === 0) {
+      out.push(`OK: ${claims}.`);
+    } else {
+      // no check failed, but a subscriber that received nothing proved nothing (simulator/check/not-exercised.ts)
+      out.push(`NOT PROVEN: no check failed (${claims}), but exactly-once was not exercised for ${notExercised.length} subscriber(s) that received no event:`);
+      for (const { subscriber, reason } of notExercised) out.push(`  ${subscriber}: received no event: ${reason}`);
+    }
     const unproven = result.subscribers.flatMap((row) => {
       const missed = FAILURE_PATHS.filter((path) => row.failurePaths[path] === 0);
       return missed.length === 0 ? [] : [`${row.name} (${missed.join(', ')})`];

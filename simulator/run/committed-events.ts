@@ -24,6 +24,8 @@ import type { UntrackedItem } from '../observation/run-facts';
 export interface CommittedOutbox {
   readonly eventIdsByRelay: ReadonlyMap<string, readonly string[]>;
   readonly eventsById: ReadonlyMap<string, SimulatedEvent>;
+  /** The message the relay publishes for each event (its rendered input template), by id: what a filter policy reads. */
+  readonly messagesById: ReadonlyMap<string, string>;
   readonly untracked: readonly UntrackedItem[];
 }
 
@@ -96,6 +98,7 @@ export async function withOffloadedData(event: SimulatedEvent, message: string, 
 export async function readCommittedOutbox(model: FlowModel, flow: LocalFlow, client: DynamoDBClient): Promise<CommittedOutbox> {
   const eventIdsByRelay = new Map<string, string[]>();
   const eventsById = new Map<string, SimulatedEvent>();
+  const messagesById = new Map<string, string>();
   const untracked: UntrackedItem[] = [];
   for (const relay of model.relays) {
     const table = flow.tables.get(relay.sourceTable);
@@ -123,10 +126,11 @@ export async function readCommittedOutbox(model: FlowModel, flow: LocalFlow, cli
         continue;
       }
       ids.push(id);
+      messagesById.set(id, message);
       const event = parseEnvelope(message);
       if (event !== undefined) eventsById.set(id, await withOffloadedData(event, message, flow.s3));
     }
     eventIdsByRelay.set(relay.key, ids);
   }
-  return { eventIdsByRelay, eventsById, untracked };
+  return { eventIdsByRelay, eventsById, messagesById, untracked };
 }

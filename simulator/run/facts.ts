@@ -22,6 +22,9 @@ import { PRODUCER_ATTEMPTS } from './producer-driver';
 import { probeProducerWrites } from './producer-probe';
 import type { SentMessage } from './scenario';
 import { injectedObjectFaultsByEvent } from '../check/injected-object-faults';
+import { notExercised, type ExerciseFigures } from '../check/not-exercised';
+import { compileFilterPolicy } from '../patterns/filter-policy';
+import type { RelayModel, SubscriptionModel } from '../model/flow-model';
 
 /** The facts, and what the report needs besides (the committed outbox as read). */
 export interface SettledRun {
@@ -47,6 +50,23 @@ export function untakenEvents(committed: Pick<CommittedOutbox, 'eventIdsByRelay'
     }
   }
   return [...byType].map(([type, eventIds]) => ({ type, eventIds }));
+}
+
+/**
+ * The committed events a subscription's filter policy takes, relayed or not: those of the relays publishing to its
+ * topic whose message (as the relay publishes it: the body, no attributes) the policy matches, and those SNS matched.
+ */
+export function takenByFilter(subscription: SubscriptionModel, relays: readonly RelayModel[], committed: Pick<CommittedOutbox, 'eventIdsByRelay' | 'messagesById'>, matched: ReadonlySet<string>): Set<string> {
+  const matches = subscription.filterPolicy === undefined ? () => true : compileFilterPolicy(subscription.filterPolicy, subscription.filterPolicyScope);
+  const taken = new Set(matched);
+  for (const relay of relays) {
+    if (relay.targetTopic !== subscription.topic) continue;
+    for (const id of committed.eventIdsByRelay.get(relay.key) ?? []) {
+      const body = committed.messagesById.get(id);
+      if (body !== undefined && matches({ body, attributes: {} })) taken.add(id);
+    }
+  }
+  return taken;
 }
 
 /** Reads the settled run's facts (see the module comment); runs the scenario's probes. */
@@ -93,6 +113,8 @@ export async function readRunFacts(
       ...(send.eventId === undefined ? {} : { eventId: send.eventId }),
     }));
   const subscribers: SubscriberFacts[] = [];
+  const givenUpByRelay = new Set(ledger.relayGaveUp.flatMap((entry) => entry.eventIds));
+  const exercise: ExerciseFigures[] = [];
   for (const subscriber of flow.subscribers) {
     const deadLetters = readDeadLetters(subscriber.deadLetterQueues, ledger);
     deadLetterQueues.push(...subscriber.deadLetterQueues.map((queue) => ({ queue, owner: `subscriber ${subscriber.name}` })));
@@ -112,6 +134,14 @@ export async function readRunFacts(
         effectProbe = { error: error instanceof Error ? error.message : String(error) };
       }
     }
+    const taken = takenByFilter(subscriber.subscription, model.relays, committed, matched);
+    exercise.push({
+      name: subscriber.name,
+      consumed: subscriber.mapping !== undefined,
+      deliveries: subscriber.mapping === undefined ? 0 : (ledger.mappings.get(subscriber.mapping.key)?.deliveries ?? 0),
+      taken: taken.size,
+      givenUpByRelay: [...taken].filter((id) => givenUpByRelay.has(id)).length,
+    });
     const functionKey = subscriber.function?.key;
     const ownClientWrites = functionKey === undefined ? undefined : built.ownClientWrites.cause(functionKey);
     subscribers.push({
@@ -138,6 +168,7 @@ export async function readRunFacts(
       : { evaluated: false, reason: options.iam === false ? 'IAM evaluation is off (--iam off)' : `IAM was not evaluated: ${HOW_TO_INSTALL_POLICY_ENGINE}` };
   const facts: RunFacts = {
     untaken: untakenEvents(committed, ledger),
+    notExercised: notExercised(exercise, committedEvents),
     expectConsumed: options.scenario?.expectConsumed ?? [],
     model,
     ledger,

@@ -76,6 +76,9 @@ export function reportRun(
     assemblyDirectory: app.assemblyDirectory,
     synthAnnotations: app.synthAnnotations,
     seed: settings.seed,
+    startTime: new Date(settings.startTime).toISOString(),
+    startTimeMs: settings.startTime,
+    concurrency: settings.concurrency,
     producer: facts.producer.figures,
     relay: relayFigures(ledger, facts.committedEvents),
     sns: { failedAttempts: ledger.faultsOfKind('sns-delivery-failure'), deadLettered: ledger.snsDeadLettered, undeliverable: ledger.undeliverable.length },
@@ -93,6 +96,7 @@ export function reportRun(
     totalFaults: ledger.totalFaults(),
     operator: operated.operator,
     untakenEvents: facts.untaken,
+    notExercised: facts.notExercised ?? [],
     iam: facts.iam,
     producerWritesChecked: app.producers.length > 0 && app.producers.every(({ producer }) => producer.probe !== undefined),
   };

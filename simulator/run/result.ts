@@ -6,6 +6,7 @@ import type { AggregateOrderCoverage } from '../check/aggregate-order-coverage';
 import type { DeadLetterFinding } from '../check/dead-letters';
 import type { FailurePathCounts } from '../check/failure-paths';
 import type { Violation } from '../check/invariants';
+import type { NotExercised } from '../check/not-exercised';
 import type { SendFigures } from '../check/repeated-sends';
 import type { IamReport, UntakenEvents } from '../check/run-check';
 import type { CausedViolations } from '../check/violation-cause';
@@ -49,6 +50,12 @@ export interface SimulationResult {
   /** The synth's warnings and errors of the simulated stacks (an error is also a `synth-error` violation). */
   readonly synthAnnotations: readonly SynthAnnotation[];
   readonly seed: string;
+  /** Where the run's clock started, as `--start-time` takes it (ISO 8601, UTC): with the seed and the concurrency, what replays the run. */
+  readonly startTime: string;
+  /** The same start in ms since the epoch. */
+  readonly startTimeMs: number;
+  /** Concurrent invocations per function (`--concurrency`). */
+  readonly concurrency: number;
   readonly producer: ProducerFigures;
   readonly relay: RelayFigures;
   /** SNS → SQS deliveries: attempts that failed (and were retried), messages put on subscription DLQs, messages lost. */
@@ -82,6 +89,11 @@ export interface SimulationResult {
   readonly iam: IamReport;
   /** Per type, the committed events no subscription's filter took (they reached a topic and no queue). */
   readonly untakenEvents: readonly UntakenEvents[];
+  /**
+   * The subscribers that received no event, so nothing of exactly-once was exercised for them, and why
+   * (simulator/check/not-exercised.ts): without a violation, the verdict is NOT PROVEN.
+   */
+  readonly notExercised: readonly NotExercised[];
   /** Whether the scenario's producer probe ran, so the producer's business changes were checked against the outbox. */
   readonly producerWritesChecked?: boolean;
 }

@@ -1,4 +1,6 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
 import { afterEach, beforeEach, describe, expect, test } from 'vitest';
+import { toDocumentClient } from '../../lambda/transaction/document-client';
 import type { ProducerConfig } from '../../lambda/config';
 import { createMultiStepConsumer } from '../../lambda/processing/multi-step-consumer';
 import { Outbox } from '../../lambda/producer/outbox';
@@ -112,6 +114,47 @@ describe('idempotent-event-flow replay, from the outbox in DynamoDB Local to the
     expect(events.find((item) => item.eventId === 'evt-27-days')?.why).toMatch(
       /^its event is 27 days old \(from .*\); a replayed copy can wait up to 4 days in .*ReplayCopyWaitQueue before it is consumed \(the queue's MessageRetentionPeriod\), and 27 days \+ 4 days \(\+ 1 hour to spare\) passes the deduplication window of 30 days: .*could apply it twice/,
     );
+  });
+
+  test('a dry run of events already applied says so per event, with until when the inbox record is kept, and still replays them (the inbox absorbs the copies)', async () => {
+    const s = (services = await startOperatorServices('ReplayApplied'));
+    const { applied, drain } = consumer(s);
+    await produce(s, ['evt-applied-1', 'evt-applied-2']);
+    await cli(s, ...replayArgs(s), '--event-id', 'evt-applied-1', '--event-id', 'evt-applied-2', '--yes');
+    await drain();
+    await produce(s, ['evt-new']);
+    const keptUntil = async (id: string): Promise<string> => {
+      const record = (await toDocumentClient(localClient()).send(new GetCommand({ TableName: inboxTable, Key: { pk: `${SUBSCRIBER}#${id}` }, ConsistentRead: true }))).Item;
+      return new Date(Number(record?.expiresAt) * 1000).toISOString();
+    };
+    // the subscriber as its Operator output names it: its inbox table is where the replay looks
+    const output = JSON.stringify({
+      format: 1, subscriberName: SUBSCRIBER, processingMode: 'transactional', deduplicationWindowSeconds: 30 * 86_400, inboxTable,
+      outboxTable: outbox.outboxTableName, queueUrl: s.queue.address.url, deadLetterQueueUrl: s.deadLetterQueue.address.url,
+    });
+    const [since, until] = [new Date(s.clock.now() - 60_000).toISOString(), new Date(s.clock.now() + 60_000).toISOString()];
+
+    const dryRun = await cli(s, 'replay', '--subscriber-output', output, '--since', since, '--until', until);
+
+    expect(dryRun.code).toBe(0);
+    for (const id of ['evt-applied-1', 'evt-applied-2']) {
+      expect(dryRun.stdout).toMatch(new RegExp(`${id} +OrderPlaced +\\S+ +replay +already applied by '${SUBSCRIBER}': its inbox record is kept until ${await keptUntil(id)}, so the copy is dropped as a duplicate`));
+    }
+    expect(dryRun.stdout).toMatch(/evt-new +OrderPlaced +\S+ +replay *\n/);
+    expect(dryRun.stdout).toContain(`dry run: would send 3 and refuse 0; 2 of them already applied by '${SUBSCRIBER}' (its inbox drops their copies as duplicates); run again with --yes`);
+    const json = JSON.parse((await cli(s, 'replay', '--subscriber-output', output, '--since', since, '--until', until, '--json')).stdout) as { events: Array<{ eventId: string; send: boolean; alreadyApplied?: { keptUntil: string } }> };
+    expect(json.events.map(({ eventId, send, alreadyApplied }) => ({ eventId, send, keptUntil: alreadyApplied?.keptUntil }))).toEqual([
+      { eventId: 'evt-applied-1', send: true, keptUntil: await keptUntil('evt-applied-1') },
+      { eventId: 'evt-applied-2', send: true, keptUntil: await keptUntil('evt-applied-2') },
+      { eventId: 'evt-new', send: true, keptUntil: undefined },
+    ]);
+
+    // the replay is still allowed: the inbox drops the copies, the new event applies once
+    const sent = await cli(s, 'replay', '--subscriber-output', output, '--since', since, '--until', until, '--yes');
+    expect(sent.code).toBe(0);
+    expect(sent.stdout).toMatch(new RegExp(`sent 3 to \\S+ for subscriber '${SUBSCRIBER}'; refused 0; 2 of them already applied by '${SUBSCRIBER}'`));
+    await drain();
+    expect(await applied('evt-applied-1', 'evt-applied-2', 'evt-new')).toEqual({ 'evt-applied-1': 1, 'evt-applied-2': 1, 'evt-new': 1 });
   });
 
   test('usage errors: both --event-id and --since, a bad time', async () => {

@@ -179,6 +179,13 @@ describe('simulate: a deliberately non-idempotent consumer', () => {
     const replayLine = stderr.split('\n').find((line) => line.startsWith('replay this run: '));
     expect(replayLine).not.toContain(jsonFile);
     expect(replayLine).not.toContain(logFile);
+    // --json carries what replays the run (a passing run prints no replay line): its start, seed and concurrency, and
+    // the replay line itself, which agrees with them
+    const written = JSON.parse(readFileSync(jsonFile, 'utf8')) as { seed: string; startTime: string; startTimeMs: number; concurrency: number; replayCommand: string };
+    expect(written).toMatchObject({ seed: 'caught', startTime: '2026-01-02T00:00:00.000Z', startTimeMs: Date.parse('2026-01-02T00:00:00Z'), concurrency: 1 });
+    expect(`replay this run: ${written.replayCommand}`).toBe(replayLine);
+    expect(written.replayCommand).toContain(`--start-time ${written.startTime} `);
+    expect(written.replayCommand).toMatch(new RegExp(`--seed ${written.seed} --concurrency ${written.concurrency}$`));
     // --profile says where the time went (and is no part of the replay: it changes nothing of the run)
     expect(stderr).toMatch(/profile \(real time of this machine\):\n {2}assembly +\d+\.\d\d s\n/);
     expect(stderr).toMatch(/replies \(the worker runs on to its next request\) +\d+ +\d+\.\d\d s/);

@@ -62,7 +62,8 @@ describe('simulate --serve', () => {
       expect(stderr).not.toContain('error:');
 
       // THEN it printed the verdict, then the endpoints and the commands
-      expect(stdout).toMatch(/OK: [\s\S]*serving until/);
+      // (no subscriber received an event: NOT PROVEN, simulator/check/not-exercised.ts)
+      expect(stdout).toMatch(/NOT PROVEN: [\s\S]*serving until/);
       const dynamoDb = /DynamoDB Local +(http:\/\/127\.0\.0\.1:\d+) \(started for this run, pid (\d+)\)/.exec(stdout);
       const sqs = /SQS +(http:\/\/127\.0\.0\.1:\d+)/.exec(stdout);
       expect(dynamoDb).not.toBeNull();
@@ -123,7 +124,7 @@ describe('simulate --serve', () => {
     }
 
     // THEN it returns the verdict's exit code and nothing is left: no DynamoDB Local process, no port listening
-    expect(code).toBe(EXIT_CODE.OK);
+    expect(code).toBe(EXIT_CODE.NOT_PROVEN);
     const { dynamoDbEndpoint, pid, sqsEndpoint } = served!;
     expect(stdout).toContain('stopped the run\'s services');
     expect(alive(pid)).toBe(false);

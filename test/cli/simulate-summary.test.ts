@@ -14,6 +14,9 @@ function result(subscribers: SubscriberReport[], effectsNotCounted: string[]): S
     assemblyDirectory: '/tmp/cdk.out',
     synthAnnotations: [],
     seed: '1',
+    startTime: '2026-01-02T00:00:00.000Z',
+    startTimeMs: Date.parse('2026-01-02T00:00:00Z'),
+    concurrency: 4,
     producer: { total: 2, succeeded: 2, retried: 0, failed: [] },
     relay: { streamRecords: 2, committedEvents: 2, failedAttempts: 0, deadLettered: 0, deadLetterMessages: 0, lost: 0 },
     sns: { failedAttempts: 0, deadLettered: 0, undeliverable: 0 },
@@ -31,10 +34,34 @@ function result(subscribers: SubscriberReport[], effectsNotCounted: string[]): S
     totalFaults: 0,
     iam: { evaluated: false, reason: 'IAM evaluation is off (--iam off)' },
     untakenEvents: [],
+    notExercised: [],
   } as SimulationResult;
 }
 
 describe('formatSummary', () => {
+  test('a run with subscribers not exercised ends NOT PROVEN, not OK, naming each and why; a violation still wins', () => {
+    const relayGaveUp = {
+      ...result([subscriber('Billing', 0), subscriber('Shipping', 0)], ['Billing', 'Shipping']),
+      relay: { streamRecords: 2, committedEvents: 2, failedAttempts: 22, deadLettered: 2, deadLetterMessages: 2, lost: 0 },
+      notExercised: [
+        { subscriber: 'Billing', reason: 'the relay gave up on all 2 committed event(s) its filter takes before they reached its topic' },
+        { subscriber: 'Shipping', reason: 'the relay gave up on all 2 committed event(s) its filter takes before they reached its topic' },
+      ],
+    };
+    const text = formatSummary(relayGaveUp);
+    expect(text).not.toMatch(/^OK: /m);
+    expect(text).toContain(
+      'NOT PROVEN: no check failed (every event reached every matching subscriber or is on a dead-letter queue an alarm watches (2 given up by the relay, 0 by SNS); ' +
+        'every valid event applied by every subscriber its filter took; every dead letter explained), but exactly-once was not exercised for 2 subscriber(s) that received no event:\n' +
+        '  Billing: received no event: the relay gave up on all 2 committed event(s) its filter takes before they reached its topic\n' +
+        '  Shipping: received no event: the relay gave up on all 2 committed event(s) its filter takes before they reached its topic\n',
+    );
+
+    const violated = formatSummary({ ...relayGaveUp, violations: [{ kind: 'lost', subscriber: 'Billing', detail: 'event e-1 lost' }] });
+    expect(violated).toContain('VIOLATED: 1 invariant violation(s):');
+    expect(violated).not.toContain('NOT PROVEN');
+  });
+
   test('lists, per type, the committed events no subscription took', () => {
     const text = formatSummary({ ...result([subscriber('A', 2)], []), untakenEvents: [{ type: 'OrderPlaced.v2', eventIds: ['e-2', 'e-4'] }] });
     expect(text).toContain('events no subscription took: 2 of 2 committed (OrderPlaced.v2 2): no filter policy takes them');
