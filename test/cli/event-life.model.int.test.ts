@@ -18,12 +18,16 @@ import { failureReport } from '../support/model/search';
 import { systemCommands, systemConfig } from '../support/model/system-commands';
 import { SystemWorld, type Mode } from '../support/model/system-world';
 
-const RUNS = Number(process.env.IEF_LIFE_RUNS ?? 6);
-const COMMANDS = Number(process.env.IEF_LIFE_COMMANDS ?? 24);
-const SEED = process.env.IEF_LIFE_SEED === undefined ? undefined : Number(process.env.IEF_LIFE_SEED);
+const RUNS = Number(process.env.IEF_LIFE_RUNS ?? process.env.IEF_MODEL_RUNS ?? 6);
+const COMMANDS = Number(process.env.IEF_LIFE_COMMANDS ?? process.env.IEF_MODEL_COMMANDS ?? 24);
+/** The seed a failure names (its replay line says IEF_MODEL_SEED; IEF_LIFE_SEED is this file's older name for it). */
+const SEED_TEXT = process.env.IEF_MODEL_SEED ?? process.env.IEF_LIFE_SEED;
+const SEED = SEED_TEXT === undefined ? undefined : Number(SEED_TEXT);
+/** With the seed: replays only the reported (shrunk) counterexample at this fast-check path. */
+const PATH = SEED === undefined ? undefined : process.env.IEF_MODEL_PATH;
 
 /** Searches runs of `mode`; resolves with the failure report, or undefined when every run held. */
-export async function searchLife(mode: Mode, options: { runs: number; commands: number; seed?: number }): Promise<string | undefined> {
+export async function searchLife(mode: Mode, options: { runs: number; commands: number; seed?: number; path?: string }): Promise<string | undefined> {
   return failureReport(
     fc.asyncProperty(systemConfig([mode]), fc.constant(null).chain(() => systemCommands(mode, options.commands)), async (config, commands) => {
       const world = await SystemWorld.start(config);
@@ -41,7 +45,7 @@ export async function searchLife(mode: Mode, options: { runs: number; commands: 
 
 describe.each<Mode>((process.env.IEF_LIFE_MODES?.split(',') as Mode[] | undefined) ?? ['transactional', 'lease', 'multi-step', 'aggregate'])('an event\'s whole life in %s mode, with the operator\'s commands and days passing', (mode) => {
   test('never applied twice, nothing lost or applied against the filter; after the operator, applied once or named by a refusal', async () => {
-    const failure = await searchLife(mode, { runs: RUNS, commands: COMMANDS, ...(SEED === undefined ? {} : { seed: SEED }) });
+    const failure = await searchLife(mode, { runs: RUNS, commands: COMMANDS, ...(SEED === undefined ? {} : { seed: SEED }), ...(PATH === undefined ? {} : { path: PATH }) });
     expect(failure).toBeUndefined();
   });
 });
