@@ -49,3 +49,28 @@ describe.each<Mode>((process.env.IEF_LIFE_MODES?.split(',') as Mode[] | undefine
     expect(failure).toBeUndefined();
   });
 });
+
+/**
+ * The counterexamples the search found, replayed as fixed runs (each failed before its fix): the mode searched, the
+ * search's seed and the shrunk counterexample's path, with 24 commands at most (the search's default).
+ */
+const REGRESSIONS: ReadonlyArray<{ readonly name: string; readonly mode: Mode; readonly seed: number; readonly path: string }> = [
+  {
+    // CI of stop 48 (issue 38): maxProcessedMessages 1, an event published twice (two SNS copies), the first copy
+    // applied, three more events applied in the same second (the simulated clock stood still), the second copy applied
+    // again past the bound: the runtime warned only for a redelivery strictly older than the oldest id the list
+    // remembered, so a redelivery of the same second (or one newer than it, applied out of time order) was applied
+    // again unannounced. The runtime now keeps the newest time the list has dropped (processedEvictedUpTo)
+    name: 'a redelivery past the bound of the same second as what the list remembers is announced',
+    mode: 'aggregate',
+    seed: 541821764,
+    path: '4:0:0:0:0:1:4:1:2:4:4:7:9:9:12:13:13:13:1:5:1:3:3:3:3:3:4:3:3:3:3:3:3:3:3:3:3:3:3:3',
+  },
+];
+
+describe('an event\'s whole life, regressions', () => {
+  test.each(REGRESSIONS)('$mode, seed $seed: $name', async ({ mode, seed, path }) => {
+    const failure = await searchLife(mode, { runs: 1, commands: 24, seed, path });
+    expect(failure).toBeUndefined();
+  });
+});
