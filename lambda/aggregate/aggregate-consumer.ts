@@ -19,7 +19,7 @@ import { isContention } from '../transaction/contention-retry';
 import { toDocumentClient } from '../transaction/document-client';
 import { identity } from '../transaction/item-identity';
 import { assertLocation, assertOwnAggregate, AggregateStore, describeLocation, RUNTIME_OWNED_ATTRIBUTES, type AggregateLocation, type AggregateSnapshot } from './aggregate-store';
-import { appendProcessed, findProcessed, mayBeEvictedRedelivery, PROCESSED_MESSAGES_LIMITS, processedMessageFor } from './processed-messages';
+import { appendAndDrop, evictedUpToAfter, evictionSign, findProcessed, PROCESSED_MESSAGES_LIMITS, processedMessageFor } from './processed-messages';
 import { withRuntimeMessage } from '../redact';
 
 /** What a handler returns: the aggregate's new state and, optionally, events to emit in the same write. */
@@ -193,18 +193,22 @@ export function createAggregateConsumer<TData = unknown, TState extends object =
         const change = await options.apply(read.state as TState | undefined, context.freshEnvelope(), context);
         assertOwnState(change?.state, location, envelope.id);
         const events = await readyEvents((change.events ?? []).map((event, index) => prepareEvent(event, index)));
-        const processed = appendProcessed(read.processed, received, maxProcessed);
-        const put = store.nextVersionPut(location, read, change.state, processed, config.subscriberName);
+        const { kept, dropped } = appendAndDrop(read.processed, received, maxProcessed);
+        const put = store.nextVersionPut(location, read, change.state, kept, evictedUpToAfter(read.evictedUpTo, dropped), config.subscriberName);
         const written = await store.write(location, put, events, { subscriberName: config.subscriberName, eventId: envelope.id });
         if (written.kind === 'written') {
           context.handOff.set(lane, store.snapshotAfter(location, put));
           const fields = { aggregateVersion: (read.version ?? 0) + 1, ...(events.length > 0 ? { emittedEvents: events.length } : {}) };
-          if (!mayBeEvictedRedelivery(read.processed, received, maxProcessed)) return { outcome: 'processed' as const, fields };
+          const sign = evictionSign(read.processed, read.evictedUpTo, received, maxProcessed);
+          if (sign === undefined) return { outcome: 'processed' as const, fields };
+          const since = new Date(sign.epochSeconds * 1000).toISOString();
           context.logger.warn('redelivery past the processed-messages bound', {
             detail:
-              `the event time ${envelope.time} is older than the oldest of the ${maxProcessed} ids aggregate ${describeLocation(location)} remembers ` +
-              `(${new Date((read.processed[0]?.eventTimeEpochSeconds ?? 0) * 1000).toISOString()}): if this is a redelivery of a message the list has forgotten, ` +
-              'it was applied again; raise maxProcessedMessages to cover the redelivery window',
+              `the event time ${envelope.time} is not newer than ` +
+              (sign.basis === 'forgotten'
+                ? `the newest of the ids aggregate ${describeLocation(location)} has forgotten (${since}; it remembers ${maxProcessed})`
+                : `the oldest of the ${maxProcessed} ids aggregate ${describeLocation(location)} remembers (${since})`) +
+              ': if this is a redelivery of a message the list has forgotten, it was applied again; raise maxProcessedMessages to cover the redelivery window',
           });
           return { outcome: 'processed' as const, fields, metrics: [CONSUMER_METRICS.EVICTED_REDELIVERY] };
         }

@@ -40,6 +40,11 @@ export interface AggregateSnapshot {
   readonly version?: number;
   /** The messages the aggregate remembers applying, oldest first. */
   readonly processed: readonly ProcessedMessage[];
+  /**
+   * The newest event time (epoch seconds) among the entries the list has dropped; absent while it has dropped none with
+   * a time (or on an item written before the runtime kept it). See AGGREGATE_ITEM.EVICTED_UP_TO_ATTRIBUTE.
+   */
+  readonly evictedUpTo?: number;
   /** The item without its key and the runtime-owned attributes; absent when the item does not exist. */
   readonly state?: Record<string, unknown>;
   /** The subscriber the item names as its own; absent when it names none (written before the runtime marked items). */
@@ -67,7 +72,12 @@ const WRITTEN: WriteOutcome = { kind: 'written' };
 const CONTENDED: WriteOutcome = { kind: 'contended' };
 
 /** The attributes a handler may not set: the runtime owns them. */
-export const RUNTIME_OWNED_ATTRIBUTES: readonly string[] = [AGGREGATE_ITEM.VERSION_ATTRIBUTE, AGGREGATE_ITEM.PROCESSED_MESSAGES_ATTRIBUTE, AGGREGATE_ITEM.SUBSCRIBER_ATTRIBUTE];
+export const RUNTIME_OWNED_ATTRIBUTES: readonly string[] = [
+  AGGREGATE_ITEM.VERSION_ATTRIBUTE,
+  AGGREGATE_ITEM.PROCESSED_MESSAGES_ATTRIBUTE,
+  AGGREGATE_ITEM.SUBSCRIBER_ATTRIBUTE,
+  AGGREGATE_ITEM.EVICTED_UP_TO_ATTRIBUTE,
+];
 
 /** Cancellation reasons of the aggregate Put that mean "someone else wrote it first". */
 const CONTENDED_CODES: ReadonlySet<string> = new Set([CONDITIONAL_CHECK_FAILED, TRANSACTION_CONFLICT]);
@@ -195,10 +205,13 @@ export class AggregateStore {
       state[name] = value;
     }
     const subscriber = item[AGGREGATE_ITEM.SUBSCRIBER_ATTRIBUTE];
+    // a value that is not a whole number (a hand-edited item) is taken as absent: the oldest remembered entry decides then
+    const evictedUpTo = versionOf(item[AGGREGATE_ITEM.EVICTED_UP_TO_ATTRIBUTE]);
     return {
       exists: true,
       ...(storedVersion === undefined ? {} : { version: storedVersion }),
       processed: parseProcessedMessages(item[AGGREGATE_ITEM.PROCESSED_MESSAGES_ATTRIBUTE]),
+      ...(typeof evictedUpTo === 'number' && Number.isSafeInteger(evictedUpTo) ? { evictedUpTo } : {}),
       state,
       ...(subscriber === undefined ? {} : { subscriber: typeof subscriber === 'string' ? subscriber : describeValue(subscriber) }),
     };
@@ -206,9 +219,17 @@ export class AggregateStore {
 
   /**
    * The conditional Put of the aggregate's next version: `state` plus the key, the version after `read.version`, the
-   * processed list and `subscriberName` (the item's owner). Its condition holds only if the item is still as it was read.
+   * processed list, the newest event time the list has dropped (`evictedUpTo`, when known) and `subscriberName` (the
+   * item's owner). Its condition holds only if the item is still as it was read.
    */
-  public nextVersionPut(location: AggregateLocation, read: AggregateSnapshot, state: Readonly<Record<string, unknown>>, processed: readonly ProcessedMessage[], subscriberName: string): TransactWritePut {
+  public nextVersionPut(
+    location: AggregateLocation,
+    read: AggregateSnapshot,
+    state: Readonly<Record<string, unknown>>,
+    processed: readonly ProcessedMessage[],
+    evictedUpTo: number | undefined,
+    subscriberName: string,
+  ): TransactWritePut {
     const keyName = Object.keys(location.key)[0] as string;
     const nextVersion = (read.version ?? 0) + 1;
     // undefined attributes are dropped here, not by the client: a caller's client may not be set to remove them
@@ -218,6 +239,7 @@ export class AggregateStore {
       [AGGREGATE_ITEM.VERSION_ATTRIBUTE]: nextVersion,
       [AGGREGATE_ITEM.PROCESSED_MESSAGES_ATTRIBUTE]: processed.map(formatProcessedMessage),
       [AGGREGATE_ITEM.SUBSCRIBER_ATTRIBUTE]: subscriberName,
+      [AGGREGATE_ITEM.EVICTED_UP_TO_ATTRIBUTE]: evictedUpTo,
     });
     if (!read.exists) {
       return { TableName: location.tableName, Item: item, ConditionExpression: ITEM_ABSENT, ExpressionAttributeNames: { '#key': keyName } };

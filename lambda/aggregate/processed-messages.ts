@@ -78,20 +78,50 @@ export function findProcessed(messages: readonly ProcessedMessage[], eventId: st
   return messages.find((message) => message.id === eventId);
 }
 
+/** Why a message may be a redelivery the list has forgotten: the event time it is not newer than, and whose time that is. */
+export interface EvictionSign {
+  /** `forgotten`: the newest time among the dropped entries; `oldest-remembered`: the oldest entry's (an item without the former). */
+  readonly basis: 'forgotten' | 'oldest-remembered';
+  readonly epochSeconds: number;
+}
+
 /**
- * True when `message`, not among `messages`, may be a redelivery of one the bounded list has already forgotten: the list
- * is full (`limit` entries; at least one was evicted to keep it so) and the event is older than the oldest one
- * remembered. Either is unknown without event times, and then the answer is false. A late event that was never applied
- * looks the same; the caller can only warn.
+ * Why `message`, not among `messages`, may be a redelivery the bounded list has already forgotten; undefined when it
+ * cannot be one. With `evictedUpTo` (the newest event time among the entries dropped so far): when its time is not
+ * newer than that, whatever order the messages were applied in (every dropped entry's time is at most that, so no
+ * forgotten redelivery is missed, one of the same second included). Without it (no entry with a time dropped yet, or
+ * an item written before the runtime kept it): as before it was kept, when the list is full and its time is older than
+ * the oldest entry's (strictly: a list that has just filled up dropped nothing, and the messages that filled it within
+ * one second are not redeliveries). Unknown without event times, and then undefined. A late event that was never
+ * applied looks the same; the caller can only warn.
  */
-export function mayBeEvictedRedelivery(messages: readonly ProcessedMessage[], message: ProcessedMessage, limit: number): boolean {
+export function evictionSign(messages: readonly ProcessedMessage[], evictedUpTo: number | undefined, message: ProcessedMessage, limit: number): EvictionSign | undefined {
+  const time = message.eventTimeEpochSeconds;
+  if (time === undefined) return undefined;
+  if (evictedUpTo !== undefined) return time <= evictedUpTo ? { basis: 'forgotten', epochSeconds: evictedUpTo } : undefined;
   const oldest = messages[0]?.eventTimeEpochSeconds;
-  if (messages.length < limit || oldest === undefined || message.eventTimeEpochSeconds === undefined) return false;
-  return message.eventTimeEpochSeconds < oldest;
+  if (messages.length < limit || oldest === undefined) return undefined;
+  return time < oldest ? { basis: 'oldest-remembered', epochSeconds: oldest } : undefined;
+}
+
+/**
+ * The newest event time among the entries dropped so far, after `dropped` were dropped (`evictedUpTo` before): it only
+ * grows; entries without a time do not move it.
+ */
+export function evictedUpToAfter(evictedUpTo: number | undefined, dropped: readonly ProcessedMessage[]): number | undefined {
+  let newest = evictedUpTo;
+  for (const entry of dropped) if (entry.eventTimeEpochSeconds !== undefined && (newest === undefined || entry.eventTimeEpochSeconds > newest)) newest = entry.eventTimeEpochSeconds;
+  return newest;
 }
 
 /** The list with `message` appended, keeping only the newest `limit` entries. */
 export function appendProcessed(messages: readonly ProcessedMessage[], message: ProcessedMessage, limit: number): ProcessedMessage[] {
+  return appendAndDrop(messages, message, limit).kept;
+}
+
+/** The list with `message` appended, split into the newest `limit` entries it keeps and the entries it drops. */
+export function appendAndDrop(messages: readonly ProcessedMessage[], message: ProcessedMessage, limit: number): { kept: ProcessedMessage[]; dropped: ProcessedMessage[] } {
   const appended = [...messages, message];
-  return appended.slice(Math.max(0, appended.length - limit));
+  const cut = Math.max(0, appended.length - limit);
+  return { kept: appended.slice(cut), dropped: appended.slice(0, cut) };
 }

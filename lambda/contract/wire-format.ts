@@ -197,6 +197,14 @@ export const AGGREGATE_ITEM = {
    * `replay --aggregate-table` counts only the items naming the subscriber replayed to.
    */
   SUBSCRIBER_ATTRIBUTE: 'aggregateSubscriber',
+  /**
+   * The newest event time (whole epoch seconds, a number) among the entries `processedMessages` has dropped to keep its
+   * bound, raised with every write that drops one (entries without a time do not move it). A message not in the list
+   * whose time is not newer than it may be a redelivery the list has forgotten, whatever order the messages were
+   * applied in: it is applied, with a warning and the `EvictedRedelivery` metric. Absent until the list first drops an
+   * entry with a time (and on items written before the runtime kept it).
+   */
+  EVICTED_UP_TO_ATTRIBUTE: 'processedEvictedUpTo',
 } as const;
 
 /** The EventBridge Pipes filter pattern that passes only INSERTs of outbox events. */

@@ -1179,4 +1179,37 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '      void expiresAt;',
     tests: ['test/cli/replay-and-forget.int.test.ts'],
   },
+  // ---- issue 38, eleventh session (e11): CI of stop 48's counterexample (the event-life model, aggregate mode, seed 541821764) ----
+  {
+    id: 'aggregate-eviction-sign-ignores-forgotten-time',
+    breaks: 'aggregate mode: a redelivery past the processed-messages bound is applied again unannounced (no warning, no EvictedRedelivery) when its time is the same second as the oldest id the list remembers, or newer (applied out of time order): the newest forgotten time is ignored (the event-life model, seed 541821764; CI of stop 48)',
+    file: 'lambda/aggregate/processed-messages.ts',
+    find: "  if (evictedUpTo !== undefined) return time <= evictedUpTo ? { basis: 'forgotten', epochSeconds: evictedUpTo } : undefined;",
+    replace: '',
+    tests: [AGGREGATE, LIFE],
+  },
+  {
+    id: 'aggregate-eviction-sign-strictly-older',
+    breaks: 'aggregate mode: a redelivery of the same second as the newest time the processed-messages list has forgotten is applied again unannounced (the event-life model, seed 541821764)',
+    file: 'lambda/aggregate/processed-messages.ts',
+    find: "return time <= evictedUpTo ? { basis: 'forgotten', epochSeconds: evictedUpTo } : undefined;",
+    replace: "return time < evictedUpTo ? { basis: 'forgotten', epochSeconds: evictedUpTo } : undefined;",
+    tests: [AGGREGATE, LIFE],
+  },
+  {
+    id: 'aggregate-forgotten-time-not-written',
+    breaks: 'aggregate mode: the write does not keep the newest time the processed-messages list dropped, so a redelivery past the bound is announced only when strictly older than the oldest remembered id (the event-life model, seed 541821764)',
+    file: 'lambda/aggregate/aggregate-consumer.ts',
+    find: 'evictedUpToAfter(read.evictedUpTo, dropped)',
+    replace: 'read.evictedUpTo',
+    tests: [AGGREGATE, LIFE],
+  },
+  {
+    id: 'aggregate-forgotten-time-goes-back',
+    breaks: 'aggregate mode: the newest forgotten time goes back to an older dropped entry (applied out of time order), so a redelivery newer than it is applied again unannounced',
+    file: 'lambda/aggregate/processed-messages.ts',
+    find: '(newest === undefined || entry.eventTimeEpochSeconds > newest)',
+    replace: '(newest === undefined || entry.eventTimeEpochSeconds !== newest)',
+    tests: ['test/lambda/aggregate-processed-messages.test.ts'],
+  },
 ];

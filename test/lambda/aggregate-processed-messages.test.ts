@@ -1,10 +1,12 @@
 import { describe, expect, test } from 'vitest';
 import {
+  appendAndDrop,
   appendProcessed,
+  evictedUpToAfter,
+  evictionSign,
   findProcessed,
   fingerprintPrefix,
   formatProcessedMessage,
-  mayBeEvictedRedelivery,
   parseProcessedMessages,
   PROCESSED_MESSAGES_LIMITS,
   processedMessageFor,
@@ -42,14 +44,34 @@ describe('processed messages of an aggregate', () => {
     expect(parseProcessedMessages([formatProcessedMessage(message), `old ${HEX_B}`])).toEqual([message, { id: 'old', fingerprintPrefix: HEX_B }]);
   });
 
-  test('a message may be an evicted redelivery only when the list is full and it is older than the oldest remembered', () => {
+  test('with the newest forgotten time: a message not newer than it may be an evicted redelivery, in any order of application (issue 38, CI seed 541821764)', () => {
+    const at = (id: string, seconds?: number) => ({ id, fingerprintPrefix: HEX_A, ...(seconds === undefined ? {} : { eventTimeEpochSeconds: seconds }) });
+    const remembered = [at('b', 100)]; // applied after 'a' (300) although older: 'a' was dropped
+    expect(evictionSign(remembered, 300, at('a', 300), 1)).toEqual({ basis: 'forgotten', epochSeconds: 300 }); // same second: may be 'a' again
+    expect(evictionSign(remembered, 300, at('x', 200), 1)).toEqual({ basis: 'forgotten', epochSeconds: 300 }); // newer than the oldest remembered, still may be
+    expect(evictionSign(remembered, 300, at('y', 301), 1)).toBeUndefined(); // newer than everything dropped: cannot be
+    expect(evictionSign(remembered, 300, at('z'), 1)).toBeUndefined(); // no time: unknown
+  });
+
+  test('without it (none dropped yet, or an item written before the runtime kept it): only when the list is full and the message is older than the oldest remembered', () => {
     const at = (id: string, seconds?: number) => ({ id, fingerprintPrefix: HEX_A, ...(seconds === undefined ? {} : { eventTimeEpochSeconds: seconds }) });
     const full = [at('b', 200), at('c', 300)];
-    expect(mayBeEvictedRedelivery(full, at('a', 100), 2)).toBe(true);
-    expect(mayBeEvictedRedelivery(full, at('a', 200), 2)).toBe(false); // as old as the oldest: not older
-    expect(mayBeEvictedRedelivery(full.slice(1), at('a', 100), 2)).toBe(false); // not full: nothing was evicted
-    expect(mayBeEvictedRedelivery(full, at('a'), 2)).toBe(false); // no time: unknown
-    expect(mayBeEvictedRedelivery([at('b'), at('c', 300)], at('a', 100), 2)).toBe(false); // the oldest has no time
+    expect(evictionSign(full, undefined, at('a', 100), 2)).toEqual({ basis: 'oldest-remembered', epochSeconds: 200 });
+    expect(evictionSign(full, undefined, at('a', 200), 2)).toBeUndefined(); // as old as the oldest: the list may just have filled up
+    expect(evictionSign(full.slice(1), undefined, at('a', 100), 2)).toBeUndefined(); // not full: nothing was evicted
+    expect(evictionSign(full, undefined, at('a'), 2)).toBeUndefined(); // no time: unknown
+    expect(evictionSign([at('b'), at('c', 300)], undefined, at('a', 100), 2)).toBeUndefined(); // the oldest has no time
+  });
+
+  test('the newest forgotten time only grows, with the times of the dropped entries (none moves it without a time)', () => {
+    const at = (id: string, seconds?: number) => ({ id, fingerprintPrefix: HEX_A, ...(seconds === undefined ? {} : { eventTimeEpochSeconds: seconds }) });
+    const { kept, dropped } = appendAndDrop([at('a', 300), at('b', 100)], at('c', 200), 2);
+    expect(kept.map((entry) => entry.id)).toEqual(['b', 'c']);
+    expect(dropped.map((entry) => entry.id)).toEqual(['a']);
+    expect(evictedUpToAfter(undefined, dropped)).toBe(300);
+    expect(evictedUpToAfter(400, dropped)).toBe(400);
+    expect(evictedUpToAfter(undefined, [at('d')])).toBeUndefined();
+    expect(evictedUpToAfter(250, [])).toBe(250);
   });
 
   test('append keeps the newest entries, newest last', () => {
