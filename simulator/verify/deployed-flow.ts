@@ -4,14 +4,16 @@
  * dead-letter queues, filter policy, inbox and outbox tables), its consumer function from the output or from the event
  * source mapping of its queue (Lambda ListEventSourceMappings) and that function's environment (the effect probes read
  * its tables by it); each flow's outbox, relay dead-letter queue and topic from the flow's `Operator` output; every function
- * and table of the stacks from their resources (the producers are found among them; `--cleanup` reads the tables).
+ * and table of the stacks from their resources (the producers are found among them, by the construct paths of the stack's
+ * template, `GetTemplate`, as simulate finds them; `--cleanup` reads the tables).
  * Stacks nested in them (`AWS::CloudFormation::Stack`, at any depth) are read as theirs.
  */
-import { DescribeStacksCommand, paginateListStackResources, type Stack } from '@aws-sdk/client-cloudformation';
+import { DescribeStacksCommand, GetTemplateCommand, paginateListStackResources, type Stack } from '@aws-sdk/client-cloudformation';
 import { GetFunctionConfigurationCommand, ListEventSourceMappingsCommand } from '@aws-sdk/client-lambda';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { parseSubscriberDeployment, type SubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
 import { ENV } from '../../lambda/contract/environment';
+import { resourcesNamed, shownName } from '../model/find-resource';
 import type { VerifyClients } from './clients';
 
 /** A subscriber of the deployed flow. */
@@ -31,6 +33,8 @@ export interface DeployedResource {
   readonly logicalId: string;
   readonly type: string;
   readonly physicalId: string;
+  /** Its construct path (the template's `aws:cdk:path` metadata). @default none: the template has no path metadata */
+  readonly constructPath?: string;
 }
 
 /** The deployed flow. */
@@ -109,6 +113,21 @@ export function emittedOutboxOf(subscriber: Pick<DeployedSubscriber, 'environmen
   return table === undefined || table === '' ? undefined : table;
 }
 
+/** The construct paths of a stack's resources by logical id (its template's `aws:cdk:path` metadata; none for a template that is not JSON). */
+async function constructPaths(clients: VerifyClients, stackId: string): Promise<ReadonlyMap<string, string>> {
+  const body = (await clients.cloudFormation.send(new GetTemplateCommand({ StackName: stackId }))).TemplateBody ?? '';
+  let template: { Resources?: Record<string, { Metadata?: Record<string, unknown> }> };
+  try {
+    template = JSON.parse(body) as typeof template;
+  } catch {
+    return new Map();
+  }
+  return new Map(Object.entries(template.Resources ?? {}).flatMap(([logicalId, resource]) => {
+    const constructPath = resource?.Metadata?.['aws:cdk:path'];
+    return typeof constructPath === 'string' ? [[logicalId, constructPath] as const] : [];
+  }));
+}
+
 /** The stack a nested stack resource names (its physical id is the nested stack's id, an ARN), described. */
 async function describeNested(clients: VerifyClients, stackId: string): Promise<Stack | undefined> {
   return (await clients.cloudFormation.send(new DescribeStacksCommand({ StackName: stackId }))).Stacks?.[0];
@@ -145,9 +164,12 @@ export async function findDeployedFlow(clients: VerifyClients, stackNames?: read
       });
     }
     // by its id when it has one: it names exactly this stack (a nested stack's name is generated)
+    const paths = await constructPaths(clients, stack.StackId ?? stackName);
     for await (const page of paginateListStackResources({ client: clients.cloudFormation }, { StackName: stack.StackId ?? stackName })) {
       for (const resource of page.StackResourceSummaries ?? []) {
-        resources.push({ stackName, logicalId: resource.LogicalResourceId ?? '', type: resource.ResourceType ?? '', physicalId: resource.PhysicalResourceId ?? '' });
+        const logicalId = resource.LogicalResourceId ?? '';
+        const constructPath = paths.get(logicalId);
+        resources.push({ stackName, logicalId, type: resource.ResourceType ?? '', physicalId: resource.PhysicalResourceId ?? '', ...(constructPath === undefined ? {} : { constructPath }) });
         const nestedId = resource.PhysicalResourceId;
         if (resource.ResourceType !== 'AWS::CloudFormation::Stack' || nestedId === undefined || nestedId === '' || seen.has(nestedId)) continue;
         seen.add(nestedId);
@@ -170,19 +192,25 @@ export async function findDeployedFlow(clients: VerifyClients, stackNames?: read
 }
 
 /**
- * The deployed function a scenario names (its construct path, as CDK makes a logical id of it: the path's parts
- * joined, then 8 hex digits; or its logical id), with its physical name. Fails naming the functions there are.
+ * The deployed function a scenario names, resolved as simulate resolves it (../model/find-resource.ts): its logical id,
+ * `<stack>/<logical id>`, or its construct path (the template's `aws:cdk:path`) or a trailing part of it, e.g.
+ * `Orders/Payments/PlaceOrder` or `Payments/PlaceOrder`; else its physical name. A function whose template has no path
+ * metadata (`cdk synth --no-path-metadata`) is named by the path CDK made its logical id of (the parts joined, then 8
+ * hex digits). Fails naming the functions there are.
  */
 export function findDeployedFunction(flow: DeployedFlow, reference: string): DeployedResource {
   const functions = flow.resources.filter((resource) => resource.type === 'AWS::Lambda::Function');
-  const exact = functions.filter((resource) => resource.logicalId === reference || resource.physicalId === reference);
+  const keyed = functions.map((resource) => ({ ...resource, key: `${resource.stackName}/${resource.logicalId}` }));
+  const named = resourcesNamed(keyed, reference);
+  const byName = keyed.filter((resource) => resource.physicalId === reference);
   const joined = reference.replace(/[^A-Za-z0-9]/g, '');
-  const byPath = functions.filter((resource) => new RegExp(`^${joined}[0-9A-F]{8}$`).test(resource.logicalId));
-  const found = exact.length > 0 ? exact : byPath;
+  const byLogicalId = keyed.filter((resource) => resource.constructPath === undefined && new RegExp(`^${joined}[0-9A-F]{8}$`).test(resource.logicalId));
+  const found = named.length > 0 ? named : byName.length > 0 ? byName : byLogicalId;
   if (found.length !== 1) {
     throw new NoDeployedFlowError(
-      `the scenario's producer '${reference}' names ${found.length === 0 ? 'no' : 'more than one'} function of the stacks (${functions.map((resource) => resource.logicalId).join(', ') || 'none'})`,
+      `the scenario's producer '${reference}' names ${found.length === 0 ? 'no' : 'more than one'} function of the stacks (${(found.length === 0 ? keyed : found).map(shownName).join(', ') || 'none'})${found.length > 1 ? '; give more of the construct path' : ''}`,
     );
   }
-  return found[0]!;
+  const { key: _key, ...resource } = found[0]!;
+  return resource;
 }

@@ -44,6 +44,7 @@ const SUBSCRIBERS = {
   Resources: {
     LedgerInboxTableEC58B91E: { Type: 'AWS::DynamoDB::Table', Metadata: { 'aws:cdk:path': 'PaymentSubscribers/Ledger/InboxTable/Resource' } },
     LedgerQueueBDE79E93: { Type: 'AWS::SQS::Queue', Metadata: { 'aws:cdk:path': 'PaymentSubscribers/Ledger/Queue/Resource' } },
+    LedgerQueueDeadLetterQueue55AE17E8: { Type: 'AWS::SQS::Queue', Metadata: { 'aws:cdk:path': 'PaymentSubscribers/Ledger/Queue/DeadLetterQueue/Resource' } },
     LedgerFunction75F6A5C6: { Type: 'AWS::Lambda::Function', Metadata: { 'aws:cdk:path': 'PaymentSubscribers/Ledger/Function/Resource' } },
   },
   Outputs: {
@@ -58,6 +59,8 @@ const SUBSCRIBERS = {
             { Ref: 'LedgerInboxTableEC58B91E' },
             '","queueUrl":"',
             { Ref: 'LedgerQueueBDE79E93' },
+            '","deadLetterQueueUrl":"',
+            { Ref: 'LedgerQueueDeadLetterQueue55AE17E8' },
             '","consumerFunctionName":"',
             { Ref: 'LedgerFunction75F6A5C6' },
             '"}',
@@ -85,6 +88,7 @@ beforeAll(async () => {
   names.register('Orders/PaymentsCapturePayment5EECF448', { ref: 'Orders-CapturePayment', attributes: {} });
   names.register('PaymentSubscribers/LedgerInboxTableEC58B91E', { ref: 'PaymentSubscribers-LedgerInbox', attributes: {} });
   names.register('PaymentSubscribers/LedgerQueueBDE79E93', { ref: `http://127.0.0.1:1/${ACCOUNT}/PaymentSubscribers-LedgerQueue`, attributes: {} });
+  names.register('PaymentSubscribers/LedgerQueueDeadLetterQueue55AE17E8', { ref: `http://127.0.0.1:1/${ACCOUNT}/PaymentSubscribers-LedgerDlq`, attributes: {} });
   names.register('PaymentSubscribers/LedgerFunction75F6A5C6', { ref: 'PaymentSubscribers-Ledger', attributes: {} });
   const stacks = servedStacks({ assemblyDirectory: directory, stackNames: ['Orders', 'PaymentSubscribers'] }, names, new Date(0));
   const functions = new Map<string, InvokableFunction>(
