@@ -1131,4 +1131,20 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '',
     tests: ['test/cli/verify-subscriber-elsewhere.test.ts'],
   },
+  {
+    id: 'verify-cleanup-deletes-inbox-records',
+    breaks: "verify --cleanup (review v11, V11-11): deletes the inbox records of the run's events: a late duplicate delivery of one is applied again",
+    file: 'simulator/verify/cleanup.ts',
+    find: '        if (keptFor !== undefined) {',
+    replace: '        if (keptFor === null) {',
+    tests: ['test/simulator/verify/verify-fixes.test.ts'],
+  },
+  {
+    id: 'verify-sends-without-account',
+    breaks: "verify (review v11, V11-5): without --account it sends the run's real commands into whatever account the credentials reach (production, if AWS_PROFILE says so)",
+    file: 'simulator/verify/verify-run.ts',
+    find: '  refuseWithoutAccounts(flow, options.accounts);',
+    replace: '',
+    tests: ['test/cli/verify-refusal.test.ts'],
+  },
 ];
