@@ -1147,4 +1147,20 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '',
     tests: ['test/cli/verify-refusal.test.ts'],
   },
+  {
+    id: 'verify-unread-operator-output-unsaid',
+    breaks: "verify (review v11, V11-9): an Operator output it cannot read (another format version, a flow's without topicArn) is skipped silently: what it describes goes unchecked",
+    file: 'simulator/verify/deployed-flow.ts',
+    find: '      if (deployment === undefined && flow === undefined && isOperatorOutput(output)) {',
+    replace: '      if (deployment === undefined && flow === undefined && isOperatorOutput(output) && false) {',
+    tests: ['test/simulator/verify/unread-operator-outputs.test.ts'],
+  },
+  {
+    id: 'verify-disabled-mapping-taken',
+    breaks: "verify (review v11, V11-8): a subscriber's consumer is its queue's first event source mapping whatever its State: an old disabled mapping's function is read, and a queue nothing consumes is not said",
+    file: 'simulator/verify/deployed-flow.ts',
+    find: "  const consuming = withFunction.filter((mapping) => CONSUMING_STATES.includes(mapping.State ?? 'Enabled'));",
+    replace: '  const consuming = withFunction;',
+    tests: ['test/simulator/verify/consumer-mappings.test.ts'],
+  },
 ];

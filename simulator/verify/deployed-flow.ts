@@ -9,7 +9,7 @@
  * Stacks nested in them (`AWS::CloudFormation::Stack`, at any depth) are read as theirs.
  */
 import { DescribeStacksCommand, GetTemplateCommand, paginateListStackResources, type Stack } from '@aws-sdk/client-cloudformation';
-import { GetFunctionConfigurationCommand, ListEventSourceMappingsCommand } from '@aws-sdk/client-lambda';
+import { GetFunctionConfigurationCommand, paginateListEventSourceMappings, type EventSourceMappingConfiguration } from '@aws-sdk/client-lambda';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { parseSubscriberDeployment, type SubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
 import { ENV } from '../../lambda/contract/environment';
@@ -52,6 +52,12 @@ export interface DeployedFlow {
   readonly accounts?: readonly string[];
   /** The account of each stack whose id names one, by stack name (a stack absent has no account verify can read). @default not read */
   readonly stackAccounts?: Readonly<Record<string, string>>;
+  /**
+   * What finding the flow could not make sure of, one sentence each, for the verdict's NOT PROVEN: an `Operator` output
+   * verify could not read (stack, output, why: what it describes is not checked; review v11, V11-9), a subscriber's
+   * queue whose event source mappings are disabled or go to several functions (V11-8). @default none
+   */
+  readonly notProven?: readonly string[];
 }
 
 /** Thrown when the stacks hold no flow verify can run. */
@@ -75,6 +81,34 @@ async function describeStacks(clients: VerifyClients, stackNames: readonly strin
   return stacks;
 }
 
+/** Whether a stack output is an `Operator` output of this library (CDK's logical id of `<construct>/Operator`, or its description). */
+export function isOperatorOutput(output: { readonly OutputKey?: string; readonly Description?: string }): boolean {
+  return /Operator[0-9A-F]{8}$/.test(output.OutputKey ?? '') || (output.Description ?? '').startsWith('What operators of ');
+}
+
+/**
+ * Why verify cannot read an `Operator` output as a subscriber's or a flow's: the subscriber parser's reason when it
+ * names a subscriber (`subscriberName` or `format`), else what a flow's output lacks.
+ */
+export function unreadableOperatorOutput(value: string | undefined): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value ?? '');
+  } catch (error) {
+    return `it is not JSON (${(error as Error).message})`;
+  }
+  const fields = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  if (fields.subscriberName !== undefined || fields.format !== undefined) {
+    try {
+      parseSubscriberDeployment(value ?? '');
+    } catch (error) {
+      return `as a subscriber's: ${(error as Error).message}`;
+    }
+  }
+  const missing = ['outboxTable', 'topicArn'].filter((field) => typeof fields[field] !== 'string');
+  return `as a flow's: its field(s) ${missing.join(', ') || '(none)'} must be strings, but were ${missing.map((field) => JSON.stringify(fields[field]) ?? 'absent').join(', ')}`;
+}
+
 function subscriberOutput(value: string | undefined): SubscriberDeployment | undefined {
   if (value === undefined) return undefined;
   try {
@@ -94,13 +128,46 @@ function flowOutput(value: string | undefined): { outboxTable: string; relayDead
   }
 }
 
-async function consumerOf(clients: VerifyClients, deployment: SubscriberDeployment): Promise<string | undefined> {
-  if (deployment.consumerFunctionName !== undefined) return deployment.consumerFunctionName;
+/** The states of an event source mapping that consumes (or is about to): Lambda's `State`. */
+const CONSUMING_STATES = ['Enabled', 'Enabling', 'Updating', 'Creating'];
+
+/**
+ * A subscriber's consumer among its queue's event source mappings (review v11, V11-8): an enabled one (the first, when
+ * several go to different functions: said); none enabled, the first (its environment is still what the probes read),
+ * and said: nothing consumes the queue. `notProven` is the sentence for the verdict. No mapping: none.
+ */
+export function chooseConsumer(
+  subscriberName: string,
+  mappings: readonly Pick<EventSourceMappingConfiguration, 'UUID' | 'FunctionArn' | 'State'>[],
+): { readonly functionName?: string; readonly notProven?: string } {
+  const withFunction = mappings.filter((mapping) => mapping.FunctionArn !== undefined);
+  if (withFunction.length === 0) return {};
+  const consuming = withFunction.filter((mapping) => CONSUMING_STATES.includes(mapping.State ?? 'Enabled'));
+  const shown = (list: typeof withFunction) => list.map((mapping) => `${mapping.UUID ?? '?'} to ${mapping.FunctionArn!}: ${mapping.State ?? 'state unknown'}`).join('; ');
+  if (consuming.length === 0) {
+    return {
+      functionName: withFunction[0]!.FunctionArn!,
+      notProven: `${subscriberName}: its queue's event source mapping(s) are not enabled (${shown(withFunction)}): nothing consumes its queue, so the run's events wait there; enable the mapping (aws lambda update-event-source-mapping --enabled)`,
+    };
+  }
+  const functions = new Set(consuming.map((mapping) => mapping.FunctionArn!));
+  if (functions.size > 1) {
+    return {
+      functionName: consuming[0]!.FunctionArn!,
+      notProven: `${subscriberName}: its queue has ${consuming.length} enabled event source mappings to different functions (${shown(consuming)}): each takes some of its messages; the effect probes read the first one's environment`,
+    };
+  }
+  return { functionName: consuming[0]!.FunctionArn! };
+}
+
+async function consumerOf(clients: VerifyClients, deployment: SubscriberDeployment): Promise<{ readonly functionName?: string; readonly notProven?: string }> {
+  if (deployment.consumerFunctionName !== undefined) return { functionName: deployment.consumerFunctionName };
   const attributes = await clients.sqs.send(new GetQueueAttributesCommand({ QueueUrl: deployment.queueUrl, AttributeNames: ['QueueArn'] }));
   const queueArn = attributes.Attributes?.QueueArn;
-  if (queueArn === undefined) return undefined;
-  const mappings = await clients.lambda.send(new ListEventSourceMappingsCommand({ EventSourceArn: queueArn }));
-  return mappings.EventSourceMappings?.[0]?.FunctionArn;
+  if (queueArn === undefined) return {};
+  const mappings: EventSourceMappingConfiguration[] = [];
+  for await (const page of paginateListEventSourceMappings({ client: clients.lambda }, { EventSourceArn: queueArn })) mappings.push(...(page.EventSourceMappings ?? []));
+  return chooseConsumer(deployment.subscriberName, mappings);
 }
 
 /**
@@ -140,7 +207,11 @@ async function describeNested(clients: VerifyClients, stackId: string): Promise<
  */
 export async function findDeployedFlow(clients: VerifyClients, stackNames?: readonly string[]): Promise<DeployedFlow> {
   const described = await describeStacks(clients, stackNames);
-  const stacks = described.filter((stack) => (stackNames?.length ?? 0) > 0 || (stack.Outputs ?? []).some((output) => subscriberOutput(output.OutputValue) !== undefined));
+  // without --stack: every stack with a subscriber's Operator output, or an Operator output verify cannot read (named below)
+  const stacks = described.filter(
+    (stack) => (stackNames?.length ?? 0) > 0 || (stack.Outputs ?? []).some((output) => subscriberOutput(output.OutputValue) !== undefined || (isOperatorOutput(output) && flowOutput(output.OutputValue) === undefined)),
+  );
+  const notProven: string[] = [];
   const subscribers: DeployedSubscriber[] = [];
   const flows: { outboxTable: string; relayDeadLetterQueueUrl?: string; topicArn?: string }[] = [];
   const resources: DeployedResource[] = [];
@@ -152,8 +223,15 @@ export async function findDeployedFlow(clients: VerifyClients, stackNames?: read
       const flow = flowOutput(output.OutputValue);
       if (flow !== undefined) flows.push(flow);
       const deployment = subscriberOutput(output.OutputValue);
+      if (deployment === undefined && flow === undefined && isOperatorOutput(output)) {
+        notProven.push(
+          `stack ${stackName}'s Operator output ${output.OutputKey ?? ''} could not be read ${unreadableOperatorOutput(output.OutputValue)} (another version of idempotent-event-flow deployed it?): the subscriber or flow it describes was not checked`,
+        );
+      }
       if (deployment === undefined) continue;
-      const consumerFunction = await consumerOf(clients, deployment);
+      const consumer = await consumerOf(clients, deployment);
+      const consumerFunction = consumer.functionName;
+      if (consumer.notProven !== undefined) notProven.push(consumer.notProven);
       const configuration = consumerFunction === undefined ? undefined : await clients.lambda.send(new GetFunctionConfigurationCommand({ FunctionName: consumerFunction }));
       subscribers.push({
         name: deployment.subscriberName,
@@ -183,12 +261,12 @@ export async function findDeployedFlow(clients: VerifyClients, stackNames?: read
   }
   if (subscribers.length === 0) {
     const where = (stackNames?.length ?? 0) > 0 ? `stack(s) ${stackNames!.join(', ')}` : 'any stack of this account and Region';
-    throw new NoDeployedFlowError(`no subscriber's Operator output in ${where}: deploy the app (cdk deploy), or name its stacks with --stack`);
+    throw new NoDeployedFlowError(`no subscriber's Operator output in ${where}${notProven.length === 0 ? '' : ` verify can read (${notProven.join('; ')})`}: deploy the app (cdk deploy), or name its stacks with --stack`);
   }
   // arn:aws:cloudformation:<region>:<account>:stack/<name>/<id>
   const stackAccounts = Object.fromEntries(stacks.flatMap((stack) => (stack.StackId?.split(':')[4] ? [[stack.StackName ?? '', stack.StackId.split(':')[4]!]] : [])));
   const accounts = [...new Set(Object.values(stackAccounts))].sort();
-  return { stackNames: stacks.map((stack) => stack.StackName ?? ''), subscribers, flows, resources, accounts, stackAccounts };
+  return { stackNames: stacks.map((stack) => stack.StackName ?? ''), subscribers, flows, resources, accounts, stackAccounts, ...(notProven.length === 0 ? {} : { notProven }) };
 }
 
 /**

@@ -207,6 +207,8 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   // the flow topic's subscriptions whose queue is no subscriber found here (another account or Region): unproven
   const listed: TopicSubscription[] = [];
   const notSeen = await subscriptionsNotSeen(clients, flow, listed);
+  // an Operator output it could not read, a queue nothing (or several functions) consumes: review v11, V11-9 and V11-8
+  notSeen.push(...(flow.notProven ?? []));
   const unknown = Object.keys(scenario.effects ?? {}).filter((name) => !flow.subscribers.some((subscriber) => subscriber.name === name));
   // a probe of a subscriber not found: a typo, unless the topic has subscribers verify cannot see (it may be one of them)
   if (unknown.length > 0 && notSeen.length === 0) throw new NoDeployedFlowError(`the scenario has effect probes for ${unknown.join(', ')}, which no deployed subscriber is; deployed: ${flow.subscribers.map((subscriber) => subscriber.name).join(', ')}`);
