@@ -1163,4 +1163,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '  const consuming = withFunction;',
     tests: ['test/simulator/verify/consumer-mappings.test.ts'],
   },
+  {
+    id: 'verify-ordered-relay-dlqs-unwatched',
+    breaks: "verify (review v11, V11-10): an ordered relay's own dead-letter queues are not watched: a fan-out or pipe that gave up leaves the wait saying 'none on its queue yet' without naming the queue that holds them",
+    file: 'simulator/verify/settle.ts',
+    find: '  for (const queue of flow.orderedRelayDeadLetterQueues ?? []) {',
+    replace: '  for (const queue of (flow.orderedRelayDeadLetterQueues ?? []).slice(0, 0)) {',
+    tests: ['test/simulator/verify/ordered-relay-dead-letters.test.ts'],
+  },
 ];

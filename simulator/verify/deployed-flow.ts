@@ -53,11 +53,43 @@ export interface DeployedFlow {
   /** The account of each stack whose id names one, by stack name (a stack absent has no account verify can read). @default not read */
   readonly stackAccounts?: Readonly<Record<string, string>>;
   /**
+   * The ordered relays' own dead-letter queues (their relay queue's, their pipe's), found among the resources by
+   * construct path ({@link orderedRelayDeadLetterQueues}): an `OrderedRelay` has no `Operator` output. @default none
+   */
+  readonly orderedRelayDeadLetterQueues?: readonly OrderedRelayDeadLetterQueue[];
+  /**
    * What finding the flow could not make sure of, one sentence each, for the verdict's NOT PROVEN: an `Operator` output
    * verify could not read (stack, output, why: what it describes is not checked; review v11, V11-9), a subscriber's
    * queue whose event source mappings are disabled or go to several functions (V11-8). @default none
    */
   readonly notProven?: readonly string[];
+}
+
+/** One dead-letter queue of an ordered relay. */
+export interface OrderedRelayDeadLetterQueue {
+  /** The relay's construct path, e.g. `Orders/Ordered`. */
+  readonly relay: string;
+  /** Which of its queues: its relay queue's DLQ or its pipe's. */
+  readonly which: string;
+  readonly url: string;
+}
+
+const RELAY_QUEUE_DLQ = /^(.+)\/RelayQueue\/DeadLetterQueue\/Resource$/;
+const PIPE_DLQ = /^(.+)\/PipeDeadLetterQueue\/Resource$/;
+
+/**
+ * The ordered relays' dead-letter queues among `resources` (review v11, V11-10), by their construct paths: an
+ * `OrderedRelay` at `<relay>` has `<relay>/RelayQueue/DeadLetterQueue` and `<relay>/PipeDeadLetterQueue` (construct ids
+ * are public API); only a path holding both is a relay's. The standard relay's DLQ is the flow's `Operator` output's.
+ */
+export function orderedRelayDeadLetterQueues(resources: readonly DeployedResource[]): OrderedRelayDeadLetterQueue[] {
+  const queues = resources.filter((resource) => resource.type === 'AWS::SQS::Queue' && resource.constructPath !== undefined);
+  const relayQueues = new Map(queues.flatMap((resource) => { const match = RELAY_QUEUE_DLQ.exec(resource.constructPath!); return match === null ? [] : [[match[1]!, resource.physicalId] as const]; }));
+  const pipeQueues = new Map(queues.flatMap((resource) => { const match = PIPE_DLQ.exec(resource.constructPath!); return match === null ? [] : [[match[1]!, resource.physicalId] as const]; }));
+  return [...relayQueues].filter(([relay]) => pipeQueues.has(relay)).flatMap(([relay, url]) => [
+    { relay, which: "relay queue's dead-letter queue", url },
+    { relay, which: "pipe's dead-letter queue", url: pipeQueues.get(relay)! },
+  ]);
 }
 
 /** Thrown when the stacks hold no flow verify can run. */
@@ -266,7 +298,17 @@ export async function findDeployedFlow(clients: VerifyClients, stackNames?: read
   // arn:aws:cloudformation:<region>:<account>:stack/<name>/<id>
   const stackAccounts = Object.fromEntries(stacks.flatMap((stack) => (stack.StackId?.split(':')[4] ? [[stack.StackName ?? '', stack.StackId.split(':')[4]!]] : [])));
   const accounts = [...new Set(Object.values(stackAccounts))].sort();
-  return { stackNames: stacks.map((stack) => stack.StackName ?? ''), subscribers, flows, resources, accounts, stackAccounts, ...(notProven.length === 0 ? {} : { notProven }) };
+  const orderedDeadLetters = orderedRelayDeadLetterQueues(resources);
+  return {
+    stackNames: stacks.map((stack) => stack.StackName ?? ''),
+    subscribers,
+    flows,
+    resources,
+    accounts,
+    stackAccounts,
+    ...(orderedDeadLetters.length === 0 ? {} : { orderedRelayDeadLetterQueues: orderedDeadLetters }),
+    ...(notProven.length === 0 ? {} : { notProven }),
+  };
 }
 
 /**

@@ -235,7 +235,10 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
       : `waiting up to ${timeoutSeconds}s for the flow to be quiet (--timeout; the default derived from the deployed queues is ${derived.seconds}s: ${derived.why}${timeoutSeconds < derived.seconds ? ': an event that fails every receive may not reach a DLQ, and a verdict, before the limit' : ''})`,
   );
   const deadLetterBaseline = new Map<string, number>();
-  const relayDeadLetterQueues = flow.flows.flatMap((item) => (item.relayDeadLetterQueueUrl === undefined ? [] : [item.relayDeadLetterQueueUrl]));
+  const relayDeadLetterQueues = [
+    ...flow.flows.flatMap((item) => (item.relayDeadLetterQueueUrl === undefined ? [] : [item.relayDeadLetterQueueUrl])),
+    ...(flow.orderedRelayDeadLetterQueues ?? []).map((queue) => queue.url),
+  ];
   for (const url of new Set([...flow.subscribers.flatMap(deadLetterQueuesOf), ...relayDeadLetterQueues])) deadLetterBaseline.set(url, await messagesOn(clients, url));
 
   const minted = new Set<string>();
