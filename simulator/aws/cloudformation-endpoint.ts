@@ -3,7 +3,8 @@
  * @aws-sdk/client-cloudformation v3 (a form-encoded `Action=...` body, XML answers in the
  * `http://cloudformation.amazonaws.com/doc/2010-05-15/` namespace): `DescribeStacks` (with the stacks' outputs),
  * `ListStackResources` and `DescribeStackResources` (each resource's logical id, type and the physical id the run
- * uses: a table's name, a queue's URL, a function's name, a topic's ARN). A stack the run does not serve is answered
+ * uses: a table's name, a queue's URL, a function's name, a topic's ARN), and `GetTemplate` (the synthesized template,
+ * whose `aws:cdk:path` metadata verify names the producers by). A stack the run does not serve is answered
  * `ValidationError` "Stack with id <name> does not exist" (400), as CloudFormation does; any other action
  * `InvalidAction` (400). Read-only: nothing here changes the run.
  *
@@ -33,6 +34,11 @@ export interface ServedStack {
   readonly createdAt: string;
   readonly outputs: readonly { readonly key: string; readonly value: string; readonly description?: string }[];
   readonly resources: readonly ServedStackResource[];
+  /**
+   * The template as `GetTemplate` answers it (the synthesized JSON).
+   * @default one listing the resources' types only (no metadata)
+   */
+  readonly templateBody?: string;
 }
 
 const XMLNS = 'http://cloudformation.amazonaws.com/doc/2010-05-15/';
@@ -109,8 +115,14 @@ export function cloudFormationHandler(allStacks: readonly ServedStack[]): Servic
           );
         return answer(action, `<StackResources>${members.join('')}</StackResources>`);
       }
+      case 'GetTemplate': {
+        const stack = find(name);
+        if (stack === undefined) return missing();
+        const body = stack.templateBody ?? JSON.stringify({ Resources: Object.fromEntries(stack.resources.map((resource) => [resource.logicalId, { Type: resource.type }])) });
+        return answer(action, `${element('TemplateBody', body)}<StagesAvailable><member>Original</member><member>Processed</member></StagesAvailable>`);
+      }
       default:
-        return error('InvalidAction', `the served run answers DescribeStacks, ListStackResources and DescribeStackResources, not ${action || '(no Action)'}`);
+        return error('InvalidAction', `the served run answers DescribeStacks, ListStackResources, DescribeStackResources and GetTemplate, not ${action || '(no Action)'}`);
     }
   };
 }

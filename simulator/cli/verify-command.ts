@@ -33,7 +33,7 @@ It never injects faults and never deletes anything it did not create. Its comman
 on them as on real traffic (mails sent, payments taken, calls outside AWS): never run it against production.
 It ends OK, VIOLATED, or NOT PROVEN (something that might have failed it could not see: it says what), or it is
 REFUSED before sending anything. Exit codes: 0 OK; 1 VIOLATED, NOT PROVEN, or not quiet in time; 2 usage error;
-3 refused (a stack or queue outside --account, no flow found, a scenario it cannot run); 4 AWS not reached or
+3 refused (no --account, a stack or queue outside --account, no flow found, a scenario it cannot run); 4 AWS not reached or
 refusing verify's credentials or calls (no credentials found, an endpoint that does not answer, access denied): no
 verdict (if it happened after the commands were sent, their events are in the flow: run verify again).
 
@@ -43,9 +43,10 @@ AWS is reached as the SDK reaches it: the default credential chain, --region or 
 Options:
   --scenario <module>     the scenario module (as for simulate): its producers, effect probes, malformed events
   --stack <name>          a deployed stack of the app (repeatable); default: every stack with a subscriber's Operator output
-  --account <id>          an account the run may send commands into (repeatable): a stack of the flow, or a
-                          subscription of its topics to a queue, in any other refuses the run before any command
-                          is sent (the guard against a production account)
+  --account <id>          an account the run may send commands into (repeatable; required: without it verify
+                          refuses, naming the accounts the stacks are in): a stack of the flow, or a subscription
+                          of its topics to a queue, in any other refuses the run before any command is sent (the
+                          guard against a production account)
   --count <n>             commands per producer (default 10, 1 to 10000)
   --seed <seed>           seeds the scenario's commands (default: verify)
   --timeout <seconds>     how long to wait for the flow to be quiet; past it, verify fails naming the events it

@@ -6,9 +6,13 @@
  *   ./run-ids.ts), an event id that carries the run id, or an id the runtime derived from one of the run's events
  *   (./derived-events.ts). Such a key cannot have existed before the run: the run id is new (time and 32 random bits).
  *   So `CUSTOMER#<run id>-customer-3` goes, `invoice-420` stays whatever the run's events are called;
- * - in the outbox and inbox tables, the items whose key is exactly the runtime's key of one of the run's events
- *   (`OUTBOX#<event id>`, `<subscriber>#<event id>`), whatever its id (one a handler chose, e.g. `invoice-42`);
+ * - in the outbox tables, the items whose key is exactly the runtime's key of one of the run's events
+ *   (`OUTBOX#<event id>`), whatever its id (one a handler chose, e.g. `invoice-42`);
  * - the dead letters of the run's events (exact event id) in the subscribers' dead-letter queues.
+ * The subscribers' inbox tables are never cleaned (review v11, V11-11): their records of the run's events
+ * (`<subscriber>#<event id>`, and an ordered subscriber's fences) are what makes a late duplicate delivery of one of them
+ * (SNS and SQS deliver at least once) a no-op; deleted, it would be applied again. They are counted and kept (a
+ * `kept ...` line): the inbox records expire by their TTL after the subscriber's deduplication window.
  * An item whose key carries none of these stays, even when its other attributes name the run (a real customer's item a
  * run's event updated is not the run's; nor can verify tell the example's `INVOICE#<random id>` from it): the lines say
  * how many such items were left, per table. It reads the tables with a Scan: the handlers choose their items' keys
@@ -59,9 +63,13 @@ export async function cleanUpRun(
     exactKeys.set(table, set);
   };
   for (const item of flow.flows) addKeys(item.outboxTable, [...runEventIds].map((id) => `${OUTBOX_ITEM.KEY_PREFIX}${id}`));
+  // the inbox tables are kept whole: a deleted inbox record lets a late duplicate delivery apply its event again
+  const inboxTables = new Map<string, string[]>();
   for (const subscriber of flow.subscribers) {
     addKeys(subscriber.deployment.outboxTable, [...runEventIds].map((id) => `${OUTBOX_ITEM.KEY_PREFIX}${id}`));
     addKeys(subscriber.deployment.inboxTable, [...runEventIds].map((id) => recordKey(subscriber.deployment.subscriberName, id)));
+    const inbox = subscriber.deployment.inboxTable;
+    if (inbox !== undefined) inboxTables.set(inbox, [...(inboxTables.get(inbox) ?? []), subscriber.name]);
   }
   const tables = [...new Set(flow.resources.filter((resource) => resource.type === 'AWS::DynamoDB::Table' || resource.type === 'AWS::DynamoDB::GlobalTable').map((resource) => resource.physicalId))];
   for (const tableName of tables) {
@@ -74,8 +82,10 @@ export async function cleanUpRun(
         if (typeof value !== 'string') return false;
         return (name === TABLE_SCHEMA.PARTITION_KEY && exact.has(value)) || marks.some((mark) => keyHolds(value, mark));
       });
+    const keptFor = inboxTables.get(tableName);
     let count = 0;
     let left = 0;
+    let kept = 0;
     let startKey: Record<string, unknown> | undefined;
     do {
       const page = await clients.documents.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: startKey, ConsistentRead: true }));
@@ -85,12 +95,21 @@ export async function cleanUpRun(
           if (JSON.stringify(item).includes(runId)) left += 1;
           continue;
         }
+        if (keptFor !== undefined) {
+          kept += 1;
+          continue;
+        }
         const answer = await clients.documents.send(new DeleteCommand({ TableName: tableName, Key: Object.fromEntries(keyNames.map((name) => [name, item[name]])), ReturnValues: 'ALL_OLD' }));
         if (answer.Attributes !== undefined) count += 1;
       }
       startKey = page.LastEvaluatedKey;
     } while (startKey !== undefined);
     if (count > 0) removed.push(`${count} item(s) of the run from table ${tableName}`);
+    if (kept > 0) {
+      leftLines.push(
+        `kept ${kept} inbox record(s) of the run in table ${tableName} (${keptFor!.join(', ')}): a late duplicate delivery of one of the run's events finds its record and is not applied again; they expire by their TTL after the deduplication window`,
+      );
+    }
     if (left > 0) leftLines.push(`left ${left} item(s) in table ${tableName}: their data names the run, their key holds no id of it (a key a handler chose, or an item the run only updated); not removed`);
   }
   for (const queueUrl of [...new Set(flow.subscribers.flatMap(deadLetterQueuesOf))]) {

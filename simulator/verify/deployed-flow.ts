@@ -4,14 +4,16 @@
  * dead-letter queues, filter policy, inbox and outbox tables), its consumer function from the output or from the event
  * source mapping of its queue (Lambda ListEventSourceMappings) and that function's environment (the effect probes read
  * its tables by it); each flow's outbox, relay dead-letter queue and topic from the flow's `Operator` output; every function
- * and table of the stacks from their resources (the producers are found among them; `--cleanup` reads the tables).
+ * and table of the stacks from their resources (the producers are found among them, by the construct paths of the stack's
+ * template, `GetTemplate`, as simulate finds them; `--cleanup` reads the tables).
  * Stacks nested in them (`AWS::CloudFormation::Stack`, at any depth) are read as theirs.
  */
-import { DescribeStacksCommand, paginateListStackResources, type Stack } from '@aws-sdk/client-cloudformation';
-import { GetFunctionConfigurationCommand, ListEventSourceMappingsCommand } from '@aws-sdk/client-lambda';
+import { DescribeStacksCommand, GetTemplateCommand, paginateListStackResources, type Stack } from '@aws-sdk/client-cloudformation';
+import { GetFunctionConfigurationCommand, paginateListEventSourceMappings, type EventSourceMappingConfiguration } from '@aws-sdk/client-lambda';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { parseSubscriberDeployment, type SubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
 import { ENV } from '../../lambda/contract/environment';
+import { resourcesNamed, shownName } from '../model/find-resource';
 import type { VerifyClients } from './clients';
 
 /** A subscriber of the deployed flow. */
@@ -31,6 +33,8 @@ export interface DeployedResource {
   readonly logicalId: string;
   readonly type: string;
   readonly physicalId: string;
+  /** Its construct path (the template's `aws:cdk:path` metadata). @default none: the template has no path metadata */
+  readonly constructPath?: string;
 }
 
 /** The deployed flow. */
@@ -48,6 +52,44 @@ export interface DeployedFlow {
   readonly accounts?: readonly string[];
   /** The account of each stack whose id names one, by stack name (a stack absent has no account verify can read). @default not read */
   readonly stackAccounts?: Readonly<Record<string, string>>;
+  /**
+   * The ordered relays' own dead-letter queues (their relay queue's, their pipe's), found among the resources by
+   * construct path ({@link orderedRelayDeadLetterQueues}): an `OrderedRelay` has no `Operator` output. @default none
+   */
+  readonly orderedRelayDeadLetterQueues?: readonly OrderedRelayDeadLetterQueue[];
+  /**
+   * What finding the flow could not make sure of, one sentence each, for the verdict's NOT PROVEN: an `Operator` output
+   * verify could not read (stack, output, why: what it describes is not checked; review v11, V11-9), a subscriber's
+   * queue whose event source mappings are disabled or go to several functions (V11-8). @default none
+   */
+  readonly notProven?: readonly string[];
+}
+
+/** One dead-letter queue of an ordered relay. */
+export interface OrderedRelayDeadLetterQueue {
+  /** The relay's construct path, e.g. `Orders/Ordered`. */
+  readonly relay: string;
+  /** Which of its queues: its relay queue's DLQ or its pipe's. */
+  readonly which: string;
+  readonly url: string;
+}
+
+const RELAY_QUEUE_DLQ = /^(.+)\/RelayQueue\/DeadLetterQueue\/Resource$/;
+const PIPE_DLQ = /^(.+)\/PipeDeadLetterQueue\/Resource$/;
+
+/**
+ * The ordered relays' dead-letter queues among `resources` (review v11, V11-10), by their construct paths: an
+ * `OrderedRelay` at `<relay>` has `<relay>/RelayQueue/DeadLetterQueue` and `<relay>/PipeDeadLetterQueue` (construct ids
+ * are public API); only a path holding both is a relay's. The standard relay's DLQ is the flow's `Operator` output's.
+ */
+export function orderedRelayDeadLetterQueues(resources: readonly DeployedResource[]): OrderedRelayDeadLetterQueue[] {
+  const queues = resources.filter((resource) => resource.type === 'AWS::SQS::Queue' && resource.constructPath !== undefined);
+  const relayQueues = new Map(queues.flatMap((resource) => { const match = RELAY_QUEUE_DLQ.exec(resource.constructPath!); return match === null ? [] : [[match[1]!, resource.physicalId] as const]; }));
+  const pipeQueues = new Map(queues.flatMap((resource) => { const match = PIPE_DLQ.exec(resource.constructPath!); return match === null ? [] : [[match[1]!, resource.physicalId] as const]; }));
+  return [...relayQueues].filter(([relay]) => pipeQueues.has(relay)).flatMap(([relay, url]) => [
+    { relay, which: "relay queue's dead-letter queue", url },
+    { relay, which: "pipe's dead-letter queue", url: pipeQueues.get(relay)! },
+  ]);
 }
 
 /** Thrown when the stacks hold no flow verify can run. */
@@ -71,6 +113,34 @@ async function describeStacks(clients: VerifyClients, stackNames: readonly strin
   return stacks;
 }
 
+/** Whether a stack output is an `Operator` output of this library (CDK's logical id of `<construct>/Operator`, or its description). */
+export function isOperatorOutput(output: { readonly OutputKey?: string; readonly Description?: string }): boolean {
+  return /Operator[0-9A-F]{8}$/.test(output.OutputKey ?? '') || (output.Description ?? '').startsWith('What operators of ');
+}
+
+/**
+ * Why verify cannot read an `Operator` output as a subscriber's or a flow's: the subscriber parser's reason when it
+ * names a subscriber (`subscriberName` or `format`), else what a flow's output lacks.
+ */
+export function unreadableOperatorOutput(value: string | undefined): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(value ?? '');
+  } catch (error) {
+    return `it is not JSON (${(error as Error).message})`;
+  }
+  const fields = typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  if (fields.subscriberName !== undefined || fields.format !== undefined) {
+    try {
+      parseSubscriberDeployment(value ?? '');
+    } catch (error) {
+      return `as a subscriber's: ${(error as Error).message}`;
+    }
+  }
+  const missing = ['outboxTable', 'topicArn'].filter((field) => typeof fields[field] !== 'string');
+  return `as a flow's: its field(s) ${missing.join(', ') || '(none)'} must be strings, but were ${missing.map((field) => JSON.stringify(fields[field]) ?? 'absent').join(', ')}`;
+}
+
 function subscriberOutput(value: string | undefined): SubscriberDeployment | undefined {
   if (value === undefined) return undefined;
   try {
@@ -90,13 +160,46 @@ function flowOutput(value: string | undefined): { outboxTable: string; relayDead
   }
 }
 
-async function consumerOf(clients: VerifyClients, deployment: SubscriberDeployment): Promise<string | undefined> {
-  if (deployment.consumerFunctionName !== undefined) return deployment.consumerFunctionName;
+/** The states of an event source mapping that consumes (or is about to): Lambda's `State`. */
+const CONSUMING_STATES = ['Enabled', 'Enabling', 'Updating', 'Creating'];
+
+/**
+ * A subscriber's consumer among its queue's event source mappings (review v11, V11-8): an enabled one (the first, when
+ * several go to different functions: said); none enabled, the first (its environment is still what the probes read),
+ * and said: nothing consumes the queue. `notProven` is the sentence for the verdict. No mapping: none.
+ */
+export function chooseConsumer(
+  subscriberName: string,
+  mappings: readonly Pick<EventSourceMappingConfiguration, 'UUID' | 'FunctionArn' | 'State'>[],
+): { readonly functionName?: string; readonly notProven?: string } {
+  const withFunction = mappings.filter((mapping) => mapping.FunctionArn !== undefined);
+  if (withFunction.length === 0) return {};
+  const consuming = withFunction.filter((mapping) => CONSUMING_STATES.includes(mapping.State ?? 'Enabled'));
+  const shown = (list: typeof withFunction) => list.map((mapping) => `${mapping.UUID ?? '?'} to ${mapping.FunctionArn!}: ${mapping.State ?? 'state unknown'}`).join('; ');
+  if (consuming.length === 0) {
+    return {
+      functionName: withFunction[0]!.FunctionArn!,
+      notProven: `${subscriberName}: its queue's event source mapping(s) are not enabled (${shown(withFunction)}): nothing consumes its queue, so the run's events wait there; enable the mapping (aws lambda update-event-source-mapping --enabled)`,
+    };
+  }
+  const functions = new Set(consuming.map((mapping) => mapping.FunctionArn!));
+  if (functions.size > 1) {
+    return {
+      functionName: consuming[0]!.FunctionArn!,
+      notProven: `${subscriberName}: its queue has ${consuming.length} enabled event source mappings to different functions (${shown(consuming)}): each takes some of its messages; the effect probes read the first one's environment`,
+    };
+  }
+  return { functionName: consuming[0]!.FunctionArn! };
+}
+
+async function consumerOf(clients: VerifyClients, deployment: SubscriberDeployment): Promise<{ readonly functionName?: string; readonly notProven?: string }> {
+  if (deployment.consumerFunctionName !== undefined) return { functionName: deployment.consumerFunctionName };
   const attributes = await clients.sqs.send(new GetQueueAttributesCommand({ QueueUrl: deployment.queueUrl, AttributeNames: ['QueueArn'] }));
   const queueArn = attributes.Attributes?.QueueArn;
-  if (queueArn === undefined) return undefined;
-  const mappings = await clients.lambda.send(new ListEventSourceMappingsCommand({ EventSourceArn: queueArn }));
-  return mappings.EventSourceMappings?.[0]?.FunctionArn;
+  if (queueArn === undefined) return {};
+  const mappings: EventSourceMappingConfiguration[] = [];
+  for await (const page of paginateListEventSourceMappings({ client: clients.lambda }, { EventSourceArn: queueArn })) mappings.push(...(page.EventSourceMappings ?? []));
+  return chooseConsumer(deployment.subscriberName, mappings);
 }
 
 /**
@@ -107,6 +210,21 @@ async function consumerOf(clients: VerifyClients, deployment: SubscriberDeployme
 export function emittedOutboxOf(subscriber: Pick<DeployedSubscriber, 'environment'>): string | undefined {
   const table = subscriber.environment[ENV.OUTBOX_TABLE_NAME];
   return table === undefined || table === '' ? undefined : table;
+}
+
+/** The construct paths of a stack's resources by logical id (its template's `aws:cdk:path` metadata; none for a template that is not JSON). */
+async function constructPaths(clients: VerifyClients, stackId: string): Promise<ReadonlyMap<string, string>> {
+  const body = (await clients.cloudFormation.send(new GetTemplateCommand({ StackName: stackId }))).TemplateBody ?? '';
+  let template: { Resources?: Record<string, { Metadata?: Record<string, unknown> }> };
+  try {
+    template = JSON.parse(body) as typeof template;
+  } catch {
+    return new Map();
+  }
+  return new Map(Object.entries(template.Resources ?? {}).flatMap(([logicalId, resource]) => {
+    const constructPath = resource?.Metadata?.['aws:cdk:path'];
+    return typeof constructPath === 'string' ? [[logicalId, constructPath] as const] : [];
+  }));
 }
 
 /** The stack a nested stack resource names (its physical id is the nested stack's id, an ARN), described. */
@@ -121,7 +239,11 @@ async function describeNested(clients: VerifyClients, stackId: string): Promise<
  */
 export async function findDeployedFlow(clients: VerifyClients, stackNames?: readonly string[]): Promise<DeployedFlow> {
   const described = await describeStacks(clients, stackNames);
-  const stacks = described.filter((stack) => (stackNames?.length ?? 0) > 0 || (stack.Outputs ?? []).some((output) => subscriberOutput(output.OutputValue) !== undefined));
+  // without --stack: every stack with a subscriber's Operator output, or an Operator output verify cannot read (named below)
+  const stacks = described.filter(
+    (stack) => (stackNames?.length ?? 0) > 0 || (stack.Outputs ?? []).some((output) => subscriberOutput(output.OutputValue) !== undefined || (isOperatorOutput(output) && flowOutput(output.OutputValue) === undefined)),
+  );
+  const notProven: string[] = [];
   const subscribers: DeployedSubscriber[] = [];
   const flows: { outboxTable: string; relayDeadLetterQueueUrl?: string; topicArn?: string }[] = [];
   const resources: DeployedResource[] = [];
@@ -133,8 +255,15 @@ export async function findDeployedFlow(clients: VerifyClients, stackNames?: read
       const flow = flowOutput(output.OutputValue);
       if (flow !== undefined) flows.push(flow);
       const deployment = subscriberOutput(output.OutputValue);
+      if (deployment === undefined && flow === undefined && isOperatorOutput(output)) {
+        notProven.push(
+          `stack ${stackName}'s Operator output ${output.OutputKey ?? ''} could not be read ${unreadableOperatorOutput(output.OutputValue)} (another version of idempotent-event-flow deployed it?): the subscriber or flow it describes was not checked`,
+        );
+      }
       if (deployment === undefined) continue;
-      const consumerFunction = await consumerOf(clients, deployment);
+      const consumer = await consumerOf(clients, deployment);
+      const consumerFunction = consumer.functionName;
+      if (consumer.notProven !== undefined) notProven.push(consumer.notProven);
       const configuration = consumerFunction === undefined ? undefined : await clients.lambda.send(new GetFunctionConfigurationCommand({ FunctionName: consumerFunction }));
       subscribers.push({
         name: deployment.subscriberName,
@@ -145,9 +274,12 @@ export async function findDeployedFlow(clients: VerifyClients, stackNames?: read
       });
     }
     // by its id when it has one: it names exactly this stack (a nested stack's name is generated)
+    const paths = await constructPaths(clients, stack.StackId ?? stackName);
     for await (const page of paginateListStackResources({ client: clients.cloudFormation }, { StackName: stack.StackId ?? stackName })) {
       for (const resource of page.StackResourceSummaries ?? []) {
-        resources.push({ stackName, logicalId: resource.LogicalResourceId ?? '', type: resource.ResourceType ?? '', physicalId: resource.PhysicalResourceId ?? '' });
+        const logicalId = resource.LogicalResourceId ?? '';
+        const constructPath = paths.get(logicalId);
+        resources.push({ stackName, logicalId, type: resource.ResourceType ?? '', physicalId: resource.PhysicalResourceId ?? '', ...(constructPath === undefined ? {} : { constructPath }) });
         const nestedId = resource.PhysicalResourceId;
         if (resource.ResourceType !== 'AWS::CloudFormation::Stack' || nestedId === undefined || nestedId === '' || seen.has(nestedId)) continue;
         seen.add(nestedId);
@@ -161,28 +293,44 @@ export async function findDeployedFlow(clients: VerifyClients, stackNames?: read
   }
   if (subscribers.length === 0) {
     const where = (stackNames?.length ?? 0) > 0 ? `stack(s) ${stackNames!.join(', ')}` : 'any stack of this account and Region';
-    throw new NoDeployedFlowError(`no subscriber's Operator output in ${where}: deploy the app (cdk deploy), or name its stacks with --stack`);
+    throw new NoDeployedFlowError(`no subscriber's Operator output in ${where}${notProven.length === 0 ? '' : ` verify can read (${notProven.join('; ')})`}: deploy the app (cdk deploy), or name its stacks with --stack`);
   }
   // arn:aws:cloudformation:<region>:<account>:stack/<name>/<id>
   const stackAccounts = Object.fromEntries(stacks.flatMap((stack) => (stack.StackId?.split(':')[4] ? [[stack.StackName ?? '', stack.StackId.split(':')[4]!]] : [])));
   const accounts = [...new Set(Object.values(stackAccounts))].sort();
-  return { stackNames: stacks.map((stack) => stack.StackName ?? ''), subscribers, flows, resources, accounts, stackAccounts };
+  const orderedDeadLetters = orderedRelayDeadLetterQueues(resources);
+  return {
+    stackNames: stacks.map((stack) => stack.StackName ?? ''),
+    subscribers,
+    flows,
+    resources,
+    accounts,
+    stackAccounts,
+    ...(orderedDeadLetters.length === 0 ? {} : { orderedRelayDeadLetterQueues: orderedDeadLetters }),
+    ...(notProven.length === 0 ? {} : { notProven }),
+  };
 }
 
 /**
- * The deployed function a scenario names (its construct path, as CDK makes a logical id of it: the path's parts
- * joined, then 8 hex digits; or its logical id), with its physical name. Fails naming the functions there are.
+ * The deployed function a scenario names, resolved as simulate resolves it (../model/find-resource.ts): its logical id,
+ * `<stack>/<logical id>`, or its construct path (the template's `aws:cdk:path`) or a trailing part of it, e.g.
+ * `Orders/Payments/PlaceOrder` or `Payments/PlaceOrder`; else its physical name. A function whose template has no path
+ * metadata (`cdk synth --no-path-metadata`) is named by the path CDK made its logical id of (the parts joined, then 8
+ * hex digits). Fails naming the functions there are.
  */
 export function findDeployedFunction(flow: DeployedFlow, reference: string): DeployedResource {
   const functions = flow.resources.filter((resource) => resource.type === 'AWS::Lambda::Function');
-  const exact = functions.filter((resource) => resource.logicalId === reference || resource.physicalId === reference);
+  const keyed = functions.map((resource) => ({ ...resource, key: `${resource.stackName}/${resource.logicalId}` }));
+  const named = resourcesNamed(keyed, reference);
+  const byName = keyed.filter((resource) => resource.physicalId === reference);
   const joined = reference.replace(/[^A-Za-z0-9]/g, '');
-  const byPath = functions.filter((resource) => new RegExp(`^${joined}[0-9A-F]{8}$`).test(resource.logicalId));
-  const found = exact.length > 0 ? exact : byPath;
+  const byLogicalId = keyed.filter((resource) => resource.constructPath === undefined && new RegExp(`^${joined}[0-9A-F]{8}$`).test(resource.logicalId));
+  const found = named.length > 0 ? named : byName.length > 0 ? byName : byLogicalId;
   if (found.length !== 1) {
     throw new NoDeployedFlowError(
-      `the scenario's producer '${reference}' names ${found.length === 0 ? 'no' : 'more than one'} function of the stacks (${functions.map((resource) => resource.logicalId).join(', ') || 'none'})`,
+      `the scenario's producer '${reference}' names ${found.length === 0 ? 'no' : 'more than one'} function of the stacks (${(found.length === 0 ? keyed : found).map(shownName).join(', ') || 'none'})${found.length > 1 ? '; give more of the construct path' : ''}`,
     );
   }
-  return found[0]!;
+  const { key: _key, ...resource } = found[0]!;
+  return resource;
 }

@@ -148,6 +148,13 @@ async function stillMoving(clients: VerifyClients, flow: DeployedFlow, options: 
       waiting.push(`the relay's dead-letter queue of outbox ${relay.outboxTable} (${added} batch(es) the pipe gave up on since the run began: their events never arrive, and may be the run's; dlq list --relay-dead-letter-queue ${url} gives their time range)`);
     }
   }
+  // an ordered relay's own DLQs (review v11, V11-10): its fan-out or pipe gave up on a batch; named, as the flow's relay's
+  for (const queue of flow.orderedRelayDeadLetterQueues ?? []) {
+    const risen = (await messagesOn(clients, queue.url)) - (options.deadLetterBaseline.get(queue.url) ?? 0);
+    if (risen > 0) {
+      waiting.push(`ordered relay ${queue.relay}'s ${queue.which} (${risen} message(s) since the run began: their events never reach its FIFO topic, and may be the run's; ${queue.url})`);
+    }
+  }
   for (const subscriber of flow.subscribers) {
     // a subscriber that takes none of the run's events (its filter) has none of them on its queues: its own traffic
     // there does not hold the wait (the run's events are committed before any reaches a queue)

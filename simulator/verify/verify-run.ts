@@ -41,7 +41,8 @@ export interface VerifyOptions {
   readonly runId?: string;
   /**
    * The accounts the run may send commands into (`--account`): a stack of the flow in any other refuses the run before
-   * any command is sent. @default any (the warning names the accounts)
+   * any command is sent. Required: without it verify refuses the run, naming the accounts the stacks it found are in
+   * (review v11, V11-5: a shell left signed in to production must not be written to by default).
    */
   readonly accounts?: readonly string[];
   readonly onProgress: (line: string) => void;
@@ -182,16 +183,32 @@ export function refuseOtherAccounts(flow: Pick<DeployedFlow, 'stackNames' | 'acc
   }
 }
 
+/**
+ * The secure default (review v11, V11-5): verify's commands are real, so it sends none unless `--account` names the
+ * accounts it may write to. Throws {@link NoDeployedFlowError} naming the flag and the accounts the stacks found with
+ * these credentials are in.
+ */
+export function refuseWithoutAccounts(flow: Pick<DeployedFlow, 'accounts' | 'stackNames'>, allowed: readonly string[] | undefined): void {
+  if (allowed !== undefined && allowed.length > 0) return;
+  const accounts = flow.accounts ?? [];
+  throw new NoDeployedFlowError(
+    `no --account: verify's commands are real (the producers commit them, every subscriber acts on them), so it sends them only into the accounts --account names; the stacks these credentials reach (${flow.stackNames.join(', ')}) are in account(s) ${accounts.join(', ') || 'unknown'}: if ${accounts.length > 1 ? 'they are' : 'it is'} a sandbox, not production, run again with ${accounts.length === 0 ? '--account <sandbox account id>' : accounts.map((account) => `--account ${account}`).join(' ')}; verify sends nothing`,
+  );
+}
+
 /** Runs the scenario against the deployed app (see the module comment). */
 export async function runVerify(clients: VerifyClients, options: VerifyOptions): Promise<VerifyOutcome> {
   const runId = options.runId ?? newRunId(Date.now());
   const { scenario } = options;
   const flow = await findDeployedFlow(clients, options.stacks);
+  refuseWithoutAccounts(flow, options.accounts);
   const producers = scenarioProducers(scenario).map((producer) => ({ producer, functionName: findDeployedFunction(flow, producer.function).physicalId }));
   if (producers.length === 0) throw new NoDeployedFlowError("the scenario has no producer: verify drives the deployed flow through the scenario's producer functions");
   // the flow topic's subscriptions whose queue is no subscriber found here (another account or Region): unproven
   const listed: TopicSubscription[] = [];
   const notSeen = await subscriptionsNotSeen(clients, flow, listed);
+  // an Operator output it could not read, a queue nothing (or several functions) consumes: review v11, V11-9 and V11-8
+  notSeen.push(...(flow.notProven ?? []));
   const unknown = Object.keys(scenario.effects ?? {}).filter((name) => !flow.subscribers.some((subscriber) => subscriber.name === name));
   // a probe of a subscriber not found: a typo, unless the topic has subscribers verify cannot see (it may be one of them)
   if (unknown.length > 0 && notSeen.length === 0) throw new NoDeployedFlowError(`the scenario has effect probes for ${unknown.join(', ')}, which no deployed subscriber is; deployed: ${flow.subscribers.map((subscriber) => subscriber.name).join(', ')}`);
@@ -218,7 +235,10 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
       : `waiting up to ${timeoutSeconds}s for the flow to be quiet (--timeout; the default derived from the deployed queues is ${derived.seconds}s: ${derived.why}${timeoutSeconds < derived.seconds ? ': an event that fails every receive may not reach a DLQ, and a verdict, before the limit' : ''})`,
   );
   const deadLetterBaseline = new Map<string, number>();
-  const relayDeadLetterQueues = flow.flows.flatMap((item) => (item.relayDeadLetterQueueUrl === undefined ? [] : [item.relayDeadLetterQueueUrl]));
+  const relayDeadLetterQueues = [
+    ...flow.flows.flatMap((item) => (item.relayDeadLetterQueueUrl === undefined ? [] : [item.relayDeadLetterQueueUrl])),
+    ...(flow.orderedRelayDeadLetterQueues ?? []).map((queue) => queue.url),
+  ];
   for (const url of new Set([...flow.subscribers.flatMap(deadLetterQueuesOf), ...relayDeadLetterQueues])) deadLetterBaseline.set(url, await messagesOn(clients, url));
 
   const minted = new Set<string>();

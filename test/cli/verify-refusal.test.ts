@@ -71,6 +71,15 @@ describe('verify, refused', () => {
     expect(json).toMatchObject({ verdict: { status: 'REFUSED', reason: expect.stringContaining(`account(s) ${SANDBOX}`) } });
   });
 
+  test("without --account (review v11, V11-5): REFUSED (3), nothing invoked, naming the flag and the account the credentials reach", async () => {
+    invoked = 0;
+    const { code, stderr, json } = await verify([]);
+    expect(code).toBe(EXIT_CODE.REFUSED);
+    expect(invoked).toBe(0);
+    expect(stderr).toContain(`--account ${SANDBOX}`);
+    expect(json).toMatchObject({ verdict: { status: 'REFUSED', reason: expect.stringMatching(new RegExp(`no --account.*account\\(s\\) ${SANDBOX}`)) } });
+  });
+
   test('a usage error stays USAGE (2)', async () => {
     expect((await verify(['--count', '0'])).code).toBe(EXIT_CODE.USAGE);
   });

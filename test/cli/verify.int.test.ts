@@ -66,6 +66,7 @@ interface VerifyJson {
   eventIds: string[];
   derivedEvents: { id: string; type: string; from?: { eventId: string; subscriber: string; index: number } }[];
   violations: { kind: string; subscriber?: string; detail: string }[];
+  subscribers?: { name: string }[];
   notQuiet?: { reason: string; timeoutSeconds: number; waitingFor: string[] };
 }
 
@@ -85,7 +86,9 @@ async function verify(served: Served, args: readonly string[], signedAs: Record<
   let stdout = '';
   let stderr = '';
   try {
-    const code = await main(['verify', '--scenario', SCENARIO, '--poll', '1', '--timeout', process.env.IEF_TEST_VERIFY_TIMEOUT ?? '600', '--json', jsonFile, ...args], {
+    // the example's two accounts (orders, loyalty), as the serve banner prints them: verify refuses without --account (V11-5)
+    const accounts = args.includes('--account') ? [] : ['--account', '111111111111', '--account', '222222222222'];
+    const code = await main(['verify', '--scenario', SCENARIO, '--poll', '1', '--timeout', process.env.IEF_TEST_VERIFY_TIMEOUT ?? '600', '--json', jsonFile, ...accounts, ...args], {
       stdout: (text) => void (stdout += text),
       stderr: (text) => void (stderr += text),
       cwd: PROJECT,
@@ -161,8 +164,16 @@ describe('verify', () => {
     // that Invoicing chose); the first run's items stay
     const [firstRunItems, secondRunItems] = await itemsCarrying(served, [first.json.runId, second.json.runId]);
     const saidLeft = [...second.stdout.matchAll(/left (\d+) item\(s\) in table /g)].reduce((sum, match) => sum + Number(match[1]), 0);
-    expect(secondRunItems.length).toBe(saidLeft);
-    expect(secondRunItems.filter((key) => !key.startsWith('INVOICE#'))).toEqual([]);
+    // and it kept the subscribers' inbox records of the run (review v11, V11-11: a late duplicate delivery finds them)
+    const saidKept = [...second.stdout.matchAll(/kept (\d+) inbox record\(s\) of the run in table /g)].reduce((sum, match) => sum + Number(match[1]), 0);
+    expect(saidKept).toBeGreaterThan(0);
+    const subscriberNames = (second.json.subscribers ?? []).map((subscriber) => subscriber.name);
+    const inboxRecords = secondRunItems.filter((key) => subscriberNames.some((name) => key.startsWith(`${name}#`) || key.startsWith(`${name}@sequence#`)));
+    expect(inboxRecords.length).toBeGreaterThan(0);
+    expect(inboxRecords.length).toBeLessThanOrEqual(saidKept);
+    const others = secondRunItems.filter((key) => !inboxRecords.includes(key));
+    expect(others.length).toBe(saidLeft);
+    expect(others.filter((key) => !key.startsWith('INVOICE#'))).toEqual([]);
     expect(firstRunItems.length).toBeGreaterThanOrEqual(first.json.eventIds.length);
 
     // (the printed credentials name no account, so the served CloudFormation lists every stack of the app, Loyalty's in
