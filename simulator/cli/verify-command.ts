@@ -2,8 +2,8 @@
  * `idempotent-event-flow verify`: runs a scenario against a deployed app and checks it with the simulator's own checks
  * (simulator/verify/verify-run.ts). Reaches AWS through the SDK's default credential chain, Region and endpoint
  * settings (`AWS_ENDPOINT_URL`: a served run of `simulate --serve` answers as an account would). Exits 0 only when the
- * verdict is OK (simulator/verify/verdict.ts); 1 when a check fails, when verify could not see something that might
- * have failed (NOT PROVEN), or when the flow does not become quiet in time (then `--json` holds a partial result
+ * verdict is OK (simulator/verify/verdict.ts); 1 when a check fails or when the flow does not become quiet in time; 5
+ * (as simulate's) when verify could not see something that might have failed (NOT PROVEN) (then `--json` holds a partial result
  * saying what it waited for); 2 for a usage error; 3 when it refused to run before sending any command (a stack or
  * queue outside `--account`, no flow found, a scenario it cannot run: `--json` holds `verdict: { status: 'REFUSED',
  * reason }`); 4 when AWS was not reached or refused its credentials or calls (no credentials, an endpoint that does not
@@ -32,7 +32,7 @@ the subscribers' Operator outputs). Its commands' ids are unique to the run (it 
 It never injects faults and never deletes anything it did not create. Its commands are REAL: every subscriber acts
 on them as on real traffic (mails sent, payments taken, calls outside AWS): never run it against production.
 It ends OK, VIOLATED, or NOT PROVEN (something that might have failed it could not see: it says what), or it is
-REFUSED before sending anything. Exit codes: 0 OK; 1 VIOLATED, NOT PROVEN, or not quiet in time; 2 usage error;
+REFUSED before sending anything. Exit codes: 0 OK; 1 VIOLATED or not quiet in time; 5 NOT PROVEN; 2 usage error;
 3 refused (no --account, a stack or queue outside --account, no flow found, a scenario it cannot run); 4 AWS not reached or
 refusing verify's credentials or calls (no credentials found, an endpoint that does not answer, access denied): no
 verdict (if it happened after the commands were sent, their events are in the flow: run verify again).
@@ -130,7 +130,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     }
     const unreached = awsUnreachedReason(error);
     if (unreached !== undefined) {
-      // no verdict: not VIOLATED or NOT PROVEN (exit 1), which a CI job reads as the flow's fault
+      // no verdict: not VIOLATED (exit 1) or NOT PROVEN (exit 5), which a CI job reads as the flow's fault
       const reason = `AWS not reached, or it refused verify's credentials or calls: ${unreached}. ${AWS_ACCESS_HINT}`;
       if (jsonFile !== undefined) writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify({ verdict: { status: 'AWS NOT REACHED', reason } }, null, 2)}\n`);
       io.stderr(`error: ${reason}\n`);
@@ -148,7 +148,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   const verdict = verifyVerdict(result);
   if (jsonFile !== undefined) writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify({ ...result, verdict }, null, 2)}\n`);
   io.stdout(formatVerifyReport(result));
-  return verdict.status === 'OK' ? EXIT_CODE.OK : EXIT_CODE.FAILURE;
+  return verdict.status === 'OK' ? EXIT_CODE.OK : verdict.status === 'NOT PROVEN' ? EXIT_CODE.NOT_PROVEN : EXIT_CODE.FAILURE;
 }
 
 /** The `verify` subcommand. */

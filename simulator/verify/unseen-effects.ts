@@ -1,6 +1,6 @@
 /**
  * Which subscribers' effects verify cannot see without an effect probe, and why (a line of the verdict's `unproven`:
- * NOT PROVEN, exit 1). Aggregate mode keeps no inbox at all. Lease and multi-step subscribers keep a processing record,
+ * NOT PROVEN, exit 5). Aggregate mode keeps no inbox at all. Lease and multi-step subscribers keep a processing record,
  * but their effects are outside DynamoDB: a COMPLETED record says the runtime's handler returned, not that the effect
  * happened once (a double call, or a BLOCKED record an operator resolved SUCCESS without the effect, reads the same).
  * Transactional and ordered subscribers commit their inbox record in the transaction of their effects: it proves them.

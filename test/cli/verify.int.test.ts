@@ -184,7 +184,7 @@ describe('verify', () => {
 
     // THEN the verdict is NOT PROVEN, naming Loyalty's subscription (its queue, account and Region) from the topic's
     // subscriptions, and the scenario's Loyalty probe as not checked
-    expect(orders.code, `${orders.stdout}\n${orders.stderr.slice(-4000)}`).toBe(EXIT_CODE.FAILURE);
+    expect(orders.code, `${orders.stdout}\n${orders.stderr.slice(-4000)}`).toBe(EXIT_CODE.NOT_PROVEN);
     expect(orders.stdout).toMatch(/NOT PROVEN/);
     expect(orders.stdout).toMatch(/subscription \S+ delivers to queue arn:aws:sqs:eu-west-1:222222222222:\S+ \(account 222222222222, Region eu-west-1\), the queue of no subscriber verify found/);
     expect(orders.stdout).toMatch(/effect probes for Loyalty name no subscriber found/);
