@@ -130,6 +130,7 @@ describe('the replay range dlq list suggests for a relay dead letter covers the 
     const suggestion = /replay --since (\S+) --until (\S+) \.\.\./.exec(list.stdout);
     expect(suggestion, list.stdout).not.toBeNull();
     const committed = START_MS;
+    expect(list.stdout).toContain(`committed ${new Date(committed).toISOString()} to ${new Date(committed).toISOString()}: replay with`);
     const [since, until] = [Date.parse(suggestion?.[1] as string), Date.parse(suggestion?.[2] as string)];
     // the margin the code means, on both sides of the commit time
     expect({ since, until }).toEqual({ since: committed - REPLAY_RANGE_MARGIN_MILLISECONDS, until: committed + REPLAY_RANGE_MARGIN_MILLISECONDS });
