@@ -25,7 +25,7 @@ describe('simulate two producers on one outbox, one with a probe', () => {
 
     const dualWrite = stdout.split('\n').filter((line) => line.includes('[dual-write]'));
     expect(dualWrite).toHaveLength(1);
-    expect(dualWrite[0]).toMatch(/1 event\(s\) of the producer TwoProducers\/Payments\/PlaceOrder are in the outbox without a business change that has them .*: com\.example\.OrderPlaced-o-1$/);
+    expect(dualWrite[0]).toMatch(/1 event\(s\) the producer TwoProducers\/Payments\/PlaceOrder wrote are in the outbox without a business change that has them .*: com\.example\.OrderPlaced-o-1$/);
     expect(code).toBe(EXIT_CODE.FAILURE);
   });
 });
