@@ -1252,4 +1252,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '  for (const queue of (flow.orderedRelayDeadLetterQueues ?? []).slice(0, 0)) {',
     tests: ['test/simulator/verify/ordered-relay-dead-letters.test.ts'],
   },
+  {
+    id: 'relay-dead-letter-real-clock-record-times',
+    breaks: "dlq list (nu11 finding 5): the simulated pipe's dead letters name when DynamoDB Local's real clock saw the records arrive, not when the run committed them: the replay range dlq list prints for them misses every event it gave up on",
+    file: 'simulator/aws/stream-relay.ts',
+    find: '    return { ...event, dynamodb: { ...event.dynamodb, ApproximateCreationDateTime: committedAt } };',
+    replace: '    return event;',
+    tests: ['test/cli/relay-replay.int.test.ts'],
+  },
 ];

@@ -63,7 +63,10 @@ export interface SimulatedRelayOptions {
   readonly authorizeDeadLetter?: () => string | undefined;
   /** The pipe's ARN, named in its dead letters. @default a placeholder ARN */
   readonly pipeArn?: string;
-  /** The time its dead letters are stamped with (the run's virtual clock). @default Date.now */
+  /**
+   * The run's clock (its virtual clock): what the relay's dead letters are stamped with, and when each record it reads
+   * was committed (the record's `ApproximateCreationDateTime`, see {@link SimulatedRelay}). @default Date.now
+   */
   readonly now?: () => number;
 }
 
@@ -121,6 +124,14 @@ interface ShardCursor {
  * publish IAM denies goes to the dead-letter queue at once. The same holds for every kind of target (the topic, or the
  * ordered relay's FIFO queue); a send the target refuses (SNS refuses a batch, SQS a message: `RelayTarget.refusal`)
  * fails every attempt and is given up by the same policy. Every record given up is reported (`onRelayGaveUp`).
+ *
+ * Time: DynamoDB Local stamps a record's `ApproximateCreationDateTime` with its own clock, the real one, which the run's
+ * frozen clock does not follow (a run simulates whatever time it starts at, and a slow machine takes minutes of real
+ * time for seconds of it). On AWS it is when the change was committed, and a pipe's dead letter names the first and last
+ * record's (`approximateArrivalOf...`), from which `dlq list` derives the range to replay. So the relay stamps each
+ * record with the run's clock when it reads it: the commit's time in the run, since every round reads each commit made
+ * before it (simulator/run/relay-catch-up.ts) and the clock moves only between rounds with nothing to do. A pipe's dead
+ * letter then names when its events were committed, not when the pipe gave up on them (its `timestamp`).
  *
  * Not emulated: retries take no simulated time and do not hold back the records behind them in the shard (a real
  * pipe keeps a shard's order, so a failing batch delays the rest of its shard); the parallelization factor; batching
@@ -288,11 +299,18 @@ export class SimulatedRelay {
     const { target } = this.options;
     if (target.refusesBatch === undefined) return undefined;
     const messages = records.flatMap((record) => {
-      const event = toPipeStreamEvent(record, { region: this.options.region, streamArn: this.options.streamArn });
+      const event = this.pipeEvent(record);
       return this.passes(event) ? [this.options.render(event)] : [];
     });
     const refusal = messages.length === 0 ? undefined : target.refusesBatch(messages);
     return refusal === undefined ? undefined : `SNS refused its batch: ${refusal}`;
+  }
+
+  /** The pipe's event of a record read now, committed at the run's time now (see {@link SimulatedRelay}: Time). */
+  private pipeEvent(record: _Record): PipeStreamEvent {
+    const event = toPipeStreamEvent(record, { region: this.options.region, streamArn: this.options.streamArn });
+    const committedAt = Math.floor((this.options.now ?? Date.now)() / 1000);
+    return { ...event, dynamodb: { ...event.dynamodb, ApproximateCreationDateTime: committedAt } };
   }
 
   private passes(event: PipeStreamEvent): boolean {
@@ -307,8 +325,8 @@ export class SimulatedRelay {
    */
   private relay(record: _Record, batchRefusal?: string): GivenUp | undefined {
     let refusal = batchRefusal;
-    const { model, streamArn, region, render, target, faults, observer } = this.options;
-    const event: PipeStreamEvent = toPipeStreamEvent(record, { region, streamArn });
+    const { model, render, target, faults, observer } = this.options;
+    const event = this.pipeEvent(record);
     if (!this.passes(event)) {
       observer?.onStreamRecord?.(model.key, { published: false, duplicate: false });
       return undefined;

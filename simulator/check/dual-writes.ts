@@ -19,12 +19,15 @@ function listed(items: readonly string[]): string {
 }
 
 /**
- * Checks `changes` against the outbox: `outboxEventIds` is everything in the outbox the producer writes to,
- * `producerEventIds` the events of it that are the producer's (each must belong to a change). With `eventsById` (the
- * committed envelopes), an event without a change whose type and subject are those of an event a change has is one
- * command committed twice under two ids: the cause `event-id-per-attempt` (a new event id drawn per attempt).
+ * Checks the `changes` the probe of `producer` (as the report names it) found against the outbox: `outboxEventIds` is
+ * everything in the outbox the producer writes to, `producerEventIds` the events of it that are the producer's (those
+ * its function wrote, of its event types: each must belong to a change; another producer's or a subscriber's on the same
+ * outbox are not charged to it). With `eventsById` (the committed envelopes), an event without a change whose type and
+ * subject are those of an event a change has is one command committed twice under two ids: the cause
+ * `event-id-per-attempt` (a new event id drawn per attempt).
  */
 export function checkDualWrites(
+  producer: string,
   changes: readonly BusinessChange[],
   outboxEventIds: ReadonlySet<string>,
   producerEventIds: ReadonlySet<string>,
@@ -44,7 +47,7 @@ export function checkDualWrites(
   if (withoutEvent.length > 0) {
     violations.push({
       kind: 'dual-write',
-      detail: `${withoutEvent.length} event(s) of committed business changes are not in the outbox (the change committed without its event): ${listed(withoutEvent)}`,
+      detail: `${withoutEvent.length} event(s) of business changes the producer ${producer} committed are not in the outbox (the change committed without its event): ${listed(withoutEvent)}`,
     });
   }
   const orphans = [...producerEventIds].filter((eventId) => !claimed.has(eventId));
@@ -58,7 +61,7 @@ export function checkDualWrites(
     const causes: ViolationCause[] = twice.map(({ orphan, kept }) => ({ kind: 'event-id-per-attempt', eventIds: [kept, orphan], invocations: [], requests: [], fix: fixFor('event-id-per-attempt') }));
     violations.push({
       kind: 'dual-write',
-      detail: `${orphans.length} event(s) of the producer are in the outbox without a business change that has them (the event committed without its change): ${listed(orphans)}${told}`,
+      detail: `${orphans.length} event(s) the producer ${producer} wrote are in the outbox without a business change that has them (the event committed without its change): ${listed(orphans)}${told}`,
       ...(causes.length === 0 ? {} : { causes }),
     });
   }

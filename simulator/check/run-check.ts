@@ -30,13 +30,15 @@ export type EffectProbeOutcome = { readonly tallies: readonly EffectTally[] } | 
 /** What the scenario's producer probe of a producer returned, with the outbox events it was checked against, or why it threw. */
 export type ProducerProbeOutcome =
   | {
+      /** The producer, as the report names it. */
+      readonly producer: string;
       readonly changes: readonly BusinessChange[];
       /** The committed event ids of the outbox the producer writes to. */
       readonly inOutbox: ReadonlySet<string>;
-      /** Those of the producer's event types (all, when the scenario names none). */
+      /** Those the producer's function wrote, of its event types (all, when the scenario names none). */
       readonly producerEventIds: ReadonlySet<string>;
     }
-  | { readonly error: string };
+  | { readonly producer: string; readonly error: string };
 
 /**
  * The facts of one subscriber that a deployed flow shows too (`verify` reads them there: simulator/verify/), and the

@@ -231,7 +231,7 @@ function listText(summaries: readonly DeadLetterQueueSummary[]): string {
       const batches = group.batches === 1 ? 'stream batch' : `${group.batches} stream batches`;
       const records = group.records === undefined ? '?' : String(group.records);
       lines.push(
-        `${batches} of ${records} record(s)${group.batches === 1 ? '' : ' in all'} on shard ${terminalText(group.shardId ?? '?')} (${terminalText(group.condition ?? 'given up')}), arrived ` +
+        `${batches} of ${records} record(s)${group.batches === 1 ? '' : ' in all'} on shard ${terminalText(group.shardId ?? '?')} (${terminalText(group.condition ?? 'given up')}), committed ` +
           `${terminalText(group.first ?? '?')} to ${terminalText(group.last ?? '?')}: replay with ` +
           `'npx idempotent-event-flow replay --since ${group.range?.since ?? '<time>'} --until ${group.range?.until ?? '<time>'} ...' for each subscriber`,
       );

@@ -6,6 +6,7 @@ import type { FaultKind } from '../faults/fault-plan';
 import type { ResourceKey } from '../model/flow-model';
 import { describeFailure, type AppSend, type InvocationOutcome, type MessageOrigin, type SimulationObserver } from './observer';
 import { committedInboxEvents } from './inbox-commits';
+import { writtenOutboxEvents } from './outbox-writes';
 import { jsonLine, loggedRecordOutcomes, RETRIED_OUTCOMES } from './record-outcomes';
 
 /** The runtime's EMF counters, summed over a function's batches (namespace `IdempotentEventFlow`). */
@@ -94,6 +95,8 @@ export class RunLedger implements SimulationObserver {
    * batch too (./inbox-commits.ts).
    */
   public readonly inboxCommits = new Map<ResourceKey, Map<string, number>>();
+  /** The outbox events each function's applied requests wrote, by function (see ./outbox-writes.ts). */
+  public readonly outboxWrites = new Map<ResourceKey, Set<string>>();
   /**
    * Per subscription: the events a message of which was deleted because the runtime had dead-lettered it, or had found
    * it already blocked for an operator by another copy's delivery (`already-blocked`): no effect promised.
@@ -271,9 +274,15 @@ export class RunLedger implements SimulationObserver {
 
   /**
    * Books a request of a function's invocation that DynamoDB applied (its reply lost or the process crashed after it
-   * included), in the order the proxies heard them answered: the inbox records it committed (see {@link inboxCommits}).
+   * included), in the order the proxies heard them answered: the inbox records it committed (see {@link inboxCommits}),
+   * and the outbox events it wrote (see {@link outboxWrites}).
    */
   public recordApplied(functionKey: ResourceKey, request: { readonly operation: string; readonly body: Buffer }): void {
+    const written = writtenOutboxEvents(request.operation, request.body);
+    if (written.length > 0) {
+      const events = getOrCreate(this.outboxWrites, functionKey, () => new Set<string>());
+      for (const eventId of written) events.add(eventId);
+    }
     const eventIds = committedInboxEvents(request.operation, request.body);
     if (eventIds.length === 0) return;
     const commits = getOrCreate(this.inboxCommits, functionKey, () => new Map<string, number>());

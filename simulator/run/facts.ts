@@ -12,6 +12,7 @@ import type { EffectProbeOutcome, IamReport, ProducerProbeOutcome, RunFacts, Sub
 import type { RunLedger } from '../observation/ledger';
 import type { DeadLetterQueueContents } from '../check/unwatched-dead-letters';
 import { HOW_TO_INSTALL_POLICY_ENGINE } from '../iam/policy-engine';
+import { shownName } from '../model/find-resource';
 import type { BuiltRun } from './build';
 import { readCommittedOutbox, type CommittedOutbox } from './committed-events';
 import type { DrivenRun } from './drive';
@@ -86,7 +87,15 @@ export async function readRunFacts(
   const producerFigures = driven.driver?.figures ?? driven.producerFigures;
   const producerProbes: ProducerProbeOutcome[] = [];
   for (const { producer, fn } of producers) {
-    const outcome = await probeProducerWrites(producer, { model, flow, documents, committed, producerKey: fn.key });
+    const outcome = await probeProducerWrites(producer, {
+      model,
+      flow,
+      documents,
+      committed,
+      producerKey: fn.key,
+      producerName: shownName(fn),
+      writtenByProducer: ledger.outboxWrites.get(fn.key) ?? new Set(),
+    });
     if (outcome !== undefined) producerProbes.push(outcome);
   }
   const deadLetterQueues: DeadLetterQueueContents[] = model.relays.flatMap((relay) => {

@@ -47,7 +47,11 @@ export interface ProducerProbeContext {
   readonly client: DynamoDBDocumentClient;
   /** The producer function's environment variables, resolved to local names (e.g. its business table's name). */
   readonly environment: Readonly<Record<string, string>>;
-  /** The producer's committed outbox events: those of the outbox it writes to, of its `eventTypes` when given. */
+  /**
+   * The producer's committed outbox events: those of the outbox it writes to that its function wrote (the simulator
+   * hears every request of the functions it runs; another producer's or a subscriber's events on the same outbox are not
+   * the producer's), of its `eventTypes` when given.
+   */
   readonly events: readonly SimulatedEvent[];
 }
 
@@ -76,8 +80,9 @@ export interface ScenarioProducer {
    */
   readonly failedResponse?: (response: unknown) => boolean;
   /**
-   * The types of the events this producer writes, when other writers (a subscriber that publishes events) share its
-   * outbox: only these must each belong to a business change. @default every event in the outbox it writes to
+   * The types of its events the probe accounts for: of the events the producer's function wrote, only these must each
+   * belong to a business change (another producer's or a subscriber's events on the same outbox never are the
+   * producer's). @default every event the producer's function wrote
    */
   readonly eventTypes?: readonly string[];
 }

@@ -13,6 +13,8 @@ import { createKeyedTable } from '../support/proof/tables';
 import { recordingLogger } from '../lambda/helpers';
 import { createInboxTable } from '../lambda/processing/fixtures';
 import { EXAMPLE_OUTBOX_TABLE, EXAMPLE_RELAY } from '../simulator/support/example-models';
+import { frozenClock, START_MS } from '../simulator/aws/queue-test-kit';
+import { REPLAY_RANGE_MARGIN_MILLISECONDS } from '../../simulator/cli/dead-letters/relay-batch-groups';
 import { cli, deliverOnce, startOperatorServices, type OperatorServices } from './operator-services';
 
 const OUTBOX_TABLE = EXAMPLE_OUTBOX_TABLE;
@@ -87,5 +89,53 @@ describe('an event the relay gave up on: found with dlq list, replayed from the 
     }
     // the relay dead letters can not be redriven: they hold no events
     expect(await cli(s, 'dlq', 'redrive', '--relay-dead-letter-queue', s.relayDeadLetterQueue.address.url, '--queue', s.queue.address.url, '--subscriber', 'billing', '--deduplication-window', '30d')).toMatchObject({ code: 2 });
+  });
+});
+
+describe('the replay range dlq list suggests for a relay dead letter covers the events it gave up on (nu11 finding 5)', () => {
+  test("on the run's frozen clock, far from DynamoDB Local's: the batches' record times are when the events were committed, so the printed range replays them", async () => {
+    // the run's clock stands still years before the real time DynamoDB Local stamps its stream records with
+    const clock = frozenClock();
+    const s = (services = await startOperatorServices('RelayReplayFrozen', clock));
+    const client = localClient();
+    const outboxTable = uniqueTableName('cli-relay-frozen-outbox');
+    const local = (await createTables(client, [OUTBOX_TABLE], () => outboxTable)).get(OUTBOX_TABLE.key);
+    const streams = new DynamoDBStreamsClient({ endpoint: inject('dynamoDbEndpoint'), region: 'us-east-1', credentials: LOCAL_CREDENTIALS });
+    const relay = new SimulatedRelay({
+      model: RELAY,
+      streamArn: local?.streamArn as string,
+      streams,
+      target: { publish: () => ({ messageId: 'never' }) },
+      faults: new FaultPlan('relay-replay-frozen', NO_FAULTS),
+      region: 'us-east-1',
+      filters: [(event) => (event as PipeStreamEvent).eventName === 'INSERT'],
+      render: (event) => ((event as PipeStreamEvent).dynamodb.NewImage as Record<string, { S?: string }>).iefEnvelope?.S ?? '',
+      deadLetterQueue: s.relayDeadLetterQueue,
+      authorizePublish: () => 'no identity-based policy allows the sns:Publish action',
+      // as the simulator builds its relays (simulator/run/build-flow.ts)
+      now: () => clock.now(),
+    });
+    await new Outbox({
+      client,
+      config: { outboxTableName: outboxTable, partitionKeyName: 'pk', sortKeyName: 'sk', timeToLiveAttributeName: 'expiresAt', eventRetentionSeconds: 7 * 86_400, eventSource: 'urn:test:orders' },
+      now: () => new Date(clock.now()),
+    }).transactWrite({ events: [{ id: 'evt-f1', type: 'OrderPlaced', data: {} }, { id: 'evt-f2', type: 'OrderPlaced', data: {} }] });
+    while ((await relay.poll()) > 0);
+    streams.destroy();
+    // the pipe gives up later than the commit (its retries; MaximumRecordAgeInSeconds): the list is read an hour on
+    clock.advanceBy(3_600_000);
+
+    const list = await cli(s, 'dlq', 'list', '--relay-dead-letter-queue', s.relayDeadLetterQueue.address.url);
+    expect(list.code).toBe(0);
+    const suggestion = /replay --since (\S+) --until (\S+) \.\.\./.exec(list.stdout);
+    expect(suggestion, list.stdout).not.toBeNull();
+    const committed = START_MS;
+    expect(list.stdout).toContain(`committed ${new Date(committed).toISOString()} to ${new Date(committed).toISOString()}: replay with`);
+    const [since, until] = [Date.parse(suggestion?.[1] as string), Date.parse(suggestion?.[2] as string)];
+    // the margin the code means, on both sides of the commit time
+    expect({ since, until }).toEqual({ since: committed - REPLAY_RANGE_MARGIN_MILLISECONDS, until: committed + REPLAY_RANGE_MARGIN_MILLISECONDS });
+    // the operator who follows the advice finds the events
+    const replay = ['replay', '--table', outboxTable, '--queue', s.queue.address.url, '--subscriber', 'billing', '--processing-mode', 'transactional', '--filter-policy', 'none', '--deduplication-window', '30d', '--since', suggestion?.[1] as string, '--until', suggestion?.[2] as string];
+    expect(await cli(s, ...replay)).toMatchObject({ code: 0, stdout: expect.stringContaining('would send 2') });
   });
 });

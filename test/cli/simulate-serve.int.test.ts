@@ -17,6 +17,11 @@ import { runPrinted, waitFor } from './printed-commands';
 
 const PROJECT = path.resolve(__dirname, '../..');
 const NO_OTHER_FAULTS = ['--duplicate-rate', '0', '--lost-response-rate', '0', '--throttle-rate', '0', '--crash-rate', '0', '--sns-delivery-failure-rate', '0'] as const;
+/**
+ * Where the run's clock starts: two days before the real time DynamoDB Local stamps its stream records with (within the
+ * subscribers' 30-day deduplication window, so a replay of the run's events is not refused for their age).
+ */
+const START_TIME = new Date(Math.floor(Date.now() / 1000) * 1000 - 2 * 86_400_000).toISOString();
 
 /** Whether something accepts connections on `url`'s port. */
 function listening(url: string): Promise<boolean> {
@@ -50,7 +55,7 @@ describe('simulate --serve', () => {
     let stderr = '';
     const stop = new AbortController();
     const running = main(
-      ['simulate', '--assembly', await exampleAssembly(), '--scenario', 'example/simulation/scenario.ts', '--count', '3', '--quiet', '--seed', 'serve', ...NO_OTHER_FAULTS, '--relay-failure-rate', '1', '--serve', '--log', logFile],
+      ['simulate', '--assembly', await exampleAssembly(), '--scenario', 'example/simulation/scenario.ts', '--count', '3', '--quiet', '--seed', 'serve', ...NO_OTHER_FAULTS, '--relay-failure-rate', '1', '--start-time', START_TIME, '--serve', '--log', logFile],
       { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), cwd: PROJECT, stopSignal: stop.signal },
     );
     let finished = false;
@@ -82,6 +87,20 @@ describe('simulate --serve', () => {
       // THEN it lists the relay's 3 dead letters the run left
       expect(listed).toMatchObject({ code: 0, stderr: '' });
       expect(JSON.parse(listed.stdout)).toMatchObject([{ queueKind: 'relay', messages: 3 }]);
+      // and the replay range it prints for them (nu11 finding 5) selects the events the run committed: each of Billing's
+      // events in the outbox, as a range from the start of time does
+      const range = /replay --since (\S+) --until (\S+) \.\.\./.exec((await runPrinted(relayList!, environment)).stdout);
+      expect(range).not.toBeNull();
+      const billingReplay = stdout.split('\n').find((line) => /idempotent-event-flow replay --subscriber-output '\{.*"subscriberName":"Billing".*\}' .* --event-id <event-id> /.test(line));
+      expect(billingReplay).toBeDefined();
+      const replayed = async (since: string, until: string): Promise<string[]> => {
+        const dryRun = await runPrinted(`${billingReplay!.replace('--event-id <event-id>', `--since ${since} --until ${until}`)} --json`, environment);
+        expect(dryRun).toMatchObject({ code: 0, stderr: '' });
+        return (JSON.parse(dryRun.stdout) as { events: Array<{ eventId: string }> }).events.map((event) => event.eventId).sort();
+      };
+      const everything = await replayed('2000-01-01T00:00:00.000Z', '2100-01-01T00:00:00.000Z');
+      expect(everything.length).toBeGreaterThan(0);
+      expect(await replayed(range![1]!, range![2]!)).toEqual(everything);
       // and a subscriber's commands reach the run's tables in its DynamoDB Local
       const blockedList = stdout.split('\n').find((line) => line.trim().startsWith('npx idempotent-event-flow blocked list --table'));
       expect(blockedList).toContain(`--endpoint ${dynamoDbEndpoint}`);
@@ -97,7 +116,7 @@ describe('simulate --serve', () => {
       expect(deadLetterQueueUrl).toBe(deployment.deadLetterQueueUrl);
       const sqsClient = new SQSClient({ region: 'us-east-1', endpoint: sqsEndpoint, credentials: LOCAL_CREDENTIALS, useQueueUrlAsEndpoint: false });
       try {
-        await sqsClient.send(new SendMessageCommand({ QueueUrl: deadLetterQueueUrl, MessageBody: JSON.stringify(envelopeObject({ id: 'evt-served', time: new Date().toISOString() })) }));
+        await sqsClient.send(new SendMessageCommand({ QueueUrl: deadLetterQueueUrl, MessageBody: JSON.stringify(envelopeObject({ id: 'evt-served', time: START_TIME })) }));
         const redriven = await runPrinted(`${redrive!} --yes --json`, environment);
 
         // THEN it is sent to the queue (the redrive moves what it checked, one at a time)

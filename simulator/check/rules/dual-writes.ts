@@ -8,6 +8,8 @@ export const dualWritesRule: RunWideCheck = {
   scope: 'run',
   check: (facts) =>
     facts.producer.probes.flatMap((probe) =>
-      'error' in probe ? [{ kind: 'probe-failed' as const, detail: `the producer probe threw: ${probe.error}` }] : checkDualWrites(probe.changes, probe.inOutbox, probe.producerEventIds, facts.committed.eventsById),
+      'error' in probe
+        ? [{ kind: 'probe-failed' as const, detail: `the producer probe of ${probe.producer} threw: ${probe.error}` }]
+        : checkDualWrites(probe.producer, probe.changes, probe.inOutbox, probe.producerEventIds, facts.committed.eventsById),
     ),
 };

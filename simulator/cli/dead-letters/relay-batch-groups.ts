@@ -9,6 +9,11 @@ import type { RelayBatch } from './dead-letter-view';
  * How much a replay range is widened around a relay batch's arrival times: an event's `time` is set before its
  * transaction commits (and by the producer's clock), and the stream's arrival times are whole seconds. Replaying more
  * than the batch is safe: the inbox drops what a subscriber already applied.
+ *
+ * The arrival times (`approximateArrivalOfFirstRecord`, `...LastRecord`) are when the records arrived in the stream,
+ * their `ApproximateCreationDateTime`: when the changes were committed. Never the dead letter's own time (its
+ * `timestamp`, its SentTimestamp): the pipe gives up after its retries or `MaximumRecordAgeInSeconds`, which can be long
+ * after the commit, and a range around it can hold none of the events.
  */
 export const REPLAY_RANGE_MARGIN_MILLISECONDS = 5 * 60 * 1000;
 

@@ -91,6 +91,7 @@ describe('structured causes', () => {
     const eventsById = new Map([event('uuid-a', 'order-1'), event('uuid-b', 'order-1'), event('uuid-c', 'order-2'), event('stray', 'order-9')]);
 
     const [violation] = checkDualWrites(
+      'Orders/PlaceOrder',
       [
         { subject: 'order order-1', eventIds: ['uuid-b'] },
         { subject: 'order order-2', eventIds: ['uuid-c'] },
@@ -100,7 +101,7 @@ describe('structured causes', () => {
       eventsById,
     );
 
-    expect(violation?.detail).toMatch(/^2 event\(s\) of the producer are in the outbox without a business change that has them .*: uuid-a; stray; 1 of them repeat a command committed under another id \(uuid-a and uuid-b: OrderPlaced of order-1\): the producer draws a new event id on each attempt/);
+    expect(violation?.detail).toMatch(/^2 event\(s\) the producer Orders\/PlaceOrder wrote are in the outbox without a business change that has them .*: uuid-a; stray; 1 of them repeat a command committed under another id \(uuid-a and uuid-b: OrderPlaced of order-1\): the producer draws a new event id on each attempt/);
     expect(violation?.causes).toEqual([{ kind: 'event-id-per-attempt', eventIds: ['uuid-b', 'uuid-a'], invocations: [], requests: [], fix: fixFor('event-id-per-attempt') }]);
   });
 });

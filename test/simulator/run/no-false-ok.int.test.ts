@@ -57,7 +57,7 @@ describe('simulate: no false OK', () => {
     const { code, stdout } = await cli('simulate', '--stack', 'DualWrite', '--scenario', `${FIXTURE}/dual-write-scenario.ts`, '--count', '100');
 
     expect(code).toBe(EXIT_CODE.FAILURE);
-    expect(stdout).toMatch(/\[dual-write\] \d+ event\(s\) of committed business changes are not in the outbox \(the change committed without its event\): order order-\d+: event order-placed-order-\d+ missing/);
+    expect(stdout).toMatch(/\[dual-write\] \d+ event\(s\) of business changes the producer DualWrite\/Flow\/PlaceOrder committed are not in the outbox \(the change committed without its event\): order order-\d+: event order-placed-order-\d+ missing/);
     expect(stdout).toContain('producer: 100/100 succeeded');
   });
 

@@ -81,7 +81,7 @@ describe('steered faults in a small run', () => {
     const result = await simulate('Mistaken', seed, 12);
 
     // an attempt of PlaceOrder that died after its commit, retried, wrote a second event for its order
-    expect(result.violations).toContainEqual({ kind: 'dual-write', detail: expect.stringMatching(/event\(s\) of the producer are in the outbox without a business change that has them/) });
+    expect(result.violations).toContainEqual({ kind: 'dual-write', detail: expect.stringMatching(/event\(s\) the producer Mistaken\/Flow\/PlaceOrder wrote are in the outbox without a business change that has them/) });
     // Notifications: a lost response of the mail call, classified `retry`, mailed again; the violation says so
     expect(result.violations).toContainEqual({
       kind: 'effect-count',

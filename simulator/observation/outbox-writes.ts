@@ -1,0 +1,40 @@
+/**
+ * Which outbox events a DynamoDB request DynamoDB applied wrote: the event ids of the outbox items it put (the runtime's
+ * wire format: an item with the event id attribute, `OUTBOX_ITEM.EVENT_ID_ATTRIBUTE`, which `Outbox` and
+ * `OrderedOutbox` write on every event's item). The simulator hears every request of the functions it runs, so it knows
+ * which function wrote each event: the dual-write check charges a producer with its own events only, not with those of
+ * another producer or a subscriber that publishes events on the same outbox.
+ */
+import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
+
+type AttributeMap = Readonly<Record<string, { readonly S?: string } | undefined>>;
+
+interface WriteRequest {
+  readonly Item?: AttributeMap;
+  readonly TransactItems?: readonly { readonly Put?: { readonly Item?: AttributeMap } }[];
+  readonly RequestItems?: Readonly<Record<string, readonly { readonly PutRequest?: { readonly Item?: AttributeMap } }[]>>;
+}
+
+/** The items a `PutItem`, `TransactWriteItems` or `BatchWriteItem` request puts; none for another operation or a body that is not one. */
+function putItems(operation: string, body: Buffer): (AttributeMap | undefined)[] {
+  if (operation !== 'PutItem' && operation !== 'TransactWriteItems' && operation !== 'BatchWriteItem') return [];
+  let request: WriteRequest;
+  try {
+    request = JSON.parse(body.toString('utf8')) as WriteRequest;
+  } catch {
+    return [];
+  }
+  if (typeof request !== 'object' || request === null) return [];
+  if (operation === 'PutItem') return [request.Item];
+  if (operation === 'TransactWriteItems') return Array.isArray(request.TransactItems) ? request.TransactItems.map((action) => action?.Put?.Item) : [];
+  const tables = typeof request.RequestItems === 'object' && request.RequestItems !== null ? Object.values(request.RequestItems) : [];
+  return tables.flatMap((writes) => (Array.isArray(writes) ? writes.map((write) => write?.PutRequest?.Item) : []));
+}
+
+/** The event ids of the outbox items an applied request of `operation` with `body` put, in request order. */
+export function writtenOutboxEvents(operation: string, body: Buffer): string[] {
+  return putItems(operation, body).flatMap((item) => {
+    const eventId = item?.[OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]?.S;
+    return typeof eventId === 'string' ? [eventId] : [];
+  });
+}
