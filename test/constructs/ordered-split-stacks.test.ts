@@ -1,0 +1,149 @@
+/**
+ * Issues 38/41 (new user nu11, finding 1): an `OrderedSubscriber` in another stack than its flow, registered with
+ * `flow.registerOrderedSubscriber` while the flow has its dashboard (`dashboard: true`). As a standard `Subscriber` in
+ * another stack (lib/consumer/private/cross-stack-names.ts), its FIFO queues, function and alarms get literal names, so
+ * the dashboard in the flow's stack names them without referring back to the subscriber's stack (which refers to the
+ * flow's: a dependency cycle CDK refuses). In another account or Region its row says where to look instead. The layout
+ * synthesizes, passes cdk-nag and the CloudFormation validation; the Template assertions pin the names and the metrics.
+ */
+import * as path from 'node:path';
+import { Annotations, type App, Stack } from 'aws-cdk-lib';
+import * as iam from 'aws-cdk-lib/aws-iam';
+import { Template } from 'aws-cdk-lib/assertions';
+import { beforeAll, describe, expect, test } from 'vitest';
+import { IdempotentEventFlow } from '../../lib/idempotent-event-flow';
+import { OrderedRelay, OrderedSubscriber } from '../../lib/ordered';
+import { checkCompliance, type ComplianceResult, complianceApp, formatComplianceResult } from '../support/compliance';
+
+const ORDERED_HANDLER = path.join(__dirname, '..', 'fixtures', 'ordered-consumer-handler.ts');
+const FLOW_ENV = { account: '111111111111', region: 'eu-west-1' };
+
+interface Layout {
+  readonly app: App;
+  readonly flow: IdempotentEventFlow;
+  readonly relay: OrderedRelay;
+  readonly local: OrderedSubscriber;
+  readonly ledger: OrderedSubscriber;
+  readonly audit: OrderedSubscriber;
+  readonly tracking: OrderedSubscriber;
+  readonly stacks: { readonly orders: Stack; readonly subscribers: Stack; readonly audit: Stack; readonly tracking: Stack };
+  readonly result: ComplianceResult;
+}
+
+/** nu11's layout: the flow (dashboard on) and its ordered relay in Orders; ordered subscribers in three other stacks. */
+function layout(): Layout {
+  const app = complianceApp();
+  const orders = new Stack(app, 'Orders', { env: FLOW_ENV });
+  const flow = new IdempotentEventFlow(orders, 'Payments', { dashboard: true });
+  const relay = new OrderedRelay(orders, 'Ordered', { outboxTable: flow.outboxTable });
+  flow.registerOrderedRelay(relay);
+  const local = new OrderedSubscriber(orders, 'Statements', { relay, subscriberName: 'Statements', entry: ORDERED_HANDLER });
+  flow.registerOrderedSubscriber(local);
+  // the same account and Region, another stack
+  const subscribers = new Stack(app, 'PaymentSubscribers', { env: FLOW_ENV });
+  const ledger = new OrderedSubscriber(subscribers, 'AccountLedger', { relay, subscriberName: 'AccountLedger', entry: ORDERED_HANDLER });
+  flow.registerOrderedSubscriber(ledger);
+  // the subscriber team's operator role, in its own stack, given what `replay` reads of the flow's outbox
+  const operator = new iam.Role(subscribers, 'LedgerOperator', { assumedBy: new iam.AccountRootPrincipal() });
+  flow.grantOperator(operator);
+  // another account; another Region
+  const auditStack = new Stack(app, 'Audit', { env: { account: '222222222222', region: 'eu-west-1' } });
+  const audit = new OrderedSubscriber(auditStack, 'Audit', { relay, subscriberName: 'Audit', entry: ORDERED_HANDLER });
+  flow.registerOrderedSubscriber(audit);
+  const trackingStack = new Stack(app, 'Tracking', { env: { account: '111111111111', region: 'eu-central-1' } });
+  const tracking = new OrderedSubscriber(trackingStack, 'Tracking', { relay, subscriberName: 'Tracking', entry: ORDERED_HANDLER });
+  flow.registerOrderedSubscriber(tracking);
+  for (const stack of [orders, subscribers, auditStack, trackingStack]) Annotations.of(stack).acknowledgeWarning('idempotent-event-flow:noAlarmActions', 'A test app.');
+  const result = checkCompliance(app);
+  return { app, flow, relay, local, ledger, audit, tracking, stacks: { orders, subscribers, audit: auditStack, tracking: trackingStack }, result };
+}
+
+function template(s: Layout, stack: Stack): Template {
+  // synth() is cached: this is the assembly checkCompliance validated.
+  return Template.fromJSON(s.app.synth().getStackByName(stack.stackName).template);
+}
+
+type Resources = Record<string, { Type: string; Properties: Record<string, unknown> }>;
+
+function named(s: Layout, stack: Stack, type: string, property: string): string[] {
+  const resources = template(s, stack).toJSON().Resources as Resources;
+  return Object.values(resources)
+    .filter((r) => r.Type === type)
+    .map((r) => r.Properties[property] as string);
+}
+
+/** The dashboard body of the flow's stack, a JSON string with its references in place. */
+function dashboardBody(s: Layout): string {
+  const dashboards = Object.values(template(s, s.stacks.orders).findResources('AWS::CloudWatch::Dashboard'));
+  expect(dashboards).toHaveLength(1);
+  return JSON.stringify(dashboards[0].Properties.DashboardBody);
+}
+
+describe('ordered subscribers in other stacks than their flow, the dashboard in the flow stack', () => {
+  let s: Layout;
+  beforeAll(() => {
+    s = layout();
+  });
+
+  test('has no unanswered cdk-nag findings and no CloudFormation validation findings', () => {
+    expect(s.result.unansweredFindings, formatComplianceResult(s.result)).toEqual([]);
+    expect(s.result.cfnValidationErrors, formatComplianceResult(s.result)).toEqual([]);
+  });
+
+  test('has no dependency cycle: the subscribers’ stacks depend on the flow’s, the flow’s on none', () => {
+    const dependencies = (stack: Stack) => stack.dependencies.map((d) => d.stackName).sort();
+    expect(dependencies(s.stacks.orders)).toEqual([]);
+    expect(dependencies(s.stacks.subscribers)).toEqual(['Orders']);
+    expect(dependencies(s.stacks.audit)).toEqual(['Orders']);
+    expect(dependencies(s.stacks.tracking)).toEqual(['Orders']);
+  });
+
+  test('the subscriber in another stack has literal FIFO queue names, a function name and alarm names', () => {
+    const ledger = template(s, s.stacks.subscribers);
+    ledger.resourceCountIs('AWS::SQS::Queue', 2);
+    expect(named(s, s.stacks.subscribers, 'AWS::SQS::Queue', 'QueueName').sort()).toEqual([
+      expect.stringMatching(/^PaymentSubscribers-AccountLedger-Queue-[A-F0-9]{8}\.fifo$/),
+      expect.stringMatching(/^PaymentSubscribers-AccountLedger-Queue-DeadLetterQueue-[A-F0-9]{8}\.fifo$/),
+    ].sort((a, b) => String(a).localeCompare(String(b))));
+    expect(named(s, s.stacks.subscribers, 'AWS::Lambda::Function', 'FunctionName')).toEqual([expect.stringMatching(/^AccountLedger-Function-[A-F0-9]{8}$/)]);
+    const alarmNames = named(s, s.stacks.subscribers, 'AWS::CloudWatch::Alarm', 'AlarmName');
+    expect(alarmNames).toHaveLength(3);
+    for (const name of alarmNames) expect(name).toMatch(/^PaymentSubscribers-AccountLedger-(DeadLetters|Errors|HeldAggregate)-[A-F0-9]{8}$/);
+    // The ordered subscriber in the flow's own stack keeps the names CloudFormation generates.
+    expect(s.stacks.orders.resolve((s.local.queue.node.defaultChild as { queueName?: string }).queueName)).toBeUndefined();
+  });
+
+  test("the dashboard's row of the subscriber in another stack names its queues, function and alarms by their literal names", () => {
+    const body = dashboardBody(s);
+    expect(body).not.toContain('Fn::ImportValue');
+    expect(body).toContain('## Ordered subscriber AccountLedger');
+    const queueNames = named(s, s.stacks.subscribers, 'AWS::SQS::Queue', 'QueueName');
+    expect(queueNames).toHaveLength(2);
+    for (const queueName of queueNames) expect(body).toContain(`\\"QueueName\\",\\"${queueName}\\"`);
+    const [functionName] = named(s, s.stacks.subscribers, 'AWS::Lambda::Function', 'FunctionName');
+    expect(body).toContain(`\\"AWS/Lambda\\",\\"Errors\\",\\"FunctionName\\",\\"${functionName}\\"`);
+    expect(body).toContain(`\\"AWS/Lambda\\",\\"Duration\\",\\"FunctionName\\",\\"${functionName}\\"`);
+    for (const alarmName of named(s, s.stacks.subscribers, 'AWS::CloudWatch::Alarm', 'AlarmName')) {
+      expect(body).toContain(`arn:aws:cloudwatch:eu-west-1:111111111111:alarm:${alarmName}`);
+    }
+    expect(body).toContain('ApproximateAgeOfOldestMessage');
+  });
+
+  test('the subscribers in another account or Region get a row saying where to look, and their alarms stay on them', () => {
+    const body = dashboardBody(s);
+    expect(body).toContain('## Ordered subscriber Audit, in aws://222222222222/eu-west-1');
+    expect(body).toContain('## Ordered subscriber Tracking, in aws://111111111111/eu-central-1');
+    for (const name of named(s, s.stacks.audit, 'AWS::SQS::Queue', 'QueueName')) expect(body).not.toContain(name);
+    // Alarms of another environment can not be referred to from the flow's: they stay on the subscriber.
+    expect(s.flow.alarms).toEqual(expect.arrayContaining([...s.local.alarms, ...s.ledger.alarms]));
+    for (const alarm of [...s.audit.alarms, ...s.tracking.alarms]) expect(s.flow.alarms).not.toContain(alarm);
+    expect(s.flow.orderedSubscribers).toEqual([s.local, s.ledger, s.audit, s.tracking]);
+  });
+
+  test("the operator role in the subscriber's stack reads the flow's outbox", () => {
+    const statements = Object.values(template(s, s.stacks.subscribers).findResources('AWS::IAM::Policy')).flatMap(
+      (p) => (p.Properties as { PolicyDocument: { Statement: { Action: unknown }[] } }).PolicyDocument.Statement,
+    );
+    expect(statements.some((st) => JSON.stringify(st.Action).includes('dynamodb:Scan'))).toBe(true);
+  });
+});
