@@ -105,7 +105,7 @@ describe('ordered subscribers in other stacks than their flow, the dashboard in 
       expect.stringMatching(/^PaymentSubscribers-AccountLedger-Queue-[A-F0-9]{8}\.fifo$/),
       expect.stringMatching(/^PaymentSubscribers-AccountLedger-Queue-DeadLetterQueue-[A-F0-9]{8}\.fifo$/),
     ].sort((a, b) => String(a).localeCompare(String(b))));
-    expect(named(s, s.stacks.subscribers, 'AWS::Lambda::Function', 'FunctionName')).toEqual([expect.stringMatching(/^AccountLedger-Function-[A-F0-9]{8}$/)]);
+    expect(named(s, s.stacks.subscribers, 'AWS::Lambda::Function', 'FunctionName')).toEqual([expect.stringMatching(/^PaymentSubscribers-AccountLedger-Consumer-[A-F0-9]{8}$/)]);
     const alarmNames = named(s, s.stacks.subscribers, 'AWS::CloudWatch::Alarm', 'AlarmName');
     expect(alarmNames).toHaveLength(3);
     for (const name of alarmNames) expect(name).toMatch(/^PaymentSubscribers-AccountLedger-(DeadLetters|Errors|HeldAggregate)-[A-F0-9]{8}$/);
