@@ -644,11 +644,22 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
    * ordered subscriber of a registered relay that is not. The relay's alarms keep the `alarmActions` it was created
    * with.
    *
-   * Fails for a relay registered before.
+   * Fails for a relay registered before, and, with `dashboard: true`, for a relay in another stack than the flow (its
+   * stack refers to the flow's outbox, so the dashboard's row would be a dependency cycle): create the relay in the
+   * flow's stack, or leave the dashboard off and put a `FlowDashboard` in a stack of its own.
    */
   public registerOrderedRelay(relay: OrderedRelay): void {
     if (this.orderedRelayList.includes(relay)) {
       throw validationError(`IdempotentEventFlow '${this.node.id}': the ordered relay ${relay.node.path} is registered already`);
+    }
+    if (this.dashboard !== undefined && Stack.of(relay) !== Stack.of(this)) {
+      // The relay's stack refers to the outbox's (its pipe reads the outbox stream): a row here would refer back.
+      throw validationError(
+        `IdempotentEventFlow '${this.node.id}': the ordered relay ${relay.node.path} is in the stack ${Stack.of(relay).stackName}, the flow and its dashboard ` +
+          `(dashboard: true) in the stack ${Stack.of(this).stackName}; the relay's stack refers to the flow's (the outbox stream), so the relay's dashboard row ` +
+          "would make the two stacks depend on each other, a cycle CDK refuses. Create the OrderedRelay in the flow's stack (its ordered subscribers may be " +
+          'in other stacks), or set dashboard: false and create a FlowDashboard with orderedRelays and orderedSubscribers in a stack of its own',
+      );
     }
     this.orderedRelayList.push(relay);
     this.alarmList.push(...relay.alarms);

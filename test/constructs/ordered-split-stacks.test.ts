@@ -7,11 +7,12 @@
  * synthesizes, passes cdk-nag and the CloudFormation validation; the Template assertions pin the names and the metrics.
  */
 import * as path from 'node:path';
-import { Annotations, type App, Stack } from 'aws-cdk-lib';
+import { Annotations, App, Stack } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, test } from 'vitest';
 import { IdempotentEventFlow } from '../../lib/idempotent-event-flow';
+import { FlowDashboard } from '../../lib/monitoring';
 import { OrderedRelay, OrderedSubscriber } from '../../lib/ordered';
 import { checkCompliance, type ComplianceResult, complianceApp, formatComplianceResult } from '../support/compliance';
 
@@ -145,5 +146,42 @@ describe('ordered subscribers in other stacks than their flow, the dashboard in 
       (p) => (p.Properties as { PolicyDocument: { Statement: { Action: unknown }[] } }).PolicyDocument.Statement,
     );
     expect(statements.some((st) => JSON.stringify(st.Action).includes('dynamodb:Scan'))).toBe(true);
+  });
+});
+
+describe('an ordered relay in another stack than its flow, the dashboard on', () => {
+  test("registerOrderedRelay refuses it, naming the relay, both stacks and what to do, instead of CDK's dependency cycle at synth", () => {
+    const app = new App({ builtinCloudFormationValidation: false, context: { 'aws:cdk:bundling-stacks': [] } });
+    const orders = new Stack(app, 'Orders', { env: FLOW_ENV });
+    const flow = new IdempotentEventFlow(orders, 'Payments', { dashboard: true });
+    const relayStack = new Stack(app, 'OrderedRelays', { env: FLOW_ENV });
+    const relay = new OrderedRelay(relayStack, 'Ordered', { outboxTable: flow.outboxTable });
+    expect(() => flow.registerOrderedRelay(relay)).toThrow(
+      "IdempotentEventFlow 'Payments': the ordered relay OrderedRelays/Ordered is in the stack OrderedRelays, the flow and its dashboard (dashboard: true) in the stack Orders; " +
+        "the relay's stack refers to the flow's (the outbox stream), so the relay's dashboard row would make the two stacks depend on each other, a cycle CDK refuses. " +
+        "Create the OrderedRelay in the flow's stack (its ordered subscribers may be in other stacks), or set dashboard: false and create a FlowDashboard with " +
+        'orderedRelays and orderedSubscribers in a stack of its own',
+    );
+  });
+
+  test('without the dashboard it registers, and a FlowDashboard in an ops stack shows it and its subscriber in a third stack', () => {
+    const app = new App({ builtinCloudFormationValidation: false, context: { 'aws:cdk:bundling-stacks': [] } });
+    const orders = new Stack(app, 'Orders', { env: FLOW_ENV });
+    const flow = new IdempotentEventFlow(orders, 'Payments');
+    const relayStack = new Stack(app, 'OrderedRelays', { env: FLOW_ENV });
+    const relay = new OrderedRelay(relayStack, 'Ordered', { outboxTable: flow.outboxTable });
+    flow.registerOrderedRelay(relay);
+    const subscribers = new Stack(app, 'PaymentSubscribers', { env: FLOW_ENV });
+    const ledger = new OrderedSubscriber(subscribers, 'AccountLedger', { relay, subscriberName: 'AccountLedger', entry: ORDERED_HANDLER });
+    flow.registerOrderedSubscriber(ledger);
+    const ops = new Stack(app, 'Ops', { env: FLOW_ENV });
+    new FlowDashboard(ops, 'Dashboard', { orderedRelays: flow.orderedRelays, orderedSubscribers: flow.orderedSubscribers });
+    const assembly = app.synth();
+    const body = JSON.stringify(Template.fromJSON(assembly.getStackByName('Ops').template).findResources('AWS::CloudWatch::Dashboard'));
+    expect(body).toContain('## Ordered relay OrderedRelays/Ordered');
+    expect(body).toContain('## Ordered subscriber AccountLedger');
+    const queueName = Template.fromJSON(assembly.getStackByName('PaymentSubscribers').template).toJSON().Resources[subscribers.getLogicalId(ledger.queue.node.defaultChild as never)].Properties.QueueName as string;
+    expect(queueName).toMatch(/^PaymentSubscribers-AccountLedger-Queue-[A-F0-9]{8}\.fifo$/);
+    expect(body).toContain(queueName);
   });
 });
