@@ -8,12 +8,16 @@
  */
 import * as path from 'node:path';
 import { Annotations, App, Stack } from 'aws-cdk-lib';
+import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import * as iam from 'aws-cdk-lib/aws-iam';
+import * as sns from 'aws-cdk-lib/aws-sns';
 import { Template } from 'aws-cdk-lib/assertions';
 import { beforeAll, describe, expect, test } from 'vitest';
+import { Subscriber } from '../../lib/consumer/subscriber';
 import { IdempotentEventFlow } from '../../lib/idempotent-event-flow';
 import { FlowDashboard } from '../../lib/monitoring';
 import { OrderedRelay, OrderedSubscriber } from '../../lib/ordered';
+import { HANDLER_ENTRY } from '../fixtures/construct-test-kit';
 import { checkCompliance, type ComplianceResult, complianceApp, formatComplianceResult } from '../support/compliance';
 
 const ORDERED_HANDLER = path.join(__dirname, '..', 'fixtures', 'ordered-consumer-handler.ts');
@@ -183,5 +187,34 @@ describe('an ordered relay in another stack than its flow, the dashboard on', ()
     const queueName = Template.fromJSON(assembly.getStackByName('PaymentSubscribers').template).toJSON().Resources[subscribers.getLogicalId(ledger.queue.node.defaultChild as never)].Properties.QueueName as string;
     expect(queueName).toMatch(/^PaymentSubscribers-AccountLedger-Queue-[A-F0-9]{8}\.fifo$/);
     expect(body).toContain(queueName);
+  });
+});
+
+describe("nu11's app: offloadLargeEvents, alarm actions, a standard and an ordered subscriber in one other stack, a cross-account subscriber", () => {
+  test('synthesizes with the dashboard on, and the dashboard names the ordered subscriber by its literal names', () => {
+    const app = new App({ builtinCloudFormationValidation: false, context: { 'aws:cdk:bundling-stacks': [] } });
+    const orders = new Stack(app, 'Orders', { env: FLOW_ENV });
+    const ops = new sns.Topic(orders, 'PaymentsOps');
+    const flow = new IdempotentEventFlow(orders, 'Payments', { offloadLargeEvents: true, dashboard: true, alarmActions: [new SnsAction(ops)] });
+    const relay = new OrderedRelay(orders, 'Ordered', { outboxTable: flow.outboxTable });
+    relay.grantAppendOrderedEvents(flow.addProducer('CapturePayment', { entry: HANDLER_ENTRY }));
+    flow.registerOrderedRelay(relay);
+    const subscribers = new Stack(app, 'PaymentSubscribers', { env: FLOW_ENV });
+    new Subscriber(subscribers, 'Ledger', { flow, entry: HANDLER_ENTRY });
+    const accountLedger = new OrderedSubscriber(subscribers, 'AccountLedger', { relay, subscriberName: 'AccountLedger', entry: ORDERED_HANDLER });
+    flow.registerOrderedSubscriber(accountLedger);
+    const audit = new Stack(app, 'Audit', { env: { account: '222222222222', region: 'eu-west-1' } });
+    new Subscriber(audit, 'Audit', { flow, entry: HANDLER_ENTRY });
+    const assembly = app.synth();
+    const queueNames = Object.values(Template.fromJSON(assembly.getStackByName('PaymentSubscribers').template).findResources('AWS::SQS::Queue'))
+      .map((q) => q.Properties.QueueName as string)
+      .filter((name) => name.endsWith('.fifo'));
+    expect(queueNames).toHaveLength(2);
+    const body = JSON.stringify(Template.fromJSON(assembly.getStackByName('Orders').template).findResources('AWS::CloudWatch::Dashboard'));
+    for (const name of queueNames) expect(body).toContain(name);
+    expect(body).toContain('## Ordered subscriber AccountLedger');
+    expect(body).not.toContain('Fn::ImportValue');
+    expect(orders.dependencies).toEqual([]);
+    expect(subscribers.dependencies.map((d) => d.stackName)).toEqual(['Orders']);
   });
 });
