@@ -26,7 +26,9 @@ export interface SubscriberPhysicalNames {
 }
 
 /**
- * SQS queue names: up to 80 of `A-Z a-z 0-9 - _`, a FIFO queue's ending in `.fifo` (CreateQueue API reference). Lambda function names: up to 64 of the same. Alarm names: up to 255. */
+ * SQS queue names: up to 80 of `A-Z a-z 0-9 - _`, a FIFO queue's ending in `.fifo` (CreateQueue API reference).
+ * Lambda function names: up to 64 of the same. Alarm names: up to 255.
+ */
 const QUEUE_NAME_MAX_LENGTH = 80;
 const FIFO_SUFFIX = '.fifo';
 const FUNCTION_NAME_MAX_LENGTH = 64;
