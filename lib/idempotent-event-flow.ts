@@ -12,9 +12,9 @@ import { InboxTable } from './consumer/inbox-table';
 import { IEventFlow, Subscriber } from './consumer/subscriber';
 import { SubscriberDefaults, SubscriberOptions } from './consumer/subscriber-options';
 import { placementOf } from './consumer/private/flow-placement';
-import { physicalNamesOf } from './consumer/private/cross-stack-names';
+import { nameAlarms, nameSubscriberResources, physicalNamesOf } from './consumer/private/cross-stack-names';
 import { EventFlowAttributes, importEventFlow } from './imported-event-flow';
-import { describeEnvironment } from './private/environments';
+import { compareEnvironments, describeEnvironment, isCrossEnvironment } from './private/environments';
 import { refuseDataFilterOnOffloadedFlow } from './private/offload-filter-check';
 import { letRemoteSubscriberReadPayloads } from './private/remote-payload-readers';
 import { crossAccountOperatorRoleId, grantFlowOperator } from './private/flow-operator';
@@ -408,8 +408,8 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
   /**
    * Every alarm of the flow in its own account and Region: the relay's, the topic's `DeliveryFailedAlarm` (when there
    * is one), each subscriber's, and each registered ordered relay's and ordered subscriber's; not those of a
-   * subscriber in another account or Region (CDK can not refer to an alarm of another environment, e.g. from a
-   * `CompositeAlarm` here): they are on the subscriber, `subscriber.alarms`, in its own stack.
+   * subscriber or ordered subscriber in another account or Region (CDK can not refer to an alarm of another
+   * environment, e.g. from a `CompositeAlarm` here): they are on the subscriber, `subscriber.alarms`, in its own stack.
    */
   public get alarms(): cloudwatch.IAlarm[] {
     return [...this.alarmList];
@@ -645,11 +645,22 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
    * ordered subscriber of a registered relay that is not. The relay's alarms keep the `alarmActions` it was created
    * with.
    *
-   * Fails for a relay registered before.
+   * Fails for a relay registered before, and, with `dashboard: true`, for a relay in another stack than the flow (its
+   * stack refers to the flow's outbox, so the dashboard's row would be a dependency cycle): create the relay in the
+   * flow's stack, or leave the dashboard off and put a `FlowDashboard` in a stack of its own.
    */
   public registerOrderedRelay(relay: OrderedRelay): void {
     if (this.orderedRelayList.includes(relay)) {
       throw validationError(`IdempotentEventFlow '${this.node.id}': the ordered relay ${relay.node.path} is registered already`);
+    }
+    if (this.dashboard !== undefined && Stack.of(relay) !== Stack.of(this)) {
+      // The relay's stack refers to the outbox's (its pipe reads the outbox stream): a row here would refer back.
+      throw validationError(
+        `IdempotentEventFlow '${this.node.id}': the ordered relay ${relay.node.path} is in the stack ${Stack.of(relay).stackName}, the flow and its dashboard ` +
+          `(dashboard: true) in the stack ${Stack.of(this).stackName}; the relay's stack refers to the flow's (the outbox stream), so the relay's dashboard row ` +
+          "would make the two stacks depend on each other, a cycle CDK refuses. Create the OrderedRelay in the flow's stack (its ordered subscribers may be " +
+          'in other stacks), or set dashboard: false and create a FlowDashboard with orderedRelays and orderedSubscribers in a stack of its own',
+      );
     }
     this.orderedRelayList.push(relay);
     this.alarmList.push(...relay.alarms);
@@ -662,6 +673,11 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
    * errors, a held aggregate) in {@link alarms}, and a row on the flow's dashboard. With `offloadLargeEvents`, its
    * consumer also gets the payload bucket (its variables, `s3:GetObject` and `s3:ListBucket` under the prefix,
    * `kms:Decrypt` through S3), as a subscriber of the flow does; it must then be in the flow's account and Region.
+   *
+   * In another stack than the flow, as a `Subscriber` there, its FIFO queues, consumer function and alarms get names
+   * derived from their construct paths, so the dashboard in the flow's stack names them without referring back to
+   * the subscriber's stack (which refers to the flow's). In another account or Region its alarms stay on it
+   * (`subscriber.alarms`, not in {@link alarms}) and its dashboard row says where they are.
    *
    * Fails for a subscriber registered before, and for one whose relay was not registered with
    * {@link registerOrderedRelay}.
@@ -678,7 +694,33 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
       throw validationError(`${owner}: the ordered subscriber ${subscriber.node.path} is registered already`);
     }
     if (this.payloadBucket !== undefined) this.letOrderedSubscriberReadPayloads(owner, subscriber);
+    const here = Stack.of(this);
+    const there = Stack.of(subscriber);
+    // In another stack, as a Subscriber there: literal names, so the dashboard in this stack does not refer back to
+    // the subscriber's stack, which refers to this one (its subscription, key and outbox): a cycle CDK refuses.
+    if (there !== here) {
+      nameSubscriberResources(subscriber);
+      nameAlarms(subscriber, [subscriber.deadLetterAlarm, subscriber.errorsAlarm, subscriber.heldAggregateAlarm]);
+    }
+    const crossEnvironment = isCrossEnvironment(
+      compareEnvironments(owner, `the flow ${this.node.path}`, { account: here.account, region: here.region }, there.stackName, { account: there.account, region: there.region }),
+    );
     this.orderedSubscriberList.push(subscriber);
+    if (crossEnvironment) {
+      // Its metrics and alarms are in another account or Region (CDK can not refer to them from this one): the row
+      // names it and says where to look, and its alarms stay on it (subscriber.alarms), as a Subscriber's do.
+      this.dashboard?.dashboard.addWidgets(
+        new cloudwatch.TextWidget({
+          markdown:
+            `## Ordered subscriber ${subscriber.subscriberName}, in ${describeEnvironment({ account: there.account, region: there.region })}\n` +
+            `Not shown here: its metrics and alarms are in its own account and Region (its stack ${there.stackName}). ` +
+            'Look there, or share them with CloudWatch cross-account observability.',
+          width: 24,
+          height: 2,
+        }),
+      );
+      return;
+    }
     this.alarmList.push(...subscriber.alarms);
     this.dashboard?.addOrderedSubscriber(subscriber);
   }

@@ -1,5 +1,6 @@
 import { Duration } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { alarmArnFor, physicalNamesOf } from '../consumer/private/cross-stack-names';
@@ -142,7 +143,9 @@ export class FlowDashboard extends Construct {
 
   /**
    * Adds a row for an ordered subscriber: its FIFO queue (depth and oldest message: a held aggregate keeps it
-   * growing), its dead-letter queue, its function, and `alarms`.
+   * growing), its dead-letter queue, its function, and `alarms`. An ordered subscriber registered with a flow in
+   * another stack (`flow.registerOrderedSubscriber`) is shown by the names it was given (its queues, function and
+   * alarms), as a `Subscriber` is (see {@link addSubscriber}); any other through references.
    *
    * @param alarms shown in the row; when omitted, the subscriber's own (`subscriber.alarms`)
    */
@@ -150,7 +153,11 @@ export class FlowDashboard extends Construct {
     const sum = { period: GRAPH_PERIOD, statistic: cloudwatch.Stats.SUM };
     const maximum = { period: GRAPH_PERIOD, statistic: cloudwatch.Stats.MAXIMUM };
     const name = subscriber.subscriberName;
-    const fn = subscriber.consumerFunction.lambdaFunction;
+    // Registered with a flow in another stack, it has literal names (as a Subscriber there): see addSubscriber.
+    const names = physicalNamesOf(subscriber);
+    const queue = queueMetrics(subscriber.queue, names?.queueName);
+    const deadLetterQueue = queueMetrics(subscriber.deadLetterQueue, names?.deadLetterQueueName);
+    const fn = functionMetrics(subscriber.consumerFunction.lambdaFunction, names?.functionName);
     this.dashboard.addWidgets(
       new cloudwatch.TextWidget({
         markdown: `## Ordered subscriber ${name}\nHeld aggregates: \`idempotent-event-flow fence list\`; dead letters: \`idempotent-event-flow dlq list\`.`,
@@ -159,12 +166,12 @@ export class FlowDashboard extends Construct {
       }),
     );
     this.dashboard.addWidgets(
-      graph(`${name}: FIFO queue`, [subscriber.queue.metricApproximateNumberOfMessagesVisible({ ...maximum, label: 'Visible' })], [
-        subscriber.queue.metricApproximateAgeOfOldestMessage({ ...maximum, label: 'Oldest message (s)' }),
+      graph(`${name}: FIFO queue`, [queue('ApproximateNumberOfMessagesVisible', { ...maximum, label: 'Visible' })], [
+        queue('ApproximateAgeOfOldestMessage', { ...maximum, label: 'Oldest message (s)' }),
       ]),
-      graph(`${name}: dead-letter queue (messages)`, [subscriber.deadLetterQueue.metricApproximateNumberOfMessagesVisible({ ...maximum, label: 'DLQ' })]),
-      graph(`${name}: function errors and throttles`, [fn.metricErrors({ ...sum, label: 'Errors' }), fn.metricThrottles({ ...sum, label: 'Throttles' })]),
-      graph(`${name}: function duration (ms)`, [fn.metricDuration({ period: GRAPH_PERIOD, statistic: 'p50', label: 'p50' }), fn.metricDuration({ period: GRAPH_PERIOD, statistic: 'p99', label: 'p99' })]),
+      graph(`${name}: dead-letter queue (messages)`, [deadLetterQueue('ApproximateNumberOfMessagesVisible', { ...maximum, label: 'DLQ' })]),
+      graph(`${name}: function errors and throttles`, [fn('Errors', { ...sum, label: 'Errors' }), fn('Throttles', { ...sum, label: 'Throttles' })]),
+      graph(`${name}: function duration (ms)`, [fn('Duration', { period: GRAPH_PERIOD, statistic: 'p50', label: 'p50' }), fn('Duration', { period: GRAPH_PERIOD, statistic: 'p99', label: 'p99' })]),
     );
     this.addAlarmRow(`Ordered subscriber ${name}: alarms`, alarms);
   }
@@ -217,7 +224,7 @@ export class FlowDashboard extends Construct {
     const consumerQueue = queue(subscriber.queue, names?.queueName);
     const deadLetterQueue = queue(subscriber.deadLetterQueue, names?.deadLetterQueueName);
     const subscriptionDeadLetterQueue = subscriber.subscriptionDeadLetterQueue === undefined ? undefined : queue(subscriber.subscriptionDeadLetterQueue, names?.subscriptionDeadLetterQueueName);
-    const fn = functionMetrics(subscriber, names?.functionName);
+    const fn = functionMetrics(subscriber.consumerFunction.lambdaFunction, names?.functionName);
     const name = subscriber.subscriberName;
     this.dashboard.addWidgets(
       new cloudwatch.TextWidget({
@@ -275,8 +282,7 @@ function queueMetrics(queue: sqs.IQueue, literalName: string | undefined): Metri
 }
 
 /** The consumer function's `AWS/Lambda` metrics, by its literal name when it has one, else by its reference. */
-function functionMetrics(subscriber: Subscriber, literalName: string | undefined): MetricOf {
-  const fn = subscriber.consumerFunction.lambdaFunction;
+function functionMetrics(fn: lambda.IFunction, literalName: string | undefined): MetricOf {
   return (metricName, props) =>
     literalName === undefined
       ? fn.metric(metricName, props)

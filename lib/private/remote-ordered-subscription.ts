@@ -9,12 +9,13 @@
  * `sns:Protocol` `sqs`, `sns:Endpoint` the queue's ARN, by the literal FIFO name the queue gets here); the subscriber's
  * stack deployed after the relay's.
  */
-import { Names, Stack, Stage, Token } from 'aws-cdk-lib';
+import { Stack, Stage, Token } from 'aws-cdk-lib';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import type * as sns from 'aws-cdk-lib/aws-sns';
-import * as sqs from 'aws-cdk-lib/aws-sqs';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { Construct } from 'constructs';
+import { nameQueue } from '../consumer/private/cross-stack-names';
 import { createOwnQueueKey } from '../consumer/private/own-queue-key';
 import { topicEnvironment } from '../consumer/private/flow-placement';
 import { subscribeGrantSid } from './subscribe-grant-sid';
@@ -56,13 +57,6 @@ export function placeOrderedSubscriber(owner: string, subscriber: Construct, sub
   };
 }
 
-/** FIFO queue names: up to 80 characters, ending in `.fifo`. */
-function nameFifoQueue(queue: sqs.IQueue): string {
-  const name = `${Names.uniqueResourceName(queue, { maxLength: 75, separator: '-', allowedSpecialCharacters: '-_' })}.fifo`;
-  (queue.node.defaultChild as sqs.CfnQueue).queueName = name;
-  return name;
-}
-
 /**
  * In another environment: names the queues (the topic grant names the queue's ARN), lets the subscriber's account
  * subscribe that queue (in another account), and deploys the subscriber's stack after the relay's when both are in one
@@ -70,8 +64,9 @@ function nameFifoQueue(queue: sqs.IQueue): string {
  */
 export function admitOrderedSubscriber(subscriber: Construct, subscriberName: string, relay: OrderedRelayParts, queue: sqs.IQueue, deadLetterQueue: sqs.IQueue, placement: OrderedPlacement): void {
   if (!placement.crossEnvironment) return;
-  const queueName = nameFifoQueue(queue);
-  nameFifoQueue(deadLetterQueue);
+  // the names a subscriber in another stack than its flow gets (lib/consumer/private/cross-stack-names.ts)
+  const queueName = nameQueue(queue);
+  nameQueue(deadLetterQueue);
   const { account, region } = placement.subscriberEnvironment;
   if (placement.crossAccount) {
     const endpoint = Stack.of(relay).formatArn({ service: 'sqs', account, region, resource: queueName });

@@ -1,11 +1,12 @@
-import { ArnFormat, Names, Stack } from 'aws-cdk-lib';
+import { ArnFormat, Names, Stack, Token } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import type { IConstruct } from 'constructs';
 
 /**
- * Literal names for the resources of a subscriber that lives in another stack than its flow.
+ * Literal names for the resources of a subscriber (a `Subscriber`, or an `OrderedSubscriber` registered with its flow)
+ * that lives in another stack than its flow.
  *
  * The subscriber's stack refers to the flow's (its topic, key and outbox), so anything in the flow's stack that referred
  * back to the subscriber's resources (a dashboard row: queue and function metrics, alarm states) would make the two
@@ -24,12 +25,16 @@ export interface SubscriberPhysicalNames {
   readonly functionName: string;
 }
 
-/** SQS queue names: up to 80 of `A-Z a-z 0-9 - _`. Lambda function names: up to 64 of the same. Alarm names: up to 255. */
+/**
+ * SQS queue names: up to 80 of `A-Z a-z 0-9 - _`, a FIFO queue's ending in `.fifo` (CreateQueue API reference).
+ * Lambda function names: up to 64 of the same. Alarm names: up to 255.
+ */
 const QUEUE_NAME_MAX_LENGTH = 80;
+const FIFO_SUFFIX = '.fifo';
 const FUNCTION_NAME_MAX_LENGTH = 64;
 const ALARM_NAME_MAX_LENGTH = 255;
 
-/** What naming reads of a subscriber (a `Subscriber`): its function and queues. */
+/** What naming reads of a subscriber (a `Subscriber` or an `OrderedSubscriber`): its function and queues. */
 export interface NamedSubscriberResources {
   readonly consumerFunction: { readonly lambdaFunction: lambda.IFunction };
   readonly queue: sqs.IQueue;
@@ -44,14 +49,23 @@ function physicalName(construct: IConstruct, maxLength: number): string {
   return Names.uniqueResourceName(construct, { maxLength, separator: '-', allowedSpecialCharacters: '-_' });
 }
 
-function nameQueue(queue: sqs.IQueue): string {
-  const name = physicalName(queue, QUEUE_NAME_MAX_LENGTH);
-  (queue.node.defaultChild as sqs.CfnQueue).queueName = name;
+/**
+ * Gives `queue` a name derived from its construct path (a FIFO queue's ending in `.fifo`) and returns it; a queue
+ * named so before keeps its name (an ordered subscriber in another environment names its queues when it is created,
+ * for the topic grant, and again when its flow registers it).
+ */
+export function nameQueue(queue: sqs.IQueue): string {
+  const resource = queue.node.defaultChild as sqs.CfnQueue;
+  // (An unnamed queue's queueName is a token for the name CloudFormation generates.)
+  if (typeof resource.queueName === 'string' && !Token.isUnresolved(resource.queueName)) return resource.queueName;
+  const name = queue.fifo ? `${physicalName(queue, QUEUE_NAME_MAX_LENGTH - FIFO_SUFFIX.length)}${FIFO_SUFFIX}` : physicalName(queue, QUEUE_NAME_MAX_LENGTH);
+  resource.queueName = name;
   return name;
 }
 
-/** Gives the subscriber's queues and consumer function names derived from their construct paths. */
+/** Gives the subscriber's queues and consumer function names derived from their construct paths (once). */
 export function nameSubscriberResources(subscriber: NamedSubscriberResources): void {
+  if (namesBySubscriber.has(subscriber)) return;
   const fn = subscriber.consumerFunction.lambdaFunction;
   const functionName = physicalName(fn, FUNCTION_NAME_MAX_LENGTH);
   (fn.node.defaultChild as lambda.CfnFunction).functionName = functionName;
