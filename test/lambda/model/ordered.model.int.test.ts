@@ -128,11 +128,16 @@ const REGRESSIONS: ReadonlyArray<{ readonly name: string; readonly seed: number;
     // planned redrive sent it back forever: the plan took a letter of a newer generation whose base the fence passed for
     // one the fence admits. Review r8b, R8b-3: then the drain's history carry left the head (#2) 'ahead' of the fence (#1
     // of generation 0) and the model excused the two letters as left for the operator; now a violation, and the carry
-    // sets the head back to #1 in a new generation: the letters written again (#2, #3) apply
+    // sets the head back to #1 in a new generation: the letters written again (#2, #3) apply. With the commands as found
+    // and each run on tables of its own, the runtime dead-lettered the new #1 and #2 itself when the drain delivered
+    // them, no plan ever saw them, and the mutant ordered-redrive-plan-sends-two-histories survived. So the run puts
+    // them in the dead-letter queue itself: every event relayed, the old #1 applied, the new #1 and #2 failing until SQS
+    // moves them there; the drain's planned redrive then sees the new #2 with the fence at #1 of generation 0, and the
+    // model counts a letter the plan sent that the fence, unchanged since, refuses as another history
     name: 'the redrive plan leaves a letter of a generation whose base the fence passed (two histories) for the operator',
     seed: 777,
     maxReceiveCount: 1,
-    commands: () => [new Produce(0, 1, 'none'), new ReplaceAndCarryFromFences('replace', 1, [], 0, false), new Produce(0, 2, 'none'), new Exhaust(0, 0)],
+    commands: () => [new Produce(0, 1, 'none'), new ReplaceAndCarryFromFences('replace', 1, [], 0, false), new Produce(0, 2, 'none'), new Relay(0, 1, true), new Deliver(0, 0, undefined, 'none'), new Exhaust(0, 0), new Exhaust(0, 0)],
   },
   {
     // seed 777, path 3:0:5:4:3:3:3:3:3:3 (issue 38): #1 on the first table (generation 0) in flight, the table replaced
