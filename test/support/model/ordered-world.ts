@@ -19,8 +19,8 @@
  * After every step: each aggregate's ledger is a prefix of its events in sequence order (never a later one before an
  * earlier one, never one twice), and no valid event was dead-lettered by the runtime; after an operator's `dlq redrive`
  * or `replay`: it sent exactly the events the fences admit now (each right after its fence or after one sent before it,
- * none held that could go), in sequence, and called duplicates exactly the events applied. After the drain: every
- * event applied.
+ * none held that could go), in sequence, and called duplicates exactly the events applied; a letter the fence's plan
+ * sent is never refused as another history by a fence unchanged since the plan. After the drain: every event applied.
  */
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
