@@ -93,14 +93,23 @@ const REGRESSIONS: ReadonlyArray<{ readonly name: string; readonly seed: number;
     commands: () => [new Produce(1, 2, 'none'), new ReplaceAndCarryFromFences('point-in-time', 1, [0, 1], 0, true), new FenceSkip(1, 2), new RestoreOutbox('point-in-time', 2)],
   },
   {
-    // seed 308844549, path 6:0:7:7:9:11:11:10:9:9:9:9 (issue 38): the model's outbox table already had a carry (its
+    // seed 308844549, path 6:0:7:7:9:11:11:10:9:9:9:9 (issue 38): the outbox table already had a carry (its
     // generation item), so #1 and #2 are of a generation; replaced, carried from its history (a generation based at
     // #2), then `fence skip 0 -> 1`, below that base: the skip left the fence in generation 0, so #2 of #1's generation
-    // was refused as another history (SequenceReusedError) and, written again, waited forever behind the fence
+    // was refused as another history (SequenceReusedError) and, written again, waited forever behind the fence.
+    // The search's runs shared their tables then, and an earlier run's carry had left that generation item; each run
+    // has tables of its own now, so this run makes each step itself (the mutant ordered-skip-below-base-generation-zero
+    // survived without them): agg-1's #1 applied and the heads carried from the fences (the table's generation item
+    // written: agg-0, unknown to the fences, takes that generation at #0 for its #1 and #2); the table replaced and the
+    // heads carried from its history (agg-0 0 -> 2; the found run's carry from the fences between is left out: it left
+    // agg-0 short of what the old table handed out, and the model excuses a SequenceReusedError of such an aggregate);
+    // the skip; #1 and #2 relayed and delivered right after it, before the table is replaced again: #2 must apply.
+    // (Delivered only after the last replace, the drain's history carry takes agg-0 from the fence, the model excuses
+    // #2's refusal as an old table's event in flight, and its copy written again applies: the mutant went unseen.)
     name: 'a fence skip below a carried generation\'s base, then the table replaced again',
     seed: 308844549,
     maxReceiveCount: 1,
-    commands: () => [new Produce(0, 2, 'none'), new ReplaceAndCarryFromFences('replace', 1, [], 0, false), new CarryHeads('former'), new FenceSkip(0, 1), new RestoreOutbox('replace', 1)],
+    commands: () => [new Produce(1, 1, 'none'), new Relay(1, 1, true), new Deliver(1, 0, undefined, 'none'), new CarryHeads('fences'), new Produce(0, 2, 'none'), new RestoreOutbox('replace', 1), new CarryHeads('former'), new FenceSkip(0, 1), new Relay(0, 1, true), new Deliver(0, 0, undefined, 'none'), new Deliver(0, 0, undefined, 'none'), new RestoreOutbox('replace', 1)],
   },
   {
     // seed 308844549, path 6:0:10:11:15:16:8:4:5:7:7 (issue 38): the old table's #1 in flight across a carry from the
@@ -119,11 +128,16 @@ const REGRESSIONS: ReadonlyArray<{ readonly name: string; readonly seed: number;
     // planned redrive sent it back forever: the plan took a letter of a newer generation whose base the fence passed for
     // one the fence admits. Review r8b, R8b-3: then the drain's history carry left the head (#2) 'ahead' of the fence (#1
     // of generation 0) and the model excused the two letters as left for the operator; now a violation, and the carry
-    // sets the head back to #1 in a new generation: the letters written again (#2, #3) apply
+    // sets the head back to #1 in a new generation: the letters written again (#2, #3) apply. With the commands as found
+    // and each run on tables of its own, the runtime dead-lettered the new #1 and #2 itself when the drain delivered
+    // them, no plan ever saw them, and the mutant ordered-redrive-plan-sends-two-histories survived. So the run puts
+    // them in the dead-letter queue itself: every event relayed, the old #1 applied, the new #1 and #2 failing until SQS
+    // moves them there; the drain's planned redrive then sees the new #2 with the fence at #1 of generation 0, and the
+    // model counts a letter the plan sent that the fence, unchanged since, refuses as another history
     name: 'the redrive plan leaves a letter of a generation whose base the fence passed (two histories) for the operator',
     seed: 777,
     maxReceiveCount: 1,
-    commands: () => [new Produce(0, 1, 'none'), new ReplaceAndCarryFromFences('replace', 1, [], 0, false), new Produce(0, 2, 'none'), new Exhaust(0, 0)],
+    commands: () => [new Produce(0, 1, 'none'), new ReplaceAndCarryFromFences('replace', 1, [], 0, false), new Produce(0, 2, 'none'), new Relay(0, 1, true), new Deliver(0, 0, undefined, 'none'), new Exhaust(0, 0), new Exhaust(0, 0)],
   },
   {
     // seed 777, path 3:0:5:4:3:3:3:3:3:3 (issue 38): #1 on the first table (generation 0) in flight, the table replaced

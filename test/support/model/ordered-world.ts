@@ -19,8 +19,8 @@
  * After every step: each aggregate's ledger is a prefix of its events in sequence order (never a later one before an
  * earlier one, never one twice), and no valid event was dead-lettered by the runtime; after an operator's `dlq redrive`
  * or `replay`: it sent exactly the events the fences admit now (each right after its fence or after one sent before it,
- * none held that could go), in sequence, and called duplicates exactly the events applied. After the drain: every
- * event applied.
+ * none held that could go), in sequence, and called duplicates exactly the events applied; a letter the fence's plan
+ * sent is never refused as another history by a fence unchanged since the plan. After the drain: every event applied.
  */
 import { DeleteTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -41,7 +41,7 @@ import { OrderedOutbox, type OrderedEnvelope } from '../../../lambda/ordered/ord
 import { planOrderedRedrive, type OrderedRedrivePlan } from '../../../lambda/ordered/redrive-plan';
 import { OrderedEventRecords } from '../../../lambda/ordered/ordered-event-records';
 import { orderedPositionOf } from '../../../lambda/ordered/ordered-position';
-import { SequenceFences } from '../../../lambda/ordered/sequence-fences';
+import { SequenceFences, type SequenceFenceState } from '../../../lambda/ordered/sequence-fences';
 import { orderedDecisions, type OrderedDecision } from '../../../simulator/cli/dead-letters/ordered-sends';
 import { orderedHistoryEvents } from '../../../simulator/cli/ordered-replay';
 import { TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
@@ -81,6 +81,11 @@ export interface OrderedCrash {
 function generationOf(envelope: OrderedEnvelope): string {
   const { generation, generationBase } = orderedPositionOf(JSON.stringify(envelope));
   return generation === 0 ? '' : `, generation ${generation} based at #${generationBase}`;
+}
+
+/** A fence's position as a planned redrive saw it: its sequence and generation. */
+function fenceText(fence: SequenceFenceState): string {
+  return `#${fence.appliedSequence} of generation ${fence.appliedGeneration ?? 0}`;
 }
 
 /** A dead letter as the operator's tools hand it to the plan: its body and its `iefErrorName`, when it has one. */
@@ -188,6 +193,8 @@ export class OrderedWorld {
    * starts a generation the fence can enter.
    */
   private readonly twoHistories = new Set<string>();
+  /** The letters a planned redrive sent, not yet delivered: the fence each was planned against (`fenceText`). */
+  private readonly plannedAgainst = new Map<string, string>();
 
   /** A run on tables of its own (created here, deleted by `stop`) with a fault proxy of its own in front of DynamoDB Local. */
   public static async start(maxReceiveCount: number, subscriberName = 'model-ordered'): Promise<OrderedWorld> {
@@ -389,7 +396,16 @@ export class OrderedWorld {
     // acknowledged as a duplicate): whatever the notes below add to the outcome, it leaves the queue
     const acknowledged = outcome === 'acknowledged';
     const what = `${message.envelope.partitionkey} #${Number(message.envelope.sequence)}`;
+    // a letter the fence's plan sent back, refused as another history with the fence where the plan saw it: the plan
+    // took it for one the fence admits, and redriven it only comes back (the ordered model, seed 777); the plan leaves
+    // such a letter for the operator to write again
+    const planned = this.plannedAgainst.get(message.envelope.id);
+    this.plannedAgainst.delete(message.envelope.id);
+    const fenceNow = planned === undefined ? undefined : fenceText(await this.fences.get(message.envelope.partitionkey));
     for (const letter of this.runtimeDeadLetters.slice(before)) {
+      if (letter.errorName === 'SequenceReusedError' && planned !== undefined && planned === fenceNow) {
+        this.violations.push(`the redrive plan sent ${message.envelope.partitionkey} #${Number(message.envelope.sequence)} (${message.envelope.id}), which the fence (${planned}, unchanged since the plan) refuses as another history: redriven, it only comes back`);
+      }
       const expected = this.expectedDeadLetter(message.envelope, letter);
       if (expected !== undefined) outcome += `, dead-lettered (${expected})`;
       else this.violations.push(`valid event ${what} dead-lettered by the runtime: ${letter.errorName}: ${letter.errorMessage}`);
@@ -434,6 +450,8 @@ export class OrderedWorld {
       const plan = await planOrderedRedrive(letters.map(planned), this.fences, this.records);
       const byId = new Map(letters.map((letter) => [letter.messageId, letter]));
       letters = plan.redrive.map((entry) => byId.get(entry.id)!);
+      // what each letter sent was planned against (checked when it is delivered)
+      for (const letter of letters) this.plannedAgainst.set(letter.envelope.id, fenceText(await this.fences.get(letter.envelope.partitionkey)));
       const appliedNow = await this.appliedEverywhere();
       this.checkNeverApplied('planned redrive', plan, appliedNow);
       // unproven (no inbox record, too old to tell): the runbook's step 5 has the operator decide from the subscriber's
