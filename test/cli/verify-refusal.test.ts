@@ -1,21 +1,20 @@
 /**
  * `verify` refused, through the CLI against a served CloudFormation and Lambda (the served run's AWS endpoint,
- * simulator/aws/aws-gateway.ts, reached by AWS_ENDPOINT_URL): a refusal exits REFUSED (3), apart from VIOLATED and
- * NOT PROVEN (1) and usage errors (2), and writes its `--json` (status REFUSED, the reason), so a CI job reading the
+ * simulator/aws/aws-gateway.ts, reached by AWS_ENDPOINT_URL): a refusal exits REFUSED (3), apart from VIOLATED (1),
+ * NOT PROVEN (5) and usage errors (2), and writes its `--json` (status REFUSED, the reason), so a CI job reading the
  * file sees why (issue 43, nu43 finding 8: it wrote nothing and exited 1).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startAwsGateway } from '../../simulator/aws/aws-gateway';
 import { cloudFormationHandler, type ServedStack } from '../../simulator/aws/cloudformation-endpoint';
-import { lambdaHandler, type InvokableFunction } from '../../simulator/aws/lambda-endpoint';
+import { lambdaHandler } from '../../simulator/aws/lambda-endpoint';
 import type { LoopbackServer } from '../../simulator/aws/loopback-server';
 import { EXIT_CODE, main } from '../../simulator/cli/main';
+import { BILLING, SANDBOX, sandboxFunctions, useServedAws, writeSandboxScenario } from './verify-sandbox-kit';
 
-const SANDBOX = '111111111111';
-const BILLING = { format: 1, subscriberName: 'Billing', processingMode: 'transactional', deduplicationWindowSeconds: 86400, consumerFunctionName: 'App-Billing', inboxTable: 'App-BillingInbox', queueUrl: `http://127.0.0.1:1/${SANDBOX}/App-BillingQueue`, deadLetterQueueUrl: `http://127.0.0.1:1/${SANDBOX}/App-BillingDlq` };
 const STACK: ServedStack = {
   stackName: 'App',
   stackId: `arn:aws:cloudformation:us-east-1:${SANDBOX}:stack/App/00000000-0000-4000-8000-000000000001`,
@@ -35,18 +34,14 @@ beforeAll(async () => {
     handle: {
       cloudformation: cloudFormationHandler([STACK]),
       lambda: lambdaHandler(
-        new Map<string, InvokableFunction>([
-          ['App-OrdersPlaceOrder12345678', { arn: `arn:aws:lambda:us-east-1:${SANDBOX}:function:App-OrdersPlaceOrder12345678`, environment: {}, invoke: async () => ((invoked += 1), { kind: 'returned' as const, response: { statusCode: 201 } }) }],
-          ['App-Billing', { arn: `arn:aws:lambda:us-east-1:${SANDBOX}:function:App-Billing`, environment: {}, invoke: async () => ({ kind: 'returned' as const, response: {} }) }],
-        ]),
+        sandboxFunctions(() => (invoked += 1)),
         [],
         () => 'the test run',
       ),
     },
   });
-  for (const name of Object.keys(process.env)) if (name.startsWith('AWS_')) delete process.env[name];
-  Object.assign(process.env, { AWS_ENDPOINT_URL: gateway.endpoint, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'simulator', AWS_SECRET_ACCESS_KEY: 'simulator' });
-  writeFileSync(path.join(directory, 'scenario.cjs'), "module.exports = { scenario: { producer: { function: 'Orders/PlaceOrder', commands: (count) => Array.from({ length: count }, (_, i) => ({ orderId: 'order-' + i })) } } };\n");
+  useServedAws(gateway.endpoint, 'simulator');
+  writeSandboxScenario(directory);
 });
 
 afterAll(async () => {

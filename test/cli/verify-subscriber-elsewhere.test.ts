@@ -6,24 +6,23 @@
  * commands anyway: their events reached the other account's subscriber and its business effects, whatever --account
  * said. Through the CLI against a served CloudFormation, Lambda and SNS (the served run's gateway).
  */
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { startAwsGateway } from '../../simulator/aws/aws-gateway';
 import { cloudFormationHandler, type ServedStack } from '../../simulator/aws/cloudformation-endpoint';
-import { lambdaHandler, type InvokableFunction } from '../../simulator/aws/lambda-endpoint';
+import { lambdaHandler } from '../../simulator/aws/lambda-endpoint';
 import type { LoopbackServer } from '../../simulator/aws/loopback-server';
 import { startSnsEndpoint } from '../../simulator/aws/sns-endpoint';
 import { SimulatedTopic } from '../../simulator/aws/topic';
 import { FaultPlan, NO_FAULTS } from '../../simulator/faults/fault-plan';
 import { EXIT_CODE, main } from '../../simulator/cli/main';
+import { BILLING, SANDBOX, sandboxFunctions, useServedAws, writeSandboxScenario } from './verify-sandbox-kit';
 import { frozenClock } from '../simulator/aws/queue-test-kit';
 
-const SANDBOX = '111111111111';
 const PRODUCTION = '222222222222';
 const TOPIC = `arn:aws:sns:us-east-1:${SANDBOX}:Events`;
-const BILLING = { format: 1, subscriberName: 'Billing', processingMode: 'transactional', deduplicationWindowSeconds: 86400, consumerFunctionName: 'App-Billing', inboxTable: 'App-BillingInbox', queueUrl: `http://127.0.0.1:1/${SANDBOX}/App-BillingQueue`, deadLetterQueueUrl: `http://127.0.0.1:1/${SANDBOX}/App-BillingDlq` };
 const STACK: ServedStack = {
   stackName: 'App',
   stackId: `arn:aws:cloudformation:us-east-1:${SANDBOX}:stack/App/00000000-0000-4000-8000-000000000001`,
@@ -61,18 +60,14 @@ beforeAll(async () => {
     handle: {
       cloudformation: cloudFormationHandler([STACK]),
       lambda: lambdaHandler(
-        new Map<string, InvokableFunction>([
-          ['App-OrdersPlaceOrder12345678', { arn: `arn:aws:lambda:us-east-1:${SANDBOX}:function:App-OrdersPlaceOrder12345678`, environment: {}, invoke: async () => ((invoked += 1), { kind: 'returned' as const, response: { statusCode: 201 } }) }],
-          ['App-Billing', { arn: `arn:aws:lambda:us-east-1:${SANDBOX}:function:App-Billing`, environment: {}, invoke: async () => ({ kind: 'returned' as const, response: {} }) }],
-        ]),
+        sandboxFunctions(() => (invoked += 1)),
         [],
         () => 'the test run',
       ),
     },
   });
-  for (const name of Object.keys(process.env)) if (name.startsWith('AWS_')) delete process.env[name];
-  Object.assign(process.env, { AWS_ENDPOINT_URL: gateway.endpoint, AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: SANDBOX, AWS_SECRET_ACCESS_KEY: 'simulator' });
-  writeFileSync(path.join(directory, 'scenario.cjs'), "module.exports = { scenario: { producer: { function: 'Orders/PlaceOrder', commands: (count) => Array.from({ length: count }, (_, i) => ({ orderId: 'order-' + i })) } } };\n");
+  useServedAws(gateway.endpoint, SANDBOX);
+  writeSandboxScenario(directory);
 });
 
 afterAll(async () => {
