@@ -1,7 +1,7 @@
 /**
  * Errors that say `verify` did not reach AWS (or the served run) or was refused by it, so it has no verdict: no
  * credentials the SDK's default chain finds, credentials AWS does not accept or that may not make verify's calls, an
- * endpoint that does not answer. The CLI gives them their own exit code (4), apart from VIOLATED / NOT PROVEN (1),
+ * endpoint that does not answer. The CLI gives them their own exit code (4), apart from VIOLATED (1) and NOT PROVEN (5),
  * and says what to check.
  */
 

@@ -1,7 +1,7 @@
 /**
  * Review rv9, V-4: a lease or multi-step subscriber without an effect probe made verify say OK (exit 0) while the
  * report said exactly-once was unproven for it: its COMPLETED processing records say its handler returned, not that
- * the effect (outside DynamoDB) happened once. Now its line goes to `unproven`: NOT PROVEN, exit 1. Transactional and
+ * the effect (outside DynamoDB) happened once. Now its line goes to `unproven`: NOT PROVEN, exit 5. Transactional and
  * ordered subscribers (the inbox record commits with the effects) stay OK without a probe.
  */
 import { expect, test } from 'vitest';
