@@ -9,8 +9,12 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import { describe, expect, test } from 'vitest';
+import { ENVELOPE_ATTRIBUTE_NAMES } from '../../lambda/contract/envelope-attributes';
 import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
 import { InboxTable } from '../../lib/consumer';
+import { START_HANG_LIMIT_MS } from '../../simulator/aws/dynamodb-local';
+import type { ViolationKind } from '../../simulator/check/invariants';
+import { RUN_CHECKS } from '../../simulator/check/registry';
 import { DEFAULT_FAULT_RATES } from '../../simulator/run/options';
 import { loadScenario } from '../../simulator/run/scenario';
 
@@ -167,6 +171,101 @@ describe('docs/SIMULATOR.md, issue 29', () => {
   });
 });
 
+/**
+ * Every violation kind a run can report, once: the compiler refuses this object when a kind is missing or unknown
+ * (a `Record` over the union), so a new kind cannot be left out of the page's table unnoticed.
+ */
+const VIOLATION_KINDS: Record<ViolationKind, true> = {
+  'not-relayed': true,
+  untracked: true,
+  lost: true,
+  'not-drained': true,
+  'not-settled': true,
+  'unexplained-dead-letter': true,
+  'effect-count': true,
+  'probe-failed': true,
+  'access-denied': true,
+  'producer-failed': true,
+  'nothing-acknowledged': true,
+  'configuration-error': true,
+  'acknowledged-failure': true,
+  'dual-write': true,
+  'unwatched-dead-letters': true,
+  'nothing-reached': true,
+  'valid-event-rejected': true,
+  'unapplied-event': true,
+  'not-exercised': true,
+  'repeated-send': true,
+  'deploy-refused': true,
+  'unconfirmed-subscription': true,
+  'undeliverable-subscription': true,
+  'synth-error': true,
+  history: true,
+  'aggregate-order': true,
+  'subject-spread': true,
+  'untaken-event': true,
+};
+
+describe('docs/SIMULATOR.md, "The invariants"', () => {
+  const table = section(SIMULATOR, 'The invariants').split('\n### ')[0]!;
+  /** The violation kinds each row of the table names, in the row's first cell: `invariant (`kind`, `kind`)`. */
+  const rows = table
+    .split('\n')
+    .filter((line) => line.startsWith('| ') && !line.startsWith('| invariant'))
+    .map((line) => [...(/^\| [^|]*\(([^|]*)\) \|/.exec(line)?.[1] ?? '').matchAll(/`([a-z-]+)`/g)].map((match) => match[1]!));
+
+  test('names every violation kind a run reports, and no other', () => {
+    expect(rows.length).toBeGreaterThan(10);
+    expect(rows.every((kinds) => kinds.length > 0)).toBe(true);
+    expect([...new Set(rows.flat())].sort()).toEqual(Object.keys(VIOLATION_KINDS).sort());
+  });
+
+  test('lists the checks in the order their violations are reported', () => {
+    const rowOf = (kind: string): number => rows.findIndex((kinds) => kinds.includes(kind));
+    // the rules named after the kind they report (the others report several kinds: their rows are checked above)
+    const positions = RUN_CHECKS.filter((rule) => rule.name in VIOLATION_KINDS).map((rule) => ({ rule: rule.name, row: rowOf(rule.name) }));
+    expect(positions.length).toBeGreaterThan(15);
+    expect(positions.map(({ row }) => row)).toEqual([...positions.map(({ row }) => row)].sort((a, b) => a - b));
+  });
+
+  test("names the envelope's attributes a filter policy can match, every one of them", () => {
+    const reached = rows.findIndex((kinds) => kinds.includes('nothing-reached'));
+    const row = table.split('\n').filter((line) => line.startsWith('| ') && !line.startsWith('| invariant'))[reached]!;
+    for (const name of ENVELOPE_ATTRIBUTE_NAMES) expect(row).toContain(`\`${name}\``);
+  });
+});
+
+/** Pages for contributors to the library, not for its users: they may name the repository's files. */
+const CONTRIBUTOR_PAGES = ['docs/DESIGN.md', 'docs/BENCHMARKS.md'];
+
+describe("the user pages name no file of the repository: a user of the package has none", () => {
+  test.each(USER_DOCS.filter((doc) => doc !== 'README.md' && !CONTRIBUTOR_PAGES.includes(doc)))('%s', (doc) => {
+    const text = withoutCode(fs.readFileSync(path.join(REPO, doc), 'utf8'));
+    const paths = [...text.matchAll(/(?<![\w@./-])(?:test|simulator|lambda|lib|scripts|bench|example)\/[\w./-]+/g)].map((match) => match[0]);
+    expect(paths).toEqual([]);
+  });
+
+  test.each(CONTRIBUTOR_PAGES)('%s says at the top that it is for contributors', (doc) => {
+    const top = fs.readFileSync(path.join(REPO, doc), 'utf8').split('\n## ')[0]!;
+    expect(top).toMatch(/contributors/i);
+  });
+});
+
+describe('docs/COMPLIANCE.md, "Runtime dependencies"', () => {
+  const dependencies = section(fs.readFileSync(path.join(REPO, 'docs', 'COMPLIANCE.md'), 'utf8'), 'Runtime dependencies');
+  const manifest = (directory: string): { dependencies?: Record<string, string> } => JSON.parse(fs.readFileSync(path.join(REPO, directory, 'package.json'), 'utf8'));
+
+  test("lists exactly the runtime package's direct dependencies", () => {
+    const listed = [...dependencies.matchAll(/^\| `(@[^`]+)` \|/gm)].map((match) => match[1]!);
+    expect(listed.sort()).toEqual(Object.keys(manifest('lambda').dependencies ?? {}).sort());
+  });
+
+  test('says the constructs package has no dependency of its own, which is so', () => {
+    expect(dependencies).toContain('`idempotent-event-flow`: no dependency of its own');
+    expect(manifest('.').dependencies ?? {}).toEqual({});
+  });
+});
+
 describe('docs/SIMULATOR.md, "A complete scenario"', () => {
   const block = /### A complete scenario[\s\S]*?```ts\n([\s\S]*?)```/.exec(SIMULATOR)?.[1];
 
@@ -254,10 +353,15 @@ describe('issue 30: what users of split stacks and of the outbox read', () => {
     expect(layout).toMatch(/new FlowDashboard\(ops, /);
   });
 
-  test("docs/TESTING.md says how to raise vitest's 10-second hook timeout for a multi-stack synth", () => {
+  test("docs/TESTING.md says how to raise vitest's 10-second hook timeout, to a limit above the simulator's own wait for DynamoDB Local", () => {
     const testing = TESTING;
-    expect(testing).toMatch(/10-second limit of a `beforeAll` hook\s+\(`hookTimeout`\)/);
+    expect(testing).toMatch(/10 seconds \(`hookTimeout`\)/);
     expect(testing).toContain('Hook timed out in 10000ms');
-    expect(testing).toMatch(/\}, 120_000\);/);
+    expect(testing).toContain(`gives up on a DynamoDB Local that has not started after ${START_HANG_LIMIT_MS / 60_000} minutes`);
+    const hook = /\}, ([\d_]+)\);/.exec(testing)?.[1];
+    const config = /hookTimeout: ([\d_]+), testTimeout: ([\d_]+)/.exec(testing);
+    expect(hook).toBeDefined();
+    expect(config).not.toBeNull();
+    for (const limit of [hook!, config![1]!, config![2]!]) expect(Number(limit.replace(/_/g, ''))).toBeGreaterThan(START_HANG_LIMIT_MS);
   });
 });
