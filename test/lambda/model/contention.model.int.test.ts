@@ -146,7 +146,7 @@ describe.each<ContentionMode>(['transactional', 'lease', 'multi-step', 'aggregat
     } finally {
       await world.stop();
     }
-  }, 120_000);
+  });
 });
 
 describe.each<ContentionMode>(['transactional', 'lease', 'multi-step', 'aggregate'])('%s mode, records of one batch at once with no contention', (mode) => {
@@ -167,7 +167,7 @@ describe.each<ContentionMode>(['transactional', 'lease', 'multi-step', 'aggregat
     } finally {
       await world.stop();
     }
-  }, 120_000);
+  });
 });
 
 describe.each<ContentionMode>(['transactional', 'lease', 'multi-step', 'aggregate'])('%s mode, the retry and the shared deadline, fixed cases', (mode) => {
@@ -185,7 +185,7 @@ describe.each<ContentionMode>(['transactional', 'lease', 'multi-step', 'aggregat
     } finally {
       await world.stop();
     }
-  }, 120_000);
+  });
 
   test('ten records one at a time, the first meets contention outlasting the invocation: the batch shares the deadline, the invocation ends in time', async () => {
     const world = await ContentionWorld.start(mode, tables.get(mode) as ModelTables, 42, 1);
@@ -198,7 +198,7 @@ describe.each<ContentionMode>(['transactional', 'lease', 'multi-step', 'aggregat
     } finally {
       await world.stop();
     }
-  }, 120_000);
+  });
 });
 
 /** The counterexamples CI met (run of 2026-11-29), as fixed command lists. */
@@ -235,7 +235,7 @@ describe.each(CI_COUNTEREXAMPLES)('$mode mode, the counterexample CI met', ({ mo
     } finally {
       await world.stop();
     }
-  }, 180_000);
+  });
 });
 
 describe.each<ContentionMode>(['transactional', 'lease', 'multi-step', 'aggregate'])('%s mode, one hot item delivered concurrently under contention', (mode) => {

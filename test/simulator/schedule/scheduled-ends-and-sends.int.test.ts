@@ -131,7 +131,7 @@ describe('the seeded scheduler, at what real time used to decide', () => {
     }
   });
 
-  test("an init slower in real time than Lambda's 10-second init limit still initializes under a scheduler: the machine's load does not time it out", { timeout: 120_000 }, async () => {
+  test("an init slower in real time than Lambda's 10-second init limit still initializes under a scheduler: the machine's load does not time it out", async () => {
     // the init blocks its thread for 11 s of real time without using the CPU (a loaded machine's slow start); in the
     // simulation no time passes (the clock stands still while a worker starts), so it is no init timeout
     const asset = assetDirectory({ 'index.js': SLOW_INIT });
