@@ -332,7 +332,8 @@ export const MUTANTS: readonly Mutant[] = [
     file: 'lambda/ordered/ordered-outbox.ts',
     find: "const HEAD_AT_PREVIOUS = '#sequence = :previous';",
     replace: "const HEAD_AT_PREVIOUS = '#sequence >= :previous';",
-    tests: [ORDERED_MODEL],
+    // the model's random search found it only at some seeds (it survived a whole run): the stale-head test is deterministic
+    tests: [ORDERED_MODEL, 'test/lambda/ordered/ordered-path.int.test.ts'],
   },
   {
     id: 'ordered-redrive-plan-drops-waiting',

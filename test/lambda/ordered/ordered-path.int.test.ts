@@ -95,6 +95,35 @@ describe('OrderedOutbox', () => {
     expect(written.map((e) => Number(e.sequence)).sort()).toEqual([1, 2, 3, 4]);
   });
 
+  test('a producer whose head read went stale before its commit takes the next sequence, never the one another producer just took (the head condition is equality)', async () => {
+    // GIVEN an aggregate at sequence 1, and a producer whose commit is held until another producer has taken sequence 2
+    const a = `order-${Date.now()}-stale-head`;
+    await emit(a, 'placed');
+    const slow = localClient();
+    let held = false;
+    let other: OrderedEnvelope | undefined;
+    slow.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'TransactWriteItemsCommand' && !held) {
+          held = true;
+          other = await emit(a, 'paid');
+        }
+        return next(args);
+      },
+      { step: 'initialize', name: 'takeTheNextSequenceFirst' },
+    );
+    try {
+      // WHEN the slow producer commits on its stale read of the head (sequence 1)
+      const [late] = await new OrderedOutbox({ client: slow, config: outboxConfig }).transactWrite({ events: [{ type: 'OrderStep', aggregateId: a, subject: a, data: { step: 'shipped' } }] });
+
+      // THEN its head condition failed, it read again and took sequence 3: one event per sequence
+      expect(other?.sequence).toBe('0000000000000002');
+      expect(late?.sequence).toBe('0000000000000003');
+    } finally {
+      slow.destroy();
+    }
+  });
+
   test('a commit whose response was lost and whose retry met a conflict is recognised as written: its sequence, not an error (found by the model)', async () => {
     const proxy = await startFaultProxy(inject('dynamoDbEndpoint'));
     const proxied = localClient({ endpoint: proxy.endpoint, maxAttempts: 3 });
