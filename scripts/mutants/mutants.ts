@@ -1260,4 +1260,13 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    return event;',
     tests: ['test/cli/relay-replay.int.test.ts'],
   },
+  // ---- issue 38, twelfth session (o12): every operator option of the ordered path is a command of its model ----
+  {
+    id: 'ordered-redrive-allows-expired',
+    breaks: "dlq redrive (issue 38): --allow-expired is taken on an ordered subscriber, though its fences answer a letter at or below them however old (an unproven letter redriven is acknowledged unapplied and deleted): the operator is told the option did something",
+    file: 'simulator/cli/dlq-command.ts',
+    find: "    for (const option of ['allow-expired', 'allow-reapply'] as const) {",
+    replace: "    for (const option of ['allow-reapply'] as const) {",
+    tests: [ORDERED_MODEL],
+  },
 ];
