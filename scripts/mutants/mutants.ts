@@ -1269,4 +1269,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "    for (const option of ['allow-reapply'] as const) {",
     tests: [ORDERED_MODEL],
   },
+  {
+    id: 'ordered-carry-from-fences-ignores-drain',
+    breaks: "outbox heads (issue 38): a carry from the fences goes on while the outbox's history holds events past the head it leaves, that no fence applied (in the old table's stream, a queue or a dead-letter queue): their sequences are handed out again, and the runbook's drained precondition goes unchecked",
+    file: 'simulator/cli/outbox-command.ts',
+    find: "    if (undrained.length > 0 && parsed.values['allow-undrained'] !== true) return EXIT_CODE.REFUSED;",
+    replace: '',
+    tests: ['test/lambda/ordered/outbox-heads-drain.int.test.ts', ORDERED_MODEL],
+  },
 ];

@@ -156,13 +156,15 @@ export class RestoreOutbox implements Command {
  * then the dead-lettered events written again.
  */
 export class CarryHeads implements Command {
-  public constructor(private readonly source: 'former' | 'fences') {}
+  /** `allowUndrained`: `--allow-undrained` with `--from-fences` (the carry goes on with events in flight). */
+  public constructor(private readonly source: 'former' | 'fences', private readonly allowUndrained = true) {}
   public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
   public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
-    await real.world.carryHeads(this.source);
+    await real.world.carryHeads(this.source, this.allowUndrained);
     await real.world.check();
   }
-  public toString = (): string => `outboxHeads(from ${this.source === 'former' ? 'the old table\'s history' : 'the fences'}, then the reused ones written again)`;
+  public toString = (): string =>
+    `outboxHeads(from ${this.source === 'former' ? 'the old table\'s history' : `the fences${this.allowUndrained ? ', --allow-undrained' : ''}`}, then the reused ones written again)`;
 }
 
 /**
@@ -261,10 +263,10 @@ export class DlqRedriveAllowExpired implements Command {
 
 /**
  * The commands added in the twelfth session: every operator option of the ordered path is a command of the model
- * (`dlq redrive --allow-expired`).
+ * (`outbox heads --from-fences` as the runbook has it, refused while events are in flight; `dlq redrive --allow-expired`).
  */
 function laterCommands(): Array<fc.Arbitrary<Command>> {
-  return [fc.constant(new DlqRedriveAllowExpired())];
+  return [fc.constant(new CarryHeads('fences', false)), fc.constant(new DlqRedriveAllowExpired())];
 }
 
 const aggregate = fc.integer({ min: 0, max: 1 });
@@ -273,7 +275,8 @@ const fault = fc.constantFrom<OrderedFault>('none', 'none', 'none', 'lost-write'
 /**
  * The ordered path's command vocabulary, weighted towards producing and delivering. `replayPath`: a failure's commands
  * replay path (`fc.commands`' `replayPath`, printed by test/support/model/search.ts), only to replay its path.
- * `vocabulary`: `found` leaves out the commands added since the eleventh session (`dlq redrive --allow-expired`), so a seed and path found before replay the same commands (a
+ * `vocabulary`: `found` leaves out the commands added since the eleventh session (`outbox heads --from-fences` without
+ * `--allow-undrained`, `dlq redrive --allow-expired`), so a seed and path found before replay the same commands (a
  * command more changes what every seed draws). @default 'all'
  */
 export function orderedCommands(maxCommands: number, replayPath?: string, vocabulary: 'all' | 'found' = 'all'): fc.Arbitrary<Iterable<Command>> {

@@ -30,7 +30,7 @@ import type { SqsBatchHandler } from '../../../lambda/consumer/create-consumer';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DEAD_LETTER_ATTRIBUTE, SqsDeadLetterPublisher, type DeadLetter } from '../../../lambda/consumer/dead-letter';
 import { PermanentError } from '../../../lambda/errors';
-import { carryOrderedHeads } from '../../../lambda/ordered/outbox-heads';
+import { carryOrderedHeads, type HeadCarry } from '../../../lambda/ordered/outbox-heads';
 import { ORDERED_OUTBOX_ITEM, orderedHeadKey, SEQUENCE_FENCE, sequenceFenceKey } from '../../../lambda/contract/ordered-wire-format';
 import { OUTBOX_ITEM } from '../../../lambda/contract/wire-format';
 import { CLOCK_BUFFER_BYTES, VirtualClock } from '../../../simulator/aws/clock';
@@ -988,21 +988,25 @@ export class OrderedWorld {
    * what the subscriber applied: the old table's events still in flight race the new generation's). Each head moved
    * starts a generation based at its target (review F2).
    */
-  public async carryHeads(source: 'former' | 'fences' = 'former'): Promise<void> {
+  public async carryHeads(source: 'former' | 'fences' = 'former', allowUndrained = true): Promise<void> {
     const { inbox } = this.tables;
-    const { heads } = await carryOrderedHeads({
-      client: this.reader,
-      outbox: this.tables.outbox,
-      // the history carry checks the subscriber's fences (`--subscriber-output` beside `--from-history`): `former` keeps
-      // the highest head of every table before (the first table's, after two replacements), older than what the fence
-      // followed; an aggregate the fence applied in a newer generation is carried from the fence (seed 308844549)
-      source:
-        source === 'former'
-          ? { kind: 'history', table: this.tables.formerOutboxTable, subscribers: [{ subscriberName: inbox.subscriberName, inboxTable: inbox.inboxTableName }] }
-          : { kind: 'fences', subscribers: [{ subscriberName: inbox.subscriberName, inboxTable: inbox.inboxTableName }] },
-      apply: true,
-      now: () => new Date(this.nowMs),
-    });
+    const heads =
+      source === 'fences'
+        ? await this.carryFromFences(allowUndrained)
+        : (
+            await carryOrderedHeads({
+              client: this.reader,
+              outbox: this.tables.outbox,
+              // the history carry checks the subscriber's fences (`--subscriber-output` beside `--from-history`): `former` keeps
+              // the highest head of every table before (the first table's, after two replacements), older than what the fence
+              // followed; an aggregate the fence applied in a newer generation is carried from the fence (seed 308844549)
+              source: { kind: 'history', table: this.tables.formerOutboxTable, subscribers: [{ subscriberName: inbox.subscriberName, inboxTable: inbox.inboxTableName }] },
+              apply: true,
+              now: () => new Date(this.nowMs),
+            })
+          ).heads;
+    // refused: not drained (nothing carried, nothing written again)
+    if (heads === undefined) return;
     const mine = heads.filter((head) => this.aggregates.includes(head.aggregateId));
     for (const head of mine) {
       // a head left `ahead` is not written, but the carry's generation item is: its next event takes that generation
@@ -1027,7 +1031,15 @@ export class OrderedWorld {
     if (source === 'former') for (const aggregate of this.aggregates) if (!fromFence.has(aggregate)) this.heads.set(aggregate, Math.max(this.heads.get(aggregate) ?? 0, this.produced.get(aggregate)!.length));
     // the fences know only what was applied: a head left below what the old table handed out hands its sequences out
     // again (in a new generation where a carry moved it)
-    for (const aggregate of this.aggregates) if ((this.heads.get(aggregate) ?? 0) < this.produced.get(aggregate)!.length) this.shortCarried.add(aggregate);
+    for (const aggregate of this.aggregates) {
+      if ((this.heads.get(aggregate) ?? 0) >= this.produced.get(aggregate)!.length) continue;
+      // the drain check of `outbox heads --from-fences`: without --allow-undrained it never hands out again a sequence an
+      // event of the outbox's history holds that no fence applied (still in flight)
+      if (source === 'fences' && !allowUndrained && !this.shortCarried.has(aggregate)) {
+        this.violations.push(`outbox heads --from-fences (no --allow-undrained) carried ${aggregate} to #${this.heads.get(aggregate) ?? 0} with #${this.produced.get(aggregate)!.length} committed and not applied: its sequences are handed out again`);
+      }
+      this.shortCarried.add(aggregate);
+    }
     this.restoredSinceCarry = false;
     this.restored = true;
     this.history.push(`outbox heads (from ${source === 'former' ? 'the old table\'s history' : 'the fences'}): ${mine.map((head) => `${head.aggregateId.slice(-5)} ${head.current} -> ${head.target} ${head.decision}${head.fromFences === true ? ' (from the fence)' : ''}`).join(', ') || 'nothing'}`);
@@ -1045,6 +1057,35 @@ export class OrderedWorld {
       this.twoHistories.delete(envelope.id);
       this.written(envelope.partitionkey, written!, `, written again for ${envelope.id}`);
     }
+  }
+
+  /**
+   * The operator's `outbox heads --from-fences --yes` with the real CLI (`--allow-undrained`: carry with events in
+   * flight, as review F2's race needs). Without it, the command refuses while the outbox's history holds an event past
+   * the head the carry leaves its aggregate at: checked that it then names only events no fence applied, each one the
+   * producer wrote, and changes nothing; `undefined` then. Else the carry's heads, as `carryOrderedHeads` returns them.
+   */
+  private async carryFromFences(allowUndrained: boolean): Promise<readonly HeadCarry[] | undefined> {
+    const { inbox, outbox } = this.tables;
+    const result = await this.operator(
+      'outbox', 'heads', '--outbox-table', outbox.outboxTableName, '--from-fences', '--subscriber', inbox.subscriberName, '--table', inbox.inboxTableName,
+      ...(allowUndrained ? ['--allow-undrained'] : []), '--yes', '--json',
+    );
+    if (result.code === 3 && !allowUndrained && result.stderr.includes('refused: not drained')) {
+      const applied = await this.appliedEverywhere();
+      const known = new Set(this.aggregates.flatMap((aggregate) => [...this.produced.get(aggregate)!, ...(this.reused.get(aggregate) ?? [])].map((envelope) => envelope.id)));
+      const named = [...result.stderr.matchAll(/ #\d+ \(([0-9a-f-]+)\) in /g)].map((match) => match[1]!);
+      if (named.length === 0 || named.some((id) => applied.has(id) || !known.has(id))) {
+        this.violations.push(`outbox heads --from-fences refused as not drained naming ${JSON.stringify(named)}, applied ${JSON.stringify(named.filter((id) => applied.has(id)))}, unknown ${JSON.stringify(named.filter((id) => !known.has(id)))}`);
+      }
+      this.history.push(`outbox heads (from the fences): refused, not drained (${named.length} in flight)`);
+      return undefined;
+    }
+    if (result.code !== 0) {
+      this.violations.push(`outbox heads --from-fences${allowUndrained ? ' --allow-undrained' : ''} exited ${result.code}: ${result.stderr.trim()}`);
+      return undefined;
+    }
+    return (JSON.parse(result.stdout) as { heads: HeadCarry[] }).heads;
   }
 
   /** The events written again in place of `eventId`, in turn (each copy that was itself written again), oldest first. */
