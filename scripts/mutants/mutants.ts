@@ -1261,4 +1261,21 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    return event;',
     tests: ['test/cli/relay-replay.int.test.ts'],
   },
+  // ---- issue 38, twelfth session (o12): every operator option of the ordered path is a command of its model ----
+  {
+    id: 'ordered-redrive-allows-expired',
+    breaks: "dlq redrive (issue 38): --allow-expired is taken on an ordered subscriber, though its fences answer a letter at or below them however old (an unproven letter redriven is acknowledged unapplied and deleted): the operator is told the option did something",
+    file: 'simulator/cli/dlq-command.ts',
+    find: "    for (const option of ['allow-expired', 'allow-reapply'] as const) {",
+    replace: "    for (const option of ['allow-reapply'] as const) {",
+    tests: [ORDERED_MODEL],
+  },
+  {
+    id: 'ordered-carry-from-fences-ignores-drain',
+    breaks: "outbox heads (issue 38): a carry from the fences goes on while the outbox's history holds events past the head it leaves, that no fence applied (in the old table's stream, a queue or a dead-letter queue): their sequences are handed out again, and the runbook's drained precondition goes unchecked",
+    file: 'simulator/cli/outbox-command.ts',
+    find: "    if (undrained.length > 0 && parsed.values['allow-undrained'] !== true) return EXIT_CODE.REFUSED;",
+    replace: '',
+    tests: ['test/lambda/ordered/outbox-heads-drain.int.test.ts', ORDERED_MODEL],
+  },
 ];

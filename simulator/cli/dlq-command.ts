@@ -14,7 +14,7 @@ import { lookUpInboxRecord } from './dead-letters/record-lookup';
 import { deadLetterSourceMismatch, DEPLOYED_SUBSCRIBER_HELP, DEPLOYED_SUBSCRIBER_OPTIONS, resolveSubscriber } from './deployed-subscriber';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { isFifoQueueUrl } from './dead-letters/ordered-sends';
-import { redriveOrderedDeadLetters } from './ordered-dlq-redrive';
+import { orderedRedriveOptionRefusal, redriveOrderedDeadLetters } from './ordered-dlq-redrive';
 import { terminalText } from './terminal-text';
 
 const USAGE = `Usage:
@@ -64,7 +64,8 @@ no dead letter holds: in flight, left out by the filters, or lost; sent now it w
 fill the gap with 'fence replay' or pass it with 'fence skip', then redrive again; 'fence redrive' sends it anyway),
 and one at or below the fence that the fence or the subscriber's inbox record shows applied (a copy is a duplicate by
 design); one at or below the fence with neither was never applied (another event took its sequence after a restored or
-replaced outbox table): write it again through OrderedOutbox as a new event.
+replaced outbox table): write it again through OrderedOutbox as a new event. --allow-expired and --allow-reapply are
+refused (exit code 2): the fences admit a dead letter whatever its age, and answer one at or below them however sent.
 A redrive moves exactly the dead letters it read and checked, one at a time: each is sent to the queue (a new message
 id, its attributes kept), then deleted from the dead-letter queue. Never an SQS message move task (nor the console's
 "Start DLQ redrive"): a move task moves whatever the queue holds when it runs, dead letters that arrived after the
@@ -384,8 +385,8 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, limit: 
     }
   }
   if (deployment?.ordered === true || isFifoQueueUrl(destination)) {
-    for (const option of ['allow-expired', 'allow-reapply']) {
-      if (values[option] === true) return context.usageError(`--${option} does not apply to the ordered subscriber '${subscriber}': its sequence fences answer every copy of an applied event`);
+    for (const option of ['allow-expired', 'allow-reapply'] as const) {
+      if (values[option] === true) return context.usageError(orderedRedriveOptionRefusal(option, subscriber));
     }
     const confirm = async (count: number, plan: string): Promise<boolean> => {
       if (context.io.confirm === undefined) return false;

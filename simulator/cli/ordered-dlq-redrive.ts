@@ -32,6 +32,21 @@ export interface OrderedRedriveRequest {
   readonly asJson: boolean;
 }
 
+/**
+ * Why `dlq redrive` refuses `--allow-expired` and `--allow-reapply` for an ordered subscriber (exit code 2): the
+ * ordered redrive sends every dead letter its sequence fences admit whatever its age (no deduplication window to pass),
+ * and the fence answers a letter at or below it however it is sent, so neither option could move anything more; a
+ * letter past the window without an inbox record (`unproven`) is the operator's to decide. The ordered model checks
+ * this reason (test/support/model/ordered-world.ts).
+ */
+export function orderedRedriveOptionRefusal(option: 'allow-expired' | 'allow-reapply', subscriberName: string): string {
+  return (
+    `--${option} does not apply to the ordered subscriber '${subscriberName}': its redrive sends every dead letter its sequence fences admit, whatever its age, ` +
+    'and a letter at or below a fence is answered by the fence however it is sent (one past the deduplication window without an inbox record is listed ' +
+    "as unproven: check the subscriber's own state, and write it again through OrderedOutbox only if it was never applied)"
+  );
+}
+
 const WORDING = { held: 'dead letter', left: 'left in the dead-letter queue' };
 
 function decisionText(decisions: readonly OrderedDecision[], eventIdOf: ReadonlyMap<string, string | undefined>): string {

@@ -3,17 +3,21 @@
  * (docs/ORDERED-DELIVERY.md, "Restoring the outbox table"), from the history items the table holds or from the ordered
  * subscribers' sequence fences; never moves a head backwards. A dry run unless --yes.
  */
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { orderedHeadKey, ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
 import { TABLE_SCHEMA } from '../../lambda/contract/wire-format';
+import { toDocumentClient } from '../../lambda/transaction/document-client';
 import { carryOrderedHeads, type HeadCarry, type OrderedHeadsSource } from '../../lambda/ordered/outbox-heads';
 import { listOption } from './arguments';
 import { formatTable } from './blocked-command';
 import { readSubscriberOutput } from './deployed-subscriber';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { terminalText } from './terminal-text';
+import { committedOrderedEvents, isMissingTable, undrainedText, type UndrainedEvent } from './undrained-events';
 
 const USAGE = `Usage:
   idempotent-event-flow outbox heads --outbox-table <name> --from-history [--history-table <name>] [--subscriber-output <json|@file> ... [--previous-outbox-table <name>] | --subscriber <name> --table <inbox table> ...] [--yes] [--json]
-  idempotent-event-flow outbox heads --outbox-table <name> --from-fences (--subscriber-output <json|@file> ... [--previous-outbox-table <name>] | --subscriber <name> --table <inbox table> ...) [--yes] [--json]
+  idempotent-event-flow outbox heads --outbox-table <name> --from-fences (--subscriber-output <json|@file> ... [--previous-outbox-table <name>] | --subscriber <name> --table <inbox table> ...) [--allow-undrained] [--yes] [--json]
 
 After a point-in-time restore of the outbox table (DynamoDB restores into a new table) or a replaced outbox table, each
 aggregate's head (its last sequence) is older than what the ordered subscribers applied, or gone: the producers would
@@ -30,7 +34,12 @@ before the producers write to the new table: it sets each aggregate's head to th
                       is left that brings such a fence to that base)
   --from-fences       the highest sequence each subscriber applied (its sequence fences); name every ordered subscriber
                       of the outbox, each by its <subscriber>/Operator stack output or by --subscriber and --table
-                      (given in pairs, in order)
+                      (given in pairs, in order). The fences know only what was applied: it refuses (exit code 3)
+                      while --outbox-table or --previous-outbox-table holds an event past the head the carry leaves
+                      its aggregate at (committed, not applied: in the old table's stream, a queue or a dead-letter
+                      queue), since its sequence would be handed out again; it names them and waits for the drain
+  --allow-undrained   --from-fences: carry anyway, with a warning naming those events (each sequence then races: the
+                      event applied first wins, the other is dead-lettered to be written again)
 A head is moved forward only: one past its source stays ('ahead'), but for one case: when subscribers are named and
 none of their fences can ever apply the head's events (each fence left the head's generation, or, from a history,
 stands below a base taken from that history's sequences, a history whose line it does not follow), it is set back to the
@@ -122,6 +131,12 @@ async function heads(parsed: ParsedArguments, context: CommandContext): Promise<
   const apply = parsed.values.yes === true;
   const partitionKeyName = typeof parsed.values['partition-key'] === 'string' ? parsed.values['partition-key'] : TABLE_SCHEMA.PARTITION_KEY;
   const sortKeyName = parsed.values['no-sort-key'] === true ? undefined : typeof parsed.values['sort-key'] === 'string' ? parsed.values['sort-key'] : TABLE_SCHEMA.SORT_KEY;
+  let undrained: UndrainedEvent[] = [];
+  if (fromFences) {
+    undrained = await undrainedOf(context, { outboxTable, partitionKeyName, ...(sortKeyName === undefined ? {} : { sortKeyName }) }, source, parsed.values['previous-outbox-table']);
+    if (undrained.length > 0) context.io.stderr(`${terminalText(undrainedText(undrained, parsed.values['allow-undrained'] === true))}\n`);
+    if (undrained.length > 0 && parsed.values['allow-undrained'] !== true) return EXIT_CODE.REFUSED;
+  } else if (parsed.values['allow-undrained'] === true) return context.usageError('--allow-undrained goes with --from-fences');
   const result = await carryOrderedHeads({
     client: context.client(),
     outbox: { outboxTableName: outboxTable, partitionKeyName, ...(sortKeyName === undefined ? {} : { sortKeyName }) },
@@ -136,7 +151,7 @@ async function heads(parsed: ParsedArguments, context: CommandContext): Promise<
     context.io.stderr(`${JSON.stringify({ audit: 'outbox-heads', at: context.now().toISOString(), by: context.user, outboxTable, from, set: toSet.map(({ aggregateId, current, target }) => ({ aggregateId, from: current, to: target })) })}\n`);
   }
   if (parsed.values.json === true) {
-    context.io.stdout(`${JSON.stringify({ dryRun: !apply, outboxTable, heads: result.heads }, null, 2)}\n`);
+    context.io.stdout(`${JSON.stringify({ dryRun: !apply, outboxTable, heads: result.heads, ...(undrained.length === 0 ? {} : { undrained }) }, null, 2)}\n`);
   } else {
     const rows = result.heads.map((head) => [
       head.aggregateId,
@@ -155,6 +170,55 @@ async function heads(parsed: ParsedArguments, context: CommandContext): Promise<
   return moved.length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
 }
 
+/**
+ * The events `outbox heads --from-fences` would hand out again: those the outbox table and the table restored from or
+ * replaced (`--previous-outbox-table`, when it still exists) hold past the head the carry leaves each aggregate at (its
+ * target, or the head it keeps when 'ahead'; an aggregate no fence knows keeps its head). A previous table that no
+ * longer exists is said in a note (its events in flight can not be seen).
+ */
+async function undrainedOf(
+  context: CommandContext,
+  outbox: { readonly outboxTable: string; readonly partitionKeyName: string; readonly sortKeyName?: string },
+  source: OrderedHeadsSource,
+  previous: unknown,
+): Promise<UndrainedEvent[]> {
+  const { outboxTable, partitionKeyName, sortKeyName } = outbox;
+  const dry = await carryOrderedHeads({
+    client: context.client(),
+    outbox: { outboxTableName: outboxTable, partitionKeyName, ...(sortKeyName === undefined ? {} : { sortKeyName }) },
+    source,
+    apply: false,
+    now: () => context.now(),
+  });
+  const after = new Map(dry.heads.map((head) => [head.aggregateId, head.decision === 'ahead' ? head.current : head.target] as const));
+  const documents = toDocumentClient(context.client());
+  const kept = new Map<string, number>();
+  const headOf = async (aggregateId: string): Promise<number> => {
+    const key = orderedHeadKey(aggregateId);
+    const item = (await documents.send(new GetCommand({ TableName: outboxTable, Key: { [partitionKeyName]: key, ...(sortKeyName === undefined ? {} : { [sortKeyName]: key }) }, ConsistentRead: true }))).Item;
+    const sequence = item?.[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE];
+    return typeof sequence === 'number' ? sequence : 0;
+  };
+  const tables = [outboxTable, ...(typeof previous === 'string' && previous !== outboxTable ? [previous] : [])];
+  const found: UndrainedEvent[] = [];
+  for (const table of tables) {
+    let events: UndrainedEvent[];
+    try {
+      events = await committedOrderedEvents(documents, table);
+    } catch (error) {
+      if (!isMissingTable(error) || table === outboxTable) throw error;
+      context.io.stderr(`note: --previous-outbox-table ${terminalText(table)} does not exist: its events still in flight can not be seen; drain the subscribers' queues and dead-letter queues before the carry\n`);
+      continue;
+    }
+    // each against the head its aggregate is left at
+    for (const event of events) {
+      if (!after.has(event.aggregateId) && !kept.has(event.aggregateId)) kept.set(event.aggregateId, await headOf(event.aggregateId));
+      if (event.sequence > (after.get(event.aggregateId) ?? kept.get(event.aggregateId)!)) found.push(event);
+    }
+  }
+  return found;
+}
+
 export const outboxCommand: Command = {
   name: 'outbox',
   summary: "carry an ordered outbox's heads over to a restored or new outbox table",
@@ -168,6 +232,7 @@ export const outboxCommand: Command = {
     'history-table': { type: 'string' },
     'previous-outbox-table': { type: 'string' },
     'from-fences': { type: 'boolean' },
+    'allow-undrained': { type: 'boolean' },
     'subscriber-output': { type: 'string', multiple: true },
     subscriber: { type: 'string', multiple: true },
     table: { type: 'string', multiple: true },

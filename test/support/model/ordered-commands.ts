@@ -156,13 +156,15 @@ export class RestoreOutbox implements Command {
  * then the dead-lettered events written again.
  */
 export class CarryHeads implements Command {
-  public constructor(private readonly source: 'former' | 'fences') {}
+  /** `allowUndrained`: `--allow-undrained` with `--from-fences` (the carry goes on with events in flight). */
+  public constructor(private readonly source: 'former' | 'fences', private readonly allowUndrained = true) {}
   public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
   public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
-    await real.world.carryHeads(this.source);
+    await real.world.carryHeads(this.source, this.allowUndrained);
     await real.world.check();
   }
-  public toString = (): string => `outboxHeads(from ${this.source === 'former' ? 'the old table\'s history' : 'the fences'}, then the reused ones written again)`;
+  public toString = (): string =>
+    `outboxHeads(from ${this.source === 'former' ? 'the old table\'s history' : `the fences${this.allowUndrained ? ', --allow-undrained' : ''}`}, then the reused ones written again)`;
 }
 
 /**
@@ -249,14 +251,35 @@ class InboxForget implements Command {
   public toString = (): string => `inboxForget(aggregate ${this.aggregate}, ${this.key} key${this.withOutput ? ', with the ordered output' : ''})`;
 }
 
+/** The operator's `dlq redrive --allow-expired --yes` of the ordered subscriber (the real CLI, the simulated SQS). */
+export class DlqRedriveAllowExpired implements Command {
+  public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
+  public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
+    await real.world.dlqRedriveAllowExpired();
+    await real.world.check();
+  }
+  public toString = (): string => 'dlqRedrive(--allow-expired)';
+}
+
+/**
+ * The commands added in the twelfth session: every operator option of the ordered path is a command of the model
+ * (`outbox heads --from-fences` as the runbook has it, refused while events are in flight; `dlq redrive --allow-expired`).
+ */
+function laterCommands(): Array<fc.Arbitrary<Command>> {
+  return [fc.constant(new CarryHeads('fences', false)), fc.constant(new DlqRedriveAllowExpired())];
+}
+
 const aggregate = fc.integer({ min: 0, max: 1 });
 const fault = fc.constantFrom<OrderedFault>('none', 'none', 'none', 'lost-write', 'conflict', 'lost-then-conflict', 'throttle');
 
 /**
  * The ordered path's command vocabulary, weighted towards producing and delivering. `replayPath`: a failure's commands
  * replay path (`fc.commands`' `replayPath`, printed by test/support/model/search.ts), only to replay its path.
+ * `vocabulary`: `found` leaves out the commands added since the eleventh session (`outbox heads --from-fences` without
+ * `--allow-undrained`, `dlq redrive --allow-expired`), so a seed and path found before replay the same commands (a
+ * command more changes what every seed draws). @default 'all'
  */
-export function orderedCommands(maxCommands: number, replayPath?: string): fc.Arbitrary<Iterable<Command>> {
+export function orderedCommands(maxCommands: number, replayPath?: string, vocabulary: 'all' | 'found' = 'all'): fc.Arbitrary<Iterable<Command>> {
   const crash = fc.option(fc.record({ request: fc.integer({ min: 1, max: 2 }), when: fc.constantFrom<'before' | 'after'>('before', 'after') }), { nil: undefined, freq: 3 });
   return fc.commands(
     [
@@ -277,6 +300,7 @@ export function orderedCommands(maxCommands: number, replayPath?: string): fc.Ar
       ...restoreCommands(),
       fc.tuple(aggregate, fc.integer({ min: 1, max: 3 })).map(([index, ahead]) => new FenceSkip(index, ahead)),
       fc.tuple(aggregate, fc.constantFrom<'applied' | 'fence' | 'unknown'>('applied', 'fence', 'fence', 'unknown'), fc.boolean()).map(([index, key, withOutput]) => new InboxForget(index, key, withOutput)),
+      ...(vocabulary === 'all' ? laterCommands() : []),
     ],
     { maxCommands, size: 'max', ...(replayPath === undefined ? {} : { replayPath }) },
   );

@@ -30,7 +30,7 @@ import type { SqsBatchHandler } from '../../../lambda/consumer/create-consumer';
 import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DEAD_LETTER_ATTRIBUTE, SqsDeadLetterPublisher, type DeadLetter } from '../../../lambda/consumer/dead-letter';
 import { PermanentError } from '../../../lambda/errors';
-import { carryOrderedHeads } from '../../../lambda/ordered/outbox-heads';
+import { carryOrderedHeads, type HeadCarry } from '../../../lambda/ordered/outbox-heads';
 import { ORDERED_OUTBOX_ITEM, orderedHeadKey, SEQUENCE_FENCE, sequenceFenceKey } from '../../../lambda/contract/ordered-wire-format';
 import { OUTBOX_ITEM } from '../../../lambda/contract/wire-format';
 import { CLOCK_BUFFER_BYTES, VirtualClock } from '../../../simulator/aws/clock';
@@ -45,7 +45,10 @@ import { SequenceFences, type SequenceFenceState } from '../../../lambda/ordered
 import { orderedDecisions, type OrderedDecision } from '../../../simulator/cli/dead-letters/ordered-sends';
 import { orderedHistoryEvents } from '../../../simulator/cli/ordered-replay';
 import { TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
-import type { SqsEndpoint } from '../../../simulator/aws/sqs-endpoint';
+import { startSqsEndpoint, type SqsEndpoint } from '../../../simulator/aws/sqs-endpoint';
+import type { SimulatedQueue as QueueOnEndpoint } from '../../../simulator/aws/queue';
+import { orderedRedriveOptionRefusal } from '../../../simulator/cli/ordered-dlq-redrive';
+import { makeQueue, queueModel } from '../../simulator/aws/queue-test-kit';
 import { cli } from '../../cli/operator-services';
 import { inject } from 'vitest';
 import { localClient } from '../dynamodb-client';
@@ -193,6 +196,10 @@ export class OrderedWorld {
    * starts a generation the fence can enter.
    */
   private readonly twoHistories = new Set<string>();
+  /** The simulated SQS the operator's `dlq redrive` runs against (started at its first run), and its queues by URL. */
+  private sqs: { readonly endpoint: SqsEndpoint; readonly queues: Map<string, QueueOnEndpoint> } | undefined;
+  /** How many `dlq redrive` runs had queues of their own. */
+  private sqsRuns = 0;
   /** The letters a planned redrive sent, not yet delivered: the fence each was planned against (`fenceText`). */
   private readonly plannedAgainst = new Map<string, string>();
 
@@ -603,7 +610,7 @@ export class OrderedWorld {
 
   /** The operator's CLI, in-process, against DynamoDB Local (these commands send nothing to SQS), at the model's time. */
   private async operator(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-    const services = { clock: { now: () => this.nowMs } as unknown as VirtualClock, endpoint: { endpoint: 'http://127.0.0.1:9' } as unknown as SqsEndpoint };
+    const services = { clock: { now: () => this.nowMs } as unknown as VirtualClock, endpoint: this.sqs?.endpoint ?? ({ endpoint: 'http://127.0.0.1:9' } as unknown as SqsEndpoint) };
     return cli(services, ...argv);
   }
 
@@ -679,6 +686,65 @@ export class OrderedWorld {
     this.history.push(`inbox forget ${subscriber} ${key === 'fence' ? aggregate.slice(-5) : eventId.slice(0, 8)}${withOutput ? ' (with the ordered output)' : ''}: exit ${result.code}`);
     // what the operator meant: the event comes again (and must not apply twice)
     if (key === 'applied' && result.code === 0) this.enqueue(envelope!);
+  }
+
+  /**
+   * The operator runs `dlq redrive --allow-expired --yes` on the ordered subscriber, with the real CLI against the
+   * simulated SQS: the model's dead letters in a FIFO dead-letter queue (each with its aggregate as the group and its
+   * `iefErrorName`), the subscriber's FIFO queue naming it in its RedrivePolicy. The model's decision on redriving a
+   * letter past the deduplication window: the ordered redrive sends every letter the fences admit whatever its age, and
+   * the fence answers a letter at or below it however it is sent (an unproven one, never applied, would be acknowledged
+   * unapplied and its dead letter deleted: lost), so the option has nothing to allow. Checked: refused as a usage error
+   * (exit code 2) with `orderedRedriveOptionRefusal`'s reason, nothing sent to the queue, every dead letter still in the
+   * dead-letter queue, no fence moved. What a wrongly accepted run moved goes to the model's queue, so the run goes on.
+   */
+  public async dlqRedriveAllowExpired(): Promise<void> {
+    const sqs = (this.sqs ??= await (async () => {
+      const queues = new Map<string, QueueOnEndpoint>();
+      return { endpoint: await startSqsEndpoint({ resolveQueue: (url) => queues.get(url) }), queues };
+    })());
+    this.sqsRuns += 1;
+    const clock = new VirtualClock(new SharedArrayBuffer(CLOCK_BUFFER_BYTES), () => this.nowMs);
+    const baseUrl = sqs.endpoint.endpoint;
+    const deadLetterQueue = makeQueue(queueModel(`OrderedDlq${this.sqsRuns}`, { fifo: true, queueName: `model-ordered-dlq-${this.sqsRuns}.fifo`, messageRetentionSeconds: 1_209_600 }), { clock, baseUrl });
+    const queue = makeQueue(
+      queueModel(`OrderedQueue${this.sqsRuns}`, { fifo: true, queueName: `model-ordered-${this.sqsRuns}.fifo`, redrive: { deadLetterQueue: `Stack/OrderedDlq${this.sqsRuns}`, maxReceiveCount: this.maxReceiveCount } }),
+      { clock, baseUrl, deadLetterQueue },
+    );
+    for (const each of [queue, deadLetterQueue]) sqs.queues.set(each.address.url, each);
+    for (const letter of this.deadLetters) {
+      deadLetterQueue.send({
+        body: letter.body,
+        messageAttributes: letter.errorName === undefined ? {} : { [DEAD_LETTER_ATTRIBUTE.ERROR_NAME]: { DataType: 'String', StringValue: letter.errorName } },
+        messageGroupId: letter.envelope.partitionkey,
+        messageDeduplicationId: letter.messageId,
+        origin: { via: 'send-message' },
+      });
+    }
+    const name = this.tables.inbox.subscriberName;
+    const output = JSON.stringify({
+      format: 1, subscriberName: name, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: MODEL_WINDOW_SECONDS,
+      inboxTable: this.tables.inbox.inboxTableName, outboxTable: this.tables.outbox.outboxTableName, queueUrl: queue.address.url, deadLetterQueueUrl: deadLetterQueue.address.url,
+    });
+    const before = await Promise.all(this.aggregates.map(async (aggregate) => fenceText(await this.fences.get(aggregate))));
+    const result = await this.operator('dlq', 'redrive', '--subscriber-output', output, '--allow-expired', '--yes', '--json');
+    const after = await Promise.all(this.aggregates.map(async (aggregate) => fenceText(await this.fences.get(aggregate))));
+    const sent = queue.messages().map((message) => message.body);
+    const kept = new Set(deadLetterQueue.messages().map((message) => message.body));
+    const refusal = orderedRedriveOptionRefusal('allow-expired', name);
+    if (result.code !== 2 || !result.stderr.includes(refusal)) {
+      this.violations.push(`dlq redrive --allow-expired of the ordered subscriber exited ${result.code}, not refused with the reason (${refusal}): ${result.stderr.trim() || result.stdout.trim()}`);
+    }
+    if (sent.length > 0) this.violations.push(`dlq redrive --allow-expired of the ordered subscriber sent ${sent.length} dead letter(s) to its queue`);
+    const gone = this.deadLetters.filter((letter) => !kept.has(letter.body));
+    if (gone.length > sent.length) this.violations.push(`dlq redrive --allow-expired of the ordered subscriber deleted ${gone.length - sent.length} dead letter(s) it did not send`);
+    if (JSON.stringify(after) !== JSON.stringify(before)) this.violations.push(`dlq redrive --allow-expired moved a fence: ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+    // what a wrongly accepted run moved is in the subscriber's queue now: the model's queue takes it, in the order sent
+    const moved = gone.filter((letter) => sent.includes(letter.body)).sort((a, b) => sent.indexOf(a.body) - sent.indexOf(b.body));
+    this.deadLetters = this.deadLetters.filter((letter) => !gone.includes(letter));
+    for (const letter of moved) this.queue.push({ ...letter, messageId: this.newId(), receives: 0 });
+    for (const each of [queue, deadLetterQueue]) sqs.queues.delete(each.address.url);
+    this.history.push(`dlq redrive --allow-expired: exit ${result.code}, sent ${this.describe(moved.map((letter) => letter.envelope))}`);
   }
 
   /** The clock moves past the inbox's deduplication window. */
@@ -922,21 +988,25 @@ export class OrderedWorld {
    * what the subscriber applied: the old table's events still in flight race the new generation's). Each head moved
    * starts a generation based at its target (review F2).
    */
-  public async carryHeads(source: 'former' | 'fences' = 'former'): Promise<void> {
+  public async carryHeads(source: 'former' | 'fences' = 'former', allowUndrained = true): Promise<void> {
     const { inbox } = this.tables;
-    const { heads } = await carryOrderedHeads({
-      client: this.reader,
-      outbox: this.tables.outbox,
-      // the history carry checks the subscriber's fences (`--subscriber-output` beside `--from-history`): `former` keeps
-      // the highest head of every table before (the first table's, after two replacements), older than what the fence
-      // followed; an aggregate the fence applied in a newer generation is carried from the fence (seed 308844549)
-      source:
-        source === 'former'
-          ? { kind: 'history', table: this.tables.formerOutboxTable, subscribers: [{ subscriberName: inbox.subscriberName, inboxTable: inbox.inboxTableName }] }
-          : { kind: 'fences', subscribers: [{ subscriberName: inbox.subscriberName, inboxTable: inbox.inboxTableName }] },
-      apply: true,
-      now: () => new Date(this.nowMs),
-    });
+    const heads =
+      source === 'fences'
+        ? await this.carryFromFences(allowUndrained)
+        : (
+            await carryOrderedHeads({
+              client: this.reader,
+              outbox: this.tables.outbox,
+              // the history carry checks the subscriber's fences (`--subscriber-output` beside `--from-history`): `former` keeps
+              // the highest head of every table before (the first table's, after two replacements), older than what the fence
+              // followed; an aggregate the fence applied in a newer generation is carried from the fence (seed 308844549)
+              source: { kind: 'history', table: this.tables.formerOutboxTable, subscribers: [{ subscriberName: inbox.subscriberName, inboxTable: inbox.inboxTableName }] },
+              apply: true,
+              now: () => new Date(this.nowMs),
+            })
+          ).heads;
+    // refused: not drained (nothing carried, nothing written again)
+    if (heads === undefined) return;
     const mine = heads.filter((head) => this.aggregates.includes(head.aggregateId));
     for (const head of mine) {
       // a head left `ahead` is not written, but the carry's generation item is: its next event takes that generation
@@ -961,7 +1031,15 @@ export class OrderedWorld {
     if (source === 'former') for (const aggregate of this.aggregates) if (!fromFence.has(aggregate)) this.heads.set(aggregate, Math.max(this.heads.get(aggregate) ?? 0, this.produced.get(aggregate)!.length));
     // the fences know only what was applied: a head left below what the old table handed out hands its sequences out
     // again (in a new generation where a carry moved it)
-    for (const aggregate of this.aggregates) if ((this.heads.get(aggregate) ?? 0) < this.produced.get(aggregate)!.length) this.shortCarried.add(aggregate);
+    for (const aggregate of this.aggregates) {
+      if ((this.heads.get(aggregate) ?? 0) >= this.produced.get(aggregate)!.length) continue;
+      // the drain check of `outbox heads --from-fences`: without --allow-undrained it never hands out again a sequence an
+      // event of the outbox's history holds that no fence applied (still in flight)
+      if (source === 'fences' && !allowUndrained && !this.shortCarried.has(aggregate)) {
+        this.violations.push(`outbox heads --from-fences (no --allow-undrained) carried ${aggregate} to #${this.heads.get(aggregate) ?? 0} with #${this.produced.get(aggregate)!.length} committed and not applied: its sequences are handed out again`);
+      }
+      this.shortCarried.add(aggregate);
+    }
     this.restoredSinceCarry = false;
     this.restored = true;
     this.history.push(`outbox heads (from ${source === 'former' ? 'the old table\'s history' : 'the fences'}): ${mine.map((head) => `${head.aggregateId.slice(-5)} ${head.current} -> ${head.target} ${head.decision}${head.fromFences === true ? ' (from the fence)' : ''}`).join(', ') || 'nothing'}`);
@@ -979,6 +1057,35 @@ export class OrderedWorld {
       this.twoHistories.delete(envelope.id);
       this.written(envelope.partitionkey, written!, `, written again for ${envelope.id}`);
     }
+  }
+
+  /**
+   * The operator's `outbox heads --from-fences --yes` with the real CLI (`--allow-undrained`: carry with events in
+   * flight, as review F2's race needs). Without it, the command refuses while the outbox's history holds an event past
+   * the head the carry leaves its aggregate at: checked that it then names only events no fence applied, each one the
+   * producer wrote, and changes nothing; `undefined` then. Else the carry's heads, as `carryOrderedHeads` returns them.
+   */
+  private async carryFromFences(allowUndrained: boolean): Promise<readonly HeadCarry[] | undefined> {
+    const { inbox, outbox } = this.tables;
+    const result = await this.operator(
+      'outbox', 'heads', '--outbox-table', outbox.outboxTableName, '--from-fences', '--subscriber', inbox.subscriberName, '--table', inbox.inboxTableName,
+      ...(allowUndrained ? ['--allow-undrained'] : []), '--yes', '--json',
+    );
+    if (result.code === 3 && !allowUndrained && result.stderr.includes('refused: not drained')) {
+      const applied = await this.appliedEverywhere();
+      const known = new Set(this.aggregates.flatMap((aggregate) => [...this.produced.get(aggregate)!, ...(this.reused.get(aggregate) ?? [])].map((envelope) => envelope.id)));
+      const named = [...result.stderr.matchAll(/ #\d+ \(([0-9a-f-]+)\) in /g)].map((match) => match[1]!);
+      if (named.length === 0 || named.some((id) => applied.has(id) || !known.has(id))) {
+        this.violations.push(`outbox heads --from-fences refused as not drained naming ${JSON.stringify(named)}, applied ${JSON.stringify(named.filter((id) => applied.has(id)))}, unknown ${JSON.stringify(named.filter((id) => !known.has(id)))}`);
+      }
+      this.history.push(`outbox heads (from the fences): refused, not drained (${named.length} in flight)`);
+      return undefined;
+    }
+    if (result.code !== 0) {
+      this.violations.push(`outbox heads --from-fences${allowUndrained ? ' --allow-undrained' : ''} exited ${result.code}: ${result.stderr.trim()}`);
+      return undefined;
+    }
+    return (JSON.parse(result.stdout) as { heads: HeadCarry[] }).heads;
   }
 
   /** The events written again in place of `eventId`, in turn (each copy that was itself written again), oldest first. */
@@ -1048,6 +1155,7 @@ export class OrderedWorld {
       admin.destroy();
       this.reader.destroy();
       await this.proxy.stop();
+      await this.sqs?.endpoint.stop();
     }
   }
 }
