@@ -45,7 +45,8 @@ export interface OrderedConsumerOptions<TData> extends ConsumerOptions<TData> {
  * the writes, the inbox record and the fence Put (`applied = sequence - 1`, or absent for sequence 1) commit together.
  * - the next sequence: applied, `processed`;
  * - a sequence already applied (the inbox record, or, after the inbox record expired, the fence): `duplicate`, nothing applied;
- * - a sequence at or below the fence of an event with no inbox record that is younger than the deduplication window,
+ * - a sequence at or below the fence of an event with no inbox record that is younger than the deduplication window
+ *   (after a raise, the window before it for an event written before it: its record's lifetime; `deduplication-window.ts`),
  *   aged from the runtime's write time (`iefwrittenat`, not the producer-given `time`; none: young) (it was never
  *   applied): if an operator's `fence skip` dropped this very event, `duplicate` with a WARN line naming the skip; else
  *   (the outbox's head went back, a restored or replaced table) `SequenceReusedError`, dead-lettered, never acknowledged;
