@@ -154,6 +154,32 @@ export const SKIPPED_EVENTS = {
   SKIPS_ATTRIBUTE: 'skips',
 } as const;
 
+/**
+ * The record of a subscriber's deduplication window (`<subscriber>@window`, one item per subscriber in its inbox table,
+ * never expiring): the window its consumer runs with, and each time it grew, the window before and when. An inbox
+ * record lives for the window in effect when it was written, so after a raise the records written before it expire by
+ * the old one: the ordered consumer and the redrive plan age an unrecorded event against the smallest window that
+ * could have been in effect since it was written, never against the deployed one alone. Written by the consumer on its
+ * first message when the stored window differs from its own (no `#` in the key: it is no inbox record's key).
+ */
+export const DEDUPLICATION_WINDOW_RECORD = {
+  KEY_SUFFIX: '@window',
+  RECORD_TYPE_VALUE: 'DeduplicationWindow.v1',
+  /** The window the consumer that wrote the record runs with, in seconds (type N). */
+  WINDOW_ATTRIBUTE: 'windowSeconds',
+  /** A list, one map per raise still relevant: `previousWindowSeconds` (N) and `changedAt` (ISO 8601). */
+  RAISES_ATTRIBUTE: 'raises',
+  /** Counts the record's writes (type N): a write is conditioned on the revision it read. */
+  REVISION_ATTRIBUTE: 'revision',
+  /** When the record was last written (ISO 8601). */
+  RECORDED_AT_ATTRIBUTE: 'recordedAt',
+} as const;
+
+/** The key value of a subscriber's deduplication window record. */
+export function deduplicationWindowKey(subscriberName: string): string {
+  return `${subscriberName}${DEDUPLICATION_WINDOW_RECORD.KEY_SUFFIX}`;
+}
+
 /** The key value of a subscriber's skip record for an aggregate. */
 export function skippedEventsKey(subscriberName: string, aggregateId: string): string {
   return `${subscriberName}${SKIPPED_EVENTS.KEY_SEPARATOR}${aggregateId}`;

@@ -18,6 +18,7 @@ import { fencePut, fenceRefusal, passedByFence } from './sequence-fence';
 import { SequenceReusedError } from './ordered-errors';
 import { findSkip } from './skipped-events';
 import { ORDERED_INBOX_ITEM } from '../contract/ordered-wire-format';
+import { readWindowRecord, recordWindow, smallestWindowSeconds } from './deduplication-window';
 
 /** Options of {@link createOrderedConsumer}. */
 export interface OrderedConsumerOptions<TData> extends ConsumerOptions<TData> {
@@ -44,7 +45,8 @@ export interface OrderedConsumerOptions<TData> extends ConsumerOptions<TData> {
  * the writes, the inbox record and the fence Put (`applied = sequence - 1`, or absent for sequence 1) commit together.
  * - the next sequence: applied, `processed`;
  * - a sequence already applied (the inbox record, or, after the inbox record expired, the fence): `duplicate`, nothing applied;
- * - a sequence at or below the fence of an event with no inbox record that is younger than the deduplication window,
+ * - a sequence at or below the fence of an event with no inbox record that is younger than the deduplication window
+ *   (after a raise, the window before it for an event written before it: its record's lifetime; `deduplication-window.ts`),
  *   aged from the runtime's write time (`iefwrittenat`, not the producer-given `time`; none: young) (it was never
  *   applied): if an operator's `fence skip` dropped this very event, `duplicate` with a WARN line naming the skip; else
  *   (the outbox's head went back, a restored or replaced table) `SequenceReusedError`, dead-lettered, never acknowledged;
@@ -61,6 +63,26 @@ export function createOrderedConsumer<TData = unknown>(options: OrderedConsumerO
     deduplicationWindowSeconds: config.deduplicationWindowSeconds,
     now,
   });
+  // the window this consumer runs with goes into the subscriber's window record once per instance, before its first
+  // application (one BatchGetItem, and a PutItem only when the window changed); a failure is logged and retried a
+  // minute later, never failing a message: until it is recorded, the stored window (the older one) is the smaller rule
+  let windowRecorded: Promise<void> | undefined;
+  let retryWindowAfter = 0;
+  const recordOwnWindow = (): Promise<void> => {
+    if (windowRecorded === undefined && now().getTime() >= retryWindowAfter) {
+      windowRecorded = recordWindow(client, config.inboxTableName, config.subscriberName, config.deduplicationWindowSeconds, now).then(
+        (result) => {
+          if (result === 'recorded') logger.info('deduplication window recorded', { windowSeconds: config.deduplicationWindowSeconds });
+        },
+        (error: unknown) => {
+          windowRecorded = undefined;
+          retryWindowAfter = now().getTime() + 60_000;
+          logger.warn('deduplication window not recorded', { windowSeconds: config.deduplicationWindowSeconds, error: error instanceof Error ? error.name : String(error), detail: 'retried in a minute; until then the stored window is the rule' });
+        },
+      );
+    }
+    return windowRecorded ?? Promise.resolve();
+  };
   return createBatchHandler<TData>({
     config,
     processingMode: PROCESSING_MODE.TRANSACTIONAL,
@@ -70,6 +92,7 @@ export function createOrderedConsumer<TData = unknown>(options: OrderedConsumerO
     now,
     ...inboxBatchRead(options.batchRead, client, config, now),
     execute: async (envelope, context) => {
+      await recordOwnWindow();
       const position = orderedPositionOf(context.sqsRecord.body);
       const writeToken = inbox.newWriteToken();
       // an ordered subscriber's inbox record says so (review r38, R38-5): `inbox forget` refuses it without --subscriber-output
@@ -103,7 +126,12 @@ export function createOrderedConsumer<TData = unknown>(options: OrderedConsumerO
         // aged from the runtime's write time, never from the producer-given `time` (a backdated fact would look old
         // and be acknowledged unapplied); without a write time the age is unprovable: young (dead-lettered, not lost)
         const age = position.writtenAt === undefined ? undefined : Math.max(0, now().getTime() - position.writtenAt);
-        const young = age === undefined || age < config.deduplicationWindowSeconds * 1000;
+        // against the smallest window its record could have been written under: a raised window does not lengthen the
+        // records written before the raise (the window record says; read on this path only, never for a live record)
+        const young =
+          age === undefined ||
+          (age < config.deduplicationWindowSeconds * 1000 &&
+            (!unrecorded || age < smallestWindowSeconds(config.deduplicationWindowSeconds, await readWindowRecord(client, config.inboxTableName, config.subscriberName, 'batch-get'), position.writtenAt) * 1000));
         let outcome: 'duplicate';
         try {
           outcome = fenceRefusal(cancellationItem(cause, fenceIndex), position, envelope.id, unrecorded && young);

@@ -9,6 +9,7 @@ import { toDocumentClient, type DynamoDBClientLike } from '../transaction/docume
 import { recordKey, TABLE_SCHEMA } from '../contract/wire-format';
 import { findSkip } from './skipped-events';
 import type { OrderedPosition } from './ordered-position';
+import { readWindowRecord, smallestWindowSeconds, type DeduplicationWindowRecord } from './deduplication-window';
 
 /**
  * What the subscriber holds of an event: `applied` (a live inbox record), `skipped` (a fence skip dropped it), nothing
@@ -42,7 +43,8 @@ export interface OrderedEventRecordsOptions {
   /**
    * The subscriber's deduplication window (its inbox records' lifetime), in seconds. An event without a live record is
    * called never applied only while younger than it by 5 minutes of clock slack, aged as the consumer ages
-   * it: from its write time (`iefwrittenat`), never from its producer's `time`.
+   * it: from its write time (`iefwrittenat`), never from its producer's `time`. When the subscriber's window record
+   * shows a smaller window (raised since the event was written, or the deployed one), that one.
    * @default none: no age proves a record would still be live, so every event without one is unproven
    */
   readonly deduplicationWindowSeconds?: number;
@@ -51,6 +53,7 @@ export interface OrderedEventRecordsOptions {
 /** Reads a subscriber's inbox record of an event (strongly consistent; an expired record counts as absent, as the inbox's condition does), then its skip record. */
 export class OrderedEventRecords implements IOrderedEventRecords {
   private readonly client: DynamoDBDocumentClient;
+  private window: Promise<DeduplicationWindowRecord | undefined> | undefined;
 
   public constructor(private readonly options: OrderedEventRecordsOptions) {
     this.client = toDocumentClient(options.client);
@@ -64,8 +67,17 @@ export class OrderedEventRecords implements IOrderedEventRecords {
     const expiresAt = item?.[TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE];
     if (item !== undefined && !(typeof expiresAt === 'number' && expiresAt < nowSeconds)) return 'applied';
     if ((await findSkip(this.client, tableName, subscriberName, position, eventId, position.writtenAt)) !== undefined) return 'skipped';
-    const unproven = unprovenAge(position.writtenAt, nowMilliseconds, this.options.deduplicationWindowSeconds);
+    const given = this.options.deduplicationWindowSeconds;
+    // the smallest window the event's record could have been written under: a raise does not lengthen older records
+    const smallest = given === undefined ? undefined : smallestWindowSeconds(given, await this.windowRecord(), position.writtenAt);
+    const unproven = unprovenAge(position.writtenAt, nowMilliseconds, smallest, smallest !== undefined && given !== undefined && smallest < given);
     return unproven === undefined ? undefined : { unproven };
+  }
+
+  /** The subscriber's window record, read once (GetItem, strongly consistent). */
+  private windowRecord(): Promise<DeduplicationWindowRecord | undefined> {
+    this.window ??= readWindowRecord(this.client, this.options.tableName, this.options.subscriberName, 'get');
+    return this.window;
   }
 }
 
@@ -73,8 +85,9 @@ export class OrderedEventRecords implements IOrderedEventRecords {
  * Why the absence of an inbox record does not prove an event written at `writtenAt` never applied (review r8b,
  * R8b-10: the outbox's history outlives the inbox's records); undefined when it does: the event is younger than the
  * window by the margin, so the record of an application (dated from the application, after the write) would be live.
+ * `raised`: the window given is the one before a raise (the smallest its record could have been written under).
  */
-export function unprovenAge(writtenAt: number | undefined, nowEpochMilliseconds: number, deduplicationWindowSeconds: number | undefined): string | undefined {
+export function unprovenAge(writtenAt: number | undefined, nowEpochMilliseconds: number, deduplicationWindowSeconds: number | undefined, raised = false): string | undefined {
   if (deduplicationWindowSeconds === undefined) return "no inbox record of it, and without the subscriber's deduplication window its age proves nothing: a record of an application may have expired";
   if (writtenAt === undefined) {
     return "no inbox record of it, and its envelope does not say when it was written (no iefwrittenat: an older runtime, another producer, by hand); its time is only its producer's word, so its age can not be proven and a record of an application may have expired";
@@ -84,5 +97,8 @@ export function unprovenAge(writtenAt: number | undefined, nowEpochMilliseconds:
   }
   const ageSeconds = (nowEpochMilliseconds - writtenAt) / 1000;
   if (ageSeconds + ORDERED_AGE_MARGIN_SECONDS < deduplicationWindowSeconds) return undefined;
-  return `no inbox record of it, but it was written ${Math.floor(ageSeconds)} s ago, older than the subscriber's deduplication window (${deduplicationWindowSeconds} s, less ${ORDERED_AGE_MARGIN_SECONDS} s of clock slack): a record of an application would have expired by now`;
+  const window = raised
+    ? `the deduplication window its inbox record could have been written under (${deduplicationWindowSeconds} s, the window before a raise made since it was written, less ${ORDERED_AGE_MARGIN_SECONDS} s of clock slack)`
+    : `the subscriber's deduplication window (${deduplicationWindowSeconds} s, less ${ORDERED_AGE_MARGIN_SECONDS} s of clock slack)`;
+  return `no inbox record of it, but it was written ${Math.floor(ageSeconds)} s ago, older than ${window}: a record of an application would have expired by now`;
 }

@@ -48,7 +48,10 @@ export interface OrderedSubscriberProps extends FunctionOptions, AlarmOptions {
    * (no inbox record although younger than the window: the heads went back, `SequenceReusedError`, dead-lettered) from
    * a copy of an applied one (`duplicate`, acknowledged): an unrecorded event older than the window is acknowledged
    * unapplied. So it must outlast what a message can wait in this subscriber's queues: at least the FIFO queue's
-   * retention plus its dead-letter queue's (4 days + 14 days by default); a shorter one fails at synth.
+   * retention plus its dead-letter queue's (4 days + 14 days by default); a shorter one fails at synth. Raising it
+   * later does not lengthen the records written before: the consumer records each raise in the inbox table, and
+   * events written before it are aged against the window before it (docs/ORDERED-DELIVERY.md, "Raising the
+   * deduplication window").
    *
    * @default Duration.days(30)
    */

@@ -1278,4 +1278,29 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '',
     tests: ['test/lambda/ordered/outbox-heads-drain.int.test.ts', ORDERED_MODEL],
   },
+  // ---- review ro12 RO12-7 (twelfth session, o12c): a raised deduplication window does not lengthen older records ----
+  {
+    id: 'ordered-plan-window-raise-ignored',
+    breaks: "ordered plan (RO12-7): an unrecorded event is aged against the deployed window only, so after a raise an applied event aged between the old and the new window (its record expired by the old one) is called never applied: written again, applied twice",
+    file: 'lambda/ordered/ordered-event-records.ts',
+    find: '    const smallest = given === undefined ? undefined : smallestWindowSeconds(given, await this.windowRecord(), position.writtenAt);',
+    replace: '    const smallest = given;',
+    tests: ['test/lambda/ordered/window-raise.int.test.ts'],
+  },
+  {
+    id: 'ordered-consumer-window-raise-ignored',
+    breaks: "ordered consumer (RO12-7): after a raise, a copy of an applied event aged between the old and the new window (its record expired by the old one) is dead-lettered as SequenceReusedError, never applied, instead of acknowledged as a duplicate",
+    file: 'lambda/ordered/ordered-consumer.ts',
+    find: '            (!unrecorded || age < smallestWindowSeconds(',
+    replace: '            (true || age < smallestWindowSeconds(',
+    tests: ['test/lambda/ordered/window-raise.int.test.ts'],
+  },
+  {
+    id: 'window-raise-forgotten-at-once',
+    breaks: "deduplication window record (RO12-7): a raise counts only for events written before the first consumer with the new window ran, not during its grace: an invocation of the old consumer still running after the redeploy wrote records that expire by the old window",
+    file: 'lambda/ordered/deduplication-window.ts',
+    find: '    const until = Date.parse(raise.changedAt) + WINDOW_RAISE_GRACE_SECONDS * 1000;',
+    replace: '    const until = Date.parse(raise.changedAt);',
+    tests: ['test/lambda/ordered/deduplication-window.test.ts'],
+  },
 ];

@@ -7,7 +7,7 @@ import { DeleteCommand, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { isConditionalCheckFailed } from '../../lambda/transaction/cancellation';
 import { toDocumentClient } from '../../lambda/transaction/document-client';
 import { INBOX_ITEM, PROCESSING_RECORD, RECORD_STATUS, recordKey, SUBSCRIBER_NAME_PATTERN, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
-import { ORDERED_INBOX_ITEM, SEQUENCE_FENCE } from '../../lambda/contract/ordered-wire-format';
+import { DEDUPLICATION_WINDOW_RECORD, ORDERED_INBOX_ITEM, SEQUENCE_FENCE } from '../../lambda/contract/ordered-wire-format';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { readSubscriberOutput } from './deployed-subscriber';
 import { terminalText } from './terminal-text';
@@ -25,7 +25,7 @@ and never a processing record that is IN_PROGRESS (a delivery may be running it)
 
 Only dedup records: <subscriber> must be a subscriber name (A-Z a-z 0-9 _ . -, as the constructs allow), so no key
 of another kind can be spelt (an ordered subscriber's fence is '<subscriber>@sequence#<aggregate>': 'fence skip'
-moves a fence, nothing deletes one), and an item under the key that is not an inbox or processing record of that
+moves a fence, nothing deletes one; its deduplication window record is '<subscriber>@window'), and an item under the key that is not an inbox or processing record of that
 subscriber and event is refused (exit code 3).
 
 An ordered subscriber (OrderedSubscriber; docs/ORDERED-DELIVERY.md) applies an event once by its sequence fence,
@@ -66,9 +66,11 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   if (typeof reason !== 'string' || reason.trim() === '') return context.usageError("'inbox forget' needs --reason (it goes into the audit line)");
   if (!SUBSCRIBER_NAME_PATTERN.test(subscriber)) {
     const fence = subscriber.endsWith(SEQUENCE_FENCE.KEY_SEPARATOR.slice(0, -1));
+    const window = subscriber.endsWith(DEDUPLICATION_WINDOW_RECORD.KEY_SUFFIX);
     return context.usageError(
       `'${terminalText(subscriber)}' is not a subscriber name (1 to 64 of A-Z a-z 0-9 _ . -), so '${terminalText(recordKey(subscriber, eventId))}' is not the key of an inbox record` +
-        (fence ? ": it is the key of an ordered subscriber's sequence fence, which 'inbox forget' never deletes (deleted, the aggregate would be applied again from its first event); 'fence skip' moves a fence forward" : ''),
+        (fence ? ": it is the key of an ordered subscriber's sequence fence, which 'inbox forget' never deletes (deleted, the aggregate would be applied again from its first event); 'fence skip' moves a fence forward" : '') +
+        (window ? ": '<subscriber>@window' is an ordered subscriber's deduplication window record, which 'inbox forget' never deletes (deleted, the windows it was raised from are forgotten, and an applied event whose record expired by one of them would look never applied)" : ''),
     );
   }
   let ordered: boolean | undefined;

@@ -9,6 +9,7 @@ import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
 import { createLogger } from '../../lambda/logger';
 import { createOrderedConsumer } from '../../lambda/ordered/ordered-consumer';
 import { OrderedOutbox, type OrderedEnvelope } from '../../lambda/ordered/ordered-outbox';
+import { deduplicationWindowKey } from '../../lambda/contract/ordered-wire-format';
 import type { SimulatedQueue } from '../../simulator/aws/queue';
 import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
 import { localClient } from '../support/dynamodb-client';
@@ -392,6 +393,13 @@ describe('inbox forget of an ordered subscriber (issue 38, item 4): never a fenc
     expect(fence.stderr).toContain(`'${SUBSCRIBER}@sequence' is not a subscriber name`);
     expect(fence.stderr).toContain("'fence skip'");
     expect(await fenceAt()).toBe(2);
+    // nor the deduplication window record the consumer wrote ('<name>@window', no event id: no dedup key spells it)
+    const windowKey = { pk: deduplicationWindowKey(SUBSCRIBER) };
+    expect((await DynamoDBDocumentClient.from(client).send(new GetCommand({ TableName: inboxConfig.inboxTableName, Key: windowKey }))).Item).toBeDefined();
+    const window = await cli({ clock, endpoint }, 'inbox', 'forget', deduplicationWindowKey(SUBSCRIBER), 'x', ...table, '--yes');
+    expect(window.code).toBe(2);
+    expect(window.stderr).toContain("deduplication window record, which 'inbox forget' never deletes");
+    expect((await DynamoDBDocumentClient.from(client).send(new GetCommand({ TableName: inboxConfig.inboxTableName, Key: windowKey }))).Item).toBeDefined();
 
     // a record under a dedup key that is not a dedup record: refused, named
     await DynamoDBDocumentClient.from(client).send(new PutCommand({ TableName: inboxConfig.inboxTableName, Item: { pk: `${SUBSCRIBER}#not-a-record`, recordType: 'SomethingElse.v1' } }));

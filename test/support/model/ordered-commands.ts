@@ -126,6 +126,16 @@ export class Age implements Command {
   public toString = (): string => 'age(past the inbox window)';
 }
 
+/** The subscriber is redeployed with a longer deduplication window (review ro12, RO12-7). */
+export class RaiseWindow implements Command {
+  public check = (): boolean => true;
+  public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
+    real.world.raiseWindow();
+    await real.world.check();
+  }
+  public toString = (): string => 'raiseWindow(x3)';
+}
+
 // ---- issue 38 (h1): permanent failures to the FIFO dead-letter queue, outbox restores, the heads carried over ----
 
 /** The handler fails permanently on one message: it must reach the FIFO dead-letter queue at once, with its reason. */

@@ -40,6 +40,7 @@ import { createOrderedConsumer } from '../../../lambda/ordered/ordered-consumer'
 import { OrderedOutbox, type OrderedEnvelope } from '../../../lambda/ordered/ordered-outbox';
 import { planOrderedRedrive, type OrderedRedrivePlan } from '../../../lambda/ordered/redrive-plan';
 import { OrderedEventRecords } from '../../../lambda/ordered/ordered-event-records';
+import { readWindowRecord, smallestWindowSeconds } from '../../../lambda/ordered/deduplication-window';
 import { orderedPositionOf } from '../../../lambda/ordered/ordered-position';
 import { SequenceFences, type SequenceFenceState } from '../../../lambda/ordered/sequence-fences';
 import { orderedDecisions, type OrderedDecision } from '../../../simulator/cli/dead-letters/ordered-sends';
@@ -138,13 +139,15 @@ export class OrderedWorld {
   private ids = 0;
   private scheduler: fc.Scheduler | undefined;
   private readonly plans: Array<CrashPlan | undefined> = [undefined, undefined];
-  private readonly handlers: SqsBatchHandler[];
+  private handlers: SqsBatchHandler[];
+  /** The subscriber's deployed deduplication window (a redeploy may raise it: `raiseWindow`). */
+  private windowSeconds = MODEL_WINDOW_SECONDS;
   private readonly clients: DynamoDBClient[];
   private readonly producer: OrderedOutbox;
   private readonly producerClient: DynamoDBClient;
   private readonly reader: DynamoDBDocumentClient;
   private readonly fences: SequenceFences;
-  private readonly records: OrderedEventRecords;
+  private records: OrderedEventRecords;
   /** The dead letters the runtime sent during the current delivery. */
   private runtimeDeadLetters: DeadLetter[] = [];
   // ---- issue 38: FIFO dead letters, permanent failures, outbox restores and the heads carried over (h1) ----
@@ -245,10 +248,20 @@ export class OrderedWorld {
       const client = this.scheduled(localClient({ endpoint: proxy.endpoint, maxAttempts: 3 }), `env${environment}`);
       return dieAsPlanned(client, () => this.plans[environment]);
     });
-    this.handlers = this.clients.map((client) =>
+    this.handlers = this.consumers();
+    this.producerClient = this.scheduled(localClient({ endpoint: proxy.endpoint, maxAttempts: 3 }), 'producer');
+    this.producer = new OrderedOutbox({ client: this.producerClient, config: tables.outbox, maxAttempts: 10, now: () => new Date(this.nowMs), newId: () => this.newId() });
+    this.reader = DynamoDBDocumentClient.from(localClient());
+    this.fences = new SequenceFences({ client: this.reader, tableName: tables.inbox.inboxTableName, subscriberName: tables.inbox.subscriberName });
+    this.records = this.eventRecords();
+  }
+
+  /** The ordered consumer of each environment, deployed with the subscriber's window now. */
+  private consumers(): SqsBatchHandler[] {
+    return this.clients.map((client) =>
       createOrderedConsumer<{ note: string }>({
         client,
-        config: tables.inbox,
+        config: { ...this.tables.inbox, deduplicationWindowSeconds: this.windowSeconds },
         now: () => new Date(this.nowMs),
         // the WARN lines of events an operator's skip dropped (acknowledged unapplied): each must name one it dropped
         logger: createLogger({
@@ -263,7 +276,7 @@ export class OrderedWorld {
         handle: (event, tx) => {
           if (this.poisoned.has(event.id)) throw new PermanentError(`the model's handler cannot take event ${event.id}`);
           tx.update({
-            TableName: tables.ledgerTable,
+            TableName: this.tables.ledgerTable,
             Key: { pk: event.subject as string },
             UpdateExpression: 'SET applied = list_append(if_not_exists(applied, :none), :id)',
             ExpressionAttributeValues: { ':none': [], ':id': [event.id] },
@@ -271,11 +284,11 @@ export class OrderedWorld {
         },
       }),
     );
-    this.producerClient = this.scheduled(localClient({ endpoint: proxy.endpoint, maxAttempts: 3 }), 'producer');
-    this.producer = new OrderedOutbox({ client: this.producerClient, config: tables.outbox, maxAttempts: 10, now: () => new Date(this.nowMs), newId: () => this.newId() });
-    this.reader = DynamoDBDocumentClient.from(localClient());
-    this.fences = new SequenceFences({ client: this.reader, tableName: tables.inbox.inboxTableName, subscriberName: tables.inbox.subscriberName });
-    this.records = new OrderedEventRecords({ client: this.reader, tableName: tables.inbox.inboxTableName, subscriberName: tables.inbox.subscriberName, now: () => new Date(this.nowMs), deduplicationWindowSeconds: MODEL_WINDOW_SECONDS });
+  }
+
+  /** What the operator's plans read of the subscriber, with its deployed window (as its Operator output says). */
+  private eventRecords(): OrderedEventRecords {
+    return new OrderedEventRecords({ client: this.reader, tableName: this.tables.inbox.inboxTableName, subscriberName: this.tables.inbox.subscriberName, now: () => new Date(this.nowMs), deduplicationWindowSeconds: this.windowSeconds });
   }
 
   /** Every request of `client` waits for the scheduler while one runs (an interleaving it decides). */
@@ -423,7 +436,10 @@ export class OrderedWorld {
     const { envelope } = message;
     const sharedSequence = (this.reused.get(envelope.partitionkey) ?? []).some((other) => other.sequence === envelope.sequence);
     const dropped = this.skippedIds(envelope.partitionkey).includes(envelope.id) && !sharedSequence;
-    const young = this.nowMs - Date.parse(envelope.time ?? '') < MODEL_WINDOW_SECONDS * 1000;
+    // against the smallest window its record could have been written under (a raise lengthens no older record), as
+    // the consumer recorded its raises
+    const windowRecord = await readWindowRecord(this.reader, this.tables.inbox.inboxTableName, this.tables.inbox.subscriberName, 'get');
+    const young = this.nowMs - Date.parse(envelope.time ?? '') < smallestWindowSeconds(this.windowSeconds, windowRecord, orderedPositionOf(message.body).writtenAt) * 1000;
     const warned = this.skipWarnings.splice(0);
     // a sequence taken again, first seen when already older than the window: the consumer can not tell it from an old
     // copy and answers duplicate, the documented limit (docs/ORDERED-DELIVERY.md: carry the heads over before writing).
@@ -668,7 +684,7 @@ export class OrderedWorld {
     if (key === 'applied' && envelope === undefined) return;
     const [subscriber, eventId] = key === 'fence' ? [`${name}@sequence`, aggregate] : [name, key === 'applied' ? envelope!.id : `never-${this.newId().slice(-8)}`];
     const output = JSON.stringify({
-      format: 1, subscriberName: name, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: MODEL_WINDOW_SECONDS,
+      format: 1, subscriberName: name, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: this.windowSeconds,
       inboxTable: this.tables.inbox.inboxTableName, outboxTable: this.tables.outbox.outboxTableName, queueUrl: 'http://127.0.0.1:9/000000000000/Model.fifo', deadLetterQueueUrl: 'http://127.0.0.1:9/000000000000/ModelDlq.fifo',
     });
     const before = await this.fences.get(aggregate);
@@ -723,7 +739,7 @@ export class OrderedWorld {
     }
     const name = this.tables.inbox.subscriberName;
     const output = JSON.stringify({
-      format: 1, subscriberName: name, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: MODEL_WINDOW_SECONDS,
+      format: 1, subscriberName: name, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: this.windowSeconds,
       inboxTable: this.tables.inbox.inboxTableName, outboxTable: this.tables.outbox.outboxTableName, queueUrl: queue.address.url, deadLetterQueueUrl: deadLetterQueue.address.url,
     });
     const before = await Promise.all(this.aggregates.map(async (aggregate) => fenceText(await this.fences.get(aggregate))));
@@ -747,7 +763,19 @@ export class OrderedWorld {
     this.history.push(`dlq redrive --allow-expired: exit ${result.code}, sent ${this.describe(moved.map((letter) => letter.envelope))}`);
   }
 
-  /** The clock moves past the inbox's deduplication window. */
+  /**
+   * The subscriber is redeployed with a window three times as long: both environments run consumers with it, and the
+   * operator's plans read with it (its Operator output). The inbox records written before keep the old window: an
+   * applied event aged between the two has none, and must still not be called never applied (review ro12, RO12-7).
+   */
+  public raiseWindow(): void {
+    this.windowSeconds *= 3;
+    this.handlers = this.consumers();
+    this.records = this.eventRecords();
+    this.history.push(`redeploy: deduplication window ${this.windowSeconds / 3} s -> ${this.windowSeconds} s`);
+  }
+
+  /** The clock moves past the inbox's deduplication window (the model's first one). */
   public age(): void {
     this.nowMs += (MODEL_WINDOW_SECONDS + 60) * 1000;
     this.history.push('clock +1 window');
