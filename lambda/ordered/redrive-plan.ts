@@ -59,7 +59,8 @@ export interface OrderedRedrivePlan {
   readonly alreadyApplied: readonly PlannedDeadLetter[];
   /**
    * Never applied, and never will be under their sequence: a `SequenceReusedError` dead letter (a new event under a
-   * sequence the fence already passed: the outbox's heads went back), a letter at or below the fence of which the
+   * sequence the fence already passed: the outbox's heads went back) of which the subscriber holds no live inbox record
+   * now (a record, or a skip, wins over the error name: the event id may have been applied since), a letter at or below the fence of which the
    * subscriber holds no inbox record (and no skip dropped it) while a record of an application would still be live
    * (else it is `unproven`), a letter of a generation older than the fence's above
    * it, a letter of a newer generation whose base the fence has passed (the fence can never enter that generation:
@@ -124,14 +125,18 @@ export async function planOrderedRedrive(deadLetters: readonly OrderedDeadLetter
     if (letter.sequence <= fenceAt) {
       const otherAtFence = letter.sequence === fenceAt && fence?.appliedEventId !== undefined && letter.eventId !== fence.appliedEventId;
       const fenceHoldsIt = letter.sequence === fenceAt && letter.eventId !== undefined && letter.eventId === fence?.appliedEventId;
-      if (letter.errorName === SEQUENCE_REUSED_ERROR || otherAtFence) reused.push(letter);
-      else if (fenceHoldsIt) alreadyApplied.push({ ...letter, recognisedBy: 'fence' });
+      if (fenceHoldsIt) alreadyApplied.push({ ...letter, recognisedBy: 'fence' });
       else {
-        // below the fence the fence keeps no event id: only the subscriber's inbox record shows the event applied
+        // below the fence the fence keeps no event id: only the subscriber's inbox record shows the event applied. Read
+        // first, as the consumer reads it: a live record (or a skip) wins over the letter's error name, which says only
+        // that the event was not applied when it was dead-lettered (its id may have been applied since: review ro12, RO12-10)
         const held = letter.eventId === undefined ? undefined : await records.find(letter, letter.eventId);
-        if (held === undefined) reused.push(letter);
-        else if (typeof held === 'object') unproven.push({ ...letter, why: held.unproven });
-        else alreadyApplied.push({ ...letter, recognisedBy: held === 'applied' ? 'inbox record' : 'fence skip' });
+        if (held === 'applied' || held === 'skipped') alreadyApplied.push({ ...letter, recognisedBy: held === 'applied' ? 'inbox record' : 'fence skip' });
+        else if (letter.errorName === SEQUENCE_REUSED_ERROR || otherAtFence) reused.push(letter);
+        else {
+          if (held === undefined) reused.push(letter);
+          else unproven.push({ ...letter, why: held.unproven });
+        }
       }
     } else if ((fence?.appliedGeneration ?? 0) > letter.generation) {
       // above the fence, of a generation the fence has left: the consumer refuses it (two histories), never applies it

@@ -1260,4 +1260,13 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    return event;',
     tests: ['test/cli/relay-replay.int.test.ts'],
   },
+  // ---- session 12, review ro12: the ordered redrive plan --------------------------------------------------------------
+  {
+    id: 'ordered-redrive-error-name-before-record',
+    breaks: "ordered path (review ro12, RO12-10): the redrive plan takes a SequenceReusedError letter's error name over the subscriber's live inbox record of its event id: an event applied since is called never applied, and written again (a second application)",
+    file: 'lambda/ordered/redrive-plan.ts',
+    find: "        if (held === 'applied' || held === 'skipped') alreadyApplied.push(",
+    replace: "        if ((held === 'applied' || held === 'skipped') && letter.errorName !== SEQUENCE_REUSED_ERROR) alreadyApplied.push(",
+    tests: ['test/lambda/ordered/redrive-plan-reused.test.ts'],
+  },
 ];

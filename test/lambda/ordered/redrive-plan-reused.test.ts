@@ -29,6 +29,22 @@ describe('planOrderedRedrive: dead letters never applied', () => {
     expect(plan.redrive).toEqual([]);
   });
 
+  test('review ro12, RO12-10: a SequenceReusedError letter whose event id the inbox holds a live record of is applied (the record wins over the error name), not reused', async () => {
+    const asked: string[] = [];
+    const recorded: IOrderedEventRecords = { find: async (_position, eventId) => (asked.push(eventId), eventId === 'E' ? 'applied' : undefined) };
+    const plan = await planOrderedRedrive(
+      [
+        { id: 'dl-1', body: body('E', 'a', 1), errorName: 'SequenceReusedError' },
+        { id: 'dl-2', body: body('F', 'a', 2), errorName: 'SequenceReusedError' },
+      ],
+      fences({ a: { appliedSequence: 5, appliedEventId: 'X' } }),
+      recorded,
+    );
+    expect(asked).toEqual(['E', 'F']);
+    expect(plan.alreadyApplied.map((letter) => [letter.id, letter.recognisedBy])).toEqual([['dl-1', 'inbox record']]);
+    expect(plan.reused.map((letter) => letter.id)).toEqual(['dl-2']);
+  });
+
   test('a dead letter at the fence whose event id is not the one the fence applied is reused (without its error name too)', async () => {
     const plan = await planOrderedRedrive([{ id: 'dl-1', body: body('refunded', 'a', 2) }, { id: 'dl-2', body: body('captured', 'b', 2) }], fences({ a: { appliedSequence: 2, appliedEventId: 'captured' }, b: { appliedSequence: 2, appliedEventId: 'captured' } }), records('captured'));
     expect(plan.reused.map((letter) => letter.id)).toEqual(['dl-1']);
