@@ -31,6 +31,11 @@ export interface PlannedDeadLetter extends OrderedDeadLetter, OrderedPosition {
   readonly recognisedBy?: 'fence' | 'inbox record' | 'fence skip' | 'copy';
   /** For a letter in `unproven`, why its age does not prove it never applied. @default undefined for letters in the other lists */
   readonly why?: string;
+  /**
+   * For a letter in `copies`, the `id` of the letter of the same event (same aggregate, sequence and event id) the plan
+   * decided for, in `reused` or `unproven`. @default undefined for letters in the other lists
+   */
+  readonly copyOf?: string;
 }
 
 /** What {@link planOrderedRedrive} decided. */
@@ -81,6 +86,14 @@ export interface OrderedRedrivePlan {
    */
   readonly unproven: readonly PlannedDeadLetter[];
   /**
+   * The second and later letters of an event already in `reused` or `unproven` (same aggregate, sequence and event id),
+   * each with `copyOf`, the letter decided for. One event can be several letters: the consumer's dead-letter
+   * deduplication id is per receive, so an invocation that dies after the dead-letter send (before its ack) dead-letters
+   * the same message again at the next receive (review ro12, RO12-1). The event is planned once: a copy is never written
+   * again (a second application) nor redriven; delete it with the letter it copies.
+   */
+  readonly copies: readonly PlannedDeadLetter[];
+  /**
    * Per aggregate, the sequences after the fence and before its highest dead letter that no dead letter holds: still
    * in the queue (in flight), or lost. Until they are applied, the redriven later ones wait.
    */
@@ -117,7 +130,17 @@ export async function planOrderedRedrive(deadLetters: readonly OrderedDeadLetter
   const alreadyApplied: PlannedDeadLetter[] = [];
   const reused: PlannedDeadLetter[] = [];
   const unproven: PlannedDeadLetter[] = [];
+  const copies: PlannedDeadLetter[] = [];
+  // the first letter of each event decided never applied (or unproven), by aggregate, sequence and event id
+  const decided = new Map<string, PlannedDeadLetter>();
+  const sameEvent = (letter: PlannedDeadLetter): string | undefined => (letter.eventId === undefined ? undefined : JSON.stringify([letter.aggregateId, letter.sequence, letter.eventId]));
   for (const letter of placed) {
+    const first = decided.get(sameEvent(letter) ?? '');
+    if (first !== undefined) {
+      copies.push({ ...letter, copyOf: first.id });
+      continue;
+    }
+    const neverAppliedBefore = reused.length + unproven.length;
     const fence = states.get(letter.aggregateId);
     const fenceAt = fence?.appliedSequence ?? 0;
     const previous = redrive.at(-1);
@@ -149,6 +172,8 @@ export async function planOrderedRedrive(deadLetters: readonly OrderedDeadLetter
       if (letter.eventId === previous.eventId) alreadyApplied.push({ ...letter, recognisedBy: 'copy' });
       else reused.push(letter);
     } else redrive.push(letter);
+    const key = sameEvent(letter);
+    if (key !== undefined && reused.length + unproven.length > neverAppliedBefore) decided.set(key, letter);
   }
   const gaps: Record<string, number[]> = {};
   for (const aggregateId of aggregates) {
@@ -161,7 +186,7 @@ export async function planOrderedRedrive(deadLetters: readonly OrderedDeadLetter
   const firstGap = (letter: PlannedDeadLetter): number => gaps[letter.aggregateId]?.[0] ?? Number.POSITIVE_INFINITY;
   const ready = redrive.filter((letter) => letter.sequence < firstGap(letter));
   const waiting = redrive.filter((letter) => letter.sequence > firstGap(letter));
-  return { redrive, ready, waiting, alreadyApplied, reused, unproven, gaps, unordered };
+  return { redrive, ready, waiting, alreadyApplied, reused, unproven, copies, gaps, unordered };
 }
 
 /** The `errorName` of a dead letter the fence refused as a new event under a sequence already passed. */

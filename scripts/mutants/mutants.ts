@@ -1269,4 +1269,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "        if ((held === 'applied' || held === 'skipped') && letter.errorName !== SEQUENCE_REUSED_ERROR) alreadyApplied.push(",
     tests: ['test/lambda/ordered/redrive-plan-reused.test.ts'],
   },
+  {
+    id: 'ordered-redrive-reused-copies-written-twice',
+    breaks: "ordered path (review ro12, RO12-1): the redrive plan lists every dead letter of one never-applied event (the consumer dead-letters a message again at each receive when it dies after the send) as reused, 'write it again' each: followed, the event is applied twice",
+    file: 'lambda/ordered/redrive-plan.ts',
+    find: '    if (first !== undefined) {',
+    replace: '    if (first !== undefined && letter.eventId === undefined) {',
+    tests: ['test/cli/ordered-reused-copies.int.test.ts', 'test/lambda/ordered/redrive-plan-reused.test.ts'],
+  },
 ];
