@@ -1277,4 +1277,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    if (first !== undefined && letter.eventId === undefined) {',
     tests: ['test/cli/ordered-reused-copies.int.test.ts', 'test/lambda/ordered/redrive-plan-reused.test.ts'],
   },
+  {
+    id: 'outbox-heads-rewritten-unchanged-unsaid',
+    breaks: "outbox heads (review ro12, RO12-11): --yes writes an unchanged head again (a new generation at its sequence) but leaves it out of the count and the audit line: the operator is told nothing changed",
+    file: 'simulator/cli/outbox-command.ts',
+    find: "  const rewritten = result.heads.filter((head) => head.decision === 'unchanged');",
+    replace: '  const rewritten = result.heads.filter(() => false);',
+    tests: ['test/lambda/ordered/ordered-restore.int.test.ts'],
+  },
 ];
