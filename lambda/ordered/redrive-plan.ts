@@ -31,6 +31,11 @@ export interface PlannedDeadLetter extends OrderedDeadLetter, OrderedPosition {
   readonly recognisedBy?: 'fence' | 'inbox record' | 'fence skip' | 'copy';
   /** For a letter in `unproven`, why its age does not prove it never applied. @default undefined for letters in the other lists */
   readonly why?: string;
+  /**
+   * For a letter in `copies`, the `id` of the letter of the same event (same aggregate, sequence and event id) the plan
+   * decided for, in `reused` or `unproven`. @default undefined for letters in the other lists
+   */
+  readonly copyOf?: string;
 }
 
 /** What {@link planOrderedRedrive} decided. */
@@ -59,7 +64,8 @@ export interface OrderedRedrivePlan {
   readonly alreadyApplied: readonly PlannedDeadLetter[];
   /**
    * Never applied, and never will be under their sequence: a `SequenceReusedError` dead letter (a new event under a
-   * sequence the fence already passed: the outbox's heads went back), a letter at or below the fence of which the
+   * sequence the fence already passed: the outbox's heads went back) of which the subscriber holds no live inbox record
+   * now (a record, or a skip, wins over the error name: the event id may have been applied since), a letter at or below the fence of which the
    * subscriber holds no inbox record (and no skip dropped it) while a record of an application would still be live
    * (else it is `unproven`), a letter of a generation older than the fence's above
    * it, a letter of a newer generation whose base the fence has passed (the fence can never enter that generation:
@@ -79,6 +85,14 @@ export interface OrderedRedrivePlan {
    * subscriber's own state whether it was applied (docs/ORDERED-DELIVERY.md, "Restoring the outbox table", step 5).
    */
   readonly unproven: readonly PlannedDeadLetter[];
+  /**
+   * The second and later letters of an event already in `reused` or `unproven` (same aggregate, sequence and event id),
+   * each with `copyOf`, the letter decided for. One event can be several letters: the consumer's dead-letter
+   * deduplication id is per receive, so an invocation that dies after the dead-letter send (before its ack) dead-letters
+   * the same message again at the next receive (review ro12, RO12-1). The event is planned once: a copy is never written
+   * again (a second application) nor redriven; delete it with the letter it copies.
+   */
+  readonly copies: readonly PlannedDeadLetter[];
   /**
    * Per aggregate, the sequences after the fence and before its highest dead letter that no dead letter holds: still
    * in the queue (in flight), or lost. Until they are applied, the redriven later ones wait.
@@ -116,7 +130,17 @@ export async function planOrderedRedrive(deadLetters: readonly OrderedDeadLetter
   const alreadyApplied: PlannedDeadLetter[] = [];
   const reused: PlannedDeadLetter[] = [];
   const unproven: PlannedDeadLetter[] = [];
+  const copies: PlannedDeadLetter[] = [];
+  // the first letter of each event decided never applied (or unproven), by aggregate, sequence and event id
+  const decided = new Map<string, PlannedDeadLetter>();
+  const sameEvent = (letter: PlannedDeadLetter): string | undefined => (letter.eventId === undefined ? undefined : JSON.stringify([letter.aggregateId, letter.sequence, letter.eventId]));
   for (const letter of placed) {
+    const first = decided.get(sameEvent(letter) ?? '');
+    if (first !== undefined) {
+      copies.push({ ...letter, copyOf: first.id });
+      continue;
+    }
+    const neverAppliedBefore = reused.length + unproven.length;
     const fence = states.get(letter.aggregateId);
     const fenceAt = fence?.appliedSequence ?? 0;
     const previous = redrive.at(-1);
@@ -124,14 +148,18 @@ export async function planOrderedRedrive(deadLetters: readonly OrderedDeadLetter
     if (letter.sequence <= fenceAt) {
       const otherAtFence = letter.sequence === fenceAt && fence?.appliedEventId !== undefined && letter.eventId !== fence.appliedEventId;
       const fenceHoldsIt = letter.sequence === fenceAt && letter.eventId !== undefined && letter.eventId === fence?.appliedEventId;
-      if (letter.errorName === SEQUENCE_REUSED_ERROR || otherAtFence) reused.push(letter);
-      else if (fenceHoldsIt) alreadyApplied.push({ ...letter, recognisedBy: 'fence' });
+      if (fenceHoldsIt) alreadyApplied.push({ ...letter, recognisedBy: 'fence' });
       else {
-        // below the fence the fence keeps no event id: only the subscriber's inbox record shows the event applied
+        // below the fence the fence keeps no event id: only the subscriber's inbox record shows the event applied. Read
+        // first, as the consumer reads it: a live record (or a skip) wins over the letter's error name, which says only
+        // that the event was not applied when it was dead-lettered (its id may have been applied since: review ro12, RO12-10)
         const held = letter.eventId === undefined ? undefined : await records.find(letter, letter.eventId);
-        if (held === undefined) reused.push(letter);
-        else if (typeof held === 'object') unproven.push({ ...letter, why: held.unproven });
-        else alreadyApplied.push({ ...letter, recognisedBy: held === 'applied' ? 'inbox record' : 'fence skip' });
+        if (held === 'applied' || held === 'skipped') alreadyApplied.push({ ...letter, recognisedBy: held === 'applied' ? 'inbox record' : 'fence skip' });
+        else if (letter.errorName === SEQUENCE_REUSED_ERROR || otherAtFence) reused.push(letter);
+        else {
+          if (held === undefined) reused.push(letter);
+          else unproven.push({ ...letter, why: held.unproven });
+        }
       }
     } else if ((fence?.appliedGeneration ?? 0) > letter.generation) {
       // above the fence, of a generation the fence has left: the consumer refuses it (two histories), never applies it
@@ -144,6 +172,8 @@ export async function planOrderedRedrive(deadLetters: readonly OrderedDeadLetter
       if (letter.eventId === previous.eventId) alreadyApplied.push({ ...letter, recognisedBy: 'copy' });
       else reused.push(letter);
     } else redrive.push(letter);
+    const key = sameEvent(letter);
+    if (key !== undefined && reused.length + unproven.length > neverAppliedBefore) decided.set(key, letter);
   }
   const gaps: Record<string, number[]> = {};
   for (const aggregateId of aggregates) {
@@ -156,7 +186,7 @@ export async function planOrderedRedrive(deadLetters: readonly OrderedDeadLetter
   const firstGap = (letter: PlannedDeadLetter): number => gaps[letter.aggregateId]?.[0] ?? Number.POSITIVE_INFINITY;
   const ready = redrive.filter((letter) => letter.sequence < firstGap(letter));
   const waiting = redrive.filter((letter) => letter.sequence > firstGap(letter));
-  return { redrive, ready, waiting, alreadyApplied, reused, unproven, gaps, unordered };
+  return { redrive, ready, waiting, alreadyApplied, reused, unproven, copies, gaps, unordered };
 }
 
 /** The `errorName` of a dead letter the fence refused as a new event under a sequence already passed. */

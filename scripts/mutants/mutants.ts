@@ -1303,4 +1303,29 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    const until = Date.parse(raise.changedAt);',
     tests: ['test/lambda/ordered/deduplication-window.test.ts'],
   },
+  // ---- session 12, review ro12: the ordered redrive plan --------------------------------------------------------------
+  {
+    id: 'ordered-redrive-error-name-before-record',
+    breaks: "ordered path (review ro12, RO12-10): the redrive plan takes a SequenceReusedError letter's error name over the subscriber's live inbox record of its event id: an event applied since is called never applied, and written again (a second application)",
+    file: 'lambda/ordered/redrive-plan.ts',
+    find: "        if (held === 'applied' || held === 'skipped') alreadyApplied.push(",
+    replace: "        if ((held === 'applied' || held === 'skipped') && letter.errorName !== SEQUENCE_REUSED_ERROR) alreadyApplied.push(",
+    tests: ['test/lambda/ordered/redrive-plan-reused.test.ts'],
+  },
+  {
+    id: 'ordered-redrive-reused-copies-written-twice',
+    breaks: "ordered path (review ro12, RO12-1): the redrive plan lists every dead letter of one never-applied event (the consumer dead-letters a message again at each receive when it dies after the send) as reused, 'write it again' each: followed, the event is applied twice",
+    file: 'lambda/ordered/redrive-plan.ts',
+    find: '    if (first !== undefined) {',
+    replace: '    if (first !== undefined && letter.eventId === undefined) {',
+    tests: ['test/cli/ordered-reused-copies.int.test.ts', 'test/lambda/ordered/redrive-plan-reused.test.ts'],
+  },
+  {
+    id: 'outbox-heads-rewritten-unchanged-unsaid',
+    breaks: "outbox heads (review ro12, RO12-11): --yes writes an unchanged head again (a new generation at its sequence) but leaves it out of the count and the audit line: the operator is told nothing changed",
+    file: 'simulator/cli/outbox-command.ts',
+    find: "  const rewritten = result.heads.filter((head) => head.decision === 'unchanged');",
+    replace: '  const rewritten = result.heads.filter(() => false);',
+    tests: ['test/lambda/ordered/ordered-restore.int.test.ts'],
+  },
 ];

@@ -12,7 +12,7 @@ import { planOrderedRedrive, type OrderedRedrivePlan } from '../../lambda/ordere
 import { OrderedEventRecords } from '../../lambda/ordered/ordered-event-records';
 import { SequenceFences } from '../../lambda/ordered/sequence-fences';
 import { receiveMessages, releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
-import { appliedWhy, gapLines, sendOrdered } from './dead-letters/ordered-sends';
+import { appliedWhy, copiesNote, gapLines, sendOrdered } from './dead-letters/ordered-sends';
 import { blockedAggregates, committedSequences } from './blocked-aggregates';
 import { formatTable } from './blocked-command';
 import { scanItems } from './scan-items';
@@ -101,7 +101,15 @@ function describePlan(plan: OrderedRedrivePlan): string {
     ...plan.reused.map(
       (letter) =>
         `  reused   ${terminalText(letter.aggregateId)} #${letter.sequence}  (${terminalText(letter.id)}, event ${terminalText(letter.eventId ?? '?')}): never applied, another event holds this sequence; ` +
-        'not redriven (the fence refuses it again): write it again through OrderedOutbox as a new event, then delete the dead letter (docs/ORDERED-DELIVERY.md, "Restoring the outbox table")',
+        'not redriven (the fence refuses it again): write it again through OrderedOutbox as a new event, then delete the dead letter (docs/ORDERED-DELIVERY.md, "Restoring the outbox table")' +
+        terminalText(copiesNote(letter, plan, 'dead letter')),
+    ),
+  );
+  lines.push(
+    ...plan.copies.map(
+      (letter) =>
+        `  copy     ${terminalText(letter.aggregateId)} #${letter.sequence}  (${terminalText(letter.id)}, event ${terminalText(letter.eventId ?? '?')}): a copy of dead letter ${terminalText(letter.copyOf ?? '?')} (the same event at the same sequence), planned once there; ` +
+        'never write it again (a second application) nor redrive it: delete it with that one',
     ),
   );
   lines.push(

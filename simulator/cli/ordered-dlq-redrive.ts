@@ -57,7 +57,7 @@ function decisionText(decisions: readonly OrderedDecision[], eventIdOf: Readonly
       eventIdOf.get(item.id) ?? item.id,
       item.aggregateId ?? '-',
       item.sequence === undefined ? '-' : String(item.sequence),
-      item.decision === 'send' ? 'redrive' : item.decision === 'waiting' ? 'waits (left)' : 'left',
+      item.decision === 'send' ? 'redrive' : item.decision === 'waiting' ? 'waits (left)' : item.decision === 'copy' ? 'copy (left)' : 'left',
       item.why ?? '',
     ]),
   );

@@ -81,7 +81,7 @@ export async function replayOrdered(context: CommandContext, request: OrderedRep
           dryRun: !send,
           ordered: true,
           subscriber: request.subscriberName,
-          events: decisions.map((item) => ({ eventId: item.id, aggregateId: item.aggregateId, sequence: item.sequence, decision: item.decision, ...(item.why === undefined ? {} : { why: item.why }) })),
+          events: decisions.map((item) => ({ eventId: item.id, aggregateId: item.aggregateId, sequence: item.sequence, decision: item.decision, ...(item.copyOf === undefined ? {} : { copyOf: item.copyOf }), ...(item.why === undefined ? {} : { why: item.why }) })),
           gaps: plan.gaps,
           missing,
           ...(send ? { sent } : {}),
@@ -95,7 +95,7 @@ export async function replayOrdered(context: CommandContext, request: OrderedRep
       item.id,
       item.aggregateId ?? '-',
       item.sequence === undefined ? '-' : String(item.sequence),
-      item.decision === 'send' ? 'replay' : item.decision === 'applied' ? 'duplicate' : 'not sent',
+      item.decision === 'send' ? 'replay' : item.decision === 'applied' ? 'duplicate' : item.decision === 'copy' ? 'copy (not sent)' : 'not sent',
       item.why ?? '',
     ]);
     const table = rows.length === 0 ? 'no events match\n' : formatTable(['EVENT ID', 'AGGREGATE', 'SEQUENCE', 'DECISION', 'WHY'], rows);

@@ -64,9 +64,18 @@ Options:
   --region, --endpoint               see idempotent-event-flow --help
 `;
 
+/**
+ * What `--yes` does to an `unchanged` head: it is written again at its sequence in a new generation based there (a
+ * restored table's head may equal the source's while the old table's events past it are in flight: review r38, R38-2),
+ * so it is counted and audited with the heads set (review ro12, RO12-11).
+ */
+export const UNCHANGED_WRITTEN_TEXT = 'same sequence, written again: a new generation based there';
+/** The dry run's word for it. */
+export const UNCHANGED_WOULD_WRITE_TEXT = 'same sequence, would be written again: a new generation based there';
+
 const DECISION_TEXT: Readonly<Record<HeadCarry['decision'], string>> = {
   set: 'set',
-  unchanged: 'unchanged',
+  unchanged: UNCHANGED_WRITTEN_TEXT,
   back: 'set back: no fence can apply the events past it (they are dead-lettered: write them again)',
   ahead: 'left: past its source (a fence can still apply the events past it)',
   moved: 'refused: a producer moved it meanwhile; run again',
@@ -145,10 +154,14 @@ async function heads(parsed: ParsedArguments, context: CommandContext): Promise<
     now: () => context.now(),
   });
   const toSet = result.heads.filter((head) => head.decision === 'set' || head.decision === 'back');
+  // an unchanged head is written too (a new generation at its sequence): counted and audited, not called untouched
+  const rewritten = result.heads.filter((head) => head.decision === 'unchanged');
+  const written = [...toSet, ...rewritten];
+  const rewrittenText = (verb: string): string => (rewritten.length === 0 ? '' : ` and ${verb} ${rewritten.length} unchanged one(s) again (same sequence, a new generation based there)`);
   const moved = result.heads.filter((head) => head.decision === 'moved');
-  if (apply && toSet.length > 0) {
+  if (apply && written.length > 0) {
     const from = source.kind === 'history' ? `history: ${source.table ?? outboxTable}` : source.subscribers.map((subscriber) => subscriber.subscriberName);
-    context.io.stderr(`${JSON.stringify({ audit: 'outbox-heads', at: context.now().toISOString(), by: context.user, outboxTable, from, set: toSet.map(({ aggregateId, current, target }) => ({ aggregateId, from: current, to: target })) })}\n`);
+    context.io.stderr(`${JSON.stringify({ audit: 'outbox-heads', at: context.now().toISOString(), by: context.user, outboxTable, from, set: written.map(({ aggregateId, current, target, decision }) => ({ aggregateId, from: current, to: target, decision })) })}\n`);
   }
   if (parsed.values.json === true) {
     context.io.stdout(`${JSON.stringify({ dryRun: !apply, outboxTable, heads: result.heads, ...(undrained.length === 0 ? {} : { undrained }) }, null, 2)}\n`);
@@ -157,12 +170,12 @@ async function heads(parsed: ParsedArguments, context: CommandContext): Promise<
       head.aggregateId,
       String(head.current),
       String(head.target),
-      `${!apply && head.decision === 'set' ? 'would set' : !apply && head.decision === 'back' ? 'would set back' : DECISION_TEXT[head.decision]}${head.fromFences === true ? ' (from the fences: the history is older than the generation they applied)' : ''}`,
+      `${!apply && head.decision === 'set' ? 'would set' : !apply && head.decision === 'back' ? 'would set back' : !apply && head.decision === 'unchanged' ? UNCHANGED_WOULD_WRITE_TEXT : DECISION_TEXT[head.decision]}${head.fromFences === true ? ' (from the fences: the history is older than the generation they applied)' : ''}`,
     ]);
     const table = rows.length === 0 ? 'the source knows no aggregate\n' : formatTable(['AGGREGATE', 'HEAD NOW', 'SOURCE', 'DECISION'], rows);
     const outcome = apply
-      ? `set ${toSet.length} head(s) in ${terminalText(outboxTable)}${moved.length === 0 ? '' : `; ${moved.length} moved by a producer meanwhile, not overwritten: run again`}`
-      : `dry run: would set ${toSet.length} head(s) in ${terminalText(outboxTable)}; run again with --yes to set them`;
+      ? `set ${toSet.length} head(s)${rewrittenText('wrote')} in ${terminalText(outboxTable)}${moved.length === 0 ? '' : `; ${moved.length} moved by a producer meanwhile, not overwritten: run again`}`
+      : `dry run: would set ${toSet.length} head(s)${rewrittenText('write')} in ${terminalText(outboxTable)}; run again with --yes to set them`;
     // without the subscribers nothing tells a history older than what they followed (the model's seed 308844549)
     const unchecked = fromHistory && !named ? "note: no subscriber named, so the history was not checked against the fences: name every ordered subscriber (--subscriber-output) so an aggregate they applied from a newer table than this history is carried from their fences\n" : '';
     context.io.stdout(`${table}${outcome}\n${unchecked}`);

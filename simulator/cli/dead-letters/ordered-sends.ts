@@ -43,9 +43,13 @@ export interface OrderedDecision {
   readonly sequence?: number;
   /** `send`: the fence admits it now; `waiting`: behind a gap; `applied`: at or below the fence;
    * `reused`: never applied, another event holds its sequence (write it again as a new event); `unproven`: at or below
-   * the fence with no inbox record, but too old (or of an unprovable age) to call never applied; `unordered`: no position. */
-  readonly decision: 'send' | 'waiting' | 'applied' | 'reused' | 'unproven' | 'unordered';
+   * the fence with no inbox record, but too old (or of an unprovable age) to call never applied; `copy`: another letter
+   * of an event planned once as `reused` or `unproven` (`copyOf` names that one: delete it with it, never write it
+   * again); `unordered`: no position. */
+  readonly decision: 'send' | 'waiting' | 'applied' | 'reused' | 'unproven' | 'copy' | 'unordered';
   readonly why?: string;
+  /** For a `copy`, the id of the entry of the same event the plan decided for. @default undefined for the other decisions */
+  readonly copyOf?: string;
 }
 
 /** Words of the decisions' explanations, by what is planned (dead letters or events replayed from the outbox). */
@@ -74,6 +78,24 @@ export function appliedWhy(letter: PlannedDeadLetter): string {
   return 'a copy of one sent';
 }
 
+/**
+ * What the instruction to write a `reused` letter again adds about its copies: how many the plan holds (written once,
+ * deleted with it), and that a copy arriving after the rewrite is not recognised.
+ */
+export function copiesNote(letter: PlannedDeadLetter, plan: OrderedRedrivePlan, held: string): string {
+  const count = plan.copies.filter((copy) => copy.copyOf === letter.id).length;
+  return (
+    (count === 0 ? '' : `; ${count} more ${held}(s) of this event are its copies (listed as copy): write it again once, and delete them with it`) +
+    `; nothing records a rewrite, so a copy of this event that arrives after it was written again is listed as never applied again: write it again only if no earlier letter of event ${letter.eventId ?? '?'} was`
+  );
+}
+
+/** For an `unproven` entry: how many copies of its event the plan holds (decided with it, never written again on their own). */
+function unprovenCopies(letter: PlannedDeadLetter, plan: OrderedRedrivePlan, held: string): string {
+  const count = plan.copies.filter((copy) => copy.copyOf === letter.id).length;
+  return count === 0 ? '' : `; ${count} more ${held}(s) of this event are its copies (listed as copy): decide once, and delete them with it`;
+}
+
 /** Each entry of `plan` with what becomes of it: `ready` sent, `waiting` held, the rest not sent. */
 export function orderedDecisions(plan: OrderedRedrivePlan, wording: OrderedWording): OrderedDecision[] {
   const sent = new Set(plan.redrive.map((letter) => `${letter.aggregateId}\u0000${letter.sequence}`));
@@ -99,7 +121,7 @@ export function orderedDecisions(plan: OrderedRedrivePlan, wording: OrderedWordi
         decision: 'reused',
         why:
           `never applied: another event holds sequence ${letter.sequence} (a SequenceReusedError, another event id than the one applied there, or at or below the fence with no inbox record of this event id), so the fence refuses it again; ` +
-          `write it again through OrderedOutbox as a new event with its data, then delete the dead letter (docs/ORDERED-DELIVERY.md, "Restoring the outbox table"): ${wording.left}`,
+          `write it again through OrderedOutbox as a new event with its data, then delete the dead letter (docs/ORDERED-DELIVERY.md, "Restoring the outbox table")${copiesNote(letter, plan, wording.held)}: ${wording.left}`,
       }),
     ),
     ...plan.unproven.map(
@@ -110,7 +132,17 @@ export function orderedDecisions(plan: OrderedRedrivePlan, wording: OrderedWordi
         decision: 'unproven',
         why:
           `at or below the fence (the fence answers a copy), ${letter.why ?? 'no inbox record of it'}: it may have been applied, so it is not called never applied and must not be written again as a new event unless the subscriber's own state shows it was not applied ` +
-          `(docs/ORDERED-DELIVERY.md, "Restoring the outbox table", step 5): ${wording.left}`,
+          `(docs/ORDERED-DELIVERY.md, "Restoring the outbox table", step 5)${unprovenCopies(letter, plan, wording.held)}: ${wording.left}`,
+      }),
+    ),
+    ...plan.copies.map(
+      (letter): OrderedDecision => ({
+        id: letter.id,
+        aggregateId: letter.aggregateId,
+        sequence: letter.sequence,
+        decision: 'copy',
+        copyOf: letter.copyOf!,
+        why: `a copy of ${wording.held} ${letter.copyOf ?? '?'} (the same event ${letter.eventId ?? '?'} at the same sequence), which is planned once above: never write it again (a second application) nor redrive it; delete it with that one: ${wording.left}`,
       }),
     ),
     ...plan.unordered.map((letter): OrderedDecision => ({ id: letter.id, decision: 'unordered', why: `not an ordered event (no aggregate and sequence): ${wording.left}` })),

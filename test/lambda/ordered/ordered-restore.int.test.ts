@@ -16,6 +16,7 @@ import { carryOrderedHeads } from '../../../lambda/ordered/outbox-heads';
 import { ORDERED_OUTBOX_ITEM } from '../../../lambda/contract/ordered-wire-format';
 import { OUTBOX_ITEM, TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
 import { EXIT_CODE, main } from '../../../simulator/cli/main';
+import { UNCHANGED_WOULD_WRITE_TEXT, UNCHANGED_WRITTEN_TEXT } from '../../../simulator/cli/outbox-command';
 import { localClient } from '../../support/dynamodb-client';
 import { createInbox, createKeyedTable, createOutbox } from '../../support/proof/tables';
 import { outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from '../helpers';
@@ -215,5 +216,40 @@ describe('the restore runbook: carry the heads over to the restored or new outbo
     expect(await ledger(id)).toEqual(['authorised', 'captured', 'settled', 'refunded']);
     expect(deadLetter.published).toEqual([]);
     expect((await run('--from-history')).code).toBe(EXIT_CODE.USAGE);
+  });
+
+  test('review ro12, RO12-11: `outbox heads --yes` on a head already at its source writes it again (a new generation) and says so: counted and audited, not "unchanged"', async () => {
+    const id = aggregate('rewritten');
+    const original = await newOutbox();
+    const { handler } = consumer();
+    await deliver(handler, await emit(original, id, 'authorised'), await emit(original, id, 'captured'));
+    const replaced = await newOutbox();
+    const run = async (...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
+      let stdout = '';
+      let stderr = '';
+      const code = await main(['outbox', 'heads', '--outbox-table', replaced.outboxTableName, '--from-fences', '--subscriber', SUBSCRIBER, '--table', inboxConfig.inboxTableName, ...argv], {
+        stdout: (text) => void (stdout += text),
+        stderr: (text) => void (stderr += text),
+        user: 'on-call',
+        createClient: () => localClient(),
+      });
+      return { code, stdout, stderr };
+    };
+    expect((await run('--yes')).code).toBe(EXIT_CODE.OK);
+    const generationOf = async (): Promise<unknown> => {
+      const key = `${ORDERED_OUTBOX_ITEM.HEAD_KEY_PREFIX}${id}`;
+      const item = (await documents.send(new GetCommand({ TableName: replaced.outboxTableName, Key: { [replaced.partitionKeyName]: key, ...(replaced.sortKeyName === undefined ? {} : { [replaced.sortKeyName]: key }) }, ConsistentRead: true }))).Item;
+      return item?.[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE];
+    };
+    const before = await generationOf();
+    const dryRun = await run();
+    expect(dryRun.stdout).toMatch(new RegExp(`${id}\\s+2\\s+2\\s+${UNCHANGED_WOULD_WRITE_TEXT}`));
+    expect(dryRun.stdout).toMatch(/dry run: would set 0 head\(s\) and write \d+ unchanged one\(s\) again/);
+    const again = await run('--yes');
+    expect(await generationOf()).not.toEqual(before);
+    expect(again.stdout).toMatch(new RegExp(`${id}\\s+2\\s+2\\s+${UNCHANGED_WRITTEN_TEXT}`));
+    expect(again.stdout).toMatch(/set 0 head\(s\) and wrote \d+ unchanged one\(s\) again/);
+    const audit = JSON.parse(again.stderr.split('\n').find((line) => line.includes('"audit":"outbox-heads"'))!) as { set: Array<{ aggregateId: string; from: number; to: number; decision: string }> };
+    expect(audit.set).toContainEqual({ aggregateId: id, from: 2, to: 2, decision: 'unchanged' });
   });
 });

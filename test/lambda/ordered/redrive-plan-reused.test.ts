@@ -29,6 +29,43 @@ describe('planOrderedRedrive: dead letters never applied', () => {
     expect(plan.redrive).toEqual([]);
   });
 
+  test('review ro12, RO12-10: a SequenceReusedError letter whose event id the inbox holds a live record of is applied (the record wins over the error name), not reused', async () => {
+    const asked: string[] = [];
+    const recorded: IOrderedEventRecords = { find: async (_position, eventId) => (asked.push(eventId), eventId === 'E' ? 'applied' : undefined) };
+    const plan = await planOrderedRedrive(
+      [
+        { id: 'dl-1', body: body('E', 'a', 1), errorName: 'SequenceReusedError' },
+        { id: 'dl-2', body: body('F', 'a', 2), errorName: 'SequenceReusedError' },
+      ],
+      fences({ a: { appliedSequence: 5, appliedEventId: 'X' } }),
+      recorded,
+    );
+    expect(asked).toEqual(['E', 'F']);
+    expect(plan.alreadyApplied.map((letter) => [letter.id, letter.recognisedBy])).toEqual([['dl-1', 'inbox record']]);
+    expect(plan.reused.map((letter) => letter.id)).toEqual(['dl-2']);
+  });
+
+  test('review ro12, RO12-1: letters of one event (same aggregate, sequence and event id) decided never applied or unproven are planned once, the others as its copies', async () => {
+    const older = JSON.stringify({ ...(JSON.parse(body('gen0-3', 'b', 3)) as object), iefgeneration: 0 });
+    const plan = await planOrderedRedrive(
+      [
+        { id: 'dl-1', body: body('refunded', 'a', 1), errorName: 'SequenceReusedError' },
+        { id: 'dl-2', body: body('refunded', 'a', 1), errorName: 'SequenceReusedError' },
+        { id: 'dl-3', body: body('refunded', 'a', 1) },
+        { id: 'dl-4', body: older },
+        { id: 'dl-5', body: older },
+        { id: 'dl-6', body: body('old', 'c', 1) },
+        { id: 'dl-7', body: body('old', 'c', 1) },
+      ],
+      fences({ a: { appliedSequence: 2, appliedEventId: 'settled' }, b: { appliedSequence: 2, appliedEventId: 'new-2', appliedGeneration: 1 }, c: { appliedSequence: 2, appliedEventId: 'c2' } }),
+      { find: async (_position, eventId) => (eventId === 'old' ? { unproven: 'older than the window' } : undefined) },
+    );
+    expect(plan.reused.map((letter) => letter.id)).toEqual(['dl-1', 'dl-4']);
+    expect(plan.unproven.map((letter) => letter.id)).toEqual(['dl-6']);
+    expect(plan.copies.map((letter) => [letter.id, letter.copyOf])).toEqual([['dl-2', 'dl-1'], ['dl-3', 'dl-1'], ['dl-5', 'dl-4'], ['dl-7', 'dl-6']]);
+    expect([...plan.redrive, ...plan.alreadyApplied]).toEqual([]);
+  });
+
   test('a dead letter at the fence whose event id is not the one the fence applied is reused (without its error name too)', async () => {
     const plan = await planOrderedRedrive([{ id: 'dl-1', body: body('refunded', 'a', 2) }, { id: 'dl-2', body: body('captured', 'b', 2) }], fences({ a: { appliedSequence: 2, appliedEventId: 'captured' }, b: { appliedSequence: 2, appliedEventId: 'captured' } }), records('captured'));
     expect(plan.reused.map((letter) => letter.id)).toEqual(['dl-1']);
