@@ -25,6 +25,20 @@ export interface DeployedSubscriber {
   readonly consumerFunction?: string;
   /** The consumer's environment variables (what the scenario's effect probes read the tables by). */
   readonly environment: Readonly<Record<string, string>>;
+  /**
+   * The filters of its deployed subscription(s), as SNS answers GetSubscriptionAttributes (./subscription-filters.ts):
+   * SNS delivers it a message one of them takes. @default not read: its Operator output's filter decides
+   */
+  readonly subscriptions?: readonly DeployedFilter[];
+}
+
+/** A deployed subscription's filter, as SNS answers GetSubscriptionAttributes. */
+export interface DeployedFilter {
+  readonly subscriptionArn: string;
+  /** Its `FilterPolicy`, parsed. @default none: SNS delivers every message of the topic */
+  readonly filterPolicy?: Readonly<Record<string, unknown>>;
+  /** Its `FilterPolicyScope` (SNS's default `MessageAttributes` when it answers none). */
+  readonly filterPolicyScope: 'MessageAttributes' | 'MessageBody';
 }
 
 /** A resource of the deployed stacks. */

@@ -20,6 +20,8 @@ import { waitFor } from './printed-commands';
 
 const PROJECT = path.resolve(__dirname, '../..');
 const SCENARIO = 'example/simulation/scenario.ts';
+/** A filter policy that takes no event of the example. */
+const NO_SUCH_EVENT = { type: ['NoSuchEvent'] };
 
 interface Served {
   readonly environment: Record<string, string>;
@@ -67,6 +69,7 @@ interface VerifyJson {
   derivedEvents: { id: string; type: string; from?: { eventId: string; subscriber: string; index: number } }[];
   violations: { kind: string; subscriber?: string; detail: string }[];
   subscribers?: { name: string }[];
+  filterDifferences?: { subscriber: string; deployed: unknown }[];
   notQuiet?: { reason: string; timeoutSeconds: number; waitingFor: string[] };
 }
 
@@ -211,6 +214,10 @@ describe('verify', () => {
       const queue = template.Resources[logicalIdAt(template, 'Orders/Shipping/Queue/Resource/Resource')]!;
       queue.Properties!.VisibilityTimeout = 2;
       (queue.Properties!.RedrivePolicy as { maxReceiveCount: number }).maxReceiveCount = 1;
+      // and Notifications' subscription changed out of band (review v11, V11-6): it takes none of the run's events now,
+      // while its Operator output still says OrderPlaced
+      const notifications = template.Resources[logicalIdAt(template, 'Orders/Notifications/Subscription/Resource')]!;
+      notifications.Properties!.FilterPolicy = NO_SUCH_EVENT;
     });
     onTestFinished(() => variant.remove());
     const served = await serve(variant.directory);
@@ -235,7 +242,12 @@ describe('verify', () => {
     expect(unapplied).toHaveLength(1);
     expect(unapplied[0]!.detail).toMatch(new RegExp(`events order-placed-${run.json.runId}-order-0000\\d`));
     expect(unapplied[0]!.detail).toContain('moved by SQS after maxReceiveCount receives');
-    // the other subscribers applied theirs
+    // the other subscribers applied theirs; Notifications is not asked for the events its subscription no longer takes
+    // (before V11-6's fix, verify demanded them from its Operator output's filter: a false VIOLATED), and the
+    // difference is named with both policies, in the report and in --json
     expect(run.json.violations.every((violation) => violation.subscriber === 'Shipping')).toBe(true);
+    expect(run.stdout).toContain("filter policies that differ from the subscribers' Operator outputs");
+    expect(run.stdout).toMatch(/Notifications: its subscription \S+ filters with \{"type":\["NoSuchEvent"\]\} \(scope MessageBody\), but its Operator output says \{"type":\["[^"]*OrderPlaced"\]\} \(scope MessageBody\)/);
+    expect(run.json.filterDifferences).toEqual([expect.objectContaining({ subscriber: 'Notifications', deployed: { filterPolicy: NO_SUCH_EVENT, filterPolicyScope: 'MessageBody' } })]);
   });
 });
