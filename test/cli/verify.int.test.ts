@@ -162,6 +162,11 @@ describe('verify', () => {
     expect(second.json.derivedEvents.filter((event) => first.json.derivedEvents.some((earlier) => earlier.id === event.id))).toEqual([]);
     expectOwnIds(second.json);
     expect(second.stdout).toMatch(/cleanup removed:\n {2}\d+ item\(s\) of the run from table /);
+    // and it kept the S3 objects of the run's offloaded events (the second order's 6 MiB attachment), naming each exactly,
+    // why, and when the bucket's lifecycle rule removes them (review v11, V11-7)
+    expect(second.stdout).toMatch(
+      /kept \d+ offloaded event data object\(s\) of the run in bucket (\S+) \(s3:\/\/\1\/event-data\/[0-9a-f]{64}\/\d{4}-\d{2}-\d{2}-[0-9a-f]{64}[,)].*the payload bucket denies deleting event data.*its lifecycle rule ExpireOffloadedEventData expires each \d+ day\(s\) after it was written \(S3 removes the last of them from \d{4}-\d{2}-\d{2} 00:00 UTC\)/,
+    );
     // and the cleanup removed the second run's items only, by exact key parts: what it left is what it said it left,
     // the items whose key holds no id of the run (the example's invoices and their mails, keyed `INVOICE#<random id>`
     // that Invoicing chose); the first run's items stay
