@@ -1,7 +1,7 @@
 /**
  * What a verify run reads of the deployed flow, without changing it: the run's committed events (the outbox items
- * whose event carries the run id, and the events a subscriber derived from them, transitively), what each subscriber's filter policy takes of them (the subscription's policy from
- * its Operator output, matched as the simulator matches it), its queues' message counts, the dead letters in its
+ * whose event carries the run id, and the events a subscriber derived from them, transitively), what each subscriber's filter policy takes of them (its deployed subscription's
+ * policy, ./subscription-filters.ts, else its Operator output's; matched as the simulator matches it), its queues' message counts, the dead letters in its
  * dead-letter queues with why they are there (read, then made visible again: nothing is deleted; a queue it could not
  * read whole is an error, never "no dead letter": {@link DeadLettersUnreadError}), its inbox records of the run's events
  * (read by their exact keys: which events it applied, and the order an ordered subscriber committed them in), and the

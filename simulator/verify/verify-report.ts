@@ -1,5 +1,6 @@
 /**
- * What `verify` prints: the run id, the producer's figures, a line per subscriber, the dead letters of the run's events
+ * What `verify` prints: the run id, the producer's figures, a line per subscriber, the subscribers whose deployed filter
+ * policy differs from their Operator output's (./subscription-filters.ts), the dead letters of the run's events
  * by reason (the simulator's report lines: ../report/summary.ts), then the verdict (./verdict.ts) as `simulate` prints
  * it: `OK: ...`, or `VIOLATED: <n> invariant violation(s):` with one `[kind] subscriber: detail` line each; and
  * `NOT PROVEN: ...` with one line per thing verify could not see, when it cannot say OK though no check failed.

@@ -3,7 +3,8 @@
  * counts → run the scenario's producers with ids unique to the run (./produce.ts) → wait until the flow is quiet
  * (./settle.ts; at its time limit, the run stops with what it waited for: {@link NotQuietResult}) → read what the run left (./observe.ts) → the simulator's checks (./verify-checks.ts) → clean up what
  * the run created, when asked (./cleanup.ts). The flow topic's subscriptions it found no subscriber for (another account or
- * Region: ./topic-subscriptions.ts) leave the verdict NOT PROVEN. It injects no fault and changes nothing it did not create. Its commands are
+ * Region: ./topic-subscriptions.ts) leave the verdict NOT PROVEN; each found subscriber's events are those its deployed
+ * subscription's filter takes (./subscription-filters.ts), a difference from its Operator output named. It injects no fault and changes nothing it did not create. Its commands are
  * real: every subscriber acts on them as on real traffic; it warns so before sending any, and refuses stacks outside
  * the accounts `--account` names. What it could not see is said in {@link VerifyResult.unproven} (./verdict.ts).
  */
