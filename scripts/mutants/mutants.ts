@@ -1328,4 +1328,20 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '  const rewritten = result.heads.filter(() => false);',
     tests: ['test/lambda/ordered/ordered-restore.int.test.ts'],
   },
+  {
+    id: 'verify-operator-output-filter',
+    breaks: "verify (review v11, V11-6): a subscriber's run events are matched with its Operator output's filter, not its deployed subscription's: a subscription changed out of band makes verify demand events SNS never delivers, or leave unchecked events it does",
+    file: 'simulator/verify/observe.ts',
+    find: '  const filters = (subscriber.subscriptions ?? [',
+    replace: '  const filters = (undefined ?? [',
+    tests: ['test/simulator/verify/subscription-filters.test.ts'],
+  },
+  {
+    id: 'verify-cleanup-silent-on-offloaded-objects',
+    breaks: "verify --cleanup (review v11, V11-7): the S3 objects of the run's offloaded events are left without a word: which, why and until when",
+    file: 'simulator/verify/cleanup.ts',
+    find: '  leftLines.push(...keptPayloadLines(datarefs, flow.bucketExpirations ?? {}));',
+    replace: '',
+    tests: ['test/simulator/verify/cleanup-offloaded.int.test.ts'],
+  },
 ];

@@ -4,20 +4,25 @@
  * simulated topics, and `verify` (through a served run's gateway) lists a topic's subscriptions. Emulated: `Publish`
  * and `PublishBatch` (with `MessageGroupId` and `MessageDeduplicationId`, which a FIFO topic requires: ./topic.ts), and
  * `ListSubscriptionsByTopic` (the topic's subscriptions as SNS lists them, a pending one as `PendingConfirmation`; 100
- * a page, then a `NextToken`, as SNS pages them: SNS API Reference, ListSubscriptionsByTopic). Every other action is
- * refused with `InvalidAction`; a topic ARN the run does not have with `NotFound`; what the topic refuses with its
+ * a page, then a `NextToken`, as SNS pages them: SNS API Reference, ListSubscriptionsByTopic), and
+ * `GetSubscriptionAttributes` (a confirmed subscription's attributes as SNS answers them for an SQS endpoint, every
+ * value a string: `SubscriptionArn`, `TopicArn`, `Owner`, `Protocol`, `Endpoint`, `PendingConfirmation`,
+ * `ConfirmationWasAuthenticated`, `RawMessageDelivery`, and when set `FilterPolicy` (the policy's JSON text) with its
+ * `FilterPolicyScope`, and `RedrivePolicy` (`{"deadLetterTargetArn":...}`): SNS API Reference,
+ * GetSubscriptionAttributes; its topic is the subscription ARN up to its last `:`). Every other action is
+ * refused with `InvalidAction`; a topic ARN the run does not have with `NotFound` (a subscription it does not have, too); what the topic refuses with its
  * `SnsPublishError` code; a `NextToken` this endpoint did not give with `InvalidParameter`. Errors are the Query
  * protocol's `<ErrorResponse><Error><Type>Sender</Type><Code>..</Code><Message>..</Message></Error></ErrorResponse>`
  * with status 400 (404 for NotFound). Requests are not authenticated; with `authorize`, IAM decides each request (the
  * caller named by its signature's access key id, the action `sns:<Action>`): a refused request is answered, whole,
  * with `AuthorizationError` (403), or `KMSAccessDenied` (400) when the topic key's use is what is refused (SNS API
- * Reference, Publish, PublishBatch and ListSubscriptionsByTopic, "Errors").
+ * Reference, Publish, PublishBatch, ListSubscriptionsByTopic and GetSubscriptionAttributes, "Errors").
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { listenOnLoopback, readBody, type LoopbackServer } from './loopback-server';
 import { accessKeyIdOf } from './sqs-endpoint';
-import { MAX_PUBLISH_BATCH_ENTRIES, SnsPublishError, type PublishOptions, type SimulatedTopic } from './topic';
+import { MAX_PUBLISH_BATCH_ENTRIES, SnsPublishError, type ListedSubscription, type PublishOptions, type SimulatedTopic } from './topic';
 import type { SqsMessageAttribute } from './sqs-messages';
 import type { SqsSenders } from './sqs-senders';
 
@@ -26,8 +31,8 @@ export interface SnsEndpointOptions {
   /** The topic an ARN names, or undefined (the request then fails with NotFound). */
   resolveTopic(topicArn: string): SimulatedTopic | undefined;
   /**
-   * Decides whether IAM allows the request's `action` (`Publish`, `PublishBatch`, `ListSubscriptionsByTopic`) on
-   * `topic`: undefined when it does, else the message of the error SNS answers with. `accessKeyId` is the caller's (from
+   * Decides whether IAM allows the request's `action` (`Publish`, `PublishBatch`, `ListSubscriptionsByTopic`,
+   * `GetSubscriptionAttributes`) on `topic` (a subscription's: its topic): undefined when it does, else the message of the error SNS answers with. `accessKeyId` is the caller's (from
    * the request's signature). @default every request is allowed
    */
   authorize?(request: { readonly accessKeyId?: string; readonly action: SnsAction; readonly topic: SimulatedTopic }): Promise<string | undefined>;
@@ -41,8 +46,8 @@ export interface SnsEndpointOptions {
 }
 
 /** The actions the endpoint emulates. */
-export type SnsAction = 'Publish' | 'PublishBatch' | 'ListSubscriptionsByTopic';
-const ACTIONS: readonly string[] = ['Publish', 'PublishBatch', 'ListSubscriptionsByTopic'] satisfies readonly SnsAction[];
+export type SnsAction = 'Publish' | 'PublishBatch' | 'ListSubscriptionsByTopic' | 'GetSubscriptionAttributes';
+const ACTIONS: readonly string[] = ['Publish', 'PublishBatch', 'ListSubscriptionsByTopic', 'GetSubscriptionAttributes'] satisfies readonly SnsAction[];
 
 /** The most subscriptions one ListSubscriptionsByTopic page lists (SNS API Reference: "up to 100"). */
 export const SUBSCRIPTIONS_PER_PAGE = 100;
@@ -114,16 +119,47 @@ function listSubscriptions(topic: SimulatedTopic, nextToken: string | null): str
   return `<ListSubscriptionsByTopicResponse xmlns="${XMLNS}"><ListSubscriptionsByTopicResult><Subscriptions>${members.join('')}</Subscriptions>${next}</ListSubscriptionsByTopicResult>`;
 }
 
+/** A GetSubscriptionAttributes answer up to its ResponseMetadata (see the module comment). */
+function subscriptionAttributes(topic: SimulatedTopic, subscription: ListedSubscription): string {
+  const attributes: Record<string, string> = {
+    ConfirmationWasAuthenticated: 'true',
+    Endpoint: subscription.endpoint,
+    ...(subscription.filterPolicy === undefined ? {} : { FilterPolicy: JSON.stringify(subscription.filterPolicy), FilterPolicyScope: subscription.filterPolicyScope ?? 'MessageAttributes' }),
+    Owner: subscription.owner,
+    PendingConfirmation: 'false',
+    Protocol: subscription.protocol,
+    RawMessageDelivery: String(subscription.rawMessageDelivery === true),
+    ...(subscription.deadLetterTargetArn === undefined ? {} : { RedrivePolicy: JSON.stringify({ deadLetterTargetArn: subscription.deadLetterTargetArn }) }),
+    SubscriptionArn: subscription.subscriptionArn,
+    TopicArn: topic.arn,
+  };
+  const entries = Object.entries(attributes).map(([key, value]) => `<entry><key>${escapeXml(key)}</key><value>${escapeXml(value)}</value></entry>`);
+  return `<GetSubscriptionAttributesResponse xmlns="${XMLNS}"><GetSubscriptionAttributesResult><Attributes>${entries.join('')}</Attributes></GetSubscriptionAttributesResult>`;
+}
+
+/** The topic a request names: its `TopicArn`, or a GetSubscriptionAttributes' subscription's topic (its ARN up to the last `:`). */
+function topicArnOf(form: URLSearchParams, action: string): string {
+  if (action !== 'GetSubscriptionAttributes') return form.get('TopicArn') ?? '';
+  const subscriptionArn = form.get('SubscriptionArn');
+  if (subscriptionArn === null || !/^arn:[^:]+:sns:[^:]+:\d{12}:[^:]+:[^:]+$/.test(subscriptionArn)) {
+    throw new SnsRequestError('InvalidParameter', `Invalid parameter: SubscriptionArn Reason: An ARN must have the format arn:<partition>:sns:<region>:<account>:<topic>:<id> (${subscriptionArn ?? 'absent'})`);
+  }
+  return subscriptionArn.slice(0, subscriptionArn.lastIndexOf(':'));
+}
+
 async function handle(form: URLSearchParams, options: SnsEndpointOptions, authorization: string | undefined): Promise<string> {
   const action = form.get('Action') ?? '';
   if (!ACTIONS.includes(action)) throw new SnsRequestError('InvalidAction', `the simulator's SNS endpoint does not emulate the action ${action || '(none)'}; it emulates ${ACTIONS.join(', ')}`);
-  const topicArn = form.get('TopicArn') ?? '';
+  const topicArn = topicArnOf(form, action);
   const topic = options.resolveTopic(topicArn);
+  const subscription = action === 'GetSubscriptionAttributes' ? topic?.subscriptionList().find((listed) => listed.subscriptionArn === form.get('SubscriptionArn')) : undefined;
+  if (action === 'GetSubscriptionAttributes' && subscription === undefined) throw new SnsRequestError('NotFound', `Subscription does not exist: ${form.get('SubscriptionArn') ?? ''}`, 404);
   if (topic === undefined) throw new SnsRequestError('NotFound', `Topic does not exist: ${topicArn}`, 404);
   const denied = await options.authorize?.({ accessKeyId: accessKeyIdOf(authorization), action: action as SnsAction, topic });
   if (denied !== undefined) throw /perform: kms:/.test(denied) ? new SnsRequestError('KMSAccessDenied', denied) : new SnsRequestError('AuthorizationError', denied, 403);
   const requestId = `<ResponseMetadata><RequestId>${randomUUID()}</RequestId></ResponseMetadata>`;
   if (action === 'ListSubscriptionsByTopic') return `${listSubscriptions(topic, form.get('NextToken'))}${requestId}</ListSubscriptionsByTopicResponse>`;
+  if (subscription !== undefined) return `${subscriptionAttributes(topic, subscription)}${requestId}</GetSubscriptionAttributesResponse>`;
   if (action === 'Publish') {
     const messageId = publishOne(topic, form.get('Message'), publishOptionsOf(form, ''));
     return `<PublishResponse xmlns="${XMLNS}"><PublishResult><MessageId>${escapeXml(messageId)}</MessageId></PublishResult>${requestId}</PublishResponse>`;

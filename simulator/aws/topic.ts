@@ -77,6 +77,14 @@ export interface ListedSubscription {
   readonly protocol: string;
   /** For `sqs`, the queue's ARN. */
   readonly endpoint: string;
+  /** Its `FilterPolicy` (GetSubscriptionAttributes answers it as JSON text). @default none: every message passes */
+  readonly filterPolicy?: Readonly<Record<string, unknown>>;
+  /** Its `FilterPolicyScope`. @default 'MessageAttributes', as SNS's */
+  readonly filterPolicyScope?: 'MessageAttributes' | 'MessageBody';
+  /** Its `RawMessageDelivery`. @default false */
+  readonly rawMessageDelivery?: boolean;
+  /** The ARN of its `RedrivePolicy`'s `deadLetterTargetArn`. @default no redrive policy */
+  readonly deadLetterTargetArn?: string;
 }
 
 /** What a filter policy is matched against. */
@@ -157,11 +165,12 @@ export class SimulatedTopic {
     this.messageIds = new ContentIds(`sns:${options.arn}`);
     this.listed =
       options.listed ??
-      options.subscriptions.map(({ queue }, index) => ({
+      options.subscriptions.map(({ model: subscription, queue, deadLetterQueue }, index) => ({
         subscriptionArn: `${options.arn}:${deterministicUuid(`subscription:${options.arn}`, index)}`,
         owner: queue.address.arn.split(':')[4] ?? '',
         protocol: 'sqs',
         endpoint: queue.address.arn,
+        ...listedSettings(subscription, deadLetterQueue?.address.arn),
       }));
   }
 
@@ -309,6 +318,18 @@ export class SimulatedTopic {
     }
     return JSON.stringify(notification);
   }
+}
+
+/** A subscription's settings as {@link ListedSubscription} holds them (what GetSubscriptionAttributes answers). */
+export function listedSettings(
+  subscription: Pick<SubscriptionModel, 'filterPolicy' | 'filterPolicyScope' | 'rawMessageDelivery'>,
+  deadLetterTargetArn: string | undefined,
+): Pick<ListedSubscription, 'filterPolicy' | 'filterPolicyScope' | 'rawMessageDelivery' | 'deadLetterTargetArn'> {
+  return {
+    ...(subscription.filterPolicy === undefined ? {} : { filterPolicy: subscription.filterPolicy, filterPolicyScope: subscription.filterPolicyScope }),
+    rawMessageDelivery: subscription.rawMessageDelivery,
+    ...(deadLetterTargetArn === undefined ? {} : { deadLetterTargetArn }),
+  };
 }
 
 /** Throws the {@link SnsPublishError} SNS answers an empty or oversized message with. */

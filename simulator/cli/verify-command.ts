@@ -57,7 +57,8 @@ Options:
   --poll <seconds>        how often to look meanwhile (default 5)
   --cleanup               afterwards, remove what the run created and say what: the items of the stacks' tables
                           whose key holds an id only this run has (exact ids, never a substring), the dead
-                          letters of its events
+                          letters of its events; it keeps (and names, with when their lifecycle rule removes
+                          them) the subscribers' inbox records and the S3 objects of the run's offloaded events
   --json <file>           write the result as JSON: the run's own event ids (eventIds: they carry the run id) and,
                           apart, the events subscribers emitted without an id (derivedEvents, each with the event
                           it derives from); when the flow is not quiet in time, a partial result (notQuiet: the

@@ -17,7 +17,7 @@ import { SimulatedRelay, type RelayTarget } from '../aws/stream-relay';
 import { relayQueueTarget } from '../aws/relay-queue-target';
 import { createTables, type LocalTable } from '../aws/tables';
 import { TransactionConflicts } from '../aws/transaction-conflicts';
-import { SimulatedTopic, type ListedSubscription, type TopicSubscriptionTarget } from '../aws/topic';
+import { listedSettings, SimulatedTopic, type ListedSubscription, type TopicSubscriptionTarget } from '../aws/topic';
 import { deterministicUuid } from '../aws/message-ids';
 import type { VirtualClock } from '../aws/clock';
 import type { FaultPlan } from '../faults/fault-plan';
@@ -217,6 +217,8 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
           owner: placement?.subscription.account ?? names.accountOf(subscription.key),
           protocol: 'sqs',
           endpoint: queues.get(subscription.queue)!.address.arn,
+          // what GetSubscriptionAttributes answers (verify matches the run's events with it: ../verify/subscription-filters.ts)
+          ...listedSettings(subscription, subscription.deadLetterQueue === undefined ? undefined : queues.get(subscription.deadLetterQueue)?.address.arn),
         });
         if (pending) continue;
         const deadLetterQueue = subscription.deadLetterQueue === undefined ? undefined : queues.get(subscription.deadLetterQueue);

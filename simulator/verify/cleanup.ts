@@ -17,6 +17,8 @@
  * run's event updated is not the run's; nor can verify tell the example's `INVOICE#<random id>` from it): the lines say
  * how many such items were left, per table. It reads the tables with a Scan: the handlers choose their items' keys
  * (`CUSTOMER#<customer id>`), which verify cannot compute. No queue is purged. Says what it removed, per table and queue.
+ * The S3 objects of the run's offloaded events (the `dataref` of its outbox envelopes) are kept and named, exactly, with
+ * why and when the bucket's lifecycle rule removes them (./kept-payloads.ts; review v11, V11-7).
  */
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
@@ -26,6 +28,7 @@ import { releaseMessages } from '../cli/dead-letters/queue-messages';
 import type { VerifyClients } from './clients';
 import type { DeployedFlow } from './deployed-flow';
 import type { DerivedRunEvent } from './derived-events';
+import { keptPayloadLines } from './kept-payloads';
 import { DeadLettersUnreadError, deadLetterEventId, deadLetterQueuesOf, receiveWhole } from './observe';
 
 /** What separates the parts of a composite key (`CUSTOMER#<id>`, `<subscriber>@sequence#<aggregate>`). */
@@ -49,6 +52,8 @@ export async function cleanUpRun(
   runEventIds: ReadonlySet<string>,
   minted: ReadonlySet<string> = new Set(),
   derived: readonly DerivedRunEvent[] = [],
+  /** The `dataref` of each of the run's offloaded events (./offloaded-data.ts `dataRefsOf`): kept, and said. */
+  datarefs: readonly string[] = [],
 ): Promise<string[]> {
   const removed: string[] = [];
   const leftLines: string[] = [];
@@ -137,5 +142,6 @@ export async function cleanUpRun(
     }
     if (count > 0) removed.push(`${count} dead letter(s) of the run's events from ${queueUrl}`);
   }
+  leftLines.push(...keptPayloadLines(datarefs, flow.bucketExpirations ?? {}));
   return [...removed, ...leftLines];
 }

@@ -15,6 +15,7 @@ import { parseSubscriberDeployment, type SubscriberDeployment } from '../../lamb
 import { ENV } from '../../lambda/contract/environment';
 import { resourcesNamed, shownName } from '../model/find-resource';
 import type { VerifyClients } from './clients';
+import type { BucketExpiration } from './kept-payloads';
 
 /** A subscriber of the deployed flow. */
 export interface DeployedSubscriber {
@@ -25,6 +26,20 @@ export interface DeployedSubscriber {
   readonly consumerFunction?: string;
   /** The consumer's environment variables (what the scenario's effect probes read the tables by). */
   readonly environment: Readonly<Record<string, string>>;
+  /**
+   * The filters of its deployed subscription(s), as SNS answers GetSubscriptionAttributes (./subscription-filters.ts):
+   * SNS delivers it a message one of them takes. @default not read: its Operator output's filter decides
+   */
+  readonly subscriptions?: readonly DeployedFilter[];
+}
+
+/** A deployed subscription's filter, as SNS answers GetSubscriptionAttributes. */
+export interface DeployedFilter {
+  readonly subscriptionArn: string;
+  /** Its `FilterPolicy`, parsed. @default none: SNS delivers every message of the topic */
+  readonly filterPolicy?: Readonly<Record<string, unknown>>;
+  /** Its `FilterPolicyScope` (SNS's default `MessageAttributes` when it answers none). */
+  readonly filterPolicyScope: 'MessageAttributes' | 'MessageBody';
 }
 
 /** A resource of the deployed stacks. */
@@ -63,6 +78,11 @@ export interface DeployedFlow {
    * queue whose event source mappings are disabled or go to several functions (V11-8). @default none
    */
   readonly notProven?: readonly string[];
+  /**
+   * The expiring lifecycle rules of the stacks' buckets, by bucket name, as their templates declare them (what
+   * `--cleanup` says of the run's offloaded objects: ./kept-payloads.ts). @default none
+   */
+  readonly bucketExpirations?: Readonly<Record<string, readonly BucketExpiration[]>>;
 }
 
 /** One dead-letter queue of an ordered relay. */
@@ -212,19 +232,47 @@ export function emittedOutboxOf(subscriber: Pick<DeployedSubscriber, 'environmen
   return table === undefined || table === '' ? undefined : table;
 }
 
-/** The construct paths of a stack's resources by logical id (its template's `aws:cdk:path` metadata; none for a template that is not JSON). */
-async function constructPaths(clients: VerifyClients, stackId: string): Promise<ReadonlyMap<string, string>> {
+/** A template's resource, as far as verify reads it. */
+interface TemplateResource {
+  readonly Metadata?: Record<string, unknown>;
+  readonly Properties?: { readonly LifecycleConfiguration?: { readonly Rules?: readonly Record<string, unknown>[] } };
+}
+
+/** A bucket's enabled rules that expire objects (`ExpirationInDays`), with their prefix (`Prefix`, or `Filter.Prefix`). */
+export function bucketExpirations(resource: TemplateResource | undefined): BucketExpiration[] {
+  return (resource?.Properties?.LifecycleConfiguration?.Rules ?? []).flatMap((rule) => {
+    const days = rule.ExpirationInDays;
+    if (rule.Status !== 'Enabled' || typeof days !== 'number') return [];
+    const filter = rule.Filter as { Prefix?: unknown } | undefined;
+    const prefix = typeof rule.Prefix === 'string' ? rule.Prefix : typeof filter?.Prefix === 'string' ? filter.Prefix : '';
+    return [{ ...(typeof rule.Id === 'string' ? { ruleId: rule.Id } : {}), prefix, days }];
+  });
+}
+
+/**
+ * What verify reads of a stack's template: its resources' construct paths by logical id (the `aws:cdk:path` metadata)
+ * and its resources' expiring lifecycle rules by logical id (a payload bucket's: what `--cleanup` says of the run's
+ * objects); none for a template that is not JSON.
+ */
+async function templateFacts(clients: VerifyClients, stackId: string): Promise<{ readonly paths: ReadonlyMap<string, string>; readonly expirations: ReadonlyMap<string, BucketExpiration[]> }> {
   const body = (await clients.cloudFormation.send(new GetTemplateCommand({ StackName: stackId }))).TemplateBody ?? '';
-  let template: { Resources?: Record<string, { Metadata?: Record<string, unknown> }> };
+  let template: { Resources?: Record<string, TemplateResource> };
   try {
     template = JSON.parse(body) as typeof template;
   } catch {
-    return new Map();
+    return { paths: new Map(), expirations: new Map() };
   }
-  return new Map(Object.entries(template.Resources ?? {}).flatMap(([logicalId, resource]) => {
-    const constructPath = resource?.Metadata?.['aws:cdk:path'];
-    return typeof constructPath === 'string' ? [[logicalId, constructPath] as const] : [];
-  }));
+  const resources = Object.entries(template.Resources ?? {});
+  return {
+    paths: new Map(resources.flatMap(([logicalId, resource]) => {
+      const constructPath = resource?.Metadata?.['aws:cdk:path'];
+      return typeof constructPath === 'string' ? [[logicalId, constructPath] as const] : [];
+    })),
+    expirations: new Map(resources.flatMap(([logicalId, resource]) => {
+      const rules = bucketExpirations(resource);
+      return rules.length === 0 ? [] : [[logicalId, rules] as const];
+    })),
+  };
 }
 
 /** The stack a nested stack resource names (its physical id is the nested stack's id, an ARN), described. */
@@ -247,6 +295,7 @@ export async function findDeployedFlow(clients: VerifyClients, stackNames?: read
   const subscribers: DeployedSubscriber[] = [];
   const flows: { outboxTable: string; relayDeadLetterQueueUrl?: string; topicArn?: string }[] = [];
   const resources: DeployedResource[] = [];
+  const bucketRules: Record<string, BucketExpiration[]> = {};
   const seen = new Set(stacks.map((stack) => stack.StackId ?? stack.StackName ?? ''));
   for (let next = 0; next < stacks.length; next += 1) {
     const stack = stacks[next]!;
@@ -274,12 +323,14 @@ export async function findDeployedFlow(clients: VerifyClients, stackNames?: read
       });
     }
     // by its id when it has one: it names exactly this stack (a nested stack's name is generated)
-    const paths = await constructPaths(clients, stack.StackId ?? stackName);
+    const { paths, expirations } = await templateFacts(clients, stack.StackId ?? stackName);
     for await (const page of paginateListStackResources({ client: clients.cloudFormation }, { StackName: stack.StackId ?? stackName })) {
       for (const resource of page.StackResourceSummaries ?? []) {
         const logicalId = resource.LogicalResourceId ?? '';
         const constructPath = paths.get(logicalId);
         resources.push({ stackName, logicalId, type: resource.ResourceType ?? '', physicalId: resource.PhysicalResourceId ?? '', ...(constructPath === undefined ? {} : { constructPath }) });
+        const rules = expirations.get(logicalId);
+        if (resource.ResourceType === 'AWS::S3::Bucket' && rules !== undefined && resource.PhysicalResourceId !== undefined) bucketRules[resource.PhysicalResourceId] = rules;
         const nestedId = resource.PhysicalResourceId;
         if (resource.ResourceType !== 'AWS::CloudFormation::Stack' || nestedId === undefined || nestedId === '' || seen.has(nestedId)) continue;
         seen.add(nestedId);
@@ -307,6 +358,7 @@ export async function findDeployedFlow(clients: VerifyClients, stackNames?: read
     accounts,
     stackAccounts,
     ...(orderedDeadLetters.length === 0 ? {} : { orderedRelayDeadLetterQueues: orderedDeadLetters }),
+    ...(Object.keys(bucketRules).length === 0 ? {} : { bucketExpirations: bucketRules }),
     ...(notProven.length === 0 ? {} : { notProven }),
   };
 }

@@ -1,7 +1,7 @@
 /**
  * What a verify run reads of the deployed flow, without changing it: the run's committed events (the outbox items
- * whose event carries the run id, and the events a subscriber derived from them, transitively), what each subscriber's filter policy takes of them (the subscription's policy from
- * its Operator output, matched as the simulator matches it), its queues' message counts, the dead letters in its
+ * whose event carries the run id, and the events a subscriber derived from them, transitively), what each subscriber's filter policy takes of them (its deployed subscription's
+ * policy, ./subscription-filters.ts, else its Operator output's; matched as the simulator matches it), its queues' message counts, the dead letters in its
  * dead-letter queues with why they are there (read, then made visible again: nothing is deleted; a queue it could not
  * read whole is an error, never "no dead letter": {@link DeadLettersUnreadError}), its inbox records of the run's events
  * (read by their exact keys: which events it applied, and the order an ordered subscriber committed them in), and the
@@ -138,13 +138,18 @@ function runEventsOf(items: readonly { readonly table: string; readonly item: Re
  * The run's events a subscriber's filter policy takes (of the ordered outbox for an ordered subscriber, else the standard
  * one), among those committed to its own flow's outbox (its Operator output's `outboxTable`): another flow's topic
  * delivers nothing to it (review v11, V11-3). A subscriber whose output names no outbox (an imported flow's) is matched
- * against every outbox's events.
+ * against every outbox's events. The filter is its deployed subscription's, when verify read it
+ * ({@link DeployedSubscriber.subscriptions}: an event one of them takes; review v11, V11-6), else its Operator output's.
  */
 export function takenEvents(subscriber: DeployedSubscriber, events: ReadonlyMap<string, RunEvent>): Set<string> {
   const { filterPolicy, filterPolicyScope, ordered, outboxTable } = subscriber.deployment;
-  const filter = filterPolicy === undefined ? undefined : compileFilterPolicy(filterPolicy as Record<string, unknown>, filterPolicyScope ?? 'MessageAttributes');
+  const filters = (subscriber.subscriptions ?? [{ ...(filterPolicy === undefined ? {} : { filterPolicy }), filterPolicyScope: filterPolicyScope ?? 'MessageAttributes' }]).map((filter) =>
+    filter.filterPolicy === undefined ? () => true : compileFilterPolicy(filter.filterPolicy as Record<string, unknown>, filter.filterPolicyScope),
+  );
   const ofItsFlow = (item: RunEvent): boolean => outboxTable === undefined || item.outboxTable === undefined || item.outboxTable === outboxTable;
-  return new Set([...events.values()].filter((item) => item.ordered === (ordered === true) && ofItsFlow(item) && (filter === undefined || filter({ body: item.body, attributes: {} }))).map((item) => item.event.id));
+  return new Set(
+    [...events.values()].filter((item) => item.ordered === (ordered === true) && ofItsFlow(item) && filters.some((filter) => filter({ body: item.body, attributes: {} }))).map((item) => item.event.id),
+  );
 }
 
 /** The queues of a subscriber: its queue, then its dead-letter queues (each once). */

@@ -14,7 +14,7 @@
  */
 import type { PayloadReader } from '../../lambda/claim-check/payload-store';
 import { isOffloaded, resolvePayload } from '../../lambda/claim-check/resolve-payload';
-import { CLAIM_CHECK_ENV, DEFAULT_PAYLOAD_KEY_PREFIX, parseDataRef } from '../../lambda/contract/claim-check';
+import { CLAIM_CHECK_ATTRIBUTES, CLAIM_CHECK_ENV, DEFAULT_PAYLOAD_KEY_PREFIX, parseDataRef } from '../../lambda/contract/claim-check';
 import type { EventEnvelope } from '../../lambda/envelope';
 import { PayloadUnavailableError } from '../../lambda/errors';
 import { envelopeObjectOf } from '../aws/message-ids';
@@ -84,4 +84,14 @@ export function offloadedDataResolver(reader: PayloadReader | undefined, locatio
     }
     return 'data' in outcome ? { ...item, event: { ...item.event, data: outcome.data } } : { ...item, dataUnread: outcome.unread };
   };
+}
+
+/** The `dataref` of each offloaded event among `items` (`s3://<bucket>/<key>`, from its envelope as committed), each once. */
+export function dataRefsOf(items: Iterable<Pick<OffloadableEvent, 'body'>>): string[] {
+  const found = new Set<string>();
+  for (const item of items) {
+    const dataref = envelopeObjectOf(item.body)?.[CLAIM_CHECK_ATTRIBUTES.DATAREF];
+    if (typeof dataref === 'string' && dataref !== '') found.add(dataref);
+  }
+  return [...found];
 }

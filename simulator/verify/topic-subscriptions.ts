@@ -55,8 +55,8 @@ function queueOfArn(arn: string): { readonly region: string; readonly account: s
   return match === null ? undefined : { region: match[1]!, account: match[2]!, name: match[3]! };
 }
 
-/** Whether the queue `arn` names is `subscriber`'s queue. */
-function isQueueOf(arn: string, subscriber: FoundQueue): boolean {
+/** Whether the queue `arn` names is `subscriber`'s queue (its account and name; its Region when its URL says it). */
+export function isQueueOf(arn: string, subscriber: FoundQueue): boolean {
   const queue = queueOfArn(arn);
   const own = queueOfUrl(subscriber.deployment.queueUrl);
   return queue !== undefined && own !== undefined && queue.account === own.account && queue.name === own.name && (own.region === undefined || own.region === queue.region);
@@ -111,6 +111,8 @@ export async function subscriptionsNotSeen(
   flow: Pick<DeployedFlow, 'flows' | 'subscribers'> & Partial<Pick<DeployedFlow, 'resources'>>,
   /** Gets every subscription listed (what {@link refuseSubscriptionsElsewhere} checks). */
   listed: TopicSubscription[] = [],
+  /** Gets the topics whose subscriptions could not be listed. */
+  unlisted: string[] = [],
 ): Promise<string[]> {
   const lines: string[] = [];
   for (const topicArn of listedTopics(flow)) {
@@ -121,6 +123,7 @@ export async function subscriptionsNotSeen(
       // SNS answered (refused, throttled): said; not reached at all: the run has no verdict (./aws-unreached.ts)
       if (typeof error !== 'object' || error === null || !('$metadata' in error)) throw error;
       const { name, message } = error as unknown as Error;
+      unlisted.push(topicArn);
       lines.push(
         `verify could not list the subscriptions of topic ${topicArn} (${name}: ${message}), so a subscriber in another account or Region would not be seen; give verify sns:ListSubscriptionsByTopic on the topic (docs/DEPLOYING.md)`,
       );

@@ -1,10 +1,12 @@
 /**
- * What `verify` prints: the run id, the producer's figures, a line per subscriber, the dead letters of the run's events
+ * What `verify` prints: the run id, the producer's figures, a line per subscriber, the subscribers whose deployed filter
+ * policy differs from their Operator output's (./subscription-filters.ts), the dead letters of the run's events
  * by reason (the simulator's report lines: ../report/summary.ts), then the verdict (./verdict.ts) as `simulate` prints
  * it: `OK: ...`, or `VIOLATED: <n> invariant violation(s):` with one `[kind] subscriber: detail` line each; and
  * `NOT PROVEN: ...` with one line per thing verify could not see, when it cannot say OK though no check failed.
  */
 import { deadLetterLines } from '../report/summary';
+import { filterDifferenceLine } from './subscription-filters';
 import { verifyVerdict } from './verdict';
 import type { VerifyResult } from './verify-run';
 
@@ -21,6 +23,8 @@ export function formatVerifyReport(result: VerifyResult): string {
       (row) => `  ${row.name}: ${row.events} event(s) taken, ${row.deadLettered} dead-lettered${row.effectsApplied === undefined ? ', effects not counted' : `, ${row.effectsApplied} effect(s) applied`}`,
     ),
   ];
+  const differences = result.filterDifferences ?? [];
+  if (differences.length > 0) out.push("filter policies that differ from the subscribers' Operator outputs (the run's events were matched with the deployed subscription's):", ...differences.map((difference) => `  ${filterDifferenceLine(difference)}`));
   const deadLetters = Object.entries(result.deadLetters).flatMap(([name, findings]) => (findings.length === 0 ? [] : deadLetterLines(name, findings)));
   if (deadLetters.length > 0) out.push("dead letters of the run's events:", ...deadLetters);
   if (result.cleanedUp !== undefined) out.push(result.cleanedUp.length === 0 ? 'cleanup: nothing of the run to remove' : 'cleanup removed:', ...result.cleanedUp.map((line) => `  ${line}`));

@@ -3,7 +3,8 @@
  * counts → run the scenario's producers with ids unique to the run (./produce.ts) → wait until the flow is quiet
  * (./settle.ts; at its time limit, the run stops with what it waited for: {@link NotQuietResult}) → read what the run left (./observe.ts) → the simulator's checks (./verify-checks.ts) → clean up what
  * the run created, when asked (./cleanup.ts). The flow topic's subscriptions it found no subscriber for (another account or
- * Region: ./topic-subscriptions.ts) leave the verdict NOT PROVEN. It injects no fault and changes nothing it did not create. Its commands are
+ * Region: ./topic-subscriptions.ts) leave the verdict NOT PROVEN; each found subscriber's events are those its deployed
+ * subscription's filter takes (./subscription-filters.ts), a difference from its Operator output named. It injects no fault and changes nothing it did not create. Its commands are
  * real: every subscriber acts on them as on real traffic; it warns so before sending any, and refuses stacks outside
  * the accounts `--account` names. What it could not see is said in {@link VerifyResult.unproven} (./verdict.ts).
  */
@@ -16,12 +17,14 @@ import { cleanUpRun } from './cleanup';
 import type { VerifyClients } from './clients';
 import { findDeployedFlow, findDeployedFunction, NoDeployedFlowError, type DeployedFlow } from './deployed-flow';
 import { appliedByInbox, DeadLettersUnreadError, deadLetterQueuesOf, inboxCommitGroups, messagesOn, probeEffects, readDeadLetters, runEventReader, takenEvents, type RunEvent } from './observe';
+import { dataRefsOf } from './offloaded-data';
 import { produce } from './produce';
 import { classifyRunEvents, type DerivedRunEvent } from './derived-events';
 import { defaultTimeoutSeconds, readQueueSettings } from './queue-settings';
 import { newRunId } from './run-ids';
 import { NotQuietError, waitUntilQuiet } from './settle';
 import { refuseSubscriptionsElsewhere, subscriptionsNotSeen, type TopicSubscription } from './topic-subscriptions';
+import { filterDifferenceLine, readSubscriptionFilters, type FilterDifference } from './subscription-filters';
 import { checkVerifiedRun, type VerifiedSubscriber } from './verify-checks';
 
 /** What a verify run is told. */
@@ -76,6 +79,11 @@ export interface VerifyResult {
   readonly violations: readonly Violation[];
   /** The subscribers the scenario has no effect probe for: their effects were not counted. */
   readonly effectsNotCounted: readonly string[];
+  /**
+   * The subscribers whose deployed subscription filters otherwise than their Operator output says: the run's events
+   * were matched with the subscription's (./subscription-filters.ts). @default none
+   */
+  readonly filterDifferences?: readonly FilterDifference[];
   /** What `--cleanup` removed. @default not asked */
   readonly cleanedUp?: readonly string[];
   /**
@@ -200,13 +208,14 @@ export function refuseWithoutAccounts(flow: Pick<DeployedFlow, 'accounts' | 'sta
 export async function runVerify(clients: VerifyClients, options: VerifyOptions): Promise<VerifyOutcome> {
   const runId = options.runId ?? newRunId(Date.now());
   const { scenario } = options;
-  const flow = await findDeployedFlow(clients, options.stacks);
+  let flow = await findDeployedFlow(clients, options.stacks);
   refuseWithoutAccounts(flow, options.accounts);
   const producers = scenarioProducers(scenario).map((producer) => ({ producer, functionName: findDeployedFunction(flow, producer.function).physicalId }));
   if (producers.length === 0) throw new NoDeployedFlowError("the scenario has no producer: verify drives the deployed flow through the scenario's producer functions");
   // the flow topic's subscriptions whose queue is no subscriber found here (another account or Region): unproven
   const listed: TopicSubscription[] = [];
-  const notSeen = await subscriptionsNotSeen(clients, flow, listed);
+  const unlisted: string[] = [];
+  const notSeen = await subscriptionsNotSeen(clients, flow, listed, unlisted);
   // an Operator output it could not read, a queue nothing (or several functions) consumes: review v11, V11-9 and V11-8
   notSeen.push(...(flow.notProven ?? []));
   const unknown = Object.keys(scenario.effects ?? {}).filter((name) => !flow.subscribers.some((subscriber) => subscriber.name === name));
@@ -221,11 +230,17 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   refuseOtherAccounts(flow, options.accounts);
   // a subscriber in another account is seen only by its subscription: --account refuses it too (review v11, V11-4)
   refuseSubscriptionsElsewhere(listed, options.accounts);
+  // which of the run's events each subscriber must apply: what its deployed subscription takes, not what its Operator
+  // output says (review v11, V11-6); a subscription verify could not read leaves the verdict NOT PROVEN
+  const filters = await readSubscriptionFilters(clients, flow, listed, unlisted);
+  flow = filters.flow;
+  notSeen.push(...filters.notProven);
   options.onProgress(`run ${runId}: ${flow.subscribers.length} subscriber(s) in ${flow.stackNames.join(', ')}`);
   (options.onWarning ?? options.onProgress)(
     `warning: the run's commands are real: the deployed producers commit them and every subscriber acts on them as on real traffic (mails sent, payments taken, calls outside AWS) in account(s) ${accounts.join(', ') || 'unknown'}; never run verify against production (--account <id> refuses any other account)`,
   );
   for (const line of notSeen) options.onProgress(`not seen: ${line}`);
+  for (const difference of filters.differences) options.onProgress(`filter policy differs: ${filterDifferenceLine(difference)}`);
   const queueSettings = await readQueueSettings(clients, flow);
   const derived = defaultTimeoutSeconds(flow, queueSettings);
   let timeoutSeconds = options.timeoutSeconds ?? derived.seconds;
@@ -326,7 +341,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   const eventsById = new Map([...events].map(([id, item]) => [id, item.event]));
   const malformed = scenario.malformed;
   const violations = checkVerifiedRun(verified, eventsById, (id) => malformed !== undefined && eventsById.has(id) && malformed(eventsById.get(id)!));
-  const cleanedUp = options.cleanup ? await cleanUpRun(clients, flow, runId, new Set(events.keys()), minted, classify(events).derivedEvents) : undefined;
+  const cleanedUp = options.cleanup ? await cleanUpRun(clients, flow, runId, new Set(events.keys()), minted, classify(events).derivedEvents, dataRefsOf(events.values())) : undefined;
   return {
     runId,
     seed: options.seed,
@@ -346,6 +361,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
     deadLetters: Object.fromEntries(verified.map(({ subscriber, deadLetters }) => [subscriber.name, deadLetters])),
     violations,
     effectsNotCounted: flow.subscribers.filter((subscriber) => probes[subscriber.name] === undefined).map((subscriber) => subscriber.name),
+    ...(filters.differences.length === 0 ? {} : { filterDifferences: filters.differences }),
     ...(cleanedUp === undefined ? {} : { cleanedUp }),
     ...(unproven.length === 0 ? {} : { unproven }),
   };

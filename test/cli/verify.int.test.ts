@@ -20,6 +20,8 @@ import { waitFor } from './printed-commands';
 
 const PROJECT = path.resolve(__dirname, '../..');
 const SCENARIO = 'example/simulation/scenario.ts';
+/** A filter policy that takes no event of the example. */
+const NO_SUCH_EVENT = { type: ['NoSuchEvent'] };
 
 interface Served {
   readonly environment: Record<string, string>;
@@ -67,6 +69,7 @@ interface VerifyJson {
   derivedEvents: { id: string; type: string; from?: { eventId: string; subscriber: string; index: number } }[];
   violations: { kind: string; subscriber?: string; detail: string }[];
   subscribers?: { name: string }[];
+  filterDifferences?: { subscriber: string; deployed: unknown }[];
   notQuiet?: { reason: string; timeoutSeconds: number; waitingFor: string[] };
 }
 
@@ -159,6 +162,11 @@ describe('verify', () => {
     expect(second.json.derivedEvents.filter((event) => first.json.derivedEvents.some((earlier) => earlier.id === event.id))).toEqual([]);
     expectOwnIds(second.json);
     expect(second.stdout).toMatch(/cleanup removed:\n {2}\d+ item\(s\) of the run from table /);
+    // and it kept the S3 objects of the run's offloaded events (the second order's 6 MiB attachment), naming each exactly,
+    // why, and when the bucket's lifecycle rule removes them (review v11, V11-7)
+    expect(second.stdout).toMatch(
+      /kept \d+ offloaded event data object\(s\) of the run in bucket (\S+) \(s3:\/\/\1\/event-data\/[0-9a-f]{64}\/\d{4}-\d{2}-\d{2}-[0-9a-f]{64}[,)].*the payload bucket denies deleting event data.*its lifecycle rule ExpireOffloadedEventData expires each \d+ day\(s\) after it was written \(S3 removes the last of them from \d{4}-\d{2}-\d{2} 00:00 UTC\)/,
+    );
     // and the cleanup removed the second run's items only, by exact key parts: what it left is what it said it left,
     // the items whose key holds no id of the run (the example's invoices and their mails, keyed `INVOICE#<random id>`
     // that Invoicing chose); the first run's items stay
@@ -211,6 +219,10 @@ describe('verify', () => {
       const queue = template.Resources[logicalIdAt(template, 'Orders/Shipping/Queue/Resource/Resource')]!;
       queue.Properties!.VisibilityTimeout = 2;
       (queue.Properties!.RedrivePolicy as { maxReceiveCount: number }).maxReceiveCount = 1;
+      // and Notifications' subscription changed out of band (review v11, V11-6): it takes none of the run's events now,
+      // while its Operator output still says OrderPlaced
+      const notifications = template.Resources[logicalIdAt(template, 'Orders/Notifications/Subscription/Resource')]!;
+      notifications.Properties!.FilterPolicy = NO_SUCH_EVENT;
     });
     onTestFinished(() => variant.remove());
     const served = await serve(variant.directory);
@@ -235,7 +247,12 @@ describe('verify', () => {
     expect(unapplied).toHaveLength(1);
     expect(unapplied[0]!.detail).toMatch(new RegExp(`events order-placed-${run.json.runId}-order-0000\\d`));
     expect(unapplied[0]!.detail).toContain('moved by SQS after maxReceiveCount receives');
-    // the other subscribers applied theirs
+    // the other subscribers applied theirs; Notifications is not asked for the events its subscription no longer takes
+    // (before V11-6's fix, verify demanded them from its Operator output's filter: a false VIOLATED), and the
+    // difference is named with both policies, in the report and in --json
     expect(run.json.violations.every((violation) => violation.subscriber === 'Shipping')).toBe(true);
+    expect(run.stdout).toContain("filter policies that differ from the subscribers' Operator outputs");
+    expect(run.stdout).toMatch(/Notifications: its subscription \S+ filters with \{"type":\["NoSuchEvent"\]\} \(scope MessageBody\), but its Operator output says \{"type":\["[^"]*OrderPlaced"\]\} \(scope MessageBody\)/);
+    expect(run.json.filterDifferences).toEqual([expect.objectContaining({ subscriber: 'Notifications', deployed: { filterPolicy: NO_SUCH_EVENT, filterPolicyScope: 'MessageBody' } })]);
   });
 });
