@@ -1260,4 +1260,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    return event;',
     tests: ['test/cli/relay-replay.int.test.ts'],
   },
+  {
+    id: 'verify-ordered-outbox-unread',
+    breaks: "verify (review r12, R12-5): the outbox a subscriber's Operator output names (an OrderedRelay's own OutboxTable) is not read: its ordered events are no run events, so an ordered subscriber that dead-lettered every one is reported taking none, verdict OK",
+    file: 'simulator/verify/observe.ts',
+    find: '      ...flow.subscribers.flatMap((subscriber) => subscriber.deployment.outboxTable ?? []),',
+    replace: '',
+    tests: ['test/simulator/verify/review-r12.test.ts'],
+  },
 ];

@@ -17,6 +17,7 @@ import type { VerifyClients } from './clients';
 import { findDeployedFlow, findDeployedFunction, NoDeployedFlowError, type DeployedFlow } from './deployed-flow';
 import { appliedByInbox, DeadLettersUnreadError, deadLetterQueuesOf, inboxCommitGroups, messagesOn, probeEffects, readDeadLetters, runEventReader, takenEvents, type RunEvent } from './observe';
 import { produce } from './produce';
+import { producerOutboxes, producerOutboxesUnchecked } from './producer-outboxes';
 import { classifyRunEvents, type DerivedRunEvent } from './derived-events';
 import { defaultTimeoutSeconds, readQueueSettings } from './queue-settings';
 import { newRunId } from './run-ids';
@@ -209,6 +210,9 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   const notSeen = await subscriptionsNotSeen(clients, flow, listed);
   // an Operator output it could not read, a queue nothing (or several functions) consumes: review v11, V11-9 and V11-8
   notSeen.push(...(flow.notProven ?? []));
+  // a producer committing into an outbox no flow or found subscriber names: its subscribers were not found (review r12, R12-5)
+  const ownOutboxes = await producerOutboxes(clients, producers);
+  notSeen.push(...producerOutboxesUnchecked(flow, ownOutboxes));
   const unknown = Object.keys(scenario.effects ?? {}).filter((name) => !flow.subscribers.some((subscriber) => subscriber.name === name));
   // a probe of a subscriber not found: a typo, unless the topic has subscribers verify cannot see (it may be one of them)
   if (unknown.length > 0 && notSeen.length === 0) throw new NoDeployedFlowError(`the scenario has effect probes for ${unknown.join(', ')}, which no deployed subscriber is; deployed: ${flow.subscribers.map((subscriber) => subscriber.name).join(', ')}`);
@@ -245,7 +249,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   const figures = await produce(clients, producers, { count: options.count, seed: options.seed, runId }, (done, total) => options.onProgress(`producing: ${done}/${total} command(s)`), minted);
   const probes = scenario.effects ?? {};
   // the producer's outbox is scanned once per run; an outbox a subscriber emits into, at every read
-  const readEvents = runEventReader(clients, flow, runId);
+  const readEvents = runEventReader(clients, flow, runId, ownOutboxes.map((item) => item.outboxTable));
   const classify = (events: ReadonlyMap<string, RunEvent>) => classifyRunEvents(events, runId, new Map(flow.subscribers.map((subscriber) => [subscriber.name, takenEvents(subscriber, events)])));
   // the run's events known: an ordered subscriber's FIFO queue dead-letters an aggregate's events one after another
   const again = defaultTimeoutSeconds(flow, queueSettings, await readEvents());
