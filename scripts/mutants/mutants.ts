@@ -1268,4 +1268,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '',
     tests: ['test/simulator/verify/review-r12.test.ts'],
   },
+  {
+    id: 'verify-cleanup-deletes-unfound-subscribers-records',
+    breaks: "verify --cleanup (review r12, R12-1): keeps only the inbox tables of the subscribers it found, so the inbox records, processing records and fences of one it did not find (an unreadable Operator output, a shared inbox table) are deleted: a late duplicate is applied again",
+    file: 'simulator/verify/cleanup.ts',
+    find: "        const keptFor = runtimeRecordOf(item, keyNames)?.subscriber ?? inboxOf?.join(', ');",
+    replace: "        const keptFor = inboxOf?.join(', ');",
+    tests: ['test/simulator/verify/review-r12.test.ts'],
+  },
 ];

@@ -3,10 +3,11 @@
  * something was wrong (findings in /work/runs/s12/r12.md). Against real parts: DynamoDB Local and the simulator's SQS
  * endpoint (the real SDK clients).
  */
-import { PutCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { describe, expect, test } from 'vitest';
-import { ORDERED_OUTBOX_ITEM } from '../../../lambda/contract/ordered-wire-format';
-import { OUTBOX_ITEM, TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
+import { ORDERED_OUTBOX_ITEM, SEQUENCE_FENCE, sequenceFenceKey } from '../../../lambda/contract/ordered-wire-format';
+import { OUTBOX_ITEM, PROCESSING_RECORD, recordKey, TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
+import { cleanUpRun } from '../../../simulator/verify/cleanup';
 import type { DeployedFlow, DeployedSubscriber } from '../../../simulator/verify/deployed-flow';
 import { readRunEvents, takenEvents } from '../../../simulator/verify/observe';
 import { producerOutboxesUnchecked } from '../../../simulator/verify/producer-outboxes';
@@ -59,5 +60,35 @@ describe('R12-5: an OrderedRelay over its own OutboxTable', () => {
       { producer: 'Orders/Returns', functionName: 'App-Returns', outboxTable: 'ReturnsOutbox' },
     ]);
     expect(lines).toEqual([expect.stringMatching(/^the producer Orders\/Returns \(App-Returns\) commits into outbox table ReturnsOutbox, /)]);
+  });
+});
+
+describe("R12-1: --cleanup and the records of a subscriber verify did not find", () => {
+  test('its inbox record, processing record and sequence fence of the run are kept (recognised by their shape); a business item of the run in the same table goes', async () => {
+    const runId = newRunId(1_700_000_000_000, () => Buffer.from([9, 9, 9, 9]));
+    const aggregate = `${runId}-order-00001`;
+    const eventId = `order-packed-${aggregate}`;
+    const table = uniqueTableName('r12-shared');
+    await createTable(dynamoDb, table, { partitionKey: TABLE_SCHEMA.PARTITION_KEY });
+    const put = (item: Record<string, unknown>) => documents.send(new PutCommand({ TableName: table, Item: item }));
+    // GIVEN a table of the stacks read holding OrderTracking's and Shipping's records of the run's event (neither is a
+    // subscriber verify found: an Operator output of another version, or a shared inbox table of a stack not read)
+    await put({ pk: recordKey('OrderTracking', eventId), eventId, subscriber: 'OrderTracking', processedAt: '2026-11-30T06:00:00.000Z' });
+    await put({ pk: sequenceFenceKey('OrderTracking', aggregate), [SEQUENCE_FENCE.RECORD_TYPE_ATTRIBUTE]: SEQUENCE_FENCE.RECORD_TYPE_VALUE, subscriber: 'OrderTracking', aggregateId: aggregate, appliedSequence: 1 });
+    await put({ pk: recordKey('Shipping', eventId), eventId, subscriber: 'Shipping', [PROCESSING_RECORD.RECORD_TYPE_ATTRIBUTE]: PROCESSING_RECORD.RECORD_TYPE_VALUE, status: 'COMPLETED' });
+    await put({ pk: `CUSTOMER#${aggregate}`, orders: 1 });
+    const flow: DeployedFlow = { stackNames: ['App'], flows: [], resources: [{ stackName: 'App', logicalId: 'Shared', type: 'AWS::DynamoDB::Table', physicalId: table }], subscribers: [] };
+    // WHEN the run is cleaned up
+    const lines = await cleanUpRun(bed.clients(), flow, runId, new Set([eventId]), new Set([aggregate]));
+    const exists = async (pk: string) => (await documents.send(new GetCommand({ TableName: table, Key: { pk }, ConsistentRead: true }))).Item !== undefined;
+    // THEN the runtime's records stay (before the fix all three were deleted: a late duplicate would be applied again)
+    expect(await exists(recordKey('OrderTracking', eventId))).toBe(true);
+    expect(await exists(sequenceFenceKey('OrderTracking', aggregate))).toBe(true);
+    expect(await exists(recordKey('Shipping', eventId))).toBe(true);
+    expect(await exists(`CUSTOMER#${aggregate}`)).toBe(false);
+    expect(lines).toEqual([
+      `1 item(s) of the run from table ${table}`,
+      expect.stringMatching(new RegExp(`^kept 3 inbox record\\(s\\) of the run in table ${table} \\(OrderTracking, Shipping\\): `)),
+    ]);
   });
 });
