@@ -55,9 +55,11 @@ Options:
                           emits adds one) + 120 s, at least 600 s: a handler that throws on every event then ends
                           VIOLATED, its events dead-lettered and named, not "not quiet"
   --poll <seconds>        how often to look meanwhile (default 5)
-  --cleanup               afterwards, remove what the run created and say what: the items of the stacks' tables
-                          whose key holds an id only this run has (exact ids, never a substring), the dead
-                          letters of its events
+  --cleanup               afterwards, when the verdict is OK, remove what the run created and say what: the
+                          items of the stacks' tables whose key holds an id only this run has (exact ids, never a
+                          substring; never an inbox record or fence), the dead letters of its events. A run not OK
+                          keeps everything (its dead letters and outbox items are the verdict's evidence); a
+                          cleanup that fails is said after the verdict, whose exit code and --json stand
   --json <file>           write the result as JSON: the run's own event ids (eventIds: they carry the run id) and,
                           apart, the events subscribers emitted without an id (derivedEvents, each with the event
                           it derives from); when the flow is not quiet in time, a partial result (notQuiet: the

@@ -24,6 +24,7 @@ import { newRunId } from './run-ids';
 import { NotQuietError, waitUntilQuiet } from './settle';
 import { refuseSubscriptionsElsewhere, subscriptionsNotSeen, type TopicSubscription } from './topic-subscriptions';
 import { checkVerifiedRun, type VerifiedSubscriber } from './verify-checks';
+import { verifyVerdict } from './verdict';
 
 /** What a verify run is told. */
 export interface VerifyOptions {
@@ -77,8 +78,12 @@ export interface VerifyResult {
   readonly violations: readonly Violation[];
   /** The subscribers the scenario has no effect probe for: their effects were not counted. */
   readonly effectsNotCounted: readonly string[];
-  /** What `--cleanup` removed. @default not asked */
+  /** What `--cleanup` removed. @default not asked, not run (see {@link VerifyResult.cleanupSkipped}), or failed */
   readonly cleanedUp?: readonly string[];
+  /** Why `--cleanup` removed nothing: the verdict is not OK, so what the run left is kept as its evidence. @default not asked, or run */
+  readonly cleanupSkipped?: string;
+  /** Why `--cleanup` failed part way (the verdict stands). @default not asked, or it did not fail */
+  readonly cleanupFailed?: string;
   /**
    * What verify could not see that might have failed, one sentence each (a dead-letter queue it could not read whole,
    * a subscriber that keeps no inbox and has no probe): the verdict is then not OK (./verdict.ts). @default none
@@ -330,8 +335,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   const eventsById = new Map([...events].map(([id, item]) => [id, item.event]));
   const malformed = scenario.malformed;
   const violations = checkVerifiedRun(verified, eventsById, (id) => malformed !== undefined && eventsById.has(id) && malformed(eventsById.get(id)!));
-  const cleanedUp = options.cleanup ? await cleanUpRun(clients, flow, runId, new Set(events.keys()), minted, classify(events).derivedEvents) : undefined;
-  return {
+  const checked: VerifyResult = {
     runId,
     seed: options.seed,
     stacks: flow.stackNames,
@@ -350,7 +354,35 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
     deadLetters: Object.fromEntries(verified.map(({ subscriber, deadLetters }) => [subscriber.name, deadLetters])),
     violations,
     effectsNotCounted: flow.subscribers.filter((subscriber) => probes[subscriber.name] === undefined).map((subscriber) => subscriber.name),
-    ...(cleanedUp === undefined ? {} : { cleanedUp }),
     ...(unproven.length === 0 ? {} : { unproven }),
   };
+  if (!options.cleanup) return checked;
+  return cleanUpIfOk(checked, () => cleanUpRun(clients, flow, runId, new Set(events.keys()), minted, classify(events).derivedEvents));
+}
+
+/**
+ * `--cleanup` after the checks (review r12, R12-6): only an OK run is cleaned up, since the dead letters and outbox
+ * items a VIOLATED or NOT PROVEN verdict points at are its evidence ({@link VerifyResult.cleanupSkipped} says so); a
+ * cleanup that fails leaves the verdict standing ({@link VerifyResult.cleanupFailed}), so the exit code and `--json`
+ * are the verdict's.
+ */
+export async function cleanUpIfOk(checked: VerifyResult, cleanUp: () => Promise<readonly string[]>): Promise<VerifyResult> {
+  const { status } = verifyVerdict(checked);
+  if (status !== 'OK') return { ...checked, cleanupSkipped: cleanupSkippedReason(status, checked.runId) };
+  try {
+    return { ...checked, cleanedUp: await cleanUp() };
+  } catch (error) {
+    return { ...checked, cleanupFailed: cleanupFailedReason(error) };
+  }
+}
+
+/** Why `--cleanup` removed nothing: the verdict is not OK, and what the run left is what it points at. */
+export function cleanupSkippedReason(status: string, runId: string): string {
+  return `kept everything of the run (its dead letters, outbox items and the other items whose key holds its ids): the verdict is ${status}, and they are what it points at (dlq show, replay); once diagnosed, redrive or remove them by hand (their keys and event ids hold the run id ${runId}); a later run cleans up only its own`;
+}
+
+/** What a `--cleanup` that failed part way says: why, and what may be left. */
+export function cleanupFailedReason(error: unknown): string {
+  const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return `${why}; part of the run's items and dead letters may already be removed and the rest stay (they hold the run id and harm no later run): remove them by hand; a later run cleans up only its own`;
 }

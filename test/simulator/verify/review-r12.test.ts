@@ -12,6 +12,10 @@ import type { DeployedFlow, DeployedSubscriber } from '../../../simulator/verify
 import { readRunEvents, takenEvents } from '../../../simulator/verify/observe';
 import { producerOutboxesUnchecked } from '../../../simulator/verify/producer-outboxes';
 import { newRunId } from '../../../simulator/verify/run-ids';
+import { verifyVerdict } from '../../../simulator/verify/verdict';
+import { formatVerifyReport } from '../../../simulator/verify/verify-report';
+import { cleanUpIfOk } from '../../../simulator/verify/verify-run';
+import { verifyResult } from './verify-result-kit';
 import { createTable, uniqueTableName } from '../../support/dynamodb-client';
 import { VerifyTestbed } from './verify-test-kit';
 
@@ -90,5 +94,33 @@ describe("R12-1: --cleanup and the records of a subscriber verify did not find",
       `1 item(s) of the run from table ${table}`,
       expect.stringMatching(new RegExp(`^kept 3 inbox record\\(s\\) of the run in table ${table} \\(OrderTracking, Shipping\\): `)),
     ]);
+  });
+});
+
+describe('R12-6: --cleanup and the verdict', () => {
+  const unapplied = { kind: 'unapplied-event', subscriber: 'Shipping', detail: 'events order-placed-v0-01020304-order-00001 were never applied: their messages left in its dead-letter queue' } as const;
+
+  test('a VIOLATED or NOT PROVEN run is not cleaned up: its dead letters and outbox items are what the verdict points at, and it says so', async () => {
+    for (const checked of [verifyResult({ violations: [unapplied] }), verifyResult({ unproven: ['Loyalty: not seen'] })]) {
+      let cleaned = 0;
+      const result = await cleanUpIfOk(checked, async () => ((cleaned += 1), ['2 dead letter(s) of the run\'s events from ShippingDlq']));
+      // before the fix the cleanup ran whatever the verdict: the dead letters the violation names were deleted
+      expect(cleaned).toBe(0);
+      expect(result.cleanedUp).toBeUndefined();
+      expect(result.cleanupSkipped).toMatch(new RegExp(`^kept everything of the run .*the verdict is ${verifyVerdict(checked).status}`));
+      expect(formatVerifyReport(result)).toContain(`cleanup: ${result.cleanupSkipped!}`);
+    }
+  });
+
+  test('an OK run is cleaned up; a cleanup that fails leaves the verdict, its exit and --json standing, and is said after it', async () => {
+    expect((await cleanUpIfOk(verifyResult({}), async () => ['1 item(s) of the run from table Ledger'])).cleanedUp).toEqual(['1 item(s) of the run from table Ledger']);
+    const denied = Object.assign(new Error('not authorized to perform: dynamodb:DeleteItem on Ledger'), { name: 'AccessDeniedException' });
+    const result = await cleanUpIfOk(verifyResult({}), async () => {
+      throw denied;
+    });
+    expect(verifyVerdict(result).status).toBe('OK');
+    expect(result.cleanupFailed).toMatch(/^AccessDeniedException: not authorized to perform: dynamodb:DeleteItem on Ledger; part of the run's items/);
+    const report = formatVerifyReport(result);
+    expect(report.indexOf(`cleanup failed: ${result.cleanupFailed!}`)).toBeGreaterThan(report.indexOf('OK: '));
   });
 });
