@@ -1344,4 +1344,20 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '',
     tests: ['test/simulator/verify/cleanup-offloaded.int.test.ts'],
   },
+  {
+    id: 'verify-ordered-outbox-unread',
+    breaks: "verify (review r12, R12-5): the outbox a subscriber's Operator output names (an OrderedRelay's own OutboxTable) is not read: its ordered events are no run events, so an ordered subscriber that dead-lettered every one is reported taking none, verdict OK",
+    file: 'simulator/verify/observe.ts',
+    find: '      ...flow.subscribers.flatMap((subscriber) => subscriber.deployment.outboxTable ?? []),',
+    replace: '',
+    tests: ['test/simulator/verify/review-r12.test.ts'],
+  },
+  {
+    id: 'verify-cleanup-deletes-unfound-subscribers-records',
+    breaks: "verify --cleanup (review r12, R12-1): keeps only the inbox tables of the subscribers it found, so the inbox records, processing records and fences of one it did not find (an unreadable Operator output, a shared inbox table) are deleted: a late duplicate is applied again",
+    file: 'simulator/verify/cleanup.ts',
+    find: "        const keptFor = runtimeRecordOf(item, keyNames)?.subscriber ?? inboxOf?.join(', ');",
+    replace: "        const keptFor = inboxOf?.join(', ');",
+    tests: ['test/simulator/verify/review-r12.test.ts'],
+  },
 ];

@@ -7,7 +7,9 @@
  * saying what it waited for); 2 for a usage error; 3 when it refused to run before sending any command (a stack or
  * queue outside `--account`, no flow found, a scenario it cannot run: `--json` holds `verdict: { status: 'REFUSED',
  * reason }`); 4 when AWS was not reached or refused its credentials or calls (no credentials, an endpoint that does not
- * answer: ../verify/aws-unreached.ts; `--json` holds `verdict: { status: 'AWS NOT REACHED', reason }`): no verdict.
+ * answer: ../verify/aws-unreached.ts; `--json` holds `verdict: { status: 'AWS NOT REACHED', reason }`), and for any
+ * other error before a verdict (`--json`: `verdict: { status: 'ERROR', reason }`): no verdict. A `--stack` that does not
+ * exist is refused (3).
  */
 import * as path from 'node:path';
 import { existsSync } from 'node:fs';
@@ -33,9 +35,10 @@ It never injects faults and never deletes anything it did not create. Its comman
 on them as on real traffic (mails sent, payments taken, calls outside AWS): never run it against production.
 It ends OK, VIOLATED, or NOT PROVEN (something that might have failed it could not see: it says what), or it is
 REFUSED before sending anything. Exit codes: 0 OK; 1 VIOLATED or not quiet in time; 5 NOT PROVEN; 2 usage error;
-3 refused (no --account, a stack or queue outside --account, no flow found, a scenario it cannot run); 4 AWS not reached or
-refusing verify's credentials or calls (no credentials found, an endpoint that does not answer, access denied): no
-verdict (if it happened after the commands were sent, their events are in the flow: run verify again).
+3 refused (no --account, a stack or queue outside --account, no flow found or a --stack that does not exist, a
+scenario it cannot run); 4 AWS not reached or refusing verify's credentials or calls (no credentials found, an
+endpoint that does not answer, access denied), or any other error before a verdict: no verdict (if it happened
+after the commands were sent, their events are in the flow: run verify again).
 
 AWS is reached as the SDK reaches it: the default credential chain, --region or AWS_REGION, and AWS_ENDPOINT_URL
 (e.g. the one simulate --serve prints).
@@ -55,10 +58,12 @@ Options:
                           emits adds one) + 120 s, at least 600 s: a handler that throws on every event then ends
                           VIOLATED, its events dead-lettered and named, not "not quiet"
   --poll <seconds>        how often to look meanwhile (default 5)
-  --cleanup               afterwards, remove what the run created and say what: the items of the stacks' tables
-                          whose key holds an id only this run has (exact ids, never a substring), the dead
-                          letters of its events; it keeps (and names, with when their lifecycle rule removes
-                          them) the subscribers' inbox records and the S3 objects of the run's offloaded events
+  --cleanup               afterwards, when the verdict is OK, remove what the run created and say what: the
+                          items of the stacks' tables whose key holds an id only this run has (exact ids, never a
+                          substring; never an inbox record or fence), the dead letters of its events; it keeps (and
+                          names, with when their lifecycle rule removes them) the S3 objects of the run's offloaded
+                          events. A run not OK keeps everything (its dead letters and outbox items are the verdict's
+                          evidence); a cleanup that fails is said after the verdict, whose exit code and --json stand
   --json <file>           write the result as JSON: the run's own event ids (eventIds: they carry the run id) and,
                           apart, the events subscribers emitted without an id (derivedEvents, each with the event
                           it derives from); when the flow is not quiet in time, a partial result (notQuiet: the
@@ -67,6 +72,17 @@ Options:
 `;
 
 class UsageProblem extends Error {}
+
+/**
+ * The refusal of a `--stack` CloudFormation does not know (`ValidationError: Stack with id <name> does not exist`): no
+ * flow found there (exit 3, as the help says), naming the stack. Undefined for any other error.
+ */
+function missingStack(error: unknown): string | undefined {
+  const { name, message } = (error ?? {}) as { name?: unknown; message?: unknown };
+  if (name !== 'ValidationError' || typeof message !== 'string') return undefined;
+  const match = /Stack with id (\S+) does not exist/.exec(message);
+  return match === null ? undefined : `no stack ${match[1]!} in this account and Region (--stack; CloudFormation: ${message}): verify sends nothing`;
+}
 
 function text(parsed: ParsedArguments, name: string): string | undefined {
   const value = parsed.values[name];
@@ -98,7 +114,6 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     if (error instanceof UsageProblem) return context.usageError(error.message);
     throw error;
   }
-  const scenario = await loadScenario(scenarioFile, cwd);
   const stacks = parsed.values.stack;
   const accounts = parsed.values.account;
   if (Array.isArray(accounts) && accounts.some((account) => typeof account !== 'string' || !/^\d{12}$/.test(account))) {
@@ -109,6 +124,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   const quiet = parsed.values.quiet === true;
   let result;
   try {
+    const scenario = await loadScenario(scenarioFile, cwd);
     result = await runVerify(clients, {
       scenario,
       ...(Array.isArray(stacks) ? { stacks: stacks as string[] } : {}),
@@ -123,10 +139,12 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       onWarning: (line) => io.stderr(`${line}\n`),
     });
   } catch (error) {
-    if (error instanceof NoDeployedFlowError || error instanceof ScenarioError || error instanceof RunIdError) {
+    const missing = missingStack(error);
+    if (error instanceof NoDeployedFlowError || error instanceof ScenarioError || error instanceof RunIdError || missing !== undefined) {
       // refused before any command was sent: its own exit code, and a --json a CI job can read
-      if (jsonFile !== undefined) writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify({ verdict: { status: 'REFUSED', reason: error.message } }, null, 2)}\n`);
-      io.stderr(`error: ${error.message}\n`);
+      const reason = missing ?? (error as Error).message;
+      if (jsonFile !== undefined) writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify({ verdict: { status: 'REFUSED', reason } }, null, 2)}\n`);
+      io.stderr(`error: ${reason}\n`);
       return EXIT_CODE.REFUSED;
     }
     const unreached = awsUnreachedReason(error);
@@ -137,7 +155,12 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       io.stderr(`error: ${reason}\n`);
       return EXIT_CODE.AWS_UNREACHED;
     }
-    throw error;
+    // any other error (a throttle after the SDK's retries, a table an Operator output names that is gone, a fault of
+    // verify's): no verdict either, never VIOLATED's exit code (review r12, R12-7)
+    const reason = `${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}; no verdict (if the commands were already sent, their events are in the flow: run verify again once fixed)`;
+    if (jsonFile !== undefined) writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify({ verdict: { status: 'ERROR', reason } }, null, 2)}\n`);
+    io.stderr(`error: ${reason}\n`);
+    return EXIT_CODE.AWS_UNREACHED;
   } finally {
     clients.destroy();
   }

@@ -11,8 +11,10 @@
  * - the dead letters of the run's events (exact event id) in the subscribers' dead-letter queues.
  * The subscribers' inbox tables are never cleaned (review v11, V11-11): their records of the run's events
  * (`<subscriber>#<event id>`, and an ordered subscriber's fences) are what makes a late duplicate delivery of one of them
- * (SNS and SQS deliver at least once) a no-op; deleted, it would be applied again. They are counted and kept (a
- * `kept ...` line): the inbox records expire by their TTL after the subscriber's deduplication window.
+ * (SNS and SQS deliver at least once) a no-op; deleted, it would be applied again. Nor is a record of the consumer
+ * runtime in any table, recognised by its shape (./runtime-records.ts), whatever subscriber wrote it: also one of a
+ * subscriber verify did not find (review r12, R12-1). They are counted and kept (a `kept ...` line): the inbox records
+ * expire by their TTL after the subscriber's deduplication window.
  * An item whose key carries none of these stays, even when its other attributes name the run (a real customer's item a
  * run's event updated is not the run's; nor can verify tell the example's `INVOICE#<random id>` from it): the lines say
  * how many such items were left, per table. It reads the tables with a Scan: the handlers choose their items' keys
@@ -30,6 +32,7 @@ import type { DeployedFlow } from './deployed-flow';
 import type { DerivedRunEvent } from './derived-events';
 import { keptPayloadLines } from './kept-payloads';
 import { DeadLettersUnreadError, deadLetterEventId, deadLetterQueuesOf, receiveWhole } from './observe';
+import { runtimeRecordOf } from './runtime-records';
 
 /** What separates the parts of a composite key (`CUSTOMER#<id>`, `<subscriber>@sequence#<aggregate>`). */
 const SEPARATORS = ['#', '|', '/', ':', '@'];
@@ -87,10 +90,12 @@ export async function cleanUpRun(
         if (typeof value !== 'string') return false;
         return (name === TABLE_SCHEMA.PARTITION_KEY && exact.has(value)) || marks.some((mark) => keyHolds(value, mark));
       });
-    const keptFor = inboxTables.get(tableName);
+    const inboxOf = inboxTables.get(tableName);
     let count = 0;
     let left = 0;
     let kept = 0;
+    // whose records were kept: a runtime record's own subscriber, found or not (review r12, R12-1)
+    const keptOf = new Set<string>();
     let startKey: Record<string, unknown> | undefined;
     do {
       const page = await clients.documents.send(new ScanCommand({ TableName: tableName, ExclusiveStartKey: startKey, ConsistentRead: true }));
@@ -100,8 +105,11 @@ export async function cleanUpRun(
           if (JSON.stringify(item).includes(runId)) left += 1;
           continue;
         }
+        // a runtime record of any subscriber (by its shape), or any item of a found subscriber's inbox table
+        const keptFor = runtimeRecordOf(item, keyNames)?.subscriber ?? inboxOf?.join(', ');
         if (keptFor !== undefined) {
           kept += 1;
+          keptOf.add(keptFor);
           continue;
         }
         const answer = await clients.documents.send(new DeleteCommand({ TableName: tableName, Key: Object.fromEntries(keyNames.map((name) => [name, item[name]])), ReturnValues: 'ALL_OLD' }));
@@ -112,7 +120,7 @@ export async function cleanUpRun(
     if (count > 0) removed.push(`${count} item(s) of the run from table ${tableName}`);
     if (kept > 0) {
       leftLines.push(
-        `kept ${kept} inbox record(s) of the run in table ${tableName} (${keptFor!.join(', ')}): a late duplicate delivery of one of the run's events finds its record and is not applied again; they expire by their TTL after the deduplication window`,
+        `kept ${kept} inbox record(s) of the run in table ${tableName} (${[...keptOf].sort().join(', ')}): a late duplicate delivery of one of the run's events finds its record and is not applied again; they expire by their TTL after the deduplication window`,
       );
     }
     if (left > 0) leftLines.push(`left ${left} item(s) in table ${tableName}: their data names the run, their key holds no id of it (a key a handler chose, or an item the run only updated); not removed`);

@@ -68,14 +68,32 @@ export async function readRunEvents(clients: VerifyClients, flow: DeployedFlow, 
 }
 
 /**
- * Reads the run's events ({@link readRunEvents}) again at each call, scanning each producer's outbox (a flow's outbox
- * no subscriber emits into) only at the first: the producers committed the run's events before verify's first read
+ * The outbox tables verify reads the run's events from (review r12, R12-5): each flow's (its `Operator` output), each
+ * found subscriber's (its Operator output's `outboxTable`: its flow's, or the outbox of the `OrderedRelay` an ordered
+ * subscriber takes from, which has no Operator output of its own), each one a subscriber emits into, and `more` (the
+ * producers' own outboxes, from their functions' environment). An outbox not read is a subscriber's events unseen: a
+ * subscriber that dead-lettered every one of them would be reported taking none.
+ */
+export function outboxesRead(flow: Pick<DeployedFlow, 'flows' | 'subscribers'>, more: readonly string[] = []): string[] {
+  return [
+    ...new Set([
+      ...flow.flows.map((item) => item.outboxTable),
+      ...flow.subscribers.flatMap((subscriber) => subscriber.deployment.outboxTable ?? []),
+      ...flow.subscribers.flatMap((subscriber) => emittedOutboxOf(subscriber) ?? []),
+      ...more,
+    ]),
+  ];
+}
+
+/**
+ * Reads the run's events ({@link readRunEvents}) from every outbox of {@link outboxesRead} again at each call, scanning
+ * each producer's outbox (one no subscriber emits into) only at the first: the producers committed the run's events before verify's first read
  * (a scenario's producer is invoked synchronously), so a full Scan of a large outbox is paid once per run. An outbox a
  * subscriber emits into is scanned at every call: its events come while the run waits.
  */
-export function runEventReader(clients: VerifyClients, flow: DeployedFlow, runId: string): () => Promise<Map<string, RunEvent>> {
+export function runEventReader(clients: VerifyClients, flow: DeployedFlow, runId: string, producerOutboxes: readonly string[] = []): () => Promise<Map<string, RunEvent>> {
   const emitting = new Set(flow.subscribers.flatMap((subscriber) => emittedOutboxOf(subscriber) ?? []));
-  const tables = [...new Set([...flow.flows.map((item) => item.outboxTable), ...emitting])];
+  const tables = outboxesRead(flow, producerOutboxes);
   // what a producer's outbox held at the first read, by table
   const once = new Map<string, Record<string, unknown>[]>();
   // an offloaded event's data, fetched once per run, for the probes and `malformed` (./offloaded-data.ts)

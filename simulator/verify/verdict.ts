@@ -8,8 +8,19 @@
  */
 import { checkProducerFailures } from '../check/producer-failures';
 import type { Violation } from '../check/invariants';
+import type { ProducerFigures } from '../observation/run-facts';
 import { PRODUCER_ATTEMPTS } from '../run/producer-driver';
-import type { VerifyResult } from './verify-run';
+
+/** What the verdict is made from: a verify run's result (./verify-run.ts `VerifyResult`), before or after its cleanup. */
+export interface VerdictInput {
+  readonly runId: string;
+  readonly producer: ProducerFigures;
+  readonly committedEvents: number;
+  readonly subscribers: readonly { readonly events: number }[];
+  readonly violations: readonly Violation[];
+  /** @default none */
+  readonly unproven?: readonly string[];
+}
 
 /** What a verify run proved. */
 export interface VerifyVerdict {
@@ -21,7 +32,7 @@ export interface VerifyVerdict {
 }
 
 /** The verdict of `result` (see the module comment). */
-export function verifyVerdict(result: VerifyResult): VerifyVerdict {
+export function verifyVerdict<Result extends VerdictInput>(result: Result): VerifyVerdict {
   const producerFailed = result.violations.some((violation) => violation.kind === 'producer-failed') ? [] : checkProducerFailures(result.producer, PRODUCER_ATTEMPTS);
   const violations = [...producerFailed, ...result.violations];
   const unproven = [...(result.unproven ?? [])];

@@ -4,6 +4,8 @@
  * by reason (the simulator's report lines: ../report/summary.ts), then the verdict (./verdict.ts) as `simulate` prints
  * it: `OK: ...`, or `VIOLATED: <n> invariant violation(s):` with one `[kind] subscriber: detail` line each; and
  * `NOT PROVEN: ...` with one line per thing verify could not see, when it cannot say OK though no check failed.
+ * With `--cleanup`: what it removed, or why it kept everything (a verdict not OK), before the verdict; a cleanup that
+ * failed, after it.
  */
 import { deadLetterLines } from '../report/summary';
 import { filterDifferenceLine } from './subscription-filters';
@@ -28,6 +30,7 @@ export function formatVerifyReport(result: VerifyResult): string {
   const deadLetters = Object.entries(result.deadLetters).flatMap(([name, findings]) => (findings.length === 0 ? [] : deadLetterLines(name, findings)));
   if (deadLetters.length > 0) out.push("dead letters of the run's events:", ...deadLetters);
   if (result.cleanedUp !== undefined) out.push(result.cleanedUp.length === 0 ? 'cleanup: nothing of the run to remove' : 'cleanup removed:', ...result.cleanedUp.map((line) => `  ${line}`));
+  if (result.cleanupSkipped !== undefined) out.push(`cleanup: ${result.cleanupSkipped}`);
   out.push('');
   const notCounted = result.effectsNotCounted.length === 0 ? [] : [`Effects were NOT checked for ${result.effectsNotCounted.join(', ')} (no effect probe in the scenario): exactly-once is unproven for them.`];
   if (verdict.status === 'OK') {
@@ -44,5 +47,7 @@ export function formatVerifyReport(result: VerifyResult): string {
       for (const reason of verdict.unproven) out.push(`  ${reason}`);
     }
   }
+  // after the verdict, which it does not change
+  if (result.cleanupFailed !== undefined) out.push('', `cleanup failed: ${result.cleanupFailed}`);
   return `${out.join('\n')}\n`;
 }

@@ -19,6 +19,7 @@ import { findDeployedFlow, findDeployedFunction, NoDeployedFlowError, type Deplo
 import { appliedByInbox, DeadLettersUnreadError, deadLetterQueuesOf, inboxCommitGroups, messagesOn, probeEffects, readDeadLetters, runEventReader, takenEvents, type RunEvent } from './observe';
 import { dataRefsOf } from './offloaded-data';
 import { produce } from './produce';
+import { producerOutboxes, producerOutboxesUnchecked } from './producer-outboxes';
 import { classifyRunEvents, type DerivedRunEvent } from './derived-events';
 import { defaultTimeoutSeconds, readQueueSettings } from './queue-settings';
 import { newRunId } from './run-ids';
@@ -26,6 +27,7 @@ import { NotQuietError, waitUntilQuiet } from './settle';
 import { refuseSubscriptionsElsewhere, subscriptionsNotSeen, type TopicSubscription } from './topic-subscriptions';
 import { filterDifferenceLine, readSubscriptionFilters, type FilterDifference } from './subscription-filters';
 import { checkVerifiedRun, type VerifiedSubscriber } from './verify-checks';
+import { verifyVerdict } from './verdict';
 
 /** What a verify run is told. */
 export interface VerifyOptions {
@@ -84,8 +86,12 @@ export interface VerifyResult {
    * were matched with the subscription's (./subscription-filters.ts). @default none
    */
   readonly filterDifferences?: readonly FilterDifference[];
-  /** What `--cleanup` removed. @default not asked */
+  /** What `--cleanup` removed. @default not asked, not run (see {@link VerifyResult.cleanupSkipped}), or failed */
   readonly cleanedUp?: readonly string[];
+  /** Why `--cleanup` removed nothing: the verdict is not OK, so what the run left is kept as its evidence. @default not asked, or run */
+  readonly cleanupSkipped?: string;
+  /** Why `--cleanup` failed part way (the verdict stands). @default not asked, or it did not fail */
+  readonly cleanupFailed?: string;
   /**
    * What verify could not see that might have failed, one sentence each (a dead-letter queue it could not read whole,
    * a subscriber that keeps no inbox and has no probe): the verdict is then not OK (./verdict.ts). @default none
@@ -218,6 +224,9 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   const notSeen = await subscriptionsNotSeen(clients, flow, listed, unlisted);
   // an Operator output it could not read, a queue nothing (or several functions) consumes: review v11, V11-9 and V11-8
   notSeen.push(...(flow.notProven ?? []));
+  // a producer committing into an outbox no flow or found subscriber names: its subscribers were not found (review r12, R12-5)
+  const ownOutboxes = await producerOutboxes(clients, producers);
+  notSeen.push(...producerOutboxesUnchecked(flow, ownOutboxes));
   const unknown = Object.keys(scenario.effects ?? {}).filter((name) => !flow.subscribers.some((subscriber) => subscriber.name === name));
   // a probe of a subscriber not found: a typo, unless the topic has subscribers verify cannot see (it may be one of them)
   if (unknown.length > 0 && notSeen.length === 0) throw new NoDeployedFlowError(`the scenario has effect probes for ${unknown.join(', ')}, which no deployed subscriber is; deployed: ${flow.subscribers.map((subscriber) => subscriber.name).join(', ')}`);
@@ -260,7 +269,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   const figures = await produce(clients, producers, { count: options.count, seed: options.seed, runId }, (done, total) => options.onProgress(`producing: ${done}/${total} command(s)`), minted);
   const probes = scenario.effects ?? {};
   // the producer's outbox is scanned once per run; an outbox a subscriber emits into, at every read
-  const readEvents = runEventReader(clients, flow, runId);
+  const readEvents = runEventReader(clients, flow, runId, ownOutboxes.map((item) => item.outboxTable));
   const classify = (events: ReadonlyMap<string, RunEvent>) => classifyRunEvents(events, runId, new Map(flow.subscribers.map((subscriber) => [subscriber.name, takenEvents(subscriber, events)])));
   // the run's events known: an ordered subscriber's FIFO queue dead-letters an aggregate's events one after another
   const again = defaultTimeoutSeconds(flow, queueSettings, await readEvents());
@@ -341,8 +350,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   const eventsById = new Map([...events].map(([id, item]) => [id, item.event]));
   const malformed = scenario.malformed;
   const violations = checkVerifiedRun(verified, eventsById, (id) => malformed !== undefined && eventsById.has(id) && malformed(eventsById.get(id)!));
-  const cleanedUp = options.cleanup ? await cleanUpRun(clients, flow, runId, new Set(events.keys()), minted, classify(events).derivedEvents, dataRefsOf(events.values())) : undefined;
-  return {
+  const checked: VerifyResult = {
     runId,
     seed: options.seed,
     stacks: flow.stackNames,
@@ -362,7 +370,35 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
     violations,
     effectsNotCounted: flow.subscribers.filter((subscriber) => probes[subscriber.name] === undefined).map((subscriber) => subscriber.name),
     ...(filters.differences.length === 0 ? {} : { filterDifferences: filters.differences }),
-    ...(cleanedUp === undefined ? {} : { cleanedUp }),
     ...(unproven.length === 0 ? {} : { unproven }),
   };
+  if (!options.cleanup) return checked;
+  return cleanUpIfOk(checked, () => cleanUpRun(clients, flow, runId, new Set(events.keys()), minted, classify(events).derivedEvents, dataRefsOf(events.values())));
+}
+
+/**
+ * `--cleanup` after the checks (review r12, R12-6): only an OK run is cleaned up, since the dead letters and outbox
+ * items a VIOLATED or NOT PROVEN verdict points at are its evidence ({@link VerifyResult.cleanupSkipped} says so); a
+ * cleanup that fails leaves the verdict standing ({@link VerifyResult.cleanupFailed}), so the exit code and `--json`
+ * are the verdict's.
+ */
+export async function cleanUpIfOk(checked: VerifyResult, cleanUp: () => Promise<readonly string[]>): Promise<VerifyResult> {
+  const { status } = verifyVerdict(checked);
+  if (status !== 'OK') return { ...checked, cleanupSkipped: cleanupSkippedReason(status, checked.runId) };
+  try {
+    return { ...checked, cleanedUp: await cleanUp() };
+  } catch (error) {
+    return { ...checked, cleanupFailed: cleanupFailedReason(error) };
+  }
+}
+
+/** Why `--cleanup` removed nothing: the verdict is not OK, and what the run left is what it points at. */
+export function cleanupSkippedReason(status: string, runId: string): string {
+  return `kept everything of the run (its dead letters, outbox items and the other items whose key holds its ids): the verdict is ${status}, and they are what it points at (dlq show, replay); once diagnosed, redrive or remove them by hand (their keys and event ids hold the run id ${runId}); a later run cleans up only its own`;
+}
+
+/** What a `--cleanup` that failed part way says: why, and what may be left. */
+export function cleanupFailedReason(error: unknown): string {
+  const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+  return `${why}; part of the run's items and dead letters may already be removed and the rest stay (they hold the run id and harm no later run): remove them by hand; a later run cleans up only its own`;
 }

@@ -75,6 +75,22 @@ describe('verify, refused', () => {
     expect(json).toMatchObject({ verdict: { status: 'REFUSED', reason: expect.stringMatching(new RegExp(`no --account.*account\\(s\\) ${SANDBOX}`)) } });
   });
 
+  test("a --stack that does not exist (review r12, R12-7): REFUSED (3) as the help promises, not VIOLATED's 1, with its --json", async () => {
+    invoked = 0;
+    const { code, stderr, json } = await verify(['--account', SANDBOX, '--stack', 'Nope']);
+    expect(code).toBe(EXIT_CODE.REFUSED);
+    expect(invoked).toBe(0);
+    expect(stderr).toContain('no stack Nope in this account and Region (--stack');
+    expect(json).toMatchObject({ verdict: { status: 'REFUSED', reason: expect.stringContaining('Nope') } });
+  });
+
+  test("an unexpected error (R12-7: here an AWS error that is no refusal of access, the endpoint answering no SQS) exits 4, no verdict, never VIOLATED's 1, and writes its --json", async () => {
+    const { code, stderr, json } = await verify(['--account', SANDBOX]);
+    expect(code).toBe(EXIT_CODE.AWS_UNREACHED);
+    expect(stderr).toMatch(/error: UnknownService: .*; no verdict/);
+    expect(json).toMatchObject({ verdict: { status: 'ERROR', reason: expect.stringContaining('UnknownService') } });
+  });
+
   test('a usage error stays USAGE (2)', async () => {
     expect((await verify(['--count', '0'])).code).toBe(EXIT_CODE.USAGE);
   });

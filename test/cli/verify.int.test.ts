@@ -3,7 +3,8 @@
  * command reaches it only through the SDK's settings (AWS_ENDPOINT_URL, AWS_REGION, credentials from the environment),
  * as it would reach an account. Against the example, it ends OK; a second run's ids never collide with the first's;
  * signed as the orders account (as on AWS), it cannot see Loyalty (the loyalty account) and says NOT PROVEN naming its subscription;
- * against a copy whose Shipping handler throws on every event, it fails naming the events Shipping never applied.
+ * against a copy whose Shipping handler throws on every event, it fails naming the events Shipping never applied, and
+ * its --cleanup keeps their dead letters.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -237,8 +238,8 @@ describe('verify', () => {
     expect(guarded.stderr).toMatch(/are in account\(s\) \d{12}.*, not only in 999999999999 \(--account\): verify sends nothing there/);
     expect(guarded.stderr).not.toMatch(/producing: /);
 
-    // WHEN verify runs the scenario against it
-    const run = await verify(served, ['--count', '4', '--seed', 'broken']);
+    // WHEN verify runs the scenario against it, asked to clean up
+    const run = await verify(served, ['--count', '4', '--seed', 'broken', '--cleanup']);
 
     // THEN it fails, naming Shipping's unapplied events of this run
     expect(run.code, `${run.stdout}\n${run.stderr.slice(-4000)}`).toBe(EXIT_CODE.FAILURE);
@@ -254,5 +255,8 @@ describe('verify', () => {
     expect(run.stdout).toContain("filter policies that differ from the subscribers' Operator outputs");
     expect(run.stdout).toMatch(/Notifications: its subscription \S+ filters with \{"type":\["NoSuchEvent"\]\} \(scope MessageBody\), but its Operator output says \{"type":\["[^"]*OrderPlaced"\]\} \(scope MessageBody\)/);
     expect(run.json.filterDifferences).toEqual([expect.objectContaining({ subscriber: 'Notifications', deployed: { filterPolicy: NO_SUCH_EVENT, filterPolicyScope: 'MessageBody' } })]);
+    // and the cleanup kept the dead letters the violation points at (review r12, R12-6: they were deleted)
+    expect(run.stdout).toContain('cleanup: kept everything of the run (its dead letters,');
+    expect(run.stdout).not.toContain('cleanup removed:');
   });
 });
