@@ -81,6 +81,19 @@ async function deliver(handler: ReturnType<typeof consumer>['handler'], ...envel
 
 const aggregate = (name: string): string => `payment-${name}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
 
+/** `idempotent-event-flow outbox heads --from-fences` on `outbox`, from this file's subscriber's fences, as the on-call user. */
+async function outboxHeadsFromFences(outbox: ProducerConfig, ...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const code = await main(['outbox', 'heads', '--outbox-table', outbox.outboxTableName, '--from-fences', '--subscriber', SUBSCRIBER, '--table', inboxConfig.inboxTableName, ...argv], {
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text),
+    user: 'on-call',
+    createClient: () => localClient(),
+  });
+  return { code, stdout, stderr };
+}
+
 /** The aggregate's head item in `config`'s table: its sequence and record type. */
 async function head(config: ProducerConfig, aggregateId: string): Promise<{ sequence?: number; recordType?: string }> {
   const key = `${ORDERED_OUTBOX_ITEM.HEAD_KEY_PREFIX}${aggregateId}`;
@@ -189,17 +202,7 @@ describe('the restore runbook: carry the heads over to the restored or new outbo
     const { handler, deadLetter } = consumer();
     await deliver(handler, await emit(original, id, 'authorised'), await emit(original, id, 'captured'), await emit(original, id, 'settled'));
     const replaced = await newOutbox();
-    const run = async (...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
-      let stdout = '';
-      let stderr = '';
-      const code = await main(['outbox', 'heads', '--outbox-table', replaced.outboxTableName, '--from-fences', '--subscriber', SUBSCRIBER, '--table', inboxConfig.inboxTableName, ...argv], {
-        stdout: (text) => void (stdout += text),
-        stderr: (text) => void (stderr += text),
-        user: 'on-call',
-        createClient: () => localClient(),
-      });
-      return { code, stdout, stderr };
-    };
+    const run = (...argv: string[]) => outboxHeadsFromFences(replaced, ...argv);
     const dryRun = await run();
     expect(dryRun.code).toBe(EXIT_CODE.OK);
     expect(dryRun.stdout).toMatch(new RegExp(`${id}\\s+0\\s+3\\s+would set`));
@@ -224,17 +227,7 @@ describe('the restore runbook: carry the heads over to the restored or new outbo
     const { handler } = consumer();
     await deliver(handler, await emit(original, id, 'authorised'), await emit(original, id, 'captured'));
     const replaced = await newOutbox();
-    const run = async (...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> => {
-      let stdout = '';
-      let stderr = '';
-      const code = await main(['outbox', 'heads', '--outbox-table', replaced.outboxTableName, '--from-fences', '--subscriber', SUBSCRIBER, '--table', inboxConfig.inboxTableName, ...argv], {
-        stdout: (text) => void (stdout += text),
-        stderr: (text) => void (stderr += text),
-        user: 'on-call',
-        createClient: () => localClient(),
-      });
-      return { code, stdout, stderr };
-    };
+    const run = (...argv: string[]) => outboxHeadsFromFences(replaced, ...argv);
     expect((await run('--yes')).code).toBe(EXIT_CODE.OK);
     const generationOf = async (): Promise<unknown> => {
       const key = `${ORDERED_OUTBOX_ITEM.HEAD_KEY_PREFIX}${id}`;
