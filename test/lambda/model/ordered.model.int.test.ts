@@ -67,6 +67,26 @@ test('ordered path, regression: seeds 13013 and 20020 (40 commands, replayed fro
   }
 });
 
+test('ordered path, regression: seed 4242424 (60 commands, replayed from its printed line): a point-in-time restore brings back each head as it was, with the generation item of that time', async () => {
+  // review ro12, RO12-9 (a model error, not a runtime defect): produce x2 at once, redrive(reversed), the carry-from-fences
+  // race, redrive(reversed), a point-in-time restore (each head 2 back, as the command was then), permanent, produce (lost-then-conflict). The
+  // model "restored" a head by writing its current item with a smaller sequence, keeping its current generation and base
+  // (#4 of G1 based at #3 became #2 of G1 based at #3), a head no restore makes: the producer wrote #3 based at #3 and
+  // the model's own check called it not an ordered event. Found before the eleventh session's later commands (`found`)
+  const failure = await failureReport(searchProperty(60, 'ELVR:K', 'found'), { runs: 1, seed: 4242424, path: '35:0:6:5:7:7' });
+  expect(failure).toBeUndefined();
+});
+
+test('ordered path, regression: seed 4242424 (60 commands, found after the fix above): two carries around a point-in-time restore never share a generation', async () => {
+  // with the restore bringing back the table as it was (RO12-9's fix), the search restored the table to before the
+  // carry that wrote its generation item; the next carry's generation is then ordered by the clock alone, and the model's
+  // clock (only Age moves it) gave it the generation of the carry undone: the new #1 took the generation and base of the
+  // lost #1 and #2 still in flight, and the fence applied the old #2 after the new #1 (two histories mixed). Each carry
+  // of the model now comes a millisecond after the last, as an operator's does
+  const failure = await failureReport(searchProperty(60, 'JVBq:K', 'all'), { runs: 1, seed: 4242424, path: '14:0:4:6:6:5' });
+  expect(failure).toBeUndefined();
+});
+
 /**
  * The counterexamples the search found, kept as fixed runs (each failed before its fix), each with the search's seed
  * (the scheduler's interleavings), its maxReceiveCount and its shrunk commands.

@@ -157,7 +157,7 @@ export class RestoreOutbox implements Command {
     await real.world.restore(this.kind, this.back);
     await real.world.check();
   }
-  public toString = (): string => (this.kind === 'replace' ? 'replaceOutboxTable(every head gone)' : `restoreOutbox(point in time: each head ${this.back} back)`);
+  public toString = (): string => (this.kind === 'replace' ? 'replaceOutboxTable(every head gone)' : `restoreOutbox(point in time: every head at least ${this.back} back)`);
 }
 
 /**
@@ -210,7 +210,7 @@ export class ReplaceAndCarryFromFences implements Command {
     await real.world.check();
   }
   public toString = (): string =>
-    `${this.producing.map((index) => `produce(aggregate ${index}) x${this.inFlight} relayed + `).join('')}${this.kind === 'replace' ? 'replaceOutboxTable' : `restoreOutbox(each head ${this.back} back)`} + outboxHeads(from the fences, old events in flight)` +
+    `${this.producing.map((index) => `produce(aggregate ${index}) x${this.inFlight} relayed + `).join('')}${this.kind === 'replace' ? 'replaceOutboxTable' : `restoreOutbox(every head at least ${this.back} back)`} + outboxHeads(from the fences, old events in flight)` +
     `${this.producing.map((index) => ` + produce(aggregate ${index}) relayed${this.newFirst ? ', delivered first' : ''}`).join('')}`;
 }
 

@@ -32,7 +32,7 @@ import { DEAD_LETTER_ATTRIBUTE, SqsDeadLetterPublisher, type DeadLetter } from '
 import { PermanentError } from '../../../lambda/errors';
 import { carryOrderedHeads, type HeadCarry } from '../../../lambda/ordered/outbox-heads';
 import { ORDERED_OUTBOX_ITEM, orderedHeadKey, SEQUENCE_FENCE, sequenceFenceKey } from '../../../lambda/contract/ordered-wire-format';
-import { OUTBOX_ITEM } from '../../../lambda/contract/wire-format';
+import { OutboxImages } from './outbox-images';
 import { CLOCK_BUFFER_BYTES, VirtualClock } from '../../../simulator/aws/clock';
 import { SimulatedQueue } from '../../../simulator/aws/queue';
 import { createLogger } from '../../../lambda/logger';
@@ -205,6 +205,8 @@ export class OrderedWorld {
   private sqsRuns = 0;
   /** The letters a planned redrive sent, not yet delivered: the fence each was planned against (`fenceText`). */
   private readonly plannedAgainst = new Map<string, string>();
+  /** The outbox table's past images, which a point-in-time restore brings back (review ro12, RO12-9). */
+  private readonly images: OutboxImages;
 
   /** A run on tables of its own (created here, deleted by `stop`) with a fault proxy of its own in front of DynamoDB Local. */
   public static async start(maxReceiveCount: number, subscriberName = 'model-ordered'): Promise<OrderedWorld> {
@@ -254,6 +256,7 @@ export class OrderedWorld {
     this.reader = DynamoDBDocumentClient.from(localClient());
     this.fences = new SequenceFences({ client: this.reader, tableName: tables.inbox.inboxTableName, subscriberName: tables.inbox.subscriberName });
     this.records = this.eventRecords();
+    this.images = new OutboxImages(this.reader, tables.outbox, this.aggregates);
   }
 
   /** The ordered consumer of each environment, deployed with the subscriber's window now. */
@@ -322,6 +325,8 @@ export class OrderedWorld {
       this.scheduler = undefined;
       this.proxy.clearRules();
     }
+    // a time a point-in-time restore can go back to (a command may produce more than once before it restores)
+    await this.images.record();
   }
 
   /** The relay forwards the aggregate's next stream record to the FIFO queue, `copies` times. */
@@ -792,6 +797,8 @@ export class OrderedWorld {
    * took it again): either may hold it.
    */
   public async check(): Promise<void> {
+    // every command ends with a check: the table as it stands after it is a time a point-in-time restore can go back to
+    await this.images.record();
     for (const aggregate of this.aggregates) {
       const applied = await this.ledger(aggregate);
       const expected = this.expectedEvents(aggregate);
@@ -975,8 +982,10 @@ export class OrderedWorld {
   }
 
   /**
-   * The outbox table is restored to an earlier point (each head `back` sequences back) or replaced (every head gone),
-   * as a restore into a new table does. The table restored from keeps every head it had (formerOutboxTable).
+   * The outbox table is restored to an earlier point in time (the latest at which each head stood at least `back`
+   * sequences below where it stands now: every head and the table's generation item as they were then, as DynamoDB
+   * restores them) or replaced (every head gone), as a restore into a new table does. The table restored from keeps
+   * every head it had (formerOutboxTable).
    */
   public async restore(kind: 'replace' | 'point-in-time', back: number): Promise<void> {
     const { outbox, formerOutboxTable } = this.tables;
@@ -999,11 +1008,16 @@ export class OrderedWorld {
         .catch((error: Error) => {
           if (error.name !== 'ConditionalCheckFailedException') throw error;
         });
-      const to = kind === 'replace' ? 0 : Math.max(0, sequence - back);
-      this.heads.set(aggregate, to);
-      if (to === 0) await this.reader.send(new DeleteCommand({ TableName: outbox.outboxTableName, Key: key }));
-      else await this.reader.send(new PutCommand({ TableName: outbox.outboxTableName, Item: { ...head, [ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]: to, [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE } }));
-      this.history.push(`outbox ${kind === 'replace' ? 'replaced' : 'restored'}: ${aggregate.slice(-5)} head ${sequence} -> ${to}`);
+      if (kind === 'point-in-time') continue;
+      this.heads.set(aggregate, 0);
+      await this.reader.send(new DeleteCommand({ TableName: outbox.outboxTableName, Key: key }));
+      this.history.push(`outbox replaced: ${aggregate.slice(-5)} head ${sequence} -> 0`);
+    }
+    if (kind === 'point-in-time') {
+      for (const [aggregate, { from, to }] of await this.images.restore(back)) {
+        this.heads.set(aggregate, to);
+        if (from !== 0 || to !== 0) this.history.push(`outbox restored: ${aggregate.slice(-5)} head ${from} -> ${to}`);
+      }
     }
     this.restoredSinceCarry = true;
     this.restored = true;
@@ -1018,6 +1032,11 @@ export class OrderedWorld {
    */
   public async carryHeads(source: 'former' | 'fences' = 'former', allowUndrained = true): Promise<void> {
     const { inbox } = this.tables;
+    // an operator's carry comes at least a millisecond after the last: the carry's generation is above the table's and
+    // the source's, and else the clock's; after a point-in-time restore to before the last carry (its generation item
+    // gone) the clock alone orders them, and the model's clock, which only `Age` moves, gave two carries one generation
+    // (review ro12, RO12-9: a new #1 took the generation and base of the lost #1 and #2 still in flight)
+    this.nowMs += 1;
     const heads =
       source === 'fences'
         ? await this.carryFromFences(allowUndrained)
