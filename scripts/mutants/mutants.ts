@@ -1274,8 +1274,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'ordered-carry-from-fences-ignores-drain',
     breaks: "outbox heads (issue 38): a carry from the fences goes on while the outbox's history holds events past the head it leaves, that no fence applied (in the old table's stream, a queue or a dead-letter queue): their sequences are handed out again, and the runbook's drained precondition goes unchecked",
     file: 'simulator/cli/outbox-command.ts',
-    find: "    if (undrained.length > 0 && parsed.values['allow-undrained'] !== true) return EXIT_CODE.REFUSED;",
-    replace: '',
+    find: "    if (undrained.length > 0 && parsed.values['allow-undrained'] !== true) {",
+    replace: '    if (undrained.length < 0) {',
     tests: ['test/lambda/ordered/outbox-heads-drain.int.test.ts', ORDERED_MODEL],
   },
   // ---- review ro12 RO12-7 (twelfth session, o12c): a raised deduplication window does not lengthen older records ----
@@ -1359,5 +1359,30 @@ export const MUTANTS: readonly Mutant[] = [
     find: "        const keptFor = runtimeRecordOf(item, keyNames)?.subscriber ?? inboxOf?.join(', ');",
     replace: "        const keptFor = inboxOf?.join(', ');",
     tests: ['test/simulator/verify/review-r12.test.ts'],
+  },
+  // ---- review ro12b (twelfth session, o12e): the drain check of outbox heads --from-fences ----
+  {
+    id: 'outbox-heads-drain-waits-for-abandoned-generation',
+    breaks: "outbox heads (review ro12b, RO12B-1): the drain check waits for the events of the generation a head set back abandons, which no named fence can ever apply: the runbook's other carry is refused for as long as their history items live",
+    file: 'simulator/cli/outbox-command.ts',
+    find: '      if (abandoned.get(event.aggregateId) === event.generation) continue;',
+    replace: '',
+    tests: ['test/lambda/ordered/outbox-heads-drain.int.test.ts'],
+  },
+  {
+    id: 'outbox-heads-refusal-hides-plan',
+    breaks: "outbox heads (review ro12b, RO12B-1): a carry refused as not drained prints no plan (the dry run never shows what it would set) and, with --json, an empty stdout",
+    file: 'simulator/cli/outbox-command.ts',
+    find: '      planned = checked.plan;',
+    replace: '      return EXIT_CODE.REFUSED;',
+    tests: ['test/lambda/ordered/outbox-heads-drain.int.test.ts'],
+  },
+  {
+    id: 'outbox-heads-from-fences-old-table-optional',
+    breaks: "outbox heads (review ro12b, RO12B-3): --from-fences runs without the old table named or said gone, so its events in flight are never looked for and their sequences are handed out again without a word",
+    file: 'simulator/cli/outbox-command.ts',
+    find: "    if ((typeof previous === 'string') === previousGone) return context.usageError(PREVIOUS_TABLE_NEEDED);",
+    replace: '',
+    tests: ['test/lambda/ordered/outbox-heads-drain.int.test.ts'],
   },
 ];

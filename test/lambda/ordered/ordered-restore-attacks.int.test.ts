@@ -172,7 +172,7 @@ describe('r4: `outbox heads` on the wrong thing', () => {
     });
     let stdout = '';
     let stderr = '';
-    const code = await main(['outbox', 'heads', '--outbox-table', replaced.outboxTableName, '--from-fences', '--subscriber-output', standardOutput, '--yes'], {
+    const code = await main(['outbox', 'heads', '--outbox-table', replaced.outboxTableName, '--from-fences', '--subscriber-output', standardOutput, '--previous-outbox-table', original.outboxTableName, '--yes'], {
       stdout: (text) => void (stdout += text),
       stderr: (text) => void (stderr += text),
       user: 'on-call',
@@ -180,6 +180,7 @@ describe('r4: `outbox heads` on the wrong thing', () => {
     });
     // an output that is not an ordered subscriber's has no fences: the command must refuse it, not report success
     expect(stderr).not.toContain('deduplicationWindowSeconds'); // the output itself is well-formed (parsed)
+    expect(stderr).toContain('is not an ordered subscriber');
     expect({ code, stdout, stderr }).toMatchObject({ code: EXIT_CODE.USAGE });
   });
 

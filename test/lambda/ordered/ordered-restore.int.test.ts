@@ -202,7 +202,7 @@ describe('the restore runbook: carry the heads over to the restored or new outbo
     const { handler, deadLetter } = consumer();
     await deliver(handler, await emit(original, id, 'authorised'), await emit(original, id, 'captured'), await emit(original, id, 'settled'));
     const replaced = await newOutbox();
-    const run = (...argv: string[]) => outboxHeadsFromFences(replaced, ...argv);
+    const run = (...argv: string[]) => outboxHeadsFromFences(replaced, '--previous-outbox-table', original.outboxTableName, ...argv);
     const dryRun = await run();
     expect(dryRun.code).toBe(EXIT_CODE.OK);
     expect(dryRun.stdout).toMatch(new RegExp(`${id}\\s+0\\s+3\\s+would set`));
@@ -227,7 +227,7 @@ describe('the restore runbook: carry the heads over to the restored or new outbo
     const { handler } = consumer();
     await deliver(handler, await emit(original, id, 'authorised'), await emit(original, id, 'captured'));
     const replaced = await newOutbox();
-    const run = (...argv: string[]) => outboxHeadsFromFences(replaced, ...argv);
+    const run = (...argv: string[]) => outboxHeadsFromFences(replaced, '--previous-outbox-table', original.outboxTableName, ...argv);
     expect((await run('--yes')).code).toBe(EXIT_CODE.OK);
     const generationOf = async (): Promise<unknown> => {
       const key = `${ORDERED_OUTBOX_ITEM.HEAD_KEY_PREFIX}${id}`;
