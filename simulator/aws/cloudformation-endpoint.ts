@@ -3,7 +3,8 @@
  * @aws-sdk/client-cloudformation v3 (a form-encoded `Action=...` body, XML answers in the
  * `http://cloudformation.amazonaws.com/doc/2010-05-15/` namespace): `DescribeStacks` (with the stacks' outputs),
  * `ListStackResources` and `DescribeStackResources` (each resource's logical id, type and the physical id the run
- * uses: a table's name, a queue's URL, a function's name, a topic's ARN), and `GetTemplate` (the synthesized template,
+ * uses: a table's name, a queue's URL, a function's name, a topic's ARN; given a `PhysicalResourceId` instead of a
+ * `StackName`, the resources of the stack that owns it, or `ValidationError` "Stack for <id> does not exist"), and `GetTemplate` (the synthesized template,
  * whose `aws:cdk:path` metadata verify names the producers by). A stack the run does not serve is answered
  * `ValidationError` "Stack with id <name> does not exist" (400), as CloudFormation does; any other action
  * `InvalidAction` (400). Read-only: nothing here changes the run.
@@ -104,7 +105,10 @@ export function cloudFormationHandler(allStacks: readonly ServedStack[]): Servic
         return answer(action, `<StackResourceSummaries>${members.join('')}</StackResourceSummaries>`);
       }
       case 'DescribeStackResources': {
-        const stack = find(name);
+        // without StackName, PhysicalResourceId: every resource of the stack that owns that resource
+        const physicalId = form.get('PhysicalResourceId');
+        const stack = name === null && physicalId !== null ? stacks.find((each) => each.resources.some((resource) => resource.physicalId === physicalId)) : find(name);
+        if (stack === undefined && name === null && physicalId !== null) return error('ValidationError', `Stack for ${physicalId} does not exist`);
         if (stack === undefined) return missing();
         const logicalId = form.get('LogicalResourceId');
         const members = stack.resources

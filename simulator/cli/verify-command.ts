@@ -45,7 +45,8 @@ AWS is reached as the SDK reaches it: the default credential chain, --region or 
 
 Options:
   --scenario <module>     the scenario module (as for simulate): its producers, effect probes, malformed events
-  --stack <name>          a deployed stack of the app (repeatable); default: every stack with a subscriber's Operator output
+  --stack <name>          a deployed stack of the app (repeatable); default: every stack with a subscriber's Operator output,
+                          the stack of the flow whose outbox they name, and the stack each scenario producer names
   --account <id>          an account the run may send commands into (repeatable; required: without it verify
                           refuses, naming the accounts the stacks are in): a stack of the flow, or a subscription
                           of its topics to a queue, in any other refuses the run before any command is sent (the

@@ -6,9 +6,12 @@
  * its tables by it); each flow's outbox, relay dead-letter queue and topic from the flow's `Operator` output; every function
  * and table of the stacks from their resources (the producers are found among them, by the construct paths of the stack's
  * template, `GetTemplate`, as simulate finds them; `--cleanup` reads the tables).
- * Stacks nested in them (`AWS::CloudFormation::Stack`, at any depth) are read as theirs.
+ * Stacks nested in them (`AWS::CloudFormation::Stack`, at any depth) are read as theirs. Without `--stack`, the stacks
+ * read are those with a subscriber's `Operator` output, then the stacks that own what those outputs name (each flow's
+ * outbox table: the stack whose flow `Operator` output names it, else the stack CloudFormation says owns the table,
+ * `DescribeStackResources` by `PhysicalResourceId`), then the stack each scenario producer names (review r12, R12-2).
  */
-import { DescribeStacksCommand, GetTemplateCommand, paginateListStackResources, type Stack } from '@aws-sdk/client-cloudformation';
+import { DescribeStackResourcesCommand, DescribeStacksCommand, GetTemplateCommand, paginateListStackResources, type Stack } from '@aws-sdk/client-cloudformation';
 import { GetFunctionConfigurationCommand, paginateListEventSourceMappings, type EventSourceMappingConfiguration } from '@aws-sdk/client-lambda';
 import { GetQueueAttributesCommand } from '@aws-sdk/client-sqs';
 import { parseSubscriberDeployment, type SubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
@@ -280,16 +283,47 @@ async function describeNested(clients: VerifyClients, stackId: string): Promise<
   return (await clients.cloudFormation.send(new DescribeStacksCommand({ StackName: stackId }))).Stacks?.[0];
 }
 
+/** Whether CloudFormation answered that what was asked of it does not exist (a stack, the stack of a physical id). */
+function isValidationError(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { name?: unknown }).name === 'ValidationError';
+}
+
 /**
- * Finds the flow in `stackNames` (every stack of the account and Region with a subscriber's Operator output, when none
- * is named), and in the stacks nested in them at any depth (`AWS::CloudFormation::Stack` resources: each read once,
- * also when CloudFormation lists it itself).
+ * The stack that owns the resource whose physical id is `physicalId` (CloudFormation `DescribeStackResources` by
+ * `PhysicalResourceId`), described; none when no stack of these credentials owns it (`ValidationError`). Another
+ * answer of CloudFormation (access denied, throttled) is `failed`, said; not reached at all, thrown (./aws-unreached.ts).
  */
-export async function findDeployedFlow(clients: VerifyClients, stackNames?: readonly string[]): Promise<DeployedFlow> {
+async function owningStack(clients: VerifyClients, physicalId: string): Promise<{ readonly stack?: Stack; readonly failed?: string }> {
+  let stackId: string | undefined;
+  try {
+    const answer = await clients.cloudFormation.send(new DescribeStackResourcesCommand({ PhysicalResourceId: physicalId }));
+    stackId = answer.StackResources?.[0]?.StackId ?? answer.StackResources?.[0]?.StackName;
+  } catch (error) {
+    if (isValidationError(error)) return {};
+    if (typeof error !== 'object' || error === null || !('$metadata' in error)) throw error;
+    return { failed: `${(error as unknown as Error).name}: ${(error as unknown as Error).message}` };
+  }
+  const stack = stackId === undefined ? undefined : await describeNested(clients, stackId);
+  return stack === undefined ? {} : { stack };
+}
+
+/**
+ * Finds the flow in `stackNames` (when none is named: every stack of the account and Region with a subscriber's
+ * Operator output, the stacks that own the outbox tables those outputs name, and the stack each of `producers` names:
+ * its first path part, or the stack owning a function of that name), and in the stacks nested in them at any depth
+ * (`AWS::CloudFormation::Stack` resources: each read once, also when CloudFormation lists it itself).
+ */
+export async function findDeployedFlow(
+  clients: VerifyClients,
+  stackNames?: readonly string[],
+  /** The scenario's producer references (what {@link findDeployedFunction} resolves). @default none */
+  producers: readonly string[] = [],
+): Promise<DeployedFlow> {
+  const chosen = (stackNames?.length ?? 0) > 0;
   const described = await describeStacks(clients, stackNames);
   // without --stack: every stack with a subscriber's Operator output, or an Operator output verify cannot read (named below)
   const stacks = described.filter(
-    (stack) => (stackNames?.length ?? 0) > 0 || (stack.Outputs ?? []).some((output) => subscriberOutput(output.OutputValue) !== undefined || (isOperatorOutput(output) && flowOutput(output.OutputValue) === undefined)),
+    (stack) => chosen || (stack.Outputs ?? []).some((output) => subscriberOutput(output.OutputValue) !== undefined || (isOperatorOutput(output) && flowOutput(output.OutputValue) === undefined)),
   );
   const notProven: string[] = [];
   const subscribers: DeployedSubscriber[] = [];
@@ -297,50 +331,86 @@ export async function findDeployedFlow(clients: VerifyClients, stackNames?: read
   const resources: DeployedResource[] = [];
   const bucketRules: Record<string, BucketExpiration[]> = {};
   const seen = new Set(stacks.map((stack) => stack.StackId ?? stack.StackName ?? ''));
-  for (let next = 0; next < stacks.length; next += 1) {
-    const stack = stacks[next]!;
-    const stackName = stack.StackName ?? '';
-    for (const output of stack.Outputs ?? []) {
-      const flow = flowOutput(output.OutputValue);
-      if (flow !== undefined) flows.push(flow);
-      const deployment = subscriberOutput(output.OutputValue);
-      if (deployment === undefined && flow === undefined && isOperatorOutput(output)) {
+  const add = (stack: Stack | undefined): void => {
+    const key = stack?.StackId ?? stack?.StackName ?? '';
+    if (stack === undefined || seen.has(key)) return;
+    seen.add(key);
+    stacks.push(stack);
+  };
+  let next = 0;
+  const readStacks = async (): Promise<void> => {
+    for (; next < stacks.length; next += 1) {
+      const stack = stacks[next]!;
+      const stackName = stack.StackName ?? '';
+      for (const output of stack.Outputs ?? []) {
+        const flow = flowOutput(output.OutputValue);
+        if (flow !== undefined) flows.push(flow);
+        const deployment = subscriberOutput(output.OutputValue);
+        if (deployment === undefined && flow === undefined && isOperatorOutput(output)) {
+          notProven.push(
+            `stack ${stackName}'s Operator output ${output.OutputKey ?? ''} could not be read ${unreadableOperatorOutput(output.OutputValue)} (another version of idempotent-event-flow deployed it?): the subscriber or flow it describes was not checked`,
+          );
+        }
+        if (deployment === undefined) continue;
+        const consumer = await consumerOf(clients, deployment);
+        const consumerFunction = consumer.functionName;
+        if (consumer.notProven !== undefined) notProven.push(consumer.notProven);
+        const configuration = consumerFunction === undefined ? undefined : await clients.lambda.send(new GetFunctionConfigurationCommand({ FunctionName: consumerFunction }));
+        subscribers.push({
+          name: deployment.subscriberName,
+          stackName,
+          deployment,
+          ...(consumerFunction === undefined ? {} : { consumerFunction }),
+          environment: configuration?.Environment?.Variables ?? {},
+        });
+      }
+      // by its id when it has one: it names exactly this stack (a nested stack's name is generated)
+      const { paths, expirations } = await templateFacts(clients, stack.StackId ?? stackName);
+      for await (const page of paginateListStackResources({ client: clients.cloudFormation }, { StackName: stack.StackId ?? stackName })) {
+        for (const resource of page.StackResourceSummaries ?? []) {
+          const logicalId = resource.LogicalResourceId ?? '';
+          const constructPath = paths.get(logicalId);
+          resources.push({ stackName, logicalId, type: resource.ResourceType ?? '', physicalId: resource.PhysicalResourceId ?? '', ...(constructPath === undefined ? {} : { constructPath }) });
+          const rules = expirations.get(logicalId);
+          if (resource.ResourceType === 'AWS::S3::Bucket' && rules !== undefined && resource.PhysicalResourceId !== undefined) bucketRules[resource.PhysicalResourceId] = rules;
+          const nestedId = resource.PhysicalResourceId;
+          if (resource.ResourceType !== 'AWS::CloudFormation::Stack' || nestedId === undefined || nestedId === '' || seen.has(nestedId)) continue;
+          seen.add(nestedId);
+          const nested = await describeNested(clients, nestedId);
+          if (nested === undefined) throw new NoDeployedFlowError(`stack ${stackName}'s nested stack ${resource.LogicalResourceId ?? ''} (${nestedId}) could not be described: verify cannot see the subscribers or tables in it`);
+          // CloudFormation lists a nested stack itself too: read once
+          if (nested.StackName !== undefined && stacks.some((other) => other.StackId === nested.StackId)) continue;
+          stacks.push(nested);
+        }
+      }
+    }
+  };
+  await readStacks();
+  if (!chosen) {
+    // the flows' stacks: a flow's Operator output naming the outbox a subscriber's names, else the table's owner
+    for (const outboxTable of [...new Set(subscribers.flatMap((subscriber) => (subscriber.deployment.outboxTable === undefined ? [] : [subscriber.deployment.outboxTable])))]) {
+      if (flows.some((flow) => flow.outboxTable === outboxTable) || resources.some((resource) => resource.physicalId === outboxTable)) continue;
+      const withFlowOutput = described.find((stack) => (stack.Outputs ?? []).some((output) => flowOutput(output.OutputValue)?.outboxTable === outboxTable));
+      if (withFlowOutput !== undefined) {
+        add(withFlowOutput);
+        continue;
+      }
+      const owner = await owningStack(clients, outboxTable);
+      add(owner.stack);
+      if (owner.failed !== undefined) {
         notProven.push(
-          `stack ${stackName}'s Operator output ${output.OutputKey ?? ''} could not be read ${unreadableOperatorOutput(output.OutputValue)} (another version of idempotent-event-flow deployed it?): the subscriber or flow it describes was not checked`,
+          `verify could not find the stack of outbox table ${outboxTable}, which subscriber(s) ${subscribers.filter((subscriber) => subscriber.deployment.outboxTable === outboxTable).map((subscriber) => subscriber.name).join(', ')} name (${owner.failed}): its flow's topic and relay were not read; give verify cloudformation:DescribeStackResources (docs/DEPLOYING.md) or pass --stack for each stack of the app`,
         );
       }
-      if (deployment === undefined) continue;
-      const consumer = await consumerOf(clients, deployment);
-      const consumerFunction = consumer.functionName;
-      if (consumer.notProven !== undefined) notProven.push(consumer.notProven);
-      const configuration = consumerFunction === undefined ? undefined : await clients.lambda.send(new GetFunctionConfigurationCommand({ FunctionName: consumerFunction }));
-      subscribers.push({
-        name: deployment.subscriberName,
-        stackName,
-        deployment,
-        ...(consumerFunction === undefined ? {} : { consumerFunction }),
-        environment: configuration?.Environment?.Variables ?? {},
-      });
     }
-    // by its id when it has one: it names exactly this stack (a nested stack's name is generated)
-    const { paths, expirations } = await templateFacts(clients, stack.StackId ?? stackName);
-    for await (const page of paginateListStackResources({ client: clients.cloudFormation }, { StackName: stack.StackId ?? stackName })) {
-      for (const resource of page.StackResourceSummaries ?? []) {
-        const logicalId = resource.LogicalResourceId ?? '';
-        const constructPath = paths.get(logicalId);
-        resources.push({ stackName, logicalId, type: resource.ResourceType ?? '', physicalId: resource.PhysicalResourceId ?? '', ...(constructPath === undefined ? {} : { constructPath }) });
-        const rules = expirations.get(logicalId);
-        if (resource.ResourceType === 'AWS::S3::Bucket' && rules !== undefined && resource.PhysicalResourceId !== undefined) bucketRules[resource.PhysicalResourceId] = rules;
-        const nestedId = resource.PhysicalResourceId;
-        if (resource.ResourceType !== 'AWS::CloudFormation::Stack' || nestedId === undefined || nestedId === '' || seen.has(nestedId)) continue;
-        seen.add(nestedId);
-        const nested = await describeNested(clients, nestedId);
-        if (nested === undefined) throw new NoDeployedFlowError(`stack ${stackName}'s nested stack ${resource.LogicalResourceId ?? ''} (${nestedId}) could not be described: verify cannot see the subscribers or tables in it`);
-        // CloudFormation lists a nested stack itself too: read once
-        if (nested.StackName !== undefined && stacks.some((other) => other.StackId === nested.StackId)) continue;
-        stacks.push(nested);
-      }
+    await readStacks();
+    // the producers' stacks: the stack a reference starts with, else the owner of a function so named
+    for (const reference of producers) {
+      if (functionsNamed(resources, reference).length > 0) continue;
+      // a failed look-up is left to the refusal that names the producer (findProducerFunction)
+      add(described.find((stack) => stack.StackName === reference.split('/')[0]) ?? (await owningStack(clients, reference)).stack);
     }
+    await readStacks();
   }
   if (subscribers.length === 0) {
     const where = (stackNames?.length ?? 0) > 0 ? `stack(s) ${stackNames!.join(', ')}` : 'any stack of this account and Region';
@@ -363,6 +433,17 @@ export async function findDeployedFlow(clients: VerifyClients, stackNames?: read
   };
 }
 
+/** The functions `reference` names among `resources` (see {@link findDeployedFunction}). */
+function functionsNamed(resources: readonly DeployedResource[], reference: string): (DeployedResource & { readonly key: string })[] {
+  const functions = resources.filter((resource) => resource.type === 'AWS::Lambda::Function');
+  const keyed = functions.map((resource) => ({ ...resource, key: `${resource.stackName}/${resource.logicalId}` }));
+  const named = resourcesNamed(keyed, reference);
+  const byName = keyed.filter((resource) => resource.physicalId === reference);
+  const joined = reference.replace(/[^A-Za-z0-9]/g, '');
+  const byLogicalId = keyed.filter((resource) => resource.constructPath === undefined && new RegExp(`^${joined}[0-9A-F]{8}$`).test(resource.logicalId));
+  return named.length > 0 ? named : byName.length > 0 ? byName : byLogicalId;
+}
+
 /**
  * The deployed function a scenario names, resolved as simulate resolves it (../model/find-resource.ts): its logical id,
  * `<stack>/<logical id>`, or its construct path (the template's `aws:cdk:path`) or a trailing part of it, e.g.
@@ -370,19 +451,29 @@ export async function findDeployedFlow(clients: VerifyClients, stackNames?: read
  * metadata (`cdk synth --no-path-metadata`) is named by the path CDK made its logical id of (the parts joined, then 8
  * hex digits). Fails naming the functions there are.
  */
-export function findDeployedFunction(flow: DeployedFlow, reference: string): DeployedResource {
-  const functions = flow.resources.filter((resource) => resource.type === 'AWS::Lambda::Function');
-  const keyed = functions.map((resource) => ({ ...resource, key: `${resource.stackName}/${resource.logicalId}` }));
-  const named = resourcesNamed(keyed, reference);
-  const byName = keyed.filter((resource) => resource.physicalId === reference);
-  const joined = reference.replace(/[^A-Za-z0-9]/g, '');
-  const byLogicalId = keyed.filter((resource) => resource.constructPath === undefined && new RegExp(`^${joined}[0-9A-F]{8}$`).test(resource.logicalId));
-  const found = named.length > 0 ? named : byName.length > 0 ? byName : byLogicalId;
+export function findDeployedFunction(flow: Pick<DeployedFlow, 'resources'>, reference: string): DeployedResource {
+  const found = functionsNamed(flow.resources, reference);
   if (found.length !== 1) {
+    const keyed = flow.resources.filter((resource) => resource.type === 'AWS::Lambda::Function').map((resource) => ({ ...resource, key: `${resource.stackName}/${resource.logicalId}` }));
     throw new NoDeployedFlowError(
       `the scenario's producer '${reference}' names ${found.length === 0 ? 'no' : 'more than one'} function of the stacks (${(found.length === 0 ? keyed : found).map(shownName).join(', ') || 'none'})${found.length > 1 ? '; give more of the construct path' : ''}`,
     );
   }
   const { key: _key, ...resource } = found[0]!;
   return resource;
+}
+
+/**
+ * {@link findDeployedFunction} for verify's run: when no `--stack` chose the stacks (`stackNames` empty) and the
+ * reference names no function, the refusal also names the stacks verify read and says to pass `--stack` for each.
+ */
+export function findProducerFunction(flow: Pick<DeployedFlow, 'resources' | 'stackNames'>, reference: string, stackNames: readonly string[] | undefined): DeployedResource {
+  try {
+    return findDeployedFunction(flow, reference);
+  } catch (error) {
+    if ((stackNames?.length ?? 0) > 0 || functionsNamed(flow.resources, reference).length > 0) throw error;
+    throw new NoDeployedFlowError(
+      `${(error as Error).message}; verify read the stacks ${flow.stackNames.join(', ')} (no --stack: those with a subscriber's Operator output, its flow's and the one the producer's path starts with): pass --stack for each stack of the app (the producer's, the flow's, each subscriber's)`,
+    );
+  }
 }

@@ -15,7 +15,7 @@ import type { ProducerFigures } from '../observation/run-facts';
 import { scenarioProducers, type SimulationScenario } from '../run/scenario';
 import { cleanUpRun } from './cleanup';
 import type { VerifyClients } from './clients';
-import { findDeployedFlow, findDeployedFunction, NoDeployedFlowError, type DeployedFlow } from './deployed-flow';
+import { findDeployedFlow, findProducerFunction, NoDeployedFlowError, type DeployedFlow } from './deployed-flow';
 import { appliedByInbox, DeadLettersUnreadError, deadLetterQueuesOf, inboxCommitGroups, messagesOn, probeEffects, readDeadLetters, runEventReader, takenEvents, type RunEvent } from './observe';
 import { dataRefsOf } from './offloaded-data';
 import { produce } from './produce';
@@ -214,9 +214,9 @@ export function refuseWithoutAccounts(flow: Pick<DeployedFlow, 'accounts' | 'sta
 export async function runVerify(clients: VerifyClients, options: VerifyOptions): Promise<VerifyOutcome> {
   const runId = options.runId ?? newRunId(Date.now());
   const { scenario } = options;
-  let flow = await findDeployedFlow(clients, options.stacks);
+  let flow = await findDeployedFlow(clients, options.stacks, scenarioProducers(scenario).map((producer) => producer.function));
   refuseWithoutAccounts(flow, options.accounts);
-  const producers = scenarioProducers(scenario).map((producer) => ({ producer, functionName: findDeployedFunction(flow, producer.function).physicalId }));
+  const producers = scenarioProducers(scenario).map((producer) => ({ producer, functionName: findProducerFunction(flow, producer.function, options.stacks).physicalId }));
   if (producers.length === 0) throw new NoDeployedFlowError("the scenario has no producer: verify drives the deployed flow through the scenario's producer functions");
   // the flow topic's subscriptions whose queue is no subscriber found here (another account or Region): unproven
   const listed: TopicSubscription[] = [];
