@@ -1360,4 +1360,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "        const keptFor = inboxOf?.join(', ');",
     tests: ['test/simulator/verify/review-r12.test.ts'],
   },
+  {
+    id: 'verify-narrowed-filter-ok',
+    breaks: "verify (review r12b, R12B-1): the run's events the Operator output's filter takes are compared with the deployed subscription's own, so a filter narrowed out of band (a console edit, the console's default scope) leaves them unchecked and the verdict OK",
+    file: 'simulator/verify/subscription-filters.ts',
+    find: '    const missed = [...takenEvents(asTheAppSaysIt, events)]',
+    replace: '    const missed = [...takenEvents(subscriber, events)]',
+    tests: ['test/simulator/verify/subscription-filters.test.ts'],
+  },
 ];
