@@ -1368,4 +1368,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    const missed = [...takenEvents(subscriber, events)]',
     tests: ['test/simulator/verify/subscription-filters.test.ts'],
   },
+  {
+    id: 'verify-cleanup-deletes-aggregate-items',
+    breaks: "verify --cleanup (review r12b, R12B-5): an aggregate-mode subscriber's item of the run is not known as a runtime record and is deleted, though its processed message ids are that subscriber's only duplicate detection: a late duplicate is applied again",
+    file: 'simulator/verify/runtime-records.ts',
+    find: '  if (keys.length > 0 && (aggregateOf !== undefined',
+    replace: '  if (keys.length < 0 && (aggregateOf !== undefined',
+    tests: ['test/simulator/verify/review-r12b.test.ts'],
+  },
 ];
