@@ -1385,4 +1385,20 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '',
     tests: ['test/lambda/ordered/outbox-heads-drain.int.test.ts'],
   },
+  {
+    id: 'verify-narrowed-filter-ok',
+    breaks: "verify (review r12b, R12B-1): the run's events the Operator output's filter takes are compared with the deployed subscription's own, so a filter narrowed out of band (a console edit, the console's default scope) leaves them unchecked and the verdict OK",
+    file: 'simulator/verify/subscription-filters.ts',
+    find: '    const missed = [...takenEvents(asTheAppSaysIt, events)]',
+    replace: '    const missed = [...takenEvents(subscriber, events)]',
+    tests: ['test/simulator/verify/subscription-filters.test.ts'],
+  },
+  {
+    id: 'verify-cleanup-deletes-aggregate-items',
+    breaks: "verify --cleanup (review r12b, R12B-5): an aggregate-mode subscriber's item of the run is not known as a runtime record and is deleted, though its processed message ids are that subscriber's only duplicate detection: a late duplicate is applied again",
+    file: 'simulator/verify/runtime-records.ts',
+    find: '  if (keys.length > 0 && (aggregateOf !== undefined',
+    replace: '  if (keys.length < 0 && (aggregateOf !== undefined',
+    tests: ['test/simulator/verify/review-r12b.test.ts'],
+  },
 ];

@@ -13,8 +13,10 @@
  * (`<subscriber>#<event id>`, and an ordered subscriber's fences) are what makes a late duplicate delivery of one of them
  * (SNS and SQS deliver at least once) a no-op; deleted, it would be applied again. Nor is a record of the consumer
  * runtime in any table, recognised by its shape (./runtime-records.ts), whatever subscriber wrote it: also one of a
- * subscriber verify did not find (review r12, R12-1). They are counted and kept (a `kept ...` line): the inbox records
- * expire by their TTL after the subscriber's deduplication window.
+ * subscriber verify did not find (review r12, R12-1), nor an aggregate-mode subscriber's item (its processed message
+ * ids are its only duplicate detection: review r12b, R12B-5). They are counted by kind and kept (a `kept ...` line
+ * saying whether and when each kind expires: inbox and processing records by their TTL after the deduplication window;
+ * fences, fence skip records and aggregate items never: review r12b, R12B-8).
  * An item whose key carries none of these stays, even when its other attributes name the run (a real customer's item a
  * run's event updated is not the run's; nor can verify tell the example's `INVOICE#<random id>` from it): the lines say
  * how many such items were left, per table. It reads the tables with a Scan: the handlers choose their items' keys
@@ -32,7 +34,7 @@ import type { DeployedFlow } from './deployed-flow';
 import type { DerivedRunEvent } from './derived-events';
 import { keptPayloadLines } from './kept-payloads';
 import { DeadLettersUnreadError, deadLetterEventId, deadLetterQueuesOf, receiveWhole } from './observe';
-import { runtimeRecordOf } from './runtime-records';
+import { keptRecordsLine, runtimeRecordOf, type RuntimeRecordKind } from './runtime-records';
 
 /** What separates the parts of a composite key (`CUSTOMER#<id>`, `<subscriber>@sequence#<aggregate>`). */
 const SEPARATORS = ['#', '|', '/', ':', '@'];
@@ -93,8 +95,8 @@ export async function cleanUpRun(
     const inboxOf = inboxTables.get(tableName);
     let count = 0;
     let left = 0;
-    let kept = 0;
-    // whose records were kept: a runtime record's own subscriber, found or not (review r12, R12-1)
+    // the runtime records kept, by kind, and whose: a runtime record's own subscriber, found or not (review r12, R12-1)
+    const kept = new Map<RuntimeRecordKind, number>();
     const keptOf = new Set<string>();
     let startKey: Record<string, unknown> | undefined;
     do {
@@ -108,7 +110,9 @@ export async function cleanUpRun(
         // a runtime record of any subscriber (by its shape), or any item of a found subscriber's inbox table
         const keptFor = runtimeRecordOf(item, keyNames)?.subscriber ?? inboxOf?.join(', ');
         if (keptFor !== undefined) {
-          kept += 1;
+          // an item of a found subscriber's inbox table not of a runtime record's shape is counted as an inbox record
+          const kind = runtimeRecordOf(item, keyNames)?.kind ?? 'inbox record';
+          kept.set(kind, (kept.get(kind) ?? 0) + 1);
           keptOf.add(keptFor);
           continue;
         }
@@ -118,11 +122,7 @@ export async function cleanUpRun(
       startKey = page.LastEvaluatedKey;
     } while (startKey !== undefined);
     if (count > 0) removed.push(`${count} item(s) of the run from table ${tableName}`);
-    if (kept > 0) {
-      leftLines.push(
-        `kept ${kept} inbox record(s) of the run in table ${tableName} (${[...keptOf].sort().join(', ')}): a late duplicate delivery of one of the run's events finds its record and is not applied again; they expire by their TTL after the deduplication window`,
-      );
-    }
+    if (kept.size > 0) leftLines.push(keptRecordsLine(tableName, kept, keptOf));
     if (left > 0) leftLines.push(`left ${left} item(s) in table ${tableName}: their data names the run, their key holds no id of it (a key a handler chose, or an item the run only updated); not removed`);
   }
   for (const queueUrl of [...new Set(flow.subscribers.flatMap(deadLetterQueuesOf))]) {

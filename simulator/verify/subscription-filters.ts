@@ -7,12 +7,16 @@
  * simulator matches them); a deployed filter that differs from the Operator output's is a {@link FilterDifference}
  * the report names. A subscriber whose subscription's attributes verify could not read (refused, failed, a policy it
  * cannot evaluate), or whose queue no listed subscription delivers to, keeps its Operator output's filter and is a
- * line of the verdict's `unproven` (NOT PROVEN): which of the run's events it must apply is then not known.
+ * line of the verdict's `unproven` (NOT PROVEN): which of the run's events it must apply is then not known. A deployed
+ * filter that takes fewer of the run's events than the Operator output's is a line of `unproven` too
+ * ({@link narrowedFilterLines}): the events the app means the subscriber to take and SNS did not deliver it were not
+ * checked, so the run cannot be OK.
  */
 import { GetSubscriptionAttributesCommand } from '@aws-sdk/client-sns';
 import { compileFilterPolicy, type FilterPolicyScope } from '../patterns/filter-policy';
 import type { VerifyClients } from './clients';
 import type { DeployedFilter, DeployedFlow, DeployedSubscriber } from './deployed-flow';
+import { takenEvents, type RunEvent } from './observe';
 import { isQueueOf, type TopicSubscription } from './topic-subscriptions';
 
 /** A subscriber whose deployed subscription filters otherwise than its Operator output says. */
@@ -134,4 +138,36 @@ export async function readSubscriptionFilters(
     subscribers.push({ ...subscriber, subscriptions: filters });
   }
   return { flow: { ...flow, subscribers }, notProven, differences };
+}
+
+/** At most this many event ids are named in a line of {@link narrowedFilterLines}. */
+const IDS_NAMED = 3;
+
+/**
+ * The lines of the verdict's `unproven` for the subscribers whose deployed subscription(s) take fewer of the run's
+ * `events` than their Operator output's filter (review r12b, R12B-1): one line per such subscriber, naming how many of
+ * the run's events the app's filter takes that no deployed subscription of it does, a few of their ids, and both
+ * filters. verify demands only what the deployed filter takes (SNS delivers nothing else), so these events were not
+ * checked: a filter narrowed out of band (a console edit, the console's default scope `MessageAttributes`, drift) must
+ * not end OK. A deployed filter that only takes more stays a {@link FilterDifference} of the report.
+ */
+export function narrowedFilterLines(subscribers: readonly DeployedSubscriber[], events: ReadonlyMap<string, RunEvent>): string[] {
+  const lines: string[] = [];
+  for (const subscriber of subscribers) {
+    const subscriptions = subscriber.subscriptions;
+    if (subscriptions === undefined) continue;
+    const delivered = takenEvents(subscriber, events);
+    const asTheAppSaysIt: DeployedSubscriber = { name: subscriber.name, stackName: subscriber.stackName, deployment: subscriber.deployment, environment: subscriber.environment };
+    const missed = [...takenEvents(asTheAppSaysIt, events)].filter((id) => !delivered.has(id)).sort();
+    if (missed.length === 0) continue;
+    const { filterPolicy, filterPolicyScope } = subscriber.deployment;
+    const operatorOutput = { ...(filterPolicy === undefined ? {} : { filterPolicy }), filterPolicyScope: filterPolicyScope ?? 'MessageAttributes' };
+    const deployed = subscriptions.map((filter) => `${filter.subscriptionArn} filters with ${shownFilter({ ...(filter.filterPolicy === undefined ? {} : { filterPolicy: filter.filterPolicy }), filterPolicyScope: filter.filterPolicyScope })}`);
+    lines.push(
+      `${subscriber.name}: ${missed.length} of the run's events its Operator output's filter takes, its deployed subscription does not (${missed.slice(0, IDS_NAMED).join(', ')}${missed.length > IDS_NAMED ? ', ...' : ''}): ` +
+        `SNS did not deliver them to it, so verify did not check them; its subscription ${deployed.join('; ')}, but its Operator output says ${shownFilter(operatorOutput)}: ` +
+        `changed since the stack deployed it (console, another stack, drift)? if the app means it to take them, deploy its filter again (cdk deploy)`,
+    );
+  }
+  return lines;
 }

@@ -25,7 +25,7 @@ import { defaultTimeoutSeconds, readQueueSettings } from './queue-settings';
 import { newRunId } from './run-ids';
 import { NotQuietError, waitUntilQuiet } from './settle';
 import { refuseSubscriptionsElsewhere, subscriptionsNotSeen, type TopicSubscription } from './topic-subscriptions';
-import { filterDifferenceLine, readSubscriptionFilters, type FilterDifference } from './subscription-filters';
+import { filterDifferenceLine, narrowedFilterLines, readSubscriptionFilters, type FilterDifference } from './subscription-filters';
 import { checkVerifiedRun, type VerifiedSubscriber } from './verify-checks';
 import { verifyVerdict } from './verdict';
 
@@ -308,6 +308,8 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   const events = await readEvents();
   const verified: VerifiedSubscriber[] = [];
   const unproven: string[] = [...notSeen];
+  // the run's events the app's filter takes that a narrowed deployed subscription did not deliver: not checked (review r12b, R12B-1)
+  unproven.push(...narrowedFilterLines(flow.subscribers, events));
   const unread = new Map<string, number>();
   for (const subscriber of flow.subscribers) {
     const taken = takenEvents(subscriber, events);

@@ -15,7 +15,7 @@ import { FaultPlan, NO_FAULTS } from '../../../simulator/faults/fault-plan';
 import type { VerifyClients } from '../../../simulator/verify/clients';
 import type { DeployedFlow, DeployedSubscriber } from '../../../simulator/verify/deployed-flow';
 import { takenEvents, type RunEvent } from '../../../simulator/verify/observe';
-import { filterDifferenceLine, readSubscriptionFilters } from '../../../simulator/verify/subscription-filters';
+import { filterDifferenceLine, narrowedFilterLines, readSubscriptionFilters } from '../../../simulator/verify/subscription-filters';
 import { frozenClock } from '../aws/queue-test-kit';
 
 const ACCOUNT = '111111111111';
@@ -57,8 +57,9 @@ function runEvent(id: string, type: string): RunEvent {
 
 const events = new Map([runEvent('placed-1', 'com.example.OrderPlaced'), runEvent('billed-1', 'com.example.OrderBilled')].map((item) => [item.event.id, item]));
 
-// Billing's subscription was changed to take OrderBilled; Shipping's lost its filter; Audit's is as deployed
-const LISTED = [subscription('Billing', BILLED), subscription('Shipping'), subscription('Audit', PLACED)];
+// Billing's subscription was changed to take OrderBilled; Shipping's lost its filter; Audit's is as deployed; Returns'
+// (a subscriber only the R12B-1 test has) was given the console's default scope, MessageAttributes
+const LISTED = [subscription('Billing', BILLED), subscription('Shipping'), subscription('Audit', PLACED), { ...subscription('Returns'), filterPolicy: PLACED, filterPolicyScope: 'MessageAttributes' as const }];
 const topic = new SimulatedTopic({
   model: { key: 'App/Topic', stackName: 'App', logicalId: 'Topic', fifo: false, maximumMessageSize: 262_144 },
   arn: TOPIC,
@@ -124,5 +125,31 @@ describe("verify matches the run's events with the deployed subscription's filte
     const unlisted = await readSubscriptionFilters(signedAs('verify'), flow, [], [TOPIC]);
     expect(unlisted.notProven).toHaveLength(3);
     expect(unlisted.notProven[0]).toContain(`the subscriptions of ${TOPIC} could not be listed`);
+  });
+});
+
+describe("review r12b, R12B-1: a deployed filter that takes fewer of the run's events than the app's", () => {
+  test("the events the Operator output's filter takes and the deployed subscription does not are a line of the verdict's unproven, naming the subscriber, the count, the ids and both filters; a filter that only widens is none", async () => {
+    // GIVEN Billing's subscription narrowed to OrderBilled (its Operator output: OrderPlaced), Shipping's widened to
+    // every event, Audit's as deployed, and Returns' given the console's default scope (MessageAttributes: the relay
+    // publishes none, so SNS delivers it nothing)
+    const withReturns: DeployedFlow = { ...flow, subscribers: [...flow.subscribers, subscriber('Returns', PLACED)] };
+    const read = await readSubscriptionFilters(signedAs('verify'), withReturns, LISTED, []);
+    const placed = new Map([...events.values(), ...[2, 3, 4, 5].map((n) => runEvent(`placed-${n}`, 'com.example.OrderPlaced'))].map((item) => [item.event.id, item]));
+
+    // WHEN the lines of the verdict's unproven are built from what was read and the run's events
+    const lines = narrowedFilterLines(read.flow.subscribers, placed);
+
+    // THEN Billing and Returns are named, each with the five placed events it was never asked for (three ids named)
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toBe(
+      `Billing: 5 of the run's events its Operator output's filter takes, its deployed subscription does not (placed-1, placed-2, placed-3, ...): ` +
+        `SNS did not deliver them to it, so verify did not check them; its subscription ${LISTED[0]!.subscriptionArn} filters with ${JSON.stringify(BILLED)} (scope MessageBody), ` +
+        `but its Operator output says ${JSON.stringify(PLACED)} (scope MessageBody): changed since the stack deployed it (console, another stack, drift)? if the app means it to take them, deploy its filter again (cdk deploy)`,
+    );
+    expect(lines[1]).toMatch(/^Returns: 5 of the run's events .* filters with \{"type":\["com\.example\.OrderPlaced"\]\} \(scope MessageAttributes\), but its Operator output says .* \(scope MessageBody\)/);
+    // a subscriber whose subscription could not be read keeps its Operator output's filter: nothing is missed
+    const refused = await readSubscriptionFilters(signedAs('refused'), withReturns, LISTED, []);
+    expect(narrowedFilterLines(refused.flow.subscribers, placed)).toEqual([]);
   });
 });

@@ -89,7 +89,7 @@ describe('verify after the r43 fixes', () => {
       `1 item(s) of the run from table ${ledger}`,
       `2 item(s) of the run from table ${outbox}`,
       `left 1 item(s) in table ${ledger}: their data names the run, their key holds no id of it (a key a handler chose, or an item the run only updated); not removed`,
-      `kept 1 inbox record(s) of the run in table ${inbox} (Invoicing): a late duplicate delivery of one of the run's events finds its record and is not applied again; they expire by their TTL after the deduplication window`,
+      `kept 1 runtime record(s) of the run in table ${inbox} (Invoicing): a late duplicate delivery of one of the run's events finds them and is not applied again; 1 inbox record(s) expire by their TTL after the deduplication window`,
     ]);
   });
 
