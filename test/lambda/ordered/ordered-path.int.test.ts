@@ -3,13 +3,13 @@
  * taken in the producer's transaction, the fence in the consumer's. The model-based search is ordered.model.int.test.ts.
  */
 import { GetItemCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, DeleteCommand, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ConsumerConfig, ProducerConfig } from '../../../lambda/config';
 import { InvalidEventError, TransactionCancelledError } from '../../../lambda/errors';
 import { createOrderedConsumer } from '../../../lambda/ordered/ordered-consumer';
 import { OrderedOutbox, type OrderedEnvelope } from '../../../lambda/ordered/ordered-outbox';
-import { ORDERED_OUTBOX_ITEM, orderedHeadKey, SEQUENCE_FENCE, sequenceFenceKey } from '../../../lambda/contract/ordered-wire-format';
+import { ORDERED_ENVELOPE, ORDERED_OUTBOX_ITEM, orderedGenerationKey, orderedHeadKey, SEQUENCE_FENCE, sequenceFenceKey } from '../../../lambda/contract/ordered-wire-format';
 import { OUTBOX_ITEM, TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
 import { inject } from 'vitest';
 import { localClient } from '../../support/dynamodb-client';
@@ -121,6 +121,44 @@ describe('OrderedOutbox', () => {
       expect(late?.sequence).toBe('0000000000000003');
     } finally {
       slow.destroy();
+    }
+  });
+
+  test("a head of an older generation than the table's (carried earlier; a later carry did not know its aggregate) goes on in the table's generation, based at its sequence", async () => {
+    // GIVEN an aggregate at sequence 3 whose head is of generation 1, and the table's generation item at 2
+    const a = `order-${Date.now()}-older-generation`;
+    for (const step of ['placed', 'paid', 'packed']) await emit(a, step);
+    const documents = DynamoDBDocumentClient.from(client);
+    const keyOf = (key: string) => ({ [outboxConfig.partitionKeyName]: key, ...(outboxConfig.sortKeyName === undefined ? {} : { [outboxConfig.sortKeyName]: key }) });
+    await documents.send(
+      new UpdateCommand({
+        TableName: outboxConfig.outboxTableName,
+        Key: keyOf(orderedHeadKey(a)),
+        UpdateExpression: 'SET #generation = :one, #base = :zero',
+        ExpressionAttributeNames: { '#generation': ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE, '#base': ORDERED_OUTBOX_ITEM.GENERATION_BASE_ATTRIBUTE },
+        ExpressionAttributeValues: { ':one': 1, ':zero': 0 },
+      }),
+    );
+    const generationItem = keyOf(orderedGenerationKey());
+    const before = (await documents.send(new GetCommand({ TableName: outboxConfig.outboxTableName, Key: generationItem, ConsistentRead: true }))).Item;
+    await documents.send(
+      new PutCommand({
+        TableName: outboxConfig.outboxTableName,
+        Item: { ...generationItem, [OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE]: ORDERED_OUTBOX_ITEM.GENERATION_RECORD_TYPE_VALUE, [ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE]: 2 },
+      }),
+    );
+    try {
+      // WHEN the producer takes the next sequence
+      const next = (await emit(a, 'shipped')) as unknown as Record<string, unknown>;
+
+      // THEN it is #4 of the table's generation 2, based at 3: never generation 1, beside that generation's events in flight
+      expect(next.sequence).toBe('0000000000000004');
+      expect(Number(next[ORDERED_ENVELOPE.GENERATION_ATTRIBUTE])).toBe(2);
+      expect(Number(next[ORDERED_ENVELOPE.GENERATION_BASE_ATTRIBUTE])).toBe(3);
+    } finally {
+      // the other tests of this table write without a carry: the generation item goes back as it was
+      if (before === undefined) await documents.send(new DeleteCommand({ TableName: outboxConfig.outboxTableName, Key: generationItem }));
+      else await documents.send(new PutCommand({ TableName: outboxConfig.outboxTableName, Item: before }));
     }
   });
 
