@@ -1,14 +1,41 @@
 /**
- * The sandbox app the CLI tests of `verify`'s refusals run against (verify-refusal, verify-subscriber-elsewhere): its
+ * The sandbox app the CLI tests of `verify` run against (verify-refusal, verify-subscriber-elsewhere, verify-split-stacks): its
  * account, Billing's Operator output, the producer and consumer functions a served Lambda answers for, the scenario
- * module, and the AWS environment that points the SDK at a served gateway.
+ * module, the flow's topic with a subscriber in production, and the AWS environment that points the SDK at a served
+ * gateway.
  */
 import { writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import type { InvokableFunction } from '../../simulator/aws/lambda-endpoint';
+import { SimulatedTopic } from '../../simulator/aws/topic';
+import { FaultPlan, NO_FAULTS } from '../../simulator/faults/fault-plan';
+import { frozenClock } from '../simulator/aws/queue-test-kit';
 
 /** The sandbox account the app is deployed in. */
 export const SANDBOX = '111111111111';
+
+/** The production account of the ledger team, whose subscriber the flow's topic also delivers to. */
+export const PRODUCTION = '222222222222';
+
+/**
+ * The flow's topic `arn` (in the stack `stackName`, `<stackName>/Topic`), listing two SQS subscriptions: Billing's
+ * queue in the sandbox, and the ledger team's queue in production.
+ */
+export function topicWithProductionSubscriber(arn: string, stackName: string): SimulatedTopic {
+  return new SimulatedTopic({
+    model: { key: `${stackName}/Topic`, stackName, logicalId: 'Topic', fifo: false, maximumMessageSize: 262_144 },
+    arn,
+    subscriptions: [],
+    listed: [
+      { subscriptionArn: `${arn}:billing`, owner: SANDBOX, protocol: 'sqs', endpoint: `arn:aws:sqs:us-east-1:${SANDBOX}:App-BillingQueue` },
+      // the ledger team's subscriber, in its production account
+      { subscriptionArn: `${arn}:ledger`, owner: PRODUCTION, protocol: 'sqs', endpoint: `arn:aws:sqs:us-east-1:${PRODUCTION}:Ledger-Queue` },
+    ],
+    faults: new FaultPlan('s', NO_FAULTS),
+    clock: frozenClock(),
+    matches: () => true,
+  });
+}
 
 /** Billing's Operator output, in the sandbox account. */
 export const BILLING = { format: 1, subscriberName: 'Billing', processingMode: 'transactional', deduplicationWindowSeconds: 86400, consumerFunctionName: 'App-Billing', inboxTable: 'App-BillingInbox', queueUrl: `http://127.0.0.1:1/${SANDBOX}/App-BillingQueue`, deadLetterQueueUrl: `http://127.0.0.1:1/${SANDBOX}/App-BillingDlq` };

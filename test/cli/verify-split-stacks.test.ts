@@ -15,13 +15,9 @@ import { cloudFormationHandler, type ServedStack } from '../../simulator/aws/clo
 import { lambdaHandler } from '../../simulator/aws/lambda-endpoint';
 import type { LoopbackServer } from '../../simulator/aws/loopback-server';
 import { startSnsEndpoint } from '../../simulator/aws/sns-endpoint';
-import { SimulatedTopic } from '../../simulator/aws/topic';
-import { FaultPlan, NO_FAULTS } from '../../simulator/faults/fault-plan';
 import { EXIT_CODE, main } from '../../simulator/cli/main';
-import { BILLING, SANDBOX, sandboxFunctions, useServedAws, writeSandboxScenario } from './verify-sandbox-kit';
-import { frozenClock } from '../simulator/aws/queue-test-kit';
+import { BILLING, PRODUCTION, SANDBOX, sandboxFunctions, topicWithProductionSubscriber, useServedAws, writeSandboxScenario } from './verify-sandbox-kit';
 
-const PRODUCTION = '222222222222';
 const TOPIC = `arn:aws:sns:us-east-1:${SANDBOX}:Orders-Events`;
 const stackId = (name: string, id: number) => `arn:aws:cloudformation:us-east-1:${SANDBOX}:stack/${name}/00000000-0000-4000-8000-00000000000${id}`;
 /** The flow's stack: its outbox, topic and producer; its only Operator output is the flow's. */
@@ -44,19 +40,7 @@ const BILLING_STACK: ServedStack = {
   outputs: [{ key: 'BillingOperatorA1B2C3D4', value: JSON.stringify({ ...BILLING, outboxTable: 'Orders-Outbox' }) }],
   resources: [{ logicalId: 'BillingFunction1A2B3C4D', type: 'AWS::Lambda::Function', physicalId: 'App-Billing' }],
 };
-const topic = new SimulatedTopic({
-  model: { key: 'Orders/Topic', stackName: 'Orders', logicalId: 'Topic', fifo: false, maximumMessageSize: 262_144 },
-  arn: TOPIC,
-  subscriptions: [],
-  listed: [
-    { subscriptionArn: `${TOPIC}:billing`, owner: SANDBOX, protocol: 'sqs', endpoint: `arn:aws:sqs:us-east-1:${SANDBOX}:App-BillingQueue` },
-    // the ledger team's subscriber, in its production account
-    { subscriptionArn: `${TOPIC}:ledger`, owner: PRODUCTION, protocol: 'sqs', endpoint: `arn:aws:sqs:us-east-1:${PRODUCTION}:Ledger-Queue` },
-  ],
-  faults: new FaultPlan('s', NO_FAULTS),
-  clock: frozenClock(),
-  matches: () => true,
-});
+const topic = topicWithProductionSubscriber(TOPIC, 'Orders');
 
 const directory = mkdtempSync(path.join(tmpdir(), 'ief-verify-split-'));
 let sns: LoopbackServer;

@@ -15,13 +15,9 @@ import { cloudFormationHandler, type ServedStack } from '../../simulator/aws/clo
 import { lambdaHandler } from '../../simulator/aws/lambda-endpoint';
 import type { LoopbackServer } from '../../simulator/aws/loopback-server';
 import { startSnsEndpoint } from '../../simulator/aws/sns-endpoint';
-import { SimulatedTopic } from '../../simulator/aws/topic';
-import { FaultPlan, NO_FAULTS } from '../../simulator/faults/fault-plan';
 import { EXIT_CODE, main } from '../../simulator/cli/main';
-import { BILLING, SANDBOX, sandboxFunctions, useServedAws, writeSandboxScenario } from './verify-sandbox-kit';
-import { frozenClock } from '../simulator/aws/queue-test-kit';
+import { BILLING, PRODUCTION, SANDBOX, sandboxFunctions, topicWithProductionSubscriber, useServedAws, writeSandboxScenario } from './verify-sandbox-kit';
 
-const PRODUCTION = '222222222222';
 const TOPIC = `arn:aws:sns:us-east-1:${SANDBOX}:Events`;
 const STACK: ServedStack = {
   stackName: 'App',
@@ -33,19 +29,7 @@ const STACK: ServedStack = {
   ],
   resources: [{ logicalId: 'OrdersPlaceOrder12345678', type: 'AWS::Lambda::Function', physicalId: 'App-OrdersPlaceOrder12345678' }],
 };
-const topic = new SimulatedTopic({
-  model: { key: 'App/Topic', stackName: 'App', logicalId: 'Topic', fifo: false, maximumMessageSize: 262_144 },
-  arn: TOPIC,
-  subscriptions: [],
-  listed: [
-    { subscriptionArn: `${TOPIC}:billing`, owner: SANDBOX, protocol: 'sqs', endpoint: `arn:aws:sqs:us-east-1:${SANDBOX}:App-BillingQueue` },
-    // the ledger team's subscriber, in its production account
-    { subscriptionArn: `${TOPIC}:ledger`, owner: PRODUCTION, protocol: 'sqs', endpoint: `arn:aws:sqs:us-east-1:${PRODUCTION}:Ledger-Queue` },
-  ],
-  faults: new FaultPlan('s', NO_FAULTS),
-  clock: frozenClock(),
-  matches: () => true,
-});
+const topic = topicWithProductionSubscriber(TOPIC, 'App');
 
 const directory = mkdtempSync(path.join(tmpdir(), 'ief-verify-elsewhere-'));
 let sns: LoopbackServer;
