@@ -10,9 +10,7 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { getEventListeners } from 'node:events';
-import { existsSync, readFileSync } from 'node:fs';
 import { userInfo } from 'node:os';
-import * as path from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { blockedCommand } from './blocked-command';
 import { EXIT_CODE, PROGRAM, type ClientOptions, type CliIo, type Command, type CommandContext, type ParsedArguments } from './command';
@@ -20,7 +18,9 @@ import { terminalConfirm } from './confirm';
 import { dlqCommand } from './dlq-command';
 import { fenceCommand } from './fence-command';
 import { inboxCommand } from './inbox-command';
+import { initCommand } from './init-command';
 import { outboxCommand } from './outbox-command';
+import { simulatorPackage } from './package-manifest';
 import { replayCommand } from './replay-command';
 import { simulateCommand } from './simulate-command';
 import { verifyCommand } from './verify-command';
@@ -35,6 +35,7 @@ export const COMMANDS: ReadonlyMap<string, Command> = new Map([
   [dlqCommand.name, dlqCommand],
   [fenceCommand.name, fenceCommand],
   [inboxCommand.name, inboxCommand],
+  [initCommand.name, initCommand],
   [outboxCommand.name, outboxCommand],
   [replayCommand.name, replayCommand],
   [simulateCommand.name, simulateCommand],
@@ -80,18 +81,6 @@ function commandIndex(argv: readonly string[]): number {
   return index;
 }
 
-/** The version in the simulator package's package.json: the nearest one above this module named as the package. */
-function packageVersion(): string {
-  for (let directory = __dirname; ; directory = path.dirname(directory)) {
-    const manifest = path.join(directory, 'package.json');
-    if (existsSync(manifest)) {
-      const { name, version } = JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string; version?: string };
-      if (name === '@idempotent-event-flow/simulator' && version !== undefined) return version;
-    }
-    if (path.dirname(directory) === directory) return 'unknown';
-  }
-}
-
 function defaultUser(): string {
   try {
     return userInfo().username || 'operator';
@@ -118,7 +107,7 @@ function guardedIo(io: CliIo): CliIo {
 export async function main(argv: readonly string[], unguardedIo: CliIo): Promise<number> {
   const io = guardedIo(unguardedIo);
   if (argv.length === 1 && (argv[0] === '--version' || argv[0] === '-V')) {
-    io.stdout(`${packageVersion()}\n`);
+    io.stdout(`${simulatorPackage()?.version ?? 'unknown'}\n`);
     return EXIT_CODE.OK;
   }
   const index = commandIndex(argv);
