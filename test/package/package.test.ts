@@ -10,6 +10,11 @@
  * No network: each tarball is extracted into a throwaway project's node_modules, and the packages' declared
  * dependencies and peer dependencies (plus what README's install block names and the TypeScript types a CDK app has)
  * are symlinked from this repo's node_modules. Nothing else is linked, so an undeclared dependency fails to resolve.
+ *
+ * One exception: the starter app `idempotent-event-flow init` writes (from the installed simulator) is installed as a
+ * user installs it, `npm install` of the three tarballs with everything else its package.json names from npm's cache,
+ * or from the registry for what the cache lacks; its CI script (type-check, its Template tests, its simulation) then
+ * runs offline and must pass.
  */
 import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -323,6 +328,9 @@ export const handler = createTransactionalConsumer<OrderPlaced>({
 
 // ---------------------------------------------------------------------------------------------------------------
 
+/** Where the simulator package holds the templates of the starter app `init` writes. */
+const STARTER_TEMPLATES = 'init/template/';
+
 /** Top-level entries of the repo not copied into the staging checkout. */
 const NOT_STAGED = new Set(['node_modules', '.git', 'dist', 'dist-jsii', 'dist-release', '.jsii']);
 /** Planted in the staging checkout's build output before packing: the release pack must clean it away. */
@@ -518,7 +526,17 @@ describe('npm pack', () => {
       /\.tgz$/,
       /\.tsbuildinfo$/,
     ];
-    for (const key of PACKAGE_KEYS) expect(tarballEntries[key].filter((entry) => repoOnly.some((pattern) => pattern.test(entry))), key).toEqual([]);
+    // the starter app's templates (init/template/, the next test's) are a user's app: its tests and config are the point
+    for (const key of PACKAGE_KEYS) {
+      expect(tarballEntries[key].filter((entry) => !entry.startsWith(STARTER_TEMPLATES) && repoOnly.some((pattern) => pattern.test(entry))), key).toEqual([]);
+    }
+  });
+
+  test("the simulator ships every template of init's starter app, and only the simulator does", () => {
+    const templates = listFiles(path.join(stage, 'simulator', STARTER_TEMPLATES)).map((file) => `${STARTER_TEMPLATES}${file}`);
+    expect(templates).toEqual(expect.arrayContaining([`${STARTER_TEMPLATES}package.json.tmpl`, `${STARTER_TEMPLATES}simulation/scenario.ts.tmpl`, `${STARTER_TEMPLATES}dot-gitignore.tmpl`]));
+    expect(tarballEntries.simulator.filter((entry) => entry.startsWith(STARTER_TEMPLATES))).toEqual(templates.sort());
+    for (const key of ['constructs', 'runtime'] as const) expect(tarballEntries[key].filter((entry) => entry.includes(STARTER_TEMPLATES)), key).toEqual([]);
   });
 
   test('the release pack rebuilds each output from scratch: exactly the compiled sources of its package, nothing stale or missing', () => {
@@ -796,5 +814,56 @@ describe('a CDK app installed from the three tarballs', () => {
     // @cloud-copilot/iam-simulate, the optional peer of README's last line, evaluated every request
     expect(stdout).toMatch(/^IAM: (\d+) requests evaluated, \1 authorized, 0 denied/m);
     expect(stdout).toContain('OK: every event reached every matching subscriber; each effect applied exactly once');
+  });
+
+  describe('the starter app `idempotent-event-flow init` writes, installed from the three tarballs', () => {
+    const APP_NAME = 'order-service';
+    let starter: string;
+    let initOutput: string;
+    let generated: { dependencies: Record<string, string>; devDependencies: Record<string, string> };
+
+    beforeAll(() => {
+      const parent = path.join(tmp, 'starter');
+      fs.mkdirSync(parent);
+      starter = path.join(parent, APP_NAME);
+      // the command of the installed simulator, with the templates of its tarball
+      const bin = path.join(installed.simulator, installedPackage.simulator.bin?.['idempotent-event-flow'] as string);
+      initOutput = run(process.execPath, [bin, 'init', APP_NAME], { cwd: parent });
+      generated = JSON.parse(fs.readFileSync(path.join(starter, 'package.json'), 'utf8')) as typeof generated;
+      // as a user installs it, our three packages from the tarballs (not published): npm's cache first, the registry
+      // for what it lacks (no npm_config_offline: the app's ranges need the registry's package documents)
+      const installEnv = Object.fromEntries(Object.entries(childEnv()).filter(([key]) => key !== 'npm_config_offline'));
+      run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', ...PACKAGE_KEYS.map((key) => path.join(tmp, tarballOf(PACKAGES[key].name)))], {
+        cwd: starter,
+        env: installEnv,
+      });
+    });
+
+    test('is written by the installed command, its three packages pinned to its version, with the next steps', () => {
+      expect(initOutput).toContain(`Wrote the app ${APP_NAME} (stack OrderService, idempotent-event-flow ${installedPackage.simulator.version}) into ${starter}:`);
+      expect(initOutput).toMatch(/Next steps:\n  cd order-service\n  npm install\n  npm run ci /);
+      const pinned = { ...generated.dependencies, ...generated.devDependencies };
+      for (const name of OUR_NAMES) expect(pinned[name], name).toBe(installedPackage.simulator.version);
+    });
+
+    test('installs from the tarballs: npm changed only our three packages to them', () => {
+      const installedManifest = JSON.parse(fs.readFileSync(path.join(starter, 'package.json'), 'utf8')) as typeof generated;
+      const tarballSpec = (name: string) => `file:${path.relative(starter, path.join(tmp, tarballOf(name))).split(path.sep).join('/')}`;
+      const expected = (deps: Record<string, string>) => Object.fromEntries(Object.entries(deps).map(([name, range]) => [name, OUR_NAMES.includes(name) ? tarballSpec(name) : range]));
+      expect(installedManifest.dependencies).toEqual(expected(generated.dependencies));
+      expect(installedManifest.devDependencies).toEqual(expected(generated.devDependencies));
+    });
+
+    test('its CI script passes offline: the type-check, its Template tests and its simulation', () => {
+      const templateTests = [...fs.readFileSync(path.join(starter, 'test', 'orders-stack.test.ts'), 'utf8').matchAll(/^\s*test\(/gm)].length;
+      expect(templateTests).toBeGreaterThanOrEqual(3);
+      // the app's own vitest, without this run's (a worker's variables would tell it that it is one)
+      const env = Object.fromEntries(Object.entries(childEnv({ NO_COLOR: '1' })).filter(([key]) => !/^VITEST/.test(key)));
+      const output = run('npm', ['run', 'ci'], { cwd: starter, env }).replace(/\u001b\[[0-9;]*m/g, '');
+      expect(output).toMatch(new RegExp(`Test Files +1 passed \\(1\\)\\n +Tests +${templateTests} passed \\(${templateTests}\\)`));
+      expect(output).toMatch(/^producer: 20\/20 succeeded, \d+ retried, 0 failed$/m);
+      expect(output).toMatch(/^Billing +transactional +20 /m);
+      expect(output).toMatch(/^OK: every business change of the producer committed with its events; .*each effect applied exactly once/m);
+    });
   });
 });
