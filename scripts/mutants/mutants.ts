@@ -1403,4 +1403,13 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '  if (keys.length < 0 && (aggregateOf !== undefined',
     tests: ['test/simulator/verify/review-r12b.test.ts'],
   },
+  // ---- issue 39 item 3 (thirteenth session, c13): an overridden lease named as the cause ----
+  {
+    id: 'lease-cause-without-skew-allowance',
+    breaks: "causes (issue 39 item 3, A39-8): the most a lease may be is taken as the visibility timeout itself, without the runtime's 5 s clock-skew allowance: a lease between the two, whose redeliveries still find it live until SQS dead-letters the message, is not named, and `needed` overstates what the queue allows",
+    file: 'simulator/check/lease-outlasts-redelivery.ts',
+    find: '  const longest = facts.visibilityTimeoutSeconds - DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS;',
+    replace: '  const longest = facts.visibilityTimeoutSeconds;',
+    tests: ['test/simulator/check/unapplied-events.test.ts'],
+  },
 ];

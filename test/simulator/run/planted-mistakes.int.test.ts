@@ -239,6 +239,17 @@ describe('each planted mistake names its cause and fix, in text and --json', () 
     expect(cause.invocations.at(-1)?.role).toBe('applied');
   });
 
+  test('LongLease (seed 1, 8 orders): the lease overridden past the visibility timeout, its value and the most the queue allows', async () => {
+    // GIVEN Notifications' lease overridden to 3600 s, its queue's visibility timeout 180 s
+    const result = await simulate('LongLease', '1', 8);
+
+    // THEN an event whose redeliveries all found the lease live is unapplied, and the cause names the setting
+    const cause = expectCause(result, 'unapplied-event', 'lease-outlasts-redelivery', 'Notifications');
+    expect(cause.setting).toEqual({ name: 'IEF_LEASE_DURATION_SECONDS', value: 3600, needed: 175 });
+    expect(formatSummary(result)).toContain('cause: lease-outlasts-redelivery (event(s) ');
+    expect(formatSummary(result)).toContain('; IEF_LEASE_DURATION_SECONDS 3600, the run needed 175); fix: remove the override of the lease duration');
+  });
+
   test('ProcessingTime (seed 1, 8 orders): the aggregate located by the processing time', async () => {
     expectCause(await simulate('ProcessingTime', '1', 8), 'effect-count', 'aggregate-key-differs', 'Billing');
   });
