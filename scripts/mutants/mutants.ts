@@ -1412,4 +1412,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '  const longest = facts.visibilityTimeoutSeconds;',
     tests: ['test/simulator/check/unapplied-events.test.ts'],
   },
+  {
+    id: 'crash-cause-only-at-applied-write',
+    breaks: "causes (issue 39 item 3): a lease or multi-step effect re-run by the takeover after its invocation died before sending its completion write (the effect applied earlier) is told as the plain applied-again, not as a redelivery after a crash",
+    file: 'simulator/check/apply-attribution.ts',
+    find: "    if (outcome.kind === 'crashed' && (outcome.afterCommit || earlier.writes.some((write) => write.applied && write.index < outcome.atRequest))) {",
+    replace: "    if (outcome.kind === 'crashed' && outcome.afterCommit) {",
+    tests: ['test/simulator/check/apply-attribution.test.ts'],
+  },
 ];
