@@ -1403,4 +1403,21 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '  if (keys.length < 0 && (aggregateOf !== undefined',
     tests: ['test/simulator/verify/review-r12b.test.ts'],
   },
+  // ---- issue 39 item 3 (thirteenth session, c13): an overridden lease named as the cause ----
+  {
+    id: 'lease-cause-without-skew-allowance',
+    breaks: "causes (issue 39 item 3, A39-8): the most a lease may be is taken as the visibility timeout itself, without the runtime's 5 s clock-skew allowance: a lease between the two, whose redeliveries still find it live until SQS dead-letters the message, is not named, and `needed` overstates what the queue allows",
+    file: 'simulator/check/lease-outlasts-redelivery.ts',
+    find: '  const longest = facts.visibilityTimeoutSeconds - DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS;',
+    replace: '  const longest = facts.visibilityTimeoutSeconds;',
+    tests: ['test/simulator/check/unapplied-events.test.ts'],
+  },
+  {
+    id: 'crash-cause-only-at-applied-write',
+    breaks: "causes (issue 39 item 3): a lease or multi-step effect re-run by the takeover after its invocation died before sending its completion write (the effect applied earlier) is told as the plain applied-again, not as a redelivery after a crash",
+    file: 'simulator/check/apply-attribution.ts',
+    find: "    if (outcome.kind === 'crashed' && (outcome.afterCommit || earlier.writes.some((write) => write.applied && write.index < outcome.atRequest))) {",
+    replace: "    if (outcome.kind === 'crashed' && outcome.afterCommit) {",
+    tests: ['test/simulator/check/apply-attribution.test.ts'],
+  },
 ];

@@ -10,9 +10,10 @@
  *   of a transactional or aggregate consumer's own client left by an invocation that did not commit the event;
  * - each application after the first is told by what came before it: the earlier invocation wrote with its own client
  *   and failed (its write stayed), the earlier call's response was lost (a lost response retried), the earlier
- *   invocation crashed after the call (a redelivery after a crash), the inbox record of the earlier commit had expired
- *   (the deduplication window shorter than the redelivery's delay), the two commits wrote different aggregate items (a
- *   key that differs between invocations of one event, e.g. computed from the processing time);
+ *   invocation crashed once the call was applied, at it or at a later write (a redelivery after a crash), the inbox
+ *   record of the earlier commit had expired (the deduplication window shorter than the redelivery's delay), the two
+ *   commits wrote different aggregate items (a key that differs between invocations of one event, e.g. computed from
+ *   the processing time);
  * - an event committed once whose count is still too high ran its handler more than once for that one commit (earlier
  *   attempts refused, or failed before their commit): state kept between attempts (a module-level cache written back)
  *   carried their work into the committed values.
@@ -313,7 +314,10 @@ export class ApplyAttribution {
         text: `${by}: the response of ${this.label(earlier.invocation, eventId)}'s ${lost.operation} on ${lost.tables.join(', ')} was lost after DynamoDB applied it, and the failure was retried (a lost response retried: an unknown outcome must not run the effect again)`,
       };
     }
-    if (earlier.invocation.outcome.kind === 'crashed' && earlier.invocation.outcome.afterCommit) {
+    // the earlier invocation crashed after its effect was applied: at the effect's write once applied, or at a later
+    // write (a lease's completion it died before sending)
+    const outcome = earlier.invocation.outcome;
+    if (outcome.kind === 'crashed' && (outcome.afterCommit || earlier.writes.some((write) => write.applied && write.index < outcome.atRequest))) {
       return {
         kind: 'redelivery-after-crash',
         fix: fixFor('redelivery-after-crash'),

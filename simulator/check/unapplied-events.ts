@@ -4,7 +4,9 @@
  * subscriber by the end of the run, after the scenario's operator acted. An event whose only messages sit in the
  * subscriber's dead-letter queues (SQS moved them after `maxReceiveCount` failed receives, SNS could not deliver them,
  * the runtime blocked them for an operator nobody played) fails the run, naming the events, the subscriber and the
- * error that sent them away. Deployed, those events would wait in a dead-letter queue, their effect never done.
+ * error that sent them away. Deployed, those events would wait in a dead-letter queue, their effect never done. When
+ * the error was a lease still live at every redelivery and the subscriber's lease outlasts its queue's visibility
+ * timeout, the violation names that setting as its cause (./lease-outlasts-redelivery.ts).
  *
  * The dead letters other checks already fail (a permanent rejection of a valid event: rejected-events.ts; a
  * configuration error: configuration-dead-letters.ts) are theirs; events neither acknowledged nor dead-lettered are
@@ -13,7 +15,8 @@
  */
 import { configurationErrorIn } from './configuration-errors';
 import type { DeadLetterFinding } from './dead-letters';
-import type { Violation } from './invariants';
+import type { Finding } from './invariants';
+import { leaseOutlastsRedelivery, type LeaseFacts } from './lease-outlasts-redelivery';
 
 /** Event ids listed per violation. */
 const MAX_EVENTS_LISTED = 5;
@@ -35,6 +38,8 @@ export interface SubscriberOutcome {
    * (the run was told not to play it), or `none` (the scenario has none for it).
    */
   readonly operator: 'acted' | 'off' | 'none';
+  /** Its consumer's environment and its queue's visibility timeout, for the lease's cause. @default unknown: no cause told */
+  readonly lease?: Omit<LeaseFacts, 'subscriber'>;
 }
 
 /** The reason a dead letter names, with the receive count taken out (so the letters of one mistake group together). */
@@ -43,7 +48,7 @@ function reasonOf(finding: DeadLetterFinding): string {
 }
 
 /** A violation per subscriber and reason for the events it never applied whose messages sit in its dead-letter queues. */
-export function checkUnappliedEvents(subscriber: SubscriberOutcome, isMalformed: (eventId: string) => boolean, injectedObjectFault: (eventId: string) => unknown = () => undefined): Violation[] {
+export function checkUnappliedEvents(subscriber: SubscriberOutcome, isMalformed: (eventId: string) => boolean, injectedObjectFault: (eventId: string) => unknown = () => undefined): Finding[] {
   const byReason = new Map<string, Set<string>>();
   for (const finding of subscriber.deadLetters) {
     const { eventId } = finding;
@@ -59,6 +64,7 @@ export function checkUnappliedEvents(subscriber: SubscriberOutcome, isMalformed:
   }[subscriber.operator];
   return [...byReason].map(([reason, events]) => {
     const listed = [...events].slice(0, MAX_EVENTS_LISTED).join(', ') + (events.size > MAX_EVENTS_LISTED ? `, and ${events.size - MAX_EVENTS_LISTED} more` : '');
+    const cause = subscriber.lease === undefined ? undefined : leaseOutlastsRedelivery({ subscriber: subscriber.name, ...subscriber.lease }, [...events], reason);
     return {
       kind: 'unapplied-event' as const,
       subscriber: subscriber.name,
@@ -66,6 +72,7 @@ export function checkUnappliedEvents(subscriber: SubscriberOutcome, isMalformed:
         `${events.size} event(s) its filter policy took were never acknowledged by it, their messages left in its dead-letter queue (events ${listed}): ` +
         'their effect is not done, or not known to be done; ' +
         `sent away by: ${reason}${reason.startsWith('MessageBlockedError') ? blockedHint : ''}`,
+      ...(cause === undefined ? {} : { causes: [cause] }),
     };
   });
 }

@@ -20,6 +20,12 @@ export type CauseKind =
   | 'redelivery-after-crash'
   /** The inbox record expired before a redelivery: the deduplication window is shorter than the redelivery's delay. */
   | 'deduplication-window-expired'
+  /**
+   * A lease or multi-step consumer's lease (`IEF_LEASE_DURATION_SECONDS`, overridden) outlasted the queue's visibility
+   * timeout: each redelivery of a message whose delivery ended unfinished found the lease still live and spent a receive,
+   * until SQS moved the message to the dead-letter queue.
+   */
+  | 'lease-outlasts-redelivery'
   /** An aggregate consumer located its item from something other than the event, so a redelivery wrote another item. */
   | 'aggregate-key-differs'
   /** The handler kept state between attempts (a module-level cache written back), so one commit carried several runs' work. */
@@ -54,7 +60,10 @@ export interface RequestReference {
 export interface SettingReference {
   readonly name: string;
   readonly value: number;
-  /** What the run needed, in the setting's unit (e.g. the redelivery's delay in seconds). */
+  /**
+   * What the run needed, in the setting's unit: the least value for a deduplication window (the redelivery's delay in
+   * seconds), the most for a lease (the visibility timeout less the runtime's clock-skew allowance).
+   */
   readonly needed: number;
 }
 
@@ -92,11 +101,16 @@ const FIXES: Record<CauseKind, string> = {
   'sdk-retry-after-lost-response': 'make the step\'s write idempotent (a condition on a per-event marker, SET of a computed value instead of ADD), or write it through the transaction',
   'redelivery-after-crash': 'pass the idempotency key to an API that honours it, or do not take over an expired lease (onExpiredLease: \'block\')',
   'deduplication-window-expired': 'remove the override of the deduplication window: it must cover every redelivery (the construct\'s default does)',
+  'lease-outlasts-redelivery':
+    'remove the override of the lease duration: leaseDuration plus the runtime\'s 5 s clock-skew allowance must stay below the queue\'s visibility timeout, so a redelivery after a crash takes the lease over (the construct checks this when leaseDuration is set through its props)',
   'aggregate-key-differs': 'locate the aggregate from the event (its subject or data), never from the processing time or other state',
   'state-kept-between-attempts': 'compute each write from the event and what the transaction reads, never from a module-level cache',
   'event-id-per-attempt': 'derive the event id from the command (e.g. order-placed-<orderId>) so every attempt writes the same event',
   'applied-again': 'make the effect idempotent: write through the transaction, or key the external call by the event id',
 };
+
+/** Every kind of cause, in the order of {@link CauseKind} (docs/SIMULATOR.md, "Causes, as fields", has a row for each). */
+export const CAUSE_KINDS = Object.keys(FIXES) as readonly CauseKind[];
 
 /** The fix the report names for a kind of cause. */
 export function fixFor(kind: CauseKind): string {

@@ -16,7 +16,8 @@ export interface ObservableSubscriberView {
   readonly name: string;
   readonly subscription: { readonly key: string };
   readonly queue: {
-    readonly model: { readonly key: string; readonly fifo: boolean };
+    /** `visibilityTimeoutSeconds`: @default unknown (verify's) */
+    readonly model: { readonly key: string; readonly fifo: boolean; readonly visibilityTimeoutSeconds?: number };
     readonly address: { readonly name: string };
     counts(): { readonly total: number };
     messages(): readonly { readonly origin: { readonly eventId?: string } }[];

@@ -15,6 +15,7 @@ import { InboxTable } from '../../lib/consumer';
 import { START_HANG_LIMIT_MS } from '../../simulator/aws/dynamodb-local';
 import type { ViolationKind } from '../../simulator/check/invariants';
 import { RUN_CHECKS } from '../../simulator/check/registry';
+import { CAUSE_KINDS } from '../../simulator/check/violation-cause';
 import { DEFAULT_FAULT_RATES } from '../../simulator/run/options';
 import { loadScenario } from '../../simulator/run/scenario';
 
@@ -205,6 +206,18 @@ const VIOLATION_KINDS: Record<ViolationKind, true> = {
   'subject-spread': true,
   'untaken-event': true,
 };
+
+describe('docs/SIMULATOR.md, "Causes, as fields"', () => {
+  test('has one row per kind of cause, and none for a kind that does not exist', () => {
+    const causes = section(SIMULATOR, 'The invariants').split('\n### Causes, as fields\n')[1] ?? '';
+    const rows = causes
+      .split('\n')
+      .filter((line) => line.startsWith('| `'))
+      .map((line) => /^\| `([a-z-]+)` \|/.exec(line)?.[1]);
+    expect(rows.length, 'no table of kinds under "Causes, as fields"').toBeGreaterThan(0);
+    expect([...rows].sort()).toEqual([...CAUSE_KINDS].sort());
+  });
+});
 
 describe('docs/SIMULATOR.md, "The invariants"', () => {
   const table = section(SIMULATOR, 'The invariants').split('\n### ')[0]!;

@@ -35,6 +35,33 @@ describe('ApplyAttribution', () => {
     );
   });
 
+  test("a lease effect re-run by the takeover after a crash BEFORE the completion write (the effect applied earlier in that invocation): a redelivery after a crash, not a plain 'applied again'", () => {
+    const flow = run({ subscriber: 'Mailer', mode: 'lease', inboxTable: 'Inbox' });
+    const record = (fault?: 'crash-before') => ({ body: { TableName: 'Inbox', Key: { pk: { S: 'Mailer#e-1' } } }, operation: 'UpdateItem', applied: fault === undefined, ...(fault === undefined ? {} : { fault }) });
+    const mail = { body: { TableName: 'Mail', Key: { pk: { S: 'mail' } } }, operation: 'UpdateItem', applied: true };
+    // the claim, the mail, then the process dies before its completion write is sent
+    flow.invoke([['e-1', 1]], [record(), mail, record('crash-before')], { kind: 'crashed', atRequest: 3, afterCommit: false });
+    flow.later(180);
+    flow.invoke([['e-1', 2]], [record(), mail, record()]);
+
+    expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => cause.kind)).toEqual(['redelivery-after-crash']);
+    expect(flow.attribution.cause('Fn', ['e-1'])).toMatch(/applied again by invocation #2 \(receive 2, at \+180 s\): invocation #1 \(receive 1, at \+0 s\) crashed after DynamoDB applied its write, and the redelivery ran it again \(a redelivery after a crash\)/);
+  });
+
+  test("an effect applied again after an invocation that failed without a crash or a lost response: the plain 'applied again' (the fallback), a later crash before the effect's write not taken for its cause", () => {
+    const flow = run({ subscriber: 'Mailer', mode: 'lease', inboxTable: 'Inbox' });
+    const claim = { body: { TableName: 'Inbox', Key: { pk: { S: 'Mailer#e-1' } } }, operation: 'UpdateItem', applied: true };
+    const mail = { body: { TableName: 'Mail', Key: { pk: { S: 'mail' } } }, operation: 'UpdateItem', applied: true };
+    // an earlier mail applied by invocation 1, then invocation 2 dies before sending its mail, and invocation 3 mails
+    flow.invoke([['e-1', 1]], [claim, mail], { kind: 'threw', errorName: 'Error', errorMessage: 'boom' });
+    flow.later(180);
+    flow.invoke([['e-1', 2]], [claim, { ...mail, fault: 'crash-before', applied: false }], { kind: 'crashed', atRequest: 2, afterCommit: false });
+    flow.later(180);
+    flow.invoke([['e-1', 3]], [claim, mail]);
+
+    expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => cause.kind)).toEqual(['applied-again']);
+  });
+
   test("a handler run again for one commit with other writes (a cache kept between attempts); a correct handler's reruns write the same and are not named", () => {
     const flow = run({ subscriber: 'Billing', mode: 'transactional', inboxTable: 'Inbox' });
     const put = (total: number) => ({ Put: { TableName: 'Ledger', Item: { pk: { S: 'order-1' }, total: { N: String(total) } } } });

@@ -6,6 +6,7 @@
 import { describe, expect, test } from 'vitest';
 import { readDeadLetters } from '../../../simulator/check/dead-letters';
 import { checkUnappliedEvents } from '../../../simulator/check/unapplied-events';
+import { fixFor } from '../../../simulator/check/violation-cause';
 import { receiveAll, SUBSCRIPTION_KEY, subscriberKit } from './check-kit';
 
 /** A kit whose queue moves a message to the dead-letter queue after one failed receive. */
@@ -87,5 +88,58 @@ describe('unapplied-event', () => {
       expect.objectContaining({ detail: expect.stringMatching(/sent away by: MessageBlockedError: blocked for an operator \(blocked for an operator, and the scenario has none for Billing: give one in its 'operator'/) }),
     ]);
     expect(checkUnappliedEvents(outcome(kit, 'acted'), () => false)).toEqual([expect.objectContaining({ detail: expect.stringMatching(/still blocked after the scenario's operator acted\)$/) })]);
+  });
+
+  describe('a lease outlasting the redeliveries (an overridden IEF_LEASE_DURATION_SECONDS): named as the cause', () => {
+    /** Two events of a lease subscriber whose every receive found the lease live: SQS moved them (visibility 180 s). */
+    function inProgressKit() {
+      const kit = subscriberKit({ maxReceiveCount: 1, visibilityTimeoutSeconds: 180 });
+      kit.deliver('event-1');
+      kit.deliver('event-2');
+      for (const message of receiveAll(kit.queue)) {
+        kit.ledger.lastFailure.set(message.messageId, "the runtime reported: MessageInProgressError: event 'x' is being processed by another delivery; retried later");
+      }
+      kit.clock.advanceBy(181_000);
+      kit.queue.receive(10);
+      return kit;
+    }
+    const lease = (mode: string, leaseSeconds: string) => ({ environment: { IEF_PROCESSING_MODE: mode, IEF_LEASE_DURATION_SECONDS: leaseSeconds }, visibilityTimeoutSeconds: 180 });
+
+    test('a lease of 3600 s under a visibility timeout of 180 s: the setting, its value, the most the run allowed (180 s less the 5 s allowance)', () => {
+      const violations = checkUnappliedEvents({ ...outcome(inProgressKit()), lease: lease('lease', '3600') }, () => false);
+
+      expect(violations).toEqual([
+        {
+          kind: 'unapplied-event',
+          subscriber: 'Billing',
+          detail: expect.stringMatching(/\(events event-1, event-2\): .*MessageInProgressError/),
+          causes: [
+            {
+              kind: 'lease-outlasts-redelivery',
+              subscriber: 'Billing',
+              eventIds: ['event-1', 'event-2'],
+              invocations: [],
+              requests: [],
+              setting: { name: 'IEF_LEASE_DURATION_SECONDS', value: 3600, needed: 175 },
+              fix: fixFor('lease-outlasts-redelivery'),
+            },
+          ],
+        },
+      ]);
+    });
+
+    test('the same for a multi-step subscriber; a lease of 175 s (the most allowed) is no cause, nor is another mode, another failure or an unknown visibility timeout', () => {
+      expect(checkUnappliedEvents({ ...outcome(inProgressKit()), lease: lease('multi-step', '176') }, () => false)[0]?.causes?.[0]?.setting).toEqual({ name: 'IEF_LEASE_DURATION_SECONDS', value: 176, needed: 175 });
+      for (const facts of [lease('lease', '175'), lease('transactional', '3600'), { environment: lease('lease', '3600').environment }]) {
+        const [violation] = checkUnappliedEvents({ ...outcome(inProgressKit()), lease: facts }, () => false);
+        expect(violation).toBeDefined();
+        expect(violation!.causes).toBeUndefined();
+      }
+      const kit = oneReceiveKit(['event-1']);
+      for (const message of receiveAll(kit.queue)) kit.ledger.lastFailure.set(message.messageId, 'the invocation timed out');
+      kit.clock.advanceBy(31_000);
+      kit.queue.receive(10);
+      expect(checkUnappliedEvents({ ...outcome(kit), lease: lease('lease', '3600') }, () => false)[0]!.causes).toBeUndefined();
+    });
   });
 });

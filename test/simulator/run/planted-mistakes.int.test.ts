@@ -149,9 +149,10 @@ describe('an aggregate consumer whose apply() writes with its own client (issue 
     const detail = billingEffectCount(result, /ledger total: applied [2-9] time/);
 
     expect(detail).toMatch(/applied again by invocation #\d+ \(receive \d+, at \+\d+ s\) with its own client \(.*: \d+ UpdateItem\).*a write outside the transaction, in apply\(\).*return the change as the state from apply\(\)/);
-    const causes = result.causes.flatMap((entry) => entry.causes).filter((cause) => cause.subscriber === 'Billing' && cause.kind === 'write-outside-transaction');
-    expect(causes.length, JSON.stringify(result.causes)).toBeGreaterThan(0);
-    expect(causes[0]!.fix).toMatch(/return the state from apply\(\)/);
+    // the cause in text (its `cause:` line) and in --json (violations[].causes), with the fix that names apply()
+    const cause = expectCause(result, 'effect-count', 'write-outside-transaction', 'Billing');
+    expect(cause.fix).toMatch(/return the state from apply\(\)/);
+    expect(cause.requests.some((request) => request.operation === 'UpdateItem' && request.tables.some((table) => table.startsWith('ApplyOwnClient-Ledger')))).toBe(true);
   });
 });
 
@@ -238,7 +239,44 @@ describe('each planted mistake names its cause and fix, in text and --json', () 
     expect(cause.invocations.at(-1)?.role).toBe('applied');
   });
 
+  test('LongLease (seed 1, 8 orders): the lease overridden past the visibility timeout, its value and the most the queue allows', async () => {
+    // GIVEN Notifications' lease overridden to 3600 s, its queue's visibility timeout 180 s
+    const result = await simulate('LongLease', '1', 8);
+
+    // THEN an event whose redeliveries all found the lease live is unapplied, and the cause names the setting
+    const cause = expectCause(result, 'unapplied-event', 'lease-outlasts-redelivery', 'Notifications');
+    expect(cause.setting).toEqual({ name: 'IEF_LEASE_DURATION_SECONDS', value: 3600, needed: 175 });
+    expect(formatSummary(result)).toContain('cause: lease-outlasts-redelivery (event(s) ');
+    expect(formatSummary(result)).toContain('; IEF_LEASE_DURATION_SECONDS 3600, the run needed 175); fix: remove the override of the lease duration');
+  });
+
   test('ProcessingTime (seed 1, 8 orders): the aggregate located by the processing time', async () => {
     expectCause(await simulate('ProcessingTime', '1', 8), 'effect-count', 'aggregate-key-differs', 'Billing');
+  });
+
+  test('StepAdd (the first of seeds 1-5 whose run applies an order twice, 8 orders): a step\'s ADD re-run by the SDK\'s retry after a lost response', async () => {
+    // GIVEN a multi-step Billing whose step ADDs the order's total with its own client, which the SDK retries
+    // WHEN a run's faults drop the response of that ADD after DynamoDB applied it (some seeds steer a lost response there)
+    let found: { seed: string; result: SimulationResult } | undefined;
+    for (const seed of ['1', '2', '3', '4', '5']) {
+      const result = await simulate('StepAdd', seed, 8);
+      if (result.violations.some((violation) => violation.kind === 'effect-count' && violation.subscriber === 'Billing')) {
+        found = { seed, result };
+        break;
+      }
+    }
+    expect(found, 'no seed of 1-5 applied an order twice').toBeDefined();
+
+    // THEN the run names the cause in text and --json: one invocation applied it twice, the ADD's lost response and its resend
+    const cause = expectCause(found!.result, 'effect-count', 'sdk-retry-after-lost-response', 'Billing');
+    expect(cause.invocations).toEqual([expect.objectContaining({ role: 'applied' })]);
+    expect(cause.requests).toEqual([
+      expect.objectContaining({ operation: 'UpdateItem', fault: 'lose-response', count: 1 }),
+      expect.objectContaining({ operation: 'UpdateItem', count: 1 }),
+    ]);
+    expect(cause.requests.every((request) => request.tables.some((table) => table.startsWith('StepAdd-Ledger')))).toBe(true);
+    expect(cause.fix).toMatch(/make the step's write idempotent/);
+    const detail = billingEffectCount(found!.result, /ledger total: applied 2 time/);
+    expect(detail).toMatch(/applied twice by invocation #\d+ \(receive \d+, at \+\d+ s\): its UpdateItem on StepAdd-Ledger\S* was applied by DynamoDB, its response lost, and the SDK's retry sent it again/);
   });
 });
