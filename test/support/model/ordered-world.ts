@@ -635,6 +635,14 @@ export class OrderedWorld {
     return cli(services, ...argv);
   }
 
+  /** The subscriber's `<subscriber>/Operator` stack output, as the operator passes it (`--subscriber-output`). */
+  private operatorOutput(queueUrl = 'http://127.0.0.1:9/000000000000/Model.fifo', deadLetterQueueUrl = 'http://127.0.0.1:9/000000000000/ModelDlq.fifo'): string {
+    return JSON.stringify({
+      format: 1, subscriberName: this.tables.inbox.subscriberName, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: this.windowSeconds,
+      inboxTable: this.tables.inbox.inboxTableName, outboxTable: this.tables.outbox.outboxTableName, queueUrl, deadLetterQueueUrl,
+    });
+  }
+
   /**
    * The operator runs `fence skip` on the aggregate from where `fence show` says the fence stands to `ahead` sequences
    * further, which may be past what the outbox committed. Checked: a skip is accepted only up to the head (the events
@@ -647,8 +655,10 @@ export class OrderedWorld {
     const from = (JSON.parse(shown.stdout) as { appliedSequence: number }).appliedSequence;
     const to = from + ahead;
     const committed = this.heads.get(aggregate) ?? 0;
+    // with the subscriber's Operator output: what proves the outbox table its own once nothing of it is in the history
+    // (a replaced or restored table; review ro12, RO12-2)
     const result = await this.operator(
-      'fence', 'skip', this.tables.inbox.subscriberName, aggregate, ...inbox, '--outbox-table', this.tables.outbox.outboxTableName,
+      'fence', 'skip', this.tables.inbox.subscriberName, aggregate, '--subscriber-output', this.operatorOutput(),
       '--from', String(from), '--to', String(to), '--reason', 'model: lost for good', '--yes', '--json',
     );
     if (result.code === 3) {
@@ -688,10 +698,7 @@ export class OrderedWorld {
     const envelope = this.produced.get(aggregate)!.find((each) => each.id === applied[applied.length - 1]);
     if (key === 'applied' && envelope === undefined) return;
     const [subscriber, eventId] = key === 'fence' ? [`${name}@sequence`, aggregate] : [name, key === 'applied' ? envelope!.id : `never-${this.newId().slice(-8)}`];
-    const output = JSON.stringify({
-      format: 1, subscriberName: name, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: this.windowSeconds,
-      inboxTable: this.tables.inbox.inboxTableName, outboxTable: this.tables.outbox.outboxTableName, queueUrl: 'http://127.0.0.1:9/000000000000/Model.fifo', deadLetterQueueUrl: 'http://127.0.0.1:9/000000000000/ModelDlq.fifo',
-    });
+    const output = this.operatorOutput();
     const before = await this.fences.get(aggregate);
     const result = await this.operator('inbox', 'forget', subscriber, eventId, '--table', this.tables.inbox.inboxTableName, '--reason', 'model', ...(withOutput ? ['--subscriber-output', output] : []), '--yes', '--json');
     const after = await this.fences.get(aggregate);
