@@ -1428,4 +1428,21 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    const admitted = atSequence.slice(0, 1);',
     tests: ['test/cli/fence-outbox-proof.int.test.ts'],
   },
+  // ---- review ro12 RO12-4 (thirteenth session, o13b): an inbox table restored under an ordered subscriber ----
+  {
+    id: 'fence-replay-trusts-restored-inbox',
+    breaks: "fence replay (review ro12, RO12-4): a fence older than its inbox table (restored to a point in time) is trusted, so the events the subscriber applied after the restore point are sent again and applied twice",
+    file: 'simulator/cli/inbox-restore-check.ts',
+    find: '  if (appliedAt !== undefined && appliedAt < created) {',
+    replace: '  if (appliedAt !== undefined && appliedAt < 0) {',
+    tests: ['test/cli/fence-inbox-restore.int.test.ts'],
+  },
+  {
+    id: 'fence-carry-keeps-restored-fences',
+    breaks: "fence carry (review ro12, RO12-4): no fence is carried forward from the table restored from, so the restored fences stay behind what the subscriber applied and a late copy of an event applied since the restore point applies again",
+    file: 'simulator/cli/fence-carry.ts',
+    find: '      if (current >= from) {',
+    replace: '      if (true) {',
+    tests: ['test/cli/fence-inbox-restore.int.test.ts', ORDERED_MODEL],
+  },
 ];
