@@ -1445,4 +1445,21 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '      if (true) {',
     tests: ['test/cli/fence-inbox-restore.int.test.ts', ORDERED_MODEL],
   },
+  // ---- review ro12b RO12B-4 and RO12B-8 (thirteenth session, o13b): one event, one decision in the redrive plan ----
+  {
+    id: 'ordered-redrive-copy-keyed-by-sequence',
+    breaks: "ordered redrive plan (review ro12b, RO12B-4): copies are told by aggregate, sequence and event id, so one event id dead-lettered at two sequences (a command retried after a restore) is listed reused twice, 'write it again' each: followed, applied twice",
+    file: 'lambda/ordered/redrive-plan.ts',
+    find: 'JSON.stringify([letter.aggregateId, letter.eventId]));',
+    replace: 'JSON.stringify([letter.aggregateId, letter.sequence, letter.eventId]));',
+    tests: ['test/lambda/ordered/redrive-plan-reused.test.ts'],
+  },
+  {
+    id: 'ordered-redrive-named-letter-skips-age',
+    breaks: "ordered redrive plan (review ro12b, RO12B-8): a letter already named SequenceReusedError is reused whatever its age, so a copy of an applied event whose record expired (a raised window) is written again: applied twice",
+    file: 'lambda/ordered/redrive-plan.ts',
+    find: '          else unproven.push({ ...letter, why: held.unproven });',
+    replace: '          else if (letter.errorName === SEQUENCE_REUSED_ERROR) reused.push(letter);\n          else unproven.push({ ...letter, why: held.unproven });',
+    tests: ['test/lambda/ordered/redrive-plan-reused.test.ts'],
+  },
 ];

@@ -133,7 +133,7 @@ function describePlan(plan: OrderedRedrivePlan): string {
   lines.push(
     ...plan.copies.map(
       (letter) =>
-        `  copy     ${terminalText(letter.aggregateId)} #${letter.sequence}  (${terminalText(letter.id)}, event ${terminalText(letter.eventId ?? '?')}): a copy of dead letter ${terminalText(letter.copyOf ?? '?')} (the same event at the same sequence), planned once there; ` +
+        `  copy     ${terminalText(letter.aggregateId)} #${letter.sequence}  (${terminalText(letter.id)}, event ${terminalText(letter.eventId ?? '?')}): a copy of dead letter ${terminalText(letter.copyOf ?? '?')} (the same event, at this or another sequence), planned once there; ` +
         'never write it again (a second application) nor redrive it: delete it with that one',
     ),
   );
