@@ -175,6 +175,28 @@ export const DEDUPLICATION_WINDOW_RECORD = {
   RECORDED_AT_ATTRIBUTE: 'recordedAt',
 } as const;
 
+/**
+ * The record an operator's `fence carry` leaves in a subscriber's restored or new inbox table
+ * (`<subscriber>@carried`, never expiring): the table the fences, inbox records and skip records were carried from, and
+ * when. Fences older than their inbox table (written before it was created: a restore or a copy) are trusted by `fence
+ * replay` only with it: without it, the subscriber may have applied events past such a fence in the table restored from.
+ */
+export const FENCE_CARRY_RECORD = {
+  KEY_SUFFIX: '@carried',
+  RECORD_TYPE_VALUE: 'FencesCarried.v1',
+  /** The inbox table carried from (type S). */
+  FROM_TABLE_ATTRIBUTE: 'fromTable',
+  /** When (ISO 8601). */
+  CARRIED_AT_ATTRIBUTE: 'carriedAt',
+  /** Who (type S). */
+  CARRIED_BY_ATTRIBUTE: 'carriedBy',
+} as const;
+
+/** The key value of a subscriber's fence carry record. */
+export function fenceCarryKey(subscriberName: string): string {
+  return `${subscriberName}${FENCE_CARRY_RECORD.KEY_SUFFIX}`;
+}
+
 /** The key value of a subscriber's deduplication window record. */
 export function deduplicationWindowKey(subscriberName: string): string {
   return `${subscriberName}${DEDUPLICATION_WINDOW_RECORD.KEY_SUFFIX}`;

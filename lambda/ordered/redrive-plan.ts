@@ -32,7 +32,7 @@ export interface PlannedDeadLetter extends OrderedDeadLetter, OrderedPosition {
   /** For a letter in `unproven`, why its age does not prove it never applied. @default undefined for letters in the other lists */
   readonly why?: string;
   /**
-   * For a letter in `copies`, the `id` of the letter of the same event (same aggregate, sequence and event id) the plan
+   * For a letter in `copies`, the `id` of the letter of the same event (same aggregate and event id, at any sequence) the plan
    * decided for, in `reused` or `unproven`. @default undefined for letters in the other lists
    */
   readonly copyOf?: string;
@@ -86,7 +86,7 @@ export interface OrderedRedrivePlan {
    */
   readonly unproven: readonly PlannedDeadLetter[];
   /**
-   * The second and later letters of an event already in `reused` or `unproven` (same aggregate, sequence and event id),
+   * The second and later letters of an event already in `reused` or `unproven` (same aggregate and event id, at any sequence),
    * each with `copyOf`, the letter decided for. One event can be several letters: the consumer's dead-letter
    * deduplication id is per receive, so an invocation that dies after the dead-letter send (before its ack) dead-letters
    * the same message again at the next receive (review ro12, RO12-1). The event is planned once: a copy is never written
@@ -131,9 +131,11 @@ export async function planOrderedRedrive(deadLetters: readonly OrderedDeadLetter
   const reused: PlannedDeadLetter[] = [];
   const unproven: PlannedDeadLetter[] = [];
   const copies: PlannedDeadLetter[] = [];
-  // the first letter of each event decided never applied (or unproven), by aggregate, sequence and event id
+  // the first letter of each event decided never applied (or unproven), by aggregate and event id: one event id may
+  // stand at two sequences (a command retried after a restore writes it again), and is written again once (review
+  // ro12b, RO12B-4)
   const decided = new Map<string, PlannedDeadLetter>();
-  const sameEvent = (letter: PlannedDeadLetter): string | undefined => (letter.eventId === undefined ? undefined : JSON.stringify([letter.aggregateId, letter.sequence, letter.eventId]));
+  const sameEvent = (letter: PlannedDeadLetter): string | undefined => (letter.eventId === undefined ? undefined : JSON.stringify([letter.aggregateId, letter.eventId]));
   for (const letter of placed) {
     const first = decided.get(sameEvent(letter) ?? '');
     if (first !== undefined) {
@@ -146,7 +148,6 @@ export async function planOrderedRedrive(deadLetters: readonly OrderedDeadLetter
     const previous = redrive.at(-1);
     const sameSequence = previous !== undefined && previous.aggregateId === letter.aggregateId && previous.sequence === letter.sequence;
     if (letter.sequence <= fenceAt) {
-      const otherAtFence = letter.sequence === fenceAt && fence?.appliedEventId !== undefined && letter.eventId !== fence.appliedEventId;
       const fenceHoldsIt = letter.sequence === fenceAt && letter.eventId !== undefined && letter.eventId === fence?.appliedEventId;
       if (fenceHoldsIt) alreadyApplied.push({ ...letter, recognisedBy: 'fence' });
       else {
@@ -155,7 +156,9 @@ export async function planOrderedRedrive(deadLetters: readonly OrderedDeadLetter
         // that the event was not applied when it was dead-lettered (its id may have been applied since: review ro12, RO12-10)
         const held = letter.eventId === undefined ? undefined : await records.find(letter, letter.eventId);
         if (held === 'applied' || held === 'skipped') alreadyApplied.push({ ...letter, recognisedBy: held === 'applied' ? 'inbox record' : 'fence skip' });
-        else if (letter.errorName === SEQUENCE_REUSED_ERROR || otherAtFence) reused.push(letter);
+        // never applied only while young enough that a record of an application would be live, whatever the letter's
+        // error name or the event the fence holds (the name was given under the window in effect then: review ro12b,
+        // RO12B-8); older, it is unproven
         else {
           if (held === undefined) reused.push(letter);
           else unproven.push({ ...letter, why: held.unproven });
@@ -189,8 +192,11 @@ export async function planOrderedRedrive(deadLetters: readonly OrderedDeadLetter
   return { redrive, ready, waiting, alreadyApplied, reused, unproven, copies, gaps, unordered };
 }
 
-/** The `errorName` of a dead letter the fence refused as a new event under a sequence already passed. */
-const SEQUENCE_REUSED_ERROR = 'SequenceReusedError';
+/**
+ * The `errorName` of a dead letter the fence refused as a new event under a sequence already passed. The plan does not
+ * decide by it (the inbox record and the event's age do: review ro12, RO12-10, and ro12b, RO12B-8).
+ */
+export const SEQUENCE_REUSED_ERROR = 'SequenceReusedError';
 
 /** The envelope's id, when the body has one. */
 function eventIdOf(body: string): { eventId?: string } {

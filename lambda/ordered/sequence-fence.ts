@@ -35,6 +35,21 @@ function fenceCondition(position: OrderedPosition): Pick<TransactWritePut, 'Cond
   return { ConditionExpression: entered, ExpressionAttributeNames: generationBase === 0 ? { '#pk': TABLE_SCHEMA.PARTITION_KEY } : names, ExpressionAttributeValues: generationBase === 0 ? undefined : { ':previous': sequence - 1, ':generation': generation } };
 }
 
+/**
+ * Whether the fence condition of {@link fencePut} admits the event at `position` with the fence standing at
+ * `fence` (its sequence, 0 when absent, and its generation): the same rule as the Put's condition, for the operator's
+ * commands that choose, among a history's items, those the fence will take (an outbox that went back holds two
+ * generations, or two events under one sequence).
+ */
+export function fenceAdmits(fence: { readonly appliedSequence: number; readonly appliedGeneration?: number }, position: Pick<OrderedPosition, 'sequence' | 'generation' | 'generationBase'>): boolean {
+  const applied = fence.appliedSequence;
+  const fenceGeneration = fence.appliedGeneration ?? 0;
+  const { sequence, generation, generationBase } = position;
+  if (sequence !== generationBase + 1) return applied === sequence - 1 && fenceGeneration === generation;
+  if (generation === 0 || generationBase === 0) return applied === 0;
+  return applied === sequence - 1 && fenceGeneration < generation;
+}
+
 /** The conditional Put that moves `subscriberName`'s fence of the event's aggregate to its sequence (and generation). */
 export function fencePut(tableName: string, subscriberName: string, position: OrderedPosition, eventId: string, now: Date): TransactWritePut {
   const { aggregateId, sequence } = position;

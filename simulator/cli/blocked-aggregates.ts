@@ -63,7 +63,7 @@ export function blockedAggregates(plan: OrderedRedrivePlan, applied: ReadonlyMap
     } else if (deadLetterSequences.length > 0) {
       blocked.push({ ...shared, state: 'gap', action: `sequence ${missing.join(', ')} in flight, or lost: 'fence replay' from the outbox history, or 'fence skip' if lost for good` });
     } else if (committedSequence !== undefined && committedSequence > appliedSequence) {
-      blocked.push({ ...shared, state: 'behind', action: `${committedSequence - appliedSequence} committed event(s) not applied and none dead-lettered: in flight (wait), or lost ('fence replay')` });
+      blocked.push({ ...shared, state: 'behind', action: `${committedSequence - appliedSequence} committed event(s) not applied and none dead-lettered: in flight (wait), or lost ('fence replay', which refuses while the inbox table may have been restored: applied in the table before, they would apply twice)` });
     }
   }
   return blocked;

@@ -4,8 +4,6 @@
  * dead letters in the order the fence admits them.
  */
 import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
-import { ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
-import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
 import { toDocumentClient } from '../../lambda/transaction/document-client';
 import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
 import { planOrderedRedrive, type OrderedRedrivePlan } from '../../lambda/ordered/redrive-plan';
@@ -15,8 +13,12 @@ import { receiveMessages, releaseMessages, type QueueMessage } from './dead-lett
 import { appliedWhy, copiesNote, gapLines, sendOrdered } from './dead-letters/ordered-sends';
 import { blockedAggregates, committedSequences } from './blocked-aggregates';
 import { formatTable } from './blocked-command';
-import { scanItems } from './scan-items';
 import { skip } from './fence-skip';
+import { proveOutbox } from './fence-outbox-proof';
+import { carryFences } from './fence-carry';
+import { inboxRestoreRefusal } from './inbox-restore-check';
+import { resolveFenceTarget, type FenceTarget } from './fence-target';
+import { followedHistory, readAggregateHistory, type FencePoint, type FollowedHistory, type HistoryItem } from './ordered-history';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { terminalText } from './terminal-text';
 import { parseDurationSeconds } from './arguments';
@@ -24,9 +26,10 @@ import { parseDurationSeconds } from './arguments';
 const USAGE = `Usage:
   idempotent-event-flow fence show <subscriber> <aggregate-id> --table <inbox table> [--json]
   idempotent-event-flow fence list <subscriber> --table <inbox table> [--dead-letter-queue <url>] [--outbox-table <name>] [--deduplication-window <duration>] [--json]
-  idempotent-event-flow fence skip <subscriber> <aggregate-id> --table <inbox table> --outbox-table <name> --from <n> --to <m> --reason <text> [--yes] [--json]
+  idempotent-event-flow fence skip <subscriber> <aggregate-id> (--subscriber-output <json|@file> | --table <inbox table> --outbox-table <name>) --from <n> --to <m> --reason <text> [--yes] [--json]
   idempotent-event-flow fence redrive <subscriber> --table <inbox table> --dead-letter-queue <url> --queue <url> [--deduplication-window <duration>] [--yes] [--json]
-  idempotent-event-flow fence replay <subscriber> <aggregate-id> --table <inbox table> --outbox-table <name> --queue <url> [--yes] [--json]
+  idempotent-event-flow fence replay <subscriber> <aggregate-id> (--subscriber-output <json|@file> | --table <inbox table> --outbox-table <name> --queue <url>) [--subscriber-added-later] [--yes] [--json]
+  idempotent-event-flow fence carry <subscriber> --from-table <inbox table restored from> --table <restored inbox table> [--yes] [--json]
 
 An ordered subscriber applies each aggregate's events in sequence; its fence holds the last sequence applied.
   show     where the subscriber stands in the aggregate (0: nothing applied yet)
@@ -39,8 +42,9 @@ An ordered subscriber applies each aggregate's events in sequence; its fence hol
            history (or by sequence, when their history item expired). Refused (exit code 3, nothing changed) when <m>
            is past the last sequence the outbox committed for the aggregate (its head item: the events written later
            would be answered as duplicates), when the outbox has no head item of the aggregate, or when it can not be
-           read; and, conditional, if the fence moved since. A dry run unless --yes; the reason stays on the fence,
-           and an audit line (JSON, stderr) names what was dropped.
+           read; when nothing proves the table is this subscriber's outbox (below); and, conditional, if the fence moved
+           since. A dry run unless --yes; the reason stays on the fence, and an audit line (JSON, stderr) names what was
+           dropped.
   redrive  reads the subscriber's FIFO dead-letter queue and sends its dead letters back to --queue by aggregate and
            sequence (one copy per sequence, the aggregate as the message group), leaving in the dead-letter queue
            those at or below the fence that the subscriber applied (the fence or its inbox record holds the event id;
@@ -54,11 +58,32 @@ An ordered subscriber applies each aggregate's events in sequence; its fence hol
   replay   sends the aggregate's events after the fence from the outbox's ordered history (its items live for the
            outbox's event retention) to --queue, in sequence, the aggregate as the message group and the event id as
            the deduplication id (a second replay within SQS's 5 minutes is dropped by SQS; later, the fence answers it).
-           For a gap no dead letter holds. Refused (exit code 3) when the history misses a sequence after the fence
-           (it expired): nothing is sent then. A dry run unless --yes.
+           For a gap no dead letter holds. Only the events the fence takes one after another are sent (a table whose
+           head went back holds two generations: the other one's events are named, not sent). Refused (exit code 3),
+           nothing sent, when the history misses a sequence after the fence (it expired), holds there only events the
+           fence refuses, or two it would both take; and when nothing proves the table is this subscriber's outbox. A
+           dry run unless --yes; it names each event by sequence, id and type.
+
+  carry    after the subscriber's inbox table was restored (into a new table) or replaced: from the table it was
+           restored from (or replaced), carries forward each fence that stands further there (never one back), and the
+           live inbox records, skip records and window record the new table lacks; leaves a carry record. Run it
+           before the subscriber consumes from the new table. A dry run unless --yes.
+
+replay refuses (exit code 3) while the inbox table may have been restored under the subscriber: a fence written before
+its table was created, or, for a fence that applied nothing, events written before it (a subscriber added later says
+so with --subscriber-added-later), unless 'fence carry' ran on the table. Sent, events the subscriber applied in the
+table before would apply twice.
+
+replay and skip act on an outbox table only once it is proven this subscriber's (an aggregate id like order-42 is
+shared by flows; another flow's events would be applied): by --subscriber-output (its Operator stack output names the
+outbox table), else by the table holding the event the fence applied, or an event the subscriber's inbox or skip
+record names. Once those history items expired (or for a fence that applied nothing yet), only --subscriber-output
+proves it.
 
 Options:
   --table <name>               the subscriber's inbox table (where its fences are)
+  --subscriber-output <json|@file>  the subscriber's <subscriber>/Operator stack output (its value, or @ and a file):
+                               the inbox table, outbox table and queue come from it, and proves the outbox table
   --from <n>, --to <m>         skip: the fence as you saw it, and where it goes
   --reason <text>              skip: why (kept on the fence)
   --dead-letter-queue <url>    redrive, list: the subscriber queue's dead-letter queue (FIFO)
@@ -108,7 +133,7 @@ function describePlan(plan: OrderedRedrivePlan): string {
   lines.push(
     ...plan.copies.map(
       (letter) =>
-        `  copy     ${terminalText(letter.aggregateId)} #${letter.sequence}  (${terminalText(letter.id)}, event ${terminalText(letter.eventId ?? '?')}): a copy of dead letter ${terminalText(letter.copyOf ?? '?')} (the same event at the same sequence), planned once there; ` +
+        `  copy     ${terminalText(letter.aggregateId)} #${letter.sequence}  (${terminalText(letter.id)}, event ${terminalText(letter.eventId ?? '?')}): a copy of dead letter ${terminalText(letter.copyOf ?? '?')} (the same event, at this or another sequence), planned once there; ` +
         'never write it again (a second application) nor redrive it: delete it with that one',
     ),
   );
@@ -152,43 +177,102 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, fences:
   }
 }
 
-/** The aggregate's ordered history items after `afterSequence`, by sequence: id, sequence and the envelope as written. */
-async function historyAfter(context: CommandContext, outboxTable: string, aggregateId: string, afterSequence: number): Promise<Array<{ eventId: string; sequence: number; body: string }>> {
-  const items = await scanItems(toDocumentClient(context.client()), {
-    TableName: outboxTable,
-    FilterExpression: '#type = :history AND #aggregate = :aggregate AND #sequence > :after',
-    ExpressionAttributeNames: { '#type': OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE, '#aggregate': ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE, '#sequence': ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE },
-    ExpressionAttributeValues: { ':history': ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE, ':aggregate': aggregateId, ':after': afterSequence },
-  });
-  const events = items.map((item) => ({ eventId: String(item[OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]), sequence: Number(item[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]), body: String(item[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]) }));
-  return events.sort((a, b) => a.sequence - b.sequence);
+/** The text of one event of a replay or a refusal: sequence, id, type and (when not 0) generation. */
+function eventText(item: HistoryItem): string {
+  return `#${item.sequence} ${terminalText(item.eventId)} (${terminalText(item.type)}${item.generation === 0 ? '' : `, generation ${item.generation}`})`;
 }
 
-async function replay(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences, aggregateId: string): Promise<number> {
-  const outboxTable = requiredString(parsed, 'outbox-table');
-  const queue = requiredString(parsed, 'queue');
-  if (outboxTable === undefined || queue === undefined) return context.usageError("'fence replay' needs --outbox-table and --queue");
-  const { appliedSequence } = await fences.get(aggregateId);
-  const events = await historyAfter(context, outboxTable, aggregateId, appliedSequence);
-  const missing = events.findIndex((event, index) => event.sequence !== appliedSequence + 1 + index);
-  if (missing >= 0) {
-    context.io.stderr(
-      `refused: the outbox history of ${terminalText(aggregateId)} has no sequence ${appliedSequence + 1 + missing} (expired with the outbox's event retention, or never written); ` +
-        "nothing sent: find the event elsewhere, or move the fence past it with 'fence skip'\n",
+/** Why a replay sends nothing when the chain the fence follows stops before the history's end (review ro12, RO12-3). */
+function stopRefusal(aggregateId: string, fence: FencePoint, stop: NonNullable<FollowedHistory['stop']>): string {
+  const at = `the outbox history of ${terminalText(aggregateId)}`;
+  if (stop.reason === 'missing') {
+    return (
+      `${at} has no sequence ${stop.sequence} (expired with the outbox's event retention, or never written); ` +
+      "nothing sent: find the event elsewhere, or move the fence past it with 'fence skip'"
     );
+  }
+  const fenceText = `the fence stands at ${fence.appliedSequence}${(fence.appliedGeneration ?? 0) === 0 ? '' : ` in generation ${fence.appliedGeneration}`}`;
+  if (stop.reason === 'two-events') {
+    return (
+      `${at} holds two events at sequence ${stop.sequence} that the fence would both take (${stop.items.map(eventText).join('; ')}): the outbox's head went back ` +
+      'without the heads carried over (a restore), so two events took one sequence; nothing sent: carry the heads over and write again what was lost ' +
+      '(docs/ORDERED-DELIVERY.md, "Restoring the outbox table")'
+    );
+  }
+  return (
+    `${fenceText}, and ${at} holds at sequence ${stop.sequence} only events it refuses (${stop.items.map(eventText).join('; ')}): the history of another generation ` +
+    "(the heads went back, or were carried to a new table, while the old table's events were applied), which no replay can apply; nothing sent: " +
+    "its dead letters are 'reused' in 'fence redrive' (write them again once the heads are carried from the fences: docs/ORDERED-DELIVERY.md, \"Restoring the outbox table\")"
+  );
+}
+
+async function replay(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences, target: FenceTarget, aggregateId: string): Promise<number> {
+  const { outboxTable, queue } = target;
+  if (outboxTable === undefined || queue === undefined) return context.usageError("'fence replay' needs --outbox-table and --queue (or --subscriber-output)");
+  const fence = await fences.get(aggregateId);
+  const history = await readAggregateHistory(context, outboxTable, aggregateId);
+  // review ro12 (RO12-2): the events sent must be this subscriber's outbox's, not another flow's of the same aggregate id
+  const proof = await proveOutbox(context, { subscriber: target.subscriber, inboxTable: target.inboxTable, outboxTable, aggregateId, fence, items: history.items, ...(target.deployment === undefined ? {} : { deployment: target.deployment }) });
+  if ('refusal' in proof) {
+    context.io.stderr(`refused: ${proof.refusal}\n`);
     return EXIT_CODE.REFUSED;
   }
-  const summary = { aggregateId, fenceAt: appliedSequence, sequences: events.map((event) => event.sequence) };
+  if (proof.note !== undefined) context.io.stderr(`note: ${proof.note}\n`);
+  // review ro12 (RO12-3): the events the fence takes one after another, whatever else the table holds at their sequences
+  const followed = followedHistory(fence, history.items);
+  if (followed.stop !== undefined) {
+    context.io.stderr(`refused: ${stopRefusal(aggregateId, fence, followed.stop)}\n`);
+    return EXIT_CODE.REFUSED;
+  }
+  const events = followed.chain;
+  // review ro12 (RO12-4): a restored or replaced inbox table holds fences behind what the subscriber applied
+  const restored = await inboxRestoreRefusal(context, target.inboxTable, target.subscriber, aggregateId, fence, events, parsed.values['subscriber-added-later'] === true);
+  if (restored !== undefined) {
+    context.io.stderr(`refused: ${restored}\n`);
+    return EXIT_CODE.REFUSED;
+  }
+  const summary = {
+    aggregateId,
+    fenceAt: fence.appliedSequence,
+    sequences: events.map((event) => event.sequence),
+    events: events.map((event) => ({ sequence: event.sequence, eventId: event.eventId, type: event.type, ...(event.generation === 0 ? {} : { generation: event.generation }) })),
+    outboxTable,
+    outboxProvenBy: proof.proven,
+    ...(followed.notFollowed.length === 0 ? {} : { notFollowed: followed.notFollowed.map((event) => ({ sequence: event.sequence, eventId: event.eventId, type: event.type, generation: event.generation })) }),
+  };
+  const described = `${events.map((event) => `  ${eventText(event)}`).join('\n') || '  none'}\n` +
+    `  (outbox table '${terminalText(outboxTable)}': ${proof.proven})\n` +
+    followed.notFollowed.map((event) => `  not sent: ${eventText(event)}, another generation's event, which the fence refuses\n`).join('');
   if (parsed.values.yes !== true) {
-    context.io.stdout(parsed.values.json === true ? json({ dryRun: true, ...summary }) : `dry run: would send ${events.length} event(s) of ${terminalText(aggregateId)} after sequence ${appliedSequence}: ${summary.sequences.join(', ') || 'none'}\nrun again with --yes\n`);
+    context.io.stdout(parsed.values.json === true ? json({ dryRun: true, ...summary }) : `dry run: would send ${events.length} event(s) of ${terminalText(aggregateId)} after sequence ${fence.appliedSequence}:\n${described}run again with --yes\n`);
     return EXIT_CODE.OK;
   }
   const sqs = context.sqsClient();
   for (const event of events) {
     await sendOrdered(sqs, queue, { body: event.body, aggregateId, deduplicationId: event.eventId });
   }
-  context.io.stdout(parsed.values.json === true ? json({ replayed: true, ...summary }) : `sent ${events.length} event(s) of ${terminalText(aggregateId)}: ${summary.sequences.join(', ') || 'none'}\n`);
+  context.io.stdout(parsed.values.json === true ? json({ replayed: true, ...summary }) : `sent ${events.length} event(s) of ${terminalText(aggregateId)}:\n${described}`);
   return EXIT_CODE.OK;
+}
+
+/** `fence carry <subscriber> --from-table <old inbox> --table <restored inbox>`: see fence-carry.ts. */
+async function carry(parsed: ParsedArguments, context: CommandContext, subscriber: string, table: string): Promise<number> {
+  const fromTable = requiredString(parsed, 'from-table');
+  if (fromTable === undefined) return context.usageError("'fence carry' needs --from-table (the inbox table the subscriber's table was restored from, or the one it replaced)");
+  if (fromTable === table) return context.usageError("'fence carry' needs --from-table to be another table than --table");
+  const apply = parsed.values.yes === true;
+  const result = await carryFences(context, subscriber, fromTable, table, apply);
+  if (apply) context.io.stderr(`${JSON.stringify({ audit: 'fence-carry', at: context.now().toISOString(), by: context.user, subscriber, fromTable, table, fences: result.fences, records: result.records })}\n`);
+  if (parsed.values.json === true) {
+    context.io.stdout(json({ ...(apply ? {} : { dryRun: true }), ...result }));
+  } else {
+    const rows = result.fences.map((each) => `  ${terminalText(each.aggregateId)}: ${each.current} -> ${each.from} ${each.decision === 'moved' ? (apply ? 'moved' : 'would move') : each.decision === 'kept' ? `kept (${each.current} here)` : 'moved meanwhile: run again'}`);
+    context.io.stdout(
+      `${apply ? 'carried' : 'dry run: would carry'} from '${terminalText(fromTable)}' into '${terminalText(table)}': ${result.fences.filter((each) => each.decision === 'moved').length} fence(s) forward, ` +
+        `${result.records} inbox, skip or window record(s)\n${rows.join('\n')}${rows.length === 0 ? '' : '\n'}${apply ? '' : 'run again with --yes\n'}`,
+    );
+  }
+  return result.fences.some((each) => each.decision === 'moved-since') ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
 }
 
 async function list(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences, records: OrderedEventRecords): Promise<number> {
@@ -224,13 +308,18 @@ async function list(parsed: ParsedArguments, context: CommandContext, fences: Se
 
 async function run(parsed: ParsedArguments, context: CommandContext): Promise<number> {
   const [action, subscriber, aggregateId, ...extra] = parsed.positionals;
-  if (action !== 'show' && action !== 'list' && action !== 'skip' && action !== 'redrive' && action !== 'replay') {
-    return context.usageError(action === undefined ? 'missing action: show, list, skip, redrive or replay' : `unknown action '${action}'; expected show, list, skip, redrive or replay`);
+  if (action !== 'show' && action !== 'list' && action !== 'skip' && action !== 'redrive' && action !== 'replay' && action !== 'carry') {
+    return context.usageError(action === undefined ? 'missing action: show, list, skip, redrive, replay or carry' : `unknown action '${action}'; expected show, list, skip, redrive, replay or carry`);
   }
   if (subscriber === undefined) return context.usageError(`'fence ${action}' needs the subscriber`);
-  const table = requiredString(parsed, 'table');
-  if (table === undefined) return context.usageError(`'fence ${action}' needs --table`);
+  const target = resolveFenceTarget(parsed, subscriber, context.io.cwd ?? process.cwd());
+  if (typeof target === 'string') return context.usageError(`'fence ${action}' ${target}`);
+  const table = target.inboxTable;
   const fences = new SequenceFences({ client: context.client(), tableName: table, subscriberName: subscriber, now: () => context.now() });
+  if (action === 'carry') {
+    if (aggregateId !== undefined) return context.usageError(`unexpected argument '${aggregateId}'`);
+    return carry(parsed, context, subscriber, table);
+  }
   if (action === 'redrive' || action === 'list') {
     if (aggregateId !== undefined) return context.usageError(`unexpected argument '${aggregateId}'`);
     const typedWindow = typeof parsed.values['deduplication-window'] === 'string' ? parseDurationSeconds(parsed.values['deduplication-window'], 'deduplication-window') : undefined;
@@ -241,8 +330,8 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   }
   if (aggregateId === undefined) return context.usageError(`'fence ${action}' needs the aggregate id`);
   if (extra.length > 0) return context.usageError(`unexpected argument '${extra[0]}'`);
-  if (action === 'replay') return replay(parsed, context, fences, aggregateId);
-  return action === 'show' ? show(parsed, context, fences, aggregateId) : skip(parsed, context, fences, subscriber, aggregateId);
+  if (action === 'replay') return replay(parsed, context, fences, target, aggregateId);
+  return action === 'show' ? show(parsed, context, fences, aggregateId) : skip(parsed, context, fences, target, aggregateId);
 }
 
 /** The `fence` command. */
@@ -258,6 +347,9 @@ export const fenceCommand: Command = {
     'dead-letter-queue': { type: 'string' },
     'outbox-table': { type: 'string' },
     'deduplication-window': { type: 'string' },
+    'subscriber-output': { type: 'string' },
+    'subscriber-added-later': { type: 'boolean' },
+    'from-table': { type: 'string' },
     queue: { type: 'string' },
     yes: { type: 'boolean' },
     json: { type: 'boolean' },

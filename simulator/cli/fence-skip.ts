@@ -4,16 +4,15 @@
  * the last sequence the outbox committed, and a skip past it is refused (the events written later would be answered
  * as duplicates: lost silently); its history items say, by event id, which events the skip drops. When the head can
  * not be read (no such item, a table that can not be read), the skip is refused with the reason: nothing proves it
- * safe.
+ * safe. So is a skip on a table nothing proves is the subscriber's outbox (`fence-outbox-proof.ts`).
  */
-import { ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
-import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
 import { isConditionalCheckFailed } from '../../lambda/transaction/cancellation';
-import { toDocumentClient } from '../../lambda/transaction/document-client';
 import type { SequenceFences } from '../../lambda/ordered/sequence-fences';
 import { parsePositiveInteger } from './arguments';
 import { EXIT_CODE, type CommandContext, type ParsedArguments } from './command';
-import { scanItems } from './scan-items';
+import { proveOutbox } from './fence-outbox-proof';
+import type { FenceTarget } from './fence-target';
+import { followedHistory, readAggregateHistory, type AggregateHistory, type FencePoint, type HistoryItem } from './ordered-history';
 import { terminalText } from './terminal-text';
 
 /** One event a skip drops: its sequence, and its id and type when the outbox history still holds it. */
@@ -28,39 +27,69 @@ export type SkipCheck =
   | {
       readonly committedSequence: number;
       readonly drops: readonly SkippedEvent[];
-      /** The history's event at --from, when it holds it. */
-      readonly eventIdAtFrom?: string;
       /**
-       * The generation of the event at --to: the head's, when --to is past the base of the head's generation; else its
-       * history item's, when it has one (absent: generation 0, or no history item: the fence keeps its own).
+       * The generation of the event at --to: the head's, when --to is past the base of the head's generation; else that
+       * of the item at --to the fence follows (absent: generation 0, or no history item: the fence keeps its own).
        */
       readonly generationAtTo?: number;
+      /** The aggregate's history items in the table (for the proof that it is the subscriber's outbox). */
+      readonly items: readonly HistoryItem[];
     }
   | { readonly refusal: string };
 
 const json = (value: unknown): string => `${JSON.stringify(value, null, 2)}\n`;
 
+const dropOf = (item: HistoryItem): SkippedEvent => ({ sequence: item.sequence, eventId: item.eventId, type: item.type });
+
 /**
- * Reads the aggregate's head item and its history items of sequences (from, to] from the outbox (one strongly
- * consistent Scan, whatever the table's key names), and says what the skip drops, or why it is refused.
+ * The events a skip of (from, to] drops, and the generation the fence takes at --to (review ro12, RO12-3: a table whose
+ * head went back holds two generations, or two events under one sequence). Per sequence: the item the fence would take
+ * next (its chain from where it stands); past the chain's end, the item of the generation the fence takes at --to, else
+ * every item there (each is dropped: the skip names them all).
  */
-export async function checkSkip(context: CommandContext, outboxTable: string, aggregateId: string, from: number, to: number): Promise<SkipCheck> {
-  let items: Array<Record<string, unknown>>;
+function dropsOf(history: AggregateHistory, fence: FencePoint, from: number, to: number): { drops: SkippedEvent[]; generationAtTo?: number } {
+  const { head, items } = history;
+  const chain = followedHistory(fence, items).chain;
+  const inChain = (sequence: number): HistoryItem | undefined => chain.find((item) => item.sequence === sequence);
+  const at = (sequence: number): HistoryItem[] => items.filter((item) => item.sequence === sequence);
+  // review r38 (R38-1): a skip past the base of the head's generation puts the fence in that generation; to or below
+  // that base, in the generation of the event at --to that the next one continues (the ordered model, seed 308844549,
+  // path 6:0:7:7:9:11:11:10:9:9:9:9): the chain's, else one the item at --to + 1 continues, else the newest there
+  const continued = (item: HistoryItem): boolean => at(to + 1).some((next) => next.generation === item.generation && next.generationBase !== to);
+  const atTo = inChain(to) ?? at(to).find(continued) ?? at(to).reduce<HistoryItem | undefined>((newest, item) => (newest === undefined || item.generation > newest.generation ? item : newest), undefined);
+  const generationAtTo =
+    head !== undefined && head.generation > 0 && to > head.generationBase
+      ? head.generation
+      : atTo !== undefined && atTo.generation > 0
+        ? atTo.generation
+        : undefined;
+  const drops = Array.from({ length: to - from }, (_, index): SkippedEvent[] => {
+    const sequence = from + 1 + index;
+    const followed = inChain(sequence);
+    if (followed !== undefined) return [dropOf(followed)];
+    const here = at(sequence);
+    const ofTarget = here.filter((item) => item.generation === (generationAtTo ?? 0));
+    const named = ofTarget.length > 0 ? ofTarget : here;
+    return named.length === 0 ? [{ sequence }] : named.map(dropOf);
+  }).flat();
+  return { drops, ...(generationAtTo === undefined ? {} : { generationAtTo }) };
+}
+
+/**
+ * Reads the aggregate's head item and history items from the outbox (one strongly consistent Scan, whatever the table's
+ * key names), and says what the skip drops, or why it is refused.
+ */
+export async function checkSkip(context: CommandContext, outboxTable: string, aggregateId: string, fence: FencePoint, from: number, to: number): Promise<SkipCheck> {
+  let history: AggregateHistory;
   try {
-    items = await scanItems(toDocumentClient(context.client()), {
-      TableName: outboxTable,
-      FilterExpression: '#aggregate = :aggregate AND (#type IN (:head, :carried) OR (#type = :history AND #sequence >= :from AND #sequence <= :to))',
-      ExpressionAttributeNames: { '#type': OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE, '#aggregate': ORDERED_OUTBOX_ITEM.AGGREGATE_ATTRIBUTE, '#sequence': ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE },
-      ExpressionAttributeValues: { ':head': ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE, ':carried': ORDERED_OUTBOX_ITEM.CARRIED_HEAD_RECORD_TYPE_VALUE, ':history': ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE, ':aggregate': aggregateId, ':from': from, ':to': to },
-    });
+    history = await readAggregateHistory(context, outboxTable, aggregateId);
   } catch (error) {
     const { name, message } = error as Error;
     return { refusal: `could not read the head of ${terminalText(aggregateId)} in outbox table '${terminalText(outboxTable)}' (${name}: ${terminalText(message)}); nothing proves the skip safe, nothing changed` };
   }
   // a head an operator carried over to a restored or new table (`outbox heads`) says the committed sequence as well
-  const head = items.find((item) => item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] === ORDERED_OUTBOX_ITEM.HEAD_RECORD_TYPE_VALUE || item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] === ORDERED_OUTBOX_ITEM.CARRIED_HEAD_RECORD_TYPE_VALUE);
-  const committed = head?.[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE];
-  if (typeof committed !== 'number') {
+  const committed = history.head?.sequence;
+  if (committed === undefined) {
     return {
       refusal:
         `${terminalText(aggregateId)} has no head item in outbox table '${terminalText(outboxTable)}': the outbox committed nothing of it that a skip could pass ` +
@@ -74,36 +103,9 @@ export async function checkSkip(context: CommandContext, outboxTable: string, ag
         `events ${committed + 1}..${to} are not written yet, and once written the fence would answer them as duplicates (lost silently); nothing changed`,
     };
   }
-  const bySequence = new Map(
-    items
-      .filter((item) => item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] === ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE)
-      .map((item) => [Number(item[ORDERED_OUTBOX_ITEM.SEQUENCE_ATTRIBUTE]), item] as const),
-  );
-  const atFrom = bySequence.get(from);
-  const drops = Array.from({ length: to - from }, (_, index): SkippedEvent => {
-    const sequence = from + 1 + index;
-    const item = bySequence.get(sequence);
-    return item === undefined ? { sequence } : { sequence, eventId: String(item[OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]), type: String(item[OUTBOX_ITEM.EVENT_TYPE_ATTRIBUTE]) };
-  });
-  // review r38 (R38-1): a skip past the base of the head's generation puts the fence in that generation
-  const headGeneration = head?.[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE];
-  const headBase = head?.[ORDERED_OUTBOX_ITEM.GENERATION_BASE_ATTRIBUTE];
-  // and a skip to or below that base puts it in the generation of the event at --to (its history item's), which the
-  // next event (of that history) continues: without it, the fence stood in generation 0 and that event, of a table that
-  // had a carry before, was refused as another history (the ordered model, seed 308844549, path 6:0:7:7:9:11:11:10:9:9:9:9)
-  const atTo = bySequence.get(to)?.[ORDERED_OUTBOX_ITEM.GENERATION_ATTRIBUTE];
-  const generationAtTo =
-    typeof headGeneration === 'number' && headGeneration > 0 && typeof headBase === 'number' && to > headBase
-      ? headGeneration
-      : typeof atTo === 'number' && atTo > 0
-        ? atTo
-        : undefined;
-  return {
-    committedSequence: committed,
-    drops,
-    ...(atFrom === undefined ? {} : { eventIdAtFrom: String(atFrom[OUTBOX_ITEM.EVENT_ID_ATTRIBUTE]) }),
-    ...(generationAtTo === undefined ? {} : { generationAtTo }),
-  };
+  // the fence as the operator saw it (--from): the chain the skip's range is named by starts there
+  const { drops, generationAtTo } = dropsOf(history, fence.appliedSequence === from ? fence : { appliedSequence: from }, from, to);
+  return { committedSequence: committed, drops, items: history.items, ...(generationAtTo === undefined ? {} : { generationAtTo }) };
 }
 
 function describeDrops(drops: readonly SkippedEvent[]): string {
@@ -126,32 +128,31 @@ function namedDrops(drops: readonly SkippedEvent[]): Array<{ sequence: number; e
 }
 
 /** `fence skip <subscriber> <aggregate>`: returns the exit code. */
-export async function skip(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences, subscriber: string, aggregateId: string): Promise<number> {
+export async function skip(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences, target: FenceTarget, aggregateId: string): Promise<number> {
+  const { subscriber, inboxTable, deployment, outboxTable } = target;
   const reason = typeof parsed.values.reason === 'string' && parsed.values.reason.trim() !== '' ? parsed.values.reason : undefined;
   if (reason === undefined) return context.usageError("'fence skip' needs --reason (it stays on the fence)");
-  const outboxTable = typeof parsed.values['outbox-table'] === 'string' && parsed.values['outbox-table'].trim() !== '' ? parsed.values['outbox-table'] : undefined;
-  if (outboxTable === undefined) return context.usageError("'fence skip' needs --outbox-table (its head items say how far the aggregate committed; a skip past that is refused)");
+  if (outboxTable === undefined) return context.usageError("'fence skip' needs --outbox-table (its head items say how far the aggregate committed; a skip past that is refused), or --subscriber-output");
   const from = parsed.values.from === '0' ? 0 : parsePositiveInteger(String(parsed.values.from ?? ''), 'from');
   const to = parsePositiveInteger(String(parsed.values.to ?? ''), 'to');
   if (typeof from === 'string') return context.usageError(from);
   if (typeof to === 'string') return context.usageError(to);
   if (to <= from) return context.usageError(`--to (${to}) must be greater than --from (${from})`);
-  const check = await checkSkip(context, outboxTable, aggregateId, from, to);
+  const fence = await fences.get(aggregateId);
+  const check = await checkSkip(context, outboxTable, aggregateId, fence, from, to);
   if ('refusal' in check) {
     context.io.stderr(`refused: ${check.refusal}\n`);
     return EXIT_CODE.REFUSED;
   }
-  const { committedSequence, drops, eventIdAtFrom, generationAtTo } = check;
-  // review r38 (R38-6): the outbox named must be the one whose history the fence applied: its event at --from is the
-  // fence's applied event (another flow's outbox, whose aggregates share the ids, holds other events there)
-  const fence = await fences.get(aggregateId);
-  if (from > 0 && eventIdAtFrom !== undefined && fence.appliedSequence === from && fence.appliedEventId !== undefined && fence.appliedEventId !== eventIdAtFrom) {
-    context.io.stderr(
-      `refused: outbox table '${terminalText(outboxTable)}' holds event ${terminalText(eventIdAtFrom)} at sequence ${from} of ${terminalText(aggregateId)}, but the fence applied ` +
-        `${terminalText(fence.appliedEventId)} there: not the outbox this subscriber applies (the wrong --outbox-table?); nothing changed\n`,
-    );
+  const { committedSequence, drops, generationAtTo } = check;
+  // review r38 (R38-6) and ro12 (RO12-2): the outbox named must be the one whose history the fence applied (another
+  // flow's outbox, whose aggregates share the ids, holds other events); proven, or refused with why
+  const proof = await proveOutbox(context, { subscriber, inboxTable, outboxTable, aggregateId, fence, items: check.items, ...(deployment === undefined ? {} : { deployment }) });
+  if ('refusal' in proof) {
+    context.io.stderr(`refused: ${proof.refusal}\n`);
     return EXIT_CODE.REFUSED;
   }
+  if (proof.note !== undefined) context.io.stderr(`note: ${proof.note}\n`);
   if (parsed.values.yes !== true) {
     context.io.stdout(
       parsed.values.json === true

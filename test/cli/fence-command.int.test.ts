@@ -224,7 +224,8 @@ describe('fence', () => {
     await producer.transactWrite({ events: [{ type: 'Step', aggregateId: other, subject: other, data: { step: 'placed' } }] });
     await producer.transactWrite({ events: [{ type: 'Step', aggregateId: other, subject: other, data: { step: 'paid' } }] });
     await DynamoDBDocumentClient.from(client).send(new DeleteCommand({ TableName: outboxConfig.outboxTableName, Key: historyKey(await firstHistoryId(other)) }));
-    const refused = await cli({ clock, endpoint }, 'fence', 'replay', SUBSCRIBER, other, '--table', inboxConfig.inboxTableName, '--outbox-table', outboxConfig.outboxTableName, '--queue', queue.address.url, '--yes');
+    // (a fence that applied nothing: only the subscriber's Operator output proves the outbox table its own)
+    const refused = await cli({ clock, endpoint }, 'fence', 'replay', SUBSCRIBER, other, '--subscriber-output', orderedOutput({ queue, deadLetterQueue }), '--yes');
     expect(refused.code).toBe(3);
     expect(refused.stderr).toContain('has no sequence 1');
   });

@@ -21,12 +21,19 @@ import { localClient } from '../support/dynamodb-client';
 import { createInbox, createKeyedTable, createOutbox } from '../support/proof/tables';
 import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
 import { cli } from './operator-services';
+import { CLOCK_BUFFER_BYTES, VirtualClock } from '../../simulator/aws/clock';
 import { recordingLogger } from '../lambda/helpers';
 
 const SUBSCRIBER = 'Ledger';
 const silentLogger = { trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
 const dynamo = localClient();
 const clock = frozenClock();
+/**
+ * The operator's clock: now, after the events were written. The plan calls a letter never applied only while it is
+ * provably younger than the window, whatever its error name (review ro12b, RO12B-8); by the queues' frozen clock the
+ * events would be written later than now, an age that proves nothing (unproven).
+ */
+const operatorClock = new VirtualClock(new SharedArrayBuffer(CLOCK_BUFFER_BYTES), () => Date.now());
 let endpoint: SqsEndpoint;
 let sqs: SQSClient;
 let queue: SimulatedQueue;
@@ -87,19 +94,19 @@ test('RO12-1: two dead letters of one never-applied event are planned once (reus
   expect(dlq.counts().visible).toBe(2);
 
   const output = JSON.stringify({ format: 1, subscriberName: SUBSCRIBER, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: 3600, outboxTable: replaced.outboxTableName, inboxTable: inboxConfig.inboxTableName, queueUrl: queue.address.url, deadLetterQueueUrl: dlq.address.url });
-  const dry = await cli({ clock, endpoint }, 'dlq', 'redrive', '--subscriber-output', output, '--json');
+  const dry = await cli({ clock: operatorClock, endpoint }, 'dlq', 'redrive', '--subscriber-output', output, '--json');
   const decisions = (JSON.parse(dry.stdout) as { decisions: Array<{ decision: string; eventId: string; messageId: string; copyOf?: string; why: string }> }).decisions;
   const reused = decisions.filter((d) => d.decision === 'reused');
   expect(reused.map((d) => d.eventId)).toEqual([refund.id]);
   expect(decisions.filter((d) => d.decision === 'copy').map((d) => [d.eventId, d.copyOf])).toEqual([[refund.id, reused[0]!.messageId]]);
   expect(reused[0]!.why).toContain('1 more dead letter(s) of this event are its copies');
-  const text = await cli({ clock, endpoint }, 'dlq', 'redrive', '--subscriber-output', output);
+  const text = await cli({ clock: operatorClock, endpoint }, 'dlq', 'redrive', '--subscriber-output', output);
   expect(text.stdout).toContain('copy (left)');
   const fenceArgs = ['fence', 'redrive', SUBSCRIBER, '--table', inboxConfig.inboxTableName, '--dead-letter-queue', dlq.address.url, '--queue', queue.address.url, '--deduplication-window', '1h'];
-  const fence = await cli({ clock, endpoint }, ...fenceArgs);
+  const fence = await cli({ clock: operatorClock, endpoint }, ...fenceArgs);
   expect(fence.stdout.match(/^ {2}reused /gm)).toHaveLength(1);
   expect(fence.stdout).toContain(`  copy     ${id} #1`);
-  const fenceJson = JSON.parse((await cli({ clock, endpoint }, ...fenceArgs, '--json')).stdout) as { reused: Array<{ id: string }>; copies: Array<{ copyOf: string; eventId: string }> };
+  const fenceJson = JSON.parse((await cli({ clock: operatorClock, endpoint }, ...fenceArgs, '--json')).stdout) as { reused: Array<{ id: string }>; copies: Array<{ copyOf: string; eventId: string }> };
   expect(fenceJson.reused).toHaveLength(1);
   expect(fenceJson.copies.map((copy) => [copy.eventId, copy.copyOf])).toEqual([[refund.id, fenceJson.reused[0]!.id]]);
   expect(dlq.counts().total).toBe(2);

@@ -92,9 +92,20 @@ async function cli(args: string[], now?: () => Date): Promise<{ code: number; st
   return { code, stdout, stderr };
 }
 
-/** The operator's `fence skip --yes` through the real CLI; it must be accepted. */
+/**
+ * The subscriber's Operator output naming `outbox` as its outbox table: what proves a table the subscriber's outbox to
+ * `fence skip` when its history holds nothing the subscriber applied (a replaced table; review ro12, RO12-2).
+ */
+function subscriberOutput(outbox: ProducerConfig): string {
+  return JSON.stringify({
+    format: 1, subscriberName: SUBSCRIBER, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: WINDOW_SECONDS,
+    outboxTable: outbox.outboxTableName, inboxTable: inboxConfig.inboxTableName, queueUrl: 'https://sqs.invalid/000000000000/r38.fifo', deadLetterQueueUrl: 'https://sqs.invalid/000000000000/r38-dlq.fifo',
+  });
+}
+
+/** The operator's `fence skip --yes` through the real CLI, with the subscriber's Operator output; it must be accepted. */
 async function fenceSkip(outbox: ProducerConfig, aggregateId: string, from: number, to: number): Promise<void> {
-  const result = await cli(['fence', 'skip', SUBSCRIBER, aggregateId, '--table', inboxConfig.inboxTableName, '--outbox-table', outbox.outboxTableName, '--from', String(from), '--to', String(to), '--reason', 'lost past every retention', '--yes']);
+  const result = await cli(['fence', 'skip', SUBSCRIBER, aggregateId, '--subscriber-output', subscriberOutput(outbox), '--from', String(from), '--to', String(to), '--reason', 'lost past every retention', '--yes']);
   expect({ code: result.code, stderr: result.code === 0 ? '' : result.stderr }).toEqual({ code: 0, stderr: '' });
 }
 
@@ -349,7 +360,7 @@ describe('r38: a long skip', () => {
     await carryOrderedHeads({ client, outbox, source: { kind: 'fences', subscribers: [{ subscriberName: veteran, inboxTable: inboxConfig.inboxTableName }] }, apply: true });
 
     // a subscriber added later starts at 0: the operator passes the history it will never get, up to the head
-    const result = await cli(['fence', 'skip', SUBSCRIBER, id, '--table', inboxConfig.inboxTableName, '--outbox-table', outbox.outboxTableName, '--from', '0', '--to', '30000', '--reason', 'subscriber added later', '--yes']).catch((error: Error) => ({ code: -1, stdout: '', stderr: `${error.name}: ${error.message}` }));
+    const result = await cli(['fence', 'skip', SUBSCRIBER, id, '--subscriber-output', subscriberOutput(outbox), '--from', '0', '--to', '30000', '--reason', 'subscriber added later', '--yes']).catch((error: Error) => ({ code: -1, stdout: '', stderr: `${error.name}: ${error.message}` }));
     expect({ code: result.code, stderr: result.stderr.replace(/\{"audit".*\n/, '') }).toEqual({ code: EXIT_CODE.OK, stderr: '' });
     expect((await new SequenceFences({ client, tableName: inboxConfig.inboxTableName, subscriberName: SUBSCRIBER }).get(id)).appliedSequence).toBe(30_000);
   });

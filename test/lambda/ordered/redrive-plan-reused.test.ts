@@ -106,3 +106,29 @@ describe('planOrderedRedrive: dead letters never applied', () => {
     expect(plan.reused.map((letter) => letter.id)).toEqual(['dl-1']);
   });
 });
+
+describe('planOrderedRedrive: one event, one decision (review ro12b)', () => {
+  test('RO12B-4: one event id dead-lettered at two sequences, neither applied, is planned never applied once; the other letter is its copy (written again once)', async () => {
+    const older = JSON.stringify({ ...(JSON.parse(body('X', 'a', 6)) as object) });
+    const plan = await planOrderedRedrive(
+      [
+        { id: 'dl-4', body: body('X', 'a', 4), errorName: 'SequenceReusedError' },
+        { id: 'dl-6', body: older, errorName: 'SequenceReusedError' },
+      ],
+      fences({ a: { appliedSequence: 6, appliedEventId: 'N6', appliedGeneration: 1 } }),
+      records(),
+    );
+    expect(plan.reused.map((letter) => letter.id)).toEqual(['dl-4']);
+    expect(plan.copies.map((letter) => [letter.id, letter.copyOf])).toEqual([['dl-6', 'dl-4']]);
+  });
+
+  test('RO12B-8: a letter already named SequenceReusedError, without a record and too old to prove it never applied, is unproven, not reused', async () => {
+    const plan = await planOrderedRedrive(
+      [{ id: 'dl-1', body: body('credited', 'a', 1), errorName: 'SequenceReusedError' }],
+      fences({ a: { appliedSequence: 2, appliedEventId: 'debited' } }),
+      { find: async () => ({ unproven: 'older than the window its record could have been written under' }) },
+    );
+    expect(plan.reused).toEqual([]);
+    expect(plan.unproven.map((letter) => [letter.id, letter.why])).toEqual([['dl-1', 'older than the window its record could have been written under']]);
+  });
+});

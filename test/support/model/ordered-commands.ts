@@ -271,6 +271,40 @@ export class DlqRedriveAllowExpired implements Command {
   public toString = (): string => 'dlqRedrive(--allow-expired)';
 }
 
+/** The operator's `fence replay` of an aggregate, with the subscriber's Operator output (review ro12, RO12-2, RO12-3). */
+export class FenceReplay implements Command {
+  public constructor(private readonly aggregate: number) {}
+  public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
+  public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
+    await real.world.fenceReplay(this.aggregate);
+    await real.world.check();
+  }
+  public toString = (): string => `fenceReplay(aggregate ${this.aggregate})`;
+}
+
+/** The subscriber's inbox table restored `back` changes ago, then `fence carry` from the table restored from (review ro12, RO12-4). */
+export class RestoreInbox implements Command {
+  public constructor(private readonly back: number) {}
+  public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
+  public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
+    await real.world.restoreInbox(this.back);
+    await real.world.check();
+  }
+  public toString = (): string => `restoreInbox(${this.back} back, then fence carry)`;
+}
+
+/**
+ * The commands added in the thirteenth session: `fence replay`, the inbox table restored and the fences carried, and a
+ * raised deduplication window (until then in a fixed run only).
+ */
+function thirteenthCommands(): Array<fc.Arbitrary<Command>> {
+  return [
+    aggregate.map((index) => new FenceReplay(index)),
+    fc.integer({ min: 1, max: 3 }).map((back) => new RestoreInbox(back)),
+    fc.constant(new RaiseWindow()),
+  ];
+}
+
 /**
  * The commands added in the twelfth session: every operator option of the ordered path is a command of the model
  * (`outbox heads --from-fences` as the runbook has it, refused while events are in flight; `dlq redrive --allow-expired`).
@@ -280,16 +314,20 @@ function laterCommands(): Array<fc.Arbitrary<Command>> {
 }
 
 const aggregate = fc.integer({ min: 0, max: 1 });
+
+/** Which commands a run draws from: every one (`all`), or those of an earlier session, which its recorded seeds replay. */
+export type OrderedVocabulary = 'found' | 'twelfth' | 'all';
 const fault = fc.constantFrom<OrderedFault>('none', 'none', 'none', 'lost-write', 'conflict', 'lost-then-conflict', 'throttle');
 
 /**
  * The ordered path's command vocabulary, weighted towards producing and delivering. `replayPath`: a failure's commands
  * replay path (`fc.commands`' `replayPath`, printed by test/support/model/search.ts), only to replay its path.
  * `vocabulary`: `found` leaves out the commands added since the eleventh session (`outbox heads --from-fences` without
- * `--allow-undrained`, `dlq redrive --allow-expired`), so a seed and path found before replay the same commands (a
- * command more changes what every seed draws). @default 'all'
+ * `--allow-undrained`, `dlq redrive --allow-expired`), `twelfth` those added since the twelfth (`fence replay`, the
+ * inbox restore, the raised window), so a seed and path found before replay the same commands (a command more changes
+ * what every seed draws). @default 'all'
  */
-export function orderedCommands(maxCommands: number, replayPath?: string, vocabulary: 'all' | 'found' = 'all'): fc.Arbitrary<Iterable<Command>> {
+export function orderedCommands(maxCommands: number, replayPath?: string, vocabulary: OrderedVocabulary = 'all'): fc.Arbitrary<Iterable<Command>> {
   const crash = fc.option(fc.record({ request: fc.integer({ min: 1, max: 2 }), when: fc.constantFrom<'before' | 'after'>('before', 'after') }), { nil: undefined, freq: 3 });
   return fc.commands(
     [
@@ -310,7 +348,8 @@ export function orderedCommands(maxCommands: number, replayPath?: string, vocabu
       ...restoreCommands(),
       fc.tuple(aggregate, fc.integer({ min: 1, max: 3 })).map(([index, ahead]) => new FenceSkip(index, ahead)),
       fc.tuple(aggregate, fc.constantFrom<'applied' | 'fence' | 'unknown'>('applied', 'fence', 'fence', 'unknown'), fc.boolean()).map(([index, key, withOutput]) => new InboxForget(index, key, withOutput)),
-      ...(vocabulary === 'all' ? laterCommands() : []),
+      ...(vocabulary === 'found' ? [] : laterCommands()),
+      ...(vocabulary === 'all' ? thirteenthCommands() : []),
     ],
     { maxCommands, size: 'max', ...(replayPath === undefined ? {} : { replayPath }) },
   );

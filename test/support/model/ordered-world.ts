@@ -33,6 +33,7 @@ import { PermanentError } from '../../../lambda/errors';
 import { carryOrderedHeads, type HeadCarry } from '../../../lambda/ordered/outbox-heads';
 import { ORDERED_OUTBOX_ITEM, orderedHeadKey, SEQUENCE_FENCE, sequenceFenceKey } from '../../../lambda/contract/ordered-wire-format';
 import { OutboxImages } from './outbox-images';
+import { InboxImages } from './inbox-images';
 import { CLOCK_BUFFER_BYTES, VirtualClock } from '../../../simulator/aws/clock';
 import { SimulatedQueue } from '../../../simulator/aws/queue';
 import { createLogger } from '../../../lambda/logger';
@@ -72,6 +73,8 @@ export interface OrderedTables {
    */
   readonly formerOutboxTable: string;
   readonly inbox: ConsumerConfig;
+  /** The table an inbox restore is made from (review ro12, RO12-4): the inbox table as it stood before the restore. */
+  readonly formerInboxTable: string;
   readonly ledgerTable: string;
 }
 
@@ -207,20 +210,26 @@ export class OrderedWorld {
   private readonly plannedAgainst = new Map<string, string>();
   /** The outbox table's past images, which a point-in-time restore brings back (review ro12, RO12-9). */
   private readonly images: OutboxImages;
+  /** The inbox table's past images, which an inbox restore brings back (review ro12, RO12-4). */
+  private readonly inboxImages: InboxImages;
+  /** Whether the inbox table was restored in this run (its fences went back; the operator carried them forward). */
+  private inboxRestored = false;
 
   /** A run on tables of its own (created here, deleted by `stop`) with a fault proxy of its own in front of DynamoDB Local. */
   public static async start(maxReceiveCount: number, subscriberName = 'model-ordered'): Promise<OrderedWorld> {
     const client = localClient();
     try {
       const settings = { eventSource: 'model-orders', timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE };
-      const [outbox, inbox, ledgerTable, formerOutbox] = await Promise.all([
+      const [outbox, inbox, ledgerTable, formerOutbox, formerInbox] = await Promise.all([
         createOutbox(client, settings),
         createInbox(client, { subscriberName, deduplicationWindowSeconds: MODEL_WINDOW_SECONDS }),
         createKeyedTable(client, `${subscriberName}-ledger`),
         // the table a restore is made from (issue 38)
         createOutbox(client, settings),
+        // the inbox table an inbox restore is made from (review ro12, RO12-4)
+        createInbox(client, { subscriberName, deduplicationWindowSeconds: MODEL_WINDOW_SECONDS }),
       ]);
-      const tables = { outbox, inbox, ledgerTable, formerOutboxTable: formerOutbox.outboxTableName };
+      const tables = { outbox, inbox, ledgerTable, formerOutboxTable: formerOutbox.outboxTableName, formerInboxTable: formerInbox.inboxTableName };
       return new OrderedWorld(tables, maxReceiveCount, await startFaultProxy(inject('dynamoDbEndpoint')));
     } finally {
       client.destroy();
@@ -257,6 +266,7 @@ export class OrderedWorld {
     this.fences = new SequenceFences({ client: this.reader, tableName: tables.inbox.inboxTableName, subscriberName: tables.inbox.subscriberName });
     this.records = this.eventRecords();
     this.images = new OutboxImages(this.reader, tables.outbox, this.aggregates);
+    this.inboxImages = new InboxImages(this.reader, tables.inbox.inboxTableName);
   }
 
   /** The ordered consumer of each environment, deployed with the subscriber's window now. */
@@ -635,6 +645,14 @@ export class OrderedWorld {
     return cli(services, ...argv);
   }
 
+  /** The subscriber's `<subscriber>/Operator` stack output, as the operator passes it (`--subscriber-output`). */
+  private operatorOutput(queueUrl = 'http://127.0.0.1:9/000000000000/Model.fifo', deadLetterQueueUrl = 'http://127.0.0.1:9/000000000000/ModelDlq.fifo'): string {
+    return JSON.stringify({
+      format: 1, subscriberName: this.tables.inbox.subscriberName, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: this.windowSeconds,
+      inboxTable: this.tables.inbox.inboxTableName, outboxTable: this.tables.outbox.outboxTableName, queueUrl, deadLetterQueueUrl,
+    });
+  }
+
   /**
    * The operator runs `fence skip` on the aggregate from where `fence show` says the fence stands to `ahead` sequences
    * further, which may be past what the outbox committed. Checked: a skip is accepted only up to the head (the events
@@ -647,8 +665,10 @@ export class OrderedWorld {
     const from = (JSON.parse(shown.stdout) as { appliedSequence: number }).appliedSequence;
     const to = from + ahead;
     const committed = this.heads.get(aggregate) ?? 0;
+    // with the subscriber's Operator output: what proves the outbox table its own once nothing of it is in the history
+    // (a replaced or restored table; review ro12, RO12-2)
     const result = await this.operator(
-      'fence', 'skip', this.tables.inbox.subscriberName, aggregate, ...inbox, '--outbox-table', this.tables.outbox.outboxTableName,
+      'fence', 'skip', this.tables.inbox.subscriberName, aggregate, '--subscriber-output', this.operatorOutput(),
       '--from', String(from), '--to', String(to), '--reason', 'model: lost for good', '--yes', '--json',
     );
     if (result.code === 3) {
@@ -688,10 +708,7 @@ export class OrderedWorld {
     const envelope = this.produced.get(aggregate)!.find((each) => each.id === applied[applied.length - 1]);
     if (key === 'applied' && envelope === undefined) return;
     const [subscriber, eventId] = key === 'fence' ? [`${name}@sequence`, aggregate] : [name, key === 'applied' ? envelope!.id : `never-${this.newId().slice(-8)}`];
-    const output = JSON.stringify({
-      format: 1, subscriberName: name, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: this.windowSeconds,
-      inboxTable: this.tables.inbox.inboxTableName, outboxTable: this.tables.outbox.outboxTableName, queueUrl: 'http://127.0.0.1:9/000000000000/Model.fifo', deadLetterQueueUrl: 'http://127.0.0.1:9/000000000000/ModelDlq.fifo',
-    });
+    const output = this.operatorOutput();
     const before = await this.fences.get(aggregate);
     const result = await this.operator('inbox', 'forget', subscriber, eventId, '--table', this.tables.inbox.inboxTableName, '--reason', 'model', ...(withOutput ? ['--subscriber-output', output] : []), '--yes', '--json');
     const after = await this.fences.get(aggregate);
@@ -768,6 +785,62 @@ export class OrderedWorld {
     this.history.push(`dlq redrive --allow-expired: exit ${result.code}, sent ${this.describe(moved.map((letter) => letter.envelope))}`);
   }
 
+  /** A FIFO queue of the model's simulated SQS (started at its first use), on its endpoint, for an operator command to send to. */
+  private async operatorQueue(name: string): Promise<QueueOnEndpoint> {
+    const sqs = (this.sqs ??= await (async () => {
+      const queues = new Map<string, QueueOnEndpoint>();
+      return { endpoint: await startSqsEndpoint({ resolveQueue: (url) => queues.get(url) }), queues };
+    })());
+    this.sqsRuns += 1;
+    const clock = new VirtualClock(new SharedArrayBuffer(CLOCK_BUFFER_BYTES), () => this.nowMs);
+    const queue = makeQueue(queueModel(`${name}${this.sqsRuns}`, { fifo: true, queueName: `${name.toLowerCase()}-${this.sqsRuns}.fifo` }), { clock, baseUrl: sqs.endpoint.endpoint });
+    sqs.queues.set(queue.address.url, queue);
+    return queue;
+  }
+
+  /**
+   * The operator runs `fence replay <aggregate> --subscriber-output --yes` (review ro12, RO12-2 and RO12-3), with the real
+   * CLI against the simulated SQS: what it sends goes to the model's queue, in the order sent. Checked: what it sends is
+   * the run of sequences right after the applied ones, in order (while no restore took a head back); it refuses only
+   * where the history or the inbox table gives it a reason (a restore); nothing applies twice (the ledger check).
+   */
+  public async fenceReplay(aggregateIndex: number): Promise<void> {
+    const aggregate = this.aggregate(aggregateIndex);
+    const queue = await this.operatorQueue('FenceReplay');
+    const result = await this.operator('fence', 'replay', this.tables.inbox.subscriberName, aggregate, '--subscriber-output', this.operatorOutput(queue.address.url), '--yes', '--json');
+    this.sqs!.queues.delete(queue.address.url);
+    const known = new Map([...this.produced.get(aggregate)!, ...(this.reused.get(aggregate) ?? [])].map((envelope) => [envelope.id, envelope]));
+    const sent = queue.messages().map((message) => {
+      const body = JSON.parse(message.body) as OrderedEnvelope;
+      return known.get(body.id) ?? body;
+    });
+    if (result.code !== 0 && result.code !== 3) return void this.violations.push(`fence replay ${aggregate} exited ${result.code}: ${result.stderr.trim()}`);
+    if (result.code === 3 && !this.restored && !this.inboxRestored) this.violations.push(`fence replay ${aggregate} refused with no restore in the run: ${result.stderr.trim()}`);
+    if (result.code === 3 && sent.length > 0) this.violations.push(`fence replay ${aggregate} refused, yet sent ${this.describe(sent)}`);
+    await this.checkOperatorSends(`fence replay ${aggregate}`, sent, this.produced.get(aggregate)!, []);
+    for (const envelope of sent) this.enqueue(envelope);
+    this.history.push(`fence replay ${aggregate.slice(-5)}: exit ${result.code}, sent ${this.describe(sent)}`);
+  }
+
+  /**
+   * The subscriber's inbox table is restored to its image `back` changes ago (a point-in-time restore into a new table
+   * the subscriber is pointed at: its fences, inbox records and skip records go back, the ledger keeps what was
+   * applied), then the operator follows the runbook: `fence carry --from-table <the table restored from> --yes` (review
+   * ro12, RO12-4). Checked: the carry brings every fence back to where it stood (never further), and nothing applies
+   * twice afterwards (the ledger check: a copy of an event applied since the restore point is a duplicate again).
+   */
+  public async restoreInbox(back: number): Promise<void> {
+    const before = await Promise.all(this.aggregates.map(async (aggregate) => (await this.fences.get(aggregate)).appliedSequence));
+    await this.inboxImages.restore(back, this.tables.formerInboxTable);
+    const restored = await Promise.all(this.aggregates.map(async (aggregate) => (await this.fences.get(aggregate)).appliedSequence));
+    const result = await this.operator('fence', 'carry', this.tables.inbox.subscriberName, '--from-table', this.tables.formerInboxTable, '--table', this.tables.inbox.inboxTableName, '--yes', '--json');
+    const after = await Promise.all(this.aggregates.map(async (aggregate) => (await this.fences.get(aggregate)).appliedSequence));
+    if (result.code !== 0) this.violations.push(`fence carry exited ${result.code}: ${result.stderr.trim()}`);
+    if (JSON.stringify(after) !== JSON.stringify(before)) this.violations.push(`fence carry after the inbox restore left the fences at ${JSON.stringify(after)}; they stood at ${JSON.stringify(before)}`);
+    this.inboxRestored = true;
+    this.history.push(`inbox restored ${back} back: fences ${JSON.stringify(before)} -> ${JSON.stringify(restored)}; fence carry: ${JSON.stringify(after)}`);
+  }
+
   /**
    * The subscriber is redeployed with a window three times as long: both environments run consumers with it, and the
    * operator's plans read with it (its Operator output). The inbox records written before keep the old window: an
@@ -799,6 +872,7 @@ export class OrderedWorld {
   public async check(): Promise<void> {
     // every command ends with a check: the table as it stands after it is a time a point-in-time restore can go back to
     await this.images.record();
+    await this.inboxImages.record();
     for (const aggregate of this.aggregates) {
       const applied = await this.ledger(aggregate);
       const expected = this.expectedEvents(aggregate);
@@ -1197,10 +1271,10 @@ export class OrderedWorld {
 
   public async stop(): Promise<void> {
     for (const client of [...this.clients, this.producerClient]) client.destroy();
-    const { outbox, inbox, ledgerTable, formerOutboxTable } = this.tables;
+    const { outbox, inbox, ledgerTable, formerOutboxTable, formerInboxTable } = this.tables;
     const admin = localClient();
     try {
-      await Promise.all([outbox.outboxTableName, inbox.inboxTableName, ledgerTable, formerOutboxTable].map((TableName) => admin.send(new DeleteTableCommand({ TableName }))));
+      await Promise.all([outbox.outboxTableName, inbox.inboxTableName, ledgerTable, formerOutboxTable, formerInboxTable].map((TableName) => admin.send(new DeleteTableCommand({ TableName }))));
     } finally {
       admin.destroy();
       this.reader.destroy();
