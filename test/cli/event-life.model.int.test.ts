@@ -2,9 +2,11 @@
  * Model-based property tests of an event's whole life (issue 28): fast-check draws a configuration per run (each
  * processing mode, keepBlockedMessageBody, maxProcessedMessages, the deduplication window, queue and dead-letter
  * retentions, maxReceiveCount, a filter policy) and a sequence of what producers, AWS, time (seconds to days) and the
- * operator do (test/support/model/system-commands.ts): the operator with the real CLI (`dlq list`, `dlq redrive`,
- * `replay`, `blocked resolve`, `inbox forget`), against the simulator's SQS endpoint and DynamoDB Local, with the real
- * runtime consuming. After every command: no event applied twice; nothing acknowledged unless applied, a duplicate or
+ * operator do (test/support/model/system-commands.ts): the operator with the real CLI (`dlq list`, `dlq show --fetch`,
+ * `dlq redrive`, `replay`, `blocked resolve`, `inbox forget`), against the simulator's SQS endpoint and DynamoDB Local,
+ * with the real runtime consuming. Events over the inline limit go through the claim-check (a local S3): committed
+ * intact, with their object altered or deleted after commit, or by a producer retried after a lost PutObject response
+ * (test/support/model/offloaded-events.ts: applied exactly once, or dead-lettered with the reason). After every command: no event applied twice; nothing acknowledged unless applied, a duplicate or
  * kept; nothing the filter does not take applied; no operator command fails. After the operator is done, each event
  * is applied exactly once or named by a refusal (or ran out of a queue's retention). A failure prints the shrunk
  * sequence, its seed and the run's history (test/support/model/system-world.ts).

@@ -140,6 +140,11 @@ export class OffloadedEvents {
     return true;
   }
 
+  /** True when the model altered or deleted the object of `eventId`. */
+  public isDamaged(eventId: string): boolean {
+    return this.damaged.has(eventId);
+  }
+
   /** Notes a dead letter the consumer sent (the runtime's, with its reason). */
   public deadLettered(letter: DeadLetter): void {
     this.letters.push(letter);

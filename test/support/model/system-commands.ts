@@ -86,7 +86,7 @@ export function systemCommands(mode: Mode, maxCommands: number, options: { reado
       publish,
       publish,
       publish,
-      ...(options.claimCheck === false ? [] : [publishLarge, publishLarge, damageObject]),
+      ...(options.claimCheck === false ? [] : [publishLarge, publishLarge, damageObject, fc.nat(20).map((index) => command(`dlq show --fetch(${index})`, (world) => world.dlqShowFetch(index)))]),
       deliver,
       deliver,
       deliver,

@@ -346,6 +346,26 @@ export class SystemWorld {
   }
 
   /**
+   * `dlq show <id> --fetch` of the `index`-th dead letter of an offloaded event: read only; it shows the data its
+   * producer wrote when the object is intact, and refuses (exit 3) naming why when the model altered or deleted it.
+   */
+  public async dlqShowFetch(index: number): Promise<void> {
+    const letters = this.services.deadLetterQueue.messages().map((message) => eventIdOf(message.body)).filter((id) => this.events.get(id)?.dataref !== undefined);
+    const eventId = letters[index % Math.max(1, letters.length)];
+    if (eventId === undefined) return;
+    const held = this.services.deadLetterQueue.messages().length;
+    const result = await this.cli({ payloadReader: this.offloaded.store }, 'dlq', 'show', eventId, '--dead-letter-queue', this.services.deadLetterQueue.address.url, '--fetch', '--json');
+    if (this.services.deadLetterQueue.messages().length !== held) this.violate('dlq show --fetch changed the dead-letter queue');
+    const damaged = this.offloaded.isDamaged(eventId);
+    if (result.code !== (damaged ? 3 : 0)) return this.violate(`dlq show --fetch of ${eventId} (object ${damaged ? 'altered or deleted' : 'intact'}) exited ${result.code}: ${result.stderr}`);
+    const shown = (JSON.parse(result.stdout) as Array<{ offloadedData?: { fetched: boolean; data?: { attachment?: string }; refusal?: string } }>)[0]?.offloadedData;
+    if (damaged ? shown?.refusal === undefined || shown.data !== undefined : shown?.data?.attachment !== 'x'.repeat(2000)) {
+      this.violate(`dlq show --fetch of ${eventId} (object ${damaged ? 'altered or deleted' : 'intact'}) showed ${JSON.stringify(shown).slice(0, 160)}`);
+    }
+    this.history.push(`operator: dlq show ${eventId} --fetch (${damaged ? `refused: ${shown?.refusal?.slice(0, 60) ?? '?'}` : 'data shown'})`);
+  }
+
+  /**
    * `dlq redrive --yes` of the subscriber's dead-letter queue, named by its Operator output. With `meanwhile`, the
    * consumer polls while the command runs (after its first read): a message past maxReceiveCount lands in the
    * dead-letter queue while the command reads and decides.
