@@ -1479,4 +1479,21 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '          else if (letter.errorName === SEQUENCE_REUSED_ERROR) reused.push(letter);\n          else unproven.push({ ...letter, why: held.unproven });',
     tests: ['test/lambda/ordered/redrive-plan-reused.test.ts'],
   },
+  // ---- issue 42: the claim-check's commands of the model of an event's whole life ----
+  {
+    id: 'claim-check-missing-object-retried',
+    breaks: "claim-check: an offloaded event whose object is missing fails as a retryable error, not dead-lettered with its reason: SQS retries it until maxReceiveCount and moves it to the dead-letter queue with no reason (and a late copy of an applied event is not looked up)",
+    file: 'lambda/claim-check/resolve-payload.ts',
+    find: '    throw missing;',
+    replace: '    throw new Error(missing.message);',
+    tests: [LIFE],
+  },
+  {
+    id: 'claim-check-own-object-refuses-retry',
+    breaks: "claim-check: a producer retried after a lost PutObject response is refused by the object its first try wrote (412 PreconditionFailed taken for a failure, not for 'already there'): the event is never committed",
+    file: 'lambda/claim-check/payload-store.ts',
+    find: "        if (status === 412 || nameOf(error) === 'PreconditionFailed') return 'already-there';",
+    replace: '',
+    tests: [LIFE],
+  },
 ];

@@ -112,6 +112,8 @@ export interface RunFacts extends ObservableRunFacts {
   readonly committed: CommittedFacts;
   /** Events committed to the outboxes (passing their relay's filter), over every relay. */
   readonly committedEvents: number;
+  /** Of those, the events whose data was offloaded to the flow's payload bucket (claim-check: a `dataref`). */
+  readonly offloadedEvents: number;
   /** The producer side: its figures, the attempts a command gets, and each producer probe's outcome. */
   readonly producer: { readonly figures: ProducerFigures; readonly attempts: number; readonly probes: readonly ProducerProbeOutcome[] };
   /** The SQS messages the functions sent with their own clients, each attributed to its event. */

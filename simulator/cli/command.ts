@@ -5,6 +5,7 @@
  */
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { SQSClient } from '@aws-sdk/client-sqs';
+import type { PayloadReader } from '../../lambda/claim-check/payload-store';
 import type { ParseArgsConfig } from 'node:util';
 
 /** The program's name, as users type it. */
@@ -30,6 +31,11 @@ export interface CliIo {
   readonly createClient?: (options: ClientOptions) => DynamoDBClient;
   /** Creates the SQS client. @default `new SQSClient({ region, endpoint: sqsEndpoint })`, credentials from the environment */
   readonly createSqsClient?: (options: ClientOptions) => SQSClient;
+  /**
+   * Creates what reads offloaded events' data from the payload bucket (`dlq show --fetch`).
+   * @default an `S3PayloadStore` over `new S3Client({ region })`, credentials from the environment
+   */
+  readonly createPayloadReader?: (options: ClientOptions) => PayloadReader;
   /** The clock of operator timestamps. @default the system clock */
   readonly now?: () => Date;
   /** Who runs the command, for audit entries. @default the OS user name */
@@ -73,6 +79,8 @@ export interface CommandContext {
   client(): DynamoDBClient;
   /** The SQS client (created on first use). */
   sqsClient(): SQSClient;
+  /** The reader of offloaded events' data (created on first use). */
+  payloadReader(): PayloadReader;
   now(): Date;
   /** Who runs the command. */
   readonly user: string;

@@ -16,12 +16,16 @@ import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } fr
 import { isFifoQueueUrl } from './dead-letters/ordered-sends';
 import { orderedRedriveOptionRefusal, redriveOrderedDeadLetters } from './ordered-dlq-redrive';
 import { terminalText } from './terminal-text';
+import type { PayloadReader } from '../../lambda/claim-check/payload-store';
+import { resolvePayload } from '../../lambda/claim-check/resolve-payload';
+import type { EventEnvelope } from '../../lambda/envelope';
+import { PayloadUnavailableError } from '../../lambda/errors';
 
 const USAGE = `Usage:
   idempotent-event-flow dlq list [--dead-letter-queue <url>]... [--subscription-dead-letter-queue <url>]...
       [--relay-dead-letter-queue <url>]... [--limit <n>] [--json]
   idempotent-event-flow dlq show <event-id> [--dead-letter-queue <url>]... [--subscription-dead-letter-queue <url>]...
-      [--table <inbox table> --subscriber <name>] [--json]
+      [--table <inbox table> --subscriber <name>] [--fetch] [--json]
   idempotent-event-flow dlq redrive --subscriber-output <json|@file> [--subscription-dead-letter-queue <url>]
       [--reason <name>]... [--event-id <id>]... [--allow-expired] [--allow-reapply] [--yes] [--json]
   idempotent-event-flow dlq redrive (--dead-letter-queue <url> | --subscription-dead-letter-queue <url>) --queue <url>
@@ -31,7 +35,9 @@ Lists a flow's dead letters by reason (with the oldest age and the event ids), a
 queue's counts show it (messages in flight, held by another reader for its visibility timeout; on a FIFO queue,
 messages behind their group's messages read), shows one with every reason attribute
 and its inbox or processing record, and redrives them to the subscriber's queue. For an offloaded event (claim-check,
-docs/LARGE-EVENTS.md) show gives the data's S3 reference, size and SHA-256; it does not fetch the data. A redrive is a dry run unless --yes
+docs/LARGE-EVENTS.md) show gives the data's S3 reference, size and SHA-256; with --fetch it reads the data from S3 and
+shows it once its size and SHA-256 match the envelope's, and refuses (exit code 3), naming why, when the object is gone
+or altered. A redrive is a dry run unless --yes
 is given (at a terminal it asks): it says what it would move and what it refuses, and why.
 
 A redrive acts on one subscriber, best named by its <subscriber>/Operator stack output (--subscriber-output): the
@@ -78,6 +84,8 @@ Options:
   --queue <url>                           the subscriber's queue, where a redrive sends the messages
   --subscriber <name>                     the subscriber (its name in inbox keys and in iefSubscriber)
   --table <name>                          the subscriber's inbox table (records shown; blocked messages checked)
+  --fetch                                 show: read an offloaded event's data from S3 and verify it (s3:GetObject,
+                                          kms:Decrypt on the payload bucket's key)
   --deduplication-window <duration>       the subscriber's deduplicationWindow, e.g. 30d (the constructs' default)
   --reason <name>                         redrive only dead letters of this reason (repeatable), e.g. PermanentError
   --event-id <id>                         redrive only this event (repeatable)
@@ -95,7 +103,7 @@ type Action = 'list' | 'show' | 'redrive';
 
 const ACTION_OPTIONS: Readonly<Record<Action, readonly string[]>> = {
   list: ['dead-letter-queue', 'subscription-dead-letter-queue', 'relay-dead-letter-queue', 'limit'],
-  show: ['dead-letter-queue', 'subscription-dead-letter-queue', 'table', 'subscriber', 'limit'],
+  show: ['dead-letter-queue', 'subscription-dead-letter-queue', 'table', 'subscriber', 'limit', 'fetch'],
   redrive: [
     'dead-letter-queue',
     'subscription-dead-letter-queue',
@@ -248,13 +256,17 @@ function lookUpRecord(context: CommandContext, table: string | undefined, subscr
 
 /**
  * Where an offloaded event's data is (claim-check, docs/LARGE-EVENTS.md): its reference, SHA-256 and size. `dlq show`
- * does not fetch it (`fetched: false`): the command reads SQS and DynamoDB only.
+ * fetches it only with `--fetch` (`fetched: true` and `data` once verified; `refusal` when the object is gone or altered).
  */
 interface OffloadedData {
   readonly dataref: string;
   readonly sha256: string;
   readonly bytes: number;
-  readonly fetched: false;
+  readonly fetched: boolean;
+  /** The event's data, fetched with `--fetch` and verified against the envelope's size and SHA-256. */
+  readonly data?: unknown;
+  /** Why `--fetch` shows no data: the object is gone, altered, or the reference is not valid. */
+  readonly refusal?: string;
   /** For a letter SQS moved after maxReceiveCount (no reason of its own): the likely cause and what to check. */
   readonly likelyCause?: string;
 }
@@ -284,12 +296,43 @@ function offloadedData(view: DeadLetterView): OffloadedData | undefined {
   };
 }
 
-function withOffloaded(view: DeadLetterView): { offloadedData?: OffloadedData } {
-  const offloaded = offloadedData(view);
-  return offloaded === undefined ? {} : { offloadedData: offloaded };
+/** What `--fetch` found of an offloaded event's data: the data, verified, or why it is not shown. */
+type Fetched = { readonly data: unknown } | { readonly refusal: string };
+
+/**
+ * Fetches an offloaded event's data with the runtime's own reader and checks (size, SHA-256, JSON, fingerprint). A
+ * missing or altered object, or a reference that is not valid, is a refusal; a failing read (S3 unreachable, access
+ * denied) throws.
+ */
+async function fetchOffloaded(view: DeadLetterView, reader: PayloadReader): Promise<Fetched> {
+  try {
+    return { data: (await resolvePayload(view.envelope as EventEnvelope<unknown>, reader)).envelope.data };
+  } catch (error) {
+    if (error instanceof PayloadUnavailableError) return { refusal: error.message };
+    throw error;
+  }
 }
 
-function showText(view: DeadLetterView, record: RecordLookup): string {
+function withOffloaded(view: DeadLetterView, fetched?: Fetched): { offloadedData?: OffloadedData } {
+  const offloaded = offloadedData(view);
+  if (offloaded === undefined) return {};
+  return { offloadedData: fetched === undefined ? offloaded : { ...offloaded, fetched: 'data' in fetched, ...fetched } };
+}
+
+function fetchedText(offloaded: OffloadedData, fetched: Fetched | undefined): string {
+  if (fetched === undefined) {
+    return (
+      'not fetched: dlq show reads no S3 unless --fetch is given (it needs only SQS and DynamoDB); to see and check it: ' +
+      `aws s3 cp ${terminalText(offloaded.dataref)} - | sha256sum (the digest must be ${terminalText(offloaded.sha256)}; a redriven copy is fetched and verified by the subscriber)\n`
+    );
+  }
+  if ('refusal' in fetched) return `not shown: ${terminalText(fetched.refusal)}\n`;
+  // each line made safe for the terminal (the data is the producer's: control characters are shown escaped)
+  const lines = JSON.stringify(fetched.data, null, 2).split('\n').map(terminalText);
+  return `fetched and verified (its size and SHA-256 match the envelope's):\n${lines.join('\n')}\n`;
+}
+
+function showText(view: DeadLetterView, record: RecordLookup, fetched?: Fetched): string {
   const fields: Array<[string, string]> = [
     ['queue', `${view.queueKind} dead-letter queue ${view.queueUrl}`],
     ['message id', view.messageId],
@@ -309,8 +352,7 @@ function showText(view: DeadLetterView, record: RecordLookup): string {
   if (offloaded !== undefined) {
     sections.push(
       `data\noffloaded (claim-check): ${terminalText(offloaded.dataref)}, ${offloaded.bytes.toLocaleString('en-US')} bytes, SHA-256 ${terminalText(offloaded.sha256)}\n` +
-        'not fetched: dlq show reads no S3 (it needs only SQS and DynamoDB); to see and check it: ' +
-        `aws s3 cp ${terminalText(offloaded.dataref)} - | sha256sum (the digest must be ${terminalText(offloaded.sha256)}; a redriven copy is fetched and verified by the subscriber)\n` +
+        fetchedText(offloaded, fetched) +
         (offloaded.likelyCause === undefined ? '' : `why: ${offloaded.likelyCause}\n`),
     );
   }
@@ -522,17 +564,30 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   if (eventId === undefined) return context.usageError("'dlq show' needs the event id");
   const found = read.flatMap(({ views }) => views.filter((view) => view.eventId === eventId));
   if (found.length === 0) return context.fail(`no dead letter of event '${eventId}' in ${sources.map((source) => source.url).join(', ')}`);
-  const outputs: Array<{ view: DeadLetterView; record: RecordLookup }> = [];
+  const outputs: Array<{ view: DeadLetterView; record: RecordLookup; fetched?: Fetched }> = [];
+  const fetch = parsed.values.fetch === true;
+  let refused = false;
   for (const view of found) {
     const subscriber = (parsed.values.subscriber as string | undefined) ?? view.subscriber;
-    outputs.push({ view, record: await lookUpRecord(context, parsed.values.table as string | undefined, subscriber, view.eventId) });
+    const record = await lookUpRecord(context, parsed.values.table as string | undefined, subscriber, view.eventId);
+    if (!fetch || offloadedData(view) === undefined) {
+      if (fetch) context.io.stderr(`note: event '${terminalText(eventId)}' carries its data inline: nothing to fetch\n`);
+      outputs.push({ view, record });
+      continue;
+    }
+    const fetched = await fetchOffloaded(view, context.payloadReader());
+    if ('refusal' in fetched) {
+      refused = true;
+      context.io.stderr(`refused: the data of event '${terminalText(eventId)}' is not shown: ${terminalText(fetched.refusal)}\n`);
+    }
+    outputs.push({ view, record, fetched });
   }
   context.io.stdout(
     asJson
-      ? json(outputs.map(({ view, record }) => ({ ...view, ...withOffloaded(view), record: record.kind === 'found' ? record.item : record.kind })))
-      : outputs.map(({ view, record }) => showText(view, record)).join('\n'),
+      ? json(outputs.map(({ view, record, fetched }) => ({ ...view, ...withOffloaded(view, fetched), record: record.kind === 'found' ? record.item : record.kind })))
+      : outputs.map(({ view, record, fetched }) => showText(view, record, fetched)).join('\n'),
   );
-  return EXIT_CODE.OK;
+  return refused ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
 }
 
 /** The `dlq` command. */
@@ -556,6 +611,7 @@ export const dlqCommand: Command = {
     yes: { type: 'boolean' },
     'dry-run': { type: 'boolean' },
     limit: { type: 'string' },
+    fetch: { type: 'boolean' },
     json: { type: 'boolean' },
   },
   run,

@@ -9,10 +9,12 @@
  * subscriber received no event).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { S3Client } from '@aws-sdk/client-s3';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { getEventListeners } from 'node:events';
 import { userInfo } from 'node:os';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { S3PayloadStore, type PayloadReader } from '../../lambda/claim-check/payload-store';
 import { blockedCommand } from './blocked-command';
 import { EXIT_CODE, PROGRAM, type ClientOptions, type CliIo, type Command, type CommandContext, type ParsedArguments } from './command';
 import { terminalConfirm } from './confirm';
@@ -150,6 +152,8 @@ export async function main(argv: readonly string[], unguardedIo: CliIo): Promise
   };
   let client: DynamoDBClient | undefined;
   let sqsClient: SQSClient | undefined;
+  let payloadReader: PayloadReader | undefined;
+  let s3Client: S3Client | undefined;
   const context: CommandContext = {
     io,
     clientOptions,
@@ -159,6 +163,7 @@ export async function main(argv: readonly string[], unguardedIo: CliIo): Promise
         io.createSqsClient?.(clientOptions) ??
         // the queue URL names the queue; requests go to the endpoint (useQueueUrlAsEndpoint off, as the runtime's client)
         new SQSClient({ region: clientOptions.region, endpoint: clientOptions.sqsEndpoint, useQueueUrlAsEndpoint: clientOptions.sqsEndpoint === undefined })),
+    payloadReader: () => (payloadReader ??= io.createPayloadReader?.(clientOptions) ?? new S3PayloadStore((s3Client = new S3Client({ region: clientOptions.region })))),
     now: io.now ?? (() => new Date()),
     user: io.user ?? defaultUser(),
     fail: (message) => {
@@ -174,6 +179,7 @@ export async function main(argv: readonly string[], unguardedIo: CliIo): Promise
   } finally {
     client?.destroy();
     sqsClient?.destroy();
+    s3Client?.destroy();
   }
 }
 

@@ -131,9 +131,11 @@ export function iamLine(result: SimulationResult): string {
 
 /** The relay line: records read, publish attempts that failed and were retried, what the pipes gave up on. */
 export function relayLine(result: SimulationResult): string {
-  const { committedEvents, streamRecords, failedAttempts, deadLettered, deadLetterMessages, lost } = result.relay;
+  const { committedEvents, offloadedEvents, streamRecords, failedAttempts, deadLettered, deadLetterMessages, lost } = result.relay;
   return (
-    `relay: ${committedEvents} events committed to the outbox, ${streamRecords} stream records read, ${failedAttempts} publish attempt(s) failed and retried` +
+    `relay: ${committedEvents} events committed to the outbox` +
+    (offloadedEvents > 0 ? ` (${offloadedEvents} of them offloaded: their data in the payload bucket, the event carrying its reference)` : '') +
+    `, ${streamRecords} stream records read, ${failedAttempts} publish attempt(s) failed and retried` +
     (deadLettered > 0 ? `, ${deadLettered} event(s) given up and dead-lettered by the pipe (${deadLetterMessages} message(s) of stream-batch metadata: replay their events from the outbox with idempotent-event-flow replay)` : '') +
     (lost > 0 ? `, ${lost} event(s) given up and LOST` : '')
   );

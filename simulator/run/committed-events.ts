@@ -26,6 +26,8 @@ export interface CommittedOutbox {
   readonly eventsById: ReadonlyMap<string, SimulatedEvent>;
   /** The message the relay publishes for each event (its rendered input template), by id: what a filter policy reads. */
   readonly messagesById: ReadonlyMap<string, string>;
+  /** The committed events whose data is in the payload bucket: their message carries a `dataref` (claim-check). */
+  readonly offloadedEventIds: ReadonlySet<string>;
   readonly untracked: readonly UntrackedItem[];
 }
 
@@ -99,6 +101,7 @@ export async function readCommittedOutbox(model: FlowModel, flow: LocalFlow, cli
   const eventIdsByRelay = new Map<string, string[]>();
   const eventsById = new Map<string, SimulatedEvent>();
   const messagesById = new Map<string, string>();
+  const offloadedEventIds = new Set<string>();
   const untracked: UntrackedItem[] = [];
   for (const relay of model.relays) {
     const table = flow.tables.get(relay.sourceTable);
@@ -127,10 +130,11 @@ export async function readCommittedOutbox(model: FlowModel, flow: LocalFlow, cli
       }
       ids.push(id);
       messagesById.set(id, message);
+      if (typeof envelopeObjectOf(message)?.[CLAIM_CHECK_ATTRIBUTES.DATAREF] === 'string') offloadedEventIds.add(id);
       const event = parseEnvelope(message);
       if (event !== undefined) eventsById.set(id, await withOffloadedData(event, message, flow.s3));
     }
     eventIdsByRelay.set(relay.key, ids);
   }
-  return { eventIdsByRelay, eventsById, messagesById, untracked };
+  return { eventIdsByRelay, eventsById, messagesById, offloadedEventIds, untracked };
 }

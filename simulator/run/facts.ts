@@ -185,6 +185,7 @@ export async function readRunFacts(
     rounds: operated.roundsOutcome,
     committed,
     committedEvents,
+    offloadedEvents: committed.offloadedEventIds.size,
     producer: { figures: producerFigures, attempts: driven.driver !== undefined ? PRODUCER_ATTEMPTS : 1, probes: producerProbes },
     sends,
     subscribers,

@@ -15,12 +15,13 @@ import type { PreparedApp, RunSettings } from './prepare';
 import type { RelayFigures, SimulationResult, SubscriberReport } from './result';
 import type { DeadLetterFinding } from '../check/dead-letters';
 
-function relayFigures(ledger: RunLedger, committedEvents: number): RelayFigures {
+function relayFigures(ledger: RunLedger, committedEvents: number, offloadedEvents: number): RelayFigures {
   const dead = ledger.relayGaveUp.filter((entry) => entry.deadLetterQueue !== undefined);
   const lost = ledger.relayGaveUp.filter((entry) => entry.deadLetterQueue === undefined);
   return {
     streamRecords: ledger.streamRecords,
     committedEvents,
+    offloadedEvents,
     failedAttempts: ledger.faultsOfKind('relay-publish-failure'),
     deadLettered: dead.reduce((sum, entry) => sum + entry.eventIds.length, 0),
     deadLetterMessages: dead.length,
@@ -80,7 +81,7 @@ export function reportRun(
     startTimeMs: settings.startTime,
     concurrency: settings.concurrency,
     producer: facts.producer.figures,
-    relay: relayFigures(ledger, facts.committedEvents),
+    relay: relayFigures(ledger, facts.committedEvents, facts.offloadedEvents),
     sns: { failedAttempts: ledger.faultsOfKind('sns-delivery-failure'), deadLettered: ledger.snsDeadLettered, undeliverable: ledger.undeliverable.length },
     transactionConflicts: flow.transactionConflicts.figures(),
     sqsSends: checkRepeatedSends(facts.sends).figures,

@@ -102,6 +102,11 @@ export interface SimulationResult {
 export interface RelayFigures {
   readonly streamRecords: number;
   readonly committedEvents: number;
+  /**
+   * Of the committed events, those whose data was offloaded to the flow's payload bucket (claim-check,
+   * docs/LARGE-EVENTS.md): their outbox item carries a `dataref`, not the data.
+   */
+  readonly offloadedEvents: number;
   /** Publish attempts that failed (each retried, or the last before the pipe gave up). */
   readonly failedAttempts: number;
   /** Events the pipes put on their dead-letter queues (as stream-batch metadata), and in how many messages. */

@@ -159,7 +159,7 @@ describe('idempotent-event-flow dlq, against the simulator\'s SQS and DynamoDB L
     expect(show.stdout).toMatch(/reason +PayloadUnavailableError/);
     expect(show.stdout).toContain(
       `data\noffloaded (claim-check): ${dataref}, 6,291,500 bytes, SHA-256 ${sha256}\n` +
-        'not fetched: dlq show reads no S3 (it needs only SQS and DynamoDB); to see and check it: ' +
+        'not fetched: dlq show reads no S3 unless --fetch is given (it needs only SQS and DynamoDB); to see and check it: ' +
         `aws s3 cp ${dataref} - | sha256sum (the digest must be ${sha256}; a redriven copy is fetched and verified by the subscriber)`,
     );
     const json = JSON.parse((await cli(s, 'dlq', 'show', 'evt-large', ...dlqArgs(s), '--json')).stdout) as Array<Record<string, unknown>>;

@@ -2,6 +2,7 @@
  * The local services the operator commands are tested against: the simulator's SQS (queues on a frozen virtual clock
  * behind its SQS endpoint, spoken to by the real @aws-sdk/client-sqs) and the shared DynamoDB Local. No mocks.
  */
+import type { PayloadReader } from '../../lambda/claim-check/payload-store';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { inject } from 'vitest';
@@ -129,6 +130,8 @@ export interface CliRun {
    * @default nothing
    */
   readonly afterSqsRequest?: (commandName: string) => void;
+  /** What reads offloaded events' data (`dlq show --fetch`). @default the CLI's own: S3 */
+  readonly payloadReader?: PayloadReader;
 }
 
 /** {@link cli} with an operator at a terminal who answers `confirm`'s questions, or time that passes between requests. */
@@ -157,6 +160,7 @@ export async function cliAt(services: CliServices, terminal: CliRun, ...argv: st
     now: () => new Date(services.clock.now()),
     user: 'alice',
     ...(terminal.confirm !== undefined ? { confirm: terminal.confirm } : {}),
+    ...(terminal.payloadReader !== undefined ? { createPayloadReader: () => terminal.payloadReader as PayloadReader } : {}),
   };
   const code = await main([...argv, '--sqs-endpoint', services.endpoint.endpoint], io);
   return { code, stdout, stderr };

@@ -18,7 +18,7 @@ function result(subscribers: SubscriberReport[], effectsNotCounted: string[]): S
     startTimeMs: Date.parse('2026-01-02T00:00:00Z'),
     concurrency: 4,
     producer: { total: 2, succeeded: 2, retried: 0, failed: [] },
-    relay: { streamRecords: 2, committedEvents: 2, failedAttempts: 0, deadLettered: 0, deadLetterMessages: 0, lost: 0 },
+    relay: { streamRecords: 2, committedEvents: 2, offloadedEvents: 0, failedAttempts: 0, deadLettered: 0, deadLetterMessages: 0, lost: 0 },
     sns: { failedAttempts: 0, deadLettered: 0, undeliverable: 0 },
     transactionConflicts: { refused: 0, byOperation: {} },
     sqsSends: [],
@@ -42,7 +42,7 @@ describe('formatSummary', () => {
   test('a run with subscribers not exercised ends NOT PROVEN, not OK, naming each and why; a violation still wins', () => {
     const relayGaveUp = {
       ...result([subscriber('Billing', 0), subscriber('Shipping', 0)], ['Billing', 'Shipping']),
-      relay: { streamRecords: 2, committedEvents: 2, failedAttempts: 22, deadLettered: 2, deadLetterMessages: 2, lost: 0 },
+      relay: { streamRecords: 2, committedEvents: 2, offloadedEvents: 0, failedAttempts: 22, deadLettered: 2, deadLetterMessages: 2, lost: 0 },
       notExercised: [
         { subscriber: 'Billing', reason: 'the relay gave up on all 2 committed event(s) its filter takes before they reached its topic' },
         { subscriber: 'Shipping', reason: 'the relay gave up on all 2 committed event(s) its filter takes before they reached its topic' },
@@ -119,7 +119,7 @@ describe('formatSummary', () => {
   });
 
   test('says the relay gave up on every event, not that the filter policies matched none, when no event reached a topic', () => {
-    const relay = { streamRecords: 2, committedEvents: 2, failedAttempts: 22, deadLettered: 2, deadLetterMessages: 2, lost: 0 };
+    const relay = { streamRecords: 2, committedEvents: 2, offloadedEvents: 0, failedAttempts: 22, deadLettered: 2, deadLetterMessages: 2, lost: 0 };
 
     const text = formatSummary({ ...result([subscriber('A', 0)], ['A']), relay });
 
@@ -201,6 +201,13 @@ describe('formatSummary', () => {
         '  unused by App/Orders/Billing/Function/Role, granted by you: dynamodb:GetItem on App/Orders/OutboxTable, dynamodb:GetItem on App/LedgerTable\n',
     );
     expect(text).toMatch(/idempotent-event-flow's grants are marked by their Sid/);
+  });
+
+  test("counts the committed events whose data was offloaded to the flow's payload bucket (claim-check), and says nothing of it when none was", () => {
+    const run = result([subscriber('A', 5)], []);
+    const offloaded = formatSummary({ ...run, relay: { ...run.relay, committedEvents: 5, streamRecords: 5, offloadedEvents: 3 } });
+    expect(offloaded).toContain('relay: 5 events committed to the outbox (3 of them offloaded: their data in the payload bucket, the event carrying its reference), 5 stream records read,');
+    expect(formatSummary(run)).toContain('relay: 2 events committed to the outbox, 2 stream records read,');
   });
 
   test('points at subscribers that no event reached', () => {

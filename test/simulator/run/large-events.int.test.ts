@@ -6,7 +6,7 @@
  * attachment's size and SHA-256 against what its sender computed, and dead-letters a mismatch, which would fail the run).
  */
 import { createHash } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
 import { describe, expect, test } from 'vitest';
 import { EXIT_CODE } from '../../../simulator/cli/main';
@@ -35,9 +35,13 @@ describe('events of 1 MiB and 6 MiB through a flow with offloadLargeEvents', () 
     const file = path.join(fixture.directory(), 'large.json');
     writeFileSync(file, JSON.stringify([order('order-1', MiB), order('order-6', 6 * MiB), order('order-s', 100)]));
 
-    const { code, stdout } = await cli('--events', file, '--seed', 'large-events');
+    const json = path.join(fixture.directory(), 'large-result.json');
+    const { code, stdout } = await cli('--events', file, '--seed', 'large-events', '--json', json);
 
     expect(stdout).toMatch(/producer: 3\/3 succeeded/);
+    // the two large events went to the payload bucket, the small one inline: the summary and --json count them
+    expect(stdout).toMatch(/^relay: 3 events committed to the outbox \(2 of them offloaded: /m);
+    expect((JSON.parse(readFileSync(json, 'utf8')) as { relay: { committedEvents: number; offloadedEvents: number } }).relay).toMatchObject({ committedEvents: 3, offloadedEvents: 2 });
     expect(eventsOf(stdout, 'Billing')).toBe(3);
     expect(eventsOf(stdout, 'Archive')).toBe(3);
     expect(stdout).not.toMatch(/valid-event-rejected|unapplied-event|producer-failed/);

@@ -5,6 +5,7 @@
  */
 import fc from 'fast-check';
 import type { DeliverySpec, EventSpec, Mode, SystemConfig, SystemWorld } from './system-world';
+import type { ObjectDamage, OffloadCase } from './offloaded-events';
 
 type Command = fc.AsyncCommand<object, SystemWorld>;
 
@@ -63,9 +64,20 @@ const deliverySpec = (mode: Mode): fc.Arbitrary<DeliverySpec> =>
     effectFailure: mode === 'lease' || mode === 'multi-step' ? fc.constantFrom<DeliverySpec['effectFailure']>('none', 'retryable', 'unknown-before', 'unknown-before', 'unknown-after') : fc.constant<'none'>('none'),
   });
 
-/** The commands of a run of `mode`. */
-export function systemCommands(mode: Mode, maxCommands: number): fc.Arbitrary<Iterable<Command>> {
+/**
+ * The commands of a run of `mode`. `claimCheck: false` draws the commands as before the claim-check's were added (a
+ * counterexample found then replays by its seed and path only from the same command set).
+ */
+export function systemCommands(mode: Mode, maxCommands: number, options: { readonly claimCheck?: boolean } = {}): fc.Arbitrary<Iterable<Command>> {
   const publish = eventSpec.map((spec) => command(`publish(${JSON.stringify(spec)})`, (world) => world.publish(spec)));
+  // claim-check (issue 42): an event over the inline limit, intact or with its object altered or deleted after commit,
+  // or its producer retried after a lost PutObject response; and an object altered or deleted at any later time
+  const publishLarge = fc
+    .tuple(eventSpec, fc.constantFrom<OffloadCase>('intact', 'intact', 'altered-after-commit', 'missing-after-commit', 'retried-after-lost-response'))
+    .map(([spec, offloadCase]) => command(`publish large(${offloadCase}, ${JSON.stringify(spec)})`, (world) => world.publishLarge(spec, offloadCase)));
+  const damageObject = fc
+    .tuple(fc.nat(20), fc.constantFrom<ObjectDamage>('altered', 'missing'))
+    .map(([index, damage]) => command(`object of offloaded event ${index} ${damage}`, (world) => world.damageObject(index, damage)));
   const deliver = deliverySpec(mode).map((spec) => command(`deliver(${JSON.stringify(spec)})`, (world) => world.deliver(spec)));
   // an array, not fc.commands: its lengths are drawn evenly (fc.commands favours short runs), and it still shrinks
   return fc.array(
@@ -74,6 +86,7 @@ export function systemCommands(mode: Mode, maxCommands: number): fc.Arbitrary<It
       publish,
       publish,
       publish,
+      ...(options.claimCheck === false ? [] : [publishLarge, publishLarge, damageObject, fc.nat(20).map((index) => command(`dlq show --fetch(${index})`, (world) => world.dlqShowFetch(index)))]),
       deliver,
       deliver,
       deliver,

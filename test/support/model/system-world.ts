@@ -35,6 +35,7 @@ import { SimulatedCrash } from '../proof/crash-injector';
 import { dieAsPlanned, type CrashPlan } from './crash-plan';
 import { recordingLogger } from '../proof/recorders';
 import { createInboxTable, createOutbox } from '../proof/tables';
+import { OffloadedEvents, type ObjectDamage, type OffloadCase } from './offloaded-events';
 
 export type Mode = 'transactional' | 'lease' | 'multi-step' | 'aggregate';
 
@@ -88,6 +89,8 @@ interface Published {
   readonly spec: EventSpec;
   /** The subscription's filter takes it: it must be applied. */
   readonly taken: boolean;
+  /** Its data went to the payload bucket (claim-check), with its reference. @default inline */
+  readonly dataref?: string;
 }
 
 interface InvocationState extends CrashPlan {
@@ -123,6 +126,8 @@ export class SystemWorld {
   private readonly documents: DynamoDBDocumentClient;
   private readonly handler: SqsBatchHandler;
   private readonly outbox: Outbox;
+  /** The producer of events over the inline limit: the Outbox with the flow's claim-check. */
+  private readonly largeOutbox: Outbox;
   private readonly filter: ((message: { body: string; attributes: Record<string, never> }) => boolean) | undefined;
   private readonly since: string;
   private poisoned = true;
@@ -133,11 +138,15 @@ export class SystemWorld {
     private readonly services: OperatorServices,
     private readonly direct: DynamoDBClient,
     private readonly tables: { readonly inbox: string; readonly business: string; readonly outbox: ProducerConfig },
+    private readonly offloaded: OffloadedEvents,
   ) {
     this.documents = DynamoDBDocumentClient.from(direct);
     const policy = POLICIES[config.filter];
     this.filter = policy === undefined ? undefined : compileFilterPolicy(policy, 'MessageBody');
     this.outbox = new Outbox({ client: this.documents, config: tables.outbox, now: () => new Date(this.now()) });
+    this.largeOutbox = this.offloadingOutbox(offloaded.store);
+    // the consumer reads the flow's payload bucket from its environment when it is built, as on AWS
+    offloaded.configureConsumers();
     this.handler = this.consumer();
     this.since = new Date(this.now() - 60_000).toISOString();
     this.history.push(`config ${JSON.stringify(config)}`);
@@ -156,12 +165,18 @@ export class SystemWorld {
     await createTable(direct, business, { partitionKey: 'pk' });
     // the outbox keeps events for 7 days (the constructs' default eventRetention)
     const outbox = await createOutbox(direct, { eventSource: 'urn:orders', eventRetentionSeconds: 7 * 86_400, timeToLiveAttributeName: 'expiresAt' });
-    return new SystemWorld(config, services, direct, { inbox, business, outbox });
+    const offloaded = await OffloadedEvents.start();
+    return new SystemWorld(config, services, direct, { inbox, business, outbox }, offloaded);
   }
 
   public async stop(): Promise<void> {
     await this.services.stop();
+    await this.offloaded.stop();
     this.direct.destroy();
+  }
+
+  private offloadingOutbox(store: OffloadedEvents['store'] | ReturnType<OffloadedEvents['losingFirstResponse']>): Outbox {
+    return new Outbox({ client: this.documents, config: this.tables.outbox, now: () => new Date(this.now()), claimCheck: { config: this.offloaded.config, store } });
   }
 
   private now(): number {
@@ -181,11 +196,65 @@ export class SystemWorld {
       this.history.push(`publish ${spec.type} refused by the producer: ${(error as Error).message.slice(0, 80)}`);
       return;
     }
-    const body = await this.outboxBody(id);
-    const taken = this.filter === undefined || this.filter({ body: body ?? '', attributes: {} });
-    this.events.set(id, { id, spec, taken });
-    if (taken && !spec.relayGivesUp) for (let copy = 0; copy < spec.copies; copy++) this.send(body as string);
-    this.history.push(`publish ${id} ${spec.type} from ${spec.source}${spec.writtenBy !== undefined && spec.writtenBy !== 'runtime' ? ` by another producer (${spec.writtenBy}, dated +${this.config.deduplicationWindowDays}d)` : ''}${spec.aheadDays > 0 ? ` dated +${spec.aheadDays}d` : ''}${taken ? '' : ' (filtered out)'}${spec.relayGivesUp ? ', relay gives up' : ` x${spec.copies}`}`);
+    this.fanOut(id, spec, (await this.outboxBody(id)) ?? '', '');
+  }
+
+  /** The relay publishes a committed event to the topic, whose filter fans it out (`note`: what the history adds). */
+  private fanOut(id: string, spec: EventSpec, body: string, note: string, dataref?: string): void {
+    const taken = this.filter === undefined || this.filter({ body, attributes: {} });
+    this.events.set(id, { id, spec, taken, ...(dataref === undefined ? {} : { dataref }) });
+    if (taken && !spec.relayGivesUp) for (let copy = 0; copy < spec.copies; copy++) this.send(body);
+    this.history.push(`publish ${id} ${spec.type} from ${spec.source}${note}${spec.writtenBy !== undefined && spec.writtenBy !== 'runtime' ? ` by another producer (${spec.writtenBy}, dated +${this.config.deduplicationWindowDays}d)` : ''}${spec.aheadDays > 0 ? ` dated +${spec.aheadDays}d` : ''}${taken ? '' : ' (filtered out)'}${spec.relayGivesUp ? ', relay gives up' : ` x${spec.copies}`}`);
+  }
+
+  /**
+   * A producer commits an event over the inline limit (claim-check, issue 42): its data goes to the payload bucket
+   * first, the outbox item carries the reference. `offloadCase` says what befalls the object: altered or deleted right
+   * after the commit, or a first PutObject whose response was lost, after which the producer retries the same event
+   * (one object must be written, and the event committed once).
+   */
+  public async publishLarge(drawn: EventSpec, offloadCase: OffloadCase): Promise<void> {
+    const spec: EventSpec = { ...drawn, writtenBy: 'runtime' };
+    const id = `evt-${randomUUID().slice(0, 13)}`;
+    const event = { id, type: spec.type, source: spec.source, data: { amount: 1, attachment: 'x'.repeat(2000) }, time: new Date(this.now() + spec.aheadDays * DAY_MS) };
+    const producer = offloadCase === 'retried-after-lost-response' ? this.offloadingOutbox(this.offloaded.losingFirstResponse()) : this.largeOutbox;
+    const first = await producer.transactWriteOnce({ events: [event] }).then(
+      () => undefined,
+      (error: unknown) => error as Error,
+    );
+    if (first !== undefined && !(offloadCase === 'retried-after-lost-response' && first.name === 'TimeoutError')) {
+      // a producer may refuse an event (a time too far ahead) before it writes anything: then it never existed
+      return void this.history.push(`publish (large, ${offloadCase}) ${spec.type} refused by the producer: ${first.message.slice(0, 80)}`);
+    }
+    if (offloadCase === 'retried-after-lost-response') {
+      if (first === undefined) return this.violate(`the producer of ${id} did not see its PutObject's response lost (the model's fault was not applied)`);
+      // the producer retries the same event: the object of the lost response is there already
+      const retried = await producer.transactWriteOnce({ events: [event] }).then(
+        (result) => result,
+        (error: unknown) => error as Error,
+      );
+      if (retried instanceof Error) return this.violate(`the producer's retry of ${id} after a lost PutObject response failed: ${retried.name}: ${retried.message.slice(0, 120)}`);
+      if (!retried.written) this.violate(`the producer's retry of ${id} after a lost PutObject response found the event already committed: the lost response had committed it`);
+    }
+    const body = (await this.outboxBody(id)) as string;
+    const dataref = (JSON.parse(body) as { dataref?: string }).dataref;
+    if (dataref === undefined) return this.violate(`event ${id}, over the inline limit, was committed inline: the producer did not offload it`);
+    this.offloaded.committed(id);
+    const objects = await this.offloaded.objectsOf(id);
+    if (objects.length !== 1) this.violate(`offloaded event ${id} (${offloadCase}) has ${objects.length} objects in the payload bucket, not 1: ${objects.join(', ')}`);
+    if (offloadCase === 'altered-after-commit' || offloadCase === 'missing-after-commit') {
+      await this.offloaded.damage(id, dataref, offloadCase === 'altered-after-commit' ? 'altered' : 'missing', 0);
+    }
+    this.fanOut(id, spec, body, ` (offloaded${offloadCase === 'intact' ? '' : `, ${offloadCase}`})`, dataref);
+  }
+
+  /** The object of an offloaded event (the `index`-th, in commit order) is altered or deleted, at any time after its commit. */
+  public async damageObject(index: number, damage: ObjectDamage): Promise<void> {
+    const id = this.offloaded.ids[index % Math.max(1, this.offloaded.ids.length)];
+    const dataref = id === undefined ? undefined : this.events.get(id)?.dataref;
+    if (id === undefined || dataref === undefined) return;
+    if (!(await this.offloaded.damage(id, dataref, damage, this.appliedCount(id, await this.appliedCounts())))) return;
+    this.history.push(`the object of ${id} is ${damage === 'altered' ? 'altered (same size, another SHA-256)' : 'deleted'}`);
   }
 
   /**
@@ -274,6 +343,26 @@ export class SystemWorld {
     if (listed !== held) this.violate(`dlq list counted ${String(listed)} dead letters, the queue holds ${held}`);
     if (this.services.deadLetterQueue.messages().length !== held) this.violate('dlq list changed the dead-letter queue');
     this.history.push(`operator: dlq list (${held})`);
+  }
+
+  /**
+   * `dlq show <id> --fetch` of the `index`-th dead letter of an offloaded event: read only; it shows the data its
+   * producer wrote when the object is intact, and refuses (exit 3) naming why when the model altered or deleted it.
+   */
+  public async dlqShowFetch(index: number): Promise<void> {
+    const letters = this.services.deadLetterQueue.messages().map((message) => eventIdOf(message.body)).filter((id) => this.events.get(id)?.dataref !== undefined);
+    const eventId = letters[index % Math.max(1, letters.length)];
+    if (eventId === undefined) return;
+    const held = this.services.deadLetterQueue.messages().length;
+    const result = await this.cli({ payloadReader: this.offloaded.store }, 'dlq', 'show', eventId, '--dead-letter-queue', this.services.deadLetterQueue.address.url, '--fetch', '--json');
+    if (this.services.deadLetterQueue.messages().length !== held) this.violate('dlq show --fetch changed the dead-letter queue');
+    const damaged = this.offloaded.isDamaged(eventId);
+    if (result.code !== (damaged ? 3 : 0)) return this.violate(`dlq show --fetch of ${eventId} (object ${damaged ? 'altered or deleted' : 'intact'}) exited ${result.code}: ${result.stderr}`);
+    const shown = (JSON.parse(result.stdout) as Array<{ offloadedData?: { fetched: boolean; data?: { attachment?: string }; refusal?: string } }>)[0]?.offloadedData;
+    if (damaged ? shown?.refusal === undefined || shown.data !== undefined : shown?.data?.attachment !== 'x'.repeat(2000)) {
+      this.violate(`dlq show --fetch of ${eventId} (object ${damaged ? 'altered or deleted' : 'intact'}) showed ${JSON.stringify(shown).slice(0, 160)}`);
+    }
+    this.history.push(`operator: dlq show ${eventId} --fetch (${damaged ? `refused: ${shown?.refusal?.slice(0, 60) ?? '?'}` : 'data shown'})`);
   }
 
   /**
@@ -377,6 +466,7 @@ export class SystemWorld {
   public async check(): Promise<void> {
     const counts = await this.appliedCounts();
     this.lastCounts = counts;
+    for (const violation of this.offloaded.check((eventId) => this.appliedCount(eventId, counts))) this.violate(violation);
     const onQueues = new Set([...this.services.queue.messages(), ...this.services.deadLetterQueue.messages()].map((message) => eventIdOf(message.body)));
     for (const event of this.events.values()) {
       const applied = this.appliedCount(event.id, counts);
@@ -409,6 +499,13 @@ export class SystemWorld {
     for (const event of this.events.values()) {
       if (!event.taken) continue;
       const applied = this.appliedCount(event.id, counts);
+      // an offloaded event whose object was altered or deleted: applied once, or dead-lettered with the reason
+      // (or, never applied, its last copy ran out of a queue's retention: SQS deleted it, an alarm's business)
+      const offloaded = this.offloaded.settled(event.id, applied);
+      if (offloaded !== undefined) {
+        if (offloaded !== null && !(applied === 0 && this.expired.has(event.id))) this.violate(offloaded);
+        continue;
+      }
       if (applied === 1 || (applied > 1 && this.boundAnnounced(event.id, applied)) || (applied === 0 && (this.refusals.has(event.id) || this.expired.has(event.id)))) continue;
       this.violate(`after the operator is done, event ${event.id} is applied ${applied} times and no refusal names it`);
     }
@@ -553,6 +650,7 @@ export class SystemWorld {
         if (this.invocation.getStore()?.dead) throw new SimulatedCrash();
         if (this.deadLetterFails) throw new Error('SQS SendMessage: ServiceUnavailable (model)');
         await this.services.deadLetterPublisher.publish(letter);
+        this.offloaded.deadLettered(letter);
       },
     };
   }
@@ -574,7 +672,8 @@ export class SystemWorld {
   }
 
   private consumer(): SqsBatchHandler {
-    const common = { client: this.client(), deadLetter: this.deadLetters(), logger: this.logs.logger, now: () => new Date(this.now()), metricsSink: () => undefined };
+    // offloaded events' data is read from the run's local S3 (the flow's bucket and prefix from the environment)
+    const common = { client: this.client(), deadLetter: this.deadLetters(), logger: this.logs.logger, now: () => new Date(this.now()), metricsSink: () => undefined, payloadReader: this.offloaded.store };
     const window = this.config.deduplicationWindowDays * 86_400;
     const leaseConfig = { subscriberName: 'life', inboxTableName: this.tables.inbox, deduplicationWindowSeconds: window, leaseDurationSeconds: 30, keepBlockedMessageBody: this.config.keepBlockedMessageBody };
     switch (this.config.mode) {
