@@ -12,7 +12,7 @@ import { startDynamoDbProxy, type AuthorizeDynamoDbRequest, type DynamoDbProxy, 
 import type { FunctionModel } from '../model/flow-model';
 import type { InvocationOutcome } from '../observation/observer';
 import { lambdaEnvironmentVariables } from './environment-variables';
-import { lambdaContextData, newLogStreamName, type LambdaFunctionIdentity } from './lambda-context';
+import { awsRequestIdOf, lambdaContextData, newLogStreamName, type LambdaFunctionIdentity } from './lambda-context';
 import type { ScheduledEnvironment } from '../schedule/scheduled-environment';
 import { WORKER_STALL_LIMIT_MS, WorkerStalledError } from '../schedule/worker-stall';
 import { WORKER_BOOTSTRAP_SOURCE } from './worker-bootstrap';
@@ -105,7 +105,7 @@ export class ExecutionEnvironment {
     private readonly options: ExecutionEnvironmentOptions,
     private readonly proxy: DynamoDbProxy,
   ) {
-    this.logStreamName = newLogStreamName(options.clock.now());
+    this.logStreamName = newLogStreamName(options.clock.now(), options.scheduling?.seed);
     this.initialized = new Promise<InitResult>((resolve) => {
       this.resolveInit = resolve;
     });
@@ -239,7 +239,7 @@ export class ExecutionEnvironment {
       };
       this.current = invocation;
       this.proxy.beginInvocation(decide, (crash) => invocation.finish({ kind: 'crashed', atRequest: crash.atRequest, afterCommit: crash.afterCommit }, false), onAnswered);
-      const message: InvokeMessage = { type: 'invoke', invocationId, event, context: lambdaContextData(this.options.identity, this.logStreamName, Date.now()) };
+      const message: InvokeMessage = { type: 'invoke', invocationId, event, context: lambdaContextData(this.options.identity, this.logStreamName, Date.now(), awsRequestIdOf(invocationId, this.options.scheduling?.seed)) };
       const scheduled = this.options.scheduling?.environment;
       const send = (): void => {
         scheduled?.invocationBegan();
