@@ -108,6 +108,19 @@ interface ShardCursor {
 }
 
 /**
+ * What a record's fault decisions (a failed publish, a duplicate delivery) are keyed on: what the record is about, not
+ * its stream eventID (DynamoDB Local draws those at random) nor its sequence number (DynamoDB Local counts every write
+ * to every table, so concurrent consumers shift it). An INSERT is its item's first record: the pipe, the event name and
+ * the item key name it. A MODIFY or REMOVE writes an item again (the ordered outbox rewrites its aggregate's head item
+ * with each event, docs/ORDERED-DELIVERY.md): the event id its message carries tells each apart, so each event of an
+ * aggregate draws its own faults instead of all of them sharing the first one's.
+ */
+function faultKeyOf(pipe: string, event: PipeStreamEvent, eventId: string | undefined): readonly string[] {
+  const key = [pipe, event.eventName, JSON.stringify(event.dynamodb.Keys ?? {})];
+  return event.eventName === 'INSERT' || eventId === undefined ? key : [...key, eventId];
+}
+
+/**
  * The EventBridge Pipe from a DynamoDB stream to a topic, as AWS documents it for DynamoDB stream sources: records are
  * read shard by shard, parents before children, in order within a shard; each becomes the documented stream event
  * (see ./stream-record.ts); it is published if it passes any filter pattern (or there are none), rendered by the input
@@ -334,7 +347,7 @@ export class SimulatedRelay {
     const message = render(event);
     const eventId = eventIdOf(message);
     const relayed: RelayedRecord = { record, event, message, ...(eventId !== undefined && { eventId }) };
-    const recordKey = [model.key, event.eventName, JSON.stringify(event.dynamodb.Keys ?? {})] as const;
+    const recordKey = faultKeyOf(model.key, event, eventId);
     const denied = this.options.authorizePublish?.();
     if (denied !== undefined) {
       // Pipes sends what fails on an access error straight to the dead-letter queue, without retries
@@ -373,9 +386,7 @@ export class SimulatedRelay {
       const failed = refusal === undefined ? 'failed (injected)' : `failed${refused}`;
       return { ...relayed, reason: `${outcome.attempts} publish attempt(s) ${failed} and ${why} (${retries})`, condition: outcome.condition, attempts: outcome.attempts };
     }
-    // keyed on what the record is about (its event name and item key), not on its eventID (DynamoDB Local draws those
-    // at random) or its sequence number (DynamoDB Local counts every write to every table, so concurrent consumers
-    // shift it): a seed then replays the same duplicates
+    // keyed on what the record is about (see faultKeyOf): a seed then replays the same duplicates
     const duplicate = faults.happens(faults.rates.duplicate, 'duplicate-delivery', ...recordKey);
     if (duplicate) {
       target.publish(message, event);

@@ -12,22 +12,19 @@ import { startDynamoDbProxy, type AuthorizeDynamoDbRequest, type DynamoDbProxy, 
 import type { FunctionModel } from '../model/flow-model';
 import type { InvocationOutcome } from '../observation/observer';
 import { lambdaEnvironmentVariables } from './environment-variables';
-import { lambdaContextData, newLogStreamName, type LambdaFunctionIdentity } from './lambda-context';
+import { awsRequestIdOf, lambdaContextData, newLogStreamName, type LambdaFunctionIdentity } from './lambda-context';
 import type { ScheduledEnvironment } from '../schedule/scheduled-environment';
+import { WORKER_STALL_LIMIT_MS, WorkerStalledError } from '../schedule/worker-stall';
 import { WORKER_BOOTSTRAP_SOURCE } from './worker-bootstrap';
 import type { FireTimerMessage, InvokeMessage, ReportedError, WorkerData, WorkerMessage } from './worker-protocol';
 
 /**
- * How long loading the handler may take, in real time: Lambda's init phase limit
- * (https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html#runtimes-lifecycle-ib).
+ * How long loading the handler may take, in real time, without a scheduler: Lambda's init phase limit
+ * (https://docs.aws.amazon.com/lambda/latest/dg/lambda-runtime-environment.html#runtimes-lifecycle-ib). Under a
+ * scheduler the clock stands still while a worker starts, so a slow init is the machine's load: only
+ * {@link WorkerStalledError}'s limit stops it.
  */
 export const INIT_TIMEOUT_SECONDS = 10;
-
-/**
- * Under a scheduler, how many times the function's timeout an invocation (and {@link INIT_TIMEOUT_SECONDS} an init) may
- * run in real time before it is stopped.
- */
-const SCHEDULED_REAL_TIMEOUT_FACTOR = 20;
 
 /** What an environment is started with. */
 export interface ExecutionEnvironmentOptions {
@@ -69,12 +66,18 @@ export interface ExecutionEnvironmentOptions {
   readonly initClockMs?: number;
 }
 
-type InitResult = { readonly ok: true } | ({ readonly ok: false } & ReportedError) | { readonly ok: false; readonly timedOut: true };
+type InitResult =
+  | { readonly ok: true }
+  | ({ readonly ok: false } & ReportedError)
+  | { readonly ok: false; readonly timedOut: true }
+  | { readonly ok: false; readonly stalled: WorkerStalledError };
 
 interface RunningInvocation {
   readonly invocationId: number;
   /** Ends the invocation with `outcome`; the environment is disposed first unless `keepWarm`. */
   finish(outcome: InvocationOutcome, keepWarm: boolean): void;
+  /** Stops the invocation without an outcome (the run cannot go on): disposes the environment, then rejects with `error`. */
+  abandon(error: Error): void;
 }
 
 /** A started environment. */
@@ -102,7 +105,7 @@ export class ExecutionEnvironment {
     private readonly options: ExecutionEnvironmentOptions,
     private readonly proxy: DynamoDbProxy,
   ) {
-    this.logStreamName = newLogStreamName(options.clock.now());
+    this.logStreamName = newLogStreamName(options.clock.now(), options.scheduling?.seed);
     this.initialized = new Promise<InitResult>((resolve) => {
       this.resolveInit = resolve;
     });
@@ -144,6 +147,7 @@ export class ExecutionEnvironment {
       {
         fireTimer: () => this.worker.postMessage({ type: 'fire-timer' } satisfies FireTimerMessage),
         timeOut: () => this.current?.finish({ kind: 'timed-out', timeoutSeconds: options.identity.timeoutSeconds }, false),
+        stalled: (limitMs) => this.current?.abandon(new WorkerStalledError(options.fn.key, 'invocation', limitMs)),
       },
       options.identity.timeoutSeconds * 1000,
     );
@@ -189,6 +193,7 @@ export class ExecutionEnvironment {
     const init = await this.initOrTimeOut();
     if (!init.ok) {
       await this.dispose();
+      if ('stalled' in init) throw init.stalled;
       if ('timedOut' in init) return { kind: 'timed-out', timeoutSeconds: INIT_TIMEOUT_SECONDS };
       return { kind: 'threw', errorName: init.errorName, errorMessage: init.errorMessage, atInit: true };
     }
@@ -196,14 +201,20 @@ export class ExecutionEnvironment {
 
     const invocationId = ++this.invocationCount;
     const { timeoutSeconds } = this.options.identity;
-    return new Promise<InvocationOutcome>((resolve) => {
+    return new Promise<InvocationOutcome>((resolve, reject) => {
       let settled = false;
-      // under a scheduler the invocation times out in virtual time (its next timer is due after the timeout, or it
-      // waits for nothing); real time then only stops a runaway handler, with a wide margin for a loaded machine
-      const realTimeoutMs = timeoutSeconds * 1000 * (this.options.scheduling === undefined ? 1 : SCHEDULED_REAL_TIMEOUT_FACTOR);
-      const timer = setTimeout(() => invocation.finish({ kind: 'timed-out', timeoutSeconds }, false), realTimeoutMs);
+      // under a scheduler the invocation times out in virtual time only (its next timer is due after the timeout, or it
+      // waits for nothing: ScheduledEnvironment); real time, which a loaded machine stretches, decides no outcome, and
+      // only stops a worker that never goes quiet again (ScheduledEnvironment.watchStall, as a stalled run)
+      const timer = this.options.scheduling === undefined ? setTimeout(() => invocation.finish({ kind: 'timed-out', timeoutSeconds }, false), timeoutSeconds * 1000) : undefined;
       const invocation: RunningInvocation = {
         invocationId,
+        abandon: (error) => {
+          if (settled) return;
+          settled = true;
+          this.current = undefined;
+          void this.dispose().then(() => reject(error));
+        },
         finish: (outcome, keepWarm) => {
           if (settled) return;
           settled = true;
@@ -228,7 +239,7 @@ export class ExecutionEnvironment {
       };
       this.current = invocation;
       this.proxy.beginInvocation(decide, (crash) => invocation.finish({ kind: 'crashed', atRequest: crash.atRequest, afterCommit: crash.afterCommit }, false), onAnswered);
-      const message: InvokeMessage = { type: 'invoke', invocationId, event, context: lambdaContextData(this.options.identity, this.logStreamName, Date.now()) };
+      const message: InvokeMessage = { type: 'invoke', invocationId, event, context: lambdaContextData(this.options.identity, this.logStreamName, Date.now(), awsRequestIdOf(invocationId, this.options.scheduling?.seed)) };
       const scheduled = this.options.scheduling?.environment;
       const send = (): void => {
         scheduled?.invocationBegan();
@@ -267,10 +278,12 @@ export class ExecutionEnvironment {
   private initOrTimeOut(): Promise<InitResult> {
     let timer: NodeJS.Timeout | undefined;
     // under a scheduler no simulated time passes while a worker starts (the clock stands still), so a slow init is the
-    // machine's load, not the function's: real time only stops a runaway init, with the invocations' wide margin
-    const limitMs = INIT_TIMEOUT_SECONDS * 1000 * (this.options.scheduling === undefined ? 1 : SCHEDULED_REAL_TIMEOUT_FACTOR);
+    // machine's load, not the function's: real time only stops an init that never ends, as a stalled worker
+    const scheduled = this.options.scheduling?.environment;
+    const limitMs = scheduled === undefined ? INIT_TIMEOUT_SECONDS * 1000 : WORKER_STALL_LIMIT_MS;
+    const expired: InitResult = scheduled === undefined ? { ok: false, timedOut: true } : { ok: false, stalled: new WorkerStalledError(this.options.fn.key, 'init', limitMs) };
     const timeout = new Promise<InitResult>((resolve) => {
-      timer = setTimeout(() => resolve({ ok: false, timedOut: true }), limitMs);
+      timer = setTimeout(() => resolve(expired), limitMs);
     });
     return Promise.race([this.initialized, timeout]).finally(() => clearTimeout(timer));
   }

@@ -4,6 +4,7 @@
  * Field names and formats as the Node.js runtime sets them: https://docs.aws.amazon.com/lambda/latest/dg/nodejs-context.html
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { deterministicUuid } from '../aws/message-ids';
 
 /** The serializable part of the context object. */
 export interface LambdaContextData {
@@ -49,16 +50,29 @@ export function logGroupNameOf(functionName: string): string {
   return `/aws/lambda/${functionName}`;
 }
 
-/** A new log stream name for an execution environment started at `epochMs`: `<yyyy>/<mm>/<dd>/[$LATEST]<hex>`. */
-export function newLogStreamName(epochMs: number): string {
+/**
+ * A new log stream name for an execution environment started at `epochMs`: `<yyyy>/<mm>/<dd>/[$LATEST]<hex>`. The hex
+ * digits are drawn from `seed` (the environment's worker seed, under the run's scheduler: its seed, function and
+ * environment number), so a replay names the same streams. @default `seed`: random digits
+ */
+export function newLogStreamName(epochMs: number, seed?: number): string {
   const day = new Date(epochMs).toISOString().slice(0, 10).replaceAll('-', '/');
-  return `${day}/[${FUNCTION_VERSION}]${randomBytes(16).toString('hex')}`;
+  const digits = seed === undefined ? randomBytes(16).toString('hex') : deterministicUuid(`log-stream|${seed}`, 0).replaceAll('-', '');
+  return `${day}/[${FUNCTION_VERSION}]${digits}`;
 }
 
-/** The context data of one invocation starting now (`realNowMs`, real time). */
-export function lambdaContextData(identity: LambdaFunctionIdentity, logStreamName: string, realNowMs: number): LambdaContextData {
+/**
+ * The `awsRequestId` of an environment's `invocation`-th invocation (1, 2, ...), drawn from `seed` (the environment's
+ * worker seed, see {@link newLogStreamName}) so that a replay gives each invocation the same id. @default `seed`: a random UUID
+ */
+export function awsRequestIdOf(invocation: number, seed?: number): string {
+  return seed === undefined ? randomUUID() : deterministicUuid(`request|${seed}`, invocation);
+}
+
+/** The context data of one invocation starting now (`realNowMs`, real time), with its `awsRequestId`. */
+export function lambdaContextData(identity: LambdaFunctionIdentity, logStreamName: string, realNowMs: number, awsRequestId: string): LambdaContextData {
   return {
-    awsRequestId: randomUUID(),
+    awsRequestId,
     functionName: identity.functionName,
     functionVersion: FUNCTION_VERSION,
     invokedFunctionArn: `arn:aws:lambda:${identity.region}:${identity.accountId}:function:${identity.functionName}`,

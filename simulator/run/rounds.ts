@@ -2,7 +2,8 @@
  * The rounds of a run, until everything settles: each round runs the producer's next commands, then every relay reads
  * its stream, then every event source mapping runs its batches (concurrently). When a round did nothing and messages
  * are in flight, the clock jumps to the moment the next one becomes visible again; when nothing is in flight either,
- * the streams are read once more after a moment before the run is called settled.
+ * the round is run once more (the streams read again, caught up with their tables) before the run is called settled:
+ * no real-time wait, which would let the machine's speed decide what the last look sees.
  *
  * The run also stops when the next jump would pass `maxSimulatedSeconds`, or after `maxRounds` rounds; the outcome
  * then says so and what was still in flight, so the run reports it instead of passing as settled.
@@ -33,9 +34,6 @@ export interface RoundsOptions {
   readonly toProduce: number;
   readonly onProgress?: (progress: SimulationProgress) => void;
 }
-
-/** Wait before the last look at the streams, in real ms. */
-const SETTLE_DELAY_MS = 50;
 
 /** The queues with messages in flight, and how many. */
 function inFlight(flow: RoundsFlow): { queue: string; messages: number }[] {
@@ -100,10 +98,10 @@ export async function runRounds(
       if (visibleAt !== undefined && (next === undefined || visibleAt < next)) next = visibleAt;
     }
     if (next === undefined) {
-      // nothing in flight anywhere; look at the streams once more after a moment before calling it settled
+      // nothing in flight anywhere; look at the streams once more before calling it settled (every relay poll catches up
+      // with its table, so no real-time wait is needed, and none may decide what the look sees)
       idleChecks += 1;
       if (idleChecks >= 2) return { rounds };
-      await new Promise((resolve) => setTimeout(resolve, SETTLE_DELAY_MS));
       continue;
     }
     idleChecks = 0;

@@ -44,6 +44,8 @@ export interface WorkerControls {
   fireTimer(): void;
   /** End the running invocation as timed out (its next timer is due after the function's timeout). */
   timeOut(): void;
+  /** Stop the running invocation as a stalled worker (see worker-stall.ts): it ran a step too long without going quiet. */
+  stalled(limitMs: number): void;
 }
 
 /** A pending start (an invocation getting its environment): the scheduler takes no step while one is held. */

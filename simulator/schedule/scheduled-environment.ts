@@ -4,6 +4,7 @@
  */
 import { holdsItems } from '../aws/transaction-conflicts';
 import type { QuietReport } from '../lambda/worker-protocol';
+import { WORKER_STALL_LIMIT_MS } from './worker-stall';
 import type { RequestScheduling, ScheduledRequest, StartHold, Step, WorkerControls } from './schedule-types';
 
 type TicketState = 'held' | 'forwarding' | 'ready' | 'replying' | 'done';
@@ -73,6 +74,8 @@ export class ScheduledEnvironment implements RequestScheduling {
   private initializing = true;
   private takenByInvocation = false;
   private readonly initRequests: (() => void)[] = [];
+  /** Armed while the worker runs without going quiet (see {@link watchStall}). */
+  private stallTimer: NodeJS.Timeout | undefined;
 
   /** `label` orders the environments in the scheduler's draws: the function's key and the environment's number. */
   public constructor(
@@ -153,6 +156,7 @@ export class ScheduledEnvironment implements RequestScheduling {
   /** The environment is gone: it takes no part any more. */
   public disposed(): void {
     this.running = false;
+    this.unwatchStall();
     this.pendingStart = undefined;
     this.scheduler.forget(this);
     // every request not answered yet: held, forwarded, or between the two (its forward step is under way)
@@ -296,6 +300,28 @@ export class ScheduledEnvironment implements RequestScheduling {
     if (this.pendingStart !== undefined) return [];
     const held = [...this.held].sort((a, b) => compareText(a.sortKey, b.sortKey) || a.sequence - b.sequence);
     return held.map((ticket) => ({ kind: 'forwards', run: () => this.forward(ticket) }));
+  }
+
+  /**
+   * Called at each look of the scheduler: while the worker runs without going quiet (the scheduler waits for it), a
+   * real-time watchdog of {@link WORKER_STALL_LIMIT_MS} runs, from the look that first found it running to the one that finds it
+   * quiet; the wait for its turns is not counted. If it expires, the invocation is stopped as a stalled worker, a
+   * problem of the run: no function timeout is real time under the scheduler.
+   */
+  public watchStall(): void {
+    if (!this.blocking) return this.unwatchStall();
+    if (this.stallTimer !== undefined) return;
+    this.stallTimer = setTimeout(() => {
+      this.stallTimer = undefined;
+      if (this.blocking) this.controls?.stalled(WORKER_STALL_LIMIT_MS);
+    }, WORKER_STALL_LIMIT_MS);
+    this.stallTimer.unref?.();
+  }
+
+  private unwatchStall(): void {
+    if (this.stallTimer === undefined) return;
+    clearTimeout(this.stallTimer);
+    this.stallTimer = undefined;
   }
 
   /** Nothing the invocation waits for can happen: it times out. */

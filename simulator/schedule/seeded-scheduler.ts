@@ -209,6 +209,7 @@ export class SeededScheduler implements EnvironmentHost {
   }
 
   private async step(): Promise<void> {
+    for (const environment of this.environments) environment.watchStall();
     if (this.starts > 0 && this.interval !== undefined) this.interval.held = true;
     if (this.stepping || this.starts > 0) return;
     const active = [...this.environments].filter((environment) => environment.active);

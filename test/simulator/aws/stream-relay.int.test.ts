@@ -80,6 +80,8 @@ async function setUp(
     refusesBatch?: (messages: readonly string[]) => string | undefined;
     /** A target other than the recording one (a queue target). */
     target?: RelayTarget;
+    /** @default the example's filter (outbox INSERTs) */
+    filters?: readonly ((event: unknown) => boolean)[];
   } = {},
 ): Promise<Setup> {
   const tableName = uniqueTableName('Outbox');
@@ -95,7 +97,7 @@ async function setUp(
     faults: new FaultPlan('relay-test', { ...NO_FAULTS, duplicate: options.duplicateRate ?? 0, relayFailure: options.relayFailureRate ?? 0 }),
     region: REGION,
     observer: reports.observer,
-    filters: [isOutboxInsert],
+    filters: options.filters ?? [isOutboxInsert],
     render: options.render ?? envelopeOf,
     pipeArn: PIPE_ARN,
     ...(options.deadLetterQueue === undefined ? {} : { deadLetterQueue: options.deadLetterQueue }),
@@ -220,6 +222,21 @@ describe('SimulatedRelay against DynamoDB Local', () => {
     expect(duplicated.length).toBeGreaterThan(0);
     expect(duplicated.length).toBeLessThan(12);
     expect(target.messages).toHaveLength(12 + duplicated.length);
+  });
+
+  test("each write of one item draws its own faults: an ordered aggregate's head item, rewritten by every event, does not share one draw", async () => {
+    // the ordered outbox rewrites its aggregate's head item with each event (a MODIFY of the same key): keyed by the item
+    // alone, every event of the aggregate after the first was duplicated, or none was
+    const headOf = (eventId: string) => ({ ...outboxItem(eventId), pk: { S: 'aggregate#order-1' }, sk: { S: 'head' } });
+    // no filter: the head item's INSERT and its MODIFYs all pass
+    const { tableName, reports, relay } = await setUp({ duplicateRate: 0.5, filters: [] });
+    for (let index = 0; index < 12; index++) await client.send(new PutItemCommand({ TableName: tableName, Item: headOf(`h${index}`) }));
+    await relay.poll();
+    const modified = reports.records.filter((record) => record.eventId !== undefined && record.eventId !== 'h0');
+    expect(modified).toHaveLength(11);
+    const duplicated = modified.filter((record) => record.duplicate).length;
+    expect(duplicated).toBeGreaterThan(0);
+    expect(duplicated).toBeLessThan(11);
   });
 
   test('when rendering a record fails, the poll rejects naming the relay and the record, and the next poll resumes at that record', async () => {

@@ -1,5 +1,5 @@
 /** The run loop on a real simulated queue and mapping with a scripted function: when it stops, and what it says then. */
-import { describe, expect, test } from 'vitest';
+import { describe, expect, test, vi } from 'vitest';
 import { checkSettled } from '../../../simulator/check/invariants';
 import { FaultPlan, NO_FAULTS } from '../../../simulator/faults/fault-plan';
 import { SimulatedEventSourceMapping, type MappedFunction } from '../../../simulator/lambda/event-source-mapping';
@@ -50,6 +50,19 @@ describe('runRounds', () => {
     expect(outcome.rounds).toBe(25);
     expect(outcome.cutOff?.limit).toBe('rounds');
     expect(checkSettled(outcome)).toEqual([expect.objectContaining({ kind: 'not-settled', detail: expect.stringContaining('25 rounds (work was still being done in every round)') })]);
+  });
+
+  test('settling waits no real time: the last look at the streams follows at once (real time decides nothing a seed should)', async () => {
+    const { clock, ledger, flow } = flowWith({ kind: 'returned', response: null });
+    const waits = vi.spyOn(globalThis, 'setTimeout');
+    try {
+      const outcome = await runRounds(flow, [], ledger, clock, undefined, OPTIONS);
+
+      expect(outcome.cutOff).toBeUndefined();
+      expect(waits).not.toHaveBeenCalled();
+    } finally {
+      waits.mockRestore();
+    }
   });
 
   test('a run where everything was handled is settled', async () => {

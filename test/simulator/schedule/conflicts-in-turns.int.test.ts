@@ -83,7 +83,7 @@ async function race(seed: string): Promise<string[]> {
     const refused: string[] = [];
     await Promise.all(
       environments.map(async (environment: ScheduledEnvironment, index) => {
-        environment.attach({ fireTimer: () => undefined, timeOut: () => undefined }, 60_000);
+        environment.attach({ fireTimer: () => undefined, timeOut: () => undefined, stalled: () => undefined }, 60_000);
         environment.startingInvocation();
         environment.invocationBegan();
         const [operation, body] = requests[index]!;
@@ -128,7 +128,7 @@ describe('a forward that fails', () => {
     const environment = scheduler.environment('A#1');
     const proxy = await startDynamoDbProxy(`http://127.0.0.1:${port}`, { scheduling: environment });
     try {
-      environment.attach({ fireTimer: () => undefined, timeOut: () => undefined }, 60_000);
+      environment.attach({ fireTimer: () => undefined, timeOut: () => undefined, stalled: () => undefined }, 60_000);
       environment.startingInvocation();
       environment.invocationBegan();
       const answer = send(proxy, 'GetItem', { TableName: tableName, Key: { pk: { S: 'x' } } });

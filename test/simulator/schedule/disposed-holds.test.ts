@@ -23,7 +23,7 @@ describe('an environment that ends with a request waiting for its reply turn', (
   test('the request gets its reply turn, so the proxy releases its hold on its items', async () => {
     const scheduler = new SeededScheduler('disposed-holds');
     const environment = scheduler.environment('Consumer#1');
-    environment.attach({ fireTimer: () => undefined, timeOut: () => undefined }, 60_000);
+    environment.attach({ fireTimer: () => undefined, timeOut: () => undefined, stalled: () => undefined }, 60_000);
     environment.startingInvocation();
     environment.invocationBegan();
     const request = environment.arrive('TransactWriteItems', Buffer.from('{"TransactItems":[]}'));

@@ -23,7 +23,7 @@ function quietWith(requests: number, answered: number): QuietReport {
 /** An environment running an invocation that sent `count` requests at once; their forward turns are recorded. */
 function runningWith(scheduler: SeededScheduler, label: string, count: number, forwarded: string[]): { environment: ScheduledEnvironment; requests: ScheduledRequest[] } {
   const environment = scheduler.environment(label);
-  environment.attach({ fireTimer: () => undefined, timeOut: () => undefined }, 60_000);
+  environment.attach({ fireTimer: () => undefined, timeOut: () => undefined, stalled: () => undefined }, 60_000);
   environment.invocationBegan();
   const requests = Array.from({ length: count }, (_, index) => {
     const request = environment.arrive('GetItem', Buffer.from(`{"request":"${label}-${index}"}`));
@@ -91,7 +91,7 @@ describe('a turn: one step chosen among all, and a worker step of each other env
       const started: string[] = [];
       for (const label of ['A#1', 'B#1', 'C#1']) {
         const environment = scheduler.environment(label);
-        environment.attach({ fireTimer: () => undefined, timeOut: () => undefined }, 60_000);
+        environment.attach({ fireTimer: () => undefined, timeOut: () => undefined, stalled: () => undefined }, 60_000);
         environment.requestStart(() => {
           started.push(label);
           environment.invocationBegan();
@@ -110,7 +110,7 @@ describe('a turn: one step chosen among all, and a worker step of each other env
       const forwarded: string[] = [];
       const { environment: a } = runningWith(scheduler, 'A#1', 2, forwarded);
       const forwardTurns: number[] = [];
-      a.attach({ fireTimer: () => undefined, timeOut: () => undefined }, 60_000);
+      a.attach({ fireTimer: () => undefined, timeOut: () => undefined, stalled: () => undefined }, 60_000);
       let startTurn: number | undefined;
       scheduler.environment('B#1').requestStart(() => (startTurn = scheduler.figures().turns));
       const recordForwards = (): void => {
@@ -134,7 +134,7 @@ describe('a turn: one step chosen among all, and a worker step of each other env
     const delivered: string[] = [];
     const environments = ['A#1', 'B#1'].map((label) => {
       const environment = scheduler.environment(label);
-      environment.attach({ fireTimer: () => undefined, timeOut: () => undefined }, 60_000);
+      environment.attach({ fireTimer: () => undefined, timeOut: () => undefined, stalled: () => undefined }, 60_000);
       return environment;
     });
     const [a, b] = environments as [ScheduledEnvironment, ScheduledEnvironment];
@@ -174,7 +174,7 @@ describe("a write's reply beside a turn", () => {
       for (const operation of ['PutItem', 'GetItem']) {
         const scheduler = new SeededScheduler(seed);
         const a = scheduler.environment('A#1');
-        a.attach({ fireTimer: () => undefined, timeOut: () => undefined }, 60_000);
+        a.attach({ fireTimer: () => undefined, timeOut: () => undefined, stalled: () => undefined }, 60_000);
         a.invocationBegan();
         const request = a.arrive(operation, Buffer.from('{"TableName":"t","Item":{"pk":{"S":"x"}}}'));
         a.quiet(quietWith(1, 0));
