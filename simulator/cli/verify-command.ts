@@ -29,7 +29,8 @@ const USAGE = `Usage: idempotent-event-flow verify --scenario <module> [options]
 Runs the scenario's producers against the deployed app, waits until the flow is quiet and checks, with the
 simulator's own checks, that every event of the run was applied exactly once by every subscriber its filter took
 (the scenario's effect probes against the real tables), that no dead letter is unexplained, and that ordered
-subscribers applied each aggregate's events in order. Finds the flow from the deployed stacks (their resources and
+subscribers applied each aggregate's events in order. It does not run the scenario's producer probes (simulate's
+dual-write check) and says so. Finds the flow from the deployed stacks (their resources and
 the subscribers' Operator outputs). Its commands' ids are unique to the run (it can run again in the same account).
 It never injects faults and never deletes anything it did not create. Its commands are REAL: every subscriber acts
 on them as on real traffic (mails sent, payments taken, calls outside AWS): never run it against production.

@@ -97,6 +97,12 @@ export interface VerifyResult {
    * a subscriber that keeps no inbox and has no probe): the verdict is then not OK (./verdict.ts). @default none
    */
   readonly unproven?: readonly string[];
+  /**
+   * The scenario's producers (their `function`) that have a `probe`, which verify does not run: the producer side of
+   * the outbox (simulate's `dual-write` check: a business change committed without its event) is not checked against
+   * the deployed app. @default no producer of the scenario has a probe
+   */
+  readonly producerProbesNotRun?: readonly string[];
 }
 
 /** What a verify run found when the flow did not become quiet in time: no check ran, nothing was cleaned up. */
@@ -349,6 +355,8 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
         .join('; ')}${withoutData.length > 3 ? '; ...' : ''}`,
     );
   }
+  // verify does not run the producer probes (the dual-write check): said, in the report and --json (review r12, R12-3)
+  const probedProducers = scenarioProducers(scenario).filter((producer) => producer.probe !== undefined).map((producer) => producer.function);
   const eventsById = new Map([...events].map(([id, item]) => [id, item.event]));
   const malformed = scenario.malformed;
   const violations = checkVerifiedRun(verified, eventsById, (id) => malformed !== undefined && eventsById.has(id) && malformed(eventsById.get(id)!));
@@ -373,6 +381,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
     effectsNotCounted: flow.subscribers.filter((subscriber) => probes[subscriber.name] === undefined).map((subscriber) => subscriber.name),
     ...(filters.differences.length === 0 ? {} : { filterDifferences: filters.differences }),
     ...(unproven.length === 0 ? {} : { unproven }),
+    ...(probedProducers.length === 0 ? {} : { producerProbesNotRun: probedProducers }),
   };
   if (!options.cleanup) return checked;
   return cleanUpIfOk(checked, () => cleanUpRun(clients, flow, runId, new Set(events.keys()), minted, classify(events).derivedEvents, dataRefsOf(events.values())));
