@@ -13,7 +13,7 @@ import type { DeadLetterFinding } from '../check/dead-letters';
 import type { Violation } from '../check/invariants';
 import type { ProducerFigures } from '../observation/run-facts';
 import { scenarioProducers, type SimulationScenario } from '../run/scenario';
-import { cleanUpRun } from './cleanup';
+import { CleanupPartlyFailedError, cleanUpRun } from './cleanup';
 import type { VerifyClients } from './clients';
 import { findDeployedFlow, findProducerFunction, NoDeployedFlowError, type DeployedFlow } from './deployed-flow';
 import { appliedByInbox, DeadLettersUnreadError, deadLetterQueuesOf, inboxCommitGroups, messagesOn, probeEffects, readDeadLetters, runEventReader, takenEvents, type RunEvent } from './observe';
@@ -399,6 +399,8 @@ export async function cleanUpIfOk(checked: VerifyResult, cleanUp: () => Promise<
   try {
     return { ...checked, cleanedUp: await cleanUp() };
   } catch (error) {
+    // failed part way: what it removed is said too (review r12b, R12B-7)
+    if (error instanceof CleanupPartlyFailedError) return { ...checked, cleanedUp: error.lines, cleanupFailed: cleanupFailedReason(error) };
     return { ...checked, cleanupFailed: cleanupFailedReason(error) };
   }
 }
