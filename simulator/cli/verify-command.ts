@@ -180,6 +180,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   // at its time limit no check ran: the --json is partial (the reason, what it waited for, the run's events)
   if (isNotQuiet(result)) {
     writeJson(result);
+    if (result.cleanupSkipped !== undefined) io.stderr(`cleanup: ${result.cleanupSkipped}\n`);
     return context.fail(`verify run ${result.runId}: ${result.notQuiet.reason}`);
   }
   const verdict = verifyVerdict(result);

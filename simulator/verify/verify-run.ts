@@ -117,6 +117,8 @@ export interface NotQuietResult {
   readonly committedEvents: number;
   readonly eventIds: readonly string[];
   readonly derivedEvents: readonly DerivedRunEvent[];
+  /** With `--cleanup`: why nothing was removed (no verdict). @default not asked */
+  readonly cleanupSkipped?: string;
 }
 
 /** A verify run's outcome: checked, or stopped at its time limit. */
@@ -308,6 +310,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
       notQuiet: { reason: error.message, timeoutSeconds: error.timeoutSeconds, waitingFor: error.waitingFor },
       committedEvents: events.size,
       ...classify(events),
+      ...(options.cleanup ? { cleanupSkipped: notQuietCleanupSkippedReason(runId) } : {}),
     };
   }
 
@@ -403,6 +406,11 @@ export async function cleanUpIfOk(checked: VerifyResult, cleanUp: () => Promise<
     if (error instanceof CleanupPartlyFailedError) return { ...checked, cleanedUp: error.lines, cleanupFailed: cleanupFailedReason(error) };
     return { ...checked, cleanupFailed: cleanupFailedReason(error) };
   }
+}
+
+/** Why `--cleanup` removed nothing when the flow was not quiet in time (review r12b, R12B-7: it said nothing). */
+export function notQuietCleanupSkippedReason(runId: string): string {
+  return `removed nothing: the flow was not quiet in time, so no verdict (only an OK run is cleaned up) and the run's events may still be moving; once it is quiet, look with dlq list and remove the run's items by hand (their keys and event ids hold the run id ${runId}), or run verify --cleanup again`;
 }
 
 /** Why `--cleanup` removed nothing: the verdict is not OK, and what the run left is what it points at. */

@@ -8,6 +8,7 @@ import type { SimulatedEvent } from '../../../simulator/observation/run-facts';
 import type { DeployedSubscriber } from '../../../simulator/verify/deployed-flow';
 import { verifyVerdict } from '../../../simulator/verify/verdict';
 import { checkVerifiedRun } from '../../../simulator/verify/verify-checks';
+import { notQuietCleanupSkippedReason } from '../../../simulator/verify/verify-run';
 import { formatVerifyReport, producerProbesNotRunLine } from '../../../simulator/verify/verify-report';
 import { verifyResult } from './verify-result-kit';
 
@@ -54,5 +55,11 @@ describe("R12-8: not-drained counts a subscriber's queue only while the run's ev
   test('a run event not applied while messages are on the queue is still not-drained (the run\'s may be among them)', () => {
     const violations = checkVerifiedRun([{ subscriber: subscriberOf('Shipping'), taken: new Set([RUN_EVENT]), deadLetters: [], onQueue: 3, applied: new Set() }], runEvents, () => false);
     expect(violations.map((violation) => violation.kind)).toContain('not-drained');
+  });
+});
+
+describe('R12B-7: a not-quiet run with --cleanup says why it removed nothing', () => {
+  test('the reason names the missing verdict and the run id to remove by', () => {
+    expect(notQuietCleanupSkippedReason('v0-01020304')).toMatch(/^removed nothing: the flow was not quiet in time, so no verdict \(only an OK run is cleaned up\).*the run id v0-01020304/);
   });
 });
