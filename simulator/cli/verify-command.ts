@@ -14,7 +14,7 @@
 import * as path from 'node:path';
 import { existsSync } from 'node:fs';
 import { loadScenario, ScenarioError } from '../run/scenario';
-import { writePrivateFile } from '../run/private-file';
+import { outputFileProblem, writeOutputFile } from './output-file';
 import { verifyClients } from '../verify/clients';
 import { NoDeployedFlowError } from '../verify/deployed-flow';
 import { verifyVerdict } from '../verify/verdict';
@@ -29,7 +29,8 @@ const USAGE = `Usage: idempotent-event-flow verify --scenario <module> [options]
 Runs the scenario's producers against the deployed app, waits until the flow is quiet and checks, with the
 simulator's own checks, that every event of the run was applied exactly once by every subscriber its filter took
 (the scenario's effect probes against the real tables), that no dead letter is unexplained, and that ordered
-subscribers applied each aggregate's events in order. Finds the flow from the deployed stacks (their resources and
+subscribers applied each aggregate's events in order. It does not run the scenario's producer probes (simulate's
+dual-write check) and says so. Finds the flow from the deployed stacks (their resources and
 the subscribers' Operator outputs). Its commands' ids are unique to the run (it can run again in the same account).
 It never injects faults and never deletes anything it did not create. Its commands are REAL: every subscriber acts
 on them as on real traffic (mails sent, payments taken, calls outside AWS): never run it against production.
@@ -68,7 +69,8 @@ Options:
   --json <file>           write the result as JSON: the run's own event ids (eventIds: they carry the run id) and,
                           apart, the events subscribers emitted without an id (derivedEvents, each with the event
                           it derives from); when the flow is not quiet in time, a partial result (notQuiet: the
-                          reason and what it still waited for) and no checks
+                          reason and what it still waited for) and no checks. A path it cannot write is a
+                          usage error (2) before anything is sent
   --quiet                 no progress lines
 `;
 
@@ -120,7 +122,17 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   if (Array.isArray(accounts) && accounts.some((account) => typeof account !== 'string' || !/^\d{12}$/.test(account))) {
     return context.usageError(`--account must be a 12-digit AWS account id, but '${(accounts as unknown[]).find((account) => typeof account !== 'string' || !/^\d{12}$/.test(account))}' was given`);
   }
-  const jsonFile = text(parsed, 'json');
+  const jsonText = text(parsed, 'json');
+  const jsonFile = jsonText === undefined ? undefined : path.resolve(cwd, jsonText);
+  // checked before anything is sent: a path it cannot write would otherwise fail after the run and lose its verdict
+  const jsonProblem = jsonFile === undefined ? undefined : outputFileProblem(jsonFile);
+  if (jsonProblem !== undefined) return context.usageError(`--json ${jsonText}: ${jsonProblem}`);
+  /** Writes the --json (if asked); a failure is said and changes no exit code. */
+  const writeJson = (value: unknown): void => {
+    if (jsonFile === undefined) return;
+    const problem = writeOutputFile(jsonFile, `${JSON.stringify(value, null, 2)}\n`);
+    if (problem !== undefined) io.stderr(`error: the result could not be written to --json ${jsonText} (${problem}); the exit code is the run's\n`);
+  };
   const clients = verifyClients(context.clientOptions.region);
   const quiet = parsed.values.quiet === true;
   let result;
@@ -144,7 +156,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     if (error instanceof NoDeployedFlowError || error instanceof ScenarioError || error instanceof RunIdError || missing !== undefined) {
       // refused before any command was sent: its own exit code, and a --json a CI job can read
       const reason = missing ?? (error as Error).message;
-      if (jsonFile !== undefined) writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify({ verdict: { status: 'REFUSED', reason } }, null, 2)}\n`);
+      writeJson({ verdict: { status: 'REFUSED', reason } });
       io.stderr(`error: ${reason}\n`);
       return EXIT_CODE.REFUSED;
     }
@@ -152,14 +164,14 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     if (unreached !== undefined) {
       // no verdict: not VIOLATED (exit 1) or NOT PROVEN (exit 5), which a CI job reads as the flow's fault
       const reason = `AWS not reached, or it refused verify's credentials or calls: ${unreached}. ${AWS_ACCESS_HINT}`;
-      if (jsonFile !== undefined) writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify({ verdict: { status: 'AWS NOT REACHED', reason } }, null, 2)}\n`);
+      writeJson({ verdict: { status: 'AWS NOT REACHED', reason } });
       io.stderr(`error: ${reason}\n`);
       return EXIT_CODE.AWS_UNREACHED;
     }
     // any other error (a throttle after the SDK's retries, a table an Operator output names that is gone, a fault of
     // verify's): no verdict either, never VIOLATED's exit code (review r12, R12-7)
     const reason = `${error instanceof Error ? `${error.name}: ${error.message}` : String(error)}; no verdict (if the commands were already sent, their events are in the flow: run verify again once fixed)`;
-    if (jsonFile !== undefined) writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify({ verdict: { status: 'ERROR', reason } }, null, 2)}\n`);
+    writeJson({ verdict: { status: 'ERROR', reason } });
     io.stderr(`error: ${reason}\n`);
     return EXIT_CODE.AWS_UNREACHED;
   } finally {
@@ -167,12 +179,13 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   }
   // at its time limit no check ran: the --json is partial (the reason, what it waited for, the run's events)
   if (isNotQuiet(result)) {
-    if (jsonFile !== undefined) writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify(result, null, 2)}\n`);
+    writeJson(result);
+    if (result.cleanupSkipped !== undefined) io.stderr(`cleanup: ${result.cleanupSkipped}\n`);
     return context.fail(`verify run ${result.runId}: ${result.notQuiet.reason}`);
   }
   const verdict = verifyVerdict(result);
-  if (jsonFile !== undefined) writePrivateFile(path.resolve(cwd, jsonFile), `${JSON.stringify({ ...result, verdict }, null, 2)}\n`);
   io.stdout(formatVerifyReport(result));
+  writeJson({ ...result, verdict });
   return verdict.status === 'OK' ? EXIT_CODE.OK : verdict.status === 'NOT PROVEN' ? EXIT_CODE.NOT_PROVEN : EXIT_CODE.FAILURE;
 }
 

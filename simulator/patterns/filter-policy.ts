@@ -11,6 +11,8 @@
  *   element matches; a key with dots is a path, in the policy and in the body (dotted-keys.ts).
  * - numbers compare to five decimal digits ("Filter policy constraints": "five digits of accuracy after the decimal
  *   point"), in both scopes.
+ * - `exists` ("Key matching"): `true` needs a value that is neither null nor ""; in `MessageAttributes` scope a message
+ *   without attributes matches no policy ("An empty set of attributes results in the filter not matching").
  * - `MessageAttributes`: no nesting. `String` attributes are strings; `Number` attributes are numbers (their
  *   `StringValue` parsed, so 3.015e2 equals 301.5); `String.Array` attributes are the JSON array in `StringValue`, any
  *   element may match (a malformed array gives no values); `Binary` attributes are ignored ("Amazon SNS ignores
@@ -69,6 +71,7 @@ function snsDialect(scope: FilterPolicyScope): PatternDialect {
     nestingSource: 'SNS "Filter policy constraints": Amazon SNS doesn\'t accept a nested filter policy for attribute-based filtering',
     dottedKeysArePaths: scope === 'MessageBody',
     numericDecimalDigits: SNS_NUMERIC_DECIMAL_DIGITS,
+    existsNeedsNonEmptyValue: true,
   };
 }
 
@@ -151,5 +154,8 @@ export function compileFilterPolicy(policy: Record<string, unknown>, scope: Filt
       return body !== undefined && matcher(body);
     };
   }
-  return (message) => matcher(attributesAsDocument(message.attributes));
+  // "Key matching": "An empty set of attributes results in the filter not matching" (said of `exists: false`, the only
+  // condition that could match no attribute at all). A Binary attribute counts as present here, though the filter
+  // ignores its value: the guide does not say, and this way the simulator expects the delivery rather than misses it.
+  return (message) => Object.keys(message.attributes).length > 0 && matcher(attributesAsDocument(message.attributes));
 }

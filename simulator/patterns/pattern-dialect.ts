@@ -43,6 +43,11 @@ export interface PatternDialect {
    * digits are equal. @default full double precision
    */
   readonly numericDecimalDigits?: number;
+  /**
+   * Whether `"exists": true` needs a value that is neither null nor the empty string (SNS "Key matching": "The key must
+   * have a non-null and non-empty value"). @default false (any leaf, null and "" included, makes the field exist)
+   */
+  readonly existsNeedsNonEmptyValue?: boolean;
 }
 
 /** The pattern being compiled, for error messages. */

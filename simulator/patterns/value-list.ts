@@ -14,8 +14,9 @@
  * - `prefix`, `suffix` (optionally `{"equals-ignore-case": ...}`), `equals-ignore-case`, `wildcard`, `cidr`: string
  *   values only.
  * - `numeric`: JSON numbers only (see numeric-range.ts).
- * - `exists: true`: at least one leaf; `exists: false`: none (absent field, or an object/empty array there: "exists
- *   matching only works on leaf nodes").
+ * - `exists: true`: at least one leaf (in SNS, one that is neither null nor "": "The key must have a non-null and
+ *   non-empty value"); `exists: false`: no leaf (absent field, or an object/empty array there: "exists matching only
+ *   works on leaf nodes").
  * - `anything-but` list/value: a leaf that equals none of the values (so a missing field never matches, and an array
  *   matches when one of its elements is not listed). Its `prefix`/`suffix`/`equals-ignore-case`/`wildcard` forms take
  *   a string or a list of strings, negate the string operator, and match every leaf that is not a string (a number,
@@ -34,7 +35,7 @@ export type ValueListMatcher = (leaves: readonly JsonScalar[]) => boolean;
 
 /** One element of a value list. */
 type Condition =
-  | { readonly kind: 'exists'; readonly present: boolean }
+  | { readonly kind: 'exists'; readonly present: boolean; readonly counts: (leaf: JsonScalar) => boolean }
   | { readonly kind: 'leaf'; readonly test: (leaf: JsonScalar) => boolean };
 
 /** Every operator keyword; `$or` branches may not use them as field names (then `$or` is an ordinary field). */
@@ -167,7 +168,7 @@ function compileOperator(context: CompileContext, path: string, operator: string
     case 'exists':
       requireFeature(context, path, 'exists');
       if (typeof operand !== 'boolean') failPattern(context, path, `"exists" needs true or false, but was ${JSON.stringify(operand)}`, operator);
-      return { kind: 'exists', present: operand };
+      return { kind: 'exists', present: operand, counts: context.dialect.existsNeedsNonEmptyValue === true ? isNonEmptyValue : anyLeaf };
     case 'prefix':
     case 'suffix':
       requireFeature(context, path, operator);
@@ -247,6 +248,19 @@ function checkWildcardComplexity(context: CompileContext, path: string, values: 
   }
 }
 
+const anyLeaf = (): boolean => true;
+const isNonEmptyValue = (leaf: JsonScalar): boolean => leaf !== null && leaf !== '';
+
+/**
+ * `exists: true` needs a leaf that counts (the dialect's `existsNeedsNonEmptyValue`); `exists: false` needs no leaf at
+ * all. So in SNS a field whose only leaves are null or "" matches neither: the guide says what `true` needs, and says
+ * `false` matches messages that "don't include the specified property", not what it does with a null or "" value
+ * (undocumented; not observed on AWS here).
+ */
+function matchesExists(condition: Extract<Condition, { kind: 'exists' }>, leaves: readonly JsonScalar[]): boolean {
+  return condition.present ? leaves.some(condition.counts) : leaves.length === 0;
+}
+
 /** Compiles a field's value list (`path` names the field). Throws UnsupportedPatternError for anything it cannot run. */
 export function compileValueList(context: CompileContext, path: string, values: readonly unknown[]): ValueListMatcher {
   if (values.length === 0) failPattern(context, path, 'an empty array of values matches nothing and is not allowed');
@@ -254,6 +268,6 @@ export function compileValueList(context: CompileContext, path: string, values: 
   checkWildcardComplexity(context, path, values);
   return (leaves) =>
     conditions.some((condition) =>
-      condition.kind === 'exists' ? condition.present === leaves.length > 0 : leaves.some((leaf) => condition.test(leaf)),
+      condition.kind === 'exists' ? matchesExists(condition, leaves) : leaves.some((leaf) => condition.test(leaf)),
     );
 }

@@ -46,6 +46,27 @@ export function keyHolds(key: string, mark: string): boolean {
 }
 
 /**
+ * A cleanup that failed part way (review r12b, R12B-7): what it removed before and after each failure (it goes on with
+ * the other tables and queues), and each failure, naming its table or queue.
+ */
+export class CleanupPartlyFailedError extends Error {
+  public override readonly name = 'CleanupPartlyFailedError';
+
+  public constructor(
+    /** The lines of what it removed and left, as a cleanup that did not fail says them. */
+    public readonly lines: readonly string[],
+    /** One line per table or queue it could not clean, with why. */
+    public readonly failures: readonly string[],
+  ) {
+    super(failures.join('; '));
+  }
+}
+
+function failureText(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+/**
  * What the run removed: `<count> from <table or queue>` lines, then what it left (`left <count> item(s) in table ...`)
  * and could not read. `minted`: the id values
  * the run made for its commands; `derived`: its events with runtime-derived ids.
@@ -82,7 +103,10 @@ export async function cleanUpRun(
     if (inbox !== undefined) inboxTables.set(inbox, [...(inboxTables.get(inbox) ?? []), subscriber.name]);
   }
   const tables = [...new Set(flow.resources.filter((resource) => resource.type === 'AWS::DynamoDB::Table' || resource.type === 'AWS::DynamoDB::GlobalTable').map((resource) => resource.physicalId))];
+  const failures: string[] = [];
   for (const tableName of tables) {
+    let count = 0;
+    try {
     const described = await clients.dynamoDb.send(new DescribeTableCommand({ TableName: tableName }));
     const keyNames = (described.Table?.KeySchema ?? []).map((key) => key.AttributeName!);
     const exact = exactKeys.get(tableName) ?? new Set<string>();
@@ -93,7 +117,6 @@ export async function cleanUpRun(
         return (name === TABLE_SCHEMA.PARTITION_KEY && exact.has(value)) || marks.some((mark) => keyHolds(value, mark));
       });
     const inboxOf = inboxTables.get(tableName);
-    let count = 0;
     let left = 0;
     // the runtime records kept, by kind, and whose: a runtime record's own subscriber, found or not (review r12, R12-1)
     const kept = new Map<RuntimeRecordKind, number>();
@@ -121,12 +144,16 @@ export async function cleanUpRun(
       }
       startKey = page.LastEvaluatedKey;
     } while (startKey !== undefined);
-    if (count > 0) removed.push(`${count} item(s) of the run from table ${tableName}`);
     if (kept.size > 0) leftLines.push(keptRecordsLine(tableName, kept, keptOf));
     if (left > 0) leftLines.push(`left ${left} item(s) in table ${tableName}: their data names the run, their key holds no id of it (a key a handler chose, or an item the run only updated); not removed`);
+    } catch (error) {
+      failures.push(`table ${tableName}: ${failureText(error)}`);
+    }
+    if (count > 0) removed.push(`${count} item(s) of the run from table ${tableName}`);
   }
   for (const queueUrl of [...new Set(flow.subscribers.flatMap(deadLetterQueuesOf))]) {
     let count = 0;
+    try {
     // a FIFO queue's later messages of a group are read once those before them are deleted: read again while a read
     // removed some of the run's and left messages behind the groups it held
     for (;;) {
@@ -148,8 +175,12 @@ export async function cleanUpRun(
         break;
       }
     }
+    } catch (error) {
+      failures.push(`queue ${queueUrl}: ${failureText(error)}`);
+    }
     if (count > 0) removed.push(`${count} dead letter(s) of the run's events from ${queueUrl}`);
   }
   leftLines.push(...keptPayloadLines(datarefs, flow.bucketExpirations ?? {}));
+  if (failures.length > 0) throw new CleanupPartlyFailedError([...removed, ...leftLines], failures);
   return [...removed, ...leftLines];
 }

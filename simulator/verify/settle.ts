@@ -9,6 +9,9 @@
  *   holds messages and events are still open, whatever its count before the run: a dead letter may have left it
  *   meanwhile, a redrive): a dead letter of real traffic or another run stands in for none of the run's. A queue that
  *   cannot be read whole (messages held by another reader) holds the wait.
+ * - Acknowledged without its effect: a subscriber whose queue is empty and whose inbox holds every run event it took
+ *   (or its DLQs do) does not hold the wait though its probe does not see the effects: its handler returned without
+ *   them, and the checks say so (`effect-count`); while only some are in its inbox, the wait says how many.
  * - A subscriber whose filter takes none of the run's events does not hold the wait: its queues' own traffic is not
  *   the run's.
  * - A relay dead-letter queue above its count before the run holds a batch the pipe gave up on: its events never
@@ -98,6 +101,9 @@ function eventList(ids: readonly string[], unnamed: number): string {
   return `${shown}${more > 0 ? `${shown === '' ? '' : ', '}${more} more${unnamed > 0 ? ' (an aggregate tally: not known by name)' : ''}` : ''}`;
 }
 
+/** Said of the open events a subscriber's inbox holds while its probe does not see their effect (trial nu12, item 3). */
+export const ACKNOWLEDGED_WITHOUT_EFFECT = 'acknowledged (its inbox holds their records) without the effect its probe counts: the handler returned without it';
+
 /** A subscriber's queues, each named apart: its queue, its DLQ (the queue's redrive target), its subscription's DLQ (SNS's). */
 function queueLabel(subscriber: DeployedSubscriber, url: string): string {
   const { deadLetterQueueUrl, subscriptionDeadLetterQueueUrl } = subscriber.deployment;
@@ -114,12 +120,22 @@ function queueLabel(subscriber: DeployedSubscriber, url: string): string {
  * being received and failing (or still running): the handler's failure is in the consumer's logs; SQS moves each to
  * the DLQ after maxReceiveCount receives, one per visibility timeout.
  */
-function whereOpen(subscriber: DeployedSubscriber, open: { readonly named: readonly string[]; readonly unnamed: number }, taken: number, counts: QueueCounts, settings: QueueSettings | undefined, seen: string): string {
+function whereOpen(
+  subscriber: DeployedSubscriber,
+  open: { readonly named: readonly string[]; readonly unnamed: number },
+  taken: number,
+  counts: QueueCounts,
+  settings: QueueSettings | undefined,
+  seen: string,
+  acknowledged = 0,
+): string {
   const total = open.named.length + open.unnamed;
   const onQueue = counts.visible + counts.inFlight + counts.delayed;
   const queue = queueLabel(subscriber, subscriber.deployment.queueUrl);
   const head = `${subscriber.name}: ${total} of ${taken} event(s) ${seen} (${eventList(open.named, open.unnamed)})`;
-  if (onQueue === 0) return `${head}: none on ${queue} yet (in the relay, the pipe's retries, or SNS's delivery)`;
+  const notOnQueue = `none on ${queue} yet (in the relay, the pipe's retries, or SNS's delivery)`;
+  if (onQueue === 0 && acknowledged > 0) return `${head}: ${acknowledged} of them ${ACKNOWLEDGED_WITHOUT_EFFECT}; the rest ${notOnQueue}`;
+  if (onQueue === 0) return `${head}: ${notOnQueue}`;
   const retries =
     settings === undefined
       ? ''
@@ -188,19 +204,35 @@ async function stillMoving(clients: VerifyClients, flow: DeployedFlow, options: 
       return byProbe ? openEventsOf(outcome.tallies, left) : { named: [...left].filter((id) => !applied!.has(id)).sort(), unnamed: 0 };
     };
     let open = openOf(new Set());
+    let deadLettered: ReadonlySet<string> = new Set();
     if (open.named.length + open.unnamed > 0 && holding) {
       try {
-        open = openOf(await deadLetteredRunEvents(clients, subscriber, events));
+        deadLettered = await deadLetteredRunEvents(clients, subscriber, events);
+        open = openOf(deadLettered);
       } catch (error) {
         if (!(error instanceof DeadLettersUnreadError)) throw error;
         waiting.push(...(queuePhrase === undefined ? [] : [queuePhrase]), ...phrases, `${subscriber.name}'s DLQ, to read whole (${error.message})`);
         continue;
       }
     }
+    // events the probe does not see applied, with an empty queue, whose inbox records say the handler acknowledged
+    // them (trial nu12, item 3): when that is every run event it took (or dead-lettered), nothing of the run is left to
+    // arrive: the wait does not hold for them, and the checks name the missing effect (effect-count)
+    let acknowledged = 0;
+    if (byProbe && open.named.length + open.unnamed > 0 && onQueue === 0) {
+      const inInbox = await appliedByInbox(clients, subscriber, taken);
+      if (inInbox !== undefined) {
+        if ([...taken].every((id) => inInbox.has(id) || deadLettered.has(id))) {
+          waiting.push(...phrases);
+          continue;
+        }
+        acknowledged = open.named.filter((id) => inInbox.has(id)).length;
+      }
+    }
     if (open.named.length + open.unnamed > 0) {
       // the open events, named, with where the queue's counts put them (it says the queue's messages itself)
       const seen = byProbe ? 'neither applied nor dead-lettered yet' : 'neither in its inbox nor dead-lettered yet';
-      waiting.push(whereOpen(subscriber, open, taken.size, counts, options.queueSettings?.get(subscriber.deployment.queueUrl), seen), ...phrases);
+      waiting.push(whereOpen(subscriber, open, taken.size, counts, options.queueSettings?.get(subscriber.deployment.queueUrl), seen, acknowledged), ...phrases);
     } else {
       waiting.push(...(queuePhrase === undefined ? [] : [queuePhrase]), ...phrases);
     }

@@ -2,7 +2,8 @@
  * The checks of a verify run: the simulator's own rules (simulator/check/registry.ts), those whose facts can be read
  * on AWS, run over facts read from the deployed flow:
  * - `lost` / `unexplained-dead-letter`: every run event a subscriber's filter takes was applied or is in its
- *   dead-letter queue, explained; its queue is empty;
+ *   dead-letter queue, explained; its queue holds none of them ({@link runMessagesOnQueue}: messages of
+ *   other traffic on it do not count once every run event it took is in its inbox or dead-letter queues);
  * - `valid-event-rejected`: the runtime rejected for good only events the scenario marks as malformed;
  * - `unapplied-event`: no taken event ended only in the dead-letter queue;
  * - `effect-count`: each effect the scenario's probe counts in the real tables was applied exactly once (at most once
@@ -46,12 +47,27 @@ export interface VerifiedSubscriber {
 }
 
 /**
- * The subscriber as the rules see it, from what the deployed stacks say: its queue's URL as its key, the message count
- * verify read (which events are still on it is not read: a message on the queue makes every event unacknowledged),
- * its dead-letter queues' URLs, no function the run tracked.
+ * The messages on a subscriber's queue that may be the run's. verify never receives from a subscriber's queue (a
+ * receive counts against the message's maxReceiveCount), so it cannot read which message is which event; but when the
+ * subscriber took none of the run's events, or its inbox holds or its dead-letter queues hold every one it took, none
+ * of the run's events waits on the queue: what is there is other traffic (another run, a scheduled producer, a retried
+ * poison message) or a duplicate its inbox absorbs, and is not counted (review r12, R12-8). Otherwise every message
+ * counts (a subscriber without an inbox cannot be told apart).
  */
-function viewOf(verified: VerifiedSubscriber): ObservableSubscriberView {
-  const { subscriber, onQueue } = verified;
+export function runMessagesOnQueue(verified: VerifiedSubscriber, deadLettered: ReadonlySet<string>): number {
+  const { taken, applied, onQueue } = verified;
+  if (taken.size === 0) return 0;
+  if (applied !== undefined && [...taken].every((id) => applied.has(id) || deadLettered.has(id))) return 0;
+  return onQueue;
+}
+
+/**
+ * The subscriber as the rules see it, from what the deployed stacks say: its queue's URL as its key, the count of
+ * messages on it that may be the run's ({@link runMessagesOnQueue}; which events they are is not read: such a message
+ * makes every event unacknowledged), its dead-letter queues' URLs, no function the run tracked.
+ */
+function viewOf(verified: VerifiedSubscriber, onQueue: number): ObservableSubscriberView {
+  const { subscriber } = verified;
   const { queueUrl, deadLetterQueueUrl, subscriptionDeadLetterQueueUrl, ordered } = subscriber.deployment;
   return {
     name: subscriber.name,
@@ -79,7 +95,7 @@ export function checkVerifiedRun(
         : verified.onQueue > 0
           ? new Set<string>()
           : new Set([...verified.taken].filter((id) => !deadLettered.has(id)));
-    const view = viewOf(verified);
+    const view = viewOf(verified, runMessagesOnQueue(verified, deadLettered));
     ledger.matchedEvents.set(view.subscription.key, new Set(verified.taken));
     ledger.acknowledgedEvents.set(view.subscription.key, applied);
     if (verified.commitGroups !== undefined) ledger.answeredTogether.set(view.subscription.key, verified.commitGroups.map((group) => [...group]));

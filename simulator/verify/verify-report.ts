@@ -12,6 +12,15 @@ import { filterDifferenceLine } from './subscription-filters';
 import { verifyVerdict } from './verdict';
 import type { VerifyResult } from './verify-run';
 
+/**
+ * Says that verify did not run the scenario's producer probes (`producers`: their `function`), so the dual write (a
+ * business change committed without its event) was not checked: its events are not among the run's, and no subscriber
+ * is expected to apply them.
+ */
+export function producerProbesNotRunLine(producers: readonly string[]): string {
+  return `Not checked: the producer side of the outbox (dual-write): verify does not run the scenario's producer probe(s) of ${producers.join(', ')}, so a business change committed without its event goes unseen here; simulate runs them.`;
+}
+
 /** The report of a verify run. */
 export function formatVerifyReport(result: VerifyResult): string {
   const { producer } = result;
@@ -33,11 +42,12 @@ export function formatVerifyReport(result: VerifyResult): string {
   if (result.cleanupSkipped !== undefined) out.push(`cleanup: ${result.cleanupSkipped}`);
   out.push('');
   const notCounted = result.effectsNotCounted.length === 0 ? [] : [`Effects were NOT checked for ${result.effectsNotCounted.join(', ')} (no effect probe in the scenario): exactly-once is unproven for them.`];
+  const producerProbes = result.producerProbesNotRun === undefined ? [] : [producerProbesNotRunLine(result.producerProbesNotRun)];
   if (verdict.status === 'OK') {
     const counted = result.effectsNotCounted.length === 0 ? 'each effect' : 'each counted effect';
-    out.push(`OK: ${counted} applied exactly once (at most once when dead-lettered); every valid event of the run applied by every subscriber its filter took; every dead letter explained.`, ...notCounted);
+    out.push(`OK: ${counted} applied exactly once (at most once when dead-lettered); every valid event of the run applied by every subscriber its filter took; every dead letter explained.`, ...notCounted, ...producerProbes);
   } else {
-    out.push(...notCounted);
+    out.push(...notCounted, ...producerProbes);
     if (verdict.violations.length > 0) {
       out.push(`VIOLATED: ${verdict.violations.length} invariant violation(s):`);
       for (const violation of verdict.violations) out.push(`  [${violation.kind}]${violation.subscriber ? ` ${violation.subscriber}:` : ''} ${violation.detail}`);

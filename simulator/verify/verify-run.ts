@@ -13,7 +13,7 @@ import type { DeadLetterFinding } from '../check/dead-letters';
 import type { Violation } from '../check/invariants';
 import type { ProducerFigures } from '../observation/run-facts';
 import { scenarioProducers, type SimulationScenario } from '../run/scenario';
-import { cleanUpRun } from './cleanup';
+import { CleanupPartlyFailedError, cleanUpRun } from './cleanup';
 import type { VerifyClients } from './clients';
 import { findDeployedFlow, findProducerFunction, NoDeployedFlowError, type DeployedFlow } from './deployed-flow';
 import { appliedByInbox, DeadLettersUnreadError, deadLetterQueuesOf, inboxCommitGroups, messagesOn, probeEffects, readDeadLetters, runEventReader, takenEvents, type RunEvent } from './observe';
@@ -97,6 +97,12 @@ export interface VerifyResult {
    * a subscriber that keeps no inbox and has no probe): the verdict is then not OK (./verdict.ts). @default none
    */
   readonly unproven?: readonly string[];
+  /**
+   * The scenario's producers (their `function`) that have a `probe`, which verify does not run: the producer side of
+   * the outbox (simulate's `dual-write` check: a business change committed without its event) is not checked against
+   * the deployed app. @default no producer of the scenario has a probe
+   */
+  readonly producerProbesNotRun?: readonly string[];
 }
 
 /** What a verify run found when the flow did not become quiet in time: no check ran, nothing was cleaned up. */
@@ -111,6 +117,8 @@ export interface NotQuietResult {
   readonly committedEvents: number;
   readonly eventIds: readonly string[];
   readonly derivedEvents: readonly DerivedRunEvent[];
+  /** With `--cleanup`: why nothing was removed (no verdict). @default not asked */
+  readonly cleanupSkipped?: string;
 }
 
 /** A verify run's outcome: checked, or stopped at its time limit. */
@@ -302,6 +310,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
       notQuiet: { reason: error.message, timeoutSeconds: error.timeoutSeconds, waitingFor: error.waitingFor },
       committedEvents: events.size,
       ...classify(events),
+      ...(options.cleanup ? { cleanupSkipped: notQuietCleanupSkippedReason(runId) } : {}),
     };
   }
 
@@ -349,6 +358,8 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
         .join('; ')}${withoutData.length > 3 ? '; ...' : ''}`,
     );
   }
+  // verify does not run the producer probes (the dual-write check): said, in the report and --json (review r12, R12-3)
+  const probedProducers = scenarioProducers(scenario).filter((producer) => producer.probe !== undefined).map((producer) => producer.function);
   const eventsById = new Map([...events].map(([id, item]) => [id, item.event]));
   const malformed = scenario.malformed;
   const violations = checkVerifiedRun(verified, eventsById, (id) => malformed !== undefined && eventsById.has(id) && malformed(eventsById.get(id)!));
@@ -373,6 +384,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
     effectsNotCounted: flow.subscribers.filter((subscriber) => probes[subscriber.name] === undefined).map((subscriber) => subscriber.name),
     ...(filters.differences.length === 0 ? {} : { filterDifferences: filters.differences }),
     ...(unproven.length === 0 ? {} : { unproven }),
+    ...(probedProducers.length === 0 ? {} : { producerProbesNotRun: probedProducers }),
   };
   if (!options.cleanup) return checked;
   return cleanUpIfOk(checked, () => cleanUpRun(clients, flow, runId, new Set(events.keys()), minted, classify(events).derivedEvents, dataRefsOf(events.values())));
@@ -390,8 +402,15 @@ export async function cleanUpIfOk(checked: VerifyResult, cleanUp: () => Promise<
   try {
     return { ...checked, cleanedUp: await cleanUp() };
   } catch (error) {
+    // failed part way: what it removed is said too (review r12b, R12B-7)
+    if (error instanceof CleanupPartlyFailedError) return { ...checked, cleanedUp: error.lines, cleanupFailed: cleanupFailedReason(error) };
     return { ...checked, cleanupFailed: cleanupFailedReason(error) };
   }
+}
+
+/** Why `--cleanup` removed nothing when the flow was not quiet in time (review r12b, R12B-7: it said nothing). */
+export function notQuietCleanupSkippedReason(runId: string): string {
+  return `removed nothing: the flow was not quiet in time, so no verdict (only an OK run is cleaned up) and the run's events may still be moving; once it is quiet, look with dlq list and remove the run's items by hand (their keys and event ids hold the run id ${runId}), or run verify --cleanup again`;
 }
 
 /** Why `--cleanup` removed nothing: the verdict is not OK, and what the run left is what it points at. */

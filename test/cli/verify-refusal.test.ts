@@ -91,6 +91,18 @@ describe('verify, refused', () => {
     expect(json).toMatchObject({ verdict: { status: 'ERROR', reason: expect.stringContaining('UnknownService') } });
   });
 
+  test.each([
+    ['in a directory that does not exist', () => path.join(directory, 'no-such-directory', 'result.json')],
+    ['that is a directory', () => directory],
+  ])('a --json path %s (review r12b, R12B-6): USAGE (2) before any command is sent, naming the path, not exit 1 after the run', async (_name, jsonPath) => {
+    invoked = 0;
+    let stderr = '';
+    const code = await main(['verify', '--scenario', 'scenario.cjs', '--account', SANDBOX, '--json', jsonPath(), '--quiet'], { stdout: () => undefined, stderr: (text) => void (stderr += text), cwd: directory });
+    expect(code).toBe(EXIT_CODE.USAGE);
+    expect(invoked).toBe(0);
+    expect(stderr).toContain(`--json ${jsonPath()}`);
+  });
+
   test('a usage error stays USAGE (2)', async () => {
     expect((await verify(['--count', '0'])).code).toBe(EXIT_CODE.USAGE);
   });

@@ -15,6 +15,7 @@ import { ORDER_BILLED } from '../../example/functions/order-events';
 import { EXIT_CODE, main } from '../../simulator/cli/main';
 import { verifyClients } from '../../simulator/verify/clients';
 import { findDeployedFlow } from '../../simulator/verify/deployed-flow';
+import { producerProbesNotRunLine } from '../../simulator/verify/verify-report';
 import { exampleAssemblyVariant, logicalIdAt, writeCodeAsset } from '../support/assembly-variant';
 import { exampleAssembly } from '../support/example-assembly';
 import { waitFor } from './printed-commands';
@@ -72,6 +73,7 @@ interface VerifyJson {
   subscribers?: { name: string }[];
   filterDifferences?: { subscriber: string; deployed: unknown }[];
   notQuiet?: { reason: string; timeoutSeconds: number; waitingFor: string[] };
+  producerProbesNotRun?: string[];
 }
 
 /** The run's own ids carry its run id; every derived event names the run event it derives from. */
@@ -142,6 +144,9 @@ describe('verify', () => {
     // THEN every check passes, with the events of the run found and probed
     expect(first.code, `${first.stdout}\n${first.stderr.slice(-4000)}`).toBe(EXIT_CODE.OK);
     expect(first.stdout).toContain('OK: each effect applied exactly once');
+    // and it says that the scenario's producer probes (the dual-write check) were not run (review r12, R12-3)
+    expect(first.json.producerProbesNotRun).toEqual(['Orders/PlaceOrder', 'Orders/Fulfilment']);
+    expect(first.stdout).toContain(producerProbesNotRunLine(['Orders/PlaceOrder', 'Orders/Fulfilment']));
     expect(first.json.eventIds.length).toBeGreaterThanOrEqual(10);
     expect(first.stderr).toMatch(/producing: \d+\/\d+ command\(s\)/);
     // rv9 V-3: the time limit derived again once the run's events are known: an order's fulfilment steps are one FIFO

@@ -162,3 +162,41 @@ describe('compileFilterPolicy: unsupported or malformed policies throw Unsupport
     expect(() => compileFilterPolicy(policy, 'MessageBody')).not.toThrow();
   });
 });
+
+/**
+ * SNS developer guide, "Key matching" (docs.aws.amazon.com/sns/latest/dg/attribute-key-matching.html):
+ * - `"exists": true` "match[es] incoming messages that include the specified property. The key must have a non-null and
+ *   non-empty value."
+ * - `"exists": false` "only matches if at least one attribute is present. An empty set of attributes results in the
+ *   filter not matching."
+ */
+describe('compileFilterPolicy: exists as SNS documents it ("Key matching")', () => {
+  const existsTrue = { store: [{ exists: true }] };
+  const existsFalse = { store: [{ exists: false }] };
+
+  it.each([
+    ['null', { store: null }],
+    ['an empty string', { store: '' }],
+    ['an array of null and ""', { store: [null, ''] }],
+  ])('exists true does not match a body whose value is %s (the key must have a non-null and non-empty value)', (_name, body) => {
+    expect(compileFilterPolicy(existsTrue, 'MessageBody')(bodyMessage(body))).toBe(false);
+  });
+
+  it('exists true still matches an array with one non-empty value beside null', () => {
+    expect(compileFilterPolicy(existsTrue, 'MessageBody')(bodyMessage({ store: [null, 'fans'] }))).toBe(true);
+  });
+
+  it('exists true does not match a String attribute whose value is empty', () => {
+    expect(compileFilterPolicy(existsTrue, 'MessageAttributes')(attributeMessage({ store: string('') }))).toBe(false);
+  });
+
+  it('exists false does not match a message without attributes (an empty set of attributes: the filter does not match)', () => {
+    expect(compileFilterPolicy(existsFalse, 'MessageAttributes')(attributeMessage({}))).toBe(false);
+    expect(compileFilterPolicy({ $or: [{ store: [{ exists: false }] }, { other: ['x'] }] }, 'MessageAttributes')(attributeMessage({}))).toBe(false);
+  });
+
+  it('exists false matches once any attribute is present, even one the filter ignores (Binary)', () => {
+    expect(compileFilterPolicy(existsFalse, 'MessageAttributes')(attributeMessage({ other: string('x') }))).toBe(true);
+    expect(compileFilterPolicy(existsFalse, 'MessageAttributes')(attributeMessage({ b: { DataType: 'Binary', BinaryValue: 'eA==' } }))).toBe(true);
+  });
+});
