@@ -1403,4 +1403,28 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '  if (keys.length < 0 && (aggregateOf !== undefined',
     tests: ['test/simulator/verify/review-r12b.test.ts'],
   },
+  {
+    id: 'ordered-dlq-read-once',
+    breaks: "dlq redrive / fence redrive --yes of an ordered subscriber (review ro12, RO12-8): the FIFO dead-letter queue is read once, so the proven duplicates in front of an aggregate are deleted but the letters they hid are never read: the aggregate's real dead letter stays, nothing says so",
+    file: 'simulator/cli/dead-letters/ordered-queue-read.ts',
+    find: '    if (toSend.length + toDelete.length === 0 || done.size + held.length >= limit) break;',
+    replace: '    break;',
+    tests: ['test/cli/ordered-dlq-whole-read.int.test.ts'],
+  },
+  {
+    id: 'ordered-dlq-unread-uncounted',
+    breaks: "fence list / dlq redrive of an ordered subscriber (review ro12, RO12-8): the letters a FIFO read could not reach are not counted, so applied copies in front of an aggregate hide its dead letter and the listing says no aggregate is held up",
+    file: 'simulator/cli/dead-letters/ordered-queue-read.ts',
+    find: '  const unread = Math.max(0, counts.visible + counts.inFlight + counts.delayed - held.length);',
+    replace: '  const unread = 0 * Math.max(0, counts.visible + counts.inFlight + counts.delayed - held.length);',
+    tests: ['test/cli/ordered-dlq-whole-read.int.test.ts'],
+  },
+  {
+    id: 'ordered-dlq-plan-per-read',
+    breaks: "dlq redrive --yes of an ordered subscriber (review ro12b, RO12B-2): each read of the FIFO dead-letter queue is planned alone, so copies of one event read apart are not planned as one event and its copies",
+    file: 'simulator/cli/dead-letters/ordered-queue-read.ts',
+    find: '    plan = await request.plan([...letters.values()]);',
+    replace: '    plan = await request.plan([...letters.values()].filter((letter) => held.some((message) => message.messageId === letter.id)));',
+    tests: ['test/cli/ordered-dlq-whole-read.int.test.ts'],
+  },
 ];
