@@ -1427,4 +1427,28 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    plan = await request.plan([...letters.values()].filter((letter) => held.some((message) => message.messageId === letter.id)));',
     tests: ['test/cli/ordered-dlq-whole-read.int.test.ts'],
   },
+  {
+    id: 'ordered-held-aggregate-on-oldest-age',
+    breaks: "OrderedSubscriber's HeldAggregate (review ro12, RO12-12) rests on the FIFO queue's ApproximateAgeOfOldestMessage, which SQS computes without a message received repeatedly and never deleted: exactly the held one, so a held aggregate raises no alarm",
+    file: 'lib/ordered/ordered-subscriber.ts',
+    find: '      metric: failed,',
+    replace: '      metric: this.consumerQueue.metricApproximateAgeOfOldestMessage({ period: held.period }),',
+    tests: ['test/constructs/ordered-on-call.test.ts'],
+  },
+  {
+    id: 'ordered-dead-letter-expiring-left-out',
+    breaks: "OrderedSubscriber (review ro12, RO12-5): its DeadLetterExpiring alarm is left out of subscriber.alarms (and so of flow.alarms and the dashboard row): a dead letter that may be the event's only copy expires with no one told",
+    file: 'lib/ordered/ordered-subscriber.ts',
+    find: 'this.oldestMessageAgeAlarm, this.deadLetterExpiringAlarm]',
+    replace: 'this.oldestMessageAgeAlarm]',
+    tests: ['test/constructs/ordered-on-call.test.ts'],
+  },
+  {
+    id: 'ordered-dead-letter-expiring-standard-threshold',
+    breaks: "DeadLetterExpiring of the ordered path (review ro12, RO12-5): the threshold takes 4 more days off as if the FIFO dead-letter queue kept a moved message's first enqueue time, as a standard one does; a FIFO queue counts from the move",
+    file: 'lib/private/dead-letter-expiring.ts',
+    find: '  const after = Duration.seconds(Math.max(60, retention.toSeconds() - FIFO_DEAD_LETTER_EXPIRY_WARNING.toSeconds()));',
+    replace: '  const after = Duration.seconds(Math.max(60, retention.toSeconds() - FIFO_DEAD_LETTER_EXPIRY_WARNING.toSeconds() - queue.retentionPeriod.toSeconds()));',
+    tests: ['test/constructs/ordered-on-call.test.ts'],
+  },
 ];
