@@ -1409,7 +1409,7 @@ export const MUTANTS: readonly Mutant[] = [
     file: 'simulator/cli/dead-letters/ordered-queue-read.ts',
     find: '    if (toSend.length + toDelete.length === 0 || done.size + held.length >= limit) break;',
     replace: '    break;',
-    tests: ['test/cli/ordered-dlq-whole-read.int.test.ts'],
+    tests: ['test/cli/ordered-dlq-whole-read.int.test.ts', ORDERED_MODEL],
   },
   {
     id: 'ordered-dlq-unread-uncounted',

@@ -272,6 +272,25 @@ export class DlqRedriveAllowExpired implements Command {
 }
 
 /**
+ * The operator's `dlq redrive --yes` of the ordered subscriber with the real CLI, each dead letter `copies` times in the
+ * FIFO dead-letter queue (more than one receive of an aggregate's group: review ro12, RO12-8).
+ */
+export class DlqRedriveWhole implements Command {
+  public constructor(private readonly copies: number) {}
+  public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
+  public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
+    await real.world.dlqRedriveWhole(this.copies);
+    await real.world.check();
+  }
+  public toString = (): string => `dlqRedrive(--yes, each letter x${this.copies})`;
+}
+
+/** The commands added in the thirteenth session: `dlq redrive --yes` reading a FIFO dead-letter queue whole. */
+function thirteenthCommands(): Array<fc.Arbitrary<Command>> {
+  return [fc.constantFrom(1, 6, 11).map((copies) => new DlqRedriveWhole(copies))];
+}
+
+/**
  * The commands added in the twelfth session: every operator option of the ordered path is a command of the model
  * (`outbox heads --from-fences` as the runbook has it, refused while events are in flight; `dlq redrive --allow-expired`).
  */
@@ -286,10 +305,11 @@ const fault = fc.constantFrom<OrderedFault>('none', 'none', 'none', 'lost-write'
  * The ordered path's command vocabulary, weighted towards producing and delivering. `replayPath`: a failure's commands
  * replay path (`fc.commands`' `replayPath`, printed by test/support/model/search.ts), only to replay its path.
  * `vocabulary`: `found` leaves out the commands added since the eleventh session (`outbox heads --from-fences` without
- * `--allow-undrained`, `dlq redrive --allow-expired`), so a seed and path found before replay the same commands (a
- * command more changes what every seed draws). @default 'all'
+ * `--allow-undrained`, `dlq redrive --allow-expired`), `twelfth` those added since the twelfth (`dlq redrive --yes`
+ * with more than 10 letters of an aggregate), so a seed and path found before replay the same commands (a command more
+ * changes what every seed draws). @default 'all'
  */
-export function orderedCommands(maxCommands: number, replayPath?: string, vocabulary: 'all' | 'found' = 'all'): fc.Arbitrary<Iterable<Command>> {
+export function orderedCommands(maxCommands: number, replayPath?: string, vocabulary: 'all' | 'twelfth' | 'found' = 'all'): fc.Arbitrary<Iterable<Command>> {
   const crash = fc.option(fc.record({ request: fc.integer({ min: 1, max: 2 }), when: fc.constantFrom<'before' | 'after'>('before', 'after') }), { nil: undefined, freq: 3 });
   return fc.commands(
     [
@@ -310,7 +330,8 @@ export function orderedCommands(maxCommands: number, replayPath?: string, vocabu
       ...restoreCommands(),
       fc.tuple(aggregate, fc.integer({ min: 1, max: 3 })).map(([index, ahead]) => new FenceSkip(index, ahead)),
       fc.tuple(aggregate, fc.constantFrom<'applied' | 'fence' | 'unknown'>('applied', 'fence', 'fence', 'unknown'), fc.boolean()).map(([index, key, withOutput]) => new InboxForget(index, key, withOutput)),
-      ...(vocabulary === 'all' ? laterCommands() : []),
+      ...(vocabulary === 'all' || vocabulary === 'twelfth' ? laterCommands() : []),
+      ...(vocabulary === 'all' ? thirteenthCommands() : []),
     ],
     { maxCommands, size: 'max', ...(replayPath === undefined ? {} : { replayPath }) },
   );
