@@ -700,7 +700,7 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
     // the subscriber's stack, which refers to this one (its subscription, key and outbox): a cycle CDK refuses.
     if (there !== here) {
       nameSubscriberResources(subscriber);
-      nameAlarms(subscriber, [subscriber.deadLetterAlarm, subscriber.errorsAlarm, subscriber.heldAggregateAlarm]);
+      nameAlarms(subscriber, [subscriber.deadLetterAlarm, subscriber.errorsAlarm, subscriber.heldAggregateAlarm, subscriber.oldestMessageAgeAlarm, subscriber.deadLetterExpiringAlarm]);
     }
     const crossEnvironment = isCrossEnvironment(
       compareEnvironments(owner, `the flow ${this.node.path}`, { account: here.account, region: here.region }, there.stackName, { account: there.account, region: there.region }),

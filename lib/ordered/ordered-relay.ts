@@ -24,6 +24,7 @@ import { createPipeDeadLetterQueue, createRelayPipe, pipeMetric, type RelayPipe 
 import { createSecureNodejsFunction } from '../private/secure-nodejs-function';
 import { allowSnsDeliveriesWithKey, denyTopicAccessWithoutTls } from '../private/topic-security';
 import { ALARM_PERIOD, createThresholdAlarm } from '../private/threshold-alarm';
+import { deadLetterExpiringAlarm } from '../private/dead-letter-expiring';
 import { validateRelaySettings } from '../private/shared-limits';
 import { validateNumberInRange } from '../private/validate-props';
 
@@ -144,6 +145,11 @@ export class OrderedRelay extends Construct {
 
   /** Fires when a pipe execution failed (as the standard relay's `ExecutionFailed`): IAM, KMS or the relay queue refuses it. */
   public readonly executionFailedAlarm: cloudwatch.Alarm;
+  /**
+   * Fires when a message has waited so long in the relay queue's FIFO dead-letter queue that SQS deletes it within 2
+   * days (its retention, less 2 days). Redrive it before then (its history item may be gone already).
+   */
+  public readonly relayDeadLetterExpiringAlarm: cloudwatch.Alarm;
 
   /** The outbox table whose ordered events this relay relays. */
   public readonly outboxTable: IOutboxTable;
@@ -219,14 +225,15 @@ export class OrderedRelay extends Construct {
       "Ordered relay: a pipe execution failed; the record is retried, and its aggregate's later events wait behind it. Check the pipe's log group and its state.",
       props,
     );
+    this.relayDeadLetterExpiringAlarm = deadLetterExpiringAlarm(this, 'RelayDeadLetterExpiring', relayQueue, 'Ordered relay (its relay queue)', props);
   }
 
   /**
-   * Every alarm of the relay: its relay queue's dead letters, its pipe's dead letters, its pipe's failed executions,
+   * Every alarm of the relay: its relay queue's dead letters, its pipe's dead letters, its pipe's failed executions, an expiring relay dead letter,
    * and {@link deliveryFailedAlarm} when there is one.
    */
   public get alarms(): cloudwatch.IAlarm[] {
-    return [this.relayDeadLetterAlarm, this.pipeDeadLetterAlarm, this.executionFailedAlarm, ...(this.deliveryFailed === undefined ? [] : [this.deliveryFailed])];
+    return [this.relayDeadLetterAlarm, this.pipeDeadLetterAlarm, this.executionFailedAlarm, this.relayDeadLetterExpiringAlarm, ...(this.deliveryFailed === undefined ? [] : [this.deliveryFailed])];
   }
 
   /**

@@ -1,4 +1,4 @@
-import { CfnOutput, type Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { CfnOutput, Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type * as iam from 'aws-cdk-lib/aws-iam';
 import type * as sns from 'aws-cdk-lib/aws-sns';
 import type * as sqs from 'aws-cdk-lib/aws-sqs';
@@ -13,7 +13,10 @@ import type { FunctionOptions } from '../functions/function-options';
 import type { AlarmOptions } from '../monitoring/alarm-options';
 import { ALARM_PERIOD, createThresholdAlarm } from '../private/threshold-alarm';
 import { orderedSubscriberOperatorOutputValue } from '../consumer/private/subscriber-operator-output';
-import type * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
+import { CONSUMER_METRICS } from '../../lambda/contract/metric-names';
+import { runtimeModeName } from '../consumer/private/processing-modes';
+import { deadLetterExpiringAlarm } from '../private/dead-letter-expiring';
 import { grantKeyViaService } from '../private/kms-actions';
 import { validateDurationAtLeast, validateDurationCoversSum, validateNumberInRange } from '../private/validate-props';
 import { validateMaxMessageAge } from '../private/shared-limits';
@@ -73,10 +76,10 @@ export interface OrderedSubscriberProps extends FunctionOptions, AlarmOptions {
   readonly batchSize?: number;
 
   /**
-   * Age of the oldest message in the subscriber's FIFO queue at which its `HeldAggregate` alarm fires, 1 minute to 14
-   * days. A FIFO queue keeps a message that keeps failing at the head of its group (SQS does not move it back, as it
-   * does in a standard queue), so its age grows for as long as its aggregate is held: behind a gap the fence waits for,
-   * or behind a failing handler, until `maxReceiveCount` receives move it to the dead-letter queue.
+   * How long an aggregate may be held before its `HeldAggregate` alarm fires, and the age of the oldest message of the
+   * subscriber's FIFO queue at which its `OldestMessageAge` alarm fires (the consumer falling behind); 1 minute to 14
+   * days. A FIFO queue keeps a message that keeps failing at the head of its group: its aggregate is held, behind a gap
+   * the fence waits for or behind a failing handler, until `maxReceiveCount` receives move it to the dead-letter queue.
    *
    * @default Duration.minutes(5)
    */
@@ -124,10 +127,20 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
   /** Fires when the consumer function reports errors (a whole invocation failed). */
   public readonly errorsAlarm: cloudwatch.Alarm;
   /**
-   * Fires when the oldest message of the FIFO queue is `maxMessageAge` old: an aggregate is held (a gap, a failing
-   * handler) or the consumer is falling behind. `fence list` shows each held-up aggregate.
+   * Fires when the consumer failed a message (the runtime's `Failed` metric: a gap the fence waits for, a failing
+   * handler) in every period of at least one visibility timeout for `maxMessageAge`: a message that keeps failing is
+   * received again each visibility timeout, so its aggregate is held. Not the queue's `ApproximateAgeOfOldestMessage`:
+   * SQS leaves a message received repeatedly and never deleted out of it. `fence list` shows each held-up aggregate.
    */
   public readonly heldAggregateAlarm: cloudwatch.Alarm;
+  /** Fires when the oldest message of the FIFO queue is `maxMessageAge` old: the consumer is falling behind. */
+  public readonly oldestMessageAgeAlarm: cloudwatch.Alarm;
+  /**
+   * Fires when a dead letter has waited so long in the FIFO dead-letter queue that SQS deletes it within 2 days (its
+   * retention, less 2 days: a FIFO queue counts a moved message's retention from the move). With the outbox's event
+   * retention shorter than that retention, the dead letter is then the event's only copy.
+   */
+  public readonly deadLetterExpiringAlarm: cloudwatch.Alarm;
 
   public constructor(scope: Construct, id: string, props: OrderedSubscriberProps) {
     super(scope, id);
@@ -215,16 +228,47 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
       props,
     );
     const maxMessageAge = props.maxMessageAge ?? CONSUMER_DEFAULTS.MAX_MESSAGE_AGE;
-    this.heldAggregateAlarm = createThresholdAlarm(
-      this,
-      'HeldAggregate',
-      this.consumerQueue.metricApproximateAgeOfOldestMessage({ period: ALARM_PERIOD }),
-      maxMessageAge.toSeconds(),
-      `Ordered subscriber ${props.subscriberName}: the oldest message of its FIFO queue waited ${maxMessageAge.toHumanString()} or more, so its aggregate ` +
+    const visibilityTimeout = props.visibilityTimeout ?? minimumVisibilityTimeout(timeout);
+    const held = heldAggregateEvaluation(visibilityTimeout, maxMessageAge);
+    const failed = new cloudwatch.Metric({
+      namespace: CONSUMER_METRICS.NAMESPACE,
+      metricName: CONSUMER_METRICS.FAILED,
+      dimensionsMap: {
+        [CONSUMER_METRICS.SUBSCRIBER_DIMENSION]: props.subscriberName,
+        [CONSUMER_METRICS.PROCESSING_MODE_DIMENSION]: runtimeModeName(ProcessingMode.TRANSACTIONAL),
+        // the runtime reads the same name from AWS_LAMBDA_FUNCTION_NAME
+        [CONSUMER_METRICS.FUNCTION_NAME_DIMENSION]: fn.functionName,
+      },
+      statistic: cloudwatch.Stats.SUM,
+      period: held.period,
+    });
+    this.heldAggregateAlarm = new cloudwatch.Alarm(this, 'HeldAggregate', {
+      metric: failed,
+      threshold: 1,
+      evaluationPeriods: held.periods,
+      datapointsToAlarm: held.periods,
+      comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
+      // no line of the runtime means no invocation, and a held message is invoked at every visibility timeout
+      treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
+      alarmDescription:
+        `Ordered subscriber ${props.subscriberName}: the consumer failed messages in every ${held.period.toHumanString()} for ${Duration.seconds(held.period.toSeconds() * held.periods).toHumanString()}, so an aggregate ` +
         "is held (a gap the sequence fence waits for, or a failing handler) and the aggregate's later events wait behind it. " +
         '`idempotent-event-flow fence list` shows each held-up aggregate; the function\'s log says why.',
+    });
+    for (const action of props.alarmActions ?? []) {
+      this.heldAggregateAlarm.addAlarmAction(action);
+      this.heldAggregateAlarm.addOkAction(action);
+    }
+    this.oldestMessageAgeAlarm = createThresholdAlarm(
+      this,
+      'OldestMessageAge',
+      this.consumerQueue.metricApproximateAgeOfOldestMessage({ period: ALARM_PERIOD }),
+      maxMessageAge.toSeconds(),
+      `Ordered subscriber ${props.subscriberName}: the oldest message of its FIFO queue waited ${maxMessageAge.toHumanString()} or more: the consumer is falling behind. ` +
+        '(A message of a held aggregate is not counted here: see HeldAggregate.)',
       props,
     );
+    this.deadLetterExpiringAlarm = deadLetterExpiringAlarm(this, 'DeadLetterExpiring', this.consumerQueue, `Ordered subscriber ${props.subscriberName}`, props);
     new CfnOutput(this, 'Operator', {
       description:
         `What operators of ordered subscriber ${props.subscriberName} need, e.g. for idempotent-event-flow dlq redrive ` +
@@ -236,8 +280,22 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
     });
   }
 
-  /** Every alarm of the subscriber: its dead letters, its function's errors and a held aggregate. */
+  /** Every alarm of the subscriber: its dead letters, its function's errors, a held aggregate, its oldest message and an expiring dead letter. */
   public get alarms(): cloudwatch.IAlarm[] {
-    return [this.deadLetterAlarm, this.errorsAlarm, this.heldAggregateAlarm];
+    return [this.deadLetterAlarm, this.errorsAlarm, this.heldAggregateAlarm, this.oldestMessageAgeAlarm, this.deadLetterExpiringAlarm];
   }
+}
+
+/** CloudWatch evaluates at most a day of periods of one minute or more. */
+const MAX_EVALUATED_SECONDS = 86_400;
+
+/**
+ * The `HeldAggregate` alarm's period and count: a period of the visibility timeout rounded up to a minute, plus a
+ * minute (a held message is received again each visibility timeout, so each such period holds one failure of it), and
+ * as many as cover `maxMessageAge` (at least 2, so one retried failure does not fire it), within a day.
+ */
+function heldAggregateEvaluation(visibilityTimeout: Duration, maxMessageAge: Duration): { period: Duration; periods: number } {
+  const periodSeconds = Math.min(MAX_EVALUATED_SECONDS, (Math.ceil(visibilityTimeout.toSeconds() / 60) + 1) * 60);
+  const wanted = Math.max(2, Math.ceil(maxMessageAge.toSeconds() / periodSeconds));
+  return { period: Duration.seconds(periodSeconds), periods: Math.max(1, Math.min(wanted, Math.floor(MAX_EVALUATED_SECONDS / periodSeconds))) };
 }

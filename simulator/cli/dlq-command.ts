@@ -68,8 +68,11 @@ id as the deduplication id, and only the run of sequences right after each fence
 the output). Left in the dead-letter queue, and the exit code 3: a dead letter behind a gap (a sequence after the fence
 no dead letter holds: in flight, left out by the filters, or lost; sent now it would only hold up its aggregate, so
 fill the gap with 'fence replay' or pass it with 'fence skip', then redrive again; 'fence redrive' sends it anyway),
-and one at or below the fence that the fence or the subscriber's inbox record shows applied (a copy is a duplicate by
-design); one at or below the fence with neither was never applied (another event took its sequence after a restored or
+and one at or below the fence that an operator's 'fence skip' dropped. With --yes it reads the FIFO dead-letter queue
+whole: it deletes the proven duplicates (at or below the fence with the fence or the subscriber's inbox record holding
+the event, a second copy of one sent, a copy of one left), sends what the fences admit and reads again (SQS returns
+no letter of an aggregate while another of it is held, so letters in front hide later ones); what it still could not
+read is counted (exit code 3); a dry run reads once and counts the same. One at or below the fence with neither was never applied (another event took its sequence after a restored or
 replaced outbox table): write it again through OrderedOutbox as a new event. --allow-expired and --allow-reapply are
 refused (exit code 2): the fences admit a dead letter whatever its age, and answer one at or below them however sent.
 A redrive moves exactly the dead letters it read and checked, one at a time: each is sent to the queue (a new message

@@ -3,13 +3,13 @@
  * (docs/ORDERED-DELIVERY.md): where it stands in an aggregate, every aggregate it is held up in, the deliberate skip of a gap that can never be filled, and the redrive of its
  * dead letters in the order the fence admits them.
  */
-import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import { toDocumentClient } from '../../lambda/transaction/document-client';
 import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
-import { planOrderedRedrive, type OrderedRedrivePlan } from '../../lambda/ordered/redrive-plan';
+import { planOrderedRedrive, type OrderedDeadLetter, type OrderedRedrivePlan } from '../../lambda/ordered/redrive-plan';
 import { OrderedEventRecords } from '../../lambda/ordered/ordered-event-records';
 import { SequenceFences } from '../../lambda/ordered/sequence-fences';
-import { receiveMessages, releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
+import { releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
+import { provenDuplicates, readOrderedDeadLetters, unreadLine } from './dead-letters/ordered-queue-read';
 import { appliedWhy, copiesNote, gapLines, sendOrdered } from './dead-letters/ordered-sends';
 import { blockedAggregates, committedSequences } from './blocked-aggregates';
 import { formatTable } from './blocked-command';
@@ -36,7 +36,9 @@ An ordered subscriber applies each aggregate's events in sequence; its fence hol
   list     every aggregate the subscriber is held up in, with what to do: its next event is in the dead-letter queue
            (dead-lettered), a later one is but not the next (gap), or, with --outbox-table, the outbox committed more
            than the fence shows applied and no dead letter explains it (behind: in flight, or lost). Needs
-           --dead-letter-queue, --outbox-table or both; reads the dead-letter queue without consuming it.
+           --dead-letter-queue, --outbox-table or both; reads the dead-letter queue without consuming it, once: a
+           FIFO queue returns at most 10 letters of an aggregate while they are held, so it counts the letters it did
+           not read (exit code 3) and 'fence redrive --yes' reads on.
   skip     moves the fence from <n> (where you saw it) to <m>, so event m+1 applies next: for events that are lost for
            good (past every retention). Nothing of n+1..m is applied: it names them, by event id from the outbox
            history (or by sequence, when their history item expired). Refused (exit code 3, nothing changed) when <m>
@@ -54,7 +56,9 @@ An ordered subscriber applies each aggregate's events in sequence; its fence hol
            an application would still be live. Older, without a write time, or without the flag, it is 'unproven':
            left, neither redriven nor to be written again unless the subscriber's own state shows it never applied. It names the gaps:
            sequences after the fence that no dead letter holds (in flight, or lost: replay them from the outbox, or
-           skip them). A dry run unless --yes.
+           skip them). A dry run unless --yes. With --yes it reads the queue whole: it deletes the proven duplicates
+           (applied as above, a second copy of one sent, a copy of one left), sends what the fence admits and reads
+           again, planning every letter read in one plan; what it still could not read is counted (exit code 3).
   replay   sends the aggregate's events after the fence from the outbox's ordered history (its items live for the
            outbox's event retention) to --queue, in sequence, the aggregate as the message group and the event id as
            the deduplication id (a second replay within SQS's 5 minutes is dropped by SQS; later, the fence answers it).
@@ -118,10 +122,12 @@ function deadLetterOf(message: QueueMessage): { id: string; body: string; errorN
   return { id: message.messageId, body: message.body, ...(errorName === undefined ? {} : { errorName }) };
 }
 
-function describePlan(plan: OrderedRedrivePlan): string {
+function describePlan(plan: OrderedRedrivePlan, acted: boolean): string {
   const waiting = new Set(plan.waiting);
+  const removable = new Set(provenDuplicates(plan).map((letter) => letter.id));
+  const gone = (id: string): string => (!removable.has(id) ? 'left in the dead-letter queue' : acted ? 'a proven duplicate: deleted' : 'a proven duplicate: deleted with --yes');
   const lines = plan.redrive.map((letter) => `  redrive  ${terminalText(letter.aggregateId)} #${letter.sequence}  (${terminalText(letter.id)})${waiting.has(letter) ? '  waits behind a gap' : ''}`);
-  lines.push(...plan.alreadyApplied.map((letter) => `  applied  ${terminalText(letter.aggregateId)} #${letter.sequence}  (${appliedWhy(letter)}; left in the dead-letter queue)`));
+  lines.push(...plan.alreadyApplied.map((letter) => `  applied  ${terminalText(letter.aggregateId)} #${letter.sequence}  (${appliedWhy(letter)}; ${gone(letter.id)})`));
   lines.push(
     ...plan.reused.map(
       (letter) =>
@@ -134,7 +140,7 @@ function describePlan(plan: OrderedRedrivePlan): string {
     ...plan.copies.map(
       (letter) =>
         `  copy     ${terminalText(letter.aggregateId)} #${letter.sequence}  (${terminalText(letter.id)}, event ${terminalText(letter.eventId ?? '?')}): a copy of dead letter ${terminalText(letter.copyOf ?? '?')} (the same event, at this or another sequence), planned once there; ` +
-        'never write it again (a second application) nor redrive it: delete it with that one',
+        `never write it again (a second application) nor redrive it: ${acted ? 'deleted' : 'deleted with --yes'}`,
     ),
   );
   lines.push(
@@ -154,26 +160,29 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, fences:
   const queue = requiredString(parsed, 'queue');
   if (deadLetterQueue === undefined || queue === undefined) return context.usageError("'fence redrive' needs --dead-letter-queue and --queue");
   const sqs = context.sqsClient();
-  const messages = await receiveMessages(sqs, deadLetterQueue);
-  const byId = new Map<string, QueueMessage>(messages.map((message) => [message.messageId, message]));
-  const moved: string[] = [];
+  const act = parsed.values.yes === true;
+  // read whole when it acts: the proven duplicates in front of an aggregate deleted, what the fence admits sent, read again
+  const read = await readOrderedDeadLetters({ sqs, deadLetterQueueUrl: deadLetterQueue, select: deadLetterOf, plan: (letters) => planOrderedRedrive(letters, fences, records), ...(act ? { sendTo: queue } : {}) });
   try {
-    const plan = await planOrderedRedrive(messages.map(deadLetterOf), fences, records);
-    if (parsed.values.yes !== true) {
-      context.io.stdout(parsed.values.json === true ? json({ dryRun: true, ...plan }) : `dry run:\n${describePlan(plan)}run again with --yes to redrive\n`);
-      return EXIT_CODE.OK;
+    const { plan } = read;
+    const unread = read.unread === 0 ? '' : `${unreadLine(read.unread)}\n`;
+    if (!act) {
+      const deletable = provenDuplicates(plan).length;
+      context.io.stdout(
+        parsed.values.json === true
+          ? json({ dryRun: true, unread: read.unread, ...plan })
+          : `dry run:\n${describePlan(plan, false)}${deletable === 0 ? '' : `${deletable} proven duplicate(s) (applied, or copies) would be deleted\n`}${unread}run again with --yes to redrive\n`,
+      );
+      return read.unread > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
     }
-    for (const letter of plan.redrive) {
-      const message = byId.get(letter.id)!;
-      // the dead letter's message id as the deduplication id: unique to this copy, so SQS does not drop it as a resend
-      await sendOrdered(sqs, queue, { body: message.body, aggregateId: letter.aggregateId, deduplicationId: message.messageId, messageAttributes: message.messageAttributes });
-      await sqs.send(new DeleteMessageCommand({ QueueUrl: message.queueUrl, ReceiptHandle: message.receiptHandle }));
-      moved.push(message.messageId);
-    }
-    context.io.stdout(parsed.values.json === true ? json({ redriven: plan.redrive.map((letter) => letter.id), ...plan }) : `redrove ${moved.length}:\n${describePlan(plan)}`);
-    return Object.keys(plan.gaps).length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
+    context.io.stdout(
+      parsed.values.json === true
+        ? json({ redriven: [...read.sent], deleted: [...read.deleted], unread: read.unread, ...plan })
+        : `redrove ${read.sent.length}; deleted ${read.deleted.length} proven duplicate(s) (applied, or copies):\n${describePlan(plan, true)}${unread}`,
+    );
+    return Object.keys(plan.gaps).length > 0 || read.unread > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
   } finally {
-    await releaseMessages(sqs, messages.filter((message) => !moved.includes(message.messageId)));
+    await releaseMessages(sqs, read.held);
   }
 }
 
@@ -280,15 +289,19 @@ async function list(parsed: ParsedArguments, context: CommandContext, fences: Se
   const outboxTable = requiredString(parsed, 'outbox-table');
   if (deadLetterQueue === undefined && outboxTable === undefined) return context.usageError("'fence list' needs --dead-letter-queue, --outbox-table or both");
   const sqs = context.sqsClient();
-  const messages = deadLetterQueue === undefined ? [] : await receiveMessages(sqs, deadLetterQueue);
+  const planOf = (letters: readonly OrderedDeadLetter[]) => planOrderedRedrive(letters, fences, records);
+  // read once, changing nothing: what it could not read is counted and said, never taken for nothing held
+  const read = deadLetterQueue === undefined ? undefined : await readOrderedDeadLetters({ sqs, deadLetterQueueUrl: deadLetterQueue, select: deadLetterOf, plan: planOf });
   try {
-    const plan = await planOrderedRedrive(messages.map(deadLetterOf), fences, records);
+    const plan = read?.plan ?? (await planOf([]));
+    const unread = read?.unread ?? 0;
     const committed = outboxTable === undefined ? undefined : await committedSequences(toDocumentClient(context.client()), outboxTable);
     const aggregates = new Set([...plan.redrive.map((letter) => letter.aggregateId), ...(committed?.keys() ?? [])]);
     const applied = new Map(await Promise.all([...aggregates].map(async (aggregateId) => [aggregateId, (await fences.get(aggregateId)).appliedSequence] as const)));
     const blocked = blockedAggregates(plan, applied, committed);
     if (parsed.values.json === true) {
       context.io.stdout(json(blocked));
+      if (unread > 0) context.io.stderr(`${unreadLine(unread)}\n`);
     } else {
       const rows = blocked.map((each) => [
         each.aggregateId,
@@ -298,11 +311,13 @@ async function list(parsed: ParsedArguments, context: CommandContext, fences: Se
         each.deadLetterSequences.join(', ') || '-',
         each.action,
       ]);
-      context.io.stdout(rows.length === 0 ? `no aggregate is held up (${aggregates.size} looked at)\n` : formatTable(['AGGREGATE', 'APPLIED', 'COMMITTED', 'STATE', 'DEAD LETTERS', 'WHAT TO DO'], rows));
+      const table = rows.length === 0 ? '' : formatTable(['AGGREGATE', 'APPLIED', 'COMMITTED', 'STATE', 'DEAD LETTERS', 'WHAT TO DO'], rows);
+      const none = rows.length > 0 ? '' : unread === 0 ? `no aggregate is held up (${aggregates.size} looked at)\n` : `none of the letters read holds up an aggregate (${aggregates.size} looked at), but not every letter was read\n`;
+      context.io.stdout(`${table}${none}${unread === 0 ? '' : `${unreadLine(unread)}\n`}`);
     }
-    return EXIT_CODE.OK;
+    return unread > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
   } finally {
-    await releaseMessages(sqs, messages);
+    if (read !== undefined) await releaseMessages(sqs, read.held);
   }
 }
 

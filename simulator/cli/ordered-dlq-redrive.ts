@@ -7,15 +7,15 @@
  * the fence shows applied stays too (a copy is a duplicate by design). The deduplication window rule of the standard
  * subscribers does not apply: the fence answers a copy of an applied event after its inbox record expired.
  */
-import { DeleteMessageCommand } from '@aws-sdk/client-sqs';
 import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
-import { planOrderedRedrive } from '../../lambda/ordered/redrive-plan';
+import { planOrderedRedrive, type OrderedDeadLetter } from '../../lambda/ordered/redrive-plan';
 import { OrderedEventRecords } from '../../lambda/ordered/ordered-event-records';
 import { SequenceFences } from '../../lambda/ordered/sequence-fences';
 import { formatTable } from './blocked-command';
 import { deadLetterView } from './dead-letters/dead-letter-view';
-import { gapLines, orderedDecisions, sendOrdered, type OrderedDecision } from './dead-letters/ordered-sends';
-import { receiveMessages, releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
+import { gapLines, orderedDecisions, type OrderedDecision } from './dead-letters/ordered-sends';
+import { releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
+import { provenDuplicates, readOrderedDeadLetters, unreadLine, type OrderedQueueRead } from './dead-letters/ordered-queue-read';
 import type { ResolvedSubscriber } from './deployed-subscriber';
 import { EXIT_CODE, type CommandContext } from './command';
 import { terminalText } from './terminal-text';
@@ -49,7 +49,7 @@ export function orderedRedriveOptionRefusal(option: 'allow-expired' | 'allow-rea
 
 const WORDING = { held: 'dead letter', left: 'left in the dead-letter queue' };
 
-function decisionText(decisions: readonly OrderedDecision[], eventIdOf: ReadonlyMap<string, string | undefined>): string {
+function decisionText(decisions: readonly OrderedDecision[], eventIdOf: ReadonlyMap<string, string | undefined>, removable: ReadonlySet<string>, moved: boolean): string {
   if (decisions.length === 0) return 'no dead letters match\n';
   return formatTable(
     ['EVENT ID', 'AGGREGATE', 'SEQUENCE', 'DECISION', 'WHY'],
@@ -57,13 +57,17 @@ function decisionText(decisions: readonly OrderedDecision[], eventIdOf: Readonly
       eventIdOf.get(item.id) ?? item.id,
       item.aggregateId ?? '-',
       item.sequence === undefined ? '-' : String(item.sequence),
-      item.decision === 'send' ? 'redrive' : item.decision === 'waiting' ? 'waits (left)' : item.decision === 'copy' ? 'copy (left)' : 'left',
+      item.decision === 'send' ? 'redrive' : item.decision === 'waiting' ? 'waits (left)' : `${item.decision === 'copy' ? 'copy' : item.decision === 'applied' ? 'applied' : 'left'}${item.decision === 'copy' || item.decision === 'applied' ? (removable.has(item.id) ? (moved ? ' (deleted)' : ' (deleted with --yes)') : ' (left)') : ''}`,
       item.why ?? '',
     ]),
   );
 }
 
-/** Plans, and with `move` sends, the redrive of an ordered subscriber's dead letters. Returns the exit code. */
+/**
+ * Plans, and with `move` sends, the redrive of an ordered subscriber's dead letters: the queue read whole when it moves
+ * (the proven duplicates in front of an aggregate deleted, what the fences admit sent, read again), once when it does
+ * not. Returns the exit code: 3 while letters are left, a gap is named or letters were not read.
+ */
 export async function redriveOrderedDeadLetters(context: CommandContext, request: OrderedRedriveRequest, confirm: (count: number, text: string) => Promise<boolean>): Promise<number> {
   const { subscriber } = request;
   if (subscriber.inboxTable === undefined) {
@@ -79,46 +83,34 @@ export async function redriveOrderedDeadLetters(context: CommandContext, request
     ...(subscriber.deduplicationWindowSeconds === undefined ? {} : { deduplicationWindowSeconds: subscriber.deduplicationWindowSeconds }),
   });
   const sqs = context.sqsClient();
-  const messages = await receiveMessages(sqs, request.deadLetterQueueUrl, request.limit);
-  const moved = new Set<string>();
+  const eventIdOf = new Map<string, string | undefined>();
+  const select = (message: QueueMessage): OrderedDeadLetter | undefined => {
+    const view = deadLetterView(message, 'queue');
+    const mine = view.subscriber === undefined || view.subscriber === subscriber.subscriberName;
+    const wanted = (request.reasons.length === 0 || request.reasons.includes(view.reason)) && (request.eventIds.length === 0 || (view.eventId !== undefined && request.eventIds.includes(view.eventId)));
+    if (!mine || !wanted) return undefined;
+    eventIdOf.set(message.messageId, view.eventId);
+    const errorName = message.messageAttributes[DEAD_LETTER_ATTRIBUTE.ERROR_NAME]?.StringValue;
+    return { id: message.messageId, body: message.body, ...(errorName === undefined ? {} : { errorName }) };
+  };
+  const reading = { sqs, deadLetterQueueUrl: request.deadLetterQueueUrl, limit: request.limit, select, plan: (letters: readonly OrderedDeadLetter[]) => planOrderedRedrive(letters, fences, records) };
+  let read = await readOrderedDeadLetters(request.move ? { ...reading, sendTo: subscriber.queueUrl } : reading);
   try {
-    const byId = new Map<string, QueueMessage>(messages.map((message) => [message.messageId, message]));
-    const eventIdOf = new Map<string, string | undefined>();
-    let skipped = 0;
-    const letters: Array<{ id: string; body: string }> = [];
-    for (const message of messages) {
-      const view = deadLetterView(message, 'queue');
-      const mine = view.subscriber === undefined || view.subscriber === subscriber.subscriberName;
-      const wanted = (request.reasons.length === 0 || request.reasons.includes(view.reason)) && (request.eventIds.length === 0 || (view.eventId !== undefined && request.eventIds.includes(view.eventId)));
-      if (!mine || !wanted) {
-        skipped += 1;
-        continue;
-      }
-      eventIdOf.set(message.messageId, view.eventId);
-      const errorName = message.messageAttributes[DEAD_LETTER_ATTRIBUTE.ERROR_NAME]?.StringValue;
-      letters.push({ id: message.messageId, body: message.body, ...(errorName === undefined ? {} : { errorName }) });
-    }
-    const plan = await planOrderedRedrive(letters, fences, records);
-    const decisions = orderedDecisions(plan, WORDING);
-    const toSend = decisions.filter((item) => item.decision === 'send');
-    const left = decisions.length - toSend.length;
-    const gaps = gapLines(plan, 'dead letter').map((line) => `${terminalText(line)}\n`).join('');
-    const skippedLine = skipped === 0 ? '' : `${skipped} dead letter(s) of other subscribers or not matching the filters left where they are\n`;
-    const summary = `${decisionText(decisions, eventIdOf)}${gaps}${skippedLine}`;
     let move = request.move;
-    if (!move && toSend.length > 0 && !request.asJson) move = await confirm(toSend.length, `${summary}would redrive ${toSend.length} in sequence and leave ${left}\n`);
-    if (move) {
-      for (const item of toSend) {
-        const message = byId.get(item.id)!;
-        // the dead letter's message id as the deduplication id: unique to this copy, so SQS does not drop it as a resend
-        await sendOrdered(sqs, subscriber.queueUrl, { body: message.body, aggregateId: item.aggregateId!, deduplicationId: message.messageId, messageAttributes: message.messageAttributes });
-        await sqs.send(new DeleteMessageCommand({ QueueUrl: message.queueUrl, ReceiptHandle: message.receiptHandle }));
-        moved.add(item.id);
+    if (!move && !request.asJson) {
+      const first = summaryOf(read, eventIdOf, false);
+      if (first.toSend + first.toDelete > 0) {
+        move = await confirm(first.toSend, `${first.summary}would redrive ${first.toSend} in sequence, delete ${first.toDelete} proven duplicate(s) and leave ${first.left}\n`);
+        if (move) {
+          await releaseMessages(sqs, read.held);
+          read = await readOrderedDeadLetters({ ...reading, sendTo: subscriber.queueUrl });
+        }
       }
     }
+    const { summary, toSend, toDelete, left, decisions } = summaryOf(read, eventIdOf, move);
     const outcome = move
-      ? `redrove ${moved.size} to ${subscriber.queueUrl} in sequence per aggregate; left ${left} in the dead-letter queue`
-      : `dry run: would redrive ${toSend.length} in sequence per aggregate and leave ${left}; run again with --yes to move them`;
+      ? `redrove ${read.sent.length} to ${subscriber.queueUrl} in sequence per aggregate; deleted ${read.deleted.length} proven duplicate(s); left ${left} in the dead-letter queue`
+      : `dry run: would redrive ${toSend} in sequence per aggregate, delete ${toDelete} proven duplicate(s) and leave ${left}; run again with --yes to move them`;
     if (request.asJson) {
       context.io.stdout(
         `${JSON.stringify(
@@ -126,11 +118,12 @@ export async function redriveOrderedDeadLetters(context: CommandContext, request
             dryRun: !move,
             ordered: true,
             method: 'send-and-delete',
-            skipped,
-            truncated: messages.length >= request.limit,
+            skipped: read.skipped,
+            truncated: read.unread > 0,
+            unread: read.unread,
             decisions: decisions.map((item) => ({ ...item, eventId: eventIdOf.get(item.id), messageId: item.id })),
-            gaps: plan.gaps,
-            ...(move ? { moved: [...moved] } : {}),
+            gaps: read.plan.gaps,
+            ...(move ? { moved: [...read.sent], deleted: [...read.deleted] } : {}),
           },
           null,
           2,
@@ -139,8 +132,21 @@ export async function redriveOrderedDeadLetters(context: CommandContext, request
     } else {
       context.io.stdout(`${summary}${outcome}\n`);
     }
-    return left > 0 || Object.keys(plan.gaps).length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
+    return left > 0 || read.unread > 0 || Object.keys(read.plan.gaps).length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
   } finally {
-    await releaseMessages(sqs, messages.filter((message) => !moved.has(message.messageId)));
+    await releaseMessages(sqs, read.held);
   }
+}
+
+/** The decisions of a read, the text that shows them and its counts: sent (or to send), deleted (or to delete), left. */
+function summaryOf(read: OrderedQueueRead, eventIdOf: ReadonlyMap<string, string | undefined>, moved: boolean): { summary: string; toSend: number; toDelete: number; left: number; decisions: OrderedDecision[] } {
+  const removable = new Set(provenDuplicates(read.plan).map((letter) => letter.id));
+  const decisions = orderedDecisions(read.plan, { ...WORDING, removed: moved ? 'deleted from the dead-letter queue' : 'deleted from the dead-letter queue with --yes' }, removable);
+  const toSend = moved ? read.sent.length : decisions.filter((item) => item.decision === 'send').length;
+  const toDelete = moved ? read.deleted.length : removable.size;
+  const left = decisions.filter((item) => item.decision !== 'send' && !removable.has(item.id)).length;
+  const gaps = gapLines(read.plan, 'dead letter').map((line) => `${terminalText(line)}\n`).join('');
+  const skippedLine = read.skipped === 0 ? '' : `${read.skipped} dead letter(s) of other subscribers or not matching the filters left where they are\n`;
+  const unread = read.unread === 0 ? '' : `${unreadLine(read.unread)}\n`;
+  return { summary: `${decisionText(decisions, eventIdOf, removable, moved)}${gaps}${skippedLine}${unread}`, toSend, toDelete, left, decisions };
 }

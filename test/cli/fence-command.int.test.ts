@@ -270,8 +270,8 @@ describe('dlq redrive and replay of an ordered subscriber (issue 33): in sequenc
     while ((await deliverOnce(queues.queue, consumer())) > 0);
     expect(await ledger(ready)).toEqual(['placed', 'paid', 'shipped']);
     expect(await ledger(blocked)).toEqual([]);
-    // left in the dead-letter queue: the one behind the gap and the applied copy
-    expect(queues.deadLetterQueue.counts().visible).toBe(2);
+    // left in the dead-letter queue: the one behind the gap; the applied copy (a proven duplicate) is deleted
+    expect(queues.deadLetterQueue.counts().visible).toBe(1);
 
     // without the output, a FIFO --queue says ordered: the fences' table is required, and the same plan is made
     const flags = ['dlq', 'redrive', '--queue', queues.queue.address.url, '--dead-letter-queue', queues.deadLetterQueue.address.url, '--subscriber', SUBSCRIBER, '--processing-mode', 'transactional', '--deduplication-window', '1h'];
@@ -279,7 +279,7 @@ describe('dlq redrive and replay of an ordered subscriber (issue 33): in sequenc
     expect(noTable.code).toBe(2);
     expect(noTable.stderr).toContain('needs --table (its inbox table, where its sequence fences are)');
     const byFlags = JSON.parse((await cli({ clock, endpoint }, ...flags, '--table', inboxConfig.inboxTableName, '--json')).stdout) as { decisions: Array<{ decision: string }> };
-    expect(byFlags.decisions.map((item) => item.decision)).toEqual(['waiting', 'applied']);
+    expect(byFlags.decisions.map((item) => item.decision)).toEqual(['waiting']);
     const replayFlags = ['replay', '--table', outboxConfig.outboxTableName, '--queue', queues.queue.address.url, '--subscriber', SUBSCRIBER, '--processing-mode', 'transactional', '--deduplication-window', '1h', '--event-id', readyEvents[0]!.id];
     expect((await cli({ clock, endpoint }, ...replayFlags)).stderr).toContain('needs --inbox-table');
     expect(JSON.parse((await cli({ clock, endpoint }, ...replayFlags, '--inbox-table', inboxConfig.inboxTableName, '--json')).stdout)).toMatchObject({ events: [{ sequence: 1, decision: 'applied' }] });

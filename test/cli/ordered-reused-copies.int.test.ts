@@ -101,7 +101,7 @@ test('RO12-1: two dead letters of one never-applied event are planned once (reus
   expect(decisions.filter((d) => d.decision === 'copy').map((d) => [d.eventId, d.copyOf])).toEqual([[refund.id, reused[0]!.messageId]]);
   expect(reused[0]!.why).toContain('1 more dead letter(s) of this event are its copies');
   const text = await cli({ clock: operatorClock, endpoint }, 'dlq', 'redrive', '--subscriber-output', output);
-  expect(text.stdout).toContain('copy (left)');
+  expect(text.stdout).toContain('copy (deleted with --yes)');
   const fenceArgs = ['fence', 'redrive', SUBSCRIBER, '--table', inboxConfig.inboxTableName, '--dead-letter-queue', dlq.address.url, '--queue', queue.address.url, '--deduplication-window', '1h'];
   const fence = await cli({ clock: operatorClock, endpoint }, ...fenceArgs);
   expect(fence.stdout.match(/^ {2}reused /gm)).toHaveLength(1);

@@ -6,7 +6,8 @@
  */
 import * as path from 'node:path';
 import { Duration, Stack } from 'aws-cdk-lib';
-import { Template } from 'aws-cdk-lib/assertions';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import type { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { describe, expect, test } from 'vitest';
 import { IdempotentEventFlow } from '../../lib/idempotent-event-flow';
 import { FlowDashboard } from '../../lib/monitoring';
@@ -58,30 +59,64 @@ describe('the ordered relay alarms as the standard relay does', () => {
       Threshold: 1,
       ComparisonOperator: 'GreaterThanOrEqualToThreshold',
     });
-    expect(relay.alarms).toEqual([relay.relayDeadLetterAlarm, relay.pipeDeadLetterAlarm, relay.executionFailedAlarm]);
+    expect(relay.alarms).toEqual([relay.relayDeadLetterAlarm, relay.pipeDeadLetterAlarm, relay.executionFailedAlarm, relay.relayDeadLetterExpiringAlarm]);
   });
 });
 
 describe("an aggregate held in an ordered subscriber's FIFO queue alarms", () => {
-  test('HeldAggregate fires when the oldest message of its FIFO queue is 5 minutes old (the default)', () => {
+  test("HeldAggregate fires on the runtime's Failed metric in every period of a visibility timeout (plus a minute) for maxMessageAge, not on ApproximateAgeOfOldestMessage, which leaves out a message received repeatedly", () => {
     const stack = newStack();
     const { subscriber } = orderedFlow(stack);
-    Template.fromStack(stack).hasResourceProperties('AWS::CloudWatch::Alarm', {
+    const template = Template.fromStack(stack);
+    // the default visibility timeout is 6 x 30 s = 3 minutes: periods of 4 minutes, 2 of them cover the 5-minute default
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+      Namespace: 'IdempotentEventFlow',
+      MetricName: 'Failed',
+      Dimensions: Match.arrayWith([{ Name: 'FunctionName', Value: stack.resolve(subscriber.consumerFunction.lambdaFunction.functionName) }, { Name: 'ProcessingMode', Value: 'transactional' }, { Name: 'Subscriber', Value: 'Tracking' }]),
+      Statistic: 'Sum',
+      Period: 240,
+      EvaluationPeriods: 2,
+      DatapointsToAlarm: 2,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    expect(stack.resolve((subscriber.heldAggregateAlarm.node.defaultChild as CfnAlarm).metricName)).toBe('Failed');
+    // the queue's age still says when the consumer falls behind
+    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/SQS',
       MetricName: 'ApproximateAgeOfOldestMessage',
       Dimensions: [{ Name: 'QueueName', Value: stack.resolve(subscriber.queue.queueName) }],
       Statistic: 'Maximum',
       Threshold: 300,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
     });
-    expect(subscriber.alarms).toEqual([subscriber.deadLetterAlarm, subscriber.errorsAlarm, subscriber.heldAggregateAlarm]);
+    expect(subscriber.alarms).toEqual([subscriber.deadLetterAlarm, subscriber.errorsAlarm, subscriber.heldAggregateAlarm, subscriber.oldestMessageAgeAlarm, subscriber.deadLetterExpiringAlarm]);
   });
 
-  test('maxMessageAge tunes it, and a value out of range fails at synth naming the prop, the bound and the value', () => {
+  test('maxMessageAge tunes both, and a value out of range fails at synth naming the prop, the bound and the value', () => {
     const stack = newStack();
-    orderedFlow(stack, { maxMessageAge: Duration.minutes(20) });
+    const { subscriber } = orderedFlow(stack, { maxMessageAge: Duration.minutes(20) });
     Template.fromStack(stack).hasResourceProperties('AWS::CloudWatch::Alarm', { MetricName: 'ApproximateAgeOfOldestMessage', Threshold: 1200 });
+    expect((subscriber.heldAggregateAlarm.node.defaultChild as CfnAlarm).evaluationPeriods).toBe(5);
     expect(() => orderedFlow(newStack(), { maxMessageAge: Duration.seconds(10) })).toThrow(/OrderedSubscriber 'Tracking'.*maxMessageAge.*1 minute.*10 seconds/);
+  });
+});
+
+describe('a dead letter of the ordered path about to expire alarms', () => {
+  test("DeadLetterExpiring fires when the oldest dead letter of the subscriber's FIFO dead-letter queue has waited its retention less 2 days (a FIFO queue counts from the move)", () => {
+    const stack = newStack();
+    const { subscriber, relay } = orderedFlow(stack);
+    const template = Template.fromStack(stack);
+    for (const queue of [subscriber.deadLetterQueue, relay.relayDeadLetterQueue]) {
+      template.hasResourceProperties('AWS::CloudWatch::Alarm', {
+        Namespace: 'AWS/SQS',
+        MetricName: 'ApproximateAgeOfOldestMessage',
+        Dimensions: [{ Name: 'QueueName', Value: stack.resolve(queue.queueName) }],
+        Statistic: 'Maximum',
+        Threshold: 12 * 86_400,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+    }
+    expect(relay.alarms).toContain(relay.relayDeadLetterExpiringAlarm);
   });
 });
 
@@ -103,8 +138,8 @@ describe('flow.alarms and the dashboard cover the ordered path', () => {
     expect(metricNames(byTitle(all, 'Tracking: FIFO queue'))).toEqual(['ApproximateNumberOfMessagesVisible', 'ApproximateAgeOfOldestMessage']);
     expect(metricNames(byTitle(all, 'Tracking: dead-letter queue (messages)'))).toEqual(['ApproximateNumberOfMessagesVisible']);
     const alarmRows = all.filter((widget) => widget.type === 'alarm').map((widget) => [widget.properties.title, widget.properties.alarms?.length]);
-    expect(alarmRows).toContainEqual([`Ordered relay ${relay.node.path}: alarms`, 3]);
-    expect(alarmRows).toContainEqual(['Ordered subscriber Tracking: alarms', 3]);
+    expect(alarmRows).toContainEqual([`Ordered relay ${relay.node.path}: alarms`, 4]);
+    expect(alarmRows).toContainEqual(['Ordered subscriber Tracking: alarms', 5]);
   });
 
   test('an ordered subscriber of a registered relay that is not registered fails at synth (its alarms would be missing from flow.alarms)', () => {

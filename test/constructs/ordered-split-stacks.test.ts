@@ -112,8 +112,8 @@ describe('ordered subscribers in other stacks than their flow, the dashboard in 
     ].sort((a, b) => String(a).localeCompare(String(b))));
     expect(named(s, s.stacks.subscribers, 'AWS::Lambda::Function', 'FunctionName')).toEqual([expect.stringMatching(/^PaymentSubscribers-AccountLedger-Consumer-[A-F0-9]{8}$/)]);
     const alarmNames = named(s, s.stacks.subscribers, 'AWS::CloudWatch::Alarm', 'AlarmName');
-    expect(alarmNames).toHaveLength(3);
-    for (const name of alarmNames) expect(name).toMatch(/^PaymentSubscribers-AccountLedger-(DeadLetters|Errors|HeldAggregate)-[A-F0-9]{8}$/);
+    expect(alarmNames).toHaveLength(5);
+    for (const name of alarmNames) expect(name).toMatch(/^PaymentSubscribers-AccountLedger-(DeadLetters|Errors|HeldAggregate|OldestMessageAge|DeadLetterExpiring)-[A-F0-9]{8}$/);
     // The ordered subscriber in the flow's own stack keeps the names CloudFormation generates.
     expect(s.stacks.orders.resolve((s.local.queue.node.defaultChild as { queueName?: string }).queueName)).toBeUndefined();
   });

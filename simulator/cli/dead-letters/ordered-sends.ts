@@ -58,6 +58,11 @@ export interface OrderedWording {
   readonly held: string;
   /** What becomes of an entry not sent: 'left in the dead-letter queue' or 'not sent'. */
   readonly left: string;
+  /**
+   * What becomes of an entry the caller deletes as a proven duplicate (`removable` of {@link orderedDecisions}).
+   * @default `left`
+   */
+  readonly removed?: string;
 }
 
 function waitingWhy(letter: PlannedDeadLetter, plan: OrderedRedrivePlan, wording: OrderedWording): string {
@@ -96,8 +101,12 @@ function unprovenCopies(letter: PlannedDeadLetter, plan: OrderedRedrivePlan, hel
   return count === 0 ? '' : `; ${count} more ${held}(s) of this event are its copies (listed as copy): decide once, and delete them with it`;
 }
 
-/** Each entry of `plan` with what becomes of it: `ready` sent, `waiting` held, the rest not sent. */
-export function orderedDecisions(plan: OrderedRedrivePlan, wording: OrderedWording): OrderedDecision[] {
+/**
+ * Each entry of `plan` with what becomes of it: `ready` sent, `waiting` held, the rest not sent; those in `removable`
+ * (applied or copies the caller deletes as proven duplicates) said `wording.removed`.
+ */
+export function orderedDecisions(plan: OrderedRedrivePlan, wording: OrderedWording, removable: ReadonlySet<string> = new Set()): OrderedDecision[] {
+  const gone = (id: string): string => (removable.has(id) ? (wording.removed ?? wording.left) : wording.left);
   const sent = new Set(plan.redrive.map((letter) => `${letter.aggregateId}\u0000${letter.sequence}`));
   return [
     ...plan.ready.map((letter): OrderedDecision => ({ id: letter.id, aggregateId: letter.aggregateId, sequence: letter.sequence, decision: 'send' })),
@@ -109,8 +118,8 @@ export function orderedDecisions(plan: OrderedRedrivePlan, wording: OrderedWordi
         sequence: letter.sequence,
         decision: 'applied',
         why: sent.has(`${letter.aggregateId}\u0000${letter.sequence}`)
-          ? `a second copy of sequence ${letter.sequence}, whose first is sent: ${wording.left}`
-          : `at or below the fence and ${appliedWhy(letter)}, so a copy is a duplicate by design: ${wording.left}`,
+          ? `a second copy of sequence ${letter.sequence}, whose first is sent: ${gone(letter.id)}`
+          : `at or below the fence and ${appliedWhy(letter)}, so a copy is a duplicate by design: ${gone(letter.id)}`,
       }),
     ),
     ...plan.reused.map(
@@ -142,7 +151,7 @@ export function orderedDecisions(plan: OrderedRedrivePlan, wording: OrderedWordi
         sequence: letter.sequence,
         decision: 'copy',
         copyOf: letter.copyOf!,
-        why: `a copy of ${wording.held} ${letter.copyOf ?? '?'} (the same event ${letter.eventId ?? '?'} at the same sequence), which is planned once above: never write it again (a second application) nor redrive it; delete it with that one: ${wording.left}`,
+        why: `a copy of ${wording.held} ${letter.copyOf ?? '?'} (the same event ${letter.eventId ?? '?'}, at this or another sequence), which is planned once above: never write it again (a second application) nor redrive it; delete it with that one: ${gone(letter.id)}`,
       }),
     ),
     ...plan.unordered.map((letter): OrderedDecision => ({ id: letter.id, decision: 'unordered', why: `not an ordered event (no aggregate and sequence): ${wording.left}` })),

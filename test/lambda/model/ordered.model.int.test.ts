@@ -14,7 +14,7 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
 import { failureReport, searchFromEnvironment } from '../../support/model/search';
-import { Age, CarryHeads, Deliver, DlqRedriveAllowExpired, Exhaust, FenceSkip, orderedCommands, Produce, RaiseWindow, Relay, Replay, ReplaceAndCarryFromFences, RestoreOutbox, type OrderedModel, type OrderedReal, type OrderedVocabulary } from '../../support/model/ordered-commands';
+import { Age, CarryHeads, Deliver, DlqRedriveAllowExpired, DlqRedriveWhole, Exhaust, FenceSkip, orderedCommands, Produce, RaiseWindow, Relay, Replay, ReplaceAndCarryFromFences, RestoreOutbox, type OrderedModel, type OrderedReal, type OrderedVocabulary } from '../../support/model/ordered-commands';
 import { OrderedWorld } from '../../support/model/ordered-world';
 
 const COMMANDS = Number(process.env.IEF_MODEL_COMMANDS ?? 40);
@@ -303,6 +303,15 @@ const REGRESSIONS: ReadonlyArray<{ readonly name: string; readonly seed: number;
       new Produce(0, 1, 'none'), new Relay(0, 1, true), new Deliver(0, 0, undefined, 'none'), new Produce(0, 2, 'none'), new Relay(0, 1, true), new Produce(0, 1, 'none'),
       new RestoreOutbox('replace', 1), new CarryHeads('fences', false), new Deliver(0, 0, undefined, 'none'), new Deliver(0, 0, undefined, 'none'), new CarryHeads('fences', false),
     ],
+  },
+  {
+    // not a counterexample of the search (review ro12, RO12-8; the thirteenth session): #1 applied and a relay copy of it
+    // dead-lettered, #2 dead-lettered, each letter eleven times in the FIFO dead-letter queue (22 letters of one
+    // aggregate: two receives' worth). `dlq redrive --yes` must delete the applied copies in front, read on and send #2
+    name: 'dlq redrive --yes reads past more than ten letters of one aggregate in the FIFO dead-letter queue',
+    seed: 777,
+    maxReceiveCount: 1,
+    commands: () => [new Produce(0, 1, 'none'), new Relay(0, 2, true), new Deliver(0, 0, undefined, 'none'), new Exhaust(0, 0), new Produce(0, 1, 'none'), new Relay(0, 1, true), new Exhaust(0, 0), new DlqRedriveWhole(11)],
   },
 ];
 

@@ -209,11 +209,17 @@ describe('readAssembly of the example app', () => {
       expect(alarms.get(keyAt(model.queues, `Orders/${subscriber}/Queue/Resource/Resource`)), subscriber).toEqual([`${STACK}/Orders/${subscriber}/Alarms/OldestMessageAge/Resource`]);
     }
     // the ordered path's dead-letter queues: the relay queue's, the pipe's, OrderTracking's
-    expect(alarms.get(keyAt(model.queues, 'OrderedRelay/RelayQueue/DeadLetterQueue/Resource'))).toEqual([`${STACK}/OrderedRelay/RelayDeadLetters/Resource`]);
+    expect(alarms.get(keyAt(model.queues, 'OrderedRelay/RelayQueue/DeadLetterQueue/Resource'))).toEqual([
+      `${STACK}/OrderedRelay/RelayDeadLetters/Resource`,
+      `${STACK}/OrderedRelay/RelayDeadLetterExpiring/Resource`,
+    ]);
     expect(alarms.get(keyAt(model.queues, 'OrderedRelay/PipeDeadLetterQueue/Resource'))).toEqual([`${STACK}/OrderedRelay/PipeDeadLetters/Resource`]);
-    expect(alarms.get(keyAt(model.queues, 'OrderTracking/Queue/DeadLetterQueue/Resource'))).toEqual([`${STACK}/OrderTracking/DeadLetters/Resource`]);
-    // OrderTracking's FIFO work queue: HeldAggregate (ApproximateAgeOfOldestMessage: a failed message holds its group)
-    expect(alarms.get(keyAt(model.queues, 'OrderTracking/Queue/Resource/Resource'))).toEqual([`${STACK}/OrderTracking/HeldAggregate/Resource`]);
+    expect(alarms.get(keyAt(model.queues, 'OrderTracking/Queue/DeadLetterQueue/Resource'))).toEqual([
+      `${STACK}/OrderTracking/DeadLetters/Resource`,
+      `${STACK}/OrderTracking/DeadLetterExpiring/Resource`,
+    ]);
+    // OrderTracking's FIFO work queue: OldestMessageAge (falling behind; HeldAggregate watches the runtime's Failed metric)
+    expect(alarms.get(keyAt(model.queues, 'OrderTracking/Queue/Resource/Resource'))).toEqual([`${STACK}/OrderTracking/OldestMessageAge/Resource`]);
     // Loyalty's, in the loyalty account, as any subscriber's
     expect(alarms.get(atLoyalty(model.queues, 'Loyalty/Queue/DeadLetterQueue/Resource').key)).toEqual([
       `${LOYALTY}/Loyalty/Alarms/DeadLetters/Resource`,

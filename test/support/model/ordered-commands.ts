@@ -294,16 +294,33 @@ export class RestoreInbox implements Command {
 }
 
 /**
- * The commands added in the thirteenth session: `fence replay`, the inbox table restored and the fences carried, and a
- * raised deduplication window (until then in a fixed run only).
+ * The commands added in the thirteenth session: `fence replay`, the inbox table restored and the fences carried, a
+ * raised deduplication window (until then in a fixed run only), and `dlq redrive --yes` reading a FIFO dead-letter
+ * queue whole (more than 10 letters of an aggregate).
  */
 function thirteenthCommands(): Array<fc.Arbitrary<Command>> {
   return [
     aggregate.map((index) => new FenceReplay(index)),
     fc.integer({ min: 1, max: 3 }).map((back) => new RestoreInbox(back)),
     fc.constant(new RaiseWindow()),
+    fc.constantFrom(1, 6, 11).map((copies) => new DlqRedriveWhole(copies)),
   ];
 }
+
+/**
+ * The operator's `dlq redrive --yes` of the ordered subscriber with the real CLI, each dead letter `copies` times in the
+ * FIFO dead-letter queue (more than one receive of an aggregate's group: review ro12, RO12-8).
+ */
+export class DlqRedriveWhole implements Command {
+  public constructor(private readonly copies: number) {}
+  public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
+  public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
+    await real.world.dlqRedriveWhole(this.copies);
+    await real.world.check();
+  }
+  public toString = (): string => `dlqRedrive(--yes, each letter x${this.copies})`;
+}
+
 
 /**
  * The commands added in the twelfth session: every operator option of the ordered path is a command of the model
@@ -324,7 +341,8 @@ const fault = fc.constantFrom<OrderedFault>('none', 'none', 'none', 'lost-write'
  * replay path (`fc.commands`' `replayPath`, printed by test/support/model/search.ts), only to replay its path.
  * `vocabulary`: `found` leaves out the commands added since the eleventh session (`outbox heads --from-fences` without
  * `--allow-undrained`, `dlq redrive --allow-expired`), `twelfth` those added since the twelfth (`fence replay`, the
- * inbox restore, the raised window), so a seed and path found before replay the same commands (a command more changes
+ * inbox restore, the raised window, `dlq redrive --yes`
+ * with more than 10 letters of an aggregate), so a seed and path found before replay the same commands (a command more changes
  * what every seed draws). @default 'all'
  */
 export function orderedCommands(maxCommands: number, replayPath?: string, vocabulary: OrderedVocabulary = 'all'): fc.Arbitrary<Iterable<Command>> {

@@ -842,6 +842,76 @@ export class OrderedWorld {
   }
 
   /**
+   * The operator runs `dlq redrive --yes --json` on the ordered subscriber with the real CLI against the simulated SQS
+   * (review ro12, RO12-8; ro12b, RO12B-2), each of the model's dead letters in the FIFO dead-letter queue `copies` times
+   * (an invocation dying after each dead-letter send), so an aggregate's group can hold more than one receive (10) of
+   * letters. Checked: no event loses its last letter unless it is applied (or an operator's skip dropped it) or a letter
+   * of it was sent; the letters it sent are what the fences admit, in sequence (`checkOperatorSends`); the letters it
+   * says it did not read are the letters still in the queue less those it says it left. What it sent goes to the
+   * model's queue, in the order sent; one letter of each event left stays the model's dead letter.
+   */
+  public async dlqRedriveWhole(copies: number): Promise<void> {
+    const sqs = (this.sqs ??= await (async () => {
+      const queues = new Map<string, QueueOnEndpoint>();
+      return { endpoint: await startSqsEndpoint({ resolveQueue: (url) => queues.get(url) }), queues };
+    })());
+    this.sqsRuns += 1;
+    const clock = new VirtualClock(new SharedArrayBuffer(CLOCK_BUFFER_BYTES), () => this.nowMs);
+    const baseUrl = sqs.endpoint.endpoint;
+    const deadLetterQueue = makeQueue(queueModel(`OrderedDlq${this.sqsRuns}`, { fifo: true, queueName: `model-ordered-dlq-${this.sqsRuns}.fifo`, messageRetentionSeconds: 1_209_600 }), { clock, baseUrl });
+    const queue = makeQueue(
+      queueModel(`OrderedQueue${this.sqsRuns}`, { fifo: true, queueName: `model-ordered-${this.sqsRuns}.fifo`, redrive: { deadLetterQueue: `Stack/OrderedDlq${this.sqsRuns}`, maxReceiveCount: this.maxReceiveCount } }),
+      { clock, baseUrl, deadLetterQueue },
+    );
+    for (const each of [queue, deadLetterQueue]) sqs.queues.set(each.address.url, each);
+    const letters = this.deadLetters;
+    for (const letter of letters) {
+      for (let copy = 0; copy < copies; copy++) {
+        deadLetterQueue.send({
+          body: letter.body,
+          messageAttributes: letter.errorName === undefined ? {} : { [DEAD_LETTER_ATTRIBUTE.ERROR_NAME]: { DataType: 'String', StringValue: letter.errorName } },
+          messageGroupId: letter.envelope.partitionkey,
+          messageDeduplicationId: `${letter.messageId}-${copy}`,
+          origin: { via: 'send-message' },
+        });
+      }
+    }
+    const name = this.tables.inbox.subscriberName;
+    const output = JSON.stringify({
+      format: 1, subscriberName: name, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: this.windowSeconds,
+      inboxTable: this.tables.inbox.inboxTableName, outboxTable: this.tables.outbox.outboxTableName, queueUrl: queue.address.url, deadLetterQueueUrl: deadLetterQueue.address.url,
+    });
+    const result = await this.operator('dlq', 'redrive', '--subscriber-output', output, '--yes', '--json');
+    if (result.code !== 0 && result.code !== 3) {
+      this.violations.push(`dlq redrive --yes of the ordered subscriber exited ${result.code}: ${result.stderr.trim()}`);
+      return;
+    }
+    const json = JSON.parse(result.stdout) as { unread: number; moved: string[]; deleted: string[]; decisions: Array<{ messageId: string; decision: string }> };
+    const sentBodies = queue.messages().map((message) => message.body);
+    const keptBodies = new Set(deadLetterQueue.messages().map((message) => message.body));
+    const moved = new Set(json.moved);
+    const deleted = new Set(json.deleted);
+    const leftByDecisions = json.decisions.filter((item) => !moved.has(item.messageId) && !deleted.has(item.messageId)).length;
+    const stillThere = deadLetterQueue.messages().length;
+    if (json.unread !== stillThere - leftByDecisions) this.violations.push(`dlq redrive --yes said ${json.unread} letter(s) not read; the queue holds ${stillThere}, of which it left ${leftByDecisions}`);
+    const applied = await this.appliedEverywhere();
+    const gone = letters.filter((letter) => !keptBodies.has(letter.body) && !sentBodies.includes(letter.body));
+    for (const letter of gone) {
+      const dropped = this.droppedBySkip.has(letter.envelope.id) || this.skippedIds(letter.envelope.partitionkey).includes(letter.envelope.id);
+      if (!applied.has(letter.envelope.id) && !dropped) this.violations.push(`dlq redrive --yes deleted every letter of ${letter.envelope.partitionkey} #${Number(letter.envelope.sequence)} (${letter.envelope.id}), neither applied nor sent`);
+    }
+    // one model letter per body (the model may hold two letters of one message: relay copies dead-lettered apart)
+    const once = [...new Map(letters.map((letter) => [letter.body, letter] as const)).values()];
+    const sent = once.filter((letter) => sentBodies.includes(letter.body)).sort((a, b) => sentBodies.indexOf(a.body) - sentBodies.indexOf(b.body));
+    if (sentBodies.length !== sent.length) this.violations.push(`dlq redrive --yes sent ${sentBodies.length} message(s) for ${sent.length} event(s): an event sent twice`);
+    await this.checkOperatorSends(`dlq redrive --yes (${copies} copies of each letter)`, sent.map((letter) => letter.envelope), once.map((letter) => letter.envelope), []);
+    this.deadLetters = once.filter((letter) => keptBodies.has(letter.body) && !sentBodies.includes(letter.body));
+    for (const letter of sent) this.queue.push({ ...letter, messageId: this.newId(), receives: 0 });
+    for (const each of [queue, deadLetterQueue]) sqs.queues.delete(each.address.url);
+    this.history.push(`dlq redrive --yes (${copies} copies each): sent ${this.describe(sent.map((letter) => letter.envelope))}; deleted ${json.deleted.length}; unread ${json.unread}`);
+  }
+
+  /**
    * The subscriber is redeployed with a window three times as long: both environments run consumers with it, and the
    * operator's plans read with it (its Operator output). The inbox records written before keep the old window: an
    * applied event aged between the two has none, and must still not be called never applied (review ro12, RO12-7).
