@@ -138,12 +138,26 @@ if (replay !== undefined) {
   // and to the endpoints whose requests the scheduler holds (the DynamoDB proxy, the simulator's SQS and SNS endpoints)
   const scheduledPorts = [process.env.AWS_ENDPOINT_URL_DYNAMODB, process.env.AWS_ENDPOINT_URL_SQS, process.env.AWS_ENDPOINT_URL_SNS].filter((url) => url !== undefined).map((url) => ':' + new URL(url).port);
   const counts = { scheduledStarted: 0, scheduledFinished: 0, started: 0, finished: 0 };
+  // a call to a service outside the simulator (not one of its endpoints) gets a connection of its own, closed with its
+  // answer: a pooled connection sat idle between steps, and the outside server closes an idle connection after its
+  // keep-alive timeout in REAL time (Node's: 5 s, often met between two steps of a loaded run); that close raced the
+  // worker's next call on the connection, and fetch keeps its idle-connection timers on the worker's virtual clock, so
+  // the timers the scheduler offered changed with whether the close had come yet. One seed gave runs that differed
+  // with the machine's load (the simulator's own endpoints never close an idle connection: keep-connections-open.ts)
+  const simulatorPorts = Object.entries(process.env).filter(([name, url]) => name.startsWith('AWS_ENDPOINT_URL') && url !== undefined).flatMap(([, url]) => {
+    try { return [':' + new URL(url).port]; } catch { return []; }
+  });
+  const outside = (host) => !simulatorPorts.some((port) => host.endsWith(port));
   for (const moduleName of ['node:http', 'node:https']) {
     const httpModule = requireBuiltin(moduleName);
     const realRequest = httpModule.request;
     const counted = (request) => {
       const host = String(request.getHeader('host') ?? '');
       const scheduled = scheduledPorts.some((port) => host.endsWith(port));
+      if (outside(host) && !request.headersSent) {
+        request.shouldKeepAlive = false;
+        request.setHeader('connection', 'close');
+      }
       counts.started += 1;
       if (scheduled) counts.scheduledStarted += 1;
       reportQuiet();
@@ -164,6 +178,8 @@ if (replay !== undefined) {
   const fetches = new Map();
   diagnostics.subscribe('undici:request:create', ({ request }) => {
     const scheduled = scheduledPorts.some((port) => String(request.origin ?? '').endsWith(port));
+    // undici closes the connection of a request with 'connection: close' once its answer is complete (see above)
+    if (outside(String(request.origin ?? ''))) request.addHeader('connection', 'close');
     fetches.set(request, scheduled);
     counts.started += 1;
     if (scheduled) counts.scheduledStarted += 1;
