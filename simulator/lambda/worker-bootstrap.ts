@@ -140,10 +140,10 @@ if (replay !== undefined) {
   const counts = { scheduledStarted: 0, scheduledFinished: 0, started: 0, finished: 0 };
   // a call to a service outside the simulator (not one of its endpoints) gets a connection of its own, closed with its
   // answer: a pooled connection sat idle between steps, and the outside server closes an idle connection after its
-  // keep-alive timeout in REAL time (Node's: 5 s, often met between two steps of a loaded run); that close raced the
-  // worker's next call on the connection, and fetch keeps its idle-connection timers on the worker's virtual clock, so
-  // the timers the scheduler offered changed with whether the close had come yet. One seed gave runs that differed
-  // with the machine's load (the simulator's own endpoints never close an idle connection: keep-connections-open.ts)
+  // keep-alive timeout in REAL time (Node's: 5 s, often passed between two steps on a loaded machine), which raced the
+  // worker's next call on the connection (the call failed with a connection error, or not, as the machine's timing
+  // decided); fetch's own idle timeout runs on the worker's virtual timers, so fetch never closed the connection first.
+  // The simulator's own endpoints keep their pooled connections: they never close an idle one (keep-connections-open.ts)
   const simulatorPorts = Object.entries(process.env).filter(([name, url]) => name.startsWith('AWS_ENDPOINT_URL') && url !== undefined).flatMap(([, url]) => {
     try { return [':' + new URL(url).port]; } catch { return []; }
   });
@@ -154,7 +154,7 @@ if (replay !== undefined) {
     const counted = (request) => {
       const host = String(request.getHeader('host') ?? '');
       const scheduled = scheduledPorts.some((port) => host.endsWith(port));
-      if (outside(host) && !request.headersSent) {
+      if (outside(host) && !request.headersSent && request.getHeader('upgrade') === undefined) {
         request.shouldKeepAlive = false;
         request.setHeader('connection', 'close');
       }
@@ -179,7 +179,10 @@ if (replay !== undefined) {
   diagnostics.subscribe('undici:request:create', ({ request }) => {
     const scheduled = scheduledPorts.some((port) => String(request.origin ?? '').endsWith(port));
     // undici closes the connection of a request with 'connection: close' once its answer is complete (see above)
-    if (outside(String(request.origin ?? ''))) request.addHeader('connection', 'close');
+    // (not an upgrade, a WebSocket's, whose connection is the point; and never an error thrown into undici)
+    if (outside(String(request.origin ?? '')) && !request.upgrade) {
+      try { request.addHeader('connection', 'close'); } catch {}
+    }
     fetches.set(request, scheduled);
     counts.started += 1;
     if (scheduled) counts.scheduledStarted += 1;

@@ -1,11 +1,11 @@
 /**
  * An outside HTTP service closes a connection that sat idle past its keep-alive timeout (Node's server: 5 s) in real
- * time, and a loaded machine makes real gaps between a worker's steps long. A pooled connection to such a service made
- * what a run did depend on the machine: the server's close raced the worker's next call on the connection (a call that
- * fails or not), and `fetch` keeps its idle-connection timers on the worker's clock, which is virtual under the seeded
- * scheduler, so the set of timers the scheduler offers changed with whether the real close had come yet. Under the
- * seeded scheduler each outside call therefore has a connection of its own, closed with its answer: nothing an outside
- * server does to an idle connection reaches the run. Both ways of calling: node:http and `fetch` (undici).
+ * time, and a loaded machine makes the real time between two steps of a worker long. A pooled connection to such a
+ * service made what a run did depend on the machine: the server's close raced the worker's next call on the
+ * connection, which failed with a connection error or not as the timing decided (`fetch` keeps its own idle timeout on
+ * the worker's virtual timers, so it never closed the connection first). Under the seeded scheduler each outside call
+ * therefore has a connection of its own, closed with its answer: nothing an outside server does to an idle connection
+ * reaches the run. Both ways of calling: node:http and `fetch` (undici).
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
