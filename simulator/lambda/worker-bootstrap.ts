@@ -138,12 +138,26 @@ if (replay !== undefined) {
   // and to the endpoints whose requests the scheduler holds (the DynamoDB proxy, the simulator's SQS and SNS endpoints)
   const scheduledPorts = [process.env.AWS_ENDPOINT_URL_DYNAMODB, process.env.AWS_ENDPOINT_URL_SQS, process.env.AWS_ENDPOINT_URL_SNS].filter((url) => url !== undefined).map((url) => ':' + new URL(url).port);
   const counts = { scheduledStarted: 0, scheduledFinished: 0, started: 0, finished: 0 };
+  // a call to a service outside the simulator (not one of its endpoints) gets a connection of its own, closed with its
+  // answer: a pooled connection sat idle between steps, and the outside server closes an idle connection after its
+  // keep-alive timeout in REAL time (Node's: 5 s, often passed between two steps on a loaded machine), which raced the
+  // worker's next call on the connection (the call failed with a connection error, or not, as the machine's timing
+  // decided); fetch's own idle timeout runs on the worker's virtual timers, so fetch never closed the connection first.
+  // The simulator's own endpoints keep their pooled connections: they never close an idle one (keep-connections-open.ts)
+  const simulatorPorts = Object.entries(process.env).filter(([name, url]) => name.startsWith('AWS_ENDPOINT_URL') && url !== undefined).flatMap(([, url]) => {
+    try { return [':' + new URL(url).port]; } catch { return []; }
+  });
+  const outside = (host) => !simulatorPorts.some((port) => host.endsWith(port));
   for (const moduleName of ['node:http', 'node:https']) {
     const httpModule = requireBuiltin(moduleName);
     const realRequest = httpModule.request;
     const counted = (request) => {
       const host = String(request.getHeader('host') ?? '');
       const scheduled = scheduledPorts.some((port) => host.endsWith(port));
+      if (outside(host) && !request.headersSent && request.getHeader('upgrade') === undefined) {
+        request.shouldKeepAlive = false;
+        request.setHeader('connection', 'close');
+      }
       counts.started += 1;
       if (scheduled) counts.scheduledStarted += 1;
       reportQuiet();
@@ -164,6 +178,11 @@ if (replay !== undefined) {
   const fetches = new Map();
   diagnostics.subscribe('undici:request:create', ({ request }) => {
     const scheduled = scheduledPorts.some((port) => String(request.origin ?? '').endsWith(port));
+    // undici closes the connection of a request with 'connection: close' once its answer is complete (see above)
+    // (not an upgrade, a WebSocket's, whose connection is the point; and never an error thrown into undici)
+    if (outside(String(request.origin ?? '')) && !request.upgrade) {
+      try { request.addHeader('connection', 'close'); } catch {}
+    }
     fetches.set(request, scheduled);
     counts.started += 1;
     if (scheduled) counts.scheduledStarted += 1;

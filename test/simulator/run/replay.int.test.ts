@@ -5,13 +5,12 @@
  * evaluated) keeps the 20 runs as short as they can be. Most of a run is building the local flow (tables, queues,
  * execution environments): at load average 13-17, 4 to 7 s of a 6 to 9 s run; a second order added about 0.5 s a run.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, inject, test } from 'vitest';
 import { loadScenario, type SimulationScenario } from '../../../simulator/run/scenario';
 import { runSimulation, type SimulationResult } from '../../../simulator/run/simulation';
 import { exampleAssembly } from '../../support/example-assembly';
-import { asJson, differingFields } from './replay-kit';
+import { asJson, busyLoops, differingFields } from './replay-kit';
 
 const PROJECT = path.resolve(__dirname, '../../..');
 const RUNS = 20;
@@ -64,18 +63,8 @@ describe('replaying a seed', () => {
 /**
  * Measured with the remaining time made the scheduler's (2026-11-29, shared 2-core machine, load average 25-35): the
  * loaded test passed at both concurrencies in 1118 s (four runs of 3 commands; the busy loops stop themselves after
- * 900 s, so its last minutes ran without them).
- *
- * Two busy loops beside the run (each a Node process spinning, stopped by the test, and by itself after `seconds` should
- * the test die first): what a loaded CI machine does to the run's real timing.
+ * 900 s, so its last minutes ran without them). The busy loops: replay-kit.ts.
  */
-function busyLoops(seconds: number): { stop(): void } {
-  const loops: ChildProcess[] = [1, 2].map(() =>
-    spawn(process.execPath, ['-e', `const end = Date.now() + ${seconds * 1000}; while (Date.now() < end) {}`], { stdio: 'ignore' }),
-  );
-  return { stop: () => loops.forEach((loop) => loop.kill('SIGKILL')) };
-}
-
 describe('replaying a seed on a loaded machine', () => {
   test('two runs of one seed beside two busy loops, at concurrency 4 and 1, give identical results', { timeout: 1_800_000 }, async () => {
     const load = busyLoops(900);
