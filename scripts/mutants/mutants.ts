@@ -1544,4 +1544,37 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '  const after = Duration.seconds(Math.max(60, retention.toSeconds() - FIFO_DEAD_LETTER_EXPIRY_WARNING.toSeconds() - queue.retentionPeriod.toSeconds()));',
     tests: ['test/constructs/ordered-on-call.test.ts'],
   },
+  // ---- issue 41, thirteenth session (x13b): replay's operator options as commands of the event-life model ----
+  {
+    id: 'replay-flow-profile-ignored',
+    breaks: "replay --flow-profile (issue 41): the outbox is read with the operator's own credentials, not the profile of the flow's account, so a subscriber's team of another account reads no outbox",
+    file: 'simulator/cli/replay-command.ts',
+    find: '    return await replay(parsed, context, flowClient ?? context.client());',
+    replace: '    return await replay(parsed, context, context.client());',
+    tests: [LIFE],
+  },
+  {
+    id: 'replay-flow-profile-unnamed',
+    breaks: 'replay --flow-profile (issue 41): a profile the AWS config does not have fails without naming it (the SDK says only that no provider loaded credentials)',
+    file: 'simulator/cli/flow-account-client.ts',
+    find: "        if (profile !== undefined && (error as Error).name === 'CredentialsProviderError') {",
+    replace: '        if (profile === null) {',
+    tests: [LIFE],
+  },
+  {
+    id: 'replay-aggregate-forgetting-ignored',
+    breaks: "replay --aggregate-table (issue 41): an id no aggregate remembers is taken as never applied although an aggregate forgot ids, so an event it applied and forgot is sent and applied again",
+    file: 'simulator/cli/aggregate-applications.ts',
+    find: '  if (applications.forgetful.length === 0) return { neverApplied: true };',
+    replace: '  if (applications.forgetful.length >= 0) return { neverApplied: true };',
+    tests: [LIFE],
+  },
+  {
+    id: 'replay-aggregate-missing-table-unnamed',
+    breaks: 'replay --aggregate-table (issue 41): a table that does not exist (a typo) fails with DynamoDB\'s answer, which may not name it',
+    file: 'simulator/cli/aggregate-applications.ts',
+    find: "    if ((error as Error).name !== 'ResourceNotFoundException') throw error;",
+    replace: '    throw error;',
+    tests: [LIFE],
+  },
 ];
