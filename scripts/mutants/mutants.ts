@@ -1577,4 +1577,20 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    throw error;',
     tests: [LIFE],
   },
+  {
+    id: 'served-s3-session-unevaluated',
+    breaks: "simulate --serve (issue 42): a request for an object of the payload bucket signed with an STS session of the served run is let through unevaluated, so an operator of another account reads through a role granted nothing on the bucket",
+    file: 'simulator/iam/flow-access.ts',
+    find: '(this.functionsByAccessKey.get(accessKeyId) ?? this.sessionRoleOf?.(accessKeyId))',
+    replace: 'this.functionsByAccessKey.get(accessKeyId)',
+    tests: ['test/simulator/iam/s3-session-access.synth.test.ts'],
+  },
+  {
+    id: 'ordered-relay-operator-grants-write',
+    breaks: "OrderedRelay.grantOperator (issue 41): the operator of another account is granted a write on the relay's outbox (least privilege: replay reads it only)",
+    file: 'lib/private/flow-operator.ts',
+    find: "export const OUTBOX_OPERATOR_ACTIONS: readonly string[] = ['dynamodb:GetItem', 'dynamodb:Scan'];",
+    replace: "export const OUTBOX_OPERATOR_ACTIONS: readonly string[] = ['dynamodb:GetItem', 'dynamodb:Scan', 'dynamodb:PutItem'];",
+    tests: ['test/constructs/ordered-relay-operator.test.ts'],
+  },
 ];
