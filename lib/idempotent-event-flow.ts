@@ -455,7 +455,7 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
    * @returns the grant of the outbox read, to `grantee` or (another account) to the role
    */
   public grantOperator(grantee: iam.IGrantable): iam.Grant {
-    return grantFlowOperator(this, this.outboxTable, grantee);
+    return grantFlowOperator(this, { description: `IdempotentEventFlow '${this.node.id}'`, kind: 'flow' }, this.outboxTable, grantee);
   }
 
   /**

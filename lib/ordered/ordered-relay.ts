@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { Duration, Names, RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import * as cloudwatch from 'aws-cdk-lib/aws-cloudwatch';
-import type * as iam from 'aws-cdk-lib/aws-iam';
+import * as iam from 'aws-cdk-lib/aws-iam';
 import * as kms from 'aws-cdk-lib/aws-kms';
 import type * as lambda from 'aws-cdk-lib/aws-lambda';
 import type * as logs from 'aws-cdk-lib/aws-logs';
@@ -17,6 +17,7 @@ import { minimumVisibilityTimeout } from '../consumer/private/defaults';
 import type { AlarmOptions } from '../monitoring/alarm-options';
 import type { OutboxRelayLogLevel } from '../outbox/outbox-relay';
 import type { IOutboxTable } from '../outbox/outbox-table';
+import { crossAccountOperatorRoleId, grantFlowOperator } from '../private/flow-operator';
 import { grantKeyViaService, KMS_SEND_MESSAGE_ACTIONS } from '../private/kms-actions';
 import { libraryGrant } from '../private/library-statements';
 import { acknowledgeInRegulatoryPacks } from '../private/regulatory-acknowledgements';
@@ -306,6 +307,38 @@ export class OrderedRelay extends Construct {
       conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${ORDERED_OUTBOX_ITEM.HEAD_KEY_PREFIX}*`] } },
     });
     return append.combine(readHead);
+  }
+
+  /**
+   * Lets `grantee` read this relay's outbox as `idempotent-event-flow replay` to an ordered subscriber does (its history
+   * items, in sequence): `dynamodb:GetItem` (`--event-id`) and `dynamodb:Scan` (`--since`) on the outbox table, nothing
+   * that writes (with a customer-managed key also `kms:Decrypt`, through DynamoDB only). It is
+   * `IdempotentEventFlow.grantOperator` for an ordered path on an outbox table of its own; on the flow's outbox table
+   * either grant gives the same read.
+   *
+   * A principal of this relay's account gets the actions in its own policy (a role or user named by a literal ARN is
+   * imported as such; one whose policy this stack can not write, e.g. the account's root, is refused at synth). A
+   * principal of ANOTHER literal account (or of any literal account when this relay's stack has no fixed account), e.g.
+   * the on-call role of an ordered subscriber's team, gets a role of this relay's account instead:
+   * `CrossAccountOperator<account>` under this relay (one per account, see {@link crossAccountOperatorRole}), trusted by
+   * exactly the principals granted (never `*`, which is refused), holding only the outbox read, with its ARN in the
+   * stack output `<relay>/CrossAccountOperator<account>/RoleArn`. The principal's own account must still let it
+   * `sts:AssumeRole` that role (done here for a role of this app in that account). `replay --flow-profile` reads the
+   * outbox under it (docs/CROSS-ACCOUNT.md, "Operating a subscriber of another account").
+   *
+   * @returns the grant of the outbox read, to `grantee` or (another account) to the role
+   */
+  public grantOperator(grantee: iam.IGrantable): iam.Grant {
+    return grantFlowOperator(this, { description: `OrderedRelay '${this.node.id}'`, kind: 'OrderedRelay' }, this.outboxTable, grantee);
+  }
+
+  /**
+   * The role {@link grantOperator} created for principals of `account` (12 digits), which they assume to read the
+   * outbox; undefined when none was granted.
+   */
+  public crossAccountOperatorRole(account: string): iam.IRole | undefined {
+    const role = this.node.tryFindChild(crossAccountOperatorRoleId(account));
+    return role instanceof iam.Role ? role : undefined;
   }
 
   /**

@@ -1,6 +1,7 @@
 /**
- * `IdempotentEventFlow.grantOperator`: what an operator needs of the flow's account to run `idempotent-event-flow
- * replay` (it reads events back from the outbox by id, `GetItem`, or by time, `Scan`). A principal of the flow's account
+ * `IdempotentEventFlow.grantOperator` and `OrderedRelay.grantOperator`: what an operator needs of the flow's account
+ * to run `idempotent-event-flow replay` (it reads events back from the outbox by id, `GetItem`, or by time, `Scan`;
+ * to an ordered subscriber, the relay's history items the same way). A principal of the flow's account
  * gets it in its own policy. A principal of another account (a subscriber's team, docs/CROSS-ACCOUNT.md) can not be
  * given an identity policy here: it gets a role in the flow's account, trusted by exactly that principal (never `*`),
  * holding the outbox read; the principal assumes it to read the outbox.
@@ -36,24 +37,31 @@ function isWildcard(principal: iam.IPrincipal): boolean {
   return (Array.isArray(aws) ? aws : [aws]).some((value) => value === '*');
 }
 
+/** Who grants the outbox read: named in refusals and in the role's description. */
+export interface OperatorGrantOwner {
+  /** How refusals name it, e.g. `IdempotentEventFlow 'Payments'`. */
+  readonly description: string;
+  /** What the role's description calls it, before its construct path, e.g. `flow`. */
+  readonly kind: string;
+}
+
 /**
  * Grants `grantee` the outbox read `replay` needs (see the module comment). For a principal of another account it
- * creates (once per account) the role `CrossAccountOperator<account>` under `flow`, with a generated physical name
+ * creates (once per account) the role `CrossAccountOperator<account>` under `flow` (the flow or ordered relay `owner` describes), with a generated physical name
  * (so a stack of another environment can name its ARN) and a `RoleArn` output; further principals of that account are
  * added to its trust policy. A role or user this app builds in the other account also gets `sts:AssumeRole` on that role
  * in its own policy; an imported one (`Role.fromRoleArn`) is only trusted: its own account grants it the assume.
  */
-export function grantFlowOperator(flow: Construct, outboxTable: IOutboxTable, grantee: iam.IGrantable): iam.Grant {
-  const owner = `IdempotentEventFlow '${flow.node.id}'`;
+export function grantFlowOperator(flow: Construct, owner: OperatorGrantOwner, outboxTable: IOutboxTable, grantee: iam.IGrantable): iam.Grant {
   const principal = grantee.grantPrincipal;
   if (isWildcard(principal)) {
-    throw validationError(`${owner}: grantOperator takes one principal, but ${principal.toString()} is any principal ('*'); name an account or a role of it`);
+    throw validationError(`${owner.description}: grantOperator takes one principal, but ${principal.toString()} is any principal ('*'); name an account or a role of it`);
   }
   const flowAccount = Stack.of(flow).account;
   const account = literalPrincipalAccount(principal);
   // A literal account that is not (or, in an environment-agnostic stack, may not be) the flow's: a role to assume.
   if (account !== undefined && (Token.isUnresolved(flowAccount) || account !== flowAccount)) {
-    const role = crossAccountOperatorRole(flow, account, principal);
+    const role = crossAccountOperatorRole(flow, owner, account, principal);
     // A role or user this app builds (in a stack of the other account) also gets sts:AssumeRole in its own policy. An
     // imported one is trusted only: its policy is the other account's to write, and in an environment-agnostic flow
     // stack CDK would take it for a role of the flow's account and attach the grant to a same-named role there.
@@ -63,7 +71,7 @@ export function grantFlowOperator(flow: Construct, outboxTable: IOutboxTable, gr
   const grant = grantOutboxRead(outboxTable, ownAccountGrantee(flow, principal) ?? grantee);
   if (!grant.success) {
     throw validationError(
-      `${owner}: grantOperator could not give ${principal.toString()} the outbox read (${OUTBOX_OPERATOR_ACTIONS.join(', ')}): it is a principal of ` +
+      `${owner.description}: grantOperator could not give ${principal.toString()} the outbox read (${OUTBOX_OPERATOR_ACTIONS.join(', ')}): it is a principal of ` +
         "the flow's account whose policy this stack can not write (not a role or user of the app, nor a literal role or user ARN); " +
         'pass the role or user itself (e.g. iam.Role.fromRoleArn(scope, id, arn)), or grant those actions on the outbox table in its own policy',
     );
@@ -87,7 +95,7 @@ function ownAccountGrantee(flow: Construct, principal: iam.IPrincipal): iam.IGra
 }
 
 /** The role of the flow's account that principals of `account` assume to read the outbox; `principal` added to its trust. */
-function crossAccountOperatorRole(flow: Construct, account: string, principal: iam.IPrincipal): iam.Role {
+function crossAccountOperatorRole(flow: Construct, owner: OperatorGrantOwner, account: string, principal: iam.IPrincipal): iam.Role {
   const id = crossAccountOperatorRoleId(account);
   const existing = flow.node.tryFindChild(id);
   if (existing instanceof iam.Role) {
@@ -97,10 +105,10 @@ function crossAccountOperatorRole(flow: Construct, account: string, principal: i
   const role = new iam.Role(flow, id, {
     assumedBy: principal,
     roleName: PhysicalName.GENERATE_IF_NEEDED,
-    description: `Operators of account ${account}: read the outbox of flow ${flow.node.path} (idempotent-event-flow replay), nothing else`,
+    description: `Operators of account ${account}: read the outbox of ${owner.kind} ${flow.node.path} (idempotent-event-flow replay), nothing else`,
   });
   new CfnOutput(role, 'RoleArn', {
-    description: `The role operators of account ${account} assume to read the outbox of flow ${flow.node.path} (idempotent-event-flow replay; docs/CROSS-ACCOUNT.md)`,
+    description: `The role operators of account ${account} assume to read the outbox of ${owner.kind} ${flow.node.path} (idempotent-event-flow replay; docs/CROSS-ACCOUNT.md)`,
     value: role.roleArn,
   });
   return role;

@@ -10,7 +10,7 @@
  * naming another subscriber (a table shared by several, or the wrong table given) is left out, and an id found only in
  * an item naming none (written before the runtime marked items) cannot be credited to the subscriber: undecided.
  */
-import { DescribeTableCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DescribeTableCommand, type DescribeTableCommandOutput, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { toDocumentClient } from '../../lambda/transaction/document-client';
 import { AGGREGATE_ITEM } from '../../lambda/contract/wire-format';
 import { parseProcessedMessages } from '../../lambda/aggregate/processed-messages';
@@ -43,7 +43,7 @@ export async function readAggregateApplications(client: DynamoDBClient, tables: 
   let othersLeftOut = 0;
   const documents = toDocumentClient(client);
   for (const table of tables) {
-    const keyNames = ((await client.send(new DescribeTableCommand({ TableName: table }))).Table?.KeySchema ?? []).map((key) => key.AttributeName!);
+    const keyNames = ((await describeAggregateTable(client, table)).Table?.KeySchema ?? []).map((key) => key.AttributeName!);
     for (const item of await scanItems(documents, { TableName: table })) {
       const version = item[AGGREGATE_ITEM.VERSION_ATTRIBUTE];
       if (typeof version !== 'number') continue; // nothing applied to it (or not an aggregate of the runtime)
@@ -61,6 +61,16 @@ export async function readAggregateApplications(client: DynamoDBClient, tables: 
     }
   }
   return { appliedBy, forgetful, unmarkedBy, othersLeftOut };
+}
+
+/** DescribeTable of an `--aggregate-table`; one that does not exist fails naming it (DynamoDB's answer may not). */
+async function describeAggregateTable(client: DynamoDBClient, table: string): Promise<DescribeTableCommandOutput> {
+  try {
+    return await client.send(new DescribeTableCommand({ TableName: table }));
+  } catch (error) {
+    if ((error as Error).name !== 'ResourceNotFoundException') throw error;
+    throw new Error(`--aggregate-table ${table}: no such table with your credentials (their account and Region); give every table the subscriber's locate writes`);
+  }
 }
 
 /**

@@ -23,3 +23,31 @@ export const FLOW_PROFILE_HELP = `  --flow-profile <profile>           a subscri
 export function flowAccountClient(options: ClientOptions, profile: string): DynamoDBClient {
   return new DynamoDBClient({ profile, ...(options.region === undefined ? {} : { region: options.region }), ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }) });
 }
+
+/**
+ * Makes `client` name the outbox table when DynamoDB answers a read of it `ResourceNotFoundException` (whose message,
+ * "Requested resource not found", names nothing): a table name is resolved in the account and Region of the client's
+ * credentials, so a subscriber's team of another account that left out `--flow-profile` (or gave a profile of another
+ * account) reads no such table. With `profile` (`--flow-profile`), a profile whose credentials can not be loaded (not
+ * in the AWS config) is named too (the SDK's error does not name it). Other answers are left as they are.
+ */
+export function nameMissingOutbox(client: DynamoDBClient, outboxTable: string, profile: string | undefined): void {
+  client.middlewareStack.add(
+    (next) => async (args) => {
+      try {
+        return await next(args);
+      } catch (error) {
+        if (profile !== undefined && (error as Error).name === 'CredentialsProviderError') {
+          throw new Error(`--flow-profile ${profile}: no credentials could be loaded for it (${(error as Error).message}); is it a profile of your AWS config, with role_arn and source_profile?`);
+        }
+        if ((error as Error).name !== 'ResourceNotFoundException' || (args.input as { TableName?: unknown }).TableName !== outboxTable) throw error;
+        throw new Error(
+          profile === undefined
+            ? `the outbox table ${outboxTable} was not found with your credentials (their account and Region); a subscriber of another account than its flow's reads the flow's outbox with --flow-profile <a profile of the role the flow's account granted>`
+            : `the outbox table ${outboxTable} was not found with the profile ${profile} (--flow-profile): its credentials must be of the flow's account, in the outbox's Region, and --table the flow's outboxTable`,
+        );
+      }
+    },
+    { step: 'initialize', priority: 'high', name: 'nameMissingOutbox', override: true },
+  );
+}

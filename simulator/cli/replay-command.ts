@@ -21,7 +21,7 @@ import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } fr
 import { earliestApplication, outboxEventsById, outboxEventsInRange, type OutboxEvent } from './outbox-events';
 import { terminalText } from './terminal-text';
 import { aggregateDecision, readAggregateApplications, type AggregateApplications } from './aggregate-applications';
-import { FLOW_PROFILE_HELP, FLOW_PROFILE_OPTION, flowAccountClient } from './flow-account-client';
+import { FLOW_PROFILE_HELP, FLOW_PROFILE_OPTION, flowAccountClient, nameMissingOutbox } from './flow-account-client';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 const USAGE = `Usage:
@@ -143,6 +143,8 @@ async function replay(parsed: ParsedArguments, context: CommandContext, outboxCl
   }
   const outboxTable = typeof outboxFlag === 'string' && outboxFlag.trim() !== '' ? outboxFlag : deployment?.outboxTable;
   if (outboxTable === undefined) return context.usageError("'replay' needs --table (the outbox table)");
+  const profile = values['flow-profile'];
+  nameMissingOutbox(outboxClient, outboxTable, typeof profile === 'string' ? profile : undefined);
   const ordered = deployment?.ordered === true || isFifoQueueUrl(resolved.queueUrl);
   if (ordered) return replayToOrdered(parsed, context, resolved, outboxTable, outboxClient);
   if (values['inbox-table'] !== undefined) return context.usageError('--inbox-table goes with an ordered subscriber (a FIFO --queue)');

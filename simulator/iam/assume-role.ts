@@ -77,7 +77,7 @@ export async function decideAssumeRole(access: AccessModel, names: IamNames, eng
       ? `an explicit Deny in ${explicit.policy} (statement ${explicit.statement}) matches it`
       : !answer.resourceAllows
         ? `the trust policy of ${rolePath} does not allow ${caller.arn} ${action}` +
-          ` (grant it with flow.grantOperator(new iam.ArnPrincipal('${caller.arn}')) in the flow's app: docs/CROSS-ACCOUNT.md)`
+          ` (grant it with grantOperator(new iam.ArnPrincipal('${caller.arn}')) of the flow, or of the ordered relay, whose outbox the role reads, in its app: docs/CROSS-ACCOUNT.md)`
         : sameAccount
           ? `no policy allows it`
           : `the identity policy of ${caller.arn} does not allow ${action} on ${roleArn}: across accounts the caller's own account must allow it too`;

@@ -27,6 +27,8 @@ export class FlowAccess {
   public readonly control: AccessControl;
   private readonly requests: FlowRequests;
   private readonly names: IamNames;
+  /** The role of a served run's STS session, by its access key id (actAsSessions). */
+  private sessionRoleOf?: (accessKeyId: string) => ResourceKey | undefined;
   private readonly functionsByAccessKey = new Map<string, ResourceKey>();
 
   public constructor(
@@ -69,9 +71,18 @@ export class FlowAccess {
   }
 
   /**
+   * Lets the checks that name their caller by access key (the S3 endpoint's) take a served run's STS sessions too:
+   * `roleOf` answers the role a session's access key id was issued for (simulator/run/served-sessions.ts).
+   */
+  public actAsSessions(roleOf: (accessKeyId: string) => ResourceKey | undefined): void {
+    this.sessionRoleOf = roleOf;
+  }
+
+  /**
    * The check of the S3 endpoint: an object request signed by a function's access key is made under that function's
-   * role; `bucket` is the bucket of the templates the request names (undefined: a bucket the app does not have, not
-   * evaluated). A request no function signed (an operator's) is not evaluated here.
+   * role, one signed by a served run's STS session (see {@link actAsSessions}) under the session's role, as AWS does
+   * for an assumed role; `bucket` is the bucket of the templates the request names (undefined: a bucket the app does
+   * not have, not evaluated). A request neither signed (an operator's own) is not evaluated here.
    */
   public s3Check(): (request: {
     readonly accessKeyId?: string;
@@ -81,7 +92,7 @@ export class FlowAccess {
     readonly headers: Readonly<Record<string, string | undefined>>;
   }) => Promise<string | undefined> {
     return async ({ accessKeyId, operation, bucket, objectKey, headers }) => {
-      const functionKey = accessKeyId === undefined ? undefined : this.functionsByAccessKey.get(accessKeyId);
+      const functionKey = accessKeyId === undefined ? undefined : (this.functionsByAccessKey.get(accessKeyId) ?? this.sessionRoleOf?.(accessKeyId));
       if (functionKey === undefined || bucket === undefined) return undefined;
       return this.check(this.requests.s3Object(functionKey, operation, bucket.key, objectKey, headers, bucket.bucketKeyEnabled === true));
     };

@@ -1,8 +1,9 @@
 /**
  * The served run's STS sessions (`simulate --serve`): its STS (../aws/sts-endpoint.ts) answers AssumeRole for a role of
  * the app under the run's IAM, and the DynamoDB requests signed with a session's credentials go through a proxy that
- * authorizes each under that role's policies (as AWS does for the assumed role), one proxy per role. Every other request
- * is forwarded as before (the served services take any credentials). With IAM off (`--iam off`, or no policy engine)
+ * authorizes each under that role's policies (as AWS does for the assumed role), one proxy per role; the run's S3
+ * (the claim-check's bucket) checks a session's object requests under its role too. Every other request is forwarded
+ * as before (the served SQS and SNS take any credentials). With IAM off (`--iam off`, or no policy engine)
  * AssumeRole is granted for any role of the app, unevaluated, and the session's requests are not authorized either.
  */
 import { ServedSts } from '../aws/sts-endpoint';
@@ -24,6 +25,8 @@ export function servedSessions(access: FlowAccess | undefined, dynamoDbEndpoint:
     if (access !== undefined) return access.assumeRole(caller, roleArn);
     return { allowed: true, role: roleArn, roleArn, notEvaluated: 'IAM is off in this run' };
   });
+  // the run's S3 check (the claim-check's bucket) takes a session's requests under its role, as the proxies do DynamoDB's
+  access?.actAsSessions((accessKeyId) => sts.roleOf(accessKeyId));
   const proxies = new Map<ResourceKey, Promise<DynamoDbProxy>>();
   return {
     sts,

@@ -3,7 +3,8 @@
  * processing mode, keepBlockedMessageBody, maxProcessedMessages, the deduplication window, queue and dead-letter
  * retentions, maxReceiveCount, a filter policy) and a sequence of what producers, AWS, time (seconds to days) and the
  * operator do (test/support/model/system-commands.ts): the operator with the real CLI (`dlq list`, `dlq show --fetch`,
- * `dlq redrive`, `replay`, `blocked resolve`, `inbox forget`), against the simulator's SQS endpoint and DynamoDB Local,
+ * `dlq redrive`, `replay`, with `--flow-profile` as a subscriber's team of another account and, in aggregate mode,
+ * `--aggregate-table`, each also wrong, `blocked resolve`, `inbox forget`), against the simulator's SQS endpoint and DynamoDB Local,
  * with the real runtime consuming. Events over the inline limit go through the claim-check (a local S3): committed
  * intact, with their object altered or deleted after commit, or by a producer retried after a lost PutObject response
  * (test/support/model/offloaded-events.ts: applied exactly once, or dead-lettered with the reason). After every command: no event applied twice; nothing acknowledged unless applied, a duplicate or

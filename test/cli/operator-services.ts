@@ -3,7 +3,7 @@
  * behind its SQS endpoint, spoken to by the real @aws-sdk/client-sqs) and the shared DynamoDB Local. No mocks.
  */
 import type { PayloadReader } from '../../lambda/claim-check/payload-store';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBClient, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { inject } from 'vitest';
 import { main, type CliIo } from '../../simulator/cli/main';
@@ -132,6 +132,13 @@ export interface CliRun {
   readonly afterSqsRequest?: (commandName: string) => void;
   /** What reads offloaded events' data (`dlq show --fetch`). @default the CLI's own: S3 */
   readonly payloadReader?: PayloadReader;
+  /**
+   * Tables of another account: the CLI's own DynamoDB client (the operator's credentials) is answered
+   * `ResourceNotFoundException` for them (with the message AWS gives a GetItem or Scan: "Requested resource not
+   * found"), as AWS resolves a table name in the caller's account. Only a client of
+   * another profile (`--flow-profile`, with `--endpoint`) reaches them. @default none
+   */
+  readonly tablesOfAnotherAccount?: readonly string[];
 }
 
 /** {@link cli} with an operator at a terminal who answers `confirm`'s questions, or time that passes between requests. */
@@ -141,7 +148,23 @@ export async function cliAt(services: CliServices, terminal: CliRun, ...argv: st
   const io: CliIo = {
     stdout: (text) => void (stdout += text),
     stderr: (text) => void (stderr += text),
-    createClient: () => new DynamoDBClient({ region: 'us-east-1', endpoint: inject('dynamoDbEndpoint'), credentials: LOCAL_CREDENTIALS, maxAttempts: 1 }),
+    createClient: () => {
+      const client = new DynamoDBClient({ region: 'us-east-1', endpoint: inject('dynamoDbEndpoint'), credentials: LOCAL_CREDENTIALS, maxAttempts: 1 });
+      const elsewhere = terminal.tablesOfAnotherAccount ?? [];
+      if (elsewhere.length > 0) {
+        client.middlewareStack.add(
+          (next) => async (args) => {
+            const table = (args.input as { TableName?: unknown }).TableName;
+            if (typeof table === 'string' && elsewhere.includes(table)) {
+              throw new ResourceNotFoundException({ message: 'Requested resource not found', $metadata: {} });
+            }
+            return next(args);
+          },
+          { step: 'initialize', name: 'tablesOfAnotherAccount' },
+        );
+      }
+      return client;
+    },
     createSqsClient: (options) => {
       const client = new SQSClient({ region: 'us-east-1', endpoint: options.sqsEndpoint, credentials: LOCAL_CREDENTIALS, maxAttempts: 1, logger: silentLogger, useQueueUrlAsEndpoint: false });
       const after = terminal.afterSqsRequest;

@@ -65,8 +65,24 @@ const deliverySpec = (mode: Mode): fc.Arbitrary<DeliverySpec> =>
   });
 
 /**
- * The commands of a run of `mode`. `claimCheck: false` draws the commands as before the claim-check's were added (a
- * counterexample found then replays by its seed and path only from the same command set).
+ * `replay`'s options of a subscriber of another account (`--flow-profile`: the profile of the flow's account, one the
+ * AWS config lacks, or none) and of one in aggregate mode (`--aggregate-table`: its table, or a missing one).
+ */
+function replayOptionCommands(mode: Mode): Array<fc.Arbitrary<Command>> {
+  const which = fc.oneof(fc.constant<'range'>('range'), fc.nat(20));
+  const fromFlowAccount = fc
+    .tuple(which, fc.constantFrom<'granted' | 'unknown-profile' | 'none'>('granted', 'granted', 'unknown-profile', 'none'))
+    .map(([selected, profile]) => command(`replay --flow-profile(${selected}, ${profile})`, (world) => world.replayFromFlowAccount(selected, profile)));
+  const withAggregateTable = fc
+    .tuple(which, fc.constantFrom<'its' | 'missing'>('its', 'its', 'its', 'missing'))
+    .map(([selected, table]) => command(`replay --aggregate-table(${selected}, ${table})`, (world) => world.replayWithAggregateTable(selected, table)));
+  return mode === 'aggregate' ? [fromFlowAccount, withAggregateTable, withAggregateTable] : [fromFlowAccount];
+}
+
+/**
+ * The commands of a run of `mode`. `claimCheck: false` draws the commands as before the claim-check's (and the replay
+ * options', added after them) were added (a counterexample found then replays by its seed and path only from the same
+ * command set).
  */
 export function systemCommands(mode: Mode, maxCommands: number, options: { readonly claimCheck?: boolean } = {}): fc.Arbitrary<Iterable<Command>> {
   const publish = eventSpec.map((spec) => command(`publish(${JSON.stringify(spec)})`, (world) => world.publish(spec)));
@@ -87,6 +103,8 @@ export function systemCommands(mode: Mode, maxCommands: number, options: { reado
       publish,
       publish,
       ...(options.claimCheck === false ? [] : [publishLarge, publishLarge, damageObject, fc.nat(20).map((index) => command(`dlq show --fetch(${index})`, (world) => world.dlqShowFetch(index)))]),
+      // the operator options of a subscriber of another account and of one in aggregate mode, with their refusals
+      ...(options.claimCheck === false ? [] : replayOptionCommands(mode)),
       deliver,
       deliver,
       deliver,

@@ -14,6 +14,9 @@
  * refusal, or its last copy ran out of a queue's retention (SQS deleted it: an alarm's business, recorded).
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import * as path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { DeleteItemCommand, GetItemCommand, ScanCommand, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
@@ -36,6 +39,10 @@ import { dieAsPlanned, type CrashPlan } from './crash-plan';
 import { recordingLogger } from '../proof/recorders';
 import { createInboxTable, createOutbox } from '../proof/tables';
 import { OffloadedEvents, type ObjectDamage, type OffloadCase } from './offloaded-events';
+import { inject } from 'vitest';
+
+/** The AWS profile of the flow's account the subscriber's team replays with (`--flow-profile`). */
+const FLOW_PROFILE = 'flow-outbox';
 
 export type Mode = 'transactional' | 'lease' | 'multi-step' | 'aggregate';
 
@@ -413,6 +420,98 @@ export class SystemWorld {
       else this.refusals.set(event.eventId, event.why ?? '');
     }
     this.history.push(`operator: replay ${which === 'range' ? 'the range' : which === 'gave-up' ? 'what the relay gave up on' : 'one event'}: ${output.events.filter((e) => e.send).length} sent, ${output.events.filter((e) => !e.send).length} refused, ${output.missing.length} not in the outbox`);
+  }
+
+  /**
+   * `replay --yes --flow-profile` by the subscriber's team of another account (docs/CROSS-ACCOUNT.md): the outbox is a
+   * table of the flow's account, which the team's own credentials do not reach (the CLI's own client is answered
+   * `ResourceNotFoundException` for it), read through a profile of the flow's account (`granted`); with a profile the
+   * AWS config does not have (`unknown-profile`), or without the option (`none`), the command fails naming what is
+   * wrong, and sends nothing.
+   */
+  public async replayFromFlowAccount(which: 'range' | number, profile: 'granted' | 'unknown-profile' | 'none'): Promise<void> {
+    const selection = this.replaySelection(which);
+    if (selection === undefined) return;
+    const option = profile === 'granted' ? ['--flow-profile', FLOW_PROFILE] : profile === 'unknown-profile' ? ['--flow-profile', `${FLOW_PROFILE}-typo`] : [];
+    const argv = ['replay', '--subscriber-output', this.operatorOutput(), ...selection, ...option, '--endpoint', inject('dynamoDbEndpoint'), '--region', 'us-east-1', '--yes', '--json'];
+    const sentBefore = this.operatorCopies();
+    const result = await this.withAwsFiles(() => this.cli({ tablesOfAnotherAccount: [this.tables.outbox.outboxTableName] }, ...argv));
+    if (profile === 'granted') return this.recordReplay(result, `replay --flow-profile ${which === 'range' ? 'the range' : 'one event'}`);
+    const expected = profile === 'none' ? this.tables.outbox.outboxTableName : `${FLOW_PROFILE}-typo`;
+    if (result.code !== 1 || !result.stderr.includes(expected)) this.violate(`replay with ${profile === 'none' ? 'the team\'s own credentials only' : 'an unknown --flow-profile'} exited ${result.code}, not 1 naming ${expected}: ${result.stderr}${result.stdout}`);
+    if (this.operatorCopies() !== sentBefore) this.violate(`replay with ${profile} sent copies although it failed`);
+    this.history.push(`operator: replay ${profile === 'none' ? 'without --flow-profile' : 'with an unknown --flow-profile'}: failed (exit ${result.code}), nothing sent`);
+  }
+
+  /**
+   * Aggregate mode: `replay --yes --aggregate-table` with the subscriber's aggregate table (`its`), which decides from
+   * the ids its aggregate remembers, or with a table name that does not exist (`missing`, a typo): the command fails
+   * naming it, and sends nothing.
+   */
+  public async replayWithAggregateTable(which: 'range' | number, table: 'its' | 'missing'): Promise<void> {
+    if (this.config.mode !== 'aggregate') return;
+    const selection = this.replaySelection(which);
+    if (selection === undefined) return;
+    const name = table === 'its' ? this.tables.business : `${this.tables.business}-typo`;
+    const sentBefore = this.operatorCopies();
+    const result = await this.cli({}, 'replay', '--subscriber-output', this.operatorOutput(), ...selection, '--aggregate-table', name, '--yes', '--json');
+    if (table === 'its') return this.recordReplay(result, `replay --aggregate-table ${which === 'range' ? 'the range' : 'one event'}`);
+    if (result.code !== 1 || !result.stderr.includes(name)) this.violate(`replay --aggregate-table of a missing table exited ${result.code}, not 1 naming it: ${result.stderr}${result.stdout}`);
+    if (this.operatorCopies() !== sentBefore) this.violate('replay --aggregate-table of a missing table sent copies although it failed');
+    this.history.push(`operator: replay --aggregate-table of a missing table: failed (exit ${result.code}), nothing sent`);
+  }
+
+  private replaySelection(which: 'range' | number): string[] | undefined {
+    const ids = [...this.events.keys()];
+    if (which === 'range') return ['--since', this.since, '--until', new Date(this.now() + 60_000).toISOString()];
+    return ids.length === 0 ? undefined : ['--event-id', ids[which % ids.length] as string];
+  }
+
+  /** Notes what a `replay --yes --json` sent and refused (an event the subscriber applied is neither). */
+  private recordReplay(result: { code: number; stdout: string; stderr: string }, label: string): void {
+    if (result.code !== 0 && result.code !== 3) return this.violate(`${label} exited ${result.code}: ${result.stderr}`);
+    const output = JSON.parse(result.stdout) as { events: Array<{ eventId: string; send: boolean; applied?: boolean; why?: string }>; missing: string[] };
+    for (const event of output.events) {
+      if (event.send) this.operatorSent.add(event.eventId);
+      else if (event.applied !== true) this.refusals.set(event.eventId, event.why ?? '');
+    }
+    this.history.push(`operator: ${label}: ${output.events.filter((e) => e.send).length} sent, ${output.events.filter((e) => !e.send && e.applied !== true).length} refused, ${output.events.filter((e) => e.applied === true).length} applied, ${output.missing.length} not in the outbox`);
+  }
+
+  /** How many copies the operator's commands have put on the subscriber's queue (SendMessage) that are still there. */
+  private operatorCopies(): number {
+    return this.services.queue.messages().filter((message) => message.origin.via === 'send-message').length;
+  }
+
+  /**
+   * Runs `act` with the AWS config of the subscriber's team: its own credentials in the environment, and the profile
+   * `FLOW_PROFILE` of the flow's account (static keys here, letters only as DynamoDB Local requires: it shares its tables between all keys, so no role is assumed).
+   */
+  private async withAwsFiles<T>(act: () => Promise<T>): Promise<T> {
+    const directory = mkdtempSync(path.join(tmpdir(), 'ief-life-aws-'));
+    writeFileSync(path.join(directory, 'config'), `[profile ${FLOW_PROFILE}]\nregion = us-east-1\n`);
+    writeFileSync(path.join(directory, 'credentials'), `[${FLOW_PROFILE}]\naws_access_key_id = flowaccount\naws_secret_access_key = local\n`);
+    const variables: Record<string, string | undefined> = {
+      AWS_CONFIG_FILE: path.join(directory, 'config'),
+      AWS_SHARED_CREDENTIALS_FILE: path.join(directory, 'credentials'),
+      AWS_ACCESS_KEY_ID: 'subscriberaccount',
+      AWS_SECRET_ACCESS_KEY: 'local',
+      AWS_PROFILE: undefined,
+    };
+    const saved = Object.fromEntries(Object.keys(variables).map((name) => [name, process.env[name]]));
+    const set = (values: Record<string, string | undefined>): void => {
+      for (const [name, value] of Object.entries(values)) {
+        if (value === undefined) delete process.env[name];
+        else process.env[name] = value;
+      }
+    };
+    set(variables);
+    try {
+      return await act();
+    } finally {
+      set(saved);
+      rmSync(directory, { recursive: true, force: true });
+    }
   }
 
   /** `blocked resolve` of every blocked record, from the truth: SUCCESS when the effect ran, else TRY_AGAIN. */
