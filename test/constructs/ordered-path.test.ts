@@ -79,18 +79,21 @@ describe('OrderedRelay and OrderedSubscriber', () => {
     template.hasResourceProperties('AWS::Lambda::Function', { Environment: { Variables: Match.objectLike({ IEF_ORDERED_TOPIC_ARN: Match.anyValue() }) } });
   });
 
-  test("alarms: the subscriber dead-letter queue and function errors, the relay and pipe dead-letter queues and the pipe's failed executions, each at the first one; a held aggregate at 5 minutes", () => {
+  test("alarms: the subscriber dead-letter queue and function errors, the relay and pipe dead-letter queues and the pipe's failed executions, each at the first one; the oldest message at 5 minutes; a held aggregate on the runtime's Failed metric; both FIFO dead-letter queues' letters about to expire", () => {
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm'));
-    expect(alarms).toHaveLength(6);
-    for (const alarm of alarms) expect(alarm.Properties).toMatchObject({ ComparisonOperator: 'GreaterThanOrEqualToThreshold', EvaluationPeriods: 1 });
-    const thresholds = alarms.map((alarm) => `${alarm.Properties.MetricName}>=${alarm.Properties.Threshold}`).sort();
+    expect(alarms).toHaveLength(9);
+    for (const alarm of alarms) expect(alarm.Properties).toMatchObject({ ComparisonOperator: 'GreaterThanOrEqualToThreshold' });
+    const thresholds = alarms.map((alarm) => `${alarm.Properties.MetricName}>=${alarm.Properties.Threshold} x${alarm.Properties.EvaluationPeriods}`).sort();
     expect(thresholds).toEqual([
-      'ApproximateAgeOfOldestMessage>=300',
-      'ApproximateNumberOfMessagesVisible>=1',
-      'ApproximateNumberOfMessagesVisible>=1',
-      'ApproximateNumberOfMessagesVisible>=1',
-      'Errors>=1',
-      'ExecutionFailed>=1',
+      'ApproximateAgeOfOldestMessage>=1036800 x1',
+      'ApproximateAgeOfOldestMessage>=1036800 x1',
+      'ApproximateAgeOfOldestMessage>=300 x1',
+      'ApproximateNumberOfMessagesVisible>=1 x1',
+      'ApproximateNumberOfMessagesVisible>=1 x1',
+      'ApproximateNumberOfMessagesVisible>=1 x1',
+      'Errors>=1 x1',
+      'ExecutionFailed>=1 x1',
+      'Failed>=1 x2',
     ]);
   });
 
