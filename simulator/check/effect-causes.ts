@@ -1,10 +1,13 @@
 /**
  * The causes an effect-count violation names, so that a correct subscriber is never blamed for another's mistake:
  *
- * - **upstream first**: a count read over events whose lineage (the events they were emitted for, up to a producer's)
+ * - **upstream**: a count read over events whose lineage (the events they were emitted for, up to a producer's)
  *   holds a command a producer committed under two event ids (`event-id-per-attempt`), or events another subscriber
  *   published with an outbox write of its own (`outbox-write-outside-transaction`), is that producer's or that
- *   subscriber's doing: a correct consumer applies each of two ids once, and the count is one too many;
+ *   subscriber's doing: a correct consumer applies each of two ids once, and the count is one too many. It comes first,
+ *   and the plain `applied-again` (which tells by which invocation, not why) gives way to it; a cause that names a
+ *   mistake of the consumer's own (one event applied twice after a crash, a lost response, an expired record...) stays,
+ *   before it: that consumer is not a correct one;
  * - then **the subscriber's own writes outside its transaction**, whenever the run observed one: they are the mistake
  *   whatever fault met each event (a crash, a lost response), so the kinds that only say which fault met it
  *   (`applied-again`, `redelivery-after-crash`, `lost-response-retried`, `sdk-retry-after-lost-response`) give way;
@@ -72,8 +75,8 @@ export function upstreamOf(facts: UpstreamFacts, subscriber: string, eventIds: r
  * outside its transaction (when observed), `upstream` the causes upstream of it (see the module comment).
  */
 export function effectCauses(told: readonly ViolationCause[], ownClient: ViolationCause | undefined, upstream: Upstream | undefined): ViolationCause[] {
-  if (upstream === undefined && ownClient === undefined) return [...told];
-  const named = told.filter((cause) => !FAULT_FOLLOWING.has(cause.kind));
+  const named = ownClient === undefined ? told.filter((cause) => upstream === undefined || cause.kind !== 'applied-again') : told.filter((cause) => !FAULT_FOLLOWING.has(cause.kind));
   const own = ownClient === undefined || named.some((cause) => cause.kind === ownClient.kind) ? named : [ownClient, ...named];
-  return [...(upstream?.causes ?? []), ...own];
+  const ownMistakes = own.filter((cause) => cause.kind !== 'applied-again');
+  return ownMistakes.length > 0 ? [...own, ...(upstream?.causes ?? [])] : [...(upstream?.causes ?? []), ...own];
 }

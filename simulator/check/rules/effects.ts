@@ -22,8 +22,15 @@ export const effectsRule: SubscriberCheck<ObservableSubscriberFacts, ObservableR
       probe.tallies,
       subscriber.deadLetters,
       facts.ledger,
-      // a cause upstream (a producer's, another subscriber's) is told instead of the faults that met this consumer
-      (tally) => upstream(tally.eventIds)?.text ?? subscriber.applyCause(tally.eventIds),
+      // a cause upstream (a producer's, another subscriber's) is told instead of this consumer's plain "applied again", after a mistake of its own
+      (tally) => {
+        const above = upstream(tally.eventIds);
+        const told = subscriber.applyCause(tally.eventIds);
+        // the invocations' story stays when it names a mistake of this consumer's own (see effect-causes.ts)
+        if (above === undefined) return told;
+        const ownMistake = subscriber.applyCauses(tally.eventIds).some((cause) => cause.kind !== 'applied-again');
+        return ownMistake && told !== undefined ? `${told}; ${above.text}` : above.text;
+      },
       (tally) => effectCauses(subscriber.applyCauses(tally.eventIds), subscriber.ownClientCause(tally.eventIds), upstream(tally.eventIds)),
     );
     const cause = subscriber.ownClientWrites;

@@ -42,9 +42,10 @@ describe('upstreamOf', () => {
 describe('effectCauses', () => {
   const told = [cause('applied-again', { subscriber: 'Stats' }, ['e-1']), cause('redelivery-after-crash', { subscriber: 'Stats' }, ['e-2']), cause('deduplication-window-expired', { subscriber: 'Stats' }, ['e-3'])];
 
-  test('an upstream cause comes first, and the faults that met the correct consumer are not named as its causes', () => {
+  test("an upstream cause replaces the plain 'applied again' of a correct consumer; a consumer whose story names a mistake of its own keeps it first", () => {
     const upstream = cause('event-id-per-attempt', { producer: 'P' }, ['e-1', 'e-9']);
-    expect(effectCauses(told, undefined, { text: '', causes: [upstream] }).map((found) => found.kind)).toEqual(['event-id-per-attempt', 'deduplication-window-expired']);
+    expect(effectCauses([told[0]!], undefined, { text: '', causes: [upstream] })).toEqual([upstream]);
+    expect(effectCauses(told, undefined, { text: '', causes: [upstream] }).map((found) => found.kind)).toEqual(['redelivery-after-crash', 'deduplication-window-expired', 'event-id-per-attempt']);
   });
 
   test('a write of its own client, once observed, is the cause over the faults that met each event', () => {

@@ -280,3 +280,46 @@ describe('each planted mistake names its cause and fix, in text and --json', () 
     expect(detail).toMatch(/applied twice by invocation #\d+ \(receive \d+, at \+\d+ s\): its UpdateItem on StepAdd-Ledger\S* was applied by DynamoDB, its response lost, and the SDK's retry sent it again/);
   });
 });
+
+/** The first of `seeds` whose run of `stack` has an effect-count violation at `subscriber`, with its result. */
+async function firstCounted(stack: string, subscriber: string, count: number, concurrency?: number, seeds = ['1', '2', '3']): Promise<SimulationResult> {
+  for (const seed of seeds) {
+    const result = await simulate(stack, seed, count, concurrency);
+    if (result.violations.some((violation) => violation.kind === 'effect-count' && violation.subscriber === subscriber)) return result;
+  }
+  throw new Error(`no seed of ${seeds.join(', ')} gave ${stack} an effect-count violation at ${subscriber}`);
+}
+
+/** The effect-count violations of `subscriber` in --json, each with its causes, and the text the run prints. */
+function countsAt(result: SimulationResult, subscriber: string): { violations: ViolationJson[]; text: string } {
+  return { violations: jsonViolations(result).filter((violation) => violation.kind === 'effect-count' && violation.subscriber === subscriber), text: formatSummary(result) };
+}
+
+describe('a mistake upstream of a correct subscriber is named upstream, and the subscriber is not blamed', () => {
+  test('RandomIdEmit (8 orders): an order committed under two ids is billed and invoiced twice by a correct Billing that emits with tx.emit: the producer\'s cause, at every such count', async () => {
+    const result = await firstCounted('RandomIdEmit', 'Billing', 8);
+    const { violations, text } = countsAt(result, 'Billing');
+
+    for (const violation of violations) {
+      expect(violation.causes?.[0], JSON.stringify(violation)).toMatchObject({ kind: 'event-id-per-attempt', producer: 'RandomIdEmit/Flow/PlaceOrder', fix: fixFor('event-id-per-attempt') });
+      expect(violation.causes!.filter((cause) => cause.subscriber === 'Billing'), JSON.stringify(violation)).toEqual([]);
+      expect(violation.detail).toContain('upstream of Billing: the producer RandomIdEmit/Flow/PlaceOrder committed one command under two event ids');
+      expect(violation.detail).not.toMatch(/module-level cache|had committed it/);
+    }
+    expect(text).toContain(`      cause: event-id-per-attempt (event(s) `);
+    expect(text).not.toContain('cause: state-kept-between-attempts');
+  });
+
+  test.each([undefined, 1])('OutboxWriteChain (8 orders, concurrency %s): the invoices Billing issued twice with its own outbox write are counted at the correct Invoicing, and named as Billing\'s outbox write instead of tx.emit', async (concurrency) => {
+    const result = await firstCounted('OutboxWriteChain', 'Invoicing', 8, concurrency);
+    const { violations, text } = countsAt(result, 'Invoicing');
+
+    for (const violation of violations) {
+      expect(violation.causes?.[0], JSON.stringify(violation)).toMatchObject({ kind: 'outbox-write-outside-transaction', subscriber: 'Billing', fix: fixFor('outbox-write-outside-transaction') });
+      expect(violation.causes!.filter((cause) => cause.subscriber === 'Invoicing'), JSON.stringify(violation)).toEqual([]);
+      expect(violation.detail).toContain('upstream of Invoicing: the subscriber Billing published the events this count reads');
+    }
+    expect(text).toContain('; fix: publish the follow-up event with tx.emit');
+  });
+});
+
