@@ -154,6 +154,28 @@ describe('an aggregate consumer whose apply() writes with its own client (issue 
     expect(cause.fix).toMatch(/return the state from apply\(\)/);
     expect(cause.requests.some((request) => request.operation === 'UpdateItem' && request.tables.some((table) => table.startsWith('ApplyOwnClient-Ledger')))).toBe(true);
   });
+
+  test('the write of its own client is the cause of every count it makes too high, whatever fault met each event, and the text says apply()', async () => {
+    const { violations } = countsAt(await simulate('ApplyOwnClient', '1', 8), 'Billing');
+
+    expect(violations.length).toBeGreaterThan(0);
+    for (const violation of violations) {
+      expect(violation.causes?.[0]?.kind, JSON.stringify(violation)).toBe('write-outside-transaction');
+      expect(violation.causes!.map((cause) => cause.kind).filter((kind) => ['applied-again', 'redelivery-after-crash', 'lost-response-retried', 'sdk-retry-after-lost-response'].includes(kind))).toEqual([]);
+      expect(violation.detail).toMatch(/its apply\(\) wrote outside the aggregate's transaction, with its own client: ApplyOwnClient-Ledger\S* \(\d+ UpdateItem\)/);
+    }
+  });
+});
+
+describe('a lease subscriber whose deduplication window is overridden below a redelivery\'s delay (new-user trial NU13-5; 8 orders)', () => {
+  test('names the window, its value and the delay it had to cover, at Notifications', async () => {
+    const result = await firstCounted('ShortWindowLease', 'Notifications', 8);
+
+    const cause = expectCause(result, 'effect-count', 'deduplication-window-expired', 'Notifications');
+    expect(cause.setting).toEqual({ name: 'IEF_DEDUPLICATION_WINDOW_SECONDS', value: 60, needed: expect.any(Number) });
+    expect(cause.setting!.needed).toBeGreaterThan(60);
+    expect(cause.invocations.map((invocation) => invocation.role)).toEqual(['applied', 'applied-again']);
+  });
 });
 
 describe('events nobody takes (issue 39 item 4; seed 1, 8 orders)', () => {
