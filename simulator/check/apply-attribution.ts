@@ -20,11 +20,12 @@
  *
  * Invocations are numbered per function in the order they ended: `invocation #7 (receive 2, at +180 s)`.
  */
-import { AGGREGATE_ITEM, INBOX_ITEM } from '../../lambda/contract/wire-format';
+import { AGGREGATE_ITEM, INBOX_ITEM, OUTBOX_ITEM, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import type { RequestFault } from '../faults/dynamodb-proxy';
 import { requestTables } from '../faults/fault-steering';
 import { describeFailure, type InvocationOutcome, type MessageOrigin } from '../observation/observer';
 import { WRITE_OPERATIONS } from '../aws/request-items';
+import { writtenOutboxEvents } from '../observation/outbox-writes';
 import { fixFor, type CauseKind, type InvocationReference, type RequestReference, type SettingReference, type ViolationCause } from './violation-cause';
 
 /** One event's story: in words, and as the structured cause. */
@@ -100,6 +101,8 @@ export class ApplyAttribution {
   private readonly pending = new Map<string, WriteSeen[]>();
   private readonly invocations = new Map<string, InvocationSeen[]>();
   private readonly startMs: number;
+  /** Per event a watched consumer emitted, the events it was emitted for (built once, when first asked). */
+  private emitted: Map<string, string[]> | undefined;
 
   /**
    * `now` is the run's clock (times are told from the moment this was made); `keyAttributes` names a table's key
@@ -114,6 +117,7 @@ export class ApplyAttribution {
 
   /** Stops recording and forgets what was recorded (a served run goes on invoking after its checks). */
   public close(): void {
+    this.emitted = undefined;
     this.consumers.clear();
     this.pending.clear();
     this.invocations.clear();
@@ -190,6 +194,32 @@ export class ApplyAttribution {
     });
   }
 
+  /**
+   * The events a watched consumer carried that it emitted `eventId` for: an applied write put its outbox item, and that
+   * write is the commit of the carried event (`tx.emit`), or a write of its own client made for it. None for an event no
+   * watched consumer emitted (a producer's).
+   */
+  public emittedFor(eventId: string): readonly string[] {
+    if (this.emitted === undefined) {
+      const emitted = new Map<string, string[]>();
+      for (const [functionKey, invocations] of this.invocations) {
+        const consumer = this.consumers.get(functionKey);
+        if (consumer === undefined) continue;
+        for (const invocation of invocations) {
+          const carried = [...new Set(invocation.messages.flatMap((message) => (message.eventId === undefined ? [] : [message.eventId])))];
+          for (const write of invocation.writes.filter((candidate) => candidate.applied)) {
+            const put = writtenOutboxEvents(write.operation, Buffer.from(write.body));
+            if (put.length === 0) continue;
+            const madeForWhich = carried.filter((carriedId) => isCommitOf(consumer, write, carriedId) || (namesNoInbox(consumer, write) && madeFor(consumer, invocation, write, carriedId)));
+            for (const emittedId of put) emitted.set(emittedId, [...new Set([...(emitted.get(emittedId) ?? []), ...madeForWhich])]);
+          }
+        }
+      }
+      this.emitted = emitted;
+    }
+    return this.emitted.get(eventId) ?? [];
+  }
+
   private story(consumer: AttributedConsumer, functionKey: string, eventId: string): Told | undefined {
     const carrying = (this.invocations.get(functionKey) ?? []).filter((invocation) => invocation.messages.some((message) => message.eventId === eventId));
     const applications = carrying.flatMap((invocation) => applicationsIn(consumer, invocation, eventId));
@@ -231,6 +261,9 @@ export class ApplyAttribution {
         };
       }
     }
+    // a lease or multi-step effect the run cannot see (an HTTP call): its completed inbox record claimed again after the window
+    const reclaimed = applications.length < 2 ? this.reclaimedAfterWindow(consumer, carrying, eventId) : undefined;
+    if (reclaimed !== undefined) return reclaimed;
     // one commit, a count too high: the handler ran for it more than once, and what it kept carried the earlier runs
     const attempts = carrying.flatMap((invocation) => commitAttempts(consumer, invocation, eventId).map((write) => ({ invocation, write })));
     const bodies = new Set(attempts.map(({ write }) => handlerWrites(write.body, consumer.inboxTable)));
@@ -305,6 +338,16 @@ export class ApplyAttribution {
       }
       return { kind: 'applied-again', fix: fixFor('applied-again'), text: `${by}: its commit was applied although ${this.label(earlier.invocation, eventId)} had committed it` };
     }
+    // a lease or multi-step effect run again after the invocation that completed it: its inbox record had expired
+    const delaySeconds = Math.round((later.invocation.atMs - earlier.invocation.atMs) / 1000);
+    if (consumer.windowSeconds !== undefined && delaySeconds > consumer.windowSeconds && endOf(earlier.invocation, eventId) === 'returned') {
+      return {
+        kind: 'deduplication-window-expired',
+        fix: fixFor('deduplication-window-expired'),
+        setting: { name: 'IEF_DEDUPLICATION_WINDOW_SECONDS', value: consumer.windowSeconds, needed: delaySeconds },
+        text: `${by} after the inbox record of ${this.label(earlier.invocation, eventId)}, which completed it, expired (window ${consumer.windowSeconds} s, redelivered after ${delaySeconds} s): the deduplication window must cover every redelivery`,
+      };
+    }
     const lost = earlier.writes.find((write) => write.fault === 'lose-response');
     if (lost !== undefined) {
       return {
@@ -325,6 +368,35 @@ export class ApplyAttribution {
       };
     }
     return { kind: 'applied-again', fix: fixFor('applied-again'), text: `${by}, after ${this.label(earlier.invocation, eventId)} ${endOf(earlier.invocation, eventId)}` };
+  }
+
+  /**
+   * A lease or multi-step consumer's inbox record of the event claimed again (an applied write naming its inbox key) by an
+   * invocation later than the window after one that completed the event: the record had expired, and the effect ran again.
+   */
+  private reclaimedAfterWindow(consumer: AttributedConsumer, carrying: readonly InvocationSeen[], eventId: string): Told | undefined {
+    const window = consumer.windowSeconds;
+    if (window === undefined || (consumer.mode !== 'lease' && consumer.mode !== 'multi-step')) return undefined;
+    const claimed = carrying.filter((invocation) => invocation.writes.some((write) => write.applied && isCommitOf(consumer, write, eventId)));
+    for (const [index, completed] of claimed.entries()) {
+      if (endOf(completed, eventId) !== 'returned') continue;
+      const again = claimed.slice(index + 1).find((later) => (later.atMs - completed.atMs) / 1000 > window);
+      if (again === undefined) continue;
+      const delaySeconds = Math.round((again.atMs - completed.atMs) / 1000);
+      return {
+        text: `completed by ${this.label(completed, eventId)}; claimed and run again by ${this.label(again, eventId)} after its inbox record expired (window ${window} s, redelivered after ${delaySeconds} s): the deduplication window must cover every redelivery`,
+        cause: {
+          kind: 'deduplication-window-expired',
+          subscriber: consumer.subscriber,
+          eventIds: [eventId],
+          invocations: [this.reference(completed, eventId, 'applied'), this.reference(again, eventId, 'applied-again')],
+          requests: requestReferences(again.writes.filter((write) => write.applied && isCommitOf(consumer, write, eventId))),
+          setting: { name: 'IEF_DEDUPLICATION_WINDOW_SECONDS', value: window, needed: delaySeconds },
+          fix: fixFor('deduplication-window-expired'),
+        },
+      };
+    }
+    return undefined;
   }
 
   private reference(invocation: InvocationSeen, eventId: string, role: InvocationReference['role']): InvocationReference {
@@ -473,13 +545,31 @@ function sdkResent(writes: readonly WriteSeen[]): WriteSeen | undefined {
   return writes.find((write, index) => write.applied && write.fault === 'lose-response' && writes.slice(index + 1).some((later) => later.applied && later.body === write.body));
 }
 
-/** The handler's staged writes of a commit: its actions on tables other than the inbox (the runtime's inbox record differs at each run). */
+/**
+ * The handler's staged writes of a commit: its actions on tables other than the inbox (the runtime's inbox record differs
+ * at each run), an event it emits (`tx.emit`) without what the runtime stamps on it at each run: the envelope's `time`,
+ * the item's write time and its expiry (they move with the clock between two runs of a correct handler).
+ */
 function handlerWrites(body: string, inboxTable: string | undefined): string {
   try {
-    const request = JSON.parse(body) as { TransactItems?: Record<string, { TableName?: string }>[] };
-    return JSON.stringify((request.TransactItems ?? []).filter((action) => !Object.values(action).some((write) => write.TableName === inboxTable)));
+    const request = JSON.parse(body) as { TransactItems?: Record<string, { TableName?: string; Item?: Record<string, { S?: string }> }>[] };
+    const staged = (request.TransactItems ?? []).filter((action) => !Object.values(action).some((write) => write.TableName === inboxTable));
+    return JSON.stringify(staged.map((action) => (action.Put?.Item?.[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] === undefined ? action : { ...action, Put: { ...action.Put, Item: emittedEvent(action.Put.Item) } })));
   } catch {
     return body;
+  }
+}
+
+/** An outbox item a handler emitted, without the runtime's per-run stamps (see {@link handlerWrites}). */
+function emittedEvent(item: Record<string, { S?: string }>): Record<string, unknown> {
+  const { [OUTBOX_ITEM.WRITTEN_AT_ATTRIBUTE]: _writtenAt, [TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE]: _expiresAt, ...kept } = item;
+  const envelope = item[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]?.S;
+  if (envelope === undefined) return kept;
+  try {
+    const { time: _time, ...rest } = JSON.parse(envelope) as Record<string, unknown>;
+    return { ...kept, [OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]: rest };
+  } catch {
+    return kept;
   }
 }
 

@@ -58,7 +58,7 @@ export function checkDualWrites(
         ? ''
         : `; ${twice.length} of them repeat a command committed under another id (${listed(twice.map(({ orphan, kept }) => `${orphan} and ${kept}: ${eventsById?.get(orphan)?.type} of ${eventsById?.get(orphan)?.subject}`))}): ` +
           `the producer draws a new event id on each attempt, so a retry after a commit whose reply was lost commits the command again; ${fixFor('event-id-per-attempt')}`;
-    const causes: ViolationCause[] = twice.map(({ orphan, kept }) => ({ kind: 'event-id-per-attempt', eventIds: [kept, orphan], invocations: [], requests: [], fix: fixFor('event-id-per-attempt') }));
+    const causes: ViolationCause[] = twice.map(({ orphan, kept }) => ({ kind: 'event-id-per-attempt', producer, eventIds: [kept, orphan], invocations: [], requests: [], fix: fixFor('event-id-per-attempt') }));
     violations.push({
       kind: 'dual-write',
       detail: `${orphans.length} event(s) the producer ${producer} wrote are in the outbox without a business change that has them (the event committed without its change): ${listed(orphans)}${told}`,

@@ -3,8 +3,10 @@
  * a write with its own client (a business update, a second outbox transaction instead of `tx.emit`) is not undone
  * when the commit is refused or the process dies, and is not recognised when the message comes back, so a redelivery
  * applies it again. The run's requests show it: each write of the consumer's function that does not name its inbox
- * table, counted per table and operation. The effect-count violation of such a subscriber says so.
+ * table (for an aggregate consumer, that is not its commit: the Put carrying the processed-ids list), counted per table
+ * and operation. The effect-count violation of such a subscriber says so.
  */
+import { AGGREGATE_ITEM } from '../../lambda/contract/wire-format';
 import { requestTables } from '../faults/fault-steering';
 import { WRITE_OPERATIONS } from '../aws/request-items';
 import { fixFor, type ViolationCause } from './violation-cause';
@@ -13,6 +15,8 @@ import { fixFor, type ViolationCause } from './violation-cause';
 /** The writes outside the inbox transaction, per watched function (see the module comment). */
 export class OwnClientWrites {
   private readonly inboxOf = new Map<string, string>();
+  /** The aggregate consumers watched: their commits name no inbox, and carry the processed-ids list. */
+  private readonly aggregates = new Set<string>();
   private readonly outboxOf = new Map<string, string>();
   private readonly counts = new Map<string, Map<string, number>>();
 
@@ -25,12 +29,25 @@ export class OwnClientWrites {
     if (outboxTable !== undefined) this.outboxOf.set(functionKey, outboxTable);
   }
 
+  /**
+   * Watches the aggregate consumer function `functionKey` (it has no inbox: its commit is the aggregate's Put carrying
+   * the processed-ids list, with the events it emits); `outboxTable`, the outbox its `tx.emit` appends to.
+   */
+  public watchAggregate(functionKey: string, outboxTable?: string): void {
+    this.aggregates.add(functionKey);
+    if (outboxTable !== undefined) this.outboxOf.set(functionKey, outboxTable);
+  }
+
   /** Notes one DynamoDB request of a function. */
   public onRequest(functionKey: string, operation: string, body: string): void {
-    const inbox = this.inboxOf.get(functionKey);
-    if (inbox === undefined || !WRITE_OPERATIONS.has(operation)) return;
+    if (!WRITE_OPERATIONS.has(operation)) return;
     const tables = requestTables(body);
-    if (tables.includes(inbox)) return;
+    if (this.aggregates.has(functionKey)) {
+      if (body.includes(JSON.stringify(AGGREGATE_ITEM.PROCESSED_MESSAGES_ATTRIBUTE))) return;
+    } else {
+      const inbox = this.inboxOf.get(functionKey);
+      if (inbox === undefined || tables.includes(inbox)) return;
+    }
     const counts = this.counts.get(functionKey) ?? new Map<string, number>();
     for (const table of tables) counts.set(`${table} (${operation})`, (counts.get(`${table} (${operation})`) ?? 0) + 1);
     this.counts.set(functionKey, counts);
@@ -45,10 +62,10 @@ export class OwnClientWrites {
     const outboxSites = [...counts].filter(([site]) => isOutbox(site)).map(([site, count]) => site.replace(/^(\S+) \((\w+)\)$/, `${count} $2 on $1`));
     const listed = [...counts].filter(([site]) => !isOutbox(site)).map(([site, count]) => site.replace(/ \((\w+)\)$/, ` (${count} $1)`));
     if (outboxSites.length > 0) listed.unshift(`an outbox event written outside the consumer's transaction (${outboxSites.join(', ')}), instead of tx.emit`);
-    return (
-      `its consumer wrote outside its inbox transaction, with its own client: ${listed.join(', ')}; ` +
-      'a redelivery (after a crash, a refused commit or a lost response) applies such a write again: write through the transaction (tx.put, tx.update, tx.emit)'
-    );
+    const again = 'a redelivery (after a crash, a refused commit or a lost response) applies such a write again';
+    return this.aggregates.has(functionKey)
+      ? `its apply() wrote outside the aggregate's transaction, with its own client: ${listed.join(', ')}; ${again}: return the change as the state from apply() (and emit with tx.emit)`
+      : `its consumer wrote outside its inbox transaction, with its own client: ${listed.join(', ')}; ${again}: write through the transaction (tx.put, tx.update, tx.emit)`;
   }
 
   /**

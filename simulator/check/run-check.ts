@@ -12,6 +12,7 @@ import type { SynthAnnotation } from '../model/synth-annotations';
 import type { RunLedger } from '../observation/ledger';
 import type { BusinessChange, EffectTally, ObservableSubscriberView, ProducerFigures, RoundsOutcome, SimulatedEvent, SubscriberView, UntrackedItem } from '../observation/run-facts';
 import type { DeadLetterFinding } from './dead-letters';
+import type { Upstream } from './effect-causes';
 import type { FailurePathCounts } from './failure-paths';
 import type { HistoryEntry } from './history';
 import type { Finding } from './invariants';
@@ -101,6 +102,12 @@ export interface ObservableRunFacts {
    * injected-object-faults.ts), if any. @default none: the app has no bucket, or the run is a deployed one (`verify`)
    */
   readonly injectedObjectFault?: (eventId: string) => InjectedObjectFault | undefined;
+  /**
+   * The causes upstream of a subscriber of a count read over these events: a producer's command committed under two
+   * ids, another subscriber's outbox write outside its transaction (effect-causes.ts). @default none: a deployed run
+   * (`verify`) does not hear the functions' requests
+   */
+  readonly upstreamOf?: (subscriber: string, eventIds: readonly string[]) => Upstream | undefined;
 }
 
 /** Everything a check may read of a settled run. */

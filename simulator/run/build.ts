@@ -174,9 +174,10 @@ export async function buildRun(
     // no redrive policy: SQS never moves its messages, as if maxReceiveCount were unbounded
     const inboxTable = subscriber.environment[ENV.INBOX_TABLE_NAME];
     const mode = subscriber.environment[ENV.PROCESSING_MODE];
-    if (subscriber.function !== undefined && inboxTable !== undefined && (mode === 'transactional' || mode === 'aggregate')) {
+    if (subscriber.function !== undefined && inboxTable !== undefined && mode === 'transactional') {
       ownClientWrites.watch(subscriber.function.key, inboxTable, subscriber.environment[ENV.OUTBOX_TABLE_NAME]);
     }
+    if (subscriber.function !== undefined && mode === 'aggregate') ownClientWrites.watchAggregate(subscriber.function.key, subscriber.environment[ENV.OUTBOX_TABLE_NAME]);
     const windowSeconds = Number(subscriber.environment[ENV.DEDUPLICATION_WINDOW_SECONDS]);
     if (subscriber.function !== undefined && mode !== undefined) {
       const outboxTable = subscriber.environment[ENV.OUTBOX_TABLE_NAME];

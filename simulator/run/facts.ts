@@ -21,6 +21,8 @@ import type { SimulationOptions } from './options';
 import type { PreparedApp, RunSettings } from './prepare';
 import { PRODUCER_ATTEMPTS } from './producer-driver';
 import { probeProducerWrites } from './producer-probe';
+import { upstreamFacts } from './upstream-facts';
+import { upstreamOf } from '../check/effect-causes';
 import type { SentMessage } from './scenario';
 import { injectedObjectFaultsByEvent } from '../check/injected-object-faults';
 import { notExercised, type ExerciseFigures } from '../check/not-exercised';
@@ -175,6 +177,12 @@ export async function readRunFacts(
     flow.access !== undefined
       ? { evaluated: true, ...flow.access.control.figures() }
       : { evaluated: false, reason: options.iam === false ? 'IAM evaluation is off (--iam off)' : `IAM was not evaluated: ${HOW_TO_INSTALL_POLICY_ENGINE}` };
+  const upstream = upstreamFacts(
+    built,
+    producerProbes,
+    committed.eventsById,
+    flow.subscribers.map((subscriber) => ({ name: subscriber.name, ...(subscriber.function === undefined ? {} : { functionKey: subscriber.function.key }) })),
+  );
   const facts: RunFacts = {
     untaken: untakenEvents(committed, ledger),
     notExercised: notExercised(exercise, committedEvents),
@@ -194,6 +202,7 @@ export async function readRunFacts(
     history: built.history.entries(),
     rates: settings.plan.rates,
     isMalformed,
+    upstreamOf: (subscriber, eventIds) => upstreamOf(upstream, subscriber, eventIds),
     ...(objectFaults.size === 0 ? {} : { injectedObjectFault: (eventId: string) => objectFaults.get(eventId) }),
   };
   return { facts, committed };

@@ -133,6 +133,71 @@ describe('ApplyAttribution', () => {
     expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => cause.kind)).toEqual(['write-outside-transaction']);
   });
 
+  test("a correct handler that emits with tx.emit, its commit refused then applied minutes later: the emitted envelope's time moves with the clock, and the handler is not told it keeps state", () => {
+    const flow = run({ subscriber: 'Billing', mode: 'transactional', inboxTable: 'Inbox', outboxTable: 'Outbox' });
+    const emitted = (time: string, writtenAt: number) => ({
+      Put: {
+        TableName: 'Outbox',
+        Item: {
+          pk: { S: 'OUTBOX#billed-1' },
+          iefRecordType: { S: 'OutboxEvent.v1' },
+          iefEventId: { S: 'billed-1' },
+          iefEnvelope: { S: JSON.stringify({ specversion: '1.0', id: 'billed-1', type: 'OrderBilled', time, data: { orderId: 'o-1' } }) },
+          iefWrittenAt: { N: String(writtenAt) },
+          expiresAt: { N: String(Math.floor(writtenAt / 1000) + 86_400) },
+        },
+      },
+    });
+    const ledger = { Update: { TableName: 'Ledger', Key: { pk: { S: 'c-1' } }, UpdateExpression: 'ADD orderCount :one' } };
+    flow.invoke([['e-1', 1]], [{ body: commit('Billing', 'e-1', ledger, emitted('2026-11-30T00:00:00.000Z', 1_000_000)), fault: 'conflict', applied: false }], { kind: 'threw', errorName: 'TransactionCanceledException', errorMessage: 'conflict' });
+    flow.later(180);
+    flow.invoke([['e-1', 2]], [{ body: commit('Billing', 'e-1', ledger, emitted('2026-11-30T00:03:00.000Z', 1_180_000)), applied: true }]);
+
+    expect(flow.attribution.causes('Fn', ['e-1'])).toEqual([]);
+    // the emitted event's own content still tells two runs apart
+    flow.invoke([['e-2', 1]], [{ body: commit('Billing', 'e-2', { Put: { ...emitted('t', 1).Put, Item: { ...emitted('t', 1).Put.Item, iefEnvelope: { S: '{"id":"b","data":{"n":1}}' } } } }), fault: 'conflict', applied: false }, { body: commit('Billing', 'e-2', { Put: { ...emitted('t', 1).Put, Item: { ...emitted('t', 1).Put.Item, iefEnvelope: { S: '{"id":"b","data":{"n":2}}' } } } }), applied: true }]);
+    expect(flow.attribution.causes('Fn', ['e-2']).map((cause) => cause.kind)).toEqual(['state-kept-between-attempts']);
+  });
+
+  test('a lease effect the run cannot see (an HTTP call), its completed inbox record expired: the claim taken again after the window names the window and the delay', () => {
+    const flow = run({ subscriber: 'Mailer', mode: 'lease', inboxTable: 'Inbox', windowSeconds: 60 });
+    const record = (applied = true) => ({ body: { TableName: 'Inbox', Key: { pk: { S: 'Mailer#e-1' } } }, operation: 'UpdateItem', applied });
+    flow.invoke([['e-1', 1]], [record(), record()]);
+    flow.later(30);
+    // within the window the completed record refuses the claim
+    flow.invoke([['e-1', 2]], [record(false)]);
+    flow.later(150);
+    flow.invoke([['e-1', 3]], [record(), record()]);
+
+    const [cause, ...others] = flow.attribution.causes('Fn', ['e-1']);
+    expect(others).toEqual([]);
+    expect(cause).toMatchObject({ kind: 'deduplication-window-expired', subscriber: 'Mailer', setting: { name: 'IEF_DEDUPLICATION_WINDOW_SECONDS', value: 60, needed: 180 } });
+    expect(cause!.invocations.map((invocation) => [invocation.number, invocation.role])).toEqual([[1, 'applied'], [3, 'applied-again']]);
+    expect(flow.attribution.cause('Fn', ['e-1'])).toBe(
+      'event e-1: completed by invocation #1 (receive 1, at +0 s); claimed and run again by invocation #3 (receive 3, at +180 s) after its inbox record expired (window 60 s, redelivered after 180 s): the deduplication window must cover every redelivery',
+    );
+  });
+
+  test('a lease effect the run sees, its completed inbox record expired: the window, not a plain applied again', () => {
+    const flow = run({ subscriber: 'Mailer', mode: 'lease', inboxTable: 'Inbox', windowSeconds: 60 });
+    const record = { body: { TableName: 'Inbox', Key: { pk: { S: 'Mailer#e-1' } } }, operation: 'UpdateItem', applied: true };
+    const mail = { body: { TableName: 'Mail', Key: { pk: { S: 'mail' } } }, operation: 'UpdateItem', applied: true };
+    flow.invoke([['e-1', 1]], [record, mail, record]);
+    flow.later(180);
+    flow.invoke([['e-1', 2]], [record, mail, record]);
+
+    expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => [cause.kind, cause.setting?.needed])).toEqual([['deduplication-window-expired', 180]]);
+  });
+
+  test('which consumed event an emitted event was emitted for: by the commit that put it (tx.emit), or by the event an own outbox write was made for; a failed write emitted nothing', () => {
+    const flow = run({ subscriber: 'Billing', mode: 'transactional', inboxTable: 'Inbox', outboxTable: 'Outbox' });
+    const outboxPut = (eventId: string) => ({ Put: { TableName: 'Outbox', Item: { pk: { S: `OUTBOX#${eventId}` }, iefEventId: { S: eventId } } } });
+    flow.invoke([['e-1', 1], ['e-2', 1]], [{ body: commit('Billing', 'e-1', outboxPut('billed-1')), applied: true }, { body: commit('Billing', 'e-2', outboxPut('billed-2')), fault: 'conflict', applied: false }]);
+    flow.invoke([['e-3', 1]], [{ body: { TransactItems: [outboxPut('billed-3')] }, applied: true }, { body: commit('Billing', 'e-3'), applied: true }]);
+
+    expect([flow.attribution.emittedFor('billed-1'), flow.attribution.emittedFor('billed-2'), flow.attribution.emittedFor('billed-3'), flow.attribution.emittedFor('e-1')]).toEqual([['e-1'], [], ['e-3'], []]);
+  });
+
   test('after close, nothing is recorded or told (a served run goes on invoking)', () => {
     const flow = run({ subscriber: 'Billing', mode: 'transactional', inboxTable: 'Inbox', windowSeconds: 60 });
     flow.invoke([['e-1', 1]], [{ body: commit('Billing', 'e-1'), applied: true }]);

@@ -6,7 +6,7 @@ import type { InvocationOutcome } from '../../../simulator/observation/observer'
 export const RETURNED: InvocationOutcome = { kind: 'returned', response: {} };
 
 /** A run of one consumer function `Fn`, on a clock the test moves. */
-export function attributedRun(consumer: { subscriber: string; mode: string; inboxTable?: string; windowSeconds?: number }) {
+export function attributedRun(consumer: { subscriber: string; mode: string; inboxTable?: string; windowSeconds?: number; outboxTable?: string }) {
   let now = 1_000_000;
   const attribution = new ApplyAttribution(
     () => now,

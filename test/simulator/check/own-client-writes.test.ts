@@ -32,4 +32,21 @@ describe('OwnClientWrites', () => {
       /^its consumer wrote outside its inbox transaction, with its own client: an outbox event written outside the consumer's transaction \(2 TransactWriteItems on Outbox\), instead of tx\.emit, Ledger \(1 UpdateItem\); a redelivery/,
     );
   });
+
+  test("an aggregate consumer (no inbox): its commits (the Put with the processed ids, with the events it emits) are in its transaction; a write of apply()'s own client is named, in apply()", () => {
+    const writes = new OwnClientWrites();
+    writes.watchAggregate('Stack/Stats', 'Outbox');
+    const commit = { TransactItems: [{ Put: { TableName: 'Stats', Item: { pk: { S: 'c-1' }, processedMessages: { L: [] } } } }, { Put: { TableName: 'Outbox' } }] };
+    writes.onRequest('Stack/Stats', 'TransactWriteItems', JSON.stringify(commit));
+    writes.onRequest('Stack/Stats', 'PutItem', JSON.stringify({ TableName: 'Stats', Item: { pk: { S: 'c-1' }, processedMessages: { L: [] } } }));
+    expect(writes.cause('Stack/Stats')).toBeUndefined();
+    expect(writes.causeOf('Stack/Stats', 'Stats', ['e-1'])).toBeUndefined();
+
+    writes.onRequest('Stack/Stats', 'UpdateItem', JSON.stringify({ TableName: 'Loyalty', Key: { pk: { S: 'c-1' } } }));
+    expect(writes.cause('Stack/Stats')).toBe(
+      "its apply() wrote outside the aggregate's transaction, with its own client: Loyalty (1 UpdateItem); " +
+        'a redelivery (after a crash, a refused commit or a lost response) applies such a write again: return the change as the state from apply() (and emit with tx.emit)',
+    );
+    expect(writes.causeOf('Stack/Stats', 'Stats', ['e-1'])).toMatchObject({ kind: 'write-outside-transaction', subscriber: 'Stats', requests: [{ operation: 'UpdateItem', tables: ['Loyalty'], count: 1 }] });
+  });
 });

@@ -102,6 +102,6 @@ describe('structured causes', () => {
     );
 
     expect(violation?.detail).toMatch(/^2 event\(s\) the producer Orders\/PlaceOrder wrote are in the outbox without a business change that has them .*: uuid-a; stray; 1 of them repeat a command committed under another id \(uuid-a and uuid-b: OrderPlaced of order-1\): the producer draws a new event id on each attempt/);
-    expect(violation?.causes).toEqual([{ kind: 'event-id-per-attempt', eventIds: ['uuid-b', 'uuid-a'], invocations: [], requests: [], fix: fixFor('event-id-per-attempt') }]);
+    expect(violation?.causes).toEqual([{ kind: 'event-id-per-attempt', producer: 'Orders/PlaceOrder', eventIds: ['uuid-b', 'uuid-a'], invocations: [], requests: [], fix: fixFor('event-id-per-attempt') }]);
   });
 });

@@ -154,6 +154,28 @@ describe('an aggregate consumer whose apply() writes with its own client (issue 
     expect(cause.fix).toMatch(/return the state from apply\(\)/);
     expect(cause.requests.some((request) => request.operation === 'UpdateItem' && request.tables.some((table) => table.startsWith('ApplyOwnClient-Ledger')))).toBe(true);
   });
+
+  test('the write of its own client is the cause of every count it makes too high, whatever fault met each event, and the text says apply()', async () => {
+    const { violations } = countsAt(await simulate('ApplyOwnClient', '1', 8), 'Billing');
+
+    expect(violations.length).toBeGreaterThan(0);
+    for (const violation of violations) {
+      expect(violation.causes?.[0]?.kind, JSON.stringify(violation)).toBe('write-outside-transaction');
+      expect(violation.causes!.map((cause) => cause.kind).filter((kind) => ['applied-again', 'redelivery-after-crash', 'lost-response-retried', 'sdk-retry-after-lost-response'].includes(kind))).toEqual([]);
+      expect(violation.detail).toMatch(/its apply\(\) wrote outside the aggregate's transaction, with its own client: ApplyOwnClient-Ledger\S* \(\d+ UpdateItem\)/);
+    }
+  });
+});
+
+describe('a lease subscriber whose deduplication window is overridden below a redelivery\'s delay (new-user trial NU13-5; 8 orders)', () => {
+  test('names the window, its value and the delay it had to cover, at Notifications', async () => {
+    const result = await firstCounted('ShortWindowLease', 'Notifications', 8);
+
+    const cause = expectCause(result, 'effect-count', 'deduplication-window-expired', 'Notifications');
+    expect(cause.setting).toEqual({ name: 'IEF_DEDUPLICATION_WINDOW_SECONDS', value: 60, needed: expect.any(Number) });
+    expect(cause.setting!.needed).toBeGreaterThan(60);
+    expect(cause.invocations.map((invocation) => invocation.role)).toEqual(['applied', 'applied-again']);
+  });
 });
 
 describe('events nobody takes (issue 39 item 4; seed 1, 8 orders)', () => {
@@ -280,3 +302,46 @@ describe('each planted mistake names its cause and fix, in text and --json', () 
     expect(detail).toMatch(/applied twice by invocation #\d+ \(receive \d+, at \+\d+ s\): its UpdateItem on StepAdd-Ledger\S* was applied by DynamoDB, its response lost, and the SDK's retry sent it again/);
   });
 });
+
+/** The first of `seeds` whose run of `stack` has an effect-count violation at `subscriber`, with its result. */
+async function firstCounted(stack: string, subscriber: string, count: number, concurrency?: number, seeds = ['1', '2', '3']): Promise<SimulationResult> {
+  for (const seed of seeds) {
+    const result = await simulate(stack, seed, count, concurrency);
+    if (result.violations.some((violation) => violation.kind === 'effect-count' && violation.subscriber === subscriber)) return result;
+  }
+  throw new Error(`no seed of ${seeds.join(', ')} gave ${stack} an effect-count violation at ${subscriber}`);
+}
+
+/** The effect-count violations of `subscriber` in --json, each with its causes, and the text the run prints. */
+function countsAt(result: SimulationResult, subscriber: string): { violations: ViolationJson[]; text: string } {
+  return { violations: jsonViolations(result).filter((violation) => violation.kind === 'effect-count' && violation.subscriber === subscriber), text: formatSummary(result) };
+}
+
+describe('a mistake upstream of a correct subscriber is named upstream, and the subscriber is not blamed', () => {
+  test('RandomIdEmit (8 orders): an order committed under two ids is billed and invoiced twice by a correct Billing that emits with tx.emit: the producer\'s cause, at every such count', async () => {
+    const result = await firstCounted('RandomIdEmit', 'Billing', 8);
+    const { violations, text } = countsAt(result, 'Billing');
+
+    for (const violation of violations) {
+      expect(violation.causes?.[0], JSON.stringify(violation)).toMatchObject({ kind: 'event-id-per-attempt', producer: 'RandomIdEmit/Flow/PlaceOrder', fix: fixFor('event-id-per-attempt') });
+      expect(violation.causes!.filter((cause) => cause.subscriber === 'Billing'), JSON.stringify(violation)).toEqual([]);
+      expect(violation.detail).toContain('upstream of Billing: the producer RandomIdEmit/Flow/PlaceOrder committed one command under two event ids');
+      expect(violation.detail).not.toMatch(/module-level cache|had committed it/);
+    }
+    expect(text).toContain(`      cause: event-id-per-attempt (event(s) `);
+    expect(text).not.toContain('cause: state-kept-between-attempts');
+  });
+
+  test.each([undefined, 1])('OutboxWriteChain (8 orders, concurrency %s): the invoices Billing issued twice with its own outbox write are counted at the correct Invoicing, and named as Billing\'s outbox write instead of tx.emit', async (concurrency) => {
+    const result = await firstCounted('OutboxWriteChain', 'Invoicing', 8, concurrency);
+    const { violations, text } = countsAt(result, 'Invoicing');
+
+    for (const violation of violations) {
+      expect(violation.causes?.[0], JSON.stringify(violation)).toMatchObject({ kind: 'outbox-write-outside-transaction', subscriber: 'Billing', fix: fixFor('outbox-write-outside-transaction') });
+      expect(violation.causes!.filter((cause) => cause.subscriber === 'Invoicing'), JSON.stringify(violation)).toEqual([]);
+      expect(violation.detail).toContain('upstream of Invoicing: the subscriber Billing published the events this count reads');
+    }
+    expect(text).toContain('; fix: publish the follow-up event with tx.emit');
+  });
+});
+

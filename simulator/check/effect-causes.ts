@@ -1,0 +1,82 @@
+/**
+ * The causes an effect-count violation names, so that a correct subscriber is never blamed for another's mistake:
+ *
+ * - **upstream**: a count read over events whose lineage (the events they were emitted for, up to a producer's)
+ *   holds a command a producer committed under two event ids (`event-id-per-attempt`), or events another subscriber
+ *   published with an outbox write of its own (`outbox-write-outside-transaction`), is that producer's or that
+ *   subscriber's doing: a correct consumer applies each of two ids once, and the count is one too many. It comes first,
+ *   and the plain `applied-again` (which tells by which invocation, not why) gives way to it; a cause that names a
+ *   mistake of the consumer's own (one event applied twice after a crash, a lost response, an expired record...) stays,
+ *   before it: that consumer is not a correct one;
+ * - then **the subscriber's own writes outside its transaction**, whenever the run observed one: they are the mistake
+ *   whatever fault met each event (a crash, a lost response), so the kinds that only say which fault met it
+ *   (`applied-again`, `redelivery-after-crash`, `lost-response-retried`, `sdk-retry-after-lost-response`) give way;
+ * - else the invocations' story of each event (./apply-attribution.ts), as told.
+ */
+import type { CauseKind, ViolationCause } from './violation-cause';
+
+/** What the run knows upstream of its subscribers (a simulated run; a deployed one, `verify`, knows none of it). */
+export interface UpstreamFacts {
+  /** The commands producers committed twice under two ids: `event-id-per-attempt` causes, each with its producer and both ids. */
+  readonly repeatedCommands: readonly ViolationCause[];
+  /** The subscribers that wrote events to their outbox outside their transaction: the cause, and the events their function wrote. */
+  readonly outboxWriters: readonly { readonly cause: ViolationCause; readonly eventIds: ReadonlySet<string> }[];
+  /** For an event a consumer emitted, the events it consumed that it was emitted for (none for a producer's). */
+  readonly emittedFor: (eventId: string) => readonly string[];
+}
+
+/** An upstream cause of a count, in words and as fields. */
+export interface Upstream {
+  readonly text: string;
+  readonly causes: readonly ViolationCause[];
+}
+
+/** Kinds that say which fault met an event applied again, not which mistake let it through. */
+const FAULT_FOLLOWING: ReadonlySet<CauseKind> = new Set<CauseKind>(['applied-again', 'redelivery-after-crash', 'lost-response-retried', 'sdk-retry-after-lost-response']);
+
+/** The events and, transitively, those they were emitted for. */
+function lineage(facts: UpstreamFacts, eventIds: readonly string[]): Set<string> {
+  const seen = new Set<string>();
+  const pending = [...eventIds];
+  while (pending.length > 0) {
+    const eventId = pending.shift()!;
+    if (seen.has(eventId)) continue;
+    seen.add(eventId);
+    pending.push(...facts.emittedFor(eventId));
+  }
+  return seen;
+}
+
+/** The causes upstream of `subscriber` of a count read over `eventIds` (see the module comment); undefined when none. */
+export function upstreamOf(facts: UpstreamFacts, subscriber: string, eventIds: readonly string[]): Upstream | undefined {
+  const lineal = lineage(facts, eventIds);
+  const causes: ViolationCause[] = [];
+  const told: string[] = [];
+  for (const repeated of facts.repeatedCommands) {
+    if (!repeated.eventIds.some((eventId) => lineal.has(eventId))) continue;
+    causes.push(repeated);
+    told.push(`the producer ${repeated.producer ?? 'unknown'} committed one command under two event ids (${repeated.eventIds.join(' and ')}), and each was applied once: ${repeated.fix}`);
+  }
+  for (const writer of facts.outboxWriters) {
+    if (writer.cause.subscriber === subscriber) continue;
+    const written = [...lineal].filter((eventId) => writer.eventIds.has(eventId));
+    if (written.length === 0) continue;
+    causes.push({ ...writer.cause, eventIds: written });
+    told.push(
+      `the subscriber ${writer.cause.subscriber ?? 'unknown'} published the events this count reads (${written.join(', ')}) with an outbox write of its own, outside its transaction, ` +
+        `so each redelivery to it published them again under new ids: ${writer.cause.fix}`,
+    );
+  }
+  return causes.length === 0 ? undefined : { text: `upstream of ${subscriber}: ${told.join('; ')}`, causes };
+}
+
+/**
+ * The causes of one effect-count violation: `told` the invocations' story per event, `ownClient` the subscriber's writes
+ * outside its transaction (when observed), `upstream` the causes upstream of it (see the module comment).
+ */
+export function effectCauses(told: readonly ViolationCause[], ownClient: ViolationCause | undefined, upstream: Upstream | undefined): ViolationCause[] {
+  const named = ownClient === undefined ? told.filter((cause) => upstream === undefined || cause.kind !== 'applied-again') : told.filter((cause) => !FAULT_FOLLOWING.has(cause.kind));
+  const own = ownClient === undefined || named.some((cause) => cause.kind === ownClient.kind) ? named : [ownClient, ...named];
+  const ownMistakes = own.filter((cause) => cause.kind !== 'applied-again');
+  return ownMistakes.length > 0 ? [...own, ...(upstream?.causes ?? [])] : [...(upstream?.causes ?? []), ...own];
+}
