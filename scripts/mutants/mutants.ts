@@ -1544,4 +1544,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '  const after = Duration.seconds(Math.max(60, retention.toSeconds() - FIFO_DEAD_LETTER_EXPIRY_WARNING.toSeconds() - queue.retentionPeriod.toSeconds()));',
     tests: ['test/constructs/ordered-on-call.test.ts'],
   },
+  {
+    id: 'verify-untallied-effects-proven',
+    breaks: "verify (review r13, R13-9): a lease or multi-step subscriber's taken events its effect probe gives no tally rest on COMPLETED records alone, and the verdict says OK: each effect applied exactly once",
+    file: 'simulator/verify/unseen-effects.ts',
+    find: '  const eventIds = [...taken].filter((id) => !tallied.has(id)).sort();',
+    replace: '  const eventIds = [...taken].filter((id) => !tallied.has(id) && hasInbox && !hasInbox).sort();',
+    tests: ['test/simulator/verify/untallied-effects.test.ts'],
+  },
 ];

@@ -8,7 +8,7 @@
  * real: every subscriber acts on them as on real traffic; it warns so before sending any, and refuses stacks outside
  * the accounts `--account` names. What it could not see is said in {@link VerifyResult.unproven} (./verdict.ts).
  */
-import { probesNotExercised, unseenEffects } from './unseen-effects';
+import { probesNotExercised, untalliedEffects, unseenEffects } from './unseen-effects';
 import type { DeadLetterFinding } from '../check/dead-letters';
 import type { Violation } from '../check/invariants';
 import type { ProducerFigures } from '../observation/run-facts';
@@ -81,6 +81,11 @@ export interface VerifyResult {
   readonly violations: readonly Violation[];
   /** The subscribers the scenario has no effect probe for: their effects were not counted. */
   readonly effectsNotCounted: readonly string[];
+  /**
+   * Per lease, multi-step or aggregate subscriber, the run's events it took that its effect probe gives no tally for
+   * (sorted): their effects were not counted, and the verdict is NOT PROVEN (./unseen-effects.ts). @default none
+   */
+  readonly effectsNotTallied?: Readonly<Record<string, readonly string[]>>;
   /**
    * The subscribers whose deployed subscription filters otherwise than their Operator output says: the run's events
    * were matched with the subscription's (./subscription-filters.ts). @default none
@@ -320,6 +325,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   // the run's events the app's filter takes that a narrowed deployed subscription did not deliver: not checked (review r12b, R12B-1)
   unproven.push(...narrowedFilterLines(flow.subscribers, events));
   const unread = new Map<string, number>();
+  const notTallied: Record<string, readonly string[]> = {};
   for (const subscriber of flow.subscribers) {
     const taken = takenEvents(subscriber, events);
     const probe = probes[subscriber.name];
@@ -336,13 +342,20 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
     const applied = await appliedByInbox(clients, subscriber, taken);
     const unseen = unseenEffects(subscriber.name, subscriber.deployment, probe !== undefined, taken.size, applied !== undefined);
     if (unseen !== undefined) unproven.push(unseen);
+    const effectProbe = probe === undefined ? undefined : await probeEffects(clients, probe, subscriber, taken, events);
+    // a lease/multi-step/aggregate subscriber's taken events its probe counts nothing for (review r13, R13-9)
+    const untallied = untalliedEffects(subscriber.name, subscriber.deployment, applied !== undefined, taken, effectProbe);
+    if (untallied !== undefined) {
+      unproven.push(untallied.line);
+      notTallied[subscriber.name] = untallied.eventIds;
+    }
     verified.push({
       subscriber,
       taken,
       deadLetters,
       onQueue: await messagesOn(clients, subscriber.deployment.queueUrl),
       ...(applied === undefined ? {} : { applied }),
-      ...(probe === undefined ? {} : { effectProbe: await probeEffects(clients, probe, subscriber, taken, events) }),
+      ...(effectProbe === undefined ? {} : { effectProbe }),
       ...(subscriber.deployment.ordered === true ? { commitGroups: await inboxCommitGroups(clients, subscriber, taken) } : {}),
     });
   }
@@ -382,6 +395,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
     deadLetters: Object.fromEntries(verified.map(({ subscriber, deadLetters }) => [subscriber.name, deadLetters])),
     violations,
     effectsNotCounted: flow.subscribers.filter((subscriber) => probes[subscriber.name] === undefined).map((subscriber) => subscriber.name),
+    ...(Object.keys(notTallied).length === 0 ? {} : { effectsNotTallied: notTallied }),
     ...(filters.differences.length === 0 ? {} : { filterDifferences: filters.differences }),
     ...(unproven.length === 0 ? {} : { unproven }),
     ...(probedProducers.length === 0 ? {} : { producerProbesNotRun: probedProducers }),
