@@ -1552,4 +1552,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '  const eventIds = [...taken].filter((id) => !tallied.has(id) && hasInbox && !hasInbox).sort();',
     tests: ['test/simulator/verify/untallied-effects.test.ts'],
   },
+  {
+    id: 'verify-endpoint-outside-aws-sent',
+    breaks: "verify's guard (review r13, R13-4): an https/email/sms subscription of the flow's topic is not refused, so the run's real events reach a partner's webhook or a mailing list",
+    file: 'simulator/verify/topic-subscriptions.ts',
+    find: "    (subscription) => subscription.subscriptionArn !== 'PendingConfirmation' && endpointAccount(subscription.endpoint) === undefined && !allowed.includes(subscription.endpoint),",
+    replace: "    (subscription) => subscription.subscriptionArn !== 'PendingConfirmation' && endpointAccount(subscription.endpoint) !== undefined && !allowed.includes(subscription.endpoint),",
+    tests: ['test/simulator/verify/endpoints-outside-aws.test.ts'],
+  },
 ];

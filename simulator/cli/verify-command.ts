@@ -36,8 +36,8 @@ It never injects faults and never deletes anything it did not create. Its comman
 on them as on real traffic (mails sent, payments taken, calls outside AWS): never run it against production.
 It ends OK, VIOLATED, or NOT PROVEN (something that might have failed it could not see: it says what), or it is
 REFUSED before sending anything. Exit codes: 0 OK; 1 VIOLATED or not quiet in time; 5 NOT PROVEN; 2 usage error;
-3 refused (no --account, a stack or queue outside --account, no flow found or a --stack that does not exist, a
-scenario it cannot run); 4 AWS not reached or refusing verify's credentials or calls (no credentials found, an
+3 refused (no --account, a stack or queue outside --account, an endpoint outside AWS no --allow-endpoint names,
+no flow found or a --stack that does not exist, a scenario it cannot run); 4 AWS not reached or refusing verify's credentials or calls (no credentials found, an
 endpoint that does not answer, access denied), or any other error before a verdict: no verdict (if it happened
 after the commands were sent, their events are in the flow: run verify again).
 
@@ -52,6 +52,9 @@ Options:
                           refuses, naming the accounts the stacks are in): a stack of the flow, or a subscription
                           of its topics to a queue, in any other refuses the run before any command is sent (the
                           guard against a production account)
+  --allow-endpoint <e>    an endpoint outside AWS (an https URL, a mail address, a phone number) a subscription of
+                          the flow's topic may deliver the run's events to (repeatable): any other such subscription
+                          refuses the run before any command is sent, since --account cannot place it
   --count <n>             commands per producer (default 10, 1 to 10000)
   --seed <seed>           seeds the scenario's commands (default: verify)
   --timeout <seconds>     how long to wait for the flow to be quiet; past it, verify fails naming the events it
@@ -142,6 +145,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       scenario,
       ...(Array.isArray(stacks) ? { stacks: stacks as string[] } : {}),
       ...(Array.isArray(accounts) ? { accounts: accounts as string[] } : {}),
+      ...(Array.isArray(parsed.values['allow-endpoint']) ? { allowedEndpoints: parsed.values['allow-endpoint'] as string[] } : {}),
       ...settings,
       seed: text(parsed, 'seed') ?? 'verify',
       cleanup: parsed.values.cleanup === true,
@@ -198,6 +202,7 @@ export const verifyCommand: Command = {
     scenario: { type: 'string' },
     stack: { type: 'string', multiple: true },
     account: { type: 'string', multiple: true },
+    'allow-endpoint': { type: 'string', multiple: true },
     count: { type: 'string' },
     seed: { type: 'string' },
     timeout: { type: 'string' },

@@ -24,7 +24,7 @@ import { classifyRunEvents, type DerivedRunEvent } from './derived-events';
 import { defaultTimeoutSeconds, readQueueSettings } from './queue-settings';
 import { newRunId } from './run-ids';
 import { NotQuietError, waitUntilQuiet } from './settle';
-import { refuseSubscriptionsElsewhere, subscriptionsNotSeen, type TopicSubscription } from './topic-subscriptions';
+import { refuseEndpointsOutsideAws, refuseSubscriptionsElsewhere, subscriptionsNotSeen, type TopicSubscription } from './topic-subscriptions';
 import { filterDifferenceLine, narrowedFilterLines, readSubscriptionFilters, type FilterDifference } from './subscription-filters';
 import { checkVerifiedRun, type VerifiedSubscriber } from './verify-checks';
 import { verifyVerdict } from './verdict';
@@ -50,6 +50,12 @@ export interface VerifyOptions {
    * (review v11, V11-5: a shell left signed in to production must not be written to by default).
    */
   readonly accounts?: readonly string[];
+  /**
+   * The endpoints outside AWS (an https URL, a mail address, a phone number) a subscription of the flow's topics may
+   * deliver the run's events to (`--allow-endpoint`): any other such subscription refuses the run before any command
+   * is sent (./topic-subscriptions.ts). @default none
+   */
+  readonly allowedEndpoints?: readonly string[];
   readonly onProgress: (line: string) => void;
   /** Hears the warning before the first command (that the commands are real). @default onProgress */
   readonly onWarning?: (line: string) => void;
@@ -252,6 +258,8 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   refuseOtherAccounts(flow, options.accounts);
   // a subscriber in another account is seen only by its subscription: --account refuses it too (review v11, V11-4)
   refuseSubscriptionsElsewhere(listed, options.accounts);
+  // an https/email/sms endpoint has no account to check: refused unless --allow-endpoint names it (review r13, R13-4)
+  refuseEndpointsOutsideAws(listed, options.allowedEndpoints ?? []);
   // which of the run's events each subscriber must apply: what its deployed subscription takes, not what its Operator
   // output says (review v11, V11-6); a subscription verify could not read leaves the verdict NOT PROVEN
   const filters = await readSubscriptionFilters(clients, flow, listed, unlisted);
