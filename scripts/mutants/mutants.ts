@@ -1576,4 +1576,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    if (parentPid <= 1 || !(options.underNpm ?? true)) return;',
     tests: ['test/cli/simulate-serve-parent.test.ts'],
   },
+  {
+    id: 'verify-other-traffic-not-quiet',
+    breaks: "verify (review r13, R13-3): other traffic on the queue of a subscriber that acknowledged every run event ends the run not quiet at the limit (no check ran), as a violated flow would",
+    file: 'simulator/verify/settle.ts',
+    find: '      if (moving.waiting.length === 0 && moving.otherTraffic.length > 0) return { otherTraffic: moving.otherTraffic };',
+    replace: '      if (moving.waiting.length === 0 && moving.otherTraffic.length > 0 && moving.waiting.length > 0) return { otherTraffic: moving.otherTraffic };',
+    tests: ['test/simulator/verify/settle-other-traffic.test.ts'],
+  },
 ];

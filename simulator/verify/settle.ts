@@ -16,6 +16,9 @@
  *   the run's.
  * - A relay dead-letter queue above its count before the run holds a batch the pipe gave up on: its events never
  *   arrive, and which they are is not in the message; the wait runs to its time limit naming it.
+ * - Other traffic: messages on the queue of a subscriber whose inbox (or DLQs) holds every run event it took hold the
+ *   wait (a duplicate not yet applied would be an effect applied twice), but when they are all it waits for at the time
+ *   limit, the wait ends naming them ({@link HeldByOtherTraffic}): the checks run, and the verdict is NOT PROVEN.
  * Polls every `pollSeconds`, tells each look to `onProgress` (what it still waits for), and gives up after
  * `timeoutSeconds`, saying what it still waited for.
  */
@@ -152,9 +155,20 @@ async function deadLetteredRunEvents(clients: VerifyClients, subscriber: Deploye
   return new Set((await readDeadLetters(clients, subscriber, events)).flatMap((finding) => (finding.eventId === undefined ? [] : [finding.eventId])));
 }
 
-/** What one look found still moving: one phrase per thing, empty when quiet. */
-async function stillMoving(clients: VerifyClients, flow: DeployedFlow, options: SettleOptions, previousDeadLetters: Map<string, number>): Promise<string[]> {
+/**
+ * What one look found still moving, one phrase per thing: `waiting`, and apart (`otherTraffic`) the queues holding
+ * messages of a subscriber whose inbox (or dead-letter queues) holds every run event it took: another run's or other
+ * traffic, or a duplicate of a run event not yet applied. Both empty when quiet.
+ */
+interface StillMoving {
+  readonly waiting: string[];
+  readonly otherTraffic: string[];
+}
+
+/** What one look found still moving ({@link StillMoving}). */
+async function stillMoving(clients: VerifyClients, flow: DeployedFlow, options: SettleOptions, previousDeadLetters: Map<string, number>): Promise<StillMoving> {
   const waiting: string[] = [];
+  const otherTraffic: string[] = [];
   const events = await options.readEvents();
   for (const relay of flow.flows) {
     const url = relay.relayDeadLetterQueueUrl;
@@ -234,14 +248,39 @@ async function stillMoving(clients: VerifyClients, flow: DeployedFlow, options: 
       const seen = byProbe ? 'neither applied nor dead-lettered yet' : 'neither in its inbox nor dead-lettered yet';
       waiting.push(whereOpen(subscriber, open, taken.size, counts, options.queueSettings?.get(subscriber.deployment.queueUrl), seen, acknowledged), ...phrases);
     } else {
-      waiting.push(...(queuePhrase === undefined ? [] : [queuePhrase]), ...phrases);
+      // every run event it took applied: messages on its queue while its inbox (or DLQs) holds each of them are no run
+      // event waiting for its first delivery (review r13, R13-3); they still hold the wait (a duplicate not yet applied
+      // would be an effect applied twice), but apart: at the limit the checks run, and the verdict names them
+      const inInbox = queuePhrase === undefined ? undefined : (applied ?? (await appliedByInbox(clients, subscriber, taken)));
+      if (queuePhrase !== undefined && inInbox !== undefined && [...taken].every((id) => inInbox.has(id) || deadLettered.has(id))) otherTraffic.push(queuePhrase);
+      else waiting.push(...(queuePhrase === undefined ? [] : [queuePhrase]));
+      waiting.push(...phrases);
     }
   }
-  return waiting;
+  return { waiting, otherTraffic };
 }
 
-/** Resolves once the flow is quiet (see the module comment); rejects with {@link NotQuietError} at the time limit. */
-export async function waitUntilQuiet(clients: VerifyClients, flow: DeployedFlow, options: SettleOptions): Promise<void> {
+/** How the wait ended short of quiet, at its time limit, when all it still waited for was other traffic ({@link StillMoving}). */
+export interface HeldByOtherTraffic {
+  /** The queues, one phrase each (`<subscriber>'s queue (<n> message(s))`). */
+  readonly otherTraffic: readonly string[];
+}
+
+/** The verdict's `unproven` line of a wait that ended {@link HeldByOtherTraffic} at `timeoutSeconds`. */
+export function otherTrafficLine(otherTraffic: readonly string[], timeoutSeconds: number): string {
+  return (
+    `at the time limit (${timeoutSeconds} s), ${otherTraffic.join(', ')} still held messages after every run event its subscriber took was acknowledged (its inbox or ` +
+    `dead-letter queues hold each): another run's or other traffic, or a duplicate of a run event not yet applied, whose effect, applied twice, was not counted yet; ` +
+    `run verify again when no other traffic reaches that queue, or with a longer --timeout`
+  );
+}
+
+/**
+ * Resolves once the flow is quiet (see the module comment), to undefined; at the time limit, to
+ * {@link HeldByOtherTraffic} when all it still waited for was other traffic on queues whose subscribers' inboxes hold
+ * every run event they took, else rejects with {@link NotQuietError}.
+ */
+export async function waitUntilQuiet(clients: VerifyClients, flow: DeployedFlow, options: SettleOptions): Promise<HeldByOtherTraffic | undefined> {
   const now = options.now ?? Date.now;
   const pause = options.pause ?? ((seconds: number) => new Promise<void>((resolve) => setTimeout(resolve, seconds * 1000)));
   const deadline = now() + options.timeoutSeconds * 1000;
@@ -249,12 +288,14 @@ export async function waitUntilQuiet(clients: VerifyClients, flow: DeployedFlow,
   let quietLooks = 0;
   let waiting: string[] = [];
   for (;;) {
-    waiting = await stillMoving(clients, flow, options, deadLetters);
+    const moving = await stillMoving(clients, flow, options, deadLetters);
+    waiting = [...moving.waiting, ...moving.otherTraffic];
     quietLooks = waiting.length === 0 ? quietLooks + 1 : 0;
-    if (quietLooks >= 2) return;
+    if (quietLooks >= 2) return undefined;
     const left = Math.max(0, Math.round((deadline - now()) / 1000));
     options.onProgress(waiting.length === 0 ? `quiet once; looking again (${left}s left)` : `waiting for ${waiting.join('; ')} (${left}s left)`);
     if (now() >= deadline) {
+      if (moving.waiting.length === 0 && moving.otherTraffic.length > 0) return { otherTraffic: moving.otherTraffic };
       throw new NotQuietError(options.timeoutSeconds, waiting);
     }
     await pause(options.pollSeconds);

@@ -23,7 +23,7 @@ import { producerOutboxes, producerOutboxesUnchecked } from './producer-outboxes
 import { classifyRunEvents, type DerivedRunEvent } from './derived-events';
 import { defaultTimeoutSeconds, readQueueSettings } from './queue-settings';
 import { newRunId } from './run-ids';
-import { NotQuietError, waitUntilQuiet } from './settle';
+import { NotQuietError, otherTrafficLine, waitUntilQuiet, type HeldByOtherTraffic } from './settle';
 import { refuseEndpointsOutsideAws, refuseSubscriptionsElsewhere, subscriptionsNotSeen, type TopicSubscription } from './topic-subscriptions';
 import { filterDifferenceLine, narrowedFilterLines, readSubscriptionFilters, type FilterDifference } from './subscription-filters';
 import { checkVerifiedRun, type VerifiedSubscriber } from './verify-checks';
@@ -302,8 +302,9 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
         : `the default derived again from the run's events is ${again.seconds}s (${again.why})${options.timeoutSeconds < again.seconds ? `: --timeout ${options.timeoutSeconds} may end before a failing aggregate's last event reaches a DLQ` : ''}`,
     );
   }
+  let held: HeldByOtherTraffic | undefined;
   try {
-    await waitUntilQuiet(clients, flow, {
+    held = await waitUntilQuiet(clients, flow, {
       timeoutSeconds,
       pollSeconds: options.pollSeconds,
       queueSettings,
@@ -330,6 +331,8 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   const events = await readEvents();
   const verified: VerifiedSubscriber[] = [];
   const unproven: string[] = [...notSeen];
+  // at the limit, only other traffic on queues whose subscribers acknowledged every run event: checked, not proven (review r13, R13-3)
+  if (held !== undefined) unproven.push(otherTrafficLine(held.otherTraffic, timeoutSeconds));
   // the run's events the app's filter takes that a narrowed deployed subscription did not deliver: not checked (review r12b, R12B-1)
   unproven.push(...narrowedFilterLines(flow.subscribers, events));
   const unread = new Map<string, number>();
