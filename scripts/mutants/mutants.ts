@@ -1584,4 +1584,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '      if (moving.waiting.length === 0 && moving.otherTraffic.length > 0 && moving.waiting.length > 0) return { otherTraffic: moving.otherTraffic };',
     tests: ['test/simulator/verify/settle-other-traffic.test.ts'],
   },
+  {
+    id: 'verify-empty-filter-policy-refused',
+    breaks: "verify (review r13, R13-5): a subscription whose filter policy was removed the documented way (FilterPolicy {}) cannot be evaluated, so a flow that delivers everything is NOT PROVEN",
+    file: 'simulator/verify/subscription-filters.ts',
+    find: '    if (Object.keys(policy).length === 0) return { subscriptionArn, filterPolicyScope: scope };',
+    replace: '    if (Object.keys(policy).length < 0) return { subscriptionArn, filterPolicyScope: scope };',
+    tests: ['test/simulator/verify/empty-filter-policy.test.ts'],
+  },
 ];
