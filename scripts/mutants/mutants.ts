@@ -1592,4 +1592,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    if (Object.keys(policy).length < 0) return { subscriptionArn, filterPolicyScope: scope };',
     tests: ['test/simulator/verify/empty-filter-policy.test.ts'],
   },
+  {
+    id: 'serve-endpoint-file-written-in-place',
+    breaks: "simulate --serve's endpoint file (review r13, R13-6): written in place, created empty first, so a CI step polling for it may source nothing and run verify against the default credential chain",
+    file: 'simulator/run/private-file.ts',
+    find: '    renameSync(temporary, file);',
+    replace: '    writePrivateFile(file, content);',
+    tests: ['test/cli/simulate-serve-endpoint-file-atomic.test.ts'],
+  },
 ];

@@ -22,7 +22,7 @@ import { EXIT_CODE, INVOCATION, type Command, type CommandContext, type ParsedAr
 import { writePrivateFile } from '../run/private-file';
 import type { RunServices } from '../run/run-services';
 import { shellWord } from './arguments';
-import { serveRun } from './simulate-serve';
+import { removeStaleEndpointFile, serveRun } from './simulate-serve';
 import { formatProfile, type RunProfile } from '../run/run-profile';
 
 /** Where `--serve` writes the functions' output when `--log` is not given (relative to the project). */
@@ -263,6 +263,8 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   const stacks = parsed.values.stack;
   let result;
   let served: RunServices | undefined;
+  // a file an earlier serve left (killed before its stop) is gone before this run, not read as this serve's
+  if (parsed.values.serve === true) removeStaleEndpointFile(path.resolve(cwd, SERVE_ENDPOINT_FILE));
   try {
     result = await runSimulation({
       cwd,
