@@ -1600,4 +1600,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    writePrivateFile(file, content);',
     tests: ['test/cli/simulate-serve-endpoint-file-atomic.test.ts'],
   },
+  {
+    id: 'verify-acknowledged-no-grace',
+    breaks: "verify's wait (review r13, R13-7): a subscriber whose inbox holds every run event stops holding at once though its probe does not see the effects yet, so an effect written after the record is a false effect-count",
+    file: 'simulator/verify/settle.ts',
+    find: '          if (left > 0) {',
+    replace: '          if (left > 0 && left < 0) {',
+    tests: ['test/simulator/verify/settle-acknowledged.test.ts'],
+  },
 ];

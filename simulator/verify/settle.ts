@@ -10,8 +10,9 @@
  *   meanwhile, a redrive): a dead letter of real traffic or another run stands in for none of the run's. A queue that
  *   cannot be read whole (messages held by another reader) holds the wait.
  * - Acknowledged without its effect: a subscriber whose queue is empty and whose inbox holds every run event it took
- *   (or its DLQs do) does not hold the wait though its probe does not see the effects: its handler returned without
- *   them, and the checks say so (`effect-count`); while only some are in its inbox, the wait says how many.
+ *   (or its DLQs do) holds the wait only for a bounded grace ({@link ACKNOWLEDGED_GRACE_SECONDS}: an effect may land
+ *   after the record) though its probe does not see the effects: then its handler returned without them, and the
+ *   checks say so (`effect-count`); while only some are in its inbox, the wait says how many.
  * - A subscriber whose filter takes none of the run's events does not hold the wait: its queues' own traffic is not
  *   the run's.
  * - A relay dead-letter queue above its count before the run holds a batch the pipe gave up on: its events never
@@ -163,12 +164,29 @@ async function deadLetteredRunEvents(clients: VerifyClients, subscriber: Deploye
 interface StillMoving {
   readonly waiting: string[];
   readonly otherTraffic: string[];
+  /** Subscribers whose inbox holds every run event they took while their probe does not see the effects yet, within the grace. */
+  readonly grace: string[];
 }
 
+/**
+ * How long the wait holds for effects a probe does not see yet though the inbox holds every run event's record
+ * (review r13, R13-7: an effect written after the record, a probe reading an index that lags): the queue's visibility
+ * timeout when known, else this many seconds.
+ */
+export const ACKNOWLEDGED_GRACE_SECONDS = 30;
+
 /** What one look found still moving ({@link StillMoving}). */
-async function stillMoving(clients: VerifyClients, flow: DeployedFlow, options: SettleOptions, previousDeadLetters: Map<string, number>): Promise<StillMoving> {
+async function stillMoving(
+  clients: VerifyClients,
+  flow: DeployedFlow,
+  options: SettleOptions,
+  previousDeadLetters: Map<string, number>,
+  acknowledgedSince: Map<string, number>,
+): Promise<StillMoving> {
   const waiting: string[] = [];
   const otherTraffic: string[] = [];
+  const grace: string[] = [];
+  const now = (options.now ?? Date.now)();
   const events = await options.readEvents();
   for (const relay of flow.flows) {
     const url = relay.relayDeadLetterQueueUrl;
@@ -237,9 +255,20 @@ async function stillMoving(clients: VerifyClients, flow: DeployedFlow, options: 
       const inInbox = await appliedByInbox(clients, subscriber, taken);
       if (inInbox !== undefined) {
         if ([...taken].every((id) => inInbox.has(id) || deadLettered.has(id))) {
+          // for a bounded grace (review r13, R13-7): the effect may land after the record
+          const since = acknowledgedSince.get(subscriber.deployment.queueUrl) ?? now;
+          acknowledgedSince.set(subscriber.deployment.queueUrl, since);
+          const left = Math.ceil((options.queueSettings?.get(subscriber.deployment.queueUrl)?.visibilityTimeoutSeconds ?? ACKNOWLEDGED_GRACE_SECONDS) - (now - since) / 1000);
+          if (left > 0) {
+            grace.push(
+              `${subscriber.name}: ${open.named.length + open.unnamed} of ${taken.size} event(s) neither applied nor dead-lettered yet (${eventList(open.named, open.unnamed)}): ` +
+                `${open.named.filter((id) => inInbox.has(id)).length + open.unnamed} of them ${ACKNOWLEDGED_WITHOUT_EFFECT}; waiting up to ${left} s more for the effect (written after the record, or read from an index that lags)`,
+            );
+          }
           waiting.push(...phrases);
           continue;
         }
+        acknowledgedSince.delete(subscriber.deployment.queueUrl);
         acknowledged = open.named.filter((id) => inInbox.has(id)).length;
       }
     }
@@ -257,7 +286,7 @@ async function stillMoving(clients: VerifyClients, flow: DeployedFlow, options: 
       waiting.push(...phrases);
     }
   }
-  return { waiting, otherTraffic };
+  return { waiting, otherTraffic, grace };
 }
 
 /** How the wait ended short of quiet, at its time limit, when all it still waited for was other traffic ({@link StillMoving}). */
@@ -285,17 +314,20 @@ export async function waitUntilQuiet(clients: VerifyClients, flow: DeployedFlow,
   const pause = options.pause ?? ((seconds: number) => new Promise<void>((resolve) => setTimeout(resolve, seconds * 1000)));
   const deadline = now() + options.timeoutSeconds * 1000;
   const deadLetters = new Map<string, number>();
+  const acknowledgedSince = new Map<string, number>();
   let quietLooks = 0;
   let waiting: string[] = [];
   for (;;) {
-    const moving = await stillMoving(clients, flow, options, deadLetters);
-    waiting = [...moving.waiting, ...moving.otherTraffic];
+    const moving = await stillMoving(clients, flow, options, deadLetters, acknowledgedSince);
+    waiting = [...moving.waiting, ...moving.grace, ...moving.otherTraffic];
     quietLooks = waiting.length === 0 ? quietLooks + 1 : 0;
     if (quietLooks >= 2) return undefined;
     const left = Math.max(0, Math.round((deadline - now()) / 1000));
     options.onProgress(waiting.length === 0 ? `quiet once; looking again (${left}s left)` : `waiting for ${waiting.join('; ')} (${left}s left)`);
     if (now() >= deadline) {
       if (moving.waiting.length === 0 && moving.otherTraffic.length > 0) return { otherTraffic: moving.otherTraffic };
+      // only effects in their grace: the checks name those not seen (effect-count)
+      if (moving.waiting.length === 0 && moving.otherTraffic.length === 0) return undefined;
       throw new NotQuietError(options.timeoutSeconds, waiting);
     }
     await pause(options.pollSeconds);
