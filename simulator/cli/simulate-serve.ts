@@ -14,7 +14,7 @@ import type { ServeActivity, ServedMessage } from '../run/serve-consumer';
 import { terminalText } from './terminal-text';
 import { mkdirSync, rmSync } from 'node:fs';
 import * as path from 'node:path';
-import { writePrivateFile } from '../run/private-file';
+import { replacePrivateFile } from '../run/private-file';
 import { whenParentGone } from './parent-watch';
 
 /** The credentials the printed commands run with: DynamoDB Local and the simulator's SQS endpoint accept any. */
@@ -167,8 +167,17 @@ function stopRequested(signal: AbortSignal | undefined): Promise<void> {
 }
 
 /**
- * Serves the run's services until asked to stop (`io.stopSignal`, else SIGINT/SIGTERM) or until the process that
- * started it ends, then stops them. With `endpointFile`, the lines to export (./simulate-serve.ts exportLines) are in
+ * Removes an endpoint file a serve left (killed before its stop: SIGKILL, out of memory), when a new serve starts,
+ * before its run: a CI step waiting for the file would otherwise source the dead serve's endpoint at once (review r13,
+ * R13-6). None there is no error.
+ */
+export function removeStaleEndpointFile(endpointFile: string): void {
+  rmSync(endpointFile, { force: true });
+}
+
+/**
+ * Serves the run's services until asked to stop (`io.stopSignal`, else SIGINT/SIGTERM) or, when npm (npx) started it,
+ * until that npm process ends (./parent-watch.ts), then stops them. With `endpointFile`, the lines to export (./simulate-serve.ts exportLines) are in
  * that file while it serves (0600: they hold the local credentials), for a CI step that starts the serve in the
  * background; it is removed at the stop.
  */
@@ -181,7 +190,8 @@ export async function serveRun(services: RunServices, io: CliIo, endpointFile?: 
     if (endpointFile !== undefined) {
       try {
         mkdirSync(path.dirname(endpointFile), { recursive: true });
-        writePrivateFile(endpointFile, `${exportLines(services, awsEndpoint).join('\n')}\n`);
+        // whole or not at all: a CI step polling for the file never sources an empty one (review r13, R13-6)
+        replacePrivateFile(endpointFile, `${exportLines(services, awsEndpoint).join('\n')}\n`);
         wroteEndpointFile = true;
       } catch (error) {
         // the banner still has the lines
@@ -190,9 +200,10 @@ export async function serveRun(services: RunServices, io: CliIo, endpointFile?: 
     }
     io.stdout(servingText(services, simulatedAt, awsEndpoint, wroteEndpointFile ? endpointFile : undefined));
     services.startConsuming((activity) => io.stdout(activityText(activity)));
-    // or when the process that started it ends: npx does not pass SIGTERM on (trial nu12, item 5)
+    // or when the npm process (npx) that started it ends: npm does not pass every signal on (trial nu12, item 5); a serve
+    // started without npm (nohup ... &) is not watched, it serves until stopped (review r13, R13-1)
     const watching = new AbortController();
-    const parentGone = whenParentGone({ signal: watching.signal }).then(() => io.stdout('the process that started this one ended (npx does not pass SIGTERM on): stopping as at SIGTERM\n'));
+    const parentGone = whenParentGone({ signal: watching.signal }).then(() => io.stdout('the npm process (npx) that started this one ended (npm does not pass every signal on): stopping as at SIGTERM\n'));
     await Promise.race([stopRequested(io.stopSignal), parentGone]);
     watching.abort();
     io.stdout("stopping the run's services\n");

@@ -2,9 +2,9 @@
  * `idempotent-event-flow verify`: runs a scenario against a deployed app and checks it with the simulator's own checks
  * (simulator/verify/verify-run.ts). Reaches AWS through the SDK's default credential chain, Region and endpoint
  * settings (`AWS_ENDPOINT_URL`: a served run of `simulate --serve` answers as an account would). Exits 0 only when the
- * verdict is OK (simulator/verify/verdict.ts); 1 when a check fails or when the flow does not become quiet in time; 5
- * (as simulate's) when verify could not see something that might have failed (NOT PROVEN) (then `--json` holds a partial result
- * saying what it waited for); 2 for a usage error; 3 when it refused to run before sending any command (a stack or
+ * verdict is OK (simulator/verify/verdict.ts); 1 when a check fails; 6 when the flow does not become quiet in time (then
+ * `--json` holds a partial result saying what it waited for, with `verdict: { status: 'NOT QUIET', reason }`); 5
+ * (as simulate's) when verify could not see something that might have failed (NOT PROVEN); 2 for a usage error; 3 when it refused to run before sending any command (a stack or
  * queue outside `--account`, no flow found, a scenario it cannot run: `--json` holds `verdict: { status: 'REFUSED',
  * reason }`); 4 when AWS was not reached or refused its credentials or calls (no credentials, an endpoint that does not
  * answer: ../verify/aws-unreached.ts; `--json` holds `verdict: { status: 'AWS NOT REACHED', reason }`), and for any
@@ -21,7 +21,7 @@ import { verifyVerdict } from '../verify/verdict';
 import { formatVerifyReport } from '../verify/verify-report';
 import { RunIdError } from '../verify/run-ids';
 import { AWS_ACCESS_HINT, awsUnreachedReason } from '../verify/aws-unreached';
-import { isNotQuiet, runVerify } from '../verify/verify-run';
+import { isNotQuiet, runVerify, type NotQuietResult } from '../verify/verify-run';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 
 const USAGE = `Usage: idempotent-event-flow verify --scenario <module> [options]
@@ -35,9 +35,9 @@ the subscribers' Operator outputs). Its commands' ids are unique to the run (it 
 It never injects faults and never deletes anything it did not create. Its commands are REAL: every subscriber acts
 on them as on real traffic (mails sent, payments taken, calls outside AWS): never run it against production.
 It ends OK, VIOLATED, or NOT PROVEN (something that might have failed it could not see: it says what), or it is
-REFUSED before sending anything. Exit codes: 0 OK; 1 VIOLATED or not quiet in time; 5 NOT PROVEN; 2 usage error;
-3 refused (no --account, a stack or queue outside --account, no flow found or a --stack that does not exist, a
-scenario it cannot run); 4 AWS not reached or refusing verify's credentials or calls (no credentials found, an
+REFUSED before sending anything. Exit codes: 0 OK; 1 VIOLATED; 5 NOT PROVEN; 6 not quiet in time; 2 usage error;
+3 refused (no --account, a stack or queue outside --account, an endpoint outside AWS no --allow-endpoint names,
+no flow found or a --stack that does not exist, a scenario it cannot run); 4 AWS not reached or refusing verify's credentials or calls (no credentials found, an
 endpoint that does not answer, access denied), or any other error before a verdict: no verdict (if it happened
 after the commands were sent, their events are in the flow: run verify again).
 
@@ -52,6 +52,9 @@ Options:
                           refuses, naming the accounts the stacks are in): a stack of the flow, or a subscription
                           of its topics to a queue, in any other refuses the run before any command is sent (the
                           guard against a production account)
+  --allow-endpoint <e>    an endpoint outside AWS (an https URL, a mail address, a phone number) a subscription of
+                          the flow's topic may deliver the run's events to (repeatable): any other such subscription
+                          refuses the run before any command is sent, since --account cannot place it
   --count <n>             commands per producer (default 10, 1 to 10000)
   --seed <seed>           seeds the scenario's commands (default: verify)
   --timeout <seconds>     how long to wait for the flow to be quiet; past it, verify fails naming the events it
@@ -69,8 +72,8 @@ Options:
   --json <file>           write the result as JSON: the run's own event ids (eventIds: they carry the run id) and,
                           apart, the events subscribers emitted without an id (derivedEvents, each with the event
                           it derives from); when the flow is not quiet in time, a partial result (notQuiet: the
-                          reason and what it still waited for) and no checks. A path it cannot write is a
-                          usage error (2) before anything is sent
+                          reason and what it still waited for; verdict.status NOT QUIET) and no checks. A path
+                          it cannot write is a usage error (2) before anything is sent
   --quiet                 no progress lines
 `;
 
@@ -142,6 +145,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       scenario,
       ...(Array.isArray(stacks) ? { stacks: stacks as string[] } : {}),
       ...(Array.isArray(accounts) ? { accounts: accounts as string[] } : {}),
+      ...(Array.isArray(parsed.values['allow-endpoint']) ? { allowedEndpoints: parsed.values['allow-endpoint'] as string[] } : {}),
       ...settings,
       seed: text(parsed, 'seed') ?? 'verify',
       cleanup: parsed.values.cleanup === true,
@@ -177,16 +181,23 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   } finally {
     clients.destroy();
   }
-  // at its time limit no check ran: the --json is partial (the reason, what it waited for, the run's events)
+  // at its time limit no check ran: the --json is partial (the reason, what it waited for, the run's events), with
+  // its own verdict status and exit code, never VIOLATED's (review r13, R13-8)
   if (isNotQuiet(result)) {
-    writeJson(result);
+    writeJson(notQuietJson(result));
     if (result.cleanupSkipped !== undefined) io.stderr(`cleanup: ${result.cleanupSkipped}\n`);
-    return context.fail(`verify run ${result.runId}: ${result.notQuiet.reason}`);
+    io.stderr(`error: verify run ${result.runId}: ${result.notQuiet.reason}\n`);
+    return EXIT_CODE.NOT_QUIET;
   }
   const verdict = verifyVerdict(result);
   io.stdout(formatVerifyReport(result));
   writeJson({ ...result, verdict });
   return verdict.status === 'OK' ? EXIT_CODE.OK : verdict.status === 'NOT PROVEN' ? EXIT_CODE.NOT_PROVEN : EXIT_CODE.FAILURE;
+}
+
+/** The `--json` of a run not quiet in time: the partial result, with `verdict: { status: 'NOT QUIET', reason }`. */
+export function notQuietJson(result: NotQuietResult): NotQuietResult & { readonly verdict: { readonly status: 'NOT QUIET'; readonly reason: string } } {
+  return { ...result, verdict: { status: 'NOT QUIET', reason: result.notQuiet.reason } };
 }
 
 /** The `verify` subcommand. */
@@ -198,6 +209,7 @@ export const verifyCommand: Command = {
     scenario: { type: 'string' },
     stack: { type: 'string', multiple: true },
     account: { type: 'string', multiple: true },
+    'allow-endpoint': { type: 'string', multiple: true },
     count: { type: 'string' },
     seed: { type: 'string' },
     timeout: { type: 'string' },

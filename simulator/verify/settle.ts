@@ -10,12 +10,16 @@
  *   meanwhile, a redrive): a dead letter of real traffic or another run stands in for none of the run's. A queue that
  *   cannot be read whole (messages held by another reader) holds the wait.
  * - Acknowledged without its effect: a subscriber whose queue is empty and whose inbox holds every run event it took
- *   (or its DLQs do) does not hold the wait though its probe does not see the effects: its handler returned without
- *   them, and the checks say so (`effect-count`); while only some are in its inbox, the wait says how many.
+ *   (or its DLQs do) holds the wait only for a bounded grace ({@link ACKNOWLEDGED_GRACE_SECONDS}: an effect may land
+ *   after the record) though its probe does not see the effects: then its handler returned without them, and the
+ *   checks say so (`effect-count`); while only some are in its inbox, the wait says how many.
  * - A subscriber whose filter takes none of the run's events does not hold the wait: its queues' own traffic is not
  *   the run's.
  * - A relay dead-letter queue above its count before the run holds a batch the pipe gave up on: its events never
  *   arrive, and which they are is not in the message; the wait runs to its time limit naming it.
+ * - Other traffic: messages on the queue of a subscriber whose inbox (or DLQs) holds every run event it took hold the
+ *   wait (a duplicate not yet applied would be an effect applied twice), but when they are all it waits for at the time
+ *   limit, the wait ends naming them ({@link HeldByOtherTraffic}): the checks run, and the verdict is NOT PROVEN.
  * Polls every `pollSeconds`, tells each look to `onProgress` (what it still waits for), and gives up after
  * `timeoutSeconds`, saying what it still waited for.
  */
@@ -152,9 +156,37 @@ async function deadLetteredRunEvents(clients: VerifyClients, subscriber: Deploye
   return new Set((await readDeadLetters(clients, subscriber, events)).flatMap((finding) => (finding.eventId === undefined ? [] : [finding.eventId])));
 }
 
-/** What one look found still moving: one phrase per thing, empty when quiet. */
-async function stillMoving(clients: VerifyClients, flow: DeployedFlow, options: SettleOptions, previousDeadLetters: Map<string, number>): Promise<string[]> {
+/**
+ * What one look found still moving, one phrase per thing: `waiting`, and apart (`otherTraffic`) the queues holding
+ * messages of a subscriber whose inbox (or dead-letter queues) holds every run event it took: another run's or other
+ * traffic, or a duplicate of a run event not yet applied. Both empty when quiet.
+ */
+interface StillMoving {
+  readonly waiting: string[];
+  readonly otherTraffic: string[];
+  /** Subscribers whose inbox holds every run event they took while their probe does not see the effects yet, within the grace. */
+  readonly grace: string[];
+}
+
+/**
+ * How long the wait holds for effects a probe does not see yet though the inbox holds every run event's record
+ * (review r13, R13-7: an effect written after the record, a probe reading an index that lags): the queue's visibility
+ * timeout when known, else this many seconds.
+ */
+export const ACKNOWLEDGED_GRACE_SECONDS = 30;
+
+/** What one look found still moving ({@link StillMoving}). */
+async function stillMoving(
+  clients: VerifyClients,
+  flow: DeployedFlow,
+  options: SettleOptions,
+  previousDeadLetters: Map<string, number>,
+  acknowledgedSince: Map<string, number>,
+): Promise<StillMoving> {
   const waiting: string[] = [];
+  const otherTraffic: string[] = [];
+  const grace: string[] = [];
+  const now = (options.now ?? Date.now)();
   const events = await options.readEvents();
   for (const relay of flow.flows) {
     const url = relay.relayDeadLetterQueueUrl;
@@ -223,9 +255,20 @@ async function stillMoving(clients: VerifyClients, flow: DeployedFlow, options: 
       const inInbox = await appliedByInbox(clients, subscriber, taken);
       if (inInbox !== undefined) {
         if ([...taken].every((id) => inInbox.has(id) || deadLettered.has(id))) {
+          // for a bounded grace (review r13, R13-7): the effect may land after the record
+          const since = acknowledgedSince.get(subscriber.deployment.queueUrl) ?? now;
+          acknowledgedSince.set(subscriber.deployment.queueUrl, since);
+          const left = Math.ceil((options.queueSettings?.get(subscriber.deployment.queueUrl)?.visibilityTimeoutSeconds ?? ACKNOWLEDGED_GRACE_SECONDS) - (now - since) / 1000);
+          if (left > 0) {
+            grace.push(
+              `${subscriber.name}: ${open.named.length + open.unnamed} of ${taken.size} event(s) neither applied nor dead-lettered yet (${eventList(open.named, open.unnamed)}): ` +
+                `${open.named.filter((id) => inInbox.has(id)).length + open.unnamed} of them ${ACKNOWLEDGED_WITHOUT_EFFECT}; waiting up to ${left} s more for the effect (written after the record, or read from an index that lags)`,
+            );
+          }
           waiting.push(...phrases);
           continue;
         }
+        acknowledgedSince.delete(subscriber.deployment.queueUrl);
         acknowledged = open.named.filter((id) => inInbox.has(id)).length;
       }
     }
@@ -234,27 +277,57 @@ async function stillMoving(clients: VerifyClients, flow: DeployedFlow, options: 
       const seen = byProbe ? 'neither applied nor dead-lettered yet' : 'neither in its inbox nor dead-lettered yet';
       waiting.push(whereOpen(subscriber, open, taken.size, counts, options.queueSettings?.get(subscriber.deployment.queueUrl), seen, acknowledged), ...phrases);
     } else {
-      waiting.push(...(queuePhrase === undefined ? [] : [queuePhrase]), ...phrases);
+      // every run event it took applied: messages on its queue while its inbox (or DLQs) holds each of them are no run
+      // event waiting for its first delivery (review r13, R13-3); they still hold the wait (a duplicate not yet applied
+      // would be an effect applied twice), but apart: at the limit the checks run, and the verdict names them
+      const inInbox = queuePhrase === undefined ? undefined : (applied ?? (await appliedByInbox(clients, subscriber, taken)));
+      if (queuePhrase !== undefined && inInbox !== undefined && [...taken].every((id) => inInbox.has(id) || deadLettered.has(id))) otherTraffic.push(queuePhrase);
+      else waiting.push(...(queuePhrase === undefined ? [] : [queuePhrase]));
+      waiting.push(...phrases);
     }
   }
-  return waiting;
+  return { waiting, otherTraffic, grace };
 }
 
-/** Resolves once the flow is quiet (see the module comment); rejects with {@link NotQuietError} at the time limit. */
-export async function waitUntilQuiet(clients: VerifyClients, flow: DeployedFlow, options: SettleOptions): Promise<void> {
+/** How the wait ended short of quiet, at its time limit, when all it still waited for was other traffic ({@link StillMoving}). */
+export interface HeldByOtherTraffic {
+  /** The queues, one phrase each (`<subscriber>'s queue (<n> message(s))`). */
+  readonly otherTraffic: readonly string[];
+}
+
+/** The verdict's `unproven` line of a wait that ended {@link HeldByOtherTraffic} at `timeoutSeconds`. */
+export function otherTrafficLine(otherTraffic: readonly string[], timeoutSeconds: number): string {
+  return (
+    `at the time limit (${timeoutSeconds} s), ${otherTraffic.join(', ')} still held messages after every run event its subscriber took was acknowledged (its inbox or ` +
+    `dead-letter queues hold each): another run's or other traffic, or a duplicate of a run event not yet applied, whose effect, applied twice, was not counted yet; ` +
+    `run verify again when no other traffic reaches that queue, or with a longer --timeout`
+  );
+}
+
+/**
+ * Resolves once the flow is quiet (see the module comment), to undefined; at the time limit, to
+ * {@link HeldByOtherTraffic} when all it still waited for was other traffic on queues whose subscribers' inboxes hold
+ * every run event they took, else rejects with {@link NotQuietError}.
+ */
+export async function waitUntilQuiet(clients: VerifyClients, flow: DeployedFlow, options: SettleOptions): Promise<HeldByOtherTraffic | undefined> {
   const now = options.now ?? Date.now;
   const pause = options.pause ?? ((seconds: number) => new Promise<void>((resolve) => setTimeout(resolve, seconds * 1000)));
   const deadline = now() + options.timeoutSeconds * 1000;
   const deadLetters = new Map<string, number>();
+  const acknowledgedSince = new Map<string, number>();
   let quietLooks = 0;
   let waiting: string[] = [];
   for (;;) {
-    waiting = await stillMoving(clients, flow, options, deadLetters);
+    const moving = await stillMoving(clients, flow, options, deadLetters, acknowledgedSince);
+    waiting = [...moving.waiting, ...moving.grace, ...moving.otherTraffic];
     quietLooks = waiting.length === 0 ? quietLooks + 1 : 0;
-    if (quietLooks >= 2) return;
+    if (quietLooks >= 2) return undefined;
     const left = Math.max(0, Math.round((deadline - now()) / 1000));
     options.onProgress(waiting.length === 0 ? `quiet once; looking again (${left}s left)` : `waiting for ${waiting.join('; ')} (${left}s left)`);
     if (now() >= deadline) {
+      if (moving.waiting.length === 0 && moving.otherTraffic.length > 0) return { otherTraffic: moving.otherTraffic };
+      // only effects in their grace: the checks name those not seen (effect-count)
+      if (moving.waiting.length === 0 && moving.otherTraffic.length === 0) return undefined;
       throw new NotQuietError(options.timeoutSeconds, waiting);
     }
     await pause(options.pollSeconds);

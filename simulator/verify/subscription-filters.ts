@@ -86,6 +86,8 @@ async function readFilter(clients: Pick<VerifyClients, 'sns'>, subscriptionArn: 
   try {
     policy = JSON.parse(text);
     if (typeof policy !== 'object' || policy === null || Array.isArray(policy)) throw new Error('not a JSON object');
+    // `{}` is how SNS's guide removes a filter policy: the subscription then accepts every message (review r13, R13-5)
+    if (Object.keys(policy).length === 0) return { subscriptionArn, filterPolicyScope: scope };
     compileFilterPolicy(policy as Record<string, unknown>, scope);
   } catch (error) {
     return { unknown: `verify cannot evaluate the FilterPolicy of its subscription ${subscriptionArn} (${text}): ${(error as Error).message}` };

@@ -157,3 +157,22 @@ export function refuseSubscriptionsElsewhere(subscriptions: readonly TopicSubscr
     `the flow's topic delivers to ${elsewhere.map((subscription) => `${subscription.endpoint} (account ${endpointAccount(subscription.endpoint)!})`).join(', ')}, not only to ${allowed.join(', ')} (--account): the run's events would reach that subscriber and its effects; verify sends nothing`,
   );
 }
+
+/**
+ * The guard against production over the endpoints that are no AWS resource (review r13, R13-4): throws
+ * {@link NoDeployedFlowError} when a confirmed subscription of the topics delivers to an endpoint with no account in
+ * it (an `http`/`https` URL, an `email`/`email-json` address, an `sms` number) that `allowed` (`--allow-endpoint`) does
+ * not name: `--account` cannot tell where it is, and the run's real events would reach it (a partner's webhook, a
+ * mailing list). A subscription pending confirmation delivers nothing. Nothing is sent before it.
+ */
+export function refuseEndpointsOutsideAws(subscriptions: readonly TopicSubscription[], allowed: readonly string[]): void {
+  const outside = subscriptions.filter(
+    (subscription) => subscription.subscriptionArn !== 'PendingConfirmation' && endpointAccount(subscription.endpoint) === undefined && !allowed.includes(subscription.endpoint),
+  );
+  if (outside.length === 0) return;
+  throw new NoDeployedFlowError(
+    `the flow's topic delivers to endpoint(s) outside AWS, which --account cannot place: ${outside
+      .map((subscription) => `subscription ${subscription.subscriptionArn} (protocol ${subscription.protocol}, endpoint ${subscription.endpoint})`)
+      .join(', ')}; the run's real events would reach them; if they are a sandbox's, run again with ${outside.map((subscription) => `--allow-endpoint ${subscription.endpoint}`).join(' ')}; verify sends nothing`,
+  );
+}

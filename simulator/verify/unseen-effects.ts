@@ -6,6 +6,7 @@
  * Transactional and ordered subscribers commit their inbox record in the transaction of their effects: it proves them.
  */
 import type { SubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
+import type { EffectProbeOutcome } from '../check/run-check';
 
 /** The `unproven` line for a subscriber that took `taken` run events, or undefined when its inbox proves its effects or a probe counts them. */
 export function unseenEffects(name: string, deployment: Pick<SubscriberDeployment, 'processingMode'>, hasProbe: boolean, taken: number, hasInbox: boolean): string | undefined {
@@ -18,6 +19,45 @@ export function unseenEffects(name: string, deployment: Pick<SubscriberDeploymen
     );
   }
   return undefined;
+}
+
+/** The run's events a subscriber took that its effect probe gives no tally for, and the `unproven` line saying so. */
+export interface UntalliedEffects {
+  /** Sorted. */
+  readonly eventIds: readonly string[];
+  readonly line: string;
+}
+
+/**
+ * The run's `taken` events of a subscriber whose inbox does not prove its effects (aggregate mode keeps none; a lease or
+ * multi-step record says its handler returned) that no tally of its effect probe names: nothing counted their effects,
+ * so they would rest on COMPLETED records alone (review r13, R13-9). Undefined when its inbox proves its effects
+ * (transactional, ordered), it has no probe (then {@link unseenEffects} speaks), its probe threw (effect-count says so),
+ * or every taken event is tallied. An event the probe leaves out because it has no effect cannot be told from one it
+ * forgot: the line says how to make it provable.
+ */
+export function untalliedEffects(
+  name: string,
+  deployment: Pick<SubscriberDeployment, 'processingMode'>,
+  hasInbox: boolean,
+  taken: ReadonlySet<string>,
+  probe: EffectProbeOutcome | undefined,
+): UntalliedEffects | undefined {
+  if (probe === undefined || 'error' in probe) return undefined;
+  const mode = deployment.processingMode;
+  if (hasInbox && mode !== 'lease' && mode !== 'multi-step') return undefined;
+  const tallied = new Set(probe.tallies.flatMap((tally) => tally.eventIds));
+  const eventIds = [...taken].filter((id) => !tallied.has(id)).sort();
+  if (eventIds.length === 0) return undefined;
+  const why = hasInbox ? `is in ${mode} mode` : 'keeps no inbox (aggregate mode)';
+  const shown = `${eventIds.slice(0, 3).join(', ')}${eventIds.length > 3 ? ', ...' : ''}`;
+  return {
+    eventIds,
+    line:
+      `${name} ${why}: ${eventIds.length} of the run's ${taken.size} event(s) it took have no tally in its effect probe (${shown}), so nothing counted their effects ` +
+      `(outside DynamoDB: ${hasInbox ? 'its COMPLETED processing records say its handler returned, not that each took effect once' : 'it keeps no record of them'}); ` +
+      `make its probe count them, or narrow its subscription's filter policy to the events it has effects for`,
+  };
 }
 
 /**

@@ -51,7 +51,8 @@ export interface VerifiedSubscriber {
  * receive counts against the message's maxReceiveCount), so it cannot read which message is which event; but when the
  * subscriber took none of the run's events, or its inbox holds or its dead-letter queues hold every one it took, none
  * of the run's events waits on the queue: what is there is other traffic (another run, a scheduled producer, a retried
- * poison message) or a duplicate its inbox absorbs, and is not counted (review r12, R12-8). Otherwise every message
+ * poison message) or a duplicate its inbox absorbs, and is not counted (review r12, R12-8; the checks see that state when
+ * the wait ended at its limit held only by such messages: the verdict is then NOT PROVEN, naming the queues, ./settle.ts). Otherwise every message
  * counts (a subscriber without an inbox cannot be told apart).
  */
 export function runMessagesOnQueue(verified: VerifiedSubscriber, deadLettered: ReadonlySet<string>): number {

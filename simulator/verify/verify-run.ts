@@ -8,7 +8,7 @@
  * real: every subscriber acts on them as on real traffic; it warns so before sending any, and refuses stacks outside
  * the accounts `--account` names. What it could not see is said in {@link VerifyResult.unproven} (./verdict.ts).
  */
-import { probesNotExercised, unseenEffects } from './unseen-effects';
+import { probesNotExercised, untalliedEffects, unseenEffects } from './unseen-effects';
 import type { DeadLetterFinding } from '../check/dead-letters';
 import type { Violation } from '../check/invariants';
 import type { ProducerFigures } from '../observation/run-facts';
@@ -23,8 +23,8 @@ import { producerOutboxes, producerOutboxesUnchecked } from './producer-outboxes
 import { classifyRunEvents, type DerivedRunEvent } from './derived-events';
 import { defaultTimeoutSeconds, readQueueSettings } from './queue-settings';
 import { newRunId } from './run-ids';
-import { NotQuietError, waitUntilQuiet } from './settle';
-import { refuseSubscriptionsElsewhere, subscriptionsNotSeen, type TopicSubscription } from './topic-subscriptions';
+import { NotQuietError, otherTrafficLine, waitUntilQuiet, type HeldByOtherTraffic } from './settle';
+import { refuseEndpointsOutsideAws, refuseSubscriptionsElsewhere, subscriptionsNotSeen, type TopicSubscription } from './topic-subscriptions';
 import { filterDifferenceLine, narrowedFilterLines, readSubscriptionFilters, type FilterDifference } from './subscription-filters';
 import { checkVerifiedRun, type VerifiedSubscriber } from './verify-checks';
 import { verifyVerdict } from './verdict';
@@ -50,6 +50,12 @@ export interface VerifyOptions {
    * (review v11, V11-5: a shell left signed in to production must not be written to by default).
    */
   readonly accounts?: readonly string[];
+  /**
+   * The endpoints outside AWS (an https URL, a mail address, a phone number) a subscription of the flow's topics may
+   * deliver the run's events to (`--allow-endpoint`): any other such subscription refuses the run before any command
+   * is sent (./topic-subscriptions.ts). @default none
+   */
+  readonly allowedEndpoints?: readonly string[];
   readonly onProgress: (line: string) => void;
   /** Hears the warning before the first command (that the commands are real). @default onProgress */
   readonly onWarning?: (line: string) => void;
@@ -81,6 +87,11 @@ export interface VerifyResult {
   readonly violations: readonly Violation[];
   /** The subscribers the scenario has no effect probe for: their effects were not counted. */
   readonly effectsNotCounted: readonly string[];
+  /**
+   * Per lease, multi-step or aggregate subscriber, the run's events it took that its effect probe gives no tally for
+   * (sorted): their effects were not counted, and the verdict is NOT PROVEN (./unseen-effects.ts). @default none
+   */
+  readonly effectsNotTallied?: Readonly<Record<string, readonly string[]>>;
   /**
    * The subscribers whose deployed subscription filters otherwise than their Operator output says: the run's events
    * were matched with the subscription's (./subscription-filters.ts). @default none
@@ -247,6 +258,8 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   refuseOtherAccounts(flow, options.accounts);
   // a subscriber in another account is seen only by its subscription: --account refuses it too (review v11, V11-4)
   refuseSubscriptionsElsewhere(listed, options.accounts);
+  // an https/email/sms endpoint has no account to check: refused unless --allow-endpoint names it (review r13, R13-4)
+  refuseEndpointsOutsideAws(listed, options.allowedEndpoints ?? []);
   // which of the run's events each subscriber must apply: what its deployed subscription takes, not what its Operator
   // output says (review v11, V11-6); a subscription verify could not read leaves the verdict NOT PROVEN
   const filters = await readSubscriptionFilters(clients, flow, listed, unlisted);
@@ -289,8 +302,9 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
         : `the default derived again from the run's events is ${again.seconds}s (${again.why})${options.timeoutSeconds < again.seconds ? `: --timeout ${options.timeoutSeconds} may end before a failing aggregate's last event reaches a DLQ` : ''}`,
     );
   }
+  let held: HeldByOtherTraffic | undefined;
   try {
-    await waitUntilQuiet(clients, flow, {
+    held = await waitUntilQuiet(clients, flow, {
       timeoutSeconds,
       pollSeconds: options.pollSeconds,
       queueSettings,
@@ -317,9 +331,12 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   const events = await readEvents();
   const verified: VerifiedSubscriber[] = [];
   const unproven: string[] = [...notSeen];
+  // at the limit, only other traffic on queues whose subscribers acknowledged every run event: checked, not proven (review r13, R13-3)
+  if (held !== undefined) unproven.push(otherTrafficLine(held.otherTraffic, timeoutSeconds));
   // the run's events the app's filter takes that a narrowed deployed subscription did not deliver: not checked (review r12b, R12B-1)
   unproven.push(...narrowedFilterLines(flow.subscribers, events));
   const unread = new Map<string, number>();
+  const notTallied: Record<string, readonly string[]> = {};
   for (const subscriber of flow.subscribers) {
     const taken = takenEvents(subscriber, events);
     const probe = probes[subscriber.name];
@@ -336,13 +353,20 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
     const applied = await appliedByInbox(clients, subscriber, taken);
     const unseen = unseenEffects(subscriber.name, subscriber.deployment, probe !== undefined, taken.size, applied !== undefined);
     if (unseen !== undefined) unproven.push(unseen);
+    const effectProbe = probe === undefined ? undefined : await probeEffects(clients, probe, subscriber, taken, events);
+    // a lease/multi-step/aggregate subscriber's taken events its probe counts nothing for (review r13, R13-9)
+    const untallied = untalliedEffects(subscriber.name, subscriber.deployment, applied !== undefined, taken, effectProbe);
+    if (untallied !== undefined) {
+      unproven.push(untallied.line);
+      notTallied[subscriber.name] = untallied.eventIds;
+    }
     verified.push({
       subscriber,
       taken,
       deadLetters,
       onQueue: await messagesOn(clients, subscriber.deployment.queueUrl),
       ...(applied === undefined ? {} : { applied }),
-      ...(probe === undefined ? {} : { effectProbe: await probeEffects(clients, probe, subscriber, taken, events) }),
+      ...(effectProbe === undefined ? {} : { effectProbe }),
       ...(subscriber.deployment.ordered === true ? { commitGroups: await inboxCommitGroups(clients, subscriber, taken) } : {}),
     });
   }
@@ -382,6 +406,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
     deadLetters: Object.fromEntries(verified.map(({ subscriber, deadLetters }) => [subscriber.name, deadLetters])),
     violations,
     effectsNotCounted: flow.subscribers.filter((subscriber) => probes[subscriber.name] === undefined).map((subscriber) => subscriber.name),
+    ...(Object.keys(notTallied).length === 0 ? {} : { effectsNotTallied: notTallied }),
     ...(filters.differences.length === 0 ? {} : { filterDifferences: filters.differences }),
     ...(unproven.length === 0 ? {} : { unproven }),
     ...(probedProducers.length === 0 ? {} : { producerProbesNotRun: probedProducers }),

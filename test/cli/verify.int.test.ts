@@ -74,6 +74,7 @@ interface VerifyJson {
   filterDifferences?: { subscriber: string; deployed: unknown }[];
   notQuiet?: { reason: string; timeoutSeconds: number; waitingFor: string[] };
   producerProbesNotRun?: string[];
+  verdict?: { status: string };
 }
 
 /** The run's own ids carry its run id; every derived event names the run event it derives from. */
@@ -211,7 +212,8 @@ describe('verify', () => {
     const third = await verify(served, ['--count', '1', '--seed', 'same', '--timeout', '0']);
 
     // THEN it fails saying what it still waited for, and its --json says so too (partial: no checks ran)
-    expect(third.code, `${third.stdout}\n${third.stderr.slice(-4000)}`).toBe(EXIT_CODE.FAILURE);
+    expect(third.code, `${third.stdout}\n${third.stderr.slice(-4000)}`).toBe(EXIT_CODE.NOT_QUIET);
+    expect(third.json.verdict?.status).toBe('NOT QUIET');
     expect(third.stderr).toContain(`verify run ${third.json.runId}: the flow was not quiet after 0s (--timeout); still waiting for`);
     expect(third.json.notQuiet?.timeoutSeconds).toBe(0);
     expect(third.json.notQuiet?.reason).toContain(third.json.notQuiet?.waitingFor.join('; ') || 'a second quiet look');

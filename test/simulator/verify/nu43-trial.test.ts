@@ -29,7 +29,7 @@ function billingQueues(): { queue: SimulatedQueue; deadLetters: SimulatedQueue }
   return { queue, deadLetters };
 }
 
-async function notQuiet(promise: Promise<void>): Promise<NotQuietError> {
+async function notQuiet(promise: Promise<unknown>): Promise<NotQuietError> {
   const error = await promise.then(() => undefined, (thrown: unknown) => thrown);
   expect(error).toBeInstanceOf(NotQuietError);
   return error as NotQuietError;

@@ -67,3 +67,27 @@ describe('a subscriber that acknowledges without its effect (nu12 item 3)', () =
     ]);
   });
 });
+
+describe('review r13, R13-7: an effect that lands after the inbox record (a probe reading a GSI, an effect written after)', () => {
+  test('every run event in its inbox, the effect not seen yet: the wait holds a bounded grace, and ends once the effect is seen', async () => {
+    const events = [runEvent('order-1'), runEvent('order-2')];
+    const flow = await billingFlow(['order-1', 'order-2']);
+    const progress: string[] = [];
+    const options = settleOptions({}, events, new Map());
+    // the ledger entries become visible 12 s (virtual) after the wait began
+    const lateEffect: EffectProbe = async ({ events: taken }) => taken.map((event) => ({ subject: `ledger entry of ${event.id}`, eventIds: [event.id], applied: options.now!() >= 12_000 ? 1 : 0 }));
+
+    await expect(waitUntilQuiet(bed.clients(), flow, { ...options, probes: { Billing: lateEffect }, onProgress: (line) => progress.push(line) })).resolves.toBeUndefined();
+
+    // the checks that follow see the effect: the wait did not end at the first look that found every record
+    expect(options.now!()).toBeGreaterThanOrEqual(12_000);
+    expect(progress[0]).toContain(`2 of them ${ACKNOWLEDGED_WITHOUT_EFFECT}; waiting up to`);
+  });
+
+  test('an effect that never lands: past the grace the wait ends before its limit, and the checks name the effect missing', async () => {
+    const flow = await billingFlow(['order-1', 'order-2']);
+    const options = { ...settleOptions({ Billing: nothingWritten }, [runEvent('order-1'), runEvent('order-2')], new Map()), timeoutSeconds: 600 };
+    await expect(waitUntilQuiet(bed.clients(), flow, options)).resolves.toBeUndefined();
+    expect(options.now!()).toBeLessThan(600_000);
+  });
+});
