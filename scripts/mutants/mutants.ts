@@ -1544,4 +1544,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '  const after = Duration.seconds(Math.max(60, retention.toSeconds() - FIFO_DEAD_LETTER_EXPIRY_WARNING.toSeconds() - queue.retentionPeriod.toSeconds()));',
     tests: ['test/constructs/ordered-on-call.test.ts'],
   },
+  {
+    id: 'ordered-dlq-returned-letter-deleted',
+    breaks: "dlq redrive / fence redrive --yes of an ordered subscriber (review ro13, RO13-4): a letter the run sent, dead-lettered again by the consumer before the next read, is planned with the rest and deleted as a copy of itself: the event is lost",
+    file: 'simulator/cli/dead-letters/ordered-queue-read.ts',
+    find: '        if (sentAt !== undefined && firstRead.get(message.messageId)! >= sentAt) returned.add(message.messageId);',
+    replace: '        if (sentAt !== undefined && firstRead.get(message.messageId)! < 0) returned.add(message.messageId);',
+    tests: ['test/cli/ordered-dlq-redead-lettered.test.ts'],
+  },
 ];

@@ -9,7 +9,7 @@ import { planOrderedRedrive, type OrderedDeadLetter, type OrderedRedrivePlan } f
 import { OrderedEventRecords } from '../../lambda/ordered/ordered-event-records';
 import { SequenceFences } from '../../lambda/ordered/sequence-fences';
 import { releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
-import { provenDuplicates, readOrderedDeadLetters, unreadLine } from './dead-letters/ordered-queue-read';
+import { provenDuplicates, readOrderedDeadLetters, returnedLine, unreadLine } from './dead-letters/ordered-queue-read';
 import { appliedWhy, copiesNote, gapLines, sendOrdered } from './dead-letters/ordered-sends';
 import { blockedAggregates, committedSequences } from './blocked-aggregates';
 import { formatTable } from './blocked-command';
@@ -175,12 +175,13 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, fences:
       );
       return read.unread > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
     }
+    const returned = read.returned.length === 0 ? '' : `${returnedLine(read.returned.length)}: ${read.returned.map((id) => terminalText(id)).join(', ')}\n`;
     context.io.stdout(
       parsed.values.json === true
-        ? json({ redriven: [...read.sent], deleted: [...read.deleted], unread: read.unread, ...plan })
-        : `redrove ${read.sent.length}; deleted ${read.deleted.length} proven duplicate(s) (applied, or copies):\n${describePlan(plan, true)}${unread}`,
+        ? json({ redriven: [...read.sent], deleted: [...read.deleted], returned: [...read.returned], unread: read.unread, ...plan })
+        : `redrove ${read.sent.length}; deleted ${read.deleted.length} proven duplicate(s) (applied, or copies):\n${describePlan(plan, true)}${returned}${unread}`,
     );
-    return Object.keys(plan.gaps).length > 0 || read.unread > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
+    return Object.keys(plan.gaps).length > 0 || read.unread > 0 || read.returned.length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
   } finally {
     await releaseMessages(sqs, read.held);
   }

@@ -15,7 +15,7 @@ import { formatTable } from './blocked-command';
 import { deadLetterView } from './dead-letters/dead-letter-view';
 import { gapLines, orderedDecisions, type OrderedDecision } from './dead-letters/ordered-sends';
 import { releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
-import { provenDuplicates, readOrderedDeadLetters, unreadLine, type OrderedQueueRead } from './dead-letters/ordered-queue-read';
+import { provenDuplicates, readOrderedDeadLetters, returnedLine, unreadLine, type OrderedQueueRead } from './dead-letters/ordered-queue-read';
 import type { ResolvedSubscriber } from './deployed-subscriber';
 import { EXIT_CODE, type CommandContext } from './command';
 import { terminalText } from './terminal-text';
@@ -123,7 +123,7 @@ export async function redriveOrderedDeadLetters(context: CommandContext, request
             unread: read.unread,
             decisions: decisions.map((item) => ({ ...item, eventId: eventIdOf.get(item.id), messageId: item.id })),
             gaps: read.plan.gaps,
-            ...(move ? { moved: [...read.sent], deleted: [...read.deleted] } : {}),
+            ...(move ? { moved: [...read.sent], deleted: [...read.deleted], returned: [...read.returned] } : {}),
           },
           null,
           2,
@@ -144,9 +144,10 @@ function summaryOf(read: OrderedQueueRead, eventIdOf: ReadonlyMap<string, string
   const decisions = orderedDecisions(read.plan, { ...WORDING, removed: moved ? 'deleted from the dead-letter queue' : 'deleted from the dead-letter queue with --yes' }, removable);
   const toSend = moved ? read.sent.length : decisions.filter((item) => item.decision === 'send').length;
   const toDelete = moved ? read.deleted.length : removable.size;
-  const left = decisions.filter((item) => item.decision !== 'send' && !removable.has(item.id)).length;
+  const left = decisions.filter((item) => item.decision !== 'send' && !removable.has(item.id)).length + read.returned.length;
   const gaps = gapLines(read.plan, 'dead letter').map((line) => `${terminalText(line)}\n`).join('');
   const skippedLine = read.skipped === 0 ? '' : `${read.skipped} dead letter(s) of other subscribers or not matching the filters left where they are\n`;
   const unread = read.unread === 0 ? '' : `${unreadLine(read.unread)}\n`;
-  return { summary: `${decisionText(decisions, eventIdOf, removable, moved)}${gaps}${skippedLine}${unread}`, toSend, toDelete, left, decisions };
+  const returned = read.returned.length === 0 ? '' : `${returnedLine(read.returned.length)}: ${read.returned.map((id) => terminalText(eventIdOf.get(id) ?? id)).join(', ')}\n`;
+  return { summary: `${decisionText(decisions, eventIdOf, removable, moved)}${gaps}${returned}${skippedLine}${unread}`, toSend, toDelete, left, decisions };
 }
