@@ -1552,4 +1552,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '        if (sentAt !== undefined && firstRead.get(message.messageId)! < 0) returned.add(message.messageId);',
     tests: ['test/cli/ordered-dlq-redead-lettered.test.ts'],
   },
+  {
+    id: 'ordered-plan-admitted-letter-a-copy',
+    breaks: "planOrderedRedrive (review ro13, RO13-2): the letter the fence admits next is planned as a copy of a letter of the same event id the fence can not take, so --yes deletes the aggregate's next event, never applied",
+    file: 'lambda/ordered/redrive-plan.ts',
+    find: '    if (!positionAdmitted(letter, fence)) {',
+    replace: '    if (letter.sequence > -1) {',
+    tests: ['test/lambda/ordered/redrive-plan-admitted-copy.test.ts'],
+  },
 ];
