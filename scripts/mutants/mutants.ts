@@ -1560,4 +1560,20 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    if (letter.sequence > -1) {',
     tests: ['test/lambda/ordered/redrive-plan-admitted-copy.test.ts'],
   },
+  {
+    id: 'fence-redrive-any-dead-letter-queue',
+    breaks: "fence redrive (review ro13, RO13-1): --dead-letter-queue is not checked against --queue's RedrivePolicy, so another subscriber's dead letters are planned against this subscriber's fences and --yes deletes those it applied: lost for the other subscriber",
+    file: 'simulator/cli/fence-command.ts',
+    find: '  if (mismatch.refusal !== undefined) {',
+    replace: "  if (mismatch.refusal === 'never') {",
+    tests: ['test/cli/fence-redrive-wrong-queue.int.test.ts'],
+  },
+  {
+    id: 'fence-redrive-other-subscribers-letters',
+    breaks: "fence redrive / fence list (review ro13, RO13-1): a letter another subscriber's consumer dead-lettered (iefSubscriber) is planned as this subscriber's, and --yes deletes it as applied when this one applied the event",
+    file: 'simulator/cli/fence-command.ts',
+    find: '    if (named !== undefined && named !== subscriber) return undefined;',
+    replace: '',
+    tests: ['test/cli/fence-redrive-wrong-queue.int.test.ts'],
+  },
 ];
