@@ -1576,4 +1576,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '',
     tests: ['test/cli/fence-redrive-wrong-queue.int.test.ts'],
   },
+  {
+    id: 'ordered-redrive-no-restore-check',
+    breaks: "dlq redrive / fence redrive --yes of an ordered subscriber (review ro13, RO13-10): after an inbox restore without 'fence carry', a letter of an event applied after the restore point is above the restored fence and is sent: applied twice (fence replay refuses the same event)",
+    file: 'simulator/cli/dead-letters/restore-hold.ts',
+    find: '        if (reason === undefined) continue;',
+    replace: '        continue;',
+    tests: ['test/cli/redrive-after-inbox-restore.int.test.ts'],
+  },
 ];

@@ -19,6 +19,7 @@ import { carryFences } from './fence-carry';
 import { inboxRestoreRefusal } from './inbox-restore-check';
 import { resolveFenceTarget, type FenceTarget } from './fence-target';
 import { deadLetterSourceMismatch } from './deployed-subscriber';
+import { holdRestored, restoreRefusalLines } from './dead-letters/restore-hold';
 import { followedHistory, readAggregateHistory, type FencePoint, type FollowedHistory, type HistoryItem } from './ordered-history';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { terminalText } from './terminal-text';
@@ -194,26 +195,30 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, fences:
   }
   const act = parsed.values.yes === true;
   // read whole when it acts: the proven duplicates in front of an aggregate deleted, what the fence admits sent, read again
-  const read = await readOrderedDeadLetters({ sqs, deadLetterQueueUrl: deadLetterQueue, select: deadLetterOf(target.subscriber), plan: (letters) => planOrderedRedrive(letters, fences, records), ...(act ? { sendTo: queue } : {}) });
+  // review ro13 (RO13-10): after an inbox restore without 'fence carry', what is above a fence may have been applied
+  const hold = holdRestored(context, target.inboxTable, target.subscriber, fences, (letters) => planOrderedRedrive(letters, fences, records));
+  const read = await readOrderedDeadLetters({ sqs, deadLetterQueueUrl: deadLetterQueue, select: deadLetterOf(target.subscriber), plan: hold.plan, ...(act ? { sendTo: queue } : {}) });
   try {
     const { plan } = read;
-    const unread = `${read.unread === 0 ? '' : `${unreadLine(read.unread)}\n`}${read.skipped === 0 ? '' : `${read.skipped} dead letter(s) of other subscribers left where they are\n`}`;
+    const refusals = restoreRefusalLines(hold.refused).map((line) => `  ${terminalText(line)}\n`).join('');
+    const unread = `${refusals}${read.unread === 0 ? '' : `${unreadLine(read.unread)}\n`}${read.skipped === 0 ? '' : `${read.skipped} dead letter(s) of other subscribers left where they are\n`}`;
+    const refused = hold.refused.size === 0 ? {} : { refused: Object.fromEntries(hold.refused) };
     if (!act) {
       const deletable = provenDuplicates(plan).length;
       context.io.stdout(
         parsed.values.json === true
-          ? json({ dryRun: true, unread: read.unread, ...plan })
+          ? json({ dryRun: true, unread: read.unread, ...plan, ...refused })
           : `dry run:\n${describePlan(plan, false)}${deletable === 0 ? '' : `${deletable} proven duplicate(s) (applied, or copies) would be deleted\n`}${unread}run again with --yes to redrive\n`,
       );
-      return read.unread > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
+      return read.unread > 0 || hold.refused.size > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
     }
     const returned = read.returned.length === 0 ? '' : `${returnedLine(read.returned.length)}: ${read.returned.map((id) => terminalText(id)).join(', ')}\n`;
     context.io.stdout(
       parsed.values.json === true
-        ? json({ redriven: [...read.sent], deleted: [...read.deleted], returned: [...read.returned], unread: read.unread, ...plan })
+        ? json({ redriven: [...read.sent], deleted: [...read.deleted], returned: [...read.returned], unread: read.unread, ...plan, ...refused })
         : `redrove ${read.sent.length}; deleted ${read.deleted.length} proven duplicate(s) (applied, or copies):\n${describePlan(plan, true)}${returned}${unread}`,
     );
-    return Object.keys(plan.gaps).length > 0 || read.unread > 0 || read.returned.length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
+    return Object.keys(plan.gaps).length > 0 || read.unread > 0 || read.returned.length > 0 || hold.refused.size > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
   } finally {
     await releaseMessages(sqs, read.held);
   }

@@ -15,6 +15,7 @@ import { formatTable } from './blocked-command';
 import { deadLetterView } from './dead-letters/dead-letter-view';
 import { gapLines, orderedDecisions, type OrderedDecision } from './dead-letters/ordered-sends';
 import { releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
+import { holdRestored, restoreRefusalLines } from './dead-letters/restore-hold';
 import { provenDuplicates, readOrderedDeadLetters, returnedLine, unreadLine, type OrderedQueueRead } from './dead-letters/ordered-queue-read';
 import type { ResolvedSubscriber } from './deployed-subscriber';
 import { EXIT_CODE, type CommandContext } from './command';
@@ -93,21 +94,27 @@ export async function redriveOrderedDeadLetters(context: CommandContext, request
     const errorName = message.messageAttributes[DEAD_LETTER_ATTRIBUTE.ERROR_NAME]?.StringValue;
     return { id: message.messageId, body: message.body, ...(errorName === undefined ? {} : { errorName }) };
   };
-  const reading = { sqs, deadLetterQueueUrl: request.deadLetterQueueUrl, limit: request.limit, select, plan: (letters: readonly OrderedDeadLetter[]) => planOrderedRedrive(letters, fences, records) };
+  // review ro13 (RO13-10): after an inbox restore without 'fence carry', what is above a fence may have been applied
+  const hold = holdRestored(context, subscriber.inboxTable, subscriber.subscriberName, fences, (letters) => planOrderedRedrive(letters, fences, records));
+  const reading = { sqs, deadLetterQueueUrl: request.deadLetterQueueUrl, limit: request.limit, select, plan: hold.plan };
   let read = await readOrderedDeadLetters(request.move ? { ...reading, sendTo: subscriber.queueUrl } : reading);
   try {
     let move = request.move;
     if (!move && !request.asJson) {
       const first = summaryOf(read, eventIdOf, false);
       if (first.toSend + first.toDelete > 0) {
-        move = await confirm(first.toSend, `${first.summary}would redrive ${first.toSend} in sequence, delete ${first.toDelete} proven duplicate(s) and leave ${first.left}\n`);
+        move = await confirm(first.toSend, `${first.summary}${restoreRefusalLines(hold.refused).map((line) => `${terminalText(line)}\n`).join('')}would redrive ${first.toSend} in sequence, delete ${first.toDelete} proven duplicate(s) and leave ${first.left}\n`);
         if (move) {
           await releaseMessages(sqs, read.held);
           read = await readOrderedDeadLetters({ ...reading, sendTo: subscriber.queueUrl });
         }
       }
     }
-    const { summary, toSend, toDelete, left, decisions } = summaryOf(read, eventIdOf, move);
+    const summarised = summaryOf(read, eventIdOf, move);
+    const { toSend, toDelete, decisions } = summarised;
+    const refusedLetters = [...hold.refused.values()].reduce((sum, each) => sum + each.letters.length, 0);
+    const left = summarised.left + refusedLetters;
+    const summary = `${summarised.summary}${restoreRefusalLines(hold.refused).map((line) => `${terminalText(line)}\n`).join('')}`;
     const outcome = move
       ? `redrove ${read.sent.length} to ${subscriber.queueUrl} in sequence per aggregate; deleted ${read.deleted.length} proven duplicate(s); left ${left} in the dead-letter queue`
       : `dry run: would redrive ${toSend} in sequence per aggregate, delete ${toDelete} proven duplicate(s) and leave ${left}; run again with --yes to move them`;
@@ -123,6 +130,7 @@ export async function redriveOrderedDeadLetters(context: CommandContext, request
             unread: read.unread,
             decisions: decisions.map((item) => ({ ...item, eventId: eventIdOf.get(item.id), messageId: item.id })),
             gaps: read.plan.gaps,
+            ...(hold.refused.size === 0 ? {} : { refused: Object.fromEntries(hold.refused) }),
             ...(move ? { moved: [...read.sent], deleted: [...read.deleted], returned: [...read.returned] } : {}),
           },
           null,
