@@ -1584,4 +1584,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '        continue;',
     tests: ['test/cli/redrive-after-inbox-restore.int.test.ts'],
   },
+  {
+    id: 'fence-carry-record-any-table',
+    breaks: "fence replay / the redrives after an inbox restore (review ro13, RO13-3): a carry record copied by a restore or backup of a carried table is trusted, so a second restore without its own carry replays events the subscriber applied: applied twice",
+    file: 'simulator/cli/fence-carry.ts',
+    find: '  return item !== undefined && item[FENCE_CARRY_RECORD.TABLE_ATTRIBUTE] === inboxTable;',
+    replace: '  return item !== undefined;',
+    tests: ['test/cli/redrive-after-inbox-restore.int.test.ts'],
+  },
 ];

@@ -131,3 +131,33 @@ for (const command of ['dlq redrive', 'fence redrive'] as const) {
     expect(dlq.counts().total).toBe(0);
   });
 }
+
+test('a carry record copied by a second restore is not trusted: fence replay refuses until the fences are carried into the new table', async () => {
+  const aggregateId = id('twice');
+  const events = [await emit(aggregateId, 'opened'), await emit(aggregateId, 'credited 100'), await emit(aggregateId, 'debited 40')];
+  const before = consumer(original, aMinuteAgo);
+  await before({ Records: [sqsRecord(JSON.stringify(events[0]))] });
+  const firstPoint = await items(original.inboxTableName);
+  for (const event of events.slice(1)) await before({ Records: [sqsRecord(JSON.stringify(event))] });
+  // first restore, done by the runbook: T2, fences carried from T1
+  const t2 = await restoredInbox(firstPoint);
+  expect((await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', t2.inboxTableName, '--yes')).code).toBe(0);
+  // T2 is now the subscriber's table; a restore point after the carry (it holds the carry record), then #4 applied in T2
+  const secondPoint = await items(t2.inboxTableName);
+  const closed = await emit(aggregateId, 'closed');
+  await consumer(t2, aMinuteAgo)({ Records: [sqsRecord(JSON.stringify(closed))] });
+  expect(await ledger(aggregateId)).toEqual(['opened', 'credited 100', 'debited 40', 'closed']);
+  // second incident: T2 restored to the point after the carry, into T3, no carry this time
+  const t3 = await restoredInbox(secondPoint);
+  const replayed = await cli('fence', 'replay', SUBSCRIBER, aggregateId, '--subscriber-output', output(t3), '--yes');
+  expect(replayed.code).toBe(3);
+  expect(replayed.stderr).toContain(`before inbox table '${t3.inboxTableName}' was created`);
+  await drain(t3);
+  expect(await ledger(aggregateId)).toEqual(['opened', 'credited 100', 'debited 40', 'closed']);
+  // carried from T2 into T3, the fence stands at #4: nothing to send
+  expect((await cli('fence', 'carry', SUBSCRIBER, '--from-table', t2.inboxTableName, '--table', t3.inboxTableName, '--yes')).code).toBe(0);
+  const after = await cli('fence', 'replay', SUBSCRIBER, aggregateId, '--subscriber-output', output(t3), '--yes');
+  expect(after.code).toBe(0);
+  await drain(t3);
+  expect(await ledger(aggregateId)).toEqual(['opened', 'credited 100', 'debited 40', 'closed']);
+});
