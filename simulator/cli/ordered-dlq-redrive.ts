@@ -128,7 +128,11 @@ export async function redriveOrderedDeadLetters(context: CommandContext, request
             skipped: read.skipped,
             truncated: read.unread > 0,
             unread: read.unread,
-            decisions: decisions.map((item) => ({ ...item, eventId: eventIdOf.get(item.id), messageId: item.id })),
+            decisions: [
+              ...decisions.map((item) => ({ ...item, eventId: eventIdOf.get(item.id), messageId: item.id })),
+              // letters first read after their event was sent: left in the dead-letter queue (review ro13, RO13-4)
+              ...read.returned.map((id) => ({ id, eventId: eventIdOf.get(id), messageId: id, decision: 'returned', why: returnedLine(1) })),
+            ],
             gaps: read.plan.gaps,
             ...(hold.refused.size === 0 ? {} : { refused: Object.fromEntries(hold.refused) }),
             ...(move ? { moved: [...read.sent], deleted: [...read.deleted], returned: [...read.returned] } : {}),
