@@ -186,6 +186,11 @@ export const FENCE_CARRY_RECORD = {
   RECORD_TYPE_VALUE: 'FencesCarried.v1',
   /** The inbox table carried from (type S). */
   FROM_TABLE_ATTRIBUTE: 'fromTable',
+  /**
+   * The inbox table carried into, the one the record was written in (type S): a restore or copy of that table holds the
+   * record too, and is trusted only once carried itself.
+   */
+  TABLE_ATTRIBUTE: 'table',
   /** When (ISO 8601). */
   CARRIED_AT_ATTRIBUTE: 'carriedAt',
   /** Who (type S). */

@@ -25,7 +25,8 @@ export interface PlannedDeadLetter extends OrderedDeadLetter, OrderedPosition {
   /**
    * For a letter in `alreadyApplied`, what showed it applied: `fence` (the fence holds this event at its sequence),
    * `inbox record` (the subscriber's live record of this event id), `fence skip` (an operator's skip dropped it: the
-   * consumer acknowledges it unapplied, on purpose), or `copy` (a second copy of a letter in `redrive`).
+   * consumer acknowledges it unapplied, on purpose), or `copy` (a second copy of a letter in `redrive`: at its sequence,
+   * or a letter of its event id the fence can not take, below the fence or of a refused generation).
    * @default undefined for letters in the other lists
    */
   readonly recognisedBy?: 'fence' | 'inbox record' | 'fence skip' | 'copy';
@@ -56,7 +57,8 @@ export interface OrderedRedrivePlan {
   /**
    * Applied (or about to be), each with what showed it (`recognisedBy`): at or below the fence AND the fence holds this
    * event at its sequence or the subscriber has a live inbox record of its event id (or an operator's `fence skip`
-   * dropped it); or a second copy (same event id) of one in `redrive`. Delete them, do not redrive. A letter at or
+   * dropped it); or a second copy (same event id) of one in `redrive`, at its sequence or at one the fence can not
+   * take (the event was written again at a sequence the fence admits: it is sent there). Delete them, do not redrive. A letter at or
    * below the fence with none of these, young enough that a record of its application would still be live, was never applied (its sequence was taken by another event after a restored or
    * replaced outbox table, even without a `SequenceReusedError` error name: SQS moves a letter after `maxReceiveCount`
    * with none): it is in `reused`.
@@ -86,7 +88,8 @@ export interface OrderedRedrivePlan {
    */
   readonly unproven: readonly PlannedDeadLetter[];
   /**
-   * The second and later letters of an event already in `reused` or `unproven` (same aggregate and event id, at any sequence),
+   * The second and later letters of an event already in `reused` or `unproven` (same aggregate and event id, at any
+   * sequence the fence can not take; a letter the fence admits is never a copy),
    * each with `copyOf`, the letter decided for. One event can be several letters: the consumer's dead-letter
    * deduplication id is per receive, so an invocation that dies after the dead-letter send (before its ack) dead-letters
    * the same message again at the next receive (review ro12, RO12-1). The event is planned once: a copy is never written
@@ -136,14 +139,29 @@ export async function planOrderedRedrive(deadLetters: readonly OrderedDeadLetter
   // ro12b, RO12B-4)
   const decided = new Map<string, PlannedDeadLetter>();
   const sameEvent = (letter: PlannedDeadLetter): string | undefined => (letter.eventId === undefined ? undefined : JSON.stringify([letter.aggregateId, letter.eventId]));
+  // the first letter of each event whose position the fence admits (above it, of a generation it can take): a letter of
+  // that event the fence can not take is a copy of it, and the admitted one is never a copy (review ro13, RO13-2)
+  const admitted = new Map<string, PlannedDeadLetter>();
   for (const letter of placed) {
-    const first = decided.get(sameEvent(letter) ?? '');
-    if (first !== undefined) {
-      copies.push({ ...letter, copyOf: first.id });
-      continue;
+    const key = sameEvent(letter);
+    if (key !== undefined && !admitted.has(key) && positionAdmitted(letter, states.get(letter.aggregateId))) admitted.set(key, letter);
+  }
+  for (const letter of placed) {
+    const fence = states.get(letter.aggregateId);
+    if (!positionAdmitted(letter, fence)) {
+      const key = sameEvent(letter) ?? '';
+      if (admitted.has(key)) {
+        // its event is sent at the sequence the fence admits: this letter is a copy of that one (deleted with it, never written again)
+        alreadyApplied.push({ ...letter, recognisedBy: 'copy' });
+        continue;
+      }
+      const first = decided.get(key);
+      if (first !== undefined) {
+        copies.push({ ...letter, copyOf: first.id });
+        continue;
+      }
     }
     const neverAppliedBefore = reused.length + unproven.length;
-    const fence = states.get(letter.aggregateId);
     const fenceAt = fence?.appliedSequence ?? 0;
     const previous = redrive.at(-1);
     const sameSequence = previous !== undefined && previous.aggregateId === letter.aggregateId && previous.sequence === letter.sequence;
@@ -190,6 +208,17 @@ export async function planOrderedRedrive(deadLetters: readonly OrderedDeadLetter
   const ready = redrive.filter((letter) => letter.sequence < firstGap(letter));
   const waiting = redrive.filter((letter) => letter.sequence > firstGap(letter));
   return { redrive, ready, waiting, alreadyApplied, reused, unproven, copies, gaps, unordered };
+}
+
+/**
+ * True when the fence could take a letter at its position: above the fence, and of the fence's generation or of a newer
+ * one whose base the fence has not passed (the rules below in {@link planOrderedRedrive}, as the consumer's Put decides).
+ */
+function positionAdmitted(letter: PlannedDeadLetter, fence: { readonly appliedSequence: number; readonly appliedGeneration?: number } | undefined): boolean {
+  const fenceAt = fence?.appliedSequence ?? 0;
+  const generation = fence?.appliedGeneration ?? 0;
+  if (letter.sequence <= fenceAt || generation > letter.generation) return false;
+  return !(letter.generation > generation && fenceAt > letter.generationBase);
 }
 
 /**

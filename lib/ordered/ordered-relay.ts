@@ -25,7 +25,7 @@ import { createPipeDeadLetterQueue, createRelayPipe, pipeMetric, type RelayPipe 
 import { createSecureNodejsFunction } from '../private/secure-nodejs-function';
 import { allowSnsDeliveriesWithKey, denyTopicAccessWithoutTls } from '../private/topic-security';
 import { ALARM_PERIOD, createThresholdAlarm } from '../private/threshold-alarm';
-import { deadLetterExpiringAlarm } from '../private/dead-letter-expiring';
+import { deadLetterExpiringAlarm, RELAY_DEAD_LETTER_ACTION } from '../private/dead-letter-expiring';
 import { validateRelaySettings } from '../private/shared-limits';
 import { validateNumberInRange } from '../private/validate-props';
 
@@ -226,7 +226,7 @@ export class OrderedRelay extends Construct {
       "Ordered relay: a pipe execution failed; the record is retried, and its aggregate's later events wait behind it. Check the pipe's log group and its state.",
       props,
     );
-    this.relayDeadLetterExpiringAlarm = deadLetterExpiringAlarm(this, 'RelayDeadLetterExpiring', relayQueue, 'Ordered relay (its relay queue)', props);
+    this.relayDeadLetterExpiringAlarm = deadLetterExpiringAlarm(this, 'RelayDeadLetterExpiring', relayQueue, 'Ordered relay (its relay queue)', props, RELAY_DEAD_LETTER_ACTION);
   }
 
   /**

@@ -125,6 +125,7 @@ export async function carryFences(context: CommandContext, subscriber: string, f
           [SEQUENCE_FENCE.RECORD_TYPE_ATTRIBUTE]: FENCE_CARRY_RECORD.RECORD_TYPE_VALUE,
           [SEQUENCE_FENCE.SUBSCRIBER_ATTRIBUTE]: subscriber,
           [FENCE_CARRY_RECORD.FROM_TABLE_ATTRIBUTE]: fromTable,
+          [FENCE_CARRY_RECORD.TABLE_ATTRIBUTE]: toTable,
           [FENCE_CARRY_RECORD.CARRIED_AT_ATTRIBUTE]: context.now().toISOString(),
           [FENCE_CARRY_RECORD.CARRIED_BY_ATTRIBUTE]: context.user,
         },
@@ -135,8 +136,12 @@ export async function carryFences(context: CommandContext, subscriber: string, f
   return { fences, records };
 }
 
-/** Whether the subscriber's inbox table holds a carry record (`fence carry` ran on it). */
+/**
+ * Whether the subscriber's inbox table holds a carry record written in it (`fence carry` ran on this table): a record
+ * that names another table came with a restore or copy of a carried table, and proves nothing of this one (review
+ * ro13, RO13-3).
+ */
 export async function fencesCarried(context: CommandContext, inboxTable: string, subscriber: string): Promise<boolean> {
   const item = (await toDocumentClient(context.client()).send(new GetCommand({ TableName: inboxTable, Key: { [PK]: fenceCarryKey(subscriber) }, ConsistentRead: true }))).Item;
-  return item !== undefined;
+  return item !== undefined && item[FENCE_CARRY_RECORD.TABLE_ATTRIBUTE] === inboxTable;
 }

@@ -9,7 +9,7 @@ import { planOrderedRedrive, type OrderedDeadLetter, type OrderedRedrivePlan } f
 import { OrderedEventRecords } from '../../lambda/ordered/ordered-event-records';
 import { SequenceFences } from '../../lambda/ordered/sequence-fences';
 import { releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
-import { provenDuplicates, readOrderedDeadLetters, unreadLine } from './dead-letters/ordered-queue-read';
+import { provenDuplicates, readOrderedDeadLetters, returnedLine, unreadLine } from './dead-letters/ordered-queue-read';
 import { appliedWhy, copiesNote, gapLines, sendOrdered } from './dead-letters/ordered-sends';
 import { blockedAggregates, committedSequences } from './blocked-aggregates';
 import { formatTable } from './blocked-command';
@@ -18,6 +18,8 @@ import { proveOutbox } from './fence-outbox-proof';
 import { carryFences } from './fence-carry';
 import { inboxRestoreRefusal } from './inbox-restore-check';
 import { resolveFenceTarget, type FenceTarget } from './fence-target';
+import { deadLetterSourceMismatch } from './deployed-subscriber';
+import { holdRestored, restoreRefusalLines } from './dead-letters/restore-hold';
 import { followedHistory, readAggregateHistory, type FencePoint, type FollowedHistory, type HistoryItem } from './ordered-history';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { terminalText } from './terminal-text';
@@ -27,7 +29,7 @@ const USAGE = `Usage:
   idempotent-event-flow fence show <subscriber> <aggregate-id> --table <inbox table> [--json]
   idempotent-event-flow fence list <subscriber> --table <inbox table> [--dead-letter-queue <url>] [--outbox-table <name>] [--deduplication-window <duration>] [--json]
   idempotent-event-flow fence skip <subscriber> <aggregate-id> (--subscriber-output <json|@file> | --table <inbox table> --outbox-table <name>) --from <n> --to <m> --reason <text> [--yes] [--json]
-  idempotent-event-flow fence redrive <subscriber> --table <inbox table> --dead-letter-queue <url> --queue <url> [--deduplication-window <duration>] [--yes] [--json]
+  idempotent-event-flow fence redrive <subscriber> (--subscriber-output <json|@file> | --table <inbox table> --dead-letter-queue <url> --queue <url>) [--deduplication-window <duration>] [--yes] [--json]
   idempotent-event-flow fence replay <subscriber> <aggregate-id> (--subscriber-output <json|@file> | --table <inbox table> --outbox-table <name> --queue <url>) [--subscriber-added-later] [--yes] [--json]
   idempotent-event-flow fence carry <subscriber> --from-table <inbox table restored from> --table <restored inbox table> [--yes] [--json]
 
@@ -58,7 +60,10 @@ An ordered subscriber applies each aggregate's events in sequence; its fence hol
            sequences after the fence that no dead letter holds (in flight, or lost: replay them from the outbox, or
            skip them). A dry run unless --yes. With --yes it reads the queue whole: it deletes the proven duplicates
            (applied as above, a second copy of one sent, a copy of one left), sends what the fence admits and reads
-           again, planning every letter read in one plan; what it still could not read is counted (exit code 3).
+           again, planning every letter read in one plan; what it still could not read is counted (exit code 3), and
+           a letter dead-lettered again after it sent its event is left and named (exit code 3). Refused (exit code
+           3) unless --queue's RedrivePolicy names --dead-letter-queue; a letter another subscriber's consumer
+           dead-lettered (iefSubscriber) is left where it is.
   replay   sends the aggregate's events after the fence from the outbox's ordered history (its items live for the
            outbox's event retention) to --queue, in sequence, the aggregate as the message group and the event id as
            the deduplication id (a second replay within SQS's 5 minutes is dropped by SQS; later, the fence answers it).
@@ -116,10 +121,29 @@ async function show(parsed: ParsedArguments, context: CommandContext, fences: Se
   return EXIT_CODE.OK;
 }
 
-/** A dead letter as the plan takes it: its body and the consumer's reason (`iefErrorName`). */
-function deadLetterOf(message: QueueMessage): { id: string; body: string; errorName?: string } {
-  const errorName = message.messageAttributes[DEAD_LETTER_ATTRIBUTE.ERROR_NAME]?.StringValue;
-  return { id: message.messageId, body: message.body, ...(errorName === undefined ? {} : { errorName }) };
+/**
+ * A dead letter as the plan takes it: its body and the consumer's reason (`iefErrorName`); undefined (left where it is)
+ * when the consumer that dead-lettered it named another subscriber (`iefSubscriber`), as `dlq redrive` selects
+ * (review ro13, RO13-1).
+ */
+function deadLetterOf(subscriber: string): (message: QueueMessage) => { id: string; body: string; errorName?: string } | undefined {
+  return (message) => {
+    const named = message.messageAttributes[DEAD_LETTER_ATTRIBUTE.SUBSCRIBER]?.StringValue;
+    if (named !== undefined && named !== subscriber) return undefined;
+    const errorName = message.messageAttributes[DEAD_LETTER_ATTRIBUTE.ERROR_NAME]?.StringValue;
+    return { id: message.messageId, body: message.body, ...(errorName === undefined ? {} : { errorName }) };
+  };
+}
+
+/** A --dead-letter-queue typed, else the --subscriber-output's; a string when they disagree. */
+function deadLetterQueueOf(parsed: ParsedArguments, target: FenceTarget): { url?: string } | string {
+  const typedUrl = requiredString(parsed, 'dead-letter-queue');
+  const deployed = target.deployment?.deadLetterQueueUrl;
+  if (typedUrl !== undefined && deployed !== undefined && typedUrl !== deployed) {
+    return `--dead-letter-queue ${terminalText(typedUrl)} disagrees with --subscriber-output (it says ${terminalText(deployed)}); leave the flag out`;
+  }
+  const url = typedUrl ?? deployed;
+  return url === undefined ? {} : { url };
 }
 
 function describePlan(plan: OrderedRedrivePlan, acted: boolean): string {
@@ -155,32 +179,46 @@ function describePlan(plan: OrderedRedrivePlan, acted: boolean): string {
   return `${lines.join('\n')}\n`;
 }
 
-async function redrive(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences, records: OrderedEventRecords): Promise<number> {
-  const deadLetterQueue = requiredString(parsed, 'dead-letter-queue');
-  const queue = requiredString(parsed, 'queue');
-  if (deadLetterQueue === undefined || queue === undefined) return context.usageError("'fence redrive' needs --dead-letter-queue and --queue");
+async function redrive(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences, records: OrderedEventRecords, target: FenceTarget): Promise<number> {
+  const typedDeadLetterQueue = deadLetterQueueOf(parsed, target);
+  if (typeof typedDeadLetterQueue === 'string') return context.usageError(`'fence redrive' ${typedDeadLetterQueue}`);
+  const deadLetterQueue = typedDeadLetterQueue.url;
+  const { queue } = target;
+  if (deadLetterQueue === undefined || queue === undefined) return context.usageError("'fence redrive' needs --dead-letter-queue and --queue (or --subscriber-output)");
   const sqs = context.sqsClient();
+  // review ro13 (RO13-1): another subscriber's dead-letter queue would be planned against this subscriber's fences
+  const mismatch = await deadLetterSourceMismatch(sqs, deadLetterQueue, queue);
+  if (mismatch.note !== undefined) context.io.stderr(`note: ${mismatch.note}\n`);
+  if (mismatch.refusal !== undefined) {
+    context.io.stderr(`refused: ${mismatch.refusal}\n`);
+    return EXIT_CODE.REFUSED;
+  }
   const act = parsed.values.yes === true;
   // read whole when it acts: the proven duplicates in front of an aggregate deleted, what the fence admits sent, read again
-  const read = await readOrderedDeadLetters({ sqs, deadLetterQueueUrl: deadLetterQueue, select: deadLetterOf, plan: (letters) => planOrderedRedrive(letters, fences, records), ...(act ? { sendTo: queue } : {}) });
+  // review ro13 (RO13-10): after an inbox restore without 'fence carry', what is above a fence may have been applied
+  const hold = holdRestored(context, target.inboxTable, target.subscriber, fences, (letters) => planOrderedRedrive(letters, fences, records));
+  const read = await readOrderedDeadLetters({ sqs, deadLetterQueueUrl: deadLetterQueue, select: deadLetterOf(target.subscriber), plan: hold.plan, ...(act ? { sendTo: queue } : {}) });
   try {
     const { plan } = read;
-    const unread = read.unread === 0 ? '' : `${unreadLine(read.unread)}\n`;
+    const refusals = restoreRefusalLines(hold.refused).map((line) => `  ${terminalText(line)}\n`).join('');
+    const unread = `${refusals}${read.unread === 0 ? '' : `${unreadLine(read.unread)}\n`}${read.skipped === 0 ? '' : `${read.skipped} dead letter(s) of other subscribers left where they are\n`}`;
+    const refused = hold.refused.size === 0 ? {} : { refused: Object.fromEntries(hold.refused) };
     if (!act) {
       const deletable = provenDuplicates(plan).length;
       context.io.stdout(
         parsed.values.json === true
-          ? json({ dryRun: true, unread: read.unread, ...plan })
+          ? json({ dryRun: true, unread: read.unread, ...plan, ...refused })
           : `dry run:\n${describePlan(plan, false)}${deletable === 0 ? '' : `${deletable} proven duplicate(s) (applied, or copies) would be deleted\n`}${unread}run again with --yes to redrive\n`,
       );
-      return read.unread > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
+      return read.unread > 0 || hold.refused.size > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
     }
+    const returned = read.returned.length === 0 ? '' : `${returnedLine(read.returned.length)}: ${read.returned.map((id) => terminalText(id)).join(', ')}\n`;
     context.io.stdout(
       parsed.values.json === true
-        ? json({ redriven: [...read.sent], deleted: [...read.deleted], unread: read.unread, ...plan })
-        : `redrove ${read.sent.length}; deleted ${read.deleted.length} proven duplicate(s) (applied, or copies):\n${describePlan(plan, true)}${unread}`,
+        ? json({ redriven: [...read.sent], deleted: [...read.deleted], returned: [...read.returned], unread: read.unread, ...plan, ...refused })
+        : `redrove ${read.sent.length}; deleted ${read.deleted.length} proven duplicate(s) (applied, or copies):\n${describePlan(plan, true)}${returned}${unread}`,
     );
-    return Object.keys(plan.gaps).length > 0 || read.unread > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
+    return Object.keys(plan.gaps).length > 0 || read.unread > 0 || read.returned.length > 0 || hold.refused.size > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
   } finally {
     await releaseMessages(sqs, read.held);
   }
@@ -284,14 +322,14 @@ async function carry(parsed: ParsedArguments, context: CommandContext, subscribe
   return result.fences.some((each) => each.decision === 'moved-since') ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
 }
 
-async function list(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences, records: OrderedEventRecords): Promise<number> {
+async function list(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences, records: OrderedEventRecords, subscriber: string): Promise<number> {
   const deadLetterQueue = requiredString(parsed, 'dead-letter-queue');
   const outboxTable = requiredString(parsed, 'outbox-table');
   if (deadLetterQueue === undefined && outboxTable === undefined) return context.usageError("'fence list' needs --dead-letter-queue, --outbox-table or both");
   const sqs = context.sqsClient();
   const planOf = (letters: readonly OrderedDeadLetter[]) => planOrderedRedrive(letters, fences, records);
   // read once, changing nothing: what it could not read is counted and said, never taken for nothing held
-  const read = deadLetterQueue === undefined ? undefined : await readOrderedDeadLetters({ sqs, deadLetterQueueUrl: deadLetterQueue, select: deadLetterOf, plan: planOf });
+  const read = deadLetterQueue === undefined ? undefined : await readOrderedDeadLetters({ sqs, deadLetterQueueUrl: deadLetterQueue, select: deadLetterOf(subscriber), plan: planOf });
   try {
     const plan = read?.plan ?? (await planOf([]));
     const unread = read?.unread ?? 0;
@@ -341,7 +379,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     if (typeof typedWindow === 'string') return context.usageError(typedWindow);
     // without the window, a letter below the fence with no inbox record is unproven (its record may have expired)
     const records = new OrderedEventRecords({ client: context.client(), tableName: table, subscriberName: subscriber, now: () => context.now(), ...(typedWindow === undefined ? {} : { deduplicationWindowSeconds: typedWindow }) });
-    return action === 'redrive' ? redrive(parsed, context, fences, records) : list(parsed, context, fences, records);
+    return action === 'redrive' ? redrive(parsed, context, fences, records, target) : list(parsed, context, fences, records, subscriber);
   }
   if (aggregateId === undefined) return context.usageError(`'fence ${action}' needs the aggregate id`);
   if (extra.length > 0) return context.usageError(`unexpected argument '${extra[0]}'`);

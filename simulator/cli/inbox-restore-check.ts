@@ -19,14 +19,17 @@ import { terminalText } from './terminal-text';
 export const INBOX_RESTORE_ADVICE =
   "carry the fences from the table it was restored from ('fence carry --from-table <that table>'), or, when that table is gone, move the fence with 'fence skip' to what the subscriber's own state shows applied (docs/ORDERED-DELIVERY.md, \"Restoring an inbox table\")";
 
-/** Why `fence replay` must not send `events` to a subscriber whose inbox table may have been restored, or undefined. */
+/**
+ * Why `fence replay` (or a redrive of dead letters) must not send `events` (each with the time the producer's runtime
+ * wrote it, when known) to a subscriber whose inbox table may have been restored, or undefined.
+ */
 export async function inboxRestoreRefusal(
   context: CommandContext,
   inboxTable: string,
   subscriber: string,
   aggregateId: string,
   fence: SequenceFenceState,
-  events: readonly HistoryItem[],
+  events: readonly Pick<HistoryItem, 'writtenAt'>[],
   addedLater: boolean,
 ): Promise<string | undefined> {
   const described = await context.client().send(new DescribeTableCommand({ TableName: inboxTable }));

@@ -15,7 +15,8 @@ import { formatTable } from './blocked-command';
 import { deadLetterView } from './dead-letters/dead-letter-view';
 import { gapLines, orderedDecisions, type OrderedDecision } from './dead-letters/ordered-sends';
 import { releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
-import { provenDuplicates, readOrderedDeadLetters, unreadLine, type OrderedQueueRead } from './dead-letters/ordered-queue-read';
+import { holdRestored, restoreRefusalLines } from './dead-letters/restore-hold';
+import { provenDuplicates, readOrderedDeadLetters, returnedLine, unreadLine, type OrderedQueueRead } from './dead-letters/ordered-queue-read';
 import type { ResolvedSubscriber } from './deployed-subscriber';
 import { EXIT_CODE, type CommandContext } from './command';
 import { terminalText } from './terminal-text';
@@ -93,21 +94,27 @@ export async function redriveOrderedDeadLetters(context: CommandContext, request
     const errorName = message.messageAttributes[DEAD_LETTER_ATTRIBUTE.ERROR_NAME]?.StringValue;
     return { id: message.messageId, body: message.body, ...(errorName === undefined ? {} : { errorName }) };
   };
-  const reading = { sqs, deadLetterQueueUrl: request.deadLetterQueueUrl, limit: request.limit, select, plan: (letters: readonly OrderedDeadLetter[]) => planOrderedRedrive(letters, fences, records) };
+  // review ro13 (RO13-10): after an inbox restore without 'fence carry', what is above a fence may have been applied
+  const hold = holdRestored(context, subscriber.inboxTable, subscriber.subscriberName, fences, (letters) => planOrderedRedrive(letters, fences, records));
+  const reading = { sqs, deadLetterQueueUrl: request.deadLetterQueueUrl, limit: request.limit, select, plan: hold.plan };
   let read = await readOrderedDeadLetters(request.move ? { ...reading, sendTo: subscriber.queueUrl } : reading);
   try {
     let move = request.move;
     if (!move && !request.asJson) {
       const first = summaryOf(read, eventIdOf, false);
       if (first.toSend + first.toDelete > 0) {
-        move = await confirm(first.toSend, `${first.summary}would redrive ${first.toSend} in sequence, delete ${first.toDelete} proven duplicate(s) and leave ${first.left}\n`);
+        move = await confirm(first.toSend, `${first.summary}${restoreRefusalLines(hold.refused).map((line) => `${terminalText(line)}\n`).join('')}would redrive ${first.toSend} in sequence, delete ${first.toDelete} proven duplicate(s) and leave ${first.left}\n`);
         if (move) {
           await releaseMessages(sqs, read.held);
           read = await readOrderedDeadLetters({ ...reading, sendTo: subscriber.queueUrl });
         }
       }
     }
-    const { summary, toSend, toDelete, left, decisions } = summaryOf(read, eventIdOf, move);
+    const summarised = summaryOf(read, eventIdOf, move);
+    const { toSend, toDelete, decisions } = summarised;
+    const refusedLetters = [...hold.refused.values()].reduce((sum, each) => sum + each.letters.length, 0);
+    const left = summarised.left + refusedLetters;
+    const summary = `${summarised.summary}${restoreRefusalLines(hold.refused).map((line) => `${terminalText(line)}\n`).join('')}`;
     const outcome = move
       ? `redrove ${read.sent.length} to ${subscriber.queueUrl} in sequence per aggregate; deleted ${read.deleted.length} proven duplicate(s); left ${left} in the dead-letter queue`
       : `dry run: would redrive ${toSend} in sequence per aggregate, delete ${toDelete} proven duplicate(s) and leave ${left}; run again with --yes to move them`;
@@ -121,9 +128,14 @@ export async function redriveOrderedDeadLetters(context: CommandContext, request
             skipped: read.skipped,
             truncated: read.unread > 0,
             unread: read.unread,
-            decisions: decisions.map((item) => ({ ...item, eventId: eventIdOf.get(item.id), messageId: item.id })),
+            decisions: [
+              ...decisions.map((item) => ({ ...item, eventId: eventIdOf.get(item.id), messageId: item.id })),
+              // letters first read after their event was sent: left in the dead-letter queue (review ro13, RO13-4)
+              ...read.returned.map((id) => ({ id, eventId: eventIdOf.get(id), messageId: id, decision: 'returned', why: returnedLine(1) })),
+            ],
             gaps: read.plan.gaps,
-            ...(move ? { moved: [...read.sent], deleted: [...read.deleted] } : {}),
+            ...(hold.refused.size === 0 ? {} : { refused: Object.fromEntries(hold.refused) }),
+            ...(move ? { moved: [...read.sent], deleted: [...read.deleted], returned: [...read.returned] } : {}),
           },
           null,
           2,
@@ -144,9 +156,10 @@ function summaryOf(read: OrderedQueueRead, eventIdOf: ReadonlyMap<string, string
   const decisions = orderedDecisions(read.plan, { ...WORDING, removed: moved ? 'deleted from the dead-letter queue' : 'deleted from the dead-letter queue with --yes' }, removable);
   const toSend = moved ? read.sent.length : decisions.filter((item) => item.decision === 'send').length;
   const toDelete = moved ? read.deleted.length : removable.size;
-  const left = decisions.filter((item) => item.decision !== 'send' && !removable.has(item.id)).length;
+  const left = decisions.filter((item) => item.decision !== 'send' && !removable.has(item.id)).length + read.returned.length;
   const gaps = gapLines(read.plan, 'dead letter').map((line) => `${terminalText(line)}\n`).join('');
   const skippedLine = read.skipped === 0 ? '' : `${read.skipped} dead letter(s) of other subscribers or not matching the filters left where they are\n`;
   const unread = read.unread === 0 ? '' : `${unreadLine(read.unread)}\n`;
-  return { summary: `${decisionText(decisions, eventIdOf, removable, moved)}${gaps}${skippedLine}${unread}`, toSend, toDelete, left, decisions };
+  const returned = read.returned.length === 0 ? '' : `${returnedLine(read.returned.length)}: ${read.returned.map((id) => terminalText(eventIdOf.get(id) ?? id)).join(', ')}\n`;
+  return { summary: `${decisionText(decisions, eventIdOf, removable, moved)}${gaps}${returned}${skippedLine}${unread}`, toSend, toDelete, left, decisions };
 }

@@ -13,6 +13,7 @@ import { IdempotentEventFlow } from '../../lib/idempotent-event-flow';
 import { FlowDashboard } from '../../lib/monitoring';
 import { OrderedRelay, OrderedSubscriber } from '../../lib/ordered';
 import { newStack } from '../fixtures/construct-test-kit';
+import { RELAY_DEAD_LETTER_ACTION, SUBSCRIBER_DEAD_LETTER_ACTION } from '../../lib/private/dead-letter-expiring';
 
 const ORDERED_HANDLER = path.join(__dirname, '..', 'fixtures', 'ordered-consumer-handler.ts');
 
@@ -117,6 +118,15 @@ describe('a dead letter of the ordered path about to expire alarms', () => {
       });
     }
     expect(relay.alarms).toContain(relay.relayDeadLetterExpiringAlarm);
+  });
+
+  test("RelayDeadLetterExpiring tells on-call what to do with a relay letter (an event no subscriber received), not the subscriber's redrive", () => {
+    const stack = newStack();
+    const { subscriber, relay } = orderedFlow(stack);
+    const description = (alarm: typeof relay.relayDeadLetterExpiringAlarm): string => stack.resolve((alarm.node.defaultChild as CfnAlarm).alarmDescription) as string;
+    expect(description(relay.relayDeadLetterExpiringAlarm)).toContain(RELAY_DEAD_LETTER_ACTION);
+    expect(description(relay.relayDeadLetterExpiringAlarm)).not.toContain(SUBSCRIBER_DEAD_LETTER_ACTION);
+    expect(description(subscriber.deadLetterExpiringAlarm)).toContain(SUBSCRIBER_DEAD_LETTER_ACTION);
   });
 });
 

@@ -5,11 +5,15 @@
  * the letters the fences' plan proves duplicates (the fence or a live inbox record holds the event, or another letter
  * of the same event is kept or sent) and sends what the fences admit, then reads again, until a round changes nothing;
  * every letter read in the run is planned in one plan, so copies of one event split across reads are planned once. A
- * read that does not act (a dry run, `fence list`) reads once. Either way it counts what it did not read (the queue's
+ * read that does not act (a dry run, `fence list`) reads once. A letter first read after the run sent a letter of the
+ * same event (aggregate and event id) is that event dead-lettered again (the consumer still rejects it): it is kept,
+ * reported in `returned`, and left out of the plan, so it is never deleted as a copy of the letter sent nor sent again
+ * (review ro13, RO13-4). Either way it counts what it did not read (the queue's
  * approximate counts against the letters it holds). Real SQS only: ReceiveMessage, ChangeMessageVisibility,
  * DeleteMessage, SendMessage, GetQueueAttributes.
  */
 import { DeleteMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { orderedPositionOf } from '../../../lambda/ordered/ordered-position';
 import type { OrderedDeadLetter, OrderedRedrivePlan, PlannedDeadLetter } from '../../../lambda/ordered/redrive-plan';
 import { sendOrdered } from './ordered-sends';
 import { DEFAULT_READ_LIMIT, queueCounts, receiveMessages, releaseMessages, type QueueMessage } from './queue-messages';
@@ -43,6 +47,12 @@ export interface OrderedQueueRead {
   readonly deleted: readonly string[];
   /** The messages still held (in flight): release them when done. */
   readonly held: readonly QueueMessage[];
+  /**
+   * Message ids of letters first read after the run sent a letter of the same event (aggregate and event id, or
+   * aggregate and sequence when the body has no event id): the event dead-lettered again. Kept in the dead-letter queue
+   * and left out of `plan`.
+   */
+  readonly returned: readonly string[];
   /** Messages read and not selected (another subscriber's, or outside the filters): left where they are. */
   readonly skipped: number;
   /** Letters of the queue the run did not read (its approximate counts less those it holds; 0 when none). */
@@ -56,6 +66,14 @@ export interface OrderedQueueRead {
  */
 export function provenDuplicates(plan: OrderedRedrivePlan): PlannedDeadLetter[] {
   return [...plan.alreadyApplied.filter((letter) => letter.recognisedBy !== 'fence skip'), ...plan.copies];
+}
+
+/** The sentence that says what became of the letters dead-lettered again after the run sent their event (`returned`). */
+export function returnedLine(count: number): string {
+  return (
+    `${count} letter(s) dead-lettered again after this redrive sent their event: the consumer still rejects it; left in the dead-letter queue (never deleted as a copy: it is the event's only letter). ` +
+    "Fix what rejects it (see the letter's reason with 'dlq show'), then redrive again"
+  );
 }
 
 /** The sentence that says how many letters a read did not read, and what reads them. */
@@ -75,6 +93,11 @@ export async function readOrderedDeadLetters(request: OrderedQueueReadRequest): 
   const sent: string[] = [];
   const deleted: string[] = [];
   const done = new Set<string>();
+  // when each message was first read, and, per event sent, how many messages had been read when it was sent: a message
+  // first read later is not a copy the run saw before the send
+  const firstRead = new Map<string, number>();
+  const sentWhen = new Map<string, number>();
+  const returned = new Set<string>();
   let held: QueueMessage[] = [];
   let skipped = new Set<string>();
   let plan: OrderedRedrivePlan;
@@ -83,9 +106,14 @@ export async function readOrderedDeadLetters(request: OrderedQueueReadRequest): 
     skipped = new Set<string>();
     for (const message of held) {
       byId.set(message.messageId, message);
+      if (!firstRead.has(message.messageId)) firstRead.set(message.messageId, firstRead.size);
       const letter = request.select(message);
       if (letter === undefined) skipped.add(message.messageId);
-      else letters.set(message.messageId, letter);
+      else {
+        const sentAt = sentWhen.get(eventKey(letter.body) ?? '');
+        if (sentAt !== undefined && firstRead.get(message.messageId)! >= sentAt) returned.add(message.messageId);
+        else letters.set(message.messageId, letter);
+      }
     }
     plan = await request.plan([...letters.values()]);
     if (request.sendTo === undefined) break;
@@ -99,6 +127,8 @@ export async function readOrderedDeadLetters(request: OrderedQueueReadRequest): 
       await sqs.send(new DeleteMessageCommand({ QueueUrl: message.queueUrl, ReceiptHandle: message.receiptHandle }));
       sent.push(letter.id);
       done.add(letter.id);
+      const key = eventKey(message.body);
+      if (key !== undefined && !sentWhen.has(key)) sentWhen.set(key, firstRead.size);
     }
     for (const letter of toDelete) {
       const message = byId.get(letter.id)!;
@@ -114,5 +144,16 @@ export async function readOrderedDeadLetters(request: OrderedQueueReadRequest): 
   }
   const counts = await queueCounts(sqs, deadLetterQueueUrl);
   const unread = Math.max(0, counts.visible + counts.inFlight + counts.delayed - held.length);
-  return { plan, byId, sent, deleted, held, skipped: skipped.size, unread };
+  return { plan, byId, sent, deleted, held, returned: [...returned], skipped: skipped.size, unread };
+}
+
+/** The event a letter holds: its aggregate and event id (or sequence, without an id); undefined when not an ordered event. */
+function eventKey(body: string): string | undefined {
+  try {
+    const { aggregateId, sequence } = orderedPositionOf(body);
+    const id = (JSON.parse(body) as { id?: unknown }).id;
+    return JSON.stringify([aggregateId, typeof id === 'string' ? id : `#${sequence}`]);
+  } catch {
+    return undefined;
+  }
 }
