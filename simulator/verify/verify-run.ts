@@ -320,6 +320,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   // the run's events the app's filter takes that a narrowed deployed subscription did not deliver: not checked (review r12b, R12B-1)
   unproven.push(...narrowedFilterLines(flow.subscribers, events));
   const unread = new Map<string, number>();
+  const unreadTaken = new Set<string>();
   for (const subscriber of flow.subscribers) {
     const taken = takenEvents(subscriber, events);
     const probe = probes[subscriber.name];
@@ -331,6 +332,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
       // its checks would read the unread dead letters as none: it is left out of them, and the verdict says why
       unproven.push(`${subscriber.name}: ${error.message}; its events were not checked`);
       unread.set(subscriber.name, taken.size);
+      for (const id of taken) unreadTaken.add(id);
       continue;
     }
     const applied = await appliedByInbox(clients, subscriber, taken);
@@ -362,7 +364,10 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   const probedProducers = scenarioProducers(scenario).filter((producer) => producer.probe !== undefined).map((producer) => producer.function);
   const eventsById = new Map([...events].map(([id, item]) => [id, item.event]));
   const malformed = scenario.malformed;
-  const violations = checkVerifiedRun(verified, eventsById, (id) => malformed !== undefined && eventsById.has(id) && malformed(eventsById.get(id)!));
+  const violations = checkVerifiedRun(verified, eventsById, (id) => malformed !== undefined && eventsById.has(id) && malformed(eventsById.get(id)!), {
+    expectConsumed: scenario.expectConsumed ?? [],
+    takenElsewhere: unreadTaken,
+  });
   const checked: VerifyResult = {
     runId,
     seed: options.seed,
