@@ -13,7 +13,7 @@ import type { DeadLetterFinding } from '../check/dead-letters';
 import type { Violation } from '../check/invariants';
 import type { ProducerFigures } from '../observation/run-facts';
 import { scenarioProducers, type SimulationScenario } from '../run/scenario';
-import { CleanupPartlyFailedError, cleanUpRun } from './cleanup';
+import { CleanupPartlyFailedError, cleanUpRun, LATER_RUN_CLEANS_ITS_OWN } from './cleanup';
 import type { VerifyClients } from './clients';
 import { findDeployedFlow, findProducerFunction, NoDeployedFlowError, type DeployedFlow } from './deployed-flow';
 import { appliedByInbox, DeadLettersUnreadError, deadLetterQueuesOf, inboxCommitGroups, messagesOn, probeEffects, readDeadLetters, runEventReader, takenEvents, type RunEvent } from './observe';
@@ -415,7 +415,7 @@ export async function cleanUpIfOk(checked: VerifyResult, cleanUp: () => Promise<
 
 /** Why `--cleanup` removed nothing when the flow was not quiet in time (review r12b, R12B-7: it said nothing). */
 export function notQuietCleanupSkippedReason(runId: string): string {
-  return `removed nothing: the flow was not quiet in time, so no verdict (only an OK run is cleaned up) and the run's events may still be moving; once it is quiet, look with dlq list and remove the run's items by hand (their keys and event ids hold the run id ${runId}), or run verify --cleanup again`;
+  return `removed nothing: the flow was not quiet in time, so no verdict (only an OK run is cleaned up) and the run's events may still be moving; once it is quiet, look with dlq list and remove the run's items by hand (their keys and event ids hold the run id ${runId}): ${LATER_RUN_CLEANS_ITS_OWN}`;
 }
 
 /** Why `--cleanup` removed nothing: the verdict is not OK, and what the run left is what it points at. */

@@ -8,6 +8,8 @@ import type { SimulatedEvent } from '../../../simulator/observation/run-facts';
 import type { DeployedSubscriber } from '../../../simulator/verify/deployed-flow';
 import { verifyVerdict } from '../../../simulator/verify/verdict';
 import { checkVerifiedRun, VERIFY_RULES } from '../../../simulator/verify/verify-checks';
+import { deadLettersNotRemovedLine, LATER_RUN_CLEANS_ITS_OWN } from '../../../simulator/verify/cleanup';
+import { notQuietCleanupSkippedReason } from '../../../simulator/verify/verify-run';
 import { verifyResult } from './verify-result-kit';
 
 function subscriberOf(name: string): DeployedSubscriber {
@@ -46,5 +48,21 @@ describe("NU43C-1: verify applies the scenario's expectConsumed (simulate's unta
   test('events taken by a subscriber left out of the checks (its dead letters unread) are taken, not untaken', () => {
     const violations = checkVerifiedRun([], runEvents, () => false, { expectConsumed: ['OrderPlaced'], takenElsewhere: new Set(placed) });
     expect(violations).toEqual([]);
+  });
+});
+
+describe('NU43C-2: the cleanup advice says what works (a later verify --cleanup cleans up only its own run)', () => {
+  test('not quiet: it names the run id to remove by hand and does not send the user to verify --cleanup again', () => {
+    const reason = notQuietCleanupSkippedReason('v0-01020304');
+    expect(reason).not.toContain('verify --cleanup again');
+    expect(reason).toContain('the run id v0-01020304');
+    expect(reason).toContain(LATER_RUN_CLEANS_ITS_OWN);
+  });
+
+  test('dead letters not visible yet: the same', () => {
+    const line = deadLettersNotRemovedLine('https://sqs/Billing-dlq', 2, 'a receive hid them', 'v0-01020304');
+    expect(line).not.toContain('verify --cleanup again');
+    expect(line).toMatch(/^nothing more from https:\/\/sqs\/Billing-dlq: a receive hid them;.*the run id v0-01020304/);
+    expect(line).toContain(LATER_RUN_CLEANS_ITS_OWN);
   });
 });
