@@ -10,6 +10,7 @@ import { verifyVerdict } from '../../../simulator/verify/verdict';
 import { checkVerifiedRun, VERIFY_RULES } from '../../../simulator/verify/verify-checks';
 import { deadLettersNotRemovedLine, LATER_RUN_CLEANS_ITS_OWN } from '../../../simulator/verify/cleanup';
 import { notQuietCleanupSkippedReason } from '../../../simulator/verify/verify-run';
+import { verifyCommand } from '../../../simulator/cli/verify-command';
 import { verifyResult } from './verify-result-kit';
 
 function subscriberOf(name: string): DeployedSubscriber {
@@ -64,5 +65,13 @@ describe('NU43C-2: the cleanup advice says what works (a later verify --cleanup 
     expect(line).not.toContain('verify --cleanup again');
     expect(line).toMatch(/^nothing more from https:\/\/sqs\/Billing-dlq: a receive hid them;.*the run id v0-01020304/);
     expect(line).toContain(LATER_RUN_CLEANS_ITS_OWN);
+  });
+});
+
+describe('NU43C-3: verify --help lists every option verify reads, --region among them', () => {
+  test('its Options list names --region (the common option that sets the Region its clients use)', () => {
+    const options = verifyCommand.usage.slice(verifyCommand.usage.indexOf('Options:'));
+    expect(options).toMatch(/^ {2}--region <region> /m);
+    for (const name of Object.keys(verifyCommand.options)) expect(options).toMatch(new RegExp(`^ {2}--${name}\\b`, 'm'));
   });
 });
