@@ -75,6 +75,7 @@ Options:
                           reason and what it still waited for; verdict.status NOT QUIET) and no checks. A path
                           it cannot write is a usage error (2) before anything is sent
   --quiet                 no progress lines
+  --region <region>       the AWS Region of the flow's stacks (default: AWS_REGION, or the SDK's configuration)
 `;
 
 class UsageProblem extends Error {}

@@ -66,6 +66,14 @@ function failureText(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
+/** Said wherever verify leaves a run's items to remove by hand: a new verify run has a new run id. */
+export const LATER_RUN_CLEANS_ITS_OWN = "a later verify --cleanup removes only its own run's items, not these";
+
+/** The cleanup line of a dead-letter queue whose run messages it could not see whole (`count` removed before). */
+export function deadLettersNotRemovedLine(queueUrl: string, count: number, why: string, runId: string): string {
+  return `nothing${count > 0 ? ' more' : ''} from ${queueUrl}: ${why}; once they are visible, remove by hand the dead letters whose event id holds the run id ${runId} (dlq list shows them); ${LATER_RUN_CLEANS_ITS_OWN}`;
+}
+
 /**
  * What the run removed: `<count> from <table or queue>` lines, then what it left (`left <count> item(s) in table ...`)
  * and could not read. `minted`: the id values
@@ -162,7 +170,7 @@ export async function cleanUpRun(
         read = await receiveWhole(clients, queueUrl);
       } catch (error) {
         if (!(error instanceof DeadLettersUnreadError)) throw error;
-        removed.push(`nothing${count > 0 ? ' more' : ''} from ${queueUrl}: ${error.message}; run verify --cleanup again, or remove them by hand, once they are visible`);
+        removed.push(deadLettersNotRemovedLine(queueUrl, count, error.message, runId));
         break;
       }
       const { messages } = read;

@@ -9,7 +9,9 @@
  * - `effect-count`: each effect the scenario's probe counts in the real tables was applied exactly once (at most once
  *   for a dead-lettered event);
  * - `aggregate-order`: an ordered subscriber committed each aggregate's events in sequence, with no gap (read from its
- *   inbox records' commit times).
+ *   inbox records' commit times);
+ * - `untaken-event` (first, as in simulate): every run event of a type the scenario expects consumed (`expectConsumed`)
+ *   was taken by some subscriber's deployed filter policy.
  * What AWS does not show (which invocation acknowledged which message, injected faults, IAM decisions) is not checked.
  * An event is taken as applied when the subscriber's inbox has its record (read by exact key: an inbox record, or a
  * processing record COMPLETED); a subscriber that keeps no inbox (aggregate mode) has an event applied when it is
@@ -22,14 +24,33 @@
 import type { Violation } from '../check/invariants';
 import { OBSERVABLE_CHECKS } from '../check/registry';
 import type { DeadLetterFinding } from '../check/dead-letters';
-import { runChecks, type EffectProbeOutcome, type ObservableRunFacts } from '../check/run-check';
+import { runChecks, type EffectProbeOutcome, type ObservableRunFacts, type UntakenEvents } from '../check/run-check';
+import { untakenEventsRule } from '../check/rules/untaken-events';
 import { subscriberFacts } from '../check/subscriber-facts';
 import { RunLedger } from '../observation/ledger';
 import type { ObservableSubscriberView, SimulatedEvent } from '../observation/run-facts';
 import type { DeployedSubscriber } from './deployed-flow';
 
 /** The rules verify runs, by name, in the registry's order. */
-export const VERIFY_RULES: readonly string[] = OBSERVABLE_CHECKS.map((rule) => rule.name);
+export const VERIFY_RULES: readonly string[] = [untakenEventsRule.name, ...OBSERVABLE_CHECKS.map((rule) => rule.name)];
+
+/** What the untaken-event rule needs besides what verify read of the checked subscribers. */
+export interface UntakenInput {
+  /** The event types the scenario expects consumed (its `expectConsumed`). @default none */
+  readonly expectConsumed?: readonly string[];
+  /** The run's events taken by subscribers left out of the checks (their dead letters unread). @default none */
+  readonly takenElsewhere?: ReadonlySet<string>;
+}
+
+/** Per type (in the order first seen), the run's events no subscriber's filter took, as simulate groups them. */
+function untakenRunEvents(eventsById: ReadonlyMap<string, SimulatedEvent>, taken: ReadonlySet<string>): UntakenEvents[] {
+  const byType = new Map<string, string[]>();
+  for (const [id, event] of eventsById) {
+    if (taken.has(id)) continue;
+    byType.set(event.type, [...(byType.get(event.type) ?? []), id]);
+  }
+  return [...byType].map(([type, eventIds]) => ({ type, eventIds }));
+}
 
 /** What verify read of one subscriber once the flow was quiet. */
 export interface VerifiedSubscriber {
@@ -85,6 +106,7 @@ export function checkVerifiedRun(
   subscribers: readonly VerifiedSubscriber[],
   eventsById: ReadonlyMap<string, SimulatedEvent>,
   isMalformed: (eventId: string) => boolean,
+  untaken: UntakenInput = {},
 ): Violation[] {
   const ledger = new RunLedger();
   const facts = subscribers.map((verified) => {
@@ -110,5 +132,7 @@ export function checkVerifiedRun(
     });
   });
   const runFacts: ObservableRunFacts = { ledger, subscribers: facts, committed: { eventsById }, isMalformed };
-  return runChecks(OBSERVABLE_CHECKS, runFacts);
+  const taken = new Set([...(untaken.takenElsewhere ?? []), ...subscribers.flatMap((verified) => [...verified.taken])]);
+  const untakenFindings = untakenEventsRule.check({ ...runFacts, untaken: untakenRunEvents(eventsById, taken), expectConsumed: untaken.expectConsumed ?? [] });
+  return [...untakenFindings, ...runChecks(OBSERVABLE_CHECKS, runFacts)];
 }

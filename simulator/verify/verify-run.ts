@@ -13,7 +13,7 @@ import type { DeadLetterFinding } from '../check/dead-letters';
 import type { Violation } from '../check/invariants';
 import type { ProducerFigures } from '../observation/run-facts';
 import { scenarioProducers, type SimulationScenario } from '../run/scenario';
-import { CleanupPartlyFailedError, cleanUpRun } from './cleanup';
+import { CleanupPartlyFailedError, cleanUpRun, LATER_RUN_CLEANS_ITS_OWN } from './cleanup';
 import type { VerifyClients } from './clients';
 import { findDeployedFlow, findProducerFunction, NoDeployedFlowError, type DeployedFlow } from './deployed-flow';
 import { appliedByInbox, DeadLettersUnreadError, deadLetterQueuesOf, inboxCommitGroups, messagesOn, probeEffects, readDeadLetters, runEventReader, takenEvents, type RunEvent } from './observe';
@@ -337,6 +337,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   unproven.push(...narrowedFilterLines(flow.subscribers, events));
   const unread = new Map<string, number>();
   const notTallied: Record<string, readonly string[]> = {};
+  const unreadTaken = new Set<string>();
   for (const subscriber of flow.subscribers) {
     const taken = takenEvents(subscriber, events);
     const probe = probes[subscriber.name];
@@ -348,6 +349,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
       // its checks would read the unread dead letters as none: it is left out of them, and the verdict says why
       unproven.push(`${subscriber.name}: ${error.message}; its events were not checked`);
       unread.set(subscriber.name, taken.size);
+      for (const id of taken) unreadTaken.add(id);
       continue;
     }
     const applied = await appliedByInbox(clients, subscriber, taken);
@@ -386,7 +388,10 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   const probedProducers = scenarioProducers(scenario).filter((producer) => producer.probe !== undefined).map((producer) => producer.function);
   const eventsById = new Map([...events].map(([id, item]) => [id, item.event]));
   const malformed = scenario.malformed;
-  const violations = checkVerifiedRun(verified, eventsById, (id) => malformed !== undefined && eventsById.has(id) && malformed(eventsById.get(id)!));
+  const violations = checkVerifiedRun(verified, eventsById, (id) => malformed !== undefined && eventsById.has(id) && malformed(eventsById.get(id)!), {
+    expectConsumed: scenario.expectConsumed ?? [],
+    takenElsewhere: unreadTaken,
+  });
   const checked: VerifyResult = {
     runId,
     seed: options.seed,
@@ -435,7 +440,7 @@ export async function cleanUpIfOk(checked: VerifyResult, cleanUp: () => Promise<
 
 /** Why `--cleanup` removed nothing when the flow was not quiet in time (review r12b, R12B-7: it said nothing). */
 export function notQuietCleanupSkippedReason(runId: string): string {
-  return `removed nothing: the flow was not quiet in time, so no verdict (only an OK run is cleaned up) and the run's events may still be moving; once it is quiet, look with dlq list and remove the run's items by hand (their keys and event ids hold the run id ${runId}), or run verify --cleanup again`;
+  return `removed nothing: the flow was not quiet in time, so no verdict (only an OK run is cleaned up) and the run's events may still be moving; once it is quiet, look with dlq list and remove the run's items by hand (their keys and event ids hold the run id ${runId}): ${LATER_RUN_CLEANS_ITS_OWN}`;
 }
 
 /** Why `--cleanup` removed nothing: the verdict is not OK, and what the run left is what it points at. */

@@ -128,6 +128,19 @@ describe('init writes the starter app', () => {
     expect(stackTest).not.toContain('toMatchSnapshot');
   });
 
+  test("its README and CI workflow give the post-deploy verify step as docs/DEPLOYING.md does (the same command line), linking that document", async () => {
+    await init('order-service');
+    const app = path.join(tmp, 'order-service');
+    const deploying = fs.readFileSync(path.join(REPO, 'docs', 'DEPLOYING.md'), 'utf8');
+    const documented = 'npx idempotent-event-flow verify --scenario simulation/scenario.ts --count 10 --account <sandbox account id>';
+    expect(deploying).toContain(documented);
+    const readme = fs.readFileSync(path.join(app, 'README.md'), 'utf8');
+    expect(readme).toContain(documented);
+    expect(readme.indexOf(documented)).toBeGreaterThan(readme.indexOf('npx cdk deploy'));
+    expect(readme).toContain('https://github.com/idempotent-event-flow/idempotent-event-flow/blob/main/docs/DEPLOYING.md');
+    expect(fs.readFileSync(path.join(app, '.github', 'workflows', 'ci.yml'), 'utf8')).toContain(documented);
+  });
+
   test('prints the next steps: cd into the app (relative below the working directory), install, run the CI script', async () => {
     const below = await init(path.join('apps', 'order-service'));
     expect(below.stdout).toContain(['Next steps:', `  cd ${path.join('apps', 'order-service')}`, '  npm install', '  npm run ci'].join('\n'));

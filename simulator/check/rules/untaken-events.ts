@@ -3,12 +3,15 @@
  * subscription's filter policy. An event no filter takes reaches the topic and no queue: nothing consumes it, and no
  * other check would say so (e.g. a producer sending `OrderPlaced.v2` that every filter still names as `OrderPlaced`).
  */
-import type { RunWideCheck } from '../run-check';
+import type { ObservableRunFacts, RunFacts, RunWideCheck } from '../run-check';
+
+/** What the rule reads: the run's untaken events and the types the scenario expects consumed (`verify` builds them too). */
+export type UntakenFacts = ObservableRunFacts & Pick<RunFacts, 'untaken' | 'expectConsumed'>;
 
 /** How many event ids a violation names. */
 const IDS_SHOWN = 5;
 
-export const untakenEventsRule: RunWideCheck = {
+export const untakenEventsRule: RunWideCheck<UntakenFacts> = {
   name: 'untaken-event',
   checks: 'every committed event of a type the scenario expects consumed was taken by some subscription',
   scope: 'run',
