@@ -262,9 +262,10 @@ describe('example app: wiring', () => {
     // THEN
     const alarms = Object.values(template.findResources('AWS::CloudWatch::Alarm')) as Array<{ Properties: Record<string, unknown> }>;
     // relay: 2; Billing, Shipping, CustomerStats: 5 each; Invoicing, Notifications: 6 each (with Blocked); and each
-    // subscriber's EndToEndLatency (maxEndToEndLatency); the ordered relay: 3 (its relay and pipe dead-letter queues, its
-    // pipe's failed executions); OrderTracking: 3 (its dead-letter queue, its function's errors, a held aggregate)
-    expect(alarms).toHaveLength(2 + 5 * 3 + 6 * 2 + 5 + 3 + 3);
+    // subscriber's EndToEndLatency (maxEndToEndLatency); the ordered relay: 4 (its relay and pipe dead-letter queues, its
+    // pipe's failed executions, a relay dead letter about to expire); OrderTracking: 5 (its dead-letter queue, its
+    // function's errors, a held aggregate, its oldest message's age, a dead letter about to expire)
+    expect(alarms).toHaveLength(2 + 5 * 3 + 6 * 2 + 5 + 4 + 5);
     // every one of them is in flow.alarms: the ordered relay and OrderTracking are registered with the flow
     expect(stack.flow.alarms).toHaveLength(alarms.length);
     for (const alarm of alarms) {
