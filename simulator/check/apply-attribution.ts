@@ -16,7 +16,9 @@
  *   the processing time);
  * - an event committed once whose count is still too high ran its handler more than once for that one commit (earlier
  *   attempts refused, or failed before their commit): state kept between attempts (a module-level cache written back)
- *   carried their work into the committed values.
+ *   carried their work into the committed values;
+ * - an event committed once whose count is too LOW, its commit staging other writes (or none) than an earlier run of
+ *   its handler did: the committing run read what the earlier run left in memory and skipped or under-applied it.
  *
  * Invocations are numbered per function in the order they ended: `invocation #7 (receive 2, at +180 s)`.
  */
@@ -195,6 +197,68 @@ export class ApplyAttribution {
   }
 
   /**
+   * Why the events of a count found too low were applied fewer times than committed, in words; undefined when the run
+   * shows nothing (see {@link ApplyAttribution.shortfall}).
+   */
+  public shortCause(functionKey: string, eventIds: readonly string[]): string | undefined {
+    const told = this.shortfalls(functionKey, eventIds).map(({ eventId, told: { text } }) => `event ${eventId}: ${text}`);
+    return told.length === 0 ? undefined : told.join('; ');
+  }
+
+  /** The same causes as `shortCause`, one structured cause per event told. */
+  public shortCauses(functionKey: string, eventIds: readonly string[]): ViolationCause[] {
+    return this.shortfalls(functionKey, eventIds).map(({ told }) => told.cause);
+  }
+
+  private shortfalls(functionKey: string, eventIds: readonly string[]): { eventId: string; told: Told }[] {
+    const consumer = this.consumers.get(functionKey);
+    if (consumer === undefined) return [];
+    return eventIds.flatMap((eventId) => {
+      const told = this.shortfall(consumer, functionKey, eventId);
+      return told === undefined ? [] : [{ eventId, told }];
+    });
+  }
+
+  /**
+   * An event a transactional consumer committed once, whose commit staged other writes than an earlier run of its
+   * handler for the same event did (a commit refused, or an invocation that failed before its commit): the committed
+   * run read state the earlier run left in memory (a module-level cache, a set of the ids it saw) and skipped or
+   * under-applied the event. A correct handler stages the same writes at every run (see {@link handlerWrites}).
+   */
+  private shortfall(consumer: AttributedConsumer, functionKey: string, eventId: string): Told | undefined {
+    const carrying = (this.invocations.get(functionKey) ?? []).filter((invocation) => invocation.messages.some((message) => message.eventId === eventId));
+    const attempts = carrying.flatMap((invocation) => commitAttempts(consumer, invocation, eventId).map((write) => ({ invocation, write })));
+    const committed = attempts.filter(({ write }) => write.applied);
+    if (committed.length !== 1) return undefined;
+    const applied = committed[0]!;
+    const staged = handlerWrites(applied.write.body, consumer.inboxTable);
+    const earlier = attempts.slice(0, attempts.indexOf(applied)).filter(({ write }) => !write.applied && handlerWrites(write.body, consumer.inboxTable) !== staged);
+    if (earlier.length === 0) return undefined;
+    const failed = new Map<InvocationSeen, Map<string, number>>();
+    for (const { invocation, write } of earlier) {
+      const reasons = failed.get(invocation) ?? new Map<string, number>();
+      reasons.set(notApplied(write), (reasons.get(notApplied(write)) ?? 0) + 1);
+      failed.set(invocation, reasons);
+    }
+    const told = [...failed].map(([invocation, reasons]) => `${this.label(invocation, eventId)}: ${[...reasons].map(([reason, count]) => `${count} ${reason}`).join(', ')}`);
+    const what = staged === '[]' ? 'none of the writes' : 'other writes than';
+    return {
+      text:
+        `committed once, by ${this.label(applied.invocation, eventId)}, with ${what} an earlier run of its handler staged for it (commits not applied: ${told.join('; ')}): ` +
+        'the committing run read state the earlier run left in memory (a module-level cache or set kept across invocations, outside the transaction) and skipped or under-applied the event; ' +
+        'compute each write from the event and what the transaction reads, never from memory',
+      cause: {
+        kind: 'state-kept-between-attempts',
+        subscriber: consumer.subscriber,
+        eventIds: [eventId],
+        invocations: [...[...failed.keys()].map((invocation) => this.reference(invocation, eventId, 'not-applied')), this.reference(applied.invocation, eventId, 'applied')],
+        requests: requestReferences([...earlier, applied].map(({ write }) => write)),
+        fix: fixFor('state-kept-between-attempts'),
+      },
+    };
+  }
+
+  /**
    * The events a watched consumer carried that it emitted `eventId` for: an applied write put its outbox item, and that
    * write is the commit of the carried event (`tx.emit`), or a write of its own client made for it. None for an event no
    * watched consumer emitted (a producer's).
@@ -210,7 +274,11 @@ export class ApplyAttribution {
           for (const write of invocation.writes.filter((candidate) => candidate.applied)) {
             const put = writtenOutboxEvents(write.operation, Buffer.from(write.body));
             if (put.length === 0) continue;
-            const madeForWhich = carried.filter((carriedId) => isCommitOf(consumer, write, carriedId) || (namesNoInbox(consumer, write) && madeFor(consumer, invocation, write, carriedId)));
+            // an aggregate's commit lists earlier events too: it was made for the events it added
+            const madeForWhich =
+              consumer.mode === 'aggregate' && isAggregateCommit(write)
+                ? carried.filter((carriedId) => isCommitOf(consumer, write, carriedId) && this.addsToAggregate(functionKey, consumer, write, carriedId))
+                : carried.filter((carriedId) => isCommitOf(consumer, write, carriedId) || (namesNoInbox(consumer, write) && madeFor(consumer, invocation, write, carriedId)));
             for (const emittedId of put) emitted.set(emittedId, [...new Set([...(emitted.get(emittedId) ?? []), ...madeForWhich])]);
           }
         }
@@ -222,7 +290,7 @@ export class ApplyAttribution {
 
   private story(consumer: AttributedConsumer, functionKey: string, eventId: string): Told | undefined {
     const carrying = (this.invocations.get(functionKey) ?? []).filter((invocation) => invocation.messages.some((message) => message.eventId === eventId));
-    const applications = carrying.flatMap((invocation) => applicationsIn(consumer, invocation, eventId));
+    const applications = carrying.flatMap((invocation) => applicationsIn(consumer, invocation, eventId, (write) => this.addsToAggregate(functionKey, consumer, write, eventId)));
     if (applications.length >= 2) {
       const again = applications.slice(1).map((application, index) => this.again(consumer, applications[index]!, application, eventId));
       // the first cause that names a mistake (not the plain "applied again") is the violation's
@@ -293,6 +361,23 @@ export class ApplyAttribution {
       };
     }
     return undefined;
+  }
+
+  /**
+   * Whether an aggregate's applied commit listing the event added it to its item's processed ids: the item's previous
+   * applied commit (in the order invocations ended, then requests were sent) did not list it. A later event's commit
+   * keeps the earlier ids in the list; it is no application of them (the runtime skipped them, as listed).
+   */
+  private addsToAggregate(functionKey: string, consumer: AttributedConsumer, write: WriteSeen, eventId: string): boolean {
+    const item = itemKeyOf([write], this.keyAttributes);
+    let previous: WriteSeen | undefined;
+    for (const invocation of this.invocations.get(functionKey) ?? []) {
+      for (const candidate of invocation.writes) {
+        if (candidate === write) return previous === undefined || !isCommitOf(consumer, previous, eventId);
+        if (candidate.applied && isAggregateCommit(candidate) && itemKeyOf([candidate], this.keyAttributes) === item) previous = candidate;
+      }
+    }
+    return true;
   }
 
   /** How `later` came to apply the event again after `earlier`. */
@@ -471,8 +556,11 @@ function mentions(body: string, eventId: string): boolean {
   return new RegExp(`${eventId.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}(?![\\w-])`).test(body);
 }
 
-/** The applications of the event in one invocation (see the module comment). */
-function applicationsIn(consumer: AttributedConsumer, invocation: InvocationSeen, eventId: string): Application[] {
+/**
+ * The applications of the event in one invocation (see the module comment). `adds` tells whether an aggregate's commit
+ * listing the event added it to its item's processed ids (see {@link ApplyAttribution.addsToAggregate}).
+ */
+function applicationsIn(consumer: AttributedConsumer, invocation: InvocationSeen, eventId: string, adds: (write: WriteSeen) => boolean): Application[] {
   const outside = invocation.writes.filter((write) => write.applied && namesNoInbox(consumer, write) && madeFor(consumer, invocation, write, eventId));
   if (consumer.mode === 'transactional' || consumer.mode === 'aggregate') {
     // a write of its own client happens at every run of the handler, whatever the inbox says: an application each time,
@@ -481,8 +569,9 @@ function applicationsIn(consumer: AttributedConsumer, invocation: InvocationSeen
     // an aggregate's commit names no inbox either: its own-client writes are those that carry no processed-ids list
     const ownClient = consumer.mode === 'aggregate' ? outside.filter((write) => !isAggregateCommit(write)) : [];
     if (ownClient.length > 0) return ownClientRuns(invocation, ownClient, invocation.writes.filter((write) => isCommitOf(consumer, write, eventId)));
-    // the aggregate's writes of later messages in the batch name the event too: its own commit is the first
-    const commit = invocation.writes.find((write) => write.applied && isCommitOf(consumer, write, eventId));
+    // an aggregate's commits of later events (later in the batch, or in a later invocation that carried the event again
+    // and skipped it) list the event too: its commit is the one that added it to the item's processed ids
+    const commit = invocation.writes.find((write) => write.applied && isCommitOf(consumer, write, eventId) && (consumer.mode !== 'aggregate' || adds(write)));
     return commit === undefined ? [] : [{ invocation, kind: 'commit', writes: [commit] }];
   }
   return outside.length === 0 ? [] : [{ invocation, kind: 'effect', writes: outside }];

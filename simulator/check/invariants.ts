@@ -196,17 +196,18 @@ export interface EffectsCheck {
 }
 
 /**
- * Each tally is within what exactly-once allows. `causeOf` tells, for a tally above its maximum, which invocation
- * applied its events again and how (simulator/check/apply-attribution.ts); it is added to the violation, and `causesOf`'s
- * structured causes are its `causes`.
+ * Each tally is within what exactly-once allows. `causeOf` tells, for a tally outside its range, why: above its
+ * maximum, which invocation applied its events again and how; below its minimum (`below`), which commit lacked what an
+ * earlier run of the handler staged (simulator/check/apply-attribution.ts); it is added to the violation, and
+ * `causesOf`'s structured causes are its `causes`.
  */
 export function checkEffects(
   subscriber: ObservableSubscriberView,
   tallies: readonly EffectTally[],
   deadLetters: readonly DeadLetterFinding[],
   ledger: RunLedger,
-  causeOf?: (tally: EffectTally) => string | undefined,
-  causesOf?: (tally: EffectTally) => readonly ViolationCause[],
+  causeOf?: (tally: EffectTally, below: boolean) => string | undefined,
+  causesOf?: (tally: EffectTally, below: boolean) => readonly ViolationCause[],
 ): EffectsCheck {
   const acknowledged = ledger.acknowledgedEvents.get(subscriber.subscription.key) ?? new Set<string>();
   const deadLettered = deadLetteredEventIds(deadLetters);
@@ -219,9 +220,10 @@ export function checkEffects(
     totals.max += max;
     if (tally.applied >= min && tally.applied <= max) continue;
     const expected = min === max ? `exactly ${min}` : `${min} to ${max}`;
-    const cause = tally.applied > max ? causeOf?.(tally) : undefined;
+    const below = tally.applied < min;
+    const cause = causeOf?.(tally, below);
     const detail = `${tally.subject}: applied ${tally.applied} time(s), expected ${expected} (events ${tally.eventIds.join(', ')})${cause === undefined ? '' : `; ${cause}`}`;
-    const causes = tally.applied > max ? (causesOf?.(tally) ?? []) : [];
+    const causes = causesOf?.(tally, below) ?? [];
     violations.push({ kind: 'effect-count', subscriber: subscriber.name, detail, ...(causes.length === 0 ? {} : { causes }) });
   }
   return { violations, totals };

@@ -61,6 +61,13 @@ export interface ObservableSubscriberFacts {
   readonly applyCause: (eventIds: readonly string[]) => string | undefined;
   /** The same, as one structured cause per event told (apply-attribution.ts). */
   readonly applyCauses: (eventIds: readonly string[]) => readonly ViolationCause[];
+  /**
+   * Why the events of a count found too LOW were applied fewer times than they were committed, in words (apply-attribution.ts:
+   * a commit without the writes an earlier run of the handler staged, state kept in memory); undefined when the run shows nothing.
+   */
+  readonly shortCause: (eventIds: readonly string[]) => string | undefined;
+  /** The same, as one structured cause per event told. */
+  readonly shortCauses: (eventIds: readonly string[]) => readonly ViolationCause[];
   /** The writes outside its inbox transaction as a structured cause of the events given; undefined when none. */
   readonly ownClientCause: (eventIds: readonly string[]) => ViolationCause | undefined;
   /** The writes its consumer made outside its inbox transaction, in words (own-client-writes.ts); undefined when none. */

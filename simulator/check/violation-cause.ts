@@ -28,7 +28,10 @@ export type CauseKind =
   | 'lease-outlasts-redelivery'
   /** An aggregate consumer located its item from something other than the event, so a redelivery wrote another item. */
   | 'aggregate-key-differs'
-  /** The handler kept state between attempts (a module-level cache written back), so one commit carried several runs' work. */
+  /**
+   * The handler kept state between attempts or invocations (a module-level cache written back, a set of the ids it saw),
+   * so one commit carried several runs' work, or lacked the work an earlier run kept in memory (a count too low).
+   */
   | 'state-kept-between-attempts'
   /** A producer drew a new event id on each attempt: one command committed under two ids. */
   | 'event-id-per-attempt'

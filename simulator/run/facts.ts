@@ -166,6 +166,8 @@ export async function readRunFacts(
         causes: {
           applyCause: (eventIds) => (functionKey === undefined ? undefined : built.attribution.cause(functionKey, eventIds)),
           applyCauses: (eventIds) => (functionKey === undefined ? [] : built.attribution.causes(functionKey, eventIds)),
+          shortCause: (eventIds) => (functionKey === undefined ? undefined : built.attribution.shortCause(functionKey, eventIds)),
+          shortCauses: (eventIds) => (functionKey === undefined ? [] : built.attribution.shortCauses(functionKey, eventIds)),
           ownClientCause: (eventIds) => (functionKey === undefined ? undefined : built.ownClientWrites.causeOf(functionKey, subscriber.name, eventIds)),
           ...(ownClientWrites === undefined ? {} : { ownClientWrites }),
         },

@@ -74,6 +74,23 @@ describe('ApplyAttribution', () => {
     expect(flow.attribution.cause('Fn', ['e-2'])).toBeUndefined();
   });
 
+  test("a count too low: a commit without the writes an earlier run of the handler staged (a set kept in memory) names the refused run and the committing one; a correct handler's rerun is not named", () => {
+    const flow = run({ subscriber: 'Billing', mode: 'transactional', inboxTable: 'Inbox' });
+    const add = { Update: { TableName: 'Ledger', Key: { pk: { S: 'order-1' } }, UpdateExpression: 'ADD total :t' } };
+    flow.invoke([['e-1', 1]], [{ body: commit('Billing', 'e-1', add), fault: 'conflict', applied: false }], { kind: 'threw', errorName: 'TransactionCanceledException', errorMessage: 'conflict' });
+    flow.later(180);
+    flow.invoke([['e-1', 2]], [{ body: commit('Billing', 'e-1'), applied: true }]);
+    flow.invoke([['e-2', 1]], [{ body: commit('Billing', 'e-2', add), fault: 'conflict', applied: false }, { body: commit('Billing', 'e-2', add), applied: true }]);
+
+    expect(flow.attribution.shortCause('Fn', ['e-1'])).toMatch(
+      /^event e-1: committed once, by invocation #2 \(receive 2, at \+180 s\), with none of the writes an earlier run of its handler staged for it \(commits not applied: invocation #1 \(receive 1, at \+0 s\): 1 refused by a transaction conflict\): the committing run read state/,
+    );
+    const [cause] = flow.attribution.shortCauses('Fn', ['e-1']);
+    expect(cause).toMatchObject({ kind: 'state-kept-between-attempts', subscriber: 'Billing', eventIds: ['e-1'] });
+    expect(cause!.invocations.map((invocation) => [invocation.number, invocation.role])).toEqual([[1, 'not-applied'], [2, 'applied']]);
+    expect(flow.attribution.shortCauses('Fn', ['e-2'])).toEqual([]);
+  });
+
   test("an own client's write left by a crashed invocation, then written again: named by invocation and table", () => {
     const flow = run({ subscriber: 'Billing', mode: 'transactional', inboxTable: 'Inbox' });
     const update = { body: { TableName: 'Ledger', Key: { pk: { S: 'order-1' } } }, operation: 'UpdateItem', applied: true };
@@ -131,6 +148,43 @@ describe('ApplyAttribution', () => {
         'nor stopped by the processed ids when the event comes again (return the change as the state from apply() instead)',
     );
     expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => cause.kind)).toEqual(['write-outside-transaction']);
+  });
+
+  test("an aggregate's later commit whose processed ids list an earlier event is no second application of it (a redelivery the runtime skipped, beside a new event of the aggregate)", () => {
+    const flow = run({ subscriber: 'Billing', mode: 'aggregate' });
+    const aggregateCommit = (...eventIds: string[]) => ({
+      body: { TableName: 'Ledger', Item: { pk: { S: 'BILLING#o-1' }, processedMessages: { L: eventIds.map((eventId) => ({ S: `${eventId} 0123456789abcdef` })) } } },
+      operation: 'PutItem',
+      applied: true,
+    });
+    // e-1 applied; its delete lost, it comes again beside e-2 of the same aggregate: the runtime skips e-1 (listed) and
+    // commits e-2, whose item keeps e-1 in its processed ids
+    flow.invoke([['e-1', 1]], [aggregateCommit('e-1')]);
+    flow.later(180);
+    flow.invoke([['e-1', 2], ['e-2', 1]], [aggregateCommit('e-1', 'e-2')]);
+    flow.later(180);
+    flow.invoke([['e-3', 1], ['e-1', 3]], [aggregateCommit('e-1', 'e-2', 'e-3')]);
+
+    expect(flow.attribution.causes('Fn', ['e-1'])).toEqual([]);
+    expect(flow.attribution.cause('Fn', ['e-1'])).toBeUndefined();
+    expect(flow.attribution.causes('Fn', ['e-2', 'e-3'])).toEqual([]);
+  });
+
+  test("an aggregate's event applied to a second item is still two applications (the key that differs), the second item's later commits not counted again", () => {
+    const flow = run({ subscriber: 'Billing', mode: 'aggregate' });
+    const commitTo = (item: string, ...eventIds: string[]) => ({
+      body: { TableName: 'Ledger', Item: { pk: { S: item }, processedMessages: { L: eventIds.map((eventId) => ({ S: `${eventId} 0123456789abcdef` })) } } },
+      operation: 'PutItem',
+      applied: true,
+    });
+    flow.invoke([['e-1', 1]], [commitTo('ORDER#o-1#1', 'e-1')]);
+    flow.later(180);
+    flow.invoke([['e-1', 2]], [commitTo('ORDER#o-1#4', 'e-1')]);
+    flow.invoke([['e-1', 3], ['e-2', 1]], [commitTo('ORDER#o-1#4', 'e-1', 'e-2')]);
+
+    const causes = flow.attribution.causes('Fn', ['e-1']);
+    expect(causes.map((cause) => cause.kind)).toEqual(['aggregate-key-differs']);
+    expect(causes[0]!.invocations.map((invocation) => [invocation.number, invocation.role])).toEqual([[1, 'applied'], [2, 'applied-again']]);
   });
 
   test("a correct handler that emits with tx.emit, its commit refused then applied minutes later: the emitted envelope's time moves with the clock, and the handler is not told it keeps state", () => {

@@ -240,8 +240,15 @@ describe('each planted mistake names its cause and fix, in text and --json', () 
   });
 
   test('OwnClient (seed 1, 12 orders): the ledger written with the handler\'s own client', async () => {
-    const cause = expectCause(await simulate('OwnClient', '1', 12), 'effect-count', 'write-outside-transaction', 'Billing');
+    const result = await simulate('OwnClient', '1', 12);
+    const cause = expectCause(result, 'effect-count', 'write-outside-transaction', 'Billing');
     expect(cause.requests.some((request) => request.operation === 'UpdateItem' && request.tables.some((table) => table.startsWith('OwnClient-Ledger')))).toBe(true);
+    // the tables named as the templates name them locally (<stack>-<logical id>): the run's tables against a DynamoDB
+    // Local it did not start carry a suffix of the wall clock, which the result leaves out, so the seed decides its text
+    const tables = jsonViolations(result).flatMap((violation) => (violation.causes ?? []).flatMap((named) => named.requests.flatMap((request) => request.tables)));
+    expect(tables.length).toBeGreaterThan(0);
+    for (const table of tables) expect(table).toMatch(/^OwnClient-[A-Za-z]+[0-9A-F]{8}$/);
+    expect(formatSummary(result)).toMatch(/its own client: OwnClient-Ledger[0-9A-F]{8} \(\d+ UpdateItem\)/);
   });
 
   test('OutboxWrite (seed 1, 8 orders): a second outbox write instead of tx.emit, named at Billing', async () => {
@@ -257,6 +264,20 @@ describe('each planted mistake names its cause and fix, in text and --json', () 
 
   test('ModuleCache (seed 1, 8 orders, concurrency 1): state kept between attempts, the refused attempt and the commit', async () => {
     const cause = expectCause(await simulate('ModuleCache', '1', 8, 1), 'effect-count', 'state-kept-between-attempts', 'Billing');
+    expect(cause.invocations.map((invocation) => invocation.role)).toContain('not-applied');
+    expect(cause.invocations.at(-1)?.role).toBe('applied');
+  });
+
+  test('ModuleSkip (seed 1, 8 orders, concurrency 1): a module-level set of the orders billed: the count too low names the refused run and the commit that skipped the order', async () => {
+    // GIVEN Billing keeps the orders it billed in a module-level set, filled before its commit, and skips an order found there
+    const result = await simulate('ModuleSkip', '1', 8, 1);
+
+    // THEN an order whose first commit was refused is committed by a run that skipped it: applied 0 times, and told why
+    const detail = billingEffectCount(result, /ledger total: applied 0 time\(s\), expected exactly 1/);
+    expect(detail).toMatch(
+      /committed once, by invocation #\d+ \(receive \d+, at \+\d+ s\), with none of the writes an earlier run of its handler staged for it \(commits not applied: invocation #\d+ \(receive \d+, at \+\d+ s\): \d+ (?:refused|crashed).*\): the committing run read state the earlier run left in memory/,
+    );
+    const cause = expectCause(result, 'effect-count', 'state-kept-between-attempts', 'Billing');
     expect(cause.invocations.map((invocation) => invocation.role)).toContain('not-applied');
     expect(cause.invocations.at(-1)?.role).toBe('applied');
   });
