@@ -68,6 +68,8 @@ export class RunLedger implements SimulationObserver {
   /** Event ids each relay published (and how often). */
   public readonly published = new Map<ResourceKey, Map<string, number>>();
   public streamRecords = 0;
+  /** How often a relay's catch-up with its table gave up at its real-time limit (simulator/run/relay-catch-up.ts). */
+  public catchUpLimitMet = 0;
   /** Per subscription: the events that matched its filter policy and were put on its queue. */
   public readonly matchedEvents = new Map<ResourceKey, Set<string>>();
   /** Per subscription: the matched events SNS delivered to its queue (not those it could not deliver). */

@@ -5,6 +5,7 @@ import type { GrantedPermission } from '../iam/access-types';
 import { GRANTED_BY_USER } from '../iam/resolved-roles';
 import type { SimulationResult, SubscriberReport } from '../run/simulation';
 import type { ViolationCause } from '../check/violation-cause';
+import { CATCH_UP_LIMIT_MS } from '../run/relay-catch-up';
 
 const COLUMNS: readonly { readonly title: string; readonly cell: (row: SubscriberReport) => string }[] = [
   { title: 'subscriber', cell: (row) => row.name },
@@ -131,13 +132,26 @@ export function iamLine(result: SimulationResult): string {
 
 /** The relay line: records read, publish attempts that failed and were retried, what the pipes gave up on. */
 export function relayLine(result: SimulationResult): string {
-  const { committedEvents, offloadedEvents, streamRecords, failedAttempts, deadLettered, deadLetterMessages, lost } = result.relay;
+  const { committedEvents, offloadedEvents, streamRecords, failedAttempts, deadLettered, deadLetterMessages, lost, catchUpLimitMet } = result.relay;
   return (
     `relay: ${committedEvents} events committed to the outbox` +
     (offloadedEvents > 0 ? ` (${offloadedEvents} of them offloaded: their data in the payload bucket, the event carrying its reference)` : '') +
     `, ${streamRecords} stream records read, ${failedAttempts} publish attempt(s) failed and retried` +
     (deadLettered > 0 ? `, ${deadLettered} event(s) given up and dead-lettered by the pipe (${deadLetterMessages} message(s) of stream-batch metadata: replay their events from the outbox with idempotent-event-flow replay)` : '') +
-    (lost > 0 ? `, ${lost} event(s) given up and LOST` : '')
+    (lost > 0 ? `, ${lost} event(s) given up and LOST` : '') +
+    (catchUpLimitMet === undefined ? '' : `; ${catchUpLimitUnmet(catchUpLimitMet)}`)
+  );
+}
+
+/**
+ * The relay line's note that a relay's catch-up gave up at its real-time limit `times` time(s): what it means and what
+ * to do (simulator/run/relay-catch-up.ts).
+ */
+export function catchUpLimitUnmet(times: number): string {
+  return (
+    `a relay stopped waiting for its stream to catch up with its table ${times} time(s), after ${CATCH_UP_LIMIT_MS / 1000} s of real time each: ` +
+    'the records it had not read reached the queues in a later round, when the stream\'s lag decided, so this run may not replay; ' +
+    'a pipe that starts at LATEST misses what its table held before its first poll (start it at TRIM_HORIZON)'
   );
 }
 

@@ -55,7 +55,7 @@ export async function driveRun(options: SimulationOptions, settings: RunSettings
 
   const relays = flow.relays.map((relay) => {
     const source = model.relays.find((candidate) => candidate.key === relay.key)!.sourceTable;
-    return new CatchingUpRelay(relay, client, flow.tables.get(source)!.tableName);
+    return new CatchingUpRelay(relay, client, flow.tables.get(source)!.tableName, () => (ledger.catchUpLimitMet += 1));
   });
   const maxSimulatedSeconds = options.maxSimulatedSeconds ?? SIMULATION_DEFAULTS.maxSimulatedSeconds;
   // enough rounds for the producer at one command per invocation slot, plus a margin no settling flow comes near

@@ -18,7 +18,8 @@ import type { SimulatedRelay } from '../aws/stream-relay';
 /**
  * How long one catch-up waits for the stream, in real time, before it gives up for this round (the next round reads
  * the rest). Only a relay that can never catch up meets it (a pipe starting at `LATEST` on a table written before its
- * first poll): DynamoDB Local's lag under load is far below it, and a run that met it would not replay.
+ * first poll): DynamoDB Local's lag under load is far below it, and a run that met it may not replay, so the run
+ * reports each time it is met (`relay.catchUpLimitMet`).
  */
 export const CATCH_UP_LIMIT_MS = 60_000;
 const RETRY_DELAY_MS = 10;
@@ -54,21 +55,31 @@ export class CatchingUpRelay {
   private readonly lastRead = new Map<string, LastRead>();
   private keyNames: Promise<readonly string[]> | undefined;
 
+  /**
+   * `onLimitMet` is called each time a poll gives up after `limitMs` of real time without catching up (the run counts
+   * it); `limitMs` is {@link CATCH_UP_LIMIT_MS} unless a test shortens it.
+   */
   public constructor(
     private readonly relay: CatchUpRelay,
     private readonly client: DynamoDBClient,
     private readonly tableName: string,
+    private readonly onLimitMet: () => void = () => undefined,
+    private readonly limitMs: number = CATCH_UP_LIMIT_MS,
   ) {
     relay.onRecordRead((record) => this.note(record));
   }
 
-  /** Polls until caught up (or {@link CATCH_UP_LIMIT_MS} passed); returns the records read. */
+  /** Polls until caught up (or the limit passed: then it calls `onLimitMet`); returns the records read. */
   public async poll(): Promise<number> {
-    const deadline = Date.now() + CATCH_UP_LIMIT_MS;
+    const deadline = Date.now() + this.limitMs;
     let read = await this.relay.poll();
     // a pipe IAM does not let read its stream never catches up: the run reports the denial and the events not relayed
     if (this.relay.readDenied) return read;
-    while (!(await this.caughtUp()) && Date.now() < deadline) {
+    while (!(await this.caughtUp())) {
+      if (Date.now() >= deadline) {
+        this.onLimitMet();
+        return read;
+      }
       await new Promise((resolve) => setTimeout(resolve, RETRY_DELAY_MS));
       read += await this.relay.poll();
     }

@@ -26,6 +26,7 @@ function relayFigures(ledger: RunLedger, committedEvents: number, offloadedEvent
     deadLettered: dead.reduce((sum, entry) => sum + entry.eventIds.length, 0),
     deadLetterMessages: dead.length,
     lost: lost.reduce((sum, entry) => sum + entry.eventIds.length, 0),
+    ...(ledger.catchUpLimitMet === 0 ? {} : { catchUpLimitMet: ledger.catchUpLimitMet }),
   };
 }
 

@@ -114,4 +114,11 @@ export interface RelayFigures {
   readonly deadLetterMessages: number;
   /** Events the pipes gave up on with no dead letter: lost. */
   readonly lost: number;
+  /**
+   * How often a relay's poll gave up waiting, after a minute of real time, for its stream to show what its table holds
+   * (a pipe that can never catch up, e.g. one starting at `LATEST` on a table written before its first poll): the
+   * records it had not read reached the queues a round later, when the stream's lag decided, so the run may not replay.
+   * @default 0 (absent)
+   */
+  readonly catchUpLimitMet?: number;
 }

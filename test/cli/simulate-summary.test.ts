@@ -1,6 +1,7 @@
 /** The report `simulate` prints: its verdict says what was checked, and points at subscribers nothing reached. */
 import { describe, expect, test } from 'vitest';
-import { formatSummary } from '../../simulator/report/summary';
+import { catchUpLimitUnmet, formatSummary } from '../../simulator/report/summary';
+import { resultJson } from '../../simulator/run/result-json';
 import type { SimulationResult, SubscriberReport } from '../../simulator/run/simulation';
 
 const NO_FAILURE_PATHS = { 'handler-error': 0, 'lost-response': 0, conflict: 0, 'crash-before-commit': 0, 'crash-after-commit': 0, redelivery: 0, 'dead-letter': 0 };
@@ -39,6 +40,15 @@ function result(subscribers: SubscriberReport[], effectsNotCounted: string[]): S
 }
 
 describe('formatSummary', () => {
+  test("a relay's catch-up that gave up at its real-time limit is on the relay line and in --json; a run that never met it says nothing of it", () => {
+    const met = { ...result([subscriber('Billing', 2)], []), relay: { ...result([], []).relay, catchUpLimitMet: 2 } };
+
+    expect(formatSummary(met)).toContain(`relay: 2 events committed to the outbox, 2 stream records read, 0 publish attempt(s) failed and retried; ${catchUpLimitUnmet(2)}`);
+    expect(catchUpLimitUnmet(2)).toMatch(/^a relay stopped waiting for its stream to catch up with its table 2 time\(s\), after 60 s of real time each: .*may not replay/);
+    expect((JSON.parse(JSON.stringify(resultJson(met))) as { relay: { catchUpLimitMet?: number } }).relay.catchUpLimitMet).toBe(2);
+    expect(formatSummary(result([subscriber('Billing', 2)], []))).not.toContain('stopped waiting for its stream');
+  });
+
   test('a run with subscribers not exercised ends NOT PROVEN, not OK, naming each and why; a violation still wins', () => {
     const relayGaveUp = {
       ...result([subscriber('Billing', 0), subscriber('Shipping', 0)], ['Billing', 'Shipping']),

@@ -86,4 +86,25 @@ describe('a relay catching up with its table', () => {
     expect(await catchingUp.poll()).toBe(1);
     expect(relay.polls).toBe(1);
   });
+
+  test('a stream that never shows a write (a pipe starting after it): the poll gives up at its limit and says so, each time; one that catches up never does', async () => {
+    const tableName = uniqueTableName('CatchUp');
+    await createTable(client, tableName, { partitionKey: 'pk' });
+    const event1: Item = { pk: { S: 'EVENT#1' }, type: { S: 'OrderPlaced' } };
+    const event2: Item = { pk: { S: 'EVENT#2' }, type: { S: 'OrderPlaced' } };
+    for (const item of [event1, event2]) await client.send(new PutItemCommand({ TableName: tableName, Item: item }));
+    // the stream shows event 2 only: event 1 was written before the pipe's first poll (LATEST)
+    let limitsMet = 0;
+    const catchingUp = new CatchingUpRelay(new LaggingRelay([recordOf(event2, 'INSERT')], [1]), client, tableName, () => (limitsMet += 1), 50);
+
+    expect(await catchingUp.poll()).toBe(1);
+    expect(limitsMet).toBe(1);
+    expect(await catchingUp.poll()).toBe(0);
+    expect(limitsMet).toBe(2);
+
+    let metOnCaughtUp = 0;
+    const caughtUp = new CatchingUpRelay(new LaggingRelay([recordOf(event1, 'INSERT'), recordOf(event2, 'INSERT')], [1, 1]), client, tableName, () => (metOnCaughtUp += 1), 60_000);
+    expect(await caughtUp.poll()).toBe(2);
+    expect(metOnCaughtUp).toBe(0);
+  });
 });
