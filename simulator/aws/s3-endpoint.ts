@@ -91,7 +91,7 @@ export interface S3EndpointOptions {
   decideFault?(question: S3FaultQuestion): S3RequestFault;
   /** Picks what becomes of an object when it is first read (decided once per object). @default nothing */
   decideObjectFault?(bucket: string, key: string): S3ObjectFault | undefined;
-  /** Hears each fault that fires, with the function it hit (an object fault: the function that first read the object). @default not heard */
+  /** Hears each fault that fires, with the function it hit (an object fault: none, it is the object's, whoever reads it). @default not heard */
   onFault?(fault: Exclude<S3RequestFault, 'none'> | S3ObjectFault, functionKey: ResourceKey | undefined, target: { readonly bucket: string; readonly key: string }): void;
   /** The simulation's clock: every reply's `Date` header. @default the local S3's own */
   now?(): number;
@@ -175,7 +175,7 @@ export async function startS3Endpoint(options: S3EndpointOptions): Promise<S3End
     });
 
   /** At an object's first read: applies the object fault decided for it, if any. */
-  const applyObjectFault = async (target: Required<Pick<S3RequestTarget, 'bucket' | 'key'>> & S3RequestTarget, functionKey: ResourceKey | undefined): Promise<void> => {
+  const applyObjectFault = async (target: Required<Pick<S3RequestTarget, 'bucket' | 'key'>> & S3RequestTarget): Promise<void> => {
     const objectId = `${target.bucket}/${target.key}`;
     if (options.decideObjectFault === undefined || objectFaultDecided.has(objectId)) return;
     await withLock(objectId, async () => {
@@ -196,7 +196,9 @@ export async function startS3Endpoint(options: S3EndpointOptions): Promise<S3End
         await send('PUT', path, contentType === undefined ? {} : { 'content-type': contentType }, altered.length === 0 ? Buffer.from([0]) : altered);
       }
       injected.push({ bucket: target.bucket, key: target.key, fault });
-      options.onFault?.(fault, functionKey, { bucket: target.bucket, key: target.key });
+      // the object's fault, not its first reader's: S3 requests are not steps of the seed, so which worker's read
+      // arrives first is the connections' order, and every reader meets the same object
+      options.onFault?.(fault, undefined, { bucket: target.bucket, key: target.key });
     });
   };
 
@@ -242,7 +244,7 @@ export async function startS3Endpoint(options: S3EndpointOptions): Promise<S3End
     if (fault !== 'none') options.onFault?.(fault, sender?.functionKey, objectTarget);
     if (fault === 'fail') return s3Error(response, 503, 'SlowDown', 'Please reduce your request rate. (injected by the simulator)');
 
-    if (operation === 'GetObject' || operation === 'HeadObject') await applyObjectFault(objectTarget, sender?.functionKey);
+    if (operation === 'GetObject' || operation === 'HeadObject') await applyObjectFault(objectTarget);
 
     const headers = forwardedHeaders(incoming.headers);
     const upstream =

@@ -250,11 +250,31 @@ describe('the S3 endpoint faults', () => {
     expect(sha256(second)).toBe(sha256(first));
     await expect(read(s3, missing)).rejects.toMatchObject({ name: 'NoSuchKey' });
     await expect(read(s3, missing)).rejects.toMatchObject({ name: 'NoSuchKey' });
-    expect(heard).toEqual(['altered App/Fn altered-key', 'missing App/Fn missing-key']);
+    // the object's fault, whichever function read it first (that is the connections' order, not the seed's)
+    expect(heard).toEqual(['altered ? altered-key', 'missing ? missing-key']);
     expect(endpoint!.injectedObjectFaults()).toEqual([
       { bucket: BUCKET, key: altered, fault: 'altered' },
       { bucket: BUCKET, key: missing, fault: 'missing' },
     ]);
+  });
+
+  test("an object's fault is heard as the object's, not as the function whose read came first: two readers in either order give one account", async () => {
+    const heard: string[] = [];
+    const [first, second] = [freshKey(), freshKey()];
+    const { url, senders } = await start({ decideObjectFault: () => 'altered', onFault: (fault, functionKey, target) => heard.push(`${fault} ${functionKey ?? 'no function'} ${target.key === first ? 'first' : 'second'}`) });
+    const other = senders.register('App/Other', 'Other');
+    other.begin({ invocation: 'App/Other#1', invocationKey: 'inv-2', eventIds: [] });
+    const [fn, otherFn] = [client(url), client(`${endpoint!.endpoint}${other.path}`)];
+    for (const key of [first, second]) await fn.send(new PutObjectCommand({ Bucket: BUCKET, Key: key, Body: 'data', IfNoneMatch: '*' }));
+    // GIVEN one object first read by Fn, the other first read by Other (which worker's read arrives first is the
+    // connections' order, not the seed's)
+    await read(fn, first);
+    await read(otherFn, first);
+    await read(otherFn, second);
+    await read(fn, second);
+
+    // THEN each fault is heard once, the same way
+    expect(heard).toEqual(['altered no function first', 'altered no function second']);
   });
 
   test('an object fault is decided at its first read after it exists: a read before the write decides nothing', async () => {
