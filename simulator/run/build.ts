@@ -29,6 +29,7 @@ import { writePrivateFile } from './private-file';
 import { producerKeys } from './producer-driver';
 import type { PhaseTimer } from './run-profile';
 import type { RunDatabase } from './run-services';
+import { newTableSuffix } from './table-suffix';
 
 /** What the run started, for the run to stop it whatever happens: filled as each part starts. */
 export interface StartedParts {
@@ -47,6 +48,8 @@ export interface BuiltRun {
   readonly ownClientWrites: OwnClientWrites;
   readonly attribution: ApplyAttribution;
   readonly flow: LocalFlow;
+  /** Appended to every table's name against a DynamoDB Local the run did not start (./table-suffix.ts). @default none */
+  readonly tableNameSuffix?: string;
   /** Whether an invocation of the function had a write applied that it did not see (a lost response, a crash after it). */
   readonly wroteUnseen: (functionKey: ResourceKey) => (invocationKey: string) => boolean;
 }
@@ -133,6 +136,7 @@ export async function buildRun(
     return faultsStillNeeded(failurePathsOf(subscriber, ledger, flowBuilt.transactionConflicts.refusedFor(functionKey)), steeredFaults(plan.rates));
   });
   const decideFault = faultDecider(plan, steering, (functionKey, request) => history.onLostResponse(functionKey, request.operation, request.body.toString('utf8'), subscriberNames));
+  const tableNameSuffix = options.dynamoDbEndpoint ? newTableSuffix() : undefined;
   const flow = await buildLocalFlow(model, {
     client,
     streams,
@@ -143,8 +147,8 @@ export async function buildRun(
     region,
     concurrency,
     extraFunctions: producerKeys(producers.map(({ fn }) => fn)),
-    // a DynamoDB Local we did not start may hold the tables of an earlier run
-    tableNameSuffix: options.dynamoDbEndpoint ? `-${Date.now().toString(36)}${Math.floor(Math.random() * 1296).toString(36)}` : undefined,
+    // a DynamoDB Local we did not start may hold the tables of an earlier run (./table-suffix.ts)
+    tableNameSuffix,
     decideFault: (functionKey, invocationKey, request) => {
       ownClientWrites.onRequest(functionKey, request.operation, request.body.toString('utf8'));
       // a served run's flow works without faults (simulate --serve: the operator's drill)
@@ -195,5 +199,5 @@ export async function buildRun(
   }
   for (const { fn } of producers) steering.addProducer(fn.key, shownName(fn));
   const wroteUnseen = (functionKey: ResourceKey) => (invocationKey: string) => writesUnseen.has(`${functionKey}|${invocationKey}`);
-  return { database, clientConfig, client, clock, ledger, history, ownClientWrites, attribution, flow, wroteUnseen };
+  return { database, clientConfig, client, clock, ledger, history, ownClientWrites, attribution, flow, wroteUnseen, ...(tableNameSuffix === undefined ? {} : { tableNameSuffix }) };
 }

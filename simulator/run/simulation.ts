@@ -23,6 +23,7 @@ import { reportRun } from './report';
 import type { SimulationResult } from './result';
 import { PhaseTimer } from './run-profile';
 import { runServices } from './run-services';
+import { withoutTableSuffix } from './table-suffix';
 
 export { NothingToSimulateError, RegionContradictionError } from './prepare';
 export type { IamReport, RelayFigures, SimulationResult, SubscriberReport } from './result';
@@ -45,7 +46,8 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     const operated = await operateRun(options, app, built, driven, phases);
     const { facts } = await readRunFacts(options, settings, app, built, driven, operated, DynamoDBDocumentClient.from(built.client));
     const violations = checkRun(facts);
-    const result = reportRun(settings, app, built, operated, facts, violations, startedAt);
+    // the tables named as the templates name them, without the suffix of a run against another's DynamoDB Local
+    const result = withoutTableSuffix(reportRun(settings, app, built, operated, facts, violations, startedAt), built.tableNameSuffix);
     phases.ended('checks');
     built.attribution.close();
     // simulate --serve: the services go on serving what the run left; the callee stops them
