@@ -32,7 +32,7 @@ const BUCKET_NAME = `ief-payload-test-${FLOW.account}-${FLOW.region}`;
 const OBJECT = 'event-data/0a1b/2c3d';
 
 /** Which of the three statements the app leaves out. */
-type Missing = 'none' | 'bucket-grant' | 'key-statement' | 'identity-policy';
+type Missing = 'none' | 'bucket-grant' | 'key-statement' | 'identity-policy' | 'grant-on-unfilled-key';
 
 const opened: Array<{ directory: string; sessions: ServedSessions }> = [];
 afterAll(async () => {
@@ -50,8 +50,11 @@ async function served(missing: Missing): Promise<{ check: ReturnType<FlowAccess[
   const key = new kms.Key(flow, 'Key');
   const bucket = new s3.Bucket(flow, 'Bucket', { bucketName: BUCKET_NAME, encryption: s3.BucketEncryption.KMS, encryptionKey: key, bucketKeyEnabled: true, enforceSSL: true, blockPublicAccess: s3.BlockPublicAccess.BLOCK_ALL });
   const reader = { StringEquals: { 'aws:PrincipalArn': READER_ARN } };
+  // a grant whose condition reads a key AWS does not fill for a role's own call (aws:SourceAccount is set only when a
+  // service calls on a resource's behalf): on AWS it never matches
+  const unfilled = { StringEquals: { 'aws:SourceAccount': TEAM.account } };
   if (missing !== 'bucket-grant') {
-    bucket.addToResourcePolicy(new iam.PolicyStatement({ sid: 'PayloadGetByLedger', principals: [new iam.AccountPrincipal(TEAM.account)], actions: ['s3:GetObject'], resources: [bucket.arnForObjects('event-data/*')], conditions: reader }));
+    bucket.addToResourcePolicy(new iam.PolicyStatement({ sid: 'PayloadGetByLedger', principals: [new iam.AccountPrincipal(TEAM.account)], actions: ['s3:GetObject'], resources: [bucket.arnForObjects('event-data/*')], conditions: missing === 'grant-on-unfilled-key' ? unfilled : reader }));
   }
   if (missing !== 'key-statement') {
     key.addToResourcePolicy(new iam.PolicyStatement({ sid: 'PayloadDecryptByLedger', principals: [new iam.AccountPrincipal(TEAM.account)], actions: ['kms:Decrypt'], resources: ['*'], conditions: reader }));
@@ -105,6 +108,11 @@ describe("the served S3 check of a session of another account's role, reading th
   test('without the key policy’s statement for the other account, the read is refused naming kms:Decrypt on the flow key', async () => {
     const { check, bucket, session } = await served('key-statement');
     expect(await check({ accessKeyId: session, operation: 'GetObject', bucket, objectKey: OBJECT, headers: {} })).toMatch(/not authorized to perform: kms:Decrypt on resource: arn:aws:kms:eu-west-1:111111111111:key\//);
+  });
+
+  test('a bucket grant conditioned on a context key AWS does not fill for the call (aws:SourceAccount on a role’s own GetObject) is not taken as satisfied: refused', async () => {
+    const { check, bucket, session } = await served('grant-on-unfilled-key');
+    expect(await check({ accessKeyId: session, operation: 'GetObject', bucket, objectKey: OBJECT, headers: {} })).toMatch(/not authorized to perform: s3:GetObject/);
   });
 
   test("with the flow's two statements but no identity policy in the role's own account, the read is refused: across accounts both sides must allow", async () => {
