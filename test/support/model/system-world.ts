@@ -611,10 +611,13 @@ export class SystemWorld {
       if (!event.taken) continue;
       const applied = this.appliedCount(event.id, counts);
       // an offloaded event whose object was altered or deleted: applied once, or dead-lettered with the reason
-      // (or, never applied, its last copy ran out of a queue's retention: SQS deleted it, an alarm's business)
+      // (or, never applied, its last copy ran out of a queue's retention: SQS deleted it, an alarm's business; or,
+      // never on a queue (the relay gave up on it and no operator sent a copy), an operator's refusal names it, as
+      // for any event: no consumer saw it to dead-letter it)
       const offloaded = this.offloaded.settled(event.id, applied);
       if (offloaded !== undefined) {
-        if (offloaded !== null && !(applied === 0 && this.expired.has(event.id))) this.violate(offloaded);
+        const neverQueued = event.spec.relayGivesUp && !this.operatorSent.has(event.id);
+        if (offloaded !== null && !(applied === 0 && (this.expired.has(event.id) || (neverQueued && this.refusals.has(event.id))))) this.violate(offloaded);
         continue;
       }
       if (applied === 1 || (applied > 1 && this.boundAnnounced(event.id, applied)) || (applied === 0 && (this.refusals.has(event.id) || this.expired.has(event.id)))) continue;
