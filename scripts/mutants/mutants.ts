@@ -1737,4 +1737,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '  return item !== undefined;',
     tests: ['test/cli/redrive-after-inbox-restore.int.test.ts'],
   },
+  {
+    id: 'replay-aggregate-wrong-table-taken',
+    breaks: "replay --aggregate-table (issue 41): an existing table holding no aggregate of the subscriber (the outbox, an empty table, other subscribers' aggregates only) is taken, so every event found in none of its items is 'never applied' and sent, though the subscriber may have applied it",
+    file: 'simulator/cli/aggregate-applications.ts',
+    find: '    if (its === 0) throw new Error(notAggregateTable(table, subscriberName, items.length, [...others].sort()));',
+    replace: '',
+    tests: ['test/cli/replay-aggregate.int.test.ts'],
+  },
 ];

@@ -7,8 +7,10 @@
  * subscriber's (its account's credentials), scanned whole, strongly consistent: the operator names every table the
  * subscriber's `locate` writes, or an event applied in a table left out is taken as never applied. Only the items that
  * are the subscriber's count: each names its subscriber (`aggregateSubscriber`, written with every version); an item
- * naming another subscriber (a table shared by several, or the wrong table given) is left out, and an id found only in
- * an item naming none (written before the runtime marked items) cannot be credited to the subscriber: undecided.
+ * naming another subscriber (a table shared by several) is left out, and an id found only in an item naming none
+ * (written before the runtime marked items) cannot be credited to the subscriber: undecided. A table given that holds
+ * no aggregate of the subscriber (empty, another table of the flow, other subscribers' aggregates only) is refused,
+ * naming it and why: every event found nowhere would otherwise be taken as never applied, and sent.
  */
 import { DescribeTableCommand, type DescribeTableCommandOutput, type DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { toDocumentClient } from '../../lambda/transaction/document-client';
@@ -44,14 +46,19 @@ export async function readAggregateApplications(client: DynamoDBClient, tables: 
   const documents = toDocumentClient(client);
   for (const table of tables) {
     const keyNames = ((await describeAggregateTable(client, table)).Table?.KeySchema ?? []).map((key) => key.AttributeName!);
-    for (const item of await scanItems(documents, { TableName: table })) {
+    const items = await scanItems(documents, { TableName: table });
+    const others = new Set<string>();
+    let its = 0;
+    for (const item of items) {
       const version = item[AGGREGATE_ITEM.VERSION_ATTRIBUTE];
       if (typeof version !== 'number') continue; // nothing applied to it (or not an aggregate of the runtime)
       const owner = item[AGGREGATE_ITEM.SUBSCRIBER_ATTRIBUTE];
       if (owner !== undefined && owner !== subscriberName) {
+        others.add(String(owner));
         othersLeftOut += 1; // another subscriber's: its ids and its forgetting say nothing of this one
         continue;
       }
+      its += 1;
       const aggregate = `${table} ${keyNames.map((name) => `${name}=${String(item[name])}`).join(' ')}`;
       const processed = parseProcessedMessages(item[AGGREGATE_ITEM.PROCESSED_MESSAGES_ATTRIBUTE]);
       const found = owner === undefined ? unmarkedBy : appliedBy;
@@ -59,8 +66,27 @@ export async function readAggregateApplications(client: DynamoDBClient, tables: 
       // an unmarked item may be this subscriber's: its forgetting counts (the safe side)
       if (version > processed.length) forgetful.push({ aggregate, forgot: version - processed.length });
     }
+    if (its === 0) throw new Error(notAggregateTable(table, subscriberName, items.length, [...others].sort()));
   }
   return { appliedBy, forgetful, unmarkedBy, othersLeftOut };
+}
+
+/**
+ * Why `table` (`itemCount` items, aggregates of `others` only) is refused as an aggregate table of `subscriberName`: no
+ * item of it is an aggregate the runtime wrote for the subscriber, so an event found in none of them would be taken as
+ * never applied and sent, though the subscriber may have applied it in a table left out.
+ */
+export function notAggregateTable(table: string, subscriberName: string, itemCount: number, others: readonly string[]): string {
+  const why =
+    itemCount === 0
+      ? 'it is empty'
+      : others.length > 0
+        ? `its aggregates name other subscribers only (${others.map((name) => `'${name}'`).join(', ')}; ${AGGREGATE_ITEM.SUBSCRIBER_ATTRIBUTE})`
+        : `none of its ${itemCount} item(s) is an aggregate (no ${AGGREGATE_ITEM.VERSION_ATTRIBUTE})`;
+  return (
+    `--aggregate-table ${table}: not an aggregate table of subscriber '${subscriberName}': ${why}, so it cannot say which events the subscriber applied; ` +
+    "give the tables the subscriber's locate writes (one it never applied an event to says nothing: leave it out, and if no table remains, --allow-reapply without --aggregate-table)"
+  );
 }
 
 /** DescribeTable of an `--aggregate-table`; one that does not exist fails naming it (DynamoDB's answer may not). */

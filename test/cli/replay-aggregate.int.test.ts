@@ -19,6 +19,7 @@ import { createKeyedTable, createOutbox } from '../support/proof/tables';
 import { createAggregateConsumer } from '../../lambda/aggregate/aggregate-consumer';
 import { envelopeObject, outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from '../lambda/helpers';
 import { cli, startOperatorServices, type OperatorServices } from './operator-services';
+import { notAggregateTable } from '../../simulator/cli/aggregate-applications';
 
 const DAY_MS = 86_400_000;
 
@@ -166,9 +167,45 @@ describe('replay to a subscriber in aggregate mode, given its aggregate tables',
     // WHEN the operator replays it to Invoicing, giving the shared table
     const replay = await cli(s, ...replayArgs(s, 'evt-order-1'), '--aggregate-table', aggregates);
 
-    // THEN Invoicing's event is not declared applied on the word of Loyalty's aggregate
-    const [decision] = (JSON.parse(replay.stdout) as { events: Decision[] }).events;
-    expect(decision, replay.stdout).not.toEqual(expect.objectContaining({ applied: true }));
+    // THEN Invoicing's event is not declared applied on the word of Loyalty's aggregate: the table, holding Loyalty's
+    // aggregate only, is refused as not Invoicing's, and nothing is sent
+    expect(replay.code, replay.stdout + replay.stderr).toBe(1);
+    expect(replay.stdout).not.toContain('"applied": true');
+    expect(replay.stderr).toContain(notAggregateTable(aggregates, 'Invoicing', 1, ['Loyalty']));
+    expect(s.queue.messages()).toEqual([]);
+  });
+
+  /**
+   * An existing table that is not the subscriber's aggregate table (the outbox, a table of other subscribers' aggregates
+   * only, an empty one) once passed: every event found in no aggregate of it was "never applied" and sent, though the
+   * subscriber may have applied it. The items are what can prove a table is the subscriber's: a table none of whose
+   * items is an aggregate the runtime wrote for it is refused, naming the table and why, and nothing is sent.
+   */
+  test("an existing table holding no aggregate of the subscriber is refused, naming it and why; nothing is sent", async () => {
+    const s = (services = await startOperatorServices('AggregateWrongTable'));
+    await outboxEvent('evt-applied', s.clock.now() - DAY_MS);
+    await aggregate('customer#c-1', 1, ['evt-applied'], 'Loyalty');
+    const empty = await createKeyedTable(localClient(), 'cli-aggregates-empty');
+
+    const outboxGiven = await cli(s, ...replayArgs(s, 'evt-applied'), '--aggregate-table', outbox.outboxTableName);
+    expect(outboxGiven.code, outboxGiven.stdout + outboxGiven.stderr).toBe(1);
+    expect(outboxGiven.stderr).toContain(`--aggregate-table ${outbox.outboxTableName}: not an aggregate table of subscriber 'Invoicing'`);
+    expect(outboxGiven.stderr).toMatch(/none of its \d+ item\(s\) is an aggregate/);
+
+    const othersOnly = await cli(s, ...replayArgs(s, 'evt-applied'), '--aggregate-table', aggregates);
+    expect(othersOnly.code, othersOnly.stdout + othersOnly.stderr).toBe(1);
+    expect(othersOnly.stderr).toContain(`--aggregate-table ${aggregates}: not an aggregate table of subscriber 'Invoicing'`);
+    expect(othersOnly.stderr).toContain("its aggregates name other subscribers only ('Loyalty'");
+
+    const emptyGiven = await cli(s, ...replayArgs(s, 'evt-applied'), '--aggregate-table', empty);
+    expect(emptyGiven.code).toBe(1);
+    expect(emptyGiven.stderr).toContain(`--aggregate-table ${empty}: not an aggregate table of subscriber 'Invoicing': it is empty`);
+
+    // a table also holding one of the subscriber's aggregates is its (shared with Loyalty): decided from it
+    await aggregate('order-1', 1, ['evt-applied']);
+    const shared = await cli(s, ...replayArgs(s, 'evt-applied'), '--aggregate-table', aggregates);
+    expect(shared.code, shared.stdout + shared.stderr).toBe(0);
+    expect(s.queue.messages()).toEqual([]);
   });
 
   test('without --aggregate-table every event is refused as before, and the reason says how to decide it', async () => {

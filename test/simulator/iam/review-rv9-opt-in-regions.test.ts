@@ -19,3 +19,7 @@ test('R-1: the simulator knows every Region the constructs take for an opt-in Re
   // the consequence: the principal each side names for a topic there delivering to eu-west-1
   for (const region of constructs) expect(snsDeliveryPrincipal(region, 'eu-west-1'), region).toBe(constructsPrincipal(region, 'eu-west-1'));
 });
+
+test('and the other way: the simulator takes no Region for opt-in that the constructs do not (the principal they write would be refused in the run)', () => {
+  expect([...OPT_IN_REGIONS].filter((name) => !RegionInfo.get(name).isOptInRegion)).toEqual([]);
+});

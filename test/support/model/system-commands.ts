@@ -66,7 +66,8 @@ const deliverySpec = (mode: Mode): fc.Arbitrary<DeliverySpec> =>
 
 /**
  * `replay`'s options of a subscriber of another account (`--flow-profile`: the profile of the flow's account, one the
- * AWS config lacks, or none) and of one in aggregate mode (`--aggregate-table`: its table, or a missing one).
+ * AWS config lacks, or none) and of one in aggregate mode (`--aggregate-table`: its table, a missing one, or an
+ * existing table that is not its aggregate table).
  */
 function replayOptionCommands(mode: Mode): Array<fc.Arbitrary<Command>> {
   const which = fc.oneof(fc.constant<'range'>('range'), fc.nat(20));
@@ -74,7 +75,7 @@ function replayOptionCommands(mode: Mode): Array<fc.Arbitrary<Command>> {
     .tuple(which, fc.constantFrom<'granted' | 'unknown-profile' | 'none'>('granted', 'granted', 'unknown-profile', 'none'))
     .map(([selected, profile]) => command(`replay --flow-profile(${selected}, ${profile})`, (world) => world.replayFromFlowAccount(selected, profile)));
   const withAggregateTable = fc
-    .tuple(which, fc.constantFrom<'its' | 'missing'>('its', 'its', 'its', 'missing'))
+    .tuple(which, fc.constantFrom<'its' | 'missing' | 'wrong'>('its', 'its', 'its', 'missing', 'wrong'))
     .map(([selected, table]) => command(`replay --aggregate-table(${selected}, ${table})`, (world) => world.replayWithAggregateTable(selected, table)));
   return mode === 'aggregate' ? [fromFlowAccount, withAggregateTable, withAggregateTable] : [fromFlowAccount];
 }

@@ -40,6 +40,7 @@ import { recordingLogger } from '../proof/recorders';
 import { createInboxTable, createOutbox } from '../proof/tables';
 import { OffloadedEvents, type ObjectDamage, type OffloadCase } from './offloaded-events';
 import { inject } from 'vitest';
+import { AGGREGATE_ITEM } from '../../../lambda/contract/wire-format';
 
 /** The AWS profile of the flow's account the subscriber's team replays with (`--flow-profile`). */
 const FLOW_PROFILE = 'flow-outbox';
@@ -445,20 +446,31 @@ export class SystemWorld {
 
   /**
    * Aggregate mode: `replay --yes --aggregate-table` with the subscriber's aggregate table (`its`), which decides from
-   * the ids its aggregate remembers, or with a table name that does not exist (`missing`, a typo): the command fails
-   * naming it, and sends nothing.
+   * the ids its aggregate remembers; with a table name that does not exist (`missing`, a typo); or with an existing
+   * table that is not an aggregate table of the subscriber (`wrong`: the outbox). A table given that holds no aggregate
+   * of the subscriber (the wrong one, or its own before it applied an event) is refused: the command fails naming it,
+   * and sends nothing.
    */
-  public async replayWithAggregateTable(which: 'range' | number, table: 'its' | 'missing'): Promise<void> {
+  public async replayWithAggregateTable(which: 'range' | number, table: 'its' | 'missing' | 'wrong'): Promise<void> {
     if (this.config.mode !== 'aggregate') return;
     const selection = this.replaySelection(which);
     if (selection === undefined) return;
-    const name = table === 'its' ? this.tables.business : `${this.tables.business}-typo`;
+    const name = table === 'its' ? this.tables.business : table === 'wrong' ? this.tables.outbox.outboxTableName : `${this.tables.business}-typo`;
+    const holdsAggregate = table === 'its' && (await this.holdsAggregateOfSubscriber());
     const sentBefore = this.operatorCopies();
     const result = await this.cli({}, 'replay', '--subscriber-output', this.operatorOutput(), ...selection, '--aggregate-table', name, '--yes', '--json');
-    if (table === 'its') return this.recordReplay(result, `replay --aggregate-table ${which === 'range' ? 'the range' : 'one event'}`);
-    if (result.code !== 1 || !result.stderr.includes(name)) this.violate(`replay --aggregate-table of a missing table exited ${result.code}, not 1 naming it: ${result.stderr}${result.stdout}`);
-    if (this.operatorCopies() !== sentBefore) this.violate('replay --aggregate-table of a missing table sent copies although it failed');
-    this.history.push(`operator: replay --aggregate-table of a missing table: failed (exit ${result.code}), nothing sent`);
+    if (holdsAggregate) return this.recordReplay(result, `replay --aggregate-table ${which === 'range' ? 'the range' : 'one event'}`);
+    const what = table === 'missing' ? 'a missing table' : table === 'wrong' ? 'a table of the flow that is not an aggregate table' : 'its table before it applied an event';
+    const expected = table === 'missing' ? name : `--aggregate-table ${name}: not an aggregate table of subscriber 'life'`;
+    if (result.code !== 1 || !result.stderr.includes(expected)) this.violate(`replay --aggregate-table of ${what} exited ${result.code}, not 1 naming it (${expected}): ${result.stderr}${result.stdout}`);
+    if (this.operatorCopies() !== sentBefore) this.violate(`replay --aggregate-table of ${what} sent copies although it failed`);
+    this.history.push(`operator: replay --aggregate-table of ${what}: failed (exit ${result.code}), nothing sent`);
+  }
+
+  /** Whether the business table holds an aggregate the runtime wrote for the subscriber (from the truth). */
+  private async holdsAggregateOfSubscriber(): Promise<boolean> {
+    const item = (await this.documents.send(new GetCommand({ TableName: this.tables.business, Key: { pk: 'account' }, ConsistentRead: true }))).Item;
+    return typeof item?.[AGGREGATE_ITEM.VERSION_ATTRIBUTE] === 'number' && [undefined, 'life'].includes(item[AGGREGATE_ITEM.SUBSCRIBER_ATTRIBUTE] as string | undefined);
   }
 
   private replaySelection(which: 'range' | number): string[] | undefined {
@@ -599,10 +611,13 @@ export class SystemWorld {
       if (!event.taken) continue;
       const applied = this.appliedCount(event.id, counts);
       // an offloaded event whose object was altered or deleted: applied once, or dead-lettered with the reason
-      // (or, never applied, its last copy ran out of a queue's retention: SQS deleted it, an alarm's business)
+      // (or, never applied, its last copy ran out of a queue's retention: SQS deleted it, an alarm's business; or,
+      // never on a queue (the relay gave up on it and no operator sent a copy), an operator's refusal names it, as
+      // for any event: no consumer saw it to dead-letter it)
       const offloaded = this.offloaded.settled(event.id, applied);
       if (offloaded !== undefined) {
-        if (offloaded !== null && !(applied === 0 && this.expired.has(event.id))) this.violate(offloaded);
+        const neverQueued = event.spec.relayGivesUp && !this.operatorSent.has(event.id);
+        if (offloaded !== null && !(applied === 0 && (this.expired.has(event.id) || (neverQueued && this.refusals.has(event.id))))) this.violate(offloaded);
         continue;
       }
       if (applied === 1 || (applied > 1 && this.boundAnnounced(event.id, applied)) || (applied === 0 && (this.refusals.has(event.id) || this.expired.has(event.id)))) continue;
