@@ -1737,4 +1737,21 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '  return item !== undefined;',
     tests: ['test/cli/redrive-after-inbox-restore.int.test.ts'],
   },
+  // ---- issue 38, fourteenth session (o14b): review ro13's RO13-9, mutants the ordered model let live ----------------
+  {
+    id: 'ordered-inbox-restore-check-none',
+    breaks: "fence replay / dlq redrive / fence redrive of an ordered subscriber (review ro13, RO13-9, its M1): no inbox-restore check at all, so between an inbox restore and its 'fence carry' the restored fences admit events the subscriber applied in the table restored from: applied twice (the ordered model's inbox restore came with its carry, so no command ran between)",
+    file: 'simulator/cli/inbox-restore-check.ts',
+    find: '  const described = await context.client().send(new DescribeTableCommand({ TableName: inboxTable }));',
+    replace: "  if (inboxTable !== '') return undefined;\n  const described = await context.client().send(new DescribeTableCommand({ TableName: inboxTable }));",
+    tests: [ORDERED_MODEL],
+  },
+  {
+    id: 'ordered-redrive-deletes-skip-dropped-letters',
+    breaks: "dlq redrive / fence redrive --yes of an ordered subscriber (review ro13, RO13-9, its M2): a letter an operator's 'fence skip' dropped is deleted as a proven duplicate, though it was never applied (the operator decides; the ordered model excused such a deletion)",
+    file: 'simulator/cli/dead-letters/ordered-queue-read.ts',
+    find: "  return [...plan.alreadyApplied.filter((letter) => letter.recognisedBy !== 'fence skip'), ...plan.copies];",
+    replace: '  return [...plan.alreadyApplied, ...plan.copies];',
+    tests: [ORDERED_MODEL],
+  },
 ];
