@@ -333,7 +333,7 @@ const REGRESSIONS: ReadonlyArray<{ readonly name: string; readonly seed: number;
     maxReceiveCount: 1,
     commands: () => [
       new Produce(0, 1, 'none'), new Relay(0, 1, true), new Deliver(0, 0, undefined, 'none'), new Produce(0, 1, 'none'), new Relay(0, 2, true), new Deliver(0, 0, undefined, 'none'), new Exhaust(0, 0),
-      new RestoreInboxThen(2, 'dlq redrive', 0),
+      new RestoreInboxThen(1, 'dlq redrive', 0),
     ],
   },
   {
