@@ -1524,7 +1524,7 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'ordered-held-aggregate-on-oldest-age',
     breaks: "OrderedSubscriber's HeldAggregate (review ro12, RO12-12) rests on the FIFO queue's ApproximateAgeOfOldestMessage, which SQS computes without a message received repeatedly and never deleted: exactly the held one, so a held aggregate raises no alarm",
     file: 'lib/ordered/ordered-subscriber.ts',
-    find: '      metric: failed,',
+    find: '      metric: holding,',
     replace: '      metric: this.consumerQueue.metricApproximateAgeOfOldestMessage({ period: held.period }),',
     tests: ['test/constructs/ordered-on-call.test.ts'],
   },
@@ -1753,5 +1753,13 @@ export const MUTANTS: readonly Mutant[] = [
     find: "  return [...plan.alreadyApplied.filter((letter) => letter.recognisedBy !== 'fence skip'), ...plan.copies];",
     replace: '  return [...plan.alreadyApplied, ...plan.copies];',
     tests: [ORDERED_MODEL],
+  },
+  {
+    id: 'ordered-sequence-gap-not-counted',
+    breaks: "HeldAggregate (review ro13, RO13-6): an ordered consumer does not count SequenceGaps when its fence holds a message behind a gap, so the alarm that says an aggregate is held never sees one (it fired on any Failed message before)",
+    file: 'lambda/consumer/process-message.ts',
+    find: '    if (error instanceof SequenceGapError) deps.countMetric?.(CONSUMER_METRICS.SEQUENCE_GAPS);',
+    replace: '',
+    tests: ['test/lambda/ordered/ordered-held-metric.int.test.ts'],
   },
 ];
