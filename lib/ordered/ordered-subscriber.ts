@@ -79,7 +79,9 @@ export interface OrderedSubscriberProps extends FunctionOptions, AlarmOptions {
    * How long an aggregate may be held before its `HeldAggregate` alarm fires, and the age of the oldest message of the
    * subscriber's FIFO queue at which its `OldestMessageAge` alarm fires (the consumer falling behind); 1 minute to 14
    * days. A FIFO queue keeps a message that keeps failing at the head of its group: its aggregate is held, behind a gap
-   * the fence waits for or behind a failing handler, until `maxReceiveCount` receives move it to the dead-letter queue.
+   * the fence waits for or behind a failing handler, until `maxReceiveCount` receives move it to the dead-letter queue
+   * (`HeldAggregate` counts the gaps and the function's errors: timeouts and crashes; a handler's transient failure is
+   * the runtime's `Failed` only).
    *
    * @default Duration.minutes(5)
    */
