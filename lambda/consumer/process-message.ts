@@ -5,6 +5,8 @@
  */
 import { parseEnvelope, type EventEnvelope } from '../envelope';
 import { MessageBlockedError, PayloadMismatchError, PayloadUnavailableError, PermanentError, SchemaValidationError } from '../errors';
+import { CONSUMER_METRICS } from '../contract/metric-names';
+import { SequenceGapError } from '../ordered/ordered-errors';
 import type { ClaimCheckConfig } from '../claim-check/claim-check-config';
 import type { PayloadReader } from '../claim-check/payload-store';
 import { READ_COPIES, sharedReadBudget } from '../claim-check/read-budget';
@@ -391,6 +393,8 @@ export async function processMessage<TData>(
     }
     if (isPermanent(error)) return deadLetter(record, error, 'dead-lettered', deps, log, elapsed(), raw.id);
     if (isBlocked(error)) return deadLetter(record, error, 'blocked', deps, log, elapsed(), raw.id);
+    // the fence holds the aggregate behind a gap (review ro13, RO13-6): what the ordered subscriber's HeldAggregate alarm counts
+    if (error instanceof SequenceGapError) deps.countMetric?.(CONSUMER_METRICS.SEQUENCE_GAPS);
     if (error instanceof Error && CONTENDED_ERROR_NAMES.has(error.name)) {
       log.info('failed', { ...elapsed(), outcome: 'failed', error, detail: 'retried later' });
     } else {

@@ -20,6 +20,12 @@ export const CONSUMER_METRICS = {
   DUPLICATES: 'Duplicates',
   /** Messages left on the queue to be retried (transient failures, and FIFO messages skipped behind one). */
   FAILED: 'Failed',
+  /**
+   * Ordered subscribers only: messages failed because the sequence fence waits for an earlier event of their aggregate
+   * (`SequenceGapError`): the aggregate is held behind a gap, its later events wait. Retried at each visibility
+   * timeout, so a held aggregate counts one in every such period; a transient failure of the handler is `Failed` only.
+   */
+  SEQUENCE_GAPS: 'SequenceGaps',
   /** Messages blocked for an operator (an effect's outcome is unknown). */
   BLOCKED: 'Blocked',
   /** Messages sent to the dead-letter queue for a permanent reason. */

@@ -3,6 +3,7 @@
  * (docs/ORDERED-DELIVERY.md). The handler's staged writes, the inbox record and the subscriber's sequence fence commit
  * in ONE transaction; the fence's condition admits only the aggregate's next sequence.
  */
+import { CONSUMER_METRICS } from '../contract/metric-names';
 import type { ConsumerConfig } from '../config';
 import { PROCESSING_MODE } from '../contract/environment';
 import { createBatchHandler, type SqsBatchHandler } from '../consumer/create-consumer';
@@ -87,6 +88,7 @@ export function createOrderedConsumer<TData = unknown>(options: OrderedConsumerO
     config,
     processingMode: PROCESSING_MODE.TRANSACTIONAL,
     ordered: true,
+    additionalMetrics: [CONSUMER_METRICS.SEQUENCE_GAPS],
     options,
     logger,
     now,

@@ -79,7 +79,9 @@ export interface OrderedSubscriberProps extends FunctionOptions, AlarmOptions {
    * How long an aggregate may be held before its `HeldAggregate` alarm fires, and the age of the oldest message of the
    * subscriber's FIFO queue at which its `OldestMessageAge` alarm fires (the consumer falling behind); 1 minute to 14
    * days. A FIFO queue keeps a message that keeps failing at the head of its group: its aggregate is held, behind a gap
-   * the fence waits for or behind a failing handler, until `maxReceiveCount` receives move it to the dead-letter queue.
+   * the fence waits for or behind a failing handler, until `maxReceiveCount` receives move it to the dead-letter queue
+   * (`HeldAggregate` counts the gaps and the function's errors: timeouts and crashes; a handler's transient failure is
+   * the runtime's `Failed` only).
    *
    * @default Duration.minutes(5)
    */
@@ -127,10 +129,12 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
   /** Fires when the consumer function reports errors (a whole invocation failed). */
   public readonly errorsAlarm: cloudwatch.Alarm;
   /**
-   * Fires when the consumer failed a message (the runtime's `Failed` metric: a gap the fence waits for, a failing
-   * handler) in every period of at least one visibility timeout for `maxMessageAge`: a message that keeps failing is
-   * received again each visibility timeout, so its aggregate is held. Not the queue's `ApproximateAgeOfOldestMessage`:
-   * SQS leaves a message received repeatedly and never deleted out of it. `fence list` shows each held-up aggregate.
+   * Fires when, in every period of at least one visibility timeout for `maxMessageAge`, the sequence fence held an
+   * aggregate behind a gap (the runtime's `SequenceGaps` metric) or the function failed whole (Lambda's `Errors`:
+   * timeouts and crashes, which write no metric line): a held message is received again each visibility timeout. Not
+   * the runtime's `Failed` (any transient failure of a healthy subscriber), nor the queue's
+   * `ApproximateAgeOfOldestMessage` (SQS leaves a message received repeatedly out of it). `fence list` shows each
+   * aggregate held behind a gap.
    */
   public readonly heldAggregateAlarm: cloudwatch.Alarm;
   /** Fires when the oldest message of the FIFO queue is `maxMessageAge` old: the consumer is falling behind. */
@@ -230,9 +234,13 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
     const maxMessageAge = props.maxMessageAge ?? CONSUMER_DEFAULTS.MAX_MESSAGE_AGE;
     const visibilityTimeout = props.visibilityTimeout ?? minimumVisibilityTimeout(timeout);
     const held = heldAggregateEvaluation(visibilityTimeout, maxMessageAge);
-    const failed = new cloudwatch.Metric({
+    // review ro13, RO13-6: not any failed message (a healthy subscriber's transient failures are retried at once), but
+    // what holds an aggregate: the fence waiting behind a gap (the runtime's SequenceGaps), or the function failing
+    // whole (timeouts, crashes, out of memory: no line of the runtime then, Lambda's Errors counts them; a FIFO queue
+    // keeps their messages at their groups' heads), in every period a held message is received again
+    const gaps = new cloudwatch.Metric({
       namespace: CONSUMER_METRICS.NAMESPACE,
-      metricName: CONSUMER_METRICS.FAILED,
+      metricName: CONSUMER_METRICS.SEQUENCE_GAPS,
       dimensionsMap: {
         [CONSUMER_METRICS.SUBSCRIBER_DIMENSION]: props.subscriberName,
         [CONSUMER_METRICS.PROCESSING_MODE_DIMENSION]: runtimeModeName(ProcessingMode.TRANSACTIONAL),
@@ -242,18 +250,26 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
       statistic: cloudwatch.Stats.SUM,
       period: held.period,
     });
+    const holding = new cloudwatch.MathExpression({
+      expression: 'FILL(gaps, 0) + FILL(errors, 0)',
+      usingMetrics: { gaps, errors: fn.metricErrors({ period: held.period, statistic: cloudwatch.Stats.SUM }) },
+      period: held.period,
+      label: 'Sequence gaps and function errors',
+    });
+    const window = `every ${held.period.toHumanString()} for ${Duration.seconds(held.period.toSeconds() * held.periods).toHumanString()}`;
     this.heldAggregateAlarm = new cloudwatch.Alarm(this, 'HeldAggregate', {
-      metric: failed,
+      metric: holding,
       threshold: 1,
       evaluationPeriods: held.periods,
       datapointsToAlarm: held.periods,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      // no line of the runtime means no invocation, and a held message is invoked at every visibility timeout
+      // neither a gap nor an error means nothing held: a held message is received again at every visibility timeout
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       alarmDescription:
-        `Ordered subscriber ${props.subscriberName}: the consumer failed messages in every ${held.period.toHumanString()} for ${Duration.seconds(held.period.toSeconds() * held.periods).toHumanString()}, so an aggregate ` +
-        "is held (a gap the sequence fence waits for, or a failing handler) and the aggregate's later events wait behind it. " +
-        '`idempotent-event-flow fence list` shows each held-up aggregate; the function\'s log says why.',
+        `Ordered subscriber ${props.subscriberName}: in ${window}, its sequence fence held an aggregate behind a gap (the runtime's SequenceGaps: ` +
+        'an earlier event of the aggregate is missing, in the dead-letter queue or lost) or its function timed out or crashed (Lambda Errors: ' +
+        "the batch's messages stay at the head of their groups); the aggregate's later events wait behind it. " +
+        "`idempotent-event-flow fence list` shows each aggregate held behind a gap; the function's log says why it failed.",
     });
     for (const action of props.alarmActions ?? []) {
       this.heldAggregateAlarm.addAlarmAction(action);

@@ -139,6 +139,12 @@ export interface CliRun {
    * another profile (`--flow-profile`, with `--endpoint`) reaches them. @default none
    */
   readonly tablesOfAnotherAccount?: readonly string[];
+  /**
+   * A table's creation time as the test's clock has it, answered in DescribeTable's `CreationDateTime` (a model that
+   * restores a table in place, at its own virtual time, as DynamoDB restores into a new table: review ro13, RO13-9);
+   * undefined for a table: DynamoDB Local's own. @default DynamoDB Local's for every table
+   */
+  readonly tableCreatedAt?: (tableName: string) => Date | undefined;
 }
 
 /** {@link cli} with an operator at a terminal who answers `confirm`'s questions, or time that passes between requests. */
@@ -161,6 +167,19 @@ export async function cliAt(services: CliServices, terminal: CliRun, ...argv: st
             return next(args);
           },
           { step: 'initialize', name: 'tablesOfAnotherAccount' },
+        );
+      }
+      const createdAt = terminal.tableCreatedAt;
+      if (createdAt !== undefined) {
+        client.middlewareStack.add(
+          (next, context) => async (args) => {
+            const result = await next(args);
+            const table = (result.output as { Table?: { TableName?: string; CreationDateTime?: Date } }).Table;
+            const created = context.commandName === 'DescribeTableCommand' && table?.TableName !== undefined ? createdAt(table.TableName) : undefined;
+            if (created !== undefined) table!.CreationDateTime = created;
+            return result;
+          },
+          { step: 'initialize', name: 'tableCreatedAt' },
         );
       }
       return client;

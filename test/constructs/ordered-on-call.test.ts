@@ -6,7 +6,7 @@
  */
 import * as path from 'node:path';
 import { Duration, Stack } from 'aws-cdk-lib';
-import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Template } from 'aws-cdk-lib/assertions';
 import type { CfnAlarm } from 'aws-cdk-lib/aws-cloudwatch';
 import { describe, expect, test } from 'vitest';
 import { IdempotentEventFlow } from '../../lib/idempotent-event-flow';
@@ -65,23 +65,43 @@ describe('the ordered relay alarms as the standard relay does', () => {
 });
 
 describe("an aggregate held in an ordered subscriber's FIFO queue alarms", () => {
-  test("HeldAggregate fires on the runtime's Failed metric in every period of a visibility timeout (plus a minute) for maxMessageAge, not on ApproximateAgeOfOldestMessage, which leaves out a message received repeatedly", () => {
+  test("HeldAggregate fires when, in every period of a visibility timeout (plus a minute) for maxMessageAge, the fence held an aggregate behind a gap (the runtime's SequenceGaps) or the function failed whole (Lambda's Errors: timeouts, crashes); not on any Failed message, nor on ApproximateAgeOfOldestMessage (review ro13, RO13-6)", () => {
     const stack = newStack();
     const { subscriber } = orderedFlow(stack);
     const template = Template.fromStack(stack);
+    const functionName = stack.resolve(subscriber.consumerFunction.lambdaFunction.functionName);
     // the default visibility timeout is 6 x 30 s = 3 minutes: periods of 4 minutes, 2 of them cover the 5-minute default
-    template.hasResourceProperties('AWS::CloudWatch::Alarm', {
-      Namespace: 'IdempotentEventFlow',
-      MetricName: 'Failed',
-      Dimensions: Match.arrayWith([{ Name: 'FunctionName', Value: stack.resolve(subscriber.consumerFunction.lambdaFunction.functionName) }, { Name: 'ProcessingMode', Value: 'transactional' }, { Name: 'Subscriber', Value: 'Tracking' }]),
-      Statistic: 'Sum',
-      Period: 240,
-      EvaluationPeriods: 2,
-      DatapointsToAlarm: 2,
-      Threshold: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-    });
-    expect(stack.resolve((subscriber.heldAggregateAlarm.node.defaultChild as CfnAlarm).metricName)).toBe('Failed');
+    const alarm = stack.resolve((subscriber.heldAggregateAlarm.node.defaultChild as CfnAlarm)._toCloudFormation()) as { Resources: Record<string, { Properties: Record<string, unknown> }> };
+    const properties = Object.values(alarm.Resources)[0]!.Properties;
+    expect(properties).toMatchObject({ EvaluationPeriods: 2, DatapointsToAlarm: 2, Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', TreatMissingData: 'notBreaching' });
+    expect(properties.MetricName).toBeUndefined();
+    const queries = properties.Metrics as Array<{ Id: string; Expression?: string; ReturnData?: boolean; MetricStat?: { Metric: { Namespace: string; MetricName: string; Dimensions: unknown[] }; Period: number; Stat: string } }>;
+    expect(queries.find((query) => query.Expression !== undefined)).toMatchObject({ Expression: 'FILL(gaps, 0) + FILL(errors, 0)' });
+    expect(queries.filter((query) => query.MetricStat !== undefined).map((query) => ({ id: query.Id, Metric: query.MetricStat!.Metric, Period: query.MetricStat!.Period, Stat: query.MetricStat!.Stat, returned: query.ReturnData })).sort((a, b) => a.id.localeCompare(b.id))).toEqual([
+      {
+        id: 'errors',
+        Metric: { Namespace: 'AWS/Lambda', MetricName: 'Errors', Dimensions: [{ Name: 'FunctionName', Value: functionName }] },
+        Period: 240,
+        Stat: 'Sum',
+        returned: false,
+      },
+      {
+        id: 'gaps',
+        Metric: {
+          Namespace: 'IdempotentEventFlow',
+          MetricName: 'SequenceGaps',
+          Dimensions: expect.arrayContaining([{ Name: 'FunctionName', Value: functionName }, { Name: 'ProcessingMode', Value: 'transactional' }, { Name: 'Subscriber', Value: 'Tracking' }]),
+        },
+        Period: 240,
+        Stat: 'Sum',
+        returned: false,
+      },
+    ]);
+    // no alarm of the subscriber watches the runtime's Failed metric: a healthy subscriber's transient failures are not a held aggregate
+    expect(JSON.stringify(template.findResources('AWS::CloudWatch::Alarm'))).not.toContain('"Failed"');
+    const description = stack.resolve(properties.AlarmDescription) as string;
+    expect(description).toContain('behind a gap');
+    expect(description).toContain('timed out or crashed');
     // the queue's age still says when the consumer falls behind
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/SQS',

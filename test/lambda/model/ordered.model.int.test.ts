@@ -14,7 +14,7 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
 import { failureReport, searchFromEnvironment } from '../../support/model/search';
-import { Age, CarryHeads, Deliver, DlqRedriveAllowExpired, DlqRedriveWhole, Exhaust, FenceSkip, orderedCommands, Produce, RaiseWindow, Relay, Replay, ReplaceAndCarryFromFences, RestoreOutbox, type OrderedModel, type OrderedReal, type OrderedVocabulary } from '../../support/model/ordered-commands';
+import { Age, CarryHeads, Deliver, DlqRedriveAllowExpired, DlqRedriveWhole, Exhaust, FenceSkip, orderedCommands, Produce, RaiseWindow, Relay, Replay, ReplaceAndCarryFromFences, RestoreInboxThen, RestoreOutbox, type OrderedModel, type OrderedReal, type OrderedVocabulary } from '../../support/model/ordered-commands';
 import { OrderedWorld } from '../../support/model/ordered-world';
 
 const COMMANDS = Number(process.env.IEF_MODEL_COMMANDS ?? 40);
@@ -312,6 +312,38 @@ const REGRESSIONS: ReadonlyArray<{ readonly name: string; readonly seed: number;
     seed: 777,
     maxReceiveCount: 1,
     commands: () => [new Produce(0, 1, 'none'), new Relay(0, 2, true), new Deliver(0, 0, undefined, 'none'), new Exhaust(0, 0), new Produce(0, 1, 'none'), new Relay(0, 1, true), new Exhaust(0, 0), new DlqRedriveWhole(11)],
+  },
+  {
+    // not a counterexample of the search (review ro13, RO13-9; the fourteenth session): #1 and #2 applied, the inbox
+    // table restored to before #2 (its fence at #1), and `fence replay` before the runbook's `fence carry`: the fence
+    // would admit #2, which the subscriber applied in the table restored from. The replay must refuse (the inbox-restore
+    // check), never send #2 (delivered behind the restored fence, applied twice)
+    name: 'fence replay between an inbox restore and its carry sends nothing the subscriber applied',
+    seed: 777,
+    maxReceiveCount: 1,
+    commands: () => [new Produce(0, 2, 'none'), new Relay(0, 1, true), new Deliver(0, 0, undefined, 'none'), new Deliver(0, 0, undefined, 'none'), new RestoreInboxThen(1, 'fence replay', 0)],
+  },
+  {
+    // not a counterexample of the search (review ro13, RO13-9 and RO13-10): #1 and #2 applied, a relay copy of #2
+    // dead-lettered, the inbox table restored to before #2 (its fence at #1), and `dlq redrive --yes` before the
+    // runbook's `fence carry`: the restored fence admits the letter of #2, which the subscriber applied; the redrive
+    // must leave it (the inbox-restore check), never send it
+    name: 'dlq redrive --yes between an inbox restore and its carry sends no letter of an event the subscriber applied',
+    seed: 777,
+    maxReceiveCount: 1,
+    commands: () => [
+      new Produce(0, 1, 'none'), new Relay(0, 1, true), new Deliver(0, 0, undefined, 'none'), new Produce(0, 1, 'none'), new Relay(0, 2, true), new Deliver(0, 0, undefined, 'none'), new Exhaust(0, 0),
+      new RestoreInboxThen(1, 'dlq redrive', 0),
+    ],
+  },
+  {
+    // not a counterexample of the search (review ro13, RO13-9): #1 and #2 dead-lettered by SQS, then `fence skip 0 -> 1`
+    // (#1 lost for good, the operator says) and `dlq redrive --yes`: it sends #2 and must leave #1's letter, which the
+    // skip dropped (no duplicate: the operator decides), never delete it (the model excused such a deletion)
+    name: 'dlq redrive --yes leaves the letter of an event a fence skip dropped',
+    seed: 777,
+    maxReceiveCount: 1,
+    commands: () => [new Produce(0, 2, 'none'), new Relay(0, 1, true), new Exhaust(0, 0), new Exhaust(0, 0), new FenceSkip(0, 1), new DlqRedriveWhole(1)],
   },
 ];
 

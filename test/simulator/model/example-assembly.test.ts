@@ -218,7 +218,7 @@ describe('readAssembly of the example app', () => {
       `${STACK}/OrderTracking/DeadLetters/Resource`,
       `${STACK}/OrderTracking/DeadLetterExpiring/Resource`,
     ]);
-    // OrderTracking's FIFO work queue: OldestMessageAge (falling behind; HeldAggregate watches the runtime's Failed metric)
+    // OrderTracking's FIFO work queue: OldestMessageAge (falling behind; HeldAggregate watches the runtime's SequenceGaps and the function's Errors)
     expect(alarms.get(keyAt(model.queues, 'OrderTracking/Queue/Resource/Resource'))).toEqual([`${STACK}/OrderTracking/OldestMessageAge/Resource`]);
     // Loyalty's, in the loyalty account, as any subscriber's
     expect(alarms.get(atLoyalty(model.queues, 'Loyalty/Queue/DeadLetterQueue/Resource').key)).toEqual([

@@ -321,6 +321,28 @@ export class DlqRedriveWhole implements Command {
   public toString = (): string => `dlqRedrive(--yes, each letter x${this.copies})`;
 }
 
+/**
+ * The subscriber's inbox table restored `back` changes ago and, before the runbook's `fence carry`, an operator command
+ * that sends the aggregate's events (`fence replay`, or `dlq redrive --yes`): it must refuse what the restored fences
+ * would take twice (review ro13, RO13-9: the carry came with every restore, so no command ever ran between).
+ */
+export class RestoreInboxThen implements Command {
+  public constructor(private readonly back: number, private readonly step: 'fence replay' | 'dlq redrive', private readonly aggregate: number) {}
+  public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
+  public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
+    await real.world.restoreInboxThen(this.back, this.step, this.aggregate);
+    await real.world.check();
+  }
+  public toString = (): string => `restoreInbox(${this.back} back, then ${this.step === 'fence replay' ? `fenceReplay(aggregate ${this.aggregate})` : 'dlqRedrive(--yes)'} before the fence carry)`;
+}
+
+/**
+ * The commands added in the fourteenth session (review ro13, RO13-9): an operator command between an inbox restore and
+ * its carry. Their own list (a command more changes what every seed draws: `thirteenth` replays without them).
+ */
+function fourteenthCommands(): Array<fc.Arbitrary<Command>> {
+  return [fc.tuple(fc.integer({ min: 1, max: 3 }), fc.constantFrom<'fence replay' | 'dlq redrive'>('fence replay', 'dlq redrive'), aggregate).map(([back, step, index]) => new RestoreInboxThen(back, step, index))];
+}
 
 /**
  * The commands added in the twelfth session: every operator option of the ordered path is a command of the model
@@ -333,7 +355,7 @@ function laterCommands(): Array<fc.Arbitrary<Command>> {
 const aggregate = fc.integer({ min: 0, max: 1 });
 
 /** Which commands a run draws from: every one (`all`), or those of an earlier session, which its recorded seeds replay. */
-export type OrderedVocabulary = 'found' | 'twelfth' | 'all';
+export type OrderedVocabulary = 'found' | 'twelfth' | 'thirteenth' | 'all';
 const fault = fc.constantFrom<OrderedFault>('none', 'none', 'none', 'lost-write', 'conflict', 'lost-then-conflict', 'throttle');
 
 /**
@@ -342,7 +364,8 @@ const fault = fc.constantFrom<OrderedFault>('none', 'none', 'none', 'lost-write'
  * `vocabulary`: `found` leaves out the commands added since the eleventh session (`outbox heads --from-fences` without
  * `--allow-undrained`, `dlq redrive --allow-expired`), `twelfth` those added since the twelfth (`fence replay`, the
  * inbox restore, the raised window, `dlq redrive --yes`
- * with more than 10 letters of an aggregate), so a seed and path found before replay the same commands (a command more changes
+ * with more than 10 letters of an aggregate), `thirteenth` those added since the thirteenth (an operator command between
+ * an inbox restore and its carry), so a seed and path found before replay the same commands (a command more changes
  * what every seed draws). @default 'all'
  */
 export function orderedCommands(maxCommands: number, replayPath?: string, vocabulary: OrderedVocabulary = 'all'): fc.Arbitrary<Iterable<Command>> {
@@ -367,7 +390,8 @@ export function orderedCommands(maxCommands: number, replayPath?: string, vocabu
       fc.tuple(aggregate, fc.integer({ min: 1, max: 3 })).map(([index, ahead]) => new FenceSkip(index, ahead)),
       fc.tuple(aggregate, fc.constantFrom<'applied' | 'fence' | 'unknown'>('applied', 'fence', 'fence', 'unknown'), fc.boolean()).map(([index, key, withOutput]) => new InboxForget(index, key, withOutput)),
       ...(vocabulary === 'found' ? [] : laterCommands()),
-      ...(vocabulary === 'all' ? thirteenthCommands() : []),
+      ...(vocabulary === 'all' || vocabulary === 'thirteenth' ? thirteenthCommands() : []),
+      ...(vocabulary === 'all' ? fourteenthCommands() : []),
     ],
     { maxCommands, size: 'max', ...(replayPath === undefined ? {} : { replayPath }) },
   );

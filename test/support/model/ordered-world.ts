@@ -31,7 +31,7 @@ import type { SQSClient } from '@aws-sdk/client-sqs';
 import { DEAD_LETTER_ATTRIBUTE, SqsDeadLetterPublisher, type DeadLetter } from '../../../lambda/consumer/dead-letter';
 import { PermanentError } from '../../../lambda/errors';
 import { carryOrderedHeads, type HeadCarry } from '../../../lambda/ordered/outbox-heads';
-import { ORDERED_OUTBOX_ITEM, orderedHeadKey, SEQUENCE_FENCE, sequenceFenceKey } from '../../../lambda/contract/ordered-wire-format';
+import { fenceCarryKey, ORDERED_OUTBOX_ITEM, orderedHeadKey, SEQUENCE_FENCE, sequenceFenceKey } from '../../../lambda/contract/ordered-wire-format';
 import { OutboxImages } from './outbox-images';
 import { InboxImages } from './inbox-images';
 import { CLOCK_BUFFER_BYTES, VirtualClock } from '../../../simulator/aws/clock';
@@ -51,7 +51,7 @@ import { startSqsEndpoint, type SqsEndpoint } from '../../../simulator/aws/sqs-e
 import type { SimulatedQueue as QueueOnEndpoint } from '../../../simulator/aws/queue';
 import { orderedRedriveOptionRefusal } from '../../../simulator/cli/ordered-dlq-redrive';
 import { makeQueue, queueModel } from '../../simulator/aws/queue-test-kit';
-import { cli } from '../../cli/operator-services';
+import { cliAt } from '../../cli/operator-services';
 import { inject } from 'vitest';
 import { localClient } from '../dynamodb-client';
 import { createInbox, createKeyedTable, createOutbox } from '../proof/tables';
@@ -214,6 +214,12 @@ export class OrderedWorld {
   private readonly inboxImages: InboxImages;
   /** Whether the inbox table was restored in this run (its fences went back; the operator carried them forward). */
   private inboxRestored = false;
+  /**
+   * When the inbox table was last restored, on the model's clock (review ro13, RO13-9): DynamoDB restores into a new
+   * table, created then; the model restores in place, so the operator's DescribeTable is answered this time (the
+   * inbox-restore check compares it with the fences' write times). Undefined: never restored.
+   */
+  private inboxCreatedAt: number | undefined;
 
   /** A run on tables of its own (created here, deleted by `stop`) with a fault proxy of its own in front of DynamoDB Local. */
   public static async start(maxReceiveCount: number, subscriberName = 'model-ordered'): Promise<OrderedWorld> {
@@ -642,7 +648,8 @@ export class OrderedWorld {
   /** The operator's CLI, in-process, against DynamoDB Local (these commands send nothing to SQS), at the model's time. */
   private async operator(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
     const services = { clock: { now: () => this.nowMs } as unknown as VirtualClock, endpoint: this.sqs?.endpoint ?? ({ endpoint: 'http://127.0.0.1:9' } as unknown as SqsEndpoint) };
-    return cli(services, ...argv);
+    const inboxTable = this.tables.inbox.inboxTableName;
+    return cliAt(services, { tableCreatedAt: (table) => (table === inboxTable && this.inboxCreatedAt !== undefined ? new Date(this.inboxCreatedAt) : undefined) }, ...argv);
   }
 
   /** The subscriber's `<subscriber>/Operator` stack output, as the operator passes it (`--subscriber-output`). */
@@ -831,14 +838,57 @@ export class OrderedWorld {
    */
   public async restoreInbox(back: number): Promise<void> {
     const before = await Promise.all(this.aggregates.map(async (aggregate) => (await this.fences.get(aggregate)).appliedSequence));
-    await this.inboxImages.restore(back, this.tables.formerInboxTable);
+    await this.restoreInboxTable(back);
     const restored = await Promise.all(this.aggregates.map(async (aggregate) => (await this.fences.get(aggregate)).appliedSequence));
+    await this.carryFences(before, `inbox restored ${back} back: fences ${JSON.stringify(before)} -> ${JSON.stringify(restored)}`);
+  }
+
+  /**
+   * The inbox table restored to its image `back` changes ago, as a restore into a new table created now: its fences,
+   * inbox records and skip records go back; a carry record it held names the table it was carried into, not the new
+   * one (review ro13, RO13-3), so the model, restoring in place, removes it.
+   */
+  private async restoreInboxTable(back: number): Promise<void> {
+    await this.inboxImages.restore(back, this.tables.formerInboxTable);
+    await this.reader.send(new DeleteCommand({ TableName: this.tables.inbox.inboxTableName, Key: { [TABLE_SCHEMA.PARTITION_KEY]: fenceCarryKey(this.tables.inbox.subscriberName) } }));
+    // the restored table is created after every fence and event so far (a millisecond on, as an operator's restore is)
+    this.nowMs += 1;
+    this.inboxCreatedAt = this.nowMs;
+    this.inboxRestored = true;
+  }
+
+  /** The runbook's `fence carry --from-table <the table restored from> --yes`: every fence back where it stood (`before`). */
+  private async carryFences(before: readonly number[], restoredLine: string): Promise<void> {
     const result = await this.operator('fence', 'carry', this.tables.inbox.subscriberName, '--from-table', this.tables.formerInboxTable, '--table', this.tables.inbox.inboxTableName, '--yes', '--json');
     const after = await Promise.all(this.aggregates.map(async (aggregate) => (await this.fences.get(aggregate)).appliedSequence));
     if (result.code !== 0) this.violations.push(`fence carry exited ${result.code}: ${result.stderr.trim()}`);
     if (JSON.stringify(after) !== JSON.stringify(before)) this.violations.push(`fence carry after the inbox restore left the fences at ${JSON.stringify(after)}; they stood at ${JSON.stringify(before)}`);
-    this.inboxRestored = true;
-    this.history.push(`inbox restored ${back} back: fences ${JSON.stringify(before)} -> ${JSON.stringify(restored)}; fence carry: ${JSON.stringify(after)}`);
+    this.history.push(`${restoredLine}; fence carry: ${JSON.stringify(after)}`);
+  }
+
+  /**
+   * Review ro13, RO13-9: the inbox table restored `back` changes ago and, before the operator's `fence carry` (the
+   * subscriber's event source mapping disabled, as the runbook has it: no delivery between), an operator command that
+   * would send the aggregate's events: `fence replay` or `dlq redrive --yes`. Its fences stand behind what the
+   * subscriber applied, so a command that sends must refuse (the inbox-restore check); checked: it sends no event the
+   * subscriber applied (delivered before the carry, behind the restored fence, it would apply twice). Then the carry,
+   * and every fence back where it stood.
+   */
+  public async restoreInboxThen(back: number, step: 'fence replay' | 'dlq redrive', aggregateIndex: number): Promise<void> {
+    const before = await Promise.all(this.aggregates.map(async (aggregate) => (await this.fences.get(aggregate)).appliedSequence));
+    await this.restoreInboxTable(back);
+    const restored = await Promise.all(this.aggregates.map(async (aggregate) => (await this.fences.get(aggregate)).appliedSequence));
+    const applied = await this.appliedEverywhere();
+    const queued = this.queue.length;
+    if (step === 'fence replay') await this.fenceReplay(aggregateIndex);
+    else await this.dlqRedriveWhole(1);
+    const sentApplied = this.queue.slice(queued).filter((message) => applied.has(message.envelope.id));
+    if (sentApplied.length > 0) {
+      this.violations.push(`${step} after an inbox restore, before 'fence carry', sent ${this.describe(sentApplied.map((message) => message.envelope))}, applied already (fences ${JSON.stringify(before)} restored to ${JSON.stringify(restored)}): delivered, applied twice`);
+    }
+    // what it sent is the operator's mistake the check just named: the model takes it back, so the run goes on from the runbook
+    this.queue = this.queue.slice(0, queued).concat(this.queue.slice(queued).filter((message) => !applied.has(message.envelope.id)));
+    await this.carryFences(before, `inbox restored ${back} back (no carry yet): fences ${JSON.stringify(before)} -> ${JSON.stringify(restored)}; ${step}`);
   }
 
   /**
@@ -886,19 +936,22 @@ export class OrderedWorld {
       this.violations.push(`dlq redrive --yes of the ordered subscriber exited ${result.code}: ${result.stderr.trim()}`);
       return;
     }
-    const json = JSON.parse(result.stdout) as { unread: number; moved: string[]; deleted: string[]; decisions: Array<{ messageId: string; decision: string }> };
+    const json = JSON.parse(result.stdout) as { unread: number; moved: string[]; deleted: string[]; decisions: Array<{ messageId: string; decision: string }>; refused?: Record<string, { letters: string[] }> };
     const sentBodies = queue.messages().map((message) => message.body);
     const keptBodies = new Set(deadLetterQueue.messages().map((message) => message.body));
     const moved = new Set(json.moved);
     const deleted = new Set(json.deleted);
-    const leftByDecisions = json.decisions.filter((item) => !moved.has(item.messageId) && !deleted.has(item.messageId)).length;
+    // the letters the inbox-restore check held (`refused`, by aggregate) are left too (review ro13, RO13-10)
+    const refusedLetters = Object.values(json.refused ?? {}).reduce((sum, each) => sum + each.letters.length, 0);
+    const leftByDecisions = json.decisions.filter((item) => !moved.has(item.messageId) && !deleted.has(item.messageId)).length + refusedLetters;
     const stillThere = deadLetterQueue.messages().length;
     if (json.unread !== stillThere - leftByDecisions) this.violations.push(`dlq redrive --yes said ${json.unread} letter(s) not read; the queue holds ${stillThere}, of which it left ${leftByDecisions}`);
     const applied = await this.appliedEverywhere();
     const gone = letters.filter((letter) => !keptBodies.has(letter.body) && !sentBodies.includes(letter.body));
+    // a letter an operator's skip dropped is no duplicate: the command never deletes it, the operator decides (review
+    // ro13, RO13-9: the model excused such deletions)
     for (const letter of gone) {
-      const dropped = this.droppedBySkip.has(letter.envelope.id) || this.skippedIds(letter.envelope.partitionkey).includes(letter.envelope.id);
-      if (!applied.has(letter.envelope.id) && !dropped) this.violations.push(`dlq redrive --yes deleted every letter of ${letter.envelope.partitionkey} #${Number(letter.envelope.sequence)} (${letter.envelope.id}), neither applied nor sent`);
+      if (!applied.has(letter.envelope.id)) this.violations.push(`dlq redrive --yes deleted every letter of ${letter.envelope.partitionkey} #${Number(letter.envelope.sequence)} (${letter.envelope.id}), neither applied nor sent`);
     }
     // one model letter per body (the model may hold two letters of one message: relay copies dead-lettered apart)
     const once = [...new Map(letters.map((letter) => [letter.body, letter] as const)).values()];
