@@ -80,7 +80,7 @@ async function run(seed: string, closeBetweenSteps: boolean) {
       }
       hold!.release();
     }
-    return { outcome: await outcome, figures: watched.scheduler.figures() };
+    return { outcome: await outcome, figures: watched.scheduler.figures(), realTimeEvents: watched.scheduler.realTimeEvents() };
   } finally {
     await functionRunner.stop();
   }
@@ -93,5 +93,7 @@ describe('an outside server closing an idle connection between two steps', () =>
     expect(kept.outcome).toEqual({ kind: 'returned', response: 'pong' });
     expect(closed.outcome).toEqual(kept.outcome);
     expect(closed.figures).toEqual(kept.figures);
+    // nothing outside the seed reached the worker between its steps
+    expect([...kept.realTimeEvents, ...closed.realTimeEvents]).toEqual([]);
   });
 });
