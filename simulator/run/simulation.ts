@@ -45,7 +45,7 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     const operated = await operateRun(options, app, built, driven, phases);
     const { facts } = await readRunFacts(options, settings, app, built, driven, operated, DynamoDBDocumentClient.from(built.client));
     const violations = checkRun(facts);
-    const result = reportRun(settings, app, built, operated, facts, violations, startedAt);
+    const result = reportRun(settings, app, built, operated, facts, violations, startedAt, { count: scheduler.realTimeEventCount(), first: scheduler.realTimeEvents() });
     phases.ended('checks');
     built.attribution.close();
     // simulate --serve: the services go on serving what the run left; the callee stops them
