@@ -1770,4 +1770,28 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '',
     tests: ['test/lambda/ordered/ordered-held-metric.int.test.ts'],
   },
+  {
+    id: 'outside-fetch-connection-kept',
+    breaks: "one seed, one run (NU13-1): a fetch to a service outside the simulator keeps its connection, so undici arms a virtual idle timer that the service's real-time close clears between two steps: whether the scheduler offers that timer's step is the machine's timing",
+    file: 'simulator/lambda/worker-bootstrap.ts',
+    find: "      try { request.addHeader('connection', 'close'); } catch {}",
+    replace: '',
+    tests: ['test/simulator/schedule/outside-keep-alive-timer.int.test.ts'],
+  },
+  {
+    id: 'real-time-event-untold',
+    breaks: 'one seed, one run: a worker whose report changed while its environment was given no step (something outside the seed acted on it) is not told, so a run whose seed may give another run is reported replayable',
+    file: 'simulator/schedule/scheduled-environment.ts',
+    find: '      if (change !== undefined) this.scheduler.realTimeEvent(this, change);',
+    replace: '',
+    tests: ['test/simulator/schedule/real-time-detector.int.test.ts'],
+  },
+  {
+    id: 'fired-timer-refresh-ignored',
+    breaks: "virtual timers as Node's: refresh() of a timer that already fired does not arm it again, so a timer driven by refresh (undici's fast-timer tick) fires once and never again",
+    file: 'simulator/lambda/worker-bootstrap.ts',
+    find: '      if (!timers.has(timer.id)) timers.set(timer.id, timer);',
+    replace: '',
+    tests: ['test/simulator/schedule/virtual-timer-refresh.int.test.ts'],
+  },
 ];

@@ -8,7 +8,7 @@ import * as path from 'node:path';
 import { dynamoDbLocalDirectory } from '../aws/dynamodb-local';
 import { NO_FAULTS, type FaultRates } from '../faults/fault-plan';
 import { createProgressBar } from '../report/progress-bar';
-import { formatSummary } from '../report/summary';
+import { formatSummary, replayLines } from '../report/summary';
 import { HOW_TO_INSTALL_POLICY_ENGINE, loadPolicyEngine, POLICY_ENGINE_PACKAGE } from '../iam/policy-engine';
 import { resultJson } from '../run/result-json';
 import { DEFAULT_FAULT_RATES, defaultStartTime, SIMULATION_BOUNDS, SIMULATION_DEFAULTS, type UserEvent } from '../run/options';
@@ -336,7 +336,7 @@ function report(
   // no violation: OK, unless a subscriber received no event (nothing of exactly-once exercised for it: NOT PROVEN)
   if (result.violations.length === 0) return result.notExercised.length === 0 ? EXIT_CODE.OK : EXIT_CODE.NOT_PROVEN;
   // one seed, one run: the same command replays this run, interleavings, faults and times included
-  io.stderr(`replay this run: ${replay}\n`);
+  io.stderr(replayLines(replay, result.replayable));
   return EXIT_CODE.FAILURE;
 }
 

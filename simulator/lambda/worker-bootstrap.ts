@@ -96,26 +96,41 @@ if (replay !== undefined) {
   let timerSequence = 0;
   let virtualNow = 0;
   let fired = 0;
+  // refresh() as Node's: the delay again from now, and a timer that already fired armed again (undici drives its
+  // timeouts from one tick timer it refreshes from its own callback); a cleared timer stays cleared
   class VirtualTimeout {
-    constructor(id) { this.id = id; }
+    constructor(timer) { this.id = timer.id; this.timer = timer; }
     ref() { return this; }
     unref() { return this; }
     hasRef() { return true; }
-    refresh() { const timer = timers.get(this.id); if (timer) timer.due = virtualNow + timer.delay; return this; }
-    close() { timers.delete(this.id); return this; }
+    refresh() {
+      const timer = this.timer;
+      if (timer.cleared) return this;
+      timer.due = virtualNow + timer.delay;
+      if (!timers.has(timer.id)) timers.set(timer.id, timer);
+      reportQuiet();
+      return this;
+    }
+    close() { clearTimer(this); return this; }
     [Symbol.toPrimitive]() { return this.id; }
   }
   const addTimer = (callback, delay, args, repeat) => {
     if (typeof callback !== 'function') throw new TypeError('The "callback" argument must be of type function');
     const ms = Number.isFinite(Number(delay)) && Number(delay) > 1 ? Number(delay) : 1;
-    const id = ++timerSequence;
-    timers.set(id, { id, due: virtualNow + ms, delay: ms, callback, args, repeat });
+    const timer = { id: ++timerSequence, due: virtualNow + ms, delay: ms, callback, args, repeat, cleared: false };
+    timers.set(timer.id, timer);
     reportQuiet();
-    return new VirtualTimeout(id);
+    return new VirtualTimeout(timer);
   };
   const clearTimer = (timer) => {
     if (timer === undefined || timer === null) return;
-    if (timers.delete(typeof timer === 'object' ? timer.id : Number(timer))) reportQuiet();
+    if (timer instanceof VirtualTimeout) timer.timer.cleared = true;
+    const id = typeof timer === 'object' ? timer.id : Number(timer);
+    const pending = timers.get(id);
+    if (pending === undefined) return;
+    pending.cleared = true;
+    timers.delete(id);
+    reportQuiet();
   };
   const virtualSetTimeout = function setTimeout(callback, delay, ...args) { return addTimer(callback, delay, args, false); };
   const virtualSetInterval = function setInterval(callback, delay, ...args) { return addTimer(callback, delay, args, true); };

@@ -206,6 +206,37 @@ export function synthLines(result: SimulationResult): string[] {
   return lines;
 }
 
+/** How the report's line begins when the run's seed may not replay it (see {@link notReplayableLine}). */
+export const NOT_REPLAYABLE = 'NOT REPLAYABLE';
+
+/**
+ * The line of a run something outside the seed acted on between two steps (`replayable: false`): how often, in which
+ * functions (among the events kept), the first change, and what it means: the verdict is this run's, its seed may give
+ * another.
+ */
+export function notReplayableLine(result: SimulationResult): string {
+  const { count, first } = result.realTimeEvents;
+  const byFunction = new Map<string, number>();
+  for (const { environment } of first) {
+    const functionKey = environment.replace(/#\d+$/, '');
+    byFunction.set(functionKey, (byFunction.get(functionKey) ?? 0) + 1);
+  }
+  const functions = [...byFunction].map(([functionKey, events]) => `${functionKey} ${events}`).join(', ') + (first.length < count ? ` of the first ${first.length}` : '');
+  const [earliest] = first;
+  return (
+    `${NOT_REPLAYABLE}: something outside the seed acted on a worker between two steps, ${count} time(s) (${functions})` +
+    (earliest === undefined ? '' : `; first at turn ${earliest.turn}, ${earliest.environment}: ${earliest.change}`) +
+    '. Such as a connection the function keeps to a service outside the simulation (a Redis or database pool, an HTTP agent of its own) ' +
+    'that the service closed in real time, a socket answering, a child process ending: when it came was the machine\'s timing, not the seed\'s. ' +
+    "The verdict below is this run's; the same seed, start and concurrency may give another run. Open such connections per invocation, or keep the service from closing them during the run."
+  );
+}
+
+/** A failing run's replay line (`command` replays it), with a note when the run was not replayable (see {@link notReplayableLine}). */
+export function replayLines(command: string, replayable: boolean): string {
+  return `replay this run: ${command}\n` + (replayable ? '' : `  (it may give another run: ${NOT_REPLAYABLE}, see above)\n`);
+}
+
 /** The whole report. */
 export function formatSummary(result: SimulationResult): string {
   const out: string[] = [];
@@ -267,6 +298,7 @@ export function formatSummary(result: SimulationResult): string {
     );
   }
   if (result.notSimulated.length > 0) out.push('', 'not simulated:', ...result.notSimulated.map((line) => `  ${line}`));
+  if (!result.replayable) out.push('', notReplayableLine(result));
   out.push('');
   if (result.violations.length === 0) {
     const notCounted = result.effectsNotCounted;

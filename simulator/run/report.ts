@@ -12,7 +12,7 @@ import type { RunLedger } from '../observation/ledger';
 import type { BuiltRun } from './build';
 import type { OperatedRun } from './operate';
 import type { PreparedApp, RunSettings } from './prepare';
-import type { RelayFigures, SimulationResult, SubscriberReport } from './result';
+import type { RealTimeEvents, RelayFigures, SimulationResult, SubscriberReport } from './result';
 import type { DeadLetterFinding } from '../check/dead-letters';
 
 function relayFigures(ledger: RunLedger, committedEvents: number, offloadedEvents: number): RelayFigures {
@@ -60,7 +60,10 @@ function subscriberReports(facts: RunFacts): SubscriberReport[] {
   });
 }
 
-/** Builds the result (see the module comment); `startedAt` is the wall-clock start, for `realSeconds` only. */
+/**
+ * Builds the result (see the module comment); `startedAt` is the wall-clock start, for `realSeconds` only; `realTime`
+ * what acted on the workers between the scheduler's steps.
+ */
 export function reportRun(
   settings: RunSettings,
   app: PreparedApp,
@@ -69,6 +72,7 @@ export function reportRun(
   facts: RunFacts,
   findings: readonly Finding[],
   startedAt: number,
+  realTime: RealTimeEvents,
 ): SimulationResult {
   const violations: Violation[] = findings.map(({ causes: _causes, ...violation }) => violation);
   const causes: CausedViolations[] = findings.flatMap((finding, violation) => (finding.causes === undefined || finding.causes.length === 0 ? [] : [{ violation, causes: finding.causes }]));
@@ -100,6 +104,8 @@ export function reportRun(
     untakenEvents: facts.untaken,
     notExercised: facts.notExercised ?? [],
     iam: facts.iam,
+    replayable: realTime.count === 0,
+    realTimeEvents: realTime,
     producerWritesChecked: app.producers.length > 0 && app.producers.every(({ producer }) => producer.probe !== undefined),
   };
 }

@@ -13,6 +13,7 @@ import type { CausedViolations } from '../check/violation-cause';
 import type { FaultKind } from '../faults/fault-plan';
 import type { SynthAnnotation } from '../model/synth-annotations';
 import type { ProducerFigures } from '../observation/run-facts';
+import type { RealTimeEvent } from '../schedule/schedule-types';
 import type { OperatorFigures } from './operator';
 
 export type { IamReport } from '../check/run-check';
@@ -94,8 +95,24 @@ export interface SimulationResult {
    * (simulator/check/not-exercised.ts): without a violation, the verdict is NOT PROVEN.
    */
   readonly notExercised: readonly NotExercised[];
+  /**
+   * Whether the run's seed replays it: false when something outside the seed acted on a worker between two steps (see
+   * {@link realTimeEvents}), so the same seed, start and concurrency may give another run. The verdict stands: it says
+   * what this run did.
+   */
+  readonly replayable: boolean;
+  /** What acted on the workers between steps: how many times in all, and the first of them (see {@link RealTimeEvent}). */
+  readonly realTimeEvents: RealTimeEvents;
   /** Whether the scenario's producer probe ran, so the producer's business changes were checked against the outbox. */
   readonly producerWritesChecked?: boolean;
+}
+
+/** The real-time events of a run (see {@link SimulationResult.replayable}). */
+export interface RealTimeEvents {
+  /** How many there were. */
+  readonly count: number;
+  /** The first of them, in the order they came (at most 100). */
+  readonly first: readonly RealTimeEvent[];
 }
 
 /** What the outbox relays did: records read, publish attempts that failed, what they gave up on. */

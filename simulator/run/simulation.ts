@@ -47,7 +47,10 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
     const { facts } = await readRunFacts(options, settings, app, built, driven, operated, DynamoDBDocumentClient.from(built.client));
     const violations = checkRun(facts);
     // the tables named as the templates name them, without the suffix of a run against another's DynamoDB Local
-    const result = withoutTableSuffix(reportRun(settings, app, built, operated, facts, violations, startedAt), built.tableNameSuffix);
+    const result = withoutTableSuffix(
+      reportRun(settings, app, built, operated, facts, violations, startedAt, { count: scheduler.realTimeEventCount(), first: scheduler.realTimeEvents() }),
+      built.tableNameSuffix,
+    );
     phases.ended('checks');
     built.attribution.close();
     // simulate --serve: the services go on serving what the run left; the callee stops them

@@ -86,3 +86,18 @@ export interface Step {
 
 /** The kinds of step: an invocation's start, a request's forward, a reply, a timer fired, an invocation timed out. */
 export type StepKind = keyof Omit<SchedulerFigures, 'steps' | 'turns'>;
+
+/**
+ * A worker whose report changed while its environment was given no step (see `ScheduledEnvironment.quiet`): something
+ * outside the seed acted on it between two steps (an outside server closing a connection the function keeps, a socket's
+ * data, a child process ending), at a moment the machine's speed chose. What the seed then chose may differ from one run
+ * of the seed to the next, so the run's replay line may give another run.
+ */
+export interface RealTimeEvent {
+  /** The environment: its function's key and its number, `<function key>#<n>`. */
+  readonly environment: string;
+  /** The turns the scheduler had taken when the change came. */
+  readonly turn: number;
+  /** What changed, e.g. `virtual timers pending 2 → 1 (the earliest due 3000 → 4000 ms into its invocation)`. */
+  readonly change: string;
+}

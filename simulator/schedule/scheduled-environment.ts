@@ -5,6 +5,7 @@
 import { holdsItems } from '../aws/transaction-conflicts';
 import type { QuietReport } from '../lambda/worker-protocol';
 import { WORKER_STALL_LIMIT_MS } from './worker-stall';
+import { reportChange } from './report-change';
 import type { RequestScheduling, ScheduledRequest, StartHold, Step, WorkerControls } from './schedule-types';
 
 type TicketState = 'held' | 'forwarding' | 'ready' | 'replying' | 'done';
@@ -47,6 +48,8 @@ export interface EnvironmentHost {
   upstreamAnswered(): Promise<void>;
   /** `answered` resolves when the request just forwarded has its answer. */
   withUpstream(answered: Promise<void>): void;
+  /** The environment's worker changed while it was given no step: `change` says how (see {@link RealTimeEvent}). */
+  realTimeEvent(environment: ScheduledEnvironment, change: string): void;
 }
 
 /** A ticket's state, read afresh (its state changes while a step awaits). */
@@ -76,6 +79,13 @@ export class ScheduledEnvironment implements RequestScheduling {
   private readonly initRequests: (() => void)[] = [];
   /** Armed while the worker runs without going quiet (see {@link watchStall}). */
   private stallTimer: NodeJS.Timeout | undefined;
+  /** What the scheduler made this environment do so far: its steps, a time-out when stuck, an invocation taking it. */
+  private given = 0;
+  /**
+   * The worker's last report that said all the environment knew (see {@link isQuiet}) once its first invocation began,
+   * and {@link given} then: a later report that differs, with nothing given since, is a real-time event.
+   */
+  private settled: { readonly report: QuietReport; readonly given: number } | undefined;
 
   /** `label` orders the environments in the scheduler's draws: the function's key and the environment's number. */
   public constructor(
@@ -110,6 +120,7 @@ export class ScheduledEnvironment implements RequestScheduling {
    * came, and timed out after 10 s.
    */
   public startingInvocation(): void {
+    this.given += 1;
     this.takenByInvocation = true;
     for (const release of this.initRequests.splice(0)) release();
   }
@@ -138,10 +149,37 @@ export class ScheduledEnvironment implements RequestScheduling {
     this.scheduler.poke();
   }
 
-  /** The worker reported quiet. */
+  /**
+   * The worker reported quiet. A report that differs from the last one that said all the environment knew, while the
+   * environment was given nothing since, came from something outside the seed acting on the worker between two steps
+   * (its timers, its calls or its requests changed at a moment real time chose): the scheduler is told (see
+   * {@link RealTimeEvent}). A worker's own work after a step always comes before its report: the report waits until
+   * the worker has no pending work left.
+   */
   public quiet(report: QuietReport): void {
+    const settled = this.settled;
+    if (settled !== undefined && settled.given === this.given) {
+      const change = reportChange(settled.report, report);
+      if (change !== undefined) this.scheduler.realTimeEvent(this, change);
+    }
     this.report = report;
+    this.settle();
     this.scheduler.poke();
+  }
+
+  /**
+   * The scheduler looked at this environment (the run was quiet): what its worker reported last is what the next turn
+   * is chosen from, so a change from now on with no step given is a real-time event too (a report that came while the
+   * environment's last request had not reached its proxy yet was not settled when it came).
+   */
+  public looked(): void {
+    if (this.settled === undefined || this.settled.given !== this.given) this.settle();
+  }
+
+  /** Takes the current report as the settled one when it says all the environment knows (not during the init). */
+  private settle(): void {
+    const report = this.report;
+    this.settled = !this.initializing && report !== undefined && this.isQuiet() ? { report, given: this.given } : undefined;
   }
 
   /**
@@ -280,6 +318,7 @@ export class ScheduledEnvironment implements RequestScheduling {
       steps.push({
         kind: 'starts',
         run: () => {
+          this.given += 1;
           this.pendingStart = undefined;
           start();
         },
@@ -289,7 +328,7 @@ export class ScheduledEnvironment implements RequestScheduling {
     for (const ticket of this.forwarded) steps.push({ kind: 'replies', run: () => this.reply(ticket), endsHold: ticket.holdsItems });
     const report = this.report;
     if (report !== undefined && report.timers > 0 && report.started === report.finished) {
-      if (report.nextTimerDue > this.timeoutMs) steps.push({ kind: 'timeOuts', run: () => this.controls?.timeOut() });
+      if (report.nextTimerDue > this.timeoutMs) steps.push({ kind: 'timeOuts', run: () => this.timeOut() });
       else steps.push({ kind: 'timers', run: () => this.fire() });
     }
     return steps;
@@ -327,6 +366,11 @@ export class ScheduledEnvironment implements RequestScheduling {
   /** Nothing the invocation waits for can happen: it times out. */
   public stuck(): void {
     this.running = false;
+    this.timeOut();
+  }
+
+  private timeOut(): void {
+    this.given += 1;
     this.controls?.timeOut();
   }
 
@@ -338,6 +382,7 @@ export class ScheduledEnvironment implements RequestScheduling {
   }
 
   private async forward(ticket: Ticket): Promise<void> {
+    this.given += 1;
     this.held.splice(this.held.indexOf(ticket), 1);
     ticket.state = 'forwarding';
     // DynamoDB applies requests in the order they are forwarded: the one still with DynamoDB is answered first
@@ -353,6 +398,7 @@ export class ScheduledEnvironment implements RequestScheduling {
   }
 
   private async reply(ticket: Ticket): Promise<void> {
+    this.given += 1;
     this.forwarded.splice(this.forwarded.indexOf(ticket), 1);
     // dispatched: DynamoDB's answer may still be on its way
     await ticket.progressed;
@@ -362,6 +408,7 @@ export class ScheduledEnvironment implements RequestScheduling {
   }
 
   private fire(): void {
+    this.given += 1;
     this.timerFires += 1;
     this.controls?.fireTimer();
   }

@@ -51,7 +51,7 @@
 import { randomUUID } from 'node:crypto';
 import { seededRandom, seedNumber } from './seeded-random';
 import { compareText, ScheduledEnvironment, type EnvironmentHost } from './scheduled-environment';
-import type { SchedulerFigures, SchedulerTimings, StartHold, StepKind } from './schedule-types';
+import type { RealTimeEvent, SchedulerFigures, SchedulerTimings, StartHold, StepKind } from './schedule-types';
 
 /**
  * The chance that a reply ending a write's hold is left out of a turn it could run beside. A reply run beside every turn
@@ -71,6 +71,9 @@ const HOLD_KEPT_CHANCE = 0.75;
  * with one as with three.
  */
 const QUIET_TURNS = 1;
+
+/** The real-time events a run keeps (each names its environment; a run with more says how many there were). */
+export const REAL_TIME_EVENTS_KEPT = 100;
 
 /** The scheduler of one run; see the module comment. */
 export class SeededScheduler implements EnvironmentHost {
@@ -94,6 +97,9 @@ export class SeededScheduler implements EnvironmentHost {
   };
   /** The step the current interval began with, and whether an invocation waited for an init during it. */
   private interval: { kind: StepKind; startedAt: number; held: boolean } | undefined;
+  /** The first {@link REAL_TIME_EVENTS_KEPT} real-time events, and how many there were. */
+  private readonly realTime: RealTimeEvent[] = [];
+  private realTimeCount = 0;
   /** Resolves when the dispatched request still with DynamoDB (if any) has its answer. */
   private upstream: Promise<void> = Promise.resolve();
 
@@ -145,6 +151,25 @@ export class SeededScheduler implements EnvironmentHost {
   /** @internal a dispatched request is with DynamoDB until `answered` resolves. */
   public withUpstream(answered: Promise<void>): void {
     this.upstream = answered;
+  }
+
+  /** @internal see {@link EnvironmentHost.realTimeEvent}. */
+  public realTimeEvent(environment: ScheduledEnvironment, change: string): void {
+    this.realTimeCount += 1;
+    if (this.realTime.length < REAL_TIME_EVENTS_KEPT) this.realTime.push({ environment: environment.label, turn: this.counts.turns, change });
+  }
+
+  /**
+   * The real-time events so far, in the order they came (the first {@link REAL_TIME_EVENTS_KEPT}): none when the run was
+   * the seed's alone, so its seed replays it.
+   */
+  public realTimeEvents(): readonly RealTimeEvent[] {
+    return [...this.realTime];
+  }
+
+  /** How many real-time events there were (all of them, also those past {@link REAL_TIME_EVENTS_KEPT}). */
+  public realTimeEventCount(): number {
+    return this.realTimeCount;
   }
 
   /** What the scheduler did so far. */
@@ -217,6 +242,8 @@ export class SeededScheduler implements EnvironmentHost {
     // the run is quiet: first it sees what the last turn's workers did, one environment at a time
     if (this.deliverNext()) return;
     // nothing left to run: the run is between rounds, and that time is not the scheduler's
+    // what every worker reported is what this turn is chosen from: a change from now on without a step is real time's
+    for (const environment of this.environments) environment.looked();
     if (active.length === 0) {
       this.closeInterval(performance.now());
       return;

@@ -1,6 +1,6 @@
 /** The report `simulate` prints: its verdict says what was checked, and points at subscribers nothing reached. */
 import { describe, expect, test } from 'vitest';
-import { catchUpLimitUnmet, formatSummary } from '../../simulator/report/summary';
+import { NOT_REPLAYABLE, catchUpLimitUnmet, formatSummary, replayLines } from '../../simulator/report/summary';
 import { resultJson } from '../../simulator/run/result-json';
 import type { SimulationResult, SubscriberReport } from '../../simulator/run/simulation';
 
@@ -36,6 +36,8 @@ function result(subscribers: SubscriberReport[], effectsNotCounted: string[]): S
     iam: { evaluated: false, reason: 'IAM evaluation is off (--iam off)' },
     untakenEvents: [],
     notExercised: [],
+    replayable: true,
+    realTimeEvents: { count: 0, first: [] },
   } as SimulationResult;
 }
 
@@ -223,5 +225,26 @@ describe('formatSummary', () => {
   test('points at subscribers that no event reached', () => {
     const text = formatSummary(result([subscriber('A1', 2), subscriber('B1', 0)], []));
     expect(text).toMatch(/no event reached B1: none matched its filter policy, or its topic is fed by another outbox/);
+  });
+
+  test('says when the run depended on real time: not replayable, how often, in which functions, the first change; the verdict kept', () => {
+    const first = [
+      { environment: 'Billing/Handler#2', turn: 12, change: 'virtual timers pending 2 → 1 (the earliest due 3000 → 4000 ms into its invocation)' },
+      { environment: 'Billing/Handler#1', turn: 30, change: 'HTTP calls started 3 → 4' },
+      { environment: 'Stats/Handler#1', turn: 41, change: 'virtual timers pending 1 → 0 (none left of the earliest, due 3000 ms into its invocation)' },
+    ];
+    const text = formatSummary({ ...result([subscriber('Billing', 2, { applied: 2, min: 2, max: 2 })], []), replayable: false, realTimeEvents: { count: 5, first } });
+    expect(text).toContain(
+      `${NOT_REPLAYABLE}: something outside the seed acted on a worker between two steps, 5 time(s) (Billing/Handler 2, Stats/Handler 1 of the first 3); ` +
+        'first at turn 12, Billing/Handler#2: virtual timers pending 2 → 1 (the earliest due 3000 → 4000 ms into its invocation).',
+    );
+    expect(text).toMatch(/^OK: /m);
+    expect(formatSummary(result([subscriber('Billing', 2, { applied: 2, min: 2, max: 2 })], []))).not.toContain(NOT_REPLAYABLE);
+  });
+
+  test("a failing run's replay line says when the run was not replayable", () => {
+    const command = 'npx idempotent-event-flow simulate --seed 7 --concurrency 4';
+    expect(replayLines(command, true)).toBe(`replay this run: ${command}\n`);
+    expect(replayLines(command, false)).toBe(`replay this run: ${command}\n  (it may give another run: ${NOT_REPLAYABLE}, see above)\n`);
   });
 });

@@ -52,6 +52,7 @@ describe('replaying a seed', () => {
     // the runs were concurrent (copies of one message in two batches at once) and met faults ...
     const first = JSON.parse(results[0]!) as SimulationResult;
     expect(first.totalFaults).toBeGreaterThan(0);
+    expect(first.replayable).toBe(true);
     expect(first.subscribers.some((subscriber) => (subscriber.faultsByKind['concurrent-receive'] ?? 0) > 0)).toBe(true);
     // ... and every run is the first, figure for figure
     const differing = results.map((json, index) => ({ index, json })).filter(({ json }) => json !== results[0]);
