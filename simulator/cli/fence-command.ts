@@ -60,7 +60,9 @@ An ordered subscriber applies each aggregate's events in sequence; its fence hol
            sequences after the fence that no dead letter holds (in flight, or lost: replay them from the outbox, or
            skip them). A dry run unless --yes. With --yes it reads the queue whole: it deletes the proven duplicates
            (applied as above, a second copy of one sent, a copy of one left), sends what the fence admits and reads
-           again, planning every letter read in one plan; what it still could not read is counted (exit code 3), and
+           again, planning every letter read in one plan; when a read changes nothing while letters are unread, it
+           moves the letters it keeps to the back of their groups (sent again, then deleted) and reads on; what it
+           still could not read is counted (exit code 3: a gap may then be among those letters, skip nothing), and
            a letter dead-lettered again after it sent its event is left and named (exit code 3). Refused (exit code
            3) unless --queue's RedrivePolicy names --dead-letter-queue; a letter another subscriber's consumer
            dead-lettered (iefSubscriber) is left where it is.
@@ -146,7 +148,7 @@ function deadLetterQueueOf(parsed: ParsedArguments, target: FenceTarget): { url?
   return url === undefined ? {} : { url };
 }
 
-function describePlan(plan: OrderedRedrivePlan, acted: boolean): string {
+function describePlan(plan: OrderedRedrivePlan, acted: boolean, unread: number): string {
   const waiting = new Set(plan.waiting);
   const removable = new Set(provenDuplicates(plan).map((letter) => letter.id));
   const gone = (id: string): string => (!removable.has(id) ? 'left in the dead-letter queue' : acted ? 'a proven duplicate: deleted' : 'a proven duplicate: deleted with --yes');
@@ -175,7 +177,7 @@ function describePlan(plan: OrderedRedrivePlan, acted: boolean): string {
     ),
   );
   lines.push(...plan.unordered.map((letter) => `  not an ordered event (${terminalText(letter.id)}): left in the dead-letter queue`));
-  lines.push(...gapLines(plan, 'dead letter').map((line) => `  ${line.replace(/^gap: /, 'gap      ')}`));
+  lines.push(...gapLines(plan, 'dead letter', unread).map((line) => `  ${line.replace(/^gap: /, 'gap      ')}`));
   return `${lines.join('\n')}\n`;
 }
 
@@ -208,7 +210,7 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, fences:
       context.io.stdout(
         parsed.values.json === true
           ? json({ dryRun: true, unread: read.unread, ...plan, ...refused })
-          : `dry run:\n${describePlan(plan, false)}${deletable === 0 ? '' : `${deletable} proven duplicate(s) (applied, or copies) would be deleted\n`}${unread}run again with --yes to redrive\n`,
+          : `dry run:\n${describePlan(plan, false, read.unread)}${deletable === 0 ? '' : `${deletable} proven duplicate(s) (applied, or copies) would be deleted\n`}${unread}run again with --yes to redrive\n`,
       );
       return read.unread > 0 || hold.refused.size > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
     }
@@ -216,7 +218,7 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, fences:
     context.io.stdout(
       parsed.values.json === true
         ? json({ redriven: [...read.sent], deleted: [...read.deleted], returned: [...read.returned], unread: read.unread, ...plan, ...refused })
-        : `redrove ${read.sent.length}; deleted ${read.deleted.length} proven duplicate(s) (applied, or copies):\n${describePlan(plan, true)}${returned}${unread}`,
+        : `redrove ${read.sent.length}; deleted ${read.deleted.length} proven duplicate(s) (applied, or copies):\n${describePlan(plan, true, read.unread)}${returned}${unread}`,
     );
     return Object.keys(plan.gaps).length > 0 || read.unread > 0 || read.returned.length > 0 || hold.refused.size > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
   } finally {
@@ -336,7 +338,7 @@ async function list(parsed: ParsedArguments, context: CommandContext, fences: Se
     const committed = outboxTable === undefined ? undefined : await committedSequences(toDocumentClient(context.client()), outboxTable);
     const aggregates = new Set([...plan.redrive.map((letter) => letter.aggregateId), ...(committed?.keys() ?? [])]);
     const applied = new Map(await Promise.all([...aggregates].map(async (aggregateId) => [aggregateId, (await fences.get(aggregateId)).appliedSequence] as const)));
-    const blocked = blockedAggregates(plan, applied, committed);
+    const blocked = blockedAggregates(plan, applied, committed, unread);
     if (parsed.values.json === true) {
       context.io.stdout(json(blocked));
       if (unread > 0) context.io.stderr(`${unreadLine(unread)}\n`);

@@ -13,6 +13,7 @@
  * DeleteMessage, SendMessage, GetQueueAttributes.
  */
 import { DeleteMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { moveToBack } from './move-to-back';
 import { orderedPositionOf } from '../../../lambda/ordered/ordered-position';
 import type { OrderedDeadLetter, OrderedRedrivePlan, PlannedDeadLetter } from '../../../lambda/ordered/redrive-plan';
 import { sendOrdered } from './ordered-sends';
@@ -80,7 +81,7 @@ export function returnedLine(count: number): string {
 export function unreadLine(unread: number): string {
   return (
     `${unread} letter(s) of the dead-letter queue not read: a FIFO queue returns at most 10 letters of an aggregate while they are held, so letters in front of an aggregate hide its later ones; ` +
-    "'dlq redrive --yes' or 'fence redrive --yes' deletes the proven duplicates in front, sends what the fences admit and reads on. Write no reused event again until every letter is read"
+    "'dlq redrive --yes' or 'fence redrive --yes' deletes the proven duplicates in front, sends what the fences admit, moves the letters it keeps to the back of their groups and reads on. Write no reused event again until every letter is read"
   );
 }
 
@@ -98,6 +99,9 @@ export async function readOrderedDeadLetters(request: OrderedQueueReadRequest): 
   const firstRead = new Map<string, number>();
   const sentWhen = new Map<string, number>();
   const returned = new Set<string>();
+  // letters this run moved to the back of their groups (their new message ids), and every message id read before this round
+  const movedCopies = new Set<string>();
+  const readBefore = new Set<string>();
   let held: QueueMessage[] = [];
   let skipped = new Set<string>();
   let plan: OrderedRedrivePlan;
@@ -137,14 +141,66 @@ export async function readOrderedDeadLetters(request: OrderedQueueReadRequest): 
       done.add(letter.id);
     }
     held = held.filter((message) => !done.has(message.messageId));
-    // nothing changed: a read again would return the same letters; or the run read as much as it may
-    if (toSend.length + toDelete.length === 0 || done.size + held.length >= limit) break;
+    // the run read as much as it may
+    if (done.size + held.length >= limit) break;
+    if (toSend.length + toDelete.length === 0) {
+      // nothing changed: a read again would return the same letters. When letters are unread, the kept ones may hide
+      // them (the next event of an aggregate behind ten that wait for it: review ro13, RO13-8): move them to the back
+      // of their groups and read on, as long as each round reads a letter the run had not read
+      const fresh = held.some((message) => !movedCopies.has(message.messageId) && !readBefore.has(message.messageId));
+      for (const message of held) readBefore.add(message.messageId);
+      if (!fresh || (await unreadOf(sqs, deadLetterQueueUrl, letters, held, done, returned)) === 0) break;
+      const kept = held.filter((message) => letters.has(message.messageId) || returned.has(message.messageId));
+      await releaseMessages(sqs, held.filter((message) => !kept.includes(message)));
+      for (const message of kept) {
+        const copy = await moveToBack(sqs, message, message.attributes.MessageGroupId ?? groupOf(message.body) ?? message.messageId);
+        movedCopies.add(copy.messageId);
+        byId.delete(message.messageId);
+        byId.set(copy.messageId, copy);
+        firstRead.set(copy.messageId, firstRead.get(message.messageId)!);
+        readBefore.add(copy.messageId);
+        if (returned.delete(message.messageId)) returned.add(copy.messageId);
+        if (letters.delete(message.messageId)) {
+          const letter = request.select(copy);
+          if (letter !== undefined) letters.set(copy.messageId, letter);
+        }
+      }
+      held = [];
+      continue;
+    }
+    for (const message of held) readBefore.add(message.messageId);
     // the letters kept go back in front of their groups, and the groups' next letters come after them
     await releaseMessages(sqs, held);
   }
-  const counts = await queueCounts(sqs, deadLetterQueueUrl);
-  const unread = Math.max(0, counts.visible + counts.inFlight + counts.delayed - held.length);
+  const unread = await unreadOf(sqs, deadLetterQueueUrl, letters, held, done, returned);
   return { plan, byId, sent, deleted, held, returned: [...returned], skipped: skipped.size, unread };
+}
+
+/**
+ * Letters of the queue the run did not read: its approximate counts less the letters the run read that are still
+ * there (held now, released, or moved to the back of their groups; not sent or deleted).
+ */
+async function unreadOf(
+  sqs: SQSClient,
+  queueUrl: string,
+  letters: ReadonlyMap<string, OrderedDeadLetter>,
+  held: readonly QueueMessage[],
+  done: ReadonlySet<string>,
+  returned: ReadonlySet<string>,
+): Promise<number> {
+  const counts = await queueCounts(sqs, queueUrl);
+  const known = new Set([...held.map((message) => message.messageId), ...returned]);
+  for (const id of letters.keys()) if (!done.has(id)) known.add(id);
+  return Math.max(0, counts.visible + counts.inFlight + counts.delayed - known.size);
+}
+
+/** The aggregate of a letter's body (its message group), when it is an ordered event. */
+function groupOf(body: string): string | undefined {
+  try {
+    return orderedPositionOf(body).aggregateId;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The event a letter holds: its aggregate and event id (or sequence, without an id); undefined when not an ordered event. */

@@ -65,9 +65,26 @@ export interface OrderedWording {
   readonly removed?: string;
 }
 
-function waitingWhy(letter: PlannedDeadLetter, plan: OrderedRedrivePlan, wording: OrderedWording): string {
+/**
+ * What a gap means while letters of the dead-letter queue were not read (review ro13, RO13-8): the missing sequences
+ * may be among them, so nothing may be skipped, and a redrive with --yes reads past the letters in front.
+ */
+export function unreadGapAdvice(missing: readonly number[], unread: number): string {
+  return (
+    `sequence ${missing.join(', ')} may be among the ${unread} letter(s) not read: never skip it while letters are unread; ` +
+    "'dlq redrive --yes' or 'fence redrive --yes' reads past the letters in front of it"
+  );
+}
+
+function waitingWhy(letter: PlannedDeadLetter, plan: OrderedRedrivePlan, wording: OrderedWording, unread: number): string {
   const missing = plan.gaps[letter.aggregateId] ?? [];
   const before = missing.filter((sequence) => sequence < letter.sequence);
+  if (unread > 0) {
+    return (
+      `waits for sequence ${before.join(', ')} of ${letter.aggregateId}, which no ${wording.held} read holds: ${unreadGapAdvice(before, unread)}; ` +
+      `sent now it would be retried until then, holding up the aggregate's later events: ${wording.left}`
+    );
+  }
   return (
     `waits for sequence ${before.join(', ')} of ${letter.aggregateId}, which no ${wording.held} here holds (in flight, left out, or lost); ` +
     `sent now it would be retried until then, holding up the aggregate's later events, and come back after maxReceiveCount receives if never filled: ` +
@@ -105,12 +122,12 @@ function unprovenCopies(letter: PlannedDeadLetter, plan: OrderedRedrivePlan, hel
  * Each entry of `plan` with what becomes of it: `ready` sent, `waiting` held, the rest not sent; those in `removable`
  * (applied or copies the caller deletes as proven duplicates) said `wording.removed`.
  */
-export function orderedDecisions(plan: OrderedRedrivePlan, wording: OrderedWording, removable: ReadonlySet<string> = new Set()): OrderedDecision[] {
+export function orderedDecisions(plan: OrderedRedrivePlan, wording: OrderedWording, removable: ReadonlySet<string> = new Set(), unread = 0): OrderedDecision[] {
   const gone = (id: string): string => (removable.has(id) ? (wording.removed ?? wording.left) : wording.left);
   const sent = new Set(plan.redrive.map((letter) => `${letter.aggregateId}\u0000${letter.sequence}`));
   return [
     ...plan.ready.map((letter): OrderedDecision => ({ id: letter.id, aggregateId: letter.aggregateId, sequence: letter.sequence, decision: 'send' })),
-    ...plan.waiting.map((letter): OrderedDecision => ({ id: letter.id, aggregateId: letter.aggregateId, sequence: letter.sequence, decision: 'waiting', why: waitingWhy(letter, plan, wording) })),
+    ...plan.waiting.map((letter): OrderedDecision => ({ id: letter.id, aggregateId: letter.aggregateId, sequence: letter.sequence, decision: 'waiting', why: waitingWhy(letter, plan, wording, unread) })),
     ...plan.alreadyApplied.map(
       (letter): OrderedDecision => ({
         id: letter.id,
@@ -158,9 +175,14 @@ export function orderedDecisions(plan: OrderedRedrivePlan, wording: OrderedWordi
   ];
 }
 
-/** One line per gap: the sequences no entry holds, and the tools that fill or pass them. */
-export function gapLines(plan: OrderedRedrivePlan, held: string): string[] {
-  return Object.entries(plan.gaps).map(
-    ([aggregateId, missing]) => `gap: ${terminalText(aggregateId)}: no ${held} holds ${missing.join(', ')} (in flight, or lost: 'fence replay' from the outbox, or 'fence skip')`,
+/**
+ * One line per gap: the sequences no entry holds, and the tools that fill or pass them; while `unread` letters were not
+ * read, that they may be among them instead (never the skip). @param unread letters not read @default 0
+ */
+export function gapLines(plan: OrderedRedrivePlan, held: string, unread = 0): string[] {
+  return Object.entries(plan.gaps).map(([aggregateId, missing]) =>
+    unread > 0
+      ? `gap: ${terminalText(aggregateId)}: no ${held} read holds ${missing.join(', ')}: ${unreadGapAdvice(missing, unread)}`
+      : `gap: ${terminalText(aggregateId)}: no ${held} holds ${missing.join(', ')} (in flight, or lost: 'fence replay' from the outbox, or 'fence skip')`,
   );
 }
