@@ -153,7 +153,7 @@ export async function redriveOrderedDeadLetters(context: CommandContext, request
 /** The decisions of a read, the text that shows them and its counts: sent (or to send), deleted (or to delete), left. */
 function summaryOf(read: OrderedQueueRead, eventIdOf: ReadonlyMap<string, string | undefined>, moved: boolean): { summary: string; toSend: number; toDelete: number; left: number; decisions: OrderedDecision[] } {
   const removable = new Set(provenDuplicates(read.plan).map((letter) => letter.id));
-  const decisions = orderedDecisions(read.plan, { ...WORDING, removed: moved ? 'deleted from the dead-letter queue' : 'deleted from the dead-letter queue with --yes' }, removable, read.unread);
+  const decisions = orderedDecisions(read.plan, { ...WORDING, removed: moved ? 'deleted from the dead-letter queue' : 'deleted from the dead-letter queue with --yes', unread: read.unread }, removable);
   const toSend = moved ? read.sent.length : decisions.filter((item) => item.decision === 'send').length;
   const toDelete = moved ? read.deleted.length : removable.size;
   const left = decisions.filter((item) => item.decision !== 'send' && !removable.has(item.id)).length + read.returned.length;

@@ -63,6 +63,11 @@ export interface OrderedWording {
    * @default `left`
    */
   readonly removed?: string;
+  /**
+   * Letters of the dead-letter queue the read did not read: a gap's sequence may be among them, so no skip is advised
+   * (review ro13, RO13-8). @default 0
+   */
+  readonly unread?: number;
 }
 
 /**
@@ -76,7 +81,8 @@ export function unreadGapAdvice(missing: readonly number[], unread: number): str
   );
 }
 
-function waitingWhy(letter: PlannedDeadLetter, plan: OrderedRedrivePlan, wording: OrderedWording, unread: number): string {
+function waitingWhy(letter: PlannedDeadLetter, plan: OrderedRedrivePlan, wording: OrderedWording): string {
+  const unread = wording.unread ?? 0;
   const missing = plan.gaps[letter.aggregateId] ?? [];
   const before = missing.filter((sequence) => sequence < letter.sequence);
   if (unread > 0) {
@@ -122,12 +128,12 @@ function unprovenCopies(letter: PlannedDeadLetter, plan: OrderedRedrivePlan, hel
  * Each entry of `plan` with what becomes of it: `ready` sent, `waiting` held, the rest not sent; those in `removable`
  * (applied or copies the caller deletes as proven duplicates) said `wording.removed`.
  */
-export function orderedDecisions(plan: OrderedRedrivePlan, wording: OrderedWording, removable: ReadonlySet<string> = new Set(), unread = 0): OrderedDecision[] {
+export function orderedDecisions(plan: OrderedRedrivePlan, wording: OrderedWording, removable: ReadonlySet<string> = new Set()): OrderedDecision[] {
   const gone = (id: string): string => (removable.has(id) ? (wording.removed ?? wording.left) : wording.left);
   const sent = new Set(plan.redrive.map((letter) => `${letter.aggregateId}\u0000${letter.sequence}`));
   return [
     ...plan.ready.map((letter): OrderedDecision => ({ id: letter.id, aggregateId: letter.aggregateId, sequence: letter.sequence, decision: 'send' })),
-    ...plan.waiting.map((letter): OrderedDecision => ({ id: letter.id, aggregateId: letter.aggregateId, sequence: letter.sequence, decision: 'waiting', why: waitingWhy(letter, plan, wording, unread) })),
+    ...plan.waiting.map((letter): OrderedDecision => ({ id: letter.id, aggregateId: letter.aggregateId, sequence: letter.sequence, decision: 'waiting', why: waitingWhy(letter, plan, wording) })),
     ...plan.alreadyApplied.map(
       (letter): OrderedDecision => ({
         id: letter.id,

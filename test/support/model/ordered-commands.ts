@@ -4,6 +4,7 @@
  */
 import fc from 'fast-check';
 import type { OrderedCrash, OrderedFault, OrderedWorld } from './ordered-world';
+import { dlqOrderCommands } from './ordered-dlq-commands';
 
 /** The abstract model: only what preconditions need. */
 export interface OrderedModel {
@@ -368,6 +369,7 @@ export function orderedCommands(maxCommands: number, replayPath?: string, vocabu
       fc.tuple(aggregate, fc.constantFrom<'applied' | 'fence' | 'unknown'>('applied', 'fence', 'fence', 'unknown'), fc.boolean()).map(([index, key, withOutput]) => new InboxForget(index, key, withOutput)),
       ...(vocabulary === 'found' ? [] : laterCommands()),
       ...(vocabulary === 'all' ? thirteenthCommands() : []),
+      ...(vocabulary === 'all' ? dlqOrderCommands() : []),
     ],
     { maxCommands, size: 'max', ...(replayPath === undefined ? {} : { replayPath }) },
   );
