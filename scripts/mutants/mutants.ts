@@ -1769,4 +1769,20 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '  const movedBySqs = message.attributes.DeadLetterQueueSourceArn !== undefined;',
     tests: ['test/cli/ordered-dlq-move-to-back.test.ts'],
   },
+  {
+    id: 'fence-carry-any-source-table',
+    breaks: "fence carry (review ro13, RO13-5): the table carried from is never proven the one the inbox was restored from, so another flow's inbox with a subscriber of this name moves the fences past events this subscriber never applied",
+    file: 'simulator/cli/fence-carry-proof.ts',
+    find: '  if (deployedInboxTable === fromTable) return {',
+    replace: '  if (deployedInboxTable === deployedInboxTable) return {',
+    tests: ['test/cli/fence-inbox-restore.int.test.ts', 'test/lambda/model/ordered-dlq-order.model.int.test.ts'],
+  },
+  {
+    id: 'fence-carry-proof-by-absent-record',
+    breaks: "fence carry (review ro13, RO13-5): an event the restored table recorded that the table carried from lacks is taken for the proof that it was restored from it",
+    file: 'simulator/cli/fence-carry-proof.ts',
+    find: '    if (held !== undefined) return { proven:',
+    replace: '    if (held === undefined) return { proven:',
+    tests: ['test/cli/fence-inbox-restore.int.test.ts', 'test/lambda/model/ordered-dlq-order.model.int.test.ts'],
+  },
 ];

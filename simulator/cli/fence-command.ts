@@ -16,9 +16,10 @@ import { formatTable } from './blocked-command';
 import { skip } from './fence-skip';
 import { proveOutbox } from './fence-outbox-proof';
 import { carryFences } from './fence-carry';
+import { proveCarrySource } from './fence-carry-proof';
 import { inboxRestoreRefusal } from './inbox-restore-check';
 import { resolveFenceTarget, type FenceTarget } from './fence-target';
-import { deadLetterSourceMismatch } from './deployed-subscriber';
+import { deadLetterSourceMismatch, readSubscriberOutput } from './deployed-subscriber';
 import { holdRestored, restoreRefusalLines } from './dead-letters/restore-hold';
 import { followedHistory, readAggregateHistory, type FencePoint, type FollowedHistory, type HistoryItem } from './ordered-history';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
@@ -31,7 +32,7 @@ const USAGE = `Usage:
   idempotent-event-flow fence skip <subscriber> <aggregate-id> (--subscriber-output <json|@file> | --table <inbox table> --outbox-table <name>) --from <n> --to <m> --reason <text> [--yes] [--json]
   idempotent-event-flow fence redrive <subscriber> (--subscriber-output <json|@file> | --table <inbox table> --dead-letter-queue <url> --queue <url>) [--deduplication-window <duration>] [--yes] [--json]
   idempotent-event-flow fence replay <subscriber> <aggregate-id> (--subscriber-output <json|@file> | --table <inbox table> --outbox-table <name> --queue <url>) [--subscriber-added-later] [--yes] [--json]
-  idempotent-event-flow fence carry <subscriber> --from-table <inbox table restored from> --table <restored inbox table> [--yes] [--json]
+  idempotent-event-flow fence carry <subscriber> --from-table <inbox table restored from> --table <restored inbox table> [--from-subscriber-output <json|@file>] [--yes] [--json]
 
 An ordered subscriber applies each aggregate's events in sequence; its fence holds the last sequence applied.
   show     where the subscriber stands in the aggregate (0: nothing applied yet)
@@ -78,7 +79,12 @@ An ordered subscriber applies each aggregate's events in sequence; its fence hol
   carry    after the subscriber's inbox table was restored (into a new table) or replaced: from the table it was
            restored from (or replaced), carries forward each fence that stands further there (never one back), and the
            live inbox records, skip records and window record the new table lacks; leaves a carry record. Run it
-           before the subscriber consumes from the new table. A dry run unless --yes.
+           before the subscriber consumes from the new table. A dry run unless --yes. Refused (exit code 3, nothing
+           written) unless something proves --from-table is the table --table came from: DynamoDB's restore summary
+           of --table, an event this subscriber recorded in --table (inbox record, or the event a fence applied)
+           recorded in --from-table too, or --from-subscriber-output (the subscriber's Operator output of the
+           deployment that used --from-table): another flow's inbox with a subscriber of this name would move its
+           fences past events it never applied.
 
 replay refuses (exit code 3) while the inbox table may have been restored under the subscriber: a fence written before
 its table was created, or, for a fence that applied nothing, events written before it (a subscriber added later says
@@ -309,16 +315,31 @@ async function carry(parsed: ParsedArguments, context: CommandContext, subscribe
   const fromTable = requiredString(parsed, 'from-table');
   if (fromTable === undefined) return context.usageError("'fence carry' needs --from-table (the inbox table the subscriber's table was restored from, or the one it replaced)");
   if (fromTable === table) return context.usageError("'fence carry' needs --from-table to be another table than --table");
+  // review ro13 (RO13-5): the fences and records of another flow's inbox with a subscriber of this name must not be carried
+  const fromOutput = requiredString(parsed, 'from-subscriber-output');
+  const fromDeployment = fromOutput === undefined ? undefined : readSubscriberOutput(fromOutput, context.io.cwd ?? process.cwd());
+  if (typeof fromDeployment === 'string') return context.usageError(`'fence carry' --from-subscriber-output: ${fromDeployment}`);
+  if (fromDeployment !== undefined && (fromDeployment.subscriberName !== subscriber || fromDeployment.inboxTable !== fromTable)) {
+    return context.usageError(
+      `'fence carry' --from-subscriber-output is the output of subscriber '${terminalText(fromDeployment.subscriberName)}' with inbox table '${terminalText(fromDeployment.inboxTable ?? 'none')}'; ` +
+        `it must be '${terminalText(subscriber)}''s output naming --from-table '${terminalText(fromTable)}' (the deployment that used it)`,
+    );
+  }
+  const source = await proveCarrySource(context, subscriber, fromTable, table, fromDeployment?.inboxTable);
+  if ('refusal' in source) {
+    context.io.stderr(`refused: ${source.refusal}\n`);
+    return EXIT_CODE.REFUSED;
+  }
   const apply = parsed.values.yes === true;
   const result = await carryFences(context, subscriber, fromTable, table, apply);
-  if (apply) context.io.stderr(`${JSON.stringify({ audit: 'fence-carry', at: context.now().toISOString(), by: context.user, subscriber, fromTable, table, fences: result.fences, records: result.records })}\n`);
+  if (apply) context.io.stderr(`${JSON.stringify({ audit: 'fence-carry', at: context.now().toISOString(), by: context.user, subscriber, fromTable, table, source: source.proven, fences: result.fences, records: result.records })}\n`);
   if (parsed.values.json === true) {
-    context.io.stdout(json({ ...(apply ? {} : { dryRun: true }), ...result }));
+    context.io.stdout(json({ ...(apply ? {} : { dryRun: true }), source: source.proven, ...result }));
   } else {
     const rows = result.fences.map((each) => `  ${terminalText(each.aggregateId)}: ${each.current} -> ${each.from} ${each.decision === 'moved' ? (apply ? 'moved' : 'would move') : each.decision === 'kept' ? `kept (${each.current} here)` : 'moved meanwhile: run again'}`);
     context.io.stdout(
       `${apply ? 'carried' : 'dry run: would carry'} from '${terminalText(fromTable)}' into '${terminalText(table)}': ${result.fences.filter((each) => each.decision === 'moved').length} fence(s) forward, ` +
-        `${result.records} inbox, skip or window record(s)\n${rows.join('\n')}${rows.length === 0 ? '' : '\n'}${apply ? '' : 'run again with --yes\n'}`,
+        `${result.records} inbox, skip or window record(s) (the table carried from: ${source.proven})\n${rows.join('\n')}${rows.length === 0 ? '' : '\n'}${apply ? '' : 'run again with --yes\n'}`,
     );
   }
   return result.fences.some((each) => each.decision === 'moved-since') ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
@@ -405,6 +426,7 @@ export const fenceCommand: Command = {
     'subscriber-output': { type: 'string' },
     'subscriber-added-later': { type: 'boolean' },
     'from-table': { type: 'string' },
+    'from-subscriber-output': { type: 'string' },
     queue: { type: 'string' },
     yes: { type: 'boolean' },
     json: { type: 'boolean' },

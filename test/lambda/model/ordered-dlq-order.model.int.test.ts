@@ -9,7 +9,7 @@ import fc from 'fast-check';
 import { expect, test } from 'vitest';
 import { failureReport } from '../../support/model/search';
 import { Deliver, Produce, Relay, type OrderedModel, type OrderedReal } from '../../support/model/ordered-commands';
-import { NextEventBehindWaitingLetters } from '../../support/model/ordered-dlq-commands';
+import { CarryFromAnotherFlow, NextEventBehindWaitingLetters } from '../../support/model/ordered-dlq-commands';
 import { OrderedWorld } from '../../support/model/ordered-world';
 
 const RUNS: ReadonlyArray<{ readonly name: string; readonly maxReceiveCount: number; readonly commands: () => Iterable<fc.AsyncCommand<OrderedModel, OrderedReal>> }> = [
@@ -24,10 +24,17 @@ const RUNS: ReadonlyArray<{ readonly name: string; readonly maxReceiveCount: num
     maxReceiveCount: 3,
     commands: () => [new Produce(1, 1, 'none'), new Relay(1, 1, true), new Deliver(1, 0, undefined, 'none'), new NextEventBehindWaitingLetters(1, 12)],
   },
+  {
+    // review ro13, RO13-5: #1 applied, then `fence carry` from another flow's inbox (same subscriber name and aggregate
+    // ids, two further): refused, nothing moved; #2 applies after it
+    name: "fence carry from another flow's inbox is refused, nothing moved",
+    maxReceiveCount: 1,
+    commands: () => [new Produce(0, 1, 'none'), new Relay(0, 1, true), new Deliver(0, 0, undefined, 'none'), new CarryFromAnotherFlow(2), new Produce(0, 1, 'none')],
+  },
 ];
 
 for (const run of RUNS) {
-  test(`ordered path, the dead-letter queue read whole: ${run.name}`, async () => {
+  test(`ordered path, the fourteenth session's operator commands: ${run.name}`, async () => {
     const failure = await failureReport(
       fc.asyncProperty(fc.scheduler(), async (scheduler) => {
         const world = await OrderedWorld.start(run.maxReceiveCount, 'model-ordered-dlq-order');

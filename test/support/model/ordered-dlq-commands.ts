@@ -1,7 +1,8 @@
 /**
- * Commands of the ordered model (ordered-commands.ts, ordered-world.ts) on reading an ordered subscriber's FIFO
- * dead-letter queue whole (review ro13, RO13-8): an aggregate's next event behind ten letters that wait for it. Each is
- * followed by the world's check. Not a test file.
+ * Commands of the ordered model (ordered-commands.ts, ordered-world.ts) of the fourteenth session: reading an ordered
+ * subscriber's FIFO dead-letter queue whole (review ro13, RO13-8: an aggregate's next event behind ten letters that
+ * wait for it), and `fence carry` from another flow's inbox (RO13-5). Each is followed by the world's check. Not a
+ * test file.
  */
 import fc from 'fast-check';
 import type { OrderedWorld } from './ordered-world';
@@ -35,7 +36,24 @@ export class NextEventBehindWaitingLetters implements Command {
   public toString = (): string => `produce(aggregate ${this.aggregate}) x${this.events}, each exhausted, then dlqRedrive(--yes, the aggregate's next letter behind the others)`;
 }
 
+/**
+ * The operator's `fence carry --from-table` naming another flow's inbox with a subscriber of this name (the same
+ * aggregate ids `ahead` further): refused, nothing moved (review ro13, RO13-5).
+ */
+export class CarryFromAnotherFlow implements Command {
+  public constructor(private readonly ahead: number) {}
+  public check = (): boolean => true;
+  public async run(_model: { produced: number }, real: { readonly world: OrderedWorld; readonly scheduler: fc.Scheduler }): Promise<void> {
+    await real.world.carryFromAnotherFlow(this.ahead);
+    await real.world.check();
+  }
+  public toString = (): string => `fenceCarry(--from-table another flow's inbox, ${this.ahead} ahead)`;
+}
+
 /** The commands of this file, for the search's vocabulary. */
 export function dlqOrderCommands(): Array<fc.Arbitrary<Command>> {
-  return [fc.tuple(fc.integer({ min: 0, max: 1 }), fc.constantFrom(3, 11, 12)).map(([aggregate, events]) => new NextEventBehindWaitingLetters(aggregate, events))];
+  return [
+    fc.tuple(fc.integer({ min: 0, max: 1 }), fc.constantFrom(3, 11, 12)).map(([aggregate, events]) => new NextEventBehindWaitingLetters(aggregate, events)),
+    fc.integer({ min: 1, max: 3 }).map((ahead) => new CarryFromAnotherFlow(ahead)),
+  ];
 }
