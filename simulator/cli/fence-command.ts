@@ -101,6 +101,8 @@ Options:
   --table <name>               the subscriber's inbox table (where its fences are)
   --subscriber-output <json|@file>  the subscriber's <subscriber>/Operator stack output (its value, or @ and a file):
                                the inbox table, outbox table and queue come from it, and proves the outbox table
+  --from-subscriber-output <json|@file>  carry: the subscriber's Operator output of the deployment that used
+                               --from-table (it proves the table carried from when nothing else does)
   --from <n>, --to <m>         skip: the fence as you saw it, and where it goes
   --reason <text>              skip: why (kept on the fence)
   --dead-letter-queue <url>    redrive, list: the subscriber queue's dead-letter queue (FIFO)
