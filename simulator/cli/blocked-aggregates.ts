@@ -10,6 +10,7 @@ import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
 import type { OrderedRedrivePlan } from '../../lambda/ordered/redrive-plan';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { scanItems } from './scan-items';
+import { unreadGapAdvice } from './dead-letters/ordered-sends';
 
 /** One aggregate the subscriber is held up in. */
 export interface BlockedAggregate {
@@ -47,9 +48,10 @@ export async function committedSequences(client: DynamoDBDocumentClient, outboxT
 
 /**
  * The aggregates held up, by aggregate id: from the dead letters' plan, the fences read (`applied`, for every aggregate
- * of the plan and of `committed`) and the committed sequences (when the outbox was read).
+ * of the plan and of `committed`) and the committed sequences (when the outbox was read). `unread`: letters of the
+ * dead-letter queue the read did not read (a gap's sequence may be among them). @default 0
  */
-export function blockedAggregates(plan: OrderedRedrivePlan, applied: ReadonlyMap<string, number>, committed?: ReadonlyMap<string, number>): BlockedAggregate[] {
+export function blockedAggregates(plan: OrderedRedrivePlan, applied: ReadonlyMap<string, number>, committed?: ReadonlyMap<string, number>, unread = 0): BlockedAggregate[] {
   const aggregates = new Set([...plan.redrive.map((letter) => letter.aggregateId), ...(committed?.keys() ?? [])]);
   const blocked: BlockedAggregate[] = [];
   for (const aggregateId of [...aggregates].sort()) {
@@ -61,7 +63,9 @@ export function blockedAggregates(plan: OrderedRedrivePlan, applied: ReadonlyMap
     if (deadLetterSequences.includes(appliedSequence + 1)) {
       blocked.push({ ...shared, state: 'dead-lettered', action: "fix the cause, then 'dlq redrive' (sends the run after the fence, in sequence)" });
     } else if (deadLetterSequences.length > 0) {
-      blocked.push({ ...shared, state: 'gap', action: `sequence ${missing.join(', ')} in flight, or lost: 'fence replay' from the outbox history, or 'fence skip' if lost for good` });
+      // while letters were not read, the missing sequence may be among them: never advise the skip (review ro13, RO13-8)
+      const action = unread > 0 ? unreadGapAdvice(missing, unread) : `sequence ${missing.join(', ')} in flight, or lost: 'fence replay' from the outbox history, or 'fence skip' if lost for good`;
+      blocked.push({ ...shared, state: 'gap', action });
     } else if (committedSequence !== undefined && committedSequence > appliedSequence) {
       blocked.push({ ...shared, state: 'behind', action: `${committedSequence - appliedSequence} committed event(s) not applied and none dead-lettered: in flight (wait), or lost ('fence replay', which refuses while the inbox table may have been restored: applied in the table before, they would apply twice)` });
     }

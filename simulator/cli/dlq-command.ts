@@ -71,8 +71,10 @@ fill the gap with 'fence replay' or pass it with 'fence skip', then redrive agai
 and one at or below the fence that an operator's 'fence skip' dropped. With --yes it reads the FIFO dead-letter queue
 whole: it deletes the proven duplicates (at or below the fence with the fence or the subscriber's inbox record holding
 the event, a second copy of one sent, a copy of one left), sends what the fences admit and reads again (SQS returns
-no letter of an aggregate while another of it is held, so letters in front hide later ones); what it still could not
-read is counted (exit code 3); a dry run reads once and counts the same. One at or below the fence with neither was never applied (another event took its sequence after a restored or
+no letter of an aggregate while another of it is held, so letters in front hide later ones); when a read changes
+nothing while letters are unread, it moves the letters it keeps to the back of their groups (sent again, then
+deleted) and reads on; what it still could not read is counted (exit code 3; a gap may then be among those letters:
+skip nothing); a dry run reads once and counts the same. One at or below the fence with neither was never applied (another event took its sequence after a restored or
 replaced outbox table): write it again through OrderedOutbox as a new event. --allow-expired and --allow-reapply are
 refused (exit code 2): the fences admit a dead letter whatever its age, and answer one at or below them however sent.
 A redrive moves exactly the dead letters it read and checked, one at a time: each is sent to the queue (a new message

@@ -16,9 +16,10 @@ import { formatTable } from './blocked-command';
 import { skip } from './fence-skip';
 import { proveOutbox } from './fence-outbox-proof';
 import { carryFences } from './fence-carry';
+import { proveCarrySource } from './fence-carry-proof';
 import { inboxRestoreRefusal } from './inbox-restore-check';
 import { resolveFenceTarget, type FenceTarget } from './fence-target';
-import { deadLetterSourceMismatch } from './deployed-subscriber';
+import { deadLetterSourceMismatch, readSubscriberOutput } from './deployed-subscriber';
 import { holdRestored, restoreRefusalLines } from './dead-letters/restore-hold';
 import { followedHistory, readAggregateHistory, type FencePoint, type FollowedHistory, type HistoryItem } from './ordered-history';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
@@ -31,7 +32,7 @@ const USAGE = `Usage:
   idempotent-event-flow fence skip <subscriber> <aggregate-id> (--subscriber-output <json|@file> | --table <inbox table> --outbox-table <name>) --from <n> --to <m> --reason <text> [--yes] [--json]
   idempotent-event-flow fence redrive <subscriber> (--subscriber-output <json|@file> | --table <inbox table> --dead-letter-queue <url> --queue <url>) [--deduplication-window <duration>] [--yes] [--json]
   idempotent-event-flow fence replay <subscriber> <aggregate-id> (--subscriber-output <json|@file> | --table <inbox table> --outbox-table <name> --queue <url>) [--subscriber-added-later] [--yes] [--json]
-  idempotent-event-flow fence carry <subscriber> --from-table <inbox table restored from> --table <restored inbox table> [--yes] [--json]
+  idempotent-event-flow fence carry <subscriber> --from-table <inbox table restored from> --table <restored inbox table> [--from-subscriber-output <json|@file>] [--yes] [--json]
 
 An ordered subscriber applies each aggregate's events in sequence; its fence holds the last sequence applied.
   show     where the subscriber stands in the aggregate (0: nothing applied yet)
@@ -60,7 +61,9 @@ An ordered subscriber applies each aggregate's events in sequence; its fence hol
            sequences after the fence that no dead letter holds (in flight, or lost: replay them from the outbox, or
            skip them). A dry run unless --yes. With --yes it reads the queue whole: it deletes the proven duplicates
            (applied as above, a second copy of one sent, a copy of one left), sends what the fence admits and reads
-           again, planning every letter read in one plan; what it still could not read is counted (exit code 3), and
+           again, planning every letter read in one plan; when a read changes nothing while letters are unread, it
+           moves the letters it keeps to the back of their groups (sent again, then deleted) and reads on; what it
+           still could not read is counted (exit code 3: a gap may then be among those letters, skip nothing), and
            a letter dead-lettered again after it sent its event is left and named (exit code 3). Refused (exit code
            3) unless --queue's RedrivePolicy names --dead-letter-queue; a letter another subscriber's consumer
            dead-lettered (iefSubscriber) is left where it is.
@@ -76,7 +79,12 @@ An ordered subscriber applies each aggregate's events in sequence; its fence hol
   carry    after the subscriber's inbox table was restored (into a new table) or replaced: from the table it was
            restored from (or replaced), carries forward each fence that stands further there (never one back), and the
            live inbox records, skip records and window record the new table lacks; leaves a carry record. Run it
-           before the subscriber consumes from the new table. A dry run unless --yes.
+           before the subscriber consumes from the new table. A dry run unless --yes. Refused (exit code 3, nothing
+           written) unless something proves --from-table is the table --table came from: DynamoDB's restore summary
+           of --table, an event this subscriber recorded in --table (inbox record, or the event a fence applied)
+           recorded in --from-table too, or --from-subscriber-output (the subscriber's Operator output of the
+           deployment that used --from-table): another flow's inbox with a subscriber of this name would move its
+           fences past events it never applied.
 
 replay refuses (exit code 3) while the inbox table may have been restored under the subscriber: a fence written before
 its table was created, or, for a fence that applied nothing, events written before it (a subscriber added later says
@@ -93,6 +101,8 @@ Options:
   --table <name>               the subscriber's inbox table (where its fences are)
   --subscriber-output <json|@file>  the subscriber's <subscriber>/Operator stack output (its value, or @ and a file):
                                the inbox table, outbox table and queue come from it, and proves the outbox table
+  --from-subscriber-output <json|@file>  carry: the subscriber's Operator output of the deployment that used
+                               --from-table (it proves the table carried from when nothing else does)
   --from <n>, --to <m>         skip: the fence as you saw it, and where it goes
   --reason <text>              skip: why (kept on the fence)
   --dead-letter-queue <url>    redrive, list: the subscriber queue's dead-letter queue (FIFO)
@@ -146,7 +156,7 @@ function deadLetterQueueOf(parsed: ParsedArguments, target: FenceTarget): { url?
   return url === undefined ? {} : { url };
 }
 
-function describePlan(plan: OrderedRedrivePlan, acted: boolean): string {
+function describePlan(plan: OrderedRedrivePlan, acted: boolean, unread: number): string {
   const waiting = new Set(plan.waiting);
   const removable = new Set(provenDuplicates(plan).map((letter) => letter.id));
   const gone = (id: string): string => (!removable.has(id) ? 'left in the dead-letter queue' : acted ? 'a proven duplicate: deleted' : 'a proven duplicate: deleted with --yes');
@@ -175,7 +185,7 @@ function describePlan(plan: OrderedRedrivePlan, acted: boolean): string {
     ),
   );
   lines.push(...plan.unordered.map((letter) => `  not an ordered event (${terminalText(letter.id)}): left in the dead-letter queue`));
-  lines.push(...gapLines(plan, 'dead letter').map((line) => `  ${line.replace(/^gap: /, 'gap      ')}`));
+  lines.push(...gapLines(plan, 'dead letter', unread).map((line) => `  ${line.replace(/^gap: /, 'gap      ')}`));
   return `${lines.join('\n')}\n`;
 }
 
@@ -208,7 +218,7 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, fences:
       context.io.stdout(
         parsed.values.json === true
           ? json({ dryRun: true, unread: read.unread, ...plan, ...refused })
-          : `dry run:\n${describePlan(plan, false)}${deletable === 0 ? '' : `${deletable} proven duplicate(s) (applied, or copies) would be deleted\n`}${unread}run again with --yes to redrive\n`,
+          : `dry run:\n${describePlan(plan, false, read.unread)}${deletable === 0 ? '' : `${deletable} proven duplicate(s) (applied, or copies) would be deleted\n`}${unread}run again with --yes to redrive\n`,
       );
       return read.unread > 0 || hold.refused.size > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
     }
@@ -216,7 +226,7 @@ async function redrive(parsed: ParsedArguments, context: CommandContext, fences:
     context.io.stdout(
       parsed.values.json === true
         ? json({ redriven: [...read.sent], deleted: [...read.deleted], returned: [...read.returned], unread: read.unread, ...plan, ...refused })
-        : `redrove ${read.sent.length}; deleted ${read.deleted.length} proven duplicate(s) (applied, or copies):\n${describePlan(plan, true)}${returned}${unread}`,
+        : `redrove ${read.sent.length}; deleted ${read.deleted.length} proven duplicate(s) (applied, or copies):\n${describePlan(plan, true, read.unread)}${returned}${unread}`,
     );
     return Object.keys(plan.gaps).length > 0 || read.unread > 0 || read.returned.length > 0 || hold.refused.size > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
   } finally {
@@ -307,16 +317,31 @@ async function carry(parsed: ParsedArguments, context: CommandContext, subscribe
   const fromTable = requiredString(parsed, 'from-table');
   if (fromTable === undefined) return context.usageError("'fence carry' needs --from-table (the inbox table the subscriber's table was restored from, or the one it replaced)");
   if (fromTable === table) return context.usageError("'fence carry' needs --from-table to be another table than --table");
+  // review ro13 (RO13-5): the fences and records of another flow's inbox with a subscriber of this name must not be carried
+  const fromOutput = requiredString(parsed, 'from-subscriber-output');
+  const fromDeployment = fromOutput === undefined ? undefined : readSubscriberOutput(fromOutput, context.io.cwd ?? process.cwd());
+  if (typeof fromDeployment === 'string') return context.usageError(`'fence carry' --from-subscriber-output: ${fromDeployment}`);
+  if (fromDeployment !== undefined && (fromDeployment.subscriberName !== subscriber || fromDeployment.inboxTable !== fromTable)) {
+    return context.usageError(
+      `'fence carry' --from-subscriber-output is the output of subscriber '${terminalText(fromDeployment.subscriberName)}' with inbox table '${terminalText(fromDeployment.inboxTable ?? 'none')}'; ` +
+        `it must be '${terminalText(subscriber)}''s output naming --from-table '${terminalText(fromTable)}' (the deployment that used it)`,
+    );
+  }
+  const source = await proveCarrySource(context, subscriber, fromTable, table, fromDeployment?.inboxTable);
+  if ('refusal' in source) {
+    context.io.stderr(`refused: ${source.refusal}\n`);
+    return EXIT_CODE.REFUSED;
+  }
   const apply = parsed.values.yes === true;
   const result = await carryFences(context, subscriber, fromTable, table, apply);
-  if (apply) context.io.stderr(`${JSON.stringify({ audit: 'fence-carry', at: context.now().toISOString(), by: context.user, subscriber, fromTable, table, fences: result.fences, records: result.records })}\n`);
+  if (apply) context.io.stderr(`${JSON.stringify({ audit: 'fence-carry', at: context.now().toISOString(), by: context.user, subscriber, fromTable, table, source: source.proven, fences: result.fences, records: result.records })}\n`);
   if (parsed.values.json === true) {
-    context.io.stdout(json({ ...(apply ? {} : { dryRun: true }), ...result }));
+    context.io.stdout(json({ ...(apply ? {} : { dryRun: true }), source: source.proven, ...result }));
   } else {
     const rows = result.fences.map((each) => `  ${terminalText(each.aggregateId)}: ${each.current} -> ${each.from} ${each.decision === 'moved' ? (apply ? 'moved' : 'would move') : each.decision === 'kept' ? `kept (${each.current} here)` : 'moved meanwhile: run again'}`);
     context.io.stdout(
       `${apply ? 'carried' : 'dry run: would carry'} from '${terminalText(fromTable)}' into '${terminalText(table)}': ${result.fences.filter((each) => each.decision === 'moved').length} fence(s) forward, ` +
-        `${result.records} inbox, skip or window record(s)\n${rows.join('\n')}${rows.length === 0 ? '' : '\n'}${apply ? '' : 'run again with --yes\n'}`,
+        `${result.records} inbox, skip or window record(s) (the table carried from: ${source.proven})\n${rows.join('\n')}${rows.length === 0 ? '' : '\n'}${apply ? '' : 'run again with --yes\n'}`,
     );
   }
   return result.fences.some((each) => each.decision === 'moved-since') ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
@@ -336,7 +361,7 @@ async function list(parsed: ParsedArguments, context: CommandContext, fences: Se
     const committed = outboxTable === undefined ? undefined : await committedSequences(toDocumentClient(context.client()), outboxTable);
     const aggregates = new Set([...plan.redrive.map((letter) => letter.aggregateId), ...(committed?.keys() ?? [])]);
     const applied = new Map(await Promise.all([...aggregates].map(async (aggregateId) => [aggregateId, (await fences.get(aggregateId)).appliedSequence] as const)));
-    const blocked = blockedAggregates(plan, applied, committed);
+    const blocked = blockedAggregates(plan, applied, committed, unread);
     if (parsed.values.json === true) {
       context.io.stdout(json(blocked));
       if (unread > 0) context.io.stderr(`${unreadLine(unread)}\n`);
@@ -403,6 +428,7 @@ export const fenceCommand: Command = {
     'subscriber-output': { type: 'string' },
     'subscriber-added-later': { type: 'boolean' },
     'from-table': { type: 'string' },
+    'from-subscriber-output': { type: 'string' },
     queue: { type: 'string' },
     yes: { type: 'boolean' },
     json: { type: 'boolean' },

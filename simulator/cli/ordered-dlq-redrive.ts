@@ -153,11 +153,11 @@ export async function redriveOrderedDeadLetters(context: CommandContext, request
 /** The decisions of a read, the text that shows them and its counts: sent (or to send), deleted (or to delete), left. */
 function summaryOf(read: OrderedQueueRead, eventIdOf: ReadonlyMap<string, string | undefined>, moved: boolean): { summary: string; toSend: number; toDelete: number; left: number; decisions: OrderedDecision[] } {
   const removable = new Set(provenDuplicates(read.plan).map((letter) => letter.id));
-  const decisions = orderedDecisions(read.plan, { ...WORDING, removed: moved ? 'deleted from the dead-letter queue' : 'deleted from the dead-letter queue with --yes' }, removable);
+  const decisions = orderedDecisions(read.plan, { ...WORDING, removed: moved ? 'deleted from the dead-letter queue' : 'deleted from the dead-letter queue with --yes', unread: read.unread }, removable);
   const toSend = moved ? read.sent.length : decisions.filter((item) => item.decision === 'send').length;
   const toDelete = moved ? read.deleted.length : removable.size;
   const left = decisions.filter((item) => item.decision !== 'send' && !removable.has(item.id)).length + read.returned.length;
-  const gaps = gapLines(read.plan, 'dead letter').map((line) => `${terminalText(line)}\n`).join('');
+  const gaps = gapLines(read.plan, 'dead letter', read.unread).map((line) => `${terminalText(line)}\n`).join('');
   const skippedLine = read.skipped === 0 ? '' : `${read.skipped} dead letter(s) of other subscribers or not matching the filters left where they are\n`;
   const unread = read.unread === 0 ? '' : `${unreadLine(read.unread)}\n`;
   const returned = read.returned.length === 0 ? '' : `${returnedLine(read.returned.length)}: ${read.returned.map((id) => terminalText(eventIdOf.get(id) ?? id)).join(', ')}\n`;

@@ -14,6 +14,7 @@ import { createLogger } from '../../lambda/logger';
 import type { SimulatedQueue } from '../../simulator/aws/queue';
 import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
 import { INBOX_RESTORE_ADVICE } from '../../simulator/cli/inbox-restore-check';
+import { carrySourceRefusalStart } from '../../simulator/cli/fence-carry-proof';
 import { localClient } from '../support/dynamodb-client';
 import { createInbox, createKeyedTable, createOutbox } from '../support/proof/tables';
 import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
@@ -150,5 +151,49 @@ describe('RO12-4: an inbox table restored or replaced under an ordered subscribe
     const added = await cli('fence', 'replay', SUBSCRIBER, aggregateId, '--subscriber-output', output(replaced), '--subscriber-added-later');
     expect(added.code).toBe(0);
     expect(added.stdout).toContain('would send 2 event(s)');
+  });
+});
+
+describe('fence carry proves the table it carries from is the one the inbox was restored from (review ro13, RO13-5)', () => {
+  test("another flow's inbox with a subscriber of this name is refused, nothing carried; the table restored from is carried", async () => {
+    const aggregateId = id('shared');
+    // this flow: #1 applied, then the inbox table restored (into R) right after it
+    const mine = await emit(aggregateId, 'opened');
+    await consumer(original, aMinuteAgo)({ Records: [sqsRecord(JSON.stringify(mine))] });
+    const restored = await restoredInbox(await items(original.inboxTableName));
+    // another flow (its own outbox) with a subscriber of the same name and an aggregate of the same id, applied up to #4
+    const otherInbox = await createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 });
+    const otherOutbox = await createOutbox(client, { eventSource: 'other', timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE });
+    for (let n = 0; n < 4; n++) {
+      const [other] = await new OrderedOutbox({ client, config: otherOutbox, now: aMinuteAgo }).transactWrite({ events: [{ type: 'Step', aggregateId, subject: `${aggregateId}-other`, data: { step: `other ${n}` } }] });
+      await consumer(otherInbox, aMinuteAgo)({ Records: [sqsRecord(JSON.stringify(other))] });
+    }
+    const refused = await cli('fence', 'carry', SUBSCRIBER, '--from-table', otherInbox.inboxTableName, '--table', restored.inboxTableName, '--yes');
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain(carrySourceRefusalStart(otherInbox.inboxTableName, restored.inboxTableName));
+    const shown = JSON.parse((await cli('fence', 'show', SUBSCRIBER, aggregateId, '--table', restored.inboxTableName, '--json')).stdout) as { appliedSequence: number };
+    expect(shown.appliedSequence).toBe(1);
+    // this flow's next event applies on the restored table
+    await consumer(restored)({ Records: [sqsRecord(JSON.stringify(await emit(aggregateId, 'credited 100')))] });
+    expect(await ledger(aggregateId)).toEqual(['opened', 'credited 100']);
+    // from the table it was restored from: proven by the records both hold
+    const carried = await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', restored.inboxTableName, '--yes', '--json');
+    expect(carried.code).toBe(0);
+    expect(JSON.parse(carried.stdout)).toMatchObject({ source: expect.stringContaining('holds the record of event') });
+  });
+
+  test('a table that holds nothing of the subscriber is carried into only with the Operator output of the deployment that used the table carried from', async () => {
+    const aggregateId = id('empty');
+    await consumer(original, aMinuteAgo)({ Records: [sqsRecord(JSON.stringify(await emit(aggregateId, 'opened')))] });
+    const replaced = await restoredInbox([]);
+    const refused = await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', replaced.inboxTableName, '--yes');
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain(carrySourceRefusalStart(original.inboxTableName, replaced.inboxTableName));
+    const wrongOutput = await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', replaced.inboxTableName, '--from-subscriber-output', output(replaced), '--yes');
+    expect(wrongOutput.code).toBe(2);
+    const carried = await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', replaced.inboxTableName, '--from-subscriber-output', output(original), '--yes');
+    expect(carried.code).toBe(0);
+    const shown = JSON.parse((await cli('fence', 'show', SUBSCRIBER, aggregateId, '--table', replaced.inboxTableName, '--json')).stdout) as { appliedSequence: number };
+    expect(shown.appliedSequence).toBe(1);
   });
 });

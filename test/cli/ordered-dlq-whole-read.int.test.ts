@@ -21,6 +21,7 @@ import { localClient } from '../support/dynamodb-client';
 import { createInbox, createKeyedTable, createOutbox } from '../support/proof/tables';
 import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
 import { cli } from './operator-services';
+import { unreadGapAdvice } from '../../simulator/cli/dead-letters/ordered-sends';
 import { recordingLogger } from '../lambda/helpers';
 
 const SUBSCRIBER = 'Ledger';
@@ -181,4 +182,70 @@ test('RO12B-2: eleven letters of one never-applied event are planned once, acros
   expect(json.unread).toBe(0);
   // the one letter left is the one to write again (then delete)
   expect(dlq.messages().map((message) => message.messageId)).toEqual([reused[0]!.messageId]);
+});
+
+/**
+ * Review ro13, RO13-8: the fence at #2; the aggregate's group holds #4..#13 (dead-lettered behind the missing #3) and
+ * then #3 itself (redriven earlier while its handler still failed, so it came back last). The ten in front all wait:
+ * a round that sends and deletes nothing used to stop there, and every command pointed to `fence skip` for #3.
+ */
+async function tenWaitingInFront(id: string): Promise<{ outbox: ProducerConfig; queue: SimulatedQueue; dlq: SimulatedQueue; events: OrderedEnvelope[] }> {
+  const { queue, dlq } = fifoQueues();
+  const outbox = await newOutbox();
+  const events: OrderedEnvelope[] = [];
+  for (let n = 1; n <= 13; n++) events.push(await emit(outbox, id, `step ${n}`));
+  await deliverBody(JSON.stringify(events[0]), id);
+  await deliverBody(JSON.stringify(events[1]), id);
+  for (let n = 3; n < 13; n++) deadLetter(dlq, events[n]!, 'SequenceGapError');
+  deadLetter(dlq, events[2]!);
+  return { outbox, queue, dlq, events };
+}
+
+/** Delivers what a redrive sent, in the queue's order, and returns the sequences sent. */
+async function deliverSent(queue: SimulatedQueue, id: string): Promise<number[]> {
+  const sent = queue.messages();
+  for (const message of sent) await deliverBody(message.body, id);
+  return sent.map((message) => Number((JSON.parse(message.body) as OrderedEnvelope).sequence));
+}
+
+test('RO13-8: dlq redrive --yes reads past ten waiting letters in front of the next event and redrives the whole run in sequence', async () => {
+  const id = `acct-wait-${Date.now()}`;
+  const { outbox, queue, dlq, events } = await tenWaitingInFront(id);
+  const moved = await cli({ clock, endpoint }, 'dlq', 'redrive', '--subscriber-output', output(outbox, queue, dlq), '--yes', '--json');
+  const json = JSON.parse(moved.stdout) as { moved: string[]; unread: number; gaps: Record<string, number[]> };
+  expect(json).toMatchObject({ unread: 0, gaps: {} });
+  expect(json.moved).toHaveLength(11);
+  expect(moved.code).toBe(0);
+  expect(dlq.counts().total).toBe(0);
+  expect(await deliverSent(queue, id)).toEqual([3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+  expect(await ledger(id)).toEqual(events.map((_, index) => `step ${index + 1}`));
+});
+
+test('RO13-8: fence redrive --yes reads past ten waiting letters too', async () => {
+  const id = `acct-wait-fence-${Date.now()}`;
+  const { queue, dlq, events } = await tenWaitingInFront(id);
+  const result = await cli({ clock, endpoint }, 'fence', 'redrive', SUBSCRIBER, '--table', inboxConfig.inboxTableName, '--dead-letter-queue', dlq.address.url, '--queue', queue.address.url, '--yes', '--json');
+  const json = JSON.parse(result.stdout) as { redriven: string[]; unread: number; gaps: Record<string, number[]> };
+  expect(json).toMatchObject({ unread: 0, gaps: {} });
+  expect(json.redriven).toHaveLength(11);
+  expect(result.code).toBe(0);
+  expect(dlq.counts().total).toBe(0);
+  expect(await deliverSent(queue, id)).toEqual([3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13]);
+  expect(await ledger(id)).toEqual(events.map((_, index) => `step ${index + 1}`));
+});
+
+test('RO13-8: a read that cannot read on never points to fence skip for a sequence that may be among the letters it did not read', async () => {
+  const id = `acct-wait-list-${Date.now()}`;
+  const { outbox, queue, dlq } = await tenWaitingInFront(id);
+  const listed = await cli({ clock, endpoint }, 'fence', 'list', SUBSCRIBER, '--table', inboxConfig.inboxTableName, '--dead-letter-queue', dlq.address.url);
+  const dry = await cli({ clock, endpoint }, 'dlq', 'redrive', '--subscriber-output', output(outbox, queue, dlq));
+  const fenceDry = await cli({ clock, endpoint }, 'fence', 'redrive', SUBSCRIBER, '--table', inboxConfig.inboxTableName, '--dead-letter-queue', dlq.address.url, '--queue', queue.address.url);
+  for (const result of [listed, dry, fenceDry]) {
+    expect(result.code).toBe(3);
+    expect(result.stdout).toContain(unreadGapAdvice([3], 1));
+    expect(result.stdout).not.toContain('fence skip');
+    expect(result.stdout).not.toContain('which no dead letter here holds');
+  }
+  // reading changed nothing
+  expect(dlq.counts()).toMatchObject({ visible: 11, inFlight: 0 });
 });

@@ -5,6 +5,7 @@
 import { DEAD_LETTER_ATTRIBUTE } from '../../../lambda/consumer/dead-letter';
 import { parseEnvelope, type EventEnvelope } from '../../../lambda/envelope';
 import type { QueueMessage } from './queue-messages';
+import { deadLetterSourceArnOf, firstSentAt } from './move-to-back';
 
 /** The three kinds of dead-letter queue of a flow. */
 export type DeadLetterQueueKind =
@@ -102,7 +103,8 @@ function reasonOf(
 ): Pick<DeadLetterView, 'reason' | 'errorMessage' | 'previousReason' | 'previousErrorMessage'> {
   const errorName = attributes[DEAD_LETTER_ATTRIBUTE.ERROR_NAME];
   const errorMessage = attributes[DEAD_LETTER_ATTRIBUTE.ERROR_MESSAGE];
-  const movedBySqs = message.attributes.DeadLetterQueueSourceArn !== undefined;
+  // kept through a move to the back of its group by a redrive (move-to-back.ts), which a send can not set
+  const movedBySqs = deadLetterSourceArnOf(message) !== undefined;
   if (errorName !== undefined && !movedBySqs) return { reason: errorName, ...(errorMessage !== undefined ? { errorMessage } : {}) };
   const reason = queueKind === 'subscription' ? DEAD_LETTER_REASON.SNS_DELIVERY_FAILED : DEAD_LETTER_REASON.MAX_RECEIVE_COUNT;
   if (errorName === undefined) return { reason };
@@ -112,7 +114,7 @@ function reasonOf(
 /** Reads a received dead letter of a queue of `queueKind`. */
 export function deadLetterView(message: QueueMessage, queueKind: DeadLetterQueueKind): DeadLetterView {
   const attributes = attributeText(message);
-  const sentAt = Number(message.attributes.SentTimestamp);
+  const sentAt = firstSentAt(message) ?? Number.NaN;
   const common = {
     queueKind,
     queueUrl: message.queueUrl,

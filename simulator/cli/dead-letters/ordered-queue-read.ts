@@ -13,10 +13,11 @@
  * DeleteMessage, SendMessage, GetQueueAttributes.
  */
 import { DeleteMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
+import { moveToBack } from './move-to-back';
 import { orderedPositionOf } from '../../../lambda/ordered/ordered-position';
 import type { OrderedDeadLetter, OrderedRedrivePlan, PlannedDeadLetter } from '../../../lambda/ordered/redrive-plan';
 import { sendOrdered } from './ordered-sends';
-import { DEFAULT_READ_LIMIT, queueCounts, receiveMessages, releaseMessages, type QueueMessage } from './queue-messages';
+import { DEFAULT_READ_LIMIT, queueCounts, receiveMessages, releaseMessages, type QueueCounts, type QueueMessage } from './queue-messages';
 
 /** What {@link readOrderedDeadLetters} is asked to do. */
 export interface OrderedQueueReadRequest {
@@ -80,7 +81,7 @@ export function returnedLine(count: number): string {
 export function unreadLine(unread: number): string {
   return (
     `${unread} letter(s) of the dead-letter queue not read: a FIFO queue returns at most 10 letters of an aggregate while they are held, so letters in front of an aggregate hide its later ones; ` +
-    "'dlq redrive --yes' or 'fence redrive --yes' deletes the proven duplicates in front, sends what the fences admit and reads on. Write no reused event again until every letter is read"
+    "'dlq redrive --yes' or 'fence redrive --yes' deletes the proven duplicates in front, sends what the fences admit, moves the letters it keeps to the back of their groups and reads on. Write no reused event again until every letter is read"
   );
 }
 
@@ -98,6 +99,9 @@ export async function readOrderedDeadLetters(request: OrderedQueueReadRequest): 
   const firstRead = new Map<string, number>();
   const sentWhen = new Map<string, number>();
   const returned = new Set<string>();
+  // letters this run moved to the back of their groups (their new message ids), and every message id read before this round
+  const movedCopies = new Set<string>();
+  const readBefore = new Set<string>();
   let held: QueueMessage[] = [];
   let skipped = new Set<string>();
   let plan: OrderedRedrivePlan;
@@ -119,7 +123,15 @@ export async function readOrderedDeadLetters(request: OrderedQueueReadRequest): 
     if (request.sendTo === undefined) break;
     const holding = new Set(held.map((message) => message.messageId));
     const toDelete = provenDuplicates(plan).filter((letter) => holding.has(letter.id) && !done.has(letter.id));
-    const toSend = plan.ready.filter((letter) => holding.has(letter.id) && !done.has(letter.id));
+    // per aggregate, the ready letters held now up to the first one not held (moved to the back, not read again yet):
+    // one after it sent now would reach the consumer before it (review ro13, RO13-8)
+    const stopped = new Set<string>();
+    const toSend = plan.ready.filter((letter) => {
+      if (done.has(letter.id) || stopped.has(letter.aggregateId)) return false;
+      if (holding.has(letter.id)) return true;
+      stopped.add(letter.aggregateId);
+      return false;
+    });
     for (const letter of toSend) {
       const message = byId.get(letter.id)!;
       // the dead letter's message id as the deduplication id: unique to this copy, so SQS does not drop it as a resend
@@ -137,14 +149,78 @@ export async function readOrderedDeadLetters(request: OrderedQueueReadRequest): 
       done.add(letter.id);
     }
     held = held.filter((message) => !done.has(message.messageId));
+    const fresh = held.some((message) => !movedCopies.has(message.messageId) && !readBefore.has(message.messageId));
+    for (const message of held) readBefore.add(message.messageId);
+    // nothing changed while letters are unread: the letters kept may hide them (an aggregate's next event behind ten
+    // that wait for it: review ro13, RO13-8). Moved to the back of their groups, the next read returns what they hid;
+    // only while each round reads a letter the run had not read (every letter is read, none is moved twice in vain)
+    if (toSend.length + toDelete.length === 0 && done.size + held.length < limit && fresh && (await unreadOf(sqs, deadLetterQueueUrl, letters, held, done, returned)) > 0) {
+      await moveKeptToBack(held);
+      held = [];
+      continue;
+    }
     // nothing changed: a read again would return the same letters; or the run read as much as it may
     if (toSend.length + toDelete.length === 0 || done.size + held.length >= limit) break;
     // the letters kept go back in front of their groups, and the groups' next letters come after them
     await releaseMessages(sqs, held);
   }
-  const counts = await queueCounts(sqs, deadLetterQueueUrl);
+  // the queue's counts less the letters the run read that are still there and not held (released, or moved to the back)
+  const counts = lessKnown(await queueCounts(sqs, deadLetterQueueUrl), knownInQueue(letters, held, done, returned).size - held.length);
   const unread = Math.max(0, counts.visible + counts.inFlight + counts.delayed - held.length);
   return { plan, byId, sent, deleted, held, returned: [...returned], skipped: skipped.size, unread };
+
+  /** Sends the letters kept (not another subscriber's: released) to the back of their groups, each under its new id. */
+  async function moveKeptToBack(round: readonly QueueMessage[]): Promise<void> {
+    const kept = round.filter((message) => letters.has(message.messageId) || returned.has(message.messageId));
+    await releaseMessages(sqs, round.filter((message) => !kept.includes(message)));
+    for (const message of kept) {
+      const copy = await moveToBack(sqs, message, message.attributes.MessageGroupId ?? groupOf(message.body) ?? message.messageId);
+      movedCopies.add(copy.messageId);
+      byId.delete(message.messageId);
+      byId.set(copy.messageId, copy);
+      firstRead.set(copy.messageId, firstRead.get(message.messageId)!);
+      readBefore.add(copy.messageId);
+      if (returned.delete(message.messageId)) returned.add(copy.messageId);
+      if (letters.delete(message.messageId)) {
+        const letter = request.select(copy);
+        if (letter !== undefined) letters.set(copy.messageId, letter);
+      }
+    }
+  }
+}
+
+/** The message ids of the letters the run read that are still in the queue: held now, released, or moved to the back (not sent or deleted). */
+function knownInQueue(letters: ReadonlyMap<string, OrderedDeadLetter>, held: readonly QueueMessage[], done: ReadonlySet<string>, returned: ReadonlySet<string>): Set<string> {
+  const known = new Set([...held.map((message) => message.messageId), ...returned]);
+  for (const id of letters.keys()) if (!done.has(id)) known.add(id);
+  return known;
+}
+
+/** Letters of the queue the run did not read (see {@link knownInQueue}). */
+async function unreadOf(
+  sqs: SQSClient,
+  queueUrl: string,
+  letters: ReadonlyMap<string, OrderedDeadLetter>,
+  held: readonly QueueMessage[],
+  done: ReadonlySet<string>,
+  returned: ReadonlySet<string>,
+): Promise<number> {
+  const counts = await queueCounts(sqs, queueUrl);
+  return Math.max(0, counts.visible + counts.inFlight + counts.delayed - knownInQueue(letters, held, done, returned).size);
+}
+
+/** `counts` less `known` visible letters (read by the run, not held now). */
+function lessKnown(counts: QueueCounts, known: number): QueueCounts {
+  return { ...counts, visible: Math.max(0, counts.visible - known) };
+}
+
+/** The aggregate of a letter's body (its message group), when it is an ordered event. */
+function groupOf(body: string): string | undefined {
+  try {
+    return orderedPositionOf(body).aggregateId;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The event a letter holds: its aggregate and event id (or sequence, without an id); undefined when not an ordered event. */

@@ -63,11 +63,34 @@ export interface OrderedWording {
    * @default `left`
    */
   readonly removed?: string;
+  /**
+   * Letters of the dead-letter queue the read did not read: a gap's sequence may be among them, so no skip is advised
+   * (review ro13, RO13-8). @default 0
+   */
+  readonly unread?: number;
+}
+
+/**
+ * What a gap means while letters of the dead-letter queue were not read (review ro13, RO13-8): the missing sequences
+ * may be among them, so nothing may be skipped, and a redrive with --yes reads past the letters in front.
+ */
+export function unreadGapAdvice(missing: readonly number[], unread: number): string {
+  return (
+    `sequence ${missing.join(', ')} may be among the ${unread} letter(s) not read: never skip it while letters are unread; ` +
+    "'dlq redrive --yes' or 'fence redrive --yes' reads past the letters in front of it"
+  );
 }
 
 function waitingWhy(letter: PlannedDeadLetter, plan: OrderedRedrivePlan, wording: OrderedWording): string {
+  const unread = wording.unread ?? 0;
   const missing = plan.gaps[letter.aggregateId] ?? [];
   const before = missing.filter((sequence) => sequence < letter.sequence);
+  if (unread > 0) {
+    return (
+      `waits for sequence ${before.join(', ')} of ${letter.aggregateId}, which no ${wording.held} read holds: ${unreadGapAdvice(before, unread)}; ` +
+      `sent now it would be retried until then, holding up the aggregate's later events: ${wording.left}`
+    );
+  }
   return (
     `waits for sequence ${before.join(', ')} of ${letter.aggregateId}, which no ${wording.held} here holds (in flight, left out, or lost); ` +
     `sent now it would be retried until then, holding up the aggregate's later events, and come back after maxReceiveCount receives if never filled: ` +
@@ -158,9 +181,14 @@ export function orderedDecisions(plan: OrderedRedrivePlan, wording: OrderedWordi
   ];
 }
 
-/** One line per gap: the sequences no entry holds, and the tools that fill or pass them. */
-export function gapLines(plan: OrderedRedrivePlan, held: string): string[] {
-  return Object.entries(plan.gaps).map(
-    ([aggregateId, missing]) => `gap: ${terminalText(aggregateId)}: no ${held} holds ${missing.join(', ')} (in flight, or lost: 'fence replay' from the outbox, or 'fence skip')`,
+/**
+ * One line per gap: the sequences no entry holds, and the tools that fill or pass them; while `unread` letters were not
+ * read, that they may be among them instead (never the skip). @param unread letters not read @default 0
+ */
+export function gapLines(plan: OrderedRedrivePlan, held: string, unread = 0): string[] {
+  return Object.entries(plan.gaps).map(([aggregateId, missing]) =>
+    unread > 0
+      ? `gap: ${terminalText(aggregateId)}: no ${held} read holds ${missing.join(', ')}: ${unreadGapAdvice(missing, unread)}`
+      : `gap: ${terminalText(aggregateId)}: no ${held} holds ${missing.join(', ')} (in flight, or lost: 'fence replay' from the outbox, or 'fence skip')`,
   );
 }

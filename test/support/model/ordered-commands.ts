@@ -4,6 +4,7 @@
  */
 import fc from 'fast-check';
 import type { OrderedCrash, OrderedFault, OrderedWorld } from './ordered-world';
+import { dlqOrderCommands } from './ordered-dlq-commands';
 
 /** The abstract model: only what preconditions need. */
 export interface OrderedModel {
@@ -392,6 +393,7 @@ export function orderedCommands(maxCommands: number, replayPath?: string, vocabu
       ...(vocabulary === 'found' ? [] : laterCommands()),
       ...(vocabulary === 'all' || vocabulary === 'thirteenth' ? thirteenthCommands() : []),
       ...(vocabulary === 'all' ? fourteenthCommands() : []),
+      ...(vocabulary === 'all' ? dlqOrderCommands() : []),
     ],
     { maxCommands, size: 'max', ...(replayPath === undefined ? {} : { replayPath }) },
   );

@@ -34,6 +34,7 @@ import { carryOrderedHeads, type HeadCarry } from '../../../lambda/ordered/outbo
 import { fenceCarryKey, ORDERED_OUTBOX_ITEM, orderedHeadKey, SEQUENCE_FENCE, sequenceFenceKey } from '../../../lambda/contract/ordered-wire-format';
 import { OutboxImages } from './outbox-images';
 import { InboxImages } from './inbox-images';
+import { orderedForQueue, type DeadLetterOrder } from './ordered-dlq-order';
 import { CLOCK_BUFFER_BYTES, VirtualClock } from '../../../simulator/aws/clock';
 import { SimulatedQueue } from '../../../simulator/aws/queue';
 import { createLogger } from '../../../lambda/logger';
@@ -46,7 +47,7 @@ import { orderedPositionOf } from '../../../lambda/ordered/ordered-position';
 import { SequenceFences, type SequenceFenceState } from '../../../lambda/ordered/sequence-fences';
 import { orderedDecisions, type OrderedDecision } from '../../../simulator/cli/dead-letters/ordered-sends';
 import { orderedHistoryEvents } from '../../../simulator/cli/ordered-replay';
-import { TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
+import { recordKey, TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
 import { startSqsEndpoint, type SqsEndpoint } from '../../../simulator/aws/sqs-endpoint';
 import type { SimulatedQueue as QueueOnEndpoint } from '../../../simulator/aws/queue';
 import { orderedRedriveOptionRefusal } from '../../../simulator/cli/ordered-dlq-redrive';
@@ -859,7 +860,9 @@ export class OrderedWorld {
 
   /** The runbook's `fence carry --from-table <the table restored from> --yes`: every fence back where it stood (`before`). */
   private async carryFences(before: readonly number[], restoredLine: string): Promise<void> {
-    const result = await this.operator('fence', 'carry', this.tables.inbox.subscriberName, '--from-table', this.tables.formerInboxTable, '--table', this.tables.inbox.inboxTableName, '--yes', '--json');
+    // the output of the deployment that used the table restored from proves it when the image holds nothing of the subscriber (review ro13, RO13-5)
+    const formerOutput = JSON.stringify({ ...(JSON.parse(this.operatorOutput()) as object), inboxTable: this.tables.formerInboxTable });
+    const result = await this.operator('fence', 'carry', this.tables.inbox.subscriberName, '--from-table', this.tables.formerInboxTable, '--table', this.tables.inbox.inboxTableName, '--from-subscriber-output', formerOutput, '--yes', '--json');
     const after = await Promise.all(this.aggregates.map(async (aggregate) => (await this.fences.get(aggregate)).appliedSequence));
     if (result.code !== 0) this.violations.push(`fence carry exited ${result.code}: ${result.stderr.trim()}`);
     if (JSON.stringify(after) !== JSON.stringify(before)) this.violations.push(`fence carry after the inbox restore left the fences at ${JSON.stringify(after)}; they stood at ${JSON.stringify(before)}`);
@@ -900,7 +903,7 @@ export class OrderedWorld {
    * says it did not read are the letters still in the queue less those it says it left. What it sent goes to the
    * model's queue, in the order sent; one letter of each event left stays the model's dead letter.
    */
-  public async dlqRedriveWhole(copies: number): Promise<void> {
+  public async dlqRedriveWhole(copies: number, order: DeadLetterOrder = 'model'): Promise<void> {
     const sqs = (this.sqs ??= await (async () => {
       const queues = new Map<string, QueueOnEndpoint>();
       return { endpoint: await startSqsEndpoint({ resolveQueue: (url) => queues.get(url) }), queues };
@@ -915,7 +918,7 @@ export class OrderedWorld {
     );
     for (const each of [queue, deadLetterQueue]) sqs.queues.set(each.address.url, each);
     const letters = this.deadLetters;
-    for (const letter of letters) {
+    for (const letter of orderedForQueue(letters, order)) {
       for (let copy = 0; copy < copies; copy++) {
         deadLetterQueue.send({
           body: letter.body,
@@ -946,6 +949,8 @@ export class OrderedWorld {
     const leftByDecisions = json.decisions.filter((item) => !moved.has(item.messageId) && !deleted.has(item.messageId)).length + refusedLetters;
     const stillThere = deadLetterQueue.messages().length;
     if (json.unread !== stillThere - leftByDecisions) this.violations.push(`dlq redrive --yes said ${json.unread} letter(s) not read; the queue holds ${stillThere}, of which it left ${leftByDecisions}`);
+    // review ro13 (RO13-8): --yes reads the queue whole, past letters it keeps in front of a group (far below its read limit)
+    if (json.unread > 0) this.violations.push(`dlq redrive --yes left ${json.unread} letter(s) of ${letters.length * copies} unread (dead letters in ${order} order)`);
     const applied = await this.appliedEverywhere();
     const gone = letters.filter((letter) => !keptBodies.has(letter.body) && !sentBodies.includes(letter.body));
     // a letter an operator's skip dropped is no duplicate: the command never deletes it, the operator decides (review
@@ -974,6 +979,35 @@ export class OrderedWorld {
     this.handlers = this.consumers();
     this.records = this.eventRecords();
     this.history.push(`redeploy: deduplication window ${this.windowSeconds / 3} s -> ${this.windowSeconds} s`);
+  }
+
+  /**
+   * The operator runs `fence carry --from-table <another flow's inbox> --yes` (review ro13, RO13-5): a table of another
+   * flow with a subscriber of this name, where the same aggregate ids stand `ahead` further, with inbox records of
+   * that flow's events. Checked: refused (exit code 3), no fence moved, no record carried.
+   */
+  public async carryFromAnotherFlow(ahead: number): Promise<void> {
+    const name = this.tables.inbox.subscriberName;
+    const admin = localClient();
+    const other = await createInbox(admin, { subscriberName: name, deduplicationWindowSeconds: this.windowSeconds });
+    try {
+      const writer = DynamoDBDocumentClient.from(admin);
+      for (const aggregate of this.aggregates) {
+        const appliedSequence = (await this.fences.get(aggregate)).appliedSequence + ahead;
+        const eventId = `other-flow-${this.newId()}`;
+        await writer.send(new PutCommand({ TableName: other.inboxTableName, Item: { [TABLE_SCHEMA.PARTITION_KEY]: sequenceFenceKey(name, aggregate), [SEQUENCE_FENCE.RECORD_TYPE_ATTRIBUTE]: SEQUENCE_FENCE.RECORD_TYPE_VALUE, [SEQUENCE_FENCE.SUBSCRIBER_ATTRIBUTE]: name, [SEQUENCE_FENCE.AGGREGATE_ATTRIBUTE]: aggregate, [SEQUENCE_FENCE.APPLIED_SEQUENCE_ATTRIBUTE]: appliedSequence, [SEQUENCE_FENCE.APPLIED_EVENT_ID_ATTRIBUTE]: eventId } }));
+        await writer.send(new PutCommand({ TableName: other.inboxTableName, Item: { [TABLE_SCHEMA.PARTITION_KEY]: recordKey(name, eventId) } }));
+      }
+      const before = await Promise.all(this.aggregates.map(async (aggregate) => (await this.fences.get(aggregate)).appliedSequence));
+      const result = await this.operator('fence', 'carry', name, '--from-table', other.inboxTableName, '--table', this.tables.inbox.inboxTableName, '--yes', '--json');
+      const after = await Promise.all(this.aggregates.map(async (aggregate) => (await this.fences.get(aggregate)).appliedSequence));
+      if (result.code !== 3) this.violations.push(`fence carry from another flow's inbox exited ${result.code}, not refused: ${result.stdout.trim()}`);
+      if (JSON.stringify(after) !== JSON.stringify(before)) this.violations.push(`fence carry from another flow's inbox moved the fences ${JSON.stringify(before)} -> ${JSON.stringify(after)}`);
+      this.history.push(`fence carry from another flow's inbox (each aggregate ${ahead} ahead): exit ${result.code}, fences ${JSON.stringify(after)}`);
+    } finally {
+      await admin.send(new DeleteTableCommand({ TableName: other.inboxTableName }));
+      admin.destroy();
+    }
   }
 
   /** The clock moves past the inbox's deduplication window (the model's first one). */
