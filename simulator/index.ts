@@ -23,6 +23,8 @@ export type { AccessDenial, GrantedPermission, IamFigures } from './iam/access-t
 export type { ProducerFailure, ProducerFigures, ProducerFiguresOf } from './observation/run-facts';
 export type { SendFigures, SendRepeat } from './check/repeated-sends';
 export type { SynthAnnotation } from './model/synth-annotations';
+export type { RealTimeEvent } from './schedule/schedule-types';
+export type { RealTimeEvents } from './run/result';
 export { NothingToSimulateError, runSimulation, type IamReport, type RelayFigures, type SimulationResult, type SubscriberReport } from './run/simulation';
 export type { Violation, ViolationKind } from './check/invariants';
 export type { DeadLetterFinding } from './check/dead-letters';
