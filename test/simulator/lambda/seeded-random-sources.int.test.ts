@@ -152,7 +152,6 @@ describe('the sources of randomness under a seeded scheduler', () => {
 
   test("each API keeps Node's behaviour: types, sizes, identities, callbacks, errors and limits", { timeout: 120_000 }, async () => {
     const crypto = (await import('node:crypto')).default;
-    // eslint-disable-next-line @typescript-eslint/no-implied-eval
     const behaviour = new Function(`return ${BEHAVIOUR};`)() as (crypto: unknown, web: unknown) => Promise<unknown>;
     const expected = await behaviour(crypto, globalThis.crypto);
     const seeded = await invokeOnce('random-sources', 'index.handler', { probe: 'behaviour' });
