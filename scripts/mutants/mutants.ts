@@ -1842,4 +1842,20 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    if (held === undefined) return { proven:',
     tests: ['test/cli/fence-inbox-restore.int.test.ts', 'test/lambda/model/ordered-dlq-order.model.int.test.ts'],
   },
+  {
+    id: 'seeded-get-random-values-real',
+    breaks: "one seed, one run (review r14, R14-4): under the seeded scheduler Web Crypto's getRandomValues (globalThis.crypto's, webcrypto's, node:crypto's, nanoid's and uuid's path) returns real random bytes, so an id drawn with it differs between two runs of one seed",
+    file: 'simulator/lambda/worker-bootstrap.ts',
+    find: '        fillSeeded(result, 0, result.byteLength);',
+    replace: '',
+    tests: ['test/simulator/lambda/seeded-random-sources.int.test.ts', 'test/simulator/run/random-sources-replay.int.test.ts'],
+  },
+  {
+    id: 'seeded-random-bytes-real',
+    breaks: "one seed, one run (review r14, R14-4): under the seeded scheduler crypto.randomBytes (sync and callback) returns real random bytes, so a producer's id drawn with it (ulid-style) differs between two runs of one seed, and the faults decided after it with it",
+    file: 'simulator/lambda/worker-bootstrap.ts',
+    find: '    fillSeeded(buffer, 0, buffer.length);',
+    replace: '',
+    tests: ['test/simulator/lambda/seeded-random-sources.int.test.ts', 'test/simulator/run/random-sources-replay.int.test.ts'],
+  },
 ];

@@ -55,7 +55,7 @@ export interface ExecutionEnvironmentOptions {
   readonly accessKeyId?: string;
   /**
    * The run's seeded scheduler decides when this environment's DynamoDB requests go and its timers fire, and `seed`
-   * seeds its `Math.random` and `crypto.randomUUID` (simulator/schedule/seeded-scheduler.ts).
+   * seeds its `Math.random` and its `node:crypto` and Web Crypto random sources (simulator/schedule/seeded-scheduler.ts).
    * @default requests go when they arrive, real timers, the worker's own randomness
    */
   readonly scheduling?: { readonly environment: ScheduledEnvironment; readonly seed: number };

@@ -65,33 +65,158 @@ Object.defineProperty(RealDate.prototype, 'constructor', { value: VirtualDate, w
 Object.defineProperty(globalThis, 'Date', { value: VirtualDate, writable: true, configurable: true, enumerable: false });
 
 // 1b. a replayable worker (workerData.replay, set when the run's seeded scheduler decides the interleaving; see
-// simulator/schedule/seeded-scheduler.ts): Math.random and crypto.randomUUID draw from the seed, timers are virtual
+// simulator/schedule/seeded-scheduler.ts): Math.random and node:crypto's and Web Crypto's random sources draw from the
+// seed (randomBytes and its aliases, randomFill, randomFillSync, randomInt, randomUUID, getRandomValues), timers are virtual
 // (they fire, earliest first, when the scheduler says so: only while the worker has no HTTP request outstanding), and
 // the worker tells the parent each time it has gone quiet, with what it has sent and received so far
 const replay = workerData.replay;
 let reportQuiet = () => undefined;
 if (replay !== undefined) {
+  const realSetImmediate = globalThis.setImmediate;
   let state = replay.seed >>> 0;
-  const seededRandom = function random() {
+  // mulberry32: 32 random bits a step (Math.random is one step over 2^32, as before the bytes sources were seeded)
+  const nextWord = () => {
     state = (state + 0x6d2b79f5) >>> 0;
     let t = state;
     t = Math.imul(t ^ (t >>> 15), t | 1);
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    return (t ^ (t >>> 14)) >>> 0;
+  };
+  const seededRandom = function random() {
+    return nextWord() / 4294967296;
   };
   Object.defineProperty(Math, 'random', { value: seededRandom, writable: true, configurable: true, enumerable: false });
   const hex = (count) => Array.from({ length: count }, () => Math.floor(seededRandom() * 16).toString(16)).join('');
-  const seededUuid = function randomUUID() {
-    return hex(8) + '-' + hex(4) + '-4' + hex(3) + '-' + '89ab'[Math.floor(seededRandom() * 4)] + hex(3) + '-' + hex(12);
+  const uuid = () => hex(8) + '-' + hex(4) + '-4' + hex(3) + '-' + '89ab'[Math.floor(seededRandom() * 4)] + hex(3) + '-' + hex(12);
+  // the seed's bytes over 'byteLength' bytes of a buffer from 'byteOffset' (an ArrayBuffer, or a view's own range)
+  const fillSeeded = (buffer, byteOffset, byteLength) => {
+    const bytes = ArrayBuffer.isView(buffer) ? new Uint8Array(buffer.buffer, buffer.byteOffset + byteOffset, byteLength) : new Uint8Array(buffer, byteOffset, byteLength);
+    for (let index = 0; index < byteLength; index += 4) {
+      const word = nextWord();
+      for (let shift = 0; shift < 4 && index + shift < byteLength; shift += 1) bytes[index + shift] = (word >>> (8 * shift)) & 0xff;
+    }
   };
+  // each seeded function calls Node's own first, with the same arguments wherever that is safe: Node validates them
+  // (the same errors, thrown at the same point) and returns what it returns, and the seed then replaces the random
+  // bytes. An asynchronous form runs synchronously and calls back on a later turn (setImmediate), never in the thread
+  // pool: the worker is not quiet until its callback ran, and the seed, not the pool, orders the draws
   const nodeCrypto = requireBuiltin('node:crypto');
-  nodeCrypto.randomUUID = seededUuid;
-  if (globalThis.crypto !== undefined) {
-    try { Object.defineProperty(globalThis.crypto, 'randomUUID', { value: seededUuid, writable: true, configurable: true }); } catch {}
+  const like = (seeded, real) => {
+    Object.defineProperty(seeded, 'name', { value: real.name, configurable: true });
+    Object.defineProperty(seeded, 'length', { value: real.length, configurable: true });
+    return seeded;
+  };
+  const realRandomBytes = nodeCrypto.randomBytes;
+  const realRandomFillSync = nodeCrypto.randomFillSync;
+  const realRandomFill = nodeCrypto.randomFill;
+  const realRandomInt = nodeCrypto.randomInt;
+  const realRandomUUID = nodeCrypto.randomUUID;
+  const later = (callback, ...args) => realSetImmediate(() => callback(...args));
+  const seededRandomBytes = like(function (size, callback) {
+    const buffer = realRandomBytes(size);
+    if (callback !== undefined && typeof callback !== 'function') realRandomBytes(size, callback);
+    fillSeeded(buffer, 0, buffer.length);
+    if (callback === undefined) return buffer;
+    // Node calls back at once for no bytes (randomFill of size 0)
+    if (buffer.length === 0) callback(null, buffer);
+    else later(callback, null, buffer);
+  }, realRandomBytes);
+  // the byte range randomFillSync(buffer, offset, size) fills, once Node has accepted the arguments
+  const fillRange = (buffer, offset, size) => {
+    const elementSize = buffer.BYTES_PER_ELEMENT || 1;
+    const start = (offset === undefined ? 0 : offset) * elementSize;
+    return [start, size === undefined ? buffer.byteLength - start : size * elementSize];
+  };
+  const seededRandomFillSync = like(function (buffer, offset, size) {
+    const result = realRandomFillSync(buffer, offset, size);
+    const [start, length] = fillRange(buffer, offset, size);
+    if (length > 0) fillSeeded(buffer, start, length);
+    return result;
+  }, realRandomFillSync);
+  const seededRandomFill = like(function (buffer, offset, size, callback) {
+    // Node's randomFill(buffer, [offset, [size,]] callback), its arguments read as Node reads them
+    if (!(buffer instanceof ArrayBuffer) && !(typeof SharedArrayBuffer !== 'undefined' && buffer instanceof SharedArrayBuffer) && !ArrayBuffer.isView(buffer)) {
+      return realRandomFillSync(buffer);
+    }
+    if (typeof offset === 'function') {
+      callback = offset;
+      offset = 0;
+      size = buffer.length;
+    } else if (typeof size === 'function') {
+      callback = size;
+      size = buffer.length - offset;
+    } else if (typeof callback !== 'function') {
+      // Node throws its own error for the callback before it starts anything
+      return realRandomFill(buffer, offset, size, callback);
+    }
+    realRandomFillSync(buffer, offset, size);
+    const [start, length] = fillRange(buffer, offset, size);
+    if (length === 0) return callback(null, buffer);
+    fillSeeded(buffer, start, length);
+    later(callback, null, buffer);
+  }, realRandomFill);
+  // Node's randomInt: six bytes a draw (2^48 - 1 the largest range), a draw at or above the unbiased limit drawn again
+  const RAND_MAX = 0xffffffffffff;
+  const seededRandomInt = like(function (min, max, callback) {
+    const minNotSpecified = typeof max === 'undefined' || typeof max === 'function';
+    if (minNotSpecified) {
+      callback = max;
+      max = min;
+      min = 0;
+    }
+    // Node validates: the callback first, then min and max (its messages name 'max' or 'max - min' as it was called)
+    if (callback !== undefined && typeof callback !== 'function') return realRandomInt(min, max, callback);
+    if (minNotSpecified) realRandomInt(max);
+    else realRandomInt(min, max);
+    const range = max - min;
+    const limit = RAND_MAX - (RAND_MAX % range);
+    const draw = new Uint8Array(6);
+    let value;
+    do {
+      fillSeeded(draw, 0, 6);
+      value = draw.reduce((sum, byte) => sum * 256 + byte, 0);
+    } while (value >= limit);
+    const result = (value % range) + min;
+    if (callback === undefined) return result;
+    process.nextTick(callback, undefined, result);
+  }, realRandomInt);
+  const seededUuid = like(function randomUUID(options) {
+    realRandomUUID(options);
+    return uuid();
+  }, realRandomUUID);
+  for (const [name, value] of [['randomBytes', seededRandomBytes], ['randomFillSync', seededRandomFillSync], ['randomFill', seededRandomFill], ['randomInt', seededRandomInt], ['randomUUID', seededUuid]]) {
+    nodeCrypto[name] = value;
   }
+  // the deprecated aliases of randomBytes (accessors returning Node's own randomBytes until set)
+  for (const name of ['prng', 'rng', 'pseudoRandomBytes']) {
+    if (name in nodeCrypto) Object.defineProperty(nodeCrypto, name, { value: seededRandomBytes, writable: true, configurable: true, enumerable: false });
+  }
+  // Web Crypto (globalThis.crypto, node:crypto's webcrypto): its methods are the prototype's, and check their 'this';
+  // node:crypto's own getRandomValues (a fixed accessor, not replaceable) calls webcrypto's, so it draws from the seed too
+  const webCrypto = nodeCrypto.webcrypto;
+  if (webCrypto !== undefined) {
+    const prototype = Object.getPrototypeOf(webCrypto);
+    const realGetRandomValues = prototype.getRandomValues;
+    const realWebRandomUUID = prototype.randomUUID;
+    const seeded = {
+      getRandomValues: like(function (...args) {
+        const result = realGetRandomValues.apply(this, args);
+        fillSeeded(result, 0, result.byteLength);
+        return result;
+      }, realGetRandomValues),
+      randomUUID: like(function (...args) {
+        realWebRandomUUID.apply(this, args);
+        return uuid();
+      }, realWebRandomUUID),
+    };
+    for (const name of ['getRandomValues', 'randomUUID']) {
+      const descriptor = Object.getOwnPropertyDescriptor(prototype, name);
+      if (descriptor !== undefined) Object.defineProperty(prototype, name, { ...descriptor, value: seeded[name] });
+    }
+  }
+  requireBuiltin('node:module').syncBuiltinESMExports();
 
   // virtual timers: [due ms, sequence] orders them; a timer of the invocation fires only when the scheduler says
-  const realSetImmediate = globalThis.setImmediate;
   const timers = new Map();
   let timerSequence = 0;
   let virtualNow = 0;

@@ -13,7 +13,7 @@ export interface WorkerData {
   /** `Handler`, e.g. `index.handler` or `dist/app.handler`. */
   readonly handler: string;
   /**
-   * Set when a seeded scheduler decides the run's interleaving: the worker's `Math.random` and `crypto.randomUUID`
+   * Set when a seeded scheduler decides the run's interleaving: the worker's `Math.random` and `node:crypto`/Web Crypto random sources
    * draw from `seed`, its timers are virtual, and it reports each time it goes quiet ({@link QuietReport}).
    * @default the worker's own randomness and real timers
    */

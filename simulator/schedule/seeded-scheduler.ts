@@ -111,7 +111,7 @@ export class SeededScheduler implements EnvironmentHost {
     this.random = seededRandom(seedNumber(`scheduler|${seed}`));
   }
 
-  /** The seed of a worker's `Math.random` and `crypto.randomUUID`: the run's seed, the function and the environment's number. */
+  /** The seed of a worker's `Math.random` and its `node:crypto` and Web Crypto random sources: the run's seed, the function and the environment's number. */
   public workerSeed(functionKey: string, environmentNumber: number): number {
     return seedNumber(`worker|${this.seed}|${functionKey}|${environmentNumber}`);
   }
