@@ -69,6 +69,13 @@ const SINGLE_WRITES: ReadonlySet<string> = new Set(['PutItem', 'UpdateItem', 'De
 /** The message DynamoDB gives a conflicting item. */
 const CONFLICT_MESSAGE = 'Transaction is ongoing for the item';
 
+/**
+ * The message of a conflict the simulator injected (fault steering: no other writer held the item), DynamoDB's with
+ * that said: the runtime logs it as the record's failure, so a dead letter whose last failure it was names the
+ * simulator, not the app. Apps tell a conflict by its error name, which is DynamoDB's.
+ */
+export const INJECTED_CONFLICT_MESSAGE = `${CONFLICT_MESSAGE} (injected by the simulator's fault steering: no other writer held the item)`;
+
 const ADMITTED_WITHOUT_HOLD: Admission = { admitted: true, release: () => undefined };
 
 /**
@@ -86,14 +93,15 @@ function isItemOperation(operation: string): operation is ItemOperation {
 /**
  * DynamoDB's refusal of a request of `operation` (`DynamoDB_20120810.<operation>`'s last part) whose actions conflict
  * where `conflicting` is true: `TransactionConflictException` for a single write, else `TransactionCanceledException`
- * with one reason per action.
+ * with one reason per action. `message` is each conflicting item's (@default DynamoDB's; {@link INJECTED_CONFLICT_MESSAGE}
+ * for a conflict the simulator injected).
  */
-export function conflictReply(operation: string, conflicting: readonly boolean[]): ConflictReply {
+export function conflictReply(operation: string, conflicting: readonly boolean[], message: string = CONFLICT_MESSAGE): ConflictReply {
   let payload: Record<string, unknown>;
   if (SINGLE_WRITES.has(operation)) {
-    payload = { __type: 'com.amazonaws.dynamodb.v20120810#TransactionConflictException', message: CONFLICT_MESSAGE };
+    payload = { __type: 'com.amazonaws.dynamodb.v20120810#TransactionConflictException', message };
   } else {
-    const reasons = conflicting.map((conflict) => (conflict ? { Code: 'TransactionConflict', Message: CONFLICT_MESSAGE } : { Code: 'None' }));
+    const reasons = conflicting.map((conflict) => (conflict ? { Code: 'TransactionConflict', Message: message } : { Code: 'None' }));
     payload = {
       __type: 'com.amazonaws.dynamodb.v20120810#TransactionCanceledException',
       Message: `Transaction cancelled, please refer cancellation reasons for specific reasons [${reasons.map((reason) => reason.Code).join(', ')}]`,

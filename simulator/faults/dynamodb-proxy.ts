@@ -6,7 +6,7 @@
  * does and DynamoDB Local does not.
  */
 import { listenOnLoopback, readBody } from '../aws/loopback-server';
-import { conflictReply, type ConflictArbiter, type ConflictReply } from '../aws/transaction-conflicts';
+import { conflictReply, INJECTED_CONFLICT_MESSAGE, type ConflictArbiter, type ConflictReply } from '../aws/transaction-conflicts';
 import type { RequestScheduling, ScheduledRequest } from '../schedule/schedule-types';
 import { createHash } from 'node:crypto';
 import { Agent, createServer, request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -244,8 +244,9 @@ export async function startDynamoDbProxy(targetEndpoint: string, options: Dynamo
       case 'throttle':
         return answer(scheduled, () => throttle(response));
       case 'conflict':
-        // refused as DynamoDB refuses a write that meets an ongoing transaction on its item: nothing applied
-        return answer(scheduled, () => refuse(response, conflictReply(operation, actionsOf(body).map(() => true))));
+        // refused as DynamoDB refuses a write that meets an ongoing transaction on its item: nothing applied; its
+        // message says it was injected, so a dead letter it ended in is not taken for the app's doing
+        return answer(scheduled, () => refuse(response, conflictReply(operation, actionsOf(body).map(() => true), INJECTED_CONFLICT_MESSAGE)));
       case 'lose-response': {
         const { reply: upstream, forwarded } = await forwardUnlessConflicting(incoming, operation, body, scheduled);
         current.onAnswered?.(request, { applied: forwarded && upstream.status === 200 });

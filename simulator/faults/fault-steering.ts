@@ -30,12 +30,14 @@
  * id>`, else the one the invocation named last, since a lease or multi-step consumer claims before its effect call, so
  * that a copy of the event the operator redrove, a new message, is still that event; else the message the invocation
  * handles) that had fewer than half of its queue's `maxReceiveCount` - 1
- * such faults (none for 2, and one for 1: a queue that retries nothing loses a valid event to any transient failure,
- * which the run must show), in its first receives only (a path still missing may take a later one); on the ordered
+ * such faults (none for 2, and one crash for 1: a queue that retries nothing loses a valid event to a process that
+ * dies, which the run must show; never a conflict, which needs a concurrent writer of the item and so cannot be the
+ * app's only outcome: a valid event dead-lettered by steered conflicts alone would be the simulator's doing, not the
+ * app's), in its first receives only (a path still missing may take a later one); on the ordered
  * path that budget is the aggregate's whose sequence fence the write names (`<subscriber>@sequence#<aggregate>`), since
  * a FIFO message waits behind its group's failed one and loses a receive with it; and to a producer's command once:
- * steering leaves the later receives to the run's own faults and never exhausts them alone (but for a queue with
- * `maxReceiveCount` 1). Decided in the order the run's requests reach the proxies, which the seeded scheduler makes a function
+ * steering leaves the later receives to the run's own faults and never exhausts them alone (but by a crash for a queue
+ * with `maxReceiveCount` 1). Decided in the order the run's requests reach the proxies, which the seeded scheduler makes a function
  * of the seed.
  */
 import type { RequestFault } from './dynamodb-proxy';
@@ -89,6 +91,8 @@ interface SteeredFunction {
   readonly extra: Map<SteeredFault, number>;
   /** How many it may get (see the module comment). */
   readonly failedReceivesAllowed: number;
+  /** How many of those may be conflicts: never all of a queue's receives (see the module comment). */
+  readonly conflictsAllowed: number;
   /** The invocations each target was written in so far: its receives (or a producer command's attempts) seen. */
   readonly receivesSeen: Map<string, Set<string>>;
 }
@@ -143,16 +147,18 @@ export class FaultSteering {
    */
   public addSubscriber(functionKey: string, name: string, maxReceiveCount: number, inboxTables: readonly string[] = []): void {
     const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-    // a queue that retries nothing (maxReceiveCount 1) dead-letters a valid event on any transient failure, as AWS will:
-    // one steered failure shows it, and the run names the event it lost (unapplied-event)
-    const failedReceivesAllowed = maxReceiveCount === 1 ? 1 : maxReceiveCount < 3 ? 0 : Math.floor((maxReceiveCount - 1) / 2);
+    // a queue that retries nothing (maxReceiveCount 1) dead-letters a valid event when its process dies, as AWS will:
+    // one steered crash shows it, and the run names the event it lost (unapplied-event); a conflict is not steered
+    // there, since only a concurrent writer makes one and the event would be lost to the simulator's injection alone
+    const conflictsAllowed = maxReceiveCount < 3 ? 0 : Math.floor((maxReceiveCount - 1) / 2);
+    const failedReceivesAllowed = maxReceiveCount === 1 ? 1 : conflictsAllowed;
     const fenceKey = new RegExp(`"S":"${sequenceFenceKey(escaped, '([^"]+)')}"`);
-    this.functions.set(functionKey, { name, inboxTables: new Set(inboxTables), inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), fenceKey, met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed });
+    this.functions.set(functionKey, { name, inboxTables: new Set(inboxTables), inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), fenceKey, met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed, conflictsAllowed });
   }
 
   /** Steers faults to the producer function `functionKey`, whose commands are retried: one failed attempt per command. */
   public addProducer(functionKey: string, name: string): void {
-    this.functions.set(functionKey, { name, inboxTables: new Set(), met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed: 1 });
+    this.functions.set(functionKey, { name, inboxTables: new Set(), met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed: 1, conflictsAllowed: 1 });
   }
 
   /**
@@ -193,7 +199,8 @@ export class FaultSteering {
     // a fault that fails the receive only within the budget, and only in the target's first receives: the later ones
     // are left to the run's own faults, which may fail them too
     const early = receives.size <= steered.failedReceivesAllowed;
-    const withinBudget = (fault: SteeredFault) => !FAILS_THE_RECEIVE.has(fault) || failedReceives < steered.failedReceivesAllowed;
+    const withinBudget = (fault: SteeredFault) =>
+      !FAILS_THE_RECEIVE.has(fault) || failedReceives < (fault === 'conflict' ? steered.conflictsAllowed : steered.failedReceivesAllowed);
     const affordable = this.allowed.filter((fault) => withinBudget(fault) && (early || !FAILS_THE_RECEIVE.has(fault)));
     // every fault at each of the app's write sites; at the runtime's own (its inbox alone) only what a path still needs
     const appSite = requestTables(body).some((table) => !steered.inboxTables.has(table));

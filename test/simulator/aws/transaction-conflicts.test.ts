@@ -5,7 +5,7 @@
  * test/simulator/faults/dynamodb-proxy-conflicts.int.test.ts.
  */
 import { describe, expect, test } from 'vitest';
-import { conflictReply, TransactionConflicts, type Admission } from '../../../simulator/aws/transaction-conflicts';
+import { conflictReply, INJECTED_CONFLICT_MESSAGE, TransactionConflicts, type Admission } from '../../../simulator/aws/transaction-conflicts';
 
 const KEY_SCHEMAS: Readonly<Record<string, readonly string[]>> = { orders: ['pk'], lines: ['pk', 'sk'] };
 
@@ -159,5 +159,14 @@ describe('conflictReply', () => {
     const reply = conflictReply('TransactWriteItems', [true]);
     expect(reply.status).toBe(400);
     expect(reply.headers).toMatchObject({ 'content-type': 'application/x-amz-json-1.0', 'content-length': String(reply.body.length) });
+  });
+
+  test("an injected conflict (fault steering) says so in DynamoDB's message, so a dead letter it ended in is told apart from the app's", () => {
+    // the runtime logs the refusal's message as the record's failure, and a dead letter's reason is its last failure
+    const single = JSON.parse(conflictReply('PutItem', [true], INJECTED_CONFLICT_MESSAGE).body.toString('utf8')) as { __type: string; message: string };
+    const transaction = JSON.parse(conflictReply('TransactWriteItems', [true, true], INJECTED_CONFLICT_MESSAGE).body.toString('utf8')) as { CancellationReasons: { Code: string; Message: string }[] };
+    expect(single).toEqual({ __type: 'com.amazonaws.dynamodb.v20120810#TransactionConflictException', message: INJECTED_CONFLICT_MESSAGE });
+    expect(transaction.CancellationReasons).toEqual([{ Code: 'TransactionConflict', Message: INJECTED_CONFLICT_MESSAGE }, { Code: 'TransactionConflict', Message: INJECTED_CONFLICT_MESSAGE }]);
+    expect(INJECTED_CONFLICT_MESSAGE).toMatch(/^Transaction is ongoing for the item \(injected by the simulator's fault steering/);
   });
 });

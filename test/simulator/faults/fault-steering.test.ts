@@ -66,6 +66,29 @@ describe('FaultSteering', () => {
     expect(decide('Stack/Mail', 'Mail', 'i-1')).toBe('crash-before');
   });
 
+  test('never steers a conflict to a queue whose receives steering would exhaust: a conflict needs a concurrent writer, so it must leave the event a receive', () => {
+    // a queue with maxReceiveCount 1 retries nothing: a steered conflict refused the event's only receive (and every
+    // retry of it in that invocation), SQS moved the valid event to the dead-letter queue, and the run failed a correct
+    // app with unapplied-event for a conflict no concurrent writer caused. A crash (the process dying) still shows it
+    const conflictsOnly = new FaultSteering({ ...NO_FAULTS, throttle: 0.03 }, () => new Set<SteeredFault>(['conflict']));
+    const withCrashes = new FaultSteering(DEFAULT_FAULT_RATES);
+    for (const steering of [conflictsOnly, withCrashes]) {
+      for (const maxReceiveCount of [1, 2, 3, 4, 5, 6, 10]) steering.addSubscriber(`Stack/Q${maxReceiveCount}`, `Q${maxReceiveCount}`, maxReceiveCount);
+    }
+    // every receive of one event, and of events enough to pass every site's meetings and the extra ones
+    const failedByConflict = (steering: FaultSteering, maxReceiveCount: number): number[] =>
+      Array.from({ length: 12 }, (_, event) =>
+        Array.from({ length: maxReceiveCount }, (_, receive) =>
+          steering.decide(`Stack/Q${maxReceiveCount}`, invocation(`m-${event}|${receive + 1}`), 'TransactWriteItems', inboxWrite(`event-${event}`, `Q${maxReceiveCount}`), 'none'),
+        ).filter((fault) => fault === 'conflict').length,
+      );
+    for (const maxReceiveCount of [1, 2, 3, 4, 5, 6, 10]) {
+      for (const steering of [conflictsOnly, withCrashes]) expect(Math.max(...failedByConflict(steering, maxReceiveCount))).toBeLessThanOrEqual(Math.floor((maxReceiveCount - 1) / 2));
+    }
+    // the conflict path is still proven where a receive is left over: at 3, one event takes one
+    expect(failedByConflict(conflictsOnly, 3).reduce((sum, count) => sum + count, 0)).toBeGreaterThan(0);
+  });
+
   test("on the ordered path the budget of failed receives is the aggregate's: a FIFO message waits behind its group's failed one and loses a receive with it", () => {
     // only conflicts steered; the subscriber still misses what a conflict makes it meet, so they are steered beyond the
     // site's one meeting, within the budget (maxReceiveCount 5: 2 failed receives)
