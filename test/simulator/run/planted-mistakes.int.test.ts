@@ -408,3 +408,30 @@ describe('a consumer wrong on its own beside a producer wrong on its own: each n
     for (const violation of billed) expect(violation.causes?.map((cause) => cause.kind), JSON.stringify(violation)).toEqual(['event-id-per-attempt']);
   });
 });
+
+describe('a random-id producer without a producer probe: the run still names it, from what each of its attempts committed', () => {
+  test('Mistaken (seed 1, 12 orders), the scenario without its producer probe: the correct Billing\'s count of an order committed twice names event-id-per-attempt and the producer', async () => {
+    // GIVEN the scenario without its producer probe (optional: "the producer side is not checked")
+    const { probe: _probe, ...producer } = scenario.producer!;
+    const result = await simulate('Mistaken', '1', 12, undefined, { ...scenario, producer });
+
+    // THEN no dual-write check ran, yet the simulator, which drove the producer's retries, names the producer at the count
+    expect(result.violations.filter((violation) => violation.kind === 'dual-write')).toEqual([]);
+    const { violations, text } = countsAt(result, 'Billing');
+    expect(violations.length).toBeGreaterThan(0);
+    for (const violation of violations) {
+      expect(violation.causes?.[0], JSON.stringify(violation)).toMatchObject({ kind: 'event-id-per-attempt', producer: 'Mistaken/Flow/PlaceOrder', fix: fixFor('event-id-per-attempt') });
+      expect(violation.causes![0]!.eventIds).toHaveLength(2);
+      expect(violation.detail).toContain('upstream of Billing: the producer Mistaken/Flow/PlaceOrder committed one command under two event ids');
+    }
+    expect(text).toContain('      cause: event-id-per-attempt (event(s) ');
+  });
+});
+
+describe('ModuleCache at the default concurrency (4): caught at a seed where one environment reruns the handler for an order', () => {
+  test('the first of seeds 5 to 8 (8 orders) whose run counts an order twice names state-kept-between-attempts', async () => {
+    const result = await firstCounted('ModuleCache', 'Billing', 8, undefined, ['5', '6', '7', '8']);
+    const cause = expectCause(result, 'effect-count', 'state-kept-between-attempts', 'Billing');
+    expect(cause.invocations.at(-1)?.role).toBe('applied');
+  });
+});
