@@ -27,20 +27,22 @@ export function repeatedByAttempts(producer: string, written: ReadonlyMap<string
   }
   const causes: ViolationCause[] = [];
   for (const command of [...byCommand.keys()].sort((a, b) => a - b)) {
-    const kept = new Map<string, string>();
+    // per site (type and subject), the ids earlier attempts of the command committed, in order
+    const earlier = new Map<string, string[]>();
     for (const { eventIds } of byCommand.get(command)!.sort((a, b) => a.attempt - b.attempt)) {
-      const sites = new Map<string, string>();
+      const sites = new Map<string, string[]>();
       for (const eventId of eventIds) {
         const event = eventsById.get(eventId);
         if (event === undefined) continue;
         const site = `${event.type}|${event.subject ?? ''}`;
-        const first = kept.get(site);
-        if (first !== undefined && first !== eventId && !causes.some((cause) => cause.eventIds.includes(eventId))) {
-          causes.push({ kind: 'event-id-per-attempt', producer, eventIds: [first, eventId], invocations: [], requests: [], fix: fixFor('event-id-per-attempt') });
+        const before = earlier.get(site) ?? [];
+        // an id no earlier attempt committed, at a site one did: the command committed again under a new id
+        if (before.length > 0 && !before.includes(eventId) && !causes.some((cause) => cause.eventIds.includes(eventId))) {
+          causes.push({ kind: 'event-id-per-attempt', producer, eventIds: [before[0]!, eventId], invocations: [], requests: [], fix: fixFor('event-id-per-attempt') });
         }
-        if (!sites.has(site)) sites.set(site, eventId);
+        sites.set(site, [...(sites.get(site) ?? []), eventId]);
       }
-      for (const [site, eventId] of sites) if (!kept.has(site)) kept.set(site, eventId);
+      for (const [site, ids] of sites) earlier.set(site, [...(earlier.get(site) ?? []), ...ids.filter((id) => !(earlier.get(site) ?? []).includes(id))]);
     }
   }
   return causes;

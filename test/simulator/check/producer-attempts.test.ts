@@ -28,4 +28,13 @@ describe('repeatedByAttempts', () => {
     ]);
     expect(repeatedByAttempts('Shop/PlaceOrder', written, events)).toEqual([]);
   });
+
+  test('a correct producer that commits two events of one type and subject per command, the same ids at each attempt: not named', () => {
+    const twoOfOne = new Map([event('c-1', 'LineAdded', 'order-3'), event('c-2', 'LineAdded', 'order-3')]);
+    const written = new Map([
+      ['producer|2|1', ['c-1', 'c-2']],
+      ['producer|2|2', ['c-1', 'c-2']],
+    ]);
+    expect(repeatedByAttempts('Shop/PlaceOrder', written, twoOfOne)).toEqual([]);
+  });
 });
