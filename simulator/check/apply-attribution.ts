@@ -409,7 +409,7 @@ export class ApplyAttribution {
         return {
           kind: 'deduplication-window-expired',
           fix: fixFor('deduplication-window-expired'),
-          setting: { name: 'IEF_DEDUPLICATION_WINDOW_SECONDS', value: consumer.windowSeconds, needed: delaySeconds },
+          setting: { name: 'IEF_DEDUPLICATION_WINDOW_SECONDS', value: consumer.windowSeconds, observedDelay: delaySeconds },
           text: `${by} after the inbox record of the apply by ${this.label(earlier.invocation, eventId)} expired (window ${consumer.windowSeconds} s, redelivered after ${delaySeconds} s): the deduplication window must cover every redelivery`,
         };
       }
@@ -423,14 +423,16 @@ export class ApplyAttribution {
       }
       return { kind: 'applied-again', fix: fixFor('applied-again'), text: `${by}: its commit was applied although ${this.label(earlier.invocation, eventId)} had committed it` };
     }
-    // a lease or multi-step effect run again after the invocation that completed it: its inbox record had expired
+    // a lease or multi-step effect run again after the invocation that completed it, or crashed after it: its inbox
+    // record (completed, or the claim a crash left, which expires at the window too) had expired, and the event was claimed afresh
     const delaySeconds = Math.round((later.invocation.atMs - earlier.invocation.atMs) / 1000);
-    if (consumer.windowSeconds !== undefined && delaySeconds > consumer.windowSeconds && endOf(earlier.invocation, eventId) === 'returned') {
+    const left = leftRecord(earlier.invocation, eventId);
+    if (consumer.windowSeconds !== undefined && delaySeconds > consumer.windowSeconds && left !== undefined) {
       return {
         kind: 'deduplication-window-expired',
         fix: fixFor('deduplication-window-expired'),
-        setting: { name: 'IEF_DEDUPLICATION_WINDOW_SECONDS', value: consumer.windowSeconds, needed: delaySeconds },
-        text: `${by} after the inbox record of ${this.label(earlier.invocation, eventId)}, which completed it, expired (window ${consumer.windowSeconds} s, redelivered after ${delaySeconds} s): the deduplication window must cover every redelivery`,
+        setting: { name: 'IEF_DEDUPLICATION_WINDOW_SECONDS', value: consumer.windowSeconds, observedDelay: delaySeconds },
+        text: `${by} after the inbox record of ${this.label(earlier.invocation, eventId)}, ${left}, expired (window ${consumer.windowSeconds} s, redelivered after ${delaySeconds} s): the deduplication window must cover every redelivery`,
       };
     }
     const lost = earlier.writes.find((write) => write.fault === 'lose-response');
@@ -457,26 +459,28 @@ export class ApplyAttribution {
 
   /**
    * A lease or multi-step consumer's inbox record of the event claimed again (an applied write naming its inbox key) by an
-   * invocation later than the window after one that completed the event: the record had expired, and the effect ran again.
+   * invocation later than the window after one that completed the event, or crashed after claiming it: the record had
+   * expired, and the effect ran again.
    */
   private reclaimedAfterWindow(consumer: AttributedConsumer, carrying: readonly InvocationSeen[], eventId: string): Told | undefined {
     const window = consumer.windowSeconds;
     if (window === undefined || (consumer.mode !== 'lease' && consumer.mode !== 'multi-step')) return undefined;
     const claimed = carrying.filter((invocation) => invocation.writes.some((write) => write.applied && isCommitOf(consumer, write, eventId)));
     for (const [index, completed] of claimed.entries()) {
-      if (endOf(completed, eventId) !== 'returned') continue;
+      const left = leftRecord(completed, eventId);
+      if (left === undefined) continue;
       const again = claimed.slice(index + 1).find((later) => (later.atMs - completed.atMs) / 1000 > window);
       if (again === undefined) continue;
       const delaySeconds = Math.round((again.atMs - completed.atMs) / 1000);
       return {
-        text: `completed by ${this.label(completed, eventId)}; claimed and run again by ${this.label(again, eventId)} after its inbox record expired (window ${window} s, redelivered after ${delaySeconds} s): the deduplication window must cover every redelivery`,
+        text: `${left === 'which completed it' ? 'completed' : 'claimed, then left by a crash,'} by ${this.label(completed, eventId)}; claimed and run again by ${this.label(again, eventId)} after its inbox record expired (window ${window} s, redelivered after ${delaySeconds} s): the deduplication window must cover every redelivery`,
         cause: {
           kind: 'deduplication-window-expired',
           subscriber: consumer.subscriber,
           eventIds: [eventId],
           invocations: [this.reference(completed, eventId, 'applied'), this.reference(again, eventId, 'applied-again')],
           requests: requestReferences(again.writes.filter((write) => write.applied && isCommitOf(consumer, write, eventId))),
-          setting: { name: 'IEF_DEDUPLICATION_WINDOW_SECONDS', value: window, needed: delaySeconds },
+          setting: { name: 'IEF_DEDUPLICATION_WINDOW_SECONDS', value: window, observedDelay: delaySeconds },
           fix: fixFor('deduplication-window-expired'),
         },
       };
@@ -611,6 +615,17 @@ function endOf(invocation: InvocationSeen, eventId: string): string {
   if (failure !== undefined) return failure.replace(/^the (function|invocation) /, '');
   const message = invocation.messages.find((candidate) => candidate.eventId === eventId);
   return message !== undefined && invocation.failedMessageIds.has(message.messageId) ? 'reported the record as failed' : 'returned';
+}
+
+/**
+ * How a lease or multi-step invocation left the event's inbox record for the next delivery: completed (`returned`), or
+ * claimed by a process that crashed (the claim stays until it expires, at the deduplication window like a completed
+ * record); undefined when it released it (it reported the record as failed, or threw: the next delivery claims afresh
+ * whatever the window).
+ */
+function leftRecord(invocation: InvocationSeen, eventId: string): string | undefined {
+  if (invocation.outcome.kind === 'crashed') return 'which crashed after the effect';
+  return endOf(invocation, eventId) === 'returned' ? 'which completed it' : undefined;
 }
 
 function notApplied(write: WriteSeen): string {

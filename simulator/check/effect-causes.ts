@@ -4,10 +4,11 @@
  * - **upstream**: a count read over events whose lineage (the events they were emitted for, up to a producer's)
  *   holds a command a producer committed under two event ids (`event-id-per-attempt`), or events another subscriber
  *   published with an outbox write of its own (`outbox-write-outside-transaction`), is that producer's or that
- *   subscriber's doing: a correct consumer applies each of two ids once, and the count is one too many. It comes first,
- *   and the plain `applied-again` (which tells by which invocation, not why) gives way to it; a cause that names a
- *   mistake of the consumer's own (one event applied twice after a crash, a lost response, an expired record...) stays,
- *   before it: that consumer is not a correct one;
+ *   subscriber's doing: a correct consumer applies each of two ids once, and the count is one too many. It excuses only
+ *   the part of the count the consumer's own applications do not account for ({@link upstreamOfCount}): a consumer that
+ *   applied ONE event twice made a count of that event one too many itself, whatever the producer did. A story of the
+ *   consumer's own (one event applied twice, plainly or after a crash, a lost response, an expired record...) stays,
+ *   before the upstream cause: that consumer is not a correct one;
  * - then **the subscriber's own writes outside its transaction**, whenever the run observed one: they are the mistake
  *   whatever fault met each event (a crash, a lost response), so the kinds that only say which fault met it
  *   (`applied-again`, `redelivery-after-crash`, `lost-response-retried`, `sdk-retry-after-lost-response`) give way;
@@ -71,12 +72,27 @@ export function upstreamOf(facts: UpstreamFacts, subscriber: string, eventIds: r
 }
 
 /**
+ * How many applications too many the consumer's own stories of a count account for: per story, its applications after
+ * the first (the invocations that applied the event, at least two: an SDK resend applies twice in one invocation).
+ */
+export function ownExcess(told: readonly ViolationCause[]): number {
+  return told.reduce((sum, cause) => sum + Math.max(1, cause.invocations.filter((invocation) => invocation.role !== 'not-applied').length - 1), 0);
+}
+
+/**
+ * The upstream cause of a count `excess` applications above what exactly-once allows, when the consumer's own stories
+ * (`told`) do not account for all of it; else none (the count is the consumer's doing, see the module comment).
+ */
+export function upstreamOfCount(upstream: Upstream | undefined, told: readonly ViolationCause[], excess: number): Upstream | undefined {
+  return upstream !== undefined && excess > ownExcess(told) ? upstream : undefined;
+}
+
+/**
  * The causes of one effect-count violation: `told` the invocations' story per event, `ownClient` the subscriber's writes
  * outside its transaction (when observed), `upstream` the causes upstream of it (see the module comment).
  */
 export function effectCauses(told: readonly ViolationCause[], ownClient: ViolationCause | undefined, upstream: Upstream | undefined): ViolationCause[] {
-  const named = ownClient === undefined ? told.filter((cause) => upstream === undefined || cause.kind !== 'applied-again') : told.filter((cause) => !FAULT_FOLLOWING.has(cause.kind));
+  const named = ownClient === undefined ? told : told.filter((cause) => !FAULT_FOLLOWING.has(cause.kind));
   const own = ownClient === undefined || named.some((cause) => cause.kind === ownClient.kind) ? named : [ownClient, ...named];
-  const ownMistakes = own.filter((cause) => cause.kind !== 'applied-again');
-  return ownMistakes.length > 0 ? [...own, ...(upstream?.causes ?? [])] : [...(upstream?.causes ?? []), ...own];
+  return [...own, ...(upstream?.causes ?? [])];
 }

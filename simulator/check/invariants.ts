@@ -196,7 +196,7 @@ export interface EffectsCheck {
 }
 
 /**
- * Each tally is within what exactly-once allows. `causeOf` tells, for a tally outside its range, why: above its
+ * Each tally is within what exactly-once allows. `causeOf` tells, for a tally outside its range (`expected`), why: above its
  * maximum, which invocation applied its events again and how; below its minimum (`below`), which commit lacked what an
  * earlier run of the handler staged (simulator/check/apply-attribution.ts); it is added to the violation, and
  * `causesOf`'s structured causes are its `causes`.
@@ -206,8 +206,8 @@ export function checkEffects(
   tallies: readonly EffectTally[],
   deadLetters: readonly DeadLetterFinding[],
   ledger: RunLedger,
-  causeOf?: (tally: EffectTally, below: boolean) => string | undefined,
-  causesOf?: (tally: EffectTally, below: boolean) => readonly ViolationCause[],
+  causeOf?: (tally: EffectTally, below: boolean, expected: { readonly min: number; readonly max: number }) => string | undefined,
+  causesOf?: (tally: EffectTally, below: boolean, expected: { readonly min: number; readonly max: number }) => readonly ViolationCause[],
 ): EffectsCheck {
   const acknowledged = ledger.acknowledgedEvents.get(subscriber.subscription.key) ?? new Set<string>();
   const deadLettered = deadLetteredEventIds(deadLetters);
@@ -221,9 +221,9 @@ export function checkEffects(
     if (tally.applied >= min && tally.applied <= max) continue;
     const expected = min === max ? `exactly ${min}` : `${min} to ${max}`;
     const below = tally.applied < min;
-    const cause = causeOf?.(tally, below);
+    const cause = causeOf?.(tally, below, { min, max });
     const detail = `${tally.subject}: applied ${tally.applied} time(s), expected ${expected} (events ${tally.eventIds.join(', ')})${cause === undefined ? '' : `; ${cause}`}`;
-    const causes = causesOf?.(tally, below) ?? [];
+    const causes = causesOf?.(tally, below, { min, max }) ?? [];
     violations.push({ kind: 'effect-count', subscriber: subscriber.name, detail, ...(causes.length === 0 ? {} : { causes }) });
   }
   return { violations, totals };

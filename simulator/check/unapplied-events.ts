@@ -42,9 +42,16 @@ export interface SubscriberOutcome {
   readonly lease?: Omit<LeaseFacts, 'subscriber'>;
 }
 
-/** The reason a dead letter names, with the receive count taken out (so the letters of one mistake group together). */
+/**
+ * The reason a dead letter names, with what differs per delivery taken out (the receive count, the event's id, a lease's
+ * owner token and its expiry time), so the letters of one mistake group together.
+ */
 function reasonOf(finding: DeadLetterFinding): string {
-  return (finding.explanation ?? 'no reason recorded').replace(/^moved by SQS after \d+ receives; /, 'moved by SQS after maxReceiveCount receives; ');
+  return (finding.explanation ?? 'no reason recorded')
+    .replace(/^moved by SQS after \d+ receives; /, 'moved by SQS after maxReceiveCount receives; ')
+    .replace(/\bevent '[^']*'/g, 'event <event>')
+    .replace(/\bowner '[^']*'/g, 'owner <owner>')
+    .replace(/\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z/g, '<time>');
 }
 
 /** A violation per subscriber and reason for the events it never applied whose messages sit in its dead-letter queues. */

@@ -59,15 +59,22 @@ export interface RequestReference {
   readonly fault?: string;
 }
 
-/** A setting of the app the cause lies in: its name, the value the run used, and what the run needed. */
+/** A setting of the app the cause lies in: its name, the value the run used, and what the run showed of the value it needs. */
 export interface SettingReference {
   readonly name: string;
   readonly value: number;
   /**
-   * What the run needed, in the setting's unit: the least value for a deduplication window (the redelivery's delay in
-   * seconds), the most for a lease (the visibility timeout less the runtime's clock-skew allowance).
+   * The most the setting may be, in its unit, where the run can tell it: for a lease, the visibility timeout less the
+   * runtime's clock-skew allowance. @default none (a deduplication window: the least it needs is not the run's to tell;
+   * the construct's own rule is retention and more, see `observedDelay`)
    */
-  readonly needed: number;
+  readonly needed?: number;
+  /**
+   * For a deduplication window: the delay of the redelivery the run met, in seconds, which the window did not cover. A
+   * delay this run happened to take, not a value to set: the window must cover every redelivery (the queue's retention
+   * and more, as the construct checks). @default none
+   */
+  readonly observedDelay?: number;
 }
 
 /** Why a violation happened, and what to change (see the module comment). */

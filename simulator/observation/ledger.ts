@@ -100,6 +100,11 @@ export class RunLedger implements SimulationObserver {
   /** The outbox events each function's applied requests wrote, by function (see ./outbox-writes.ts). */
   public readonly outboxWrites = new Map<ResourceKey, Set<string>>();
   /**
+   * The same, per function and invocation key (a producer driven by the run: `producer|<command>|<attempt>`), in the
+   * order they were applied: which events each attempt of a command committed.
+   */
+  public readonly outboxWritesByInvocation = new Map<ResourceKey, Map<string, string[]>>();
+  /**
    * Per subscription: the events a message of which was deleted because the runtime had dead-lettered it, or had found
    * it already blocked for an operator by another copy's delivery (`already-blocked`): no effect promised.
    */
@@ -277,13 +282,18 @@ export class RunLedger implements SimulationObserver {
   /**
    * Books a request of a function's invocation that DynamoDB applied (its reply lost or the process crashed after it
    * included), in the order the proxies heard them answered: the inbox records it committed (see {@link inboxCommits}),
-   * and the outbox events it wrote (see {@link outboxWrites}).
+   * and the outbox events it wrote (see {@link outboxWrites}), by its invocation when `invocationKey` is given (see
+   * {@link outboxWritesByInvocation}).
    */
-  public recordApplied(functionKey: ResourceKey, request: { readonly operation: string; readonly body: Buffer }): void {
+  public recordApplied(functionKey: ResourceKey, request: { readonly operation: string; readonly body: Buffer }, invocationKey?: string): void {
     const written = writtenOutboxEvents(request.operation, request.body);
     if (written.length > 0) {
       const events = getOrCreate(this.outboxWrites, functionKey, () => new Set<string>());
       for (const eventId of written) events.add(eventId);
+      if (invocationKey !== undefined) {
+        const byInvocation = getOrCreate(this.outboxWritesByInvocation, functionKey, () => new Map<string, string[]>());
+        byInvocation.set(invocationKey, [...(byInvocation.get(invocationKey) ?? []), ...written]);
+      }
     }
     const eventIds = committedInboxEvents(request.operation, request.body);
     if (eventIds.length === 0) return;

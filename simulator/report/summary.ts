@@ -4,7 +4,7 @@ import { FAILURE_PATHS } from '../check/failure-paths';
 import type { GrantedPermission } from '../iam/access-types';
 import { GRANTED_BY_USER } from '../iam/resolved-roles';
 import type { SimulationResult, SubscriberReport } from '../run/simulation';
-import type { ViolationCause } from '../check/violation-cause';
+import type { SettingReference, ViolationCause } from '../check/violation-cause';
 import { CATCH_UP_LIMIT_MS } from '../run/relay-catch-up';
 
 const COLUMNS: readonly { readonly title: string; readonly cell: (row: SubscriberReport) => string }[] = [
@@ -348,6 +348,15 @@ export function formatSummary(result: SimulationResult): string {
   return `${out.join('\n')}\n`;
 }
 
+/** A cause's setting: its value, and the most the run allows or the delay the run met that it did not cover. */
+function settingText(setting: SettingReference): string {
+  const told = [
+    ...(setting.needed === undefined ? [] : [`the run needed ${setting.needed}`]),
+    ...(setting.observedDelay === undefined ? [] : [`a redelivery came after ${setting.observedDelay} s`]),
+  ];
+  return [`${setting.name} ${setting.value}`, ...told].join(', ');
+}
+
 /** The distinct causes of a violation, one line each: the kind, where, and the change to make. */
 function causeLines(causes: readonly ViolationCause[]): string[] {
   const byKind = new Map<string, ViolationCause[]>();
@@ -357,7 +366,7 @@ function causeLines(causes: readonly ViolationCause[]): string[] {
     const setting = told.find((cause) => cause.setting !== undefined)?.setting;
     const where = [
       ...(events.length === 0 ? [] : [`event(s) ${events.slice(0, 3).join(', ')}${events.length > 3 ? ` and ${events.length - 3} more` : ''}`]),
-      ...(setting === undefined ? [] : [`${setting.name} ${setting.value}, the run needed ${setting.needed}`]),
+      ...(setting === undefined ? [] : [settingText(setting)]),
     ];
     return `cause: ${kind}${where.length === 0 ? '' : ` (${where.join('; ')})`}; fix: ${told[0]!.fix}`;
   });

@@ -184,6 +184,7 @@ export async function readRunFacts(
     producerProbes,
     committed.eventsById,
     flow.subscribers.map((subscriber) => ({ name: subscriber.name, ...(subscriber.function === undefined ? {} : { functionKey: subscriber.function.key }) })),
+    driven.driver === undefined ? [] : producers.map(({ fn }) => ({ name: shownName(fn), functionKey: fn.key })),
   );
   const facts: RunFacts = {
     untaken: untakenEvents(committed, ledger),

@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import * as path from 'node:path';
 import { beforeAll, describe, expect, inject, test } from 'vitest';
 import { EXIT_CODE, main } from '../../simulator/cli/main';
+import { outOfScopeNote, unknownProbesMessage } from '../../simulator/cli/simulate-command';
 import { synthesize } from '../../simulator/model/synthesize';
 
 const PROJECT = path.resolve(__dirname, '../..');
@@ -63,14 +64,26 @@ describe('simulate: an app of hand-composed parts over two stacks', () => {
     expect(stderr).toMatch(/TopicArn \{"Fn::GetStackOutput":\{"StackName":"Core".*\} is in stack Core, which is not selected \(add --stack Core\)/);
   });
 
-  test('fails when the scenario has an effect probe for no subscriber of the app (a typo would leave effects unchecked)', async () => {
+  test('refuses a scenario with an effect probe for no subscriber of the whole app (a typo would leave effects unchecked): a usage error, no verdict printed', async () => {
     const scenario = path.join(mkdtempSync(path.join(tmpdir(), 'ief-scenario-')), 'scenario.js');
     writeFileSync(scenario, 'module.exports = { scenario: { effects: { Audti: async () => [] } } };\n');
     const { code, stdout, stderr } = await cli(
       'simulate', '--assembly', assembly, '--scenario', scenario, '--events', events, '--no-faults', '--quiet', '--endpoint', inject('dynamoDbEndpoint'),
     );
-    expect(stdout).toMatch(/^Audit\s+transactional\s+6\s/m);
-    expect(stderr).toContain(`error: scenario ${scenario} has effect probes or operator decisions for Audti, which no subscriber of the app is; its subscribers: Audit`);
-    expect(code).toBe(EXIT_CODE.FAILURE);
+    expect(stderr).toContain(`error: ${unknownProbesMessage(scenario, ['Audti'], ['Audit'])}`);
+    expect(stdout).not.toMatch(/^OK:/m);
+    expect(code).toBe(EXIT_CODE.USAGE);
+  });
+
+  test('--stack: a probe for a subscriber the selected stacks do not have is out of the run\'s scope, noted, the verdict (OK) unchanged', async () => {
+    const scenario = path.join(mkdtempSync(path.join(tmpdir(), 'ief-scenario-')), 'scenario.js');
+    writeFileSync(scenario, 'module.exports = { scenario: { effects: { Elsewhere: async () => [] } } };\n');
+    const { code, stdout, stderr } = await cli(
+      'simulate', '--assembly', assembly, '--scenario', scenario, '--events', events, '--stack', 'Core', '--stack', 'Service', '--no-faults', '--quiet', '--endpoint', inject('dynamoDbEndpoint'),
+    );
+    expect(stdout).toContain(outOfScopeNote(['Elsewhere'], ['Core', 'Service']));
+    expect(stdout).toMatch(/^OK:/m);
+    expect(stderr).not.toContain('error:');
+    expect(code).toBe(EXIT_CODE.OK);
   });
 });

@@ -5,7 +5,7 @@
  * the invocation that applied it again and how (../apply-attribution.ts); ../effect-causes.ts orders them. A count too
  * low is told by the commits that lacked what an earlier run of the handler staged (state kept in memory).
  */
-import { effectCauses } from '../effect-causes';
+import { effectCauses, upstreamOfCount } from '../effect-causes';
 import { checkEffects } from '../invariants';
 import type { ObservableRunFacts, ObservableSubscriberFacts, SubscriberCheck } from '../run-check';
 
@@ -23,18 +23,20 @@ export const effectsRule: SubscriberCheck<ObservableSubscriberFacts, ObservableR
       probe.tallies,
       subscriber.deadLetters,
       facts.ledger,
-      // a cause upstream (a producer's, another subscriber's) is told instead of this consumer's plain "applied again", after a mistake of its own
-      (tally, below) => {
+      // a cause upstream (a producer's, another subscriber's) is told for what this consumer's own applications do not account for
+      (tally, below, expected) => {
         // a count too low: the commits that lacked what an earlier run of the handler staged (state kept in memory)
         if (below) return subscriber.shortCause(tally.eventIds);
-        const above = upstream(tally.eventIds);
         const told = subscriber.applyCause(tally.eventIds);
-        // the invocations' story stays when it names a mistake of this consumer's own (see effect-causes.ts)
+        const above = upstreamOfCount(upstream(tally.eventIds), subscriber.applyCauses(tally.eventIds), tally.applied - expected.max);
         if (above === undefined) return told;
-        const ownMistake = subscriber.applyCauses(tally.eventIds).some((cause) => cause.kind !== 'applied-again');
-        return ownMistake && told !== undefined ? `${told}; ${above.text}` : above.text;
+        return told === undefined ? above.text : `${told}; ${above.text}`;
       },
-      (tally, below) => (below ? subscriber.shortCauses(tally.eventIds) : effectCauses(subscriber.applyCauses(tally.eventIds), subscriber.ownClientCause(tally.eventIds), upstream(tally.eventIds))),
+      (tally, below, expected) => {
+        if (below) return subscriber.shortCauses(tally.eventIds);
+        const told = subscriber.applyCauses(tally.eventIds);
+        return effectCauses(told, subscriber.ownClientCause(tally.eventIds), upstreamOfCount(upstream(tally.eventIds), told, tally.applied - expected.max));
+      },
     );
     const cause = subscriber.ownClientWrites;
     return checked.violations.map((violation) => (cause === undefined || violation.kind !== 'effect-count' ? violation : { ...violation, detail: `${violation.detail}; ${cause}` }));

@@ -225,7 +225,7 @@ describe('ApplyAttribution', () => {
 
     const [cause, ...others] = flow.attribution.causes('Fn', ['e-1']);
     expect(others).toEqual([]);
-    expect(cause).toMatchObject({ kind: 'deduplication-window-expired', subscriber: 'Mailer', setting: { name: 'IEF_DEDUPLICATION_WINDOW_SECONDS', value: 60, needed: 180 } });
+    expect(cause).toMatchObject({ kind: 'deduplication-window-expired', subscriber: 'Mailer', setting: { name: 'IEF_DEDUPLICATION_WINDOW_SECONDS', value: 60, observedDelay: 180 } });
     expect(cause!.invocations.map((invocation) => [invocation.number, invocation.role])).toEqual([[1, 'applied'], [3, 'applied-again']]);
     expect(flow.attribution.cause('Fn', ['e-1'])).toBe(
       'event e-1: completed by invocation #1 (receive 1, at +0 s); claimed and run again by invocation #3 (receive 3, at +180 s) after its inbox record expired (window 60 s, redelivered after 180 s): the deduplication window must cover every redelivery',
@@ -240,7 +240,30 @@ describe('ApplyAttribution', () => {
     flow.later(180);
     flow.invoke([['e-1', 2]], [record, mail, record]);
 
-    expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => [cause.kind, cause.setting?.needed])).toEqual([['deduplication-window-expired', 180]]);
+    expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => [cause.kind, cause.setting?.observedDelay, cause.setting?.needed])).toEqual([['deduplication-window-expired', 180, undefined]]);
+  });
+
+  test('a lease effect whose earlier invocation CRASHED after the effect, its processing record expired with the short window: the window, not a redelivery after a crash (a consumer that already blocks an expired lease)', () => {
+    const flow = run({ subscriber: 'Mailer', mode: 'lease', inboxTable: 'Inbox', windowSeconds: 60 });
+    const record = (fault?: 'crash-before') => ({ body: { TableName: 'Inbox', Key: { pk: { S: 'Mailer#e-1' } } }, operation: 'UpdateItem', applied: fault === undefined, ...(fault === undefined ? {} : { fault }) });
+    const mail = { body: { TableName: 'Mail', Key: { pk: { S: 'mail' } } }, operation: 'UpdateItem', applied: true };
+    flow.invoke([['e-1', 1]], [record(), mail, record('crash-before')], { kind: 'crashed', atRequest: 3, afterCommit: false });
+    flow.later(180);
+    flow.invoke([['e-1', 2]], [record(), mail, record()]);
+
+    const causes = flow.attribution.causes('Fn', ['e-1']);
+    expect(causes.map((cause) => [cause.kind, cause.setting])).toEqual([['deduplication-window-expired', { name: 'IEF_DEDUPLICATION_WINDOW_SECONDS', value: 60, observedDelay: 180 }]]);
+    expect(flow.attribution.cause('Fn', ['e-1'])).toMatch(/applied again by invocation #2 \(receive 2, at \+180 s\) after the inbox record of invocation #1 \(receive 1, at \+0 s\), which crashed after the effect, expired \(window 60 s, redelivered after 180 s\)/);
+  });
+
+  test('a lease effect the run cannot see, its claim left by a crash and expired with the short window: claimed afresh, the window named', () => {
+    const flow = run({ subscriber: 'Mailer', mode: 'lease', inboxTable: 'Inbox', windowSeconds: 60 });
+    const record = (applied = true) => ({ body: { TableName: 'Inbox', Key: { pk: { S: 'Mailer#e-1' } } }, operation: 'UpdateItem', applied });
+    flow.invoke([['e-1', 1]], [record(), { ...record(false), fault: 'crash-before' as const }], { kind: 'crashed', atRequest: 2, afterCommit: false });
+    flow.later(180);
+    flow.invoke([['e-1', 2]], [record(), record()]);
+
+    expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => cause.kind)).toEqual(['deduplication-window-expired']);
   });
 
   test('which consumed event an emitted event was emitted for: by the commit that put it (tx.emit), or by the event an own outbox write was made for; a failed write emitted nothing', () => {

@@ -42,13 +42,13 @@ export function subscriberKit(options: { maxReceiveCount?: number; deadLetterRet
   };
 
   /** The runtime dead-letters a received message (as its SendMessage reaches the simulated SQS endpoint), then the mapping deletes it. */
-  const deadLetterByRuntime = (message: ReceivedMessage, eventId: string, deleteAfterwards = true): void => {
+  const deadLetterByRuntime = (message: ReceivedMessage, eventId: string, deleteAfterwards = true, errorMessage = 'blocked for an operator'): void => {
     const text = (value: string) => ({ DataType: 'String', StringValue: value });
     deadLetterQueue.send({
       body: message.body,
       messageAttributes: {
         [DEAD_LETTER_ATTRIBUTE.ERROR_NAME]: text('MessageBlockedError'),
-        [DEAD_LETTER_ATTRIBUTE.ERROR_MESSAGE]: text('blocked for an operator'),
+        [DEAD_LETTER_ATTRIBUTE.ERROR_MESSAGE]: text(errorMessage),
         [DEAD_LETTER_ATTRIBUTE.SOURCE_MESSAGE_ID]: text(message.messageId),
         [DEAD_LETTER_ATTRIBUTE.APPROXIMATE_RECEIVE_COUNT]: { DataType: 'Number', StringValue: String(message.receiveCount) },
         [DEAD_LETTER_ATTRIBUTE.EVENT_ID]: text(eventId),

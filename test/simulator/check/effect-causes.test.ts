@@ -1,6 +1,6 @@
 /** The causes an effect-count violation names: upstream of the subscriber first, its own writes outside the transaction over the faults that met them. */
 import { describe, expect, test } from 'vitest';
-import { effectCauses, upstreamOf, type UpstreamFacts } from '../../../simulator/check/effect-causes';
+import { effectCauses, ownExcess, upstreamOf, upstreamOfCount, type UpstreamFacts } from '../../../simulator/check/effect-causes';
 import { fixFor, type CauseKind, type ViolationCause } from '../../../simulator/check/violation-cause';
 
 function cause(kind: CauseKind, who: { subscriber?: string; producer?: string }, eventIds: string[]): ViolationCause {
@@ -42,10 +42,12 @@ describe('upstreamOf', () => {
 describe('effectCauses', () => {
   const told = [cause('applied-again', { subscriber: 'Stats' }, ['e-1']), cause('redelivery-after-crash', { subscriber: 'Stats' }, ['e-2']), cause('deduplication-window-expired', { subscriber: 'Stats' }, ['e-3'])];
 
-  test("an upstream cause replaces the plain 'applied again' of a correct consumer; a consumer whose story names a mistake of its own keeps it first", () => {
+  test("a consumer that applied ONE event twice keeps its own 'applied again' beside an upstream cause: both are named, its own first", () => {
     const upstream = cause('event-id-per-attempt', { producer: 'P' }, ['e-1', 'e-9']);
-    expect(effectCauses([told[0]!], undefined, { text: '', causes: [upstream] })).toEqual([upstream]);
-    expect(effectCauses(told, undefined, { text: '', causes: [upstream] }).map((found) => found.kind)).toEqual(['redelivery-after-crash', 'deduplication-window-expired', 'event-id-per-attempt']);
+    expect(effectCauses([told[0]!], undefined, { text: '', causes: [upstream] })).toEqual([told[0], upstream]);
+    expect(effectCauses(told, undefined, { text: '', causes: [upstream] }).map((found) => found.kind)).toEqual(['applied-again', 'redelivery-after-crash', 'deduplication-window-expired', 'event-id-per-attempt']);
+    // a correct consumer (no story of its own): the upstream cause alone
+    expect(effectCauses([], undefined, { text: '', causes: [upstream] })).toEqual([upstream]);
   });
 
   test('a write of its own client, once observed, is the cause over the faults that met each event', () => {
@@ -58,5 +60,30 @@ describe('effectCauses', () => {
 
   test('neither: the invocations\' story as told', () => {
     expect(effectCauses(told, undefined, undefined)).toEqual(told);
+  });
+});
+
+describe('upstreamOfCount: an upstream cause excuses only what the consumer\'s own applications do not account for', () => {
+  const upstream = { text: 'upstream of Stats: ...', causes: [cause('event-id-per-attempt', { producer: 'P' }, ['e-1', 'e-9'])] };
+  const twice = { ...cause('applied-again', { subscriber: 'Stats' }, ['e-1']), invocations: [{ number: 1, atSeconds: 0, role: 'applied' as const }, { number: 4, atSeconds: 180, role: 'applied-again' as const }] };
+
+  test('a count one too many, the consumer having applied its one event twice: its own doing, the producer\'s two ids not in it', () => {
+    expect(ownExcess([twice])).toBe(1);
+    expect(upstreamOfCount(upstream, [twice], 1)).toBeUndefined();
+  });
+
+  test('a count that spans both ids (each applied once by the consumer): the producer\'s', () => {
+    expect(ownExcess([])).toBe(0);
+    expect(upstreamOfCount(upstream, [], 1)).toBe(upstream);
+  });
+
+  test('both: a count two too many, the consumer having applied one id twice and the producer committed the command twice', () => {
+    expect(upstreamOfCount(upstream, [twice], 2)).toBe(upstream);
+  });
+
+  test('an SDK resend in one invocation (one invocation referenced) is one application too many', () => {
+    const resent = { ...cause('sdk-retry-after-lost-response', { subscriber: 'Stats' }, ['e-1']), invocations: [{ number: 2, atSeconds: 0, role: 'applied' as const }] };
+    expect(ownExcess([resent])).toBe(1);
+    expect(upstreamOfCount(undefined, [resent], 1)).toBeUndefined();
   });
 });

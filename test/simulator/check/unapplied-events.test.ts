@@ -90,6 +90,37 @@ describe('unapplied-event', () => {
     expect(checkUnappliedEvents(outcome(kit, 'acted'), () => false)).toEqual([expect.objectContaining({ detail: expect.stringMatching(/still blocked after the scenario's operator acted\)$/) })]);
   });
 
+  test("one violation per mistake: the per-delivery data of a reason (the event, the lease's owner token, its expiry time) do not split the events", () => {
+    // GIVEN three events each moved after a live lease of its own (owner and expiry differ per delivery), or found blocked
+    const kit = oneReceiveKit(['event-1', 'event-2', 'event-3']);
+    const [one, two, three] = receiveAll(kit.queue);
+    kit.ledger.lastFailure.set(one!.messageId, "the runtime reported: MessageInProgressError: event 'event-1' is being processed by another delivery (lease until 2026-11-29T01:00:00.000Z, plus 5 s allowed for clock skew); retried later");
+    kit.ledger.lastFailure.set(two!.messageId, "the runtime reported: MessageInProgressError: event 'event-2' is being processed by another delivery (lease until 2026-11-29T01:03:00.000Z, plus 5 s allowed for clock skew); retried later");
+    kit.ledger.lastFailure.set(three!.messageId, "the runtime reported: MessageInProgressError: event 'event-3' is being processed by another delivery (lease until 2026-11-29T01:03:00.000Z, plus 5 s allowed for clock skew); retried later");
+    kit.clock.advanceBy(31_000);
+    kit.queue.receive(10);
+
+    // THEN one violation lists the three, its reason without what differs per delivery
+    const violations = checkUnappliedEvents(outcome(kit), () => false);
+    expect(violations).toHaveLength(1);
+    expect(violations[0]!.detail).toContain('(events event-1, event-2, event-3)');
+    expect(violations[0]!.detail).toContain("MessageInProgressError: event <event> is being processed by another delivery (lease until <time>, plus 5 s allowed for clock skew)");
+  });
+
+  test('blocked messages whose reasons differ by owner token and expiry time: one violation', () => {
+    const kit = subscriberKit();
+    kit.deliver('event-1');
+    kit.deliver('event-2');
+    const [one, two] = receiveAll(kit.queue);
+    const blocked = (owner: string, at: string) => `step 'effect' was PROCESSING under owner '${owner}', whose lease expired at ${at}: that delivery crashed or stalled, so the step may or may not have taken effect; it is not run again until an operator resolves it`;
+    kit.deadLetterByRuntime(one!, 'event-1', true, blocked('28cc2efe-9bc7-49de-b64b-18673dc02825', '2026-11-29T00:00:30.000Z'));
+    kit.deadLetterByRuntime(two!, 'event-2', true, blocked('9502b974-3c8b-4b47-a483-d109f8bc2f1d', '2026-11-29T00:06:30.000Z'));
+
+    const violations = checkUnappliedEvents(outcome(kit), () => false);
+    expect(violations).toHaveLength(1);
+    expect(violations[0]!.detail).toContain("under owner <owner>, whose lease expired at <time>");
+  });
+
   describe('a lease outlasting the redeliveries (an overridden IEF_LEASE_DURATION_SECONDS): named as the cause', () => {
     /** Two events of a lease subscriber whose every receive found the lease live: SQS moved them (visibility 180 s). */
     function inProgressKit() {

@@ -29,7 +29,7 @@ describe('structured causes', () => {
           { number: 2, receive: 2, atSeconds: 180, role: 'applied-again' },
         ],
         requests: [{ operation: 'TransactWriteItems', tables: ['Inbox', 'Ledger'], count: 2 }],
-        setting: { name: 'IEF_DEDUPLICATION_WINDOW_SECONDS', value: 60, needed: 180 },
+        setting: { name: 'IEF_DEDUPLICATION_WINDOW_SECONDS', value: 60, observedDelay: 180 },
         fix: fixFor('deduplication-window-expired'),
       },
     ]);

@@ -172,9 +172,24 @@ describe('a lease subscriber whose deduplication window is overridden below a re
     const result = await firstCounted('ShortWindowLease', 'Notifications', 8);
 
     const cause = expectCause(result, 'effect-count', 'deduplication-window-expired', 'Notifications');
-    expect(cause.setting).toEqual({ name: 'IEF_DEDUPLICATION_WINDOW_SECONDS', value: 60, needed: expect.any(Number) });
-    expect(cause.setting!.needed).toBeGreaterThan(60);
+    // the delay the run met, not a value to set: the window must cover every redelivery
+    expect(cause.setting).toEqual({ name: 'IEF_DEDUPLICATION_WINDOW_SECONDS', value: 60, observedDelay: expect.any(Number) });
+    expect(cause.setting!.observedDelay).toBeGreaterThan(60);
     expect(cause.invocations.map((invocation) => invocation.role)).toEqual(['applied', 'applied-again']);
+  });
+});
+
+describe('a lease subscriber whose only mistake is its short deduplication window, an earlier delivery crashed after the mail (seed 2, 8 orders)', () => {
+  test('every count too high at Notifications names the window, never a redelivery after a crash (it already blocks an expired lease)', async () => {
+    // GIVEN the correct lease consumer (onExpiredLease 'block'), its window overridden to 60 s; at seed 2 a delivery crashes after the mail
+    const { violations } = countsAt(await simulate('ShortWindowLease', '2', 8), 'Notifications');
+
+    // THEN the claim the crash left expired at the window, and the redelivery claimed afresh: the window is the cause
+    expect(violations.length).toBeGreaterThan(1);
+    for (const violation of violations) {
+      expect(violation.causes?.map((cause) => cause.kind), JSON.stringify(violation)).toEqual(['deduplication-window-expired']);
+      expect(violation.causes![0]!.setting).toMatchObject({ name: 'IEF_DEDUPLICATION_WINDOW_SECONDS', value: 60 });
+    }
   });
 });
 
@@ -258,8 +273,9 @@ describe('each planted mistake names its cause and fix, in text and --json', () 
 
   test('ShortWindow (seed 1, 8 orders): the overridden deduplication window, its value and the delay it had to cover', async () => {
     const cause = expectCause(await simulate('ShortWindow', '1', 8), 'effect-count', 'deduplication-window-expired', 'Billing');
-    expect(cause.setting).toEqual({ name: 'IEF_DEDUPLICATION_WINDOW_SECONDS', value: 60, needed: expect.any(Number) });
-    expect(cause.setting!.needed).toBeGreaterThan(60);
+    // the delay the run met, not a value to set: the window must cover every redelivery
+    expect(cause.setting).toEqual({ name: 'IEF_DEDUPLICATION_WINDOW_SECONDS', value: 60, observedDelay: expect.any(Number) });
+    expect(cause.setting!.observedDelay).toBeGreaterThan(60);
   });
 
   test('ModuleCache (seed 1, 8 orders, concurrency 1): state kept between attempts, the refused attempt and the commit', async () => {
@@ -366,3 +382,56 @@ describe('a mistake upstream of a correct subscriber is named upstream, and the 
   });
 });
 
+describe('a consumer wrong on its own beside a producer wrong on its own: each named for the counts it made (12 orders)', () => {
+  test('RandomIdFailsAfterMail: Notifications mailed each event twice (its own applied-again, even for the ids of a command committed twice); the correct Billing\'s counts are the producer\'s', async () => {
+    // GIVEN PlaceOrder draws a new event id per attempt, and Notifications fails its first attempt of each event after the mail
+    let result: SimulationResult | undefined;
+    let pair: readonly string[] = [];
+    for (const seed of SEEDS) {
+      result = await simulate('RandomIdFailsAfterMail', seed, 12);
+      pair = jsonViolations(result).flatMap((violation) => (violation.kind === 'dual-write' ? (violation.causes ?? []) : [])).find((cause) => cause.kind === 'event-id-per-attempt')?.eventIds ?? [];
+      if (pair.length === 2) break;
+    }
+    expect(pair, 'no seed of 1-3 committed a command under two ids').toHaveLength(2);
+
+    // THEN every mail count is Notifications' own doing: one event mailed twice; the producer is not named there, its ids' counts included
+    const mails = countsAt(result!, 'Notifications').violations;
+    expect(mails.some((violation) => violation.causes?.some((cause) => cause.eventIds.some((eventId) => pair.includes(eventId))))).toBe(true);
+    for (const violation of mails) {
+      expect(violation.causes?.[0], JSON.stringify(violation)).toMatchObject({ subscriber: 'Notifications' });
+      expect(violation.causes!.map((cause) => cause.kind), JSON.stringify(violation)).not.toContain('event-id-per-attempt');
+      expect(violation.detail).not.toContain('upstream of Notifications');
+    }
+    // AND the correct Billing's count of the order committed twice is the producer's (each id applied once)
+    const billed = countsAt(result!, 'Billing').violations;
+    expect(billed.length).toBeGreaterThan(0);
+    for (const violation of billed) expect(violation.causes?.map((cause) => cause.kind), JSON.stringify(violation)).toEqual(['event-id-per-attempt']);
+  });
+});
+
+describe('a random-id producer without a producer probe: the run still names it, from what each of its attempts committed', () => {
+  test('Mistaken (seed 1, 12 orders), the scenario without its producer probe: the correct Billing\'s count of an order committed twice names event-id-per-attempt and the producer', async () => {
+    // GIVEN the scenario without its producer probe (optional: "the producer side is not checked")
+    const { probe: _probe, ...producer } = scenario.producer!;
+    const result = await simulate('Mistaken', '1', 12, undefined, { ...scenario, producer });
+
+    // THEN no dual-write check ran, yet the simulator, which drove the producer's retries, names the producer at the count
+    expect(result.violations.filter((violation) => violation.kind === 'dual-write')).toEqual([]);
+    const { violations, text } = countsAt(result, 'Billing');
+    expect(violations.length).toBeGreaterThan(0);
+    for (const violation of violations) {
+      expect(violation.causes?.[0], JSON.stringify(violation)).toMatchObject({ kind: 'event-id-per-attempt', producer: 'Mistaken/Flow/PlaceOrder', fix: fixFor('event-id-per-attempt') });
+      expect(violation.causes![0]!.eventIds).toHaveLength(2);
+      expect(violation.detail).toContain('upstream of Billing: the producer Mistaken/Flow/PlaceOrder committed one command under two event ids');
+    }
+    expect(text).toContain('      cause: event-id-per-attempt (event(s) ');
+  });
+});
+
+describe('ModuleCache at the default concurrency (4): caught at a seed where one environment reruns the handler for an order', () => {
+  test('the first of seeds 5 to 8 (8 orders) whose run counts an order twice names state-kept-between-attempts', async () => {
+    const result = await firstCounted('ModuleCache', 'Billing', 8, undefined, ['5', '6', '7', '8']);
+    const cause = expectCause(result, 'effect-count', 'state-kept-between-attempts', 'Billing');
+    expect(cause.invocations.at(-1)?.role).toBe('applied');
+  });
+});
