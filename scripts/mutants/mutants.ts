@@ -1842,4 +1842,38 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    if (held === undefined) return { proven:',
     tests: ['test/cli/fence-inbox-restore.int.test.ts', 'test/lambda/model/ordered-dlq-order.model.int.test.ts'],
   },
+  // ---- review ro14 RO14-1 (fourteenth session, o14c): a rerun within 5 minutes of a move that died before its delete ----
+  {
+    id: 'ordered-dlq-move-dedup-per-letter',
+    breaks: "dlq redrive / fence redrive (review ro14, RO14-1): a move to the back is deduplicated by the letter's message id alone, so after a run that died between a move's send and delete, the rerun's move of the letter (within 5 minutes) is dropped by SQS as a resend of the copy it deleted",
+    file: 'simulator/cli/dead-letters/move-to-back.ts',
+    find: 'deduplicationId: moveDeduplicationId(message), messageAttributes: attributes });',
+    replace: 'deduplicationId: `moved-${message.messageId}`, messageAttributes: attributes });',
+    tests: ['test/cli/ordered-dlq-crashed-move.test.ts'],
+  },
+  {
+    id: 'ordered-dlq-move-dedup-per-letter-unguarded',
+    breaks: "dlq redrive / fence redrive (review ro14, RO14-1): the move deduplicated by the letter's message id, and the letter deleted though SQS answered the move with the id of a message the run deleted: the event's last letter lost",
+    file: 'simulator/cli/dead-letters/move-to-back.ts',
+    find: 'deduplicationId: moveDeduplicationId(message), messageAttributes: attributes });',
+    replace: 'deduplicationId: `moved-${message.messageId}`, messageAttributes: attributes });',
+    also: [{ file: 'simulator/cli/dead-letters/move-to-back.ts', find: '  if (messageId === message.messageId || known(messageId)) throw', replace: '  if (false) throw' }],
+    tests: ['test/cli/ordered-dlq-crashed-move.test.ts'],
+  },
+  {
+    id: 'ordered-dlq-move-deletes-after-dropped-send',
+    breaks: "dlq redrive / fence redrive (review ro14, RO14-1): a move SQS answered with a message id the run already knows (the send dropped as a resend) deletes the letter all the same",
+    file: 'simulator/cli/dead-letters/move-to-back.ts',
+    find: '  if (messageId === message.messageId || known(messageId)) throw',
+    replace: '  if (false) throw',
+    tests: ['test/cli/ordered-dlq-crashed-move.test.ts'],
+  },
+  {
+    id: 'ordered-dlq-deleted-letter-planned-first',
+    breaks: "dlq redrive / fence redrive (review ro14, RO14-1): a letter deleted as a copy stays in front in the run's plan, so the letter it copied, moved to the back under a new id, is planned a copy of it and deleted: the event's last letter lost",
+    file: 'simulator/cli/dead-letters/ordered-queue-read.ts',
+    find: '      letters.delete(id);\n      letters.set(id, letter);\n',
+    replace: '',
+    tests: ['test/cli/ordered-dlq-crashed-move.test.ts'],
+  },
 ];
