@@ -1876,4 +1876,21 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '',
     tests: ['test/cli/ordered-dlq-crashed-move.test.ts'],
   },
+  // ---- review ro14 RO14-3 (fourteenth session, o14c): a moved letter's bookkeeping stays in the dead-letter queue ----
+  {
+    id: 'ordered-redrive-sends-move-bookkeeping',
+    breaks: "dlq redrive / fence redrive (review ro14, RO14-3): a letter moved to the back is sent to the subscriber's queue with the move's bookkeeping, so dead-lettered again it reads as first dead-lettered long ago (a letter that came back read as an old copy)",
+    file: 'simulator/cli/dead-letters/ordered-queue-read.ts',
+    find: 'messageAttributes: attributesLeavingTheQueue(message) });',
+    replace: 'messageAttributes: message.messageAttributes });',
+    tests: ['test/cli/ordered-dlq-moved-letter-attributes.test.ts'],
+  },
+  {
+    id: 'ordered-dlq-carried-sent-time-wins',
+    breaks: "dlq show / dlq redrive (review ro14, RO14-3): a letter SQS dead-lettered itself reads the sent time carried in a move's bookkeeping over its own",
+    file: 'simulator/cli/dead-letters/move-to-back.ts',
+    find: 'message.attributes.DeadLetterQueueSourceArn !== undefined ? Number.NaN : Number(',
+    replace: 'false ? Number.NaN : Number(',
+    tests: ['test/cli/ordered-dlq-moved-letter-attributes.test.ts'],
+  },
 ];

@@ -28,9 +28,22 @@ export const MOVED_LETTER_ATTRIBUTE = {
 /** The most message attributes SQS takes on one message. */
 const MAX_MESSAGE_ATTRIBUTES = 10;
 
-/** When the letter first reached the queue (epoch ms), through any moves to the back; undefined when unknown. */
+/**
+ * The message attributes of `message` to send out of the dead-letter queue (to the subscriber's queue): all but the
+ * move's bookkeeping ({@link MOVED_LETTER_ATTRIBUTE}), which speaks of this dead-lettering only; dead-lettered again,
+ * the message reads when it came back, not when it first came (review ro14, RO14-3).
+ */
+export function attributesLeavingTheQueue(message: QueueMessage): Record<string, MessageAttributeValue> {
+  const bookkeeping = new Set<string>(Object.values(MOVED_LETTER_ATTRIBUTE));
+  return Object.fromEntries(Object.entries(message.messageAttributes).filter(([name]) => !bookkeeping.has(name)));
+}
+
+/**
+ * When the letter first reached the queue (epoch ms), through any moves to the back; undefined when unknown. A message
+ * SQS moved here itself (`DeadLetterQueueSourceArn` set) was never moved to the back: its own `SentTimestamp` counts.
+ */
 export function firstSentAt(message: QueueMessage): number | undefined {
-  const carried = Number(message.messageAttributes[MOVED_LETTER_ATTRIBUTE.SENT_TIMESTAMP]?.StringValue);
+  const carried = message.attributes.DeadLetterQueueSourceArn !== undefined ? Number.NaN : Number(message.messageAttributes[MOVED_LETTER_ATTRIBUTE.SENT_TIMESTAMP]?.StringValue);
   const sent = Number(message.attributes.SentTimestamp);
   return Number.isFinite(carried) && carried > 0 ? carried : Number.isFinite(sent) && sent > 0 ? sent : undefined;
 }

@@ -13,7 +13,7 @@
  * DeleteMessage, SendMessage, GetQueueAttributes.
  */
 import { DeleteMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { moveToBack } from './move-to-back';
+import { attributesLeavingTheQueue, moveToBack } from './move-to-back';
 import { orderedPositionOf } from '../../../lambda/ordered/ordered-position';
 import type { OrderedDeadLetter, OrderedRedrivePlan, PlannedDeadLetter } from '../../../lambda/ordered/redrive-plan';
 import { sendOrdered } from './ordered-sends';
@@ -143,7 +143,7 @@ export async function readOrderedDeadLetters(request: OrderedQueueReadRequest): 
     for (const letter of toSend) {
       const message = byId.get(letter.id)!;
       // the dead letter's message id as the deduplication id: unique to this copy, so SQS does not drop it as a resend
-      await sendOrdered(sqs, request.sendTo, { body: message.body, aggregateId: letter.aggregateId, deduplicationId: message.messageId, messageAttributes: message.messageAttributes });
+      await sendOrdered(sqs, request.sendTo, { body: message.body, aggregateId: letter.aggregateId, deduplicationId: message.messageId, messageAttributes: attributesLeavingTheQueue(message) });
       await sqs.send(new DeleteMessageCommand({ QueueUrl: message.queueUrl, ReceiptHandle: message.receiptHandle }));
       sent.push(letter.id);
       done.add(letter.id);
