@@ -1838,8 +1838,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'fence-carry-proof-by-absent-record',
     breaks: "fence carry (review ro13, RO13-5): an event the restored table recorded that the table carried from lacks is taken for the proof that it was restored from it",
     file: 'simulator/cli/fence-carry-proof.ts',
-    find: '    if (held !== undefined) return { proven:',
-    replace: '    if (held === undefined) return { proven:',
+    find: '    const samePosition = held !== undefined && ',
+    replace: '    const samePosition = held === undefined || ',
     tests: ['test/cli/fence-inbox-restore.int.test.ts', 'test/lambda/model/ordered-dlq-order.model.int.test.ts'],
   },
   // ---- review ro14 RO14-1 (fourteenth session, o14c): a rerun within 5 minutes of a move that died before its delete ----
@@ -1892,5 +1892,30 @@ export const MUTANTS: readonly Mutant[] = [
     find: 'message.attributes.DeadLetterQueueSourceArn !== undefined ? Number.NaN : Number(',
     replace: 'false ? Number.NaN : Number(',
     tests: ['test/cli/ordered-dlq-moved-letter-attributes.test.ts'],
+  },
+  // ---- review ro14 RO14-2 (fourteenth session, o14c): fence carry's proofs bind the table carried from to this flow ----
+  {
+    id: 'fence-carry-from-output-alone',
+    breaks: "fence carry (review ro14, RO14-2): --from-subscriber-output is compared with the operator's own arguments only, so another environment's output (its own outbox) carries its fences into this flow's table",
+    file: 'simulator/cli/fence-command.ts',
+    find: '    const mismatch = carryOutputMismatch(subscriber, table, fromDeployment, current);',
+    replace: '    const mismatch = current === undefined ? carryOutputMismatch(subscriber, table, fromDeployment, current) : undefined;',
+    tests: ['test/cli/fence-carry-wrong-flow.int.test.ts', 'test/cli/fence-inbox-restore.int.test.ts'],
+  },
+  {
+    id: 'fence-carry-output-outbox-unchecked',
+    breaks: "fence carry (review ro14, RO14-2): the output carried from may name another outbox table than the deployment that uses the restored table: another flow's fences carried",
+    file: 'simulator/cli/fence-command.ts',
+    find: 'from.outboxTable === undefined || from.outboxTable !== current.outboxTable || ',
+    replace: '',
+    tests: ['test/cli/fence-carry-wrong-flow.int.test.ts'],
+  },
+  {
+    id: 'fence-carry-one-shared-event',
+    breaks: "fence carry (review ro14, RO14-2): an event recorded in both tables at any position proves the table carried from, so a shadow environment that replayed one of this flow's events carries its fences past events this subscriber never applied",
+    file: 'simulator/cli/fence-carry-proof.ts',
+    find: '    if (!samePosition) {',
+    replace: '    if (held === undefined) {',
+    tests: ['test/cli/fence-carry-wrong-flow.int.test.ts'],
   },
 ];
