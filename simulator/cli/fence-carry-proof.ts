@@ -2,14 +2,15 @@
  * What proves the table `fence carry` carries from is the one the subscriber's inbox table was restored from, or the
  * one it replaced (review ro13, RO13-5). Subscriber names (`Billing`) and aggregate ids (`order-42`) repeat across flows
  * and environments: carried from another flow's inbox, this subscriber's fences would pass events it never applied.
- * Proven by DynamoDB's restore summary of the restored table (the table it was restored from), else by an event id
- * this subscriber recorded in the restored table (an inbox record, or the event a fence applied) that the table carried
- * from records too (event ids are unique), else by the Operator output of the deployment that used the table carried
- * from (`--from-subscriber-output`). Reads only: DescribeTable, Scan, GetItem.
+ * Proven by DynamoDB's restore summary of the restored table (the table it was restored from), else by the
+ * subscriber's live inbox records the restored table held when it was created (up to 50 looked up), every one recorded in the table carried from at the same aggregate and sequence
+ * (one event in common, replayed into another environment, proves nothing), else by the Operator output of the
+ * deployment that used the table carried from (`--from-subscriber-output`), which fence-command.ts compares with the
+ * output of the deployment that uses the restored table (same outbox table, account and Region). Reads only: DescribeTable, Scan, GetItem.
  */
 import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { GetCommand } from '@aws-sdk/lib-dynamodb';
-import { SEQUENCE_FENCE } from '../../lambda/contract/ordered-wire-format';
+import { ORDERED_INBOX_ITEM, SEQUENCE_FENCE } from '../../lambda/contract/ordered-wire-format';
 import { INBOX_ITEM, recordKey, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import { toDocumentClient } from '../../lambda/transaction/document-client';
 import type { CommandContext } from './command';
@@ -49,22 +50,36 @@ export async function proveCarrySource(context: CommandContext, subscriber: stri
     ExpressionAttributeValues: { ':records': `${subscriber}${INBOX_ITEM.KEY_SEPARATOR}`, ':subscriber': subscriber, ':fence': SEQUENCE_FENCE.RECORD_TYPE_VALUE },
   });
   const prefix = `${subscriber}${INBOX_ITEM.KEY_SEPARATOR}`;
-  const eventIds = [
-    ...new Set(
-      items
-        .map((item) => (item[SEQUENCE_FENCE.RECORD_TYPE_ATTRIBUTE] === SEQUENCE_FENCE.RECORD_TYPE_VALUE ? item[SEQUENCE_FENCE.APPLIED_EVENT_ID_ATTRIBUTE] : String(item[TABLE_SCHEMA.PARTITION_KEY]).slice(prefix.length)))
-        .filter((eventId): eventId is string => typeof eventId === 'string' && eventId !== ''),
-    ),
-  ];
-  for (const eventId of eventIds.slice(0, MAX_LOOKUPS)) {
+  const isFence = (item: Record<string, unknown>): boolean => item[SEQUENCE_FENCE.RECORD_TYPE_ATTRIBUTE] === SEQUENCE_FENCE.RECORD_TYPE_VALUE;
+  // the subscriber's inbox records of the restored table written before it was created (what the restore brought) and
+  // still live (not past their time to live): every one looked up is recorded there too, at the same aggregate and
+  // sequence; one event in common (replayed into another environment) proves nothing of the rest (review ro14, RO14-2)
+  const nowSeconds = context.now().getTime() / 1000;
+  const createdAt = described.Table?.CreationDateTime?.getTime() ?? Number.POSITIVE_INFINITY;
+  const records = items.filter(
+    (item) =>
+      !isFence(item) &&
+      String(item[TABLE_SCHEMA.PARTITION_KEY]).startsWith(prefix) &&
+      !(Number(item[TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE]) <= nowSeconds) &&
+      Date.parse(String(item[INBOX_ITEM.PROCESSED_AT_ATTRIBUTE])) < createdAt,
+  );
+  const looked = records.slice(0, MAX_LOOKUPS);
+  let missing: string | undefined;
+  for (const record of looked) {
+    const eventId = String(record[TABLE_SCHEMA.PARTITION_KEY]).slice(prefix.length);
     const held = (await client.send(new GetCommand({ TableName: fromTable, Key: { [TABLE_SCHEMA.PARTITION_KEY]: recordKey(subscriber, eventId) }, ConsistentRead: true }))).Item;
-    if (held !== undefined) return { proven: `it holds the record of event ${terminalText(eventId)} that '${terminalText(table)}' holds` };
+    const samePosition = held !== undefined && [ORDERED_INBOX_ITEM.AGGREGATE_ATTRIBUTE, ORDERED_INBOX_ITEM.SEQUENCE_ATTRIBUTE].every((name) => String(held[name]) === String(record[name]));
+    if (!samePosition) {
+      missing = eventId;
+      break;
+    }
   }
+  if (looked.length > 0 && missing === undefined) return { proven: `it holds the records of the ${looked.length} live event(s) of this subscriber that '${terminalText(table)}' held when it was created, at the same aggregates and sequences` };
   if (deployedInboxTable === fromTable) return { proven: "the deployment's Operator output (--from-subscriber-output) names it as the subscriber's inbox table" };
   return {
     refusal:
-      `${carrySourceRefusalStart(fromTable, table)}: DynamoDB names no restore source, and ${eventIds.length === 0 ? `'${terminalText(table)}' holds no event this subscriber recorded` : `none of the ${Math.min(eventIds.length, MAX_LOOKUPS)} event(s) this subscriber recorded in '${terminalText(table)}' is recorded there`}. ` +
+      `${carrySourceRefusalStart(fromTable, table)}: DynamoDB names no restore source, and ${missing === undefined ? `'${terminalText(table)}' held no live record of an event this subscriber applied when it was created` : `event ${terminalText(missing)}, recorded by this subscriber in '${terminalText(table)}', is not recorded there at the same aggregate and sequence`}. ` +
       `Carried from another table (another flow's or environment's inbox with a subscriber of this name), its fences would pass events this subscriber never applied. ` +
-      `Give --from-subscriber-output: the subscriber's Operator output of the deployment that used '${terminalText(fromTable)}' (it names it as the inbox table)`,
+      `Give --from-subscriber-output: the subscriber's Operator output of the deployment that used '${terminalText(fromTable)}' (it names it as the inbox table), with --subscriber-output: the output of the deployment that uses '${terminalText(table)}'`,
   };
 }

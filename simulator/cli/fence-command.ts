@@ -20,6 +20,7 @@ import { proveCarrySource } from './fence-carry-proof';
 import { inboxRestoreRefusal } from './inbox-restore-check';
 import { resolveFenceTarget, type FenceTarget } from './fence-target';
 import { deadLetterSourceMismatch, readSubscriberOutput } from './deployed-subscriber';
+import type { SubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
 import { holdRestored, restoreRefusalLines } from './dead-letters/restore-hold';
 import { followedHistory, readAggregateHistory, type FencePoint, type FollowedHistory, type HistoryItem } from './ordered-history';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
@@ -32,7 +33,7 @@ const USAGE = `Usage:
   idempotent-event-flow fence skip <subscriber> <aggregate-id> (--subscriber-output <json|@file> | --table <inbox table> --outbox-table <name>) --from <n> --to <m> --reason <text> [--yes] [--json]
   idempotent-event-flow fence redrive <subscriber> (--subscriber-output <json|@file> | --table <inbox table> --dead-letter-queue <url> --queue <url>) [--deduplication-window <duration>] [--yes] [--json]
   idempotent-event-flow fence replay <subscriber> <aggregate-id> (--subscriber-output <json|@file> | --table <inbox table> --outbox-table <name> --queue <url>) [--subscriber-added-later] [--yes] [--json]
-  idempotent-event-flow fence carry <subscriber> --from-table <inbox table restored from> --table <restored inbox table> [--from-subscriber-output <json|@file>] [--yes] [--json]
+  idempotent-event-flow fence carry <subscriber> --from-table <inbox table restored from> --table <restored inbox table> [--from-subscriber-output <json|@file> --subscriber-output <json|@file>] [--yes] [--json]
 
 An ordered subscriber applies each aggregate's events in sequence; its fence holds the last sequence applied.
   show     where the subscriber stands in the aggregate (0: nothing applied yet)
@@ -81,10 +82,11 @@ An ordered subscriber applies each aggregate's events in sequence; its fence hol
            live inbox records, skip records and window record the new table lacks; leaves a carry record. Run it
            before the subscriber consumes from the new table. A dry run unless --yes. Refused (exit code 3, nothing
            written) unless something proves --from-table is the table --table came from: DynamoDB's restore summary
-           of --table, an event this subscriber recorded in --table (inbox record, or the event a fence applied)
-           recorded in --from-table too, or --from-subscriber-output (the subscriber's Operator output of the
-           deployment that used --from-table): another flow's inbox with a subscriber of this name would move its
-           fences past events it never applied.
+           of --table; the live inbox records this subscriber had in --table when it was created, every one (up to
+           50 looked up) recorded in --from-table at the same aggregate and sequence; or --from-subscriber-output
+           (the subscriber's Operator output of the deployment that used --from-table) with --subscriber-output (the
+           one that uses --table), naming the same outbox table in the same account and Region: another flow's inbox
+           with a subscriber of this name would move its fences past events it never applied.
 
 replay refuses (exit code 3) while the inbox table may have been restored under the subscriber: a fence written before
 its table was created, or, for a fence that applied nothing, events written before it (a subscriber added later says
@@ -102,7 +104,8 @@ Options:
   --subscriber-output <json|@file>  the subscriber's <subscriber>/Operator stack output (its value, or @ and a file):
                                the inbox table, outbox table and queue come from it, and proves the outbox table
   --from-subscriber-output <json|@file>  carry: the subscriber's Operator output of the deployment that used
-                               --from-table (it proves the table carried from when nothing else does)
+                               --from-table (with --subscriber-output of the deployment that uses --table, it
+                               proves the table carried from when nothing else does)
   --from <n>, --to <m>         skip: the fence as you saw it, and where it goes
   --reason <text>              skip: why (kept on the fence)
   --dead-letter-queue <url>    redrive, list: the subscriber queue's dead-letter queue (FIFO)
@@ -312,6 +315,36 @@ async function replay(parsed: ParsedArguments, context: CommandContext, fences: 
   return EXIT_CODE.OK;
 }
 
+/** Where an SQS queue URL's queue lives: its host (the Region's endpoint) and account. */
+function queueHomeOf(queueUrl: string): string {
+  try {
+    const url = new URL(queueUrl);
+    return `${url.host}/${url.pathname.split('/')[1] ?? ''}`;
+  } catch {
+    return queueUrl;
+  }
+}
+
+/**
+ * Why `from` (--from-subscriber-output) is not the Operator output of the same flow as `current` (--subscriber-output,
+ * the deployment that uses `table`), or undefined when it is: the same subscriber, outbox table, account and Region.
+ */
+export function carryOutputMismatch(subscriber: string, table: string, from: SubscriberDeployment, current: SubscriberDeployment | undefined): string | undefined {
+  if (current === undefined) {
+    return "--from-subscriber-output proves nothing alone (it only restates --from-table): give --subscriber-output too, the subscriber's Operator output of the deployment that uses --table, so the two can be compared (the same outbox table, account and Region)";
+  }
+  if (current.subscriberName !== subscriber || current.inboxTable !== table) {
+    return `--subscriber-output is the output of subscriber '${terminalText(current.subscriberName)}' with inbox table '${terminalText(current.inboxTable ?? 'none')}'; it must be '${terminalText(subscriber)}''s output naming --table '${terminalText(table)}'`;
+  }
+  if (from.outboxTable === undefined || from.outboxTable !== current.outboxTable || queueHomeOf(from.queueUrl) !== queueHomeOf(current.queueUrl)) {
+    return (
+      `--from-subscriber-output is of another flow than --subscriber-output (outbox table '${terminalText(from.outboxTable ?? 'none')}', queue ${terminalText(from.queueUrl)}; ` +
+      `the deployment that uses --table: outbox table '${terminalText(current.outboxTable ?? 'none')}', queue ${terminalText(current.queueUrl)}): another flow's or environment's fences would pass events this subscriber never applied`
+    );
+  }
+  return undefined;
+}
+
 /** `fence carry <subscriber> --from-table <old inbox> --table <restored inbox>`: see fence-carry.ts. */
 async function carry(parsed: ParsedArguments, context: CommandContext, subscriber: string, table: string): Promise<number> {
   const fromTable = requiredString(parsed, 'from-table');
@@ -326,6 +359,18 @@ async function carry(parsed: ParsedArguments, context: CommandContext, subscribe
       `'fence carry' --from-subscriber-output is the output of subscriber '${terminalText(fromDeployment.subscriberName)}' with inbox table '${terminalText(fromDeployment.inboxTable ?? 'none')}'; ` +
         `it must be '${terminalText(subscriber)}''s output naming --from-table '${terminalText(fromTable)}' (the deployment that used it)`,
     );
+  }
+  // review ro14 (RO14-2): the output carried from must be this flow's: the same outbox, account and Region as the
+  // Operator output of the deployment that uses --table; the operator's own arguments prove nothing
+  if (fromDeployment !== undefined) {
+    const currentOutput = requiredString(parsed, 'subscriber-output');
+    const current = currentOutput === undefined ? undefined : readSubscriberOutput(currentOutput, context.io.cwd ?? process.cwd());
+    if (typeof current === 'string') return context.usageError(`'fence carry' --subscriber-output: ${current}`);
+    const mismatch = carryOutputMismatch(subscriber, table, fromDeployment, current);
+    if (mismatch !== undefined) {
+      context.io.stderr(`refused: ${mismatch}\n`);
+      return EXIT_CODE.REFUSED;
+    }
   }
   const source = await proveCarrySource(context, subscriber, fromTable, table, fromDeployment?.inboxTable);
   if ('refusal' in source) {

@@ -15,6 +15,8 @@ import type { SimulatedQueue } from '../../simulator/aws/queue';
 import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
 import { INBOX_RESTORE_ADVICE } from '../../simulator/cli/inbox-restore-check';
 import { carrySourceRefusalStart } from '../../simulator/cli/fence-carry-proof';
+import { carryOutputMismatch } from '../../simulator/cli/fence-command';
+import { parseSubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
 import { localClient } from '../support/dynamodb-client';
 import { createInbox, createKeyedTable, createOutbox } from '../support/proof/tables';
 import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
@@ -179,7 +181,7 @@ describe('fence carry proves the table it carries from is the one the inbox was 
     // from the table it was restored from: proven by the records both hold
     const carried = await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', restored.inboxTableName, '--yes', '--json');
     expect(carried.code).toBe(0);
-    expect(JSON.parse(carried.stdout)).toMatchObject({ source: expect.stringContaining('holds the record of event') });
+    expect(JSON.parse(carried.stdout)).toMatchObject({ source: expect.stringContaining('held when it was created, at the same aggregates and sequences') });
   });
 
   test('a table that holds nothing of the subscriber is carried into only with the Operator output of the deployment that used the table carried from', async () => {
@@ -192,7 +194,10 @@ describe('fence carry proves the table it carries from is the one the inbox was 
     const wrongOutput = await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', replaced.inboxTableName, '--from-subscriber-output', output(replaced), '--yes');
     expect(wrongOutput.code).toBe(2);
     const carried = await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', replaced.inboxTableName, '--from-subscriber-output', output(original), '--yes');
-    expect(carried.code).toBe(0);
+    expect(carried.code).toBe(3);
+    expect(carried.stderr).toContain(carryOutputMismatch(SUBSCRIBER, replaced.inboxTableName, parseSubscriberDeployment(output(original)), undefined));
+    const withCurrent = await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', replaced.inboxTableName, '--from-subscriber-output', output(original), '--subscriber-output', output(replaced), '--yes');
+    expect(withCurrent.code).toBe(0);
     const shown = JSON.parse((await cli('fence', 'show', SUBSCRIBER, aggregateId, '--table', replaced.inboxTableName, '--json')).stdout) as { appliedSequence: number };
     expect(shown.appliedSequence).toBe(1);
   });

@@ -4,11 +4,15 @@
  * left for the operator) hide the group's later letters, however often it reads. Sent again to the same queue (same
  * body, message attributes and group), then deleted, a kept letter goes behind them, and the next read returns what
  * it hid: nothing is ever only in flight (a crash between the two leaves the letter twice, which the plan answers as a
- * copy; the deduplication id, derived from the original's message id, lets SQS drop a second move of it within its
- * 5-minute deduplication interval). What SQS sets and a send can not (when it was first sent, the queue SQS moved it
+ * copy). The deduplication id is the original's message id and a digest of this receipt of it: an SDK retry of the one
+ * send is dropped by SQS, while a move of the same letter received again (a rerun after a crash between the send and
+ * the delete, within SQS's 5-minute deduplication interval) is a new message, not dropped as a resend of the first move
+ * whose copy the rerun may have deleted (review ro14, RO14-1). The original is deleted only when SQS answers with a
+ * message id the run never saw. What SQS sets and a send can not (when it was first sent, the queue SQS moved it
  * from) is kept in the message attributes below, so the letter reads the same after the move.
  * Real SQS only: SendMessage, DeleteMessage.
  */
+import { createHash } from 'node:crypto';
 import { DeleteMessageCommand, type MessageAttributeValue, type SQSClient } from '@aws-sdk/client-sqs';
 import { sendOrdered } from './ordered-sends';
 import type { QueueMessage } from './queue-messages';
@@ -24,9 +28,22 @@ export const MOVED_LETTER_ATTRIBUTE = {
 /** The most message attributes SQS takes on one message. */
 const MAX_MESSAGE_ATTRIBUTES = 10;
 
-/** When the letter first reached the queue (epoch ms), through any moves to the back; undefined when unknown. */
+/**
+ * The message attributes of `message` to send out of the dead-letter queue (to the subscriber's queue): all but the
+ * move's bookkeeping ({@link MOVED_LETTER_ATTRIBUTE}), which speaks of this dead-lettering only; dead-lettered again,
+ * the message reads when it came back, not when it first came (review ro14, RO14-3).
+ */
+export function attributesLeavingTheQueue(message: QueueMessage): Record<string, MessageAttributeValue> {
+  const bookkeeping = new Set<string>(Object.values(MOVED_LETTER_ATTRIBUTE));
+  return Object.fromEntries(Object.entries(message.messageAttributes).filter(([name]) => !bookkeeping.has(name)));
+}
+
+/**
+ * When the letter first reached the queue (epoch ms), through any moves to the back; undefined when unknown. A message
+ * SQS moved here itself (`DeadLetterQueueSourceArn` set) was never moved to the back: its own `SentTimestamp` counts.
+ */
 export function firstSentAt(message: QueueMessage): number | undefined {
-  const carried = Number(message.messageAttributes[MOVED_LETTER_ATTRIBUTE.SENT_TIMESTAMP]?.StringValue);
+  const carried = message.attributes.DeadLetterQueueSourceArn !== undefined ? Number.NaN : Number(message.messageAttributes[MOVED_LETTER_ATTRIBUTE.SENT_TIMESTAMP]?.StringValue);
   const sent = Number(message.attributes.SentTimestamp);
   return Number.isFinite(carried) && carried > 0 ? carried : Number.isFinite(sent) && sent > 0 ? sent : undefined;
 }
@@ -37,10 +54,20 @@ export function deadLetterSourceArnOf(message: QueueMessage): string | undefined
 }
 
 /**
+ * The deduplication id of moving `message` to the back: its message id and a digest of its receipt handle, which SQS
+ * gives anew on every receive. The same for every SDK retry of one send, another for each receive of the letter.
+ */
+export function moveDeduplicationId(message: QueueMessage): string {
+  return `moved-${message.messageId}-${createHash('sha256').update(message.receiptHandle).digest('hex').slice(0, 32)}`;
+}
+
+/**
  * Sends `message` again to its queue, behind the rest of its group (`groupId`: its `MessageGroupId`, or the aggregate),
  * then deletes it. Returns the copy's message id and the message as it now stands (not held: no receipt handle).
+ * `known` says whether a message id is one the run has already seen (read, moved or deleted): SQS answering the send
+ * with one of them (or the original's) dropped it as a resend, so the original is kept and the move fails.
  */
-export async function moveToBack(client: SQSClient, message: QueueMessage, groupId: string): Promise<QueueMessage> {
+export async function moveToBack(client: SQSClient, message: QueueMessage, groupId: string, known: (messageId: string) => boolean = () => false): Promise<QueueMessage> {
   const attributes: Record<string, MessageAttributeValue> = { ...message.messageAttributes };
   const sentAt = firstSentAt(message);
   const sourceArn = deadLetterSourceArnOf(message);
@@ -52,8 +79,14 @@ export async function moveToBack(client: SQSClient, message: QueueMessage, group
     if (attributes[name] === undefined && Object.keys(attributes).length >= MAX_MESSAGE_ATTRIBUTES) continue;
     attributes[name] = { DataType: name === MOVED_LETTER_ATTRIBUTE.SENT_TIMESTAMP ? 'Number' : 'String', StringValue: value };
   }
-  const messageId = await sendOrdered(client, message.queueUrl, { body: message.body, aggregateId: groupId, deduplicationId: `moved-${message.messageId}`, messageAttributes: attributes });
+  const messageId = await sendOrdered(client, message.queueUrl, { body: message.body, aggregateId: groupId, deduplicationId: moveDeduplicationId(message), messageAttributes: attributes });
   if (messageId === undefined) throw new Error(`SQS did not say the message id of the letter ${message.messageId} sent to the back of its group`);
+  if (messageId === message.messageId || known(messageId)) throw new Error(droppedMoveLine(message.messageId, messageId));
   await client.send(new DeleteMessageCommand({ QueueUrl: message.queueUrl, ReceiptHandle: message.receiptHandle }));
   return { queueUrl: message.queueUrl, messageId, receiptHandle: '', body: message.body, attributes: { ...(sentAt === undefined ? {} : { SentTimestamp: String(sentAt) }) }, messageAttributes: attributes };
+}
+
+/** The reason a move is refused when SQS answered its send with a message id already known (the send was dropped). */
+export function droppedMoveLine(original: string, answered: string): string {
+  return `SQS answered the move of the letter ${original} to the back of its group with the message id ${answered}, one this run already knows: the send was dropped as a resend, so the letter was not deleted; run the redrive again`;
 }

@@ -13,7 +13,7 @@
  * DeleteMessage, SendMessage, GetQueueAttributes.
  */
 import { DeleteMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { moveToBack } from './move-to-back';
+import { attributesLeavingTheQueue, moveToBack } from './move-to-back';
 import { orderedPositionOf } from '../../../lambda/ordered/ordered-position';
 import type { OrderedDeadLetter, OrderedRedrivePlan, PlannedDeadLetter } from '../../../lambda/ordered/redrive-plan';
 import { sendOrdered } from './ordered-sends';
@@ -119,6 +119,14 @@ export async function readOrderedDeadLetters(request: OrderedQueueReadRequest): 
         else letters.set(message.messageId, letter);
       }
     }
+    // the letters deleted as duplicates last: a letter of the same event still in the queue (kept, or moved to the back
+    // under a new id) comes first in the plan, so it is never taken for a copy of a letter deleted already (review ro14, RO14-1)
+    for (const id of deleted) {
+      const letter = letters.get(id);
+      if (letter === undefined) continue;
+      letters.delete(id);
+      letters.set(id, letter);
+    }
     plan = await request.plan([...letters.values()]);
     if (request.sendTo === undefined) break;
     const holding = new Set(held.map((message) => message.messageId));
@@ -135,7 +143,7 @@ export async function readOrderedDeadLetters(request: OrderedQueueReadRequest): 
     for (const letter of toSend) {
       const message = byId.get(letter.id)!;
       // the dead letter's message id as the deduplication id: unique to this copy, so SQS does not drop it as a resend
-      await sendOrdered(sqs, request.sendTo, { body: message.body, aggregateId: letter.aggregateId, deduplicationId: message.messageId, messageAttributes: message.messageAttributes });
+      await sendOrdered(sqs, request.sendTo, { body: message.body, aggregateId: letter.aggregateId, deduplicationId: message.messageId, messageAttributes: attributesLeavingTheQueue(message) });
       await sqs.send(new DeleteMessageCommand({ QueueUrl: message.queueUrl, ReceiptHandle: message.receiptHandle }));
       sent.push(letter.id);
       done.add(letter.id);
@@ -174,7 +182,7 @@ export async function readOrderedDeadLetters(request: OrderedQueueReadRequest): 
     const kept = round.filter((message) => letters.has(message.messageId) || returned.has(message.messageId));
     await releaseMessages(sqs, round.filter((message) => !kept.includes(message)));
     for (const message of kept) {
-      const copy = await moveToBack(sqs, message, message.attributes.MessageGroupId ?? groupOf(message.body) ?? message.messageId);
+      const copy = await moveToBack(sqs, message, message.attributes.MessageGroupId ?? groupOf(message.body) ?? message.messageId, (id) => firstRead.has(id) || done.has(id));
       movedCopies.add(copy.messageId);
       byId.delete(message.messageId);
       byId.set(copy.messageId, copy);

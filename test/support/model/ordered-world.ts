@@ -860,9 +860,10 @@ export class OrderedWorld {
 
   /** The runbook's `fence carry --from-table <the table restored from> --yes`: every fence back where it stood (`before`). */
   private async carryFences(before: readonly number[], restoredLine: string): Promise<void> {
-    // the output of the deployment that used the table restored from proves it when the image holds nothing of the subscriber (review ro13, RO13-5)
+    // the output of the deployment that used the table restored from proves it when the image holds nothing of the subscriber
+    // (review ro13, RO13-5), beside the output of the deployment that uses the restored table: the same flow (review ro14, RO14-2)
     const formerOutput = JSON.stringify({ ...(JSON.parse(this.operatorOutput()) as object), inboxTable: this.tables.formerInboxTable });
-    const result = await this.operator('fence', 'carry', this.tables.inbox.subscriberName, '--from-table', this.tables.formerInboxTable, '--table', this.tables.inbox.inboxTableName, '--from-subscriber-output', formerOutput, '--yes', '--json');
+    const result = await this.operator('fence', 'carry', this.tables.inbox.subscriberName, '--from-table', this.tables.formerInboxTable, '--table', this.tables.inbox.inboxTableName, '--from-subscriber-output', formerOutput, '--subscriber-output', this.operatorOutput(), '--yes', '--json');
     const after = await Promise.all(this.aggregates.map(async (aggregate) => (await this.fences.get(aggregate)).appliedSequence));
     if (result.code !== 0) this.violations.push(`fence carry exited ${result.code}: ${result.stderr.trim()}`);
     if (JSON.stringify(after) !== JSON.stringify(before)) this.violations.push(`fence carry after the inbox restore left the fences at ${JSON.stringify(after)}; they stood at ${JSON.stringify(before)}`);

@@ -1,0 +1,142 @@
+/**
+ * `fence carry` from another flow's inbox (a subscriber of the same name in another environment) is refused: its
+ * Operator output must be of the flow that uses the restored table (same outbox table, account and Region), and one event
+ * both inboxes recorded (replayed into a shadow environment) proves nothing of the rest (review ro14, RO14-2). Against
+ * DynamoDB Local and the simulator's SQS, with the real OrderedOutbox, the ordered consumer and the CLI.
+ */
+import { DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
+import { TABLE_SCHEMA } from '../../lambda/contract/wire-format';
+import { createOrderedConsumer } from '../../lambda/ordered/ordered-consumer';
+import { OrderedOutbox, type OrderedEnvelope } from '../../lambda/ordered/ordered-outbox';
+import { createLogger } from '../../lambda/logger';
+import type { SimulatedQueue } from '../../simulator/aws/queue';
+import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
+import { carrySourceRefusalStart } from '../../simulator/cli/fence-carry-proof';
+import { localClient } from '../support/dynamodb-client';
+import { createInbox, createKeyedTable, createOutbox } from '../support/proof/tables';
+import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
+import { sqsRecord } from '../lambda/helpers';
+import { cli as runCli } from './operator-services';
+
+const SUBSCRIBER = 'Restored';
+const client = localClient();
+const documents = DynamoDBDocumentClient.from(client);
+const clock = frozenClock();
+/** The deliveries before the restore happened a minute ago (the restored table is created after them). */
+const aMinuteAgo = () => new Date(Date.now() - 60_000);
+let endpoint: SqsEndpoint;
+let queue: SimulatedQueue;
+let outbox: ProducerConfig;
+let original: ConsumerConfig;
+let ledgerTable: string;
+
+beforeAll(async () => {
+  const byUrl = new Map<string, SimulatedQueue>();
+  endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url) });
+  queue = makeQueue(queueModel('Restored.fifo', { fifo: true, queueName: 'Restored.fifo' }), { clock, baseUrl: endpoint.endpoint });
+  byUrl.set(queue.address.url, queue);
+  [outbox, original, ledgerTable] = await Promise.all([
+    createOutbox(client, { eventSource: 'accounts', timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE }),
+    createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 }),
+    createKeyedTable(client, 'restored-ledger'),
+  ]);
+});
+afterAll(async () => {
+  client.destroy();
+  await endpoint.stop();
+});
+
+const cli = (...args: string[]) => runCli({ clock, endpoint }, ...args);
+
+function consumer(inbox: ConsumerConfig, now?: () => Date) {
+  return createOrderedConsumer<{ step: string }>({
+    client,
+    config: inbox,
+    logger: createLogger({ sink: () => undefined }),
+    metricsSink: () => undefined,
+    ...(now === undefined ? {} : { now }),
+    handle: (event, tx) =>
+      tx.update({
+        TableName: ledgerTable,
+        Key: { pk: event.subject as string },
+        UpdateExpression: 'SET steps = list_append(if_not_exists(steps, :none), :step)',
+        ExpressionAttributeValues: { ':none': [], ':step': [event.data.step] },
+      }),
+  });
+}
+
+
+async function emit(aggregateId: string, step: string): Promise<OrderedEnvelope> {
+  const [envelope] = await new OrderedOutbox({ client, config: outbox, now: aMinuteAgo }).transactWrite({ events: [{ type: 'Step', aggregateId, subject: aggregateId, data: { step } }] });
+  return envelope!;
+}
+
+async function items(table: string): Promise<Array<Record<string, unknown>>> {
+  return (await documents.send(new ScanCommand({ TableName: table, ConsistentRead: true }))).Items ?? [];
+}
+
+/** A new inbox table holding `snapshot` (what a point-in-time restore into a new table holds). */
+async function restoredInbox(snapshot: ReadonlyArray<Record<string, unknown>>): Promise<ConsumerConfig> {
+  const restored = await createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 });
+  for (const item of snapshot) await documents.send(new PutCommand({ TableName: restored.inboxTableName, Item: item }));
+  return restored;
+}
+
+function output(inbox: ConsumerConfig): string {
+  return JSON.stringify({
+    format: 1, subscriberName: SUBSCRIBER, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: 3600,
+    outboxTable: outbox.outboxTableName, inboxTable: inbox.inboxTableName, queueUrl: queue.address.url, deadLetterQueueUrl: `${queue.address.url}-dlq`,
+  });
+}
+
+
+const id = (name: string): string => `account-${name}-${Date.now()}-${Math.floor(Math.random() * 1e6)}`;
+describe('fence carry from a wrong table', () => {
+  test("another environment's Operator output (same subscriber name, naming its own inbox) proves carrying its fences into this flow's replaced table", async () => {
+    const aggregateId = id('env');
+    await consumer(original, aMinuteAgo)({ Records: [sqsRecord(JSON.stringify(await emit(aggregateId, 'opened')))] });
+    const replaced = await restoredInbox([]);
+    // staging: its own outbox and inbox, a subscriber of the same name, the same aggregate id applied up to #4
+    const stagingInbox = await createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 });
+    const stagingOutbox = await createOutbox(client, { eventSource: 'staging', timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE });
+    for (let n = 0; n < 4; n++) {
+      const [other] = await new OrderedOutbox({ client, config: stagingOutbox, now: aMinuteAgo }).transactWrite({ events: [{ type: 'Step', aggregateId, subject: `${aggregateId}-staging`, data: { step: `staging ${n}` } }] });
+      await consumer(stagingInbox, aMinuteAgo)({ Records: [sqsRecord(JSON.stringify(other))] });
+    }
+    const stagingOutput = JSON.stringify({
+      format: 1, subscriberName: SUBSCRIBER, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: 3600,
+      outboxTable: stagingOutbox.outboxTableName, inboxTable: stagingInbox.inboxTableName, queueUrl: `${queue.address.url}-staging`, deadLetterQueueUrl: `${queue.address.url}-staging-dlq`,
+    });
+    const carried = await cli('fence', 'carry', SUBSCRIBER, '--from-table', stagingInbox.inboxTableName, '--table', replaced.inboxTableName, '--from-subscriber-output', stagingOutput, '--subscriber-output', output(replaced), '--yes', '--json');
+    const shown = JSON.parse((await cli('fence', 'show', SUBSCRIBER, aggregateId, '--table', replaced.inboxTableName, '--json')).stdout) as { appliedSequence: number };
+    // refused (exit 3): staging's output names another outbox table; nothing of staging's fences carried
+    expect(carried.code).toBe(3);
+    expect(carried.stderr).toContain('--from-subscriber-output is of another flow than --subscriber-output');
+    expect(shown.appliedSequence).toBe(0);
+  });
+
+  test('one event recorded in both inboxes (replayed into the other flow) proves carrying all of the other flow\'s fences', async () => {
+    const aggregateId = id('shared-event');
+    const mine = await emit(aggregateId, 'opened');
+    await consumer(original, aMinuteAgo)({ Records: [sqsRecord(JSON.stringify(mine))] });
+    // the restored table holds this aggregate's items only (its fence and the record of E): E is all it has in common
+    const restored = await restoredInbox((await items(original.inboxTableName)).filter((item) => String(item[TABLE_SCHEMA.PARTITION_KEY]).endsWith(mine.id) || String(item[TABLE_SCHEMA.PARTITION_KEY]).endsWith(aggregateId)));
+    expect((await items(restored.inboxTableName)).length).toBeGreaterThanOrEqual(2);
+    const otherInbox = await createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 });
+    const otherOutbox = await createOutbox(client, { eventSource: 'other', timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE });
+    // the other flow got a copy of this flow's event once (a replay into a shadow environment) on another aggregate
+    const copy = { ...mine, partitionkey: `${aggregateId}-shadow` };
+    await consumer(otherInbox, aMinuteAgo)({ Records: [sqsRecord(JSON.stringify(copy))] });
+    for (let n = 0; n < 4; n++) {
+      const [other] = await new OrderedOutbox({ client, config: otherOutbox, now: aMinuteAgo }).transactWrite({ events: [{ type: 'Step', aggregateId, subject: `${aggregateId}-other`, data: { step: `other ${n}` } }] });
+      await consumer(otherInbox, aMinuteAgo)({ Records: [sqsRecord(JSON.stringify(other))] });
+    }
+    const carried = await cli('fence', 'carry', SUBSCRIBER, '--from-table', otherInbox.inboxTableName, '--table', restored.inboxTableName, '--yes', '--json');
+    const shown = JSON.parse((await cli('fence', 'show', SUBSCRIBER, aggregateId, '--table', restored.inboxTableName, '--json')).stdout) as { appliedSequence: number };
+    expect(carried.code).toBe(3);
+    expect(carried.stderr).toContain(carrySourceRefusalStart(otherInbox.inboxTableName, restored.inboxTableName));
+    expect(shown.appliedSequence).toBe(1);
+  });
+});

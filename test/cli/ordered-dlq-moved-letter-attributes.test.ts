@@ -1,0 +1,65 @@
+/**
+ * A letter moved to the back of its group keeps what SQS said of its dead-lettering in message attributes; that
+ * bookkeeping stays in the dead-letter queue: the letter sent to the subscriber's queue carries none of it, so
+ * dead-lettered again it reads when it came back (review ro14, RO14-3).
+ */
+import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { planOrderedRedrive, type IFenceReader } from '../../lambda/ordered/redrive-plan';
+import { readOrderedDeadLetters } from '../../simulator/cli/dead-letters/ordered-queue-read';
+import { firstSentAt, MOVED_LETTER_ATTRIBUTE } from '../../simulator/cli/dead-letters/move-to-back';
+import type { SimulatedQueue } from '../../simulator/aws/queue';
+import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
+import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
+
+const silentLogger = { trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+const clock = frozenClock();
+let endpoint: SqsEndpoint;
+let sqs: SQSClient;
+const byUrl = new Map<string, SimulatedQueue>();
+beforeAll(async () => {
+  endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url) });
+  sqs = new SQSClient({ region: 'us-east-1', credentials: { accessKeyId: 's', secretAccessKey: 's' }, endpoint: endpoint.endpoint, maxAttempts: 1, logger: silentLogger });
+});
+afterAll(async () => {
+  sqs.destroy();
+  await endpoint.stop();
+});
+const body = (id: string, aggregateId: string, sequence: number): string =>
+  JSON.stringify({ specversion: '1.0', id, source: 's', type: 'T', time: '2026-01-01T00:00:00.000Z', datacontenttype: 'application/json', data: {}, partitionkey: aggregateId, sequence: String(sequence).padStart(16, '0') });
+
+test('a moved letter redriven to the subscriber queue carries no DLQ bookkeeping of its first dead-lettering', async () => {
+  const dlq = makeQueue(queueModel('M1Dlq.fifo', { fifo: true, queueName: 'M1Dlq.fifo', contentBasedDeduplication: false }), { clock, baseUrl: endpoint.endpoint });
+  const queue = makeQueue(queueModel('M1Q.fifo', { fifo: true, queueName: 'M1Q.fifo' }), { clock, baseUrl: endpoint.endpoint });
+  for (const each of [queue, dlq]) byUrl.set(each.address.url, each);
+  // fence at 1; ten letters #3..#12 wait in front of #2
+  for (let sequence = 3; sequence <= 12; sequence += 1) dlq.send({ body: body(`E${sequence}`, 'a', sequence), messageAttributes: {}, messageGroupId: 'a', messageDeduplicationId: `d${sequence}`, origin: { via: 'send-message' } });
+  dlq.send({ body: body('E2', 'a', 2), messageAttributes: {}, messageGroupId: 'a', messageDeduplicationId: 'd2', origin: { via: 'send-message' } });
+  const forwarded: Array<Record<string, unknown>> = [];
+  const watched = new Proxy(sqs, {
+    get(target, prop, receiver) {
+      if (prop !== 'send') return Reflect.get(target, prop, receiver);
+      return async (command: unknown) => {
+        if (command instanceof SendMessageCommand && command.input.QueueUrl === queue.address.url) forwarded.push({ ...(command.input.MessageAttributes ?? {}) });
+        return (target.send as (c: unknown) => Promise<unknown>)(command);
+      };
+    },
+  });
+  const fences: IFenceReader = { get: async () => ({ appliedSequence: 1, appliedEventId: 'E1' }) };
+  const read = await readOrderedDeadLetters({
+    sqs: watched,
+    deadLetterQueueUrl: dlq.address.url,
+    select: (message) => ({ id: message.messageId, body: message.body }),
+    plan: (letters) => planOrderedRedrive(letters, fences, { find: async () => undefined }),
+    sendTo: queue.address.url,
+  });
+  expect(read.sent.length).toBeGreaterThan(1);
+  // what the move kept of the first dead-lettering stays in the dead-letter queue
+  expect(forwarded).toHaveLength(read.sent.length);
+  for (const attributes of forwarded) expect(Object.keys(attributes).filter((name) => (Object.values(MOVED_LETTER_ATTRIBUTE) as string[]).includes(name))).toEqual([]);
+});
+
+test('a letter SQS dead-lettered again (new SentTimestamp) reads as sent when it came back, not at a carried, older time', () => {
+  const again = { queueUrl: 'q', messageId: 'm', receiptHandle: 'r', body: '{}', attributes: { SentTimestamp: '2000000000000', DeadLetterQueueSourceArn: 'arn:aws:sqs:us-east-1:1:q.fifo' }, messageAttributes: { [MOVED_LETTER_ATTRIBUTE.SENT_TIMESTAMP]: { DataType: 'Number', StringValue: '1000000000000' } } };
+  expect(firstSentAt(again)).toBe(2_000_000_000_000);
+});
