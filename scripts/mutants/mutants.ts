@@ -1597,8 +1597,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'effect-count-upstream-cause-dropped',
     breaks: "simulate (issue 39 item 3, new-user trial NU13-3/NU13-4): a count too high because a producer committed one command under two ids, or another subscriber wrote its outbox with its own client, names no upstream cause: the correct consumer is left with the faults that met it",
     file: 'simulator/check/effect-causes.ts',
-    find: '  return ownMistakes.length > 0 ? [...own, ...(upstream?.causes ?? [])] : [...(upstream?.causes ?? []), ...own];',
-    replace: '  return ownMistakes.length > 0 ? [...own] : [...own];',
+    find: '  return [...own, ...(upstream?.causes ?? [])];',
+    replace: '  return [...own];',
     tests: ['test/simulator/check/effect-causes.test.ts'],
   },
   {
