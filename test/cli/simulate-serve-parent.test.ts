@@ -16,7 +16,26 @@ import { startedByNpm, whenParentGone } from '../../simulator/cli/parent-watch';
 
 const PROJECT = path.resolve(__dirname, '../..');
 const directory = mkdtempSync(path.join(tmpdir(), 'ief-parent-watch-'));
-afterAll(() => rmSync(directory, { recursive: true, force: true }));
+/** What the tests started, each stopped at the end whatever the outcome: a failed or interrupted test leaves nothing running. */
+const cleanups: Array<() => void> = [];
+afterAll(() => {
+  for (const cleanup of cleanups) cleanup();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+/** SIGKILL to `pid`, if it still runs one of this file's scripts (a pid the system gave to another process since is left). */
+function stopProcess(pid: number | undefined): void {
+  if (pid === undefined || !Number.isInteger(pid) || pid <= 1) return;
+  try {
+    if (!readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(directory)) return;
+    process.kill(pid, 'SIGKILL');
+  } catch {
+    // already gone
+  }
+}
+
+/** The pid a watching child wrote to `file` once it watched, if it did. */
+const pidIn = (file: string): number | undefined => (existsSync(file) ? Number(readFileSync(file, 'utf8')) : undefined);
 
 /** As npx runs a command: npm's environment (`npm_command`, `npm_lifecycle_event`) and nothing else of this run's. */
 const NPX_ENV = { ...withoutNpm(process.env), npm_command: 'exec', npm_lifecycle_event: 'npx' };
@@ -47,6 +66,7 @@ function watchingChild(name: string): { script: string; started: string; stopped
       `void whenParentGone({ everyMs: 50 }).then(() => { stopped = true; writeFileSync(${JSON.stringify(stopped)}, String(process.pid)); clearInterval(keepAlive); clearInterval(look); });\n` +
       `writeFileSync(${JSON.stringify(started)}, String(process.pid));\n`,
   );
+  cleanups.push(() => stopProcess(pidIn(started)));
   return { script, started, stopped, serving };
 }
 
@@ -61,11 +81,13 @@ describe('a serving command whose parent ends (npx killed)', () => {
       `import { whenParentGone } from ${JSON.stringify(path.join(PROJECT, 'simulator/cli/parent-watch'))};\n` +
         `import { writeFileSync } from 'node:fs';\n` +
         `const keepAlive = setInterval(() => undefined, 60_000);\n` +
+        `writeFileSync(${JSON.stringify(`${child}.pid`)}, String(process.pid));\n` +
         `process.stdout.write('watching\\n');\n` +
         `void whenParentGone({ everyMs: 50 }).then(() => { writeFileSync(${JSON.stringify(stopped)}, String(process.pid)); clearInterval(keepAlive); });\n`,
     );
     // the parent, as npx: starts the command and passes nothing on when it is killed
     const parent = spawn(process.execPath, ['-e', `const c = require('node:child_process').spawn(process.execPath, ['--import', 'tsx', ${JSON.stringify(child)}], { cwd: ${JSON.stringify(PROJECT)}, stdio: ['ignore', 'pipe', 'inherit'] }); c.stdout.pipe(process.stdout); setInterval(() => undefined, 60_000);`], { stdio: ['ignore', 'pipe', 'inherit'], env: NPX_ENV });
+    cleanups.push(() => (parent.kill('SIGKILL'), stopProcess(pidIn(`${child}.pid`))));
     await new Promise<void>((resolve, reject) => {
       parent.stdout.on('data', (chunk: Buffer) => (chunk.toString().includes('watching') ? resolve() : undefined));
       parent.on('exit', () => reject(new Error('the parent ended before its child watched')));
@@ -83,6 +105,7 @@ describe('a serving command whose parent ends (npx killed)', () => {
     const child = watchingChild('chain');
     // the parent, as npm exec: runs the command through `sh -c`, passes nothing on when killed
     const npm = spawn(process.execPath, ['-e', `require('node:child_process').spawn('sh', ['-c', ${JSON.stringify(childCommand(child.script))}], { cwd: ${JSON.stringify(PROJECT)}, stdio: 'inherit' }); setInterval(() => undefined, 60_000);`], { stdio: 'inherit', env: NPX_ENV });
+    cleanups.push(() => npm.kill('SIGKILL'));
     await vi.waitFor(() => expect(existsSync(child.started)).toBe(true), { timeout: 20_000, interval: 50 });
     const shell = Number(readFileSync(`/proc/${readFileSync(child.started, 'utf8')}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
     expect(readFileSync(`/proc/${shell}/comm`, 'utf8').trim()).toBe('sh');
