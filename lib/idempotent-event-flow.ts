@@ -40,6 +40,7 @@ import {
   grantWritePayloads,
   payloadProducerEnvironment,
   payloadReaderEnvironment,
+  queueRetention,
   wholeDays,
   type ReadableWindow,
   type WindowTerm,
@@ -210,10 +211,12 @@ export interface IdempotentEventFlowProps {
    * lifecycle rule, in whole days). Synth fails unless it covers the longest time an event can still be read: the later
    * of the outbox's `eventRetention` (replay re-sends an event that long) and `relayMaximumRecordAge`, plus the longest
    * path of a subscriber (its `deduplicationWindow`, or `subscriptionDeadLetterRetentionPeriod + retentionPeriod +
-   * deadLetterRetentionPeriod` when longer), plus one day of slack for a producer clock ahead of S3's across midnight
-   * UTC. Storage is paid for this long.
+   * deadLetterRetentionPeriod` when longer; for a registered ordered subscriber, its relay's queue and dead-letter queue
+   * retentions, the relay's `archiveRetentionDays` when it archives, and the subscriber's `retentionPeriod +
+   * deadLetterRetentionPeriod`), plus one day of slack for a producer clock ahead of S3's across midnight UTC. Storage
+   * is paid for this long.
    *
-   * @default - that window, rounded up to whole days: 38 days with the defaults (7 days of outbox retention + a 30-day deduplication window + 1 day of slack)
+   * @default - that window, rounded up to whole days: 38 days with the defaults (7 days of outbox retention + a 30-day deduplication window + 1 day of slack); 44 days with a registered ordered relay without an archive (7 + 4 + 14 + 4 + 14 + 1), and its archiveRetentionDays more with one
    */
   readonly payloadExpiration?: Duration;
 }
@@ -792,36 +795,50 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
    * The longest time an offloaded event can still be read, from when its data is written: replay re-sends an event for
    * the outbox's `eventRetention` (at least 1 day, longer than the relay's maximum record age of at most 23 hours), and
    * a copy then takes at most its subscriber's longest path: the deduplication window, or the retentions of the
-   * subscription's dead-letter queue, the queue and its dead-letter queue, when longer; plus one day of slack for a
+   * subscription's dead-letter queue, the queue and its dead-letter queue, when longer; for an ordered subscriber, the
+   * retentions of its relay's queue and dead-letter queue, its topic's archive, its queue and its dead-letter queue; plus one day of slack for a
    * producer clock ahead of S3's across midnight UTC (review r8b, R8b-7; docs/LARGE-EVENTS.md).
    */
   private payloadWindow(): ReadableWindow {
     const terms: WindowTerm[] = [{ what: "the outbox's eventRetention, how long replay can re-send an event", duration: this.outboxTable.eventRetention }];
-    let longest: WindowTerm | undefined;
+    // each subscriber's path is a list of terms; the longest path (by its sum) joins the window, term by term
+    const paths: WindowTerm[][] = [];
     for (const subscriber of this.subscriberList) {
       const queue = subscriber.consumerQueue;
       const subscriptionRetention = (subscriber.subscriptionDeadLetterQueue?.node.defaultChild as sqs.CfnQueue | undefined)?.messageRetentionPeriod;
       const pathSeconds = (typeof subscriptionRetention === 'number' ? subscriptionRetention : 0) + queue.retentionPeriod.toSeconds() + queue.deadLetterRetentionPeriod.toSeconds();
-      const candidates: WindowTerm[] = [
+      paths.push([
         {
           what: `subscriber ${subscriber.subscriberName}'s subscriptionDeadLetterRetentionPeriod + retentionPeriod + deadLetterRetentionPeriod`,
           duration: Duration.seconds(pathSeconds),
         },
-      ];
-      if (subscriber.deduplicationWindow !== undefined) candidates.push({ what: `subscriber ${subscriber.subscriberName}'s deduplicationWindow`, duration: subscriber.deduplicationWindow });
-      for (const candidate of candidates) if (longest === undefined || candidate.duration.toSeconds() > longest.duration.toSeconds()) longest = candidate;
+      ]);
+      if (subscriber.deduplicationWindow !== undefined) paths.push([{ what: `subscriber ${subscriber.subscriberName}'s deduplicationWindow`, duration: subscriber.deduplicationWindow }]);
     }
-    // an ordered subscriber (registered: its consumer reads the bucket) keeps a copy for its queue's and its dead-letter
-    // queue's retentions; its subscription has no dead-letter queue of its own to add
+    // an ordered subscriber (registered: its consumer reads the bucket) is reached through its relay: the relay's FIFO
+    // queue and its dead-letter queue (moving a FIFO message to a dead-letter queue restarts its retention), then the
+    // topic's archive, which replay re-delivers from for archiveRetentionDays after publishing, then the subscriber's
+    // queue and its dead-letter queue; its subscription has no dead-letter queue of its own to add
     for (const subscriber of this.orderedSubscriberList) {
+      const relay = subscriber.relay;
       const queue = subscriber.consumerQueue;
-      const candidate: WindowTerm = {
-        what: `ordered subscriber ${subscriber.subscriberName}'s retentionPeriod + deadLetterRetentionPeriod`,
-        duration: Duration.seconds(queue.retentionPeriod.toSeconds() + queue.deadLetterRetentionPeriod.toSeconds()),
-      };
-      if (longest === undefined || candidate.duration.toSeconds() > longest.duration.toSeconds()) longest = candidate;
+      const path: WindowTerm[] = [
+        { what: `ordered relay ${relay.node.path}'s relay queue retention`, duration: queueRetention(relay.relayQueue) },
+        { what: `ordered relay ${relay.node.path}'s relay dead-letter queue retention, restarted when a message moves there`, duration: queueRetention(relay.relayDeadLetterQueue) },
+      ];
+      if (relay.archiveRetentionDays !== undefined) {
+        path.push({ what: `ordered relay ${relay.node.path}'s topic archive (archiveRetentionDays), which replay re-delivers from`, duration: Duration.days(relay.archiveRetentionDays) });
+      }
+      path.push(
+        { what: `ordered subscriber ${subscriber.subscriberName}'s retentionPeriod`, duration: queue.retentionPeriod },
+        { what: `ordered subscriber ${subscriber.subscriberName}'s deadLetterRetentionPeriod`, duration: queue.deadLetterRetentionPeriod },
+      );
+      paths.push(path);
     }
-    if (longest !== undefined) terms.push(longest);
+    const sum = (path: readonly WindowTerm[]): number => path.reduce((total, term) => total + term.duration.toSeconds(), 0);
+    let longest: WindowTerm[] | undefined;
+    for (const path of paths) if (longest === undefined || sum(path) > sum(longest)) longest = path;
+    if (longest !== undefined) terms.push(...longest);
     // R8b-7: the key names the producer's UTC day and a retry that day reuses the object; with the producer's clock ahead
     // of S3's across midnight, S3 dates the object the day before, and its expiry (creation + days, rounded up to
     // midnight UTC) comes up to a day before the window has passed for that retry's commit

@@ -71,7 +71,9 @@ export interface OrderedRelayProps extends AlarmOptions {
 
   /**
    * Keep every message published to the SNS FIFO topic this many days (1 to 365) in the topic's archive, so a
-   * subscriber can replay them (SNS message archiving and replay for FIFO topics). Archived messages are charged.
+   * subscriber can replay them (SNS message archiving and replay for FIFO topics). Archived messages are charged. With a
+   * flow that offloads large events (`offloadLargeEvents`, this relay registered), a replayed event reads its data from
+   * the payload bucket, so the bucket keeps objects this many days longer (docs/LARGE-EVENTS.md).
    *
    * @default - no archive
    */
@@ -155,6 +157,13 @@ export class OrderedRelay extends Construct {
   /** The outbox table whose ordered events this relay relays. */
   public readonly outboxTable: IOutboxTable;
 
+  /**
+   * How many days the SNS FIFO topic keeps every published message in its archive for replay (`archiveRetentionDays`).
+   *
+   * @default - no archive
+   */
+  public readonly archiveRetentionDays?: number;
+
   private readonly alarmOptions: AlarmOptions;
   private deliveryFailed?: cloudwatch.Alarm;
   private readonly alarmListeners: Array<(alarm: cloudwatch.IAlarm) => void> = [];
@@ -174,6 +183,7 @@ export class OrderedRelay extends Construct {
     this.encryptionKey = props.encryptionKey ?? new kms.Key(this, 'Key', { description: `Encrypts the ordered topic ${topicName} and its queues`, enableKeyRotation: true, removalPolicy });
     allowSnsDeliveriesWithKey(this, this.encryptionKey, topicArn, 'AllowOrderedTopicToDeliverToQueuesEncryptedWithThisKey', 'idempotent-event-flow:orderedTopicKeyPolicy');
 
+    this.archiveRetentionDays = props.archiveRetentionDays;
     const topic = new sns.Topic(this, 'Topic', {
       topicName,
       fifo: true,

@@ -8,6 +8,7 @@ import { type CfnElement, Duration, Lazy, type RemovalPolicy, Stack, Validations
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
 import * as s3 from 'aws-cdk-lib/aws-s3';
+import type * as sqs from 'aws-cdk-lib/aws-sqs';
 import { Construct } from 'constructs';
 import { CLAIM_CHECK_ENV, DEFAULT_PAYLOAD_KEY_PREFIX } from '../../lambda/contract/claim-check';
 import { grantKeyViaService } from './kms-actions';
@@ -36,6 +37,15 @@ export interface ReadableWindow {
 /** Whole days of `duration`, rounded up (S3 expires objects in whole days). */
 export function wholeDays(duration: Duration): number {
   return Math.ceil(duration.toSeconds() / 86_400);
+}
+
+/**
+ * How long `queue` keeps a message (its `MessageRetentionPeriod`); SQS's default of 4 days when the queue does not set
+ * one. The flow's and the relay's queues always set it.
+ */
+export function queueRetention(queue: sqs.IQueue): Duration {
+  const seconds = (queue.node.defaultChild as sqs.CfnQueue | undefined)?.messageRetentionPeriod;
+  return typeof seconds === 'number' ? Duration.seconds(seconds) : Duration.days(4);
 }
 
 /** `7 days (the outbox's eventRetention) + 30 days (subscriber Billing's deduplicationWindow)` */

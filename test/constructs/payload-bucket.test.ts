@@ -3,14 +3,27 @@
  * checked at synth against the longest time an offloaded event can still be read, the grants of producers and
  * subscribers scoped to the prefix, and the variables the runtime reads (`loadClaimCheckConfig`).
  */
-import { Duration, Size, type Stack } from 'aws-cdk-lib';
+import { Duration, Size, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import * as lambda from 'aws-cdk-lib/aws-lambda';
 import { describe, expect, test } from 'vitest';
 import { loadClaimCheckConfig } from '../../lambda/claim-check/claim-check-config';
 import { CLAIM_CHECK_ENV, DEFAULT_PAYLOAD_KEY_PREFIX } from '../../lambda/contract/claim-check';
+import * as path from 'node:path';
 import { IdempotentEventFlow, type IdempotentEventFlowProps } from '../../lib';
+import { OrderedRelay, OrderedSubscriber } from '../../lib/ordered';
 import { HANDLER_ENTRY, nagFindings, newStack } from '../fixtures/construct-test-kit';
+
+const ORDERED_HANDLER = path.join(__dirname, '..', 'fixtures', 'ordered-consumer-handler.ts');
+
+/** Registers an ordered relay on the flow's outbox table (with `archiveRetentionDays`) and one ordered subscriber. */
+const withOrdered =
+  (archiveRetentionDays?: number) =>
+  (flow: IdempotentEventFlow): void => {
+    const relay = new OrderedRelay(Stack.of(flow), 'Ordered', { outboxTable: flow.outboxTable, archiveRetentionDays });
+    flow.registerOrderedRelay(relay);
+    flow.registerOrderedSubscriber(new OrderedSubscriber(Stack.of(flow), 'Tracking', { relay, subscriberName: 'Tracking', entry: ORDERED_HANDLER }));
+  };
 
 interface Built {
   readonly stack: Stack;
@@ -129,6 +142,34 @@ describe('the payload bucket', () => {
     const built = build({ offloadLargeEvents: true, payloadExpiration: Duration.days(40) }, (flow) => flow.addSubscriber('Billing', { entry: HANDLER_ENTRY }));
     built.template.hasResourceProperties('AWS::S3::Bucket', { LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 40 })] } });
     expect(() => build({ offloadLargeEvents: true, payloadExpiration: Duration.hours(36) })).toThrow(/payloadExpiration must be a whole number of days, at least 1.*but 1 day 12 hours was provided/);
+  });
+
+  test('the window counts the ordered path: the relay queue, its dead-letter queue, the topic archive and the ordered subscriber', () => {
+    // the relay's FIFO queue (4 days) and its dead-letter queue (14 days: moving a FIFO message there restarts its
+    // retention), then the ordered subscriber's queue (4 days) and dead-letter queue (14 days): 7 + 36 + 1 days
+    build({ offloadLargeEvents: true }, withOrdered()).template.hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 44 })] },
+    });
+    // the topic archive keeps a published message for replay up to 365 days: 7 + 4 + 14 + 365 + 4 + 14 + 1 days
+    build({ offloadLargeEvents: true }, withOrdered(365)).template.hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 409 })] },
+    });
+    expect(() => build({ offloadLargeEvents: true, payloadExpiration: Duration.days(408) }, withOrdered(365))).toThrow(
+      new RegExp(
+        'payloadExpiration must be at least 409 days.*' +
+          "4 days \\(ordered relay TestStack/Ordered's relay queue retention\\) \\+ 14 days \\(ordered relay TestStack/Ordered's relay dead-letter queue retention, restarted when a message moves there\\) \\+ " +
+          "365 days \\(ordered relay TestStack/Ordered's topic archive \\(archiveRetentionDays\\), which replay re-delivers from\\) \\+ " +
+          "4 days \\(ordered subscriber Tracking's retentionPeriod\\) \\+ 14 days \\(ordered subscriber Tracking's deadLetterRetentionPeriod\\).*but 408 days was provided",
+      ),
+    );
+    build({ offloadLargeEvents: true, payloadExpiration: Duration.days(409) }, withOrdered(365)).template.hasResourceProperties('AWS::S3::Bucket', {
+      LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 409 })] },
+    });
+    // a standard subscriber's longer path wins over a shorter ordered one
+    build({ offloadLargeEvents: true }, (flow) => {
+      withOrdered()(flow);
+      flow.addSubscriber('Billing', { entry: HANDLER_ENTRY, deduplicationWindow: Duration.days(45) });
+    }).template.hasResourceProperties('AWS::S3::Bucket', { LifecycleConfiguration: { Rules: [Match.objectLike({ ExpirationInDays: 53 })] } });
   });
 
   test('payloadInlineThreshold is at most maxEventSize, in whole bytes', () => {
