@@ -21,7 +21,7 @@
  *   as S3 requires, since the account is in it) and the consumer's role one derived from its construct path, so each
  *   side names the other with a literal (CDK passes no token between environments).
  */
-import { Aws, Names, Stack, Validations } from 'aws-cdk-lib';
+import { Aws, Names, Stack, Token, Validations } from 'aws-cdk-lib';
 import { createHash } from 'node:crypto';
 import * as iam from 'aws-cdk-lib/aws-iam';
 import type * as kms from 'aws-cdk-lib/aws-kms';
@@ -58,13 +58,23 @@ export function namePayloadBucket(bucket: s3.IBucket): string {
   return name;
 }
 
-/** Gives `fn`'s role a name derived from its construct path (once) and returns its ARN, a literal but for the partition. */
+/**
+ * Gives `fn`'s role a name (once) and returns its ARN, a literal but for the partition. The name is derived from the
+ * construct path and ends with the role's Region (`<path>-<hash>-<Region>`, at most 64 characters): IAM role names are
+ * global to an account, so the same subscriber stack deployed to two Regions of one account gets two names.
+ */
 function namedRoleArn(fn: lambda.IFunction, account: string): { readonly role: iam.Role; readonly arn: string } {
   const role = fn.role;
   if (!(role instanceof iam.Role)) throw validationError(`the consumer function ${fn.node.path} has no role of this app to name`);
   const cfn = role.node.defaultChild as iam.CfnRole;
-  const resolved = Stack.of(role).resolve(cfn.roleName) as unknown;
-  const roleName = typeof resolved === 'string' ? resolved : Names.uniqueResourceName(role, { maxLength: ROLE_NAME_MAX_LENGTH, separator: '-', allowedSpecialCharacters: '-_' });
+  const stack = Stack.of(role);
+  const resolved = stack.resolve(cfn.roleName) as unknown;
+  // a stack without a literal Region is not placed apart from its flow's; its name stays the path's alone
+  const regionSuffix = Token.isUnresolved(stack.region) ? '' : `-${stack.region}`;
+  const roleName =
+    typeof resolved === 'string'
+      ? resolved
+      : `${Names.uniqueResourceName(role, { maxLength: ROLE_NAME_MAX_LENGTH - regionSuffix.length, separator: '-', allowedSpecialCharacters: '-_' })}${regionSuffix}`;
   cfn.roleName = roleName;
   return { role, arn: `arn:${Aws.PARTITION}:iam::${account}:role/${roleName}` };
 }

@@ -20,9 +20,9 @@ const ORDERED_HANDLER = path.join(__dirname, '..', 'fixtures', 'ordered-consumer
 const FLOW_ENV = { account: '111111111111', region: 'eu-west-1' };
 
 /** A flow in 111111111111/eu-west-1 offloading, and one subscriber of it in `env`; both templates. */
-function remote(env: { account: string; region: string }): { flow: Template; subscriber: Template; bucketName: string; roleName: string } {
+function remote(env: { account: string; region: string }, flowEnv = FLOW_ENV): { flow: Template; subscriber: Template; bucketName: string; roleName: string } {
   const app = new App({ builtinCloudFormationValidation: false, context: { 'aws:cdk:bundling-stacks': [] } });
-  const payments = new Stack(app, 'Payments', { env: FLOW_ENV });
+  const payments = new Stack(app, 'Payments', { env: flowEnv });
   const flow = new IdempotentEventFlow(payments, 'Payments', { offloadLargeEvents: true });
   CdkAnnotations.of(flow).acknowledgeWarning('idempotent-event-flow:noAlarmActions', 'A test app.');
   const other = new Stack(app, 'Ledger', { env });
@@ -44,6 +44,16 @@ describe('a subscriber in another account', () => {
 
   test('the bucket has a literal, globally unique name (the account and Region in it)', () => {
     expect(bucketName).toMatch(/^ief-payload-[0-9a-f]{8}-111111111111-eu-west-1$/);
+  });
+
+  test("the consumer role's name has the Region in it: the same app deployed to two Regions of one account does not collide", () => {
+    // IAM role names are global to an account: one pipeline per Region deploying the same Payments and Ledger stacks
+    // would create the role twice in 222222222222
+    const inUsEast1 = remote({ account: '222222222222', region: 'us-east-1' }, { account: '111111111111', region: 'us-east-1' }).roleName;
+    expect(roleName).not.toBe(inUsEast1);
+    expect(roleName).toMatch(/-eu-west-1$/);
+    expect(inUsEast1).toMatch(/-us-east-1$/);
+    for (const name of [roleName, inUsEast1]) expect(name.length).toBeLessThanOrEqual(64);
   });
 
   test("the bucket policy lets the subscriber's account read under the prefix for its consumer role only, and keeps TLS-only", () => {
