@@ -88,7 +88,7 @@ if (replay !== undefined) {
   Object.defineProperty(Math, 'random', { value: seededRandom, writable: true, configurable: true, enumerable: false });
   const hex = (count) => Array.from({ length: count }, () => Math.floor(seededRandom() * 16).toString(16)).join('');
   const uuid = () => hex(8) + '-' + hex(4) + '-4' + hex(3) + '-' + '89ab'[Math.floor(seededRandom() * 4)] + hex(3) + '-' + hex(12);
-  // the seed's bytes over `byteLength` bytes of a buffer from `byteOffset` (an ArrayBuffer, or a view's own range)
+  // the seed's bytes over byteLength bytes of a buffer, starting at byteOffset (an ArrayBuffer, or a view's own range)
   const fillSeeded = (buffer, byteOffset, byteLength) => {
     const bytes = ArrayBuffer.isView(buffer) ? new Uint8Array(buffer.buffer, buffer.byteOffset + byteOffset, byteLength) : new Uint8Array(buffer, byteOffset, byteLength);
     for (let index = 0; index < byteLength; index += 4) {
