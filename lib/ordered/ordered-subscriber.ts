@@ -23,6 +23,7 @@ import { validateMaxMessageAge } from '../private/shared-limits';
 import type { OrderedRelay } from './ordered-relay';
 import { libraryGrant } from '../private/library-statements';
 import * as remote from '../private/remote-ordered-subscription';
+import { validationError } from '../private/validation-error';
 
 /** The SQS actions an event source mapping needs on its queue. */
 const SQS_CONSUME_ACTIONS = ['sqs:ReceiveMessage', 'sqs:ChangeMessageVisibility', 'sqs:GetQueueUrl', 'sqs:DeleteMessage', 'sqs:GetQueueAttributes'];
@@ -81,14 +82,16 @@ export interface OrderedSubscriberProps extends FunctionOptions, AlarmOptions {
    * days. A FIFO queue keeps a message that keeps failing at the head of its group: its aggregate is held, behind a gap
    * the fence waits for or behind a failing handler, until `maxReceiveCount` receives move it to the dead-letter queue
    * (`HeldAggregate` counts the gaps and the function's errors: timeouts and crashes; a handler's transient failure is
-   * the runtime's `Failed` only).
+   * the runtime's `Failed` only), and from then on by its letter (`HeldAggregate` counts the dead-letter queue's letters,
+   * so it stays in alarm until they are sent back).
    *
    * @default Duration.minutes(5)
    */
   readonly maxMessageAge?: Duration;
 
   /**
-   * How long a received message stays invisible; at least 6 times the function's timeout.
+   * How long a received message stays invisible; at least 6 times the function's timeout, and at most 11 hours 59
+   * minutes (two `HeldAggregate` periods, each a minute longer, fit in the day CloudWatch evaluates).
    *
    * @default 6 x the function's timeout (3 minutes with the default 30-second timeout)
    */
@@ -154,6 +157,7 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
     validateMaxMessageAge(owner, props.maxMessageAge);
     const timeout = props.timeout ?? CONSUMER_DEFAULTS.FUNCTION_TIMEOUT;
     validateDurationAtLeast(owner, 'visibilityTimeout', props.visibilityTimeout, minimumVisibilityTimeout(timeout), '6 x the function timeout');
+    validateHeldAggregateWindow(owner, props.visibilityTimeout);
     const removalPolicy = props.removalPolicy ?? RemovalPolicy.RETAIN;
     // issue 41: in another account or Region than the relay, a key of its own (lib/private/remote-ordered-subscription.ts)
     const placement = remote.placeOrderedSubscriber(owner, this, props.subscriberName, props.relay);
@@ -250,11 +254,21 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
       statistic: cloudwatch.Stats.SUM,
       period: held.period,
     });
+    // review ro14, RO14-4: once SQS dead-letters the held message nothing of its group is received again (no gap, no
+    // error), yet the aggregate stays held: on the ordered path every letter of the FIFO dead-letter queue holds its
+    // aggregate, so its letters (visible, or being read by `dlq redrive`) keep the alarm breaching until they are sent
+    // back; the window of maxMessageAge is then reached whatever maxReceiveCount x visibilityTimeout is
+    const lettersOptions = { period: held.period, statistic: cloudwatch.Stats.MAXIMUM };
     const holding = new cloudwatch.MathExpression({
-      expression: 'FILL(gaps, 0) + FILL(errors, 0)',
-      usingMetrics: { gaps, errors: fn.metricErrors({ period: held.period, statistic: cloudwatch.Stats.SUM }) },
+      expression: HELD_AGGREGATE_EXPRESSION,
+      usingMetrics: {
+        gaps,
+        errors: fn.metricErrors({ period: held.period, statistic: cloudwatch.Stats.SUM }),
+        letters: this.deadLetterQueue.metricApproximateNumberOfMessagesVisible(lettersOptions),
+        reading: this.deadLetterQueue.metricApproximateNumberOfMessagesNotVisible(lettersOptions),
+      },
       period: held.period,
-      label: 'Sequence gaps and function errors',
+      label: 'Sequence gaps, function errors and dead letters',
     });
     const window = `every ${held.period.toHumanString()} for ${Duration.seconds(held.period.toSeconds() * held.periods).toHumanString()}`;
     this.heldAggregateAlarm = new cloudwatch.Alarm(this, 'HeldAggregate', {
@@ -263,12 +277,14 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
       evaluationPeriods: held.periods,
       datapointsToAlarm: held.periods,
       comparisonOperator: cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,
-      // neither a gap nor an error means nothing held: a held message is received again at every visibility timeout
+      // neither a gap, an error nor a letter means nothing held: a held message is received again at every visibility
+      // timeout until it is dead-lettered, and its letter is counted from then on
       treatMissingData: cloudwatch.TreatMissingData.NOT_BREACHING,
       alarmDescription:
         `Ordered subscriber ${props.subscriberName}: in ${window}, its sequence fence held an aggregate behind a gap (the runtime's SequenceGaps: ` +
         'an earlier event of the aggregate is missing, in the dead-letter queue or lost) or its function timed out or crashed (Lambda Errors: ' +
-        "the batch's messages stay at the head of their groups); the aggregate's later events wait behind it. " +
+        "the batch's messages stay at the head of their groups) or its dead-letter queue held a letter (each holds its aggregate until it is sent back); " +
+        "the aggregate's later events wait behind it. " +
         "`idempotent-event-flow fence list` shows each aggregate held behind a gap; the function's log says why it failed.",
     });
     for (const action of props.alarmActions ?? []) {
@@ -306,12 +322,38 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
 const MAX_EVALUATED_SECONDS = 86_400;
 
 /**
+ * `HeldAggregate`'s metric math: the runtime's sequence gaps and the function's errors while a held message is
+ * received, and the letters of the FIFO dead-letter queue (visible, or being read) once it is dead-lettered.
+ */
+const HELD_AGGREGATE_EXPRESSION = 'FILL(gaps, 0) + FILL(errors, 0) + FILL(letters, 0) + FILL(reading, 0)';
+
+/** The period of `HeldAggregate`: the visibility timeout rounded up to a minute, plus a minute. */
+function heldAggregatePeriodSeconds(visibilityTimeout: Duration): number {
+  return (Math.ceil(visibilityTimeout.toSeconds({ integral: false }) / 60) + 1) * 60;
+}
+
+/**
+ * Fails when no window of two `HeldAggregate` periods fits in the day CloudWatch evaluates: each period must be longer
+ * than the visibility timeout (so it holds a receive of a held message), and one period alone would fire on a single
+ * retried failure.
+ */
+function validateHeldAggregateWindow(owner: string, visibilityTimeout: Duration | undefined): void {
+  if (visibilityTimeout === undefined || visibilityTimeout.isUnresolved()) return;
+  if (2 * heldAggregatePeriodSeconds(visibilityTimeout) <= MAX_EVALUATED_SECONDS) return;
+  const bound = Duration.seconds(MAX_EVALUATED_SECONDS / 2 - 60);
+  throw validationError(
+    `${owner}: visibilityTimeout must be ${bound.toSeconds()} seconds (${bound.toHumanString()}) or less so that HeldAggregate can evaluate two periods ` +
+      `longer than it within a day, but ${visibilityTimeout.toSeconds({ integral: false })} seconds was provided`,
+  );
+}
+
+/**
  * The `HeldAggregate` alarm's period and count: a period of the visibility timeout rounded up to a minute, plus a
  * minute (a held message is received again each visibility timeout, so each such period holds one failure of it), and
  * as many as cover `maxMessageAge` (at least 2, so one retried failure does not fire it), within a day.
  */
 function heldAggregateEvaluation(visibilityTimeout: Duration, maxMessageAge: Duration): { period: Duration; periods: number } {
-  const periodSeconds = Math.min(MAX_EVALUATED_SECONDS, (Math.ceil(visibilityTimeout.toSeconds() / 60) + 1) * 60);
+  const periodSeconds = heldAggregatePeriodSeconds(visibilityTimeout);
   const wanted = Math.max(2, Math.ceil(maxMessageAge.toSeconds() / periodSeconds));
   return { period: Duration.seconds(periodSeconds), periods: Math.max(1, Math.min(wanted, Math.floor(MAX_EVALUATED_SECONDS / periodSeconds))) };
 }

@@ -1934,4 +1934,13 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '    if (held === undefined) {',
     tests: ['test/cli/fence-carry-wrong-flow.int.test.ts'],
   },
+  // ---- review ro14 RO14-4 (fourteenth session, o14d): HeldAggregate stays in ALARM while a dead letter holds its aggregate ----
+  {
+    id: 'held-aggregate-ignores-dead-letters',
+    breaks: "HeldAggregate (review ro14, RO14-4): the ordered subscriber's FIFO dead-letter queue's letters are not counted, so once SQS dead-letters the held message nothing is received for its group and the alarm goes OK (and cannot fire when maxMessageAge exceeds maxReceiveCount x visibilityTimeout) while the aggregate is still held",
+    file: 'lib/ordered/ordered-subscriber.ts',
+    find: "const HELD_AGGREGATE_EXPRESSION = 'FILL(gaps, 0) + FILL(errors, 0) + FILL(letters, 0) + FILL(reading, 0)';",
+    replace: "const HELD_AGGREGATE_EXPRESSION = 'FILL(gaps, 0) + FILL(errors, 0) + 0 * FILL(letters, 0) + 0 * FILL(reading, 0)';",
+    tests: ['test/constructs/ordered-on-call.test.ts'],
+  },
 ];

@@ -39,6 +39,9 @@ function byTitle(all: Widget[], title: string): Widget | undefined {
   return all.find((widget) => widget.properties.title === title);
 }
 
+/** HeldAggregate's expression: gaps and function errors while the held message is received, its letter once dead-lettered. */
+const HELD_EXPRESSION = 'FILL(gaps, 0) + FILL(errors, 0) + FILL(letters, 0) + FILL(reading, 0)';
+
 function orderedFlow(stack: Stack, subscriberProps: Partial<ConstructorParameters<typeof OrderedSubscriber>[2]> = {}) {
   const flow = new IdempotentEventFlow(stack, 'Orders', { dashboard: true });
   const relay = new OrderedRelay(stack, 'Ordered', { outboxTable: flow.outboxTable });
@@ -76,7 +79,8 @@ describe("an aggregate held in an ordered subscriber's FIFO queue alarms", () =>
     expect(properties).toMatchObject({ EvaluationPeriods: 2, DatapointsToAlarm: 2, Threshold: 1, ComparisonOperator: 'GreaterThanOrEqualToThreshold', TreatMissingData: 'notBreaching' });
     expect(properties.MetricName).toBeUndefined();
     const queries = properties.Metrics as Array<{ Id: string; Expression?: string; ReturnData?: boolean; MetricStat?: { Metric: { Namespace: string; MetricName: string; Dimensions: unknown[] }; Period: number; Stat: string } }>;
-    expect(queries.find((query) => query.Expression !== undefined)).toMatchObject({ Expression: 'FILL(gaps, 0) + FILL(errors, 0)' });
+    expect(queries.find((query) => query.Expression !== undefined)).toMatchObject({ Expression: HELD_EXPRESSION });
+    const deadLetterQueueName = stack.resolve(subscriber.deadLetterQueue.queueName);
     expect(queries.filter((query) => query.MetricStat !== undefined).map((query) => ({ id: query.Id, Metric: query.MetricStat!.Metric, Period: query.MetricStat!.Period, Stat: query.MetricStat!.Stat, returned: query.ReturnData })).sort((a, b) => a.id.localeCompare(b.id))).toEqual([
       {
         id: 'errors',
@@ -96,6 +100,20 @@ describe("an aggregate held in an ordered subscriber's FIFO queue alarms", () =>
         Stat: 'Sum',
         returned: false,
       },
+      {
+        id: 'letters',
+        Metric: { Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesVisible', Dimensions: [{ Name: 'QueueName', Value: deadLetterQueueName }] },
+        Period: 240,
+        Stat: 'Maximum',
+        returned: false,
+      },
+      {
+        id: 'reading',
+        Metric: { Namespace: 'AWS/SQS', MetricName: 'ApproximateNumberOfMessagesNotVisible', Dimensions: [{ Name: 'QueueName', Value: deadLetterQueueName }] },
+        Period: 240,
+        Stat: 'Maximum',
+        returned: false,
+      },
     ]);
     // no alarm of the subscriber watches the runtime's Failed metric: a healthy subscriber's transient failures are not a held aggregate
     expect(JSON.stringify(template.findResources('AWS::CloudWatch::Alarm'))).not.toContain('"Failed"');
@@ -111,6 +129,40 @@ describe("an aggregate held in an ordered subscriber's FIFO queue alarms", () =>
       Threshold: 300,
     });
     expect(subscriber.alarms).toEqual([subscriber.deadLetterAlarm, subscriber.errorsAlarm, subscriber.heldAggregateAlarm, subscriber.oldestMessageAgeAlarm, subscriber.deadLetterExpiringAlarm]);
+  });
+
+  test.each([
+    { props: { maxMessageAge: Duration.hours(1) }, period: 240, periods: 15 },
+    { props: { maxReceiveCount: 1 }, period: 240, periods: 2 },
+    { props: { maxMessageAge: Duration.hours(1), maxReceiveCount: 1 }, period: 240, periods: 15 },
+    { props: { maxMessageAge: Duration.days(14) }, period: 240, periods: 360 },
+    { props: { visibilityTimeout: Duration.seconds(43_140) }, period: 43_200, periods: 2 },
+  ])(
+    "HeldAggregate stays in ALARM while the aggregate is held, after the held message is dead-lettered (every letter of the FIFO dead-letter queue holds its aggregate): its expression counts the dead-letter queue's letters, so the window of maxMessageAge is reached whatever maxReceiveCount x visibilityTimeout is (review ro14, RO14-4): %o",
+    ({ props, period, periods }) => {
+      const stack = newStack();
+      const { subscriber } = orderedFlow(stack, props);
+      const alarm = stack.resolve((subscriber.heldAggregateAlarm.node.defaultChild as CfnAlarm)._toCloudFormation()) as { Resources: Record<string, { Properties: Record<string, unknown> }> };
+      const properties = Object.values(alarm.Resources)[0]!.Properties;
+      expect(properties).toMatchObject({ EvaluationPeriods: periods, DatapointsToAlarm: periods, Threshold: 1, TreatMissingData: 'notBreaching' });
+      const queries = properties.Metrics as Array<{ Id: string; Expression?: string; MetricStat?: { Metric: { MetricName: string; Dimensions: unknown[] }; Period: number } }>;
+      expect(queries.find((query) => query.Expression !== undefined)!.Expression).toBe(HELD_EXPRESSION);
+      const letters = queries.find((query) => query.Id === 'letters')!.MetricStat!;
+      expect(letters.Metric).toMatchObject({ MetricName: 'ApproximateNumberOfMessagesVisible', Dimensions: [{ Name: 'QueueName', Value: stack.resolve(subscriber.deadLetterQueue.queueName) }] });
+      for (const query of queries.filter((each) => each.MetricStat !== undefined)) expect(query.MetricStat!.Period).toBe(period);
+      // each period is longer than the visibility timeout: every period while the message is received holds a receive
+      // (a gap or an error counted), and the period in which SQS dead-letters it holds the letter (CloudWatch evaluates a day at most)
+      const visibility = (Object.values(Template.fromStack(stack).findResources('AWS::SQS::Queue')).find((queue) => queue.Properties.RedrivePolicy !== undefined)!.Properties.VisibilityTimeout) as number;
+      expect(period).toBeGreaterThan(visibility);
+      expect(period * periods).toBeLessThanOrEqual(86_400);
+    },
+  );
+
+  test('a visibility timeout that leaves HeldAggregate no window of two periods within a day fails at synth naming the prop, the bound and the value', () => {
+    expect(() => orderedFlow(newStack(), { visibilityTimeout: Duration.seconds(43_141) })).toThrow(
+      /OrderedSubscriber 'Tracking': visibilityTimeout must be 43140 seconds \(11 hours 59 minutes\) or less so that HeldAggregate can evaluate two periods longer than it within a day, but 43141 seconds was provided/,
+    );
+    expect(() => orderedFlow(newStack(), { visibilityTimeout: Duration.seconds(43_140) })).not.toThrow();
   });
 
   test('maxMessageAge tunes both, and a value out of range fails at synth naming the prop, the bound and the value', () => {

@@ -214,11 +214,14 @@ describe('readAssembly of the example app', () => {
       `${STACK}/OrderedRelay/RelayDeadLetterExpiring/Resource`,
     ]);
     expect(alarms.get(keyAt(model.queues, 'OrderedRelay/PipeDeadLetterQueue/Resource'))).toEqual([`${STACK}/OrderedRelay/PipeDeadLetters/Resource`]);
+    // HeldAggregate counts the FIFO dead-letter queue's letters, visible and being read (one entry per metric it reads)
     expect(alarms.get(keyAt(model.queues, 'OrderTracking/Queue/DeadLetterQueue/Resource'))).toEqual([
       `${STACK}/OrderTracking/DeadLetters/Resource`,
+      `${STACK}/OrderTracking/HeldAggregate/Resource`,
+      `${STACK}/OrderTracking/HeldAggregate/Resource`,
       `${STACK}/OrderTracking/DeadLetterExpiring/Resource`,
     ]);
-    // OrderTracking's FIFO work queue: OldestMessageAge (falling behind; HeldAggregate watches the runtime's SequenceGaps and the function's Errors)
+    // OrderTracking's FIFO work queue: OldestMessageAge (falling behind; HeldAggregate watches the runtime's SequenceGaps, the function's Errors and the dead-letter queue)
     expect(alarms.get(keyAt(model.queues, 'OrderTracking/Queue/Resource/Resource'))).toEqual([`${STACK}/OrderTracking/OldestMessageAge/Resource`]);
     // Loyalty's, in the loyalty account, as any subscriber's
     expect(alarms.get(atLoyalty(model.queues, 'Loyalty/Queue/DeadLetterQueue/Resource').key)).toEqual([
