@@ -17,7 +17,7 @@
  * send a valid event there without failing the run (unapplied-events.ts), and a lease or multi-step subscriber meets
  * it when a step's outcome is unknown (blocked for the operator).
  */
-import { steeredFaults, type SteeredFault } from '../faults/fault-steering';
+import { MIN_RECEIVES_STEERED, steeredFaults, type SteeredFault } from '../faults/fault-steering';
 import type { FaultRates } from '../faults/fault-plan';
 import type { SubscriberView } from '../observation/run-facts';
 import type { RunLedger } from '../observation/ledger';
@@ -69,8 +69,11 @@ export function failurePathsOf(subscriber: SubscriberView, ledger: RunLedger, co
   };
 }
 
-/** A violation when a subscriber events reached never met a path of `required`. */
-export function checkFailurePaths(subscriber: string, counts: FailurePathCounts, required: readonly FailurePath[], eventsReached: number): Violation[] {
+/**
+ * A violation when a subscriber events reached never met a path of `required`; its advice depends on its queue's
+ * `maxReceiveCount` (@default unknown: the advice for a queue with enough receives).
+ */
+export function checkFailurePaths(subscriber: string, counts: FailurePathCounts, required: readonly FailurePath[], eventsReached: number, maxReceiveCount?: number): Violation[] {
   if (eventsReached === 0) return [];
   const missed = required.filter((path) => counts[path] === 0);
   if (missed.length === 0) return [];
@@ -80,7 +83,11 @@ export function checkFailurePaths(subscriber: string, counts: FailurePathCounts,
       subscriber,
       detail:
         `its consumer never met ${missed.join(', ')} (${eventsReached} event(s) reached it), though the run's fault rates steer them to every subscriber: ` +
-        'an OK would not prove it handles them; run more commands (--count): each invocation gets one steered fault, each event a few',
+        'an OK would not prove it handles them; ' +
+        (maxReceiveCount !== undefined && maxReceiveCount < MIN_RECEIVES_STEERED
+          ? `its queue's maxReceiveCount is ${maxReceiveCount}, so the run steers no transaction conflict to it (${maxReceiveCount === 1 ? 'and one crash at most' : 'nor a crash'}): one would dead-letter a valid event by injection alone; ` +
+            `only real contention or a crash meets these paths there, and more commands (--count) will not: a maxReceiveCount of ${MIN_RECEIVES_STEERED} or more lets the run steer them`
+          : 'run more commands (--count): each invocation gets one steered fault, each event a few'),
     },
   ];
 }

@@ -73,7 +73,9 @@ export type ViolationKind =
   /** Ordered events of one subject spread over many one-event aggregates: the producer orders nothing (subject-spread.ts). */
   | 'subject-spread'
   /** Committed events of a type the scenario expects consumed that no subscription's filter took (rules/untaken-events.ts). */
-  | 'untaken-event';
+  | 'untaken-event'
+  /** A lease outlasting the queue's visibility timeout refused redeliveries, whatever the operator did later (lease-refused-redeliveries.ts). */
+  | 'lease-outlasts-redelivery';
 
 /** A broken invariant. */
 export interface Violation {

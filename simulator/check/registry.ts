@@ -22,6 +22,7 @@ import { subscriberHealthRule } from './rules/subscriber-health';
 import { subscriptionRulesRule } from './rules/subscription-rules';
 import { synthErrorsRule } from './rules/synth-errors';
 import { trackedRule } from './rules/tracked';
+import { leaseRefusedRedeliveriesRule } from './rules/lease-refused-redeliveries';
 import { unappliedEventsRule } from './rules/unapplied-events';
 import { untakenEventsRule } from './rules/untaken-events';
 import { unwatchedDeadLettersRule } from './rules/unwatched-dead-letters';
@@ -44,6 +45,7 @@ export const RUN_CHECKS: readonly RunCheck[] = [
   subscriberHealthRule,
   rejectedEventsRule,
   unappliedEventsRule,
+  leaseRefusedRedeliveriesRule,
   reachedRule,
   effectsRule,
   failurePathsRule,

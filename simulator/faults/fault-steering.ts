@@ -117,6 +117,9 @@ export function requestTables(body: string): string[] {
   return [...tables].sort();
 }
 
+/** The least `maxReceiveCount` a subscriber's queue needs for a transaction conflict to be steered to it (below it, only a crash at 1). */
+export const MIN_RECEIVES_STEERED = 3;
+
 /** Steering state of one run (see the module comment). */
 export class FaultSteering {
   private readonly functions = new Map<string, SteeredFunction>();
@@ -150,7 +153,7 @@ export class FaultSteering {
     // a queue that retries nothing (maxReceiveCount 1) dead-letters a valid event when its process dies, as AWS will:
     // one steered crash shows it, and the run names the event it lost (unapplied-event); a conflict is not steered
     // there, since only a concurrent writer makes one and the event would be lost to the simulator's injection alone
-    const conflictsAllowed = maxReceiveCount < 3 ? 0 : Math.floor((maxReceiveCount - 1) / 2);
+    const conflictsAllowed = maxReceiveCount < MIN_RECEIVES_STEERED ? 0 : Math.floor((maxReceiveCount - 1) / 2);
     const failedReceivesAllowed = maxReceiveCount === 1 ? 1 : conflictsAllowed;
     const fenceKey = new RegExp(`"S":"${sequenceFenceKey(escaped, '([^"]+)')}"`);
     this.functions.set(functionKey, { name, inboxTables: new Set(inboxTables), inboxKey: new RegExp(`"S":"${escaped}#([^"#]+)"`), fenceKey, met: new Map(), leftAlone: new Set(), extra: new Map(), receivesSeen: new Map(), failedReceives: new Map(), failedReceivesAllowed, conflictsAllowed });

@@ -205,6 +205,7 @@ const VIOLATION_KINDS: Record<ViolationKind, true> = {
   'aggregate-order': true,
   'subject-spread': true,
   'untaken-event': true,
+  'lease-outlasts-redelivery': true,
 };
 
 describe('docs/SIMULATOR.md, "Causes, as fields"', () => {

@@ -7,5 +7,8 @@ export const failurePathsRule: SubscriberCheck = {
   checks: "each subscriber met every failure path the run's fault rates steer to it",
   scope: 'subscriber',
   check: (subscriber, facts) =>
-    checkFailurePaths(subscriber.view.name, subscriber.failurePaths, requiredFailurePaths(facts.rates), facts.ledger.deliveredEvents.get(subscriber.view.subscription.key)?.size ?? 0),
+    checkFailurePaths(
+      subscriber.view.name, subscriber.failurePaths, requiredFailurePaths(facts.rates), facts.ledger.deliveredEvents.get(subscriber.view.subscription.key)?.size ?? 0,
+      subscriber.view.queue.model.redrive?.maxReceiveCount,
+    ),
 };

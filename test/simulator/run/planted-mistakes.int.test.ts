@@ -309,6 +309,18 @@ describe('each planted mistake names its cause and fix, in text and --json', () 
     expect(formatSummary(result)).toContain('; IEF_LEASE_DURATION_SECONDS 3600, the run needed 175); fix: remove the override of the lease duration');
   });
 
+  test('LeaseOverVisibility (seed 1, 8 orders, the scenario\'s operator on): the lease overridden to 900 s fails the run though the operator redrove what SQS dead-lettered', async () => {
+    // GIVEN Notifications' lease overridden to 900 s, its queue's visibility timeout 180 s, and the scenario's operator
+    const result = await simulate('LeaseOverVisibility', '1', 8);
+
+    // THEN the redeliveries the live lease refused fail the run, naming the setting, whatever the operator recovered
+    const cause = expectCause(result, 'lease-outlasts-redelivery', 'lease-outlasts-redelivery', 'Notifications');
+    expect(cause.setting).toEqual({ name: 'IEF_LEASE_DURATION_SECONDS', value: 900, needed: 175 });
+    expect(formatSummary(result)).toContain('; IEF_LEASE_DURATION_SECONDS 900, the run needed 175); fix: remove the override of the lease duration');
+    // AND the operator did recover them: no event of Notifications is left unapplied, so only this check fails the run
+    expect(result.violations.filter((violation) => violation.subscriber === 'Notifications').map((violation) => violation.kind)).toEqual(['lease-outlasts-redelivery']);
+  });
+
   test('ProcessingTime (seed 1, 8 orders): the aggregate located by the processing time', async () => {
     expectCause(await simulate('ProcessingTime', '1', 8), 'effect-count', 'aggregate-key-differs', 'Billing');
   });
