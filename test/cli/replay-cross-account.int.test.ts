@@ -51,7 +51,7 @@ beforeAll(async () => {
   // run from a directory without cdk.json: the serve knows no app command, so it watches no files (from the project's
   // directory it would synthesize the project's own app, the example, again whenever a file of the tree changed)
   const io = { stdout: (text: string) => void (stdout += text), stderr: (text: string) => void (stdout += text), cwd: directory, stopSignal: stop.signal };
-  running = main(['simulate', '--assembly', assembly, '--scenario', path.join(PROJECT, FIXTURE, 'scenario.ts'), '--events', events, '--no-faults', '--quiet', '--seed', 'cross-account-replay', '--serve', '--endpoint', inject('dynamoDbEndpoint')], io);
+  running = main(['simulate', '--assembly', assembly, '--scenario', path.join(PROJECT, FIXTURE, 'single-environment-scenario.ts'), '--events', events, '--no-faults', '--quiet', '--seed', 'cross-account-replay', '--serve', '--endpoint', inject('dynamoDbEndpoint')], io);
   let finished = false;
   void running.finally(() => (finished = true));
   await waitFor(() => stdout.includes('serving until') || finished, 'the run to serve', () => stdout);
