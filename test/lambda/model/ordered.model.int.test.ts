@@ -87,6 +87,15 @@ test('ordered path, regression: seed 4242424 (60 commands, found after the fix a
   expect(failure).toBeUndefined();
 });
 
+test('ordered path, regression: seed -353768204 (the random search of the fourteenth session, replayed from its printed line): dlq redrive --yes reads past letters it kept in a round that sent something', async () => {
+  // found by the local CI on the merged tree: a round sent agg-0 #3 and kept ten waiting letters of agg-1, released in
+  // front of their group; the next round read the same ten, "not fresh" (read before), so they were never moved to the
+  // back and two letters stayed unread behind them (RO13-8's rule moved only letters read for the first time). Failed
+  // before the fix (2 letters of 13 unread); replayed with today's `all` vocabulary
+  const failure = await failureReport(searchProperty(40, 'B/l:G'), { runs: 1, seed: -353768204, path: '9:12:11' });
+  expect(failure).toBeUndefined();
+});
+
 /**
  * The counterexamples the search found, kept as fixed runs (each failed before its fix), each with the search's seed
  * (the scheduler's interleavings), its maxReceiveCount and its shrunk commands.
