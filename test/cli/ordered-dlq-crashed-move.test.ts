@@ -5,30 +5,16 @@
  * deleted when it was (review ro14, RO14-1).
  */
 import { DeleteMessageCommand, SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { planOrderedRedrive, type IFenceReader } from '../../lambda/ordered/redrive-plan';
 import { droppedMoveLine, moveToBack } from '../../simulator/cli/dead-letters/move-to-back';
 import { readOrderedDeadLetters } from '../../simulator/cli/dead-letters/ordered-queue-read';
 import { receiveMessages, releaseMessages } from '../../simulator/cli/dead-letters/queue-messages';
 import type { SimulatedQueue } from '../../simulator/aws/queue';
-import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
-import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
+import { makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
+import { byUrl, clock, endpoint, orderedBody as body, sqs, useOrderedDlqEndpoint } from './ordered-dlq-kit';
 
-const silentLogger = { trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
-const clock = frozenClock();
-let endpoint: SqsEndpoint;
-let sqs: SQSClient;
-const byUrl = new Map<string, SimulatedQueue>();
-beforeAll(async () => {
-  endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url) });
-  sqs = new SQSClient({ region: 'us-east-1', credentials: { accessKeyId: 's', secretAccessKey: 's' }, endpoint: endpoint.endpoint, maxAttempts: 1, logger: silentLogger });
-});
-afterAll(async () => {
-  sqs.destroy();
-  await endpoint.stop();
-});
-const body = (id: string, aggregateId: string, sequence: number): string =>
-  JSON.stringify({ specversion: '1.0', id, source: 's', type: 'T', time: '2026-01-01T00:00:00.000Z', datacontenttype: 'application/json', data: {}, partitionkey: aggregateId, sequence: String(sequence).padStart(16, '0') });
+useOrderedDlqEndpoint();
 const idsOf = (queue: SimulatedQueue): string[] => queue.messages().map((message) => (JSON.parse(message.body) as { id: string }).id).sort();
 
 /** `sqs` whose every `command` of the given kind fails, as a network error or throttling would. */

@@ -1,31 +1,16 @@
-import { SendMessageCommand, SQSClient } from '@aws-sdk/client-sqs';
+import { SendMessageCommand } from '@aws-sdk/client-sqs';
 /**
  * A letter `dlq redrive --yes` / `fence redrive --yes` sent, which the consumer dead-letters again before the run's next
  * read, is the sent event coming back: never a copy of itself to delete (review ro13, RO13-4).
  */
-import { afterAll, beforeAll, expect, test } from 'vitest';
+import { expect, test } from 'vitest';
 import { planOrderedRedrive, type IFenceReader } from '../../lambda/ordered/redrive-plan';
 import { readOrderedDeadLetters } from '../../simulator/cli/dead-letters/ordered-queue-read';
 import { releaseMessages } from '../../simulator/cli/dead-letters/queue-messages';
-import type { SimulatedQueue } from '../../simulator/aws/queue';
-import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
-import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
+import { makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
+import { byUrl, clock, endpoint, orderedBody as body, sqs, useOrderedDlqEndpoint } from './ordered-dlq-kit';
 
-const silentLogger = { trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
-const clock = frozenClock();
-let endpoint: SqsEndpoint;
-let sqs: SQSClient;
-const byUrl = new Map<string, SimulatedQueue>();
-beforeAll(async () => {
-  endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url) });
-  sqs = new SQSClient({ region: 'us-east-1', credentials: { accessKeyId: 's', secretAccessKey: 's' }, endpoint: endpoint.endpoint, maxAttempts: 1, logger: silentLogger });
-});
-afterAll(async () => {
-  sqs.destroy();
-  await endpoint.stop();
-});
-const body = (id: string, aggregateId: string, sequence: number): string =>
-  JSON.stringify({ specversion: '1.0', id, source: 's', type: 'T', time: '2026-01-01T00:00:00.000Z', datacontenttype: 'application/json', data: {}, partitionkey: aggregateId, sequence: String(sequence).padStart(16, '0') });
+useOrderedDlqEndpoint();
 
 test('a letter sent by the run and dead-lettered again before its next read is kept and reported, never deleted as a copy of itself nor sent again', async () => {
   const dlq = makeQueue(queueModel('R4Dlq.fifo', { fifo: true, queueName: 'R4Dlq.fifo', contentBasedDeduplication: false }), { clock, baseUrl: endpoint.endpoint });
