@@ -12,6 +12,8 @@ const SHARED_MODULES = ['test/constructs/**/*.test.ts', 'test/compliance/**/*.te
 
 const common = {
   pool: 'forks',
+  // IEF_TEST_SEED, when set, is every property test's seed (.ci/run sets it from the commit it tests)
+  setupFiles: ['test/support/property-seed.ts'] as string[],
   // limits that catch a hang, never a slow machine: a verdict must not depend on the machine's speed or load (a
   // loaded 2-core machine runs a simulation several times slower than a quiet one)
   testTimeout: 900_000,
