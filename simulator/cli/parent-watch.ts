@@ -11,7 +11,11 @@ import { readFileSync } from 'node:fs';
 
 /** How {@link whenParentGone} looks. */
 export interface ParentWatchOptions {
-  /** The parent's pid. @default `process.ppid` (as at start) */
+  /**
+   * The parent's pid. @default the parent this process had when this module was loaded (the command's start): a parent
+   * that ended before the watch began (npx killed during the run, before serving) is then seen gone at the first look,
+   * where `process.ppid` read late would name init or a subreaper and watch nothing
+   */
   readonly parentPid?: number;
   /**
    * Whether npm started this process (then it watches; else it never resolves).
@@ -20,7 +24,7 @@ export interface ParentWatchOptions {
   readonly underNpm?: boolean;
   /**
    * The pids watched, child first, each the parent of the one before. @default the parent, and its parent too when the
-   * parent is a shell ({@link watchedAncestors})
+   * parent is a shell ({@link watchedAncestors}), as they were when this module was loaded when `parentPid` is not given
    */
   readonly ancestors?: readonly number[];
   /**
@@ -71,6 +75,12 @@ export function watchedAncestors(parentPid: number): number[] {
   return grandparent === undefined || grandparent <= 1 ? [parentPid] : [parentPid, grandparent];
 }
 
+/** This process's parent and the ancestors to watch, read once when the module loads (before any run could orphan it). */
+const AT_LOAD = ((): { readonly parentPid: number; readonly ancestors: readonly number[] } => {
+  const parentPid = process.ppid;
+  return { parentPid, ancestors: parentPid <= 1 ? [parentPid] : watchedAncestors(parentPid) };
+})();
+
 function processAlive(pid: number, childPid: number | undefined): boolean {
   const current = parentPidOf(childPid ?? 'self');
   if (current !== undefined && current !== pid) return false;
@@ -88,11 +98,11 @@ function processAlive(pid: number, childPid: number | undefined): boolean {
  * the process alive.
  */
 export function whenParentGone(options: ParentWatchOptions = {}): Promise<void> {
-  const parentPid = options.parentPid ?? process.ppid;
+  const parentPid = options.parentPid ?? AT_LOAD.parentPid;
   const isAlive = options.isAlive ?? processAlive;
   return new Promise((resolve) => {
     if (parentPid <= 1 || !(options.underNpm ?? startedByNpm(process.env))) return;
-    const ancestors = options.ancestors ?? watchedAncestors(parentPid);
+    const ancestors = options.ancestors ?? (options.parentPid === undefined ? AT_LOAD.ancestors : watchedAncestors(parentPid));
     const timer = setInterval(() => {
       if (ancestors.every((pid, index) => isAlive(pid, index === 0 ? undefined : ancestors[index - 1]))) return;
       clearInterval(timer);

@@ -101,6 +101,42 @@ describe('a serving command whose parent ends (npx killed)', () => {
     expect(Number(readFileSync(stopped, 'utf8'))).toBeGreaterThan(1);
   }, 30_000);
 
+  test.each([
+    { chain: 'npm -> the command', shell: false },
+    { chain: 'npm -> sh -c -> the command (R13-2)', shell: true },
+  ])('npx killed before the watch began (during the run, before serving), $chain: the watch still sees the npm process it started under, gone', async ({ shell }) => {
+    const name = shell ? 'late-sh' : 'late';
+    const [ready, go, stopped] = ['ready', 'go', 'stopped'].map((what) => path.join(directory, `${name}.${what}`)) as [string, string, string];
+    const child = path.join(directory, `${name}.ts`);
+    // the command: loaded (as the CLI is) under its parent, then busy (the simulation) until told to begin watching
+    writeFileSync(
+      child,
+      `import { whenParentGone } from ${JSON.stringify(path.join(PROJECT, 'simulator/cli/parent-watch'))};\n` +
+        `import { existsSync, writeFileSync } from 'node:fs';\n` +
+        `const keepAlive = setInterval(() => undefined, 60_000);\n` +
+        `writeFileSync(${JSON.stringify(ready)}, String(process.pid));\n` +
+        `const wait = setInterval(() => {\n` +
+        `  if (!existsSync(${JSON.stringify(go)})) return;\n` +
+        `  clearInterval(wait);\n` +
+        `  void whenParentGone({ everyMs: 50 }).then(() => { writeFileSync(${JSON.stringify(stopped)}, String(process.pid)); clearInterval(keepAlive); });\n` +
+        `}, 20);\n`,
+    );
+    const start = shell ? `spawn('sh', ['-c', ${JSON.stringify(childCommand(child))}]` : `spawn(process.execPath, ['--import', 'tsx', ${JSON.stringify(child)}]`;
+    const parent = spawn(process.execPath, ['-e', `require('node:child_process').${start}, { cwd: ${JSON.stringify(PROJECT)}, stdio: 'ignore' }); setInterval(() => undefined, 60_000);`], { stdio: 'ignore', env: NPX_ENV });
+    cleanups.push(() => (parent.kill('SIGKILL'), stopProcess(pidIn(ready))));
+    await vi.waitFor(() => expect(existsSync(ready)).toBe(true), { timeout: 20_000, interval: 50 });
+    const parentOf = (pid: number): number => Number(readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[1]);
+    // the process npm started: the command, or the shell it runs the command with
+    const started = shell ? parentOf(Number(readFileSync(ready, 'utf8'))) : Number(readFileSync(ready, 'utf8'));
+    expect(parentOf(started)).toBe(parent.pid);
+
+    parent.kill('SIGKILL');
+    await vi.waitFor(() => expect(parentOf(started)).not.toBe(parent.pid), { timeout: 20_000, interval: 50 });
+    writeFileSync(go, 'watch now');
+
+    await vi.waitFor(() => expect(existsSync(stopped)).toBe(true), { timeout: 20_000, interval: 50 });
+  }, 30_000);
+
   test("R13-2: npx's real chain (npm -> sh -c -> the command): SIGKILL to npm leaves sh alive, and the command still ends by itself", async () => {
     const child = watchingChild('chain');
     // the parent, as npm exec: runs the command through `sh -c`, passes nothing on when killed
