@@ -1943,4 +1943,21 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "const HELD_AGGREGATE_EXPRESSION = 'FILL(gaps, 0) + FILL(errors, 0) + 0 * FILL(letters, 0) + 0 * FILL(reading, 0)';",
     tests: ['test/constructs/ordered-on-call.test.ts'],
   },
+  // ---- review ro14 RO14-6 (fifteenth session, s15-ord): the move to the back's surviving mutants ----
+  {
+    id: 'ordered-dlq-move-attribute-limit-ignored',
+    breaks: "dlq redrive / fence redrive (review ro14, RO14-6): a letter moved to the back of its group carries the move's bookkeeping beyond the 10 message attributes SQS takes, so the move's SendMessage of a letter with 9 or 10 attributes of its own is refused and the run aborts",
+    file: 'simulator/cli/dead-letters/move-to-back.ts',
+    find: '    if (attributes[name] === undefined && Object.keys(attributes).length >= MAX_MESSAGE_ATTRIBUTES) continue;\n',
+    replace: '',
+    tests: ['test/cli/ordered-dlq-move-attribute-limit.test.ts'],
+  },
+  {
+    id: 'ordered-dlq-returned-released-not-moved',
+    breaks: "dlq redrive / fence redrive (review ro14, RO14-6): letters dead-lettered again after the run sent their event are released in front of their group instead of moved to the back, so ten of them hide the group's later letters from every read (the run reads them over and over)",
+    file: 'simulator/cli/dead-letters/ordered-queue-read.ts',
+    find: 'const kept = round.filter((message) => letters.has(message.messageId) || returned.has(message.messageId));',
+    replace: 'const kept = round.filter((message) => letters.has(message.messageId));',
+    tests: ['test/cli/ordered-dlq-returned-moved.test.ts'],
+  },
 ];

@@ -96,6 +96,17 @@ test('ordered path, regression: seed -353768204 (the random search of the fourte
   expect(failure).toBeUndefined();
 });
 
+test('ordered path, regression: seed 610415521 (the random search of the fifteenth session, replayed from its printed line): fence replay refused between an inbox restore and its carry is the runbook\'s refusal, not a missed send', async () => {
+  // found by the project's CI on main (33f04e8): agg-0's twelve events dead-lettered and redriven by dlq redrive --yes,
+  // not yet delivered (nothing applied), the inbox table restored and `fence replay` run before the carry: it refused
+  // (exit 3: the fence applied nothing and the twelve events are older than the table, as docs/ORDERED-DELIVERY.md's
+  // "Restoring an inbox table" says it must until the carry), and the model checked the refused run's sends against what
+  // the fence admits and called the empty send wrong ([] sent, [1..12] admitted). A model error, the runtime and CLI
+  // unchanged; failed before the fix
+  const failure = await failureReport(searchProperty(40, 'EdA/:K'), { runs: 1, seed: 610415521, path: '2:0:4:7:8' });
+  expect(failure).toBeUndefined();
+});
+
 /**
  * The counterexamples the search found, kept as fixed runs (each failed before its fix), each with the search's seed
  * (the scheduler's interleavings), its maxReceiveCount and its shrunk commands.
@@ -353,6 +364,16 @@ const REGRESSIONS: ReadonlyArray<{ readonly name: string; readonly seed: number;
     seed: 777,
     maxReceiveCount: 1,
     commands: () => [new Produce(0, 2, 'none'), new Relay(0, 1, true), new Exhaust(0, 0), new Exhaust(0, 0), new FenceSkip(0, 1), new DlqRedriveWhole(1)],
+  },
+  {
+    // seed 610415521's shape, shrunk by hand: #1 and #2 written and relayed, none delivered (nothing applied), the inbox
+    // table restored and `fence replay` before the runbook's carry: the inbox-restore check refuses (the fence applied
+    // nothing and both events are older than the table: the subscriber may have applied them in the table before), and
+    // a refusal sends nothing; the model took the empty send for a replay that missed #1 and #2
+    name: 'fence replay between an inbox restore and its carry, nothing applied yet: refused, and a refusal is not checked as a send',
+    seed: 777,
+    maxReceiveCount: 1,
+    commands: () => [new Produce(0, 2, 'none'), new Relay(0, 1, true), new RestoreInboxThen(1, 'fence replay', 0)],
   },
 ];
 

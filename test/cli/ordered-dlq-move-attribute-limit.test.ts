@@ -1,0 +1,72 @@
+/**
+ * A letter moved to the back of its FIFO group is sent again with its own message attributes and the move's
+ * bookkeeping (when it first reached the queue, the queue SQS moved it from). SQS takes at most 10 message attributes
+ * on a message (SendMessage is refused beyond: Amazon SQS Developer Guide, "Amazon SQS message attributes"), so the
+ * bookkeeping fills only what the letter leaves free, the first-sent time first; the letter's own attributes are never
+ * dropped (review ro14, RO14-6). The simulator's FIFO SQS behind its endpoint (it refuses an eleventh attribute as SQS
+ * does), the real @aws-sdk/client-sqs.
+ */
+import { type MessageAttributeValue, SendMessageCommand } from '@aws-sdk/client-sqs';
+import { expect, test } from 'vitest';
+import { planOrderedRedrive, type IFenceReader } from '../../lambda/ordered/redrive-plan';
+import { MOVED_LETTER_ATTRIBUTE } from '../../simulator/cli/dead-letters/move-to-back';
+import { readOrderedDeadLetters } from '../../simulator/cli/dead-letters/ordered-queue-read';
+import { releaseMessages } from '../../simulator/cli/dead-letters/queue-messages';
+import { makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
+import { byUrl, clock, endpoint, orderedBody as body, sqs, useOrderedDlqEndpoint } from './ordered-dlq-kit';
+
+useOrderedDlqEndpoint();
+
+/** The most message attributes SQS takes on one message. */
+const SQS_MAX_MESSAGE_ATTRIBUTES = 10;
+
+/** `count` attributes of the user's own, as a handler's message would carry them. */
+function ownAttributes(count: number): Record<string, { DataType: string; StringValue: string }> {
+  return Object.fromEntries(Array.from({ length: count }, (_, index) => [`own${index}`, { DataType: 'String', StringValue: `value ${index}` }]));
+}
+
+for (const own of [9, 10]) {
+  test(`letters with ${own} attributes of their own, moved to the back of their group: at most ${SQS_MAX_MESSAGE_ATTRIBUTES} sent, their own kept${own === 9 ? ', the first-sent time carried in the one left free' : ''}`, async () => {
+    const name = `Attr${own}`;
+    const dlq = makeQueue(queueModel(`${name}Dlq.fifo`, { fifo: true, queueName: `${name}Dlq.fifo`, contentBasedDeduplication: false }), { clock, baseUrl: endpoint.endpoint });
+    const queue = makeQueue(queueModel(`${name}Q.fifo`, { fifo: true, queueName: `${name}Q.fifo`, redrive: { deadLetterQueue: `Stack/${name}Dlq.fifo`, maxReceiveCount: 1 } }), { clock, baseUrl: endpoint.endpoint, deadLetterQueue: dlq });
+    for (const each of [queue, dlq]) byUrl.set(each.address.url, each);
+    // the fence at 1, #2 lost: #3..#13 fail and SQS moves them to the dead-letter queue (11 letters of one group, all
+    // waiting): the read keeps ten in front, which hide the eleventh, so it moves them to the back
+    for (let sequence = 3; sequence <= 13; sequence++) {
+      queue.send({ body: body(`E${sequence}`, 'a', sequence), messageAttributes: ownAttributes(own), messageGroupId: 'a', messageDeduplicationId: `s${sequence}`, origin: { via: 'send-message' } });
+      queue.receive(1, 0);
+      queue.receive(1, 0);
+    }
+    expect(dlq.counts().total).toBe(11);
+    const moves: Array<Record<string, MessageAttributeValue>> = [];
+    const watched = new Proxy(sqs, {
+      get(target, prop, receiver) {
+        if (prop !== 'send') return Reflect.get(target, prop, receiver);
+        return async (command: unknown) => {
+          if (command instanceof SendMessageCommand && command.input.QueueUrl === dlq.address.url) moves.push(command.input.MessageAttributes ?? {});
+          return (target.send as (c: unknown) => Promise<unknown>)(command);
+        };
+      },
+    });
+    const fences: IFenceReader = { get: async () => ({ appliedSequence: 1, appliedEventId: 'E1' }) };
+    const read = await readOrderedDeadLetters({
+      sqs: watched,
+      deadLetterQueueUrl: dlq.address.url,
+      select: (message) => ({ id: message.messageId, body: message.body }),
+      plan: (letters) => planOrderedRedrive(letters, fences, { find: async () => undefined }),
+      sendTo: queue.address.url,
+    });
+    await releaseMessages(sqs, read.held);
+    // every letter read (the eleventh behind the ten moved), nothing sent or deleted, nothing lost
+    expect(read).toMatchObject({ unread: 0, sent: [], deleted: [] });
+    expect(read.plan.waiting).toHaveLength(11);
+    expect(dlq.counts().total).toBe(11);
+    expect(moves.length).toBeGreaterThan(0);
+    for (const attributes of moves) {
+      expect(Object.keys(attributes).length).toBeLessThanOrEqual(SQS_MAX_MESSAGE_ATTRIBUTES);
+      expect(attributes).toMatchObject(ownAttributes(own));
+      if (own === 9) expect(Object.keys(attributes)).toContain(MOVED_LETTER_ATTRIBUTE.SENT_TIMESTAMP);
+    }
+  });
+}
