@@ -286,7 +286,7 @@ interface OffloadedData {
 const OFFLOADED_MOVED_CAUSE =
   "SQS moved it after maxReceiveCount receives, so it carries no reason of its own. For an offloaded event the likely cause is its data read: S3 answered 403 (PayloadAccessDeniedError in the subscriber's log names the case: " +
   "the object is missing and the role may not list the key, or the role may not read it), which the runtime retries because a grant can cure it; " +
-  "check s3:ListBucket on the payload bucket (prefix condition), s3:GetObject on the key and kms:Decrypt on the bucket's key for the subscriber's role, then redrive (other retried failures, a handler error or a timeout, show in the same log)";
+  "check s3:ListBucket on the payload bucket (prefix condition), s3:GetObject on the key and kms:Decrypt on the bucket's key for the subscriber's role, then redrive (other retried failures, a handler error, a timeout or a failed dead-letter send of a missing or altered object, show in the same log; --fetch tells a missing or altered object)";
 
 function offloadedData(view: DeadLetterView): OffloadedData | undefined {
   const envelope = view.envelope;

@@ -7,7 +7,7 @@
  * `--aggregate-table`, each also wrong, `blocked resolve`, `inbox forget`), against the simulator's SQS endpoint and DynamoDB Local,
  * with the real runtime consuming. Events over the inline limit go through the claim-check (a local S3): committed
  * intact, with their object altered or deleted after commit, or by a producer retried after a lost PutObject response
- * (test/support/model/offloaded-events.ts: applied exactly once, or dead-lettered with the reason). After every command: no event applied twice; nothing acknowledged unless applied, a duplicate or
+ * (test/support/model/offloaded-events.ts: applied exactly once, or dead-lettered with the reason; when the consumer's dead-letter send failed, moved by SQS and named by the operator's refused redrive and `dlq show --fetch`). After every command: no event applied twice; nothing acknowledged unless applied, a duplicate or
  * kept; nothing the filter does not take applied; no operator command fails. After the operator is done, each event
  * is applied exactly once or named by a refusal (or ran out of a queue's retention). A failure prints the shrunk
  * sequence, its seed and the run's history (test/support/model/system-world.ts).
@@ -70,6 +70,19 @@ const REGRESSIONS: ReadonlyArray<{ readonly name: string; readonly mode: Mode; r
     path: '4:0:0:0:0:1:4:1:2:4:4:7:9:9:12:13:13:13:1:5:1:3:3:3:3:3:4:3:3:3:3:3:3:3:3:3:3:3:3:3',
     // found before the claim-check's commands were drawn: replayed from that command set
     claimCheck: false,
+  },
+  {
+    // CI of session 15: aggregate mode, maxReceiveCount 1, an offloaded event whose object is deleted after commit,
+    // delivered while dead-letter sends fail. The runtime reported it failed (not acknowledged); SQS moved the copy to
+    // the dead-letter queue at maxReceiveCount, with no reason; `dlq redrive` refused it (aggregate mode redrives
+    // nothing without --allow-reapply) and `dlq show --fetch` says its data is missing. The model demanded the
+    // consumer's own dead letter with the reason and took that named event for a loss; it now takes the refused moved
+    // copy, when `dlq show --fetch` gives the damage's reason
+    name: 'an offloaded event whose object is missing, moved by SQS after a failed dead-letter send, is named by the refused redrive',
+    mode: 'aggregate',
+    seed: -1305068781,
+    path: '5:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:0:1:0:0:1',
+    claimCheck: true,
   },
 ];
 

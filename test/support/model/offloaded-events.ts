@@ -5,7 +5,8 @@
  * offloaded, the objects the model altered or deleted after commit, the runtime's dead letters with their reasons, and
  * the rules an offloaded event must keep: a retried producer writes one object; data altered after commit never
  * reaches a handler; once the operator is done, each offloaded event is applied exactly once or dead-lettered with the
- * reason its object cannot be read. Not a test file.
+ * reason its object cannot be read (by the consumer, or, when its dead-letter send failed, moved by SQS and named by
+ * the operator's refused redrive and `dlq show --fetch`). Not a test file.
  */
 import { DeleteObjectCommand, GetObjectCommand, ListObjectsV2Command, PutObjectCommand } from '@aws-sdk/client-s3';
 import type { ClaimCheckConfig } from '../../../lambda/claim-check/claim-check-config';
@@ -52,6 +53,8 @@ export class OffloadedEvents {
   public readonly ids: string[] = [];
   private readonly damaged = new Map<string, Damaged>();
   private readonly letters: DeadLetter[] = [];
+  /** Damaged events a consumer received, after the damage, in an invocation that lived and could send dead letters. */
+  private readonly couldDeadLetter = new Set<string>();
   private readonly savedEnvironment: Record<string, string | undefined> = {};
 
   private constructor(
@@ -150,6 +153,14 @@ export class OffloadedEvents {
     this.letters.push(letter);
   }
 
+  /**
+   * Notes a delivery of `eventId` to the consumer; `couldDeadLetter` when the invocation lived through it and its
+   * dead-letter sends worked: a consumer that received a damaged event so had to dead-letter it with the reason.
+   */
+  public received(eventId: string, couldDeadLetter: boolean): void {
+    if (couldDeadLetter && this.damaged.has(eventId)) this.couldDeadLetter.add(eventId);
+  }
+
   /** What must hold after every command: data altered after commit never reached a handler (`applied`: the truth). */
   public check(applied: (eventId: string) => number): string[] {
     const violations: string[] = [];
@@ -162,10 +173,15 @@ export class OffloadedEvents {
 
   /**
    * Once the operator is done: an event whose object was damaged is applied exactly once (before the damage), or never
-   * and dead-lettered by the consumer with the damage's reason. Undefined when the event's object was never damaged
-   * (the world's own rule decides), else the violation or `null` when it holds.
+   * and dead-lettered by the consumer with the damage's reason, or never and, when no consumer could dead-letter it
+   * (each delivery after the damage died or its dead-letter send failed: the queue's redrive policy then moves the
+   * copy at maxReceiveCount, with no reason, docs/GUARANTEES.md), named where the operator sees it: `shown` is what
+   * `dlq show --fetch` says of the data of that moved copy, which the operator's `dlq redrive` refused (undefined when
+   * there is no such copy); it must give the damage's reason.
+   * Undefined when the event's object was never damaged (the world's own rule decides), else the violation or `null`
+   * when it holds.
    */
-  public settled(eventId: string, applied: number): string | null | undefined {
+  public settled(eventId: string, applied: number, shown?: string): string | null | undefined {
     const damaged = this.damaged.get(eventId);
     if (damaged === undefined) return undefined;
     if (applied === 1) return null;
@@ -173,9 +189,15 @@ export class OffloadedEvents {
     // the reason of one of the object's damages (a letter of an altered object deleted later may name either)
     const reasons = damaged.damages.map((damage) => REASONS[damage]);
     if (applied === 0 && letters.some((letter) => letter.errorName === 'PayloadUnavailableError' && reasons.some((reason) => reason.test(letter.errorMessage)))) return null;
+    if (applied === 0 && shown !== undefined && !this.couldDeadLetter.has(eventId) && reasons.some((reason) => reason.test(shown))) return null;
     return (
       `after the operator is done, offloaded event ${eventId} (object ${damaged.damages.join(', then ')}) is applied ${applied} times and ` +
-      (letters.length === 0 ? 'no dead letter of the consumer names it' : `its dead letters give other reasons: ${letters.map((letter) => `${letter.errorName}: ${letter.errorMessage.slice(0, 80)}`).join('; ')}`)
+      (letters.length === 0 ? 'no dead letter of the consumer names it' : `its dead letters give other reasons: ${letters.map((letter) => `${letter.errorName}: ${letter.errorMessage.slice(0, 80)}`).join('; ')}`) +
+      (shown === undefined
+        ? ''
+        : this.couldDeadLetter.has(eventId)
+          ? ', although a consumer that could dead-letter it received it after the damage (SQS moved its copy)'
+          : `; dlq show --fetch of its moved copy says: ${shown.slice(0, 80)}`)
     );
   }
 }

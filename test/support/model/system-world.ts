@@ -126,6 +126,8 @@ export class SystemWorld {
   private readonly expired = new Set<string>();
   /** Events the last operator commands refused, by id, with why. */
   private readonly refusals = new Map<string, string>();
+  /** Events the operator's `dlq redrive` refused (it left their dead letters on the dead-letter queue). */
+  private readonly redriveRefusals = new Set<string>();
   private readonly invocation = new AsyncLocalStorage<InvocationState>();
   /** The runtime's log lines (its warnings included). */
   private readonly logs = recordingLogger();
@@ -297,6 +299,7 @@ export class SystemWorld {
     const state: InvocationState = { ...(spec.crash ? { crash: spec.crash } : {}), requests: 0, dead: false, effectFailure: spec.effectFailure };
     this.deadLetterFails = spec.deadLetterFails;
     let failed: Set<string>;
+    let threw = false;
     try {
       const response = await this.invocation.run(state, () =>
         this.handler({
@@ -310,10 +313,13 @@ export class SystemWorld {
       );
       failed = state.dead ? new Set(received.map((message) => message.messageId)) : new Set(response.batchItemFailures.map((failure) => failure.itemIdentifier));
     } catch {
+      threw = true;
       failed = new Set(received.map((message) => message.messageId));
     } finally {
       this.deadLetterFails = false;
     }
+    // a consumer that lived through the invocation and could send dead letters had its chance to dead-letter a damaged one
+    for (const message of received) this.offloaded.received(eventIdOf(message.body), !spec.deadLetterFails && !state.dead && !threw);
     for (const message of received) if (!failed.has(message.messageId)) this.services.queue.delete(message.receiptHandle);
     const note = [spec.crash ? `dies ${spec.crash.when} request ${spec.crash.request}` : '', spec.deadLetterFails ? 'dead-letter sends fail' : '', spec.effectFailure !== 'none' ? `effect ${spec.effectFailure}` : '']
       .filter((part) => part !== '')
@@ -394,7 +400,10 @@ export class SystemWorld {
     for (const decision of decisions) {
       if (decision.eventId === undefined) continue;
       if (decision.redrive) this.operatorSent.add(decision.eventId);
-      else this.refusals.set(decision.eventId, decision.refusal ?? '');
+      else {
+        this.refusals.set(decision.eventId, decision.refusal ?? '');
+        this.redriveRefusals.add(decision.eventId);
+      }
     }
     this.history.push(`operator: dlq redrive${meanwhile ? ' (the consumer polls meanwhile)' : ''}: ${decisions.filter((d) => d.redrive).length} redriven, ${decisions.filter((d) => !d.redrive).length} refused`);
   }
@@ -613,8 +622,10 @@ export class SystemWorld {
       // an offloaded event whose object was altered or deleted: applied once, or dead-lettered with the reason
       // (or, never applied, its last copy ran out of a queue's retention: SQS deleted it, an alarm's business; or,
       // never on a queue (the relay gave up on it and no operator sent a copy), an operator's refusal names it, as
-      // for any event: no consumer saw it to dead-letter it)
-      const offloaded = this.offloaded.settled(event.id, applied);
+      // for any event: no consumer saw it to dead-letter it; or no consumer could dead-letter it (its dead-letter
+      // send failed, or it died) and SQS moved the copy at maxReceiveCount, without a reason: the operator's redrive
+      // refused it and `dlq show --fetch` names the damage)
+      const offloaded = this.offloaded.settled(event.id, applied, applied === 0 && this.offloaded.isDamaged(event.id) ? await this.movedAndRefused(event.id) : undefined);
       if (offloaded !== undefined) {
         const neverQueued = event.spec.relayGivesUp && !this.operatorSent.has(event.id);
         if (offloaded !== null && !(applied === 0 && (this.expired.has(event.id) || (neverQueued && this.refusals.has(event.id))))) this.violate(offloaded);
@@ -623,6 +634,20 @@ export class SystemWorld {
       if (applied === 1 || (applied > 1 && this.boundAnnounced(event.id, applied)) || (applied === 0 && (this.refusals.has(event.id) || this.expired.has(event.id)))) continue;
       this.violate(`after the operator is done, event ${event.id} is applied ${applied} times and no refusal names it`);
     }
+  }
+
+  /**
+   * For an event never applied whose copy SQS moved to the dead-letter queue (at maxReceiveCount, so the copy carries
+   * no reason of the runtime: its own dead-letter send failed, or it died) and the operator's `dlq redrive` refused: what
+   * `dlq show <id> --fetch` says of its data, where the operator sees it. Undefined otherwise.
+   */
+  private async movedAndRefused(eventId: string): Promise<string | undefined> {
+    const moved = this.services.deadLetterQueue.messages().some((message) => eventIdOf(message.body) === eventId && message.origin.via === 'redrive');
+    if (!moved || !this.redriveRefusals.has(eventId)) return undefined;
+    const result = await this.cli({ payloadReader: this.offloaded.store }, 'dlq', 'show', eventId, '--dead-letter-queue', this.services.deadLetterQueue.address.url, '--fetch', '--json');
+    // exit 3: it refused to show the data, saying why
+    if (result.code !== 3) return undefined;
+    return (JSON.parse(result.stdout) as Array<{ offloadedData?: { refusal?: string } }>)[0]?.offloadedData?.refusal;
   }
 
   public report(): string {
