@@ -429,6 +429,23 @@ export class ApplyAttribution {
     // one application, a write in it applied twice: the SDK resent a write whose response was lost (within the invocation)
     if (applications.length === 1 && applications[0]!.kind !== 'commit') {
       const resent = sdkResent(applications[0]!.writes);
+      if (resent !== undefined && applications[0]!.kind === 'own-client') {
+        // a transactional or aggregate consumer's own client: the write outside the transaction is the mistake
+        const invocation = applications[0]!.invocation;
+        return {
+          text:
+            `applied twice by ${this.label(invocation, eventId)}: the ${resent.operation} on ${resent.tables.join(', ')} it sent with its own client${consumer.mode === 'aggregate' ? ', in apply(),' : ''} was applied by DynamoDB, its response lost, and the SDK's retry sent it again ` +
+            `(a write outside the transaction): ${fixFor('write-outside-transaction')}`,
+          cause: {
+            kind: 'write-outside-transaction',
+            subscriber: consumer.subscriber,
+            eventIds: [eventId],
+            invocations: [this.reference(invocation, eventId, 'applied')],
+            requests: requestReferences(applications[0]!.writes.filter((write) => write.body === resent.body)),
+            fix: fixFor('write-outside-transaction'),
+          },
+        };
+      }
       if (resent !== undefined) {
         const invocation = applications[0]!.invocation;
         return {
@@ -539,6 +556,25 @@ export class ApplyAttribution {
         };
       }
       return { kind: 'applied-again', fix: fixFor('applied-again'), text: `${by}: its commit was applied although ${this.label(earlier.invocation, eventId)} had committed it` };
+    }
+    if (consumer.mode === 'transactional' || consumer.mode === 'aggregate') {
+      // an earlier run's write with its own client, then the commit: the own client is what applied it twice (a
+      // transactional or aggregate consumer has no steps, leases or calls to key: other modes' advice does not apply)
+      if (earlier.kind === 'own-client') {
+        const outbox = consumer.outboxTable !== undefined && earlier.writes.some((write) => write.tables.includes(consumer.outboxTable!));
+        const kind: CauseKind = outbox ? 'outbox-write-outside-transaction' : 'write-outside-transaction';
+        return {
+          kind,
+          fix: fixFor(kind),
+          requests: requestReferences(earlier.writes),
+          text:
+            `${by} through its commit, after ${this.label(earlier.invocation, eventId)} wrote with its own client (${siteList(earlier.writes)}) and ${endOf(earlier.invocation, eventId)}: ` +
+            (consumer.mode === 'aggregate'
+              ? 'a write outside the transaction, in apply(), is not undone when the commit fails (return the change as the state from apply() instead)'
+              : 'a write outside the transaction is not undone when the commit fails (its own client: write through the transaction)'),
+        };
+      }
+      return { kind: 'applied-again', fix: fixFor('applied-again'), text: `${by}, after ${this.label(earlier.invocation, eventId)} ${endOf(earlier.invocation, eventId)}` };
     }
     // a lease or multi-step effect run again after the invocation that completed it, or crashed after it: its inbox
     // record (completed, or the claim a crash left, which expires at the window too) had expired, and the event was claimed afresh

@@ -216,6 +216,31 @@ describe('ApplyAttribution', () => {
     expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => cause.kind)).toEqual(['write-outside-transaction']);
   });
 
+  test("an aggregate's apply() write with its own client, then a commit of the event: the own client named, never another mode's advice (a step's write, a redelivery after a crash)", () => {
+    const flow = run({ subscriber: 'Loyalty', mode: 'aggregate' });
+    const update = (fault?: 'lose-response') => ({ body: { TableName: 'Loyalty', Key: { pk: { S: 'BONUS#c-1' } }, UpdateExpression: 'ADD bonus :one' }, operation: 'UpdateItem', applied: true, ...(fault === undefined ? {} : { fault }) });
+    const aggregateCommit = (eventId: string, applied: boolean, fault?: 'crash-before') => ({
+      body: { TableName: 'Loyalty', Item: { pk: { S: `CUSTOMER#${eventId}` }, processedMessages: { L: [{ S: `${eventId} 0123456789abcdef` }] } } },
+      operation: 'PutItem',
+      applied,
+      ...(fault === undefined ? {} : { fault }),
+    });
+    // e-1: apply() wrote with its own client, then the process died before the commit; the redelivery commits without
+    // an own-client write (the run's apply() wrote only the first time)
+    flow.invoke([['e-1', 1]], [update(), aggregateCommit('e-1', false, 'crash-before')], { kind: 'crashed', atRequest: 2, afterCommit: false });
+    flow.later(180);
+    flow.invoke([['e-1', 2]], [aggregateCommit('e-1', true)]);
+    // e-2: apply()'s own write, its response lost, re-sent by the SDK in the same run, then the commit
+    flow.invoke([['e-2', 1]], [update('lose-response'), update(), aggregateCommit('e-2', true)]);
+
+    for (const eventId of ['e-1', 'e-2']) {
+      const text = flow.attribution.cause('Fn', [eventId])!;
+      expect(text, eventId).toContain('with its own client');
+      expect(text, eventId).not.toMatch(/step|a redelivery after a crash|idempotency key/);
+      expect(flow.attribution.causes('Fn', [eventId]).map((cause) => cause.kind), eventId).toEqual(['write-outside-transaction']);
+    }
+  });
+
   test("an aggregate's later commit whose processed ids list an earlier event is no second application of it (a redelivery the runtime skipped, beside a new event of the aggregate)", () => {
     const flow = run({ subscriber: 'Billing', mode: 'aggregate' });
     const aggregateCommit = (...eventIds: string[]) => ({
