@@ -18,7 +18,11 @@
  *   attempts refused, or failed before their commit): state kept between attempts (a module-level cache written back)
  *   carried their work into the committed values;
  * - an event committed once whose count is too LOW, its commit staging other writes (or none) than an earlier run of
- *   its handler did: the committing run read what the earlier run left in memory and skipped or under-applied it.
+ *   its handler did: the committing run read what the earlier run left in memory and skipped or under-applied it;
+ * - an event committed once whose count is too LOW, its commit writing an item (a Put, or an update that sets values
+ *   of the request only, both without a condition) that another environment wrote after this environment last read
+ *   or wrote it: a lost update, from a copy kept in memory since an earlier invocation (two environments' module-level
+ *   caches overwriting each other), or from a read in the same invocation (a read, then a write without a condition).
  *
  * Invocations are numbered per function in the order they ended: `invocation #7 (receive 2, at +180 s)`.
  */
@@ -77,6 +81,17 @@ interface WriteSeen {
   readonly tables: readonly string[];
   readonly fault: RequestFault;
   applied: boolean;
+  /** When DynamoDB answered it, in the run's order of answers (every watched function's). */
+  answered?: number;
+}
+
+/** A `GetItem` of an invocation: the item it read. */
+interface ReadSeen {
+  readonly index: number;
+  /** `<table>|<key>` (see {@link itemId}). */
+  readonly item: string;
+  /** When DynamoDB answered it, in the run's order of answers. */
+  answered?: number;
 }
 
 interface InvocationSeen {
@@ -86,6 +101,9 @@ interface InvocationSeen {
   readonly outcome: InvocationOutcome;
   readonly failedMessageIds: ReadonlySet<string>;
   readonly writes: readonly WriteSeen[];
+  readonly reads: readonly ReadSeen[];
+  /** The number of the execution environment it ran in (per function). @default unknown */
+  readonly environment?: number;
 }
 
 /** One application of an event (see the module comment). */
@@ -101,6 +119,10 @@ interface Application {
 export class ApplyAttribution {
   private readonly consumers = new Map<string, AttributedConsumer>();
   private readonly pending = new Map<string, WriteSeen[]>();
+  private readonly pendingReads = new Map<string, ReadSeen[]>();
+  private readonly pendingEnvironments = new Map<string, number>();
+  /** DynamoDB's answers so far, to the watched functions' writes and reads. */
+  private answers = 0;
   private readonly invocations = new Map<string, InvocationSeen[]>();
   private readonly startMs: number;
   /** Per event a watched consumer emitted, the events it was emitted for (built once, when first asked). */
@@ -122,6 +144,8 @@ export class ApplyAttribution {
     this.emitted = undefined;
     this.consumers.clear();
     this.pending.clear();
+    this.pendingReads.clear();
+    this.pendingEnvironments.clear();
     this.invocations.clear();
   }
 
@@ -130,9 +154,28 @@ export class ApplyAttribution {
     this.consumers.set(functionKey, consumer);
   }
 
-  /** A DynamoDB request of an invocation, and the fault decided for it. */
-  public onRequest(functionKey: string, invocationKey: string, request: { readonly operation: string; readonly index: number; readonly body: Buffer }, fault: RequestFault): void {
-    if (!this.consumers.has(functionKey) || !WRITE_OPERATIONS.has(request.operation)) return;
+  /**
+   * A DynamoDB request of an invocation, and the fault decided for it; `environment` numbers the execution environment
+   * the invocation runs in (per function).
+   */
+  public onRequest(
+    functionKey: string,
+    invocationKey: string,
+    request: { readonly operation: string; readonly index: number; readonly body: Buffer },
+    fault: RequestFault,
+    environment?: number,
+  ): void {
+    if (!this.consumers.has(functionKey)) return;
+    if (environment !== undefined) this.pendingEnvironments.set(`${functionKey}|${invocationKey}`, environment);
+    if (request.operation === 'GetItem') {
+      const read = readItem(request.body.toString('utf8'), this.keyAttributes);
+      if (read === undefined) return;
+      const reads = this.pendingReads.get(`${functionKey}|${invocationKey}`) ?? [];
+      reads.push({ index: request.index, item: read });
+      this.pendingReads.set(`${functionKey}|${invocationKey}`, reads);
+      return;
+    }
+    if (!WRITE_OPERATIONS.has(request.operation)) return;
     const body = request.body.toString('utf8');
     const writes = this.pending.get(`${functionKey}|${invocationKey}`) ?? [];
     writes.push({ index: request.index, operation: request.operation, body, tables: requestTables(body), fault, applied: false });
@@ -142,7 +185,16 @@ export class ApplyAttribution {
   /** Whether DynamoDB applied a request of an invocation. */
   public onAnswered(functionKey: string, invocationKey: string, request: { readonly index: number }, applied: boolean): void {
     const write = this.pending.get(`${functionKey}|${invocationKey}`)?.find((candidate) => candidate.index === request.index);
-    if (write !== undefined) write.applied = applied;
+    if (write !== undefined) {
+      write.applied = applied;
+      this.answers += 1;
+      write.answered = this.answers;
+    }
+    const read = this.pendingReads.get(`${functionKey}|${invocationKey}`)?.find((candidate) => candidate.index === request.index);
+    if (read !== undefined) {
+      this.answers += 1;
+      read.answered = this.answers;
+    }
   }
 
   /** An invocation ended (`invocationKey` as the event source mapping made it: `<mapping>|<first message id>|<its receive count>`). */
@@ -158,7 +210,11 @@ export class ApplyAttribution {
     if (!this.consumers.has(functionKey)) return;
     const seen = this.invocations.get(functionKey) ?? [];
     const writes = this.pending.get(`${functionKey}|${invocationKey}`) ?? [];
+    const reads = this.pendingReads.get(`${functionKey}|${invocationKey}`) ?? [];
+    const environment = this.pendingEnvironments.get(`${functionKey}|${invocationKey}`);
     this.pending.delete(`${functionKey}|${invocationKey}`);
+    this.pendingReads.delete(`${functionKey}|${invocationKey}`);
+    this.pendingEnvironments.delete(`${functionKey}|${invocationKey}`);
     seen.push({
       number: seen.length + 1,
       atMs: this.now(),
@@ -171,6 +227,8 @@ export class ApplyAttribution {
       outcome: invocation.outcome,
       failedMessageIds: new Set(invocation.failedMessageIds),
       writes,
+      reads,
+      ...(environment === undefined ? {} : { environment }),
     });
     this.invocations.set(functionKey, seen);
   }
@@ -214,7 +272,7 @@ export class ApplyAttribution {
     const consumer = this.consumers.get(functionKey);
     if (consumer === undefined) return [];
     return eventIds.flatMap((eventId) => {
-      const told = this.shortfall(consumer, functionKey, eventId);
+      const told = this.shortfall(consumer, functionKey, eventId) ?? this.lostUpdate(consumer, functionKey, eventId);
       return told === undefined ? [] : [{ eventId, told }];
     });
   }
@@ -256,6 +314,65 @@ export class ApplyAttribution {
         fix: fixFor('state-kept-between-attempts'),
       },
     };
+  }
+
+  /**
+   * An event a transactional consumer committed once, whose commit wrote an item from a stale copy: the write (a Put,
+   * or an update that sets values of the request only, both without a condition) names an item its execution
+   * environment had read, and an invocation in another environment wrote the item after this environment's last read
+   * or write of it and before the commit. That write was lost. The last contact in an earlier invocation: a copy kept in
+   * memory (a module-level cache, stale once another environment writes); in the committing invocation: a read, then a
+   * write without a condition (`lost-update`).
+   */
+  private lostUpdate(consumer: AttributedConsumer, functionKey: string, eventId: string): Told | undefined {
+    if (consumer.mode !== 'transactional') return undefined;
+    const invocations = this.invocations.get(functionKey) ?? [];
+    const committed = invocations.flatMap((invocation) =>
+      invocation.messages.some((message) => message.eventId === eventId) ? commitAttempts(consumer, invocation, eventId).filter((write) => write.applied).map((write) => ({ invocation, write })) : [],
+    );
+    if (committed.length !== 1) return undefined;
+    const { invocation, write } = committed[0]!;
+    const environment = invocation.environment;
+    if (environment === undefined || write.answered === undefined) return undefined;
+    const commitAt = write.answered;
+    for (const item of unconditionedItems(write.body, consumer, this.keyAttributes)) {
+      const ours = invocations.filter((candidate) => candidate.environment === environment);
+      const readEarlier = ours.flatMap((candidate) => candidate.reads.filter((read) => read.item === item && (read.answered ?? Infinity) < commitAt).map((read) => ({ invocation: candidate, at: read.answered! })));
+      if (readEarlier.length === 0) continue;
+      const wroteEarlier = ours.flatMap((candidate) =>
+        candidate.writes.filter((other) => other.applied && other !== write && (other.answered ?? Infinity) < commitAt && writtenItems(other.body, this.keyAttributes).includes(item)).map((other) => ({ invocation: candidate, at: other.answered! })),
+      );
+      const last = [...readEarlier, ...wroteEarlier].reduce((latest, contact) => (contact.at > latest.at ? contact : latest));
+      const between = invocations
+        .filter((candidate) => candidate.environment !== undefined && candidate.environment !== environment)
+        .flatMap((candidate) =>
+          candidate.writes.filter((other) => other.applied && other.answered !== undefined && other.answered > last.at && other.answered < commitAt && writtenItems(other.body, this.keyAttributes).includes(item)).map((other) => ({ invocation: candidate, at: other.answered! })),
+        )
+        .sort((a, b) => a.at - b.at)[0];
+      if (between === undefined) continue;
+      const [table, key] = [item.slice(0, item.indexOf('|')), item.slice(item.indexOf('|') + 1)];
+      // read in the committing invocation itself: a read-then-write race; else a copy kept across invocations
+      const kind: CauseKind = last.invocation === invocation ? 'lost-update' : 'state-kept-between-attempts';
+      return {
+        text:
+          kind === 'lost-update'
+            ? `committed once, by ${this.label(invocation, eventId)}, which wrote ${table} item ${key} computed from its own earlier read of it, ` +
+              `although ${this.anyLabel(between.invocation)}, in another environment, had written that item after the read (a lost update: a value computed from a read and written without a condition overwrites what another invocation wrote in between); ` +
+              fixFor('lost-update')
+            : `committed once, by ${this.label(invocation, eventId)}, which wrote ${table} item ${key} from what its execution environment kept in memory since ${this.anyLabel(last.invocation)}, ` +
+              `although ${this.anyLabel(between.invocation)}, in another environment, had written that item since (a lost update: a module-level cache kept across invocations is stale once another environment writes the item); ` +
+              'compute each write from the event and what the transaction reads, never from memory',
+        cause: {
+          kind,
+          subscriber: consumer.subscriber,
+          eventIds: [eventId],
+          invocations: [this.anyReference(between.invocation, 'overwritten'), this.reference(invocation, eventId, 'applied')],
+          requests: requestReferences([write]),
+          fix: fixFor(kind),
+        },
+      };
+    }
+    return undefined;
   }
 
   /**
@@ -312,6 +429,23 @@ export class ApplyAttribution {
     // one application, a write in it applied twice: the SDK resent a write whose response was lost (within the invocation)
     if (applications.length === 1 && applications[0]!.kind !== 'commit') {
       const resent = sdkResent(applications[0]!.writes);
+      if (resent !== undefined && applications[0]!.kind === 'own-client') {
+        // a transactional or aggregate consumer's own client: the write outside the transaction is the mistake
+        const invocation = applications[0]!.invocation;
+        return {
+          text:
+            `applied twice by ${this.label(invocation, eventId)}: the ${resent.operation} on ${resent.tables.join(', ')} it sent with its own client${consumer.mode === 'aggregate' ? ', in apply(),' : ''} was applied by DynamoDB, its response lost, and the SDK's retry sent it again ` +
+            `(a write outside the transaction): ${fixFor('write-outside-transaction')}`,
+          cause: {
+            kind: 'write-outside-transaction',
+            subscriber: consumer.subscriber,
+            eventIds: [eventId],
+            invocations: [this.reference(invocation, eventId, 'applied')],
+            requests: requestReferences(applications[0]!.writes.filter((write) => write.body === resent.body)),
+            fix: fixFor('write-outside-transaction'),
+          },
+        };
+      }
       if (resent !== undefined) {
         const invocation = applications[0]!.invocation;
         return {
@@ -423,6 +557,25 @@ export class ApplyAttribution {
       }
       return { kind: 'applied-again', fix: fixFor('applied-again'), text: `${by}: its commit was applied although ${this.label(earlier.invocation, eventId)} had committed it` };
     }
+    if (consumer.mode === 'transactional' || consumer.mode === 'aggregate') {
+      // an earlier run's write with its own client, then the commit: the own client is what applied it twice (a
+      // transactional or aggregate consumer has no steps, leases or calls to key: other modes' advice does not apply)
+      if (earlier.kind === 'own-client') {
+        const outbox = consumer.outboxTable !== undefined && earlier.writes.some((write) => write.tables.includes(consumer.outboxTable!));
+        const kind: CauseKind = outbox ? 'outbox-write-outside-transaction' : 'write-outside-transaction';
+        return {
+          kind,
+          fix: fixFor(kind),
+          requests: requestReferences(earlier.writes),
+          text:
+            `${by} through its commit, after ${this.label(earlier.invocation, eventId)} wrote with its own client (${siteList(earlier.writes)}) and ${endOf(earlier.invocation, eventId)}: ` +
+            (consumer.mode === 'aggregate'
+              ? 'a write outside the transaction, in apply(), is not undone when the commit fails (return the change as the state from apply() instead)'
+              : 'a write outside the transaction is not undone when the commit fails (its own client: write through the transaction)'),
+        };
+      }
+      return { kind: 'applied-again', fix: fixFor('applied-again'), text: `${by}, after ${this.label(earlier.invocation, eventId)} ${endOf(earlier.invocation, eventId)}` };
+    }
     // a lease or multi-step effect run again after the invocation that completed it, or crashed after it: its inbox
     // record (completed, or the claim a crash left, which expires at the window too) had expired, and the event was claimed afresh
     const delaySeconds = Math.round((later.invocation.atMs - earlier.invocation.atMs) / 1000);
@@ -491,6 +644,17 @@ export class ApplyAttribution {
   private reference(invocation: InvocationSeen, eventId: string, role: InvocationReference['role']): InvocationReference {
     const receive = invocation.messages.find((message) => message.eventId === eventId)?.receiveCount;
     return { number: invocation.number, ...(receive === undefined ? {} : { receive }), atSeconds: Math.round((invocation.atMs - this.startMs) / 1000), role };
+  }
+
+  /** An invocation's reference, told by its first message (it need not carry the violation's event). */
+  private anyReference(invocation: InvocationSeen, role: InvocationReference['role']): InvocationReference {
+    const receive = invocation.messages[0]?.receiveCount;
+    return { number: invocation.number, ...(receive === undefined ? {} : { receive }), atSeconds: Math.round((invocation.atMs - this.startMs) / 1000), role };
+  }
+
+  /** An invocation in words, told by its first message. */
+  private anyLabel(invocation: InvocationSeen): string {
+    return `invocation #${invocation.number} (receive ${invocation.messages[0]?.receiveCount ?? '?'}, at +${Math.round((invocation.atMs - this.startMs) / 1000)} s)`;
   }
 
   private label(invocation: InvocationSeen, eventId: string): string {
@@ -693,4 +857,82 @@ function itemKeyOf(writes: readonly WriteSeen[], keyAttributes: (tableName: stri
     return JSON.stringify(Object.fromEntries(keyAttributes(put.TableName).map((name) => [name, Object.values(item[name] ?? {})[0]])));
   }
   return undefined;
+}
+
+/** An item as `<table>|{"<key attribute>":"<value>",…}`, from a table name and a key (or a whole item). */
+function itemId(tableName: string, key: Record<string, unknown>, keyAttributes: (tableName: string) => readonly string[]): string {
+  const names = keyAttributes(tableName);
+  const chosen = names.length > 0 ? names : Object.keys(key).sort();
+  return `${tableName}|${JSON.stringify(Object.fromEntries(chosen.map((name) => [name, Object.values((key[name] ?? {}) as Record<string, unknown>)[0]])))}`;
+}
+
+/** The item a `GetItem` reads (see {@link itemId}), undefined for a body it cannot read. */
+function readItem(body: string, keyAttributes: (tableName: string) => readonly string[]): string | undefined {
+  try {
+    const request = JSON.parse(body) as { TableName?: string; Key?: Record<string, unknown> };
+    return request.TableName === undefined || request.Key === undefined ? undefined : itemId(request.TableName, request.Key, keyAttributes);
+  } catch {
+    return undefined;
+  }
+}
+
+interface WriteAction {
+  readonly TableName?: string;
+  readonly Key?: Record<string, unknown>;
+  readonly Item?: Record<string, unknown>;
+  readonly UpdateExpression?: string;
+  readonly ConditionExpression?: string;
+}
+
+/** A write request's actions: a transaction's Put, Update and Delete, or a single PutItem, UpdateItem or DeleteItem. */
+function writeActions(body: string): { readonly kind: 'Put' | 'Update' | 'Delete'; readonly action: WriteAction }[] {
+  let request: WriteAction & { TransactItems?: Record<string, WriteAction>[] };
+  try {
+    request = JSON.parse(body) as typeof request;
+  } catch {
+    return [];
+  }
+  if (request.TransactItems !== undefined) {
+    return request.TransactItems.flatMap((item) => (['Put', 'Update', 'Delete'] as const).flatMap((kind) => (item[kind] === undefined ? [] : [{ kind, action: item[kind]! }])));
+  }
+  if (request.Item !== undefined) return [{ kind: 'Put', action: request }];
+  if (request.Key === undefined) return [];
+  return [{ kind: request.UpdateExpression === undefined ? 'Delete' : 'Update', action: request }];
+}
+
+/** The items a write request writes (see {@link itemId}). */
+function writtenItems(body: string, keyAttributes: (tableName: string) => readonly string[]): string[] {
+  return writeActions(body).flatMap(({ action }) => {
+    const key = action.Key ?? action.Item;
+    return action.TableName === undefined || key === undefined ? [] : [itemId(action.TableName, key, keyAttributes)];
+  });
+}
+
+/**
+ * The items a commit's handler wrote with a value of its own, whatever the item held: a Put or an update with no ADD,
+ * without a condition (the inbox record and the emitted events aside). Such a write is only as right as the copy it
+ * was computed from.
+ */
+function unconditionedItems(body: string, consumer: AttributedConsumer, keyAttributes: (tableName: string) => readonly string[]): string[] {
+  return writeActions(body).flatMap(({ kind, action }) => {
+    if (kind === 'Delete' || action.TableName === undefined || action.ConditionExpression !== undefined) return [];
+    if (action.TableName === consumer.inboxTable || action.TableName === consumer.outboxTable) return [];
+    if (kind === 'Update' && !setsValuesOnly(action.UpdateExpression ?? '')) return [];
+    const key = action.Key ?? action.Item;
+    return key === undefined ? [] : [itemId(action.TableName, key, keyAttributes)];
+  });
+}
+
+/**
+ * Whether an update expression only sets attributes to values of the request (`SET a = :a, b = :b`, a REMOVE beside):
+ * no ADD, no SET computed from what the item holds (`a = a + :n`, `if_not_exists(...)`, `list_append(...)`).
+ */
+function setsValuesOnly(expression: string): boolean {
+  if (/\b(ADD|DELETE)\b/i.test(expression)) return false;
+  const set = /\bSET\b([\s\S]*?)(?=\bREMOVE\b|$)/i.exec(expression)?.[1];
+  if (set === undefined) return false;
+  return set.split(',').every((assignment) => {
+    const value = assignment.split('=')[1];
+    return value !== undefined && !/[A-Za-z#(]/.test(value.replace(/:[A-Za-z0-9_]+/g, ''));
+  });
 }

@@ -143,6 +143,8 @@ export interface RunFacts extends ObservableRunFacts {
   readonly untaken: readonly UntakenEvents[];
   /** The event types the scenario expects consumed (`expectConsumed`). */
   readonly expectConsumed: readonly string[];
+  /** The event types the scenario says the app publishes for consumers outside it (`publishedOutside`). @default none */
+  readonly publishedOutside?: readonly string[];
   /** The subscribers that received no event, and why (not-exercised.ts): not a violation, the verdict's NOT PROVEN. @default none */
   readonly notExercised?: readonly NotExercised[];
 }

@@ -33,6 +33,11 @@ export type CauseKind =
    * so one commit carried several runs' work, or lacked the work an earlier run kept in memory (a count too low).
    */
   | 'state-kept-between-attempts'
+  /**
+   * A consumer's commit wrote an item with a value computed from its own read of it, without a condition, and another
+   * invocation wrote the item between the read and the commit: that write was lost (a count too low).
+   */
+  | 'lost-update'
   /** A producer drew a new event id on each attempt: one command committed under two ids. */
   | 'event-id-per-attempt'
   /** Applied again, and the run shows by which invocation, not why. */
@@ -46,8 +51,11 @@ export interface InvocationReference {
   readonly receive?: number;
   /** Simulated seconds from the start of the run to the invocation's end. */
   readonly atSeconds: number;
-  /** Its part in the cause: `applied` (the first application), `applied-again`, or `not-applied` (its commit failed). */
-  readonly role: 'applied' | 'applied-again' | 'not-applied';
+  /**
+   * Its part in the cause: `applied` (the first application), `applied-again`, `not-applied` (its commit failed), or
+   * `overwritten` (another execution environment's invocation whose write the applied commit overwrote from a stale copy).
+   */
+  readonly role: 'applied' | 'applied-again' | 'not-applied' | 'overwritten';
 }
 
 /** DynamoDB requests of a cause: an operation on tables, how many, and the fault the simulator injected on them. */
@@ -115,6 +123,7 @@ const FIXES: Record<CauseKind, string> = {
     'remove the override of the lease duration: leaseDuration plus the runtime\'s 5 s clock-skew allowance must stay below the queue\'s visibility timeout, so a redelivery after a crash takes the lease over (the construct checks this when leaseDuration is set through its props)',
   'aggregate-key-differs': 'locate the aggregate from the event (its subject or data), never from the processing time or other state',
   'state-kept-between-attempts': 'compute each write from the event and what the transaction reads, never from a module-level cache',
+  'lost-update': 'compute the write from what the item holds when the transaction commits: ADD, or SET a = a + :n, or a condition on the value read (a ConditionExpression in tx.update), never a value computed from an earlier read',
   'event-id-per-attempt': 'derive the event id from the command (e.g. order-placed-<orderId>) so every attempt writes the same event',
   'applied-again': 'make the effect idempotent: write through the transaction, or key the external call by the event id',
 };

@@ -4,6 +4,7 @@
  * the simulator package ships (simulator/init/starter.ts), its three packages pinned to this command's version.
  */
 import * as path from 'node:path';
+import { installedTarballs, registrySource, tarballSource, tarballsIn, type PackageSource } from '../init/package-source';
 import { appNameProblem, StarterRefusal, starterValues, writeStarter } from '../init/starter';
 import { EXIT_CODE, INVOCATION, PROGRAM, type Command, type CommandContext, type ParsedArguments } from './command';
 import { simulatorPackage } from './package-manifest';
@@ -11,16 +12,20 @@ import { simulatorPackage } from './package-manifest';
 /** Where the templates are in the simulator package, from its root. */
 export const TEMPLATE_DIRECTORY_IN_PACKAGE = path.join('init', 'template');
 
-const USAGE = `Usage: ${PROGRAM} init <directory> [--name <app name>]
+const USAGE = `Usage: ${PROGRAM} init <directory> [--name <app name>] [--tarballs <dir>]
 
 Writes a small CDK TypeScript app into <directory> (created when missing; refused, exit code 3, unless empty): an
 IdempotentEventFlow in a stack, a producer that writes its orders through the outbox, one subscriber, Template tests
 (vitest), a simulation scenario, and a CI script (npm run ci) that type-checks, tests and simulates. The app depends on
-idempotent-event-flow, @idempotent-event-flow/runtime and @idempotent-event-flow/simulator of this command's version.
+idempotent-event-flow, @idempotent-event-flow/runtime and @idempotent-event-flow/simulator of this command's version:
+from the tarballs this command was installed from, when it was (npm install <tarball>, npx --package <tarball>), else
+from the npm registry; it says which.
 
 Options:
   --name <app name>   the app's package name (lower-case words joined by hyphens, e.g. order-service; its stack is
                       the name in PascalCase). Default: the directory's name
+  --tarballs <dir>    take the three packages from the release tarballs in <dir> (as npm run release:pack writes
+                      them), as file: specs in the app's package.json
 `;
 
 /** The lines printed after the app is written: what to run next, from the directory `init` was run in. */
@@ -54,7 +59,20 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   }
   const simulator = simulatorPackage();
   if (simulator === undefined) return context.fail('the @idempotent-event-flow/simulator package.json was not found above this command: its templates and version are unknown');
-  const values = starterValues(name, simulator.version);
+  let source: PackageSource;
+  if (typeof parsed.values.tarballs === 'string') {
+    const directory = path.resolve(cwd, parsed.values.tarballs);
+    const found = tarballsIn(directory, simulator.version);
+    if ('missing' in found) return context.usageError(`--tarballs ${parsed.values.tarballs}: ${directory} has no ${found.missing.join(', ')} (the tarballs of version ${simulator.version})`);
+    source = tarballSource(found.tarballs, `the tarballs in ${directory} (--tarballs)`);
+  } else {
+    const installed = installedTarballs(simulator.root, simulator.version);
+    source =
+      installed === undefined
+        ? registrySource(simulator.version)
+        : tarballSource(installed, `the tarballs this command was installed from (${[...new Set(Object.values(installed).map((tarball) => path.dirname(tarball)))].join(', ')})`);
+  }
+  const values = starterValues(name, simulator.version, source);
   let written: string[];
   try {
     written = writeStarter({ target, values, templateDirectory: path.join(simulator.root, TEMPLATE_DIRECTORY_IN_PACKAGE) });
@@ -68,6 +86,8 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
       `Wrote the app ${values.appName} (stack ${values.stackName}, idempotent-event-flow ${values.version}) into ${target}:`,
       ...written.map((file) => `  ${file}`),
       '',
+      `Its packages idempotent-event-flow, @idempotent-event-flow/runtime and @idempotent-event-flow/simulator: ${values.packagesFrom}.`,
+      '',
       ...nextSteps(shownPath(cwd, target)),
       '',
     ].join('\n'),
@@ -80,6 +100,6 @@ export const initCommand: Command = {
   name: 'init',
   summary: 'write a starter app: a flow, a producer, a subscriber, Template tests, a scenario and a CI script',
   usage: USAGE,
-  options: { name: { type: 'string' } },
+  options: { name: { type: 'string' }, tarballs: { type: 'string' } },
   run,
 };

@@ -7,6 +7,7 @@
  */
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { registrySource, type PackageSource, type PackageSpecKey } from './package-source';
 
 /** What every template file's name ends in; dropped when the file is written. */
 export const TEMPLATE_SUFFIX = '.tmpl';
@@ -24,13 +25,15 @@ export const APP_NAME_MAX_LENGTH = 64;
 export const APP_NAME_PATTERN = /^[a-z][a-z0-9]*(?:-[a-z0-9]+)*$/;
 
 /** The values the placeholders of the templates take. */
-export interface StarterValues {
+export interface StarterValues extends Readonly<Record<PackageSpecKey, string>> {
   /** The app's name, its package.json `name` (e.g. `order-service`). */
   readonly appName: string;
   /** The app's stack name, the app name in PascalCase (e.g. `OrderService`). */
   readonly stackName: string;
-  /** The version of the three packages the app depends on, exactly: the simulator's own. */
+  /** The version of the three packages the app depends on: the simulator's own. */
   readonly version: string;
+  /** Where the three packages come from, in words (the specs are `constructsSpec`, `runtimeSpec`, `simulatorSpec`). */
+  readonly packagesFrom: string;
 }
 
 /** Why `init` wrote nothing: the target is not an empty directory. */
@@ -47,13 +50,16 @@ export function appNameProblem(name: string): string | undefined {
   return undefined;
 }
 
-/** The placeholders' values for an app named `appName` (valid: {@link appNameProblem}) on packages of `version`. */
-export function starterValues(appName: string, version: string): StarterValues {
+/**
+ * The placeholders' values for an app named `appName` (valid: {@link appNameProblem}) on packages of `version`, from
+ * `source` (@default the npm registry, at `version` exactly).
+ */
+export function starterValues(appName: string, version: string, source: PackageSource = registrySource(version)): StarterValues {
   const stackName = appName
     .split('-')
     .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
     .join('');
-  return { appName, stackName, version };
+  return { appName, stackName, version, ...source.specs, packagesFrom: source.said };
 }
 
 /** `text` with each `{{name}}` replaced by its value; a placeholder that is not one of {@link StarterValues} throws. */

@@ -58,8 +58,12 @@ export interface FunctionRunnerOptions {
    * @default nothing is reported
    */
   readonly observer?: SimulationObserver;
-  /** Picks each DynamoDB request's fault; `invocationKey` is what {@link FunctionRunner.invoke} was given. @default no faults */
-  readonly decideFault?: (invocationKey: string, request: ProxiedRequest) => RequestFault;
+  /**
+   * Picks each DynamoDB request's fault; `invocationKey` is what {@link FunctionRunner.invoke} was given, `environment`
+   * numbers the execution environment the invocation runs in (1, 2, ... in the order environments first took an
+   * invocation). @default no faults
+   */
+  readonly decideFault?: (invocationKey: string, request: ProxiedRequest, environment: number) => RequestFault;
   /** Hears whether DynamoDB applied each request of an invocation, its reply lost or not. @default not heard */
   readonly onRequestAnswered?: (invocationKey: string, request: ProxiedRequest, answer: RequestAnswer) => void;
   /** `AWS_LAMBDA_FUNCTION_NAME` and the context's `functionName`. @default `<stack name>-<logical id>`, cut to 64 characters */
@@ -181,6 +185,9 @@ export class FunctionRunner {
   private readonly outputListeners = new Map<ExecutionEnvironment, (line: string, stream: 'stdout' | 'stderr') => void>();
   /** Each environment's registration as an SQS sender. */
   private readonly senders = new Map<ExecutionEnvironment, SenderRegistration>();
+  /** Each environment's number, given when it first takes an invocation. */
+  private readonly environmentNumbers = new WeakMap<ExecutionEnvironment, number>();
+  private numberedEnvironments = 0;
 
   public constructor(private readonly options: FunctionRunnerOptions) {
     if (!Number.isInteger(options.maxEnvironments) || options.maxEnvironments < 1) {
@@ -241,6 +248,12 @@ export class FunctionRunner {
       throw error;
     }
     if (onOutput !== undefined) this.outputListeners.set(environment, onOutput);
+    let environmentNumber = this.environmentNumbers.get(environment);
+    if (environmentNumber === undefined) {
+      this.numberedEnvironments += 1;
+      environmentNumber = this.numberedEnvironments;
+      this.environmentNumbers.set(environment, environmentNumber);
+    }
     // a spare's init output, kept until now: to the observer, and to this invocation's listener
     this.adoptions.get(environment)?.();
     this.adoptions.delete(environment);
@@ -249,7 +262,7 @@ export class FunctionRunner {
     try {
       const { onRequestAnswered } = this.options;
       const onAnswered = onRequestAnswered === undefined ? undefined : (request: ProxiedRequest, answer: RequestAnswer) => onRequestAnswered(invocationKey, request, answer);
-      const outcome = await environment.invoke(event, this.decider(invocationKey), () => start?.release(), onAnswered);
+      const outcome = await environment.invoke(event, this.decider(invocationKey, environmentNumber), () => start?.release(), onAnswered);
       if (outcome.kind === 'crashed') this.crashes += 1;
       return outcome;
     } finally {
@@ -291,10 +304,10 @@ export class FunctionRunner {
     if (blocked !== undefined) await (await blocked).stop();
   }
 
-  private decider(invocationKey: string): (request: ProxiedRequest) => RequestFault {
+  private decider(invocationKey: string, environment: number): (request: ProxiedRequest) => RequestFault {
     const { decideFault, observer, fn } = this.options;
     return (request) => {
-      const fault = decideFault?.(invocationKey, request) ?? 'none';
+      const fault = decideFault?.(invocationKey, request, environment) ?? 'none';
       if (fault !== 'none') observer?.onFault?.(FAULT_KIND_OF[fault], fn.key);
       return fault;
     };

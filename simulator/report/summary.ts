@@ -210,26 +210,38 @@ export function synthLines(result: SimulationResult): string[] {
 export const NOT_REPLAYABLE = 'NOT REPLAYABLE';
 
 /**
- * The line of a run something outside the seed acted on between two steps (`replayable: false`): how often, in which
- * functions (among the events kept), the first change, and what it means: the verdict is this run's, its seed may give
- * another.
+ * The line of a run its seed may not replay (`replayable: false`), naming each cause: something outside the seed acted
+ * on a worker between two steps (how often, in which functions among the events kept, the first change), and a relay's
+ * catch-up that stopped at its real-time limit; and what it means: the verdict is this run's, its seed may give another.
  */
 export function notReplayableLine(result: SimulationResult): string {
+  const reasons: string[] = [];
   const { count, first } = result.realTimeEvents;
-  const byFunction = new Map<string, number>();
-  for (const { environment } of first) {
-    const functionKey = environment.replace(/#\d+$/, '');
-    byFunction.set(functionKey, (byFunction.get(functionKey) ?? 0) + 1);
+  if (count > 0) {
+    const byFunction = new Map<string, number>();
+    for (const { environment } of first) {
+      const functionKey = environment.replace(/#\d+$/, '');
+      byFunction.set(functionKey, (byFunction.get(functionKey) ?? 0) + 1);
+    }
+    const functions = [...byFunction].map(([functionKey, events]) => `${functionKey} ${events}`).join(', ') + (first.length < count ? ` of the first ${first.length}` : '');
+    const [earliest] = first;
+    reasons.push(
+      `something outside the seed acted on a worker between two steps, ${count} time(s) (${functions})` +
+        (earliest === undefined ? '' : `; first at turn ${earliest.turn}, ${earliest.environment}: ${earliest.change}`) +
+        '. Such as a connection the function keeps to a service outside the simulation (a Redis or database pool, an HTTP agent of its own) ' +
+        'that the service closed in real time, a socket answering, a child process ending: when it came was the machine\'s timing, not the seed\'s. ' +
+        'Open such connections per invocation, or keep the service from closing them during the run',
+    );
   }
-  const functions = [...byFunction].map(([functionKey, events]) => `${functionKey} ${events}`).join(', ') + (first.length < count ? ` of the first ${first.length}` : '');
-  const [earliest] = first;
-  return (
-    `${NOT_REPLAYABLE}: something outside the seed acted on a worker between two steps, ${count} time(s) (${functions})` +
-    (earliest === undefined ? '' : `; first at turn ${earliest.turn}, ${earliest.environment}: ${earliest.change}`) +
-    '. Such as a connection the function keeps to a service outside the simulation (a Redis or database pool, an HTTP agent of its own) ' +
-    'that the service closed in real time, a socket answering, a child process ending: when it came was the machine\'s timing, not the seed\'s. ' +
-    "The verdict below is this run's; the same seed, start and concurrency may give another run. Open such connections per invocation, or keep the service from closing them during the run."
-  );
+  const catchUp = result.relay.catchUpLimitMet ?? 0;
+  if (catchUp > 0) {
+    reasons.push(
+      `a relay stopped waiting for its stream to catch up with its table ${catchUp} time(s) (see the relay line): ` +
+        "when its unread records reached the queues was the stream's lag on this machine, not the seed's. " +
+        'A pipe that starts at LATEST misses what its table held before its first poll: start it at TRIM_HORIZON',
+    );
+  }
+  return `${NOT_REPLAYABLE}: ${reasons.join('; and ')}. The verdict below is this run's; the same seed, start and concurrency may give another run.`;
 }
 
 /** A failing run's replay line (`command` replays it), with a note when the run was not replayable (see {@link notReplayableLine}). */

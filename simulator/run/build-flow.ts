@@ -83,8 +83,8 @@ export interface LocalFlowDependencies {
   readonly tableNameSuffix?: string;
   /** Evaluates IAM on every request when given (and the model has an access model). @default requests are not evaluated */
   readonly policyEngine?: PolicyEngine;
-  /** Picks the fault of each DynamoDB request of a function. */
-  readonly decideFault: (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest) => RequestFault;
+  /** Picks the fault of each DynamoDB request of a function (`environment`: see FunctionRunnerOptions.decideFault). */
+  readonly decideFault: (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest, environment: number) => RequestFault;
   /** Hears whether DynamoDB applied each request of a function's invocation, its reply lost or not. @default not heard */
   readonly onRequestAnswered?: (functionKey: ResourceKey, invocationKey: string, request: ProxiedRequest, answer: RequestAnswer) => void;
   /** Decides the order of every function's DynamoDB requests and timers (a replayable run). @default none: they go as they come */
@@ -318,7 +318,7 @@ export async function buildLocalFlow(model: FlowModel, deps: LocalFlowDependenci
           region: deps.region,
           maxEnvironments: deps.concurrency,
           observer: deps.observer,
-          decideFault: (invocationKey, request) => deps.decideFault(functionKey, invocationKey, request),
+          decideFault: (invocationKey, request, environment) => deps.decideFault(functionKey, invocationKey, request, environment),
           ...(deps.onRequestAnswered === undefined ? {} : { onRequestAnswered: (invocationKey: string, request: ProxiedRequest, answer: RequestAnswer) => deps.onRequestAnswered?.(functionKey, invocationKey, request, answer) }),
           transactionConflicts: transactionConflicts.forCaller(functionKey),
           sqsSenders: senders,

@@ -149,11 +149,11 @@ export async function buildRun(
     extraFunctions: producerKeys(producers.map(({ fn }) => fn)),
     // a DynamoDB Local we did not start may hold the tables of an earlier run (./table-suffix.ts)
     tableNameSuffix,
-    decideFault: (functionKey, invocationKey, request) => {
+    decideFault: (functionKey, invocationKey, request, environment) => {
       ownClientWrites.onRequest(functionKey, request.operation, request.body.toString('utf8'));
       // a served run's flow works without faults (simulate --serve: the operator's drill)
       const fault = plan.stopped ? 'none' : decideFault(functionKey, invocationKey, request);
-      attribution.onRequest(functionKey, invocationKey, request, fault);
+      attribution.onRequest(functionKey, invocationKey, request, fault, environment);
       if (plan.stopped) return fault;
       // the write is applied and the function does not see it: a retry meets its own write
       if (fault === 'lose-response' || fault === 'crash-after') writesUnseen.add(`${functionKey}|${invocationKey}`);

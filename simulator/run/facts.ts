@@ -190,6 +190,7 @@ export async function readRunFacts(
     untaken: untakenEvents(committed, ledger),
     notExercised: notExercised(exercise, committedEvents),
     expectConsumed: options.scenario?.expectConsumed ?? [],
+    publishedOutside: options.scenario?.publishedOutside ?? [],
     model,
     ledger,
     synthAnnotations: app.synthAnnotations,

@@ -12,6 +12,7 @@ import type { RunLedger } from '../observation/ledger';
 import type { BuiltRun } from './build';
 import type { OperatedRun } from './operate';
 import type { PreparedApp, RunSettings } from './prepare';
+import { replayability } from './replayability';
 import type { RealTimeEvents, RelayFigures, SimulationResult, SubscriberReport } from './result';
 import type { DeadLetterFinding } from '../check/dead-letters';
 
@@ -104,7 +105,7 @@ export function reportRun(
     untakenEvents: facts.untaken,
     notExercised: facts.notExercised ?? [],
     iam: facts.iam,
-    replayable: realTime.count === 0,
+    ...replayability(realTime, ledger),
     realTimeEvents: realTime,
     producerWritesChecked: app.producers.length > 0 && app.producers.every(({ producer }) => producer.probe !== undefined),
   };

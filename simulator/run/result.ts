@@ -101,11 +101,20 @@ export interface SimulationResult {
    * what this run did.
    */
   readonly replayable: boolean;
+  /**
+   * Why the run is not replayable, when it is not: `real-time-events` (see {@link realTimeEvents}), `relay-catch-up-limit`
+   * (a relay stopped waiting for its stream at its real-time limit: {@link RelayFigures.catchUpLimitMet}).
+   * @default absent: the run is replayable
+   */
+  readonly notReplayableCauses?: readonly NotReplayableCause[];
   /** What acted on the workers between steps: how many times in all, and the first of them (see {@link RealTimeEvent}). */
   readonly realTimeEvents: RealTimeEvents;
   /** Whether the scenario's producer probe ran, so the producer's business changes were checked against the outbox. */
   readonly producerWritesChecked?: boolean;
 }
+
+/** Why a run is not replayable (see {@link SimulationResult.notReplayableCauses}). */
+export type NotReplayableCause = 'real-time-events' | 'relay-catch-up-limit';
 
 /** The real-time events of a run (see {@link SimulationResult.replayable}). */
 export interface RealTimeEvents {

@@ -120,11 +120,19 @@ export interface SimulationScenario {
   readonly malformed?: (event: SimulatedEvent) => boolean;
   /**
    * The event types the app means to be consumed (e.g. `['OrderPlaced', 'OrderPlaced.v2']`): a committed event of one
-   * of these types that no subscription's filter policy took fails the run (`untaken-event`). Every run lists, per
-   * type, the committed events no subscription took, whether listed here or not.
-   * @default no type is required to be consumed
+   * of these types that no subscription's filter policy took fails the run (`untaken-event`). The list is read as
+   * whole: a committed event of a type named neither here nor in {@link publishedOutside} that no subscription took
+   * fails the run too (a producer's new type nobody added to a filter). Every run lists, per type, the committed events
+   * no subscription took.
+   * @default no type is required to be consumed, and untaken events fail nothing
    */
   readonly expectConsumed?: readonly string[];
+  /**
+   * The event types the app publishes for consumers outside it, which no subscription of the app takes: with
+   * {@link expectConsumed} declared, their untaken events are no violation.
+   * @default none
+   */
+  readonly publishedOutside?: readonly string[];
 }
 
 /** Thrown when a scenario module cannot be loaded or does not export a scenario. */

@@ -38,6 +38,8 @@ export const VERIFY_RULES: readonly string[] = [untakenEventsRule.name, ...OBSER
 export interface UntakenInput {
   /** The event types the scenario expects consumed (its `expectConsumed`). @default none */
   readonly expectConsumed?: readonly string[];
+  /** The event types the scenario says the app publishes for consumers outside it (its `publishedOutside`). @default none */
+  readonly publishedOutside?: readonly string[];
   /** The run's events taken by subscribers left out of the checks (their dead letters unread). @default none */
   readonly takenElsewhere?: ReadonlySet<string>;
 }
@@ -133,6 +135,6 @@ export function checkVerifiedRun(
   });
   const runFacts: ObservableRunFacts = { ledger, subscribers: facts, committed: { eventsById }, isMalformed };
   const taken = new Set([...(untaken.takenElsewhere ?? []), ...subscribers.flatMap((verified) => [...verified.taken])]);
-  const untakenFindings = untakenEventsRule.check({ ...runFacts, untaken: untakenRunEvents(eventsById, taken), expectConsumed: untaken.expectConsumed ?? [] });
+  const untakenFindings = untakenEventsRule.check({ ...runFacts, untaken: untakenRunEvents(eventsById, taken), expectConsumed: untaken.expectConsumed ?? [], publishedOutside: untaken.publishedOutside ?? [] });
   return [...untakenFindings, ...runChecks(OBSERVABLE_CHECKS, runFacts)];
 }

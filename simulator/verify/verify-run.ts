@@ -390,6 +390,7 @@ export async function runVerify(clients: VerifyClients, options: VerifyOptions):
   const malformed = scenario.malformed;
   const violations = checkVerifiedRun(verified, eventsById, (id) => malformed !== undefined && eventsById.has(id) && malformed(eventsById.get(id)!), {
     expectConsumed: scenario.expectConsumed ?? [],
+    publishedOutside: scenario.publishedOutside ?? [],
     takenElsewhere: unreadTaken,
   });
   const checked: VerifyResult = {

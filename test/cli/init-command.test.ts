@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest';
 import { main } from '../../simulator/cli/main';
 import { EXIT_CODE } from '../../simulator/cli/command';
 import { initCommand, nextSteps } from '../../simulator/cli/init-command';
+import { installedTarballs, tarballNames } from '../../simulator/init/package-source';
 import { appNameProblem, renderTemplate, starterFiles, starterValues, TEMPLATE_SUFFIX, writeStarter } from '../../simulator/init/starter';
 
 const REPO = path.resolve(__dirname, '..', '..');
@@ -155,6 +156,57 @@ describe('init writes the starter app', () => {
     expect(nextSteps('.')).not.toContain('  cd .');
   });
 
+  test('without tarballs, its packages come from the npm registry at the command\'s version, and it says so', async () => {
+    const result = await init('order-service');
+    expect(result.stdout).toContain(`Its packages idempotent-event-flow, @idempotent-event-flow/runtime and @idempotent-event-flow/simulator: version ${VERSION} from the npm registry.\n`);
+  });
+
+  test('--tarballs <dir>: its package.json takes the three packages from the release tarballs there (file: specs), and it says so; a missing tarball writes nothing', async () => {
+    const release = path.join(tmp, 'release');
+    fs.mkdirSync(release);
+    for (const name of OURS) fs.writeFileSync(path.join(release, tarballNames(name, VERSION)[0]!), 'not read');
+    const result = await init('order-service', '--tarballs', 'release');
+    expect(result).toMatchObject({ code: EXIT_CODE.OK, stderr: '' });
+    const manifest = readJson<{ dependencies: Record<string, string>; devDependencies: Record<string, string> }>(path.join(tmp, 'order-service', 'package.json'));
+    const all = { ...manifest.dependencies, ...manifest.devDependencies };
+    expect(OURS.map((name) => all[name])).toEqual([
+      `file:${path.join(release, `idempotent-event-flow-${VERSION}.tgz`)}`,
+      `file:${path.join(release, `idempotent-event-flow-runtime-${VERSION}.tgz`)}`,
+      `file:${path.join(release, `idempotent-event-flow-simulator-${VERSION}.tgz`)}`,
+    ]);
+    expect(result.stdout).toContain(`Its packages idempotent-event-flow, @idempotent-event-flow/runtime and @idempotent-event-flow/simulator: the tarballs in ${release} (--tarballs).\n`);
+
+    fs.rmSync(path.join(release, `idempotent-event-flow-runtime-${VERSION}.tgz`));
+    const missing = await init('other-service', '--tarballs', 'release');
+    expect(missing.code).toBe(EXIT_CODE.USAGE);
+    expect(missing.stderr).toContain(`has no idempotent-event-flow-runtime-${VERSION}.tgz`);
+    expect(fs.existsSync(path.join(tmp, 'other-service'))).toBe(false);
+  });
+
+  test('a simulator installed from a tarball: the app takes the tarballs it came from (the project\'s file: specs, or the others beside the simulator\'s)', () => {
+    // a project that ran npm install ../release/idempotent-event-flow-simulator-<v>.tgz (npx --package <tarball> makes such a project too)
+    const release = path.join(tmp, 'release');
+    const project = path.join(tmp, 'project');
+    const root = path.join(project, 'node_modules', '@idempotent-event-flow', 'simulator');
+    fs.mkdirSync(release);
+    fs.mkdirSync(root, { recursive: true });
+    for (const name of OURS) fs.writeFileSync(path.join(release, tarballNames(name, '1.2.3')[0]!), 'not read');
+    fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ dependencies: { '@idempotent-event-flow/simulator': 'file:../release/idempotent-event-flow-simulator-1.2.3.tgz' } }));
+    expect(installedTarballs(root, '1.2.3')).toEqual({
+      constructsSpec: path.join(release, 'idempotent-event-flow-1.2.3.tgz'),
+      runtimeSpec: path.join(release, 'idempotent-event-flow-runtime-1.2.3.tgz'),
+      simulatorSpec: path.join(release, 'idempotent-event-flow-simulator-1.2.3.tgz'),
+    });
+    // from the registry (a version spec), or a tarball of the others missing: none
+    fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ dependencies: { '@idempotent-event-flow/simulator': '1.2.3' } }));
+    expect(installedTarballs(root, '1.2.3')).toBeUndefined();
+    fs.writeFileSync(path.join(project, 'package.json'), JSON.stringify({ dependencies: { '@idempotent-event-flow/simulator': 'file:../release/idempotent-event-flow-simulator-1.2.3.tgz' } }));
+    fs.rmSync(path.join(release, 'idempotent-event-flow-1.2.3.tgz'));
+    expect(installedTarballs(root, '1.2.3')).toBeUndefined();
+    // the repository's own simulator (no node_modules above it): none
+    expect(installedTarballs(path.join(REPO, 'simulator'), VERSION)).toBeUndefined();
+  });
+
   test('writes into an existing empty directory', async () => {
     fs.mkdirSync(path.join(tmp, 'order-service'));
     expect((await init('order-service')).code).toBe(EXIT_CODE.OK);
@@ -219,7 +271,15 @@ describe('the app name and the templates', () => {
   test('app names: lower-case words joined by single hyphens, starting with a letter; the stack name is its PascalCase', () => {
     expect(['order-service', 'shop', 'shop2', 'a-b-c'].map(appNameProblem)).toEqual([undefined, undefined, undefined, undefined]);
     expect(['Shop', '-shop', 'shop_x', 'shop.x', '', '2shop'].map((name) => appNameProblem(name) === undefined)).toEqual([false, false, false, false, false, false]);
-    expect(starterValues('order-service-2', '1.0.0')).toEqual({ appName: 'order-service-2', stackName: 'OrderService2', version: '1.0.0' });
+    expect(starterValues('order-service-2', '1.0.0')).toEqual({
+      appName: 'order-service-2',
+      stackName: 'OrderService2',
+      version: '1.0.0',
+      constructsSpec: '1.0.0',
+      runtimeSpec: '1.0.0',
+      simulatorSpec: '1.0.0',
+      packagesFrom: 'version 1.0.0 from the npm registry',
+    });
     expect(renderTemplate('{{appName}}/{{stackName}}@{{version}}', starterValues('a-b', '1.2.3'))).toBe('a-b/AB@1.2.3');
   });
 

@@ -1,6 +1,7 @@
 /** The report `simulate` prints: its verdict says what was checked, and points at subscribers nothing reached. */
 import { describe, expect, test } from 'vitest';
 import { NOT_REPLAYABLE, catchUpLimitUnmet, formatSummary, replayLines } from '../../simulator/report/summary';
+import { replayability } from '../../simulator/run/replayability';
 import { resultJson } from '../../simulator/run/result-json';
 import type { SimulationResult, SubscriberReport } from '../../simulator/run/simulation';
 
@@ -240,6 +241,27 @@ describe('formatSummary', () => {
     );
     expect(text).toMatch(/^OK: /m);
     expect(formatSummary(result([subscriber('Billing', 2, { applied: 2, min: 2, max: 2 })], []))).not.toContain(NOT_REPLAYABLE);
+  });
+
+  test("a relay's catch-up limit met makes the run not replayable: replayable false with its cause in --json, and the NOT REPLAYABLE line names the relay, not the workers", () => {
+    const relay = { ...result([], []).relay, catchUpLimitMet: 2 };
+    expect(replayability({ count: 0, first: [] }, relay)).toEqual({ replayable: false, notReplayableCauses: ['relay-catch-up-limit'] });
+    expect(replayability({ count: 0, first: [] }, result([], []).relay)).toEqual({ replayable: true });
+    const met = { ...result([subscriber('Billing', 2, { applied: 2, min: 2, max: 2 })], []), relay, ...replayability({ count: 0, first: [] }, relay) };
+    const text = formatSummary(met);
+    expect(text).toContain(`${NOT_REPLAYABLE}: a relay stopped waiting for its stream to catch up with its table 2 time(s) (see the relay line)`);
+    expect(text).not.toContain('something outside the seed acted on a worker');
+    expect(text).toMatch(/^OK: /m);
+    const json = JSON.parse(JSON.stringify(resultJson(met))) as { replayable: boolean; notReplayableCauses?: string[]; relay: { catchUpLimitMet?: number } };
+    expect(json).toMatchObject({ replayable: false, notReplayableCauses: ['relay-catch-up-limit'], relay: { catchUpLimitMet: 2 } });
+
+    // both causes: one line naming each
+    const realTime = { count: 1, first: [{ environment: 'Billing/Handler#1', turn: 3, change: 'HTTP calls started 0 → 1' }] };
+    const both = { ...met, realTimeEvents: realTime, ...replayability(realTime, relay) };
+    expect(both.notReplayableCauses).toEqual(['real-time-events', 'relay-catch-up-limit']);
+    const line = formatSummary(both).split('\n').find((candidate) => candidate.startsWith(NOT_REPLAYABLE));
+    expect(line).toMatch(/^NOT REPLAYABLE: something outside the seed acted on a worker between two steps, 1 time\(s\) .*; and a relay stopped waiting for its stream to catch up with its table 2 time\(s\)/);
+    expect(replayability(realTime, result([], []).relay)).toEqual({ replayable: false, notReplayableCauses: ['real-time-events'] });
   });
 
   test("a failing run's replay line says when the run was not replayable", () => {

@@ -91,6 +91,72 @@ describe('ApplyAttribution', () => {
     expect(flow.attribution.shortCauses('Fn', ['e-2'])).toEqual([]);
   });
 
+  test("a count too low: a commit computed from a copy its environment kept since an earlier invocation, another environment having written the item in between (two environments' caches), names both; a handler that reads the item in its own invocation is not named", () => {
+    const flow = run({ subscriber: 'Billing', mode: 'transactional', inboxTable: 'Inbox' });
+    const read = (pk: string) => ({ body: { TableName: 'Ledger', Key: { pk: { S: pk } }, ConsistentRead: true }, operation: 'GetItem', applied: false });
+    const count = (pk: string, value: number) => ({ Update: { TableName: 'Ledger', Key: { pk: { S: pk } }, UpdateExpression: 'SET orderCount = :count', ExpressionAttributeValues: { ':count': { N: String(value) } } } });
+    // environment 1 reads customer-1's count (0) and commits 1; environment 2 reads 1 and commits 2; environment 1
+    // commits 2 from its copy, without reading the item again: one order lost
+    flow.invoke([['e-1', 1]], [read('customer-1'), { body: commit('Billing', 'e-1', count('customer-1', 1)), applied: true }], RETURNED, [], 1);
+    flow.invoke([['e-2', 1]], [read('customer-1'), { body: commit('Billing', 'e-2', count('customer-1', 2)), applied: true }], RETURNED, [], 2);
+    flow.later(30);
+    flow.invoke([['e-3', 1]], [{ body: commit('Billing', 'e-3', count('customer-1', 2)), applied: true }], RETURNED, [], 1);
+    // customer-2: each invocation reads the item before its commit (no copy kept), in two environments
+    flow.invoke([['e-4', 1]], [read('customer-2'), { body: commit('Billing', 'e-4', count('customer-2', 1)), applied: true }], RETURNED, [], 1);
+    flow.invoke([['e-5', 1]], [read('customer-2'), { body: commit('Billing', 'e-5', count('customer-2', 2)), applied: true }], RETURNED, [], 2);
+    flow.invoke([['e-6', 1]], [read('customer-2'), { body: commit('Billing', 'e-6', count('customer-2', 3)), applied: true }], RETURNED, [], 1);
+
+    expect(flow.attribution.shortCause('Fn', ['e-1', 'e-2', 'e-3'])).toBe(
+      'event e-3: committed once, by invocation #3 (receive 1, at +30 s), which wrote Ledger item {"pk":"customer-1"} from what its execution environment kept in memory since invocation #1 (receive 1, at +0 s), ' +
+        'although invocation #2 (receive 1, at +0 s), in another environment, had written that item since (a lost update: a module-level cache kept across invocations is stale once another environment writes the item); ' +
+        'compute each write from the event and what the transaction reads, never from memory',
+    );
+    const causes = flow.attribution.shortCauses('Fn', ['e-1', 'e-2', 'e-3']);
+    expect(causes).toHaveLength(1);
+    expect(causes[0]).toMatchObject({ kind: 'state-kept-between-attempts', subscriber: 'Billing', eventIds: ['e-3'] });
+    expect(causes[0]!.invocations.map((invocation) => [invocation.number, invocation.role])).toEqual([[2, 'overwritten'], [3, 'applied']]);
+    expect(flow.attribution.shortCauses('Fn', ['e-4', 'e-5', 'e-6'])).toEqual([]);
+
+    // customer-3: environment 1 reads it, environment 2 commits, then environment 1 reads it again before its commit: a fresh read, nothing lost
+    flow.invoke([['e-7', 1]], [read('customer-3')], { kind: 'threw', errorName: 'Error', errorMessage: 'not yet' }, [], 1);
+    flow.invoke([['e-8', 1]], [read('customer-3'), { body: commit('Billing', 'e-8', count('customer-3', 1)), applied: true }], RETURNED, [], 2);
+    flow.invoke([['e-7', 2]], [read('customer-3'), { body: commit('Billing', 'e-7', count('customer-3', 1)), applied: true }], RETURNED, [], 1);
+    expect(flow.attribution.shortCauses('Fn', ['e-7', 'e-8'])).toEqual([]);
+  });
+
+  test("a count too low: a commit computed from its own invocation's read, another environment having written the item between the read and the commit, is a lost update; an ADD is never one", () => {
+    const flow = run({ subscriber: 'Billing', mode: 'transactional', inboxTable: 'Inbox' });
+    const read = { body: { TableName: 'Ledger', Key: { pk: { S: 'customer-1' } } }, operation: 'GetItem', applied: false };
+    const set = { Update: { TableName: 'Ledger', Key: { pk: { S: 'customer-1' } }, UpdateExpression: 'SET orderCount = :count', ExpressionAttributeValues: { ':count': { N: '1' } } } };
+    const attribution = flow.attribution;
+    // invocation #1 (environment 1) reads; invocation #2 (environment 2) reads and commits; then #1's commit: the
+    // harness sends an invocation's requests together, so its read and commit go through onRequest by hand
+    attribution.onRequest('Fn', 'Mapping|a|1', { operation: 'GetItem', index: 1, body: Buffer.from(JSON.stringify(read.body)) }, 'none', 1);
+    attribution.onAnswered('Fn', 'Mapping|a|1', { index: 1 }, true);
+    flow.invoke([['e-2', 1]], [read, { body: commit('Billing', 'e-2', set), applied: true }], RETURNED, [], 2);
+    attribution.onRequest('Fn', 'Mapping|a|1', { operation: 'TransactWriteItems', index: 2, body: Buffer.from(JSON.stringify(commit('Billing', 'e-1', set))) }, 'none', 1);
+    attribution.onAnswered('Fn', 'Mapping|a|1', { index: 2 }, true);
+    attribution.onInvocation('Fn', 'Mapping|a|1', { messages: [{ messageId: 'msg-e-1', receiveCount: 1, origin: { eventId: 'e-1', via: 'sns' } }], outcome: RETURNED, failedMessageIds: [] });
+
+    expect(attribution.shortCause('Fn', ['e-1', 'e-2'])).toMatch(
+      /^event e-1: committed once, by invocation #2 \(receive 1, at \+0 s\), which wrote Ledger item \{"pk":"customer-1"\} computed from its own earlier read of it, although invocation #1 \(receive 1, at \+0 s\), in another environment, had written that item after the read \(a lost update/,
+    );
+    const [cause] = attribution.shortCauses('Fn', ['e-1', 'e-2']);
+    expect(cause).toMatchObject({ kind: 'lost-update', subscriber: 'Billing', eventIds: ['e-1'] });
+    expect(cause!.invocations.map((invocation) => [invocation.number, invocation.role])).toEqual([[1, 'overwritten'], [2, 'applied']]);
+
+    // the same interleaving with ADD: the commit adds to what the item holds, nothing is lost
+    const adding = run({ subscriber: 'Billing', mode: 'transactional', inboxTable: 'Inbox' });
+    const add = { Update: { TableName: 'Ledger', Key: { pk: { S: 'customer-1' } }, UpdateExpression: 'ADD orderCount :one' } };
+    adding.attribution.onRequest('Fn', 'Mapping|a|1', { operation: 'GetItem', index: 1, body: Buffer.from(JSON.stringify(read.body)) }, 'none', 1);
+    adding.attribution.onAnswered('Fn', 'Mapping|a|1', { index: 1 }, true);
+    adding.invoke([['e-2', 1]], [read, { body: commit('Billing', 'e-2', add), applied: true }], RETURNED, [], 2);
+    adding.attribution.onRequest('Fn', 'Mapping|a|1', { operation: 'TransactWriteItems', index: 2, body: Buffer.from(JSON.stringify(commit('Billing', 'e-1', add))) }, 'none', 1);
+    adding.attribution.onAnswered('Fn', 'Mapping|a|1', { index: 2 }, true);
+    adding.attribution.onInvocation('Fn', 'Mapping|a|1', { messages: [{ messageId: 'msg-e-1', receiveCount: 1, origin: { eventId: 'e-1', via: 'sns' } }], outcome: RETURNED, failedMessageIds: [] });
+    expect(adding.attribution.shortCauses('Fn', ['e-1', 'e-2'])).toEqual([]);
+  });
+
   test("an own client's write left by a crashed invocation, then written again: named by invocation and table", () => {
     const flow = run({ subscriber: 'Billing', mode: 'transactional', inboxTable: 'Inbox' });
     const update = { body: { TableName: 'Ledger', Key: { pk: { S: 'order-1' } } }, operation: 'UpdateItem', applied: true };
@@ -148,6 +214,31 @@ describe('ApplyAttribution', () => {
         'nor stopped by the processed ids when the event comes again (return the change as the state from apply() instead)',
     );
     expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => cause.kind)).toEqual(['write-outside-transaction']);
+  });
+
+  test("an aggregate's apply() write with its own client, then a commit of the event: the own client named, never another mode's advice (a step's write, a redelivery after a crash)", () => {
+    const flow = run({ subscriber: 'Loyalty', mode: 'aggregate' });
+    const update = (fault?: 'lose-response') => ({ body: { TableName: 'Loyalty', Key: { pk: { S: 'BONUS#c-1' } }, UpdateExpression: 'ADD bonus :one' }, operation: 'UpdateItem', applied: true, ...(fault === undefined ? {} : { fault }) });
+    const aggregateCommit = (eventId: string, applied: boolean, fault?: 'crash-before') => ({
+      body: { TableName: 'Loyalty', Item: { pk: { S: `CUSTOMER#${eventId}` }, processedMessages: { L: [{ S: `${eventId} 0123456789abcdef` }] } } },
+      operation: 'PutItem',
+      applied,
+      ...(fault === undefined ? {} : { fault }),
+    });
+    // e-1: apply() wrote with its own client, then the process died before the commit; the redelivery commits without
+    // an own-client write (the run's apply() wrote only the first time)
+    flow.invoke([['e-1', 1]], [update(), aggregateCommit('e-1', false, 'crash-before')], { kind: 'crashed', atRequest: 2, afterCommit: false });
+    flow.later(180);
+    flow.invoke([['e-1', 2]], [aggregateCommit('e-1', true)]);
+    // e-2: apply()'s own write, its response lost, re-sent by the SDK in the same run, then the commit
+    flow.invoke([['e-2', 1]], [update('lose-response'), update(), aggregateCommit('e-2', true)]);
+
+    for (const eventId of ['e-1', 'e-2']) {
+      const text = flow.attribution.cause('Fn', [eventId])!;
+      expect(text, eventId).toContain('with its own client');
+      expect(text, eventId).not.toMatch(/step|a redelivery after a crash|idempotency key/);
+      expect(flow.attribution.causes('Fn', [eventId]).map((cause) => cause.kind), eventId).toEqual(['write-outside-transaction']);
+    }
   });
 
   test("an aggregate's later commit whose processed ids list an earlier event is no second application of it (a redelivery the runtime skipped, beside a new event of the aggregate)", () => {

@@ -17,13 +17,22 @@ export function attributedRun(consumer: { subscriber: string; mode: string; inbo
   return {
     attribution,
     later: (seconds: number) => (now += seconds * 1000),
-    /** One invocation carrying `events` (id, receive count), sending `writes` in order. */
-    invoke(events: readonly ([string, number] | [string, number, string])[], writes: readonly { body: object; fault?: RequestFault; applied: boolean; operation?: string }[], outcome: InvocationOutcome = RETURNED, failed: readonly string[] = []) {
+    /**
+     * One invocation carrying `events` (id, receive count), sending `writes` in order (a read too: `operation` `GetItem`),
+     * in the execution environment numbered `environment`.
+     */
+    invoke(
+      events: readonly ([string, number] | [string, number, string])[],
+      writes: readonly { body: object; fault?: RequestFault; applied: boolean; operation?: string }[],
+      outcome: InvocationOutcome = RETURNED,
+      failed: readonly string[] = [],
+      environment = 1,
+    ) {
       invocations += 1;
       const key = `Mapping|m-${invocations}|1`;
       writes.forEach((write, index) => {
         const request = { operation: write.operation ?? 'TransactWriteItems', index: index + 1, body: Buffer.from(JSON.stringify(write.body)) };
-        attribution.onRequest('Fn', key, request, write.fault ?? 'none');
+        attribution.onRequest('Fn', key, request, write.fault ?? 'none', environment);
         if (write.fault !== 'throttle' && write.fault !== 'conflict' && write.fault !== 'crash-before') attribution.onAnswered('Fn', key, request, write.applied);
       });
       attribution.onInvocation('Fn', key, {

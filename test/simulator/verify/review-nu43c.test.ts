@@ -32,7 +32,7 @@ describe("NU43C-1: verify applies the scenario's expectConsumed (simulate's unta
   });
 
   test('a filter that takes no OrderPlaced, which the scenario expects consumed: VIOLATED untaken-event, not NOT PROVEN', () => {
-    const violations = checkVerifiedRun([{ subscriber: subscriberOf('Billing'), taken: new Set(), deadLetters: [], onQueue: 0, applied: new Set() }], runEvents, () => false, { expectConsumed: ['OrderPlaced'] });
+    const violations = checkVerifiedRun([{ subscriber: subscriberOf('Billing'), taken: new Set(), deadLetters: [], onQueue: 0, applied: new Set() }], runEvents, () => false, { expectConsumed: ['OrderPlaced'], publishedOutside: ['OrderNoted'] });
     expect(violations.map((violation) => violation.kind)).toEqual(['untaken-event']);
     expect(violations[0]!.detail).toContain(`2 committed OrderPlaced event(s)`);
     expect(violations[0]!.detail).toContain(placed[0]);
@@ -40,14 +40,16 @@ describe("NU43C-1: verify applies the scenario's expectConsumed (simulate's unta
     expect(verifyVerdict(verifyResult({ violations })).status).toBe('VIOLATED');
   });
 
-  test('types the scenario does not expect consumed, and events some filter took, are no violation', () => {
+  test('types the scenario publishes for consumers outside the app, and events some filter took, are no violation; a type it names nowhere is one', () => {
     const taken = new Set(placed);
-    expect(checkVerifiedRun([{ subscriber: subscriberOf('Billing'), taken, deadLetters: [], onQueue: 0, applied: taken }], runEvents, () => false, { expectConsumed: ['OrderPlaced'] })).toEqual([]);
+    expect(checkVerifiedRun([{ subscriber: subscriberOf('Billing'), taken, deadLetters: [], onQueue: 0, applied: taken }], runEvents, () => false, { expectConsumed: ['OrderPlaced'], publishedOutside: ['OrderNoted'] })).toEqual([]);
+    const unnamed = checkVerifiedRun([{ subscriber: subscriberOf('Billing'), taken, deadLetters: [], onQueue: 0, applied: taken }], runEvents, () => false, { expectConsumed: ['OrderPlaced'] });
+    expect(unnamed.map((violation) => violation.detail.split(' reached')[0])).toEqual(['1 committed OrderNoted event(s)']);
     expect(checkVerifiedRun([{ subscriber: subscriberOf('Billing'), taken: new Set(), deadLetters: [], onQueue: 0, applied: new Set() }], runEvents, () => false)).toEqual([]);
   });
 
   test('events taken by a subscriber left out of the checks (its dead letters unread) are taken, not untaken', () => {
-    const violations = checkVerifiedRun([], runEvents, () => false, { expectConsumed: ['OrderPlaced'], takenElsewhere: new Set(placed) });
+    const violations = checkVerifiedRun([], runEvents, () => false, { expectConsumed: ['OrderPlaced'], publishedOutside: ['OrderNoted'], takenElsewhere: new Set(placed) });
     expect(violations).toEqual([]);
   });
 });
