@@ -1716,7 +1716,7 @@ export const MUTANTS: readonly Mutant[] = [
   {
     id: 'fence-redrive-other-subscribers-letters',
     breaks: "fence redrive / fence list (review ro13, RO13-1): a letter another subscriber's consumer dead-lettered (iefSubscriber) is planned as this subscriber's, and --yes deletes it as applied when this one applied the event",
-    file: 'simulator/cli/fence-command.ts',
+    file: 'simulator/cli/fence-dead-letter-queue.ts',
     find: '    if (named !== undefined && named !== subscriber) return undefined;',
     replace: '',
     tests: ['test/cli/fence-redrive-wrong-queue.int.test.ts'],
@@ -1942,5 +1942,30 @@ export const MUTANTS: readonly Mutant[] = [
     find: "const HELD_AGGREGATE_EXPRESSION = 'FILL(gaps, 0) + FILL(errors, 0) + FILL(letters, 0) + FILL(reading, 0)';",
     replace: "const HELD_AGGREGATE_EXPRESSION = 'FILL(gaps, 0) + FILL(errors, 0) + 0 * FILL(letters, 0) + 0 * FILL(reading, 0)';",
     tests: ['test/constructs/ordered-on-call.test.ts'],
+  },
+  // ---- issue 38, fifteenth session (o38): `fence skip` reads the subscriber's FIFO dead-letter queue first ----------
+  {
+    id: 'fence-skip-ignores-dead-letters',
+    breaks: "fence skip: a sequence whose event sits in the subscriber's FIFO dead-letter queue is skipped without --drop-dead-letters, so the aggregate applies its later events and the letter can then only be dropped or applied out of sequence",
+    file: 'simulator/cli/fence-skip.ts',
+    find: "  if (held.letters.length > 0 && parsed.values['drop-dead-letters'] !== true) {",
+    replace: '  if (held.letters.length < 0) {',
+    tests: ['test/cli/fence-skip-dead-letters.int.test.ts', ORDERED_MODEL],
+  },
+  {
+    id: 'fence-skip-past-unread-letters',
+    breaks: "fence skip: a skip goes on while letters of the dead-letter queue were not read (hidden behind ten of their group, or in flight), where the event of a skipped sequence may be",
+    file: 'simulator/cli/fence-skip.ts',
+    find: '  if (held.unread > 0) {',
+    replace: '  if (held.unread < 0) {',
+    tests: ['test/cli/fence-skip-dead-letters.int.test.ts'],
+  },
+  {
+    id: 'fence-skip-dead-letters-of-any-sequence-range',
+    breaks: "fence skip: the dead-letter check looks only at the sequence right after the fence, so a letter of a later skipped sequence is passed unnamed",
+    file: 'simulator/cli/dead-letters/skip-dead-letters.ts',
+    find: '      .filter((letter) => letter.aggregateId === aggregateId && letter.sequence > from && letter.sequence <= to)',
+    replace: '      .filter((letter) => letter.aggregateId === aggregateId && letter.sequence === from + 1)',
+    tests: ['test/cli/fence-skip-dead-letters.int.test.ts'],
   },
 ];
