@@ -1968,4 +1968,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '      .filter((letter) => letter.aggregateId === aggregateId && letter.sequence === from + 1)',
     tests: ['test/cli/fence-skip-dead-letters.int.test.ts'],
   },
+  {
+    id: 'fence-carry-restore-summary-by-name',
+    breaks: "fence carry (review ro14, RO14-5): DynamoDB's restore summary is compared by table name only, so a table restored from a same-named table of another Region or account proves carrying from the local one",
+    file: 'simulator/cli/fence-carry-proof.ts',
+    find: '    if (fromArn === sourceArn) return',
+    replace: "    if (fromArn?.split(':table/')[1] === sourceArn.split(':table/')[1]) return",
+    tests: ['test/cli/fence-carry-wrong-flow.int.test.ts'],
+  },
 ];

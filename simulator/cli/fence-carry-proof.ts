@@ -2,7 +2,7 @@
  * What proves the table `fence carry` carries from is the one the subscriber's inbox table was restored from, or the
  * one it replaced (review ro13, RO13-5). Subscriber names (`Billing`) and aggregate ids (`order-42`) repeat across flows
  * and environments: carried from another flow's inbox, this subscriber's fences would pass events it never applied.
- * Proven by DynamoDB's restore summary of the restored table (the table it was restored from), else by the
+ * Proven by DynamoDB's restore summary of the restored table (the table it was restored from, by its whole ARN), else by the
  * subscriber's live inbox records the restored table held when it was created (up to 50 looked up), every one recorded in the table carried from at the same aggregate and sequence
  * (one event in common, replayed into another environment, proves nothing), else by the Operator output of the
  * deployment that used the table carried from (`--from-subscriber-output`), which fence-command.ts compares with the
@@ -25,9 +25,17 @@ export function carrySourceRefusalStart(fromTable: string, table: string): strin
   return `nothing proves '${terminalText(table)}' was restored from '${terminalText(fromTable)}' (or replaced it)`;
 }
 
-/** The table a restore summary's source ARN names (`arn:aws:dynamodb:<region>:<account>:table/<name>`). */
-function tableNameOf(arn: string): string {
-  return arn.slice(arn.indexOf(':table/') + ':table/'.length).split('/')[0] ?? arn;
+/**
+ * The ARN of `table` as DynamoDB names it (`arn:aws:dynamodb:<region>:<account>:table/<name>`), in the operator's account
+ * and Region; undefined when there is no such table.
+ */
+async function tableArnOf(context: CommandContext, table: string): Promise<string | undefined> {
+  try {
+    return (await context.client().send(new DescribeTableCommand({ TableName: table }))).Table?.TableArn;
+  } catch (error) {
+    if ((error as Error).name === 'ResourceNotFoundException') return undefined;
+    throw error;
+  }
 }
 
 /**
@@ -38,9 +46,14 @@ export async function proveCarrySource(context: CommandContext, subscriber: stri
   const described = await context.client().send(new DescribeTableCommand({ TableName: table }));
   const sourceArn = described.Table?.RestoreSummary?.SourceTableArn;
   if (sourceArn !== undefined) {
-    const source = tableNameOf(sourceArn);
-    if (source === fromTable) return { proven: `DynamoDB says '${terminalText(table)}' was restored from it` };
-    return { refusal: `'${terminalText(table)}' was restored from '${terminalText(source)}' (DynamoDB's restore summary), not from '${terminalText(fromTable)}': carry from that table` };
+    // the whole ARN: a table of the same name in another Region or account is another table (review ro14, RO14-5)
+    const fromArn = await tableArnOf(context, fromTable);
+    if (fromArn === sourceArn) return { proven: `DynamoDB says '${terminalText(table)}' was restored from it (${terminalText(fromArn)})` };
+    return {
+      refusal:
+        `'${terminalText(table)}' was restored from ${terminalText(sourceArn)} (DynamoDB's restore summary), not from '${terminalText(fromTable)}' (${fromArn === undefined ? 'no such table here' : terminalText(fromArn)}): ` +
+        'carry from that table (in its account and Region)',
+    };
   }
   const client = toDocumentClient(context.client());
   const items = await scanItems(client, {

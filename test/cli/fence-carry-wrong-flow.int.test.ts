@@ -4,6 +4,7 @@
  * both inboxes recorded (replayed into a shadow environment) proves nothing of the rest (review ro14, RO14-2). Against
  * DynamoDB Local and the simulator's SQS, with the real OrderedOutbox, the ordered consumer and the CLI.
  */
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
@@ -18,7 +19,7 @@ import { localClient } from '../support/dynamodb-client';
 import { createInbox, createKeyedTable, createOutbox } from '../support/proof/tables';
 import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
 import { sqsRecord } from '../lambda/helpers';
-import { cli as runCli } from './operator-services';
+import { cli as runCli, cliAt } from './operator-services';
 
 const SUBSCRIBER = 'Restored';
 const client = localClient();
@@ -138,5 +139,23 @@ describe('fence carry from a wrong table', () => {
     expect(carried.code).toBe(3);
     expect(carried.stderr).toContain(carrySourceRefusalStart(otherInbox.inboxTableName, restored.inboxTableName));
     expect(shown.appliedSequence).toBe(1);
+  });
+
+  test("RO14-5: DynamoDB's restore summary proves the table carried from by its whole ARN, not by its name (a same-named table of another Region or account)", async () => {
+    const aggregateId = id('summary');
+    await consumer(original, aMinuteAgo)({ Records: [sqsRecord(JSON.stringify(await emit(aggregateId, 'opened')))] });
+    const restored = await restoredInbox([]);
+    const localArn = (await client.send(new DescribeTableCommand({ TableName: original.inboxTableName }))).Table!.TableArn!;
+    const elsewhere = `arn:aws:dynamodb:eu-west-1:111111111111:table/${original.inboxTableName}`;
+    const carry = (sourceArn: string) =>
+      cliAt({ clock, endpoint }, { restoredFrom: (table) => (table === restored.inboxTableName ? sourceArn : undefined) }, 'fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', restored.inboxTableName, '--json');
+    // restored from the table of that name in another Region and account: this one proves nothing
+    const refused = await carry(elsewhere);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain(`was restored from ${elsewhere} (DynamoDB's restore summary), not from '${original.inboxTableName}' (${localArn})`);
+    // restored from this very table
+    const proven = await carry(localArn);
+    expect(proven.code).toBe(0);
+    expect(JSON.parse(proven.stdout)).toMatchObject({ dryRun: true, source: `DynamoDB says '${restored.inboxTableName}' was restored from it (${localArn})` });
   });
 });
