@@ -33,7 +33,7 @@ const USAGE = `Usage:
   idempotent-event-flow fence skip <subscriber> <aggregate-id> (--subscriber-output <json|@file> | --table <inbox table> --outbox-table <name> --dead-letter-queue <url>) --from <n> --to <m> --reason <text> [--drop-dead-letters] [--yes] [--json]
   idempotent-event-flow fence redrive <subscriber> (--subscriber-output <json|@file> | --table <inbox table> --dead-letter-queue <url> --queue <url>) [--deduplication-window <duration>] [--yes] [--json]
   idempotent-event-flow fence replay <subscriber> <aggregate-id> (--subscriber-output <json|@file> | --table <inbox table> --outbox-table <name> --queue <url>) [--subscriber-added-later] [--yes] [--json]
-  idempotent-event-flow fence carry <subscriber> --from-table <inbox table restored from> --table <restored inbox table> [--from-subscriber-output <json|@file> --subscriber-output <json|@file>] [--yes] [--json]
+  idempotent-event-flow fence carry <subscriber> --from-table <inbox table restored from> --table <restored inbox table> [--outbox-table <name>] [--from-subscriber-output <json|@file>] [--subscriber-output <json|@file>] [--yes] [--json]
 
 An ordered subscriber applies each aggregate's events in sequence; its fence holds the last sequence applied.
   show     where the subscriber stands in the aggregate (0: nothing applied yet)
@@ -86,8 +86,10 @@ An ordered subscriber applies each aggregate's events in sequence; its fence hol
            live inbox records, skip records and window record the new table lacks; leaves a carry record. Run it
            before the subscriber consumes from the new table. A dry run unless --yes. Refused (exit code 3, nothing
            written) unless something proves --from-table is the table --table came from: DynamoDB's restore summary
-           of --table; the live inbox records this subscriber had in --table when it was created, every one (up to
-           50 looked up) recorded in --from-table at the same aggregate and sequence; or --from-subscriber-output
+           of --table (the whole ARN of --from-table); the live inbox records this subscriber had in --table when it
+           was created, every one (up to 50 looked up) recorded in --from-table at the same aggregate and sequence,
+           with each fence --from-table holds further naming an event the outbox history (--outbox-table, or
+           --subscriber-output's) holds at that aggregate and sequence; or --from-subscriber-output
            (the subscriber's Operator output of the deployment that used --from-table) with --subscriber-output (the
            one that uses --table), naming the same outbox table in the same account and Region: another flow's inbox
            with a subscriber of this name would move its fences past events it never applied.
@@ -116,7 +118,8 @@ Options:
   --drop-dead-letters          skip: also pass the sequences whose events the dead-letter queue holds (read, named;
                                left there). Never passes letters it could not read
   --queue <url>                redrive, replay: the subscriber's queue (FIFO)
-  --outbox-table <name>        replay: the outbox table (the ordered history items); list, skip: its head items
+  --outbox-table <name>        replay: the outbox table (the ordered history items); list, skip: its head items;
+                               carry: its history, against which the fences carried forward are checked
   --yes                        act (default: show what would be done)
   --json                       print JSON instead of text
   --region, --endpoint, --sqs-endpoint   see idempotent-event-flow --help
@@ -327,7 +330,7 @@ export function carryOutputMismatch(subscriber: string, table: string, from: Sub
 }
 
 /** `fence carry <subscriber> --from-table <old inbox> --table <restored inbox>`: see fence-carry.ts. */
-async function carry(parsed: ParsedArguments, context: CommandContext, subscriber: string, table: string): Promise<number> {
+async function carry(parsed: ParsedArguments, context: CommandContext, subscriber: string, table: string, outboxTable: string | undefined): Promise<number> {
   const fromTable = requiredString(parsed, 'from-table');
   if (fromTable === undefined) return context.usageError("'fence carry' needs --from-table (the inbox table the subscriber's table was restored from, or the one it replaced)");
   if (fromTable === table) return context.usageError("'fence carry' needs --from-table to be another table than --table");
@@ -353,7 +356,7 @@ async function carry(parsed: ParsedArguments, context: CommandContext, subscribe
       return EXIT_CODE.REFUSED;
     }
   }
-  const source = await proveCarrySource(context, subscriber, fromTable, table, fromDeployment?.inboxTable);
+  const source = await proveCarrySource(context, subscriber, fromTable, table, fromDeployment?.inboxTable, outboxTable);
   if ('refusal' in source) {
     context.io.stderr(`refused: ${source.refusal}\n`);
     return EXIT_CODE.REFUSED;
@@ -422,7 +425,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   const fences = new SequenceFences({ client: context.client(), tableName: table, subscriberName: subscriber, now: () => context.now() });
   if (action === 'carry') {
     if (aggregateId !== undefined) return context.usageError(`unexpected argument '${aggregateId}'`);
-    return carry(parsed, context, subscriber, table);
+    return carry(parsed, context, subscriber, table, target.outboxTable);
   }
   if (action === 'redrive' || action === 'list') {
     if (aggregateId !== undefined) return context.usageError(`unexpected argument '${aggregateId}'`);

@@ -288,13 +288,14 @@ export class FenceReplay implements Command {
 
 /** The subscriber's inbox table restored `back` changes ago, then `fence carry` from the table restored from (review ro12, RO12-4). */
 export class RestoreInbox implements Command {
-  public constructor(private readonly back: number) {}
+  /** `proof` 'records': the carry first with `--outbox-table` only (the records and the outbox history prove the table). */
+  public constructor(private readonly back: number, private readonly proof: 'outputs' | 'records' = 'outputs') {}
   public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
   public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
-    await real.world.restoreInbox(this.back);
+    await real.world.restoreInbox(this.back, this.proof);
     await real.world.check();
   }
-  public toString = (): string => `restoreInbox(${this.back} back, then fence carry)`;
+  public toString = (): string => `restoreInbox(${this.back} back, then fence carry${this.proof === 'records' ? ' by records and --outbox-table' : ''})`;
 }
 
 /**
@@ -350,10 +351,14 @@ function fourteenthCommands(): Array<fc.Arbitrary<Command>> {
 
 /**
  * The commands added in the fifteenth session: `fence skip --drop-dead-letters`, passing on purpose the sequences
- * whose events the dead-letter queue holds (without it, `fence skip` refuses them).
+ * whose events the dead-letter queue holds (without it, `fence skip` refuses them); `fence carry` after an inbox
+ * restore with `--outbox-table` only (proven by the restored table's records and the outbox history, or refused).
  */
 function fifteenthCommands(): Array<fc.Arbitrary<Command>> {
-  return [fc.tuple(aggregate, fc.integer({ min: 1, max: 3 })).map(([index, ahead]) => new FenceSkip(index, ahead, true))];
+  return [
+    fc.tuple(aggregate, fc.integer({ min: 1, max: 3 })).map(([index, ahead]) => new FenceSkip(index, ahead, true)),
+    fc.integer({ min: 1, max: 3 }).map((back) => new RestoreInbox(back, 'records')),
+  ];
 }
 
 /**
@@ -377,7 +382,8 @@ const fault = fc.constantFrom<OrderedFault>('none', 'none', 'none', 'lost-write'
  * `--allow-undrained`, `dlq redrive --allow-expired`), `twelfth` those added since the twelfth (`fence replay`, the
  * inbox restore, the raised window, `dlq redrive --yes`
  * with more than 10 letters of an aggregate), `thirteenth` those added since the thirteenth (an operator command between
- * an inbox restore and its carry), `fourteenth` those added since the fourteenth (`fence skip --drop-dead-letters`),
+ * an inbox restore and its carry), `fourteenth` those added since the fourteenth (`fence skip --drop-dead-letters`,
+ * `fence carry --outbox-table` proven by records),
  * so a seed and path found before replay the same commands (a command more changes what every seed draws). @default 'all'
  */
 export function orderedCommands(maxCommands: number, replayPath?: string, vocabulary: OrderedVocabulary = 'all'): fc.Arbitrary<Iterable<Command>> {

@@ -861,11 +861,11 @@ export class OrderedWorld {
    * ro12, RO12-4). Checked: the carry brings every fence back to where it stood (never further), and nothing applies
    * twice afterwards (the ledger check: a copy of an event applied since the restore point is a duplicate again).
    */
-  public async restoreInbox(back: number): Promise<void> {
+  public async restoreInbox(back: number, proof: 'outputs' | 'records' = 'outputs'): Promise<void> {
     const before = await Promise.all(this.aggregates.map(async (aggregate) => (await this.fences.get(aggregate)).appliedSequence));
     await this.restoreInboxTable(back);
     const restored = await Promise.all(this.aggregates.map(async (aggregate) => (await this.fences.get(aggregate)).appliedSequence));
-    await this.carryFences(before, `inbox restored ${back} back: fences ${JSON.stringify(before)} -> ${JSON.stringify(restored)}`);
+    await this.carryFences(before, `inbox restored ${back} back: fences ${JSON.stringify(before)} -> ${JSON.stringify(restored)}`, proof);
   }
 
   /**
@@ -883,11 +883,25 @@ export class OrderedWorld {
   }
 
   /** The runbook's `fence carry --from-table <the table restored from> --yes`: every fence back where it stood (`before`). */
-  private async carryFences(before: readonly number[], restoredLine: string): Promise<void> {
+  private async carryFences(before: readonly number[], restoredLine: string, proof: 'outputs' | 'records' = 'outputs'): Promise<void> {
+    const carry = (...more: string[]) => this.operator('fence', 'carry', this.tables.inbox.subscriberName, '--from-table', this.tables.formerInboxTable, '--table', this.tables.inbox.inboxTableName, ...more, '--yes', '--json');
+    // first (proof 'records'), the operator gives only the outbox table: the restored table's live records and the
+    // outbox history must prove the table carried from; refused (nothing written) when they can not, then as below
+    if (proof === 'records') {
+      const byRecords = await carry('--outbox-table', this.tables.outbox.outboxTableName);
+      const carried = await Promise.all(this.aggregates.map(async (aggregate) => (await this.fences.get(aggregate)).appliedSequence));
+      if (byRecords.code === 0) {
+        if (JSON.stringify(carried) !== JSON.stringify(before)) this.violations.push(`fence carry by records after the inbox restore left the fences at ${JSON.stringify(carried)}; they stood at ${JSON.stringify(before)}`);
+        this.history.push(`${restoredLine}; fence carry (records and the outbox history): ${JSON.stringify(carried)}`);
+        return;
+      }
+      if (byRecords.code !== 3) this.violations.push(`fence carry by records exited ${byRecords.code}: ${byRecords.stderr.trim()}`);
+      restoredLine = `${restoredLine}; fence carry by records refused`;
+    }
     // the output of the deployment that used the table restored from proves it when the image holds nothing of the subscriber
     // (review ro13, RO13-5), beside the output of the deployment that uses the restored table: the same flow (review ro14, RO14-2)
     const formerOutput = JSON.stringify({ ...(JSON.parse(this.operatorOutput()) as object), inboxTable: this.tables.formerInboxTable });
-    const result = await this.operator('fence', 'carry', this.tables.inbox.subscriberName, '--from-table', this.tables.formerInboxTable, '--table', this.tables.inbox.inboxTableName, '--from-subscriber-output', formerOutput, '--subscriber-output', this.operatorOutput(), '--yes', '--json');
+    const result = await carry('--from-subscriber-output', formerOutput, '--subscriber-output', this.operatorOutput());
     const after = await Promise.all(this.aggregates.map(async (aggregate) => (await this.fences.get(aggregate)).appliedSequence));
     if (result.code !== 0) this.violations.push(`fence carry exited ${result.code}: ${result.stderr.trim()}`);
     if (JSON.stringify(after) !== JSON.stringify(before)) this.violations.push(`fence carry after the inbox restore left the fences at ${JSON.stringify(after)}; they stood at ${JSON.stringify(before)}`);
