@@ -4,11 +4,11 @@
  * dead letters in the order the fence admits them.
  */
 import { toDocumentClient } from '../../lambda/transaction/document-client';
-import { DEAD_LETTER_ATTRIBUTE } from '../../lambda/consumer/dead-letter';
 import { planOrderedRedrive, type OrderedDeadLetter, type OrderedRedrivePlan } from '../../lambda/ordered/redrive-plan';
 import { OrderedEventRecords } from '../../lambda/ordered/ordered-event-records';
 import { SequenceFences } from '../../lambda/ordered/sequence-fences';
-import { releaseMessages, type QueueMessage } from './dead-letters/queue-messages';
+import { releaseMessages } from './dead-letters/queue-messages';
+import { deadLetterOf, deadLetterQueueOf } from './fence-dead-letter-queue';
 import { provenDuplicates, readOrderedDeadLetters, returnedLine, unreadLine } from './dead-letters/ordered-queue-read';
 import { appliedWhy, copiesNote, gapLines, sendOrdered } from './dead-letters/ordered-sends';
 import { blockedAggregates, committedSequences } from './blocked-aggregates';
@@ -30,10 +30,10 @@ import { parseDurationSeconds } from './arguments';
 const USAGE = `Usage:
   idempotent-event-flow fence show <subscriber> <aggregate-id> --table <inbox table> [--json]
   idempotent-event-flow fence list <subscriber> --table <inbox table> [--dead-letter-queue <url>] [--outbox-table <name>] [--deduplication-window <duration>] [--json]
-  idempotent-event-flow fence skip <subscriber> <aggregate-id> (--subscriber-output <json|@file> | --table <inbox table> --outbox-table <name>) --from <n> --to <m> --reason <text> [--yes] [--json]
+  idempotent-event-flow fence skip <subscriber> <aggregate-id> (--subscriber-output <json|@file> | --table <inbox table> --outbox-table <name> --dead-letter-queue <url>) --from <n> --to <m> --reason <text> [--drop-dead-letters] [--yes] [--json]
   idempotent-event-flow fence redrive <subscriber> (--subscriber-output <json|@file> | --table <inbox table> --dead-letter-queue <url> --queue <url>) [--deduplication-window <duration>] [--yes] [--json]
   idempotent-event-flow fence replay <subscriber> <aggregate-id> (--subscriber-output <json|@file> | --table <inbox table> --outbox-table <name> --queue <url>) [--subscriber-added-later] [--yes] [--json]
-  idempotent-event-flow fence carry <subscriber> --from-table <inbox table restored from> --table <restored inbox table> [--from-subscriber-output <json|@file> --subscriber-output <json|@file>] [--yes] [--json]
+  idempotent-event-flow fence carry <subscriber> --from-table <inbox table restored from> --table <restored inbox table> [--outbox-table <name>] [--from-subscriber-output <json|@file>] [--subscriber-output <json|@file>] [--yes] [--json]
 
 An ordered subscriber applies each aggregate's events in sequence; its fence holds the last sequence applied.
   show     where the subscriber stands in the aggregate (0: nothing applied yet)
@@ -49,8 +49,12 @@ An ordered subscriber applies each aggregate's events in sequence; its fence hol
            is past the last sequence the outbox committed for the aggregate (its head item: the events written later
            would be answered as duplicates), when the outbox has no head item of the aggregate, or when it can not be
            read; when nothing proves the table is this subscriber's outbox (below); and, conditional, if the fence moved
-           since. A dry run unless --yes; the reason stays on the fence, and an audit line (JSON, stderr) names what was
-           dropped.
+           since. Then it reads the subscriber's FIFO dead-letter queue once, consuming nothing: refused while it holds
+           a letter of the aggregate at a sequence the skip passes (that event is not lost: redrive it first, or pass
+           it on purpose with --drop-dead-letters, which names the letters and leaves them there), and while letters
+           were not read (hidden behind ten of their group, or in flight: one may be such an event; 'fence redrive
+           --yes' reads the queue whole). A dry run unless --yes; the reason stays on the fence, and an audit line
+           (JSON, stderr) names what was dropped.
   redrive  reads the subscriber's FIFO dead-letter queue and sends its dead letters back to --queue by aggregate and
            sequence (one copy per sequence, the aggregate as the message group), leaving in the dead-letter queue
            those at or below the fence that the subscriber applied (the fence or its inbox record holds the event id;
@@ -82,8 +86,10 @@ An ordered subscriber applies each aggregate's events in sequence; its fence hol
            live inbox records, skip records and window record the new table lacks; leaves a carry record. Run it
            before the subscriber consumes from the new table. A dry run unless --yes. Refused (exit code 3, nothing
            written) unless something proves --from-table is the table --table came from: DynamoDB's restore summary
-           of --table; the live inbox records this subscriber had in --table when it was created, every one (up to
-           50 looked up) recorded in --from-table at the same aggregate and sequence; or --from-subscriber-output
+           of --table (the whole ARN of --from-table); the live inbox records this subscriber had in --table when it
+           was created, every one (up to 50 looked up) recorded in --from-table at the same aggregate and sequence,
+           with each fence --from-table holds further naming an event the outbox history (--outbox-table, or
+           --subscriber-output's) holds at that aggregate and sequence; or --from-subscriber-output
            (the subscriber's Operator output of the deployment that used --from-table) with --subscriber-output (the
            one that uses --table), naming the same outbox table in the same account and Region: another flow's inbox
            with a subscriber of this name would move its fences past events it never applied.
@@ -108,9 +114,12 @@ Options:
                                proves the table carried from when nothing else does)
   --from <n>, --to <m>         skip: the fence as you saw it, and where it goes
   --reason <text>              skip: why (kept on the fence)
-  --dead-letter-queue <url>    redrive, list: the subscriber queue's dead-letter queue (FIFO)
+  --dead-letter-queue <url>    redrive, list, skip: the subscriber queue's dead-letter queue (FIFO)
+  --drop-dead-letters          skip: also pass the sequences whose events the dead-letter queue holds (read, named;
+                               left there). Never passes letters it could not read
   --queue <url>                redrive, replay: the subscriber's queue (FIFO)
-  --outbox-table <name>        replay: the outbox table (the ordered history items); list, skip: its head items
+  --outbox-table <name>        replay: the outbox table (the ordered history items); list, skip: its head items;
+                               carry: its history, against which the fences carried forward are checked
   --yes                        act (default: show what would be done)
   --json                       print JSON instead of text
   --region, --endpoint, --sqs-endpoint   see idempotent-event-flow --help
@@ -132,31 +141,6 @@ async function show(parsed: ParsedArguments, context: CommandContext, fences: Se
           `${state.skippedReason === undefined ? '' : `\n  ${terminalText(state.skippedReason)}`}\n`,
   );
   return EXIT_CODE.OK;
-}
-
-/**
- * A dead letter as the plan takes it: its body and the consumer's reason (`iefErrorName`); undefined (left where it is)
- * when the consumer that dead-lettered it named another subscriber (`iefSubscriber`), as `dlq redrive` selects
- * (review ro13, RO13-1).
- */
-function deadLetterOf(subscriber: string): (message: QueueMessage) => { id: string; body: string; errorName?: string } | undefined {
-  return (message) => {
-    const named = message.messageAttributes[DEAD_LETTER_ATTRIBUTE.SUBSCRIBER]?.StringValue;
-    if (named !== undefined && named !== subscriber) return undefined;
-    const errorName = message.messageAttributes[DEAD_LETTER_ATTRIBUTE.ERROR_NAME]?.StringValue;
-    return { id: message.messageId, body: message.body, ...(errorName === undefined ? {} : { errorName }) };
-  };
-}
-
-/** A --dead-letter-queue typed, else the --subscriber-output's; a string when they disagree. */
-function deadLetterQueueOf(parsed: ParsedArguments, target: FenceTarget): { url?: string } | string {
-  const typedUrl = requiredString(parsed, 'dead-letter-queue');
-  const deployed = target.deployment?.deadLetterQueueUrl;
-  if (typedUrl !== undefined && deployed !== undefined && typedUrl !== deployed) {
-    return `--dead-letter-queue ${terminalText(typedUrl)} disagrees with --subscriber-output (it says ${terminalText(deployed)}); leave the flag out`;
-  }
-  const url = typedUrl ?? deployed;
-  return url === undefined ? {} : { url };
 }
 
 function describePlan(plan: OrderedRedrivePlan, acted: boolean, unread: number): string {
@@ -346,7 +330,7 @@ export function carryOutputMismatch(subscriber: string, table: string, from: Sub
 }
 
 /** `fence carry <subscriber> --from-table <old inbox> --table <restored inbox>`: see fence-carry.ts. */
-async function carry(parsed: ParsedArguments, context: CommandContext, subscriber: string, table: string): Promise<number> {
+async function carry(parsed: ParsedArguments, context: CommandContext, subscriber: string, table: string, outboxTable: string | undefined): Promise<number> {
   const fromTable = requiredString(parsed, 'from-table');
   if (fromTable === undefined) return context.usageError("'fence carry' needs --from-table (the inbox table the subscriber's table was restored from, or the one it replaced)");
   if (fromTable === table) return context.usageError("'fence carry' needs --from-table to be another table than --table");
@@ -372,7 +356,7 @@ async function carry(parsed: ParsedArguments, context: CommandContext, subscribe
       return EXIT_CODE.REFUSED;
     }
   }
-  const source = await proveCarrySource(context, subscriber, fromTable, table, fromDeployment?.inboxTable);
+  const source = await proveCarrySource(context, subscriber, fromTable, table, fromDeployment?.inboxTable, outboxTable);
   if ('refusal' in source) {
     context.io.stderr(`refused: ${source.refusal}\n`);
     return EXIT_CODE.REFUSED;
@@ -441,7 +425,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
   const fences = new SequenceFences({ client: context.client(), tableName: table, subscriberName: subscriber, now: () => context.now() });
   if (action === 'carry') {
     if (aggregateId !== undefined) return context.usageError(`unexpected argument '${aggregateId}'`);
-    return carry(parsed, context, subscriber, table);
+    return carry(parsed, context, subscriber, table, target.outboxTable);
   }
   if (action === 'redrive' || action === 'list') {
     if (aggregateId !== undefined) return context.usageError(`unexpected argument '${aggregateId}'`);
@@ -468,6 +452,7 @@ export const fenceCommand: Command = {
     to: { type: 'string' },
     reason: { type: 'string' },
     'dead-letter-queue': { type: 'string' },
+    'drop-dead-letters': { type: 'boolean' },
     'outbox-table': { type: 'string' },
     'deduplication-window': { type: 'string' },
     'subscriber-output': { type: 'string' },

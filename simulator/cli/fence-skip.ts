@@ -4,10 +4,18 @@
  * the last sequence the outbox committed, and a skip past it is refused (the events written later would be answered
  * as duplicates: lost silently); its history items say, by event id, which events the skip drops. When the head can
  * not be read (no such item, a table that can not be read), the skip is refused with the reason: nothing proves it
- * safe. So is a skip on a table nothing proves is the subscriber's outbox (`fence-outbox-proof.ts`).
+ * safe. So is a skip on a table nothing proves is the subscriber's outbox (`fence-outbox-proof.ts`). Then checked
+ * against the subscriber's FIFO dead-letter queue (`skip-dead-letters.ts`): an event of a skipped sequence that sits
+ * there is not lost, so the skip is refused unless the operator passes it on purpose (`--drop-dead-letters`); and while
+ * letters were not read (hidden behind ten of their group, or in flight), refused whatever the flags: one may be such an
+ * event.
  */
 import { isConditionalCheckFailed } from '../../lambda/transaction/cancellation';
+import { OrderedEventRecords } from '../../lambda/ordered/ordered-event-records';
+import { planOrderedRedrive } from '../../lambda/ordered/redrive-plan';
 import type { SequenceFences } from '../../lambda/ordered/sequence-fences';
+import { skipDeadLetters, type SkippedDeadLetter } from './dead-letters/skip-dead-letters';
+import { deadLetterOf, deadLetterQueueOf } from './fence-dead-letter-queue';
 import { parsePositiveInteger } from './arguments';
 import { EXIT_CODE, type CommandContext, type ParsedArguments } from './command';
 import { proveOutbox } from './fence-outbox-proof';
@@ -127,12 +135,43 @@ function namedDrops(drops: readonly SkippedEvent[]): Array<{ sequence: number; e
   return drops.flatMap((drop) => (drop.eventId === undefined ? [] : [{ sequence: drop.sequence, eventId: drop.eventId }])).slice(0, MAX_NAMED_DROPS);
 }
 
+/** One letter of a skipped sequence, as the refusal and the result name it. */
+function letterText(aggregateId: string, letter: SkippedDeadLetter): string {
+  return letter.sequence === undefined
+    ? `a letter of ${terminalText(aggregateId)} that is no ordered event (message ${terminalText(letter.messageId)}: its sequence can not be told)`
+    : `the event of sequence ${letter.sequence} of ${terminalText(aggregateId)} (${terminalText(letter.eventId ?? '?')}, message ${terminalText(letter.messageId)})`;
+}
+
+/** Why a skip is refused while the dead-letter queue was not read whole. */
+export function unreadSkipRefusal(unread: number): string {
+  return (
+    `${unread} letter(s) of the dead-letter queue not read: hidden behind ten letters of their aggregate (a FIFO queue returns at most 10 of a group while they are held), ` +
+    'or in flight (another command or reader holds them now); one may be an event this skip would pass, which is not lost. ' +
+    "Run 'fence redrive --yes' (it reads the queue whole, sending what the fences admit), let a command holding letters finish, then skip again; nothing changed"
+  );
+}
+
+/** Why a skip is refused while the dead-letter queue holds events of the sequences it passes. */
+export function deadLetteredSkipRefusal(aggregateId: string, letters: readonly SkippedDeadLetter[]): string {
+  return (
+    `the dead-letter queue holds ${letters.map((letter) => letterText(aggregateId, letter)).join('; ')}: not lost. Skipped, the aggregate would apply its later events, and the letter ` +
+    "could then only be dropped or applied out of sequence. Redrive it first ('fence redrive --yes' sends it once the fence admits it; a gap before it: 'fence replay'). " +
+    "To drop it on purpose (an event that can never be applied), keep its envelope ('dlq show <event-id>') and run again with --drop-dead-letters: the skip names the letters, " +
+    'which stay in the dead-letter queue, left by every redrive as dropped by the skip; nothing changed'
+  );
+}
+
 /** `fence skip <subscriber> <aggregate>`: returns the exit code. */
 export async function skip(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences, target: FenceTarget, aggregateId: string): Promise<number> {
   const { subscriber, inboxTable, deployment, outboxTable } = target;
   const reason = typeof parsed.values.reason === 'string' && parsed.values.reason.trim() !== '' ? parsed.values.reason : undefined;
   if (reason === undefined) return context.usageError("'fence skip' needs --reason (it stays on the fence)");
   if (outboxTable === undefined) return context.usageError("'fence skip' needs --outbox-table (its head items say how far the aggregate committed; a skip past that is refused), or --subscriber-output");
+  const deadLetterQueue = deadLetterQueueOf(parsed, target);
+  if (typeof deadLetterQueue === 'string') return context.usageError(`'fence skip' ${deadLetterQueue}`);
+  if (deadLetterQueue.url === undefined) {
+    return context.usageError("'fence skip' needs --dead-letter-queue (the subscriber's FIFO dead-letter queue: an event of a skipped sequence there is not lost, and the skip is refused), or --subscriber-output");
+  }
   const from = parsed.values.from === '0' ? 0 : parsePositiveInteger(String(parsed.values.from ?? ''), 'from');
   const to = parsePositiveInteger(String(parsed.values.to ?? ''), 'to');
   if (typeof from === 'string') return context.usageError(from);
@@ -153,12 +192,33 @@ export async function skip(parsed: ParsedArguments, context: CommandContext, fen
     return EXIT_CODE.REFUSED;
   }
   if (proof.note !== undefined) context.io.stderr(`note: ${proof.note}\n`);
+  // an event of a skipped sequence in the dead-letter queue (or in flight there) is not lost: refused unless passed on purpose
+  const records = new OrderedEventRecords({ client: context.client(), tableName: inboxTable, subscriberName: subscriber, now: () => context.now() });
+  const held = await skipDeadLetters({
+    sqs: context.sqsClient(),
+    deadLetterQueueUrl: deadLetterQueue.url,
+    select: deadLetterOf(subscriber),
+    plan: (letters) => planOrderedRedrive(letters, fences, records),
+    aggregateId,
+    from,
+    to,
+  });
+  if (held.unread > 0) {
+    context.io.stderr(`refused: ${unreadSkipRefusal(held.unread)}\n`);
+    return EXIT_CODE.REFUSED;
+  }
+  if (held.letters.length > 0 && parsed.values['drop-dead-letters'] !== true) {
+    context.io.stderr(`refused: ${deadLetteredSkipRefusal(aggregateId, held.letters)}\n`);
+    return EXIT_CODE.REFUSED;
+  }
+  const deadLettersDropped = held.letters;
+  const droppedLetters = deadLettersDropped.length === 0 ? '' : `dead letters passed on purpose (--drop-dead-letters; left in the dead-letter queue):\n${deadLettersDropped.map((letter) => `  ${letterText(aggregateId, letter)}`).join('\n')}\n`;
   if (parsed.values.yes !== true) {
     context.io.stdout(
       parsed.values.json === true
-        ? json({ dryRun: true, aggregateId, from, to, committedSequence, drops, ...(generationAtTo === undefined ? {} : { generation: generationAtTo }) })
+        ? json({ dryRun: true, aggregateId, from, to, committedSequence, drops, ...(generationAtTo === undefined ? {} : { generation: generationAtTo }), ...(deadLettersDropped.length === 0 ? {} : { deadLettersDropped }) })
         : `dry run: would move the fence of ${terminalText(subscriber)} in ${terminalText(aggregateId)} from ${from} to ${to} (the outbox committed up to ${committedSequence})${generationAtTo === undefined ? '' : `, into generation ${generationAtTo}`}; ` +
-            `these events would never be applied:\n${describeDrops(drops)}\nrun again with --yes\n`,
+            `these events would never be applied:\n${describeDrops(drops)}\n${droppedLetters}run again with --yes\n`,
     );
     return EXIT_CODE.OK;
   }
@@ -169,11 +229,11 @@ export async function skip(parsed: ParsedArguments, context: CommandContext, fen
     context.io.stderr(`refused: the fence of ${terminalText(aggregateId)} is no longer at ${from}; look at it again ('fence show')\n`);
     return EXIT_CODE.REFUSED;
   }
-  context.io.stderr(`${JSON.stringify({ audit: 'fence-skip', at: context.now().toISOString(), by: context.user, subscriber, aggregateId, from, to, reason, committedSequence, dropped: drops })}\n`);
+  context.io.stderr(`${JSON.stringify({ audit: 'fence-skip', at: context.now().toISOString(), by: context.user, subscriber, aggregateId, from, to, reason, committedSequence, dropped: drops, ...(deadLettersDropped.length === 0 ? {} : { deadLettersDropped }) })}\n`);
   context.io.stdout(
     parsed.values.json === true
-      ? json({ skipped: true, aggregateId, from, to, committedSequence, drops })
-      : `moved the fence of ${terminalText(aggregateId)} to ${to}: event ${to + 1} applies next; never applied:\n${describeDrops(drops)}\n`,
+      ? json({ skipped: true, aggregateId, from, to, committedSequence, drops, ...(deadLettersDropped.length === 0 ? {} : { deadLettersDropped }) })
+      : `moved the fence of ${terminalText(aggregateId)} to ${to}: event ${to + 1} applies next; never applied:\n${describeDrops(drops)}\n${droppedLetters}`,
   );
   return EXIT_CODE.OK;
 }

@@ -4,10 +4,12 @@
  * both inboxes recorded (replayed into a shadow environment) proves nothing of the rest (review ro14, RO14-2). Against
  * DynamoDB Local and the simulator's SQS, with the real OrderedOutbox, the ordered consumer and the CLI.
  */
+import { DescribeTableCommand } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
 import { TABLE_SCHEMA } from '../../lambda/contract/wire-format';
+import { ORDERED_INBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
 import { createOrderedConsumer } from '../../lambda/ordered/ordered-consumer';
 import { OrderedOutbox, type OrderedEnvelope } from '../../lambda/ordered/ordered-outbox';
 import { createLogger } from '../../lambda/logger';
@@ -18,7 +20,7 @@ import { localClient } from '../support/dynamodb-client';
 import { createInbox, createKeyedTable, createOutbox } from '../support/proof/tables';
 import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
 import { sqsRecord } from '../lambda/helpers';
-import { cli as runCli } from './operator-services';
+import { cli as runCli, cliAt } from './operator-services';
 
 const SUBSCRIBER = 'Restored';
 const client = localClient();
@@ -138,5 +140,67 @@ describe('fence carry from a wrong table', () => {
     expect(carried.code).toBe(3);
     expect(carried.stderr).toContain(carrySourceRefusalStart(otherInbox.inboxTableName, restored.inboxTableName));
     expect(shown.appliedSequence).toBe(1);
+  });
+
+  test('a shadow environment that recorded the one replayed event at the same aggregate and sequence, when the restored table holds only that record, proves nothing of the fences it would carry forward', async () => {
+    const aggregateId = id('shadow');
+    const mine = await emit(aggregateId, 'opened');
+    await consumer(original, aMinuteAgo)({ Records: [sqsRecord(JSON.stringify(mine))] });
+    // this flow commits more of the aggregate (its head passes what the shadow applied)
+    for (const step of ['credited', 'debited', 'credited again', 'closed']) await emit(aggregateId, step);
+    // the restored table holds this aggregate's items only: the fence at 1 and the record of E
+    const restored = await restoredInbox((await items(original.inboxTableName)).filter((item) => String(item[TABLE_SCHEMA.PARTITION_KEY]).endsWith(mine.id) || String(item[TABLE_SCHEMA.PARTITION_KEY]).endsWith(aggregateId)));
+    // the shadow: E replayed into it at the same aggregate and sequence, then its own #2..#4 of the aggregate applied
+    const shadowInbox = await createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 });
+    const shadowOutbox = await createOutbox(client, { eventSource: 'shadow', timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE });
+    const shadowEvents: OrderedEnvelope[] = [];
+    for (let n = 0; n < 4; n++) {
+      const [other] = await new OrderedOutbox({ client, config: shadowOutbox, now: aMinuteAgo }).transactWrite({ events: [{ type: 'Step', aggregateId, subject: `${aggregateId}-shadow`, data: { step: `shadow ${n}` } }] });
+      shadowEvents.push(other!);
+    }
+    await consumer(shadowInbox, aMinuteAgo)({ Records: [sqsRecord(JSON.stringify(mine))] });
+    for (const other of shadowEvents.slice(1)) await consumer(shadowInbox, aMinuteAgo)({ Records: [sqsRecord(JSON.stringify(other))] });
+    expect(JSON.parse((await cli('fence', 'show', SUBSCRIBER, aggregateId, '--table', shadowInbox.inboxTableName, '--json')).stdout)).toMatchObject({ appliedSequence: 4 });
+
+    const carried = await cli('fence', 'carry', SUBSCRIBER, '--from-table', shadowInbox.inboxTableName, '--table', restored.inboxTableName, '--subscriber-output', output(restored), '--yes', '--json');
+    const shown = JSON.parse((await cli('fence', 'show', SUBSCRIBER, aggregateId, '--table', restored.inboxTableName, '--json')).stdout) as { appliedSequence: number };
+    expect(carried.code).toBe(3);
+    expect(carried.stderr).toContain(carrySourceRefusalStart(shadowInbox.inboxTableName, restored.inboxTableName));
+    expect(carried.stderr).toContain(`the fence of ${aggregateId} there stands at 4 on event ${shadowEvents[3]!.id}, which outbox table '${outbox.outboxTableName}' does not hold at that sequence`);
+    expect(shown.appliedSequence).toBe(1);
+  });
+
+  test('with no fence further to carry, the records still prove the table: every one held there at the same aggregate and sequence', async () => {
+    const aggregateId = id('records-only');
+    const mine = await emit(aggregateId, 'opened');
+    await consumer(original, aMinuteAgo)({ Records: [sqsRecord(JSON.stringify(mine))] });
+    const restored = await restoredInbox((await items(original.inboxTableName)).filter((item) => String(item[TABLE_SCHEMA.PARTITION_KEY]).endsWith(mine.id) || String(item[TABLE_SCHEMA.PARTITION_KEY]).endsWith(aggregateId)));
+    const record = (await items(original.inboxTableName)).find((item) => String(item[TABLE_SCHEMA.PARTITION_KEY]).endsWith(mine.id))!;
+    // other tables without a fence: one lacks the record, one holds it at another aggregate and sequence
+    const lacking = await restoredInbox([]);
+    const elsewhere = await restoredInbox([{ ...record, [ORDERED_INBOX_ITEM.AGGREGATE_ATTRIBUTE]: `${aggregateId}-elsewhere`, [ORDERED_INBOX_ITEM.SEQUENCE_ATTRIBUTE]: 7 }]);
+    for (const other of [lacking, elsewhere]) {
+      const carried = await cli('fence', 'carry', SUBSCRIBER, '--from-table', other.inboxTableName, '--table', restored.inboxTableName, '--outbox-table', outbox.outboxTableName, '--json');
+      expect(carried.code).toBe(3);
+      expect(carried.stderr).toContain(`event ${mine.id}, recorded by this subscriber in '${restored.inboxTableName}', is not recorded there at the same aggregate and sequence`);
+    }
+  });
+
+  test("RO14-5: DynamoDB's restore summary proves the table carried from by its whole ARN, not by its name (a same-named table of another Region or account)", async () => {
+    const aggregateId = id('summary');
+    await consumer(original, aMinuteAgo)({ Records: [sqsRecord(JSON.stringify(await emit(aggregateId, 'opened')))] });
+    const restored = await restoredInbox([]);
+    const localArn = (await client.send(new DescribeTableCommand({ TableName: original.inboxTableName }))).Table!.TableArn!;
+    const elsewhere = `arn:aws:dynamodb:eu-west-1:111111111111:table/${original.inboxTableName}`;
+    const carry = (sourceArn: string) =>
+      cliAt({ clock, endpoint }, { restoredFrom: (table) => (table === restored.inboxTableName ? sourceArn : undefined) }, 'fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', restored.inboxTableName, '--json');
+    // restored from the table of that name in another Region and account: this one proves nothing
+    const refused = await carry(elsewhere);
+    expect(refused.code).toBe(3);
+    expect(refused.stderr).toContain(`was restored from ${elsewhere} (DynamoDB's restore summary), not from '${original.inboxTableName}' (${localArn})`);
+    // restored from this very table
+    const proven = await carry(localArn);
+    expect(proven.code).toBe(0);
+    expect(JSON.parse(proven.stdout)).toMatchObject({ dryRun: true, source: `DynamoDB says '${restored.inboxTableName}' was restored from it (${localArn})` });
   });
 });

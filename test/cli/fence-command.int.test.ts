@@ -140,7 +140,7 @@ describe('fence', () => {
 
     // two more events committed, then lost (say): the skip may pass them, as the outbox committed them
     for (const step of ['refunded', 'closed']) events.push((await producer.transactWrite({ events: [{ type: 'Step', aggregateId: aggregate, subject: aggregate, data: { step } }] }))[0]!);
-    const skipArgs = ['fence', 'skip', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--outbox-table', outboxConfig.outboxTableName, '--from', '3', '--to', '5', '--reason', 'events 4 and 5 lost past every retention'];
+    const skipArgs = ['fence', 'skip', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--outbox-table', outboxConfig.outboxTableName, '--dead-letter-queue', deadLetterQueue.address.url, '--from', '3', '--to', '5', '--reason', 'events 4 and 5 lost past every retention'];
     expect((await cli({ clock, endpoint }, ...skipArgs)).stdout).toContain('dry run');
     const skipped = await cli({ clock, endpoint }, ...skipArgs, '--yes');
     expect(skipped.code).toBe(0);
@@ -155,7 +155,7 @@ describe('fence', () => {
     const events = await produce(aggregate, ['placed', 'paid', 'shipped', 'delivered']);
     await consumer()({ Records: [{ messageId: 's1', body: JSON.stringify(events[0]), attributes: { ApproximateReceiveCount: '1' } }] });
     const skip = (to: string, ...more: string[]) =>
-      cli({ clock, endpoint }, 'fence', 'skip', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--outbox-table', outboxConfig.outboxTableName, '--from', '1', '--to', to, '--reason', 'lost', ...more);
+      cli({ clock, endpoint }, 'fence', 'skip', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--outbox-table', outboxConfig.outboxTableName, '--dead-letter-queue', deadLetterQueue.address.url, '--from', '1', '--to', to, '--reason', 'lost', ...more);
 
     // past the head: events 5.. are not written yet; skipped, they would be answered as duplicates when they are
     const past = await skip('5', '--yes');
@@ -181,13 +181,13 @@ describe('fence', () => {
     expect(await ledger(aggregate)).toEqual(['placed', 'delivered']);
 
     // no head to check against: needs the outbox, refuses what it can not read, refuses an aggregate the outbox never had
-    const base = ['fence', 'skip', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--from', '4', '--to', '5', '--reason', 'lost', '--yes'];
+    const base = ['fence', 'skip', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--dead-letter-queue', deadLetterQueue.address.url, '--from', '4', '--to', '5', '--reason', 'lost', '--yes'];
     expect(await cli({ clock, endpoint }, ...base)).toMatchObject({ code: 2, stderr: expect.stringContaining("'fence skip' needs --outbox-table") });
     expect(await cli({ clock, endpoint }, ...base, '--outbox-table', 'no-such-outbox-table')).toMatchObject({
       code: 3,
       stderr: expect.stringMatching(/refused: could not read the head of .* in outbox table 'no-such-outbox-table' \(ResourceNotFoundException/),
     });
-    const never = await cli({ clock, endpoint }, 'fence', 'skip', SUBSCRIBER, `${aggregate}-never`, '--table', inboxConfig.inboxTableName, '--outbox-table', outboxConfig.outboxTableName, '--from', '0', '--to', '1', '--reason', 'lost', '--yes');
+    const never = await cli({ clock, endpoint }, 'fence', 'skip', SUBSCRIBER, `${aggregate}-never`, '--table', inboxConfig.inboxTableName, '--outbox-table', outboxConfig.outboxTableName, '--dead-letter-queue', deadLetterQueue.address.url, '--from', '0', '--to', '1', '--reason', 'lost', '--yes');
     expect(never).toMatchObject({ code: 3, stderr: expect.stringContaining('has no head item in outbox table') });
   });
 

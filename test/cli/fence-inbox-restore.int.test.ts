@@ -124,10 +124,10 @@ describe('RO12-4: an inbox table restored or replaced under an ordered subscribe
     expect(await ledger(aggregateId)).toEqual(['opened', 'credited 100', 'debited 40']);
 
     // the runbook: carry the fences (and the live records) from the table restored from
-    const dryRun = await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', restored.inboxTableName, '--json');
+    const dryRun = await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', restored.inboxTableName, '--outbox-table', outbox.outboxTableName, '--json');
     expect(dryRun.code).toBe(0);
     expect(JSON.parse(dryRun.stdout)).toMatchObject({ dryRun: true, fences: expect.arrayContaining([{ aggregateId, from: 3, current: 1, decision: 'moved' }]) });
-    const carried = await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', restored.inboxTableName, '--yes');
+    const carried = await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', restored.inboxTableName, '--outbox-table', outbox.outboxTableName, '--yes');
     expect(carried.code).toBe(0);
     expect(carried.stderr).toContain('"audit":"fence-carry"');
     const shown = JSON.parse((await cli('fence', 'show', SUBSCRIBER, aggregateId, '--table', restored.inboxTableName, '--json')).stdout) as { appliedSequence: number };
@@ -179,7 +179,7 @@ describe('fence carry proves the table it carries from is the one the inbox was 
     await consumer(restored)({ Records: [sqsRecord(JSON.stringify(await emit(aggregateId, 'credited 100')))] });
     expect(await ledger(aggregateId)).toEqual(['opened', 'credited 100']);
     // from the table it was restored from: proven by the records both hold
-    const carried = await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', restored.inboxTableName, '--yes', '--json');
+    const carried = await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', restored.inboxTableName, '--outbox-table', outbox.outboxTableName, '--yes', '--json');
     expect(carried.code).toBe(0);
     expect(JSON.parse(carried.stdout)).toMatchObject({ source: expect.stringContaining('held when it was created, at the same aggregates and sequences') });
   });
@@ -188,7 +188,7 @@ describe('fence carry proves the table it carries from is the one the inbox was 
     const aggregateId = id('empty');
     await consumer(original, aMinuteAgo)({ Records: [sqsRecord(JSON.stringify(await emit(aggregateId, 'opened')))] });
     const replaced = await restoredInbox([]);
-    const refused = await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', replaced.inboxTableName, '--yes');
+    const refused = await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', replaced.inboxTableName, '--outbox-table', outbox.outboxTableName, '--yes');
     expect(refused.code).toBe(3);
     expect(refused.stderr).toContain(carrySourceRefusalStart(original.inboxTableName, replaced.inboxTableName));
     const wrongOutput = await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', replaced.inboxTableName, '--from-subscriber-output', output(replaced), '--yes');

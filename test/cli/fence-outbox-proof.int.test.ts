@@ -26,6 +26,8 @@ const documents = DynamoDBDocumentClient.from(client);
 const clock = frozenClock();
 let endpoint: SqsEndpoint;
 let queue: SimulatedQueue;
+/** The subscriber's FIFO dead-letter queue (empty: `fence skip` reads it before it moves a fence). */
+let deadLetterQueue: SimulatedQueue;
 let inboxConfig: ConsumerConfig;
 let ledgerTable: string;
 let ours: ProducerConfig;
@@ -37,7 +39,8 @@ beforeAll(async () => {
   const byUrl = new Map<string, SimulatedQueue>();
   endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url) });
   queue = makeQueue(queueModel('Proof.fifo', { fifo: true, queueName: 'Proof.fifo' }), { clock, baseUrl: endpoint.endpoint });
-  byUrl.set(queue.address.url, queue);
+  deadLetterQueue = makeQueue(queueModel('ProofDlq.fifo', { fifo: true, queueName: 'ProofDlq.fifo' }), { clock, baseUrl: endpoint.endpoint });
+  for (const each of [queue, deadLetterQueue]) byUrl.set(each.address.url, each);
   [inboxConfig, ledgerTable, ours, theirs] = await Promise.all([
     createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 }),
     createKeyedTable(client, 'proof-ledger'),
@@ -96,13 +99,13 @@ async function expireHistory(config: ProducerConfig, eventId: string): Promise<v
 function output(outbox: ProducerConfig): string {
   return JSON.stringify({
     format: 1, subscriberName: SUBSCRIBER, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: 3600,
-    outboxTable: outbox.outboxTableName, inboxTable: inboxConfig.inboxTableName, queueUrl: queue.address.url, deadLetterQueueUrl: `${queue.address.url}-dlq`,
+    outboxTable: outbox.outboxTableName, inboxTable: inboxConfig.inboxTableName, queueUrl: queue.address.url, deadLetterQueueUrl: deadLetterQueue.address.url,
   });
 }
 
 const replayArgs = (aggregateId: string, outbox: ProducerConfig) => ['fence', 'replay', SUBSCRIBER, aggregateId, '--table', inboxConfig.inboxTableName, '--outbox-table', outbox.outboxTableName, '--queue', queue.address.url];
 const skipArgs = (aggregateId: string, outbox: ProducerConfig, from: number, to: number) =>
-  ['fence', 'skip', SUBSCRIBER, aggregateId, '--table', inboxConfig.inboxTableName, '--outbox-table', outbox.outboxTableName, '--from', String(from), '--to', String(to), '--reason', 'lost'];
+  ['fence', 'skip', SUBSCRIBER, aggregateId, '--table', inboxConfig.inboxTableName, '--outbox-table', outbox.outboxTableName, '--dead-letter-queue', deadLetterQueue.address.url, '--from', String(from), '--to', String(to), '--reason', 'lost'];
 
 async function drain(): Promise<void> {
   const { handler } = consumer();

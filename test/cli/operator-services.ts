@@ -145,6 +145,11 @@ export interface CliRun {
    * undefined for a table: DynamoDB Local's own. @default DynamoDB Local's for every table
    */
   readonly tableCreatedAt?: (tableName: string) => Date | undefined;
+  /**
+   * The table a table was restored from, as the ARN DescribeTable's `RestoreSummary.SourceTableArn` names (DynamoDB
+   * Local restores nothing, so says none); undefined for a table: none. @default none for every table
+   */
+  readonly restoredFrom?: (tableName: string) => string | undefined;
 }
 
 /** {@link cli} with an operator at a terminal who answers `confirm`'s questions, or time that passes between requests. */
@@ -170,16 +175,20 @@ export async function cliAt(services: CliServices, terminal: CliRun, ...argv: st
         );
       }
       const createdAt = terminal.tableCreatedAt;
-      if (createdAt !== undefined) {
+      const restoredFrom = terminal.restoredFrom;
+      if (createdAt !== undefined || restoredFrom !== undefined) {
         client.middlewareStack.add(
           (next, context) => async (args) => {
             const result = await next(args);
-            const table = (result.output as { Table?: { TableName?: string; CreationDateTime?: Date } }).Table;
-            const created = context.commandName === 'DescribeTableCommand' && table?.TableName !== undefined ? createdAt(table.TableName) : undefined;
-            if (created !== undefined) table!.CreationDateTime = created;
+            const table = (result.output as { Table?: { TableName?: string; CreationDateTime?: Date; RestoreSummary?: { SourceTableArn?: string; RestoreDateTime?: Date; RestoreInProgress?: boolean } } }).Table;
+            if (context.commandName !== 'DescribeTableCommand' || table?.TableName === undefined) return result;
+            const created = createdAt?.(table.TableName);
+            if (created !== undefined) table.CreationDateTime = created;
+            const source = restoredFrom?.(table.TableName);
+            if (source !== undefined) table.RestoreSummary = { SourceTableArn: source, RestoreDateTime: table.CreationDateTime ?? new Date(0), RestoreInProgress: false };
             return result;
           },
-          { step: 'initialize', name: 'tableCreatedAt' },
+          { step: 'initialize', name: 'describedTable' },
         );
       }
       return client;

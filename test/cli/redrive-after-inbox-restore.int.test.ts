@@ -122,7 +122,7 @@ for (const command of ['dlq redrive', 'fence redrive'] as const) {
     expect(await ledger(aggregateId)).toEqual(['opened', 'credited 100']);
     expect(dlq.counts().total).toBe(1);
     // once the fences are carried from the table restored from, the letter is an applied copy, not sent
-    const carried = await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', restored.inboxTableName, '--yes');
+    const carried = await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', restored.inboxTableName, '--outbox-table', outbox.outboxTableName, '--yes');
     expect(carried.code).toBe(0);
     const after = await cli(...args);
     expect(after.code).toBe(0);
@@ -141,7 +141,7 @@ test('a carry record copied by a second restore is not trusted: fence replay ref
   for (const event of events.slice(1)) await before({ Records: [sqsRecord(JSON.stringify(event))] });
   // first restore, done by the runbook: T2, fences carried from T1
   const t2 = await restoredInbox(firstPoint);
-  expect((await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', t2.inboxTableName, '--yes')).code).toBe(0);
+  expect((await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', t2.inboxTableName, '--outbox-table', outbox.outboxTableName, '--yes')).code).toBe(0);
   // T2 is now the subscriber's table; a restore point after the carry (it holds the carry record), then #4 applied in T2
   const secondPoint = await items(t2.inboxTableName);
   const closed = await emit(aggregateId, 'closed');
@@ -155,7 +155,7 @@ test('a carry record copied by a second restore is not trusted: fence replay ref
   await drain(t3);
   expect(await ledger(aggregateId)).toEqual(['opened', 'credited 100', 'debited 40', 'closed']);
   // carried from T2 into T3, the fence stands at #4: nothing to send
-  expect((await cli('fence', 'carry', SUBSCRIBER, '--from-table', t2.inboxTableName, '--table', t3.inboxTableName, '--yes')).code).toBe(0);
+  expect((await cli('fence', 'carry', SUBSCRIBER, '--from-table', t2.inboxTableName, '--table', t3.inboxTableName, '--outbox-table', outbox.outboxTableName, '--yes')).code).toBe(0);
   const after = await cli('fence', 'replay', SUBSCRIBER, aggregateId, '--subscriber-output', output(t3), '--yes');
   expect(after.code).toBe(0);
   await drain(t3);

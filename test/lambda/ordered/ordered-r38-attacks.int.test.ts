@@ -18,6 +18,7 @@ import { OUTBOX_ITEM, TABLE_SCHEMA } from '../../../lambda/contract/wire-format'
 import { EXIT_CODE, main } from '../../../simulator/cli/main';
 import { localClient } from '../../support/dynamodb-client';
 import { createInbox, createKeyedTable, createOutbox } from '../../support/proof/tables';
+import { startEmptyDeadLetterQueue, type EmptyDeadLetterQueue } from '../../support/empty-dead-letter-queue';
 import { outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from '../helpers';
 
 const SUBSCRIBER = 'r38-ledger';
@@ -35,7 +36,15 @@ beforeAll(async () => {
     createKeyedTable(client, 'r38-ledger'),
   ]);
 });
-afterAll(() => client.destroy());
+// `fence skip` reads the subscriber's dead-letter queue first: an empty one here
+let deadLetterQueue: EmptyDeadLetterQueue;
+beforeAll(async () => {
+  deadLetterQueue = await startEmptyDeadLetterQueue('R38Dlq.fifo');
+});
+afterAll(async () => {
+  client.destroy();
+  await deadLetterQueue.stop();
+});
 
 const newOutbox = (): Promise<ProducerConfig> => createOutbox(client, { eventSource: 'payments', timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE });
 
@@ -87,6 +96,7 @@ async function cli(args: string[], now?: () => Date): Promise<{ code: number; st
     stderr: (text) => void (stderr += text),
     user: 'on-call',
     createClient: () => localClient(),
+    createSqsClient: () => deadLetterQueue.createSqsClient(),
     ...(now === undefined ? {} : { now }),
   });
   return { code, stdout, stderr };
@@ -99,7 +109,7 @@ async function cli(args: string[], now?: () => Date): Promise<{ code: number; st
 function subscriberOutput(outbox: ProducerConfig): string {
   return JSON.stringify({
     format: 1, subscriberName: SUBSCRIBER, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: WINDOW_SECONDS,
-    outboxTable: outbox.outboxTableName, inboxTable: inboxConfig.inboxTableName, queueUrl: 'https://sqs.invalid/000000000000/r38.fifo', deadLetterQueueUrl: 'https://sqs.invalid/000000000000/r38-dlq.fifo',
+    outboxTable: outbox.outboxTableName, inboxTable: inboxConfig.inboxTableName, queueUrl: 'https://sqs.invalid/000000000000/r38.fifo', deadLetterQueueUrl: deadLetterQueue.url,
   });
 }
 
@@ -404,7 +414,7 @@ describe('r38: `fence skip` on the wrong outbox table', () => {
     for (const step of ['packed', 'labelled', 'shipped', 'delivered', 'returned']) await emit(shipping, id, step); // shipping's head: 5
 
     // the operator picks the wrong table: payments' head is 2, so --to 5 must be refused
-    const result = await cli(['fence', 'skip', SUBSCRIBER, id, '--table', inboxConfig.inboxTableName, '--outbox-table', shipping.outboxTableName, '--from', '1', '--to', '5', '--reason', 'lost', '--yes']);
+    const result = await cli(['fence', 'skip', SUBSCRIBER, id, '--table', inboxConfig.inboxTableName, '--outbox-table', shipping.outboxTableName, '--dead-letter-queue', deadLetterQueue.url, '--from', '1', '--to', '5', '--reason', 'lost', '--yes']);
     expect(result.code).toBe(EXIT_CODE.REFUSED);
   });
 });

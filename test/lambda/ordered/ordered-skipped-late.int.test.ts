@@ -17,6 +17,7 @@ import { TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
 import { main } from '../../../simulator/cli/main';
 import { localClient } from '../../support/dynamodb-client';
 import { createInbox, createKeyedTable, createOutbox } from '../../support/proof/tables';
+import { startEmptyDeadLetterQueue, type EmptyDeadLetterQueue } from '../../support/empty-dead-letter-queue';
 import { outcomesOf, RecordingDeadLetterPublisher, recordingLogger, sqsRecord } from '../helpers';
 
 const SUBSCRIBER = 'statements';
@@ -25,8 +26,11 @@ let client: DynamoDBClient;
 let documents: DynamoDBDocumentClient;
 let inboxConfig: ConsumerConfig;
 let ledgerTable: string;
+/** The subscriber's dead-letter queue, empty: `fence skip` reads it before it moves a fence. */
+let deadLetterQueue: EmptyDeadLetterQueue;
 
 beforeAll(async () => {
+  deadLetterQueue = await startEmptyDeadLetterQueue('SkippedLateDlq.fifo');
   client = localClient();
   documents = DynamoDBDocumentClient.from(client);
   [inboxConfig, ledgerTable] = await Promise.all([
@@ -34,7 +38,10 @@ beforeAll(async () => {
     createKeyedTable(client, 'ordered-skipped-late-ledger'),
   ]);
 });
-afterAll(() => client.destroy());
+afterAll(async () => {
+  client.destroy();
+  await deadLetterQueue.stop();
+});
 
 const newOutbox = (): Promise<ProducerConfig> => createOutbox(client, { eventSource: 'payments', timeToLiveAttributeName: TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE });
 
@@ -80,8 +87,8 @@ async function deliver(handler: ReturnType<typeof consumer>['handler'], ...envel
 async function fenceSkip(outbox: ProducerConfig, aggregateId: string, from: number, to: number): Promise<void> {
   let stderr = '';
   const code = await main(
-    ['fence', 'skip', SUBSCRIBER, aggregateId, '--table', inboxConfig.inboxTableName, '--outbox-table', outbox.outboxTableName, '--from', String(from), '--to', String(to), '--reason', 'lost past every retention', '--yes'],
-    { stdout: () => undefined, stderr: (text) => void (stderr += text), user: 'on-call', createClient: () => localClient() },
+    ['fence', 'skip', SUBSCRIBER, aggregateId, '--table', inboxConfig.inboxTableName, '--outbox-table', outbox.outboxTableName, '--dead-letter-queue', deadLetterQueue.url, '--from', String(from), '--to', String(to), '--reason', 'lost past every retention', '--yes'],
+    { stdout: () => undefined, stderr: (text) => void (stderr += text), user: 'on-call', createClient: () => localClient(), createSqsClient: () => deadLetterQueue.createSqsClient() },
   );
   expect({ code, stderr: code === 0 ? '' : stderr }).toEqual({ code: 0, stderr: '' });
 }

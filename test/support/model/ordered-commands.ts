@@ -240,15 +240,18 @@ function restoreCommands(): Array<fc.Arbitrary<Command>> {
 
 // ---- issue 38, items 3 and 4 (the operator's fence skip and inbox forget, with the real CLI) ----------------------
 
-/** The operator's `fence skip` from where the fence stands to `ahead` sequences on: any --to, past the head included. */
+/**
+ * The operator's `fence skip` from where the fence stands to `ahead` sequences on: any --to, past the head included;
+ * the model's dead letters in the subscriber's FIFO dead-letter queue, passed on purpose with `--drop-dead-letters` or not.
+ */
 export class FenceSkip implements Command {
-  public constructor(private readonly aggregate: number, private readonly ahead: number) {}
+  public constructor(private readonly aggregate: number, private readonly ahead: number, private readonly dropDeadLetters = false) {}
   public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
   public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
-    await real.world.fenceSkip(this.aggregate, this.ahead);
+    await real.world.fenceSkip(this.aggregate, this.ahead, this.dropDeadLetters);
     await real.world.check();
   }
-  public toString = (): string => `fenceSkip(aggregate ${this.aggregate}, fence + ${this.ahead})`;
+  public toString = (): string => `fenceSkip(aggregate ${this.aggregate}, fence + ${this.ahead}${this.dropDeadLetters ? ', --drop-dead-letters' : ''})`;
 }
 
 /** The operator's `inbox forget` of any key: an applied event's record, the fence's own key, an unknown event. */
@@ -285,13 +288,14 @@ export class FenceReplay implements Command {
 
 /** The subscriber's inbox table restored `back` changes ago, then `fence carry` from the table restored from (review ro12, RO12-4). */
 export class RestoreInbox implements Command {
-  public constructor(private readonly back: number) {}
+  /** `proof` 'records': the carry first with `--outbox-table` only (the records and the outbox history prove the table). */
+  public constructor(private readonly back: number, private readonly proof: 'outputs' | 'records' = 'outputs') {}
   public check = (model: Readonly<OrderedModel>): boolean => model.produced > 0;
   public async run(_model: OrderedModel, real: OrderedReal): Promise<void> {
-    await real.world.restoreInbox(this.back);
+    await real.world.restoreInbox(this.back, this.proof);
     await real.world.check();
   }
-  public toString = (): string => `restoreInbox(${this.back} back, then fence carry)`;
+  public toString = (): string => `restoreInbox(${this.back} back, then fence carry${this.proof === 'records' ? ' by records and --outbox-table' : ''})`;
 }
 
 /**
@@ -346,6 +350,18 @@ function fourteenthCommands(): Array<fc.Arbitrary<Command>> {
 }
 
 /**
+ * The commands added in the fifteenth session: `fence skip --drop-dead-letters`, passing on purpose the sequences
+ * whose events the dead-letter queue holds (without it, `fence skip` refuses them); `fence carry` after an inbox
+ * restore with `--outbox-table` only (proven by the restored table's records and the outbox history, or refused).
+ */
+function fifteenthCommands(): Array<fc.Arbitrary<Command>> {
+  return [
+    fc.tuple(aggregate, fc.integer({ min: 1, max: 3 })).map(([index, ahead]) => new FenceSkip(index, ahead, true)),
+    fc.integer({ min: 1, max: 3 }).map((back) => new RestoreInbox(back, 'records')),
+  ];
+}
+
+/**
  * The commands added in the twelfth session: every operator option of the ordered path is a command of the model
  * (`outbox heads --from-fences` as the runbook has it, refused while events are in flight; `dlq redrive --allow-expired`).
  */
@@ -356,7 +372,7 @@ function laterCommands(): Array<fc.Arbitrary<Command>> {
 const aggregate = fc.integer({ min: 0, max: 1 });
 
 /** Which commands a run draws from: every one (`all`), or those of an earlier session, which its recorded seeds replay. */
-export type OrderedVocabulary = 'found' | 'twelfth' | 'thirteenth' | 'all';
+export type OrderedVocabulary = 'found' | 'twelfth' | 'thirteenth' | 'fourteenth' | 'all';
 const fault = fc.constantFrom<OrderedFault>('none', 'none', 'none', 'lost-write', 'conflict', 'lost-then-conflict', 'throttle');
 
 /**
@@ -366,8 +382,9 @@ const fault = fc.constantFrom<OrderedFault>('none', 'none', 'none', 'lost-write'
  * `--allow-undrained`, `dlq redrive --allow-expired`), `twelfth` those added since the twelfth (`fence replay`, the
  * inbox restore, the raised window, `dlq redrive --yes`
  * with more than 10 letters of an aggregate), `thirteenth` those added since the thirteenth (an operator command between
- * an inbox restore and its carry), so a seed and path found before replay the same commands (a command more changes
- * what every seed draws). @default 'all'
+ * an inbox restore and its carry), `fourteenth` those added since the fourteenth (`fence skip --drop-dead-letters`,
+ * `fence carry --outbox-table` proven by records),
+ * so a seed and path found before replay the same commands (a command more changes what every seed draws). @default 'all'
  */
 export function orderedCommands(maxCommands: number, replayPath?: string, vocabulary: OrderedVocabulary = 'all'): fc.Arbitrary<Iterable<Command>> {
   const crash = fc.option(fc.record({ request: fc.integer({ min: 1, max: 2 }), when: fc.constantFrom<'before' | 'after'>('before', 'after') }), { nil: undefined, freq: 3 });
@@ -391,9 +408,10 @@ export function orderedCommands(maxCommands: number, replayPath?: string, vocabu
       fc.tuple(aggregate, fc.integer({ min: 1, max: 3 })).map(([index, ahead]) => new FenceSkip(index, ahead)),
       fc.tuple(aggregate, fc.constantFrom<'applied' | 'fence' | 'unknown'>('applied', 'fence', 'fence', 'unknown'), fc.boolean()).map(([index, key, withOutput]) => new InboxForget(index, key, withOutput)),
       ...(vocabulary === 'found' ? [] : laterCommands()),
-      ...(vocabulary === 'all' || vocabulary === 'thirteenth' ? thirteenthCommands() : []),
-      ...(vocabulary === 'all' ? fourteenthCommands() : []),
-      ...(vocabulary === 'all' ? dlqOrderCommands() : []),
+      ...(vocabulary === 'all' || vocabulary === 'fourteenth' || vocabulary === 'thirteenth' ? thirteenthCommands() : []),
+      ...(vocabulary === 'all' || vocabulary === 'fourteenth' ? fourteenthCommands() : []),
+      ...(vocabulary === 'all' || vocabulary === 'fourteenth' ? dlqOrderCommands() : []),
+      ...(vocabulary === 'all' ? fifteenthCommands() : []),
     ],
     { maxCommands, size: 'max', ...(replayPath === undefined ? {} : { replayPath }) },
   );

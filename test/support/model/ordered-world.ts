@@ -670,32 +670,56 @@ export class OrderedWorld {
 
   /**
    * The operator runs `fence skip` on the aggregate from where `fence show` says the fence stands to `ahead` sequences
-   * further, which may be past what the outbox committed. Checked: a skip is accepted only up to the head (the events
-   * the producer committed), and it names every event it drops by id; what it drops is never applied, the rest is.
+   * further, which may be past what the outbox committed; the model's dead letters in the subscriber's FIFO dead-letter
+   * queue (its Operator output names it), with or without `--drop-dead-letters`. Checked: a skip is accepted only up to
+   * the head (the events the producer committed), and it names every event it drops by id; what it drops is never
+   * applied, the rest is. A skip that passes a sequence whose event sits in the dead-letter queue is accepted only with
+   * `--drop-dead-letters`, naming exactly those letters (which stay there); refused while letters were not read only
+   * when one receive could miss one (more than 10 letters).
    */
-  public async fenceSkip(aggregateIndex: number, ahead: number): Promise<void> {
+  public async fenceSkip(aggregateIndex: number, ahead: number, dropDeadLetters = false): Promise<void> {
     const aggregate = this.aggregate(aggregateIndex);
     const inbox = ['--table', this.tables.inbox.inboxTableName];
     const shown = await this.operator('fence', 'show', this.tables.inbox.subscriberName, aggregate, ...inbox, '--json');
     const from = (JSON.parse(shown.stdout) as { appliedSequence: number }).appliedSequence;
     const to = from + ahead;
     const committed = this.heads.get(aggregate) ?? 0;
+    const { queue, deadLetterQueue } = await this.deadLetterQueues(1, 'model');
+    const letters = deadLetterQueue.messages().length;
+    // the letters of the skipped sequences (one per body: the model may hold two letters of one message)
+    const inRange = [...new Map(this.deadLetters.map((letter) => [letter.body, letter] as const)).values()]
+      .filter((letter) => letter.envelope.partitionkey === aggregate && Number(letter.envelope.sequence) > from && Number(letter.envelope.sequence) <= to)
+      .map((letter) => ({ sequence: Number(letter.envelope.sequence), eventId: letter.envelope.id }))
+      .sort((a, b) => a.sequence - b.sequence || (a.eventId < b.eventId ? -1 : 1));
     // with the subscriber's Operator output: what proves the outbox table its own once nothing of it is in the history
-    // (a replaced or restored table; review ro12, RO12-2)
+    // (a replaced or restored table; review ro12, RO12-2), and names the dead-letter queue the skip reads
     const result = await this.operator(
-      'fence', 'skip', this.tables.inbox.subscriberName, aggregate, '--subscriber-output', this.operatorOutput(),
-      '--from', String(from), '--to', String(to), '--reason', 'model: lost for good', '--yes', '--json',
+      'fence', 'skip', this.tables.inbox.subscriberName, aggregate, '--subscriber-output', this.operatorOutput(queue.address.url, deadLetterQueue.address.url),
+      '--from', String(from), '--to', String(to), '--reason', 'model: lost for good', ...(dropDeadLetters ? ['--drop-dead-letters'] : []), '--yes', '--json',
     );
+    const left = deadLetterQueue.messages().length;
+    this.sqs!.queues.delete(queue.address.url);
+    this.sqs!.queues.delete(deadLetterQueue.address.url);
+    const what = `fence skip ${aggregate} ${from}..${to}${dropDeadLetters ? ' --drop-dead-letters' : ''}`;
+    if (left !== letters || queue.messages().length > 0) this.violations.push(`${what} changed the queues: the dead-letter queue held ${letters} letter(s), now ${left}; ${queue.messages().length} sent to the queue`);
     if (result.code === 3) {
       // R38-6's check (the history item at --from must be the fence's event) cannot tell another flow's outbox from a
       // sequence taken twice after the heads went back: refused, nothing changed (the ordered model, seed 3, run 15)
       const takenTwice = (this.reused.get(aggregate) ?? []).some((envelope) => Number(envelope.sequence) === from) && result.stderr.includes('not the outbox this subscriber applies');
-      if (to <= committed && !takenTwice) this.violations.push(`fence skip ${aggregate} ${from}..${to} refused with ${committed} committed: ${result.stderr.trim()}`);
-      this.history.push(`fence skip ${aggregate.slice(-5)} ${from} -> ${to}: refused (${committed} committed)`);
+      // the event of a skipped sequence is in the dead-letter queue: not lost, refused unless passed on purpose
+      const deadLettered = !dropDeadLetters && inRange.length > 0 && result.stderr.includes('refused: the dead-letter queue holds ');
+      // one receive returns 10 letters: only past that can a read miss one
+      const unread = letters > 10 && result.stderr.includes("of the dead-letter queue not read");
+      if (to <= committed && !takenTwice && !deadLettered && !unread) this.violations.push(`${what} refused with ${committed} committed and ${inRange.length} of ${letters} letter(s) at a skipped sequence: ${result.stderr.trim()}`);
+      this.history.push(`fence skip ${aggregate.slice(-5)} ${from} -> ${to}${dropDeadLetters ? ' (drop dead letters)' : ''}: refused (${committed} committed, ${inRange.length} dead-lettered in range)`);
       return;
     }
     if (result.code !== 0) return void this.violations.push(`fence skip exited ${result.code}: ${result.stderr}`);
-    const { drops } = JSON.parse(result.stdout) as { drops: Array<{ sequence: number; eventId?: string }> };
+    const { drops, deadLettersDropped } = JSON.parse(result.stdout) as { drops: Array<{ sequence: number; eventId?: string }>; deadLettersDropped?: Array<{ sequence?: number; eventId?: string }> };
+    // review o38 (fence skip and the dead-letter queue): a skipped sequence whose event is a dead letter is passed only on purpose, named
+    const passed = (deadLettersDropped ?? []).map((letter) => ({ sequence: letter.sequence, eventId: letter.eventId }));
+    if (!dropDeadLetters && inRange.length > 0) this.violations.push(`${what} accepted while the dead-letter queue holds ${JSON.stringify(inRange)} at skipped sequences: the letters can then only be dropped or applied out of sequence`);
+    if (dropDeadLetters && JSON.stringify(passed) !== JSON.stringify(inRange)) this.violations.push(`${what} named ${JSON.stringify(passed)} as the dead letters it passes; the dead-letter queue holds ${JSON.stringify(inRange)} at skipped sequences`);
     if (to > committed) this.violations.push(`fence skip ${aggregate} accepted --to ${to} past the head (${committed} committed): events ${committed + 1}..${to} will be answered as duplicates when written`);
     const expected = this.produced.get(aggregate)!.filter((envelope) => Number(envelope.sequence) > from && Number(envelope.sequence) <= to).map((envelope) => ({ sequence: Number(envelope.sequence), eventId: envelope.id }));
     const named = drops.map((drop) => ({ sequence: drop.sequence, eventId: drop.eventId }));
@@ -706,7 +730,7 @@ export class OrderedWorld {
     // what the operator accepted to drop, by id: never applied, on purpose (the drain's loss check spares them)
     for (const drop of drops) if (drop.eventId !== undefined) this.droppedBySkip.add(drop.eventId);
     this.skipped.set(aggregate, skipped);
-    this.history.push(`fence skip ${aggregate.slice(-5)} ${from} -> ${to}: dropped ${drops.map((drop) => `#${drop.sequence}${drop.eventId === undefined ? '' : ` (${drop.eventId})`}`).join(', ')}`);
+    this.history.push(`fence skip ${aggregate.slice(-5)} ${from} -> ${to}: dropped ${drops.map((drop) => `#${drop.sequence}${drop.eventId === undefined ? '' : ` (${drop.eventId})`}`).join(', ')}${passed.length === 0 ? '' : `; dead letters passed on purpose: ${passed.map((letter) => `#${letter.sequence}`).join(', ')}`}`);
   }
 
   /**
@@ -854,11 +878,11 @@ export class OrderedWorld {
    * ro12, RO12-4). Checked: the carry brings every fence back to where it stood (never further), and nothing applies
    * twice afterwards (the ledger check: a copy of an event applied since the restore point is a duplicate again).
    */
-  public async restoreInbox(back: number): Promise<void> {
+  public async restoreInbox(back: number, proof: 'outputs' | 'records' = 'outputs'): Promise<void> {
     const before = await Promise.all(this.aggregates.map(async (aggregate) => (await this.fences.get(aggregate)).appliedSequence));
     await this.restoreInboxTable(back);
     const restored = await Promise.all(this.aggregates.map(async (aggregate) => (await this.fences.get(aggregate)).appliedSequence));
-    await this.carryFences(before, `inbox restored ${back} back: fences ${JSON.stringify(before)} -> ${JSON.stringify(restored)}`);
+    await this.carryFences(before, `inbox restored ${back} back: fences ${JSON.stringify(before)} -> ${JSON.stringify(restored)}`, proof);
   }
 
   /**
@@ -877,11 +901,25 @@ export class OrderedWorld {
   }
 
   /** The runbook's `fence carry --from-table <the table restored from> --yes`: every fence back where it stood (`before`). */
-  private async carryFences(before: readonly number[], restoredLine: string): Promise<void> {
+  private async carryFences(before: readonly number[], restoredLine: string, proof: 'outputs' | 'records' = 'outputs'): Promise<void> {
+    const carry = (...more: string[]) => this.operator('fence', 'carry', this.tables.inbox.subscriberName, '--from-table', this.tables.formerInboxTable, '--table', this.tables.inbox.inboxTableName, ...more, '--yes', '--json');
+    // first (proof 'records'), the operator gives only the outbox table: the restored table's live records and the
+    // outbox history must prove the table carried from; refused (nothing written) when they can not, then as below
+    if (proof === 'records') {
+      const byRecords = await carry('--outbox-table', this.tables.outbox.outboxTableName);
+      const carried = await Promise.all(this.aggregates.map(async (aggregate) => (await this.fences.get(aggregate)).appliedSequence));
+      if (byRecords.code === 0) {
+        if (JSON.stringify(carried) !== JSON.stringify(before)) this.violations.push(`fence carry by records after the inbox restore left the fences at ${JSON.stringify(carried)}; they stood at ${JSON.stringify(before)}`);
+        this.history.push(`${restoredLine}; fence carry (records and the outbox history): ${JSON.stringify(carried)}`);
+        return;
+      }
+      if (byRecords.code !== 3) this.violations.push(`fence carry by records exited ${byRecords.code}: ${byRecords.stderr.trim()}`);
+      restoredLine = `${restoredLine}; fence carry by records refused`;
+    }
     // the output of the deployment that used the table restored from proves it when the image holds nothing of the subscriber
     // (review ro13, RO13-5), beside the output of the deployment that uses the restored table: the same flow (review ro14, RO14-2)
     const formerOutput = JSON.stringify({ ...(JSON.parse(this.operatorOutput()) as object), inboxTable: this.tables.formerInboxTable });
-    const result = await this.operator('fence', 'carry', this.tables.inbox.subscriberName, '--from-table', this.tables.formerInboxTable, '--table', this.tables.inbox.inboxTableName, '--from-subscriber-output', formerOutput, '--subscriber-output', this.operatorOutput(), '--yes', '--json');
+    const result = await carry('--from-subscriber-output', formerOutput, '--subscriber-output', this.operatorOutput());
     const after = await Promise.all(this.aggregates.map(async (aggregate) => (await this.fences.get(aggregate)).appliedSequence));
     if (result.code !== 0) this.violations.push(`fence carry exited ${result.code}: ${result.stderr.trim()}`);
     else this.inboxCarryPending = false;
@@ -915,15 +953,11 @@ export class OrderedWorld {
   }
 
   /**
-   * The operator runs `dlq redrive --yes --json` on the ordered subscriber with the real CLI against the simulated SQS
-   * (review ro12, RO12-8; ro12b, RO12B-2), each of the model's dead letters in the FIFO dead-letter queue `copies` times
-   * (an invocation dying after each dead-letter send), so an aggregate's group can hold more than one receive (10) of
-   * letters. Checked: no event loses its last letter unless it is applied (or an operator's skip dropped it) or a letter
-   * of it was sent; the letters it sent are what the fences admit, in sequence (`checkOperatorSends`); the letters it
-   * says it did not read are the letters still in the queue less those it says it left. What it sent goes to the
-   * model's queue, in the order sent; one letter of each event left stays the model's dead letter.
+   * The subscriber's FIFO queue and FIFO dead-letter queue on the model's simulated SQS (started at its first use),
+   * the queue's RedrivePolicy naming the dead-letter queue, which holds each of the model's dead letters `copies` times
+   * (each with its aggregate as the group and its `iefErrorName`), in `order`.
    */
-  public async dlqRedriveWhole(copies: number, order: DeadLetterOrder = 'model'): Promise<void> {
+  private async deadLetterQueues(copies: number, order: DeadLetterOrder): Promise<{ queue: QueueOnEndpoint; deadLetterQueue: QueueOnEndpoint }> {
     const sqs = (this.sqs ??= await (async () => {
       const queues = new Map<string, QueueOnEndpoint>();
       return { endpoint: await startSqsEndpoint({ resolveQueue: (url) => queues.get(url) }), queues };
@@ -937,8 +971,7 @@ export class OrderedWorld {
       { clock, baseUrl, deadLetterQueue },
     );
     for (const each of [queue, deadLetterQueue]) sqs.queues.set(each.address.url, each);
-    const letters = this.deadLetters;
-    for (const letter of orderedForQueue(letters, order)) {
+    for (const letter of orderedForQueue(this.deadLetters, order)) {
       for (let copy = 0; copy < copies; copy++) {
         deadLetterQueue.send({
           body: letter.body,
@@ -949,6 +982,21 @@ export class OrderedWorld {
         });
       }
     }
+    return { queue, deadLetterQueue };
+  }
+
+  /**
+   * The operator runs `dlq redrive --yes --json` on the ordered subscriber with the real CLI against the simulated SQS
+   * (review ro12, RO12-8; ro12b, RO12B-2), each of the model's dead letters in the FIFO dead-letter queue `copies` times
+   * (an invocation dying after each dead-letter send), so an aggregate's group can hold more than one receive (10) of
+   * letters. Checked: no event loses its last letter unless it is applied (or an operator's skip dropped it) or a letter
+   * of it was sent; the letters it sent are what the fences admit, in sequence (`checkOperatorSends`); the letters it
+   * says it did not read are the letters still in the queue less those it says it left. What it sent goes to the
+   * model's queue, in the order sent; one letter of each event left stays the model's dead letter.
+   */
+  public async dlqRedriveWhole(copies: number, order: DeadLetterOrder = 'model'): Promise<void> {
+    const letters = this.deadLetters;
+    const { queue, deadLetterQueue } = await this.deadLetterQueues(copies, order);
     const name = this.tables.inbox.subscriberName;
     const output = JSON.stringify({
       format: 1, subscriberName: name, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: this.windowSeconds,
@@ -985,7 +1033,8 @@ export class OrderedWorld {
     await this.checkOperatorSends(`dlq redrive --yes (${copies} copies of each letter)`, sent.map((letter) => letter.envelope), once.map((letter) => letter.envelope), []);
     this.deadLetters = once.filter((letter) => keptBodies.has(letter.body) && !sentBodies.includes(letter.body));
     for (const letter of sent) this.queue.push({ ...letter, messageId: this.newId(), receives: 0 });
-    for (const each of [queue, deadLetterQueue]) sqs.queues.delete(each.address.url);
+    this.sqs!.queues.delete(queue.address.url);
+    this.sqs!.queues.delete(deadLetterQueue.address.url);
     this.history.push(`dlq redrive --yes (${copies} copies each): sent ${this.describe(sent.map((letter) => letter.envelope))}; deleted ${json.deleted.length}; unread ${json.unread}`);
   }
 

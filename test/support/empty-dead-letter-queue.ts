@@ -1,0 +1,29 @@
+/**
+ * An empty FIFO dead-letter queue on the simulator's SQS endpoint, for tests that run `fence skip` through the CLI
+ * and have no queues of their own: the skip reads the subscriber's dead-letter queue before it moves a fence.
+ * Not a test file.
+ */
+import { SQSClient } from '@aws-sdk/client-sqs';
+import { startSqsEndpoint } from '../../simulator/aws/sqs-endpoint';
+import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
+
+/** The queue, an SQS client factory on its endpoint (the CLI's `createSqsClient`), and what stops the endpoint. */
+export interface EmptyDeadLetterQueue {
+  readonly url: string;
+  readonly createSqsClient: () => SQSClient;
+  readonly stop: () => Promise<void>;
+}
+
+const silentLogger = { trace: () => {}, debug: () => {}, info: () => {}, warn: () => {}, error: () => {} };
+
+/** Starts an endpoint serving one empty FIFO queue named `name`. */
+export async function startEmptyDeadLetterQueue(name = 'EmptyDlq.fifo'): Promise<EmptyDeadLetterQueue> {
+  let queue: ReturnType<typeof makeQueue> | undefined;
+  const endpoint = await startSqsEndpoint({ resolveQueue: (url) => (url === queue?.address.url ? queue : undefined) });
+  queue = makeQueue(queueModel(name, { fifo: true, queueName: name }), { clock: frozenClock(), baseUrl: endpoint.endpoint });
+  return {
+    url: queue.address.url,
+    createSqsClient: () => new SQSClient({ region: 'us-east-1', credentials: { accessKeyId: 's', secretAccessKey: 's' }, endpoint: endpoint.endpoint, maxAttempts: 1, logger: silentLogger }),
+    stop: () => endpoint.stop(),
+  };
+}
