@@ -1549,8 +1549,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'replay-flow-profile-ignored',
     breaks: "replay --flow-profile (issue 41): the outbox is read with the operator's own credentials, not the profile of the flow's account, so a subscriber's team of another account reads no outbox",
     file: 'simulator/cli/replay-command.ts',
-    find: '    return await replay(parsed, context, flowClient ?? context.client());',
-    replace: '    return await replay(parsed, context, context.client());',
+    find: '    return await replayFrom(parsed, context, resolved, outboxTable, flowClient, profile);',
+    replace: '    return await replayFrom(parsed, context, resolved, outboxTable, context.client(), profile);',
     tests: [LIFE],
   },
   {
@@ -1942,5 +1942,14 @@ export const MUTANTS: readonly Mutant[] = [
     find: "const HELD_AGGREGATE_EXPRESSION = 'FILL(gaps, 0) + FILL(errors, 0) + FILL(letters, 0) + FILL(reading, 0)';",
     replace: "const HELD_AGGREGATE_EXPRESSION = 'FILL(gaps, 0) + FILL(errors, 0) + 0 * FILL(letters, 0) + 0 * FILL(reading, 0)';",
     tests: ['test/constructs/ordered-on-call.test.ts'],
+  },
+  // ---- review rx14 RX14-3 (fifteenth session, s15-x): replay --flow-profile is tied to the subscriber's flow ----
+  {
+    id: 'replay-flow-profile-any-account',
+    breaks: "replay --flow-profile (review rx14, RX14-3): the profile's account is not compared with the subscriber's topic's, so a profile of another environment (staging's) reads that environment's outbox and its events are sent to this subscriber's queue and applied",
+    file: 'simulator/cli/flow-identity.ts',
+    find: '  if (accountId !== flow.account) {',
+    replace: '  if (accountId === undefined) {',
+    tests: ['test/cli/replay-flow-identity.int.test.ts', LIFE],
   },
 ];

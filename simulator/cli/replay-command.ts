@@ -22,6 +22,7 @@ import { earliestApplication, outboxEventsById, outboxEventsInRange, type Outbox
 import { terminalText } from './terminal-text';
 import { aggregateDecision, readAggregateApplications, type AggregateApplications } from './aggregate-applications';
 import { FLOW_PROFILE_HELP, FLOW_PROFILE_OPTION, flowAccountClient, nameMissingOutbox } from './flow-account-client';
+import { flowProfileRefusal, topicEnvironment } from './flow-identity';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 const USAGE = `Usage:
@@ -72,7 +73,10 @@ Refused (exit code 3):
 A subscriber of another account than its flow (docs/CROSS-ACCOUNT.md): its Operator output does not name the outbox
 (another account's table), so give --table (the outboxTable of the flow's Operator output), and --flow-profile, an AWS
 profile that assumes the role the flow's account granted with flow.grantOperator: the outbox is read under that role,
-the subscriber's queue (and an ordered subscriber's fences) with your own credentials, in one command.
+the subscriber's queue (and an ordered subscriber's fences) with your own credentials, in one command. The profile
+must be of the flow's account: the output names the topic the subscriber is on (topicArn), and a profile whose
+credentials are of another account (another environment's outbox), or of an account the SDK can not tell, is refused
+before anything is read (exit code 3); the outbox is read in the topic's Region, not --region's (the subscriber's).
 
 Every event sent by --allow-expired or --allow-reapply past its rule is logged as one JSON audit line on stderr
 ("audit":"replay-override": when, who, the flag, the subscriber, the event id and the rule it passed).
@@ -120,16 +124,11 @@ const ALLOWED = new Set([
 async function run(parsed: ParsedArguments, context: CommandContext): Promise<number> {
   const profile = parsed.values['flow-profile'];
   if (profile !== undefined && (typeof profile !== 'string' || profile.trim() === '')) return context.usageError('--flow-profile needs the name of an AWS profile');
-  const flowClient = profile === undefined ? undefined : flowAccountClient(context.clientOptions, profile);
-  try {
-    return await replay(parsed, context, flowClient ?? context.client());
-  } finally {
-    flowClient?.destroy();
-  }
+  return replay(parsed, context, profile);
 }
 
-/** `replay`, reading the outbox with `outboxClient` (the flow account's, with --flow-profile). */
-async function replay(parsed: ParsedArguments, context: CommandContext, outboxClient: DynamoDBClient): Promise<number> {
+/** `replay`, reading the outbox with the flow account's client of `profile` (--flow-profile), or the operator's own. */
+async function replay(parsed: ParsedArguments, context: CommandContext, profile: string | undefined): Promise<number> {
   const values = parsed.values;
   if (parsed.positionals.length > 0) return context.usageError(`unexpected argument '${parsed.positionals[0]}'`);
   for (const name of Object.keys(values)) if (!ALLOWED.has(name)) return context.usageError(`option --${name} does not apply to 'replay'`);
@@ -143,8 +142,31 @@ async function replay(parsed: ParsedArguments, context: CommandContext, outboxCl
   }
   const outboxTable = typeof outboxFlag === 'string' && outboxFlag.trim() !== '' ? outboxFlag : deployment?.outboxTable;
   if (outboxTable === undefined) return context.usageError("'replay' needs --table (the outbox table)");
-  const profile = values['flow-profile'];
-  nameMissingOutbox(outboxClient, outboxTable, typeof profile === 'string' ? profile : undefined);
+  if (profile === undefined) return replayFrom(parsed, context, resolved, outboxTable, context.client(), undefined);
+  // --flow-profile reads another account's outbox: only once the profile is proven to be of the subscriber's flow
+  const topicArn = deployment?.topicArn;
+  if (deployment === undefined) return context.usageError(`--flow-profile needs --subscriber-output (the subscriber's Operator output): the topic it names says the flow's account and Region, which the profile must reach`);
+  if (topicArn === undefined) {
+    return context.usageError(`--flow-profile: the Operator output of '${deployment.subscriberName}' does not name its topic (topicArn), so the profile can not be proven to reach its flow's account; deploy the subscriber's stack with this version and use its new output`);
+  }
+  const flowClient = flowAccountClient(context.clientOptions, profile, topicEnvironment(topicArn)?.region ?? 'us-east-1');
+  try {
+    const refusal = await flowProfileRefusal(flowClient, profile, deployment.subscriberName, topicArn);
+    if (refusal !== undefined) {
+      context.io.stderr(`refused: ${refusal}\n`);
+      return EXIT_CODE.REFUSED;
+    }
+    return await replayFrom(parsed, context, resolved, outboxTable, flowClient, profile);
+  } finally {
+    flowClient.destroy();
+  }
+}
+
+/** `replay` from `outboxTable`, read with `outboxClient`. */
+async function replayFrom(parsed: ParsedArguments, context: CommandContext, resolved: ResolvedSubscriber, outboxTable: string, outboxClient: DynamoDBClient, profile: string | undefined): Promise<number> {
+  const values = parsed.values;
+  const deployment = resolved.deployment;
+  nameMissingOutbox(outboxClient, outboxTable, profile);
   const ordered = deployment?.ordered === true || isFifoQueueUrl(resolved.queueUrl);
   if (ordered) return replayToOrdered(parsed, context, resolved, outboxTable, outboxClient);
   if (values['inbox-table'] !== undefined) return context.usageError('--inbox-table goes with an ordered subscriber (a FIFO --queue)');

@@ -44,6 +44,10 @@ import { AGGREGATE_ITEM } from '../../../lambda/contract/wire-format';
 
 /** The AWS profile of the flow's account the subscriber's team replays with (`--flow-profile`). */
 const FLOW_PROFILE = 'flow-outbox';
+/** The flow's account, of its topic's ARN in the subscriber's output (and of `FLOW_PROFILE`'s credentials). */
+const FLOW_ACCOUNT = '111111111111';
+/** A profile of another environment's account (staging's operator role), whose outbox is not the subscriber's flow's. */
+const OTHER_ENVIRONMENT_PROFILE = 'staging-outbox';
 
 export type Mode = 'transactional' | 'lease' | 'multi-step' | 'aggregate';
 
@@ -430,14 +434,23 @@ export class SystemWorld {
    * AWS config does not have (`unknown-profile`), or without the option (`none`), the command fails naming what is
    * wrong, and sends nothing.
    */
-  public async replayFromFlowAccount(which: 'range' | number, profile: 'granted' | 'unknown-profile' | 'none'): Promise<void> {
+  public async replayFromFlowAccount(which: 'range' | number, profile: 'granted' | 'unknown-profile' | 'none' | 'other-environment'): Promise<void> {
     const selection = this.replaySelection(which);
     if (selection === undefined) return;
-    const option = profile === 'granted' ? ['--flow-profile', FLOW_PROFILE] : profile === 'unknown-profile' ? ['--flow-profile', `${FLOW_PROFILE}-typo`] : [];
+    const option =
+      profile === 'granted' ? ['--flow-profile', FLOW_PROFILE] : profile === 'unknown-profile' ? ['--flow-profile', `${FLOW_PROFILE}-typo`] : profile === 'other-environment' ? ['--flow-profile', OTHER_ENVIRONMENT_PROFILE] : [];
     const argv = ['replay', '--subscriber-output', this.operatorOutput(), ...selection, ...option, '--endpoint', inject('dynamoDbEndpoint'), '--region', 'us-east-1', '--yes', '--json'];
     const sentBefore = this.operatorCopies();
     const result = await this.withAwsFiles(() => this.cli({ tablesOfAnotherAccount: [this.tables.outbox.outboxTableName] }, ...argv));
     if (profile === 'granted') return this.recordReplay(result, `replay --flow-profile ${which === 'range' ? 'the range' : 'one event'}`);
+    if (profile === 'other-environment') {
+      // the profile reaches another account than the subscriber's topic's: refused before the outbox is read (RX14-3)
+      const expected = `--flow-profile ${OTHER_ENVIRONMENT_PROFILE} reaches account 333333333333`;
+      if (result.code !== 3 || !result.stderr.includes(expected)) this.violate(`replay with a profile of another environment exited ${result.code}, not 3 naming ${expected}: ${result.stderr}${result.stdout}`);
+      if (this.operatorCopies() !== sentBefore) this.violate('replay with a profile of another environment sent copies although it was refused');
+      this.history.push(`operator: replay with a profile of another environment: refused (exit ${result.code}), nothing sent`);
+      return;
+    }
     const expected = profile === 'none' ? this.tables.outbox.outboxTableName : `${FLOW_PROFILE}-typo`;
     if (result.code !== 1 || !result.stderr.includes(expected)) this.violate(`replay with ${profile === 'none' ? 'the team\'s own credentials only' : 'an unknown --flow-profile'} exited ${result.code}, not 1 naming ${expected}: ${result.stderr}${result.stdout}`);
     if (this.operatorCopies() !== sentBefore) this.violate(`replay with ${profile} sent copies although it failed`);
@@ -501,8 +514,13 @@ export class SystemWorld {
    */
   private async withAwsFiles<T>(act: () => Promise<T>): Promise<T> {
     const directory = mkdtempSync(path.join(tmpdir(), 'ief-life-aws-'));
-    writeFileSync(path.join(directory, 'config'), `[profile ${FLOW_PROFILE}]\nregion = us-east-1\n`);
-    writeFileSync(path.join(directory, 'credentials'), `[${FLOW_PROFILE}]\naws_access_key_id = flowaccount\naws_secret_access_key = local\n`);
+    writeFileSync(path.join(directory, 'config'), `[profile ${FLOW_PROFILE}]\nregion = us-east-1\n\n[profile ${OTHER_ENVIRONMENT_PROFILE}]\nregion = us-east-1\n`);
+    // each says its account (aws_account_id), as a role_arn or SSO profile's credentials do
+    writeFileSync(
+      path.join(directory, 'credentials'),
+      `[${FLOW_PROFILE}]\naws_access_key_id = flowaccount\naws_secret_access_key = local\naws_account_id = ${FLOW_ACCOUNT}\n\n` +
+        `[${OTHER_ENVIRONMENT_PROFILE}]\naws_access_key_id = stagingaccount\naws_secret_access_key = local\naws_account_id = 333333333333\n`,
+    );
     const variables: Record<string, string | undefined> = {
       AWS_CONFIG_FILE: path.join(directory, 'config'),
       AWS_SHARED_CREDENTIALS_FILE: path.join(directory, 'credentials'),
@@ -663,6 +681,7 @@ export class SystemWorld {
       outboxTable: this.tables.outbox.outboxTableName,
       queueUrl: this.services.queue.address.url,
       deadLetterQueueUrl: this.services.deadLetterQueue.address.url,
+      topicArn: `arn:aws:sns:us-east-1:${FLOW_ACCOUNT}:life-topic`,
     });
   }
 
