@@ -1952,4 +1952,13 @@ export const MUTANTS: readonly Mutant[] = [
     replace: '  if (accountId === undefined) {',
     tests: ['test/cli/replay-flow-identity.int.test.ts', LIFE],
   },
+  // ---- review rx14 RX14-2 (fifteenth session, s15-x): replay does not send an outbox item past its TTL ----
+  {
+    id: 'replay-past-outbox-ttl',
+    breaks: "replay (review rx14, RX14-2): an outbox item past its TTL, which DynamoDB still returns for days, is sent, beyond the retention the payload bucket's lifecycle counts on (its offloaded data may be gone)",
+    file: 'simulator/cli/outbox-events.ts',
+    find: 'event.expiresAtEpochSeconds * 1000 <= nowEpochMilliseconds',
+    replace: 'event.expiresAtEpochSeconds * 1000 <= nowEpochMilliseconds - 30 * 86_400_000',
+    tests: ['test/cli/replay-past-retention.int.test.ts'],
+  },
 ];

@@ -18,7 +18,7 @@ import { aggregateModeRefusal, DEPLOYED_SUBSCRIBER_HELP, DEPLOYED_SUBSCRIBER_OPT
 import { isFifoQueueUrl } from './dead-letters/ordered-sends';
 import { replayOrdered } from './ordered-replay';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
-import { earliestApplication, outboxEventsById, outboxEventsInRange, type OutboxEvent } from './outbox-events';
+import { earliestApplication, outboxEventsById, outboxEventsInRange, pastRetention, type OutboxEvent } from './outbox-events';
 import { terminalText } from './terminal-text';
 import { aggregateDecision, readAggregateApplications, type AggregateApplications } from './aggregate-applications';
 import { FLOW_PROFILE_HELP, FLOW_PROFILE_OPTION, flowAccountClient, nameMissingOutbox } from './flow-account-client';
@@ -42,7 +42,10 @@ flag that disagrees with it is refused (exit code 2). Without it, the flags say 
 
 When to use it: the relay gave up on a batch (its dead-letter queue holds stream batch metadata; 'dlq list' shows
 their time range), or a subscriber added later needs the events it missed. The outbox keeps events for its retention
-(eventRetention, 7 days by default), then its TTL removes them: older events can not be replayed.
+(eventRetention, 7 days by default), then its TTL removes them: older events can not be replayed. DynamoDB deletes
+an expired item only within days, and reads return it until then: an item past its TTL is not sent either (its
+offloaded data may be gone with the retention); it is named as past the outbox's retention (pastRetention in --json),
+and the exit code is 3. To an ordered subscriber, such a history item is named as not in the history.
 
 What it sends: only what SNS would have delivered to the subscriber (its subscription's filter policy, evaluated by
 the simulator's matcher; --type narrows further); the others are listed as not for this subscriber.
@@ -114,6 +117,9 @@ ${FLOW_PROFILE_HELP}
   --json                             print JSON instead of text
   --region, --endpoint, --sqs-endpoint   see idempotent-event-flow --help
 `;
+
+/** The text line's start for events past the outbox's TTL, which replay never sends. */
+export const PAST_RETENTION_TEXT = "past the outbox's retention (its TTL passed; DynamoDB deletes such items within days), not replayed";
 
 const ALLOWED = new Set([
   'table', 'queue', 'subscriber', 'deduplication-window', 'event-id', 'since', 'until', 'type', 'partition-key', 'sort-key', 'no-sort-key', 'allow-expired', 'yes', 'json',
@@ -193,6 +199,11 @@ async function replayFrom(parsed: ParsedArguments, context: CommandContext, reso
   } else {
     ({ events, missing } = await outboxEventsById(location, eventIds));
   }
+  // past the outbox's TTL: past the retention the payload bucket's lifecycle counts on, never sent (DynamoDB may not
+  // have deleted the item yet); named in the output, and the exit code says something was not replayed
+  const expired = events.filter((event) => pastRetention(event, now));
+  events = events.filter((event) => !pastRetention(event, now));
+  const pastRetentionOf = expired.map((event) => ({ eventId: event.envelope.id, expiredAt: new Date(event.expiresAtEpochSeconds! * 1000).toISOString() }));
   // only what SNS would have delivered to the subscriber: its subscription's filter policy, as the simulator matches it
   const takes = (event: OutboxEvent): boolean => filter === undefined || filter({ body: event.body, attributes: {} });
   const filteredOut = events.filter((event) => !takes(event));
@@ -264,6 +275,7 @@ async function replayFrom(parsed: ParsedArguments, context: CommandContext, reso
             ...(appliedUntil(item) === undefined ? {} : { alreadyApplied: { keptUntil: appliedUntil(item), note: appliedNote(appliedUntil(item)!) } }),
           })),
           missing,
+          pastRetention: pastRetentionOf,
           filteredOut: filteredOut.map((event) => event.envelope.id),
           ...(send ? { sent } : {}),
         },
@@ -280,13 +292,14 @@ async function replayFrom(parsed: ParsedArguments, context: CommandContext, reso
     const duplicates = sendableApplied === 0 ? '' : `; ${sendableApplied} of them already applied by '${subscriber}' (its inbox drops their copies as duplicates)`;
     const table = rows.length === 0 ? 'no events match\n' : formatTable(['EVENT ID', 'TYPE', 'TIME', 'DECISION', 'WHY'], rows);
     const missingLine = missing.length === 0 ? '' : `not in the outbox (never written, or past its retention): ${missing.join(' ')}\n`;
+    const expiredLine = expired.length === 0 ? '' : `${PAST_RETENTION_TEXT}: ${expired.map((event) => terminalText(event.envelope.id)).join(' ')}\n`;
     const filteredLine = filteredOut.length === 0 ? '' : `not for this subscriber (its subscription's filter policy does not take them): ${filteredOut.map((event) => event.envelope.id).join(' ')}\n`;
     const outcome = send
       ? `sent ${sent.length} to ${queue} for subscriber '${subscriber}'; refused ${refused}${duplicates}${alreadyApplied === 0 ? '' : `; ${alreadyApplied} already applied, not sent`}`
       : `dry run: would send ${sendable} and refuse ${refused}${duplicates}${alreadyApplied === 0 ? '' : `; ${alreadyApplied} already applied, not sent`}${sendable === 0 ? '' : '; run again with --yes to send them'}`;
-    context.io.stdout(`${table}${missingLine}${filteredLine}${outcome}\n`);
+    context.io.stdout(`${table}${missingLine}${expiredLine}${filteredLine}${outcome}\n`);
   }
-  return refused > 0 || missing.length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
+  return refused > 0 || missing.length > 0 || expired.length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
 }
 
 /**

@@ -419,11 +419,12 @@ export class SystemWorld {
     if (selection === undefined) return;
     const result = await this.cli({}, 'replay', '--subscriber-output', this.operatorOutput(), ...selection, '--yes', '--json');
     if (result.code !== 0 && result.code !== 3) return this.violate(`replay exited ${result.code}: ${result.stderr}`);
-    const output = JSON.parse(result.stdout) as { events: Array<{ eventId: string; send: boolean; why?: string }>; missing: string[] };
+    const output = JSON.parse(result.stdout) as { events: Array<{ eventId: string; send: boolean; why?: string }>; missing: string[]; pastRetention: Array<{ eventId: string; expiredAt: string }> };
     for (const event of output.events) {
       if (event.send) this.operatorSent.add(event.eventId);
       else this.refusals.set(event.eventId, event.why ?? '');
     }
+    this.notePastRetention(output.pastRetention);
     this.history.push(`operator: replay ${which === 'range' ? 'the range' : which === 'gave-up' ? 'what the relay gave up on' : 'one event'}: ${output.events.filter((e) => e.send).length} sent, ${output.events.filter((e) => !e.send).length} refused, ${output.missing.length} not in the outbox`);
   }
 
@@ -492,14 +493,27 @@ export class SystemWorld {
     return ids.length === 0 ? undefined : ['--event-id', ids[which % ids.length] as string];
   }
 
+  /**
+   * An event replay named as past the outbox's TTL (DynamoDB Local, like DynamoDB before its deletion, still returns the
+   * item): not sent, and named, so the operator knows it can not be replayed; its TTL must have passed.
+   */
+  private notePastRetention(pastRetention: ReadonlyArray<{ eventId: string; expiredAt: string }> | undefined): void {
+    if (pastRetention === undefined) return this.violate('replay --json gave no pastRetention list');
+    for (const { eventId, expiredAt } of pastRetention) {
+      if (Date.parse(expiredAt) > this.now()) this.violate(`replay named ${eventId} as past the outbox's retention, but its TTL (${expiredAt}) has not passed`);
+      this.refusals.set(eventId, `past the outbox's retention (TTL ${expiredAt})`);
+    }
+  }
+
   /** Notes what a `replay --yes --json` sent and refused (an event the subscriber applied is neither). */
   private recordReplay(result: { code: number; stdout: string; stderr: string }, label: string): void {
     if (result.code !== 0 && result.code !== 3) return this.violate(`${label} exited ${result.code}: ${result.stderr}`);
-    const output = JSON.parse(result.stdout) as { events: Array<{ eventId: string; send: boolean; applied?: boolean; why?: string }>; missing: string[] };
+    const output = JSON.parse(result.stdout) as { events: Array<{ eventId: string; send: boolean; applied?: boolean; why?: string }>; missing: string[]; pastRetention: Array<{ eventId: string; expiredAt: string }> };
     for (const event of output.events) {
       if (event.send) this.operatorSent.add(event.eventId);
       else if (event.applied !== true) this.refusals.set(event.eventId, event.why ?? '');
     }
+    this.notePastRetention(output.pastRetention);
     this.history.push(`operator: ${label}: ${output.events.filter((e) => e.send).length} sent, ${output.events.filter((e) => !e.send && e.applied !== true).length} refused, ${output.events.filter((e) => e.applied === true).length} applied, ${output.missing.length} not in the outbox`);
   }
 
