@@ -401,6 +401,12 @@ export class AccessControl {
   }
 
   private denial(request: AccessRequest, resourceArn: string, answer: PolicyAnswer, role: ResolvedRole | undefined): AccessDenial {
+    /** The service a KMS request came through, and the S3 ARN it decrypts for, from its context. */
+    const keyRequestThrough = (kms: AccessRequest): { viaService?: string; s3Arn?: string } => {
+      const via = kms.context?.['kms:ViaService'];
+      const s3Arn = kms.context?.['kms:EncryptionContext:aws:s3:arn'];
+      return { ...(typeof via === 'string' ? { viaService: via } : {}), ...(typeof s3Arn === 'string' ? { s3Arn } : {}) };
+    };
     const { caller } = request;
     const resource = this.access.resources[request.resource];
     const resourcePath = this.describe(request.resource);
@@ -429,6 +435,7 @@ export class AccessControl {
       ...(answer.decision === 'ExplicitlyDenied' && explicit !== undefined ? { explicitDeny: `${explicit.policy}, statement ${explicit.statement}` } : {}),
       ...(answer.deniedByBoundary && role?.boundary !== undefined && 'name' in role.boundary ? { permissionsBoundary: role.boundary.name } : {}),
       ...(crossAccountFrom === undefined || isKey ? {} : { crossAccountFrom }),
+      ...(crossAccountFrom === undefined || !isKey ? {} : { crossAccountKey: { account: crossAccountFrom, ...keyRequestThrough(request) } }),
     });
     return {
       principal: role?.path ?? (caller.kind === 'service' ? caller.service : callerPath),
