@@ -253,7 +253,8 @@ export class AccessControl {
             resourceArn,
             reason,
             fix:
-              `subscribe through the flow (new Subscriber(stack, id, { flow }) adds the topic grant for the queue ${queuePath}), list ${account} in the flow's subscriberAccounts, ` +
+              `subscribe through the flow (new Subscriber(stack, id, { flow }) adds the topic grant for the queue ${queuePath}), ` +
+              (this.offloads(topic) ? '' : `list ${account} in the flow's subscriberAccounts, `) +
               `or add to the topic policy an Allow of ${action} for arn:aws:iam::${account}:root conditioned on sns:Endpoint ${this.arnOf(queue)} (docs/CROSS-ACCOUNT.md)`,
             count: 0,
           });
@@ -394,6 +395,17 @@ export class AccessControl {
   private skip(reason: string): AccessOutcome {
     this.notEvaluatedReasons.add(reason);
     return { allowed: true, evaluated: false };
+  }
+
+  /**
+   * Whether the flow of `topic` offloads large events (a payload bucket beside its event topic): such a flow refuses
+   * `subscriberAccounts` at synth, so a fix must not offer it.
+   */
+  private offloads(topic: ResourceKey): boolean {
+    const topicPath = this.access.resources[topic]?.constructPath;
+    if (topicPath === undefined) return false;
+    const flowPath = topicPath.replace(/\/Resource$/, '').replace(/\/[^/]+$/, '');
+    return Object.values(this.access.resources).some((resource) => resource.type === 'AWS::S3::Bucket' && resource.constructPath?.startsWith(`${flowPath}/PayloadBucket/`) === true);
   }
 
   private describe(key: ResourceKey): string {

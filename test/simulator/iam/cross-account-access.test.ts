@@ -43,7 +43,7 @@ const TABLE_ARN = `arn:aws:dynamodb:${FLOW.region}:${FLOW.account}:table/Flow-Or
 const BUCKET_ARN = 'arn:aws:s3:::ief-payload-flow';
 const KEY_ARN = `arn:aws:kms:${FLOW.region}:${FLOW.account}:key/*`;
 
-function control(options: { topicGrant?: boolean; tablePolicy?: boolean; payloadKeyStatement?: boolean } = {}): { control: AccessControl; requests: FlowRequests } {
+function control(options: { topicGrant?: boolean; tablePolicy?: boolean; payloadKeyStatement?: boolean; offloads?: boolean } = {}): { control: AccessControl; requests: FlowRequests } {
   const resources = Object.fromEntries(
     [
       named('Flow', 'Orders', 'AWS::DynamoDB::Table'),
@@ -56,6 +56,7 @@ function control(options: { topicGrant?: boolean; tablePolicy?: boolean; payload
       named('Sub', 'Subscription', 'AWS::SNS::Subscription'),
       { ...named('Flow', 'Bucket', 'AWS::S3::Bucket'), physicalName: 'ief-payload-flow' },
       named('Flow', 'Key', 'AWS::KMS::Key'),
+      ...(options.offloads === true ? [named('Flow', 'PayloadBucket', 'AWS::S3::Bucket')] : []),
     ].map((resource) => [resource.key, resource]),
   );
   const putOrders = { Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: TABLE_ARN };
@@ -186,6 +187,16 @@ describe('IAM across accounts', () => {
     expect(denial?.action).toBe('sns:Subscribe');
     expect(denial?.reason).toContain(`the topic policy of Flow/Topic has no statement that allows account ${SUB.account} (arn:aws:iam::${SUB.account}:root) sns:Subscribe with sns:Protocol sqs and sns:Endpoint ${QUEUE_ARN}`);
     expect(withoutGrant.figures().denied).toBe(1);
+    expect(denial?.fix).toContain("list 222222222222 in the flow's subscriberAccounts");
+  });
+
+  test("the topic grant's fix does not offer subscriberAccounts for a flow that offloads large events, which refuses it at synth (NUX14-7)", async () => {
+    const { control: withoutGrant } = control({ topicGrant: false, offloads: true });
+    await withoutGrant.authorizeSubscribe('Sub/Subscription', 'Flow/Topic', 'Sub/Queue');
+    const [denial] = withoutGrant.figures().denials;
+    expect(denial?.action).toBe('sns:Subscribe');
+    expect(denial?.fix).toContain('subscribe through the flow');
+    expect(denial?.fix).not.toContain('subscriberAccounts');
   });
 
   /**
