@@ -41,6 +41,12 @@ export interface SubscriberDeployment {
   /** The consumer function. */
   readonly consumerFunctionName?: string;
   /**
+   * The ARN of the topic its subscription is on (the flow's event topic, or an ordered relay's FIFO topic): it names
+   * the flow's account and Region, where the outbox is, so `replay --flow-profile` can prove the profile reaches that
+   * flow's account and not another environment's. Absent from the outputs of subscribers deployed before it was added.
+   */
+  readonly topicArn?: string;
+  /**
    * True for an ordered subscriber (`OrderedSubscriber`, docs/ORDERED-DELIVERY.md): its queues are FIFO, its inbox
    * table holds its sequence fences, and `outboxTable` holds the ordered history. Its dead letters are redriven and
    * its events replayed in sequence per aggregate, the aggregate as the message group, as the fences admit them.
@@ -74,7 +80,7 @@ export function parseSubscriberDeployment(text: string): SubscriberDeployment {
     throw problem('format', `${SUBSCRIBER_DEPLOYMENT_FORMAT} (the output of another version of idempotent-event-flow? use the CLI of the version that deployed it)`);
   }
   for (const field of ['subscriberName', 'queueUrl', 'deadLetterQueueUrl']) text_(field, true);
-  for (const field of ['subscriptionDeadLetterQueueUrl', 'inboxTable', 'outboxTable', 'consumerFunctionName']) text_(field, false);
+  for (const field of ['subscriptionDeadLetterQueueUrl', 'inboxTable', 'outboxTable', 'consumerFunctionName', 'topicArn']) text_(field, false);
   if (!(MODES as readonly unknown[]).includes(value.processingMode)) throw problem('processingMode', `one of ${MODES.join(', ')}`);
   const window = value.deduplicationWindowSeconds;
   if (window !== undefined && !(Number.isSafeInteger(window) && (window as number) > 0)) throw problem('deduplicationWindowSeconds', 'a whole number of seconds above 0');

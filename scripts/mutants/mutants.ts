@@ -1549,8 +1549,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'replay-flow-profile-ignored',
     breaks: "replay --flow-profile (issue 41): the outbox is read with the operator's own credentials, not the profile of the flow's account, so a subscriber's team of another account reads no outbox",
     file: 'simulator/cli/replay-command.ts',
-    find: '    return await replay(parsed, context, flowClient ?? context.client());',
-    replace: '    return await replay(parsed, context, context.client());',
+    find: '    return await replayFrom(parsed, context, resolved, outboxTable, flowClient, profile);',
+    replace: '    return await replayFrom(parsed, context, resolved, outboxTable, context.client(), profile);',
     tests: [LIFE],
   },
   {
@@ -2000,5 +2000,23 @@ export const MUTANTS: readonly Mutant[] = [
     find: '  const unbound = looked.length > 0 && missing === undefined ? await fenceOutsideOutbox(context, subscriber, fromTable, items.filter(isFence), outboxTable) : undefined;',
     replace: '  const unbound: string | undefined = undefined;',
     tests: ['test/cli/fence-carry-wrong-flow.int.test.ts'],
+  },
+  // ---- review rx14 RX14-3 (fifteenth session, s15-x): replay --flow-profile is tied to the subscriber's flow ----
+  {
+    id: 'replay-flow-profile-any-account',
+    breaks: "replay --flow-profile (review rx14, RX14-3): the profile's account is not compared with the subscriber's topic's, so a profile of another environment (staging's) reads that environment's outbox and its events are sent to this subscriber's queue and applied",
+    file: 'simulator/cli/flow-identity.ts',
+    find: '  if (accountId !== flow.account) {',
+    replace: '  if (accountId === undefined) {',
+    tests: ['test/cli/replay-flow-identity.int.test.ts', LIFE],
+  },
+  // ---- review rx14 RX14-2 (fifteenth session, s15-x): replay does not send an outbox item past its TTL ----
+  {
+    id: 'replay-past-outbox-ttl',
+    breaks: "replay (review rx14, RX14-2): an outbox item past its TTL, which DynamoDB still returns for days, is sent, beyond the retention the payload bucket's lifecycle counts on (its offloaded data may be gone)",
+    file: 'simulator/cli/outbox-events.ts',
+    find: 'event.expiresAtEpochSeconds * 1000 <= nowEpochMilliseconds',
+    replace: 'event.expiresAtEpochSeconds * 1000 <= nowEpochMilliseconds - 30 * 86_400_000',
+    tests: ['test/cli/replay-past-retention.int.test.ts'],
   },
 ];

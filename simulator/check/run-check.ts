@@ -5,6 +5,7 @@
  * cdk-nag registers a rule per file). A check reads the facts and returns violations: it calls nothing that changes the
  * run (the probes a scenario gives ran before, their results are facts).
  */
+import type { IamNotEvaluated } from './iam-not-evaluated';
 import type { FaultRates } from '../faults/fault-plan';
 import type { IamFigures } from '../iam/access-types';
 import type { FlowModel } from '../model/flow-model';
@@ -23,7 +24,7 @@ import type { DeadLetterQueueContents } from './unwatched-dead-letters';
 import type { InjectedObjectFault } from '../aws/s3-endpoint';
 
 /** What IAM evaluation did in a run. */
-export type IamReport = ({ readonly evaluated: true } & IamFigures) | { readonly evaluated: false; readonly reason: string };
+export type IamReport = ({ readonly evaluated: true } & IamFigures) | IamNotEvaluated;
 
 /** What the scenario's effect probe of a subscriber returned: its tallies, or why it threw. */
 export type EffectProbeOutcome = { readonly tallies: readonly EffectTally[] } | { readonly error: string };

@@ -9,6 +9,7 @@
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ClientOptions } from './command';
+import { unloadableProfileMessage } from './flow-identity';
 
 /** The option (parseArgs format). */
 export const FLOW_PROFILE_OPTION = { 'flow-profile': { type: 'string' } } as const;
@@ -17,11 +18,16 @@ export const FLOW_PROFILE_OPTION = { 'flow-profile': { type: 'string' } } as con
 export const FLOW_PROFILE_HELP = `  --flow-profile <profile>           a subscriber of another account: read the outbox (in the flow's account) with this
                                      AWS profile, one that assumes the role the flow's account granted (role_arn = the
                                      CrossAccountOperator<account>/RoleArn output, source_profile = your own); the
-                                     subscriber's queue and inbox are reached with your own credentials`;
+                                     subscriber's queue and inbox are reached with your own credentials; its account
+                                     must be the one of the topic --subscriber-output names (refused otherwise)`;
 
-/** The flow account's DynamoDB client for `profile`, at the global options' Region and endpoint. */
-export function flowAccountClient(options: ClientOptions, profile: string): DynamoDBClient {
-  return new DynamoDBClient({ profile, ...(options.region === undefined ? {} : { region: options.region }), ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }) });
+/**
+ * The flow account's DynamoDB client for `profile`, in `flowRegion` (the Region of the subscriber's topic, where the
+ * flow's outbox is), at the global options' endpoint. The global `--region` is the subscriber's (its queue and inbox),
+ * which for a subscriber in another Region than its flow is not the outbox's, so it never overrides the flow's.
+ */
+export function flowAccountClient(options: ClientOptions, profile: string, flowRegion: string): DynamoDBClient {
+  return new DynamoDBClient({ profile, region: flowRegion, ...(options.endpoint === undefined ? {} : { endpoint: options.endpoint }) });
 }
 
 /**
@@ -38,7 +44,7 @@ export function nameMissingOutbox(client: DynamoDBClient, outboxTable: string, p
         return await next(args);
       } catch (error) {
         if (profile !== undefined && (error as Error).name === 'CredentialsProviderError') {
-          throw new Error(`--flow-profile ${profile}: no credentials could be loaded for it (${(error as Error).message}); is it a profile of your AWS config, with role_arn and source_profile?`);
+          throw new Error(unloadableProfileMessage(profile, error as Error));
         }
         if ((error as Error).name !== 'ResourceNotFoundException' || (args.input as { TableName?: unknown }).TableName !== outboxTable) throw error;
         throw new Error(

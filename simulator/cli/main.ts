@@ -9,7 +9,8 @@
  * subscriber received no event), 6 not quiet in time (`verify`: no check ran).
  */
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { S3Client } from '@aws-sdk/client-s3';
+import type { S3Client } from '@aws-sdk/client-s3';
+import { payloadS3Client } from './payload-client';
 import { SQSClient } from '@aws-sdk/client-sqs';
 import { getEventListeners } from 'node:events';
 import { userInfo } from 'node:os';
@@ -163,7 +164,7 @@ export async function main(argv: readonly string[], unguardedIo: CliIo): Promise
         io.createSqsClient?.(clientOptions) ??
         // the queue URL names the queue; requests go to the endpoint (useQueueUrlAsEndpoint off, as the runtime's client)
         new SQSClient({ region: clientOptions.region, endpoint: clientOptions.sqsEndpoint, useQueueUrlAsEndpoint: clientOptions.sqsEndpoint === undefined })),
-    payloadReader: () => (payloadReader ??= io.createPayloadReader?.(clientOptions) ?? new S3PayloadStore((s3Client = new S3Client({ region: clientOptions.region })))),
+    payloadReader: () => (payloadReader ??= io.createPayloadReader?.(clientOptions) ?? new S3PayloadStore((s3Client = payloadS3Client(clientOptions.region)))),
     now: io.now ?? (() => new Date()),
     user: io.user ?? defaultUser(),
     fail: (message) => {

@@ -13,7 +13,7 @@ import { SequenceFences } from '../../lambda/ordered/sequence-fences';
 import { formatTable } from './blocked-command';
 import { gapLines, orderedDecisions, sendOrdered } from './dead-letters/ordered-sends';
 import { EXIT_CODE, type CommandContext } from './command';
-import { outboxEventsById, outboxEventsInRange, type OutboxLocation, type OutboxEvent } from './outbox-events';
+import { outboxEventsById, outboxEventsInRange, pastRetention, type OutboxLocation, type OutboxEvent } from './outbox-events';
 import { terminalText } from './terminal-text';
 
 /** What `replay` resolved before it knew the subscriber is ordered. */
@@ -33,16 +33,22 @@ export interface OrderedReplayRequest {
 
 const WORDING = { held: 'replayed event', left: 'not sent' };
 
-/** The ordered outbox's events of the request (its history items), and the ids it does not hold. */
-export async function orderedHistoryEvents(request: Pick<OrderedReplayRequest, 'location' | 'eventIds' | 'range'>): Promise<{ events: OutboxEvent[]; missing: string[] }> {
+/**
+ * The ordered outbox's events of the request (its history items), and the ids it does not hold. With
+ * `nowEpochMilliseconds`, a history item past its TTL is taken as not held (in `missing`): past the retention the
+ * payload bucket's lifecycle counts on, though DynamoDB may not have deleted it yet.
+ */
+export async function orderedHistoryEvents(request: Pick<OrderedReplayRequest, 'location' | 'eventIds' | 'range'>, nowEpochMilliseconds?: number): Promise<{ events: OutboxEvent[]; missing: string[] }> {
   const location = { ...request.location, recordType: ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE };
-  if (request.range !== undefined) return { events: await outboxEventsInRange(location, request.range), missing: [] };
-  return outboxEventsById(location, request.eventIds);
+  const read = request.range !== undefined ? { events: await outboxEventsInRange(location, request.range), missing: [] as string[] } : await outboxEventsById(location, request.eventIds);
+  if (nowEpochMilliseconds === undefined) return read;
+  const expired = read.events.filter((event) => pastRetention(event, nowEpochMilliseconds));
+  return { events: read.events.filter((event) => !pastRetention(event, nowEpochMilliseconds)), missing: [...read.missing, ...expired.map((event) => event.envelope.id)] };
 }
 
 /** Plans, and with `send` sends, a replay to an ordered subscriber. Returns the exit code. */
 export async function replayOrdered(context: CommandContext, request: OrderedReplayRequest, confirm: (count: number) => Promise<boolean>): Promise<number> {
-  const { events, missing } = await orderedHistoryEvents(request);
+  const { events, missing } = await orderedHistoryEvents(request, context.now().getTime());
   const fences = new SequenceFences({ client: context.client(), tableName: request.inboxTable, subscriberName: request.subscriberName, now: () => context.now() });
   // the history outlives the inbox's records: an event below the fence without one is called never applied only while
   // younger than the window (from its write time); older, or of an unprovable age, it is unproven (review r8b, R8b-10)

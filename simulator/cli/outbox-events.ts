@@ -5,7 +5,7 @@
 import { GetCommand, ScanCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { parseEnvelope, type EventEnvelope } from '../../lambda/envelope';
 import { outboxKeyValue } from '../../lambda/producer/outbox-item';
-import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
+import { OUTBOX_ITEM, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 
 /** An event as the outbox holds it: the envelope, and the exact JSON the relay publishes as the message body. */
 export interface OutboxEvent {
@@ -14,6 +14,17 @@ export interface OutboxEvent {
   readonly body: string;
   /** When the producer wrote the outbox item (`iefWrittenAt`), epoch ms; undefined on items of older runtimes. */
   readonly writtenAtEpochMilliseconds?: number;
+  /** When the outbox's TTL removes the item (`expiresAt`), epoch seconds; undefined on an item without one. */
+  readonly expiresAtEpochSeconds?: number;
+}
+
+/**
+ * Whether `event`'s outbox item is past its TTL at `nowEpochMilliseconds`: past the outbox's retention, which the
+ * payload bucket's lifecycle counts on, so a replay does not send it. DynamoDB deletes such an item only "typically
+ * within a few days", and reads return it until then, so reading it proves nothing.
+ */
+export function pastRetention(event: OutboxEvent, nowEpochMilliseconds: number): boolean {
+  return event.expiresAtEpochSeconds !== undefined && event.expiresAtEpochSeconds * 1000 <= nowEpochMilliseconds;
 }
 
 /** Where the outbox items are. */
@@ -36,7 +47,13 @@ function eventOf(item: Record<string, unknown> | undefined, recordType: string):
   const body = item?.[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE];
   if (item?.[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] !== recordType || typeof body !== 'string') return undefined;
   const writtenAt = item[OUTBOX_ITEM.WRITTEN_AT_ATTRIBUTE];
-  return { envelope: parseEnvelope(body), body, ...(typeof writtenAt === 'number' && Number.isFinite(writtenAt) ? { writtenAtEpochMilliseconds: writtenAt } : {}) };
+  const expiresAt = item[TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE];
+  return {
+    envelope: parseEnvelope(body),
+    body,
+    ...(typeof writtenAt === 'number' && Number.isFinite(writtenAt) ? { writtenAtEpochMilliseconds: writtenAt } : {}),
+    ...(typeof expiresAt === 'number' && Number.isFinite(expiresAt) ? { expiresAtEpochSeconds: expiresAt } : {}),
+  };
 }
 
 /**

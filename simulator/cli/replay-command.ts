@@ -18,10 +18,11 @@ import { aggregateModeRefusal, DEPLOYED_SUBSCRIBER_HELP, DEPLOYED_SUBSCRIBER_OPT
 import { isFifoQueueUrl } from './dead-letters/ordered-sends';
 import { replayOrdered } from './ordered-replay';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
-import { earliestApplication, outboxEventsById, outboxEventsInRange, type OutboxEvent } from './outbox-events';
+import { earliestApplication, outboxEventsById, outboxEventsInRange, pastRetention, type OutboxEvent } from './outbox-events';
 import { terminalText } from './terminal-text';
 import { aggregateDecision, readAggregateApplications, type AggregateApplications } from './aggregate-applications';
 import { FLOW_PROFILE_HELP, FLOW_PROFILE_OPTION, flowAccountClient, nameMissingOutbox } from './flow-account-client';
+import { flowProfileRefusal, topicEnvironment } from './flow-identity';
 import type { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 
 const USAGE = `Usage:
@@ -41,7 +42,10 @@ flag that disagrees with it is refused (exit code 2). Without it, the flags say 
 
 When to use it: the relay gave up on a batch (its dead-letter queue holds stream batch metadata; 'dlq list' shows
 their time range), or a subscriber added later needs the events it missed. The outbox keeps events for its retention
-(eventRetention, 7 days by default), then its TTL removes them: older events can not be replayed.
+(eventRetention, 7 days by default), then its TTL removes them: older events can not be replayed. DynamoDB deletes
+an expired item only within days, and reads return it until then: an item past its TTL is not sent either (its
+offloaded data may be gone with the retention); it is named as past the outbox's retention (pastRetention in --json),
+and the exit code is 3. To an ordered subscriber, such a history item is named as not in the history.
 
 What it sends: only what SNS would have delivered to the subscriber (its subscription's filter policy, evaluated by
 the simulator's matcher; --type narrows further); the others are listed as not for this subscriber.
@@ -72,7 +76,10 @@ Refused (exit code 3):
 A subscriber of another account than its flow (docs/CROSS-ACCOUNT.md): its Operator output does not name the outbox
 (another account's table), so give --table (the outboxTable of the flow's Operator output), and --flow-profile, an AWS
 profile that assumes the role the flow's account granted with flow.grantOperator: the outbox is read under that role,
-the subscriber's queue (and an ordered subscriber's fences) with your own credentials, in one command.
+the subscriber's queue (and an ordered subscriber's fences) with your own credentials, in one command. The profile
+must be of the flow's account: the output names the topic the subscriber is on (topicArn), and a profile whose
+credentials are of another account (another environment's outbox), or of an account the SDK can not tell, is refused
+before anything is read (exit code 3); the outbox is read in the topic's Region, not --region's (the subscriber's).
 
 Every event sent by --allow-expired or --allow-reapply past its rule is logged as one JSON audit line on stderr
 ("audit":"replay-override": when, who, the flag, the subscriber, the event id and the rule it passed).
@@ -111,6 +118,9 @@ ${FLOW_PROFILE_HELP}
   --region, --endpoint, --sqs-endpoint   see idempotent-event-flow --help
 `;
 
+/** The text line's start for events past the outbox's TTL, which replay never sends. */
+export const PAST_RETENTION_TEXT = "past the outbox's retention (its TTL passed; DynamoDB deletes such items within days), not replayed";
+
 const ALLOWED = new Set([
   'table', 'queue', 'subscriber', 'deduplication-window', 'event-id', 'since', 'until', 'type', 'partition-key', 'sort-key', 'no-sort-key', 'allow-expired', 'yes', 'json',
   'allow-reapply', 'aggregate-table', 'subscriber-output', 'processing-mode', 'filter-policy', 'inbox-table',
@@ -120,16 +130,11 @@ const ALLOWED = new Set([
 async function run(parsed: ParsedArguments, context: CommandContext): Promise<number> {
   const profile = parsed.values['flow-profile'];
   if (profile !== undefined && (typeof profile !== 'string' || profile.trim() === '')) return context.usageError('--flow-profile needs the name of an AWS profile');
-  const flowClient = profile === undefined ? undefined : flowAccountClient(context.clientOptions, profile);
-  try {
-    return await replay(parsed, context, flowClient ?? context.client());
-  } finally {
-    flowClient?.destroy();
-  }
+  return replay(parsed, context, profile);
 }
 
-/** `replay`, reading the outbox with `outboxClient` (the flow account's, with --flow-profile). */
-async function replay(parsed: ParsedArguments, context: CommandContext, outboxClient: DynamoDBClient): Promise<number> {
+/** `replay`, reading the outbox with the flow account's client of `profile` (--flow-profile), or the operator's own. */
+async function replay(parsed: ParsedArguments, context: CommandContext, profile: string | undefined): Promise<number> {
   const values = parsed.values;
   if (parsed.positionals.length > 0) return context.usageError(`unexpected argument '${parsed.positionals[0]}'`);
   for (const name of Object.keys(values)) if (!ALLOWED.has(name)) return context.usageError(`option --${name} does not apply to 'replay'`);
@@ -143,8 +148,31 @@ async function replay(parsed: ParsedArguments, context: CommandContext, outboxCl
   }
   const outboxTable = typeof outboxFlag === 'string' && outboxFlag.trim() !== '' ? outboxFlag : deployment?.outboxTable;
   if (outboxTable === undefined) return context.usageError("'replay' needs --table (the outbox table)");
-  const profile = values['flow-profile'];
-  nameMissingOutbox(outboxClient, outboxTable, typeof profile === 'string' ? profile : undefined);
+  if (profile === undefined) return replayFrom(parsed, context, resolved, outboxTable, context.client(), undefined);
+  // --flow-profile reads another account's outbox: only once the profile is proven to be of the subscriber's flow
+  const topicArn = deployment?.topicArn;
+  if (deployment === undefined) return context.usageError(`--flow-profile needs --subscriber-output (the subscriber's Operator output): the topic it names says the flow's account and Region, which the profile must reach`);
+  if (topicArn === undefined) {
+    return context.usageError(`--flow-profile: the Operator output of '${deployment.subscriberName}' does not name its topic (topicArn), so the profile can not be proven to reach its flow's account; deploy the subscriber's stack with this version and use its new output`);
+  }
+  const flowClient = flowAccountClient(context.clientOptions, profile, topicEnvironment(topicArn)?.region ?? 'us-east-1');
+  try {
+    const refusal = await flowProfileRefusal(flowClient, profile, deployment.subscriberName, topicArn);
+    if (refusal !== undefined) {
+      context.io.stderr(`refused: ${refusal}\n`);
+      return EXIT_CODE.REFUSED;
+    }
+    return await replayFrom(parsed, context, resolved, outboxTable, flowClient, profile);
+  } finally {
+    flowClient.destroy();
+  }
+}
+
+/** `replay` from `outboxTable`, read with `outboxClient`. */
+async function replayFrom(parsed: ParsedArguments, context: CommandContext, resolved: ResolvedSubscriber, outboxTable: string, outboxClient: DynamoDBClient, profile: string | undefined): Promise<number> {
+  const values = parsed.values;
+  const deployment = resolved.deployment;
+  nameMissingOutbox(outboxClient, outboxTable, profile);
   const ordered = deployment?.ordered === true || isFifoQueueUrl(resolved.queueUrl);
   if (ordered) return replayToOrdered(parsed, context, resolved, outboxTable, outboxClient);
   if (values['inbox-table'] !== undefined) return context.usageError('--inbox-table goes with an ordered subscriber (a FIFO --queue)');
@@ -171,6 +199,11 @@ async function replay(parsed: ParsedArguments, context: CommandContext, outboxCl
   } else {
     ({ events, missing } = await outboxEventsById(location, eventIds));
   }
+  // past the outbox's TTL: past the retention the payload bucket's lifecycle counts on, never sent (DynamoDB may not
+  // have deleted the item yet); named in the output, and the exit code says something was not replayed
+  const expired = events.filter((event) => pastRetention(event, now));
+  events = events.filter((event) => !pastRetention(event, now));
+  const pastRetentionOf = expired.map((event) => ({ eventId: event.envelope.id, expiredAt: new Date(event.expiresAtEpochSeconds! * 1000).toISOString() }));
   // only what SNS would have delivered to the subscriber: its subscription's filter policy, as the simulator matches it
   const takes = (event: OutboxEvent): boolean => filter === undefined || filter({ body: event.body, attributes: {} });
   const filteredOut = events.filter((event) => !takes(event));
@@ -242,6 +275,7 @@ async function replay(parsed: ParsedArguments, context: CommandContext, outboxCl
             ...(appliedUntil(item) === undefined ? {} : { alreadyApplied: { keptUntil: appliedUntil(item), note: appliedNote(appliedUntil(item)!) } }),
           })),
           missing,
+          pastRetention: pastRetentionOf,
           filteredOut: filteredOut.map((event) => event.envelope.id),
           ...(send ? { sent } : {}),
         },
@@ -258,13 +292,14 @@ async function replay(parsed: ParsedArguments, context: CommandContext, outboxCl
     const duplicates = sendableApplied === 0 ? '' : `; ${sendableApplied} of them already applied by '${subscriber}' (its inbox drops their copies as duplicates)`;
     const table = rows.length === 0 ? 'no events match\n' : formatTable(['EVENT ID', 'TYPE', 'TIME', 'DECISION', 'WHY'], rows);
     const missingLine = missing.length === 0 ? '' : `not in the outbox (never written, or past its retention): ${missing.join(' ')}\n`;
+    const expiredLine = expired.length === 0 ? '' : `${PAST_RETENTION_TEXT}: ${expired.map((event) => terminalText(event.envelope.id)).join(' ')}\n`;
     const filteredLine = filteredOut.length === 0 ? '' : `not for this subscriber (its subscription's filter policy does not take them): ${filteredOut.map((event) => event.envelope.id).join(' ')}\n`;
     const outcome = send
       ? `sent ${sent.length} to ${queue} for subscriber '${subscriber}'; refused ${refused}${duplicates}${alreadyApplied === 0 ? '' : `; ${alreadyApplied} already applied, not sent`}`
       : `dry run: would send ${sendable} and refuse ${refused}${duplicates}${alreadyApplied === 0 ? '' : `; ${alreadyApplied} already applied, not sent`}${sendable === 0 ? '' : '; run again with --yes to send them'}`;
-    context.io.stdout(`${table}${missingLine}${filteredLine}${outcome}\n`);
+    context.io.stdout(`${table}${missingLine}${expiredLine}${filteredLine}${outcome}\n`);
   }
-  return refused > 0 || missing.length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
+  return refused > 0 || missing.length > 0 || expired.length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
 }
 
 /**

@@ -253,7 +253,8 @@ export class AccessControl {
             resourceArn,
             reason,
             fix:
-              `subscribe through the flow (new Subscriber(stack, id, { flow }) adds the topic grant for the queue ${queuePath}), list ${account} in the flow's subscriberAccounts, ` +
+              `subscribe through the flow (new Subscriber(stack, id, { flow }) adds the topic grant for the queue ${queuePath}), ` +
+              (this.offloads(topic) ? '' : `list ${account} in the flow's subscriberAccounts, `) +
               `or add to the topic policy an Allow of ${action} for arn:aws:iam::${account}:root conditioned on sns:Endpoint ${this.arnOf(queue)} (docs/CROSS-ACCOUNT.md)`,
             count: 0,
           });
@@ -396,11 +397,28 @@ export class AccessControl {
     return { allowed: true, evaluated: false };
   }
 
+  /**
+   * Whether the flow of `topic` offloads large events (a payload bucket beside its event topic): such a flow refuses
+   * `subscriberAccounts` at synth, so a fix must not offer it.
+   */
+  private offloads(topic: ResourceKey): boolean {
+    const topicPath = this.access.resources[topic]?.constructPath;
+    if (topicPath === undefined) return false;
+    const flowPath = topicPath.replace(/\/Resource$/, '').replace(/\/[^/]+$/, '');
+    return Object.values(this.access.resources).some((resource) => resource.type === 'AWS::S3::Bucket' && resource.constructPath?.startsWith(`${flowPath}/PayloadBucket/`) === true);
+  }
+
   private describe(key: ResourceKey): string {
     return pathOr(this.access.resources[key], key);
   }
 
   private denial(request: AccessRequest, resourceArn: string, answer: PolicyAnswer, role: ResolvedRole | undefined): AccessDenial {
+    /** The service a KMS request came through, and the S3 ARN it decrypts for, from its context. */
+    const keyRequestThrough = (kms: AccessRequest): { viaService?: string; s3Arn?: string } => {
+      const via = kms.context?.['kms:ViaService'];
+      const s3Arn = kms.context?.['kms:EncryptionContext:aws:s3:arn'];
+      return { ...(typeof via === 'string' ? { viaService: via } : {}), ...(typeof s3Arn === 'string' ? { s3Arn } : {}) };
+    };
     const { caller } = request;
     const resource = this.access.resources[request.resource];
     const resourcePath = this.describe(request.resource);
@@ -429,6 +447,7 @@ export class AccessControl {
       ...(answer.decision === 'ExplicitlyDenied' && explicit !== undefined ? { explicitDeny: `${explicit.policy}, statement ${explicit.statement}` } : {}),
       ...(answer.deniedByBoundary && role?.boundary !== undefined && 'name' in role.boundary ? { permissionsBoundary: role.boundary.name } : {}),
       ...(crossAccountFrom === undefined || isKey ? {} : { crossAccountFrom }),
+      ...(crossAccountFrom === undefined || !isKey ? {} : { crossAccountKey: { account: crossAccountFrom, ...keyRequestThrough(request) } }),
     });
     return {
       principal: role?.path ?? (caller.kind === 'service' ? caller.service : callerPath),

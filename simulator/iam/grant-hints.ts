@@ -28,6 +28,13 @@ export interface HintSubject {
    * resource's own policy must allow the role too). @default the identity policy is what is missing
    */
   readonly crossAccountFrom?: string;
+  /**
+   * For a KMS key of another account than the role, which the role's own policy allows: that account, the service the
+   * request came through (`kms:ViaService`) and the S3 object or bucket it decrypts for (`kms:EncryptionContext:aws:s3:arn`).
+   * Across accounts only the key policy can admit the role (a grant in the key's stack can not write the other
+   * account's role policy). @default not such a request
+   */
+  readonly crossAccountKey?: { readonly account: string; readonly viaService?: string; readonly s3Arn?: string };
 }
 
 /** The caller as a grant names it: an expression that compiles, and what it stands for when that is not obvious. */
@@ -98,6 +105,18 @@ function grantCall(subject: HintSubject): string {
   }
   if (subject.permissionsBoundary !== undefined) {
     return `the permissions boundary ${subject.permissionsBoundary} must allow ${subject.action} too: no grant to the role passes a boundary`;
+  }
+  if (subject.crossAccountKey !== undefined) {
+    const { account, viaService, s3Arn } = subject.crossAccountKey;
+    const arnEquals = [`'aws:PrincipalArn': <the ARN of ${subject.callerPath}'s role>`, ...(s3Arn === undefined ? [] : [`'kms:EncryptionContext:aws:s3:arn': '${s3Arn}'`])];
+    const conditions = [`ArnEquals: { ${arnEquals.join(', ')} }`, ...(viaService === undefined ? [] : [`StringEquals: { 'kms:ViaService': '${viaService}' }`])];
+    const claimCheck = s3Arn === undefined ? '' : ` (S3 decrypts the object for the role: the claim-check's read of an offloaded event's data)`;
+    return (
+      `the role's own policy allows it; the key policy of ${subject.resourcePath} must allow the role of account ${account} too${claimCheck}: ` +
+      `a statement allowing ${subject.action} to new iam.AccountPrincipal('${account}') with the conditions { ${conditions.join(', ')} } ` +
+      `(${resource}.addToResourcePolicy(new iam.PolicyStatement({ ... })); a grant to the role from the key's stack can not write another account's role policy). ` +
+      'A Subscriber of another account created with the flow writes this statement itself when the flow\'s key is a key of the app: look for what removed or overrode it (docs/LARGE-EVENTS.md, "KMS, across accounts")'
+    );
   }
   if (subject.crossAccountFrom !== undefined) {
     return `the role's own policy allows it; add to ${resource}'s resource policy a statement allowing ${subject.action} to the role of account ${subject.crossAccountFrom} (${resource}.addToResourcePolicy(new iam.PolicyStatement({ principals: [new iam.AccountPrincipal('${subject.crossAccountFrom}')], actions: ['${subject.action}'], ... , conditions: { ArnEquals: { 'aws:PrincipalArn': <the role's ARN> } } })), or let the construct that builds the cross-account subscriber add it (docs/CROSS-ACCOUNT.md)`;

@@ -1,4 +1,5 @@
 /** The end-of-run report: a table per subscriber, the dead letters with their reasons, and the verdict. */
+import { iamVerdictNote } from '../check/iam-not-evaluated';
 import type { DeadLetterFinding } from '../check/dead-letters';
 import { FAILURE_PATHS } from '../check/failure-paths';
 import type { GrantedPermission } from '../iam/access-types';
@@ -328,11 +329,12 @@ export function formatSummary(result: SimulationResult): string {
     const claims = `${producerWrites}${reached}; ${effects}${inOrder}every valid event applied by every subscriber its filter took; every dead letter explained`;
     const notExercised = result.notExercised ?? [];
     if (notExercised.length === 0) {
-      out.push(`OK: ${claims}.`);
+      out.push(`OK: ${claims}.${result.iam.evaluated ? '' : iamVerdictNote(result.iam)}`);
     } else {
       // no check failed, but a subscriber that received nothing proved nothing (simulator/check/not-exercised.ts)
       out.push(`NOT PROVEN: no check failed (${claims}), but exactly-once was not exercised for ${notExercised.length} subscriber(s) that received no event:`);
       for (const { subscriber, reason } of notExercised) out.push(`  ${subscriber}: received no event: ${reason}`);
+      if (!result.iam.evaluated) out.push(iamVerdictNote(result.iam).trim());
     }
     const unproven = result.subscribers.flatMap((row) => {
       const missed = FAILURE_PATHS.filter((path) => row.failurePaths[path] === 0);

@@ -3,6 +3,7 @@
  * letters, what each subscriber's filter took and its consumer applied, the scenario's probes' outcomes, IAM's figures,
  * the history. Every check reads these (simulator/check/run-check.ts); nothing a check reads is gathered by the check.
  */
+import { iamNotEvaluated } from '../check/iam-not-evaluated';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { readDeadLetters } from '../check/dead-letters';
 import { failurePathsOf } from '../check/failure-paths';
@@ -11,7 +12,6 @@ import { subscriberFacts } from '../check/subscriber-facts';
 import type { EffectProbeOutcome, IamReport, ProducerProbeOutcome, RunFacts, SubscriberFacts, UntakenEvents } from '../check/run-check';
 import type { RunLedger } from '../observation/ledger';
 import type { DeadLetterQueueContents } from '../check/unwatched-dead-letters';
-import { HOW_TO_INSTALL_POLICY_ENGINE } from '../iam/policy-engine';
 import { shownName } from '../model/find-resource';
 import type { BuiltRun } from './build';
 import { readCommittedOutbox, type CommittedOutbox } from './committed-events';
@@ -178,7 +178,7 @@ export async function readRunFacts(
   const iam: IamReport =
     flow.access !== undefined
       ? { evaluated: true, ...flow.access.control.figures() }
-      : { evaluated: false, reason: options.iam === false ? 'IAM evaluation is off (--iam off)' : `IAM was not evaluated: ${HOW_TO_INSTALL_POLICY_ENGINE}` };
+      : iamNotEvaluated(options.iam === false ? 'off' : 'engine-missing');
   const upstream = upstreamFacts(
     built,
     producerProbes,

@@ -163,6 +163,7 @@ export function runServices(model: FlowModel, flow: LocalFlow, database: RunData
         const table = flow.tables.get(relay.sourceTable)?.tableName;
         return table === undefined ? [] : [table];
       });
+    const topicArn = flow.names.ref(subscription.topic);
     const deployment = deploymentOf({
       format: SUBSCRIBER_DEPLOYMENT_FORMAT,
       subscriberName: subscriber.name,
@@ -176,6 +177,8 @@ export function runServices(model: FlowModel, flow: LocalFlow, database: RunData
       queueUrl: queue.address.url,
       deadLetterQueueUrl: redriveTarget ?? runtimeTarget,
       ...(subscriptionDeadLetterQueueUrl === undefined ? {} : { subscriptionDeadLetterQueueUrl }),
+      // the topic's ARN, as the constructs' output names it: the flow's account and Region for replay --flow-profile
+      ...(topicArn === undefined ? {} : { topicArn }),
     });
     return {
       name: subscriber.name,

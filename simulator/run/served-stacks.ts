@@ -58,7 +58,8 @@ export function servedStacks(model: Pick<FlowModel, 'assemblyDirectory' | 'stack
 
 /**
  * The run's names, and for a resource of the stack the run does not create: its served physical id (`Ref`), an ARN of
- * it in the stack's environment (`Arn`: `arn:aws:<service>:<region>:<account>:<resource type's last part>/<id>`), or
+ * it in the stack's environment (`Arn`: `arn:aws:<service>:<region>:<account>:<resource type's last part>/<id>`, no
+ * Region for IAM), or
  * its physical id (any other attribute).
  */
 function outputNames(names: LocalNames, stackName: string, resources: readonly { logicalId: string; type: string; physicalId: string }[], environment: { account: string; region: string }): LocalNames {
@@ -74,7 +75,9 @@ function outputNames(names: LocalNames, stackName: string, resources: readonly {
       if (known !== undefined || resource === undefined) return known;
       if (attribute !== 'Arn') return resource.physicalId;
       const [, service = 'unknown', kind = 'resource'] = resource.type.split('::');
-      return `arn:aws:${service.toLowerCase()}:${environment.region}:${environment.account}:${kind.toLowerCase()}/${resource.physicalId}`;
+      // IAM is global: its ARNs have no Region (arn:aws:iam::<account>:role/<name>), as STS and a profile's role_arn expect
+      const region = service.toLowerCase() === 'iam' ? '' : environment.region;
+      return `arn:aws:${service.toLowerCase()}:${region}:${environment.account}:${kind.toLowerCase()}/${resource.physicalId}`;
     },
   };
 }

@@ -3,6 +3,7 @@ import { describe, expect, test } from 'vitest';
 import { NOT_REPLAYABLE, catchUpLimitUnmet, formatSummary, replayLines } from '../../simulator/report/summary';
 import { replayability } from '../../simulator/run/replayability';
 import { resultJson } from '../../simulator/run/result-json';
+import { IAM_NOT_CHECKED, iamNotEvaluated } from '../../simulator/check/iam-not-evaluated';
 import type { SimulationResult, SubscriberReport } from '../../simulator/run/simulation';
 
 const NO_FAILURE_PATHS = { 'handler-error': 0, 'lost-response': 0, conflict: 0, 'crash-before-commit': 0, 'crash-after-commit': 0, redelivery: 0, 'dead-letter': 0 };
@@ -34,7 +35,7 @@ function result(subscribers: SubscriberReport[], effectsNotCounted: string[]): S
     simulatedSeconds: 0,
     realSeconds: 1,
     totalFaults: 0,
-    iam: { evaluated: false, reason: 'IAM evaluation is off (--iam off)' },
+    iam: iamNotEvaluated('off'),
     untakenEvents: [],
     notExercised: [],
     replayable: true,
@@ -43,6 +44,19 @@ function result(subscribers: SubscriberReport[], effectsNotCounted: string[]): S
 }
 
 describe('formatSummary', () => {
+  test('a run whose IAM was not evaluated (the policy engine is not installed) says so in its verdict and in --json, loudly; it never reads as IAM checked (NUX14-2)', () => {
+    const withoutEngine = { ...result([subscriber('Billing', 2)], []), iam: iamNotEvaluated('engine-missing') };
+
+    const text = formatSummary(withoutEngine);
+    const verdict = text.split('\n').find((line) => line.startsWith('OK: '))!;
+    expect(verdict).toContain(`IAM NOT EVALUATED: ${IAM_NOT_CHECKED}`);
+    expect(verdict).toContain('@cloud-copilot/iam-simulate');
+    const json = JSON.parse(JSON.stringify(resultJson(withoutEngine))) as { iam: { evaluated: boolean; notChecked?: string; cause?: string } };
+    expect(json.iam).toMatchObject({ evaluated: false, cause: 'engine-missing', notChecked: IAM_NOT_CHECKED });
+    // with --iam off the verdict says it too
+    expect(formatSummary({ ...withoutEngine, iam: iamNotEvaluated('off') }).split('\n').find((line) => line.startsWith('OK: '))).toContain('IAM NOT EVALUATED (--iam off)');
+  });
+
   test("a relay's catch-up that gave up at its real-time limit is on the relay line and in --json; a run that never met it says nothing of it", () => {
     const met = { ...result([subscriber('Billing', 2)], []), relay: { ...result([], []).relay, catchUpLimitMet: 2 } };
 

@@ -158,6 +158,9 @@ describe('a subscriber in another account', () => {
     const value = JSON.stringify(output[1].Value);
     expect(value).toContain('"subscriberName\\":\\"Ledger\\"');
     expect(value).not.toContain('outboxTable');
+    // but it names the flow's topic by its literal ARN: the flow's account and Region, which replay --flow-profile
+    // proves the profile reaches (RX14-3)
+    expect(value).toMatch(/topicArn\\":\\"arn:", *\{"Ref":"AWS::Partition"\},":sns:eu-west-1:111111111111:Payments-EventTopic-[A-F0-9]{8}/);
     expect(s.flow.subscribers).toEqual([s.ledger, s.reports]);
   });
 

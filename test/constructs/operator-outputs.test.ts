@@ -62,6 +62,8 @@ describe('operator outputs', () => {
         deadLetterQueueUrl: ref(billing.deadLetterQueue.queueUrl),
         subscriptionDeadLetterQueueUrl: ref(billing.subscriptionDeadLetterQueue!.queueUrl),
         consumerFunctionName: ref(billing.consumerFunction.lambdaFunction.functionName),
+        // the flow's account and Region, which replay --flow-profile proves the profile reaches
+        topicArn: ref(flow.eventTopic.topicArn),
       },
       {
         // AGGREGATE has no inbox table and no deduplication window
@@ -74,6 +76,7 @@ describe('operator outputs', () => {
         deadLetterQueueUrl: ref(stats.deadLetterQueue.queueUrl),
         subscriptionDeadLetterQueueUrl: ref(stats.subscriptionDeadLetterQueue!.queueUrl),
         consumerFunctionName: ref(stats.consumerFunction.lambdaFunction.functionName),
+        topicArn: ref(flow.eventTopic.topicArn),
       },
     ]);
   });
@@ -154,6 +157,8 @@ describe('operator outputs', () => {
       // one FIFO dead-letter queue for both: the subscription's is the queue's
       subscriptionDeadLetterQueueUrl: ref(shipping.deadLetterQueue.queueUrl),
       consumerFunctionName: ref(shipping.consumerFunction.lambdaFunction.functionName),
+      // the ordered relay's FIFO topic: its account and Region are the outbox's
+      topicArn: ref(relay.topic.topicArn),
     });
     expect(output.description).toContain('fence show|list|skip|redrive|replay');
     // its dead-letter alarm points to the redrive that takes this output

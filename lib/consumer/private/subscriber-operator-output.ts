@@ -25,6 +25,8 @@ export interface OrderedSubscriberParts extends IConstruct {
   readonly consumerFunction: ConsumerFunction;
   /** The ordered relay's outbox table, whose history items `replay` reads. */
   readonly relay: { readonly outboxTable: { readonly table: dynamodb.ITable } };
+  /** Its subscription to the relay's FIFO topic (whose ARN the output names). */
+  readonly subscription: sns.Subscription;
 }
 
 /** The output's JSON value (tokens resolved at deploy time), in the stack of `subscriber`. */
@@ -45,6 +47,8 @@ export function subscriberOperatorOutputValue(subscriber: Subscriber, outboxTabl
     // in another Region than the topic the subscription has no dead-letter queue (flow-placement.ts)
     subscriptionDeadLetterQueueUrl: subscriber.subscriptionDeadLetterQueue?.queueUrl,
     consumerFunctionName: subscriber.consumerFunction.lambdaFunction.functionName,
+    // literal across environments (the topic's deterministic name): the flow's account and Region for replay
+    topicArn: subscription.topicArn,
   };
   return Stack.of(subscriber).toJsonString(deployment);
 }
@@ -78,6 +82,7 @@ export function orderedSubscriberOperatorOutputValue(
     deadLetterQueueUrl: subscriber.deadLetterQueue.queueUrl,
     subscriptionDeadLetterQueueUrl: across.crossRegion ? undefined : subscriber.deadLetterQueue.queueUrl,
     consumerFunctionName: subscriber.consumerFunction.lambdaFunction.functionName,
+    topicArn: (subscriber.subscription.node.defaultChild as sns.CfnSubscription).topicArn,
   };
   return Stack.of(subscriber).toJsonString(deployment);
 }

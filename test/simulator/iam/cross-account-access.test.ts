@@ -40,7 +40,10 @@ const names: LocalNames = {
 
 const TABLE_ARN = `arn:aws:dynamodb:${FLOW.region}:${FLOW.account}:table/Flow-Orders`;
 
-function control(options: { topicGrant?: boolean; tablePolicy?: boolean } = {}): { control: AccessControl; requests: FlowRequests } {
+const BUCKET_ARN = 'arn:aws:s3:::ief-payload-flow';
+const KEY_ARN = `arn:aws:kms:${FLOW.region}:${FLOW.account}:key/*`;
+
+function control(options: { topicGrant?: boolean; tablePolicy?: boolean; payloadKeyStatement?: boolean; offloads?: boolean } = {}): { control: AccessControl; requests: FlowRequests } {
   const resources = Object.fromEntries(
     [
       named('Flow', 'Orders', 'AWS::DynamoDB::Table'),
@@ -51,6 +54,9 @@ function control(options: { topicGrant?: boolean; tablePolicy?: boolean } = {}):
       named('Sub', 'FnRole', 'AWS::IAM::Role'),
       named('Sub', 'Queue', 'AWS::SQS::Queue'),
       named('Sub', 'Subscription', 'AWS::SNS::Subscription'),
+      { ...named('Flow', 'Bucket', 'AWS::S3::Bucket'), physicalName: 'ief-payload-flow' },
+      named('Flow', 'Key', 'AWS::KMS::Key'),
+      ...(options.offloads === true ? [named('Flow', 'PayloadBucket', 'AWS::S3::Bucket')] : []),
     ].map((resource) => [resource.key, resource]),
   );
   const putOrders = { Effect: 'Allow', Action: 'dynamodb:PutItem', Resource: TABLE_ARN };
@@ -59,7 +65,8 @@ function control(options: { topicGrant?: boolean; tablePolicy?: boolean } = {}):
     stackName,
     logicalId: 'FnRole',
     constructPath: `${stackName}/FnRole/Resource`,
-    policies: [policy(stackName, `${stackName}/FnRole/DefaultPolicy`, [putOrders])],
+    // the claim-check's reads of the flow's payload bucket and key (a subscriber reading offloaded events)
+    policies: [policy(stackName, `${stackName}/FnRole/DefaultPolicy`, [putOrders, { Effect: 'Allow', Action: 's3:GetObject', Resource: `${BUCKET_ARN}/*` }, { Effect: 'Allow', Action: 'kms:Decrypt', Resource: KEY_ARN }])],
     unevaluatedManagedPolicies: [],
   });
   const access: AccessModel = {
@@ -77,12 +84,25 @@ function control(options: { topicGrant?: boolean; tablePolicy?: boolean } = {}):
       ...(options.tablePolicy === true
         ? { 'Flow/Orders': [policy('Flow', 'Flow/OrdersPolicy', [{ Effect: 'Allow', Principal: { AWS: `arn:aws:iam::${SUB.account}:root` }, Action: 'dynamodb:PutItem', Resource: '*' }])] }
         : {}),
+      'Flow/Bucket': [policy('Flow', 'Flow/BucketPolicy', [{ Effect: 'Allow', Principal: { AWS: `arn:aws:iam::${SUB.account}:root` }, Action: 's3:GetObject', Resource: `${BUCKET_ARN}/*` }])],
       'Sub/Queue': [
         policy('Sub', 'Sub/QueuePolicy', [{ Effect: 'Allow', Principal: { Service: 'sns.amazonaws.com' }, Action: 'sqs:SendMessage', Resource: QUEUE_ARN, Condition: { ArnEquals: { 'aws:SourceArn': TOPIC_ARN } } }]),
       ],
     },
-    keys: [],
-    encryption: {},
+    keys: [
+      {
+        key: 'Flow/Key',
+        stackName: 'Flow',
+        logicalId: 'Key',
+        keyPolicy: policy('Flow', 'Flow/Key key policy', [
+          { Effect: 'Allow', Principal: { AWS: `arn:aws:iam::${FLOW.account}:root` }, Action: 'kms:*', Resource: '*' },
+          ...(options.payloadKeyStatement === true
+            ? [{ Effect: 'Allow', Principal: { AWS: `arn:aws:iam::${SUB.account}:root` }, Action: 'kms:Decrypt', Resource: '*', Condition: { StringEquals: { 'kms:ViaService': `s3.${FLOW.region}.amazonaws.com` } } }]
+            : []),
+        ]),
+      },
+    ],
+    encryption: { 'Flow/Bucket': { key: 'Flow/Key' } },
     resources,
     notEvaluated: [],
   };
@@ -122,6 +142,26 @@ describe('IAM across accounts', () => {
     expect(access.figures().denials[0]?.fix).toContain('resource policy');
   });
 
+  test("a role of another account refused kms:Decrypt on the flow's payload key (its own policy allows it) is told the key policy's cross-account statement, not the same-account grant (NUX14-1)", async () => {
+    const { control: access, requests } = control();
+    const read = requests.s3Object('Sub/Fn', 'GetObject', 'Flow/Bucket', 'event-data/abc', {}, true);
+
+    const outcome = await access.authorizeAll(read);
+
+    expect(outcome.allowed).toBe(false);
+    const denial = access.figures().denials.find((each) => each.action === 'kms:Decrypt')!;
+    // the fix is the flow key's policy statement for the other account, pinned to the role, through S3, for the bucket
+    expect(denial.fix).not.toContain('grantDecrypt');
+    expect(denial.fix).toContain(`the key policy of Flow/Key must allow the role of account ${SUB.account}`);
+    expect(denial.fix).toContain("'aws:PrincipalArn'");
+    expect(denial.fix).toContain(`'kms:ViaService': 's3.${FLOW.region}.amazonaws.com'`);
+    expect(denial.fix).toMatch(/'kms:EncryptionContext:aws:s3:arn': 'arn:aws:s3:[^']*ief-payload-flow'/);
+    expect(denial.fix).toContain('writes this statement itself');
+    // with the statement, the read is allowed
+    const granted = control({ payloadKeyStatement: true });
+    expect(await granted.control.authorizeAll(granted.requests.s3Object('Sub/Fn', 'GetObject', 'Flow/Bucket', 'event-data/abc', {}, true))).toMatchObject({ allowed: true });
+  });
+
   test("the other account's request is allowed when the table's resource policy names that account too", async () => {
     const { control: access, requests } = control({ tablePolicy: true });
     expect(await access.authorizeAll(requests.dynamoDb('Sub/Fn', 'PutItem', put))).toEqual({ allowed: true, evaluated: true });
@@ -147,6 +187,16 @@ describe('IAM across accounts', () => {
     expect(denial?.action).toBe('sns:Subscribe');
     expect(denial?.reason).toContain(`the topic policy of Flow/Topic has no statement that allows account ${SUB.account} (arn:aws:iam::${SUB.account}:root) sns:Subscribe with sns:Protocol sqs and sns:Endpoint ${QUEUE_ARN}`);
     expect(withoutGrant.figures().denied).toBe(1);
+    expect(denial?.fix).toContain("list 222222222222 in the flow's subscriberAccounts");
+  });
+
+  test("the topic grant's fix does not offer subscriberAccounts for a flow that offloads large events, which refuses it at synth (NUX14-7)", async () => {
+    const { control: withoutGrant } = control({ topicGrant: false, offloads: true });
+    await withoutGrant.authorizeSubscribe('Sub/Subscription', 'Flow/Topic', 'Sub/Queue');
+    const [denial] = withoutGrant.figures().denials;
+    expect(denial?.action).toBe('sns:Subscribe');
+    expect(denial?.fix).toContain('subscribe through the flow');
+    expect(denial?.fix).not.toContain('subscriberAccounts');
   });
 
   /**

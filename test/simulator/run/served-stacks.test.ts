@@ -20,6 +20,7 @@ const TEMPLATE = {
     OutboxTable: { Type: 'AWS::DynamoDB::Table' },
     RelayPipe: { Type: 'AWS::Pipes::Pipe' },
     RelayDlq: { Type: 'AWS::SQS::Queue' },
+    CrossAccountOperatorRole: { Type: 'AWS::IAM::Role' },
   },
   Outputs: {
     OrdersOperator2D745A48: {
@@ -27,6 +28,7 @@ const TEMPLATE = {
       Value: { 'Fn::Join': ['', ['{"outboxTable":"', { Ref: 'OutboxTable' }, '","relayPipeName":"', { Ref: 'RelayPipe' }, '","relayDeadLetterQueueUrl":"', { Ref: 'RelayDlq' }, '"}']] },
     },
     PipeArn: { Value: { 'Fn::GetAtt': ['RelayPipe', 'Arn'] } },
+    OperatorRoleArn: { Value: { 'Fn::GetAtt': ['CrossAccountOperatorRole', 'Arn'] } },
   },
 };
 
@@ -57,11 +59,17 @@ describe('served stacks', () => {
 
   test("every output the template declares is served, also one naming a resource the run does not create (the flow's Operator output names the relay pipe)", () => {
     const [stack] = servedStacks({ assemblyDirectory: assembly('aws://111111111111/us-east-1'), stackNames: ['Shop'] }, names(new Map([['Shop', { account: '111111111111', region: 'us-east-1' }]])), new Date(0));
-    expect(stack!.outputs.map((output) => output.key).sort()).toEqual(['OrdersOperator2D745A48', 'PipeArn']);
+    expect(stack!.outputs.map((output) => output.key).sort()).toEqual(['OperatorRoleArn', 'OrdersOperator2D745A48', 'PipeArn']);
     const operator = JSON.parse(stack!.outputs.find((output) => output.key === 'OrdersOperator2D745A48')!.value) as Record<string, string>;
     // the pipe's name is its physical id as the stack's resources report it
     const pipe = stack!.resources.find((resource) => resource.logicalId === 'RelayPipe')!;
     expect(operator).toEqual({ outboxTable: 'Shop-OutboxTable', relayPipeName: pipe.physicalId, relayDeadLetterQueueUrl: 'http://127.0.0.1:4566/111111111111/Shop-RelayDlq' });
     expect(stack!.outputs.find((output) => output.key === 'PipeArn')!.value).toBe(`arn:aws:pipes:us-east-1:111111111111:pipe/${pipe.physicalId}`);
+  });
+
+  test("an IAM role's ARN output has no Region, as IAM's ARNs (the CrossAccountOperator role's RoleArn, which a profile's role_arn takes; NUX14-3)", () => {
+    const [stack] = servedStacks({ assemblyDirectory: assembly('aws://111111111111/eu-west-1'), stackNames: ['Shop'] }, names(new Map([['Shop', { account: '111111111111', region: 'eu-west-1' }]])), new Date(0));
+    const role = stack!.resources.find((resource) => resource.logicalId === 'CrossAccountOperatorRole')!;
+    expect(stack!.outputs.find((output) => output.key === 'OperatorRoleArn')!.value).toBe(`arn:aws:iam::111111111111:role/${role.physicalId}`);
   });
 });

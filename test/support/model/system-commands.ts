@@ -66,13 +66,13 @@ const deliverySpec = (mode: Mode): fc.Arbitrary<DeliverySpec> =>
 
 /**
  * `replay`'s options of a subscriber of another account (`--flow-profile`: the profile of the flow's account, one the
- * AWS config lacks, or none) and of one in aggregate mode (`--aggregate-table`: its table, a missing one, or an
+ * AWS config lacks, one of another environment's account, or none) and of one in aggregate mode (`--aggregate-table`: its table, a missing one, or an
  * existing table that is not its aggregate table).
  */
 function replayOptionCommands(mode: Mode): Array<fc.Arbitrary<Command>> {
   const which = fc.oneof(fc.constant<'range'>('range'), fc.nat(20));
   const fromFlowAccount = fc
-    .tuple(which, fc.constantFrom<'granted' | 'unknown-profile' | 'none'>('granted', 'granted', 'unknown-profile', 'none'))
+    .tuple(which, fc.constantFrom<'granted' | 'unknown-profile' | 'none' | 'other-environment'>('granted', 'granted', 'unknown-profile', 'none', 'other-environment'))
     .map(([selected, profile]) => command(`replay --flow-profile(${selected}, ${profile})`, (world) => world.replayFromFlowAccount(selected, profile)));
   const withAggregateTable = fc
     .tuple(which, fc.constantFrom<'its' | 'missing' | 'wrong'>('its', 'its', 'its', 'missing', 'wrong'))

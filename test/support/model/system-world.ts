@@ -44,6 +44,10 @@ import { AGGREGATE_ITEM } from '../../../lambda/contract/wire-format';
 
 /** The AWS profile of the flow's account the subscriber's team replays with (`--flow-profile`). */
 const FLOW_PROFILE = 'flow-outbox';
+/** The flow's account, of its topic's ARN in the subscriber's output (and of `FLOW_PROFILE`'s credentials). */
+const FLOW_ACCOUNT = '111111111111';
+/** A profile of another environment's account (staging's operator role), whose outbox is not the subscriber's flow's. */
+const OTHER_ENVIRONMENT_PROFILE = 'staging-outbox';
 
 export type Mode = 'transactional' | 'lease' | 'multi-step' | 'aggregate';
 
@@ -424,11 +428,12 @@ export class SystemWorld {
     if (selection === undefined) return;
     const result = await this.cli({}, 'replay', '--subscriber-output', this.operatorOutput(), ...selection, '--yes', '--json');
     if (result.code !== 0 && result.code !== 3) return this.violate(`replay exited ${result.code}: ${result.stderr}`);
-    const output = JSON.parse(result.stdout) as { events: Array<{ eventId: string; send: boolean; why?: string }>; missing: string[] };
+    const output = JSON.parse(result.stdout) as { events: Array<{ eventId: string; send: boolean; why?: string }>; missing: string[]; pastRetention: Array<{ eventId: string; expiredAt: string }> };
     for (const event of output.events) {
       if (event.send) this.operatorSent.add(event.eventId);
       else this.refusals.set(event.eventId, event.why ?? '');
     }
+    this.notePastRetention(output.pastRetention);
     this.history.push(`operator: replay ${which === 'range' ? 'the range' : which === 'gave-up' ? 'what the relay gave up on' : 'one event'}: ${output.events.filter((e) => e.send).length} sent, ${output.events.filter((e) => !e.send).length} refused, ${output.missing.length} not in the outbox`);
   }
 
@@ -439,14 +444,23 @@ export class SystemWorld {
    * AWS config does not have (`unknown-profile`), or without the option (`none`), the command fails naming what is
    * wrong, and sends nothing.
    */
-  public async replayFromFlowAccount(which: 'range' | number, profile: 'granted' | 'unknown-profile' | 'none'): Promise<void> {
+  public async replayFromFlowAccount(which: 'range' | number, profile: 'granted' | 'unknown-profile' | 'none' | 'other-environment'): Promise<void> {
     const selection = this.replaySelection(which);
     if (selection === undefined) return;
-    const option = profile === 'granted' ? ['--flow-profile', FLOW_PROFILE] : profile === 'unknown-profile' ? ['--flow-profile', `${FLOW_PROFILE}-typo`] : [];
+    const option =
+      profile === 'granted' ? ['--flow-profile', FLOW_PROFILE] : profile === 'unknown-profile' ? ['--flow-profile', `${FLOW_PROFILE}-typo`] : profile === 'other-environment' ? ['--flow-profile', OTHER_ENVIRONMENT_PROFILE] : [];
     const argv = ['replay', '--subscriber-output', this.operatorOutput(), ...selection, ...option, '--endpoint', inject('dynamoDbEndpoint'), '--region', 'us-east-1', '--yes', '--json'];
     const sentBefore = this.operatorCopies();
     const result = await this.withAwsFiles(() => this.cli({ tablesOfAnotherAccount: [this.tables.outbox.outboxTableName] }, ...argv));
     if (profile === 'granted') return this.recordReplay(result, `replay --flow-profile ${which === 'range' ? 'the range' : 'one event'}`);
+    if (profile === 'other-environment') {
+      // the profile reaches another account than the subscriber's topic's: refused before the outbox is read (RX14-3)
+      const expected = `--flow-profile ${OTHER_ENVIRONMENT_PROFILE} reaches account 333333333333`;
+      if (result.code !== 3 || !result.stderr.includes(expected)) this.violate(`replay with a profile of another environment exited ${result.code}, not 3 naming ${expected}: ${result.stderr}${result.stdout}`);
+      if (this.operatorCopies() !== sentBefore) this.violate('replay with a profile of another environment sent copies although it was refused');
+      this.history.push(`operator: replay with a profile of another environment: refused (exit ${result.code}), nothing sent`);
+      return;
+    }
     const expected = profile === 'none' ? this.tables.outbox.outboxTableName : `${FLOW_PROFILE}-typo`;
     if (result.code !== 1 || !result.stderr.includes(expected)) this.violate(`replay with ${profile === 'none' ? 'the team\'s own credentials only' : 'an unknown --flow-profile'} exited ${result.code}, not 1 naming ${expected}: ${result.stderr}${result.stdout}`);
     if (this.operatorCopies() !== sentBefore) this.violate(`replay with ${profile} sent copies although it failed`);
@@ -488,14 +502,27 @@ export class SystemWorld {
     return ids.length === 0 ? undefined : ['--event-id', ids[which % ids.length] as string];
   }
 
+  /**
+   * An event replay named as past the outbox's TTL (DynamoDB Local, like DynamoDB before its deletion, still returns the
+   * item): not sent, and named, so the operator knows it can not be replayed; its TTL must have passed.
+   */
+  private notePastRetention(pastRetention: ReadonlyArray<{ eventId: string; expiredAt: string }> | undefined): void {
+    if (pastRetention === undefined) return this.violate('replay --json gave no pastRetention list');
+    for (const { eventId, expiredAt } of pastRetention) {
+      if (Date.parse(expiredAt) > this.now()) this.violate(`replay named ${eventId} as past the outbox's retention, but its TTL (${expiredAt}) has not passed`);
+      this.refusals.set(eventId, `past the outbox's retention (TTL ${expiredAt})`);
+    }
+  }
+
   /** Notes what a `replay --yes --json` sent and refused (an event the subscriber applied is neither). */
   private recordReplay(result: { code: number; stdout: string; stderr: string }, label: string): void {
     if (result.code !== 0 && result.code !== 3) return this.violate(`${label} exited ${result.code}: ${result.stderr}`);
-    const output = JSON.parse(result.stdout) as { events: Array<{ eventId: string; send: boolean; applied?: boolean; why?: string }>; missing: string[] };
+    const output = JSON.parse(result.stdout) as { events: Array<{ eventId: string; send: boolean; applied?: boolean; why?: string }>; missing: string[]; pastRetention: Array<{ eventId: string; expiredAt: string }> };
     for (const event of output.events) {
       if (event.send) this.operatorSent.add(event.eventId);
       else if (event.applied !== true) this.refusals.set(event.eventId, event.why ?? '');
     }
+    this.notePastRetention(output.pastRetention);
     this.history.push(`operator: ${label}: ${output.events.filter((e) => e.send).length} sent, ${output.events.filter((e) => !e.send && e.applied !== true).length} refused, ${output.events.filter((e) => e.applied === true).length} applied, ${output.missing.length} not in the outbox`);
   }
 
@@ -510,8 +537,13 @@ export class SystemWorld {
    */
   private async withAwsFiles<T>(act: () => Promise<T>): Promise<T> {
     const directory = mkdtempSync(path.join(tmpdir(), 'ief-life-aws-'));
-    writeFileSync(path.join(directory, 'config'), `[profile ${FLOW_PROFILE}]\nregion = us-east-1\n`);
-    writeFileSync(path.join(directory, 'credentials'), `[${FLOW_PROFILE}]\naws_access_key_id = flowaccount\naws_secret_access_key = local\n`);
+    writeFileSync(path.join(directory, 'config'), `[profile ${FLOW_PROFILE}]\nregion = us-east-1\n\n[profile ${OTHER_ENVIRONMENT_PROFILE}]\nregion = us-east-1\n`);
+    // each says its account (aws_account_id), as a role_arn or SSO profile's credentials do
+    writeFileSync(
+      path.join(directory, 'credentials'),
+      `[${FLOW_PROFILE}]\naws_access_key_id = flowaccount\naws_secret_access_key = local\naws_account_id = ${FLOW_ACCOUNT}\n\n` +
+        `[${OTHER_ENVIRONMENT_PROFILE}]\naws_access_key_id = stagingaccount\naws_secret_access_key = local\naws_account_id = 333333333333\n`,
+    );
     const variables: Record<string, string | undefined> = {
       AWS_CONFIG_FILE: path.join(directory, 'config'),
       AWS_SHARED_CREDENTIALS_FILE: path.join(directory, 'credentials'),
@@ -688,6 +720,7 @@ export class SystemWorld {
       outboxTable: this.tables.outbox.outboxTableName,
       queueUrl: this.services.queue.address.url,
       deadLetterQueueUrl: this.services.deadLetterQueue.address.url,
+      topicArn: `arn:aws:sns:us-east-1:${FLOW_ACCOUNT}:life-topic`,
     });
   }
 
