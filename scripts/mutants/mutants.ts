@@ -1798,7 +1798,7 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'ordered-redrive-stops-behind-waiting-letters',
     breaks: "dlq redrive / fence redrive --yes (review ro13, RO13-8): a round that changes nothing stops though letters are unread, so ten letters that wait in front of an aggregate's group hide its next event from every read and the gap is advised for 'fence skip'",
     file: 'simulator/cli/dead-letters/ordered-queue-read.ts',
-    find: '    if (toSend.length + toDelete.length === 0 && done.size + held.length < limit && fresh && (await unreadOf(sqs, deadLetterQueueUrl, letters, held, done, returned)) > 0) {',
+    find: '    if (toSend.length + toDelete.length === 0 && done.size + held.length < limit && fresh && (await unreadOf(sqs, deadLetterQueueUrl, letters, held, done, returned, everSkipped)) > 0) {',
     replace: '    if (toSend.length + toDelete.length === -1) {',
     tests: ['test/cli/ordered-dlq-whole-read.int.test.ts', 'test/lambda/model/ordered-dlq-order.model.int.test.ts'],
   },
@@ -1959,5 +1959,22 @@ export const MUTANTS: readonly Mutant[] = [
     find: 'const kept = round.filter((message) => letters.has(message.messageId) || returned.has(message.messageId));',
     replace: 'const kept = round.filter((message) => letters.has(message.messageId));',
     tests: ['test/cli/ordered-dlq-returned-moved.test.ts'],
+  },
+  // ---- review ro15 RO15-1 and RO15-2 (fifteenth session, s15-ro15): the send out of the FIFO dead-letter queue, the filtered redrive ----
+  {
+    id: 'ordered-dlq-send-dedup-message-id',
+    breaks: "dlq redrive / fence redrive (review ro15, RO15-1): a letter sent out of the FIFO dead-letter queue takes its message id as the deduplication id, so a rerun within 5 minutes of a run that died between the send and the delete sends nothing (SQS drops it as a resend) and then deletes the letter and its new copy, dead-lettered again meanwhile: the event is lost",
+    file: 'simulator/cli/dead-letters/ordered-queue-read.ts',
+    find: 'deduplicationId: sendDeduplicationId(message),',
+    replace: 'deduplicationId: message.messageId,',
+    tests: ['test/cli/ordered-dlq-crashed-send.test.ts', 'test/lambda/model/ordered-dlq-order.model.int.test.ts'],
+  },
+  {
+    id: 'ordered-dlq-filtered-unselected-fresh',
+    breaks: "dlq redrive / fence redrive --yes with --event-id or --reason (review ro15, RO15-2): letters the filter does not select, never moved, make every round look fresh, so while they hide later letters of their group each round that changes nothing moves the selected kept letters to the back again, without end",
+    file: 'simulator/cli/dead-letters/ordered-queue-read.ts',
+    find: 'const fresh = held.some((message) => (letters.has(message.messageId) || returned.has(message.messageId)) && !movedCopies.has(message.messageId));',
+    replace: 'const fresh = held.some((message) => !movedCopies.has(message.messageId));',
+    tests: ['test/cli/ordered-dlq-filtered-redrive.test.ts'],
   },
 ];
