@@ -1977,4 +1977,12 @@ export const MUTANTS: readonly Mutant[] = [
     replace: 'const fresh = held.some((message) => !movedCopies.has(message.messageId));',
     tests: ['test/cli/ordered-dlq-filtered-redrive.test.ts'],
   },
+  {
+    id: 'ordered-replay-dedup-same-every-run',
+    breaks: "fence replay / ordered replay (review ro15, RO15-3): the deduplication id is the same in every run, so a replay run again within 5 minutes (the first run's events dead-lettered by a handler since fixed) is accepted and dropped by SQS while the command says it sent the events",
+    file: 'simulator/cli/replay-deduplication.ts',
+    find: "const run = randomUUID().replace(/-/g, '');",
+    replace: "const run = randomUUID().replace(/[^]+/, 'run');",
+    tests: ['test/cli/ordered-replay-rerun.int.test.ts'],
+  },
 ];

@@ -20,6 +20,7 @@ import { proveCarrySource } from './fence-carry-proof';
 import { inboxRestoreRefusal } from './inbox-restore-check';
 import { resolveFenceTarget, type FenceTarget } from './fence-target';
 import { deadLetterSourceMismatch, readSubscriberOutput } from './deployed-subscriber';
+import { replayDeduplicationIds } from './replay-deduplication';
 import type { SubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
 import { holdRestored, restoreRefusalLines } from './dead-letters/restore-hold';
 import { followedHistory, readAggregateHistory, type FencePoint, type FollowedHistory, type HistoryItem } from './ordered-history';
@@ -308,8 +309,10 @@ async function replay(parsed: ParsedArguments, context: CommandContext, fences: 
     return EXIT_CODE.OK;
   }
   const sqs = context.sqsClient();
+  // per run: a replay run again within 5 minutes is not dropped as a resend of the first (review ro15, RO15-3)
+  const deduplication = replayDeduplicationIds();
   for (const event of events) {
-    await sendOrdered(sqs, queue, { body: event.body, aggregateId, deduplicationId: event.eventId });
+    await sendOrdered(sqs, queue, { body: event.body, aggregateId, deduplicationId: deduplication.of(event.eventId) });
   }
   context.io.stdout(parsed.values.json === true ? json({ replayed: true, ...summary }) : `sent ${events.length} event(s) of ${terminalText(aggregateId)}:\n${described}`);
   return EXIT_CODE.OK;
