@@ -1985,4 +1985,20 @@ export const MUTANTS: readonly Mutant[] = [
     replace: "const run = randomUUID().replace(/[^]+/, 'run');",
     tests: ['test/cli/ordered-replay-rerun.int.test.ts'],
   },
+  {
+    id: 'fence-replay-sends-to-typed-queue',
+    breaks: "fence replay --yes (review ro15, RO15-4): sends with --table/--outbox-table/--queue typed and no --subscriber-output, so a FIFO queue of another deployment typed as --queue takes this outbox's events, and a fresh aggregate's fence there applies them",
+    file: 'simulator/cli/fence-command.ts',
+    find: "  if (parsed.values.yes === true && target.deployment === undefined) return context.usageError(replayNeedsOutputLine('fence replay'));\n",
+    replace: "  if (parsed.values.yes === true && target.deployment === undefined && outboxTable === '') return context.usageError(replayNeedsOutputLine('fence replay'));\n",
+    tests: ['test/cli/ordered-replay-queue-check.int.test.ts'],
+  },
+  {
+    id: 'ordered-replay-sends-to-typed-queue',
+    breaks: "replay --yes to an ordered subscriber (review ro15, RO15-4): sends to a typed FIFO --queue without --subscriber-output, so another deployment's queue takes this outbox's events and applies them",
+    file: 'simulator/cli/replay-command.ts',
+    find: "  if (values.yes === true && !bound) return context.usageError(replayNeedsOutputLine('replay'));",
+    replace: "  if (values.yes === true && !bound && values.json === 'never') return context.usageError(replayNeedsOutputLine('replay'));",
+    tests: ['test/cli/ordered-replay-queue-check.int.test.ts'],
+  },
 ];

@@ -824,13 +824,21 @@ export class OrderedWorld {
 
   /**
    * The operator runs `fence replay <aggregate> --subscriber-output --yes` (review ro12, RO12-2 and RO12-3), with the real
-   * CLI against the simulated SQS: what it sends goes to the model's queue, in the order sent. Checked: what it sends is
+   * CLI against the simulated SQS: what it sends goes to the model's queue, in the order sent. First with another
+   * deployment's queue as `--queue`: refused, naming both queues, nothing sent (review ro15, RO15-4). Checked: what it sends is
    * the run of sequences right after the applied ones, in order (while no restore took a head back); it refuses only
    * where the history or the inbox table gives it a reason (a restore); nothing applies twice (the ledger check).
    */
   public async fenceReplay(aggregateIndex: number): Promise<void> {
     const aggregate = this.aggregate(aggregateIndex);
     const queue = await this.operatorQueue('FenceReplay');
+    // another deployment's FIFO queue typed as --queue: refused (usage, exit 2) naming both queues, nothing sent (review ro15, RO15-4)
+    const other = await this.operatorQueue('OtherDeployment');
+    const typed = await this.operator('fence', 'replay', this.tables.inbox.subscriberName, aggregate, '--subscriber-output', this.operatorOutput(queue.address.url), '--queue', other.address.url, '--yes');
+    if (typed.code !== 2 || !typed.stderr.includes(other.address.url) || !typed.stderr.includes(queue.address.url) || other.messages().length + queue.messages().length > 0) {
+      this.violations.push(`fence replay ${aggregate} --queue of another deployment: exit ${typed.code}, sent ${other.messages().length + queue.messages().length}, not refused naming both queues: ${typed.stderr.trim()}`);
+    }
+    this.sqs!.queues.delete(other.address.url);
     const result = await this.operator('fence', 'replay', this.tables.inbox.subscriberName, aggregate, '--subscriber-output', this.operatorOutput(queue.address.url), '--yes', '--json');
     this.sqs!.queues.delete(queue.address.url);
     const known = new Map([...this.produced.get(aggregate)!, ...(this.reused.get(aggregate) ?? [])].map((envelope) => [envelope.id, envelope]));
