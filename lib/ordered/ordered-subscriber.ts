@@ -83,7 +83,7 @@ export interface OrderedSubscriberProps extends FunctionOptions, AlarmOptions {
    * the fence waits for or behind a failing handler, until `maxReceiveCount` receives move it to the dead-letter queue
    * (`HeldAggregate` counts the gaps and the function's errors: timeouts and crashes; a handler's transient failure is
    * the runtime's `Failed` only), and from then on by its letter (`HeldAggregate` counts the dead-letter queue's letters,
-   * so it stays in alarm until they are sent back).
+   * so it stays in alarm until they leave the queue, those at or below their aggregate's fence too, which hold nothing).
    *
    * @default Duration.minutes(5)
    */
@@ -255,9 +255,10 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
       period: held.period,
     });
     // review ro14, RO14-4: once SQS dead-letters the held message nothing of its group is received again (no gap, no
-    // error), yet the aggregate stays held: on the ordered path every letter of the FIFO dead-letter queue holds its
-    // aggregate, so its letters (visible, or being read by `dlq redrive`) keep the alarm breaching until they are sent
-    // back; the window of maxMessageAge is then reached whatever maxReceiveCount x visibilityTimeout is
+    // error), yet the aggregate stays held: a letter of the FIFO dead-letter queue above its fence holds its aggregate,
+    // so the letters (visible, or being read by `dlq redrive`) keep the alarm breaching until they leave the queue; the
+    // window of maxMessageAge is then reached whatever maxReceiveCount x visibilityTimeout is. A letter at or below the
+    // fence holds nothing, yet counts the same until it leaves the queue (review ro15, RO15-5: the description says so)
     const lettersOptions = { period: held.period, statistic: cloudwatch.Stats.MAXIMUM };
     const holding = new cloudwatch.MathExpression({
       expression: HELD_AGGREGATE_EXPRESSION,
@@ -283,9 +284,10 @@ export class OrderedSubscriber extends Construct implements iam.IGrantable {
       alarmDescription:
         `Ordered subscriber ${props.subscriberName}: in ${window}, its sequence fence held an aggregate behind a gap (the runtime's SequenceGaps: ` +
         'an earlier event of the aggregate is missing, in the dead-letter queue or lost) or its function timed out or crashed (Lambda Errors: ' +
-        "the batch's messages stay at the head of their groups) or its dead-letter queue held a letter (each holds its aggregate until it is sent back); " +
-        "the aggregate's later events wait behind it. " +
-        "`idempotent-event-flow fence list` shows each aggregate held behind a gap; the function's log says why it failed.",
+        "the batch's messages stay at the head of their groups) or its dead-letter queue held a letter (one above its aggregate's fence holds the aggregate until it is sent back; " +
+        "one at or below it holds nothing but counts until it leaves the dead-letter queue: a duplicate 'dlq redrive --yes' deletes, or one it leaves for you, " +
+        "reused, unproven or passed by 'fence skip'); the aggregate's later events wait behind a gap or a letter above the fence. " +
+        "`idempotent-event-flow fence list` shows each aggregate held behind a gap and what each letter is; the function's log says why it failed.",
     });
     for (const action of props.alarmActions ?? []) {
       this.heldAggregateAlarm.addAlarmAction(action);

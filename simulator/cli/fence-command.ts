@@ -20,6 +20,8 @@ import { proveCarrySource } from './fence-carry-proof';
 import { inboxRestoreRefusal } from './inbox-restore-check';
 import { resolveFenceTarget, type FenceTarget } from './fence-target';
 import { deadLetterSourceMismatch, readSubscriberOutput } from './deployed-subscriber';
+import { replayDeduplicationIds } from './replay-deduplication';
+import { replayNeedsOutputLine } from './replay-needs-output';
 import type { SubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
 import { holdRestored, restoreRefusalLines } from './dead-letters/restore-hold';
 import { followedHistory, readAggregateHistory, type FencePoint, type FollowedHistory, type HistoryItem } from './ordered-history';
@@ -32,7 +34,7 @@ const USAGE = `Usage:
   idempotent-event-flow fence list <subscriber> --table <inbox table> [--dead-letter-queue <url>] [--outbox-table <name>] [--deduplication-window <duration>] [--json]
   idempotent-event-flow fence skip <subscriber> <aggregate-id> (--subscriber-output <json|@file> | --table <inbox table> --outbox-table <name> --dead-letter-queue <url>) --from <n> --to <m> --reason <text> [--drop-dead-letters] [--yes] [--json]
   idempotent-event-flow fence redrive <subscriber> (--subscriber-output <json|@file> | --table <inbox table> --dead-letter-queue <url> --queue <url>) [--deduplication-window <duration>] [--yes] [--json]
-  idempotent-event-flow fence replay <subscriber> <aggregate-id> (--subscriber-output <json|@file> | --table <inbox table> --outbox-table <name> --queue <url>) [--subscriber-added-later] [--yes] [--json]
+  idempotent-event-flow fence replay <subscriber> <aggregate-id> (--subscriber-output <json|@file> [--yes] | --table <inbox table> --outbox-table <name> --queue <url>) [--subscriber-added-later] [--json]
   idempotent-event-flow fence carry <subscriber> --from-table <inbox table restored from> --table <restored inbox table> [--outbox-table <name>] [--from-subscriber-output <json|@file>] [--subscriber-output <json|@file>] [--yes] [--json]
 
 An ordered subscriber applies each aggregate's events in sequence; its fence holds the last sequence applied.
@@ -253,6 +255,8 @@ function stopRefusal(aggregateId: string, fence: FencePoint, stop: NonNullable<F
 async function replay(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences, target: FenceTarget, aggregateId: string): Promise<number> {
   const { outboxTable, queue } = target;
   if (outboxTable === undefined || queue === undefined) return context.usageError("'fence replay' needs --outbox-table and --queue (or --subscriber-output)");
+  // review ro15 (RO15-4): only the Operator output ties the queue to this subscriber; a typed --queue must be its queue
+  if (parsed.values.yes === true && target.deployment === undefined) return context.usageError(replayNeedsOutputLine('fence replay'));
   const fence = await fences.get(aggregateId);
   const history = await readAggregateHistory(context, outboxTable, aggregateId);
   // review ro12 (RO12-2): the events sent must be this subscriber's outbox's, not another flow's of the same aggregate id
@@ -292,8 +296,10 @@ async function replay(parsed: ParsedArguments, context: CommandContext, fences: 
     return EXIT_CODE.OK;
   }
   const sqs = context.sqsClient();
+  // per run: a replay run again within 5 minutes is not dropped as a resend of the first (review ro15, RO15-3)
+  const deduplication = replayDeduplicationIds();
   for (const event of events) {
-    await sendOrdered(sqs, queue, { body: event.body, aggregateId, deduplicationId: event.eventId });
+    await sendOrdered(sqs, queue, { body: event.body, aggregateId, deduplicationId: deduplication.of(event.eventId) });
   }
   context.io.stdout(parsed.values.json === true ? json({ replayed: true, ...summary }) : `sent ${events.length} event(s) of ${terminalText(aggregateId)}:\n${described}`);
   return EXIT_CODE.OK;

@@ -3,8 +3,9 @@
  * outbox's history items (one per event, kept for the outbox's event retention) and planned against the subscriber's
  * sequence fences with the dead-letter redrive's plan (`planOrderedRedrive`): an event at or below the fence is a
  * duplicate by design and is not sent (the fence would answer it); the events the fence admits now go to the FIFO
- * queue in sequence, the aggregate as the message group and the event id as the deduplication id; an event behind a
- * sequence that is not among those replayed is not sent, named with the missing sequence (it would only wait).
+ * queue in sequence, the aggregate as the message group and a deduplication id per run and event
+ * (replay-deduplication.ts); an event behind a sequence that is not among those replayed is not sent, named with the
+ * missing sequence (it would only wait).
  */
 import { ORDERED_OUTBOX_ITEM } from '../../lambda/contract/ordered-wire-format';
 import { planOrderedRedrive } from '../../lambda/ordered/redrive-plan';
@@ -14,6 +15,7 @@ import { formatTable } from './blocked-command';
 import { gapLines, orderedDecisions, sendOrdered } from './dead-letters/ordered-sends';
 import { EXIT_CODE, type CommandContext } from './command';
 import { outboxEventsById, outboxEventsInRange, pastRetention, type OutboxLocation, type OutboxEvent } from './outbox-events';
+import { replayDeduplicationIds } from './replay-deduplication';
 import { terminalText } from './terminal-text';
 
 /** What `replay` resolved before it knew the subscriber is ordered. */
@@ -75,8 +77,10 @@ export async function replayOrdered(context: CommandContext, request: OrderedRep
   if (!send && toSend.length > 0 && !request.asJson) send = await confirm(toSend.length);
   const sent: Array<{ eventId: string; messageId?: string }> = [];
   if (send) {
+    // per run: a replay run again within 5 minutes is not dropped as a resend of the first (review ro15, RO15-3)
+    const deduplication = replayDeduplicationIds();
     for (const item of toSend) {
-      const messageId = await sendOrdered(context.sqsClient(), request.queueUrl, { body: bodyOf.get(item.id)!, aggregateId: item.aggregateId!, deduplicationId: item.id });
+      const messageId = await sendOrdered(context.sqsClient(), request.queueUrl, { body: bodyOf.get(item.id)!, aggregateId: item.aggregateId!, deduplicationId: deduplication.of(item.id) });
       sent.push({ eventId: item.id, ...(messageId === undefined ? {} : { messageId }) });
     }
   }

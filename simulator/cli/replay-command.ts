@@ -17,6 +17,7 @@ import type { SubscriberDeployment } from '../../lambda/contract/subscriber-depl
 import { aggregateModeRefusal, DEPLOYED_SUBSCRIBER_HELP, DEPLOYED_SUBSCRIBER_OPTIONS, resolveSubscriber, type ResolvedSubscriber } from './deployed-subscriber';
 import { isFifoQueueUrl } from './dead-letters/ordered-sends';
 import { replayOrdered } from './ordered-replay';
+import { replayNeedsOutputLine } from './replay-needs-output';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { earliestApplication, outboxEventsById, outboxEventsInRange, pastRetention, type OutboxEvent } from './outbox-events';
 import { terminalText } from './terminal-text';
@@ -88,9 +89,10 @@ To an ordered subscriber (its output says ordered, or --queue is a FIFO queue; d
 are read from the ordered outbox's history items and planned against its sequence fences (needs its inbox table:
 --inbox-table or the output): an event at or below the fence is a duplicate by design and is not sent (the output
 counts it apart, never as replayed); the events the fences admit now are sent in sequence per aggregate, the aggregate
-as the message group and the event id as the deduplication id (SQS drops a copy of an event sent within its 5-minute
-deduplication interval; later, the fence answers it); an event behind a sequence that is not among those
-replayed is not sent (exit code 3; widen the selection, or 'fence replay', which sends every event after the fence).
+as the message group and the event id with one of this run as the deduplication id (a retry within the run is dropped;
+a second copy is answered by the fence); an event behind a sequence that is not among those replayed is not sent (exit
+code 3; widen the selection, or 'fence replay', which sends every event after the fence). It sends (--yes) only with
+--subscriber-output: nothing else ties a typed FIFO --queue to the subscriber whose fences it read.
 No deduplication window rule: the fence answers a copy of an applied event after its inbox record expired.
 
 Options:
@@ -356,6 +358,9 @@ async function replayToOrdered(parsed: ParsedArguments, context: CommandContext,
   const selection = selectionOf(values);
   if (typeof selection === 'string') return context.usageError(selection);
   const { eventIds, types, since, until } = selection;
+  // review ro15 (RO15-4): only the Operator output ties a FIFO --queue to the subscriber whose fences are read
+  const bound = resolved.deployment !== undefined;
+  if (values.yes === true && !bound) return context.usageError(replayNeedsOutputLine('replay'));
   return replayOrdered(
     context,
     {
@@ -369,7 +374,13 @@ async function replayToOrdered(parsed: ParsedArguments, context: CommandContext,
       send: values.yes === true,
       asJson: values.json === true,
     },
-    async (count) => (context.io.confirm === undefined ? false : context.io.confirm(`Send ${count} event(s) to ${resolved.queueUrl} in sequence for subscriber '${resolved.subscriberName}'?`)),
+    async (count) => {
+      if (!bound) {
+        context.io.stderr(`not sent: ${replayNeedsOutputLine('replay')}\n`);
+        return false;
+      }
+      return context.io.confirm === undefined ? false : context.io.confirm(`Send ${count} event(s) to ${resolved.queueUrl} in sequence for subscriber '${resolved.subscriberName}'?`);
+    },
   );
 }
 

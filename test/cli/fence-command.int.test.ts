@@ -16,6 +16,7 @@ import { localClient } from '../support/dynamodb-client';
 import { createInbox, createKeyedTable, createOutbox } from '../support/proof/tables';
 import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
 import { CLOCK_BUFFER_BYTES, VirtualClock } from '../../simulator/aws/clock';
+import { replayNeedsOutputLine } from '../../simulator/cli/replay-needs-output';
 import { cli, deliverOnce } from './operator-services';
 
 const SUBSCRIBER = 'Ledger';
@@ -215,7 +216,12 @@ describe('fence', () => {
     const args = ['fence', 'replay', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--outbox-table', outboxConfig.outboxTableName, '--queue', queue.address.url];
     const dryRun = await cli({ clock, endpoint }, ...args, '--json');
     expect(JSON.parse(dryRun.stdout)).toMatchObject({ dryRun: true, fenceAt: 1, sequences: [2, 3] });
-    const sent = await cli({ clock, endpoint }, ...args, '--yes');
+    // sending needs the subscriber's Operator output (only it ties the queue to the subscriber)
+    const typed = await cli({ clock, endpoint }, ...args, '--yes');
+    expect(typed.code).toBe(2);
+    expect(typed.stderr).toContain(replayNeedsOutputLine('fence replay'));
+    expect(queue.counts().visible).toBe(0);
+    const sent = await cli({ clock, endpoint }, 'fence', 'replay', SUBSCRIBER, aggregate, '--subscriber-output', orderedOutput({ queue, deadLetterQueue }), '--yes');
     expect(sent.code).toBe(0);
     while ((await deliverOnce(queue, consumer())) > 0);
     expect(await ledger(aggregate)).toEqual(['placed', 'paid', 'shipped']);
@@ -308,10 +314,13 @@ describe('dlq redrive and replay of an ordered subscriber (issue 33): in sequenc
     expect(sent.stdout).toContain('sent 2 to');
     expect(sent.stdout).toContain('1 at or below the fence are duplicates by design, not sent');
     const messages = queues.queue.receive(10);
+    // the deduplication id: the event id with one of this run (a replay run again within 5 minutes is not dropped)
     expect(messages.map((message) => [message.attributes.MessageGroupId, message.attributes.MessageDeduplicationId])).toEqual([
-      [aggregate, events[1]!.id],
-      [aggregate, events[2]!.id],
+      [aggregate, expect.stringMatching(new RegExp(`^replayed-[0-9a-f]{32}-${events[1]!.id}$`))],
+      [aggregate, expect.stringMatching(new RegExp(`^replayed-[0-9a-f]{32}-${events[2]!.id}$`))],
     ]);
+    const runOf = (id: string | undefined): string | undefined => id?.split('-')[1];
+    expect(runOf(messages[0]!.attributes.MessageDeduplicationId)).toBe(runOf(messages[1]!.attributes.MessageDeduplicationId));
     for (const message of messages) queues.queue.changeVisibility(message.receiptHandle, 0);
     while ((await deliverOnce(queues.queue, consumer())) > 0);
     expect(await ledger(aggregate)).toEqual(['placed', 'paid', 'shipped']);

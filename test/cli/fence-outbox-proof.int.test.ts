@@ -121,7 +121,7 @@ describe('RO12-2: fence replay and fence skip act only on the outbox the subscri
     await emit(theirs, aggregateId, 'return-opened');
     await emit(theirs, aggregateId, 'return-refunded');
 
-    const refused = await cli(...replayArgs(aggregateId, theirs), '--yes');
+    const refused = await cli(...replayArgs(aggregateId, theirs));
     expect(refused.code).toBe(3);
     expect(refused.stderr).toContain(`outbox table '${theirs.outboxTableName}' holds event`);
     expect(refused.stderr).toContain('not the outbox this subscriber applies');
@@ -139,7 +139,8 @@ describe('RO12-2: fence replay and fence skip act only on the outbox the subscri
     expect(dryRun.code).toBe(0);
     expect(dryRun.stdout).toContain(`#2 ${paid.id} (Step)`);
     expect(dryRun.stdout).toContain('its history holds the event the fence applied');
-    expect((await cli(...replayArgs(aggregateId, ours), '--yes')).code).toBe(0);
+    // sending takes the subscriber's output (only it ties the queue to the subscriber)
+    expect((await cli('fence', 'replay', SUBSCRIBER, aggregateId, '--subscriber-output', output(ours), '--yes')).code).toBe(0);
     await drain();
     expect(await ledger(aggregateId)).toEqual(['placed', 'paid']);
   });
@@ -147,7 +148,7 @@ describe('RO12-2: fence replay and fence skip act only on the outbox the subscri
   test("replay for a fence that applied nothing is refused without the output (nothing proves the table), and sends with it", async () => {
     const aggregateId = id('fresh');
     await emit(ours, aggregateId, 'placed');
-    const refused = await cli(...replayArgs(aggregateId, ours), '--yes');
+    const refused = await cli(...replayArgs(aggregateId, ours));
     expect(refused.code).toBe(3);
     expect(refused.stderr).toContain(`nothing proves outbox table '${ours.outboxTableName}' is the outbox subscriber '${SUBSCRIBER}' applies: the subscriber applied nothing of ${aggregateId} yet`);
     const sent = await cli('fence', 'replay', SUBSCRIBER, aggregateId, '--subscriber-output', output(ours), '--yes');

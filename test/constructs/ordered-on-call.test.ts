@@ -120,6 +120,10 @@ describe("an aggregate held in an ordered subscriber's FIFO queue alarms", () =>
     const description = stack.resolve(properties.AlarmDescription) as string;
     expect(description).toContain('behind a gap');
     expect(description).toContain('timed out or crashed');
+    // not every letter holds its aggregate: one at or below its fence holds nothing, yet counts until it leaves the queue (review ro15, RO15-5)
+    expect(description).toContain('one above its aggregate\'s fence holds the aggregate until it is sent back');
+    expect(description).toContain('one at or below it holds nothing but counts until it leaves the dead-letter queue');
+    expect(description).not.toContain('each holds its aggregate');
     // the queue's age still says when the consumer falls behind
     template.hasResourceProperties('AWS::CloudWatch::Alarm', {
       Namespace: 'AWS/SQS',
@@ -138,7 +142,7 @@ describe("an aggregate held in an ordered subscriber's FIFO queue alarms", () =>
     { props: { maxMessageAge: Duration.days(14) }, period: 240, periods: 360 },
     { props: { visibilityTimeout: Duration.seconds(43_140) }, period: 43_200, periods: 2 },
   ])(
-    "HeldAggregate stays in ALARM while the aggregate is held, after the held message is dead-lettered (every letter of the FIFO dead-letter queue holds its aggregate): its expression counts the dead-letter queue's letters, so the window of maxMessageAge is reached whatever maxReceiveCount x visibilityTimeout is (review ro14, RO14-4): %o",
+    "HeldAggregate stays in ALARM while the aggregate is held, after the held message is dead-lettered (its letter, above the fence, holds its aggregate): its expression counts the dead-letter queue's letters, so the window of maxMessageAge is reached whatever maxReceiveCount x visibilityTimeout is (review ro14, RO14-4): %o",
     ({ props, period, periods }) => {
       const stack = newStack();
       const { subscriber } = orderedFlow(stack, props);

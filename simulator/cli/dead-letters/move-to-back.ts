@@ -58,7 +58,24 @@ export function deadLetterSourceArnOf(message: QueueMessage): string | undefined
  * gives anew on every receive. The same for every SDK retry of one send, another for each receive of the letter.
  */
 export function moveDeduplicationId(message: QueueMessage): string {
-  return `moved-${message.messageId}-${createHash('sha256').update(message.receiptHandle).digest('hex').slice(0, 32)}`;
+  return `moved-${message.messageId}-${receiptDigest(message)}`;
+}
+
+/**
+ * The deduplication id of sending `message` out of the dead-letter queue to the subscriber's queue (a redrive), per
+ * receive as {@link moveDeduplicationId} is: an SDK retry of the one send is dropped by SQS, while a rerun's send of the
+ * letter received again (the run died between the send and the delete, and the rerun comes within SQS's 5-minute
+ * deduplication interval) is a new message, not dropped as a resend of the first, whose copy the consumer may have
+ * dead-lettered again and the rerun deletes as a copy (review ro15, RO15-1). A second copy in the subscriber's queue is
+ * what the fence answers.
+ */
+export function sendDeduplicationId(message: QueueMessage): string {
+  return `sent-${message.messageId}-${receiptDigest(message)}`;
+}
+
+/** A digest of the receipt handle of `message`, which SQS gives anew on every receive (fits a 128-character deduplication id). */
+function receiptDigest(message: QueueMessage): string {
+  return createHash('sha256').update(message.receiptHandle).digest('hex').slice(0, 32);
 }
 
 /**

@@ -13,7 +13,7 @@
  * DeleteMessage, SendMessage, GetQueueAttributes.
  */
 import { DeleteMessageCommand, type SQSClient } from '@aws-sdk/client-sqs';
-import { attributesLeavingTheQueue, moveToBack } from './move-to-back';
+import { attributesLeavingTheQueue, moveToBack, sendDeduplicationId } from './move-to-back';
 import { orderedPositionOf } from '../../../lambda/ordered/ordered-position';
 import type { OrderedDeadLetter, OrderedRedrivePlan, PlannedDeadLetter } from '../../../lambda/ordered/redrive-plan';
 import { sendOrdered } from './ordered-sends';
@@ -103,6 +103,8 @@ export async function readOrderedDeadLetters(request: OrderedQueueReadRequest): 
   const movedCopies = new Set<string>();
   let held: QueueMessage[] = [];
   let skipped = new Set<string>();
+  // every message read and not selected (left where it is, never moved): known to be in the queue, not unread
+  const everSkipped = new Set<string>();
   let plan: OrderedRedrivePlan;
   for (;;) {
     held = await receiveMessages(sqs, deadLetterQueueUrl, Math.max(1, limit - done.size));
@@ -111,7 +113,10 @@ export async function readOrderedDeadLetters(request: OrderedQueueReadRequest): 
       byId.set(message.messageId, message);
       if (!firstRead.has(message.messageId)) firstRead.set(message.messageId, firstRead.size);
       const letter = request.select(message);
-      if (letter === undefined) skipped.add(message.messageId);
+      if (letter === undefined) {
+        skipped.add(message.messageId);
+        everSkipped.add(message.messageId);
+      }
       else {
         const sentAt = sentWhen.get(eventKey(letter.body) ?? '');
         if (sentAt !== undefined && firstRead.get(message.messageId)! >= sentAt) returned.add(message.messageId);
@@ -141,8 +146,8 @@ export async function readOrderedDeadLetters(request: OrderedQueueReadRequest): 
     });
     for (const letter of toSend) {
       const message = byId.get(letter.id)!;
-      // the dead letter's message id as the deduplication id: unique to this copy, so SQS does not drop it as a resend
-      await sendOrdered(sqs, request.sendTo, { body: message.body, aggregateId: letter.aggregateId, deduplicationId: message.messageId, messageAttributes: attributesLeavingTheQueue(message) });
+      // per receive of the letter: an SDK retry is dropped, a rerun's send after a crash before the delete is not
+      await sendOrdered(sqs, request.sendTo, { body: message.body, aggregateId: letter.aggregateId, deduplicationId: sendDeduplicationId(message), messageAttributes: attributesLeavingTheQueue(message) });
       await sqs.send(new DeleteMessageCommand({ QueueUrl: message.queueUrl, ReceiptHandle: message.receiptHandle }));
       sent.push(letter.id);
       done.add(letter.id);
@@ -157,12 +162,13 @@ export async function readOrderedDeadLetters(request: OrderedQueueReadRequest): 
     }
     held = held.filter((message) => !done.has(message.messageId));
     // a letter held now that the run has not moved to the back yet (read in an earlier round that sent something, it
-    // was released in front of its group and hides the same letters again: review of the ordered model, seed -353768204)
-    const fresh = held.some((message) => !movedCopies.has(message.messageId));
+    // was released in front of its group and hides the same letters again: review of the ordered model, seed -353768204);
+    // a selected one only: those not selected are never moved, and would make every round fresh (review ro15, RO15-2)
+    const fresh = held.some((message) => (letters.has(message.messageId) || returned.has(message.messageId)) && !movedCopies.has(message.messageId));
     // nothing changed while letters are unread: the letters kept may hide them (an aggregate's next event behind ten
     // that wait for it: review ro13, RO13-8). Moved to the back of their groups, the next read returns what they hid;
     // only while each round reads a letter the run had not read (every letter is read, none is moved twice in vain)
-    if (toSend.length + toDelete.length === 0 && done.size + held.length < limit && fresh && (await unreadOf(sqs, deadLetterQueueUrl, letters, held, done, returned)) > 0) {
+    if (toSend.length + toDelete.length === 0 && done.size + held.length < limit && fresh && (await unreadOf(sqs, deadLetterQueueUrl, letters, held, done, returned, everSkipped)) > 0) {
       await moveKeptToBack(held);
       held = [];
       continue;
@@ -173,7 +179,7 @@ export async function readOrderedDeadLetters(request: OrderedQueueReadRequest): 
     await releaseMessages(sqs, held);
   }
   // the queue's counts less the letters the run read that are still there and not held (released, or moved to the back)
-  const counts = lessKnown(await queueCounts(sqs, deadLetterQueueUrl), knownInQueue(letters, held, done, returned).size - held.length);
+  const counts = lessKnown(await queueCounts(sqs, deadLetterQueueUrl), knownInQueue(letters, held, done, returned, everSkipped).size - held.length);
   const unread = Math.max(0, counts.visible + counts.inFlight + counts.delayed - held.length);
   return { plan, byId, sent, deleted, held, returned: [...returned], skipped: skipped.size, unread };
 
@@ -196,9 +202,18 @@ export async function readOrderedDeadLetters(request: OrderedQueueReadRequest): 
   }
 }
 
-/** The message ids of the letters the run read that are still in the queue: held now, released, or moved to the back (not sent or deleted). */
-function knownInQueue(letters: ReadonlyMap<string, OrderedDeadLetter>, held: readonly QueueMessage[], done: ReadonlySet<string>, returned: ReadonlySet<string>): Set<string> {
-  const known = new Set([...held.map((message) => message.messageId), ...returned]);
+/**
+ * The message ids of the letters the run read that are still in the queue: held now, released, moved to the back (not
+ * sent or deleted), or not selected (`skipped`: left where they are, review ro15, RO15-2).
+ */
+function knownInQueue(
+  letters: ReadonlyMap<string, OrderedDeadLetter>,
+  held: readonly QueueMessage[],
+  done: ReadonlySet<string>,
+  returned: ReadonlySet<string>,
+  skipped: ReadonlySet<string>,
+): Set<string> {
+  const known = new Set([...held.map((message) => message.messageId), ...returned, ...skipped]);
   for (const id of letters.keys()) if (!done.has(id)) known.add(id);
   return known;
 }
@@ -211,9 +226,10 @@ async function unreadOf(
   held: readonly QueueMessage[],
   done: ReadonlySet<string>,
   returned: ReadonlySet<string>,
+  skipped: ReadonlySet<string>,
 ): Promise<number> {
   const counts = await queueCounts(sqs, queueUrl);
-  return Math.max(0, counts.visible + counts.inFlight + counts.delayed - knownInQueue(letters, held, done, returned).size);
+  return Math.max(0, counts.visible + counts.inFlight + counts.delayed - knownInQueue(letters, held, done, returned, skipped).size);
 }
 
 /** `counts` less `known` visible letters (read by the run, not held now). */

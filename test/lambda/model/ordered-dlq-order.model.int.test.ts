@@ -8,8 +8,8 @@
 import fc from 'fast-check';
 import { expect, test } from 'vitest';
 import { failureReport } from '../../support/model/search';
-import { Deliver, Produce, Relay, type OrderedModel, type OrderedReal } from '../../support/model/ordered-commands';
-import { CarryFromAnotherFlow, NextEventBehindWaitingLetters } from '../../support/model/ordered-dlq-commands';
+import { Deliver, Exhaust, Produce, Relay, type OrderedModel, type OrderedReal } from '../../support/model/ordered-commands';
+import { CarryFromAnotherFlow, NextEventBehindWaitingLetters, RedriveDiesAfterSend } from '../../support/model/ordered-dlq-commands';
 import { OrderedWorld } from '../../support/model/ordered-world';
 
 const RUNS: ReadonlyArray<{ readonly name: string; readonly maxReceiveCount: number; readonly commands: () => Iterable<fc.AsyncCommand<OrderedModel, OrderedReal>> }> = [
@@ -30,6 +30,20 @@ const RUNS: ReadonlyArray<{ readonly name: string; readonly maxReceiveCount: num
     name: "fence carry from another flow's inbox is refused, nothing moved",
     maxReceiveCount: 1,
     commands: () => [new Produce(0, 1, 'none'), new Relay(0, 1, true), new Deliver(0, 0, undefined, 'none'), new CarryFromAnotherFlow(2), new Produce(0, 1, 'none')],
+  },
+  {
+    // review ro15, RO15-1: #1 applied, #2 and #3 dead-lettered; the redrive dies after sending #2, the consumer
+    // dead-letters it again, the rerun comes 2 minutes later: #2 must reach the queue again, #3 after it
+    name: 'a redrive that died between a send and its delete, rerun within 5 minutes, loses nothing',
+    maxReceiveCount: 1,
+    commands: () => [
+      new Produce(0, 3, 'none'),
+      new Relay(0, 1, true),
+      new Deliver(0, 0, undefined, 'none'),
+      new Exhaust(0, 0),
+      new Exhaust(0, 0),
+      new RedriveDiesAfterSend(),
+    ],
   },
 ];
 

@@ -1,7 +1,8 @@
 /**
  * Commands of the ordered model (ordered-commands.ts, ordered-world.ts) of the fourteenth session: reading an ordered
  * subscriber's FIFO dead-letter queue whole (review ro13, RO13-8: an aggregate's next event behind ten letters that
- * wait for it), and `fence carry` from another flow's inbox (RO13-5). Each is followed by the world's check. Not a
+ * wait for it), `fence carry` from another flow's inbox (RO13-5), and a redrive that dies between a send and its delete,
+ * run again within 5 minutes (review ro15, RO15-1). Each is followed by the world's check. Not a
  * test file.
  */
 import fc from 'fast-check';
@@ -50,10 +51,25 @@ export class CarryFromAnotherFlow implements Command {
   public toString = (): string => `fenceCarry(--from-table another flow's inbox, ${this.ahead} ahead)`;
 }
 
+/**
+ * The operator's `dlq redrive --yes` dies right after its first SendMessage, before the delete; the consumer
+ * dead-letters what it sent again; the operator runs it again 2 minutes later, inside SQS's 5-minute deduplication
+ * interval (review ro15, RO15-1). The world checks nothing is lost and nothing sent twice.
+ */
+export class RedriveDiesAfterSend implements Command {
+  public check = (model: { produced: number }): boolean => model.produced > 0;
+  public async run(_model: { produced: number }, real: { readonly world: OrderedWorld; readonly scheduler: fc.Scheduler }): Promise<void> {
+    await real.world.dlqRedriveDiesAfterSend();
+    await real.world.check();
+  }
+  public toString = (): string => 'dlqRedrive(--yes, dies after its first send; rerun within 5 minutes)';
+}
+
 /** The commands of this file, for the search's vocabulary. */
 export function dlqOrderCommands(): Array<fc.Arbitrary<Command>> {
   return [
     fc.tuple(fc.integer({ min: 0, max: 1 }), fc.constantFrom(3, 11, 12)).map(([aggregate, events]) => new NextEventBehindWaitingLetters(aggregate, events)),
     fc.integer({ min: 1, max: 3 }).map((ahead) => new CarryFromAnotherFlow(ahead)),
+    fc.constant(new RedriveDiesAfterSend()),
   ];
 }

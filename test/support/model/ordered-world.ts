@@ -655,9 +655,18 @@ export class OrderedWorld {
 
   /** The operator's CLI, in-process, against DynamoDB Local (these commands send nothing to SQS), at the model's time. */
   private async operator(...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    return this.operatorDying(undefined, ...argv);
+  }
+
+  /** {@link operator}, whose run dies (throws) where `afterSqsRequest` throws, after an SQS request. */
+  private async operatorDying(afterSqsRequest: ((commandName: string) => void) | undefined, ...argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
     const services = { clock: { now: () => this.nowMs } as unknown as VirtualClock, endpoint: this.sqs?.endpoint ?? ({ endpoint: 'http://127.0.0.1:9' } as unknown as SqsEndpoint) };
     const inboxTable = this.tables.inbox.inboxTableName;
-    return cliAt(services, { tableCreatedAt: (table) => (table === inboxTable && this.inboxCreatedAt !== undefined ? new Date(this.inboxCreatedAt) : undefined) }, ...argv);
+    return cliAt(
+      services,
+      { tableCreatedAt: (table) => (table === inboxTable && this.inboxCreatedAt !== undefined ? new Date(this.inboxCreatedAt) : undefined), ...(afterSqsRequest === undefined ? {} : { afterSqsRequest }) },
+      ...argv,
+    );
   }
 
   /** The subscriber's `<subscriber>/Operator` stack output, as the operator passes it (`--subscriber-output`). */
@@ -839,13 +848,21 @@ export class OrderedWorld {
 
   /**
    * The operator runs `fence replay <aggregate> --subscriber-output --yes` (review ro12, RO12-2 and RO12-3), with the real
-   * CLI against the simulated SQS: what it sends goes to the model's queue, in the order sent. Checked: what it sends is
+   * CLI against the simulated SQS: what it sends goes to the model's queue, in the order sent. First with another
+   * deployment's queue as `--queue`: refused, naming both queues, nothing sent (review ro15, RO15-4). Checked: what it sends is
    * the run of sequences right after the applied ones, in order (while no restore took a head back); it refuses only
    * where the history or the inbox table gives it a reason (a restore); nothing applies twice (the ledger check).
    */
   public async fenceReplay(aggregateIndex: number): Promise<void> {
     const aggregate = this.aggregate(aggregateIndex);
     const queue = await this.operatorQueue('FenceReplay');
+    // another deployment's FIFO queue typed as --queue: refused (usage, exit 2) naming both queues, nothing sent (review ro15, RO15-4)
+    const other = await this.operatorQueue('OtherDeployment');
+    const typed = await this.operator('fence', 'replay', this.tables.inbox.subscriberName, aggregate, '--subscriber-output', this.operatorOutput(queue.address.url), '--queue', other.address.url, '--yes');
+    if (typed.code !== 2 || !typed.stderr.includes(other.address.url) || !typed.stderr.includes(queue.address.url) || other.messages().length + queue.messages().length > 0) {
+      this.violations.push(`fence replay ${aggregate} --queue of another deployment: exit ${typed.code}, sent ${other.messages().length + queue.messages().length}, not refused naming both queues: ${typed.stderr.trim()}`);
+    }
+    this.sqs!.queues.delete(other.address.url);
     const result = await this.operator('fence', 'replay', this.tables.inbox.subscriberName, aggregate, '--subscriber-output', this.operatorOutput(queue.address.url), '--yes', '--json');
     this.sqs!.queues.delete(queue.address.url);
     const known = new Map([...this.produced.get(aggregate)!, ...(this.reused.get(aggregate) ?? [])].map((envelope) => [envelope.id, envelope]));
@@ -1036,6 +1053,77 @@ export class OrderedWorld {
     this.sqs!.queues.delete(queue.address.url);
     this.sqs!.queues.delete(deadLetterQueue.address.url);
     this.history.push(`dlq redrive --yes (${copies} copies each): sent ${this.describe(sent.map((letter) => letter.envelope))}; deleted ${json.deleted.length}; unread ${json.unread}`);
+  }
+
+  /**
+   * The operator's `dlq redrive --yes` of the ordered subscriber dies right after its first SendMessage (Ctrl-C, or the
+   * DeleteMessage after it failing), before deleting what it sent; the consumer still rejects what reached the
+   * subscriber's queue and dead-letters it again (a new letter); 2 minutes later (run 1's receipts ran out, inside SQS's
+   * 5-minute deduplication interval) the operator runs it again (review ro15, RO15-1). Checked: no event loses its last
+   * letter unless it is applied or on its way in the subscriber's queue; nothing is sent twice by the rerun; the rerun
+   * sends what the fences admit, in sequence. What is in the subscriber's queue goes to the model's queue; one letter of
+   * each event left stays the model's dead letter.
+   */
+  public async dlqRedriveDiesAfterSend(): Promise<void> {
+    const sqs = (this.sqs ??= await (async () => {
+      const queues = new Map<string, QueueOnEndpoint>();
+      return { endpoint: await startSqsEndpoint({ resolveQueue: (url) => queues.get(url) }), queues };
+    })());
+    this.sqsRuns += 1;
+    const clock = new VirtualClock(new SharedArrayBuffer(CLOCK_BUFFER_BYTES), () => this.nowMs);
+    const baseUrl = sqs.endpoint.endpoint;
+    const deadLetterQueue = makeQueue(queueModel(`OrderedDlq${this.sqsRuns}`, { fifo: true, queueName: `model-ordered-dlq-${this.sqsRuns}.fifo`, messageRetentionSeconds: 1_209_600 }), { clock, baseUrl });
+    const queue = makeQueue(
+      queueModel(`OrderedQueue${this.sqsRuns}`, { fifo: true, queueName: `model-ordered-${this.sqsRuns}.fifo`, redrive: { deadLetterQueue: `Stack/OrderedDlq${this.sqsRuns}`, maxReceiveCount: this.maxReceiveCount } }),
+      { clock, baseUrl, deadLetterQueue },
+    );
+    for (const each of [queue, deadLetterQueue]) sqs.queues.set(each.address.url, each);
+    const letterOf = (body: string, errorName: string | undefined, deduplicationId: string) =>
+      deadLetterQueue.send({
+        body,
+        messageAttributes: errorName === undefined ? {} : { [DEAD_LETTER_ATTRIBUTE.ERROR_NAME]: { DataType: 'String', StringValue: errorName } },
+        messageGroupId: (JSON.parse(body) as OrderedEnvelope).partitionkey,
+        messageDeduplicationId: deduplicationId,
+        origin: { via: 'send-message' },
+      });
+    const letters = this.deadLetters;
+    for (const letter of letters) letterOf(letter.body, letter.errorName, letter.messageId);
+    const name = this.tables.inbox.subscriberName;
+    const output = JSON.stringify({
+      format: 1, subscriberName: name, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: this.windowSeconds,
+      inboxTable: this.tables.inbox.inboxTableName, outboxTable: this.tables.outbox.outboxTableName, queueUrl: queue.address.url, deadLetterQueueUrl: deadLetterQueue.address.url,
+    });
+    let sends = 0;
+    const dies = (command: string): void => {
+      if (command === 'SendMessageCommand' && ++sends === 1) throw new Error('the operator pressed Ctrl-C');
+    };
+    const first = await this.operatorDying(dies, 'dlq', 'redrive', '--subscriber-output', output, '--yes', '--json').catch((error: unknown) => ({ code: -1, stdout: '', stderr: String(error) }));
+    // the consumer still rejects what run 1 sent: dead-lettered again, a new letter (its deduplication id is per receive)
+    const errorOf = new Map(letters.map((letter) => [letter.body, letter.errorName] as const));
+    for (const message of queue.receive(10)) {
+      letterOf(message.body, errorOf.get(message.body), `again-${this.newId()}`);
+      queue.delete(message.receiptHandle);
+    }
+    this.nowMs += 121_000;
+    const result = await this.operator('dlq', 'redrive', '--subscriber-output', output, '--yes', '--json');
+    const what = `dlq redrive --yes rerun 2 minutes after one that died after its first send (exit ${first.code})`;
+    if (result.code !== 0 && result.code !== 3) this.violations.push(`${what} exited ${result.code}: ${result.stderr.trim()}`);
+    const sentBodies = queue.messages().map((message) => message.body);
+    const keptBodies = new Set(deadLetterQueue.messages().map((message) => message.body));
+    const applied = await this.appliedEverywhere();
+    for (const letter of letters) {
+      if (!keptBodies.has(letter.body) && !sentBodies.includes(letter.body) && !applied.has(letter.envelope.id)) {
+        this.violations.push(`${what} deleted every letter of ${letter.envelope.partitionkey} #${Number(letter.envelope.sequence)} (${letter.envelope.id}), neither applied nor sent`);
+      }
+    }
+    const once = [...new Map(letters.map((letter) => [letter.body, letter] as const)).values()];
+    const sent = once.filter((letter) => sentBodies.includes(letter.body)).sort((a, b) => sentBodies.indexOf(a.body) - sentBodies.indexOf(b.body));
+    if (sentBodies.length !== sent.length) this.violations.push(`${what} sent ${sentBodies.length} message(s) for ${sent.length} event(s): an event sent twice`);
+    if (result.code === 0 || result.code === 3) await this.checkOperatorSends(what, sent.map((letter) => letter.envelope), once.map((letter) => letter.envelope), []);
+    this.deadLetters = once.filter((letter) => keptBodies.has(letter.body) && !sentBodies.includes(letter.body));
+    for (const letter of sent) this.queue.push({ ...letter, messageId: this.newId(), receives: 0 });
+    for (const each of [queue, deadLetterQueue]) sqs.queues.delete(each.address.url);
+    this.history.push(`dlq redrive --yes dies after its first send (exit ${first.code}), the consumer dead-letters what it sent again, rerun 2 minutes later: exit ${result.code}, sent ${this.describe(sent.map((letter) => letter.envelope))}`);
   }
 
   /**

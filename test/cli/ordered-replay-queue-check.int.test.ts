@@ -1,0 +1,90 @@
+/**
+ * `fence replay --yes` and ordered `replay --yes` send only with the subscriber's Operator output: a FIFO queue typed as
+ * `--queue` alone (a pasted staging queue, another flow's ordered subscriber) would take this outbox's events, and a
+ * fresh aggregate's fence there admits them. With the output, a typed `--queue` other than its queue is refused, naming
+ * both (review ro15, RO15-4). A dry run still takes the typed flags.
+ */
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
+import { createLogger } from '../../lambda/logger';
+import { createOrderedConsumer } from '../../lambda/ordered/ordered-consumer';
+import { OrderedOutbox, type OrderedEnvelope } from '../../lambda/ordered/ordered-outbox';
+import type { SimulatedQueue } from '../../simulator/aws/queue';
+import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
+import { replayNeedsOutputLine } from '../../simulator/cli/replay-needs-output';
+import { localClient } from '../support/dynamodb-client';
+import { createInbox, createOutbox } from '../support/proof/tables';
+import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
+import { cli } from './operator-services';
+
+const SUBSCRIBER = 'Ledger';
+const client = localClient();
+const clock = frozenClock();
+let endpoint: SqsEndpoint;
+let queue: SimulatedQueue;
+let other: SimulatedQueue;
+let outboxConfig: ProducerConfig;
+let inboxConfig: ConsumerConfig;
+const byUrl = new Map<string, SimulatedQueue>();
+
+beforeAll(async () => {
+  endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url) });
+  queue = makeQueue(queueModel('LedgerReplayCheck.fifo', { fifo: true, queueName: 'LedgerReplayCheck.fifo' }), { clock, baseUrl: endpoint.endpoint });
+  // another deployment's queue (its consumer uses another inbox table)
+  other = makeQueue(queueModel('StagingLedger.fifo', { fifo: true, queueName: 'StagingLedger.fifo' }), { clock, baseUrl: endpoint.endpoint });
+  for (const each of [queue, other]) byUrl.set(each.address.url, each);
+  [outboxConfig, inboxConfig] = await Promise.all([createOutbox(client, { eventSource: 'orders' }), createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 })]);
+});
+afterAll(async () => {
+  client.destroy();
+  await endpoint.stop();
+});
+
+const output = (): string =>
+  JSON.stringify({
+    format: 1, subscriberName: SUBSCRIBER, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: 3600,
+    outboxTable: outboxConfig.outboxTableName, inboxTable: inboxConfig.inboxTableName, queueUrl: queue.address.url, deadLetterQueueUrl: queue.address.url.replace('.fifo', 'Dlq.fifo'),
+  });
+
+/** An aggregate with #1 applied and #2 written. */
+async function aggregateWithOneApplied(name: string): Promise<{ aggregate: string; events: OrderedEnvelope[] }> {
+  const aggregate = `order-${Date.now()}-${name}`;
+  const producer = new OrderedOutbox({ client, config: outboxConfig });
+  const events: OrderedEnvelope[] = [];
+  for (const step of ['placed', 'paid']) events.push((await producer.transactWrite({ events: [{ type: 'Step', aggregateId: aggregate, subject: aggregate, data: { step } }] }))[0]!);
+  const consumer = createOrderedConsumer<{ step: string }>({ client, config: inboxConfig, logger: createLogger({ sink: () => undefined }), metricsSink: () => undefined, handle: async () => undefined });
+  await consumer({ Records: [{ messageId: `${name}-1`, body: JSON.stringify(events[0]), attributes: { ApproximateReceiveCount: '1' } }] });
+  return { aggregate, events };
+}
+
+test('fence replay --yes with a typed --queue and no --subscriber-output is refused; with the output, another --queue is refused naming both', async () => {
+  const { aggregate } = await aggregateWithOneApplied('fence');
+  const typed = ['fence', 'replay', SUBSCRIBER, aggregate, '--table', inboxConfig.inboxTableName, '--outbox-table', outboxConfig.outboxTableName, '--queue', other.address.url];
+  expect((await cli({ clock, endpoint }, ...typed)).code).toBe(0);
+  const run = await cli({ clock, endpoint }, ...typed, '--yes');
+  expect({ code: run.code, inOtherQueue: other.messages().length }).toEqual({ code: 2, inOtherQueue: 0 });
+  expect(run.stderr).toContain(replayNeedsOutputLine('fence replay'));
+  const mismatch = await cli({ clock, endpoint }, 'fence', 'replay', SUBSCRIBER, aggregate, '--subscriber-output', output(), '--queue', other.address.url, '--yes');
+  expect({ code: mismatch.code, inOtherQueue: other.messages().length, inQueue: queue.messages().length }).toEqual({ code: 2, inOtherQueue: 0, inQueue: 0 });
+  expect(mismatch.stderr).toContain(other.address.url);
+  expect(mismatch.stderr).toContain(queue.address.url);
+  const sent = await cli({ clock, endpoint }, 'fence', 'replay', SUBSCRIBER, aggregate, '--subscriber-output', output(), '--queue', queue.address.url, '--yes');
+  expect({ code: sent.code, inQueue: queue.messages().length }).toEqual({ code: 0, inQueue: 1 });
+  for (const message of queue.receive(10)) queue.delete(message.receiptHandle);
+});
+
+test('ordered replay --yes to a typed FIFO --queue without --subscriber-output is refused; with the output, another --queue is refused naming both', async () => {
+  const { events } = await aggregateWithOneApplied('replay');
+  const typed = ['replay', '--subscriber', SUBSCRIBER, '--processing-mode', 'transactional', '--deduplication-window', '1h', '--inbox-table', inboxConfig.inboxTableName, '--table', outboxConfig.outboxTableName, '--queue', other.address.url, '--event-id', events[1]!.id];
+  expect((await cli({ clock, endpoint }, ...typed)).code).toBe(0);
+  const run = await cli({ clock, endpoint }, ...typed, '--yes');
+  expect({ code: run.code, inOtherQueue: other.messages().length }).toEqual({ code: 2, inOtherQueue: 0 });
+  expect(run.stderr).toContain(replayNeedsOutputLine('replay'));
+  const mismatch = await cli({ clock, endpoint }, 'replay', '--subscriber-output', output(), '--queue', other.address.url, '--event-id', events[1]!.id, '--yes');
+  expect({ code: mismatch.code, inOtherQueue: other.messages().length, inQueue: queue.messages().length }).toEqual({ code: 2, inOtherQueue: 0, inQueue: 0 });
+  expect(mismatch.stderr).toContain(other.address.url);
+  expect(mismatch.stderr).toContain(queue.address.url);
+  const sent = await cli({ clock, endpoint }, 'replay', '--subscriber-output', output(), '--event-id', events[1]!.id, '--yes');
+  expect({ code: sent.code, inQueue: queue.messages().length }).toEqual({ code: 0, inQueue: 1 });
+  for (const message of queue.receive(10)) queue.delete(message.receiptHandle);
+});

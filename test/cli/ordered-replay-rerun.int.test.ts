@@ -1,0 +1,83 @@
+/**
+ * `fence replay --yes` and ordered `replay --yes` run again within SQS's 5-minute deduplication interval (the first
+ * run's event was dead-lettered by a failing handler, which the operator fixed) must send the event again, not have it
+ * dropped by SQS as a resend of the first run's while saying it was sent (review ro15, RO15-3).
+ */
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
+import { createLogger } from '../../lambda/logger';
+import { createOrderedConsumer } from '../../lambda/ordered/ordered-consumer';
+import { OrderedOutbox, type OrderedEnvelope } from '../../lambda/ordered/ordered-outbox';
+import type { SimulatedQueue } from '../../simulator/aws/queue';
+import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
+import { localClient } from '../support/dynamodb-client';
+import { createInbox, createOutbox } from '../support/proof/tables';
+import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
+import { cli } from './operator-services';
+
+const SUBSCRIBER = 'Ledger';
+const client = localClient();
+const clock = frozenClock();
+let endpoint: SqsEndpoint;
+let queue: SimulatedQueue;
+let outboxConfig: ProducerConfig;
+let inboxConfig: ConsumerConfig;
+const byUrl = new Map<string, SimulatedQueue>();
+
+beforeAll(async () => {
+  endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url) });
+  queue = makeQueue(queueModel('ReplayRerun.fifo', { fifo: true, queueName: 'ReplayRerun.fifo' }), { clock, baseUrl: endpoint.endpoint });
+  byUrl.set(queue.address.url, queue);
+  [outboxConfig, inboxConfig] = await Promise.all([createOutbox(client, { eventSource: 'orders' }), createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 })]);
+});
+afterAll(async () => {
+  client.destroy();
+  await endpoint.stop();
+});
+
+/** The subscriber's Operator output, naming the test's tables and queue. */
+const output = (): string =>
+  JSON.stringify({
+    format: 1, subscriberName: SUBSCRIBER, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: 3600,
+    outboxTable: outboxConfig.outboxTableName, inboxTable: inboxConfig.inboxTableName, queueUrl: queue.address.url, deadLetterQueueUrl: `${queue.address.url.replace('.fifo', 'Dlq.fifo')}`,
+  });
+
+/** An aggregate with #1 applied and #2 written: what a replay sends is #2. */
+async function aggregateWithOneApplied(name: string): Promise<{ aggregate: string; events: OrderedEnvelope[] }> {
+  const aggregate = `order-${Date.now()}-${name}`;
+  const producer = new OrderedOutbox({ client, config: outboxConfig });
+  const events: OrderedEnvelope[] = [];
+  for (const step of ['placed', 'paid']) events.push((await producer.transactWrite({ events: [{ type: 'Step', aggregateId: aggregate, subject: aggregate, data: { step } }] }))[0]!);
+  const consumer = createOrderedConsumer<{ step: string }>({ client, config: inboxConfig, logger: createLogger({ sink: () => undefined }), metricsSink: () => undefined, handle: async () => undefined });
+  await consumer({ Records: [{ messageId: `${name}-1`, body: JSON.stringify(events[0]), attributes: { ApproximateReceiveCount: '1' } }] });
+  return { aggregate, events };
+}
+
+/** The handler rejects what was sent (PermanentError): the consumer dead-letters it and acknowledges it. */
+function rejectEverything(): void {
+  for (const message of queue.receive(10)) queue.delete(message.receiptHandle);
+  expect(queue.messages()).toHaveLength(0);
+}
+
+test('fence replay --yes run again 2 minutes later sends the event again', async () => {
+  const { aggregate } = await aggregateWithOneApplied('fence-replay');
+  const args = ['fence', 'replay', SUBSCRIBER, aggregate, '--subscriber-output', output(), '--yes'];
+  expect((await cli({ clock, endpoint }, ...args)).code).toBe(0);
+  rejectEverything();
+  // fixed, the operator replays again, within SQS's deduplication interval
+  clock.advanceBy(120_000);
+  const second = await cli({ clock, endpoint }, ...args);
+  expect({ code: second.code, said: second.stdout.split('\n')[0], inQueue: queue.messages().length }).toEqual({ code: 0, said: `sent 1 event(s) of ${aggregate}:`, inQueue: 1 });
+  rejectEverything();
+});
+
+test('ordered replay --yes run again 2 minutes later sends the event again', async () => {
+  const { events } = await aggregateWithOneApplied('replay');
+  const args = ['replay', '--subscriber-output', output(), '--event-id', events[1]!.id, '--yes'];
+  expect((await cli({ clock, endpoint }, ...args)).code).toBe(0);
+  rejectEverything();
+  clock.advanceBy(120_000);
+  const second = await cli({ clock, endpoint }, ...args);
+  expect({ code: second.code, inQueue: queue.messages().length }, second.stdout).toEqual({ code: 0, inQueue: 1 });
+  rejectEverything();
+});
