@@ -1,0 +1,109 @@
+/**
+ * Under the run's seeded scheduler every clock a handler reads is the simulation's: `performance.now()` and
+ * `performance.timeOrigin`, `process.hrtime` (and `.bigint`), `process.uptime()` and `Intl.DateTimeFormat#format()` /
+ * `formatToParts()` without a date read the virtual clock, as `Date` does; and every timer a handler can wait on is
+ * virtual: `timers/promises`' `setTimeout` (with its `signal`), `setInterval` and `scheduler.wait`, and
+ * `AbortSignal.timeout`. Two runs of one seed read the same values, and a wait on any of them moves no real time.
+ */
+import { afterAll, describe, expect, test } from 'vitest';
+import { VirtualClock } from '../../../simulator/aws/clock';
+import { SeededScheduler } from '../../../simulator/schedule/seeded-scheduler';
+import { assetDirectory, functionModel, runner } from './handler-kit';
+
+const START = Date.parse('2026-11-29T00:00:00Z');
+
+const HANDLER = `
+const tp = require('node:timers/promises');
+const timers = require('node:timers');
+const utc = { timeZone: 'UTC', dateStyle: 'short', timeStyle: 'medium' };
+const abortedBy = (signal) => new Promise((resolve) => signal.addEventListener('abort', () => resolve('aborted: ' + signal.reason.name)));
+exports.handler = async (event) => {
+  if (event.probe === 'clocks') {
+    const before = performance.now();
+    const hrBefore = process.hrtime();
+    await tp.setTimeout(1500);
+    return {
+      dateNow: Date.now(),
+      timeOrigin: performance.timeOrigin,
+      performanceNow: performance.now(),
+      waited: performance.now() - before,
+      hrtimeSince: process.hrtime(hrBefore),
+      hrtime: process.hrtime(),
+      hrtimeBigint: String(process.hrtime.bigint()),
+      uptime: process.uptime(),
+      intl: new Intl.DateTimeFormat('en-CA', utc).format(),
+      intlOfNow: new Intl.DateTimeFormat('en-CA', utc).format(Date.now()),
+      intlParts: new Intl.DateTimeFormat('en-CA', utc).formatToParts().map((part) => part.value).join(''),
+      intlPartsOfNow: new Intl.DateTimeFormat('en-CA', utc).formatToParts(Date.now()).map((part) => part.value).join(''),
+      toLocaleString: new Date().toLocaleString('en-CA', { timeZone: 'UTC' }),
+      toLocaleDateString: new Date().toLocaleDateString('en-CA', { timeZone: 'UTC' }),
+    };
+  }
+  const started = performance.now();
+  let outcome;
+  if (event.probe === 'abortTimeout') outcome = await Promise.race([tp.setTimeout(5000).then(() => 'pause'), abortedBy(AbortSignal.timeout(50))]);
+  if (event.probe === 'schedulerWait') outcome = await tp.scheduler.wait(2000).then(() => 'waited');
+  if (event.probe === 'interval') {
+    let ticks = 0;
+    for await (const value of tp.setInterval(100, 'tick')) { ticks += 1; if (ticks === 3) { outcome = value + ' x' + ticks; break; } }
+  }
+  if (event.probe === 'timersPromisesOfTimers') outcome = await timers.promises.setTimeout(1000, 'late');
+  if (event.probe === 'setTimeoutSignal') {
+    outcome = await tp.setTimeout(5000, 'pause', { signal: AbortSignal.timeout(20) }).catch((error) => error.name + ' ' + error.code);
+  }
+  return { outcome, virtualMs: Math.round(performance.now() - started) };
+};
+`;
+
+const asset = assetDirectory({ 'index.js': HANDLER });
+afterAll(() => asset.remove());
+
+/** What one invocation with `event` returns in a new run of `seed` (one environment), and its real time. */
+async function invokeOnce(seed: string, event: object): Promise<{ response: Record<string, unknown>; realMs: number; realTimeEvents: number }> {
+  const scheduler = new SeededScheduler(seed);
+  const run = runner(functionModel(asset.directory, { timeoutSeconds: 30 }), { scheduler, clock: VirtualClock.frozen(START) });
+  try {
+    const started = Date.now();
+    const outcome = await run.invoke(event, 'clocks');
+    if (outcome.kind !== 'returned') throw new Error(`the invocation ${outcome.kind}: ${JSON.stringify(outcome)}`);
+    return { response: outcome.response as Record<string, unknown>, realMs: Date.now() - started, realTimeEvents: scheduler.realTimeEventCount() };
+  } finally {
+    await run.stop();
+  }
+}
+
+describe('clocks and timers under a seeded scheduler', () => {
+  test('every clock reads the virtual clock: two runs of one seed read the same values, consistent with Date', { timeout: 120_000 }, async () => {
+    const once = await invokeOnce('clocks', { probe: 'clocks' });
+    const again = await invokeOnce('clocks', { probe: 'clocks' });
+    expect(again.response).toEqual(once.response);
+    const clocks = once.response;
+    expect(clocks.dateNow).toBe(START);
+    // the monotonic clocks count the worker's virtual time: the 1.5 s the handler waited on its virtual timer
+    expect(clocks.timeOrigin).toBe(START);
+    expect(clocks.waited).toBe(1500);
+    expect(clocks.hrtimeSince).toEqual([1, 500_000_000]);
+    const nowMs = clocks.performanceNow as number;
+    expect(BigInt(clocks.hrtimeBigint as string)).toBe(BigInt(Math.round(nowMs * 1e6)));
+    expect(clocks.uptime).toBe(nowMs / 1000);
+    // the date formats without a date read the simulation's date, not the machine's
+    expect(clocks.intl).toBe(clocks.intlOfNow);
+    expect(clocks.intl).toBe(new Intl.DateTimeFormat('en-CA', { timeZone: 'UTC', dateStyle: 'short', timeStyle: 'medium' }).format(START));
+    expect(clocks.intlParts).toBe(clocks.intlPartsOfNow);
+    expect(clocks.toLocaleString).toBe(new Date(START).toLocaleString('en-CA', { timeZone: 'UTC' }));
+    expect(clocks.toLocaleDateString).toBe('2026-11-29');
+    expect(once.realTimeEvents).toBe(0);
+  });
+
+  test.each([
+    ['abortTimeout', 'aborted: TimeoutError', 50],
+    ['schedulerWait', 'waited', 2000],
+    ['interval', 'tick x3', 300],
+    ['timersPromisesOfTimers', 'late', 1000],
+    ['setTimeoutSignal', 'AbortError ABORT_ERR', 20],
+  ])('%s is a virtual timer: the invocation returns %j after %i virtual ms', { timeout: 120_000 }, async (probe, outcome, virtualMs) => {
+    const { response, realTimeEvents } = await invokeOnce('timers', { probe });
+    expect(response).toEqual({ outcome, virtualMs });
+    expect(realTimeEvents).toBe(0);
+  });
+});
