@@ -381,6 +381,25 @@ if (replay !== undefined) {
     try { return [':' + new URL(url).port]; } catch { return []; }
   });
   const outside = (host) => !simulatorPorts.some((port) => host.endsWith(port));
+  // a socket timeout (socket.setTimeout, request.setTimeout, the SDK's socketTimeout) on a connection to the
+  // simulator's endpoints never fires: it is Node's real timer, and the scheduler holds a request for as much real time
+  // as the other environments' steps take, while no virtual time passes (on AWS the answer takes milliseconds). Fired,
+  // it closed the held request and the run waited for an answer no one waited for. Elsewhere it stays Node's
+  const net = requireBuiltin('node:net');
+  const realSocketSetTimeout = net.Socket.prototype.setTimeout;
+  const toSimulator = (socket) => {
+    if (typeof socket.remotePort === 'number') return simulatorPorts.includes(':' + socket.remotePort);
+    const message = socket._httpMessage;
+    return message !== undefined && message !== null && typeof message.getHeader === 'function' && !outside(String(message.getHeader('host') ?? ''));
+  };
+  net.Socket.prototype.setTimeout = function setTimeout(msecs, callback) {
+    if (!toSimulator(this)) return realSocketSetTimeout.call(this, msecs, callback);
+    if (typeof callback === 'function') {
+      if (msecs === 0) this.removeListener('timeout', callback);
+      else this.once('timeout', callback);
+    }
+    return this;
+  };
   for (const moduleName of ['node:http', 'node:https']) {
     const httpModule = requireBuiltin(moduleName);
     const realRequest = httpModule.request;

@@ -22,7 +22,7 @@ export interface ScheduledRequest {
    * (a lost response).
    */
   answered(): void;
-  /** No reply will ever come (the process crashed at this request). */
+  /** No reply will ever come (the process crashed at this request, or the worker closed the request first). */
   ended(): void;
 }
 

@@ -3,7 +3,8 @@
  * `performance.timeOrigin`, `process.hrtime` (and `.bigint`), `process.uptime()` and `Intl.DateTimeFormat#format()` /
  * `formatToParts()` without a date read the virtual clock, as `Date` does; and every timer a handler can wait on is
  * virtual: `timers/promises`' `setTimeout` (with its `signal`), `setInterval` and `scheduler.wait`, and
- * `AbortSignal.timeout`. Two runs of one seed read the same values, and a wait on any of them moves no real time.
+ * `AbortSignal.timeout`; and a socket timeout on a connection to the simulator's endpoints never fires while the scheduler
+ * holds the request. Two runs of one seed read the same values, and a wait on any of them moves no real time.
  */
 import { afterAll, describe, expect, test } from 'vitest';
 import { VirtualClock } from '../../../simulator/aws/clock';
@@ -50,6 +51,20 @@ exports.handler = async (event) => {
   if (event.probe === 'timersPromisesOfTimers') outcome = await timers.promises.setTimeout(1000, 'late');
   if (event.probe === 'setTimeoutSignal') {
     outcome = await tp.setTimeout(5000, 'pause', { signal: AbortSignal.timeout(20) }).catch((error) => error.name + ' ' + error.code);
+  }
+  if (event.probe === 'socketTimeout') {
+    // a request to the simulator's DynamoDB endpoint with a 1 ms socket timeout: the scheduler holds it for many
+    // event-loop turns of real time; on AWS the answer comes first
+    outcome = await new Promise((resolve) => {
+      const request = require('node:http').request(process.env.AWS_ENDPOINT_URL_DYNAMODB, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-amz-json-1.0', 'x-amz-target': 'DynamoDB_20120810.ListTables' },
+      });
+      request.setTimeout(1, () => { resolve('socket timed out'); request.destroy(); });
+      request.on('response', (response) => { response.resume(); response.on('end', () => resolve('answered')); });
+      request.on('error', () => undefined);
+      request.end('{}');
+    });
   }
   return { outcome, virtualMs: Math.round(performance.now() - started) };
 };
@@ -101,6 +116,7 @@ describe('clocks and timers under a seeded scheduler', () => {
     ['interval', 'tick x3', 300],
     ['timersPromisesOfTimers', 'late', 1000],
     ['setTimeoutSignal', 'AbortError ABORT_ERR', 20],
+    ['socketTimeout', 'answered', 0],
   ])('%s is a virtual timer: the invocation returns %j after %i virtual ms', { timeout: 120_000 }, async (probe, outcome, virtualMs) => {
     const { response, realTimeEvents } = await invokeOnce('timers', { probe });
     expect(response).toEqual({ outcome, virtualMs });
