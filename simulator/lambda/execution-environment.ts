@@ -146,7 +146,7 @@ export class ExecutionEnvironment {
     options.scheduling?.environment.attach(
       {
         fireTimer: () => this.worker.postMessage({ type: 'fire-timer' } satisfies FireTimerMessage),
-        timeOut: () => this.current?.finish({ kind: 'timed-out', timeoutSeconds: options.identity.timeoutSeconds }, false),
+        timeOut: (stuck) => this.current?.finish({ kind: 'timed-out', timeoutSeconds: options.identity.timeoutSeconds, ...(stuck === true ? { stuck } : {}) }, false),
         stalled: (limitMs) => this.current?.abandon(new WorkerStalledError(options.fn.key, 'invocation', limitMs)),
       },
       options.identity.timeoutSeconds * 1000,

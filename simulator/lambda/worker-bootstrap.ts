@@ -452,8 +452,9 @@ if (replay !== undefined) {
   diagnostics.subscribe('undici:request:error', fetchEnded);
 
   // quiet: no pending work but HTTP replies and virtual timers (requests being connected, written, looked up, files
-  // being read are pending work); checked after every event loop turn that may have followed a wake-up
-  const PENDING = new Set(['FSReqCallback', 'FSReqPromise', 'FileHandleCloseReq', 'TCPConnectWrap', 'GetAddrInfoReqWrap', 'WriteWrap', 'ShutdownWrap', 'Immediate', 'PipeConnectWrap']);
+  // being read, a child process running are pending work: the scheduler waits for a child as for a call outside the
+  // simulation); checked after every event loop turn that may have followed a wake-up
+  const PENDING = new Set(['FSReqCallback', 'FSReqPromise', 'FileHandleCloseReq', 'TCPConnectWrap', 'GetAddrInfoReqWrap', 'WriteWrap', 'ShutdownWrap', 'Immediate', 'PipeConnectWrap', 'ProcessWrap']);
   // quiet once QUIET_TURNS event-loop turns in a row found no pending work and no change of the counts or timers: a
   // response's body, the SDK's deserialization and the handler's continuation all run within a few turns
   const QUIET_TURNS = 8;

@@ -370,12 +370,13 @@ export class ScheduledEnvironment implements RequestScheduling {
   /** Nothing the invocation waits for can happen: it times out. */
   public stuck(): void {
     this.running = false;
-    this.timeOut();
+    this.timeOut(true);
   }
 
-  private timeOut(): void {
+  private timeOut(stuck = false): void {
     this.given += 1;
-    this.controls?.timeOut();
+    if (stuck) this.controls?.timeOut(true);
+    else this.controls?.timeOut();
   }
 
   private isQuiet(): boolean {

@@ -8,6 +8,7 @@
  */
 import { afterAll, describe, expect, test } from 'vitest';
 import { VirtualClock } from '../../../simulator/aws/clock';
+import { describeFailure } from '../../../simulator/observation/observer';
 import { SeededScheduler } from '../../../simulator/schedule/seeded-scheduler';
 import { assetDirectory, functionModel, runner } from './handler-kit';
 
@@ -66,6 +67,10 @@ exports.handler = async (event) => {
       request.end('{}');
     });
   }
+  if (event.probe === 'child') {
+    outcome = await new Promise((resolve, reject) => require('node:child_process').execFile(process.execPath, ['-e', 'setTimeout(() => console.log(\\'done\\'), 200)'], (error, stdout) => (error ? reject(error) : resolve(stdout.trim()))));
+  }
+  if (event.probe === 'never') await new Promise(() => undefined);
   return { outcome, virtualMs: Math.round(performance.now() - started) };
 };
 `;
@@ -117,9 +122,21 @@ describe('clocks and timers under a seeded scheduler', () => {
     ['timersPromisesOfTimers', 'late', 1000],
     ['setTimeoutSignal', 'AbortError ABORT_ERR', 20],
     ['socketTimeout', 'answered', 0],
-  ])('%s is a virtual timer: the invocation returns %j after %i virtual ms', { timeout: 120_000 }, async (probe, outcome, virtualMs) => {
+    ['child', 'done', 0],
+  ])('%s: the invocation returns %j after %i virtual ms, with no real-time event', { timeout: 120_000 }, async (probe, outcome, virtualMs) => {
     const { response, realTimeEvents } = await invokeOnce('timers', { probe });
     expect(response).toEqual({ outcome, virtualMs });
     expect(realTimeEvents).toBe(0);
+  });
+
+  test("an invocation nothing can wake ends as a time-out that names its own reason, not the function's timeout", { timeout: 120_000 }, async () => {
+    const run = runner(functionModel(asset.directory, { timeoutSeconds: 30 }), { scheduler: new SeededScheduler('never'), clock: VirtualClock.frozen(START) });
+    try {
+      const outcome = await run.invoke({ probe: 'never' }, 'never');
+      expect(outcome).toMatchObject({ kind: 'timed-out', timeoutSeconds: 30, stuck: true });
+      expect(describeFailure(outcome)).toMatch(/^no step could wake the invocation: it waited on nothing the simulation drives/);
+    } finally {
+      await run.stop();
+    }
   });
 });
