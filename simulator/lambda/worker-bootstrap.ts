@@ -234,6 +234,8 @@ if (replay !== undefined) {
     }
   }
   requireBuiltin('node:module').syncBuiltinESMExports();
+  // the process id: the run's for the function (the simulator's own differs at each run; ids may carry it)
+  Object.defineProperty(process, 'pid', { value: replay.pid, writable: false, configurable: true, enumerable: true });
 
   // virtual timers: [due ms, sequence] orders them; a timer of the invocation fires only when the scheduler says
   const timers = new Map();

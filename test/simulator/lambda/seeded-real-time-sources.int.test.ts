@@ -14,6 +14,11 @@ import { assetDirectory, functionModel, runner } from './handler-kit';
 
 const START = Date.parse('2026-11-29T00:00:00Z');
 
+/** The process id the workers of the test function see in a run of `seed`. */
+function runPid(seed: string): number {
+  return new SeededScheduler(seed).workerPid('Stack/EchoFunction');
+}
+
 const HANDLER = `
 const tp = require('node:timers/promises');
 const timers = require('node:timers');
@@ -39,6 +44,7 @@ exports.handler = async (event) => {
       intlPartsOfNow: new Intl.DateTimeFormat('en-CA', utc).formatToParts(Date.now()).map((part) => part.value).join(''),
       toLocaleString: new Date().toLocaleString('en-CA', { timeZone: 'UTC' }),
       toLocaleDateString: new Date().toLocaleDateString('en-CA', { timeZone: 'UTC' }),
+      pid: process.pid,
     };
   }
   const started = performance.now();
@@ -112,6 +118,9 @@ describe('clocks and timers under a seeded scheduler', () => {
     expect(clocks.intlParts).toBe(clocks.intlPartsOfNow);
     expect(clocks.toLocaleString).toBe(new Date(START).toLocaleString('en-CA', { timeZone: 'UTC' }));
     expect(clocks.toLocaleDateString).toBe('2026-11-29');
+    // the process id is the seed's for the function, not the simulator's (which differs at each run of the CLI)
+    expect(clocks.pid).not.toBe(process.pid);
+    expect(clocks.pid).toBe(runPid('clocks'));
     expect(once.realTimeEvents).toBe(0);
   });
 
