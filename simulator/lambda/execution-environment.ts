@@ -58,7 +58,7 @@ export interface ExecutionEnvironmentOptions {
    * seeds its `Math.random` and its `node:crypto` and Web Crypto random sources (simulator/schedule/seeded-scheduler.ts).
    * @default requests go when they arrive, real timers, the worker's own randomness
    */
-  readonly scheduling?: { readonly environment: ScheduledEnvironment; readonly seed: number };
+  readonly scheduling?: { readonly environment: ScheduledEnvironment; readonly seed: number; readonly pid: number };
   /**
    * The simulation's time (epoch ms) the init reads, whatever the clock does meanwhile: an environment initialized
    * ahead of need (FunctionRunner's `preInitialize`) initializes while the run goes on. @default the clock, as it runs
@@ -113,7 +113,7 @@ export class ExecutionEnvironment {
       clockBuffer: options.clock.buffer,
       taskRoot: options.fn.assetDirectory,
       handler: options.fn.handler,
-      ...(options.scheduling === undefined ? {} : { replay: { seed: options.scheduling.seed } }),
+      ...(options.scheduling === undefined ? {} : { replay: { seed: options.scheduling.seed, pid: options.scheduling.pid } }),
       ...(options.initClockMs === undefined ? {} : { initClockMs: options.initClockMs }),
     };
     this.worker = new Worker(WORKER_BOOTSTRAP_SOURCE, {
@@ -146,7 +146,7 @@ export class ExecutionEnvironment {
     options.scheduling?.environment.attach(
       {
         fireTimer: () => this.worker.postMessage({ type: 'fire-timer' } satisfies FireTimerMessage),
-        timeOut: () => this.current?.finish({ kind: 'timed-out', timeoutSeconds: options.identity.timeoutSeconds }, false),
+        timeOut: (stuck) => this.current?.finish({ kind: 'timed-out', timeoutSeconds: options.identity.timeoutSeconds, ...(stuck === true ? { stuck } : {}) }, false),
         stalled: (limitMs) => this.current?.abandon(new WorkerStalledError(options.fn.key, 'invocation', limitMs)),
       },
       options.identity.timeoutSeconds * 1000,

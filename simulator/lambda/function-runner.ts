@@ -410,7 +410,7 @@ export class FunctionRunner {
     // the function as it is now: its code may have been replaced since the run began (see useCode)
     const code = this.code;
     const fn = code === this.options.fn.assetDirectory ? this.options.fn : { ...this.options.fn, assetDirectory: code };
-    const scheduling = scheduler === undefined ? undefined : { environment: scheduler.environment(`${fn.key}#${environmentNumber}`), seed: scheduler.workerSeed(fn.key, environmentNumber) };
+    const scheduling = scheduler === undefined ? undefined : { environment: scheduler.environment(`${fn.key}#${environmentNumber}`), seed: scheduler.workerSeed(fn.key, environmentNumber), pid: scheduler.workerPid(fn.key) };
     // started for an invocation: its init's requests go on at once (a spare's when an invocation takes it)
     if (!spare) scheduling?.environment.startingInvocation();
     // assigned once started; the worker writes nothing before its first event-loop turn, which comes after that

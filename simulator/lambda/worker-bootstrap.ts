@@ -63,6 +63,25 @@ for (const name of ['parse', 'UTC']) {
 Object.defineProperty(VirtualDate, 'now', { value: virtualNow, writable: true, configurable: true, enumerable: false });
 Object.defineProperty(RealDate.prototype, 'constructor', { value: VirtualDate, writable: true, configurable: true, enumerable: false });
 Object.defineProperty(globalThis, 'Date', { value: VirtualDate, writable: true, configurable: true, enumerable: false });
+// Intl.DateTimeFormat's format() and formatToParts() without a date read V8's own clock, not the global Date: they are
+// given the virtual date instead (the Date.prototype.toLocale* methods format their date's own value, virtual already)
+{
+  const intlPrototype = Intl.DateTimeFormat.prototype;
+  const realFormat = Object.getOwnPropertyDescriptor(intlPrototype, 'format');
+  const realFormatToParts = intlPrototype.formatToParts;
+  Object.defineProperty(intlPrototype, 'format', {
+    ...realFormat,
+    get() {
+      const bound = realFormat.get.call(this);
+      return function (date) { return bound(date === undefined ? virtualNow() : date); };
+    },
+  });
+  Object.defineProperty(intlPrototype, 'formatToParts', {
+    value: function formatToParts(date) { return realFormatToParts.call(this, date === undefined ? virtualNow() : date); },
+    writable: true, configurable: true, enumerable: false,
+  });
+}
+const virtualDateNow = virtualNow;
 
 // 1b. a replayable worker (workerData.replay, set when the run's seeded scheduler decides the interleaving; see
 // simulator/schedule/seeded-scheduler.ts): Math.random and node:crypto's and Web Crypto's random sources draw from the
@@ -215,6 +234,8 @@ if (replay !== undefined) {
     }
   }
   requireBuiltin('node:module').syncBuiltinESMExports();
+  // the process id: the run's for the function (the simulator's own differs at each run; ids may carry it)
+  Object.defineProperty(process, 'pid', { value: replay.pid, writable: false, configurable: true, enumerable: true });
 
   // virtual timers: [due ms, sequence] orders them; a timer of the invocation fires only when the scheduler says
   const timers = new Map();
@@ -265,9 +286,83 @@ if (replay !== undefined) {
     globalThis[name] = value;
     timersModule[name] = value;
   }
+  // node:timers/promises (also node:timers' promises): setTimeout and scheduler.wait with their signal, setInterval's
+  // async iterator; an aborted wait rejects with Node's AbortError
+  const abortError = (signal) => Object.assign(new Error('The operation was aborted', { cause: signal.reason }), { name: 'AbortError', code: 'ABORT_ERR' });
+  const promiseTimeout = function setTimeout(delay, value, options) {
+    return new Promise((resolve, reject) => {
+      const signal = options === undefined || options === null ? undefined : options.signal;
+      if (signal !== undefined && signal.aborted) return reject(abortError(signal));
+      const onAbort = () => { clearTimer(timer); reject(abortError(signal)); };
+      const timer = addTimer(() => { if (signal !== undefined) signal.removeEventListener('abort', onAbort); resolve(value); }, delay, [], false);
+      if (signal !== undefined) signal.addEventListener('abort', onAbort, { once: true });
+    });
+  };
+  const promiseInterval = async function* setInterval(delay, value, options) {
+    const signal = options === undefined || options === null ? undefined : options.signal;
+    if (signal !== undefined && signal.aborted) throw abortError(signal);
+    let ticks = 0;
+    let wake;
+    const awake = () => { if (wake !== undefined) { const resolve = wake; wake = undefined; resolve(); } };
+    const timer = addTimer(() => { ticks += 1; awake(); }, delay, [], true);
+    if (signal !== undefined) signal.addEventListener('abort', awake, { once: true });
+    try {
+      for (;;) {
+        if (ticks === 0) await new Promise((resolve) => { wake = resolve; });
+        if (signal !== undefined && signal.aborted) throw abortError(signal);
+        for (; ticks > 0; ticks -= 1) yield value;
+      }
+    } finally {
+      clearTimer(timer);
+      if (signal !== undefined) signal.removeEventListener('abort', awake);
+    }
+  };
   const timersPromises = requireBuiltin('node:timers/promises');
-  timersPromises.setTimeout = (delay, value) => new Promise((resolve) => addTimer(resolve, delay, [value], false));
+  timersPromises.setTimeout = promiseTimeout;
+  timersPromises.setInterval = promiseInterval;
+  if (timersPromises.scheduler !== undefined) {
+    Object.defineProperty(timersPromises.scheduler, 'wait', { value: function wait(delay, options) { return promiseTimeout(delay, undefined, options); }, writable: true, configurable: true, enumerable: false });
+  }
+  if (timersModule.promises !== undefined && timersModule.promises !== timersPromises) {
+    timersModule.promises.setTimeout = promiseTimeout;
+    timersModule.promises.setInterval = promiseInterval;
+  }
+  // AbortSignal.timeout: a signal aborted with a TimeoutError by a virtual timer (Node's is a real, unref'd one)
+  const realAbortSignalTimeout = AbortSignal.timeout;
+  Object.defineProperty(AbortSignal, 'timeout', {
+    value: like(function timeout(delay) {
+      if (typeof delay !== 'number' || !Number.isInteger(delay) || delay < 0 || delay > 4294967295) return realAbortSignalTimeout.call(AbortSignal, delay);
+      const controller = new AbortController();
+      addTimer(() => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')), delay, [], false);
+      return controller.signal;
+    }, realAbortSignalTimeout),
+    writable: true, configurable: true, enumerable: false,
+  });
   requireBuiltin('node:module').syncBuiltinESMExports();
+
+  // the monotonic clocks: the virtual date since the worker began plus the virtual time its timers moved (both only
+  // move forward), so a latency a handler measures is the seed's: performance.now() and timeOrigin (the virtual date
+  // the worker began at), process.hrtime (and .bigint) and process.uptime() from the same count
+  const timeOrigin = virtualDateNow();
+  let lastMonotonic = 0;
+  const monotonicMs = () => {
+    lastMonotonic = Math.max(lastMonotonic, virtualDateNow() - timeOrigin + virtualNow);
+    return lastMonotonic;
+  };
+  const performancePrototype = Object.getPrototypeOf(performance);
+  Object.defineProperty(performance, 'now', { value: like(function now() { return monotonicMs(); }, performancePrototype.now), writable: true, configurable: true, enumerable: false });
+  Object.defineProperty(performance, 'timeOrigin', { value: timeOrigin, writable: true, configurable: true, enumerable: true });
+  const realHrtime = process.hrtime;
+  const nanos = () => BigInt(Math.round(monotonicMs() * 1e6));
+  const hrtime = like(function hrtime(previous) {
+    if (previous !== undefined) realHrtime(previous);
+    let total = nanos();
+    if (previous !== undefined) total -= BigInt(previous[0]) * 1000000000n + BigInt(previous[1]);
+    return [Number(total / 1000000000n), Number(total % 1000000000n)];
+  }, realHrtime);
+  hrtime.bigint = like(function bigint() { return nanos(); }, realHrtime.bigint);
+  process.hrtime = hrtime;
+  process.uptime = like(function uptime() { return monotonicMs() / 1000; }, process.uptime);
   const nextTimer = () => {
     let next;
     for (const timer of timers.values()) if (next === undefined || timer.due < next.due || (timer.due === next.due && timer.id < next.id)) next = timer;
@@ -288,6 +383,25 @@ if (replay !== undefined) {
     try { return [':' + new URL(url).port]; } catch { return []; }
   });
   const outside = (host) => !simulatorPorts.some((port) => host.endsWith(port));
+  // a socket timeout (socket.setTimeout, request.setTimeout, the SDK's socketTimeout) on a connection to the
+  // simulator's endpoints never fires: it is Node's real timer, and the scheduler holds a request for as much real time
+  // as the other environments' steps take, while no virtual time passes (on AWS the answer takes milliseconds). Fired,
+  // it closed the held request and the run waited for an answer no one waited for. Elsewhere it stays Node's
+  const net = requireBuiltin('node:net');
+  const realSocketSetTimeout = net.Socket.prototype.setTimeout;
+  const toSimulator = (socket) => {
+    if (typeof socket.remotePort === 'number') return simulatorPorts.includes(':' + socket.remotePort);
+    const message = socket._httpMessage;
+    return message !== undefined && message !== null && typeof message.getHeader === 'function' && !outside(String(message.getHeader('host') ?? ''));
+  };
+  net.Socket.prototype.setTimeout = function setTimeout(msecs, callback) {
+    if (!toSimulator(this)) return realSocketSetTimeout.call(this, msecs, callback);
+    if (typeof callback === 'function') {
+      if (msecs === 0) this.removeListener('timeout', callback);
+      else this.once('timeout', callback);
+    }
+    return this;
+  };
   for (const moduleName of ['node:http', 'node:https']) {
     const httpModule = requireBuiltin(moduleName);
     const realRequest = httpModule.request;
@@ -340,8 +454,9 @@ if (replay !== undefined) {
   diagnostics.subscribe('undici:request:error', fetchEnded);
 
   // quiet: no pending work but HTTP replies and virtual timers (requests being connected, written, looked up, files
-  // being read are pending work); checked after every event loop turn that may have followed a wake-up
-  const PENDING = new Set(['FSReqCallback', 'FSReqPromise', 'FileHandleCloseReq', 'TCPConnectWrap', 'GetAddrInfoReqWrap', 'WriteWrap', 'ShutdownWrap', 'Immediate', 'PipeConnectWrap']);
+  // being read, a child process running are pending work: the scheduler waits for a child as for a call outside the
+  // simulation); checked after every event loop turn that may have followed a wake-up
+  const PENDING = new Set(['FSReqCallback', 'FSReqPromise', 'FileHandleCloseReq', 'TCPConnectWrap', 'GetAddrInfoReqWrap', 'WriteWrap', 'ShutdownWrap', 'Immediate', 'PipeConnectWrap', 'ProcessWrap']);
   // quiet once QUIET_TURNS event-loop turns in a row found no pending work and no change of the counts or timers: a
   // response's body, the SDK's deserialization and the handler's continuation all run within a few turns
   const QUIET_TURNS = 8;

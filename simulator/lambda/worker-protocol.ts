@@ -14,10 +14,11 @@ export interface WorkerData {
   readonly handler: string;
   /**
    * Set when a seeded scheduler decides the run's interleaving: the worker's `Math.random` and `node:crypto`/Web Crypto random sources
-   * draw from `seed`, its timers are virtual, and it reports each time it goes quiet ({@link QuietReport}).
-   * @default the worker's own randomness and real timers
+   * draw from `seed`, its clocks and timers are virtual, `process.pid` is `pid`, and it reports each time it goes quiet
+   * ({@link QuietReport}).
+   * @default the worker's own randomness, real clocks and timers, and the simulator's process id
    */
-  readonly replay?: { readonly seed: number };
+  readonly replay?: { readonly seed: number; readonly pid: number };
   /**
    * What `Date` reads until the first invocation arrives: the init of an environment initialized ahead of need sees
    * the time it began at. @default the simulation's clock

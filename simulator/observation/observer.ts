@@ -63,7 +63,14 @@ export type InvocationOutcome =
   /** `atInit`: the handler could not be loaded (the runtime's init phase, at a cold start), so no invocation ran. */
   | { readonly kind: 'threw'; readonly errorName: string; readonly errorMessage: string; readonly atInit?: boolean }
   | { readonly kind: 'crashed'; readonly atRequest: number; readonly afterCommit: boolean }
-  | { readonly kind: 'timed-out'; readonly timeoutSeconds: number };
+  /**
+   * `stuck`: the seeded scheduler ended it because no step could wake it (it waited on nothing the simulation drives),
+   * not because its virtual time passed the function's timeout.
+   */
+  | { readonly kind: 'timed-out'; readonly timeoutSeconds: number; readonly stuck?: boolean };
+
+/** How {@link describeFailure} starts the reason of an invocation the seeded scheduler found nothing to wake. */
+export const STUCK_PREFIX = 'no step could wake the invocation: it waited on nothing the simulation drives';
 
 /** How {@link describeFailure} starts the reason of an invocation whose handler could not be loaded. */
 export const INIT_FAILURE_PREFIX = "the function's initialization (cold start) threw";
@@ -79,6 +86,7 @@ export function describeFailure(outcome: InvocationOutcome): string | undefined 
     case 'crashed':
       return `the function crashed at DynamoDB request ${outcome.atRequest} (${outcome.afterCommit ? 'after' : 'before'} DynamoDB applied it)`;
     case 'timed-out':
+      if (outcome.stuck === true) return `${STUCK_PREFIX} (a real-time timer, a raw socket, an event or a promise nothing settles); it was ended as a time-out (the function's timeout is ${outcome.timeoutSeconds} s)`;
       return `the invocation timed out after ${outcome.timeoutSeconds} s`;
   }
 }

@@ -22,7 +22,7 @@ export interface ScheduledRequest {
    * (a lost response).
    */
   answered(): void;
-  /** No reply will ever come (the process crashed at this request). */
+  /** No reply will ever come (the process crashed at this request, or the worker closed the request first). */
   ended(): void;
 }
 
@@ -42,8 +42,11 @@ export interface RequestScheduling {
 export interface WorkerControls {
   /** Fire the worker's earliest virtual timer. */
   fireTimer(): void;
-  /** End the running invocation as timed out (its next timer is due after the function's timeout). */
-  timeOut(): void;
+  /**
+   * End the running invocation as timed out: its next timer is due after the function's timeout, or (`stuck`) nothing
+   * the scheduler drives can wake it.
+   */
+  timeOut(stuck?: boolean): void;
   /** Stop the running invocation as a stalled worker (see worker-stall.ts): it ran a step too long without going quiet. */
   stalled(limitMs: number): void;
 }

@@ -259,6 +259,10 @@ export class ScheduledEnvironment implements RequestScheduling {
       },
       ended: () => {
         if (ticket.state === 'done') return;
+        // the worker closed it (its own socket timeout, an abort) or died: it waits for no answer any more, and its
+        // report counts the request finished; counted as answered, or the environment could never be quiet again
+        // (the run waited for it until the stalled-worker watchdog)
+        this.answers += 1;
         ticket.state = 'done';
         this.withdraw(ticket);
         this.scheduler.poke();
@@ -366,12 +370,13 @@ export class ScheduledEnvironment implements RequestScheduling {
   /** Nothing the invocation waits for can happen: it times out. */
   public stuck(): void {
     this.running = false;
-    this.timeOut();
+    this.timeOut(true);
   }
 
-  private timeOut(): void {
+  private timeOut(stuck = false): void {
     this.given += 1;
-    this.controls?.timeOut();
+    if (stuck) this.controls?.timeOut(true);
+    else this.controls?.timeOut();
   }
 
   private isQuiet(): boolean {

@@ -116,6 +116,15 @@ export class SeededScheduler implements EnvironmentHost {
     return seedNumber(`worker|${this.seed}|${functionKey}|${environmentNumber}`);
   }
 
+  /**
+   * The `process.pid` the workers of the function see (each of its environments the same, as each Lambda execution
+   * environment is a new machine whose runtime gets the same small id): the seed's, so an id that carries the pid
+   * replays. A number from 2 to 32767.
+   */
+  public workerPid(functionKey: string): number {
+    return 2 + (seedNumber(`pid|${this.seed}|${functionKey}`) % 32766);
+  }
+
   /** A new environment, labelled by its function and number. */
   public environment(label: string): ScheduledEnvironment {
     const environment = new ScheduledEnvironment(this, label);
