@@ -23,8 +23,9 @@ export interface AggregateOrderCoverage {
   /** Ordered events applied (each once, however often acknowledged). */
   readonly events: number;
   /**
-   * The aggregates held: an event it was given never applied, at the first such sequence (not an order violation:
-   * the events behind it wait). Only when the events the subscriber was given are known.
+   * The aggregates held: an event it was given never applied, at the first such sequence, and none after it applied
+   * (not an order violation: the events behind it wait; one applied over it is a gap, which the check reports). Only
+   * when the events the subscriber was given are known.
    * @default none held (or not known)
    */
   readonly held?: readonly HeldAggregate[];
@@ -73,6 +74,8 @@ function heldAggregates(applied: ReadonlySet<string>, eventsById: ReadonlyMap<st
     const waiting = [...sequences.entries()].sort(([a], [b]) => a - b).find(([, eventId]) => !applied.has(eventId));
     if (waiting === undefined) continue;
     const [sequence, eventId] = waiting;
+    // a later sequence applied over it is a gap, which the order check reports: not held
+    if ([...sequences.entries()].some(([later, laterId]) => later > sequence && applied.has(laterId))) continue;
     let appliedUpTo = 0;
     while (sequences.has(appliedUpTo + 1) && applied.has(sequences.get(appliedUpTo + 1)!)) appliedUpTo += 1;
     held.push({ aggregateId, appliedUpTo, waitsFor: { sequence, eventId }, cause: given.deadLettered.has(eventId) ? 'dead-lettered' : 'not applied' });

@@ -30,6 +30,8 @@ describe('aggregateOrderCoverage', () => {
         { aggregateId: 'B', appliedUpTo: 0, waitsFor: { sequence: 1, eventId: 'B1' }, cause: 'not applied' },
       ],
     });
+    // a sequence applied over the missing one is a gap (the order check's), not held
+    expect(aggregateOrderCoverage(['B2'], eventsById, { matched: ['B1', 'B2'], deadLettered: new Set(['B1']) })).toEqual({ aggregates: 1, events: 1 });
     // none held: no held field
     expect(aggregateOrderCoverage(['C1'], eventsById, { matched: ['C1'], deadLettered: new Set() })).toEqual({ aggregates: 1, events: 1 });
   });
