@@ -144,7 +144,7 @@ export interface IdempotentEventFlowProps {
   /**
    * End-to-end latency at which each subscriber's `EndToEndLatency` alarm fires: when the p99 of its events' age at
    * the moment they were applied (from the producer's `time` to the consumer's commit) reaches it over 5 minutes.
-   * 1 second to 14 days.
+   * 1 second to 14 days. An ordered subscriber (`registerOrderedSubscriber`) gets no such alarm.
    *
    * @default - no latency alarm (the latency is still on the dashboard and in `Subscriber.metricEventAge()`)
    */

@@ -47,11 +47,22 @@ export async function committedSequences(client: DynamoDBDocumentClient, outboxT
 }
 
 /**
+ * What to do first about an aggregate held in an inbox table that was restored or copied and whose fences were not
+ * carried: the events above its fence may have been applied in the table before (a replay would apply them twice, a
+ * skip would drop them).
+ */
+export const UNCARRIED_INBOX_ADVICE =
+  "the inbox table was restored or copied and its fences were not carried: first 'fence carry --from-table <the table it was restored from>' " +
+  '(the subscriber may have applied these events there), then list again';
+
+/**
  * The aggregates held up, by aggregate id: from the dead letters' plan, the fences read (`applied`, for every aggregate
  * of the plan and of `committed`) and the committed sequences (when the outbox was read). `unread`: letters of the
  * dead-letter queue the read did not read (a gap's sequence may be among them). @default 0
+ * `uncarried`: the inbox table was restored or copied and its fences not carried: a gap or an aggregate behind is
+ * advised {@link UNCARRIED_INBOX_ADVICE} first. @default false
  */
-export function blockedAggregates(plan: OrderedRedrivePlan, applied: ReadonlyMap<string, number>, committed?: ReadonlyMap<string, number>, unread = 0): BlockedAggregate[] {
+export function blockedAggregates(plan: OrderedRedrivePlan, applied: ReadonlyMap<string, number>, committed?: ReadonlyMap<string, number>, unread = 0, uncarried = false): BlockedAggregate[] {
   const aggregates = new Set([...plan.redrive.map((letter) => letter.aggregateId), ...(committed?.keys() ?? [])]);
   const blocked: BlockedAggregate[] = [];
   for (const aggregateId of [...aggregates].sort()) {
@@ -64,10 +75,15 @@ export function blockedAggregates(plan: OrderedRedrivePlan, applied: ReadonlyMap
       blocked.push({ ...shared, state: 'dead-lettered', action: "fix the cause, then 'dlq redrive' (sends the run after the fence, in sequence)" });
     } else if (deadLetterSequences.length > 0) {
       // while letters were not read, the missing sequence may be among them: never advise the skip (review ro13, RO13-8)
-      const action = unread > 0 ? unreadGapAdvice(missing, unread) : `sequence ${missing.join(', ')} in flight, or lost: 'fence replay' from the outbox history, or 'fence skip' if lost for good`;
+      const action = uncarried
+        ? `${UNCARRIED_INBOX_ADVICE} (sequence ${missing.join(', ')} missing)`
+        : unread > 0
+          ? unreadGapAdvice(missing, unread)
+          : `sequence ${missing.join(', ')} in flight, or lost: 'fence replay' from the outbox history, or 'fence skip' if lost for good`;
       blocked.push({ ...shared, state: 'gap', action });
     } else if (committedSequence !== undefined && committedSequence > appliedSequence) {
-      blocked.push({ ...shared, state: 'behind', action: `${committedSequence - appliedSequence} committed event(s) not applied and none dead-lettered: in flight (wait), or lost ('fence replay', which refuses while the inbox table may have been restored: applied in the table before, they would apply twice)` });
+      if (uncarried) blocked.push({ ...shared, state: 'behind', action: `${UNCARRIED_INBOX_ADVICE} (${committedSequence - appliedSequence} committed event(s) not applied here)` });
+      else blocked.push({ ...shared, state: 'behind', action: `${committedSequence - appliedSequence} committed event(s) not applied and none dead-lettered: in flight (wait), or lost ('fence replay', which refuses while the inbox table may have been restored: applied in the table before, they would apply twice)` });
     }
   }
   return blocked;

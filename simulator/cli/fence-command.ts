@@ -17,6 +17,8 @@ import { skip } from './fence-skip';
 import { proveOutbox } from './fence-outbox-proof';
 import { carryFences } from './fence-carry';
 import { proveCarrySource } from './fence-carry-proof';
+import { notAnInboxTable } from './inbox-table-kind';
+import { uncarriedRestore } from './uncarried-restore';
 import { inboxRestoreRefusal } from './inbox-restore-check';
 import { resolveFenceTarget, type FenceTarget } from './fence-target';
 import { deadLetterSourceMismatch, readSubscriberOutput } from './deployed-subscriber';
@@ -362,6 +364,11 @@ async function carry(parsed: ParsedArguments, context: CommandContext, subscribe
       return EXIT_CODE.REFUSED;
     }
   }
+  const wrongKind = (await notAnInboxTable(context, '--from-table', fromTable)) ?? (await notAnInboxTable(context, '--table', table));
+  if (wrongKind !== undefined) {
+    context.io.stderr(`refused: ${wrongKind}\n`);
+    return EXIT_CODE.REFUSED;
+  }
   const source = await proveCarrySource(context, subscriber, fromTable, table, fromDeployment?.inboxTable, outboxTable);
   if ('refusal' in source) {
     context.io.stderr(`refused: ${source.refusal}\n`);
@@ -382,7 +389,7 @@ async function carry(parsed: ParsedArguments, context: CommandContext, subscribe
   return result.fences.some((each) => each.decision === 'moved-since') ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
 }
 
-async function list(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences, records: OrderedEventRecords, subscriber: string): Promise<number> {
+async function list(parsed: ParsedArguments, context: CommandContext, fences: SequenceFences, records: OrderedEventRecords, subscriber: string, table: string): Promise<number> {
   const deadLetterQueue = requiredString(parsed, 'dead-letter-queue');
   const outboxTable = requiredString(parsed, 'outbox-table');
   if (deadLetterQueue === undefined && outboxTable === undefined) return context.usageError("'fence list' needs --dead-letter-queue, --outbox-table or both");
@@ -395,8 +402,10 @@ async function list(parsed: ParsedArguments, context: CommandContext, fences: Se
     const unread = read?.unread ?? 0;
     const committed = outboxTable === undefined ? undefined : await committedSequences(toDocumentClient(context.client()), outboxTable);
     const aggregates = new Set([...plan.redrive.map((letter) => letter.aggregateId), ...(committed?.keys() ?? [])]);
-    const applied = new Map(await Promise.all([...aggregates].map(async (aggregateId) => [aggregateId, (await fences.get(aggregateId)).appliedSequence] as const)));
-    const blocked = blockedAggregates(plan, applied, committed, unread);
+    const states = new Map(await Promise.all([...aggregates].map(async (aggregateId) => [aggregateId, await fences.get(aggregateId)] as const)));
+    const applied = new Map([...states].map(([aggregateId, state]) => [aggregateId, state.appliedSequence] as const));
+    const uncarried = await uncarriedRestore(context, table, subscriber, [...states.values()]);
+    const blocked = blockedAggregates(plan, applied, committed, unread, uncarried);
     if (parsed.values.json === true) {
       context.io.stdout(json(blocked));
       if (unread > 0) context.io.stderr(`${unreadLine(unread)}\n`);
@@ -439,7 +448,7 @@ async function run(parsed: ParsedArguments, context: CommandContext): Promise<nu
     if (typeof typedWindow === 'string') return context.usageError(typedWindow);
     // without the window, a letter below the fence with no inbox record is unproven (its record may have expired)
     const records = new OrderedEventRecords({ client: context.client(), tableName: table, subscriberName: subscriber, now: () => context.now(), ...(typedWindow === undefined ? {} : { deduplicationWindowSeconds: typedWindow }) });
-    return action === 'redrive' ? redrive(parsed, context, fences, records, target) : list(parsed, context, fences, records, subscriber);
+    return action === 'redrive' ? redrive(parsed, context, fences, records, target) : list(parsed, context, fences, records, subscriber, table);
   }
   if (aggregateId === undefined) return context.usageError(`'fence ${action}' needs the aggregate id`);
   if (extra.length > 0) return context.usageError(`unexpected argument '${extra[0]}'`);

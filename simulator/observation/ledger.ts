@@ -87,8 +87,9 @@ export class RunLedger implements SimulationObserver {
   public readonly handledEvents = new Map<ResourceKey, Set<string>>();
   /**
    * Per subscription, in order: the events each returned invocation answered as handled (not in `batchItemFailures`),
-   * together, dead-lettered or blocked receives included. The deletions of one batch say nothing of the order its
-   * events were applied in, so an order check (check/aggregate-order.ts) reads these groups, not `acknowledgedEvents`.
+   * together; a receive the runtime dead-lettered or found blocked is no application, so it is not among them (its
+   * event may be applied later, by a redrive). The deletions of one batch say nothing of the order its events were
+   * applied in, so an order check (check/aggregate-order.ts) reads these groups, not `acknowledgedEvents`.
    */
   public readonly answeredTogether = new Map<ResourceKey, string[][]>();
   /**
@@ -240,9 +241,9 @@ export class RunLedger implements SimulationObserver {
     const groups = new Map<ResourceKey, string[]>();
     for (const { messageId, receiveCount, origin } of messages) {
       if (failed.has(messageId) || origin?.subscription === undefined || origin.eventId === undefined) continue;
-      getOrCreate(groups, origin.subscription, () => []).push(origin.eventId);
       const receive = `${messageId}#${receiveCount}`;
       if (this.runtimeDeadLetters.has(receive) || this.runtimeDeadLetters.has(`${messageId}#*`) || this.alreadyBlockedReceives.has(receive)) continue;
+      getOrCreate(groups, origin.subscription, () => []).push(origin.eventId);
       getOrCreate(this.handledEvents, origin.subscription, () => new Set()).add(origin.eventId);
     }
     for (const [subscription, eventIds] of groups) getOrCreate(this.answeredTogether, subscription, () => []).push(eventIds);

@@ -1,6 +1,7 @@
 /** The end-of-run report: a table per subscriber, the dead letters with their reasons, and the verdict. */
 import { iamVerdictNote } from '../check/iam-not-evaluated';
 import type { DeadLetterFinding } from '../check/dead-letters';
+import type { HeldAggregate } from '../check/aggregate-order-coverage';
 import { FAILURE_PATHS } from '../check/failure-paths';
 import type { GrantedPermission } from '../iam/access-types';
 import { GRANTED_BY_USER } from '../iam/resolved-roles';
@@ -43,6 +44,13 @@ export function failurePathLines(rows: readonly SubscriberReport[]): string[] {
   return lines;
 }
 
+/** The aggregates held behind an event never applied: where each stopped, and why (none: empty). */
+function heldText(held: readonly HeldAggregate[] | undefined): string {
+  if (held === undefined || held.length === 0) return '';
+  const shown = held.slice(0, MAX_EVENTS_LISTED).map(({ aggregateId, appliedUpTo, waitsFor, cause }) => `${aggregateId} applied up to ${appliedUpTo}, sequence ${waitsFor.sequence} (event ${waitsFor.eventId}) ${cause}`);
+  return `; held: ${shown.join('; ')}${held.length > shown.length ? `; and ${held.length - shown.length} more` : ''}`;
+}
+
 /**
  * Per ordered subscriber (one on a FIFO queue), what the `aggregate-order` check read: how many events of how many
  * aggregates it checked were applied in sequence order. None without ordered subscribers.
@@ -52,7 +60,7 @@ export function aggregateOrderLines(rows: readonly SubscriberReport[]): string[]
   if (ordered.length === 0) return [];
   return [
     'order per aggregate (aggregate-order: each aggregate\'s events applied in sequence, no gap left):',
-    ...ordered.map(({ name, aggregates, events }) => `  ${name}: ${events} event(s) of ${aggregates} aggregate(s) checked`),
+    ...ordered.map(({ name, aggregates, events, held }) => `  ${name}: ${events} event(s) of ${aggregates} aggregate(s) checked${heldText(held)}`),
   ];
 }
 

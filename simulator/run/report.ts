@@ -56,7 +56,10 @@ function subscriberReports(facts: RunFacts): SubscriberReport[] {
       deadLettered: subscriber.deadLetters.length,
       effects,
       failurePaths: subscriber.failurePaths,
-      ...(view.queue.model.fifo ? { orderChecked: aggregateOrderCoverage(ledger.answeredTogether.get(view.subscription.key) ?? [], facts.committed.eventsById) } : {}),
+      ...(view.queue.model.fifo ? { orderChecked: aggregateOrderCoverage(ledger.answeredTogether.get(view.subscription.key) ?? [], facts.committed.eventsById, {
+            matched: subscriber.matched,
+            deadLettered: new Set(subscriber.deadLetters.flatMap((letter) => (letter.eventId === undefined ? [] : [letter.eventId]))),
+          }) } : {}),
     };
   });
 }

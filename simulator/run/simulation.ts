@@ -6,6 +6,7 @@
  *   scenario's operator, the run settled again) → facts (./facts.ts: what the checks read, produced once) → check
  *   (./check.ts: every registered check, simulator/check/registry.ts) → report (./report.ts: the result).
  */
+import { startTableClockProxy } from '../aws/table-clock-proxy';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -60,8 +61,22 @@ export async function runSimulation(options: SimulationOptions): Promise<Simulat
       const watch = watchable
         ? { cwd: options.cwd, outputFiles: logFile === undefined ? [] : [logFile], ...(options.app === undefined ? {} : { app: options.app }), ...(options.stacks === undefined ? {} : { stacks: options.stacks }) }
         : undefined;
+      // the operator's DynamoDB endpoint tells the run's tables' creation on the run's clock (../aws/table-clock-proxy.ts):
+      // the run created them at its start; a table made while it serves, when the clock runs with real time
+      const runTables = new Set([...built.flow.tables.values()].map((table) => table.tableName));
+      const tableClock = await startTableClockProxy(built.database.endpoint, (tableName, realCreatedAt) =>
+        runTables.has(tableName) ? settings.startTime : realCreatedAt + built.clock.now() - Date.now(),
+      );
+      const database = {
+        endpoint: tableClock.endpoint,
+        ...(built.database.pid === undefined ? {} : { pid: built.database.pid }),
+        stop: async () => {
+          await tableClock.stop();
+          await built.database.stop();
+        },
+      };
       options.keepServices(
-        runServices(app.model, built.flow, built.database, built.clock, settings.region, {
+        runServices(app.model, built.flow, database, built.clock, settings.region, {
           relays: driven.relays,
           ledger: built.ledger,
           concurrency: settings.concurrency,

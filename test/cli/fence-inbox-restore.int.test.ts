@@ -14,6 +14,7 @@ import { createLogger } from '../../lambda/logger';
 import type { SimulatedQueue } from '../../simulator/aws/queue';
 import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
 import { INBOX_RESTORE_ADVICE } from '../../simulator/cli/inbox-restore-check';
+import { UNCARRIED_INBOX_ADVICE } from '../../simulator/cli/blocked-aggregates';
 import { carrySourceRefusalStart } from '../../simulator/cli/fence-carry-proof';
 import { carryOutputMismatch } from '../../simulator/cli/fence-command';
 import { parseSubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
@@ -138,6 +139,25 @@ describe('RO12-4: an inbox table restored or replaced under an ordered subscribe
     await consumer(restored)({ Records: [sqsRecord(JSON.stringify(events[1]))] });
     await consumer(restored)({ Records: [sqsRecord(JSON.stringify(await emit(aggregateId, 'closed')))] });
     expect(await ledger(aggregateId)).toEqual(['opened', 'credited 100', 'debited 40', 'closed']);
+  });
+
+  test("restored and not carried: 'fence list' advises 'fence carry' first, never a skip before it; once carried, nothing is held", async () => {
+    const aggregateId = id('listed');
+    const events = [await emit(aggregateId, 'opened'), await emit(aggregateId, 'credited 100'), await emit(aggregateId, 'debited 40')];
+    const before = consumer(original, aMinuteAgo);
+    await before({ Records: [sqsRecord(JSON.stringify(events[0]))] });
+    const restorePoint = await items(original.inboxTableName);
+    for (const event of events.slice(1)) await before({ Records: [sqsRecord(JSON.stringify(event))] });
+    const restored = await restoredInbox(restorePoint);
+    const listed = await cli('fence', 'list', SUBSCRIBER, '--table', restored.inboxTableName, '--outbox-table', outbox.outboxTableName, '--json');
+    expect(listed).toMatchObject({ code: 0, stderr: '' });
+    const row = (JSON.parse(listed.stdout) as Array<{ aggregateId: string; action: string }>).find((each) => each.aggregateId === aggregateId);
+    expect(row?.action.startsWith(UNCARRIED_INBOX_ADVICE)).toBe(true);
+    expect(row!.action).not.toMatch(/fence skip/);
+    // carried, the fence stands where the subscriber applied: not held
+    expect((await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', restored.inboxTableName, '--yes')).code).toBe(0);
+    const after = await cli('fence', 'list', SUBSCRIBER, '--table', restored.inboxTableName, '--outbox-table', outbox.outboxTableName, '--json');
+    expect((JSON.parse(after.stdout) as Array<{ aggregateId: string }>).map((each) => each.aggregateId)).not.toContain(aggregateId);
   });
 
   test("replaced by an empty table: 'fence replay' refuses events written before it, unless the subscriber was added later", async () => {

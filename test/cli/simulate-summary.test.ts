@@ -132,6 +132,18 @@ describe('formatSummary', () => {
     expect(text).toContain('Failure paths this run never took, so this OK does not prove them: Billing (dead-letter); Audit (handler-error, lost-response, conflict, crash-before-commit, crash-after-commit, redelivery, dead-letter). (No fault is steered to a dead letter: it would lose a valid event; a malformed event or a blocked step takes that path.)');
   });
 
+  test('names each aggregate an ordered subscriber is held in: where it stopped, the event it waits for and why', () => {
+    const held = [
+      { aggregateId: 'acct-2', appliedUpTo: 2, waitsFor: { sequence: 3, eventId: 'acct-2-e2' }, cause: 'dead-lettered' as const },
+      { aggregateId: 'acct-9', appliedUpTo: 0, waitsFor: { sequence: 1, eventId: 'acct-9-open' }, cause: 'not applied' as const },
+    ];
+    const books = { ...subscriber('Books', 20, { applied: 17, min: 17, max: 20 }), orderChecked: { aggregates: 4, events: 17, held } };
+
+    const text = formatSummary(result([books], []));
+
+    expect(text).toContain('  Books: 17 event(s) of 4 aggregate(s) checked; held: acct-2 applied up to 2, sequence 3 (event acct-2-e2) dead-lettered; acct-9 applied up to 0, sequence 1 (event acct-9-open) not applied\n');
+  });
+
   test('shows per ordered subscriber how many events of how many aggregates the order check read, and claims order in the verdict only when there is an ordered subscriber', () => {
     const tracking = { ...subscriber('OrderTracking', 9, { applied: 9, min: 9, max: 9 }), orderChecked: { aggregates: 3, events: 9 } };
 

@@ -7,19 +7,21 @@
  * pipe leaves is in ordered-path.int.test.ts.) This file is
  * also the simulator's killer of the fence's planted mutants (scripts/mutants/mutants.ts, `ordered-fence-*`).
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { EXIT_CODE } from '../../../simulator/cli/main';
-import { simulateOrdered, synthesizeOrdered, type OrderedAssemblies } from './ordered-fixture';
+import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
+import { EXIT_CODE, main } from '../../../simulator/cli/main';
+import { runPrinted, waitFor } from '../../cli/printed-commands';
+import { ORDERED_FIXTURE, PROJECT, simulateOrdered, synthesizeOrdered, type OrderedAssemblies } from './ordered-fixture';
 
 const SEEDS = ['fence-1', 'fence-2', 'fence-3'];
 
 let synthesized: OrderedAssemblies | undefined;
 let poisoned: string;
 let lenient: string;
+let permanent: string;
 
 beforeAll(async () => {
-  synthesized = await synthesizeOrdered([{ consumer: 'poisoned' }, { consumer: 'lenient-fence' }]);
-  [poisoned, lenient] = synthesized.assemblies as [string, string];
+  synthesized = await synthesizeOrdered([{ consumer: 'poisoned' }, { consumer: 'lenient-fence' }, { consumer: 'permanent' }]);
+  [poisoned, lenient, permanent] = synthesized.assemblies as [string, string, string];
 });
 
 afterAll(() => synthesized?.remove());
@@ -38,6 +40,16 @@ describe('the sequence fence through the simulator, with faults and poisoned eve
     expect(code).toBe(EXIT_CODE.FAILURE);
   });
 
+  test.each(SEEDS)('seed %s: an event the runtime dead-letters at once (PermanentError) is no application: its aggregate is held behind it, not out of order', async (seed) => {
+    const { code, stdout } = await simulate(permanent, seed);
+    expect(stdout).toMatch(/\[valid-event-rejected\] Shipping: [^\n]*PermanentError: shipping cannot handle/);
+    expect(stdout).not.toMatch(/\[aggregate-order\]|\[effect-count\]/);
+    // the order summary names each held aggregate, where it stopped and why
+    expect(stdout).toMatch(/^ {2}Shipping: \d+ event\(s\) of \d+ aggregate\(s\) checked; held: [^\n]*order-1 applied up to 1, sequence 2 \(event step-c\d+\) dead-lettered/m);
+    expect(stdout).toMatch(/^ {2}Shipping: [^\n]*held: [^\n]*order-2 applied up to 0, sequence 1 \(event step-c\d+\) dead-lettered/m);
+    expect(code).toBe(EXIT_CODE.FAILURE);
+  });
+
   test.each(SEEDS)('seed %s: a fence that accepts a gap applies the events behind it: the gaps are named', async (seed) => {
     const { code, stdout } = await simulate(lenient, seed);
     expect(stdout).toMatch(/\[aggregate-order\] Shipping: aggregate order-1: sequence 2 was never applied, but \d was \(a gap never filled; applied order: 1, 3/);
@@ -51,5 +63,37 @@ describe('the sequence fence through the simulator, with faults and poisoned eve
       expect(stdout).toMatch(/\[aggregate-order\] Shipping: aggregate order-2: sequences? 1(?:, \d+)* (?:was|were) never applied, but \d was \(a gap never filled; applied order: [23]/);
     }
     expect(code).toBe(EXIT_CODE.FAILURE);
+  });
+});
+
+describe('a served run started in the past (the printed replay command carries its --start-time)', () => {
+  test("the printed dlq redrive plans to send the held aggregate's dead letters: the run's tables were created on the run's clock, not restored", async () => {
+    let stdout = '';
+    let stderr = '';
+    const stop = new AbortController();
+    // a day before now: the run's fences and events carry that time, while DynamoDB Local creates its tables now
+    const startTime = new Date(Math.floor(Date.now() / 1000) * 1000 - 86_400_000).toISOString();
+    const running = main(
+      ['simulate', '--assembly', permanent, '--scenario', `${ORDERED_FIXTURE}/scenario.ts`, '--count', '9', '--seed', 'fence-1', '--start-time', startTime, '--quiet', '--serve', '--endpoint', inject('dynamoDbEndpoint')],
+      { stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text), cwd: PROJECT, stopSignal: stop.signal },
+    );
+    let finished = false;
+    void running.finally(() => (finished = true));
+    try {
+      await waitFor(() => stdout.includes('serving until') || finished, 'the run to serve');
+      expect(stderr).not.toContain('error:');
+      const exported = /^export (AWS_ACCESS_KEY_ID=\S+) (AWS_SECRET_ACCESS_KEY=\S+)$/m.exec(stdout);
+      const environment = Object.fromEntries(exported!.slice(1).map((pair) => pair.split('=') as [string, string]));
+      const redrive = stdout.split('\n').find((line) => /idempotent-event-flow dlq redrive --subscriber-output '\{.*"subscriberName":"Shipping".*\}' --dead-letter-queue /.test(line));
+      expect(redrive).toBeDefined();
+      const planned = await runPrinted(redrive!, environment);
+      expect(planned.stdout).not.toMatch(/restored or copied/);
+      // the dead-lettered event of order-1 (sequence 2, right after its fence) is planned to be sent
+      expect(planned.stdout).toMatch(/^step-c\d+ +order-1 +2 +redrive\b/m);
+      expect(planned.code).toBe(0);
+    } finally {
+      stop.abort();
+      await running;
+    }
   });
 });

@@ -1,0 +1,58 @@
+/**
+ * The DynamoDB endpoint a served run (`simulate --serve`) gives its operator: DynamoDB Local behind a proxy that puts
+ * each table's creation time (DescribeTable's `CreationDateTime`) on the run's clock. DynamoDB Local stamps a table
+ * with real time, while everything the run wrote carries the run's time (its fences, its outbox events), which stands
+ * in the past when the run was given a past `--start-time` (a replayed run): compared with a real creation time, every
+ * fence would look older than its table, as after a restore, and the operator commands would refuse to redrive. Every
+ * other request and reply passes as it came.
+ */
+import { createServer, request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { listenOnLoopback, readBody, type LoopbackServer } from './loopback-server';
+
+/** The operation whose reply is rewritten. */
+const DESCRIBE_TABLE = 'DynamoDB_20120810.DescribeTable';
+
+/**
+ * Starts the proxy in front of `target` (`http://127.0.0.1:<port>`); `creationTime` gives a table's creation time on
+ * the run's clock (epoch ms) from its name and its real creation time (epoch ms).
+ */
+export async function startTableClockProxy(target: string, creationTime: (tableName: string, realCreatedAt: number) => number): Promise<LoopbackServer> {
+  const server = createServer((request, response) => {
+    void (async () => {
+      const body = await readBody(request);
+      const reply = await forward(target, request.method ?? 'POST', request.url ?? '/', request.headers, body);
+      const rewritten = request.headers['x-amz-target'] === DESCRIBE_TABLE && reply.status === 200 ? onRunClock(reply.body, creationTime) : undefined;
+      const headers = { ...reply.headers };
+      if (rewritten !== undefined) {
+        // the SDK checks a DynamoDB reply's CRC32 when it has one: the rewritten body has none
+        delete headers['x-amz-crc32'];
+        headers['content-length'] = String(rewritten.length);
+      }
+      response.writeHead(reply.status, headers);
+      response.end(rewritten ?? reply.body);
+    })().catch((error: unknown) => {
+      if (!response.headersSent) response.writeHead(502, { 'content-type': 'text/plain' });
+      response.end(`the served DynamoDB endpoint could not reach DynamoDB Local: ${(error as Error).message}`);
+    });
+  });
+  return listenOnLoopback(server);
+}
+
+/** The DescribeTable reply `body` with its table's creation time on the run's clock, or undefined when it has none. */
+function onRunClock(body: Buffer, creationTime: (tableName: string, realCreatedAt: number) => number): Buffer | undefined {
+  const reply = JSON.parse(body.toString('utf8')) as { Table?: { TableName?: string; CreationDateTime?: number } };
+  const table = reply.Table;
+  if (table?.TableName === undefined || typeof table.CreationDateTime !== 'number') return undefined;
+  table.CreationDateTime = creationTime(table.TableName, table.CreationDateTime * 1000) / 1000;
+  return Buffer.from(JSON.stringify(reply), 'utf8');
+}
+
+function forward(target: string, method: string, url: string, headers: IncomingHttpHeaders, body: Buffer): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const outgoing = httpRequest(new URL(url, target), { method, headers }, (incoming) => {
+      readBody(incoming).then((replyBody) => resolve({ status: incoming.statusCode ?? 502, headers: incoming.headers, body: replyBody }), reject);
+    });
+    outgoing.on('error', reject);
+    outgoing.end(body);
+  });
+}
