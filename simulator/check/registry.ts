@@ -7,6 +7,7 @@ import { accessRule } from './rules/access';
 import { aggregateOrderRule } from './rules/aggregate-order';
 import { deliveriesRule } from './rules/deliveries';
 import { deployRulesRule } from './rules/deploy-rules';
+import { committedTwiceRule } from './rules/committed-twice';
 import { dualWritesRule } from './rules/dual-writes';
 import { effectsRule } from './rules/effects';
 import { failurePathsRule } from './rules/failure-paths';
@@ -39,6 +40,7 @@ export const RUN_CHECKS: readonly RunCheck[] = [
   untakenEventsRule,
   producerFailuresRule,
   dualWritesRule,
+  committedTwiceRule,
   repeatedSendsRule,
   // each subscriber, its checks together
   deliveriesRule,

@@ -105,6 +105,11 @@ export class RunLedger implements SimulationObserver {
    */
   public readonly outboxWritesByInvocation = new Map<ResourceKey, Map<string, string[]>>();
   /**
+   * The same, one entry per applied request (a transaction): per function and invocation key, the events each applied
+   * request wrote, in the order they were applied.
+   */
+  public readonly outboxTransactionsByInvocation = new Map<ResourceKey, Map<string, string[][]>>();
+  /**
    * Per subscription: the events a message of which was deleted because the runtime had dead-lettered it, or had found
    * it already blocked for an operator by another copy's delivery (`already-blocked`): no effect promised.
    */
@@ -293,6 +298,8 @@ export class RunLedger implements SimulationObserver {
       if (invocationKey !== undefined) {
         const byInvocation = getOrCreate(this.outboxWritesByInvocation, functionKey, () => new Map<string, string[]>());
         byInvocation.set(invocationKey, [...(byInvocation.get(invocationKey) ?? []), ...written]);
+        const transactions = getOrCreate(this.outboxTransactionsByInvocation, functionKey, () => new Map<string, string[][]>());
+        transactions.set(invocationKey, [...(transactions.get(invocationKey) ?? []), [...written]]);
       }
     }
     const eventIds = committedInboxEvents(request.operation, request.body);

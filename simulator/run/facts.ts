@@ -4,6 +4,7 @@
  * the history. Every check reads these (simulator/check/run-check.ts); nothing a check reads is gathered by the check.
  */
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { checkCommittedTwice } from '../check/committed-twice';
 import { readDeadLetters } from '../check/dead-letters';
 import { failurePathsOf } from '../check/failure-paths';
 import { attributeSends } from '../check/repeated-sends';
@@ -179,12 +180,13 @@ export async function readRunFacts(
     flow.access !== undefined
       ? { evaluated: true, ...flow.access.control.figures() }
       : { evaluated: false, reason: options.iam === false ? 'IAM evaluation is off (--iam off)' : `IAM was not evaluated: ${HOW_TO_INSTALL_POLICY_ENGINE}` };
+  const drivenProducers = driven.driver === undefined ? [] : producers.map(({ fn }) => ({ name: shownName(fn), functionKey: fn.key }));
   const upstream = upstreamFacts(
     built,
     producerProbes,
     committed.eventsById,
     flow.subscribers.map((subscriber) => ({ name: subscriber.name, ...(subscriber.function === undefined ? {} : { functionKey: subscriber.function.key }) })),
-    driven.driver === undefined ? [] : producers.map(({ fn }) => ({ name: shownName(fn), functionKey: fn.key })),
+    drivenProducers,
   );
   const facts: RunFacts = {
     untaken: untakenEvents(committed, ledger),
@@ -198,7 +200,12 @@ export async function readRunFacts(
     committed,
     committedEvents,
     offloadedEvents: committed.offloadedEventIds.size,
-    producer: { figures: producerFigures, attempts: driven.driver !== undefined ? PRODUCER_ATTEMPTS : 1, probes: producerProbes },
+    producer: {
+      figures: producerFigures,
+      attempts: driven.driver !== undefined ? PRODUCER_ATTEMPTS : 1,
+      probes: producerProbes,
+      committedTwice: drivenProducers.flatMap(({ name, functionKey }) => checkCommittedTwice(name, built.ledger.outboxTransactionsByInvocation.get(functionKey) ?? new Map(), committed.eventsById)),
+    },
     sends,
     subscribers,
     iam,

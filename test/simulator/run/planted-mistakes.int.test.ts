@@ -447,3 +447,19 @@ describe('ModuleCache at the default concurrency (4): caught at a seed where one
     expect(cause.invocations.at(-1)?.role).toBe('applied');
   });
 });
+
+describe('a producer that commits one command twice is a violation of its own, whatever the subject and with or without a probe (seed 1, 12 orders)', () => {
+  test.each([['with', true], ['without', false]])('RandomOrderId, %s its producer probe: the order id drawn per attempt, every count right, yet the run names the producer and the fix', async (_label, probed) => {
+    // GIVEN PlaceOrder makes a new order id (the subject) and event id on every attempt; Billing, correct, bills each order once
+    const { probe: _probe, ...unprobed } = scenario.producer!;
+    const result = await simulate('RandomOrderId', '1', 12, undefined, probed ? scenario : { ...scenario, producer: unprobed });
+
+    // THEN the run fails with the producer's own violation: the command, the two events, and the fix, in --json and in the text
+    const cause = expectCause(result, 'command-committed-twice', 'event-id-per-attempt');
+    expect(cause.producer).toBe('RandomOrderId/Flow/PlaceOrder');
+    expect(cause.eventIds).toHaveLength(2);
+    const violation = jsonViolations(result).find((candidate) => candidate.kind === 'command-committed-twice')!;
+    expect(violation.detail).toMatch(/^the producer RandomOrderId\/Flow\/PlaceOrder committed command #\d+ again at attempt \d+ after attempt \d+ had committed it/);
+    expect(result.violations.filter((candidate) => candidate.kind === 'effect-count')).toEqual([]);
+  });
+});
