@@ -19,6 +19,7 @@ import { relayedRule } from './rules/relayed';
 import { repeatedSendsRule } from './rules/repeated-sends';
 import { settledRule } from './rules/settled';
 import { subjectSpreadRule } from './rules/subject-spread';
+import { subscriberConsumesRule } from './rules/subscriber-consumes';
 import { subscriberHealthRule } from './rules/subscriber-health';
 import { subscriptionRulesRule } from './rules/subscription-rules';
 import { synthErrorsRule } from './rules/synth-errors';
@@ -38,6 +39,7 @@ export const RUN_CHECKS: readonly RunCheck[] = [
   trackedRule,
   relayedRule,
   untakenEventsRule,
+  subscriberConsumesRule,
   producerFailuresRule,
   dualWritesRule,
   committedTwiceRule,

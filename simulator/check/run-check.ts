@@ -153,6 +153,8 @@ export interface RunFacts extends ObservableRunFacts {
   readonly expectConsumed: readonly string[];
   /** The event types the scenario says the app publishes for consumers outside it (`publishedOutside`). @default none */
   readonly publishedOutside?: readonly string[];
+  /** The event types each subscriber must consume, by subscriber name (the scenario's `consumes`). @default none */
+  readonly consumes?: Readonly<Record<string, readonly string[]>>;
   /** The subscribers that received no event, and why (not-exercised.ts): not a violation, the verdict's NOT PROVEN. @default none */
   readonly notExercised?: readonly NotExercised[];
 }

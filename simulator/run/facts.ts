@@ -193,6 +193,7 @@ export async function readRunFacts(
     notExercised: notExercised(exercise, committedEvents),
     expectConsumed: options.scenario?.expectConsumed ?? [],
     publishedOutside: options.scenario?.publishedOutside ?? [],
+    consumes: options.scenario?.consumes ?? {},
     model,
     ledger,
     synthAnnotations: app.synthAnnotations,

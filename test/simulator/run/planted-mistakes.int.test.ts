@@ -463,3 +463,29 @@ describe('a producer that commits one command twice is a violation of its own, w
     expect(result.violations.filter((candidate) => candidate.kind === 'effect-count')).toEqual([]);
   });
 });
+
+describe('a subscriber whose filter drops a type the scenario says it consumes (seed 1, 8 orders)', () => {
+  test('HalfV2Mail: Billing takes OrderPlaced only, Notifications and Receipts take OrderPlaced.v2 too: expectConsumed passes, consumes names Billing, the type and its filter', async () => {
+    // GIVEN half the orders are sent as OrderPlaced.v2, which Billing's filter drops and the mail subscribers take
+    const both = ['OrderPlaced', 'OrderPlaced.v2'];
+    const expected: SimulationScenario = { ...scenario, producer: { ...scenario.producer!, eventTypes: both }, expectConsumed: both };
+
+    // WHEN the scenario says only that the types are consumed, THEN no check fails for them (some subscriber took each)
+    const loose = await simulate('HalfV2Mail', '1', 8, undefined, expected);
+    expect(loose.violations.filter((violation) => violation.kind === 'untaken-event')).toEqual([]);
+
+    // WHEN it says Billing consumes both, THEN the run fails at Billing, naming the type, the events and its filter, in --json and the text
+    const strict = await simulate('HalfV2Mail', '1', 8, undefined, { ...expected, consumes: { Billing: both } });
+    const found = jsonViolations(strict).filter((violation) => violation.kind === 'untaken-event');
+    expect(found).toEqual([
+      {
+        kind: 'untaken-event',
+        subscriber: 'Billing',
+        detail: expect.stringMatching(
+          /^4 committed OrderPlaced\.v2 event\(s\) reached the topic and Billing's filter policy did not take them \(order-placed-order-2, .*\), though the scenario says Billing consumes OrderPlaced\.v2 \(consumes\); its filter policy: \{"type":\["OrderPlaced"\]\} on the message body\. Add OrderPlaced\.v2 to Billing's filter policy, or remove OrderPlaced\.v2 from consumes\.Billing/,
+        ),
+      },
+    ]);
+    expect(formatSummary(strict)).toContain(`[untaken-event] Billing: ${found[0]!.detail}`);
+  });
+});
