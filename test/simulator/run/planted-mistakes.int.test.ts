@@ -321,6 +321,16 @@ describe('each planted mistake names its cause and fix, in text and --json', () 
     expect(result.violations.filter((violation) => violation.subscriber === 'Notifications').map((violation) => violation.kind)).toEqual(['lease-outlasts-redelivery']);
   });
 
+  test('CodeLease (seed 1, 8 orders, the scenario\'s operator on): the lease set to 900 s in code (config), the environment left alone: judged from the lease the runtime wrote', async () => {
+    // GIVEN Notifications' handler sets leaseDurationSeconds 900 in createLeaseConsumer's config, its queue's visibility timeout 180 s
+    const result = await simulate('CodeLease', '1', 8);
+
+    // THEN the redeliveries the live lease refused fail the run, naming the setting in code and its value
+    const cause = expectCause(result, 'lease-outlasts-redelivery', 'lease-outlasts-redelivery', 'Notifications');
+    expect(cause.setting).toEqual({ name: 'leaseDurationSeconds', value: 900, needed: 175 });
+    expect(formatSummary(result)).toContain('; leaseDurationSeconds 900, the run needed 175); fix: ');
+  });
+
   test('ProcessingTime (seed 1, 8 orders): the aggregate located by the processing time', async () => {
     expectCause(await simulate('ProcessingTime', '1', 8), 'effect-count', 'aggregate-key-differs', 'Billing');
   });
