@@ -26,7 +26,7 @@
  *
  * Invocations are numbered per function in the order they ended: `invocation #7 (receive 2, at +180 s)`.
  */
-import { AGGREGATE_ITEM, INBOX_ITEM, OUTBOX_ITEM, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
+import { AGGREGATE_ITEM, INBOX_ITEM, OUTBOX_ITEM, recordKey, TABLE_SCHEMA } from '../../lambda/contract/wire-format';
 import type { RequestFault } from '../faults/dynamodb-proxy';
 import { requestTables } from '../faults/fault-steering';
 import { describeFailure, type InvocationOutcome, type MessageOrigin } from '../observation/observer';
@@ -539,12 +539,15 @@ export class ApplyAttribution {
     if (earlier.kind === 'commit' && later.kind === 'commit') {
       // a commit leaves the inbox record (or the aggregate's id) that answers every later copy: what let this one through
       const delaySeconds = Math.round((later.invocation.atMs - earlier.invocation.atMs) / 1000);
-      if (consumer.windowSeconds !== undefined && delaySeconds > consumer.windowSeconds) {
+      // the window the runtime used: the environment's override, else the inbox record's expiry it wrote (a window set in code)
+      const written = consumer.windowSeconds === undefined ? writtenWindowSeconds(consumer, earlier, eventId) : undefined;
+      const window = consumer.windowSeconds ?? written;
+      if (window !== undefined && delaySeconds > window) {
         return {
           kind: 'deduplication-window-expired',
           fix: fixFor('deduplication-window-expired'),
-          setting: { name: 'IEF_DEDUPLICATION_WINDOW_SECONDS', value: consumer.windowSeconds, observedDelay: delaySeconds },
-          text: `${by} after the inbox record of the apply by ${this.label(earlier.invocation, eventId)} expired (window ${consumer.windowSeconds} s, redelivered after ${delaySeconds} s): the deduplication window must cover every redelivery`,
+          setting: { name: written === undefined ? 'IEF_DEDUPLICATION_WINDOW_SECONDS' : 'deduplicationWindowSeconds', value: window, observedDelay: delaySeconds },
+          text: `${by} after the inbox record of the apply by ${this.label(earlier.invocation, eventId)} expired (window ${window} s, redelivered after ${delaySeconds} s): the deduplication window must cover every redelivery`,
         };
       }
       const [first, second] = [itemKeyOf(earlier.writes, this.keyAttributes), itemKeyOf(later.writes, this.keyAttributes)];
@@ -672,6 +675,31 @@ function inboxKeyText(consumer: AttributedConsumer, eventId: string): string {
 function isCommitOf(consumer: AttributedConsumer, write: WriteSeen, eventId: string): boolean {
   if (consumer.mode === 'aggregate') return write.body.includes(JSON.stringify(`${eventId}${AGGREGATE_ITEM.PROCESSED_MESSAGE_SEPARATOR}`).slice(0, -1));
   return consumer.inboxTable !== undefined && write.tables.includes(consumer.inboxTable) && write.body.includes(inboxKeyText(consumer, eventId));
+}
+
+/**
+ * The deduplication window a commit's inbox record was written with, in whole seconds: its expiry (`expiresAt`, epoch
+ * seconds) less the time of the invocation that committed it; undefined when no applied write of `application` puts
+ * the event's inbox record with an expiry.
+ */
+function writtenWindowSeconds(consumer: AttributedConsumer, application: Application, eventId: string): number | undefined {
+  for (const write of application.writes) {
+    if (!write.applied || !isCommitOf(consumer, write, eventId)) continue;
+    let body: unknown;
+    try {
+      body = JSON.parse(write.body);
+    } catch {
+      continue;
+    }
+    const items = (body as { TransactItems?: { Put?: { Item?: Record<string, { S?: string; N?: string }> } }[] }).TransactItems ?? [];
+    for (const { Put } of items) {
+      const item = Put?.Item;
+      if (item?.[TABLE_SCHEMA.PARTITION_KEY]?.S !== recordKey(consumer.subscriber, eventId)) continue;
+      const expiresAt = Number(item[TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE]?.N);
+      if (Number.isFinite(expiresAt)) return Math.round(expiresAt - application.invocation.atMs / 1000);
+    }
+  }
+  return undefined;
 }
 
 /** Whether a write is an aggregate consumer's commit (of any event): it writes the processed-ids list. */

@@ -46,6 +46,8 @@ export type ViolationKind =
   | 'acknowledged-failure'
   /** A producer's business change without its outbox event, or an outbox event without its change (dual-writes.ts). */
   | 'dual-write'
+  /** A later attempt of a producer's command committed it again under new ids (committed-twice.ts). */
+  | 'command-committed-twice'
   /** Dead letters on a queue no CloudWatch alarm of the templates watches: nobody would be told (unwatched-dead-letters.ts). */
   | 'unwatched-dead-letters'
   /** The scenario probes a subscriber's effects, and no event reached it (unreached-subscribers.ts). */

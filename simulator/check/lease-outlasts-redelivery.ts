@@ -5,8 +5,9 @@
  * only once it is over, clock-skew allowance included (lambda/processing/record-store.ts `isLeaseLive`). A lease longer
  * than the visibility timeout less that allowance makes every such redelivery fail with `MessageInProgressError`, each
  * spending a receive, until SQS moves the message to the dead-letter queue: the event is never applied. The construct
- * refuses such a `leaseDuration`; an override of `IEF_LEASE_DURATION_SECONDS` in the function's environment bypasses
- * that check, and this names it.
+ * refuses such a `leaseDuration`; an override of `IEF_LEASE_DURATION_SECONDS` in the function's environment, or a
+ * `leaseDurationSeconds` set in the handler's code (`createLeaseConsumer({ config })`), bypasses that check, and this
+ * names it: the lease is read from what the runtime wrote on its processing records when the run saw one.
  */
 import { DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS, ENV, PROCESSING_MODE } from '../../lambda/contract/environment';
 import { fixFor, type ViolationCause } from './violation-cause';
@@ -18,7 +19,15 @@ export interface LeaseFacts {
   readonly environment: Readonly<Record<string, string>>;
   /** The visibility timeout of the queue its consumer reads. @default unknown: no cause is told */
   readonly visibilityTimeoutSeconds?: number;
+  /**
+   * The longest lease the runtime wrote on a processing record in the run, in seconds (the lease set in code through
+   * `config.leaseDurationSeconds` as well as the environment's). @default unknown: the environment's is read
+   */
+  readonly writtenLeaseSeconds?: number;
 }
+
+/** The setting named when the lease the runtime wrote is not the environment's: `createLeaseConsumer({ config })`'s. */
+const CODE_LEASE_SETTING = 'leaseDurationSeconds';
 
 /** The error a redelivery that found the lease live fails with (lambda/errors.ts). */
 const IN_PROGRESS = 'MessageInProgressError';
@@ -31,7 +40,10 @@ export function leaseOutlastsRedelivery(facts: LeaseFacts, eventIds: readonly st
   const mode = facts.environment[ENV.PROCESSING_MODE];
   if (mode !== PROCESSING_MODE.LEASE && mode !== PROCESSING_MODE.MULTI_STEP) return undefined;
   if (!reason.includes(IN_PROGRESS) || facts.visibilityTimeoutSeconds === undefined) return undefined;
-  const leaseSeconds = Number(facts.environment[ENV.LEASE_DURATION_SECONDS]);
+  const environmentSeconds = Number(facts.environment[ENV.LEASE_DURATION_SECONDS]);
+  // what the runtime wrote decides; the setting named is the environment's when it says so, else the code's config
+  const leaseSeconds = facts.writtenLeaseSeconds ?? environmentSeconds;
+  const setting = facts.writtenLeaseSeconds === undefined || facts.writtenLeaseSeconds === environmentSeconds ? ENV.LEASE_DURATION_SECONDS : CODE_LEASE_SETTING;
   // the longest lease a redelivery a visibility timeout later finds over (live until its expiry plus the allowance)
   const longest = facts.visibilityTimeoutSeconds - DEFAULT_CLOCK_SKEW_ALLOWANCE_SECONDS;
   if (!Number.isFinite(leaseSeconds) || leaseSeconds <= longest) return undefined;
@@ -41,7 +53,7 @@ export function leaseOutlastsRedelivery(facts: LeaseFacts, eventIds: readonly st
     eventIds: [...eventIds],
     invocations: [],
     requests: [],
-    setting: { name: ENV.LEASE_DURATION_SECONDS, value: leaseSeconds, needed: longest },
+    setting: { name: setting, value: leaseSeconds, needed: longest },
     fix: fixFor('lease-outlasts-redelivery'),
   };
 }

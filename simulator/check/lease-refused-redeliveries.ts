@@ -39,7 +39,7 @@ export function checkLeaseRefusedRedeliveries(facts: LeaseFacts, retries: readon
       subscriber: facts.subscriber,
       detail:
         `${refused.length} delivery(ies) refused and ${deadLettered.length} dead letter(s) left with ${IN_PROGRESS} (events ${listed || 'unknown'}): ` +
-        `its lease (${facts.environment[ENV.LEASE_DURATION_SECONDS]} s) outlasts the queue's visibility timeout (${facts.visibilityTimeoutSeconds} s), so a redelivery after a crash finds it live, ` +
+        `its lease (${cause.setting?.value ?? facts.environment[ENV.LEASE_DURATION_SECONDS]} s) outlasts the queue's visibility timeout (${facts.visibilityTimeoutSeconds} s), so a redelivery after a crash finds it live, ` +
         'spends a receive and, at maxReceiveCount, SQS moves the message to the dead-letter queue; deployed, those events wait there for a human to redrive them, ' +
         "whether or not this run's operator moved them back",
       causes: [cause],

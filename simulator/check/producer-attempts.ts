@@ -9,7 +9,7 @@ import type { SimulatedEvent } from '../observation/run-facts';
 import { fixFor, type ViolationCause } from './violation-cause';
 
 /** The invocation key of a driven producer's attempt: `producer|<command index>|<attempt>`. */
-const ATTEMPT_KEY = /^producer\|(\d+)\|(\d+)$/;
+export const ATTEMPT_KEY = /^producer\|(\d+)\|(\d+)$/;
 
 /**
  * The `event-id-per-attempt` causes of `producer` (as the report names it), from the events each of its invocations

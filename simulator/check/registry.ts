@@ -7,6 +7,7 @@ import { accessRule } from './rules/access';
 import { aggregateOrderRule } from './rules/aggregate-order';
 import { deliveriesRule } from './rules/deliveries';
 import { deployRulesRule } from './rules/deploy-rules';
+import { committedTwiceRule } from './rules/committed-twice';
 import { dualWritesRule } from './rules/dual-writes';
 import { effectsRule } from './rules/effects';
 import { failurePathsRule } from './rules/failure-paths';
@@ -18,6 +19,7 @@ import { relayedRule } from './rules/relayed';
 import { repeatedSendsRule } from './rules/repeated-sends';
 import { settledRule } from './rules/settled';
 import { subjectSpreadRule } from './rules/subject-spread';
+import { subscriberConsumesRule } from './rules/subscriber-consumes';
 import { subscriberHealthRule } from './rules/subscriber-health';
 import { subscriptionRulesRule } from './rules/subscription-rules';
 import { synthErrorsRule } from './rules/synth-errors';
@@ -37,8 +39,10 @@ export const RUN_CHECKS: readonly RunCheck[] = [
   trackedRule,
   relayedRule,
   untakenEventsRule,
+  subscriberConsumesRule,
   producerFailuresRule,
   dualWritesRule,
+  committedTwiceRule,
   repeatedSendsRule,
   // each subscriber, its checks together
   deliveriesRule,

@@ -129,8 +129,16 @@ export interface RunFacts extends ObservableRunFacts {
   readonly committedEvents: number;
   /** Of those, the events whose data was offloaded to the flow's payload bucket (claim-check: a `dataref`). */
   readonly offloadedEvents: number;
-  /** The producer side: its figures, the attempts a command gets, and each producer probe's outcome. */
-  readonly producer: { readonly figures: ProducerFigures; readonly attempts: number; readonly probes: readonly ProducerProbeOutcome[] };
+  /**
+   * The producer side: its figures, the attempts a command gets, each producer probe's outcome, and the commands a
+   * producer the run drove committed again at a later attempt (./committed-twice.ts; none when the run drove none).
+   */
+  readonly producer: {
+    readonly figures: ProducerFigures;
+    readonly attempts: number;
+    readonly probes: readonly ProducerProbeOutcome[];
+    readonly committedTwice?: readonly Finding[];
+  };
   /** The SQS messages the functions sent with their own clients, each attributed to its event. */
   readonly sends: readonly AttributedSend[];
   readonly subscribers: readonly SubscriberFacts[];
@@ -146,6 +154,8 @@ export interface RunFacts extends ObservableRunFacts {
   readonly expectConsumed: readonly string[];
   /** The event types the scenario says the app publishes for consumers outside it (`publishedOutside`). @default none */
   readonly publishedOutside?: readonly string[];
+  /** The event types each subscriber must consume, by subscriber name (the scenario's `consumes`). @default none */
+  readonly consumes?: Readonly<Record<string, readonly string[]>>;
   /** The subscribers that received no event, and why (not-exercised.ts): not a violation, the verdict's NOT PROVEN. @default none */
   readonly notExercised?: readonly NotExercised[];
 }

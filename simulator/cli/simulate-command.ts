@@ -209,16 +209,16 @@ async function scenarioOf(file: string, cwd: string): Promise<SimulationScenario
   }
 }
 
-/** The scenario's effect probes and operator decisions that name no subscriber of the run: a typo would silently skip them. */
+/** The scenario's effect probes, operator decisions and `consumes` entries that name no subscriber of the run: a typo would silently skip them. */
 function unknownProbes(scenario: SimulationScenario | undefined, subscribers: readonly string[]): string[] {
-  const named = new Set([...Object.keys(scenario?.effects ?? {}), ...Object.keys(scenario?.operator ?? {})]);
+  const named = new Set([...Object.keys(scenario?.effects ?? {}), ...Object.keys(scenario?.operator ?? {}), ...Object.keys(scenario?.consumes ?? {})]);
   return [...named].filter((name) => !subscribers.includes(name));
 }
 
 /** A scenario whose probes name no subscriber of the whole app (a typo): what the user must fix. */
 export function unknownProbesMessage(scenarioFile: string | undefined, unknown: readonly string[], subscribers: readonly string[]): string {
   return (
-    `scenario ${scenarioFile} has effect probes or operator decisions for ${unknown.join(', ')}, which no subscriber of the app is; its subscribers: ${subscribers.join(', ') || '(none)'} ` +
+    `scenario ${scenarioFile} has effect probes, operator decisions or consumes entries for ${unknown.join(', ')}, which no subscriber of the app is; its subscribers: ${subscribers.join(', ') || '(none)'} ` +
     '(a probe is keyed by the IEF_SUBSCRIBER_NAME of the consumer, else the construct path of its subscription)'
   );
 }
@@ -226,7 +226,7 @@ export function unknownProbesMessage(scenarioFile: string | undefined, unknown: 
 /** The note of a run of some stacks (`--stack`) whose scenario has probes for subscribers the selected stacks do not have. */
 export function outOfScopeNote(unknown: readonly string[], selected: readonly string[]): string {
   return (
-    `not checked: the scenario's effect probes or operator decisions for ${unknown.join(', ')}: no subscriber of the selected stack(s) ${selected.join(', ')} (--stack) has that name, ` +
+    `not checked: the scenario's effect probes, operator decisions or consumes entries for ${unknown.join(', ')}: no subscriber of the selected stack(s) ${selected.join(', ')} (--stack) has that name, ` +
     'so this run did not use them (a subscriber of a stack left out is not run; check a name against the whole app by running it without --stack)'
   );
 }

@@ -8,6 +8,7 @@ import { describeFailure, type AppSend, type InvocationOutcome, type MessageOrig
 import { committedInboxEvents } from './inbox-commits';
 import { writtenOutboxEvents } from './outbox-writes';
 import { jsonLine, loggedRecordOutcomes, RETRIED_OUTCOMES } from './record-outcomes';
+import { PROCESSING_RECORD } from '../../lambda/contract/wire-format';
 
 /** The runtime's EMF counters, summed over a function's batches (namespace `IdempotentEventFlow`). */
 export interface RuntimeCounters {
@@ -64,6 +65,9 @@ export interface InvocationReport {
 }
 
 /** Records what happened; read by the report and the checks. */
+/** A processing record's lease expiry as a request writes it on an item (lambda/contract/wire-format.ts). */
+const LEASE_EXPIRY = new RegExp(`"${PROCESSING_RECORD.LEASE_EXPIRES_AT_ATTRIBUTE}":\\{"N":"(\\d+)"\\}`, 'g');
+
 export class RunLedger implements SimulationObserver {
   /** Event ids each relay published (and how often). */
   public readonly published = new Map<ResourceKey, Map<string, number>>();
@@ -105,6 +109,16 @@ export class RunLedger implements SimulationObserver {
    * order they were applied: which events each attempt of a command committed.
    */
   public readonly outboxWritesByInvocation = new Map<ResourceKey, Map<string, string[]>>();
+  /**
+   * The same, one entry per applied request (a transaction): per function and invocation key, the events each applied
+   * request wrote, in the order they were applied.
+   */
+  public readonly outboxTransactionsByInvocation = new Map<ResourceKey, Map<string, string[][]>>();
+  /**
+   * Per function: the longest lease its applied requests wrote on a processing record (the lease's expiry less the
+   * run's clock when DynamoDB applied it), in whole seconds: the lease the runtime used, however it was configured.
+   */
+  public readonly leaseSecondsWritten = new Map<ResourceKey, number>();
   /**
    * Per subscription: the events a message of which was deleted because the runtime had dead-lettered it, or had found
    * it already blocked for an operator by another copy's delivery (`already-blocked`): no effect promised.
@@ -286,7 +300,13 @@ export class RunLedger implements SimulationObserver {
    * and the outbox events it wrote (see {@link outboxWrites}), by its invocation when `invocationKey` is given (see
    * {@link outboxWritesByInvocation}).
    */
-  public recordApplied(functionKey: ResourceKey, request: { readonly operation: string; readonly body: Buffer }, invocationKey?: string): void {
+  public recordApplied(functionKey: ResourceKey, request: { readonly operation: string; readonly body: Buffer }, invocationKey?: string, nowMilliseconds?: number): void {
+    if (nowMilliseconds !== undefined) {
+      for (const match of request.body.toString('utf8').matchAll(LEASE_EXPIRY)) {
+        const seconds = Math.round((Number(match[1]) - nowMilliseconds) / 1000);
+        if (seconds > (this.leaseSecondsWritten.get(functionKey) ?? 0)) this.leaseSecondsWritten.set(functionKey, seconds);
+      }
+    }
     const written = writtenOutboxEvents(request.operation, request.body);
     if (written.length > 0) {
       const events = getOrCreate(this.outboxWrites, functionKey, () => new Set<string>());
@@ -294,6 +314,8 @@ export class RunLedger implements SimulationObserver {
       if (invocationKey !== undefined) {
         const byInvocation = getOrCreate(this.outboxWritesByInvocation, functionKey, () => new Map<string, string[]>());
         byInvocation.set(invocationKey, [...(byInvocation.get(invocationKey) ?? []), ...written]);
+        const transactions = getOrCreate(this.outboxTransactionsByInvocation, functionKey, () => new Map<string, string[][]>());
+        transactions.set(invocationKey, [...(transactions.get(invocationKey) ?? []), [...written]]);
       }
     }
     const eventIds = committedInboxEvents(request.operation, request.body);

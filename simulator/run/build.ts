@@ -162,7 +162,7 @@ export async function buildRun(
     onRequestAnswered: (functionKey, invocationKey, request, answer) => {
       attribution.onAnswered(functionKey, invocationKey, request, answer.applied);
       // the order of each function's commits: the order check reads its inbox records' (check/aggregate-order.ts)
-      if (answer.applied) ledger.recordApplied(functionKey, request, invocationKey);
+      if (answer.applied) ledger.recordApplied(functionKey, request, invocationKey, clock.now());
     },
     // one seed, one run: the seed decides the order of every function's DynamoDB requests, at any concurrency
     scheduler,

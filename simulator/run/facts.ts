@@ -5,6 +5,7 @@
  */
 import { iamNotEvaluated } from '../check/iam-not-evaluated';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { checkCommittedTwice } from '../check/committed-twice';
 import { readDeadLetters } from '../check/dead-letters';
 import { failurePathsOf } from '../check/failure-paths';
 import { attributeSends } from '../check/repeated-sends';
@@ -179,18 +180,20 @@ export async function readRunFacts(
     flow.access !== undefined
       ? { evaluated: true, ...flow.access.control.figures() }
       : iamNotEvaluated(options.iam === false ? 'off' : 'engine-missing');
+  const drivenProducers = driven.driver === undefined ? [] : producers.map(({ fn }) => ({ name: shownName(fn), functionKey: fn.key }));
   const upstream = upstreamFacts(
     built,
     producerProbes,
     committed.eventsById,
     flow.subscribers.map((subscriber) => ({ name: subscriber.name, ...(subscriber.function === undefined ? {} : { functionKey: subscriber.function.key }) })),
-    driven.driver === undefined ? [] : producers.map(({ fn }) => ({ name: shownName(fn), functionKey: fn.key })),
+    drivenProducers,
   );
   const facts: RunFacts = {
     untaken: untakenEvents(committed, ledger),
     notExercised: notExercised(exercise, committedEvents),
     expectConsumed: options.scenario?.expectConsumed ?? [],
     publishedOutside: options.scenario?.publishedOutside ?? [],
+    consumes: options.scenario?.consumes ?? {},
     model,
     ledger,
     synthAnnotations: app.synthAnnotations,
@@ -198,7 +201,12 @@ export async function readRunFacts(
     committed,
     committedEvents,
     offloadedEvents: committed.offloadedEventIds.size,
-    producer: { figures: producerFigures, attempts: driven.driver !== undefined ? PRODUCER_ATTEMPTS : 1, probes: producerProbes },
+    producer: {
+      figures: producerFigures,
+      attempts: driven.driver !== undefined ? PRODUCER_ATTEMPTS : 1,
+      probes: producerProbes,
+      committedTwice: drivenProducers.flatMap(({ name, functionKey }) => checkCommittedTwice(name, built.ledger.outboxTransactionsByInvocation.get(functionKey) ?? new Map(), committed.eventsById)),
+    },
     sends,
     subscribers,
     iam,

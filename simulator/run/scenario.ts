@@ -128,6 +128,14 @@ export interface SimulationScenario {
    */
   readonly expectConsumed?: readonly string[];
   /**
+   * The event types each subscriber must consume, by subscriber name (as {@link effects} names them), e.g.
+   * `{ Settlement: ['PaymentTaken', 'PaymentRefunded'] }`: a committed event of one of its types that reached its topic
+   * and that its filter policy did not take fails the run (`untaken-event`, at that subscriber), even when another
+   * subscriber takes that type. {@link expectConsumed} asks only that some subscriber take it.
+   * @default no subscriber is required to take a type
+   */
+  readonly consumes?: Readonly<Record<string, readonly string[]>>;
+  /**
    * The event types the app publishes for consumers outside it, which no subscription of the app takes: with
    * {@link expectConsumed} declared, their untaken events are no violation.
    * @default none
@@ -185,6 +193,11 @@ function asScenario(exports: Record<string, unknown>, file: string): SimulationS
   }
   if (scenario.malformed !== undefined && typeof scenario.malformed !== 'function') {
     throw new ScenarioError(`scenario module ${file}: 'malformed' must be a function of an event that says whether it is malformed on purpose, got ${typeof scenario.malformed}`);
+  }
+  for (const [subscriber, types] of Object.entries(scenario.consumes ?? {})) {
+    if (!Array.isArray(types) || !types.every((type) => typeof type === 'string')) {
+      throw new ScenarioError(`scenario module ${file}: consumes.${subscriber} must be a list of event type names`);
+    }
   }
   for (const [subscriber, probe] of Object.entries(scenario.effects ?? {})) {
     if (typeof probe !== 'function') throw new ScenarioError(`scenario module ${file}: effects.${subscriber} must be a function, got ${typeof probe}`);

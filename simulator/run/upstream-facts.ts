@@ -6,6 +6,7 @@
  * was emitted for (simulator/check/apply-attribution.ts).
  */
 import { checkDualWrites } from '../check/dual-writes';
+import { checkCommittedTwice } from '../check/committed-twice';
 import { repeatedByAttempts } from '../check/producer-attempts';
 import type { ViolationCause } from '../check/violation-cause';
 import type { UpstreamFacts } from '../check/effect-causes';
@@ -29,10 +30,19 @@ export function upstreamFacts(
           .filter((cause) => cause.kind === 'event-id-per-attempt'),
   );
   // what the producer's attempts committed tells it too, with or without a probe (../check/producer-attempts.ts)
-  const attempted = drivenProducers.flatMap(({ name, functionKey }) => repeatedByAttempts(name, built.ledger.outboxWritesByInvocation.get(functionKey) ?? new Map(), eventsById));
+  // and a later attempt's transaction that repeats an earlier attempt's under new ids, whatever its subject (../check/committed-twice.ts)
+  const attempted = drivenProducers.flatMap(({ name, functionKey }) => [
+    ...repeatedByAttempts(name, built.ledger.outboxWritesByInvocation.get(functionKey) ?? new Map(), eventsById),
+    ...checkCommittedTwice(name, built.ledger.outboxTransactionsByInvocation.get(functionKey) ?? new Map(), eventsById).flatMap((finding) => finding.causes ?? []),
+  ]);
   const pairOf = (cause: ViolationCause): string => [...cause.eventIds].sort().join('|');
-  const probedPairs = new Set(probed.map(pairOf));
-  const repeatedCommands = [...probed, ...attempted.filter((cause) => !probedPairs.has(pairOf(cause)))];
+  const seenPairs = new Set(probed.map(pairOf));
+  const repeatedCommands = [...probed];
+  for (const cause of attempted) {
+    if (seenPairs.has(pairOf(cause))) continue;
+    seenPairs.add(pairOf(cause));
+    repeatedCommands.push(cause);
+  }
   const outboxWriters = subscribers.flatMap(({ name, functionKey }) => {
     const cause = functionKey === undefined ? undefined : built.ownClientWrites.causeOf(functionKey, name, []);
     return cause?.kind === 'outbox-write-outside-transaction' ? [{ cause, eventIds: built.ledger.outboxWrites.get(functionKey!) ?? new Set<string>() }] : [];

@@ -191,6 +191,7 @@ const VIOLATION_KINDS: Record<ViolationKind, true> = {
   'configuration-error': true,
   'acknowledged-failure': true,
   'dual-write': true,
+  'command-committed-twice': true,
   'unwatched-dead-letters': true,
   'nothing-reached': true,
   'valid-event-rejected': true,

@@ -9,8 +9,15 @@ export const leaseRefusedRedeliveriesRule: SubscriberCheck = {
   check: (subscriber, facts) => {
     const visibilityTimeoutSeconds = subscriber.view.queue.model.visibilityTimeoutSeconds;
     const mapping = subscriber.view.mapping;
+    const functionKey = subscriber.view.function?.key;
+    const writtenLeaseSeconds = functionKey === undefined ? undefined : facts.ledger.leaseSecondsWritten.get(functionKey);
     return checkLeaseRefusedRedeliveries(
-      { subscriber: subscriber.view.name, environment: subscriber.view.environment, ...(visibilityTimeoutSeconds === undefined ? {} : { visibilityTimeoutSeconds }) },
+      {
+        subscriber: subscriber.view.name,
+        environment: subscriber.view.environment,
+        ...(visibilityTimeoutSeconds === undefined ? {} : { visibilityTimeoutSeconds }),
+        ...(writtenLeaseSeconds === undefined ? {} : { writtenLeaseSeconds }),
+      },
       mapping === undefined ? [] : (facts.ledger.loggedRetries.get(mapping.key) ?? []),
       subscriber.deadLetters,
     );

@@ -21,6 +21,24 @@ describe('ApplyAttribution', () => {
     );
   });
 
+  test('a commit applied again after its inbox record expired, the window set in code (no environment override): read from the expiry the runtime wrote, named as the config setting', () => {
+    // GIVEN no IEF_DEDUPLICATION_WINDOW_SECONDS (the window set through createTransactionalConsumer's config): the inbox record expires 60 s after its commit
+    const flow = run({ subscriber: 'Billing', mode: 'transactional', inboxTable: 'Inbox' });
+    const expiring = (body: object, at: number): object => {
+      const items = (body as { TransactItems: { Put?: { Item: Record<string, unknown> } }[] }).TransactItems;
+      const inbox = items.at(-1)!.Put!;
+      return { TransactItems: [...items.slice(0, -1), { Put: { ...inbox, Item: { ...inbox.Item, expiresAt: { N: String(at) } } } }] };
+    };
+    flow.invoke([['e-1', 1]], [{ body: expiring(commit('Billing', 'e-1', { Update: { TableName: 'Ledger' } }), 1_000 + 60), applied: true }]);
+    flow.later(180);
+    flow.invoke([['e-1', 2]], [{ body: expiring(commit('Billing', 'e-1', { Update: { TableName: 'Ledger' } }), 1_180 + 60), applied: true }]);
+
+    // THEN the window and the delay are named, as the setting in code
+    expect(flow.attribution.causes('Fn', ['e-1']).map((cause) => [cause.kind, cause.setting])).toEqual([
+      ['deduplication-window-expired', { name: 'deduplicationWindowSeconds', value: 60, observedDelay: 180 }],
+    ]);
+  });
+
   test("a lease effect's lost response retried, in a batch: the effect's write is the event's by the claim before it", () => {
     const flow = run({ subscriber: 'Mailer', mode: 'lease', inboxTable: 'Inbox' });
     const claim = (eventId: string) => ({ body: { TableName: 'Inbox', Key: { pk: { S: `Mailer#${eventId}` } } }, operation: 'UpdateItem', applied: true });

@@ -321,6 +321,16 @@ describe('each planted mistake names its cause and fix, in text and --json', () 
     expect(result.violations.filter((violation) => violation.subscriber === 'Notifications').map((violation) => violation.kind)).toEqual(['lease-outlasts-redelivery']);
   });
 
+  test('CodeLease (seed 1, 8 orders, the scenario\'s operator on): the lease set to 900 s in code (config), the environment left alone: judged from the lease the runtime wrote', async () => {
+    // GIVEN Notifications' handler sets leaseDurationSeconds 900 in createLeaseConsumer's config, its queue's visibility timeout 180 s
+    const result = await simulate('CodeLease', '1', 8);
+
+    // THEN the redeliveries the live lease refused fail the run, naming the setting in code and its value
+    const cause = expectCause(result, 'lease-outlasts-redelivery', 'lease-outlasts-redelivery', 'Notifications');
+    expect(cause.setting).toEqual({ name: 'leaseDurationSeconds', value: 900, needed: 175 });
+    expect(formatSummary(result)).toContain('; leaseDurationSeconds 900, the run needed 175); fix: ');
+  });
+
   test('ProcessingTime (seed 1, 8 orders): the aggregate located by the processing time', async () => {
     expectCause(await simulate('ProcessingTime', '1', 8), 'effect-count', 'aggregate-key-differs', 'Billing');
   });
@@ -445,5 +455,47 @@ describe('ModuleCache at the default concurrency (4): caught at a seed where one
     const result = await firstCounted('ModuleCache', 'Billing', 8, undefined, ['5', '6', '7', '8']);
     const cause = expectCause(result, 'effect-count', 'state-kept-between-attempts', 'Billing');
     expect(cause.invocations.at(-1)?.role).toBe('applied');
+  });
+});
+
+describe('a producer that commits one command twice is a violation of its own, whatever the subject and with or without a probe (seed 1, 12 orders)', () => {
+  test.each([['with', true], ['without', false]])('RandomOrderId, %s its producer probe: the order id drawn per attempt, every count right, yet the run names the producer and the fix', async (_label, probed) => {
+    // GIVEN PlaceOrder makes a new order id (the subject) and event id on every attempt; Billing, correct, bills each order once
+    const { probe: _probe, ...unprobed } = scenario.producer!;
+    const result = await simulate('RandomOrderId', '1', 12, undefined, probed ? scenario : { ...scenario, producer: unprobed });
+
+    // THEN the run fails with the producer's own violation: the command, the two events, and the fix, in --json and in the text
+    const cause = expectCause(result, 'command-committed-twice', 'event-id-per-attempt');
+    expect(cause.producer).toBe('RandomOrderId/Flow/PlaceOrder');
+    expect(cause.eventIds).toHaveLength(2);
+    const violation = jsonViolations(result).find((candidate) => candidate.kind === 'command-committed-twice')!;
+    expect(violation.detail).toMatch(/^the producer RandomOrderId\/Flow\/PlaceOrder committed command #\d+ again at attempt \d+ after attempt \d+ had committed it/);
+    expect(result.violations.filter((candidate) => candidate.kind === 'effect-count')).toEqual([]);
+  });
+});
+
+describe('a subscriber whose filter drops a type the scenario says it consumes (seed 1, 8 orders)', () => {
+  test('HalfV2Mail: Billing takes OrderPlaced only, Notifications and Receipts take OrderPlaced.v2 too: expectConsumed passes, consumes names Billing, the type and its filter', async () => {
+    // GIVEN half the orders are sent as OrderPlaced.v2, which Billing's filter drops and the mail subscribers take
+    const both = ['OrderPlaced', 'OrderPlaced.v2'];
+    const expected: SimulationScenario = { ...scenario, producer: { ...scenario.producer!, eventTypes: both }, expectConsumed: both };
+
+    // WHEN the scenario says only that the types are consumed, THEN no check fails for them (some subscriber took each)
+    const loose = await simulate('HalfV2Mail', '1', 8, undefined, expected);
+    expect(loose.violations.filter((violation) => violation.kind === 'untaken-event')).toEqual([]);
+
+    // WHEN it says Billing consumes both, THEN the run fails at Billing, naming the type, the events and its filter, in --json and the text
+    const strict = await simulate('HalfV2Mail', '1', 8, undefined, { ...expected, consumes: { Billing: both } });
+    const found = jsonViolations(strict).filter((violation) => violation.kind === 'untaken-event');
+    expect(found).toEqual([
+      {
+        kind: 'untaken-event',
+        subscriber: 'Billing',
+        detail: expect.stringMatching(
+          /^4 committed OrderPlaced\.v2 event\(s\) reached the topic and Billing's filter policy did not take them \(order-placed-order-2, .*\), though the scenario says Billing consumes OrderPlaced\.v2 \(consumes\); its filter policy: \{"type":\["OrderPlaced"\]\} on the message body\. Add OrderPlaced\.v2 to Billing's filter policy, or remove OrderPlaced\.v2 from consumes\.Billing/,
+        ),
+      },
+    ]);
+    expect(formatSummary(strict)).toContain(`[untaken-event] Billing: ${found[0]!.detail}`);
   });
 });
