@@ -1814,8 +1814,8 @@ export const MUTANTS: readonly Mutant[] = [
     id: 'fence-list-skip-advice-while-unread',
     breaks: "fence list (review ro13, RO13-8): a gap is advised for 'fence skip' while letters of the dead-letter queue were not read, where the missing event may be sitting",
     file: 'simulator/cli/blocked-aggregates.ts',
-    find: '      const action = unread > 0 ? unreadGapAdvice',
-    replace: '      const action = unread < 0 ? unreadGapAdvice',
+    find: '        : unread > 0\n          ? unreadGapAdvice',
+    replace: '        : unread < 0\n          ? unreadGapAdvice',
     tests: ['test/cli/ordered-dlq-whole-read.int.test.ts'],
   },
   {

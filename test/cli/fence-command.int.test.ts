@@ -14,14 +14,20 @@ import type { SimulatedQueue } from '../../simulator/aws/queue';
 import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
 import { localClient } from '../support/dynamodb-client';
 import { createInbox, createKeyedTable, createOutbox } from '../support/proof/tables';
-import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
+import { makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
 import { CLOCK_BUFFER_BYTES, VirtualClock } from '../../simulator/aws/clock';
 import { replayNeedsOutputLine } from '../../simulator/cli/replay-needs-output';
 import { cli, deliverOnce } from './operator-services';
 
 const SUBSCRIBER = 'Ledger';
 const client = localClient();
-const clock = frozenClock();
+/**
+ * The operator commands' clock, frozen an hour past this file's start: the tables are made after it starts, and a fence
+ * a command writes (a skip) before its table was made is the sign of a restored, uncarried inbox that `fence list` names
+ * (a frozen 2023 clock made every later list of the shared table read as restored).
+ */
+const STARTED_AT = Date.now() + 3_600_000;
+const clock = new VirtualClock(new SharedArrayBuffer(CLOCK_BUFFER_BYTES), () => STARTED_AT);
 let endpoint: SqsEndpoint;
 let queue: SimulatedQueue;
 let deadLetterQueue: SimulatedQueue;

@@ -155,7 +155,7 @@ describe('RO12-4: an inbox table restored or replaced under an ordered subscribe
     expect(row?.action.startsWith(UNCARRIED_INBOX_ADVICE)).toBe(true);
     expect(row!.action).not.toMatch(/fence skip/);
     // carried, the fence stands where the subscriber applied: not held
-    expect((await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', restored.inboxTableName, '--yes')).code).toBe(0);
+    expect((await cli('fence', 'carry', SUBSCRIBER, '--from-table', original.inboxTableName, '--table', restored.inboxTableName, '--outbox-table', outbox.outboxTableName, '--yes')).code).toBe(0);
     const after = await cli('fence', 'list', SUBSCRIBER, '--table', restored.inboxTableName, '--outbox-table', outbox.outboxTableName, '--json');
     expect((JSON.parse(after.stdout) as Array<{ aggregateId: string }>).map((each) => each.aggregateId)).not.toContain(aggregateId);
   });
