@@ -3,36 +3,20 @@
  * run's event was dead-lettered by a failing handler, which the operator fixed) must send the event again, not have it
  * dropped by SQS as a resend of the first run's while saying it was sent (review ro15, RO15-3).
  */
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
+import { expect, test } from 'vitest';
 import { createLogger } from '../../lambda/logger';
 import { createOrderedConsumer } from '../../lambda/ordered/ordered-consumer';
 import { OrderedOutbox, type OrderedEnvelope } from '../../lambda/ordered/ordered-outbox';
 import type { SimulatedQueue } from '../../simulator/aws/queue';
-import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
-import { localClient } from '../support/dynamodb-client';
-import { createInbox, createOutbox } from '../support/proof/tables';
-import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
+import { makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
 import { cli } from './operator-services';
+import { client, clock, endpoint, inboxConfig, outboxConfig, SUBSCRIBER, useOrderedWorld } from './ordered-redrive-kit';
 
-const SUBSCRIBER = 'Ledger';
-const client = localClient();
-const clock = frozenClock();
-let endpoint: SqsEndpoint;
 let queue: SimulatedQueue;
-let outboxConfig: ProducerConfig;
-let inboxConfig: ConsumerConfig;
-const byUrl = new Map<string, SimulatedQueue>();
 
-beforeAll(async () => {
-  endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url) });
-  queue = makeQueue(queueModel('ReplayRerun.fifo', { fifo: true, queueName: 'ReplayRerun.fifo' }), { clock, baseUrl: endpoint.endpoint });
-  byUrl.set(queue.address.url, queue);
-  [outboxConfig, inboxConfig] = await Promise.all([createOutbox(client, { eventSource: 'orders' }), createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 })]);
-});
-afterAll(async () => {
-  client.destroy();
-  await endpoint.stop();
+useOrderedWorld((baseUrl) => {
+  queue = makeQueue(queueModel('ReplayRerun.fifo', { fifo: true, queueName: 'ReplayRerun.fifo' }), { clock, baseUrl });
+  return [queue];
 });
 
 /** The subscriber's Operator output, naming the test's tables and queue. */
