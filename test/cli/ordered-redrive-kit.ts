@@ -3,10 +3,13 @@
  * serving the file's FIFO queues (by URL and by ARN), the operator's frozen clock, and an outbox and an inbox table for
  * subscriber {@link SUBSCRIBER}. {@link useOrderedWorld} (the file makes its queues) or {@link useOrderedRedriveWorld}
  * (a subscriber queue and its dead-letter queue), called at a file's top level, sets them up before its tests and stops
- * them after.
+ * them after. {@link orderedSubscriberOutput} and {@link aggregateWithOneApplied} serve the replay tests.
  */
 import { afterAll, beforeAll } from 'vitest';
 import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
+import { createLogger } from '../../lambda/logger';
+import { createOrderedConsumer } from '../../lambda/ordered/ordered-consumer';
+import { OrderedOutbox, type OrderedEnvelope } from '../../lambda/ordered/ordered-outbox';
 import type { SimulatedQueue } from '../../simulator/aws/queue';
 import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
 import { localClient } from '../support/dynamodb-client';
@@ -61,4 +64,25 @@ export function useOrderedRedriveWorld(name: string): void {
     queue = makeQueue(queueModel(`${name}.fifo`, { fifo: true, queueName: `${name}.fifo`, contentBasedDeduplication: false, redrive: { deadLetterQueue: `Stack/${name}Dlq.fifo`, maxReceiveCount: 3 } }), { clock, baseUrl, deadLetterQueue: dlq });
     return [queue, dlq];
   });
+}
+
+/**
+ * The subscriber's Operator output (ordered, transactional) naming the file's tables, `subscriberQueue` and its
+ * dead-letter queue `<name>Dlq.fifo`.
+ */
+export const orderedSubscriberOutput = (subscriberQueue: SimulatedQueue): string =>
+  JSON.stringify({
+    format: 1, subscriberName: SUBSCRIBER, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: 3600,
+    outboxTable: outboxConfig.outboxTableName, inboxTable: inboxConfig.inboxTableName, queueUrl: subscriberQueue.address.url, deadLetterQueueUrl: subscriberQueue.address.url.replace('.fifo', 'Dlq.fifo'),
+  });
+
+/** An aggregate `order-<now>-<name>` with #1 applied by the subscriber's ordered consumer and #2 written: what a replay sends is #2. */
+export async function aggregateWithOneApplied(name: string): Promise<{ aggregate: string; events: OrderedEnvelope[] }> {
+  const aggregate = `order-${Date.now()}-${name}`;
+  const producer = new OrderedOutbox({ client, config: outboxConfig });
+  const events: OrderedEnvelope[] = [];
+  for (const step of ['placed', 'paid']) events.push((await producer.transactWrite({ events: [{ type: 'Step', aggregateId: aggregate, subject: aggregate, data: { step } }] }))[0]!);
+  const consumer = createOrderedConsumer<{ step: string }>({ client, config: inboxConfig, logger: createLogger({ sink: () => undefined }), metricsSink: () => undefined, handle: async () => undefined });
+  await consumer({ Records: [{ messageId: `${name}-1`, body: JSON.stringify(events[0]), attributes: { ApproximateReceiveCount: '1' } }] });
+  return { aggregate, events };
 }

@@ -5,14 +5,11 @@
  * both (review ro15, RO15-4). A dry run still takes the typed flags.
  */
 import { expect, test } from 'vitest';
-import { createLogger } from '../../lambda/logger';
-import { createOrderedConsumer } from '../../lambda/ordered/ordered-consumer';
-import { OrderedOutbox, type OrderedEnvelope } from '../../lambda/ordered/ordered-outbox';
 import type { SimulatedQueue } from '../../simulator/aws/queue';
 import { replayNeedsOutputLine } from '../../simulator/cli/replay-needs-output';
 import { makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
 import { cli } from './operator-services';
-import { client, clock, endpoint, inboxConfig, outboxConfig, SUBSCRIBER, useOrderedWorld } from './ordered-redrive-kit';
+import { aggregateWithOneApplied, clock, endpoint, inboxConfig, orderedSubscriberOutput, outboxConfig, SUBSCRIBER, useOrderedWorld } from './ordered-redrive-kit';
 
 let queue: SimulatedQueue;
 let other: SimulatedQueue;
@@ -24,22 +21,7 @@ useOrderedWorld((baseUrl) => {
   return [queue, other];
 });
 
-const output = (): string =>
-  JSON.stringify({
-    format: 1, subscriberName: SUBSCRIBER, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: 3600,
-    outboxTable: outboxConfig.outboxTableName, inboxTable: inboxConfig.inboxTableName, queueUrl: queue.address.url, deadLetterQueueUrl: queue.address.url.replace('.fifo', 'Dlq.fifo'),
-  });
-
-/** An aggregate with #1 applied and #2 written. */
-async function aggregateWithOneApplied(name: string): Promise<{ aggregate: string; events: OrderedEnvelope[] }> {
-  const aggregate = `order-${Date.now()}-${name}`;
-  const producer = new OrderedOutbox({ client, config: outboxConfig });
-  const events: OrderedEnvelope[] = [];
-  for (const step of ['placed', 'paid']) events.push((await producer.transactWrite({ events: [{ type: 'Step', aggregateId: aggregate, subject: aggregate, data: { step } }] }))[0]!);
-  const consumer = createOrderedConsumer<{ step: string }>({ client, config: inboxConfig, logger: createLogger({ sink: () => undefined }), metricsSink: () => undefined, handle: async () => undefined });
-  await consumer({ Records: [{ messageId: `${name}-1`, body: JSON.stringify(events[0]), attributes: { ApproximateReceiveCount: '1' } }] });
-  return { aggregate, events };
-}
+const output = (): string => orderedSubscriberOutput(queue);
 
 test('fence replay --yes with a typed --queue and no --subscriber-output is refused; with the output, another --queue is refused naming both', async () => {
   const { aggregate } = await aggregateWithOneApplied('fence');
