@@ -4,43 +4,14 @@
  * consumer rejects the event again (PermanentError: a new letter); the operator runs the redrive again 2 minutes later
  * (inside SQS's 5-minute deduplication interval). The event must reach the subscriber's queue again.
  */
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
+import { expect, test } from 'vitest';
 import { createLogger } from '../../lambda/logger';
 import { createOrderedConsumer } from '../../lambda/ordered/ordered-consumer';
 import { OrderedOutbox, type OrderedEnvelope } from '../../lambda/ordered/ordered-outbox';
-import type { SimulatedQueue } from '../../simulator/aws/queue';
-import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
-import { localClient } from '../support/dynamodb-client';
-import { createInbox, createOutbox } from '../support/proof/tables';
-import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
 import { cli, cliAt } from './operator-services';
+import { client, clock, dlq, endpoint, inboxConfig, outboxConfig, queue, SUBSCRIBER, useOrderedRedriveWorld } from './ordered-redrive-kit';
 
-const SUBSCRIBER = 'Ledger';
-const client = localClient();
-const clock = frozenClock();
-let endpoint: SqsEndpoint;
-let queue: SimulatedQueue;
-let dlq: SimulatedQueue;
-let outboxConfig: ProducerConfig;
-let inboxConfig: ConsumerConfig;
-const byUrl = new Map<string, SimulatedQueue>();
-const byArn = new Map<string, SimulatedQueue>();
-
-beforeAll(async () => {
-  endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url), resolveQueueArn: (arn) => byArn.get(arn) });
-  dlq = makeQueue(queueModel('CrashedSendDlq.fifo', { fifo: true, queueName: 'CrashedSendDlq.fifo', contentBasedDeduplication: false }), { clock, baseUrl: endpoint.endpoint });
-  queue = makeQueue(queueModel('CrashedSend.fifo', { fifo: true, queueName: 'CrashedSend.fifo', contentBasedDeduplication: false, redrive: { deadLetterQueue: 'Stack/CrashedSendDlq.fifo', maxReceiveCount: 3 } }), { clock, baseUrl: endpoint.endpoint, deadLetterQueue: dlq });
-  for (const each of [queue, dlq]) {
-    byUrl.set(each.address.url, each);
-    byArn.set(each.address.arn, each);
-  }
-  [outboxConfig, inboxConfig] = await Promise.all([createOutbox(client, { eventSource: 'orders' }), createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 })]);
-});
-afterAll(async () => {
-  client.destroy();
-  await endpoint.stop();
-});
+useOrderedRedriveWorld('CrashedSend');
 
 test('dlq redrive --yes run again within 5 minutes of a send that died before its delete keeps the event', async () => {
   const aggregate = `order-${Date.now()}-crashed-send`;

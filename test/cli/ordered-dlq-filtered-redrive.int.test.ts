@@ -2,43 +2,14 @@
  * `dlq redrive --yes --event-id` through the CLI ends (review ro15, RO15-2): the selected letter waits for its
  * aggregate's earlier event, and another aggregate's eleven letters, not selected, hide one of theirs.
  */
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
+import { expect, test } from 'vitest';
 import { createLogger } from '../../lambda/logger';
 import { createOrderedConsumer } from '../../lambda/ordered/ordered-consumer';
 import { OrderedOutbox, type OrderedEnvelope } from '../../lambda/ordered/ordered-outbox';
-import type { SimulatedQueue } from '../../simulator/aws/queue';
-import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
-import { localClient } from '../support/dynamodb-client';
-import { createInbox, createOutbox } from '../support/proof/tables';
-import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
 import { cliAt } from './operator-services';
+import { client, clock, dlq, endpoint, inboxConfig, outboxConfig, queue, SUBSCRIBER, useOrderedRedriveWorld } from './ordered-redrive-kit';
 
-const SUBSCRIBER = 'Ledger';
-const client = localClient();
-const clock = frozenClock();
-let endpoint: SqsEndpoint;
-let queue: SimulatedQueue;
-let dlq: SimulatedQueue;
-let outboxConfig: ProducerConfig;
-let inboxConfig: ConsumerConfig;
-const byUrl = new Map<string, SimulatedQueue>();
-const byArn = new Map<string, SimulatedQueue>();
-
-beforeAll(async () => {
-  endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url), resolveQueueArn: (arn) => byArn.get(arn) });
-  dlq = makeQueue(queueModel('FilteredDlq.fifo', { fifo: true, queueName: 'FilteredDlq.fifo', contentBasedDeduplication: false }), { clock, baseUrl: endpoint.endpoint });
-  queue = makeQueue(queueModel('Filtered.fifo', { fifo: true, queueName: 'Filtered.fifo', contentBasedDeduplication: false, redrive: { deadLetterQueue: 'Stack/FilteredDlq.fifo', maxReceiveCount: 3 } }), { clock, baseUrl: endpoint.endpoint, deadLetterQueue: dlq });
-  for (const each of [queue, dlq]) {
-    byUrl.set(each.address.url, each);
-    byArn.set(each.address.arn, each);
-  }
-  [outboxConfig, inboxConfig] = await Promise.all([createOutbox(client, { eventSource: 'orders' }), createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 })]);
-});
-afterAll(async () => {
-  client.destroy();
-  await endpoint.stop();
-});
+useOrderedRedriveWorld('Filtered');
 
 test('dlq redrive --yes --event-id ends while letters it does not select hide others', async () => {
   const a = `order-${Date.now()}-a`;

@@ -8,12 +8,9 @@
  */
 import { type MessageAttributeValue, SendMessageCommand } from '@aws-sdk/client-sqs';
 import { expect, test } from 'vitest';
-import { planOrderedRedrive, type IFenceReader } from '../../lambda/ordered/redrive-plan';
 import { MOVED_LETTER_ATTRIBUTE } from '../../simulator/cli/dead-letters/move-to-back';
-import { readOrderedDeadLetters } from '../../simulator/cli/dead-letters/ordered-queue-read';
 import { releaseMessages } from '../../simulator/cli/dead-letters/queue-messages';
-import { makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
-import { byUrl, clock, endpoint, orderedBody as body, sqs, useOrderedDlqEndpoint } from './ordered-dlq-kit';
+import { fifoQueuePair, orderedBody as body, readBehindFenceAtOne, sqs, useOrderedDlqEndpoint } from './ordered-dlq-kit';
 
 useOrderedDlqEndpoint();
 
@@ -28,9 +25,7 @@ function ownAttributes(count: number): Record<string, { DataType: string; String
 for (const own of [9, 10]) {
   test(`letters with ${own} attributes of their own, moved to the back of their group: at most ${SQS_MAX_MESSAGE_ATTRIBUTES} sent, their own kept${own === 9 ? ', the first-sent time carried in the one left free' : ''}`, async () => {
     const name = `Attr${own}`;
-    const dlq = makeQueue(queueModel(`${name}Dlq.fifo`, { fifo: true, queueName: `${name}Dlq.fifo`, contentBasedDeduplication: false }), { clock, baseUrl: endpoint.endpoint });
-    const queue = makeQueue(queueModel(`${name}Q.fifo`, { fifo: true, queueName: `${name}Q.fifo`, redrive: { deadLetterQueue: `Stack/${name}Dlq.fifo`, maxReceiveCount: 1 } }), { clock, baseUrl: endpoint.endpoint, deadLetterQueue: dlq });
-    for (const each of [queue, dlq]) byUrl.set(each.address.url, each);
+    const { queue, dlq } = fifoQueuePair(name, 1);
     // the fence at 1, #2 lost: #3..#13 fail and SQS moves them to the dead-letter queue (11 letters of one group, all
     // waiting): the read keeps ten in front, which hide the eleventh, so it moves them to the back
     for (let sequence = 3; sequence <= 13; sequence++) {
@@ -49,14 +44,7 @@ for (const own of [9, 10]) {
         };
       },
     });
-    const fences: IFenceReader = { get: async () => ({ appliedSequence: 1, appliedEventId: 'E1' }) };
-    const read = await readOrderedDeadLetters({
-      sqs: watched,
-      deadLetterQueueUrl: dlq.address.url,
-      select: (message) => ({ id: message.messageId, body: message.body }),
-      plan: (letters) => planOrderedRedrive(letters, fences, { find: async () => undefined }),
-      sendTo: queue.address.url,
-    });
+    const read = await readBehindFenceAtOne(watched, dlq, queue);
     await releaseMessages(sqs, read.held);
     // every letter read (the eleventh behind the ten moved), nothing sent or deleted, nothing lost
     expect(read).toMatchObject({ unread: 0, sent: [], deleted: [] });

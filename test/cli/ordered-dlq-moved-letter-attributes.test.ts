@@ -5,18 +5,13 @@
  */
 import { SendMessageCommand } from '@aws-sdk/client-sqs';
 import { expect, test } from 'vitest';
-import { planOrderedRedrive, type IFenceReader } from '../../lambda/ordered/redrive-plan';
-import { readOrderedDeadLetters } from '../../simulator/cli/dead-letters/ordered-queue-read';
 import { firstSentAt, MOVED_LETTER_ATTRIBUTE } from '../../simulator/cli/dead-letters/move-to-back';
-import { makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
-import { byUrl, clock, endpoint, orderedBody as body, sqs, useOrderedDlqEndpoint } from './ordered-dlq-kit';
+import { fifoQueuePair, orderedBody as body, readBehindFenceAtOne, sqs, useOrderedDlqEndpoint } from './ordered-dlq-kit';
 
 useOrderedDlqEndpoint();
 
 test('a moved letter redriven to the subscriber queue carries no DLQ bookkeeping of its first dead-lettering', async () => {
-  const dlq = makeQueue(queueModel('M1Dlq.fifo', { fifo: true, queueName: 'M1Dlq.fifo', contentBasedDeduplication: false }), { clock, baseUrl: endpoint.endpoint });
-  const queue = makeQueue(queueModel('M1Q.fifo', { fifo: true, queueName: 'M1Q.fifo' }), { clock, baseUrl: endpoint.endpoint });
-  for (const each of [queue, dlq]) byUrl.set(each.address.url, each);
+  const { queue, dlq } = fifoQueuePair('M1');
   // fence at 1; ten letters #3..#12 wait in front of #2
   for (let sequence = 3; sequence <= 12; sequence += 1) dlq.send({ body: body(`E${sequence}`, 'a', sequence), messageAttributes: {}, messageGroupId: 'a', messageDeduplicationId: `d${sequence}`, origin: { via: 'send-message' } });
   dlq.send({ body: body('E2', 'a', 2), messageAttributes: {}, messageGroupId: 'a', messageDeduplicationId: 'd2', origin: { via: 'send-message' } });
@@ -30,14 +25,7 @@ test('a moved letter redriven to the subscriber queue carries no DLQ bookkeeping
       };
     },
   });
-  const fences: IFenceReader = { get: async () => ({ appliedSequence: 1, appliedEventId: 'E1' }) };
-  const read = await readOrderedDeadLetters({
-    sqs: watched,
-    deadLetterQueueUrl: dlq.address.url,
-    select: (message) => ({ id: message.messageId, body: message.body }),
-    plan: (letters) => planOrderedRedrive(letters, fences, { find: async () => undefined }),
-    sendTo: queue.address.url,
-  });
+  const read = await readBehindFenceAtOne(watched, dlq, queue);
   expect(read.sent.length).toBeGreaterThan(1);
   // what the move kept of the first dead-lettering stays in the dead-letter queue
   expect(forwarded).toHaveLength(read.sent.length);

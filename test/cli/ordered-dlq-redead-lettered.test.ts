@@ -4,18 +4,13 @@ import { SendMessageCommand } from '@aws-sdk/client-sqs';
  * read, is the sent event coming back: never a copy of itself to delete (review ro13, RO13-4).
  */
 import { expect, test } from 'vitest';
-import { planOrderedRedrive, type IFenceReader } from '../../lambda/ordered/redrive-plan';
-import { readOrderedDeadLetters } from '../../simulator/cli/dead-letters/ordered-queue-read';
 import { releaseMessages } from '../../simulator/cli/dead-letters/queue-messages';
-import { makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
-import { byUrl, clock, endpoint, orderedBody as body, sqs, useOrderedDlqEndpoint } from './ordered-dlq-kit';
+import { fifoQueuePair, orderedBody as body, readBehindFenceAtOne, sqs, useOrderedDlqEndpoint } from './ordered-dlq-kit';
 
 useOrderedDlqEndpoint();
 
 test('a letter sent by the run and dead-lettered again before its next read is kept and reported, never deleted as a copy of itself nor sent again', async () => {
-  const dlq = makeQueue(queueModel('R4Dlq.fifo', { fifo: true, queueName: 'R4Dlq.fifo', contentBasedDeduplication: false }), { clock, baseUrl: endpoint.endpoint });
-  const queue = makeQueue(queueModel('R4Q.fifo', { fifo: true, queueName: 'R4Q.fifo' }), { clock, baseUrl: endpoint.endpoint });
-  for (const each of [queue, dlq]) byUrl.set(each.address.url, each);
+  const { queue, dlq } = fifoQueuePair('R4');
   // agg a: fence at 1; #2 dead-lettered (its handler rejects it: the consumer dead-letters it at each delivery)
   dlq.send({ body: body('E2', 'a', 2), messageAttributes: {}, messageGroupId: 'a', messageDeduplicationId: 'first', origin: { via: 'send-message' } });
   // #3 behind it (sent in the same round, and dead-lettered again as well)
@@ -36,14 +31,7 @@ test('a letter sent by the run and dead-lettered again before its next read is k
       };
     },
   });
-  const fences: IFenceReader = { get: async () => ({ appliedSequence: 1, appliedEventId: 'E1' }) };
-  const read = await readOrderedDeadLetters({
-    sqs: watched,
-    deadLetterQueueUrl: dlq.address.url,
-    select: (message) => ({ id: message.messageId, body: message.body }),
-    plan: (letters) => planOrderedRedrive(letters, fences, { find: async () => undefined }),
-    sendTo: queue.address.url,
-  });
+  const read = await readBehindFenceAtOne(watched, dlq, queue);
   expect(redeadLettered).toBeGreaterThan(0);
   // nothing deleted: the letter that came back is the only copy of a never-applied event
   expect(read.deleted).toEqual([]);

@@ -7,11 +7,8 @@ import { ReceiveMessageCommand, SendMessageCommand } from '@aws-sdk/client-sqs';
  * simulator's FIFO SQS behind its endpoint, the real @aws-sdk/client-sqs.
  */
 import { expect, test } from 'vitest';
-import { planOrderedRedrive, type IFenceReader } from '../../lambda/ordered/redrive-plan';
-import { readOrderedDeadLetters } from '../../simulator/cli/dead-letters/ordered-queue-read';
 import { releaseMessages } from '../../simulator/cli/dead-letters/queue-messages';
-import { makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
-import { byUrl, clock, endpoint, orderedBody as body, sqs, useOrderedDlqEndpoint } from './ordered-dlq-kit';
+import { fifoQueuePair, orderedBody as body, readBehindFenceAtOne, sqs, useOrderedDlqEndpoint } from './ordered-dlq-kit';
 
 useOrderedDlqEndpoint();
 
@@ -19,9 +16,7 @@ useOrderedDlqEndpoint();
 const RECEIVE_BOUND = 100;
 
 test('ten letters dead-lettered again in front of their group are moved to the back, and the letter they hid is read', async () => {
-  const dlq = makeQueue(queueModel('RetDlq.fifo', { fifo: true, queueName: 'RetDlq.fifo', contentBasedDeduplication: false }), { clock, baseUrl: endpoint.endpoint });
-  const queue = makeQueue(queueModel('RetQ.fifo', { fifo: true, queueName: 'RetQ.fifo' }), { clock, baseUrl: endpoint.endpoint });
-  for (const each of [queue, dlq]) byUrl.set(each.address.url, each);
+  const { queue, dlq } = fifoQueuePair('Ret');
   // agg a: fence at 1; #2..#11 dead-lettered (their handler rejects them): the run sends all ten
   for (let sequence = 2; sequence <= 11; sequence++) {
     dlq.send({ body: body(`E${sequence}`, 'a', sequence), messageAttributes: {}, messageGroupId: 'a', messageDeduplicationId: `first-${sequence}`, origin: { via: 'send-message' } });
@@ -45,14 +40,7 @@ test('ten letters dead-lettered again in front of their group are moved to the b
       };
     },
   });
-  const fences: IFenceReader = { get: async () => ({ appliedSequence: 1, appliedEventId: 'E1' }) };
-  const read = await readOrderedDeadLetters({
-    sqs: watched,
-    deadLetterQueueUrl: dlq.address.url,
-    select: (message) => ({ id: message.messageId, body: message.body }),
-    plan: (letters) => planOrderedRedrive(letters, fences, { find: async () => undefined }),
-    sendTo: queue.address.url,
-  });
+  const read = await readBehindFenceAtOne(watched, dlq, queue);
   await releaseMessages(sqs, read.held);
   expect(redeadLettered).toBe(10);
   // each event sent once; the ten that came back kept (never deleted, never sent again); #13 read, waiting for #12

@@ -4,58 +4,24 @@
  * fresh aggregate's fence there admits them. With the output, a typed `--queue` other than its queue is refused, naming
  * both (review ro15, RO15-4). A dry run still takes the typed flags.
  */
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
-import { createLogger } from '../../lambda/logger';
-import { createOrderedConsumer } from '../../lambda/ordered/ordered-consumer';
-import { OrderedOutbox, type OrderedEnvelope } from '../../lambda/ordered/ordered-outbox';
+import { expect, test } from 'vitest';
 import type { SimulatedQueue } from '../../simulator/aws/queue';
-import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
 import { replayNeedsOutputLine } from '../../simulator/cli/replay-needs-output';
-import { localClient } from '../support/dynamodb-client';
-import { createInbox, createOutbox } from '../support/proof/tables';
-import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
+import { makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
 import { cli } from './operator-services';
+import { aggregateWithOneApplied, clock, endpoint, inboxConfig, orderedSubscriberOutput, outboxConfig, SUBSCRIBER, useOrderedWorld } from './ordered-redrive-kit';
 
-const SUBSCRIBER = 'Ledger';
-const client = localClient();
-const clock = frozenClock();
-let endpoint: SqsEndpoint;
 let queue: SimulatedQueue;
 let other: SimulatedQueue;
-let outboxConfig: ProducerConfig;
-let inboxConfig: ConsumerConfig;
-const byUrl = new Map<string, SimulatedQueue>();
 
-beforeAll(async () => {
-  endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url) });
-  queue = makeQueue(queueModel('LedgerReplayCheck.fifo', { fifo: true, queueName: 'LedgerReplayCheck.fifo' }), { clock, baseUrl: endpoint.endpoint });
+useOrderedWorld((baseUrl) => {
+  queue = makeQueue(queueModel('LedgerReplayCheck.fifo', { fifo: true, queueName: 'LedgerReplayCheck.fifo' }), { clock, baseUrl });
   // another deployment's queue (its consumer uses another inbox table)
-  other = makeQueue(queueModel('StagingLedger.fifo', { fifo: true, queueName: 'StagingLedger.fifo' }), { clock, baseUrl: endpoint.endpoint });
-  for (const each of [queue, other]) byUrl.set(each.address.url, each);
-  [outboxConfig, inboxConfig] = await Promise.all([createOutbox(client, { eventSource: 'orders' }), createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 })]);
-});
-afterAll(async () => {
-  client.destroy();
-  await endpoint.stop();
+  other = makeQueue(queueModel('StagingLedger.fifo', { fifo: true, queueName: 'StagingLedger.fifo' }), { clock, baseUrl });
+  return [queue, other];
 });
 
-const output = (): string =>
-  JSON.stringify({
-    format: 1, subscriberName: SUBSCRIBER, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: 3600,
-    outboxTable: outboxConfig.outboxTableName, inboxTable: inboxConfig.inboxTableName, queueUrl: queue.address.url, deadLetterQueueUrl: queue.address.url.replace('.fifo', 'Dlq.fifo'),
-  });
-
-/** An aggregate with #1 applied and #2 written. */
-async function aggregateWithOneApplied(name: string): Promise<{ aggregate: string; events: OrderedEnvelope[] }> {
-  const aggregate = `order-${Date.now()}-${name}`;
-  const producer = new OrderedOutbox({ client, config: outboxConfig });
-  const events: OrderedEnvelope[] = [];
-  for (const step of ['placed', 'paid']) events.push((await producer.transactWrite({ events: [{ type: 'Step', aggregateId: aggregate, subject: aggregate, data: { step } }] }))[0]!);
-  const consumer = createOrderedConsumer<{ step: string }>({ client, config: inboxConfig, logger: createLogger({ sink: () => undefined }), metricsSink: () => undefined, handle: async () => undefined });
-  await consumer({ Records: [{ messageId: `${name}-1`, body: JSON.stringify(events[0]), attributes: { ApproximateReceiveCount: '1' } }] });
-  return { aggregate, events };
-}
+const output = (): string => orderedSubscriberOutput(queue);
 
 test('fence replay --yes with a typed --queue and no --subscriber-output is refused; with the output, another --queue is refused naming both', async () => {
   const { aggregate } = await aggregateWithOneApplied('fence');

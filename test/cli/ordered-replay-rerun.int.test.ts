@@ -3,55 +3,21 @@
  * run's event was dead-lettered by a failing handler, which the operator fixed) must send the event again, not have it
  * dropped by SQS as a resend of the first run's while saying it was sent (review ro15, RO15-3).
  */
-import { afterAll, beforeAll, expect, test } from 'vitest';
-import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
-import { createLogger } from '../../lambda/logger';
-import { createOrderedConsumer } from '../../lambda/ordered/ordered-consumer';
-import { OrderedOutbox, type OrderedEnvelope } from '../../lambda/ordered/ordered-outbox';
+import { expect, test } from 'vitest';
 import type { SimulatedQueue } from '../../simulator/aws/queue';
-import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
-import { localClient } from '../support/dynamodb-client';
-import { createInbox, createOutbox } from '../support/proof/tables';
-import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
+import { makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
 import { cli } from './operator-services';
+import { aggregateWithOneApplied, clock, endpoint, orderedSubscriberOutput, SUBSCRIBER, useOrderedWorld } from './ordered-redrive-kit';
 
-const SUBSCRIBER = 'Ledger';
-const client = localClient();
-const clock = frozenClock();
-let endpoint: SqsEndpoint;
 let queue: SimulatedQueue;
-let outboxConfig: ProducerConfig;
-let inboxConfig: ConsumerConfig;
-const byUrl = new Map<string, SimulatedQueue>();
 
-beforeAll(async () => {
-  endpoint = await startSqsEndpoint({ resolveQueue: (url) => byUrl.get(url) });
-  queue = makeQueue(queueModel('ReplayRerun.fifo', { fifo: true, queueName: 'ReplayRerun.fifo' }), { clock, baseUrl: endpoint.endpoint });
-  byUrl.set(queue.address.url, queue);
-  [outboxConfig, inboxConfig] = await Promise.all([createOutbox(client, { eventSource: 'orders' }), createInbox(client, { subscriberName: SUBSCRIBER, deduplicationWindowSeconds: 3600 })]);
-});
-afterAll(async () => {
-  client.destroy();
-  await endpoint.stop();
+useOrderedWorld((baseUrl) => {
+  queue = makeQueue(queueModel('ReplayRerun.fifo', { fifo: true, queueName: 'ReplayRerun.fifo' }), { clock, baseUrl });
+  return [queue];
 });
 
 /** The subscriber's Operator output, naming the test's tables and queue. */
-const output = (): string =>
-  JSON.stringify({
-    format: 1, subscriberName: SUBSCRIBER, processingMode: 'transactional', ordered: true, deduplicationWindowSeconds: 3600,
-    outboxTable: outboxConfig.outboxTableName, inboxTable: inboxConfig.inboxTableName, queueUrl: queue.address.url, deadLetterQueueUrl: `${queue.address.url.replace('.fifo', 'Dlq.fifo')}`,
-  });
-
-/** An aggregate with #1 applied and #2 written: what a replay sends is #2. */
-async function aggregateWithOneApplied(name: string): Promise<{ aggregate: string; events: OrderedEnvelope[] }> {
-  const aggregate = `order-${Date.now()}-${name}`;
-  const producer = new OrderedOutbox({ client, config: outboxConfig });
-  const events: OrderedEnvelope[] = [];
-  for (const step of ['placed', 'paid']) events.push((await producer.transactWrite({ events: [{ type: 'Step', aggregateId: aggregate, subject: aggregate, data: { step } }] }))[0]!);
-  const consumer = createOrderedConsumer<{ step: string }>({ client, config: inboxConfig, logger: createLogger({ sink: () => undefined }), metricsSink: () => undefined, handle: async () => undefined });
-  await consumer({ Records: [{ messageId: `${name}-1`, body: JSON.stringify(events[0]), attributes: { ApproximateReceiveCount: '1' } }] });
-  return { aggregate, events };
-}
+const output = (): string => orderedSubscriberOutput(queue);
 
 /** The handler rejects what was sent (PermanentError): the consumer dead-letters it and acknowledges it. */
 function rejectEverything(): void {

@@ -7,47 +7,11 @@
  * 250 ms abort beat every held pre-read (all of Billing's events dead-lettered), and the socket timeout left the run
  * waiting 15 minutes without a verdict.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import * as path from 'node:path';
-import { afterAll, beforeAll, describe, expect, inject, test } from 'vitest';
-import { synthesize } from '../../../simulator/model/synthesize';
-import { loadScenario } from '../../../simulator/run/scenario';
-import { runSimulation, type SimulationResult } from '../../../simulator/run/simulation';
-import { asJson, differingFields } from './replay-kit';
+import { describe, expect, test } from 'vitest';
+import { differingFields, useFixtureReplay } from './replay-kit';
 
-const PROJECT = path.resolve(__dirname, '../../..');
-const FIXTURE = 'test/simulator/fixtures/real-time-sources';
-const START_TIME = Date.UTC(2026, 10, 29);
-
-let directory: string;
-let assemblyDirectory: string;
-
-beforeAll(async () => {
-  directory = mkdtempSync(path.join(tmpdir(), 'ief-real-time-sources-'));
-  assemblyDirectory = await synthesize({ app: `npx tsx ${FIXTURE}/app.ts`, cwd: PROJECT, outputDirectory: path.join(directory, 'cdk.out') });
-}, 900_000);
-afterAll(() => {
-  if (directory !== undefined) rmSync(directory, { recursive: true, force: true });
-});
-
-/** One run of the seed, as `--json` writes it less wall-clock time. */
-async function run(): Promise<{ result: SimulationResult; json: string }> {
-  const scenario = await loadScenario(`${FIXTURE}/scenario.ts`, PROJECT);
-  const result = await runSimulation({
-    cwd: PROJECT,
-    assemblyDirectory,
-    scenario,
-    dynamoDbEndpoint: inject('dynamoDbEndpoint'),
-    seed: 'real-time-sources-1',
-    startTime: START_TIME,
-    // eight orders: an id from each clock
-    count: 8,
-    concurrency: 4,
-    iam: false,
-  });
-  return { result, json: asJson(result) };
-}
+/** One run of the seed (eight orders: an id from each clock), as `--json` writes it less wall-clock time. */
+const run = useFixtureReplay({ fixture: 'test/simulator/fixtures/real-time-sources', tmpPrefix: 'ief-real-time-sources-', seed: 'real-time-sources-1', startTime: Date.UTC(2026, 10, 29) });
 
 describe('replaying a seed of an app reading every clock and bounding its calls with real-time timers', () => {
   test('two runs of one seed give the same result, and the correct app passes', { timeout: 1_800_000 }, async () => {
