@@ -23,9 +23,12 @@ export interface OutboxEvent {
  * payload bucket's lifecycle counts on, so a replay does not send it. DynamoDB deletes such an item only "typically
  * within a few days", and reads return it until then, so reading it proves nothing.
  */
-export function pastRetention(event: OutboxEvent, nowEpochMilliseconds: number): boolean {
+export function pastRetention(event: Pick<OutboxEvent, 'expiresAtEpochSeconds'>, nowEpochMilliseconds: number): boolean {
   return event.expiresAtEpochSeconds !== undefined && event.expiresAtEpochSeconds * 1000 <= nowEpochMilliseconds;
 }
+
+/** How the output names events past the outbox's TTL (`replay`, and `fence replay` with ', nothing sent'). */
+export const PAST_RETENTION_TEXT = "past the outbox's retention (its TTL passed; DynamoDB deletes such items within days), not replayed";
 
 /** Where the outbox items are. */
 export interface OutboxLocation {

@@ -20,6 +20,7 @@ import { replayOrdered } from './ordered-replay';
 import { replayNeedsOutputLine } from './replay-needs-output';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { outboxTimeToLiveAttribute } from './outbox-ttl-attribute';
+import { PAST_RETENTION_TEXT } from './outbox-events';
 import { earliestApplication, outboxEventsById, outboxEventsInRange, pastRetention, type OutboxEvent } from './outbox-events';
 import { terminalText } from './terminal-text';
 import { aggregateDecision, readAggregateApplications, type AggregateApplications } from './aggregate-applications';
@@ -122,7 +123,7 @@ ${FLOW_PROFILE_HELP}
 `;
 
 /** The text line's start for events past the outbox's TTL, which replay never sends. */
-export const PAST_RETENTION_TEXT = "past the outbox's retention (its TTL passed; DynamoDB deletes such items within days), not replayed";
+export { PAST_RETENTION_TEXT } from './outbox-events';
 
 const ALLOWED = new Set([
   'table', 'queue', 'subscriber', 'deduplication-window', 'event-id', 'since', 'until', 'type', 'partition-key', 'sort-key', 'no-sort-key', 'allow-expired', 'yes', 'json',
