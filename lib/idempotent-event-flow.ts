@@ -786,6 +786,16 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
           `but subscriberAccounts is [${accounts.join(', ')}] and offloadLargeEvents is true. Use a flow without offloadLargeEvents for subscribers of other accounts`,
       );
     }
+    // review rx15 (RX15-4): the payload window counts the outbox's eventRetention as the end of replay; on a table whose
+    // items never expire, replay would send events whose data the bucket has deleted
+    if (this.outboxTable.timeToLiveAttributeName === undefined) {
+      throw validationError(
+        `${owner}: offloadLargeEvents needs an outbox table whose items expire, but the outbox table's timeToLiveAttributeName is undefined (producers set no ` +
+          `expiry, so its items stay until deleted): the payload bucket deletes an event's data after a window that counts the outbox's eventRetention ` +
+          `(${this.outboxTable.eventRetention.toDays()} days) as how long replay can re-send it, so replay would send events whose data is gone. ` +
+          'Set timeToLiveAttributeName (the attribute the table\'s TTL is enabled on) in OutboxTable.fromTableAttributes, or leave offloadLargeEvents out',
+      );
+    }
     const bucket = createPayloadBucket(this, this.encryptionKey, removalPolicy, () => payloadExpiration?.toDays() ?? this.payloadWindow().days);
     this.node.addValidation({ validate: () => [...this.payloadExpirationErrors(owner), ...this.orderedRelaysOfOffloadingOutbox(owner)] });
     return bucket;
