@@ -257,6 +257,26 @@ describe('fence', () => {
     expect(sent.stderr).not.toContain(events[0]!.id);
     expect(queue.counts().visible).toBe(visibleBefore);
   });
+
+  test('replay to the ordered subscriber (review rx15, RX15-5) names history items past their TTL apart, as pastRetention with when they expired, not as missing; exit 3, nothing sent', async () => {
+    const aggregate = `order-${Date.now()}-ttl-replay`;
+    const events = await produce(aggregate, ['placed', 'paid']);
+    for (const event of events) {
+      await DynamoDBDocumentClient.from(client).send(
+        new UpdateCommand({ TableName: outboxConfig.outboxTableName, Key: historyKey(event.id), UpdateExpression: 'SET expiresAt = :past', ExpressionAttributeValues: { ':past': 1 } }),
+      );
+    }
+    const visibleBefore = queue.counts().visible;
+    const result = await cli({ clock, endpoint }, 'replay', '--subscriber-output', orderedOutput({ queue, deadLetterQueue }), ...events.flatMap((event) => ['--event-id', event.id]), '--event-id', 'never-written', '--yes', '--json');
+    expect(result.code).toBe(3);
+    const output = JSON.parse(result.stdout) as { missing: string[]; pastRetention: Array<{ eventId: string; expiredAt: string }> };
+    expect(output.missing).toEqual(['never-written']);
+    expect(output.pastRetention).toEqual(events.map((event) => ({ eventId: event.id, expiredAt: new Date(1000).toISOString() })));
+    expect(queue.counts().visible).toBe(visibleBefore);
+    const text = await cli({ clock, endpoint }, 'replay', '--subscriber-output', orderedOutput({ queue, deadLetterQueue }), ...events.flatMap((event) => ['--event-id', event.id]));
+    expect(text.code).toBe(3);
+    expect(text.stdout).toContain(`${PAST_RETENTION_TEXT}: ${events.map((event) => event.id).join(' ')}`);
+  });
 });
 
 describe('dlq redrive and replay of an ordered subscriber (issue 33): in sequence, as the fences admit, never past a gap', () => {
