@@ -192,7 +192,8 @@ export interface IdempotentEventFlowProps {
    * `s3:GetObject` under it and `s3:ListBucket` on it (so that a missing object is `404`, dead-lettered with its reason,
    * not `403`, retried). Subscribers in another account or Region read it too (the bucket and key policies name
    * their roles; docs/LARGE-EVENTS.md). Not yet with `subscriberAccounts` (other apps' subscribers) or ordered
-   * subscribers in another account or Region (synth fails naming them and why).
+   * subscribers in another account or Region (synth fails naming them and why), nor on an existing outbox table
+   * without `timeToLiveAttributeName` (its items never expire, so replay could outlive the bucket's data).
    *
    * @default false - no bucket: a producer refuses an event larger than `maxEventSize`
    */
