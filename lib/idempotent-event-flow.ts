@@ -192,7 +192,8 @@ export interface IdempotentEventFlowProps {
    * `s3:GetObject` under it and `s3:ListBucket` on it (so that a missing object is `404`, dead-lettered with its reason,
    * not `403`, retried). Subscribers in another account or Region read it too (the bucket and key policies name
    * their roles; docs/LARGE-EVENTS.md). Not yet with `subscriberAccounts` (other apps' subscribers) or ordered
-   * subscribers in another account or Region (synth fails naming them and why).
+   * subscribers in another account or Region (synth fails naming them and why), nor on an existing outbox table
+   * without `timeToLiveAttributeName` (its items never expire, so replay could outlive the bucket's data).
    *
    * @default false - no bucket: a producer refuses an event larger than `maxEventSize`
    */
@@ -784,6 +785,16 @@ export class IdempotentEventFlow extends Construct implements IEventFlow {
         `${owner}: subscriberAccounts cannot be used with offloadLargeEvents yet: the subscribers of ${accounts.join(', ')} are deployed by other apps, ` +
           'which are not given the payload bucket (its name, s3:GetObject and kms:Decrypt), so they could not fetch an offloaded event; ' +
           `but subscriberAccounts is [${accounts.join(', ')}] and offloadLargeEvents is true. Use a flow without offloadLargeEvents for subscribers of other accounts`,
+      );
+    }
+    // review rx15 (RX15-4): the payload window counts the outbox's eventRetention as the end of replay; on a table whose
+    // items never expire, replay would send events whose data the bucket has deleted
+    if (this.outboxTable.timeToLiveAttributeName === undefined) {
+      throw validationError(
+        `${owner}: offloadLargeEvents needs an outbox table whose items expire, but the outbox table's timeToLiveAttributeName is undefined (producers set no ` +
+          `expiry, so its items stay until deleted): the payload bucket deletes an event's data after a window that counts the outbox's eventRetention ` +
+          `(${this.outboxTable.eventRetention.toDays()} days) as how long replay can re-send it, so replay would send events whose data is gone. ` +
+          'Set timeToLiveAttributeName (the attribute the table\'s TTL is enabled on) in OutboxTable.fromTableAttributes, or leave offloadLargeEvents out',
       );
     }
     const bucket = createPayloadBucket(this, this.encryptionKey, removalPolicy, () => payloadExpiration?.toDays() ?? this.payloadWindow().days);

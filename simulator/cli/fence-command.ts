@@ -26,6 +26,7 @@ import { replayDeduplicationIds } from './replay-deduplication';
 import { replayNeedsOutputLine } from './replay-needs-output';
 import type { SubscriberDeployment } from '../../lambda/contract/subscriber-deployment';
 import { holdRestored, restoreRefusalLines } from './dead-letters/restore-hold';
+import { PAST_RETENTION_TEXT, pastRetention } from './outbox-events';
 import { followedHistory, readAggregateHistory, type FencePoint, type FollowedHistory, type HistoryItem } from './ordered-history';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
 import { terminalText } from './terminal-text';
@@ -275,6 +276,14 @@ async function replay(parsed: ParsedArguments, context: CommandContext, fences: 
     return EXIT_CODE.REFUSED;
   }
   const events = followed.chain;
+  // review rx15 (RX15-1): past the outbox's TTL is past the retention the payload bucket's lifecycle counts on, as in
+  // 'replay'; DynamoDB may not have deleted the items yet, so reading them proves nothing
+  const now = context.now().getTime();
+  const expired = events.filter((event) => pastRetention(event, now));
+  if (expired.length > 0) {
+    context.io.stderr(`refused: ${terminalText(aggregateId)}: ${expired.map((event) => `sequence ${event.sequence} (${terminalText(event.eventId)})`).join(', ')} ${PAST_RETENTION_TEXT}; nothing sent: the events after them wait behind them, so move the fence past them with 'fence skip'\n`);
+    return EXIT_CODE.REFUSED;
+  }
   // review ro12 (RO12-4): a restored or replaced inbox table holds fences behind what the subscriber applied
   const restored = await inboxRestoreRefusal(context, target.inboxTable, target.subscriber, aggregateId, fence, events, parsed.values['subscriber-added-later'] === true);
   if (restored !== undefined) {

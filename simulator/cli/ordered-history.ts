@@ -10,6 +10,7 @@ import { OUTBOX_ITEM } from '../../lambda/contract/wire-format';
 import { fenceAdmits } from '../../lambda/ordered/sequence-fence';
 import { toDocumentClient } from '../../lambda/transaction/document-client';
 import type { CommandContext } from './command';
+import { outboxTimeToLiveAttribute } from './outbox-ttl-attribute';
 import { scanItems } from './scan-items';
 
 /** One history item: the event and where it stands. */
@@ -25,6 +26,8 @@ export interface HistoryItem {
   readonly body: string;
   /** When the producer's runtime wrote it (epoch milliseconds), when the item says. */
   readonly writtenAt?: number;
+  /** When the outbox's TTL removes it (its TTL attribute), epoch seconds; undefined on an item without one. */
+  readonly expiresAtEpochSeconds?: number;
 }
 
 /** The aggregate's head as the table holds it (written by a producer or carried over by an operator). */
@@ -56,6 +59,7 @@ export async function readAggregateHistory(context: CommandContext, outboxTable:
       ':aggregate': aggregateId,
     },
   });
+  const timeToLive = await outboxTimeToLiveAttribute(context.client(), outboxTable);
   const headItem = items.find((item) => item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] !== ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE);
   const history = items
     .filter((item) => item[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] === ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE)
@@ -68,6 +72,7 @@ export async function readAggregateHistory(context: CommandContext, outboxTable:
         generationBase: numberOf(item, ORDERED_OUTBOX_ITEM.GENERATION_BASE_ATTRIBUTE),
         body: String(item[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE]),
         ...(typeof item[OUTBOX_ITEM.WRITTEN_AT_ATTRIBUTE] === 'number' ? { writtenAt: item[OUTBOX_ITEM.WRITTEN_AT_ATTRIBUTE] as number } : {}),
+        ...(typeof item[timeToLive] === 'number' && Number.isFinite(item[timeToLive]) ? { expiresAtEpochSeconds: item[timeToLive] as number } : {}),
       }),
     )
     .sort((a, b) => a.sequence - b.sequence || a.generation - b.generation || a.eventId.localeCompare(b.eventId));

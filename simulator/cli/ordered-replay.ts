@@ -14,7 +14,7 @@ import { SequenceFences } from '../../lambda/ordered/sequence-fences';
 import { formatTable } from './blocked-command';
 import { gapLines, orderedDecisions, sendOrdered } from './dead-letters/ordered-sends';
 import { EXIT_CODE, type CommandContext } from './command';
-import { outboxEventsById, outboxEventsInRange, pastRetention, type OutboxLocation, type OutboxEvent } from './outbox-events';
+import { PAST_RETENTION_TEXT, outboxEventsById, outboxEventsInRange, pastRetention, type OutboxLocation, type OutboxEvent } from './outbox-events';
 import { replayDeduplicationIds } from './replay-deduplication';
 import { terminalText } from './terminal-text';
 
@@ -40,17 +40,29 @@ const WORDING = { held: 'replayed event', left: 'not sent' };
  * `nowEpochMilliseconds`, a history item past its TTL is taken as not held (in `missing`): past the retention the
  * payload bucket's lifecycle counts on, though DynamoDB may not have deleted it yet.
  */
-export async function orderedHistoryEvents(request: Pick<OrderedReplayRequest, 'location' | 'eventIds' | 'range'>, nowEpochMilliseconds?: number): Promise<{ events: OutboxEvent[]; missing: string[] }> {
+export async function orderedHistoryEvents(
+  request: Pick<OrderedReplayRequest, 'location' | 'eventIds' | 'range'>,
+  nowEpochMilliseconds?: number,
+): Promise<{ events: OutboxEvent[]; missing: string[]; pastRetention: OutboxEvent[] }> {
   const location = { ...request.location, recordType: ORDERED_OUTBOX_ITEM.HISTORY_RECORD_TYPE_VALUE };
   const read = request.range !== undefined ? { events: await outboxEventsInRange(location, request.range), missing: [] as string[] } : await outboxEventsById(location, request.eventIds);
-  if (nowEpochMilliseconds === undefined) return read;
+  if (nowEpochMilliseconds === undefined) return { ...read, pastRetention: [] };
   const expired = read.events.filter((event) => pastRetention(event, nowEpochMilliseconds));
-  return { events: read.events.filter((event) => !pastRetention(event, nowEpochMilliseconds)), missing: [...read.missing, ...expired.map((event) => event.envelope.id)] };
+  return {
+    events: read.events.filter((event) => !pastRetention(event, nowEpochMilliseconds)),
+    missing: [...read.missing, ...expired.map((event) => event.envelope.id)],
+    pastRetention: expired,
+  };
 }
 
 /** Plans, and with `send` sends, a replay to an ordered subscriber. Returns the exit code. */
 export async function replayOrdered(context: CommandContext, request: OrderedReplayRequest, confirm: (count: number) => Promise<boolean>): Promise<number> {
-  const { events, missing } = await orderedHistoryEvents(request, context.now().getTime());
+  const read = await orderedHistoryEvents(request, context.now().getTime());
+  const events = read.events;
+  // past the TTL: named apart (pastRetention, with when), as 'replay' does to a standard subscriber (review rx15, RX15-5)
+  const expiredIds = new Set(read.pastRetention.map((event) => event.envelope.id));
+  const missing = read.missing.filter((id) => !expiredIds.has(id));
+  const pastRetentionOf = read.pastRetention.map((event) => ({ eventId: event.envelope.id, expiredAt: new Date(event.expiresAtEpochSeconds! * 1000).toISOString() }));
   const fences = new SequenceFences({ client: context.client(), tableName: request.inboxTable, subscriberName: request.subscriberName, now: () => context.now() });
   // the history outlives the inbox's records: an event below the fence without one is called never applied only while
   // younger than the window (from its write time); older, or of an unprovable age, it is unproven (review r8b, R8b-10)
@@ -94,6 +106,7 @@ export async function replayOrdered(context: CommandContext, request: OrderedRep
           events: decisions.map((item) => ({ eventId: item.id, aggregateId: item.aggregateId, sequence: item.sequence, decision: item.decision, ...(item.copyOf === undefined ? {} : { copyOf: item.copyOf }), ...(item.why === undefined ? {} : { why: item.why }) })),
           gaps: plan.gaps,
           missing,
+          pastRetention: pastRetentionOf,
           ...(send ? { sent } : {}),
         },
         null,
@@ -109,7 +122,9 @@ export async function replayOrdered(context: CommandContext, request: OrderedRep
       item.why ?? '',
     ]);
     const table = rows.length === 0 ? 'no events match\n' : formatTable(['EVENT ID', 'AGGREGATE', 'SEQUENCE', 'DECISION', 'WHY'], rows);
-    const missingLine = missing.length === 0 ? '' : `not in the outbox history (never written, or past its retention): ${missing.map(terminalText).join(' ')}\n`;
+    const missingLine =
+      (missing.length === 0 ? '' : `not in the outbox history (never written, or past its retention): ${missing.map(terminalText).join(' ')}\n`) +
+      (pastRetentionOf.length === 0 ? '' : `${PAST_RETENTION_TEXT}: ${pastRetentionOf.map((event) => terminalText(event.eventId)).join(' ')}\n`);
     const gaps = gapLines(plan, 'replayed event').map((line) => `${terminalText(line)}\n`).join('');
     const duplicatesText = duplicates.length === 0 ? '' : `; ${duplicates.length} at or below the fence are duplicates by design, not sent`;
     const waitingText =
@@ -120,5 +135,5 @@ export async function replayOrdered(context: CommandContext, request: OrderedRep
       : `dry run: would send ${toSend.length} in sequence per aggregate${duplicatesText}${waitingText}; run again with --yes to send them`;
     context.io.stdout(`${table}${missingLine}${gaps}${outcome}\n`);
   }
-  return waiting.length > 0 || unproven.length > 0 || missing.length > 0 || Object.keys(plan.gaps).length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
+  return waiting.length > 0 || unproven.length > 0 || missing.length > 0 || pastRetentionOf.length > 0 || Object.keys(plan.gaps).length > 0 ? EXIT_CODE.REFUSED : EXIT_CODE.OK;
 }

@@ -14,7 +14,7 @@ export interface OutboxEvent {
   readonly body: string;
   /** When the producer wrote the outbox item (`iefWrittenAt`), epoch ms; undefined on items of older runtimes. */
   readonly writtenAtEpochMilliseconds?: number;
-  /** When the outbox's TTL removes the item (`expiresAt`), epoch seconds; undefined on an item without one. */
+  /** When the outbox's TTL removes the item (its TTL attribute, `expiresAt` on the flow's own table), epoch seconds; undefined on an item without one. */
   readonly expiresAtEpochSeconds?: number;
 }
 
@@ -23,9 +23,12 @@ export interface OutboxEvent {
  * payload bucket's lifecycle counts on, so a replay does not send it. DynamoDB deletes such an item only "typically
  * within a few days", and reads return it until then, so reading it proves nothing.
  */
-export function pastRetention(event: OutboxEvent, nowEpochMilliseconds: number): boolean {
+export function pastRetention(event: Pick<OutboxEvent, 'expiresAtEpochSeconds'>, nowEpochMilliseconds: number): boolean {
   return event.expiresAtEpochSeconds !== undefined && event.expiresAtEpochSeconds * 1000 <= nowEpochMilliseconds;
 }
+
+/** How the output names events past the outbox's TTL (`replay`, and `fence replay` with ', nothing sent'). */
+export const PAST_RETENTION_TEXT = "past the outbox's retention (its TTL passed; DynamoDB deletes such items within days), not replayed";
 
 /** Where the outbox items are. */
 export interface OutboxLocation {
@@ -41,13 +44,15 @@ export interface OutboxLocation {
    * @default OUTBOX_ITEM.RECORD_TYPE_VALUE
    */
   readonly recordType?: string;
+  /** The attribute the table's TTL reads (see `outboxTimeToLiveAttribute`). @default 'expiresAt' */
+  readonly timeToLiveAttributeName?: string;
 }
 
-function eventOf(item: Record<string, unknown> | undefined, recordType: string): OutboxEvent | undefined {
+function eventOf(item: Record<string, unknown> | undefined, recordType: string, timeToLiveAttributeName: string): OutboxEvent | undefined {
   const body = item?.[OUTBOX_ITEM.ENVELOPE_ATTRIBUTE];
   if (item?.[OUTBOX_ITEM.RECORD_TYPE_ATTRIBUTE] !== recordType || typeof body !== 'string') return undefined;
   const writtenAt = item[OUTBOX_ITEM.WRITTEN_AT_ATTRIBUTE];
-  const expiresAt = item[TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE];
+  const expiresAt = item[timeToLiveAttributeName];
   return {
     envelope: parseEnvelope(body),
     body,
@@ -98,7 +103,7 @@ export async function outboxEventsById(location: OutboxLocation, eventIds: reado
     const key: Record<string, string> = { [location.partitionKeyName ?? 'pk']: outboxKeyValue(eventId) };
     if (location.sortKeyName !== undefined) key[location.sortKeyName] = outboxKeyValue(eventId);
     const response = await location.client.send(new GetCommand({ TableName: location.tableName, Key: key, ConsistentRead: true }));
-    const event = eventOf(response.Item, location.recordType ?? OUTBOX_ITEM.RECORD_TYPE_VALUE);
+    const event = eventOf(response.Item, location.recordType ?? OUTBOX_ITEM.RECORD_TYPE_VALUE, location.timeToLiveAttributeName ?? TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE);
     if (event === undefined) missing.push(eventId);
     else events.push(event);
   }
@@ -124,7 +129,7 @@ export async function outboxEventsInRange(
       }),
     );
     for (const item of page.Items ?? []) {
-      const event = eventOf(item, location.recordType ?? OUTBOX_ITEM.RECORD_TYPE_VALUE);
+      const event = eventOf(item, location.recordType ?? OUTBOX_ITEM.RECORD_TYPE_VALUE, location.timeToLiveAttributeName ?? TABLE_SCHEMA.TIME_TO_LIVE_ATTRIBUTE);
       const time = event?.envelope.time === undefined ? Number.NaN : Date.parse(event.envelope.time);
       if (event === undefined || !(time >= range.sinceEpochMs && time < range.untilEpochMs)) continue;
       if (range.types.length > 0 && !range.types.includes(event.envelope.type)) continue;

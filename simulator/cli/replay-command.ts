@@ -19,6 +19,8 @@ import { isFifoQueueUrl } from './dead-letters/ordered-sends';
 import { replayOrdered } from './ordered-replay';
 import { replayNeedsOutputLine } from './replay-needs-output';
 import { EXIT_CODE, type Command, type CommandContext, type ParsedArguments } from './command';
+import { outboxTimeToLiveAttribute } from './outbox-ttl-attribute';
+import { PAST_RETENTION_TEXT } from './outbox-events';
 import { earliestApplication, outboxEventsById, outboxEventsInRange, pastRetention, type OutboxEvent } from './outbox-events';
 import { terminalText } from './terminal-text';
 import { aggregateDecision, readAggregateApplications, type AggregateApplications } from './aggregate-applications';
@@ -121,7 +123,7 @@ ${FLOW_PROFILE_HELP}
 `;
 
 /** The text line's start for events past the outbox's TTL, which replay never sends. */
-export const PAST_RETENTION_TEXT = "past the outbox's retention (its TTL passed; DynamoDB deletes such items within days), not replayed";
+export { PAST_RETENTION_TEXT } from './outbox-events';
 
 const ALLOWED = new Set([
   'table', 'queue', 'subscriber', 'deduplication-window', 'event-id', 'since', 'until', 'type', 'partition-key', 'sort-key', 'no-sort-key', 'allow-expired', 'yes', 'json',
@@ -191,6 +193,7 @@ async function replayFrom(parsed: ParsedArguments, context: CommandContext, reso
   const location = {
     client: toDocumentClient(outboxClient),
     tableName: outboxTable,
+    timeToLiveAttributeName: await outboxTimeToLiveAttribute(outboxClient, outboxTable),
     ...(typeof values['partition-key'] === 'string' ? { partitionKeyName: values['partition-key'] } : {}),
     ...(values['no-sort-key'] === true ? {} : { sortKeyName: typeof values['sort-key'] === 'string' ? values['sort-key'] : TABLE_SCHEMA.SORT_KEY }),
   };
@@ -368,7 +371,7 @@ async function replayToOrdered(parsed: ParsedArguments, context: CommandContext,
       queueUrl: resolved.queueUrl,
       inboxTable,
       ...(resolved.deduplicationWindowSeconds === undefined ? {} : { deduplicationWindowSeconds: resolved.deduplicationWindowSeconds }),
-      location: { client: toDocumentClient(outboxClient), tableName: outboxTable, sortKeyName: TABLE_SCHEMA.SORT_KEY },
+      location: { client: toDocumentClient(outboxClient), tableName: outboxTable, sortKeyName: TABLE_SCHEMA.SORT_KEY, timeToLiveAttributeName: await outboxTimeToLiveAttribute(outboxClient, outboxTable) },
       eventIds,
       ...(since === undefined ? {} : { range: { sinceEpochMs: since, untilEpochMs: until ?? context.now().getTime(), types } }),
       send: values.yes === true,

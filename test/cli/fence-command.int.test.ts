@@ -3,7 +3,7 @@
  * fence-respecting redrive and replay, against the
  * simulator's SQS (FIFO queues behind its endpoint, the real @aws-sdk/client-sqs) and DynamoDB Local. No mocks.
  */
-import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DeleteCommand, DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import type { ConsumerConfig, ProducerConfig } from '../../lambda/config';
 import { createLogger } from '../../lambda/logger';
@@ -17,6 +17,7 @@ import { createInbox, createKeyedTable, createOutbox } from '../support/proof/ta
 import { makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
 import { CLOCK_BUFFER_BYTES, VirtualClock } from '../../simulator/aws/clock';
 import { replayNeedsOutputLine } from '../../simulator/cli/replay-needs-output';
+import { PAST_RETENTION_TEXT } from '../../simulator/cli/replay-command';
 import { cli, deliverOnce } from './operator-services';
 
 const SUBSCRIBER = 'Ledger';
@@ -240,6 +241,47 @@ describe('fence', () => {
     const refused = await cli({ clock, endpoint }, 'fence', 'replay', SUBSCRIBER, other, '--subscriber-output', orderedOutput({ queue, deadLetterQueue }), '--yes');
     expect(refused.code).toBe(3);
     expect(refused.stderr).toContain('has no sequence 1');
+  });
+
+  test('replay (review rx15, RX15-1) does not send history items past their TTL (DynamoDB has not deleted them yet): refused naming them, nothing sent', async () => {
+    const aggregate = `order-${Date.now()}-ttl`;
+    const events = await produce(aggregate, ['placed', 'paid', 'shipped']);
+    await consumer()({ Records: [{ messageId: 't1', body: JSON.stringify(events[0]), attributes: { ApproximateReceiveCount: '1' } }] });
+    // every history item's TTL has passed (1: in 1970), as the outbox's retention ends
+    for (const event of events) {
+      await DynamoDBDocumentClient.from(client).send(
+        new UpdateCommand({ TableName: outboxConfig.outboxTableName, Key: historyKey(event.id), UpdateExpression: 'SET expiresAt = :past', ExpressionAttributeValues: { ':past': 1 } }),
+      );
+    }
+    const visibleBefore = queue.counts().visible;
+    const dryRun = await cli({ clock, endpoint }, 'fence', 'replay', SUBSCRIBER, aggregate, '--subscriber-output', orderedOutput({ queue, deadLetterQueue }), '--json');
+    expect(dryRun.code).toBe(3);
+    const sent = await cli({ clock, endpoint }, 'fence', 'replay', SUBSCRIBER, aggregate, '--subscriber-output', orderedOutput({ queue, deadLetterQueue }), '--yes');
+    expect(sent.code).toBe(3);
+    expect(sent.stderr).toContain(PAST_RETENTION_TEXT);
+    for (const event of events.slice(1)) expect(sent.stderr).toContain(event.id);
+    expect(sent.stderr).not.toContain(events[0]!.id);
+    expect(queue.counts().visible).toBe(visibleBefore);
+  });
+
+  test('replay to the ordered subscriber (review rx15, RX15-5) names history items past their TTL apart, as pastRetention with when they expired, not as missing; exit 3, nothing sent', async () => {
+    const aggregate = `order-${Date.now()}-ttl-replay`;
+    const events = await produce(aggregate, ['placed', 'paid']);
+    for (const event of events) {
+      await DynamoDBDocumentClient.from(client).send(
+        new UpdateCommand({ TableName: outboxConfig.outboxTableName, Key: historyKey(event.id), UpdateExpression: 'SET expiresAt = :past', ExpressionAttributeValues: { ':past': 1 } }),
+      );
+    }
+    const visibleBefore = queue.counts().visible;
+    const result = await cli({ clock, endpoint }, 'replay', '--subscriber-output', orderedOutput({ queue, deadLetterQueue }), ...events.flatMap((event) => ['--event-id', event.id]), '--event-id', 'never-written', '--yes', '--json');
+    expect(result.code).toBe(3);
+    const output = JSON.parse(result.stdout) as { missing: string[]; pastRetention: Array<{ eventId: string; expiredAt: string }> };
+    expect(output.missing).toEqual(['never-written']);
+    expect(output.pastRetention).toEqual(events.map((event) => ({ eventId: event.id, expiredAt: new Date(1000).toISOString() })));
+    expect(queue.counts().visible).toBe(visibleBefore);
+    const text = await cli({ clock, endpoint }, 'replay', '--subscriber-output', orderedOutput({ queue, deadLetterQueue }), ...events.flatMap((event) => ['--event-id', event.id]));
+    expect(text.code).toBe(3);
+    expect(text.stdout).toContain(`${PAST_RETENTION_TEXT}: ${events.map((event) => event.id).join(' ')}`);
   });
 });
 

@@ -11,8 +11,10 @@
 import * as path from 'node:path';
 import { Annotations as CdkAnnotations, App, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import * as dynamodb from 'aws-cdk-lib/aws-dynamodb';
+import * as kms from 'aws-cdk-lib/aws-kms';
 import { describe, expect, test } from 'vitest';
-import { IdempotentEventFlow, Subscriber, type IdempotentEventFlowProps } from '../../lib';
+import { IdempotentEventFlow, OutboxTable, Subscriber, type IdempotentEventFlowProps } from '../../lib';
 import { OrderedRelay, OrderedSubscriber } from '../../lib/ordered';
 import { HANDLER_ENTRY, newStack } from '../fixtures/construct-test-kit';
 
@@ -79,5 +81,34 @@ describe('offloadLargeEvents with subscribers in another account or Region', () 
       /IdempotentEventFlow 'Orders': subscriberAccounts cannot be used with offloadLargeEvents yet: the subscribers of 222222222222 are deployed by other apps, which are not given the payload bucket \(its name, s3:GetObject and kms:Decrypt\), so they could not fetch an offloaded event; but subscriberAccounts is \[222222222222\] and offloadLargeEvents is true/,
     );
     expect(() => new IdempotentEventFlow(newStack(), 'Orders', { subscriberAccounts: ['222222222222'] })).not.toThrow();
+  });
+});
+
+describe('offloadLargeEvents on an existing outbox table without a TTL (review rx15, RX15-4)', () => {
+  /** A flow on an existing outbox table, with `timeToLiveAttributeName` or not, and one subscriber. */
+  function existingTableLayout(timeToLiveAttributeName: string | undefined, offloadLargeEvents: boolean): Stack {
+    const stack = new Stack(app(), 'Payments', { env: FLOW_ENV });
+    const key = new kms.Key(stack, 'Key', { enableKeyRotation: true });
+    const table = new dynamodb.Table(stack, 'Table', {
+      partitionKey: { name: 'pk', type: dynamodb.AttributeType.STRING },
+      sortKey: { name: 'sk', type: dynamodb.AttributeType.STRING },
+      stream: dynamodb.StreamViewType.NEW_IMAGE,
+      encryption: dynamodb.TableEncryption.CUSTOMER_MANAGED,
+      encryptionKey: key,
+      ...(timeToLiveAttributeName === undefined ? {} : { timeToLiveAttribute: timeToLiveAttributeName }),
+    });
+    const outboxTable = OutboxTable.fromTableAttributes(stack, 'Existing', { table, partitionKeyName: 'pk', sortKeyName: 'sk', ...(timeToLiveAttributeName === undefined ? {} : { timeToLiveAttributeName }) });
+    const flow = new IdempotentEventFlow(stack, 'Payments', { outboxTable, ...(offloadLargeEvents ? { offloadLargeEvents } : {}) });
+    CdkAnnotations.of(flow).acknowledgeWarning('idempotent-event-flow:noAlarmActions', 'not under test');
+    new Subscriber(stack, 'Billing', { flow, entry: HANDLER_ENTRY });
+    return stack;
+  }
+
+  test('is refused at synth, naming offloadLargeEvents, timeToLiveAttributeName and why; with a TTL attribute, or without offloading, it synthesizes', () => {
+    expect(() => Template.fromStack(existingTableLayout(undefined, true))).toThrow(
+      /offloadLargeEvents.*timeToLiveAttributeName.*undefined.*eventRetention \(7 days\)/s,
+    );
+    expect(() => Template.fromStack(existingTableLayout('ttl', true))).not.toThrow();
+    expect(() => Template.fromStack(existingTableLayout(undefined, false))).not.toThrow();
   });
 });

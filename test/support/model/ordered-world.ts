@@ -47,6 +47,7 @@ import { orderedPositionOf } from '../../../lambda/ordered/ordered-position';
 import { SequenceFences, type SequenceFenceState } from '../../../lambda/ordered/sequence-fences';
 import { orderedDecisions, type OrderedDecision } from '../../../simulator/cli/dead-letters/ordered-sends';
 import { orderedHistoryEvents } from '../../../simulator/cli/ordered-replay';
+import { PAST_RETENTION_TEXT } from '../../../simulator/cli/outbox-events';
 import { INBOX_RESTORE_ADVICE } from '../../../simulator/cli/inbox-restore-check';
 import { recordKey, TABLE_SCHEMA } from '../../../lambda/contract/wire-format';
 import { startSqsEndpoint, type SqsEndpoint } from '../../../simulator/aws/sqs-endpoint';
@@ -871,10 +872,20 @@ export class OrderedWorld {
       return known.get(body.id) ?? body;
     });
     if (result.code !== 0 && result.code !== 3) return void this.violations.push(`fence replay ${aggregate} exited ${result.code}: ${result.stderr.trim()}`);
+    // review rx15 (RX15-1): an event past its outbox TTL (written + the outbox's eventRetention) is never sent; a
+    // refusal for it names only such events
+    const pastTtl = (envelope: OrderedEnvelope): boolean => Math.floor(Date.parse(envelope.time as string) / 1000) + this.tables.outbox.eventRetentionSeconds <= this.nowMs / 1000;
+    const expiredRefusal = result.code === 3 && result.stderr.includes(PAST_RETENTION_TEXT);
+    if (expiredRefusal) {
+      const named = [...result.stderr.matchAll(/sequence \d+ \(([^)]+)\)/g)].map((match) => match[1]!);
+      const wrong = named.filter((id) => known.get(id) === undefined || !pastTtl(known.get(id)!));
+      if (named.length === 0 || wrong.length > 0) this.violations.push(`fence replay ${aggregate} refused as past the outbox's retention naming ${named.length === 0 ? 'nothing' : wrong.join(', ')}, not past its TTL: ${result.stderr.trim()}`);
+    }
+    for (const envelope of sent) if (pastTtl(envelope)) this.violations.push(`fence replay ${aggregate} sent ${envelope.id}, past its outbox TTL`);
     if (result.code === 3) {
       // while no outbox head went back, the one refusal due is the inbox-restore check's, until the fences are carried
       const inboxRefusal = result.stderr.includes(INBOX_RESTORE_ADVICE);
-      if (!this.restored && !(this.inboxCarryPending && inboxRefusal)) {
+      if (!this.restored && !(this.inboxCarryPending && inboxRefusal) && !expiredRefusal) {
         this.violations.push(`fence replay ${aggregate} refused with no outbox restore in the run and no inbox restore waiting for its carry: ${result.stderr.trim()}`);
       }
       if (this.inboxRestored && !this.inboxCarryPending && inboxRefusal) this.violations.push(`fence replay ${aggregate} refused for an inbox restore whose fences were carried: ${result.stderr.trim()}`);
