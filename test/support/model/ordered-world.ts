@@ -786,19 +786,7 @@ export class OrderedWorld {
    * dead-letter queue, no fence moved. What a wrongly accepted run moved goes to the model's queue, so the run goes on.
    */
   public async dlqRedriveAllowExpired(): Promise<void> {
-    const sqs = (this.sqs ??= await (async () => {
-      const queues = new Map<string, QueueOnEndpoint>();
-      return { endpoint: await startSqsEndpoint({ resolveQueue: (url) => queues.get(url) }), queues };
-    })());
-    this.sqsRuns += 1;
-    const clock = new VirtualClock(new SharedArrayBuffer(CLOCK_BUFFER_BYTES), () => this.nowMs);
-    const baseUrl = sqs.endpoint.endpoint;
-    const deadLetterQueue = makeQueue(queueModel(`OrderedDlq${this.sqsRuns}`, { fifo: true, queueName: `model-ordered-dlq-${this.sqsRuns}.fifo`, messageRetentionSeconds: 1_209_600 }), { clock, baseUrl });
-    const queue = makeQueue(
-      queueModel(`OrderedQueue${this.sqsRuns}`, { fifo: true, queueName: `model-ordered-${this.sqsRuns}.fifo`, redrive: { deadLetterQueue: `Stack/OrderedDlq${this.sqsRuns}`, maxReceiveCount: this.maxReceiveCount } }),
-      { clock, baseUrl, deadLetterQueue },
-    );
-    for (const each of [queue, deadLetterQueue]) sqs.queues.set(each.address.url, each);
+    const { sqs, deadLetterQueue, queue } = await this.orderedQueuePair();
     for (const letter of this.deadLetters) {
       deadLetterQueue.send({
         body: letter.body,
@@ -834,14 +822,35 @@ export class OrderedWorld {
     this.history.push(`dlq redrive --allow-expired: exit ${result.code}, sent ${this.describe(moved.map((letter) => letter.envelope))}`);
   }
 
-  /** A FIFO queue of the model's simulated SQS (started at its first use), on its endpoint, for an operator command to send to. */
-  private async operatorQueue(name: string): Promise<QueueOnEndpoint> {
+  /** The model's simulated SQS (started at its first use), a new run's number for queue names, and a clock on the model's time. */
+  private async nextSqsRun(): Promise<{ readonly sqs: NonNullable<OrderedWorld['sqs']>; readonly clock: VirtualClock }> {
     const sqs = (this.sqs ??= await (async () => {
       const queues = new Map<string, QueueOnEndpoint>();
       return { endpoint: await startSqsEndpoint({ resolveQueue: (url) => queues.get(url) }), queues };
     })());
     this.sqsRuns += 1;
-    const clock = new VirtualClock(new SharedArrayBuffer(CLOCK_BUFFER_BYTES), () => this.nowMs);
+    return { sqs, clock: new VirtualClock(new SharedArrayBuffer(CLOCK_BUFFER_BYTES), () => this.nowMs) };
+  }
+
+  /**
+   * A new run's ordered subscriber queues on the model's simulated SQS: a FIFO dead-letter queue (14 days) and the
+   * subscriber's FIFO queue naming it in its RedrivePolicy at the model's maxReceiveCount, both resolvable by URL.
+   */
+  private async orderedQueuePair(): Promise<{ readonly sqs: NonNullable<OrderedWorld['sqs']>; readonly deadLetterQueue: QueueOnEndpoint; readonly queue: QueueOnEndpoint }> {
+    const { sqs, clock } = await this.nextSqsRun();
+    const baseUrl = sqs.endpoint.endpoint;
+    const deadLetterQueue = makeQueue(queueModel(`OrderedDlq${this.sqsRuns}`, { fifo: true, queueName: `model-ordered-dlq-${this.sqsRuns}.fifo`, messageRetentionSeconds: 1_209_600 }), { clock, baseUrl });
+    const queue = makeQueue(
+      queueModel(`OrderedQueue${this.sqsRuns}`, { fifo: true, queueName: `model-ordered-${this.sqsRuns}.fifo`, redrive: { deadLetterQueue: `Stack/OrderedDlq${this.sqsRuns}`, maxReceiveCount: this.maxReceiveCount } }),
+      { clock, baseUrl, deadLetterQueue },
+    );
+    for (const each of [queue, deadLetterQueue]) sqs.queues.set(each.address.url, each);
+    return { sqs, deadLetterQueue, queue };
+  }
+
+  /** A FIFO queue of the model's simulated SQS (started at its first use), on its endpoint, for an operator command to send to. */
+  private async operatorQueue(name: string): Promise<QueueOnEndpoint> {
+    const { sqs, clock } = await this.nextSqsRun();
     const queue = makeQueue(queueModel(`${name}${this.sqsRuns}`, { fifo: true, queueName: `${name.toLowerCase()}-${this.sqsRuns}.fifo` }), { clock, baseUrl: sqs.endpoint.endpoint });
     sqs.queues.set(queue.address.url, queue);
     return queue;
@@ -986,19 +995,7 @@ export class OrderedWorld {
    * (each with its aggregate as the group and its `iefErrorName`), in `order`.
    */
   private async deadLetterQueues(copies: number, order: DeadLetterOrder): Promise<{ queue: QueueOnEndpoint; deadLetterQueue: QueueOnEndpoint }> {
-    const sqs = (this.sqs ??= await (async () => {
-      const queues = new Map<string, QueueOnEndpoint>();
-      return { endpoint: await startSqsEndpoint({ resolveQueue: (url) => queues.get(url) }), queues };
-    })());
-    this.sqsRuns += 1;
-    const clock = new VirtualClock(new SharedArrayBuffer(CLOCK_BUFFER_BYTES), () => this.nowMs);
-    const baseUrl = sqs.endpoint.endpoint;
-    const deadLetterQueue = makeQueue(queueModel(`OrderedDlq${this.sqsRuns}`, { fifo: true, queueName: `model-ordered-dlq-${this.sqsRuns}.fifo`, messageRetentionSeconds: 1_209_600 }), { clock, baseUrl });
-    const queue = makeQueue(
-      queueModel(`OrderedQueue${this.sqsRuns}`, { fifo: true, queueName: `model-ordered-${this.sqsRuns}.fifo`, redrive: { deadLetterQueue: `Stack/OrderedDlq${this.sqsRuns}`, maxReceiveCount: this.maxReceiveCount } }),
-      { clock, baseUrl, deadLetterQueue },
-    );
-    for (const each of [queue, deadLetterQueue]) sqs.queues.set(each.address.url, each);
+    const { deadLetterQueue, queue } = await this.orderedQueuePair();
     for (const letter of orderedForQueue(this.deadLetters, order)) {
       for (let copy = 0; copy < copies; copy++) {
         deadLetterQueue.send({
@@ -1076,19 +1073,7 @@ export class OrderedWorld {
    * each event left stays the model's dead letter.
    */
   public async dlqRedriveDiesAfterSend(): Promise<void> {
-    const sqs = (this.sqs ??= await (async () => {
-      const queues = new Map<string, QueueOnEndpoint>();
-      return { endpoint: await startSqsEndpoint({ resolveQueue: (url) => queues.get(url) }), queues };
-    })());
-    this.sqsRuns += 1;
-    const clock = new VirtualClock(new SharedArrayBuffer(CLOCK_BUFFER_BYTES), () => this.nowMs);
-    const baseUrl = sqs.endpoint.endpoint;
-    const deadLetterQueue = makeQueue(queueModel(`OrderedDlq${this.sqsRuns}`, { fifo: true, queueName: `model-ordered-dlq-${this.sqsRuns}.fifo`, messageRetentionSeconds: 1_209_600 }), { clock, baseUrl });
-    const queue = makeQueue(
-      queueModel(`OrderedQueue${this.sqsRuns}`, { fifo: true, queueName: `model-ordered-${this.sqsRuns}.fifo`, redrive: { deadLetterQueue: `Stack/OrderedDlq${this.sqsRuns}`, maxReceiveCount: this.maxReceiveCount } }),
-      { clock, baseUrl, deadLetterQueue },
-    );
-    for (const each of [queue, deadLetterQueue]) sqs.queues.set(each.address.url, each);
+    const { sqs, deadLetterQueue, queue } = await this.orderedQueuePair();
     const letterOf = (body: string, errorName: string | undefined, deduplicationId: string) =>
       deadLetterQueue.send({
         body,
