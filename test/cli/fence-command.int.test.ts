@@ -14,7 +14,7 @@ import type { SimulatedQueue } from '../../simulator/aws/queue';
 import { startSqsEndpoint, type SqsEndpoint } from '../../simulator/aws/sqs-endpoint';
 import { localClient } from '../support/dynamodb-client';
 import { createInbox, createKeyedTable, createOutbox } from '../support/proof/tables';
-import { makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
+import { frozenClock, makeQueue, queueModel } from '../simulator/aws/queue-test-kit';
 import { CLOCK_BUFFER_BYTES, VirtualClock } from '../../simulator/aws/clock';
 import { replayNeedsOutputLine } from '../../simulator/cli/replay-needs-output';
 import { PAST_RETENTION_TEXT } from '../../simulator/cli/replay-command';
@@ -27,8 +27,7 @@ const client = localClient();
  * a command writes (a skip) before its table was made is the sign of a restored, uncarried inbox that `fence list` names
  * (a frozen 2023 clock made every later list of the shared table read as restored).
  */
-const STARTED_AT = Date.now() + 3_600_000;
-const clock = new VirtualClock(new SharedArrayBuffer(CLOCK_BUFFER_BYTES), () => STARTED_AT);
+const clock = frozenClock(Date.now() + 3_600_000);
 let endpoint: SqsEndpoint;
 let queue: SimulatedQueue;
 let deadLetterQueue: SimulatedQueue;

@@ -7,9 +7,9 @@ import type { SimulationObserver } from '../../../simulator/observation/observer
 /** The real time the test clocks stand still at (2023-11-14T22:13:20Z). */
 export const START_MS = 1_700_000_000_000;
 
-/** A virtual clock whose real time never moves: only `advanceBy` moves it. */
-export function frozenClock(): VirtualClock {
-  return new VirtualClock(new SharedArrayBuffer(CLOCK_BUFFER_BYTES), () => START_MS);
+/** A virtual clock whose real time never moves (it stands at `startMs`): only `advanceBy` moves it. @default START_MS */
+export function frozenClock(startMs: number = START_MS): VirtualClock {
+  return new VirtualClock(new SharedArrayBuffer(CLOCK_BUFFER_BYTES), () => startMs);
 }
 
 /** A queue model with CloudFormation's defaults, overridable. */
